@@ -1,0 +1,61 @@
+// npm run bench:accuracy — runs the estimator over published peak-memory measurements
+// (../shared/reference/measured.json, or the path in VRAM_LENS_MEASURED) and prints the signed error per case,
+// then the median and 90th-percentile absolute error overall and per metric. Each case is converted to a
+// TrainingSetup from its own description only; nothing here is tuned to a case.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { caseToSetup, compareMetric, type MeasuredCase } from './measured-cases';
+import { estimate } from '../src/core/estimate';
+import { GiB } from '../src/core/units';
+
+function percentile(xs: number[], q: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((x, y) => x - y);
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+}
+
+function main(): void {
+  const file = process.env.VRAM_LENS_MEASURED ?? path.resolve(__dirname, '..', '..', 'shared', 'reference', 'measured.json');
+  if (!fs.existsSync(file)) {
+    console.log(`bench:accuracy: ${file} not found (it lives in ../shared beside the checkout); nothing to compare.`);
+    return;
+  }
+  const cases = JSON.parse(fs.readFileSync(file, 'utf8')) as MeasuredCase[];
+  const rows: Array<{ id: string; metric: string; measured: number; estimated: number; err: number; phase: string }> = [];
+  const skipped: string[] = [];
+  for (const c of cases) {
+    const conv = caseToSetup(c);
+    if (!conv.ok) {
+      skipped.push(`${c.id}: ${conv.reason}`);
+      continue;
+    }
+    const r = estimate(conv.setup);
+    if (!r.ok) {
+      skipped.push(`${c.id}: ${r.errors.map((e) => e.message).join('; ')}`);
+      continue;
+    }
+    const cmp = compareMetric(c, r.estimate);
+    rows.push({ id: c.id, metric: cmp.metric, measured: cmp.measuredGiB, estimated: cmp.estimatedGiB, err: (cmp.estimatedGiB - cmp.measuredGiB) / cmp.measuredGiB, phase: r.estimate.perGpu.phase });
+  }
+  const pad = (s: string, n: number): string => (s.length >= n ? s.slice(0, n) : s + ' '.repeat(n - s.length));
+  console.log(`${pad('case', 44)} ${pad('metric', 22)} ${pad('measured', 9)} ${pad('estimate', 9)} ${pad('error', 8)} phase`);
+  for (const r of rows) {
+    console.log(`${pad(r.id, 44)} ${pad(r.metric, 22)} ${pad(r.measured.toFixed(2), 9)} ${pad(r.estimated.toFixed(2), 9)} ${pad(`${r.err >= 0 ? '+' : ''}${(r.err * 100).toFixed(1)}%`, 8)} ${r.phase}`);
+  }
+  const abs = rows.map((r) => Math.abs(r.err));
+  console.log('');
+  console.log(`cases: ${rows.length} compared, ${skipped.length} skipped`);
+  console.log(`overall: median |error| ${(percentile(abs, 0.5) * 100).toFixed(1)}%, p90 ${(percentile(abs, 0.9) * 100).toFixed(1)}%`);
+  const metrics = [...new Set(rows.map((r) => r.metric))];
+  for (const m of metrics) {
+    const xs = rows.filter((r) => r.metric === m).map((r) => Math.abs(r.err));
+    console.log(`  ${pad(m, 22)} n=${xs.length}: median ${(percentile(xs, 0.5) * 100).toFixed(1)}%, p90 ${(percentile(xs, 0.9) * 100).toFixed(1)}%`);
+  }
+  for (const s of skipped) console.log(`skipped ${s}`);
+  void GiB;
+}
+
+main();

@@ -1,0 +1,121 @@
+// Converts a case of the published-measurement set (shared/reference/measured.json) into a TrainingSetup,
+// reading only the case's own description (model dims, method, precision, optimizer, batch, parallelism),
+// and picks the estimate figure that matches the metric the case measured.
+import type { Estimate } from '../src/core/model';
+import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from '../src/core/setup';
+import { GiB, MiB } from '../src/core/units';
+
+export interface MeasuredCase {
+  id: string;
+  model: {
+    family: string; num_layers: number; hidden_size: number; num_attention_heads: number; num_kv_heads: number;
+    intermediate_size: number; vocab_size: number; tied_embeddings: boolean; num_params: number; max_position_embeddings?: number;
+  };
+  training: {
+    method: string;
+    lora?: { rank: number; alpha: number; dropout: number; target_modules: string[]; adapter_dtype: string };
+    quantization?: { bits: number; type: string; applies_to: string };
+    precision_kind: string;
+    optimizer: { name: string; optimizer_in_backward?: boolean };
+    micro_batch_size: number;
+    grad_accum: number;
+    seq_len: number;
+    gradient_checkpointing_kind: string;
+    attention: string;
+    loss: string;
+    activation_offloading?: boolean | null;
+    distributed: { strategy: string; num_gpus: number; zero_stage: number; cpu_offload_params: boolean; cpu_offload_optimizer: boolean };
+  };
+  measurement: { metric_kind: string; value_gib: number; includes_cuda_context?: boolean; cuda_context_reference_mib?: number; p99_train_step_reserved_gib?: number };
+}
+
+const LORA_NAME_MAP: Array<[RegExp, string[]]> = [
+  [/^q_proj$/, ['q_proj']], [/^k_proj$/, ['k_proj']], [/^v_proj$/, ['v_proj']],
+  [/output_proj|o_proj/, ['o_proj']], [/w1\/w2\/w3|gate\/down\/up/, ['gate_proj', 'up_proj', 'down_proj']],
+  [/^gate_proj$/, ['gate_proj']], [/^up_proj$/, ['up_proj']], [/^down_proj$/, ['down_proj']], [/^c_attn$/, ['c_attn']],
+  [/lm_head|final output/, ['lm_head']],
+];
+
+export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup } | { ok: false; reason: string } {
+  const m = c.model;
+  const t = c.training;
+  const fam = m.family === 'bert-encoder' ? 'bert' : m.family === 'qwen1' ? 'qwen' : m.family;
+  const architecture: Record<string, unknown> = {
+    model_type: fam, num_hidden_layers: m.num_layers, hidden_size: m.hidden_size, num_attention_heads: m.num_attention_heads,
+    num_key_value_heads: m.num_kv_heads, intermediate_size: m.intermediate_size, vocab_size: m.vocab_size, tie_word_embeddings: m.tied_embeddings,
+  };
+  if (m.max_position_embeddings) architecture.max_position_embeddings = m.max_position_embeddings;
+  const method = t.method.startsWith('qlora') ? 'qlora' : t.method === 'lora' ? 'lora' : t.method === 'full' ? 'full' : undefined;
+  if (!method) return { ok: false, reason: `method '${t.method}' is not modeled` };
+
+  const s: TrainingSetupInput = {
+    architecture, parameters: m.num_params, method,
+    micro_batch_size: t.micro_batch_size, gradient_accumulation_steps: t.grad_accum, seq_len: t.seq_len,
+  };
+  if (fam === 'bert') {
+    s.head = 'seq_cls';
+    s.num_labels = 2;
+  }
+  if (t.lora) {
+    const targets = new Set<string>();
+    for (const raw of t.lora.target_modules) for (const [re, names] of LORA_NAME_MAP) if (re.test(raw)) names.forEach((n) => targets.add(n));
+    s.lora = { r: t.lora.rank, alpha: t.lora.alpha, dropout: t.lora.dropout, target_modules: [...targets].filter((n) => n !== 'lm_head'), dtype: t.lora.adapter_dtype.startsWith('fp32') ? 'fp32' : 'bf16' };
+  }
+  if (t.quantization) {
+    const torchao = /torchao/i.test(t.quantization.type);
+    s.quantization = {
+      bits: t.quantization.bits === 8 ? 8 : 4, type: /gptq/i.test(t.quantization.type) ? 'gptq' : 'nf4',
+      double_quant: torchao || /double/i.test(t.quantization.type), scope: /lora/i.test(t.quantization.applies_to) ? 'lora-targets' : 'all-linear',
+    };
+  }
+  switch (t.precision_kind) {
+    case 'fp32': s.weights_dtype = 'fp32'; s.mixed_precision = 'none'; break;
+    case 'amp_fp16': s.weights_dtype = 'fp32'; s.mixed_precision = 'fp16'; break;
+    case 'pure_bf16': s.weights_dtype = 'bf16'; s.mixed_precision = 'none'; break;
+    case 'bf16_weights_plus_autocast': s.weights_dtype = 'bf16'; s.mixed_precision = 'bf16'; break;
+    case 'fsdp_mixed_bf16_fp32_master': s.weights_dtype = 'bf16'; s.master_weights = true; break;
+    case 'deepspeed_bf16_fp32_master_trainable_only': s.weights_dtype = 'bf16'; s.master_weights = true; break;
+    default: return { ok: false, reason: `precision '${t.precision_kind}' is not mapped` };
+  }
+  const on = t.optimizer.name;
+  s.optimizer = /adafactor/i.test(on) ? 'adafactor'
+    : /8bit/i.test(on) ? (/paged/i.test(on) && !/or/i.test(on) ? 'paged_adamw_8bit' : 'adamw_8bit')
+      : /adamw_hf|transformers\.AdamW/i.test(on) ? 'adamw_hf'
+        : /fused/i.test(on) ? 'adamw_fused' : 'adamw';
+  s.optimizer_in_backward = t.optimizer.optimizer_in_backward === true;
+  s.gradient_checkpointing = t.gradient_checkpointing_kind === 'none' ? 'none' : t.gradient_checkpointing_kind === 'selective_op' ? 'selective' : 'full';
+  s.attention = /eager/i.test(t.attention) ? 'eager' : /flash-attn|flash_attention_2|flash attn/i.test(t.attention) ? 'flash' : 'sdpa';
+  s.loss = /chunked/i.test(t.loss) ? 'chunked' : 'full';
+  s.activation_offloading = t.activation_offloading === true;
+  const d = t.distributed;
+  s.gpus_per_node = Math.min(8, d.num_gpus);
+  s.nodes = Math.max(1, Math.round(d.num_gpus / 8));
+  if (d.num_gpus > 1) {
+    if (/fsdp/i.test(d.strategy)) s.fsdp = d.zero_stage === 3 ? 'full_shard' : 'shard_grad_op';
+    else s.zero_stage = d.zero_stage as 0 | 1 | 2 | 3;
+    if (d.cpu_offload_optimizer) s.offload_optimizer = 'cpu';
+    if (d.cpu_offload_params) s.offload_params = 'cpu';
+  }
+  if (c.measurement.includes_cuda_context && c.measurement.cuda_context_reference_mib) s.cuda_context_bytes = c.measurement.cuda_context_reference_mib * MiB;
+  const parsed = TrainingSetupSchema.safeParse(s);
+  if (!parsed.success) return { ok: false, reason: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  return { ok: true, setup: parsed.data };
+}
+
+/** The estimate figure comparable with the case's metric, in GiB. */
+export function compareMetric(c: MeasuredCase, e: Estimate): { metric: string; measuredGiB: number; estimatedGiB: number } {
+  const m = c.measurement;
+  const pg = e.perGpu;
+  if (m.p99_train_step_reserved_gib !== undefined) {
+    return { metric: 'reserved (p99 train)', measuredGiB: m.p99_train_step_reserved_gib, estimatedGiB: pg.reservedBytes / GiB };
+  }
+  switch (m.metric_kind) {
+    case 'max_memory_allocated':
+    case 'peak_active_bytes':
+      return { metric: m.metric_kind, measuredGiB: m.value_gib, estimatedGiB: pg.peakBytes / GiB };
+    case 'nvidia_smi_used':
+      return { metric: m.metric_kind, measuredGiB: m.value_gib, estimatedGiB: pg.deviceBytes / GiB };
+    default:
+      return { metric: m.metric_kind === 'max_memory_reserved' ? m.metric_kind : `${m.metric_kind} (vs reserved)`, measuredGiB: m.value_gib, estimatedGiB: pg.reservedBytes / GiB };
+  }
+}

@@ -1,0 +1,383 @@
+// Turns a Hugging Face config.json (raw fields) into a normalized Architecture and counts its parameters
+// exactly, family by family, following each family's modeling_*.py in huggingface/transformers.
+// Pure: no I/O. Problems (missing or impossible fields) are returned, never thrown.
+import type { HfConfig, Head } from './setup';
+
+export type Family =
+  | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
+  | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe';
+
+/** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
+export interface LinearModule {
+  /** HF module name (q_proj, c_attn, query, wi_0, experts.gate_proj ...). */
+  readonly name: string;
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+  readonly bias: boolean;
+  /** How many of these exist in the whole model (layers x experts). */
+  readonly count: number;
+  /** Tokens that pass through one instance per token of input: 1 for dense layers, top_k/E for an expert. */
+  readonly tokenFraction: number;
+  readonly group: 'attention' | 'mlp' | 'expert' | 'router' | 'cross_attention';
+}
+
+export interface MoeSpec {
+  readonly experts: number;
+  readonly topK: number;
+  readonly expertFfn: number;
+  readonly sharedExpertFfn: number;
+  readonly sharedExpertGate: boolean;
+  /** How many of the decoder layers are MoE layers (the others are dense). */
+  readonly moeLayers: number;
+}
+
+export interface Architecture {
+  readonly family: Family;
+  /** Decoder layers (for T5: encoder + decoder are listed separately). */
+  readonly layers: number;
+  readonly encoderLayers: number;
+  readonly hidden: number;
+  readonly heads: number;
+  readonly kvHeads: number;
+  readonly headDim: number;
+  /** Dense MLP width (per projection). */
+  readonly ffn: number;
+  readonly vocab: number;
+  readonly tied: boolean;
+  readonly norm: 'rms' | 'layer';
+  readonly gatedMlp: boolean;
+  readonly qkvBias: boolean;
+  readonly outBias: boolean;
+  readonly mlpBias: boolean;
+  readonly qkNorm: boolean;
+  readonly positions: 'rotary' | 'learned' | 'relative';
+  readonly maxPositions: number;
+  readonly moe?: MoeSpec;
+  /** Dropout probabilities used in training (they create saved masks). */
+  readonly hiddenDropout: number;
+  readonly attentionDropout: number;
+  readonly defaultHead: Head;
+  readonly finalLogitSoftcap: boolean;
+}
+
+export interface ArchitectureProblem {
+  readonly field: string;
+  readonly message: string;
+}
+
+export type ArchitectureResult =
+  | { readonly ok: true; readonly arch: Architecture; readonly problems: readonly ArchitectureProblem[] }
+  | { readonly ok: false; readonly problems: readonly ArchitectureProblem[] };
+
+const FAMILY_ALIASES: Record<string, Family> = {
+  llama: 'llama', mistral: 'mistral', qwen2: 'qwen2', qwen3: 'qwen3', yi: 'llama', gemma: 'gemma', gemma2: 'gemma2',
+  phi3: 'phi3', phi: 'phi', qwen: 'qwen', gpt2: 'gpt2', gpt_neox: 'gpt_neox', bert: 'bert', roberta: 'roberta',
+  t5: 't5', mt5: 't5', mixtral: 'mixtral', qwen2_moe: 'qwen2_moe', qwen3_moe: 'qwen3_moe', smollm3: 'llama',
+};
+
+export const SUPPORTED_MODEL_TYPES: readonly string[] = Object.keys(FAMILY_ALIASES);
+
+function num(cfg: HfConfig, ...keys: string[]): number | undefined {
+  for (const k of keys) {
+    const v = cfg[k];
+    if (typeof v === 'number' && Number.isFinite(v)) return v;
+  }
+  return undefined;
+}
+
+function bool(cfg: HfConfig, key: string): boolean | undefined {
+  const v = cfg[key];
+  return typeof v === 'boolean' ? v : undefined;
+}
+
+function str(cfg: HfConfig, key: string): string | undefined {
+  const v = cfg[key];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Reads and checks a config.json; returns the normalized architecture or the fields that are missing. */
+export function parseArchitecture(cfg: HfConfig): ArchitectureResult {
+  const problems: ArchitectureProblem[] = [];
+  const modelType = str(cfg, 'model_type');
+  if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
+  const family = FAMILY_ALIASES[modelType.toLowerCase()];
+  if (!family) {
+    return {
+      ok: false,
+      problems: [{ field: 'model_type', message: `model_type '${modelType}' is not supported (supported: ${SUPPORTED_MODEL_TYPES.join(', ')})` }],
+    };
+  }
+  const need = (value: number | undefined, field: string): number => {
+    if (value === undefined || !(value > 0) || !Number.isInteger(value)) {
+      problems.push({ field, message: `${field} must be a positive integer in a ${modelType} config` });
+      return 1;
+    }
+    return value;
+  };
+
+  const isGpt2 = family === 'gpt2';
+  const isT5 = family === 't5';
+  const hidden = need(num(cfg, isGpt2 ? 'n_embd' : isT5 ? 'd_model' : 'hidden_size', 'hidden_size'), isGpt2 ? 'n_embd' : isT5 ? 'd_model' : 'hidden_size');
+  const layers = need(num(cfg, isGpt2 ? 'n_layer' : isT5 ? 'num_decoder_layers' : 'num_hidden_layers', 'num_layers', 'num_hidden_layers'), isGpt2 ? 'n_layer' : 'num_hidden_layers');
+  const encoderLayers = isT5 ? need(num(cfg, 'num_layers'), 'num_layers') : 0;
+  const heads = need(num(cfg, isGpt2 ? 'n_head' : isT5 ? 'num_heads' : 'num_attention_heads', 'num_attention_heads'), isGpt2 ? 'n_head' : 'num_attention_heads');
+  const kvHeads = num(cfg, 'num_key_value_heads') ?? heads;
+  const headDim = num(cfg, isT5 ? 'd_kv' : 'head_dim') ?? Math.floor(hidden / heads);
+  const vocab = need(num(cfg, 'vocab_size'), 'vocab_size');
+
+  let ffn: number;
+  if (isGpt2) ffn = num(cfg, 'n_inner') ?? 4 * hidden;
+  else if (isT5) ffn = need(num(cfg, 'd_ff'), 'd_ff');
+  else if (family === 'qwen') ffn = need(num(cfg, 'intermediate_size'), 'intermediate_size') / 2;
+  else ffn = need(num(cfg, 'intermediate_size'), 'intermediate_size');
+
+  if (kvHeads <= 0 || heads % kvHeads !== 0) {
+    problems.push({ field: 'num_key_value_heads', message: `num_attention_heads (${heads}) must be a multiple of num_key_value_heads (${kvHeads})` });
+  }
+
+  const act = (str(cfg, 'hidden_act') ?? str(cfg, 'activation_function') ?? str(cfg, 'hidden_activation') ?? '').toLowerCase();
+  const ffProj = (str(cfg, 'feed_forward_proj') ?? '').toLowerCase();
+  const gatedMlp = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi'
+    ? false
+    : isT5 ? ffProj.startsWith('gated') : true;
+
+  const tiedDefault = ['gemma', 'gemma2', 'gpt2', 'bert', 'roberta', 't5'].includes(family);
+  const tied = bool(cfg, 'tie_word_embeddings') ?? tiedDefault;
+
+  let moe: MoeSpec | undefined;
+  if (family === 'mixtral' || family === 'qwen2_moe' || family === 'qwen3_moe') {
+    const experts = need(num(cfg, 'num_local_experts', 'num_experts'), family === 'mixtral' ? 'num_local_experts' : 'num_experts');
+    const topK = need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok');
+    const expertFfn = family === 'mixtral' ? ffn : need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
+    const sharedExpertFfn = family === 'qwen2_moe' ? (num(cfg, 'shared_expert_intermediate_size') ?? 0) : 0;
+    const step = num(cfg, 'decoder_sparse_step') ?? 1;
+    const onlyMlp = Array.isArray(cfg['mlp_only_layers']) ? (cfg['mlp_only_layers'] as unknown[]).filter((x) => typeof x === 'number') as number[] : [];
+    let moeLayers = 0;
+    for (let i = 0; i < layers; i++) {
+      if (!onlyMlp.includes(i) && experts > 0 && (i + 1) % step === 0) moeLayers++;
+    }
+    if (family === 'mixtral') moeLayers = layers;
+    moe = { experts, topK, expertFfn, sharedExpertFfn, sharedExpertGate: family === 'qwen2_moe' && sharedExpertFfn > 0, moeLayers };
+  }
+
+  const qkvBiasByFamily = family === 'qwen2' || family === 'qwen2_moe' || family === 'qwen' || family === 'gpt2' || family === 'gpt_neox'
+    || family === 'bert' || family === 'roberta' || family === 'phi';
+  const attentionBias = bool(cfg, 'attention_bias');
+  const qkvBias = attentionBias ?? qkvBiasByFamily;
+  const outBias = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi'
+    ? true
+    : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' ? (attentionBias ?? false) : false;
+  const mlpBias = bool(cfg, 'mlp_bias') ?? (family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi');
+
+  const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi'].includes(family) ? 'layer' : 'rms';
+  const positions: Architecture['positions'] = isGpt2 || family === 'bert' || family === 'roberta' ? 'learned' : isT5 ? 'relative' : 'rotary';
+  const maxPositions = num(cfg, isGpt2 ? 'n_positions' : 'max_position_embeddings') ?? (isGpt2 ? 1024 : 512);
+
+  const hiddenDropout = num(cfg, isGpt2 ? 'resid_pdrop' : isT5 ? 'dropout_rate' : 'hidden_dropout_prob', 'hidden_dropout')
+    ?? (isGpt2 ? 0.1 : family === 'bert' || family === 'roberta' ? 0.1 : isT5 ? 0.1 : 0);
+  const attentionDropout = num(cfg, isGpt2 ? 'attn_pdrop' : isT5 ? 'dropout_rate' : 'attention_probs_dropout_prob', 'attention_dropout')
+    ?? (isGpt2 ? 0.1 : family === 'bert' || family === 'roberta' ? 0.1 : isT5 ? 0.1 : 0);
+
+  const arch: Architecture = {
+    family, layers, encoderLayers, hidden, heads, kvHeads, headDim, ffn, vocab, tied, norm, gatedMlp,
+    qkvBias, outBias, mlpBias,
+    qkNorm: family === 'qwen3' || family === 'qwen3_moe',
+    positions, maxPositions, moe, hiddenDropout, attentionDropout,
+    defaultHead: family === 'bert' || family === 'roberta' ? 'masked_lm' : isT5 ? 'seq2seq_lm' : 'causal_lm',
+    finalLogitSoftcap: family === 'gemma2' && num(cfg, 'final_logit_softcapping') !== undefined,
+  };
+  // Acts are read for their effect on saved tensors; an unknown activation does not change the byte count.
+  void act;
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };
+}
+
+/** Linear layers of one decoder block (or encoder block) in HF naming, with their shapes. */
+export function linearModules(a: Architecture): LinearModule[] {
+  const h = a.hidden;
+  const qd = a.heads * a.headDim;
+  const kvd = a.kvHeads * a.headDim;
+  const L = a.layers;
+  const m: LinearModule[] = [];
+  const add = (name: string, inF: number, outF: number, bias: boolean, count: number, group: LinearModule['group'], tokenFraction = 1): void => {
+    if (count > 0) m.push({ name, inFeatures: inF, outFeatures: outF, bias, count, group, tokenFraction });
+  };
+  switch (a.family) {
+    case 'gpt2':
+      add('c_attn', h, 3 * h, true, L, 'attention');
+      add('c_proj', h, h, true, L, 'attention');
+      add('c_fc', h, a.ffn, true, L, 'mlp');
+      add('mlp.c_proj', a.ffn, h, true, L, 'mlp');
+      break;
+    case 'gpt_neox':
+      add('query_key_value', h, 3 * h, a.qkvBias, L, 'attention');
+      add('dense', h, h, a.outBias, L, 'attention');
+      add('dense_h_to_4h', h, a.ffn, a.mlpBias, L, 'mlp');
+      add('dense_4h_to_h', a.ffn, h, a.mlpBias, L, 'mlp');
+      break;
+    case 'qwen':
+      add('c_attn', h, 3 * h, true, L, 'attention');
+      add('c_proj', h, h, false, L, 'attention');
+      add('w1', h, a.ffn, false, L, 'mlp');
+      add('w2', h, a.ffn, false, L, 'mlp');
+      add('mlp.c_proj', a.ffn, h, false, L, 'mlp');
+      break;
+    case 'bert':
+    case 'roberta':
+      add('query', h, qd, true, L, 'attention');
+      add('key', h, qd, true, L, 'attention');
+      add('value', h, qd, true, L, 'attention');
+      add('attention.output.dense', qd, h, true, L, 'attention');
+      add('intermediate.dense', h, a.ffn, true, L, 'mlp');
+      add('output.dense', a.ffn, h, true, L, 'mlp');
+      break;
+    case 't5': {
+      const E = a.encoderLayers;
+      for (const [n, c, g] of [['q', E + 2 * L, 'attention'], ['k', E + 2 * L, 'attention'], ['v', E + 2 * L, 'attention']] as const) {
+        add(n, h, qd, false, c, g);
+      }
+      add('o', qd, h, false, E + 2 * L, 'attention');
+      if (a.gatedMlp) {
+        add('wi_0', h, a.ffn, false, E + L, 'mlp');
+        add('wi_1', h, a.ffn, false, E + L, 'mlp');
+      } else {
+        add('wi', h, a.ffn, false, E + L, 'mlp');
+      }
+      add('wo', a.ffn, h, false, E + L, 'mlp');
+      break;
+    }
+    case 'phi':
+      add('q_proj', h, qd, true, L, 'attention');
+      add('k_proj', h, kvd, true, L, 'attention');
+      add('v_proj', h, kvd, true, L, 'attention');
+      add('dense', qd, h, true, L, 'attention');
+      add('fc1', h, a.ffn, true, L, 'mlp');
+      add('fc2', a.ffn, h, true, L, 'mlp');
+      break;
+    case 'phi3':
+      add('qkv_proj', h, qd + 2 * kvd, false, L, 'attention');
+      add('o_proj', qd, h, false, L, 'attention');
+      add('gate_up_proj', h, 2 * a.ffn, false, L, 'mlp');
+      add('down_proj', a.ffn, h, false, L, 'mlp');
+      break;
+    default: {
+      add('q_proj', h, qd, a.qkvBias, L, 'attention');
+      add('k_proj', h, kvd, a.qkvBias, L, 'attention');
+      add('v_proj', h, kvd, a.qkvBias, L, 'attention');
+      add('o_proj', qd, h, a.outBias, L, 'attention');
+      const moe = a.moe;
+      const dense = moe ? L - moe.moeLayers : L;
+      add('gate_proj', h, a.ffn, a.mlpBias, dense, 'mlp');
+      add('up_proj', h, a.ffn, a.mlpBias, dense, 'mlp');
+      add('down_proj', a.ffn, h, a.mlpBias, dense, 'mlp');
+      if (moe) {
+        const frac = moe.topK / moe.experts;
+        const names = a.family === 'mixtral' ? ['w1', 'w3', 'w2'] : ['gate_proj', 'up_proj', 'down_proj'];
+        add(`experts.${names[0]}`, h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac);
+        add(`experts.${names[1]}`, h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac);
+        add(`experts.${names[2]}`, moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert', frac);
+        add('gate', h, moe.experts, false, moe.moeLayers, 'router');
+        if (moe.sharedExpertFfn > 0) {
+          add('shared_expert.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
+          add('shared_expert.up_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
+          add('shared_expert.down_proj', moe.sharedExpertFfn, h, false, moe.moeLayers, 'mlp');
+          add('shared_expert_gate', h, 1, false, moe.moeLayers, 'router');
+        }
+      }
+      break;
+    }
+  }
+  return m;
+}
+
+export interface ParameterCount {
+  readonly total: number;
+  /** Token (and position) embeddings. */
+  readonly embedding: number;
+  /** Output projection when not tied (0 when tied), plus any task head. */
+  readonly head: number;
+  /** All transformer blocks. */
+  readonly blocks: number;
+  /** One block's parameters (the largest block for MoE / T5 decoder). */
+  readonly largestBlock: number;
+  /** Parameters inside the linear layers of the blocks (what LoRA / quantization act on). */
+  readonly linear: number;
+  /** Norms, biases and other small tensors of the blocks. */
+  readonly other: number;
+}
+
+/** Exact parameter count of the model with the given task head; formulas per family in the comments. */
+export function countParameters(a: Architecture, head: Head = a.defaultHead, numLabels = 2): ParameterCount {
+  const h = a.hidden;
+  const mods = linearModules(a);
+  let linear = 0;
+  let linearBias = 0;
+  for (const m of mods) {
+    linear += m.inFeatures * m.outFeatures * m.count;
+    if (m.bias) linearBias += m.outFeatures * m.count;
+  }
+  // Norm weights (and biases for LayerNorm) per block, as the modeling files declare them.
+  const normSize = a.norm === 'layer' ? 2 * h : h;
+  let blockNorms: number;
+  let finalNorm = normSize;
+  let embedding = a.vocab * h;
+  let extra = 0;
+  switch (a.family) {
+    case 'gemma2':
+      blockNorms = 4 * h * a.layers; // input, post_attention, pre_feedforward, post_feedforward
+      break;
+    case 'gpt_neox':
+    case 'gpt2':
+      blockNorms = 2 * normSize * a.layers;
+      if (a.family === 'gpt2') embedding += a.maxPositions * h; // wpe
+      break;
+    case 'phi':
+      blockNorms = normSize * a.layers; // one LayerNorm: attention and MLP run in parallel
+      break;
+    case 'bert':
+    case 'roberta':
+      blockNorms = 2 * normSize * a.layers;
+      embedding += a.maxPositions * h + 2 * h + normSize; // position, token type (2 types), embedding LayerNorm
+      finalNorm = 0;
+      break;
+    case 't5':
+      // Encoder blocks: 2 norms; decoder blocks: 3 norms; relative attention bias (32 buckets x heads) in the first
+      // layer of the encoder and of the decoder; final norms of both stacks.
+      blockNorms = h * (2 * a.encoderLayers + 3 * a.layers);
+      extra += 2 * 32 * a.heads;
+      finalNorm = 2 * h;
+      break;
+    default:
+      blockNorms = 2 * normSize * a.layers;
+      if (a.qkNorm) extra += 2 * a.headDim * a.layers;
+  }
+  const blocks = linear + linearBias + blockNorms + extra;
+
+  let headParams = 0;
+  switch (head) {
+    case 'causal_lm':
+    case 'seq2seq_lm':
+      headParams = a.tied ? 0 : a.vocab * h;
+      if (a.family === 'phi') headParams += a.vocab; // lm_head has a bias
+      break;
+    case 'masked_lm':
+      // BertLMPredictionHead: transform dense h*h + h, LayerNorm 2h, decoder tied to the embedding plus a V bias;
+      // plus the pooler (h*h + h) that BertModel builds by default.
+      headParams = a.family === 'bert' || a.family === 'roberta' ? h * h + h + 2 * h + a.vocab : (a.tied ? 0 : a.vocab * h);
+      break;
+    case 'seq_cls':
+      // Pooler (BERT) + classifier; decoder models score with a bias-free linear on the last token.
+      headParams = a.family === 'bert' ? h * h + h + h * numLabels + numLabels
+        : a.family === 'roberta' ? h * h + h + h * numLabels + numLabels
+          : h * numLabels;
+      break;
+    case 'none':
+      headParams = a.family === 'bert' ? h * h + h : 0; // BertModel keeps its pooler
+      break;
+  }
+  const total = embedding + blocks + finalNorm + headParams;
+  const perBlockLinear = mods.reduce((s, m) => s + (m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0)) * (m.count / (a.family === 't5' ? (m.group === 'mlp' ? a.encoderLayers + a.layers : a.encoderLayers + 2 * a.layers) : a.layers)), 0);
+  const largestBlock = a.family === 't5'
+    ? Math.round(perBlockLinear + 3 * h)
+    : Math.round(blocks / a.layers);
+  return { total, embedding, head: headParams, blocks: blocks + finalNorm, largestBlock, linear, other: linearBias + blockNorms + extra + finalNorm };
+}

@@ -1,0 +1,601 @@
+// estimate(): TrainingSetup -> per-GPU memory for the busiest rank, phase by phase, each term with its formula.
+// Pure and deterministic; no I/O, no clock. Sources are cited next to each term.
+import { countParameters, linearModules, parseArchitecture, type Architecture, type LinearModule } from './architecture';
+import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, Warning } from './model';
+import type { ProvenanceMap, TrainingSetup } from './setup';
+import { SCHEMA_DEFAULT_NOTES } from './setup';
+import { layerActivations, lossMemory, type LoraPlan } from './terms/activations';
+import type { ComputeMode } from './terms/saved-tensors';
+import { DTYPE_BYTES, GiB, MiB, formatCount } from './units';
+
+export interface EstimateOptions {
+  /** GPU memory to check the fit against (driver-reported total), with its catalog id. */
+  readonly gpu?: { readonly id: string; readonly memoryBytes: number; readonly source: string; readonly nvlink?: boolean };
+  /** Where each setup value came from; values without a file/flag/setting source become assumptions. */
+  readonly provenance?: ProvenanceMap;
+  /** Margin kept free below the GPU size for 'fits' (fraction, e.g. 0.05). */
+  readonly headroomFraction?: number;
+}
+
+/** CUDA context + cuBLAS/cuDNN handles with lazy module loading (CUDA >= 11.7), per process. */
+export const DEFAULT_CUDA_CONTEXT_BYTES = 512 * MiB;
+/** Share of the memory allocated and freed every step that the caching allocator cannot hand back out (see README). */
+export const ALLOCATOR_FRAGMENTATION = 0.05;
+/** DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py). */
+const ZERO_DEFAULTS = { reduce_bucket_size: 5e8, allgather_bucket_size: 5e8, stage3_prefetch_bucket_size: 5e7, stage3_max_live_parameters: 1e9, stage3_param_persistence_threshold: 1e5 };
+/** bitsandbytes blockwise 8-bit optimizers: 2048-element blocks with an fp32 absmax; tensors under 4096 elements stay 32-bit. */
+const BNB_BLOCK = 2048;
+const BNB_MIN_8BIT = 4096;
+
+interface Inventory {
+  total: number;
+  embedding: number;
+  head: number;
+  blocks: number;
+  largestBlock: number;
+  /** Block linear parameters that are quantized (QLoRA). */
+  quantized: number;
+  /** Quantized parameters' bytes per element including their constants. */
+  quantBytesPerParam: number;
+  adapter: number;
+  /** modules_to_save copies (trainable, in the base dtype). */
+  savedModules: number;
+  trainable: number;
+  /** Trainable tensors' shapes for Adafactor / bnb small-tensor rules: [rows, cols] per tensor. */
+  trainableMatrices: Array<[number, number, number]>;
+  trainableVectors: number;
+  largestTrainableTensor: number;
+  headTrainable: boolean;
+  source: string;
+}
+
+const dtypeBytes = (d: 'fp32' | 'bf16' | 'fp16'): number => DTYPE_BYTES[d];
+
+function loraTargets(setup: TrainingSetup, mods: LinearModule[]): Set<string> {
+  const lora = setup.lora;
+  const out = new Set<string>();
+  if (!lora) return out;
+  if (lora.target_modules === 'all-linear') {
+    for (const m of mods) if (m.group !== 'router') out.add(m.name);
+    return out;
+  }
+  const wanted = lora.target_modules.map((t) => t.toLowerCase());
+  for (const m of mods) {
+    const short = m.name.split('.').pop()!.toLowerCase();
+    if (wanted.includes(m.name.toLowerCase()) || wanted.includes(short)) out.add(m.name);
+  }
+  return out;
+}
+
+/** bytes per parameter of 4/8-bit weights with their quantization constants (bitsandbytes, torchao, GPTQ). */
+function quantBytesPerParam(q: NonNullable<TrainingSetup['quantization']>): { bytes: number; formula: string } {
+  if (q.bits === 8) {
+    // LLM.int8: int8 weights + one fp32 scale per output row (negligible per parameter for wide layers).
+    return { bytes: 1, formula: '1 B int8 (+ fp32 row scales)' };
+  }
+  const block = q.block_size ?? (q.type === 'gptq' || q.type === 'awq' ? 128 : 64);
+  if (q.type === 'gptq' || q.type === 'awq') {
+    // 4-bit packed weights, fp16 scale and packed 4-bit zero per group of `block` inputs.
+    return { bytes: 0.5 + 2 / block + 0.5 / block, formula: `0.5 B + (2 B scale + 0.5 B zero)/${block}` };
+  }
+  if (q.double_quant) {
+    // NF4/FP4 with the absmax itself quantized to 8 bits, plus an fp32 constant per 256 blocks (QLoRA paper, §2).
+    return { bytes: 0.5 + 1 / block + 4 / (block * 256), formula: `0.5 B + 1 B/${block} + 4 B/(${block}·256) (double quant)` };
+  }
+  return { bytes: 0.5 + 4 / block, formula: `0.5 B + 4 B fp32 absmax/${block}` };
+}
+
+function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], targets: Set<string>): Inventory {
+  const head = setup.head ?? a.defaultHead;
+  const pc = countParameters(a, head, setup.num_labels);
+  let total = pc.total;
+  let blocks = pc.blocks;
+  let source = `counted from the architecture (${a.family})`;
+  if (setup.parameters !== undefined && setup.parameters !== pc.total) {
+    blocks = Math.max(0, setup.parameters - pc.embedding - pc.head);
+    total = setup.parameters;
+    source = 'given parameter count';
+  } else if (setup.parameters !== undefined) {
+    source = 'given parameter count (matches the architecture)';
+  }
+  const method = setup.method;
+  let adapter = 0;
+  if ((method === 'lora' || method === 'qlora') && setup.lora) {
+    for (const m of mods) if (targets.has(m.name)) adapter += setup.lora.r * (m.inFeatures + m.outFeatures) * m.count;
+  }
+  let quantized = 0;
+  let qbpp = 0;
+  if (setup.quantization) {
+    const scope = setup.quantization.scope;
+    for (const m of mods) {
+      if (scope === 'lora-targets' && !targets.has(m.name)) continue;
+      quantized += m.inFeatures * m.outFeatures * m.count;
+    }
+    qbpp = quantBytesPerParam(setup.quantization).bytes;
+  }
+  const saveNames = setup.lora?.modules_to_save ?? [];
+  let savedModules = 0;
+  if (method === 'lora' || method === 'qlora') {
+    for (const n of saveNames) {
+      if (/embed|wte|shared|word_embeddings/.test(n)) savedModules += a.vocab * a.hidden;
+      else if (/lm_head|output|embed_out/.test(n)) savedModules += a.vocab * a.hidden;
+    }
+  }
+  const matrices: Array<[number, number, number]> = [];
+  let vectors = 0;
+  let trainable: number;
+  let largest = 0;
+  let headTrainable = false;
+  if (method === 'full') {
+    trainable = total;
+    for (const m of mods) matrices.push([m.outFeatures, m.inFeatures, m.count]);
+    matrices.push([a.vocab, a.hidden, 1]);
+    if (!a.tied && pc.head > 0) matrices.push([a.vocab, a.hidden, 1]);
+    const inMatrices = matrices.reduce((s, [r, c, n]) => s + r * c * n, 0);
+    vectors = Math.max(0, total - inMatrices);
+    largest = a.vocab * a.hidden;
+    headTrainable = true;
+  } else if (method === 'freeze') {
+    const n = Math.min(a.layers, setup.freeze_trainable_layers ?? 2);
+    trainable = Math.round((blocks / a.layers) * n);
+    for (const m of mods) matrices.push([m.outFeatures, m.inFeatures, (m.count / a.layers) * n]);
+    vectors = Math.max(0, trainable - matrices.reduce((s, [r, c, k]) => s + r * c * k, 0));
+    largest = Math.max(...mods.map((m) => m.inFeatures * m.outFeatures));
+  } else {
+    trainable = adapter + savedModules;
+    if (setup.lora) {
+      for (const m of mods) {
+        if (!targets.has(m.name)) continue;
+        matrices.push([setup.lora.r, m.inFeatures, m.count], [m.outFeatures, setup.lora.r, m.count]);
+        largest = Math.max(largest, setup.lora.r * Math.max(m.inFeatures, m.outFeatures));
+      }
+    }
+    if (savedModules > 0) {
+      matrices.push([a.vocab, a.hidden, savedModules / (a.vocab * a.hidden)]);
+      largest = Math.max(largest, a.vocab * a.hidden);
+      headTrainable = true;
+    }
+  }
+  return {
+    total, embedding: pc.embedding, head: pc.head, blocks, largestBlock: pc.largestBlock, quantized, quantBytesPerParam: qbpp,
+    adapter, savedModules, trainable, trainableMatrices: matrices, trainableVectors: vectors, largestTrainableTensor: largest,
+    headTrainable, source,
+  };
+}
+
+function comp(id: ComponentId, label: string, bytes: number, formula: string, inputs: Record<string, number | string | boolean>): Component {
+  return { id, label, bytes: Math.max(0, Math.round(bytes)), formula, inputs };
+}
+
+const sum = (cs: readonly Component[]): number => cs.reduce((s, c) => s + c.bytes, 0);
+
+/** Per-GPU memory estimate. Never throws on user input: impossible values come back as errors. */
+export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): EstimateResult {
+  const parsed = parseArchitecture(setup.architecture);
+  if (!parsed.ok) return { ok: false, errors: parsed.problems.map((p) => ({ key: `architecture.${p.field}`, message: p.message })) };
+  const a = parsed.arch;
+  const warnings: Warning[] = [];
+  const assumptions: Assumption[] = [];
+  const prov = opts.provenance ?? {};
+  for (const [key, note] of Object.entries(SCHEMA_DEFAULT_NOTES)) {
+    const k = key as keyof TrainingSetup;
+    const p = prov[k];
+    if (p === undefined || p.kind === 'default') {
+      const v = setup[k];
+      if (v === undefined) continue;
+      assumptions.push({ key: k, value: String(v), source: p?.kind === 'default' ? `default of ${p.owner}${p.note ? `: ${p.note}` : ''}` : `VRAM Lens default: ${note}` });
+    }
+  }
+
+  // ---- Layout -------------------------------------------------------------------------------------------
+  const world = setup.gpus_per_node * setup.nodes;
+  const tp = setup.tensor_parallel;
+  const pp = setup.pipeline_parallel;
+  if (world % (tp * pp) !== 0) {
+    return { ok: false, errors: [{ key: 'tensor_parallel', message: `GPUs (${world}) must be a multiple of tensor_parallel x pipeline_parallel (${tp} x ${pp})` }] };
+  }
+  if (a.heads % tp !== 0) warnings.push({ key: 'tensor_parallel', message: `attention heads (${a.heads}) are not divisible by tensor_parallel (${tp})` });
+  const dp = world / (tp * pp);
+  const fsdp = setup.fsdp !== 'none' && setup.fsdp !== 'no_shard';
+  if (fsdp && setup.zero_stage > 0) {
+    warnings.push({ key: 'fsdp', message: 'both FSDP and a ZeRO stage are set; FSDP is used and zero_stage ignored' });
+  }
+  const zero = fsdp ? 0 : setup.zero_stage;
+  const shardGroup = setup.fsdp === 'hybrid_shard' ? Math.min(dp, setup.fsdp_shard_size ?? setup.gpus_per_node) : dp;
+  const shardOptimizer = fsdp || zero >= 1 ? shardGroup : 1;
+  const shardGrads = setup.fsdp === 'full_shard' || setup.fsdp === 'shard_grad_op' || setup.fsdp === 'hybrid_shard' || zero >= 2 ? shardGroup : 1;
+  const shardParams = setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard' || zero === 3 ? shardGroup : 1;
+  if (setup.offload_params !== 'none' && !(zero === 3 || fsdp)) {
+    warnings.push({ key: 'offload_params', message: 'parameter offload needs ZeRO stage 3 (or FSDP); it is ignored' });
+  }
+  if (setup.offload_optimizer !== 'none' && zero === 0 && !fsdp) {
+    warnings.push({ key: 'offload_optimizer', message: 'optimizer offload needs a ZeRO stage (1-3) or FSDP; it is ignored' });
+  }
+  const offloadOpt = setup.offload_optimizer !== 'none' && (zero > 0 || fsdp);
+  const offloadParams = setup.offload_params !== 'none' && (zero === 3 || fsdp);
+  // FSDP's CPUOffload moves parameters, gradients and the optimizer step to the host together.
+  const fsdpOffload = fsdp && (setup.offload_params !== 'none' || setup.offload_optimizer !== 'none');
+  const ep = Math.max(1, setup.expert_parallel);
+  const globalBatch = setup.micro_batch_size * setup.gradient_accumulation_steps * dp;
+  const layout: Layout = { world, dataParallel: dp, shardGroup, tensorParallel: tp, pipelineParallel: pp, expertParallel: ep, globalBatch };
+
+  if ((setup.method === 'lora' || setup.method === 'qlora') && !setup.lora) {
+    warnings.push({ key: 'lora', message: `method '${setup.method}' without a lora block: PEFT defaults used (r=8 on q_proj, v_proj)` });
+  }
+  const lora = setup.lora ?? ((setup.method === 'lora' || setup.method === 'qlora') ? { r: 8, dropout: 0, target_modules: ['q_proj', 'v_proj'], modules_to_save: [], dtype: 'fp32' as const } : undefined);
+  const effSetup: TrainingSetup = { ...setup, lora };
+  if (setup.method === 'qlora' && !setup.quantization) {
+    warnings.push({ key: 'quantization', message: "method 'qlora' without a quantization block: 4-bit NF4 assumed" });
+    effSetup.quantization = { bits: 4, type: 'nf4', double_quant: false, scope: 'all-linear' };
+    assumptions.push({ key: 'quantization', value: 'nf4 4-bit', source: 'VRAM Lens default for qlora' });
+  }
+  if (setup.quantization && setup.method === 'full') {
+    warnings.push({ key: 'quantization', message: 'quantized weights cannot be fully fine-tuned; use method lora/qlora' });
+  }
+
+  const mods = linearModules(a);
+  const targets = loraTargets(effSetup, mods);
+  if (lora && targets.size === 0) {
+    warnings.push({ key: 'lora.target_modules', message: `none of the LoRA target modules match ${a.family} layers (${mods.map((m) => m.name).join(', ')})` });
+  }
+  const inv = inventory(effSetup, a, mods, targets);
+
+  // ---- Dtypes -------------------------------------------------------------------------------------------
+  const wb = dtypeBytes(setup.weights_dtype);
+  const half: 2 | 4 = setup.mixed_precision !== 'none' ? 2 : wb === 4 ? 4 : 2;
+  const mode: ComputeMode = setup.mixed_precision !== 'none' ? 'amp' : wb === 4 ? 'fp32' : 'half';
+  if (setup.mixed_precision === 'none' && setup.weights_dtype === 'fp16') {
+    warnings.push({ key: 'weights_dtype', message: 'pure fp16 training without loss scaling or master weights is numerically fragile' });
+  }
+  const peft = setup.method === 'lora' || setup.method === 'qlora';
+  const adapterBytes = peft ? dtypeBytes(lora!.dtype) : wb;
+  const trainableBytes = peft ? adapterBytes : wb;
+  const masterCopy = setup.master_weights && trainableBytes < 4;
+  const stateBytes = masterCopy ? 4 : trainableBytes;
+  const gradBytes = trainableBytes;
+
+  const paged = setup.optimizer.startsWith('paged_') && !offloadOpt;
+
+  // ---- Busiest rank: evaluate each distinct pipeline stage -----------------------------------------------
+  const stages = pp === 1 ? [0] : [0, pp - 1];
+  let best: { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number } | undefined;
+  for (const stage of stages) {
+    const phases = stagePhases(stage);
+    const peak = phases.reduce((m, p) => (p.allocatedBytes > m.allocatedBytes ? p : m));
+    if (!best || peak.allocatedBytes > best.peak.allocatedBytes) best = { phases, peak, stage };
+  }
+  const { phases, peak, stage } = best!;
+
+  // ---- Runtime terms outside PyTorch's allocated bytes ---------------------------------------------------
+  const churn = peak.components.filter((c) => !['weights', 'quantization-constants', 'adapter-weights', 'master-weights', 'optimizer-states', 'ddp-buckets'].includes(c.id));
+  const churnBytes = sum(churn);
+  const reserve = Math.round(ALLOCATOR_FRAGMENTATION * churnBytes);
+  const runtime: RuntimeTerm[] = [
+    {
+      id: 'allocator-reserve', label: 'Allocator reserve (cached, not allocated)', bytes: reserve,
+      formula: `${ALLOCATOR_FRAGMENTATION * 100}% x memory allocated and freed every step (${Math.round(churnBytes / MiB)} MiB: gradients, activations, temporaries)`,
+    },
+  ];
+  const contextBytes = setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES;
+  if (setup.cuda_context_bytes === undefined) {
+    assumptions.push({ key: 'cuda_context_bytes', value: `${contextBytes / MiB} MiB`, source: 'VRAM Lens default: CUDA context + cuBLAS/cuDNN with lazy loading (CUDA >= 11.7); set vramLens.cudaContextGiB or cuda_context_bytes' });
+  }
+  runtime.push({ id: 'cuda-context', label: 'CUDA context and kernels', bytes: contextBytes, formula: `${Math.round(contextBytes / MiB)} MiB per process` });
+  if (world > 1) {
+    // NCCL keeps per-channel send/recv buffers of NCCL_BUFFSIZE (4 MiB) for its protocols; 16 channels x 2 x 4 MiB
+    // on NVLink systems is the usual order of magnitude (NCCL docs, NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS).
+    const channels = opts.gpu?.nvlink === false ? 4 : 16;
+    runtime.push({ id: 'nccl', label: 'NCCL communication buffers', bytes: channels * 2 * 4 * MiB, formula: `${channels} channels x 2 directions x 4 MiB (NCCL_BUFFSIZE)` });
+  }
+  let pagedBytes = 0;
+  if (paged) {
+    pagedBytes = optimizerStateBytes().bytes / shardOptimizer;
+    runtime.push({ id: 'paged-optimizer', label: 'Paged optimizer state (CUDA unified memory, outside the allocator)', bytes: pagedBytes, formula: 'optimizer state allocated with cudaMallocManaged by bitsandbytes; resident unless evicted under pressure' });
+  }
+  const peakBytes = peak.allocatedBytes;
+  const reservedBytes = peakBytes + reserve;
+  const deviceBytes = reservedBytes + runtime.filter((r) => r.id !== 'allocator-reserve').reduce((s, r) => s + r.bytes, 0);
+
+  // ---- Host memory --------------------------------------------------------------------------------------
+  const perNode = setup.gpus_per_node;
+  let cpuBytes = 0;
+  let nvmeBytes = 0;
+  if (offloadOpt || fsdpOffload) {
+    // DeepSpeed CPU Adam / FSDP CPU offload keep fp32 master weights, optimizer state and fp32 gradients on the host.
+    const perRank = (inv.trainable / shardOptimizer) * (4 + optimizerStateBytes().perParamBytes + 4);
+    if (setup.offload_optimizer === 'nvme') nvmeBytes += perRank * perNode;
+    else cpuBytes += perRank * perNode;
+  }
+  if (offloadParams || fsdpOffload) {
+    const perRank = (inv.total / shardParams) * wb;
+    if (setup.offload_params === 'nvme') nvmeBytes += perRank * perNode;
+    else cpuBytes += perRank * perNode;
+  }
+
+  const gpu = opts.gpu;
+  const headroomFraction = opts.headroomFraction ?? 0;
+  const fits = gpu ? deviceBytes <= gpu.memoryBytes * (1 - headroomFraction) : undefined;
+  return {
+    ok: true,
+    estimate: {
+      model: setup.model ?? `${a.family} (${formatCount(inv.total)} parameters)`,
+      architecture: `${a.family}: ${a.layers} layers, hidden ${a.hidden}, ${a.heads} heads (${a.kvHeads} kv), MLP ${a.ffn}, vocab ${a.vocab}${a.moe ? `, ${a.moe.experts} experts top-${a.moe.topK}` : ''}`,
+      parameters: {
+        total: inv.total, trainable: inv.trainable, frozen: inv.total - (setup.method === 'full' ? inv.total : setup.method === 'freeze' ? inv.trainable : 0),
+        quantized: inv.quantized, adapter: inv.adapter, source: inv.source,
+      },
+      layout,
+      perGpu: { peakBytes, reservedBytes, deviceBytes, phase: peak.phase, components: peak.components, runtime, phases, stage },
+      cpuBytes: Math.round(cpuBytes),
+      nvmeBytes: Math.round(nvmeBytes),
+      gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source } : undefined,
+      fits,
+      headroomBytes: gpu ? gpu.memoryBytes - deviceBytes : undefined,
+      assumptions,
+      warnings,
+    },
+  };
+
+  // ---- Terms --------------------------------------------------------------------------------------------
+
+  /** Optimizer state bytes for all trainable parameters (unsharded), and bytes per parameter on average. */
+  function optimizerStateBytes(): { bytes: number; perParamBytes: number; formula: string } {
+    const sb = stateBytes;
+    const n = inv.trainable;
+    const o = setup.optimizer;
+    let bytes: number;
+    let formula: string;
+    switch (o) {
+      case 'adamw': case 'adamw_fused': case 'adamw_hf': case 'paged_adamw':
+        bytes = 2 * sb * n;
+        formula = `2 states (exp_avg, exp_avg_sq) x ${sb} B x trainable params`;
+        break;
+      case 'adamw_8bit': case 'paged_adamw_8bit': case 'lion_8bit': {
+        const states = o === 'lion_8bit' ? 1 : 2;
+        let big = 0;
+        let small = 0;
+        for (const [r, c, k] of inv.trainableMatrices) (r * c >= BNB_MIN_8BIT ? (big += r * c * k) : (small += r * c * k));
+        small += inv.trainableVectors;
+        const scale = Math.max(0, n / Math.max(1, big + small));
+        bytes = states * ((big * scale) * (1 + 4 / BNB_BLOCK) + (small * scale) * 4);
+        formula = `${states} x (1 B + 4 B/${BNB_BLOCK} absmax) per param of tensors >= ${BNB_MIN_8BIT} elements; 4 B for smaller tensors`;
+        break;
+      }
+      case 'adafactor': {
+        // Factored second moment (row + column vectors) for matrices, full for vectors; no first moment
+        // (HF Adafactor beta1=None). Shazeer & Stern 2018.
+        let elems = 0;
+        let covered = 0;
+        for (const [r, c, k] of inv.trainableMatrices) {
+          elems += (r + c) * k;
+          covered += r * c * k;
+        }
+        elems += Math.max(0, n - covered);
+        bytes = 4 * elems;
+        formula = '4 B x (rows + cols) per matrix, 4 B per element of vectors (factored second moment, no momentum)';
+        break;
+      }
+      case 'sgd': bytes = 0; formula = 'plain SGD keeps no state'; break;
+      case 'sgd_momentum': case 'lion': bytes = sb * n; formula = `1 state (momentum) x ${sb} B x trainable params`; break;
+      case 'none': bytes = 0; formula = 'no optimizer'; break;
+    }
+    return { bytes, perParamBytes: n > 0 ? bytes / n : 0, formula };
+  }
+
+  function stagePhases(st: number): PhaseEstimate[] {
+    const first = st === 0;
+    const last = st === pp - 1;
+    const layersHere = Math.ceil(a.layers / pp);
+    const layerShare = layersHere / a.layers;
+    const inFlight = pp === 1 ? 1 : Math.min(pp - st, setup.gradient_accumulation_steps);
+    const persistent: Component[] = [];
+    const base = { tp, pp, shard: shardParams };
+
+    // Weights. Block linears split by TP; embeddings/head vocab-parallel; experts by EP; stage share by PP.
+    const expertParams = a.moe ? mods.filter((m) => m.group === 'expert').reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0) : 0;
+    const blockParams = (inv.blocks - (a.moe ? expertParams * (1 - 1 / ep) : 0)) * layerShare;
+    const embHere = (first ? inv.embedding : 0) + (last ? inv.head : 0);
+    const quantHere = inv.quantized * layerShare / tp;
+    const denseBlock = blockParams / tp - quantHere;
+    const unquantizedParams = denseBlock + embHere / tp;
+    const weightShard = offloadParams || fsdpOffload ? Infinity : shardParams;
+    const weightBytes = (unquantizedParams * wb) / weightShard;
+    persistent.push(comp('weights', 'Weights', weightBytes,
+      offloadParams || fsdpOffload ? 'offloaded to host memory (see gathered parameters)'
+        : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
+      { params: Math.round(unquantizedParams), bytesPerParam: wb, ...base }));
+    if (quantHere > 0 && effSetup.quantization) {
+      const q = quantBytesPerParam(effSetup.quantization);
+      persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams),
+        `${formatCount(quantHere)} params x ${q.formula}`, { params: Math.round(quantHere), bytesPerParam: q.bytes }));
+    }
+    const adapterHere = (inv.adapter * layerShare) / tp;
+    if (adapterHere > 0) {
+      persistent.push(comp('adapter-weights', 'LoRA adapter weights', (adapterHere * adapterBytes) / shardParams,
+        `r x (in + out) x targeted modules = ${formatCount(adapterHere)} params x ${adapterBytes} B`, { r: lora!.r, targets: [...targets].join(','), params: Math.round(adapterHere) }));
+    }
+    if (inv.savedModules > 0) {
+      persistent.push(comp('adapter-weights', 'modules_to_save copies', (inv.savedModules * wb) / shardParams, `${formatCount(inv.savedModules)} params x ${wb} B (trainable copy kept next to the frozen original)`, { params: inv.savedModules }));
+    }
+    const trainableHere = setup.method === 'full' ? (blockParams / tp + embHere / tp) : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
+    // fp32 master copy (DeepSpeed bf16/fp16 optimizer, FSDP mixed precision with 16-bit storage).
+    if (masterCopy && !offloadOpt && !fsdpOffload) {
+      persistent.push(comp('master-weights', 'fp32 master weights', (trainableHere * 4) / shardOptimizer,
+        `${formatCount(trainableHere)} trainable x 4 B${shardOptimizer > 1 ? ` / ${shardOptimizer}` : ''}`, { params: Math.round(trainableHere), shard: shardOptimizer }));
+    }
+    const opt = optimizerStateBytes();
+    const optHere = inv.trainable > 0 ? (opt.bytes * trainableHere) / inv.trainable : 0;
+    if (!offloadOpt && !fsdpOffload && !paged && optHere > 0) {
+      persistent.push(comp('optimizer-states', `Optimizer states (${setup.optimizer})`, optHere / shardOptimizer,
+        `${opt.formula}${shardOptimizer > 1 ? ` / ${shardOptimizer} (sharded)` : ''}`, { params: Math.round(trainableHere), stateBytes, shard: shardOptimizer }));
+    }
+
+    // Gradients.
+    const gradFull = trainableHere * gradBytes;
+    const gradStored = fsdpOffload ? 0 : setup.optimizer_in_backward ? inv.largestTrainableTensor * gradBytes : gradFull / shardGrads;
+    const gradLabel = setup.optimizer_in_backward ? 'Gradients (optimizer in backward: one tensor at a time)' : 'Gradients';
+    const gradFormula = setup.optimizer_in_backward
+      ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
+      : `${formatCount(trainableHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`;
+    const ddp = dp > 1 && zero === 0 && !fsdp && trainableHere > 0;
+    if (ddp) {
+      // DDP's Reducer allocates flat bucket buffers for every gradient at construction; with the default
+      // gradient_as_bucket_view=False they are a second copy next to param.grad.
+      persistent.push(comp('ddp-buckets', 'DDP gradient buckets', gradFull, `${formatCount(trainableHere)} x ${gradBytes} B (gradient_as_bucket_view=False)`, { params: Math.round(trainableHere) }));
+    }
+    // Gradients exist during the forward only when accumulating (zero_grad(set_to_none=True) after each step).
+    const gradsInForward = setup.gradient_accumulation_steps > 1 ? gradStored : 0;
+
+    // ZeRO / FSDP working buffers.
+    const zb = { ...ZERO_DEFAULTS, ...(setup.zero_buckets ?? {}) };
+    const blockUnit = (inv.largestBlock * layerShare * a.layers / Math.max(1, layersHere)) / tp;
+    const gathered: Component[] = [];
+    const gatheredGrads: Component[] = [];
+    if (zero === 3) {
+      const live = Math.min(zb.stage3_max_live_parameters, blockUnit + zb.stage3_prefetch_bucket_size);
+      const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - (mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0)));
+      gathered.push(comp('gathered-params', 'ZeRO-3 gathered parameters', live * half + persistentSmall * wb,
+        `min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + prefetch ${formatCount(zb.stage3_prefetch_bucket_size)}) x ${half} B + unsharded small params (< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`,
+        { layerParams: Math.round(blockUnit), prefetch: zb.stage3_prefetch_bucket_size, maxLive: zb.stage3_max_live_parameters }));
+      gatheredGrads.push(comp('zero-buckets', 'ZeRO-3 reduce bucket', Math.min(zb.reduce_bucket_size, blockUnit) * gradBytes * 2,
+        `2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, one layer) x ${gradBytes} B`, { reduceBucket: zb.reduce_bucket_size }));
+    } else if (zero >= 1) {
+      if (zero === 2) {
+        gatheredGrads.push(comp('zero-buckets', 'ZeRO-2 gradient buckets (contiguous_gradients, overlap_comm)', Math.min(zb.reduce_bucket_size, trainableHere) * gradBytes * 2,
+          `2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, trainable) x ${gradBytes} B`, { reduceBucket: zb.reduce_bucket_size }));
+      }
+    } else if (fsdp) {
+      if (setup.fsdp !== 'shard_grad_op') {
+        // Current unit + one prefetched unit all-gathered in the compute dtype (FSDP forward/backward prefetch).
+        gathered.push(comp('gathered-params', 'FSDP all-gathered units', 2 * blockUnit * half + (first && pp === 1 ? 0 : 0),
+          `2 units (current + prefetch) x ${formatCount(blockUnit)} params x ${half} B`, { unitParams: Math.round(blockUnit) }));
+      } else {
+        gathered.push(comp('gathered-params', 'SHARD_GRAD_OP unsharded parameters (kept from forward to backward)', (blockParams / tp) * half,
+          `${formatCount(blockParams / tp)} params x ${half} B`, {}));
+      }
+      // Unsharded gradients of one unit before reduce-scatter (param dtype, plus the fp32 reduce copy under mixed precision).
+      const unitTrain = setup.method === 'full' ? blockUnit : (inv.trainable / Math.max(1, a.layers));
+      gatheredGrads.push(comp('gathered-grads', 'FSDP unsharded gradients of one unit', unitTrain * (half + (masterCopy || wb === 4 ? 4 : 0)),
+        `${formatCount(unitTrain)} params x (${half} B grad${masterCopy || wb === 4 ? ' + 4 B fp32 reduce copy' : ''})`, {}));
+    }
+
+    // Activations.
+    const T = setup.micro_batch_size * setup.seq_len;
+    const normsTrainable = setup.method === 'full';
+    const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets } : undefined;
+    const embTrainable = setup.method === 'full' || inv.savedModules > 0;
+    // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
+    const inputRg = embTrainable || (peft && setup.gradient_checkpointing !== 'none');
+    const layer = layerActivations({
+      arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention: setup.attention,
+      baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || peft, lora: loraPlan, tp,
+      sequenceParallel: setup.sequence_parallel,
+    });
+    let freezeLayer: ReturnType<typeof layerActivations> | undefined;
+    if (setup.method === 'freeze') {
+      freezeLayer = layerActivations({
+        arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention: setup.attention,
+        baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel,
+      });
+    }
+    const totalLayers = a.family === 't5' ? a.layers + a.encoderLayers : a.layers;
+    const layersStage = Math.ceil(totalLayers / pp);
+    const trainableLayers = setup.method === 'freeze' ? Math.min(layersStage, setup.freeze_trainable_layers ?? 2) : layersStage;
+    const perLayerFull = freezeLayer ? freezeLayer.bytesPerLayer : layer.bytesPerLayer;
+    const ck = setup.gradient_checkpointing;
+    let actBytes: number;
+    let actFormula: string;
+    let recompute = 0;
+    const cb = mode === 'fp32' ? 4 : half;
+    if (ck === 'full') {
+      actBytes = trainableLayers * layer.layerInputBytes * inFlight;
+      recompute = perLayerFull;
+      actFormula = `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input (b·s·h·${layer.layerInputBytes / (T * a.hidden / (setup.sequence_parallel ? tp : 1))} B)`;
+    } else if (ck === 'selective') {
+      // Selective (Korthikanti et al. §5; torchtitan op-level SAC): keep matmul outputs, recompute attention
+      // scores/softmax and elementwise ops. Modeled as the saved set minus the s x s attention terms and
+      // minus the elementwise intermediates of the MLP (act output, product).
+      const sq = setup.attention === 'eager' ? ((4 + cb) * setup.micro_batch_size * (a.heads / tp) * setup.seq_len * setup.seq_len) : 0;
+      const mlpElementwise = (a.gatedMlp ? 2 : 1) * cb * T * ((a.moe ? a.moe.expertFfn * a.moe.topK : a.ffn) / tp);
+      const kept = Math.max(layer.layerInputBytes, perLayerFull - sq - mlpElementwise);
+      actBytes = trainableLayers * kept * inFlight;
+      recompute = perLayerFull - kept;
+      actFormula = `${trainableLayers} layers x (saved per layer - recomputed attention/elementwise terms)`;
+    } else {
+      actBytes = (trainableLayers * perLayerFull + (layersStage - trainableLayers) * layer.bytesPerLayer) * inFlight;
+      actFormula = `${layersStage} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}saved per layer`;
+    }
+    if (setup.activation_offloading && ck !== 'none') {
+      actBytes = layer.layerInputBytes * 2; // checkpointed inputs live on the host; two in flight on the GPU (prefetch)
+      actFormula = 'activation offloading: checkpointed layer inputs on the host, 2 in flight';
+    }
+    const perLayerLabel = Math.round(perLayerFull);
+    const actComp = comp('activations', 'Activations saved for backward', actBytes, actFormula,
+      { perLayerBytes: perLayerLabel, layers: layersStage, microBatch: setup.micro_batch_size, seqLen: setup.seq_len, attention: setup.attention, checkpointing: ck, inFlight });
+
+    // Embedding output / final norm / loss on the first and last stage.
+    const outside: Component[] = [];
+    const headKind = setup.head ?? a.defaultHead;
+    if (last && (headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm')) {
+      const rb = mode === 'amp' || wb === 4 ? 4 : half;
+      const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap });
+      const finalNorm = (rb + 4 + cb) * T * a.hidden; // fp32 input, normalized, output saved by lm_head
+      outside.push(comp('logits-loss', 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm,
+        `${lm.formula}; final norm + lm_head input ${(rb + 4 + cb)}·T·h`, { tokens: T, vocab: a.vocab, loss: setup.loss }));
+      return phasesFor(lm.forwardTransientBytes, lm.backwardTransientBytes);
+    }
+    return phasesFor(0, 0);
+
+    function phasesFor(lossFwd: number, lossBwd: number): PhaseEstimate[] {
+      const pers = persistent;
+      const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, `${gradFormula}${note}`, { params: Math.round(trainableHere), bytesPerGrad: gradBytes, shard: shardGrads });
+      const forwardTransient = Math.max(lossFwd, layer.backwardWorkingBytes / 2);
+      const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (accumulating)')] : []), ...gathered, actComp, ...outside,
+        comp('logits-loss', 'Cross-entropy forward temporaries', forwardTransient, 'logits in compute dtype + fp32 upcast live at the loss call', {})];
+      // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
+      const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
+      const bwdStart: Component[] = [...pers, gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)'), ...gathered, ...gatheredGrads, actComp, ...outside,
+        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, 'nll_loss and log_softmax gradients, b·s·V each', {})];
+      const recomputeC = recompute > 0 ? [comp('checkpoint-recompute', 'Recomputed layer (checkpointing)', recompute, 'one layer\'s saved tensors, recomputed during its backward', { perLayerBytes: Math.round(recompute) })] : [];
+      const working = comp('backward-working', 'Backward working set of one layer', layer.backwardWorkingBytes, 'gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients', {});
+      const bwdEnd: Component[] = [...pers, gradC(setup.optimizer_in_backward ? gradStored : gradFull / shardGrads, ''), ...gathered, ...gatheredGrads, ...recomputeC, working];
+      const bwdStartTotal = sum(bwdStart) + sum(recomputeC) + (lossBwd > 0 ? 0 : layer.backwardWorkingBytes);
+      const bwdEndTotal = sum(bwdEnd);
+      const bwd = bwdStartTotal >= bwdEndTotal ? [...bwdStart, ...recomputeC, ...(lossBwd > 0 ? [] : [working])] : bwdEnd;
+      // Optimizer step: activations are gone; gradients, states and step temporaries are live.
+      const stepTemps: Component[] = [];
+      if (!offloadOpt && !fsdpOffload) {
+        const local = trainableHere / shardOptimizer;
+        if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
+          // torch.optim.AdamW foreach (the default on CUDA): _foreach_sqrt(exp_avg_sqs) allocates a full copy.
+          stepTemps.push(comp('optimizer-step', 'AdamW foreach temporaries', local * stateBytes, `torch._foreach_sqrt(exp_avg_sq): ${formatCount(local)} x ${stateBytes} B`, {}));
+        } else if (setup.optimizer === 'adafactor') {
+          stepTemps.push(comp('optimizer-step', 'Adafactor step temporaries', 2 * inv.largestTrainableTensor * 4, '2 fp32 temporaries of the largest trainable tensor (grad², update)', {}));
+        } else if (setup.optimizer === 'adamw_hf') {
+          stepTemps.push(comp('optimizer-step', 'AdamW per-parameter temporaries', inv.largestTrainableTensor * stateBytes, 'denominator of the largest tensor', {}));
+        }
+        if (masterCopy && zero >= 1) {
+          // DeepSpeed upcasts the gradient partition to fp32 for the step (ZeRO-2 estimator: 4_grads_32bit).
+          stepTemps.push(comp('optimizer-step', 'fp32 gradient partition', (trainableHere * 4) / shardOptimizer, `${formatCount(trainableHere)} x 4 B / ${shardOptimizer}`, {}));
+        }
+      }
+      const optC: Component[] = [...pers, gradC(setup.optimizer_in_backward ? 0 : gradFull / shardGrads, ''), ...stepTemps];
+      const phasesOut: PhaseEstimate[] = [
+        { phase: 'forward', allocatedBytes: sum(fwd), components: fwd, note: 'end of forward: saved activations and the loss' },
+        { phase: 'backward', allocatedBytes: sum(bwd), components: bwd, note: bwd === bwdEnd ? 'end of backward: all gradients' : 'start of backward: activations + loss gradients' },
+        { phase: 'optimizer', allocatedBytes: sum(optC), components: optC, note: 'optimizer step: gradients, states and step temporaries' },
+      ];
+      if (zero >= 1 && setup.optimizer !== 'none') {
+        // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
+        const init = comp('first-step-init', 'ZeRO flatten buffer (initialisation)', (trainableHere * wb) / (zero === 3 ? shardParams : 1), 'one flat copy of the 16-bit parameters while groups are built', {});
+        const fs = [...pers.filter((c) => c.id !== 'optimizer-states'), init];
+        phasesOut.push({ phase: 'first-step', allocatedBytes: sum(fs), components: fs, note: 'initialisation and first step: flat parameter groups are built' });
+      }
+      return phasesOut;
+    }
+  }
+}
+
+/** Phase order for ties: steady-state phases first. */
+export const PHASES: readonly Phase[] = ['forward', 'backward', 'optimizer', 'first-step'];
+export { GiB };

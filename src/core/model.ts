@@ -1,0 +1,106 @@
+// The estimator's output types: plain serializable data, units in field names.
+import type { SetupKey } from './setup';
+
+export type Phase = 'forward' | 'backward' | 'optimizer' | 'first-step';
+
+export type ComponentId =
+  | 'weights' | 'quantization-constants' | 'adapter-weights' | 'master-weights' | 'gradients' | 'ddp-buckets'
+  | 'optimizer-states' | 'optimizer-step' | 'activations' | 'checkpoint-recompute' | 'backward-working'
+  | 'logits-loss' | 'loss-backward' | 'zero-buckets' | 'gathered-params' | 'gathered-grads' | 'first-step-init';
+
+/** One memory term: how many bytes, the formula in words and symbols, and the inputs that went into it. */
+export interface Component {
+  readonly id: ComponentId;
+  readonly label: string;
+  readonly bytes: number;
+  readonly formula: string;
+  readonly inputs: Readonly<Record<string, number | string | boolean>>;
+}
+
+export interface PhaseEstimate {
+  readonly phase: Phase;
+  /** Bytes allocated by PyTorch on the busiest GPU at the highest point of this phase. */
+  readonly allocatedBytes: number;
+  readonly components: readonly Component[];
+  readonly note: string;
+}
+
+/** A term outside PyTorch's allocated bytes (allocator reserve, CUDA context, NCCL). */
+export interface RuntimeTerm {
+  readonly id: 'allocator-reserve' | 'cuda-context' | 'nccl' | 'paged-optimizer';
+  readonly label: string;
+  readonly bytes: number;
+  readonly formula: string;
+}
+
+export interface Assumption {
+  readonly key: SetupKey | string;
+  readonly value: string;
+  readonly source: string;
+}
+
+export interface Warning {
+  readonly key: SetupKey | string;
+  readonly message: string;
+}
+
+export interface ParameterSummary {
+  readonly total: number;
+  readonly trainable: number;
+  readonly frozen: number;
+  readonly quantized: number;
+  readonly adapter: number;
+  readonly source: string;
+}
+
+export interface PerGpuEstimate {
+  /** Peak bytes allocated by PyTorch (torch.cuda.max_memory_allocated). */
+  readonly peakBytes: number;
+  /** Bytes the caching allocator holds at that peak (torch.cuda.max_memory_reserved). */
+  readonly reservedBytes: number;
+  /** What nvidia-smi shows for the process: reserved + CUDA context + NCCL + memory outside PyTorch. */
+  readonly deviceBytes: number;
+  readonly phase: Phase;
+  readonly components: readonly Component[];
+  readonly runtime: readonly RuntimeTerm[];
+  readonly phases: readonly PhaseEstimate[];
+  /** Pipeline stage the busiest rank runs (0 when there is no pipeline parallelism). */
+  readonly stage: number;
+}
+
+export interface GpuTarget {
+  readonly id: string;
+  readonly memoryBytes: number;
+  readonly source: string;
+}
+
+export interface Layout {
+  readonly world: number;
+  readonly dataParallel: number;
+  readonly shardGroup: number;
+  readonly tensorParallel: number;
+  readonly pipelineParallel: number;
+  readonly expertParallel: number;
+  readonly globalBatch: number;
+}
+
+export interface Estimate {
+  readonly model: string;
+  readonly architecture: string;
+  readonly parameters: ParameterSummary;
+  readonly layout: Layout;
+  readonly perGpu: PerGpuEstimate;
+  /** Host RAM needed per node for offloaded state and pinned buffers. */
+  readonly cpuBytes: number;
+  /** NVMe space needed per node for offloaded state. */
+  readonly nvmeBytes: number;
+  readonly gpu?: GpuTarget;
+  readonly fits?: boolean;
+  readonly headroomBytes?: number;
+  readonly assumptions: readonly Assumption[];
+  readonly warnings: readonly Warning[];
+}
+
+export type EstimateResult =
+  | { readonly ok: true; readonly estimate: Estimate }
+  | { readonly ok: false; readonly errors: readonly Warning[] };

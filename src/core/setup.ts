@@ -1,0 +1,152 @@
+// The TrainingSetup: the one validated description of a training run that the estimator reads.
+// Pure data and zod schemas; no I/O. Field names follow the scenario format of DESIGN.md (snake_case),
+// so a scenario file maps onto it one to one and analyzers of other formats fill the same fields.
+import { z } from 'zod';
+
+/** Raw Hugging Face config.json fields (numbers, strings, booleans, lists), as written in the checkpoint. */
+export const HfConfigSchema = z.record(z.string(), z.unknown());
+export type HfConfig = Readonly<Record<string, unknown>>;
+
+const positiveInt = z.number().int().positive();
+
+export const MethodSchema = z.enum(['full', 'lora', 'qlora', 'freeze']);
+export const DtypeSchema = z.enum(['fp32', 'bf16', 'fp16']);
+export const MixedPrecisionSchema = z.enum(['none', 'bf16', 'fp16']);
+export const OptimizerSchema = z.enum([
+  'adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'paged_adamw', 'adafactor',
+  'sgd', 'sgd_momentum', 'lion', 'lion_8bit', 'none',
+]);
+export const CheckpointingSchema = z.enum(['none', 'full', 'selective']);
+export const AttentionSchema = z.enum(['eager', 'sdpa', 'flash']);
+export const FsdpSchema = z.enum(['none', 'full_shard', 'shard_grad_op', 'hybrid_shard', 'no_shard']);
+export const OffloadSchema = z.enum(['none', 'cpu', 'nvme']);
+export const LossSchema = z.enum(['full', 'chunked', 'fused']);
+export const HeadSchema = z.enum(['causal_lm', 'masked_lm', 'seq_cls', 'seq2seq_lm', 'none']);
+
+export const LoraSchema = z.strictObject({
+  r: positiveInt.default(8),
+  alpha: z.number().positive().optional(),
+  dropout: z.number().min(0).max(1).default(0),
+  /** Module names (q_proj, v_proj, ...) or the string 'all-linear'. */
+  target_modules: z.union([z.array(z.string()).min(1), z.literal('all-linear')]).default(['q_proj', 'v_proj']),
+  /** Whole modules trained and saved next to the adapter (e.g. embed_tokens, lm_head). */
+  modules_to_save: z.array(z.string()).default([]),
+  /** dtype of the adapter weights: PEFT upcasts adapters to fp32 (autocast_adapter_dtype=True); torchtune keeps the model dtype. */
+  dtype: DtypeSchema.default('fp32'),
+});
+
+export const QuantizationSchema = z.strictObject({
+  bits: z.union([z.literal(4), z.literal(8)]),
+  type: z.enum(['nf4', 'fp4', 'int8', 'gptq', 'awq']).default('nf4'),
+  double_quant: z.boolean().default(false),
+  /** Block size of the quantization constants: 64 for bitsandbytes 4-bit, 64 for torchao NF4, group size for GPTQ/AWQ. */
+  block_size: positiveInt.optional(),
+  /** Which linear layers are quantized: every linear layer but the output head (bitsandbytes through transformers),
+   *  or only those that carry a LoRA adapter (torchtune's quantize_base). */
+  scope: z.enum(['all-linear', 'lora-targets']).default('all-linear'),
+});
+
+export const ZeroBucketsSchema = z.strictObject({
+  reduce_bucket_size: z.number().nonnegative().optional(),
+  allgather_bucket_size: z.number().nonnegative().optional(),
+  stage3_prefetch_bucket_size: z.number().nonnegative().optional(),
+  stage3_max_live_parameters: z.number().nonnegative().optional(),
+  stage3_max_reuse_distance: z.number().nonnegative().optional(),
+  stage3_param_persistence_threshold: z.number().nonnegative().optional(),
+});
+
+/**
+ * A fully specified training run (after defaults). `architecture` is the model's HF config.json fields;
+ * the estimator derives everything else from the fields below.
+ */
+export const TrainingSetupSchema = z.strictObject({
+  /** Hub id or path, for display; the numbers come from `architecture`. */
+  model: z.string().optional(),
+  architecture: HfConfigSchema,
+  /** Exact total parameter count when known (safetensors header, catalog); overrides the count from the architecture. */
+  parameters: positiveInt.optional(),
+  method: MethodSchema.default('full'),
+  lora: LoraSchema.optional(),
+  quantization: QuantizationSchema.optional(),
+  /** Layers left trainable in a 'freeze' run (the last N decoder layers), as LLaMA-Factory's freeze_trainable_layers. */
+  freeze_trainable_layers: positiveInt.optional(),
+  weights_dtype: DtypeSchema.default('fp32'),
+  mixed_precision: MixedPrecisionSchema.default('none'),
+  master_weights: z.boolean().default(false),
+  optimizer: OptimizerSchema.default('adamw'),
+  micro_batch_size: positiveInt.default(1),
+  gradient_accumulation_steps: positiveInt.default(1),
+  seq_len: positiveInt.default(2048),
+  gradient_checkpointing: CheckpointingSchema.default('none'),
+  attention: AttentionSchema.default('sdpa'),
+  loss: LossSchema.default('full'),
+  head: HeadSchema.optional(),
+  num_labels: positiveInt.default(2),
+  gpus_per_node: positiveInt.default(1),
+  nodes: positiveInt.default(1),
+  zero_stage: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).default(0),
+  zero_buckets: ZeroBucketsSchema.optional(),
+  fsdp: FsdpSchema.default('none'),
+  /** GPUs in one FSDP hybrid-shard group (defaults to gpus_per_node). */
+  fsdp_shard_size: positiveInt.optional(),
+  offload_optimizer: OffloadSchema.default('none'),
+  offload_params: OffloadSchema.default('none'),
+  /** Activations of checkpointed layers kept in host memory (torchtune / TRL activation offloading). */
+  activation_offloading: z.boolean().default(false),
+  /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
+  optimizer_in_backward: z.boolean().default(false),
+  tensor_parallel: positiveInt.default(1),
+  pipeline_parallel: positiveInt.default(1),
+  sequence_parallel: z.boolean().default(false),
+  /** Experts per expert-parallel group (MoE); 1 means every rank holds every expert. */
+  expert_parallel: positiveInt.default(1),
+  gpu: z.string().optional(),
+  /** Memory the CUDA context, cuBLAS/cuDNN workspaces and kernels take before PyTorch allocates, in bytes. */
+  cuda_context_bytes: z.number().nonnegative().optional(),
+});
+
+export type TrainingSetupInput = z.input<typeof TrainingSetupSchema>;
+export type TrainingSetup = z.output<typeof TrainingSetupSchema>;
+export type Method = z.infer<typeof MethodSchema>;
+export type Dtype = z.infer<typeof DtypeSchema>;
+export type Optimizer = z.infer<typeof OptimizerSchema>;
+export type Checkpointing = z.infer<typeof CheckpointingSchema>;
+export type Attention = z.infer<typeof AttentionSchema>;
+export type Fsdp = z.infer<typeof FsdpSchema>;
+export type Offload = z.infer<typeof OffloadSchema>;
+export type Lora = z.infer<typeof LoraSchema>;
+export type Quantization = z.infer<typeof QuantizationSchema>;
+export type Head = z.infer<typeof HeadSchema>;
+export type SetupKey = keyof TrainingSetup;
+
+/** Where a setup value came from; every value not read from the user's files becomes an assumption. */
+export type Provenance =
+  | { readonly kind: 'file'; readonly file: string; readonly line?: number; readonly key: string }
+  | { readonly kind: 'flag'; readonly flag: string }
+  | { readonly kind: 'setting'; readonly setting: string }
+  | { readonly kind: 'catalog'; readonly entry: string }
+  | { readonly kind: 'default'; readonly owner: string; readonly note?: string };
+
+export type ProvenanceMap = Partial<Record<SetupKey, Provenance>>;
+
+/** The defaults the schema applies, with the reason shown to the user. */
+export const SCHEMA_DEFAULT_NOTES: Partial<Record<SetupKey, string>> = {
+  method: 'full fine-tuning unless a LoRA/QLoRA/freeze setting says otherwise',
+  weights_dtype: 'PyTorch loads weights in fp32 unless a dtype is given',
+  mixed_precision: 'no autocast unless bf16/fp16 is enabled',
+  optimizer: 'torch.optim.AdamW (two fp32 states per trainable parameter)',
+  micro_batch_size: 'one sequence per GPU per step',
+  gradient_accumulation_steps: 'no accumulation',
+  seq_len: 'padded/packed sequence length assumed for the longest batch',
+  gradient_checkpointing: 'off unless enabled',
+  attention: 'SDPA, the Hugging Face default since transformers 4.36 (memory-efficient / flash kernel on CUDA)',
+  loss: 'cross-entropy on the full fp32-upcast logits (Hugging Face ForCausalLMLoss)',
+  gpus_per_node: 'a single GPU unless the launcher says otherwise',
+  nodes: 'a single node',
+  zero_stage: 'no ZeRO sharding',
+  fsdp: 'no FSDP',
+  offload_optimizer: 'no offload',
+  offload_params: 'no offload',
+  tensor_parallel: 'no tensor parallelism',
+  pipeline_parallel: 'no pipeline parallelism',
+};

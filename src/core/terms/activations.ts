@@ -1,0 +1,436 @@
+// Activation memory: what autograd keeps for backward, per architecture family, replayed op by op on a
+// symbolic tape (saved-tensors.ts) from the HF modeling_*.py forward of each family. Also the logits and
+// cross-entropy buffers, and the working set of one layer in backward. Pure arithmetic; no I/O.
+//
+// Sources: huggingface/transformers models/{llama,gemma,gemma2,phi3,qwen2,qwen3,mixtral,qwen2_moe,gpt2,gpt_neox,
+// bert,t5}/modeling_*.py (op order), peft/tuners/lora/layer.py (LoRA forward), torch/nn/attention and the
+// aten::_scaled_dot_product_flash_attention schema (flash saves q, k, v, out and an fp32 logsumexp of b x heads x s),
+// Korthikanti et al. 2022 (arXiv:2205.05198) for the per-layer accounting they popularised.
+import type { Architecture, LinearModule } from '../architecture';
+import { linearModules } from '../architecture';
+import type { Attention } from '../setup';
+import { Tape, type ComputeMode, type SavedEntry, type Tensor, type Weight } from './saved-tensors';
+
+export interface LoraPlan {
+  readonly r: number;
+  readonly dropout: number;
+  readonly dtypeBytes: number;
+  /** Module names (as in linearModules) that carry an adapter. */
+  readonly targets: ReadonlySet<string>;
+}
+
+export interface ActivationPlan {
+  readonly arch: Architecture;
+  readonly mode: ComputeMode;
+  /** 2 for bf16/fp16 weights and autocast, 4 for fp32. */
+  readonly half: 2 | 4;
+  readonly weightBytes: number;
+  readonly batch: number;
+  readonly seq: number;
+  readonly attention: Attention;
+  /** Base weights of the blocks are trainable (full fine-tune / unfrozen layer). */
+  readonly baseTrainable: boolean;
+  /** Norm weights are trainable. */
+  readonly normsTrainable: boolean;
+  /** The hidden states entering the first block require grad (trainable embeddings, or enable_input_require_grads). */
+  readonly inputRequiresGrad: boolean;
+  readonly lora?: LoraPlan;
+  /** Tensor-parallel degree: attention heads and MLP width are split; with sequence parallel the rest too. */
+  readonly tp: number;
+  readonly sequenceParallel: boolean;
+}
+
+export interface LayerActivations {
+  /** Bytes saved for backward by one block (the average block for MoE / T5 stacks). */
+  readonly bytesPerLayer: number;
+  /** What one block saves, for the formula view. */
+  readonly entries: readonly SavedEntry[];
+  /** Bytes one block's backward needs on top (gradients of its intermediates), at its largest op. */
+  readonly backwardWorkingBytes: number;
+  /** Input of the block, what full checkpointing keeps per layer. */
+  readonly layerInputBytes: number;
+}
+
+const moduleByName = (mods: LinearModule[]): Map<string, LinearModule> => new Map(mods.map((m) => [m.name, m]));
+
+/** Replays one block of the family and returns what it saves. */
+export function layerActivations(p: ActivationPlan): LayerActivations {
+  const a = p.arch;
+  const tape = new Tape(p.mode, p.half);
+  const mods = moduleByName(linearModules(a));
+  const T = p.batch * p.seq;
+  const tp = p.tp;
+  // Sequence parallel splits the tokens of the non-tensor-parallel regions (norms, dropout, residual) over TP ranks.
+  const Tsp = p.sequenceParallel ? T / tp : T;
+  const residualBytes = p.mode === 'amp' ? 4 : p.weightBytes === 4 || p.mode === 'fp32' ? 4 : p.half;
+  const x0 = tape.tensor('block input', Tsp * a.hidden, residualBytes, p.inputRequiresGrad || p.baseTrainable);
+
+  const weight = (name: string): Weight => {
+    const m = mods.get(name);
+    const elems = m ? (m.inFeatures * m.outFeatures) / tp : a.hidden * a.hidden;
+    return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes };
+  };
+  const normWeight: Weight = { what: 'norm', elems: a.hidden, trainable: p.normsTrainable, bytesPerElem: p.weightBytes };
+
+  /** A linear layer with its LoRA adapter when targeted (PEFT lora.Linear.forward). */
+  const linear = (x: Tensor, name: string, outFeatures: number, what: string): Tensor => {
+    const w = weight(name);
+    const y = tape.linear(x, w, outFeatures, what);
+    const lora = p.lora;
+    if (!lora || !lora.targets.has(name)) return y;
+    const m = mods.get(name);
+    const tokens = x.elems / ((m ? m.inFeatures : a.hidden) / (name === 'o_proj' || name === 'down_proj' ? tp : 1));
+    // PEFT casts x to the adapter dtype, applies dropout, then lora_A and lora_B (both trainable).
+    let xa = tape.to(x, lora.dtypeBytes, `${name} LoRA input (adapter dtype)`);
+    xa = tape.dropout(xa, lora.dropout, `${name} LoRA dropout`);
+    const A: Weight = { what: `${name}.lora_A`, elems: (m?.inFeatures ?? a.hidden) * lora.r, trainable: true, bytesPerElem: lora.dtypeBytes };
+    const ya = tape.linear(xa, A, lora.r, `${name} lora_A output`);
+    const B: Weight = { what: `${name}.lora_B`, elems: lora.r * outFeatures, trainable: true, bytesPerElem: lora.dtypeBytes };
+    tape.linear(ya, B, outFeatures, `${name} lora_B output`);
+    void tokens;
+    // result + lora_B(...) * scaling, cast back to the base output dtype.
+    return tape.tensor(`${what} (+LoRA)`, y.elems, y.bytesPerElem, true);
+  };
+
+  const norm = (x: Tensor, what: string): Tensor =>
+    a.norm === 'rms'
+      ? tape.rmsNorm(x, x.elems / a.hidden, normWeight.trainable, what, p.weightBytes)
+      : tape.layerNorm(x, x.elems / a.hidden, normWeight.trainable, what);
+
+  // Attention geometry on this TP rank.
+  const heads = a.heads / tp;
+  const kvHeads = Math.max(1, a.kvHeads / tp);
+  const qd = heads * a.headDim;
+  const kvd = kvHeads * a.headDim;
+  const b = p.batch;
+  const s = p.seq;
+
+  /** softmax(QK^T)V for one block, by implementation. Returns the (b, s, qd) output in compute dtype. */
+  const attentionCore = (q: Tensor, k: Tensor, v: Tensor, opts: { causalRepeat: boolean; softmaxFp32: boolean; dropout: number; kvTokens?: number }): Tensor => {
+    const kvTokens = opts.kvTokens ?? T;
+    const gqa = kvHeads < heads;
+    if (p.attention === 'eager') {
+      const kk = gqa ? tape.free(k, 'repeat_kv(k)', kvTokens * qd, k.bytesPerElem) : k;
+      const vv = gqa ? tape.free(v, 'repeat_kv(v)', kvTokens * qd, v.bytesPerElem) : v;
+      const scoresElems = b * heads * s * (kvTokens / b);
+      const scores = tape.matmul(q, kk, scoresElems, 'attention scores QK^T');
+      let probs: Tensor;
+      if (p.mode === 'amp' || opts.softmaxFp32) {
+        const sm = tape.unarySavesOutput(scores, 'softmax output (fp32)', 4);
+        probs = tape.to(sm, p.mode === 'amp' ? 4 : tape.computeBytes, 'attention probs');
+      } else {
+        probs = tape.unarySavesOutput(scores, 'softmax output');
+      }
+      probs = tape.dropout(probs, opts.dropout, 'attention dropout');
+      const out = tape.matmul(probs, vv, T * qd, 'attention output');
+      return tape.free(out, 'attention output (transposed, contiguous)');
+    }
+    // SDPA (flash / memory-efficient kernels) and flash_attention_2: no s x s matrix is kept; backward needs
+    // q, k, v, the output and the fp32 logsumexp per (batch, head, query).
+    const repeat = p.attention === 'sdpa' && gqa && opts.causalRepeat;
+    const qq = tape.castForMatmul(q);
+    const kk = repeat ? tape.free(tape.castForMatmul(k), 'repeat_kv(k)', kvTokens * qd, tape.computeBytes) : tape.castForMatmul(k);
+    const vv = repeat ? tape.free(tape.castForMatmul(v), 'repeat_kv(v)', kvTokens * qd, tape.computeBytes) : tape.castForMatmul(v);
+    const out = tape.tensor('attention output', T * qd, tape.computeBytes, q.rg || k.rg || v.rg);
+    if (out.rg) {
+      tape.save(qq);
+      tape.save(kk);
+      tape.save(vv);
+      tape.save(out);
+      tape.saveExtra('attention logsumexp (fp32)', b * heads * s * 4);
+    }
+    return out;
+  };
+
+  let layerOutputs: Tensor;
+  switch (a.family) {
+    case 'gpt2': {
+      const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, 'ln_1');
+      const qkv = linear(h1, 'c_attn', 3 * qd, 'c_attn output');
+      // q, k, v are views (split) of the one c_attn output: saving any of them keeps all of it.
+      const q = tape.view(qkv, 'q', T * qd);
+      const k = tape.view(qkv, 'k', T * qd);
+      const v = tape.view(qkv, 'v', T * qd);
+      const att = attentionCore(q, k, v, { causalRepeat: false, softmaxFp32: false, dropout: a.attentionDropout });
+      const o = linear(att, 'c_proj', a.hidden, 'c_proj output');
+      const od = tape.dropout(o, a.hiddenDropout, 'resid dropout');
+      const x1 = tape.free(od, 'residual', Tsp * a.hidden, residualBytes);
+      const h2 = tape.layerNorm(x1, Tsp, p.normsTrainable, 'ln_2');
+      const fc = linear(h2, 'c_fc', a.ffn / tp, 'c_fc output');
+      const g = geluNew(tape, fc);
+      const o2 = linear(g, 'mlp.c_proj', a.hidden, 'mlp c_proj output');
+      layerOutputs = tape.dropout(o2, a.hiddenDropout, 'mlp dropout');
+      break;
+    }
+    case 'gpt_neox':
+    case 'phi': {
+      // Parallel residual: attention and MLP both read the block input (gpt_neox: through two LayerNorms).
+      const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, 'input_layernorm');
+      const qkvName = a.family === 'phi' ? 'q_proj' : 'query_key_value';
+      const qkv = linear(h1, qkvName, a.family === 'phi' ? qd : 3 * qd, 'qkv output');
+      const q = tape.free(qkv, 'q (rotary)', T * qd);
+      const k = tape.free(qkv, 'k (rotary)', T * kvd);
+      const v = a.family === 'phi' ? linear(h1, 'v_proj', kvd, 'v_proj output') : tape.view(qkv, 'v', T * kvd);
+      const att = attentionCore(q, k, v, { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
+      linear(att, a.family === 'phi' ? 'dense' : 'dense', a.hidden, 'dense output');
+      const h2 = a.family === 'phi' ? h1 : tape.layerNorm(x0, Tsp, p.normsTrainable, 'post_attention_layernorm');
+      const up = linear(h2, a.family === 'phi' ? 'fc1' : 'dense_h_to_4h', a.ffn / tp, 'mlp up output');
+      const g = tape.unarySavesInput(up, 'gelu output');
+      layerOutputs = linear(g, a.family === 'phi' ? 'fc2' : 'dense_4h_to_h', a.hidden, 'mlp down output');
+      break;
+    }
+    case 'bert':
+    case 'roberta': {
+      const q = linear(x0, 'query', qd, 'query output');
+      const k = linear(x0, 'key', qd, 'key output');
+      const v = linear(x0, 'value', qd, 'value output');
+      const att = attentionCore(q, k, v, { causalRepeat: false, softmaxFp32: false, dropout: a.attentionDropout });
+      const o = linear(att, 'attention.output.dense', a.hidden, 'attention output dense');
+      const od = tape.dropout(o, a.hiddenDropout, 'attention output dropout');
+      const x1 = tape.layerNorm(tape.free(od, 'residual'), Tsp, p.normsTrainable, 'attention LayerNorm');
+      const i1 = linear(x1, 'intermediate.dense', a.ffn / tp, 'intermediate output');
+      const g = tape.unarySavesInput(i1, 'gelu output');
+      const o2 = linear(g, 'output.dense', a.hidden, 'output dense');
+      const o2d = tape.dropout(o2, a.hiddenDropout, 'output dropout');
+      layerOutputs = tape.layerNorm(tape.free(o2d, 'residual'), Tsp, p.normsTrainable, 'output LayerNorm');
+      break;
+    }
+    case 't5': {
+      // One encoder block and one decoder block (self + cross attention) are replayed by t5Stack below.
+      layerOutputs = x0;
+      break;
+    }
+    default: {
+      // Llama family: pre-norm, rotary (saves only cos/sin, which need no grad), GQA, gated MLP.
+      const h1 = norm(x0, 'input_layernorm');
+      let q: Tensor;
+      let k: Tensor;
+      let v: Tensor;
+      if (a.family === 'phi3') {
+        const qkv = linear(h1, 'qkv_proj', qd + 2 * kvd, 'qkv_proj output');
+        q = tape.view(qkv, 'q', T * qd);
+        k = tape.view(qkv, 'k', T * kvd);
+        v = tape.view(qkv, 'v', T * kvd);
+      } else if (a.family === 'qwen') {
+        const qkv = linear(h1, 'c_attn', 3 * qd, 'c_attn output');
+        q = tape.view(qkv, 'q', T * qd);
+        k = tape.view(qkv, 'k', T * kvd);
+        v = tape.view(qkv, 'v', T * kvd);
+      } else {
+        q = linear(h1, 'q_proj', qd, 'q_proj output');
+        k = linear(h1, 'k_proj', kvd, 'k_proj output');
+        v = linear(h1, 'v_proj', kvd, 'v_proj output');
+      }
+      if (a.qkNorm) {
+        q = tape.rmsNorm(q, T * heads, p.normsTrainable, 'q_norm', p.weightBytes);
+        k = tape.rmsNorm(k, T * kvHeads, p.normsTrainable, 'k_norm', p.weightBytes);
+      }
+      // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin creates new q/k tensors.
+      const qr = tape.free(q, 'q after rotary', T * qd, tape.computeBytes);
+      const kr = tape.free(k, 'k after rotary', T * kvd, tape.computeBytes);
+      const att = attentionCore(qr, kr, v, { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
+      const o = linear(att, a.family === 'qwen' ? 'c_proj' : 'o_proj', a.hidden, 'o_proj output');
+      let x1 = tape.free(o, 'residual', Tsp * a.hidden, residualBytes);
+      if (a.family === 'gemma2') x1 = norm(x1, 'post_attention_layernorm');
+      const h2 = norm(x1, a.family === 'gemma2' ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
+      layerOutputs = a.moe ? moeMlp(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
+      if (a.family === 'gemma2') layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
+      break;
+    }
+  }
+  void layerOutputs;
+
+  let entries = tape.entries();
+  let bytesPerLayer = tape.totalBytes();
+  if (a.family === 't5') {
+    const t5 = t5Blocks(p);
+    entries = t5.entries;
+    bytesPerLayer = t5.bytesPerLayer;
+  }
+  const cb = tape.computeBytes;
+  const ffnLocal = a.moe ? a.moe.expertFfn * a.moe.topK : a.ffn / tp;
+  const mlpWorking = (a.gatedMlp ? 3 : 2) * cb * T * ffnLocal;
+  const attnWorking = p.attention === 'eager' ? (4 + 4 + cb) * b * heads * s * s : 4 * cb * T * qd;
+  const backwardWorkingBytes = Math.max(mlpWorking, attnWorking) + 2 * residualBytes * Tsp * a.hidden;
+  return { bytesPerLayer, entries, backwardWorkingBytes, layerInputBytes: Tsp * a.hidden * residualBytes };
+}
+
+type LinearFn = (x: Tensor, name: string, outFeatures: number, what: string) => Tensor;
+
+/** act(gate(x)) * up(x) -> down: Llama/Mistral/Qwen/Gemma MLP (phi3 and Qwen v1 fuse or rename the projections). */
+function gatedMlp(tape: Tape, ffn: number, hidden: number, x: Tensor, linear: LinearFn, style: 'llama' | 'phi3' | 'qwen'): Tensor {
+  if (style === 'phi3') {
+    // gate_up_proj output is chunked into two views; silu saves the gate view, the product saves both halves.
+    const gu = linear(x, 'gate_up_proj', 2 * ffn, 'gate_up_proj output');
+    const tokens = gu.elems / (2 * ffn);
+    const gate = tape.view(gu, 'gate (view)', tokens * ffn);
+    const up = tape.view(gu, 'up (view)', tokens * ffn);
+    const act = tape.unarySavesInput(gate, 'act(gate)');
+    const prod = tape.mul(up, act, 'up * act(gate)');
+    return linear(prod, 'down_proj', hidden, 'down_proj output');
+  }
+  if (style === 'qwen') {
+    const a1 = linear(x, 'w1', ffn, 'w1 output');
+    const a2 = linear(x, 'w2', ffn, 'w2 output');
+    const act = tape.unarySavesInput(a2, 'silu(w2 x)');
+    const prod = tape.mul(a1, act, 'w1 x * silu(w2 x)');
+    return linear(prod, 'mlp.c_proj', hidden, 'c_proj output');
+  }
+  const g = linear(x, 'gate_proj', ffn, 'gate_proj output');
+  const u = linear(x, 'up_proj', ffn, 'up_proj output');
+  const act = tape.unarySavesInput(g, 'act(gate_proj)');
+  const prod = tape.mul(act, u, 'act(gate) * up');
+  return linear(prod, 'down_proj', hidden, 'down_proj output');
+}
+
+/** Sparse MoE block: router softmax, top-k, each token through k experts (expected s*b*k/E tokens per expert). */
+function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Tensor {
+  const a = p.arch;
+  const moe = a.moe!;
+  const T = x.elems / a.hidden;
+  const logits = linear(x, 'gate', moe.experts, 'router logits');
+  tape.unarySavesOutput(logits, 'router softmax (fp32)', 4);
+  // Expert inputs are gathered copies of the routed tokens: T*k rows in all.
+  const routed = tape.tensor('routed tokens', T * moe.topK * a.hidden, x.bytesPerElem, x.rg);
+  const ffn = moe.expertFfn;
+  const g = linear(routed, 'experts.' + (a.family === 'mixtral' ? 'w1' : 'gate_proj'), ffn, 'expert gate output');
+  const u = linear(routed, 'experts.' + (a.family === 'mixtral' ? 'w3' : 'up_proj'), ffn, 'expert up output');
+  const act = tape.unarySavesInput(g, 'expert act');
+  const prod = tape.mul(act, u, 'expert act * up');
+  const down = linear(prod, 'experts.' + (a.family === 'mixtral' ? 'w2' : 'down_proj'), a.hidden, 'expert down output');
+  // Each expert output is scaled by its routing weight (saved for the weight's grad) before index_add.
+  tape.mul(down, tape.tensor('routing weights', T * moe.topK, 4, x.rg), 'weighted expert output');
+  if (moe.sharedExpertFfn > 0) {
+    const sg = linear(x, 'shared_expert.gate_proj', moe.sharedExpertFfn, 'shared expert gate');
+    const su = linear(x, 'shared_expert.up_proj', moe.sharedExpertFfn, 'shared expert up');
+    const sa = tape.unarySavesInput(sg, 'shared expert act');
+    const sp = tape.mul(sa, su, 'shared expert act * up');
+    const sd = linear(sp, 'shared_expert.down_proj', a.hidden, 'shared expert down');
+    const gate = linear(x, 'shared_expert_gate', 1, 'shared expert gate logit');
+    const sig = tape.unarySavesOutput(gate, 'sigmoid(gate)');
+    tape.mul(sig, sd, 'gated shared expert');
+  }
+  return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
+}
+
+/** gelu_new written out in Python (NewGELUActivation): 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3))). */
+function geluNew(tape: Tape, x: Tensor): Tensor {
+  const cube = tape.unarySavesInput(x, 'x^3'); // pow saves x
+  const inner = tape.free(cube, 'x + 0.044715 x^3');
+  const th = tape.unarySavesOutput(inner, 'tanh(...)');
+  const half = tape.free(x, '0.5 * x');
+  const onePlus = tape.free(th, '1 + tanh');
+  return tape.mul(half, onePlus, 'gelu_new output');
+}
+
+/** T5: average of one encoder block and one decoder block (self-attention, cross-attention, MLP). */
+function t5Blocks(p: ActivationPlan): { bytesPerLayer: number; entries: SavedEntry[] } {
+  const a = p.arch;
+  const tape = new Tape(p.mode, p.half);
+  const T = p.batch * p.seq;
+  const qd = (a.heads * a.headDim) / p.tp;
+  const rb = p.mode === 'amp' || p.weightBytes === 4 ? 4 : p.half;
+  const w = (name: string, inF: number, outF: number): Weight => ({ what: name, elems: (inF * outF) / p.tp, trainable: p.baseTrainable, bytesPerElem: p.weightBytes });
+  const lin = (x: Tensor, name: string, inF: number, outF: number): Tensor => tape.linear(x, w(name, inF, outF), outF / (name === 'o' || name === 'wo' ? 1 : p.tp), `${name} output`);
+  const attn = (x: Tensor, kv: Tensor, label: string): Tensor => {
+    const q = lin(x, 'q', a.hidden, a.heads * a.headDim);
+    const k = lin(kv, 'k', a.hidden, a.heads * a.headDim);
+    const v = lin(kv, 'v', a.hidden, a.heads * a.headDim);
+    const heads = a.heads / p.tp;
+    const scores = tape.matmul(q, k, p.batch * heads * p.seq * p.seq, `${label} scores`);
+    const sm = tape.unarySavesOutput(scores, `${label} softmax (fp32)`, 4);
+    let probs = tape.to(sm, tape.computeBytes, `${label} probs`);
+    probs = tape.dropout(probs, a.attentionDropout, `${label} dropout`);
+    const out = tape.matmul(probs, v, T * qd, `${label} output`);
+    return lin(tape.free(out, 'contiguous'), 'o', qd, a.hidden);
+  };
+  const ff = (x: Tensor): Tensor => {
+    if (a.gatedMlp) {
+      const g = lin(x, 'wi_0', a.hidden, a.ffn);
+      const act = tape.unarySavesInput(g, 'gelu(wi_0 x)');
+      const u = lin(x, 'wi_1', a.hidden, a.ffn);
+      const prod = tape.mul(act, u, 'gelu * wi_1');
+      const pd = tape.dropout(prod, a.hiddenDropout, 'ff dropout');
+      return lin(pd, 'wo', a.ffn, a.hidden);
+    }
+    const h = lin(x, 'wi', a.hidden, a.ffn);
+    const r = tape.unarySavesOutput(h, 'relu');
+    const rd = tape.dropout(r, a.hiddenDropout, 'ff dropout');
+    return lin(rd, 'wo', a.ffn, a.hidden);
+  };
+  const sub = (x: Tensor, f: (n: Tensor) => Tensor, label: string): Tensor => {
+    const n = tape.rmsNorm(x, T, p.normsTrainable, `${label} layer_norm`, p.weightBytes);
+    const y = f(n);
+    tape.dropout(y, a.hiddenDropout, `${label} dropout`);
+    return tape.tensor('residual', T * a.hidden, rb, true);
+  };
+  const rg = p.inputRequiresGrad || p.baseTrainable;
+  let e = tape.tensor('encoder block input', T * a.hidden, rb, rg);
+  e = sub(e, (n) => attn(n, n, 'self-attention'), 'encoder self-attention');
+  e = sub(e, ff, 'encoder MLP');
+  const encoderBytes = tape.totalBytes();
+  const enc = tape.tensor('encoder output', T * a.hidden, rb, rg);
+  let d = tape.tensor('decoder block input', T * a.hidden, rb, rg);
+  d = sub(d, (n) => attn(n, n, 'decoder self-attention'), 'decoder self-attention');
+  d = sub(d, (n) => attn(n, enc, 'cross-attention'), 'decoder cross-attention');
+  sub(d, ff, 'decoder MLP');
+  const decoderBytes = tape.totalBytes() - encoderBytes;
+  const total = encoderBytes * a.encoderLayers + decoderBytes * a.layers;
+  return { bytesPerLayer: total / (a.encoderLayers + a.layers), entries: tape.entries() };
+}
+
+export interface LossPlan {
+  readonly tokens: number;
+  readonly vocab: number;
+  readonly logitsBytes: number;
+  readonly loss: 'full' | 'chunked' | 'fused';
+  /** Chunks of CEWithChunkedOutputLoss (torchtune uses 8). */
+  readonly chunks: number;
+  readonly softcap: boolean;
+}
+
+export interface LossMemory {
+  /** Saved for backward at the end of forward (log-softmax output, logits kept by the caller). */
+  readonly savedBytes: number;
+  /** Live at the cross-entropy call in forward, beyond what stays saved. */
+  readonly forwardTransientBytes: number;
+  /** Live at the start of backward through the loss (gradients of logits), beyond what stays saved. */
+  readonly backwardTransientBytes: number;
+  readonly formula: string;
+}
+
+/**
+ * Logits and cross-entropy. HF ForCausalLMLoss upcasts the logits to fp32 (logits.float()) before
+ * F.cross_entropy, whose log_softmax saves its fp32 output; in backward, nll_loss_backward and
+ * log_softmax_backward each produce an fp32 b x s x V gradient. With 128k-152k vocabularies this is often the
+ * largest single term. torchtune's CEWithChunkedOutputLoss upcasts chunk by chunk; Liger / Cut Cross-Entropy
+ * never materialise the logits.
+ */
+export function lossMemory(p: LossPlan): LossMemory {
+  const TV = p.tokens * p.vocab;
+  const lb = p.logitsBytes;
+  if (p.loss === 'fused') {
+    // Fused linear + cross-entropy processes the vocabulary in token chunks; one chunk of fp32 logits is live.
+    const chunk = Math.min(TV, 4096 * p.vocab) * 4;
+    return { savedBytes: 0, forwardTransientBytes: 2 * chunk, backwardTransientBytes: 2 * chunk, formula: 'fused linear-cross-entropy: 2 x (4096 tokens x V x 4 B) chunk' };
+  }
+  const up = lb === 4 ? 0 : 4; // the .float() copy exists only when logits are 16-bit
+  if (p.loss === 'chunked') {
+    const c = Math.max(1, p.chunks);
+    // Saved: fp32 log-softmax of every chunk (4TV). Forward: 16-bit logits chunks (lb*TV) + one fp32 chunk copy.
+    // Backward: per chunk, nll grad + log_softmax grad (2 x 4TV/c).
+    return {
+      savedBytes: 4 * TV,
+      forwardTransientBytes: lb * TV + (up * TV) / c,
+      backwardTransientBytes: (8 * TV) / c + (lb * TV) / c,
+      formula: `chunked CE (${c} chunks): saved 4·T·V (fp32 log-softmax); forward +${lb}·T·V logits +${up}·T·V/${c}; backward +8·T·V/${c}`,
+    };
+  }
+  const softcap = p.softcap ? 2 * lb * TV : 0; // gemma2 tanh soft-capping saves its input and output
+  return {
+    savedBytes: 4 * TV + softcap,
+    forwardTransientBytes: lb * TV + up * TV,
+    backwardTransientBytes: 8 * TV,
+    formula: `full CE: logits ${lb}·T·V, fp32 upcast ${up}·T·V, saved log-softmax 4·T·V; backward nll grad + log-softmax grad 8·T·V`,
+  };
+}

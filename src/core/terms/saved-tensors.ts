@@ -1,0 +1,174 @@
+// A symbolic autograd tape: each architecture family replays its forward op by op, and this records which
+// tensors autograd keeps for backward, with their dtype and size. The rules mirror PyTorch's derivatives.yaml:
+// an input is saved only when the derivative of another input that requires grad needs it
+// (tools/autograd/gen_variable_type.py guards each SavedVariable with should_compute_output), so frozen
+// layers (LoRA base weights, frozen embeddings) save less. Pure arithmetic; no I/O.
+
+/** How the forward runs: all fp32; everything in 16-bit ("pure" bf16/fp16); or fp32 weights under autocast. */
+export type ComputeMode = 'fp32' | 'half' | 'amp';
+
+export interface Tensor {
+  readonly id: number;
+  readonly what: string;
+  /** Elements per micro-batch (already multiplied out). */
+  readonly elems: number;
+  readonly bytesPerElem: number;
+  /** Whether autograd tracks it (some input up the graph requires grad). */
+  readonly rg: boolean;
+  /** Storage it lives in: views share their base's storage, and saving any view keeps the whole storage alive. */
+  readonly storage: number;
+  readonly storageBytes: number;
+}
+
+export interface Weight {
+  readonly what: string;
+  readonly elems: number;
+  readonly trainable: boolean;
+  /** Storage bytes per element of the weight itself (fp32 under autocast, 2 for bf16/fp16 weights). */
+  readonly bytesPerElem: number;
+}
+
+export interface SavedEntry {
+  readonly what: string;
+  readonly bytes: number;
+}
+
+/** Records saved tensors (deduplicated by tensor identity) for one replay. */
+export class Tape {
+  private nextId = 1;
+  private readonly saved = new Map<number, SavedEntry>();
+  /** Largest transient live at once inside one op (bytes), e.g. the fp32 copy fed to a softmax. */
+  transientPeak = 0;
+
+  constructor(readonly mode: ComputeMode, readonly half: 2 | 4) {}
+
+  /** Bytes per element of activations produced by matmuls (the autocast / model dtype). */
+  get computeBytes(): number {
+    return this.mode === 'fp32' ? 4 : this.half;
+  }
+
+  tensor(what: string, elems: number, bytesPerElem: number, rg: boolean): Tensor {
+    const id = this.nextId++;
+    return { id, what, elems, bytesPerElem, rg, storage: id, storageBytes: elems * bytesPerElem };
+  }
+
+  /** A view (slice, chunk, transpose, reshape without copy) of x: same storage. */
+  view(x: Tensor, what: string, elems: number): Tensor {
+    return { id: this.nextId++, what, elems, bytesPerElem: x.bytesPerElem, rg: x.rg, storage: x.storage, storageBytes: x.storageBytes };
+  }
+
+  save(t: Tensor): void {
+    if (!this.saved.has(t.storage)) this.saved.set(t.storage, { what: t.what, bytes: t.storageBytes });
+  }
+
+  /** Extra saved bytes that are not a tensor of the graph (e.g. a cast weight copy under autocast). */
+  saveExtra(what: string, bytes: number): void {
+    this.saved.set(this.nextId++, { what, bytes });
+  }
+
+  entries(): SavedEntry[] {
+    return [...this.saved.values()];
+  }
+
+  totalBytes(): number {
+    let s = 0;
+    for (const e of this.saved.values()) s += e.bytes;
+    return s;
+  }
+
+  /** A tensor cast to the autocast dtype: under autocast a new 16-bit copy per call (not cached for activations). */
+  castForMatmul(x: Tensor): Tensor {
+    if (this.mode === 'amp' && x.bytesPerElem === 4) return this.tensor(`${x.what} (autocast copy)`, x.elems, this.half, x.rg);
+    return x;
+  }
+
+  /**
+   * y = x W^T (+ b). Saves x when W is trainable (grad of W), and W when x requires grad (grad of x): W itself is a
+   * parameter and costs nothing extra, except under autocast where its 16-bit copy is kept until backward.
+   */
+  linear(x: Tensor, w: Weight, outFeatures: number, what: string): Tensor {
+    const xin = this.castForMatmul(x);
+    if (w.trainable) this.save(xin);
+    if (xin.rg && this.mode === 'amp' && w.bytesPerElem === 4 && !w.trainable) {
+      // Frozen fp32 weights are cast again on every call (the autocast cache only keeps leaves that require grad).
+      this.saveExtra(`${w.what} (autocast weight copy)`, w.elems * this.half);
+    }
+    const tokens = x.elems / (w.elems / outFeatures);
+    return this.tensor(what, tokens * outFeatures, this.computeBytes, x.rg || w.trainable);
+  }
+
+  /** Elementwise a*b of two tensors: each is saved for the other's gradient. */
+  mul(a: Tensor, b: Tensor, what: string, bytesPerElem?: number): Tensor {
+    if (b.rg) this.save(a);
+    if (a.rg) this.save(b);
+    return this.tensor(what, Math.max(a.elems, b.elems), bytesPerElem ?? Math.max(a.bytesPerElem, b.bytesPerElem), a.rg || b.rg);
+  }
+
+  /** Elementwise op whose backward needs its input (silu, gelu, pow, tanh input). */
+  unarySavesInput(x: Tensor, what: string, bytesPerElem?: number): Tensor {
+    if (x.rg) this.save(x);
+    return this.tensor(what, x.elems, bytesPerElem ?? x.bytesPerElem, x.rg);
+  }
+
+  /** Elementwise op whose backward needs its output (rsqrt, softmax, log_softmax, exp, tanh). */
+  unarySavesOutput(x: Tensor, what: string, bytesPerElem?: number, elems?: number): Tensor {
+    const y = this.tensor(what, elems ?? x.elems, bytesPerElem ?? x.bytesPerElem, x.rg);
+    if (x.rg) this.save(y);
+    return y;
+  }
+
+  /** Ops whose backward needs nothing big: add, scalar mul, view, transpose, .to(dtype), reductions to a small shape. */
+  free(x: Tensor, what: string, elems?: number, bytesPerElem?: number): Tensor {
+    return this.tensor(what, elems ?? x.elems, bytesPerElem ?? x.bytesPerElem, x.rg);
+  }
+
+  /** A dtype conversion: a new tensor unless the dtype already matches. */
+  to(x: Tensor, bytesPerElem: number, what: string): Tensor {
+    return x.bytesPerElem === bytesPerElem ? x : this.free(x, what, x.elems, bytesPerElem);
+  }
+
+  /** Dropout with p > 0 saves a 1-byte mask (native_dropout); p == 0 returns its input (ATen _dropout). */
+  dropout(x: Tensor, p: number, what: string): Tensor {
+    if (p <= 0) return x;
+    if (x.rg) this.saveExtra(`${what} mask (bool)`, x.elems);
+    return this.free(x, what);
+  }
+
+  /** matmul(a, b) with output size outElems. */
+  matmul(a: Tensor, b: Tensor, outElems: number, what: string): Tensor {
+    const a2 = this.castForMatmul(a);
+    const b2 = this.castForMatmul(b);
+    if (b2.rg) this.save(a2);
+    if (a2.rg) this.save(b2);
+    return this.tensor(what, outElems, this.computeBytes, a.rg || b.rg);
+  }
+
+  /** nn.LayerNorm: saves input, mean and rstd (fp32, one per row); autocast runs it in fp32. */
+  layerNorm(x: Tensor, rows: number, trainable: boolean, what: string): Tensor {
+    const xin = this.mode === 'amp' ? this.to(x, 4, `${x.what} (fp32 for layer_norm)`) : x;
+    if (x.rg || trainable) {
+      this.save(xin);
+      this.saveExtra(`${what} mean+rstd (fp32)`, 2 * rows * 4);
+    }
+    return this.tensor(what, x.elems, xin.bytesPerElem, x.rg || trainable);
+  }
+
+  /**
+   * RMSNorm as written in HF LlamaRMSNorm / torchtune RMSNorm: x.float(), pow(2).mean, rsqrt, multiply,
+   * cast back, times weight. Saves the fp32 input, the fp32 rsqrt per row, the normalized input in the input
+   * dtype (for the weight grad) and returns the output (Gemma's (1 + weight) variant saves the same).
+   */
+  rmsNorm(x: Tensor, rows: number, trainable: boolean, what: string, weightBytes: number): Tensor {
+    const x32 = this.to(x, 4, `${what} input (fp32 upcast)`);
+    const rsq = this.tensor(`${what} rsqrt (fp32)`, rows, 4, x.rg);
+    if (x.rg) {
+      this.save(x32); // pow(2) and the multiply both need it
+      this.save(rsq);
+    }
+    const normed32 = this.tensor(`${what} normalized (fp32)`, x.elems, 4, x.rg);
+    // .to(input_dtype), then weight * normed: the product takes the wider of the two dtypes.
+    const normed = this.to(normed32, x.bytesPerElem, `${what} normalized`);
+    if (trainable) this.save(normed);
+    return this.tensor(`${what} output`, x.elems, Math.max(x.bytesPerElem, weightBytes), x.rg || trainable);
+  }
+}
