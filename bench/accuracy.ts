@@ -38,6 +38,13 @@ function main(): void {
       continue;
     }
     const cmp = compareMetric(c, r.estimate);
+    if (process.env.CASE && c.id.includes(process.env.CASE)) {
+      for (const ph of r.estimate.perGpu.phases) {
+        console.log(`  [${ph.phase}] ${(ph.allocatedBytes / GiB).toFixed(2)} GiB`);
+        for (const comp of ph.components) console.log(`      ${comp.label.padEnd(50)} ${(comp.bytes / GiB).toFixed(3)}  ${comp.formula}`);
+      }
+      for (const rt of r.estimate.perGpu.runtime) console.log(`  + ${rt.label} ${(rt.bytes / GiB).toFixed(3)}`);
+    }
     rows.push({ id: c.id, metric: cmp.metric, measured: cmp.measuredGiB, estimated: cmp.estimatedGiB, err: (cmp.estimatedGiB - cmp.measuredGiB) / cmp.measuredGiB, phase: r.estimate.perGpu.phase });
   }
   const pad = (s: string, n: number): string => (s.length >= n ? s.slice(0, n) : s + ' '.repeat(n - s.length));

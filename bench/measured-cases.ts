@@ -23,6 +23,7 @@ export interface MeasuredCase {
     gradient_checkpointing_kind: string;
     attention: string;
     loss: string;
+    compile?: boolean;
     activation_offloading?: boolean | null;
     distributed: { strategy: string; num_gpus: number; zero_stage: number; cpu_offload_params: boolean; cpu_offload_optimizer: boolean };
   };
@@ -87,6 +88,7 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   s.attention = /eager/i.test(t.attention) ? 'eager' : /flash-attn|flash_attention_2|flash attn/i.test(t.attention) ? 'flash' : 'sdpa';
   s.loss = /chunked/i.test(t.loss) ? 'chunked' : 'full';
   s.activation_offloading = t.activation_offloading === true;
+  s.compile = t.compile === true;
   const d = t.distributed;
   s.gpus_per_node = Math.min(8, d.num_gpus);
   s.nodes = Math.max(1, Math.round(d.num_gpus / 8));

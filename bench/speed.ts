@@ -1,1 +1,35 @@
-console.log('bench');
+// npm run bench — times estimate() on a large setup (a 70B MoE-free model with ZeRO-3, LoRA off, pipeline
+// stages, eager attention) and prints one JSON line per measurement:
+// {"name": ..., "unit": "ms", "median": ..., "p99": ..., "n": ...}. Later benchmarks add their own lines.
+import { estimate } from '../src/core/estimate';
+import { findModel } from '../src/core/lookup';
+import { TrainingSetupSchema } from '../src/core/setup';
+
+function time(name: string, n: number, fn: () => void): void {
+  for (let i = 0; i < Math.min(200, n); i++) fn(); // warm-up
+  const xs: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = process.hrtime.bigint();
+    fn();
+    xs.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  xs.sort((a, b) => a - b);
+  const q = (p: number): number => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+  console.log(JSON.stringify({ name, unit: 'ms', median: Number(q(0.5).toFixed(5)), p99: Number(q(0.99).toFixed(5)), n }));
+}
+
+const llama70 = findModel('meta-llama/Llama-3.1-70B');
+const mixtral = findModel('mistralai/Mixtral-8x7B-v0.1');
+if (!llama70.ok || !mixtral.ok) throw new Error('catalog entries missing');
+const large = TrainingSetupSchema.parse({
+  model: llama70.model.id, architecture: llama70.model.config, method: 'full', weights_dtype: 'bf16', master_weights: true,
+  optimizer: 'adamw', micro_batch_size: 4, gradient_accumulation_steps: 16, seq_len: 8192, gradient_checkpointing: 'selective',
+  attention: 'flash', gpus_per_node: 8, nodes: 16, zero_stage: 3, tensor_parallel: 2, pipeline_parallel: 4,
+});
+const moeLora = TrainingSetupSchema.parse({
+  model: mixtral.model.id, architecture: mixtral.model.config, method: 'qlora', lora: { r: 64, target_modules: 'all-linear', dropout: 0.05 },
+  quantization: { bits: 4, type: 'nf4', double_quant: true }, weights_dtype: 'bf16', mixed_precision: 'bf16', optimizer: 'paged_adamw_8bit',
+  micro_batch_size: 2, seq_len: 4096, gradient_checkpointing: 'full', attention: 'eager',
+});
+time('estimate: Llama-3.1-70B full, ZeRO-3 + TP2 + PP4, 128 GPUs', 5000, () => estimate(large));
+time('estimate: Mixtral-8x7B QLoRA all-linear, eager attention', 5000, () => estimate(moeLora));

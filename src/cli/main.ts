@@ -1,1 +1,192 @@
-console.log('cli');
+// `vram-lens estimate <files...>`: reads files, resolves the setup, prints the per-GPU estimate as a table or
+// JSON. Exit status per DESIGN.md: 0 printed an estimate; 1 only with --check when it does not fit; 2 bad input
+// or usage, with a one-line reason on stderr naming the file, line and key when there is one.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { analyzeScenario, isScenarioFile, type Problem, type ScenarioFacts } from '../analyzers/scenario';
+import { catalogResolver, resolveScenarios, type ModelResolver } from '../analyzers/resolve';
+import { estimate } from '../core/estimate';
+import { findGpu } from '../core/lookup';
+import type { Estimate } from '../core/model';
+import type { HfConfig } from '../core/setup';
+import { renderTable } from './table';
+
+const USAGE = `usage: vram-lens estimate <config-file>... [--model <hub-id | dir | config.json>] [--gpu <name | size>]
+                          [--gpus <n>] [--nodes <n>] [--seq-len <n>] [--json] [--check]`;
+
+export class UsageError extends Error {}
+
+interface Io {
+  readonly out: (s: string) => void;
+  readonly err: (s: string) => void;
+  readonly cwd: string;
+}
+
+function positiveInt(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} expects a positive integer, got '${v}'`);
+  return n;
+}
+
+function readUserFile(file: string, cwd: string): string {
+  const abs = path.resolve(cwd, file);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(abs);
+  } catch {
+    throw new UsageError(`${file}: no such file`);
+  }
+  if (st.isDirectory()) throw new UsageError(`${file}: is a directory, not a config file`);
+  try {
+    return fs.readFileSync(abs, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+/** Catalog first, then a local model directory or config.json. */
+function localResolver(cwd: string): ModelResolver {
+  return (ref) => {
+    const fromCatalog = catalogResolver(ref);
+    if (fromCatalog.ok) return fromCatalog;
+    const abs = path.resolve(cwd, ref);
+    const candidates = [abs, path.join(abs, 'config.json')];
+    for (const c of candidates) {
+      try {
+        if (fs.statSync(c).isFile()) {
+          const config = JSON.parse(fs.readFileSync(c, 'utf8')) as HfConfig;
+          if (config === null || typeof config !== 'object' || Array.isArray(config)) return { ok: false, message: `${c}: not a config.json object` };
+          return { ok: true, model: { id: ref, config, source: `local file ${c}` } };
+        }
+      } catch (e) {
+        if (e instanceof SyntaxError) return { ok: false, message: `${c}: invalid JSON (${e.message})` };
+      }
+    }
+    return fromCatalog;
+  };
+}
+
+function formatProblem(p: Problem): string {
+  return `${p.file}:${p.line}:${p.column}: ${p.severity}${p.key ? ` [${p.key}]` : ''}: ${p.message} (${p.code})`;
+}
+
+/** Runs the CLI; returns the exit status. */
+export function run(argv: readonly string[], io: Io): number {
+  try {
+    const [cmd, ...rest] = argv;
+    if (cmd === '--help' || cmd === '-h' || cmd === undefined) {
+      io.out(USAGE);
+      return cmd === undefined ? 2 : 0;
+    }
+    if (cmd !== 'estimate') throw new UsageError(`unknown command '${cmd}'`);
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: [...rest], allowPositionals: true, strict: true,
+        options: {
+          model: { type: 'string' }, gpu: { type: 'string' }, gpus: { type: 'string' }, nodes: { type: 'string' },
+          'seq-len': { type: 'string' }, json: { type: 'boolean' }, check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+        },
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message.split('\n')[0]);
+    }
+    const v = parsed.values;
+    if (v.help) {
+      io.out(USAGE);
+      return 0;
+    }
+    const files = parsed.positionals;
+    if (files.length === 0 && v.model === undefined) throw new UsageError('no config file given');
+
+    const facts: ScenarioFacts[] = [];
+    for (const f of files) {
+      const text = readUserFile(f, io.cwd);
+      if (!isScenarioFile(f)) throw new UsageError(`${f}: not a recognised config format (this version reads scenario files: *.vram.yaml, *.vram.yml, *.vram.json)`);
+      facts.push(analyzeScenario(text, f));
+    }
+    const res = resolveScenarios(facts, {
+      model: v.model, gpu: v.gpu, gpusPerNode: positiveInt('--gpus', v.gpus), nodes: positiveInt('--nodes', v.nodes),
+      seqLen: positiveInt('--seq-len', v['seq-len']), origin: 'flag',
+    }, localResolver(io.cwd));
+    const errors = res.problems.filter((p) => p.severity === 'error');
+    for (const p of res.problems.filter((p) => p.severity === 'warning')) io.err(formatProblem(p));
+    if (errors.length > 0 || !res.setup) {
+      for (const p of errors) io.err(formatProblem(p));
+      if (errors.length === 0) io.err('vram-lens: no setup could be resolved');
+      return 2;
+    }
+    let gpu: { id: string; memoryBytes: number; source: string; nvlink?: boolean } | undefined;
+    if (res.gpu) {
+      const g = findGpu(res.gpu);
+      if (!g.ok) {
+        const at = res.provenance.gpu?.kind === 'file' && res.gpuLocation ? `${res.gpuLocation.file}:${res.gpuLocation.line}:${res.gpuLocation.column}: ` : '';
+        io.err(`${at}unknown GPU '${res.gpu}'; closest catalog names: ${g.suggestions.join(', ')} (or give a size such as 24GiB)`);
+        return 2;
+      }
+      gpu = { ...g.gpu, nvlink: g.gpu.spec?.peerLink ? g.gpu.spec.peerLink.kind === 'nvlink' : undefined };
+    }
+    const r = estimate(res.setup, { gpu, provenance: res.provenance });
+    if (!r.ok) {
+      for (const e of r.errors) io.err(`${files[0] ?? 'setup'}: error [${e.key}]: ${e.message}`);
+      return 2;
+    }
+    const e = r.estimate;
+    io.out(v.json ? JSON.stringify(toJson(e), null, 2) : renderTable(e));
+    if (v.check) {
+      if (e.fits === undefined) {
+        io.err('vram-lens: --check needs a GPU (--gpu or `gpu:` in the file)');
+        return 2;
+      }
+      return e.fits ? 0 : 1;
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`vram-lens: ${e.message}`);
+      io.err(USAGE);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+/** The --json contract (DESIGN.md): stable field names, bytes as integers. */
+export function toJson(e: Estimate): Record<string, unknown> {
+  return {
+    model: e.model,
+    architecture: e.architecture,
+    parameters: e.parameters,
+    layout: e.layout,
+    perGpu: {
+      peakBytes: e.perGpu.peakBytes,
+      reservedBytes: e.perGpu.reservedBytes,
+      deviceBytes: e.perGpu.deviceBytes,
+      phase: e.perGpu.phase,
+      stage: e.perGpu.stage,
+      components: e.perGpu.components.map((c) => ({ id: c.id, label: c.label, bytes: c.bytes, formula: c.formula, inputs: c.inputs })),
+      runtime: e.perGpu.runtime,
+      phases: e.perGpu.phases.map((p) => ({ phase: p.phase, allocatedBytes: p.allocatedBytes, note: p.note })),
+    },
+    cpuBytes: e.cpuBytes,
+    nvmeBytes: e.nvmeBytes,
+    gpu: e.gpu ? { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source } : null,
+    fits: e.fits ?? null,
+    headroomBytes: e.headroomBytes ?? null,
+    assumptions: e.assumptions,
+    warnings: e.warnings,
+  };
+}
+
+if (require.main === module) {
+  let code: number;
+  try {
+    code = run(process.argv.slice(2), { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`), cwd: process.cwd() });
+  } catch (e) {
+    process.stderr.write(`vram-lens: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+    code = 70;
+  }
+  process.exitCode = code;
+}

@@ -58,6 +58,8 @@ export interface Architecture {
   readonly attentionDropout: number;
   readonly defaultHead: Head;
   readonly finalLogitSoftcap: boolean;
+  /** BERT/RoBERTa token-type embeddings (2 for BERT, 1 for RoBERTa). */
+  readonly typeVocab: number;
 }
 
 export interface ArchitectureProblem {
@@ -185,6 +187,7 @@ export function parseArchitecture(cfg: HfConfig): ArchitectureResult {
     positions, maxPositions, moe, hiddenDropout, attentionDropout,
     defaultHead: family === 'bert' || family === 'roberta' ? 'masked_lm' : isT5 ? 'seq2seq_lm' : 'causal_lm',
     finalLogitSoftcap: family === 'gemma2' && num(cfg, 'final_logit_softcapping') !== undefined,
+    typeVocab: num(cfg, 'type_vocab_size') ?? (family === 'bert' ? 2 : family === 'roberta' ? 1 : 0),
   };
   // Acts are read for their effect on saved tensors; an unknown activation does not change the byte count.
   void act;
@@ -336,7 +339,7 @@ export function countParameters(a: Architecture, head: Head = a.defaultHead, num
     case 'bert':
     case 'roberta':
       blockNorms = 2 * normSize * a.layers;
-      embedding += a.maxPositions * h + 2 * h + normSize; // position, token type (2 types), embedding LayerNorm
+      embedding += a.maxPositions * h + a.typeVocab * h + normSize; // position, token type, embedding LayerNorm
       finalNorm = 0;
       break;
     case 't5':
@@ -360,8 +363,8 @@ export function countParameters(a: Architecture, head: Head = a.defaultHead, num
       if (a.family === 'phi') headParams += a.vocab; // lm_head has a bias
       break;
     case 'masked_lm':
-      // BertLMPredictionHead: transform dense h*h + h, LayerNorm 2h, decoder tied to the embedding plus a V bias;
-      // plus the pooler (h*h + h) that BertModel builds by default.
+      // BertLMPredictionHead: transform dense h*h + h, LayerNorm 2h, decoder tied to the embedding plus a V bias
+      // (BertForMaskedLM builds BertModel without its pooler).
       headParams = a.family === 'bert' || a.family === 'roberta' ? h * h + h + 2 * h + a.vocab : (a.tied ? 0 : a.vocab * h);
       break;
     case 'seq_cls':
@@ -371,7 +374,7 @@ export function countParameters(a: Architecture, head: Head = a.defaultHead, num
           : h * numLabels;
       break;
     case 'none':
-      headParams = a.family === 'bert' ? h * h + h : 0; // BertModel keeps its pooler
+      headParams = a.family === 'bert' || a.family === 'roberta' ? h * h + h : 0; // BertModel/RobertaModel keep their pooler
       break;
   }
   const total = embedding + blocks + finalNorm + headParams;

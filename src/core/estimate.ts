@@ -252,7 +252,10 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
   const trainableBytes = peft ? adapterBytes : wb;
   const masterCopy = setup.master_weights && trainableBytes < 4;
   const stateBytes = masterCopy ? 4 : trainableBytes;
-  const gradBytes = trainableBytes;
+  // FSDP mixed precision stores only the fp32 shard (the master); the 16-bit copy exists only when all-gathered,
+  // and sharded gradients are kept in the fp32 parameter dtype (reduce_dtype fp32).
+  const fsdpMaster = fsdp && masterCopy && setup.fsdp !== 'shard_grad_op';
+  const gradBytes = fsdpMaster ? 4 : trainableBytes;
 
   const paged = setup.optimizer.startsWith('paged_') && !offloadOpt;
 
@@ -398,10 +401,11 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
     const quantHere = inv.quantized * layerShare / tp;
     const denseBlock = blockParams / tp - quantHere;
     const unquantizedParams = denseBlock + embHere / tp;
-    const weightShard = offloadParams || fsdpOffload ? Infinity : shardParams;
+    const weightShard = offloadParams || fsdpOffload || (fsdpMaster && setup.method === 'full') ? Infinity : shardParams;
     const weightBytes = (unquantizedParams * wb) / weightShard;
     persistent.push(comp('weights', 'Weights', weightBytes,
       offloadParams || fsdpOffload ? 'offloaded to host memory (see gathered parameters)'
+        : fsdpMaster && setup.method === 'full' ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
         : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
       { params: Math.round(unquantizedParams), bytesPerParam: wb, ...base }));
     if (quantHere > 0 && effSetup.quantization) {
@@ -489,13 +493,13 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
     const layer = layerActivations({
       arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention: setup.attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || peft, lora: loraPlan, tp,
-      sequenceParallel: setup.sequence_parallel,
+      sequenceParallel: setup.sequence_parallel, compile: setup.compile,
     });
     let freezeLayer: ReturnType<typeof layerActivations> | undefined;
     if (setup.method === 'freeze') {
       freezeLayer = layerActivations({
         arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention: setup.attention,
-        baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel,
+        baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
       });
     }
     const totalLayers = a.family === 't5' ? a.layers + a.encoderLayers : a.layers;
@@ -512,15 +516,12 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
       recompute = perLayerFull;
       actFormula = `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input (b·s·h·${layer.layerInputBytes / (T * a.hidden / (setup.sequence_parallel ? tp : 1))} B)`;
     } else if (ck === 'selective') {
-      // Selective (Korthikanti et al. §5; torchtitan op-level SAC): keep matmul outputs, recompute attention
-      // scores/softmax and elementwise ops. Modeled as the saved set minus the s x s attention terms and
-      // minus the elementwise intermediates of the MLP (act output, product).
-      const sq = setup.attention === 'eager' ? ((4 + cb) * setup.micro_batch_size * (a.heads / tp) * setup.seq_len * setup.seq_len) : 0;
-      const mlpElementwise = (a.gatedMlp ? 2 : 1) * cb * T * ((a.moe ? a.moe.expertFfn * a.moe.topK : a.ffn) / tp);
-      const kept = Math.max(layer.layerInputBytes, perLayerFull - sq - mlpElementwise);
+      // Op-level selective checkpointing (torchtitan SAC, Korthikanti et al. 2022 §5 in spirit): keep the outputs
+      // of every other matmul and of the attention kernel, recompute the rest during backward.
+      const kept = freezeLayer ? freezeLayer.selectiveBytes : layer.selectiveBytes;
       actBytes = trainableLayers * kept * inFlight;
       recompute = perLayerFull - kept;
-      actFormula = `${trainableLayers} layers x (saved per layer - recomputed attention/elementwise terms)`;
+      actFormula = `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}(layer input + every other matmul output + attention output)`;
     } else {
       actBytes = (trainableLayers * perLayerFull + (layersStage - trainableLayers) * layer.bytesPerLayer) * inFlight;
       actFormula = `${layersStage} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}saved per layer`;
@@ -537,8 +538,8 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
     const outside: Component[] = [];
     const headKind = setup.head ?? a.defaultHead;
     if (last && (headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm')) {
-      const rb = mode === 'amp' || wb === 4 ? 4 : half;
-      const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap });
+      const rb = wb === 4 ? 4 : half;
+      const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile });
       const finalNorm = (rb + 4 + cb) * T * a.hidden; // fp32 input, normalized, output saved by lm_head
       outside.push(comp('logits-loss', 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm,
         `${lm.formula}; final norm + lm_head input ${(rb + 4 + cb)}·T·h`, { tokens: T, vocab: a.vocab, loss: setup.loss }));
@@ -554,14 +555,22 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
         comp('logits-loss', 'Cross-entropy forward temporaries', forwardTransient, 'logits in compute dtype + fp32 upcast live at the loss call', {})];
       // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
-      const bwdStart: Component[] = [...pers, gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)'), ...gathered, ...gatheredGrads, actComp, ...outside,
-        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, 'nll_loss and log_softmax gradients, b·s·V each', {})];
       const recomputeC = recompute > 0 ? [comp('checkpoint-recompute', 'Recomputed layer (checkpointing)', recompute, 'one layer\'s saved tensors, recomputed during its backward', { perLayerBytes: Math.round(recompute) })] : [];
       const working = comp('backward-working', 'Backward working set of one layer', layer.backwardWorkingBytes, 'gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients', {});
-      const bwdEnd: Component[] = [...pers, gradC(setup.optimizer_in_backward ? gradStored : gradFull / shardGrads, ''), ...gathered, ...gatheredGrads, ...recomputeC, working];
-      const bwdStartTotal = sum(bwdStart) + sum(recomputeC) + (lossBwd > 0 ? 0 : layer.backwardWorkingBytes);
-      const bwdEndTotal = sum(bwdEnd);
-      const bwd = bwdStartTotal >= bwdEndTotal ? [...bwdStart, ...recomputeC, ...(lossBwd > 0 ? [] : [working])] : bwdEnd;
+      // Backward runs through the loss first (logit gradients live, no layer recomputed yet), then the last layer
+      // (loss buffers freed, one layer recomputed and its gradients in flight), then down to the first layer
+      // (all gradients produced, activations freed).
+      const headGradC = gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)');
+      const atLoss: Component[] = [...pers, headGradC, ...gathered, actComp, ...outside,
+        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, 'nll_loss and log_softmax gradients of the logits', {})];
+      const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...gatheredGrads, actComp, ...recomputeC, working];
+      const atFirstLayer: Component[] = [...pers, gradC(setup.optimizer_in_backward ? gradStored : gradFull / shardGrads, ''), ...gathered, ...gatheredGrads, ...recomputeC, working];
+      const candidates: Array<[Component[], string]> = [
+        [atLoss, 'start of backward: activations + gradients of the logits'],
+        [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
+        [atFirstLayer, 'end of backward: all gradients + the first layer in flight'],
+      ];
+      const [bwd, bwdNote] = candidates.reduce((m, c) => (sum(c[0]) > sum(m[0]) ? c : m));
       // Optimizer step: activations are gone; gradients, states and step temporaries are live.
       const stepTemps: Component[] = [];
       if (!offloadOpt && !fsdpOffload) {
@@ -582,7 +591,7 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
       const optC: Component[] = [...pers, gradC(setup.optimizer_in_backward ? 0 : gradFull / shardGrads, ''), ...stepTemps];
       const phasesOut: PhaseEstimate[] = [
         { phase: 'forward', allocatedBytes: sum(fwd), components: fwd, note: 'end of forward: saved activations and the loss' },
-        { phase: 'backward', allocatedBytes: sum(bwd), components: bwd, note: bwd === bwdEnd ? 'end of backward: all gradients' : 'start of backward: activations + loss gradients' },
+        { phase: 'backward', allocatedBytes: sum(bwd), components: bwd, note: bwdNote },
         { phase: 'optimizer', allocatedBytes: sum(optC), components: optC, note: 'optimizer step: gradients, states and step temporaries' },
       ];
       if (zero >= 1 && setup.optimizer !== 'none') {

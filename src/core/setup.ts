@@ -80,6 +80,8 @@ export const TrainingSetupSchema = z.strictObject({
   gradient_checkpointing: CheckpointingSchema.default('none'),
   attention: AttentionSchema.default('sdpa'),
   loss: LossSchema.default('full'),
+  /** torch.compile: Inductor fuses elementwise chains (norms, activations, the loss) and saves only their inputs. */
+  compile: z.boolean().default(false),
   head: HeadSchema.optional(),
   num_labels: positiveInt.default(2),
   gpus_per_node: positiveInt.default(1),

@@ -38,6 +38,8 @@ export interface ActivationPlan {
   /** Tensor-parallel degree: attention heads and MLP width are split; with sequence parallel the rest too. */
   readonly tp: number;
   readonly sequenceParallel: boolean;
+  /** torch.compile fuses elementwise chains. */
+  readonly compile?: boolean;
 }
 
 export interface LayerActivations {
@@ -49,6 +51,11 @@ export interface LayerActivations {
   readonly backwardWorkingBytes: number;
   /** Input of the block, what full checkpointing keeps per layer. */
   readonly layerInputBytes: number;
+  /**
+   * What op-level selective checkpointing keeps per block (torchtitan's SAC policy: the outputs of every other
+   * matmul and of the attention kernel; everything else is recomputed), including the block input.
+   */
+  readonly selectiveBytes: number;
 }
 
 const moduleByName = (mods: LinearModule[]): Map<string, LinearModule> => new Map(mods.map((m) => [m.name, m]));
@@ -56,13 +63,13 @@ const moduleByName = (mods: LinearModule[]): Map<string, LinearModule> => new Ma
 /** Replays one block of the family and returns what it saves. */
 export function layerActivations(p: ActivationPlan): LayerActivations {
   const a = p.arch;
-  const tape = new Tape(p.mode, p.half);
+  const tape = new Tape(p.mode, p.half, p.compile === true);
   const mods = moduleByName(linearModules(a));
   const T = p.batch * p.seq;
   const tp = p.tp;
   // Sequence parallel splits the tokens of the non-tensor-parallel regions (norms, dropout, residual) over TP ranks.
   const Tsp = p.sequenceParallel ? T / tp : T;
-  const residualBytes = p.mode === 'amp' ? 4 : p.weightBytes === 4 || p.mode === 'fp32' ? 4 : p.half;
+  const residualBytes = p.weightBytes === 4 ? 4 : p.half; // autocast keeps fp32 residuals only with fp32 weights
   const x0 = tape.tensor('block input', Tsp * a.hidden, residualBytes, p.inputRequiresGrad || p.baseTrainable);
 
   const weight = (name: string): Weight => {
@@ -122,6 +129,7 @@ export function layerActivations(p: ActivationPlan): LayerActivations {
         probs = tape.unarySavesOutput(scores, 'softmax output');
       }
       probs = tape.dropout(probs, opts.dropout, 'attention dropout');
+      tape.attentionOutputBytes += probs.storageBytes;
       const out = tape.matmul(probs, vv, T * qd, 'attention output');
       return tape.free(out, 'attention output (transposed, contiguous)');
     }
@@ -138,6 +146,7 @@ export function layerActivations(p: ActivationPlan): LayerActivations {
       tape.save(vv);
       tape.save(out);
       tape.saveExtra('attention logsumexp (fp32)', b * heads * s * 4);
+      tape.attentionOutputBytes += out.storageBytes + b * heads * s * 4;
     }
     return out;
   };
@@ -252,7 +261,10 @@ export function layerActivations(p: ActivationPlan): LayerActivations {
   const mlpWorking = (a.gatedMlp ? 3 : 2) * cb * T * ffnLocal;
   const attnWorking = p.attention === 'eager' ? (4 + 4 + cb) * b * heads * s * s : 4 * cb * T * qd;
   const backwardWorkingBytes = Math.max(mlpWorking, attnWorking) + 2 * residualBytes * Tsp * a.hidden;
-  return { bytesPerLayer, entries, backwardWorkingBytes, layerInputBytes: Tsp * a.hidden * residualBytes };
+  const layerInputBytes = Tsp * a.hidden * residualBytes;
+  const everyOtherMatmul = tape.matmulOutputs.filter((_, i) => i % 2 === 0).reduce((x, y) => x + y, 0);
+  const selectiveBytes = Math.min(bytesPerLayer, layerInputBytes + everyOtherMatmul + tape.attentionOutputBytes);
+  return { bytesPerLayer, entries, backwardWorkingBytes, layerInputBytes, selectiveBytes };
 }
 
 type LinearFn = (x: Tensor, name: string, outFeatures: number, what: string) => Tensor;
@@ -278,6 +290,14 @@ function gatedMlp(tape: Tape, ffn: number, hidden: number, x: Tensor, linear: Li
   }
   const g = linear(x, 'gate_proj', ffn, 'gate_proj output');
   const u = linear(x, 'up_proj', ffn, 'up_proj output');
+  if (tape.fused) {
+    // act(g) * u as one kernel: backward recomputes act(g) from the saved g and u.
+    if (g.rg || u.rg) {
+      tape.save(g);
+      tape.save(u);
+    }
+    return linear(tape.tensor('act(gate) * up', g.elems, g.bytesPerElem, g.rg || u.rg), 'down_proj', hidden, 'down_proj output');
+  }
   const act = tape.unarySavesInput(g, 'act(gate_proj)');
   const prod = tape.mul(act, u, 'act(gate) * up');
   return linear(prod, 'down_proj', hidden, 'down_proj output');
@@ -329,7 +349,7 @@ function t5Blocks(p: ActivationPlan): { bytesPerLayer: number; entries: SavedEnt
   const tape = new Tape(p.mode, p.half);
   const T = p.batch * p.seq;
   const qd = (a.heads * a.headDim) / p.tp;
-  const rb = p.mode === 'amp' || p.weightBytes === 4 ? 4 : p.half;
+  const rb = p.weightBytes === 4 ? 4 : p.half;
   const w = (name: string, inF: number, outF: number): Weight => ({ what: name, elems: (inF * outF) / p.tp, trainable: p.baseTrainable, bytesPerElem: p.weightBytes });
   const lin = (x: Tensor, name: string, inF: number, outF: number): Tensor => tape.linear(x, w(name, inF, outF), outF / (name === 'o' || name === 'wo' ? 1 : p.tp), `${name} output`);
   const attn = (x: Tensor, kv: Tensor, label: string): Tensor => {
@@ -387,6 +407,8 @@ export interface LossPlan {
   /** Chunks of CEWithChunkedOutputLoss (torchtune uses 8). */
   readonly chunks: number;
   readonly softcap: boolean;
+  /** torch.compile fuses the upcast, log-softmax and nll: it saves the logits and a per-row logsumexp. */
+  readonly compile?: boolean;
 }
 
 export interface LossMemory {
@@ -415,6 +437,15 @@ export function lossMemory(p: LossPlan): LossMemory {
     return { savedBytes: 0, forwardTransientBytes: 2 * chunk, backwardTransientBytes: 2 * chunk, formula: 'fused linear-cross-entropy: 2 x (4096 tokens x V x 4 B) chunk' };
   }
   const up = lb === 4 ? 0 : 4; // the .float() copy exists only when logits are 16-bit
+  if (p.compile) {
+    const c = p.loss === 'chunked' ? Math.max(1, p.chunks) : 1;
+    return {
+      savedBytes: lb * TV + 4 * p.tokens,
+      forwardTransientBytes: (4 * TV) / c,
+      backwardTransientBytes: (lb * TV) / c + (4 * TV) / c,
+      formula: `compiled CE${c > 1 ? ` (${c} chunks)` : ''}: saved logits ${lb}·T·V + fp32 logsumexp 4·T; backward (${lb}+4)·T·V/${c}`,
+    };
+  }
   if (p.loss === 'chunked') {
     const c = Math.max(1, p.chunks);
     // Saved: fp32 log-softmax of every chunk (4TV). Forward: 16-bit logits chunks (lb*TV) + one fp32 chunk copy.

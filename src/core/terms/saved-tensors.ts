@@ -37,10 +37,16 @@ export interface SavedEntry {
 export class Tape {
   private nextId = 1;
   private readonly saved = new Map<number, SavedEntry>();
-  /** Largest transient live at once inside one op (bytes), e.g. the fp32 copy fed to a softmax. */
-  transientPeak = 0;
+  /** Bytes of every matmul output in forward order (what op-level selective checkpointing chooses from). */
+  readonly matmulOutputs: number[] = [];
+  /** Bytes an attention kernel saves of its own outputs (output + logsumexp, or the softmax probabilities). */
+  attentionOutputBytes = 0;
 
-  constructor(readonly mode: ComputeMode, readonly half: 2 | 4) {}
+  /**
+   * @param fused torch.compile: Inductor's min-cut partitioner saves the inputs of fused elementwise chains and
+   *   recomputes their intermediates in backward (functorch/_src/partitioners.py, min_cut_rematerialization_partition).
+   */
+  constructor(readonly mode: ComputeMode, readonly half: 2 | 4, readonly fused = false) {}
 
   /** Bytes per element of activations produced by matmuls (the autocast / model dtype). */
   get computeBytes(): number {
@@ -94,7 +100,12 @@ export class Tape {
       this.saveExtra(`${w.what} (autocast weight copy)`, w.elems * this.half);
     }
     const tokens = x.elems / (w.elems / outFeatures);
-    return this.tensor(what, tokens * outFeatures, this.computeBytes, x.rg || w.trainable);
+    // Under autocast the matmul runs in 16 bits; otherwise in the wider of input and weight dtypes (an fp32
+    // LoRA adapter on a bf16 model computes in fp32).
+    const outBytes = this.mode === 'amp' ? this.half : Math.max(xin.bytesPerElem, w.bytesPerElem);
+    const y = this.tensor(what, tokens * outFeatures, outBytes, x.rg || w.trainable);
+    this.matmulOutputs.push(y.storageBytes);
+    return y;
   }
 
   /** Elementwise a*b of two tensors: each is saved for the other's gradient. */
@@ -159,8 +170,14 @@ export class Tape {
    * dtype (for the weight grad) and returns the output (Gemma's (1 + weight) variant saves the same).
    */
   rmsNorm(x: Tensor, rows: number, trainable: boolean, what: string, weightBytes: number): Tensor {
-    const x32 = this.to(x, 4, `${what} input (fp32 upcast)`);
     const rsq = this.tensor(`${what} rsqrt (fp32)`, rows, 4, x.rg);
+    if (this.fused) {
+      // One fused kernel: backward needs the input and the per-row rsqrt; the rest is recomputed.
+      if (x.rg || trainable) this.save(x);
+      if (x.rg) this.save(rsq);
+      return this.tensor(`${what} output`, x.elems, Math.max(x.bytesPerElem, weightBytes), x.rg || trainable);
+    }
+    const x32 = this.to(x, 4, `${what} input (fp32 upcast)`);
     if (x.rg) {
       this.save(x32); // pow(2) and the multiply both need it
       this.save(rsq);

@@ -1,0 +1,108 @@
+// Merges the facts of one or several files and the command-line / editor overrides into a validated
+// TrainingSetup where every field knows where it came from. Model references are resolved through a
+// caller-supplied resolver (the catalog in the core; the CLI and the extension add local files).
+// Pure: no I/O here.
+import type { HfConfig, Provenance, ProvenanceMap, TrainingSetup, TrainingSetupInput } from '../core/setup';
+import { TrainingSetupSchema } from '../core/setup';
+import { findModel } from '../core/lookup';
+import type { Location, Problem, ScenarioFacts } from './scenario';
+
+export interface ResolvedModel {
+  readonly id: string;
+  readonly config: HfConfig;
+  readonly parameters?: number;
+  readonly source: string;
+}
+
+export type ModelResolver = (ref: string) => { ok: true; model: ResolvedModel } | { ok: false; message: string };
+
+/** Values given on the command line or in editor settings; they win over every file. */
+export interface Overrides {
+  readonly model?: string;
+  readonly gpu?: string;
+  readonly gpusPerNode?: number;
+  readonly nodes?: number;
+  readonly seqLen?: number;
+  /** How the override is named to the user: a CLI flag or a setting. */
+  readonly origin?: 'flag' | 'setting';
+}
+
+export interface Resolution {
+  readonly setup?: TrainingSetup;
+  readonly provenance: ProvenanceMap;
+  readonly problems: readonly Problem[];
+  /** The GPU name asked for (from a file or an override), not yet looked up. */
+  readonly gpu?: string;
+  readonly gpuLocation?: Location;
+}
+
+/** The built-in catalog as a resolver. */
+export const catalogResolver: ModelResolver = (ref) => {
+  const hit = findModel(ref);
+  if (hit.ok) {
+    return { ok: true, model: { id: hit.model.id, config: hit.model.config, parameters: hit.model.publishedParams, source: `built-in catalog (${hit.model.source})` } };
+  }
+  return { ok: false, message: `unknown model '${ref}'${hit.suggestions.length ? `; closest catalog entries: ${hit.suggestions.join(', ')}` : ''}` };
+};
+
+const FLAG_NAMES: Record<string, string> = { model: '--model', gpu: '--gpu', gpus_per_node: '--gpus', nodes: '--nodes', seq_len: '--seq-len' };
+
+export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Overrides, resolveModel: ModelResolver): Resolution {
+  const merged: Record<string, unknown> = {};
+  const provenance: ProvenanceMap = {};
+  const where: Record<string, Location> = {};
+  const problems: Problem[] = [];
+  for (const f of files) {
+    problems.push(...f.problems);
+    for (const [k, v] of Object.entries(f.values)) {
+      merged[k] = v;
+      const loc = f.keyLocations[k];
+      where[k] = f.valueLocations[k] ?? loc ?? { file: f.file, start: 0, end: 0, line: 1, column: 1 };
+      (provenance as Record<string, Provenance>)[k] = { kind: 'file', file: f.file, line: loc?.line, key: k };
+    }
+  }
+  const set = (key: string, value: unknown): void => {
+    if (value === undefined) return;
+    merged[key] = value;
+    (provenance as Record<string, Provenance>)[key] = overrides.origin === 'setting'
+      ? { kind: 'setting', setting: `vramLens.${key}` }
+      : { kind: 'flag', flag: FLAG_NAMES[key] ?? key };
+  };
+  set('model', overrides.model);
+  set('gpu', overrides.gpu);
+  set('gpus_per_node', overrides.gpusPerNode);
+  set('nodes', overrides.nodes);
+  set('seq_len', overrides.seqLen);
+
+  const anchor = (key: string): Location => where[key] ?? { file: files[0]?.file ?? '', start: 0, end: 0, line: 1, column: 1 };
+  if (problems.some((p) => p.severity === 'error')) return { provenance, problems, gpu: merged.gpu as string | undefined, gpuLocation: where.gpu };
+
+  // Model: an explicit architecture wins; otherwise the reference is resolved.
+  if (merged.architecture === undefined) {
+    const ref = merged.model;
+    if (typeof ref !== 'string' || ref.length === 0) {
+      problems.push({ ...anchor('model'), severity: 'error', code: 'missing-model', message: 'no model: give `model` (Hub id, model directory or config.json) or an `architecture` block' });
+      return { provenance, problems };
+    }
+    const r = resolveModel(ref);
+    if (!r.ok) {
+      problems.push({ ...anchor('model'), severity: 'error', code: 'unknown-model', message: r.message, key: 'model' });
+      return { provenance, problems };
+    }
+    merged.architecture = r.model.config;
+    provenance.architecture = { kind: 'catalog', entry: r.model.source };
+    if (merged.parameters === undefined && r.model.parameters !== undefined) {
+      merged.parameters = r.model.parameters;
+      provenance.parameters = { kind: 'catalog', entry: r.model.source };
+    }
+  }
+  const parsed = TrainingSetupSchema.safeParse(merged as TrainingSetupInput);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = issue.path.map(String).join('.');
+      problems.push({ ...anchor(String(issue.path[0] ?? 'model')), severity: 'error', code: 'invalid-value', message: `${key || 'setup'}: ${issue.message}`, key });
+    }
+    return { provenance, problems };
+  }
+  return { setup: parsed.data, provenance, problems, gpu: parsed.data.gpu, gpuLocation: where.gpu };
+}

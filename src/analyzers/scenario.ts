@@ -1,0 +1,172 @@
+// The scenario format (*.vram.yaml, *.vram.yml, *.vram.json): read with eemeli/yaml (JSON is read by the same
+// parser, so both keep source ranges), validated with the TrainingSetup schema, every problem located at its
+// key or value. Pure: text in, values and located problems out; never throws on user text.
+import { LineCounter, isMap, isScalar, parseDocument, type Document, type Node } from 'yaml';
+import { z } from 'zod';
+import { HfConfigSchema, TrainingSetupSchema } from '../core/setup';
+
+export interface Location {
+  readonly file: string;
+  /** UTF-16 offsets, half-open, as VS Code counts. */
+  readonly start: number;
+  readonly end: number;
+  /** 1-based line and column of start. */
+  readonly line: number;
+  readonly column: number;
+}
+
+export interface Problem extends Location {
+  readonly severity: 'error' | 'warning';
+  readonly code: string;
+  readonly message: string;
+  /** Dotted key path the problem is about, when there is one. */
+  readonly key?: string;
+}
+
+export interface ScenarioFacts {
+  readonly file: string;
+  /** The values as written (unknown keys and invalid values left out). */
+  readonly values: Readonly<Record<string, unknown>>;
+  /** Where each top-level key is written (the key's range; the value's range in valueLocations). */
+  readonly keyLocations: Readonly<Record<string, Location>>;
+  readonly valueLocations: Readonly<Record<string, Location>>;
+  readonly problems: readonly Problem[];
+}
+
+/** The scenario schema: a TrainingSetup in which `architecture` may be left to the `model` reference. */
+export const ScenarioSchema = TrainingSetupSchema.extend({ architecture: HfConfigSchema.optional() });
+
+export const SCENARIO_FILE = /\.vram\.(ya?ml|json)$/i;
+
+export function isScenarioFile(fileName: string): boolean {
+  return SCENARIO_FILE.test(fileName);
+}
+
+function locate(file: string, lc: LineCounter, start: number, end: number): Location {
+  const pos = lc.linePos(start);
+  return { file, start, end, line: pos.line, column: pos.col };
+}
+
+function nodeRange(node: unknown): [number, number] | undefined {
+  const r = (node as Node | undefined)?.range;
+  return r ? [r[0], r[1]] : undefined;
+}
+
+/** The key node of a path in the document (for unknown-key problems), or the value node. */
+function findNode(doc: Document, path: readonly PropertyKey[], wantKey: boolean): [number, number] | undefined {
+  let node: unknown = doc.contents;
+  let keyRange: [number, number] | undefined;
+  for (const seg of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg));
+      if (!pair) return keyRange ?? nodeRange(node);
+      keyRange = nodeRange(pair.key);
+      node = pair.value;
+    } else if (node && typeof node === 'object' && 'items' in node && Array.isArray((node as { items: unknown[] }).items) && typeof seg === 'number') {
+      node = (node as { items: unknown[] }).items[seg];
+      keyRange = nodeRange(node);
+    } else {
+      break;
+    }
+  }
+  return wantKey ? keyRange ?? nodeRange(node) : nodeRange(node) ?? keyRange;
+}
+
+/** Reads a scenario file. Problems: syntax errors, unknown keys, wrong types, impossible values. */
+export function analyzeScenario(text: string, file: string): ScenarioFacts {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  const problems: Problem[] = [];
+  for (const e of doc.errors) {
+    problems.push({ ...locate(file, lc, e.pos[0], e.pos[1]), severity: 'error', code: 'syntax-error', message: e.message.split('\n')[0] });
+  }
+  for (const w of doc.warnings) {
+    problems.push({ ...locate(file, lc, w.pos[0], w.pos[1]), severity: 'warning', code: 'syntax-warning', message: w.message.split('\n')[0] });
+  }
+  const keyLocations: Record<string, Location> = {};
+  const valueLocations: Record<string, Location> = {};
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    problems.push({ ...locate(file, lc, 0, Math.min(1, text.length)), severity: 'error', code: 'syntax-error', message: err instanceof Error ? err.message : String(err) });
+    raw = undefined;
+  }
+  if (isMap(doc.contents)) {
+    for (const pair of doc.contents.items) {
+      if (!isScalar(pair.key)) continue;
+      const k = String(pair.key.value);
+      const kr = nodeRange(pair.key);
+      if (kr) keyLocations[k] = locate(file, lc, kr[0], kr[1]);
+      const vr = nodeRange(pair.value);
+      if (vr) valueLocations[k] = locate(file, lc, vr[0], vr[1]);
+    }
+  }
+  if (raw === null || raw === undefined) {
+    if (problems.length === 0) problems.push({ ...locate(file, lc, 0, 0), severity: 'error', code: 'missing-model', message: 'the scenario is empty: it needs at least a model' });
+    return { file, values: {}, keyLocations, valueLocations, problems };
+  }
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    const r = nodeRange(doc.contents) ?? [0, text.length];
+    problems.push({ ...locate(file, lc, r[0], r[1]), severity: 'error', code: 'invalid-value', message: 'a scenario is a mapping of keys to values' });
+    return { file, values: {}, keyLocations, valueLocations, problems };
+  }
+  const values: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
+  const parsed = ScenarioSchema.safeParse(values);
+  if (!parsed.success) {
+    const bad = new Set<string>();
+    for (const issue of parsed.error.issues) {
+      for (const p of describeIssue(issue)) {
+        const range = findNode(doc, p.path, p.atKey) ?? [0, 0];
+        problems.push({ ...locate(file, lc, range[0], range[1]), severity: 'error', code: p.code, message: p.message, key: p.path.join('.') });
+        if (p.path.length > 0) bad.add(String(p.path[0]));
+      }
+    }
+    for (const k of bad) delete values[k];
+  }
+  if (values.model === undefined && values.architecture === undefined && !problems.some((p) => p.key === 'model' || p.key === 'architecture')) {
+    problems.push({ ...locate(file, lc, 0, 0), severity: 'error', code: 'missing-model', message: 'the scenario needs a `model` (Hub id, model directory or config.json) or an `architecture` block' });
+  }
+  return { file, values, keyLocations, valueLocations, problems };
+}
+
+interface Described {
+  readonly path: readonly PropertyKey[];
+  readonly atKey: boolean;
+  readonly code: string;
+  readonly message: string;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): Described[] {
+  const path = issue.path;
+  const where = path.length > 0 ? `\`${path.join('.')}\`` : 'the scenario';
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.map((k) => ({
+        path: [...path, k], atKey: true, code: 'unknown-key',
+        message: `unknown key \`${[...path, k].join('.')}\`${suggestKey(k, path)}`,
+      }));
+    case 'invalid_value':
+      return [{ path, atKey: false, code: 'invalid-value', message: `${where} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}` }];
+    case 'invalid_type':
+      return [{ path, atKey: false, code: 'invalid-value', message: `${where}: expected ${issue.expected}` }];
+    case 'too_small':
+      return [{ path, atKey: false, code: 'invalid-value', message: `${where} must be ${issue.inclusive === false ? '>' : '>='} ${String(issue.minimum)}` }];
+    case 'too_big':
+      return [{ path, atKey: false, code: 'invalid-value', message: `${where} must be ${issue.inclusive === false ? '<' : '<='} ${String(issue.maximum)}` }];
+    case 'invalid_union':
+      return [{ path, atKey: false, code: 'invalid-value', message: `${where} has an invalid value` }];
+    default:
+      return [{ path, atKey: false, code: 'invalid-value', message: `${where}: ${issue.message}` }];
+  }
+}
+
+const TOP_KEYS = Object.keys(ScenarioSchema.shape);
+
+function suggestKey(k: string, path: readonly PropertyKey[]): string {
+  if (path.length > 0) return '';
+  const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const n = norm(k);
+  const hit = TOP_KEYS.find((t) => norm(t) === n) ?? TOP_KEYS.find((t) => norm(t).includes(n) || n.includes(norm(t)));
+  return hit ? ` (did you mean \`${hit}\`?)` : '';
+}

@@ -1,0 +1,49 @@
+// The readable terminal report: components at the peak, the three totals, fit, assumptions and warnings.
+import type { Estimate } from '../core/model';
+import { formatBytes, formatCount } from '../core/units';
+
+const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
+const lpad = (s: string, n: number): string => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
+
+export function renderTable(e: Estimate): string {
+  const L: string[] = [];
+  const pg = e.perGpu;
+  const lay = e.layout;
+  L.push(`VRAM Lens: ${e.model}${e.gpu ? ` on ${e.gpu.id}` : ''} (${lay.world} GPU${lay.world > 1 ? 's' : ''}${lay.tensorParallel > 1 ? `, TP ${lay.tensorParallel}` : ''}${lay.pipelineParallel > 1 ? `, PP ${lay.pipelineParallel}` : ''}, data parallel ${lay.dataParallel}, global batch ${lay.globalBatch})`);
+  L.push(`${e.architecture}`);
+  L.push(`parameters: ${formatCount(e.parameters.total)} total, ${formatCount(e.parameters.trainable)} trainable${e.parameters.quantized ? `, ${formatCount(e.parameters.quantized)} quantized` : ''} (${e.parameters.source})`);
+  const phase = pg.phases.find((p) => p.phase === pg.phase);
+  L.push(`peak phase: ${pg.phase}${phase ? ` (${phase.note})` : ''}${lay.pipelineParallel > 1 ? `, pipeline stage ${pg.stage}` : ''}`);
+  L.push('');
+  const w = Math.max(28, ...pg.components.map((c) => c.label.length)) + 2;
+  L.push(`${pad('component', w)}${lpad('per GPU', 10)}  formula`);
+  for (const c of pg.components) {
+    if (c.bytes === 0) continue;
+    L.push(`${pad(c.label, w)}${lpad(formatBytes(c.bytes), 10)}  ${c.formula}`);
+  }
+  L.push(`${pad('= peak allocated', w)}${lpad(formatBytes(pg.peakBytes), 10)}  torch.cuda.max_memory_allocated`);
+  for (const r of pg.runtime.filter((x) => x.id === 'allocator-reserve')) L.push(`${pad(`+ ${r.label}`, w)}${lpad(formatBytes(r.bytes), 10)}  ${r.formula}`);
+  L.push(`${pad('= reserved', w)}${lpad(formatBytes(pg.reservedBytes), 10)}  torch.cuda.max_memory_reserved`);
+  for (const r of pg.runtime.filter((x) => x.id !== 'allocator-reserve')) L.push(`${pad(`+ ${r.label}`, w)}${lpad(formatBytes(r.bytes), 10)}  ${r.formula}`);
+  L.push(`${pad('= device (nvidia-smi)', w)}${lpad(formatBytes(pg.deviceBytes), 10)}`);
+  L.push('');
+  L.push('phases: ' + pg.phases.map((p) => `${p.phase} ${formatBytes(p.allocatedBytes)}`).join(', '));
+  if (e.cpuBytes > 0 || e.nvmeBytes > 0) L.push(`host per node: RAM ${formatBytes(e.cpuBytes)}${e.nvmeBytes > 0 ? `, NVMe ${formatBytes(e.nvmeBytes)}` : ''} (offloaded state)`);
+  if (e.gpu) {
+    const verdict = e.fits ? 'FITS' : 'DOES NOT FIT';
+    L.push(`${e.gpu.id}: ${formatBytes(pg.deviceBytes)} of ${formatBytes(e.gpu.memoryBytes)}: ${verdict}, headroom ${formatBytes(e.headroomBytes ?? 0)}`);
+  } else {
+    L.push('no GPU chosen: give --gpu (e.g. A100-80GB, RTX-4090, 24GiB) to check the fit');
+  }
+  if (e.assumptions.length > 0) {
+    L.push('');
+    L.push('assumptions (not in your files):');
+    for (const a of e.assumptions) L.push(`  ${a.key} = ${a.value}  [${a.source}]`);
+  }
+  if (e.warnings.length > 0) {
+    L.push('');
+    L.push('warnings:');
+    for (const x of e.warnings) L.push(`  ${x.key}: ${x.message}`);
+  }
+  return L.join('\n');
+}

@@ -1,0 +1,83 @@
+// Finds catalog entries by the names people write: Hub ids and aliases for models; catalog names,
+// nvidia-smi names and sizes ("24GiB", "80GB") for GPUs. Suggests the closest names when nothing matches.
+// Pure; no I/O.
+import { GPU_CATALOG, type GpuSpec } from './catalog/gpus';
+import { MODEL_CATALOG, type CatalogModel } from './catalog/models';
+import { GiB } from './units';
+
+const normalize = (s: string): string => s.toLowerCase().replace(/[\s_]+/g, '-').replace(/-+/g, '-').trim();
+const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** Levenshtein distance (two-row dynamic programming). */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+function closest(query: string, names: readonly string[], n = 3): string[] {
+  const q = squash(query);
+  return names
+    .map((name) => {
+      const s = squash(name);
+      const d = s.includes(q) || q.includes(s) ? Math.abs(s.length - q.length) / 4 : editDistance(q, s);
+      return { name, d };
+    })
+    .sort((x, y) => x.d - y.d || x.name.localeCompare(y.name))
+    .slice(0, n)
+    .map((x) => x.name);
+}
+
+const modelIndex = new Map<string, CatalogModel>();
+for (const m of MODEL_CATALOG) {
+  modelIndex.set(normalize(m.id), m);
+  for (const al of m.aliases ?? []) modelIndex.set(normalize(al), m);
+}
+
+export type ModelLookup = { readonly ok: true; readonly model: CatalogModel } | { readonly ok: false; readonly suggestions: readonly string[] };
+
+/** A model by Hub id or alias, case-insensitive; `org/` prefixes are optional when the name is unique. */
+export function findModel(name: string): ModelLookup {
+  const key = normalize(name);
+  const hit = modelIndex.get(key);
+  if (hit) return { ok: true, model: hit };
+  const bare = key.includes('/') ? key.split('/').pop()! : key;
+  const byName = MODEL_CATALOG.filter((m) => [m.id, ...(m.aliases ?? [])].some((n) => normalize(n).split('/').pop() === bare));
+  if (byName.length === 1) return { ok: true, model: byName[0] };
+  return { ok: false, suggestions: closest(name, MODEL_CATALOG.map((m) => m.id)) };
+}
+
+const gpuIndex = new Map<string, GpuSpec>();
+for (const g of GPU_CATALOG) {
+  gpuIndex.set(squash(g.id), g);
+  for (const al of g.aliases) gpuIndex.set(squash(al), g);
+}
+
+export interface GpuChoice {
+  readonly id: string;
+  readonly memoryBytes: number;
+  readonly source: string;
+  readonly spec?: GpuSpec;
+}
+
+export type GpuLookup = { readonly ok: true; readonly gpu: GpuChoice } | { readonly ok: false; readonly suggestions: readonly string[] };
+
+/** A GPU by catalog name or alias (case and spacing tolerant), or a plain size: "24GiB", "24 GB", "80G". */
+export function findGpu(name: string): GpuLookup {
+  const size = /^\s*(\d+(?:\.\d+)?)\s*(gib|gb|g)\s*$/i.exec(name);
+  if (size) {
+    const gib = Number(size[1]);
+    if (gib > 0) return { ok: true, gpu: { id: `${size[1]} GiB`, memoryBytes: Math.round(gib * GiB), source: 'a size given by the user' } };
+  }
+  const hit = gpuIndex.get(squash(name)) ?? gpuIndex.get(squash(name.replace(/^nvidia\s*/i, '')));
+  if (hit) return { ok: true, gpu: { id: hit.id, memoryBytes: hit.memoryBytes, source: `GPU catalog: ${hit.id} (${hit.source})`, spec: hit } };
+  return { ok: false, suggestions: closest(name, GPU_CATALOG.map((g) => g.id)) };
+}
+
+export const GPU_NAMES: readonly string[] = GPU_CATALOG.map((g) => g.id);

@@ -1,0 +1,82 @@
+// Parameter counts against published figures (model cards, safetensors totals, papers).
+import * as assert from 'node:assert/strict';
+import { countParameters, linearModules, parseArchitecture } from '../../src/core/architecture';
+import { MODEL_CATALOG } from '../../src/core/catalog/models';
+import { findModel } from '../../src/core/lookup';
+
+function count(id: string, head?: Parameters<typeof countParameters>[1]): number {
+  const m = findModel(id);
+  assert.ok(m.ok, id);
+  const r = parseArchitecture(m.model.config);
+  assert.ok(r.ok, JSON.stringify(r.problems));
+  return countParameters(r.arch, head).total;
+}
+
+describe('architecture: exact parameter counts', () => {
+  // Published totals: model cards / safetensors metadata (see the catalog `source` of each entry).
+  const published: Array<[string, number, Parameters<typeof countParameters>[1]?]> = [
+    ['meta-llama/Llama-2-7b-hf', 6_738_415_616],
+    ['meta-llama/Meta-Llama-3-8B', 8_030_261_248],
+    ['mistralai/Mistral-7B-v0.1', 7_241_732_096],
+    ['openai-community/gpt2', 124_439_808],
+    ['mistralai/Mixtral-8x7B-v0.1', 46_702_792_704],
+    ['meta-llama/Llama-3.2-3B', 3_212_749_824],
+    ['meta-llama/Llama-3.1-70B', 70_553_706_496],
+    ['google-bert/bert-large-uncased', 335_141_888, 'none'], // BertModel with pooler
+    ['Qwen/Qwen-7B-Chat', 7_721_324_544], // Qwen v1: config intermediate_size is twice the projection width
+  ];
+  for (const [id, n, head] of published) {
+    it(`${id} has ${n.toLocaleString('en-US')} parameters`, () => assert.equal(count(id, head), n));
+  }
+
+  it('every catalog entry with a published count matches its architecture (one of its heads)', () => {
+    const bad: string[] = [];
+    for (const m of MODEL_CATALOG) {
+      const r = parseArchitecture(m.config);
+      if (!r.ok) {
+        bad.push(`${m.id}: ${r.problems.map((p) => p.message).join('; ')}`);
+        continue;
+      }
+      if (m.publishedParams === undefined) continue;
+      const counts = (['causal_lm', 'none', 'masked_lm', 'seq2seq_lm'] as const).map((h) => countParameters(r.arch, h).total);
+      if (!counts.includes(m.publishedParams)) bad.push(`${m.id}: ${m.publishedParams} not in ${counts.join(', ')}`);
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('has at least 40 catalog checkpoints across the required families', () => {
+    assert.ok(MODEL_CATALOG.length >= 40);
+    const families = new Set(MODEL_CATALOG.map((m) => String(m.config.model_type)));
+    for (const f of ['llama', 'mistral', 'qwen2', 'qwen3', 'gemma', 'gemma2', 'phi3', 'gpt2', 'gpt_neox', 'bert', 'roberta', 't5', 'mixtral', 'qwen2_moe', 'qwen3_moe']) {
+      assert.ok(families.has(f), `family ${f} in catalog`);
+    }
+  });
+
+  it('reports missing fields instead of throwing', () => {
+    const r = parseArchitecture({ model_type: 'llama', hidden_size: 4096 });
+    assert.equal(r.ok, false);
+    assert.ok(r.problems.some((p) => p.field === 'num_hidden_layers'));
+    const u = parseArchitecture({ model_type: 'mamba' });
+    assert.equal(u.ok, false);
+    assert.match(u.problems[0].message, /not supported/);
+  });
+
+  it('GQA: Llama-3-8B k_proj/v_proj are 4096 x 1024 (8 kv heads of 128)', () => {
+    const m = findModel('meta-llama/Meta-Llama-3-8B');
+    assert.ok(m.ok);
+    const r = parseArchitecture(m.model.config);
+    assert.ok(r.ok);
+    const k = linearModules(r.arch).find((x) => x.name === 'k_proj');
+    assert.deepEqual([k?.inFeatures, k?.outFeatures, k?.count], [4096, 1024, 32]);
+  });
+
+  it('MoE: Mixtral experts are 8 per layer, each token through 2 (token fraction 2/8)', () => {
+    const m = findModel('mistralai/Mixtral-8x7B-v0.1');
+    assert.ok(m.ok);
+    const r = parseArchitecture(m.model.config);
+    assert.ok(r.ok);
+    const w1 = linearModules(r.arch).find((x) => x.name === 'experts.w1');
+    assert.equal(w1?.count, 32 * 8);
+    assert.equal(w1?.tokenFraction, 0.25);
+  });
+});

@@ -1,0 +1,174 @@
+// The estimator against numbers worked out by hand; each test names where its number comes from.
+import * as assert from 'node:assert/strict';
+import { layerActivations, lossMemory } from '../../src/core/terms/activations';
+import { parseArchitecture } from '../../src/core/architecture';
+import { findModel } from '../../src/core/lookup';
+import { GiB, MiB } from '../../src/core/units';
+import { GB, component, near, phase, run, setupFor } from './helpers';
+
+/** Model states on the optimizer step: weights + master + optimizer states + gradients (no temporaries). */
+function modelStates(e: ReturnType<typeof run>): number {
+  const p = phase(e, 'optimizer');
+  return ['weights', 'master-weights', 'optimizer-states', 'gradients'].reduce((s, id) => s + component(p, id as never), 0);
+}
+
+describe('estimate: model states', () => {
+  // ZeRO paper (Rajbhandari et al. 2019, §5.1 and Figure 1): Psi = 7.5B, N_d = 64, mixed-precision Adam (K = 12):
+  // baseline 16 Psi = 120 GB; P_os 4 Psi + 12 Psi/64 = 31.4 GB; P_os+g 2 Psi + 14 Psi/64 = 16.6 GB; P_os+g+p 16 Psi/64 = 1.9 GB.
+  const psi = 7.5e9;
+  const base = { parameters: psi, weights_dtype: 'bf16' as const, master_weights: true, optimizer: 'adamw_fused' as const, gpus_per_node: 8, nodes: 8 };
+  const cases: Array<[0 | 1 | 2 | 3, number]> = [[1, 4 * psi + (12 * psi) / 64], [2, 2 * psi + (14 * psi) / 64], [3, (16 * psi) / 64]];
+  for (const [stage, expected] of cases) {
+    it(`ZeRO-${stage}: ${(expected / GB).toFixed(1)} GB per GPU for 7.5B params on 64 GPUs (ZeRO paper)`, () => {
+      const e = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, zero_stage: stage }));
+      near(modelStates(e), expected, 0.001, `ZeRO-${stage} model states`);
+    });
+  }
+  it('single GPU mixed-precision Adam: 16 bytes per parameter = 120 GB for 7.5B (ZeRO paper baseline)', () => {
+    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, gpus_per_node: 1, nodes: 1 }));
+    near(modelStates(e), 16 * psi, 0.001, 'baseline');
+  });
+
+  it('fp32 AdamW full fine-tune of gpt2: 4 + 4 + 8 = 16 bytes per parameter (124,439,808 x 16)', () => {
+    const e = run(setupFor('gpt2', { optimizer: 'adamw_fused', weights_dtype: 'fp32' }));
+    assert.equal(modelStates(e), 124_439_808 * 16);
+  });
+
+  it('torch AdamW (foreach) adds one state-sized temporary on the step: torch._foreach_sqrt(exp_avg_sq)', () => {
+    const e = run(setupFor('gpt2', { optimizer: 'adamw', weights_dtype: 'fp32' }));
+    assert.equal(component(phase(e, 'optimizer'), 'optimizer-step'), 124_439_808 * 4);
+  });
+
+  it('LoRA r=16 on q,k,v,o of Llama-2-7B: 16 x (4096 + 4096) x 4 modules x 32 layers = 16,777,216 trainable', () => {
+    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { method: 'lora', weights_dtype: 'bf16', lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] } }));
+    assert.equal(e.parameters.trainable, 16_777_216);
+    // PEFT keeps adapters in fp32: AdamW states are 2 x 4 B per adapter parameter.
+    assert.equal(component(phase(e, 'optimizer'), 'optimizer-states'), 16_777_216 * 8);
+  });
+
+  it('QLoRA NF4 with double quantization: 0.5 + 1/64 + 4/(64*256) bytes per quantized parameter (QLoRA paper §2)', () => {
+    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { method: 'qlora', weights_dtype: 'bf16', quantization: { bits: 4, type: 'nf4', double_quant: true }, lora: { r: 8 } }));
+    // Llama-2-7B block linears: 32 x (4 x 4096^2 + 3 x 4096 x 11008) = 6,476,005,376 parameters.
+    const linear = 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008);
+    assert.equal(e.parameters.quantized, linear);
+    near(component(phase(e, 'optimizer'), 'quantization-constants'), linear * (0.5 + 1 / 64 + 4 / (64 * 256)), 1e-9, 'nf4 bytes');
+    // The embeddings, lm_head and norms stay in bf16: 6,738,415,616 - 6,476,005,376 = 262,410,240 params x 2 B.
+    assert.equal(component(phase(e, 'optimizer'), 'weights'), (6_738_415_616 - linear) * 2);
+  });
+
+  it('8-bit AdamW (bitsandbytes): 2 x (1 + 4/2048) bytes per parameter of large tensors', () => {
+    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { optimizer: 'adamw_8bit', weights_dtype: 'bf16' }));
+    const states = component(phase(e, 'optimizer'), 'optimizer-states');
+    // Norm weights (4096 elements, 65 of them) stay 32-bit; everything else is 8-bit.
+    const small = 65 * 4096;
+    near(states, (6_738_415_616 - small) * 2 * (1 + 4 / 2048) + small * 2 * 4, 1e-6, '8-bit states');
+  });
+
+  it('DDP keeps a second copy of the gradients in its buckets (gradient_as_bucket_view=False)', () => {
+    const e = run(setupFor('gpt2', { weights_dtype: 'fp32', gpus_per_node: 2 }));
+    assert.equal(component(phase(e, 'optimizer'), 'ddp-buckets'), 124_439_808 * 4);
+  });
+
+  it('optimizer offload moves states and master weights to the host: 16 B/param/shard on the CPU (DeepSpeed ZeRO-Offload)', () => {
+    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', master_weights: true, zero_stage: 2, offload_optimizer: 'cpu', gpus_per_node: 8, optimizer: 'adamw_fused' }));
+    const p = phase(e, 'optimizer');
+    assert.equal(component(p, 'optimizer-states'), 0);
+    assert.equal(component(p, 'master-weights'), 0);
+    // fp32 master 4 + Adam 8 + fp32 grads 4 = 16 B per parameter, each rank's 1/8 shard, 8 ranks on the node.
+    near(e.cpuBytes, 6_738_415_616 * 16, 1e-9, 'host bytes per node');
+  });
+});
+
+describe('estimate: activations (hand-derived from the HF Llama forward)', () => {
+  it('Llama-3-8B, bf16, SDPA, full fine-tune, b=1 s=1024: 24·T·h + 8·T·f + 8·T + 4·a·s bytes per layer', () => {
+    // RMSNorm x2: fp32 input copy 4Th + normalized 2Th + output 2Th + rsqrt 4T; attention: rotary q, repeat_kv k and v,
+    // output (2·T·qd each) + fp32 logsumexp 4·a·s; MLP: gate, act(gate), up, product (2·T·f each).
+    const m = findModel('meta-llama/Meta-Llama-3-8B');
+    assert.ok(m.ok);
+    const r = parseArchitecture(m.model.config);
+    assert.ok(r.ok);
+    const l = layerActivations({ arch: r.arch, mode: 'half', half: 2, weightBytes: 2, batch: 1, seq: 1024, attention: 'sdpa', baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false });
+    const T = 1024;
+    assert.equal(l.bytesPerLayer, 24 * T * 4096 + 8 * T * 14336 + 8 * T + 4 * 32 * 1024);
+  });
+
+  it('eager attention adds the fp32 softmax output and its bf16 copy: 6·b·a·s² bytes', () => {
+    const m = findModel('meta-llama/Llama-2-7b-hf');
+    assert.ok(m.ok);
+    const r = parseArchitecture(m.model.config);
+    assert.ok(r.ok);
+    const base = { arch: r.arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 512, baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const eager = layerActivations({ ...base, attention: 'eager' }).bytesPerLayer;
+    const flash = layerActivations({ ...base, attention: 'flash' }).bytesPerLayer;
+    // No GQA here (32 kv heads): eager keeps q, k, v and a contiguous output copy; flash keeps q, k, v, out and the lse.
+    assert.equal(eager - flash, 6 * 32 * 512 * 512 - 4 * 32 * 512);
+  });
+
+  it('full checkpointing keeps one layer input (b·s·h·2 B) per layer', () => {
+    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', gradient_checkpointing: 'full', micro_batch_size: 2, seq_len: 1024 }));
+    assert.equal(component(phase(e, 'forward'), 'activations'), 32 * 2 * 1024 * 4096 * 2);
+  });
+
+  it('LoRA (fp32 adapters on q,v, frozen bf16 base) saves 2·T·f - 8·T·r bytes less per layer than a full fine-tune', () => {
+    // Frozen weights need no saved inputs (mm saves its input only for the weight gradient), so the norms drop
+    // their normalized copies (2 x 2Th) and down_proj its input (2Tf); PEFT adds an fp32 copy of the q/v input
+    // (2 x 4Th) and lora_A outputs (2 x 4Tr). Net: 8Th + 2Tf - 8Th - 8Tr.
+    const m = findModel('meta-llama/Llama-2-7b-hf');
+    assert.ok(m.ok);
+    const r = parseArchitecture(m.model.config);
+    assert.ok(r.ok);
+    const base = { arch: r.arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 2048, attention: 'sdpa' as const, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const full = layerActivations({ ...base, baseTrainable: true, normsTrainable: true }).bytesPerLayer;
+    const lora = layerActivations({ ...base, baseTrainable: false, normsTrainable: false, lora: { r: 8, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) } }).bytesPerLayer;
+    const T = 2048;
+    assert.equal(full - lora, T * (2 * 11008 - 8 * 8));
+  });
+});
+
+describe('estimate: logits and loss', () => {
+  it('full CE on Llama-3 vocab, b=2 s=4096: 4·T·V saved, 8·T·V of logit gradients in backward', () => {
+    const TV = 8192 * 128256;
+    const l = lossMemory({ tokens: 8192, vocab: 128256, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false });
+    assert.equal(l.savedBytes, 4 * TV);
+    assert.equal(l.backwardTransientBytes, 8 * TV);
+    assert.equal(l.forwardTransientBytes, 6 * TV);
+  });
+});
+
+describe('estimate: totals, fit and provenance', () => {
+  it('device = reserved + CUDA context; reserved >= allocated', () => {
+    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', method: 'lora', cuda_context_bytes: 600 * MiB }));
+    assert.ok(e.perGpu.reservedBytes >= e.perGpu.peakBytes);
+    assert.equal(e.perGpu.deviceBytes, e.perGpu.reservedBytes + 600 * MiB);
+  });
+
+  it('a 7B full fine-tune in bf16 with AdamW does not fit a 24 GiB card; LoRA does', () => {
+    const gpu = { id: 'RTX-4090', memoryBytes: 24564 * MiB, source: 'test' };
+    const full = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', gradient_checkpointing: 'full' }), { gpu });
+    assert.equal(full.fits, false);
+    const lora = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', method: 'lora', gradient_checkpointing: 'full', seq_len: 1024 }), { gpu });
+    assert.equal(lora.fits, true);
+    assert.ok((lora.headroomBytes ?? 0) > 2 * GiB);
+  });
+
+  it('lists every value that was not in the user files as an assumption with its source', () => {
+    const e = run(setupFor('gpt2'), { provenance: { seq_len: { kind: 'file', file: 'x.vram.yaml', line: 3, key: 'seq_len' } } });
+    const keys = e.assumptions.map((a) => a.key);
+    assert.ok(keys.includes('micro_batch_size'));
+    assert.ok(!keys.includes('seq_len'));
+    assert.ok(e.assumptions.every((a) => a.source.length > 0));
+  });
+
+  it('warns about offload without ZeRO and returns an error for impossible TP layouts', () => {
+    const e = run(setupFor('gpt2', { offload_optimizer: 'cpu' }));
+    assert.ok(e.warnings.some((w) => w.key === 'offload_optimizer'));
+    const { estimate } = require('../../src/core/estimate') as typeof import('../../src/core/estimate');
+    const r = estimate(setupFor('gpt2', { gpus_per_node: 3, tensor_parallel: 2 }));
+    assert.equal(r.ok, false);
+  });
+
+  it('every component has a formula', () => {
+    const e = run(setupFor('mistralai/Mixtral-8x7B-v0.1', { method: 'qlora', weights_dtype: 'bf16', lora: { r: 16, target_modules: 'all-linear' }, quantization: { bits: 4 }, gradient_checkpointing: 'full' }));
+    for (const p of e.perGpu.phases) for (const c of p.components) assert.ok(c.formula.length > 0, `${c.id} has a formula`);
+  });
+});

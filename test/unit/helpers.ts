@@ -1,0 +1,43 @@
+// Shared test helpers: build setups from catalog models, run the estimator, find components.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { estimate, type EstimateOptions } from '../../src/core/estimate';
+import { findModel } from '../../src/core/lookup';
+import type { Component, Estimate, PhaseEstimate } from '../../src/core/model';
+import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from '../../src/core/setup';
+
+export const GB = 1e9;
+
+export function setupFor(model: string, extra: Partial<TrainingSetupInput> = {}): TrainingSetup {
+  const m = findModel(model);
+  assert.ok(m.ok, `catalog has ${model}`);
+  return TrainingSetupSchema.parse({ model: m.model.id, architecture: m.model.config, parameters: m.model.publishedParams, ...extra });
+}
+
+export function run(setup: TrainingSetup, opts?: EstimateOptions): Estimate {
+  const r = estimate(setup, opts);
+  assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.errors));
+  return r.estimate;
+}
+
+export function phase(e: Estimate, name: PhaseEstimate['phase']): PhaseEstimate {
+  const p = e.perGpu.phases.find((x) => x.phase === name);
+  assert.ok(p, `phase ${name} present`);
+  return p;
+}
+
+export function component(p: PhaseEstimate, id: Component['id']): number {
+  return p.components.filter((c) => c.id === id).reduce((s, c) => s + c.bytes, 0);
+}
+
+/** ../shared (the reference material beside the checkout), or undefined on a fresh clone. */
+export function sharedDir(): string | undefined {
+  const d = path.resolve(__dirname, '..', '..', '..', '..', 'shared');
+  return fs.existsSync(d) ? d : undefined;
+}
+
+export const near = (actual: number, expected: number, relTol: number, what: string): void => {
+  const err = Math.abs(actual - expected) / Math.abs(expected);
+  assert.ok(err <= relTol, `${what}: ${actual} vs ${expected} (${(err * 100).toFixed(2)}% > ${(relTol * 100).toFixed(1)}%)`);
+};
