@@ -12,6 +12,7 @@ export interface MeasuredCase {
     intermediate_size: number; vocab_size: number; tied_embeddings: boolean; num_params: number; max_position_embeddings?: number;
   };
   training: {
+    framework?: string;
     method: string;
     lora?: { rank: number; alpha: number; dropout: number; target_modules: string[]; adapter_dtype: string };
     quantization?: { bits: number; type: string; applies_to: string };
@@ -89,6 +90,8 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   s.loss = /chunked/i.test(t.loss) ? 'chunked' : 'full';
   s.activation_offloading = t.activation_offloading === true;
   s.compile = t.compile === true;
+  // PyTorch < 2.0 zero_grad() kept gradient buffers (set_to_none=False by default).
+  if (/torch 1\./.test(t.framework ?? '')) s.zero_grad_set_to_none = false;
   const d = t.distributed;
   s.gpus_per_node = Math.min(8, d.num_gpus);
   s.nodes = Math.max(1, Math.round(d.num_gpus / 8));

@@ -124,9 +124,7 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
     }
     for (const k of bad) delete values[k];
   }
-  if (values.model === undefined && values.architecture === undefined && !problems.some((p) => p.key === 'model' || p.key === 'architecture')) {
-    problems.push({ ...locate(file, lc, 0, 0), severity: 'error', code: 'missing-model', message: 'the scenario needs a `model` (Hub id, model directory or config.json) or an `architecture` block' });
-  }
+  // A missing model is reported by resolve: another file or --model may provide it.
   return { file, values, keyLocations, valueLocations, problems };
 }
 

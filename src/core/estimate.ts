@@ -447,8 +447,10 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
       // gradient_as_bucket_view=False they are a second copy next to param.grad.
       persistent.push(comp('ddp-buckets', 'DDP gradient buckets', gradFull, `${formatCount(trainableHere)} x ${gradBytes} B (gradient_as_bucket_view=False)`, { params: Math.round(trainableHere) }));
     }
-    // Gradients exist during the forward only when accumulating (zero_grad(set_to_none=True) after each step).
-    const gradsInForward = setup.gradient_accumulation_steps > 1 ? gradStored : 0;
+    // Gradients exist during the forward only when accumulating, or when zero_grad keeps the buffers
+    // (set_to_none=False, the default before PyTorch 2.0).
+    const gradsInForward = setup.gradient_accumulation_steps > 1 || !setup.zero_grad_set_to_none ? gradStored : 0;
+    const gradAtEnd = fsdpOffload ? 0 : setup.optimizer_in_backward ? gradStored : gradFull / shardGrads;
 
     // ZeRO / FSDP working buffers.
     const zb = { ...ZERO_DEFAULTS, ...(setup.zero_buckets ?? {}) };
@@ -481,6 +483,14 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
       const unitTrain = setup.method === 'full' ? blockUnit : (inv.trainable / Math.max(1, a.layers));
       gatheredGrads.push(comp('gathered-grads', 'FSDP unsharded gradients of one unit', unitTrain * (half + (masterCopy || wb === 4 ? 4 : 0)),
         `${formatCount(unitTrain)} params x (${half} B grad${masterCopy || wb === 4 ? ' + 4 B fp32 reduce copy' : ''})`, {}));
+    }
+
+    // The output projection is all-gathered while the loss is computed (its own FSDP unit or the root unit;
+    // ZeRO-3 fetches it like any module); tied embeddings are the same tensor.
+    const headGather: Component[] = [];
+    if (last && shardParams > 1 && (zero === 3 || fsdp)) {
+      const headParams = (a.vocab * a.hidden) / tp;
+      headGather.push(comp('gathered-params', 'Output projection all-gathered for the loss', headParams * half, `V x h / TP = ${formatCount(headParams)} params x ${half} B`, { vocab: a.vocab, hidden: a.hidden }));
     }
 
     // Activations.
@@ -551,7 +561,7 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
       const pers = persistent;
       const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, `${gradFormula}${note}`, { params: Math.round(trainableHere), bytesPerGrad: gradBytes, shard: shardGrads });
       const forwardTransient = Math.max(lossFwd, layer.backwardWorkingBytes / 2);
-      const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (accumulating)')] : []), ...gathered, actComp, ...outside,
+      const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...outside,
         comp('logits-loss', 'Cross-entropy forward temporaries', forwardTransient, 'logits in compute dtype + fp32 upcast live at the loss call', {})];
       // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
@@ -561,10 +571,10 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
       // (loss buffers freed, one layer recomputed and its gradients in flight), then down to the first layer
       // (all gradients produced, activations freed).
       const headGradC = gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)');
-      const atLoss: Component[] = [...pers, headGradC, ...gathered, actComp, ...outside,
+      const atLoss: Component[] = [...pers, headGradC, ...gathered, ...headGather, actComp, ...outside,
         comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, 'nll_loss and log_softmax gradients of the logits', {})];
       const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...gatheredGrads, actComp, ...recomputeC, working];
-      const atFirstLayer: Component[] = [...pers, gradC(setup.optimizer_in_backward ? gradStored : gradFull / shardGrads, ''), ...gathered, ...gatheredGrads, ...recomputeC, working];
+      const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...gatheredGrads, ...recomputeC, working];
       const candidates: Array<[Component[], string]> = [
         [atLoss, 'start of backward: activations + gradients of the logits'],
         [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
@@ -588,7 +598,7 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
           stepTemps.push(comp('optimizer-step', 'fp32 gradient partition', (trainableHere * 4) / shardOptimizer, `${formatCount(trainableHere)} x 4 B / ${shardOptimizer}`, {}));
         }
       }
-      const optC: Component[] = [...pers, gradC(setup.optimizer_in_backward ? 0 : gradFull / shardGrads, ''), ...stepTemps];
+      const optC: Component[] = [...pers, gradC(setup.optimizer_in_backward ? 0 : gradAtEnd, ''), ...stepTemps];
       const phasesOut: PhaseEstimate[] = [
         { phase: 'forward', allocatedBytes: sum(fwd), components: fwd, note: 'end of forward: saved activations and the loss' },
         { phase: 'backward', allocatedBytes: sum(bwd), components: bwd, note: bwdNote },

@@ -95,6 +95,11 @@ export const TrainingSetupSchema = z.strictObject({
   offload_params: OffloadSchema.default('none'),
   /** Activations of checkpointed layers kept in host memory (torchtune / TRL activation offloading). */
   activation_offloading: z.boolean().default(false),
+  /**
+   * optimizer.zero_grad(set_to_none=True), the default since PyTorch 2.0: gradients are freed after each step.
+   * With False (PyTorch < 2.0, or set explicitly) gradient buffers stay allocated through the next forward.
+   */
+  zero_grad_set_to_none: z.boolean().default(true),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),
   tensor_parallel: positiveInt.default(1),

@@ -1,0 +1,133 @@
+// The contract between the format analyzers and `resolve`: what a file says, with exact source spans.
+// Analyzers turn text into ConfigFacts and never throw on user text; resolve merges facts with each tool's
+// defaults into a TrainingSetup. Pure types and small helpers; no I/O.
+
+/** Half-open UTF-16 offsets into the file text (the units of JS strings and vscode's document.positionAt). */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+export type Format =
+  | 'scenario' | 'deepspeed-json' | 'hf-python' | 'shell'
+  | 'accelerate-yaml' | 'axolotl-yaml' | 'llamafactory-yaml' | 'torchtune-yaml' | 'hf-yaml';
+
+/**
+ * The tool whose defaults apply to a fact that is absent. A DeepSpeed JSON loaded by HF Trainer is still
+ * 'deepspeed' for its own keys; the launcher script or TrainingArguments say which trainer ran.
+ */
+export type Tool = 'vram-lens' | 'deepspeed' | 'hf-trainer' | 'trl' | 'accelerate' | 'axolotl' | 'llamafactory' | 'torchtune' | 'torchrun' | 'peft';
+
+/**
+ * Canonical keys: one vocabulary for every format. Values are normalized to the TrainingSetup vocabulary
+ * noted next to each key (the raw text stays in `rawValue`).
+ */
+export type CanonicalKey =
+  | 'model'                      // string: Hub id, directory or config.json path
+  | 'method'                     // 'full' | 'lora' | 'qlora' | 'freeze'
+  | 'loraR' | 'loraAlpha' | 'loraDropout' // numbers
+  | 'loraTargets'                // string[] | 'all-linear'
+  | 'loraModulesToSave'          // string[]
+  | 'quantBits'                  // 4 | 8 (load_in_4bit / load_in_8bit / quantization_bit)
+  | 'quantType'                  // 'nf4' | 'fp4' | 'int8' | 'gptq' | 'awq'
+  | 'doubleQuant'                // boolean
+  | 'freezeTrainableLayers'      // number
+  | 'weightsDtype'               // 'fp32' | 'bf16' | 'fp16' (dtype the model is loaded/stored in)
+  | 'bf16' | 'fp16'              // boolean: mixed-precision switches as the tool names them
+  | 'pureBf16'                   // boolean (LLaMA-Factory pure_bf16)
+  | 'mixedPrecision'             // 'none' | 'bf16' | 'fp16' | 'fp8' (Accelerate mixed_precision)
+  | 'optimizer'                  // TrainingSetup optimizer value ('adamw', 'adamw_8bit', ...) or the raw name when unknown
+  | 'microBatchSize'             // number
+  | 'gradientAccumulationSteps'  // number
+  | 'trainBatchSize'             // number (DeepSpeed train_batch_size, Axolotl batch_size)
+  | 'seqLen'                     // number
+  | 'gradientCheckpointing'      // 'none' | 'full' | 'selective'
+  | 'activationOffloading'       // boolean
+  | 'attention'                  // 'eager' | 'sdpa' | 'flash'
+  | 'loss'                       // 'full' | 'chunked' | 'fused'
+  | 'compile'                    // boolean
+  | 'zeroStage'                  // 0 | 1 | 2 | 3
+  | 'offloadOptimizer'           // 'none' | 'cpu' | 'nvme'
+  | 'offloadParams'              // 'none' | 'cpu' | 'nvme'
+  | 'reduceBucketSize' | 'allgatherBucketSize' | 'stage3PrefetchBucketSize' | 'stage3MaxLiveParameters' | 'stage3ParamPersistenceThreshold' // numbers
+  | 'fsdp'                       // 'none' | 'full_shard' | 'shard_grad_op' | 'hybrid_shard' | 'no_shard'
+  | 'fsdpOffload'                // boolean (params + grads + optimizer to CPU)
+  | 'optimizerInBackward'        // boolean
+  | 'gpusPerNode'                // number (torchrun --nproc_per_node, deepspeed --num_gpus)
+  | 'nodes'                      // number
+  | 'worldSize'                  // number (Accelerate num_processes: all machines)
+  | 'tensorParallel' | 'pipelineParallel' // numbers
+  | 'sequenceParallel'           // boolean
+  | 'deepspeedConfig'            // string: path of a referenced DeepSpeed JSON (or '{inline json}')
+  | 'gpu';                       // string: GPU name (scenario, settings)
+
+export type FactValue = string | number | boolean | null | readonly string[];
+
+/** A value that cannot be known statically (a function argument, an f-string, `args.x`, "auto"). */
+export interface Unknown {
+  readonly unknown: string;
+}
+
+export interface Fact {
+  readonly key: CanonicalKey;
+  /** The key as written (`train_micro_batch_size_per_gpu`, `--per_device_train_batch_size`, `lora_r`). */
+  readonly rawKey: string;
+  readonly value: FactValue | Unknown;
+  /** The value text as written, for messages and hovers. */
+  readonly rawValue: string;
+  readonly keySpan: Span;
+  readonly valueSpan: Span;
+  /** The tool whose semantics the key follows (decides defaults and meaning). */
+  readonly tool: Tool;
+}
+
+export type ProblemCode =
+  | 'syntax-error' | 'strict-json-comments' | 'duplicate-key' | 'unknown-key' | 'invalid-value' | 'unresolved-auto'
+  | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero' | 'deprecated-key' | 'reference-not-found'
+  | 'unknown-model' | 'placeholder' | 'not-static';
+
+export interface ParseProblem {
+  readonly code: ProblemCode;
+  readonly severity: 'error' | 'warning' | 'info';
+  readonly message: string;
+  readonly span: Span;
+  readonly rawKey?: string;
+}
+
+/** A reference from this file to another one, followed by resolve relative to this file. */
+export interface Reference {
+  readonly kind: 'deepspeed' | 'config';
+  readonly path: string;
+  readonly span: Span;
+}
+
+export interface ConfigFacts {
+  readonly format: Format;
+  readonly facts: readonly Fact[];
+  readonly problems: readonly ParseProblem[];
+  readonly references: readonly Reference[];
+  /** The trainer this file says runs the job (TRL config, HF TrainingArguments, a launcher), if it says. */
+  readonly tools: readonly Tool[];
+}
+
+export const isUnknown = (v: Fact['value']): v is Unknown => typeof v === 'object' && v !== null && !Array.isArray(v) && 'unknown' in v;
+
+export function emptyFacts(format: Format): ConfigFacts {
+  return { format, facts: [], problems: [], references: [], tools: [] };
+}
+
+/** Maps an optimizer name of any tool (HF `optim`, DeepSpeed optimizer.type, torchtune _component_) to the setup vocabulary. */
+export function normalizeOptimizer(raw: string): string {
+  const n = raw.toLowerCase().replace(/^torch\.optim\./, '').replace(/^bitsandbytes\.optim\./, '').replace(/^bnb\.optim\./, '');
+  if (/paged.*adamw?.*8bit|pagedadamw8bit/.test(n)) return 'paged_adamw_8bit';
+  if (/paged.*adamw?/.test(n)) return 'paged_adamw';
+  if (/adamw?.*8bit|adamw8bit|adam8bit|adamw_bnb_8bit/.test(n)) return 'adamw_8bit';
+  if (/lion.*8bit/.test(n)) return 'lion_8bit';
+  if (/lion/.test(n)) return 'lion';
+  if (/adafactor/.test(n)) return 'adafactor';
+  if (/fused|onebitadam|cpuadam|deepspeedcpuadam/.test(n) && /adam/.test(n)) return 'adamw_fused';
+  if (/adamw_hf|^adamw_torch_loop/.test(n)) return 'adamw_hf';
+  if (/adam/.test(n)) return 'adamw';
+  if (/sgd/.test(n)) return n.includes('momentum') ? 'sgd_momentum' : 'sgd';
+  return raw;
+}

@@ -1,0 +1,84 @@
+// The scenario format: values read with ranges, problems located at file:line:col with the key.
+import * as assert from 'node:assert/strict';
+import { analyzeScenario } from '../../src/analyzers/scenario';
+import { catalogResolver, resolveScenarios } from '../../src/analyzers/resolve';
+
+describe('scenario analyzer', () => {
+  it('reads a YAML scenario and keeps where each key is written', () => {
+    const f = analyzeScenario('model: gpt2\nmicro_batch_size: 4\nseq_len: 512\n', 'a.vram.yaml');
+    assert.deepEqual(f.problems, []);
+    assert.equal(f.values.micro_batch_size, 4);
+    assert.equal(f.keyLocations.seq_len.line, 3);
+    assert.equal(f.valueLocations.seq_len.start, 'model: gpt2\nmicro_batch_size: 4\nseq_len: '.length);
+  });
+
+  it('locates an unknown key at the key, with a suggestion', () => {
+    const text = 'model: gpt2\nseq_lenght: 1024\n';
+    const f = analyzeScenario(text, 'b.vram.yaml');
+    assert.equal(f.problems.length, 1);
+    const p = f.problems[0];
+    assert.equal(p.code, 'unknown-key');
+    assert.deepEqual([p.line, p.column, p.key], [2, 1, 'seq_lenght']);
+    assert.equal(text.slice(p.start, p.end), 'seq_lenght');
+    assert.match(p.message, /did you mean `seq_len`/);
+  });
+
+  it('locates wrong types and impossible values at the value', () => {
+    const text = 'model: gpt2\nmicro_batch_size: -2\nzero_stage: 5\nattention: fast\n';
+    const f = analyzeScenario(text, 'c.vram.yaml');
+    const byKey = new Map(f.problems.map((p) => [p.key, p]));
+    assert.equal(text.slice(byKey.get('micro_batch_size')!.start, byKey.get('micro_batch_size')!.end), '-2');
+    assert.equal(byKey.get('zero_stage')!.line, 3);
+    assert.match(byKey.get('attention')!.message, /"eager", "sdpa", "flash"/);
+    assert.equal(f.values.micro_batch_size, undefined, 'invalid values are not used');
+  });
+
+  it('locates nested problems (lora.r)', () => {
+    const text = 'model: gpt2\nmethod: lora\nlora:\n  r: 0\n  target_modules: [c_attn]\n';
+    const f = analyzeScenario(text, 'd.vram.yaml');
+    assert.equal(f.problems[0].key, 'lora.r');
+    assert.equal(f.problems[0].line, 4);
+  });
+
+  it('reports YAML syntax errors without throwing, and JSON scenarios parse with ranges', () => {
+    const f = analyzeScenario('model: [gpt2\n', 'e.vram.yaml');
+    assert.ok(f.problems.some((p) => p.code === 'syntax-error'));
+    const j = analyzeScenario('{\n  "model": "gpt2",\n  "seq_len": 128\n}', 'f.vram.json');
+    assert.deepEqual(j.problems, []);
+    assert.equal(j.keyLocations.seq_len.line, 3);
+  });
+
+  it('an empty file or a list is a located problem, not a crash', () => {
+    assert.equal(analyzeScenario('', 'g.vram.yaml').problems[0].code, 'missing-model');
+    assert.equal(analyzeScenario('- a\n- b\n', 'h.vram.yaml').problems[0].code, 'invalid-value');
+  });
+});
+
+describe('resolve', () => {
+  it('merges files in order, flags win, and records provenance', () => {
+    const a = analyzeScenario('model: gpt2\nseq_len: 512\nmicro_batch_size: 2\n', 'a.vram.yaml');
+    const b = analyzeScenario('micro_batch_size: 8\n', 'b.vram.yaml');
+    const r = resolveScenarios([a, b], { seqLen: 256, origin: 'flag' }, catalogResolver);
+    assert.ok(r.setup);
+    assert.equal(r.setup.micro_batch_size, 8);
+    assert.equal(r.setup.seq_len, 256);
+    assert.deepEqual(r.provenance.micro_batch_size, { kind: 'file', file: 'b.vram.yaml', line: 1, key: 'micro_batch_size' });
+    assert.deepEqual(r.provenance.seq_len, { kind: 'flag', flag: '--seq-len' });
+    assert.equal(r.provenance.architecture?.kind, 'catalog');
+  });
+
+  it('an unknown model is a located problem with the closest catalog names', () => {
+    const a = analyzeScenario('seq_len: 8\nmodel: meta-llama/Llama-2-7b\n', 'a.vram.yaml');
+    const r = resolveScenarios([a], {}, catalogResolver);
+    const p = r.problems.find((x) => x.code === 'unknown-model');
+    assert.ok(p);
+    assert.equal(p.line, 2);
+    assert.match(p.message, /Llama-2-7b-hf/);
+  });
+
+  it('an explicit architecture needs no catalog entry', () => {
+    const a = analyzeScenario('architecture:\n  model_type: llama\n  num_hidden_layers: 2\n  hidden_size: 64\n  num_attention_heads: 4\n  intermediate_size: 128\n  vocab_size: 1000\n', 'a.vram.yaml');
+    const r = resolveScenarios([a], {}, catalogResolver);
+    assert.ok(r.setup, JSON.stringify(r.problems));
+  });
+});
