@@ -1,0 +1,107 @@
+// Each tool's defaults for the values a file leaves out, with where the default comes from. resolve applies
+// them when no file (and no flag or setting) gives a value, and lists them as assumptions. Pure data.
+// Citations follow ../shared/FORMATS.md (repo@commit:path).
+import type { Tool } from './facts';
+
+export interface ToolDefault {
+  readonly value: unknown;
+  readonly note: string;
+}
+
+type Field =
+  | 'micro_batch_size' | 'gradient_accumulation_steps' | 'seq_len' | 'gradient_checkpointing' | 'optimizer' | 'attention'
+  | 'lora.r' | 'lora.alpha' | 'lora.dropout' | 'lora.target_modules' | 'lora.dtype' | 'quantization.type' | 'quantization.double_quant'
+  | 'mixed_precision' | 'weights_dtype' | 'loss';
+
+const HF = 'transformers@00349ae:src/transformers/training_args.py';
+
+export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefault>>>> = {
+  'hf-trainer': {
+    micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
+    gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
+    gradient_checkpointing: { value: 'none', note: `gradient_checkpointing defaults to False (${HF})` },
+    optimizer: { value: 'adamw', note: `optim defaults to adamw_torch (adamw_torch_fused with torch >= 2.8) (${HF})` },
+    attention: { value: 'sdpa', note: 'attn_implementation defaults to sdpa in transformers >= 4.36' },
+    weights_dtype: { value: 'fp32', note: 'from_pretrained loads fp32 weights unless dtype/torch_dtype is given' },
+    'lora.r': { value: 8, note: 'PEFT LoraConfig r defaults to 8 (peft@5d602fd:src/peft/tuners/lora/config.py)' },
+    'lora.alpha': { value: 8, note: 'PEFT LoraConfig lora_alpha defaults to 8' },
+    'lora.dropout': { value: 0, note: 'PEFT LoraConfig lora_dropout defaults to 0.0' },
+    'lora.target_modules': { value: ['q_proj', 'v_proj'], note: 'PEFT targets q_proj and v_proj for llama-family models when target_modules is None' },
+    'lora.dtype': { value: 'fp32', note: 'PEFT upcasts adapter weights to fp32 (autocast_adapter_dtype=True)' },
+    'quantization.type': { value: 'fp4', note: 'BitsAndBytesConfig bnb_4bit_quant_type defaults to "fp4" (transformers quantization_config.py)' },
+    'quantization.double_quant': { value: false, note: 'bnb_4bit_use_double_quant defaults to False' },
+  },
+  trl: {
+    micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
+    gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
+    seq_len: { value: 1024, note: 'SFTConfig max_length defaults to 1024 (trl@f2cd577:trl/trainer/sft_config.py)' },
+    gradient_checkpointing: { value: 'full', note: 'TRL configs default gradient_checkpointing=True (trl@f2cd577:trl/trainer/base_config.py)' },
+    mixed_precision: { value: 'bf16', note: 'TRL configs default bf16 = not fp16 (trl@f2cd577:trl/trainer/base_config.py)' },
+    optimizer: { value: 'adamw', note: `optim defaults to adamw_torch (${HF})` },
+    attention: { value: 'sdpa', note: 'attn_implementation defaults to sdpa in transformers >= 4.36' },
+    weights_dtype: { value: 'fp32', note: 'TRL ModelConfig dtype defaults to "float32" (trl@f2cd577:trl/trainer/model_config.py)' },
+    'lora.r': { value: 16, note: 'TRL ModelConfig lora_r defaults to 16' },
+    'lora.alpha': { value: 32, note: 'TRL ModelConfig lora_alpha defaults to 32' },
+    'lora.dropout': { value: 0.05, note: 'TRL ModelConfig lora_dropout defaults to 0.05' },
+    'lora.target_modules': { value: ['q_proj', 'v_proj'], note: 'PEFT targets q_proj and v_proj for llama-family models when none are given' },
+    'lora.dtype': { value: 'fp32', note: 'PEFT upcasts adapter weights to fp32 (autocast_adapter_dtype=True)' },
+    'quantization.type': { value: 'nf4', note: 'TRL ModelConfig bnb_4bit_quant_type defaults to "nf4"' },
+    'quantization.double_quant': { value: false, note: 'TRL ModelConfig use_bnb_nested_quant defaults to False' },
+  },
+  axolotl: {
+    micro_batch_size: { value: 1, note: 'Axolotl micro_batch_size defaults to 1 (axolotl@067b021 config schema)' },
+    gradient_accumulation_steps: { value: 1, note: 'Axolotl gradient_accumulation_steps defaults to 1' },
+    seq_len: { value: 512, note: 'Axolotl sequence_len defaults to 512' },
+    gradient_checkpointing: { value: 'none', note: 'Axolotl gradient_checkpointing defaults to False' },
+    optimizer: { value: 'adamw_fused', note: 'Axolotl optimizer defaults to adamw_torch_fused' },
+    attention: { value: 'sdpa', note: 'transformers default attention (sdpa)' },
+    weights_dtype: { value: 'bf16', note: 'Axolotl loads the model in bf16 when bf16 is enabled (the common "auto" on Ampere+)' },
+    mixed_precision: { value: 'bf16', note: 'Axolotl bf16: auto becomes bf16 on Ampere and newer GPUs' },
+    'lora.dtype': { value: 'fp32', note: 'PEFT upcasts adapter weights to fp32 (autocast_adapter_dtype=True)' },
+    'lora.dropout': { value: 0, note: 'PEFT LoraConfig lora_dropout defaults to 0.0' },
+    'quantization.type': { value: 'nf4', note: 'Axolotl QLoRA uses NF4 with double quantization' },
+    'quantization.double_quant': { value: true, note: 'Axolotl QLoRA uses NF4 with double quantization' },
+  },
+  llamafactory: {
+    micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (LLaMA-Factory uses HF TrainingArguments)` },
+    gradient_accumulation_steps: { value: 1, note: 'gradient_accumulation_steps defaults to 1' },
+    seq_len: { value: 2048, note: 'LLaMA-Factory cutoff_len defaults to 2048 (LLaMA-Factory@ff6d4d1 data_args.py)' },
+    gradient_checkpointing: { value: 'full', note: 'LLaMA-Factory enables gradient checkpointing unless disable_gradient_checkpointing' },
+    optimizer: { value: 'adamw', note: `optim defaults to adamw_torch (${HF})` },
+    attention: { value: 'sdpa', note: 'LLaMA-Factory flash_attn: auto picks sdpa when flash-attn is absent' },
+    'lora.r': { value: 8, note: 'LLaMA-Factory lora_rank defaults to 8' },
+    'lora.dropout': { value: 0, note: 'LLaMA-Factory lora_dropout defaults to 0' },
+    'lora.target_modules': { value: 'all-linear', note: 'LLaMA-Factory lora_target defaults to all' },
+    'lora.dtype': { value: 'fp32', note: 'LLaMA-Factory upcasts trainable parameters to fp32 (upcast_trainable_params)' },
+    'quantization.type': { value: 'nf4', note: 'LLaMA-Factory quantization_type defaults to nf4 with double quantization' },
+    'quantization.double_quant': { value: true, note: 'LLaMA-Factory double_quantization defaults to True' },
+  },
+  torchtune: {
+    gradient_accumulation_steps: { value: 1, note: 'torchtune recipes default gradient_accumulation_steps to 1' },
+    gradient_checkpointing: { value: 'none', note: 'torchtune enable_activation_checkpointing defaults to False' },
+    weights_dtype: { value: 'fp32', note: 'torchtune dtype defaults to fp32' },
+    attention: { value: 'sdpa', note: 'torchtune attention uses torch SDPA' },
+    optimizer: { value: 'adamw', note: 'torchtune recipes use torch.optim.AdamW' },
+    loss: { value: 'full', note: 'torch CrossEntropyLoss unless a chunked/linear CE component is configured' },
+    'lora.dtype': { value: 'model', note: 'torchtune keeps adapters in the model dtype' },
+    'lora.dropout': { value: 0, note: 'torchtune lora_dropout defaults to 0.0' },
+    'quantization.type': { value: 'nf4', note: 'torchtune QLoRA: torchao NF4 (block 64, quantized scales)' },
+    'quantization.double_quant': { value: true, note: 'torchao NF4 quantizes its scales' },
+  },
+  deepspeed: {
+    micro_batch_size: { value: 1, note: 'DeepSpeed train_micro_batch_size_per_gpu defaults to 1 when no batch key is given (deepspeed/runtime/config.py)' },
+    gradient_accumulation_steps: { value: 1, note: 'DeepSpeed gradient_accumulation_steps defaults to 1' },
+    optimizer: { value: 'adamw_fused', note: 'DeepSpeed builds FusedAdam for an "Adam/AdamW" optimizer block' },
+  },
+  accelerate: {},
+  'vram-lens': {},
+};
+
+/** The default for a field under the first tool (in priority order) that has one. */
+export function toolDefault(tools: readonly Tool[], field: Field): (ToolDefault & { tool: Tool }) | undefined {
+  for (const t of tools) {
+    const d = TOOL_DEFAULTS[t]?.[field];
+    if (d) return { ...d, tool: t };
+  }
+  return undefined;
+}

@@ -1,0 +1,354 @@
+// Merges the facts of several files (any format) with each tool's defaults into one TrainingSetup, recording for
+// every field where it came from. Precedence: explicit flag/setting > launcher flag (shell) > config file >
+// referenced file (a DeepSpeed JSON reached through a reference) > tool default. Pure: the caller reads files.
+import type { Provenance, ProvenanceMap, TrainingSetup, TrainingSetupInput } from '../core/setup';
+import { TrainingSetupSchema } from '../core/setup';
+import { toolDefault } from './defaults';
+import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Tool } from './facts';
+import type { ModelResolver, Overrides } from './resolve';
+import type { Location, Problem } from './scenario';
+
+/** How a file entered the analysis, which decides its rank. */
+export type FileRole = 'launcher' | 'config' | 'referenced';
+
+export interface AnalyzedFile {
+  readonly file: string;
+  readonly text: string;
+  readonly role: FileRole;
+  readonly facts: ConfigFacts;
+}
+
+export interface WinningFact {
+  readonly fact: Fact;
+  readonly file: string;
+  readonly location: Location;
+}
+
+export interface FactResolution {
+  readonly setup?: TrainingSetup;
+  readonly provenance: ProvenanceMap;
+  readonly problems: readonly Problem[];
+  readonly gpu?: string;
+  /** The fact that decided each canonical key (for hovers: "this key sets micro_batch_size"). */
+  readonly decided: Partial<Record<CanonicalKey, WinningFact>>;
+  readonly tools: readonly Tool[];
+}
+
+const RANK: Record<FileRole, number> = { referenced: 1, config: 2, launcher: 3 };
+
+/** 1-based line and column of a UTF-16 offset. */
+export function locateOffset(file: string, text: string, start: number, end = start): Location {
+  let line = 1;
+  let lineStart = 0;
+  const stop = Math.min(Math.max(0, start), text.length);
+  for (let i = 0; i < stop; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { file, start, end, line, column: stop - lineStart + 1 };
+}
+
+/** Tools in priority order for defaults: the trainer named by the most specific file wins. */
+function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
+  const order: Tool[] = [];
+  const prio: Tool[] = ['trl', 'llamafactory', 'axolotl', 'torchtune', 'hf-trainer', 'accelerate', 'deepspeed'];
+  const seen = new Set<Tool>();
+  for (const f of files) for (const t of f.facts.tools) seen.add(t);
+  for (const f of files) for (const fact of f.facts.facts) seen.add(fact.tool);
+  for (const t of prio) if (seen.has(t)) order.push(t);
+  return order;
+}
+
+export function resolveFacts(files: readonly AnalyzedFile[], overrides: Overrides, resolveModel: ModelResolver): FactResolution {
+  const problems: Problem[] = [];
+  for (const f of files) {
+    for (const p of f.facts.problems) {
+      if (p.severity === 'info') continue;
+      problems.push({ ...locateOffset(f.file, f.text, p.span.start, p.span.end), severity: p.severity, code: p.code, message: p.message, key: p.rawKey });
+    }
+  }
+  // Winning fact per key: highest rank, later file on ties; a known value beats an unknown one of any rank.
+  const decided: Partial<Record<CanonicalKey, WinningFact>> = {};
+  const unknownOnly: Partial<Record<CanonicalKey, WinningFact>> = {};
+  for (const f of files) {
+    for (const fact of f.facts.facts) {
+      const w: WinningFact = { fact, file: f.file, location: locateOffset(f.file, f.text, fact.valueSpan.start, fact.valueSpan.end) };
+      if (isUnknown(fact.value)) {
+        unknownOnly[fact.key] = w;
+        continue;
+      }
+      const prev = decided[fact.key];
+      const prevRank = prev ? RANK[files.find((x) => x.file === prev.file)?.role ?? 'config'] : -1;
+      if (!prev || RANK[f.role] >= prevRank) decided[fact.key] = w;
+    }
+  }
+  const tools = toolOrder(files);
+  const setup: Record<string, unknown> = {};
+  const provenance: ProvenanceMap = {};
+  const prov = provenance as Record<string, Provenance>;
+  const fromFact = (field: string, key: CanonicalKey, map?: (v: FactValue) => unknown): boolean => {
+    const w = decided[key];
+    if (!w) return false;
+    const v = map ? map(w.fact.value as FactValue) : w.fact.value;
+    if (v === undefined) return false;
+    setup[field] = v;
+    prov[field] = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+    return true;
+  };
+  const fromDefault = (field: string, defaultField: Parameters<typeof toolDefault>[1]): void => {
+    if (setup[field] !== undefined) return;
+    const d = toolDefault(tools, defaultField);
+    if (!d) return;
+    setup[field] = d.value;
+    const unknown = unknownOnly[keyOfField(field)];
+    prov[field] = { kind: 'default', owner: d.tool, note: unknown ? `${d.note}; the file's value ${unknown.fact.rawValue} is not known statically` : d.note };
+  };
+  const num = (v: FactValue): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const bool = (v: FactValue): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+  // Model.
+  fromFact('model', 'model', (v) => (typeof v === 'string' ? v : undefined));
+  if (overrides.model) {
+    setup.model = overrides.model;
+    prov.model = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.model' } : { kind: 'flag', flag: '--model' };
+  }
+
+  // Method, LoRA and quantization.
+  fromFact('method', 'method');
+  const hasLora = decided.loraR || decided.loraTargets || decided.loraAlpha;
+  const quantBits = decided.quantBits ? num(decided.quantBits.fact.value as FactValue) : undefined;
+  if (setup.method === undefined && hasLora) {
+    setup.method = quantBits === 4 ? 'qlora' : 'lora';
+    const w = (decided.loraR ?? decided.loraTargets ?? decided.loraAlpha)!;
+    prov.method = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+  }
+  const method = (setup.method as string | undefined) ?? 'full';
+  if (method === 'lora' || method === 'qlora') {
+    const lora: Record<string, unknown> = {};
+    const loraField = (name: string, key: CanonicalKey, def: Parameters<typeof toolDefault>[1]): void => {
+      const w = decided[key];
+      if (w) {
+        lora[name] = w.fact.value;
+      } else {
+        const d = toolDefault(tools, def);
+        if (d) lora[name] = d.value;
+      }
+    };
+    loraField('r', 'loraR', 'lora.r');
+    loraField('alpha', 'loraAlpha', 'lora.alpha');
+    loraField('dropout', 'loraDropout', 'lora.dropout');
+    loraField('target_modules', 'loraTargets', 'lora.target_modules');
+    if (decided.loraModulesToSave) lora.modules_to_save = decided.loraModulesToSave.fact.value;
+    const dt = toolDefault(tools, 'lora.dtype');
+    lora.dtype = dt?.value === 'model' ? undefined : dt?.value;
+    setup.lora = lora;
+    const w = decided.loraR ?? decided.loraTargets;
+    prov.lora = w ? { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey } : { kind: 'default', owner: dt?.tool ?? 'peft', note: 'LoRA settings of the tool' };
+  }
+  if (quantBits === 4 || quantBits === 8) {
+    const q: Record<string, unknown> = { bits: quantBits };
+    const t = decided.quantType?.fact.value ?? (quantBits === 8 ? 'int8' : toolDefault(tools, 'quantization.type')?.value ?? 'nf4');
+    q.type = t;
+    q.double_quant = decided.doubleQuant?.fact.value ?? toolDefault(tools, 'quantization.double_quant')?.value ?? false;
+    if (tools[0] === 'torchtune') q.scope = 'lora-targets';
+    setup.quantization = q;
+    const w = decided.quantBits!;
+    prov.quantization = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+    if (method === 'full') setup.method = 'qlora';
+  }
+  fromFact('freeze_trainable_layers', 'freezeTrainableLayers', num);
+
+  // Precision: DeepSpeed bf16/fp16 blocks run the model in 16 bits with an fp32 master copy; HF/Accelerate
+  // bf16/fp16 switches are autocast over the loaded weights; LLaMA-Factory pure_bf16 and torchtune dtype are pure.
+  const deepspeedOn = decided.zeroStage !== undefined || files.some((f) => f.facts.format === 'deepspeed-json');
+  const bf16 = decided.bf16 ? bool(decided.bf16.fact.value as FactValue) : undefined;
+  const fp16 = decided.fp16 ? bool(decided.fp16.fact.value as FactValue) : undefined;
+  const mp = decided.mixedPrecision?.fact.value;
+  let half: 'bf16' | 'fp16' | undefined = bf16 ? 'bf16' : fp16 ? 'fp16' : mp === 'bf16' || mp === 'fp16' ? mp : undefined;
+  const halfFact = bf16 ? decided.bf16 : fp16 ? decided.fp16 : decided.mixedPrecision;
+  if (!half && bf16 === undefined && fp16 === undefined && mp === undefined) {
+    const d = toolDefault(tools, 'mixed_precision');
+    if (d && (d.value === 'bf16' || d.value === 'fp16')) {
+      half = d.value;
+      prov.mixed_precision = { kind: 'default', owner: d.tool, note: d.note };
+    }
+  }
+  const pure = decided.pureBf16 && decided.pureBf16.fact.value === true;
+  fromFact('weights_dtype', 'weightsDtype');
+  if (pure) {
+    setup.weights_dtype = 'bf16';
+    setup.mixed_precision = 'none';
+    prov.weights_dtype = prov.mixed_precision = { kind: 'file', file: decided.pureBf16!.file, line: decided.pureBf16!.location.line, key: decided.pureBf16!.fact.rawKey };
+  } else if (half && deepspeedOn && method === 'full') {
+    setup.weights_dtype = half;
+    setup.master_weights = true;
+    setup.mixed_precision = 'none';
+    const p: Provenance = halfFact ? { kind: 'file', file: halfFact.file, line: halfFact.location.line, key: halfFact.fact.rawKey } : prov.mixed_precision ?? { kind: 'default', owner: 'deepspeed' };
+    prov.weights_dtype = prov.master_weights = prov.mixed_precision = p;
+  } else if (half) {
+    setup.mixed_precision = half;
+    if (halfFact) prov.mixed_precision = { kind: 'file', file: halfFact.file, line: halfFact.location.line, key: halfFact.fact.rawKey };
+    if (setup.weights_dtype === undefined && (tools[0] === 'axolotl' || tools[0] === 'llamafactory' || method === 'qlora' || method === 'lora')) {
+      // Axolotl and LLaMA-Factory load the model in the compute dtype; PEFT recipes load 16-bit bases.
+      setup.weights_dtype = half;
+      prov.weights_dtype = { kind: 'default', owner: tools[0] ?? 'peft', note: `the base model is loaded in ${half} when ${half} training is on` };
+    }
+  } else if (tools[0] === 'torchtune' && setup.weights_dtype !== undefined) {
+    setup.mixed_precision = 'none';
+  }
+  if (setup.weights_dtype === undefined) fromDefault('weights_dtype', 'weights_dtype');
+  if (setup.weights_dtype === 'bf16' && deepspeedOn && method === 'full' && setup.master_weights === undefined) setup.master_weights = true;
+
+  // Optimizer, batch, sequence, checkpointing, attention, loss.
+  fromFact('optimizer', 'optimizer', (v) => (typeof v === 'string' && OPTIMIZERS.has(v) ? v : undefined));
+  if (decided.optimizer && setup.optimizer === undefined) {
+    const w = decided.optimizer;
+    problems.push({ ...w.location, severity: 'warning', code: 'invalid-value', message: `optimizer '${w.fact.rawValue}' is not modeled; AdamW is assumed`, key: w.fact.rawKey });
+  }
+  fromDefault('optimizer', 'optimizer');
+  fromFact('micro_batch_size', 'microBatchSize', num);
+  fromFact('gradient_accumulation_steps', 'gradientAccumulationSteps', num);
+  fromFact('seq_len', 'seqLen', num);
+  fromFact('gradient_checkpointing', 'gradientCheckpointing');
+  fromFact('attention', 'attention');
+  fromFact('loss', 'loss');
+  fromFact('compile', 'compile', bool);
+  fromFact('activation_offloading', 'activationOffloading', bool);
+  fromFact('optimizer_in_backward', 'optimizerInBackward', bool);
+
+  // Parallelism.
+  fromFact('zero_stage', 'zeroStage', num);
+  fromFact('offload_optimizer', 'offloadOptimizer');
+  fromFact('offload_params', 'offloadParams');
+  fromFact('fsdp', 'fsdp');
+  if (decided.fsdpOffload && decided.fsdpOffload.fact.value === true) {
+    const w = decided.fsdpOffload;
+    setup.offload_params = 'cpu';
+    setup.offload_optimizer = 'cpu';
+    prov.offload_params = prov.offload_optimizer = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+    if (setup.fsdp === undefined) setup.fsdp = 'full_shard';
+  }
+  const buckets: Record<string, number> = {};
+  for (const [k, field] of [['reduceBucketSize', 'reduce_bucket_size'], ['allgatherBucketSize', 'allgather_bucket_size'], ['stage3PrefetchBucketSize', 'stage3_prefetch_bucket_size'],
+    ['stage3MaxLiveParameters', 'stage3_max_live_parameters'], ['stage3ParamPersistenceThreshold', 'stage3_param_persistence_threshold']] as const) {
+    const v = decided[k] ? num(decided[k]!.fact.value as FactValue) : undefined;
+    if (v !== undefined) buckets[field] = v;
+  }
+  if (Object.keys(buckets).length > 0) setup.zero_buckets = buckets;
+  fromFact('tensor_parallel', 'tensorParallel', num);
+  fromFact('pipeline_parallel', 'pipelineParallel', num);
+  fromFact('sequence_parallel', 'sequenceParallel', bool);
+  fromFact('nodes', 'nodes', num);
+  fromFact('gpus_per_node', 'gpusPerNode', num);
+  const world = decided.worldSize ? num(decided.worldSize.fact.value as FactValue) : undefined;
+  if (world !== undefined && setup.gpus_per_node === undefined) {
+    const nodes = (setup.nodes as number | undefined) ?? 1;
+    setup.gpus_per_node = Math.max(1, Math.round(world / nodes));
+    const w = decided.worldSize!;
+    prov.gpus_per_node = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+  }
+  if (overrides.gpusPerNode !== undefined) {
+    setup.gpus_per_node = overrides.gpusPerNode;
+    prov.gpus_per_node = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.gpusPerNode' } : { kind: 'flag', flag: '--gpus' };
+  }
+  if (overrides.nodes !== undefined) {
+    setup.nodes = overrides.nodes;
+    prov.nodes = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.nodes' } : { kind: 'flag', flag: '--nodes' };
+  }
+  if (overrides.seqLen !== undefined) {
+    setup.seq_len = overrides.seqLen;
+    prov.seq_len = { kind: 'flag', flag: '--seq-len' };
+  }
+
+  // DeepSpeed batch derivation: train_batch_size = micro x accumulation x data-parallel world size.
+  const worldSize = ((setup.gpus_per_node as number | undefined) ?? 1) * ((setup.nodes as number | undefined) ?? 1);
+  const dpWorld = worldSize / (((setup.tensor_parallel as number | undefined) ?? 1) * ((setup.pipeline_parallel as number | undefined) ?? 1));
+  const tb = decided.trainBatchSize ? num(decided.trainBatchSize.fact.value as FactValue) : undefined;
+  if (tb !== undefined) {
+    const w = decided.trainBatchSize!;
+    const micro = setup.micro_batch_size as number | undefined;
+    const gas = setup.gradient_accumulation_steps as number | undefined;
+    if (micro !== undefined && gas !== undefined) {
+      if (micro * gas * dpWorld !== tb) {
+        problems.push({ ...w.location, severity: 'error', code: 'batch-size-mismatch', key: w.fact.rawKey,
+          message: `train_batch_size ${tb} != ${micro} (micro) x ${gas} (accumulation) x ${dpWorld} (GPUs) = ${micro * gas * dpWorld}` });
+      }
+    } else if (micro !== undefined) {
+      const g = tb / (micro * dpWorld);
+      if (Number.isInteger(g) && g > 0) {
+        setup.gradient_accumulation_steps = g;
+        prov.gradient_accumulation_steps = { kind: 'file', file: w.file, line: w.location.line, key: `${w.fact.rawKey} / (micro x GPUs)` };
+      }
+    } else {
+      const m = tb / ((gas ?? 1) * dpWorld);
+      if (Number.isInteger(m) && m > 0) {
+        setup.micro_batch_size = m;
+        prov.micro_batch_size = { kind: 'file', file: w.file, line: w.location.line, key: `${w.fact.rawKey} / (accumulation x GPUs)` };
+      }
+    }
+  }
+  fromDefault('micro_batch_size', 'micro_batch_size');
+  fromDefault('gradient_accumulation_steps', 'gradient_accumulation_steps');
+  fromDefault('seq_len', 'seq_len');
+  fromDefault('gradient_checkpointing', 'gradient_checkpointing');
+  fromDefault('attention', 'attention');
+  fromDefault('loss', 'loss');
+
+  // Offload sanity: DeepSpeed offload without a ZeRO stage does nothing.
+  if ((setup.offload_optimizer && setup.offload_optimizer !== 'none') && !setup.zero_stage && !setup.fsdp) {
+    const w = decided.offloadOptimizer;
+    if (w) problems.push({ ...w.location, severity: 'warning', code: 'offload-needs-zero', key: w.fact.rawKey, message: 'optimizer offload needs ZeRO stage 1-3 (or FSDP); without it nothing is offloaded' });
+  }
+
+  if (overrides.gpu) {
+    setup.gpu = overrides.gpu;
+    prov.gpu = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.gpu' } : { kind: 'flag', flag: '--gpu' };
+  } else {
+    fromFact('gpu', 'gpu', (v) => (typeof v === 'string' ? v : undefined));
+  }
+
+  // Model resolution.
+  const ref = setup.model as string | undefined;
+  const modelAt = decided.model?.location ?? { file: files[0]?.file ?? '', start: 0, end: 0, line: 1, column: 1 };
+  if (!ref) {
+    const unknown = unknownOnly.model;
+    problems.push({ ...(unknown?.location ?? modelAt), severity: 'error', code: 'unknown-model',
+      message: unknown ? `the model (${unknown.fact.rawValue}) is not known statically: pass --model or set vramLens.model` : 'no model found in these files: pass --model <hub id | dir | config.json> or set vramLens.model' });
+    return { provenance, problems, decided, tools, gpu: setup.gpu as string | undefined };
+  }
+  const r = resolveModel(ref);
+  if (!r.ok) {
+    problems.push({ ...modelAt, severity: 'error', code: 'unknown-model', message: r.message, key: decided.model?.fact.rawKey });
+    return { provenance, problems, decided, tools, gpu: setup.gpu as string | undefined };
+  }
+  setup.architecture = r.model.config;
+  prov.architecture = { kind: 'catalog', entry: r.model.source };
+  if (r.model.parameters !== undefined) {
+    setup.parameters = r.model.parameters;
+    prov.parameters = { kind: 'catalog', entry: r.model.source };
+  }
+  const parsed = TrainingSetupSchema.safeParse(setup as TrainingSetupInput);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const field = String(issue.path[0] ?? '');
+      const w = decided[keyOfField(field)];
+      problems.push({ ...(w?.location ?? modelAt), severity: 'error', code: 'invalid-value', key: w?.fact.rawKey ?? field, message: `${issue.path.join('.')}: ${issue.message}` });
+    }
+    return { provenance, problems, decided, tools };
+  }
+  return { setup: parsed.data, provenance, problems, decided, tools, gpu: parsed.data.gpu };
+}
+
+const OPTIMIZERS = new Set(['adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'paged_adamw', 'adafactor', 'sgd', 'sgd_momentum', 'lion', 'lion_8bit', 'none']);
+
+const FIELD_KEYS: Record<string, CanonicalKey> = {
+  micro_batch_size: 'microBatchSize', gradient_accumulation_steps: 'gradientAccumulationSteps', seq_len: 'seqLen', optimizer: 'optimizer',
+  gradient_checkpointing: 'gradientCheckpointing', attention: 'attention', weights_dtype: 'weightsDtype', mixed_precision: 'mixedPrecision',
+  zero_stage: 'zeroStage', fsdp: 'fsdp', model: 'model', method: 'method', loss: 'loss', gpus_per_node: 'gpusPerNode', nodes: 'nodes',
+};
+
+function keyOfField(field: string): CanonicalKey {
+  return FIELD_KEYS[field] ?? 'model';
+}

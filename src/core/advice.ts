@@ -1,0 +1,257 @@
+// The advice engine: searches the changes a practitioner would make (precision, checkpointing, attention,
+// ZeRO/FSDP, offload, 8-bit optimizers, LoRA/QLoRA, micro-batch vs accumulation, sequence length, more GPUs,
+// and pairs/triples of them), estimates each, prices it with the step-time model, and returns the Pareto set
+// of changes that fit, cheapest first. Also answers the largest micro-batch / sequence that fits and how many
+// GPUs are needed. Pure; no I/O.
+import type { GpuSpec } from './catalog/gpus';
+import { estimate, type EstimateOptions } from './estimate';
+import type { Estimate } from './model';
+import type { TrainingSetup } from './setup';
+import { stepTime, type StepTime } from './step-time';
+
+/** One scenario-key change, e.g. {key: 'gradient_checkpointing', value: 'full'}. */
+export interface SetupChange {
+  readonly key: keyof TrainingSetup;
+  readonly value: unknown;
+}
+
+export interface AdviceItem {
+  readonly id: string;
+  readonly title: string;
+  readonly changes: readonly SetupChange[];
+  /** Bytes saved on the device (nvidia-smi) figure, versus the current setup. */
+  readonly savedBytes: number;
+  /** New step time / current step time (1.0 = no slower). */
+  readonly stepTimeFactor: number;
+  /** Changes what is trained or on what data (LoRA, QLoRA, shorter sequences), not only speed. */
+  readonly changesResult: boolean;
+  readonly fits: boolean;
+  readonly estimate: Estimate;
+  /** The cost arithmetic, for "Show formula". */
+  readonly costExplain: readonly string[];
+  /** GPUs the change needs in total (more GPUs than now for the scale-out option). */
+  readonly gpus: number;
+}
+
+export interface AdviceResult {
+  readonly current: Estimate;
+  readonly currentStep: StepTime;
+  /** Fitting changes on the Pareto front of (step time, changes result, memory), cheapest first. */
+  readonly items: readonly AdviceItem[];
+  /** How many candidate setups were estimated. */
+  readonly evaluated: number;
+  readonly maxMicroBatch?: number;
+  readonly maxSeqLen?: number;
+  /** Total GPUs needed with the current strategy plus ZeRO-3 sharding, when that helps. */
+  readonly gpusNeeded?: number;
+}
+
+export interface AdviceOptions extends EstimateOptions {
+  readonly gpuSpec?: Pick<GpuSpec, 'denseTflops' | 'hostLink' | 'peerLink' | 'hbmBandwidthGBps' | 'bf16'>;
+  /** Combine up to this many single changes (1-3). */
+  readonly maxCombination?: number;
+  /** Upper bound for scale-out advice. */
+  readonly maxGpus?: number;
+}
+
+interface Move {
+  readonly id: string;
+  readonly title: string;
+  readonly changesResult: boolean;
+  readonly group: string;
+  apply(s: TrainingSetup): Partial<TrainingSetup> | undefined;
+}
+
+const pow2Down = (n: number): number => Math.max(1, Math.floor(n / 2));
+
+function moves(base: TrainingSetup, bf16: boolean): Move[] {
+  const world = base.gpus_per_node * base.nodes;
+  const half = bf16 ? 'bf16' : 'fp16';
+  const m: Move[] = [];
+  m.push({ id: 'amp', group: 'precision', title: `Mixed precision (${half} autocast)`, changesResult: false,
+    apply: (s) => (s.weights_dtype === 'fp32' && s.mixed_precision === 'none' ? { mixed_precision: half } : undefined) });
+  m.push({ id: 'pure-bf16', group: 'precision', title: 'Load the model in bf16 (pure bf16 weights)', changesResult: false,
+    apply: (s) => (bf16 && s.weights_dtype === 'fp32' && s.method === 'full' && s.zero_stage === 0 && s.fsdp === 'none' ? { weights_dtype: 'bf16', mixed_precision: 'bf16' } : undefined) });
+  m.push({ id: 'gc-full', group: 'checkpointing', title: 'Enable gradient checkpointing', changesResult: false,
+    apply: (s) => (s.gradient_checkpointing !== 'full' ? { gradient_checkpointing: 'full' } : undefined) });
+  m.push({ id: 'gc-selective', group: 'checkpointing', title: 'Selective activation checkpointing', changesResult: false,
+    apply: (s) => (s.gradient_checkpointing === 'none' ? { gradient_checkpointing: 'selective' } : undefined) });
+  m.push({ id: 'sdpa', group: 'attention', title: 'Use SDPA / FlashAttention instead of eager attention', changesResult: false,
+    apply: (s) => (s.attention === 'eager' ? { attention: 'sdpa' } : undefined) });
+  m.push({ id: 'chunked-loss', group: 'loss', title: 'Chunked / fused cross-entropy (no full fp32 logits)', changesResult: false,
+    apply: (s) => (s.loss === 'full' ? { loss: 'fused' } : undefined) });
+  if (world > 1) {
+    for (const z of [1, 2, 3] as const) {
+      m.push({ id: `zero${z}`, group: 'sharding', title: `DeepSpeed ZeRO stage ${z}`, changesResult: false,
+        apply: (s) => (s.fsdp === 'none' && s.zero_stage < z ? { zero_stage: z, ...(s.weights_dtype !== 'fp32' && s.method === 'full' ? { master_weights: true } : {}) } : undefined) });
+    }
+    m.push({ id: 'zero3-offload-opt', group: 'sharding', title: 'ZeRO-3 with the optimizer offloaded to CPU', changesResult: false,
+      apply: (s) => (s.fsdp === 'none' && s.offload_optimizer === 'none' ? { zero_stage: 3, offload_optimizer: 'cpu' } : undefined) });
+  }
+  m.push({ id: 'offload-opt', group: 'offload', title: 'Offload the optimizer to CPU (ZeRO-Offload)', changesResult: false,
+    apply: (s) => (s.offload_optimizer === 'none' && s.optimizer !== 'none' ? { offload_optimizer: 'cpu', ...(s.zero_stage === 0 && s.fsdp === 'none' ? { zero_stage: 2 as const } : {}) } : undefined) });
+  m.push({ id: 'offload-params', group: 'offload', title: 'Offload parameters and optimizer to CPU (ZeRO-Infinity)', changesResult: false,
+    apply: (s) => (s.offload_params === 'none' ? { offload_params: 'cpu', offload_optimizer: 'cpu', ...(s.fsdp === 'none' ? { zero_stage: 3 as const } : {}) } : undefined) });
+  m.push({ id: 'adam8bit', group: 'optimizer', title: 'Switch to 8-bit AdamW (bitsandbytes)', changesResult: false,
+    apply: (s) => (['adamw', 'adamw_fused', 'adamw_hf', 'paged_adamw'].includes(s.optimizer) && s.offload_optimizer === 'none' ? { optimizer: 'adamw_8bit' } : undefined) });
+  m.push({ id: 'paged8bit', group: 'optimizer', title: 'Paged 8-bit AdamW (spills to host under pressure)', changesResult: false,
+    apply: (s) => (['adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit'].includes(s.optimizer) && s.offload_optimizer === 'none' ? { optimizer: 'paged_adamw_8bit' } : undefined) });
+  m.push({ id: 'lora', group: 'method', title: 'LoRA (r=16 on all linear layers) instead of full fine-tuning', changesResult: true,
+    apply: (s) => (s.method === 'full' || s.method === 'freeze' ? { method: 'lora', lora: { r: 16, alpha: 32, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32' }, master_weights: false, weights_dtype: s.weights_dtype === 'fp32' ? (bf16 ? 'bf16' : 'fp16') : s.weights_dtype } : undefined) });
+  m.push({ id: 'qlora', group: 'method', title: 'QLoRA (4-bit NF4 base, LoRA r=16 on all linear layers)', changesResult: true,
+    apply: (s) => (s.method !== 'qlora' ? { method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true, scope: 'all-linear' }, lora: s.lora ?? { r: 16, alpha: 32, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32' }, master_weights: false, zero_stage: 0, weights_dtype: bf16 ? 'bf16' : 'fp16' } : undefined) });
+  m.push({ id: 'lora-rank', group: 'method', title: 'Lower the LoRA rank', changesResult: true,
+    apply: (s) => (s.lora && s.lora.r > 8 && (s.method === 'lora' || s.method === 'qlora') ? { lora: { ...s.lora, r: pow2Down(s.lora.r) } } : undefined) });
+  m.push({ id: 'micro-half', group: 'batch', title: 'Halve the micro-batch, double gradient accumulation (same global batch)', changesResult: false,
+    apply: (s) => (s.micro_batch_size > 1 ? { micro_batch_size: pow2Down(s.micro_batch_size), gradient_accumulation_steps: s.gradient_accumulation_steps * (s.micro_batch_size / pow2Down(s.micro_batch_size)) } : undefined) });
+  m.push({ id: 'micro-1', group: 'batch', title: 'Micro-batch 1 with more gradient accumulation (same global batch)', changesResult: false,
+    apply: (s) => (s.micro_batch_size > 2 ? { micro_batch_size: 1, gradient_accumulation_steps: s.gradient_accumulation_steps * s.micro_batch_size } : undefined) });
+  m.push({ id: 'seq-half', group: 'sequence', title: 'Halve the sequence length', changesResult: true,
+    apply: (s) => (s.seq_len >= 256 ? { seq_len: Math.floor(s.seq_len / 2) } : undefined) });
+  return m;
+}
+
+function applyAll(base: TrainingSetup, ms: readonly Move[]): { setup: TrainingSetup; changes: SetupChange[] } | undefined {
+  let s = base;
+  const changes = new Map<keyof TrainingSetup, unknown>();
+  for (const mv of ms) {
+    const patch = mv.apply(s);
+    if (!patch) return undefined;
+    s = { ...s, ...patch };
+    for (const [k, v] of Object.entries(patch)) changes.set(k as keyof TrainingSetup, v);
+  }
+  return { setup: s, changes: [...changes].map(([key, value]) => ({ key, value })) };
+}
+
+const signature = (s: TrainingSetup): string => JSON.stringify([s.method, s.lora?.r, s.quantization?.bits, s.weights_dtype, s.mixed_precision, s.master_weights, s.optimizer,
+  s.micro_batch_size, s.gradient_accumulation_steps, s.seq_len, s.gradient_checkpointing, s.attention, s.loss, s.zero_stage, s.fsdp, s.offload_optimizer, s.offload_params, s.gpus_per_node, s.nodes]);
+
+/** Advice for a setup on a GPU: the fitting changes, cheapest first. */
+export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceResult | undefined {
+  const cur = estimate(setup, opts);
+  if (!cur.ok) return undefined;
+  const current = cur.estimate;
+  const spec = opts.gpuSpec;
+  const currentStep = stepTime(setup, current.parameters.trainable, spec);
+  const capacity = opts.gpu?.memoryBytes;
+  const all = moves(setup, spec?.bf16 ?? true);
+  const maxK = Math.max(1, Math.min(3, opts.maxCombination ?? 3));
+  const seen = new Set<string>([signature(setup)]);
+  const candidates: AdviceItem[] = [];
+  let evaluated = 0;
+
+  const consider = (combo: readonly Move[]): void => {
+    const applied = applyAll(setup, combo);
+    if (!applied) return;
+    const sig = signature(applied.setup);
+    if (seen.has(sig)) return;
+    seen.add(sig);
+    const r = estimate(applied.setup, opts);
+    evaluated++;
+    if (!r.ok) return;
+    const e = r.estimate;
+    const st = stepTime(applied.setup, e.parameters.trainable, spec);
+    candidates.push({
+      id: combo.map((c) => c.id).join('+'),
+      title: combo.map((c) => c.title).join(' + '),
+      changes: applied.changes,
+      savedBytes: current.perGpu.deviceBytes - e.perGpu.deviceBytes,
+      stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
+      changesResult: combo.some((c) => c.changesResult),
+      fits: capacity === undefined ? true : e.fits === true,
+      estimate: e,
+      costExplain: st.explain,
+      gpus: applied.setup.gpus_per_node * applied.setup.nodes,
+    });
+  };
+
+  // Singles, pairs and triples of moves from different groups.
+  const n = all.length;
+  for (let i = 0; i < n; i++) {
+    consider([all[i]]);
+    if (maxK < 2) continue;
+    for (let j = i + 1; j < n; j++) {
+      if (all[j].group === all[i].group) continue;
+      consider([all[i], all[j]]);
+      if (maxK < 3) continue;
+      for (let k = j + 1; k < n; k++) {
+        if (all[k].group === all[i].group || all[k].group === all[j].group) continue;
+        consider([all[i], all[j], all[k]]);
+      }
+    }
+  }
+
+  // Pareto front among fitting candidates: no other fitting candidate is at least as good on step time,
+  // result-changing and device memory, and strictly better on one.
+  const fitting = candidates.filter((c) => c.fits && c.savedBytes > 0);
+  const dominated = (a: AdviceItem, b: AdviceItem): boolean =>
+    b.stepTimeFactor <= a.stepTimeFactor + 1e-9 && (!b.changesResult || a.changesResult) && b.estimate.perGpu.deviceBytes <= a.estimate.perGpu.deviceBytes
+    && b.changes.length <= a.changes.length
+    && (b.stepTimeFactor < a.stepTimeFactor - 1e-9 || (a.changesResult && !b.changesResult) || b.estimate.perGpu.deviceBytes < a.estimate.perGpu.deviceBytes || b.changes.length < a.changes.length);
+  const front = fitting.filter((a) => !fitting.some((b) => b !== a && dominated(a, b)));
+  const items = front.sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.stepTimeFactor - y.stepTimeFactor || x.changes.length - y.changes.length || y.savedBytes - x.savedBytes);
+
+  const result: { maxMicroBatch?: number; maxSeqLen?: number; gpusNeeded?: number } = {};
+  if (capacity !== undefined) {
+    result.maxMicroBatch = largestFitting(setup, opts, 'micro_batch_size', 1, 1024);
+    result.maxSeqLen = largestFitting(setup, opts, 'seq_len', 128, 1 << 20);
+    result.gpusNeeded = gpusNeeded(setup, opts);
+    evaluated += 40;
+    const now = setup.gpus_per_node * setup.nodes;
+    if (result.gpusNeeded !== undefined && result.gpusNeeded > now && !current.fits) {
+      const total = result.gpusNeeded;
+      const perNode = Math.min(total, 8);
+      const sharded = setup.zero_stage === 3 || setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard';
+      const patch: Partial<TrainingSetup> = { gpus_per_node: perNode, nodes: Math.max(1, total / perNode), ...(sharded ? {} : { zero_stage: 3 as const }) };
+      const s2 = { ...setup, ...patch };
+      const r = estimate(s2, opts);
+      if (r.ok) {
+        const st = stepTime(s2, r.estimate.parameters.trainable, spec);
+        // Per-GPU step time; the cost is hardware: the title says how many GPUs.
+        items.push({
+          id: 'more-gpus', title: `Use ${total} GPUs with sharded model states (ZeRO-3)`, changes: Object.entries(patch).map(([key, value]) => ({ key: key as keyof TrainingSetup, value })),
+          savedBytes: current.perGpu.deviceBytes - r.estimate.perGpu.deviceBytes, stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
+          changesResult: false, fits: r.estimate.fits === true, estimate: r.estimate, costExplain: [...st.explain, `needs ${total} GPUs instead of ${now}`], gpus: total,
+        });
+      }
+    }
+  }
+  return { current, currentStep, items, evaluated, ...result };
+}
+
+/** Largest value of an integer field (micro-batch or sequence length) at which the setup fits, by bisection. */
+export function largestFitting(setup: TrainingSetup, opts: EstimateOptions, key: 'micro_batch_size' | 'seq_len', lo: number, hi: number): number | undefined {
+  const fits = (v: number): boolean => {
+    const r = estimate({ ...setup, [key]: v }, opts);
+    return r.ok && r.estimate.fits === true;
+  };
+  if (!fits(lo)) return undefined;
+  let good = lo;
+  let bad = hi + 1;
+  // Exponential search, then bisection.
+  let probe = lo * 2;
+  while (probe <= hi && fits(probe)) {
+    good = probe;
+    probe *= 2;
+  }
+  bad = Math.min(bad, probe);
+  while (bad - good > 1) {
+    const mid = Math.floor((good + bad) / 2);
+    if (fits(mid)) good = mid;
+    else bad = mid;
+  }
+  return good;
+}
+
+/** GPUs needed in total with model states sharded (ZeRO-3 when no sharding is configured), up to maxGpus. */
+export function gpusNeeded(setup: TrainingSetup, opts: AdviceOptions): number | undefined {
+  const max = opts.maxGpus ?? 1024;
+  const sharded = setup.zero_stage === 3 || setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard';
+  for (let total = setup.gpus_per_node * setup.nodes; total <= max; total *= 2) {
+    const perNode = Math.min(total, 8);
+    const s: TrainingSetup = { ...setup, gpus_per_node: perNode, nodes: Math.max(1, total / perNode), ...(sharded || total === 1 ? {} : { zero_stage: 3 as const }) };
+    const r = estimate(s, opts);
+    if (r.ok && r.estimate.fits) return total;
+  }
+  return undefined;
+}

@@ -1,0 +1,130 @@
+// Step-time model, from first principles, used to rank advice by what it costs: compute FLOPs (Kaplan et al.
+// 2020 / Narayanan et al. 2021: 6 x params x tokens for training, 2 for the forward pass), attention FLOPs,
+// recomputation under checkpointing, offload traffic over the host link, ZeRO-3/FSDP all-gathers over the
+// peer link, and small-matrix inefficiency. Every result carries its arithmetic. Pure; no I/O.
+import { countParameters, parseArchitecture } from './architecture';
+import type { GpuSpec } from './catalog/gpus';
+import type { TrainingSetup } from './setup';
+
+/** Share of peak tensor throughput a well-tuned training step reaches (model FLOPs utilisation). */
+export const ASSUMED_MFU = 0.4;
+/** Tokens per micro-batch at which matmul efficiency is half of its large-batch value (see tokenEfficiency). */
+export const HALF_EFFICIENCY_TOKENS = 256;
+/** Host-side AdamW throughput of DeepSpeed CPUAdam, parameters per second per GPU rank (AVX2/AVX-512, one socket share). */
+export const CPU_ADAM_PARAMS_PER_S = 1.0e9;
+
+export interface StepTime {
+  /** Seconds per optimizer step (all micro-steps of one GPU). */
+  readonly seconds: number;
+  readonly computeSeconds: number;
+  readonly communicationSeconds: number;
+  readonly offloadSeconds: number;
+  /** The arithmetic, line by line, for "Show formula". */
+  readonly explain: readonly string[];
+}
+
+const DEFAULT_GPU: Pick<GpuSpec, 'denseTflops' | 'hostLink' | 'peerLink' | 'hbmBandwidthGBps'> = {
+  hbmBandwidthGBps: 2039,
+  denseTflops: { fp32: 19.5, tf32: 156, bf16: 312, fp16: 312 },
+  hostLink: { kind: 'pcie', gen: 4, lanes: 16, GBps: 25 },
+  peerLink: { kind: 'nvlink', GBps: 600 },
+};
+
+/**
+ * Matmul efficiency for a micro-batch of T tokens: T / (T + T_half). Small micro-batches leave tensor cores
+ * idle because the matrices are thin (arithmetic intensity grows with T until compute-bound).
+ */
+export function tokenEfficiency(tokens: number): number {
+  return tokens / (tokens + HALF_EFFICIENCY_TOKENS);
+}
+
+/**
+ * Seconds per optimizer step on one GPU.
+ * @param trainableParams trainable parameters (from the estimate), for gradient traffic.
+ */
+export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pick<GpuSpec, 'denseTflops' | 'hostLink' | 'peerLink' | 'hbmBandwidthGBps'>): StepTime {
+  const g = gpu ?? DEFAULT_GPU;
+  const parsed = parseArchitecture(setup.architecture);
+  const explain: string[] = [];
+  if (!parsed.ok) return { seconds: NaN, computeSeconds: NaN, communicationSeconds: 0, offloadSeconds: 0, explain: ['architecture incomplete'] };
+  const a = parsed.arch;
+  const P = setup.parameters ?? countParameters(a).total;
+  // MoE: only top-k experts run per token.
+  const activeP = a.moe ? P - (a.moe.experts - a.moe.topK) * 3 * a.hidden * a.moe.expertFfn * a.moe.moeLayers : P;
+  const world = setup.gpus_per_node * setup.nodes;
+  const tp = setup.tensor_parallel;
+  const pp = setup.pipeline_parallel;
+  const T = setup.micro_batch_size * setup.seq_len;
+  const microSteps = setup.gradient_accumulation_steps;
+
+  // FLOPs per token: forward 2P + attention 4·L·s·h (QK^T and AV, causal counted in full as kernels do).
+  const attnFwd = 4 * a.layers * setup.seq_len * a.heads * a.headDim;
+  const fwd = 2 * activeP + attnFwd;
+  const peft = setup.method === 'lora' || setup.method === 'qlora';
+  // Backward: activation gradients (= forward) + weight gradients (= forward) for trainable weights only.
+  const bwd = peft || setup.method === 'freeze' ? fwd : 2 * fwd;
+  const recompute = setup.gradient_checkpointing === 'full' ? fwd : setup.gradient_checkpointing === 'selective' ? 0.3 * fwd : 0;
+  const flopsPerToken = fwd + bwd + recompute;
+  const dtype = setup.mixed_precision !== 'none' ? setup.mixed_precision : setup.weights_dtype;
+  const peak = (dtype === 'fp32' ? (g.denseTflops.tf32 ?? g.denseTflops.fp32) : dtype === 'bf16' ? (g.denseTflops.bf16 ?? g.denseTflops.fp16) : g.denseTflops.fp16) * 1e12;
+  const eff = tokenEfficiency(T);
+  // QLoRA dequantizes every 4-bit weight in forward and backward: extra memory traffic (QLoRA paper reports
+  // slower steps than LoRA); modeled as the 16-bit weights being materialised twice per micro-step.
+  const computeSeconds = (flopsPerToken * T * microSteps) / (tp * pp) / (peak * ASSUMED_MFU * eff);
+  explain.push(`compute: (forward ${fmt(fwd)} + backward ${fmt(bwd)}${recompute ? ` + recompute ${fmt(recompute)}` : ''}) FLOPs/token x ${T} tokens x ${microSteps} micro-steps / (${(peak / 1e12).toFixed(0)} TFLOPS x ${ASSUMED_MFU} MFU x ${eff.toFixed(2)} small-batch efficiency) = ${(computeSeconds * 1e3).toFixed(1)} ms`);
+  let dequant = 0;
+  if (setup.method === 'qlora') {
+    dequant = (2 * P * 2 * microSteps) / (g.hbmBandwidthGBps * 1e9);
+    explain.push(`4-bit dequantization: 2 passes x ${fmt(P)} params x 2 B / HBM bandwidth = ${(dequant * 1e3).toFixed(1)} ms`);
+  }
+
+  // Communication over the peer link (NVLink or PCIe), per optimizer step.
+  const dp = world / (tp * pp);
+  const peer = (g.peerLink?.GBps ?? g.hostLink.GBps) * 1e9 / 2; // one direction
+  const trainable = trainableParams;
+  const gradBytes = (setup.mixed_precision !== 'none' || setup.weights_dtype !== 'fp32' ? 2 : 4) * trainable / (tp * pp);
+  let comm = 0;
+  if (dp > 1) {
+    const ring = (dp - 1) / dp;
+    const sharded = setup.zero_stage === 3 || setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard';
+    // All-reduce = reduce-scatter + all-gather of the gradients: 2 x bytes x (N-1)/N; ZeRO-3/FSDP add two
+    // parameter all-gathers (forward and backward) per micro-step.
+    comm = 2 * gradBytes * ring / peer;
+    if (sharded) comm += 2 * microSteps * (2 * P / (tp * pp)) * ring / peer;
+    explain.push(`communication: ${sharded ? 'gradient reduce-scatter + 2 parameter all-gathers per micro-step' : 'gradient all-reduce'} over ${(peer / 1e9).toFixed(0)} GB/s = ${(comm * 1e3).toFixed(1)} ms (overlapped with compute where possible)`);
+  }
+  // Offload: gradients go to the host and updated 16-bit parameters come back over PCIe; CPU Adam runs the step.
+  let offload = 0;
+  const host = g.hostLink.GBps * 1e9;
+  const shard = setup.zero_stage > 0 || setup.fsdp !== 'none' ? dp : 1;
+  if (setup.offload_optimizer !== 'none') {
+    const pShard = trainable / shard / (tp * pp);
+    offload += (2 * pShard * 2) / host + pShard / CPU_ADAM_PARAMS_PER_S;
+    explain.push(`optimizer offload: ${fmt(pShard)} params x (2 B grads down + 2 B params up) / ${(host / 1e9).toFixed(0)} GB/s + CPU Adam ${fmt(pShard)} / ${fmt(CPU_ADAM_PARAMS_PER_S)} params/s = ${(offload * 1e3).toFixed(1)} ms`);
+    if (setup.offload_optimizer === 'nvme') offload *= 3;
+  }
+  if (setup.offload_params !== 'none') {
+    const pShard = P / shard / (tp * pp);
+    const t = (2 * microSteps * pShard * 2) / host;
+    offload += setup.offload_params === 'nvme' ? 3 * t : t;
+    explain.push(`parameter offload: 2 fetches per micro-step x ${fmt(pShard)} params x 2 B / ${(host / 1e9).toFixed(0)} GB/s = ${(t * 1e3).toFixed(1)} ms`);
+  }
+  if (setup.activation_offloading) {
+    const t = (2 * a.layers * T * a.hidden * 2 * microSteps) / host;
+    offload += t * 0.5; // overlapped with compute on a side stream about half the time
+    explain.push(`activation offloading: layer inputs to the host and back, half overlapped = ${(t * 500).toFixed(1)} ms`);
+  }
+  // Communication overlaps with backward compute; only the excess shows up.
+  const exposedComm = Math.max(0, comm - 0.5 * computeSeconds);
+  const seconds = computeSeconds + dequant + exposedComm + offload;
+  explain.push(`step: ${(seconds * 1e3).toFixed(1)} ms (communication beyond half the compute time is exposed)`);
+  return { seconds, computeSeconds: computeSeconds + dequant, communicationSeconds: exposedComm, offloadSeconds: offload, explain };
+}
+
+function fmt(n: number): string {
+  if (n >= 1e12) return `${(n / 1e12).toFixed(2)}T`;
+  if (n >= 1e9) return `${(n / 1e9).toFixed(2)}G`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}K`;
+  return n.toFixed(0);
+}

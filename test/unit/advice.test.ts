@@ -1,0 +1,86 @@
+// The advice engine on hand-checked cases.
+import * as assert from 'node:assert/strict';
+import { advise } from '../../src/core/advice';
+import { findGpu } from '../../src/core/lookup';
+import { stepTime, tokenEfficiency } from '../../src/core/step-time';
+import { setupFor } from './helpers';
+
+function gpu(name: string) {
+  const g = findGpu(name);
+  assert.ok(g.ok);
+  return g.gpu;
+}
+
+describe('advice', () => {
+  it('7B full fine-tune on one 24 GB GPU: nothing fits without LoRA/QLoRA or offload', () => {
+    const g = gpu('RTX-4090');
+    const s = setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 4, seq_len: 2048, gradient_accumulation_steps: 4 });
+    const r = advise(s, { gpu: g, gpuSpec: g.spec });
+    assert.ok(r);
+    assert.equal(r.current.fits, false);
+    assert.ok(r.items.length > 0);
+    for (const it of r.items) {
+      const keys = it.changes.map((c) => `${c.key}=${JSON.stringify(c.value)}`).join(' ');
+      const rescued = /method=/.test(keys) || /offload_(optimizer|params)="cpu"/.test(keys) || /"nvme"/.test(keys);
+      assert.ok(rescued, `claimed fit without LoRA/QLoRA/offload: ${it.title} (${keys})`);
+      assert.ok(it.fits && it.savedBytes > 0);
+    }
+    assert.ok(r.evaluated >= 200);
+  });
+
+  it('70B full fine-tune with ZeRO-3 on 8 x 80 GB does not fit as is; the advice offloads (optimizer first)', () => {
+    const g = gpu('A100-80GB');
+    const s = setupFor('meta-llama/Llama-3.1-70B', { weights_dtype: 'bf16', master_weights: true, optimizer: 'adamw_fused', gpus_per_node: 8, zero_stage: 3, micro_batch_size: 1, seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash' });
+    const r = advise(s, { gpu: g, gpuSpec: g.spec });
+    assert.ok(r);
+    assert.equal(r.current.fits, false, `current ${(r.current.perGpu.deviceBytes / 2 ** 30).toFixed(1)} GiB`);
+    const noResultChange = r.items.filter((i) => !i.changesResult);
+    assert.ok(noResultChange.length > 0);
+    const best = noResultChange[0];
+    assert.ok(best.changes.some((c) => c.key === 'offload_optimizer' && c.value === 'cpu'), `best: ${best.title}`);
+    assert.ok(best.stepTimeFactor >= 1, 'offload is not free');
+  });
+
+  it('items are sorted: result-preserving first, then by step time', () => {
+    const g = gpu('A100-40GB');
+    const r = advise(setupFor('meta-llama/Llama-3.2-3B', { weights_dtype: 'bf16', micro_batch_size: 8, seq_len: 4096 }), { gpu: g, gpuSpec: g.spec });
+    assert.ok(r);
+    for (let i = 1; i < r.items.length; i++) {
+      const a = r.items[i - 1];
+      const b = r.items[i];
+      assert.ok(Number(a.changesResult) < Number(b.changesResult) || (a.changesResult === b.changesResult && a.stepTimeFactor <= b.stepTimeFactor + 1e-12));
+    }
+  });
+
+  it('finds the largest micro-batch and sequence length that fit', () => {
+    const g = gpu('A100-80GB');
+    const s = setupFor('meta-llama/Llama-3.2-3B', { weights_dtype: 'bf16', method: 'lora', lora: { r: 16 }, micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'full' });
+    const r = advise(s, { gpu: g, gpuSpec: g.spec });
+    assert.ok(r?.maxMicroBatch && r.maxMicroBatch > 1);
+    const { estimate } = require('../../src/core/estimate') as typeof import('../../src/core/estimate');
+    const at = estimate({ ...s, micro_batch_size: r.maxMicroBatch }, { gpu: g });
+    const above = estimate({ ...s, micro_batch_size: r.maxMicroBatch + 1 }, { gpu: g });
+    assert.ok(at.ok && at.estimate.fits === true);
+    assert.ok(above.ok && above.estimate.fits === false);
+    assert.ok(r.maxSeqLen && r.maxSeqLen >= 2048);
+  });
+});
+
+describe('step time', () => {
+  it('full checkpointing costs one more forward: 8/6 of the compute', () => {
+    const s = setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', seq_len: 4096 });
+    const a = stepTime(s, 6.7e9);
+    const b = stepTime({ ...s, gradient_checkpointing: 'full' }, 6.7e9);
+    assert.ok(Math.abs(b.computeSeconds / a.computeSeconds - 8 / 6) < 1e-9);
+  });
+  it('small micro-batches run less efficiently: T / (T + 256)', () => {
+    assert.equal(tokenEfficiency(256), 0.5);
+    assert.ok(tokenEfficiency(8192) > 0.96);
+  });
+  it('optimizer offload adds PCIe traffic and CPU Adam time', () => {
+    const s = setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', zero_stage: 2 });
+    const a = stepTime(s, 6.7e9);
+    const b = stepTime({ ...s, offload_optimizer: 'cpu' }, 6.7e9);
+    assert.ok(b.offloadSeconds > 0 && b.seconds > a.seconds);
+  });
+});
