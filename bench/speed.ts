@@ -33,3 +33,21 @@ const moeLora = TrainingSetupSchema.parse({
 });
 time('estimate: Llama-3.1-70B full, ZeRO-3 + TP2 + PP4, 128 GPUs', 5000, () => estimate(large));
 time('estimate: Mixtral-8x7B QLoRA all-linear, eager attention', 5000, () => estimate(moeLora));
+
+// Advice search: every candidate is a full estimate; the target is p99 < 20 ms for >= 2,000 candidates.
+import { advise } from '../src/core/advice';
+import { findGpu } from '../src/core/lookup';
+const gpu = findGpu('RTX-4090');
+if (!gpu.ok) throw new Error('GPU catalog entry missing');
+const llama7 = findModel('meta-llama/Llama-2-7b-hf');
+if (!llama7.ok) throw new Error('catalog entry missing');
+const adviceSetup = TrainingSetupSchema.parse({
+  architecture: llama7.model.config, parameters: llama7.model.publishedParams, weights_dtype: 'bf16', mixed_precision: 'bf16',
+  micro_batch_size: 8, gradient_accumulation_steps: 4, seq_len: 4096, attention: 'eager', gpus_per_node: 2,
+});
+let candidates = 0;
+time('advice: Llama-2-7B full on 2 x RTX-4090 (all singles, pairs, triples)', 50, () => {
+  const r = advise(adviceSetup, { gpu: gpu.gpu, gpuSpec: gpu.gpu.spec });
+  candidates = r?.evaluated ?? 0;
+});
+console.log(JSON.stringify({ name: 'advice: candidates evaluated per search', unit: 'count', median: candidates, p99: candidates, n: 1 }));

@@ -36,7 +36,10 @@ export interface AdviceItem {
 export interface AdviceResult {
   readonly current: Estimate;
   readonly currentStep: StepTime;
-  /** Fitting changes on the Pareto front of (step time, changes result, memory), cheapest first. */
+  /**
+   * Fitting changes on the Pareto front of (changes result, GPUs needed, step time, memory, number of changes),
+   * cheapest first: result-preserving before result-changing, then the fewest GPUs, then the fastest.
+   */
   readonly items: readonly AdviceItem[];
   /** How many candidate setups were estimated. */
   readonly evaluated: number;
@@ -78,6 +81,8 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
     apply: (s) => (s.gradient_checkpointing === 'none' ? { gradient_checkpointing: 'selective' } : undefined) });
   m.push({ id: 'sdpa', group: 'attention', title: 'Use SDPA / FlashAttention instead of eager attention', changesResult: false,
     apply: (s) => (s.attention === 'eager' ? { attention: 'sdpa' } : undefined) });
+  m.push({ id: 'flash', group: 'attention', title: 'Use FlashAttention-2 (no repeated k/v, no s x s matrix)', changesResult: false,
+    apply: (s) => (s.attention !== 'flash' ? { attention: 'flash' } : undefined) });
   m.push({ id: 'chunked-loss', group: 'loss', title: 'Chunked / fused cross-entropy (no full fp32 logits)', changesResult: false,
     apply: (s) => (s.loss === 'full' ? { loss: 'fused' } : undefined) });
   if (world > 1) {
@@ -88,6 +93,36 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
     m.push({ id: 'zero3-offload-opt', group: 'sharding', title: 'ZeRO-3 with the optimizer offloaded to CPU', changesResult: false,
       apply: (s) => (s.fsdp === 'none' && s.offload_optimizer === 'none' ? { zero_stage: 3, offload_optimizer: 'cpu' } : undefined) });
   }
+  if (world > 1) {
+    for (const f of ['full_shard', 'shard_grad_op', 'hybrid_shard'] as const) {
+      if (f === 'hybrid_shard' && base.nodes === 1) continue;
+      m.push({ id: `fsdp-${f}`, group: 'sharding', title: `FSDP ${f.toUpperCase()}`, changesResult: false,
+        apply: (s) => (s.fsdp !== f && s.zero_stage === 0 ? { fsdp: f, ...(s.weights_dtype !== 'fp32' && s.method === 'full' ? { master_weights: true } : {}) } : undefined) });
+    }
+  }
+  for (const factor of [2, 4]) {
+    m.push({ id: `gpus-x${factor}`, group: 'scale', title: `${factor}x the GPUs (${world * factor} in total) with sharded model states`, changesResult: false,
+      apply: (s) => {
+        const total = s.gpus_per_node * s.nodes * factor;
+        const perNode = Math.min(total, 8);
+        return { gpus_per_node: perNode, nodes: Math.max(1, total / perNode), ...(s.zero_stage === 0 && s.fsdp === 'none' ? { zero_stage: 3 as const } : {}) };
+      } });
+  }
+  m.push({ id: 'offload-opt-nvme', group: 'offload', title: 'Offload the optimizer to NVMe (ZeRO-Infinity)', changesResult: false,
+    apply: (s) => (s.offload_optimizer !== 'nvme' && s.optimizer !== 'none' ? { offload_optimizer: 'nvme', zero_stage: 3 as const, fsdp: 'none' } : undefined) });
+  m.push({ id: 'adafactor', group: 'optimizer', title: 'Adafactor (factored second moment, no momentum)', changesResult: false,
+    apply: (s) => (s.optimizer !== 'adafactor' && s.offload_optimizer === 'none' ? { optimizer: 'adafactor' } : undefined) });
+  for (const r of [8, 64]) {
+    m.push({ id: `lora-r${r}`, group: 'method', title: `LoRA r=${r} on all linear layers`, changesResult: true,
+      apply: (s) => (s.method === 'full' || s.method === 'freeze' || (s.lora && s.lora.r !== r) ? { method: s.method === 'qlora' ? 'qlora' : 'lora', lora: { r, alpha: 2 * r, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32' }, master_weights: false, weights_dtype: s.weights_dtype === 'fp32' ? (bf16 ? 'bf16' : 'fp16') : s.weights_dtype } : undefined) });
+  }
+  m.push({ id: 'lora-attn', group: 'method', title: 'LoRA r=16 on the attention projections only', changesResult: true,
+    apply: (s) => (s.method === 'full' || s.method === 'freeze' ? { method: 'lora', lora: { r: 16, alpha: 32, dropout: 0.05, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'], modules_to_save: [], dtype: 'fp32' }, master_weights: false, weights_dtype: s.weights_dtype === 'fp32' ? (bf16 ? 'bf16' : 'fp16') : s.weights_dtype } : undefined) });
+  m.push({ id: 'seq-3/4', group: 'sequence', title: 'Shorten the sequence length by a quarter', changesResult: true,
+    apply: (s) => (s.seq_len >= 512 ? { seq_len: Math.floor((s.seq_len * 3) / 4 / 64) * 64 } : undefined) });
+  m.push({ id: 'micro-3/4', group: 'batch', title: 'Smaller micro-batch (3/4), more accumulation', changesResult: false,
+    apply: (s) => (s.micro_batch_size >= 4 && (s.micro_batch_size * s.gradient_accumulation_steps) % Math.floor((s.micro_batch_size * 3) / 4) === 0
+      ? { micro_batch_size: Math.floor((s.micro_batch_size * 3) / 4), gradient_accumulation_steps: (s.micro_batch_size * s.gradient_accumulation_steps) / Math.floor((s.micro_batch_size * 3) / 4) } : undefined) });
   m.push({ id: 'offload-opt', group: 'offload', title: 'Offload the optimizer to CPU (ZeRO-Offload)', changesResult: false,
     apply: (s) => (s.offload_optimizer === 'none' && s.optimizer !== 'none' ? { offload_optimizer: 'cpu', ...(s.zero_stage === 0 && s.fsdp === 'none' ? { zero_stage: 2 as const } : {}) } : undefined) });
   m.push({ id: 'offload-params', group: 'offload', title: 'Offload parameters and optimizer to CPU (ZeRO-Infinity)', changesResult: false,
@@ -138,6 +173,8 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   const maxK = Math.max(1, Math.min(3, opts.maxCombination ?? 3));
   const seen = new Set<string>([signature(setup)]);
   const candidates: AdviceItem[] = [];
+  const setups = new Map<number, TrainingSetup>();
+  const lean: EstimateOptions = { ...opts, lean: true };
   let evaluated = 0;
 
   const consider = (combo: readonly Move[]): void => {
@@ -146,11 +183,14 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
     const sig = signature(applied.setup);
     if (seen.has(sig)) return;
     seen.add(sig);
-    const r = estimate(applied.setup, opts);
+    const r = estimate(applied.setup, lean);
     evaluated++;
     if (!r.ok) return;
     const e = r.estimate;
+    const fitsNow = capacity === undefined ? true : e.fits === true;
+    if (!fitsNow || current.perGpu.deviceBytes - e.perGpu.deviceBytes <= 0) return;
     const st = stepTime(applied.setup, e.parameters.trainable, spec);
+    setups.set(candidates.length, applied.setup);
     candidates.push({
       id: combo.map((c) => c.id).join('+'),
       title: combo.map((c) => c.title).join(' + '),
@@ -185,11 +225,17 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   // result-changing and device memory, and strictly better on one.
   const fitting = candidates.filter((c) => c.fits && c.savedBytes > 0);
   const dominated = (a: AdviceItem, b: AdviceItem): boolean =>
-    b.stepTimeFactor <= a.stepTimeFactor + 1e-9 && (!b.changesResult || a.changesResult) && b.estimate.perGpu.deviceBytes <= a.estimate.perGpu.deviceBytes
+    b.gpus <= a.gpus && b.stepTimeFactor <= a.stepTimeFactor + 1e-9 && (!b.changesResult || a.changesResult) && b.estimate.perGpu.deviceBytes <= a.estimate.perGpu.deviceBytes
     && b.changes.length <= a.changes.length
-    && (b.stepTimeFactor < a.stepTimeFactor - 1e-9 || (a.changesResult && !b.changesResult) || b.estimate.perGpu.deviceBytes < a.estimate.perGpu.deviceBytes || b.changes.length < a.changes.length);
+    && (b.gpus < a.gpus || b.stepTimeFactor < a.stepTimeFactor - 1e-9 || (a.changesResult && !b.changesResult) || b.estimate.perGpu.deviceBytes < a.estimate.perGpu.deviceBytes || b.changes.length < a.changes.length);
   const front = fitting.filter((a) => !fitting.some((b) => b !== a && dominated(a, b)));
-  const items = front.sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.stepTimeFactor - y.stepTimeFactor || x.changes.length - y.changes.length || y.savedBytes - x.savedBytes);
+  // The items shown are estimated again in full (formulas and assumptions).
+  const items = front
+    .sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor || x.changes.length - y.changes.length || y.savedBytes - x.savedBytes)
+    .map((it) => {
+      const full = estimate(setups.get(candidates.indexOf(it))!, opts);
+      return full.ok ? { ...it, estimate: full.estimate } : it;
+    });
 
   const result: { maxMicroBatch?: number; maxSeqLen?: number; gpusNeeded?: number } = {};
   if (capacity !== undefined) {
@@ -222,7 +268,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
 /** Largest value of an integer field (micro-batch or sequence length) at which the setup fits, by bisection. */
 export function largestFitting(setup: TrainingSetup, opts: EstimateOptions, key: 'micro_batch_size' | 'seq_len', lo: number, hi: number): number | undefined {
   const fits = (v: number): boolean => {
-    const r = estimate({ ...setup, [key]: v }, opts);
+    const r = estimate({ ...setup, [key]: v }, { ...opts, lean: true });
     return r.ok && r.estimate.fits === true;
   };
   if (!fits(lo)) return undefined;
@@ -250,7 +296,7 @@ export function gpusNeeded(setup: TrainingSetup, opts: AdviceOptions): number | 
   for (let total = setup.gpus_per_node * setup.nodes; total <= max; total *= 2) {
     const perNode = Math.min(total, 8);
     const s: TrainingSetup = { ...setup, gpus_per_node: perNode, nodes: Math.max(1, total / perNode), ...(sharded || total === 1 ? {} : { zero_stage: 3 as const }) };
-    const r = estimate(s, opts);
+    const r = estimate(s, { ...opts, lean: true });
     if (r.ok && r.estimate.fits) return total;
   }
   return undefined;

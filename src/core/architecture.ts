@@ -97,8 +97,18 @@ function str(cfg: HfConfig, key: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** Reads and checks a config.json; returns the normalized architecture or the fields that are missing. */
+const parsedCache = new WeakMap<object, ArchitectureResult>();
+
+/** Reads and checks a config.json; returns the normalized architecture or the fields that are missing. Memoized per config object. */
 export function parseArchitecture(cfg: HfConfig): ArchitectureResult {
+  const hit = parsedCache.get(cfg);
+  if (hit) return hit;
+  const r = parseArchitectureUncached(cfg);
+  parsedCache.set(cfg, r);
+  return r;
+}
+
+function parseArchitectureUncached(cfg: HfConfig): ArchitectureResult {
   const problems: ArchitectureProblem[] = [];
   const modelType = str(cfg, 'model_type');
   if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
@@ -194,8 +204,19 @@ export function parseArchitecture(cfg: HfConfig): ArchitectureResult {
   return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };
 }
 
-/** Linear layers of one decoder block (or encoder block) in HF naming, with their shapes. */
+const modulesCache = new WeakMap<Architecture, LinearModule[]>();
+
+/** Linear layers of one decoder block (or encoder block) in HF naming, with their shapes. Memoized per architecture. */
 export function linearModules(a: Architecture): LinearModule[] {
+  let m = modulesCache.get(a);
+  if (!m) {
+    m = linearModulesUncached(a);
+    modulesCache.set(a, m);
+  }
+  return m;
+}
+
+function linearModulesUncached(a: Architecture): LinearModule[] {
   const h = a.hidden;
   const qd = a.heads * a.headDim;
   const kvd = a.kvHeads * a.headDim;
@@ -308,8 +329,25 @@ export interface ParameterCount {
   readonly other: number;
 }
 
-/** Exact parameter count of the model with the given task head; formulas per family in the comments. */
+const countCache = new WeakMap<Architecture, Map<string, ParameterCount>>();
+
+/** Exact parameter count of the model with the given task head; formulas per family in the comments. Memoized. */
 export function countParameters(a: Architecture, head: Head = a.defaultHead, numLabels = 2): ParameterCount {
+  let byHead = countCache.get(a);
+  if (!byHead) {
+    byHead = new Map();
+    countCache.set(a, byHead);
+  }
+  const key = `${head}:${numLabels}`;
+  let c = byHead.get(key);
+  if (!c) {
+    c = countParametersUncached(a, head, numLabels);
+    byHead.set(key, c);
+  }
+  return c;
+}
+
+function countParametersUncached(a: Architecture, head: Head, numLabels: number): ParameterCount {
   const h = a.hidden;
   const mods = linearModules(a);
   let linear = 0;

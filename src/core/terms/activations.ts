@@ -60,8 +60,26 @@ export interface LayerActivations {
 
 const moduleByName = (mods: LinearModule[]): Map<string, LinearModule> => new Map(mods.map((m) => [m.name, m]));
 
-/** Replays one block of the family and returns what it saves. */
+const layerCache = new WeakMap<Architecture, Map<string, LayerActivations>>();
+
+/** Replays one block of the family and returns what it saves. Memoized per architecture and plan. */
 export function layerActivations(p: ActivationPlan): LayerActivations {
+  let byPlan = layerCache.get(p.arch);
+  if (!byPlan) {
+    byPlan = new Map();
+    layerCache.set(p.arch, byPlan);
+  }
+  const key = `${p.mode}|${p.half}|${p.weightBytes}|${p.batch}|${p.seq}|${p.attention}|${p.baseTrainable}|${p.normsTrainable}|${p.inputRequiresGrad}|${p.tp}|${p.sequenceParallel}|${p.compile === true}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${[...p.lora.targets].sort().join(',')}` : ''}`;
+  let r = byPlan.get(key);
+  if (!r) {
+    if (byPlan.size > 4096) byPlan.clear();
+    r = layerActivationsUncached(p);
+    byPlan.set(key, r);
+  }
+  return r;
+}
+
+function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const a = p.arch;
   const tape = new Tape(p.mode, p.half, p.compile === true);
   const mods = moduleByName(linearModules(a));
