@@ -547,6 +547,12 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       actBytes = layer.layerInputBytes * 2; // checkpointed inputs live on the host; two in flight on the GPU (prefetch)
       actFormula = 'activation offloading: checkpointed layer inputs on the host, 2 in flight';
     }
+    // Autocast's 16-bit copies of fp32 weights, kept by each matmul for backward; with full checkpointing only the
+    // recomputed layer holds them.
+    const castPerLayer = layer.weightCopyBytesPerLayer;
+    const castBytes = castPerLayer > 0 && !setup.activation_offloading ? (ck === 'full' ? castPerLayer : castPerLayer * layersStage * inFlight) : 0;
+    const castComp = castBytes > 0 ? [comp('autocast-weight-copies', 'Autocast weight copies (16-bit, kept for backward)', castBytes, () => (`${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${formatCount(castPerLayer / half)} linear weights x ${half} B`), { perLayerBytes: castPerLayer })] : [];
+    if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
     const perLayerLabel = Math.round(perLayerFull);
     const actComp = comp('activations', 'Activations saved for backward', actBytes, () => (actFormula),
       { perLayerBytes: perLayerLabel, layers: layersStage, microBatch: setup.micro_batch_size, seqLen: setup.seq_len, attention: setup.attention, checkpointing: ck, inFlight });
@@ -567,7 +573,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const pers = persistent;
       const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, () => (`${gradFormula}${note}`), { params: Math.round(trainableHere), bytesPerGrad: gradBytes, shard: shardGrads });
       const forwardTransient = Math.max(lossFwd, layer.backwardWorkingBytes / 2);
-      const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...outside,
+      const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
         comp('logits-loss', 'Cross-entropy forward temporaries', forwardTransient, () => ('logits in compute dtype + fp32 upcast live at the loss call'), {})];
       // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
@@ -577,9 +583,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       // (loss buffers freed, one layer recomputed and its gradients in flight), then down to the first layer
       // (all gradients produced, activations freed).
       const headGradC = gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)');
-      const atLoss: Component[] = [...pers, headGradC, ...gathered, ...headGather, actComp, ...outside,
+      const atLoss: Component[] = [...pers, headGradC, ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
         comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ('nll_loss and log_softmax gradients of the logits'), {})];
-      const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...gatheredGrads, actComp, ...recomputeC, working];
+      const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working];
       const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...gatheredGrads, ...recomputeC, working];
       const candidates: Array<[Component[], string]> = [
         [atLoss, 'start of backward: activations + gradients of the logits'],
@@ -619,6 +625,11 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       return phasesOut;
     }
   }
+}
+
+/** Tensors held once per model by checkpointed layers (T5 position biases). */
+function checkpointHeld(l: { checkpointHeldBytes: number }): number {
+  return l.checkpointHeldBytes;
 }
 
 /** Phase order for ties: steady-state phases first. */

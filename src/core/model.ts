@@ -6,7 +6,7 @@ export type Phase = 'forward' | 'backward' | 'optimizer' | 'first-step';
 export type ComponentId =
   | 'weights' | 'quantization-constants' | 'adapter-weights' | 'master-weights' | 'gradients' | 'ddp-buckets'
   | 'optimizer-states' | 'optimizer-step' | 'activations' | 'checkpoint-recompute' | 'backward-working'
-  | 'logits-loss' | 'loss-backward' | 'zero-buckets' | 'gathered-params' | 'gathered-grads' | 'first-step-init';
+  | 'autocast-weight-copies' | 'logits-loss' | 'loss-backward' | 'zero-buckets' | 'gathered-params' | 'gathered-grads' | 'first-step-init';
 
 /** One memory term: how many bytes, the formula in words and symbols, and the inputs that went into it. */
 export interface Component {

@@ -56,6 +56,10 @@ export interface LayerActivations {
    * matmul and of the attention kernel; everything else is recomputed), including the block input.
    */
   readonly selectiveBytes: number;
+  /** Tensors computed once and held by every checkpointed layer (T5's position biases), counted once per model. */
+  readonly checkpointHeldBytes: number;
+  /** Autocast's 16-bit copies of one block's fp32 weights, kept for backward (per block, not per token). */
+  readonly weightCopyBytesPerLayer: number;
 }
 
 const moduleByName = (mods: LinearModule[]): Map<string, LinearModule> => new Map(mods.map((m) => [m.name, m]));
@@ -119,7 +123,7 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
 
   const norm = (x: Tensor, what: string): Tensor =>
     a.norm === 'rms'
-      ? tape.rmsNorm(x, x.elems / a.hidden, normWeight.trainable, what, p.weightBytes)
+      ? tape.rmsNorm(x, x.elems / a.hidden, normWeight.trainable, what, p.weightBytes, a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : 'llama')
       : tape.layerNorm(x, x.elems / a.hidden, normWeight.trainable, what);
 
   // Attention geometry on this TP rank.
@@ -197,8 +201,11 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
       const qkv = linear(h1, qkvName, a.family === 'phi' ? qd : 3 * qd, 'qkv output');
       const q = tape.free(qkv, 'q (rotary)', T * qd);
       const k = tape.free(qkv, 'k (rotary)', T * kvd);
-      const v = a.family === 'phi' ? linear(h1, 'v_proj', kvd, 'v_proj output') : tape.view(qkv, 'v', T * kvd);
-      const att = attentionCore(q, k, v, { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
+      // v is a view of the fused qkv output; eager attention's batched matmul copies it unless the batch is 1.
+      const v = a.family === 'phi' ? linear(h1, 'v_proj', kvd, 'v_proj output')
+        : p.attention === 'eager' && b > 1 ? tape.free(qkv, 'v (contiguous)', T * kvd) : tape.view(qkv, 'v', T * kvd);
+      // GPT-NeoX takes the softmax in the activation dtype.
+      const att = attentionCore(q, k, v, { causalRepeat: true, softmaxFp32: a.family === 'phi', dropout: a.attentionDropout });
       linear(att, a.family === 'phi' ? 'dense' : 'dense', a.hidden, 'dense output');
       const h2 = a.family === 'phi' ? h1 : tape.layerNorm(x0, Tsp, p.normsTrainable, 'post_attention_layernorm');
       const up = linear(h2, a.family === 'phi' ? 'fc1' : 'dense_h_to_4h', a.ffn / tp, 'mlp up output');
@@ -269,10 +276,12 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
 
   let entries = tape.entries();
   let bytesPerLayer = tape.totalBytes();
+  let checkpointHeldBytes = 0;
   if (a.family === 't5') {
     const t5 = t5Blocks(p);
     entries = t5.entries;
     bytesPerLayer = t5.bytesPerLayer;
+    checkpointHeldBytes = t5.checkpointHeldBytes;
   }
   const cb = tape.computeBytes;
   const ffnLocal = a.moe ? a.moe.expertFfn * a.moe.topK : a.ffn / tp;
@@ -282,7 +291,7 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const layerInputBytes = Tsp * a.hidden * residualBytes;
   const everyOtherMatmul = tape.matmulOutputs.filter((_, i) => i % 2 === 0).reduce((x, y) => x + y, 0);
   const selectiveBytes = Math.min(bytesPerLayer, layerInputBytes + everyOtherMatmul + tape.attentionOutputBytes);
-  return { bytesPerLayer, entries, backwardWorkingBytes, layerInputBytes, selectiveBytes };
+  return { bytesPerLayer, entries, backwardWorkingBytes, layerInputBytes, selectiveBytes, checkpointHeldBytes, weightCopyBytesPerLayer: tape.weightCopyBytes };
 }
 
 type LinearFn = (x: Tensor, name: string, outFeatures: number, what: string) => Tensor;
@@ -336,8 +345,14 @@ function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Ten
   const act = tape.unarySavesInput(g, 'expert act');
   const prod = tape.mul(act, u, 'expert act * up');
   const down = linear(prod, 'experts.' + (a.family === 'mixtral' ? 'w2' : 'down_proj'), a.hidden, 'expert down output');
-  // Each expert output is scaled by its routing weight (saved for the weight's grad) before index_add.
-  tape.mul(down, tape.tensor('routing weights', T * moe.topK, 4, x.rg), 'weighted expert output');
+  // Each expert output is scaled by its routing weight (saved for the weight's grad); index_add_ keeps its
+  // source (the weighted output) and the int64 token indices; top-k indices and the weight normalisation
+  // (clone + sum) are kept too.
+  const weighted = tape.mul(down, tape.tensor('routing weights (16-bit)', T * moe.topK, x.bytesPerElem, x.rg), 'weighted expert output');
+  tape.save(weighted);
+  tape.saveExtra('token indices per expert (int64)', T * moe.topK * 8);
+  tape.saveExtra('top-k indices (int64)', T * moe.topK * 8);
+  tape.saveExtra('routing weights before normalisation (fp32) and their sum', T * moe.topK * 4 + T * 4);
   if (moe.sharedExpertFfn > 0) {
     const sg = linear(x, 'shared_expert.gate_proj', moe.sharedExpertFfn, 'shared expert gate');
     const su = linear(x, 'shared_expert.up_proj', moe.sharedExpertFfn, 'shared expert up');
@@ -351,10 +366,14 @@ function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Ten
   return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
 }
 
-/** gelu_new written out in Python (NewGELUActivation): 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3))). */
+/**
+ * gelu_new written out in Python (NewGELUActivation): 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3))).
+ * Under CUDA autocast, pow runs in fp32, so x is upcast and the chain after it stays fp32.
+ */
 function geluNew(tape: Tape, x: Tensor): Tensor {
-  const cube = tape.unarySavesInput(x, 'x^3'); // pow saves x
-  const inner = tape.free(cube, 'x + 0.044715 x^3');
+  const x32 = tape.mode === 'amp' ? tape.to(x, 4, 'gelu input (fp32 for pow)') : x;
+  const cube = tape.unarySavesInput(x32, 'x^3'); // pow saves its input
+  const inner = tape.free(cube, 'x + 0.044715 x^3', undefined, Math.max(x.bytesPerElem, cube.bytesPerElem));
   const th = tape.unarySavesOutput(inner, 'tanh(...)');
   const half = tape.free(x, '0.5 * x');
   const onePlus = tape.free(th, '1 + tanh');
@@ -362,7 +381,7 @@ function geluNew(tape: Tape, x: Tensor): Tensor {
 }
 
 /** T5: average of one encoder block and one decoder block (self-attention, cross-attention, MLP). */
-function t5Blocks(p: ActivationPlan): { bytesPerLayer: number; entries: SavedEntry[] } {
+function t5Blocks(p: ActivationPlan): { bytesPerLayer: number; entries: SavedEntry[]; checkpointHeldBytes: number } {
   const a = p.arch;
   const tape = new Tape(p.mode, p.half);
   const T = p.batch * p.seq;
@@ -397,7 +416,7 @@ function t5Blocks(p: ActivationPlan): { bytesPerLayer: number; entries: SavedEnt
     return lin(rd, 'wo', a.ffn, a.hidden);
   };
   const sub = (x: Tensor, f: (n: Tensor) => Tensor, label: string): Tensor => {
-    const n = tape.rmsNorm(x, T, p.normsTrainable, `${label} layer_norm`, p.weightBytes);
+    const n = tape.rmsNorm(x, T, p.normsTrainable, `${label} layer_norm`, p.weightBytes, 't5');
     const y = f(n);
     tape.dropout(y, a.hiddenDropout, `${label} dropout`);
     return tape.tensor('residual', T * a.hidden, rb, true);
@@ -413,8 +432,15 @@ function t5Blocks(p: ActivationPlan): { bytesPerLayer: number; entries: SavedEnt
   d = sub(d, (n) => attn(n, enc, 'cross-attention'), 'decoder cross-attention');
   sub(d, ff, 'decoder MLP');
   const decoderBytes = tape.totalBytes() - encoderBytes;
-  const total = encoderBytes * a.encoderLayers + decoderBytes * a.layers;
-  return { bytesPerLayer: total / (a.encoderLayers + a.layers), entries: tape.entries() };
+  // The first layer of each stack computes the relative-position bucket ids (int64, s x s), kept by the
+  // embedding lookup of the bias.
+  const buckets = 2 * p.seq * p.seq * 8;
+  const total = encoderBytes * a.encoderLayers + decoderBytes * a.layers + buckets;
+  // Under checkpointing the position bias (+ mask) tensors computed in the first layer are inputs of every
+  // later layer and stay alive: one (b, heads, s, s) tensor for the encoder, two (self, cross) for the decoder.
+  const cb = tape.computeBytes === 4 || p.mode === 'amp' ? (p.weightBytes === 4 ? 4 : 2) : 2;
+  const heldBiases = (a.encoderLayers > 1 ? 1 : 0) * cb * p.batch * (a.heads / p.tp) * p.seq * p.seq + (a.layers > 1 ? 2 : 0) * cb * p.batch * (a.heads / p.tp) * p.seq * p.seq;
+  return { bytesPerLayer: total / (a.encoderLayers + a.layers), entries: tape.entries(), checkpointHeldBytes: heldBiases };
 }
 
 export interface LossPlan {

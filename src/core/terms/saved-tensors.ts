@@ -41,6 +41,11 @@ export class Tape {
   readonly matmulOutputs: number[] = [];
   /** Bytes an attention kernel saves of its own outputs (output + logsumexp, or the softmax probabilities). */
   attentionOutputBytes = 0;
+  /**
+   * 16-bit copies of fp32 weights made by autocast and kept for backward (about 2 B per linear parameter):
+   * a per-parameter cost, kept apart from the per-token activations.
+   */
+  weightCopyBytes = 0;
 
   /**
    * @param fused torch.compile: Inductor's min-cut partitioner saves the inputs of fused elementwise chains and
@@ -95,9 +100,9 @@ export class Tape {
   linear(x: Tensor, w: Weight, outFeatures: number, what: string): Tensor {
     const xin = this.castForMatmul(x);
     if (w.trainable) this.save(xin);
-    if (xin.rg && this.mode === 'amp' && w.bytesPerElem === 4 && !w.trainable) {
-      // Frozen fp32 weights are cast again on every call (the autocast cache only keeps leaves that require grad).
-      this.saveExtra(`${w.what} (autocast weight copy)`, w.elems * this.half);
+    if (xin.rg && this.mode === 'amp' && w.bytesPerElem === 4) {
+      // Autocast casts fp32 weights to 16 bits for the matmul; mm keeps the copy for the input's gradient.
+      this.weightCopyBytes += w.elems * this.half;
     }
     const tokens = x.elems / (w.elems / outFeatures);
     // Under autocast the matmul runs in 16 bits; otherwise in the wider of input and weight dtypes (an fp32
@@ -169,7 +174,7 @@ export class Tape {
    * cast back, times weight. Saves the fp32 input, the fp32 rsqrt per row, the normalized input in the input
    * dtype (for the weight grad) and returns the output (Gemma's (1 + weight) variant saves the same).
    */
-  rmsNorm(x: Tensor, rows: number, trainable: boolean, what: string, weightBytes: number): Tensor {
+  rmsNorm(x: Tensor, rows: number, trainable: boolean, what: string, weightBytes: number, style: 'llama' | 't5' | 'gemma' = 'llama'): Tensor {
     const rsq = this.tensor(`${what} rsqrt (fp32)`, rows, 4, x.rg);
     if (this.fused) {
       // One fused kernel: backward needs the input and the per-row rsqrt; the rest is recomputed.
@@ -179,10 +184,19 @@ export class Tape {
     }
     const x32 = this.to(x, 4, `${what} input (fp32 upcast)`);
     if (x.rg) {
-      this.save(x32); // pow(2) and the multiply both need it
+      this.save(x32); // pow(2) needs it; llama/gemma also multiply it by rsqrt
       this.save(rsq);
+      // T5LayerNorm multiplies the original (16-bit) hidden states by the fp32 rsqrt: both are kept.
+      if (style === 't5') this.save(x);
     }
     const normed32 = this.tensor(`${what} normalized (fp32)`, x.elems, 4, x.rg);
+    if (style === 'gemma') {
+      // Gemma: normed.float() * (1 + weight.float()), then cast back: the fp32 normalized input and the fp32
+      // (1 + weight) vector are kept.
+      if (trainable) this.save(normed32);
+      if (x.rg) this.saveExtra(`${what} (1 + weight) fp32`, (x.elems / rows) * 4);
+      return this.tensor(`${what} output`, x.elems, x.bytesPerElem, x.rg || trainable);
+    }
     // .to(input_dtype), then weight * normed: the product takes the wider of the two dtypes.
     const normed = this.to(normed32, x.bytesPerElem, `${what} normalized`);
     if (trainable) this.save(normed);

@@ -1,0 +1,68 @@
+// The activation model against ground truth: bytes that PyTorch autograd saves for backward, counted with
+// torch.autograd.graph.saved_tensors_hooks (deduplicated by storage) in small reference blocks of each family
+// (tools/activations/measure.py; data in test/fixtures/activations/golden.json). The estimator must be within
+// 2 % of every measured point it models.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArchitecture } from '../../src/core/architecture';
+import { layerActivations } from '../../src/core/terms/activations';
+import type { ComputeMode } from '../../src/core/terms/saved-tensors';
+
+interface GoldenCase {
+  family: string;
+  config: Record<string, unknown>;
+  batch: number;
+  seq: number;
+  dtype: 'fp32' | 'bf16' | 'amp_bf16';
+  attention: 'eager' | 'flash';
+  checkpointing: 'none' | 'full_reentrant' | 'full_nonreentrant';
+  lora: null | { r: number; dropout: number; targets: string[] | 'all-linear'; adapterDtype: string };
+  savedBytes: { perLayer: number; perLayerList: number[] };
+}
+
+const golden = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'activations', 'golden.json'), 'utf8')) as {
+  familyConfigDefaults: Record<string, Record<string, unknown>>;
+  cases: GoldenCase[];
+};
+
+export function modeled(c: GoldenCase): { expected: number; actual: number } | undefined {
+  const cfg = { ...golden.familyConfigDefaults[c.family], ...c.config, model_type: c.family };
+  const r = parseArchitecture(cfg);
+  if (!r.ok) return undefined;
+  const mode: ComputeMode = c.dtype === 'fp32' ? 'fp32' : c.dtype === 'bf16' ? 'half' : 'amp';
+  const weightBytes = c.dtype === 'bf16' ? 2 : 4;
+  const lora = c.lora
+    ? { r: c.lora.r, dropout: c.lora.dropout, dtypeBytes: c.lora.adapterDtype === 'fp32' ? 4 : 2, targets: new Set(c.lora.targets === 'all-linear' ? ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] : c.lora.targets) }
+    : undefined;
+  const l = layerActivations({
+    arch: r.arch, mode, half: c.dtype === 'fp32' ? 4 : 2, weightBytes, batch: c.batch, seq: c.seq, attention: c.attention,
+    baseTrainable: !lora, normsTrainable: !lora, inputRequiresGrad: true, lora, tp: 1, sequenceParallel: false,
+  });
+  // LoRA: layer 1 (layer 0 reads frozen embeddings that need no grad); otherwise the average layer.
+  const list = c.savedBytes.perLayerList;
+  const expected = c.checkpointing === 'none' ? (lora ? list[Math.min(1, list.length - 1)] : c.savedBytes.perLayer) : c.savedBytes.perLayer;
+  const layers = list.length;
+  const actual = c.checkpointing === 'none' ? l.bytesPerLayer : l.layerInputBytes + l.checkpointHeldBytes / layers;
+  return { expected, actual };
+}
+
+describe('activations: within 2 % of PyTorch saved-tensor ground truth (golden.json, torch 1.13 CPU)', () => {
+  const groups = new Map<string, GoldenCase[]>();
+  for (const c of golden.cases) {
+    const key = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? ` lora r${c.lora.r} ${Array.isArray(c.lora.targets) ? c.lora.targets.join('+') : c.lora.targets} p${c.lora.dropout}` : ''}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  for (const [key, cases] of groups) {
+    it(`${key}: ${cases.length} (batch, seq, hidden) points`, () => {
+      const bad: string[] = [];
+      for (const c of cases) {
+        const m = modeled(c);
+        assert.ok(m, `${key}: architecture parses`);
+        const err = Math.abs(m.actual - m.expected) / m.expected;
+        if (err > 0.02) bad.push(`b=${c.batch} s=${c.seq} h=${c.config.hidden_size}: model ${m.actual} vs torch ${m.expected} (${(100 * (m.actual - m.expected) / m.expected).toFixed(1)}%)`);
+      }
+      assert.deepEqual(bad, []);
+    });
+  }
+});

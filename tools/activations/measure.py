@@ -1,0 +1,1376 @@
+#!/usr/bin/python3
+"""Ground-truth activation memory (bytes saved by autograd for backward) for small
+reference models that mirror Hugging Face transformers' op sequences.
+
+Run with Debian's torch (apt-get install python3-torch; torch 1.13):
+    /usr/bin/python3 tools/activations/measure.py            # writes test/fixtures/activations/golden.json
+    /usr/bin/python3 tools/activations/measure.py --quick    # fewer points, does not write unless --out given
+
+See README.md in this folder for what is measured and the closed-form formulas
+(which this script verifies against every measured point: see FORMULAS below).
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from functools import partial
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.overrides import TorchFunctionMode
+from torch.utils.checkpoint import checkpoint
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+DEFAULT_OUT = os.path.join(REPO, "test", "fixtures", "activations", "golden.json")
+
+# Commits of huggingface/transformers whose modeling files were mirrored (as stored in the
+# reference index used when this tool was written).
+HF_SOURCES = {
+    "llama": "src/transformers/models/llama/modeling_llama.py@5dd4a63548857797727ae73eeb6a6e886ea02a3e",
+    "mixtral": "src/transformers/models/mixtral/modeling_mixtral.py@00d4b3d2142cb4ced2f51b90614b5d26bc045015",
+    "gpt2": "src/transformers/models/gpt2/modeling_gpt2.py@0010f60284ab4b9d14b7df9c6525b1a2ad44e640",
+    "gpt_neox": "src/transformers/models/gpt_neox/modeling_gpt_neox.py@006bd23dd0ce18d54e1cf260b09b15fa943a731d",
+    "loss": "src/transformers/loss/loss_utils.py@0114da07ec0e101b420a923dedeb6032b6ac3a44",
+}
+
+
+# ----------------------------------------------------------------------------------------
+# storage helpers
+# ----------------------------------------------------------------------------------------
+def storage_key(t):
+    if hasattr(t, "untyped_storage"):
+        st = t.untyped_storage()
+    else:
+        st = t.storage()
+    return st.data_ptr(), st.nbytes()
+
+
+class _MeanLastDim(torch.autograd.Function):
+    """x.mean(-1, keepdim=True) with PyTorch >= 2.0 autograd semantics. torch 1.13's MeanBackward1 saves
+    its whole input (formula uses self.sym_numel(), which 1.13's codegen did not reduce to an int);
+    PyTorch 2.x saves only sizes + numel. Without this, every RMSNorm would count an extra fp32 b*s*h."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.shape = x.shape
+        return x.mean(-1, keepdim=True)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.expand(ctx.shape) / ctx.shape[-1]
+
+
+def mean_lastdim(x):
+    return _MeanLastDim.apply(x)
+
+
+def autocast_on():
+    return torch.is_autocast_cpu_enabled()
+
+
+def cuda_fp32(x):
+    """CUDA autocast runs softmax/log_softmax/layer_norm/pow/rsqrt/sum/exp/... in fp32 (casting
+    lower-precision inputs up). CPU autocast in torch 1.13 does not list those ops, so under AMP we
+    emulate CUDA's policy by an explicit cast where a bf16 tensor would reach such an op."""
+    if autocast_on() and x.is_floating_point() and x.dtype != torch.float32:
+        return x.float()
+    return x
+
+
+def dropout(x, p, training=True):
+    """at::dropout: identity when p == 0 or not training (CPU and CUDA). For 0<p<1 on CUDA the fused
+    native_dropout kernel is used and saves a bool mask (1 byte/elem). CPU's at::dropout would instead
+    save a dtype-sized noise tensor, so we call native_dropout explicitly to get CUDA's behaviour."""
+    if not training or p == 0.0:
+        return x
+    return torch.native_dropout(x, p, True)[0]
+
+
+# ----------------------------------------------------------------------------------------
+# recorder
+# ----------------------------------------------------------------------------------------
+class OpName(TorchFunctionMode):
+    def __init__(self, rec):
+        super().__init__()
+        self.rec = rec
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        prev = self.rec.op
+        self.rec.op = getattr(func, "__name__", str(func))
+        try:
+            return func(*args, **(kwargs or {}))
+        finally:
+            self.rec.op = prev
+
+
+class Recorder:
+    def __init__(self, model, amp):
+        self.param_keys = {storage_key(p)[0]: n for n, p in model.named_parameters()}
+        self.buffer_keys = {storage_key(b)[0]: n for n, b in model.named_buffers()}
+        self.params_by_shape = {}
+        if amp:
+            for p in model.parameters():
+                if p.dim() == 2:
+                    self.params_by_shape.setdefault(tuple(p.shape), []).append(p)
+                    self.params_by_shape.setdefault(tuple(p.shape[::-1]), []).append(p)
+        self.region = "outside"
+        self.op = None
+        self.entries = []
+        self.keep = []
+
+    def classify(self, t, ptr):
+        if ptr in self.param_keys:
+            return "param"
+        if ptr in self.buffer_keys:
+            return "buffer"
+        if t.dim() == 0:
+            return "scalar"
+        if self.params_by_shape and t.dim() == 2 and t.dtype != torch.float32:
+            for p in self.params_by_shape.get(tuple(t.shape), []):
+                pc = p.detach().to(t.dtype)
+                if (pc.shape == t.shape and torch.equal(pc, t)) or (pc.shape == t.shape[::-1] and torch.equal(pc.t(), t)):
+                    return "paramCast"
+        return "act"
+
+    def add(self, t, op, held=False):
+        ptr, nbytes = storage_key(t)
+        gf = t.grad_fn
+        self.entries.append(dict(
+            region=self.region, ptr=ptr, nbytes=nbytes, op=op,
+            producer=(type(gf).__name__ if gf is not None else ("leaf" if t.requires_grad else "nograd")),
+            shape=list(t.shape), dtype=str(t.dtype).replace("torch.", ""),
+            kind=self.classify(t, ptr), held=held))
+        self.keep.append(t)
+
+    def pack(self, t):
+        self.add(t, self.op or "?")
+        return t
+
+    @staticmethod
+    def unpack(t):
+        return t
+
+    def held(self, obj, op):
+        """Tensors kept alive by checkpointing outside of autograd's saved-tensor mechanism."""
+        if isinstance(obj, torch.Tensor):
+            self.add(obj, op, held=True)
+        elif isinstance(obj, (tuple, list)):
+            for o in obj:
+                self.held(o, op)
+
+
+REC = None  # current recorder (set by measure())
+
+
+class region:
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        if REC is not None:
+            self.prev = REC.region
+            REC.region = self.name
+
+    def __exit__(self, *a):
+        if REC is not None:
+            REC.region = self.prev
+
+
+def is_layer_region(r):
+    return r.startswith("layer") or r.startswith("enc") or r.startswith("dec")
+
+
+def summarize(entries, layer_regions):
+    by_ptr = {}
+    for e in entries:
+        by_ptr.setdefault(e["ptr"], []).append(e)
+    out = dict(total=0, outside=0, shared=0, loss=0, param=0, buffer=0, paramCast=0, scalar=0, held=0)
+    per_layer = {r: 0 for r in layer_regions}
+    attributed = {}
+    for ptr, es in by_ptr.items():
+        e0 = es[0]
+        nb = max(e["nbytes"] for e in es)
+        kind = e0["kind"]
+        if kind != "act":
+            out[kind] += nb
+            continue
+        lr = {e["region"] for e in es if is_layer_region(e["region"])}
+        reg = e0["region"]
+        if len(lr) > 1:
+            reg = "shared"
+        attributed[ptr] = reg
+        out["total"] += nb
+        if all(e["held"] for e in es):
+            out["held"] += nb
+        if reg in per_layer:
+            per_layer[reg] += nb
+        elif reg == "shared":
+            out["shared"] += nb
+        elif reg == "loss":
+            out["loss"] += nb
+        else:
+            out["outside"] += nb
+    return out, per_layer, attributed
+
+
+def layer_tensor_list(entries, attributed, reg):
+    seen = set()
+    res = []
+    for e in entries:
+        if e["region"] != reg or e["kind"] != "act":
+            continue
+        key = (e["ptr"], e["op"], tuple(e["shape"]))
+        if key in seen:
+            continue
+        seen.add(key)
+        res.append(dict(op=e["op"], producer=e["producer"], shape=e["shape"], dtype=e["dtype"],
+                        storageBytes=e["nbytes"], held=e["held"],
+                        counted=(e["kind"] == "act" and attributed.get(e["ptr"]) == reg),
+                        storageId=e["ptr"]))
+    # mark duplicates of a storage (only the first occurrence is counted)
+    firsts = {}
+    for r in res:
+        if r["storageId"] in firsts:
+            r["counted"] = False
+        else:
+            firsts[r["storageId"]] = True
+    ids = {}
+    for r in res:
+        r["storageId"] = ids.setdefault(r["storageId"], len(ids))
+    return res
+
+
+# ----------------------------------------------------------------------------------------
+# flash / SDPA-flash emulation
+# ----------------------------------------------------------------------------------------
+class FlashAttention(torch.autograd.Function):
+    """Saves exactly what FlashAttention-2 (flash_attn_func) / aten::_scaled_dot_product_flash_attention
+    save for backward: query, key, value, out, logsumexp (fp32, (b, heads, s_q)) (+ an rng state of
+    2 int64 for dropout, ignored). k/v are NOT repeated for GQA (flash-attn / SDPA enable_gqa)."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, causal, scale, p):
+        # q: (b, h, s, d) ; k, v: (b, hkv, s, d)
+        b, h, s, d = q.shape
+        rep = h // k.shape[1]
+        kk = k.float().repeat_interleave(rep, 1)
+        vv = v.float().repeat_interleave(rep, 1)
+        sc = q.float() @ kk.transpose(-1, -2) * scale
+        if causal:
+            m = torch.ones(s, kk.shape[2], dtype=torch.bool).triu(1)
+            sc = sc.masked_fill(m, float("-inf"))
+        lse = torch.logsumexp(sc, -1)
+        o = torch.softmax(sc, -1) @ vv
+        out = torch.empty(b, s, h, d, dtype=q.dtype).transpose(1, 2)  # kernel output layout (b, s, h, d)
+        out.copy_(o)
+        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.causal, ctx.scale = causal, scale
+        return out
+
+    @staticmethod
+    def backward(ctx, dout):
+        q, k, v, out, lse = ctx.saved_tensors
+        with torch.enable_grad():
+            qq, kk, vv = [t.detach().float().requires_grad_() for t in (q, k, v)]
+            rep = q.shape[1] // k.shape[1]
+            sc = qq @ kk.repeat_interleave(rep, 1).transpose(-1, -2) * ctx.scale
+            if ctx.causal:
+                s = q.shape[2]
+                sc = sc.masked_fill(torch.ones(s, s, dtype=torch.bool).triu(1), float("-inf"))
+            o = torch.softmax(sc, -1) @ vv.repeat_interleave(rep, 1)
+            gq, gk, gv = torch.autograd.grad(o, (qq, kk, vv), dout.float())
+        return gq.to(q.dtype), gk.to(k.dtype), gv.to(v.dtype), None, None, None
+
+
+def flash_attn(q, k, v, causal, scale, p=0.0):
+    if autocast_on():  # HF flash path / SDPA under autocast run the kernel in the autocast dtype
+        q, k, v = [t.to(torch.bfloat16) if t.dtype == torch.float32 else t for t in (q, k, v)]
+    return FlashAttention.apply(q, k, v, causal, scale, p)
+
+
+# ----------------------------------------------------------------------------------------
+# building blocks
+# ----------------------------------------------------------------------------------------
+class LoraLinear(nn.Module):
+    """PEFT lora.Linear: result = base(x) + lora_B(lora_A(dropout(x))) * scaling; x is cast to the adapter
+    dtype (PEFT _cast_input_dtype); adapters are fp32 when the base is bf16 (PEFT autocast_adapter_dtype=True)."""
+
+    def __init__(self, base, r, alpha, p):
+        super().__init__()
+        self.base_layer = base
+        self.lora_A = nn.Linear(base.in_features, r, bias=False)
+        self.lora_B = nn.Linear(r, base.out_features, bias=False)
+        nn.init.normal_(self.lora_B.weight, std=0.02)  # PEFT inits B to 0; values do not matter here
+        self.p = p
+        self.scaling = alpha / r
+
+    def forward(self, x):
+        result = self.base_layer(x)
+        dt = result.dtype
+        if x.dtype != self.lora_A.weight.dtype:
+            x = x.to(self.lora_A.weight.dtype)
+        result = result + self.lora_B(self.lora_A(dropout(x, self.p))) * self.scaling
+        return result.to(dt)
+
+
+class LlamaRMSNorm(nn.Module):
+    def __init__(self, h, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(h))
+        self.eps = eps
+
+    def forward(self, x):
+        dt = x.dtype
+        x = x.to(torch.float32)
+        var = mean_lastdim(x.pow(2))
+        x = x * torch.rsqrt(var + self.eps)
+        return self.weight * x.to(dt)
+
+
+class GemmaRMSNorm(nn.Module):
+    def __init__(self, h, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(h))
+        self.eps = eps
+
+    def _norm(self, x):
+        return x * torch.rsqrt(mean_lastdim(x.pow(2)) + self.eps)
+
+    def forward(self, x):
+        out = self._norm(x.float())
+        out = out * (1.0 + self.weight.float())
+        return out.type_as(x)
+
+
+class T5LayerNorm(nn.Module):
+    def __init__(self, h, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(h))
+        self.eps = eps
+
+    def forward(self, x):
+        var = mean_lastdim(x.to(torch.float32).pow(2))
+        x = x * torch.rsqrt(var + self.eps)
+        if self.weight.dtype in (torch.float16, torch.bfloat16):
+            x = x.to(self.weight.dtype)
+        return self.weight * x
+
+
+class LayerNorm(nn.LayerNorm):
+    def forward(self, x):
+        return F.layer_norm(cuda_fp32(x), self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+class Conv1D(nn.Module):  # transformers.pytorch_utils.Conv1D (gpt2)
+    def __init__(self, nf, nx):
+        super().__init__()
+        self.nf = nf
+        self.weight = nn.Parameter(torch.randn(nx, nf) * 0.02)
+        self.bias = nn.Parameter(torch.zeros(nf))
+
+    def forward(self, x):
+        size_out = x.size()[:-1] + (self.nf,)
+        x = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)
+        return x.view(size_out)
+
+
+def gelu_new(x):  # NewGELUActivation (gpt2 "gelu_new")
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(cuda_fp32(x), 3.0))))
+
+
+ACT = {
+    "silu": F.silu,
+    "gelu": F.gelu,  # GELUActivation -> exact erf gelu
+    "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "gelu_new": gelu_new,
+    "relu": F.relu,
+}
+
+
+def rotate_half(x):
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def apply_rotary(q, k, cos, sin):  # llama
+    cos = cos.unsqueeze(1)
+    sin = sin.unsqueeze(1)
+    return (q * cos) + (rotate_half(q) * sin), (k * cos) + (rotate_half(k) * sin)
+
+
+def apply_rotary_partial(q, k, cos, sin):  # phi3 (rotary_dim = cos.shape[-1], cat with pass-through)
+    cos = cos.unsqueeze(1)
+    sin = sin.unsqueeze(1)
+    rd = cos.shape[-1]
+    q_rot, q_pass = q[..., :rd], q[..., rd:]
+    k_rot, k_pass = k[..., :rd], k[..., rd:]
+    q_embed = torch.cat([(q_rot * cos) + (rotate_half(q_rot) * sin), q_pass], dim=-1)
+    k_embed = torch.cat([(k_rot * cos) + (rotate_half(k_rot) * sin), k_pass], dim=-1)
+    return q_embed, k_embed
+
+
+def repeat_kv(x, n_rep):
+    b, nkv, s, d = x.shape
+    if n_rep == 1:
+        return x
+    x = x[:, :, None, :, :].expand(b, nkv, n_rep, s, d)
+    return x.reshape(b, nkv * n_rep, s, d)
+
+
+def rope_cos_sin(inv_freq, position_ids, dtype):
+    with torch.no_grad():
+        inv = inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
+        pos = position_ids[:, None, :].float()
+        with torch.autocast("cpu", enabled=False):
+            freqs = (inv.float() @ pos.float()).transpose(1, 2)
+            emb = torch.cat((freqs, freqs), dim=-1)
+            cos, sin = emb.cos(), emb.sin()
+    return cos.to(dtype), sin.to(dtype)
+
+
+def eager_attention(q, k, v, mask, scaling, n_rep, p):
+    """transformers eager_attention_forward (llama family)."""
+    k = repeat_kv(k, n_rep)
+    v = repeat_kv(v, n_rep)
+    w = torch.matmul(q, k.transpose(2, 3)) * scaling
+    if mask is not None:
+        w = w + mask[:, :, :, : k.shape[-2]]
+    w = F.softmax(w, dim=-1, dtype=torch.float32).to(q.dtype)
+    w = dropout(w, p)
+    o = torch.matmul(w, v)
+    return o.transpose(1, 2).contiguous()
+
+
+def causal_lm_loss(logits, labels, vocab):
+    """transformers.loss.loss_utils.ForCausalLMLoss"""
+    logits = logits.float()
+    labels = F.pad(labels, (0, 1), value=-100)
+    shift_labels = labels[..., 1:].contiguous()
+    logits = logits.view(-1, vocab)
+    return F.cross_entropy(logits, shift_labels.view(-1), ignore_index=-100, reduction="mean")
+
+
+def make_linear(cfg, i, o, bias, name):
+    lin = nn.Linear(i, o, bias=bias)
+    lora = cfg.get("_lora")
+    if lora and (lora["targets"] == "all-linear" or name in lora["targets"]):
+        return LoraLinear(lin, lora["r"], lora["alpha"], lora["dropout"])
+    return lin
+
+
+# ----------------------------------------------------------------------------------------
+# llama-style decoder (llama / qwen2 / gemma / phi3 / mixtral / qwen2_moe)
+# ----------------------------------------------------------------------------------------
+class LlamaMLP(nn.Module):
+    def __init__(self, cfg, inter=None):
+        super().__init__()
+        h, f = cfg["hidden_size"], inter or cfg["intermediate_size"]
+        self.gate_proj = make_linear(cfg, h, f, False, "gate_proj")
+        self.up_proj = make_linear(cfg, h, f, False, "up_proj")
+        self.down_proj = make_linear(cfg, f, h, False, "down_proj")
+        self.act = ACT[cfg["hidden_act"]]
+
+    def forward(self, x):
+        return self.down_proj(self.act(self.gate_proj(x)) * self.up_proj(x))
+
+
+class Phi3MLP(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        h, f = cfg["hidden_size"], cfg["intermediate_size"]
+        self.gate_up_proj = make_linear(cfg, h, 2 * f, False, "gate_up_proj")
+        self.down_proj = make_linear(cfg, f, h, False, "down_proj")
+        self.act = ACT[cfg["hidden_act"]]
+
+    def forward(self, x):
+        up = self.gate_up_proj(x)
+        gate, up = up.chunk(2, dim=-1)
+        up = up * self.act(gate)
+        return self.down_proj(up)
+
+
+class SparseMoe(nn.Module):
+    """MixtralSparseMoeBlock / Qwen2MoeSparseMoeBlock (shared expert + sigmoid gate)."""
+
+    def __init__(self, cfg, family):
+        super().__init__()
+        self.family = family
+        self.E = cfg["num_local_experts"] if family == "mixtral" else cfg["num_experts"]
+        self.k = cfg["num_experts_per_tok"]
+        h = cfg["hidden_size"]
+        self.gate = nn.Linear(h, self.E, bias=False)
+        inter = cfg["intermediate_size"] if family == "mixtral" else cfg["moe_intermediate_size"]
+        self.experts = nn.ModuleList([LlamaMLP(cfg, inter) for _ in range(self.E)])
+        self.norm_topk = cfg.get("norm_topk_prob", True) if family == "qwen2_moe" else True
+        if family == "qwen2_moe":
+            self.shared_expert = LlamaMLP(cfg, cfg["shared_expert_intermediate_size"])
+            self.shared_expert_gate = nn.Linear(h, 1, bias=False)
+        self.last_counts = None
+
+    def forward(self, hs):
+        b, s, h = hs.shape
+        hs = hs.view(-1, h)
+        router_logits = self.gate(hs)
+        rw = F.softmax(router_logits, dim=1, dtype=torch.float)
+        rw, sel = torch.topk(rw, self.k, dim=-1)
+        if self.norm_topk:
+            rw /= rw.sum(dim=-1, keepdim=True)
+        rw = rw.to(hs.dtype)
+        final = torch.zeros((b * s, h), dtype=hs.dtype)
+        mask = F.one_hot(sel, num_classes=self.E).permute(2, 1, 0)
+        counts = []
+        for e in range(self.E):
+            idx, top_x = torch.where(mask[e])
+            counts.append(int(top_x.shape[0]))
+            if top_x.shape[0] == 0:
+                continue
+            cur = hs[None, top_x].reshape(-1, h)
+            cur = self.experts[e](cur) * rw[top_x, idx, None]
+            final.index_add_(0, top_x, cur.to(hs.dtype))
+        self.last_counts = counts
+        if self.family == "qwen2_moe":
+            sh = self.shared_expert(hs)
+            sh = torch.sigmoid(self.shared_expert_gate(hs)) * sh
+            final = final + sh
+        return final.reshape(b, s, h)
+
+
+class LlamaAttention(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        h, nh, kv = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
+        self.hd = cfg.get("head_dim") or h // nh
+        self.nh, self.kv = nh, kv
+        self.scaling = self.hd ** -0.5
+        bias = cfg.get("attention_bias", False)
+        self.fused = cfg["family"] == "phi3"
+        if self.fused:
+            self.qkv_proj = make_linear(cfg, h, (nh + 2 * kv) * self.hd, False, "qkv_proj")
+        else:
+            self.q_proj = make_linear(cfg, h, nh * self.hd, bias, "q_proj")
+            self.k_proj = make_linear(cfg, h, kv * self.hd, bias, "k_proj")
+            self.v_proj = make_linear(cfg, h, kv * self.hd, bias, "v_proj")
+        self.o_proj = make_linear(cfg, nh * self.hd, h, False, "o_proj")
+
+    def forward(self, x, mask, cos, sin):
+        b, s, _ = x.shape
+        shp = (b, s, -1, self.hd)
+        if self.fused:
+            qkv = self.qkv_proj(x)
+            qp = self.nh * self.hd
+            q = qkv[..., :qp]
+            k = qkv[..., qp: qp + self.kv * self.hd]
+            v = qkv[..., qp + self.kv * self.hd:]
+            q, k, v = q.view(shp).transpose(1, 2), k.view(shp).transpose(1, 2), v.view(shp).transpose(1, 2)
+            q, k = apply_rotary_partial(q, k, cos, sin)
+        else:
+            q = self.q_proj(x).view(shp).transpose(1, 2)
+            k = self.k_proj(x).view(shp).transpose(1, 2)
+            v = self.v_proj(x).view(shp).transpose(1, 2)
+            q, k = apply_rotary(q, k, cos, sin)
+        p = self.cfg.get("attention_dropout", 0.0)
+        if self.cfg["_attn"] == "flash":
+            o = flash_attn(q, k, v, True, self.scaling, p).transpose(1, 2).contiguous()
+        else:
+            o = eager_attention(q, k, v, mask, self.scaling, self.nh // self.kv, p)
+        o = o.reshape(b, s, -1).contiguous()
+        return self.o_proj(o)
+
+
+class LlamaLayer(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        fam = cfg["family"]
+        Norm = GemmaRMSNorm if fam == "gemma" else LlamaRMSNorm
+        self.fam = fam
+        self.cfg = cfg
+        self.input_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        self.post_attention_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        self.self_attn = LlamaAttention(cfg)
+        if fam in ("mixtral", "qwen2_moe"):
+            self.mlp = SparseMoe(cfg, fam)
+        elif fam == "phi3":
+            self.mlp = Phi3MLP(cfg)
+        else:
+            self.mlp = LlamaMLP(cfg)
+
+    def forward(self, hs, mask, position_ids, cache_position, pos_emb):
+        cos, sin = pos_emb
+        res = hs
+        hs = self.input_layernorm(hs)
+        hs = self.self_attn(hs, mask, cos, sin)
+        if self.fam == "phi3":
+            hs = dropout(hs, self.cfg["resid_pdrop"])
+        hs = res + hs
+        res = hs
+        hs = self.post_attention_layernorm(hs)
+        hs = self.mlp(hs)
+        if self.fam == "phi3":
+            hs = dropout(hs, self.cfg["resid_pdrop"])
+        return res + hs
+
+
+def run_layers(model, layers, hs, args_fn, prefix="layer"):
+    """Calls each layer like HF does, optionally under gradient checkpointing, with REC regions."""
+    ck = model.cfg["_ckpt"]
+    for i, layer in enumerate(layers):
+        args = args_fn(i, hs)
+        with region(f"{prefix}{i}"):
+            if ck == "none":
+                hs = layer(*args)
+            elif ck == "full_reentrant":
+                # CheckpointFunction: tensor args -> ctx.save_for_backward (seen by the hooks);
+                # non-tensor args (e.g. the (cos, sin) tuple) are kept in ctx.inputs (not seen: add them).
+                for a in args:
+                    if isinstance(a, (tuple, list)) and REC is not None:
+                        REC.held(a, "CheckpointFunction.ctx.inputs(non-tensor arg)")
+                hs = checkpoint(layer, *args, use_reentrant=True)
+            elif ck == "full_nonreentrant":
+                # non-reentrant: the hooks inside are replaced by checkpoint's own; the args are kept
+                # alive by the unpack closure (add them as 'held').
+                if REC is not None:
+                    REC.held(list(args), "checkpoint(non-reentrant).closure(args)")
+                hs = checkpoint(layer, *args, use_reentrant=False)
+            if isinstance(hs, tuple):
+                hs = hs[0]
+    return hs
+
+
+def causal_float_mask(b, s, dtype):
+    """_prepare_4d_causal_attention_mask_with_cache_position with a 2D all-ones attention_mask."""
+    mn = torch.finfo(dtype).min
+    m = torch.full((s, s), mn, dtype=dtype).triu(1)
+    m = m[None, None].expand(b, 1, -1, -1).clone()
+    return m
+
+
+class LlamaLike(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        h, V = cfg["hidden_size"], cfg["vocab_size"]
+        self.embed_tokens = nn.Embedding(V, h)
+        self.layers = nn.ModuleList([LlamaLayer(cfg) for _ in range(cfg["num_hidden_layers"])])
+        Norm = GemmaRMSNorm if cfg["family"] == "gemma" else LlamaRMSNorm
+        self.norm = Norm(h, cfg["rms_norm_eps"])
+        hd = cfg.get("head_dim") or h // cfg["num_attention_heads"]
+        rd = int(hd * cfg.get("partial_rotary_factor", 1.0))
+        self.register_buffer("inv_freq", 1.0 / (cfg["rope_theta"] ** (torch.arange(0, rd, 2).float() / rd)), persistent=False)
+        self.lm_head = nn.Linear(h, V, bias=False)
+        if cfg.get("tie_word_embeddings"):
+            self.lm_head.weight = self.embed_tokens.weight
+
+    def forward(self, ids, labels):
+        b, s = ids.shape
+        with region("outside"):
+            hs = self.embed_tokens(ids)
+            if self.cfg["family"] == "gemma":
+                normalizer = torch.tensor(self.cfg["hidden_size"] ** 0.5, dtype=hs.dtype)
+                hs = hs * normalizer
+            cache_position = torch.arange(s)
+            position_ids = cache_position.unsqueeze(0)
+            mask = None if self.cfg["_attn"] == "flash" else causal_float_mask(b, s, hs.dtype)
+            pos_emb = rope_cos_sin(self.inv_freq, position_ids, hs.dtype)
+        hs = run_layers(self, self.layers, hs, lambda i, x: (x, mask, position_ids, cache_position, pos_emb))
+        with region("outside"):
+            hs = self.norm(hs)
+        with region("loss"):
+            logits = self.lm_head(hs)
+            loss = causal_lm_loss(logits, labels, self.cfg["vocab_size"])
+        return loss
+
+
+# ----------------------------------------------------------------------------------------
+# gpt2
+# ----------------------------------------------------------------------------------------
+class GPT2Attention(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        P = cfg["n_positions"]
+        self.register_buffer("bias", torch.tril(torch.ones((P, P), dtype=torch.bool)).view(1, 1, P, P))
+        self.h, self.nh = cfg["hidden_size"], cfg["num_attention_heads"]
+        self.hd = self.h // self.nh
+        self.c_attn = Conv1D(3 * self.h, self.h)
+        self.c_proj = Conv1D(self.h, self.h)
+
+    def _split(self, t):
+        return t.view(t.size()[:-1] + (self.nh, self.hd)).permute(0, 2, 1, 3)
+
+    def forward(self, x, attention_mask):
+        q, k, v = self.c_attn(x).split(self.h, dim=2)
+        q, k, v = self._split(q), self._split(k), self._split(v)
+        if self.cfg["_attn"] == "flash":
+            o = flash_attn(q, k, v, True, self.hd ** -0.5, self.cfg["attn_pdrop"])
+        else:
+            w = torch.matmul(q, k.transpose(-1, -2))
+            w = w / torch.full([], v.size(-1) ** 0.5, dtype=w.dtype)
+            ql, kl = q.size(-2), k.size(-2)
+            cm = self.bias[:, :, kl - ql: kl, :kl]
+            mv = torch.full([], torch.finfo(w.dtype).min, dtype=w.dtype)
+            w = torch.where(cm, w.to(w.dtype), mv)
+            if attention_mask is not None:
+                w = w + attention_mask
+            w = F.softmax(cuda_fp32(w), dim=-1)
+            w = w.type(v.dtype)
+            w = dropout(w, self.cfg["attn_pdrop"])
+            o = torch.matmul(w, v)
+        o = o.permute(0, 2, 1, 3).contiguous()
+        o = o.view(o.size()[:-2] + (self.h,))
+        o = self.c_proj(o)
+        return dropout(o, self.cfg["resid_pdrop"])
+
+
+class GPT2Block(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        h = cfg["hidden_size"]
+        self.cfg = cfg
+        self.ln_1 = LayerNorm(h, eps=cfg["layer_norm_epsilon"])
+        self.attn = GPT2Attention(cfg)
+        self.ln_2 = LayerNorm(h, eps=cfg["layer_norm_epsilon"])
+        self.c_fc = Conv1D(cfg["n_inner"], h)
+        self.c_proj = Conv1D(h, cfg["n_inner"])
+
+    def forward(self, hs, attention_mask):
+        res = hs
+        hs = self.attn(self.ln_1(hs), attention_mask)
+        hs = hs + res
+        res = hs
+        x = self.c_fc(self.ln_2(hs))
+        x = ACT[self.cfg["activation_function"]](x)
+        x = self.c_proj(x)
+        x = dropout(x, self.cfg["resid_pdrop"])
+        return res + x
+
+
+class GPT2(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        h, V = cfg["hidden_size"], cfg["vocab_size"]
+        self.wte = nn.Embedding(V, h)
+        self.wpe = nn.Embedding(cfg["n_positions"], h)
+        self.h = nn.ModuleList([GPT2Block(cfg) for _ in range(cfg["num_hidden_layers"])])
+        self.ln_f = LayerNorm(h, eps=cfg["layer_norm_epsilon"])
+        self.lm_head = nn.Linear(h, V, bias=False)
+        self.lm_head.weight = self.wte.weight  # tied
+
+    def forward(self, ids, labels):
+        b, s = ids.shape
+        with region("outside"):
+            pos = torch.arange(s).unsqueeze(0)
+            hs = self.wte(ids) + self.wpe(pos)
+            hs = dropout(hs, self.cfg["embd_pdrop"])
+            am = None
+            if self.cfg["_attn"] != "flash":
+                # 2D all-ones attention_mask -> extended (b,1,1,s) additive mask in model dtype
+                am = (1.0 - torch.ones(b, 1, 1, s, dtype=hs.dtype)) * torch.finfo(hs.dtype).min
+        hs = run_layers(self, self.h, hs, lambda i, x: (x, am))
+        with region("outside"):
+            hs = self.ln_f(hs)
+        with region("loss"):
+            logits = self.lm_head(hs)
+            loss = causal_lm_loss(logits, labels, self.cfg["vocab_size"])
+        return loss
+
+
+# ----------------------------------------------------------------------------------------
+# gpt_neox
+# ----------------------------------------------------------------------------------------
+class NeoXAttention(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        h, nh = cfg["hidden_size"], cfg["num_attention_heads"]
+        self.h, self.nh, self.hd = h, nh, h // nh
+        self.rot = int(self.hd * cfg["rotary_pct"])
+        P = cfg["max_position_embeddings"]
+        self.register_buffer("bias", torch.tril(torch.ones((P, P), dtype=torch.bool)).view(1, 1, P, P), persistent=False)
+        inv = 1.0 / (cfg["rotary_emb_base"] ** (torch.arange(0, self.rot, 2).float() / self.rot))
+        t = torch.arange(P).float()
+        emb = torch.cat((torch.outer(t, inv),) * 2, -1)
+        self.register_buffer("cos_cached", emb.cos(), persistent=False)
+        self.register_buffer("sin_cached", emb.sin(), persistent=False)
+        self.norm_factor = self.hd ** -0.5
+        self.query_key_value = nn.Linear(h, 3 * h, bias=True)
+        self.dense = nn.Linear(h, h, bias=True)
+
+    def forward(self, x, attention_mask, position_ids):
+        qkv = self.query_key_value(x)
+        qkv = qkv.view(qkv.size()[:-1] + (self.nh, 3 * self.hd))
+        d = self.hd
+        q = qkv[..., :d].permute(0, 2, 1, 3)
+        k = qkv[..., d:2 * d].permute(0, 2, 1, 3)
+        v = qkv[..., 2 * d:].permute(0, 2, 1, 3)
+        q_rot, q_pass = q[..., :self.rot], q[..., self.rot:]
+        k_rot, k_pass = k[..., :self.rot], k[..., self.rot:]
+        s = k.shape[-2]
+        cos, sin = self.cos_cached[:s].to(x.dtype), self.sin_cached[:s].to(x.dtype)
+        cos = cos[position_ids].unsqueeze(1)
+        sin = sin[position_ids].unsqueeze(1)
+        q = (q_rot * cos) + (rotate_half(q_rot) * sin)
+        k = (k_rot * cos) + (rotate_half(k_rot) * sin)
+        q = torch.cat((q, q_pass), dim=-1)
+        k = torch.cat((k, k_pass), dim=-1)
+        if self.cfg["_attn"] == "flash":
+            tdt = v.dtype
+            q, k = q.to(tdt), k.to(tdt)
+            o = flash_attn(q, k, v, True, self.norm_factor, self.cfg["attention_dropout"])
+        else:
+            b, nh, ql, hd = q.size()
+            kl = k.size(-2)
+            cm = self.bias[:, :, kl - ql: kl, :kl]
+            q2 = q.view(b * nh, ql, hd)
+            k2 = k.view(b * nh, kl, hd)
+            sc = torch.zeros(b * nh, ql, kl, dtype=q2.dtype)
+            sc = torch.baddbmm(sc, q2, k2.transpose(1, 2), beta=1.0, alpha=self.norm_factor)
+            sc = sc.view(b, nh, ql, kl)
+            mv = torch.tensor(torch.finfo(sc.dtype).min, dtype=sc.dtype)
+            sc = torch.where(cm, sc, mv)
+            if attention_mask is not None:
+                sc = sc + attention_mask
+            w = F.softmax(cuda_fp32(sc), dim=-1)
+            w = w.to(v.dtype)
+            w = dropout(w, self.cfg["attention_dropout"])
+            o = torch.matmul(w, v)
+        o = o.permute(0, 2, 1, 3).contiguous()
+        o = o.view(o.size(0), o.size(1), self.h)
+        return self.dense(o)
+
+
+class NeoXLayer(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        h = cfg["hidden_size"]
+        self.cfg = cfg
+        self.input_layernorm = LayerNorm(h, eps=cfg["layer_norm_eps"])
+        self.post_attention_layernorm = LayerNorm(h, eps=cfg["layer_norm_eps"])
+        self.attention = NeoXAttention(cfg)
+        self.dense_h_to_4h = nn.Linear(h, cfg["intermediate_size"])
+        self.dense_4h_to_h = nn.Linear(cfg["intermediate_size"], h)
+
+    def forward(self, hs, attention_mask, position_ids):
+        a = self.attention(self.input_layernorm(hs), attention_mask, position_ids)
+        a = dropout(a, self.cfg["hidden_dropout"])
+        m = self.dense_4h_to_h(ACT[self.cfg["hidden_act"]](self.dense_h_to_4h(self.post_attention_layernorm(hs))))
+        m = dropout(m, self.cfg["hidden_dropout"])
+        return m + a + hs  # use_parallel_residual=True
+
+
+class GPTNeoX(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        h, V = cfg["hidden_size"], cfg["vocab_size"]
+        self.embed_in = nn.Embedding(V, h)
+        self.layers = nn.ModuleList([NeoXLayer(cfg) for _ in range(cfg["num_hidden_layers"])])
+        self.final_layer_norm = LayerNorm(h, eps=cfg["layer_norm_eps"])
+        self.embed_out = nn.Linear(h, V, bias=False)
+
+    def forward(self, ids, labels):
+        b, s = ids.shape
+        with region("outside"):
+            hs = dropout(self.embed_in(ids), self.cfg["hidden_dropout"])
+            position_ids = torch.arange(s).unsqueeze(0)
+            am = None
+            if self.cfg["_attn"] != "flash":
+                am = (1.0 - torch.ones(b, 1, 1, s, dtype=hs.dtype)) * torch.finfo(hs.dtype).min
+        hs = run_layers(self, self.layers, hs, lambda i, x: (x, am, position_ids))
+        with region("outside"):
+            hs = self.final_layer_norm(hs)
+        with region("loss"):
+            logits = self.embed_out(hs)
+            loss = causal_lm_loss(logits, labels, self.cfg["vocab_size"])
+        return loss
+
+
+# ----------------------------------------------------------------------------------------
+# bert (encoder, MLM head)
+# ----------------------------------------------------------------------------------------
+class BertLayer(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        h, nh = cfg["hidden_size"], cfg["num_attention_heads"]
+        self.cfg, self.h, self.nh, self.hd = cfg, h, nh, h // nh
+        self.query, self.key, self.value = nn.Linear(h, h), nn.Linear(h, h), nn.Linear(h, h)
+        self.attn_out = nn.Linear(h, h)
+        self.ln1 = LayerNorm(h, eps=cfg["layer_norm_eps"])
+        self.intermediate = nn.Linear(h, cfg["intermediate_size"])
+        self.output = nn.Linear(cfg["intermediate_size"], h)
+        self.ln2 = LayerNorm(h, eps=cfg["layer_norm_eps"])
+
+    def _t(self, x):
+        return x.view(x.size()[:-1] + (self.nh, self.hd)).permute(0, 2, 1, 3)
+
+    def forward(self, hs, ext_mask):
+        c = self.cfg
+        q, k, v = self._t(self.query(hs)), self._t(self.key(hs)), self._t(self.value(hs))
+        if c["_attn"] == "flash":
+            ctx = flash_attn(q, k, v, False, self.hd ** -0.5, c["attention_probs_dropout_prob"])
+        else:
+            sc = torch.matmul(q, k.transpose(-1, -2))
+            sc = sc / math.sqrt(self.hd)
+            if ext_mask is not None:
+                sc = sc + ext_mask
+            probs = F.softmax(cuda_fp32(sc), dim=-1)
+            probs = dropout(probs, c["attention_probs_dropout_prob"])
+            ctx = torch.matmul(probs, v)
+        ctx = ctx.permute(0, 2, 1, 3).contiguous()
+        ctx = ctx.view(ctx.size()[:-2] + (self.h,))
+        a = dropout(self.attn_out(ctx), c["hidden_dropout_prob"])
+        a = self.ln1(a + hs)
+        i = F.gelu(self.intermediate(a))
+        o = dropout(self.output(i), c["hidden_dropout_prob"])
+        return self.ln2(o + a)
+
+
+class Bert(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        h, V = cfg["hidden_size"], cfg["vocab_size"]
+        self.word_embeddings = nn.Embedding(V, h)
+        self.position_embeddings = nn.Embedding(cfg["max_position_embeddings"], h)
+        self.token_type_embeddings = nn.Embedding(cfg["type_vocab_size"], h)
+        self.emb_ln = LayerNorm(h, eps=cfg["layer_norm_eps"])
+        self.layer = nn.ModuleList([BertLayer(cfg) for _ in range(cfg["num_hidden_layers"])])
+        self.transform = nn.Linear(h, h)
+        self.transform_ln = LayerNorm(h, eps=cfg["layer_norm_eps"])
+        self.decoder = nn.Linear(h, V, bias=False)
+        self.decoder.weight = self.word_embeddings.weight
+        self.decoder_bias = nn.Parameter(torch.zeros(V))
+
+    def forward(self, ids, labels):
+        b, s = ids.shape
+        c = self.cfg
+        with region("outside"):
+            tt = torch.zeros(b, s, dtype=torch.long)
+            pos = torch.arange(s).unsqueeze(0)
+            e = self.word_embeddings(ids) + self.token_type_embeddings(tt)
+            e = e + self.position_embeddings(pos)
+            e = self.emb_ln(e)
+            hs = dropout(e, c["hidden_dropout_prob"])
+            ext = None
+            if c["_attn"] != "flash":
+                ext = (1.0 - torch.ones(b, 1, 1, s, dtype=hs.dtype)) * torch.finfo(hs.dtype).min
+        hs = run_layers(self, self.layer, hs, lambda i, x: (x, ext))
+        with region("loss"):
+            x = F.gelu(self.transform(hs))
+            x = self.transform_ln(x)
+            logits = F.linear(x, self.decoder.weight, self.decoder_bias)
+            loss = F.cross_entropy(logits.view(-1, c["vocab_size"]), labels.view(-1))
+        return loss
+
+
+# ----------------------------------------------------------------------------------------
+# t5 (encoder-decoder)
+# ----------------------------------------------------------------------------------------
+def t5_bucket(rel, bidirectional, num_buckets, max_distance):
+    ret = 0
+    if bidirectional:
+        num_buckets //= 2
+        ret += (rel > 0).to(torch.long) * num_buckets
+        rel = torch.abs(rel)
+    else:
+        rel = -torch.min(rel, torch.zeros_like(rel))
+    max_exact = num_buckets // 2
+    is_small = rel < max_exact
+    large = max_exact + (torch.log(rel.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)).to(torch.long)
+    large = torch.min(large, torch.full_like(large, num_buckets - 1))
+    return ret + torch.where(is_small, rel, large)
+
+
+class T5Attention(nn.Module):
+    def __init__(self, cfg, is_decoder, has_rel):
+        super().__init__()
+        self.cfg, self.is_decoder, self.has_rel = cfg, is_decoder, has_rel
+        d, nh, kv = cfg["d_model"], cfg["num_heads"], cfg["d_kv"]
+        self.nh, self.kv, self.inner = nh, kv, nh * kv
+        self.q, self.k = nn.Linear(d, self.inner, bias=False), nn.Linear(d, self.inner, bias=False)
+        self.v, self.o = nn.Linear(d, self.inner, bias=False), nn.Linear(self.inner, d, bias=False)
+        if has_rel:
+            self.relative_attention_bias = nn.Embedding(cfg["relative_attention_num_buckets"], nh)
+
+    def compute_bias(self, ql, kl):
+        ctx = torch.arange(ql)[:, None]
+        mem = torch.arange(kl)[None, :]
+        buckets = t5_bucket(mem - ctx, not self.is_decoder, self.cfg["relative_attention_num_buckets"],
+                            self.cfg["relative_attention_max_distance"])
+        values = self.relative_attention_bias(buckets)
+        return values.permute([2, 0, 1]).unsqueeze(0)
+
+    def forward(self, hs, mask, kv_states=None, position_bias=None):
+        b, s = hs.shape[:2]
+        sh = lambda x: x.view(b, -1, self.nh, self.kv).transpose(1, 2)
+        q = sh(self.q(hs))
+        src = hs if kv_states is None else kv_states
+        k, v = sh(self.k(src)), sh(self.v(src))
+        scores = torch.matmul(q, k.transpose(3, 2))
+        if position_bias is None:
+            kl = k.shape[2]
+            if not self.has_rel:
+                position_bias = torch.zeros((1, self.nh, s, kl), dtype=scores.dtype)
+            else:
+                position_bias = self.compute_bias(s, kl)
+            if mask is not None:
+                position_bias = position_bias + mask
+        scores += position_bias
+        w = F.softmax(scores.float(), dim=-1).type_as(scores)
+        w = dropout(w, self.cfg["dropout_rate"])
+        o = torch.matmul(w, v)
+        o = o.transpose(1, 2).contiguous().view(b, -1, self.inner)
+        return self.o(o), position_bias
+
+
+class T5Block(nn.Module):
+    def __init__(self, cfg, is_decoder, has_rel):
+        super().__init__()
+        d = cfg["d_model"]
+        self.cfg, self.is_decoder = cfg, is_decoder
+        self.ln_sa = T5LayerNorm(d, cfg["layer_norm_epsilon"])
+        self.sa = T5Attention(cfg, is_decoder, has_rel)
+        if is_decoder:
+            self.ln_ca = T5LayerNorm(d, cfg["layer_norm_epsilon"])
+            self.ca = T5Attention(cfg, True, False)
+        self.ln_ff = T5LayerNorm(d, cfg["layer_norm_epsilon"])
+        self.wi = nn.Linear(d, cfg["d_ff"], bias=False)
+        self.wo = nn.Linear(cfg["d_ff"], d, bias=False)
+
+    def forward(self, hs, mask, position_bias, enc_hs, enc_mask, enc_dec_bias):
+        p = self.cfg["dropout_rate"]
+        a, position_bias = self.sa(self.ln_sa(hs), mask, position_bias=position_bias)
+        hs = hs + dropout(a, p)
+        if self.is_decoder:
+            a, enc_dec_bias = self.ca(self.ln_ca(hs), enc_mask, kv_states=enc_hs, position_bias=enc_dec_bias)
+            hs = hs + dropout(a, p)
+        x = self.wi(self.ln_ff(hs))
+        x = F.relu(x)
+        x = dropout(x, p)
+        x = self.wo(x)
+        hs = hs + dropout(x, p)
+        return hs, position_bias, enc_dec_bias
+
+
+class T5(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        d, V = cfg["d_model"], cfg["vocab_size"]
+        self.shared = nn.Embedding(V, d)
+        self.enc = nn.ModuleList([T5Block(cfg, False, i == 0) for i in range(cfg["num_layers"])])
+        self.enc_ln = T5LayerNorm(d, cfg["layer_norm_epsilon"])
+        self.dec = nn.ModuleList([T5Block(cfg, True, i == 0) for i in range(cfg["num_decoder_layers"])])
+        self.dec_ln = T5LayerNorm(d, cfg["layer_norm_epsilon"])
+        self.lm_head = nn.Linear(d, V, bias=False)
+        self.lm_head.weight = self.shared.weight  # tie_word_embeddings=True
+
+    def _stack(self, layers, hs, mask, enc_hs, enc_mask, prefix):
+        ck = self.cfg["_ckpt"]
+        pb, edb = None, None
+        for i, layer in enumerate(layers):
+            with region(f"{prefix}{i}"):
+                args = (hs, mask, pb, enc_hs, enc_mask, edb)
+                if ck == "none":
+                    out = layer(*args)
+                elif ck == "full_reentrant":
+                    out = checkpoint(layer, *args, use_reentrant=True)
+                else:
+                    REC is not None and REC.held(list(args), "checkpoint(non-reentrant).closure(args)")
+                    out = checkpoint(layer, *args, use_reentrant=False)
+                hs, pb, edb = out
+        return hs
+
+    def forward(self, ids, labels):
+        b, s = ids.shape
+        p = self.cfg["dropout_rate"]
+        with region("outside"):
+            dt = self.shared.weight.dtype
+            mn = torch.finfo(dt).min
+            enc_ext = (1.0 - torch.ones(b, 1, 1, s, dtype=dt)) * mn
+            hs = dropout(self.shared(ids), p)
+        hs = self._stack(self.enc, hs, enc_ext, None, None, "enc")
+        with region("outside"):
+            enc_out = dropout(self.enc_ln(hs), p)
+            dec_ids = torch.cat([torch.zeros(b, 1, dtype=torch.long), labels[:, :-1]], 1)  # _shift_right
+            causal = torch.tril(torch.ones(s, s))[None, None].expand(b, 1, s, s)
+            dec_ext = ((1.0 - causal) * mn).to(dt)
+            cross_ext = (1.0 - torch.ones(b, 1, 1, s, dtype=dt)) * mn
+            hs = dropout(self.shared(dec_ids), p)
+        hs = self._stack(self.dec, hs, dec_ext, enc_out, cross_ext, "dec")
+        with region("outside"):
+            hs = dropout(self.dec_ln(hs), p)
+        with region("loss"):
+            hs = hs * (self.cfg["d_model"] ** -0.5)
+            logits = self.lm_head(hs)
+            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), labels.view(-1), ignore_index=-100)
+        return loss
+
+
+FAMILY_CLASS = {"llama": LlamaLike, "qwen2": LlamaLike, "gemma": LlamaLike, "phi3": LlamaLike,
+                "mixtral": LlamaLike, "qwen2_moe": LlamaLike, "gpt2": GPT2, "gpt_neox": GPTNeoX,
+                "bert": Bert, "t5": T5}
+
+
+# ----------------------------------------------------------------------------------------
+# configs / points
+# ----------------------------------------------------------------------------------------
+# (batch, seq, hidden, heads, kv_heads, vocab, ffn_multiplier_index)
+# FFN size: SwiGLU families use SWIGLU_MULT[i]*h, GeLU/ReLU families GELU_MULT[i]*h (4x for most points;
+# a few points use other ratios so that the ffn term is separable from the hidden term in the fits).
+SWIGLU_MULT = [2.6875, 2.75, 2.5, 3.0, 3.5, 2.25, 2.0, 2.6875]
+GELU_MULT = [4, 4, 4, 4, 3, 5, 2, 4]
+POINTS = [
+    (1, 64, 64, 4, 2, 1000, 0),
+    (2, 128, 128, 8, 2, 2000, 1),
+    (1, 256, 128, 4, 2, 3000, 2),
+    (2, 64, 256, 8, 4, 5000, 3),
+    (2, 96, 96, 6, 3, 1500, 4),
+    (1, 128, 192, 6, 2, 2500, 5),
+    (2, 256, 64, 4, 2, 1200, 6),
+    (2, 192, 160, 5, 1, 4000, 7),  # MQA (kv=1); with b=1, kv=1 repeat_kv+matmul reshapes are views (see README)
+]
+
+
+def make_cfg(family, b, s, h, nh, kv, V, fi=0):
+    L = 3 if family not in ("t5", "mixtral", "qwen2_moe") else 2
+    swiglu_ffn = int(round(h * SWIGLU_MULT[fi] / 16)) * 16  # ~2.7x
+    gf = GELU_MULT[fi] * h
+    base = dict(family=family, hidden_size=h, num_attention_heads=nh, vocab_size=V, num_hidden_layers=L)
+    if family in ("llama", "qwen2", "mixtral", "qwen2_moe", "gemma", "phi3"):
+        base.update(num_key_value_heads=kv, intermediate_size=swiglu_ffn, rms_norm_eps=1e-6, rope_theta=10000.0,
+                    attention_dropout=0.0, hidden_act="silu", attention_bias=False, tie_word_embeddings=False,
+                    max_position_embeddings=4096)
+        if family == "qwen2":
+            base.update(attention_bias=True)  # q/k/v bias (o_proj has none)
+        if family == "gemma":
+            base.update(hidden_act="gelu_pytorch_tanh", head_dim=h // nh, tie_word_embeddings=True)
+        if family == "phi3":
+            base.update(resid_pdrop=0.0, partial_rotary_factor=1.0)
+        if family == "mixtral":
+            base.update(num_local_experts=4, num_experts_per_tok=2, intermediate_size=swiglu_ffn)
+        if family == "qwen2_moe":
+            base.update(attention_bias=True, num_experts=4, num_experts_per_tok=2, norm_topk_prob=False,
+                        moe_intermediate_size=swiglu_ffn // 2, shared_expert_intermediate_size=swiglu_ffn,
+                        intermediate_size=swiglu_ffn)
+    elif family == "gpt2":
+        base.update(num_key_value_heads=nh, n_inner=gf, intermediate_size=gf, n_positions=1024,
+                    max_position_embeddings=1024, layer_norm_epsilon=1e-5, activation_function="gelu_new",
+                    attn_pdrop=0.1, resid_pdrop=0.1, embd_pdrop=0.1, tie_word_embeddings=True)
+    elif family == "gpt_neox":
+        base.update(num_key_value_heads=nh, intermediate_size=gf, rotary_pct=0.25, rotary_emb_base=10000,
+                    max_position_embeddings=2048, layer_norm_eps=1e-5, hidden_act="gelu", attention_dropout=0.0,
+                    hidden_dropout=0.0, use_parallel_residual=True, attention_bias=True, tie_word_embeddings=False)
+    elif family == "bert":
+        base.update(num_key_value_heads=nh, intermediate_size=gf, max_position_embeddings=512, type_vocab_size=2,
+                    layer_norm_eps=1e-12, hidden_act="gelu", attention_probs_dropout_prob=0.1,
+                    hidden_dropout_prob=0.1)
+    elif family == "t5":
+        base.update(d_model=h, num_heads=nh, num_key_value_heads=nh, d_kv=h // nh, d_ff=gf, intermediate_size=gf,
+                    num_layers=L, num_decoder_layers=L, relative_attention_num_buckets=32,
+                    relative_attention_max_distance=128, dropout_rate=0.1, layer_norm_epsilon=1e-6,
+                    feed_forward_proj="relu", tie_word_embeddings=True)
+    return base
+
+
+# ----------------------------------------------------------------------------------------
+# one measurement
+# ----------------------------------------------------------------------------------------
+def measure(family, point, dtype, attn, ckpt, lora=None, want_tensors=False, seed=0):
+    global REC
+    b, s, h, nh, kv, V, fi = point
+    cfg = make_cfg(family, b, s, h, nh, kv, V, fi)
+    cfg["_attn"], cfg["_ckpt"] = attn, ckpt
+    if lora:
+        cfg["_lora"] = lora
+    torch.manual_seed(seed)
+    model = FAMILY_CLASS[family](cfg)
+    with torch.no_grad():  # make routers/activations non-degenerate
+        for n, p_ in model.named_parameters():
+            if p_.dim() >= 2 and "lora" not in n:
+                p_.normal_(0, 0.5 / math.sqrt(p_.shape[-1]))
+    if lora:
+        for n, p_ in model.named_parameters():
+            p_.requires_grad_("lora_" in n)
+    if dtype == "bf16":
+        model.to(torch.bfloat16)
+        if lora:  # PEFT autocast_adapter_dtype=True keeps adapters in fp32
+            for m in model.modules():
+                if isinstance(m, LoraLinear):
+                    m.lora_A.float()
+                    m.lora_B.float()
+    model.train()
+    g = torch.Generator().manual_seed(1234 + seed)
+    ids = torch.randint(0, V, (b, s), generator=g)
+    labels = torch.randint(0, V, (b, s), generator=g)
+    rec = Recorder(model, amp=(dtype == "amp_bf16"))
+    REC = rec
+    try:
+        with torch.autograd.graph.saved_tensors_hooks(rec.pack, rec.unpack), OpName(rec):
+            if dtype == "amp_bf16":
+                with torch.autocast("cpu", dtype=torch.bfloat16):
+                    loss = model(ids, labels)
+            else:
+                loss = model(ids, labels)
+    finally:
+        REC = None
+    if family == "t5":
+        layer_regions = [f"enc{i}" for i in range(cfg["num_layers"])] + [f"dec{i}" for i in range(cfg["num_decoder_layers"])]
+    else:
+        layer_regions = [f"layer{i}" for i in range(cfg["num_hidden_layers"])]
+    tot, per_layer, attributed = summarize(rec.entries, layer_regions)
+    assert torch.isfinite(loss).all()
+    pl = [per_layer[r] for r in layer_regions]
+    public_cfg = {k: v for k, v in cfg.items() if not k.startswith("_")}
+    case = dict(family=family, config=public_cfg, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt,
+                lora=lora, savedBytes=dict(
+                    total=tot["total"], perLayer=sum(pl) / len(pl), perLayerList=pl,
+                    outsideLayers=tot["outside"] + tot["shared"], sharedAcrossLayers=tot["shared"],
+                    logitsAndLoss=tot["loss"], savedParamBytes=tot["param"], savedParamCastBytes=tot["paramCast"],
+                    savedBufferBytes=tot["buffer"], savedScalarBytes=tot["scalar"], heldByCheckpointBytes=tot["held"]))
+    if family in ("mixtral", "qwen2_moe"):
+        case["expertTokens"] = [l.mlp.last_counts for l in model.layers]
+    if family == "t5":
+        ne = cfg["num_layers"]
+        case["savedBytes"]["perEncoderLayer"] = pl[:ne]
+        case["savedBytes"]["perDecoderLayer"] = pl[ne:]
+    if want_tensors:
+        rep = layer_regions[1] if len(layer_regions) > 1 else layer_regions[0]
+        if family == "t5":
+            case["layerTensors"] = {"enc0": layer_tensor_list(rec.entries, attributed, "enc0"),
+                                    "dec1": layer_tensor_list(rec.entries, attributed, "dec1")}
+        else:
+            case["layerTensors"] = {rep: layer_tensor_list(rec.entries, attributed, rep)}
+        case["outsideTensors"] = layer_tensor_list(rec.entries, attributed, "outside")
+        case["lossTensors"] = layer_tensor_list(rec.entries, attributed, "loss")
+        shared = [e for e in rec.entries if attributed.get(e["ptr"]) == "shared"]
+        seen, sl = set(), []
+        for e in shared:
+            if e["ptr"] not in seen:
+                seen.add(e["ptr"])
+                sl.append(dict(op=e["op"], producer=e["producer"], shape=e["shape"], dtype=e["dtype"],
+                               storageBytes=e["nbytes"], held=e["held"]))
+        case["sharedTensors"] = sl
+    return case
+
+
+# ----------------------------------------------------------------------------------------
+# closed-form formulas (bytes per layer); verified against every measured point
+# ----------------------------------------------------------------------------------------
+sys.path.insert(0, HERE)
+from formulas import formula_per_layer, load_cases  # noqa: E402  (same folder)
+
+
+def verify(cases):
+    mism = nver = 0
+    for c in cases:
+        exp = formula_per_layer(c)
+        if exp is None:
+            print("NO FORMULA", c["family"], c["dtype"], c["attention"], c["checkpointing"], c["lora"])
+            continue
+        nver += 1
+        got = c["savedBytes"]["perLayerList"]
+        if list(got) != list(exp):
+            mism += 1
+            print("FORMULA MISMATCH", c["family"], c["dtype"], c["attention"], c["checkpointing"], c["lora"],
+                  (c["batch"], c["seq"], c["config"]["hidden_size"]), "measured", got, "formula", exp)
+    print(f"formula check: {nver - mism}/{nver} cases reproduced exactly")
+    return mism
+
+
+# config fields that are constant per family are written once under "familyConfigDefaults"
+CONSTANT_FIELDS = ("rms_norm_eps", "rope_theta", "max_position_embeddings", "layer_norm_epsilon", "layer_norm_eps",
+                   "rotary_emb_base", "type_vocab_size", "relative_attention_max_distance", "n_positions")
+
+
+KEEP_FIELDS = ("hidden_size", "num_attention_heads", "num_key_value_heads", "intermediate_size", "vocab_size",
+               "num_hidden_layers", "head_dim", "moe_intermediate_size", "shared_expert_intermediate_size", "n_inner",
+               "d_ff", "d_kv", "d_model", "num_heads")
+
+
+def compact(out):
+    """Moves config fields that are constant within a family to familyConfigDefaults (merge them back to get
+    the full HF-style config of a case) to keep golden.json small."""
+    defaults = {}
+    vals = {}
+    for c in out["cases"]:
+        for k, v in c["config"].items():
+            vals.setdefault(c["family"], {}).setdefault(k, set()).add(json.dumps(v))
+    for c in out["cases"]:
+        d = defaults.setdefault(c["family"], {})
+        for k in list(c["config"].keys()):
+            if k in CONSTANT_FIELDS or (k not in KEEP_FIELDS and k != "family" and len(vals[c["family"]][k]) == 1):
+                d[k] = c["config"].pop(k)
+        for lst in list(c.get("layerTensors", {}).values()) + [c.get(k, []) for k in ("outsideTensors", "lossTensors", "sharedTensors")]:
+            for t in lst:
+                if not t.get("held"):
+                    t.pop("held", None)
+    out["familyConfigDefaults"] = defaults
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--families", default=None)
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--verify", default=None, help="only check formulas.json against an existing golden.json")
+    args = ap.parse_args()
+    if args.verify:
+        return 1 if verify(load_cases(args.verify)) else 0
+    torch.set_num_threads(2)
+    fams = ["llama", "qwen2", "gemma", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe"]
+    if args.families:
+        fams = args.families.split(",")
+    points = POINTS[:3] if args.quick else POINTS
+    cases = []
+    t0 = time.time()
+    for fam in fams:
+        attns = ["eager"] if fam == "t5" else ["eager", "flash"]
+        for dtype in ("fp32", "bf16", "amp_bf16"):
+            for attn in attns:
+                for ck in ("none", "full_reentrant", "full_nonreentrant"):
+                    for pi, pt in enumerate(points):
+                        want = pi == 1 and ck == "none"
+                        cases.append(measure(fam, pt, dtype, attn, ck, want_tensors=want))
+        print(f"{fam}: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
+    # LoRA (llama family only)
+    if "llama" in fams:
+        for targets in (["q_proj", "v_proj"], "all-linear"):
+            for r in (8, 64):
+                for p in (0.05, 0.0):
+                    for dtype in ("fp32", "bf16", "amp_bf16"):
+                        for attn in ("eager", "flash"):
+                            for pi, pt in enumerate(points):
+                                lora = dict(r=r, alpha=16, dropout=p, targets=targets,
+                                            adapterDtype="fp32")
+                                want = pi == 1 and r == 8 and attn == "eager"
+                                cases.append(measure("llama", pt, dtype, attn, "none", lora=lora, want_tensors=want))
+        # LoRA + checkpointing (non-reentrant: reentrant needs enable_input_require_grads with frozen embeddings)
+        for dtype in ("bf16", "amp_bf16"):
+            for pt in points:
+                lora = dict(r=8 if pt[2] % 128 else 64, alpha=16, dropout=0.05, targets="all-linear", adapterDtype="fp32")
+                cases.append(measure("llama", pt, dtype, "flash", "full_nonreentrant", lora=lora))
+        print(f"lora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
+    mism = verify(cases)
+    out = dict(generator="tools/activations/measure.py", torch=torch.__version__, hfSources=HF_SOURCES,
+               notes="bytes of storages saved for backward (dedup by storage, full nbytes), see tools/activations/README.md",
+               cases=cases)
+    path = args.out or (None if (args.quick or args.no_write) else DEFAULT_OUT)
+    if path:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(compact(out), f, separators=(",", ":"))
+        print("wrote", path, os.path.getsize(path), "bytes", len(cases), "cases")
+    return 1 if mism else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
