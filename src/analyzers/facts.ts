@@ -58,6 +58,9 @@ export type CanonicalKey =
   | 'worldSize'                  // number (Accelerate num_processes: all machines)
   | 'tensorParallel' | 'pipelineParallel' // numbers
   | 'sequenceParallel'           // boolean
+  | 'expertParallel'             // number: ranks one MoE layer's experts are split over (Axolotl expert_parallel_size)
+  | 'fsdpShardSize'              // number: GPUs in one FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config_dp_shard_size, torchtune data_parallel_shard_dim)
+  | 'teacherModel'               // string: a second resident model (torchtune knowledge distillation teacher_model), Hub id as 'model'
   | 'deepspeedConfig'            // string: path of a referenced DeepSpeed JSON (or '{inline json}')
   | 'gpu';                       // string: GPU name (scenario, settings)
 
@@ -79,6 +82,18 @@ export interface Fact {
   readonly valueSpan: Span;
   /** The tool whose semantics the key follows (decides defaults and meaning). */
   readonly tool: Tool;
+  /**
+   * Where the value is defined when valueSpan only refers to it: the anchor of a YAML alias (`*a`, `<<: *a`) or
+   * the target of an OmegaConf interpolation (`${batch_size}`). Absent when the value is written at valueSpan.
+   */
+  readonly originSpan?: Span;
+  /**
+   * Set when the value is a default rather than a setting written for this run: 'dataclass-default' is a field default
+   * of a script's own arguments dataclass (HfArgumentParser uses it unless the command line overrides it);
+   * 'call-default' is a library default made explicit because tools disagree on it (BitsAndBytesConfig's fp4,
+   * LoraConfig's r=8 under a TRL trainer whose ModelConfig would say 16).
+   */
+  readonly origin?: 'dataclass-default' | 'call-default';
 }
 
 export type ProblemCode =

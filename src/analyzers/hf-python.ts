@@ -1,0 +1,1104 @@
+// Reads the memory-relevant settings of Hugging Face training programs written in Python: TrainingArguments and TRL
+// config calls, PEFT LoraConfig, BitsAndBytesConfig, from_pretrained and arguments dataclasses. It walks the
+// @lezer/python tree and evaluates only literals, names bound to literals and dict spreads; it never runs code.
+import { parser } from '@lezer/python';
+import type { SyntaxNode } from '@lezer/common';
+import {
+  normalizeOptimizer,
+  type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
+} from './facts';
+
+// Training argument classes. TRL configs subclass TrainingArguments and change its defaults
+// (trl@f2cd577:trl/trainer/base_config.py), so their facts carry the 'trl' tool.
+const HF_ARGS = new Set(['TrainingArguments', 'Seq2SeqTrainingArguments']);
+const TRL_CONFIGS = new Set([
+  'SFTConfig', 'DPOConfig', 'GRPOConfig', 'RLOOConfig', 'ORPOConfig', 'KTOConfig', 'PPOConfig', 'RewardConfig', 'CPOConfig',
+  'BCOConfig', 'GKDConfig', 'PRMConfig', 'NashMDConfig', 'OnlineDPOConfig', 'XPOConfig', 'IterativeSFTConfig', 'GOLDConfig',
+  'MiniLLMConfig', 'AlignPropConfig', 'DDPOConfig',
+]);
+const TRL_TRAINERS = /^(SFT|DPO|GRPO|RLOO|ORPO|KTO|PPO|Reward|CPO|BCO|GKD|PRM|NashMD|OnlineDPO|XPO|IterativeSFT|GOLD|MiniLLM)Trainer$/;
+const HF_TRAINERS = new Set(['Trainer', 'Seq2SeqTrainer']);
+const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
+/** Sequence-length names used by TRL configs, the HF example scripts and the Alpaca/FastChat family (FORMATS.md §2.3). */
+const SEQ_KEYS = new Set(['max_seq_length', 'model_max_length', 'max_seq_len', 'block_size', 'cutoff_len', 'sequence_len']);
+
+type Val =
+  | { readonly k: 'lit'; readonly v: FactValue; readonly via?: Via }
+  | { readonly k: 'dotted'; readonly text: string; readonly via?: Via }
+  | { readonly k: 'call'; readonly callee: string; readonly node: SyntaxNode; readonly via?: Via }
+  | { readonly k: 'dict'; readonly entries: readonly Entry[]; readonly opaque: string[]; readonly via?: Via }
+  | { readonly k: 'unknown'; readonly reason: string; readonly via?: Via };
+
+/** The name binding a value came through, for rawValue and originSpan. */
+interface Via {
+  readonly text: string;
+  readonly span: Span;
+}
+
+/** One key/value pair as written: a keyword argument, a dict entry, a dataclass field or an item assignment. */
+interface Entry {
+  readonly rawKey: string;
+  readonly keySpan: Span;
+  readonly valueNode: SyntaxNode | null;
+  readonly valueSpan: Span;
+  /** Set when the value is known not to be static whatever it says (an assignment under `if`). */
+  readonly forced?: string;
+}
+
+interface Binding {
+  readonly kind: 'assign' | 'unpack' | 'aug' | 'loop' | 'def';
+  readonly valueNode: SyntaxNode | null;
+  readonly pos: number;
+  /** End of the binding statement: a use inside it (`x = x + 1`) sees the earlier binding. */
+  readonly end: number;
+  readonly condLine?: number;
+}
+
+interface ItemAssign {
+  readonly keyNode: SyntaxNode;
+  readonly key: string;
+  readonly valueNode: SyntaxNode;
+  readonly pos: number;
+  readonly condLine?: number;
+}
+
+interface Scope {
+  readonly node: SyntaxNode;
+  readonly fn?: string;
+  readonly params: Map<string, SyntaxNode | null>;
+  readonly bindings: Map<string, Binding[]>;
+  readonly items: Map<string, ItemAssign[]>;
+}
+
+type Ctx = 'train' | 'load' | 'bnb' | 'lora' | 'trl-model' | 'dataclass';
+
+const MAX_DEPTH = 40;
+
+export function analyzeHfPython(text: string): ConfigFacts {
+  const a = new Analyzer(text);
+  try {
+    a.run();
+  } catch {
+    // A parser or walker failure must not hide what was found before it; the partial result is returned.
+  }
+  return a.result();
+}
+
+class Analyzer {
+  private readonly facts: Fact[] = [];
+  private readonly problems: ParseProblem[] = [];
+  private readonly references: Reference[] = [];
+  private readonly tools = new Set<Tool>();
+  private readonly lineStarts: number[] = [0];
+  private readonly scopeKeys = new Map<string, Scope>();
+  /** Local classes that subclass a training-arguments class, with the tool of their root. */
+  private readonly localArgs = new Map<string, Tool>();
+  /** Field defaults of the file's dataclasses and argparse options, for the reasons of `args.x` unknowns. */
+  private readonly fieldDefaults = new Map<string, { text: string; line: number; where: string }>();
+  private readonly parsedClasses = new Set<string>();
+  private readonly errors: number[] = [];
+  private root!: SyntaxNode;
+
+  constructor(private readonly text: string) {
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
+  }
+
+  result(): ConfigFacts {
+    const tools = [...this.tools].sort((x, y) => (x === 'trl' ? -1 : y === 'trl' ? 1 : 0));
+    return { format: 'hf-python', facts: this.facts, problems: this.problems, references: this.references, tools };
+  }
+
+  run(): void {
+    this.root = parser.parse(this.text).topNode;
+    const classes: SyntaxNode[] = [];
+    const calls: SyntaxNode[] = [];
+    const cur = this.root.cursor();
+    for (;;) {
+      if (cur.type.isError) this.errors.push(cur.from);
+      if (cur.name === 'ClassDefinition') classes.push(cur.node);
+      else if (cur.name === 'CallExpression') calls.push(cur.node);
+      if (cur.firstChild()) continue;
+      while (!cur.nextSibling()) if (!cur.parent()) return this.afterWalk(classes, calls);
+    }
+  }
+
+  private afterWalk(classes: SyntaxNode[], calls: SyntaxNode[]): void {
+    // Parsers and argparse options first: they tell which dataclasses are arguments and give the defaults of `args.x`.
+    for (const c of calls) {
+      const callee = this.calleeName(c);
+      const last = callee?.split('.').pop() ?? '';
+      if (PARSERS.has(last)) this.noteParser(c, last);
+      else if (last === 'add_argument') this.noteArgparse(c);
+    }
+    this.collectClasses(classes);
+    for (const c of calls) {
+      const callee = this.calleeName(c);
+      if (!callee) continue;
+      const parts = callee.split('.');
+      const last = parts[parts.length - 1];
+      const calleeNode = c.firstChild!;
+      if (HF_ARGS.has(last) || TRL_CONFIGS.has(last) || this.localArgs.has(last)) {
+        const tool: Tool = TRL_CONFIGS.has(last) || parts[0] === 'trl' ? 'trl' : this.localArgs.get(last) ?? 'hf-trainer';
+        this.tools.add(tool);
+        this.trainingCall(c, tool, TRL_CONFIGS.has(last) || this.localArgs.has(last));
+        this.syntaxIn(c, last);
+      } else if (last === 'from_pretrained' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
+        this.fromPretrained(c);
+      } else if (last === 'BitsAndBytesConfig') {
+        this.bnbCall(c);
+        this.syntaxIn(c, last);
+      } else if (last === 'LoraConfig') {
+        this.loraCall(c);
+        this.facts.push({ key: 'method', rawKey: 'LoraConfig', value: 'lora', rawValue: 'LoraConfig(...)', keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'peft' });
+        this.syntaxIn(c, last);
+      } else if (last === 'ModelConfig' && (parts.length === 1 || parts[0] === 'trl')) {
+        this.tools.add('trl');
+        for (const e of this.args(c).entries) this.mapEntry('trl-model', e, 'trl');
+      } else if (HF_TRAINERS.has(last) || TRL_TRAINERS.test(last)) {
+        this.tools.add(TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
+        this.trainerCall(c, TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
+      }
+    }
+    // LoRA over 4-bit base weights is QLoRA (FORMATS.md §2.5).
+    if (this.facts.some((f) => f.key === 'quantBits' && f.value === 4)) {
+      for (let i = 0; i < this.facts.length; i++) if (this.facts[i].key === 'method' && this.facts[i].value === 'lora') this.facts[i] = { ...this.facts[i], value: 'qlora' };
+    }
+    this.precisionConflicts();
+  }
+
+  // ---- Recognized calls ----
+
+  private trainingCall(call: SyntaxNode, tool: Tool, trlOrLocal: boolean): void {
+    const args = this.args(call);
+    for (const e of args.entries) this.mapEntry('train', e, tool, undefined, trlOrLocal);
+    this.opaqueSpreads(args.opaque);
+  }
+
+  private fromPretrained(call: SyntaxNode): void {
+    const args = this.args(call);
+    const first = args.positional[0];
+    if (first) {
+      const e: Entry = { rawKey: 'pretrained_model_name_or_path', keySpan: span(first), valueNode: first, valueSpan: span(first) };
+      this.emitModel(e, 'hf-trainer');
+    }
+    const entries = args.entries;
+    const named = entries.find((e) => e.rawKey === 'pretrained_model_name_or_path');
+    if (!first && named) this.emitModel(named, 'hf-trainer');
+    for (const e of entries) this.mapEntry('load', e, 'hf-trainer');
+    this.implicitBnbDefaults(entries, call, 'hf-trainer');
+    this.opaqueSpreads(args.opaque);
+  }
+
+  private bnbCall(call: SyntaxNode): void {
+    const args = this.args(call);
+    const cond = this.conditionOf(call);
+    for (const e of args.entries) {
+      if (cond && (e.rawKey === 'load_in_4bit' || e.rawKey === 'load_in_8bit')) {
+        const v = this.valueOf(e);
+        if (v.k === 'lit' && v.v === true) {
+          this.push('quantBits', e, { unknown: `the quantization config is used only when ${cond}` }, 'hf-trainer');
+          continue;
+        }
+      }
+      this.mapEntry('bnb', e, 'hf-trainer');
+    }
+    this.implicitBnbDefaults(args.entries, call, 'hf-trainer');
+    this.opaqueSpreads(args.opaque);
+  }
+
+  /**
+   * BitsAndBytesConfig defaults to fp4 without double quantization (transformers quantization_config.py), while TRL's
+   * ModelConfig defaults to nf4, so a 4-bit load that names no type gets an explicit 'fp4' fact.
+   */
+  private implicitBnbDefaults(entries: readonly Entry[], call: SyntaxNode, tool: Tool): void {
+    const has = (k: string): boolean => entries.some((e) => e.rawKey === k);
+    const four = entries.find((e) => e.rawKey === 'load_in_4bit');
+    if (!four) return;
+    const v = this.valueOf(four);
+    if (v.k !== 'lit' || v.v !== true) return;
+    const at = span(call.firstChild!);
+    const name = this.text.slice(at.start, at.end);
+    if (!has('bnb_4bit_quant_type')) {
+      this.facts.push({ key: 'quantType', rawKey: 'bnb_4bit_quant_type', value: 'fp4', rawValue: `${name}: default "fp4"`, keySpan: at, valueSpan: at, tool, origin: 'call-default' });
+    }
+    if (!has('bnb_4bit_use_double_quant')) {
+      this.facts.push({ key: 'doubleQuant', rawKey: 'bnb_4bit_use_double_quant', value: false, rawValue: `${name}: default False`, keySpan: at, valueSpan: at, tool, origin: 'call-default' });
+    }
+  }
+
+  /** PEFT LoraConfig: r=8 and lora_alpha=8 when absent (peft@5d602fd:src/peft/tuners/lora/config.py). */
+  private loraCall(call: SyntaxNode): void {
+    const args = this.args(call);
+    for (const e of args.entries) this.mapEntry('lora', e, 'peft');
+    const at = span(call.firstChild!);
+    const name = this.text.slice(at.start, at.end);
+    const opaque = args.opaque.length > 0;
+    if (!opaque && !args.entries.some((e) => e.rawKey === 'r')) {
+      this.facts.push({ key: 'loraR', rawKey: 'r', value: 8, rawValue: `${name}: default 8`, keySpan: at, valueSpan: at, tool: 'peft', origin: 'call-default' });
+    }
+    if (!opaque && !args.entries.some((e) => e.rawKey === 'lora_alpha')) {
+      this.facts.push({ key: 'loraAlpha', rawKey: 'lora_alpha', value: 8, rawValue: `${name}: default 8`, keySpan: at, valueSpan: at, tool: 'peft', origin: 'call-default' });
+    }
+    this.opaqueSpreads(args.opaque);
+  }
+
+  private trainerCall(call: SyntaxNode, tool: Tool): void {
+    const args = this.args(call);
+    for (const e of args.entries) {
+      if (e.rawKey === 'model') {
+        const v = this.valueOf(e);
+        // Only a model id string names the model; a model object was loaded elsewhere (from_pretrained is read there).
+        if (v.k === 'lit' && typeof v.v === 'string') this.emitModel(e, tool);
+      } else if (e.rawKey === 'peft_config') {
+        const v = this.valueOf(e);
+        if (v.k === 'lit' && v.v === null) continue;
+        if (v.k === 'call' && /(^|\.)LoraConfig$/.test(v.callee)) continue;
+        this.push('method', e, { unknown: `peft_config is ${this.describe(v)}` }, tool);
+      }
+    }
+  }
+
+  private emitModel(e: Entry, tool: Tool): void {
+    const v = this.valueOf(e);
+    if (v.k === 'lit' && typeof v.v === 'string') this.push('model', e, v.v, tool, v);
+    else if (!(v.k === 'lit' && v.v === null)) this.push('model', e, { unknown: this.describe(v) }, tool, v);
+  }
+
+  // ---- Key mapping ----
+
+  /** Maps one key/value to canonical facts for the given kind of call. */
+  private mapEntry(ctx: Ctx, e: Entry, tool: Tool, origin?: Fact['origin'], trlOrLocal = false): void {
+    const k = e.rawKey;
+    const v = (): Val => this.valueOf(e);
+    const train = ctx === 'train' || ctx === 'dataclass';
+    const script = ctx === 'dataclass' || ctx === 'trl-model';
+    const emit = (key: CanonicalKey, conv: (x: Val) => FactValue | Unknown | undefined): void => {
+      const x = v();
+      const value = conv(x);
+      if (value !== undefined) this.push(key, e, value, tool, x, origin);
+    };
+    if (train) {
+      switch (k) {
+        case 'per_device_train_batch_size': case 'per_gpu_train_batch_size':
+          return emit('microBatchSize', (x) => this.num(x, e, true));
+        case 'gradient_accumulation_steps':
+          return emit('gradientAccumulationSteps', (x) => this.num(x, e, true));
+        case 'bf16': return emit('bf16', (x) => this.bool(x, e));
+        case 'fp16': return emit('fp16', (x) => this.bool(x, e));
+        case 'optim': return emit('optimizer', (x) => this.optim(x, e));
+        case 'gradient_checkpointing':
+          return emit('gradientCheckpointing', (x) => mapBool(this.bool(x, e), (b) => (b ? 'full' : 'none')));
+        case 'activation_offloading': return emit('activationOffloading', (x) => this.bool(x, e));
+        case 'torch_compile': return emit('compile', (x) => this.bool(x, e));
+        case 'use_liger_kernel':
+          // Liger's fused linear cross-entropy never materializes the logits (HF use_liger_kernel, TRL loss with liger).
+          return emit('loss', (x) => mapBool(this.bool(x, e), (b) => (b ? 'fused' : undefined)));
+        case 'deepspeed': return this.deepspeed(e, tool, origin);
+        case 'fsdp': return this.fsdp(e, tool, origin);
+        case 'model_init_kwargs': return this.nestedLoad(e, tool);
+        case 'max_length':
+          if (trlOrLocal || ctx === 'dataclass') return emit('seqLen', (x) => this.num(x, e, true));
+          return;
+        default:
+          if (SEQ_KEYS.has(k)) return emit('seqLen', (x) => this.num(x, e, true));
+      }
+    }
+    if (ctx === 'load' || script) {
+      switch (k) {
+        case 'dtype': case 'torch_dtype': return emit('weightsDtype', (x) => this.dtype(x));
+        case 'attn_implementation': return emit('attention', (x) => this.attention(x));
+        case 'quantization_config': {
+          const x = v();
+          if (x.k === 'lit' && x.v === null) return;
+          if (x.k === 'call' && /(^|\.)BitsAndBytesConfig$/.test(x.callee)) return;
+          if (x.k === 'dict') return this.nestedBnb(x, tool);
+          // A BitsAndBytesConfig(...) written inside the value (e.g. `BitsAndBytesConfig(...) if q_lora else None`) speaks for itself.
+          if (e.valueNode && /\bBitsAndBytesConfig\s*\(/.test(this.text.slice(e.valueNode.from, e.valueNode.to))) return;
+          return this.push('quantBits', e, { unknown: `quantization_config is ${this.describe(x)}` }, tool, x, origin);
+        }
+      }
+    }
+    if (ctx === 'load' || ctx === 'bnb' || script) {
+      switch (k) {
+        case 'load_in_4bit':
+          return emit('quantBits', (x) => mapBool(this.bool(x, e), (b) => (b ? 4 : undefined)));
+        case 'load_in_8bit':
+          return emit('quantBits', (x) => mapBool(this.bool(x, e), (b) => (b ? 8 : undefined)));
+        case 'bnb_4bit_quant_type': return emit('quantType', (x) => this.enumStr(x, e, ['nf4', 'fp4']));
+        case 'bnb_4bit_use_double_quant': case 'use_bnb_nested_quant': case 'use_nested_quant':
+          return emit('doubleQuant', (x) => this.bool(x, e));
+      }
+    }
+    if (ctx === 'lora') {
+      switch (k) {
+        case 'r': return emit('loraR', (x) => this.num(x, e, true));
+        case 'lora_alpha': return emit('loraAlpha', (x) => this.num(x, e, false));
+        case 'lora_dropout': return emit('loraDropout', (x) => this.num(x, e, false));
+        case 'target_modules': return emit('loraTargets', (x) => this.targets(x, e));
+        case 'modules_to_save': return emit('loraModulesToSave', (x) => this.strList(x, e));
+      }
+    }
+    if (script) {
+      switch (k) {
+        case 'model_name_or_path': case 'pretrained_model_name_or_path': case 'base_model_name_or_path': {
+          const x = v();
+          if (x.k === 'lit' && x.v === null) return;
+          return this.push('model', e, x.k === 'lit' && typeof x.v === 'string' ? x.v : { unknown: this.describe(x) }, tool, x, origin);
+        }
+        case 'lora_r': case 'lora_rank': return emit('loraR', (x) => this.num(x, e, true));
+        case 'lora_alpha': return emit('loraAlpha', (x) => this.num(x, e, false));
+        case 'lora_dropout': return emit('loraDropout', (x) => this.num(x, e, false));
+        case 'lora_target_modules': return emit('loraTargets', (x) => this.targets(x, e));
+        case 'lora_modules_to_save': return emit('loraModulesToSave', (x) => this.strList(x, e));
+        case 'use_peft': return emit('method', (x) => mapBool(this.bool(x, e), (b) => (b ? 'lora' : undefined)));
+        // FastChat's q_lora and the PEFT SFT example's use_4bit_quantization load the base model in 4 bits.
+        case 'q_lora': case 'use_4bit_quantization': case 'use_qlora':
+          return emit('quantBits', (x) => mapBool(this.bool(x, e), (b) => (b ? 4 : undefined)));
+        case 'use_flash_attn':
+          return emit('attention', (x) => mapBool(this.bool(x, e), (b) => (b ? 'flash' : undefined)));
+      }
+    }
+  }
+
+  private deepspeed(e: Entry, tool: Tool, origin?: Fact['origin']): void {
+    const x = this.valueOf(e);
+    if (x.k === 'lit' && x.v === null) return;
+    if (x.k === 'lit' && typeof x.v === 'string') {
+      if (x.v.trimStart().startsWith('{')) {
+        return this.push('deepspeedConfig', e, { unknown: 'an inline DeepSpeed JSON string; its keys are not read here' }, tool, x, origin);
+      }
+      this.push('deepspeedConfig', e, x.v, tool, x, origin);
+      this.references.push({ kind: 'deepspeed', path: x.v, span: x.via?.span ?? e.valueSpan });
+      return;
+    }
+    if (x.k === 'dict') return this.push('deepspeedConfig', e, { unknown: 'an inline DeepSpeed dict; its keys are not read here' }, tool, x, origin);
+    this.push('deepspeedConfig', e, { unknown: this.describe(x) }, tool, x, origin);
+  }
+
+  /** HF `fsdp`: bool, a space-separated string or a list of FSDPOption values (transformers training_args.py). */
+  private fsdp(e: Entry, tool: Tool, origin?: Fact['origin']): void {
+    const x = this.valueOf(e);
+    if (x.k === 'lit' && x.v === null) return;
+    let opts: string[] | undefined;
+    if (x.k === 'lit' && typeof x.v === 'boolean') opts = x.v ? ['full_shard'] : [];
+    else if (x.k === 'lit' && typeof x.v === 'string') opts = x.v.split(/\s+/).filter(Boolean);
+    else if (x.k === 'lit' && Array.isArray(x.v)) opts = [...(x.v as readonly string[])];
+    if (!opts) return this.push('fsdp', e, { unknown: this.describe(x) }, tool, x, origin);
+    const mode = opts.find((o) => ['full_shard', 'shard_grad_op', 'hybrid_shard', 'hybrid_shard_zero2', 'no_shard'].includes(o));
+    const value = mode === 'hybrid_shard_zero2' ? 'hybrid_shard' : mode ?? (opts.includes('offload') ? undefined : 'none');
+    if (value === undefined) {
+      this.problem('invalid-value', 'warning', `fsdp "offload" needs a sharding mode such as full_shard`, e.valueSpan, e.rawKey);
+      this.push('fsdp', e, { unknown: 'offload without a sharding mode' }, tool, x, origin);
+    } else {
+      this.push('fsdp', e, value, tool, x, origin);
+    }
+    if (opts.includes('offload')) this.push('fsdpOffload', e, true, tool, x, origin);
+  }
+
+  /** TRL model_init_kwargs: the from_pretrained keywords used when the trainer loads the model from a string. */
+  private nestedLoad(e: Entry, tool: Tool): void {
+    const x = this.valueOf(e);
+    if (x.k === 'lit' && x.v === null) return;
+    if (x.k !== 'dict') {
+      this.problem('not-static', 'info', `model_init_kwargs is ${this.describe(x)}; the load dtype and attention are not known`, e.valueSpan, e.rawKey);
+      return;
+    }
+    for (const inner of x.entries) this.mapEntry('load', inner, tool);
+    this.implicitBnbDefaults(x.entries, e.valueNode ?? this.root, tool);
+    this.opaqueSpreads(x.opaque.map((r) => ({ reason: r, span: e.valueSpan })));
+  }
+
+  private nestedBnb(x: Extract<Val, { k: 'dict' }>, tool: Tool): void {
+    for (const inner of x.entries) this.mapEntry('bnb', inner, tool);
+  }
+
+  // ---- Value conversions ----
+
+  private num(x: Val, e: Entry, integer: boolean): number | Unknown | undefined {
+    if (x.k === 'lit') {
+      if (x.v === null) return undefined;
+      if (typeof x.v === 'number' && (!integer || Number.isInteger(x.v))) return x.v;
+      this.problem('invalid-value', 'warning', `${e.rawKey} expects ${integer ? 'an integer' : 'a number'}, not ${this.text.slice(e.valueSpan.start, e.valueSpan.end)}`, e.valueSpan, e.rawKey);
+      return { unknown: `not a number: ${fmt(x.v)}` };
+    }
+    return { unknown: this.describe(x) };
+  }
+
+  private bool(x: Val, e: Entry): boolean | Unknown | undefined {
+    if (x.k === 'lit') {
+      if (x.v === null) return undefined;
+      if (typeof x.v === 'boolean') return x.v;
+      this.problem('invalid-value', 'warning', `${e.rawKey} expects True or False`, e.valueSpan, e.rawKey);
+      return { unknown: `not a boolean: ${fmt(x.v)}` };
+    }
+    return { unknown: this.describe(x) };
+  }
+
+  private enumStr(x: Val, e: Entry, allowed: readonly string[]): string | Unknown | undefined {
+    if (x.k === 'lit' && x.v === null) return undefined;
+    if (x.k === 'lit' && typeof x.v === 'string') {
+      if (allowed.includes(x.v)) return x.v;
+      this.problem('invalid-value', 'warning', `${e.rawKey} is one of ${allowed.join(', ')}`, e.valueSpan, e.rawKey);
+      return { unknown: `unexpected value ${fmt(x.v)}` };
+    }
+    return { unknown: this.describe(x) };
+  }
+
+  private optim(x: Val, e: Entry): string | Unknown | undefined {
+    if (x.k === 'lit' && x.v === null) return undefined;
+    if (x.k === 'lit' && typeof x.v === 'string') return normalizeOptimizer(x.v);
+    // OptimizerNames.ADAMW_TORCH_FUSED: the enum member's value is its lower-cased name.
+    if (x.k === 'dotted' && /(^|\.)OptimizerNames\.\w+$/.test(x.text)) return normalizeOptimizer(x.text.split('.').pop()!.toLowerCase());
+    if (x.k === 'lit') return this.enumStr(x, e, []);
+    return { unknown: this.describe(x) };
+  }
+
+  private dtype(x: Val): string | Unknown | undefined {
+    if (x.k === 'lit' && x.v === null) return undefined;
+    let name: string | undefined;
+    if (x.k === 'dotted' && /^torch\.\w+$/.test(x.text)) name = x.text.slice(6);
+    else if (x.k === 'lit' && typeof x.v === 'string') name = x.v.replace(/^torch\./, '');
+    if (name === undefined) return { unknown: this.describe(x) };
+    if (name === 'auto') return { unknown: 'dtype "auto" takes the dtype stored in the checkpoint config' };
+    const d = ({ bfloat16: 'bf16', bf16: 'bf16', float16: 'fp16', fp16: 'fp16', half: 'fp16', float32: 'fp32', fp32: 'fp32', float: 'fp32' } as Record<string, string>)[name];
+    return d ?? { unknown: `dtype ${name} has no estimate` };
+  }
+
+  private attention(x: Val): string | Unknown | undefined {
+    if (x.k === 'lit' && x.v === null) return undefined;
+    if (x.k === 'lit' && typeof x.v === 'string') {
+      const s = x.v;
+      if (s === 'eager' || s === 'sdpa') return s;
+      if (/^flash_attention_[23]$|flash[-_]?attn/.test(s)) return 'flash';
+      return { unknown: `attention "${s}" has no estimate` };
+    }
+    return { unknown: this.describe(x) };
+  }
+
+  private strList(x: Val, e: Entry): readonly string[] | Unknown | undefined {
+    if (x.k === 'lit' && x.v === null) return undefined;
+    if (x.k === 'lit' && Array.isArray(x.v)) return x.v as readonly string[];
+    if (x.k === 'lit' && typeof x.v === 'string') return [x.v];
+    if (x.k === 'lit') {
+      this.problem('invalid-value', 'warning', `${e.rawKey} expects a list of module names`, e.valueSpan, e.rawKey);
+      return { unknown: `not a list: ${fmt(x.v)}` };
+    }
+    return { unknown: this.describe(x) };
+  }
+
+  /** PEFT target_modules: a list, "all-linear", or any other string, which PEFT treats as a regex. */
+  private targets(x: Val, e: Entry): FactValue | Unknown | undefined {
+    if (x.k === 'lit' && typeof x.v === 'string') return x.v === 'all-linear' ? 'all-linear' : { unknown: `the regular expression ${fmt(x.v)} selects modules by name` };
+    return this.strList(x, e);
+  }
+
+  // ---- Facts and problems ----
+
+  private push(key: CanonicalKey, e: Entry, value: FactValue | Unknown, tool: Tool, from?: Val, origin?: Fact['origin']): void {
+    const written = this.text.slice(e.valueSpan.start, e.valueSpan.end);
+    const rawValue = clip(from?.via ? `${written} (${from.via.text})` : written);
+    const fact: Fact = {
+      key, rawKey: e.rawKey, value, rawValue, keySpan: e.keySpan, valueSpan: e.valueSpan, tool,
+      ...(from?.via ? { originSpan: from.via.span } : {}),
+      ...(origin ? { origin } : {}),
+    };
+    this.facts.push(fact);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      this.problem('not-static', 'info', `${e.rawKey} is not known statically: ${(value as Unknown).unknown}`, e.valueSpan, e.rawKey);
+    }
+  }
+
+  private problem(code: ParseProblem['code'], severity: ParseProblem['severity'], message: string, at: Span, rawKey?: string): void {
+    this.problems.push({ code, severity, message, span: at, ...(rawKey ? { rawKey } : {}) });
+  }
+
+  private opaqueSpreads(list: readonly { reason: string; span: Span }[]): void {
+    for (const o of list) this.problem('not-static', 'info', `${o.reason}: the keys it sets are not known statically`, o.span);
+  }
+
+  /** HF TrainingArguments raises when bf16 and fp16 are both True (training_args.py __post_init__). */
+  private precisionConflicts(): void {
+    const byCall = new Map<string, Fact[]>();
+    for (const f of this.facts) {
+      if ((f.key === 'bf16' || f.key === 'fp16') && f.value === true && !f.origin) {
+        const node = this.root.resolveInner(f.keySpan.start, 1);
+        let c: SyntaxNode | null = node;
+        while (c && c.name !== 'CallExpression') c = c.parent;
+        const id = c ? `${c.from}` : 'file';
+        byCall.set(id, [...(byCall.get(id) ?? []), f]);
+      }
+    }
+    for (const fs of byCall.values()) {
+      if (fs.some((f) => f.key === 'bf16') && fs.some((f) => f.key === 'fp16')) {
+        const later = fs[fs.length - 1];
+        this.problem('conflicting-precision', 'error', 'bf16=True and fp16=True together: TrainingArguments raises a ValueError', { start: later.keySpan.start, end: later.valueSpan.end }, later.rawKey);
+      }
+    }
+  }
+
+  /** A syntax error inside a recognized call changes what the call says; elsewhere the Python extension reports it. */
+  private syntaxIn(call: SyntaxNode, name: string): void {
+    const at = this.errors.find((p) => p >= call.from && p <= call.to);
+    if (at === undefined) return;
+    const end = Math.min(this.text.length, at + 1);
+    this.problem('syntax-error', 'error', `Python syntax error inside ${name}(...): the values after it may be missing`, { start: at, end: Math.max(at, end) });
+  }
+
+  // ---- Classes, parsers, argparse ----
+
+  private noteParser(call: SyntaxNode, which: string): void {
+    const args = this.args(call);
+    const first = args.positional[0] ?? args.entries.find((e) => e.rawKey === 'dataclass_types')?.valueNode ?? null;
+    if (!first) return;
+    const target = first.name === 'VariableName' ? this.bindingValue(first) ?? first : first;
+    const names: string[] = [];
+    if (target.name === 'TupleExpression' || target.name === 'ArrayExpression') {
+      for (let ch = target.firstChild; ch; ch = ch.nextSibling) {
+        const n = this.dotted(ch);
+        if (n) names.push(n.split('.').pop()!);
+      }
+    } else {
+      const n = this.dotted(target);
+      if (n) names.push(n.split('.').pop()!);
+    }
+    for (const n of names) {
+      this.parsedClasses.add(n);
+      if (TRL_CONFIGS.has(n) || n === 'ModelConfig') this.tools.add('trl');
+      else if (HF_ARGS.has(n)) this.tools.add('hf-trainer');
+    }
+    if (which === 'TrlParser') this.tools.add('trl');
+  }
+
+  private noteArgparse(call: SyntaxNode): void {
+    const args = this.args(call);
+    const flag = args.positional.map((p) => this.evalNode(p, 0)).find((v) => v.k === 'lit' && typeof v.v === 'string' && v.v.startsWith('--'));
+    if (!flag || flag.k !== 'lit') return;
+    const dest = args.entries.find((e) => e.rawKey === 'dest');
+    const destVal = dest ? this.valueOf(dest) : undefined;
+    const name = destVal?.k === 'lit' && typeof destVal.v === 'string' ? destVal.v : String(flag.v).replace(/^-+/, '').replace(/-/g, '_');
+    const def = args.entries.find((e) => e.rawKey === 'default');
+    const action = args.entries.find((e) => e.rawKey === 'action');
+    const actionVal = action ? this.valueOf(action) : undefined;
+    if (def?.valueNode) this.fieldDefaults.set(name, { text: clip(this.text.slice(def.valueSpan.start, def.valueSpan.end)), line: this.line(def.valueSpan.start), where: 'argparse default' });
+    else if (actionVal?.k === 'lit' && actionVal.v === 'store_true') this.fieldDefaults.set(name, { text: 'False', line: this.line(call.from), where: 'argparse store_true default' });
+  }
+
+  /** Arguments dataclasses: subclasses of TrainingArguments/TRL configs, classes given to HfArgumentParser, *Arguments. */
+  private collectClasses(classes: SyntaxNode[]): void {
+    const info = classes.map((c) => {
+      const nameNode = c.getChild('VariableName');
+      const bases: string[] = [];
+      const argList = c.getChild('ArgList');
+      if (argList) for (let ch = argList.firstChild; ch; ch = ch.nextSibling) { const d = this.dotted(ch); if (d) bases.push(d); }
+      const deco = c.parent?.name === 'DecoratedStatement' ? c.parent.getChildren('Decorator').some((d) => /\bdataclass\b/.test(this.text.slice(d.from, d.to))) : false;
+      return { node: c, name: nameNode ? this.text.slice(nameNode.from, nameNode.to) : '', bases, dataclass: deco };
+    });
+    // Subclass chains resolve over a few rounds (a local class may extend another local class).
+    for (let round = 0; round < 4; round++) {
+      for (const c of info) {
+        for (const b of c.bases) {
+          const last = b.split('.').pop()!;
+          const root: Tool | undefined = TRL_CONFIGS.has(last) || b.startsWith('trl.') ? 'trl' : HF_ARGS.has(last) ? 'hf-trainer' : this.localArgs.get(last);
+          if (root && !this.localArgs.has(c.name)) this.localArgs.set(c.name, root);
+        }
+      }
+    }
+    const selected = info.filter((c) => c.dataclass && (this.localArgs.has(c.name) || this.parsedClasses.has(c.name) || /(Arguments|Args)$/.test(c.name)));
+    // Field defaults first (for the reasons of `x.field` unknowns), then the facts themselves.
+    const fields = selected.map((c) => ({ c, fields: this.fields(c.node) }));
+    for (const { fields: fs } of fields) {
+      for (const f of fs) if (f.valueNode) this.fieldDefaults.set(f.rawKey, { text: clip(this.text.slice(f.valueSpan.start, f.valueSpan.end)), line: this.line(f.valueSpan.start), where: 'dataclass default' });
+    }
+    for (const { c, fields: fs } of fields) {
+      const tool = this.localArgs.get(c.name) ?? (this.tools.has('trl') && this.parsedClasses.has(c.name) ? 'trl' : 'hf-trainer');
+      if (this.localArgs.has(c.name)) this.tools.add(tool);
+      for (const f of fs) {
+        const x = this.valueOf(f);
+        if (x.k === 'lit' && x.v === null) continue;
+        this.mapEntry('dataclass', f, tool, 'dataclass-default', tool === 'trl');
+      }
+    }
+  }
+
+  /** Dataclass fields with a default: `name: T = value`, `field(default=...)`, `field(default_factory=lambda: [...])`. */
+  private fields(cls: SyntaxNode): Entry[] {
+    const out: Entry[] = [];
+    const body = cls.getChild('Body');
+    if (!body) return out;
+    for (let st = body.firstChild; st; st = st.nextSibling) {
+      if (st.name !== 'AssignStatement') continue;
+      const nameNode = st.firstChild;
+      const value = st.lastChild;
+      if (!nameNode || nameNode.name !== 'VariableName' || !value || value.from === nameNode.from || !st.getChild('TypeDef')) continue;
+      const rawKey = this.text.slice(nameNode.from, nameNode.to);
+      let vnode: SyntaxNode | null = value;
+      if (value.name === 'CallExpression' && /^(dataclasses\.)?field$/.test(this.calleeName(value) ?? '')) {
+        const args = this.args(value);
+        const def = args.entries.find((e) => e.rawKey === 'default');
+        const fac = args.entries.find((e) => e.rawKey === 'default_factory');
+        vnode = def?.valueNode ?? (fac?.valueNode?.name === 'LambdaExpression' ? fac.valueNode.lastChild : null);
+      }
+      if (!vnode) continue;
+      out.push({ rawKey, keySpan: span(nameNode), valueNode: vnode, valueSpan: span(vnode) });
+    }
+    return out;
+  }
+
+  // ---- Arguments of a call ----
+
+  private args(call: SyntaxNode): { positional: SyntaxNode[]; entries: Entry[]; opaque: { reason: string; span: Span }[] } {
+    const positional: SyntaxNode[] = [];
+    const entries: Entry[] = [];
+    const opaque: { reason: string; span: Span }[] = [];
+    const list = call.getChild('ArgList');
+    if (!list) return { positional, entries, opaque };
+    for (let ch = list.firstChild; ch; ch = ch.nextSibling) {
+      const n = ch.name;
+      if (n === '(' || n === ')' || n === ',' || ch.type.isError) continue;
+      if (n === '**' || n === '*') {
+        const target = ch.nextSibling;
+        if (!target || target.name === ')' || target.name === ',') continue;
+        ch = target;
+        if (n === '*') continue;
+        const v = this.evalNode(target, 0);
+        if (v.k === 'dict') {
+          entries.push(...v.entries);
+          for (const r of v.opaque) opaque.push({ reason: r, span: span(target) });
+        } else {
+          opaque.push({ reason: `**${clip(this.text.slice(target.from, target.to))} is ${this.describe(v)}`, span: span(target) });
+        }
+        continue;
+      }
+      const next = ch.nextSibling;
+      if (n === 'VariableName' && next?.name === 'AssignOp') {
+        const value = next.nextSibling;
+        const valueOk = value && value.name !== ',' && value.name !== ')' && !value.type.isError;
+        entries.push({
+          rawKey: this.text.slice(ch.from, ch.to), keySpan: span(ch), valueNode: valueOk ? value : null,
+          valueSpan: valueOk ? span(value) : { start: next.to, end: next.to }, ...(valueOk ? {} : { forced: 'the value is missing' }),
+        });
+        ch = valueOk ? value : next;
+        continue;
+      }
+      positional.push(ch);
+    }
+    return { positional, entries, opaque };
+  }
+
+  private valueOf(e: Entry): Val {
+    if (e.forced) return { k: 'unknown', reason: e.forced };
+    if (!e.valueNode) return { k: 'unknown', reason: 'the value is missing' };
+    return this.evalNode(e.valueNode, 0);
+  }
+
+  // ---- Static evaluation ----
+
+  private evalNode(node: SyntaxNode, depth: number): Val {
+    if (depth > MAX_DEPTH) return { k: 'unknown', reason: 'too deeply nested to read' };
+    const t = this.text.slice(node.from, node.to);
+    switch (node.name) {
+      case 'Number': {
+        const n = parseNumber(t);
+        return n === undefined ? { k: 'unknown', reason: `the number ${t} is not a plain int or float` } : { k: 'lit', v: n };
+      }
+      case 'UnaryExpression': {
+        const op = node.firstChild;
+        const arg = op?.nextSibling;
+        if (op && arg && (op.name === 'ArithOp') && arg.name === 'Number') {
+          const n = parseNumber(this.text.slice(arg.from, arg.to));
+          const sign = this.text.slice(op.from, op.to);
+          if (n !== undefined && (sign === '-' || sign === '+')) return { k: 'lit', v: sign === '-' ? -n : n };
+        }
+        return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
+      }
+      case 'String': {
+        const s = pyString(t);
+        return s === undefined ? { k: 'unknown', reason: `the string ${clip(t)} is not a plain str literal` } : { k: 'lit', v: s };
+      }
+      case 'FormatString':
+        if (node.getChild('FormatReplacement')) return { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` };
+        {
+          const s = pyString(t);
+          return s === undefined ? { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` } : { k: 'lit', v: s.replace(/\{\{/g, '{').replace(/\}\}/g, '}') };
+        }
+      case 'ContinuedString': {
+        let acc = '';
+        for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
+          const v = this.evalNode(ch, depth + 1);
+          if (v.k !== 'lit' || typeof v.v !== 'string') return { k: 'unknown', reason: `${clip(t)} is formatted at run time` };
+          acc += v.v;
+        }
+        return { k: 'lit', v: acc };
+      }
+      case 'Boolean': return { k: 'lit', v: t === 'True' };
+      case 'None': return { k: 'lit', v: null };
+      case 'ParenthesizedExpression': {
+        const inner = node.firstChild?.nextSibling;
+        return inner && inner.name !== ')' ? this.evalNode(inner, depth + 1) : { k: 'unknown', reason: 'empty parentheses' };
+      }
+      case 'ArrayExpression': case 'TupleExpression': {
+        const items: string[] = [];
+        for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
+          if (['[', ']', '(', ')', ','].includes(ch.name)) continue;
+          const v = this.evalNode(ch, depth + 1);
+          if (v.k !== 'lit' || typeof v.v !== 'string') return { k: 'unknown', reason: `${clip(t)} is not a list of string literals` };
+          items.push(v.v);
+        }
+        return { k: 'lit', v: items };
+      }
+      case 'DictionaryExpression': return this.dictLiteral(node, depth);
+      case 'CallExpression': {
+        const callee = this.calleeName(node) ?? clip(this.text.slice(node.firstChild?.from ?? node.from, node.firstChild?.to ?? node.to));
+        if (callee === 'dict') return this.dictCall(node, depth);
+        return { k: 'call', callee, node };
+      }
+      case 'VariableName': return this.evalName(node, depth);
+      case 'MemberExpression': {
+        const d = this.dotted(node);
+        if (d) return { k: 'dotted', text: d };
+        return { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
+      }
+      case 'ConditionalExpression':
+        return { k: 'unknown', reason: `${clip(t)} is chosen at run time` };
+      default:
+        return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
+    }
+  }
+
+  private dictLiteral(node: SyntaxNode, depth: number): Val {
+    const entries: Entry[] = [];
+    const opaque: string[] = [];
+    for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
+      if (ch.name === '{' || ch.name === '}' || ch.name === ',' || ch.type.isError) continue;
+      if (ch.name === '**') {
+        const target = ch.nextSibling;
+        if (!target) break;
+        ch = target;
+        const v = this.evalNode(target, depth + 1);
+        if (v.k === 'dict') { entries.push(...v.entries); opaque.push(...v.opaque); } else opaque.push(`**${clip(this.text.slice(target.from, target.to))} is ${this.describe(v)}`);
+        continue;
+      }
+      const colon = ch.nextSibling;
+      if (!colon || colon.name !== ':') continue;
+      const value = colon.nextSibling;
+      const key = ch.name === 'String' ? pyString(this.text.slice(ch.from, ch.to)) : undefined;
+      if (key === undefined) opaque.push(`the key ${clip(this.text.slice(ch.from, ch.to))} is computed at run time`);
+      else if (value && value.name !== ',' && value.name !== '}') entries.push({ rawKey: key, keySpan: stringInner(this.text, ch), valueNode: value, valueSpan: span(value) });
+      ch = value && value.name !== ',' && value.name !== '}' ? value : colon;
+    }
+    return { k: 'dict', entries, opaque };
+  }
+
+  private dictCall(node: SyntaxNode, depth: number): Val {
+    if (depth > MAX_DEPTH) return { k: 'unknown', reason: 'too deeply nested to read' };
+    const a = this.args(node);
+    const opaque = a.opaque.map((o) => o.reason);
+    if (a.positional.length) opaque.push('dict(...) built from a positional argument');
+    return { k: 'dict', entries: a.entries, opaque };
+  }
+
+  private evalName(node: SyntaxNode, depth: number): Val {
+    const name = this.text.slice(node.from, node.to);
+    const found = this.lookup(name, node);
+    if (found.k !== 'binding') return { k: 'unknown', reason: found.reason };
+    const b = found.binding;
+    const line = this.line(b.pos);
+    if (b.kind !== 'assign' || !b.valueNode) {
+      const why = { unpack: 'is unpacked from a call', aug: 'is updated in place', loop: 'is a loop variable', def: 'is a function or class', assign: 'has no value' }[b.kind];
+      return { k: 'unknown', reason: `${name} ${why} (line ${line})` };
+    }
+    if (b.condLine !== undefined) return { k: 'unknown', reason: `${name} is set conditionally at line ${b.condLine}` };
+    const inner = this.evalNode(b.valueNode, depth + 1);
+    const via: Via = inner.via ?? { text: `${name} = ${clip(this.text.slice(b.valueNode.from, b.valueNode.to), 40)} at line ${line}`, span: span(b.valueNode) };
+    if (inner.k === 'dict') return { ...inner, entries: this.applyItems(name, found.scope, b, node, inner.entries), via };
+    if (inner.k === 'unknown') return { k: 'unknown', reason: clip(`${name} = ${inner.reason} (line ${line})`, 240), via };
+    return { ...inner, via };
+  }
+
+  /** Later `name["key"] = value` statements change a dict; under `if` the key's value is no longer static. */
+  private applyItems(name: string, scope: Scope, b: Binding, use: SyntaxNode, entries: readonly Entry[]): Entry[] {
+    const out = [...entries];
+    const sameScope = this.scopeChain(use)[0] === scope;
+    for (const it of scope.items.get(name) ?? []) {
+      if (it.pos <= b.pos || (sameScope && it.pos > use.from)) continue;
+      const entry: Entry = {
+        rawKey: it.key, keySpan: stringInner(this.text, it.keyNode), valueNode: it.valueNode, valueSpan: span(it.valueNode),
+        ...(it.condLine !== undefined ? { forced: `set conditionally at line ${it.condLine}` } : {}),
+      };
+      const i = out.findIndex((x) => x.rawKey === it.key);
+      if (i >= 0) out.splice(i, 1);
+      out.push(entry);
+    }
+    return out;
+  }
+
+  private lookup(name: string, use: SyntaxNode): { k: 'binding'; binding: Binding; scope: Scope } | { k: 'none'; reason: string } {
+    const chain = this.scopeChain(use);
+    for (let i = 0; i < chain.length; i++) {
+      const s = chain[i];
+      if (s.params.has(name)) {
+        const d = s.params.get(name);
+        return { k: 'none', reason: `${name} is a parameter of ${s.fn ?? 'a function'}()${d ? ` (default ${clip(this.text.slice(d.from, d.to), 40)})` : ''}` };
+      }
+      const bs = s.bindings.get(name);
+      if (!bs || bs.length === 0) continue;
+      const before = i === 0 ? bs.filter((b) => b.end <= use.from) : bs;
+      const pick = (before.length ? before : bs)[(before.length ? before : bs).length - 1];
+      return { k: 'binding', binding: pick, scope: s };
+    }
+    return { k: 'none', reason: `${name} is not assigned in this file` };
+  }
+
+  private bindingValue(node: SyntaxNode): SyntaxNode | null {
+    const found = this.lookup(this.text.slice(node.from, node.to), node);
+    return found.k === 'binding' && found.binding.kind === 'assign' ? found.binding.valueNode : null;
+  }
+
+  /** Innermost first: enclosing functions, then the module. Class bodies are not scopes for the code inside them. */
+  private scopeChain(node: SyntaxNode): Scope[] {
+    const chain: Scope[] = [];
+    for (let p: SyntaxNode | null = node.parent; p; p = p.parent) {
+      if (p.name === 'FunctionDefinition' || p.name === 'LambdaExpression') chain.push(this.scopeOf(p));
+    }
+    chain.push(this.scopeOf(this.root));
+    return chain;
+  }
+
+  private scopeOf(node: SyntaxNode): Scope {
+    const key = `${node.name}@${node.from}`;
+    const hit = this.scopeKeys.get(key);
+    if (hit) return hit;
+    const nameNode = node.name === 'FunctionDefinition' ? node.getChild('VariableName') : null;
+    const scope: Scope = { node, fn: nameNode ? this.text.slice(nameNode.from, nameNode.to) : undefined, params: new Map(), bindings: new Map(), items: new Map() };
+    this.scopeKeys.set(key, scope);
+    const params = node.name === 'Script' ? null : node.getChild('ParamList');
+    if (params) {
+      for (let ch = params.firstChild; ch; ch = ch.nextSibling) {
+        if (ch.name !== 'VariableName' || ch.prevSibling?.name === 'AssignOp') continue;
+        let def: SyntaxNode | null = null;
+        for (let n = ch.nextSibling; n && n.name !== ','; n = n.nextSibling) if (n.name === 'AssignOp') def = n.nextSibling;
+        scope.params.set(this.text.slice(ch.from, ch.to), def);
+      }
+    }
+    const body = node.name === 'Script' ? node : node.getChild('Body');
+    if (body && node.name !== 'LambdaExpression') this.collectBindings(scope, body, undefined, 0);
+    return scope;
+  }
+
+  private collectBindings(scope: Scope, node: SyntaxNode, condLine: number | undefined, depth: number): void {
+    if (depth > 200) return;
+    for (let st = node.firstChild; st; st = st.nextSibling) {
+      switch (st.name) {
+        case 'AssignStatement': this.assignment(scope, st, condLine); break;
+        case 'UpdateStatement': {
+          const target = st.firstChild;
+          if (target?.name === 'VariableName') this.bind(scope, this.text.slice(target.from, target.to), { kind: 'aug', valueNode: null, pos: st.from, end: st.to, condLine });
+          break;
+        }
+        case 'FunctionDefinition': case 'ClassDefinition': {
+          const n = st.getChild('VariableName');
+          if (n) this.bind(scope, this.text.slice(n.from, n.to), { kind: 'def', valueNode: null, pos: st.from, end: st.to, condLine });
+          break;
+        }
+        case 'DecoratedStatement': this.collectBindings(scope, st, condLine, depth + 1); break;
+        case 'ForStatement': {
+          for (let ch = st.firstChild; ch && ch.name !== 'in'; ch = ch.nextSibling) {
+            if (ch.name === 'VariableName') this.bind(scope, this.text.slice(ch.from, ch.to), { kind: 'loop', valueNode: null, pos: st.from, end: st.to, condLine });
+          }
+          this.collectBlocks(scope, st, condLine ?? this.line(st.from), depth);
+          break;
+        }
+        case 'IfStatement': {
+          const cond = this.text.slice(st.firstChild?.to ?? st.from, st.getChild('Body')?.from ?? st.from);
+          const mainGuard = /__name__\s*==\s*['"]__main__['"]/.test(cond);
+          this.collectBlocks(scope, st, mainGuard ? condLine : condLine ?? this.line(st.from), depth);
+          break;
+        }
+        case 'WhileStatement': case 'TryStatement': case 'WithStatement': case 'MatchStatement':
+          this.collectBlocks(scope, st, condLine ?? this.line(st.from), depth);
+          break;
+        default: break;
+      }
+    }
+  }
+
+  private collectBlocks(scope: Scope, st: SyntaxNode, condLine: number | undefined, depth: number): void {
+    for (let ch = st.firstChild; ch; ch = ch.nextSibling) {
+      if (ch.name === 'Body') this.collectBindings(scope, ch, condLine, depth + 1);
+      else if (ch.name === 'MatchBody') this.collectBlocks(scope, ch, condLine, depth + 1);
+      else if (ch.name === 'MatchClause') this.collectBlocks(scope, ch, condLine, depth + 1);
+    }
+  }
+
+  private assignment(scope: Scope, st: SyntaxNode, condLine: number | undefined): void {
+    const value = st.lastChild;
+    if (!value || value.name === 'AssignOp') return;
+    const targets: SyntaxNode[] = [];
+    let sawOp = false;
+    for (let ch = st.firstChild; ch && ch.from < value.from; ch = ch.nextSibling) {
+      if (ch.name === 'AssignOp') { sawOp = true; continue; }
+      if (ch.name !== 'TypeDef' && ch.name !== ',') targets.push(ch);
+    }
+    if (!sawOp) return;
+    const unpack = targets.length > 1 || targets.some((t) => t.name === 'TupleExpression' || t.name === 'ArrayExpression');
+    for (const t of targets) {
+      if (t.name === 'VariableName') {
+        this.bind(scope, this.text.slice(t.from, t.to), { kind: unpack ? 'unpack' : 'assign', valueNode: unpack ? null : value, pos: st.from, end: st.to, condLine });
+      } else if (t.name === 'TupleExpression' || t.name === 'ArrayExpression' || t.name === 'ParenthesizedExpression') {
+        for (let ch = t.firstChild; ch; ch = ch.nextSibling) {
+          if (ch.name === 'VariableName') this.bind(scope, this.text.slice(ch.from, ch.to), { kind: 'unpack', valueNode: null, pos: st.from, end: st.to, condLine });
+        }
+      } else if (t.name === 'MemberExpression') {
+        // `name["key"] = value`: an item assignment on a dict bound to `name`.
+        const obj = t.firstChild;
+        const open = obj?.nextSibling;
+        const key = open?.nextSibling;
+        if (obj?.name === 'VariableName' && open?.name === '[' && key?.name === 'String') {
+          const k = pyString(this.text.slice(key.from, key.to));
+          if (k !== undefined) {
+            const name = this.text.slice(obj.from, obj.to);
+            const list = scope.items.get(name) ?? [];
+            list.push({ keyNode: key, key: k, valueNode: value, pos: st.from, condLine });
+            scope.items.set(name, list);
+          }
+        }
+      }
+    }
+  }
+
+  private bind(scope: Scope, name: string, b: Binding): void {
+    const list = scope.bindings.get(name) ?? [];
+    list.push(b);
+    scope.bindings.set(name, list);
+  }
+
+  // ---- Helpers over nodes ----
+
+  /** The condition under which a call's value is used: a conditional expression or an `if` around it (not the main guard). */
+  private conditionOf(call: SyntaxNode): string | undefined {
+    let child: SyntaxNode = call;
+    for (let p = call.parent; p; child = p, p = p.parent) {
+      if (p.name === 'ConditionalExpression') {
+        const kw = p.getChild('if');
+        const els = p.getChild('else');
+        if (kw && els && child.from < kw.from) return `${clip(this.text.slice(kw.to, els.from).trim(), 60)} is true (line ${this.line(kw.from)})`;
+        if (kw && els && child.from > els.from) return `${clip(this.text.slice(kw.to, els.from).trim(), 60)} is false (line ${this.line(kw.from)})`;
+      }
+      if (p.name === 'IfStatement') {
+        const cond = this.text.slice(p.firstChild?.to ?? p.from, p.getChild('Body')?.from ?? p.from).trim();
+        if (!/__name__\s*==\s*['"]__main__['"]/.test(cond)) return `the if at line ${this.line(p.from)} runs this branch`;
+      }
+      if (p.name === 'FunctionDefinition' || p.name === 'Script') return undefined;
+    }
+    return undefined;
+  }
+
+  private calleeName(call: SyntaxNode): string | undefined {
+    const c = call.firstChild;
+    return c ? this.dotted(c) : undefined;
+  }
+
+  /** `a.b.c` as text when the node is only names and attributes (at most 64 deep), else undefined. */
+  private dotted(node: SyntaxNode): string | undefined {
+    const props: string[] = [];
+    let n: SyntaxNode = node;
+    for (let i = 0; i < 64; i++) {
+      if (n.name === 'VariableName') return [this.text.slice(n.from, n.to), ...props.reverse()].join('.');
+      if (n.name !== 'MemberExpression') return undefined;
+      const obj = n.firstChild;
+      const dot = obj?.nextSibling;
+      const prop = dot?.nextSibling;
+      if (!obj || dot?.name !== '.' || prop?.name !== 'PropertyName' || prop.nextSibling) return undefined;
+      props.push(this.text.slice(prop.from, prop.to));
+      n = obj;
+    }
+    return undefined;
+  }
+
+  /** Why a value is not a static literal, with the dataclass or argparse default of `x.field` when the file has one. */
+  private describe(v: Val): string {
+    switch (v.k) {
+      case 'unknown': return v.reason;
+      case 'dotted': {
+        const field = v.text.split('.').pop()!;
+        const d = this.fieldDefaults.get(field);
+        const hint = d ? `; the ${d.where} is ${d.text} (line ${d.line})` : '';
+        return `${v.text} is read at run time${hint}`;
+      }
+      case 'call': return `computed by ${clip(v.callee, 60)}(...) at run time`;
+      case 'dict': return 'a dict';
+      case 'lit': return `the literal ${fmt(v.v)}`;
+    }
+  }
+
+  private line(pos: number): number {
+    let lo = 0;
+    let hi = this.lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.lineStarts[mid] <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  }
+}
+
+/** Model classes whose from_pretrained loads trainable weights (not tokenizers, processors, configs or adapters). */
+function isModelClass(name: string): boolean {
+  if (/Tokenizer|Processor|Config|FeatureExtractor|Peft|Adapter/.test(name)) return false;
+  return /^Auto\w*Model\w*$|For[A-Z]\w*$|(LM|Model)$|LMHeadModel$/.test(name);
+}
+
+function span(n: SyntaxNode): Span {
+  return { start: n.from, end: n.to };
+}
+
+/** The characters between the quotes of a string literal node, so that slicing gives the key as written. */
+function stringInner(text: string, n: SyntaxNode): Span {
+  const raw = text.slice(n.from, n.to);
+  const m = /^[rRbBuUfF]*('''|"""|'|")/.exec(raw);
+  if (!m) return span(n);
+  const q = m[1];
+  const start = n.from + m[0].length;
+  const end = raw.length >= m[0].length + q.length && raw.endsWith(q) ? n.to - q.length : n.to;
+  return { start: Math.min(start, end), end };
+}
+
+function parseNumber(t: string): number | undefined {
+  const s = t.replace(/_/g, '');
+  if (/[jJ]$/.test(s)) return undefined;
+  if (/^0[0-7]+$/.test(s) && !/^0+$/.test(s)) return undefined;
+  const n = /^0[xXoObB]/.test(s) ? Number(s.toLowerCase()) : Number(s.replace(/[lL]$/, ''));
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** The value of a Python str literal (not bytes), or undefined when it is not one. */
+function pyString(raw: string): string | undefined {
+  const m = /^([rRbBuUfF]*)('''|"""|'|")/.exec(raw);
+  if (!m) return undefined;
+  const prefix = m[1].toLowerCase();
+  if (prefix.includes('b')) return undefined;
+  const q = m[2];
+  if (raw.length < m[0].length + q.length || !raw.endsWith(q)) return undefined;
+  const body = raw.slice(m[0].length, raw.length - q.length);
+  if (prefix.includes('r')) return body;
+  return body.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\n|.)/g, (_, c: string) => {
+    if (c[0] === 'u' || c[0] === 'x') return String.fromCharCode(parseInt(c.slice(1), 16));
+    return ({ n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '\n': '', '0': '\0' } as Record<string, string>)[c] ?? `\\${c}`;
+  });
+}
+
+function mapBool<T>(b: boolean | Unknown | undefined, f: (b: boolean) => T | undefined): T | Unknown | undefined {
+  if (b === undefined) return undefined;
+  if (typeof b === 'boolean') return f(b);
+  return b;
+}
+
+function fmt(v: FactValue): string {
+  return typeof v === 'string' ? JSON.stringify(v) : Array.isArray(v) ? JSON.stringify(v) : String(v);
+}
+
+function clip(s: string, n = 200): string {
+  const one = s.replace(/\s*\n\s*/g, ' ');
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+}

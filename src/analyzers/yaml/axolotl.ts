@@ -1,0 +1,227 @@
+// The Axolotl training YAML (`axolotl train cfg.yml`): model, batch, LoRA/QLoRA, precision, checkpointing,
+// attention, kernels, DeepSpeed and FSDP keys as facts with exact spans. Keys and defaults follow FORMATS.md §5
+// (axolotl-ai-cloud/axolotl@067b021:src/axolotl/utils/schemas/*.py, utils/config/__init__.py). Pure: no I/O, no node:* or vscode imports.
+import { normalizeOptimizer, type ConfigFacts } from '../facts';
+import {
+  Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asSharding, asString, attentionOf, boolOf, describe, fsdpFromOptions,
+  guarded, listOf, numOf, optimizerOf, strOf, type Conv, type Entry,
+} from './common';
+
+/** Deprecated attention booleans and the attn_implementation they stand for (schemas/model.py). */
+const ATTENTION_FLAGS: Readonly<Record<string, string>> = {
+  flash_attention: 'flash_attention_2', sdp_attention: 'sdpa', xformers_attention: 'xformers',
+  flex_attention: 'flex_attention', sage_attention: 'sage', eager_attention: 'eager',
+};
+
+export function analyzeAxolotlYaml(text: string): ConfigFacts {
+  const ctx = new YamlCtx(text, { format: 'axolotl-yaml', tool: 'axolotl', omegaconf: false });
+  return guarded(ctx, () => analyze(ctx));
+}
+
+const isOn = (ctx: YamlCtx, e: Entry | undefined): boolean => (e ? boolOf(ctx.view(e)) === true : false);
+const isSet = (ctx: YamlCtx, e: Entry | undefined): boolean => (e ? ctx.view(e).t !== 'absent' : false);
+
+function analyze(ctx: YamlCtx): void {
+  const top = ctx.top();
+  ctx.put('model', top.get('base_model'), asString);
+
+  // Batch: at least two of micro_batch_size / gradient_accumulation_steps / batch_size, and never gas with
+  // batch_size (validation.py:220-279). Per-GPU memory depends on micro_batch_size only.
+  const micro = top.get('micro_batch_size');
+  const gas = top.get('gradient_accumulation_steps');
+  const batch = top.get('batch_size');
+  ctx.put('microBatchSize', micro, asPosInt);
+  ctx.put('gradientAccumulationSteps', gas, asPosInt);
+  ctx.put('trainBatchSize', batch, asPosInt);
+  const given = [micro, gas, batch].filter((e) => isSet(ctx, e));
+  const base = top.get('base_model');
+  if (base && given.length < 2) {
+    ctx.problem('invalid-value', 'warning', 'Axolotl needs at least two of micro_batch_size, gradient_accumulation_steps and batch_size', (given[0] ?? base).keySpan, 'micro_batch_size');
+  }
+  if (gas && batch && isSet(ctx, gas) && isSet(ctx, batch)) {
+    ctx.problem('invalid-value', 'error', 'batch_size and gradient_accumulation_steps cannot both be set; Axolotl derives one from the other', batch.keySpan, 'batch_size');
+  }
+  ctx.put('seqLen', top.get('sequence_len'), asPosInt);
+
+  method(ctx, top);
+  precision(ctx, top);
+  memory(ctx, top);
+  attention(ctx, top);
+  kernels(ctx, top);
+  distributed(ctx, top);
+}
+
+function method(ctx: YamlCtx, top: Map<string, Entry>): void {
+  ctx.put('method', top.get('adapter'), (v) => {
+    const s = strOf(v)?.trim().toLowerCase();
+    if (s === 'lora' || s === 'qlora') return s;
+    if (s === 'llama-adapter') return { unknown: 'llama-adapter: prefix tuning is not modelled' };
+    return new Invalid(`expected lora or qlora, found ${describe(v)}`);
+  });
+  ctx.put('loraR', top.get('lora_r'), asPosInt);
+  ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
+  ctx.put('loraDropout', top.get('lora_dropout'), asNonNegNumber);
+  // lora_target_linear adds every linear layer, which subsumes an explicit module list.
+  const linear = top.get('lora_target_linear');
+  if (isOn(ctx, linear) && linear) ctx.add('loraTargets', linear, 'all-linear');
+  else ctx.put('loraTargets', top.get('lora_target_modules'), asTargets);
+  ctx.put('loraModulesToSave', top.get('lora_modules_to_save'), (v) => listOf(v) ?? new Invalid('expected a list of module names'));
+
+  const q4 = top.get('load_in_4bit');
+  const q8 = top.get('load_in_8bit');
+  if (isOn(ctx, q4) && q4) ctx.add('quantBits', q4, 4);
+  else if (isOn(ctx, q8) && q8) ctx.add('quantBits', q8, 8);
+  if (isOn(ctx, q4) && isOn(ctx, q8) && q8) ctx.problem('invalid-value', 'error', 'load_in_4bit and load_in_8bit are both true', q8.keySpan, 'load_in_8bit');
+  const adapter = top.get('adapter');
+  if (adapter && strOf(ctx.view(adapter))?.trim().toLowerCase() === 'qlora' && !isOn(ctx, q4)) {
+    ctx.problem('invalid-value', 'error', 'adapter: qlora requires load_in_4bit: true', adapter.valueSpan, 'adapter');
+  }
+}
+
+const asTargets: Conv = (v) => {
+  const list = listOf(v);
+  if (!list || list.length === 0) return undefined;
+  return list.length === 1 && list[0] === 'all-linear' ? 'all-linear' : list;
+};
+
+/**
+ * bf16 defaults to "auto" (bf16 on GPUs that support it, else fp16: resolve_dtype); "full" also means bf16.
+ * bfloat16 / float16 / float32: true load the weights in that dtype without AMP.
+ */
+function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
+  ctx.put('bf16', top.get('bf16'), (v) => {
+    const s = strOf(v)?.trim().toLowerCase();
+    if (s === 'auto') return { unknown: 'auto: bf16 on Ampere or newer GPUs, fp16 otherwise' };
+    if (s === 'full') return true;
+    return asBool(v);
+  });
+  ctx.put('fp16', top.get('fp16'), asBool);
+  ctx.checkPrecisionConflict();
+  for (const [k, d] of [['bfloat16', 'bf16'], ['float16', 'fp16'], ['float32', 'fp32']] as const) {
+    const e = top.get(k);
+    if (isOn(ctx, e) && e && !ctx.has('weightsDtype')) ctx.add('weightsDtype', e, d);
+  }
+  const fp8 = top.get('fp8');
+  if (isOn(ctx, fp8) && fp8) ctx.add('mixedPrecision', fp8, 'fp8');
+}
+
+/** gradient_checkpointing: true / "offload" / "offload_disk"; the offload forms also move checkpoints to the host. */
+function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const gc = top.get('gradient_checkpointing');
+  const ao = top.get('activation_offloading');
+  ctx.put('gradientCheckpointing', gc, (v) => {
+    const s = strOf(v)?.trim().toLowerCase();
+    if (s === 'offload' || s === 'offload_disk') return 'full';
+    const b = boolOf(v);
+    return b === undefined ? new Invalid(`expected true, false, offload or offload_disk, found ${describe(v)}`) : b ? 'full' : 'none';
+  });
+  if (isSet(ctx, ao)) {
+    ctx.put('activationOffloading', ao, (v) => {
+      const s = strOf(v)?.trim().toLowerCase();
+      if (s === 'legacy' || s === 'disk' || s === 'hidden_states') return true;
+      return asBool(v);
+    });
+  } else if (gc && /^offload/.test(strOf(ctx.view(gc))?.trim().toLowerCase() ?? '')) {
+    ctx.add('activationOffloading', gc, true);
+  }
+  // The default optimizer is adamw_torch_fused (schemas/training.py); 4-bit optimizers keep their raw name.
+  ctx.put('optimizer', top.get('optimizer'), (v) => {
+    const s = strOf(v)?.trim();
+    return s ? optimizerOf(s, normalizeOptimizer) : undefined;
+  });
+}
+
+function attention(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const impl = top.get('attn_implementation');
+  ctx.put('attention', impl, (v) => {
+    const s = strOf(v);
+    if (s === undefined) return new Invalid(`expected an attention implementation name, found ${describe(v)}`);
+    return attentionOf(s) ?? { unknown: `attn_implementation ${s}: memory behaviour not known` };
+  });
+  for (const [flag, replacement] of Object.entries(ATTENTION_FLAGS)) {
+    const e = top.get(flag);
+    if (!e || !isSet(ctx, e)) continue;
+    ctx.deprecated(e, `use \`attn_implementation: ${replacement}\``);
+    if (isOn(ctx, e) && !ctx.has('attention')) ctx.add('attention', e, attentionOf(replacement) ?? 'flash');
+  }
+}
+
+/**
+ * Loss and kernel plugins: Liger's fused linear cross-entropy and Cut Cross Entropy never materialize the full
+ * logits ('fused'); cut_cross_entropy defaults to true once its plugin is listed
+ * (axolotl@1188fdc:src/axolotl/integrations/cut_cross_entropy/args.py). chunked_cross_entropy is 'chunked'.
+ */
+function kernels(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const plugins = top.get('plugins');
+  const names = plugins ? listOf(ctx.view(plugins)) ?? [] : [];
+  const liger = top.get('liger_fused_linear_cross_entropy');
+  const cce = top.get('cut_cross_entropy');
+  if (isOn(ctx, liger) && liger) ctx.add('loss', liger, 'fused');
+  else if (isOn(ctx, cce) && cce) ctx.add('loss', cce, 'fused');
+  else if (plugins && !(cce && isSet(ctx, cce)) && names.some((n) => /cut_cross_entropy/i.test(n))) ctx.add('loss', plugins, 'fused');
+  const chunked = top.get('chunked_cross_entropy');
+  if (!ctx.has('loss') && isOn(ctx, chunked) && chunked) ctx.add('loss', chunked, 'chunked');
+
+  ctx.put('compile', top.get('torch_compile'), (v) => {
+    if (strOf(v)?.trim().toLowerCase() === 'auto') return { unknown: 'auto: compiled when the installed torch supports it' };
+    return asBool(v);
+  });
+}
+
+/** DeepSpeed (a JSON path), FSDP (deprecated list form or fsdp_config / fsdp_version) and N-D parallel sizes. */
+function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
+  ctx.deepspeedRef(top.get('deepspeed'));
+
+  const list = top.get('fsdp');
+  if (list && isSet(ctx, list)) {
+    const v = ctx.view(list);
+    const options = listOf(v);
+    if (options && options.length > 0) {
+      ctx.deprecated(list, 'the `fsdp:` option list is replaced by `fsdp_version` and `fsdp_config`', 'info');
+      const parsed = fsdpFromOptions(options);
+      if (parsed.fsdp) ctx.add('fsdp', list, parsed.fsdp);
+      if (parsed.offload) ctx.add('fsdpOffload', list, true);
+    } else if (v.t !== 'unknown') {
+      ctx.put('fsdp', list, (x) => new Invalid(`expected a list of FSDP options, found ${describe(x)}`));
+    }
+  }
+
+  const cfgEntry = top.get('fsdp_config');
+  const cfg = ctx.sub(cfgEntry);
+  // A `fsdp_` prefix on fsdp_config keys is accepted and stripped with a deprecation warning (validation.py:1083-1103).
+  const get = (name: string): Entry | undefined => cfg.get(name) ?? cfg.get(`fsdp_${name}`);
+  for (const [k, e] of cfg) {
+    if (k.startsWith('fsdp_') && k !== 'fsdp_version') ctx.deprecated(e, `write \`${k.slice(5)}\` without the \`fsdp_\` prefix`, 'info');
+  }
+  const version = top.get('fsdp_version') ?? get('version') ?? cfg.get('fsdp_version');
+  if (version && isSet(ctx, version)) {
+    const n = numOf(ctx.view(version));
+    if (n !== 1 && n !== 2) ctx.problem('invalid-value', 'error', `${version.path}: expected 1 or 2`, version.valueSpan, version.path);
+  }
+  const fsdpOn = cfg.size > 0 || (version !== undefined && isSet(ctx, version));
+  if (fsdpOn && !ctx.has('fsdp')) {
+    const strategy = get('sharding_strategy');
+    const reshard = get('reshard_after_forward');
+    if (strategy) ctx.put('fsdp', strategy, asSharding);
+    if (!ctx.has('fsdp') && reshard) {
+      ctx.put('fsdp', reshard, (v) => {
+        const b = boolOf(v);
+        return b === undefined ? asSharding(v) : b ? 'full_shard' : 'shard_grad_op';
+      });
+    }
+    // fsdp_config without a strategy shards fully (FSDP's FULL_SHARD / FSDP2 reshard_after_forward=True).
+    const site = cfgEntry && cfg.size > 0 ? cfgEntry : version;
+    if (!ctx.has('fsdp') && site) ctx.add('fsdp', site, 'full_shard');
+  }
+  if (!ctx.has('fsdpOffload')) ctx.put('fsdpOffload', get('offload_params'), asBool);
+  if (!ctx.has('gradientCheckpointing')) {
+    ctx.put('gradientCheckpointing', get('activation_checkpointing'), (v) => {
+      const b = boolOf(v);
+      return b === undefined ? asBool(v) : b ? 'full' : undefined;
+    });
+  }
+
+  ctx.put('tensorParallel', top.get('tensor_parallel_size'), asPosInt);
+  ctx.put('fsdpShardSize', top.get('dp_shard_size'), asPosInt);
+  ctx.put('expertParallel', top.get('expert_parallel_size'), asPosInt);
+}

@@ -1,0 +1,60 @@
+// Tells which training tool a YAML file belongs to from its top-level keys (and the file name only to exclude
+// VRAM Lens scenario files, which have their own analyzer). Pure; never throws.
+import { isMap, isScalar, parseDocument, type Node } from 'yaml';
+import type { Format } from '../facts';
+import { MAX_FLOW_DEPTH, flowDepth } from './common';
+
+const SCENARIO = /\.vram\.(ya?ml|json)$/i;
+
+/** Keys that only an Accelerate config has (config_args.py ClusterConfig). */
+const ACCELERATE = ['compute_environment', 'distributed_type', 'num_machines', 'machine_rank', 'main_training_function', 'rdzv_backend', 'same_network', 'deepspeed_config', 'downcast_bf16', 'tpu_env', 'gpu_ids', 'enable_cpu_affinity'];
+const AXOLOTL = ['base_model', 'micro_batch_size', 'sequence_len', 'adapter', 'lora_target_linear', 'sample_packing', 'datasets', 'num_epochs', 'load_in_4bit', 'load_in_8bit', 'wandb_project', 'special_tokens', 'base_model_config'];
+const LLAMAFACTORY = ['stage', 'finetuning_type', 'cutoff_len', 'template', 'lora_rank', 'lora_target', 'quantization_bit', 'dataset_dir', 'pure_bf16', 'flash_attn', 'disable_gradient_checkpointing'];
+const LLAMAFACTORY_V1 = ['dist_config', 'kernel_config', 'model_class', 'quant_config', 'peft_config', 'train_dataset'];
+const HF = ['per_device_train_batch_size', 'gradient_accumulation_steps', 'learning_rate', 'model_name_or_path', 'output_dir', 'num_train_epochs', 'bf16', 'fp16', 'optim', 'gradient_checkpointing', 'max_length', 'max_seq_length', 'use_peft', 'dataset_name', 'lr_scheduler_type', 'warmup_ratio', 'logging_steps'];
+
+/** The top-level keys of a YAML text, and whether a mapping value carries a `_component_` key (torchtune). */
+function topKeys(text: string): { keys: Set<string>; components: boolean; scalarModel: boolean } {
+  const keys = new Set<string>();
+  let components = false;
+  let scalarModel = false;
+  try {
+    if (flowDepth(text) > MAX_FLOW_DEPTH) return { keys, components, scalarModel };
+    const doc = parseDocument(text, { uniqueKeys: false, strict: false });
+    if (isMap(doc.contents)) {
+      for (const pair of doc.contents.items) {
+        const k = pair.key as Node | null;
+        if (!k || !isScalar(k)) continue;
+        const name = String(k.value);
+        keys.add(name);
+        const v = pair.value as Node | null;
+        if (v && isMap(v) && v.items.some((p) => isScalar(p.key) && p.key.value === '_component_')) components = true;
+        if (name === 'model' && v && isScalar(v) && typeof v.value === 'string') scalarModel = true;
+      }
+    }
+  } catch {
+    // A text the library cannot read belongs to no YAML format.
+  }
+  return { keys, components, scalarModel };
+}
+
+/**
+ * The YAML format of a training config, or undefined when the text is not one (or is a *.vram.yaml scenario).
+ * Accelerate, torchtune and LLaMA-Factory have keys nobody else uses; Axolotl and HF/TRL share a few (lora_r,
+ * gradient_accumulation_steps), so those two are decided by counting distinctive keys.
+ */
+export function detectYamlFormat(text: string, fileName?: string): Format | undefined {
+  if (fileName && SCENARIO.test(fileName)) return undefined;
+  const { keys, components, scalarModel } = topKeys(text);
+  if (keys.size === 0) return undefined;
+  const count = (list: readonly string[]): number => list.filter((k) => keys.has(k)).length;
+  if (components) return 'torchtune-yaml';
+  if (keys.has('distributed_type') || count(ACCELERATE) >= 2) return 'accelerate-yaml';
+  if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2)) return 'llamafactory-yaml';
+  if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len')))) return 'llamafactory-yaml';
+  const axolotl = count(AXOLOTL);
+  if (keys.has('base_model') || axolotl >= 3) return 'axolotl-yaml';
+  if (count(HF) >= 1 && !keys.has('stage') && !keys.has('finetuning_type')) return 'hf-yaml';
+  if (count(LLAMAFACTORY) >= 2) return 'llamafactory-yaml';
+  return undefined;
+}

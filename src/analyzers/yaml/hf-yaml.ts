@@ -1,0 +1,128 @@
+// HF TrainingArguments / TRL configs written as YAML (`trl sft --config cfg.yaml`, alignment-handbook recipes, a
+// YAML passed to HfArgumentParser.parse_yaml_file): TrainingArguments, TRL and ModelConfig keys as facts with exact
+// spans. Keys and defaults follow FORMATS.md §2 (transformers@00349ae:training_args.py, trl@f2cd577). Pure: no I/O, no node:* or vscode imports.
+import { normalizeOptimizer, type ConfigFacts, type Tool } from '../facts';
+import {
+  Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, dtypeOf, fsdpFromOptions,
+  guarded, listOf, optimizerOf, strOf, type Entry,
+} from './common';
+
+/** Keys that only TRL configs (SFTConfig, ModelConfig, ScriptArguments) have; their presence means TRL defaults apply. */
+export const TRL_KEYS = new Set([
+  'max_length', 'max_seq_length', 'packing', 'packing_strategy', 'padding_free', 'use_peft', 'dataset_text_field',
+  'dataset_name', 'assistant_only_loss', 'completion_only_loss', 'loss_type', 'activation_offloading', 'lora_r',
+  'lora_target_modules', 'use_bnb_nested_quant', 'bnb_4bit_quant_type', 'num_generations', 'max_completion_length',
+  'max_prompt_length', 'use_vllm', 'vllm_mode', 'beta', 'precompute_ref_log_probs', 'model_init_kwargs', 'eos_token',
+]);
+
+export function analyzeHfYaml(text: string): ConfigFacts {
+  // HfArgumentParser.parse_yaml_file and TrlParser use yaml.safe_load: PyYAML semantics, last duplicate wins.
+  const ctx = new YamlCtx(text, { format: 'hf-yaml', tool: 'hf-trainer', omegaconf: false });
+  return guarded(ctx, () => {
+    const tool: Tool = [...ctx.top().keys()].some((k) => TRL_KEYS.has(k)) ? 'trl' : 'hf-trainer';
+    ctx.setTool(tool);
+    analyze(ctx);
+  });
+}
+
+const isOn = (ctx: YamlCtx, e: Entry | undefined): boolean => (e ? boolOf(ctx.view(e)) === true : false);
+
+function analyze(ctx: YamlCtx): void {
+  const top = ctx.top();
+  ctx.put('model', top.get('model_name_or_path'), asString);
+  ctx.put('microBatchSize', top.get('per_device_train_batch_size'), asPosInt);
+  ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
+  ctx.put('bf16', top.get('bf16'), asBool);
+  ctx.put('fp16', top.get('fp16'), asBool);
+  ctx.checkPrecisionConflict();
+  ctx.put('gradientCheckpointing', top.get('gradient_checkpointing'), (v) => {
+    const b = boolOf(v);
+    return b === undefined ? asBool(v) : b ? 'full' : 'none';
+  });
+  ctx.put('optimizer', top.get('optim'), (v) => {
+    const s = strOf(v)?.trim();
+    return s ? optimizerOf(s, normalizeOptimizer) : undefined;
+  });
+
+  // Sequence length: max_length (SFTConfig); max_seq_length was renamed in TRL v0.16 and removed in v0.20.
+  const maxLen = top.get('max_length');
+  const oldLen = top.get('max_seq_length');
+  ctx.put('seqLen', maxLen, asPosInt);
+  if (oldLen) {
+    if (ctx.tool === 'trl') ctx.deprecated(oldLen, 'TRL renamed it `max_length` in v0.16 and removed it in v0.20; newer TRL fails on it');
+    if (!ctx.has('seqLen')) ctx.put('seqLen', oldLen, asPosInt);
+  }
+
+  // Model loading (TRL ModelConfig; model_init_kwargs for SFTConfig when the model is a string).
+  const init = ctx.sub(top.get('model_init_kwargs'));
+  const dtype = top.get('dtype') ?? top.get('torch_dtype') ?? init.get('dtype') ?? init.get('torch_dtype');
+  ctx.put('weightsDtype', dtype, (v) => {
+    const s = strOf(v) ?? '';
+    if (s.trim().toLowerCase() === 'auto') return { unknown: 'auto: the dtype stored in the checkpoint config' };
+    return dtypeOf(s) ?? new Invalid(`expected bfloat16, float16 or float32, found ${describe(v)}`);
+  });
+  if (dtype?.key === 'torch_dtype') ctx.deprecated(dtype, 'renamed `dtype` (TRL deprecated it in v0.23 and removed it in v0.27)');
+  ctx.put('attention', top.get('attn_implementation') ?? init.get('attn_implementation'), (v) => {
+    const s = strOf(v);
+    if (s === undefined) return new Invalid(`expected an attention implementation name, found ${describe(v)}`);
+    return attentionOf(s) ?? { unknown: `attn_implementation ${s}: memory behaviour not known` };
+  });
+
+  peft(ctx, top);
+
+  ctx.deepspeedRef(top.get('deepspeed'));
+  const fsdp = top.get('fsdp');
+  if (fsdp) {
+    ctx.put('fsdp', fsdp, (v) => {
+      if (v.t === 'bool') return v.v ? 'full_shard' : undefined;
+      const options = listOf(v);
+      return options ? fsdpFromOptions(options).fsdp : new Invalid(`expected FSDP options, found ${describe(v)}`);
+    });
+    const options = listOf(ctx.view(fsdp));
+    if (options && fsdpFromOptions(options).offload) ctx.add('fsdpOffload', fsdp, true);
+  }
+  const fsdpCfg = ctx.sub(top.get('fsdp_config'));
+  if (!ctx.has('gradientCheckpointing')) {
+    ctx.put('gradientCheckpointing', fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'), (v) => {
+      const b = boolOf(v);
+      return b === undefined ? asBool(v) : b ? 'full' : undefined;
+    });
+  }
+
+  const liger = top.get('use_liger_kernel');
+  if (isOn(ctx, liger) && liger) ctx.add('loss', liger, 'fused');
+  // torch_compile_backend / torch_compile_mode switch torch_compile on implicitly.
+  const compile = top.get('torch_compile');
+  if (compile) ctx.put('compile', compile, asBool);
+  else {
+    const implied = top.get('torch_compile_backend') ?? top.get('torch_compile_mode');
+    if (implied && ctx.view(implied).t !== 'absent') ctx.add('compile', implied, true);
+  }
+  ctx.put('activationOffloading', top.get('activation_offloading'), asBool);
+}
+
+/** TRL ModelConfig: use_peft with lora_* keys, load_in_4bit / load_in_8bit (nf4 by default in TRL). */
+function peft(ctx: YamlCtx, top: Map<string, Entry>): void {
+  ctx.put('method', top.get('use_peft'), (v) => {
+    const b = boolOf(v);
+    return b === undefined ? asBool(v) : b ? 'lora' : 'full';
+  });
+  ctx.put('loraR', top.get('lora_r'), asPosInt);
+  ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
+  ctx.put('loraDropout', top.get('lora_dropout'), asNonNegNumber);
+  ctx.put('loraTargets', top.get('lora_target_modules'), (v) => {
+    const list = listOf(v);
+    if (!list || list.length === 0) return undefined;
+    return list.length === 1 && list[0] === 'all-linear' ? 'all-linear' : list;
+  });
+  ctx.put('loraModulesToSave', top.get('lora_modules_to_save'), (v) => listOf(v) ?? new Invalid('expected module names'));
+  const q4 = top.get('load_in_4bit');
+  const q8 = top.get('load_in_8bit');
+  if (isOn(ctx, q4) && q4) ctx.add('quantBits', q4, 4);
+  else if (isOn(ctx, q8) && q8) ctx.add('quantBits', q8, 8);
+  ctx.put('quantType', top.get('bnb_4bit_quant_type'), (v) => {
+    const s = strOf(v)?.trim().toLowerCase();
+    return s === 'nf4' || s === 'fp4' ? s : new Invalid(`expected nf4 or fp4, found ${describe(v)}`);
+  });
+  ctx.put('doubleQuant', top.get('use_bnb_nested_quant'), asBool);
+}

@@ -1,0 +1,9 @@
+// The YAML analyzers of the training tools' configs and the detector that picks one; re-exported for resolve,
+// the CLI and the extension.
+export { analyzeAccelerateYaml } from './accelerate';
+export { analyzeAxolotlYaml } from './axolotl';
+export { analyzeLlamaFactoryYaml } from './llamafactory';
+export { analyzeTorchtuneYaml, parseBuilder } from './torchtune';
+export { analyzeHfYaml, TRL_KEYS } from './hf-yaml';
+export { detectYamlFormat } from './detect';
+export type { Entry, View } from './common';

@@ -1,0 +1,185 @@
+// The LLaMA-Factory training YAML (`llamafactory-cli train cfg.yaml`), both the flat HF-TrainingArguments-based
+// schema and the v1 schema (`model:`, `micro_batch_size`, `dist_config`, `kernel_config`), as facts with exact spans.
+// Keys and defaults follow FORMATS.md §6 (hiyouga/LLaMA-Factory@ff6d4d1:src/llamafactory/hparams/*.py). Pure: no I/O, no node:* or vscode imports.
+import { normalizeOptimizer, type ConfigFacts } from '../facts';
+import {
+  Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, fsdpFromOptions, guarded,
+  listOf, numOf, optimizerOf, strOf, type Entry,
+} from './common';
+
+export function analyzeLlamaFactoryYaml(text: string): ConfigFacts {
+  // OmegaConf.load (parser.py:117-124): duplicate keys are an error and `${...}` is interpolated.
+  const ctx = new YamlCtx(text, { format: 'llamafactory-yaml', tool: 'llamafactory', omegaconf: true });
+  return guarded(ctx, () => analyze(ctx));
+}
+
+const isOn = (ctx: YamlCtx, e: Entry | undefined): boolean => (e ? boolOf(ctx.view(e)) === true : false);
+
+/** Optimizer replacements switched on by a flag (finetuning_args.py); the raw name is kept for the estimator. */
+const OPTIMIZER_FLAGS: readonly (readonly [string, string])[] = [
+  ['use_galore', 'galore'], ['use_apollo', 'apollo'], ['use_badam', 'badam'], ['use_adam_mini', 'adam_mini'], ['use_muon', 'muon'],
+];
+
+function analyze(ctx: YamlCtx): void {
+  const top = ctx.top();
+  const model = top.get('model_name_or_path') ?? top.get('model');
+  ctx.put('model', model, asString);
+  preQuantized(ctx, model);
+
+  ctx.put('method', top.get('finetuning_type'), (v) => {
+    const s = strOf(v)?.trim().toLowerCase();
+    if (s === 'lora' || s === 'full' || s === 'freeze') return s;
+    if (s === 'oft') return { unknown: 'oft: orthogonal fine-tuning is not modelled' };
+    return new Invalid(`expected lora, freeze, full or oft, found ${describe(v)}`);
+  });
+  ctx.put('loraR', top.get('lora_rank'), asPosInt);
+  ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
+  ctx.put('loraDropout', top.get('lora_dropout'), asNonNegNumber);
+  // lora_target: "all" means every linear layer; otherwise a comma-separated list of module names.
+  ctx.put('loraTargets', top.get('lora_target'), (v) => {
+    const list = listOf(v, /,/);
+    if (!list || list.length === 0) return undefined;
+    return list.length === 1 && list[0]?.toLowerCase() === 'all' ? 'all-linear' : list;
+  });
+  ctx.put('loraModulesToSave', top.get('additional_target'), (v) => listOf(v, /,/) ?? new Invalid('expected module names'));
+  ctx.put('freezeTrainableLayers', top.get('freeze_trainable_layers'), (v) => {
+    const n = numOf(v);
+    return n === undefined || !Number.isInteger(n) || n === 0 ? new Invalid(`expected a non-zero integer, found ${describe(v)}`) : n;
+  });
+
+  quantization(ctx, top);
+
+  ctx.put('microBatchSize', top.get('per_device_train_batch_size') ?? top.get('micro_batch_size'), asPosInt);
+  ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
+  ctx.put('seqLen', top.get('cutoff_len'), asPosInt);
+
+  ctx.put('bf16', top.get('bf16'), asBool);
+  ctx.put('fp16', top.get('fp16'), asBool);
+  ctx.put('pureBf16', top.get('pure_bf16'), asBool);
+  ctx.checkPrecisionConflict();
+  const fp8 = top.get('fp8');
+  if (isOn(ctx, fp8) && fp8) ctx.add('mixedPrecision', fp8, 'fp8');
+
+  // Gradient checkpointing is ON unless disabled (model/model_utils/checkpointing.py:184).
+  ctx.put('gradientCheckpointing', top.get('disable_gradient_checkpointing'), (v) => {
+    const b = boolOf(v);
+    return b === undefined ? asBool(v) : b ? 'none' : 'full';
+  });
+  const unslothGc = top.get('use_unsloth_gc');
+  if (isOn(ctx, unslothGc) && unslothGc) ctx.add('activationOffloading', unslothGc, true);
+
+  ctx.put('attention', top.get('flash_attn'), (v) => {
+    const s = strOf(v)?.trim().toLowerCase();
+    if (s === 'auto') return { unknown: 'auto: FlashAttention-2 when installed, else SDPA' };
+    return (s && attentionOf(s)) ?? new Invalid(`expected auto, disabled, sdpa, fa2 or fa3, found ${describe(v)}`);
+  });
+
+  const liger = top.get('enable_liger_kernel');
+  if (isOn(ctx, liger) && liger) ctx.add('loss', liger, 'fused');
+  const kernel = ctx.sub(top.get('kernel_config')).get('name');
+  if (kernel && !ctx.has('loss')) {
+    ctx.put('loss', kernel, (v) => {
+      const s = strOf(v)?.trim().toLowerCase();
+      if (s === 'liger_kernel' || s === 'liger') return 'fused';
+      return s === 'auto' ? { unknown: 'auto: kernels chosen by the installed packages' } : undefined;
+    });
+  }
+  ctx.put('compile', top.get('torch_compile'), asBool);
+
+  optimizer(ctx, top);
+  distributed(ctx, top);
+}
+
+/**
+ * quantization_bit (4/8 with bnb, hqq or eetq; 2/3 with hqq), quantization_method, quantization_type ("nf4") and
+ * double_quantization (True by default; model_args.py).
+ */
+function quantization(ctx: YamlCtx, top: Map<string, Entry>): void {
+  ctx.put('quantBits', top.get('quantization_bit'), (v) => {
+    const n = numOf(v);
+    if (n === 4 || n === 8) return n;
+    if (n === 2 || n === 3) return { unknown: `${n}-bit HQQ quantization is not modelled` };
+    return new Invalid(`expected 2, 3, 4 or 8, found ${describe(v)}`);
+  });
+  const methodEntry = top.get('quantization_method');
+  ctx.put('quantType', methodEntry, (v) => {
+    const s = strOf(v)?.trim().toLowerCase();
+    if (s === 'gptq' || s === 'awq') return s;
+    return undefined;
+  });
+  if (!ctx.has('quantType')) {
+    ctx.put('quantType', top.get('quantization_type'), (v) => {
+      const s = strOf(v)?.trim().toLowerCase();
+      return s === 'nf4' || s === 'fp4' ? s : new Invalid(`expected nf4 or fp4, found ${describe(v)}`);
+    });
+  }
+  ctx.put('doubleQuant', top.get('double_quantization'), asBool);
+  // v1 schema: quant_config: {name: ..., ...}; only its presence and the bit width are read.
+  const qc = top.get('quant_config');
+  const q = ctx.sub(qc);
+  if (qc && q.size > 0 && !ctx.has('quantBits')) {
+    const bits = q.get('quantization_bit') ?? q.get('bits');
+    if (bits) ctx.put('quantBits', bits, (v) => (numOf(v) === 4 || numOf(v) === 8 ? numOf(v) : new Invalid(`expected 4 or 8, found ${describe(v)}`)));
+    else ctx.add('quantBits', qc, { unknown: 'quant_config: bit width not written' });
+  }
+}
+
+/** A GPTQ/AWQ checkpoint is loaded pre-quantized without any quantization_bit (model_utils/quantization.py). */
+function preQuantized(ctx: YamlCtx, model: Entry | undefined): void {
+  if (!model) return;
+  const id = strOf(ctx.view(model)) ?? '';
+  const m = /(gptq|awq)/i.exec(id);
+  if (!m) return;
+  ctx.add('quantType', model, (m[1] ?? '').toLowerCase(), model.path);
+  // The bit width only when the name says it (`-Int4`, `-w4`, `-4bit`); GPTQ/AWQ checkpoints are usually 4-bit.
+  const name = id.slice(id.lastIndexOf('/') + 1);
+  const bits = /(?:^|[-_.])(?:int|w)(4|8)(?=$|[-_.])|(?:^|[-_.])(4|8)-?bits?(?=$|[-_.])/i.exec(name);
+  if (bits) ctx.add('quantBits', model, Number(bits[1] ?? bits[2]), model.path);
+}
+
+function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
+  for (const [flag, name] of OPTIMIZER_FLAGS) {
+    const e = top.get(flag);
+    if (!isOn(ctx, e) || !e) continue;
+    const layerwise = flag === 'use_galore' ? top.get('galore_layerwise') : flag === 'use_apollo' ? top.get('apollo_layerwise') : undefined;
+    ctx.add('optimizer', e, isOn(ctx, layerwise) ? `${name}_layerwise` : name, flag);
+    return;
+  }
+  ctx.put('optimizer', top.get('optim'), (v) => {
+    const s = strOf(v)?.trim();
+    return s ? optimizerOf(s, normalizeOptimizer) : undefined;
+  });
+}
+
+/** deepspeed (a JSON path), HF `fsdp` options (list or string), and the v1 `dist_config: {name: fsdp2 | deepspeed}`. */
+function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
+  ctx.deepspeedRef(top.get('deepspeed'));
+  const fsdp = top.get('fsdp');
+  if (fsdp) {
+    ctx.put('fsdp', fsdp, (v) => {
+      if (v.t === 'bool') return v.v ? 'full_shard' : undefined;
+      const options = listOf(v);
+      if (!options) return new Invalid(`expected FSDP options, found ${describe(v)}`);
+      return fsdpFromOptions(options).fsdp;
+    });
+    const options = listOf(ctx.view(fsdp));
+    if (options && fsdpFromOptions(options).offload) ctx.add('fsdpOffload', fsdp, true);
+  }
+  ctx.deprecated(top.get('fsdp_transformer_layer_cls_to_wrap'), 'a transformers v4 key; use `fsdp_config: {transformer_layer_cls_to_wrap: ...}`', 'info');
+  const fsdpCfg = ctx.sub(top.get('fsdp_config'));
+  ctx.put('gradientCheckpointing', fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'), (v) => {
+    const b = boolOf(v);
+    return b === undefined ? asBool(v) : b && !ctx.has('gradientCheckpointing') ? 'full' : undefined;
+  });
+
+  const dist = ctx.sub(top.get('dist_config'));
+  const name = dist.get('name');
+  ctx.put('fsdp', name, (v) => {
+    const s = strOf(v)?.trim().toLowerCase();
+    return s === 'fsdp2' || s === 'fsdp' ? 'full_shard' : undefined;
+  });
+  if (name && strOf(ctx.view(name))?.trim().toLowerCase() === 'deepspeed') {
+    const file = dist.get('config_file') ?? dist.get('config_path');
+    if (file) ctx.deepspeedRef(file);
+  }
+}

@@ -1,0 +1,171 @@
+// The torchtune recipe config (`tune run <recipe> --config cfg.yaml`): the model builder named by
+// `model._component_` (architecture, size, LoRA/QLoRA), batch, dtype, activation checkpointing/offloading, optimizer,
+// loss and FSDP/TP keys as facts with exact spans, `${...}` interpolation resolved. Keys and defaults follow
+// FORMATS.md §7 (pytorch/torchtune@bd2a0fc:recipes/*.py, recipes/configs/**). Pure: no I/O, no node:* or vscode imports.
+import { normalizeOptimizer, type ConfigFacts } from '../facts';
+import { Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, boolOf, describe, guarded, listOf, numOf, strOf, type Entry } from './common';
+
+/**
+ * torchtune model builders (the last segment of `_component_` without its lora_/qlora_ prefix and _base/_instruct
+ * suffix) to the Hub id of the same architecture. Instruct and base checkpoints share the architecture, so the
+ * base id stands for both.
+ */
+const BUILDERS: Readonly<Record<string, string>> = {
+  llama2_7b: 'meta-llama/Llama-2-7b-hf', llama2_13b: 'meta-llama/Llama-2-13b-hf', llama2_70b: 'meta-llama/Llama-2-70b-hf',
+  llama3_8b: 'meta-llama/Meta-Llama-3-8B', llama3_70b: 'meta-llama/Meta-Llama-3-70B',
+  llama3_1_8b: 'meta-llama/Llama-3.1-8B', llama3_1_70b: 'meta-llama/Llama-3.1-70B', llama3_1_405b: 'meta-llama/Llama-3.1-405B',
+  llama3_2_1b: 'meta-llama/Llama-3.2-1B', llama3_2_3b: 'meta-llama/Llama-3.2-3B',
+  llama3_3_70b: 'meta-llama/Llama-3.3-70B-Instruct',
+  qwen2_5_0_5b: 'Qwen/Qwen2.5-0.5B', qwen2_5_1_5b: 'Qwen/Qwen2.5-1.5B', qwen2_5_3b: 'Qwen/Qwen2.5-3B', qwen2_5_7b: 'Qwen/Qwen2.5-7B',
+  qwen2_5_14b: 'Qwen/Qwen2.5-14B', qwen2_5_32b: 'Qwen/Qwen2.5-32B', qwen2_5_72b: 'Qwen/Qwen2.5-72B',
+  qwen2_7b: 'Qwen/Qwen2-7B',
+  qwen3_0_6b: 'Qwen/Qwen3-0.6B', qwen3_1_7b: 'Qwen/Qwen3-1.7B', qwen3_4b: 'Qwen/Qwen3-4B', qwen3_8b: 'Qwen/Qwen3-8B',
+  qwen3_14b: 'Qwen/Qwen3-14B', qwen3_32b: 'Qwen/Qwen3-32B',
+  gemma_2b: 'google/gemma-2b', gemma_7b: 'google/gemma-7b',
+  gemma2_2b: 'google/gemma-2-2b', gemma2_9b: 'google/gemma-2-9b', gemma2_27b: 'google/gemma-2-27b',
+  mistral_7b: 'mistralai/Mistral-7B-v0.1',
+  phi3_mini: 'microsoft/Phi-3-mini-4k-instruct',
+};
+
+/** torchtune's attention/MLP projection names to the Hugging Face module names PEFT uses. */
+const MODULE_NAMES: Readonly<Record<string, string>> = {
+  q_proj: 'q_proj', k_proj: 'k_proj', v_proj: 'v_proj', output_proj: 'o_proj',
+};
+
+export interface Builder {
+  readonly hubId?: string;
+  readonly builder: string;
+  readonly method: 'full' | 'lora' | 'qlora';
+}
+
+/** Splits `torchtune.models.llama3_1.qlora_llama3_1_8b` into method and architecture. */
+export function parseBuilder(component: string): Builder {
+  const last = component.trim().split('.').pop() ?? '';
+  const m = /^(q?lora_)?(.*)$/.exec(last);
+  const method = m?.[1] === 'qlora_' ? 'qlora' : m?.[1] === 'lora_' ? 'lora' : 'full';
+  const builder = (m?.[2] ?? '').replace(/_(base|instruct)$/, '');
+  return { hubId: BUILDERS[builder], builder, method };
+}
+
+export function analyzeTorchtuneYaml(text: string): ConfigFacts {
+  const ctx = new YamlCtx(text, { format: 'torchtune-yaml', tool: 'torchtune', omegaconf: true });
+  return guarded(ctx, () => analyze(ctx));
+}
+
+const isOn = (ctx: YamlCtx, e: Entry | undefined): boolean => (e ? boolOf(ctx.view(e)) === true : false);
+
+function analyze(ctx: YamlCtx): void {
+  const top = ctx.top();
+  model(ctx, top);
+
+  const teacher = ctx.sub(top.get('teacher_model')).get('_component_');
+  ctx.put('teacherModel', teacher, (v) => {
+    const s = strOf(v);
+    if (!s) return new Invalid(`expected a model builder path, found ${describe(v)}`);
+    const b = parseBuilder(s);
+    return b.hubId ?? { unknown: `torchtune builder ${b.builder}: no known Hub id` };
+  }, 'teacher_model._component_');
+
+  ctx.put('microBatchSize', top.get('batch_size'), asPosInt);
+  ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
+  // tokenizer.max_seq_len: null means no truncation, so the longest sample sets the length.
+  const seq = ctx.sub(top.get('tokenizer')).get('max_seq_len');
+  if (seq && ctx.view(seq).t === 'absent' && seq.node) ctx.add('seqLen', seq, { unknown: 'unbounded: the longest sample in the dataset' }, 'tokenizer.max_seq_len');
+  else ctx.put('seqLen', seq, asPosInt, 'tokenizer.max_seq_len');
+
+  // dtype: parameters, gradients and optimizer states all in that dtype (no fp32 master copy); fp32 when absent.
+  ctx.put('weightsDtype', top.get('dtype'), (v) => {
+    const s = strOf(v)?.trim().toLowerCase();
+    if (s === 'bf16' || s === 'fp32') return s;
+    if (s === 'fp16') return new Invalid('fp16 is rejected by the full-finetune recipes; use bf16 or fp32', 'warning');
+    if (s === 'fp64') return { unknown: 'fp64 is not modelled' };
+    return new Invalid(`expected bf16 or fp32, found ${describe(v)}`);
+  });
+
+  const acMode = top.get('ac_mode');
+  ctx.put('gradientCheckpointing', top.get('enable_activation_checkpointing'), (v) => {
+    const b = boolOf(v);
+    if (b === undefined) return asBool(v);
+    if (!b) return 'none';
+    return acMode && strOf(ctx.view(acMode))?.trim().toLowerCase() === 'selective' ? 'selective' : 'full';
+  });
+  ctx.put('activationOffloading', top.get('enable_activation_offloading'), asBool);
+
+  optimizer(ctx, top);
+  ctx.put('optimizerInBackward', top.get('optimizer_in_bwd'), asBool);
+  ctx.put('loss', ctx.sub(top.get('loss')).get('_component_'), (v) => {
+    const s = strOf(v)?.trim() ?? '';
+    if (/LinearCrossEntropyLoss$/.test(s)) return 'fused';
+    if (/Chunked/.test(s)) return 'chunked';
+    if (/CrossEntropyLoss$/.test(s)) return 'full';
+    return { unknown: `loss ${s}: memory behaviour not known` };
+  }, 'loss._component_');
+  ctx.put('compile', top.get('compile'), (v) => (v.t === 'map' ? true : asBool(v)));
+
+  ctx.put('fsdpOffload', top.get('fsdp_cpu_offload'), asBool);
+  const nested = top.get('fsdp');
+  if (nested && nested.node) {
+    ctx.problem('unknown-key', 'info', 'the recipes never read a nested `fsdp:` block; CPU offload is the top-level `fsdp_cpu_offload`', nested.keySpan, 'fsdp');
+  }
+  ctx.put('tensorParallel', top.get('tensor_parallel_dim'), asPosInt);
+  ctx.put('fsdpShardSize', top.get('data_parallel_shard_dim'), (v) => (numOf(v) === -1 ? { unknown: '-1: inferred from the world size and the other parallel dims' } : asPosInt(v)));
+}
+
+/**
+ * model._component_ names the architecture and the method: `lora_` builders add adapters, `qlora_` builders also
+ * store the base weights in torchao NF4 (4-bit, double-quantized scales). LoRA options are sibling keys.
+ */
+function model(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const block = top.get('model');
+  const m = ctx.sub(block);
+  const comp = m.get('_component_');
+  if (!comp) return;
+  const view = ctx.view(comp);
+  if (view.t === 'unknown') {
+    ctx.put('model', comp, () => undefined, 'model._component_');
+    return;
+  }
+  const s = strOf(view);
+  if (!s) {
+    ctx.put('model', comp, (v) => new Invalid(`expected a model builder path, found ${describe(v)}`));
+    return;
+  }
+  const b = parseBuilder(s);
+  ctx.add('model', comp, b.hubId ?? { unknown: `torchtune builder ${b.builder}: no known Hub id` }, 'model._component_');
+  ctx.add('method', comp, b.method, 'model._component_');
+  const quantizeBase = m.get('quantize_base');
+  if (b.method === 'qlora' || isOn(ctx, quantizeBase)) {
+    const site = b.method === 'qlora' ? comp : (quantizeBase ?? comp);
+    ctx.add('quantBits', site, 4, site.path);
+    ctx.add('quantType', site, 'nf4', site.path);
+    ctx.add('doubleQuant', site, true, site.path);
+  }
+  if (b.method === 'full') return;
+
+  ctx.put('loraR', m.get('lora_rank'), asPosInt);
+  ctx.put('loraAlpha', m.get('lora_alpha'), asNonNegNumber);
+  ctx.put('loraDropout', m.get('lora_dropout'), asNonNegNumber);
+  const attn = m.get('lora_attn_modules');
+  const mlp = m.get('apply_lora_to_mlp');
+  const out = m.get('apply_lora_to_output');
+  ctx.put('loraTargets', attn, (v) => {
+    const list = listOf(v);
+    if (!list) return new Invalid(`expected a list of module names, found ${describe(v)}`);
+    const targets = list.map((n) => MODULE_NAMES[n] ?? n);
+    if (isOn(ctx, mlp)) targets.push('gate_proj', 'up_proj', 'down_proj');
+    if (isOn(ctx, out)) targets.push('lm_head');
+    return targets;
+  });
+}
+
+/** optimizer._component_: torch.optim.AdamW with fused: True is the fused kernel; bitsandbytes paged variants. */
+function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const opt = ctx.sub(top.get('optimizer'));
+  const fused = opt.get('fused');
+  ctx.put('optimizer', opt.get('_component_'), (v) => {
+    const s = strOf(v)?.trim();
+    if (!s) return new Invalid(`expected an optimizer class path, found ${describe(v)}`);
+    const n = normalizeOptimizer(s);
+    return n === 'adamw' && isOn(ctx, fused) ? 'adamw_fused' : n;
+  }, 'optimizer._component_');
+}

@@ -1,0 +1,433 @@
+// Tests of the Python analyzer: worked cases per pattern (spans checked by slicing the text), the expected facts of
+// our own fixture programs, and a fast-check property that mutated programs never make it throw or leave the text.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { analyzeHfPython } from '../../../src/analyzers/hf-python';
+import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue } from '../../../src/analyzers/facts';
+
+interface Want {
+  key: CanonicalKey;
+  /** The value, or 'unknown' for an unknown fact. */
+  value: FactValue | 'unknown';
+  /** Text expected at keySpan and valueSpan. */
+  keyText?: string;
+  valueText?: string;
+  origin?: Fact['origin'];
+}
+
+function facts(r: ConfigFacts, key: CanonicalKey): Fact[] {
+  return r.facts.filter((f) => f.key === key);
+}
+
+/** Analyzes `text` and checks that each wanted fact exists with its value and exact spans. */
+function checkFacts(text: string, wants: Want[]): ConfigFacts {
+  const r = analyzeHfPython(text);
+  for (const w of wants) {
+    const cands = facts(r, w.key).filter((f) => (w.value === 'unknown' ? isUnknown(f.value) : !isUnknown(f.value) && JSON.stringify(f.value) === JSON.stringify(w.value)));
+    assert.ok(cands.length > 0, `${w.key} = ${JSON.stringify(w.value)} among ${JSON.stringify(facts(r, w.key).map((f) => f.value))}`);
+    const f = w.keyText === undefined ? cands[0] : cands.find((c) => text.slice(c.keySpan.start, c.keySpan.end) === w.keyText);
+    assert.ok(f, `${w.key}: a fact whose key text is ${w.keyText}`);
+    if (w.valueText !== undefined) assert.equal(text.slice(f.valueSpan.start, f.valueSpan.end), w.valueText, `${w.key} value span`);
+    if (w.origin !== undefined) assert.equal(f.origin, w.origin, `${w.key} origin`);
+  }
+  return r;
+}
+
+function reason(r: ConfigFacts, key: CanonicalKey): string {
+  const f = facts(r, key).find((x) => isUnknown(x.value));
+  assert.ok(f, `an unknown ${key}`);
+  return (f.value as { unknown: string }).unknown;
+}
+
+describe('analyzeHfPython', () => {
+  it('reads a plain TrainingArguments call with literal values', () => {
+    const text = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=4, gradient_accumulation_steps=16, bf16=True, optim="adamw_torch_fused", gradient_checkpointing=True, learning_rate=2e-5)\n';
+    const r = checkFacts(text, [
+      { key: 'microBatchSize', value: 4, keyText: 'per_device_train_batch_size', valueText: '4' },
+      { key: 'gradientAccumulationSteps', value: 16, keyText: 'gradient_accumulation_steps', valueText: '16' },
+      { key: 'bf16', value: true, keyText: 'bf16', valueText: 'True' },
+      { key: 'optimizer', value: 'adamw_fused', valueText: '"adamw_torch_fused"' },
+      { key: 'gradientCheckpointing', value: 'full', valueText: 'True' },
+    ]);
+    assert.deepEqual(r.tools, ['hf-trainer']);
+    assert.equal(r.facts.every((f) => f.tool === 'hf-trainer'), true);
+    assert.deepEqual(r.problems, []);
+  });
+
+  it('reads a qualified call nested in Trainer(args=...)', () => {
+    const text = 'import transformers\ntrainer = transformers.Trainer(\n    model=model,\n    args=transformers.TrainingArguments(per_device_train_batch_size=2, fp16=True, gradient_checkpointing=False),\n)\n';
+    const r = checkFacts(text, [
+      { key: 'microBatchSize', value: 2, keyText: 'per_device_train_batch_size', valueText: '2' },
+      { key: 'fp16', value: true, valueText: 'True' },
+      { key: 'gradientCheckpointing', value: 'none', valueText: 'False' },
+    ]);
+    assert.equal(facts(r, 'model').length, 0, 'a model object is not a model id');
+  });
+
+  it('follows a module-level constant and mentions its binding line', () => {
+    const text = 'BATCH = 8\nGAS = 4\n\ndef main():\n    return TrainingArguments(per_device_train_batch_size=BATCH, gradient_accumulation_steps=GAS)\n';
+    const r = checkFacts(text, [
+      { key: 'microBatchSize', value: 8, keyText: 'per_device_train_batch_size', valueText: 'BATCH' },
+      { key: 'gradientAccumulationSteps', value: 4, valueText: 'GAS' },
+    ]);
+    const f = facts(r, 'microBatchSize')[0];
+    assert.match(f.rawValue, /BATCH = 8 at line 1/);
+    assert.ok(f.originSpan);
+    assert.equal(text.slice(f.originSpan.start, f.originSpan.end), '8');
+  });
+
+  it('reads a dict(...) spread, with later item assignments and a conditional one', () => {
+    const text = [
+      'def main(args):',
+      '    config_kwargs = dict(',
+      '        per_device_train_batch_size=args.per_device_train_batch_size,',
+      '        gradient_accumulation_steps=2,',
+      '    )',
+      '    config_kwargs["max_length"] = 4096',
+      '    if args.long:',
+      '        config_kwargs["gradient_checkpointing"] = False',
+      '    return GRPOConfig(**config_kwargs)',
+      '',
+    ].join('\n');
+    const r = checkFacts(text, [
+      { key: 'microBatchSize', value: 'unknown', keyText: 'per_device_train_batch_size', valueText: 'args.per_device_train_batch_size' },
+      { key: 'gradientAccumulationSteps', value: 2, keyText: 'gradient_accumulation_steps', valueText: '2' },
+      { key: 'seqLen', value: 4096, keyText: 'max_length', valueText: '4096' },
+      { key: 'gradientCheckpointing', value: 'unknown', keyText: 'gradient_checkpointing', valueText: 'False' },
+    ]);
+    assert.equal(reason(r, 'gradientCheckpointing'), 'set conditionally at line 7');
+    assert.deepEqual(r.tools, ['trl']);
+    assert.ok(r.problems.some((p) => p.code === 'not-static' && p.severity === 'info' && p.rawKey === 'per_device_train_batch_size'));
+  });
+
+  it('reads a {...} literal spread and reports an unreadable spread', () => {
+    const text = 'common = {"bf16": True, **extra}\nargs = TrainingArguments(**common, **make_kwargs())\n';
+    const r = checkFacts(text, [{ key: 'bf16', value: true, keyText: 'bf16', valueText: 'True' }]);
+    assert.equal(r.problems.filter((p) => p.code === 'not-static').length, 2);
+  });
+
+  it('reports the field defaults of a dataclass that shadows TrainingArguments', () => {
+    const text = [
+      '@dataclass',
+      'class TrainingArguments(transformers.TrainingArguments):',
+      '    cache_dir: Optional[str] = field(default=None)',
+      '    optim: str = field(default="adamw_torch")',
+      '    model_max_length: int = field(default=512, metadata={"help": "max length"})',
+      '    gradient_checkpointing: bool = True',
+      '',
+      '@dataclass',
+      'class LoraArguments:',
+      '    lora_r: int = 64',
+      '    lora_target_modules: List[str] = field(default_factory=lambda: ["q_proj", "v_proj"])',
+      '    q_lora: bool = False',
+      '',
+      'parser = transformers.HfArgumentParser((TrainingArguments, LoraArguments))',
+      '',
+    ].join('\n');
+    const r = checkFacts(text, [
+      { key: 'optimizer', value: 'adamw', keyText: 'optim', valueText: '"adamw_torch"', origin: 'dataclass-default' },
+      { key: 'seqLen', value: 512, keyText: 'model_max_length', valueText: '512', origin: 'dataclass-default' },
+      { key: 'gradientCheckpointing', value: 'full', keyText: 'gradient_checkpointing', valueText: 'True' },
+      { key: 'loraR', value: 64, keyText: 'lora_r', valueText: '64', origin: 'dataclass-default' },
+      { key: 'loraTargets', value: ['q_proj', 'v_proj'], valueText: '["q_proj", "v_proj"]' },
+    ]);
+    assert.equal(facts(r, 'quantBits').length, 0, 'q_lora=False sets nothing');
+    assert.deepEqual(r.tools, ['hf-trainer']);
+  });
+
+  it('gives the dataclass and argparse defaults as the reason of an attribute value', () => {
+    const text = [
+      '@dataclass',
+      'class LoraArguments:',
+      '    lora_r: int = 8',
+      'p = argparse.ArgumentParser()',
+      'p.add_argument("--micro-batch", dest="micro", type=int, default=3)',
+      'cfg = LoraConfig(r=lora_args.lora_r, lora_alpha=16)',
+      'ta = TrainingArguments(per_device_train_batch_size=args.micro)',
+      '',
+    ].join('\n');
+    const r = checkFacts(text, [
+      { key: 'loraR', value: 8, keyText: 'lora_r', origin: 'dataclass-default' },
+      { key: 'loraR', value: 'unknown', keyText: 'r', valueText: 'lora_args.lora_r' },
+      { key: 'loraAlpha', value: 16, valueText: '16' },
+      { key: 'microBatchSize', value: 'unknown', valueText: 'args.micro' },
+    ]);
+    assert.match(reason(r, 'loraR'), /dataclass default is 8 \(line 3\)/);
+    assert.match(reason(r, 'microBatchSize'), /argparse default is 3 \(line 5\)/);
+  });
+
+  it('reads LoraConfig and BitsAndBytesConfig, and calls LoRA over 4-bit weights QLoRA', () => {
+    const text = [
+      'bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)',
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", quantization_config=bnb, torch_dtype=torch.bfloat16, attn_implementation="flash_attention_2")',
+      'tok = AutoTokenizer.from_pretrained("meta-llama/Llama-3.1-8B-Instruct")',
+      'lora = LoraConfig(r=16, lora_alpha=32, lora_dropout=0.05, target_modules="all-linear", modules_to_save=["lm_head"])',
+      '',
+    ].join('\n');
+    const r = checkFacts(text, [
+      { key: 'quantBits', value: 4, keyText: 'load_in_4bit', valueText: 'True' },
+      { key: 'quantType', value: 'nf4', valueText: '"nf4"' },
+      { key: 'doubleQuant', value: true },
+      { key: 'model', value: 'meta-llama/Llama-3.1-8B', valueText: '"meta-llama/Llama-3.1-8B"' },
+      { key: 'weightsDtype', value: 'bf16', keyText: 'torch_dtype', valueText: 'torch.bfloat16' },
+      { key: 'attention', value: 'flash', valueText: '"flash_attention_2"' },
+      { key: 'loraR', value: 16, keyText: 'r', valueText: '16' },
+      { key: 'loraAlpha', value: 32 },
+      { key: 'loraDropout', value: 0.05 },
+      { key: 'loraTargets', value: 'all-linear', valueText: '"all-linear"' },
+      { key: 'loraModulesToSave', value: ['lm_head'] },
+      { key: 'method', value: 'qlora', keyText: 'LoraConfig' },
+    ]);
+    assert.equal(facts(r, 'model').length, 1, 'the tokenizer id is not the model');
+    assert.equal(facts(r, 'quantBits').length, 1, 'a BnB config passed by name is read once');
+  });
+
+  it('makes the library defaults of BitsAndBytesConfig and LoraConfig explicit', () => {
+    const text = 'q = BitsAndBytesConfig(load_in_4bit=True)\nl = LoraConfig()\nm = AutoModelForCausalLM.from_pretrained("gpt2", load_in_8bit=True)\n';
+    const r = checkFacts(text, [
+      { key: 'quantType', value: 'fp4', keyText: 'BitsAndBytesConfig', origin: 'call-default' },
+      { key: 'doubleQuant', value: false, origin: 'call-default' },
+      { key: 'loraR', value: 8, keyText: 'LoraConfig', origin: 'call-default' },
+      { key: 'loraAlpha', value: 8, origin: 'call-default' },
+      { key: 'quantBits', value: 8, keyText: 'load_in_8bit' },
+    ]);
+    assert.equal(facts(r, 'method')[0].value, 'qlora');
+  });
+
+  it('marks 4-bit loading that depends on a flag as unknown but keeps the quantization type', () => {
+    const text = 'm = AutoModelForCausalLM.from_pretrained(\n    path,\n    quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4") if args.q_lora else None,\n)\n';
+    const r = checkFacts(text, [
+      { key: 'quantBits', value: 'unknown', keyText: 'load_in_4bit' },
+      { key: 'quantType', value: 'nf4' },
+      { key: 'model', value: 'unknown', valueText: 'path' },
+    ]);
+    assert.match(reason(r, 'quantBits'), /args\.q_lora is true \(line 3\)/);
+    assert.equal(facts(r, 'quantBits').length, 1);
+  });
+
+  it('leaves the TRL defaults to resolve and records the trl tool', () => {
+    const text = 'from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", per_device_train_batch_size=2, max_length=2048, activation_offloading=True, use_liger_kernel=True, torch_compile=True)\n';
+    const r = checkFacts(text, [
+      { key: 'microBatchSize', value: 2 },
+      { key: 'seqLen', value: 2048, keyText: 'max_length', valueText: '2048' },
+      { key: 'activationOffloading', value: true },
+      { key: 'loss', value: 'fused', keyText: 'use_liger_kernel' },
+      { key: 'compile', value: true },
+    ]);
+    assert.deepEqual(r.tools, ['trl']);
+    assert.equal(facts(r, 'bf16').length, 0, 'bf16 is not written, so resolve applies the TRL default');
+    assert.equal(facts(r, 'gradientCheckpointing').length, 0);
+    assert.ok(r.facts.every((f) => f.tool === 'trl'));
+  });
+
+  it('reads model_init_kwargs, ModelConfig and a trainer model id', () => {
+    const text = [
+      'cfg = trl.DPOConfig(model_init_kwargs={"dtype": "bfloat16", "attn_implementation": "sdpa"}, max_length=1024)',
+      'mc = ModelConfig(model_name_or_path="Qwen/Qwen2-0.5B", use_peft=True, lora_r=32, load_in_4bit=True)',
+      'trainer = DPOTrainer(model="Qwen/Qwen2-0.5B-Instruct", args=cfg)',
+      '',
+    ].join('\n');
+    const r = checkFacts(text, [
+      { key: 'weightsDtype', value: 'bf16', keyText: 'dtype', valueText: '"bfloat16"' },
+      { key: 'attention', value: 'sdpa', keyText: 'attn_implementation' },
+      { key: 'seqLen', value: 1024 },
+      { key: 'model', value: 'Qwen/Qwen2-0.5B', keyText: 'model_name_or_path' },
+      { key: 'model', value: 'Qwen/Qwen2-0.5B-Instruct', keyText: 'model', valueText: '"Qwen/Qwen2-0.5B-Instruct"' },
+      { key: 'loraR', value: 32, keyText: 'lora_r' },
+      { key: 'quantBits', value: 4 },
+      { key: 'method', value: 'qlora', keyText: 'use_peft' },
+    ]);
+    assert.deepEqual(r.tools, ['trl']);
+  });
+
+  it('turns f-strings, parameters, attributes, conditionals and run-time values into unknowns with reasons', () => {
+    const text = [
+      'def build(bs, ds_path="ds.json"):',
+      '    gas = 4 if bs < 8 else 1',
+      '    return TrainingArguments(',
+      '        output_dir=f"out/{bs}",',
+      '        per_device_train_batch_size=bs,',
+      '        gradient_accumulation_steps=gas,',
+      '        deepspeed=f"configs/{ds_path}",',
+      '        optim=cfg.optimizer,',
+      '        bf16=torch.cuda.is_bf16_supported(),',
+      '    )',
+      '',
+    ].join('\n');
+    const r = checkFacts(text, [
+      { key: 'microBatchSize', value: 'unknown', valueText: 'bs' },
+      { key: 'gradientAccumulationSteps', value: 'unknown', valueText: 'gas' },
+      { key: 'deepspeedConfig', value: 'unknown', valueText: 'f"configs/{ds_path}"' },
+      { key: 'optimizer', value: 'unknown', valueText: 'cfg.optimizer' },
+      { key: 'bf16', value: 'unknown' },
+    ]);
+    assert.match(reason(r, 'microBatchSize'), /parameter of build\(\)/);
+    assert.match(reason(r, 'gradientAccumulationSteps'), /chosen at run time/);
+    assert.match(reason(r, 'deepspeedConfig'), /f-string/);
+    assert.equal(r.references.length, 0);
+    assert.equal(r.problems.filter((p) => p.code === 'not-static').length, 5);
+  });
+
+  it('treats a name assigned under if as unknown', () => {
+    const text = 'bs = 4\nif big:\n    bs = 1\nargs = TrainingArguments(per_device_train_batch_size=bs)\n';
+    const r = checkFacts(text, [{ key: 'microBatchSize', value: 'unknown', valueText: 'bs' }]);
+    assert.match(reason(r, 'microBatchSize'), /set conditionally at line 2/);
+  });
+
+  it('ignores calls inside docstrings and comments', () => {
+    const text = '"""Usage:\n    TrainingArguments(per_device_train_batch_size=64)\n"""\n# SFTConfig(max_length=99)\nx = "LoraConfig(r=4)"\n';
+    const r = analyzeHfPython(text);
+    assert.deepEqual(r.facts, []);
+    assert.deepEqual(r.tools, []);
+    assert.deepEqual(r.problems, []);
+  });
+
+  it('keeps UTF-16 offsets after astral and BMP characters', () => {
+    const text = '"""Fine-tune with 🤗 peft — fast, 🤗 again."""\n# café — naïve\nargs = TrainingArguments(per_device_train_batch_size=3, optim="paged_adamw_8bit")\n';
+    const r = checkFacts(text, [
+      { key: 'microBatchSize', value: 3, keyText: 'per_device_train_batch_size', valueText: '3' },
+      { key: 'optimizer', value: 'paged_adamw_8bit', keyText: 'optim', valueText: '"paged_adamw_8bit"' },
+    ]);
+    assert.equal(facts(r, 'microBatchSize')[0].keySpan.start, text.indexOf('per_device_train_batch_size'));
+  });
+
+  it('handles CRLF line endings', () => {
+    const text = 'bs = 2\r\nargs = TrainingArguments(\r\n    per_device_train_batch_size=bs,\r\n    fp16=True,\r\n)\r\n';
+    checkFacts(text, [
+      { key: 'microBatchSize', value: 2, valueText: 'bs' },
+      { key: 'fp16', value: true, valueText: 'True' },
+    ]);
+  });
+
+  it('reads deepspeed paths as references and inline configs as unknown', () => {
+    const text = 'a = TrainingArguments(deepspeed="./ds_zero3.json")\nb = TrainingArguments(deepspeed=\'{"zero_optimization": {"stage": 3}}\')\nc = TrainingArguments(deepspeed={"train_batch_size": "auto"})\n';
+    const r = checkFacts(text, [{ key: 'deepspeedConfig', value: './ds_zero3.json', valueText: '"./ds_zero3.json"' }]);
+    assert.deepEqual(r.references.map((x) => [x.kind, x.path, text.slice(x.span.start, x.span.end)]), [['deepspeed', './ds_zero3.json', '"./ds_zero3.json"']]);
+    assert.equal(facts(r, 'deepspeedConfig').filter((f) => isUnknown(f.value)).length, 2);
+  });
+
+  it('reads fsdp in its string, list and bool forms', () => {
+    const text = 'a = TrainingArguments(fsdp="full_shard auto_wrap")\nb = TrainingArguments(fsdp="shard_grad_op offload")\nc = TrainingArguments(fsdp=True)\nd = TrainingArguments(fsdp="offload")\n';
+    const r = analyzeHfPython(text);
+    assert.deepEqual(facts(r, 'fsdp').map((f) => f.value), ['full_shard', 'shard_grad_op', 'full_shard', { unknown: 'offload without a sharding mode' }]);
+    assert.deepEqual(facts(r, 'fsdpOffload').map((f) => f.value), [true, true]);
+    assert.ok(r.problems.some((p) => p.code === 'invalid-value' && p.rawKey === 'fsdp'));
+  });
+
+  it('flags bf16=True with fp16=True in one call', () => {
+    const text = 'args = TrainingArguments(bf16=True, fp16=True)\nother = TrainingArguments(bf16=True)\n';
+    const r = analyzeHfPython(text);
+    const p = r.problems.filter((x) => x.code === 'conflicting-precision');
+    assert.equal(p.length, 1);
+    assert.equal(text.slice(p[0].span.start, p[0].span.end), 'fp16=True');
+  });
+
+  it('maps dtypes and attention implementations', () => {
+    const text = [
+      'a = AutoModelForCausalLM.from_pretrained("m", torch_dtype=torch.float16, attn_implementation="eager")',
+      'b = LlamaForCausalLM.from_pretrained("m", dtype="auto", attn_implementation="kernels-community/flash-attn3")',
+      'c = AutoModel.from_pretrained(pretrained_model_name_or_path="org/enc", dtype=torch.float32)',
+      'd = PeftModel.from_pretrained(a, "org/adapter")',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.deepEqual(facts(r, 'weightsDtype').map((f) => (isUnknown(f.value) ? 'unknown' : f.value)), ['fp16', 'unknown', 'fp32']);
+    assert.deepEqual(facts(r, 'attention').map((f) => f.value), ['eager', 'flash']);
+    assert.deepEqual(facts(r, 'model').map((f) => f.value), ['m', 'm', 'org/enc']);
+  });
+
+  it('reports invalid literal types', () => {
+    const r = analyzeHfPython('args = TrainingArguments(per_device_train_batch_size="4", bf16="yes")\n');
+    assert.equal(r.problems.filter((p) => p.code === 'invalid-value').length, 2);
+    assert.ok(facts(r, 'microBatchSize').every((f) => isUnknown(f.value)));
+  });
+
+  it('reports a syntax error only when it is inside a training call', () => {
+    const inCall = analyzeHfPython('args = TrainingArguments(per_device_train_batch_size=4, fp16=\n');
+    assert.ok(inCall.problems.some((p) => p.code === 'syntax-error' && p.severity === 'error'));
+    assert.equal(facts(inCall, 'microBatchSize')[0].value, 4);
+    const elsewhere = analyzeHfPython('def broken(:\n    pass\nargs = TrainingArguments(per_device_train_batch_size=4)\n');
+    assert.equal(elsewhere.problems.filter((p) => p.code === 'syntax-error').length, 0);
+  });
+
+  it('never throws on empty, binary or deeply nested input', () => {
+    for (const t of ['', '\0\x01\x02', '('.repeat(5000), 'x = ' + '['.repeat(3000), 'TrainingArguments(' + 'a='.repeat(2000), '"""unterminated', '\uD83E', 'a = b = c = TrainingArguments(bf16=a)\n']) {
+      const r = analyzeHfPython(t);
+      assert.equal(r.format, 'hf-python');
+    }
+  });
+});
+
+// Our own fixture programs: each has an expected file written by reading the program.
+const fixturesDir = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'hf-python');
+const expectedDir = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'corpus-expected', 'hf-python');
+
+/** The value resolve would take from one file: the last known fact of the key, else an unknown one. */
+function decided(r: ConfigFacts, key: CanonicalKey): unknown {
+  const fs = facts(r, key);
+  const known = fs.filter((f) => !isUnknown(f.value));
+  if (known.length) return known[known.length - 1].value;
+  return fs.length ? { unknown: true } : undefined;
+}
+
+describe('analyzeHfPython on the fixture programs', () => {
+  const files = fs.existsSync(fixturesDir) ? fs.readdirSync(fixturesDir).filter((f) => f.endsWith('.py')) : [];
+  it('has an expected file for every fixture', () => {
+    assert.ok(files.length >= 11);
+    for (const f of files) assert.ok(fs.existsSync(path.join(expectedDir, `${f}.expected.json`)), f);
+  });
+  for (const f of files) {
+    it(`matches ${f}.expected.json`, () => {
+      const text = fs.readFileSync(path.join(fixturesDir, f), 'utf8');
+      const exp = JSON.parse(fs.readFileSync(path.join(expectedDir, `${f}.expected.json`), 'utf8')) as { format: string; facts: Record<string, unknown>; problems: string[]; references: string[] };
+      const r = analyzeHfPython(text);
+      assert.equal(r.format, exp.format);
+      for (const [k, v] of Object.entries(exp.facts)) assert.deepEqual(decided(r, k as CanonicalKey), v, k);
+      assert.deepEqual([...new Set(r.facts.map((x) => x.key))].sort(), Object.keys(exp.facts).sort(), 'keys found');
+      for (const code of exp.problems) assert.ok(r.problems.some((p) => p.code === code), code);
+      assert.deepEqual(r.references.map((x) => x.path), exp.references);
+      for (const x of r.facts) {
+        assert.equal(text.slice(x.keySpan.start, x.keySpan.end).length, x.keySpan.end - x.keySpan.start);
+        if (!x.origin && x.rawKey !== 'pretrained_model_name_or_path') assert.equal(text.slice(x.keySpan.start, x.keySpan.end), x.rawKey, `${x.key} key span`);
+      }
+    });
+  }
+});
+
+describe('analyzeHfPython property: mutated programs', () => {
+  it('never throws and keeps every span inside the text (2,000 runs over our fixtures)', function () {
+    this.timeout(60_000);
+    const texts = fs.existsSync(fixturesDir) ? fs.readdirSync(fixturesDir).filter((f) => f.endsWith('.py')).map((f) => fs.readFileSync(path.join(fixturesDir, f), 'utf8')) : [];
+    if (texts.length === 0) this.skip();
+    const garbage = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom('(', ')', '"""', "'", '**', '=', ':', '🤗', '—', '\\', '\n', '\r\n', 'TrainingArguments(', 'dict(', '{', '}', '[', 'if x:\n', '@dataclass\n', '\t'),
+    );
+    const mutation = fc.record({
+      file: fc.nat(), op: fc.constantFrom('truncate', 'delete', 'insert', 'swap'), a: fc.nat(), b: fc.nat(), g: garbage,
+    });
+    fc.assert(fc.property(mutation, (m) => {
+      const src = texts[m.file % texts.length];
+      let t = src;
+      const at = m.a % (src.length + 1);
+      if (m.op === 'truncate') t = src.slice(0, at);
+      else if (m.op === 'delete') t = src.slice(0, at) + src.slice(at + 1);
+      else if (m.op === 'insert') t = src.slice(0, at) + m.g + src.slice(at);
+      else {
+        const lines = src.split('\n');
+        const i = m.a % lines.length;
+        const j = m.b % lines.length;
+        [lines[i], lines[j]] = [lines[j], lines[i]];
+        t = lines.join('\n');
+      }
+      const r = analyzeHfPython(t);
+      const inside = (s: { start: number; end: number }): boolean => s.start >= 0 && s.start <= s.end && s.end <= t.length;
+      for (const f of r.facts) {
+        if (!inside(f.keySpan) || !inside(f.valueSpan) || (f.originSpan && !inside(f.originSpan))) return false;
+      }
+      return r.problems.every((p) => inside(p.span)) && r.references.every((x) => inside(x.span));
+    }), { numRuns: 2000 });
+  });
+});

@@ -1,0 +1,151 @@
+// Accelerate config YAML: process counts, the 'no' trap, DeepSpeed and FSDP plugin blocks, N-D parallelism.
+import * as assert from 'node:assert/strict';
+import { analyzeAccelerateYaml } from '../../../src/analyzers/yaml';
+import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
+
+const FSDP1 = `compute_environment: LOCAL_MACHINE
+distributed_type: FSDP
+mixed_precision: 'bf16'
+num_machines: 2
+num_processes: 16
+fsdp_config:
+  fsdp_sharding_strategy: SHARD_GRAD_OP
+  fsdp_offload_params: true  # slow
+  fsdp_activation_checkpointing: true
+`;
+
+const DS = `distributed_type: DEEPSPEED
+deepspeed_config:
+  gradient_accumulation_steps: 4
+  offload_optimizer_device: cpu
+  offload_param_device: nvme
+  zero_stage: 3
+num_processes: 8
+mixed_precision: fp16
+`;
+
+describe('analyzeAccelerateYaml', () => {
+  it('reads num_processes as the world size over all machines and num_machines as nodes', () => {
+    checkFacts(analyzeAccelerateYaml(FSDP1), FSDP1, [['worldSize', 16, 'num_processes', '16'], ['nodes', 2, 'num_machines', '2']]);
+  });
+
+  it('normalizes quoted and unquoted no / NO (YAML 1.1 booleans) to mixed precision none', () => {
+    for (const raw of ["'no'", 'no', 'NO', '"no"', 'false']) {
+      const text = `distributed_type: 'NO'\nmixed_precision: ${raw}\n`;
+      checkFacts(analyzeAccelerateYaml(text), text, [['mixedPrecision', 'none', 'mixed_precision', raw]]);
+    }
+  });
+
+  it('accepts an unquoted distributed_type: NO (False under PyYAML) without complaint', () => {
+    const text = 'distributed_type: NO\nnum_processes: 1\n';
+    const r = analyzeAccelerateYaml(text);
+    assert.deepEqual(codes(r), []);
+  });
+
+  it('reads bf16, fp16 and fp8 mixed precision and rejects other values', () => {
+    const text = 'distributed_type: MULTI_GPU\nmixed_precision: fp8\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [['mixedPrecision', 'fp8', 'mixed_precision', 'fp8']]);
+    const bad = 'distributed_type: MULTI_GPU\nmixed_precision: fp4\n';
+    assert.ok(codes(analyzeAccelerateYaml(bad)).includes('invalid-value'));
+  });
+
+  it('turns a legacy fp16: true into mixed precision fp16 and flags the key as deprecated', () => {
+    const text = 'distributed_type: MULTI_GPU\nfp16: true\n';
+    const r = analyzeAccelerateYaml(text);
+    checkFacts(r, text, [['mixedPrecision', 'fp16', 'fp16', 'true']]);
+    assert.ok(codes(r).includes('deprecated-key'));
+  });
+
+  it('reads the FSDP1 block: strategy, offload, activation checkpointing', () => {
+    checkFacts(analyzeAccelerateYaml(FSDP1), FSDP1, [
+      ['mixedPrecision', 'bf16', 'mixed_precision', "'bf16'"],
+      ['fsdp', 'shard_grad_op', 'fsdp_sharding_strategy', 'SHARD_GRAD_OP'],
+      ['fsdpOffload', true, 'fsdp_offload_params', 'true'],
+      ['gradientCheckpointing', 'full', 'fsdp_activation_checkpointing', 'true'],
+    ]);
+  });
+
+  it('accepts FSDP sharding strategies as integers 1-5 and keys without the fsdp_ prefix', () => {
+    const text = 'distributed_type: FSDP\nfsdp_config:\n  sharding_strategy: 4\n  offload_params: false\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [['fsdp', 'hybrid_shard', 'sharding_strategy', '4'], ['fsdpOffload', false, 'offload_params', 'false']]);
+  });
+
+  it('reads FSDP2 reshard_after_forward: false as shard_grad_op', () => {
+    const text = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [['fsdp', 'shard_grad_op', 'fsdp_reshard_after_forward', 'false']]);
+  });
+
+  it('defaults FSDP to full_shard at distributed_type when no strategy is written', () => {
+    const text = 'distributed_type: FSDP\nnum_processes: 4\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [['fsdp', 'full_shard', 'distributed_type', 'FSDP']]);
+  });
+
+  it('does not record activation checkpointing when fsdp_activation_checkpointing is false', () => {
+    const text = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_activation_checkpointing: false\n';
+    assert.equal(factOf(analyzeAccelerateYaml(text), 'gradientCheckpointing'), undefined);
+  });
+
+  it('reads the DeepSpeed plugin keys', () => {
+    checkFacts(analyzeAccelerateYaml(DS), DS, [
+      ['zeroStage', 3, 'zero_stage', '3'], ['offloadOptimizer', 'cpu', 'offload_optimizer_device', 'cpu'],
+      ['offloadParams', 'nvme', 'offload_param_device', 'nvme'], ['gradientAccumulationSteps', 4, 'gradient_accumulation_steps', '4'],
+      ['mixedPrecision', 'fp16'], ['worldSize', 8],
+    ]);
+  });
+
+  it('defaults zero_stage to 2 for DEEPSPEED without a stage or a config file', () => {
+    const text = 'distributed_type: DEEPSPEED\nnum_processes: 2\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [['zeroStage', 2, 'distributed_type', 'DEEPSPEED']]);
+  });
+
+  it('records deepspeed_config_file as a reference, as written, and lets the file decide the stage', () => {
+    const text = 'distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: ../ds/zero3.json # comment\n';
+    const r = analyzeAccelerateYaml(text);
+    checkFacts(r, text, [['deepspeedConfig', '../ds/zero3.json', 'deepspeed_config_file', '../ds/zero3.json']]);
+    assert.deepEqual(r.references.map((x) => [x.kind, x.path, text.slice(x.span.start, x.span.end)]), [['deepspeed', '../ds/zero3.json', '../ds/zero3.json']]);
+    assert.equal(factOf(r, 'zeroStage'), undefined);
+  });
+
+  it('ignores the DeepSpeed block when distributed_type is not DEEPSPEED', () => {
+    const text = 'distributed_type: MULTI_GPU\ndeepspeed_config:\n  zero_stage: 3\n';
+    assert.equal(factOf(analyzeAccelerateYaml(text), 'zeroStage'), undefined);
+  });
+
+  it('reads parallelism_config: tp size, and hybrid sharding when dp_replicate and dp_shard are both > 1', () => {
+    const text = 'distributed_type: FSDP\nparallelism_config:\n  parallelism_config_dp_replicate_size: 2\n  parallelism_config_dp_shard_size: 4\n  parallelism_config_tp_size: 2\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [
+      ['tensorParallel', 2, 'parallelism_config_tp_size', '2'], ['fsdpShardSize', 4, 'parallelism_config_dp_shard_size', '4'],
+      ['fsdp', 'hybrid_shard', 'parallelism_config_dp_replicate_size', '2'],
+    ]);
+  });
+
+  it('reads num_processes: -1 as unknown (given at launch)', () => {
+    const text = 'distributed_type: MULTI_GPU\nnum_processes: -1\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [['worldSize', { unknown: true }, 'num_processes', '-1']]);
+  });
+
+  it('flags impossible values and unknown keys', () => {
+    const text = 'distributed_type: MULTI_GPU\nnum_processes: -4\nnum_machine: 2\n';
+    const r = analyzeAccelerateYaml(text);
+    assert.ok(codes(r).includes('invalid-value'));
+    const unknown = r.problems.find((p) => p.code === 'unknown-key');
+    assert.equal(unknown && text.slice(unknown.span.start, unknown.span.end), 'num_machine');
+  });
+
+  it('reads a dynamo backend as torch.compile on', () => {
+    const text = 'distributed_type: NO\ndynamo_config:\n  dynamo_backend: INDUCTOR\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [['compile', true, 'dynamo_backend', 'INDUCTOR']]);
+  });
+
+  it('keeps spans exact despite trailing whitespace and no final newline', () => {
+    const text = 'compute_environment: LOCAL_MACHINE            \ndistributed_type: FSDP   \nnum_processes: 2       ';
+    checkFacts(analyzeAccelerateYaml(text), text, [['worldSize', 2, 'num_processes', '2']]);
+  });
+
+  it('never throws and keeps spans inside mutated texts (property, 2000 runs)', function () {
+    this.timeout(20000);
+    robustnessProperty(analyzeAccelerateYaml, [FSDP1, DS, ...corpusFiles('accelerate-yaml').map((f) => f.text)]);
+  });
+});
+
+corpusSuite('accelerate-yaml', analyzeAccelerateYaml);

@@ -1,0 +1,200 @@
+// Axolotl YAML: batch keys, LoRA/QLoRA, bf16 "auto", checkpointing/offload, attention flags, kernels, FSDP forms.
+import * as assert from 'node:assert/strict';
+import { analyzeAxolotlYaml } from '../../../src/analyzers/yaml';
+import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
+
+const QLORA = `base_model: NousResearch/Llama-2-7b-hf
+load_in_4bit: true
+adapter: qlora
+lora_r: 32
+lora_alpha: 16
+lora_dropout: 0.05
+lora_target_modules:
+  - q_proj
+  - v_proj
+sequence_len: 4096
+micro_batch_size: 2
+gradient_accumulation_steps: 4
+optimizer: paged_adamw_8bit
+bf16: auto
+fp16:
+gradient_checkpointing: true
+attn_implementation: flash_attention_2
+deepspeed: deepspeed_configs/zero2.json
+`;
+
+const FSDP2 = `base_model: meta-llama/Llama-3.2-3B
+micro_batch_size: 16
+gradient_accumulation_steps: 1
+plugins:
+  - axolotl.integrations.liger.LigerPlugin
+liger_fused_linear_cross_entropy: true
+torch_compile: true
+fp8: true
+fsdp_version: 2
+fsdp_config:
+  offload_params: true
+  reshard_after_forward: false
+  activation_checkpointing: true
+tensor_parallel_size: 2
+dp_shard_size: 4
+expert_parallel_size: 2
+`;
+
+describe('analyzeAxolotlYaml', () => {
+  it('reads model, batch, sequence and LoRA keys with exact spans', () => {
+    checkFacts(analyzeAxolotlYaml(QLORA), QLORA, [
+      ['model', 'NousResearch/Llama-2-7b-hf', 'base_model', 'NousResearch/Llama-2-7b-hf'],
+      ['microBatchSize', 2, 'micro_batch_size', '2'], ['gradientAccumulationSteps', 4, 'gradient_accumulation_steps', '4'],
+      ['seqLen', 4096, 'sequence_len', '4096'], ['method', 'qlora', 'adapter', 'qlora'], ['loraR', 32, 'lora_r', '32'],
+      ['loraAlpha', 16], ['loraDropout', 0.05], ['loraTargets', ['q_proj', 'v_proj'], 'lora_target_modules', '- q_proj\n  - v_proj'],
+      ['quantBits', 4, 'load_in_4bit', 'true'], ['optimizer', 'paged_adamw_8bit'], ['gradientCheckpointing', 'full'],
+      ['attention', 'flash', 'attn_implementation', 'flash_attention_2'],
+    ]);
+  });
+
+  it('reads bf16: auto as unknown (bf16 on Ampere+, fp16 otherwise) and an empty fp16: as absent', () => {
+    const r = analyzeAxolotlYaml(QLORA);
+    checkFacts(r, QLORA, [['bf16', { unknown: true }, 'bf16', 'auto']]);
+    assert.equal(factOf(r, 'fp16'), undefined);
+  });
+
+  it('records the DeepSpeed path as a reference and a fact', () => {
+    const r = analyzeAxolotlYaml(QLORA);
+    checkFacts(r, QLORA, [['deepspeedConfig', 'deepspeed_configs/zero2.json', 'deepspeed', 'deepspeed_configs/zero2.json']]);
+    assert.deepEqual(r.references.map((x) => x.path), ['deepspeed_configs/zero2.json']);
+  });
+
+  it('reads lora_target_linear: true as all-linear and a single lora_target_modules string as a list', () => {
+    const a = 'adapter: lora\nlora_target_linear: true\nlora_target_modules: q_proj\n';
+    checkFacts(analyzeAxolotlYaml(a), a, [['loraTargets', 'all-linear', 'lora_target_linear', 'true']]);
+    const b = 'adapter: lora\nlora_target_linear:\nlora_target_modules: q_proj\n';
+    checkFacts(analyzeAxolotlYaml(b), b, [['loraTargets', ['q_proj'], 'lora_target_modules', 'q_proj']]);
+  });
+
+  it('reads load_in_8bit as 8-bit base weights', () => {
+    const text = 'load_in_8bit: true\nload_in_4bit: false\nadapter: lora\n';
+    checkFacts(analyzeAxolotlYaml(text), text, [['quantBits', 8, 'load_in_8bit', 'true']]);
+  });
+
+  it('flags adapter: qlora without load_in_4bit', () => {
+    const text = 'adapter: qlora\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n';
+    assert.ok(codes(analyzeAxolotlYaml(text)).includes('invalid-value'));
+  });
+
+  it('reads batch_size as the total batch and flags batch_size with gradient_accumulation_steps', () => {
+    const ok = 'batch_size: 32\nmicro_batch_size: 4\n';
+    const r = analyzeAxolotlYaml(ok);
+    checkFacts(r, ok, [['trainBatchSize', 32, 'batch_size', '32'], ['microBatchSize', 4]]);
+    assert.equal(factOf(r, 'gradientAccumulationSteps'), undefined);
+    const bad = 'batch_size: 32\nmicro_batch_size: 4\ngradient_accumulation_steps: 2\n';
+    assert.ok(codes(analyzeAxolotlYaml(bad)).includes('invalid-value'));
+  });
+
+  it('warns when fewer than two of micro_batch_size / gradient_accumulation_steps / batch_size are given', () => {
+    const text = 'base_model: x\nmicro_batch_size: 2\n';
+    const p = analyzeAxolotlYaml(text).problems.find((x) => x.code === 'invalid-value');
+    assert.equal(p?.severity, 'warning');
+    assert.equal(p && text.slice(p.span.start, p.span.end), 'micro_batch_size');
+  });
+
+  it('reads an inline DeepSpeed mapping', () => {
+    const text = 'deepspeed:\n  zero_optimization:\n    stage: 3\n    offload_param:\n      device: cpu\n';
+    const r = analyzeAxolotlYaml(text);
+    checkFacts(r, text, [['deepspeedConfig', '{inline json}', 'deepspeed'], ['zeroStage', 3, 'stage', '3'], ['offloadParams', 'cpu', 'device', 'cpu']]);
+    assert.deepEqual(r.references, []);
+  });
+
+  it('flags a negative batch size as invalid', () => {
+    const text = 'micro_batch_size: -2\n';
+    const r = analyzeAxolotlYaml(text);
+    assert.equal(factOf(r, 'microBatchSize'), undefined);
+    const p = r.problems.find((x) => x.code === 'invalid-value');
+    assert.equal(p && text.slice(p.span.start, p.span.end), '-2');
+  });
+
+  it('flags bf16 and fp16 both true as conflicting precision', () => {
+    const text = 'bf16: true\nfp16: true\n';
+    assert.ok(codes(analyzeAxolotlYaml(text)).includes('conflicting-precision'));
+  });
+
+  it('reads gradient_checkpointing: offload as full checkpointing plus activation offloading', () => {
+    const text = 'gradient_checkpointing: offload\n';
+    checkFacts(analyzeAxolotlYaml(text), text, [['gradientCheckpointing', 'full', 'gradient_checkpointing', 'offload'], ['activationOffloading', true, 'gradient_checkpointing', 'offload']]);
+  });
+
+  it('reads activation_offloading values true / legacy / disk', () => {
+    for (const v of ['true', 'legacy', 'disk']) {
+      const text = `gradient_checkpointing: true\nactivation_offloading: ${v}\n`;
+      checkFacts(analyzeAxolotlYaml(text), text, [['activationOffloading', true, 'activation_offloading', v]]);
+    }
+  });
+
+  it('normalizes optimizer names and keeps 4-bit ones raw', () => {
+    for (const [raw, norm] of [['adamw_torch_fused', 'adamw_fused'], ['adamw_bnb_8bit', 'adamw_8bit'], ['adamw_torch_4bit', 'adamw_torch_4bit'], ['adafactor', 'adafactor'], ['lion_8bit', 'lion_8bit']] as const) {
+      const text = `optimizer: ${raw}\n`;
+      checkFacts(analyzeAxolotlYaml(text), text, [['optimizer', norm, 'optimizer', raw]]);
+    }
+  });
+
+  it('maps attention implementations and the deprecated booleans', () => {
+    for (const [raw, norm] of [['eager', 'eager'], ['sdpa', 'sdpa'], ['xformers', 'flash'], ['flex_attention', 'flash'], ['kernels-community/vllm-flash-attn3', 'flash']] as const) {
+      const text = `attn_implementation: ${raw}\n`;
+      checkFacts(analyzeAxolotlYaml(text), text, [['attention', norm, 'attn_implementation', raw]]);
+    }
+    const text = 'flash_attention: true\n';
+    const r = analyzeAxolotlYaml(text);
+    checkFacts(r, text, [['attention', 'flash', 'flash_attention', 'true']]);
+    const dep = r.problems.find((p) => p.code === 'deprecated-key');
+    assert.equal(dep && text.slice(dep.span.start, dep.span.end), 'flash_attention');
+    const sdp = 'sdp_attention: true\n';
+    checkFacts(analyzeAxolotlYaml(sdp), sdp, [['attention', 'sdpa']]);
+  });
+
+  it('reads Liger fused cross-entropy, torch_compile, fp8 and FSDP2 config keys', () => {
+    checkFacts(analyzeAxolotlYaml(FSDP2), FSDP2, [
+      ['loss', 'fused', 'liger_fused_linear_cross_entropy', 'true'], ['compile', true, 'torch_compile', 'true'],
+      ['mixedPrecision', 'fp8', 'fp8', 'true'], ['fsdp', 'shard_grad_op', 'reshard_after_forward', 'false'],
+      ['fsdpOffload', true, 'offload_params', 'true'], ['gradientCheckpointing', 'full', 'activation_checkpointing', 'true'],
+      ['tensorParallel', 2, 'tensor_parallel_size', '2'], ['fsdpShardSize', 4, 'dp_shard_size', '4'], ['expertParallel', 2, 'expert_parallel_size', '2'],
+    ]);
+  });
+
+  it('reads the Cut Cross Entropy plugin as fused loss (cut_cross_entropy defaults to true)', () => {
+    const text = 'plugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n';
+    checkFacts(analyzeAxolotlYaml(text), text, [['loss', 'fused', 'plugins', '- axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin']]);
+    const off = `${text}cut_cross_entropy: false\n`;
+    assert.equal(factOf(analyzeAxolotlYaml(off), 'loss'), undefined);
+  });
+
+  it('reads the deprecated fsdp list with its offload option and fsdp_-prefixed fsdp_config keys', () => {
+    const text = 'fsdp:\n  - full_shard\n  - offload\n  - auto_wrap\nfsdp_config:\n  fsdp_offload_params: true\n';
+    const r = analyzeAxolotlYaml(text);
+    checkFacts(r, text, [['fsdp', 'full_shard', 'fsdp', '- full_shard\n  - offload\n  - auto_wrap'], ['fsdpOffload', true]]);
+    assert.ok(codes(r).filter((c) => c === 'deprecated-key').length >= 2);
+  });
+
+  it('defaults fsdp to full_shard when fsdp_config is given without a strategy', () => {
+    const text = 'fsdp_config:\n  fsdp_version: 2\n  offload_params: false\n';
+    checkFacts(analyzeAxolotlYaml(text), text, [['fsdp', 'full_shard', 'fsdp_config'], ['fsdpOffload', false]]);
+  });
+
+  it('reads weight dtype switches (bfloat16 / float16 / float32: true)', () => {
+    const text = 'bfloat16: true\n';
+    checkFacts(analyzeAxolotlYaml(text), text, [['weightsDtype', 'bf16', 'bfloat16', 'true']]);
+  });
+
+  it('reads a learning rate written 2e-5 without disturbing memory keys (YAML 1.1 string)', () => {
+    const text = 'learning_rate: 2e-5\nmicro_batch_size: 16\n';
+    const r = analyzeAxolotlYaml(text);
+    assert.deepEqual(codes(r), []);
+    checkFacts(r, text, [['microBatchSize', 16]]);
+  });
+
+  it('never throws and keeps spans inside mutated texts (property, 2000 runs)', function () {
+    this.timeout(20000);
+    robustnessProperty(analyzeAxolotlYaml, [QLORA, FSDP2, ...corpusFiles('axolotl-yaml').map((f) => f.text)]);
+  });
+});
+
+corpusSuite('axolotl-yaml', analyzeAxolotlYaml);

@@ -1,0 +1,152 @@
+// HF TrainingArguments / TRL configs as YAML: which tool's defaults apply, next-line values, renamed keys, PEFT and
+// quantization keys of TRL's ModelConfig; and the format detector of all YAML configs.
+import * as assert from 'node:assert/strict';
+import { analyzeHfYaml, detectYamlFormat } from '../../../src/analyzers/yaml';
+import { checkFacts, codes, corpusDir, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
+
+const TRL = `# Model arguments
+model_name_or_path:
+  Qwen/Qwen2.5-0.5B
+dtype: bfloat16
+attn_implementation: sdpa
+use_peft: true
+lora_r: 32
+lora_alpha: 64
+lora_dropout: 0.05
+lora_target_modules: all-linear
+load_in_4bit: true
+bnb_4bit_quant_type: nf4
+use_bnb_nested_quant: true
+# Trainer
+per_device_train_batch_size:
+  8
+gradient_accumulation_steps: 4
+bf16: true
+gradient_checkpointing: false
+optim: paged_adamw_8bit
+max_length: 2048
+packing: true
+use_liger_kernel: true
+torch_compile: true
+activation_offloading: true
+deepspeed: configs/ds_z2.json
+`;
+
+const HF = `output_dir: out
+per_device_train_batch_size: 16
+fp16: true
+fsdp: full_shard offload auto_wrap
+fsdp_config:
+  activation_checkpointing: true
+optim: adamw_torch_fused
+`;
+
+describe('analyzeHfYaml', () => {
+  it('uses TRL semantics when TRL keys appear, HF Trainer semantics otherwise', () => {
+    assert.deepEqual(analyzeHfYaml(TRL).tools, ['trl']);
+    assert.deepEqual(analyzeHfYaml(HF).tools, ['hf-trainer']);
+    assert.ok(analyzeHfYaml(TRL).facts.every((f) => f.tool === 'trl'));
+  });
+
+  it('reads values written on the line after their key', () => {
+    checkFacts(analyzeHfYaml(TRL), TRL, [
+      ['model', 'Qwen/Qwen2.5-0.5B', 'model_name_or_path', 'Qwen/Qwen2.5-0.5B'],
+      ['microBatchSize', 8, 'per_device_train_batch_size', '8'],
+    ]);
+  });
+
+  it('reads TrainingArguments, TRL and ModelConfig keys', () => {
+    checkFacts(analyzeHfYaml(TRL), TRL, [
+      ['weightsDtype', 'bf16', 'dtype', 'bfloat16'], ['attention', 'sdpa'], ['method', 'lora', 'use_peft', 'true'],
+      ['loraR', 32], ['loraAlpha', 64], ['loraDropout', 0.05], ['loraTargets', 'all-linear', 'lora_target_modules', 'all-linear'],
+      ['quantBits', 4, 'load_in_4bit', 'true'], ['quantType', 'nf4'], ['doubleQuant', true, 'use_bnb_nested_quant', 'true'],
+      ['gradientAccumulationSteps', 4], ['bf16', true], ['gradientCheckpointing', 'none', 'gradient_checkpointing', 'false'],
+      ['optimizer', 'paged_adamw_8bit', 'optim', 'paged_adamw_8bit'], ['seqLen', 2048, 'max_length', '2048'],
+      ['loss', 'fused', 'use_liger_kernel', 'true'], ['compile', true], ['activationOffloading', true],
+      ['deepspeedConfig', 'configs/ds_z2.json', 'deepspeed', 'configs/ds_z2.json'],
+    ]);
+    assert.deepEqual(analyzeHfYaml(TRL).references.map((r) => r.path), ['configs/ds_z2.json']);
+  });
+
+  it('reads the fsdp option string and fsdp_config activation checkpointing', () => {
+    checkFacts(analyzeHfYaml(HF), HF, [
+      ['fsdp', 'full_shard', 'fsdp', 'full_shard offload auto_wrap'], ['fsdpOffload', true],
+      ['gradientCheckpointing', 'full', 'activation_checkpointing', 'true'], ['fp16', true], ['optimizer', 'adamw_fused'],
+    ]);
+  });
+
+  it('reads max_seq_length as the sequence length and flags it as removed from TRL', () => {
+    const text = 'use_peft: true\nmax_seq_length: 2048\n';
+    const r = analyzeHfYaml(text);
+    checkFacts(r, text, [['seqLen', 2048, 'max_seq_length', '2048']]);
+    const dep = r.problems.find((p) => p.code === 'deprecated-key');
+    assert.equal(dep && text.slice(dep.span.start, dep.span.end), 'max_seq_length');
+  });
+
+  it('prefers max_length over max_seq_length', () => {
+    const text = 'max_seq_length: 512\nmax_length: 1024\n';
+    checkFacts(analyzeHfYaml(text), text, [['seqLen', 1024, 'max_length', '1024']]);
+  });
+
+  it('flags torch_dtype as renamed and reads auto as unknown', () => {
+    const text = 'max_length: 10\ntorch_dtype: auto\n';
+    const r = analyzeHfYaml(text);
+    checkFacts(r, text, [['weightsDtype', { unknown: true }, 'torch_dtype', 'auto']]);
+    assert.ok(codes(r).includes('deprecated-key'));
+  });
+
+  it('reads model_init_kwargs dtype and attention', () => {
+    const text = 'model_init_kwargs:\n  dtype: float16\n  attn_implementation: eager\n';
+    checkFacts(analyzeHfYaml(text), text, [['weightsDtype', 'fp16', 'dtype', 'float16'], ['attention', 'eager']]);
+  });
+
+  it('flags both precisions on and impossible values', () => {
+    assert.ok(codes(analyzeHfYaml('bf16: true\nfp16: true\n')).includes('conflicting-precision'));
+    assert.ok(codes(analyzeHfYaml('per_device_train_batch_size: -8\n')).includes('invalid-value'));
+    assert.equal(factOf(analyzeHfYaml('per_device_train_batch_size: -8\n'), 'microBatchSize'), undefined);
+  });
+
+  it('keeps spans exact after a long double-quoted string with escapes and non-ASCII', () => {
+    const template = `"${'{# ───── defaults ───── #}\\n{%- if x -%}\\n'.repeat(300)}"`;
+    const text = `chat_template: ${template}\nper_device_train_batch_size: 1\nmax_length: 65536\n`;
+    checkFacts(analyzeHfYaml(text), text, [['microBatchSize', 1, 'per_device_train_batch_size', '1'], ['seqLen', 65536, 'max_length', '65536']]);
+  });
+
+  it('never throws and keeps spans inside mutated texts (property, 2000 runs)', function () {
+    this.timeout(20000);
+    robustnessProperty(analyzeHfYaml, [TRL, HF, ...corpusFiles('hf-yaml').map((f) => f.text)]);
+  });
+});
+
+corpusSuite('hf-yaml', analyzeHfYaml);
+
+describe('detectYamlFormat', () => {
+  it('recognizes each tool by its keys', () => {
+    assert.equal(detectYamlFormat("distributed_type: 'NO'\nmixed_precision: 'no'\n"), 'accelerate-yaml');
+    assert.equal(detectYamlFormat('compute_environment: LOCAL_MACHINE\nnum_machines: 1\n'), 'accelerate-yaml');
+    assert.equal(detectYamlFormat('base_model: x\nmicro_batch_size: 1\n'), 'axolotl-yaml');
+    assert.equal(detectYamlFormat('sequence_len: 2048\nadapter: lora\nmicro_batch_size: 2\n'), 'axolotl-yaml');
+    assert.equal(detectYamlFormat('model_name_or_path: x\nstage: sft\nfinetuning_type: lora\n'), 'llamafactory-yaml');
+    assert.equal(detectYamlFormat('model_name_or_path: x\ncutoff_len: 1024\ntemplate: llama3\n'), 'llamafactory-yaml');
+    assert.equal(detectYamlFormat('model: Qwen/Qwen3-0.6B\ndist_config:\n  name: fsdp2\nmicro_batch_size: 1\n'), 'llamafactory-yaml');
+    assert.equal(detectYamlFormat('model:\n  _component_: torchtune.models.llama2.llama2_7b\nbatch_size: 2\n'), 'torchtune-yaml');
+    assert.equal(detectYamlFormat('model_name_or_path: x\nper_device_train_batch_size: 4\nmax_length: 1024\n'), 'hf-yaml');
+    assert.equal(detectYamlFormat('model_name_or_path:\n  Qwen/Qwen2.5-0.5B\nlearning_rate:\n  0.0001\n'), 'hf-yaml');
+  });
+
+  it('returns undefined for scenario files, empty texts and unrelated YAML', () => {
+    assert.equal(detectYamlFormat('model: meta-llama/Llama-2-7b-hf\nmicro_batch_size: 2\n', 'run.vram.yaml'), undefined);
+    assert.equal(detectYamlFormat('model: x\n', 'a.VRAM.yml'), undefined);
+    assert.equal(detectYamlFormat(''), undefined);
+    assert.equal(detectYamlFormat('name: CI\non: [push]\njobs:\n  build: {}\n'), undefined);
+    assert.equal(detectYamlFormat('- a\n- b\n'), undefined);
+    assert.equal(detectYamlFormat('{{{ not yaml'), undefined);
+  });
+
+  it('recognizes every corpus file as its own format (skipped when ../shared/corpus is absent)', function () {
+    if (!corpusDir()) this.skip();
+    for (const sub of ['accelerate-yaml', 'axolotl-yaml', 'llamafactory-yaml', 'torchtune-yaml', 'hf-yaml']) {
+      for (const f of corpusFiles(sub)) assert.equal(detectYamlFormat(f.text, f.name), sub, f.name);
+    }
+  });
+});

@@ -1,0 +1,148 @@
+// LLaMA-Factory YAML: the flat schema (finetuning_type, lora_*, quantization_bit, cutoff_len, checkpointing ON by
+// default, optimizer replacements, fsdp list) and the v1 schema (model:, micro_batch_size, dist_config, kernel_config).
+import * as assert from 'node:assert/strict';
+import { analyzeLlamaFactoryYaml } from '../../../src/analyzers/yaml';
+import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
+
+const LORA = `### model
+model_name_or_path: Qwen/Qwen3-4B-Instruct-2507
+quantization_bit: 4  # choices: [8, 4]
+quantization_method: bnb
+double_quantization: false
+
+### method
+stage: sft
+finetuning_type: lora
+lora_rank: 16
+lora_alpha: 32
+lora_dropout: 0.1
+lora_target: q_proj,v_proj
+additional_target: embed_tokens,lm_head
+
+### train
+per_device_train_batch_size: 2
+gradient_accumulation_steps: 8
+cutoff_len: 4096
+bf16: true
+flash_attn: fa2
+enable_liger_kernel: true
+use_unsloth_gc: true
+deepspeed: examples/deepspeed/ds_z3_config.json
+`;
+
+const V1 = `model: Qwen/Qwen3-0.6B
+model_class: llm
+kernel_config:
+  name: liger_kernel
+quant_config: null
+dist_config:
+  name: fsdp2
+micro_batch_size: 4
+cutoff_len: 1024
+bf16: true
+`;
+
+describe('analyzeLlamaFactoryYaml', () => {
+  it('reads model, method, LoRA, quantization and training keys with exact spans', () => {
+    checkFacts(analyzeLlamaFactoryYaml(LORA), LORA, [
+      ['model', 'Qwen/Qwen3-4B-Instruct-2507', 'model_name_or_path', 'Qwen/Qwen3-4B-Instruct-2507'],
+      ['quantBits', 4, 'quantization_bit', '4'], ['doubleQuant', false, 'double_quantization', 'false'],
+      ['method', 'lora', 'finetuning_type', 'lora'], ['loraR', 16, 'lora_rank', '16'], ['loraAlpha', 32], ['loraDropout', 0.1],
+      ['loraTargets', ['q_proj', 'v_proj'], 'lora_target', 'q_proj,v_proj'],
+      ['loraModulesToSave', ['embed_tokens', 'lm_head'], 'additional_target', 'embed_tokens,lm_head'],
+      ['microBatchSize', 2, 'per_device_train_batch_size', '2'], ['gradientAccumulationSteps', 8], ['seqLen', 4096, 'cutoff_len', '4096'],
+      ['bf16', true], ['attention', 'flash', 'flash_attn', 'fa2'], ['loss', 'fused', 'enable_liger_kernel', 'true'],
+      ['activationOffloading', true, 'use_unsloth_gc', 'true'],
+      ['deepspeedConfig', 'examples/deepspeed/ds_z3_config.json', 'deepspeed', 'examples/deepspeed/ds_z3_config.json'],
+    ]);
+    assert.deepEqual(analyzeLlamaFactoryYaml(LORA).references.map((r) => r.path), ['examples/deepspeed/ds_z3_config.json']);
+  });
+
+  it('reads lora_target: all as all-linear and leaves lora_alpha absent when unwritten (resolve doubles the rank)', () => {
+    const text = 'model_name_or_path: x\nfinetuning_type: lora\nlora_rank: 8\nlora_target: all\n';
+    const r = analyzeLlamaFactoryYaml(text);
+    checkFacts(r, text, [['loraTargets', 'all-linear', 'lora_target', 'all']]);
+    assert.equal(factOf(r, 'loraAlpha'), undefined);
+  });
+
+  it('records gradient checkpointing none only through disable_gradient_checkpointing: true', () => {
+    const off = 'disable_gradient_checkpointing: true\n';
+    checkFacts(analyzeLlamaFactoryYaml(off), off, [['gradientCheckpointing', 'none', 'disable_gradient_checkpointing', 'true']]);
+    assert.equal(factOf(analyzeLlamaFactoryYaml('bf16: true\n'), 'gradientCheckpointing'), undefined);
+  });
+
+  it('reads pure_bf16 and flags bf16 with fp16', () => {
+    const text = 'pure_bf16: true\n';
+    checkFacts(analyzeLlamaFactoryYaml(text), text, [['pureBf16', true, 'pure_bf16', 'true']]);
+    assert.ok(codes(analyzeLlamaFactoryYaml('bf16: true\nfp16: true\n')).includes('conflicting-precision'));
+  });
+
+  it('reads flash_attn auto as unknown and disabled as eager', () => {
+    const a = 'flash_attn: auto\n';
+    checkFacts(analyzeLlamaFactoryYaml(a), a, [['attention', { unknown: true }, 'flash_attn', 'auto']]);
+    const d = 'flash_attn: disabled\n';
+    checkFacts(analyzeLlamaFactoryYaml(d), d, [['attention', 'eager']]);
+  });
+
+  it('derives the quantization type from a GPTQ/AWQ model id (pre-quantized checkpoint)', () => {
+    const text = 'model_name_or_path: TechxGenus/Meta-Llama-3-8B-Instruct-GPTQ\nfinetuning_type: lora\n';
+    const r = analyzeLlamaFactoryYaml(text);
+    checkFacts(r, text, [['quantType', 'gptq', 'model_name_or_path', 'TechxGenus/Meta-Llama-3-8B-Instruct-GPTQ']]);
+    assert.equal(factOf(r, 'quantBits'), undefined);
+    const awq = 'model_name_or_path: hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4\n';
+    checkFacts(analyzeLlamaFactoryYaml(awq), awq, [['quantType', 'awq'], ['quantBits', 4]]);
+  });
+
+  it('reads quantization_method gptq as the quantization type', () => {
+    const text = 'quantization_bit: 8\nquantization_method: gptq\n';
+    checkFacts(analyzeLlamaFactoryYaml(text), text, [['quantBits', 8], ['quantType', 'gptq', 'quantization_method', 'gptq']]);
+  });
+
+  it('reads freeze tuning', () => {
+    const text = 'finetuning_type: freeze\nfreeze_trainable_layers: 8\n';
+    checkFacts(analyzeLlamaFactoryYaml(text), text, [['method', 'freeze'], ['freezeTrainableLayers', 8, 'freeze_trainable_layers', '8']]);
+  });
+
+  it('records optimizer replacements by name (GaLore layerwise, BAdam) and normalizes optim', () => {
+    const g = 'use_galore: true\ngalore_layerwise: true\noptim: adamw_torch\n';
+    checkFacts(analyzeLlamaFactoryYaml(g), g, [['optimizer', 'galore_layerwise', 'use_galore', 'true']]);
+    const b = 'use_badam: true\n';
+    checkFacts(analyzeLlamaFactoryYaml(b), b, [['optimizer', 'badam']]);
+    const o = 'optim: paged_adamw_8bit\n';
+    checkFacts(analyzeLlamaFactoryYaml(o), o, [['optimizer', 'paged_adamw_8bit', 'optim', 'paged_adamw_8bit']]);
+  });
+
+  it('reads fsdp as a YAML list or a string, with offload, and flags the v4 key', () => {
+    const list = 'fsdp:\n  - full_shard\n  - auto_wrap\nfsdp_transformer_layer_cls_to_wrap: LlamaDecoderLayer\n';
+    const r = analyzeLlamaFactoryYaml(list);
+    checkFacts(r, list, [['fsdp', 'full_shard', 'fsdp', '- full_shard\n  - auto_wrap']]);
+    assert.ok(codes(r).includes('deprecated-key'));
+    const str = 'fsdp: "shard_grad_op offload auto_wrap"\n';
+    checkFacts(analyzeLlamaFactoryYaml(str), str, [['fsdp', 'shard_grad_op', 'fsdp', '"shard_grad_op offload auto_wrap"'], ['fsdpOffload', true]]);
+  });
+
+  it('reads the v1 schema', () => {
+    checkFacts(analyzeLlamaFactoryYaml(V1), V1, [
+      ['model', 'Qwen/Qwen3-0.6B', 'model', 'Qwen/Qwen3-0.6B'], ['microBatchSize', 4, 'micro_batch_size', '4'], ['seqLen', 1024],
+      ['loss', 'fused', 'name', 'liger_kernel'], ['fsdp', 'full_shard', 'name', 'fsdp2'], ['bf16', true],
+    ]);
+    assert.equal(factOf(analyzeLlamaFactoryYaml(V1), 'quantBits'), undefined);
+  });
+
+  it('resolves OmegaConf interpolation for memory keys', () => {
+    const text = 'bs: 4\nper_device_train_batch_size: ${bs}\n';
+    checkFacts(analyzeLlamaFactoryYaml(text), text, [['microBatchSize', 4, 'per_device_train_batch_size', '${bs}']]);
+  });
+
+  it('flags invalid values', () => {
+    const text = 'per_device_train_batch_size: 0\nquantization_bit: 5\nfinetuning_type: adapter\n';
+    assert.equal(codes(analyzeLlamaFactoryYaml(text)).filter((c) => c === 'invalid-value').length, 3);
+  });
+
+  it('never throws and keeps spans inside mutated texts (property, 2000 runs)', function () {
+    this.timeout(20000);
+    robustnessProperty(analyzeLlamaFactoryYaml, [LORA, V1, ...corpusFiles('llamafactory-yaml').map((f) => f.text)]);
+  });
+});
+
+corpusSuite('llamafactory-yaml', analyzeLlamaFactoryYaml);

@@ -1,0 +1,147 @@
+// torchtune YAML: model builders (architecture, LoRA, QLoRA), dtype, activation checkpointing/offloading,
+// optimizer and loss components, FSDP/TP keys, the dead nested fsdp block, teacher models and interpolation.
+import * as assert from 'node:assert/strict';
+import { analyzeTorchtuneYaml, parseBuilder } from '../../../src/analyzers/yaml';
+import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
+
+const QLORA = `output_dir: /tmp/out
+model:
+  _component_: torchtune.models.llama3_1.qlora_llama3_1_8b
+  lora_attn_modules: ['q_proj', 'k_proj', 'v_proj', 'output_proj']
+  apply_lora_to_mlp: True
+  apply_lora_to_output: False
+  lora_rank: 8  # higher increases memory
+  lora_alpha: 16
+  lora_dropout: 0.0
+tokenizer:
+  _component_: torchtune.models.llama3.llama3_tokenizer
+  max_seq_len: 2048
+checkpointer:
+  checkpoint_files: [
+    model-00001-of-00002.safetensors,
+    model-00002-of-00002.safetensors,
+  ]
+  output_dir: \${output_dir}
+batch_size: 4
+gradient_accumulation_steps: 2
+optimizer:
+  _component_: torch.optim.AdamW
+  fused: True
+  lr: 3e-4
+loss:
+  _component_: torchtune.modules.loss.CEWithChunkedOutputLoss
+dtype: bf16
+enable_activation_checkpointing: True
+enable_activation_offloading: True
+compile: True
+`;
+
+const FULL = `model:
+  _component_: torchtune.models.llama3_3.llama3_3_70b
+teacher_model:
+  _component_: torchtune.models.llama3_1.llama3_1_8b
+tokenizer:
+  max_seq_len: null
+batch_size: 2
+batch_size_val: \${batch_size}
+optimizer:
+  _component_: bitsandbytes.optim.PagedAdamW8bit
+optimizer_in_bwd: True
+loss:
+  _component_: torchtune.modules.loss.LinearCrossEntropyLoss
+fsdp_cpu_offload: True
+fsdp:
+  cpu_offload: False
+tensor_parallel_dim: 8
+data_parallel_shard_dim: -1
+dtype: fp32
+`;
+
+describe('analyzeTorchtuneYaml', () => {
+  it('maps builders to Hub ids and methods', () => {
+    assert.deepEqual(parseBuilder('torchtune.models.llama3_1.qlora_llama3_1_8b'), { hubId: 'meta-llama/Llama-3.1-8B', builder: 'llama3_1_8b', method: 'qlora' });
+    assert.deepEqual(parseBuilder('torchtune.models.qwen2_5.lora_qwen2_5_7b_instruct'), { hubId: 'Qwen/Qwen2.5-7B', builder: 'qwen2_5_7b', method: 'lora' });
+    assert.equal(parseBuilder('torchtune.models.llama2.llama2_7b').method, 'full');
+    assert.equal(parseBuilder('torchtune.models.gemma.gemma_2b').hubId, 'google/gemma-2b');
+    assert.equal(parseBuilder('torchtune.models.phi3.phi3_mini').hubId, 'microsoft/Phi-3-mini-4k-instruct');
+    assert.equal(parseBuilder('my.models.custom_builder').hubId, undefined);
+  });
+
+  it('reads a QLoRA builder as 4-bit NF4 double-quantized base weights with LoRA targets in HF names', () => {
+    checkFacts(analyzeTorchtuneYaml(QLORA), QLORA, [
+      ['model', 'meta-llama/Llama-3.1-8B', '_component_', 'torchtune.models.llama3_1.qlora_llama3_1_8b'],
+      ['method', 'qlora'], ['quantBits', 4], ['quantType', 'nf4'], ['doubleQuant', true],
+      ['loraR', 8, 'lora_rank', '8'], ['loraAlpha', 16], ['loraDropout', 0],
+      ['loraTargets', ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'], 'lora_attn_modules', "['q_proj', 'k_proj', 'v_proj', 'output_proj']"],
+    ]);
+  });
+
+  it('reads batch, sequence, dtype, checkpointing, offloading, optimizer, loss and compile', () => {
+    checkFacts(analyzeTorchtuneYaml(QLORA), QLORA, [
+      ['microBatchSize', 4, 'batch_size', '4'], ['gradientAccumulationSteps', 2], ['seqLen', 2048, 'max_seq_len', '2048'],
+      ['weightsDtype', 'bf16', 'dtype', 'bf16'], ['gradientCheckpointing', 'full', 'enable_activation_checkpointing', 'True'],
+      ['activationOffloading', true, 'enable_activation_offloading', 'True'],
+      ['optimizer', 'adamw_fused', '_component_', 'torch.optim.AdamW'], ['loss', 'chunked', '_component_', 'torchtune.modules.loss.CEWithChunkedOutputLoss'],
+      ['compile', true, 'compile', 'True'],
+    ]);
+  });
+
+  it('reads max_seq_len: null as unbounded', () => {
+    checkFacts(analyzeTorchtuneYaml(FULL), FULL, [['seqLen', { unknown: true }, 'max_seq_len', 'null']]);
+  });
+
+  it('reads a full builder, a teacher model, paged 8-bit AdamW, optimizer_in_bwd, fused loss, offload and parallel dims', () => {
+    const r = analyzeTorchtuneYaml(FULL);
+    checkFacts(r, FULL, [
+      ['model', 'meta-llama/Llama-3.3-70B-Instruct'], ['method', 'full'], ['teacherModel', 'meta-llama/Llama-3.1-8B', '_component_', 'torchtune.models.llama3_1.llama3_1_8b'],
+      ['optimizer', 'paged_adamw_8bit'], ['optimizerInBackward', true, 'optimizer_in_bwd', 'True'], ['loss', 'fused'],
+      ['fsdpOffload', true, 'fsdp_cpu_offload', 'True'], ['tensorParallel', 8, 'tensor_parallel_dim', '8'],
+      ['fsdpShardSize', { unknown: true }, 'data_parallel_shard_dim', '-1'], ['weightsDtype', 'fp32'],
+    ]);
+    assert.equal(factOf(r, 'quantBits'), undefined);
+    assert.equal(factOf(r, 'loraR'), undefined);
+  });
+
+  it('ignores the nested fsdp: {cpu_offload} block with an info problem at its key', () => {
+    const r = analyzeTorchtuneYaml(FULL);
+    const p = r.problems.find((x) => x.code === 'unknown-key');
+    assert.equal(p?.severity, 'info');
+    assert.equal(p && FULL.slice(p.span.start, p.span.end), 'fsdp');
+    const only = 'fsdp:\n  cpu_offload: True\n';
+    assert.equal(factOf(analyzeTorchtuneYaml(only), 'fsdpOffload'), undefined);
+  });
+
+  it('reads torch.optim.AdamW without fused as plain adamw', () => {
+    const text = 'optimizer:\n  _component_: torch.optim.AdamW\n  fused: False\n';
+    checkFacts(analyzeTorchtuneYaml(text), text, [['optimizer', 'adamw']]);
+  });
+
+  it('reads a selective activation-checkpointing mode', () => {
+    const text = 'enable_activation_checkpointing: True\nac_mode: selective\n';
+    checkFacts(analyzeTorchtuneYaml(text), text, [['gradientCheckpointing', 'selective']]);
+  });
+
+  it('reads an unknown builder as an unknown model', () => {
+    const text = 'model:\n  _component_: my.models.lora_custom_3b\n';
+    checkFacts(analyzeTorchtuneYaml(text), text, [['model', { unknown: true }], ['method', 'lora']]);
+  });
+
+  it('resolves ${...} interpolation for memory keys, with a not-static problem when it cannot', () => {
+    const text = 'gas: 16\ngradient_accumulation_steps: ${gas}\nbatch_size: ${env:BS}\n';
+    const r = analyzeTorchtuneYaml(text);
+    checkFacts(r, text, [['gradientAccumulationSteps', 16, 'gradient_accumulation_steps', '${gas}'], ['microBatchSize', { unknown: true }, 'batch_size', '${env:BS}']]);
+    assert.ok(codes(r).includes('not-static'));
+  });
+
+  it('flags fp16 (rejected by the recipes) and a negative batch', () => {
+    const text = 'dtype: fp16\nbatch_size: -1\n';
+    assert.equal(codes(analyzeTorchtuneYaml(text)).filter((c) => c === 'invalid-value').length, 2);
+  });
+
+  it('never throws and keeps spans inside mutated texts (property, 2000 runs)', function () {
+    this.timeout(20000);
+    robustnessProperty(analyzeTorchtuneYaml, [QLORA, FULL, ...corpusFiles('torchtune-yaml').map((f) => f.text)]);
+  });
+});
+
+corpusSuite('torchtune-yaml', analyzeTorchtuneYaml);
