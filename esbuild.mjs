@@ -1,11 +1,23 @@
-// Bundles the entry points: the CLI and the benchmarks (node). Type checking is tsc's job (`npm run typecheck`).
+// Bundles the entry points: the CLI and the benchmarks (node), the extension (node, vscode external) and the
+// panel front end (browser). Type checking is tsc's job (`npm run typecheck`).
 import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
 
 const minify = process.argv.includes('--minify');
-const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: !minify, minify, logLevel: 'warning' };
+const node = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', mainFields: ['module', 'main'], sourcemap: !minify, minify, logLevel: 'warning' };
 
-await Promise.all([
-  esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
-  esbuild.build({ ...common, entryPoints: ['bench/speed.ts'], outfile: 'dist/bench.js' }),
-  esbuild.build({ ...common, entryPoints: ['bench/accuracy.ts'], outfile: 'dist/bench-accuracy.js' }),
-]);
+const builds = [
+  esbuild.build({ ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  esbuild.build({ ...node, entryPoints: ['bench/speed.ts'], outfile: 'dist/bench.js' }),
+  esbuild.build({ ...node, entryPoints: ['bench/accuracy.ts'], outfile: 'dist/bench-accuracy.js' }),
+];
+if (fs.existsSync('src/extension.ts')) {
+  builds.push(esbuild.build({ ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }));
+}
+if (fs.existsSync('webview-ui/src/main.ts')) {
+  builds.push(esbuild.build({
+    bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: !minify, minify, logLevel: 'warning',
+    entryPoints: ['webview-ui/src/main.ts'], outfile: 'dist/webview.js',
+  }));
+}
+await Promise.all(builds);

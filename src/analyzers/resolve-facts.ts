@@ -142,7 +142,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     loraField('target_modules', 'loraTargets', 'lora.target_modules');
     if (decided.loraModulesToSave) lora.modules_to_save = decided.loraModulesToSave.fact.value;
     const dt = toolDefault(tools, 'lora.dtype');
-    lora.dtype = dt?.value === 'model' ? undefined : dt?.value;
+    lora.dtype = dt?.value === 'model' ? 'model' : dt?.value;
     setup.lora = lora;
     const w = decided.loraR ?? decided.loraTargets;
     prov.lora = w ? { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey } : { kind: 'default', owner: dt?.tool ?? 'peft', note: 'LoRA settings of the tool' };
@@ -199,6 +199,9 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     setup.mixed_precision = 'none';
   }
   if (setup.weights_dtype === undefined) fromDefault('weights_dtype', 'weights_dtype');
+  // Adapters in the model dtype (torchtune) follow the resolved weights dtype.
+  const loraSetup = setup.lora as Record<string, unknown> | undefined;
+  if (loraSetup && loraSetup.dtype === 'model') loraSetup.dtype = setup.weights_dtype ?? 'fp32';
   if (setup.weights_dtype === 'bf16' && deepspeedOn && method === 'full' && setup.master_weights === undefined) setup.master_weights = true;
 
   // Optimizer, batch, sequence, checkpointing, attention, loss.

@@ -2,25 +2,28 @@
 // JSON. Exit status per DESIGN.md: 0 printed an estimate; 1 only with --check when it does not fit; 2 bad input
 // or usage, with a one-line reason on stderr naming the file, line and key when there is one.
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { analyzeScenario, isScenarioFile, type Problem, type ScenarioFacts } from '../analyzers/scenario';
-import { catalogResolver, resolveScenarios, type ModelResolver } from '../analyzers/resolve';
+import { runPipeline, type FileReader, type InputFile, type PipelineResult } from '../analyzers/pipeline';
+import type { ModelResolver, Overrides } from '../analyzers/resolve';
+import type { Problem } from '../analyzers/scenario';
 import { estimate } from '../core/estimate';
 import { findGpu } from '../core/lookup';
 import type { Estimate } from '../core/model';
-import type { HfConfig } from '../core/setup';
+import { offlineModelResolver, prefetchModelResolver } from './models';
 import { renderTable } from './table';
 
 const USAGE = `usage: vram-lens estimate <config-file>... [--model <hub-id | dir | config.json>] [--gpu <name | size>]
-                          [--gpus <n>] [--nodes <n>] [--seq-len <n>] [--json] [--check]`;
+                          [--gpus <n>] [--nodes <n>] [--seq-len <n>] [--json] [--check] [--allow-network]`;
 
 export class UsageError extends Error {}
 
-interface Io {
+export interface Io {
   readonly out: (s: string) => void;
   readonly err: (s: string) => void;
   readonly cwd: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {
@@ -46,25 +49,22 @@ function readUserFile(file: string, cwd: string): string {
   }
 }
 
-/** Catalog first, then a local model directory or config.json. */
-function localResolver(cwd: string): ModelResolver {
-  return (ref) => {
-    const fromCatalog = catalogResolver(ref);
-    if (fromCatalog.ok) return fromCatalog;
-    const abs = path.resolve(cwd, ref);
-    const candidates = [abs, path.join(abs, 'config.json')];
-    for (const c of candidates) {
+/** Files named by references are read relative to the referencing file; `~` is the home directory. */
+export function nodeFileReader(cwd: string): FileReader {
+  return {
+    read(p: string): string | undefined {
       try {
-        if (fs.statSync(c).isFile()) {
-          const config = JSON.parse(fs.readFileSync(c, 'utf8')) as HfConfig;
-          if (config === null || typeof config !== 'object' || Array.isArray(config)) return { ok: false, message: `${c}: not a config.json object` };
-          return { ok: true, model: { id: ref, config, source: `local file ${c}` } };
-        }
-      } catch (e) {
-        if (e instanceof SyntaxError) return { ok: false, message: `${c}: invalid JSON (${e.message})` };
+        const abs = path.resolve(cwd, p);
+        return fs.statSync(abs).isFile() ? fs.readFileSync(abs, 'utf8') : undefined;
+      } catch {
+        return undefined;
       }
-    }
-    return fromCatalog;
+    },
+    join(fromFile: string, relative: string): string {
+      const r = relative.trim().replace(/^['"]|['"]$/g, '');
+      if (r.startsWith('~/')) return path.join(os.homedir(), r.slice(2));
+      return path.isAbsolute(r) ? r : path.join(path.dirname(fromFile), r);
+    },
   };
 }
 
@@ -72,8 +72,8 @@ function formatProblem(p: Problem): string {
   return `${p.file}:${p.line}:${p.column}: ${p.severity}${p.key ? ` [${p.key}]` : ''}: ${p.message} (${p.code})`;
 }
 
-/** Runs the CLI; returns the exit status. */
-export function run(argv: readonly string[], io: Io): number {
+/** Runs the CLI; resolves to the exit status. */
+export async function run(argv: readonly string[], io: Io): Promise<number> {
   try {
     const [cmd, ...rest] = argv;
     if (cmd === '--help' || cmd === '-h' || cmd === undefined) {
@@ -88,6 +88,7 @@ export function run(argv: readonly string[], io: Io): number {
         options: {
           model: { type: 'string' }, gpu: { type: 'string' }, gpus: { type: 'string' }, nodes: { type: 'string' },
           'seq-len': { type: 'string' }, json: { type: 'boolean' }, check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+          'allow-network': { type: 'boolean' },
         },
       });
     } catch (e) {
@@ -100,17 +101,27 @@ export function run(argv: readonly string[], io: Io): number {
     }
     const files = parsed.positionals;
     if (files.length === 0 && v.model === undefined) throw new UsageError('no config file given');
-
-    const facts: ScenarioFacts[] = [];
-    for (const f of files) {
-      const text = readUserFile(f, io.cwd);
-      if (!isScenarioFile(f)) throw new UsageError(`${f}: not a recognised config format (this version reads scenario files: *.vram.yaml, *.vram.yml, *.vram.json)`);
-      facts.push(analyzeScenario(text, f));
-    }
-    const res = resolveScenarios(facts, {
+    const env = io.env ?? process.env;
+    const inputs: InputFile[] = files.map((f) => ({ file: f, text: readUserFile(f, io.cwd) }));
+    const overrides: Overrides = {
       model: v.model, gpu: v.gpu, gpusPerNode: positiveInt('--gpus', v.gpus), nodes: positiveInt('--nodes', v.nodes),
       seqLen: positiveInt('--seq-len', v['seq-len']), origin: 'flag',
-    }, localResolver(io.cwd));
+    };
+    const reader = nodeFileReader(io.cwd);
+    let resolver: ModelResolver = offlineModelResolver({ cwd: io.cwd, env, networkHint: '--allow-network' });
+    let res: PipelineResult = runPipeline(inputs, reader, overrides, resolver);
+    if (res.unrecognized.length > 0) {
+      const f = res.unrecognized[0];
+      throw new UsageError(`${f}: not a recognised training config (DeepSpeed JSON, HF/TRL Python, launch script, Accelerate, Axolotl, LLaMA-Factory or torchtune YAML, or a *.vram.yaml scenario)`);
+    }
+    if (v['allow-network'] && !res.setup && res.problems.some((p) => p.code === 'unknown-model')) {
+      // Second pass with the Hub: fetch the model the files name (or --model), then resolve synchronously again.
+      const ref = overrides.model ?? modelRef(res);
+      if (ref) {
+        resolver = await prefetchModelResolver([ref], { cwd: io.cwd, env, allowNetwork: true, networkHint: '--allow-network' });
+        res = runPipeline(inputs, reader, overrides, resolver);
+      }
+    }
     const errors = res.problems.filter((p) => p.severity === 'error');
     for (const p of res.problems.filter((p) => p.severity === 'warning')) io.err(formatProblem(p));
     if (errors.length > 0 || !res.setup) {
@@ -122,8 +133,7 @@ export function run(argv: readonly string[], io: Io): number {
     if (res.gpu) {
       const g = findGpu(res.gpu);
       if (!g.ok) {
-        const at = res.provenance.gpu?.kind === 'file' && res.gpuLocation ? `${res.gpuLocation.file}:${res.gpuLocation.line}:${res.gpuLocation.column}: ` : '';
-        io.err(`${at}unknown GPU '${res.gpu}'; closest catalog names: ${g.suggestions.join(', ')} (or give a size such as 24GiB)`);
+        io.err(`unknown GPU '${res.gpu}'; closest catalog names: ${g.suggestions.join(', ')} (or give a size such as 24GiB)`);
         return 2;
       }
       gpu = { ...g.gpu, nvlink: g.gpu.spec?.peerLink ? g.gpu.spec.peerLink.kind === 'nvlink' : undefined };
@@ -151,6 +161,15 @@ export function run(argv: readonly string[], io: Io): number {
     }
     throw e;
   }
+}
+
+/** The model reference the files name (a scenario `model:` or a config fact), for the network pass. */
+function modelRef(res: PipelineResult): string | undefined {
+  const fromFacts = res.decided.model?.fact.value;
+  if (typeof fromFacts === 'string') return fromFacts;
+  for (const s of res.scenarios) if (typeof s.values.model === 'string') return s.values.model;
+  for (const f of res.files) for (const fact of f.facts.facts) if (fact.key === 'model' && typeof fact.value === 'string') return fact.value;
+  return undefined;
 }
 
 /** The --json contract (DESIGN.md): stable field names, bytes as integers. */
@@ -181,12 +200,12 @@ export function toJson(e: Estimate): Record<string, unknown> {
 }
 
 if (require.main === module) {
-  let code: number;
-  try {
-    code = run(process.argv.slice(2), { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`), cwd: process.cwd() });
-  } catch (e) {
-    process.stderr.write(`vram-lens: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
-    code = 70;
-  }
-  process.exitCode = code;
+  run(process.argv.slice(2), { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`), cwd: process.cwd() })
+    .then((code) => {
+      process.exitCode = code;
+    })
+    .catch((e: unknown) => {
+      process.stderr.write(`vram-lens: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exitCode = 70;
+    });
 }

@@ -6,24 +6,25 @@ import * as path from 'node:path';
 import { run } from '../../src/cli/main';
 
 const repo = path.resolve(__dirname, '..', '..', '..');
-function cli(...args: string[]): { code: number; out: string; err: string } {
+const isolatedEnv = { HOME: os.tmpdir(), HF_HUB_CACHE: path.join(os.tmpdir(), 'vram-lens-no-cache'), XDG_CACHE_HOME: path.join(os.tmpdir(), 'vram-lens-no-cache') };
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = run(args, { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`), cwd: repo });
+  const code = await run(args, { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`), cwd: repo, env: isolatedEnv });
   return { code, out, err };
 }
 
-describe('cli: vram-lens estimate', () => {
-  it('prints the breakdown of the bundled example and exits 0', () => {
-    const r = cli('estimate', 'examples/llama2-7b-lora.vram.yaml');
+describe('cli: vram-lens estimate', async () => {
+  it('prints the breakdown of the bundled example and exits 0', async () => {
+    const r = (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml'));
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /peak allocated/);
     assert.match(r.out, /RTX-4090: .* FITS/);
     assert.match(r.out, /assumptions \(not in your files\)/);
   });
 
-  it('--json prints the contract fields', () => {
-    const r = cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json');
+  it('--json prints the contract fields', async () => {
+    const r = (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json'));
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
     for (const k of ['peakBytes', 'reservedBytes', 'deviceBytes', 'phase', 'components']) assert.ok(k in j.perGpu, k);
@@ -35,67 +36,67 @@ describe('cli: vram-lens estimate', () => {
     assert.ok(j.perGpu.deviceBytes >= j.perGpu.reservedBytes && j.perGpu.reservedBytes >= j.perGpu.peakBytes);
   });
 
-  it('--check exits 1 when it does not fit and 0 when it does', () => {
-    assert.equal(cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'T4', '--check').code, 1);
-    assert.equal(cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'A100-80GB', '--check').code, 0);
+  it('--check exits 1 when it does not fit and 0 when it does', async () => {
+    assert.equal((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'T4', '--check')).code, 1);
+    assert.equal((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'A100-80GB', '--check')).code, 0);
   });
 
-  it('flags override the file (--gpus, --seq-len, --model, --gpu as a size)', () => {
-    const a = JSON.parse(cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json').out);
-    const b = JSON.parse(cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json', '--seq-len', '4096', '--gpu', '48GiB').out);
+  it('flags override the file (--gpus, --seq-len, --model, --gpu as a size)', async () => {
+    const a = JSON.parse((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json')).out);
+    const b = JSON.parse((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json', '--seq-len', '4096', '--gpu', '48GiB')).out);
     assert.ok(b.perGpu.peakBytes > a.perGpu.peakBytes);
     assert.equal(b.gpu.memoryBytes, 48 * 2 ** 30);
-    const c = JSON.parse(cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json', '--model', 'meta-llama/Meta-Llama-3-8B').out);
+    const c = JSON.parse((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json', '--model', 'meta-llama/Meta-Llama-3-8B')).out);
     assert.equal(c.parameters.total, 8_030_261_248);
   });
 
-  it('unknown GPU: exit 2 naming the closest catalog names', () => {
-    const r = cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'A100-81GB');
+  it('unknown GPU: exit 2 naming the closest catalog names', async () => {
+    const r = (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'A100-81GB'));
     assert.equal(r.code, 2);
     assert.match(r.err, /unknown GPU 'A100-81GB'.*A100-80GB/);
   });
 
-  it('unknown model: exit 2 with file:line:col and suggestions', () => {
+  it('unknown model: exit 2 with file:line:col and suggestions', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-'));
     const f = path.join(dir, 'm.vram.yaml');
     fs.writeFileSync(f, 'seq_len: 128\nmodel: mistralai/Mistral-7B\n');
-    const r = cli('estimate', f);
+    const r = (await cli('estimate', f));
     assert.equal(r.code, 2);
     assert.match(r.err, /m\.vram\.yaml:2:8: error \[model\]: unknown model 'mistralai\/Mistral-7B'.*Mistral-7B-v0\.1/);
   });
 
-  it('bad values: exit 2, one line per problem naming file, line and key', () => {
-    const r = cli('estimate', 'test/fixtures/scenario/bad-keys.vram.yaml');
+  it('bad values: exit 2, one line per problem naming file, line and key', async () => {
+    const r = (await cli('estimate', 'test/fixtures/scenario/bad-keys.vram.yaml'));
     assert.equal(r.code, 2);
     assert.match(r.err, /bad-keys\.vram\.yaml:3:1: error \[seq_lenght\]: unknown key/);
     assert.match(r.err, /bad-keys\.vram\.yaml:5:13: error \[zero_stage\]/);
     assert.doesNotMatch(r.err, /at .*\.js:\d+/, 'no stack trace');
   });
 
-  it('nonexistent file, directory, unsupported format, usage: exit 2 naming the path', () => {
-    assert.match(cli('estimate', 'nope.vram.yaml').err, /nope\.vram\.yaml: no such file/);
-    assert.equal(cli('estimate', 'nope.vram.yaml').code, 2);
-    const d = cli('estimate', 'examples');
+  it('nonexistent file, directory, unsupported format, usage: exit 2 naming the path', async () => {
+    assert.match((await cli('estimate', 'nope.vram.yaml')).err, /nope\.vram\.yaml: no such file/);
+    assert.equal((await cli('estimate', 'nope.vram.yaml')).code, 2);
+    const d = (await cli('estimate', 'examples'));
     assert.equal(d.code, 2);
     assert.match(d.err, /examples: is a directory/);
-    assert.equal(cli('estimate', 'package.json').code, 2);
-    assert.equal(cli('estimate', 'x.vram.yaml', '--gpus', 'two').code, 2);
-    assert.equal(cli('frobnicate').code, 2);
+    assert.equal((await cli('estimate', 'package.json')).code, 2);
+    assert.equal((await cli('estimate', 'x.vram.yaml', '--gpus', 'two')).code, 2);
+    assert.equal((await cli('frobnicate')).code, 2);
   });
 
-  it('reads a model from a local config.json path', () => {
+  it('reads a model from a local config.json path', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-'));
     fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'llama', num_hidden_layers: 2, hidden_size: 64, num_attention_heads: 4, intermediate_size: 128, vocab_size: 1000 }));
     const f = path.join(dir, 's.vram.yaml');
     fs.writeFileSync(f, `model: ${dir}\n`);
-    const r = cli('estimate', f, '--json');
+    const r = (await cli('estimate', f, '--json'));
     assert.equal(r.code, 0, r.err);
     // 2 x (4·64² + 3·64·128 + 2·64) + 64 + 2 x 1000·64 (untied) = 2 x 41,088 + 64 + 128,000 = 210,240.
     assert.equal(JSON.parse(r.out).parameters.total, 210_240);
   });
 
-  it('a JSON scenario on a T4: gpt2 fp32 eager b=8 s=1024', () => {
-    const r = cli('estimate', 'test/fixtures/scenario/gpt2.vram.json', '--json');
+  it('a JSON scenario on a T4: gpt2 fp32 eager b=8 s=1024', async () => {
+    const r = (await cli('estimate', 'test/fixtures/scenario/gpt2.vram.json', '--json'));
     assert.equal(r.code, 0, r.err);
     assert.equal(JSON.parse(r.out).gpu.id, 'T4');
   });

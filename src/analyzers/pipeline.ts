@@ -1,0 +1,113 @@
+// From the files a user points at to one TrainingSetup: detect each file's format, analyze it, follow the
+// references it makes (a DeepSpeed JSON named by TrainingArguments, a launcher flag, an Accelerate or Axolotl
+// key) relative to the referencing file, then merge everything with precedence and tool defaults.
+// Pure: file access goes through the FileReader the caller provides (the CLI and the extension each have one).
+import { analyzeAs, detectFormat } from './detect';
+import type { ConfigFacts, Format } from './facts';
+import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
+import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve-facts';
+import { analyzeScenario, ScenarioSchema, type Problem, type ScenarioFacts } from './scenario';
+import type { ProvenanceMap, TrainingSetup } from '../core/setup';
+
+export interface FileReader {
+  /** The text of a file, or undefined when it does not exist or cannot be read. */
+  read(path: string): string | undefined;
+  /** A path relative to the referencing file's folder (absolute paths stay as they are). */
+  join(fromFile: string, relative: string): string;
+}
+
+export interface InputFile {
+  readonly file: string;
+  readonly text: string;
+  readonly languageId?: string;
+}
+
+export interface PipelineResult {
+  readonly setup?: TrainingSetup;
+  readonly provenance: ProvenanceMap;
+  readonly problems: readonly Problem[];
+  readonly files: readonly AnalyzedFile[];
+  readonly scenarios: readonly ScenarioFacts[];
+  readonly gpu?: string;
+  readonly decided: FactResolution['decided'];
+  /** Files given that are not a recognised format. */
+  readonly unrecognized: readonly string[];
+}
+
+const MAX_DEPTH = 3;
+
+/** Analyzes the given files and everything they reference. */
+export function collectFiles(inputs: readonly InputFile[], reader: FileReader): { files: AnalyzedFile[]; scenarios: ScenarioFacts[]; problems: Problem[]; unrecognized: string[] } {
+  const files: AnalyzedFile[] = [];
+  const scenarios: ScenarioFacts[] = [];
+  const problems: Problem[] = [];
+  const unrecognized: string[] = [];
+  const seen = new Set<string>();
+  const visit = (file: string, text: string, role: FileRole, depth: number, languageId?: string, forced?: Format): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const format = forced ?? detectFormat(file, text, languageId);
+    if (!format) {
+      unrecognized.push(file);
+      return;
+    }
+    if (format === 'scenario') {
+      scenarios.push(analyzeScenario(text, file));
+      return;
+    }
+    const facts: ConfigFacts = analyzeAs(format, text);
+    const effectiveRole: FileRole = role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
+    files.push({ file, text, role: effectiveRole, facts });
+    if (depth >= MAX_DEPTH) return;
+    for (const ref of facts.references) {
+      const at = locateOffset(file, text, ref.span.start, ref.span.end);
+      if (/^\s*\{/.test(ref.path)) {
+        visit(`${file}#inline-deepspeed`, ref.path, 'referenced', depth + 1, undefined, 'deepspeed-json');
+        continue;
+      }
+      if (/[$`]|\{\{/.test(ref.path) || ref.path.startsWith('<')) {
+        problems.push({ ...at, severity: 'warning', code: 'reference-not-found', message: `the referenced file '${ref.path}' depends on a variable and cannot be followed statically` });
+        continue;
+      }
+      const target = reader.join(file, ref.path);
+      const t = reader.read(target);
+      if (t === undefined) {
+        problems.push({ ...at, severity: 'warning', code: 'reference-not-found', message: `referenced file not found: ${ref.path} (looked for ${target})` });
+        continue;
+      }
+      visit(target, t, ref.kind === 'deepspeed' ? 'referenced' : 'config', depth + 1, undefined, ref.kind === 'deepspeed' ? 'deepspeed-json' : undefined);
+    }
+  };
+  for (const i of inputs) visit(i.file, i.text, 'config', 0, i.languageId);
+  return { files, scenarios, problems, unrecognized };
+}
+
+/** The whole path: files -> facts -> TrainingSetup with provenance and located problems. */
+export function runPipeline(inputs: readonly InputFile[], reader: FileReader, overrides: Overrides, resolver: ModelResolver = catalogResolver): PipelineResult {
+  const { files, scenarios, problems, unrecognized } = collectFiles(inputs, reader);
+  if (files.length === 0) {
+    const r = resolveScenarios(scenarios, overrides, resolver);
+    return { setup: r.setup, provenance: r.provenance, problems: [...problems, ...r.problems], files, scenarios, gpu: r.gpu, decided: {}, unrecognized };
+  }
+  // Scenario values (what-ifs) apply on top of the config files; flags and settings still win.
+  const scenarioModel = scenarios.map((s) => s.values.model).filter((m): m is string => typeof m === 'string').pop();
+  const fr = resolveFacts(files, { ...overrides, model: overrides.model ?? scenarioModel }, resolver);
+  const all = [...problems, ...fr.problems, ...scenarios.flatMap((s) => s.problems)];
+  if (!fr.setup || scenarios.length === 0) return { setup: fr.setup, provenance: fr.provenance, problems: all, files, scenarios, gpu: fr.gpu, decided: fr.decided, unrecognized };
+  const merged: Record<string, unknown> = { ...fr.setup };
+  const prov = { ...fr.provenance } as Record<string, ProvenanceMap[keyof ProvenanceMap]>;
+  for (const s of scenarios) {
+    for (const [k, v] of Object.entries(s.values)) {
+      const p = prov[k];
+      if (p && (p.kind === 'flag' || p.kind === 'setting')) continue;
+      merged[k] = v;
+      prov[k] = { kind: 'file', file: s.file, line: s.keyLocations[k]?.line, key: k };
+    }
+  }
+  const parsed = ScenarioSchema.safeParse(merged);
+  if (!parsed.success || !parsed.data.architecture) {
+    return { setup: fr.setup, provenance: fr.provenance, problems: all, files, scenarios, gpu: fr.gpu, decided: fr.decided, unrecognized };
+  }
+  const setup = parsed.data as TrainingSetup;
+  return { setup, provenance: prov as ProvenanceMap, problems: all, files, scenarios, gpu: setup.gpu, decided: fr.decided, unrecognized };
+}
