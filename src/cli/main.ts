@@ -2,16 +2,16 @@
 // JSON. Exit status per DESIGN.md: 0 printed an estimate; 1 only with --check when it does not fit; 2 bad input
 // or usage, with a one-line reason on stderr naming the file, line and key when there is one.
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runPipeline, type FileReader, type InputFile, type PipelineResult } from '../analyzers/pipeline';
+import { runPipeline, type InputFile, type PipelineResult } from '../analyzers/pipeline';
 import type { ModelResolver, Overrides } from '../analyzers/resolve';
 import type { Problem } from '../analyzers/scenario';
 import { estimate } from '../core/estimate';
 import { findGpu } from '../core/lookup';
 import type { Estimate } from '../core/model';
 import { offlineModelResolver, prefetchModelResolver } from './models';
+import { nodeFileReader } from './files';
 import { renderTable } from './table';
 
 const USAGE = `usage: vram-lens estimate <config-file>... [--model <hub-id | dir | config.json>] [--gpu <name | size>]
@@ -47,25 +47,6 @@ function readUserFile(file: string, cwd: string): string {
   } catch (e) {
     throw new UsageError(`${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-}
-
-/** Files named by references are read relative to the referencing file; `~` is the home directory. */
-export function nodeFileReader(cwd: string): FileReader {
-  return {
-    read(p: string): string | undefined {
-      try {
-        const abs = path.resolve(cwd, p);
-        return fs.statSync(abs).isFile() ? fs.readFileSync(abs, 'utf8') : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    join(fromFile: string, relative: string): string {
-      const r = relative.trim().replace(/^['"]|['"]$/g, '');
-      if (r.startsWith('~/')) return path.join(os.homedir(), r.slice(2));
-      return path.isAbsolute(r) ? r : path.join(path.dirname(fromFile), r);
-    },
-  };
 }
 
 function formatProblem(p: Problem): string {
