@@ -21,3 +21,9 @@ if (fs.existsSync('webview-ui/src/main.ts')) {
   }));
 }
 await Promise.all(builds);
+
+// The DeepSpeed JSON Schema (contributed through jsonValidation) is generated from the zod schema.
+await esbuild.build({ ...node, sourcemap: false, minify: false, entryPoints: ['scripts/gen-schema.ts'], outfile: 'out/gen-schema.cjs' });
+const { execFileSync } = await import('node:child_process');
+execFileSync(process.execPath, ['out/gen-schema.cjs'], { stdio: 'inherit' });
+if (fs.existsSync('webview-ui/styles.css')) fs.copyFileSync('webview-ui/styles.css', 'dist/webview.css');

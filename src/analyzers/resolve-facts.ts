@@ -265,6 +265,12 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     prov.seq_len = { kind: 'flag', flag: '--seq-len' };
   }
 
+  // torchtune's distributed recipes shard with FSDP2 (fully_shard) whenever more than one GPU runs.
+  if (tools.includes('torchtune') && setup.fsdp === undefined && ((setup.gpus_per_node as number | undefined) ?? 1) * ((setup.nodes as number | undefined) ?? 1) > 1) {
+    setup.fsdp = 'full_shard';
+    prov.fsdp = { kind: 'default', owner: 'torchtune', note: 'distributed recipes shard parameters, gradients and optimizer state with FSDP2' };
+  }
+
   // DeepSpeed batch derivation: train_batch_size = micro x accumulation x data-parallel world size.
   const worldSize = ((setup.gpus_per_node as number | undefined) ?? 1) * ((setup.nodes as number | undefined) ?? 1);
   const dpWorld = worldSize / (((setup.tensor_parallel as number | undefined) ?? 1) * ((setup.pipeline_parallel as number | undefined) ?? 1));
