@@ -51,3 +51,34 @@ time('advice: Llama-2-7B full on 2 x RTX-4090 (all singles, pairs, triples)', 50
   candidates = r?.evaluated ?? 0;
 });
 console.log(JSON.stringify({ name: 'advice: candidates evaluated per search', unit: 'count', median: candidates, p99: candidates, n: 1 }));
+
+// Analysis per change (the editor's hot path): analyze the text, resolve the setup, estimate.
+import { runPipeline } from '../src/analyzers/pipeline';
+import { catalogResolver } from '../src/analyzers/resolve';
+import { estimate as estimateSetup } from '../src/core/estimate';
+
+function bigYaml(lines: number): string {
+  const out = ['base_model: meta-llama/Llama-2-7b-hf', 'adapter: lora', 'lora_r: 16', 'lora_alpha: 32', 'lora_target_linear: true',
+    'micro_batch_size: 2', 'gradient_accumulation_steps: 8', 'sequence_len: 4096', 'bf16: true', 'gradient_checkpointing: true', 'datasets:'];
+  for (let i = 0; out.length < lines; i++) out.push(`  - path: org/dataset-${i}`, `    type: alpaca`, `    split: train[:${i}%]`);
+  return out.slice(0, lines).join('\n') + '\n';
+}
+function bigPython(lines: number): string {
+  const out = ['import torch', 'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer', ''];
+  for (let i = 0; out.length < lines - 12; i++) out.push(`def helper_${i}(x, y=${i}):`, `    """Helper ${i}."""`, `    return [v * ${i} for v in x if v > y]`, '');
+  out.push('model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype=torch.bfloat16)', 'BATCH = 4',
+    'args = TrainingArguments(', '    output_dir="out",', '    per_device_train_batch_size=BATCH,', '    gradient_accumulation_steps=8,',
+    '    bf16=True,', '    gradient_checkpointing=True,', ')', 'trainer = Trainer(model=model, args=args)');
+  return out.join('\n') + '\n';
+}
+const noFiles = { read: () => undefined, join: (_f: string, r: string) => r };
+// Each iteration is one keystroke: the micro-batch value changes, as when the user types.
+for (const [name, file, text, key] of [['analysis per change: 1,000-line Axolotl YAML', 'config.yml', bigYaml(1000), 'micro_batch_size: 2'], ['analysis per change: 2,000-line Python (TrainingArguments)', 'train.py', bigPython(2000), 'BATCH = 4']] as const) {
+  let i = 0;
+  time(name, 300, () => {
+    const edited = text.replace(key, key.replace(/\d+$/, String(1 + (i++ % 9))));
+    const r = runPipeline([{ file, text: edited }], noFiles, { gpu: 'A100-80GB', origin: 'setting' }, catalogResolver);
+    if (!r.setup) throw new Error(`${name}: no setup: ${JSON.stringify(r.problems.slice(0, 2))}`);
+    estimateSetup(r.setup);
+  });
+}

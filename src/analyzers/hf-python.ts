@@ -2,7 +2,7 @@
 // config calls, PEFT LoraConfig, BitsAndBytesConfig, from_pretrained and arguments dataclasses. It walks the
 // @lezer/python tree and evaluates only literals, names bound to literals and dict spreads; it never runs code.
 import { parser } from '@lezer/python';
-import type { SyntaxNode } from '@lezer/common';
+import { TreeFragment, type SyntaxNode, type Tree } from '@lezer/common';
 import {
   normalizeOptimizer,
   type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
@@ -109,7 +109,7 @@ class Analyzer {
   }
 
   run(): void {
-    this.root = parser.parse(this.text).topNode;
+    this.root = parseIncremental(this.text).topNode;
     const classes: SyntaxNode[] = [];
     const calls: SyntaxNode[] = [];
     const cur = this.root.cursor();
@@ -1101,4 +1101,34 @@ function fmt(v: FactValue): string {
 function clip(s: string, n = 200): string {
   const one = s.replace(/\s*\n\s*/g, ' ');
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+}
+
+/**
+ * The editor re-analyzes a file after every keystroke: Lezer reuses the unchanged parts of the previous tree
+ * (TreeFragment), so a change costs a parse of the edited region, not of the whole file. The result is the same
+ * tree a full parse gives; the cache only remembers the last text.
+ */
+let lastParse: { text: string; tree: Tree; fragments: readonly TreeFragment[] } | undefined;
+
+function parseIncremental(text: string): Tree {
+  const prev = lastParse;
+  let fragments: readonly TreeFragment[] | undefined;
+  if (prev && prev.text !== text) {
+    const a = prev.text;
+    let start = 0;
+    const max = Math.min(a.length, text.length);
+    while (start < max && a.charCodeAt(start) === text.charCodeAt(start)) start++;
+    let endA = a.length;
+    let endB = text.length;
+    while (endA > start && endB > start && a.charCodeAt(endA - 1) === text.charCodeAt(endB - 1)) {
+      endA--;
+      endB--;
+    }
+    fragments = TreeFragment.applyChanges(prev.fragments, [{ fromA: start, toA: endA, fromB: start, toB: endB }]);
+  } else if (prev && prev.text === text) {
+    return prev.tree;
+  }
+  const tree = parser.parse(text, fragments);
+  lastParse = { text, tree, fragments: TreeFragment.addTree(tree, fragments) };
+  return tree;
 }

@@ -110,7 +110,8 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
   }
   m.push({ id: 'offload-opt-nvme', group: 'offload', title: 'Offload the optimizer to NVMe (ZeRO-Infinity)', changesResult: false,
     apply: (s) => (s.offload_optimizer !== 'nvme' && s.optimizer !== 'none' ? { offload_optimizer: 'nvme', zero_stage: 3 as const, fsdp: 'none' } : undefined) });
-  m.push({ id: 'adafactor', group: 'optimizer', title: 'Adafactor (factored second moment, no momentum)', changesResult: false,
+  // A different optimizer changes the training dynamics (and usually the learning-rate schedule): labelled.
+  m.push({ id: 'adafactor', group: 'optimizer', title: 'Adafactor (factored second moment, no momentum)', changesResult: true,
     apply: (s) => (s.optimizer !== 'adafactor' && s.offload_optimizer === 'none' ? { optimizer: 'adafactor' } : undefined) });
   for (const r of [8, 64]) {
     m.push({ id: `lora-r${r}`, group: 'method', title: `LoRA r=${r} on all linear layers`, changesResult: true,
@@ -263,6 +264,33 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
     }
   }
   return { current, currentStep, items, evaluated, ...result };
+}
+
+/**
+ * Each single change on its own (fitting or not), for quick fixes: what it saves and what it costs.
+ * Sorted by saved bytes, largest first.
+ */
+export function singleChanges(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceItem[] {
+  const cur = estimate(setup, { ...opts, lean: true });
+  if (!cur.ok) return [];
+  const spec = opts.gpuSpec;
+  const base = stepTime(setup, cur.estimate.parameters.trainable, spec);
+  const out: AdviceItem[] = [];
+  for (const mv of moves(setup, spec?.bf16 ?? true)) {
+    const applied = applyAll(setup, [mv]);
+    if (!applied) continue;
+    const r = estimate(applied.setup, opts);
+    if (!r.ok) continue;
+    const saved = cur.estimate.perGpu.deviceBytes - r.estimate.perGpu.deviceBytes;
+    if (saved <= 0) continue;
+    const st = stepTime(applied.setup, r.estimate.parameters.trainable, spec);
+    out.push({
+      id: mv.id, title: mv.title, changes: applied.changes, savedBytes: saved, stepTimeFactor: base.seconds > 0 ? st.seconds / base.seconds : 1,
+      changesResult: mv.changesResult, fits: opts.gpu === undefined ? true : r.estimate.fits === true, estimate: r.estimate, costExplain: st.explain,
+      gpus: applied.setup.gpus_per_node * applied.setup.nodes,
+    });
+  }
+  return out.sort((a, b) => b.savedBytes - a.savedBytes);
 }
 
 /** Largest value of an integer field (micro-batch or sequence length) at which the setup fits, by bisection. */

@@ -13,8 +13,40 @@ const LLAMAFACTORY = ['stage', 'finetuning_type', 'cutoff_len', 'template', 'lor
 const LLAMAFACTORY_V1 = ['dist_config', 'kernel_config', 'model_class', 'quant_config', 'peft_config', 'train_dataset'];
 const HF = ['per_device_train_batch_size', 'gradient_accumulation_steps', 'learning_rate', 'model_name_or_path', 'output_dir', 'num_train_epochs', 'bf16', 'fp16', 'optim', 'gradient_checkpointing', 'max_length', 'max_seq_length', 'use_peft', 'dataset_name', 'lr_scheduler_type', 'warmup_ratio', 'logging_steps'];
 
+/**
+ * The top-level keys read line by line (block-style YAML, which every training config in the corpus uses): a
+ * key at column 0 followed by a colon. Cheap enough to run on every keystroke; the full parse is the fallback
+ * for flow-style documents.
+ */
+function topKeysByLine(text: string): { keys: Set<string>; components: boolean; scalarModel: boolean } | undefined {
+  const keys = new Set<string>();
+  let components = false;
+  let scalarModel = false;
+  let inBlockScalar = false;
+  for (const line of text.split(/\r?\n/)) {
+    if (inBlockScalar) {
+      if (line.length === 0 || /^\s/.test(line)) continue;
+      inBlockScalar = false;
+    }
+    const m = /^([A-Za-z_][\w.-]*)\s*:(?:\s|$)(.*)$/.exec(line);
+    if (m) {
+      keys.add(m[1]);
+      const rest = m[2].replace(/\s+#.*$/, '').trim();
+      if (m[1] === 'model' && rest.length > 0 && !rest.startsWith('{') && !rest.startsWith('&')) scalarModel = true;
+      if (/^[|>]/.test(rest)) inBlockScalar = true;
+    } else if (/^\s+_component_\s*:/.test(line)) {
+      components = true;
+    } else if (/^[{[]/.test(line.trim()) && keys.size === 0) {
+      return undefined;
+    }
+  }
+  return keys.size > 0 ? { keys, components, scalarModel } : undefined;
+}
+
 /** The top-level keys of a YAML text, and whether a mapping value carries a `_component_` key (torchtune). */
 function topKeys(text: string): { keys: Set<string>; components: boolean; scalarModel: boolean } {
+  const byLine = topKeysByLine(text);
+  if (byLine) return byLine;
   const keys = new Set<string>();
   let components = false;
   let scalarModel = false;

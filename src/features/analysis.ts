@@ -1,0 +1,107 @@
+// One Analysis per document version: the document's own facts, the merged setup (with the files it references
+// and the files that reference it), the estimate, the findings and the advice. Every editor feature (hover,
+// diagnostics, quick fixes, status bar, panel) reads the same Analysis, so they never disagree.
+// Editor-free and pure: files are read through the FileReader the caller passes.
+import { runPipeline, type FileReader, type InputFile, type PipelineResult } from '../analyzers/pipeline';
+import { analyzeAs, detectFormat } from '../analyzers/detect';
+import { emptyFacts, type ConfigFacts, type Format } from '../analyzers/facts';
+import { analyzeScenario, type ScenarioFacts } from '../analyzers/scenario';
+import type { ModelResolver, Overrides } from '../analyzers/resolve';
+import { advise, type AdviceResult } from '../core/advice';
+import type { GpuSpec } from '../core/catalog/gpus';
+import { estimate } from '../core/estimate';
+import { findGpu, type GpuChoice } from '../core/lookup';
+import type { Estimate } from '../core/model';
+import type { TrainingSetup } from '../core/setup';
+import { GiB } from '../core/units';
+import { computeFindings, type Finding } from './findings';
+
+/** Editor settings that shape the analysis (validated by the extension; defaults in package.json). */
+export interface AnalysisSettings {
+  /** Catalog name or a size such as "24GiB"; empty = only what the files say. */
+  readonly gpu: string;
+  readonly gpusPerNode?: number;
+  readonly nodes?: number;
+  /** Model used when the files do not name one. */
+  readonly model?: string;
+  readonly headroomPercent: number;
+  readonly cudaContextGiB?: number;
+}
+
+export interface DocumentInput {
+  readonly file: string;
+  readonly text: string;
+  readonly languageId?: string;
+}
+
+export interface Analysis {
+  readonly file: string;
+  /** The document text this analysis was computed from. */
+  readonly text: string;
+  readonly format?: Format;
+  /** Facts of this document alone (spans refer to its text). */
+  readonly facts: ConfigFacts;
+  readonly scenario?: ScenarioFacts;
+  readonly pipeline: PipelineResult;
+  readonly setup?: TrainingSetup;
+  readonly gpu?: GpuChoice;
+  readonly estimate?: Estimate;
+  readonly findings: readonly Finding[];
+  readonly settings: AnalysisSettings;
+  /** Advice, computed on first use (the advice search estimates ~2,000 candidates). */
+  advice(): AdviceResult | undefined;
+}
+
+export interface AnalyzeOptions {
+  readonly reader: FileReader;
+  readonly resolver: ModelResolver;
+  /** Other files that belong to the same run (e.g. the launch script that references this DeepSpeed JSON). */
+  readonly related?: readonly InputFile[];
+}
+
+/** Analyzes one document (plus related and referenced files) under the given settings. */
+export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOptions): Analysis {
+  const format = detectFormat(doc.file, doc.text, doc.languageId);
+  const facts = format && format !== 'scenario' ? analyzeAs(format, doc.text) : emptyFacts(format ?? 'scenario');
+  const scenario = format === 'scenario' ? analyzeScenario(doc.text, doc.file) : undefined;
+  const overrides: Overrides = {
+    gpu: settings.gpu || undefined, gpusPerNode: settings.gpusPerNode, nodes: settings.nodes, origin: 'setting',
+  };
+  const inputs: InputFile[] = [...(opts.related ?? []).filter((r) => r.file !== doc.file), { file: doc.file, text: doc.text, languageId: doc.languageId }];
+  let pipeline = runPipeline(inputs, opts.reader, overrides, opts.resolver);
+  if (!pipeline.setup && settings.model && pipeline.problems.some((p) => p.code === 'unknown-model')) {
+    pipeline = runPipeline(inputs, opts.reader, { ...overrides, model: settings.model }, opts.resolver);
+  }
+  let setup = pipeline.setup;
+  if (setup && settings.cudaContextGiB !== undefined && setup.cuda_context_bytes === undefined) {
+    setup = { ...setup, cuda_context_bytes: Math.round(settings.cudaContextGiB * GiB) };
+  }
+  let gpu: GpuChoice | undefined;
+  const gpuName = pipeline.gpu ?? (settings.gpu || undefined);
+  if (gpuName) {
+    const g = findGpu(gpuName);
+    if (g.ok) gpu = g.gpu;
+  }
+  const headroomFraction = settings.headroomPercent / 100;
+  let est: Estimate | undefined;
+  if (setup) {
+    const r = estimate(setup, {
+      gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source, nvlink: gpu.spec?.peerLink ? gpu.spec.peerLink.kind === 'nvlink' : undefined } : undefined,
+      provenance: pipeline.provenance,
+    });
+    if (r.ok) est = r.estimate;
+  }
+  let adviceCache: AdviceResult | undefined | null = null;
+  const analysis: Analysis = {
+    file: doc.file, text: doc.text, format, facts, scenario, pipeline, setup, gpu, estimate: est, settings,
+    findings: [],
+    advice(): AdviceResult | undefined {
+      if (adviceCache === null) {
+        adviceCache = setup && gpu ? advise(setup, { gpu: { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source }, gpuSpec: gpu.spec as GpuSpec | undefined, provenance: pipeline.provenance, headroomFraction }) : undefined;
+      }
+      return adviceCache ?? undefined;
+    },
+  };
+  (analysis as { findings: readonly Finding[] }).findings = computeFindings(analysis, doc.text, gpuName);
+  return analysis;
+}

@@ -1,0 +1,146 @@
+// Diagnostics as data: what to report in a document, with stable codes, the exact span and related places.
+// Codes are public API (README "Diagnostics"): exceeds-gpu-memory, near-gpu-memory, batch-size-mismatch,
+// conflicting-precision, offload-needs-zero, unresolved-auto, unknown-model, reference-not-found,
+// strict-json-comments, plus deprecated-key, unknown-key, invalid-value and placeholder from the analyzers.
+// Editor-free and pure.
+import type { CanonicalKey, Span } from '../analyzers/facts';
+import type { ComponentId } from '../core/model';
+import { formatBytes } from '../core/units';
+import type { Analysis } from './analysis';
+
+export type FindingCode =
+  | 'exceeds-gpu-memory' | 'near-gpu-memory' | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero'
+  | 'unresolved-auto' | 'unknown-model' | 'reference-not-found' | 'strict-json-comments' | 'deprecated-key' | 'unknown-key'
+  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static';
+
+export interface RelatedInfo {
+  readonly file: string;
+  readonly span?: Span;
+  readonly line?: number;
+  readonly message: string;
+}
+
+export interface Finding {
+  readonly code: FindingCode;
+  readonly severity: 'error' | 'warning' | 'info';
+  readonly message: string;
+  readonly span: Span;
+  readonly related: readonly RelatedInfo[];
+}
+
+const REPORTED_FROM_ANALYZERS = new Set<string>([
+  'batch-size-mismatch', 'conflicting-precision', 'offload-needs-zero', 'unresolved-auto', 'reference-not-found', 'strict-json-comments',
+  'deprecated-key', 'unknown-key', 'invalid-value', 'placeholder', 'duplicate-key', 'unknown-model',
+]);
+
+/** Which keys drive each memory component, most specific first (the key a diagnostic points at). */
+const DRIVERS: Partial<Record<ComponentId, readonly CanonicalKey[]>> = {
+  activations: ['microBatchSize', 'seqLen', 'gradientCheckpointing', 'attention'],
+  'checkpoint-recompute': ['microBatchSize', 'seqLen', 'gradientCheckpointing'],
+  'backward-working': ['microBatchSize', 'seqLen', 'attention'],
+  'logits-loss': ['microBatchSize', 'seqLen', 'loss'],
+  'loss-backward': ['microBatchSize', 'seqLen', 'loss'],
+  'autocast-weight-copies': ['bf16', 'fp16', 'mixedPrecision', 'weightsDtype'],
+  'optimizer-states': ['optimizer', 'zeroStage', 'offloadOptimizer', 'fsdp'],
+  'optimizer-step': ['optimizer', 'zeroStage'],
+  gradients: ['zeroStage', 'fsdp', 'method', 'gradientAccumulationSteps'],
+  'ddp-buckets': ['zeroStage', 'fsdp'],
+  weights: ['model', 'zeroStage', 'fsdp', 'quantBits', 'weightsDtype'],
+  'master-weights': ['zeroStage', 'bf16', 'fp16', 'fsdp'],
+  'quantization-constants': ['quantBits', 'model'],
+  'adapter-weights': ['loraR', 'loraTargets'],
+  'gathered-params': ['zeroStage', 'stage3PrefetchBucketSize', 'stage3MaxLiveParameters', 'fsdp'],
+  'zero-buckets': ['reduceBucketSize', 'zeroStage'],
+  'gathered-grads': ['fsdp', 'zeroStage'],
+};
+
+/** Scenario files name setup fields directly. */
+const SCENARIO_KEY: Partial<Record<CanonicalKey, string>> = {
+  microBatchSize: 'micro_batch_size', seqLen: 'seq_len', gradientCheckpointing: 'gradient_checkpointing', attention: 'attention',
+  loss: 'loss', optimizer: 'optimizer', zeroStage: 'zero_stage', offloadOptimizer: 'offload_optimizer', fsdp: 'fsdp', method: 'method',
+  gradientAccumulationSteps: 'gradient_accumulation_steps', model: 'model', quantBits: 'quantization', weightsDtype: 'weights_dtype',
+  mixedPrecision: 'mixed_precision', loraR: 'lora', loraTargets: 'lora',
+};
+
+/** The span of a canonical key in this document (key span), if the document sets it. */
+export function spanOfKey(a: Analysis, key: CanonicalKey): Span | undefined {
+  const f = [...a.facts.facts].reverse().find((x) => x.key === key);
+  if (f) return f.keySpan;
+  if (a.scenario) {
+    const sk = SCENARIO_KEY[key];
+    const loc = sk ? a.scenario.keyLocations[sk] : undefined;
+    if (loc) return { start: loc.start, end: loc.end };
+  }
+  return undefined;
+}
+
+function firstLine(text: string): Span {
+  const nl = text.indexOf('\n');
+  return { start: 0, end: nl < 0 ? Math.min(text.length, 1) : nl };
+}
+
+export function computeFindings(a: Analysis, text: string, gpuName?: string): Finding[] {
+  const out: Finding[] = [];
+  const seen = new Set<string>();
+  const push = (f: Finding): void => {
+    const k = `${f.code}:${f.span.start}:${f.span.end}`;
+    if (seen.has(k)) return;
+    seen.add(k);
+    out.push(f);
+  };
+  // Problems the analyzers found in this document.
+  for (const p of a.facts.problems) {
+    if (!REPORTED_FROM_ANALYZERS.has(p.code)) continue;
+    push({ code: p.code as FindingCode, severity: p.severity, message: p.message, span: p.span, related: [] });
+  }
+  if (a.scenario) {
+    for (const p of a.scenario.problems) {
+      if (p.code === 'syntax-error' || p.code === 'syntax-warning') continue; // the YAML/JSON language support reports these
+      push({ code: (p.code === 'missing-model' ? 'unknown-model' : p.code) as FindingCode, severity: p.severity, message: p.message, span: { start: p.start, end: p.end }, related: [] });
+    }
+  }
+  // Problems found while merging files, located in this document.
+  for (const p of a.pipeline.problems) {
+    if (p.file !== a.file || !REPORTED_FROM_ANALYZERS.has(p.code)) continue;
+    push({ code: p.code as FindingCode, severity: p.severity, message: p.message, span: { start: p.start, end: Math.max(p.end, p.start) }, related: [] });
+  }
+  const e = a.estimate;
+  if (!a.setup) {
+    const modelProblem = a.pipeline.problems.find((p) => p.code === 'unknown-model');
+    if (modelProblem && !out.some((f) => f.code === 'unknown-model')) {
+      const span = modelProblem.file === a.file ? { start: modelProblem.start, end: modelProblem.end } : spanOfKey(a, 'model') ?? firstLine(text);
+      push({
+        code: 'unknown-model', severity: 'warning', span, related: [],
+        message: `${modelProblem.message}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), or open the launch script / training file that names it.`,
+      });
+    }
+    return out;
+  }
+  if (e && a.gpu && e.fits !== undefined) {
+    const cap = a.gpu.memoryBytes;
+    const need = e.perGpu.deviceBytes;
+    const headroom = a.settings.headroomPercent / 100;
+    const big = [...e.perGpu.components].sort((x, y) => y.bytes - x.bytes);
+    const driver = big.map((c) => ({ c, key: (DRIVERS[c.id] ?? []).map((k) => ({ k, span: spanOfKey(a, k) })).find((x) => x.span) })).find((x) => x.key);
+    const span = driver?.key?.span ?? spanOfKey(a, 'model') ?? firstLine(text);
+    const related: RelatedInfo[] = big.slice(0, 4).map((c) => {
+      const k = (DRIVERS[c.id] ?? []).map((x) => spanOfKey(a, x)).find((s) => s);
+      return { file: a.file, span: k ?? span, message: `${c.label}: ${formatBytes(c.bytes)} (${c.formula})` };
+    });
+    const phase = e.perGpu.phases.find((p) => p.phase === e.perGpu.phase);
+    if (!e.fits) {
+      push({
+        code: 'exceeds-gpu-memory', severity: 'error', span, related,
+        message: `Needs ${formatBytes(need)} per GPU (peak in ${e.perGpu.phase}${phase ? `: ${phase.note}` : ''}); ${a.gpu.id} has ${formatBytes(cap)}: ${formatBytes(need - cap)} over. Largest: ${big[0] ? `${big[0].label} ${formatBytes(big[0].bytes)}` : 'n/a'}.`,
+      });
+    } else if (need > cap * (1 - headroom)) {
+      push({
+        code: 'near-gpu-memory', severity: 'warning', span, related,
+        message: `Needs ${formatBytes(need)} of ${formatBytes(cap)} on ${a.gpu.id}: less than ${a.settings.headroomPercent}% headroom left (${formatBytes(cap - need)}). Fragmentation or longer batches may run out of memory.`,
+      });
+    }
+  } else if (e && gpuName && !a.gpu) {
+    push({ code: 'invalid-value', severity: 'warning', span: firstLine(text), related: [], message: `unknown GPU '${gpuName}' (see "vramLens.gpu")` });
+  }
+  return out;
+}

@@ -1,0 +1,181 @@
+// Hover text: the per-GPU breakdown at a memory-relevant key, the phase of the peak, capacity and headroom,
+// and the marginal effect of the hovered key ("micro-batch 4 -> 5: +2.1 GiB"). Markdown with a fenced block in
+// the `vram-breakdown` language (highlighted by syntaxes/vram-breakdown.tmLanguage.json) and a command link
+// that opens the panel. Editor-free and pure.
+import type { CanonicalKey, Fact, Span } from '../analyzers/facts';
+import { isUnknown } from '../analyzers/facts';
+import { parseArchitecture } from '../core/architecture';
+import { estimate } from '../core/estimate';
+import type { Estimate } from '../core/model';
+import type { TrainingSetup } from '../core/setup';
+import { formatBytes, formatCount } from '../core/units';
+import type { Analysis } from './analysis';
+
+export const OPEN_PANEL_COMMAND = 'vramLens.openPanel';
+
+type Translate = (message: string, ...args: Array<string | number>) => string;
+const identity: Translate = (m, ...args) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
+
+interface HoverTarget {
+  readonly key: CanonicalKey | string;
+  readonly rawKey: string;
+  readonly rawValue: string;
+  readonly span: Span;
+}
+
+const SCENARIO_TO_CANONICAL: Record<string, CanonicalKey> = {
+  micro_batch_size: 'microBatchSize', seq_len: 'seqLen', gradient_checkpointing: 'gradientCheckpointing', attention: 'attention', loss: 'loss',
+  optimizer: 'optimizer', zero_stage: 'zeroStage', offload_optimizer: 'offloadOptimizer', offload_params: 'offloadParams', fsdp: 'fsdp',
+  method: 'method', gradient_accumulation_steps: 'gradientAccumulationSteps', model: 'model', weights_dtype: 'weightsDtype',
+  mixed_precision: 'mixedPrecision', gpus_per_node: 'gpusPerNode', nodes: 'nodes', lora: 'loraR', quantization: 'quantBits',
+  tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpu: 'gpu', compile: 'compile', activation_offloading: 'activationOffloading',
+};
+
+function targetAt(a: Analysis, offset: number, text: string): HoverTarget | undefined {
+  const inside = (s: Span): boolean => offset >= s.start && offset <= s.end;
+  const f: Fact | undefined = [...a.facts.facts].reverse().find((x) => inside(x.keySpan) || inside(x.valueSpan));
+  if (f) return { key: f.key, rawKey: f.rawKey, rawValue: f.rawValue, span: f.keySpan };
+  if (a.scenario) {
+    for (const [k, loc] of Object.entries(a.scenario.keyLocations)) {
+      const v = a.scenario.valueLocations[k];
+      if (inside(loc) || (v && inside(v))) return { key: SCENARIO_TO_CANONICAL[k] ?? k, rawKey: k, rawValue: v ? text.slice(v.start, v.end) : '', span: loc };
+    }
+  }
+  return undefined;
+}
+
+/** The breakdown as an aligned text block (one line per component, then the totals). */
+export function breakdownBlock(e: Estimate, gpuLine: boolean): string {
+  const rows: Array<[string, string]> = e.perGpu.components.filter((c) => c.bytes > 0).map((c) => [c.label, formatBytes(c.bytes)]);
+  rows.push(['= peak allocated', `${formatBytes(e.perGpu.peakBytes)}  (${e.perGpu.phase})`]);
+  rows.push(['= reserved', formatBytes(e.perGpu.reservedBytes)]);
+  rows.push(['= device (nvidia-smi)', formatBytes(e.perGpu.deviceBytes)]);
+  if (gpuLine && e.gpu) rows.push([`${e.gpu.id}`, `${formatBytes(e.gpu.memoryBytes)}  ${e.fits ? 'fits' : 'DOES NOT FIT'}, headroom ${formatBytes(e.headroomBytes ?? 0)}`]);
+  const w = Math.max(...rows.map((r) => r[0].length)) + 2;
+  return rows.map(([l, v]) => l + ' '.repeat(Math.max(1, w - l.length)) + v).join('\n');
+}
+
+interface Variant {
+  readonly label: string;
+  readonly patch: Partial<TrainingSetup>;
+}
+
+/** The what-ifs worth showing for a key, given the current setup. */
+function variantsFor(key: string, s: TrainingSetup): Variant[] {
+  const v: Variant[] = [];
+  switch (key) {
+    case 'microBatchSize':
+      v.push({ label: `micro-batch ${s.micro_batch_size} -> ${s.micro_batch_size + 1}`, patch: { micro_batch_size: s.micro_batch_size + 1 } });
+      if (s.micro_batch_size > 1) v.push({ label: `micro-batch ${s.micro_batch_size} -> ${s.micro_batch_size - 1}`, patch: { micro_batch_size: s.micro_batch_size - 1 } });
+      break;
+    case 'trainBatchSize':
+    case 'gradientAccumulationSteps':
+      v.push({ label: `accumulation ${s.gradient_accumulation_steps} -> ${s.gradient_accumulation_steps * 2}`, patch: { gradient_accumulation_steps: s.gradient_accumulation_steps * 2 } });
+      break;
+    case 'seqLen':
+      v.push({ label: `sequence ${s.seq_len} -> ${s.seq_len * 2}`, patch: { seq_len: s.seq_len * 2 } });
+      if (s.seq_len >= 256) v.push({ label: `sequence ${s.seq_len} -> ${Math.floor(s.seq_len / 2)}`, patch: { seq_len: Math.floor(s.seq_len / 2) } });
+      break;
+    case 'zeroStage':
+      if (s.zero_stage < 3) v.push({ label: `stage ${s.zero_stage} -> ${s.zero_stage + 1}`, patch: { zero_stage: (s.zero_stage + 1) as 1 | 2 | 3 } });
+      if (s.zero_stage > 0) v.push({ label: `stage ${s.zero_stage} -> ${s.zero_stage - 1}`, patch: { zero_stage: (s.zero_stage - 1) as 0 | 1 | 2 } });
+      break;
+    case 'gradientCheckpointing':
+      v.push(s.gradient_checkpointing === 'none'
+        ? { label: 'checkpointing off -> on', patch: { gradient_checkpointing: 'full' } }
+        : { label: 'checkpointing on -> off', patch: { gradient_checkpointing: 'none' } });
+      break;
+    case 'optimizer':
+      if (s.optimizer !== 'adamw_8bit') v.push({ label: `${s.optimizer} -> adamw_8bit`, patch: { optimizer: 'adamw_8bit' } });
+      if (s.optimizer !== 'adamw') v.push({ label: `${s.optimizer} -> adamw`, patch: { optimizer: 'adamw' } });
+      break;
+    case 'bf16':
+    case 'fp16':
+    case 'mixedPrecision':
+    case 'weightsDtype':
+      if (s.mixed_precision === 'none' && s.weights_dtype === 'fp32') v.push({ label: 'fp32 -> bf16 autocast', patch: { mixed_precision: 'bf16' } });
+      else if (s.mixed_precision !== 'none') v.push({ label: `${s.mixed_precision} autocast -> fp32`, patch: { mixed_precision: 'none', weights_dtype: 'fp32' } });
+      else v.push({ label: `${s.weights_dtype} -> fp32`, patch: { weights_dtype: 'fp32', master_weights: false } });
+      break;
+    case 'offloadOptimizer':
+      v.push(s.offload_optimizer === 'none' ? { label: 'optimizer offload none -> cpu', patch: { offload_optimizer: 'cpu' } } : { label: `optimizer offload ${s.offload_optimizer} -> none`, patch: { offload_optimizer: 'none' } });
+      break;
+    case 'offloadParams':
+      v.push(s.offload_params === 'none' ? { label: 'parameter offload none -> cpu', patch: { offload_params: 'cpu' } } : { label: `parameter offload ${s.offload_params} -> none`, patch: { offload_params: 'none' } });
+      break;
+    case 'fsdp':
+    case 'fsdpOffload':
+      v.push(s.fsdp === 'none' ? { label: 'FSDP none -> full_shard', patch: { fsdp: 'full_shard' } } : { label: `FSDP ${s.fsdp} -> none`, patch: { fsdp: 'none' } });
+      break;
+    case 'loraR':
+      if (s.lora) {
+        v.push({ label: `LoRA rank ${s.lora.r} -> ${s.lora.r * 2}`, patch: { lora: { ...s.lora, r: s.lora.r * 2 } } });
+        if (s.lora.r > 1) v.push({ label: `LoRA rank ${s.lora.r} -> ${Math.max(1, Math.floor(s.lora.r / 2))}`, patch: { lora: { ...s.lora, r: Math.max(1, Math.floor(s.lora.r / 2)) } } });
+      }
+      break;
+    case 'loraTargets':
+      if (s.lora && s.lora.target_modules !== 'all-linear') v.push({ label: 'targets -> all-linear', patch: { lora: { ...s.lora, target_modules: 'all-linear' } } });
+      break;
+    case 'quantBits':
+      if (s.quantization) v.push({ label: `${s.quantization.bits}-bit base -> 16-bit`, patch: { quantization: undefined, method: s.method === 'qlora' ? 'lora' : s.method } });
+      break;
+    case 'gpusPerNode':
+    case 'worldSize':
+      v.push({ label: `GPUs ${s.gpus_per_node * s.nodes} -> ${s.gpus_per_node * s.nodes * 2}`, patch: { gpus_per_node: s.gpus_per_node * 2 } });
+      break;
+    case 'attention':
+      if (s.attention !== 'flash') v.push({ label: `attention ${s.attention} -> flash`, patch: { attention: 'flash' } });
+      if (s.attention !== 'eager') v.push({ label: `attention ${s.attention} -> eager`, patch: { attention: 'eager' } });
+      break;
+    case 'loss':
+      if (s.loss !== 'fused') v.push({ label: `loss ${s.loss} -> fused linear-CE`, patch: { loss: 'fused' } });
+      break;
+    case 'activationOffloading':
+      v.push({ label: `activation offloading ${s.activation_offloading ? 'on -> off' : 'off -> on'}`, patch: { activation_offloading: !s.activation_offloading, gradient_checkpointing: s.gradient_checkpointing === 'none' ? 'full' : s.gradient_checkpointing } });
+      break;
+    default:
+      break;
+  }
+  return v;
+}
+
+function signed(bytes: number): string {
+  return `${bytes >= 0 ? '+' : '-'}${formatBytes(Math.abs(bytes))}`;
+}
+
+/** Markdown for a hover at `offset`, or undefined when the offset is not on a memory-relevant key. */
+export function hoverAt(a: Analysis, offset: number, text: string, t: Translate = identity): string | undefined {
+  const target = targetAt(a, offset, text);
+  if (!target) return undefined;
+  const lines: string[] = [];
+  lines.push(`**VRAM Lens** · \`${target.rawKey}\``);
+  if (target.key === 'model' && a.setup) {
+    const arch = parseArchitecture(a.setup.architecture);
+    const src = a.pipeline.provenance.architecture;
+    const params = a.estimate?.parameters;
+    if (arch.ok) {
+      const x = arch.arch;
+      lines.push(t('{0}: {1} layers, hidden {2}, {3} heads ({4} kv), MLP {5}, vocab {6}', x.family, x.layers, x.hidden, x.heads, x.kvHeads, x.ffn, x.vocab));
+    }
+    if (params) lines.push(t('{0} parameters ({1} trainable) · source: {2}', formatCount(params.total), formatCount(params.trainable), src?.kind === 'catalog' ? src.entry : params.source));
+  }
+  const e = a.estimate;
+  if (!a.setup || !e) {
+    const why = a.findings.find((f) => f.code === 'unknown-model')?.message ?? a.pipeline.problems.find((p) => p.severity === 'error')?.message ?? t('the setup is incomplete');
+    lines.push('', t('No estimate yet: {0}', why));
+    return lines.join('\n\n');
+  }
+  lines.push('```vram-breakdown\n' + breakdownBlock(e, true) + '\n```');
+  const s = a.setup;
+  const effects: string[] = [];
+  for (const variant of variantsFor(String(target.key), s)) {
+    const r = estimate({ ...s, ...variant.patch }, { gpu: e.gpu ? { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source } : undefined, lean: true });
+    if (!r.ok) continue;
+    const delta = r.estimate.perGpu.deviceBytes - e.perGpu.deviceBytes;
+    effects.push(`${variant.label}: ${signed(delta)}${r.estimate.fits === false && e.fits ? t(' (no longer fits)') : r.estimate.fits && e.fits === false ? t(' (fits)') : ''}`);
+  }
+  if (effects.length > 0) lines.push(t('**This key:** {0}', effects.join(' · ')));
+  if (isUnknown({ unknown: '' }) && target.rawValue === '"auto"') lines.push(t('"auto" is filled in by the trainer from TrainingArguments.'));
+  lines.push(`[${t('Open the VRAM panel')}](command:${OPEN_PANEL_COMMAND})`);
+  return lines.join('\n\n');
+}

@@ -1,0 +1,57 @@
+// Quick fixes for the memory diagnostics: single changes (bf16, checkpointing, ZeRO stage, offload, 8-bit
+// optimizer, micro-batch vs accumulation, ...) and the best advised combination, each with its edits in the
+// user's own files and a title stating the saving and the cost. Editor-free and pure.
+import type { AdviceItem } from '../core/advice';
+import { singleChanges } from '../core/advice';
+import type { GpuSpec } from '../core/catalog/gpus';
+import { formatBytes } from '../core/units';
+import type { Analysis } from './analysis';
+import { editsForChanges, type EditData, type FixFile } from './fixes';
+
+export interface QuickFix {
+  readonly id: string;
+  readonly title: string;
+  readonly edits: readonly EditData[];
+  readonly preferred: boolean;
+  readonly item: AdviceItem;
+}
+
+type Translate = (message: string, ...args: Array<string | number>) => string;
+const identity: Translate = (m, ...args) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
+
+export function fixFiles(a: Analysis): FixFile[] {
+  const files: FixFile[] = a.pipeline.files.map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts }));
+  if (a.scenario && a.format === 'scenario') {
+    files.push({ file: a.file, text: a.text, format: 'scenario', facts: { format: 'scenario', facts: [], problems: [], references: [], tools: [] } });
+  }
+  return files;
+}
+
+/** "Enable gradient checkpointing (-18.2 GiB, ~+33% step time)". */
+export function fixTitle(item: Pick<AdviceItem, 'title' | 'savedBytes' | 'stepTimeFactor' | 'changesResult' | 'fits'>, t: Translate = identity): string {
+  const pct = Math.round((item.stepTimeFactor - 1) * 100);
+  const cost = Math.abs(pct) < 2 ? t('no slower') : pct > 0 ? t('~+{0}% step time', pct) : t('~{0}% step time', pct);
+  return `${item.title} (-${formatBytes(item.savedBytes)}, ${cost}${item.changesResult ? t(', changes what is trained') : ''}${item.fits ? '' : t(', still does not fit alone')})`;
+}
+
+/** The quick fixes for a document, best first; the first that fits without changing the result is preferred. */
+export function quickFixes(a: Analysis, t: Translate = identity): QuickFix[] {
+  if (!a.setup || !a.estimate) return [];
+  const gpu = a.gpu ? { id: a.gpu.id, memoryBytes: a.gpu.memoryBytes, source: a.gpu.source } : undefined;
+  const headroomFraction = a.settings.headroomPercent / 100;
+  const items: AdviceItem[] = singleChanges(a.setup, { gpu, gpuSpec: a.gpu?.spec as GpuSpec | undefined, headroomFraction });
+  const best = a.advice()?.items.find((i) => i.changes.length > 1 && !i.changesResult);
+  if (best) items.unshift(best);
+  const files = fixFiles(a);
+  const out: QuickFix[] = [];
+  for (const item of items) {
+    const plan = editsForChanges(item.changes, files, a.file);
+    if (plan.edits.length === 0 || plan.unsupported.length > 0) continue;
+    out.push({ id: item.id, title: fixTitle(item, t), edits: plan.edits, preferred: false, item });
+  }
+  // Fitting before not fitting, result-preserving before result-changing, a single change before a combination.
+  const rank = (q: QuickFix): number => (q.item.fits ? 0 : 4) + (q.item.changesResult ? 2 : 0) + (q.item.changes.length > 1 && q.id.includes('+') ? 1 : 0);
+  out.sort((x, y) => rank(x) - rank(y) || x.item.stepTimeFactor - y.item.stepTimeFactor || y.item.savedBytes - x.item.savedBytes);
+  if (out.length > 0) (out[0] as { preferred: boolean }).preferred = true;
+  return out.slice(0, 8);
+}

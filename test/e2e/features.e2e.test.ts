@@ -1,0 +1,127 @@
+// The extension inside a real VS Code extension host: hovers in each format, diagnostics that appear and
+// disappear as the file changes, quick fixes that apply and clear the diagnostic, and settings that re-run.
+// Workspace: test/e2e/fixtures/workspace (a copy; tests may edit files). GPU setting: RTX-4090 (24 GB).
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+
+async function open(name: string): Promise<vscode.TextDocument> {
+  const [file] = await vscode.workspace.findFiles(name, '**/node_modules/**', 1);
+  assert.ok(file, `${name} in the workspace`);
+  const doc = await vscode.workspace.openTextDocument(file);
+  await vscode.window.showTextDocument(doc);
+  return doc;
+}
+
+function ours(uri: vscode.Uri, code?: string): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'vram-lens' && (code === undefined || (typeof d.code === 'object' && d.code !== null && String(d.code.value) === code)));
+}
+
+/** Waits for the diagnostics of `uri` to satisfy `cond`, using onDidChangeDiagnostics (no fixed sleeps). */
+async function waitForDiagnostics(uri: vscode.Uri, cond: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  if (cond()) return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      sub.dispose();
+      reject(new Error(`timed out waiting for ${what}; have: ${JSON.stringify(ours(uri).map((d) => d.message))}`));
+    }, timeoutMs);
+    const sub = vscode.languages.onDidChangeDiagnostics((e) => {
+      if (e.uris.some((u) => u.toString() === uri.toString()) && cond()) {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve();
+      }
+    });
+  });
+}
+
+async function hoverText(doc: vscode.TextDocument, needle: string, delta = 1): Promise<string> {
+  const offset = doc.getText().indexOf(needle);
+  assert.ok(offset >= 0, `${needle} in ${doc.fileName}`);
+  const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, doc.positionAt(offset + delta));
+  return hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))).join('\n');
+}
+
+suite('VRAM Lens features (real extension host)', () => {
+  suiteSetup(async () => {
+    const ext = vscode.extensions.getExtension('vram-lens.vram-lens');
+    assert.ok(ext);
+    await open('run.vram.yaml');
+    const end = Date.now() + 20_000;
+    while (!ext.isActive && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(ext.isActive, 'activated by its own activation events');
+  });
+
+  test('hover in a scenario file: breakdown and the cost of one more micro-batch', async () => {
+    const doc = await open('run.vram.yaml');
+    const text = await hoverText(doc, 'micro_batch_size');
+    assert.match(text, /peak allocated/);
+    assert.match(text, /micro-batch 4 -> 5: \+/);
+    assert.match(text, /RTX-4090/);
+  });
+
+  test('hover in a DeepSpeed JSON (with its launcher beside it): what the next ZeRO stage saves', async () => {
+    const doc = await open('ds_config.json');
+    const text = await hoverText(doc, '"stage"', 2);
+    assert.match(text, /peak allocated/);
+    assert.match(text, /stage 2 -> 3: [+-][\d.]+ (GiB|MiB)/);
+    assert.match(text, /stage 2 -> 1: \+/);
+  });
+
+  test('hover in TrainingArguments (Python), a launch script and Axolotl YAML', async () => {
+    assert.match(await hoverText(await open('train.py'), 'per_device_train_batch_size'), /micro-batch 2 -> 3/);
+    assert.match(await hoverText(await open('train.sh'), '--max_seq_length', 3), /sequence 1024 -> 2048/);
+    assert.match(await hoverText(await open('axolotl.yml'), 'sequence_len'), /peak allocated/);
+  });
+
+  test('exceeds-gpu-memory appears on the key that drives the peak, and disappears when the file changes', async () => {
+    const doc = await open('run.vram.yaml');
+    await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'exceeds-gpu-memory');
+    const d = ours(doc.uri, 'exceeds-gpu-memory')[0];
+    assert.equal(doc.getText(d.range), 'micro_batch_size');
+    assert.ok((d.relatedInformation ?? []).length >= 2, 'related information on the other big contributors');
+    const editor = await vscode.window.showTextDocument(doc);
+    const line = doc.lineAt(doc.positionAt(doc.getText().indexOf('micro_batch_size: 4')).line);
+    await editor.edit((b) => b.replace(line.range, 'micro_batch_size: 1'));
+    await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 0, 'the diagnostic to clear');
+    await vscode.commands.executeCommand('undo');
+    await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'the diagnostic to come back');
+  });
+
+  test('the preferred quick fix applies and the diagnostic goes away', async () => {
+    const doc = await open('run.vram.yaml');
+    await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'exceeds-gpu-memory');
+    const d = ours(doc.uri, 'exceeds-gpu-memory')[0];
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range, vscode.CodeActionKind.QuickFix.value);
+    // The command returns actions without their diagnostics attached; ours are recognised by their titles.
+    const mine = actions.filter((a) => /\(-[\d.]+ (GiB|MiB), /.test(a.title));
+    assert.ok(mine.length >= 2, `quick fixes: ${actions.length} actions: ${actions.map((a) => `${a.title} [${(a.diagnostics ?? []).map((x) => x.source).join()}]`).join(' | ')}`);
+    assert.ok(mine.every((a) => /\(-[\d.]+ (GiB|MiB), /.test(a.title)), 'each title states the saving and the cost');
+    const preferred = mine.find((a) => a.isPreferred);
+    assert.ok(preferred?.edit, 'one preferred fix with an edit');
+    assert.ok(await vscode.workspace.applyEdit(preferred.edit));
+    await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 0, 'the diagnostic to clear after the fix');
+    await vscode.commands.executeCommand('undo');
+  });
+
+  test('changing vramLens.gpu re-runs the analysis', async () => {
+    const doc = await open('run.vram.yaml');
+    await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'exceeds-gpu-memory');
+    const cfg = vscode.workspace.getConfiguration('vramLens');
+    await cfg.update('gpu', 'H100-80GB', vscode.ConfigurationTarget.Workspace);
+    try {
+      await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 0, 'no diagnostic on an 80 GB GPU');
+    } finally {
+      await cfg.update('gpu', 'RTX-4090', vscode.ConfigurationTarget.Workspace);
+    }
+    await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'the diagnostic back on 24 GB');
+  });
+
+  test('the panel command opens the VRAM panel', async () => {
+    await open('run.vram.yaml');
+    await vscode.commands.executeCommand('vramLens.openPanel');
+    const labels = (): string[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
+    const end = Date.now() + 15_000;
+    while (!labels().includes('VRAM Lens') && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(labels().includes('VRAM Lens'), `tabs: ${labels().join(', ')}`);
+  });
+});

@@ -1,0 +1,121 @@
+// Editor features without an editor: hover text, findings (diagnostics) and settings, through analyzeDocument.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { catalogResolver } from '../../src/analyzers/resolve';
+import { analyzeDocument, type AnalysisSettings } from '../../src/features/analysis';
+import { hoverAt } from '../../src/features/hover';
+import { SettingsSchema, SETTING_KEYS } from '../../src/features/settings';
+
+const repo = path.resolve(__dirname, '..', '..', '..');
+const settings: AnalysisSettings = { gpu: 'A100-40GB', headroomPercent: 5 };
+const files = new Map<string, string>();
+const reader = { read: (p: string) => files.get(p), join: (from: string, rel: string) => path.join(path.dirname(from), rel) };
+
+function analyze(file: string, text: string, s: AnalysisSettings = settings) {
+  return analyzeDocument({ file, text }, s, { reader, resolver: catalogResolver });
+}
+
+/** Marks the cursor with ‸ in the text, like yaml-language-server's tests. */
+function checkHover(file: string, marked: string, expect: RegExp[], s: AnalysisSettings = settings): string {
+  const offset = marked.indexOf('‸');
+  const text = marked.replace('‸', '');
+  const a = analyze(file, text, s);
+  const md = hoverAt(a, offset, text);
+  assert.ok(md, `a hover at ${JSON.stringify(marked.slice(Math.max(0, offset - 20), offset + 20))}`);
+  for (const re of expect) assert.match(md, re);
+  return md;
+}
+
+describe('features: hover', () => {
+  it('scenario: micro_batch_size shows the breakdown and what one more micro-batch costs', () => {
+    const md = checkHover('/w/run.vram.yaml', 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nmicro_batch_size: ‸4\nseq_len: 1024\n',
+      [/```vram-breakdown/, /peak allocated/, /micro-batch 4 -> 5: \+[\d.]+ (GiB|MiB)/, /micro-batch 4 -> 3: -[\d.]+ (GiB|MiB)/, /command:vramLens.openPanel/, /A100-40GB/]);
+    assert.doesNotMatch(md, /undefined|NaN/);
+  });
+
+  it('DeepSpeed JSON: zero_optimization.stage shows the saving of the next stage (with the launcher beside it)', () => {
+    files.clear();
+    files.set('/w/ds.json', '{\n  "train_micro_batch_size_per_gpu": 2,\n  "bf16": {"enabled": true},\n  "zero_optimization": {"stage": 1}\n}\n');
+    const launcher = { file: '/w/train.sh', text: 'deepspeed --num_gpus 8 train.py --model_name_or_path meta-llama/Llama-2-7b-hf --deepspeed ds.json --max_seq_length 2048\n' };
+    const text = files.get('/w/ds.json')!;
+    const offset = text.indexOf('"stage"') + 2;
+    const a = analyzeDocument({ file: '/w/ds.json', text }, settings, { reader, resolver: catalogResolver, related: [launcher] });
+    const md = hoverAt(a, offset, text);
+    assert.ok(md);
+    assert.match(md, /stage 1 -> 2: [+-][\d.]+ (GiB|MiB)/);
+    assert.match(md, /stage 1 -> 0: \+[\d.]+ GiB/);
+    assert.equal(a.setup?.gpus_per_node, 8);
+    assert.equal(a.setup?.zero_stage, 1);
+  });
+
+  it('Python: hovering the model id shows the architecture and the parameter count with its source', () => {
+    checkHover('/w/train.py', 'from transformers import AutoModelForCausalLM, TrainingArguments\nm = AutoModelForCausalLM.from_pretrained("‸meta-llama/Meta-Llama-3-8B")\nargs = TrainingArguments(per_device_train_batch_size=1, bf16=True, gradient_checkpointing=True)\n',
+      [/llama: 32 layers, hidden 4096, 32 heads \(8 kv\)/, /8\.03B parameters/, /catalog/]);
+  });
+
+  it('YAML (Axolotl): sequence_len shows the effect of doubling it', () => {
+    checkHover('/w/axolotl.yml', 'base_model: mistralai/Mistral-7B-v0.1\nadapter: qlora\nload_in_4bit: true\nmicro_batch_size: 2\nsequence_len: ‸4096\ngradient_checkpointing: true\n',
+      [/sequence 4096 -> 8192: \+/, /qlora|4-bit/i]);
+  });
+
+  it('no hover away from keys; a clear "no estimate" without a model', () => {
+    const text = '{\n  "train_micro_batch_size_per_gpu": 4\n}\n';
+    files.clear();
+    const a = analyze('/w/lonely_ds_config.json', text);
+    assert.equal(hoverAt(a, 0, text), undefined);
+    const md = hoverAt(a, text.indexOf('train_micro'), text);
+    assert.match(md ?? '', /No estimate yet/);
+    assert.match(md ?? '', /vramLens\.model/);
+  });
+});
+
+describe('features: findings', () => {
+  it('exceeds-gpu-memory points at the key that drives the peak, with related information', () => {
+    const text = 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmicro_batch_size: 16\nseq_len: 4096\n';
+    const a = analyze('/w/big.vram.yaml', text);
+    const f = a.findings.find((x) => x.code === 'exceeds-gpu-memory');
+    assert.ok(f, JSON.stringify(a.findings));
+    assert.equal(text.slice(f.span.start, f.span.end), 'micro_batch_size');
+    assert.ok(f.related.length >= 2);
+    assert.match(f.message, /A100-40GB has 40\.0 GiB/);
+  });
+
+  it('near-gpu-memory when less than the headroom stays free', () => {
+    // Pick the GPU size just above the need: the run fits but with < 5 % left.
+    const text = 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nmicro_batch_size: 1\nseq_len: 512\n';
+    const a0 = analyze('/w/near.vram.yaml', text, { gpu: '', headroomPercent: 5 });
+    const need = a0.estimate!.perGpu.deviceBytes;
+    const a = analyze('/w/near.vram.yaml', text, { gpu: `${((need * 1.02) / 2 ** 30).toFixed(3)}GiB`, headroomPercent: 5 });
+    assert.ok(a.findings.some((x) => x.code === 'near-gpu-memory'), JSON.stringify(a.findings.map((x) => x.code)));
+  });
+
+  it('batch-size-mismatch and conflicting-precision from a DeepSpeed file are reported at their keys', () => {
+    const text = '{\n  "train_batch_size": 63,\n  "train_micro_batch_size_per_gpu": 4,\n  "gradient_accumulation_steps": 2,\n  "bf16": {"enabled": true},\n  "fp16": {"enabled": true}\n}\n';
+    files.clear();
+    const a = analyze('/w/ds_config.json', text);
+    const codes = a.findings.map((f) => f.code);
+    assert.ok(codes.includes('batch-size-mismatch'), codes.join());
+    assert.ok(codes.includes('conflicting-precision'), codes.join());
+    assert.ok(codes.includes('unknown-model'), codes.join());
+  });
+
+  it('unresolved references are located on the reference', () => {
+    files.clear();
+    const text = 'deepspeed --num_gpus 2 train.py --deepspeed missing_ds.json --model_name_or_path gpt2\n';
+    const a = analyze('/w/run.sh', text);
+    const f = a.findings.find((x) => x.code === 'reference-not-found');
+    assert.ok(f, JSON.stringify(a.pipeline.problems));
+  });
+});
+
+describe('features: settings', () => {
+  it('package.json defaults equal the zod schema defaults (settings checklist, STYLE.md §8)', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { contributes: { configuration: Array<{ properties: Record<string, { default: unknown }> }> } };
+    const props: Record<string, unknown> = {};
+    for (const group of pkg.contributes.configuration) for (const [k, v] of Object.entries(group.properties)) props[k] = v.default;
+    const defaults = SettingsSchema.parse({});
+    for (const k of SETTING_KEYS) assert.deepEqual(props[`vramLens.${k}`], defaults[k], `vramLens.${k}`);
+    assert.equal(Object.keys(props).length, SETTING_KEYS.length);
+  });
+});

@@ -1,0 +1,478 @@
+// Tests of features/fixes.ts: before -> after text per format (in the style of jsonc-parser's modify tests), the
+// all-or-nothing rule for multi-key changes, file choice across several files, and a round-trip property: after the
+// edits, re-analyzing the file yields the requested values and no new syntax problems.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { analyzeAs, detectFormat } from '../../src/analyzers/detect';
+import { emptyFacts, isUnknown, type CanonicalKey, type ConfigFacts, type Format } from '../../src/analyzers/facts';
+import { analyzeScenario } from '../../src/analyzers/scenario';
+import type { SetupChange } from '../../src/core/advice';
+import { applyEditData, editsForChanges, setKey, type FixFile } from '../../src/features/fixes';
+import { sharedDir } from './helpers';
+
+function fixFile(file: string, text: string, format?: Format): FixFile {
+  const fmt = format ?? detectFormat(file, text);
+  assert.ok(fmt, `format of ${file}`);
+  return { file, text, format: fmt, facts: fmt === 'scenario' ? emptyFacts('scenario') : analyzeAs(fmt, text) };
+}
+
+type Changes = Record<string, unknown> | readonly SetupChange[];
+const toChanges = (c: Changes): SetupChange[] =>
+  Array.isArray(c) ? [...c] : Object.entries(c).map(([key, value]) => ({ key: key as SetupChange['key'], value }));
+
+/** Applies the changes to one file and compares the text; `after` undefined means the change must be unsupported. */
+function checkFix(file: string, before: string, changes: Changes, after: string | undefined, format?: Format): void {
+  const f = fixFile(file, before, format);
+  const plan = editsForChanges(toChanges(changes), [f], file);
+  if (after === undefined) {
+    assert.equal(plan.edits.length, 0, 'no edits for an unsupported change');
+    assert.ok(plan.unsupported.length > 0, 'the change is reported as unsupported');
+    for (const u of plan.unsupported) assert.ok(u.reason.length > 10, `a reason for ${u.key}`);
+    return;
+  }
+  assert.deepEqual(plan.unsupported, []);
+  for (const e of plan.edits) assert.ok(e.start <= e.end && e.end <= before.length && e.file === file);
+  assert.equal(applyEditData(before, plan.edits), after);
+}
+
+describe('fixes: DeepSpeed JSON', () => {
+  const F = 'ds_config.json';
+  it('replaces a value in place', () => {
+    checkFix(F, '{\n  "zero_optimization": {\n    "stage": 2\n  }\n}\n', { zero_stage: 3 }, '{\n  "zero_optimization": {\n    "stage": 3\n  }\n}\n');
+  });
+  it('creates the zero_optimization block when missing (2 spaces)', () => {
+    checkFix(F, '{\n  "train_micro_batch_size_per_gpu": 4\n}\n', { zero_stage: 2 },
+      '{\n  "train_micro_batch_size_per_gpu": 4,\n  "zero_optimization": {\n    "stage": 2\n  }\n}\n');
+  });
+  it('keeps tab indentation', () => {
+    checkFix(F, '{\n\t"train_micro_batch_size_per_gpu": 4\n}', { zero_stage: 1 },
+      '{\n\t"train_micro_batch_size_per_gpu": 4,\n\t"zero_optimization": {\n\t\t"stage": 1\n\t}\n}');
+  });
+  it('keeps 4-space indentation and comments', () => {
+    checkFix(F, '{\n    // ZeRO settings\n    "zero_optimization": {\n        "stage": 2 // two\n    }\n}\n', { zero_stage: 3, offload_optimizer: 'cpu' },
+      // jsonc-parser keeps the comment; it ends up after the inserted property.
+      '{\n    // ZeRO settings\n    "zero_optimization": {\n        "stage": 3,\n        "offload_optimizer": {\n            "device": "cpu",\n            "pin_memory": true\n        } // two\n    }\n}\n');
+  });
+  it('keeps CRLF line endings', () => {
+    checkFix(F, '{\r\n  "zero_optimization": {\r\n    "stage": 1\r\n  }\r\n}\r\n', { offload_optimizer: 'cpu' },
+      '{\r\n  "zero_optimization": {\r\n    "stage": 1,\r\n    "offload_optimizer": {\r\n      "device": "cpu",\r\n      "pin_memory": true\r\n    }\r\n  }\r\n}\r\n');
+  });
+  it('changes an existing offload device and leaves its other keys', () => {
+    checkFix(F, '{"zero_optimization": {"stage": 3, "offload_param": {"device": "none", "pin_memory": false}}}', { offload_params: 'cpu' },
+      '{"zero_optimization": {"stage": 3, "offload_param": {"device": "cpu", "pin_memory": false}}}');
+  });
+  it('bf16 on flips fp16 off', () => {
+    checkFix(F, '{\n  "fp16": {\n    "enabled": true\n  },\n  "zero_optimization": {\n    "stage": 2\n  }\n}\n', { mixed_precision: 'bf16' },
+      '{\n  "fp16": {\n    "enabled": false\n  },\n  "zero_optimization": {\n    "stage": 2\n  },\n  "bf16": {\n    "enabled": true\n  }\n}\n');
+  });
+  it('halves micro, doubles accumulation; train_batch_size stays consistent', () => {
+    checkFix(F, '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 8, "gradient_accumulation_steps": 1, "zero_optimization": {"stage": 1}}',
+      { micro_batch_size: 4, gradient_accumulation_steps: 2 },
+      '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2, "zero_optimization": {"stage": 1}}');
+  });
+  it('scales train_batch_size when only the micro-batch changes', () => {
+    checkFix(F, '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 8, "gradient_accumulation_steps": 1}', { micro_batch_size: 4 },
+      '{"train_batch_size": 32, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 1}');
+  });
+  it('leaves "auto" batch keys alone (HF fills them)', () => {
+    checkFix(F, '{"train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 2}}', { zero_stage: 3 },
+      '{"train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 3}}');
+  });
+  it('an 8-bit optimizer is not expressible in the optimizer block', () => {
+    checkFix(F, '{"optimizer": {"type": "AdamW"}, "zero_optimization": {"stage": 2}}', { optimizer: 'adamw_8bit' }, undefined);
+  });
+  it('the legacy "zero_optimization": true is refused', () => {
+    checkFix(F, '{"zero_optimization": true}', { zero_stage: 3 }, undefined);
+  });
+  it('NVMe offload without nvme_path is refused', () => {
+    checkFix(F, '{"zero_optimization": {"stage": 3}}', { offload_optimizer: 'nvme' }, undefined);
+  });
+  it('master_weights is derived, not written', () => {
+    checkFix(F, '{"zero_optimization": {"stage": 0}}', { zero_stage: 3, master_weights: true }, '{"zero_optimization": {"stage": 3}}');
+  });
+});
+
+describe('fixes: YAML', () => {
+  it('Accelerate: replaces a quoted scalar keeping its quotes', () => {
+    checkFix('accel.yaml', "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nmixed_precision: 'no'\nnum_processes: 2\n", { mixed_precision: 'bf16' },
+      "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nmixed_precision: 'bf16'\nnum_processes: 2\n", 'accelerate-yaml');
+  });
+  it('Accelerate: none becomes a quoted no', () => {
+    checkFix('accel.yaml', 'distributed_type: MULTI_GPU\nmixed_precision: bf16\nnum_processes: 2\n', { mixed_precision: 'none' },
+      "distributed_type: MULTI_GPU\nmixed_precision: 'no'\nnum_processes: 2\n", 'accelerate-yaml');
+  });
+  it('Accelerate: inserts into the nested deepspeed_config at its indentation', () => {
+    checkFix('accel.yaml', 'compute_environment: LOCAL_MACHINE\ndeepspeed_config:\n  zero_stage: 2\n  offload_optimizer_device: none\ndistributed_type: DEEPSPEED\nnum_processes: 8\n',
+      { zero_stage: 3, offload_params: 'cpu' },
+      'compute_environment: LOCAL_MACHINE\ndeepspeed_config:\n  zero_stage: 3\n  offload_optimizer_device: none\n  offload_param_device: cpu\ndistributed_type: DEEPSPEED\nnum_processes: 8\n', 'accelerate-yaml');
+  });
+  it('Accelerate: MULTI_GPU switches to DEEPSPEED and creates the block', () => {
+    checkFix('accel.yaml', 'distributed_type: MULTI_GPU\nnum_processes: 4\n', { zero_stage: 2 },
+      'distributed_type: DEEPSPEED\nnum_processes: 4\ndeepspeed_config:\n  zero_stage: 2\n', 'accelerate-yaml');
+  });
+  it('Accelerate: num_processes is GPUs x machines', () => {
+    checkFix('accel.yaml', 'distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 8\n', { gpus_per_node: 8 },
+      'distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 16\n', 'accelerate-yaml');
+  });
+  it('Axolotl: inserts at the end in block style, CRLF kept', () => {
+    checkFix('a.yml', 'base_model: NousResearch/Llama-2-7b-hf\r\nmicro_batch_size: 4\r\ngradient_accumulation_steps: 2\r\n', { gradient_checkpointing: 'full', micro_batch_size: 2, gradient_accumulation_steps: 4 },
+      'base_model: NousResearch/Llama-2-7b-hf\r\nmicro_batch_size: 2\r\ngradient_accumulation_steps: 4\r\ngradient_checkpointing: true\r\n', 'axolotl-yaml');
+  });
+  it('Axolotl: no final newline', () => {
+    checkFix('a.yml', 'base_model: x/y\nsequence_len: 4096', { seq_len: 2048, optimizer: 'adamw_8bit' },
+      'base_model: x/y\nsequence_len: 2048\noptimizer: adamw_bnb_8bit\n', 'axolotl-yaml');
+  });
+  it('Axolotl: LoRA writes adapter and the lora_ keys', () => {
+    checkFix('a.yml', 'base_model: x/y\nmicro_batch_size: 1\n',
+      [{ key: 'method', value: 'lora' }, { key: 'lora', value: { r: 16, alpha: 32, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32' } }, { key: 'master_weights', value: false }, { key: 'weights_dtype', value: 'bf16' }],
+      'base_model: x/y\nmicro_batch_size: 1\nadapter: lora\nlora_r: 16\nlora_alpha: 32\nlora_dropout: 0.05\nlora_target_linear: true\nbfloat16: true\n', 'axolotl-yaml');
+  });
+  it('Axolotl: QLoRA sets adapter qlora and load_in_4bit, flipping load_in_8bit', () => {
+    checkFix('a.yml', 'base_model: x/y\nadapter: lora\nload_in_8bit: true\n', { method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true } },
+      'base_model: x/y\nadapter: qlora\nload_in_8bit: false\nload_in_4bit: true\n', 'axolotl-yaml');
+  });
+  it('Axolotl: attention follows the deprecated switches the file uses', () => {
+    checkFix('a.yml', 'base_model: x/y\nsdp_attention: true\n', { attention: 'flash' }, 'base_model: x/y\nsdp_attention: false\nflash_attention: true\n', 'axolotl-yaml');
+    checkFix('a.yml', 'base_model: x/y\n', { attention: 'flash' }, 'base_model: x/y\nattn_implementation: flash_attention_2\n', 'axolotl-yaml');
+  });
+  it('Axolotl: fused loss appends the Liger plugin to a block list', () => {
+    checkFix('a.yml', 'base_model: x/y\nplugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\nmicro_batch_size: 1\n', { loss: 'fused' },
+      'base_model: x/y\nplugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n  - axolotl.integrations.liger.LigerPlugin\nmicro_batch_size: 1\nliger_fused_linear_cross_entropy: true\n', 'axolotl-yaml');
+    checkFix('a.yml', 'base_model: x/y\n', { loss: 'fused' },
+      'base_model: x/y\nplugins:\n  - axolotl.integrations.liger.LigerPlugin\nliger_fused_linear_cross_entropy: true\n', 'axolotl-yaml');
+  });
+  it('an anchored value is edited at its definition', () => {
+    checkFix('a.yml', 'defaults: &d\n  micro_batch_size: 8\n  sequence_len: 1024\nbase_model: x/y\n<<: *d\n', { micro_batch_size: 4 },
+      'defaults: &d\n  micro_batch_size: 4\n  sequence_len: 1024\nbase_model: x/y\n<<: *d\n', 'axolotl-yaml');
+  });
+  it('an alias value is edited at its anchor', () => {
+    checkFix('a.yml', 'base_model: x/y\nsize: &s 8\nmicro_batch_size: *s\n', { micro_batch_size: 2 }, 'base_model: x/y\nsize: &s 2\nmicro_batch_size: *s\n', 'axolotl-yaml');
+  });
+  it('LLaMA-Factory: keys and vocabulary, comments kept', () => {
+    checkFix('lf.yaml', '### model\nmodel_name_or_path: Qwen/Qwen3-4B\n\n### method\nstage: sft\nfinetuning_type: full\n\n### train\nper_device_train_batch_size: 2  # per GPU\ncutoff_len: 4096\n',
+      { method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true }, micro_batch_size: 1, seq_len: 2048, attention: 'flash' },
+      '### model\nmodel_name_or_path: Qwen/Qwen3-4B\n\n### method\nstage: sft\nfinetuning_type: lora\n\n### train\nper_device_train_batch_size: 1  # per GPU\ncutoff_len: 2048\nquantization_bit: 4\nflash_attn: fa2\n', 'llamafactory-yaml');
+  });
+  it('LLaMA-Factory: checkpointing is on unless disabled', () => {
+    checkFix('lf.yaml', 'model_name_or_path: a/b\nstage: sft\ndisable_gradient_checkpointing: true\n', { gradient_checkpointing: 'full' },
+      'model_name_or_path: a/b\nstage: sft\ndisable_gradient_checkpointing: false\n', 'llamafactory-yaml');
+    checkFix('lf.yaml', 'model_name_or_path: a/b\nstage: sft\n', { gradient_checkpointing: 'full' }, 'model_name_or_path: a/b\nstage: sft\n', 'llamafactory-yaml');
+    checkFix('lf.yaml', 'model_name_or_path: a/b\nstage: sft\n', { loss: 'fused', mixed_precision: 'bf16' },
+      'model_name_or_path: a/b\nstage: sft\nenable_liger_kernel: true\nbf16: true\n', 'llamafactory-yaml');
+  });
+  it('torchtune: nested keys, Python-style booleans and component swaps', () => {
+    checkFix('tt.yaml', 'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\ntokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n  max_seq_len: null\nbatch_size: 2\nenable_activation_checkpointing: False\noptimizer:\n  _component_: torch.optim.AdamW\n  lr: 2e-5\n',
+      { gradient_checkpointing: 'full', seq_len: 2048, optimizer: 'paged_adamw_8bit' },
+      'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\ntokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n  max_seq_len: 2048\nbatch_size: 2\nenable_activation_checkpointing: True\noptimizer:\n  _component_: bitsandbytes.optim.PagedAdamW8bit\n  lr: 2e-5\n', 'torchtune-yaml');
+  });
+  it('torchtune: creates a missing parent mapping', () => {
+    checkFix('tt.yaml', 'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 2\n', { seq_len: 1024, loss: 'fused' },
+      'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 2\ntokenizer:\n  max_seq_len: 1024\nloss:\n  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n', 'torchtune-yaml');
+  });
+  it('torchtune: an interpolation is edited at its target', () => {
+    checkFix('tt.yaml', 'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nmy_bs: 4\nbatch_size: ${my_bs}\n', { micro_batch_size: 2 },
+      'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nmy_bs: 2\nbatch_size: ${my_bs}\n', 'torchtune-yaml');
+  });
+  it('torchtune: switching a full builder to LoRA is unsupported; lora_ builders take lora_rank', () => {
+    checkFix('tt.yaml', 'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 2\n', { method: 'lora', lora: { r: 16 } }, undefined, 'torchtune-yaml');
+    checkFix('tt.yaml', 'model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_rank: 8\n  lora_alpha: 16\nbatch_size: 2\n', { lora: { r: 4, alpha: 8 } },
+      'model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_rank: 4\n  lora_alpha: 8\nbatch_size: 2\n', 'torchtune-yaml');
+  });
+  it('HF/TRL YAML: inserts use_peft and lora keys, keeps sequence key name', () => {
+    checkFix('sft.yaml', 'model_name_or_path: a/b\nmax_seq_length: 2048\nper_device_train_batch_size: 4\n', { seq_len: 1024, method: 'lora', lora: { r: 16, alpha: 32, target_modules: 'all-linear' } },
+      'model_name_or_path: a/b\nmax_seq_length: 1024\nper_device_train_batch_size: 4\nuse_peft: true\nlora_r: 16\nlora_alpha: 32\nlora_target_modules: all-linear\n', 'hf-yaml');
+  });
+  it('an empty parent (`key:` with nothing) gets the nested key', () => {
+    checkFix('accel.yaml', 'distributed_type: DEEPSPEED\ndeepspeed_config:\nnum_processes: 2\n', { zero_stage: 3 },
+      'distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\nnum_processes: 2\n', 'accelerate-yaml');
+  });
+});
+
+describe('fixes: Python', () => {
+  const F = 'train.py';
+  it('replaces a keyword value and adds one inline', () => {
+    checkFix(F, 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="out", per_device_train_batch_size=8)\n', { micro_batch_size: 4, gradient_checkpointing: 'full' },
+      'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="out", per_device_train_batch_size=4, gradient_checkpointing=True)\n');
+  });
+  it('one keyword per line with a trailing comma', () => {
+    checkFix(F, 'from transformers import TrainingArguments\nargs = TrainingArguments(\n    output_dir="out",\n    fp16=True,\n)\n', { mixed_precision: 'bf16' },
+      'from transformers import TrainingArguments\nargs = TrainingArguments(\n    output_dir="out",\n    fp16=False,\n    bf16=True,\n)\n');
+  });
+  it('one keyword per line without a trailing comma', () => {
+    checkFix(F, 'from transformers import TrainingArguments\nargs = TrainingArguments(\n  output_dir="out",\n  bf16=True\n)\n', { optimizer: 'adamw_8bit' },
+      'from transformers import TrainingArguments\nargs = TrainingArguments(\n  output_dir="out",\n  bf16=True,\n  optim="adamw_bnb_8bit"\n)\n');
+  });
+  it('single quotes are kept for new strings', () => {
+    checkFix(F, "from trl import SFTConfig\ncfg = SFTConfig(output_dir='out', max_length=2048)\n", { optimizer: 'paged_adamw_8bit', seq_len: 1024 },
+      "from trl import SFTConfig\ncfg = SFTConfig(output_dir='out', max_length=1024, optim='paged_adamw_8bit')\n");
+  });
+  it('hanging indentation', () => {
+    checkFix(F, 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="out",\n                         bf16=True)\n', { gradient_accumulation_steps: 4 },
+      'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="out",\n                         bf16=True,\n                         gradient_accumulation_steps=4)\n');
+  });
+  it('nested inside Trainer(args=...), code around it untouched', () => {
+    checkFix(F, 'import transformers\ntrainer = transformers.Trainer(\n    model=model,\n    args=transformers.TrainingArguments(per_device_train_batch_size=4, fp16=True),\n)\ntrainer.train()\n',
+      { micro_batch_size: 2, gradient_accumulation_steps: 2 },
+      'import transformers\ntrainer = transformers.Trainer(\n    model=model,\n    args=transformers.TrainingArguments(per_device_train_batch_size=2, fp16=True, gradient_accumulation_steps=2),\n)\ntrainer.train()\n');
+  });
+  it('a variable value is replaced by the literal', () => {
+    checkFix(F, 'from transformers import TrainingArguments\nbs = 8\nargs = TrainingArguments(per_device_train_batch_size=bs)\n', { micro_batch_size: 4 },
+      'from transformers import TrainingArguments\nbs = 8\nargs = TrainingArguments(per_device_train_batch_size=4)\n');
+  });
+  it('attention goes to from_pretrained; LoRA edits an existing LoraConfig', () => {
+    checkFix(F, 'from transformers import AutoModelForCausalLM, TrainingArguments\nfrom peft import LoraConfig\nmodel = AutoModelForCausalLM.from_pretrained("a/b")\ncfg = LoraConfig(r=8, target_modules=["q_proj", "v_proj"])\nargs = TrainingArguments(bf16=True)\n',
+      [{ key: 'attention', value: 'flash' }, { key: 'method', value: 'lora' }, { key: 'lora', value: { r: 16, alpha: 32, target_modules: 'all-linear', modules_to_save: [] } }],
+      'from transformers import AutoModelForCausalLM, TrainingArguments\nfrom peft import LoraConfig\nmodel = AutoModelForCausalLM.from_pretrained("a/b", attn_implementation="flash_attention_2")\ncfg = LoraConfig(r=16, target_modules="all-linear", lora_alpha=32)\nargs = TrainingArguments(bf16=True)\n');
+  });
+  it('LoRA without a LoraConfig is unsupported, and the whole change is dropped', () => {
+    checkFix(F, 'from transformers import TrainingArguments\nargs = TrainingArguments(per_device_train_batch_size=8)\n',
+      [{ key: 'method', value: 'lora' }, { key: 'lora', value: { r: 16 } }, { key: 'micro_batch_size', value: 4 }], undefined);
+  });
+  it('a sequence length needs a TRL config or a key the file already uses', () => {
+    checkFix(F, 'from transformers import TrainingArguments\nargs = TrainingArguments(bf16=True)\n', { seq_len: 1024 }, undefined);
+  });
+  it('CRLF files keep CRLF in new lines', () => {
+    checkFix(F, 'from transformers import TrainingArguments\r\nargs = TrainingArguments(\r\n    bf16=True,\r\n)\r\n', { gradient_checkpointing: 'full' },
+      'from transformers import TrainingArguments\r\nargs = TrainingArguments(\r\n    bf16=True,\r\n    gradient_checkpointing=True,\r\n)\r\n');
+  });
+  it('empty call', () => {
+    checkFix(F, 'from transformers import TrainingArguments\nargs = TrainingArguments()\n', { micro_batch_size: 2 },
+      'from transformers import TrainingArguments\nargs = TrainingArguments(per_device_train_batch_size=2)\n');
+  });
+});
+
+describe('fixes: shell', () => {
+  const F = 'run.sh';
+  const base = '#!/bin/bash\ntorchrun --nproc_per_node=4 train.py \\\n    --model_name_or_path meta-llama/Llama-2-7b-hf \\\n    --per_device_train_batch_size 8 \\\n    --bf16 True\n';
+  it('replaces `--k v` and `--k=v` values', () => {
+    checkFix(F, base, { micro_batch_size: 4, gpus_per_node: 8 },
+      '#!/bin/bash\ntorchrun --nproc_per_node=8 train.py \\\n    --model_name_or_path meta-llama/Llama-2-7b-hf \\\n    --per_device_train_batch_size 4 \\\n    --bf16 True\n');
+  });
+  it('a new flag joins the continuation block; the last line stays without a backslash', () => {
+    checkFix(F, base, { gradient_checkpointing: 'full' },
+      '#!/bin/bash\ntorchrun --nproc_per_node=4 train.py \\\n    --model_name_or_path meta-llama/Llama-2-7b-hf \\\n    --per_device_train_batch_size 8 \\\n    --bf16 True \\\n    --gradient_checkpointing True\n');
+  });
+  it('inserts before the next continuation line when the last flag is not last in the block', () => {
+    checkFix(F, 'torchrun train.py \\\n  --per_device_train_batch_size 8 \\\n  --output_dir out \\\n  --bf16 True \\\n  2>&1 | tee log\n', { optimizer: 'adamw_8bit' },
+      'torchrun train.py \\\n  --per_device_train_batch_size 8 \\\n  --output_dir out \\\n  --bf16 True \\\n  --optim adamw_bnb_8bit \\\n  2>&1 | tee log\n');
+  });
+  it('a launcher option is added after the launcher', () => {
+    checkFix(F, 'torchrun train.py --per_device_train_batch_size 8\n', { gpus_per_node: 2 }, 'torchrun --nproc_per_node 2 train.py --per_device_train_batch_size 8\n');
+    checkFix(F, 'accelerate launch train.py --per_device_train_batch_size 8\n', { gpus_per_node: 4 }, 'accelerate launch --num_processes 4 train.py --per_device_train_batch_size 8\n');
+  });
+  it('a bare flag switched off is removed', () => {
+    checkFix(F, 'python train.py \\\n  --per_device_train_batch_size 8 \\\n  --fp16 \\\n  --output_dir out\n', { mixed_precision: 'bf16' },
+      'python train.py \\\n  --per_device_train_batch_size 8 \\\n  --bf16 True \\\n  --output_dir out\n');
+  });
+  it('CRLF scripts', () => {
+    checkFix(F, 'torchrun train.py \\\r\n  --per_device_train_batch_size 8\r\n', { gradient_accumulation_steps: 2 },
+      'torchrun train.py \\\r\n  --per_device_train_batch_size 8 \\\r\n  --gradient_accumulation_steps 2\r\n');
+  });
+  it('a single-process python command cannot take a GPU count', () => {
+    checkFix(F, 'python train.py --per_device_train_batch_size 8\n', { gpus_per_node: 2 }, undefined);
+  });
+});
+
+describe('fixes: scenario', () => {
+  it('YAML scenario takes any key, nested in block style', () => {
+    checkFix('run.vram.yaml', 'model: meta-llama/Llama-2-7b-hf\nmicro_batch_size: 4\n',
+      [{ key: 'micro_batch_size', value: 2 }, { key: 'method', value: 'lora' }, { key: 'lora', value: { r: 16, target_modules: ['q_proj', 'v_proj'] } }],
+      'model: meta-llama/Llama-2-7b-hf\nmicro_batch_size: 2\nmethod: lora\nlora:\n  r: 16\n  target_modules:\n    - q_proj\n    - v_proj\n');
+  });
+  it('an existing block mapping is updated key by key', () => {
+    checkFix('run.vram.yaml', 'model: a/b\nlora:\n  r: 8 # small\n  alpha: 16\n', { lora: { r: 16, alpha: 32 } }, 'model: a/b\nlora:\n  r: 16 # small\n  alpha: 32\n');
+  });
+  it('JSON scenario', () => {
+    checkFix('run.vram.json', '{\n  "model": "a/b"\n}\n', { zero_stage: 3, gpus_per_node: 8 }, '{\n  "model": "a/b",\n  "zero_stage": 3,\n  "gpus_per_node": 8\n}\n');
+  });
+});
+
+describe('fixes: choosing the file', () => {
+  const py = 'from transformers import TrainingArguments\nargs = TrainingArguments(per_device_train_batch_size=8, deepspeed="ds.json")\n';
+  const ds = '{\n  "train_micro_batch_size_per_gpu": 8,\n  "zero_optimization": {\n    "stage": 1\n  }\n}\n';
+  const files = (): FixFile[] => [fixFile('train.py', py), fixFile('ds.json', ds, 'deepspeed-json')];
+  it('ZeRO goes to the DeepSpeed JSON even when the .py is primary', () => {
+    const plan = editsForChanges([{ key: 'zero_stage', value: 3 }], files(), 'train.py');
+    assert.deepEqual(plan.unsupported, []);
+    assert.ok(plan.edits.every((e) => e.file === 'ds.json'));
+  });
+  it('a key set in two files is changed in both (DeepSpeed numbers must match TrainingArguments)', () => {
+    const plan = editsForChanges([{ key: 'micro_batch_size', value: 4 }], files(), 'train.py');
+    assert.deepEqual(new Set(plan.edits.map((e) => e.file)), new Set(['train.py', 'ds.json']));
+  });
+  it('precision goes to the trainer file when nothing sets it', () => {
+    const plan = editsForChanges([{ key: 'mixed_precision', value: 'bf16' }], files(), 'ds.json');
+    assert.ok(plan.edits.length > 0 && plan.edits.every((e) => e.file === 'train.py'));
+  });
+  it('ZeRO without any DeepSpeed-capable file is unsupported with a reason', () => {
+    const plan = editsForChanges([{ key: 'zero_stage', value: 3 }, { key: 'offload_optimizer', value: 'cpu' }], [fixFile('train.py', 'from transformers import TrainingArguments\nargs = TrainingArguments(bf16=True)\n')], 'train.py');
+    assert.equal(plan.edits.length, 0);
+    assert.deepEqual(plan.unsupported.map((u) => u.key), ['zero_stage', 'offload_optimizer']);
+  });
+  it('zero_stage 0 with no DeepSpeed file is already true: no edit, no complaint', () => {
+    const plan = editsForChanges([{ key: 'zero_stage', value: 0 }], [fixFile('train.py', py.replace(', deepspeed="ds.json"', ''))], 'train.py');
+    assert.deepEqual(plan, { edits: [], unsupported: [] });
+  });
+  it('setKey writes one canonical key', () => {
+    const f = fixFile('ds.json', ds, 'deepspeed-json');
+    const e = setKey(f, 'zeroStage', 2);
+    assert.ok(e);
+    assert.equal(applyEditData(ds, e), ds.replace('"stage": 1', '"stage": 2'));
+    assert.equal(setKey(f, 'teacherModel', 'x'), undefined);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Round trip: every supported (format, key) pair re-analyzes to the requested value with no new syntax problems.
+
+/** Canonical facts that show a setup value; undefined when the value shows as the tool default (no fact). */
+function showsValue(facts: ConfigFacts, key: string, value: unknown, format: Format): boolean {
+  const get = (k: CanonicalKey): unknown => {
+    const hits = facts.facts.filter((f) => f.key === k && !isUnknown(f.value));
+    return hits.length ? hits[hits.length - 1]!.value : undefined;
+  };
+  switch (key) {
+    case 'micro_batch_size': return get('microBatchSize') === value;
+    case 'gradient_accumulation_steps': return get('gradientAccumulationSteps') === value;
+    case 'seq_len': return get('seqLen') === value;
+    case 'gradient_checkpointing': return get('gradientCheckpointing') === value || (format === 'llamafactory-yaml' && value === 'full' && get('gradientCheckpointing') === undefined);
+    case 'mixed_precision':
+      if (format === 'torchtune-yaml') return get('weightsDtype') === value;
+      if (value === 'none') return get('bf16') !== true && get('fp16') !== true && (get('mixedPrecision') ?? 'none') === 'none';
+      return get(value === 'bf16' ? 'bf16' : 'fp16') === true || get('mixedPrecision') === value;
+    case 'optimizer': return get('optimizer') === value;
+    case 'attention': return get('attention') === value;
+    case 'loss': return get('loss') === value;
+    case 'zero_stage': return get('zeroStage') === value;
+    case 'offload_optimizer': return get('offloadOptimizer') === value;
+    case 'offload_params': return get('offloadParams') === value;
+    case 'gpus_per_node': return get('gpusPerNode') === value || get('worldSize') === (value as number) * ((get('nodes') as number | undefined) ?? 1);
+    case 'weights_dtype': return get('weightsDtype') === value;
+    case 'master_weights': return true;
+    case 'compile': return get('compile') === value;
+    case 'method': return get('method') === value || (value === 'qlora' && get('quantBits') === 4);
+    case 'fsdp': return get('fsdp') === value;
+    default: return true;
+  }
+}
+
+const ROUND_TRIP: readonly { file: string; format: Format; text: string; changes: Record<string, unknown>[] }[] = [
+  {
+    file: 'ds.json', format: 'deepspeed-json', text: '{\n  "train_micro_batch_size_per_gpu": 8,\n  "gradient_accumulation_steps": 1\n}\n',
+    changes: [{ zero_stage: 3 }, { zero_stage: 2, offload_optimizer: 'cpu' }, { zero_stage: 3, offload_params: 'cpu' }, { mixed_precision: 'bf16' }, { mixed_precision: 'fp16' },
+      { micro_batch_size: 4, gradient_accumulation_steps: 2 }],
+  },
+  {
+    file: 'train.py', format: 'hf-python',
+    text: 'from transformers import AutoModelForCausalLM, TrainingArguments\nmodel = AutoModelForCausalLM.from_pretrained("a/b")\nargs = TrainingArguments(\n    output_dir="out",\n    per_device_train_batch_size=8,\n)\n',
+    changes: [{ micro_batch_size: 2 }, { gradient_accumulation_steps: 4 }, { mixed_precision: 'bf16' }, { mixed_precision: 'fp16' }, { mixed_precision: 'none' },
+      { gradient_checkpointing: 'full' }, { optimizer: 'adamw_8bit' }, { optimizer: 'paged_adamw_8bit' }, { optimizer: 'adafactor' }, { attention: 'flash' }, { attention: 'sdpa' },
+      { loss: 'fused' }, { compile: true }, { fsdp: 'full_shard' }],
+  },
+  {
+    file: 'sft.py', format: 'hf-python', text: 'from trl import SFTConfig\ncfg = SFTConfig(output_dir="o")\n',
+    changes: [{ seq_len: 1024 }, { micro_batch_size: 1 }],
+  },
+  {
+    file: 'run.sh', format: 'shell', text: 'torchrun --nproc_per_node 2 train.py \\\n  --per_device_train_batch_size 8 \\\n  --output_dir out\n',
+    changes: [{ micro_batch_size: 4 }, { gradient_accumulation_steps: 8 }, { mixed_precision: 'bf16' }, { gradient_checkpointing: 'full' }, { optimizer: 'adamw_8bit' }, { loss: 'fused' }, { gpus_per_node: 8 }],
+  },
+  {
+    file: 'accel.yaml', format: 'accelerate-yaml', text: "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nmixed_precision: 'no'\nnum_processes: 2\n",
+    changes: [{ mixed_precision: 'bf16' }, { zero_stage: 3 }, { zero_stage: 2, offload_optimizer: 'cpu' }, { gpus_per_node: 8 }],
+  },
+  {
+    file: 'a.yml', format: 'axolotl-yaml', text: 'base_model: NousResearch/Llama-2-7b-hf\nmicro_batch_size: 4\nsequence_len: 4096\n',
+    changes: [{ micro_batch_size: 1 }, { gradient_accumulation_steps: 4 }, { seq_len: 2048 }, { mixed_precision: 'bf16' }, { gradient_checkpointing: 'full' }, { optimizer: 'adamw_8bit' },
+      { attention: 'flash' }, { attention: 'sdpa' }, { loss: 'fused' }, { method: 'lora', lora: { r: 16, alpha: 32, target_modules: 'all-linear' } },
+      { method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true } }, { compile: true }],
+  },
+  {
+    file: 'lf.yaml', format: 'llamafactory-yaml', text: 'model_name_or_path: Qwen/Qwen3-4B\nstage: sft\nfinetuning_type: full\nper_device_train_batch_size: 2\n',
+    changes: [{ micro_batch_size: 1 }, { gradient_accumulation_steps: 8 }, { seq_len: 1024 }, { mixed_precision: 'bf16' }, { gradient_checkpointing: 'full' }, { gradient_checkpointing: 'none' },
+      { optimizer: 'adamw_8bit' }, { attention: 'flash' }, { attention: 'sdpa' }, { loss: 'fused' }, { method: 'lora', lora: { r: 16 } }, { method: 'qlora' }],
+  },
+  {
+    file: 'tt.yaml', format: 'torchtune-yaml', text: 'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 2\ngradient_accumulation_steps: 1\noptimizer:\n  _component_: torch.optim.AdamW\n  lr: 2e-5\n',
+    changes: [{ micro_batch_size: 1 }, { gradient_accumulation_steps: 4 }, { seq_len: 2048 }, { gradient_checkpointing: 'full' }, { optimizer: 'adamw_8bit' }, { optimizer: 'paged_adamw_8bit' },
+      { loss: 'fused' }, { weights_dtype: 'bf16', mixed_precision: 'bf16' }, { compile: true }],
+  },
+  {
+    file: 'sft.yaml', format: 'hf-yaml', text: 'model_name_or_path: a/b\nper_device_train_batch_size: 4\nlearning_rate: 2.0e-05\n',
+    changes: [{ micro_batch_size: 1 }, { seq_len: 1024 }, { mixed_precision: 'bf16' }, { gradient_checkpointing: 'full' }, { optimizer: 'adamw_8bit' }, { attention: 'flash' }, { loss: 'fused' },
+      { method: 'lora', lora: { r: 16 } }, { weights_dtype: 'bf16' }],
+  },
+];
+
+function roundTrip(file: string, format: Format, text: string, changes: Record<string, unknown>): void {
+  const f = fixFile(file, text, format);
+  const plan = editsForChanges(toChanges(changes), [f], file);
+  assert.deepEqual(plan.unsupported, [], `${file} ${JSON.stringify(changes)}`);
+  const after = applyEditData(text, plan.edits);
+  const facts = analyzeAs(format, after);
+  const errs = (c: ConfigFacts): number => c.problems.filter((p) => p.code === 'syntax-error').length;
+  assert.ok(errs(facts) <= errs(f.facts), `no new syntax errors in ${file} after ${JSON.stringify(changes)}:\n${after}`);
+  for (const [k, v] of Object.entries(changes)) {
+    assert.ok(showsValue(facts, k, v, format), `${file}: ${k} = ${JSON.stringify(v)} after the edit:\n${after}`);
+  }
+  // Applying the same change again changes nothing.
+  const again = editsForChanges(toChanges(changes), [fixFile(file, after, format)], file);
+  assert.equal(applyEditData(after, again.edits), after, `${file}: idempotent for ${JSON.stringify(changes)}`);
+}
+
+describe('fixes: round trip (re-analysis reads back the requested value)', () => {
+  for (const rt of ROUND_TRIP) {
+    it(`${rt.format}: ${rt.changes.length} changes`, () => {
+      for (const c of rt.changes) roundTrip(rt.file, rt.format, rt.text, c);
+    });
+  }
+  it('scenario YAML and JSON read back every key', () => {
+    const changes: Record<string, unknown> = { micro_batch_size: 2, gradient_checkpointing: 'full', zero_stage: 3, offload_optimizer: 'cpu', optimizer: 'adamw_8bit', method: 'lora', lora: { r: 16, alpha: 32 } };
+    for (const [file, text] of [['s.vram.yaml', 'model: a/b\nmicro_batch_size: 4\n'], ['s.vram.json', '{\n  "model": "a/b",\n  "micro_batch_size": 4\n}\n']] as const) {
+      const plan = editsForChanges(toChanges(changes), [fixFile(file, text)], file);
+      assert.deepEqual(plan.unsupported, []);
+      const after = analyzeScenario(applyEditData(text, plan.edits), file);
+      assert.deepEqual(after.problems, []);
+      for (const [k, v] of Object.entries(changes)) assert.deepEqual(after.values[k], v, `${file}: ${k}`);
+    }
+  });
+});
+
+describe('fixes: corpus files as before-texts (needs ../shared/corpus)', () => {
+  const shared = sharedDir();
+  const CASES: Partial<Record<Format, Record<string, unknown>[]>> = {
+    'deepspeed-json': [{ zero_stage: 3, offload_optimizer: 'cpu' }, { mixed_precision: 'bf16' }],
+    'accelerate-yaml': [{ mixed_precision: 'bf16' }, { gpus_per_node: 8 }],
+    'axolotl-yaml': [{ micro_batch_size: 1, gradient_accumulation_steps: 8 }, { gradient_checkpointing: 'full' }, { optimizer: 'paged_adamw_8bit' }],
+    'llamafactory-yaml': [{ micro_batch_size: 1 }, { seq_len: 1024 }, { attention: 'sdpa' }],
+    'torchtune-yaml': [{ micro_batch_size: 1 }, { gradient_checkpointing: 'full' }],
+    'hf-yaml': [{ micro_batch_size: 1 }, { gradient_checkpointing: 'full' }],
+  };
+  it('supported changes re-analyze to the requested values, or are reported with a reason', function () {
+    if (!shared) this.skip();
+    const root = path.join(shared!, 'corpus');
+    let checked = 0;
+    for (const dir of fs.readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+      const format = dir.name as Format;
+      for (const name of fs.readdirSync(path.join(root, dir.name))) {
+        const text = fs.readFileSync(path.join(root, dir.name, name), 'utf8');
+        for (const c of CASES[format] ?? []) {
+          const f = fixFile(name, text, format);
+          const plan = editsForChanges(toChanges(c), [f], name);
+          if (plan.unsupported.length > 0) {
+            for (const u of plan.unsupported) assert.ok(u.reason.length > 10, `${name}: a reason for ${u.key}`);
+            continue;
+          }
+          const after = applyEditData(text, plan.edits);
+          const facts = analyzeAs(format, after);
+          const errs = (x: ConfigFacts): number => x.problems.filter((p) => p.code === 'syntax-error').length;
+          assert.ok(errs(facts) <= errs(f.facts), `${name}: no new syntax errors`);
+          for (const [k, v] of Object.entries(c)) assert.ok(showsValue(facts, k, v, format), `${name}: ${k} = ${JSON.stringify(v)}\n${after}`);
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked > 40, `checked ${checked} corpus edits`);
+  });
+});
