@@ -7,7 +7,11 @@ import { parseArgs } from 'node:util';
 import { runPipeline, type InputFile, type PipelineResult } from '../analyzers/pipeline';
 import type { ModelResolver, Overrides } from '../analyzers/resolve';
 import type { Problem } from '../analyzers/scenario';
+import { advise, type AdviceResult } from '../core/advice';
+import type { GpuSpec } from '../core/catalog/gpus';
 import { estimate } from '../core/estimate';
+import { editsForChanges, type FixFile } from '../features/fixes';
+import { formatBytes } from '../core/units';
 import { findGpu } from '../core/lookup';
 import type { Estimate } from '../core/model';
 import { offlineModelResolver, prefetchModelResolver } from './models';
@@ -15,7 +19,7 @@ import { nodeFileReader } from './files';
 import { renderTable } from './table';
 
 const USAGE = `usage: vram-lens estimate <config-file>... [--model <hub-id | dir | config.json>] [--gpu <name | size>]
-                          [--gpus <n>] [--nodes <n>] [--seq-len <n>] [--json] [--check] [--allow-network]`;
+                          [--gpus <n>] [--nodes <n>] [--seq-len <n>] [--json] [--check] [--advise] [--allow-network]`;
 
 export class UsageError extends Error {}
 
@@ -69,7 +73,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         options: {
           model: { type: 'string' }, gpu: { type: 'string' }, gpus: { type: 'string' }, nodes: { type: 'string' },
           'seq-len': { type: 'string' }, json: { type: 'boolean' }, check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-          'allow-network': { type: 'boolean' },
+          'allow-network': { type: 'boolean' }, advise: { type: 'boolean' },
         },
       });
     } catch (e) {
@@ -111,6 +115,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       return 2;
     }
     let gpu: { id: string; memoryBytes: number; source: string; nvlink?: boolean } | undefined;
+    let gpuSpec: GpuSpec | undefined;
     if (res.gpu) {
       const g = findGpu(res.gpu);
       if (!g.ok) {
@@ -118,6 +123,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         return 2;
       }
       gpu = { ...g.gpu, nvlink: g.gpu.spec?.peerLink ? g.gpu.spec.peerLink.kind === 'nvlink' : undefined };
+      gpuSpec = g.gpu.spec;
     }
     const r = estimate(res.setup, { gpu, provenance: res.provenance });
     if (!r.ok) {
@@ -125,7 +131,18 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       return 2;
     }
     const e = r.estimate;
-    io.out(v.json ? JSON.stringify(toJson(e), null, 2) : renderTable(e));
+    let adviceJson: unknown[] | undefined;
+    let adviceText = '';
+    if (v.advise) {
+      const a = advise(res.setup, { gpu, gpuSpec, provenance: res.provenance });
+      const files: FixFile[] = [
+        ...res.files.map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts })),
+        ...inputs.filter((i) => res.scenarios.some((s) => s.file === i.file)).map((i) => ({ file: i.file, text: i.text, format: 'scenario' as const, facts: { format: 'scenario' as const, facts: [], problems: [], references: [], tools: [] } })),
+      ];
+      adviceJson = a ? adviceToJson(a, files, files[files.length - 1]?.file ?? '') : [];
+      adviceText = a ? renderAdvice(a, e.gpu?.id) : '';
+    }
+    io.out(v.json ? JSON.stringify({ ...toJson(e), ...(adviceJson ? { advice: adviceJson } : {}) }, null, 2) : renderTable(e) + adviceText);
     if (v.check) {
       if (e.fits === undefined) {
         io.err('vram-lens: --check needs a GPU (--gpu or `gpu:` in the file)');
@@ -142,6 +159,34 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     }
     throw e;
   }
+}
+
+/** The advice list for --json: cheapest first, each with its changes, cost, new estimate and edits. */
+function adviceToJson(a: AdviceResult, files: readonly FixFile[], primary: string): unknown[] {
+  return a.items.map((i) => {
+    const plan = editsForChanges(i.changes, files, primary);
+    const est = toJson(i.estimate) as { perGpu: unknown };
+    return {
+      id: i.id, title: i.title, changes: i.changes.map((c) => ({ key: c.key, value: c.value })), savedBytes: i.savedBytes,
+      stepTimeFactor: Number(i.stepTimeFactor.toFixed(4)), changesResult: i.changesResult, fits: i.fits, gpus: i.gpus,
+      estimate: est.perGpu, costExplain: i.costExplain, edits: plan.edits, unsupported: plan.unsupported,
+    };
+  });
+}
+
+/** The advice as text under the table. */
+function renderAdvice(a: AdviceResult, gpu: string | undefined): string {
+  const L: string[] = ['', `advice (${a.evaluated} candidate setups evaluated${gpu ? ` for ${gpu}` : ''}; cheapest first):`];
+  if (a.items.length === 0) L.push('  nothing found that fits: more GPUs or a smaller model are needed');
+  for (const [n, i] of a.items.slice(0, 12).entries()) {
+    const pct = Math.round((i.stepTimeFactor - 1) * 100);
+    L.push(`  ${n + 1}. ${i.title}`);
+    L.push(`     ${formatBytes(i.estimate.perGpu.deviceBytes)} per GPU (-${formatBytes(i.savedBytes)}), step time ${pct >= 0 ? '+' : ''}${pct}%${i.changesResult ? ', changes what is trained' : ''}${i.gpus > 1 ? `, ${i.gpus} GPUs` : ''}`);
+  }
+  if (a.maxMicroBatch !== undefined) L.push(`largest micro-batch that fits: ${a.maxMicroBatch}`);
+  if (a.maxSeqLen !== undefined) L.push(`longest sequence that fits: ${a.maxSeqLen}`);
+  if (a.gpusNeeded !== undefined) L.push(`GPUs needed with sharded model states: ${a.gpusNeeded}`);
+  return L.join('\n');
 }
 
 /** The model reference the files name (a scenario `model:` or a config fact), for the network pass. */

@@ -225,10 +225,16 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   // Pareto front among fitting candidates: no other fitting candidate is at least as good on step time,
   // result-changing and device memory, and strictly better on one.
   const fitting = candidates.filter((c) => c.fits && c.savedBytes > 0);
-  const dominated = (a: AdviceItem, b: AdviceItem): boolean =>
-    b.gpus <= a.gpus && b.stepTimeFactor <= a.stepTimeFactor + 1e-9 && (!b.changesResult || a.changesResult) && b.estimate.perGpu.deviceBytes <= a.estimate.perGpu.deviceBytes
-    && b.changes.length <= a.changes.length
-    && (b.gpus < a.gpus || b.stepTimeFactor < a.stepTimeFactor - 1e-9 || (a.changesResult && !b.changesResult) || b.estimate.perGpu.deviceBytes < a.estimate.perGpu.deviceBytes || b.changes.length < a.changes.length);
+  // Memory differences below max(512 MiB, 2 % of the GPU) do not make a setup better: an extra change that saves
+  // a few hundred MiB more is not worth listing next to the simpler one.
+  const memEps = Math.max(512 * 1024 * 1024, 0.02 * (capacity ?? 0));
+  const dominated = (a: AdviceItem, b: AdviceItem): boolean => {
+    const am = a.estimate.perGpu.deviceBytes;
+    const bm = b.estimate.perGpu.deviceBytes;
+    return b.gpus <= a.gpus && b.stepTimeFactor <= a.stepTimeFactor + 1e-9 && (!b.changesResult || a.changesResult) && bm <= am + memEps
+      && b.changes.length <= a.changes.length
+      && (b.gpus < a.gpus || b.stepTimeFactor < a.stepTimeFactor - 1e-9 || (a.changesResult && !b.changesResult) || bm < am - memEps || b.changes.length < a.changes.length);
+  };
   const front = fitting.filter((a) => !fitting.some((b) => b !== a && dominated(a, b)));
   // The items shown are estimated again in full (formulas and assumptions).
   const items = front

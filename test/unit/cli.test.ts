@@ -100,4 +100,27 @@ describe('cli: vram-lens estimate', async () => {
     assert.equal(r.code, 0, r.err);
     assert.equal(JSON.parse(r.out).gpu.id, 'T4');
   });
+
+  it('--advise --json adds `advice`: cheapest first, with changes, savings, cost, fit, estimate and edits', async () => {
+    const r = (await cli('estimate', 'test/e2e/fixtures/workspace/run.vram.yaml', '--gpu', 'RTX-4090', '--advise', '--json'));
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.ok(Array.isArray(j.advice) && j.advice.length > 0);
+    for (const a of j.advice) {
+      for (const k of ['title', 'changes', 'savedBytes', 'stepTimeFactor', 'changesResult', 'fits', 'estimate', 'edits']) assert.ok(k in a, k);
+      assert.ok(a.changes.every((c: { key: string }) => typeof c.key === 'string'));
+      assert.ok(typeof a.estimate.deviceBytes === 'number' && a.fits === true);
+    }
+    // Result-preserving advice comes before result-changing advice, and edits target the scenario file itself.
+    const firstChanging = j.advice.findIndex((a: { changesResult: boolean }) => a.changesResult);
+    assert.ok(firstChanging === -1 || j.advice.slice(firstChanging).every((a: { changesResult: boolean }) => a.changesResult));
+    assert.ok(j.advice[0].edits.length > 0 && j.advice[0].edits[0].file.endsWith('run.vram.yaml'));
+  });
+
+  it('--advise prints the ranked list under the table', async () => {
+    const r = (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'T4', '--advise'));
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /advice \(\d+ candidate setups evaluated for T4; cheapest first\):/);
+    assert.match(r.out, /largest micro-batch that fits: \d+/);
+  });
 });
