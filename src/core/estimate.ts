@@ -552,6 +552,12 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const castPerLayer = layer.weightCopyBytesPerLayer;
     const castBytes = castPerLayer > 0 && !setup.activation_offloading ? (ck === 'full' ? castPerLayer : castPerLayer * layersStage * inFlight) : 0;
     const castComp = castBytes > 0 ? [comp('autocast-weight-copies', 'Autocast weight copies (16-bit, kept for backward)', castBytes, () => (`${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${formatCount(castPerLayer / half)} linear weights x ${half} B`), { perLayerBytes: castPerLayer })] : [];
+    // Autocast caches the 16-bit copy of every fp32 leaf weight it casts until the autocast region exits (the end
+    // of the forward and loss in HF Trainer), also in the no-grad forward of checkpointed layers
+    // (aten/src/ATen/autocast_mode.cpp, cached_cast): with checkpointing the whole cache is live at the loss call.
+    const castCacheComp = castPerLayer > 0 && ck === 'full' && !setup.activation_offloading
+      ? [comp('autocast-weight-copies', 'Autocast weight cache (16-bit copies, until the forward ends)', castPerLayer * layersStage, () => (`${layersStage} layers x ${formatCount(castPerLayer / half)} linear weights x ${half} B`), { perLayerBytes: castPerLayer })]
+      : [];
     if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
     const perLayerLabel = Math.round(perLayerFull);
     const actComp = comp('activations', 'Activations saved for backward', actBytes, () => (actFormula),
@@ -573,8 +579,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const pers = persistent;
       const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, () => (`${gradFormula}${note}`), { params: Math.round(trainableHere), bytesPerGrad: gradBytes, shard: shardGrads });
       const forwardTransient = Math.max(lossFwd, layer.backwardWorkingBytes / 2);
-      const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
-        comp('logits-loss', 'Cross-entropy forward temporaries', forwardTransient, () => ('logits in compute dtype + fp32 upcast live at the loss call'), {})];
+      const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...(ck === 'full' ? castCacheComp : castComp), ...outside,
+        lossFwd >= layer.backwardWorkingBytes / 2
+          ? comp('logits-loss', 'Cross-entropy forward temporaries', forwardTransient, () => ('logits in compute dtype + fp32 upcast live at the loss call'), {})
+          : comp('backward-working', 'Forward temporaries of one layer', forwardTransient, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), {})];
       // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
       const recomputeC = recompute > 0 ? [comp('checkpoint-recompute', 'Recomputed layer (checkpointing)', recompute, () => ('one layer\'s saved tensors, recomputed during its backward'), { perLayerBytes: Math.round(recompute) })] : [];
