@@ -36,18 +36,28 @@ export interface FactResolution {
 
 const RANK: Record<FileRole, number> = { referenced: 1, config: 2, launcher: 3 };
 
-/** 1-based line and column of a UTF-16 offset. */
+let lastLineStarts: { text: string; starts: number[] } | undefined;
+
+function lineStarts(text: string): number[] {
+  if (lastLineStarts && lastLineStarts.text === text) return lastLineStarts.starts;
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  lastLineStarts = { text, starts };
+  return starts;
+}
+
+/** 1-based line and column of a UTF-16 offset (binary search over the line starts). */
 export function locateOffset(file: string, text: string, start: number, end = start): Location {
-  let line = 1;
-  let lineStart = 0;
   const stop = Math.min(Math.max(0, start), text.length);
-  for (let i = 0; i < stop; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
+  const starts = lineStarts(text);
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= stop) lo = mid;
+    else hi = mid - 1;
   }
-  return { file, start, end, line, column: stop - lineStart + 1 };
+  return { file, start, end, line: lo + 1, column: stop - starts[lo] + 1 };
 }
 
 /** Tools in priority order for defaults: the trainer named by the most specific file wins. */

@@ -67,6 +67,19 @@ interface Move {
 
 const pow2Down = (n: number): number => Math.max(1, Math.floor(n / 2));
 
+interface Applied {
+  readonly setup: TrainingSetup;
+  /** The patches in order; the changes are computed only for candidates that are kept. */
+  readonly patches: readonly Partial<TrainingSetup>[];
+  readonly moves: readonly Move[];
+}
+
+function changesOf(a: Applied): SetupChange[] {
+  const m = new Map<keyof TrainingSetup, unknown>();
+  for (const p of a.patches) for (const [k, v] of Object.entries(p)) m.set(k as keyof TrainingSetup, v);
+  return [...m].map(([key, value]) => ({ key, value }));
+}
+
 function moves(base: TrainingSetup, bf16: boolean): Move[] {
   const world = base.gpus_per_node * base.nodes;
   const half = bf16 ? 'bf16' : 'fp16';
@@ -159,8 +172,11 @@ function applyAll(base: TrainingSetup, ms: readonly Move[]): { setup: TrainingSe
   return { setup: s, changes: [...changes].map(([key, value]) => ({ key, value })) };
 }
 
-const signature = (s: TrainingSetup): string => JSON.stringify([s.method, s.lora?.r, s.quantization?.bits, s.weights_dtype, s.mixed_precision, s.master_weights, s.optimizer,
-  s.micro_batch_size, s.gradient_accumulation_steps, s.seq_len, s.gradient_checkpointing, s.attention, s.loss, s.zero_stage, s.fsdp, s.offload_optimizer, s.offload_params, s.gpus_per_node, s.nodes]);
+/** Identity of a candidate setup for de-duplication (the fields the moves change). */
+const signature = (s: TrainingSetup): string =>
+  `${s.method}|${s.lora?.r}|${s.lora ? (s.lora.target_modules === 'all-linear' ? 'all' : s.lora.target_modules.length) : ''}|${s.quantization?.bits}|${s.weights_dtype}|${s.mixed_precision}|${s.master_weights}|${s.optimizer}|`
+  + `${s.micro_batch_size}|${s.gradient_accumulation_steps}|${s.seq_len}|${s.gradient_checkpointing}|${s.attention}|${s.loss}|${s.zero_stage}|${s.fsdp}|`
+  + `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}`;
 
 /** Advice for a setup on a GPU: the fitting changes, cheapest first. */
 export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceResult | undefined {
@@ -178,9 +194,8 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   const lean: EstimateOptions = { ...opts, lean: true };
   let evaluated = 0;
 
-  const consider = (combo: readonly Move[]): void => {
-    const applied = applyAll(setup, combo);
-    if (!applied) return;
+  const consider = (applied: Applied): void => {
+    const combo = applied.moves;
     const sig = signature(applied.setup);
     if (seen.has(sig)) return;
     seen.add(sig);
@@ -195,7 +210,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
     candidates.push({
       id: combo.map((c) => c.id).join('+'),
       title: combo.map((c) => c.title).join(' + '),
-      changes: applied.changes,
+      changes: changesOf(applied),
       savedBytes: current.perGpu.deviceBytes - e.perGpu.deviceBytes,
       stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
       changesResult: combo.some((c) => c.changesResult),
@@ -206,18 +221,29 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
     });
   };
 
-  // Singles, pairs and triples of moves from different groups.
+  // Singles, pairs and triples of moves from different groups; each prefix is applied once and reused.
   const n = all.length;
+  const step = (from: Applied, mv: Move): Applied | undefined => {
+    const patch = mv.apply(from.setup);
+    if (!patch) return undefined;
+    return { setup: Object.assign({}, from.setup, patch), patches: [...from.patches, patch], moves: [...from.moves, mv] };
+  };
+  const root: Applied = { setup, patches: [], moves: [] };
   for (let i = 0; i < n; i++) {
-    consider([all[i]]);
+    const si = step(root, all[i]);
+    if (!si) continue;
+    consider(si);
     if (maxK < 2) continue;
     for (let j = i + 1; j < n; j++) {
       if (all[j].group === all[i].group) continue;
-      consider([all[i], all[j]]);
+      const sij = step(si, all[j]);
+      if (!sij) continue;
+      consider(sij);
       if (maxK < 3) continue;
       for (let k = j + 1; k < n; k++) {
         if (all[k].group === all[i].group || all[k].group === all[j].group) continue;
-        consider([all[i], all[j], all[k]]);
+        const sijk = step(sij, all[k]);
+        if (sijk) consider(sijk);
       }
     }
   }

@@ -171,8 +171,10 @@ const PERSISTENT_IDS = new Set<ComponentId>(['weights', 'quantization-constants'
 /** Lean mode (advice search) skips formula text; the items shown to the user are estimated again in full. */
 let leanMode = false;
 
-function comp(id: ComponentId, label: string, bytes: number, formula: () => string, inputs: Record<string, number | string | boolean>): Component {
-  return { id, label, bytes: Math.max(0, Math.round(bytes)), formula: leanMode ? '' : formula(), inputs };
+const NO_INPUTS: Readonly<Record<string, never>> = Object.freeze({});
+
+function comp(id: ComponentId, label: string, bytes: number, formula: () => string, inputs: () => Record<string, number | string | boolean>): Component {
+  return { id, label, bytes: Math.max(0, Math.round(bytes)), formula: leanMode ? '' : formula(), inputs: leanMode ? NO_INPUTS : inputs() };
 }
 
 const sum = (cs: readonly Component[]): number => cs.reduce((s, c) => s + c.bytes, 0);
@@ -298,15 +300,15 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     },
   ];
   const contextBytes = setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES;
-  if (setup.cuda_context_bytes === undefined) {
+  if (setup.cuda_context_bytes === undefined && !leanMode) {
     assumptions.push({ key: 'cuda_context_bytes', value: `${contextBytes / MiB} MiB`, source: 'VRAM Lens default: CUDA context + cuBLAS/cuDNN with lazy loading (CUDA >= 11.7); set vramLens.cudaContextGiB or cuda_context_bytes' });
   }
-  runtime.push({ id: 'cuda-context', label: 'CUDA context and kernels', bytes: contextBytes, formula: `${Math.round(contextBytes / MiB)} MiB per process` });
+  runtime.push({ id: 'cuda-context', label: 'CUDA context and kernels', bytes: contextBytes, formula: leanMode ? '' : `${Math.round(contextBytes / MiB)} MiB per process` });
   if (world > 1) {
     // NCCL keeps per-channel send/recv buffers of NCCL_BUFFSIZE (4 MiB) for its protocols; 16 channels x 2 x 4 MiB
     // on NVLink systems is the usual order of magnitude (NCCL docs, NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS).
     const channels = opts.gpu?.nvlink === false ? 4 : 16;
-    runtime.push({ id: 'nccl', label: 'NCCL communication buffers', bytes: channels * 2 * 4 * MiB, formula: `${channels} channels x 2 directions x 4 MiB (NCCL_BUFFSIZE)` });
+    runtime.push({ id: 'nccl', label: 'NCCL communication buffers', bytes: channels * 2 * 4 * MiB, formula: leanMode ? '' : `${channels} channels x 2 directions x 4 MiB (NCCL_BUFFSIZE)` });
   }
   let pagedBytes = 0;
   if (paged) {
@@ -423,28 +425,27 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const weightBytes = (unquantizedParams * wb) / weightShard;
     persistent.push(comp('weights', 'Weights', weightBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory (see gathered parameters)'
         : fsdpMaster && setup.method === 'full' ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
-        : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`),
-      { params: Math.round(unquantizedParams), bytesPerParam: wb, ...base }));
+        : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams), bytesPerParam: wb, ...base })));
     if (quantHere > 0 && effSetup.quantization) {
       const q = quantBytesPerParam(effSetup.quantization);
-      persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}`), { params: Math.round(quantHere), bytesPerParam: q.bytes }));
+      persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}`), () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
     }
     const adapterHere = (inv.adapter * layerShare) / tp;
     if (adapterHere > 0) {
-      persistent.push(comp('adapter-weights', 'LoRA adapter weights', (adapterHere * adapterBytes) / shardParams, () => (`r x (in + out) x targeted modules = ${formatCount(adapterHere)} params x ${adapterBytes} B`), { r: lora!.r, targets: [...targets].join(','), params: Math.round(adapterHere) }));
+      persistent.push(comp('adapter-weights', 'LoRA adapter weights', (adapterHere * adapterBytes) / shardParams, () => (`r x (in + out) x targeted modules = ${formatCount(adapterHere)} params x ${adapterBytes} B`), () => ({ r: lora!.r, targets: [...targets].join(','), params: Math.round(adapterHere) })));
     }
     if (inv.savedModules > 0) {
-      persistent.push(comp('adapter-weights', 'modules_to_save copies', (inv.savedModules * wb) / shardParams, () => (`${formatCount(inv.savedModules)} params x ${wb} B (trainable copy kept next to the frozen original)`), { params: inv.savedModules }));
+      persistent.push(comp('adapter-weights', 'modules_to_save copies', (inv.savedModules * wb) / shardParams, () => (`${formatCount(inv.savedModules)} params x ${wb} B (trainable copy kept next to the frozen original)`), () => ({ params: inv.savedModules })));
     }
     const trainableHere = setup.method === 'full' ? (blockParams / tp + embHere / tp) : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
     // fp32 master copy (DeepSpeed bf16/fp16 optimizer, FSDP mixed precision with 16-bit storage).
     if (masterCopy && !offloadOpt && !fsdpOffload) {
-      persistent.push(comp('master-weights', 'fp32 master weights', (trainableHere * 4) / shardOptimizer, () => (`${formatCount(trainableHere)} trainable x 4 B${shardOptimizer > 1 ? ` / ${shardOptimizer}` : ''}`), { params: Math.round(trainableHere), shard: shardOptimizer }));
+      persistent.push(comp('master-weights', 'fp32 master weights', (trainableHere * 4) / shardOptimizer, () => (`${formatCount(trainableHere)} trainable x 4 B${shardOptimizer > 1 ? ` / ${shardOptimizer}` : ''}`), () => ({ params: Math.round(trainableHere), shard: shardOptimizer })));
     }
     const opt = optimizerStateBytes();
     const optHere = inv.trainable > 0 ? (opt.bytes * trainableHere) / inv.trainable : 0;
     if (!offloadOpt && !fsdpOffload && !paged && optHere > 0) {
-      persistent.push(comp('optimizer-states', `Optimizer states (${setup.optimizer})`, optHere / shardOptimizer, () => (`${opt.formula}${shardOptimizer > 1 ? ` / ${shardOptimizer} (sharded)` : ''}`), { params: Math.round(trainableHere), stateBytes, shard: shardOptimizer }));
+      persistent.push(comp('optimizer-states', `Optimizer states (${setup.optimizer})`, optHere / shardOptimizer, () => (`${opt.formula}${shardOptimizer > 1 ? ` / ${shardOptimizer} (sharded)` : ''}`), () => ({ params: Math.round(trainableHere), stateBytes, shard: shardOptimizer })));
     }
 
     // Gradients.
@@ -458,7 +459,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     if (ddp) {
       // DDP's Reducer allocates flat bucket buffers for every gradient at construction; with the default
       // gradient_as_bucket_view=False they are a second copy next to param.grad.
-      persistent.push(comp('ddp-buckets', 'DDP gradient buckets', gradFull, () => (`${formatCount(trainableHere)} x ${gradBytes} B (gradient_as_bucket_view=False)`), { params: Math.round(trainableHere) }));
+      persistent.push(comp('ddp-buckets', 'DDP gradient buckets', gradFull, () => (`${formatCount(trainableHere)} x ${gradBytes} B (gradient_as_bucket_view=False)`), () => ({ params: Math.round(trainableHere) })));
     }
     // Gradients exist during the forward only when accumulating, or when zero_grad keeps the buffers
     // (set_to_none=False, the default before PyTorch 2.0).
@@ -473,23 +474,22 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     if (zero === 3) {
       const live = Math.min(zb.stage3_max_live_parameters, blockUnit + zb.stage3_prefetch_bucket_size);
       const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - (mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0)));
-      gathered.push(comp('gathered-params', 'ZeRO-3 gathered parameters', live * half + persistentSmall * wb, () => (`min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + prefetch ${formatCount(zb.stage3_prefetch_bucket_size)}) x ${half} B + unsharded small params (< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`),
-        { layerParams: Math.round(blockUnit), prefetch: zb.stage3_prefetch_bucket_size, maxLive: zb.stage3_max_live_parameters }));
-      gatheredGrads.push(comp('zero-buckets', 'ZeRO-3 reduce bucket', Math.min(zb.reduce_bucket_size, blockUnit) * gradBytes * 2, () => (`2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, one layer) x ${gradBytes} B`), { reduceBucket: zb.reduce_bucket_size }));
+      gathered.push(comp('gathered-params', 'ZeRO-3 gathered parameters', live * half + persistentSmall * wb, () => (`min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + prefetch ${formatCount(zb.stage3_prefetch_bucket_size)}) x ${half} B + unsharded small params (< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`), () => ({ layerParams: Math.round(blockUnit), prefetch: zb.stage3_prefetch_bucket_size, maxLive: zb.stage3_max_live_parameters })));
+      gatheredGrads.push(comp('zero-buckets', 'ZeRO-3 reduce bucket', Math.min(zb.reduce_bucket_size, blockUnit) * gradBytes * 2, () => (`2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, one layer) x ${gradBytes} B`), () => ({ reduceBucket: zb.reduce_bucket_size })));
     } else if (zero >= 1) {
       if (zero === 2) {
-        gatheredGrads.push(comp('zero-buckets', 'ZeRO-2 gradient buckets (contiguous_gradients, overlap_comm)', Math.min(zb.reduce_bucket_size, trainableHere) * gradBytes * 2, () => (`2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, trainable) x ${gradBytes} B`), { reduceBucket: zb.reduce_bucket_size }));
+        gatheredGrads.push(comp('zero-buckets', 'ZeRO-2 gradient buckets (contiguous_gradients, overlap_comm)', Math.min(zb.reduce_bucket_size, trainableHere) * gradBytes * 2, () => (`2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, trainable) x ${gradBytes} B`), () => ({ reduceBucket: zb.reduce_bucket_size })));
       }
     } else if (fsdp) {
       if (setup.fsdp !== 'shard_grad_op') {
         // Current unit + one prefetched unit all-gathered in the compute dtype (FSDP forward/backward prefetch).
-        gathered.push(comp('gathered-params', 'FSDP all-gathered units', 2 * blockUnit * half + (first && pp === 1 ? 0 : 0), () => (`2 units (current + prefetch) x ${formatCount(blockUnit)} params x ${half} B`), { unitParams: Math.round(blockUnit) }));
+        gathered.push(comp('gathered-params', 'FSDP all-gathered units', 2 * blockUnit * half + (first && pp === 1 ? 0 : 0), () => (`2 units (current + prefetch) x ${formatCount(blockUnit)} params x ${half} B`), () => ({ unitParams: Math.round(blockUnit) })));
       } else {
-        gathered.push(comp('gathered-params', 'SHARD_GRAD_OP unsharded parameters (kept from forward to backward)', (blockParams / tp) * half, () => (`${formatCount(blockParams / tp)} params x ${half} B`), {}));
+        gathered.push(comp('gathered-params', 'SHARD_GRAD_OP unsharded parameters (kept from forward to backward)', (blockParams / tp) * half, () => (`${formatCount(blockParams / tp)} params x ${half} B`), () => ({})));
       }
       // Unsharded gradients of one unit before reduce-scatter (param dtype, plus the fp32 reduce copy under mixed precision).
       const unitTrain = setup.method === 'full' ? blockUnit : (inv.trainable / Math.max(1, a.layers));
-      gatheredGrads.push(comp('gathered-grads', 'FSDP unsharded gradients of one unit', unitTrain * (half + (masterCopy || wb === 4 ? 4 : 0)), () => (`${formatCount(unitTrain)} params x (${half} B grad${masterCopy || wb === 4 ? ' + 4 B fp32 reduce copy' : ''})`), {}));
+      gatheredGrads.push(comp('gathered-grads', 'FSDP unsharded gradients of one unit', unitTrain * (half + (masterCopy || wb === 4 ? 4 : 0)), () => (`${formatCount(unitTrain)} params x (${half} B grad${masterCopy || wb === 4 ? ' + 4 B fp32 reduce copy' : ''})`), () => ({})));
     }
 
     // The output projection is all-gathered while the loss is computed (its own FSDP unit or the root unit;
@@ -497,7 +497,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const headGather: Component[] = [];
     if (last && shardParams > 1 && (zero === 3 || fsdp)) {
       const headParams = (a.vocab * a.hidden) / tp;
-      headGather.push(comp('gathered-params', 'Output projection all-gathered for the loss', headParams * half, () => (`V x h / TP = ${formatCount(headParams)} params x ${half} B`), { vocab: a.vocab, hidden: a.hidden }));
+      headGather.push(comp('gathered-params', 'Output projection all-gathered for the loss', headParams * half, () => (`V x h / TP = ${formatCount(headParams)} params x ${half} B`), () => ({ vocab: a.vocab, hidden: a.hidden })));
     }
 
     // Activations.
@@ -551,17 +551,16 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     // recomputed layer holds them.
     const castPerLayer = layer.weightCopyBytesPerLayer;
     const castBytes = castPerLayer > 0 && !setup.activation_offloading ? (ck === 'full' ? castPerLayer : castPerLayer * layersStage * inFlight) : 0;
-    const castComp = castBytes > 0 ? [comp('autocast-weight-copies', 'Autocast weight copies (16-bit, kept for backward)', castBytes, () => (`${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${formatCount(castPerLayer / half)} linear weights x ${half} B`), { perLayerBytes: castPerLayer })] : [];
+    const castComp = castBytes > 0 ? [comp('autocast-weight-copies', 'Autocast weight copies (16-bit, kept for backward)', castBytes, () => (`${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${formatCount(castPerLayer / half)} linear weights x ${half} B`), () => ({ perLayerBytes: castPerLayer }))] : [];
     // Autocast caches the 16-bit copy of every fp32 leaf weight it casts until the autocast region exits (the end
     // of the forward and loss in HF Trainer), also in the no-grad forward of checkpointed layers
     // (aten/src/ATen/autocast_mode.cpp, cached_cast): with checkpointing the whole cache is live at the loss call.
     const castCacheComp = castPerLayer > 0 && ck === 'full' && !setup.activation_offloading
-      ? [comp('autocast-weight-copies', 'Autocast weight cache (16-bit copies, until the forward ends)', castPerLayer * layersStage, () => (`${layersStage} layers x ${formatCount(castPerLayer / half)} linear weights x ${half} B`), { perLayerBytes: castPerLayer })]
+      ? [comp('autocast-weight-copies', 'Autocast weight cache (16-bit copies, until the forward ends)', castPerLayer * layersStage, () => (`${layersStage} layers x ${formatCount(castPerLayer / half)} linear weights x ${half} B`), () => ({ perLayerBytes: castPerLayer }))]
       : [];
     if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
     const perLayerLabel = Math.round(perLayerFull);
-    const actComp = comp('activations', 'Activations saved for backward', actBytes, () => (actFormula),
-      { perLayerBytes: perLayerLabel, layers: layersStage, microBatch: setup.micro_batch_size, seqLen: setup.seq_len, attention: setup.attention, checkpointing: ck, inFlight });
+    const actComp = comp('activations', 'Activations saved for backward', actBytes, () => (actFormula), () => ({ perLayerBytes: perLayerLabel, layers: layersStage, microBatch: setup.micro_batch_size, seqLen: setup.seq_len, attention: setup.attention, checkpointing: ck, inFlight }));
 
     // Embedding output / final norm / loss on the first and last stage.
     const outside: Component[] = [];
@@ -570,29 +569,29 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const rb = wb === 4 ? 4 : half;
       const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile });
       const finalNorm = (rb + 4 + cb) * T * a.hidden; // fp32 input, normalized, output saved by lm_head
-      outside.push(comp('logits-loss', 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${(rb + 4 + cb)}·T·h`), { tokens: T, vocab: a.vocab, loss: setup.loss }));
+      outside.push(comp('logits-loss', 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${(rb + 4 + cb)}·T·h`), () => ({ tokens: T, vocab: a.vocab, loss: setup.loss })));
       return phasesFor(lm.forwardTransientBytes, lm.backwardTransientBytes);
     }
     return phasesFor(0, 0);
 
     function phasesFor(lossFwd: number, lossBwd: number): PhaseEstimate[] {
       const pers = persistent;
-      const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, () => (`${gradFormula}${note}`), { params: Math.round(trainableHere), bytesPerGrad: gradBytes, shard: shardGrads });
+      const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, () => (`${gradFormula}${note}`), () => ({ params: Math.round(trainableHere), bytesPerGrad: gradBytes, shard: shardGrads }));
       const forwardTransient = Math.max(lossFwd, layer.backwardWorkingBytes / 2);
       const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...(ck === 'full' ? castCacheComp : castComp), ...outside,
         lossFwd >= layer.backwardWorkingBytes / 2
-          ? comp('logits-loss', 'Cross-entropy forward temporaries', forwardTransient, () => ('logits in compute dtype + fp32 upcast live at the loss call'), {})
-          : comp('backward-working', 'Forward temporaries of one layer', forwardTransient, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), {})];
+          ? comp('logits-loss', 'Cross-entropy forward temporaries', forwardTransient, () => ('logits in compute dtype + fp32 upcast live at the loss call'), () => ({}))
+          : comp('backward-working', 'Forward temporaries of one layer', forwardTransient, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}))];
       // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
-      const recomputeC = recompute > 0 ? [comp('checkpoint-recompute', 'Recomputed layer (checkpointing)', recompute, () => ('one layer\'s saved tensors, recomputed during its backward'), { perLayerBytes: Math.round(recompute) })] : [];
-      const working = comp('backward-working', 'Backward working set of one layer', layer.backwardWorkingBytes, () => ('gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients'), {});
+      const recomputeC = recompute > 0 ? [comp('checkpoint-recompute', 'Recomputed layer (checkpointing)', recompute, () => ('one layer\'s saved tensors, recomputed during its backward'), () => ({ perLayerBytes: Math.round(recompute) }))] : [];
+      const working = comp('backward-working', 'Backward working set of one layer', layer.backwardWorkingBytes, () => ('gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients'), () => ({}));
       // Backward runs through the loss first (logit gradients live, no layer recomputed yet), then the last layer
       // (loss buffers freed, one layer recomputed and its gradients in flight), then down to the first layer
       // (all gradients produced, activations freed).
       const headGradC = gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)');
       const atLoss: Component[] = [...pers, headGradC, ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
-        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ('nll_loss and log_softmax gradients of the logits'), {})];
+        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ('nll_loss and log_softmax gradients of the logits'), () => ({}))];
       const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working];
       const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...gatheredGrads, ...recomputeC, working];
       const candidates: Array<[Component[], string]> = [
@@ -607,15 +606,15 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         const local = trainableHere / shardOptimizer;
         if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
           // torch.optim.AdamW foreach (the default on CUDA): _foreach_sqrt(exp_avg_sqs) allocates a full copy.
-          stepTemps.push(comp('optimizer-step', 'AdamW foreach temporaries', local * stateBytes, () => (`torch._foreach_sqrt(exp_avg_sq): ${formatCount(local)} x ${stateBytes} B`), {}));
+          stepTemps.push(comp('optimizer-step', 'AdamW foreach temporaries', local * stateBytes, () => (`torch._foreach_sqrt(exp_avg_sq): ${formatCount(local)} x ${stateBytes} B`), () => ({})));
         } else if (setup.optimizer === 'adafactor') {
-          stepTemps.push(comp('optimizer-step', 'Adafactor step temporaries', 2 * inv.largestTrainableTensor * 4, () => ('2 fp32 temporaries of the largest trainable tensor (grad², update)'), {}));
+          stepTemps.push(comp('optimizer-step', 'Adafactor step temporaries', 2 * inv.largestTrainableTensor * 4, () => ('2 fp32 temporaries of the largest trainable tensor (grad², update)'), () => ({})));
         } else if (setup.optimizer === 'adamw_hf') {
-          stepTemps.push(comp('optimizer-step', 'AdamW per-parameter temporaries', inv.largestTrainableTensor * stateBytes, () => ('denominator of the largest tensor'), {}));
+          stepTemps.push(comp('optimizer-step', 'AdamW per-parameter temporaries', inv.largestTrainableTensor * stateBytes, () => ('denominator of the largest tensor'), () => ({})));
         }
         if (masterCopy && zero >= 1) {
           // DeepSpeed upcasts the gradient partition to fp32 for the step (ZeRO-2 estimator: 4_grads_32bit).
-          stepTemps.push(comp('optimizer-step', 'fp32 gradient partition', (trainableHere * 4) / shardOptimizer, () => (`${formatCount(trainableHere)} x 4 B / ${shardOptimizer}`), {}));
+          stepTemps.push(comp('optimizer-step', 'fp32 gradient partition', (trainableHere * 4) / shardOptimizer, () => (`${formatCount(trainableHere)} x 4 B / ${shardOptimizer}`), () => ({})));
         }
       }
       const optC: Component[] = [...pers, gradC(setup.optimizer_in_backward ? 0 : gradAtEnd, ''), ...stepTemps];
@@ -626,7 +625,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       ];
       if (zero >= 1 && setup.optimizer !== 'none') {
         // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
-        const init = comp('first-step-init', 'ZeRO flatten buffer (initialisation)', (trainableHere * wb) / (zero === 3 ? shardParams : 1), () => ('one flat copy of the 16-bit parameters while groups are built'), {});
+        const init = comp('first-step-init', 'ZeRO flatten buffer (initialisation)', (trainableHere * wb) / (zero === 3 ? shardParams : 1), () => ('one flat copy of the 16-bit parameters while groups are built'), () => ({}));
         const fs = [...pers.filter((c) => c.id !== 'optimizer-states'), init];
         phasesOut.push({ phase: 'first-step', allocatedBytes: sum(fs), components: fs, note: 'initialisation and first step: flat parameter groups are built' });
       }
