@@ -48,4 +48,43 @@ export default async function features({ url, screenshots, workspace, check }) {
       await screenshot(page, path.join(screenshots, `panel-${theme.includes('Dark') ? 'dark' : 'light'}.png`));
     });
   }
+  await check('a what-if control in the panel recomputes the numbers in the webview', async () => {
+    await openFile(page, 'panel.vram.yaml');
+    await runCommand(page, 'VRAM Lens: Open Panel');
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    const big = frame.locator('.big-num').first();
+    await frame.locator('text=/panel\\.vram\\.yaml/').first().waitFor({ timeout: 30_000 });
+    const before = (await big.innerText()).trim();
+    await frame.locator('#ctl-micro input').fill('1');
+    const end = Date.now() + 10_000;
+    let after = before;
+    while (after === before && Date.now() < end) {
+      await page.waitForTimeout(100);
+      after = (await big.innerText()).trim();
+    }
+    if (after === before) throw new Error(`still ${before} after micro-batch 1`);
+    await frame.locator('.whatif-banner').first().waitFor({ timeout: 5_000 });
+    await screenshot(page, path.join(screenshots, 'panel-whatif.png'));
+    await frame.locator('#whatif-reset').click();
+  });
+  await check('Apply in the panel edits the file and the diagnostic clears', async () => {
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    await readProblems(page, { waitFor: /exceeds-gpu-memory/ });
+    const editorText = async () => page.locator('.editor-group-container .monaco-editor .view-lines').first().innerText();
+    const before = await editorText();
+    const button = frame.locator('vscode-button[data-advice]:not([disabled])').first();
+    await button.waitFor({ timeout: 15_000 });
+    await button.click();
+    const end = Date.now() + 15_000;
+    while ((await editorText()) === before && Date.now() < end) await page.waitForTimeout(200);
+    if ((await editorText()) === before) throw new Error('the file did not change');
+    const stop = Date.now() + 20_000;
+    let rows = await readProblems(page);
+    while (rows.some((r) => /exceeds-gpu-memory/.test(r)) && Date.now() < stop) {
+      await page.waitForTimeout(250);
+      rows = await readProblems(page);
+    }
+    if (rows.some((r) => /exceeds-gpu-memory/.test(r))) throw new Error(`diagnostic still there: ${JSON.stringify(rows)}`);
+    await screenshot(page, path.join(screenshots, 'panel-applied.png'));
+  });
 }
