@@ -53,6 +53,8 @@ export interface Analysis {
 }
 
 export interface AnalyzeOptions {
+  /** Translates the messages this layer writes (vscode.l10n.t in the extension). */
+  readonly translate?: (message: string, ...args: Array<string | number>) => string;
   readonly reader: FileReader;
   readonly resolver: ModelResolver;
   /** Other files that belong to the same run (e.g. the launch script that references this DeepSpeed JSON). */
@@ -102,6 +104,6 @@ export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, 
       return adviceCache ?? undefined;
     },
   };
-  (analysis as { findings: readonly Finding[] }).findings = computeFindings(analysis, doc.text, gpuName);
+  (analysis as { findings: readonly Finding[] }).findings = computeFindings(analysis, doc.text, gpuName, opts.translate);
   return analysis;
 }

@@ -79,7 +79,10 @@ function firstLine(text: string): Span {
   return { start: 0, end: nl < 0 ? Math.min(text.length, 1) : nl };
 }
 
-export function computeFindings(a: Analysis, text: string, gpuName?: string): Finding[] {
+type Translate = (message: string, ...args: Array<string | number>) => string;
+const identity: Translate = (m, ...args) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
+
+export function computeFindings(a: Analysis, text: string, gpuName?: string, t: Translate = identity): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();
   const push = (f: Finding): void => {
@@ -111,7 +114,7 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string): Fi
       const span = modelProblem.file === a.file ? { start: modelProblem.start, end: modelProblem.end } : spanOfKey(a, 'model') ?? firstLine(text);
       push({
         code: 'unknown-model', severity: 'warning', span, related: [],
-        message: `${modelProblem.message}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), or open the launch script / training file that names it.`,
+        message: t('{0}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), or open the launch script / training file that names it.', modelProblem.message),
       });
     }
     return out;
@@ -131,16 +134,16 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string): Fi
     if (!e.fits) {
       push({
         code: 'exceeds-gpu-memory', severity: 'error', span, related,
-        message: `Needs ${formatBytes(need)} per GPU (peak in ${e.perGpu.phase}${phase ? `: ${phase.note}` : ''}); ${a.gpu.id} has ${formatBytes(cap)}: ${formatBytes(need - cap)} over. Largest: ${big[0] ? `${big[0].label} ${formatBytes(big[0].bytes)}` : 'n/a'}.`,
+        message: t('Needs {0} per GPU (peak in {1}); {2} has {3}: {4} over. Largest: {5}.', formatBytes(need), `${e.perGpu.phase}${phase ? `: ${phase.note}` : ''}`, a.gpu.id, formatBytes(cap), formatBytes(need - cap), big[0] ? `${big[0].label} ${formatBytes(big[0].bytes)}` : 'n/a'),
       });
     } else if (need > cap * (1 - headroom)) {
       push({
         code: 'near-gpu-memory', severity: 'warning', span, related,
-        message: `Needs ${formatBytes(need)} of ${formatBytes(cap)} on ${a.gpu.id}: less than ${a.settings.headroomPercent}% headroom left (${formatBytes(cap - need)}). Fragmentation or longer batches may run out of memory.`,
+        message: t('Needs {0} of {1} on {2}: less than {3}% headroom left ({4}). Fragmentation or longer batches may run out of memory.', formatBytes(need), formatBytes(cap), a.gpu.id, a.settings.headroomPercent, formatBytes(cap - need)),
       });
     }
   } else if (e && gpuName && !a.gpu) {
-    push({ code: 'invalid-value', severity: 'warning', span: firstLine(text), related: [], message: `unknown GPU '${gpuName}' (see "vramLens.gpu")` });
+    push({ code: 'invalid-value', severity: 'warning', span: firstLine(text), related: [], message: t('unknown GPU \'{0}\' (see "vramLens.gpu")', gpuName) });
   }
   return out;
 }

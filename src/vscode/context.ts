@@ -70,7 +70,7 @@ export class ExtContext implements vscode.Disposable {
     const analysis = analyzeDocument(
       { file: doc.fileName, text: doc.getText(), languageId: doc.languageId },
       toAnalysisSettings(settings),
-      { reader: nodeFileReader(cwd), resolver, related: this.relatedFiles(doc) },
+      { reader: nodeFileReader(cwd), resolver, related: this.relatedFiles(doc), translate: (m, ...args) => vscode.l10n.t(m, ...args) },
     );
     this.cache.set(key, { version: doc.version, settingsKey, analysis });
     if (settings.allowNetwork && !analysis.setup) this.fetchInBackground(analysis, settings, cwd);
