@@ -12,7 +12,9 @@ const builds = [
   esbuild.build({ ...node, entryPoints: ['bench/accuracy.ts'], outfile: 'dist/bench-accuracy.js' }),
 ];
 if (fs.existsSync('src/extension.ts')) {
-  builds.push(esbuild.build({ ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }));
+  // A thin activation shell, and the features it loads on first use (see src/extension.ts).
+  builds.push(esbuild.build({ ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', './features.js'] }));
+  builds.push(esbuild.build({ ...node, entryPoints: ['src/vscode/main.ts'], outfile: 'dist/features.js', external: ['vscode'] }));
 }
 if (fs.existsSync('webview-ui/src/main.ts')) {
   builds.push(esbuild.build({

@@ -4,7 +4,6 @@ import { quickFixes } from '../features/quick-fixes';
 import type { ExtContext } from './context';
 import { toWorkspaceEdit } from './convert';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
-import { CONFIG_SELECTOR } from './selector';
 
 const MEMORY_CODES = new Set(['exceeds-gpu-memory', 'near-gpu-memory']);
 
@@ -13,23 +12,19 @@ function codeOf(d: vscode.Diagnostic): string | undefined {
   return typeof c === 'object' && c !== null ? String(c.value) : c === undefined ? undefined : String(c);
 }
 
-export function registerCodeActions(ctx: ExtContext): vscode.Disposable {
-  return vscode.languages.registerCodeActionsProvider(CONFIG_SELECTOR, {
-    provideCodeActions: async (doc, _range, context) => {
-      const ours = context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE && MEMORY_CODES.has(codeOf(d) ?? ''));
-      if (ours.length === 0) return [];
-      const a = ctx.analysis(doc);
-      if (!a) return [];
-      const fixes = ctx.guard('code actions', () => quickFixes(a, (m, ...args) => vscode.l10n.t(m, ...args))) ?? [];
-      const actions: vscode.CodeAction[] = [];
-      for (const f of fixes) {
-        const action = new vscode.CodeAction(f.title, vscode.CodeActionKind.QuickFix);
-        action.edit = await toWorkspaceEdit(f.edits);
-        action.diagnostics = ours;
-        action.isPreferred = f.preferred;
-        actions.push(action);
-      }
-      return actions;
-    },
-  }, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] });
+export async function provideCodeActions(ctx: ExtContext, doc: vscode.TextDocument, context: vscode.CodeActionContext): Promise<vscode.CodeAction[]> {
+  const ours = context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE && MEMORY_CODES.has(codeOf(d) ?? ''));
+  if (ours.length === 0) return [];
+  const a = ctx.analysis(doc);
+  if (!a) return [];
+  const fixes = ctx.guard('code actions', () => quickFixes(a, (m, ...args) => vscode.l10n.t(m, ...args))) ?? [];
+  const actions: vscode.CodeAction[] = [];
+  for (const f of fixes) {
+    const action = new vscode.CodeAction(f.title, vscode.CodeActionKind.QuickFix);
+    action.edit = await toWorkspaceEdit(f.edits);
+    action.diagnostics = ours;
+    action.isPreferred = f.preferred;
+    actions.push(action);
+  }
+  return actions;
 }
