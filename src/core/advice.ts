@@ -205,7 +205,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
     const e = r.estimate;
     const fitsNow = capacity === undefined ? true : e.fits === true;
     if (!fitsNow || current.perGpu.deviceBytes - e.perGpu.deviceBytes <= 0) return;
-    const st = stepTime(applied.setup, e.parameters.trainable, spec);
+    const st = stepTime(applied.setup, e.parameters.trainable, spec, true);
     setups.set(candidates.length, applied.setup);
     candidates.push({
       id: combo.map((c) => c.id).join('+'),
@@ -226,7 +226,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   const step = (from: Applied, mv: Move): Applied | undefined => {
     const patch = mv.apply(from.setup);
     if (!patch) return undefined;
-    return { setup: Object.assign({}, from.setup, patch), patches: [...from.patches, patch], moves: [...from.moves, mv] };
+    return { setup: { ...from.setup, ...patch }, patches: [...from.patches, patch], moves: [...from.moves, mv] };
   };
   const root: Applied = { setup, patches: [], moves: [] };
   for (let i = 0; i < n; i++) {
@@ -266,8 +266,9 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   const items = front
     .sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor || x.changes.length - y.changes.length || y.savedBytes - x.savedBytes)
     .map((it) => {
-      const full = estimate(setups.get(candidates.indexOf(it))!, opts);
-      return full.ok ? { ...it, estimate: full.estimate } : it;
+      const s = setups.get(candidates.indexOf(it))!;
+      const full = estimate(s, opts);
+      return full.ok ? { ...it, estimate: full.estimate, costExplain: stepTime(s, full.estimate.parameters.trainable, spec).explain } : it;
     });
 
   const result: { maxMicroBatch?: number; maxSeqLen?: number; gpusNeeded?: number } = {};

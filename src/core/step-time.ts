@@ -42,7 +42,7 @@ export function tokenEfficiency(tokens: number): number {
  * Seconds per optimizer step on one GPU.
  * @param trainableParams trainable parameters (from the estimate), for gradient traffic.
  */
-export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pick<GpuSpec, 'denseTflops' | 'hostLink' | 'peerLink' | 'hbmBandwidthGBps'>): StepTime {
+export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pick<GpuSpec, 'denseTflops' | 'hostLink' | 'peerLink' | 'hbmBandwidthGBps'>, lean = false): StepTime {
   const g = gpu ?? DEFAULT_GPU;
   const parsed = parseArchitecture(setup.architecture);
   const explain: string[] = [];
@@ -71,11 +71,11 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   // QLoRA dequantizes every 4-bit weight in forward and backward: extra memory traffic (QLoRA paper reports
   // slower steps than LoRA); modeled as the 16-bit weights being materialised twice per micro-step.
   const computeSeconds = (flopsPerToken * T * microSteps) / (tp * pp) / (peak * ASSUMED_MFU * eff);
-  explain.push(`compute: (forward ${fmt(fwd)} + backward ${fmt(bwd)}${recompute ? ` + recompute ${fmt(recompute)}` : ''}) FLOPs/token x ${T} tokens x ${microSteps} micro-steps / (${(peak / 1e12).toFixed(0)} TFLOPS x ${ASSUMED_MFU} MFU x ${eff.toFixed(2)} small-batch efficiency) = ${(computeSeconds * 1e3).toFixed(1)} ms`);
+  if (!lean) explain.push(`compute: (forward ${fmt(fwd)} + backward ${fmt(bwd)}${recompute ? ` + recompute ${fmt(recompute)}` : ''}) FLOPs/token x ${T} tokens x ${microSteps} micro-steps / (${(peak / 1e12).toFixed(0)} TFLOPS x ${ASSUMED_MFU} MFU x ${eff.toFixed(2)} small-batch efficiency) = ${(computeSeconds * 1e3).toFixed(1)} ms`);
   let dequant = 0;
   if (setup.method === 'qlora') {
     dequant = (2 * P * 2 * microSteps) / (g.hbmBandwidthGBps * 1e9);
-    explain.push(`4-bit dequantization: 2 passes x ${fmt(P)} params x 2 B / HBM bandwidth = ${(dequant * 1e3).toFixed(1)} ms`);
+    if (!lean) explain.push(`4-bit dequantization: 2 passes x ${fmt(P)} params x 2 B / HBM bandwidth = ${(dequant * 1e3).toFixed(1)} ms`);
   }
 
   // Communication over the peer link (NVLink or PCIe), per optimizer step.
@@ -91,7 +91,7 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
     // parameter all-gathers (forward and backward) per micro-step.
     comm = 2 * gradBytes * ring / peer;
     if (sharded) comm += 2 * microSteps * (2 * P / (tp * pp)) * ring / peer;
-    explain.push(`communication: ${sharded ? 'gradient reduce-scatter + 2 parameter all-gathers per micro-step' : 'gradient all-reduce'} over ${(peer / 1e9).toFixed(0)} GB/s = ${(comm * 1e3).toFixed(1)} ms (overlapped with compute where possible)`);
+    if (!lean) explain.push(`communication: ${sharded ? 'gradient reduce-scatter + 2 parameter all-gathers per micro-step' : 'gradient all-reduce'} over ${(peer / 1e9).toFixed(0)} GB/s = ${(comm * 1e3).toFixed(1)} ms (overlapped with compute where possible)`);
   }
   // Offload: gradients go to the host and updated 16-bit parameters come back over PCIe; CPU Adam runs the step.
   let offload = 0;
@@ -100,24 +100,24 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   if (setup.offload_optimizer !== 'none') {
     const pShard = trainable / shard / (tp * pp);
     offload += (2 * pShard * 2) / host + pShard / CPU_ADAM_PARAMS_PER_S;
-    explain.push(`optimizer offload: ${fmt(pShard)} params x (2 B grads down + 2 B params up) / ${(host / 1e9).toFixed(0)} GB/s + CPU Adam ${fmt(pShard)} / ${fmt(CPU_ADAM_PARAMS_PER_S)} params/s = ${(offload * 1e3).toFixed(1)} ms`);
+    if (!lean) explain.push(`optimizer offload: ${fmt(pShard)} params x (2 B grads down + 2 B params up) / ${(host / 1e9).toFixed(0)} GB/s + CPU Adam ${fmt(pShard)} / ${fmt(CPU_ADAM_PARAMS_PER_S)} params/s = ${(offload * 1e3).toFixed(1)} ms`);
     if (setup.offload_optimizer === 'nvme') offload *= 3;
   }
   if (setup.offload_params !== 'none') {
     const pShard = P / shard / (tp * pp);
     const t = (2 * microSteps * pShard * 2) / host;
     offload += setup.offload_params === 'nvme' ? 3 * t : t;
-    explain.push(`parameter offload: 2 fetches per micro-step x ${fmt(pShard)} params x 2 B / ${(host / 1e9).toFixed(0)} GB/s = ${(t * 1e3).toFixed(1)} ms`);
+    if (!lean) explain.push(`parameter offload: 2 fetches per micro-step x ${fmt(pShard)} params x 2 B / ${(host / 1e9).toFixed(0)} GB/s = ${(t * 1e3).toFixed(1)} ms`);
   }
   if (setup.activation_offloading) {
     const t = (2 * a.layers * T * a.hidden * 2 * microSteps) / host;
     offload += t * 0.5; // overlapped with compute on a side stream about half the time
-    explain.push(`activation offloading: layer inputs to the host and back, half overlapped = ${(t * 500).toFixed(1)} ms`);
+    if (!lean) explain.push(`activation offloading: layer inputs to the host and back, half overlapped = ${(t * 500).toFixed(1)} ms`);
   }
   // Communication overlaps with backward compute; only the excess shows up.
   const exposedComm = Math.max(0, comm - 0.5 * computeSeconds);
   const seconds = computeSeconds + dequant + exposedComm + offload;
-  explain.push(`step: ${(seconds * 1e3).toFixed(1)} ms (communication beyond half the compute time is exposed)`);
+  if (!lean) explain.push(`step: ${(seconds * 1e3).toFixed(1)} ms (communication beyond half the compute time is exposed)`);
   return { seconds, computeSeconds: computeSeconds + dequant, communicationSeconds: exposedComm, offloadSeconds: offload, explain };
 }
 
