@@ -189,13 +189,21 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   const all = moves(setup, spec?.bf16 ?? true);
   const maxK = Math.max(1, Math.min(3, opts.maxCombination ?? 3));
   const seen = new Set<string>([signature(setup)]);
-  const candidates: AdviceItem[] = [];
-  const setups = new Map<number, TrainingSetup>();
+  /** What the search keeps of a fitting candidate: numbers only; the items shown are estimated again in full. */
+  interface Light { applied: Applied; deviceBytes: number; stepTimeFactor: number; changesResult: boolean; gpus: number; nChanges: number }
+  const groups = new Map<string, Light[]>();
   const lean: EstimateOptions = { ...opts, lean: true };
+  // Pareto dominance: b dominates a when it is at least as good on GPUs, step time, result-changing, device memory
+  // and number of changes, and strictly better on one. Memory differences below max(512 MiB, 2 % of the GPU) do not
+  // count: an extra change that saves a few hundred MiB more is not worth listing next to the simpler one.
+  const memEps = Math.max(512 * 1024 * 1024, 0.02 * (capacity ?? 0));
+  const dominated = (a: Light, b: Light): boolean =>
+    b.gpus <= a.gpus && b.stepTimeFactor <= a.stepTimeFactor + 1e-9 && (!b.changesResult || a.changesResult) && b.deviceBytes <= a.deviceBytes + memEps
+    && b.nChanges <= a.nChanges
+    && (b.gpus < a.gpus || b.stepTimeFactor < a.stepTimeFactor - 1e-9 || (a.changesResult && !b.changesResult) || b.deviceBytes < a.deviceBytes - memEps || b.nChanges < a.nChanges);
   let evaluated = 0;
 
   const consider = (applied: Applied): void => {
-    const combo = applied.moves;
     const sig = signature(applied.setup);
     if (seen.has(sig)) return;
     seen.add(sig);
@@ -203,22 +211,25 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
     evaluated++;
     if (!r.ok) return;
     const e = r.estimate;
-    const fitsNow = capacity === undefined ? true : e.fits === true;
-    if (!fitsNow || current.perGpu.deviceBytes - e.perGpu.deviceBytes <= 0) return;
+    if ((capacity !== undefined && e.fits !== true) || current.perGpu.deviceBytes - e.perGpu.deviceBytes <= 0) return;
     const st = stepTime(applied.setup, e.parameters.trainable, spec, true);
-    setups.set(candidates.length, applied.setup);
-    candidates.push({
-      id: combo.map((c) => c.id).join('+'),
-      title: combo.map((c) => c.title).join(' + '),
-      changes: changesOf(applied),
-      savedBytes: current.perGpu.deviceBytes - e.perGpu.deviceBytes,
-      stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
-      changesResult: combo.some((c) => c.changesResult),
-      fits: capacity === undefined ? true : e.fits === true,
-      estimate: e,
-      costExplain: st.explain,
-      gpus: applied.setup.gpus_per_node * applied.setup.nodes,
-    });
+    const keys = new Set<string>();
+    for (const p of applied.patches) for (const k in p) keys.add(k);
+    const c: Light = {
+      applied, deviceBytes: e.perGpu.deviceBytes, stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
+      changesResult: applied.moves.some((m) => m.changesResult), gpus: applied.setup.gpus_per_node * applied.setup.nodes, nChanges: keys.size,
+    };
+    // Keep only the Pareto set of each group as the search goes, so dominated candidates are garbage at once.
+    const k = `${c.changesResult}|${c.gpus}|${c.nChanges}`;
+    const g = groups.get(k);
+    if (!g) {
+      groups.set(k, [c]);
+      return;
+    }
+    if (g.some((b) => dominated(c, b))) return;
+    const rest = g.filter((b) => !dominated(b, c));
+    rest.push(c);
+    groups.set(k, rest);
   };
 
   // Singles, pairs and triples of moves from different groups; each prefix is applied once and reused.
@@ -248,28 +259,22 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
     }
   }
 
-  // Pareto front among fitting candidates: no other fitting candidate is at least as good on step time,
-  // result-changing and device memory, and strictly better on one.
-  const fitting = candidates.filter((c) => c.fits && c.savedBytes > 0);
-  // Memory differences below max(512 MiB, 2 % of the GPU) do not make a setup better: an extra change that saves
-  // a few hundred MiB more is not worth listing next to the simpler one.
-  const memEps = Math.max(512 * 1024 * 1024, 0.02 * (capacity ?? 0));
-  const dominated = (a: AdviceItem, b: AdviceItem): boolean => {
-    const am = a.estimate.perGpu.deviceBytes;
-    const bm = b.estimate.perGpu.deviceBytes;
-    return b.gpus <= a.gpus && b.stepTimeFactor <= a.stepTimeFactor + 1e-9 && (!b.changesResult || a.changesResult) && bm <= am + memEps
-      && b.changes.length <= a.changes.length
-      && (b.gpus < a.gpus || b.stepTimeFactor < a.stepTimeFactor - 1e-9 || (a.changesResult && !b.changesResult) || bm < am - memEps || b.changes.length < a.changes.length);
-  };
-  const front = fitting.filter((a) => !fitting.some((b) => b !== a && dominated(a, b)));
+  // Across groups (each group already holds only its own Pareto set).
+  const survivors: Light[] = [...groups.values()].flat();
+  const front = survivors.filter((a) => !survivors.some((b) => b !== a && dominated(a, b)));
   // The items shown are estimated again in full (formulas and assumptions).
-  const items = front
-    .sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor || x.changes.length - y.changes.length || y.savedBytes - x.savedBytes)
-    .map((it) => {
-      const s = setups.get(candidates.indexOf(it))!;
-      const full = estimate(s, opts);
-      return full.ok ? { ...it, estimate: full.estimate, costExplain: stepTime(s, full.estimate.parameters.trainable, spec).explain } : it;
+  const items: AdviceItem[] = [];
+  for (const c of front.sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor || x.nChanges - y.nChanges || x.deviceBytes - y.deviceBytes)) {
+    const full = estimate(c.applied.setup, opts);
+    if (!full.ok) continue;
+    const combo = c.applied.moves;
+    items.push({
+      id: combo.map((m) => m.id).join('+'), title: combo.map((m) => m.title).join(' + '), changes: changesOf(c.applied),
+      savedBytes: current.perGpu.deviceBytes - full.estimate.perGpu.deviceBytes, stepTimeFactor: c.stepTimeFactor, changesResult: c.changesResult,
+      fits: capacity === undefined ? true : full.estimate.fits === true, estimate: full.estimate,
+      costExplain: stepTime(c.applied.setup, full.estimate.parameters.trainable, spec).explain, gpus: c.gpus,
     });
+  }
 
   const result: { maxMicroBatch?: number; maxSeqLen?: number; gpusNeeded?: number } = {};
   if (capacity !== undefined) {

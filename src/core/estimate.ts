@@ -173,6 +173,29 @@ let leanMode = false;
 
 const NO_INPUTS: Readonly<Record<string, never>> = Object.freeze({});
 
+const inventoryCache = new WeakMap<object, Map<string, { targets: Set<string>; inv: Inventory }>>();
+
+/** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
+function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
+  const l = setup.lora;
+  const q = setup.quantization;
+  const key = `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.freeze_trainable_layers}|`
+    + `${l ? `${l.r}/${l.dtype}/${l.target_modules === 'all-linear' ? '*' : l.target_modules.join(',')}/${l.modules_to_save.join(',')}` : ''}|${q ? `${q.bits}/${q.type}/${q.double_quant}/${q.scope}/${q.block_size}` : ''}`;
+  let byKey = inventoryCache.get(a);
+  if (!byKey) {
+    byKey = new Map();
+    inventoryCache.set(a, byKey);
+  }
+  let hit = byKey.get(key);
+  if (!hit) {
+    if (byKey.size > 2048) byKey.clear();
+    const targets = loraTargets(setup, mods);
+    hit = { targets, inv: inventory(setup, a, mods, targets) };
+    byKey.set(key, hit);
+  }
+  return hit;
+}
+
 function comp(id: ComponentId, label: string, bytes: number, formula: () => string, inputs: () => Record<string, number | string | boolean>): Component {
   return { id, label, bytes: Math.max(0, Math.round(bytes)), formula: leanMode ? '' : formula(), inputs: leanMode ? NO_INPUTS : inputs() };
 }
@@ -243,8 +266,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     warnings.push({ key: 'lora', message: `method '${setup.method}' without a lora block: PEFT defaults used (r=8 on q_proj, v_proj)` });
   }
   const lora = setup.lora ?? ((setup.method === 'lora' || setup.method === 'qlora') ? { r: 8, dropout: 0, target_modules: ['q_proj', 'v_proj'], modules_to_save: [], dtype: 'fp32' as const } : undefined);
-  const effSetup: TrainingSetup = { ...setup, lora };
+  // Copy the setup only when defaults must be filled in (the advice search calls this thousands of times).
+  let effSetup: TrainingSetup = lora === setup.lora ? setup : { ...setup, lora };
   if (setup.method === 'qlora' && !setup.quantization) {
+    if (effSetup === setup) effSetup = { ...setup };
     warnings.push({ key: 'quantization', message: "method 'qlora' without a quantization block: 4-bit NF4 assumed" });
     effSetup.quantization = { bits: 4, type: 'nf4', double_quant: false, scope: 'all-linear' };
     assumptions.push({ key: 'quantization', value: 'nf4 4-bit', source: 'VRAM Lens default for qlora' });
@@ -254,11 +279,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   }
 
   const mods = linearModules(a);
-  const targets = loraTargets(effSetup, mods);
+  const { targets, inv } = memoInventory(effSetup, a, mods);
   if (lora && targets.size === 0) {
     warnings.push({ key: 'lora.target_modules', message: `none of the LoRA target modules match ${a.family} layers (${mods.map((m) => m.name).join(', ')})` });
   }
-  const inv = inventory(effSetup, a, mods, targets);
 
   // ---- Dtypes -------------------------------------------------------------------------------------------
   const wb = dtypeBytes(setup.weights_dtype);
@@ -452,9 +476,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const gradFull = trainableHere * gradBytes;
     const gradStored = fsdpOffload ? 0 : setup.optimizer_in_backward ? inv.largestTrainableTensor * gradBytes : gradFull / shardGrads;
     const gradLabel = setup.optimizer_in_backward ? 'Gradients (optimizer in backward: one tensor at a time)' : 'Gradients';
-    const gradFormula = setup.optimizer_in_backward
+    const gradFormula = (): string => (setup.optimizer_in_backward
       ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
-      : `${formatCount(trainableHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`;
+      : `${formatCount(trainableHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`);
     const ddp = dp > 1 && zero === 0 && !fsdp && trainableHere > 0;
     if (ddp) {
       // DDP's Reducer allocates flat bucket buffers for every gradient at construction; with the default
@@ -525,27 +549,27 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const perLayerFull = freezeLayer ? freezeLayer.bytesPerLayer : layer.bytesPerLayer;
     const ck = setup.gradient_checkpointing;
     let actBytes: number;
-    let actFormula: string;
+    let actFormula: () => string;
     let recompute = 0;
     const cb = mode === 'fp32' ? 4 : half;
     if (ck === 'full') {
       actBytes = trainableLayers * layer.layerInputBytes * inFlight;
       recompute = perLayerFull;
-      actFormula = `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input (b·s·h·${layer.layerInputBytes / (T * a.hidden / (setup.sequence_parallel ? tp : 1))} B)`;
+      actFormula = () => `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input (b·s·h·${layer.layerInputBytes / (T * a.hidden / (setup.sequence_parallel ? tp : 1))} B)`;
     } else if (ck === 'selective') {
       // Op-level selective checkpointing (torchtitan SAC, Korthikanti et al. 2022 §5 in spirit): keep the outputs
       // of every other matmul and of the attention kernel, recompute the rest during backward.
       const kept = freezeLayer ? freezeLayer.selectiveBytes : layer.selectiveBytes;
       actBytes = trainableLayers * kept * inFlight;
       recompute = perLayerFull - kept;
-      actFormula = `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}(layer input + every other matmul output + attention output)`;
+      actFormula = () => `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}(layer input + every other matmul output + attention output)`;
     } else {
       actBytes = (trainableLayers * perLayerFull + (layersStage - trainableLayers) * layer.bytesPerLayer) * inFlight;
-      actFormula = `${layersStage} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}saved per layer`;
+      actFormula = () => `${layersStage} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}saved per layer`;
     }
     if (setup.activation_offloading && ck !== 'none') {
       actBytes = layer.layerInputBytes * 2; // checkpointed inputs live on the host; two in flight on the GPU (prefetch)
-      actFormula = 'activation offloading: checkpointed layer inputs on the host, 2 in flight';
+      actFormula = () => 'activation offloading: checkpointed layer inputs on the host, 2 in flight';
     }
     // Autocast's 16-bit copies of fp32 weights, kept by each matmul for backward; with full checkpointing only the
     // recomputed layer holds them.
@@ -560,7 +584,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       : [];
     if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
     const perLayerLabel = Math.round(perLayerFull);
-    const actComp = comp('activations', 'Activations saved for backward', actBytes, () => (actFormula), () => ({ perLayerBytes: perLayerLabel, layers: layersStage, microBatch: setup.micro_batch_size, seqLen: setup.seq_len, attention: setup.attention, checkpointing: ck, inFlight }));
+    const actComp = comp('activations', 'Activations saved for backward', actBytes, actFormula, () => ({ perLayerBytes: perLayerLabel, layers: layersStage, microBatch: setup.micro_batch_size, seqLen: setup.seq_len, attention: setup.attention, checkpointing: ck, inFlight }));
 
     // Embedding output / final norm / loss on the first and last stage.
     const outside: Component[] = [];
@@ -576,7 +600,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
 
     function phasesFor(lossFwd: number, lossBwd: number): PhaseEstimate[] {
       const pers = persistent;
-      const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, () => (`${gradFormula}${note}`), () => ({ params: Math.round(trainableHere), bytesPerGrad: gradBytes, shard: shardGrads }));
+      const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, () => (`${gradFormula()}${note}`), () => ({ params: Math.round(trainableHere), bytesPerGrad: gradBytes, shard: shardGrads }));
       const forwardTransient = Math.max(lossFwd, layer.backwardWorkingBytes / 2);
       const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...(ck === 'full' ? castCacheComp : castComp), ...outside,
         lossFwd >= layer.backwardWorkingBytes / 2

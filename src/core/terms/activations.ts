@@ -65,6 +65,16 @@ export interface LayerActivations {
 const moduleByName = (mods: LinearModule[]): Map<string, LinearModule> => new Map(mods.map((m) => [m.name, m]));
 
 const layerCache = new WeakMap<Architecture, Map<string, LayerActivations>>();
+const targetKeys = new WeakMap<ReadonlySet<string>, string>();
+
+function targetsKey(t: ReadonlySet<string>): string {
+  let k = targetKeys.get(t);
+  if (k === undefined) {
+    k = [...t].sort().join(',');
+    targetKeys.set(t, k);
+  }
+  return k;
+}
 
 /** Replays one block of the family and returns what it saves. Memoized per architecture and plan. */
 export function layerActivations(p: ActivationPlan): LayerActivations {
@@ -73,7 +83,7 @@ export function layerActivations(p: ActivationPlan): LayerActivations {
     byPlan = new Map();
     layerCache.set(p.arch, byPlan);
   }
-  const key = `${p.mode}|${p.half}|${p.weightBytes}|${p.batch}|${p.seq}|${p.attention}|${p.baseTrainable}|${p.normsTrainable}|${p.inputRequiresGrad}|${p.tp}|${p.sequenceParallel}|${p.compile === true}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${[...p.lora.targets].sort().join(',')}` : ''}`;
+  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${targetsKey(p.lora.targets)}` : ''}`;
   let r = byPlan.get(key);
   if (!r) {
     if (byPlan.size > 4096) byPlan.clear();
