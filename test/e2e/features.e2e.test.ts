@@ -103,6 +103,25 @@ suite('VRAM Lens features (real extension host)', () => {
     await vscode.commands.executeCommand('undo');
   });
 
+  test('every quick fix that fits alone applies in the file and clears the diagnostic', async () => {
+    const doc = await open('run.vram.yaml');
+    await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'exceeds-gpu-memory');
+    const d = ours(doc.uri, 'exceeds-gpu-memory')[0];
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range, vscode.CodeActionKind.QuickFix.value);
+    const fitting = actions.filter((a) => /\(-[\d.]+ (GiB|MiB), /.test(a.title) && !/still does not fit/.test(a.title));
+    assert.ok(fitting.length >= 3, fitting.map((a) => a.title).join(' | '));
+    const original = doc.getText();
+    for (const a of fitting) {
+      assert.ok(a.edit, a.title);
+      assert.ok(await vscode.workspace.applyEdit(a.edit), a.title);
+      assert.notEqual(doc.getText(), original, `${a.title} changed the file`);
+      await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 0, `the diagnostic to clear after "${a.title}"`);
+      const editor = await vscode.window.showTextDocument(doc);
+      await editor.edit((b) => b.replace(new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), original));
+      await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'the diagnostic back after restoring the file');
+    }
+  });
+
   test('changing vramLens.gpu re-runs the analysis', async () => {
     const doc = await open('run.vram.yaml');
     await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'exceeds-gpu-memory');
