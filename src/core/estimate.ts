@@ -315,7 +315,13 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
 
   // ---- Runtime terms outside PyTorch's allocated bytes ---------------------------------------------------
   let churnBytes = 0;
-  for (const c of peak.components) if (!PERSISTENT_IDS.has(c.id)) churnBytes += c.bytes;
+  if (leanMode) {
+    // Lean phases list only their persistent components; everything else in the peak churns.
+    churnBytes = peak.allocatedBytes;
+    for (const c of peak.components) churnBytes -= c.bytes;
+  } else {
+    for (const c of peak.components) if (!PERSISTENT_IDS.has(c.id)) churnBytes += c.bytes;
+  }
   const reserve = Math.round(ALLOCATOR_FRAGMENTATION * churnBytes);
   const runtime: RuntimeTerm[] = [
     {
@@ -599,6 +605,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     return phasesFor(0, 0);
 
     function phasesFor(lossFwd: number, lossBwd: number): PhaseEstimate[] {
+      if (leanMode) return leanPhases(lossFwd, lossBwd);
       const pers = persistent;
       const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, () => (`${gradFormula()}${note}`), () => ({ params: Math.round(trainableHere), bytesPerGrad: gradBytes, shard: shardGrads }));
       const forwardTransient = Math.max(lossFwd, layer.backwardWorkingBytes / 2);
@@ -654,6 +661,59 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         phasesOut.push({ phase: 'first-step', allocatedBytes: sum(fs), components: fs, note: 'initialisation and first step: flat parameter groups are built' });
       }
       return phasesOut;
+    }
+
+    /**
+     * The same phases as phasesFor, as totals only (no component lists): the advice search estimates thousands of
+     * candidates and needs the peak, the phase and the churn. A unit test holds both paths equal.
+     */
+    function leanPhases(lossFwd: number, lossBwd: number): PhaseEstimate[] {
+      const tot = (cs: readonly Component[]): number => {
+        let t = 0;
+        for (const c of cs) t += Math.max(0, Math.round(c.bytes));
+        return t;
+      };
+      const r = (x: number): number => Math.max(0, Math.round(x));
+      const pSum = tot(persistent);
+      const gSum = tot(gathered);
+      const hgSum = tot(headGather);
+      const ggSum = tot(gatheredGrads);
+      const outSum = tot(outside);
+      const castSum = tot(castComp);
+      const castCacheSum = tot(castCacheComp);
+      const act = actComp.bytes;
+      const forwardTransient = r(Math.max(lossFwd, layer.backwardWorkingBytes / 2));
+      const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
+      const rec = recompute > 0 ? r(recompute) : 0;
+      const work = r(layer.backwardWorkingBytes);
+      const headGradB = r(Math.max(gradsInForward, headGrad));
+      const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + gSum + hgSum + act + (ck === 'full' ? castCacheSum : castSum) + outSum + forwardTransient;
+      const atLoss = pSum + headGradB + gSum + hgSum + act + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd);
+      const atLast = pSum + headGradB + gSum + ggSum + act + castSum + rec + work;
+      const atFirst = pSum + r(gradAtEnd) + gSum + ggSum + rec + work;
+      const bwd = Math.max(atLoss, atLast, atFirst);
+      let temps = 0;
+      if (!offloadOpt && !fsdpOffload) {
+        const local = trainableHere / shardOptimizer;
+        if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) temps += r(local * stateBytes);
+        else if (setup.optimizer === 'adafactor') temps += r(2 * inv.largestTrainableTensor * 4);
+        else if (setup.optimizer === 'adamw_hf') temps += r(inv.largestTrainableTensor * stateBytes);
+        if (masterCopy && zero >= 1) temps += r((trainableHere * 4) / shardOptimizer);
+      }
+      const opt = pSum + r(setup.optimizer_in_backward ? 0 : gradAtEnd) + temps;
+      // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
+      const persistentOnly = persistent;
+      const out: PhaseEstimate[] = [
+        { phase: 'forward', allocatedBytes: fwd, components: persistentOnly, note: '' },
+        { phase: 'backward', allocatedBytes: bwd, components: persistentOnly, note: '' },
+        { phase: 'optimizer', allocatedBytes: opt, components: persistentOnly, note: '' },
+      ];
+      if (zero >= 1 && setup.optimizer !== 'none') {
+        let fs = r((trainableHere * wb) / (zero === 3 ? shardParams : 1));
+        for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));
+        out.push({ phase: 'first-step', allocatedBytes: fs, components: persistentOnly.filter((c) => c.id !== 'optimizer-states'), note: '' });
+      }
+      return out;
     }
   }
 }

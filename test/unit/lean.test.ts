@@ -1,0 +1,68 @@
+// The lean estimate (numbers only, used by the advice search) must give exactly the same peak, reserved and device
+// bytes, phase and fit as the full estimate with formulas, for any setup.
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { estimate } from '../../src/core/estimate';
+import { findModel } from '../../src/core/lookup';
+import { TrainingSetupSchema } from '../../src/core/setup';
+
+const models = ['meta-llama/Llama-2-7b-hf', 'meta-llama/Meta-Llama-3-8B', 'mistralai/Mixtral-8x7B-v0.1', 'gpt2', 'google-bert/bert-large-uncased', 'Qwen/Qwen2.5-0.5B', 't5-small', 'google/gemma-2b']
+  .map((id) => {
+    const m = findModel(id);
+    assert.ok(m.ok, id);
+    return m.model;
+  });
+
+describe('lean estimate = full estimate (property, 2,000 setups)', () => {
+  it('same peak, reserved, device, phase and fit', () => {
+    fc.assert(fc.property(
+      fc.record({
+        model: fc.integer({ min: 0, max: models.length - 1 }),
+        method: fc.constantFrom('full', 'lora', 'qlora', 'freeze'),
+        weights: fc.constantFrom('fp32', 'bf16'),
+        mixed: fc.constantFrom('none', 'bf16'),
+        master: fc.boolean(),
+        optimizer: fc.constantFrom('adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'adafactor', 'sgd', 'lion'),
+        micro: fc.integer({ min: 1, max: 16 }),
+        ga: fc.integer({ min: 1, max: 8 }),
+        seq: fc.constantFrom(128, 512, 2048, 4096),
+        ck: fc.constantFrom('none', 'full', 'selective'),
+        attention: fc.constantFrom('eager', 'sdpa', 'flash'),
+        loss: fc.constantFrom('full', 'chunked', 'fused'),
+        compile: fc.boolean(),
+        gpus: fc.constantFrom(1, 2, 8),
+        nodes: fc.constantFrom(1, 2),
+        zero: fc.constantFrom(0, 1, 2, 3),
+        fsdp: fc.constantFrom('none', 'none', 'full_shard', 'shard_grad_op', 'hybrid_shard'),
+        offOpt: fc.constantFrom('none', 'none', 'cpu', 'nvme'),
+        offParams: fc.constantFrom('none', 'none', 'cpu'),
+        tp: fc.constantFrom(1, 1, 2),
+        pp: fc.constantFrom(1, 1, 2),
+        actOff: fc.boolean(),
+        zeroGrad: fc.boolean(),
+        optInBwd: fc.boolean(),
+        gpuGiB: fc.constantFrom(16, 24, 40, 80),
+      }),
+      (r) => {
+        const m = models[r.model];
+        const setup = TrainingSetupSchema.parse({
+          architecture: m.config, parameters: m.publishedParams, method: r.method,
+          lora: r.method === 'lora' || r.method === 'qlora' ? { r: 16, target_modules: 'all-linear' } : undefined,
+          quantization: r.method === 'qlora' ? { bits: 4 } : undefined,
+          weights_dtype: r.weights, mixed_precision: r.mixed, master_weights: r.master, optimizer: r.optimizer,
+          micro_batch_size: r.micro, gradient_accumulation_steps: r.ga, seq_len: r.seq, gradient_checkpointing: r.ck, attention: r.attention,
+          loss: r.loss, compile: r.compile, gpus_per_node: r.gpus * r.tp * r.pp, nodes: r.nodes, zero_stage: r.zero, fsdp: r.fsdp,
+          offload_optimizer: r.offOpt, offload_params: r.offParams, tensor_parallel: r.tp, pipeline_parallel: r.pp,
+          activation_offloading: r.actOff, zero_grad_set_to_none: r.zeroGrad, optimizer_in_backward: r.optInBwd,
+        });
+        const gpu = { id: 'test', memoryBytes: r.gpuGiB * 2 ** 30, source: 'test' };
+        const full = estimate(setup, { gpu });
+        const lean = estimate(setup, { gpu, lean: true });
+        assert.equal(lean.ok, full.ok);
+        if (!full.ok || !lean.ok) return;
+        const pick = (e: typeof full.estimate) => [e.perGpu.peakBytes, e.perGpu.reservedBytes, e.perGpu.deviceBytes, e.perGpu.phase, e.fits, e.perGpu.stage];
+        assert.deepEqual(pick(lean.estimate), pick(full.estimate));
+      },
+    ), { numRuns: 2000 });
+  });
+});
