@@ -6,7 +6,7 @@
 // config_utils.py, zero/config.py, zero/offload_config.py}; huggingface/transformers@0234833:
 // src/transformers/integrations/deepspeed.py for which "auto" values HF Trainer fills.
 import { createScanner, parseTree, printParseErrorCode, SyntaxKind, type Node, type ParseError } from 'jsonc-parser';
-import { normalizeOptimizer, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Span, type Unknown } from './facts';
+import { msg, normalizeOptimizer, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Span, type Unknown } from './facts';
 
 /** The reason carried by facts whose value is "auto" (resolve fills them from TrainingArguments or the launcher). */
 export const AUTO_REASON = 'auto: filled from TrainingArguments / launcher';
@@ -141,7 +141,7 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
     switch (kind) {
       case SyntaxKind.LineCommentTrivia:
       case SyntaxKind.BlockCommentTrivia:
-        problems.push(strictProblem({ start: off, end: off + len }, 'a comment'));
+        problems.push(strictProblem({ start: off, end: off + len }, msg('a comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
         continue;
       case SyntaxKind.Trivia:
       case SyntaxKind.LineBreakTrivia:
@@ -153,7 +153,7 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
         break;
       case SyntaxKind.CloseBraceToken:
       case SyntaxKind.CloseBracketToken:
-        if (prev === SyntaxKind.CommaToken && lastComma >= 0) problems.push(strictProblem({ start: lastComma, end: lastComma + 1 }, 'a trailing comma'));
+        if (prev === SyntaxKind.CommaToken && lastComma >= 0) problems.push(strictProblem({ start: lastComma, end: lastComma + 1 }, msg('a trailing comma: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
         stack.pop();
         break;
       case SyntaxKind.CommaToken:
@@ -168,7 +168,7 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
           pieces.push(' '.repeat(eol - off));
           outLen += eol - off;
           copied = eol;
-          problems.push(strictProblem({ start: off, end: eol }, 'a `#` comment'));
+          problems.push(strictProblem({ start: off, end: eol }, msg('a `#` comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
           scanner.setPosition(eol);
           continue;
         }
@@ -186,7 +186,7 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
           outLen += py.length;
           copied = end;
           bare.set(off, { word, kind: 'python' });
-          problems.push(strictProblem({ start: off, end }, `the Python literal \`${word}\` (JSON spells it \`${py}\`)`, 'hjson reads it as the string "' + word + '"'));
+          problems.push(strictProblem({ start: off, end }, msg('the Python literal `{0}` (JSON spells it `{1}`): hjson reads it as the string "{0}", but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word, py)));
         } else {
           pieces.push('"');
           inserts.push(outLen);
@@ -200,10 +200,10 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
           if (placeholder) {
             problems.push({
               code: 'placeholder', severity: 'error', span: { start: off, end },
-              message: `\`${word}\` is a template placeholder, not a value: replace it before training (neither json.load nor DeepSpeed can use it)`,
+              ...msg('`{0}` is a template placeholder, not a value: replace it before training (neither json.load nor DeepSpeed can use it)', word),
             });
           } else {
-            problems.push(strictProblem({ start: off, end }, atKey ? `the unquoted key \`${word}\`` : `the unquoted string \`${word}\``));
+            problems.push(strictProblem({ start: off, end }, atKey ? msg('the unquoted key `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word) : msg('the unquoted string `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word)));
           }
         }
         scanner.setPosition(end);
@@ -247,11 +247,9 @@ function bareWordEnd(text: string, scanner: ReturnType<typeof createScanner>, en
   }
 }
 
-function strictProblem(span: Span, what: string, extra = 'DeepSpeed reads it through hjson'): ParseProblem {
-  return {
-    code: 'strict-json-comments', severity: 'warning', span,
-    message: `${what}: ${extra}, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it`,
-  };
+/** A construct json.load rejects; the message says what it is, how DeepSpeed reads it, and who rejects it. */
+function strictProblem(span: Span, m: Message): ParseProblem {
+  return { code: 'strict-json-comments', severity: 'warning', span, ...m };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -355,7 +353,7 @@ class Walker {
           if (first) {
             this.problems.push({
               code: 'duplicate-key', severity: 'error', span: ks, rawKey: k.value,
-              message: `duplicate key \`${k.value}\` (first on line ${this.line(first.start)}): DeepSpeed rejects duplicate keys (config_utils.py dict_raise_error_on_duplicate_keys); json.load keeps the last one`,
+              ...msg('duplicate key `{0}` (first on line {1}): DeepSpeed rejects duplicate keys (config_utils.py dict_raise_error_on_duplicate_keys); json.load keeps the last one', k.value, this.line(first.start)),
             });
           } else {
             seen.set(k.value, ks);
@@ -397,8 +395,9 @@ class Walker {
     this.facts.push({ key, rawKey: p.path, value, rawValue: this.text.slice(valueSpan.start, valueSpan.end), keySpan: p.keySpan, valueSpan, tool: 'deepspeed' });
   }
 
-  problem(code: ParseProblem['code'], severity: ParseProblem['severity'], span: Span, message: string, rawKey?: string): void {
-    this.problems.push(rawKey === undefined ? { code, severity, span, message } : { code, severity, span, message, rawKey });
+  problem(code: ParseProblem['code'], severity: ParseProblem['severity'], span: Span, m: Message, rawKey?: string): void {
+    const { message, template } = m;
+    this.problems.push(rawKey === undefined ? { code, severity, span, message, template } : { code, severity, span, message, template, rawKey });
   }
 
   valueSpan(p: Prop): Span {
@@ -408,21 +407,21 @@ class Walker {
   /** A placeholder (already reported by the pre-pass when bare) becomes an unknown fact. */
   placeholderFact(key: CanonicalKey, p: Prop, word: string): void {
     if (!this.prep.bare.has(this.valueSpan(p).start)) {
-      this.problem('placeholder', 'error', this.valueSpan(p), `\`${word}\` is a template placeholder, not a value: replace it before training`, p.path);
+      this.problem('placeholder', 'error', this.valueSpan(p), msg('`{0}` is a template placeholder, not a value: replace it before training', word), p.path);
     }
     this.fact(key, p, { unknown: `placeholder ${word}` });
   }
 
   autoFact(key: CanonicalKey, p: Prop, reason = AUTO_REASON, source = 'TrainingArguments or the launcher'): void {
     this.fact(key, p, { unknown: reason });
-    this.problem('unresolved-auto', 'info', this.valueSpan(p), `\`${p.path}\` is "auto": HF Trainer or Accelerate fill it from ${source}; DeepSpeed alone does not accept "auto"`, p.path);
+    this.problem('unresolved-auto', 'info', this.valueSpan(p), msg('`{0}` is "auto": HF Trainer or Accelerate fill it from {1}; DeepSpeed alone does not accept "auto"', p.path, source), p.path);
   }
 
   invalid(p: Prop, expected: string, severity: ParseProblem['severity'] = 'error', note?: string): void {
     const s = this.valueSpan(p);
     const got = p.value ? this.text.slice(s.start, s.end) : 'nothing';
     const shown = got.length > 60 ? got.slice(0, 57) + '...' : got;
-    this.problem('invalid-value', severity, s, `\`${p.path}\` must be ${expected}, not ${shown}${note ? `: ${note}` : ''}`, p.path);
+    this.problem('invalid-value', severity, s, note ? msg('`{0}` must be {1}, not {2}: {3}', p.path, expected, shown, note) : msg('`{0}` must be {1}, not {2}', p.path, expected, shown), p.path);
   }
 
   // ----- top-level keys -----
@@ -517,7 +516,7 @@ class Walker {
     if (v.kind === 'bool') {
       // The legacy form `"zero_optimization": true` means stage 1 (zero/config.py read_zero_config_deprecated).
       this.fact('zeroStage', p, v.b ? 1 : 0);
-      this.problem('deprecated-key', 'warning', p.keySpan, `\`"zero_optimization": ${String(v.b)}\` is deprecated: use {"stage": ${v.b ? 1 : 0}}`, p.path);
+      this.problem('deprecated-key', 'warning', p.keySpan, msg('`"zero_optimization": {0}` is deprecated: use {"stage": {1}}', String(v.b), v.b ? 1 : 0), p.path);
       return;
     }
     if (v.kind === 'placeholder') {
@@ -546,7 +545,7 @@ class Walker {
         if (other) {
           // Both spellings of one pydantic field: the alias (stage3_ prefixed) is the one pydantic validates.
           const [keep, drop] = other.name.startsWith('stage3_') ? [other, q] : q.name.startsWith('stage3_') ? [q, other] : [q, other];
-          this.problem('duplicate-key', 'warning', drop.keySpan, `\`${drop.name}\` and \`${keep.name}\` are two spellings of the same DeepSpeed field; only \`${keep.name}\` is used`, drop.path);
+          this.problem('duplicate-key', 'warning', drop.keySpan, msg('`{0}` and `{1}` are two spellings of the same DeepSpeed field; only `{1}` is used', drop.name, keep.name), drop.path);
           counts.set(count.key, keep);
         } else {
           counts.set(count.key, q);
@@ -555,7 +554,7 @@ class Walker {
         this.unknownKey(q, DEEPSPEED_KEYS.zeroOptimization, true);
       }
       const dep = DEPRECATED_ZERO[q.name];
-      if (dep) this.problem('deprecated-key', 'warning', q.keySpan, `\`${q.name}\` is deprecated: use ${dep} (deepspeed/runtime/zero/config.py)`, q.path);
+      if (dep) this.problem('deprecated-key', 'warning', q.keySpan, msg('`{0}` is deprecated: use {1} (deepspeed/runtime/zero/config.py)', q.name, dep), q.path);
     }
     for (const c of ZERO_COUNTS) {
       const q = counts.get(c.key);
@@ -595,7 +594,7 @@ class Walker {
     if (legacy) {
       const v = this.read(legacy.value);
       if (block) {
-        this.problem('invalid-value', 'error', legacy.keySpan, `\`${legacy.name}\` and \`${block.name}\` cannot be given together (DeepSpeed asserts "Cannot provide deprecated parameter and replacing parameter together")`, legacy.path);
+        this.problem('invalid-value', 'error', legacy.keySpan, msg('`{0}` and `{1}` cannot be given together (DeepSpeed asserts "Cannot provide deprecated parameter and replacing parameter together")', legacy.name, block.name), legacy.path);
       } else if (v.kind === 'bool') {
         this.fact(key, legacy, v.b ? 'cpu' : 'none');
       } else if (v.kind === 'placeholder') {
@@ -643,10 +642,12 @@ class Walker {
   unknownKey(q: Prop, known: ReadonlySet<string>, always: boolean): void {
     const hit = suggest(q.name, known);
     if (!hit && !always) return;
-    const why = always
-      ? "DeepSpeed's config model forbids unknown keys here"
-      : 'DeepSpeed ignores unknown top-level keys, so this setting has no effect';
-    this.problem('unknown-key', 'warning', q.keySpan, `unknown key \`${q.path}\`${hit ? ` (did you mean \`${hit}\`?)` : ''}: ${why}`, q.path);
+    const m = !always
+      ? msg('unknown key `{0}` (did you mean `{1}`?): DeepSpeed ignores unknown top-level keys, so this setting has no effect', q.path, hit ?? '')
+      : hit
+        ? msg('unknown key `{0}` (did you mean `{1}`?): DeepSpeed\'s config model forbids unknown keys here', q.path, hit)
+        : msg('unknown key `{0}`: DeepSpeed\'s config model forbids unknown keys here', q.path);
+    this.problem('unknown-key', 'warning', q.keySpan, m, q.path);
   }
 
   // ----- checks across keys -----
@@ -657,7 +658,7 @@ class Walker {
     const fp16 = byKey('fp16');
     if (bf16?.value === true && fp16?.value === true) {
       const second = bf16.valueSpan.start > fp16.valueSpan.start ? bf16 : fp16;
-      this.problem('conflicting-precision', 'error', second.valueSpan, 'bf16 and fp16 are both enabled: DeepSpeed stops with "bfloat16 and fp16 modes cannot be simultaneously enabled"', second.rawKey);
+      this.problem('conflicting-precision', 'error', second.valueSpan, msg('bf16 and fp16 are both enabled: DeepSpeed stops with "bfloat16 and fp16 modes cannot be simultaneously enabled"'), second.rawKey);
     }
     if (zeroProp) {
       const st = byKey('zeroStage');
@@ -666,11 +667,11 @@ class Walker {
       if (stage !== undefined) {
         const op = byKey('offloadParams');
         if (op && (op.value === 'cpu' || op.value === 'nvme') && stage < 3) {
-          this.problem('offload-needs-zero', 'warning', op.keySpan, `offload_param needs ZeRO stage 3 (stage is ${stage}): parameters stay on the GPU (zero/config.py: "Valid only with stage 3")`, op.rawKey);
+          this.problem('offload-needs-zero', 'warning', op.keySpan, msg('offload_param needs ZeRO stage 3 (stage is {0}): parameters stay on the GPU (zero/config.py: "Valid only with stage 3")', stage), op.rawKey);
         }
         const oo = byKey('offloadOptimizer');
         if (oo && (oo.value === 'cpu' || oo.value === 'nvme') && stage === 0) {
-          this.problem('offload-needs-zero', 'warning', oo.keySpan, 'offload_optimizer needs ZeRO stage 1, 2 or 3 (stage is 0): the optimizer state stays on the GPU', oo.rawKey);
+          this.problem('offload-needs-zero', 'warning', oo.keySpan, msg('offload_optimizer needs ZeRO stage 1, 2 or 3 (stage is 0): the optimizer state stays on the GPU'), oo.rawKey);
         }
       }
     }
@@ -689,7 +690,7 @@ class Walker {
       if ((m !== undefined || g !== undefined) && t % per !== 0) {
         const parts = [m !== undefined ? `${m} (micro)` : '', g !== undefined ? `${g} (accumulation)` : ''].filter(Boolean).join(' x ');
         this.problem('batch-size-mismatch', 'error', train.valueSpan,
-          `train_batch_size ${t} is not a multiple of ${parts}${m !== undefined && g !== undefined ? ` = ${per}` : ''}: no whole number of GPUs satisfies train_batch_size = micro x accumulation x GPUs (config.py _batch_assertion)`,
+          msg('train_batch_size {0} is not a multiple of {1}: no whole number of GPUs satisfies train_batch_size = micro x accumulation x GPUs (config.py _batch_assertion)', t, `${parts}${m !== undefined && g !== undefined ? ` = ${per}` : ''}`),
           train.rawKey);
       }
     }
@@ -752,12 +753,12 @@ const ERROR_TEXT: Partial<Record<string, string>> = {
 
 function analyze(text: string, problems: ParseProblem[]): Fact[] {
   if (text.charCodeAt(0) === 0xfeff) {
-    problems.push({ code: 'syntax-error', severity: 'warning', span: { start: 0, end: 1 }, message: 'the file starts with a byte-order mark, which json.load rejects' });
+    problems.push({ code: 'syntax-error', severity: 'warning', span: { start: 0, end: 1 }, ...msg('the file starts with a byte-order mark, which json.load rejects') });
   }
   const prep = prepare(text, problems);
   const w = new Walker(text, prep, problems);
   if (prep.tooDeep) {
-    w.problem('syntax-error', 'error', { start: 0, end: Math.min(1, text.length) }, `the JSON nests deeper than ${MAX_DEPTH} levels; it is not read`);
+    w.problem('syntax-error', 'error', { start: 0, end: Math.min(1, text.length) }, msg('the JSON nests deeper than {0} levels; it is not read', MAX_DEPTH));
     return w.facts;
   }
   const errors: ParseError[] = [];
@@ -769,17 +770,17 @@ function analyze(text: string, problems: ParseProblem[]): Fact[] {
     w.errorOffsets.push(start);
     // hjson lets a line break stand in for a comma.
     if (code === 'CommaExpected' && /[\r\n]/.test(prevGap(text, start))) {
-      problems.push(strictProblem({ start, end }, 'a missing comma before this line'));
+      problems.push(strictProblem({ start, end }, msg('a missing comma before this line: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
       continue;
     }
-    problems.push({ code: 'syntax-error', severity: 'error', span: { start, end }, message: `${ERROR_TEXT[code] ?? code} (line ${w.line(start)})` });
+    problems.push({ code: 'syntax-error', severity: 'error', span: { start, end }, ...msg('{0} (line {1})', ERROR_TEXT[code] ?? code, w.line(start)) });
   }
   if (!root) {
-    if (text.trim() === '') problems.push({ code: 'syntax-error', severity: 'error', span: { start: 0, end: 0 }, message: 'the file is empty: a DeepSpeed config is a JSON object' });
+    if (text.trim() === '') problems.push({ code: 'syntax-error', severity: 'error', span: { start: 0, end: 0 }, ...msg('the file is empty: a DeepSpeed config is a JSON object') });
     return w.facts;
   }
   if (root.type !== 'object') {
-    w.problem('invalid-value', 'error', w.span(root), 'a DeepSpeed config is a JSON object ({ ... })');
+    w.problem('invalid-value', 'error', w.span(root), msg('a DeepSpeed config is a JSON object ({ ... })'));
     return w.facts;
   }
   w.checkDuplicates(root);
@@ -809,7 +810,7 @@ function analyze(text: string, problems: ParseProblem[]): Fact[] {
         break;
       case 'bfloat16':
         // The legacy spelling is read only when there is no `bf16` block (config.py get_bfloat16_config).
-        w.problem('deprecated-key', 'warning', p.keySpan, hasBf16 ? '`bfloat16` is the legacy name of `bf16`, and `bf16` is also given, so this block is ignored' : '`bfloat16` is the legacy name of this block: use `bf16`', p.path);
+        w.problem('deprecated-key', 'warning', p.keySpan, hasBf16 ? msg('`bfloat16` is the legacy name of `bf16`, and `bf16` is also given, so this block is ignored') : msg('`bfloat16` is the legacy name of this block: use `bf16`'), p.path);
         if (!hasBf16) w.precision('bf16', p);
         break;
       case 'optimizer':
@@ -847,7 +848,7 @@ export function analyzeDeepSpeedJson(text: string): ConfigFacts {
     facts = analyze(typeof text === 'string' ? text : String(text), problems);
   } catch (err) {
     // A last guard so that an editor or CLI never sees an exception from user text (e.g. a stack overflow).
-    problems.push({ code: 'syntax-error', severity: 'error', span: { start: 0, end: 0 }, message: `the file could not be read: ${err instanceof Error ? err.message : String(err)}` });
+    problems.push({ code: 'syntax-error', severity: 'error', span: { start: 0, end: 0 }, ...msg('the file could not be read: {0}', err instanceof Error ? err.message : String(err)) });
   }
   return { format: 'deepspeed-json', facts, problems, references: [], tools: ['deepspeed'] };
 }
@@ -920,10 +921,12 @@ export function checkBatchRule(facts: ConfigFacts, worldSize: number): ParseProb
   const rhs = `${d.microBatchSize} (micro${tag('microBatchSize')}) x ${d.gradientAccumulationSteps} (accumulation${tag('gradientAccumulationSteps')}) x ${worldSize} (GPUs)`;
   const span = at.valueSpan;
   if (d.microBatchSize <= 0 || d.gradientAccumulationSteps <= 0) {
-    const which = d.microBatchSize <= 0 ? `the micro batch per GPU comes out as ${d.microBatchSize}` : `gradient accumulation comes out as ${d.gradientAccumulationSteps}`;
-    return { code: 'batch-size-mismatch', severity: 'error', span, rawKey: at.rawKey, message: `with ${worldSize} GPUs ${which}, and DeepSpeed requires it to be greater than 0: ${lhs} vs ${rhs}` };
+    const m = d.microBatchSize <= 0
+      ? msg('with {0} GPUs the micro batch per GPU comes out as {1}, and DeepSpeed requires it to be greater than 0: {2} vs {3}', worldSize, d.microBatchSize, lhs, rhs)
+      : msg('with {0} GPUs gradient accumulation comes out as {1}, and DeepSpeed requires it to be greater than 0: {2} vs {3}', worldSize, d.gradientAccumulationSteps, lhs, rhs);
+    return { code: 'batch-size-mismatch', severity: 'error', span, rawKey: at.rawKey, ...m };
   }
   const product = d.microBatchSize * d.gradientAccumulationSteps * worldSize;
   if (product === d.trainBatchSize) return undefined;
-  return { code: 'batch-size-mismatch', severity: 'error', span, rawKey: at.rawKey, message: `${lhs} != ${rhs} = ${product}` };
+  return { code: 'batch-size-mismatch', severity: 'error', span, rawKey: at.rawKey, ...msg('{0} != {1} = {2}', lhs, rhs, product) };
 }

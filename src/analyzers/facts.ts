@@ -107,6 +107,30 @@ export interface ParseProblem {
   readonly message: string;
   readonly span: Span;
   readonly rawKey?: string;
+  /** `message` before its values are filled in, for translation: `{0}`-style placeholders in `text`, filled from `args`. */
+  readonly template?: MessageTemplate;
+}
+
+/** An English message with `{0}`, `{1}` placeholders and the values that fill them (the l10n bundle's key and arguments). */
+export interface MessageTemplate {
+  readonly text: string;
+  readonly args: readonly (string | number)[];
+}
+
+/** A problem message: the filled-in English text and the template it came from. */
+export interface Message {
+  readonly message: string;
+  readonly template: MessageTemplate;
+}
+
+/** Fills `{0}`-style placeholders (in one pass: values are not re-scanned; placeholders without a value stay). */
+export function fillTemplate(text: string, args: readonly (string | number)[]): string {
+  return text.replace(/\{(\d+)\}/g, (m, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : m));
+}
+
+/** A message from a template: `msg('`{0}` is deprecated: use {1}', key, replacement)`. Template texts are l10n keys. */
+export function msg(text: string, ...args: (string | number)[]): Message {
+  return { message: fillTemplate(text, args), template: { text, args } };
 }
 
 /** A reference from this file to another one, followed by resolve relative to this file. */
@@ -145,4 +169,22 @@ export function normalizeOptimizer(raw: string): string {
   if (/adam/.test(n)) return 'adamw';
   if (/sgd/.test(n)) return n.includes('momentum') ? 'sgd_momentum' : 'sgd';
   return raw;
+}
+
+/**
+ * A message about a subject that is known only later (the key path of a YAML value, say): `{0}` in `text` is the
+ * subject and `args` fill `{1}`, `{2}`, ... `about('{0}: expected a string, found {1}', found)`; see `bySubject`.
+ */
+export interface SubjectMessage {
+  readonly text: string;
+  readonly args: readonly (string | number)[];
+}
+
+export function about(text: string, ...args: (string | number)[]): SubjectMessage {
+  return { text, args };
+}
+
+/** The message of `m` with its subject filled in as `{0}`. */
+export function bySubject(m: SubjectMessage, subject: string): Message {
+  return msg(m.text, subject, ...m.args);
 }

@@ -4,8 +4,8 @@
 import { parser } from '@lezer/python';
 import { TreeFragment, type SyntaxNode, type Tree } from '@lezer/common';
 import {
-  normalizeOptimizer,
-  type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
+  msg, normalizeOptimizer,
+  type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
 } from './facts';
 
 // Training argument classes. TRL configs subclass TrainingArguments and change its defaults
@@ -387,7 +387,7 @@ class Analyzer {
     const mode = opts.find((o) => ['full_shard', 'shard_grad_op', 'hybrid_shard', 'hybrid_shard_zero2', 'no_shard'].includes(o));
     const value = mode === 'hybrid_shard_zero2' ? 'hybrid_shard' : mode ?? (opts.includes('offload') ? undefined : 'none');
     if (value === undefined) {
-      this.problem('invalid-value', 'warning', `fsdp "offload" needs a sharding mode such as full_shard`, e.valueSpan, e.rawKey);
+      this.problem('invalid-value', 'warning', msg('fsdp "offload" needs a sharding mode such as full_shard'), e.valueSpan, e.rawKey);
       this.push('fsdp', e, { unknown: 'offload without a sharding mode' }, tool, x, origin);
     } else {
       this.push('fsdp', e, value, tool, x, origin);
@@ -400,7 +400,7 @@ class Analyzer {
     const x = this.valueOf(e);
     if (x.k === 'lit' && x.v === null) return;
     if (x.k !== 'dict') {
-      this.problem('not-static', 'info', `model_init_kwargs is ${this.describe(x)}; the load dtype and attention are not known`, e.valueSpan, e.rawKey);
+      this.problem('not-static', 'info', msg('model_init_kwargs is {0}; the load dtype and attention are not known', this.describe(x)), e.valueSpan, e.rawKey);
       return;
     }
     for (const inner of x.entries) this.mapEntry('load', inner, tool);
@@ -418,7 +418,7 @@ class Analyzer {
     if (x.k === 'lit') {
       if (x.v === null) return undefined;
       if (typeof x.v === 'number' && (!integer || Number.isInteger(x.v))) return x.v;
-      this.problem('invalid-value', 'warning', `${e.rawKey} expects ${integer ? 'an integer' : 'a number'}, not ${this.text.slice(e.valueSpan.start, e.valueSpan.end)}`, e.valueSpan, e.rawKey);
+      this.problem('invalid-value', 'warning', msg(integer ? '{0} expects an integer, not {1}' : '{0} expects a number, not {1}', e.rawKey, this.text.slice(e.valueSpan.start, e.valueSpan.end)), e.valueSpan, e.rawKey);
       return { unknown: `not a number: ${fmt(x.v)}` };
     }
     return { unknown: this.describe(x) };
@@ -428,7 +428,7 @@ class Analyzer {
     if (x.k === 'lit') {
       if (x.v === null) return undefined;
       if (typeof x.v === 'boolean') return x.v;
-      this.problem('invalid-value', 'warning', `${e.rawKey} expects True or False`, e.valueSpan, e.rawKey);
+      this.problem('invalid-value', 'warning', msg('{0} expects True or False', e.rawKey), e.valueSpan, e.rawKey);
       return { unknown: `not a boolean: ${fmt(x.v)}` };
     }
     return { unknown: this.describe(x) };
@@ -438,7 +438,7 @@ class Analyzer {
     if (x.k === 'lit' && x.v === null) return undefined;
     if (x.k === 'lit' && typeof x.v === 'string') {
       if (allowed.includes(x.v)) return x.v;
-      this.problem('invalid-value', 'warning', `${e.rawKey} is one of ${allowed.join(', ')}`, e.valueSpan, e.rawKey);
+      this.problem('invalid-value', 'warning', msg('{0} is one of {1}', e.rawKey, allowed.join(', ')), e.valueSpan, e.rawKey);
       return { unknown: `unexpected value ${fmt(x.v)}` };
     }
     return { unknown: this.describe(x) };
@@ -480,7 +480,7 @@ class Analyzer {
     if (x.k === 'lit' && Array.isArray(x.v)) return x.v as readonly string[];
     if (x.k === 'lit' && typeof x.v === 'string') return [x.v];
     if (x.k === 'lit') {
-      this.problem('invalid-value', 'warning', `${e.rawKey} expects a list of module names`, e.valueSpan, e.rawKey);
+      this.problem('invalid-value', 'warning', msg('{0} expects a list of module names', e.rawKey), e.valueSpan, e.rawKey);
       return { unknown: `not a list: ${fmt(x.v)}` };
     }
     return { unknown: this.describe(x) };
@@ -504,16 +504,16 @@ class Analyzer {
     };
     this.facts.push(fact);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      this.problem('not-static', 'info', `${e.rawKey} is not known statically: ${(value as Unknown).unknown}`, e.valueSpan, e.rawKey);
+      this.problem('not-static', 'info', msg('{0} is not known statically: {1}', e.rawKey, (value as Unknown).unknown), e.valueSpan, e.rawKey);
     }
   }
 
-  private problem(code: ParseProblem['code'], severity: ParseProblem['severity'], message: string, at: Span, rawKey?: string): void {
-    this.problems.push({ code, severity, message, span: at, ...(rawKey ? { rawKey } : {}) });
+  private problem(code: ParseProblem['code'], severity: ParseProblem['severity'], m: Message, at: Span, rawKey?: string): void {
+    this.problems.push({ code, severity, message: m.message, template: m.template, span: at, ...(rawKey ? { rawKey } : {}) });
   }
 
   private opaqueSpreads(list: readonly { reason: string; span: Span }[]): void {
-    for (const o of list) this.problem('not-static', 'info', `${o.reason}: the keys it sets are not known statically`, o.span);
+    for (const o of list) this.problem('not-static', 'info', msg('{0}: the keys it sets are not known statically', o.reason), o.span);
   }
 
   /** HF TrainingArguments raises when bf16 and fp16 are both True (training_args.py __post_init__). */
@@ -531,7 +531,7 @@ class Analyzer {
     for (const fs of byCall.values()) {
       if (fs.some((f) => f.key === 'bf16') && fs.some((f) => f.key === 'fp16')) {
         const later = fs[fs.length - 1];
-        this.problem('conflicting-precision', 'error', 'bf16=True and fp16=True together: TrainingArguments raises a ValueError', { start: later.keySpan.start, end: later.valueSpan.end }, later.rawKey);
+        this.problem('conflicting-precision', 'error', msg('bf16=True and fp16=True together: TrainingArguments raises a ValueError'), { start: later.keySpan.start, end: later.valueSpan.end }, later.rawKey);
       }
     }
   }
@@ -541,7 +541,7 @@ class Analyzer {
     const at = this.errors.find((p) => p >= call.from && p <= call.to);
     if (at === undefined) return;
     const end = Math.min(this.text.length, at + 1);
-    this.problem('syntax-error', 'error', `Python syntax error inside ${name}(...): the values after it may be missing`, { start: at, end: Math.max(at, end) });
+    this.problem('syntax-error', 'error', msg('Python syntax error inside {0}(...): the values after it may be missing', name), { start: at, end: Math.max(at, end) });
   }
 
   // ---- Classes, parsers, argparse ----

@@ -3,7 +3,7 @@
 // key) relative to the referencing file, then merge everything with precedence and tool defaults.
 // Pure: file access goes through the FileReader the caller provides (the CLI and the extension each have one).
 import { analyzeAs, detectFormat } from './detect';
-import type { ConfigFacts, Format } from './facts';
+import { msg, type ConfigFacts, type Format } from './facts';
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve-facts';
 import { analyzeScenario, ScenarioSchema, type Problem, type ScenarioFacts } from './scenario';
@@ -66,13 +66,13 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
         continue;
       }
       if (/[$`]|\{\{/.test(ref.path) || ref.path.startsWith('<')) {
-        problems.push({ ...at, severity: 'warning', code: 'reference-not-found', message: `the referenced file '${ref.path}' depends on a variable and cannot be followed statically` });
+        problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...msg('the referenced file \'{0}\' depends on a variable and cannot be followed statically', ref.path) });
         continue;
       }
       const target = reader.join(file, ref.path);
       const t = reader.read(target);
       if (t === undefined) {
-        problems.push({ ...at, severity: 'warning', code: 'reference-not-found', message: `referenced file not found: ${ref.path} (looked for ${target})` });
+        problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...msg('referenced file not found: {0} (looked for {1})', ref.path, target) });
         continue;
       }
       visit(target, t, ref.kind === 'deepspeed' ? 'referenced' : 'config', depth + 1, undefined, ref.kind === 'deepspeed' ? 'deepspeed-json' : undefined);

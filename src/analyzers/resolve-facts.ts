@@ -4,7 +4,7 @@
 import type { Provenance, ProvenanceMap, TrainingSetup, TrainingSetupInput } from '../core/setup';
 import { TrainingSetupSchema } from '../core/setup';
 import { toolDefault } from './defaults';
-import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Tool } from './facts';
+import { isUnknown, msg, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Tool } from './facts';
 import type { ModelResolver, Overrides } from './resolve';
 import type { Location, Problem } from './scenario';
 
@@ -76,7 +76,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   for (const f of files) {
     for (const p of f.facts.problems) {
       if (p.severity === 'info') continue;
-      problems.push({ ...locateOffset(f.file, f.text, p.span.start, p.span.end), severity: p.severity, code: p.code, message: p.message, key: p.rawKey });
+      problems.push({ ...locateOffset(f.file, f.text, p.span.start, p.span.end), severity: p.severity, code: p.code, message: p.message, ...(p.template ? { template: p.template } : {}), key: p.rawKey });
     }
   }
   // Winning fact per key: highest rank, later file on ties; a known value beats an unknown one of any rank.
@@ -218,7 +218,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('optimizer', 'optimizer', (v) => (typeof v === 'string' && OPTIMIZERS.has(v) ? v : undefined));
   if (decided.optimizer && setup.optimizer === undefined) {
     const w = decided.optimizer;
-    problems.push({ ...w.location, severity: 'warning', code: 'invalid-value', message: `optimizer '${w.fact.rawValue}' is not modeled; AdamW is assumed`, key: w.fact.rawKey });
+    problems.push({ ...w.location, severity: 'warning', code: 'invalid-value', ...msg('optimizer \'{0}\' is not modeled; AdamW is assumed', w.fact.rawValue), key: w.fact.rawKey });
   }
   fromDefault('optimizer', 'optimizer');
   fromFact('micro_batch_size', 'microBatchSize', num);
@@ -292,7 +292,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     if (micro !== undefined && gas !== undefined) {
       if (micro * gas * dpWorld !== tb) {
         problems.push({ ...w.location, severity: 'error', code: 'batch-size-mismatch', key: w.fact.rawKey,
-          message: `train_batch_size ${tb} != ${micro} (micro) x ${gas} (accumulation) x ${dpWorld} (GPUs) = ${micro * gas * dpWorld}` });
+          ...msg('train_batch_size {0} != {1} (micro) x {2} (accumulation) x {3} (GPUs) = {4}', tb, micro, gas, dpWorld, micro * gas * dpWorld) });
       }
     } else if (micro !== undefined) {
       const g = tb / (micro * dpWorld);
@@ -318,7 +318,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   // Offload sanity: DeepSpeed offload without a ZeRO stage does nothing.
   if ((setup.offload_optimizer && setup.offload_optimizer !== 'none') && !setup.zero_stage && !setup.fsdp) {
     const w = decided.offloadOptimizer;
-    if (w) problems.push({ ...w.location, severity: 'warning', code: 'offload-needs-zero', key: w.fact.rawKey, message: 'optimizer offload needs ZeRO stage 1-3 (or FSDP); without it nothing is offloaded' });
+    if (w) problems.push({ ...w.location, severity: 'warning', code: 'offload-needs-zero', key: w.fact.rawKey, ...msg('optimizer offload needs ZeRO stage 1-3 (or FSDP); without it nothing is offloaded') });
   }
 
   if (overrides.gpu) {
@@ -334,12 +334,12 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   if (!ref) {
     const unknown = unknownOnly.model;
     problems.push({ ...(unknown?.location ?? modelAt), severity: 'error', code: 'unknown-model',
-      message: unknown ? `the model (${unknown.fact.rawValue}) is not known statically: pass --model or set vramLens.model` : 'no model found in these files: pass --model <hub id | dir | config.json> or set vramLens.model' });
+      ...(unknown ? msg('the model ({0}) is not known statically: pass --model or set vramLens.model', unknown.fact.rawValue) : msg('no model found in these files: pass --model <hub id | dir | config.json> or set vramLens.model')) });
     return { provenance, problems, decided, tools, gpu: setup.gpu as string | undefined };
   }
   const r = resolveModel(ref);
   if (!r.ok) {
-    problems.push({ ...modelAt, severity: 'error', code: 'unknown-model', message: r.message, key: decided.model?.fact.rawKey });
+    problems.push({ ...modelAt, severity: 'error', code: 'unknown-model', ...msg('{0}', r.message), key: decided.model?.fact.rawKey });
     return { provenance, problems, decided, tools, gpu: setup.gpu as string | undefined };
   }
   setup.architecture = r.model.config;
@@ -353,7 +353,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     for (const issue of parsed.error.issues) {
       const field = String(issue.path[0] ?? '');
       const w = decided[keyOfField(field)];
-      problems.push({ ...(w?.location ?? modelAt), severity: 'error', code: 'invalid-value', key: w?.fact.rawKey ?? field, message: `${issue.path.join('.')}: ${issue.message}` });
+      problems.push({ ...(w?.location ?? modelAt), severity: 'error', code: 'invalid-value', key: w?.fact.rawKey ?? field, ...msg('{0}: {1}', issue.path.join('.'), issue.message) });
     }
     return { provenance, problems, decided, tools };
   }

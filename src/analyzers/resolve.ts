@@ -5,6 +5,7 @@
 import type { HfConfig, Provenance, ProvenanceMap, TrainingSetup, TrainingSetupInput } from '../core/setup';
 import { TrainingSetupSchema } from '../core/setup';
 import { findModel } from '../core/lookup';
+import { msg } from './facts';
 import type { Location, Problem, ScenarioFacts } from './scenario';
 
 export interface ResolvedModel {
@@ -81,12 +82,12 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
   if (merged.architecture === undefined) {
     const ref = merged.model;
     if (typeof ref !== 'string' || ref.length === 0) {
-      problems.push({ ...anchor('model'), severity: 'error', code: 'missing-model', message: 'no model: give `model` (Hub id, model directory or config.json) or an `architecture` block' });
+      problems.push({ ...anchor('model'), severity: 'error', code: 'missing-model', ...msg('no model: give `model` (Hub id, model directory or config.json) or an `architecture` block') });
       return { provenance, problems };
     }
     const r = resolveModel(ref);
     if (!r.ok) {
-      problems.push({ ...anchor('model'), severity: 'error', code: 'unknown-model', message: r.message, key: 'model' });
+      problems.push({ ...anchor('model'), severity: 'error', code: 'unknown-model', ...msg('{0}', r.message), key: 'model' });
       return { provenance, problems };
     }
     merged.architecture = r.model.config;
@@ -100,7 +101,7 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const key = issue.path.map(String).join('.');
-      problems.push({ ...anchor(String(issue.path[0] ?? 'model')), severity: 'error', code: 'invalid-value', message: `${key || 'setup'}: ${issue.message}`, key });
+      problems.push({ ...anchor(String(issue.path[0] ?? 'model')), severity: 'error', code: 'invalid-value', ...msg('{0}: {1}', key || 'setup', issue.message), key });
     }
     return { provenance, problems };
   }

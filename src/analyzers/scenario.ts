@@ -4,6 +4,7 @@
 import { LineCounter, isMap, isScalar, parseDocument, type Document, type Node } from 'yaml';
 import { z } from 'zod';
 import { HfConfigSchema, TrainingSetupSchema } from '../core/setup';
+import { msg, type Message, type MessageTemplate } from './facts';
 
 export interface Location {
   readonly file: string;
@@ -19,6 +20,8 @@ export interface Problem extends Location {
   readonly severity: 'error' | 'warning';
   readonly code: string;
   readonly message: string;
+  /** `message` as a template for translation (see ParseProblem.template). */
+  readonly template?: MessageTemplate;
   /** Dotted key path the problem is about, when there is one. */
   readonly key?: string;
 }
@@ -78,10 +81,10 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
   const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
   const problems: Problem[] = [];
   for (const e of doc.errors) {
-    problems.push({ ...locate(file, lc, e.pos[0], e.pos[1]), severity: 'error', code: 'syntax-error', message: e.message.split('\n')[0] });
+    problems.push({ ...locate(file, lc, e.pos[0], e.pos[1]), severity: 'error', code: 'syntax-error', ...msg('{0}', e.message.split('\n')[0]) });
   }
   for (const w of doc.warnings) {
-    problems.push({ ...locate(file, lc, w.pos[0], w.pos[1]), severity: 'warning', code: 'syntax-warning', message: w.message.split('\n')[0] });
+    problems.push({ ...locate(file, lc, w.pos[0], w.pos[1]), severity: 'warning', code: 'syntax-warning', ...msg('{0}', w.message.split('\n')[0]) });
   }
   const keyLocations: Record<string, Location> = {};
   const valueLocations: Record<string, Location> = {};
@@ -89,7 +92,7 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
   try {
     raw = doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
-    problems.push({ ...locate(file, lc, 0, Math.min(1, text.length)), severity: 'error', code: 'syntax-error', message: err instanceof Error ? err.message : String(err) });
+    problems.push({ ...locate(file, lc, 0, Math.min(1, text.length)), severity: 'error', code: 'syntax-error', ...msg('{0}', err instanceof Error ? err.message : String(err)) });
     raw = undefined;
   }
   if (isMap(doc.contents)) {
@@ -103,12 +106,12 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
     }
   }
   if (raw === null || raw === undefined) {
-    if (problems.length === 0) problems.push({ ...locate(file, lc, 0, 0), severity: 'error', code: 'missing-model', message: 'the scenario is empty: it needs at least a model' });
+    if (problems.length === 0) problems.push({ ...locate(file, lc, 0, 0), severity: 'error', code: 'missing-model', ...msg('the scenario is empty: it needs at least a model') });
     return { file, values: {}, keyLocations, valueLocations, problems };
   }
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     const r = nodeRange(doc.contents) ?? [0, text.length];
-    problems.push({ ...locate(file, lc, r[0], r[1]), severity: 'error', code: 'invalid-value', message: 'a scenario is a mapping of keys to values' });
+    problems.push({ ...locate(file, lc, r[0], r[1]), severity: 'error', code: 'invalid-value', ...msg('a scenario is a mapping of keys to values') });
     return { file, values: {}, keyLocations, valueLocations, problems };
   }
   const values: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
@@ -118,7 +121,7 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
     for (const issue of parsed.error.issues) {
       for (const p of describeIssue(issue)) {
         const range = findNode(doc, p.path, p.atKey) ?? [0, 0];
-        problems.push({ ...locate(file, lc, range[0], range[1]), severity: 'error', code: p.code, message: p.message, key: p.path.join('.') });
+        problems.push({ ...locate(file, lc, range[0], range[1]), severity: 'error', code: p.code, message: p.message, template: p.template, key: p.path.join('.') });
         if (p.path.length > 0) bad.add(String(p.path[0]));
       }
     }
@@ -128,11 +131,10 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
   return { file, values, keyLocations, valueLocations, problems };
 }
 
-interface Described {
+interface Described extends Message {
   readonly path: readonly PropertyKey[];
   readonly atKey: boolean;
   readonly code: string;
-  readonly message: string;
 }
 
 function describeIssue(issue: z.core.$ZodIssue): Described[] {
@@ -140,31 +142,32 @@ function describeIssue(issue: z.core.$ZodIssue): Described[] {
   const where = path.length > 0 ? `\`${path.join('.')}\`` : 'the scenario';
   switch (issue.code) {
     case 'unrecognized_keys':
-      return issue.keys.map((k) => ({
-        path: [...path, k], atKey: true, code: 'unknown-key',
-        message: `unknown key \`${[...path, k].join('.')}\`${suggestKey(k, path)}`,
-      }));
+      return issue.keys.map((k) => {
+        const key = [...path, k].join('.');
+        const hit = suggestKey(k, path);
+        return { path: [...path, k], atKey: true, code: 'unknown-key', ...(hit ? msg('unknown key `{0}` (did you mean `{1}`?)', key, hit) : msg('unknown key `{0}`', key)) };
+      });
     case 'invalid_value':
-      return [{ path, atKey: false, code: 'invalid-value', message: `${where} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}` }];
+      return [{ path, atKey: false, code: 'invalid-value', ...msg('{0} must be one of {1}', where, issue.values.map((v) => JSON.stringify(v)).join(', ')) }];
     case 'invalid_type':
-      return [{ path, atKey: false, code: 'invalid-value', message: `${where}: expected ${issue.expected}` }];
+      return [{ path, atKey: false, code: 'invalid-value', ...msg('{0}: expected {1}', where, issue.expected) }];
     case 'too_small':
-      return [{ path, atKey: false, code: 'invalid-value', message: `${where} must be ${issue.inclusive === false ? '>' : '>='} ${String(issue.minimum)}` }];
+      return [{ path, atKey: false, code: 'invalid-value', ...msg('{0} must be {1} {2}', where, issue.inclusive === false ? '>' : '>=', String(issue.minimum)) }];
     case 'too_big':
-      return [{ path, atKey: false, code: 'invalid-value', message: `${where} must be ${issue.inclusive === false ? '<' : '<='} ${String(issue.maximum)}` }];
+      return [{ path, atKey: false, code: 'invalid-value', ...msg('{0} must be {1} {2}', where, issue.inclusive === false ? '<' : '<=', String(issue.maximum)) }];
     case 'invalid_union':
-      return [{ path, atKey: false, code: 'invalid-value', message: `${where} has an invalid value` }];
+      return [{ path, atKey: false, code: 'invalid-value', ...msg('{0} has an invalid value', where) }];
     default:
-      return [{ path, atKey: false, code: 'invalid-value', message: `${where}: ${issue.message}` }];
+      return [{ path, atKey: false, code: 'invalid-value', ...msg('{0}: {1}', where, issue.message) }];
   }
 }
 
 const TOP_KEYS = Object.keys(ScenarioSchema.shape);
 
-function suggestKey(k: string, path: readonly PropertyKey[]): string {
-  if (path.length > 0) return '';
+function suggestKey(k: string, path: readonly PropertyKey[]): string | undefined {
+  if (path.length > 0) return undefined;
   const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
   const n = norm(k);
   const hit = TOP_KEYS.find((t) => norm(t) === n) ?? TOP_KEYS.find((t) => norm(t).includes(n) || n.includes(norm(t)));
-  return hit ? ` (did you mean \`${hit}\`?)` : '';
+  return hit;
 }

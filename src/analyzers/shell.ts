@@ -6,7 +6,7 @@
 // `${VAR:-default}`, `$((arithmetic))`, `$(...)` (unknown), heredocs (skipped), redirects, `&&`/`;` chains,
 // `if`/`for`/`while`/`case` blocks and `#SBATCH` directives. Values built from the script's own assignments are
 // evaluated; anything else (the environment, `$1`, `$(...)`) becomes an {unknown} fact, never a guess.
-import { normalizeOptimizer, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown } from './facts';
+import { msg, normalizeOptimizer, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown } from './facts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Lexer: words made of segments that remember where they were written.
@@ -163,8 +163,8 @@ class Lexer {
     return i;
   }
 
-  private unterminated(start: number, end: number, what: string): void {
-    this.problems.push({ code: 'syntax-error', severity: 'warning', message: `unterminated ${what}`, span: { start, end: Math.max(start, end) } });
+  private unterminated(start: number, end: number, m: Message): void {
+    this.problems.push({ code: 'syntax-error', severity: 'warning', ...m, span: { start, end: Math.max(start, end) } });
   }
 
   /**
@@ -198,7 +198,7 @@ class Lexer {
         flush(i);
         const j = text.indexOf("'", i + 1);
         const end = j < 0 || j >= to ? to : j;
-        if (j < 0 || j >= to) this.unterminated(i, to, 'single quote');
+        if (j < 0 || j >= to) this.unterminated(i, to, msg('unterminated single quote'));
         segs.push({ k: 'lit', text: text.slice(i + 1, end), start: i + 1, end, quoted: true, exact: true });
         i = Math.min(to, end + 1);
         continue;
@@ -266,7 +266,7 @@ class Lexer {
       i++;
     }
     flush(i);
-    this.unterminated(from - 1, to, 'double quote');
+    this.unterminated(from - 1, to, msg('unterminated double quote'));
     return to;
   }
 
@@ -276,7 +276,7 @@ class Lexer {
     if (text[i] === '`') {
       let j = i + 1;
       while (j < to && text[j] !== '`') j += text[j] === '\\' ? 2 : 1;
-      if (j >= to) this.unterminated(i, to, 'backquote');
+      if (j >= to) this.unterminated(i, to, msg('unterminated backquote'));
       const end = Math.min(to, j + 1);
       return { seg: { k: 'cmdsub', start: i, end, quoted }, end };
     }
@@ -289,13 +289,13 @@ class Lexer {
     }
     if (n === '(') {
       const close = matchParen(text, i + 2);
-      if (close < 0 || close > to) { this.unterminated(i, to, '$('); return { seg: { k: 'cmdsub', start: i, end: to, quoted }, end: to }; }
+      if (close < 0 || close > to) { this.unterminated(i, to, msg('unterminated $(')); return { seg: { k: 'cmdsub', start: i, end: to, quoted }, end: to }; }
       return { seg: { k: 'cmdsub', start: i, end: close, quoted }, end: close };
     }
     if (n === '{') {
       const close = matchBrace(text, i + 2);
       if (close < 0 || close > to) {
-        this.unterminated(i, to, '${');
+        this.unterminated(i, to, msg('unterminated ${'));
         return { seg: { k: 'param', name: '', complex: 'an unterminated ${', start: i, end: to, quoted }, end: to };
       }
       return { seg: this.parseBraced(i, close, quoted), end: close };
@@ -1396,7 +1396,7 @@ class Launch {
   fact(key: CanonicalKey, rawKey: string, keySpan: Span, valueSpan: Span, value: FactValue | Unknown, tool: Tool): void {
     this.r.facts.push({ key, rawKey, value, rawValue: this.text.slice(valueSpan.start, valueSpan.end), keySpan, valueSpan, tool });
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      this.r.problems.push({ code: 'not-static', severity: 'info', message: `${rawKey}: ${(value as Unknown).unknown}`, span: valueSpan, rawKey });
+      this.r.problems.push({ code: 'not-static', severity: 'info', ...msg('{0}: {1}', rawKey, (value as Unknown).unknown), span: valueSpan, rawKey });
     }
   }
 
@@ -1406,11 +1406,11 @@ class Launch {
 
   invalid(o: Opt, what: string): void {
     const span = o.value?.span ?? o.keySpan;
-    this.r.problems.push({ code: 'invalid-value', severity: 'warning', message: `${o.rawKey} expects ${what}, got '${o.value?.text ?? ''}'`, span, rawKey: o.rawKey });
+    this.r.problems.push({ code: 'invalid-value', severity: 'warning', ...msg('{0} expects {1}, got \'{2}\'', o.rawKey, what, o.value?.text ?? ''), span, rawKey: o.rawKey });
   }
 
-  notStatic(span: Span, message: string, rawKey?: string): void {
-    this.r.problems.push({ code: 'not-static', severity: 'info', message, span, rawKey });
+  notStatic(span: Span, m: Message, rawKey?: string): void {
+    this.r.problems.push({ code: 'not-static', severity: 'info', ...m, span, rawKey });
   }
 
   /** Emits the facts of one option through its spec; a bare flag is `true` for booleans and ignored otherwise. */
@@ -1536,7 +1536,7 @@ function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env): void {
   for (const o of opts) {
     if (o.name === 'config_file') {
       if (!o.value) continue;
-      if (o.value.unknown !== undefined) l.notStatic(o.value.span, `${o.rawKey}: ${o.value.unknown}`, o.rawKey);
+      if (o.value.unknown !== undefined) l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
       else l.ref('config', o.value.text, o.value.span);
     } else if (o.name === 'deepspeed_config_file') {
       deepspeedRef(l, o, 'accelerate');
@@ -1583,7 +1583,7 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
     }
     if (o.name === 'config' && (tool === 'trl' || tool === 'torchtune' || tool === 'axolotl')) {
       if (!o.value) continue;
-      if (o.value.unknown !== undefined) l.notStatic(o.value.span, `${o.rawKey}: ${o.value.unknown}`, o.rawKey);
+      if (o.value.unknown !== undefined) l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
       else if (/\.(ya?ml|json)$/i.test(o.value.text.trim())) l.ref('config', o.value.text.trim(), o.value.span);
       continue;
     }
@@ -1592,7 +1592,7 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
   }
   const first = p.positionals[0];
   if (configPositional && first) {
-    if (first.unknown !== undefined) l.notStatic(first.span, `the config file: ${first.unknown}`);
+    if (first.unknown !== undefined) l.notStatic(first.span, msg('the config file: {0}', first.unknown));
     else if (/\.(ya?ml|yml|json)$/i.test(first.text)) l.ref('config', first.text, first.span);
   }
 }
@@ -1617,7 +1617,9 @@ function scriptTool(script: string, fields: readonly Field[], from: number): Too
 
 function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdResult | undefined {
   const l = new Launch(text);
-  const opaque = (f: Field): void => l.notStatic(f.span, `${text.slice(f.span.start, f.span.end)} may add arguments that are not visible here: ${f.unknown ?? 'not known statically'}`);
+  const opaque = (f: Field): void => l.notStatic(f.span, f.unknown === undefined
+    ? msg('{0} may add arguments that are not visible here: not known statically', text.slice(f.span.start, f.span.end))
+    : msg('{0} may add arguments that are not visible here: {1}', text.slice(f.span.start, f.span.end), f.unknown));
   let env = envIn;
   let i = 0;
   for (let guard = 0; guard < 16 && i < fields.length; guard++) {
@@ -1838,7 +1840,7 @@ export function analyzeShell(text: string): ConfigFacts {
   } catch (e) {
     return {
       format: 'shell', facts: [], references: [], tools: [],
-      problems: [{ code: 'syntax-error', severity: 'info', message: `the script could not be analyzed: ${e instanceof Error ? e.message : String(e)}`, span: { start: 0, end: 0 } }],
+      problems: [{ code: 'syntax-error', severity: 'info', ...msg('the script could not be analyzed: {0}', e instanceof Error ? e.message : String(e)), span: { start: 0, end: 0 } }],
     };
   }
 }
@@ -1878,7 +1880,7 @@ function analyze(text: string): ConfigFacts {
       if (values.length < 2) continue;
       const lastFact = fs[fs.length - 1];
       problems.push({ code: 'not-static', severity: 'info', span: lastFact.valueSpan, rawKey: lastFact.rawKey,
-        message: `this script launches training more than once with different ${key} (${values.join(', ')}); the last launch is used` });
+        ...msg('this script launches training more than once with different {0} ({1}); the last launch is used', key, values.join(', ')) });
     }
   }
   const references: Reference[] = [];

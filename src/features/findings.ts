@@ -3,7 +3,7 @@
 // conflicting-precision, offload-needs-zero, unresolved-auto, unknown-model, reference-not-found,
 // strict-json-comments, plus deprecated-key, unknown-key, invalid-value and placeholder from the analyzers.
 // Editor-free and pure.
-import type { CanonicalKey, Span } from '../analyzers/facts';
+import type { CanonicalKey, MessageTemplate, Span } from '../analyzers/facts';
 import type { ComponentId } from '../core/model';
 import { formatBytes } from '../core/units';
 import type { Analysis } from './analysis';
@@ -85,6 +85,8 @@ const identity: Translate = (m, ...args) => m.replace(/\{(\d+)\}/g, (_, i: strin
 export function computeFindings(a: Analysis, text: string, gpuName?: string, t: Translate = identity): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();
+  // Analyzer problems carry their English message and, for translation, the template it was filled from.
+  const problemText = (p: { readonly message: string; readonly template?: MessageTemplate }): string => (p.template ? t(p.template.text, ...p.template.args) : p.message);
   const push = (f: Finding): void => {
     const k = `${f.code}:${f.span.start}:${f.span.end}`;
     if (seen.has(k)) return;
@@ -94,18 +96,18 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
   // Problems the analyzers found in this document.
   for (const p of a.facts.problems) {
     if (!REPORTED_FROM_ANALYZERS.has(p.code)) continue;
-    push({ code: p.code as FindingCode, severity: p.severity, message: p.message, span: p.span, related: [] });
+    push({ code: p.code as FindingCode, severity: p.severity, message: problemText(p), span: p.span, related: [] });
   }
   if (a.scenario) {
     for (const p of a.scenario.problems) {
       if (p.code === 'syntax-error' || p.code === 'syntax-warning') continue; // the YAML/JSON language support reports these
-      push({ code: (p.code === 'missing-model' ? 'unknown-model' : p.code) as FindingCode, severity: p.severity, message: p.message, span: { start: p.start, end: p.end }, related: [] });
+      push({ code: (p.code === 'missing-model' ? 'unknown-model' : p.code) as FindingCode, severity: p.severity, message: problemText(p), span: { start: p.start, end: p.end }, related: [] });
     }
   }
   // Problems found while merging files, located in this document.
   for (const p of a.pipeline.problems) {
     if (p.file !== a.file || !REPORTED_FROM_ANALYZERS.has(p.code)) continue;
-    push({ code: p.code as FindingCode, severity: p.severity, message: p.message, span: { start: p.start, end: Math.max(p.end, p.start) }, related: [] });
+    push({ code: p.code as FindingCode, severity: p.severity, message: problemText(p), span: { start: p.start, end: Math.max(p.end, p.start) }, related: [] });
   }
   const e = a.estimate;
   if (!a.setup) {
@@ -114,7 +116,7 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
       const span = modelProblem.file === a.file ? { start: modelProblem.start, end: modelProblem.end } : spanOfKey(a, 'model') ?? firstLine(text);
       push({
         code: 'unknown-model', severity: 'warning', span, related: [],
-        message: t('{0}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), or open the launch script / training file that names it.', modelProblem.message),
+        message: t('{0}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), or open the launch script / training file that names it.', problemText(modelProblem)),
       });
     }
     return out;

@@ -1,7 +1,7 @@
 // The Accelerate config YAML (`accelerate launch --config_file`): process counts, mixed precision and the DeepSpeed /
 // FSDP / N-D parallel plugin blocks, as facts with exact spans. Keys and defaults follow FORMATS.md §4
 // (huggingface/accelerate@16cb6eb:src/accelerate/commands/config/config_args.py, commands/launch.py). Pure: no I/O, no node:* or vscode imports.
-import type { ConfigFacts } from '../facts';
+import { about, msg, type ConfigFacts } from '../facts';
 import { Invalid, YamlCtx, asBool, asEnumInt, asOffload, asPosInt, asSharding, boolOf, describe, guarded, numOf, strOf, type Conv, type Entry } from './common';
 
 /**
@@ -30,7 +30,7 @@ const asMixedPrecision: Conv = (v) => {
   const s = strOf(v)?.trim().toLowerCase();
   if (s === 'no' || s === 'none' || s === 'false' || s === 'off') return 'none';
   if (s === 'bf16' || s === 'fp16' || s === 'fp8') return s;
-  return new Invalid(`expected 'no', 'fp16', 'bf16' or 'fp8', found ${describe(v)}`);
+  return new Invalid(about('{0}: expected \'no\', \'fp16\', \'bf16\' or \'fp8\', found {1}', describe(v)));
 };
 
 /** num_processes counts every process on every machine; -1 asks for `--num_processes` at launch. */
@@ -48,7 +48,7 @@ export function analyzeAccelerateYaml(text: string): ConfigFacts {
 function analyze(ctx: YamlCtx): void {
   const top = ctx.top();
   for (const [k, e] of top) {
-    if (!KNOWN_TOP_KEYS.has(k)) ctx.problem('unknown-key', 'warning', `\`${k}\` is not an Accelerate config key; \`accelerate launch\` refuses files with unknown keys`, e.keySpan, k);
+    if (!KNOWN_TOP_KEYS.has(k)) ctx.problem('unknown-key', 'warning', msg('`{0}` is not an Accelerate config key; `accelerate launch` refuses files with unknown keys', k), e.keySpan, k);
   }
 
   const dtEntry = top.get('distributed_type');
@@ -56,7 +56,7 @@ function analyze(ctx: YamlCtx): void {
   // A plain `NO` is False under PyYAML; Accelerate's own files quote it.
   const distributed = dtView ? (dtView.t === 'bool' && !dtView.v ? 'NO' : strOf(dtView)?.trim().toUpperCase()) : undefined;
   if (dtEntry && distributed !== undefined && !DISTRIBUTED_TYPES.has(distributed)) {
-    ctx.problem('invalid-value', 'error', `distributed_type: unknown value ${JSON.stringify(distributed)}`, dtEntry.valueSpan, 'distributed_type');
+    ctx.problem('invalid-value', 'error', msg('distributed_type: unknown value {0}', JSON.stringify(distributed)), dtEntry.valueSpan, 'distributed_type');
   }
 
   ctx.put('worldSize', top.get('num_processes'), asWorldSize);
@@ -70,8 +70,8 @@ function analyze(ctx: YamlCtx): void {
     const legacy = top.get('fp16');
     if (legacy && boolOf(ctx.view(legacy)) === true) ctx.add('mixedPrecision', legacy, 'fp16');
   }
-  ctx.deprecated(top.get('fp16'), 'use `mixed_precision: fp16`');
-  ctx.deprecated(top.get('dynamo_backend'), 'use `dynamo_config: {dynamo_backend: ...}`');
+  ctx.deprecated(top.get('fp16'), about('`{0}` is deprecated: use `mixed_precision: fp16`'));
+  ctx.deprecated(top.get('dynamo_backend'), about('`{0}` is deprecated: use `dynamo_config: {dynamo_backend: ...}`'));
 
   if (distributed === 'DEEPSPEED') deepspeed(ctx, dtEntry, top.get('deepspeed_config'));
   if (distributed === 'FSDP') fsdp(ctx, dtEntry, top.get('fsdp_config'), top.get('parallelism_config'));
@@ -143,7 +143,7 @@ function fsdp(ctx: YamlCtx, dtEntry: Entry | undefined, block: Entry | undefined
   const version = fsdpKey(f, 'version');
   if (version && ctx.view(version).t !== 'absent') {
     const n = numOf(ctx.view(version));
-    if (n !== 1 && n !== 2) ctx.problem('invalid-value', 'error', `${version.path}: expected 1 or 2`, version.valueSpan, version.path);
+    if (n !== 1 && n !== 2) ctx.problem('invalid-value', 'error', msg('{0}: expected 1 or 2', version.path), version.valueSpan, version.path);
   }
 }
 

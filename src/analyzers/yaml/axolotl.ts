@@ -1,7 +1,7 @@
 // The Axolotl training YAML (`axolotl train cfg.yml`): model, batch, LoRA/QLoRA, precision, checkpointing,
 // attention, kernels, DeepSpeed and FSDP keys as facts with exact spans. Keys and defaults follow FORMATS.md §5
 // (axolotl-ai-cloud/axolotl@067b021:src/axolotl/utils/schemas/*.py, utils/config/__init__.py). Pure: no I/O, no node:* or vscode imports.
-import { normalizeOptimizer, type ConfigFacts } from '../facts';
+import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import {
   Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asSharding, asString, attentionOf, boolOf, describe, fsdpFromOptions,
   guarded, listOf, numOf, optimizerOf, strOf, type Conv, type Entry,
@@ -36,10 +36,10 @@ function analyze(ctx: YamlCtx): void {
   const given = [micro, gas, batch].filter((e) => isSet(ctx, e));
   const base = top.get('base_model');
   if (base && given.length < 2) {
-    ctx.problem('invalid-value', 'warning', 'Axolotl needs at least two of micro_batch_size, gradient_accumulation_steps and batch_size', (given[0] ?? base).keySpan, 'micro_batch_size');
+    ctx.problem('invalid-value', 'warning', msg('Axolotl needs at least two of micro_batch_size, gradient_accumulation_steps and batch_size'), (given[0] ?? base).keySpan, 'micro_batch_size');
   }
   if (gas && batch && isSet(ctx, gas) && isSet(ctx, batch)) {
-    ctx.problem('invalid-value', 'error', 'batch_size and gradient_accumulation_steps cannot both be set; Axolotl derives one from the other', batch.keySpan, 'batch_size');
+    ctx.problem('invalid-value', 'error', msg('batch_size and gradient_accumulation_steps cannot both be set; Axolotl derives one from the other'), batch.keySpan, 'batch_size');
   }
   ctx.put('seqLen', top.get('sequence_len'), asPosInt);
 
@@ -56,7 +56,7 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
     const s = strOf(v)?.trim().toLowerCase();
     if (s === 'lora' || s === 'qlora') return s;
     if (s === 'llama-adapter') return { unknown: 'llama-adapter: prefix tuning is not modelled' };
-    return new Invalid(`expected lora or qlora, found ${describe(v)}`);
+    return new Invalid(about('{0}: expected lora or qlora, found {1}', describe(v)));
   });
   ctx.put('loraR', top.get('lora_r'), asPosInt);
   ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
@@ -65,16 +65,16 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
   const linear = top.get('lora_target_linear');
   if (isOn(ctx, linear) && linear) ctx.add('loraTargets', linear, 'all-linear');
   else ctx.put('loraTargets', top.get('lora_target_modules'), asTargets);
-  ctx.put('loraModulesToSave', top.get('lora_modules_to_save'), (v) => listOf(v) ?? new Invalid('expected a list of module names'));
+  ctx.put('loraModulesToSave', top.get('lora_modules_to_save'), (v) => listOf(v) ?? new Invalid(about('{0}: expected a list of module names')));
 
   const q4 = top.get('load_in_4bit');
   const q8 = top.get('load_in_8bit');
   if (isOn(ctx, q4) && q4) ctx.add('quantBits', q4, 4);
   else if (isOn(ctx, q8) && q8) ctx.add('quantBits', q8, 8);
-  if (isOn(ctx, q4) && isOn(ctx, q8) && q8) ctx.problem('invalid-value', 'error', 'load_in_4bit and load_in_8bit are both true', q8.keySpan, 'load_in_8bit');
+  if (isOn(ctx, q4) && isOn(ctx, q8) && q8) ctx.problem('invalid-value', 'error', msg('load_in_4bit and load_in_8bit are both true'), q8.keySpan, 'load_in_8bit');
   const adapter = top.get('adapter');
   if (adapter && strOf(ctx.view(adapter))?.trim().toLowerCase() === 'qlora' && !isOn(ctx, q4)) {
-    ctx.problem('invalid-value', 'error', 'adapter: qlora requires load_in_4bit: true', adapter.valueSpan, 'adapter');
+    ctx.problem('invalid-value', 'error', msg('adapter: qlora requires load_in_4bit: true'), adapter.valueSpan, 'adapter');
   }
 }
 
@@ -113,7 +113,7 @@ function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
     const s = strOf(v)?.trim().toLowerCase();
     if (s === 'offload' || s === 'offload_disk') return 'full';
     const b = boolOf(v);
-    return b === undefined ? new Invalid(`expected true, false, offload or offload_disk, found ${describe(v)}`) : b ? 'full' : 'none';
+    return b === undefined ? new Invalid(about('{0}: expected true, false, offload or offload_disk, found {1}', describe(v))) : b ? 'full' : 'none';
   });
   if (isSet(ctx, ao)) {
     ctx.put('activationOffloading', ao, (v) => {
@@ -135,13 +135,13 @@ function attention(ctx: YamlCtx, top: Map<string, Entry>): void {
   const impl = top.get('attn_implementation');
   ctx.put('attention', impl, (v) => {
     const s = strOf(v);
-    if (s === undefined) return new Invalid(`expected an attention implementation name, found ${describe(v)}`);
+    if (s === undefined) return new Invalid(about('{0}: expected an attention implementation name, found {1}', describe(v)));
     return attentionOf(s) ?? { unknown: `attn_implementation ${s}: memory behaviour not known` };
   });
   for (const [flag, replacement] of Object.entries(ATTENTION_FLAGS)) {
     const e = top.get(flag);
     if (!e || !isSet(ctx, e)) continue;
-    ctx.deprecated(e, `use \`attn_implementation: ${replacement}\``);
+    ctx.deprecated(e, about('`{0}` is deprecated: use `attn_implementation: {1}`', replacement));
     if (isOn(ctx, e) && !ctx.has('attention')) ctx.add('attention', e, attentionOf(replacement) ?? 'flash');
   }
 }
@@ -177,12 +177,12 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
     const v = ctx.view(list);
     const options = listOf(v);
     if (options && options.length > 0) {
-      ctx.deprecated(list, 'the `fsdp:` option list is replaced by `fsdp_version` and `fsdp_config`', 'info');
+      ctx.deprecated(list, about('`{0}` is deprecated: the `fsdp:` option list is replaced by `fsdp_version` and `fsdp_config`'), 'info');
       const parsed = fsdpFromOptions(options);
       if (parsed.fsdp) ctx.add('fsdp', list, parsed.fsdp);
       if (parsed.offload) ctx.add('fsdpOffload', list, true);
     } else if (v.t !== 'unknown') {
-      ctx.put('fsdp', list, (x) => new Invalid(`expected a list of FSDP options, found ${describe(x)}`));
+      ctx.put('fsdp', list, (x) => new Invalid(about('{0}: expected a list of FSDP options, found {1}', describe(x))));
     }
   }
 
@@ -191,12 +191,12 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
   // A `fsdp_` prefix on fsdp_config keys is accepted and stripped with a deprecation warning (validation.py:1083-1103).
   const get = (name: string): Entry | undefined => cfg.get(name) ?? cfg.get(`fsdp_${name}`);
   for (const [k, e] of cfg) {
-    if (k.startsWith('fsdp_') && k !== 'fsdp_version') ctx.deprecated(e, `write \`${k.slice(5)}\` without the \`fsdp_\` prefix`, 'info');
+    if (k.startsWith('fsdp_') && k !== 'fsdp_version') ctx.deprecated(e, about('`{0}` is deprecated: write `{1}` without the `fsdp_` prefix', k.slice(5)), 'info');
   }
   const version = top.get('fsdp_version') ?? get('version') ?? cfg.get('fsdp_version');
   if (version && isSet(ctx, version)) {
     const n = numOf(ctx.view(version));
-    if (n !== 1 && n !== 2) ctx.problem('invalid-value', 'error', `${version.path}: expected 1 or 2`, version.valueSpan, version.path);
+    if (n !== 1 && n !== 2) ctx.problem('invalid-value', 'error', msg('{0}: expected 1 or 2', version.path), version.valueSpan, version.path);
   }
   const fsdpOn = cfg.size > 0 || (version !== undefined && isSet(ctx, version));
   if (fsdpOn && !ctx.has('fsdp')) {

@@ -3,7 +3,8 @@
 // interpolation, lenient value readers (YAML 1.1 booleans, numbers written as strings) and fact/problem recording.
 // Pure: no I/O, no node:* imports; nothing here throws on user text.
 import { Document, LineCounter, YAMLMap, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node, type YAMLError } from 'yaml';
-import type { CanonicalKey, ConfigFacts, Fact, FactValue, Format, ParseProblem, ProblemCode, Reference, Span, Tool, Unknown } from '../facts';
+import { about, bySubject, msg } from '../facts';
+import type { CanonicalKey, ConfigFacts, Fact, FactValue, Format, Message, ParseProblem, ProblemCode, Reference, Span, SubjectMessage, Tool, Unknown } from '../facts';
 
 /** One `key: value` of a mapping, with the value resolved through aliases and interpolation. */
 export interface Entry {
@@ -33,7 +34,8 @@ export type View =
 
 /** A value the tool would reject; recorded as an 'invalid-value' problem instead of a fact. */
 export class Invalid {
-  constructor(readonly message: string, readonly severity: 'error' | 'warning' = 'error') {}
+  /** `why` is about the key path (its `{0}`), filled in when the problem is recorded. */
+  constructor(readonly why: SubjectMessage, readonly severity: 'error' | 'warning' = 'error') {}
 }
 
 export type Converted = FactValue | Unknown | Invalid | undefined;
@@ -312,22 +314,22 @@ export class YamlCtx {
     let doc: Document.Parsed | undefined;
     try {
       if (flowDepth(text) > MAX_FLOW_DEPTH) {
-        this.problem('syntax-error', 'error', `brackets nested more than ${MAX_FLOW_DEPTH} levels deep; the file is not read`, { start: 0, end: 0 });
+        this.problem('syntax-error', 'error', msg('brackets nested more than {0} levels deep; the file is not read', MAX_FLOW_DEPTH), { start: 0, end: 0 });
       } else {
         doc = (blockCacheEnabled ? parseByBlocks(text, this.lines) : undefined) ?? parseDocument(text, { lineCounter: this.lines, ...PARSE_OPTIONS });
       }
     } catch (err) {
       // eemeli/yaml reports problems in doc.errors; this guards the never-throw contract against library bugs.
-      this.problem('syntax-error', 'error', `YAML could not be parsed: ${err instanceof Error ? err.message : String(err)}`, { start: 0, end: 0 });
+      this.problem('syntax-error', 'error', msg('YAML could not be parsed: {0}', err instanceof Error ? err.message : String(err)), { start: 0, end: 0 });
     }
     this.doc = doc;
     for (const e of doc?.errors ?? []) {
-      this.problem('syntax-error', 'error', e.message.split('\n')[0] ?? 'YAML syntax error', this.span(e.pos[0], e.pos[1]));
+      this.problem('syntax-error', 'error', e.message.split('\n')[0] !== undefined ? msg('{0}', e.message.split('\n')[0]) : msg('YAML syntax error'), this.span(e.pos[0], e.pos[1]));
     }
     const contents = doc?.contents;
     this.root = isMap(contents) ? contents : undefined;
     if (contents && !this.root && !(isScalar(contents) && contents.value === null)) {
-      this.problem('syntax-error', 'error', 'expected a mapping of keys to values at the top level', this.nodeSpan(contents));
+      this.problem('syntax-error', 'error', msg('expected a mapping of keys to values at the top level'), this.nodeSpan(contents));
     }
   }
 
@@ -356,8 +358,9 @@ export class YamlCtx {
     return this.span(r[0], r[1]);
   }
 
-  problem(code: ProblemCode, severity: ParseProblem['severity'], message: string, span: Span, rawKey?: string): void {
-    this.problems.push(rawKey === undefined ? { code, severity, message, span } : { code, severity, message, span, rawKey });
+  problem(code: ProblemCode, severity: ParseProblem['severity'], m: Message, span: Span, rawKey?: string): void {
+    const { message, template } = m;
+    this.problems.push(rawKey === undefined ? { code, severity, message, template, span } : { code, severity, message, template, span, rawKey });
   }
 
   line(offset: number): number {
@@ -396,8 +399,11 @@ export class YamlCtx {
         if (!this.seenDuplicates.has(dupId)) {
           this.seenDuplicates.add(dupId);
           const severity = this.opts.omegaconf ? 'error' : 'warning';
-          const effect = this.opts.omegaconf ? 'OmegaConf refuses the file' : 'the last one wins';
-          this.problem('duplicate-key', severity, `\`${path}\` is already set on line ${this.line(prev.keySpan.start)}; ${effect}`, keySpan, path);
+          const line = this.line(prev.keySpan.start);
+          const m = this.opts.omegaconf
+            ? msg('`{0}` is already set on line {1}; OmegaConf refuses the file', path, line)
+            : msg('`{0}` is already set on line {1}; the last one wins', path, line);
+          this.problem('duplicate-key', severity, m, keySpan, path);
         }
       }
       out.set(keyName, entry);
@@ -525,13 +531,13 @@ export class YamlCtx {
     const view = resolved.unresolved ? ({ t: 'unknown', reason: resolved.unresolved } as const) : this.viewNode(resolved.node, 0);
     if (view.t === 'absent') return undefined;
     if (view.t === 'unknown') {
-      this.problem('not-static', 'warning', `${e.path}: ${view.reason}`, e.valueSpan, e.path);
+      this.problem('not-static', 'warning', msg('{0}: {1}', e.path, view.reason), e.valueSpan, e.path);
       return this.add(key, e, { unknown: view.reason }, rawKey);
     }
     const value = conv(view);
     if (value === undefined) return undefined;
     if (value instanceof Invalid) {
-      this.problem('invalid-value', value.severity, `${e.path}: ${value.message}`, e.valueSpan, e.path);
+      this.problem('invalid-value', value.severity, bySubject(value.why, e.path), e.valueSpan, e.path);
       return undefined;
     }
     return this.add(key, resolved, value, rawKey);
@@ -582,7 +588,7 @@ export class YamlCtx {
     } else if (v.t === 'unknown') {
       this.put('deepspeedConfig', e, () => undefined);
     } else if (v.t !== 'absent') {
-      this.problem('invalid-value', 'error', `${e.path}: expected the path of a DeepSpeed JSON file`, e.valueSpan, e.path);
+      this.problem('invalid-value', 'error', msg('{0}: expected the path of a DeepSpeed JSON file', e.path), e.valueSpan, e.path);
     }
   }
 
@@ -604,12 +610,13 @@ export class YamlCtx {
     const fp = this.get('fp16');
     if (bf && fp && bf.value === true && fp.value === true) {
       const later = bf.keySpan.start > fp.keySpan.start ? bf : fp;
-      this.problem('conflicting-precision', 'error', 'bf16 and fp16 are both enabled; the trainer refuses to start', later.keySpan, later.rawKey);
+      this.problem('conflicting-precision', 'error', msg('bf16 and fp16 are both enabled; the trainer refuses to start'), later.keySpan, later.rawKey);
     }
   }
 
-  deprecated(e: Entry | undefined, message: string, severity: ParseProblem['severity'] = 'warning'): void {
-    if (e) this.problem('deprecated-key', severity, `\`${e.path}\` is deprecated: ${message}`, e.keySpan, e.path);
+  /** `why` is about the key path: `about('`{0}` is deprecated: use ...')`. */
+  deprecated(e: Entry | undefined, why: SubjectMessage, severity: ParseProblem['severity'] = 'warning'): void {
+    if (e) this.problem('deprecated-key', severity, bySubject(why, e.path), e.keySpan, e.path);
   }
 
   result(): ConfigFacts {
@@ -622,7 +629,7 @@ export function guarded(ctx: YamlCtx, body: () => void): ConfigFacts {
   try {
     body();
   } catch (err) {
-    ctx.problem('syntax-error', 'error', `could not analyze the file: ${err instanceof Error ? err.message : String(err)}`, ctx.span(0, 0));
+    ctx.problem('syntax-error', 'error', msg('could not analyze the file: {0}', err instanceof Error ? err.message : String(err)), ctx.span(0, 0));
   }
   return ctx.result();
 }
@@ -674,34 +681,34 @@ export function listOf(v: View, sep: RegExp = /[,\s]+/): string[] | undefined {
 
 export const asBool: Conv = (v) => {
   const b = boolOf(v);
-  return b === undefined ? new Invalid(`expected true or false, found ${describe(v)}`) : b;
+  return b === undefined ? new Invalid(about('{0}: expected true or false, found {1}', describe(v))) : b;
 };
 
 /** A positive integer (batch sizes, accumulation steps, lengths). */
 export const asPosInt: Conv = (v) => {
   const n = numOf(v);
-  if (n === undefined) return new Invalid(`expected a positive integer, found ${describe(v)}`);
-  if (!Number.isInteger(n) || n <= 0) return new Invalid(`must be a positive integer, found ${n}`);
+  if (n === undefined) return new Invalid(about('{0}: expected a positive integer, found {1}', describe(v)));
+  if (!Number.isInteger(n) || n <= 0) return new Invalid(about('{0}: must be a positive integer, found {1}', n));
   return n;
 };
 
 export const asNonNegNumber: Conv = (v) => {
   const n = numOf(v);
-  if (n === undefined) return new Invalid(`expected a number, found ${describe(v)}`);
-  if (n < 0) return new Invalid(`must not be negative, found ${n}`);
+  if (n === undefined) return new Invalid(about('{0}: expected a number, found {1}', describe(v)));
+  if (n < 0) return new Invalid(about('{0}: must not be negative, found {1}', n));
   return n;
 };
 
 export const asString: Conv = (v) => {
   const s = strOf(v);
-  if (s === undefined) return new Invalid(`expected a string, found ${describe(v)}`);
+  if (s === undefined) return new Invalid(about('{0}: expected a string, found {1}', describe(v)));
   return s.trim() === '' ? undefined : s.trim();
 };
 
 export function asEnumInt(allowed: readonly number[]): Conv {
   return (v) => {
     const n = numOf(v);
-    if (n === undefined || !allowed.includes(n)) return new Invalid(`expected one of ${allowed.join(', ')}, found ${describe(v)}`);
+    if (n === undefined || !allowed.includes(n)) return new Invalid(about('{0}: expected one of {1}, found {2}', allowed.join(', '), describe(v)));
     return n;
   };
 }
@@ -712,7 +719,7 @@ export const asOffload: Conv = (v) => {
   const s = strOf(v)?.trim().toLowerCase();
   if (s === 'none' || s === 'cpu' || s === 'nvme') return s;
   if (s === 'no' || s === 'false') return 'none';
-  return new Invalid(`expected none, cpu or nvme, found ${describe(v)}`);
+  return new Invalid(about('{0}: expected none, cpu or nvme, found {1}', describe(v)));
 };
 
 export function describe(v: View): string {
@@ -772,7 +779,7 @@ export function shardingOf(v: View): string | undefined {
   return undefined;
 }
 
-export const asSharding: Conv = (v) => shardingOf(v) ?? new Invalid(`expected FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD or HYBRID_SHARD_ZERO2, found ${describe(v)}`);
+export const asSharding: Conv = (v) => shardingOf(v) ?? new Invalid(about('{0}: expected FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD or HYBRID_SHARD_ZERO2, found {1}', describe(v)));
 
 /** Optimizer names of the HF family; 4-bit states have no setup value yet, so their raw name is kept. */
 export function optimizerOf(raw: string, normalize: (s: string) => string): string {

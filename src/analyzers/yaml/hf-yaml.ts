@@ -1,7 +1,7 @@
 // HF TrainingArguments / TRL configs written as YAML (`trl sft --config cfg.yaml`, alignment-handbook recipes, a
 // YAML passed to HfArgumentParser.parse_yaml_file): TrainingArguments, TRL and ModelConfig keys as facts with exact
 // spans. Keys and defaults follow FORMATS.md §2 (transformers@00349ae:training_args.py, trl@f2cd577). Pure: no I/O, no node:* or vscode imports.
-import { normalizeOptimizer, type ConfigFacts, type Tool } from '../facts';
+import { about, normalizeOptimizer, type ConfigFacts, type Tool } from '../facts';
 import {
   Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, dtypeOf, fsdpFromOptions,
   guarded, listOf, optimizerOf, strOf, type Entry,
@@ -49,7 +49,7 @@ function analyze(ctx: YamlCtx): void {
   const oldLen = top.get('max_seq_length');
   ctx.put('seqLen', maxLen, asPosInt);
   if (oldLen) {
-    if (ctx.tool === 'trl') ctx.deprecated(oldLen, 'TRL renamed it `max_length` in v0.16 and removed it in v0.20; newer TRL fails on it');
+    if (ctx.tool === 'trl') ctx.deprecated(oldLen, about('`{0}` is deprecated: TRL renamed it `max_length` in v0.16 and removed it in v0.20; newer TRL fails on it'));
     if (!ctx.has('seqLen')) ctx.put('seqLen', oldLen, asPosInt);
   }
 
@@ -59,12 +59,12 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('weightsDtype', dtype, (v) => {
     const s = strOf(v) ?? '';
     if (s.trim().toLowerCase() === 'auto') return { unknown: 'auto: the dtype stored in the checkpoint config' };
-    return dtypeOf(s) ?? new Invalid(`expected bfloat16, float16 or float32, found ${describe(v)}`);
+    return dtypeOf(s) ?? new Invalid(about('{0}: expected bfloat16, float16 or float32, found {1}', describe(v)));
   });
-  if (dtype?.key === 'torch_dtype') ctx.deprecated(dtype, 'renamed `dtype` (TRL deprecated it in v0.23 and removed it in v0.27)');
+  if (dtype?.key === 'torch_dtype') ctx.deprecated(dtype, about('`{0}` is deprecated: renamed `dtype` (TRL deprecated it in v0.23 and removed it in v0.27)'));
   ctx.put('attention', top.get('attn_implementation') ?? init.get('attn_implementation'), (v) => {
     const s = strOf(v);
-    if (s === undefined) return new Invalid(`expected an attention implementation name, found ${describe(v)}`);
+    if (s === undefined) return new Invalid(about('{0}: expected an attention implementation name, found {1}', describe(v)));
     return attentionOf(s) ?? { unknown: `attn_implementation ${s}: memory behaviour not known` };
   });
 
@@ -76,7 +76,7 @@ function analyze(ctx: YamlCtx): void {
     ctx.put('fsdp', fsdp, (v) => {
       if (v.t === 'bool') return v.v ? 'full_shard' : undefined;
       const options = listOf(v);
-      return options ? fsdpFromOptions(options).fsdp : new Invalid(`expected FSDP options, found ${describe(v)}`);
+      return options ? fsdpFromOptions(options).fsdp : new Invalid(about('{0}: expected FSDP options, found {1}', describe(v)));
     });
     const options = listOf(ctx.view(fsdp));
     if (options && fsdpFromOptions(options).offload) ctx.add('fsdpOffload', fsdp, true);
@@ -115,14 +115,14 @@ function peft(ctx: YamlCtx, top: Map<string, Entry>): void {
     if (!list || list.length === 0) return undefined;
     return list.length === 1 && list[0] === 'all-linear' ? 'all-linear' : list;
   });
-  ctx.put('loraModulesToSave', top.get('lora_modules_to_save'), (v) => listOf(v) ?? new Invalid('expected module names'));
+  ctx.put('loraModulesToSave', top.get('lora_modules_to_save'), (v) => listOf(v) ?? new Invalid(about('{0}: expected module names')));
   const q4 = top.get('load_in_4bit');
   const q8 = top.get('load_in_8bit');
   if (isOn(ctx, q4) && q4) ctx.add('quantBits', q4, 4);
   else if (isOn(ctx, q8) && q8) ctx.add('quantBits', q8, 8);
   ctx.put('quantType', top.get('bnb_4bit_quant_type'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();
-    return s === 'nf4' || s === 'fp4' ? s : new Invalid(`expected nf4 or fp4, found ${describe(v)}`);
+    return s === 'nf4' || s === 'fp4' ? s : new Invalid(about('{0}: expected nf4 or fp4, found {1}', describe(v)));
   });
   ctx.put('doubleQuant', top.get('use_bnb_nested_quant'), asBool);
 }

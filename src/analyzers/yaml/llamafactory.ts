@@ -1,7 +1,7 @@
 // The LLaMA-Factory training YAML (`llamafactory-cli train cfg.yaml`), both the flat HF-TrainingArguments-based
 // schema and the v1 schema (`model:`, `micro_batch_size`, `dist_config`, `kernel_config`), as facts with exact spans.
 // Keys and defaults follow FORMATS.md §6 (hiyouga/LLaMA-Factory@ff6d4d1:src/llamafactory/hparams/*.py). Pure: no I/O, no node:* or vscode imports.
-import { normalizeOptimizer, type ConfigFacts } from '../facts';
+import { about, normalizeOptimizer, type ConfigFacts } from '../facts';
 import {
   Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, fsdpFromOptions, guarded,
   listOf, numOf, optimizerOf, strOf, type Entry,
@@ -30,7 +30,7 @@ function analyze(ctx: YamlCtx): void {
     const s = strOf(v)?.trim().toLowerCase();
     if (s === 'lora' || s === 'full' || s === 'freeze') return s;
     if (s === 'oft') return { unknown: 'oft: orthogonal fine-tuning is not modelled' };
-    return new Invalid(`expected lora, freeze, full or oft, found ${describe(v)}`);
+    return new Invalid(about('{0}: expected lora, freeze, full or oft, found {1}', describe(v)));
   });
   ctx.put('loraR', top.get('lora_rank'), asPosInt);
   ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
@@ -41,10 +41,10 @@ function analyze(ctx: YamlCtx): void {
     if (!list || list.length === 0) return undefined;
     return list.length === 1 && list[0]?.toLowerCase() === 'all' ? 'all-linear' : list;
   });
-  ctx.put('loraModulesToSave', top.get('additional_target'), (v) => listOf(v, /,/) ?? new Invalid('expected module names'));
+  ctx.put('loraModulesToSave', top.get('additional_target'), (v) => listOf(v, /,/) ?? new Invalid(about('{0}: expected module names')));
   ctx.put('freezeTrainableLayers', top.get('freeze_trainable_layers'), (v) => {
     const n = numOf(v);
-    return n === undefined || !Number.isInteger(n) || n === 0 ? new Invalid(`expected a non-zero integer, found ${describe(v)}`) : n;
+    return n === undefined || !Number.isInteger(n) || n === 0 ? new Invalid(about('{0}: expected a non-zero integer, found {1}', describe(v))) : n;
   });
 
   quantization(ctx, top);
@@ -71,7 +71,7 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('attention', top.get('flash_attn'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();
     if (s === 'auto') return { unknown: 'auto: FlashAttention-2 when installed, else SDPA' };
-    return (s && attentionOf(s)) ?? new Invalid(`expected auto, disabled, sdpa, fa2 or fa3, found ${describe(v)}`);
+    return (s && attentionOf(s)) ?? new Invalid(about('{0}: expected auto, disabled, sdpa, fa2 or fa3, found {1}', describe(v)));
   });
 
   const liger = top.get('enable_liger_kernel');
@@ -99,7 +99,7 @@ function quantization(ctx: YamlCtx, top: Map<string, Entry>): void {
     const n = numOf(v);
     if (n === 4 || n === 8) return n;
     if (n === 2 || n === 3) return { unknown: `${n}-bit HQQ quantization is not modelled` };
-    return new Invalid(`expected 2, 3, 4 or 8, found ${describe(v)}`);
+    return new Invalid(about('{0}: expected 2, 3, 4 or 8, found {1}', describe(v)));
   });
   const methodEntry = top.get('quantization_method');
   ctx.put('quantType', methodEntry, (v) => {
@@ -110,7 +110,7 @@ function quantization(ctx: YamlCtx, top: Map<string, Entry>): void {
   if (!ctx.has('quantType')) {
     ctx.put('quantType', top.get('quantization_type'), (v) => {
       const s = strOf(v)?.trim().toLowerCase();
-      return s === 'nf4' || s === 'fp4' ? s : new Invalid(`expected nf4 or fp4, found ${describe(v)}`);
+      return s === 'nf4' || s === 'fp4' ? s : new Invalid(about('{0}: expected nf4 or fp4, found {1}', describe(v)));
     });
   }
   ctx.put('doubleQuant', top.get('double_quantization'), asBool);
@@ -119,7 +119,7 @@ function quantization(ctx: YamlCtx, top: Map<string, Entry>): void {
   const q = ctx.sub(qc);
   if (qc && q.size > 0 && !ctx.has('quantBits')) {
     const bits = q.get('quantization_bit') ?? q.get('bits');
-    if (bits) ctx.put('quantBits', bits, (v) => (numOf(v) === 4 || numOf(v) === 8 ? numOf(v) : new Invalid(`expected 4 or 8, found ${describe(v)}`)));
+    if (bits) ctx.put('quantBits', bits, (v) => (numOf(v) === 4 || numOf(v) === 8 ? numOf(v) : new Invalid(about('{0}: expected 4 or 8, found {1}', describe(v)))));
     else ctx.add('quantBits', qc, { unknown: 'quant_config: bit width not written' });
   }
 }
@@ -159,13 +159,13 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
     ctx.put('fsdp', fsdp, (v) => {
       if (v.t === 'bool') return v.v ? 'full_shard' : undefined;
       const options = listOf(v);
-      if (!options) return new Invalid(`expected FSDP options, found ${describe(v)}`);
+      if (!options) return new Invalid(about('{0}: expected FSDP options, found {1}', describe(v)));
       return fsdpFromOptions(options).fsdp;
     });
     const options = listOf(ctx.view(fsdp));
     if (options && fsdpFromOptions(options).offload) ctx.add('fsdpOffload', fsdp, true);
   }
-  ctx.deprecated(top.get('fsdp_transformer_layer_cls_to_wrap'), 'a transformers v4 key; use `fsdp_config: {transformer_layer_cls_to_wrap: ...}`', 'info');
+  ctx.deprecated(top.get('fsdp_transformer_layer_cls_to_wrap'), about('`{0}` is deprecated: a transformers v4 key; use `fsdp_config: {transformer_layer_cls_to_wrap: ...}`'), 'info');
   const fsdpCfg = ctx.sub(top.get('fsdp_config'));
   ctx.put('gradientCheckpointing', fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'), (v) => {
     const b = boolOf(v);

@@ -2,7 +2,7 @@
 // `model._component_` (architecture, size, LoRA/QLoRA), batch, dtype, activation checkpointing/offloading, optimizer,
 // loss and FSDP/TP keys as facts with exact spans, `${...}` interpolation resolved. Keys and defaults follow
 // FORMATS.md §7 (pytorch/torchtune@bd2a0fc:recipes/*.py, recipes/configs/**). Pure: no I/O, no node:* or vscode imports.
-import { normalizeOptimizer, type ConfigFacts } from '../facts';
+import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, boolOf, describe, guarded, listOf, numOf, strOf, type Entry } from './common';
 
 /**
@@ -61,7 +61,7 @@ function analyze(ctx: YamlCtx): void {
   const teacher = ctx.sub(top.get('teacher_model')).get('_component_');
   ctx.put('teacherModel', teacher, (v) => {
     const s = strOf(v);
-    if (!s) return new Invalid(`expected a model builder path, found ${describe(v)}`);
+    if (!s) return new Invalid(about('{0}: expected a model builder path, found {1}', describe(v)));
     const b = parseBuilder(s);
     return b.hubId ?? { unknown: `torchtune builder ${b.builder}: no known Hub id` };
   }, 'teacher_model._component_');
@@ -77,9 +77,9 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('weightsDtype', top.get('dtype'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();
     if (s === 'bf16' || s === 'fp32') return s;
-    if (s === 'fp16') return new Invalid('fp16 is rejected by the full-finetune recipes; use bf16 or fp32', 'warning');
+    if (s === 'fp16') return new Invalid(about('{0}: fp16 is rejected by the full-finetune recipes; use bf16 or fp32'), 'warning');
     if (s === 'fp64') return { unknown: 'fp64 is not modelled' };
-    return new Invalid(`expected bf16 or fp32, found ${describe(v)}`);
+    return new Invalid(about('{0}: expected bf16 or fp32, found {1}', describe(v)));
   });
 
   const acMode = top.get('ac_mode');
@@ -105,7 +105,7 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('fsdpOffload', top.get('fsdp_cpu_offload'), asBool);
   const nested = top.get('fsdp');
   if (nested && nested.node) {
-    ctx.problem('unknown-key', 'info', 'the recipes never read a nested `fsdp:` block; CPU offload is the top-level `fsdp_cpu_offload`', nested.keySpan, 'fsdp');
+    ctx.problem('unknown-key', 'info', msg('the recipes never read a nested `fsdp:` block; CPU offload is the top-level `fsdp_cpu_offload`'), nested.keySpan, 'fsdp');
   }
   ctx.put('tensorParallel', top.get('tensor_parallel_dim'), asPosInt);
   ctx.put('fsdpShardSize', top.get('data_parallel_shard_dim'), (v) => (numOf(v) === -1 ? { unknown: '-1: inferred from the world size and the other parallel dims' } : asPosInt(v)));
@@ -127,7 +127,7 @@ function model(ctx: YamlCtx, top: Map<string, Entry>): void {
   }
   const s = strOf(view);
   if (!s) {
-    ctx.put('model', comp, (v) => new Invalid(`expected a model builder path, found ${describe(v)}`));
+    ctx.put('model', comp, (v) => new Invalid(about('{0}: expected a model builder path, found {1}', describe(v))));
     return;
   }
   const b = parseBuilder(s);
@@ -150,7 +150,7 @@ function model(ctx: YamlCtx, top: Map<string, Entry>): void {
   const out = m.get('apply_lora_to_output');
   ctx.put('loraTargets', attn, (v) => {
     const list = listOf(v);
-    if (!list) return new Invalid(`expected a list of module names, found ${describe(v)}`);
+    if (!list) return new Invalid(about('{0}: expected a list of module names, found {1}', describe(v)));
     const targets = list.map((n) => MODULE_NAMES[n] ?? n);
     if (isOn(ctx, mlp)) targets.push('gate_proj', 'up_proj', 'down_proj');
     if (isOn(ctx, out)) targets.push('lm_head');
@@ -164,7 +164,7 @@ function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
   const fused = opt.get('fused');
   ctx.put('optimizer', opt.get('_component_'), (v) => {
     const s = strOf(v)?.trim();
-    if (!s) return new Invalid(`expected an optimizer class path, found ${describe(v)}`);
+    if (!s) return new Invalid(about('{0}: expected an optimizer class path, found {1}', describe(v)));
     const n = normalizeOptimizer(s);
     return n === 'adamw' && isOn(ctx, fused) ? 'adamw_fused' : n;
   }, 'optimizer._component_');
