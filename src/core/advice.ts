@@ -67,16 +67,31 @@ interface Move {
 
 const pow2Down = (n: number): number => Math.max(1, Math.floor(n / 2));
 
+/**
+ * A candidate: the setup after a chain of moves. The chain is a parent link (the search shares prefixes), so a
+ * candidate costs one object; the lists of moves and patches are built only for the candidates that are kept.
+ */
 interface Applied {
   readonly setup: TrainingSetup;
-  /** The patches in order; the changes are computed only for candidates that are kept. */
-  readonly patches: readonly Partial<TrainingSetup>[];
-  readonly moves: readonly Move[];
+  readonly parent?: Applied;
+  readonly move?: Move;
+  readonly patch?: Partial<TrainingSetup>;
+}
+
+/** The moves and patches of a candidate, first applied first. */
+function chain(a: Applied): { moves: Move[]; patches: Partial<TrainingSetup>[] } {
+  const moves: Move[] = [];
+  const patches: Partial<TrainingSetup>[] = [];
+  for (let c: Applied | undefined = a; c?.move && c.patch; c = c.parent) {
+    moves.unshift(c.move);
+    patches.unshift(c.patch);
+  }
+  return { moves, patches };
 }
 
 function changesOf(a: Applied): SetupChange[] {
   const m = new Map<keyof TrainingSetup, unknown>();
-  for (const p of a.patches) for (const [k, v] of Object.entries(p)) m.set(k as keyof TrainingSetup, v);
+  for (const p of chain(a).patches) for (const [k, v] of Object.entries(p)) m.set(k as keyof TrainingSetup, v);
   return [...m].map(([key, value]) => ({ key, value }));
 }
 
@@ -214,10 +229,14 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
     if ((capacity !== undefined && e.fits !== true) || current.perGpu.deviceBytes - e.perGpu.deviceBytes <= 0) return;
     const st = stepTime(applied.setup, e.parameters.trainable, spec, true);
     const keys = new Set<string>();
-    for (const p of applied.patches) for (const k in p) keys.add(k);
+    let changesResult = false;
+    for (let a: Applied | undefined = applied; a?.move && a.patch; a = a.parent) {
+      for (const k in a.patch) keys.add(k);
+      changesResult ||= a.move.changesResult;
+    }
     const c: Light = {
       applied, deviceBytes: e.perGpu.deviceBytes, stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
-      changesResult: applied.moves.some((m) => m.changesResult), gpus: applied.setup.gpus_per_node * applied.setup.nodes, nChanges: keys.size,
+      changesResult, gpus: applied.setup.gpus_per_node * applied.setup.nodes, nChanges: keys.size,
     };
     // Keep only the Pareto set of each group as the search goes, so dominated candidates are garbage at once.
     const k = `${c.changesResult}|${c.gpus}|${c.nChanges}`;
@@ -237,9 +256,9 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   const step = (from: Applied, mv: Move): Applied | undefined => {
     const patch = mv.apply(from.setup);
     if (!patch) return undefined;
-    return { setup: { ...from.setup, ...patch }, patches: [...from.patches, patch], moves: [...from.moves, mv] };
+    return { setup: { ...from.setup, ...patch }, parent: from, move: mv, patch };
   };
-  const root: Applied = { setup, patches: [], moves: [] };
+  const root: Applied = { setup };
   for (let i = 0; i < n; i++) {
     const si = step(root, all[i]);
     if (!si) continue;
@@ -267,7 +286,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   for (const c of front.sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor || x.nChanges - y.nChanges || x.deviceBytes - y.deviceBytes)) {
     const full = estimate(c.applied.setup, opts);
     if (!full.ok) continue;
-    const combo = c.applied.moves;
+    const combo = chain(c.applied).moves;
     items.push({
       id: combo.map((m) => m.id).join('+'), title: combo.map((m) => m.title).join(' + '), changes: changesOf(c.applied),
       savedBytes: current.perGpu.deviceBytes - full.estimate.perGpu.deviceBytes, stepTimeFactor: c.stepTimeFactor, changesResult: c.changesResult,
