@@ -591,7 +591,11 @@ function missingMessage(ref: string, miss: { hub?: HubRef; hfCache?: string }, o
  * `org/name@rev` picks a branch, tag or commit in the caches. Parameters are counted when safetensors weights are local.
  */
 export function resolveModelSync(ref: string, opts: SyncResolveOptions): ModelResolution {
-  const r = resolveOffline(ref, opts);
+  return settle(ref, resolveOffline(ref, opts), opts);
+}
+
+/** What an offline look-up amounts to: the model, or the message that says why not and where it was looked for. */
+function settle(ref: string, r: Offline, opts: Omit<SyncResolveOptions, 'allowNetwork'>): ModelResolution {
   switch (r.kind) {
     case 'found':
       return { ok: true, model: r.model };
@@ -609,15 +613,8 @@ export function resolveModelSync(ref: string, opts: SyncResolveOptions): ModelRe
  */
 export async function resolveModelAsync(ref: string, opts: AsyncResolveOptions): Promise<ModelResolution> {
   const r = resolveOffline(ref, opts);
-  switch (r.kind) {
-    case 'found':
-      return { ok: true, model: r.model };
-    case 'error':
-      return { ok: false, message: r.message };
-    case 'missing':
-      if (!r.hub || !opts.allowNetwork || hubOffline(opts.env)) return { ok: false, message: missingMessage(ref, r, opts) };
-      return fetchFromHub(r.hub, opts);
-  }
+  if (r.kind === 'missing' && r.hub && opts.allowNetwork && !hubOffline(opts.env)) return fetchFromHub(r.hub, opts);
+  return settle(ref, r, opts);
 }
 
 /** A ModelResolver for resolveScenarios that never uses the network. */

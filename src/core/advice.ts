@@ -89,9 +89,9 @@ function chain(a: Applied): { moves: Move[]; patches: Partial<TrainingSetup>[] }
   return { moves, patches };
 }
 
-function changesOf(a: Applied): SetupChange[] {
+function changesOf(patches: readonly Partial<TrainingSetup>[]): SetupChange[] {
   const m = new Map<keyof TrainingSetup, unknown>();
-  for (const p of chain(a).patches) for (const [k, v] of Object.entries(p)) m.set(k as keyof TrainingSetup, v);
+  for (const p of patches) for (const [k, v] of Object.entries(p)) m.set(k as keyof TrainingSetup, v);
   return [...m].map(([key, value]) => ({ key, value }));
 }
 
@@ -286,9 +286,9 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   for (const c of front.sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor || x.nChanges - y.nChanges || x.deviceBytes - y.deviceBytes)) {
     const full = estimate(c.applied.setup, opts);
     if (!full.ok) continue;
-    const combo = chain(c.applied).moves;
+    const { moves: combo, patches } = chain(c.applied);
     items.push({
-      id: combo.map((m) => m.id).join('+'), title: combo.map((m) => m.title).join(' + '), changes: changesOf(c.applied),
+      id: combo.map((m) => m.id).join('+'), title: combo.map((m) => m.title).join(' + '), changes: changesOf(patches),
       savedBytes: current.perGpu.deviceBytes - full.estimate.perGpu.deviceBytes, stepTimeFactor: c.stepTimeFactor, changesResult: c.changesResult,
       fits: capacity === undefined ? true : full.estimate.fits === true, estimate: full.estimate,
       costExplain: stepTime(c.applied.setup, full.estimate.parameters.trainable, spec).explain, gpus: c.gpus,
