@@ -203,7 +203,6 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   const capacity = opts.gpu?.memoryBytes;
   const all = moves(setup, spec?.bf16 ?? true);
   const maxK = Math.max(1, Math.min(3, opts.maxCombination ?? 3));
-  const seen = new Set<string>([signature(setup)]);
   /** What the search keeps of a fitting candidate: numbers only; the items shown are estimated again in full. */
   interface Light { applied: Applied; deviceBytes: number; stepTimeFactor: number; changesResult: boolean; gpus: number; nChanges: number }
   const groups = new Map<string, Light[]>();
@@ -219,9 +218,6 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   let evaluated = 0;
 
   const consider = (applied: Applied): void => {
-    const sig = signature(applied.setup);
-    if (seen.has(sig)) return;
-    seen.add(sig);
     const r = estimate(applied.setup, lean);
     evaluated++;
     if (!r.ok) return;
@@ -281,9 +277,15 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   // Across groups (each group already holds only its own Pareto set).
   const survivors: Light[] = [...groups.values()].flat();
   const front = survivors.filter((a) => !survivors.some((b) => b !== a && dominated(a, b)));
+  // Different move chains can reach the same setup; the search does not de-duplicate as it goes (a signature per
+  // candidate costs more than the few hundred repeated estimates), so the front keeps the first of each setup.
+  const shown = new Set<string>([signature(setup)]);
   // The items shown are estimated again in full (formulas and assumptions).
   const items: AdviceItem[] = [];
   for (const c of front.sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor || x.nChanges - y.nChanges || x.deviceBytes - y.deviceBytes)) {
+    const sig = signature(c.applied.setup);
+    if (shown.has(sig)) continue;
+    shown.add(sig);
     const full = estimate(c.applied.setup, opts);
     if (!full.ok) continue;
     const { moves: combo, patches } = chain(c.applied);
