@@ -97,6 +97,7 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   s.nodes = Math.max(1, Math.round(d.num_gpus / 8));
   if (d.num_gpus > 1) {
     if (/fsdp/i.test(d.strategy)) s.fsdp = d.zero_stage === 3 ? 'full_shard' : 'shard_grad_op';
+    if (/embeddings and output sharded separately/i.test(d.strategy)) s.fsdp_shard_embeddings = true;
     else s.zero_stage = d.zero_stage as 0 | 1 | 2 | 3;
     if (d.cpu_offload_optimizer) s.offload_optimizer = 'cpu';
     if (d.cpu_offload_params) s.offload_params = 'cpu';

@@ -52,6 +52,7 @@ export type CanonicalKey =
   | 'reduceBucketSize' | 'allgatherBucketSize' | 'stage3PrefetchBucketSize' | 'stage3MaxLiveParameters' | 'stage3ParamPersistenceThreshold' // numbers
   | 'fsdp'                       // 'none' | 'full_shard' | 'shard_grad_op' | 'hybrid_shard' | 'no_shard'
   | 'fsdpOffload'                // boolean (params + grads + optimizer to CPU)
+  | 'fsdpShardEmbeddings'        // boolean (embeddings / output head wrapped as their own FSDP units)
   | 'optimizerInBackward'        // boolean
   | 'gpusPerNode'                // number (torchrun --nproc_per_node, deepspeed --num_gpus)
   | 'nodes'                      // number

@@ -229,6 +229,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('loss', 'loss');
   fromFact('compile', 'compile', bool);
   fromFact('activation_offloading', 'activationOffloading', bool);
+  fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool);
   fromFact('optimizer_in_backward', 'optimizerInBackward', bool);
 
   // Parallelism.

@@ -304,6 +304,8 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   const paged = setup.optimizer.startsWith('paged_') && !offloadOpt;
 
   // ---- Busiest rank: evaluate each distinct pipeline stage -----------------------------------------------
+  // Gradient bytes allocated at each phase's high point (FSDP's reduce-scatter pool below).
+  const gradsAtPhase = new Map<PhaseEstimate, number>();
   const stages = pp === 1 ? [0] : [0, pp - 1];
   let best: { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number } | undefined;
   for (const stage of stages) {
@@ -345,9 +347,22 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     pagedBytes = optimizerStateBytes().bytes / shardOptimizer;
     runtime.push({ id: 'paged-optimizer', label: 'Paged optimizer state (CUDA unified memory, outside the allocator)', bytes: pagedBytes, formula: 'optimizer state allocated with cudaMallocManaged by bitsandbytes; resident unless evicted under pressure' });
   }
+  // FSDP reduce-scatters gradients on its own stream, and the sharded gradients are allocated there ("The RS
+  // output is allocated in the RS stream", torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py). Blocks freed
+  // on one stream are reused only by that stream (CUDA caching allocator), so after zero_grad(set_to_none) the
+  // previous step's gradient shards stay reserved in that pool while the compute stream peaks without them.
+  let poolBytes = 0;
+  if (fsdp && shardGrads > 1 && !fsdpOffload && !setup.optimizer_in_backward) {
+    const shardGradBytes = Math.round((inv.trainable * gradBytes) / (tp * shardGrads));
+    poolBytes = Math.max(0, shardGradBytes - (gradsAtPhase.get(peak) ?? 0));
+    if (poolBytes > 0) {
+      runtime.push({ id: 'stream-pools', label: 'Gradient shards cached in the reduce-scatter stream pool', bytes: poolBytes,
+        formula: leanMode ? '' : `${formatCount(inv.trainable / (tp * shardGrads))} gradient elements x ${gradBytes} B allocated on FSDP's reduce-scatter stream, freed by zero_grad but reusable only by that stream` });
+    }
+  }
   const peakBytes = peak.allocatedBytes;
-  const reservedBytes = peakBytes + reserve;
-  const deviceBytes = reservedBytes + runtime.filter((r) => r.id !== 'allocator-reserve').reduce((s, r) => s + r.bytes, 0);
+  const reservedBytes = peakBytes + reserve + poolBytes;
+  const deviceBytes = reservedBytes + runtime.filter((r) => r.id !== 'allocator-reserve' && r.id !== 'stream-pools').reduce((s, r) => s + r.bytes, 0);
 
   // ---- Host memory --------------------------------------------------------------------------------------
   const perNode = setup.gpus_per_node;
@@ -525,7 +540,16 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     // The output projection is all-gathered while the loss is computed (its own FSDP unit or the root unit;
     // ZeRO-3 fetches it like any module); tied embeddings are the same tensor.
     const headGather: Component[] = [];
-    if (last && shardParams > 1 && (zero === 3 || fsdp)) {
+    if (fsdp && shardParams > 1 && !setup.fsdp_shard_embeddings) {
+      // FSDP's root unit (embeddings, final norm and output head: what the per-layer wrapping leaves over) is not
+      // resharded after the forward, "since its parameters would typically be immediately all-gathered for
+      // backward" (torch.distributed FSDP: fully_shard reshard_after_forward; FSDP1 _post_forward_reshard skips
+      // the root). It stays unsharded in the compute dtype until the end of the backward.
+      const rootParams = ((first ? inv.embedding : 0) + (last ? inv.head : 0)) / tp;
+      if (rootParams > 0) {
+        headGather.push(comp('gathered-params', 'FSDP root unit kept unsharded (embeddings + output head)', rootParams * half, () => (`${formatCount(rootParams)} params x ${half} B (root unit: not resharded after forward)`), () => ({ params: Math.round(rootParams) })));
+      }
+    } else if (last && shardParams > 1 && (zero === 3 || fsdp)) {
       const headParams = (a.vocab * a.hidden) / tp;
       headGather.push(comp('gathered-params', 'Output projection all-gathered for the loss', headParams * half, () => (`V x h / TP = ${formatCount(headParams)} params x ${half} B`), () => ({ vocab: a.vocab, hidden: a.hidden })));
     }
@@ -623,8 +647,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const headGradC = gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)');
       const atLoss: Component[] = [...pers, headGradC, ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
         comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ('nll_loss and log_softmax gradients of the logits'), () => ({}))];
-      const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working];
-      const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...gatheredGrads, ...recomputeC, working];
+      const rootHeld = fsdp && !setup.fsdp_shard_embeddings ? headGather : [];
+      const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working];
+      const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...gatheredGrads, ...recomputeC, working];
       const candidates: Array<[Component[], string]> = [
         [atLoss, 'start of backward: activations + gradients of the logits'],
         [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
@@ -654,6 +679,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         { phase: 'backward', allocatedBytes: sum(bwd), components: bwd, note: bwdNote },
         { phase: 'optimizer', allocatedBytes: sum(optC), components: optC, note: 'optimizer step: gradients, states and step temporaries' },
       ];
+      for (const ph of phasesOut) gradsAtPhase.set(ph, sum(ph.components.filter((c) => c.id === 'gradients')));
       if (zero >= 1 && setup.optimizer !== 'none') {
         // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
         const init = comp('first-step-init', 'ZeRO flatten buffer (initialisation)', (trainableHere * wb) / (zero === 3 ? shardParams : 1), () => ('one flat copy of the 16-bit parameters while groups are built'), () => ({}));
@@ -689,9 +715,12 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const headGradB = r(Math.max(gradsInForward, headGrad));
       const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + gSum + hgSum + act + (ck === 'full' ? castCacheSum : castSum) + outSum + forwardTransient;
       const atLoss = pSum + headGradB + gSum + hgSum + act + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd);
-      const atLast = pSum + headGradB + gSum + ggSum + act + castSum + rec + work;
-      const atFirst = pSum + r(gradAtEnd) + gSum + ggSum + rec + work;
+      const rootSum = fsdp && !setup.fsdp_shard_embeddings ? hgSum : 0;
+      const atLast = pSum + headGradB + gSum + rootSum + ggSum + act + castSum + rec + work;
+      const atFirst = pSum + r(gradAtEnd) + gSum + rootSum + ggSum + rec + work;
       const bwd = Math.max(atLoss, atLast, atFirst);
+      // The same choice as phasesFor's reduce (the first of equal maxima), for the gradients held at that point.
+      const bwdGrads = atLoss >= atLast && atLoss >= atFirst ? headGradB : atLast >= atFirst ? headGradB : r(gradAtEnd);
       let temps = 0;
       if (!offloadOpt && !fsdpOffload) {
         const local = trainableHere / shardOptimizer;
@@ -708,6 +737,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         { phase: 'backward', allocatedBytes: bwd, components: persistentOnly, note: '' },
         { phase: 'optimizer', allocatedBytes: opt, components: persistentOnly, note: '' },
       ];
+      gradsAtPhase.set(out[0], gradsInForward > 0 ? r(gradsInForward) : 0);
+      gradsAtPhase.set(out[1], bwdGrads);
+      gradsAtPhase.set(out[2], r(setup.optimizer_in_backward ? 0 : gradAtEnd));
       if (zero >= 1 && setup.optimizer !== 'none') {
         let fs = r((trainableHere * wb) / (zero === 3 ? shardParams : 1));
         for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));

@@ -27,7 +27,7 @@ export interface PhaseEstimate {
 
 /** A term outside PyTorch's allocated bytes (allocator reserve, CUDA context, NCCL). */
 export interface RuntimeTerm {
-  readonly id: 'allocator-reserve' | 'cuda-context' | 'nccl' | 'paged-optimizer';
+  readonly id: 'allocator-reserve' | 'stream-pools' | 'cuda-context' | 'nccl' | 'paged-optimizer';
   readonly label: string;
   readonly bytes: number;
   readonly formula: string;

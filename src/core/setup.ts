@@ -91,6 +91,11 @@ export const TrainingSetupSchema = z.strictObject({
   fsdp: FsdpSchema.default('none'),
   /** GPUs in one FSDP hybrid-shard group (defaults to gpus_per_node). */
   fsdp_shard_size: positiveInt.optional(),
+  /**
+   * Token embeddings and output head wrapped as FSDP units of their own (torchtune custom_sharded_layers), so they
+   * are resharded after use. Otherwise they belong to the root unit, which FSDP keeps unsharded from forward to backward.
+   */
+  fsdp_shard_embeddings: z.boolean().default(false),
   offload_optimizer: OffloadSchema.default('none'),
   offload_params: OffloadSchema.default('none'),
   /** Activations of checkpointed layers kept in host memory (torchtune / TRL activation offloading). */
@@ -152,6 +157,7 @@ export const SCHEMA_DEFAULT_NOTES: Partial<Record<SetupKey, string>> = {
   nodes: 'a single node',
   zero_stage: 'no ZeRO sharding',
   fsdp: 'no FSDP',
+  fsdp_shard_embeddings: 'embeddings and output head in the FSDP root unit (per-layer wrapping, the Accelerate / torchtitan default)',
   offload_optimizer: 'no offload',
   offload_params: 'no offload',
   tensor_parallel: 'no tensor parallelism',

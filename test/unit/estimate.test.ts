@@ -172,3 +172,45 @@ describe('estimate: totals, fit and provenance', () => {
     for (const p of e.perGpu.phases) for (const c of p.components) assert.ok(c.formula.length > 0, `${c.id} has a formula`);
   });
 });
+
+describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
+  // Llama-3.1-8B: vocab 128,256 x hidden 4,096 = 525,336,576 parameters in the embedding and as many in the untied
+  // output head. FSDP keeps its root unit (what per-layer wrapping leaves: embeddings, final norm, head) unsharded
+  // from forward to backward (fully_shard: "The root FSDP state has its value specially set to False").
+  const VH = 128256 * 4096;
+  const fsdp8 = (extra: Record<string, unknown> = {}) => setupFor('meta-llama/Llama-3.1-8B', {
+    weights_dtype: 'bf16', master_weights: true, mixed_precision: 'bf16', fsdp: 'full_shard', gpus_per_node: 8,
+    micro_batch_size: 2, seq_len: 8192, gradient_checkpointing: 'selective', attention: 'flash', ...extra,
+  });
+  const rootUnit = (p: ReturnType<typeof phase>): number => p.components.filter((c) => c.label.startsWith('FSDP root unit')).reduce((s, c) => s + c.bytes, 0);
+
+  it('holds embeddings + head in bf16 through the forward and the whole backward, not at the optimizer step', () => {
+    const e = run(fsdp8());
+    assert.equal(rootUnit(phase(e, 'forward')), 2 * VH * 2); // 2,101,346,304 B
+    assert.equal(rootUnit(phase(e, 'backward')), 2 * VH * 2);
+    assert.equal(rootUnit(phase(e, 'optimizer')), 0);
+  });
+
+  it('with embeddings and head wrapped on their own (torchtune custom_sharded_layers) only the head is gathered, for the loss', () => {
+    const e = run(fsdp8({ fsdp_shard_embeddings: true }));
+    assert.equal(rootUnit(phase(e, 'forward')), 0);
+    const head = phase(e, 'forward').components.filter((c) => c.label.startsWith('Output projection')).reduce((s, c) => s + c.bytes, 0);
+    assert.equal(head, VH * 2); // 1,050,673,152 B
+  });
+
+  it('counts the gradient shards cached on the reduce-scatter stream as reserved when the peak precedes them', () => {
+    const e = run(fsdp8());
+    const pool = e.perGpu.runtime.find((r) => r.id === 'stream-pools');
+    assert.ok(pool, 'stream-pool term present');
+    // fp32 gradient shards: 8,030,261,248 x 4 B / 8 = 4,015,130,624 B, minus the gradients already allocated at the peak.
+    const gradsAtPeak = e.perGpu.components.filter((c) => c.id === 'gradients').reduce((s, c) => s + c.bytes, 0);
+    assert.equal(pool.bytes, 8030261248 * 4 / 8 - gradsAtPeak);
+    const reserve = e.perGpu.runtime.find((r) => r.id === 'allocator-reserve')!.bytes;
+    assert.equal(e.perGpu.reservedBytes, e.perGpu.peakBytes + reserve + pool.bytes);
+  });
+
+  it('has no stream-pool term when gradients persist across micro-steps (accumulation keeps them allocated)', () => {
+    const e = run(fsdp8({ gradient_accumulation_steps: 4 }));
+    assert.equal(e.perGpu.runtime.find((r) => r.id === 'stream-pools'), undefined);
+  });
+});

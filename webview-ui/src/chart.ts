@@ -18,7 +18,7 @@ const GROUP_OF: Record<string, GroupId> = {
   'activations': 'activations', 'checkpoint-recompute': 'activations', 'backward-working': 'activations',
   'logits-loss': 'loss', 'loss-backward': 'loss',
   'ddp-buckets': 'buffers', 'zero-buckets': 'buffers', 'gathered-params': 'buffers', 'gathered-grads': 'buffers',
-  'allocator-reserve': 'runtime', 'cuda-context': 'runtime', 'nccl': 'runtime',
+  'allocator-reserve': 'runtime', 'stream-pools': 'runtime', 'cuda-context': 'runtime', 'nccl': 'runtime',
 };
 
 export function groupOf(id: string): GroupId {

@@ -103,6 +103,11 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('compile', top.get('compile'), (v) => (v.t === 'map' ? true : asBool(v)));
 
   ctx.put('fsdpOffload', top.get('fsdp_cpu_offload'), asBool);
+  // custom_sharded_layers: modules wrapped as FSDP units of their own besides the transformer layers.
+  ctx.put('fsdpShardEmbeddings', top.get('custom_sharded_layers'), (v) => {
+    if (v.t === 'seq') return v.items.some((i) => /^(tok_embeddings|output)$/.test(strOf(i)?.trim() ?? ''));
+    return new Invalid(about('{0}: expected a list of module names, found {1}', describe(v)));
+  });
   const nested = top.get('fsdp');
   if (nested && nested.node) {
     ctx.problem('unknown-key', 'info', msg('the recipes never read a nested `fsdp:` block; CPU offload is the top-level `fsdp_cpu_offload`'), nested.keySpan, 'fsdp');
