@@ -67,7 +67,9 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
     const torchao = /torchao/i.test(t.quantization.type);
     s.quantization = {
       bits: t.quantization.bits === 8 ? 8 : 4, type: /gptq/i.test(t.quantization.type) ? 'gptq' : 'nf4',
-      double_quant: torchao || /double/i.test(t.quantization.type), scope: /lora/i.test(t.quantization.applies_to) ? 'lora-targets' : 'all-linear',
+      // torchtune's qlora builders store every block linear in NF4 (FrozenNF4Linear for the ones without LoRA), so
+      // its scope is all block linears whatever the case text says; other stacks follow the case.
+      double_quant: torchao || /double/i.test(t.quantization.type), scope: torchao || !/lora/i.test(t.quantization.applies_to) ? 'all-linear' : 'lora-targets',
     };
   }
   switch (t.precision_kind) {
@@ -90,6 +92,8 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   s.loss = /chunked/i.test(t.loss) ? 'chunked' : 'full';
   s.activation_offloading = t.activation_offloading === true;
   s.compile = t.compile === true;
+  // torchtitan's torch.compile wraps each transformer block; the output projection and the loss run eager.
+  if (s.compile && /torchtitan/i.test(t.framework ?? '')) s.compile_loss = false;
   // PyTorch < 2.0 zero_grad() kept gradient buffers (set_to_none=False by default).
   if (/torch 1\./.test(t.framework ?? '')) s.zero_grad_set_to_none = false;
   const d = t.distributed;

@@ -162,7 +162,9 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const t = decided.quantType?.fact.value ?? (quantBits === 8 ? 'int8' : toolDefault(tools, 'quantization.type')?.value ?? 'nf4');
     q.type = t;
     q.double_quant = decided.doubleQuant?.fact.value ?? toolDefault(tools, 'quantization.double_quant')?.value ?? false;
-    if (tools[0] === 'torchtune') q.scope = 'lora-targets';
+    // torchtune's qlora builders quantize every linear of the blocks: LoRA-wrapped ones and, when quantize_base is set,
+    // the others as FrozenNF4Linear (torchtune/models/*/_component_builders.py); the output head stays 16-bit.
+    if (tools[0] === 'torchtune') q.scope = 'all-linear';
     setup.quantization = q;
     const w = decided.quantBits!;
     prov.quantization = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };

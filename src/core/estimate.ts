@@ -175,12 +175,30 @@ const NO_INPUTS: Readonly<Record<string, never>> = Object.freeze({});
 
 const inventoryCache = new WeakMap<object, Map<string, { targets: Set<string>; inv: Inventory }>>();
 
+// Key parts of the LoRA and quantization blocks, memoized per block (the advice search shares them between candidates).
+const blockKeys = new WeakMap<object, string>();
+function loraKey(l: NonNullable<TrainingSetup['lora']>): string {
+  let k = blockKeys.get(l);
+  if (k === undefined) {
+    k = `${l.r}/${l.dtype}/${l.target_modules === 'all-linear' ? '*' : l.target_modules.join(',')}/${l.modules_to_save.join(',')}`;
+    blockKeys.set(l, k);
+  }
+  return k;
+}
+function quantKey(q: NonNullable<TrainingSetup['quantization']>): string {
+  let k = blockKeys.get(q);
+  if (k === undefined) {
+    k = `${q.bits}/${q.type}/${q.double_quant}/${q.scope}/${q.block_size}`;
+    blockKeys.set(q, k);
+  }
+  return k;
+}
+
 /** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
 function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
   const l = setup.lora;
   const q = setup.quantization;
-  const key = `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.freeze_trainable_layers}|`
-    + `${l ? `${l.r}/${l.dtype}/${l.target_modules === 'all-linear' ? '*' : l.target_modules.join(',')}/${l.modules_to_save.join(',')}` : ''}|${q ? `${q.bits}/${q.type}/${q.double_quant}/${q.scope}/${q.block_size}` : ''}`;
+  const key = `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}`;
   let byKey = inventoryCache.get(a);
   if (!byKey) {
     byKey = new Map();
@@ -621,7 +639,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const headKind = setup.head ?? a.defaultHead;
     if (last && (headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm')) {
       const rb = wb === 4 ? 4 : half;
-      const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile });
+      const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile });
       const finalNorm = (rb + 4 + cb) * T * a.hidden; // fp32 input, normalized, output saved by lm_head
       outside.push(comp('logits-loss', 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${(rb + 4 + cb)}·T·h`), () => ({ tokens: T, vocab: a.vocab, loss: setup.loss })));
       return phasesFor(lm.forwardTransientBytes, lm.backwardTransientBytes);

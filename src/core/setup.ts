@@ -82,6 +82,11 @@ export const TrainingSetupSchema = z.strictObject({
   loss: LossSchema.default('full'),
   /** torch.compile: Inductor fuses elementwise chains (norms, activations, the loss) and saves only their inputs. */
   compile: z.boolean().default(false),
+  /**
+   * Whether the loss is compiled too (torchtune compile_loss, HF models that compute the loss inside the compiled
+   * forward). Unset: the same as `compile`. torchtitan compiles each transformer block only.
+   */
+  compile_loss: z.boolean().optional(),
   head: HeadSchema.optional(),
   num_labels: positiveInt.default(2),
   gpus_per_node: positiveInt.default(1),

@@ -133,6 +133,26 @@ describe('estimate: logits and loss', () => {
     assert.equal(l.backwardTransientBytes, 8 * TV);
     assert.equal(l.forwardTransientBytes, 6 * TV);
   });
+
+  it('compiled chunked CE (torchtune compile_loss): bf16 chunks saved, backward writes one bf16 chunk gradient, no fp32 buffer', () => {
+    // torchtune CEWithChunkedOutputLoss with compile: 8 bf16 logit chunks of 8192 x 128256 / 8 are saved; Inductor
+    // fuses .float(), log-softmax and nll, so the backward of a chunk allocates only its 2-byte gradient.
+    const TV = 8192 * 128256;
+    const l = lossMemory({ tokens: 8192, vocab: 128256, logitsBytes: 2, loss: 'chunked', chunks: 8, softcap: false, compile: true });
+    assert.equal(l.savedBytes, 2 * TV + 4 * 8192); // 2,101,379,072 B
+    assert.equal(l.backwardTransientBytes, (2 * TV) / 8); // 262,668,288 B
+    assert.equal(l.forwardTransientBytes, 0);
+  });
+
+  it('compile_loss: false keeps the eager loss under a compiled model (torchtitan compiles blocks only)', () => {
+    const base = { weights_dtype: 'bf16' as const, micro_batch_size: 2, seq_len: 4096, loss: 'chunked' as const, compile: true };
+    const loss = (e: ReturnType<typeof run>): number => component(phase(e, 'backward'), 'loss-backward');
+    const eager = run(setupFor('meta-llama/Llama-3.2-3B', { ...base, compile: false }));
+    const blocksOnly = run(setupFor('meta-llama/Llama-3.2-3B', { ...base, compile_loss: false }));
+    const compiled = run(setupFor('meta-llama/Llama-3.2-3B', base));
+    assert.equal(loss(blocksOnly), loss(eager));
+    assert.ok(loss(compiled) < loss(eager));
+  });
 });
 
 describe('estimate: totals, fit and provenance', () => {

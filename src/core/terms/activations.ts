@@ -493,11 +493,13 @@ export function lossMemory(p: LossPlan): LossMemory {
   const up = lb === 4 ? 0 : 4; // the .float() copy exists only when logits are 16-bit
   if (p.compile) {
     const c = p.loss === 'chunked' ? Math.max(1, p.chunks) : 1;
+    // Inductor fuses the .float() upcast, log-softmax and nll into reductions over the saved logits (forward) and one
+    // pointwise kernel that writes the logits' gradient in their own dtype (backward): no fp32 T x V buffer exists.
     return {
       savedBytes: lb * TV + 4 * p.tokens,
-      forwardTransientBytes: (4 * TV) / c,
-      backwardTransientBytes: (lb * TV) / c + (4 * TV) / c,
-      formula: `compiled CE${c > 1 ? ` (${c} chunks)` : ''}: saved logits ${lb}·T·V + fp32 logsumexp 4·T; backward (${lb}+4)·T·V/${c}`,
+      forwardTransientBytes: 0,
+      backwardTransientBytes: (lb * TV) / c,
+      formula: `compiled CE${c > 1 ? ` (${c} chunks)` : ''}: saved logits ${lb}·T·V + fp32 logsumexp 4·T; backward: gradient of ${c > 1 ? 'one chunk' : 'the logits'} ${lb}·T·V${c > 1 ? `/${c}` : ''} (upcast fused)`,
     };
   }
   if (p.loss === 'chunked') {
