@@ -5,8 +5,8 @@ import type { AdviceView, EstimateView, PanelModel } from '../../src/protocol/me
 import { ToWebview } from '../../src/protocol/messages';
 import { computeFitMap, type FitMap } from './fitmap';
 import {
-  countChanged, drawChart, renderAdvice, renderAssumptions, renderBreakdown, renderFitMapPlaceholder, renderFitMaps,
-  renderHeader, renderMessage, renderShell, renderSummary, renderWhatIf, setControlValues, markChanged,
+  countChanged, drawChart, fill, renderAdvice, renderAssumptions, renderBreakdown, renderFitMapPlaceholder, renderFitMaps,
+  renderHeader, renderMessage, renderShell, renderSummary, renderWhatIf, setControlValues, markChanged, whatIfShape,
   type ControlKey, type ResultView, type Slots,
 } from './render';
 import { setStrings, tr } from './strings';
@@ -38,6 +38,10 @@ function loadState(): SavedState | undefined {
 const root = document.getElementById('root') ?? document.body;
 let model: PanelModel | undefined;
 let slots: Slots | undefined;
+/** whatIfShape of the form on screen. */
+let formShape = '';
+/** The chart box's width as last laid out (0: not known yet); kept by chartSizer below. */
+let chartWidth = 0;
 let overrides: Overrides = {};
 let expanded = new Set<string>();
 let result: ResultView | undefined;
@@ -81,11 +85,21 @@ function onModel(m: PanelModel): void {
   setStrings(m.strings);
   fitCache.clear();
   adviceCache.clear();
-  slots = renderShell(root);
-  renderHeader(slots.header, m);
   const base = baseControls();
   effControls = { ...base, ...overrides };
-  renderWhatIf(slots.whatif, effControls, base, m.gpu?.id, { change: onControl, reset: onReset });
+  const shape = whatIfShape(base, m.gpu?.id, m.strings);
+  if (slots && slots.header.isConnected && shape === formShape) {
+    // Same form: keep the layout and the controls, set their values; every other section is redrawn below.
+    fill(slots.fitmap);
+    setControlValues(slots.whatif, effControls, base);
+  } else {
+    slots = renderShell(root);
+    chartSizer.disconnect();
+    chartSizer.observe(slots.chartBox);
+    renderWhatIf(slots.whatif, effControls, base, m.gpu?.id, { change: onControl, reset: onReset });
+    formShape = shape;
+  }
+  renderHeader(slots.header, m);
   renderAssumptions(slots.assumptions, m, (key) => post({ type: 'revealKey', key }));
   renderAdviceList();
   update();
@@ -172,10 +186,11 @@ function update(): void {
     fileLimits: changed === 0 ? { maxMicroBatch: m.maxMicroBatch, maxSeqLen: m.maxSeqLen, gpusNeeded: m.gpusNeeded } : null,
   };
   renderSummary(slots.summary, result);
-  renderBreakdown(slots.breakdown, slots.chartBox, result);
+  renderBreakdown(slots.breakdown, slots.chartBox, result, chartWidth);
   markChanged(slots.whatif, effControls, base);
-  const banner = slots.advice.querySelector('.small');
-  if ((changed > 0) !== !!banner) renderAdviceList();
+  // The note is the section's own paragraph; items that cannot be applied have a nested p.small of their own.
+  const banner = slots.advice.querySelector<HTMLElement>(':scope > p.small');
+  if ((changed > 0) !== (!!banner && !banner.hidden)) renderAdviceList();
   timings.updateMs = performance.now() - t0;
   scheduleFitMap();
 }
@@ -249,12 +264,16 @@ function onMessage(data: unknown): void {
 
 window.addEventListener('message', (ev: MessageEvent) => onMessage(ev.data));
 
-// Redraw the chart at the new width (the SVG is drawn in CSS pixels so its text stays crisp).
+// Redraw the chart at the new width (the SVG is drawn in CSS pixels so its text stays crisp). Resize observers run
+// after layout, so reading the width here costs nothing; redraws in update() reuse it instead of measuring.
 let resizeFrame = 0;
-new ResizeObserver(() => {
+const chartSizer = new ResizeObserver(() => {
+  const width = slots?.chartBox.clientWidth ?? 0;
+  if (width === 0 || width === chartWidth) return;
+  chartWidth = width;
   cancelAnimationFrame(resizeFrame);
-  resizeFrame = requestAnimationFrame(() => { if (slots && result) drawChart(slots.chartBox, result); });
-}).observe(root);
+  resizeFrame = requestAnimationFrame(() => { if (slots && result) drawChart(slots.chartBox, result, chartWidth); });
+});
 
 renderMessage(root, tr('appName'), tr('waiting'));
 post({ type: 'ready' });

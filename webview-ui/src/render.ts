@@ -79,7 +79,7 @@ export function renderMessage(root: HTMLElement, title: string, detail: string):
 }
 
 /** Replaces the children of a section, keeping its heading (h2). */
-function fill(sec: HTMLElement, ...children: Array<Node | null | false>): void {
+export function fill(sec: HTMLElement, ...children: Array<Node | null | false>): void {
   const head = sec.querySelector(':scope > h2');
   sec.replaceChildren(...(head ? [head] : []), ...children.filter((c): c is Node => !!c));
 }
@@ -147,7 +147,8 @@ export function renderSummary(slot: HTMLElement, r: ResultView): void {
   slot.replaceChildren(...kids);
 }
 
-export function renderBreakdown(slot: HTMLElement, chartBox: HTMLElement, r: ResultView): void {
+/** `chartWidth`: the chart box's laid-out width when the caller knows it (0: measure the box). */
+export function renderBreakdown(slot: HTMLElement, chartBox: HTMLElement, r: ResultView, chartWidth = 0): void {
   if (!r.view) {
     fill(slot, h('p', { class: 'muted' }, '—'));
     return;
@@ -174,14 +175,17 @@ export function renderBreakdown(slot: HTMLElement, chartBox: HTMLElement, r: Res
     h('dl', {},
       h('dt', {}, tr('hostRam')), h('dd', {}, v.cpuBytes > 0 ? formatBytes(v.cpuBytes) : tr('none')),
       h('dt', {}, tr('nvme')), h('dd', {}, v.nvmeBytes > 0 ? formatBytes(v.nvmeBytes) : tr('none'))));
-  drawChart(chartBox, r);
+  drawChart(chartBox, r, chartWidth);
   fill(slot, chartBox, legend, h('div', { class: 'cols' }, phases, host), comps);
 }
 
-/** (Re)draws the SVG at the box's current width. */
-export function drawChart(chartBox: HTMLElement, r: ResultView): void {
+/**
+ * (Re)draws the SVG at `width`, else at the box's current width. Measuring the box while the panel is being rebuilt
+ * forces a layout in the middle of the frame, so callers pass the width when they know it.
+ */
+export function drawChart(chartBox: HTMLElement, r: ResultView, width = 0): void {
   if (!r.view) return;
-  const width = chartBox.clientWidth || chartBox.parentElement?.clientWidth || 600;
+  width ||= chartBox.clientWidth || chartBox.parentElement?.clientWidth || 600;
   chartBox.replaceChildren(renderChart({ view: r.view, capacity: r.gpu, headroomFraction: r.headroomFraction, width }));
 }
 
@@ -271,7 +275,16 @@ export function renderWhatIf(slot: HTMLElement, c: Controls, base: Controls, fil
   markChanged(slot, c, base);
 }
 
-/** Sets each control to `c` (after a reset or a fit-map pick) and marks the ones that differ from the file. */
+/**
+ * Everything the what-if form's markup depends on except the values it shows (setControlValues sets those in
+ * place). While it stays the same, a new model keeps the form: rebuilding its ten web components (each select
+ * measures itself to place its dropdown, a forced layout) costs more than the rest of the redraw.
+ */
+export function whatIfShape(base: Controls, fileGpuId: string | undefined, strings: Readonly<Record<string, string>>): string {
+  return JSON.stringify([gpuOptions(fileGpuId), gpuCountOptions(base.gpus), base.precision === 'file', base.sharding === 'file', base.offload === 'file', strings]);
+}
+
+/** Sets each control to `c` (after a reset, a fit-map pick or a new model) and marks the ones that differ from the file. */
 export function setControlValues(slot: HTMLElement, c: Controls, base: Controls): void {
   for (const key of Object.keys(c) as ControlKey[]) {
     const ctl = slot.querySelector<HTMLElement>(`#ctl-${key}`);
@@ -392,40 +405,128 @@ function costText(a: AdviceView): string {
   return f < 1 ? tr('faster', f.toFixed(2)) : tr('slower', f.toFixed(2));
 }
 
+/** The DOM of one advice item, kept between redraws so that its buttons (web components) are not rebuilt. */
+interface AdviceEntry {
+  li: HTMLLIElement;
+  title: HTMLSpanElement;
+  meta: HTMLParagraphElement;
+  changes: HTMLParagraphElement;
+  apply: HTMLElement;
+  toggle: HTMLElement;
+  notApplicable: HTMLParagraphElement;
+  detail: HTMLDivElement;
+  view: AdviceView;
+  /** What the detail box shows ('' when closed), to redraw it only when it changes. */
+  detailKey: string;
+}
+
+interface AdviceState {
+  list: HTMLOListElement;
+  banner: HTMLParagraphElement;
+  entries: Map<string, AdviceEntry>;
+  handlers: AdviceHandlers;
+}
+
+const adviceStates = new WeakMap<HTMLElement, AdviceState>();
+
+const setText = (el: HTMLElement, text: string): void => {
+  if (el.textContent !== text) el.textContent = text;
+};
+
+const setAttr = (el: HTMLElement, name: string, value: string | null): void => {
+  if (value === null) {
+    if (el.hasAttribute(name)) el.removeAttribute(name);
+  } else if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+};
+
+/**
+ * The ranked advice. Items are updated in place by id: a model update changes their numbers, and rebuilding the
+ * list would re-create (and re-render) two web-component buttons per item, the largest cost of a panel redraw.
+ */
 export function renderAdvice(slot: HTMLElement, m: PanelModel, expanded: ReadonlySet<string>, whatIfActive: boolean, handlers: AdviceHandlers): void {
   const items = m.advice;
+  let st = adviceStates.get(slot);
   if (items.length === 0) {
     const fitsNow = m.estimate.fits === true;
     fill(slot, h('p', { class: 'muted' }, tr(fitsNow ? 'adviceNone' : 'adviceNoneFound')));
+    adviceStates.delete(slot);
     return;
   }
+  if (!st || !st.list.isConnected || st.list.parentElement !== slot) {
+    st = { list: h('ol', { class: 'advice-list' }), banner: h('p', { class: 'muted small' }), entries: new Map(), handlers };
+    adviceStates.set(slot, st);
+    fill(slot, st.banner, st.list);
+  }
+  st.handlers = handlers;
+  setText(st.banner, tr('adviceForFile'));
+  st.banner.hidden = !whatIfActive;
   const currentGpus = m.setup.gpus_per_node * m.setup.nodes;
-  const list = h('ol', { class: 'advice-list' }, ...items.map((a) => {
+  const keep = new Set<string>();
+  let prev: Node | null = null;
+  for (const a of items) {
+    keep.add(a.id);
+    let e = st.entries.get(a.id);
+    if (!e) {
+      e = adviceEntry(st, a);
+      st.entries.set(a.id, e);
+    }
+    e.view = a;
     const open = expanded.has(a.id);
-    const detailId = `adv-${a.id.replace(/[^a-zA-Z0-9_-]/g, '_')}-f`;
-    const apply = custom('vscode-button', { 'data-advice': a.id, title: a.applicable ? tr('applyTitle') : tr('notApplicable'), disabled: !a.applicable }, tr('apply'));
-    apply.addEventListener('click', () => { if (a.applicable) handlers.apply(a.id); });
-    const toggle = custom('vscode-button', { secondary: true, 'aria-expanded': String(open), 'aria-controls': detailId }, tr(open ? 'hideFormula' : 'showFormula'));
-    toggle.addEventListener('click', () => handlers.toggle(a.id));
-    const tags: Node[] = [h('span', { class: 'tag' }, costText(a))];
+    setText(e.title, a.title);
+    const tags: Node[] = [h('span', { class: 'saves' }, tr('saves', formatBytes(a.savedBytes), formatBytes(a.deviceBytes))), h('span', { class: 'tag' }, costText(a))];
     if (a.changesResult) tags.push(h('span', { class: 'tag tag-warn' }, tr('changesResult')));
     if (a.gpus !== currentGpus) tags.push(h('span', { class: 'tag' }, tr('needsGpus', a.gpus)));
-    const li = h('li', { class: 'advice' },
-      h('div', { class: 'advice-head' }, h('span', { class: 'advice-title' }, a.title)),
-      h('p', { class: 'advice-meta' }, h('span', { class: 'saves' }, tr('saves', formatBytes(a.savedBytes), formatBytes(a.deviceBytes))), ...tags),
-      h('p', { class: 'changes muted' }, a.changes.map((c) => `${c.key}: ${typeof c.value === 'object' ? JSON.stringify(c.value) : String(c.value)}`).join(' · ')),
-      h('div', { class: 'actions' }, apply, toggle),
-      a.applicable ? null : h('p', { class: 'muted small' }, tr('notApplicable')));
-    const detail = h('div', { class: 'formula-box', id: detailId, hidden: !open });
-    if (open) {
-      const d = handlers.details(a);
-      detail.append(h('h3', {}, tr('costHeading')), h('ul', { class: 'cost' }, ...a.costExplain.map((line) => h('li', {}, h('code', {}, line)))));
-      if (d.after) detail.append(h('h3', {}, tr('componentsAfter')), componentTable(d.after, d.before));
+    const metaText = tags.map((t) => t.textContent).join('\u0000');
+    if (e.meta.dataset.text !== metaText) {
+      e.meta.replaceChildren(...tags);
+      e.meta.dataset.text = metaText;
     }
-    li.append(detail);
-    return li;
-  }));
-  fill(slot, whatIfActive ? h('p', { class: 'muted small' }, tr('adviceForFile')) : null, list);
+    setText(e.changes, a.changes.map((c) => `${c.key}: ${typeof c.value === 'object' ? JSON.stringify(c.value) : String(c.value)}`).join(' · '));
+    setAttr(e.apply, 'title', a.applicable ? tr('applyTitle') : tr('notApplicable'));
+    setAttr(e.apply, 'disabled', a.applicable ? null : '');
+    setText(e.apply, tr('apply'));
+    setAttr(e.toggle, 'aria-expanded', String(open));
+    setText(e.toggle, tr(open ? 'hideFormula' : 'showFormula'));
+    setText(e.notApplicable, tr('notApplicable'));
+    e.notApplicable.hidden = a.applicable;
+    e.detail.hidden = !open;
+    const detailKey = open ? JSON.stringify([a.costExplain, a.changes, a.deviceBytes, m.estimate.deviceBytes]) : '';
+    if (detailKey !== e.detailKey) {
+      e.detail.replaceChildren();
+      if (open) {
+        const d = handlers.details(a);
+        e.detail.append(h('h3', {}, tr('costHeading')), h('ul', { class: 'cost' }, ...a.costExplain.map((line) => h('li', {}, h('code', {}, line)))));
+        if (d.after) e.detail.append(h('h3', {}, tr('componentsAfter')), componentTable(d.after, d.before));
+      }
+      e.detailKey = detailKey;
+    }
+    // Move the item only when it is out of place (moving re-connects its web components).
+    const want: Node | null = prev ? prev.nextSibling : st.list.firstChild;
+    if (want !== e.li) st.list.insertBefore(e.li, want);
+    prev = e.li;
+  }
+  for (const [id, e] of st.entries) {
+    if (keep.has(id)) continue;
+    e.li.remove();
+    st.entries.delete(id);
+  }
+}
+
+function adviceEntry(st: AdviceState, a: AdviceView): AdviceEntry {
+  const detailId = `adv-${a.id.replace(/[^a-zA-Z0-9_-]/g, '_')}-f`;
+  const apply = custom('vscode-button', { 'data-advice': a.id }, tr('apply'));
+  const toggle = custom('vscode-button', { secondary: true, 'aria-controls': detailId }, tr('showFormula'));
+  const title = h('span', { class: 'advice-title' });
+  const meta = h('p', { class: 'advice-meta' });
+  const changes = h('p', { class: 'changes muted' });
+  const notApplicable = h('p', { class: 'muted small' });
+  const detail = h('div', { class: 'formula-box', id: detailId, hidden: true });
+  const li = h('li', { class: 'advice' }, h('div', { class: 'advice-head' }, title), meta, changes, h('div', { class: 'actions' }, apply, toggle), notApplicable, detail);
+  const e: AdviceEntry = { li, title, meta, changes, apply, toggle, notApplicable, detail, view: a, detailKey: '' };
+  // The handlers read the entry's current view and the state's current handlers: both change between redraws.
+  apply.addEventListener('click', () => { if (e.view.applicable) st.handlers.apply(e.view.id); });
+  toggle.addEventListener('click', () => st.handlers.toggle(e.view.id));
+  return e;
 }
 
 // ---- Warnings and assumptions -----------------------------------------------------------------------------------
