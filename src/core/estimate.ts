@@ -240,6 +240,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   const prov = opts.provenance ?? {};
   if (!opts.lean) for (const [key, note] of Object.entries(SCHEMA_DEFAULT_NOTES)) {
     const k = key as keyof TrainingSetup;
+    if (k === 'fsdp_shard_embeddings' && (setup.fsdp === 'none' || setup.fsdp === 'no_shard')) continue; // only matters under FSDP
     const p = prov[k];
     if (p === undefined || p.kind === 'default') {
       const v = setup[k];
