@@ -96,6 +96,8 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   if (s.compile && /torchtitan/i.test(t.framework ?? '')) s.compile_loss = false;
   // PyTorch < 2.0 zero_grad() kept gradient buffers (set_to_none=False by default).
   if (/torch 1\./.test(t.framework ?? '')) s.zero_grad_set_to_none = false;
+  const torchVersion = /torch (\d+\.\d+)/.exec(t.framework ?? '');
+  if (torchVersion) s.pytorch_version = torchVersion[1];
   const d = t.distributed;
   s.gpus_per_node = Math.min(8, d.num_gpus);
   s.nodes = Math.max(1, Math.round(d.num_gpus / 8));

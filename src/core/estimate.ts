@@ -168,6 +168,13 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
 /** Components allocated once (they do not fragment the allocator's pool). */
 const PERSISTENT_IDS = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'master-weights', 'optimizer-states', 'ddp-buckets']);
 
+/** True when `version` ("major.minor[.patch]") is set and older than major.minor. */
+function olderThan(version: string | undefined, major: number, minor: number): boolean {
+  if (!version) return false;
+  const [ma, mi] = version.split('.').map(Number);
+  return ma < major || (ma === major && mi < minor);
+}
+
 /** Lean mode (advice search) skips formula text; the items shown to the user are estimated again in full. */
 let leanMode = false;
 
@@ -321,6 +328,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   const gradBytes = fsdpMaster ? 4 : trainableBytes;
 
   const paged = setup.optimizer.startsWith('paged_') && !offloadOpt;
+  // Before PyTorch 1.11 the softmax / log_softmax backward took the input too (derivatives.yaml:
+  // _softmax_backward_data(grad, result, dim, self)), so both were saved.
+  const oldSoftmax = olderThan(setup.pytorch_version, 1, 11);
 
   // ---- Busiest rank: evaluate each distinct pipeline stage -----------------------------------------------
   // Gradient bytes allocated at each phase's high point (FSDP's reduce-scatter pool below).
@@ -583,13 +593,14 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const layer = layerActivations({
       arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention: setup.attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || peft, lora: loraPlan, tp,
-      sequenceParallel: setup.sequence_parallel, compile: setup.compile,
+      sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
     });
     let freezeLayer: ReturnType<typeof layerActivations> | undefined;
     if (setup.method === 'freeze') {
       freezeLayer = layerActivations({
         arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention: setup.attention,
         baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
+        softmaxSavesInput: oldSoftmax,
       });
     }
     const totalLayers = a.family === 't5' ? a.layers + a.encoderLayers : a.layers;
@@ -640,7 +651,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const headKind = setup.head ?? a.defaultHead;
     if (last && (headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm')) {
       const rb = wb === 4 ? 4 : half;
-      const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile });
+      const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax });
       const finalNorm = (rb + 4 + cb) * T * a.hidden; // fp32 input, normalized, output saved by lm_head
       outside.push(comp('logits-loss', 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${(rb + 4 + cb)}·T·h`), () => ({ tokens: T, vocab: a.vocab, loss: setup.loss })));
       return phasesFor(lm.forwardTransientBytes, lm.backwardTransientBytes);

@@ -110,6 +110,11 @@ export const TrainingSetupSchema = z.strictObject({
    * With False (PyTorch < 2.0, or set explicitly) gradient buffers stay allocated through the next forward.
    */
   zero_grad_set_to_none: z.boolean().default(true),
+  /**
+   * PyTorch version the run uses ("major.minor"), for behaviour that changed between releases: before 1.11 softmax
+   * and log_softmax keep their input for backward as well as their output. Unset: a current release.
+   */
+  pytorch_version: z.string().regex(/^\d+\.\d+(\.\d+)?$/, 'expected a version like 2.4 or 1.10.2').optional(),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),
   tensor_parallel: positiveInt.default(1),

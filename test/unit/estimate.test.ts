@@ -80,6 +80,29 @@ describe('estimate: model states', () => {
 });
 
 describe('estimate: activations (hand-derived from the HF Llama forward)', () => {
+  it('PyTorch < 1.11 also saves the softmax input: + b·heads·s²·4 B per BERT-large layer in fp32, eager', () => {
+    // derivatives.yaml before 1.11: _softmax: self: _softmax_backward_data(grad, result, dim, self); bert-large has
+    // 16 heads; b=4, s=512: 4 x 16 x 512 x 512 x 4 B = 67,108,864 B more per layer.
+    const m = findModel('google-bert/bert-large-uncased');
+    assert.ok(m.ok);
+    const r = parseArchitecture(m.model.config);
+    assert.ok(r.ok);
+    const plan = { arch: r.arch, mode: 'fp32' as const, half: 4 as const, weightBytes: 4, batch: 4, seq: 512, attention: 'eager' as const, baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const now = layerActivations(plan);
+    const old = layerActivations({ ...plan, softmaxSavesInput: true });
+    assert.equal(old.bytesPerLayer - now.bytesPerLayer, 4 * 16 * 512 * 512 * 4);
+  });
+
+  it('pytorch_version 1.10 in a setup turns it on; a malformed version is a located error', () => {
+    const base = { weights_dtype: 'fp32' as const, micro_batch_size: 4, seq_len: 512, attention: 'eager' as const };
+    const act = (e: ReturnType<typeof run>): number => component(phase(e, 'forward'), 'activations');
+    const current = run(setupFor('google-bert/bert-large-uncased', base));
+    const old = run(setupFor('google-bert/bert-large-uncased', { ...base, pytorch_version: '1.10' }));
+    assert.equal(act(old) - act(current), 24 * 4 * 16 * 512 * 512 * 4); // 24 layers
+    assert.equal(act(run(setupFor('google-bert/bert-large-uncased', { ...base, pytorch_version: '1.11.0' }))), act(current));
+    assert.throws(() => setupFor('google-bert/bert-large-uncased', { ...base, pytorch_version: 'latest' }));
+  });
+
   it('Llama-3-8B, bf16, SDPA, full fine-tune, b=1 s=1024: 24·T·h + 8·T·f + 8·T + 4·a·s bytes per layer', () => {
     // RMSNorm x2: fp32 input copy 4Th + normalized 2Th + output 2Th + rsqrt 4T; attention: rotary q, repeat_kv k and v,
     // output (2·T·qd each) + fp32 logsumexp 4·a·s; MLP: gate, act(gate), up, product (2·T·f each).
@@ -132,6 +155,14 @@ describe('estimate: logits and loss', () => {
     assert.equal(l.savedBytes, 4 * TV);
     assert.equal(l.backwardTransientBytes, 8 * TV);
     assert.equal(l.forwardTransientBytes, 6 * TV);
+  });
+
+  it('PyTorch < 1.11: log_softmax keeps its fp32 input as well (+4·T·V saved, no longer a forward temporary)', () => {
+    const TV = 8192 * 128256;
+    const now = lossMemory({ tokens: 8192, vocab: 128256, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false });
+    const old = lossMemory({ tokens: 8192, vocab: 128256, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, logSoftmaxSavesInput: true });
+    assert.equal(old.savedBytes - now.savedBytes, 4 * TV);
+    assert.equal(now.forwardTransientBytes - old.forwardTransientBytes, 4 * TV);
   });
 
   it('compiled chunked CE (torchtune compile_loss): bf16 chunks saved, backward writes one bf16 chunk gradient, no fp32 buffer', () => {

@@ -40,6 +40,11 @@ export interface ActivationPlan {
   readonly sequenceParallel: boolean;
   /** torch.compile fuses elementwise chains. */
   readonly compile?: boolean;
+  /**
+   * PyTorch < 1.11: softmax's backward took the input as well as the output (`_softmax_backward_data(grad, output,
+   * dim, self)` in derivatives.yaml), so autograd saved both; 1.11 passes only the input dtype.
+   */
+  readonly softmaxSavesInput?: boolean;
 }
 
 export interface LayerActivations {
@@ -83,7 +88,7 @@ export function layerActivations(p: ActivationPlan): LayerActivations {
     byPlan = new Map();
     layerCache.set(p.arch, byPlan);
   }
-  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${targetsKey(p.lora.targets)}` : ''}`;
+  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${targetsKey(p.lora.targets)}` : ''}`;
   let r = byPlan.get(key);
   if (!r) {
     if (byPlan.size > 4096) byPlan.clear();
@@ -154,6 +159,7 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
       const scoresElems = b * heads * s * (kvTokens / b);
       const scores = tape.matmul(q, kk, scoresElems, 'attention scores QK^T');
       let probs: Tensor;
+      if (p.softmaxSavesInput && scores.rg) tape.save(tape.tensor('softmax input (PyTorch < 1.11)', scores.elems, p.mode === 'amp' || opts.softmaxFp32 ? 4 : scores.bytesPerElem, true));
       if (p.mode === 'amp' || opts.softmaxFp32) {
         const sm = tape.unarySavesOutput(scores, 'softmax output (fp32)', 4);
         probs = tape.to(sm, p.mode === 'amp' ? 4 : tape.computeBytes, 'attention probs');
@@ -405,6 +411,7 @@ function t5Blocks(p: ActivationPlan): { bytesPerLayer: number; entries: SavedEnt
     const v = lin(kv, 'v', a.hidden, a.heads * a.headDim);
     const heads = a.heads / p.tp;
     const scores = tape.matmul(q, k, p.batch * heads * p.seq * p.seq, `${label} scores`);
+    if (p.softmaxSavesInput && scores.rg) tape.save(tape.tensor(`${label} softmax input (PyTorch < 1.11)`, scores.elems, 4, true));
     const sm = tape.unarySavesOutput(scores, `${label} softmax (fp32)`, 4);
     let probs = tape.to(sm, tape.computeBytes, `${label} probs`);
     probs = tape.dropout(probs, a.attentionDropout, `${label} dropout`);
@@ -463,6 +470,8 @@ export interface LossPlan {
   readonly softcap: boolean;
   /** torch.compile fuses the upcast, log-softmax and nll: it saves the logits and a per-row logsumexp. */
   readonly compile?: boolean;
+  /** PyTorch < 1.11: log_softmax's backward also took its input, so the fp32 logits are saved next to its output. */
+  readonly logSoftmaxSavesInput?: boolean;
 }
 
 export interface LossMemory {
@@ -506,18 +515,20 @@ export function lossMemory(p: LossPlan): LossMemory {
     const c = Math.max(1, p.chunks);
     // Saved: fp32 log-softmax of every chunk (4TV). Forward: 16-bit logits chunks (lb*TV) + one fp32 chunk copy.
     // Backward: per chunk, nll grad + log_softmax grad (2 x 4TV/c).
+    const oldIn = p.logSoftmaxSavesInput ? 4 * TV : 0;
     return {
-      savedBytes: 4 * TV,
-      forwardTransientBytes: lb * TV + (up * TV) / c,
+      savedBytes: 4 * TV + oldIn,
+      forwardTransientBytes: lb * TV + (oldIn > 0 ? 0 : (up * TV) / c),
       backwardTransientBytes: (8 * TV) / c + (lb * TV) / c,
-      formula: `chunked CE (${c} chunks): saved 4·T·V (fp32 log-softmax); forward +${lb}·T·V logits +${up}·T·V/${c}; backward +8·T·V/${c}`,
+      formula: `chunked CE (${c} chunks): saved 4·T·V (fp32 log-softmax)${oldIn > 0 ? ' + 4·T·V (its fp32 input, PyTorch < 1.11)' : ''}; forward +${lb}·T·V logits${oldIn > 0 ? '' : ` +${up}·T·V/${c}`}; backward +8·T·V/${c}`,
     };
   }
   const softcap = p.softcap ? 2 * lb * TV : 0; // gemma2 tanh soft-capping saves its input and output
+  const oldIn = p.logSoftmaxSavesInput ? 4 * TV : 0;
   return {
-    savedBytes: 4 * TV + softcap,
-    forwardTransientBytes: lb * TV + up * TV,
+    savedBytes: 4 * TV + softcap + oldIn,
+    forwardTransientBytes: lb * TV + (oldIn > 0 ? 0 : up * TV),
     backwardTransientBytes: 8 * TV,
-    formula: `full CE: logits ${lb}·T·V, fp32 upcast ${up}·T·V, saved log-softmax 4·T·V; backward nll grad + log-softmax grad 8·T·V`,
+    formula: `full CE: logits ${lb}·T·V, fp32 upcast ${up}·T·V, saved log-softmax 4·T·V${oldIn > 0 ? ' and its fp32 input 4·T·V (PyTorch < 1.11)' : ''}; backward nll grad + log-softmax grad 8·T·V`,
   };
 }
