@@ -646,10 +646,18 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const perLayerLabel = Math.round(perLayerFull);
     const actComp = comp('activations', 'Activations saved for backward', actBytes, actFormula, () => ({ perLayerBytes: perLayerLabel, layers: layersStage, microBatch: setup.micro_batch_size, seqLen: setup.seq_len, attention: setup.attention, checkpointing: ck, inFlight }));
 
+    // A trainable weight used more than once gets its gradients summed in autograd's input buffer: each new
+    // contribution coexists with the running sum. torchtune's chunked output applies the head once per chunk (the
+    // head's gradient arrives chunk by chunk during the loss backward); a tied embedding gets its second gradient from
+    // the embedding lookup at the very end of the backward.
+    const headAccum = setup.method === 'full' && last && setup.loss === 'chunked' ? (a.vocab * a.hidden * half) / tp : 0;
+    const headKind = setup.head ?? a.defaultHead;
+    const lmHead = headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm';
+    const tiedAccum = setup.method === 'full' && first && a.tied && lmHead && pp === 1 ? (a.vocab * a.hidden * half) / tp : 0;
+
     // Embedding output / final norm / loss on the first and last stage.
     const outside: Component[] = [];
-    const headKind = setup.head ?? a.defaultHead;
-    if (last && (headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm')) {
+    if (last && lmHead) {
       const rb = wb === 4 ? 4 : half;
       const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax });
       const finalNorm = (rb + 4 + cb) * T * a.hidden; // fp32 input, normalized, output saved by lm_head
@@ -675,11 +683,13 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       // (loss buffers freed, one layer recomputed and its gradients in flight), then down to the first layer
       // (all gradients produced, activations freed).
       const headGradC = gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)');
+      const accumC = headAccum > 0 ? [comp('backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum, () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
       const atLoss: Component[] = [...pers, headGradC, ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
-        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ('nll_loss and log_softmax gradients of the logits'), () => ({}))];
+        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ('nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
       const rootHeld = fsdp && !setup.fsdp_shard_embeddings ? headGather : [];
       const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working];
-      const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...gatheredGrads, ...recomputeC, working];
+      const tiedC = tiedAccum > 0 ? [comp('backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum, () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
+      const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...gatheredGrads, ...recomputeC, working, ...tiedC];
       const candidates: Array<[Component[], string]> = [
         [atLoss, 'start of backward: activations + gradients of the logits'],
         [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
@@ -744,10 +754,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const work = r(layer.backwardWorkingBytes);
       const headGradB = r(Math.max(gradsInForward, headGrad));
       const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + gSum + hgSum + act + (ck === 'full' ? castCacheSum : castSum) + outSum + forwardTransient;
-      const atLoss = pSum + headGradB + gSum + hgSum + act + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd);
+      const atLoss = pSum + headGradB + gSum + hgSum + act + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
       const rootSum = fsdp && !setup.fsdp_shard_embeddings ? hgSum : 0;
       const atLast = pSum + headGradB + gSum + rootSum + ggSum + act + castSum + rec + work;
-      const atFirst = pSum + r(gradAtEnd) + gSum + rootSum + ggSum + rec + work;
+      const atFirst = pSum + r(gradAtEnd) + gSum + rootSum + ggSum + rec + work + (tiedAccum > 0 ? r(tiedAccum) : 0);
       const bwd = Math.max(atLoss, atLast, atFirst);
       // The same choice as phasesFor's reduce (the first of equal maxima), for the gradients held at that point.
       const bwdGrads = atLoss >= atLast && atLoss >= atFirst ? headGradB : atLast >= atFirst ? headGradB : r(gradAtEnd);
