@@ -42,7 +42,8 @@ export interface ActivationPlan {
   readonly compile?: boolean;
   /**
    * PyTorch < 1.11: softmax's backward took the input as well as the output (`_softmax_backward_data(grad, output,
-   * dim, self)` in derivatives.yaml), so autograd saved both; 1.11 passes only the input dtype.
+   * dim, self)` in derivatives.yaml), so autograd saved both; 1.11 passes only the input dtype (pytorch/pytorch
+   * issue 64000, fixed by PR 66018).
    */
   readonly softmaxSavesInput?: boolean;
 }
