@@ -26,6 +26,8 @@ export interface AnalysisSettings {
   readonly model?: string;
   readonly headroomPercent: number;
   readonly cudaContextGiB?: number;
+  /** PyTorch version of the environment (behaviour that changed between releases), unless the files set one. */
+  readonly pytorchVersion?: string;
 }
 
 export interface DocumentInput {
@@ -78,6 +80,7 @@ export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, 
   if (setup && settings.cudaContextGiB !== undefined && setup.cuda_context_bytes === undefined) {
     setup = { ...setup, cuda_context_bytes: Math.round(settings.cudaContextGiB * GiB) };
   }
+  if (setup && settings.pytorchVersion && setup.pytorch_version === undefined) setup = { ...setup, pytorch_version: settings.pytorchVersion };
   let gpu: GpuChoice | undefined;
   const gpuName = pipeline.gpu ?? (settings.gpu || undefined);
   if (gpuName) {

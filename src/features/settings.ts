@@ -10,6 +10,8 @@ export const SettingsSchema = z.object({
   model: z.string().default(''),
   headroomPercent: z.number().min(0).max(50).default(5),
   cudaContextGiB: z.number().min(0).max(8).default(0.5),
+  /** PyTorch version of the training environment ("" = a current release). */
+  pytorchVersion: z.string().regex(/^$|^\d+\.\d+(\.\d+)?$/).default(''),
   allowNetwork: z.boolean().default(false),
   'diagnostics.enabled': z.boolean().default(true),
 });
@@ -37,5 +39,6 @@ export function toAnalysisSettings(s: Settings): AnalysisSettings {
     model: s.model || undefined,
     headroomPercent: s.headroomPercent,
     cudaContextGiB: s.cudaContextGiB,
+    pytorchVersion: s.pytorchVersion || undefined,
   };
 }

@@ -118,4 +118,16 @@ describe('features: settings', () => {
     for (const k of SETTING_KEYS) assert.deepEqual(props[`vramLens.${k}`], defaults[k], `vramLens.${k}`);
     assert.equal(Object.keys(props).length, SETTING_KEYS.length);
   });
+
+  it('vramLens.pytorchVersion 1.10 adds the softmax input of every eager layer; a version in the file wins', () => {
+    // bert-large, fp32, eager, b=4, s=512: 24 layers x 4 x 16 heads x 512 x 512 x 4 B = 1,610,612,736 B more saved.
+    const text = 'model: google-bert/bert-large-uncased\nweights_dtype: fp32\nmicro_batch_size: 4\nseq_len: 512\nattention: eager\n';
+    const saved = (a: ReturnType<typeof analyze>): number => a.estimate!.perGpu.phases.find((p) => p.phase === 'forward')!.components.filter((c) => c.id === 'activations').reduce((t, c) => t + c.bytes, 0);
+    const now = analyze('/w/run.vram.yaml', text);
+    const old = analyze('/w/run.vram.yaml', text, { ...settings, pytorchVersion: '1.10' });
+    assert.equal(saved(old) - saved(now), 24 * 4 * 16 * 512 * 512 * 4);
+    const pinned = analyze('/w/run.vram.yaml', `${text}pytorch_version: "2.4"\n`, { ...settings, pytorchVersion: '1.10' });
+    assert.equal(saved(pinned), saved(now));
+    assert.equal(SettingsSchema.shape.pytorchVersion.safeParse('latest').success, false);
+  });
 });
