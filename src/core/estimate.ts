@@ -184,22 +184,16 @@ const inventoryCache = new WeakMap<object, Map<string, { targets: Set<string>; i
 
 // Key parts of the LoRA and quantization blocks, memoized per block (the advice search shares them between candidates).
 const blockKeys = new WeakMap<object, string>();
-function loraKey(l: NonNullable<TrainingSetup['lora']>): string {
-  let k = blockKeys.get(l);
+function blockKey<T extends object>(o: T, make: (o: T) => string): string {
+  let k = blockKeys.get(o);
   if (k === undefined) {
-    k = `${l.r}/${l.dtype}/${l.target_modules === 'all-linear' ? '*' : l.target_modules.join(',')}/${l.modules_to_save.join(',')}`;
-    blockKeys.set(l, k);
+    k = make(o);
+    blockKeys.set(o, k);
   }
   return k;
 }
-function quantKey(q: NonNullable<TrainingSetup['quantization']>): string {
-  let k = blockKeys.get(q);
-  if (k === undefined) {
-    k = `${q.bits}/${q.type}/${q.double_quant}/${q.scope}/${q.block_size}`;
-    blockKeys.set(q, k);
-  }
-  return k;
-}
+const loraKey = (l: NonNullable<TrainingSetup['lora']>): string => blockKey(l, (x) => `${x.r}/${x.dtype}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}`);
+const quantKey = (q: NonNullable<TrainingSetup['quantization']>): string => blockKey(q, (x) => `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}`);
 
 /** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
 function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
@@ -333,8 +327,11 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   const oldSoftmax = olderThan(setup.pytorch_version, 1, 11);
 
   // ---- Busiest rank: evaluate each distinct pipeline stage -----------------------------------------------
-  // Gradient bytes allocated at each phase's high point (FSDP's reduce-scatter pool below).
-  const gradsAtPhase = new Map<PhaseEstimate, number>();
+  // FSDP's reduce-scatter pool (below) needs the gradient bytes allocated at each phase's high point.
+  const rsPool = fsdp && shardGrads > 1 && !fsdpOffload && !setup.optimizer_in_backward;
+  const gradsAtPhase = rsPool ? new Map<PhaseEstimate, number>() : undefined;
+  // FSDP keeps its root unit (embeddings + output head unless they are wrapped on their own) unsharded.
+  const rootUnit = fsdp && shardParams > 1 && !setup.fsdp_shard_embeddings;
   const stages = pp === 1 ? [0] : [0, pp - 1];
   let best: { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number } | undefined;
   for (const stage of stages) {
@@ -381,7 +378,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   // on one stream are reused only by that stream (CUDA caching allocator), so after zero_grad(set_to_none) the
   // previous step's gradient shards stay reserved in that pool while the compute stream peaks without them.
   let poolBytes = 0;
-  if (fsdp && shardGrads > 1 && !fsdpOffload && !setup.optimizer_in_backward) {
+  if (gradsAtPhase) {
     const shardGradBytes = Math.round((inv.trainable * gradBytes) / (tp * shardGrads));
     poolBytes = Math.max(0, shardGradBytes - (gradsAtPhase.get(peak) ?? 0));
     if (poolBytes > 0) {
@@ -569,7 +566,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     // The output projection is all-gathered while the loss is computed (its own FSDP unit or the root unit;
     // ZeRO-3 fetches it like any module); tied embeddings are the same tensor.
     const headGather: Component[] = [];
-    if (fsdp && shardParams > 1 && !setup.fsdp_shard_embeddings) {
+    if (rootUnit) {
       // FSDP's root unit (embeddings, final norm and output head: what the per-layer wrapping leaves over) is not
       // resharded after the forward, "since its parameters would typically be immediately all-gathered for
       // backward" (torch.distributed FSDP: fully_shard reshard_after_forward; FSDP1 _post_forward_reshard skips
@@ -686,7 +683,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const accumC = headAccum > 0 ? [comp('backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum, () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
       const atLoss: Component[] = [...pers, headGradC, ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
         comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ('nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
-      const rootHeld = fsdp && !setup.fsdp_shard_embeddings ? headGather : [];
+      const rootHeld = rootUnit ? headGather : [];
       const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working];
       const tiedC = tiedAccum > 0 ? [comp('backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum, () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
       const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...gatheredGrads, ...recomputeC, working, ...tiedC];
@@ -719,7 +716,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         { phase: 'backward', allocatedBytes: sum(bwd), components: bwd, note: bwdNote },
         { phase: 'optimizer', allocatedBytes: sum(optC), components: optC, note: 'optimizer step: gradients, states and step temporaries' },
       ];
-      for (const ph of phasesOut) gradsAtPhase.set(ph, sum(ph.components.filter((c) => c.id === 'gradients')));
+      if (gradsAtPhase) for (const ph of phasesOut) gradsAtPhase.set(ph, sum(ph.components.filter((c) => c.id === 'gradients')));
       if (zero >= 1 && setup.optimizer !== 'none') {
         // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
         const init = comp('first-step-init', 'ZeRO flatten buffer (initialisation)', (trainableHere * wb) / (zero === 3 ? shardParams : 1), () => ('one flat copy of the 16-bit parameters while groups are built'), () => ({}));
@@ -755,12 +752,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const headGradB = r(Math.max(gradsInForward, headGrad));
       const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + gSum + hgSum + act + (ck === 'full' ? castCacheSum : castSum) + outSum + forwardTransient;
       const atLoss = pSum + headGradB + gSum + hgSum + act + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
-      const rootSum = fsdp && !setup.fsdp_shard_embeddings ? hgSum : 0;
+      const rootSum = rootUnit ? hgSum : 0;
       const atLast = pSum + headGradB + gSum + rootSum + ggSum + act + castSum + rec + work;
       const atFirst = pSum + r(gradAtEnd) + gSum + rootSum + ggSum + rec + work + (tiedAccum > 0 ? r(tiedAccum) : 0);
       const bwd = Math.max(atLoss, atLast, atFirst);
-      // The same choice as phasesFor's reduce (the first of equal maxima), for the gradients held at that point.
-      const bwdGrads = atLoss >= atLast && atLoss >= atFirst ? headGradB : atLast >= atFirst ? headGradB : r(gradAtEnd);
       let temps = 0;
       if (!offloadOpt && !fsdpOffload) {
         const local = trainableHere / shardOptimizer;
@@ -777,9 +772,13 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         { phase: 'backward', allocatedBytes: bwd, components: persistentOnly, note: '' },
         { phase: 'optimizer', allocatedBytes: opt, components: persistentOnly, note: '' },
       ];
-      gradsAtPhase.set(out[0], gradsInForward > 0 ? r(gradsInForward) : 0);
-      gradsAtPhase.set(out[1], bwdGrads);
-      gradsAtPhase.set(out[2], r(setup.optimizer_in_backward ? 0 : gradAtEnd));
+      if (gradsAtPhase) {
+        // The backward point is phasesFor's choice (the first of equal maxima); the loss and last-layer points hold
+        // the head's gradient, the end of the backward all of them.
+        gradsAtPhase.set(out[0], gradsInForward > 0 ? r(gradsInForward) : 0);
+        gradsAtPhase.set(out[1], atLoss >= atFirst || atLast >= atFirst ? headGradB : r(gradAtEnd));
+        gradsAtPhase.set(out[2], r(setup.optimizer_in_backward ? 0 : gradAtEnd));
+      }
       if (zero >= 1 && setup.optimizer !== 'none') {
         let fs = r((trainableHere * wb) / (zero === 3 ? shardParams : 1));
         for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));

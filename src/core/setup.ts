@@ -9,6 +9,9 @@ export type HfConfig = Readonly<Record<string, unknown>>;
 
 const positiveInt = z.number().int().positive();
 
+/** A PyTorch release, "major.minor" or "major.minor.patch". */
+export const PYTORCH_VERSION = /^\d+\.\d+(\.\d+)?$/;
+
 export const MethodSchema = z.enum(['full', 'lora', 'qlora', 'freeze']);
 export const DtypeSchema = z.enum(['fp32', 'bf16', 'fp16']);
 export const MixedPrecisionSchema = z.enum(['none', 'bf16', 'fp16']);
@@ -114,7 +117,7 @@ export const TrainingSetupSchema = z.strictObject({
    * PyTorch version the run uses ("major.minor"), for behaviour that changed between releases: before 1.11 softmax
    * and log_softmax keep their input for backward as well as their output. Unset: a current release.
    */
-  pytorch_version: z.string().regex(/^\d+\.\d+(\.\d+)?$/, 'expected a version like 2.4 or 1.10.2').optional(),
+  pytorch_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 2.4 or 1.10.2').optional(),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),
   tensor_parallel: positiveInt.default(1),

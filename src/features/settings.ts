@@ -1,6 +1,7 @@
 // The vramLens.* settings as a zod schema: the single source of their defaults (package.json repeats them and a
 // unit test checks that both agree) and the conversion to the analysis settings. Editor-free.
 import { z } from 'zod';
+import { PYTORCH_VERSION } from '../core/setup';
 import type { AnalysisSettings } from './analysis';
 
 export const SettingsSchema = z.object({
@@ -11,7 +12,7 @@ export const SettingsSchema = z.object({
   headroomPercent: z.number().min(0).max(50).default(5),
   cudaContextGiB: z.number().min(0).max(8).default(0.5),
   /** PyTorch version of the training environment ("" = a current release). */
-  pytorchVersion: z.string().regex(/^$|^\d+\.\d+(\.\d+)?$/).default(''),
+  pytorchVersion: z.string().refine((v) => v === '' || PYTORCH_VERSION.test(v)).default(''),
   allowNetwork: z.boolean().default(false),
   'diagnostics.enabled': z.boolean().default(true),
 });

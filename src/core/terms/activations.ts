@@ -99,6 +99,11 @@ export function layerActivations(p: ActivationPlan): LayerActivations {
   return r;
 }
 
+/** Before PyTorch 1.11 the softmax node also saved its input (see ActivationPlan.softmaxSavesInput). */
+function legacySoftmaxInput(tape: Tape, p: ActivationPlan, scores: Tensor, what: string, bytesPerElem: number): void {
+  if (p.softmaxSavesInput && scores.rg) tape.save(tape.tensor(`${what} (PyTorch < 1.11)`, scores.elems, bytesPerElem, true));
+}
+
 function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const a = p.arch;
   const tape = new Tape(p.mode, p.half, p.compile === true);
@@ -160,7 +165,7 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
       const scoresElems = b * heads * s * (kvTokens / b);
       const scores = tape.matmul(q, kk, scoresElems, 'attention scores QK^T');
       let probs: Tensor;
-      if (p.softmaxSavesInput && scores.rg) tape.save(tape.tensor('softmax input (PyTorch < 1.11)', scores.elems, p.mode === 'amp' || opts.softmaxFp32 ? 4 : scores.bytesPerElem, true));
+      legacySoftmaxInput(tape, p, scores, 'softmax input', p.mode === 'amp' || opts.softmaxFp32 ? 4 : scores.bytesPerElem);
       if (p.mode === 'amp' || opts.softmaxFp32) {
         const sm = tape.unarySavesOutput(scores, 'softmax output (fp32)', 4);
         probs = tape.to(sm, p.mode === 'amp' ? 4 : tape.computeBytes, 'attention probs');
@@ -412,7 +417,7 @@ function t5Blocks(p: ActivationPlan): { bytesPerLayer: number; entries: SavedEnt
     const v = lin(kv, 'v', a.hidden, a.heads * a.headDim);
     const heads = a.heads / p.tp;
     const scores = tape.matmul(q, k, p.batch * heads * p.seq * p.seq, `${label} scores`);
-    if (p.softmaxSavesInput && scores.rg) tape.save(tape.tensor(`${label} softmax input (PyTorch < 1.11)`, scores.elems, 4, true));
+    legacySoftmaxInput(tape, p, scores, `${label} softmax input`, 4);
     const sm = tape.unarySavesOutput(scores, `${label} softmax (fp32)`, 4);
     let probs = tape.to(sm, tape.computeBytes, `${label} probs`);
     probs = tape.dropout(probs, a.attentionDropout, `${label} dropout`);
