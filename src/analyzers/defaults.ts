@@ -11,7 +11,7 @@ export interface ToolDefault {
 type Field =
   | 'micro_batch_size' | 'gradient_accumulation_steps' | 'seq_len' | 'gradient_checkpointing' | 'optimizer' | 'attention'
   | 'lora.r' | 'lora.alpha' | 'lora.dropout' | 'lora.target_modules' | 'lora.dtype' | 'quantization.type' | 'quantization.double_quant'
-  | 'mixed_precision' | 'weights_dtype' | 'loss';
+  | 'mixed_precision' | 'weights_dtype' | 'loss' | 'batch_lengths';
 
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
 
@@ -35,6 +35,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
     seq_len: { value: 1024, note: 'SFTConfig max_length defaults to 1024 (trl@f2cd577:trl/trainer/sft_config.py)' },
+    batch_lengths: { value: 'variable', note: 'SFTConfig packing defaults to False: the collator pads each batch to its longest sample (trl@f2cd577:trl/trainer/sft_config.py)' },
     gradient_checkpointing: { value: 'full', note: 'TRL configs default gradient_checkpointing=True (trl@f2cd577:trl/trainer/base_config.py)' },
     mixed_precision: { value: 'bf16', note: 'TRL configs default bf16 = not fp16 (trl@f2cd577:trl/trainer/base_config.py)' },
     optimizer: { value: 'adamw', note: `optim defaults to adamw_torch (${HF})` },
@@ -52,6 +53,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     micro_batch_size: { value: 1, note: 'Axolotl micro_batch_size defaults to 1 (axolotl@067b021 config schema)' },
     gradient_accumulation_steps: { value: 1, note: 'Axolotl gradient_accumulation_steps defaults to 1' },
     seq_len: { value: 512, note: 'Axolotl sequence_len defaults to 512' },
+    batch_lengths: { value: 'variable', note: 'Axolotl sample_packing and pad_to_sequence_len default to off: each batch is padded to its longest sample' },
     gradient_checkpointing: { value: 'none', note: 'Axolotl gradient_checkpointing defaults to False' },
     optimizer: { value: 'adamw_fused', note: 'Axolotl optimizer defaults to adamw_torch_fused' },
     attention: { value: 'sdpa', note: 'transformers default attention (sdpa)' },
@@ -66,6 +68,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (LLaMA-Factory uses HF TrainingArguments)` },
     gradient_accumulation_steps: { value: 1, note: 'gradient_accumulation_steps defaults to 1' },
     seq_len: { value: 2048, note: 'LLaMA-Factory cutoff_len defaults to 2048 (LLaMA-Factory@ff6d4d1 data_args.py)' },
+    batch_lengths: { value: 'variable', note: 'LLaMA-Factory packing is off except for stage pt: DataCollatorForSeq2Seq pads each batch to its longest sample' },
     gradient_checkpointing: { value: 'full', note: 'LLaMA-Factory enables gradient checkpointing unless disable_gradient_checkpointing' },
     optimizer: { value: 'adamw', note: `optim defaults to adamw_torch (${HF})` },
     attention: { value: 'sdpa', note: 'LLaMA-Factory flash_attn: auto picks sdpa when flash-attn is absent' },
@@ -78,6 +81,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
   },
   torchtune: {
     gradient_accumulation_steps: { value: 1, note: 'torchtune recipes default gradient_accumulation_steps to 1' },
+    batch_lengths: { value: 'variable', note: 'torchtune dataset.packed defaults to False: padded_collate_sft pads each batch to its longest sample' },
     gradient_checkpointing: { value: 'none', note: 'torchtune enable_activation_checkpointing defaults to False' },
     weights_dtype: { value: 'fp32', note: 'torchtune dtype defaults to fp32' },
     attention: { value: 'sdpa', note: 'torchtune attention uses torch SDPA' },

@@ -41,6 +41,7 @@ export type CanonicalKey =
   | 'gradientAccumulationSteps'  // number
   | 'trainBatchSize'             // number (DeepSpeed train_batch_size, Axolotl batch_size)
   | 'seqLen'                     // number
+  | 'batchLengths'               // 'fixed' (packed, or padded to the maximum length) | 'variable' (each batch padded to its longest sample)
   | 'gradientCheckpointing'      // 'none' | 'full' | 'selective'
   | 'activationOffloading'       // boolean
   | 'attention'                  // 'eager' | 'sdpa' | 'flash'

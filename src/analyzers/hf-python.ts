@@ -296,6 +296,10 @@ class Analyzer {
         case 'deepspeed': return this.deepspeed(e, tool, origin);
         case 'fsdp': return this.fsdp(e, tool, origin);
         case 'model_init_kwargs': return this.nestedLoad(e, tool);
+        case 'packing':
+          // TRL SFTConfig packing: samples concatenated to max_length; otherwise each batch is padded to its longest.
+          if (trlOrLocal || ctx === 'dataclass') return emit('batchLengths', (x) => mapBool(this.bool(x, e), (b) => (b ? 'fixed' : 'variable')));
+          return;
         case 'max_length':
           if (trlOrLocal || ctx === 'dataclass') return emit('seqLen', (x) => this.num(x, e, true));
           return;

@@ -226,6 +226,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('micro_batch_size', 'microBatchSize', num);
   fromFact('gradient_accumulation_steps', 'gradientAccumulationSteps', num);
   fromFact('seq_len', 'seqLen', num);
+  fromFact('batch_lengths', 'batchLengths');
   fromFact('gradient_checkpointing', 'gradientCheckpointing');
   fromFact('attention', 'attention');
   fromFact('loss', 'loss');
@@ -314,6 +315,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromDefault('micro_batch_size', 'micro_batch_size');
   fromDefault('gradient_accumulation_steps', 'gradient_accumulation_steps');
   fromDefault('seq_len', 'seq_len');
+  fromDefault('batch_lengths', 'batch_lengths');
   fromDefault('gradient_checkpointing', 'gradient_checkpointing');
   fromDefault('attention', 'attention');
   fromDefault('loss', 'loss');

@@ -580,6 +580,8 @@ function loraTargetsOf(v: FactValue): Out {
 }
 
 const SEQ = spec('seqLen', 'int');
+/** Packing on: every batch is seq_len long; off: each batch is padded to its longest sample. */
+const packingOf = (v: FactValue): Out => [['batchLengths', v === true ? 'fixed' : 'variable']];
 const MODEL = spec('model', 'str');
 const MICRO = spec('microBatchSize', 'int');
 
@@ -606,6 +608,7 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   model_name_or_path: MODEL, pretrained_model_name_or_path: MODEL, base_model: MODEL, model_id: MODEL, model_path: MODEL, base_model_name_or_path: MODEL,
   max_seq_length: SEQ, model_max_length: SEQ, max_length: SEQ, max_seq_len: SEQ, cutoff_len: SEQ, block_size: SEQ, seq_length: SEQ,
   sequence_len: SEQ, 'tokenizer.max_seq_len': SEQ,
+  packing: spec('batchLengths', 'bool', packingOf), sample_packing: spec('batchLengths', 'bool', packingOf), 'dataset.packed': spec('batchLengths', 'bool', packingOf),
   lora_r: spec('loraR', 'int'), lora_dim: spec('loraR', 'int'), lora_rank: spec('loraR', 'int'), 'model.lora_rank': spec('loraR', 'int'),
   lora_alpha: spec('loraAlpha', 'num'), 'model.lora_alpha': spec('loraAlpha', 'num'),
   lora_dropout: spec('loraDropout', 'num'), 'model.lora_dropout': spec('loraDropout', 'num'),

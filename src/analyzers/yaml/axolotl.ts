@@ -3,6 +3,7 @@
 // (axolotl-ai-cloud/axolotl@067b021:src/axolotl/utils/schemas/*.py, utils/config/__init__.py). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import {
+  asPacking,
   Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asSharding, asString, attentionOf, boolOf, describe, fsdpFromOptions,
   guarded, listOf, numOf, optimizerOf, strOf, type Conv, type Entry,
 } from './common';
@@ -42,6 +43,9 @@ function analyze(ctx: YamlCtx): void {
     ctx.problem('invalid-value', 'error', msg('batch_size and gradient_accumulation_steps cannot both be set; Axolotl derives one from the other'), batch.keySpan, 'batch_size');
   }
   ctx.put('seqLen', top.get('sequence_len'), asPosInt);
+  // sample_packing fills every batch to sequence_len; pad_to_sequence_len pads to it. Otherwise batches vary.
+  const packing = top.get('sample_packing');
+  ctx.put('batchLengths', packing && isOn(ctx, packing) ? packing : top.get('pad_to_sequence_len') ?? packing, asPacking);
 
   method(ctx, top);
   precision(ctx, top);

@@ -685,6 +685,12 @@ export const asBool: Conv = (v) => {
 };
 
 /** A positive integer (batch sizes, accumulation steps, lengths). */
+/** A packing / pad-to-maximum switch: on means every batch is seq_len long, off means each batch is padded to its longest sample. */
+export const asPacking: Conv = (v) => {
+  const b = boolOf(v);
+  return b === undefined ? asBool(v) : b ? 'fixed' : 'variable';
+};
+
 export const asPosInt: Conv = (v) => {
   const n = numOf(v);
   if (n === undefined) return new Invalid(about('{0}: expected a positive integer, found {1}', describe(v)));

@@ -3,6 +3,7 @@
 // Keys and defaults follow FORMATS.md §6 (hiyouga/LLaMA-Factory@ff6d4d1:src/llamafactory/hparams/*.py). Pure: no I/O, no node:* or vscode imports.
 import { about, normalizeOptimizer, type ConfigFacts } from '../facts';
 import {
+  asPacking,
   Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, fsdpFromOptions, guarded,
   listOf, numOf, optimizerOf, strOf, type Entry,
 } from './common';
@@ -52,6 +53,10 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('microBatchSize', top.get('per_device_train_batch_size') ?? top.get('micro_batch_size'), asPosInt);
   ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
   ctx.put('seqLen', top.get('cutoff_len'), asPosInt);
+  // packing / neat_packing concatenate samples up to cutoff_len; otherwise each batch is padded to its longest sample.
+  const packing = top.get('packing') ?? top.get('neat_packing');
+  if (packing) ctx.put('batchLengths', packing, asPacking);
+  else ctx.put('batchLengths', top.get('stage'), (v) => (strOf(v)?.trim() === 'pt' ? 'fixed' : undefined)); // packing defaults on for pre-training
 
   ctx.put('bf16', top.get('bf16'), asBool);
   ctx.put('fp16', top.get('fp16'), asBool);

@@ -3,7 +3,7 @@
 // loss and FSDP/TP keys as facts with exact spans, `${...}` interpolation resolved. Keys and defaults follow
 // FORMATS.md §7 (pytorch/torchtune@bd2a0fc:recipes/*.py, recipes/configs/**). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
-import { Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, boolOf, describe, guarded, listOf, numOf, strOf, type Entry } from './common';
+import { Invalid, YamlCtx, asBool, asNonNegNumber, asPacking, asPosInt, boolOf, describe, guarded, listOf, numOf, strOf, type Entry } from './common';
 
 /**
  * torchtune model builders (the last segment of `_component_` without its lora_/qlora_ prefix and _base/_instruct
@@ -72,6 +72,9 @@ function analyze(ctx: YamlCtx): void {
   const seq = ctx.sub(top.get('tokenizer')).get('max_seq_len');
   if (seq && ctx.view(seq).t === 'absent' && seq.node) ctx.add('seqLen', seq, { unknown: 'unbounded: the longest sample in the dataset' }, 'tokenizer.max_seq_len');
   else ctx.put('seqLen', seq, asPosInt, 'tokenizer.max_seq_len');
+
+  // dataset.packed: samples packed to max_seq_len; otherwise padded_collate pads each batch to its longest sample.
+  ctx.put('batchLengths', ctx.sub(top.get('dataset')).get('packed'), asPacking, 'dataset.packed');
 
   // dtype: parameters, gradients and optimizer states all in that dtype (no fp32 master copy); fp32 when absent.
   ctx.put('weightsDtype', top.get('dtype'), (v) => {

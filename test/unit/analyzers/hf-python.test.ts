@@ -207,6 +207,11 @@ describe('analyzeHfPython', () => {
     assert.equal(facts(r, 'quantBits').length, 1);
   });
 
+  it('reads SFTConfig packing as fixed-length batches (and packing=False as per-batch padding)', () => {
+    checkFacts('from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", packing=True)\n', [{ key: 'batchLengths', value: 'fixed', keyText: 'packing', valueText: 'True' }]);
+    checkFacts('from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", packing=False)\n', [{ key: 'batchLengths', value: 'variable', keyText: 'packing', valueText: 'False' }]);
+  });
+
   it('leaves the TRL defaults to resolve and records the trl tool', () => {
     const text = 'from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", per_device_train_batch_size=2, max_length=2048, activation_offloading=True, use_liger_kernel=True, torch_compile=True)\n';
     const r = checkFacts(text, [

@@ -53,6 +53,15 @@ describe('analyzeAxolotlYaml', () => {
     ]);
   });
 
+  it('reads sample_packing / pad_to_sequence_len as fixed-length batches, both off as per-batch padding', () => {
+    const packed = `${QLORA}sample_packing: true\n`;
+    checkFacts(analyzeAxolotlYaml(packed), packed, [['batchLengths', 'fixed', 'sample_packing', 'true']]);
+    const padded = `${QLORA}sample_packing: false\npad_to_sequence_len: true\n`;
+    checkFacts(analyzeAxolotlYaml(padded), padded, [['batchLengths', 'fixed', 'pad_to_sequence_len', 'true']]);
+    const off = `${QLORA}sample_packing: false\n`;
+    checkFacts(analyzeAxolotlYaml(off), off, [['batchLengths', 'variable', 'sample_packing', 'false']]);
+  });
+
   it('reads bf16: auto as unknown (bf16 on Ampere+, fp16 otherwise) and an empty fp16: as absent', () => {
     const r = analyzeAxolotlYaml(QLORA);
     checkFacts(r, QLORA, [['bf16', { unknown: true }, 'bf16', 'auto']]);

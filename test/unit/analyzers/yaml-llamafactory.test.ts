@@ -43,6 +43,14 @@ bf16: true
 `;
 
 describe('analyzeLlamaFactoryYaml', () => {
+  it('reads packing, and stage pt (packing on by default) as fixed-length batches; sft without packing leaves the default', () => {
+    const packed = `${LORA}packing: true\n`;
+    checkFacts(analyzeLlamaFactoryYaml(packed), packed, [['batchLengths', 'fixed', 'packing', 'true']]);
+    const pt = LORA.replace('stage: sft', 'stage: pt');
+    checkFacts(analyzeLlamaFactoryYaml(pt), pt, [['batchLengths', 'fixed', 'stage', 'pt']]);
+    assert.equal(factOf(analyzeLlamaFactoryYaml(LORA), 'batchLengths'), undefined);
+  });
+
   it('reads model, method, LoRA, quantization and training keys with exact spans', () => {
     checkFacts(analyzeLlamaFactoryYaml(LORA), LORA, [
       ['model', 'Qwen/Qwen3-4B-Instruct-2507', 'model_name_or_path', 'Qwen/Qwen3-4B-Instruct-2507'],

@@ -86,6 +86,14 @@ describe('analyzeTorchtuneYaml', () => {
     ]);
   });
 
+  it('reads dataset.packed as fixed-length batches and packed: False as batches padded to their longest sample', () => {
+    const packed = `${QLORA}dataset:\n  _component_: torchtune.datasets.alpaca_cleaned_dataset\n  packed: True\n`;
+    checkFacts(analyzeTorchtuneYaml(packed), packed, [['batchLengths', 'fixed', 'packed', 'True']]);
+    const padded = `${QLORA}dataset:\n  _component_: torchtune.datasets.alpaca_cleaned_dataset\n  packed: False  # True increases speed\n`;
+    checkFacts(analyzeTorchtuneYaml(padded), padded, [['batchLengths', 'variable', 'packed', 'False']]);
+    assert.equal(factOf(analyzeTorchtuneYaml(QLORA), 'batchLengths'), undefined, 'absent: resolve applies the torchtune default');
+  });
+
   it('reads max_seq_len: null as unbounded', () => {
     checkFacts(analyzeTorchtuneYaml(FULL), FULL, [['seqLen', { unknown: true }, 'max_seq_len', 'null']]);
   });
