@@ -214,6 +214,7 @@ export function toJson(e: Estimate): Record<string, unknown> {
       components: e.perGpu.components.map((c) => ({ id: c.id, label: c.label, bytes: c.bytes, formula: c.formula, inputs: c.inputs })),
       runtime: e.perGpu.runtime,
       phases: e.perGpu.phases.map((p) => ({ phase: p.phase, allocatedBytes: p.allocatedBytes, note: p.note })),
+      variableLengths: e.perGpu.variableLengths ?? null,
     },
     cpuBytes: e.cpuBytes,
     nvmeBytes: e.nvmeBytes,

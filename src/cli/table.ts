@@ -26,6 +26,11 @@ export function renderTable(e: Estimate): string {
   L.push(`${pad('= reserved', w)}${lpad(formatBytes(pg.reservedBytes), 10)}  torch.cuda.max_memory_reserved`);
   for (const r of pg.runtime.filter((x) => x.id !== 'allocator-reserve' && x.id !== 'stream-pools')) L.push(`${pad(`+ ${r.label}`, w)}${lpad(formatBytes(r.bytes), 10)}  ${r.formula}`);
   L.push(`${pad('= device (nvidia-smi)', w)}${lpad(formatBytes(pg.deviceBytes), 10)}`);
+  const vl = pg.variableLengths;
+  if (vl && vl.cacheBytes > 0) {
+    L.push(`variable-length batches: reserved can reach ${formatBytes(vl.reservedBytes)} over a run (nvidia-smi ${formatBytes(vl.deviceBytes)}): +${formatBytes(vl.cacheBytes)} ${vl.formula};`);
+    L.push('  the allocator frees that cache before running out of memory, so the fit below does not count it');
+  }
   L.push('');
   L.push('phases: ' + pg.phases.map((p) => `${p.phase} ${formatBytes(p.allocatedBytes)}`).join(', '));
   if (e.cpuBytes > 0 || e.nvmeBytes > 0) L.push(`host per node: RAM ${formatBytes(e.cpuBytes)}${e.nvmeBytes > 0 ? `, NVMe ${formatBytes(e.nvmeBytes)}` : ''} (offloaded state)`);

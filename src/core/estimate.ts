@@ -1,7 +1,7 @@
 // estimate(): TrainingSetup -> per-GPU memory for the busiest rank, phase by phase, each term with its formula.
 // Pure and deterministic; no I/O, no clock. Sources are cited next to each term.
 import { countParameters, linearModules, parseArchitecture, type Architecture, type LinearModule } from './architecture';
-import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, Warning } from './model';
+import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { ProvenanceMap, TrainingSetup } from './setup';
 import { SCHEMA_DEFAULT_NOTES } from './setup';
 import { layerActivations, lossMemory, type LoraPlan } from './terms/activations';
@@ -332,6 +332,8 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   const gradsAtPhase = rsPool ? new Map<PhaseEstimate, number>() : undefined;
   // FSDP keeps its root unit (embeddings + output head unless they are wrapped on their own) unsharded.
   const rootUnit = fsdp && shardParams > 1 && !setup.fsdp_shard_embeddings;
+  // Bytes of the vocabulary-sized tensors live at the loss (set by the last stage): the largest tensors of a step.
+  let lossTensorBytes = 0;
   const stages = pp === 1 ? [0] : [0, pp - 1];
   let best: { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number } | undefined;
   for (const stage of stages) {
@@ -389,6 +391,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   const peakBytes = peak.allocatedBytes;
   const reservedBytes = peakBytes + reserve + poolBytes;
   const deviceBytes = reservedBytes + runtime.filter((r) => r.id !== 'allocator-reserve' && r.id !== 'stream-pools').reduce((s, r) => s + r.bytes, 0);
+  const variableLengths = setup.batch_lengths === 'variable' && !leanMode ? lengthCache() : undefined;
 
   // ---- Host memory --------------------------------------------------------------------------------------
   const perNode = setup.gpus_per_node;
@@ -419,7 +422,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         quantized: inv.quantized, adapter: inv.adapter, source: inv.source,
       },
       layout,
-      perGpu: { peakBytes, reservedBytes, deviceBytes, phase: peak.phase, components: peak.components, runtime, phases, stage },
+      perGpu: { peakBytes, reservedBytes, deviceBytes, phase: peak.phase, components: peak.components, runtime, phases, stage, ...(variableLengths ? { variableLengths } : {}) },
       cpuBytes: Math.round(cpuBytes),
       nvmeBytes: Math.round(nvmeBytes),
       gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source } : undefined,
@@ -474,6 +477,28 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       case 'none': bytes = 0; formula = 'no optimizer'; break;
     }
     return { bytes, perParamBytes: n > 0 ? bytes / n : 0, formula };
+  }
+
+  /**
+   * Variable-length batches (each padded to its own longest sample): when a batch longer than every earlier one
+   * arrives, its largest tensors (the vocabulary-sized logits and loss buffers) fit in none of the cached blocks of
+   * the earlier batches, so the allocator reserves new ones; smaller tensors are carved out of the cached blocks
+   * (best fit, blocks split, no merging across segments: c10/cuda/CUDACachingAllocator.cpp). Over a run the cache
+   * holds the loss tensors of every earlier record-length batch. For lengths spread evenly up to seq_len the records
+   * before the longest batch sum to one longest batch in expectation (S/2 + S/4 + ... = S), so the cache is one more
+   * set of loss tensors. Blocks are freed before an out-of-memory error, so the total stops at the GPU's capacity.
+   */
+  function lengthCache(): VariableLengthCache {
+    const gpu = opts.gpu;
+    const lossBytes = stage === pp - 1 ? lossTensorBytes : 0; // the loss runs on the last pipeline stage
+    const room = gpu ? gpu.memoryBytes - (deviceBytes - reservedBytes) : Infinity;
+    const cacheBytes = Math.max(0, Math.min(reservedBytes + lossBytes, room) - reservedBytes);
+    assumptions.push({ key: 'batch_lengths.distribution', value: 'lengths spread evenly up to seq_len',
+      source: 'VRAM Lens: the earlier record-length batches of a run sum to one longest batch in expectation (S/2 + S/4 + ... = S)' });
+    return {
+      cacheBytes, reservedBytes: reservedBytes + cacheBytes, deviceBytes: deviceBytes + cacheBytes,
+      formula: `logits and cross-entropy blocks of earlier, shorter record batches, one longest batch's worth${cacheBytes < lossBytes ? ` (${Math.round(lossBytes / MiB)} MiB), capped at the GPU's memory` : ''}`,
+    };
   }
 
   function stagePhases(st: number): PhaseEstimate[] {
@@ -657,6 +682,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     if (last && lmHead) {
       const rb = wb === 4 ? 4 : half;
       const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax });
+      lossTensorBytes = lm.savedBytes + Math.max(lm.forwardTransientBytes, lm.backwardTransientBytes);
       const finalNorm = (rb + 4 + cb) * T * a.hidden; // fp32 input, normalized, output saved by lm_head
       outside.push(comp('logits-loss', 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${(rb + 4 + cb)}·T·h`), () => ({ tokens: T, vocab: a.vocab, loss: setup.loss })));
       return phasesFor(lm.forwardTransientBytes, lm.backwardTransientBytes);

@@ -66,6 +66,23 @@ export interface PerGpuEstimate {
   readonly phases: readonly PhaseEstimate[];
   /** Pipeline stage the busiest rank runs (0 when there is no pipeline parallelism). */
   readonly stage: number;
+  /** With variable-length batches: what the allocator holds over a whole run on a GPU with room to spare. */
+  readonly variableLengths?: VariableLengthCache;
+}
+
+/**
+ * The caching allocator keeps the blocks of earlier, shorter batches: a longer batch's largest tensors do not fit in
+ * them, so it reserves new ones. That cache is released before an out-of-memory error (the allocator frees cached
+ * blocks and retries), so it is reported beside the fit, not in it.
+ */
+export interface VariableLengthCache {
+  /** Blocks of earlier, shorter batches still cached when the longest batch peaks. */
+  readonly cacheBytes: number;
+  /** torch.cuda.max_memory_reserved over a run (reservedBytes + cacheBytes, at most what the GPU leaves). */
+  readonly reservedBytes: number;
+  /** nvidia-smi over a run. */
+  readonly deviceBytes: number;
+  readonly formula: string;
 }
 
 export interface GpuTarget {

@@ -104,6 +104,11 @@ export const TrainingSetupSchema = z.strictObject({
    * are resharded after use. Otherwise they belong to the root unit, which FSDP keeps unsharded from forward to backward.
    */
   fsdp_shard_embeddings: z.boolean().default(false),
+  /**
+   * Whether every batch is seq_len tokens long (packed, or padded to the maximum length) or each batch is padded to
+   * its own longest sample. Variable lengths leave blocks of earlier, shorter batches in the allocator's cache.
+   */
+  batch_lengths: z.enum(['fixed', 'variable']).default('fixed'),
   offload_optimizer: OffloadSchema.default('none'),
   offload_params: OffloadSchema.default('none'),
   /** Activations of checkpointed layers kept in host memory (torchtune / TRL activation offloading). */
@@ -171,6 +176,7 @@ export const SCHEMA_DEFAULT_NOTES: Partial<Record<SetupKey, string>> = {
   zero_stage: 'no ZeRO sharding',
   fsdp: 'no FSDP',
   fsdp_shard_embeddings: 'embeddings and output head in the FSDP root unit (per-layer wrapping, the Accelerate / torchtitan default)',
+  batch_lengths: 'every batch seq_len tokens long (packed, or padded to the maximum length)',
   offload_optimizer: 'no offload',
   offload_params: 'no offload',
   tensor_parallel: 'no tensor parallelism',

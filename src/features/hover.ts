@@ -29,6 +29,7 @@ const SCENARIO_TO_CANONICAL: Record<string, CanonicalKey> = {
   method: 'method', gradient_accumulation_steps: 'gradientAccumulationSteps', model: 'model', weights_dtype: 'weightsDtype',
   mixed_precision: 'mixedPrecision', gpus_per_node: 'gpusPerNode', nodes: 'nodes', lora: 'loraR', quantization: 'quantBits',
   tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpu: 'gpu', compile: 'compile', activation_offloading: 'activationOffloading',
+  batch_lengths: 'batchLengths',
 };
 
 function targetAt(a: Analysis, offset: number, text: string): HoverTarget | undefined {
@@ -50,6 +51,8 @@ export function breakdownBlock(e: Estimate, gpuLine: boolean): string {
   rows.push(['= peak allocated', `${formatBytes(e.perGpu.peakBytes)}  (${e.perGpu.phase})`]);
   rows.push(['= reserved', formatBytes(e.perGpu.reservedBytes)]);
   rows.push(['= device (nvidia-smi)', formatBytes(e.perGpu.deviceBytes)]);
+  const vl = e.perGpu.variableLengths;
+  if (vl && vl.cacheBytes > 0) rows.push(['over a run (variable lengths)', `${formatBytes(vl.reservedBytes)} reserved, ${formatBytes(vl.deviceBytes)} nvidia-smi (+${formatBytes(vl.cacheBytes)} cached, freed before OOM)`]);
   if (gpuLine && e.gpu) rows.push([`${e.gpu.id}`, `${formatBytes(e.gpu.memoryBytes)}  ${e.fits ? 'fits' : 'DOES NOT FIT'}, headroom ${formatBytes(e.headroomBytes ?? 0)}`]);
   const w = Math.max(...rows.map((r) => r[0].length)) + 2;
   return rows.map(([l, v]) => l + ' '.repeat(Math.max(1, w - l.length)) + v).join('\n');

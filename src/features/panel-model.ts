@@ -18,6 +18,7 @@ export function estimateView(e: Estimate): EstimateView {
     phases: e.perGpu.phases.map((p) => ({ phase: p.phase, allocatedBytes: p.allocatedBytes, note: p.note })),
     cpuBytes: e.cpuBytes, nvmeBytes: e.nvmeBytes, fits: e.fits ?? null, headroomBytes: e.headroomBytes ?? null,
     parametersTotal: e.parameters.total, parametersTrainable: e.parameters.trainable,
+    variableLengths: e.perGpu.variableLengths ?? null,
   };
 }
 

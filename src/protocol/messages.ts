@@ -24,6 +24,8 @@ export const EstimateView = z.object({
   headroomBytes: Bytes.nullable(),
   parametersTotal: z.number(),
   parametersTrainable: z.number(),
+  /** Variable-length batches: what the allocator can hold over a run (reported beside the fit). */
+  variableLengths: z.object({ cacheBytes: Bytes, reservedBytes: Bytes, deviceBytes: Bytes, formula: z.string() }).nullable().optional(),
 });
 export type EstimateView = z.infer<typeof EstimateView>;
 

@@ -289,3 +289,39 @@ describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
     assert.equal(e.perGpu.runtime.find((r) => r.id === 'stream-pools'), undefined);
   });
 });
+
+describe('estimate: variable-length batches', () => {
+  // Qwen2-7B (vocab 152,064), LoRA on bf16 weights without autocast: the logits are bf16 and the loss is the full
+  // fp32-upcast cross-entropy, whose vocabulary-sized tensors peak at 4·T·V saved + 8·T·V of logit gradients.
+  const base = { weights_dtype: 'bf16' as const, method: 'lora' as const, gradient_checkpointing: 'full' as const, micro_batch_size: 1, seq_len: 2048 };
+  const lossSet = 12 * 2048 * 152_064; // 3,737,124,864 B
+
+  it('the cache of earlier, shorter batches is one more set of loss tensors (12·T·V = 3,737,124,864 B), beside the fit', () => {
+    const gpu = { id: 'A100-80GB', memoryBytes: 80 * GiB, source: 'test' };
+    const fixed = run(setupFor('Qwen/Qwen2-7B', base), { gpu });
+    const v = run(setupFor('Qwen/Qwen2-7B', { ...base, batch_lengths: 'variable' }), { gpu });
+    assert.equal(fixed.perGpu.variableLengths, undefined);
+    const vl = v.perGpu.variableLengths!;
+    assert.equal(vl.cacheBytes, lossSet);
+    assert.equal(vl.reservedBytes, v.perGpu.reservedBytes + lossSet);
+    assert.equal(vl.deviceBytes, v.perGpu.deviceBytes + lossSet);
+    // The allocator frees its cache before an out-of-memory error: the fit and the per-step figures do not change.
+    assert.equal(v.perGpu.deviceBytes, fixed.perGpu.deviceBytes);
+    assert.equal(v.fits, fixed.fits);
+    assert.ok(v.assumptions.some((a) => a.key === 'batch_lengths.distribution' && /spread evenly/.test(a.value)));
+  });
+
+  it('stops at the GPU\'s capacity', () => {
+    const probe = run(setupFor('Qwen/Qwen2-7B', { ...base, batch_lengths: 'variable' }));
+    const gpu = { id: 'small', memoryBytes: probe.perGpu.deviceBytes + GiB, source: 'test' };
+    const vl = run(setupFor('Qwen/Qwen2-7B', { ...base, batch_lengths: 'variable' }), { gpu }).perGpu.variableLengths!;
+    assert.equal(vl.cacheBytes, GiB);
+    assert.equal(vl.deviceBytes, gpu.memoryBytes);
+    assert.match(vl.formula, /capped/);
+  });
+
+  it('a fused linear-cross-entropy caches only its live 4,096-token chunks: 2 x 4 B x 4096 x V', () => {
+    const vl = run(setupFor('Qwen/Qwen2-7B', { ...base, seq_len: 8192, loss: 'fused', batch_lengths: 'variable' })).perGpu.variableLengths!;
+    assert.equal(vl.cacheBytes, 2 * 4 * 4096 * 152_064);
+  });
+});

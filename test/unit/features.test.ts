@@ -28,6 +28,19 @@ function checkHover(file: string, marked: string, expect: RegExp[], s: AnalysisS
 }
 
 describe('features: hover', () => {
+  it('torchtune without dataset.packed: batches padded per batch (torchtune default), the run-long reserved figure in the hover', () => {
+    const text = 'model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_attn_modules: [q_proj, v_proj]\n  lora_rank: 8\n'
+      + 'tokenizer:\n  max_seq_len: 2048\nbatch_size: ‸2\ndtype: bf16\nenable_activation_checkpointing: True\n';
+    const md = checkHover('/w/8B_lora.yaml', text, [/over a run \(variable lengths\)/, /cached, freed before OOM/]);
+    const a = analyze('/w/8B_lora.yaml', text.replace('‸', ''));
+    const e = a.estimate!;
+    // Llama-3.1-8B vocab 128,256, T = 2 x 2048, full CE on bf16 logits: 12·T·V = 6,304,448,512 B.
+    assert.equal(e.perGpu.variableLengths?.cacheBytes, 12 * 4096 * 128_256);
+    const assumed = e.assumptions.find((x) => x.key === 'batch_lengths' && x.value === 'variable');
+    assert.match(assumed?.source ?? '', /torchtune/);
+    assert.doesNotMatch(md, /undefined|NaN/);
+  });
+
   it('scenario: micro_batch_size shows the breakdown and what one more micro-batch costs', () => {
     const md = checkHover('/w/run.vram.yaml', 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nmicro_batch_size: ‸4\nseq_len: 1024\n',
       [/```vram-breakdown/, /peak allocated/, /micro-batch 4 -> 5: \+[\d.]+ (GiB|MiB)/, /micro-batch 4 -> 3: -[\d.]+ (GiB|MiB)/, /command:vramLens.openPanel/, /A100-40GB/]);

@@ -175,8 +175,12 @@ export function renderBreakdown(slot: HTMLElement, chartBox: HTMLElement, r: Res
     h('dl', {},
       h('dt', {}, tr('hostRam')), h('dd', {}, v.cpuBytes > 0 ? formatBytes(v.cpuBytes) : tr('none')),
       h('dt', {}, tr('nvme')), h('dd', {}, v.nvmeBytes > 0 ? formatBytes(v.nvmeBytes) : tr('none'))));
+  const vl = v.variableLengths;
+  const lengths = vl && vl.cacheBytes > 0
+    ? h('p', { class: 'muted note variable-lengths', title: vl.formula }, tr('variableLengths', formatBytes(vl.reservedBytes), formatBytes(vl.deviceBytes), formatBytes(vl.cacheBytes)))
+    : null;
   drawChart(chartBox, r, chartWidth);
-  fill(slot, chartBox, legend, h('div', { class: 'cols' }, phases, host), comps);
+  fill(slot, chartBox, legend, lengths, h('div', { class: 'cols' }, phases, host), comps);
 }
 
 /**

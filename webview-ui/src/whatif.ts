@@ -182,6 +182,7 @@ export function toView(e: Estimate): EstimateView {
     headroomBytes: e.headroomBytes ?? null,
     parametersTotal: e.parameters.total,
     parametersTrainable: e.parameters.trainable,
+    variableLengths: p.variableLengths ?? null,
   };
 }
 
