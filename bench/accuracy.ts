@@ -4,7 +4,7 @@
 // TrainingSetup from its own description only; nothing here is tuned to a case.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { caseToSetup, compareMetric, type MeasuredCase } from './measured-cases';
+import { caseGpu, caseToSetup, compareMetric, type MeasuredCase } from './measured-cases';
 import { estimate } from '../src/core/estimate';
 import { GiB } from '../src/core/units';
 
@@ -32,7 +32,7 @@ function main(): void {
       skipped.push(`${c.id}: ${conv.reason}`);
       continue;
     }
-    const r = estimate(conv.setup);
+    const r = estimate(conv.setup, { gpu: caseGpu(c) });
     if (!r.ok) {
       skipped.push(`${c.id}: ${r.errors.map((e) => e.message).join('; ')}`);
       continue;

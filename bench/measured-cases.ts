@@ -1,7 +1,7 @@
 // Converts a case of the published-measurement set (shared/reference/measured.json) into a TrainingSetup,
 // reading only the case's own description (model dims, method, precision, optimizer, batch, parallelism),
 // and picks the estimate figure that matches the metric the case measured.
-import type { Estimate } from '../src/core/model';
+import type { Estimate, GpuTarget } from '../src/core/model';
 import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from '../src/core/setup';
 import { GiB, MiB } from '../src/core/units';
 
@@ -21,6 +21,7 @@ export interface MeasuredCase {
     micro_batch_size: number;
     grad_accum: number;
     seq_len: number;
+    seq_len_kind?: string;
     gradient_checkpointing_kind: string;
     attention: string;
     loss: string;
@@ -28,7 +29,8 @@ export interface MeasuredCase {
     activation_offloading?: boolean | null;
     distributed: { strategy: string; num_gpus: number; zero_stage: number; cpu_offload_params: boolean; cpu_offload_optimizer: boolean };
   };
-  measurement: { metric_kind: string; value_gib: number; includes_cuda_context?: boolean; cuda_context_reference_mib?: number; p99_train_step_reserved_gib?: number };
+  hardware?: { gpu?: string; gpu_memory_gib?: number };
+  measurement: { metric_kind: string; metric?: string; value_gib: number; includes_cuda_context?: boolean; cuda_context_reference_mib?: number; p99_train_step_reserved_gib?: number };
 }
 
 const LORA_NAME_MAP: Array<[RegExp, string[]]> = [
@@ -54,6 +56,10 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
     architecture, parameters: m.num_params, method,
     micro_batch_size: t.micro_batch_size, gradient_accumulation_steps: t.grad_accum, seq_len: t.seq_len,
   };
+  // Batches padded to their own longest sample (the case's seq_len is then the longest batch of the run).
+  // A harness that calls torch.cuda.empty_cache() between steps (PEFT's MetaMathQA runner, every 10 steps) returns that
+  // cache to the driver, so its runs are compared with the per-step figure.
+  if (/dynamic/i.test(t.seq_len_kind ?? '') && !/empty_cache/.test(c.measurement.metric ?? '')) s.batch_lengths = 'variable';
   if (fam === 'bert') {
     s.head = 'seq_cls';
     s.num_labels = 2;
@@ -118,16 +124,24 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
 export function compareMetric(c: MeasuredCase, e: Estimate): { metric: string; measuredGiB: number; estimatedGiB: number } {
   const m = c.measurement;
   const pg = e.perGpu;
+  // Reserved and nvidia-smi figures of a whole run include the cache of earlier, shorter batches.
+  const run = pg.variableLengths ?? pg;
   if (m.p99_train_step_reserved_gib !== undefined) {
-    return { metric: 'reserved (p99 train)', measuredGiB: m.p99_train_step_reserved_gib, estimatedGiB: pg.reservedBytes / GiB };
+    return { metric: 'reserved (p99 train)', measuredGiB: m.p99_train_step_reserved_gib, estimatedGiB: run.reservedBytes / GiB };
   }
   switch (m.metric_kind) {
     case 'max_memory_allocated':
     case 'peak_active_bytes':
       return { metric: m.metric_kind, measuredGiB: m.value_gib, estimatedGiB: pg.peakBytes / GiB };
     case 'nvidia_smi_used':
-      return { metric: m.metric_kind, measuredGiB: m.value_gib, estimatedGiB: pg.deviceBytes / GiB };
+      return { metric: m.metric_kind, measuredGiB: m.value_gib, estimatedGiB: run.deviceBytes / GiB };
     default:
-      return { metric: m.metric_kind === 'max_memory_reserved' ? m.metric_kind : `${m.metric_kind} (vs reserved)`, measuredGiB: m.value_gib, estimatedGiB: pg.reservedBytes / GiB };
+      return { metric: m.metric_kind === 'max_memory_reserved' ? m.metric_kind : `${m.metric_kind} (vs reserved)`, measuredGiB: m.value_gib, estimatedGiB: run.reservedBytes / GiB };
   }
+}
+
+/** The case's GPU as an estimate target (its memory caps what the allocator can cache), when the case gives its size. */
+export function caseGpu(c: MeasuredCase): GpuTarget | undefined {
+  const gib = c.hardware?.gpu_memory_gib;
+  return gib ? { id: c.hardware?.gpu ?? 'GPU', memoryBytes: gib * GiB, source: `${c.id}: hardware.gpu_memory_gib` } : undefined;
 }
