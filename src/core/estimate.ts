@@ -4,7 +4,7 @@ import { countParameters, linearModules, parseArchitecture, type Architecture, t
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { ProvenanceMap, TrainingSetup } from './setup';
 import { SCHEMA_DEFAULT_NOTES } from './setup';
-import { layerActivations, lossMemory, type LoraPlan } from './terms/activations';
+import { finalNormSaved, layerActivations, lossMemory, type LoraPlan } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
 import { DTYPE_BYTES, GiB, MiB, formatCount } from './units';
 
@@ -680,11 +680,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     // Embedding output / final norm / loss on the first and last stage.
     const outside: Component[] = [];
     if (last && lmHead) {
-      const rb = wb === 4 ? 4 : half;
       const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax });
       lossTensorBytes = lm.savedBytes + Math.max(lm.forwardTransientBytes, lm.backwardTransientBytes);
-      const finalNorm = (rb + 4 + cb) * T * a.hidden; // fp32 input, normalized, output saved by lm_head
-      outside.push(comp('logits-loss', 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${(rb + 4 + cb)}·T·h`), () => ({ tokens: T, vocab: a.vocab, loss: setup.loss })));
+      const finalNorm = finalNormSaved({ arch: a, mode, half, weightBytes: wb, tokens: T, normTrainable: setup.method === 'full', headTrainable: setup.method === 'full' || inv.headTrainable });
+      outside.push(comp('logits-loss', 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`), () => ({ tokens: T, vocab: a.vocab, loss: setup.loss })));
       return phasesFor(lm.forwardTransientBytes, lm.backwardTransientBytes);
     }
     return phasesFor(0, 0);

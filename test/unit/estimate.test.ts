@@ -1,6 +1,6 @@
 // The estimator against numbers worked out by hand; each test names where its number comes from.
 import * as assert from 'node:assert/strict';
-import { layerActivations, lossMemory } from '../../src/core/terms/activations';
+import { finalNormSaved, layerActivations, lossMemory } from '../../src/core/terms/activations';
 import { parseArchitecture } from '../../src/core/architecture';
 import { findModel } from '../../src/core/lookup';
 import { GiB, MiB } from '../../src/core/units';
@@ -149,6 +149,20 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
 });
 
 describe('estimate: logits and loss', () => {
+  it('final RMSNorm + output head keep 8 / 4 / 6 B per token x hidden in bf16 (trained / frozen / head only) and 12 / 4 / 8 in fp32', () => {
+    // Measured with torch.autograd.graph.saved_tensors_hooks on an HF-style RMSNorm + bias-free head (T=512, h=256,
+    // torch 1.13 with the mean written as sum / h, which saves what PyTorch >= 2.0's mean saves): per T·h, plus the
+    // fp32 rsqrt of each row (4 B per token).
+    const arch = parseArchitecture(setupFor('meta-llama/Llama-3.2-1B').architecture);
+    assert.ok(arch.ok);
+    const T = 512;
+    const h = arch.arch.hidden;
+    const saved = (weightBytes: 2 | 4, normTrainable: boolean, headTrainable: boolean): number =>
+      finalNormSaved({ arch: arch.arch, mode: weightBytes === 4 ? 'fp32' : 'half', half: weightBytes, weightBytes, tokens: T, normTrainable, headTrainable });
+    const expect: Array<[2 | 4, boolean, boolean, number]> = [[2, true, true, 8], [2, false, false, 4], [2, false, true, 6], [4, true, true, 12], [4, false, false, 4], [4, false, true, 8]];
+    for (const [wb, nt, ht, perTh] of expect) assert.equal(saved(wb, nt, ht), perTh * T * h + 4 * T, `${wb} B weights, norm ${nt}, head ${ht}`);
+  });
+
   it('full CE on Llama-3 vocab, b=2 s=4096: 4·T·V saved, 8·T·V of logit gradients in backward', () => {
     const TV = 8192 * 128256;
     const l = lossMemory({ tokens: 8192, vocab: 128256, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false });

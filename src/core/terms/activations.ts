@@ -497,6 +497,23 @@ export interface LossMemory {
  * largest single term. torchtune's CEWithChunkedOutputLoss upcasts chunk by chunk; Liger / Cut Cross-Entropy
  * never materialise the logits.
  */
+/**
+ * What the final norm and the output head keep for backward, replayed on the tape like a block: the norm's fp32
+ * upcast (and its normalized input when the norm weight trains), and the head's input when the head trains. A frozen
+ * norm and head (LoRA, QLoRA) keep only the upcast input the norm's backward needs.
+ */
+export function finalNormSaved(p: { arch: Architecture; mode: ComputeMode; half: 2 | 4; weightBytes: number; tokens: number; normTrainable: boolean; headTrainable: boolean }): number {
+  const a = p.arch;
+  const tape = new Tape(p.mode, p.half, false);
+  const residualBytes = p.weightBytes === 4 ? 4 : p.half;
+  const x = tape.tensor('final hidden states', p.tokens * a.hidden, residualBytes, true);
+  const normed = a.norm === 'rms'
+    ? tape.rmsNorm(x, p.tokens, p.normTrainable, 'final norm', p.weightBytes, a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : 'llama')
+    : tape.layerNorm(x, p.tokens, p.normTrainable, 'final norm');
+  tape.linear(normed, { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: p.weightBytes }, a.vocab, 'logits');
+  return tape.totalBytes();
+}
+
 export function lossMemory(p: LossPlan): LossMemory {
   const TV = p.tokens * p.vocab;
   const lb = p.logitsBytes;
