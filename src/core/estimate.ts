@@ -692,11 +692,12 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       if (leanMode) return leanPhases(lossFwd, lossBwd);
       const pers = persistent;
       const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, () => (`${gradFormula()}${note}`), () => ({ params: Math.round(trainableHere), bytesPerGrad: gradBytes, shard: shardGrads }));
-      const forwardTransient = Math.max(lossFwd, layer.backwardWorkingBytes / 2);
-      const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...(ck === 'full' ? castCacheComp : castComp), ...outside,
-        lossFwd >= layer.backwardWorkingBytes / 2
-          ? comp('logits-loss', 'Cross-entropy forward temporaries', forwardTransient, () => ('logits in compute dtype + fp32 upcast live at the loss call'), () => ({}))
-          : comp('backward-working', 'Forward temporaries of one layer', forwardTransient, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}))];
+      // The forward peaks either at the loss (logits, loss temporaries) or inside the last layer (its intermediates,
+      // before any logits exist), whichever is higher.
+      const lossTemps = lossFwd > 0 ? [comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => ('logits in compute dtype + fp32 upcast live at the loss call'), () => ({}))] : [];
+      const layerTemps = comp('backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
+      const fwdTail = sum(outside) + sum(lossTemps) >= layerTemps.bytes ? [...outside, ...lossTemps] : [layerTemps];
+      const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...(ck === 'full' ? castCacheComp : castComp), ...fwdTail];
       // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
       const recomputeC = recompute > 0 ? [comp('checkpoint-recompute', 'Recomputed layer (checkpointing)', recompute, () => ('one layer\'s saved tensors, recomputed during its backward'), () => ({ perLayerBytes: Math.round(recompute) }))] : [];
@@ -770,12 +771,12 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const castSum = tot(castComp);
       const castCacheSum = tot(castCacheComp);
       const act = actComp.bytes;
-      const forwardTransient = r(Math.max(lossFwd, layer.backwardWorkingBytes / 2));
+      const fwdTail = Math.max(outSum + r(lossFwd), r(layer.backwardWorkingBytes / 2));
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
       const rec = recompute > 0 ? r(recompute) : 0;
       const work = r(layer.backwardWorkingBytes);
       const headGradB = r(Math.max(gradsInForward, headGrad));
-      const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + gSum + hgSum + act + (ck === 'full' ? castCacheSum : castSum) + outSum + forwardTransient;
+      const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + gSum + hgSum + act + (ck === 'full' ? castCacheSum : castSum) + fwdTail;
       const atLoss = pSum + headGradB + gSum + hgSum + act + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
       const rootSum = rootUnit ? hgSum : 0;
       const atLast = pSum + headGradB + gSum + rootSum + ggSum + act + castSum + rec + work;
