@@ -18,6 +18,8 @@ const TRL_CONFIGS = new Set([
 ]);
 const TRL_TRAINERS = /^(SFT|DPO|GRPO|RLOO|ORPO|KTO|PPO|Reward|CPO|BCO|GKD|PRM|NashMD|OnlineDPO|XPO|IterativeSFT|GOLD|MiniLLM)Trainer$/;
 const HF_TRAINERS = new Set(['Trainer', 'Seq2SeqTrainer']);
+/** transformers collators that pad each batch to its longest sample unless padding="max_length". */
+const PADDING_COLLATORS = new Set(['DataCollatorForSeq2Seq', 'DataCollatorWithPadding']);
 const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
 /** Sequence-length names used by TRL configs, the HF example scripts and the Alpaca/FastChat family (FORMATS.md §2.3). */
 const SEQ_KEYS = new Set(['max_seq_length', 'model_max_length', 'max_seq_len', 'block_size', 'cutoff_len', 'sequence_len']);
@@ -131,6 +133,7 @@ class Analyzer {
       else if (last === 'add_argument') this.noteArgparse(c);
     }
     this.collectClasses(classes);
+    const padsToMax = this.padToMaxLength();
     for (const c of calls) {
       const callee = this.calleeName(c);
       if (!callee) continue;
@@ -154,6 +157,9 @@ class Analyzer {
       } else if (last === 'ModelConfig' && (parts.length === 1 || parts[0] === 'trl')) {
         this.tools.add('trl');
         for (const e of this.args(c).entries) this.mapEntry('trl-model', e, 'trl');
+      } else if (PADDING_COLLATORS.has(last) && !padsToMax) {
+        // Each batch is padded to its longest sample: the allocator caches blocks of shorter batches.
+        this.facts.push({ key: 'batchLengths', rawKey: last, value: 'variable', rawValue: `${last}(...)`, keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'hf-trainer' });
       } else if (HF_TRAINERS.has(last) || TRL_TRAINERS.test(last)) {
         this.tools.add(TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
         this.trainerCall(c, TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
@@ -224,6 +230,24 @@ class Analyzer {
     if (!has('bnb_4bit_use_double_quant')) {
       this.facts.push({ key: 'doubleQuant', rawKey: 'bnb_4bit_use_double_quant', value: false, rawValue: `${name}: default False`, keySpan: at, valueSpan: at, tool, origin: 'call-default' });
     }
+  }
+
+  /**
+   * `padding="max_length"` passed to a call (the tokenizer or a collator): every batch has the maximum length. Found
+   * by a scan of the text, kept only where the syntax tree has a keyword argument (not a comment or a string).
+   */
+  private padToMaxLength(): boolean {
+    let found = false;
+    for (const m of this.text.matchAll(/\bpadding(\s*=\s*)(["'])max_length\2/g)) {
+      const at = m.index ?? 0;
+      const node = this.root.resolveInner(at, 1);
+      if (node.name !== 'VariableName' || node.parent?.name !== 'ArgList') continue;
+      const keySpan = { start: at, end: at + 'padding'.length };
+      const valueSpan = { start: keySpan.end + m[1].length, end: at + m[0].length };
+      this.facts.push({ key: 'batchLengths', rawKey: 'padding', value: 'fixed', rawValue: this.text.slice(valueSpan.start, valueSpan.end), keySpan, valueSpan, tool: 'hf-trainer' });
+      found = true;
+    }
+    return found;
   }
 
   /** PEFT LoraConfig: r=8 and lora_alpha=8 when absent (peft@5d602fd:src/peft/tuners/lora/config.py). */

@@ -212,6 +212,15 @@ describe('analyzeHfPython', () => {
     checkFacts('from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", packing=False)\n', [{ key: 'batchLengths', value: 'variable', keyText: 'packing', valueText: 'False' }]);
   });
 
+  it('reads a padding collator as variable-length batches and padding="max_length" as fixed ones (not in comments)', () => {
+    const collator = 'from transformers import DataCollatorForSeq2Seq\n# padding="max_length" would pad every batch\ncollator = DataCollatorForSeq2Seq(tokenizer, model=model, pad_to_multiple_of=8)\n';
+    const r = checkFacts(collator, [{ key: 'batchLengths', value: 'variable', keyText: 'DataCollatorForSeq2Seq', valueText: 'DataCollatorForSeq2Seq' }]);
+    assert.equal(facts(r, 'batchLengths').length, 1);
+    const padded = 'enc = tokenizer(batch["text"], padding="max_length", truncation=True, max_length=512)\ncollator = DataCollatorWithPadding(tokenizer)\n';
+    const p = checkFacts(padded, [{ key: 'batchLengths', value: 'fixed', keyText: 'padding', valueText: '"max_length"' }]);
+    assert.equal(facts(p, 'batchLengths').length, 1, 'the tokenizer pads to max_length, so the collator has nothing to pad');
+  });
+
   it('leaves the TRL defaults to resolve and records the trl tool', () => {
     const text = 'from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", per_device_train_batch_size=2, max_length=2048, activation_offloading=True, use_liger_kernel=True, torch_compile=True)\n';
     const r = checkFacts(text, [
