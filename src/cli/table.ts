@@ -28,8 +28,8 @@ export function renderTable(e: Estimate): string {
   L.push(`${pad('= device (nvidia-smi)', w)}${lpad(formatBytes(pg.deviceBytes), 10)}`);
   const vl = pg.variableLengths;
   if (vl && vl.cacheBytes > 0) {
-    L.push(`variable-length batches: reserved can reach ${formatBytes(vl.reservedBytes)} over a run (nvidia-smi ${formatBytes(vl.deviceBytes)}): +${formatBytes(vl.cacheBytes)} ${vl.formula};`);
-    L.push('  the allocator frees that cache before running out of memory, so the fit below does not count it');
+    L.push(`variable-length batches: over a run reserved grows to about ${formatBytes(vl.reservedBytes)} or more (nvidia-smi ${formatBytes(vl.deviceBytes)}): +${formatBytes(vl.cacheBytes)} ${vl.formula},`);
+    L.push('  more or less depending on the order of lengths; the allocator frees that cache before running out of memory, so the fit below does not count it');
   }
   L.push('');
   L.push('phases: ' + pg.phases.map((p) => `${p.phase} ${formatBytes(p.allocatedBytes)}`).join(', '));

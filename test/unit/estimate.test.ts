@@ -322,7 +322,7 @@ describe('estimate: variable-length batches', () => {
     // The allocator frees its cache before an out-of-memory error: the fit and the per-step figures do not change.
     assert.equal(v.perGpu.deviceBytes, fixed.perGpu.deviceBytes);
     assert.equal(v.fits, fixed.fits);
-    assert.ok(v.assumptions.some((a) => a.key === 'batch_lengths.distribution' && /spread evenly/.test(a.value)));
+    assert.ok(v.assumptions.some((a) => a.key === 'batch_lengths.cache' && /one set/.test(a.value)));
   });
 
   it('stops at the GPU\'s capacity', () => {
