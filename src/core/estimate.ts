@@ -37,6 +37,8 @@ interface Inventory {
   largestBlock: number;
   /** Block linear parameters that are quantized (QLoRA). */
   quantized: number;
+  /** Elements of the largest quantized weight matrix (dequantized whole for each matmul). */
+  largestQuantized: number;
   /** Quantized parameters' bytes per element including their constants. */
   quantBytesPerParam: number;
   adapter: number;
@@ -106,12 +108,14 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
     for (const m of mods) if (targets.has(m.name)) adapter += setup.lora.r * (m.inFeatures + m.outFeatures) * m.count;
   }
   let quantized = 0;
+  let largestQuantized = 0;
   let qbpp = 0;
   if (setup.quantization) {
     const scope = setup.quantization.scope;
     for (const m of mods) {
       if (scope === 'lora-targets' && !targets.has(m.name)) continue;
       quantized += m.inFeatures * m.outFeatures * m.count;
+      largestQuantized = Math.max(largestQuantized, m.inFeatures * m.outFeatures);
     }
     qbpp = quantBytesPerParam(setup.quantization).bytes;
   }
@@ -159,7 +163,7 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
     }
   }
   return {
-    total, embedding: pc.embedding, head: pc.head, blocks, largestBlock: pc.largestBlock, quantized, quantBytesPerParam: qbpp,
+    total, embedding: pc.embedding, head: pc.head, blocks, largestBlock: pc.largestBlock, quantized, largestQuantized, quantBytesPerParam: qbpp,
     adapter, savedModules, trainable, trainableMatrices: matrices, trainableVectors: vectors, largestTrainableTensor: largest,
     headTrainable, source,
   };
@@ -679,6 +683,13 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const lmHead = headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm';
     const tiedAccum = setup.method === 'full' && first && a.tied && lmHead && pp === 1 ? (a.vocab * a.hidden * half) / tp : 0;
 
+    // 4-bit / 8-bit base weights are dequantized whole for each matmul, forward and backward (bitsandbytes
+    // MatMul4Bit: F.linear(A, dequantize_4bit(B)); torchao linear_nf4: weight.to(input.dtype)): one weight at a time.
+    const dequantBytes = quantHere > 0 ? (inv.largestQuantized / tp) * cb : 0;
+    const dequantC = dequantBytes > 0 && !leanMode
+      ? [comp('backward-working', 'Dequantized base weight (one linear at a time)', dequantBytes, () => (`largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${cb} B, dequantized for its matmul`), () => ({ elements: inv.largestQuantized / tp }))]
+      : [];
+
     // Embedding output / final norm / loss on the first and last stage.
     const outside: Component[] = [];
     if (last && lmHead) {
@@ -698,7 +709,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       // before any logits exist), whichever is higher.
       const lossTemps = lossFwd > 0 ? [comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => ('logits in compute dtype + fp32 upcast live at the loss call'), () => ({}))] : [];
       const layerTemps = comp('backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
-      const fwdTail = sum(outside) + sum(lossTemps) >= layerTemps.bytes ? [...outside, ...lossTemps] : [layerTemps];
+      const fwdTail = sum(outside) + sum(lossTemps) >= layerTemps.bytes + sum(dequantC) ? [...outside, ...lossTemps] : [layerTemps, ...dequantC];
       const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...(ck === 'full' ? castCacheComp : castComp), ...fwdTail];
       // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
@@ -712,9 +723,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const atLoss: Component[] = [...pers, headGradC, ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
         comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ('nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
       const rootHeld = rootUnit ? headGather : [];
-      const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working];
+      const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working, ...dequantC];
       const tiedC = tiedAccum > 0 ? [comp('backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum, () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
-      const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...gatheredGrads, ...recomputeC, working, ...tiedC];
+      const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...gatheredGrads, ...recomputeC, working, ...dequantC, ...tiedC];
       const candidates: Array<[Component[], string]> = [
         [atLoss, 'start of backward: activations + gradients of the logits'],
         [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
@@ -773,7 +784,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const castSum = tot(castComp);
       const castCacheSum = tot(castCacheComp);
       const act = actComp.bytes;
-      const fwdTail = Math.max(outSum + r(lossFwd), r(layer.backwardWorkingBytes / 2));
+      const fwdTail = Math.max(outSum + r(lossFwd), r(layer.backwardWorkingBytes / 2) + r(dequantBytes));
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
       const rec = recompute > 0 ? r(recompute) : 0;
       const work = r(layer.backwardWorkingBytes);
@@ -781,8 +792,8 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + gSum + hgSum + act + (ck === 'full' ? castCacheSum : castSum) + fwdTail;
       const atLoss = pSum + headGradB + gSum + hgSum + act + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
       const rootSum = rootUnit ? hgSum : 0;
-      const atLast = pSum + headGradB + gSum + rootSum + ggSum + act + castSum + rec + work;
-      const atFirst = pSum + r(gradAtEnd) + gSum + rootSum + ggSum + rec + work + (tiedAccum > 0 ? r(tiedAccum) : 0);
+      const atLast = pSum + headGradB + gSum + rootSum + ggSum + act + castSum + rec + work + r(dequantBytes);
+      const atFirst = pSum + r(gradAtEnd) + gSum + rootSum + ggSum + rec + work + r(dequantBytes) + (tiedAccum > 0 ? r(tiedAccum) : 0);
       const bwd = Math.max(atLoss, atLast, atFirst);
       let temps = 0;
       if (!offloadOpt && !fsdpOffload) {

@@ -304,6 +304,17 @@ describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
   });
 });
 
+describe('estimate: quantized base weights in a layer', () => {
+  it('QLoRA: the largest 4-bit weight is dequantized whole for its matmul (Llama-2-70B MLP 28672 x 8192 x 2 B = 469,762,048 B)', () => {
+    // bitsandbytes MatMul4Bit.forward: F.linear(A, dequantize_4bit(B).to(A.dtype).t()); backward the same for grad_A.
+    const e = run(setupFor('meta-llama/Llama-2-70b-hf', { method: 'qlora', weights_dtype: 'bf16', quantization: { bits: 4 }, gradient_checkpointing: 'full', seq_len: 128 }));
+    const bwd = phase(e, 'backward');
+    const dq = bwd.components.find((c) => c.label.startsWith('Dequantized base weight'));
+    assert.equal(dq?.bytes, 28672 * 8192 * 2);
+    assert.match(bwd.note, /layer/);
+  });
+});
+
 describe('estimate: variable-length batches', () => {
   // Qwen2-7B (vocab 152,064), LoRA on bf16 weights without autocast: the logits are bf16 and the loss is the full
   // fp32-upcast cross-entropy, whose vocabulary-sized tensors peak at 4·T·V saved + 8·T·V of logit gradients.
