@@ -1,7 +1,7 @@
 // Diagnostics as data: what to report in a document, with stable codes, the exact span and related places.
 // Codes are public API (README "Diagnostics"): exceeds-gpu-memory, near-gpu-memory, batch-size-mismatch,
 // conflicting-precision, offload-needs-zero, unresolved-auto, unknown-model, reference-not-found,
-// strict-json-comments, plus deprecated-key, unknown-key, invalid-value and placeholder from the analyzers.
+// strict-json-comments, variable-length-cache, plus deprecated-key, unknown-key, invalid-value and placeholder from the analyzers.
 // Editor-free and pure.
 import type { CanonicalKey, MessageTemplate, Span } from '../analyzers/facts';
 import type { ComponentId } from '../core/model';
@@ -11,7 +11,7 @@ import type { Analysis } from './analysis';
 export type FindingCode =
   | 'exceeds-gpu-memory' | 'near-gpu-memory' | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero'
   | 'unresolved-auto' | 'unknown-model' | 'reference-not-found' | 'strict-json-comments' | 'deprecated-key' | 'unknown-key'
-  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static';
+  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache';
 
 export interface RelatedInfo {
   readonly file: string;
@@ -59,7 +59,7 @@ const SCENARIO_KEY: Partial<Record<CanonicalKey, string>> = {
   microBatchSize: 'micro_batch_size', seqLen: 'seq_len', gradientCheckpointing: 'gradient_checkpointing', attention: 'attention',
   loss: 'loss', optimizer: 'optimizer', zeroStage: 'zero_stage', offloadOptimizer: 'offload_optimizer', fsdp: 'fsdp', method: 'method',
   gradientAccumulationSteps: 'gradient_accumulation_steps', model: 'model', quantBits: 'quantization', weightsDtype: 'weights_dtype',
-  mixedPrecision: 'mixed_precision', loraR: 'lora', loraTargets: 'lora',
+  mixedPrecision: 'mixed_precision', loraR: 'lora', loraTargets: 'lora', batchLengths: 'batch_lengths',
 };
 
 /** The span of a canonical key in this document (key span), if the document sets it. */
@@ -142,6 +142,13 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
       push({
         code: 'near-gpu-memory', severity: 'warning', span, related,
         message: t('Needs {0} of {1} on {2}: less than {3}% headroom left ({4}). Fragmentation or longer batches may run out of memory.', formatBytes(need), formatBytes(cap), a.gpu.id, a.settings.headroomPercent, formatBytes(cap - need)),
+      });
+    }
+    const vl = e.perGpu.variableLengths;
+    if (e.fits && vl && vl.cacheBytes > 0 && vl.deviceBytes > cap * (1 - headroom)) {
+      push({
+        code: 'variable-length-cache', severity: 'info', span: spanOfKey(a, 'batchLengths') ?? spanOfKey(a, 'seqLen') ?? span, related: [],
+        message: t('Batches are padded to their own longest sample: over a run the allocator caches about {0} of earlier, shorter batches, which reaches {1} of {2} on {3}. It releases unsplit cached blocks before failing, but not split ones; if the run fails with memory "reserved but unallocated", set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True or pack the samples.', formatBytes(vl.cacheBytes), formatBytes(vl.deviceBytes), formatBytes(cap), a.gpu.id),
       });
     }
   } else if (e && gpuName && !a.gpu) {

@@ -103,6 +103,22 @@ describe('features: findings', () => {
     assert.ok(a.findings.some((x) => x.code === 'near-gpu-memory'), JSON.stringify(a.findings.map((x) => x.code)));
   });
 
+  it('variable-length-cache (info) when the cache of earlier, shorter batches would fill the GPU; none with fixed lengths', () => {
+    const text = 'model: Qwen/Qwen2-7B\nweights_dtype: bf16\nmethod: lora\ngradient_checkpointing: full\nseq_len: 2048\nbatch_lengths: variable\n';
+    const need = analyze('/w/v.vram.yaml', text, { gpu: '', headroomPercent: 5 }).estimate!.perGpu.deviceBytes;
+    // 12 % above the per-step need: fits with headroom, but one set of loss tensors (3.5 GiB) would not.
+    const gpu = `${((need * 1.12) / 2 ** 30).toFixed(3)}GiB`;
+    const a = analyze('/w/v.vram.yaml', text, { gpu, headroomPercent: 5 });
+    const f = a.findings.find((x) => x.code === 'variable-length-cache');
+    assert.ok(f, JSON.stringify(a.findings.map((x) => x.code)));
+    assert.equal(f.severity, 'info');
+    assert.equal(text.slice(f.span.start, f.span.end), 'batch_lengths');
+    assert.match(f.message, /expandable_segments/);
+    assert.ok(!a.findings.some((x) => x.code === 'near-gpu-memory' || x.code === 'exceeds-gpu-memory'));
+    const fixed = analyze('/w/v.vram.yaml', text.replace('variable', 'fixed'), { gpu, headroomPercent: 5 });
+    assert.ok(!fixed.findings.some((x) => x.code === 'variable-length-cache'));
+  });
+
   it('batch-size-mismatch and conflicting-precision from a DeepSpeed file are reported at their keys', () => {
     const text = '{\n  "train_batch_size": 63,\n  "train_micro_batch_size_per_gpu": 4,\n  "gradient_accumulation_steps": 2,\n  "bf16": {"enabled": true},\n  "fp16": {"enabled": true}\n}\n';
     files.clear();
