@@ -719,8 +719,11 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       // (loss buffers freed, one layer recomputed and its gradients in flight), then down to the first layer
       // (all gradients produced, activations freed).
       const headGradC = gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)');
+      // The head's weight gradient comes after the loss backward (its matmul runs next), except with a chunked loss,
+      // where the chunks before the current one have already added theirs to it.
+      const headAtLossC = headAccum > 0 ? headGradC : gradC(gradsInForward, ' (kept from the previous micro-step)');
       const accumC = headAccum > 0 ? [comp('backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum, () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
-      const atLoss: Component[] = [...pers, headGradC, ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
+      const atLoss: Component[] = [...pers, headAtLossC, ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
         comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ('nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
       const rootHeld = rootUnit ? headGather : [];
       const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working, ...dequantC];
@@ -789,8 +792,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const rec = recompute > 0 ? r(recompute) : 0;
       const work = r(layer.backwardWorkingBytes);
       const headGradB = r(Math.max(gradsInForward, headGrad));
+      const headAtLossB = headAccum > 0 ? headGradB : r(gradsInForward);
       const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + gSum + hgSum + act + (ck === 'full' ? castCacheSum : castSum) + fwdTail;
-      const atLoss = pSum + headGradB + gSum + hgSum + act + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
+      const atLoss = pSum + headAtLossB + gSum + hgSum + act + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
       const rootSum = rootUnit ? hgSum : 0;
       const atLast = pSum + headGradB + gSum + rootSum + ggSum + act + castSum + rec + work + r(dequantBytes);
       const atFirst = pSum + r(gradAtEnd) + gSum + rootSum + ggSum + rec + work + r(dequantBytes) + (tiedAccum > 0 ? r(tiedAccum) : 0);
@@ -812,10 +816,11 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         { phase: 'optimizer', allocatedBytes: opt, components: persistentOnly, note: '' },
       ];
       if (gradsAtPhase) {
-        // The backward point is phasesFor's choice (the first of equal maxima); the loss and last-layer points hold
-        // the head's gradient, the end of the backward all of them.
+        // The backward point is phasesFor's choice (the first of equal maxima): the loss point holds the gradients
+        // kept from the previous micro-step (and the head's with a chunked loss), the last-layer point the head's, the
+        // end of the backward all of them.
         gradsAtPhase.set(out[0], gradsInForward > 0 ? r(gradsInForward) : 0);
-        gradsAtPhase.set(out[1], atLoss >= atFirst || atLast >= atFirst ? headGradB : r(gradAtEnd));
+        gradsAtPhase.set(out[1], atLoss >= atLast && atLoss >= atFirst ? headAtLossB : atLast >= atFirst ? headGradB : r(gradAtEnd));
         gradsAtPhase.set(out[2], r(setup.optimizer_in_backward ? 0 : gradAtEnd));
       }
       if (zero >= 1 && setup.optimizer !== 'none') {

@@ -114,6 +114,8 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const Tsp = p.sequenceParallel ? T / tp : T;
   const residualBytes = p.weightBytes === 4 ? 4 : p.half; // autocast keeps fp32 residuals only with fp32 weights
   const x0 = tape.tensor('block input', Tsp * a.hidden, residualBytes, p.inputRequiresGrad || p.baseTrainable);
+  /** What the second half of a pre-norm block (norm + MLP) saves: freed by its backward before the attention's runs. */
+  let mlpSavedBytes = 0;
 
   const weight = (name: string): Weight => {
     const m = mods.get(name);
@@ -155,6 +157,8 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const b = p.batch;
   const s = p.seq;
 
+  /** Eager attention computes the softmax in fp32 (HF llama-family `softmax(..., dtype=torch.float32)`, autocast). */
+  let softmaxUpcast = false;
   /** softmax(QK^T)V for one block, by implementation. Returns the (b, s, qd) output in compute dtype. */
   const attentionCore = (q: Tensor, k: Tensor, v: Tensor, opts: { causalRepeat: boolean; softmaxFp32: boolean; dropout: number; kvTokens?: number }): Tensor => {
     const kvTokens = opts.kvTokens ?? T;
@@ -165,6 +169,7 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
       const scoresElems = b * heads * s * (kvTokens / b);
       const scores = tape.matmul(q, kk, scoresElems, 'attention scores QK^T');
       let probs: Tensor;
+      softmaxUpcast = p.mode === 'amp' || opts.softmaxFp32;
       legacySoftmaxInput(tape, p, scores, 'softmax input', p.mode === 'amp' || opts.softmaxFp32 ? 4 : scores.bytesPerElem);
       if (p.mode === 'amp' || opts.softmaxFp32) {
         const sm = tape.unarySavesOutput(scores, 'softmax output (fp32)', 4);
@@ -288,9 +293,11 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
       const o = linear(att, a.family === 'qwen' ? 'c_proj' : 'o_proj', a.hidden, 'o_proj output');
       let x1 = tape.free(o, 'residual', Tsp * a.hidden, residualBytes);
       if (a.family === 'gemma2') x1 = norm(x1, 'post_attention_layernorm');
+      const beforeMlp = tape.totalBytes();
       const h2 = norm(x1, a.family === 'gemma2' ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
       layerOutputs = a.moe ? moeMlp(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
       if (a.family === 'gemma2') layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
+      mlpSavedBytes = tape.totalBytes() - beforeMlp;
       break;
     }
   }
@@ -308,8 +315,12 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const cb = tape.computeBytes;
   const ffnLocal = a.moe ? a.moe.expertFfn * a.moe.topK : a.ffn / tp;
   const mlpWorking = (a.gatedMlp ? 3 : 2) * cb * T * ffnLocal;
-  const attnWorking = p.attention === 'eager' ? (4 + 4 + cb) * b * heads * s * s : 4 * cb * T * qd;
-  const backwardWorkingBytes = Math.max(mlpWorking, attnWorking) + 2 * residualBytes * Tsp * a.hidden;
+  // Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward), plus
+  // the fp32 copy of the gradient when the softmax ran in fp32 on 16-bit scores. By then the block's MLP half has
+  // been through its backward and released what it saved.
+  const scoreGradBytes = 2 * cb + (softmaxUpcast && cb < 4 ? 4 : 0);
+  const attnWorking = p.attention === 'eager' ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd;
+  const backwardWorkingBytes = Math.max(mlpWorking, Math.max(0, attnWorking - mlpSavedBytes)) + 2 * residualBytes * Tsp * a.hidden;
   const layerInputBytes = Tsp * a.hidden * residualBytes;
   const everyOtherMatmul = tape.matmulOutputs.filter((_, i) => i % 2 === 0).reduce((x, y) => x + y, 0);
   const selectiveBytes = Math.min(bytesPerLayer, layerInputBytes + everyOtherMatmul + tape.attentionOutputBytes);
