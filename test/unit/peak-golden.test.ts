@@ -1,0 +1,55 @@
+// The step peak against ground truth: the most bytes PyTorch holds during one forward and backward pass (after a
+// first full step, so the AdamW state exists), read from the profiler's allocation records on the CPU for small
+// Llama-style models (tools/peak/measure_step.py; data in test/fixtures/peak/golden.json). This checks the phases,
+// not only the saved activations: the loss backward's logit gradients, when the head's gradient appears, the
+// working set of a layer in backward. The estimator's peak allocated bytes must be within 3 % of every point.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { estimate } from '../../src/core/estimate';
+import { TrainingSetupSchema, type TrainingSetupInput } from '../../src/core/setup';
+
+interface PeakCase {
+  config: { num_hidden_layers: number; hidden_size: number; num_attention_heads: number; num_key_value_heads: number; intermediate_size: number; vocab_size: number };
+  batch: number;
+  seq: number;
+  dtype: 'fp32' | 'bf16';
+  attention: 'eager' | 'flash';
+  checkpointing: 'none' | 'full_reentrant';
+  lora: null | { r: number; targets: string[] };
+  peakBytes: number;
+  peakAt: string;
+}
+
+const golden = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'peak', 'golden.json'), 'utf8')) as { cases: PeakCase[] };
+
+function peakOf(c: PeakCase): { bytes: number; phase: string } {
+  const k = c.config;
+  const input: TrainingSetupInput = {
+    architecture: {
+      model_type: 'llama', num_hidden_layers: k.num_hidden_layers, hidden_size: k.hidden_size, num_attention_heads: k.num_attention_heads,
+      num_key_value_heads: k.num_key_value_heads, intermediate_size: k.intermediate_size, vocab_size: k.vocab_size, tie_word_embeddings: false,
+    },
+    weights_dtype: c.dtype, mixed_precision: 'none', optimizer: 'adamw', micro_batch_size: c.batch, seq_len: c.seq, attention: c.attention,
+    gradient_checkpointing: c.checkpointing === 'none' ? 'none' : 'full', cuda_context_bytes: 0,
+    ...(c.lora ? { method: 'lora' as const, lora: { r: c.lora.r, target_modules: c.lora.targets, dtype: 'fp32' as const } } : {}),
+  };
+  const r = estimate(TrainingSetupSchema.parse(input));
+  assert.ok(r.ok);
+  // The measured pass ends before the optimizer step (PyTorch 1.13's foreach AdamW keeps one more temporary than 2.x).
+  const phases = r.estimate.perGpu.phases.filter((p) => p.phase !== 'optimizer');
+  const top = phases.reduce((m, p) => (p.allocatedBytes > m.allocatedBytes ? p : m));
+  return { bytes: top.allocatedBytes, phase: top.note };
+}
+
+describe('step peak against the profiler ground truth (tools/peak)', () => {
+  assert.ok(golden.cases.length >= 10);
+  for (const c of golden.cases) {
+    const name = `${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? ' LoRA' : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
+    it(name, () => {
+      const got = peakOf(c);
+      const err = (got.bytes - c.peakBytes) / c.peakBytes;
+      assert.ok(Math.abs(err) <= 0.03, `estimate ${got.bytes} (${got.phase}) is ${(err * 100).toFixed(1)} % from ${c.peakBytes}`);
+    });
+  }
+});

@@ -1,0 +1,185 @@
+#!/usr/bin/python3
+"""Ground truth for the peak of a training step: the bytes PyTorch holds at the highest point of one forward and
+backward pass (after a first full step, so the optimizer state exists), for small reference models that mirror
+Hugging Face transformers' op sequences (the models of tools/activations/measure.py).
+
+The allocations are read from the PyTorch profiler (profile_memory=True) on the CPU: its raw allocation records
+(+bytes, -bytes, in order) give allocated bytes over time. Parameters, gradients and optimizer state are counted like any other tensor; nothing about CUDA (caching,
+rounding, context) is involved, so this checks the estimator's peak allocated bytes, phase by phase.
+
+Run with Debian's torch (apt-get install python3-torch; torch 1.13):
+    /usr/bin/python3 tools/peak/measure_step.py          # writes test/fixtures/peak/golden.json
+"""
+import json
+import math
+import os
+import sys
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tools", "activations"))
+import measure as M  # noqa: E402  (reference models)
+
+OUT = os.path.join(REPO, "test", "fixtures", "peak", "golden.json")
+BLOCK = 16  # query rows per block of the blockwise attention below
+
+
+class BlockwiseFlash(torch.autograd.Function):
+    """Flash attention with the memory behaviour of the real kernel: the s x s scores never exist whole (they are
+    computed BLOCK query rows at a time, as the kernel does tile by tile in on-chip memory), and backward keeps
+    q, k, v, out and the fp32 logsumexp, like aten::_scaled_dot_product_flash_attention. Gradients of k and v are
+    accumulated in fp32, like flash-attn 2's backward."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, causal, scale, p):
+        b, h, s, d = q.shape
+        rep = h // k.shape[1]
+        kk = k.repeat_interleave(rep, 1)
+        vv = v.repeat_interleave(rep, 1)
+        out = torch.empty(b, s, h, d, dtype=q.dtype).transpose(1, 2)
+        lse = torch.empty(b, h, s, dtype=torch.float32)
+        for i in range(0, s, BLOCK):
+            sc = (q[:, :, i:i + BLOCK].float() @ kk.float().transpose(-1, -2)) * scale
+            if causal:
+                rows = torch.arange(i, min(i + BLOCK, s)).unsqueeze(1)
+                sc = sc.masked_fill(torch.arange(s).unsqueeze(0) > rows, float("-inf"))
+            lse[:, :, i:i + BLOCK] = torch.logsumexp(sc, -1)
+            out[:, :, i:i + BLOCK] = (torch.softmax(sc, -1) @ vv.float()).to(q.dtype)
+        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.causal, ctx.scale = causal, scale
+        return out
+
+    @staticmethod
+    def backward(ctx, dout):
+        q, k, v, out, lse = ctx.saved_tensors
+        b, h, s, d = q.shape
+        rep = h // k.shape[1]
+        kk = k.repeat_interleave(rep, 1).float()
+        vv = v.repeat_interleave(rep, 1).float()
+        dq = torch.empty_like(q)
+        dk = torch.zeros(b, h, s, d, dtype=torch.float32)
+        dv = torch.zeros(b, h, s, d, dtype=torch.float32)
+        delta = (dout.float() * out.float()).sum(-1)
+        for i in range(0, s, BLOCK):
+            qi = q[:, :, i:i + BLOCK].float()
+            sc = (qi @ kk.transpose(-1, -2)) * ctx.scale
+            if ctx.causal:
+                rows = torch.arange(i, min(i + BLOCK, s)).unsqueeze(1)
+                sc = sc.masked_fill(torch.arange(s).unsqueeze(0) > rows, float("-inf"))
+            pr = torch.exp(sc - lse[:, :, i:i + BLOCK].unsqueeze(-1))
+            doi = dout[:, :, i:i + BLOCK].float()
+            dv += pr.transpose(-1, -2) @ doi
+            ds = pr * (doi @ vv.transpose(-1, -2) - delta[:, :, i:i + BLOCK].unsqueeze(-1))
+            dq[:, :, i:i + BLOCK] = ((ds @ kk) * ctx.scale).to(q.dtype)
+            dk += (ds.transpose(-1, -2) @ qi) * ctx.scale
+        dk = dk.view(b, h // rep, rep, s, d).sum(2).to(k.dtype)
+        dv = dv.view(b, h // rep, rep, s, d).sum(2).to(v.dtype)
+        return dq, dk, dv, None, None, None
+
+
+def blockwise_flash_attn(q, k, v, causal, scale, p=0.0):
+    return BlockwiseFlash.apply(q, k, v, causal, scale, p)
+
+
+M.flash_attn = blockwise_flash_attn
+
+
+def allocated_peak(prof):
+    """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
+    free, in the order they happened), and the innermost operator running at that moment."""
+    records = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
+    records.sort(key=lambda e: e.start_us())  # stable: records of the same microsecond keep their order
+    cur = top = 0
+    at = None
+    for e in records:
+        cur += e.nbytes()
+        if cur > top:
+            top, at = cur, e.start_us()
+    where = None
+    if at is not None:
+        at -= prof.profiler.kineto_results.trace_start_us()  # operator events count from the start of the trace
+        ops = [e for e in prof.events() if e.name != "[memory]" and e.time_range.start <= at <= e.time_range.end]
+        if ops:
+            where = max(ops, key=lambda e: e.time_range.start).name
+    return top, where
+
+
+def tensor_bytes(ts):
+    return sum(t.numel() * t.element_size() for t in ts)
+
+
+def step_peak(family, point, dtype, attn, ckpt, lora=None):
+    b, s, h, nh, kv, V = point
+    cfg = M.make_cfg(family, b, s, h, nh, kv, V)
+    cfg["_attn"], cfg["_ckpt"] = attn, ckpt
+    if lora:
+        cfg["_lora"] = lora
+    torch.manual_seed(0)
+    model = M.FAMILY_CLASS[family](cfg)
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if p.dim() >= 2 and "lora" not in n:
+                p.normal_(0, 0.5 / math.sqrt(p.shape[-1]))
+    if lora:
+        for n, p in model.named_parameters():
+            p.requires_grad_("lora_" in n)
+    if dtype == "bf16":
+        model.to(torch.bfloat16)
+        for m in model.modules():  # PEFT keeps adapters in fp32 (autocast_adapter_dtype=True)
+            if isinstance(m, M.LoraLinear):
+                m.lora_A.float()
+                m.lora_B.float()
+    model.train()
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(trainable, lr=1e-5, foreach=True)
+    g = torch.Generator().manual_seed(1234)
+    ids = torch.randint(0, V, (b, s), generator=g)
+    labels = torch.randint(0, V, (b, s), generator=g)
+    opt.zero_grad(set_to_none=True)
+    model(ids, labels).backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        loss = model(ids, labels)
+        loss.backward()
+    top, where = allocated_peak(prof)
+    params = tensor_bytes(model.parameters())
+    states = tensor_bytes(t for st in opt.state.values() for t in st.values() if torch.is_tensor(t) and t.dim() > 0)
+    public = {k: v for k, v in cfg.items() if not k.startswith("_")}
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora,
+                parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
+
+
+CASES = [
+    # (family, (b, s, h, heads, kv heads, vocab), dtype, attention, checkpointing, lora)
+    ("llama", (2, 128, 256, 4, 4, 1000), "fp32", "eager", "none", None),
+    ("llama", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
+    ("llama", (1, 512, 512, 8, 8, 8000), "fp32", "eager", "none", None),
+    ("llama", (4, 256, 256, 4, 4, 32000), "fp32", "eager", "none", None),
+    ("llama", (1, 1024, 256, 4, 1, 2000), "fp32", "eager", "none", None),
+    ("llama", (2, 512, 256, 4, 2, 4000), "fp32", "flash", "none", None),
+    ("llama", (2, 512, 256, 4, 2, 4000), "fp32", "flash", "full_reentrant", None),
+    ("llama", (1, 1024, 256, 4, 4, 2000), "fp32", "eager", "full_reentrant", None),
+    ("llama", (2, 512, 256, 4, 2, 8000), "bf16", "flash", "none", None),
+    ("llama", (2, 512, 256, 4, 2, 8000), "fp32", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+    ("llama", (2, 512, 256, 4, 2, 8000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+]
+
+
+def main():
+    out = []
+    for family, point, dtype, attn, ckpt, lora in CASES:
+        r = step_peak(family, point, dtype, attn, ckpt, lora)
+        print(f"{family} {point} {dtype} {attn} {ckpt} {'lora' if lora else 'full'}: peak {r['peakBytes']:,} B at {r['peakAt']}", flush=True)
+        out.append(r)
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w") as f:
+        json.dump(dict(torch=torch.__version__, source="tools/peak/measure_step.py", cases=out), f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
