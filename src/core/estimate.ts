@@ -728,11 +728,14 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const rootHeld = rootUnit ? headGather : [];
       const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working, ...dequantC];
       const tiedC = tiedAccum > 0 ? [comp('backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum, () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
-      const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...gatheredGrads, ...recomputeC, working, ...dequantC, ...tiedC];
+      const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...gatheredGrads, ...recomputeC, working, ...dequantC];
+      // The embedding's backward runs after the first layer's is done: its gradient meets the tied head's there.
+      const atEmbedding: Component[] = tiedC.length > 0 ? [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...tiedC] : [];
       const candidates: Array<[Component[], string]> = [
         [atLoss, 'start of backward: activations + gradients of the logits'],
         [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
         [atFirstLayer, 'end of backward: all gradients + the first layer in flight'],
+        [atEmbedding, 'end of backward: all gradients + the embedding gradient of the tied head'],
       ];
       const [bwd, bwdNote] = candidates.reduce((m, c) => (sum(c[0]) > sum(m[0]) ? c : m));
       // Optimizer step: activations are gone; gradients, states and step temporaries are live.
@@ -797,7 +800,8 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const atLoss = pSum + headAtLossB + gSum + hgSum + act + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
       const rootSum = rootUnit ? hgSum : 0;
       const atLast = pSum + headGradB + gSum + rootSum + ggSum + act + castSum + rec + work + r(dequantBytes);
-      const atFirst = pSum + r(gradAtEnd) + gSum + rootSum + ggSum + rec + work + r(dequantBytes) + (tiedAccum > 0 ? r(tiedAccum) : 0);
+      const atFirst = Math.max(pSum + r(gradAtEnd) + gSum + rootSum + ggSum + rec + work + r(dequantBytes),
+        tiedAccum > 0 ? pSum + r(gradAtEnd) + gSum + rootSum + r(tiedAccum) : 0);
       const bwd = Math.max(atLoss, atLast, atFirst);
       let temps = 0;
       if (!offloadOpt && !fsdpOffload) {
