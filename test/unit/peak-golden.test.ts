@@ -1,6 +1,6 @@
 // The step peak against ground truth: the most bytes PyTorch holds during one forward and backward pass (after a
 // first full step, so the AdamW state exists), read from the profiler's allocation records on the CPU for small
-// Llama-style models (tools/peak/measure_step.py; data in test/fixtures/peak/golden.json). This checks the phases,
+// Llama- and GPT-2-style models (tools/peak/measure_step.py; data in test/fixtures/peak/golden.json). This checks the phases,
 // not only the saved activations: the loss backward's logit gradients, when the head's gradient appears, the
 // working set of a layer in backward. The estimator's peak allocated bytes must be within 3 % of every point.
 import * as assert from 'node:assert/strict';
@@ -10,7 +10,8 @@ import { estimate } from '../../src/core/estimate';
 import { TrainingSetupSchema, type TrainingSetupInput } from '../../src/core/setup';
 
 interface PeakCase {
-  config: { num_hidden_layers: number; hidden_size: number; num_attention_heads: number; num_key_value_heads: number; intermediate_size: number; vocab_size: number };
+  family: string;
+  config: Record<string, unknown> & { hidden_size: number; vocab_size: number };
   batch: number;
   seq: number;
   dtype: 'fp32' | 'bf16';
@@ -24,12 +25,9 @@ interface PeakCase {
 const golden = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'peak', 'golden.json'), 'utf8')) as { cases: PeakCase[] };
 
 function peakOf(c: PeakCase): { bytes: number; phase: string } {
-  const k = c.config;
   const input: TrainingSetupInput = {
-    architecture: {
-      model_type: 'llama', num_hidden_layers: k.num_hidden_layers, hidden_size: k.hidden_size, num_attention_heads: k.num_attention_heads,
-      num_key_value_heads: k.num_key_value_heads, intermediate_size: k.intermediate_size, vocab_size: k.vocab_size, tie_word_embeddings: false,
-    },
+    // The reference models' config.json fields (tools/activations/measure.py make_cfg).
+    architecture: { ...c.config, model_type: c.family },
     weights_dtype: c.dtype, mixed_precision: 'none', optimizer: 'adamw', micro_batch_size: c.batch, seq_len: c.seq, attention: c.attention,
     gradient_checkpointing: c.checkpointing === 'none' ? 'none' : 'full', cuda_context_bytes: 0,
     ...(c.lora ? { method: 'lora' as const, lora: { r: c.lora.r, target_modules: c.lora.targets, dtype: 'fp32' as const } } : {}),
@@ -45,7 +43,7 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
 describe('step peak against the profiler ground truth (tools/peak)', () => {
   assert.ok(golden.cases.length >= 10);
   for (const c of golden.cases) {
-    const name = `${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? ' LoRA' : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
+    const name = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? ' LoRA' : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
     it(name, () => {
       const got = peakOf(c);
       const err = (got.bytes - c.peakBytes) / c.peakBytes;
