@@ -514,16 +514,26 @@ export interface LossMemory {
  * norm and head (LoRA, QLoRA) keep only the upcast input the norm's backward needs.
  */
 export function finalNormSaved(p: { arch: Architecture; mode: ComputeMode; half: 2 | 4; weightBytes: number; tokens: number; normTrainable: boolean; headTrainable: boolean }): number {
-  const a = p.arch;
-  const tape = new Tape(p.mode, p.half, false);
-  const residualBytes = p.weightBytes === 4 ? 4 : p.half;
-  const x = tape.tensor('final hidden states', p.tokens * a.hidden, residualBytes, true);
-  const normed = a.norm === 'rms'
-    ? tape.rmsNorm(x, p.tokens, p.normTrainable, 'final norm', p.weightBytes, a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : 'llama')
-    : tape.layerNorm(x, p.tokens, p.normTrainable, 'final norm');
-  tape.linear(normed, { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: p.weightBytes }, a.vocab, 'logits');
-  return tape.totalBytes();
+  // Every saved tensor is proportional to the tokens: replay one token once per setting (the advice search asks often).
+  const key = `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}`;
+  let byKey = finalNormCache.get(p.arch);
+  if (!byKey) finalNormCache.set(p.arch, (byKey = new Map()));
+  let perToken = byKey.get(key);
+  if (perToken === undefined) {
+    const a = p.arch;
+    const tape = new Tape(p.mode, p.half, false);
+    const residualBytes = p.weightBytes === 4 ? 4 : p.half;
+    const x = tape.tensor('final hidden states', a.hidden, residualBytes, true);
+    const normed = a.norm === 'rms'
+      ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', p.weightBytes, a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : 'llama')
+      : tape.layerNorm(x, 1, p.normTrainable, 'final norm');
+    tape.linear(normed, { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: p.weightBytes }, a.vocab, 'logits');
+    perToken = tape.totalBytes();
+    byKey.set(key, perToken);
+  }
+  return perToken * p.tokens;
 }
+const finalNormCache = new WeakMap<Architecture, Map<string, number>>();
 
 export function lossMemory(p: LossPlan): LossMemory {
   const TV = p.tokens * p.vocab;
