@@ -4,7 +4,7 @@ import { countParameters, linearModules, parseArchitecture, type Architecture, t
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { ProvenanceMap, TrainingSetup } from './setup';
 import { SCHEMA_DEFAULT_NOTES } from './setup';
-import { finalNormSaved, layerActivations, lossMemory, type LoraPlan } from './terms/activations';
+import { finalNormSaved, layerActivations, lossMemory, type Ia3Plan, type LoraPlan } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
 import { DTYPE_BYTES, GiB, MiB, formatCount } from './units';
 
@@ -55,20 +55,25 @@ interface Inventory {
 
 const dtypeBytes = (d: 'fp32' | 'bf16' | 'fp16'): number => DTYPE_BYTES[d];
 
-function loraTargets(setup: TrainingSetup, mods: LinearModule[]): Set<string> {
-  const lora = setup.lora;
+/** Linear modules named by a PEFT target list (full or last-component names, case-insensitive), or all of them. */
+function matchModules(names: readonly string[] | 'all-linear', mods: LinearModule[]): Set<string> {
   const out = new Set<string>();
-  if (!lora) return out;
-  if (lora.target_modules === 'all-linear') {
+  if (names === 'all-linear') {
     for (const m of mods) if (m.group !== 'router') out.add(m.name);
     return out;
   }
-  const wanted = lora.target_modules.map((t) => t.toLowerCase());
+  const wanted = names.map((t) => t.toLowerCase());
   for (const m of mods) {
     const short = m.name.split('.').pop()!.toLowerCase();
     if (wanted.includes(m.name.toLowerCase()) || wanted.includes(short)) out.add(m.name);
   }
   return out;
+}
+
+/** The modules that carry an adapter: LoRA's target_modules, or (IA)^3's. */
+function adapterTargets(setup: TrainingSetup, mods: LinearModule[]): Set<string> {
+  if (setup.method === 'ia3') return setup.ia3 ? matchModules(setup.ia3.target_modules, mods) : new Set();
+  return setup.lora ? matchModules(setup.lora.target_modules, mods) : new Set();
 }
 
 /** bytes per parameter of 4/8-bit weights with their quantization constants (bitsandbytes, torchao, GPTQ). */
@@ -106,6 +111,17 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   let adapter = 0;
   if ((method === 'lora' || method === 'qlora') && setup.lora) {
     for (const m of mods) if (targets.has(m.name)) adapter += setup.lora.r * (m.inFeatures + m.outFeatures) * m.count;
+  }
+  // (IA)^3: one value per output feature of a target, per input feature of a feed-forward target.
+  const ff = method === 'ia3' && setup.ia3 ? matchModules(setup.ia3.feedforward_modules, mods) : undefined;
+  let largestVector = 0;
+  if (ff) {
+    for (const m of mods) {
+      if (!targets.has(m.name)) continue;
+      const n = ff.has(m.name) ? m.inFeatures : m.outFeatures;
+      adapter += n * m.count;
+      largestVector = Math.max(largestVector, n);
+    }
   }
   let quantized = 0;
   let largestQuantized = 0;
@@ -147,6 +163,10 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
     for (const m of mods) matrices.push([m.outFeatures, m.inFeatures, (m.count / a.layers) * n]);
     vectors = Math.max(0, trainable - matrices.reduce((s, [r, c, k]) => s + r * c * k, 0));
     largest = Math.max(...mods.map((m) => m.inFeatures * m.outFeatures));
+  } else if (ff) {
+    trainable = adapter;
+    vectors = adapter;
+    largest = largestVector;
   } else {
     trainable = adapter + savedModules;
     if (setup.lora) {
@@ -197,13 +217,14 @@ function blockKey<T extends object>(o: T, make: (o: T) => string): string {
   return k;
 }
 const loraKey = (l: NonNullable<TrainingSetup['lora']>): string => blockKey(l, (x) => `${x.r}/${x.dtype}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}`);
+const ia3Key = (x: NonNullable<TrainingSetup['ia3']>): string => blockKey(x, (y) => `${y.dtype}/${y.target_modules.join(',')}/${y.feedforward_modules.join(',')}`);
 const quantKey = (q: NonNullable<TrainingSetup['quantization']>): string => blockKey(q, (x) => `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}`);
 
 /** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
 function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
   const l = setup.lora;
   const q = setup.quantization;
-  const key = `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}`;
+  const key = `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}`;
   let byKey = inventoryCache.get(a);
   if (!byKey) {
     byKey = new Map();
@@ -212,7 +233,7 @@ function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule
   let hit = byKey.get(key);
   if (!hit) {
     if (byKey.size > 2048) byKey.clear();
-    const targets = loraTargets(setup, mods);
+    const targets = adapterTargets(setup, mods);
     hit = { targets, inv: inventory(setup, a, mods, targets) };
     byKey.set(key, hit);
   }
@@ -292,6 +313,11 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   const lora = setup.lora ?? ((setup.method === 'lora' || setup.method === 'qlora') ? { r: 8, dropout: 0, target_modules: ['q_proj', 'v_proj'], modules_to_save: [], dtype: 'fp32' as const } : undefined);
   // Copy the setup only when defaults must be filled in (the advice search calls this thousands of times).
   let effSetup: TrainingSetup = lora === setup.lora ? setup : { ...setup, lora };
+  if (setup.method === 'ia3' && !setup.ia3) {
+    warnings.push({ key: 'ia3', message: "method 'ia3' without an ia3 block: PEFT defaults used (k_proj, v_proj, down_proj; down_proj feed-forward)" });
+    effSetup = { ...effSetup, ia3: { target_modules: ['k_proj', 'v_proj', 'down_proj'], feedforward_modules: ['down_proj'], dtype: 'fp32' } };
+  }
+  const ia3 = setup.method === 'ia3' ? effSetup.ia3 : undefined;
   if (setup.method === 'qlora' && !setup.quantization) {
     if (effSetup === setup) effSetup = { ...setup };
     warnings.push({ key: 'quantization', message: "method 'qlora' without a quantization block: 4-bit NF4 assumed" });
@@ -304,8 +330,8 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
 
   const mods = linearModules(a);
   const { targets, inv } = memoInventory(effSetup, a, mods);
-  if (lora && targets.size === 0) {
-    warnings.push({ key: 'lora.target_modules', message: `none of the LoRA target modules match ${a.family} layers (${mods.map((m) => m.name).join(', ')})` });
+  if ((lora || ia3) && targets.size === 0) {
+    warnings.push({ key: ia3 ? 'ia3.target_modules' : 'lora.target_modules', message: `none of the ${ia3 ? 'IA3' : 'LoRA'} target modules match ${a.family} layers (${mods.map((m) => m.name).join(', ')})` });
   }
 
   // ---- Dtypes -------------------------------------------------------------------------------------------
@@ -316,8 +342,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     warnings.push({ key: 'weights_dtype', message: 'pure fp16 training without loss scaling or master weights is numerically fragile' });
   }
   const peft = setup.method === 'lora' || setup.method === 'qlora';
-  const adapterBytes = peft ? dtypeBytes(lora!.dtype) : wb;
-  const trainableBytes = peft ? adapterBytes : wb;
+  // Adapters of any kind: a frozen base with small trainable tensors beside it.
+  const adapters = peft || ia3 !== undefined;
+  const adapterBytes = peft ? dtypeBytes(lora!.dtype) : ia3 ? dtypeBytes(ia3.dtype) : wb;
+  const trainableBytes = adapters ? adapterBytes : wb;
   const masterCopy = setup.master_weights && trainableBytes < 4;
   const stateBytes = masterCopy ? 4 : trainableBytes;
   // FSDP mixed precision stores only the fp32 shard (the master); the 16-bit copy exists only when all-gathered,
@@ -534,7 +562,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     }
     const adapterHere = (inv.adapter * layerShare) / tp;
     if (adapterHere > 0) {
-      persistent.push(comp('adapter-weights', 'LoRA adapter weights', (adapterHere * adapterBytes) / shardParams, () => (`r x (in + out) x targeted modules = ${formatCount(adapterHere)} params x ${adapterBytes} B`), () => ({ r: lora!.r, targets: [...targets].join(','), params: Math.round(adapterHere) })));
+      persistent.push(ia3
+        ? comp('adapter-weights', 'IA3 scaling vectors', (adapterHere * adapterBytes) / shardParams, () => (`one per output feature (input feature of feed-forward targets) of ${[...targets].join(', ')} = ${formatCount(adapterHere)} params x ${adapterBytes} B`), () => ({ targets: [...targets].join(','), params: Math.round(adapterHere) }))
+        : comp('adapter-weights', 'LoRA adapter weights', (adapterHere * adapterBytes) / shardParams, () => (`r x (in + out) x targeted modules = ${formatCount(adapterHere)} params x ${adapterBytes} B`), () => ({ r: lora!.r, targets: [...targets].join(','), params: Math.round(adapterHere) })));
     }
     if (inv.savedModules > 0) {
       persistent.push(comp('adapter-weights', 'modules_to_save copies', (inv.savedModules * wb) / shardParams, () => (`${formatCount(inv.savedModules)} params x ${wb} B (trainable copy kept next to the frozen original)`), () => ({ params: inv.savedModules })));
@@ -615,12 +645,13 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const T = setup.micro_batch_size * setup.seq_len;
     const normsTrainable = setup.method === 'full';
     const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets } : undefined;
+    const ia3Plan: Ia3Plan | undefined = ia3 ? { targets, feedforward: matchModules(ia3.feedforward_modules, mods), dtypeBytes: adapterBytes } : undefined;
     const embTrainable = setup.method === 'full' || inv.savedModules > 0;
     // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
-    const inputRg = embTrainable || (peft && setup.gradient_checkpointing !== 'none');
+    const inputRg = embTrainable || (adapters && setup.gradient_checkpointing !== 'none');
     const layer = layerActivations({
       arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention: setup.attention,
-      baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || peft, lora: loraPlan, tp,
+      baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
     });
     let freezeLayer: ReturnType<typeof layerActivations> | undefined;

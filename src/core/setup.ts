@@ -12,7 +12,7 @@ const positiveInt = z.number().int().positive();
 /** A PyTorch release, "major.minor" or "major.minor.patch". */
 export const PYTORCH_VERSION = /^\d+\.\d+(\.\d+)?$/;
 
-export const MethodSchema = z.enum(['full', 'lora', 'qlora', 'freeze']);
+export const MethodSchema = z.enum(['full', 'lora', 'qlora', 'freeze', 'ia3']);
 export const DtypeSchema = z.enum(['fp32', 'bf16', 'fp16']);
 export const MixedPrecisionSchema = z.enum(['none', 'bf16', 'fp16']);
 export const OptimizerSchema = z.enum([
@@ -35,6 +35,16 @@ export const LoraSchema = z.strictObject({
   /** Whole modules trained and saved next to the adapter (e.g. embed_tokens, lm_head). */
   modules_to_save: z.array(z.string()).default([]),
   /** dtype of the adapter weights: PEFT upcasts adapters to fp32 (autocast_adapter_dtype=True); torchtune keeps the model dtype. */
+  dtype: DtypeSchema.default('fp32'),
+});
+
+/** PEFT (IA)^3: a learned vector scales the output of each target (the input of a feed-forward target). */
+export const Ia3Schema = z.strictObject({
+  /** Module names; PEFT's default for llama-family models is k_proj, v_proj and down_proj. */
+  target_modules: z.array(z.string()).min(1).default(['k_proj', 'v_proj', 'down_proj']),
+  /** Targets whose input (not output) is scaled; PEFT's default for llama-family models is down_proj. */
+  feedforward_modules: z.array(z.string()).default(['down_proj']),
+  /** dtype of the vectors: PEFT keeps adapters in fp32 (autocast_adapter_dtype=True). */
   dtype: DtypeSchema.default('fp32'),
 });
 
@@ -70,6 +80,7 @@ export const TrainingSetupSchema = z.strictObject({
   parameters: positiveInt.optional(),
   method: MethodSchema.default('full'),
   lora: LoraSchema.optional(),
+  ia3: Ia3Schema.optional(),
   quantization: QuantizationSchema.optional(),
   /** Layers left trainable in a 'freeze' run (the last N decoder layers), as LLaMA-Factory's freeze_trainable_layers. */
   freeze_trainable_layers: positiveInt.optional(),
@@ -145,6 +156,7 @@ export type Attention = z.infer<typeof AttentionSchema>;
 export type Fsdp = z.infer<typeof FsdpSchema>;
 export type Offload = z.infer<typeof OffloadSchema>;
 export type Lora = z.infer<typeof LoraSchema>;
+export type Ia3 = z.infer<typeof Ia3Schema>;
 export type Quantization = z.infer<typeof QuantizationSchema>;
 export type Head = z.infer<typeof HeadSchema>;
 export type SetupKey = keyof TrainingSetup;
@@ -161,7 +173,7 @@ export type ProvenanceMap = Partial<Record<SetupKey, Provenance>>;
 
 /** The defaults the schema applies, with the reason shown to the user. */
 export const SCHEMA_DEFAULT_NOTES: Partial<Record<SetupKey, string>> = {
-  method: 'full fine-tuning unless a LoRA/QLoRA/freeze setting says otherwise',
+  method: 'full fine-tuning unless a LoRA/QLoRA/IA3/freeze setting says otherwise',
   weights_dtype: 'PyTorch loads weights in fp32 unless a dtype is given',
   mixed_precision: 'no autocast unless bf16/fp16 is enabled',
   optimizer: 'torch.optim.AdamW (two fp32 states per trainable parameter)',

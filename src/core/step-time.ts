@@ -60,7 +60,7 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   // FLOPs per token: forward 2P + attention 4·L·s·h (QK^T and AV, causal counted in full as kernels do).
   const attnFwd = 4 * a.layers * setup.seq_len * a.heads * a.headDim;
   const fwd = 2 * activeP + attnFwd;
-  const peft = setup.method === 'lora' || setup.method === 'qlora';
+  const peft = setup.method === 'lora' || setup.method === 'qlora' || setup.method === 'ia3';
   // Backward: activation gradients (= forward) + weight gradients (= forward) for trainable weights only.
   const bwd = peft || setup.method === 'freeze' ? fwd : 2 * fwd;
   const recompute = setup.gradient_checkpointing === 'full' ? fwd : setup.gradient_checkpointing === 'selective' ? 0.3 * fwd : 0;

@@ -306,6 +306,25 @@ describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
   });
 });
 
+describe('estimate: IA3', () => {
+  it('PEFT IA3 on Llama-2-7B: one fp32 value per k/v output and per down_proj input: 32 x (4096 + 4096 + 11008) x 4 B', () => {
+    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', method: 'ia3', micro_batch_size: 1, seq_len: 512 }));
+    assert.equal(e.parameters.trainable, 32 * (4096 + 4096 + 11008));
+    assert.equal(component(phase(e, 'optimizer'), 'adapter-weights'), 32 * (4096 + 4096 + 11008) * 4);
+    assert.ok(e.warnings.some((w) => w.key === 'ia3'), 'no ia3 block: PEFT defaults, with a warning');
+  });
+
+  it('keeps the fp32 copies the vectors multiply for their gradient: k and v outputs and the down_proj input', () => {
+    // Per layer and token, bf16 base, fp32 vectors: 4 B x (kv + kv + intermediate) beyond what the frozen layer saves.
+    const base = { weights_dtype: 'bf16' as const, micro_batch_size: 1, seq_len: 512 };
+    const frozenish = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, method: 'ia3', ia3: { target_modules: ['o_proj'], feedforward_modules: [] } }));
+    const ia3 = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, method: 'ia3' }));
+    const acts = (e: ReturnType<typeof run>): number => component(phase(e, 'forward'), 'activations');
+    // o_proj's output copy (4 B x 4096) is replaced by k, v outputs and the down_proj input: 4 B x (4096 + 4096 + 11008 - 4096).
+    assert.equal(acts(ia3) - acts(frozenish), 32 * 512 * 4 * (4096 + 4096 + 11008 - 4096));
+  });
+});
+
 describe('estimate: quantized base weights in a layer', () => {
   it('QLoRA: the largest 4-bit weight is dequantized whole for its matmul (Llama-2-70B MLP 28672 x 8192 x 2 B = 469,762,048 B)', () => {
     // bitsandbytes MatMul4Bit.forward: F.linear(A, dequantize_4bit(B).to(A.dtype).t()); backward the same for grad_A.

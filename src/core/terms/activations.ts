@@ -19,6 +19,15 @@ export interface LoraPlan {
   readonly targets: ReadonlySet<string>;
 }
 
+/** PEFT (IA)^3 vectors (peft/tuners/ia3/layer.py Linear.forward). */
+export interface Ia3Plan {
+  /** Module names (as in linearModules) that carry a vector. */
+  readonly targets: ReadonlySet<string>;
+  /** Targets whose input is scaled (feed-forward); the others scale their output. */
+  readonly feedforward: ReadonlySet<string>;
+  readonly dtypeBytes: number;
+}
+
 export interface ActivationPlan {
   readonly arch: Architecture;
   readonly mode: ComputeMode;
@@ -35,6 +44,7 @@ export interface ActivationPlan {
   /** The hidden states entering the first block require grad (trainable embeddings, or enable_input_require_grads). */
   readonly inputRequiresGrad: boolean;
   readonly lora?: LoraPlan;
+  readonly ia3?: Ia3Plan;
   /** Tensor-parallel degree: attention heads and MLP width are split; with sequence parallel the rest too. */
   readonly tp: number;
   readonly sequenceParallel: boolean;
@@ -89,7 +99,7 @@ export function layerActivations(p: ActivationPlan): LayerActivations {
     byPlan = new Map();
     layerCache.set(p.arch, byPlan);
   }
-  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${targetsKey(p.lora.targets)}` : ''}`;
+  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
   let r = byPlan.get(key);
   if (!r) {
     if (byPlan.size > 4096) byPlan.clear();
@@ -124,9 +134,23 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   };
   const normWeight: Weight = { what: 'norm', elems: a.hidden, trainable: p.normsTrainable, bytesPerElem: p.weightBytes };
 
-  /** A linear layer with its LoRA adapter when targeted (PEFT lora.Linear.forward). */
+  /** A linear layer with its LoRA adapter or (IA)^3 vector when targeted (PEFT lora.Linear / ia3.Linear forward). */
   const linear = (x: Tensor, name: string, outFeatures: number, what: string): Tensor => {
     const w = weight(name);
+    const ia3 = p.ia3;
+    if (ia3 && ia3.targets.has(name)) {
+      // The input (feed-forward) or the output is cast to the vector's dtype and multiplied by it: the multiply keeps
+      // that cast copy for the vector's gradient; the product goes back to the base dtype.
+      if (ia3.feedforward.has(name)) {
+        const xc = tape.to(x, ia3.dtypeBytes, `${name} IA3 input (adapter dtype)`);
+        tape.save(xc);
+        return tape.linear(tape.to(tape.free(xc, `${name} input x IA3 vector`), x.bytesPerElem, `${name} scaled input`), w, outFeatures, what);
+      }
+      const y0 = tape.linear(x, w, outFeatures, what);
+      const yc = tape.to(y0, ia3.dtypeBytes, `${what} (adapter dtype)`);
+      tape.save(yc);
+      return tape.to(tape.free(yc, `${what} x IA3 vector`), y0.bytesPerElem, `${what} (scaled)`);
+    }
     const y = tape.linear(x, w, outFeatures, what);
     const lora = p.lora;
     if (!lora || !lora.targets.has(name)) return y;
