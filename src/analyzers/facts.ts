@@ -28,6 +28,8 @@ export type CanonicalKey =
   | 'loraR' | 'loraAlpha' | 'loraDropout' // numbers
   | 'loraTargets'                // string[] | 'all-linear'
   | 'loraModulesToSave'          // string[]
+  | 'ia3Targets'                 // string[] (PEFT IA3Config target_modules)
+  | 'ia3Feedforward'             // string[] (PEFT IA3Config feedforward_modules)
   | 'quantBits'                  // 4 | 8 (load_in_4bit / load_in_8bit / quantization_bit)
   | 'quantType'                  // 'nf4' | 'fp4' | 'int8' | 'gptq' | 'awq'
   | 'doubleQuant'                // boolean

@@ -72,7 +72,7 @@ interface Scope {
   readonly items: Map<string, ItemAssign[]>;
 }
 
-type Ctx = 'train' | 'load' | 'bnb' | 'lora' | 'trl-model' | 'dataclass';
+type Ctx = 'train' | 'load' | 'bnb' | 'lora' | 'ia3' | 'trl-model' | 'dataclass';
 
 const MAX_DEPTH = 40;
 
@@ -153,6 +153,10 @@ class Analyzer {
       } else if (last === 'LoraConfig') {
         this.loraCall(c);
         this.facts.push({ key: 'method', rawKey: 'LoraConfig', value: 'lora', rawValue: 'LoraConfig(...)', keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'peft' });
+        this.syntaxIn(c, last);
+      } else if (last === 'IA3Config') {
+        for (const e of this.args(c).entries) this.mapEntry('ia3', e, 'peft');
+        this.facts.push({ key: 'method', rawKey: 'IA3Config', value: 'ia3', rawValue: 'IA3Config(...)', keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'peft' });
         this.syntaxIn(c, last);
       } else if (last === 'ModelConfig' && (parts.length === 1 || parts[0] === 'trl')) {
         this.tools.add('trl');
@@ -276,7 +280,7 @@ class Analyzer {
       } else if (e.rawKey === 'peft_config') {
         const v = this.valueOf(e);
         if (v.k === 'lit' && v.v === null) continue;
-        if (v.k === 'call' && /(^|\.)LoraConfig$/.test(v.callee)) continue;
+        if (v.k === 'call' && /(^|\.)(LoraConfig|IA3Config)$/.test(v.callee)) continue;
         this.push('method', e, { unknown: `peft_config is ${this.describe(v)}` }, tool);
       }
     }
@@ -355,6 +359,12 @@ class Analyzer {
         case 'bnb_4bit_quant_type': return emit('quantType', (x) => this.enumStr(x, e, ['nf4', 'fp4']));
         case 'bnb_4bit_use_double_quant': case 'use_bnb_nested_quant': case 'use_nested_quant':
           return emit('doubleQuant', (x) => this.bool(x, e));
+      }
+    }
+    if (ctx === 'ia3') {
+      switch (k) {
+        case 'target_modules': return emit('ia3Targets', (x) => this.strList(x, e));
+        case 'feedforward_modules': return emit('ia3Feedforward', (x) => this.strList(x, e));
       }
     }
     if (ctx === 'lora') {

@@ -135,6 +135,19 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     prov.method = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
   }
   const method = (setup.method as string | undefined) ?? 'full';
+  if (method === 'ia3') {
+    // PEFT's IA3 defaults for llama-family models (TRANSFORMERS_MODELS_TO_IA3_TARGET_MODULES_MAPPING and the
+    // feed-forward mapping in peft/utils/constants.py).
+    const targets = decided.ia3Targets?.fact.value;
+    const ff = decided.ia3Feedforward?.fact.value;
+    setup.ia3 = {
+      target_modules: Array.isArray(targets) ? targets : ['k_proj', 'v_proj', 'down_proj'],
+      feedforward_modules: Array.isArray(ff) ? ff : ['down_proj'],
+      dtype: 'fp32',
+    };
+    const w = decided.ia3Targets ?? decided.method;
+    prov.ia3 = w ? { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey } : { kind: 'default', owner: 'peft', note: 'IA3Config defaults for llama-family models' };
+  }
   if (method === 'lora' || method === 'qlora') {
     const lora: Record<string, unknown> = {};
     const loraField = (name: string, key: CanonicalKey, def: Parameters<typeof toolDefault>[1]): void => {

@@ -207,6 +207,15 @@ describe('analyzeHfPython', () => {
     assert.equal(facts(r, 'quantBits').length, 1);
   });
 
+  it('reads PEFT IA3Config as method ia3 with its target and feed-forward modules', () => {
+    const text = 'from peft import IA3Config, get_peft_model\ncfg = IA3Config(task_type="CAUSAL_LM", target_modules=["k_proj", "v_proj", "down_proj"], feedforward_modules=["down_proj"])\n';
+    checkFacts(text, [
+      { key: 'method', value: 'ia3', keyText: 'IA3Config', valueText: 'IA3Config' },
+      { key: 'ia3Targets', value: ['k_proj', 'v_proj', 'down_proj'], keyText: 'target_modules' },
+      { key: 'ia3Feedforward', value: ['down_proj'], keyText: 'feedforward_modules' },
+    ]);
+  });
+
   it('reads SFTConfig packing as fixed-length batches (and packing=False as per-batch padding)', () => {
     checkFacts('from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", packing=True)\n', [{ key: 'batchLengths', value: 'fixed', keyText: 'packing', valueText: 'True' }]);
     checkFacts('from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", packing=False)\n', [{ key: 'batchLengths', value: 'variable', keyText: 'packing', valueText: 'False' }]);
