@@ -101,6 +101,7 @@ export const S = {
   'method.lora': 'LoRA',
   'method.qlora': 'QLoRA (4-bit)',
   'method.freeze': 'freeze (last layers)',
+  'method.ia3': 'IA3 (learned scaling vectors)',
   invalidNumber: 'Enter a whole number from {0} to {1}.',
   estimateError: 'This combination cannot be estimated:',
   // Fit map
