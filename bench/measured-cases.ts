@@ -15,6 +15,7 @@ export interface MeasuredCase {
     framework?: string;
     method: string;
     lora?: { rank: number; alpha: number; dropout: number; target_modules: string[]; adapter_dtype: string };
+    ia3?: { target_modules: string[]; feedforward_modules: string[] };
     quantization?: { bits: number; type: string; applies_to: string };
     precision_kind: string;
     optimizer: { name: string; optimizer_in_backward?: boolean };
@@ -49,13 +50,15 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
     num_key_value_heads: m.num_kv_heads, intermediate_size: m.intermediate_size, vocab_size: m.vocab_size, tie_word_embeddings: m.tied_embeddings,
   };
   if (m.max_position_embeddings) architecture.max_position_embeddings = m.max_position_embeddings;
-  const method = t.method.startsWith('qlora') ? 'qlora' : t.method === 'lora' ? 'lora' : t.method === 'full' ? 'full' : undefined;
+  const method = t.method.startsWith('qlora') ? 'qlora' : t.method === 'lora' ? 'lora' : t.method === 'full' ? 'full' : t.method === 'ia3' ? 'ia3' : undefined;
   if (!method) return { ok: false, reason: `method '${t.method}' is not modeled` };
 
   const s: TrainingSetupInput = {
     architecture, parameters: m.num_params, method,
     micro_batch_size: t.micro_batch_size, gradient_accumulation_steps: t.grad_accum, seq_len: t.seq_len,
   };
+  // PEFT IA3Config: vectors in fp32 (autocast_adapter_dtype=True).
+  if (method === 'ia3' && t.ia3) s.ia3 = { target_modules: t.ia3.target_modules, feedforward_modules: t.ia3.feedforward_modules, dtype: 'fp32' };
   // Batches padded to their own longest sample (the case's seq_len is then the longest batch of the run).
   // A harness that calls torch.cuda.empty_cache() between steps (PEFT's MetaMathQA runner, every 10 steps) returns that
   // cache to the driver, so its runs are compared with the per-step figure.

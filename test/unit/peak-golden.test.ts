@@ -18,6 +18,7 @@ interface PeakCase {
   attention: 'eager' | 'flash';
   checkpointing: 'none' | 'full_reentrant';
   lora: null | { r: number; targets: string[] };
+  ia3?: null | { targets: string[]; feedforward: string[] };
   peakBytes: number;
   peakAt: string;
 }
@@ -31,6 +32,7 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
     weights_dtype: c.dtype, mixed_precision: 'none', optimizer: 'adamw', micro_batch_size: c.batch, seq_len: c.seq, attention: c.attention,
     gradient_checkpointing: c.checkpointing === 'none' ? 'none' : 'full', cuda_context_bytes: 0,
     ...(c.lora ? { method: 'lora' as const, lora: { r: c.lora.r, target_modules: c.lora.targets, dtype: 'fp32' as const } } : {}),
+    ...(c.ia3 ? { method: 'ia3' as const, ia3: { target_modules: c.ia3.targets, feedforward_modules: c.ia3.feedforward, dtype: 'fp32' as const } } : {}),
   };
   const r = estimate(TrainingSetupSchema.parse(input));
   assert.ok(r.ok);
@@ -43,7 +45,7 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
 describe('step peak against the profiler ground truth (tools/peak)', () => {
   assert.ok(golden.cases.length >= 10);
   for (const c of golden.cases) {
-    const name = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? ' LoRA' : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
+    const name = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? ' LoRA' : c.ia3 ? ' IA3' : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
     it(name, () => {
       const got = peakOf(c);
       const err = (got.bytes - c.peakBytes) / c.peakBytes;

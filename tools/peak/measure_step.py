@@ -87,6 +87,42 @@ def blockwise_flash_attn(q, k, v, causal, scale, p=0.0):
 M.flash_attn = blockwise_flash_attn
 
 
+class IA3Linear(torch.nn.Module):
+    """PEFT ia3.Linear.forward: the output (or, for a feed-forward target, the input) is cast to the vector's dtype
+    and multiplied by the learned vector, then cast back (peft/tuners/ia3/layer.py)."""
+
+    def __init__(self, base, feedforward):
+        super().__init__()
+        self.base = base
+        self.feedforward = feedforward
+        n = base.in_features if feedforward else base.out_features
+        self.ia3_l = torch.nn.Parameter(torch.ones(n))
+
+    def forward(self, x):
+        previous = x.dtype
+        scaling = 1 * self.ia3_l.flatten()
+        if self.feedforward:
+            interm = (x.to(self.ia3_l.dtype) * scaling).to(self.base.weight.dtype)
+            result = self.base(interm)
+        else:
+            result = self.base(x)
+            result = result.to(self.ia3_l.dtype) * scaling
+        return result.to(previous)
+
+
+_make_linear = M.make_linear
+
+
+def make_linear(cfg, i, o, bias, name):
+    ia3 = cfg.get("_ia3")
+    if ia3 and name in ia3["targets"]:
+        return IA3Linear(torch.nn.Linear(i, o, bias=bias), name in ia3["feedforward"])
+    return _make_linear(cfg, i, o, bias, name)
+
+
+M.make_linear = make_linear
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -111,7 +147,7 @@ def tensor_bytes(ts):
     return sum(t.numel() * t.element_size() for t in ts)
 
 
-def step_peak(family, point, dtype, attn, ckpt, lora=None):
+def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None):
     b, s, h, nh, kv, V = point
     cfg = M.make_cfg(family, b, s, h, nh, kv, V)
     if family == "gpt2":  # deterministic: no dropout masks (they are saved tensors, checked by tools/activations)
@@ -119,21 +155,25 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None):
     cfg["_attn"], cfg["_ckpt"] = attn, ckpt
     if lora:
         cfg["_lora"] = lora
+    if ia3:
+        cfg["_ia3"] = ia3
     torch.manual_seed(0)
     model = M.FAMILY_CLASS[family](cfg)
     with torch.no_grad():
         for n, p in model.named_parameters():
             if p.dim() >= 2 and "lora" not in n:
                 p.normal_(0, 0.5 / math.sqrt(p.shape[-1]))
-    if lora:
+    if lora or ia3:
         for n, p in model.named_parameters():
-            p.requires_grad_("lora_" in n)
+            p.requires_grad_("lora_" in n or "ia3_" in n)
     if dtype == "bf16":
         model.to(torch.bfloat16)
         for m in model.modules():  # PEFT keeps adapters in fp32 (autocast_adapter_dtype=True)
             if isinstance(m, M.LoraLinear):
                 m.lora_A.float()
                 m.lora_B.float()
+            if isinstance(m, IA3Linear):
+                m.ia3_l.data = m.ia3_l.data.float()
     model.train()
     trainable = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(trainable, lr=1e-5, foreach=True)
@@ -151,7 +191,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None):
     params = tensor_bytes(model.parameters())
     states = tensor_bytes(t for st in opt.state.values() for t in st.values() if torch.is_tensor(t) and t.dim() > 0)
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora,
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3,
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -171,13 +211,20 @@ CASES = [
     ("gpt2", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
     ("gpt2", (1, 512, 256, 4, 4, 8000), "fp32", "eager", "full_reentrant", None),
 ]
+IA3 = dict(targets=["k_proj", "v_proj", "down_proj"], feedforward=["down_proj"])  # PEFT's llama default
+IA3_CASES = [
+    ("llama", (2, 512, 256, 4, 2, 8000), "bf16", "flash", "none", IA3),
+    ("llama", (4, 256, 256, 4, 4, 4000), "fp32", "eager", "none", IA3),
+]
 
 
 def main():
     out = []
-    for family, point, dtype, attn, ckpt, lora in CASES:
-        r = step_peak(family, point, dtype, attn, ckpt, lora)
-        print(f"{family} {point} {dtype} {attn} {ckpt} {'lora' if lora else 'full'}: peak {r['peakBytes']:,} B at {r['peakAt']}", flush=True)
+    runs = [(c, None) for c in CASES] + [((f, pt, d, at, ck, None), ia3) for f, pt, d, at, ck, ia3 in IA3_CASES]
+    for (family, point, dtype, attn, ckpt, lora), ia3 in runs:
+        r = step_peak(family, point, dtype, attn, ckpt, lora, ia3)
+        method = "ia3" if ia3 else "lora" if lora else "full"
+        print(f"{family} {point} {dtype} {attn} {ckpt} {method}: peak {r['peakBytes']:,} B at {r['peakAt']}", flush=True)
         out.append(r)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
