@@ -1,6 +1,6 @@
 // The step peak against ground truth: the most bytes PyTorch holds during one forward and backward pass (after a
 // first full step, so the AdamW state exists), read from the profiler's allocation records on the CPU for small
-// Llama- and GPT-2-style models (tools/peak/measure_step.py; data in test/fixtures/peak/golden.json). This checks the phases,
+// models of seven families (tools/peak/measure_step.py; data in test/fixtures/peak/golden.json). This checks the phases,
 // not only the saved activations: the loss backward's logit gradients, when the head's gradient appears, the
 // working set of a layer in backward. The estimator's peak allocated bytes must be within 3 % of every point.
 import * as assert from 'node:assert/strict';

@@ -210,6 +210,11 @@ CASES = [
     ("llama", (2, 512, 256, 4, 2, 8000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
     ("gpt2", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
     ("gpt2", (1, 512, 256, 4, 4, 8000), "fp32", "eager", "full_reentrant", None),
+    ("gemma", (2, 256, 256, 4, 1, 4000), "fp32", "eager", "none", None),
+    ("mixtral", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
+    ("qwen2", (2, 256, 256, 4, 2, 4000), "fp32", "flash", "none", None),
+    ("gpt_neox", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
+    ("phi3", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
 ]
 IA3 = dict(targets=["k_proj", "v_proj", "down_proj"], feedforward=["down_proj"])  # PEFT's llama default
 IA3_CASES = [
