@@ -147,7 +147,7 @@ def tensor_bytes(ts):
     return sum(t.numel() * t.element_size() for t in ts)
 
 
-def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None):
+def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulation=1):
     b, s, h, nh, kv, V = point
     cfg = M.make_cfg(family, b, s, h, nh, kv, V)
     if family == "gpt2":  # deterministic: no dropout masks (they are saved tensors, checked by tools/activations)
@@ -184,14 +184,18 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None):
     model(ids, labels).backward()
     opt.step()
     opt.zero_grad(set_to_none=True)
+    for _ in range(accumulation - 1):  # earlier micro-steps of the same optimizer step leave their gradients
+        model(ids, labels).backward()
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         loss = model(ids, labels)
         loss.backward()
     top, where = allocated_peak(prof)
     params = tensor_bytes(model.parameters())
     states = tensor_bytes(t for st in opt.state.values() for t in st.values() if torch.is_tensor(t) and t.dim() > 0)
+    grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
+    top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3,
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation,
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -216,6 +220,11 @@ CASES = [
     ("gpt_neox", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
     ("phi3", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
 ]
+# The second micro-step of gradient accumulation: the first one's gradients are held throughout.
+ACCUMULATION_CASES = [
+    ("llama", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
+    ("llama", (2, 512, 256, 4, 2, 8000), "fp32", "flash", "full_reentrant", None),
+]
 IA3 = dict(targets=["k_proj", "v_proj", "down_proj"], feedforward=["down_proj"])  # PEFT's llama default
 IA3_CASES = [
     ("llama", (2, 512, 256, 4, 2, 8000), "bf16", "flash", "none", IA3),
@@ -225,11 +234,12 @@ IA3_CASES = [
 
 def main():
     out = []
-    runs = [(c, None) for c in CASES] + [((f, pt, d, at, ck, None), ia3) for f, pt, d, at, ck, ia3 in IA3_CASES]
-    for (family, point, dtype, attn, ckpt, lora), ia3 in runs:
-        r = step_peak(family, point, dtype, attn, ckpt, lora, ia3)
+    runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
+    runs += [(c, None, 2) for c in ACCUMULATION_CASES]
+    for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
+        r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"
-        print(f"{family} {point} {dtype} {attn} {ckpt} {method}: peak {r['peakBytes']:,} B at {r['peakAt']}", flush=True)
+        print(f"{family} {point} {dtype} {attn} {ckpt} {method} accumulation {accumulation}: peak {r['peakBytes']:,} B at {r['peakAt']}", flush=True)
         out.append(r)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
