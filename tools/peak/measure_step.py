@@ -27,6 +27,15 @@ OUT = os.path.join(REPO, "test", "fixtures", "peak", "golden.json")
 BLOCK = 16  # query rows per block of the blockwise attention below
 
 
+def block_scores(qi, kk, start, causal, scale):
+    """fp32 scores of the query rows starting at `start` against every key, causally masked."""
+    sc = (qi.float() @ kk.float().transpose(-1, -2)) * scale
+    if causal:
+        rows = torch.arange(start, start + qi.shape[2]).unsqueeze(1)
+        sc = sc.masked_fill(torch.arange(kk.shape[2]).unsqueeze(0) > rows, float("-inf"))
+    return sc
+
+
 class BlockwiseFlash(torch.autograd.Function):
     """Flash attention with the memory behaviour of the real kernel: the s x s scores never exist whole (they are
     computed BLOCK query rows at a time, as the kernel does tile by tile in on-chip memory), and backward keeps
@@ -42,10 +51,7 @@ class BlockwiseFlash(torch.autograd.Function):
         out = torch.empty(b, s, h, d, dtype=q.dtype).transpose(1, 2)
         lse = torch.empty(b, h, s, dtype=torch.float32)
         for i in range(0, s, BLOCK):
-            sc = (q[:, :, i:i + BLOCK].float() @ kk.float().transpose(-1, -2)) * scale
-            if causal:
-                rows = torch.arange(i, min(i + BLOCK, s)).unsqueeze(1)
-                sc = sc.masked_fill(torch.arange(s).unsqueeze(0) > rows, float("-inf"))
+            sc = block_scores(q[:, :, i:i + BLOCK], kk, i, causal, scale)
             lse[:, :, i:i + BLOCK] = torch.logsumexp(sc, -1)
             out[:, :, i:i + BLOCK] = (torch.softmax(sc, -1) @ vv.float()).to(q.dtype)
         ctx.save_for_backward(q, k, v, out, lse)
@@ -65,10 +71,7 @@ class BlockwiseFlash(torch.autograd.Function):
         delta = (dout.float() * out.float()).sum(-1)
         for i in range(0, s, BLOCK):
             qi = q[:, :, i:i + BLOCK].float()
-            sc = (qi @ kk.transpose(-1, -2)) * ctx.scale
-            if ctx.causal:
-                rows = torch.arange(i, min(i + BLOCK, s)).unsqueeze(1)
-                sc = sc.masked_fill(torch.arange(s).unsqueeze(0) > rows, float("-inf"))
+            sc = block_scores(qi, kk, i, ctx.causal, ctx.scale)
             pr = torch.exp(sc - lse[:, :, i:i + BLOCK].unsqueeze(-1))
             doi = dout[:, :, i:i + BLOCK].float()
             dv += pr.transpose(-1, -2) @ doi
