@@ -36,6 +36,19 @@ describe('cli: vram-lens estimate', async () => {
     assert.ok(j.perGpu.deviceBytes >= j.perGpu.reservedBytes && j.perGpu.reservedBytes >= j.perGpu.peakBytes);
   });
 
+  it('variable-length batches: --json perGpu.variableLengths (one set of loss tensors, 12·T·V) and a line in the table', async () => {
+    // Llama-2-7B, T = 1 x 1024 tokens, vocab 32,000, bf16 logits + full fp32 cross-entropy: 12 x 1024 x 32000 B.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-cli-'));
+    const file = path.join(dir, 'padded.vram.yaml');
+    fs.writeFileSync(file, 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nseq_len: 1024\nbatch_lengths: variable\ngpu: A100-80GB\n');
+    const j = JSON.parse((await cli('estimate', file, '--json')).out);
+    assert.equal(j.perGpu.variableLengths.cacheBytes, 12 * 1024 * 32000);
+    assert.equal(j.perGpu.variableLengths.reservedBytes, j.perGpu.reservedBytes + 12 * 1024 * 32000);
+    assert.match((await cli('estimate', file)).out, /variable-length batches: over a run reserved grows to about .* or more/);
+    const fixed = JSON.parse((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json')).out);
+    assert.equal(fixed.perGpu.variableLengths, null);
+  });
+
   it('--check exits 1 when it does not fit and 0 when it does', async () => {
     assert.equal((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'T4', '--check')).code, 1);
     assert.equal((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'A100-80GB', '--check')).code, 0);
