@@ -177,6 +177,13 @@ export function hoverAt(a: Analysis, offset: number, text: string, t: Translate 
     const delta = r.estimate.perGpu.deviceBytes - e.perGpu.deviceBytes;
     effects.push(`${variant.label}: ${signed(delta)}${r.estimate.fits === false && e.fits ? t(' (no longer fits)') : r.estimate.fits && e.fits === false ? t(' (fits)') : ''}`);
   }
+  if (target.key === 'batchLengths') {
+    // Packing changes what the allocator keeps cached over a run, not the per-step peak the fit is judged on.
+    const flipped = s.batch_lengths === 'variable' ? 'fixed' : 'variable';
+    const r = estimate({ ...s, batch_lengths: flipped }, { gpu: e.gpu ? { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source } : undefined });
+    const overRun = (x: typeof e): number => x.perGpu.variableLengths?.deviceBytes ?? x.perGpu.deviceBytes;
+    if (r.ok) effects.push(t('{0} -> {1} batch lengths: {2} over a run (nvidia-smi); the per-step peak is unchanged', s.batch_lengths, flipped, signed(overRun(r.estimate) - overRun(e))));
+  }
   if (effects.length > 0) lines.push(t('**This key:** {0}', effects.join(' · ')));
   if (isUnknown({ unknown: '' }) && target.rawValue === '"auto"') lines.push(t('"auto" is filled in by the trainer from TrainingArguments.'));
   lines.push(`[${t('Open the VRAM panel')}](command:${OPEN_PANEL_COMMAND})`);

@@ -32,6 +32,9 @@ describe('features: hover', () => {
     const text = 'model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_attn_modules: [q_proj, v_proj]\n  lora_rank: 8\n'
       + 'tokenizer:\n  max_seq_len: 2048\nbatch_size: ‸2\ndtype: bf16\nenable_activation_checkpointing: True\n';
     const md = checkHover('/w/8B_lora.yaml', text, [/over a run \(variable lengths\)/, /cached, freed before OOM/]);
+    const packed = `${text.replace('‸', '')}dataset:\n  _component_: torchtune.datasets.alpaca_cleaned_dataset\n  packed: ‸False\n`;
+    // Packing removes the cache of earlier batches (one set of loss tensors: 12 x 4096 x 128,256 B = 5.9 GiB).
+    checkHover('/w/8B_lora.yaml', packed, [/variable -> fixed batch lengths: -5\.9 GiB over a run/]);
     const a = analyze('/w/8B_lora.yaml', text.replace('‸', ''));
     const e = a.estimate!;
     // Llama-3.1-8B vocab 128,256, T = 2 x 2048, full CE on bf16 logits: 12·T·V = 6,304,448,512 B.
