@@ -20,6 +20,7 @@ interface PeakCase {
   lora: null | { r: number; targets: string[] };
   ia3?: null | { targets: string[]; feedforward: string[] };
   accumulation?: number;
+  loss?: 'full' | 'chunked';
   peakBytes: number;
   peakAt: string;
 }
@@ -31,7 +32,7 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
     // The reference models' config.json fields (tools/activations/measure.py make_cfg).
     architecture: { ...c.config, model_type: c.family },
     weights_dtype: c.dtype, mixed_precision: 'none', optimizer: 'adamw', gradient_accumulation_steps: c.accumulation ?? 1, micro_batch_size: c.batch, seq_len: c.seq, attention: c.attention,
-    gradient_checkpointing: c.checkpointing === 'none' ? 'none' : 'full', cuda_context_bytes: 0,
+    gradient_checkpointing: c.checkpointing === 'none' ? 'none' : 'full', cuda_context_bytes: 0, loss: c.loss ?? 'full',
     ...(c.lora ? { method: 'lora' as const, lora: { r: c.lora.r, target_modules: c.lora.targets, dtype: 'fp32' as const } } : {}),
     ...(c.ia3 ? { method: 'ia3' as const, ia3: { target_modules: c.ia3.targets, feedforward_modules: c.ia3.feedforward, dtype: 'fp32' as const } } : {}),
   };
@@ -46,7 +47,7 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
 describe('step peak against the profiler ground truth (tools/peak)', () => {
   assert.ok(golden.cases.length >= 10);
   for (const c of golden.cases) {
-    const name = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? ' LoRA' : c.ia3 ? ' IA3' : ''}${(c.accumulation ?? 1) > 1 ? ` accumulation ${c.accumulation}` : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
+    const name = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? ' LoRA' : c.ia3 ? ' IA3' : ''}${(c.accumulation ?? 1) > 1 ? ` accumulation ${c.accumulation}` : ''}${c.loss === 'chunked' ? ' chunked loss' : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
     it(name, () => {
       const got = peakOf(c);
       const err = (got.bytes - c.peakBytes) / c.peakBytes;

@@ -126,6 +126,31 @@ def make_linear(cfg, i, o, bias, name):
 M.make_linear = make_linear
 
 
+class ChunkedLlama(M.LlamaLike):
+    """torchtune's TransformerDecoder with num_output_chunks=8 and CEWithChunkedOutputLoss (eager): the head runs on
+    8 slices of the hidden states, each slice's logits are upcast and reduced separately (torchtune/modules/loss)."""
+
+    def forward(self, ids, labels):
+        b, s = ids.shape
+        hs = self.embed_tokens(ids)
+        position_ids = torch.arange(s).unsqueeze(0)
+        mask = None if self.cfg["_attn"] == "flash" else M.causal_float_mask(b, s, hs.dtype)
+        pos_emb = M.rope_cos_sin(self.inv_freq, position_ids, hs.dtype)
+        hs = M.run_layers(self, self.layers, hs, lambda i, x: (x, mask, position_ids, torch.arange(s), pos_emb))
+        hs = self.norm(hs)
+        logits = [self.lm_head(c) for c in hs.chunk(8, dim=1)]
+        labels = torch.cat([labels[:, 1:], torch.full((b, 1), -100)], 1)
+        total = (labels != -100).sum()
+        loss = 0.0
+        for lc, yc in zip(logits, (c.reshape(-1) for c in labels.chunk(8, dim=1))):
+            loss = loss + torch.nn.functional.cross_entropy(lc.reshape(-1, lc.size(-1)).float(), yc, ignore_index=-100, reduction="sum")
+        del logits
+        return loss / total
+
+
+M.FAMILY_CLASS["llama_chunked_loss"] = ChunkedLlama
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -152,7 +177,8 @@ def tensor_bytes(ts):
 
 def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulation=1):
     b, s, h, nh, kv, V = point
-    cfg = M.make_cfg(family, b, s, h, nh, kv, V)
+    chunked = family == "llama_chunked_loss"
+    cfg = M.make_cfg("llama" if chunked else family, b, s, h, nh, kv, V)
     if family == "gpt2":  # deterministic: no dropout masks (they are saved tensors, checked by tools/activations)
         cfg.update(attn_pdrop=0.0, resid_pdrop=0.0, embd_pdrop=0.0)
     cfg["_attn"], cfg["_ckpt"] = attn, ckpt
@@ -162,6 +188,8 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
         cfg["_ia3"] = ia3
     torch.manual_seed(0)
     model = M.FAMILY_CLASS[family](cfg)
+    if chunked:
+        family = "llama"
     with torch.no_grad():
         for n, p in model.named_parameters():
             if p.dim() >= 2 and "lora" not in n:
@@ -198,7 +226,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation,
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full",
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -223,6 +251,12 @@ CASES = [
     ("gpt_neox", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
     ("phi3", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
 ]
+# torchtune's chunked output and loss (8 chunks), eager.
+CHUNKED_CASES = [
+    ("llama_chunked_loss", (2, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+    ("llama_chunked_loss", (2, 512, 256, 4, 2, 16000), "fp32", "flash", "full_reentrant", None),
+    ("llama_chunked_loss", (2, 512, 256, 4, 2, 16000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+]
 # The second micro-step of gradient accumulation: the first one's gradients are held throughout.
 ACCUMULATION_CASES = [
     ("llama", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
@@ -238,7 +272,7 @@ IA3_CASES = [
 def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
-    runs += [(c, None, 2) for c in ACCUMULATION_CASES]
+    runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"
