@@ -39,6 +39,8 @@ interface Inventory {
   quantized: number;
   /** Elements of the largest quantized weight matrix (dequantized whole for each matmul). */
   largestQuantized: number;
+  /** (IA)^3 targets whose input is scaled (feed-forward modules that are also targets' names). */
+  ia3Feedforward?: Set<string>;
   /** Quantized parameters' bytes per element including their constants. */
   quantBytesPerParam: number;
   adapter: number;
@@ -184,7 +186,7 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   }
   return {
     total, embedding: pc.embedding, head: pc.head, blocks, largestBlock: pc.largestBlock, quantized, largestQuantized, quantBytesPerParam: qbpp,
-    adapter, savedModules, trainable, trainableMatrices: matrices, trainableVectors: vectors, largestTrainableTensor: largest,
+    adapter, savedModules, trainable, trainableMatrices: matrices, ...(ff ? { ia3Feedforward: ff } : {}), trainableVectors: vectors, largestTrainableTensor: largest,
     headTrainable, source,
   };
 }
@@ -645,7 +647,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const T = setup.micro_batch_size * setup.seq_len;
     const normsTrainable = setup.method === 'full';
     const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets } : undefined;
-    const ia3Plan: Ia3Plan | undefined = ia3 ? { targets, feedforward: matchModules(ia3.feedforward_modules, mods), dtypeBytes: adapterBytes } : undefined;
+    const ia3Plan: Ia3Plan | undefined = ia3 ? { targets, feedforward: inv.ia3Feedforward ?? new Set(), dtypeBytes: adapterBytes } : undefined;
     const embTrainable = setup.method === 'full' || inv.savedModules > 0;
     // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
     const inputRg = embTrainable || (adapters && setup.gradient_checkpointing !== 'none');

@@ -61,6 +61,8 @@ export function breakdownBlock(e: Estimate, gpuLine: boolean): string {
 interface Variant {
   readonly label: string;
   readonly patch: Partial<TrainingSetup>;
+  /** Compare what the allocator holds over a run (packing changes that, not the per-step peak the fit uses). */
+  readonly overRun?: boolean;
 }
 
 /** The what-ifs worth showing for a key, given the current setup. */
@@ -136,6 +138,11 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
     case 'activationOffloading':
       v.push({ label: `activation offloading ${s.activation_offloading ? 'on -> off' : 'off -> on'}`, patch: { activation_offloading: !s.activation_offloading, gradient_checkpointing: s.gradient_checkpointing === 'none' ? 'full' : s.gradient_checkpointing } });
       break;
+    case 'batchLengths': {
+      const flipped = s.batch_lengths === 'variable' ? 'fixed' : 'variable';
+      v.push({ label: `${s.batch_lengths} -> ${flipped} batch lengths`, patch: { batch_lengths: flipped }, overRun: true });
+      break;
+    }
     default:
       break;
   }
@@ -171,18 +178,17 @@ export function hoverAt(a: Analysis, offset: number, text: string, t: Translate 
   lines.push('```vram-breakdown\n' + breakdownBlock(e, true) + '\n```');
   const s = a.setup;
   const effects: string[] = [];
+  const overRun = (x: typeof e): number => x.perGpu.variableLengths?.deviceBytes ?? x.perGpu.deviceBytes;
   for (const variant of variantsFor(String(target.key), s)) {
-    const r = estimate({ ...s, ...variant.patch }, { gpu: e.gpu ? { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source } : undefined, lean: true });
+    // Lean estimates leave out the over-a-run figure; a variant that compares it needs the full one.
+    const r = estimate({ ...s, ...variant.patch }, { gpu: e.gpu ? { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source } : undefined, lean: !variant.overRun });
     if (!r.ok) continue;
+    if (variant.overRun) {
+      effects.push(`${variant.label}: ${signed(overRun(r.estimate) - overRun(e))}${t(' over a run (nvidia-smi); the per-step peak is unchanged')}`);
+      continue;
+    }
     const delta = r.estimate.perGpu.deviceBytes - e.perGpu.deviceBytes;
     effects.push(`${variant.label}: ${signed(delta)}${r.estimate.fits === false && e.fits ? t(' (no longer fits)') : r.estimate.fits && e.fits === false ? t(' (fits)') : ''}`);
-  }
-  if (target.key === 'batchLengths') {
-    // Packing changes what the allocator keeps cached over a run, not the per-step peak the fit is judged on.
-    const flipped = s.batch_lengths === 'variable' ? 'fixed' : 'variable';
-    const r = estimate({ ...s, batch_lengths: flipped }, { gpu: e.gpu ? { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source } : undefined });
-    const overRun = (x: typeof e): number => x.perGpu.variableLengths?.deviceBytes ?? x.perGpu.deviceBytes;
-    if (r.ok) effects.push(t('{0} -> {1} batch lengths: {2} over a run (nvidia-smi); the per-step peak is unchanged', s.batch_lengths, flipped, signed(overRun(r.estimate) - overRun(e))));
   }
   if (effects.length > 0) lines.push(t('**This key:** {0}', effects.join(' · ')));
   if (isUnknown({ unknown: '' }) && target.rawValue === '"auto"') lines.push(t('"auto" is filled in by the trainer from TrainingArguments.'));

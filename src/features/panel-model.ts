@@ -1,6 +1,5 @@
 // Analysis -> PanelModel: the serializable view the webview renders (src/protocol/messages.ts). Editor-free.
-import type { AdviceView, EstimateView, PanelModel } from '../protocol/messages';
-import type { Estimate } from '../core/model';
+import { estimateView, type AdviceView, type PanelModel } from '../protocol/messages';
 import type { Analysis } from './analysis';
 import { editsForChanges } from './fixes';
 import { fixFiles } from './quick-fixes';
@@ -10,17 +9,6 @@ function baseName(file: string): string {
   return i >= 0 ? file.slice(i + 1) : file;
 }
 
-export function estimateView(e: Estimate): EstimateView {
-  return {
-    peakBytes: e.perGpu.peakBytes, reservedBytes: e.perGpu.reservedBytes, deviceBytes: e.perGpu.deviceBytes, phase: e.perGpu.phase,
-    components: e.perGpu.components.map((c) => ({ id: c.id, label: c.label, bytes: c.bytes, formula: c.formula })),
-    runtime: e.perGpu.runtime.map((r) => ({ id: r.id, label: r.label, bytes: r.bytes, formula: r.formula })),
-    phases: e.perGpu.phases.map((p) => ({ phase: p.phase, allocatedBytes: p.allocatedBytes, note: p.note })),
-    cpuBytes: e.cpuBytes, nvmeBytes: e.nvmeBytes, fits: e.fits ?? null, headroomBytes: e.headroomBytes ?? null,
-    parametersTotal: e.parameters.total, parametersTrainable: e.parameters.trainable,
-    variableLengths: e.perGpu.variableLengths ?? null,
-  };
-}
 
 /** The panel model, or undefined with the reason when there is no estimate. */
 export function buildPanelModel(a: Analysis, strings: Record<string, string>): { model?: PanelModel; reason?: string } {

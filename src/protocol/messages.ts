@@ -2,6 +2,7 @@
 // direction. Both ends safeParse what they receive and drop (and log) anything that does not match.
 // Imports only zod and the core's setup schema (the webview recomputes what-ifs with the core itself).
 import { z } from 'zod';
+import type { Estimate } from '../core/model';
 import { TrainingSetupSchema } from '../core/setup';
 
 const Bytes = z.number().finite();
@@ -28,6 +29,19 @@ export const EstimateView = z.object({
   variableLengths: z.object({ cacheBytes: Bytes, reservedBytes: Bytes, deviceBytes: Bytes, formula: z.string() }).nullable().optional(),
 });
 export type EstimateView = z.infer<typeof EstimateView>;
+
+/** The estimate's fields the panel shows: sent by the host, and recomputed by the webview for a what-if. */
+export function estimateView(e: Estimate): EstimateView {
+  return {
+    peakBytes: e.perGpu.peakBytes, reservedBytes: e.perGpu.reservedBytes, deviceBytes: e.perGpu.deviceBytes, phase: e.perGpu.phase,
+    components: e.perGpu.components.map((c) => ({ id: c.id, label: c.label, bytes: c.bytes, formula: c.formula })),
+    runtime: e.perGpu.runtime.map((r) => ({ id: r.id, label: r.label, bytes: r.bytes, formula: r.formula })),
+    phases: e.perGpu.phases.map((p) => ({ phase: p.phase, allocatedBytes: p.allocatedBytes, note: p.note })),
+    cpuBytes: e.cpuBytes, nvmeBytes: e.nvmeBytes, fits: e.fits ?? null, headroomBytes: e.headroomBytes ?? null,
+    parametersTotal: e.parameters.total, parametersTrainable: e.parameters.trainable,
+    variableLengths: e.perGpu.variableLengths ?? null,
+  };
+}
 
 export const AdviceView = z.object({
   id: z.string(),

@@ -3,12 +3,12 @@
 // everything else follows the file, so an edit to the file still shows through an active what-if.
 import { estimate } from '../../src/core/estimate';
 import { GPU_NAMES, findGpu } from '../../src/core/lookup';
-import type { Estimate, EstimateResult } from '../../src/core/model';
+import type { EstimateResult } from '../../src/core/model';
 import {
   CheckpointingSchema, MethodSchema, OptimizerSchema, TrainingSetupSchema,
   type Checkpointing, type Method, type Optimizer, type TrainingSetup,
 } from '../../src/core/setup';
-import type { EstimateView } from '../../src/protocol/messages';
+import { estimateView, type EstimateView } from '../../src/protocol/messages';
 
 export const PRECISIONS = ['fp32', 'amp-bf16', 'amp-fp16', 'bf16', 'bf16-master', 'fp16-master'] as const;
 export type Precision = (typeof PRECISIONS)[number];
@@ -170,25 +170,7 @@ export function parseCount(text: string, lo: number, hi: number): number | undef
 }
 
 /** The estimate's fields the panel shows (the same shape the host sends). */
-export function toView(e: Estimate): EstimateView {
-  const p = e.perGpu;
-  return {
-    peakBytes: p.peakBytes,
-    reservedBytes: p.reservedBytes,
-    deviceBytes: p.deviceBytes,
-    phase: p.phase,
-    components: p.components.map((c) => ({ id: c.id, label: c.label, bytes: c.bytes, formula: c.formula })),
-    runtime: p.runtime.map((r) => ({ id: r.id, label: r.label, bytes: r.bytes, formula: r.formula })),
-    phases: p.phases.map((ph) => ({ phase: ph.phase, allocatedBytes: ph.allocatedBytes, note: ph.note })),
-    cpuBytes: e.cpuBytes,
-    nvmeBytes: e.nvmeBytes,
-    fits: e.fits ?? null,
-    headroomBytes: e.headroomBytes ?? null,
-    parametersTotal: e.parameters.total,
-    parametersTrainable: e.parameters.trainable,
-    variableLengths: p.variableLengths ?? null,
-  };
-}
+export const toView = estimateView;
 
 export type WhatIfResult =
   | { readonly ok: true; readonly setup: TrainingSetup; readonly view: EstimateView }
