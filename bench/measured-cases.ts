@@ -11,6 +11,7 @@ export interface MeasuredCase {
     family: string; num_layers: number; hidden_size: number; num_attention_heads: number; num_kv_heads: number;
     intermediate_size: number; vocab_size: number; tied_embeddings: boolean; num_params: number; max_position_embeddings?: number;
   };
+  source?: { repo?: string; date?: string; quote?: string };
   training: {
     framework?: string;
     method: string;
@@ -31,7 +32,7 @@ export interface MeasuredCase {
     distributed: { strategy: string; num_gpus: number; zero_stage: number; cpu_offload_params: boolean; cpu_offload_optimizer: boolean };
   };
   hardware?: { gpu?: string; gpu_memory_gib?: number };
-  measurement: { metric_kind: string; metric?: string; value_gib: number; includes_cuda_context?: boolean; cuda_context_reference_mib?: number; p99_train_step_reserved_gib?: number };
+  measurement: { metric_kind: string; metric?: string; value_gib: number; includes_cuda_context?: boolean; cuda_context_reference_mib?: number };
 }
 
 const LORA_NAME_MAP: Array<[RegExp, string[]]> = [
@@ -60,8 +61,11 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   // PEFT IA3Config: vectors in fp32 (autocast_adapter_dtype=True).
   if (method === 'ia3' && t.ia3) s.ia3 = { target_modules: t.ia3.target_modules, feedforward_modules: t.ia3.feedforward_modules, dtype: 'fp32' };
   // Batches padded to their own longest sample (the case's seq_len is then the longest batch of the run).
-  // A harness that calls torch.cuda.empty_cache() between steps (PEFT's MetaMathQA runner, every 10 steps) returns that
-  // cache to the driver, so its runs are compared with the per-step figure.
+  // A harness that calls torch.cuda.empty_cache() between steps (PEFT's MetaMathQA runner, every 10 steps, over batches
+  // bucketed by length) returns that cache to the driver, so its runs are compared with the per-step figure. Those cases
+  // also give the 99th percentile of the reserved memory sampled after each step; the comparison uses their
+  // max_memory_reserved, the peak of the longest batch that the estimate describes (the runner keeps its evaluation
+  // passes small "to prevent this from ... affecting the max memory metric", run.py), not a percentile over shorter batches.
   if (/dynamic/i.test(t.seq_len_kind ?? '') && !/empty_cache/.test(c.measurement.metric ?? '')) s.batch_lengths = 'variable';
   if (fam === 'bert') {
     s.head = 'seq_cls';
@@ -123,23 +127,33 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   return { ok: true, setup: parsed.data };
 }
 
+/**
+ * The measured value in GiB. torchtune's April 2024 releases (v0.1.x) logged
+ * `torch.cuda.max_memory_reserved(device) / 1e9` with the unit "GB" (torchtune/utils/memory.py `memory_stats_log`), and
+ * the tutorials of that month quote those logs ("GPU peak memory allocation: 13.96 GB"). Later versions divide by 1024**3
+ * and print GiB, as the README tables say.
+ */
+export function measuredGiB(c: MeasuredCase): number {
+  const m = c.measurement;
+  const decimalGB = c.source?.repo === 'pytorch/torchtune' && (c.source.date ?? '9999') < '2024-05' && /\bGB\b/.test(c.source.quote ?? '');
+  return decimalGB ? (m.value_gib * 1e9) / GiB : m.value_gib;
+}
+
 /** The estimate figure comparable with the case's metric, in GiB. */
 export function compareMetric(c: MeasuredCase, e: Estimate): { metric: string; measuredGiB: number; estimatedGiB: number } {
   const m = c.measurement;
+  const measured = measuredGiB(c);
   const pg = e.perGpu;
   // Reserved and nvidia-smi figures of a whole run include the cache of earlier, shorter batches.
   const run = pg.variableLengths ?? pg;
-  if (m.p99_train_step_reserved_gib !== undefined) {
-    return { metric: 'reserved (p99 train)', measuredGiB: m.p99_train_step_reserved_gib, estimatedGiB: run.reservedBytes / GiB };
-  }
   switch (m.metric_kind) {
     case 'max_memory_allocated':
     case 'peak_active_bytes':
-      return { metric: m.metric_kind, measuredGiB: m.value_gib, estimatedGiB: pg.peakBytes / GiB };
+      return { metric: m.metric_kind, measuredGiB: measured, estimatedGiB: pg.peakBytes / GiB };
     case 'nvidia_smi_used':
-      return { metric: m.metric_kind, measuredGiB: m.value_gib, estimatedGiB: run.deviceBytes / GiB };
+      return { metric: m.metric_kind, measuredGiB: measured, estimatedGiB: run.deviceBytes / GiB };
     default:
-      return { metric: m.metric_kind === 'max_memory_reserved' ? m.metric_kind : `${m.metric_kind} (vs reserved)`, measuredGiB: m.value_gib, estimatedGiB: run.reservedBytes / GiB };
+      return { metric: m.metric_kind === 'max_memory_reserved' ? m.metric_kind : `${m.metric_kind} (vs reserved)`, measuredGiB: measured, estimatedGiB: run.reservedBytes / GiB };
   }
 }
 
