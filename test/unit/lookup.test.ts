@@ -29,4 +29,12 @@ describe('lookup', () => {
     assert.ok(findModel('META-LLAMA/LLAMA-2-7B-HF').ok);
     assert.ok(findModel('gpt2').ok);
   });
+  it('finds the -2507 Qwen3 refreshes under their own ids (same architecture as the original release)', () => {
+    // Qwen3-4B-Instruct-2507 and Qwen3-30B-A3B-Instruct-2507 config.json differ from the April 2025 release only in
+    // max_position_embeddings / rope_theta; the corpus's Axolotl and LLaMA-Factory configs name them.
+    const small = findModel('Qwen/Qwen3-4B-Instruct-2507');
+    assert.ok(small.ok && small.model.id === 'Qwen/Qwen3-4B');
+    const moe = findModel('qwen/qwen3-30b-a3b-instruct-2507');
+    assert.ok(moe.ok && moe.model.id === 'Qwen/Qwen3-30B-A3B');
+  });
 });

@@ -708,8 +708,10 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     source: hf('Qwen/Qwen3-1.7B'),
   },
   {
+    // The July 2025 refreshes (-2507) keep the architecture and parameter count; only the context window grows
+    // (max_position_embeddings 262144, rope_theta 5e6), which does not change memory at a given sequence length.
     id: 'Qwen/Qwen3-4B',
-    aliases: ['Qwen/Qwen3-4B-Base'],
+    aliases: ['Qwen/Qwen3-4B-Base', 'Qwen/Qwen3-4B-Instruct-2507', 'Qwen/Qwen3-4B-Thinking-2507'],
     config: {
       model_type: 'qwen3',
       architectures: ['Qwen3ForCausalLM'],
@@ -804,8 +806,9 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
   {
     // Every layer is sparse (decoder_sparse_step 1, no mlp_only_layers); intermediate_size is unused by the MoE layers.
+    // The -2507 refreshes keep the architecture (only the context window grows, as for Qwen3-4B).
     id: 'Qwen/Qwen3-30B-A3B',
-    aliases: ['Qwen/Qwen3-30B-A3B-Base'],
+    aliases: ['Qwen/Qwen3-30B-A3B-Base', 'Qwen/Qwen3-30B-A3B-Instruct-2507', 'Qwen/Qwen3-30B-A3B-Thinking-2507'],
     config: {
       model_type: 'qwen3_moe',
       architectures: ['Qwen3MoeForCausalLM'],
@@ -1056,8 +1059,9 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
   {
     // SmolLM3 is Llama-shaped but skips RoPE on every fourth layer (no_rope_layers), which does not change memory.
+    // SmolLM3-3B-checkpoints holds the intermediate training checkpoints of the same model.
     id: 'HuggingFaceTB/SmolLM3-3B',
-    aliases: ['HuggingFaceTB/SmolLM3-3B-Base'],
+    aliases: ['HuggingFaceTB/SmolLM3-3B-Base', 'HuggingFaceTB/SmolLM3-3B-checkpoints'],
     config: {
       model_type: 'smollm3',
       architectures: ['SmolLM3ForCausalLM'],
