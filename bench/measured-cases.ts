@@ -64,8 +64,9 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   // A harness that calls torch.cuda.empty_cache() between steps (PEFT's MetaMathQA runner, every 10 steps, over batches
   // bucketed by length) returns that cache to the driver, so its runs are compared with the per-step figure. Those cases
   // also give the 99th percentile of the reserved memory sampled after each step; the comparison uses their
-  // max_memory_reserved, the peak of the longest batch that the estimate describes (the runner keeps its evaluation
-  // passes small "to prevent this from ... affecting the max memory metric", run.py), not a percentile over shorter batches.
+  // max_memory_reserved, the peak of the longest batch that the estimate describes, not a percentile over shorter
+  // batches (run.py runs its extra loss passes at the training batch size "to prevent this from ... affecting the max
+  // memory metric").
   if (/dynamic/i.test(t.seq_len_kind ?? '') && !/empty_cache/.test(c.measurement.metric ?? '')) s.batch_lengths = 'variable';
   if (fam === 'bert') {
     s.head = 'seq_cls';
