@@ -33,6 +33,7 @@ export type CanonicalKey =
   | 'quantBits'                  // 4 | 8 (load_in_4bit / load_in_8bit / quantization_bit)
   | 'quantType'                  // 'nf4' | 'fp4' | 'int8' | 'gptq' | 'awq'
   | 'doubleQuant'                // boolean
+  | 'kbitUpcast'                 // 'none' | 'norms' | 'all': unquantized parameters of a 4/8-bit model cast to fp32
   | 'freezeTrainableLayers'      // number
   | 'weightsDtype'               // 'fp32' | 'bf16' | 'fp16' (dtype the model is loaded/stored in)
   | 'bf16' | 'fp16'              // boolean: mixed-precision switches as the tool names them

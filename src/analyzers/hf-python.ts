@@ -87,7 +87,7 @@ export function analyzeHfPython(text: string): ConfigFacts {
 }
 
 class Analyzer {
-  private readonly facts: Fact[] = [];
+  private facts: Fact[] = [];
   private readonly problems: ParseProblem[] = [];
   private readonly references: Reference[] = [];
   private readonly tools = new Set<Tool>();
@@ -167,7 +167,17 @@ class Analyzer {
       } else if (HF_TRAINERS.has(last) || TRL_TRAINERS.test(last)) {
         this.tools.add(TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
         this.trainerCall(c, TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
+      } else if (last === 'prepare_model_for_kbit_training') {
+        this.kbitPreparation(c);
       }
+    }
+    // prepare_model_for_kbit_training turns checkpointing on in the model itself; Trainer only ever turns it on, so
+    // the call decides over a gradient_checkpointing=False (or its absence) anywhere in the file.
+    const prepared = this.facts.filter((f) => f.rawKey === 'prepare_model_for_kbit_training');
+    if (prepared.length > 0) {
+      // Checkpointing first, the upcast last: a hover on the call speaks of the upcast.
+      this.facts = this.facts.filter((f) => f.rawKey !== 'prepare_model_for_kbit_training');
+      this.facts.push(...prepared.filter((f) => f.key === 'gradientCheckpointing'), ...prepared.filter((f) => f.key !== 'gradientCheckpointing'));
     }
     // LoRA over 4-bit base weights is QLoRA (FORMATS.md §2.5).
     if (this.facts.some((f) => f.key === 'quantBits' && f.value === 4)) {
@@ -268,6 +278,30 @@ class Analyzer {
       this.facts.push({ key: 'loraAlpha', rawKey: 'lora_alpha', value: 8, rawValue: `${name}: default 8`, keySpan: at, valueSpan: at, tool: 'peft', origin: 'call-default' });
     }
     this.opaqueSpreads(args.opaque);
+  }
+
+  /**
+   * PEFT prepare_model_for_kbit_training(model, use_gradient_checkpointing=True): casts every parameter that is not
+   * a 4/8-bit weight to fp32 (norms, embeddings, head, biases; on a model that is not quantized, all of them) and
+   * enables gradient checkpointing unless use_gradient_checkpointing=False (peft/utils/other.py).
+   */
+  private kbitPreparation(call: SyntaxNode): void {
+    const calleeNode = call.firstChild!;
+    const at = span(calleeNode);
+    const name = this.text.slice(at.start, at.end);
+    this.facts.push({ key: 'kbitUpcast', rawKey: 'prepare_model_for_kbit_training', value: 'all', rawValue: `${name}(...)`, keySpan: at, valueSpan: at, tool: 'peft' });
+    const args = this.args(call);
+    const gc = args.entries.find((e) => e.rawKey === 'use_gradient_checkpointing') ?? (args.positional[1] ? { rawKey: 'use_gradient_checkpointing', keySpan: span(args.positional[1]), valueNode: args.positional[1], valueSpan: span(args.positional[1]) } : undefined);
+    if (!gc) {
+      this.facts.push({ key: 'gradientCheckpointing', rawKey: 'prepare_model_for_kbit_training', value: 'full', rawValue: `${name}: use_gradient_checkpointing default True`, keySpan: at, valueSpan: at, tool: 'peft', origin: 'call-default' });
+      return;
+    }
+    const v = this.valueOf(gc);
+    // False leaves checkpointing to the training arguments; an expression that is not a literal is reported as such.
+    if (v.k === 'lit' && v.v === false) return;
+    if (v.k === 'lit' && v.v === true) {
+      this.facts.push({ key: 'gradientCheckpointing', rawKey: 'prepare_model_for_kbit_training', value: 'full', rawValue: clip(this.text.slice(gc.valueSpan.start, gc.valueSpan.end)), keySpan: gc.keySpan, valueSpan: gc.valueSpan, tool: 'peft' });
+    }
   }
 
   private trainerCall(call: SyntaxNode, tool: Tool): void {

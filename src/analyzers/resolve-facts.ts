@@ -240,6 +240,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('gradient_accumulation_steps', 'gradientAccumulationSteps', num);
   fromFact('seq_len', 'seqLen', num);
   fromFact('batch_lengths', 'batchLengths');
+  fromFact('kbit_upcast', 'kbitUpcast');
   fromFact('gradient_checkpointing', 'gradientCheckpointing');
   fromFact('attention', 'attention');
   fromFact('loss', 'loss');

@@ -269,6 +269,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   if (!opts.lean) for (const [key, note] of Object.entries(SCHEMA_DEFAULT_NOTES)) {
     const k = key as keyof TrainingSetup;
     if (k === 'fsdp_shard_embeddings' && (setup.fsdp === 'none' || setup.fsdp === 'no_shard')) continue; // only matters under FSDP
+    if (k === 'kbit_upcast' && !setup.quantization && setup.method !== 'qlora') continue; // only matters for 4/8-bit models
     const p = prov[k];
     if (p === undefined || p.kind === 'default') {
       const v = setup[k];
@@ -337,7 +338,19 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   }
 
   // ---- Dtypes -------------------------------------------------------------------------------------------
-  const wb = dtypeBytes(setup.weights_dtype);
+  // PEFT prepare_model_for_kbit_training casts every 16-bit parameter that is not a quantized weight to fp32
+  // (peft/utils/other.py); GPTQ models are skipped. On a model that is not quantized that is every parameter.
+  const q8 = effSetup.quantization;
+  const kbit = setup.kbit_upcast !== 'none' && q8?.type !== 'gptq' ? setup.kbit_upcast : 'none';
+  const wholeModelUpcast = kbit === 'all' && !q8 && setup.weights_dtype !== 'fp32';
+  if (wholeModelUpcast) {
+    warnings.push({ key: 'kbit_upcast', message: 'prepare_model_for_kbit_training on a model that is not 4/8-bit casts every 16-bit parameter to fp32: weights take twice the memory' });
+  }
+  const wb = wholeModelUpcast ? 4 : dtypeBytes(setup.weights_dtype);
+  // With a quantized model: norms (and biases) in fp32; with 'all' also the embeddings and the output head.
+  const kbitQ = q8 ? kbit : 'none';
+  const denseBytes = kbitQ !== 'none' ? 4 : wb;
+  const embBytes = kbitQ === 'all' ? 4 : wb;
   const half: 2 | 4 = setup.mixed_precision !== 'none' ? 2 : wb === 4 ? 4 : 2;
   const mode: ComputeMode = setup.mixed_precision !== 'none' ? 'amp' : wb === 4 ? 'fp32' : 'half';
   if (setup.mixed_precision === 'none' && setup.weights_dtype === 'fp16') {
@@ -554,10 +567,11 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const denseBlock = blockParams / tp - quantHere;
     const unquantizedParams = denseBlock + embHere / tp;
     const weightShard = offloadParams || fsdpOffload || (fsdpMaster && setup.method === 'full') ? Infinity : shardParams;
-    const weightBytes = (unquantizedParams * wb) / weightShard;
+    const weightBytes = (denseBlock * denseBytes + (embHere / tp) * embBytes) / weightShard;
     persistent.push(comp('weights', 'Weights', weightBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory (see gathered parameters)'
         : fsdpMaster && setup.method === 'full' ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
-        : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams), bytesPerParam: wb, ...base })));
+        : kbitQ !== 'none' ? `${formatCount(denseBlock)} norm/bias params x 4 B (fp32 upcast) + ${formatCount(embHere / tp)} embedding/head params x ${embBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`
+        : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base })));
     if (quantHere > 0 && effSetup.quantization) {
       const q = quantBytesPerParam(effSetup.quantization);
       persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}`), () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
@@ -655,6 +669,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention: setup.attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
+      quantizedBase: quantHere > 0, kbitUpcast: kbitQ,
     });
     let freezeLayer: ReturnType<typeof layerActivations> | undefined;
     if (setup.method === 'freeze') {
@@ -728,8 +743,15 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     if (last && lmHead) {
       const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax });
       lossTensorBytes = lm.savedBytes + Math.max(lm.forwardTransientBytes, lm.backwardTransientBytes);
-      const finalNorm = finalNormSaved({ arch: a, mode, half, weightBytes: wb, tokens: T, normTrainable: setup.method === 'full', headTrainable: setup.method === 'full' || inv.headTrainable });
+      const finalNorm = finalNormSaved({ arch: a, mode, half, weightBytes: wb, tokens: T, normTrainable: setup.method === 'full', headTrainable: setup.method === 'full' || inv.headTrainable,
+        normWeightBytes: denseBytes, headWeightBytes: embBytes, residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined });
       outside.push(comp('logits-loss', 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`), () => ({ tokens: T, vocab: a.vocab, loss: setup.loss })));
+      if (kbitQ === 'all' && mode === 'amp') {
+        // The fp32 head is frozen, so autocast does not cache its cast (cached_cast needs requires_grad), but the
+        // matmul keeps the 16-bit copy for the gradient of its input until the head's backward.
+        const headElems = (a.vocab * a.hidden) / tp;
+        outside.push(comp('autocast-weight-copies', 'Autocast copy of the fp32 output head (kept for backward)', headElems * half, () => (`V x h${tp > 1 ? ' / TP' : ''} = ${formatCount(headElems)} x ${half} B`), () => ({ vocab: a.vocab, hidden: a.hidden })));
+      }
       return phasesFor(lm.forwardTransientBytes, lm.backwardTransientBytes);
     }
     return phasesFor(0, 0);

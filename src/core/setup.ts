@@ -84,6 +84,13 @@ export const TrainingSetupSchema = z.strictObject({
   quantization: QuantizationSchema.optional(),
   /** Layers left trainable in a 'freeze' run (the last N decoder layers), as LLaMA-Factory's freeze_trainable_layers. */
   freeze_trainable_layers: positiveInt.optional(),
+  /**
+   * Parameters a 4/8-bit model keeps unquantized, held in fp32: 'all' (PEFT prepare_model_for_kbit_training casts
+   * norms, embeddings, output head and biases to fp32; on a model that is not quantized, every 16-bit parameter),
+   * 'norms' (TRL's SFTTrainer before its November 2025 clean-up: prepare_model_for_kbit_training, then embeddings and
+   * head back to bf16 by peft_module_casting_to_bf16), or 'none' (Axolotl, LLaMA-Factory, torchtune, current TRL).
+   */
+  kbit_upcast: z.enum(['none', 'norms', 'all']).default('none'),
   weights_dtype: DtypeSchema.default('fp32'),
   mixed_precision: MixedPrecisionSchema.default('none'),
   master_weights: z.boolean().default(false),
@@ -175,6 +182,7 @@ export type ProvenanceMap = Partial<Record<SetupKey, Provenance>>;
 export const SCHEMA_DEFAULT_NOTES: Partial<Record<SetupKey, string>> = {
   method: 'full fine-tuning unless a LoRA/QLoRA/IA3/freeze setting says otherwise',
   weights_dtype: 'PyTorch loads weights in fp32 unless a dtype is given',
+  kbit_upcast: 'parameters left unquantized stay in the model dtype (no prepare_model_for_kbit_training call seen)',
   mixed_precision: 'no autocast unless bf16/fp16 is enabled',
   optimizer: 'torch.optim.AdamW (two fp32 states per trainable parameter)',
   micro_batch_size: 'one sequence per GPU per step',

@@ -59,7 +59,7 @@ const SCENARIO_KEY: Partial<Record<CanonicalKey, string>> = {
   microBatchSize: 'micro_batch_size', seqLen: 'seq_len', gradientCheckpointing: 'gradient_checkpointing', attention: 'attention',
   loss: 'loss', optimizer: 'optimizer', zeroStage: 'zero_stage', offloadOptimizer: 'offload_optimizer', fsdp: 'fsdp', method: 'method',
   gradientAccumulationSteps: 'gradient_accumulation_steps', model: 'model', quantBits: 'quantization', weightsDtype: 'weights_dtype',
-  mixedPrecision: 'mixed_precision', loraR: 'lora', loraTargets: 'lora', batchLengths: 'batch_lengths',
+  mixedPrecision: 'mixed_precision', loraR: 'lora', loraTargets: 'lora', batchLengths: 'batch_lengths', kbitUpcast: 'kbit_upcast',
 };
 
 /** The span of a canonical key in this document (key span), if the document sets it. */

@@ -29,7 +29,7 @@ const SCENARIO_TO_CANONICAL: Record<string, CanonicalKey> = {
   method: 'method', gradient_accumulation_steps: 'gradientAccumulationSteps', model: 'model', weights_dtype: 'weightsDtype',
   mixed_precision: 'mixedPrecision', gpus_per_node: 'gpusPerNode', nodes: 'nodes', lora: 'loraR', quantization: 'quantBits',
   tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpu: 'gpu', compile: 'compile', activation_offloading: 'activationOffloading',
-  batch_lengths: 'batchLengths',
+  batch_lengths: 'batchLengths', kbit_upcast: 'kbitUpcast',
 };
 
 function targetAt(a: Analysis, offset: number, text: string): HoverTarget | undefined {
@@ -137,6 +137,10 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       break;
     case 'activationOffloading':
       v.push({ label: `activation offloading ${s.activation_offloading ? 'on -> off' : 'off -> on'}`, patch: { activation_offloading: !s.activation_offloading, gradient_checkpointing: s.gradient_checkpointing === 'none' ? 'full' : s.gradient_checkpointing } });
+      break;
+    case 'kbitUpcast':
+      if (s.kbit_upcast !== 'none') v.push({ label: `fp32 upcast (${s.kbit_upcast}) -> none`, patch: { kbit_upcast: 'none' } });
+      if (s.kbit_upcast === 'all' && s.quantization) v.push({ label: 'fp32 upcast all -> norms only', patch: { kbit_upcast: 'norms' } });
       break;
     case 'batchLengths': {
       const flipped = s.batch_lengths === 'variable' ? 'fixed' : 'variable';

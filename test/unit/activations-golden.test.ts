@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArchitecture } from '../../src/core/architecture';
-import { layerActivations } from '../../src/core/terms/activations';
+import { layerActivations, type KbitUpcast } from '../../src/core/terms/activations';
 import type { ComputeMode } from '../../src/core/terms/saved-tensors';
 
 interface GoldenCase {
@@ -14,10 +14,11 @@ interface GoldenCase {
   config: Record<string, unknown>;
   batch: number;
   seq: number;
-  dtype: 'fp32' | 'bf16' | 'amp_bf16';
+  /** qlora_amp_bf16: bf16 model with 4-bit base linears (bitsandbytes Linear4bit emulated) under autocast. */
+  dtype: 'fp32' | 'bf16' | 'amp_bf16' | 'qlora_amp_bf16';
   attention: 'eager' | 'flash';
   checkpointing: 'none' | 'full_reentrant' | 'full_nonreentrant';
-  lora: null | { r: number; dropout: number; targets: string[] | 'all-linear'; adapterDtype: string };
+  lora: null | { r: number; dropout: number; targets: string[] | 'all-linear'; adapterDtype: string; quantized?: string; kbitUpcast?: KbitUpcast };
   savedBytes: { perLayer: number; perLayerList: number[] };
 }
 
@@ -31,17 +32,20 @@ export function modeled(c: GoldenCase): { expected: number; actual: number } | u
   const r = parseArchitecture(cfg);
   if (!r.ok) return undefined;
   const mode: ComputeMode = c.dtype === 'fp32' ? 'fp32' : c.dtype === 'bf16' ? 'half' : 'amp';
-  const weightBytes = c.dtype === 'bf16' ? 2 : 4;
+  const weightBytes = c.dtype === 'bf16' || c.dtype === 'qlora_amp_bf16' ? 2 : 4;
   const lora = c.lora
     ? { r: c.lora.r, dropout: c.lora.dropout, dtypeBytes: c.lora.adapterDtype === 'fp32' ? 4 : 2, targets: new Set(c.lora.targets === 'all-linear' ? ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] : c.lora.targets) }
     : undefined;
   const l = layerActivations({
     arch: r.arch, mode, half: c.dtype === 'fp32' ? 4 : 2, weightBytes, batch: c.batch, seq: c.seq, attention: c.attention,
     baseTrainable: !lora, normsTrainable: !lora, inputRequiresGrad: true, lora, tp: 1, sequenceParallel: false,
+    quantizedBase: c.lora?.quantized !== undefined, kbitUpcast: c.lora?.kbitUpcast,
   });
-  // LoRA: layer 1 (layer 0 reads frozen embeddings that need no grad); otherwise the average layer.
+  // LoRA: layer 1 (layer 0 reads frozen embeddings that need no grad); otherwise the average layer. With the fp32
+  // norms of a 4-bit model, layer 0 also reads the 16-bit embeddings while later layers read the fp32 residual stream.
   const list = c.savedBytes.perLayerList;
-  const expected = c.checkpointing === 'none' ? (lora ? list[Math.min(1, list.length - 1)] : c.savedBytes.perLayer) : c.savedBytes.perLayer;
+  const layerOne = list[Math.min(1, list.length - 1)];
+  const expected = c.checkpointing === 'none' ? (lora ? layerOne : c.savedBytes.perLayer) : c.lora?.kbitUpcast === 'norms' ? layerOne : c.savedBytes.perLayer;
   const layers = list.length;
   const actual = c.checkpointing === 'none' ? l.bytesPerLayer : l.layerInputBytes + l.checkpointHeldBytes / layers;
   return { expected, actual };
@@ -50,7 +54,7 @@ export function modeled(c: GoldenCase): { expected: number; actual: number } | u
 describe('activations: within 2 % of PyTorch saved-tensor ground truth (golden.json, torch 1.13 CPU)', () => {
   const groups = new Map<string, GoldenCase[]>();
   for (const c of golden.cases) {
-    const key = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? ` lora r${c.lora.r} ${Array.isArray(c.lora.targets) ? c.lora.targets.join('+') : c.lora.targets} p${c.lora.dropout}` : ''}`;
+    const key = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? ` lora r${c.lora.r} ${Array.isArray(c.lora.targets) ? c.lora.targets.join('+') : c.lora.targets} p${c.lora.dropout}${c.lora.kbitUpcast ? ` fp32 upcast: ${c.lora.kbitUpcast}` : ''}` : ''}`;
     groups.set(key, [...(groups.get(key) ?? []), c]);
   }
   for (const [key, cases] of groups) {

@@ -56,6 +56,37 @@ describe('estimate: model states', () => {
     assert.equal(component(phase(e, 'optimizer'), 'weights'), (6_738_415_616 - linear) * 2);
   });
 
+  it('fp32 upcast of a 4-bit model (PEFT prepare_model_for_kbit_training / TRL before Nov 2025): weights, residual stream, head copy', () => {
+    const base = { method: 'qlora', weights_dtype: 'bf16', mixed_precision: 'bf16', quantization: { bits: 4, type: 'nf4' }, lora: { r: 8 }, gradient_checkpointing: 'full', seq_len: 2048 } as const;
+    const none = run(setupFor('meta-llama/Llama-2-7b-hf', base));
+    const all = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, kbit_upcast: 'all' }));
+    const norms = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, kbit_upcast: 'norms' }));
+    // Unquantized: embeddings + head 2 x 32000 x 4096 = 262,144,000, norms 65 x 4096 = 266,240.
+    const emb = 2 * 32000 * 4096;
+    const normParams = 65 * 4096;
+    assert.equal(component(phase(none, 'optimizer'), 'weights'), (emb + normParams) * 2);
+    assert.equal(component(phase(all, 'optimizer'), 'weights'), (emb + normParams) * 4);
+    assert.equal(component(phase(norms, 'optimizer'), 'weights'), emb * 2 + normParams * 4);
+    // fp32 norms feed bitsandbytes layers, which return their input's dtype: the residual stream (what checkpointing
+    // keeps per layer) is fp32: 32 layers x 2048 x 4096 x 4 B (golden.json qlora_amp_bf16 cases, measured).
+    assert.equal(component(phase(none, 'forward'), 'activations'), 32 * 2048 * 4096 * 2);
+    assert.equal(component(phase(all, 'forward'), 'activations'), 32 * 2048 * 4096 * 4);
+    assert.equal(component(phase(norms, 'forward'), 'activations'), 32 * 2048 * 4096 * 4);
+    // The frozen fp32 head is cast to bf16 for the logits; the matmul keeps that copy for backward: V x h x 2 B (on
+    // top of the autocast cache of the fp32 adapters, 32 layers x 2 x (4096 x 8 + 8 x 4096) x 2 B, in all three).
+    const adapterCache = 32 * 2 * (4096 * 8 + 8 * 4096) * 2;
+    assert.equal(component(phase(none, 'forward'), 'autocast-weight-copies'), adapterCache);
+    assert.equal(component(phase(all, 'forward'), 'autocast-weight-copies'), adapterCache + 32000 * 4096 * 2);
+    assert.equal(component(phase(norms, 'forward'), 'autocast-weight-copies'), adapterCache);
+    assert.ok(all.perGpu.peakBytes - none.perGpu.peakBytes > emb * 2 + 32000 * 4096 * 2, 'upcast costs at least the fp32 embeddings/head and the head copy');
+  });
+
+  it('prepare_model_for_kbit_training on a 16-bit model that is not quantized makes every weight fp32', () => {
+    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { method: 'lora', weights_dtype: 'bf16', mixed_precision: 'bf16', kbit_upcast: 'all' }));
+    assert.equal(component(phase(e, 'optimizer'), 'weights'), 6_738_415_616 * 4);
+    assert.ok(e.warnings.some((w) => w.key === 'kbit_upcast'));
+  });
+
   it('8-bit AdamW (bitsandbytes): 2 x (1 + 4/2048) bytes per parameter of large tensors', () => {
     const e = run(setupFor('meta-llama/Llama-2-7b-hf', { optimizer: 'adamw_8bit', weights_dtype: 'bf16' }));
     const states = component(phase(e, 'optimizer'), 'optimizer-states');

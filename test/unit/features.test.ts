@@ -70,6 +70,27 @@ describe('features: hover', () => {
       [/llama: 32 layers, hidden 4096, 32 heads \(8 kv\)/, /8\.03B parameters/, /catalog/]);
   });
 
+  it('Python: prepare_model_for_kbit_training shows what its fp32 upcast costs and turns checkpointing on', () => {
+    const text = [
+      'import torch',
+      'from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments',
+      'from peft import prepare_model_for_kbit_training',
+      'bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16)',
+      'm = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", quantization_config=bnb, torch_dtype=torch.bfloat16)',
+      'm = ‸prepare_model_for_kbit_training(m)',
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True)',
+      '',
+    ].join('\n');
+    // Embeddings + head of Llama-3-8B: 2 x 128,256 x 4096 params, 2 B more each in fp32, plus the head's bf16 copy
+    // (2 B each): about 1.96 + 0.98 GiB, and the fp32 residual stream on top.
+    const md = checkHover('/w/train.py', text, [/fp32 upcast \(all\) -> none: -([3-9]|\d\d)\.\d+ GiB/, /fp32 upcast all -> norms only: -/]);
+    assert.doesNotMatch(md, /undefined|NaN/);
+    const a = analyze('/w/train.py', text.replace('‸', ''));
+    assert.equal(a.setup?.kbit_upcast, 'all');
+    assert.equal(a.setup?.gradient_checkpointing, 'full');
+    assert.equal(a.setup?.method, 'qlora');
+  });
+
   it('YAML (Axolotl): sequence_len shows the effect of doubling it', () => {
     checkHover('/w/axolotl.yml', 'base_model: mistralai/Mistral-7B-v0.1\nadapter: qlora\nload_in_4bit: true\nmicro_batch_size: 2\nsequence_len: ‸4096\ngradient_checkpointing: true\n',
       [/sequence 4096 -> 8192: \+/, /qlora|4-bit/i]);

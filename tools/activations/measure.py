@@ -455,11 +455,55 @@ def causal_lm_loss(logits, labels, vocab):
     return F.cross_entropy(logits, shift_labels.view(-1), ignore_index=-100, reduction="mean")
 
 
+class _MatMul4Bit(torch.autograd.Function):
+    """bitsandbytes MatMul4Bit (autograd/_functions.py): F.linear(A, dequantize_4bit(B).to(A.dtype)); it keeps only
+    the quantized weight (ctx.tensors = (None, B)), never the input, because the base weight is frozen. The
+    dequantized weight is emulated by a frozen bf16 tensor."""
+
+    @staticmethod
+    def forward(ctx, a, w):
+        ctx.w = w
+        return F.linear(a, w.to(a.dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        return g @ ctx.w.to(g.dtype), None
+
+
+class Bnb4Linear(nn.Module):
+    """bitsandbytes nn.Linear4bit.forward: the input is cast to the compute dtype (bf16) and the output back to the
+    input's dtype (`out.to(inp_dtype)`): an fp32 input gives an fp32 output."""
+
+    def __init__(self, i, o):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(o, i), requires_grad=False)
+        self.in_features, self.out_features = i, o
+
+    def forward(self, x):
+        inp_dtype = x.dtype
+        return _MatMul4Bit.apply(x.to(torch.bfloat16), self.weight).to(inp_dtype)
+
+
+class LoraLinear4bit(LoraLinear):
+    """PEFT lora.bnb.Linear4bit.forward: result = base(x).clone(); under autocast x is not cast to the adapter dtype
+    (requires_conversion = not torch.is_autocast_enabled()); result + lora_B(lora_A(dropout(x))) * scaling."""
+
+    def forward(self, x):
+        result = self.base_layer(x).clone()
+        if not autocast_on():
+            x = x.to(self.lora_A.weight.dtype)
+        output = self.lora_B(self.lora_A(dropout(x, self.p))) * self.scaling
+        if not autocast_on():
+            output = output.to(result.dtype)
+        return result + output
+
+
 def make_linear(cfg, i, o, bias, name):
-    lin = nn.Linear(i, o, bias=bias)
     lora = cfg.get("_lora")
+    quantized = bool(lora and lora.get("quantized"))
+    lin = Bnb4Linear(i, o) if quantized and not bias else nn.Linear(i, o, bias=bias)
     if lora and (lora["targets"] == "all-linear" or name in lora["targets"]):
-        return LoraLinear(lin, lora["r"], lora["alpha"], lora["dropout"])
+        return (LoraLinear4bit if quantized else LoraLinear)(lin, lora["r"], lora["alpha"], lora["dropout"])
     return lin
 
 
@@ -1198,22 +1242,35 @@ def measure(family, point, dtype, attn, ckpt, lora=None, want_tensors=False, see
     if lora:
         for n, p_ in model.named_parameters():
             p_.requires_grad_("lora_" in n)
-    if dtype == "bf16":
+    if dtype in ("bf16", "qlora_amp_bf16"):
         model.to(torch.bfloat16)
         if lora:  # PEFT autocast_adapter_dtype=True keeps adapters in fp32
             for m in model.modules():
                 if isinstance(m, LoraLinear):
                     m.lora_A.float()
                     m.lora_B.float()
+    if dtype == "qlora_amp_bf16":
+        # PEFT prepare_model_for_kbit_training casts every parameter that is not 4-bit to fp32 ("all"); TRL's
+        # SFTTrainer (before its Nov 2025 clean-up) then put embeddings and head back to bf16 (peft_module_casting_to_bf16),
+        # leaving the norms in fp32 ("norms"); "none" keeps the model dtype.
+        up = lora.get("kbitUpcast", "none")
+        if up in ("norms", "all"):
+            for n, m in model.named_modules():
+                if isinstance(m, (LlamaRMSNorm, GemmaRMSNorm)):
+                    m.float()
+        if up == "all":
+            model.embed_tokens.float()
+            model.lm_head.float()
     model.train()
     g = torch.Generator().manual_seed(1234 + seed)
     ids = torch.randint(0, V, (b, s), generator=g)
     labels = torch.randint(0, V, (b, s), generator=g)
-    rec = Recorder(model, amp=(dtype == "amp_bf16"))
+    amp = dtype in ("amp_bf16", "qlora_amp_bf16")
+    rec = Recorder(model, amp=amp)
     REC = rec
     try:
         with torch.autograd.graph.saved_tensors_hooks(rec.pack, rec.unpack), OpName(rec):
-            if dtype == "amp_bf16":
+            if amp:
                 with torch.autocast("cpu", dtype=torch.bfloat16):
                     loss = model(ids, labels)
             else:
@@ -1225,6 +1282,11 @@ def measure(family, point, dtype, attn, ckpt, lora=None, want_tensors=False, see
     else:
         layer_regions = [f"layer{i}" for i in range(cfg["num_hidden_layers"])]
     tot, per_layer, attributed = summarize(rec.entries, layer_regions)
+    # A pack hook that returns its tensor makes a node -> saved tensor -> grad_fn (the node) cycle through autograd's
+    # C++ objects, which Python's collector cannot see; a backward pass frees the saved tensors and breaks it, so
+    # memory stays flat over thousands of cases.
+    rec.keep.clear()
+    loss.backward()
     assert torch.isfinite(loss).all()
     pl = [per_layer[r] for r in layer_regions]
     public_cfg = {k: v for k, v in cfg.items() if not k.startswith("_")}
@@ -1359,6 +1421,18 @@ def main():
                 lora = dict(r=8 if pt[2] % 128 else 64, alpha=16, dropout=0.05, targets="all-linear", adapterDtype="fp32")
                 cases.append(measure("llama", pt, dtype, "flash", "full_nonreentrant", lora=lora))
         print(f"lora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
+        # QLoRA: 4-bit base linears (bitsandbytes Linear4bit), bf16 model, autocast, with the fp32 upcasts of
+        # PEFT's prepare_model_for_kbit_training ("all"), of TRL's SFTTrainer before Nov 2025 ("norms"), or none.
+        for up in ("none", "norms", "all"):
+            for targets in (["q_proj", "v_proj"], "all-linear"):
+                for ck in ("none", "full_nonreentrant"):
+                    for attn in ("eager", "flash"):
+                        for pi, pt in enumerate(points):
+                            lora = dict(r=8, alpha=16, dropout=0.05 if pi % 2 else 0.0, targets=targets,
+                                        adapterDtype="fp32", quantized="nf4", kbitUpcast=up)
+                            want = pi == 1 and ck == "none" and attn == "flash" and targets == "all-linear"
+                            cases.append(measure("llama", pt, "qlora_amp_bf16", attn, ck, lora=lora, want_tensors=want))
+        print(f"qlora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
     mism = verify(cases)
     out = dict(generator="tools/activations/measure.py", torch=torch.__version__, hfSources=HF_SOURCES,
                notes="bytes of storages saved for backward (dedup by storage, full nbytes), see tools/activations/README.md",

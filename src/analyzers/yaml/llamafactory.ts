@@ -58,6 +58,9 @@ function analyze(ctx: YamlCtx): void {
   if (packing) ctx.put('batchLengths', packing, asPacking);
   else ctx.put('batchLengths', top.get('stage'), (v) => (strOf(v)?.trim() === 'pt' ? 'fixed' : undefined)); // packing defaults on for pre-training
 
+  // upcast_layernorm casts the norm weights to fp32 (model/model_utils/checkpointing.py prepare_model_for_training); with 4/8-bit
+  // layers their fp32 outputs carry on through the residual stream.
+  ctx.put('kbitUpcast', top.get('upcast_layernorm'), (v) => { const b = boolOf(v); return b === undefined ? undefined : b ? 'norms' : 'none'; });
   ctx.put('bf16', top.get('bf16'), asBool);
   ctx.put('fp16', top.get('fp16'), asBool);
   ctx.put('pureBf16', top.get('pure_bf16'), asBool);

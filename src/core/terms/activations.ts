@@ -56,7 +56,17 @@ export interface ActivationPlan {
    * issue 64000, fixed by PR 66018).
    */
   readonly softmaxSavesInput?: boolean;
+  /** The block's base linears are bitsandbytes 4/8-bit layers (their output keeps the input's dtype). */
+  readonly quantizedBase?: boolean;
+  /**
+   * fp32 upcast of the parameters a 4/8-bit model keeps unquantized: 'all' (PEFT prepare_model_for_kbit_training:
+   * norms, embeddings, head), 'norms' (the norms only). fp32 norm weights make every norm output fp32; quantized
+   * linears return fp32 for fp32 inputs, and from the first MLP on the residual stream is fp32.
+   */
+  readonly kbitUpcast?: KbitUpcast;
 }
+
+export type KbitUpcast = 'none' | 'norms' | 'all';
 
 export interface LayerActivations {
   /** Bytes saved for backward by one block (the average block for MoE / T5 stacks). */
@@ -99,7 +109,7 @@ export function layerActivations(p: ActivationPlan): LayerActivations {
     byPlan = new Map();
     layerCache.set(p.arch, byPlan);
   }
-  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
+  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${p.kbitUpcast ?? 'none'}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
   let r = byPlan.get(key);
   if (!r) {
     if (byPlan.size > 4096) byPlan.clear();
@@ -122,7 +132,11 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const tp = p.tp;
   // Sequence parallel splits the tokens of the non-tensor-parallel regions (norms, dropout, residual) over TP ranks.
   const Tsp = p.sequenceParallel ? T / tp : T;
-  const residualBytes = p.weightBytes === 4 ? 4 : p.half; // autocast keeps fp32 residuals only with fp32 weights
+  const upcast = p.kbitUpcast !== undefined && p.kbitUpcast !== 'none';
+  // Autocast keeps fp32 residuals only with fp32 weights, or when fp32 norms feed 4/8-bit linears (which return
+  // their input's dtype): their fp32 outputs reach the residual sum.
+  const residualBytes = p.weightBytes === 4 || (upcast && p.quantizedBase) ? 4 : p.half;
+  const normBytes = upcast ? 4 : p.weightBytes;
   const x0 = tape.tensor('block input', Tsp * a.hidden, residualBytes, p.inputRequiresGrad || p.baseTrainable);
   /** What the second half of a pre-norm block (norm + MLP) saves: freed by its backward before the attention's runs. */
   let mlpSavedBytes = 0;
@@ -130,9 +144,9 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const weight = (name: string): Weight => {
     const m = mods.get(name);
     const elems = m ? (m.inFeatures * m.outFeatures) / tp : a.hidden * a.hidden;
-    return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes };
+    return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes, keepsInputDtype: p.quantizedBase };
   };
-  const normWeight: Weight = { what: 'norm', elems: a.hidden, trainable: p.normsTrainable, bytesPerElem: p.weightBytes };
+  const normWeight: Weight = { what: 'norm', elems: a.hidden, trainable: p.normsTrainable, bytesPerElem: normBytes };
 
   /** A linear layer with its LoRA adapter or (IA)^3 vector when targeted (PEFT lora.Linear / ia3.Linear forward). */
   const linear = (x: Tensor, name: string, outFeatures: number, what: string): Tensor => {
@@ -156,8 +170,9 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
     if (!lora || !lora.targets.has(name)) return y;
     const m = mods.get(name);
     const tokens = x.elems / ((m ? m.inFeatures : a.hidden) / (name === 'o_proj' || name === 'down_proj' ? tp : 1));
-    // PEFT casts x to the adapter dtype, applies dropout, then lora_A and lora_B (both trainable).
-    let xa = tape.to(x, lora.dtypeBytes, `${name} LoRA input (adapter dtype)`);
+    // PEFT casts x to the adapter dtype, applies dropout, then lora_A and lora_B (both trainable). Its 4/8-bit
+    // layers skip the cast under autocast (peft/tuners/lora/bnb.py: requires_conversion = not is_autocast_enabled()).
+    let xa = p.quantizedBase && p.mode === 'amp' ? x : tape.to(x, lora.dtypeBytes, `${name} LoRA input (adapter dtype)`);
     xa = tape.dropout(xa, lora.dropout, `${name} LoRA dropout`);
     const A: Weight = { what: `${name}.lora_A`, elems: (m?.inFeatures ?? a.hidden) * lora.r, trainable: true, bytesPerElem: lora.dtypeBytes };
     const ya = tape.linear(xa, A, lora.r, `${name} lora_A output`);
@@ -170,7 +185,7 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
 
   const norm = (x: Tensor, what: string): Tensor =>
     a.norm === 'rms'
-      ? tape.rmsNorm(x, x.elems / a.hidden, normWeight.trainable, what, p.weightBytes, a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : 'llama')
+      ? tape.rmsNorm(x, x.elems / a.hidden, normWeight.trainable, what, normBytes, a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : 'llama')
       : tape.layerNorm(x, x.elems / a.hidden, normWeight.trainable, what);
 
   // Attention geometry on this TP rank.
@@ -307,12 +322,12 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
         v = linear(h1, 'v_proj', kvd, 'v_proj output');
       }
       if (a.qkNorm) {
-        q = tape.rmsNorm(q, T * heads, p.normsTrainable, 'q_norm', p.weightBytes);
-        k = tape.rmsNorm(k, T * kvHeads, p.normsTrainable, 'k_norm', p.weightBytes);
+        q = tape.rmsNorm(q, T * heads, p.normsTrainable, 'q_norm', normBytes);
+        k = tape.rmsNorm(k, T * kvHeads, p.normsTrainable, 'k_norm', normBytes);
       }
-      // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin creates new q/k tensors.
-      const qr = tape.free(q, 'q after rotary', T * qd, tape.computeBytes);
-      const kr = tape.free(k, 'k after rotary', T * kvd, tape.computeBytes);
+      // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin creates new q/k tensors (fp32 when 4/8-bit linears return fp32).
+      const qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
+      const kr = tape.free(k, 'k after rotary', T * kvd, upcast && p.quantizedBase ? k.bytesPerElem : tape.computeBytes);
       const att = attentionCore(qr, kr, v, { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
       const o = linear(att, a.family === 'qwen' ? 'c_proj' : 'o_proj', a.hidden, 'o_proj output');
       let x1 = tape.free(o, 'residual', Tsp * a.hidden, residualBytes);
@@ -537,21 +552,29 @@ export interface LossMemory {
  * upcast (and its normalized input when the norm weight trains), and the head's input when the head trains. A frozen
  * norm and head (LoRA, QLoRA) keep only the upcast input the norm's backward needs.
  */
-export function finalNormSaved(p: { arch: Architecture; mode: ComputeMode; half: 2 | 4; weightBytes: number; tokens: number; normTrainable: boolean; headTrainable: boolean }): number {
+export function finalNormSaved(p: {
+  arch: Architecture; mode: ComputeMode; half: 2 | 4; weightBytes: number; tokens: number; normTrainable: boolean; headTrainable: boolean;
+  /** Storage of the final norm's and the head's weights when it differs from weightBytes (fp32 upcast of a 4/8-bit model). */
+  normWeightBytes?: number; headWeightBytes?: number;
+  /** Bytes per element of the residual stream when it differs from the model's (fp32 behind 4/8-bit layers). */
+  residualBytes?: number;
+}): number {
   // Every saved tensor is proportional to the tokens: replay one token once per setting (the advice search asks often).
-  const key = `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}`;
+  const normBytes = p.normWeightBytes ?? p.weightBytes;
+  const headBytes = p.headWeightBytes ?? p.weightBytes;
+  const key = `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}`;
   let byKey = finalNormCache.get(p.arch);
   if (!byKey) finalNormCache.set(p.arch, (byKey = new Map()));
   let perToken = byKey.get(key);
   if (perToken === undefined) {
     const a = p.arch;
     const tape = new Tape(p.mode, p.half, false);
-    const residualBytes = p.weightBytes === 4 ? 4 : p.half;
+    const residualBytes = p.residualBytes ?? (p.weightBytes === 4 ? 4 : p.half);
     const x = tape.tensor('final hidden states', a.hidden, residualBytes, true);
     const normed = a.norm === 'rms'
-      ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', p.weightBytes, a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : 'llama')
+      ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', normBytes, a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : 'llama')
       : tape.layerNorm(x, 1, p.normTrainable, 'final norm');
-    tape.linear(normed, { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: p.weightBytes }, a.vocab, 'logits');
+    tape.linear(normed, { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: headBytes }, a.vocab, 'logits');
     perToken = tape.totalBytes();
     byKey.set(key, perToken);
   }

@@ -26,6 +26,11 @@ export interface Weight {
   readonly trainable: boolean;
   /** Storage bytes per element of the weight itself (fp32 under autocast, 2 for bf16/fp16 weights). */
   readonly bytesPerElem: number;
+  /**
+   * A 4/8-bit bitsandbytes layer: the input is cast to the compute dtype for the matmul and the output back to the
+   * input's dtype (bnb nn.Linear4bit.forward `out.to(inp_dtype)`), so an fp32 input gives an fp32 output.
+   */
+  readonly keepsInputDtype?: boolean;
 }
 
 export interface SavedEntry {
@@ -107,7 +112,7 @@ export class Tape {
     const tokens = x.elems / (w.elems / outFeatures);
     // Under autocast the matmul runs in 16 bits; otherwise in the wider of input and weight dtypes (an fp32
     // LoRA adapter on a bf16 model computes in fp32).
-    const outBytes = this.mode === 'amp' ? this.half : Math.max(xin.bytesPerElem, w.bytesPerElem);
+    const outBytes = w.keepsInputDtype ? x.bytesPerElem : this.mode === 'amp' ? this.half : Math.max(xin.bytesPerElem, w.bytesPerElem);
     const y = this.tensor(what, tokens * outFeatures, outBytes, x.rg || w.trainable);
     this.matmulOutputs.push(y.storageBytes);
     return y;

@@ -184,6 +184,25 @@ describe('analyzeHfPython', () => {
     assert.equal(facts(r, 'quantBits').length, 1, 'a BnB config passed by name is read once');
   });
 
+  it('reads prepare_model_for_kbit_training: fp32 upcast of unquantized parameters, and checkpointing it turns on', () => {
+    // peft/utils/other.py: every non-4/8-bit parameter to fp32; use_gradient_checkpointing defaults to True and enables
+    // checkpointing on the model, which TrainingArguments(gradient_checkpointing=False) does not undo.
+    const text = [
+      'model = prepare_model_for_kbit_training(model)',
+      'args = TrainingArguments(output_dir="o", gradient_checkpointing=False, bf16=True)',
+      '',
+    ].join('\n');
+    const r = checkFacts(text, [
+      { key: 'kbitUpcast', value: 'all', keyText: 'prepare_model_for_kbit_training' },
+      { key: 'gradientCheckpointing', value: 'full', keyText: 'prepare_model_for_kbit_training', origin: 'call-default' },
+    ]);
+    const gc = facts(r, 'gradientCheckpointing');
+    assert.equal(gc[gc.length - 1].value, 'full', 'the call decides over the training arguments');
+    const off = analyzeHfPython('m = peft.prepare_model_for_kbit_training(m, use_gradient_checkpointing=False)\nargs = TrainingArguments(gradient_checkpointing=False)\n');
+    assert.deepEqual(facts(off, 'gradientCheckpointing').map((f) => f.value), ['none'], 'use_gradient_checkpointing=False leaves it to the arguments');
+    assert.deepEqual(facts(off, 'kbitUpcast').map((f) => f.value), ['all']);
+  });
+
   it('makes the library defaults of BitsAndBytesConfig and LoraConfig explicit', () => {
     const text = 'q = BitsAndBytesConfig(load_in_4bit=True)\nl = LoraConfig()\nm = AutoModelForCausalLM.from_pretrained("gpt2", load_in_8bit=True)\n';
     const r = checkFacts(text, [
