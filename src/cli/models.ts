@@ -128,6 +128,9 @@ function quantizationNotes(config: HfConfig): string[] {
   const qc = quantConfigOf(config);
   if (!qc || quantizationFromConfig(config)) return [];
   const method = quantMethodOf(qc) ?? 'unnamed';
+  // gpt-oss ships its experts in MXFP4, whose kernels do not train: transformers dequantizes them to bf16 for
+  // fine-tuning (Mxfp4Config(dequantize=True), and always where the kernels are missing).
+  if (method === 'mxfp4') return ['quantization_config (mxfp4): training dequantizes the MXFP4 experts to the model dtype (Mxfp4Config(dequantize=True)); weights are counted at 16 bits'];
   const bits = num(qc.bits) ?? num(qc.w_bit);
   return [`quantization_config (${method}${bits !== undefined ? `, ${bits}-bit` : ''}) is not modelled; weights are taken at their stored dtype`];
 }

@@ -5,7 +5,7 @@ import type { HfConfig, Head } from './setup';
 
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
-  | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe';
+  | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -19,6 +19,11 @@ export interface LinearModule {
   /** Tokens that pass through one instance per token of input: 1 for dense layers, top_k/E for an expert. */
   readonly tokenFraction: number;
   readonly group: 'attention' | 'mlp' | 'expert' | 'router' | 'cross_attention';
+  /**
+   * A bare nn.Parameter used in a matmul (gpt-oss experts and router), not an nn.Linear: PEFT's all-linear and
+   * bitsandbytes' Linear replacement pass it by.
+   */
+  readonly parameter?: boolean;
 }
 
 export interface MoeSpec {
@@ -74,7 +79,7 @@ export type ArchitectureResult =
 const FAMILY_ALIASES: Record<string, Family> = {
   llama: 'llama', mistral: 'mistral', qwen2: 'qwen2', qwen3: 'qwen3', yi: 'llama', gemma: 'gemma', gemma2: 'gemma2',
   phi3: 'phi3', phi: 'phi', qwen: 'qwen', gpt2: 'gpt2', gpt_neox: 'gpt_neox', bert: 'bert', roberta: 'roberta',
-  t5: 't5', mt5: 't5', mixtral: 'mixtral', qwen2_moe: 'qwen2_moe', qwen3_moe: 'qwen3_moe', smollm3: 'llama',
+  t5: 't5', mt5: 't5', mixtral: 'mixtral', qwen2_moe: 'qwen2_moe', qwen3_moe: 'qwen3_moe', smollm3: 'llama', gpt_oss: 'gpt_oss',
 };
 
 export const SUPPORTED_MODEL_TYPES: readonly string[] = Object.keys(FAMILY_ALIASES);
@@ -157,10 +162,12 @@ function parseArchitectureUncached(cfg: HfConfig): ArchitectureResult {
   const tied = bool(cfg, 'tie_word_embeddings') ?? tiedDefault;
 
   let moe: MoeSpec | undefined;
-  if (family === 'mixtral' || family === 'qwen2_moe' || family === 'qwen3_moe') {
-    const experts = need(num(cfg, 'num_local_experts', 'num_experts'), family === 'mixtral' ? 'num_local_experts' : 'num_experts');
-    const topK = need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok');
-    const expertFfn = family === 'mixtral' ? ffn : need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
+  if (family === 'mixtral' || family === 'qwen2_moe' || family === 'qwen3_moe' || family === 'gpt_oss') {
+    const localExperts = family === 'mixtral' || family === 'gpt_oss';
+    const experts = need(num(cfg, 'num_local_experts', 'num_experts'), localExperts ? 'num_local_experts' : 'num_experts');
+    const topK = need(num(cfg, 'num_experts_per_tok', 'experts_per_token'), 'num_experts_per_tok');
+    // gpt-oss: intermediate_size is the width of one expert (modeling_gpt_oss.py GptOssExperts.expert_dim).
+    const expertFfn = localExperts ? ffn : need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
     const sharedExpertFfn = family === 'qwen2_moe' ? (num(cfg, 'shared_expert_intermediate_size') ?? 0) : 0;
     const step = num(cfg, 'decoder_sparse_step') ?? 1;
     const onlyMlp = Array.isArray(cfg['mlp_only_layers']) ? (cfg['mlp_only_layers'] as unknown[]).filter((x) => typeof x === 'number') as number[] : [];
@@ -168,7 +175,7 @@ function parseArchitectureUncached(cfg: HfConfig): ArchitectureResult {
     for (let i = 0; i < layers; i++) {
       if (!onlyMlp.includes(i) && experts > 0 && (i + 1) % step === 0) moeLayers++;
     }
-    if (family === 'mixtral') moeLayers = layers;
+    if (localExperts) moeLayers = layers;
     moe = { experts, topK, expertFfn, sharedExpertFfn, sharedExpertGate: family === 'qwen2_moe' && sharedExpertFfn > 0, moeLayers };
   }
 
@@ -178,7 +185,7 @@ function parseArchitectureUncached(cfg: HfConfig): ArchitectureResult {
   const qkvBias = attentionBias ?? qkvBiasByFamily;
   const outBias = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi'
     ? true
-    : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' ? (attentionBias ?? false) : false;
+    : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' || family === 'gpt_oss' ? (attentionBias ?? false) : false;
   const mlpBias = bool(cfg, 'mlp_bias') ?? (family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi');
 
   const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi'].includes(family) ? 'layer' : 'rms';
@@ -222,8 +229,8 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
   const kvd = a.kvHeads * a.headDim;
   const L = a.layers;
   const m: LinearModule[] = [];
-  const add = (name: string, inF: number, outF: number, bias: boolean, count: number, group: LinearModule['group'], tokenFraction = 1): void => {
-    if (count > 0) m.push({ name, inFeatures: inF, outFeatures: outF, bias, count, group, tokenFraction });
+  const add = (name: string, inF: number, outF: number, bias: boolean, count: number, group: LinearModule['group'], tokenFraction = 1, parameter = false): void => {
+    if (count > 0) m.push({ name, inFeatures: inF, outFeatures: outF, bias, count, group, tokenFraction, ...(parameter ? { parameter } : {}) });
   };
   switch (a.family) {
     case 'gpt2':
@@ -283,6 +290,20 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('gate_up_proj', h, 2 * a.ffn, false, L, 'mlp');
       add('down_proj', a.ffn, h, false, L, 'mlp');
       break;
+    case 'gpt_oss': {
+      // GptOssAttention: q/k/v/o nn.Linear with attention_bias; GptOssExperts: 3-D parameters gate_up_proj (E, h, 2f)
+      // with bias (E, 2f) and down_proj (E, f, h) with bias (E, h); GptOssTopKRouter: weight (E, h) and bias (E).
+      // The experts and the router are not nn.Linear, so PEFT's all-linear reaches only the attention projections.
+      const moe = a.moe!;
+      add('q_proj', h, qd, a.qkvBias, L, 'attention');
+      add('k_proj', h, kvd, a.qkvBias, L, 'attention');
+      add('v_proj', h, kvd, a.qkvBias, L, 'attention');
+      add('o_proj', qd, h, a.outBias, L, 'attention');
+      add('experts.gate_up_proj', h, 2 * moe.expertFfn, true, L * moe.experts, 'expert', moe.topK / moe.experts, true);
+      add('experts.down_proj', moe.expertFfn, h, true, L * moe.experts, 'expert', moe.topK / moe.experts, true);
+      add('router', h, moe.experts, true, L, 'router', 1, true);
+      break;
+    }
     default: {
       add('q_proj', h, qd, a.qkvBias, L, 'attention');
       add('k_proj', h, kvd, a.qkvBias, L, 'attention');
@@ -390,6 +411,7 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
     default:
       blockNorms = 2 * normSize * a.layers;
       if (a.qkNorm) extra += 2 * a.headDim * a.layers;
+      if (a.family === 'gpt_oss') extra += a.heads * a.layers; // attention sinks: one learned logit per head
   }
   const blocks = linear + linearBias + blockNorms + extra;
 

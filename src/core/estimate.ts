@@ -61,7 +61,7 @@ const dtypeBytes = (d: 'fp32' | 'bf16' | 'fp16'): number => DTYPE_BYTES[d];
 function matchModules(names: readonly string[] | 'all-linear', mods: LinearModule[]): Set<string> {
   const out = new Set<string>();
   if (names === 'all-linear') {
-    for (const m of mods) if (m.group !== 'router') out.add(m.name);
+    for (const m of mods) if (m.group !== 'router' && !m.parameter) out.add(m.name);
     return out;
   }
   const wanted = names.map((t) => t.toLowerCase());
@@ -132,6 +132,8 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
     const scope = setup.quantization.scope;
     for (const m of mods) {
       if (scope === 'lora-targets' && !targets.has(m.name)) continue;
+      // bitsandbytes replaces nn.Linear modules only; GPTQ/AWQ checkpoints say what they packed.
+      if (m.parameter && setup.quantization.type !== 'gptq' && setup.quantization.type !== 'awq') continue;
       quantized += m.inFeatures * m.outFeatures * m.count;
       largestQuantized = Math.max(largestQuantized, m.inFeatures * m.outFeatures);
     }
@@ -369,6 +371,15 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   const gradBytes = fsdpMaster ? 4 : trainableBytes;
 
   const paged = setup.optimizer.startsWith('paged_') && !offloadOpt;
+  // gpt-oss has no SDPA path in transformers (GptOssPreTrainedModel._supports_sdpa = False: its attention sinks need
+  // eager attention or a kernel that takes them), so the default implementation is eager.
+  const attention = a.family === 'gpt_oss' && setup.attention === 'sdpa' ? 'eager' : setup.attention;
+  if (attention !== setup.attention && !opts.lean) {
+    const why = 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash';
+    const i = assumptions.findIndex((x) => x.key === 'attention');
+    if (i >= 0) assumptions[i] = { key: 'attention', value: 'eager', source: why };
+    else warnings.push({ key: 'attention', message: why });
+  }
   // Before PyTorch 1.11 the softmax / log_softmax backward took the input too (derivatives.yaml:
   // _softmax_backward_data(grad, result, dim, self)), so both were saved.
   const oldSoftmax = olderThan(setup.pytorch_version, 1, 11);
@@ -666,7 +677,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
     const inputRg = embTrainable || (adapters && setup.gradient_checkpointing !== 'none');
     const layer = layerActivations({
-      arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention: setup.attention,
+      arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
       quantizedBase: quantHere > 0, kbitUpcast: kbitQ,
@@ -674,7 +685,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     let freezeLayer: ReturnType<typeof layerActivations> | undefined;
     if (setup.method === 'freeze') {
       freezeLayer = layerActivations({
-        arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention: setup.attention,
+        arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention,
         baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
         softmaxSavesInput: oldSoftmax,
       });
@@ -720,7 +731,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       : [];
     if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
     const perLayerLabel = Math.round(perLayerFull);
-    const actComp = comp('activations', 'Activations saved for backward', actBytes, actFormula, () => ({ perLayerBytes: perLayerLabel, layers: layersStage, microBatch: setup.micro_batch_size, seqLen: setup.seq_len, attention: setup.attention, checkpointing: ck, inFlight }));
+    const actComp = comp('activations', 'Activations saved for backward', actBytes, actFormula, () => ({ perLayerBytes: perLayerLabel, layers: layersStage, microBatch: setup.micro_batch_size, seqLen: setup.seq_len, attention, checkpointing: ck, inFlight }));
 
     // A trainable weight used more than once gets its gradients summed in autograd's input buffer: each new
     // contribution coexists with the running sum. torchtune's chunked output applies the head once per chunk (the

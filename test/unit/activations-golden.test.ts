@@ -20,6 +20,8 @@ interface GoldenCase {
   checkpointing: 'none' | 'full_reentrant' | 'full_nonreentrant';
   lora: null | { r: number; dropout: number; targets: string[] | 'all-linear'; adapterDtype: string; quantized?: string; kbitUpcast?: KbitUpcast };
   savedBytes: { perLayer: number; perLayerList: number[] };
+  /** MoE: tokens each expert received, per layer. */
+  expertTokens?: number[][];
 }
 
 const golden = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'activations', 'golden.json'), 'utf8')) as {
@@ -43,7 +45,16 @@ export function modeled(c: GoldenCase): { expected: number; actual: number } | u
   });
   // LoRA: layer 1 (layer 0 reads frozen embeddings that need no grad); otherwise the average layer. With the fp32
   // norms of a 4-bit model, layer 0 also reads the 16-bit embeddings while later layers read the fp32 residual stream.
-  const list = c.savedBytes.perLayerList;
+  let list = c.savedBytes.perLayerList;
+  if (c.family === 'gpt_oss' && c.expertTokens && c.dtype === 'amp_bf16' && c.checkpointing === 'none') {
+    // Under autocast each expert that receives tokens keeps a 16-bit copy of its weights. A real batch reaches every
+    // expert; the small reference batches sometimes leave one idle, so only layers where every expert ran compare.
+    const everyExpert = list.map((_, i) => c.expertTokens![i].every((n) => n > 0) && (!lora || i >= 1));
+    if (!everyExpert.some(Boolean)) return undefined;
+    list = list.filter((_, i) => everyExpert[i]);
+    const mean = list.reduce((x, y) => x + y, 0) / list.length;
+    return { expected: mean, actual: l.bytesPerLayer };
+  }
   const layerOne = list[Math.min(1, list.length - 1)];
   const expected = c.checkpointing === 'none' ? (lora ? layerOne : c.savedBytes.perLayer) : c.lora?.kbitUpcast === 'norms' ? layerOne : c.savedBytes.perLayer;
   const layers = list.length;
@@ -60,13 +71,17 @@ describe('activations: within 2 % of PyTorch saved-tensor ground truth (golden.j
   for (const [key, cases] of groups) {
     it(`${key}: ${cases.length} (batch, seq, hidden) points`, () => {
       const bad: string[] = [];
+      let compared = 0;
       for (const c of cases) {
+        if (!parseArchitecture({ ...golden.familyConfigDefaults[c.family], ...c.config, model_type: c.family }).ok) bad.push(`b=${c.batch} s=${c.seq}: architecture does not parse`);
         const m = modeled(c);
-        assert.ok(m, `${key}: architecture parses`);
+        if (!m) continue;
+        compared++;
         const err = Math.abs(m.actual - m.expected) / m.expected;
         if (err > 0.02) bad.push(`b=${c.batch} s=${c.seq} h=${c.config.hidden_size}: model ${m.actual} vs torch ${m.expected} (${(100 * (m.actual - m.expected) / m.expected).toFixed(1)}%)`);
       }
       assert.deepEqual(bad, []);
+      assert.ok(compared >= cases.length / 2, `${compared} of ${cases.length} points compared`);
     });
   }
 });

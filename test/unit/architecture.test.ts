@@ -24,6 +24,8 @@ describe('architecture: exact parameter counts', () => {
     ['meta-llama/Llama-3.1-70B', 70_553_706_496],
     ['google-bert/bert-large-uncased', 335_141_888, 'none'], // BertModel with pooler
     ['Qwen/Qwen-7B-Chat', 7_721_324_544], // Qwen v1: config intermediate_size is twice the projection width
+    ['openai/gpt-oss-20b', 20_914_757_184], // gpt-oss model card (arXiv 2508.10925), Table 1: 20.91B
+    ['openai/gpt-oss-120b', 116_829_156_672], // Table 1: 116.83B
   ];
   for (const [id, n, head] of published) {
     it(`${id} has ${n.toLocaleString('en-US')} parameters`, () => assert.equal(count(id, head), n));
@@ -68,6 +70,23 @@ describe('architecture: exact parameter counts', () => {
     assert.ok(r.ok);
     const k = linearModules(r.arch).find((x) => x.name === 'k_proj');
     assert.deepEqual([k?.inFeatures, k?.outFeatures, k?.count], [4096, 1024, 32]);
+  });
+
+  it('gpt-oss-20b by hand: attention with bias and sinks, 32 biased experts of 2880, a biased router (modeling_gpt_oss.py)', () => {
+    const m = findModel('openai/gpt-oss-20b');
+    assert.ok(m.ok);
+    const r = parseArchitecture(m.model.config);
+    assert.ok(r.ok);
+    const h = 2880;
+    const attention = (h * 4096 + 4096) + 2 * (h * 512 + 512) + (4096 * h + h) + 64; // q, k, v, o with bias; 64 sinks
+    const experts = 32 * (h * 2 * 2880 + 2 * 2880 + 2880 * h + h); // gate_up (E, h, 2f) + bias, down (E, f, h) + bias
+    const router = 32 * h + 32;
+    const layer = attention + experts + router + 2 * h; // two RMSNorms
+    assert.equal(layer, 823_186_976);
+    assert.equal(countParameters(r.arch).total, 24 * layer + 2 * 201_088 * h + h); // + embeddings, untied head, final norm
+    const mods = linearModules(r.arch);
+    const gu = mods.find((x) => x.name === 'experts.gate_up_proj');
+    assert.deepEqual([gu?.count, gu?.tokenFraction, gu?.parameter], [24 * 32, 4 / 32, true]);
   });
 
   it('MoE: Mixtral experts are 8 per layer, each token through 2 (token fraction 2/8)', () => {

@@ -87,6 +87,19 @@ describe('estimate: model states', () => {
     assert.ok(e.warnings.some((w) => w.key === 'kbit_upcast'));
   });
 
+  it('gpt-oss-20b LoRA: all-linear reaches only q/k/v/o (the experts and router are bare parameters); bitsandbytes leaves the experts 16-bit', () => {
+    const lora = run(setupFor('openai/gpt-oss-20b', { method: 'lora', weights_dtype: 'bf16', mixed_precision: 'bf16', lora: { r: 8, target_modules: 'all-linear' } }));
+    // 24 layers x 8 x ((2880 + 4096) + 2 x (2880 + 512) + (4096 + 2880)) = 4,644,864 adapter parameters.
+    assert.equal(lora.parameters.trainable, 24 * 8 * ((2880 + 4096) + 2 * (2880 + 512) + (4096 + 2880)));
+    const q = run(setupFor('openai/gpt-oss-20b', { method: 'qlora', weights_dtype: 'bf16', quantization: { bits: 4, type: 'nf4' }, lora: { r: 8, target_modules: 'all-linear' } }));
+    // Only the attention projections are nn.Linear: 24 x (2880 x 4096 + 2 x 2880 x 512 + 4096 x 2880).
+    assert.equal(q.parameters.quantized, 24 * (2 * 2880 * 4096 + 2 * 2880 * 512));
+    // No SDPA path for gpt-oss in transformers: the estimate runs eager attention and says so.
+    assert.deepEqual(lora.assumptions.filter((x) => x.key === 'attention').map((x) => x.value), ['eager']);
+    const sdpa = run(setupFor('openai/gpt-oss-20b', { method: 'lora', weights_dtype: 'bf16', attention: 'sdpa' }), { provenance: { attention: { kind: 'file', file: 'train.py', key: 'attn_implementation' } } });
+    assert.ok(sdpa.warnings.some((w) => w.key === 'attention' && /eager/.test(w.message)), 'an sdpa written in the file is answered with a warning');
+  });
+
   it('8-bit AdamW (bitsandbytes): 2 x (1 + 4/2048) bytes per parameter of large tensors', () => {
     const e = run(setupFor('meta-llama/Llama-2-7b-hf', { optimizer: 'adamw_8bit', weights_dtype: 'bf16' }));
     const states = component(phase(e, 'optimizer'), 'optimizer-states');

@@ -35,6 +35,7 @@ HF_SOURCES = {
     "gpt2": "src/transformers/models/gpt2/modeling_gpt2.py@0010f60284ab4b9d14b7df9c6525b1a2ad44e640",
     "gpt_neox": "src/transformers/models/gpt_neox/modeling_gpt_neox.py@006bd23dd0ce18d54e1cf260b09b15fa943a731d",
     "loss": "src/transformers/loss/loss_utils.py@0114da07ec0e101b420a923dedeb6032b6ac3a44",
+    "gpt_oss": "src/transformers/models/gpt_oss/modeling_gpt_oss.py@6edf5b311854175ff83c59179b3360beca1ceffc",
 }
 
 
@@ -731,6 +732,153 @@ class LlamaLike(nn.Module):
 
 
 # ----------------------------------------------------------------------------------------
+# gpt-oss (transformers >= 4.57 models/gpt_oss/modeling_gpt_oss.py, training path)
+# ----------------------------------------------------------------------------------------
+class GptOssRMSNorm(nn.Module):
+    def __init__(self, h, eps=1e-5):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(h))
+        self.eps = eps
+
+    def forward(self, x):
+        dt = x.dtype
+        x = x.to(torch.float32)
+        var = mean_lastdim(x.pow(2))
+        x = x * torch.rsqrt(var + self.eps)
+        return (self.weight * x).to(dt)
+
+
+def gpt_oss_rotary(x, cos, sin):
+    first, second = torch.chunk(x, 2, dim=-1)
+    return torch.cat((first * cos - second * sin, second * cos + first * sin), dim=-1)
+
+
+class GptOssAttention(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        h, nh, kv = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
+        self.hd, self.nh, self.kv = cfg["head_dim"], nh, kv
+        self.scaling = self.hd ** -0.5
+        self.q_proj = make_linear(cfg, h, nh * self.hd, True, "q_proj")
+        self.k_proj = make_linear(cfg, h, kv * self.hd, True, "k_proj")
+        self.v_proj = make_linear(cfg, h, kv * self.hd, True, "v_proj")
+        self.o_proj = make_linear(cfg, nh * self.hd, h, True, "o_proj")
+        self.sinks = nn.Parameter(torch.zeros(nh))
+
+    def forward(self, x, mask, cos, sin):
+        b, s, _ = x.shape
+        shp = (b, s, -1, self.hd)
+        q = self.q_proj(x).view(shp).transpose(1, 2)
+        k = self.k_proj(x).view(shp).transpose(1, 2)
+        v = self.v_proj(x).view(shp).transpose(1, 2)
+        c, si = cos.unsqueeze(1), sin.unsqueeze(1)
+        q, k = gpt_oss_rotary(q, c, si), gpt_oss_rotary(k, c, si)
+        if self.cfg["_attn"] == "flash":  # a flash kernel that takes the sinks (vllm-flash-attn3): q, k, v, out, lse
+            o = flash_attn(q, k, v, True, self.scaling, 0.0).transpose(1, 2).contiguous()
+        else:  # eager_attention_forward with sinks
+            kk = repeat_kv(k, self.nh // self.kv)
+            vv = repeat_kv(v, self.nh // self.kv)
+            w = torch.matmul(q, kk.transpose(2, 3)) * self.scaling
+            w = w + mask[:, :, :, : kk.shape[-2]]
+            sinks = self.sinks.reshape(1, -1, 1, 1).expand(b, -1, s, -1)
+            comb = torch.cat([w, sinks], dim=-1)
+            comb = comb - comb.max(dim=-1, keepdim=True).values
+            probs = F.softmax(comb, dim=-1, dtype=comb.dtype)
+            o = torch.matmul(probs[..., :-1], vv).transpose(1, 2).contiguous()
+        return self.o_proj(o.reshape(b, s, -1).contiguous())
+
+
+class GptOssMoe(nn.Module):
+    """GptOssTopKRouter + GptOssExperts (training loop; expert weights indexed with a 0-d index: views)."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        h, f, E = cfg["hidden_size"], cfg["intermediate_size"], cfg["num_local_experts"]
+        self.h, self.E, self.k = h, E, cfg["num_experts_per_tok"]
+        self.router_weight = nn.Parameter(torch.empty(E, h))
+        self.router_bias = nn.Parameter(torch.zeros(E))
+        self.gate_up_proj = nn.Parameter(torch.empty(E, h, 2 * f))
+        self.gate_up_proj_bias = nn.Parameter(torch.zeros(E, 2 * f))
+        self.down_proj = nn.Parameter(torch.empty(E, f, h))
+        self.down_proj_bias = nn.Parameter(torch.zeros(E, h))
+        self.alpha, self.limit = 1.702, 7.0
+        self.last_counts = None
+
+    def forward(self, x):
+        b = x.shape[0]
+        hs = x.reshape(-1, self.h)
+        logits = F.linear(hs, self.router_weight, self.router_bias)
+        top_v, top_i = torch.topk(logits, self.k, dim=-1)
+        top_v = F.softmax(top_v, dim=1, dtype=top_v.dtype)
+        scores = torch.zeros_like(logits).scatter_(1, top_i, top_v)
+        out_all = torch.zeros_like(hs)
+        with torch.no_grad():
+            mask = F.one_hot(top_i, num_classes=self.E + 1).permute(2, 1, 0)
+            hit = torch.greater(mask.sum(dim=(-1, -2)), 0).nonzero()
+        counts = [0] * self.E
+        for e in hit[:]:
+            e = e[0]
+            if e == self.E:
+                continue
+            with torch.no_grad():
+                _, tok = torch.where(mask[e])
+            counts[int(e)] = int(tok.shape[0])
+            cur = hs[tok]
+            gate_up = cur @ self.gate_up_proj[e] + self.gate_up_proj_bias[e]
+            gate, up = gate_up[..., ::2], gate_up[..., 1::2]
+            gate = gate.clamp(min=None, max=self.limit)
+            up = up.clamp(min=-self.limit, max=self.limit)
+            glu = gate * torch.sigmoid(gate * self.alpha)
+            out = ((up + 1) * glu) @ self.down_proj[e] + self.down_proj_bias[e]
+            out_all.index_add_(0, tok, (out * scores[tok, e, None]).to(hs.dtype))
+        self.last_counts = counts
+        return out_all.view(b, -1, self.h)
+
+
+class GptOssLayer(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.input_layernorm = GptOssRMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        self.post_attention_layernorm = GptOssRMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        self.self_attn = GptOssAttention(cfg)
+        self.mlp = GptOssMoe(cfg)
+
+    def forward(self, hs, mask, cos, sin):
+        hs = hs + self.self_attn(self.input_layernorm(hs), mask, cos, sin)
+        return hs + self.mlp(self.post_attention_layernorm(hs))
+
+
+class GptOss(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        h, V = cfg["hidden_size"], cfg["vocab_size"]
+        self.embed_tokens = nn.Embedding(V, h)
+        self.layers = nn.ModuleList([GptOssLayer(cfg) for _ in range(cfg["num_hidden_layers"])])
+        self.norm = GptOssRMSNorm(h, cfg["rms_norm_eps"])
+        hd = cfg["head_dim"]
+        self.register_buffer("inv_freq", 1.0 / (cfg["rope_theta"] ** (torch.arange(0, hd, 2).float() / hd)), persistent=False)
+        self.lm_head = nn.Linear(h, V, bias=False)
+
+    def forward(self, ids, labels):
+        b, s = ids.shape
+        with region("outside"):
+            hs = self.embed_tokens(ids)
+            with torch.no_grad(), torch.autocast("cpu", enabled=False):
+                freqs = (self.inv_freq[None, :, None].float() @ torch.arange(s)[None, None, :].float()).transpose(1, 2)
+                cos, sin = freqs.cos().to(hs.dtype), freqs.sin().to(hs.dtype)
+            mask = None if self.cfg["_attn"] == "flash" else causal_float_mask(b, s, hs.dtype)
+        hs = run_layers(self, self.layers, hs, lambda i, x: (x, mask, cos, sin))
+        with region("outside"):
+            hs = self.norm(hs)
+        with region("loss"):
+            logits = self.lm_head(hs)
+            loss = causal_lm_loss(logits, labels, self.cfg["vocab_size"])
+        return loss
+
+
+# ----------------------------------------------------------------------------------------
 # gpt2
 # ----------------------------------------------------------------------------------------
 class GPT2Attention(nn.Module):
@@ -1159,7 +1307,7 @@ class T5(nn.Module):
 
 FAMILY_CLASS = {"llama": LlamaLike, "qwen2": LlamaLike, "gemma": LlamaLike, "phi3": LlamaLike,
                 "mixtral": LlamaLike, "qwen2_moe": LlamaLike, "gpt2": GPT2, "gpt_neox": GPTNeoX,
-                "bert": Bert, "t5": T5}
+                "bert": Bert, "t5": T5, "gpt_oss": GptOss}
 
 
 # ----------------------------------------------------------------------------------------
@@ -1183,7 +1331,7 @@ POINTS = [
 
 
 def make_cfg(family, b, s, h, nh, kv, V, fi=0):
-    L = 3 if family not in ("t5", "mixtral", "qwen2_moe") else 2
+    L = 3 if family not in ("t5", "mixtral", "qwen2_moe", "gpt_oss") else 2
     swiglu_ffn = int(round(h * SWIGLU_MULT[fi] / 16)) * 16  # ~2.7x
     gf = GELU_MULT[fi] * h
     base = dict(family=family, hidden_size=h, num_attention_heads=nh, vocab_size=V, num_hidden_layers=L)
@@ -1203,6 +1351,12 @@ def make_cfg(family, b, s, h, nh, kv, V, fi=0):
             base.update(attention_bias=True, num_experts=4, num_experts_per_tok=2, norm_topk_prob=False,
                         moe_intermediate_size=swiglu_ffn // 2, shared_expert_intermediate_size=swiglu_ffn,
                         intermediate_size=swiglu_ffn)
+    elif family == "gpt_oss":
+        # expert width = hidden (as in gpt-oss), 4 experts top-2, head_dim fixed to h / nh
+        base.update(num_key_value_heads=kv, head_dim=h // nh, intermediate_size=swiglu_ffn // 2, num_local_experts=4,
+                    num_experts_per_tok=2, rms_norm_eps=1e-5, rope_theta=150000.0, attention_bias=True,
+                    attention_dropout=0.0, hidden_act="silu", tie_word_embeddings=False, max_position_embeddings=4096,
+                    sliding_window=128, swiglu_limit=7.0)
     elif family == "gpt2":
         base.update(num_key_value_heads=nh, n_inner=gf, intermediate_size=gf, n_positions=1024,
                     max_position_embeddings=1024, layer_norm_epsilon=1e-5, activation_function="gelu_new",
@@ -1249,6 +1403,10 @@ def measure(family, point, dtype, attn, ckpt, lora=None, want_tensors=False, see
                 if isinstance(m, LoraLinear):
                     m.lora_A.float()
                     m.lora_B.float()
+    if dtype in ("bf16", "qlora_amp_bf16") and family == "gpt_oss":
+        for m in model.modules():  # GptOssPreTrainedModel._keep_in_fp32_modules: the norms stay fp32
+            if isinstance(m, GptOssRMSNorm):
+                m.float()
     if dtype == "qlora_amp_bf16":
         # PEFT prepare_model_for_kbit_training casts every parameter that is not 4-bit to fp32 ("all"); TRL's
         # SFTTrainer (before its Nov 2025 clean-up) then put embeddings and head back to bf16 (peft_module_casting_to_bf16),
@@ -1296,7 +1454,7 @@ def measure(family, point, dtype, attn, ckpt, lora=None, want_tensors=False, see
                     outsideLayers=tot["outside"] + tot["shared"], sharedAcrossLayers=tot["shared"],
                     logitsAndLoss=tot["loss"], savedParamBytes=tot["param"], savedParamCastBytes=tot["paramCast"],
                     savedBufferBytes=tot["buffer"], savedScalarBytes=tot["scalar"], heldByCheckpointBytes=tot["held"]))
-    if family in ("mixtral", "qwen2_moe"):
+    if family in ("mixtral", "qwen2_moe", "gpt_oss"):
         case["expertTokens"] = [l.mlp.last_counts for l in model.layers]
     if family == "t5":
         ne = cfg["num_layers"]
@@ -1388,7 +1546,7 @@ def main():
     if args.verify:
         return 1 if verify(load_cases(args.verify)) else 0
     torch.set_num_threads(2)
-    fams = ["llama", "qwen2", "gemma", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe"]
+    fams = ["llama", "qwen2", "gemma", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss"]
     if args.families:
         fams = args.families.split(",")
     points = POINTS[:3] if args.quick else POINTS
@@ -1433,6 +1591,14 @@ def main():
                             want = pi == 1 and ck == "none" and attn == "flash" and targets == "all-linear"
                             cases.append(measure("llama", pt, "qlora_amp_bf16", attn, ck, lora=lora, want_tensors=want))
         print(f"qlora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
+    # gpt-oss LoRA on the attention projections (PEFT all-linear: the experts and router are not nn.Linear)
+    if "gpt_oss" in fams:
+        for dtype in ("bf16", "amp_bf16"):
+            for attn in ("eager", "flash"):
+                for pt in points:
+                    lora = dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "k_proj", "v_proj", "o_proj"], adapterDtype="fp32")
+                    cases.append(measure("gpt_oss", pt, dtype, attn, "none", lora=lora))
+        print(f"gpt_oss lora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
     mism = verify(cases)
     out = dict(generator="tools/activations/measure.py", torch=torch.__version__, hfSources=HF_SOURCES,
                notes="bytes of storages saved for backward (dedup by storage, full nbytes), see tools/activations/README.md",

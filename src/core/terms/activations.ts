@@ -183,9 +183,12 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
     return tape.tensor(`${what} (+LoRA)`, y.elems, y.bytesPerElem, true);
   };
 
+  const normStyle = a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : a.family === 'gpt_oss' ? 'gpt_oss' : 'llama';
+  // gpt-oss keeps its norms in fp32 (GptOssPreTrainedModel._keep_in_fp32_modules).
+  const familyNormBytes = a.family === 'gpt_oss' ? 4 : normBytes;
   const norm = (x: Tensor, what: string): Tensor =>
     a.norm === 'rms'
-      ? tape.rmsNorm(x, x.elems / a.hidden, normWeight.trainable, what, normBytes, a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : 'llama')
+      ? tape.rmsNorm(x, x.elems / a.hidden, normWeight.trainable, what, familyNormBytes, normStyle)
       : tape.layerNorm(x, x.elems / a.hidden, normWeight.trainable, what);
 
   // Attention geometry on this TP rank.
@@ -199,9 +202,26 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   /** Eager attention computes the softmax in fp32 (HF llama-family `softmax(..., dtype=torch.float32)`, autocast). */
   let softmaxUpcast = false;
   /** softmax(QK^T)V for one block, by implementation. Returns the (b, s, qd) output in compute dtype. */
-  const attentionCore = (q: Tensor, k: Tensor, v: Tensor, opts: { causalRepeat: boolean; softmaxFp32: boolean; dropout: number; kvTokens?: number }): Tensor => {
+  const attentionCore = (q: Tensor, k: Tensor, v: Tensor, opts: { causalRepeat: boolean; softmaxFp32: boolean; dropout: number; kvTokens?: number; sinks?: boolean }): Tensor => {
     const kvTokens = opts.kvTokens ?? T;
     const gqa = kvHeads < heads;
+    if (p.attention === 'eager' && opts.sinks) {
+      // gpt-oss eager_attention_forward: scores of repeat_kv copies, one sink logit per head appended (cat), the row
+      // max subtracted (max keeps its int64 indices), softmax in the logits' dtype (an explicit dtype, so autocast
+      // leaves it), the sink column dropped by a view of the probabilities.
+      const kk = gqa ? tape.free(k, 'repeat_kv(k)', kvTokens * qd, k.bytesPerElem) : k;
+      const vv = gqa ? tape.free(v, 'repeat_kv(v)', kvTokens * qd, v.bytesPerElem) : v;
+      const rows = b * heads * s;
+      const scores = tape.matmul(q, kk, rows * (kvTokens / b), 'attention scores QK^T');
+      // cat promotes to the sinks' dtype: fp32 logits with fp32 weights under autocast.
+      const combined = tape.free(scores, 'scores + sink logit (cat)', rows * (kvTokens / b + 1), Math.max(scores.bytesPerElem, p.weightBytes));
+      if (combined.rg) tape.saveExtra('row max indices (int64)', rows * 8);
+      const probs = tape.unarySavesOutput(combined, 'softmax output (with sink)');
+      tape.attentionOutputBytes += probs.storageBytes;
+      const kept = tape.view(probs, 'probabilities without the sink (view)', rows * (kvTokens / b));
+      const out = tape.matmul(tape.dropout(kept, opts.dropout, 'attention dropout'), vv, T * qd, 'attention output');
+      return tape.free(out, 'attention output (transposed, contiguous)');
+    }
     if (p.attention === 'eager') {
       const kk = gqa ? tape.free(k, 'repeat_kv(k)', kvTokens * qd, k.bytesPerElem) : k;
       const vv = gqa ? tape.free(v, 'repeat_kv(v)', kvTokens * qd, v.bytesPerElem) : v;
@@ -328,13 +348,13 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
       // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin creates new q/k tensors (fp32 when 4/8-bit linears return fp32).
       const qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
       const kr = tape.free(k, 'k after rotary', T * kvd, upcast && p.quantizedBase ? k.bytesPerElem : tape.computeBytes);
-      const att = attentionCore(qr, kr, v, { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
+      const att = attentionCore(qr, kr, v, { causalRepeat: true, softmaxFp32: a.family !== 'gpt_oss', dropout: a.attentionDropout, sinks: a.family === 'gpt_oss' });
       const o = linear(att, a.family === 'qwen' ? 'c_proj' : 'o_proj', a.hidden, 'o_proj output');
       let x1 = tape.free(o, 'residual', Tsp * a.hidden, residualBytes);
       if (a.family === 'gemma2') x1 = norm(x1, 'post_attention_layernorm');
       const beforeMlp = tape.totalBytes();
       const h2 = norm(x1, a.family === 'gemma2' ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
-      layerOutputs = a.moe ? moeMlp(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
+      layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2) : a.moe ? moeMlp(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
       if (a.family === 'gemma2') layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
       mlpSavedBytes = tape.totalBytes() - beforeMlp;
       break;
@@ -435,6 +455,56 @@ function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Ten
     const sig = tape.unarySavesOutput(gate, 'sigmoid(gate)');
     tape.mul(sig, sd, 'gated shared expert');
   }
+  return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
+}
+
+/**
+ * gpt-oss MoE in training (modeling_gpt_oss.py GptOssTopKRouter + GptOssExperts, the per-expert loop of
+ * transformers >= 4.57, which indexes the expert weights with a 0-d index: views, nothing copied). Router: a linear
+ * with bias, top-k (int64 indices kept), softmax over the k values (kept), scattered into a T x E score matrix.
+ * Each expert: its tokens gathered (index keeps the int64 token indices), gate_up = x W + b, the gate and up halves
+ * clamped (clamp keeps its input: the whole gate_up), glu = gate * sigmoid(1.702 gate) (sigmoid output and the clamped
+ * gate kept), (up + 1) * glu (both kept), out = . W_down + b, out * routing weight (both kept), index_add_.
+ * Per routed token: 2f + 4f + h elements and 8 B of index; full fine-tuning adds the inputs of both matmuls.
+ */
+function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor): Tensor {
+  const a = p.arch;
+  const moe = a.moe!;
+  const T = x.elems / a.hidden;
+  const f = moe.expertFfn;
+  const routedTokens = T * moe.topK;
+  const rw: Weight = { what: 'router', elems: a.hidden * moe.experts, trainable: p.baseTrainable, bytesPerElem: p.weightBytes };
+  const logits = tape.linear(x, rw, moe.experts, 'router logits');
+  if (logits.rg) {
+    tape.saveExtra('top-k indices (int64)', routedTokens * 8);
+    tape.unarySavesOutput(tape.tensor('top-k logits', routedTokens, logits.bytesPerElem, true), 'top-k softmax');
+  }
+  const routed = tape.tensor('routed tokens (gathered)', routedTokens * a.hidden, x.bytesPerElem, x.rg);
+  if (x.rg) tape.saveExtra('token indices per expert (int64)', routedTokens * 8);
+  const expertWeight = (what: string, elems: number): Weight => ({ what, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes });
+  // Each expert's matmul under autocast casts its slice of the fp32 weight to 16 bits (a view, so not cached) and
+  // keeps the copy for the input's gradient: one copy per expert, per layer.
+  const castAll = (elems: number): void => {
+    if (tape.mode === 'amp' && p.weightBytes === 4 && routed.rg) tape.saveExtra('16-bit copies of the expert weights (autocast)', moe.experts * elems * tape.half);
+  };
+  // The biases are added after the matmul, so the sum takes the wider dtype (fp32 with fp32 weights under autocast).
+  // tape.linear would count one weight copy per layer as a parameter cost; here they are per expert and kept above.
+  const copies = tape.weightCopyBytes;
+  const gateUp0 = tape.linear(routed, expertWeight('experts.gate_up_proj', a.hidden * 2 * f), 2 * f, 'expert gate_up');
+  castAll(a.hidden * 2 * f);
+  const gateUp = tape.free(gateUp0, 'expert gate_up + bias', undefined, Math.max(gateUp0.bytesPerElem, p.weightBytes));
+  tape.save(gateUp); // clamp of the gate and of the up view keeps the input
+  const gate = tape.tensor('clamped gate', routedTokens * f, gateUp.bytesPerElem, gateUp.rg);
+  const sig = tape.unarySavesOutput(tape.free(gate, '1.702 gate'), 'sigmoid(1.702 gate)');
+  const glu = tape.mul(gate, sig, 'glu');
+  const upPlus = tape.tensor('clamped up + 1', routedTokens * f, gateUp.bytesPerElem, gateUp.rg);
+  const gated = tape.mul(upPlus, glu, '(up + 1) * glu');
+  const out0 = tape.linear(gated, expertWeight('experts.down_proj', f * a.hidden), a.hidden, 'expert down');
+  castAll(f * a.hidden);
+  tape.weightCopyBytes = copies;
+  const out = tape.free(out0, 'expert down + bias', undefined, Math.max(out0.bytesPerElem, p.weightBytes));
+  const weighted = tape.mul(out, tape.tensor('routing weight per routed token', routedTokens, tape.computeBytes, logits.rg), 'weighted expert output');
+  tape.save(weighted); // index_add_ keeps its source (derivatives.yaml: grad.index_select(...).expand_as(source))
   return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
 }
 
@@ -572,7 +642,7 @@ export function finalNormSaved(p: {
     const residualBytes = p.residualBytes ?? (p.weightBytes === 4 ? 4 : p.half);
     const x = tape.tensor('final hidden states', a.hidden, residualBytes, true);
     const normed = a.norm === 'rms'
-      ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', normBytes, a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : 'llama')
+      ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', a.family === 'gpt_oss' ? 4 : normBytes, a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : a.family === 'gpt_oss' ? 'gpt_oss' : 'llama')
       : tape.layerNorm(x, 1, p.normTrainable, 'final norm');
     tape.linear(normed, { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: headBytes }, a.vocab, 'logits');
     perToken = tape.totalBytes();

@@ -179,7 +179,7 @@ export class Tape {
    * cast back, times weight. Saves the fp32 input, the fp32 rsqrt per row, the normalized input in the input
    * dtype (for the weight grad) and returns the output (Gemma's (1 + weight) variant saves the same).
    */
-  rmsNorm(x: Tensor, rows: number, trainable: boolean, what: string, weightBytes: number, style: 'llama' | 't5' | 'gemma' = 'llama'): Tensor {
+  rmsNorm(x: Tensor, rows: number, trainable: boolean, what: string, weightBytes: number, style: 'llama' | 't5' | 'gemma' | 'gpt_oss' = 'llama'): Tensor {
     const rsq = this.tensor(`${what} rsqrt (fp32)`, rows, 4, x.rg);
     if (this.fused) {
       // One fused kernel: backward needs the input and the per-row rsqrt; the rest is recomputed.
@@ -195,6 +195,11 @@ export class Tape {
       if (style === 't5') this.save(x);
     }
     const normed32 = this.tensor(`${what} normalized (fp32)`, x.elems, 4, x.rg);
+    if (style === 'gpt_oss') {
+      // GptOssRMSNorm: (weight * normalized_fp32).to(input_dtype): the fp32 normalized input is kept for the weight.
+      if (trainable) this.save(normed32);
+      return this.tensor(`${what} output`, x.elems, x.bytesPerElem, x.rg || trainable);
+    }
     if (style === 'gemma') {
       // Gemma: normed.float() * (1 + weight.float()), then cast back: the fp32 normalized input and the fp32
       // (1 + weight) vector are kept.
