@@ -103,6 +103,10 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
     apply: (s) => (s.weights_dtype === 'fp32' && s.mixed_precision === 'none' ? { mixed_precision: half } : undefined) });
   m.push({ id: 'pure-bf16', group: 'precision', title: 'Load the model in bf16 (pure bf16 weights)', changesResult: false,
     apply: (s) => (bf16 && s.weights_dtype === 'fp32' && s.method === 'full' && s.zero_stage === 0 && s.fsdp === 'none' ? { weights_dtype: 'bf16', mixed_precision: 'bf16' } : undefined) });
+  // PEFT's prepare_model_for_kbit_training keeps norms, embeddings and head in fp32, and with them the residual stream
+  // behind 4-bit layers; TRL dropped the cast (trl PR 4457: same loss curves, less memory).
+  m.push({ id: 'no-kbit-upcast', group: 'precision', title: 'Keep the unquantized parameters in 16 bits (no fp32 cast of prepare_model_for_kbit_training)', changesResult: false,
+    apply: (s) => (s.kbit_upcast !== 'none' ? { kbit_upcast: 'none' } : undefined) });
   m.push({ id: 'gc-full', group: 'checkpointing', title: 'Enable gradient checkpointing', changesResult: false,
     apply: (s) => (s.gradient_checkpointing !== 'full' ? { gradient_checkpointing: 'full' } : undefined) });
   m.push({ id: 'gc-selective', group: 'checkpointing', title: 'Selective activation checkpointing', changesResult: false,

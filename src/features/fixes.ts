@@ -818,6 +818,9 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
     return no('no TrainingArguments / TRL config call in this file (the script may read its settings from the command line)');
   }
   switch (ch.key) {
+    case 'kbit_upcast':
+      // The cast is the body of a library call; keeping its other two effects takes code, not a keyword.
+      return no('replace prepare_model_for_kbit_training(model) by model.gradient_checkpointing_enable() and model.enable_input_require_grads() by hand');
     case 'micro_batch_size': return ok(train('per_device_train_batch_size', Number(v)));
     case 'gradient_accumulation_steps': return ok(train('gradient_accumulation_steps', Number(v)));
     case 'mixed_precision':
@@ -1040,6 +1043,8 @@ function planLlamaFactory(c: PlanCtx, ch: SetupChange): Planned {
   if (common) return common;
   switch (ch.key) {
     case 'seq_len': return ok(op('cutoff_len', Number(v)));
+    case 'kbit_upcast':
+      return v === 'none' ? ok(op('upcast_layernorm', false)) : v === 'norms' ? ok(op('upcast_layernorm', true)) : no('LLaMA-Factory upcasts only the norms');
     case 'gradient_checkpointing':
       // Checkpointing is on unless disable_gradient_checkpointing (model_utils/checkpointing.py:184).
       if (v === 'selective') return no('LLaMA-Factory has no selective checkpointing');

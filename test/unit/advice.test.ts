@@ -1,6 +1,7 @@
 // The advice engine on hand-checked cases.
 import * as assert from 'node:assert/strict';
 import { advise } from '../../src/core/advice';
+import { estimate } from '../../src/core/estimate';
 import { findGpu } from '../../src/core/lookup';
 import { stepTime, tokenEfficiency } from '../../src/core/step-time';
 import { setupFor } from './helpers';
@@ -27,6 +28,25 @@ describe('advice', () => {
     }
     assert.ok(r.evaluated >= 500);
     assert.ok(r.items.some((i) => i.gpus > 1), 'scale-out is offered too');
+  });
+
+  it('QLoRA with the fp32 upcast of prepare_model_for_kbit_training on 12 GB: dropping the upcast leads the advice', () => {
+    const g = gpu('RTX-3060-12GB');
+    const base = { method: 'qlora', weights_dtype: 'bf16', mixed_precision: 'bf16', quantization: { bits: 4, type: 'nf4', double_quant: true }, lora: { r: 16, target_modules: 'all-linear' }, gradient_checkpointing: 'full', seq_len: 2048, micro_batch_size: 1 } as const;
+    const s = setupFor('meta-llama/Meta-Llama-3-8B', { ...base, kbit_upcast: 'all' });
+    const r = advise(s, { gpu: g, gpuSpec: g.spec });
+    assert.ok(r);
+    assert.equal(r.current.fits, false);
+    // The upcast costs 2 x 128,256 x 4096 x 2 B (fp32 embeddings and head) + 128,256 x 4096 x 2 B (the head's bf16
+    // copy) + 32 x 2048 x 4096 x 2 B (fp32 checkpointed layer inputs) + 65 x 4096 x 2 B (fp32 norms) = 3.44 GiB
+    // allocated at the peak; without it the run fits.
+    const none = estimate(setupFor('meta-llama/Meta-Llama-3-8B', base), { gpu: g });
+    assert.ok(none.ok);
+    assert.equal(none.estimate.fits, true);
+    assert.equal(r.current.perGpu.peakBytes - none.estimate.perGpu.peakBytes, 3 * 128_256 * 4096 * 2 + 32 * 2048 * 4096 * 2 + 65 * 4096 * 2);
+    const first = r.items[0];
+    assert.ok(first.changes.some((c) => c.key === 'kbit_upcast' && c.value === 'none'), first.title);
+    assert.equal(first.changesResult, false);
   });
 
   it('70B full fine-tune with ZeRO-3 on 8 x 80 GB does not fit as is; the advice offloads (optimizer first)', () => {

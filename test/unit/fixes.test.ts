@@ -161,6 +161,11 @@ describe('fixes: YAML', () => {
     checkFix('lf.yaml', 'model_name_or_path: a/b\nstage: sft\n', { loss: 'fused', mixed_precision: 'bf16' },
       'model_name_or_path: a/b\nstage: sft\nenable_liger_kernel: true\nbf16: true\n', 'llamafactory-yaml');
   });
+  it('the fp32 upcast of a 4-bit model: LLaMA-Factory upcast_layernorm is a key, PEFT prepare_model_for_kbit_training is code', () => {
+    checkFix('lf.yaml', 'model_name_or_path: a/b\nstage: sft\nquantization_bit: 4\nupcast_layernorm: true\n', { kbit_upcast: 'none' },
+      'model_name_or_path: a/b\nstage: sft\nquantization_bit: 4\nupcast_layernorm: false\n', 'llamafactory-yaml');
+    checkFix('train.py', 'model = prepare_model_for_kbit_training(model)\nargs = TrainingArguments(output_dir="o", bf16=True)\n', { kbit_upcast: 'none' }, undefined, 'hf-python');
+  });
   it('torchtune: nested keys, Python-style booleans and component swaps', () => {
     checkFix('tt.yaml', 'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\ntokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n  max_seq_len: null\nbatch_size: 2\nenable_activation_checkpointing: False\noptimizer:\n  _component_: torch.optim.AdamW\n  lr: 2e-5\n',
       { gradient_checkpointing: 'full', seq_len: 2048, optimizer: 'paged_adamw_8bit' },

@@ -43,6 +43,11 @@ bf16: true
 `;
 
 describe('analyzeLlamaFactoryYaml', () => {
+  it('reads upcast_layernorm as the fp32 upcast of the norms (model_utils/checkpointing.py prepare_model_for_training)', () => {
+    const text = `${LORA}upcast_layernorm: true\n`;
+    checkFacts(analyzeLlamaFactoryYaml(text), text, [['kbitUpcast', 'norms', 'upcast_layernorm']]);
+  });
+
   it('reads packing, and stage pt (packing on by default) as fixed-length batches; sft without packing leaves the default', () => {
     const packed = `${LORA}packing: true\n`;
     checkFacts(analyzeLlamaFactoryYaml(packed), packed, [['batchLengths', 'fixed', 'packing', 'true']]);
