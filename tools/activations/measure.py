@@ -324,12 +324,12 @@ class LlamaRMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(h))
         self.eps = eps
 
-    def forward(self, x):
-        dt = x.dtype
+    def normalized_fp32(self, x):
         x = x.to(torch.float32)
-        var = mean_lastdim(x.pow(2))
-        x = x * torch.rsqrt(var + self.eps)
-        return self.weight * x.to(dt)
+        return x * torch.rsqrt(mean_lastdim(x.pow(2)) + self.eps)
+
+    def forward(self, x):
+        return self.weight * self.normalized_fp32(x).to(x.dtype)
 
 
 class GemmaRMSNorm(nn.Module):
@@ -423,13 +423,14 @@ def repeat_kv(x, n_rep):
     return x.reshape(b, nkv * n_rep, s, d)
 
 
-def rope_cos_sin(inv_freq, position_ids, dtype):
+def rope_cos_sin(inv_freq, position_ids, dtype, repeat=True):
+    """cos/sin of the rotary frequencies, repeated to the head width (llama); gpt-oss keeps the half width."""
     with torch.no_grad():
         inv = inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
         pos = position_ids[:, None, :].float()
         with torch.autocast("cpu", enabled=False):
             freqs = (inv.float() @ pos.float()).transpose(1, 2)
-            emb = torch.cat((freqs, freqs), dim=-1)
+            emb = torch.cat((freqs, freqs), dim=-1) if repeat else freqs
             cos, sin = emb.cos(), emb.sin()
     return cos.to(dtype), sin.to(dtype)
 
@@ -701,8 +702,9 @@ class LlamaLike(nn.Module):
         self.cfg = cfg
         h, V = cfg["hidden_size"], cfg["vocab_size"]
         self.embed_tokens = nn.Embedding(V, h)
-        self.layers = nn.ModuleList([LlamaLayer(cfg) for _ in range(cfg["num_hidden_layers"])])
-        Norm = GemmaRMSNorm if cfg["family"] == "gemma" else LlamaRMSNorm
+        Layer = GptOssLayer if cfg["family"] == "gpt_oss" else LlamaLayer
+        self.layers = nn.ModuleList([Layer(cfg) for _ in range(cfg["num_hidden_layers"])])
+        Norm = {"gemma": GemmaRMSNorm, "gpt_oss": GptOssRMSNorm}.get(cfg["family"], LlamaRMSNorm)
         self.norm = Norm(h, cfg["rms_norm_eps"])
         hd = cfg.get("head_dim") or h // cfg["num_attention_heads"]
         rd = int(hd * cfg.get("partial_rotary_factor", 1.0))
@@ -721,7 +723,7 @@ class LlamaLike(nn.Module):
             cache_position = torch.arange(s)
             position_ids = cache_position.unsqueeze(0)
             mask = None if self.cfg["_attn"] == "flash" else causal_float_mask(b, s, hs.dtype)
-            pos_emb = rope_cos_sin(self.inv_freq, position_ids, hs.dtype)
+            pos_emb = rope_cos_sin(self.inv_freq, position_ids, hs.dtype, repeat=self.cfg["family"] != "gpt_oss")
         hs = run_layers(self, self.layers, hs, lambda i, x: (x, mask, position_ids, cache_position, pos_emb))
         with region("outside"):
             hs = self.norm(hs)
@@ -734,18 +736,11 @@ class LlamaLike(nn.Module):
 # ----------------------------------------------------------------------------------------
 # gpt-oss (transformers >= 4.57 models/gpt_oss/modeling_gpt_oss.py, training path)
 # ----------------------------------------------------------------------------------------
-class GptOssRMSNorm(nn.Module):
-    def __init__(self, h, eps=1e-5):
-        super().__init__()
-        self.weight = nn.Parameter(torch.ones(h))
-        self.eps = eps
+class GptOssRMSNorm(LlamaRMSNorm):
+    """Llama's normalization; the weight multiplies the fp32 result before the cast back."""
 
     def forward(self, x):
-        dt = x.dtype
-        x = x.to(torch.float32)
-        var = mean_lastdim(x.pow(2))
-        x = x * torch.rsqrt(var + self.eps)
-        return (self.weight * x).to(dt)
+        return (self.weight * self.normalized_fp32(x)).to(x.dtype)
 
 
 def gpt_oss_rotary(x, cos, sin):
@@ -844,38 +839,11 @@ class GptOssLayer(nn.Module):
         self.self_attn = GptOssAttention(cfg)
         self.mlp = GptOssMoe(cfg)
 
-    def forward(self, hs, mask, cos, sin):
+    def forward(self, hs, mask, position_ids, cache_position, pos_emb):
+        cos, sin = pos_emb
         hs = hs + self.self_attn(self.input_layernorm(hs), mask, cos, sin)
         return hs + self.mlp(self.post_attention_layernorm(hs))
 
-
-class GptOss(nn.Module):
-    def __init__(self, cfg):
-        super().__init__()
-        self.cfg = cfg
-        h, V = cfg["hidden_size"], cfg["vocab_size"]
-        self.embed_tokens = nn.Embedding(V, h)
-        self.layers = nn.ModuleList([GptOssLayer(cfg) for _ in range(cfg["num_hidden_layers"])])
-        self.norm = GptOssRMSNorm(h, cfg["rms_norm_eps"])
-        hd = cfg["head_dim"]
-        self.register_buffer("inv_freq", 1.0 / (cfg["rope_theta"] ** (torch.arange(0, hd, 2).float() / hd)), persistent=False)
-        self.lm_head = nn.Linear(h, V, bias=False)
-
-    def forward(self, ids, labels):
-        b, s = ids.shape
-        with region("outside"):
-            hs = self.embed_tokens(ids)
-            with torch.no_grad(), torch.autocast("cpu", enabled=False):
-                freqs = (self.inv_freq[None, :, None].float() @ torch.arange(s)[None, None, :].float()).transpose(1, 2)
-                cos, sin = freqs.cos().to(hs.dtype), freqs.sin().to(hs.dtype)
-            mask = None if self.cfg["_attn"] == "flash" else causal_float_mask(b, s, hs.dtype)
-        hs = run_layers(self, self.layers, hs, lambda i, x: (x, mask, cos, sin))
-        with region("outside"):
-            hs = self.norm(hs)
-        with region("loss"):
-            logits = self.lm_head(hs)
-            loss = causal_lm_loss(logits, labels, self.cfg["vocab_size"])
-        return loss
 
 
 # ----------------------------------------------------------------------------------------
@@ -1307,7 +1275,7 @@ class T5(nn.Module):
 
 FAMILY_CLASS = {"llama": LlamaLike, "qwen2": LlamaLike, "gemma": LlamaLike, "phi3": LlamaLike,
                 "mixtral": LlamaLike, "qwen2_moe": LlamaLike, "gpt2": GPT2, "gpt_neox": GPTNeoX,
-                "bert": Bert, "t5": T5, "gpt_oss": GptOss}
+                "bert": Bert, "t5": T5, "gpt_oss": LlamaLike}
 
 
 # ----------------------------------------------------------------------------------------
