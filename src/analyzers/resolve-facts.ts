@@ -240,7 +240,11 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('gradient_accumulation_steps', 'gradientAccumulationSteps', num);
   fromFact('seq_len', 'seqLen', num);
   fromFact('batch_lengths', 'batchLengths');
-  fromFact('kbit_upcast', 'kbitUpcast');
+  if (!fromFact('kbit_upcast', 'kbitUpcast') && setup.quantization !== undefined && tools.includes('trl')) {
+    // TRL's SFTTrainer called prepare_model_for_kbit_training for 4/8-bit models until its model-preparation
+    // clean-up (trl PR 4577, Nov 2025); the installed version is not in the files.
+    prov.kbit_upcast = { kind: 'default', owner: 'trl', note: 'current SFTTrainer keeps unquantized parameters in 16 bits (since trl PR 4577, Nov 2025); older releases kept the norms in fp32: set kbit_upcast: norms for them' };
+  }
   fromFact('gradient_checkpointing', 'gradientCheckpointing');
   fromFact('attention', 'attention');
   fromFact('loss', 'loss');

@@ -91,6 +91,20 @@ describe('features: hover', () => {
     assert.equal(a.setup?.method, 'qlora');
   });
 
+  it('Python: a 4-bit model under TRL without prepare_model_for_kbit_training names the TRL version question as an assumption', () => {
+    const text = [
+      'from transformers import AutoModelForCausalLM, BitsAndBytesConfig',
+      'from trl import SFTConfig, SFTTrainer',
+      'm = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4"))',
+      'cfg = SFTConfig(output_dir="o", per_device_train_batch_size=1, max_length=2048)',
+      '',
+    ].join('\n');
+    const a = analyze('/w/sft.py', text);
+    assert.equal(a.setup?.kbit_upcast, 'none');
+    const kb = a.estimate?.assumptions.find((x) => x.key === 'kbit_upcast');
+    assert.match(kb?.source ?? '', /default of trl: .*PR 4577.*kbit_upcast: norms/);
+  });
+
   it('YAML (Axolotl): sequence_len shows the effect of doubling it', () => {
     checkHover('/w/axolotl.yml', 'base_model: mistralai/Mistral-7B-v0.1\nadapter: qlora\nload_in_4bit: true\nmicro_batch_size: 2\nsequence_len: ‸4096\ngradient_checkpointing: true\n',
       [/sequence 4096 -> 8192: \+/, /qlora|4-bit/i]);
