@@ -5,7 +5,7 @@ import type { HfConfig, Head } from './setup';
 
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
-  | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss';
+  | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -65,6 +65,11 @@ export interface Architecture {
   readonly finalLogitSoftcap: boolean;
   /** BERT/RoBERTa token-type embeddings (2 for BERT, 1 for RoBERTa). */
   readonly typeVocab: number;
+  /**
+   * Parameters of a vision tower and its projector loaded beside the language model (Gemma 3 4B-27B checkpoints):
+   * on the GPU with the weights, idle in text-only training.
+   */
+  readonly visionParams: number;
 }
 
 export interface ArchitectureProblem {
@@ -80,7 +85,35 @@ const FAMILY_ALIASES: Record<string, Family> = {
   llama: 'llama', mistral: 'mistral', qwen2: 'qwen2', qwen3: 'qwen3', yi: 'llama', gemma: 'gemma', gemma2: 'gemma2',
   phi3: 'phi3', phi: 'phi', qwen: 'qwen', gpt2: 'gpt2', gpt_neox: 'gpt_neox', bert: 'bert', roberta: 'roberta',
   t5: 't5', mt5: 't5', mixtral: 'mixtral', qwen2_moe: 'qwen2_moe', qwen3_moe: 'qwen3_moe', smollm3: 'llama', gpt_oss: 'gpt_oss',
+  gemma3_text: 'gemma3', gemma3: 'gemma3',
 };
+
+/**
+ * Gemma3TextConfig defaults (transformers models/gemma3/configuration_gemma3.py) for the fields the multimodal
+ * checkpoints leave out of their text_config.
+ */
+const GEMMA3_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
+  vocab_size: 262_208, num_attention_heads: 8, num_key_value_heads: 4, head_dim: 256, hidden_act: 'gelu_pytorch_tanh', tie_word_embeddings: true,
+};
+
+/**
+ * SigLIP vision tower (vision_use_head false) and the Gemma 3 multimodal projector: patch embedding (conv 3 x p x p
+ * with bias), position embedding ((image/patch)^2 x width), per layer q/k/v/o with biases, two LayerNorms and a
+ * two-layer MLP with biases, a post LayerNorm; projector vision width x text width plus an RMSNorm of the vision width
+ * (modeling_siglip.py, modeling_gemma3.py Gemma3MultiModalProjector).
+ */
+function siglipWithProjector(v: HfConfig, textHidden: number): number | undefined {
+  const w = num(v, 'hidden_size');
+  const inner = num(v, 'intermediate_size');
+  const layers = num(v, 'num_hidden_layers');
+  const image = num(v, 'image_size');
+  const patch = num(v, 'patch_size');
+  if (!w || !inner || !layers || !image || !patch) return undefined;
+  const channels = num(v, 'num_channels') ?? 3;
+  const embeddings = channels * patch * patch * w + w + (image / patch) ** 2 * w;
+  const layer = 4 * (w * w + w) + 2 * 2 * w + (w * inner + inner) + (inner * w + w);
+  return embeddings + layers * layer + 2 * w + (w * textHidden + w);
+}
 
 export const SUPPORTED_MODEL_TYPES: readonly string[] = Object.keys(FAMILY_ALIASES);
 
@@ -113,9 +146,13 @@ export function parseArchitecture(cfg: HfConfig): ArchitectureResult {
   return r;
 }
 
-function parseArchitectureUncached(cfg: HfConfig): ArchitectureResult {
+function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const problems: ArchitectureProblem[] = [];
-  const modelType = str(cfg, 'model_type');
+  const modelType = str(config, 'model_type');
+  // Gemma 3 4B-27B are image-text models: the language model's fields sit under text_config.
+  const nested = modelType === 'gemma3' && typeof config.text_config === 'object' && config.text_config !== null;
+  const cfg: HfConfig = nested ? { ...GEMMA3_TEXT_DEFAULTS, ...(config.text_config as HfConfig), model_type: 'gemma3' }
+    : modelType === 'gemma3' || modelType === 'gemma3_text' ? { ...GEMMA3_TEXT_DEFAULTS, ...config } : config;
   if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
   const family = FAMILY_ALIASES[modelType.toLowerCase()];
   if (!family) {
@@ -158,7 +195,7 @@ function parseArchitectureUncached(cfg: HfConfig): ArchitectureResult {
     ? false
     : isT5 ? ffProj.startsWith('gated') : true;
 
-  const tiedDefault = ['gemma', 'gemma2', 'gpt2', 'bert', 'roberta', 't5'].includes(family);
+  const tiedDefault = ['gemma', 'gemma2', 'gemma3', 'gpt2', 'bert', 'roberta', 't5'].includes(family);
   const tied = bool(cfg, 'tie_word_embeddings') ?? tiedDefault;
 
   let moe: MoeSpec | undefined;
@@ -197,14 +234,21 @@ function parseArchitectureUncached(cfg: HfConfig): ArchitectureResult {
   const attentionDropout = num(cfg, isGpt2 ? 'attn_pdrop' : isT5 ? 'dropout_rate' : 'attention_probs_dropout_prob', 'attention_dropout')
     ?? (isGpt2 ? 0.1 : family === 'bert' || family === 'roberta' ? 0.1 : isT5 ? 0.1 : 0);
 
+  let visionParams = 0;
+  if (nested) {
+    const v = typeof config.vision_config === 'object' && config.vision_config !== null ? siglipWithProjector(config.vision_config as HfConfig, hidden) : undefined;
+    if (v === undefined) problems.push({ field: 'vision_config', message: 'a gemma3 config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size' });
+    else visionParams = v;
+  }
   const arch: Architecture = {
     family, layers, encoderLayers, hidden, heads, kvHeads, headDim, ffn, vocab, tied, norm, gatedMlp,
     qkvBias, outBias, mlpBias,
-    qkNorm: family === 'qwen3' || family === 'qwen3_moe',
+    qkNorm: family === 'qwen3' || family === 'qwen3_moe' || family === 'gemma3',
     positions, maxPositions, moe, hiddenDropout, attentionDropout,
     defaultHead: family === 'bert' || family === 'roberta' ? 'masked_lm' : isT5 ? 'seq2seq_lm' : 'causal_lm',
-    finalLogitSoftcap: family === 'gemma2' && num(cfg, 'final_logit_softcapping') !== undefined,
+    finalLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'final_logit_softcapping') !== undefined,
     typeVocab: num(cfg, 'type_vocab_size') ?? (family === 'bert' ? 2 : family === 'roberta' ? 1 : 0),
+    visionParams,
   };
   // Acts are read for their effect on saved tensors; an unknown activation does not change the byte count.
   void act;
@@ -348,6 +392,8 @@ export interface ParameterCount {
   readonly linear: number;
   /** Norms, biases and other small tensors of the blocks. */
   readonly other: number;
+  /** A vision tower and projector beside the language model (Architecture.visionParams). */
+  readonly vision: number;
 }
 
 const countCache = new WeakMap<Architecture, Map<string, ParameterCount>>();
@@ -385,7 +431,9 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
   let extra = 0;
   switch (a.family) {
     case 'gemma2':
+    case 'gemma3':
       blockNorms = 4 * h * a.layers; // input, post_attention, pre_feedforward, post_feedforward
+      if (a.qkNorm) extra += 2 * a.headDim * a.layers; // Gemma 3 q_norm, k_norm
       break;
     case 'gpt_neox':
     case 'gpt2':
@@ -437,10 +485,10 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       headParams = a.family === 'bert' || a.family === 'roberta' ? h * h + h : 0; // BertModel/RobertaModel keep their pooler
       break;
   }
-  const total = embedding + blocks + finalNorm + headParams;
+  const total = embedding + blocks + finalNorm + headParams + a.visionParams;
   const perBlockLinear = mods.reduce((s, m) => s + (m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0)) * (m.count / (a.family === 't5' ? (m.group === 'mlp' ? a.encoderLayers + a.layers : a.encoderLayers + 2 * a.layers) : a.layers)), 0);
   const largestBlock = a.family === 't5'
     ? Math.round(perBlockLinear + 3 * h)
     : Math.round(blocks / a.layers);
-  return { total, embedding, head: headParams, blocks: blocks + finalNorm, largestBlock, linear, other: linearBias + blockNorms + extra + finalNorm };
+  return { total, embedding, head: headParams, blocks: blocks + finalNorm, largestBlock, linear, other: linearBias + blockNorms + extra + finalNorm, vision: a.visionParams };
 }

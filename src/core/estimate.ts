@@ -33,6 +33,8 @@ interface Inventory {
   total: number;
   embedding: number;
   head: number;
+  /** Vision tower and projector beside the language model: weights only in text-only training. */
+  vision: number;
   blocks: number;
   largestBlock: number;
   /** Block linear parameters that are quantized (QLoRA). */
@@ -103,7 +105,7 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   let blocks = pc.blocks;
   let source = `counted from the architecture (${a.family})`;
   if (setup.parameters !== undefined && setup.parameters !== pc.total) {
-    blocks = Math.max(0, setup.parameters - pc.embedding - pc.head);
+    blocks = Math.max(0, setup.parameters - pc.embedding - pc.head - pc.vision);
     total = setup.parameters;
     source = 'given parameter count';
   } else if (setup.parameters !== undefined) {
@@ -153,12 +155,13 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   let largest = 0;
   let headTrainable = false;
   if (method === 'full') {
-    trainable = total;
+    // Text-only batches never reach a vision tower: no gradients, so AdamW creates no state for it.
+    trainable = total - pc.vision;
     for (const m of mods) matrices.push([m.outFeatures, m.inFeatures, m.count]);
     matrices.push([a.vocab, a.hidden, 1]);
     if (!a.tied && pc.head > 0) matrices.push([a.vocab, a.hidden, 1]);
     const inMatrices = matrices.reduce((s, [r, c, n]) => s + r * c * n, 0);
-    vectors = Math.max(0, total - inMatrices);
+    vectors = Math.max(0, trainable - inMatrices);
     largest = a.vocab * a.hidden;
     headTrainable = true;
   } else if (method === 'freeze') {
@@ -187,7 +190,7 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
     }
   }
   return {
-    total, embedding: pc.embedding, head: pc.head, blocks, largestBlock: pc.largestBlock, quantized, largestQuantized, quantBytesPerParam: qbpp,
+    total, embedding: pc.embedding, head: pc.head, vision: pc.vision, blocks, largestBlock: pc.largestBlock, quantized, largestQuantized, quantBytesPerParam: qbpp,
     adapter, savedModules, trainable, trainableMatrices: matrices, ...(ff ? { ia3Feedforward: ff } : {}), trainableVectors: vectors, largestTrainableTensor: largest,
     headTrainable, source,
   };
@@ -335,6 +338,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
 
   const mods = linearModules(a);
   const { targets, inv } = memoInventory(effSetup, a, mods);
+  if (inv.vision > 0 && !opts.lean) {
+    assumptions.push({ key: 'architecture', value: `vision tower ${formatCount(inv.vision)} params: weights only`, source: 'VRAM Lens: text-only batches never reach the vision tower (no activations, gradients or optimizer state); it is loaded with the language model in its dtype' });
+  }
   if ((lora || ia3) && targets.size === 0) {
     warnings.push({ key: ia3 ? 'ia3.target_modules' : 'lora.target_modules', message: `none of the ${ia3 ? 'IA3' : 'LoRA'} target modules match ${a.family} layers (${mods.map((m) => m.name).join(', ')})` });
   }
@@ -576,12 +582,14 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const embHere = (first ? inv.embedding : 0) + (last ? inv.head : 0);
     const quantHere = inv.quantized * layerShare / tp;
     const denseBlock = blockParams / tp - quantHere;
-    const unquantizedParams = denseBlock + embHere / tp;
+    // A vision tower (Gemma 3) sits with the embeddings on the first stage, in the model dtype.
+    const visionHere = first ? inv.vision / tp : 0;
+    const unquantizedParams = denseBlock + embHere / tp + visionHere;
     const weightShard = offloadParams || fsdpOffload || (fsdpMaster && setup.method === 'full') ? Infinity : shardParams;
-    const weightBytes = (denseBlock * denseBytes + (embHere / tp) * embBytes) / weightShard;
+    const weightBytes = (denseBlock * denseBytes + (embHere / tp) * embBytes + visionHere * embBytes) / weightShard;
     persistent.push(comp('weights', 'Weights', weightBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory (see gathered parameters)'
         : fsdpMaster && setup.method === 'full' ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
-        : kbitQ !== 'none' ? `${formatCount(denseBlock)} norm/bias params x 4 B (fp32 upcast) + ${formatCount(embHere / tp)} embedding/head params x ${embBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`
+        : kbitQ !== 'none' ? `${formatCount(denseBlock)} norm/bias params x 4 B (fp32 upcast) + ${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`
         : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base })));
     if (quantHere > 0 && effSetup.quantization) {
       const q = quantBytesPerParam(effSetup.quantization);
@@ -632,7 +640,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const gatheredGrads: Component[] = [];
     if (zero === 3) {
       const live = Math.min(zb.stage3_max_live_parameters, blockUnit + zb.stage3_prefetch_bucket_size);
-      const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - (mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0)));
+      const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - inv.vision - (mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0)));
       gathered.push(comp('gathered-params', 'ZeRO-3 gathered parameters', live * half + persistentSmall * wb, () => (`min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + prefetch ${formatCount(zb.stage3_prefetch_bucket_size)}) x ${half} B + unsharded small params (< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`), () => ({ layerParams: Math.round(blockUnit), prefetch: zb.stage3_prefetch_bucket_size, maxLive: zb.stage3_max_live_parameters })));
       gatheredGrads.push(comp('zero-buckets', 'ZeRO-3 reduce bucket', Math.min(zb.reduce_bucket_size, blockUnit) * gradBytes * 2, () => (`2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, one layer) x ${gradBytes} B`), () => ({ reduceBucket: zb.reduce_bucket_size })));
     } else if (zero >= 1) {

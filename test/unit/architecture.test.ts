@@ -26,6 +26,10 @@ describe('architecture: exact parameter counts', () => {
     ['Qwen/Qwen-7B-Chat', 7_721_324_544], // Qwen v1: config intermediate_size is twice the projection width
     ['openai/gpt-oss-20b', 20_914_757_184], // gpt-oss model card (arXiv 2508.10925), Table 1: 20.91B
     ['openai/gpt-oss-120b', 116_829_156_672], // Table 1: 116.83B
+    ['google/gemma-3-1b-pt', 999_885_952], // text-only, safetensors metadata
+    ['google/gemma-3-4b-pt', 4_300_079_472], // with the SigLIP tower and projector
+    ['google/gemma-3-12b-pt', 12_187_325_040],
+    ['google/gemma-3-27b-pt', 27_432_406_640],
   ];
   for (const [id, n, head] of published) {
     it(`${id} has ${n.toLocaleString('en-US')} parameters`, () => assert.equal(count(id, head), n));
@@ -87,6 +91,22 @@ describe('architecture: exact parameter counts', () => {
     const mods = linearModules(r.arch);
     const gu = mods.find((x) => x.name === 'experts.gate_up_proj');
     assert.deepEqual([gu?.count, gu?.tokenFraction, gu?.parameter], [24 * 32, 4 / 32, true]);
+  });
+
+  it('Gemma 3 4B by hand: 34 sandwich-norm layers with q/k norms, tied 262,208 x 2560 embedding, SigLIP tower + projector', () => {
+    const m = findModel('google/gemma-3-4b-it');
+    assert.ok(m.ok);
+    const r = parseArchitecture(m.model.config);
+    assert.ok(r.ok);
+    const h = 2560;
+    const layer = (h * 2048 + 2 * h * 1024 + 2048 * h) + 3 * h * 10240 + 4 * h + 2 * 256; // attention, MLP, 4 norms, q/k norms
+    const text = 34 * layer + 262_208 * h + h;
+    // SigLIP (modeling_siglip.py): patch conv 3 x 14 x 14 x 1152 + 1152, 4096 positions x 1152, 27 layers of
+    // 4 x (1152^2 + 1152) + 2 LayerNorms + fc1/fc2 with biases, post LayerNorm; projector 1152 x 2560 + 1152.
+    const siglip = 3 * 14 * 14 * 1152 + 1152 + 4096 * 1152 + 27 * (4 * (1152 * 1152 + 1152) + 4 * 1152 + 2 * 1152 * 4304 + 4304 + 1152) + 2 * 1152;
+    assert.equal(siglip, 416_866_032);
+    assert.equal(r.arch.visionParams, siglip + 1152 * h + 1152);
+    assert.equal(countParameters(r.arch).total, text + r.arch.visionParams);
   });
 
   it('MoE: Mixtral experts are 8 per layer, each token through 2 (token fraction 2/8)', () => {

@@ -100,6 +100,16 @@ describe('estimate: model states', () => {
     assert.ok(sdpa.warnings.some((w) => w.key === 'attention' && /eager/.test(w.message)), 'an sdpa written in the file is answered with a warning');
   });
 
+  it('Gemma 3 4B full fine-tune on text: the vision tower is loaded (weights) but has no gradients or optimizer state', () => {
+    const e = run(setupFor('google/gemma-3-4b-it', { weights_dtype: 'bf16', mixed_precision: 'bf16', gradient_checkpointing: 'full', seq_len: 1024 }));
+    const vision = 416_866_032 + 1152 * 2560 + 1152;
+    assert.equal(e.parameters.total, 4_300_079_472);
+    assert.equal(e.parameters.trainable, 4_300_079_472 - vision);
+    assert.equal(component(phase(e, 'optimizer'), 'weights'), 4_300_079_472 * 2);
+    assert.equal(component(phase(e, 'optimizer'), 'optimizer-states'), (4_300_079_472 - vision) * 2 * 2);
+    assert.ok(e.assumptions.some((x) => x.key === 'architecture' && /vision tower/.test(x.value)));
+  });
+
   it('8-bit AdamW (bitsandbytes): 2 x (1 + 4/2048) bytes per parameter of large tensors', () => {
     const e = run(setupFor('meta-llama/Llama-2-7b-hf', { optimizer: 'adamw_8bit', weights_dtype: 'bf16' }));
     const states = component(phase(e, 'optimizer'), 'optimizer-states');

@@ -603,6 +603,9 @@ class LlamaAttention(nn.Module):
             self.k_proj = make_linear(cfg, h, kv * self.hd, bias, "k_proj")
             self.v_proj = make_linear(cfg, h, kv * self.hd, bias, "v_proj")
         self.o_proj = make_linear(cfg, nh * self.hd, h, False, "o_proj")
+        if cfg["family"] == "gemma3":  # Gemma3Attention q_norm / k_norm over head_dim, before the rotary
+            self.q_norm = GemmaRMSNorm(self.hd, cfg["rms_norm_eps"])
+            self.k_norm = GemmaRMSNorm(self.hd, cfg["rms_norm_eps"])
 
     def forward(self, x, mask, cos, sin):
         b, s, _ = x.shape
@@ -619,6 +622,8 @@ class LlamaAttention(nn.Module):
             q = self.q_proj(x).view(shp).transpose(1, 2)
             k = self.k_proj(x).view(shp).transpose(1, 2)
             v = self.v_proj(x).view(shp).transpose(1, 2)
+            if hasattr(self, "q_norm"):
+                q, k = self.q_norm(q), self.k_norm(k)
             q, k = apply_rotary(q, k, cos, sin)
         p = self.cfg.get("attention_dropout", 0.0)
         if self.cfg["_attn"] == "flash":
@@ -633,11 +638,14 @@ class LlamaLayer(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         fam = cfg["family"]
-        Norm = GemmaRMSNorm if fam == "gemma" else LlamaRMSNorm
+        Norm = GemmaRMSNorm if fam in ("gemma", "gemma3") else LlamaRMSNorm
         self.fam = fam
         self.cfg = cfg
         self.input_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
         self.post_attention_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        if fam == "gemma3":  # Gemma3DecoderLayer: the attention and MLP outputs are normalized too
+            self.pre_feedforward_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
+            self.post_feedforward_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
         self.self_attn = LlamaAttention(cfg)
         if fam in ("mixtral", "qwen2_moe"):
             self.mlp = SparseMoe(cfg, fam)
@@ -648,6 +656,9 @@ class LlamaLayer(nn.Module):
 
     def forward(self, hs, mask, position_ids, cache_position, pos_emb):
         cos, sin = pos_emb
+        if self.fam == "gemma3":
+            hs = hs + self.post_attention_layernorm(self.self_attn(self.input_layernorm(hs), mask, cos, sin))
+            return hs + self.post_feedforward_layernorm(self.mlp(self.pre_feedforward_layernorm(hs)))
         res = hs
         hs = self.input_layernorm(hs)
         hs = self.self_attn(hs, mask, cos, sin)
@@ -704,7 +715,7 @@ class LlamaLike(nn.Module):
         self.embed_tokens = nn.Embedding(V, h)
         Layer = GptOssLayer if cfg["family"] == "gpt_oss" else LlamaLayer
         self.layers = nn.ModuleList([Layer(cfg) for _ in range(cfg["num_hidden_layers"])])
-        Norm = {"gemma": GemmaRMSNorm, "gpt_oss": GptOssRMSNorm}.get(cfg["family"], LlamaRMSNorm)
+        Norm = {"gemma": GemmaRMSNorm, "gemma3": GemmaRMSNorm, "gpt_oss": GptOssRMSNorm}.get(cfg["family"], LlamaRMSNorm)
         self.norm = Norm(h, cfg["rms_norm_eps"])
         hd = cfg.get("head_dim") or h // cfg["num_attention_heads"]
         rd = int(hd * cfg.get("partial_rotary_factor", 1.0))
@@ -717,7 +728,7 @@ class LlamaLike(nn.Module):
         b, s = ids.shape
         with region("outside"):
             hs = self.embed_tokens(ids)
-            if self.cfg["family"] == "gemma":
+            if self.cfg["family"] in ("gemma", "gemma3"):
                 normalizer = torch.tensor(self.cfg["hidden_size"] ** 0.5, dtype=hs.dtype)
                 hs = hs * normalizer
             cache_position = torch.arange(s)
@@ -1275,7 +1286,7 @@ class T5(nn.Module):
 
 FAMILY_CLASS = {"llama": LlamaLike, "qwen2": LlamaLike, "gemma": LlamaLike, "phi3": LlamaLike,
                 "mixtral": LlamaLike, "qwen2_moe": LlamaLike, "gpt2": GPT2, "gpt_neox": GPTNeoX,
-                "bert": Bert, "t5": T5, "gpt_oss": LlamaLike}
+                "bert": Bert, "t5": T5, "gpt_oss": LlamaLike, "gemma3": LlamaLike}
 
 
 # ----------------------------------------------------------------------------------------
@@ -1303,14 +1314,16 @@ def make_cfg(family, b, s, h, nh, kv, V, fi=0):
     swiglu_ffn = int(round(h * SWIGLU_MULT[fi] / 16)) * 16  # ~2.7x
     gf = GELU_MULT[fi] * h
     base = dict(family=family, hidden_size=h, num_attention_heads=nh, vocab_size=V, num_hidden_layers=L)
-    if family in ("llama", "qwen2", "mixtral", "qwen2_moe", "gemma", "phi3"):
+    if family in ("llama", "qwen2", "mixtral", "qwen2_moe", "gemma", "gemma3", "phi3"):
         base.update(num_key_value_heads=kv, intermediate_size=swiglu_ffn, rms_norm_eps=1e-6, rope_theta=10000.0,
                     attention_dropout=0.0, hidden_act="silu", attention_bias=False, tie_word_embeddings=False,
                     max_position_embeddings=4096)
         if family == "qwen2":
             base.update(attention_bias=True)  # q/k/v bias (o_proj has none)
-        if family == "gemma":
+        if family in ("gemma", "gemma3"):
             base.update(hidden_act="gelu_pytorch_tanh", head_dim=h // nh, tie_word_embeddings=True)
+        if family == "gemma3":
+            base.update(query_pre_attn_scalar=h // nh, final_logit_softcapping=None, attn_logit_softcapping=None)
         if family == "phi3":
             base.update(resid_pdrop=0.0, partial_rotary_factor=1.0)
         if family == "mixtral":
@@ -1514,7 +1527,7 @@ def main():
     if args.verify:
         return 1 if verify(load_cases(args.verify)) else 0
     torch.set_num_threads(2)
-    fams = ["llama", "qwen2", "gemma", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss"]
+    fams = ["llama", "qwen2", "gemma", "gemma3", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss"]
     if args.families:
         fams = args.families.split(",")
     points = POINTS[:3] if args.quick else POINTS

@@ -1233,6 +1233,77 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     source: hf('google/gemma-2-9b'),
   },
   {
+    // Gemma 3 text-only 1B: four norms per layer as Gemma 2, plus q_norm / k_norm; no logit soft-capping; tied.
+    // 999,885,952 = 26 x 26,842,112 + 262,144 x 1152 + 1152 (safetensors metadata of the checkpoint).
+    id: 'google/gemma-3-1b-pt',
+    aliases: ['google/gemma-3-1b-it', 'unsloth/gemma-3-1b-it', 'unsloth/gemma-3-1b-pt'],
+    config: {
+      model_type: 'gemma3_text',
+      architectures: ['Gemma3ForCausalLM'],
+      attention_bias: false,
+      attention_dropout: 0.0,
+      final_logit_softcapping: null,
+      attn_logit_softcapping: null,
+      head_dim: 256,
+      hidden_activation: 'gelu_pytorch_tanh',
+      hidden_size: 1152,
+      intermediate_size: 6912,
+      max_position_embeddings: 32768,
+      num_attention_heads: 4,
+      num_hidden_layers: 26,
+      num_key_value_heads: 1,
+      query_pre_attn_scalar: 256,
+      rms_norm_eps: 1e-6,
+      sliding_window: 512,
+      torch_dtype: 'bfloat16',
+      vocab_size: 262144,
+    },
+    publishedParams: 999_885_952,
+    source: hf('google/gemma-3-1b-pt'),
+  },
+  {
+    // Gemma 3 4B-27B are image-text checkpoints (Gemma3ForConditionalGeneration): the language model under text_config
+    // (the omitted fields are Gemma3TextConfig defaults: 8 heads, 4 kv heads, head_dim 256, vocab 262,208) and a
+    // SigLIP vision tower of 416,866,032 parameters plus a projector. Published totals include both.
+    id: 'google/gemma-3-4b-pt',
+    aliases: ['google/gemma-3-4b-it', 'unsloth/gemma-3-4b-it', 'unsloth/gemma-3-4b-pt'],
+    config: {
+      model_type: 'gemma3',
+      architectures: ['Gemma3ForConditionalGeneration'],
+      text_config: { model_type: 'gemma3_text', hidden_size: 2560, intermediate_size: 10240, num_hidden_layers: 34, sliding_window: 1024, rope_scaling: { factor: 8.0, rope_type: 'linear' } },
+      vision_config: { model_type: 'siglip_vision_model', hidden_size: 1152, image_size: 896, intermediate_size: 4304, num_attention_heads: 16, num_hidden_layers: 27, patch_size: 14, vision_use_head: false },
+      torch_dtype: 'bfloat16',
+    },
+    publishedParams: 4_300_079_472,
+    source: hf('google/gemma-3-4b-pt'),
+  },
+  {
+    id: 'google/gemma-3-12b-pt',
+    aliases: ['google/gemma-3-12b-it', 'unsloth/gemma-3-12b-it', 'unsloth/gemma-3-12b-pt'],
+    config: {
+      model_type: 'gemma3',
+      architectures: ['Gemma3ForConditionalGeneration'],
+      text_config: { model_type: 'gemma3_text', hidden_size: 3840, intermediate_size: 15360, num_attention_heads: 16, num_hidden_layers: 48, num_key_value_heads: 8, sliding_window: 1024, rope_scaling: { factor: 8.0, rope_type: 'linear' } },
+      vision_config: { model_type: 'siglip_vision_model', hidden_size: 1152, image_size: 896, intermediate_size: 4304, num_attention_heads: 16, num_hidden_layers: 27, patch_size: 14, vision_use_head: false },
+      torch_dtype: 'bfloat16',
+    },
+    publishedParams: 12_187_325_040,
+    source: hf('google/gemma-3-12b-pt'),
+  },
+  {
+    id: 'google/gemma-3-27b-pt',
+    aliases: ['google/gemma-3-27b-it', 'unsloth/gemma-3-27b-it', 'unsloth/gemma-3-27b-pt'],
+    config: {
+      model_type: 'gemma3',
+      architectures: ['Gemma3ForConditionalGeneration'],
+      text_config: { model_type: 'gemma3_text', head_dim: 128, hidden_size: 5376, intermediate_size: 21504, num_attention_heads: 32, num_hidden_layers: 62, num_key_value_heads: 16, query_pre_attn_scalar: 168, sliding_window: 1024, rope_scaling: { factor: 8.0, rope_type: 'linear' } },
+      vision_config: { model_type: 'siglip_vision_model', hidden_size: 1152, image_size: 896, intermediate_size: 4304, num_attention_heads: 16, num_hidden_layers: 27, patch_size: 14, vision_use_head: false },
+      torch_dtype: 'bfloat16',
+    },
+    publishedParams: 27_432_406_640,
+    source: hf('google/gemma-3-27b-pt'),
+  },
+  {
     // The stored torch_dtype of the 27B base checkpoint was not confirmed, so the field is left out.
     id: 'google/gemma-2-27b',
     aliases: ['google/gemma-2-27b-it'],

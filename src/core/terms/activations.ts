@@ -183,7 +183,10 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
     return tape.tensor(`${what} (+LoRA)`, y.elems, y.bytesPerElem, true);
   };
 
-  const normStyle = a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : a.family === 'gpt_oss' ? 'gpt_oss' : 'llama';
+  const gemmaNorms = a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3';
+  const normStyle = gemmaNorms ? 'gemma' : a.family === 'gpt_oss' ? 'gpt_oss' : 'llama';
+  /** Gemma 2 and 3 normalize the attention and MLP outputs too (post_attention, pre/post_feedforward norms). */
+  const sandwich = a.family === 'gemma2' || a.family === 'gemma3';
   // gpt-oss keeps its norms in fp32 (GptOssPreTrainedModel._keep_in_fp32_modules).
   const familyNormBytes = a.family === 'gpt_oss' ? 4 : normBytes;
   const norm = (x: Tensor, what: string): Tensor =>
@@ -342,8 +345,8 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
         v = linear(h1, 'v_proj', kvd, 'v_proj output');
       }
       if (a.qkNorm) {
-        q = tape.rmsNorm(q, T * heads, p.normsTrainable, 'q_norm', normBytes);
-        k = tape.rmsNorm(k, T * kvHeads, p.normsTrainable, 'k_norm', normBytes);
+        q = tape.rmsNorm(q, T * heads, p.normsTrainable, 'q_norm', normBytes, gemmaNorms ? 'gemma' : 'llama');
+        k = tape.rmsNorm(k, T * kvHeads, p.normsTrainable, 'k_norm', normBytes, gemmaNorms ? 'gemma' : 'llama');
       }
       // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin creates new q/k tensors (fp32 when 4/8-bit linears return fp32).
       const qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
@@ -351,11 +354,11 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
       const att = attentionCore(qr, kr, v, { causalRepeat: true, softmaxFp32: a.family !== 'gpt_oss', dropout: a.attentionDropout, sinks: a.family === 'gpt_oss' });
       const o = linear(att, a.family === 'qwen' ? 'c_proj' : 'o_proj', a.hidden, 'o_proj output');
       let x1 = tape.free(o, 'residual', Tsp * a.hidden, residualBytes);
-      if (a.family === 'gemma2') x1 = norm(x1, 'post_attention_layernorm');
+      if (sandwich) x1 = norm(x1, 'post_attention_layernorm');
       const beforeMlp = tape.totalBytes();
-      const h2 = norm(x1, a.family === 'gemma2' ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
+      const h2 = norm(x1, sandwich ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
       layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2) : a.moe ? moeMlp(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
-      if (a.family === 'gemma2') layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
+      if (sandwich) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
       mlpSavedBytes = tape.totalBytes() - beforeMlp;
       break;
     }
@@ -642,7 +645,7 @@ export function finalNormSaved(p: {
     const residualBytes = p.residualBytes ?? (p.weightBytes === 4 ? 4 : p.half);
     const x = tape.tensor('final hidden states', a.hidden, residualBytes, true);
     const normed = a.norm === 'rms'
-      ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', a.family === 'gpt_oss' ? 4 : normBytes, a.family === 'gemma' || a.family === 'gemma2' ? 'gemma' : a.family === 'gpt_oss' ? 'gpt_oss' : 'llama')
+      ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', a.family === 'gpt_oss' ? 4 : normBytes, a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3' ? 'gemma' : a.family === 'gpt_oss' ? 'gpt_oss' : 'llama')
       : tape.layerNorm(x, 1, p.normTrainable, 'final norm');
     tape.linear(normed, { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: headBytes }, a.vocab, 'logits');
     perToken = tape.totalBytes();
