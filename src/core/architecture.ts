@@ -63,6 +63,8 @@ export interface Architecture {
   readonly attentionDropout: number;
   readonly defaultHead: Head;
   readonly finalLogitSoftcap: boolean;
+  /** Gemma 2 (and Gemma 3 when configured) soft-caps the attention scores with tanh in eager attention. */
+  readonly attnLogitSoftcap: boolean;
   /** BERT/RoBERTa token-type embeddings (2 for BERT, 1 for RoBERTa). */
   readonly typeVocab: number;
   /**
@@ -247,6 +249,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     positions, maxPositions, moe, hiddenDropout, attentionDropout,
     defaultHead: family === 'bert' || family === 'roberta' ? 'masked_lm' : isT5 ? 'seq2seq_lm' : 'causal_lm',
     finalLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'final_logit_softcapping') !== undefined,
+    attnLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'attn_logit_softcapping') !== undefined,
     typeVocab: num(cfg, 'type_vocab_size') ?? (family === 'bert' ? 2 : family === 'roberta' ? 1 : 0),
     visionParams,
   };

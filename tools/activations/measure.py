@@ -435,11 +435,13 @@ def rope_cos_sin(inv_freq, position_ids, dtype, repeat=True):
     return cos.to(dtype), sin.to(dtype)
 
 
-def eager_attention(q, k, v, mask, scaling, n_rep, p):
-    """transformers eager_attention_forward (llama family)."""
+def eager_attention(q, k, v, mask, scaling, n_rep, p, softcap=None):
+    """transformers eager_attention_forward (llama family; Gemma 2 soft-caps the scores with tanh)."""
     k = repeat_kv(k, n_rep)
     v = repeat_kv(v, n_rep)
     w = torch.matmul(q, k.transpose(2, 3)) * scaling
+    if softcap is not None:
+        w = torch.tanh(w / softcap) * softcap
     if mask is not None:
         w = w + mask[:, :, :, : k.shape[-2]]
     w = F.softmax(w, dim=-1, dtype=torch.float32).to(q.dtype)
@@ -629,7 +631,7 @@ class LlamaAttention(nn.Module):
         if self.cfg["_attn"] == "flash":
             o = flash_attn(q, k, v, True, self.scaling, p).transpose(1, 2).contiguous()
         else:
-            o = eager_attention(q, k, v, mask, self.scaling, self.nh // self.kv, p)
+            o = eager_attention(q, k, v, mask, self.scaling, self.nh // self.kv, p, self.cfg.get("attn_logit_softcapping"))
         o = o.reshape(b, s, -1).contiguous()
         return self.o_proj(o)
 
@@ -638,12 +640,12 @@ class LlamaLayer(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         fam = cfg["family"]
-        Norm = GemmaRMSNorm if fam in ("gemma", "gemma3") else LlamaRMSNorm
+        Norm = GemmaRMSNorm if fam in ("gemma", "gemma2", "gemma3") else LlamaRMSNorm
         self.fam = fam
         self.cfg = cfg
         self.input_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
         self.post_attention_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
-        if fam == "gemma3":  # Gemma3DecoderLayer: the attention and MLP outputs are normalized too
+        if fam in ("gemma2", "gemma3"):  # Gemma2/3DecoderLayer: the attention and MLP outputs are normalized too
             self.pre_feedforward_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
             self.post_feedforward_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
         self.self_attn = LlamaAttention(cfg)
@@ -656,7 +658,7 @@ class LlamaLayer(nn.Module):
 
     def forward(self, hs, mask, position_ids, cache_position, pos_emb):
         cos, sin = pos_emb
-        if self.fam == "gemma3":
+        if self.fam in ("gemma2", "gemma3"):
             hs = hs + self.post_attention_layernorm(self.self_attn(self.input_layernorm(hs), mask, cos, sin))
             return hs + self.post_feedforward_layernorm(self.mlp(self.pre_feedforward_layernorm(hs)))
         res = hs
@@ -715,7 +717,7 @@ class LlamaLike(nn.Module):
         self.embed_tokens = nn.Embedding(V, h)
         Layer = GptOssLayer if cfg["family"] == "gpt_oss" else LlamaLayer
         self.layers = nn.ModuleList([Layer(cfg) for _ in range(cfg["num_hidden_layers"])])
-        Norm = {"gemma": GemmaRMSNorm, "gemma3": GemmaRMSNorm, "gpt_oss": GptOssRMSNorm}.get(cfg["family"], LlamaRMSNorm)
+        Norm = {"gemma": GemmaRMSNorm, "gemma2": GemmaRMSNorm, "gemma3": GemmaRMSNorm, "gpt_oss": GptOssRMSNorm}.get(cfg["family"], LlamaRMSNorm)
         self.norm = Norm(h, cfg["rms_norm_eps"])
         hd = cfg.get("head_dim") or h // cfg["num_attention_heads"]
         rd = int(hd * cfg.get("partial_rotary_factor", 1.0))
@@ -728,7 +730,7 @@ class LlamaLike(nn.Module):
         b, s = ids.shape
         with region("outside"):
             hs = self.embed_tokens(ids)
-            if self.cfg["family"] in ("gemma", "gemma3"):
+            if self.cfg["family"] in ("gemma", "gemma2", "gemma3"):
                 normalizer = torch.tensor(self.cfg["hidden_size"] ** 0.5, dtype=hs.dtype)
                 hs = hs * normalizer
             cache_position = torch.arange(s)
@@ -740,6 +742,9 @@ class LlamaLike(nn.Module):
             hs = self.norm(hs)
         with region("loss"):
             logits = self.lm_head(hs)
+            cap = self.cfg.get("final_logit_softcapping")
+            if cap is not None:  # Gemma2ForCausalLM
+                logits = torch.tanh(logits / cap) * cap
             loss = causal_lm_loss(logits, labels, self.cfg["vocab_size"])
         return loss
 
@@ -1286,7 +1291,7 @@ class T5(nn.Module):
 
 FAMILY_CLASS = {"llama": LlamaLike, "qwen2": LlamaLike, "gemma": LlamaLike, "phi3": LlamaLike,
                 "mixtral": LlamaLike, "qwen2_moe": LlamaLike, "gpt2": GPT2, "gpt_neox": GPTNeoX,
-                "bert": Bert, "t5": T5, "gpt_oss": LlamaLike, "gemma3": LlamaLike}
+                "bert": Bert, "t5": T5, "gpt_oss": LlamaLike, "gemma2": LlamaLike, "gemma3": LlamaLike}
 
 
 # ----------------------------------------------------------------------------------------
@@ -1314,14 +1319,16 @@ def make_cfg(family, b, s, h, nh, kv, V, fi=0):
     swiglu_ffn = int(round(h * SWIGLU_MULT[fi] / 16)) * 16  # ~2.7x
     gf = GELU_MULT[fi] * h
     base = dict(family=family, hidden_size=h, num_attention_heads=nh, vocab_size=V, num_hidden_layers=L)
-    if family in ("llama", "qwen2", "mixtral", "qwen2_moe", "gemma", "gemma3", "phi3"):
+    if family in ("llama", "qwen2", "mixtral", "qwen2_moe", "gemma", "gemma2", "gemma3", "phi3"):
         base.update(num_key_value_heads=kv, intermediate_size=swiglu_ffn, rms_norm_eps=1e-6, rope_theta=10000.0,
                     attention_dropout=0.0, hidden_act="silu", attention_bias=False, tie_word_embeddings=False,
                     max_position_embeddings=4096)
         if family == "qwen2":
             base.update(attention_bias=True)  # q/k/v bias (o_proj has none)
-        if family in ("gemma", "gemma3"):
+        if family in ("gemma", "gemma2", "gemma3"):
             base.update(hidden_act="gelu_pytorch_tanh", head_dim=h // nh, tie_word_embeddings=True)
+        if family == "gemma2":
+            base.update(query_pre_attn_scalar=h // nh, attn_logit_softcapping=50.0, final_logit_softcapping=30.0)
         if family == "gemma3":
             base.update(query_pre_attn_scalar=h // nh, final_logit_softcapping=None, attn_logit_softcapping=None)
         if family == "phi3":
@@ -1527,7 +1534,7 @@ def main():
     if args.verify:
         return 1 if verify(load_cases(args.verify)) else 0
     torch.set_num_threads(2)
-    fams = ["llama", "qwen2", "gemma", "gemma3", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss"]
+    fams = ["llama", "qwen2", "gemma", "gemma2", "gemma3", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss"]
     if args.families:
         fams = args.families.split(",")
     points = POINTS[:3] if args.quick else POINTS

@@ -229,7 +229,11 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
       const kk = gqa ? tape.free(k, 'repeat_kv(k)', kvTokens * qd, k.bytesPerElem) : k;
       const vv = gqa ? tape.free(v, 'repeat_kv(v)', kvTokens * qd, v.bytesPerElem) : v;
       const scoresElems = b * heads * s * (kvTokens / b);
-      const scores = tape.matmul(q, kk, scoresElems, 'attention scores QK^T');
+      let scores = tape.matmul(q, kk, scoresElems, 'attention scores QK^T');
+      if (a.attnLogitSoftcap) {
+        // Gemma 2 eager_attention_forward: tanh(scores / cap) * cap; tanh keeps its output.
+        scores = tape.free(tape.unarySavesOutput(tape.free(scores, 'scores / soft-cap'), 'tanh(scores / soft-cap)'), 'soft-capped scores');
+      }
       let probs: Tensor;
       softmaxUpcast = p.mode === 'amp' || opts.softmaxFp32;
       legacySoftmaxInput(tape, p, scores, 'softmax input', p.mode === 'amp' || opts.softmaxFp32 ? 4 : scores.bytesPerElem);
