@@ -41,6 +41,8 @@ export type CanonicalKey =
   | 'mixedPrecision'             // 'none' | 'bf16' | 'fp16' | 'fp8' (Accelerate mixed_precision)
   | 'optimizer'                  // TrainingSetup optimizer value ('adamw', 'adamw_8bit', ...) or the raw name when unknown
   | 'microBatchSize'             // number
+  | 'evalBatchSize'              // number: per-device batch of the evaluation during training
+  | 'evalStrategy'               // boolean: evaluation runs during training (eval_strategy not 'no', Axolotl val_set_size > 0)
   | 'gradientAccumulationSteps'  // number
   | 'trainBatchSize'             // number (DeepSpeed train_batch_size, Axolotl batch_size)
   | 'seqLen'                     // number

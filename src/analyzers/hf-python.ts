@@ -343,6 +343,13 @@ class Analyzer {
       switch (k) {
         case 'per_device_train_batch_size': case 'per_gpu_train_batch_size':
           return emit('microBatchSize', (x) => this.num(x, e, true));
+        case 'per_device_eval_batch_size': case 'per_gpu_eval_batch_size':
+          return emit('evalBatchSize', (x) => this.num(x, e, true));
+        case 'eval_strategy': case 'evaluation_strategy':
+          // "no" / IntervalStrategy.NO: no evaluation; "steps" / "epoch": evaluation runs during training.
+          return emit('evalStrategy', (x) => (x.k === 'lit' && typeof x.v === 'string' ? x.v.trim().toLowerCase() !== 'no'
+            : x.k === 'dotted' && /\.(NO|STEPS|EPOCH)$/i.test(x.text) ? !/\.NO$/i.test(x.text)
+              : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
         case 'gradient_accumulation_steps':
           return emit('gradientAccumulationSteps', (x) => this.num(x, e, true));
         case 'bf16': return emit('bf16', (x) => this.bool(x, e));

@@ -239,6 +239,14 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('micro_batch_size', 'microBatchSize', num);
   fromFact('gradient_accumulation_steps', 'gradientAccumulationSteps', num);
   fromFact('seq_len', 'seqLen', num);
+  // Evaluation during training: its batch is the file's, or the trainer's default (HF per_device_eval_batch_size 8,
+  // Axolotl eval_batch_size = micro_batch_size).
+  if (decided.evalStrategy && decided.evalStrategy.fact.value === true && !fromFact('eval_batch_size', 'evalBatchSize', num)) {
+    const axolotl = tools[0] === 'axolotl';
+    setup.eval_batch_size = axolotl ? (setup.micro_batch_size as number | undefined) ?? 1 : 8;
+    prov.eval_batch_size = { kind: 'default', owner: axolotl ? 'axolotl' : tools[0] ?? 'hf-trainer',
+      note: axolotl ? 'eval_batch_size defaults to micro_batch_size' : 'per_device_eval_batch_size defaults to 8 (transformers TrainingArguments)' };
+  }
   fromFact('batch_lengths', 'batchLengths');
   if (!fromFact('kbit_upcast', 'kbitUpcast') && setup.quantization !== undefined && tools.includes('trl')) {
     // TRL's SFTTrainer called prepare_model_for_kbit_training for 4/8-bit models until its model-preparation

@@ -584,10 +584,13 @@ const SEQ = spec('seqLen', 'int');
 const packingOf = (v: FactValue): Out => [['batchLengths', v === true ? 'fixed' : 'variable']];
 const MODEL = spec('model', 'str');
 const MICRO = spec('microBatchSize', 'int');
+const EVAL_STRATEGY = oneOf('evalStrategy', { no: false, steps: true, epoch: true });
 
 /** Flags of the training script (HF TrainingArguments, TRL, PEFT examples, FastChat, open-instruct, DeepSpeed-Chat, Megatron), by normalized name. */
 const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   per_device_train_batch_size: MICRO, per_gpu_train_batch_size: MICRO, micro_batch_size: MICRO, train_micro_batch_size_per_gpu: MICRO,
+  per_device_eval_batch_size: spec('evalBatchSize', 'int'), per_gpu_eval_batch_size: spec('evalBatchSize', 'int'),
+  eval_strategy: spec('evalStrategy', 'str', EVAL_STRATEGY), evaluation_strategy: spec('evalStrategy', 'str', EVAL_STRATEGY),
   gradient_accumulation_steps: spec('gradientAccumulationSteps', 'int'),
   global_batch_size: spec('trainBatchSize', 'int'),
   bf16: spec('bf16', 'bool'), fp16: spec('fp16', 'bool'), pure_bf16: spec('pureBf16', 'bool'),

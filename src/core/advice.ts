@@ -107,6 +107,9 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
   // behind 4-bit layers; TRL dropped the cast (trl PR 4457: same loss curves, less memory).
   m.push({ id: 'no-kbit-upcast', group: 'precision', title: 'Keep the unquantized parameters in 16 bits (no fp32 cast of prepare_model_for_kbit_training)', changesResult: false,
     apply: (s) => (s.kbit_upcast !== 'none' ? { kbit_upcast: 'none' } : undefined) });
+  // Evaluation during training runs a no-grad forward at its own batch; a smaller one changes no training result.
+  m.push({ id: 'eval-batch-1', group: 'batch', title: 'Evaluate with a batch of 1 (per_device_eval_batch_size)', changesResult: false,
+    apply: (s) => (s.eval_batch_size !== undefined && s.eval_batch_size > 1 ? { eval_batch_size: 1 } : undefined) });
   m.push({ id: 'gc-full', group: 'checkpointing', title: 'Enable gradient checkpointing', changesResult: false,
     apply: (s) => (s.gradient_checkpointing !== 'full' ? { gradient_checkpointing: 'full' } : undefined) });
   m.push({ id: 'gc-selective', group: 'checkpointing', title: 'Selective activation checkpointing', changesResult: false,

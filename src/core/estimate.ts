@@ -757,6 +757,29 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       ? [comp('backward-working', 'Dequantized base weight (one linear at a time)', dequantBytes, () => (`largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${cb} B, dequantized for its matmul`), () => ({ elements: inv.largestQuantized / tp }))]
       : [];
 
+    // Evaluation during training (a single pipeline stage): a no-grad forward at the eval batch after an optimizer
+    // step. Nothing is kept for backward, but the largest intermediates of one layer, or the logits, their fp32 upcast
+    // and the log-softmax at the loss call, exist at the eval batch (HF Trainer prediction_step computes the loss).
+    const evalBatch = setup.eval_batch_size !== undefined && pp === 1 ? setup.eval_batch_size : undefined;
+    let evalLossBytes = 0;
+    let evalLayerBytes = 0;
+    let evalLossFormula = '';
+    if (evalBatch !== undefined) {
+      const evalLayer = layerActivations({
+        arch: a, mode, half, weightBytes: wb, batch: evalBatch, seq: setup.seq_len, attention, baseTrainable: setup.method === 'full', normsTrainable,
+        inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
+        softmaxSavesInput: oldSoftmax, quantizedBase: quantHere > 0, kbitUpcast: kbitQ,
+      });
+      evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
+      if (lmHead) {
+        const lm = lossMemory({ tokens: evalBatch * setup.seq_len, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax });
+        evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
+        const perTV = evalLossBytes / (evalBatch * setup.seq_len * (a.vocab / tp));
+        evalLossFormula = setup.loss === 'fused' ? lm.formula : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
+      }
+    }
+    const gradsKeptInEval = setup.zero_grad_set_to_none || setup.optimizer_in_backward ? 0 : gradStored;
+
     // Embedding output / final norm / loss on the first and last stage.
     const outside: Component[] = [];
     if (last && lmHead) {
@@ -836,6 +859,13 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         { phase: 'optimizer', allocatedBytes: sum(optC), components: optC, note: 'optimizer step: gradients, states and step temporaries' },
       ];
       if (gradsAtPhase) for (const ph of phasesOut) gradsAtPhase.set(ph, sum(ph.components.filter((c) => c.id === 'gradients')));
+      if (evalBatch !== undefined) {
+        const evalTail = evalLossBytes >= evalLayerBytes + sum(dequantC)
+          ? [comp('logits-loss', `Evaluation: logits and cross-entropy at the eval batch (${evalBatch})`, evalLossBytes, () => (`${evalBatch} x ${setup.seq_len} tokens, no grad; ${evalLossFormula}`), () => ({ evalBatch, tokens: evalBatch * setup.seq_len, vocab: a.vocab }))]
+          : [comp('backward-working', `Evaluation: one layer's forward at the eval batch (${evalBatch})`, evalLayerBytes, () => ('the largest intermediates of one layer, its input and output, no grad'), () => ({ evalBatch })), ...dequantC];
+        const ev: Component[] = [...pers, ...(gradsKeptInEval > 0 ? [gradC(gradsKeptInEval, ' (not freed: zero_grad(set_to_none=False))')] : []), ...gathered, ...headGather, ...evalTail];
+        phasesOut.push({ phase: 'evaluation', allocatedBytes: sum(ev), components: ev, note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})` });
+      }
       if (zero >= 1 && setup.optimizer !== 'none') {
         // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
         const init = comp('first-step-init', 'ZeRO flatten buffer (initialisation)', (trainableHere * wb) / (zero === 3 ? shardParams : 1), () => ('one flat copy of the 16-bit parameters while groups are built'), () => ({}));
@@ -901,6 +931,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         gradsAtPhase.set(out[1], atLoss >= atLast && atLoss >= atFirst ? headAtLossB : atLast >= atFirst ? headGradB : r(gradAtEnd));
         gradsAtPhase.set(out[2], r(setup.optimizer_in_backward ? 0 : gradAtEnd));
       }
+      if (evalBatch !== undefined) {
+        const evalTail = r(evalLossBytes) >= r(evalLayerBytes) + r(dequantBytes) ? r(evalLossBytes) : r(evalLayerBytes) + r(dequantBytes);
+        out.push({ phase: 'evaluation', allocatedBytes: pSum + (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + gSum + hgSum + evalTail, components: persistentOnly, note: '' });
+      }
       if (zero >= 1 && setup.optimizer !== 'none') {
         let fs = r((trainableHere * wb) / (zero === 3 ? shardParams : 1));
         for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));
@@ -917,5 +951,5 @@ function checkpointHeld(l: { checkpointHeldBytes: number }): number {
 }
 
 /** Phase order for ties: steady-state phases first. */
-export const PHASES: readonly Phase[] = ['forward', 'backward', 'optimizer', 'first-step'];
+export const PHASES: readonly Phase[] = ['forward', 'backward', 'optimizer', 'first-step', 'evaluation'];
 export { GiB };

@@ -1,7 +1,7 @@
 // The estimator's output types: plain serializable data, units in field names.
 import type { SetupKey } from './setup';
 
-export type Phase = 'forward' | 'backward' | 'optimizer' | 'first-step';
+export type Phase = 'forward' | 'backward' | 'optimizer' | 'first-step' | 'evaluation';
 
 export type ComponentId =
   | 'weights' | 'quantization-constants' | 'adapter-weights' | 'master-weights' | 'gradients' | 'ddp-buckets'

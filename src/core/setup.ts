@@ -141,6 +141,12 @@ export const TrainingSetupSchema = z.strictObject({
    * and log_softmax keep their input for backward as well as their output. Unset: a current release.
    */
   pytorch_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 2.4 or 1.10.2').optional(),
+  /**
+   * Per-device batch of the evaluation that runs during training (HF per_device_eval_batch_size when eval_strategy is
+   * not 'no', Axolotl eval_batch_size). A no-grad forward at this batch, with the model states still allocated; it is
+   * often larger than the training micro-batch (HF's default is 8). Unset: no evaluation phase.
+   */
+  eval_batch_size: positiveInt.optional(),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),
   tensor_parallel: positiveInt.default(1),
@@ -197,6 +203,7 @@ export const SCHEMA_DEFAULT_NOTES: Partial<Record<SetupKey, string>> = {
   fsdp: 'no FSDP',
   fsdp_shard_embeddings: 'embeddings and output head in the FSDP root unit (per-layer wrapping, the Accelerate / torchtitan default)',
   batch_lengths: 'every batch seq_len tokens long (packed, or padded to the maximum length)',
+  eval_batch_size: 'the evaluation batch during training',
   offload_optimizer: 'no offload',
   offload_params: 'no offload',
   tensor_parallel: 'no tensor parallelism',

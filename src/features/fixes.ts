@@ -814,7 +814,7 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
   const hasCall = (k: PyCall | 'trl'): boolean => calls.some((x) => x.kind === k);
   const trainCall = hasCall('train') || hasCall('trl');
   const train = (path: string, value: Val, extra: Partial<Op> = {}): Op => op([path], value, { call: 'train', ...extra });
-  if (!trainCall && ['micro_batch_size', 'gradient_accumulation_steps', 'mixed_precision', 'gradient_checkpointing', 'optimizer', 'loss', 'compile', 'activation_offloading', 'fsdp', 'seq_len'].includes(ch.key)) {
+  if (!trainCall && ['micro_batch_size', 'eval_batch_size', 'gradient_accumulation_steps', 'mixed_precision', 'gradient_checkpointing', 'optimizer', 'loss', 'compile', 'activation_offloading', 'fsdp', 'seq_len'].includes(ch.key)) {
     return no('no TrainingArguments / TRL config call in this file (the script may read its settings from the command line)');
   }
   switch (ch.key) {
@@ -822,6 +822,7 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
       // The cast is the body of a library call; keeping its other two effects takes code, not a keyword.
       return no('replace prepare_model_for_kbit_training(model) by model.gradient_checkpointing_enable() and model.enable_input_require_grads() by hand');
     case 'micro_batch_size': return ok(train('per_device_train_batch_size', Number(v)));
+    case 'eval_batch_size': return v === undefined ? ok(train('eval_strategy', 'no')) : ok(train('per_device_eval_batch_size', Number(v)));
     case 'gradient_accumulation_steps': return ok(train('gradient_accumulation_steps', Number(v)));
     case 'mixed_precision':
       if (v === 'bf16') return ok(train('bf16', true), train('fp16', false, { when: 'present' }));
@@ -904,6 +905,8 @@ function planShell(c: PlanCtx, ch: SetupChange): Planned {
   const needHf = (name: string): Planned | undefined => (present(name) || hfScript ? undefined : no(`the script's own flags are unknown, so \`--${name}\` is not added`));
   switch (ch.key) {
     case 'micro_batch_size': return needHf('per_device_train_batch_size') ?? ok(flag('per_device_train_batch_size', Number(v)));
+    case 'eval_batch_size':
+      return v === undefined ? needHf('eval_strategy') ?? ok(flag('eval_strategy', 'no')) : needHf('per_device_eval_batch_size') ?? ok(flag('per_device_eval_batch_size', Number(v)));
     case 'gradient_accumulation_steps': return needHf('gradient_accumulation_steps') ?? ok(flag('gradient_accumulation_steps', Number(v)));
     case 'mixed_precision': {
       const mp = c.fact('mixedPrecision');
@@ -1018,6 +1021,7 @@ function hfYamlCommon(c: PlanCtx, ch: SetupChange): Planned | undefined {
   const v = ch.value;
   switch (ch.key) {
     case 'micro_batch_size': return ok(op(c.has('micro_batch_size') && !c.has('per_device_train_batch_size') ? 'micro_batch_size' : 'per_device_train_batch_size', Number(v)));
+    case 'eval_batch_size': return v === undefined ? ok(op('eval_strategy', 'no')) : ok(op('per_device_eval_batch_size', Number(v)));
     case 'gradient_accumulation_steps': return ok(op('gradient_accumulation_steps', Number(v)));
     case 'mixed_precision':
       if (v === 'bf16') return ok(op('bf16', true), op('fp16', false, { when: 'present' }));
@@ -1137,6 +1141,7 @@ function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
   const v = ch.value;
   switch (ch.key) {
     case 'micro_batch_size': return ok(op('micro_batch_size', Number(v)));
+    case 'eval_batch_size': return v === undefined ? ok(op('eval_strategy', 'no')) : ok(op('eval_batch_size', Number(v)));
     case 'gradient_accumulation_steps':
       if (c.has('batch_size') && !c.has('gradient_accumulation_steps')) return no('the accumulation is derived from batch_size here; change batch_size by hand');
       return ok(op('gradient_accumulation_steps', Number(v)));

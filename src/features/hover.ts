@@ -29,7 +29,7 @@ const SCENARIO_TO_CANONICAL: Record<string, CanonicalKey> = {
   method: 'method', gradient_accumulation_steps: 'gradientAccumulationSteps', model: 'model', weights_dtype: 'weightsDtype',
   mixed_precision: 'mixedPrecision', gpus_per_node: 'gpusPerNode', nodes: 'nodes', lora: 'loraR', quantization: 'quantBits',
   tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpu: 'gpu', compile: 'compile', activation_offloading: 'activationOffloading',
-  batch_lengths: 'batchLengths', kbit_upcast: 'kbitUpcast',
+  batch_lengths: 'batchLengths', kbit_upcast: 'kbitUpcast', eval_batch_size: 'evalBatchSize',
 };
 
 function targetAt(a: Analysis, offset: number, text: string): HoverTarget | undefined {
@@ -137,6 +137,11 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       break;
     case 'activationOffloading':
       v.push({ label: `activation offloading ${s.activation_offloading ? 'on -> off' : 'off -> on'}`, patch: { activation_offloading: !s.activation_offloading, gradient_checkpointing: s.gradient_checkpointing === 'none' ? 'full' : s.gradient_checkpointing } });
+      break;
+    case 'evalBatchSize':
+    case 'evalStrategy':
+      if (s.eval_batch_size !== undefined && s.eval_batch_size > 1) v.push({ label: `eval batch ${s.eval_batch_size} -> ${Math.floor(s.eval_batch_size / 2)}`, patch: { eval_batch_size: Math.floor(s.eval_batch_size / 2) } });
+      if (s.eval_batch_size !== undefined) v.push({ label: 'no evaluation during training', patch: { eval_batch_size: undefined } });
       break;
     case 'kbitUpcast':
       if (s.kbit_upcast !== 'none') v.push({ label: `fp32 upcast (${s.kbit_upcast}) -> none`, patch: { kbit_upcast: 'none' } });

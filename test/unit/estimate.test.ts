@@ -110,6 +110,21 @@ describe('estimate: model states', () => {
     assert.ok(e.assumptions.some((x) => x.key === 'architecture' && /vision tower/.test(x.value)));
   });
 
+  it('evaluation during training at HF\'s default eval batch of 8 is the peak of a micro-batch-1 LoRA run', () => {
+    const base = { method: 'lora', weights_dtype: 'bf16', mixed_precision: 'bf16', lora: { r: 16, target_modules: 'all-linear' }, gradient_checkpointing: 'full', seq_len: 2048, micro_batch_size: 1 } as const;
+    const train = run(setupFor('meta-llama/Meta-Llama-3-8B', base));
+    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, eval_batch_size: 8 }));
+    // No-grad forward at 8 x 2048 tokens: at the loss call the bf16 logits (2 B), their fp32 upcast (4 B) and the fp32
+    // log-softmax (4 B) of T x V = 16,384 x 128,256 are live: 10 x 16,384 x 128,256 = 21,013,463,040 B.
+    const ev = phase(e, 'evaluation');
+    assert.equal(component(ev, 'logits-loss'), 10 * 16_384 * 128_256);
+    assert.equal(component(ev, 'gradients'), 0, 'gradients were freed by zero_grad(set_to_none=True)');
+    assert.equal(component(ev, 'weights'), component(phase(train, 'optimizer'), 'weights'));
+    assert.equal(e.perGpu.phase, 'evaluation');
+    assert.ok(e.perGpu.peakBytes > train.perGpu.peakBytes);
+    assert.equal(train.perGpu.phases.some((p) => p.phase === 'evaluation'), false, 'no evaluation phase without eval_batch_size');
+  });
+
   it('8-bit AdamW (bitsandbytes): 2 x (1 + 4/2048) bytes per parameter of large tensors', () => {
     const e = run(setupFor('meta-llama/Llama-2-7b-hf', { optimizer: 'adamw_8bit', weights_dtype: 'bf16' }));
     const states = component(phase(e, 'optimizer'), 'optimizer-states');

@@ -105,6 +105,21 @@ describe('features: hover', () => {
     assert.match(kb?.source ?? '', /default of trl: .*PR 4577.*kbit_upcast: norms/);
   });
 
+  it('evaluation during training: HF\'s default eval batch of 8 is an assumption; Axolotl evaluates at micro_batch_size', () => {
+    const py = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True, gradient_checkpointing=True, eval_strategy="steps")\n'
+      + 'm = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B")\n';
+    const a = analyze('/w/train.py', py);
+    assert.equal(a.setup?.eval_batch_size, 8);
+    assert.match(a.estimate?.assumptions.find((x) => x.key === 'eval_batch_size')?.source ?? '', /per_device_eval_batch_size defaults to 8/);
+    assert.ok(a.estimate?.perGpu.phases.some((p) => p.phase === 'evaluation'));
+    const off = analyze('/w/train.py', py.replace('eval_strategy="steps"', 'eval_strategy="no", per_device_eval_batch_size=4'));
+    assert.equal(off.setup?.eval_batch_size, undefined, 'no evaluation, no phase');
+    const yml = 'base_model: meta-llama/Meta-Llama-3-8B\nadapter: lora\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nsequence_len: 2048\nval_set_size: 0.05\n';
+    const ax = analyze('/w/axolotl.yml', yml);
+    assert.equal(ax.setup?.eval_batch_size, 2);
+    checkHover('/w/axolotl.yml', yml.replace('val_set_size', '‸val_set_size'), [/eval batch 2 -> 1: [+-]/, /no evaluation during training: [+-]/]);
+  });
+
   it('YAML (Axolotl): sequence_len shows the effect of doubling it', () => {
     checkHover('/w/axolotl.yml', 'base_model: mistralai/Mistral-7B-v0.1\nadapter: qlora\nload_in_4bit: true\nmicro_batch_size: 2\nsequence_len: ‸4096\ngradient_checkpointing: true\n',
       [/sequence 4096 -> 8192: \+/, /qlora|4-bit/i]);

@@ -161,6 +161,11 @@ describe('fixes: YAML', () => {
     checkFix('lf.yaml', 'model_name_or_path: a/b\nstage: sft\n', { loss: 'fused', mixed_precision: 'bf16' },
       'model_name_or_path: a/b\nstage: sft\nenable_liger_kernel: true\nbf16: true\n', 'llamafactory-yaml');
   });
+  it('evaluation batch: per_device_eval_batch_size (HF, TRL, LLaMA-Factory), eval_batch_size (Axolotl)', () => {
+    checkFix('a.yml', 'base_model: x/y\nval_set_size: 0.05\n', { eval_batch_size: 1 }, 'base_model: x/y\nval_set_size: 0.05\neval_batch_size: 1\n', 'axolotl-yaml');
+    checkFix('lf.yaml', 'model_name_or_path: a/b\nstage: sft\neval_strategy: steps\nper_device_eval_batch_size: 8\n', { eval_batch_size: 1 },
+      'model_name_or_path: a/b\nstage: sft\neval_strategy: steps\nper_device_eval_batch_size: 1\n', 'llamafactory-yaml');
+  });
   it('the fp32 upcast of a 4-bit model: LLaMA-Factory upcast_layernorm is a key, PEFT prepare_model_for_kbit_training is code', () => {
     checkFix('lf.yaml', 'model_name_or_path: a/b\nstage: sft\nquantization_bit: 4\nupcast_layernorm: true\n', { kbit_upcast: 'none' },
       'model_name_or_path: a/b\nstage: sft\nquantization_bit: 4\nupcast_layernorm: false\n', 'llamafactory-yaml');

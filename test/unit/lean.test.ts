@@ -43,6 +43,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
         optInBwd: fc.boolean(),
         gpuGiB: fc.constantFrom(16, 24, 40, 80),
         kbit: fc.constantFrom('none', 'norms', 'all'),
+        evalBatch: fc.constantFrom(undefined, 1, 8),
       }),
       (r) => {
         const m = models[r.model];
@@ -54,7 +55,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           micro_batch_size: r.micro, gradient_accumulation_steps: r.ga, seq_len: r.seq, gradient_checkpointing: r.ck, attention: r.attention,
           loss: r.loss, compile: r.compile, gpus_per_node: r.gpus * r.tp * r.pp, nodes: r.nodes, zero_stage: r.zero, fsdp: r.fsdp,
           offload_optimizer: r.offOpt, offload_params: r.offParams, tensor_parallel: r.tp, pipeline_parallel: r.pp,
-          activation_offloading: r.actOff, zero_grad_set_to_none: r.zeroGrad, optimizer_in_backward: r.optInBwd, kbit_upcast: r.kbit,
+          activation_offloading: r.actOff, zero_grad_set_to_none: r.zeroGrad, optimizer_in_backward: r.optInBwd, kbit_upcast: r.kbit, eval_batch_size: r.evalBatch,
         });
         const gpu = { id: 'test', memoryBytes: r.gpuGiB * 2 ** 30, source: 'test' };
         const full = estimate(setup, { gpu });

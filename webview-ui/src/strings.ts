@@ -33,6 +33,7 @@ export const S = {
   'phase.backward': 'backward',
   'phase.optimizer': 'optimizer step',
   'phase.first-step': 'first step (initialisation)',
+  'phase.evaluation': 'evaluation (during training)',
   phasesHeading: 'Phases',
   // Chart
   breakdownHeading: 'Memory breakdown',

@@ -3,6 +3,7 @@
 // (axolotl-ai-cloud/axolotl@067b021:src/axolotl/utils/schemas/*.py, utils/config/__init__.py). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import {
+  asEvalStrategy,
   asPacking,
   Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asSharding, asString, attentionOf, boolOf, describe, fsdpFromOptions,
   guarded, listOf, numOf, optimizerOf, strOf, type Conv, type Entry,
@@ -43,6 +44,13 @@ function analyze(ctx: YamlCtx): void {
     ctx.problem('invalid-value', 'error', msg('batch_size and gradient_accumulation_steps cannot both be set; Axolotl derives one from the other'), batch.keySpan, 'batch_size');
   }
   ctx.put('seqLen', top.get('sequence_len'), asPosInt);
+  // Evaluation runs during training when a validation split (val_set_size > 0) or test_datasets exist, unless
+  // eval_strategy is "no"; eval_batch_size defaults to micro_batch_size.
+  ctx.put('evalBatchSize', top.get('eval_batch_size'), asPosInt);
+  const evalStrategy = top.get('eval_strategy');
+  if (evalStrategy && isSet(ctx, evalStrategy)) ctx.put('evalStrategy', evalStrategy, asEvalStrategy);
+  else if (isSet(ctx, top.get('test_datasets'))) ctx.put('evalStrategy', top.get('test_datasets'), () => true);
+  else ctx.put('evalStrategy', top.get('val_set_size'), (v) => { const n = numOf(v); return n === undefined ? undefined : n > 0; });
   // sample_packing fills every batch to sequence_len; pad_to_sequence_len pads to it. Otherwise batches vary.
   const packing = top.get('sample_packing');
   ctx.put('batchLengths', packing && isOn(ctx, packing) ? packing : top.get('pad_to_sequence_len') ?? packing, asPacking);

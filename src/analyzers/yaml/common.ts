@@ -698,6 +698,14 @@ export const asPosInt: Conv = (v) => {
   return n;
 };
 
+/** HF eval_strategy / evaluation_strategy: "no" turns evaluation off; "steps" and "epoch" run it during training. */
+export const asEvalStrategy: Conv = (v) => {
+  const s = strOf(v)?.trim().toLowerCase();
+  if (s === 'no') return false;
+  if (s === 'steps' || s === 'epoch') return true;
+  return new Invalid(about('{0}: expected one of {1}, found {2}', 'no, steps, epoch', describe(v)));
+};
+
 export const asNonNegNumber: Conv = (v) => {
   const n = numOf(v);
   if (n === undefined) return new Invalid(about('{0}: expected a number, found {1}', describe(v)));

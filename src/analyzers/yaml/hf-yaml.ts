@@ -3,6 +3,7 @@
 // spans. Keys and defaults follow FORMATS.md §2 (transformers@00349ae:training_args.py, trl@f2cd577). Pure: no I/O, no node:* or vscode imports.
 import { about, normalizeOptimizer, type ConfigFacts, type Tool } from '../facts';
 import {
+  asEvalStrategy,
   Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, dtypeOf, fsdpFromOptions,
   guarded, listOf, optimizerOf, strOf, type Entry,
 } from './common';
@@ -31,6 +32,8 @@ function analyze(ctx: YamlCtx): void {
   const top = ctx.top();
   ctx.put('model', top.get('model_name_or_path'), asString);
   ctx.put('microBatchSize', top.get('per_device_train_batch_size'), asPosInt);
+  ctx.put('evalBatchSize', top.get('per_device_eval_batch_size'), asPosInt);
+  ctx.put('evalStrategy', top.get('eval_strategy') ?? top.get('evaluation_strategy'), asEvalStrategy);
   ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
   ctx.put('bf16', top.get('bf16'), asBool);
   ctx.put('fp16', top.get('fp16'), asBool);

@@ -3,6 +3,7 @@
 // Keys and defaults follow FORMATS.md §6 (hiyouga/LLaMA-Factory@ff6d4d1:src/llamafactory/hparams/*.py). Pure: no I/O, no node:* or vscode imports.
 import { about, normalizeOptimizer, type ConfigFacts } from '../facts';
 import {
+  asEvalStrategy,
   asPacking,
   Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, fsdpFromOptions, guarded,
   listOf, numOf, optimizerOf, strOf, type Entry,
@@ -51,6 +52,8 @@ function analyze(ctx: YamlCtx): void {
   quantization(ctx, top);
 
   ctx.put('microBatchSize', top.get('per_device_train_batch_size') ?? top.get('micro_batch_size'), asPosInt);
+  ctx.put('evalBatchSize', top.get('per_device_eval_batch_size'), asPosInt);
+  ctx.put('evalStrategy', top.get('eval_strategy') ?? top.get('evaluation_strategy'), asEvalStrategy);
   ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
   ctx.put('seqLen', top.get('cutoff_len'), asPosInt);
   // packing / neat_packing concatenate samples up to cutoff_len; otherwise each batch is padded to its longest sample.
