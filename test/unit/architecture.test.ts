@@ -1,15 +1,20 @@
 // Parameter counts against published figures (model cards, safetensors totals, papers).
 import * as assert from 'node:assert/strict';
-import { countParameters, linearModules, parseArchitecture } from '../../src/core/architecture';
+import { countParameters, linearModules, parseArchitecture, type Architecture } from '../../src/core/architecture';
 import { MODEL_CATALOG } from '../../src/core/catalog/models';
 import { findModel } from '../../src/core/lookup';
 
-function count(id: string, head?: Parameters<typeof countParameters>[1]): number {
+/** The parsed architecture of a catalog model. */
+function archOf(id: string): Architecture {
   const m = findModel(id);
   assert.ok(m.ok, id);
   const r = parseArchitecture(m.model.config);
   assert.ok(r.ok, JSON.stringify(r.problems));
-  return countParameters(r.arch, head).total;
+  return r.arch;
+}
+
+function count(id: string, head?: Parameters<typeof countParameters>[1]): number {
+  return countParameters(archOf(id), head).total;
 }
 
 describe('architecture: exact parameter counts', () => {
@@ -68,36 +73,27 @@ describe('architecture: exact parameter counts', () => {
   });
 
   it('GQA: Llama-3-8B k_proj/v_proj are 4096 x 1024 (8 kv heads of 128)', () => {
-    const m = findModel('meta-llama/Meta-Llama-3-8B');
-    assert.ok(m.ok);
-    const r = parseArchitecture(m.model.config);
-    assert.ok(r.ok);
-    const k = linearModules(r.arch).find((x) => x.name === 'k_proj');
+    const arch = archOf('meta-llama/Meta-Llama-3-8B');
+    const k = linearModules(arch).find((x) => x.name === 'k_proj');
     assert.deepEqual([k?.inFeatures, k?.outFeatures, k?.count], [4096, 1024, 32]);
   });
 
   it('gpt-oss-20b by hand: attention with bias and sinks, 32 biased experts of 2880, a biased router (modeling_gpt_oss.py)', () => {
-    const m = findModel('openai/gpt-oss-20b');
-    assert.ok(m.ok);
-    const r = parseArchitecture(m.model.config);
-    assert.ok(r.ok);
+    const arch = archOf('openai/gpt-oss-20b');
     const h = 2880;
     const attention = (h * 4096 + 4096) + 2 * (h * 512 + 512) + (4096 * h + h) + 64; // q, k, v, o with bias; 64 sinks
     const experts = 32 * (h * 2 * 2880 + 2 * 2880 + 2880 * h + h); // gate_up (E, h, 2f) + bias, down (E, f, h) + bias
     const router = 32 * h + 32;
     const layer = attention + experts + router + 2 * h; // two RMSNorms
     assert.equal(layer, 823_186_976);
-    assert.equal(countParameters(r.arch).total, 24 * layer + 2 * 201_088 * h + h); // + embeddings, untied head, final norm
-    const mods = linearModules(r.arch);
+    assert.equal(countParameters(arch).total, 24 * layer + 2 * 201_088 * h + h); // + embeddings, untied head, final norm
+    const mods = linearModules(arch);
     const gu = mods.find((x) => x.name === 'experts.gate_up_proj');
     assert.deepEqual([gu?.count, gu?.tokenFraction, gu?.parameter], [24 * 32, 4 / 32, true]);
   });
 
   it('Gemma 3 4B by hand: 34 sandwich-norm layers with q/k norms, tied 262,208 x 2560 embedding, SigLIP tower + projector', () => {
-    const m = findModel('google/gemma-3-4b-it');
-    assert.ok(m.ok);
-    const r = parseArchitecture(m.model.config);
-    assert.ok(r.ok);
+    const arch = archOf('google/gemma-3-4b-it');
     const h = 2560;
     const layer = (h * 2048 + 2 * h * 1024 + 2048 * h) + 3 * h * 10240 + 4 * h + 2 * 256; // attention, MLP, 4 norms, q/k norms
     const text = 34 * layer + 262_208 * h + h;
@@ -105,16 +101,13 @@ describe('architecture: exact parameter counts', () => {
     // 4 x (1152^2 + 1152) + 2 LayerNorms + fc1/fc2 with biases, post LayerNorm; projector 1152 x 2560 + 1152.
     const siglip = 3 * 14 * 14 * 1152 + 1152 + 4096 * 1152 + 27 * (4 * (1152 * 1152 + 1152) + 4 * 1152 + 2 * 1152 * 4304 + 4304 + 1152) + 2 * 1152;
     assert.equal(siglip, 416_866_032);
-    assert.equal(r.arch.visionParams, siglip + 1152 * h + 1152);
-    assert.equal(countParameters(r.arch).total, text + r.arch.visionParams);
+    assert.equal(arch.visionParams, siglip + 1152 * h + 1152);
+    assert.equal(countParameters(arch).total, text + arch.visionParams);
   });
 
   it('MoE: Mixtral experts are 8 per layer, each token through 2 (token fraction 2/8)', () => {
-    const m = findModel('mistralai/Mixtral-8x7B-v0.1');
-    assert.ok(m.ok);
-    const r = parseArchitecture(m.model.config);
-    assert.ok(r.ok);
-    const w1 = linearModules(r.arch).find((x) => x.name === 'experts.w1');
+    const arch = archOf('mistralai/Mixtral-8x7B-v0.1');
+    const w1 = linearModules(arch).find((x) => x.name === 'experts.w1');
     assert.equal(w1?.count, 32 * 8);
     assert.equal(w1?.tokenFraction, 0.25);
   });

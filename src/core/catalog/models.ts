@@ -43,6 +43,18 @@ export interface CatalogModel {
 
 const hf = (id: string): string => `https://huggingface.co/${id}/blob/main/config.json`;
 
+/**
+ * A Gemma 3 image-text config.json (4B-27B): the language model's own fields under text_config (the rest are
+ * Gemma3TextConfig defaults) and the SigLIP vision tower all sizes share.
+ */
+const gemma3Config = (text: HfConfig): HfConfig => ({
+  model_type: 'gemma3',
+  architectures: ['Gemma3ForConditionalGeneration'],
+  text_config: { model_type: 'gemma3_text', ...text, sliding_window: 1024, rope_scaling: { factor: 8.0, rope_type: 'linear' } },
+  vision_config: { model_type: 'siglip_vision_model', hidden_size: 1152, image_size: 896, intermediate_size: 4304, num_attention_heads: 16, num_hidden_layers: 27, patch_size: 14, vision_use_head: false },
+  torch_dtype: 'bfloat16',
+});
+
 /** openai/gpt-oss-20b config.json (bf16 architecture; the published checkpoint stores the experts in MXFP4). */
 const GPT_OSS_20B = {
   model_type: 'gpt_oss',
@@ -1267,39 +1279,21 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     // SigLIP vision tower of 416,866,032 parameters plus a projector. Published totals include both.
     id: 'google/gemma-3-4b-pt',
     aliases: ['google/gemma-3-4b-it', 'unsloth/gemma-3-4b-it', 'unsloth/gemma-3-4b-pt'],
-    config: {
-      model_type: 'gemma3',
-      architectures: ['Gemma3ForConditionalGeneration'],
-      text_config: { model_type: 'gemma3_text', hidden_size: 2560, intermediate_size: 10240, num_hidden_layers: 34, sliding_window: 1024, rope_scaling: { factor: 8.0, rope_type: 'linear' } },
-      vision_config: { model_type: 'siglip_vision_model', hidden_size: 1152, image_size: 896, intermediate_size: 4304, num_attention_heads: 16, num_hidden_layers: 27, patch_size: 14, vision_use_head: false },
-      torch_dtype: 'bfloat16',
-    },
+    config: gemma3Config({ hidden_size: 2560, intermediate_size: 10240, num_hidden_layers: 34 }),
     publishedParams: 4_300_079_472,
     source: hf('google/gemma-3-4b-pt'),
   },
   {
     id: 'google/gemma-3-12b-pt',
     aliases: ['google/gemma-3-12b-it', 'unsloth/gemma-3-12b-it', 'unsloth/gemma-3-12b-pt'],
-    config: {
-      model_type: 'gemma3',
-      architectures: ['Gemma3ForConditionalGeneration'],
-      text_config: { model_type: 'gemma3_text', hidden_size: 3840, intermediate_size: 15360, num_attention_heads: 16, num_hidden_layers: 48, num_key_value_heads: 8, sliding_window: 1024, rope_scaling: { factor: 8.0, rope_type: 'linear' } },
-      vision_config: { model_type: 'siglip_vision_model', hidden_size: 1152, image_size: 896, intermediate_size: 4304, num_attention_heads: 16, num_hidden_layers: 27, patch_size: 14, vision_use_head: false },
-      torch_dtype: 'bfloat16',
-    },
+    config: gemma3Config({ hidden_size: 3840, intermediate_size: 15360, num_attention_heads: 16, num_hidden_layers: 48, num_key_value_heads: 8 }),
     publishedParams: 12_187_325_040,
     source: hf('google/gemma-3-12b-pt'),
   },
   {
     id: 'google/gemma-3-27b-pt',
     aliases: ['google/gemma-3-27b-it', 'unsloth/gemma-3-27b-it', 'unsloth/gemma-3-27b-pt'],
-    config: {
-      model_type: 'gemma3',
-      architectures: ['Gemma3ForConditionalGeneration'],
-      text_config: { model_type: 'gemma3_text', head_dim: 128, hidden_size: 5376, intermediate_size: 21504, num_attention_heads: 32, num_hidden_layers: 62, num_key_value_heads: 16, query_pre_attn_scalar: 168, sliding_window: 1024, rope_scaling: { factor: 8.0, rope_type: 'linear' } },
-      vision_config: { model_type: 'siglip_vision_model', hidden_size: 1152, image_size: 896, intermediate_size: 4304, num_attention_heads: 16, num_hidden_layers: 27, patch_size: 14, vision_use_head: false },
-      torch_dtype: 'bfloat16',
-    },
+    config: gemma3Config({ head_dim: 128, hidden_size: 5376, intermediate_size: 21504, num_attention_heads: 32, num_hidden_layers: 62, num_key_value_heads: 16, query_pre_attn_scalar: 168 }),
     publishedParams: 27_432_406_640,
     source: hf('google/gemma-3-27b-pt'),
   },
