@@ -380,6 +380,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   // gpt-oss has no SDPA path in transformers (GptOssPreTrainedModel._supports_sdpa = False: its attention sinks need
   // eager attention or a kernel that takes them), so the default implementation is eager.
   const attention = a.family === 'gpt_oss' && setup.attention === 'sdpa' ? 'eager' : setup.attention;
+  if (setup.eval_batch_size !== undefined && pp > 1) {
+    warnings.push({ key: 'eval_batch_size', message: 'the evaluation phase is not modeled with pipeline parallelism; the estimate covers training only' });
+  }
   if (attention !== setup.attention && !opts.lean) {
     const why = 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash';
     const i = assumptions.findIndex((x) => x.key === 'attention');

@@ -123,6 +123,8 @@ describe('estimate: model states', () => {
     assert.equal(e.perGpu.phase, 'evaluation');
     assert.ok(e.perGpu.peakBytes > train.perGpu.peakBytes);
     assert.equal(train.perGpu.phases.some((p) => p.phase === 'evaluation'), false, 'no evaluation phase without eval_batch_size');
+    const pp = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, eval_batch_size: 8, gpus_per_node: 2, pipeline_parallel: 2 }));
+    assert.ok(pp.warnings.some((w) => w.key === 'eval_batch_size'), 'said, not silently dropped, under pipeline parallelism');
   });
 
   it('8-bit AdamW (bitsandbytes): 2 x (1 + 4/2048) bytes per parameter of large tensors', () => {
