@@ -88,6 +88,9 @@ const FAMILY_ALIASES: Record<string, Family> = {
   phi3: 'phi3', phi: 'phi', qwen: 'qwen', gpt2: 'gpt2', gpt_neox: 'gpt_neox', bert: 'bert', roberta: 'roberta',
   t5: 't5', mt5: 't5', mixtral: 'mixtral', qwen2_moe: 'qwen2_moe', qwen3_moe: 'qwen3_moe', smollm3: 'llama', gpt_oss: 'gpt_oss',
   gemma3_text: 'gemma3', gemma3: 'gemma3',
+  // IBM Granite 3.x: Llama's layers; its embedding, residual, attention and logits multipliers are scalar products
+  // that keep nothing for backward (modeling_granite.py), so memory follows Llama.
+  granite: 'llama',
 };
 
 /**

@@ -105,6 +105,18 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(countParameters(arch).total, text + arch.visionParams);
   });
 
+  it('Granite 3.1 8B (model_type granite) counts as Llama: 40 x 199,237,632 + tied 49,155 x 4096 + 4096 = 8,170,848,256', () => {
+    const r = parseArchitecture({
+      model_type: 'granite', hidden_size: 4096, num_hidden_layers: 40, num_attention_heads: 32, num_key_value_heads: 8, intermediate_size: 12800,
+      vocab_size: 49155, tie_word_embeddings: true, attention_bias: false, mlp_bias: false, embedding_multiplier: 12.0, residual_multiplier: 0.22,
+      attention_multiplier: 0.0078125, logits_scaling: 16.0,
+    });
+    assert.ok(r.ok);
+    const layer = (4096 * 4096 + 2 * 4096 * 1024 + 4096 * 4096) + 3 * 4096 * 12800 + 2 * 4096;
+    assert.equal(layer, 199_237_632);
+    assert.equal(countParameters(r.arch).total, 40 * layer + 49_155 * 4096 + 4096);
+  });
+
   it('MoE: Mixtral experts are 8 per layer, each token through 2 (token fraction 2/8)', () => {
     const arch = archOf('mistralai/Mixtral-8x7B-v0.1');
     const w1 = linearModules(arch).find((x) => x.name === 'experts.w1');
