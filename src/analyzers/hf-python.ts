@@ -88,6 +88,10 @@ export function analyzeHfPython(text: string): ConfigFacts {
 
 class Analyzer {
   private facts: Fact[] = [];
+  /** Trainer calls with compute_metrics and no preprocess_logits_for_metrics (see trainerCall). */
+  private readonly keptLogits: Array<{ e: Entry; tool: Tool }> = [];
+  /** eval_accumulation_steps, prediction_loss_only=True or batch_eval_metrics=True seen in training arguments. */
+  private logitsReleased = false;
   private readonly problems: ParseProblem[] = [];
   private readonly references: Reference[] = [];
   private readonly tools = new Set<Tool>();
@@ -173,6 +177,7 @@ class Analyzer {
     }
     // prepare_model_for_kbit_training turns checkpointing on in the model itself; Trainer only ever turns it on, so
     // the call decides over a gradient_checkpointing=False (or its absence) anywhere in the file.
+    if (!this.logitsReleased) for (const { e, tool } of this.keptLogits) this.push('evalKeepsLogits', e, true, tool);
     const prepared = this.facts.filter((f) => f.rawKey === 'prepare_model_for_kbit_training');
     if (prepared.length > 0) {
       // Checkpointing first, the upcast last: a hover on the call speaks of the upcast.
@@ -306,8 +311,17 @@ class Analyzer {
 
   private trainerCall(call: SyntaxNode, tool: Tool): void {
     const args = this.args(call);
+    const isNone = (e: Entry): boolean => {
+      const v = this.valueOf(e);
+      return v.k === 'lit' && v.v === null;
+    };
+    const present = (k: string): boolean => args.entries.some((e) => e.rawKey === k && !isNone(e));
     for (const e of args.entries) {
-      if (e.rawKey === 'model') {
+      if (e.rawKey === 'compute_metrics') {
+        // Trainer.evaluation_loop keeps each batch's logits on the device (EvalLoopContainer) unless
+        // eval_accumulation_steps moves them to the host or preprocess_logits_for_metrics reduces them.
+        if (!isNone(e) && !present('preprocess_logits_for_metrics')) this.keptLogits.push({ e, tool });
+      } else if (e.rawKey === 'model') {
         const v = this.valueOf(e);
         // Only a model id string names the model; a model object was loaded elsewhere (from_pretrained is read there).
         if (v.k === 'lit' && typeof v.v === 'string') this.emitModel(e, tool);
@@ -345,6 +359,11 @@ class Analyzer {
           return emit('microBatchSize', (x) => this.num(x, e, true));
         case 'per_device_eval_batch_size': case 'per_gpu_eval_batch_size':
           return emit('evalBatchSize', (x) => this.num(x, e, true));
+        case 'eval_accumulation_steps': case 'prediction_loss_only': case 'batch_eval_metrics': {
+          const x = v();
+          if (!(x.k === 'lit' && (x.v === null || x.v === false || x.v === 0))) this.logitsReleased = true;
+          return;
+        }
         case 'eval_strategy': case 'evaluation_strategy':
           // "no" / IntervalStrategy.NO: no evaluation; "steps" / "epoch": evaluation runs during training.
           return emit('evalStrategy', (x) => (x.k === 'lit' && typeof x.v === 'string' ? x.v.trim().toLowerCase() !== 'no'

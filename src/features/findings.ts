@@ -1,9 +1,11 @@
 // Diagnostics as data: what to report in a document, with stable codes, the exact span and related places.
 // Codes are public API (README "Diagnostics"): exceeds-gpu-memory, near-gpu-memory, batch-size-mismatch,
 // conflicting-precision, offload-needs-zero, unresolved-auto, unknown-model, reference-not-found,
-// strict-json-comments, variable-length-cache, plus deprecated-key, unknown-key, invalid-value and placeholder from the analyzers.
+// strict-json-comments, variable-length-cache, eval-logits-kept, plus deprecated-key, unknown-key, invalid-value and placeholder
+// from the analyzers.
 // Editor-free and pure.
 import type { CanonicalKey, MessageTemplate, Span } from '../analyzers/facts';
+import { parseArchitecture } from '../core/architecture';
 import type { ComponentId } from '../core/model';
 import { formatBytes } from '../core/units';
 import type { Analysis } from './analysis';
@@ -11,7 +13,7 @@ import type { Analysis } from './analysis';
 export type FindingCode =
   | 'exceeds-gpu-memory' | 'near-gpu-memory' | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero'
   | 'unresolved-auto' | 'unknown-model' | 'reference-not-found' | 'strict-json-comments' | 'deprecated-key' | 'unknown-key'
-  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache';
+  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache' | 'eval-logits-kept';
 
 export interface RelatedInfo {
   readonly file: string;
@@ -153,6 +155,20 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     }
   } else if (e && gpuName && !a.gpu) {
     push({ code: 'invalid-value', severity: 'warning', span: firstLine(text), related: [], message: t('unknown GPU \'{0}\' (see "vramLens.gpu")', gpuName) });
+  }
+  // HF Trainer with compute_metrics keeps every evaluation batch's logits on the GPU until the evaluation ends.
+  const kept = a.facts.facts.find((f) => f.key === 'evalKeepsLogits' && f.value === true);
+  const evalBatch = a.setup?.eval_batch_size;
+  if (kept && a.setup && evalBatch !== undefined) {
+    const arch = parseArchitecture(a.setup.architecture);
+    if (arch.ok) {
+      const bytes = a.setup.mixed_precision !== 'none' || a.setup.weights_dtype !== 'fp32' ? 2 : 4;
+      const perBatch = evalBatch * a.setup.seq_len * arch.arch.vocab * bytes;
+      push({
+        code: 'eval-logits-kept', severity: 'warning', span: kept.keySpan, related: [],
+        message: t('compute_metrics without eval_accumulation_steps: the Trainer keeps the logits of every evaluation batch on the GPU until the evaluation ends, {0} per batch ({1} x {2} tokens x {3} vocabulary x {4} B), so the total grows with the evaluation set. Set eval_accumulation_steps, or reduce the logits in preprocess_logits_for_metrics (e.g. argmax).', formatBytes(perBatch), evalBatch, a.setup.seq_len, arch.arch.vocab, bytes),
+      });
+    }
   }
   return out;
 }

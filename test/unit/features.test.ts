@@ -120,6 +120,31 @@ describe('features: hover', () => {
     checkHover('/w/axolotl.yml', yml.replace('val_set_size', '‸val_set_size'), [/eval batch 2 -> 1: [+-]/, /no evaluation during training: [+-]/]);
   });
 
+  it('eval-logits-kept: compute_metrics with evaluation on keeps every eval batch\'s logits; eval_accumulation_steps releases them', () => {
+    const py = [
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'm = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B")',
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1, per_device_eval_batch_size=4, eval_strategy="steps", bf16=True)',
+      'trainer = Trainer(model=m, args=args, compute_metrics=metrics)',
+      '',
+    ].join('\n');
+    const a = analyze('/w/train.py', py);
+    const f = a.findings.find((x) => x.code === 'eval-logits-kept');
+    assert.ok(f, a.findings.map((x) => x.code).join(', '));
+    assert.equal(py.slice(f.span.start, f.span.end), 'compute_metrics');
+    // transformers Trainer.evaluation_loop: logits of 4 x 2048 tokens x 128,256 vocabulary in bf16 per batch
+    // = 2,101,346,304 B (2.0 GiB).
+    assert.match(f.message, /2\.0 GiB per batch \(4 x 2048 tokens x 128256 vocabulary x 2 B\)/);
+    for (const fix of ['eval_accumulation_steps=8, ', 'prediction_loss_only=True, ']) {
+      const ok = analyze('/w/train.py', py.replace('eval_strategy=', `${fix}eval_strategy=`));
+      assert.ok(!ok.findings.some((x) => x.code === 'eval-logits-kept'), fix);
+    }
+    const reduced = analyze('/w/train.py', py.replace('compute_metrics=metrics', 'compute_metrics=metrics, preprocess_logits_for_metrics=argmax'));
+    assert.ok(!reduced.findings.some((x) => x.code === 'eval-logits-kept'));
+    const noEval = analyze('/w/train.py', py.replace('eval_strategy="steps"', 'eval_strategy="no"'));
+    assert.ok(!noEval.findings.some((x) => x.code === 'eval-logits-kept'));
+  });
+
   it('YAML (Axolotl): sequence_len shows the effect of doubling it', () => {
     checkHover('/w/axolotl.yml', 'base_model: mistralai/Mistral-7B-v0.1\nadapter: qlora\nload_in_4bit: true\nmicro_batch_size: 2\nsequence_len: ‸4096\ngradient_checkpointing: true\n',
       [/sequence 4096 -> 8192: \+/, /qlora|4-bit/i]);
