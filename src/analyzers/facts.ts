@@ -163,6 +163,14 @@ export function emptyFacts(format: Format): ConfigFacts {
   return { format, facts: [], problems: [], references: [], tools: [] };
 }
 
+/**
+ * HF TrainingArguments eval_strategy / evaluation_strategy (IntervalStrategy, also as `IntervalStrategy.STEPS`):
+ * "no" means no evaluation; "steps" and "epoch" run it during training. Undefined for anything else.
+ */
+export function evaluationOn(raw: string): boolean | undefined {
+  const s = raw.trim().toLowerCase().replace(/^intervalstrategy\./, '');
+  return s === 'no' ? false : s === 'steps' || s === 'epoch' ? true : undefined;
+}
 /** Maps an optimizer name of any tool (HF `optim`, DeepSpeed optimizer.type, torchtune _component_) to the setup vocabulary. */
 export function normalizeOptimizer(raw: string): string {
   const n = raw.toLowerCase().replace(/^torch\.optim\./, '').replace(/^bitsandbytes\.optim\./, '').replace(/^bnb\.optim\./, '');

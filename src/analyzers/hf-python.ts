@@ -4,7 +4,7 @@
 import { parser } from '@lezer/python';
 import { TreeFragment, type SyntaxNode, type Tree } from '@lezer/common';
 import {
-  msg, normalizeOptimizer,
+  evaluationOn, msg, normalizeOptimizer,
   type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
 } from './facts';
 
@@ -366,9 +366,11 @@ class Analyzer {
         }
         case 'eval_strategy': case 'evaluation_strategy':
           // "no" / IntervalStrategy.NO: no evaluation; "steps" / "epoch": evaluation runs during training.
-          return emit('evalStrategy', (x) => (x.k === 'lit' && typeof x.v === 'string' ? x.v.trim().toLowerCase() !== 'no'
-            : x.k === 'dotted' && /\.(NO|STEPS|EPOCH)$/i.test(x.text) ? !/\.NO$/i.test(x.text)
-              : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
+          return emit('evalStrategy', (x) => {
+            if (x.k === 'lit' && x.v === null) return undefined;
+            const on = x.k === 'lit' && typeof x.v === 'string' ? evaluationOn(x.v) : x.k === 'dotted' ? evaluationOn(x.text) : undefined;
+            return on ?? { unknown: this.describe(x) };
+          });
         case 'gradient_accumulation_steps':
           return emit('gradientAccumulationSteps', (x) => this.num(x, e, true));
         case 'bf16': return emit('bf16', (x) => this.bool(x, e));

@@ -6,7 +6,7 @@
 // `${VAR:-default}`, `$((arithmetic))`, `$(...)` (unknown), heredocs (skipped), redirects, `&&`/`;` chains,
 // `if`/`for`/`while`/`case` blocks and `#SBATCH` directives. Values built from the script's own assignments are
 // evaluated; anything else (the environment, `$1`, `$(...)`) becomes an {unknown} fact, never a guess.
-import { msg, normalizeOptimizer, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown } from './facts';
+import { evaluationOn, msg, normalizeOptimizer, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown } from './facts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Lexer: words made of segments that remember where they were written.
@@ -584,7 +584,10 @@ const SEQ = spec('seqLen', 'int');
 const packingOf = (v: FactValue): Out => [['batchLengths', v === true ? 'fixed' : 'variable']];
 const MODEL = spec('model', 'str');
 const MICRO = spec('microBatchSize', 'int');
-const EVAL_STRATEGY = oneOf('evalStrategy', { no: false, steps: true, epoch: true });
+const EVAL_STRATEGY: FlagSpec['conv'] = (v) => {
+  const on = evaluationOn(String(v));
+  return on === undefined ? undefined : [['evalStrategy', on]];
+};
 
 /** Flags of the training script (HF TrainingArguments, TRL, PEFT examples, FastChat, open-instruct, DeepSpeed-Chat, Megatron), by normalized name. */
 const SCRIPT_FLAGS: Record<string, FlagSpec> = {

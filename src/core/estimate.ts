@@ -4,7 +4,7 @@ import { countParameters, linearModules, parseArchitecture, type Architecture, t
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { ProvenanceMap, TrainingSetup } from './setup';
 import { SCHEMA_DEFAULT_NOTES } from './setup';
-import { finalNormSaved, layerActivations, lossMemory, type Ia3Plan, type LoraPlan } from './terms/activations';
+import { finalNormSaved, layerActivations, lossMemory, type ActivationPlan, type Ia3Plan, type LoraPlan } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
 import { DTYPE_BYTES, GiB, MiB, formatCount } from './units';
 
@@ -380,14 +380,14 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   // gpt-oss has no SDPA path in transformers (GptOssPreTrainedModel._supports_sdpa = False: its attention sinks need
   // eager attention or a kernel that takes them), so the default implementation is eager.
   const attention = a.family === 'gpt_oss' && setup.attention === 'sdpa' ? 'eager' : setup.attention;
-  if (setup.eval_batch_size !== undefined && pp > 1) {
-    warnings.push({ key: 'eval_batch_size', message: 'the evaluation phase is not modeled with pipeline parallelism; the estimate covers training only' });
-  }
   if (attention !== setup.attention && !opts.lean) {
     const why = 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash';
     const i = assumptions.findIndex((x) => x.key === 'attention');
     if (i >= 0) assumptions[i] = { key: 'attention', value: 'eager', source: why };
     else warnings.push({ key: 'attention', message: why });
+  }
+  if (setup.eval_batch_size !== undefined && pp > 1) {
+    warnings.push({ key: 'eval_batch_size', message: 'the evaluation phase is not modeled with pipeline parallelism; the estimate covers training only' });
   }
   // Before PyTorch 1.11 the softmax / log_softmax backward took the input too (derivatives.yaml:
   // _softmax_backward_data(grad, result, dim, self)), so both were saved.
@@ -687,12 +687,13 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const embTrainable = setup.method === 'full' || inv.savedModules > 0;
     // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
     const inputRg = embTrainable || (adapters && setup.gradient_checkpointing !== 'none');
-    const layer = layerActivations({
+    const layerPlan: ActivationPlan = {
       arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
       quantizedBase: quantHere > 0, kbitUpcast: kbitQ,
-    });
+    };
+    const layer = layerActivations(layerPlan);
     let freezeLayer: ReturnType<typeof layerActivations> | undefined;
     if (setup.method === 'freeze') {
       freezeLayer = layerActivations({
@@ -760,6 +761,8 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       ? [comp('backward-working', 'Dequantized base weight (one linear at a time)', dequantBytes, () => (`largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${cb} B, dequantized for its matmul`), () => ({ elements: inv.largestQuantized / tp }))]
       : [];
 
+    const lossAt = (tokens: number): ReturnType<typeof lossMemory> => lossMemory({ tokens, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax });
+
     // Evaluation during training (a single pipeline stage): a no-grad forward at the eval batch after an optimizer
     // step. Nothing is kept for backward, but the largest intermediates of one layer, or the logits, their fp32 upcast
     // and the log-softmax at the loss call, exist at the eval batch (HF Trainer prediction_step computes the loss).
@@ -768,14 +771,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     let evalLayerBytes = 0;
     let evalLossFormula = '';
     if (evalBatch !== undefined) {
-      const evalLayer = layerActivations({
-        arch: a, mode, half, weightBytes: wb, batch: evalBatch, seq: setup.seq_len, attention, baseTrainable: setup.method === 'full', normsTrainable,
-        inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
-        softmaxSavesInput: oldSoftmax, quantizedBase: quantHere > 0, kbitUpcast: kbitQ,
-      });
+      const evalLayer = layerActivations({ ...layerPlan, batch: evalBatch });
       evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
       if (lmHead) {
-        const lm = lossMemory({ tokens: evalBatch * setup.seq_len, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax });
+        const lm = lossAt(evalBatch * setup.seq_len);
         evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
         const perTV = evalLossBytes / (evalBatch * setup.seq_len * (a.vocab / tp));
         evalLossFormula = setup.loss === 'fused' ? lm.formula : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
@@ -786,7 +785,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     // Embedding output / final norm / loss on the first and last stage.
     const outside: Component[] = [];
     if (last && lmHead) {
-      const lm = lossMemory({ tokens: T, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax });
+      const lm = lossAt(T);
       lossTensorBytes = lm.savedBytes + Math.max(lm.forwardTransientBytes, lm.backwardTransientBytes);
       const finalNorm = finalNormSaved({ arch: a, mode, half, weightBytes: wb, tokens: T, normTrainable: setup.method === 'full', headTrainable: setup.method === 'full' || inv.headTrainable,
         normWeightBytes: denseBytes, headWeightBytes: embBytes, residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined });

@@ -1,8 +1,8 @@
 // Diagnostics as data: what to report in a document, with stable codes, the exact span and related places.
 // Codes are public API (README "Diagnostics"): exceeds-gpu-memory, near-gpu-memory, batch-size-mismatch,
 // conflicting-precision, offload-needs-zero, unresolved-auto, unknown-model, reference-not-found,
-// strict-json-comments, variable-length-cache, eval-logits-kept, plus deprecated-key, unknown-key, invalid-value and placeholder
-// from the analyzers.
+// strict-json-comments, variable-length-cache, plus deprecated-key, unknown-key, invalid-value and placeholder from the analyzers.
+// eval-logits-kept: HF Trainer keeps every evaluation batch's logits on the GPU (compute_metrics).
 // Editor-free and pure.
 import type { CanonicalKey, MessageTemplate, Span } from '../analyzers/facts';
 import { parseArchitecture } from '../core/architecture';
@@ -11,9 +11,10 @@ import { formatBytes } from '../core/units';
 import type { Analysis } from './analysis';
 
 export type FindingCode =
+  | 'eval-logits-kept'
   | 'exceeds-gpu-memory' | 'near-gpu-memory' | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero'
   | 'unresolved-auto' | 'unknown-model' | 'reference-not-found' | 'strict-json-comments' | 'deprecated-key' | 'unknown-key'
-  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache' | 'eval-logits-kept';
+  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache';
 
 export interface RelatedInfo {
   readonly file: string;

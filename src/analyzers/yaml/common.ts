@@ -3,7 +3,7 @@
 // interpolation, lenient value readers (YAML 1.1 booleans, numbers written as strings) and fact/problem recording.
 // Pure: no I/O, no node:* imports; nothing here throws on user text.
 import { Document, LineCounter, YAMLMap, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node, type YAMLError } from 'yaml';
-import { about, bySubject, msg } from '../facts';
+import { about, bySubject, evaluationOn, msg } from '../facts';
 import type { CanonicalKey, ConfigFacts, Fact, FactValue, Format, Message, ParseProblem, ProblemCode, Reference, Span, SubjectMessage, Tool, Unknown } from '../facts';
 
 /** One `key: value` of a mapping, with the value resolved through aliases and interpolation. */
@@ -700,10 +700,8 @@ export const asPosInt: Conv = (v) => {
 
 /** HF eval_strategy / evaluation_strategy: "no" turns evaluation off; "steps" and "epoch" run it during training. */
 export const asEvalStrategy: Conv = (v) => {
-  const s = strOf(v)?.trim().toLowerCase();
-  if (s === 'no') return false;
-  if (s === 'steps' || s === 'epoch') return true;
-  return new Invalid(about('{0}: expected one of {1}, found {2}', 'no, steps, epoch', describe(v)));
+  const s = strOf(v);
+  return (s === undefined ? undefined : evaluationOn(s)) ?? new Invalid(about('{0}: expected one of {1}, found {2}', 'no, steps, epoch', describe(v)));
 };
 
 export const asNonNegNumber: Conv = (v) => {

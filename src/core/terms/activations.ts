@@ -102,6 +102,17 @@ function targetsKey(t: ReadonlySet<string>): string {
   return k;
 }
 
+/**
+ * How a family writes its RMSNorm and what its weights are stored in: Gemma's (1 + weight) in fp32; gpt-oss keeps its
+ * norms in fp32 (GptOssPreTrainedModel._keep_in_fp32_modules) and casts after the weight; the rest as Llama, in
+ * `weightBytes` (the model dtype, or fp32 after a 4/8-bit model's upcast).
+ */
+function rmsNormOf(a: Architecture, weightBytes: number): { style: 'llama' | 'gemma' | 'gpt_oss'; weightBytes: number } {
+  if (a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3') return { style: 'gemma', weightBytes };
+  if (a.family === 'gpt_oss') return { style: 'gpt_oss', weightBytes: 4 };
+  return { style: 'llama', weightBytes };
+}
+
 /** Replays one block of the family and returns what it saves. Memoized per architecture and plan. */
 export function layerActivations(p: ActivationPlan): LayerActivations {
   let byPlan = layerCache.get(p.arch);
@@ -183,15 +194,12 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
     return tape.tensor(`${what} (+LoRA)`, y.elems, y.bytesPerElem, true);
   };
 
-  const gemmaNorms = a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3';
-  const normStyle = gemmaNorms ? 'gemma' : a.family === 'gpt_oss' ? 'gpt_oss' : 'llama';
+  const rms = rmsNormOf(a, normBytes);
   /** Gemma 2 and 3 normalize the attention and MLP outputs too (post_attention, pre/post_feedforward norms). */
   const sandwich = a.family === 'gemma2' || a.family === 'gemma3';
-  // gpt-oss keeps its norms in fp32 (GptOssPreTrainedModel._keep_in_fp32_modules).
-  const familyNormBytes = a.family === 'gpt_oss' ? 4 : normBytes;
   const norm = (x: Tensor, what: string): Tensor =>
     a.norm === 'rms'
-      ? tape.rmsNorm(x, x.elems / a.hidden, normWeight.trainable, what, familyNormBytes, normStyle)
+      ? tape.rmsNorm(x, x.elems / a.hidden, normWeight.trainable, what, rms.weightBytes, rms.style)
       : tape.layerNorm(x, x.elems / a.hidden, normWeight.trainable, what);
 
   // Attention geometry on this TP rank.
@@ -208,23 +216,6 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const attentionCore = (q: Tensor, k: Tensor, v: Tensor, opts: { causalRepeat: boolean; softmaxFp32: boolean; dropout: number; kvTokens?: number; sinks?: boolean }): Tensor => {
     const kvTokens = opts.kvTokens ?? T;
     const gqa = kvHeads < heads;
-    if (p.attention === 'eager' && opts.sinks) {
-      // gpt-oss eager_attention_forward: scores of repeat_kv copies, one sink logit per head appended (cat), the row
-      // max subtracted (max keeps its int64 indices), softmax in the logits' dtype (an explicit dtype, so autocast
-      // leaves it), the sink column dropped by a view of the probabilities.
-      const kk = gqa ? tape.free(k, 'repeat_kv(k)', kvTokens * qd, k.bytesPerElem) : k;
-      const vv = gqa ? tape.free(v, 'repeat_kv(v)', kvTokens * qd, v.bytesPerElem) : v;
-      const rows = b * heads * s;
-      const scores = tape.matmul(q, kk, rows * (kvTokens / b), 'attention scores QK^T');
-      // cat promotes to the sinks' dtype: fp32 logits with fp32 weights under autocast.
-      const combined = tape.free(scores, 'scores + sink logit (cat)', rows * (kvTokens / b + 1), Math.max(scores.bytesPerElem, p.weightBytes));
-      if (combined.rg) tape.saveExtra('row max indices (int64)', rows * 8);
-      const probs = tape.unarySavesOutput(combined, 'softmax output (with sink)');
-      tape.attentionOutputBytes += probs.storageBytes;
-      const kept = tape.view(probs, 'probabilities without the sink (view)', rows * (kvTokens / b));
-      const out = tape.matmul(tape.dropout(kept, opts.dropout, 'attention dropout'), vv, T * qd, 'attention output');
-      return tape.free(out, 'attention output (transposed, contiguous)');
-    }
     if (p.attention === 'eager') {
       const kk = gqa ? tape.free(k, 'repeat_kv(k)', kvTokens * qd, k.bytesPerElem) : k;
       const vv = gqa ? tape.free(v, 'repeat_kv(v)', kvTokens * qd, v.bytesPerElem) : v;
@@ -235,13 +226,23 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
         scores = tape.free(tape.unarySavesOutput(tape.free(scores, 'scores / soft-cap'), 'tanh(scores / soft-cap)'), 'soft-capped scores');
       }
       let probs: Tensor;
-      softmaxUpcast = p.mode === 'amp' || opts.softmaxFp32;
-      legacySoftmaxInput(tape, p, scores, 'softmax input', p.mode === 'amp' || opts.softmaxFp32 ? 4 : scores.bytesPerElem);
-      if (p.mode === 'amp' || opts.softmaxFp32) {
-        const sm = tape.unarySavesOutput(scores, 'softmax output (fp32)', 4);
-        probs = tape.to(sm, p.mode === 'amp' ? 4 : tape.computeBytes, 'attention probs');
+      if (opts.sinks) {
+        // gpt-oss eager_attention_forward: one sink logit per head appended (cat promotes to the sinks' dtype: fp32
+        // with fp32 weights under autocast), the row max subtracted (max keeps its int64 indices), softmax in the
+        // logits' dtype (an explicit dtype, so autocast leaves it), the sink column dropped by a view.
+        const rows = b * heads * s;
+        const combined = tape.free(scores, 'scores + sink logit (cat)', scoresElems + rows, Math.max(scores.bytesPerElem, p.weightBytes));
+        if (combined.rg) tape.saveExtra('row max indices (int64)', rows * 8);
+        probs = tape.view(tape.unarySavesOutput(combined, 'softmax output (with sink)'), 'probabilities without the sink (view)', scoresElems);
       } else {
-        probs = tape.unarySavesOutput(scores, 'softmax output');
+        softmaxUpcast = p.mode === 'amp' || opts.softmaxFp32;
+        legacySoftmaxInput(tape, p, scores, 'softmax input', p.mode === 'amp' || opts.softmaxFp32 ? 4 : scores.bytesPerElem);
+        if (p.mode === 'amp' || opts.softmaxFp32) {
+          const sm = tape.unarySavesOutput(scores, 'softmax output (fp32)', 4);
+          probs = tape.to(sm, p.mode === 'amp' ? 4 : tape.computeBytes, 'attention probs');
+        } else {
+          probs = tape.unarySavesOutput(scores, 'softmax output');
+        }
       }
       probs = tape.dropout(probs, opts.dropout, 'attention dropout');
       tape.attentionOutputBytes += probs.storageBytes;
@@ -349,8 +350,8 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
         v = linear(h1, 'v_proj', kvd, 'v_proj output');
       }
       if (a.qkNorm) {
-        q = tape.rmsNorm(q, T * heads, p.normsTrainable, 'q_norm', normBytes, gemmaNorms ? 'gemma' : 'llama');
-        k = tape.rmsNorm(k, T * kvHeads, p.normsTrainable, 'k_norm', normBytes, gemmaNorms ? 'gemma' : 'llama');
+        q = tape.rmsNorm(q, T * heads, p.normsTrainable, 'q_norm', rms.weightBytes, rms.style);
+        k = tape.rmsNorm(k, T * kvHeads, p.normsTrainable, 'k_norm', rms.weightBytes, rms.style);
       }
       // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin creates new q/k tensors (fp32 when 4/8-bit linears return fp32).
       const qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
@@ -488,17 +489,11 @@ function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor): Tensor {
   }
   const routed = tape.tensor('routed tokens (gathered)', routedTokens * a.hidden, x.bytesPerElem, x.rg);
   if (x.rg) tape.saveExtra('token indices per expert (int64)', routedTokens * 8);
-  const expertWeight = (what: string, elems: number): Weight => ({ what, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes });
-  // Each expert's matmul under autocast casts its slice of the fp32 weight to 16 bits (a view, so not cached) and
-  // keeps the copy for the input's gradient: one copy per expert, per layer.
-  const castAll = (elems: number): void => {
-    if (tape.mode === 'amp' && p.weightBytes === 4 && routed.rg) tape.saveExtra('16-bit copies of the expert weights (autocast)', moe.experts * elems * tape.half);
-  };
+  // Each expert's matmul uses a view of its slice of the 3-D parameter: under autocast every view is cast anew (not a
+  // leaf, so not cached) and each copy is kept for the input's gradient: one per expert, per layer.
+  const expertWeight = (what: string, elems: number): Weight => ({ what, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes, uncachedCopies: moe.experts });
   // The biases are added after the matmul, so the sum takes the wider dtype (fp32 with fp32 weights under autocast).
-  // tape.linear would count one weight copy per layer as a parameter cost; here they are per expert and kept above.
-  const copies = tape.weightCopyBytes;
   const gateUp0 = tape.linear(routed, expertWeight('experts.gate_up_proj', a.hidden * 2 * f), 2 * f, 'expert gate_up');
-  castAll(a.hidden * 2 * f);
   const gateUp = tape.free(gateUp0, 'expert gate_up + bias', undefined, Math.max(gateUp0.bytesPerElem, p.weightBytes));
   tape.save(gateUp); // clamp of the gate and of the up view keeps the input
   const gate = tape.tensor('clamped gate', routedTokens * f, gateUp.bytesPerElem, gateUp.rg);
@@ -507,8 +502,6 @@ function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor): Tensor {
   const upPlus = tape.tensor('clamped up + 1', routedTokens * f, gateUp.bytesPerElem, gateUp.rg);
   const gated = tape.mul(upPlus, glu, '(up + 1) * glu');
   const out0 = tape.linear(gated, expertWeight('experts.down_proj', f * a.hidden), a.hidden, 'expert down');
-  castAll(f * a.hidden);
-  tape.weightCopyBytes = copies;
   const out = tape.free(out0, 'expert down + bias', undefined, Math.max(out0.bytesPerElem, p.weightBytes));
   const weighted = tape.mul(out, tape.tensor('routing weight per routed token', routedTokens, tape.computeBytes, logits.rg), 'weighted expert output');
   tape.save(weighted); // index_add_ keeps its source (derivatives.yaml: grad.index_select(...).expand_as(source))
@@ -648,8 +641,9 @@ export function finalNormSaved(p: {
     const tape = new Tape(p.mode, p.half, false);
     const residualBytes = p.residualBytes ?? (p.weightBytes === 4 ? 4 : p.half);
     const x = tape.tensor('final hidden states', a.hidden, residualBytes, true);
+    const rms = rmsNormOf(a, normBytes);
     const normed = a.norm === 'rms'
-      ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', a.family === 'gpt_oss' ? 4 : normBytes, a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3' ? 'gemma' : a.family === 'gpt_oss' ? 'gpt_oss' : 'llama')
+      ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', rms.weightBytes, rms.style)
       : tape.layerNorm(x, 1, p.normTrainable, 'final norm');
     tape.linear(normed, { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: headBytes }, a.vocab, 'logits');
     perToken = tape.totalBytes();

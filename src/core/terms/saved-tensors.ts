@@ -31,6 +31,11 @@ export interface Weight {
    * input's dtype (bnb nn.Linear4bit.forward `out.to(inp_dtype)`), so an fp32 input gives an fp32 output.
    */
   readonly keepsInputDtype?: boolean;
+  /**
+   * The weight is a view of a larger parameter (gpt-oss experts), used this many times per block: autocast caches only
+   * leaf tensors, so each use casts anew and the matmul keeps that 16-bit copy as a saved tensor of the block.
+   */
+  readonly uncachedCopies?: number;
 }
 
 export interface SavedEntry {
@@ -107,7 +112,8 @@ export class Tape {
     if (w.trainable) this.save(xin);
     if (xin.rg && this.mode === 'amp' && w.bytesPerElem === 4) {
       // Autocast casts fp32 weights to 16 bits for the matmul; mm keeps the copy for the input's gradient.
-      this.weightCopyBytes += w.elems * this.half;
+      if (w.uncachedCopies) this.saveExtra(`${w.what} 16-bit copies (autocast, one per use)`, w.uncachedCopies * w.elems * this.half);
+      else this.weightCopyBytes += w.elems * this.half;
     }
     const tokens = x.elems / (w.elems / outFeatures);
     // Under autocast the matmul runs in 16 bits; otherwise in the wider of input and weight dtypes (an fp32
