@@ -8,7 +8,8 @@ import { analyzeShell } from './shell';
 import { analyzeAccelerateYaml, analyzeAxolotlYaml, analyzeHfYaml, analyzeLlamaFactoryYaml, analyzeTorchtuneYaml, detectYamlFormat } from './yaml';
 
 const DS_KEYS = /"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|zero_allow_untested_optimizer|bf16|fp16|steps_per_print|gradient_clipping)"\s*:/;
-const PY_TRAINING = /\b(TrainingArguments|Seq2SeqTrainingArguments|[A-Z][A-Za-z]*Config\s*\(|from_pretrained\s*\(|LoraConfig|BitsAndBytesConfig|HfArgumentParser|TrlParser)\b/;
+// A name, or a call whose opening parenthesis may be followed by anything (a newline, a quote).
+const PY_TRAINING = /\b(?:TrainingArguments|Seq2SeqTrainingArguments|LoraConfig|BitsAndBytesConfig|HfArgumentParser|TrlParser)\b|\b(?:[A-Z][A-Za-z]*Config|from_pretrained|get_peft_model)\s*\(/;
 const SHELL_LAUNCH = /\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|llamafactory-cli|axolotl|tune\s+run|python3?\s+\S+\.py|srun|mpirun)\b/;
 
 function baseName(fileName: string): string {

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
+import { detectFormat } from '../../../src/analyzers/detect';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue } from '../../../src/analyzers/facts';
 
 interface Want {
@@ -413,6 +414,15 @@ function decided(r: ConfigFacts, key: CanonicalKey): unknown {
   if (known.length) return known[known.length - 1].value;
   return fs.length ? { unknown: true } : undefined;
 }
+
+describe('detectFormat for Python files', () => {
+  it('recognizes training calls whose arguments start on the next line or with a string', () => {
+    assert.equal(detectFormat('train.py', 'args = SFTConfig(\n    output_dir="out",\n)\n'), 'hf-python');
+    assert.equal(detectFormat('train.py', 'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")\n'), 'hf-python');
+    assert.equal(detectFormat('train.py', 'model = FastLanguageModel.get_peft_model(\n    model, r=16)\n'), 'hf-python');
+    assert.equal(detectFormat('util.py', 'def add(a, b):\n    return a + b\n'), undefined);
+  });
+});
 
 describe('analyzeHfPython on the fixture programs', () => {
   const files = fs.existsSync(fixturesDir) ? fs.readdirSync(fixturesDir).filter((f) => f.endsWith('.py')) : [];
