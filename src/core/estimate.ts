@@ -761,7 +761,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       ? [comp('backward-working', 'Dequantized base weight (one linear at a time)', dequantBytes, () => (`largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${cb} B, dequantized for its matmul`), () => ({ elements: inv.largestQuantized / tp }))]
       : [];
 
-    const lossAt = (tokens: number): ReturnType<typeof lossMemory> => lossMemory({ tokens, vocab: a.vocab / tp, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax });
+    const lossAt = (tokens: number): ReturnType<typeof lossMemory> => lossMemory({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax });
 
     // Evaluation during training (a single pipeline stage): a no-grad forward at the eval batch after an optimizer
     // step. Nothing is kept for backward, but the largest intermediates of one layer, or the logits, their fp32 upcast

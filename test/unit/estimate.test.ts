@@ -234,6 +234,16 @@ describe('estimate: logits and loss', () => {
     for (const [wb, nt, ht, perTh] of expect) assert.equal(saved(wb, nt, ht), perTh * T * h + 4 * T, `${wb} B weights, norm ${nt}, head ${ht}`);
   });
 
+  it('fused linear cross-entropy: Liger token chunks sized so one chunk of logits is about the input (Llama-3-8B, 2 x 2048 tokens)', () => {
+    // liger_kernel/ops/fused_linear_cross_entropy.py: inc_factor = ceil(V/h) = ceil(128,256/4096) = 32;
+    // chunk = next_pow2(ceil(4096/32)) = 128 tokens. Kept for backward: grad_input 4096 x 4096 x 2 B = 33,554,432 B and the
+    // fp32 loss per token 16,384 B; live in forward: 128 x 128,256 x 2 B = 32,833,536 B of chunk logits.
+    const l = lossMemory({ tokens: 4096, vocab: 128256, hidden: 4096, logitsBytes: 2, loss: 'fused', chunks: 8, softcap: false });
+    assert.equal(l.savedBytes, 33_554_432 + 16_384);
+    assert.equal(l.forwardTransientBytes, 32_833_536);
+    assert.equal(l.backwardTransientBytes, 0);
+  });
+
   it('full CE on Llama-3 vocab, b=2 s=4096: 4·T·V saved, 8·T·V of logit gradients in backward', () => {
     const TV = 8192 * 128256;
     const l = lossMemory({ tokens: 8192, vocab: 128256, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false });
@@ -437,8 +447,10 @@ describe('estimate: variable-length batches', () => {
     assert.match(vl.formula, /capped/);
   });
 
-  it('a fused linear-cross-entropy caches only its live 4,096-token chunks: 2 x 4 B x 4096 x V', () => {
+  it('a fused linear-cross-entropy caches only its input gradient, per-token loss and one chunk of logits', () => {
+    // Liger chunking at T = 8192, h = 3584, V = 152,064: ceil(V/h) = 43, ceil(8192/43) = 191 -> 256 tokens a chunk.
+    // T·h·2 + 4·T + 256·V·2 = 58,720,256 + 32,768 + 77,856,768 = 136,609,792 B.
     const vl = run(setupFor('Qwen/Qwen2-7B', { ...base, seq_len: 8192, loss: 'fused', batch_lengths: 'variable' })).perGpu.variableLengths!;
-    assert.equal(vl.cacheBytes, 2 * 4 * 4096 * 152_064);
+    assert.equal(vl.cacheBytes, 136_609_792);
   });
 });

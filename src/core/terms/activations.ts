@@ -591,6 +591,8 @@ export interface LossPlan {
   readonly vocab: number;
   readonly logitsBytes: number;
   readonly loss: 'full' | 'chunked' | 'fused';
+  /** Hidden size: the fused linear cross-entropy sizes its token chunks by it. */
+  readonly hidden?: number;
   /** Chunks of CEWithChunkedOutputLoss (torchtune uses 8). */
   readonly chunks: number;
   readonly softcap: boolean;
@@ -657,9 +659,19 @@ export function lossMemory(p: LossPlan): LossMemory {
   const TV = p.tokens * p.vocab;
   const lb = p.logitsBytes;
   if (p.loss === 'fused') {
-    // Fused linear + cross-entropy processes the vocabulary in token chunks; one chunk of fp32 logits is live.
-    const chunk = Math.min(TV, 4096 * p.vocab) * 4;
-    return { savedBytes: 0, forwardTransientBytes: 2 * chunk, backwardTransientBytes: 2 * chunk, formula: 'fused linear-cross-entropy: 2 x (4096 tokens x V x 4 B) chunk' };
+    // Liger's fused linear cross-entropy (liger_kernel/ops/fused_linear_cross_entropy.py) computes the gradient during
+    // the forward: it allocates the input's gradient (T x h, input dtype) and a fp32 loss per token, both kept for
+    // backward, and runs the tokens in chunks of next_pow2(ceil(T / ceil(V / h))), so that one chunk's logits
+    // (written over by their gradient in place) are about the size of the input. Cut-cross-entropy (Apple cce, used by
+    // Unsloth and Axolotl's plugin) keeps less: its logits never leave on-chip memory.
+    const h = p.hidden ?? 4096;
+    const chunkTokens = Math.min(p.tokens, 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(p.tokens / Math.ceil(p.vocab / h))))));
+    return {
+      savedBytes: p.tokens * h * lb + 4 * p.tokens,
+      forwardTransientBytes: chunkTokens * p.vocab * lb,
+      backwardTransientBytes: 0,
+      formula: `fused linear-cross-entropy: input gradient T·h·${lb} B + fp32 loss 4·T kept; one chunk of ${chunkTokens} tokens x V x ${lb} B of logits (chunk = next_pow2(T / ceil(V/h)))`,
+    };
   }
   const up = lb === 4 ? 0 : 4; // the .float() copy exists only when logits are 16-bit
   if (p.compile) {
