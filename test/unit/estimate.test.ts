@@ -417,6 +417,17 @@ describe('estimate: quantized base weights in a layer', () => {
   });
 });
 
+describe('estimate: autocast over 4-bit base weights', () => {
+  it('copies only the fp32 LoRA adapters to 16 bits, not the 4-bit weights bitsandbytes dequantizes inside its matmul', () => {
+    // Llama-3-8B QLoRA r=8 on q_proj, v_proj, other parameters stored in fp32, bf16 autocast: per layer the adapters
+    // hold 8 x (4096 + 4096) + 8 x (4096 + 1024) = 106,496 elements; 32 layers x 106,496 x 2 B = 6,815,744 B.
+    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true },
+      lora: { r: 8, target_modules: ['q_proj', 'v_proj'] }, weights_dtype: 'fp32', mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'full' }));
+    const fwd = e.perGpu.phases.find((p) => p.phase === 'forward')!;
+    assert.equal(fwd.components.find((c) => c.id === 'autocast-weight-copies')?.bytes, 6_815_744);
+  });
+});
+
 describe('estimate: variable-length batches', () => {
   // Qwen2-7B (vocab 152,064), LoRA on bf16 weights without autocast: the logits are bf16 and the loss is the full
   // fp32-upcast cross-entropy, whose vocabulary-sized tensors peak at 4·T·V saved + 8·T·V of logit gradients.

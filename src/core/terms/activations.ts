@@ -155,7 +155,9 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const weight = (name: string): Weight => {
     const m = mods.get(name);
     const elems = m ? (m.inFeatures * m.outFeatures) / tp : a.hidden * a.hidden;
-    return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes, keepsInputDtype: p.quantizedBase };
+    // A 4/8-bit base weight is dequantized to the compute dtype inside bitsandbytes' matmul and never saved, so
+    // autocast makes no 16-bit copy of it, whatever dtype the model's other parameters are stored in.
+    return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.quantizedBase ? p.half : p.weightBytes, keepsInputDtype: p.quantizedBase };
   };
   const normWeight: Weight = { what: 'norm', elems: a.hidden, trainable: p.normsTrainable, bytesPerElem: normBytes };
 
