@@ -3,6 +3,7 @@
 // referenced file (a DeepSpeed JSON reached through a reference) > tool default. Pure: the caller reads files.
 import type { Provenance, ProvenanceMap, TrainingSetup, TrainingSetupInput } from '../core/setup';
 import { TrainingSetupSchema } from '../core/setup';
+import { quantizationFromConfig } from './checkpoint-quantization';
 import { toolDefault } from './defaults';
 import { isUnknown, msg, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Tool } from './facts';
 import type { ModelResolver, Overrides } from './resolve';
@@ -375,6 +376,15 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   }
   setup.architecture = r.model.config;
   prov.architecture = { kind: 'catalog', entry: r.model.source };
+  // A pre-quantized checkpoint (bitsandbytes, GPTQ, AWQ upload) is loaded in its stored bits whatever the script says;
+  // training it needs adapters, as with quantization set in the files.
+  const stored = setup.quantization === undefined ? quantizationFromConfig(r.model.config) : undefined;
+  if (stored) {
+    setup.quantization = Object.fromEntries(Object.entries(stored).filter(([, v]) => v !== undefined));
+    prov.quantization = { kind: 'catalog', entry: `${r.model.source}: the checkpoint's quantization_config` };
+    const m = (setup.method as string | undefined) ?? 'full';
+    if (m === 'full' || (m === 'lora' && stored.bits === 4)) setup.method = 'qlora';
+  }
   if (r.model.parameters !== undefined) {
     setup.parameters = r.model.parameters;
     prov.parameters = { kind: 'catalog', entry: r.model.source };

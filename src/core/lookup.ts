@@ -44,14 +44,45 @@ export type ModelLookup = { readonly ok: true; readonly model: CatalogModel } | 
 
 /** A model by Hub id or alias, case-insensitive; `org/` prefixes are optional when the name is unique. */
 export function findModel(name: string): ModelLookup {
-  const key = normalize(name);
-  const hit = modelIndex.get(key);
-  if (hit) return { ok: true, model: hit };
-  const bare = key.includes('/') ? key.split('/').pop()! : key;
-  const byName = MODEL_CATALOG.filter((m) => [m.id, ...(m.aliases ?? [])].some((n) => normalize(n).split('/').pop() === bare));
-  if (byName.length === 1) return { ok: true, model: byName[0] };
+  const found = findListed(name);
+  if (found) return { ok: true, model: found };
+  const bnb = unslothBnb(name);
+  if (bnb) return { ok: true, model: bnb };
   return { ok: false, suggestions: closest(name, MODEL_CATALOG.map((m) => m.id)) };
 }
+
+function findListed(name: string): CatalogModel | undefined {
+  const key = normalize(name);
+  const hit = modelIndex.get(key);
+  if (hit) return hit;
+  const bare = key.includes('/') ? key.split('/').pop()! : key;
+  const byName = MODEL_CATALOG.filter((m) => [m.id, ...(m.aliases ?? [])].some((n) => normalize(n).split('/').pop() === bare));
+  return byName.length === 1 ? byName[0] : undefined;
+}
+
+/**
+ * Unsloth's pre-quantized uploads (`unsloth/<model>-bnb-4bit`, and the "dynamic" `-unsloth-bnb-4bit` ones) hold the
+ * architecture of `<model>` with a bitsandbytes NF4 quantization_config (double quantization, bf16 compute), as in
+ * the listed unsloth/llama-3-8b-bnb-4bit. The dynamic uploads keep a few sensitive layers in 16 bits
+ * (llm_int8_skip_modules in their config.json), which this catalog-derived entry counts as 4-bit.
+ */
+function unslothBnb(name: string): CatalogModel | undefined {
+  const m = /^(.*?)(-unsloth)?-bnb-4bit$/i.exec(name.trim());
+  if (!m) return undefined;
+  const base = findListed(m[1]);
+  if (!base || base.config.quantization_config) return undefined;
+  return {
+    id: name.trim(),
+    config: { ...base.config, quantization_config: UNSLOTH_BNB_4BIT },
+    ...(base.publishedParams !== undefined ? { publishedParams: base.publishedParams } : {}),
+    source: `${base.id} (${base.source}) quantized by Unsloth to NF4 with double quantization${m[2] ? '; its dynamic 4-bit upload keeps some layers in 16 bits, counted here as 4-bit' : ''}`,
+  };
+}
+
+const UNSLOTH_BNB_4BIT = {
+  bnb_4bit_compute_dtype: 'bfloat16', bnb_4bit_quant_type: 'nf4', bnb_4bit_use_double_quant: true,
+  load_in_4bit: true, load_in_8bit: false, quant_method: 'bitsandbytes',
+};
 
 const gpuIndex = new Map<string, GpuSpec>();
 for (const g of GPU_CATALOG) {

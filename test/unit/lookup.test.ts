@@ -24,6 +24,20 @@ describe('lookup', () => {
     assert.equal(g.ok, false);
     assert.ok(!g.ok && g.suggestions.includes('H100-80GB'));
   });
+  it('reads Unsloth\'s bnb-4bit uploads as their base model with an NF4 double-quantized quantization_config', () => {
+    for (const [name, base] of [['unsloth/Meta-Llama-3.1-8B-bnb-4bit', 'meta-llama/Llama-3.1-8B'], ['unsloth/Qwen2.5-7B-Instruct-bnb-4bit', 'Qwen/Qwen2.5-7B'],
+      ['unsloth/Qwen3-8B-unsloth-bnb-4bit', 'Qwen/Qwen3-8B'], ['unsloth/llama-3-8b-Instruct-bnb-4bit', 'meta-llama/Meta-Llama-3-8B']]) {
+      const hit = findModel(name);
+      const b = findModel(base);
+      assert.ok(hit.ok && b.ok, name);
+      assert.equal(hit.model.id, name);
+      assert.equal(hit.model.config.hidden_size, b.model.config.hidden_size, name);
+      assert.equal(hit.model.publishedParams, b.model.publishedParams, name);
+      assert.deepEqual(hit.model.config.quantization_config, { bnb_4bit_compute_dtype: 'bfloat16', bnb_4bit_quant_type: 'nf4', bnb_4bit_use_double_quant: true, load_in_4bit: true, load_in_8bit: false, quant_method: 'bitsandbytes' });
+    }
+    assert.match(findModel('unsloth/Qwen3-8B-unsloth-bnb-4bit').ok ? (findModel('unsloth/Qwen3-8B-unsloth-bnb-4bit') as { model: { source: string } }).model.source : '', /dynamic 4-bit/);
+    assert.equal(findModel('unsloth/not-a-model-bnb-4bit').ok, false);
+  });
   it('finds models by id, alias and bare name', () => {
     assert.ok(findModel('meta-llama/Llama-2-7b-hf').ok);
     assert.ok(findModel('META-LLAMA/LLAMA-2-7B-HF').ok);

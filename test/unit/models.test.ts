@@ -8,9 +8,10 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  findHfToken, hfHubCacheDir, prefetchModelResolver, quantizationFromConfig, readSafetensorsHeader, resolveModelAsync, resolveModelSync,
+  findHfToken, hfHubCacheDir, prefetchModelResolver, readSafetensorsHeader, resolveModelAsync, resolveModelSync,
   type AsyncResolveOptions, type Env, type ModelInfo, type ModelResolution,
 } from '../../src/cli/models';
+import { quantizationFromConfig } from '../../src/analyzers/checkpoint-quantization';
 
 // Building checkpoints with real safetensors headers.
 

@@ -155,7 +155,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   // ---------------------------------------------------------------------------------------------
   {
     id: 'meta-llama/Meta-Llama-3-8B',
-    aliases: ['meta-llama/Llama-3-8B', 'meta-llama/Meta-Llama-3-8B-Instruct', 'NousResearch/Meta-Llama-3-8B', 'unsloth/llama-3-8b'],
+    aliases: ['meta-llama/Llama-3-8B', 'meta-llama/Meta-Llama-3-8B-Instruct', 'NousResearch/Meta-Llama-3-8B', 'unsloth/llama-3-8b', 'unsloth/llama-3-8b-Instruct'],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],
