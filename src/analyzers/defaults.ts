@@ -97,6 +97,14 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     gradient_accumulation_steps: { value: 1, note: 'DeepSpeed gradient_accumulation_steps defaults to 1' },
     optimizer: { value: 'adamw_fused', note: 'DeepSpeed builds FusedAdam for an "Adam/AdamW" optimizer block' },
   },
+  unsloth: {
+    loss: { value: 'fused', note: 'Unsloth computes the training loss with a fused linear cross-entropy (cut-cross-entropy) that never materializes the logits when batch x length > 1024 (UNSLOTH_RETURN_LOGITS unset; unsloth/models/llama.py)' },
+    attention: { value: 'flash', note: 'Unsloth runs flash-attn or xformers attention kernels (memory linear in the sequence length)' },
+    weights_dtype: { value: 'bf16', note: 'Unsloth from_pretrained dtype=None loads bfloat16 where the GPU supports it (float16 on T4 / V100)' },
+    'lora.dtype': { value: 'fp32', note: "Unsloth's prepare_model_for_kbit_training keeps the LoRA weights in fp32" },
+    'quantization.type': { value: 'nf4', note: 'Unsloth loads 4-bit weights as bitsandbytes NF4' },
+    'quantization.double_quant': { value: true, note: 'Unsloth 4-bit loading uses double quantization' },
+  },
   accelerate: {},
   'vram-lens': {},
 };

@@ -21,6 +21,10 @@ const HF_TRAINERS = new Set(['Trainer', 'Seq2SeqTrainer']);
 /** transformers collators that pad each batch to its longest sample unless padding="max_length". */
 const PADDING_COLLATORS = new Set(['DataCollatorForSeq2Seq', 'DataCollatorWithPadding']);
 const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
+/** Unsloth's model classes (unsloth/models/loader.py FastLanguageModel and FastModel, vision.py FastVisionModel). */
+const UNSLOTH_CLASSES = new Set(['FastLanguageModel', 'FastModel', 'FastVisionModel']);
+/** FastLanguageModel.get_peft_model's target_modules default (unsloth/models/llama.py). */
+const UNSLOTH_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
 /** Sequence-length names used by TRL configs, the HF example scripts and the Alpaca/FastChat family (FORMATS.md §2.3). */
 const SEQ_KEYS = new Set(['max_seq_length', 'model_max_length', 'max_seq_len', 'block_size', 'cutoff_len', 'sequence_len']);
 
@@ -92,6 +96,8 @@ class Analyzer {
   private readonly keptLogits: Array<{ e: Entry; tool: Tool }> = [];
   /** eval_accumulation_steps, prediction_loss_only=True or batch_eval_metrics=True seen in training arguments. */
   private logitsReleased = false;
+  /** Checkpointing set on the model by Unsloth's from_pretrained / get_peft_model: it decides over the trainer's. */
+  private readonly unslothCheckpointing: Fact[] = [];
   private readonly problems: ParseProblem[] = [];
   private readonly references: Reference[] = [];
   private readonly tools = new Set<Tool>();
@@ -149,6 +155,11 @@ class Analyzer {
         this.tools.add(tool);
         this.trainingCall(c, tool, TRL_CONFIGS.has(last) || this.localArgs.has(last));
         this.syntaxIn(c, last);
+      } else if ((last === 'from_pretrained' || last === 'get_peft_model') && parts.length >= 2 && UNSLOTH_CLASSES.has(parts[parts.length - 2])) {
+        this.tools.add('unsloth');
+        if (last === 'from_pretrained') this.unslothLoad(c);
+        else this.unslothPeft(c, parts[parts.length - 2]);
+        this.syntaxIn(c, last);
       } else if (last === 'from_pretrained' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
         this.fromPretrained(c);
       } else if (last === 'BitsAndBytesConfig') {
@@ -184,6 +195,8 @@ class Analyzer {
       this.facts = this.facts.filter((f) => f.rawKey !== 'prepare_model_for_kbit_training');
       this.facts.push(...prepared.filter((f) => f.key === 'gradientCheckpointing'), ...prepared.filter((f) => f.key !== 'gradientCheckpointing'));
     }
+    // Unsloth enables checkpointing on the model; the trainer's gradient_checkpointing=False does not undo it.
+    this.facts.push(...this.unslothCheckpointing);
     // LoRA over 4-bit base weights is QLoRA (FORMATS.md §2.5).
     if (this.facts.some((f) => f.key === 'quantBits' && f.value === 4)) {
       for (let i = 0; i < this.facts.length; i++) if (this.facts[i].key === 'method' && this.facts[i].value === 'lora') this.facts[i] = { ...this.facts[i], value: 'qlora' };
@@ -296,7 +309,7 @@ class Analyzer {
     const name = this.text.slice(at.start, at.end);
     this.facts.push({ key: 'kbitUpcast', rawKey: 'prepare_model_for_kbit_training', value: 'all', rawValue: `${name}(...)`, keySpan: at, valueSpan: at, tool: 'peft' });
     const args = this.args(call);
-    const gc = args.entries.find((e) => e.rawKey === 'use_gradient_checkpointing') ?? (args.positional[1] ? { rawKey: 'use_gradient_checkpointing', keySpan: span(args.positional[1]), valueNode: args.positional[1], valueSpan: span(args.positional[1]) } : undefined);
+    const gc = this.argument(args)('use_gradient_checkpointing', 1);
     if (!gc) {
       this.facts.push({ key: 'gradientCheckpointing', rawKey: 'prepare_model_for_kbit_training', value: 'full', rawValue: `${name}: use_gradient_checkpointing default True`, keySpan: at, valueSpan: at, tool: 'peft', origin: 'call-default' });
       return;
@@ -307,6 +320,115 @@ class Analyzer {
     if (v.k === 'lit' && v.v === true) {
       this.facts.push({ key: 'gradientCheckpointing', rawKey: 'prepare_model_for_kbit_training', value: 'full', rawValue: clip(this.text.slice(gc.valueSpan.start, gc.valueSpan.end)), keySpan: gc.keySpan, valueSpan: gc.valueSpan, tool: 'peft' });
     }
+  }
+
+  /**
+   * Unsloth FastLanguageModel / FastModel.from_pretrained (unsloth/models/loader.py): model_name, max_seq_length,
+   * dtype (None: bfloat16 where supported, else float16), load_in_4bit=True by default (bitsandbytes NF4 with double
+   * quantization), load_in_8bit, full_finetuning (which turns 4/8-bit loading off), use_gradient_checkpointing
+   * ("unsloth" by default). A quantization_config argument is read where it is built (BitsAndBytesConfig).
+   */
+  private unslothLoad(call: SyntaxNode): void {
+    const args = this.args(call);
+    const arg = this.argument(args);
+    const isTrue = (e: Entry | undefined): boolean => {
+      const v = e ? this.valueOf(e) : undefined;
+      return v?.k === 'lit' && v.v === true;
+    };
+    const model = arg('model_name', 0);
+    if (model) this.emitModel(model, 'unsloth');
+    else this.unslothDefault(call, 'model', 'model_name', 'unsloth/Llama-3.2-1B-Instruct', 'model_name default "unsloth/Llama-3.2-1B-Instruct"');
+    const seq = arg('max_seq_length', 1);
+    if (seq) this.emitAs('seqLen', seq, (x) => this.num(x, seq, true));
+    else this.unslothDefault(call, 'seqLen', 'max_seq_length', 2048, 'max_seq_length default 2048');
+    const dtype = arg('dtype', 2) ?? arg('torch_dtype');
+    if (dtype) this.emitAs('weightsDtype', dtype, (x) => this.dtype(x));
+    const full = arg('full_finetuning');
+    const eight = arg('load_in_8bit', 4);
+    const four = arg('load_in_4bit', 3);
+    const quantConfig = arg('quantization_config');
+    if (isTrue(full)) {
+      this.push('method', full!, 'full', 'unsloth');
+    } else if (isTrue(eight)) {
+      this.push('quantBits', eight!, 8, 'unsloth');
+    } else if (!quantConfig && !isTrue(arg('load_in_16bit'))) {
+      if (four) this.emitAs('quantBits', four, (x) => mapBool(this.bool(x, four), (b) => (b ? 4 : undefined)));
+      else this.unslothDefault(call, 'quantBits', 'load_in_4bit', 4, 'load_in_4bit default True');
+      if (!four || isTrue(four)) {
+        this.unslothDefault(call, 'quantType', 'bnb_4bit_quant_type', 'nf4', 'loads 4-bit weights as bitsandbytes NF4');
+        this.unslothDefault(call, 'doubleQuant', 'bnb_4bit_use_double_quant', true, 'with double quantization');
+      }
+    }
+    if (!isTrue(full)) {
+      // Unsloth's prepare_model_for_kbit_training casts only the LoRA weights to fp32 (unsloth/models/_utils.py).
+      this.unslothDefault(call, 'kbitUpcast', 'prepare_model_for_kbit_training', 'none', 'keeps norms, embeddings and head in the model dtype');
+    }
+    this.unslothGc(call, arg('use_gradient_checkpointing'));
+    this.opaqueSpreads(args.opaque);
+  }
+
+  /**
+   * Unsloth get_peft_model: r=16, lora_alpha=16, lora_dropout=0, use_gradient_checkpointing="unsloth"; target_modules
+   * default to the attention and MLP projections (FastLanguageModel) or to every linear layer of the language model
+   * (FastModel, FastVisionModel: target_modules=None) (unsloth/models/llama.py, vision.py).
+   */
+  private unslothPeft(call: SyntaxNode, cls: string): void {
+    const args = this.args(call);
+    const arg = this.argument(args);
+    const calleeNode = call.firstChild!;
+    this.facts.push({ key: 'method', rawKey: 'get_peft_model', value: 'lora', rawValue: `${this.text.slice(calleeNode.from, calleeNode.to)}(...)`, keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'unsloth' });
+    for (const e of args.entries) if (e.rawKey !== 'use_gradient_checkpointing') this.mapEntry('lora', e, 'unsloth');
+    const has = (k: string): boolean => args.entries.some((e) => e.rawKey === k) || args.opaque.length > 0;
+    if (!has('r')) this.unslothDefault(call, 'loraR', 'r', 16, 'r default 16');
+    if (!has('lora_alpha')) this.unslothDefault(call, 'loraAlpha', 'lora_alpha', 16, 'lora_alpha default 16');
+    if (!has('lora_dropout')) this.unslothDefault(call, 'loraDropout', 'lora_dropout', 0, 'lora_dropout default 0');
+    if (!has('target_modules')) {
+      if (cls === 'FastLanguageModel') this.unslothDefault(call, 'loraTargets', 'target_modules', UNSLOTH_TARGETS, `target_modules default ${UNSLOTH_TARGETS.join(', ')}`);
+      else this.unslothDefault(call, 'loraTargets', 'target_modules', 'all-linear', 'target_modules default: every attention and MLP linear layer');
+    }
+    this.unslothGc(call, arg('use_gradient_checkpointing'));
+    this.opaqueSpreads(args.opaque);
+  }
+
+  /** use_gradient_checkpointing: "unsloth" (the default) checkpoints every layer and keeps its input in host memory. */
+  private unslothGc(call: SyntaxNode, e: Entry | undefined): void {
+    const at = span(call.firstChild!);
+    const name = this.text.slice(at.start, at.end);
+    const v = e ? this.valueOf(e) : undefined;
+    const offload = !e || (v?.k === 'lit' && v.v === 'unsloth');
+    const on = offload || (v?.k === 'lit' && v.v === true);
+    const off = v?.k === 'lit' && (v.v === false || v.v === null);
+    const where = e ? { keySpan: e.keySpan, valueSpan: e.valueSpan, rawValue: clip(this.text.slice(e.valueSpan.start, e.valueSpan.end)) }
+      : { keySpan: at, valueSpan: at, rawValue: `${name}: use_gradient_checkpointing default "unsloth"`, origin: 'call-default' as const };
+    const fact = (key: CanonicalKey, value: FactValue | Unknown): Fact => ({ key, rawKey: 'use_gradient_checkpointing', value, tool: 'unsloth', ...where });
+    if (!on && !off) {
+      this.unslothCheckpointing.push(fact('gradientCheckpointing', { unknown: this.describe(v!) }));
+      return;
+    }
+    this.unslothCheckpointing.push(fact('gradientCheckpointing', on ? 'full' : 'none'), fact('activationOffloading', offload));
+  }
+
+  /** A library default made explicit at the call (origin 'call-default'). */
+  private unslothDefault(call: SyntaxNode, key: CanonicalKey, rawKey: string, value: FactValue, why: string): void {
+    const at = span(call.firstChild!);
+    const name = this.text.slice(at.start, at.end);
+    this.facts.push({ key, rawKey, value, rawValue: `${name}: ${why}`, keySpan: at, valueSpan: at, tool: 'unsloth', origin: 'call-default' });
+  }
+
+  /** A keyword argument, or the positional one at `pos`, as an Entry. */
+  private argument(args: { positional: SyntaxNode[]; entries: Entry[] }): (k: string, pos?: number) => Entry | undefined {
+    return (k, pos) => {
+      const named = args.entries.find((e) => e.rawKey === k);
+      if (named) return named;
+      const p = pos !== undefined ? args.positional[pos] : undefined;
+      return p ? { rawKey: k, keySpan: span(p), valueNode: p, valueSpan: span(p) } : undefined;
+    };
+  }
+
+  private emitAs(key: CanonicalKey, e: Entry, conv: (x: Val) => FactValue | Unknown | undefined): void {
+    const x = this.valueOf(e);
+    const value = conv(x);
+    if (value !== undefined) this.push(key, e, value, 'unsloth', x);
   }
 
   private trainerCall(call: SyntaxNode, tool: Tool): void {

@@ -64,7 +64,7 @@ export function locateOffset(file: string, text: string, start: number, end = st
 /** Tools in priority order for defaults: the trainer named by the most specific file wins. */
 function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
   const order: Tool[] = [];
-  const prio: Tool[] = ['trl', 'llamafactory', 'axolotl', 'torchtune', 'hf-trainer', 'accelerate', 'deepspeed'];
+  const prio: Tool[] = ['unsloth', 'trl', 'llamafactory', 'axolotl', 'torchtune', 'hf-trainer', 'accelerate', 'deepspeed'];
   const seen = new Set<Tool>();
   for (const f of files) for (const t of f.facts.tools) seen.add(t);
   for (const f of files) for (const fact of f.facts.facts) seen.add(fact.tool);

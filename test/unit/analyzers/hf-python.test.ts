@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { detectFormat } from '../../../src/analyzers/detect';
+import { runPipeline } from '../../../src/analyzers/pipeline';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue } from '../../../src/analyzers/facts';
 
 interface Want {
@@ -414,6 +415,130 @@ function decided(r: ConfigFacts, key: CanonicalKey): unknown {
   if (known.length) return known[known.length - 1].value;
   return fs.length ? { unknown: true } : undefined;
 }
+
+// The Unsloth notebook pattern (unsloth README, "Finetune for Free" notebooks): a pre-quantized model, LoRA on the
+// seven projections, Unsloth's offloaded checkpointing, TRL's SFTTrainer.
+const UNSLOTH_NOTEBOOK = `from unsloth import FastLanguageModel
+from trl import SFTTrainer, SFTConfig
+
+max_seq_length = 2048
+model, tokenizer = FastLanguageModel.from_pretrained(
+    model_name = "unsloth/Meta-Llama-3.1-8B-bnb-4bit",
+    max_seq_length = max_seq_length,
+    dtype = None,
+    load_in_4bit = True,
+)
+model = FastLanguageModel.get_peft_model(
+    model,
+    r = 16,
+    target_modules = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+    lora_alpha = 16,
+    lora_dropout = 0,
+    use_gradient_checkpointing = "unsloth",
+)
+trainer = SFTTrainer(
+    model = model,
+    train_dataset = dataset,
+    args = SFTConfig(
+        per_device_train_batch_size = 2,
+        gradient_accumulation_steps = 4,
+        max_steps = 60,
+        optim = "adamw_8bit",
+        output_dir = "outputs",
+    ),
+)
+`;
+
+describe('analyzeHfPython: Unsloth scripts', () => {
+  it('reads FastLanguageModel.from_pretrained and get_peft_model of the notebook pattern', () => {
+    const r = checkFacts(UNSLOTH_NOTEBOOK, [
+      { key: 'model', value: 'unsloth/Meta-Llama-3.1-8B-bnb-4bit', keyText: 'model_name', valueText: '"unsloth/Meta-Llama-3.1-8B-bnb-4bit"' },
+      { key: 'seqLen', value: 2048, keyText: 'max_seq_length', valueText: 'max_seq_length' },
+      { key: 'quantBits', value: 4, keyText: 'load_in_4bit', valueText: 'True' },
+      { key: 'quantType', value: 'nf4', origin: 'call-default' },
+      { key: 'doubleQuant', value: true, origin: 'call-default' },
+      { key: 'method', value: 'qlora', keyText: 'FastLanguageModel.get_peft_model' },
+      { key: 'loraR', value: 16, valueText: '16' },
+      { key: 'loraAlpha', value: 16 },
+      { key: 'loraTargets', value: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] },
+      { key: 'gradientCheckpointing', value: 'full', keyText: 'use_gradient_checkpointing', valueText: '"unsloth"' },
+      { key: 'activationOffloading', value: true, keyText: 'use_gradient_checkpointing' },
+      { key: 'kbitUpcast', value: 'none', origin: 'call-default' },
+      { key: 'microBatchSize', value: 2 },
+      { key: 'optimizer', value: 'adamw_8bit' },
+    ]);
+    assert.ok(r.tools.includes('unsloth') && r.tools.includes('trl'));
+    // dtype=None is Unsloth's automatic choice: no fact, the unsloth default decides.
+    assert.equal(facts(r, 'weightsDtype').length, 0);
+  });
+
+  it('makes Unsloth\'s defaults explicit: 4-bit NF4, 2,048 tokens, r=16 on seven projections, offloaded checkpointing', () => {
+    const text = 'model, tok = FastLanguageModel.from_pretrained("unsloth/Qwen2.5-7B")\nmodel = FastLanguageModel.get_peft_model(model)\n';
+    checkFacts(text, [
+      { key: 'model', value: 'unsloth/Qwen2.5-7B', valueText: '"unsloth/Qwen2.5-7B"' },
+      { key: 'seqLen', value: 2048, keyText: 'FastLanguageModel.from_pretrained', origin: 'call-default' },
+      { key: 'quantBits', value: 4, origin: 'call-default' },
+      { key: 'loraR', value: 16, keyText: 'FastLanguageModel.get_peft_model', origin: 'call-default' },
+      { key: 'loraAlpha', value: 16, origin: 'call-default' },
+      { key: 'loraDropout', value: 0, origin: 'call-default' },
+      { key: 'loraTargets', value: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'], origin: 'call-default' },
+      { key: 'gradientCheckpointing', value: 'full', keyText: 'FastLanguageModel.get_peft_model', origin: 'call-default' },
+      { key: 'activationOffloading', value: true, origin: 'call-default' },
+    ]);
+    // FastModel targets every linear layer of the language model when target_modules is None.
+    checkFacts('m, t = FastModel.from_pretrained("unsloth/gemma-3-4b-it")\nm = FastModel.get_peft_model(m)\n', [{ key: 'loraTargets', value: 'all-linear', origin: 'call-default' }]);
+  });
+
+  it('reads full_finetuning and 8-bit loading, and plain checkpointing without offload', () => {
+    const full = checkFacts('m, t = FastLanguageModel.from_pretrained("unsloth/Qwen3-8B", full_finetuning=True, use_gradient_checkpointing=True)\n', [
+      { key: 'method', value: 'full', keyText: 'full_finetuning', valueText: 'True' },
+      { key: 'gradientCheckpointing', value: 'full', valueText: 'True' },
+      { key: 'activationOffloading', value: false },
+    ]);
+    assert.equal(facts(full, 'quantBits').length, 0, 'full fine-tuning turns 4/8-bit loading off');
+    checkFacts('m, t = FastLanguageModel.from_pretrained("unsloth/Qwen3-8B", load_in_8bit=True)\n', [{ key: 'quantBits', value: 8, keyText: 'load_in_8bit' }]);
+    const off = checkFacts('m, t = FastLanguageModel.from_pretrained("unsloth/Qwen3-8B", load_in_4bit=False)\nm = FastLanguageModel.get_peft_model(m, use_gradient_checkpointing=False)\n', [
+      { key: 'gradientCheckpointing', value: 'none', valueText: 'False' },
+    ]);
+    assert.equal(facts(off, 'quantBits').length, 0);
+  });
+
+  it('resolves the notebook to a QLoRA setup whose checkpointing the trainer arguments cannot turn off', () => {
+    const text = UNSLOTH_NOTEBOOK.replace('output_dir = "outputs",', 'output_dir = "outputs",\n        gradient_checkpointing = False,');
+    const reader = { read: () => undefined, join: (_f: string, r: string) => r };
+    const res = runPipeline([{ file: 'train.py', text }], reader, {});
+    const s = res.setup!;
+    assert.ok(s, JSON.stringify(res.problems));
+    assert.equal(s.method, 'qlora');
+    assert.deepEqual([s.quantization?.bits, s.quantization?.type, s.quantization?.double_quant], [4, 'nf4', true]);
+    assert.equal(s.gradient_checkpointing, 'full');
+    assert.equal(s.activation_offloading, true);
+    assert.equal(s.loss, 'fused');
+    assert.equal(s.attention, 'flash');
+    assert.equal(s.kbit_upcast, 'none');
+    assert.equal(s.lora?.dtype, 'fp32');
+    assert.deepEqual([s.micro_batch_size, s.seq_len, s.lora?.r], [2, 2048, 16]);
+    assert.equal(s.architecture?.hidden_size, 4096, 'unsloth/Meta-Llama-3.1-8B-bnb-4bit is Llama-3.1-8B');
+    const loss = res.provenance.loss;
+    assert.ok(loss?.kind === 'default' && loss.owner === 'unsloth' && /cut-cross-entropy/.test(loss.note ?? ''), JSON.stringify(loss));
+  });
+});
+
+describe('resolution of pre-quantized checkpoints', () => {
+  const reader = { read: () => undefined, join: (_f: string, r: string) => r };
+  it('takes the quantization of a GPTQ or bnb-4bit upload from its quantization_config, and LoRA over it is QLoRA', () => {
+    const script = (id: string): string => `model = AutoModelForCausalLM.from_pretrained("${id}", torch_dtype=torch.bfloat16)\npeft_config = LoraConfig(r=16)\nargs = TrainingArguments(output_dir="o", bf16=True)\n`;
+    const gptq = runPipeline([{ file: 'train.py', text: script('TheBloke/Llama-2-7B-GPTQ') }], reader, {});
+    assert.equal(gptq.setup?.method, 'qlora');
+    assert.deepEqual([gptq.setup?.quantization?.bits, gptq.setup?.quantization?.type, gptq.setup?.quantization?.block_size], [4, 'gptq', 128]);
+    assert.equal(gptq.provenance.quantization?.kind, 'catalog');
+    const bnb = runPipeline([{ file: 'train.py', text: script('unsloth/Meta-Llama-3.1-8B-bnb-4bit') }], reader, {});
+    assert.deepEqual([bnb.setup?.method, bnb.setup?.quantization?.type, bnb.setup?.quantization?.double_quant], ['qlora', 'nf4', true]);
+    // A quantization written in the files wins over the checkpoint's.
+    const own = runPipeline([{ file: 'train.py', text: script('meta-llama/Llama-3.1-8B') + 'q = BitsAndBytesConfig(load_in_8bit=True)\n' }], reader, {});
+    assert.deepEqual([own.setup?.quantization?.bits, own.provenance.quantization?.kind], [8, 'file']);
+  });
+});
 
 describe('detectFormat for Python files', () => {
   it('recognizes training calls whose arguments start on the next line or with a string', () => {
