@@ -363,6 +363,7 @@ class Analyzer {
       // Unsloth's prepare_model_for_kbit_training casts only the LoRA weights to fp32 (unsloth/models/_utils.py).
       this.unslothDefault(call, 'kbitUpcast', 'prepare_model_for_kbit_training', 'none', 'keeps norms, embeddings and head in the model dtype');
     }
+    this.unslothDefault(call, 'kernels', 'from_pretrained', 'unsloth', 'patches the model with Unsloth\'s fused kernels');
     this.unslothGc(call, arg('use_gradient_checkpointing'));
     this.opaqueSpreads(args.opaque);
   }

@@ -259,6 +259,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('loss', 'loss');
   fromFact('compile', 'compile', bool);
   fromFact('activation_offloading', 'activationOffloading', bool);
+  fromFact('kernels', 'kernels');
   fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool);
   fromFact('optimizer_in_backward', 'optimizerInBackward', bool);
 

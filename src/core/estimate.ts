@@ -4,7 +4,7 @@ import { countParameters, linearModules, parseArchitecture, type Architecture, t
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { ProvenanceMap, TrainingSetup } from './setup';
 import { SCHEMA_DEFAULT_NOTES } from './setup';
-import { finalNormSaved, layerActivations, lossMemory, type ActivationPlan, type Ia3Plan, type LoraPlan } from './terms/activations';
+import { finalNormSaved, layerActivations, lossMemory, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
 import { DTYPE_BYTES, GiB, MiB, formatCount } from './units';
 
@@ -691,8 +691,13 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
-      quantizedBase: quantHere > 0, kbitUpcast: kbitQ,
+      quantizedBase: quantHere > 0, kbitUpcast: kbitQ, kernels: setup.kernels,
     };
+    if (setup.kernels === 'unsloth' && !leanMode && first) {
+      assumptions.push(unslothFastPath(layerPlan)
+        ? { key: 'kernels', value: 'unsloth', source: "Unsloth's fused LoRA_QKV / LoRA_W / LoRA_MLP, RMSNorm and RoPE kernels: what they keep for backward, read from unsloth/kernels" }
+        : { key: 'kernels', value: 'pytorch layers', source: "Unsloth's fused LoRA kernels need LoRA without dropout on q, k, v, o, gate, up and down of a Llama, Mistral, Qwen2 or Qwen3 model (one GPU); the layers are estimated as PyTorch runs them" });
+    }
     const layer = layerActivations(layerPlan);
     let freezeLayer: ReturnType<typeof layerActivations> | undefined;
     if (setup.method === 'freeze') {

@@ -417,6 +417,39 @@ describe('estimate: quantized base weights in a layer', () => {
   });
 });
 
+describe('estimate: Unsloth kernels', () => {
+  const seven = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
+  const unsloth = { method: 'qlora' as const, quantization: { bits: 4 as const, type: 'nf4' as const, double_quant: true }, weights_dtype: 'bf16' as const,
+    mixed_precision: 'bf16' as const, micro_batch_size: 1, seq_len: 4096, gradient_checkpointing: 'full' as const, activation_offloading: true,
+    kernels: 'unsloth' as const, attention: 'flash' as const, loss: 'fused' as const, lora: { r: 16, alpha: 16, dropout: 0, target_modules: seven } };
+
+  it('a Llama-3-8B block keeps what Unsloth\'s kernels save: 110,728 B per token', () => {
+    // unsloth/kernels: RMSNorm input 8,192 + inverse RMS 4, LoRA_QKV input 8,192, Q 8,192, K 2,048, V 2,048, attention
+    // output 8,192 + logsumexp 32 heads x 4 = 128, residual 8,192 + 4, LoRA_MLP input 8,192, e 28,672, g 28,672 bytes per token.
+    const m = findModel('meta-llama/Meta-Llama-3-8B');
+    assert.ok(m.ok);
+    const a = parseArchitecture(m.model.config);
+    assert.ok(a.ok);
+    const l = layerActivations({ arch: a.arch, mode: 'amp', half: 2, weightBytes: 2, batch: 1, seq: 4096, attention: 'flash', baseTrainable: false, normsTrainable: false,
+      inputRequiresGrad: true, lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(seven) }, tp: 1, sequenceParallel: false, quantizedBase: true, kernels: 'unsloth' });
+    assert.equal(l.bytesPerLayer, 4096 * 110_728);
+    // Backward: the down projection's input gradient (T x 14,336 x 2 B) + the residual gradient in and out (2 x T x 4,096 x 2 B).
+    assert.equal(l.backwardWorkingBytes, 4096 * (28_672 + 16_384));
+    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', unsloth));
+    assert.equal(component(phase(e, 'backward'), 'checkpoint-recompute'), 4096 * 110_728);
+    assert.ok(e.assumptions.some((x) => x.key === 'kernels' && x.value === 'unsloth'));
+  });
+
+  it('falls back to the PyTorch layer, and says so, when LoRA has dropout or leaves a projection out', () => {
+    const pytorch = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...unsloth, kernels: 'pytorch' as const, lora: { ...unsloth.lora, dropout: 0.05 } }));
+    const dropout = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...unsloth, lora: { ...unsloth.lora, dropout: 0.05 } }));
+    assert.equal(component(phase(dropout, 'backward'), 'checkpoint-recompute'), component(phase(pytorch, 'backward'), 'checkpoint-recompute'));
+    assert.ok(dropout.assumptions.some((x) => x.key === 'kernels' && x.value === 'pytorch layers'));
+    const qv = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...unsloth, lora: { ...unsloth.lora, target_modules: ['q_proj', 'v_proj'] } }));
+    assert.ok(qv.assumptions.some((x) => x.key === 'kernels' && x.value === 'pytorch layers'));
+  });
+});
+
 describe('estimate: autocast over 4-bit base weights', () => {
   it('copies only the fp32 LoRA adapters to 16 bits, not the 4-bit weights bitsandbytes dequantizes inside its matmul', () => {
     // Llama-3-8B QLoRA r=8 on q_proj, v_proj, other parameters stored in fp32, bf16 autocast: per layer the adapters

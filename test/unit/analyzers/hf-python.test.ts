@@ -516,6 +516,7 @@ describe('analyzeHfPython: Unsloth scripts', () => {
     assert.equal(s.loss, 'fused');
     assert.equal(s.attention, 'flash');
     assert.equal(s.kbit_upcast, 'none');
+    assert.equal(s.kernels, 'unsloth');
     assert.equal(s.lora?.dtype, 'fp32');
     assert.deepEqual([s.micro_batch_size, s.seq_len, s.lora?.r], [2, 2048, 16]);
     assert.equal(s.architecture?.hidden_size, 4096, 'unsloth/Meta-Llama-3.1-8B-bnb-4bit is Llama-3.1-8B');
