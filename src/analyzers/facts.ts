@@ -50,7 +50,7 @@ export type CanonicalKey =
   | 'batchLengths'               // 'fixed' (packed, or padded to the maximum length) | 'variable' (each batch padded to its longest sample)
   | 'gradientCheckpointing'      // 'none' | 'full' | 'selective'
   | 'activationOffloading'       // boolean
-  | 'kernels'                    // 'pytorch' | 'unsloth': the kernels the blocks run
+  | 'kernels'                    // 'pytorch' | 'liger' | 'unsloth': the kernels the blocks run
   | 'attention'                  // 'eager' | 'sdpa' | 'flash'
   | 'loss'                       // 'full' | 'chunked' | 'fused'
   | 'compile'                    // boolean

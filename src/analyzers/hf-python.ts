@@ -504,8 +504,13 @@ class Analyzer {
         case 'activation_offloading': return emit('activationOffloading', (x) => this.bool(x, e));
         case 'torch_compile': return emit('compile', (x) => this.bool(x, e));
         case 'use_liger_kernel':
-          // Liger's fused linear cross-entropy never materializes the logits (HF use_liger_kernel, TRL loss with liger).
-          return emit('loss', (x) => mapBool(this.bool(x, e), (b) => (b ? 'fused' : undefined)));
+          // Liger's fused linear cross-entropy never materializes the logits (HF use_liger_kernel, TRL loss with liger);
+          // its RMSNorm, RoPE and SwiGLU kernels replace the block's ops (transformers _apply_liger_kernel_to_instance).
+          return emit('loss', (x) => {
+            const on = mapBool(this.bool(x, e), (b) => b || undefined);
+            if (on !== undefined) this.push('kernels', e, on === true ? 'liger' : on, tool, x, origin);
+            return on === true ? 'fused' : on;
+          });
         case 'deepspeed': return this.deepspeed(e, tool, origin);
         case 'fsdp': return this.fsdp(e, tool, origin);
         case 'model_init_kwargs': return this.nestedLoad(e, tool);

@@ -642,7 +642,7 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   use_flash_attention_2: spec('attention', 'bool', whenTrue(['attention', 'flash'])),
   flash_attention: spec('attention', 'bool', whenTrue(['attention', 'flash'])),
   sdp_attention: spec('attention', 'bool', whenTrue(['attention', 'sdpa'])),
-  use_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'])), enable_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'])),
+  use_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'], ['kernels', 'liger'])), enable_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'], ['kernels', 'liger'])),
   fsdp_cpu_offload: spec('fsdpOffload', 'bool'),
   optimizer_in_bwd: spec('optimizerInBackward', 'bool'),
   tensor_model_parallel_size: spec('tensorParallel', 'int'), tensor_parallel_size: spec('tensorParallel', 'int'), tensor_parallel_dim: spec('tensorParallel', 'int'),

@@ -132,10 +132,11 @@ export const TrainingSetupSchema = z.strictObject({
   /** Activations of checkpointed layers kept in host memory (torchtune / TRL activation offloading). */
   activation_offloading: z.boolean().default(false),
   /**
-   * Kernels the blocks run: PyTorch's ops (the transformers modules), or Unsloth's fused Triton kernels (LoRA_QKV,
-   * LoRA_W, LoRA_MLP, RMSNorm, RoPE), which keep fewer tensors for backward.
+   * Kernels the blocks run: PyTorch's ops (the transformers modules); Liger's (RMSNorm and SwiGLU/GeGLU as single
+   * kernels that keep only their inputs, RoPE in place: use_liger_kernel); or Unsloth's fused Triton kernels
+   * (LoRA_QKV, LoRA_W, LoRA_MLP, RMSNorm, RoPE), which keep fewer tensors for backward.
    */
-  kernels: z.enum(['pytorch', 'unsloth']).default('pytorch'),
+  kernels: z.enum(['pytorch', 'liger', 'unsloth']).default('pytorch'),
   /**
    * optimizer.zero_grad(set_to_none=True), the default since PyTorch 2.0: gradients are freed after each step.
    * With False (PyTorch < 2.0, or set explicitly) gradient buffers stay allocated through the next forward.

@@ -417,6 +417,23 @@ describe('estimate: quantized base weights in a layer', () => {
   });
 });
 
+describe('estimate: Liger kernels', () => {
+  it('keep the norm input instead of its fp32 copy, and the gate and up projections without the activation: -45,056 B per token', () => {
+    // Llama-3-8B LoRA on q, v under bf16 autocast, one token. Per block PyTorch's RMSNorm keeps its fp32 input copy
+    // (2 x 4 x 4096 B for the two norms) where LigerRMSNormFunction keeps the bf16 input (2 x 2 x 4096 B), and the MLP
+    // keeps act(gate) (14,336 x 2 B) that LigerSiLUMulFunction recomputes: 16,384 + 28,672 = 45,056 B less.
+    const m = findModel('meta-llama/Meta-Llama-3-8B');
+    assert.ok(m.ok);
+    const a = parseArchitecture(m.model.config);
+    assert.ok(a.ok);
+    const plan = { arch: a.arch, mode: 'amp' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 1, attention: 'sdpa' as const, baseTrainable: false, normsTrainable: false,
+      inputRequiresGrad: true, lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) }, tp: 1, sequenceParallel: false };
+    const pytorch = layerActivations({ ...plan, kernels: 'pytorch' });
+    const liger = layerActivations({ ...plan, kernels: 'liger' });
+    assert.equal(pytorch.bytesPerLayer - liger.bytesPerLayer, 45_056);
+  });
+});
+
 describe('estimate: Unsloth kernels', () => {
   const seven = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
   const unsloth = { method: 'qlora' as const, quantization: { bits: 4 as const, type: 'nf4' as const, double_quant: true }, weights_dtype: 'bf16' as const,

@@ -171,6 +171,9 @@ function kernels(ctx: YamlCtx, top: Map<string, Entry>): void {
   if (isOn(ctx, liger) && liger) ctx.add('loss', liger, 'fused');
   else if (isOn(ctx, cce) && cce) ctx.add('loss', cce, 'fused');
   else if (plugins && !(cce && isSet(ctx, cce)) && names.some((n) => /cut_cross_entropy/i.test(n))) ctx.add('loss', plugins, 'fused');
+  // Liger's plugin swaps RMSNorm and the gated MLP activation for its kernels when liger_rms_norm / liger_glu_activation.
+  const ligerNorm = top.get('liger_rms_norm') ?? top.get('liger_glu_activation');
+  if (isOn(ctx, ligerNorm) && ligerNorm) ctx.add('kernels', ligerNorm, 'liger');
   const chunked = top.get('chunked_cross_entropy');
   if (!ctx.has('loss') && isOn(ctx, chunked) && chunked) ctx.add('loss', chunked, 'chunked');
 

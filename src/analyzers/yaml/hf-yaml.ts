@@ -93,7 +93,10 @@ function analyze(ctx: YamlCtx): void {
   }
 
   const liger = top.get('use_liger_kernel');
-  if (isOn(ctx, liger) && liger) ctx.add('loss', liger, 'fused');
+  if (isOn(ctx, liger) && liger) {
+    ctx.add('loss', liger, 'fused');
+    ctx.add('kernels', liger, 'liger');
+  }
   // torch_compile_backend / torch_compile_mode switch torch_compile on implicitly.
   const compile = top.get('torch_compile');
   if (compile) ctx.put('compile', compile, asBool);

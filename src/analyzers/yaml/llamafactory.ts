@@ -86,7 +86,10 @@ function analyze(ctx: YamlCtx): void {
   });
 
   const liger = top.get('enable_liger_kernel');
-  if (isOn(ctx, liger) && liger) ctx.add('loss', liger, 'fused');
+  if (isOn(ctx, liger) && liger) {
+    ctx.add('loss', liger, 'fused');
+    ctx.add('kernels', liger, 'liger');
+  }
   const kernel = ctx.sub(top.get('kernel_config')).get('name');
   if (kernel && !ctx.has('loss')) {
     ctx.put('loss', kernel, (v) => {

@@ -69,7 +69,7 @@ export interface ActivationPlan {
 }
 
 export type KbitUpcast = 'none' | 'norms' | 'all';
-export type Kernels = 'pytorch' | 'unsloth';
+export type Kernels = 'pytorch' | 'liger' | 'unsloth';
 
 const UNSLOTH_FAMILIES = new Set(['llama', 'mistral', 'qwen2', 'qwen3']);
 const UNSLOTH_LORA = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
@@ -155,7 +155,9 @@ function legacySoftmaxInput(tape: Tape, p: ActivationPlan, scores: Tensor, what:
 function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const a = p.arch;
-  const tape = new Tape(p.mode, p.half, p.compile === true);
+  // Liger's RMSNorm and SiLU/GELU-mul kernels keep what a compiled block keeps of those ops: the norm's input and
+  // inverse RMS (liger_kernel/ops/rms_norm.py), the gate and up projections (ops/swiglu.py, ops/geglu.py).
+  const tape = new Tape(p.mode, p.half, p.compile === true || p.kernels === 'liger');
   const mods = moduleByName(linearModules(a));
   const T = p.batch * p.seq;
   const tp = p.tp;

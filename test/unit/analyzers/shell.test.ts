@@ -214,7 +214,7 @@ describe('shell analyzer: script flags', () => {
   it('optimizer, attention, compile, liger and dtype flags', () => {
     checkFacts('python t.py --optim adamw_bnb_8bit --attn_implementation sdpa --torch_compile True --use_liger_kernel --torch_dtype bfloat16\n', [
       ['optimizer', 'adamw_8bit', '--optim', 'adamw_bnb_8bit'], ['attention', 'sdpa', '--attn_implementation', 'sdpa'], ['compile', true, '--torch_compile', 'True'],
-      ['loss', 'fused', '--use_liger_kernel', '--use_liger_kernel'], ['weightsDtype', 'bf16', '--torch_dtype', 'bfloat16'],
+      ['loss', 'fused', '--use_liger_kernel', '--use_liger_kernel'], ['kernels', 'liger', '--use_liger_kernel', '--use_liger_kernel'], ['weightsDtype', 'bf16', '--torch_dtype', 'bfloat16'],
     ], { exact: true });
     checkFacts('python t.py --flash_attn False\n', [], { exact: true });
     checkFacts('python t.py --flash_attn True\n', [['attention', 'flash', '--flash_attn', 'True']]);
