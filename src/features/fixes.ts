@@ -61,7 +61,7 @@ interface Op {
   readonly launcher?: 'torchrun' | 'deepspeed' | 'accelerate' | 'tune';
 }
 
-type PyCall = 'train' | 'lora' | 'bnb' | 'load';
+type PyCall = 'train' | 'lora' | 'bnb' | 'load' | 'unsloth-load' | 'unsloth-peft';
 type Planned = { readonly ops: readonly Op[] } | { readonly reason: string };
 type Written = { readonly text: string } | { readonly reason: string };
 
@@ -374,8 +374,13 @@ function calleeName(text: string, call: SyntaxNode): string {
   return c ? text.slice(c.from, c.to).replace(/\s+/g, '') : '';
 }
 
+/** Unsloth's model classes, whose from_pretrained and get_peft_model take Unsloth's own keywords. */
+const UNSLOTH_CLASSES = new Set(['FastLanguageModel', 'FastModel', 'FastVisionModel']);
+
 function callKind(name: string): PyCall | 'trl' | undefined {
-  const last = name.split('.').pop() ?? '';
+  const parts = name.split('.');
+  const last = parts.pop() ?? '';
+  if (UNSLOTH_CLASSES.has(parts[parts.length - 1] ?? '')) return last === 'from_pretrained' ? 'unsloth-load' : last === 'get_peft_model' ? 'unsloth-peft' : undefined;
   if (last === 'TrainingArguments' || last === 'Seq2SeqTrainingArguments') return 'train';
   if (TRL_CONFIGS.has(last)) return 'trl';
   if (last === 'LoraConfig') return 'lora';
@@ -456,13 +461,18 @@ function pyLiteral(v: Val, quote: string): string {
   return quote === "'" ? `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : JSON.stringify(s);
 }
 
+const PY_CALL_NAMES: Record<PyCall, string> = {
+  train: 'TrainingArguments / TRL config', lora: 'LoraConfig', bnb: 'BitsAndBytesConfig', load: 'from_pretrained',
+  'unsloth-load': 'FastLanguageModel.from_pretrained', 'unsloth-peft': 'FastLanguageModel.get_peft_model',
+};
+
 function pySet(text: string, o: Op): Written {
   const want = o.call ?? 'train';
   const calls = pyCalls(text).filter((c) => c.kind === want || (want === 'train' && c.kind === 'trl'));
   const kw = o.path[0]!;
   if (o.path.length !== 1) return { reason: `nested keyword \`${o.path.join('.')}\` is not written in Python` };
   const site = calls.find((c) => c.args.some((a) => a.kw === kw)) ?? calls[0];
-  if (!site) return { reason: `no ${want === 'train' ? 'TrainingArguments / TRL config' : want === 'lora' ? 'LoraConfig' : want === 'bnb' ? 'BitsAndBytesConfig' : 'from_pretrained'}(...) call to write \`${kw}\` into` };
+  if (!site) return { reason: `no ${PY_CALL_NAMES[want]}(...) call to write \`${kw}\` into` };
   const quote = /^'/.test(text.slice(site.open, site.close).match(/=\s*(['"])/)?.[1] ?? '"') ? "'" : '"';
   const value = pyLiteral(o.value, quote);
   const arg = site.args.find((a) => a.kw === kw);
@@ -817,6 +827,10 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
   if (!trainCall && ['micro_batch_size', 'eval_batch_size', 'gradient_accumulation_steps', 'mixed_precision', 'gradient_checkpointing', 'optimizer', 'loss', 'compile', 'activation_offloading', 'fsdp', 'seq_len'].includes(ch.key)) {
     return no('no TrainingArguments / TRL config call in this file (the script may read its settings from the command line)');
   }
+  if (hasCall('unsloth-load') || hasCall('unsloth-peft')) {
+    const u = planUnsloth(c, ch, hasCall);
+    if (u) return u;
+  }
   switch (ch.key) {
     case 'kbit_upcast':
       // The cast is the body of a library call; keeping its other two effects takes code, not a keyword.
@@ -892,6 +906,58 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
     }
     default:
       return no(`a TrainingArguments script has no setting for ${ch.key}`);
+  }
+}
+
+/**
+ * Unsloth scripts: the model, 4/8-bit loading, the sequence length and checkpointing are keywords of
+ * FastLanguageModel.from_pretrained / get_peft_model (unsloth/models/loader.py, llama.py), LoRA those of get_peft_model.
+ * Undefined leaves the change to the TrainingArguments planner.
+ */
+function planUnsloth(c: PlanCtx, ch: SetupChange, hasCall: (k: PyCall | 'trl') => boolean): Planned | undefined {
+  const v = ch.value;
+  const peft = hasCall('unsloth-peft');
+  const load = (kw: string, value: Val, extra: Partial<Op> = {}): Op => op([kw], value, { call: 'unsloth-load', ...extra });
+  const gcCall: PyCall = peft ? 'unsloth-peft' : 'unsloth-load';
+  const gc = (value: Val): Op => op(['use_gradient_checkpointing'], value, { call: gcCall });
+  switch (ch.key) {
+    case 'gradient_checkpointing': {
+      if (v === 'selective') return no('Unsloth checkpoints whole layers');
+      if (v === 'none') return ok(gc(false));
+      const offload = c.changed('activation_offloading') ?? c.fact('activationOffloading')?.value ?? true;
+      return ok(gc(offload === false ? true : 'unsloth'));
+    }
+    case 'activation_offloading':
+      // "unsloth" checkpoints and offloads; True checkpoints only. Without checkpointing there is nothing to offload.
+      if (c.changed('gradient_checkpointing') === 'none') return ok();
+      return ok(gc(v ? 'unsloth' : true));
+    case 'lora': {
+      if (!peft) return undefined;
+      const l = v as Lora;
+      return ok(...loraOps(l, { r: 'r', alpha: 'lora_alpha', dropout: 'lora_dropout' }, (t) => [op(['target_modules'], t === 'all-linear' ? 'all-linear' : [...t], { call: 'unsloth-peft' })], { call: 'unsloth-peft' }));
+    }
+    case 'quantization': {
+      if (!hasCall('unsloth-load')) return undefined;
+      const q = v as Quant | undefined;
+      if (!q) return ok(load('load_in_4bit', false), load('load_in_8bit', false, { when: 'present' }));
+      if (q.bits === 8) return ok(load('load_in_8bit', true), load('load_in_4bit', false));
+      return ok(load('load_in_4bit', true), load('load_in_8bit', false, { when: 'present' }));
+    }
+    case 'method':
+      if (!peft || !hasCall('unsloth-load') || (v !== 'lora' && v !== 'qlora')) return undefined;
+      return v === 'qlora' ? ok(load('load_in_4bit', true), load('load_in_8bit', false, { when: 'present' })) : ok(load('load_in_4bit', false));
+    case 'seq_len': {
+      if (!hasCall('unsloth-load')) return undefined;
+      // The model's max_seq_length, and the trainer's own length key when the file writes one.
+      const own = c.file.facts.facts.find((f) => f.key === 'seqLen' && f.tool !== 'unsloth' && f.origin !== 'call-default');
+      return ok(load('max_seq_length', Number(v)), ...(own ? [op([own.rawKey], Number(v), { call: 'train' })] : []));
+    }
+    case 'loss':
+      return v === 'fused' ? ok() : no('Unsloth computes the loss with its fused cross-entropy unless UNSLOTH_RETURN_LOGITS=1 is set in the environment');
+    case 'kernels':
+      return no('Unsloth\'s kernels come with FastLanguageModel; running without them means loading the model with transformers');
+    default:
+      return undefined;
   }
 }
 

@@ -199,6 +199,28 @@ describe('fixes: YAML', () => {
   });
 });
 
+describe('fixes: Unsloth scripts', () => {
+  const U = [
+    'model, tok = FastLanguageModel.from_pretrained(model_name="unsloth/Qwen3-8B", max_seq_length=4096, load_in_4bit=True)',
+    'model = FastLanguageModel.get_peft_model(model, r=16, lora_alpha=16, use_gradient_checkpointing="unsloth")',
+    'args = SFTConfig(per_device_train_batch_size=2, output_dir="o")',
+    '',
+  ].join('\n');
+  const with_ = (from: string, to: string): string => U.replace(from, to);
+  it('writes checkpointing and offload into use_gradient_checkpointing', () => {
+    checkFix('train.py', U, { gradient_checkpointing: 'none' }, with_('use_gradient_checkpointing="unsloth"', 'use_gradient_checkpointing=False'));
+    checkFix('train.py', U, { activation_offloading: false }, with_('use_gradient_checkpointing="unsloth"', 'use_gradient_checkpointing=True'));
+    checkFix('train.py', U, [{ key: 'gradient_checkpointing', value: 'none' }, { key: 'activation_offloading', value: false }], with_('use_gradient_checkpointing="unsloth"', 'use_gradient_checkpointing=False'));
+  });
+  it('writes LoRA into get_peft_model, 4/8-bit loading and the sequence length into from_pretrained', () => {
+    checkFix('train.py', U, { lora: { r: 8, alpha: 16 } }, with_('r=16', 'r=8'));
+    checkFix('train.py', U, { quantization: { bits: 8, type: 'int8' } }, with_('load_in_4bit=True', 'load_in_4bit=False, load_in_8bit=True'));
+    checkFix('train.py', U, [{ key: 'method', value: 'lora' }, { key: 'quantization', value: undefined }], with_('load_in_4bit=True', 'load_in_4bit=False'));
+    checkFix('train.py', U, { seq_len: 2048 }, with_('max_seq_length=4096', 'max_seq_length=2048'));
+    checkFix('train.py', U, { loss: 'full' }, undefined);
+  });
+});
+
 describe('fixes: Python', () => {
   const F = 'train.py';
   it('replaces a keyword value and adds one inline', () => {
