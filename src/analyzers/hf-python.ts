@@ -97,7 +97,7 @@ class Analyzer {
   /** eval_accumulation_steps, prediction_loss_only=True or batch_eval_metrics=True seen in training arguments. */
   private logitsReleased = false;
   /** Checkpointing set on the model by Unsloth's from_pretrained / get_peft_model: it decides over the trainer's. */
-  private readonly unslothCheckpointing: Fact[] = [];
+  private readonly unslothCheckpointing = { load: [] as Fact[], peft: [] as Fact[] };
   private readonly problems: ParseProblem[] = [];
   private readonly references: Reference[] = [];
   private readonly tools = new Set<Tool>();
@@ -196,7 +196,9 @@ class Analyzer {
       this.facts.push(...prepared.filter((f) => f.key === 'gradientCheckpointing'), ...prepared.filter((f) => f.key !== 'gradientCheckpointing'));
     }
     // Unsloth enables checkpointing on the model; the trainer's gradient_checkpointing=False does not undo it.
-    this.facts.push(...this.unslothCheckpointing);
+    // get_peft_model sets it again after from_pretrained, so the latter's speaks only when there is no get_peft_model.
+    const gc = this.unslothCheckpointing;
+    this.facts.push(...(gc.peft.length > 0 ? gc.peft : gc.load));
     // LoRA over 4-bit base weights is QLoRA (FORMATS.md §2.5).
     if (this.facts.some((f) => f.key === 'quantBits' && f.value === 4)) {
       for (let i = 0; i < this.facts.length; i++) if (this.facts[i].key === 'method' && this.facts[i].value === 'lora') this.facts[i] = { ...this.facts[i], value: 'qlora' };
@@ -361,10 +363,10 @@ class Analyzer {
     }
     if (!isTrue(full)) {
       // Unsloth's prepare_model_for_kbit_training casts only the LoRA weights to fp32 (unsloth/models/_utils.py).
-      this.unslothDefault(call, 'kbitUpcast', 'prepare_model_for_kbit_training', 'none', 'keeps norms, embeddings and head in the model dtype');
+      this.unslothDefault(call, 'kbitUpcast', isTrue(eight) ? 'load_in_8bit' : 'load_in_4bit', 'none', 'keeps norms, embeddings and head of a 4/8-bit model in the model dtype');
     }
     this.unslothDefault(call, 'kernels', 'from_pretrained', 'unsloth', 'patches the model with Unsloth\'s fused kernels');
-    this.unslothGc(call, arg('use_gradient_checkpointing'));
+    this.unslothGc(call, arg('use_gradient_checkpointing'), this.unslothCheckpointing.load);
     this.opaqueSpreads(args.opaque);
   }
 
@@ -387,12 +389,12 @@ class Analyzer {
       if (cls === 'FastLanguageModel') this.unslothDefault(call, 'loraTargets', 'target_modules', UNSLOTH_TARGETS, `target_modules default ${UNSLOTH_TARGETS.join(', ')}`);
       else this.unslothDefault(call, 'loraTargets', 'target_modules', 'all-linear', 'target_modules default: every attention and MLP linear layer');
     }
-    this.unslothGc(call, arg('use_gradient_checkpointing'));
+    this.unslothGc(call, arg('use_gradient_checkpointing'), this.unslothCheckpointing.peft);
     this.opaqueSpreads(args.opaque);
   }
 
   /** use_gradient_checkpointing: "unsloth" (the default) checkpoints every layer and keeps its input in host memory. */
-  private unslothGc(call: SyntaxNode, e: Entry | undefined): void {
+  private unslothGc(call: SyntaxNode, e: Entry | undefined, out: Fact[]): void {
     const at = span(call.firstChild!);
     const name = this.text.slice(at.start, at.end);
     const v = e ? this.valueOf(e) : undefined;
@@ -403,10 +405,10 @@ class Analyzer {
       : { keySpan: at, valueSpan: at, rawValue: `${name}: use_gradient_checkpointing default "unsloth"`, origin: 'call-default' as const };
     const fact = (key: CanonicalKey, value: FactValue | Unknown): Fact => ({ key, rawKey: 'use_gradient_checkpointing', value, tool: 'unsloth', ...where });
     if (!on && !off) {
-      this.unslothCheckpointing.push(fact('gradientCheckpointing', { unknown: this.describe(v!) }));
+      out.push(fact('gradientCheckpointing', { unknown: this.describe(v!) }));
       return;
     }
-    this.unslothCheckpointing.push(fact('gradientCheckpointing', on ? 'full' : 'none'), fact('activationOffloading', offload));
+    out.push(fact('gradientCheckpointing', on ? 'full' : 'none'), fact('activationOffloading', offload));
   }
 
   /** A library default made explicit at the call (origin 'call-default'). */
