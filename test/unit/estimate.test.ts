@@ -1,10 +1,19 @@
 // The estimator against numbers worked out by hand; each test names where its number comes from.
 import * as assert from 'node:assert/strict';
 import { finalNormSaved, layerActivations, lossMemory } from '../../src/core/terms/activations';
-import { parseArchitecture } from '../../src/core/architecture';
+import { parseArchitecture, type Architecture } from '../../src/core/architecture';
 import { findModel } from '../../src/core/lookup';
 import { GiB, MiB } from '../../src/core/units';
 import { GB, component, near, phase, run, setupFor } from './helpers';
+
+/** The architecture of a catalog model. */
+function archOf(id: string): Architecture {
+  const m = findModel(id);
+  assert.ok(m.ok, id);
+  const r = parseArchitecture(m.model.config);
+  assert.ok(r.ok, id);
+  return r.arch;
+}
 
 /** Model states on the optimizer step: weights + master + optimizer states + gradients (no temporaries). */
 function modelStates(e: ReturnType<typeof run>): number {
@@ -154,11 +163,8 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
   it('PyTorch < 1.11 also saves the softmax input: + b·heads·s²·4 B per BERT-large layer in fp32, eager', () => {
     // derivatives.yaml before 1.11: _softmax: self: _softmax_backward_data(grad, result, dim, self); bert-large has
     // 16 heads; b=4, s=512: 4 x 16 x 512 x 512 x 4 B = 67,108,864 B more per layer.
-    const m = findModel('google-bert/bert-large-uncased');
-    assert.ok(m.ok);
-    const r = parseArchitecture(m.model.config);
-    assert.ok(r.ok);
-    const plan = { arch: r.arch, mode: 'fp32' as const, half: 4 as const, weightBytes: 4, batch: 4, seq: 512, attention: 'eager' as const, baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const arch = archOf('google-bert/bert-large-uncased');
+    const plan = { arch, mode: 'fp32' as const, half: 4 as const, weightBytes: 4, batch: 4, seq: 512, attention: 'eager' as const, baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
     const now = layerActivations(plan);
     const old = layerActivations({ ...plan, softmaxSavesInput: true });
     assert.equal(old.bytesPerLayer - now.bytesPerLayer, 4 * 16 * 512 * 512 * 4);
@@ -177,21 +183,15 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
   it('Llama-3-8B, bf16, SDPA, full fine-tune, b=1 s=1024: 24·T·h + 8·T·f + 8·T + 4·a·s bytes per layer', () => {
     // RMSNorm x2: fp32 input copy 4Th + normalized 2Th + output 2Th + rsqrt 4T; attention: rotary q, repeat_kv k and v,
     // output (2·T·qd each) + fp32 logsumexp 4·a·s; MLP: gate, act(gate), up, product (2·T·f each).
-    const m = findModel('meta-llama/Meta-Llama-3-8B');
-    assert.ok(m.ok);
-    const r = parseArchitecture(m.model.config);
-    assert.ok(r.ok);
-    const l = layerActivations({ arch: r.arch, mode: 'half', half: 2, weightBytes: 2, batch: 1, seq: 1024, attention: 'sdpa', baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false });
+    const arch = archOf('meta-llama/Meta-Llama-3-8B');
+    const l = layerActivations({ arch, mode: 'half', half: 2, weightBytes: 2, batch: 1, seq: 1024, attention: 'sdpa', baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false });
     const T = 1024;
     assert.equal(l.bytesPerLayer, 24 * T * 4096 + 8 * T * 14336 + 8 * T + 4 * 32 * 1024);
   });
 
   it('eager attention adds the fp32 softmax output and its bf16 copy: 6·b·a·s² bytes', () => {
-    const m = findModel('meta-llama/Llama-2-7b-hf');
-    assert.ok(m.ok);
-    const r = parseArchitecture(m.model.config);
-    assert.ok(r.ok);
-    const base = { arch: r.arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 512, baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const arch = archOf('meta-llama/Llama-2-7b-hf');
+    const base = { arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 512, baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
     const eager = layerActivations({ ...base, attention: 'eager' }).bytesPerLayer;
     const flash = layerActivations({ ...base, attention: 'flash' }).bytesPerLayer;
     // No GQA here (32 kv heads): eager keeps q, k, v and a contiguous output copy; flash keeps q, k, v, out and the lse.
@@ -207,11 +207,8 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
     // Frozen weights need no saved inputs (mm saves its input only for the weight gradient), so the norms drop
     // their normalized copies (2 x 2Th) and down_proj its input (2Tf); PEFT adds an fp32 copy of the q/v input
     // (2 x 4Th) and lora_A outputs (2 x 4Tr). Net: 8Th + 2Tf - 8Th - 8Tr.
-    const m = findModel('meta-llama/Llama-2-7b-hf');
-    assert.ok(m.ok);
-    const r = parseArchitecture(m.model.config);
-    assert.ok(r.ok);
-    const base = { arch: r.arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 2048, attention: 'sdpa' as const, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const arch = archOf('meta-llama/Llama-2-7b-hf');
+    const base = { arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 2048, attention: 'sdpa' as const, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
     const full = layerActivations({ ...base, baseTrainable: true, normsTrainable: true }).bytesPerLayer;
     const lora = layerActivations({ ...base, baseTrainable: false, normsTrainable: false, lora: { r: 8, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) } }).bytesPerLayer;
     const T = 2048;
@@ -422,11 +419,8 @@ describe('estimate: Liger kernels', () => {
     // Llama-3-8B LoRA on q, v under bf16 autocast, one token. Per block PyTorch's RMSNorm keeps its fp32 input copy
     // (2 x 4 x 4096 B for the two norms) where LigerRMSNormFunction keeps the bf16 input (2 x 2 x 4096 B), and the MLP
     // keeps act(gate) (14,336 x 2 B) that LigerSiLUMulFunction recomputes: 16,384 + 28,672 = 45,056 B less.
-    const m = findModel('meta-llama/Meta-Llama-3-8B');
-    assert.ok(m.ok);
-    const a = parseArchitecture(m.model.config);
-    assert.ok(a.ok);
-    const plan = { arch: a.arch, mode: 'amp' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 1, attention: 'sdpa' as const, baseTrainable: false, normsTrainable: false,
+    const arch = archOf('meta-llama/Meta-Llama-3-8B');
+    const plan = { arch, mode: 'amp' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 1, attention: 'sdpa' as const, baseTrainable: false, normsTrainable: false,
       inputRequiresGrad: true, lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) }, tp: 1, sequenceParallel: false };
     const pytorch = layerActivations({ ...plan, kernels: 'pytorch' });
     const liger = layerActivations({ ...plan, kernels: 'liger' });
@@ -443,11 +437,8 @@ describe('estimate: Unsloth kernels', () => {
   it('a Llama-3-8B block keeps what Unsloth\'s kernels save: 110,728 B per token', () => {
     // unsloth/kernels: RMSNorm input 8,192 + inverse RMS 4, LoRA_QKV input 8,192, Q 8,192, K 2,048, V 2,048, attention
     // output 8,192 + logsumexp 32 heads x 4 = 128, residual 8,192 + 4, LoRA_MLP input 8,192, e 28,672, g 28,672 bytes per token.
-    const m = findModel('meta-llama/Meta-Llama-3-8B');
-    assert.ok(m.ok);
-    const a = parseArchitecture(m.model.config);
-    assert.ok(a.ok);
-    const l = layerActivations({ arch: a.arch, mode: 'amp', half: 2, weightBytes: 2, batch: 1, seq: 4096, attention: 'flash', baseTrainable: false, normsTrainable: false,
+    const arch = archOf('meta-llama/Meta-Llama-3-8B');
+    const l = layerActivations({ arch, mode: 'amp', half: 2, weightBytes: 2, batch: 1, seq: 4096, attention: 'flash', baseTrainable: false, normsTrainable: false,
       inputRequiresGrad: true, lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(seven) }, tp: 1, sequenceParallel: false, quantizedBase: true, kernels: 'unsloth' });
     assert.equal(l.bytesPerLayer, 4096 * 110_728);
     // Backward: the down projection's input gradient (T x 14,336 x 2 B) + the residual gradient in and out (2 x T x 4,096 x 2 B).
