@@ -21,6 +21,13 @@ const HF_TRAINERS = new Set(['Trainer', 'Seq2SeqTrainer']);
 /** transformers collators that pad each batch to its longest sample unless padding="max_length". */
 const PADDING_COLLATORS = new Set(['DataCollatorForSeq2Seq', 'DataCollatorWithPadding']);
 const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
+/**
+ * TRL's paired preference trainers: chosen and rejected run in one forward. DPO compares with a reference model (a
+ * frozen copy, or the model with its adapters disabled); ORPO and CPO (SimPO with cpo_alpha=0) need none.
+ */
+const PREFERENCE_CONFIGS: Readonly<Record<string, string>> = {
+  DPOConfig: 'dpo', DPOTrainer: 'dpo', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free', CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
+};
 /** Unsloth's model classes (unsloth/models/loader.py FastLanguageModel and FastModel, vision.py FastVisionModel). */
 const UNSLOTH_CLASSES = new Set(['FastLanguageModel', 'FastModel', 'FastVisionModel']);
 /** FastLanguageModel.get_peft_model's target_modules default (unsloth/models/llama.py). */
@@ -210,6 +217,9 @@ class Analyzer {
 
   private trainingCall(call: SyntaxNode, tool: Tool, trlOrLocal: boolean): void {
     const args = this.args(call);
+    const name = this.calleeName(call)?.split('.').pop() ?? '';
+    const pref = PREFERENCE_CONFIGS[name];
+    if (pref) this.facts.push({ key: 'preference', rawKey: name, value: pref, rawValue: `${name}(...)`, keySpan: span(call.firstChild!), valueSpan: span(call.firstChild!), tool });
     for (const e of args.entries) this.mapEntry('train', e, tool, undefined, trlOrLocal);
     this.opaqueSpreads(args.opaque);
   }
@@ -436,6 +446,10 @@ class Analyzer {
 
   private trainerCall(call: SyntaxNode, tool: Tool): void {
     const args = this.args(call);
+    const trainer = this.calleeName(call)?.split('.').pop() ?? '';
+    const pref = PREFERENCE_CONFIGS[trainer];
+    // The trainer names the objective when the arguments are a plain TrainingArguments (older TRL scripts).
+    if (pref && !this.facts.some((f) => f.key === 'preference')) this.facts.push({ key: 'preference', rawKey: trainer, value: pref, rawValue: `${trainer}(...)`, keySpan: span(call.firstChild!), valueSpan: span(call.firstChild!), tool });
     const isNone = (e: Entry): boolean => {
       const v = this.valueOf(e);
       return v.k === 'lit' && v.v === null;
@@ -450,6 +464,9 @@ class Analyzer {
         const v = this.valueOf(e);
         // Only a model id string names the model; a model object was loaded elsewhere (from_pretrained is read there).
         if (v.k === 'lit' && typeof v.v === 'string') this.emitModel(e, tool);
+      } else if (e.rawKey === 'ref_model' && pref === 'dpo') {
+        // An explicit reference model is a second resident model (TRL keeps it even with PEFT).
+        if (!isNone(e)) this.push('preference', e, 'dpo-ref-model', tool);
       } else if (e.rawKey === 'peft_config') {
         const v = this.valueOf(e);
         if (v.k === 'lit' && v.v === null) continue;
@@ -498,6 +515,9 @@ class Analyzer {
           });
         case 'gradient_accumulation_steps':
           return emit('gradientAccumulationSteps', (x) => this.num(x, e, true));
+        case 'precompute_ref_log_probs':
+          // DPOConfig: the reference log-probabilities are computed once before training; no reference forward per step.
+          return emit('preference', (x) => mapBool(this.bool(x, e), (b) => (b ? 'dpo-precomputed' : undefined)));
         case 'bf16': return emit('bf16', (x) => this.bool(x, e));
         case 'fp16': return emit('fp16', (x) => this.bool(x, e));
         case 'optim': return emit('optimizer', (x) => this.optim(x, e));

@@ -260,6 +260,17 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('compile', 'compile', bool);
   fromFact('activation_offloading', 'activationOffloading', bool);
   fromFact('kernels', 'kernels');
+  // Paired preference training: which reference the trainer uses follows from the method (PEFT runs disable their
+  // adapters instead of copying the model: TRL DPOTrainer, LLaMA-Factory create_ref_model); LLaMA-Factory takes the
+  // log-probabilities over fp32 logits in one call, TRL row by row.
+  const prefFact = decided.preference;
+  if (prefFact && typeof prefFact.fact.value === 'string') {
+    const v = prefFact.fact.value;
+    const peftMethod = method === 'lora' || method === 'qlora' || method === 'ia3';
+    const reference = v === 'dpo-precomputed' ? 'precomputed' : v === 'dpo-ref-model' ? 'copy' : v === 'reference-free' ? 'none' : peftMethod ? 'adapters-off' : 'copy';
+    setup.preference = { reference, logps: prefFact.fact.tool === 'llamafactory' ? 'whole' : 'rows' };
+    prov.preference = { kind: 'file', file: prefFact.file, line: prefFact.location.line, key: prefFact.fact.rawKey };
+  }
   fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool);
   fromFact('optimizer_in_backward', 'optimizerInBackward', bool);
 

@@ -4,7 +4,7 @@ import { countParameters, linearModules, parseArchitecture, type Architecture, t
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { ProvenanceMap, TrainingSetup } from './setup';
 import { SCHEMA_DEFAULT_NOTES } from './setup';
-import { finalNormSaved, layerActivations, lossMemory, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan } from './terms/activations';
+import { finalNormSaved, layerActivations, lossMemory, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
 import { DTYPE_BYTES, GiB, MiB, formatCount } from './units';
 
@@ -598,6 +598,15 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const q = quantBytesPerParam(effSetup.quantization);
       persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}`), () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
     }
+    if (setup.preference?.reference === 'copy') {
+      // A frozen copy of the model (TRL create_reference_model, LLaMA-Factory create_ref_model), loaded and sharded as
+      // the policy is (TRL prepares it with the same DeepSpeed ZeRO-3 / FSDP setup, offload included), without
+      // gradients, optimizer state or adapters.
+      const quantRef = quantHere > 0 && effSetup.quantization ? quantHere * quantBytesPerParam(effSetup.quantization).bytes : 0;
+      const refBytes = (denseBlock * denseBytes + (embHere / tp) * embBytes + visionHere * embBytes + quantRef) / (offloadParams || fsdpOffload ? Infinity : shardParams);
+      persistent.push(comp('weights', 'Reference model weights (frozen copy)', refBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the policy\'s parameters'
+        : `the model's weights again: ${formatCount(unquantizedParams + quantHere)} params${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams + quantHere), shard: shardParams })));
+    }
     const adapterHere = (inv.adapter * layerShare) / tp;
     if (adapterHere > 0) {
       persistent.push(ia3
@@ -679,8 +688,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       headGather.push(comp('gathered-params', 'Output projection all-gathered for the loss', headParams * half, () => (`V x h / TP = ${formatCount(headParams)} params x ${half} B`), () => ({ vocab: a.vocab, hidden: a.hidden })));
     }
 
-    // Activations.
-    const T = setup.micro_batch_size * setup.seq_len;
+    // Activations. Paired preference training runs the chosen and the rejected sequence of each example in one forward.
+    const pref = setup.preference;
+    const seqs = setup.micro_batch_size * (pref ? 2 : 1);
+    const T = seqs * setup.seq_len;
     const normsTrainable = setup.method === 'full';
     const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets } : undefined;
     const ia3Plan: Ia3Plan | undefined = ia3 ? { targets, feedforward: inv.ia3Feedforward ?? new Set(), dtypeBytes: adapterBytes } : undefined;
@@ -688,7 +699,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
     const inputRg = embTrainable || (adapters && setup.gradient_checkpointing !== 'none');
     const layerPlan: ActivationPlan = {
-      arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention,
+      arch: a, mode, half, weightBytes: wb, batch: seqs, seq: setup.seq_len, attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
       quantizedBase: quantHere > 0, kbitUpcast: kbitQ, kernels: setup.kernels,
@@ -702,7 +713,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     let freezeLayer: ReturnType<typeof layerActivations> | undefined;
     if (setup.method === 'freeze') {
       freezeLayer = layerActivations({
-        arch: a, mode, half, weightBytes: wb, batch: setup.micro_batch_size, seq: setup.seq_len, attention,
+        arch: a, mode, half, weightBytes: wb, batch: seqs, seq: setup.seq_len, attention,
         baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
         softmaxSavesInput: oldSoftmax,
       });
@@ -748,7 +759,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       : [];
     if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
     const perLayerLabel = Math.round(perLayerFull);
-    const actComp = comp('activations', 'Activations saved for backward', actBytes, actFormula, () => ({ perLayerBytes: perLayerLabel, layers: layersStage, microBatch: setup.micro_batch_size, seqLen: setup.seq_len, attention, checkpointing: ck, inFlight }));
+    const actComp = comp('activations', 'Activations saved for backward', actBytes, actFormula, () => ({ perLayerBytes: perLayerLabel, layers: layersStage, microBatch: seqs, seqLen: setup.seq_len, attention, checkpointing: ck, inFlight }));
 
     // A trainable weight used more than once gets its gradients summed in autograd's input buffer: each new
     // contribution coexists with the running sum. torchtune's chunked output applies the head once per chunk (the
@@ -766,7 +777,19 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       ? [comp('backward-working', 'Dequantized base weight (one linear at a time)', dequantBytes, () => (`largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${cb} B, dequantized for its matmul`), () => ({ elements: inv.largestQuantized / tp }))]
       : [];
 
-    const lossAt = (tokens: number): ReturnType<typeof lossMemory> => lossMemory({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax });
+    // LLaMA-Factory's preference trainers take one log_softmax over fp32 logits: the full cross-entropy's tensors.
+    const rows = pref && pref.logps === 'rows' ? setup.seq_len : undefined;
+    const lossAt = (tokens: number): ReturnType<typeof lossMemory> => lossMemory({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap,
+      compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, preferenceRowTokens: rows, amp: mode === 'amp' });
+    // The reference model's no-grad forward runs after the policy's (TRL get_batch_loss_metrics), while the policy's
+    // activations and log-probs are held: its logits and their log-probs at the same batch.
+    let refForwardBytes = 0;
+    let refForwardFormula = '';
+    if (pref && lmHead && (pref.reference === 'copy' || pref.reference === 'adapters-off')) {
+      const ref = referenceLogps({ tokens: T, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: false, preferenceRowTokens: rows, amp: mode === 'amp' });
+      refForwardBytes = ref.bytes;
+      refForwardFormula = `${pref.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
+    }
 
     // Evaluation during training (a single pipeline stage): a no-grad forward at the eval batch after an optimizer
     // step. Nothing is kept for backward, but the largest intermediates of one layer, or the logits, their fp32 upcast
@@ -779,7 +802,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const evalLayer = layerActivations({ ...layerPlan, batch: evalBatch });
       evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
       if (lmHead) {
-        const lm = lossAt(evalBatch * setup.seq_len);
+        const lm = lossAt(evalBatch * (pref ? 2 : 1) * setup.seq_len);
         evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
         const perTV = evalLossBytes / (evalBatch * setup.seq_len * (a.vocab / tp));
         evalLossFormula = setup.loss === 'fused' ? lm.formula : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
@@ -813,7 +836,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       // before any logits exist), whichever is higher.
       const lossTemps = lossFwd > 0 ? [comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => ('logits in compute dtype + fp32 upcast live at the loss call'), () => ({}))] : [];
       const layerTemps = comp('backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
-      const fwdTail = sum(outside) + sum(lossTemps) >= layerTemps.bytes + sum(dequantC) ? [...outside, ...lossTemps] : [layerTemps, ...dequantC];
+      const refTemps = refForwardBytes > 0 ? [comp('logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes, () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];
+      const lossTail = sum(refTemps) > sum(lossTemps) ? [...outside, ...refTemps] : [...outside, ...lossTemps];
+      const fwdTail = sum(lossTail) >= layerTemps.bytes + sum(dequantC) ? lossTail : [layerTemps, ...dequantC];
       const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...(ck === 'full' ? castCacheComp : castComp), ...fwdTail];
       // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
@@ -828,7 +853,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const headAtLossC = headAccum > 0 ? headGradC : gradC(gradsInForward, ' (kept from the previous micro-step)');
       const accumC = headAccum > 0 ? [comp('backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum, () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
       const atLoss: Component[] = [...pers, headAtLossC, ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
-        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ('nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
+        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => (rows !== undefined && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them' : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
       const rootHeld = rootUnit ? headGather : [];
       const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working, ...dequantC];
       const tiedC = tiedAccum > 0 ? [comp('backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum, () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
@@ -901,7 +926,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const castSum = tot(castComp);
       const castCacheSum = tot(castCacheComp);
       const act = actComp.bytes;
-      const fwdTail = Math.max(outSum + r(lossFwd), r(layer.backwardWorkingBytes / 2) + r(dequantBytes));
+      const fwdTail = Math.max(outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0), r(layer.backwardWorkingBytes / 2) + r(dequantBytes));
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
       const rec = recompute > 0 ? r(recompute) : 0;
       const work = r(layer.backwardWorkingBytes);

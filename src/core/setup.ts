@@ -153,6 +153,22 @@ export const TrainingSetupSchema = z.strictObject({
    * often larger than the training micro-batch (HF's default is 8). Unset: no evaluation phase.
    */
   eval_batch_size: positiveInt.optional(),
+  /**
+   * Paired preference training (DPO and its relatives): each example is a chosen and a rejected sequence run through
+   * the model in one concatenated forward, so micro_batch_size sequences become twice as many. `reference`: how the
+   * reference log-probabilities are obtained each step: 'copy' (a frozen copy of the model, TRL create_reference_model
+   * / LLaMA-Factory create_ref_model), 'adapters-off' (the policy itself with its adapters disabled, for PEFT runs),
+   * 'precomputed' (computed once before training: precompute_ref_log_probs) or 'none' (reference-free losses: ORPO,
+   * SimPO, CPO).
+   */
+  preference: z.object({
+    reference: z.enum(['copy', 'adapters-off', 'precomputed', 'none']),
+    /**
+     * How the per-token log-probabilities are taken: 'rows' (TRL selective_log_softmax: one sequence at a time, 16-bit
+     * logits) or 'whole' (one log_softmax over fp32 logits of the batch: LLaMA-Factory's get_batch_logps).
+     */
+    logps: z.enum(['rows', 'whole']).default('rows'),
+  }).strict().optional(),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),
   tensor_parallel: positiveInt.default(1),

@@ -414,6 +414,48 @@ describe('estimate: quantized base weights in a layer', () => {
   });
 });
 
+describe('estimate: paired preference training (DPO)', () => {
+  // Llama-3-8B (V = 128,256), bf16 weights under bf16 autocast, one example of 1,024 tokens: chosen + rejected make
+  // 2 sequences, T = 2,048 tokens, T·V = 262,668,288.
+  const TV = 2048 * 128_256;
+  const sV = 1024 * 128_256;
+  const base = { weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, micro_batch_size: 1, seq_len: 1024, gradient_checkpointing: 'full' as const };
+  const lora = { ...base, method: 'lora' as const, lora: { r: 16, target_modules: ['q_proj', 'v_proj'] } };
+
+  it('runs the chosen and the rejected sequence together and takes TRL\'s row-by-row log-probs', () => {
+    const sft = run(setupFor('meta-llama/Meta-Llama-3-8B', lora));
+    const dpo = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...lora, preference: { reference: 'adapters-off' } }));
+    assert.equal(component(phase(dpo, 'forward'), 'activations'), 2 * component(phase(sft, 'forward'), 'activations'));
+    // trl selective_log_softmax: the fp32 log_softmax of every row is kept (4·T·V); at the backward start the rows'
+    // gradients and their stack (2 x 2·T·V) and one row's fp32 temporaries (2 x 4·s·V).
+    const l = lossMemory({ tokens: 2048, vocab: 128_256, hidden: 4096, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, preferenceRowTokens: 1024, amp: true });
+    assert.deepEqual([l.savedBytes, l.forwardTransientBytes, l.backwardTransientBytes], [4 * TV, 2 * TV + Math.max(4 * sV, TV), 2 * 2 * TV + 2 * 4 * sV]);
+    const saved = phase(dpo, 'forward').components.find((c) => c.label.startsWith('Logits and cross-entropy'));
+    assert.ok(saved && saved.bytes >= 4 * TV && /row by row/.test(saved.formula));
+    // The reference log-probs (adapters disabled, no grad) while the policy's are held: logits 2·T·V + one row's fp32
+    // copy and log_softmax 2 x 4·s·V = 525,336,576 + 1,050,673,152 B.
+    const ref = phase(dpo, 'forward').components.find((c) => c.label.startsWith('Reference forward'));
+    assert.equal(ref?.bytes, 2 * TV + 8 * sV);
+    assert.equal(ref?.bytes, 1_576_009_728);
+  });
+
+  it('a frozen reference copy holds the weights again; precomputed or reference-free log-probs add nothing', () => {
+    const full = { ...base, method: 'full' as const, optimizer: 'adamw_8bit' as const };
+    const sft = run(setupFor('meta-llama/Meta-Llama-3-8B', full));
+    const copy = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...full, preference: { reference: 'copy' } }));
+    const weights = (e: ReturnType<typeof run>): number => component(phase(e, 'optimizer'), 'weights');
+    assert.equal(weights(copy) - weights(sft), 8_030_261_248 * 2);
+    for (const reference of ['precomputed', 'none'] as const) {
+      const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...full, preference: { reference } }));
+      assert.equal(weights(e), weights(sft));
+      assert.ok(!phase(e, 'forward').components.some((c) => c.label.startsWith('Reference forward')));
+    }
+    // Under ZeRO-3 over 8 GPUs the copy is sharded like the policy.
+    const z3 = { ...full, gpus_per_node: 8, zero_stage: 3 as const, master_weights: true };
+    assert.equal(weights(run(setupFor('meta-llama/Meta-Llama-3-8B', { ...z3, preference: { reference: 'copy' } }))) - weights(run(setupFor('meta-llama/Meta-Llama-3-8B', z3))), (8_030_261_248 * 2) / 8);
+  });
+});
+
 describe('estimate: Liger kernels', () => {
   it('keep the norm input instead of its fp32 copy, and the gate and up projections without the activation: -45,056 B per token', () => {
     // Llama-3-8B LoRA on q, v under bf16 autocast, one token. Per block PyTorch's RMSNorm keeps its fp32 input copy

@@ -44,6 +44,9 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
         gpuGiB: fc.constantFrom(16, 24, 40, 80),
         kbit: fc.constantFrom('none', 'norms', 'all'),
         evalBatch: fc.constantFrom(undefined, 1, 8),
+        preference: fc.constantFrom(undefined, undefined, 'copy', 'adapters-off', 'precomputed', 'none'),
+        logps: fc.constantFrom('rows', 'whole'),
+        kernels: fc.constantFrom('pytorch', 'liger', 'unsloth'),
       }),
       (r) => {
         const m = models[r.model];
@@ -56,6 +59,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           loss: r.loss, compile: r.compile, gpus_per_node: r.gpus * r.tp * r.pp, nodes: r.nodes, zero_stage: r.zero, fsdp: r.fsdp,
           offload_optimizer: r.offOpt, offload_params: r.offParams, tensor_parallel: r.tp, pipeline_parallel: r.pp,
           activation_offloading: r.actOff, zero_grad_set_to_none: r.zeroGrad, optimizer_in_backward: r.optInBwd, kbit_upcast: r.kbit, eval_batch_size: r.evalBatch,
+          preference: r.preference ? { reference: r.preference, logps: r.logps } : undefined, kernels: r.kernels,
         });
         const gpu = { id: 'test', memoryBytes: r.gpuGiB * 2 ** 30, source: 'test' };
         const full = estimate(setup, { gpu });

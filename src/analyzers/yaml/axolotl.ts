@@ -88,6 +88,12 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
   if (adapter && strOf(ctx.view(adapter))?.trim().toLowerCase() === 'qlora' && !isOn(ctx, q4)) {
     ctx.problem('invalid-value', 'error', msg('adapter: qlora requires load_in_4bit: true'), adapter.valueSpan, 'adapter');
   }
+  // rl: paired preference trainers built on TRL (axolotl core/trainers/dpo): dpo and ipo compare with a reference model,
+  // orpo and simpo need none. KTO's unpaired batches are not modelled here.
+  ctx.put('preference', top.get('rl'), (v) => {
+    const s = strOf(v)?.trim().toLowerCase();
+    return s === 'dpo' || s === 'ipo' ? 'dpo' : s === 'orpo' || s === 'simpo' ? 'reference-free' : undefined;
+  });
 }
 
 const asTargets: Conv = (v) => {

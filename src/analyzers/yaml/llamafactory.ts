@@ -51,6 +51,17 @@ function analyze(ctx: YamlCtx): void {
 
   quantization(ctx, top);
 
+  // Preference stages (train/dpo/workflow.py): chosen and rejected in one forward; ORPO and SimPO need no reference
+  // model; an explicit ref_model is a second resident model, otherwise full fine-tuning copies the model and LoRA
+  // disables its adapters (create_ref_model).
+  const stage = top.get('stage');
+  const prefLossEntry = top.get('pref_loss');
+  const prefLoss = prefLossEntry ? strOf(ctx.view(prefLossEntry))?.trim().toLowerCase() ?? '' : '';
+  const refFree = prefLoss === 'orpo' || prefLoss === 'simpo';
+  ctx.put('preference', stage, (v) => (strOf(v)?.trim() === 'dpo' ? (refFree ? 'reference-free' : 'dpo') : undefined));
+  const refModel = top.get('ref_model');
+  if (stage && refModel && !refFree && strOf(ctx.view(stage))?.trim() === 'dpo') ctx.put('preference', refModel, (v) => (strOf(v) ? 'dpo-ref-model' : undefined));
+
   ctx.put('microBatchSize', top.get('per_device_train_batch_size') ?? top.get('micro_batch_size'), asPosInt);
   ctx.put('evalBatchSize', top.get('per_device_eval_batch_size'), asPosInt);
   ctx.put('evalStrategy', top.get('eval_strategy') ?? top.get('evaluation_strategy'), asEvalStrategy);

@@ -668,6 +668,10 @@ export interface LossPlan {
   readonly loss: 'full' | 'chunked' | 'fused';
   /** Hidden size: the fused linear cross-entropy sizes its token chunks by it. */
   readonly hidden?: number;
+  /** Paired preference training with TRL's selective_log_softmax: the tokens of one sequence (a row). */
+  readonly preferenceRowTokens?: number;
+  /** Autocast runs log_softmax in fp32. */
+  readonly amp?: boolean;
   /** Chunks of CEWithChunkedOutputLoss (torchtune uses 8). */
   readonly chunks: number;
   readonly softcap: boolean;
@@ -730,6 +734,47 @@ export function finalNormSaved(p: {
 }
 const finalNormCache = new WeakMap<Architecture, Map<string, number>>();
 
+/**
+ * TRL's per-token log-probabilities of a chosen + rejected batch (trl/trainer/utils.py selective_log_softmax, DPOTrainer
+ * concatenated_forward). 16-bit logits go row by row through log_softmax, whose outputs (fp32 under autocast) are kept
+ * for backward; fp32 logits take the logsumexp path, which keeps the logits themselves. The mean chosen / rejected
+ * logits are taken over boolean-masked copies of half the logits. In backward each row's gradient goes through fp32
+ * temporaries, and unbind's backward stacks the rows' gradients into one tensor of the logits' size.
+ */
+function preferenceLogps(p: LossPlan, TV: number): LossMemory {
+  const lb = p.logitsBytes;
+  const rowTV = p.preferenceRowTokens! * p.vocab;
+  if (lb === 4) {
+    return { savedBytes: 4 * TV, forwardTransientBytes: 2 * TV, backwardTransientBytes: 8 * TV,
+      formula: 'preference log-probs (fp32 logits, logsumexp path): logits 4·T·V kept; masked half for the mean logits 2·T·V; backward: gradients of the logits 8·T·V' };
+  }
+  const out = p.amp ? 4 : lb;
+  return {
+    savedBytes: out * TV,
+    forwardTransientBytes: lb * TV + Math.max(p.amp ? 4 * rowTV : 0, (lb * TV) / 2),
+    backwardTransientBytes: 2 * lb * TV + 2 * out * rowTV,
+    formula: `preference log-probs row by row: log_softmax outputs ${out}·T·V kept; logits ${lb}·T·V + max(one row's fp32 copy, masked half for the mean logits); backward: row gradients and their stack 2 x ${lb}·T·V + one row's ${2 * out}·s·V`,
+  };
+}
+
+/**
+ * The reference model's no-grad log-probabilities of the same batch: the logits and, with nothing kept for backward,
+ * one row's log_softmax at a time (TRL), or one log_softmax over fp32 logits (LLaMA-Factory's get_batch_logps).
+ */
+export function referenceLogps(p: LossPlan): { bytes: number; formula: string } {
+  const TV = p.tokens * p.vocab;
+  const lb = p.logitsBytes;
+  if (p.loss === 'fused') {
+    const f = lossMemory(p);
+    return { bytes: f.savedBytes + f.forwardTransientBytes, formula: f.formula };
+  }
+  if (p.preferenceRowTokens === undefined) return { bytes: 8 * TV, formula: 'fp32 logits 4·T·V and their log_softmax 4·T·V' };
+  if (lb === 4) return { bytes: 6 * TV, formula: 'fp32 logits 4·T·V + masked half for the mean logits 2·T·V' };
+  const out = p.amp ? 4 : lb;
+  const rowTV = p.preferenceRowTokens * p.vocab;
+  return { bytes: lb * TV + Math.max(2 * out * rowTV, (lb * TV) / 2), formula: `logits ${lb}·T·V + max(one row's ${out}-byte copy and log_softmax, masked half for the mean logits)` };
+}
+
 export function lossMemory(p: LossPlan): LossMemory {
   const TV = p.tokens * p.vocab;
   const lb = p.logitsBytes;
@@ -749,6 +794,7 @@ export function lossMemory(p: LossPlan): LossMemory {
     };
   }
   const up = lb === 4 ? 0 : 4; // the .float() copy exists only when logits are 16-bit
+  if (p.preferenceRowTokens !== undefined) return preferenceLogps(p, TV);
   if (p.compile) {
     const c = p.loss === 'chunked' ? Math.max(1, p.chunks) : 1;
     // Inductor fuses the .float() upcast, log-softmax and nll into reductions over the saved logits (forward) and one

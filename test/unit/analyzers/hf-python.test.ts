@@ -525,6 +525,35 @@ describe('analyzeHfPython: Unsloth scripts', () => {
   });
 });
 
+describe('analyzeHfPython: preference trainers', () => {
+  const reader = { read: () => undefined, join: (_f: string, r: string) => r };
+  const script = (extra: string, trainer = 'DPOTrainer', config = 'DPOConfig'): string => `model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype=torch.bfloat16)
+args = ${config}(output_dir="o", per_device_train_batch_size=2, max_length=1024${extra})
+trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
+`;
+  const resolve = (text: string) => runPipeline([{ file: 'train.py', text }], reader, {}).setup;
+  it('DPO copies the model as its reference, or disables the adapters of a PEFT model', () => {
+    const full = script('').replace(', PEFT', '');
+    checkFacts(full, [{ key: 'preference', value: 'dpo', keyText: 'DPOConfig' }]);
+    assert.deepEqual(resolve(full)?.preference, { reference: 'copy', logps: 'rows' });
+    const peft = script('').replace('PEFT', 'peft_config=LoraConfig(r=16)');
+    assert.deepEqual(resolve(peft)?.preference, { reference: 'adapters-off', logps: 'rows' });
+  });
+  it('reads precompute_ref_log_probs, an explicit ref_model and the reference-free trainers', () => {
+    const pre = script(', precompute_ref_log_probs=True').replace(', PEFT', '');
+    checkFacts(pre, [{ key: 'preference', value: 'dpo-precomputed', keyText: 'precompute_ref_log_probs', valueText: 'True' }]);
+    assert.equal(resolve(pre)?.preference?.reference, 'precomputed');
+    const ref = script('').replace('PEFT', 'ref_model=ref, peft_config=LoraConfig(r=16)');
+    assert.equal(resolve(ref)?.preference?.reference, 'copy');
+    const orpo = script('', 'ORPOTrainer', 'ORPOConfig').replace(', PEFT', '');
+    assert.equal(resolve(orpo)?.preference?.reference, 'none');
+    // A plain TrainingArguments with a DPOTrainer (older TRL scripts): the trainer names the objective.
+    const old = script('', 'DPOTrainer', 'TrainingArguments').replace(', PEFT', '').replace(', max_length=1024', '');
+    checkFacts(old, [{ key: 'preference', value: 'dpo', keyText: 'DPOTrainer' }]);
+    assert.equal(resolve(script('', 'SFTTrainer', 'SFTConfig').replace(', PEFT', ''))?.preference, undefined);
+  });
+});
+
 describe('resolution of pre-quantized checkpoints', () => {
   const reader = { read: () => undefined, join: (_f: string, r: string) => r };
   it('takes the quantization of a GPTQ or bnb-4bit upload from its quantization_config, and LoRA over it is QLoRA', () => {

@@ -53,6 +53,14 @@ describe('analyzeAxolotlYaml', () => {
     ]);
   });
 
+  it('reads rl: dpo / ipo as preference training with a reference, orpo / simpo as reference-free', () => {
+    for (const [rl, want] of [['dpo', 'dpo'], ['ipo', 'dpo'], ['orpo', 'reference-free'], ['simpo', 'reference-free']]) {
+      const t = `${QLORA}rl: ${rl}\n`;
+      checkFacts(analyzeAxolotlYaml(t), t, [['preference', want, 'rl', rl]]);
+    }
+    assert.equal(factOf(analyzeAxolotlYaml(`${QLORA}rl: kto\n`), 'preference'), undefined);
+  });
+
   it('reads sample_packing / pad_to_sequence_len as fixed-length batches, both off as per-batch padding', () => {
     const packed = `${QLORA}sample_packing: true\n`;
     checkFacts(analyzeAxolotlYaml(packed), packed, [['batchLengths', 'fixed', 'sample_packing', 'true']]);

@@ -2,6 +2,7 @@
 // default, optimizer replacements, fsdp list) and the v1 schema (model:, micro_batch_size, dist_config, kernel_config).
 import * as assert from 'node:assert/strict';
 import { analyzeLlamaFactoryYaml } from '../../../src/analyzers/yaml';
+import { runPipeline } from '../../../src/analyzers/pipeline';
 import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
 const LORA = `### model
@@ -43,6 +44,20 @@ bf16: true
 `;
 
 describe('analyzeLlamaFactoryYaml', () => {
+  it('reads stage: dpo as preference training; pref_loss orpo / simpo need no reference, ref_model names one', () => {
+    const dpo = LORA.replace('stage: sft', 'stage: dpo');
+    checkFacts(analyzeLlamaFactoryYaml(dpo), dpo, [['preference', 'dpo', 'stage', 'dpo']]);
+    const orpo = `${dpo}pref_loss: orpo\n`;
+    checkFacts(analyzeLlamaFactoryYaml(orpo), orpo, [['preference', 'reference-free', 'stage', 'dpo']]);
+    const ref = `${dpo}ref_model: Qwen/Qwen3-4B-Instruct-2507\n`;
+    checkFacts(analyzeLlamaFactoryYaml(ref), ref, [['preference', 'dpo-ref-model', 'ref_model', 'Qwen/Qwen3-4B-Instruct-2507']]);
+    assert.equal(factOf(analyzeLlamaFactoryYaml(LORA), 'preference'), undefined);
+    // LoRA disables its adapters for the reference; LLaMA-Factory takes the log-probs over fp32 logits in one call.
+    const reader = { read: () => undefined, join: (_f: string, r: string) => r };
+    const r = runPipeline([{ file: 'dpo.yaml', text: dpo.replace(/deepspeed:.*\n/, '') }], reader, {});
+    assert.deepEqual(r.setup?.preference, { reference: 'adapters-off', logps: 'whole' });
+  });
+
   it('reads upcast_layernorm as the fp32 upcast of the norms (model_utils/checkpointing.py prepare_model_for_training)', () => {
     const text = `${LORA}upcast_layernorm: true\n`;
     checkFacts(analyzeLlamaFactoryYaml(text), text, [['kbitUpcast', 'norms', 'upcast_layernorm']]);
