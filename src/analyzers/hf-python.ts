@@ -515,6 +515,9 @@ class Analyzer {
           });
         case 'gradient_accumulation_steps':
           return emit('gradientAccumulationSteps', (x) => this.num(x, e, true));
+        case 'use_liger_loss':
+          // DPOConfig: Liger's fused linear DPO loss takes the log-probabilities without materializing the logits.
+          return emit('loss', (x) => mapBool(this.bool(x, e), (b) => (b ? 'fused' : undefined)));
         case 'precompute_ref_log_probs':
           // DPOConfig: the reference log-probabilities are computed once before training; no reference forward per step.
           return emit('preference', (x) => mapBool(this.bool(x, e), (b) => (b ? 'dpo-precomputed' : undefined)));

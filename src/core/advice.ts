@@ -110,6 +110,10 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
   // Evaluation during training runs a no-grad forward at its own batch; a smaller one changes no training result.
   m.push({ id: 'eval-batch-1', group: 'batch', title: 'Evaluate with a batch of 1 (per_device_eval_batch_size)', changesResult: false,
     apply: (s) => (s.eval_batch_size !== undefined && s.eval_batch_size > 1 ? { eval_batch_size: 1 } : undefined) });
+  // DPO with a reference: its log-probabilities computed once before training (TRL precompute_ref_log_probs) free the
+  // reference copy and its forward from every step; the loss is the same.
+  m.push({ id: 'precompute-ref', group: 'reference', title: 'Precompute the reference log-probabilities before training (precompute_ref_log_probs)', changesResult: false,
+    apply: (s) => (s.preference && (s.preference.reference === 'copy' || s.preference.reference === 'adapters-off') ? { preference: { ...s.preference, reference: 'precomputed' } } : undefined) });
   m.push({ id: 'gc-full', group: 'checkpointing', title: 'Enable gradient checkpointing', changesResult: false,
     apply: (s) => (s.gradient_checkpointing !== 'full' ? { gradient_checkpointing: 'full' } : undefined) });
   m.push({ id: 'gc-selective', group: 'checkpointing', title: 'Selective activation checkpointing', changesResult: false,

@@ -850,10 +850,19 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
       return name ? ok(train('optim', name)) : no(`HF optim has no name for ${str(v)}`);
     }
     case 'loss':
+      // DPOConfig's fused preference loss is use_liger_loss; use_liger_kernel patches the model only.
+      if (c.file.facts.facts.some((f) => f.key === 'preference')) return v === 'fused' ? ok(train('use_liger_loss', true)) : v === 'full' ? ok(train('use_liger_loss', false, { when: 'present' })) : no('DPOConfig has no chunked loss');
       if (v === 'fused') return ok(train('use_liger_kernel', true));
       if (v === 'full') return ok(train('use_liger_kernel', false, { when: 'present' }));
       return no('TrainingArguments has no chunked-loss switch');
     case 'compile': return ok(train('torch_compile', Boolean(v)));
+    case 'preference': {
+      const ref = (v as { reference?: string } | undefined)?.reference;
+      if (!hasCall('trl')) return no('the reference log-probabilities are a DPOConfig setting (precompute_ref_log_probs)');
+      if (ref === 'precomputed') return ok(train('precompute_ref_log_probs', true));
+      if (ref === 'copy' || ref === 'adapters-off') return ok(train('precompute_ref_log_probs', false, { when: 'present' }));
+      return no('switching the preference objective needs another trainer');
+    }
     case 'activation_offloading':
       return hasCall('trl') ? ok(train('activation_offloading', Boolean(v))) : no('activation_offloading is a TRL config key; TrainingArguments has none');
     case 'fsdp': {

@@ -199,6 +199,14 @@ describe('fixes: YAML', () => {
   });
 });
 
+describe('fixes: DPO scripts', () => {
+  const D = 'args = DPOConfig(output_dir="o", per_device_train_batch_size=2)\ntrainer = DPOTrainer(model=model, args=args)\n';
+  it('writes precompute_ref_log_probs and the fused preference loss into DPOConfig', () => {
+    checkFix('dpo.py', D, { preference: { reference: 'precomputed', logps: 'rows' } }, D.replace('per_device_train_batch_size=2)', 'per_device_train_batch_size=2, precompute_ref_log_probs=True)'));
+    checkFix('dpo.py', D, { loss: 'fused' }, D.replace('per_device_train_batch_size=2)', 'per_device_train_batch_size=2, use_liger_loss=True)'));
+  });
+});
+
 describe('fixes: Unsloth scripts', () => {
   const U = [
     'model, tok = FastLanguageModel.from_pretrained(model_name="unsloth/Qwen3-8B", max_seq_length=4096, load_in_4bit=True)',
