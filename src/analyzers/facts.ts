@@ -107,10 +107,28 @@ export interface Fact {
   readonly origin?: 'dataclass-default' | 'call-default';
 }
 
+/**
+ * Training objectives whose extra memory is not modeled, with what is left out: the estimate covers the policy's
+ * training step only, and a 'not-modeled' warning says so where the objective is set.
+ */
+export const UNMODELED_OBJECTIVES: Readonly<Record<string, string>> = {
+  grpo: 'rollout generation (KV cache, vLLM\'s share of the GPU) and the reference model',
+  ppo: 'rollout generation, the reference, reward and value models',
+  rloo: 'rollout generation and the reference model',
+  'online-dpo': 'rollout generation, the reference and the reward model or judge',
+  kto: 'the KL batch and the reference model',
+  gkd: 'the teacher model and on-policy generation',
+};
+
+/** A 'not-modeled' message for an objective of UNMODELED_OBJECTIVES. */
+export function notModeled(name: string, objective: string): Message {
+  return msg('{0}: {1} are not modeled; the estimate covers the training step of the policy only', name, UNMODELED_OBJECTIVES[objective] ?? objective);
+}
+
 export type ProblemCode =
   | 'syntax-error' | 'strict-json-comments' | 'duplicate-key' | 'unknown-key' | 'invalid-value' | 'unresolved-auto'
   | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero' | 'deprecated-key' | 'reference-not-found'
-  | 'unknown-model' | 'placeholder' | 'not-static';
+  | 'unknown-model' | 'placeholder' | 'not-static' | 'not-modeled';
 
 export interface ParseProblem {
   readonly code: ProblemCode;

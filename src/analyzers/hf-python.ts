@@ -4,7 +4,7 @@
 import { parser } from '@lezer/python';
 import { TreeFragment, type SyntaxNode, type Tree } from '@lezer/common';
 import {
-  evaluationOn, msg, normalizeOptimizer,
+  evaluationOn, msg, normalizeOptimizer, notModeled,
   type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
 } from './facts';
 
@@ -25,6 +25,10 @@ const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
  * TRL's paired preference trainers: chosen and rejected run in one forward. DPO compares with a reference model (a
  * frozen copy, or the model with its adapters disabled); ORPO and CPO (SimPO with cpo_alpha=0) need none.
  */
+const UNMODELED_TRL: Readonly<Record<string, string>> = {
+  GRPOConfig: 'grpo', PPOConfig: 'ppo', RLOOConfig: 'rloo', OnlineDPOConfig: 'online-dpo', NashMDConfig: 'online-dpo', XPOConfig: 'online-dpo',
+  KTOConfig: 'kto', GKDConfig: 'gkd',
+};
 const PREFERENCE_CONFIGS: Readonly<Record<string, string>> = {
   DPOConfig: 'dpo', DPOTrainer: 'dpo', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free', CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
 };
@@ -219,6 +223,8 @@ class Analyzer {
     const args = this.args(call);
     const name = this.calleeName(call)?.split('.').pop() ?? '';
     const pref = PREFERENCE_CONFIGS[name];
+    const unmodeled = UNMODELED_TRL[name];
+    if (unmodeled) this.problem('not-modeled', 'warning', notModeled(name, unmodeled), span(call.firstChild!), name);
     if (pref) this.facts.push({ key: 'preference', rawKey: name, value: pref, rawValue: `${name}(...)`, keySpan: span(call.firstChild!), valueSpan: span(call.firstChild!), tool });
     for (const e of args.entries) this.mapEntry('train', e, tool, undefined, trlOrLocal);
     this.opaqueSpreads(args.opaque);

@@ -1,7 +1,7 @@
 // The Axolotl training YAML (`axolotl train cfg.yml`): model, batch, LoRA/QLoRA, precision, checkpointing,
 // attention, kernels, DeepSpeed and FSDP keys as facts with exact spans. Keys and defaults follow FORMATS.md §5
 // (axolotl-ai-cloud/axolotl@067b021:src/axolotl/utils/schemas/*.py, utils/config/__init__.py). Pure: no I/O, no node:* or vscode imports.
-import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
+import { about, msg, normalizeOptimizer, notModeled, type ConfigFacts } from '../facts';
 import {
   asEvalStrategy,
   asPacking,
@@ -90,6 +90,9 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
   }
   // rl: paired preference trainers built on TRL (axolotl core/trainers/dpo): dpo and ipo compare with a reference model,
   // orpo and simpo need none. KTO's unpaired batches are not modelled here.
+  const rl = top.get('rl');
+  const rlName = rl ? strOf(ctx.view(rl))?.trim().toLowerCase() : undefined;
+  if (rl && (rlName === 'kto' || rlName === 'grpo')) ctx.problem('not-modeled', 'warning', notModeled(`rl: ${rlName}`, rlName), rl.valueSpan, 'rl');
   ctx.put('preference', top.get('rl'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();
     return s === 'dpo' || s === 'ipo' ? 'dpo' : s === 'orpo' || s === 'simpo' ? 'reference-free' : undefined;

@@ -1,7 +1,7 @@
 // The LLaMA-Factory training YAML (`llamafactory-cli train cfg.yaml`), both the flat HF-TrainingArguments-based
 // schema and the v1 schema (`model:`, `micro_batch_size`, `dist_config`, `kernel_config`), as facts with exact spans.
 // Keys and defaults follow FORMATS.md §6 (hiyouga/LLaMA-Factory@ff6d4d1:src/llamafactory/hparams/*.py). Pure: no I/O, no node:* or vscode imports.
-import { about, normalizeOptimizer, type ConfigFacts } from '../facts';
+import { about, normalizeOptimizer, notModeled, type ConfigFacts } from '../facts';
 import {
   asEvalStrategy,
   asPacking,
@@ -59,6 +59,8 @@ function analyze(ctx: YamlCtx): void {
   const prefLoss = prefLossEntry ? strOf(ctx.view(prefLossEntry))?.trim().toLowerCase() ?? '' : '';
   const refFree = prefLoss === 'orpo' || prefLoss === 'simpo';
   ctx.put('preference', stage, (v) => (strOf(v)?.trim() === 'dpo' ? (refFree ? 'reference-free' : 'dpo') : undefined));
+  const stageName = stage ? strOf(ctx.view(stage))?.trim().toLowerCase() : undefined;
+  if (stage && (stageName === 'ppo' || stageName === 'kto')) ctx.problem('not-modeled', 'warning', notModeled(`stage: ${stageName}`, stageName), stage.valueSpan, 'stage');
   const refModel = top.get('ref_model');
   if (stage && refModel && !refFree && strOf(ctx.view(stage))?.trim() === 'dpo') ctx.put('preference', refModel, (v) => (strOf(v) ? 'dpo-ref-model' : undefined));
 

@@ -539,6 +539,14 @@ trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
     const peft = script('').replace('PEFT', 'peft_config=LoraConfig(r=16)');
     assert.deepEqual(resolve(peft)?.preference, { reference: 'adapters-off', logps: 'rows' });
   });
+  it('warns where an objective with generation or extra models is set (GRPO, PPO, KTO, ...)', () => {
+    const text = 'args = GRPOConfig(output_dir="o", per_device_train_batch_size=4)\n';
+    const p = analyzeHfPython(text).problems.find((x) => x.code === 'not-modeled');
+    assert.ok(p && p.severity === 'warning' && /rollout generation/.test(p.message), JSON.stringify(p));
+    assert.equal(text.slice(p.span.start, p.span.end), 'GRPOConfig');
+    assert.ok(!analyzeHfPython(script('')).problems.some((x) => x.code === 'not-modeled'));
+  });
+
   it('reads precompute_ref_log_probs, an explicit ref_model and the reference-free trainers', () => {
     const pre = script(', precompute_ref_log_probs=True').replace(', PEFT', '');
     checkFacts(pre, [{ key: 'preference', value: 'dpo-precomputed', keyText: 'precompute_ref_log_probs', valueText: 'True' }]);

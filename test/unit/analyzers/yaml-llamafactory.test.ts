@@ -52,6 +52,7 @@ describe('analyzeLlamaFactoryYaml', () => {
     const ref = `${dpo}ref_model: Qwen/Qwen3-4B-Instruct-2507\n`;
     checkFacts(analyzeLlamaFactoryYaml(ref), ref, [['preference', 'dpo-ref-model', 'ref_model', 'Qwen/Qwen3-4B-Instruct-2507']]);
     assert.equal(factOf(analyzeLlamaFactoryYaml(LORA), 'preference'), undefined);
+    assert.ok(analyzeLlamaFactoryYaml(LORA.replace('stage: sft', 'stage: ppo')).problems.some((p) => p.code === 'not-modeled' && /reward and value/.test(p.message)));
     // LoRA disables its adapters for the reference; LLaMA-Factory takes the log-probs over fp32 logits in one call.
     const reader = { read: () => undefined, join: (_f: string, r: string) => r };
     const r = runPipeline([{ file: 'dpo.yaml', text: dpo.replace(/deepspeed:.*\n/, '') }], reader, {});
