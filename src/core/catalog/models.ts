@@ -233,6 +233,8 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
       'meta-llama/Llama-3.1-70B-Instruct',
       'meta-llama/Meta-Llama-3.1-70B-Instruct',
       'meta-llama/Llama-3.3-70B-Instruct',
+      // DeepSeek-R1-Distill-Llama-70B is a fine-tune of Llama-3.3-70B-Instruct (same config).
+      'deepseek-ai/DeepSeek-R1-Distill-Llama-70B',
     ],
     config: {
       model_type: 'llama',
@@ -477,7 +479,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
   {
     id: 'Qwen/Qwen2.5-0.5B',
-    aliases: ['Qwen/Qwen2.5-0.5B-Instruct'],
+    aliases: ['Qwen/Qwen2.5-0.5B-Instruct', 'Qwen/Qwen2.5-Coder-0.5B', 'Qwen/Qwen2.5-Coder-0.5B-Instruct'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
@@ -499,7 +501,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
   {
     id: 'Qwen/Qwen2.5-1.5B',
-    aliases: ['Qwen/Qwen2.5-1.5B-Instruct'],
+    aliases: ['Qwen/Qwen2.5-1.5B-Instruct', 'Qwen/Qwen2.5-Coder-1.5B', 'Qwen/Qwen2.5-Coder-1.5B-Instruct'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
@@ -521,7 +523,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
   {
     id: 'Qwen/Qwen2.5-3B',
-    aliases: ['Qwen/Qwen2.5-3B-Instruct'],
+    aliases: ['Qwen/Qwen2.5-3B-Instruct', 'Qwen/Qwen2.5-Coder-3B', 'Qwen/Qwen2.5-Coder-3B-Instruct'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
@@ -543,7 +545,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
   {
     id: 'Qwen/Qwen2.5-7B',
-    aliases: ['Qwen/Qwen2.5-7B-Instruct'],
+    aliases: ['Qwen/Qwen2.5-7B-Instruct', 'Qwen/Qwen2.5-Coder-7B', 'Qwen/Qwen2.5-Coder-7B-Instruct'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
@@ -565,7 +567,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
   {
     id: 'Qwen/Qwen2.5-14B',
-    aliases: ['Qwen/Qwen2.5-14B-Instruct'],
+    aliases: ['Qwen/Qwen2.5-14B-Instruct', 'Qwen/Qwen2.5-Coder-14B', 'Qwen/Qwen2.5-Coder-14B-Instruct', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-14B'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
@@ -587,7 +589,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
   {
     id: 'Qwen/Qwen2.5-32B',
-    aliases: ['Qwen/Qwen2.5-32B-Instruct'],
+    aliases: ['Qwen/Qwen2.5-32B-Instruct', 'Qwen/Qwen2.5-Coder-32B', 'Qwen/Qwen2.5-Coder-32B-Instruct', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-32B'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
@@ -847,7 +849,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     // Every layer is sparse (decoder_sparse_step 1, no mlp_only_layers); intermediate_size is unused by the MoE layers.
     // The -2507 refreshes keep the architecture (only the context window grows, as for Qwen3-4B).
     id: 'Qwen/Qwen3-30B-A3B',
-    aliases: ['Qwen/Qwen3-30B-A3B-Base', 'Qwen/Qwen3-30B-A3B-Instruct-2507', 'Qwen/Qwen3-30B-A3B-Thinking-2507'],
+    aliases: ['Qwen/Qwen3-30B-A3B-Base', 'Qwen/Qwen3-30B-A3B-Instruct-2507', 'Qwen/Qwen3-30B-A3B-Thinking-2507', 'Qwen/Qwen3-Coder-30B-A3B-Instruct'],
     config: {
       model_type: 'qwen3_moe',
       architectures: ['Qwen3MoeForCausalLM'],
