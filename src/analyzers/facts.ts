@@ -51,6 +51,8 @@ export type CanonicalKey =
   | 'gradientCheckpointing'      // 'none' | 'full' | 'selective'
   | 'activationOffloading'       // boolean
   | 'kernels'                    // 'pytorch' | 'liger' | 'unsloth': the kernels the blocks run
+  | 'expandableSegments'         // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment
+  | 'emptyCacheSteps'            // number: HF TrainingArguments torch_empty_cache_steps
   | 'preference'                 // paired preference training: 'dpo' (reference: a frozen copy, or the model with adapters off
                                  // under PEFT) | 'dpo-precomputed' | 'dpo-ref-model' (an explicit reference model) | 'reference-free' (ORPO, SimPO, CPO)
   | 'attention'                  // 'eager' | 'sdpa' | 'flash'

@@ -155,6 +155,7 @@ class Analyzer {
     }
     this.collectClasses(classes);
     const padsToMax = this.padToMaxLength();
+    this.allocatorConf();
     for (const c of calls) {
       const callee = this.calleeName(c);
       if (!callee) continue;
@@ -298,6 +299,24 @@ class Analyzer {
       found = true;
     }
     return found;
+  }
+
+  /**
+   * `os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "..."` (or os.environ.setdefault) in the script: the caching allocator
+   * reads it at the first CUDA allocation, so a script that sets it before training configures its own run.
+   */
+  private allocatorConf(): void {
+    const re = /\bos\.environ(?:\s*\[\s*(["'])PYTORCH_CUDA_ALLOC_CONF\1\s*\]\s*=\s*|\.setdefault\(\s*(["'])PYTORCH_CUDA_ALLOC_CONF\2\s*,\s*)(["'])([^"'\n]*)\3/g;
+    for (const m of this.text.matchAll(re)) {
+      const at = m.index ?? 0;
+      if (this.root.resolveInner(at, 1).name !== 'VariableName') continue;
+      const keyStart = at + m[0].indexOf('PYTORCH_CUDA_ALLOC_CONF');
+      const valueStart = at + m[0].length - m[4].length - 1;
+      const keySpan = { start: keyStart, end: keyStart + 'PYTORCH_CUDA_ALLOC_CONF'.length };
+      const valueSpan = { start: valueStart, end: valueStart + m[4].length };
+      const exp = /(?:^|,)\s*expandable_segments\s*:\s*(\w+)/i.exec(m[4]);
+      this.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value: exp ? /^(true|1)$/i.test(exp[1]) : false, rawValue: m[4], keySpan, valueSpan, tool: 'hf-trainer' });
+    }
   }
 
   /** PEFT LoraConfig: r=8 and lora_alpha=8 when absent (peft@5d602fd:src/peft/tuners/lora/config.py). */
@@ -524,6 +543,8 @@ class Analyzer {
         case 'use_liger_loss':
           // DPOConfig: Liger's fused linear DPO loss takes the log-probabilities without materializing the logits.
           return emit('loss', (x) => mapBool(this.bool(x, e), (b) => (b ? 'fused' : undefined)));
+        case 'torch_empty_cache_steps':
+          return emit('emptyCacheSteps', (x) => this.num(x, e, true));
         case 'precompute_ref_log_probs':
           // DPOConfig: the reference log-probabilities are computed once before training; no reference forward per step.
           return emit('preference', (x) => mapBool(this.bool(x, e), (b) => (b ? 'dpo-precomputed' : undefined)));

@@ -260,6 +260,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('compile', 'compile', bool);
   fromFact('activation_offloading', 'activationOffloading', bool);
   fromFact('kernels', 'kernels');
+  fromFact('expandable_segments', 'expandableSegments', bool);
+  fromFact('empty_cache_steps', 'emptyCacheSteps', num);
   // Paired preference training: which reference the trainer uses follows from the method (PEFT runs disable their
   // adapters instead of copying the model: TRL DPOTrainer, LLaMA-Factory create_ref_model); LLaMA-Factory takes the
   // log-probabilities over fp32 logits in one call, TRL row by row.

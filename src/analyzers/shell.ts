@@ -595,6 +595,7 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   per_device_eval_batch_size: spec('evalBatchSize', 'int'), per_gpu_eval_batch_size: spec('evalBatchSize', 'int'),
   eval_strategy: spec('evalStrategy', 'str', EVAL_STRATEGY), evaluation_strategy: spec('evalStrategy', 'str', EVAL_STRATEGY),
   gradient_accumulation_steps: spec('gradientAccumulationSteps', 'int'),
+  torch_empty_cache_steps: spec('emptyCacheSteps', 'int'),
   global_batch_size: spec('trainBatchSize', 'int'),
   bf16: spec('bf16', 'bool'), fp16: spec('fp16', 'bool'), pure_bf16: spec('pureBf16', 'bool'),
   mixed_precision: spec('mixedPrecision', 'str', oneOf('mixedPrecision', MIXED), 'accelerate'),
@@ -1287,8 +1288,25 @@ class Interpreter {
     // Other commands are assumed to succeed, so `mkdir -p x && X=1` sets X; a test with an unknown outcome does not.
     this.lastTri = isTest ? tri : tri ?? true;
     const r = analyzeLaunch(this.text, fields, env);
-    if (r) this.results.push(r);
+    if (r) {
+      allocatorConf(this.text, r, env);
+      this.results.push(r);
+    }
   }
+}
+
+/**
+ * PYTORCH_CUDA_ALLOC_CONF as the training command sees it (exported or a prefix): expandable_segments:True|1
+ * (c10/cuda/CUDAAllocatorConfig.cpp parses comma-separated key:value pairs).
+ */
+function allocatorConf(text: string, r: CmdResult, env: Env): void {
+  const v = env.get('PYTORCH_CUDA_ALLOC_CONF');
+  if (!v || !v.exported || !v.nameSpan || !v.valueSpan) return;
+  const rawValue = text.slice(v.valueSpan.start, v.valueSpan.end);
+  const u = unknownOf(v.pieces);
+  const m = /(?:^|,)\s*expandable_segments\s*:\s*(\w+)/i.exec(textOf(v.pieces));
+  const value: FactValue | Unknown = u !== undefined ? { unknown: u } : m ? /^(true|1)$/i.test(m[1]) : false;
+  r.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value, rawValue, keySpan: v.nameSpan, valueSpan: v.valueSpan, tool: r.launcherTool ?? r.tools[0] ?? 'torchrun' });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -458,7 +458,14 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   const peakBytes = peak.allocatedBytes;
   const reservedBytes = peakBytes + reserve + poolBytes;
   const deviceBytes = reservedBytes + runtime.filter((r) => r.id !== 'allocator-reserve' && r.id !== 'stream-pools').reduce((s, r) => s + r.bytes, 0);
-  const variableLengths = setup.batch_lengths === 'variable' && !leanMode ? lengthCache() : undefined;
+  // With expandable segments, or the cache emptied every few steps, earlier batches' blocks are not held over a run.
+  const cacheReleased = setup.expandable_segments || setup.empty_cache_steps !== undefined;
+  if (setup.batch_lengths === 'variable' && cacheReleased && !leanMode) {
+    assumptions.push({ key: 'batch_lengths.cache', value: 'none kept over the run',
+      source: setup.expandable_segments ? 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: freed ranges of the growing segment serve requests of any size'
+        : `torch_empty_cache_steps=${setup.empty_cache_steps}: the allocator's cache is returned to the driver every ${setup.empty_cache_steps} steps` });
+  }
+  const variableLengths = setup.batch_lengths === 'variable' && !cacheReleased && !leanMode ? lengthCache() : undefined;
 
   // ---- Host memory --------------------------------------------------------------------------------------
   const perNode = setup.gpus_per_node;

@@ -127,6 +127,13 @@ export const TrainingSetupSchema = z.strictObject({
    * its own longest sample. Variable lengths leave blocks of earlier, shorter batches in the allocator's cache.
    */
   batch_lengths: z.enum(['fixed', 'variable']).default('fixed'),
+  /**
+   * PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: one growing segment per stream, whose freed ranges serve
+   * requests of any size, so the blocks of earlier, shorter batches are not left cached beside the new ones.
+   */
+  expandable_segments: z.boolean().default(false),
+  /** HF TrainingArguments torch_empty_cache_steps: torch.cuda.empty_cache() every N steps returns the cache to the driver. */
+  empty_cache_steps: positiveInt.optional(),
   offload_optimizer: OffloadSchema.default('none'),
   offload_params: OffloadSchema.default('none'),
   /** Activations of checkpointed layers kept in host memory (torchtune / TRL activation offloading). */

@@ -532,6 +532,16 @@ describe('estimate: variable-length batches', () => {
     assert.ok(v.assumptions.some((a) => a.key === 'batch_lengths.cache' && /one set/.test(a.value)));
   });
 
+  it('keeps no cache of earlier batches with expandable segments or with the cache emptied every few steps', () => {
+    const fixed = run(setupFor('Qwen/Qwen2-7B', base));
+    for (const extra of [{ expandable_segments: true }, { empty_cache_steps: 10 }]) {
+      const e = run(setupFor('Qwen/Qwen2-7B', { ...base, ...extra, batch_lengths: 'variable' }));
+      assert.equal(e.perGpu.variableLengths, undefined);
+      assert.equal(e.perGpu.reservedBytes, fixed.perGpu.reservedBytes);
+      assert.ok(e.assumptions.some((a) => a.key === 'batch_lengths.cache' && a.value === 'none kept over the run'));
+    }
+  });
+
   it('stops at the GPU\'s capacity', () => {
     const probe = run(setupFor('Qwen/Qwen2-7B', { ...base, batch_lengths: 'variable' }));
     const gpu = { id: 'small', memoryBytes: probe.perGpu.deviceBytes + GiB, source: 'test' };

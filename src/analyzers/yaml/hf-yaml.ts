@@ -92,6 +92,7 @@ function analyze(ctx: YamlCtx): void {
     });
   }
 
+  ctx.put('emptyCacheSteps', top.get('torch_empty_cache_steps'), asPosInt);
   const liger = top.get('use_liger_kernel');
   if (isOn(ctx, liger) && liger) {
     ctx.add('loss', liger, 'fused');

@@ -525,6 +525,18 @@ describe('analyzeHfPython: Unsloth scripts', () => {
   });
 });
 
+describe('analyzeHfPython: allocator settings', () => {
+  it('reads PYTORCH_CUDA_ALLOC_CONF set in os.environ (not in comments) and torch_empty_cache_steps', () => {
+    const text = 'import os\n# os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:False"\nos.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"\nargs = TrainingArguments(output_dir="o", torch_empty_cache_steps=8)\n';
+    const r = checkFacts(text, [
+      { key: 'expandableSegments', value: true, keyText: 'PYTORCH_CUDA_ALLOC_CONF', valueText: 'expandable_segments:True' },
+      { key: 'emptyCacheSteps', value: 8, keyText: 'torch_empty_cache_steps', valueText: '8' },
+    ]);
+    assert.equal(facts(r, 'expandableSegments').length, 1);
+    checkFacts('os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")\n', [{ key: 'expandableSegments', value: true }]);
+  });
+});
+
 describe('analyzeHfPython: preference trainers', () => {
   const reader = { read: () => undefined, join: (_f: string, r: string) => r };
   const script = (extra: string, trainer = 'DPOTrainer', config = 'DPOConfig'): string => `model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype=torch.bfloat16)

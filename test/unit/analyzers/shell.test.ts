@@ -250,6 +250,15 @@ describe('shell analyzer: script flags', () => {
   });
 });
 
+describe('shell analyzer: allocator configuration', () => {
+  it('reads expandable_segments from PYTORCH_CUDA_ALLOC_CONF given as a prefix or exported', () => {
+    checkFacts('PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True torchrun --nproc_per_node 2 train.py\n', [['expandableSegments', true, 'PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']]);
+    checkFacts('export PYTORCH_CUDA_ALLOC_CONF="max_split_size_mb:128,expandable_segments:1"\npython train.py --torch_empty_cache_steps 4\n', [
+      ['expandableSegments', true, 'PYTORCH_CUDA_ALLOC_CONF', '"max_split_size_mb:128,expandable_segments:1"'], ['emptyCacheSteps', 4, '--torch_empty_cache_steps', '4']]);
+    checkFacts('export PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128\npython train.py\n', [['expandableSegments', false, 'PYTORCH_CUDA_ALLOC_CONF', 'max_split_size_mb:128']]);
+  });
+});
+
 describe('shell analyzer: shell syntax', () => {
   it('joins \\ continuations, with flags at column 0 and spans in the original text', () => {
     checkFacts('accelerate launch train.py \\\n--bf16 True \\\n--per_device_train_batch_size 2 \\\n--push_to_hub \\\n--max_length 2048\n', [
