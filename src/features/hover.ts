@@ -147,6 +147,21 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       if (s.kbit_upcast !== 'none') v.push({ label: `fp32 upcast (${s.kbit_upcast}) -> none`, patch: { kbit_upcast: 'none' } });
       if (s.kbit_upcast === 'all' && s.quantization) v.push({ label: 'fp32 upcast all -> norms only', patch: { kbit_upcast: 'norms' } });
       break;
+    case 'preference':
+      if (s.preference && (s.preference.reference === 'copy' || s.preference.reference === 'adapters-off')) {
+        v.push({ label: 'reference log-probs precomputed', patch: { preference: { ...s.preference, reference: 'precomputed' } } });
+      }
+      if (s.preference) v.push({ label: 'plain training (no chosen/rejected pairs)', patch: { preference: undefined } });
+      break;
+    case 'kernels':
+      if (s.kernels !== 'pytorch') v.push({ label: `${s.kernels} kernels -> PyTorch layers`, patch: { kernels: 'pytorch' } });
+      break;
+    case 'expandableSegments':
+    case 'emptyCacheSteps':
+      if (s.batch_lengths === 'variable' && (s.expandable_segments || s.empty_cache_steps !== undefined)) {
+        v.push({ label: 'default allocator (cache of earlier batches kept)', patch: { expandable_segments: false, empty_cache_steps: undefined }, overRun: true });
+      }
+      break;
     case 'batchLengths': {
       const flipped = s.batch_lengths === 'variable' ? 'fixed' : 'variable';
       v.push({ label: `${s.batch_lengths} -> ${flipped} batch lengths`, patch: { batch_lengths: flipped }, overRun: true });

@@ -28,6 +28,11 @@ function checkHover(file: string, marked: string, expect: RegExp[], s: AnalysisS
 }
 
 describe('features: hover', () => {
+  it('on a DPO config: the reference and what precomputing its log-probs saves', () => {
+    const text = 'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", torch_dtype=torch.bfloat16)\nargs = ‸DPOConfig(output_dir="o", per_device_train_batch_size=2, max_length=1024, bf16=True)\n';
+    checkHover('/w/dpo.py', text, [/`DPOConfig`/, /Reference model weights/, /reference log-probs precomputed: -\d/, /plain training \(no chosen\/rejected pairs\): -\d/]);
+  });
+
   it('torchtune without dataset.packed: batches padded per batch (torchtune default), the run-long reserved figure in the hover', () => {
     const text = 'model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_attn_modules: [q_proj, v_proj]\n  lora_rank: 8\n'
       + 'tokenizer:\n  max_seq_len: 2048\nbatch_size: ‸2\ndtype: bf16\nenable_activation_checkpointing: True\n';
