@@ -6,7 +6,7 @@
 // `${VAR:-default}`, `$((arithmetic))`, `$(...)` (unknown), heredocs (skipped), redirects, `&&`/`;` chains,
 // `if`/`for`/`while`/`case` blocks and `#SBATCH` directives. Values built from the script's own assignments are
 // evaluated; anything else (the environment, `$1`, `$(...)`) becomes an {unknown} fact, never a guess.
-import { evaluationOn, msg, normalizeOptimizer, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown } from './facts';
+import { evaluationOn, msg, normalizeOptimizer, notModeled, UNMODELED_OBJECTIVES, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown } from './facts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Lexer: words made of segments that remember where they were written.
@@ -1755,6 +1755,12 @@ function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdR
     return l.r;
   } else if (cmd === 'trl' && sub !== undefined && TRL_SUBCOMMANDS.has(sub)) {
     l.tool('trl');
+    // The subcommand names the trainer: paired preference trainers, or objectives whose extra memory is not modeled.
+    const subField = fields[i + 1];
+    const pref = sub === 'dpo' ? 'dpo' : sub === 'orpo' || sub === 'cpo' ? 'reference-free' : undefined;
+    if (pref) l.fact('preference', `trl ${sub}`, subField.span, subField.span, pref, 'trl');
+    const objective = sub === 'online_dpo' || sub === 'xpo' ? 'online-dpo' : sub;
+    if (UNMODELED_OBJECTIVES[objective]) l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...notModeled(`trl ${sub}`, objective), span: subField.span, rawKey: `trl ${sub}` });
     const p = parseArgs(fields, i + 2, scriptConsume('trl'), false, false, opaque);
     scriptFacts(l, p, 'trl', false);
     l.r.training = true;

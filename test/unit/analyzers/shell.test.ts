@@ -250,6 +250,16 @@ describe('shell analyzer: script flags', () => {
   });
 });
 
+describe('shell analyzer: TRL subcommands', () => {
+  it('reads trl dpo / orpo as preference training and warns on trl grpo', () => {
+    checkFacts('trl dpo --model_name_or_path Qwen/Qwen2.5-0.5B --per_device_train_batch_size 2\n', [['preference', 'dpo', 'dpo', 'dpo']]);
+    checkFacts('trl orpo --model_name_or_path Qwen/Qwen2.5-0.5B\n', [['preference', 'reference-free', 'orpo', 'orpo']]);
+    const grpo = analyzeShell('trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B\n');
+    assert.ok(grpo.problems.some((p) => p.code === 'not-modeled' && /rollout generation/.test(p.message)));
+    assert.ok(!grpo.facts.some((f) => f.key === 'preference'));
+  });
+});
+
 describe('shell analyzer: allocator configuration', () => {
   it('reads expandable_segments from PYTORCH_CUDA_ALLOC_CONF given as a prefix or exported', () => {
     checkFacts('PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True torchrun --nproc_per_node 2 train.py\n', [['expandableSegments', true, 'PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']]);
