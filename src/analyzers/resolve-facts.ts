@@ -270,7 +270,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const v = prefFact.fact.value;
     const peftMethod = method === 'lora' || method === 'qlora' || method === 'ia3';
     const reference = v === 'dpo-precomputed' ? 'precomputed' : v === 'dpo-ref-model' ? 'copy' : v === 'reference-free' ? 'none' : peftMethod ? 'adapters-off' : 'copy';
-    setup.preference = { reference, logps: prefFact.fact.tool === 'llamafactory' ? 'whole' : 'rows' };
+    const tool = prefFact.fact.tool;
+    setup.preference = { reference, logps: tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows' };
     prov.preference = { kind: 'file', file: prefFact.file, line: prefFact.location.line, key: prefFact.fact.rawKey };
   }
   fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool);

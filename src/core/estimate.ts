@@ -786,14 +786,15 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
 
     // LLaMA-Factory's preference trainers take one log_softmax over fp32 logits: the full cross-entropy's tensors.
     const rows = pref && pref.logps === 'rows' ? setup.seq_len : undefined;
+    const native = pref?.logps === 'native';
     const lossAt = (tokens: number): ReturnType<typeof lossMemory> => lossMemory({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap,
-      compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, preferenceRowTokens: rows, amp: mode === 'amp' });
+      compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, preferenceRowTokens: rows, amp: mode === 'amp', nativeLogSoftmax: native });
     // The reference model's no-grad forward runs after the policy's (TRL get_batch_loss_metrics), while the policy's
     // activations and log-probs are held: its logits and their log-probs at the same batch.
     let refForwardBytes = 0;
     let refForwardFormula = '';
     if (pref && lmHead && (pref.reference === 'copy' || pref.reference === 'adapters-off')) {
-      const ref = referenceLogps({ tokens: T, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: false, preferenceRowTokens: rows, amp: mode === 'amp' });
+      const ref = referenceLogps({ tokens: T, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: false, preferenceRowTokens: rows, amp: mode === 'amp', nativeLogSoftmax: native });
       refForwardBytes = ref.bytes;
       refForwardFormula = `${pref.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
     }

@@ -172,9 +172,10 @@ export const TrainingSetupSchema = z.strictObject({
     reference: z.enum(['copy', 'adapters-off', 'precomputed', 'none']),
     /**
      * How the per-token log-probabilities are taken: 'rows' (TRL selective_log_softmax: one sequence at a time, 16-bit
-     * logits) or 'whole' (one log_softmax over fp32 logits of the batch: LLaMA-Factory's get_batch_logps).
+     * logits), 'whole' (one log_softmax over fp32 logits of the batch: LLaMA-Factory's get_batch_logps) or 'native'
+     * (one log_softmax in the logits' own dtype: torchtune rlhf.get_batch_log_probs).
      */
-    logps: z.enum(['rows', 'whole']).default('rows'),
+    logps: z.enum(['rows', 'whole', 'native']).default('rows'),
   }).strict().optional(),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),

@@ -430,6 +430,9 @@ describe('estimate: paired preference training (DPO)', () => {
     // gradients and their stack (2 x 2·T·V) and one row's fp32 temporaries (2 x 4·s·V).
     const l = lossMemory({ tokens: 2048, vocab: 128_256, hidden: 4096, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, preferenceRowTokens: 1024, amp: true });
     assert.deepEqual([l.savedBytes, l.forwardTransientBytes, l.backwardTransientBytes], [4 * TV, 2 * TV + Math.max(4 * sV, TV), 2 * 2 * TV + 2 * 4 * sV]);
+    // torchtune's get_batch_log_probs: one log_softmax in bf16 (kept: 2·T·V); backward: gather and log_softmax gradients.
+    const tt = lossMemory({ tokens: 2048, vocab: 128_256, hidden: 4096, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, nativeLogSoftmax: true });
+    assert.deepEqual([tt.savedBytes, tt.forwardTransientBytes, tt.backwardTransientBytes], [2 * TV, 2 * TV, 4 * TV]);
     const saved = phase(dpo, 'forward').components.find((c) => c.label.startsWith('Logits and cross-entropy'));
     assert.ok(saved && saved.bytes >= 4 * TV && /row by row/.test(saved.formula));
     // The reference log-probs (adapters disabled, no grad) while the policy's are held: logits 2·T·V + one row's fp32

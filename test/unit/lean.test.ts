@@ -45,7 +45,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
         kbit: fc.constantFrom('none', 'norms', 'all'),
         evalBatch: fc.constantFrom(undefined, 1, 8),
         preference: fc.constantFrom(undefined, undefined, 'copy', 'adapters-off', 'precomputed', 'none'),
-        logps: fc.constantFrom('rows', 'whole'),
+        logps: fc.constantFrom('rows', 'whole', 'native'),
         kernels: fc.constantFrom('pytorch', 'liger', 'unsloth'),
       }),
       (r) => {

@@ -96,8 +96,16 @@ function analyze(ctx: YamlCtx): void {
 
   optimizer(ctx, top);
   ctx.put('optimizerInBackward', top.get('optimizer_in_bwd'), asBool);
-  ctx.put('loss', ctx.sub(top.get('loss')).get('_component_'), (v) => {
+  // The DPO recipes (lora_dpo_*: the reference is the model with its adapters disabled; full_dpo_distributed: a copy)
+  // run chosen and rejected together; SimPO needs no reference. Their loss component names the objective.
+  const lossComponent = ctx.sub(top.get('loss')).get('_component_');
+  ctx.put('preference', lossComponent, (v) => {
     const s = strOf(v)?.trim() ?? '';
+    return /\.(DPOLoss|RSOLoss)$/.test(s) ? 'dpo' : /\.SimPOLoss$/.test(s) ? 'reference-free' : undefined;
+  }, 'loss._component_');
+  ctx.put('loss', lossComponent, (v) => {
+    const s = strOf(v)?.trim() ?? '';
+    if (/\.(DPOLoss|RSOLoss|SimPOLoss)$/.test(s)) return undefined;
     if (/LinearCrossEntropyLoss$/.test(s)) return 'fused';
     if (/Chunked/.test(s)) return 'chunked';
     if (/CrossEntropyLoss$/.test(s)) return 'full';

@@ -672,6 +672,8 @@ export interface LossPlan {
   readonly preferenceRowTokens?: number;
   /** Autocast runs log_softmax in fp32. */
   readonly amp?: boolean;
+  /** Preference log-probabilities from one log_softmax in the logits' own dtype (torchtune get_batch_log_probs). */
+  readonly nativeLogSoftmax?: boolean;
   /** Chunks of CEWithChunkedOutputLoss (torchtune uses 8). */
   readonly chunks: number;
   readonly softcap: boolean;
@@ -768,6 +770,7 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
     const f = lossMemory(p);
     return { bytes: f.savedBytes + f.forwardTransientBytes, formula: f.formula };
   }
+  if (p.nativeLogSoftmax) return { bytes: 2 * lb * TV, formula: `logits ${lb}·T·V and their log_softmax ${lb}·T·V` };
   if (p.preferenceRowTokens === undefined) return { bytes: 8 * TV, formula: 'fp32 logits 4·T·V and their log_softmax 4·T·V' };
   if (lb === 4) return { bytes: 6 * TV, formula: 'fp32 logits 4·T·V + masked half for the mean logits 2·T·V' };
   const out = p.amp ? 4 : lb;
@@ -795,6 +798,11 @@ export function lossMemory(p: LossPlan): LossMemory {
   }
   const up = lb === 4 ? 0 : 4; // the .float() copy exists only when logits are 16-bit
   if (p.preferenceRowTokens !== undefined) return preferenceLogps(p, TV);
+  if (p.nativeLogSoftmax) {
+    // torchtune rlhf.get_batch_log_probs: gather(logits.log_softmax(-1)) on the model's logits, no upcast.
+    return { savedBytes: lb * TV, forwardTransientBytes: lb * TV, backwardTransientBytes: 2 * lb * TV,
+      formula: `preference log-probs, one log_softmax in the logits' dtype: output ${lb}·T·V kept; logits ${lb}·T·V; backward: gather and log_softmax gradients 2 x ${lb}·T·V` };
+  }
   if (p.compile) {
     const c = p.loss === 'chunked' ? Math.max(1, p.chunks) : 1;
     // Inductor fuses the .float() upcast, log-softmax and nll into reductions over the saved logits (forward) and one

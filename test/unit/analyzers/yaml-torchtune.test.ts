@@ -2,6 +2,7 @@
 // optimizer and loss components, FSDP/TP keys, the dead nested fsdp block, teacher models and interpolation.
 import * as assert from 'node:assert/strict';
 import { analyzeTorchtuneYaml, parseBuilder } from '../../../src/analyzers/yaml';
+import { runPipeline } from '../../../src/analyzers/pipeline';
 import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
 const QLORA = `output_dir: /tmp/out
@@ -58,6 +59,17 @@ dtype: fp32
 `;
 
 describe('analyzeTorchtuneYaml', () => {
+  it('reads the DPO and SimPO loss components as preference training, with torchtune\'s one bf16 log_softmax', () => {
+    const dpo = QLORA.replace('torchtune.modules.loss.CEWithChunkedOutputLoss', 'torchtune.rlhf.loss.DPOLoss');
+    checkFacts(analyzeTorchtuneYaml(dpo), dpo, [['preference', 'dpo', '_component_', 'torchtune.rlhf.loss.DPOLoss']]);
+    assert.equal(factOf(analyzeTorchtuneYaml(dpo), 'loss'), undefined);
+    const simpo = QLORA.replace('torchtune.modules.loss.CEWithChunkedOutputLoss', 'torchtune.rlhf.loss.SimPOLoss');
+    checkFacts(analyzeTorchtuneYaml(simpo), simpo, [['preference', 'reference-free']]);
+    const reader = { read: () => undefined, join: (_f: string, r: string) => r };
+    const r = runPipeline([{ file: 'dpo.yaml', text: dpo }], reader, {});
+    assert.deepEqual(r.setup?.preference, { reference: 'adapters-off', logps: 'native' });
+  });
+
   it('maps builders to Hub ids and methods', () => {
     assert.deepEqual(parseBuilder('torchtune.models.llama3_1.qlora_llama3_1_8b'), { hubId: 'meta-llama/Llama-3.1-8B', builder: 'llama3_1_8b', method: 'qlora' });
     assert.deepEqual(parseBuilder('torchtune.models.qwen2_5.lora_qwen2_5_7b_instruct'), { hubId: 'Qwen/Qwen2.5-7B', builder: 'qwen2_5_7b', method: 'lora' });
