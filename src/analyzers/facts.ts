@@ -53,8 +53,9 @@ export type CanonicalKey =
   | 'kernels'                    // 'pytorch' | 'liger' | 'unsloth': the kernels the blocks run
   | 'expandableSegments'         // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment
   | 'emptyCacheSteps'            // number: HF TrainingArguments torch_empty_cache_steps
-  | 'preference'                 // paired preference training: 'dpo' (reference: a frozen copy, or the model with adapters off
-                                 // under PEFT) | 'dpo-precomputed' | 'dpo-ref-model' (an explicit reference model) | 'reference-free' (ORPO, SimPO, CPO)
+  | 'preference'                 // preference objective: 'dpo' (paired, with a reference: a frozen copy, or the model with
+                                 // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO, CPO)
+  | 'referenceModel'             // 'given' (an explicit reference model: TRL ref_model, LLaMA-Factory ref_model) | 'precomputed'
   | 'attention'                  // 'eager' | 'sdpa' | 'flash'
   | 'loss'                       // 'full' | 'chunked' | 'fused'
   | 'compile'                    // boolean
@@ -118,7 +119,6 @@ export const UNMODELED_OBJECTIVES: Readonly<Record<string, string>> = {
   ppo: 'rollout generation, the reference, reward and value models',
   rloo: 'rollout generation and the reference model',
   'online-dpo': 'rollout generation, the reference and the reward model or judge',
-  kto: 'the KL batch and the reference model',
   gkd: 'the teacher model and on-policy generation',
 };
 

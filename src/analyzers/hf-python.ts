@@ -27,10 +27,10 @@ const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
  */
 const UNMODELED_TRL: Readonly<Record<string, string>> = {
   GRPOConfig: 'grpo', PPOConfig: 'ppo', RLOOConfig: 'rloo', OnlineDPOConfig: 'online-dpo', NashMDConfig: 'online-dpo', XPOConfig: 'online-dpo',
-  KTOConfig: 'kto', GKDConfig: 'gkd',
+  GKDConfig: 'gkd',
 };
 const PREFERENCE_CONFIGS: Readonly<Record<string, string>> = {
-  DPOConfig: 'dpo', DPOTrainer: 'dpo', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free', CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
+  DPOConfig: 'dpo', DPOTrainer: 'dpo', KTOConfig: 'kto', KTOTrainer: 'kto', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free', CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
 };
 /** Unsloth's model classes (unsloth/models/loader.py FastLanguageModel and FastModel, vision.py FastVisionModel). */
 const UNSLOTH_CLASSES = new Set(['FastLanguageModel', 'FastModel', 'FastVisionModel']);
@@ -489,9 +489,9 @@ class Analyzer {
         const v = this.valueOf(e);
         // Only a model id string names the model; a model object was loaded elsewhere (from_pretrained is read there).
         if (v.k === 'lit' && typeof v.v === 'string') this.emitModel(e, tool);
-      } else if (e.rawKey === 'ref_model' && pref === 'dpo') {
+      } else if (e.rawKey === 'ref_model' && (pref === 'dpo' || pref === 'kto')) {
         // An explicit reference model is a second resident model (TRL keeps it even with PEFT).
-        if (!isNone(e)) this.push('preference', e, 'dpo-ref-model', tool);
+        if (!isNone(e)) this.push('referenceModel', e, 'given', tool);
       } else if (e.rawKey === 'peft_config') {
         const v = this.valueOf(e);
         if (v.k === 'lit' && v.v === null) continue;
@@ -547,7 +547,7 @@ class Analyzer {
           return emit('emptyCacheSteps', (x) => this.num(x, e, true));
         case 'precompute_ref_log_probs':
           // DPOConfig: the reference log-probabilities are computed once before training; no reference forward per step.
-          return emit('preference', (x) => mapBool(this.bool(x, e), (b) => (b ? 'dpo-precomputed' : undefined)));
+          return emit('referenceModel', (x) => mapBool(this.bool(x, e), (b) => (b ? 'precomputed' : undefined)));
         case 'bf16': return emit('bf16', (x) => this.bool(x, e));
         case 'fp16': return emit('fp16', (x) => this.bool(x, e));
         case 'optim': return emit('optimizer', (x) => this.optim(x, e));

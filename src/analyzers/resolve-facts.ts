@@ -269,9 +269,10 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   if (prefFact && typeof prefFact.fact.value === 'string') {
     const v = prefFact.fact.value;
     const peftMethod = method === 'lora' || method === 'qlora' || method === 'ia3';
-    const reference = v === 'dpo-precomputed' ? 'precomputed' : v === 'dpo-ref-model' ? 'copy' : v === 'reference-free' ? 'none' : peftMethod ? 'adapters-off' : 'copy';
+    const given = decided.referenceModel?.fact.value;
+    const reference = v === 'reference-free' ? 'none' : given === 'precomputed' ? 'precomputed' : given === 'given' ? 'copy' : peftMethod ? 'adapters-off' : 'copy';
     const tool = prefFact.fact.tool;
-    setup.preference = { reference, logps: tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows' };
+    setup.preference = { reference, logps: tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows', paired: v !== 'kto' };
     prov.preference = { kind: 'file', file: prefFact.file, line: prefFact.location.line, key: prefFact.fact.rawKey };
   }
   fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool);

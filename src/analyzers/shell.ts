@@ -1757,7 +1757,7 @@ function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdR
     l.tool('trl');
     // The subcommand names the trainer: paired preference trainers, or objectives whose extra memory is not modeled.
     const subField = fields[i + 1];
-    const pref = sub === 'dpo' ? 'dpo' : sub === 'orpo' || sub === 'cpo' ? 'reference-free' : undefined;
+    const pref = sub === 'dpo' || sub === 'kto' ? sub : sub === 'orpo' || sub === 'cpo' ? 'reference-free' : undefined;
     if (pref) l.fact('preference', `trl ${sub}`, subField.span, subField.span, pref, 'trl');
     const objective = sub === 'online_dpo' || sub === 'xpo' ? 'online-dpo' : sub;
     if (UNMODELED_OBJECTIVES[objective]) l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...notModeled(`trl ${sub}`, objective), span: subField.span, rawKey: `trl ${sub}` });

@@ -697,7 +697,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
 
     // Activations. Paired preference training runs the chosen and the rejected sequence of each example in one forward.
     const pref = setup.preference;
-    const seqs = setup.micro_batch_size * (pref ? 2 : 1);
+    const seqs = setup.micro_batch_size * (pref?.paired ? 2 : 1);
     const T = seqs * setup.seq_len;
     const normsTrainable = setup.method === 'full';
     const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets } : undefined;
@@ -795,7 +795,8 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     let refForwardFormula = '';
     if (pref && lmHead && (pref.reference === 'copy' || pref.reference === 'adapters-off')) {
       const ref = referenceLogps({ tokens: T, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: false, preferenceRowTokens: rows, amp: mode === 'amp', nativeLogSoftmax: native });
-      refForwardBytes = ref.bytes;
+      // KTO's reference runs the completions and the KL batch, both logits held before their log-probs are taken.
+      refForwardBytes = ref.bytes + (pref.paired ? 0 : cb * T * (a.vocab / tp));
       refForwardFormula = `${pref.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
     }
 
@@ -810,7 +811,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const evalLayer = layerActivations({ ...layerPlan, batch: evalBatch });
       evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
       if (lmHead) {
-        const lm = lossAt(evalBatch * (pref ? 2 : 1) * setup.seq_len);
+        const lm = lossAt(evalBatch * (pref?.paired ? 2 : 1) * setup.seq_len);
         evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
         const perTV = evalLossBytes / (evalBatch * setup.seq_len * (a.vocab / tp));
         evalLossFormula = setup.loss === 'fused' ? lm.formula : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
@@ -832,7 +833,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         const headElems = (a.vocab * a.hidden) / tp;
         outside.push(comp('autocast-weight-copies', 'Autocast copy of the fp32 output head (kept for backward)', headElems * half, () => (`V x h${tp > 1 ? ' / TP' : ''} = ${formatCount(headElems)} x ${half} B`), () => ({ vocab: a.vocab, hidden: a.hidden })));
       }
-      return phasesFor(lm.forwardTransientBytes, lm.backwardTransientBytes);
+      // KTO: the policy's no-grad logits of the KL batch stay referenced through its forward (TRL KTOTrainer.forward).
+      const klLogits = pref && !pref.paired ? cb * T * (a.vocab / tp) : 0;
+      return phasesFor(lm.forwardTransientBytes + klLogits, lm.backwardTransientBytes);
     }
     return phasesFor(0, 0);
 

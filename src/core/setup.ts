@@ -176,6 +176,11 @@ export const TrainingSetupSchema = z.strictObject({
      * (one log_softmax in the logits' own dtype: torchtune rlhf.get_batch_log_probs).
      */
     logps: z.enum(['rows', 'whole', 'native']).default('rows'),
+    /**
+     * Chosen and rejected in one forward (DPO and its relatives); false for KTO, whose examples are single
+     * completions, each batch with a mismatched KL batch that the policy and the reference run without grad.
+     */
+    paired: z.boolean().default(true),
   }).strict().optional(),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),

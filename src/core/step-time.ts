@@ -54,9 +54,12 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   const world = setup.gpus_per_node * setup.nodes;
   const tp = setup.tensor_parallel;
   const pp = setup.pipeline_parallel;
-  // Paired preference training runs chosen and rejected together, and the reference model's forward besides.
-  const T = setup.micro_batch_size * (setup.preference ? 2 : 1) * setup.seq_len;
-  const refForward = setup.preference && (setup.preference.reference === 'copy' || setup.preference.reference === 'adapters-off');
+  // Paired preference training runs chosen and rejected together, and the reference model's forward besides; KTO runs
+  // the reference on the completions and on the KL batch, and the policy on the KL batch without grad.
+  const pref = setup.preference;
+  const T = setup.micro_batch_size * (pref?.paired ? 2 : 1) * setup.seq_len;
+  const refActive = pref !== undefined && (pref.reference === 'copy' || pref.reference === 'adapters-off');
+  const extraForwards = !pref ? 0 : pref.paired ? (refActive ? 1 : 0) : (refActive ? 2 : 0) + 1;
   const microSteps = setup.gradient_accumulation_steps;
 
   // FLOPs per token: forward 2P + attention 4·L·s·h (QK^T and AV, causal counted in full as kernels do).
@@ -66,14 +69,14 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   // Backward: activation gradients (= forward) + weight gradients (= forward) for trainable weights only.
   const bwd = peft || setup.method === 'freeze' ? fwd : 2 * fwd;
   const recompute = setup.gradient_checkpointing === 'full' ? fwd : setup.gradient_checkpointing === 'selective' ? 0.3 * fwd : 0;
-  const flopsPerToken = fwd + bwd + recompute + (refForward ? fwd : 0);
+  const flopsPerToken = fwd + bwd + recompute + extraForwards * fwd;
   const dtype = setup.mixed_precision !== 'none' ? setup.mixed_precision : setup.weights_dtype;
   const peak = (dtype === 'fp32' ? (g.denseTflops.tf32 ?? g.denseTflops.fp32) : dtype === 'bf16' ? (g.denseTflops.bf16 ?? g.denseTflops.fp16) : g.denseTflops.fp16) * 1e12;
   const eff = tokenEfficiency(T);
   // QLoRA dequantizes every 4-bit weight in forward and backward: extra memory traffic (QLoRA paper reports
   // slower steps than LoRA); modeled as the 16-bit weights being materialised twice per micro-step.
   const computeSeconds = (flopsPerToken * T * microSteps) / (tp * pp) / (peak * ASSUMED_MFU * eff);
-  if (!lean) explain.push(`compute: (forward ${fmt(fwd)} + backward ${fmt(bwd)}${recompute ? ` + recompute ${fmt(recompute)}` : ''}${refForward ? ` + reference forward ${fmt(fwd)}` : ''}) FLOPs/token x ${T} tokens x ${microSteps} micro-steps / (${(peak / 1e12).toFixed(0)} TFLOPS x ${ASSUMED_MFU} MFU x ${eff.toFixed(2)} small-batch efficiency) = ${(computeSeconds * 1e3).toFixed(1)} ms`);
+  if (!lean) explain.push(`compute: (forward ${fmt(fwd)} + backward ${fmt(bwd)}${recompute ? ` + recompute ${fmt(recompute)}` : ''}${extraForwards ? ` + ${extraForwards} no-grad forward${extraForwards > 1 ? 's' : ''} (reference / KL) ${fmt(extraForwards * fwd)}` : ''}) FLOPs/token x ${T} tokens x ${microSteps} micro-steps / (${(peak / 1e12).toFixed(0)} TFLOPS x ${ASSUMED_MFU} MFU x ${eff.toFixed(2)} small-batch efficiency) = ${(computeSeconds * 1e3).toFixed(1)} ms`);
   let dequant = 0;
   if (setup.method === 'qlora') {
     dequant = (2 * P * 2 * microSteps) / (g.hbmBandwidthGBps * 1e9);

@@ -442,6 +442,18 @@ describe('estimate: paired preference training (DPO)', () => {
     assert.equal(ref?.bytes, 1_576_009_728);
   });
 
+  it('KTO: single completions, the KL batch\'s logits held through the policy forward, two reference forwards', () => {
+    // micro_batch_size 2 x 1,024 tokens = T·V of the paired case; trl KTOTrainer: the policy's no-grad KL logits
+    // (2·T·V) stay referenced through its forward; the reference holds the completions' and the KL batch's logits
+    // (2 x 2·T·V) and one row's fp32 copy and log_softmax (2 x 4·s·V).
+    const kto = { ...lora, micro_batch_size: 2 };
+    const sft = run(setupFor('meta-llama/Meta-Llama-3-8B', kto));
+    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...kto, preference: { reference: 'adapters-off', paired: false } }));
+    assert.equal(component(phase(e, 'forward'), 'activations'), component(phase(sft, 'forward'), 'activations'));
+    const ref = phase(e, 'forward').components.find((c) => c.label.startsWith('Reference forward'));
+    assert.equal(ref?.bytes, 2 * TV + 8 * sV + 2 * TV);
+  });
+
   it('a frozen reference copy holds the weights again; precomputed or reference-free log-probs add nothing', () => {
     const full = { ...base, method: 'full' as const, optimizer: 'adamw_8bit' as const };
     const sft = run(setupFor('meta-llama/Meta-Llama-3-8B', full));

@@ -92,10 +92,10 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
   // orpo and simpo need none. KTO's unpaired batches are not modelled here.
   const rl = top.get('rl');
   const rlName = rl ? strOf(ctx.view(rl))?.trim().toLowerCase() : undefined;
-  if (rl && (rlName === 'kto' || rlName === 'grpo')) ctx.problem('not-modeled', 'warning', notModeled(`rl: ${rlName}`, rlName), rl.valueSpan, 'rl');
+  if (rl && rlName === 'grpo') ctx.problem('not-modeled', 'warning', notModeled(`rl: ${rlName}`, rlName), rl.valueSpan, 'rl');
   ctx.put('preference', top.get('rl'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();
-    return s === 'dpo' || s === 'ipo' ? 'dpo' : s === 'orpo' || s === 'simpo' ? 'reference-free' : undefined;
+    return s === 'dpo' || s === 'ipo' ? 'dpo' : s === 'kto' ? 'kto' : s === 'orpo' || s === 'simpo' ? 'reference-free' : undefined;
   });
 }
 

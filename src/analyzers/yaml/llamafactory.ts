@@ -58,11 +58,14 @@ function analyze(ctx: YamlCtx): void {
   const prefLossEntry = top.get('pref_loss');
   const prefLoss = prefLossEntry ? strOf(ctx.view(prefLossEntry))?.trim().toLowerCase() ?? '' : '';
   const refFree = prefLoss === 'orpo' || prefLoss === 'simpo';
-  ctx.put('preference', stage, (v) => (strOf(v)?.trim() === 'dpo' ? (refFree ? 'reference-free' : 'dpo') : undefined));
+  ctx.put('preference', stage, (v) => {
+    const s = strOf(v)?.trim();
+    return s === 'dpo' ? (refFree ? 'reference-free' : 'dpo') : s === 'kto' ? 'kto' : undefined;
+  });
   const stageName = stage ? strOf(ctx.view(stage))?.trim().toLowerCase() : undefined;
-  if (stage && (stageName === 'ppo' || stageName === 'kto')) ctx.problem('not-modeled', 'warning', notModeled(`stage: ${stageName}`, stageName), stage.valueSpan, 'stage');
+  if (stage && stageName === 'ppo') ctx.problem('not-modeled', 'warning', notModeled(`stage: ${stageName}`, stageName), stage.valueSpan, 'stage');
   const refModel = top.get('ref_model');
-  if (stage && refModel && !refFree && strOf(ctx.view(stage))?.trim() === 'dpo') ctx.put('preference', refModel, (v) => (strOf(v) ? 'dpo-ref-model' : undefined));
+  if (refModel && !refFree && (stageName === 'dpo' || stageName === 'kto')) ctx.put('referenceModel', refModel, (v) => (strOf(v) ? 'given' : undefined));
 
   ctx.put('microBatchSize', top.get('per_device_train_batch_size') ?? top.get('micro_batch_size'), asPosInt);
   ctx.put('evalBatchSize', top.get('per_device_eval_batch_size'), asPosInt);

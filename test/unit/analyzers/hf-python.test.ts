@@ -547,9 +547,9 @@ trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
   it('DPO copies the model as its reference, or disables the adapters of a PEFT model', () => {
     const full = script('').replace(', PEFT', '');
     checkFacts(full, [{ key: 'preference', value: 'dpo', keyText: 'DPOConfig' }]);
-    assert.deepEqual(resolve(full)?.preference, { reference: 'copy', logps: 'rows' });
+    assert.deepEqual(resolve(full)?.preference, { reference: 'copy', logps: 'rows', paired: true });
     const peft = script('').replace('PEFT', 'peft_config=LoraConfig(r=16)');
-    assert.deepEqual(resolve(peft)?.preference, { reference: 'adapters-off', logps: 'rows' });
+    assert.deepEqual(resolve(peft)?.preference, { reference: 'adapters-off', logps: 'rows', paired: true });
   });
   it('warns where an objective with generation or extra models is set (GRPO, PPO, KTO, ...)', () => {
     const text = 'args = GRPOConfig(output_dir="o", per_device_train_batch_size=4)\n';
@@ -561,10 +561,13 @@ trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
 
   it('reads precompute_ref_log_probs, an explicit ref_model and the reference-free trainers', () => {
     const pre = script(', precompute_ref_log_probs=True').replace(', PEFT', '');
-    checkFacts(pre, [{ key: 'preference', value: 'dpo-precomputed', keyText: 'precompute_ref_log_probs', valueText: 'True' }]);
+    checkFacts(pre, [{ key: 'referenceModel', value: 'precomputed', keyText: 'precompute_ref_log_probs', valueText: 'True' }]);
     assert.equal(resolve(pre)?.preference?.reference, 'precomputed');
     const ref = script('').replace('PEFT', 'ref_model=ref, peft_config=LoraConfig(r=16)');
     assert.equal(resolve(ref)?.preference?.reference, 'copy');
+    // KTO: single completions (not pairs), with a reference; an explicit ref_model is a copy.
+    const kto = script('', 'KTOTrainer', 'KTOConfig').replace('PEFT', 'ref_model=ref');
+    assert.deepEqual(resolve(kto)?.preference, { reference: 'copy', logps: 'rows', paired: false });
     const orpo = script('', 'ORPOTrainer', 'ORPOConfig').replace(', PEFT', '');
     assert.equal(resolve(orpo)?.preference?.reference, 'none');
     // A plain TrainingArguments with a DPOTrainer (older TRL scripts): the trainer names the objective.

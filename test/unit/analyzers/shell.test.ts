@@ -254,6 +254,7 @@ describe('shell analyzer: TRL subcommands', () => {
   it('reads trl dpo / orpo as preference training and warns on trl grpo', () => {
     checkFacts('trl dpo --model_name_or_path Qwen/Qwen2.5-0.5B --per_device_train_batch_size 2\n', [['preference', 'dpo', 'dpo', 'dpo']]);
     checkFacts('trl orpo --model_name_or_path Qwen/Qwen2.5-0.5B\n', [['preference', 'reference-free', 'orpo', 'orpo']]);
+    checkFacts('trl kto --model_name_or_path Qwen/Qwen2.5-0.5B\n', [['preference', 'kto', 'kto', 'kto']]);
     const grpo = analyzeShell('trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B\n');
     assert.ok(grpo.problems.some((p) => p.code === 'not-modeled' && /rollout generation/.test(p.message)));
     assert.ok(!grpo.facts.some((f) => f.key === 'preference'));

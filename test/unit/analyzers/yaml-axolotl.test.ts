@@ -58,9 +58,9 @@ describe('analyzeAxolotlYaml', () => {
       const t = `${QLORA}rl: ${rl}\n`;
       checkFacts(analyzeAxolotlYaml(t), t, [['preference', want, 'rl', rl]]);
     }
-    const kto = analyzeAxolotlYaml(`${QLORA}rl: kto\n`);
-    assert.equal(factOf(kto, 'preference'), undefined);
-    assert.ok(kto.problems.some((p) => p.code === 'not-modeled' && /KL batch/.test(p.message)));
+    const kto = `${QLORA}rl: kto\n`;
+    checkFacts(analyzeAxolotlYaml(kto), kto, [['preference', 'kto', 'rl', 'kto']]);
+    assert.ok(analyzeAxolotlYaml(`${QLORA}rl: grpo\n`).problems.some((p) => p.code === 'not-modeled' && /rollout generation/.test(p.message)));
   });
 
   it('reads sample_packing / pad_to_sequence_len as fixed-length batches, both off as per-batch padding', () => {

@@ -50,13 +50,15 @@ describe('analyzeLlamaFactoryYaml', () => {
     const orpo = `${dpo}pref_loss: orpo\n`;
     checkFacts(analyzeLlamaFactoryYaml(orpo), orpo, [['preference', 'reference-free', 'stage', 'dpo']]);
     const ref = `${dpo}ref_model: Qwen/Qwen3-4B-Instruct-2507\n`;
-    checkFacts(analyzeLlamaFactoryYaml(ref), ref, [['preference', 'dpo-ref-model', 'ref_model', 'Qwen/Qwen3-4B-Instruct-2507']]);
+    checkFacts(analyzeLlamaFactoryYaml(ref), ref, [['preference', 'dpo', 'stage', 'dpo'], ['referenceModel', 'given', 'ref_model', 'Qwen/Qwen3-4B-Instruct-2507']]);
+    const kto = LORA.replace('stage: sft', 'stage: kto');
+    checkFacts(analyzeLlamaFactoryYaml(kto), kto, [['preference', 'kto', 'stage', 'kto']]);
     assert.equal(factOf(analyzeLlamaFactoryYaml(LORA), 'preference'), undefined);
     assert.ok(analyzeLlamaFactoryYaml(LORA.replace('stage: sft', 'stage: ppo')).problems.some((p) => p.code === 'not-modeled' && /reward and value/.test(p.message)));
     // LoRA disables its adapters for the reference; LLaMA-Factory takes the log-probs over fp32 logits in one call.
     const reader = { read: () => undefined, join: (_f: string, r: string) => r };
     const r = runPipeline([{ file: 'dpo.yaml', text: dpo.replace(/deepspeed:.*\n/, '') }], reader, {});
-    assert.deepEqual(r.setup?.preference, { reference: 'adapters-off', logps: 'whole' });
+    assert.deepEqual(r.setup?.preference, { reference: 'adapters-off', logps: 'whole', paired: true });
   });
 
   it('reads upcast_layernorm as the fp32 upcast of the norms (model_utils/checkpointing.py prepare_model_for_training)', () => {

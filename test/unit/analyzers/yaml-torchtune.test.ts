@@ -67,7 +67,7 @@ describe('analyzeTorchtuneYaml', () => {
     checkFacts(analyzeTorchtuneYaml(simpo), simpo, [['preference', 'reference-free']]);
     const reader = { read: () => undefined, join: (_f: string, r: string) => r };
     const r = runPipeline([{ file: 'dpo.yaml', text: dpo }], reader, {});
-    assert.deepEqual(r.setup?.preference, { reference: 'adapters-off', logps: 'native' });
+    assert.deepEqual(r.setup?.preference, { reference: 'adapters-off', logps: 'native', paired: true });
   });
 
   it('maps builders to Hub ids and methods', () => {
