@@ -151,7 +151,7 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       if (s.preference && (s.preference.reference === 'copy' || s.preference.reference === 'adapters-off')) {
         v.push({ label: 'reference log-probs precomputed', patch: { preference: { ...s.preference, reference: 'precomputed' } } });
       }
-      if (s.preference) v.push({ label: 'plain training (no chosen/rejected pairs)', patch: { preference: undefined } });
+      if (s.preference) v.push({ label: 'plain training (no preference objective)', patch: { preference: undefined } });
       break;
     case 'kernels':
       if (s.kernels !== 'pytorch') v.push({ label: `${s.kernels} kernels -> PyTorch layers`, patch: { kernels: 'pytorch' } });

@@ -30,7 +30,7 @@ function checkHover(file: string, marked: string, expect: RegExp[], s: AnalysisS
 describe('features: hover', () => {
   it('on a DPO config: the reference and what precomputing its log-probs saves', () => {
     const text = 'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", torch_dtype=torch.bfloat16)\nargs = ‸DPOConfig(output_dir="o", per_device_train_batch_size=2, max_length=1024, bf16=True)\n';
-    checkHover('/w/dpo.py', text, [/`DPOConfig`/, /Reference model weights/, /reference log-probs precomputed: -\d/, /plain training \(no chosen\/rejected pairs\): -\d/]);
+    checkHover('/w/dpo.py', text, [/`DPOConfig`/, /Reference model weights/, /reference log-probs precomputed: -\d/, /plain training \(no preference objective\): -\d/]);
   });
 
   it('torchtune without dataset.packed: batches padded per batch (torchtune default), the run-long reserved figure in the hover', () => {
