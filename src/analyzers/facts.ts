@@ -122,15 +122,25 @@ export const UNMODELED_OBJECTIVES: Readonly<Record<string, string>> = {
   gkd: 'the teacher model and on-policy generation',
 };
 
+/**
+ * expandable_segments in a PYTORCH_CUDA_ALLOC_CONF value: comma-separated key:value pairs, True or 1 turns it on
+ * (c10/cuda/CUDAAllocatorConfig.cpp).
+ */
+export function expandableSegmentsOf(conf: string): boolean {
+  const m = /(?:^|,)\s*expandable_segments\s*:\s*(\w+)/i.exec(conf);
+  return m ? /^(true|1)$/i.test(m[1]) : false;
+}
+
 /** A 'not-modeled' message for an objective of UNMODELED_OBJECTIVES. */
 export function notModeled(name: string, objective: string): Message {
   return msg('{0}: {1} are not modeled; the estimate covers the training step of the policy only', name, UNMODELED_OBJECTIVES[objective] ?? objective);
 }
 
 export type ProblemCode =
+  | 'not-modeled'
   | 'syntax-error' | 'strict-json-comments' | 'duplicate-key' | 'unknown-key' | 'invalid-value' | 'unresolved-auto'
   | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero' | 'deprecated-key' | 'reference-not-found'
-  | 'unknown-model' | 'placeholder' | 'not-static' | 'not-modeled';
+  | 'unknown-model' | 'placeholder' | 'not-static';
 
 export interface ParseProblem {
   readonly code: ProblemCode;

@@ -4,7 +4,7 @@
 import { parser } from '@lezer/python';
 import { TreeFragment, type SyntaxNode, type Tree } from '@lezer/common';
 import {
-  evaluationOn, msg, normalizeOptimizer, notModeled,
+  evaluationOn, expandableSegmentsOf, msg, normalizeOptimizer, notModeled,
   type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
 } from './facts';
 
@@ -33,7 +33,7 @@ const PREFERENCE_CONFIGS: Readonly<Record<string, string>> = {
   DPOConfig: 'dpo', DPOTrainer: 'dpo', KTOConfig: 'kto', KTOTrainer: 'kto', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free', CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
 };
 /** Unsloth's model classes (unsloth/models/loader.py FastLanguageModel and FastModel, vision.py FastVisionModel). */
-const UNSLOTH_CLASSES = new Set(['FastLanguageModel', 'FastModel', 'FastVisionModel']);
+export const UNSLOTH_CLASSES: ReadonlySet<string> = new Set(['FastLanguageModel', 'FastModel', 'FastVisionModel']);
 /** FastLanguageModel.get_peft_model's target_modules default (unsloth/models/llama.py). */
 const UNSLOTH_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
 /** Sequence-length names used by TRL configs, the HF example scripts and the Alpaca/FastChat family (FORMATS.md §2.3). */
@@ -226,7 +226,7 @@ class Analyzer {
     const pref = PREFERENCE_CONFIGS[name];
     const unmodeled = UNMODELED_TRL[name];
     if (unmodeled) this.problem('not-modeled', 'warning', notModeled(name, unmodeled), span(call.firstChild!), name);
-    if (pref) this.facts.push({ key: 'preference', rawKey: name, value: pref, rawValue: `${name}(...)`, keySpan: span(call.firstChild!), valueSpan: span(call.firstChild!), tool });
+    if (pref) this.calleeFact(call, 'preference', name, pref, `${name}(...)`, tool);
     for (const e of args.entries) this.mapEntry('train', e, tool, undefined, trlOrLocal);
     this.opaqueSpreads(args.opaque);
   }
@@ -314,8 +314,7 @@ class Analyzer {
       const valueStart = at + m[0].length - m[4].length - 1;
       const keySpan = { start: keyStart, end: keyStart + 'PYTORCH_CUDA_ALLOC_CONF'.length };
       const valueSpan = { start: valueStart, end: valueStart + m[4].length };
-      const exp = /(?:^|,)\s*expandable_segments\s*:\s*(\w+)/i.exec(m[4]);
-      this.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value: exp ? /^(true|1)$/i.test(exp[1]) : false, rawValue: m[4], keySpan, valueSpan, tool: 'hf-trainer' });
+      this.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value: expandableSegmentsOf(m[4]), rawValue: m[4], keySpan, valueSpan, tool: 'hf-trainer' });
     }
   }
 
@@ -413,8 +412,7 @@ class Analyzer {
   private unslothPeft(call: SyntaxNode, cls: string): void {
     const args = this.args(call);
     const arg = this.argument(args);
-    const calleeNode = call.firstChild!;
-    this.facts.push({ key: 'method', rawKey: 'get_peft_model', value: 'lora', rawValue: `${this.text.slice(calleeNode.from, calleeNode.to)}(...)`, keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'unsloth' });
+    this.calleeFact(call, 'method', 'get_peft_model', 'lora', `${this.text.slice(call.firstChild!.from, call.firstChild!.to)}(...)`, 'unsloth');
     for (const e of args.entries) if (e.rawKey !== 'use_gradient_checkpointing') this.mapEntry('lora', e, 'unsloth');
     const has = (k: string): boolean => args.entries.some((e) => e.rawKey === k) || args.opaque.length > 0;
     if (!has('r')) this.unslothDefault(call, 'loraR', 'r', 16, 'r default 16');
@@ -446,11 +444,15 @@ class Analyzer {
     out.push(fact('gradientCheckpointing', on ? 'full' : 'none'), fact('activationOffloading', offload));
   }
 
-  /** A library default made explicit at the call (origin 'call-default'). */
+  /** An Unsloth default made explicit at the call (origin 'call-default'). */
   private unslothDefault(call: SyntaxNode, key: CanonicalKey, rawKey: string, value: FactValue, why: string): void {
+    this.calleeFact(call, key, rawKey, value, `${this.text.slice(call.firstChild!.from, call.firstChild!.to)}: ${why}`, 'unsloth', 'call-default');
+  }
+
+  /** A fact that the call itself states, located at its callee. */
+  private calleeFact(call: SyntaxNode, key: CanonicalKey, rawKey: string, value: FactValue, rawValue: string, tool: Tool, origin?: Fact['origin']): void {
     const at = span(call.firstChild!);
-    const name = this.text.slice(at.start, at.end);
-    this.facts.push({ key, rawKey, value, rawValue: `${name}: ${why}`, keySpan: at, valueSpan: at, tool: 'unsloth', origin: 'call-default' });
+    this.facts.push({ key, rawKey, value, rawValue, keySpan: at, valueSpan: at, tool, ...(origin ? { origin } : {}) });
   }
 
   /** A keyword argument, or the positional one at `pos`, as an Entry. */
@@ -474,7 +476,7 @@ class Analyzer {
     const trainer = this.calleeName(call)?.split('.').pop() ?? '';
     const pref = PREFERENCE_CONFIGS[trainer];
     // The trainer names the objective when the arguments are a plain TrainingArguments (older TRL scripts).
-    if (pref && !this.facts.some((f) => f.key === 'preference')) this.facts.push({ key: 'preference', rawKey: trainer, value: pref, rawValue: `${trainer}(...)`, keySpan: span(call.firstChild!), valueSpan: span(call.firstChild!), tool });
+    if (pref && !this.facts.some((f) => f.key === 'preference')) this.calleeFact(call, 'preference', trainer, pref, `${trainer}(...)`, tool);
     const isNone = (e: Entry): boolean => {
       const v = this.valueOf(e);
       return v.k === 'lit' && v.v === null;

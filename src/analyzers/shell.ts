@@ -6,7 +6,7 @@
 // `${VAR:-default}`, `$((arithmetic))`, `$(...)` (unknown), heredocs (skipped), redirects, `&&`/`;` chains,
 // `if`/`for`/`while`/`case` blocks and `#SBATCH` directives. Values built from the script's own assignments are
 // evaluated; anything else (the environment, `$1`, `$(...)`) becomes an {unknown} fact, never a guess.
-import { evaluationOn, msg, normalizeOptimizer, notModeled, UNMODELED_OBJECTIVES, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown } from './facts';
+import { evaluationOn, expandableSegmentsOf, msg, normalizeOptimizer, notModeled, UNMODELED_OBJECTIVES, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown } from './facts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Lexer: words made of segments that remember where they were written.
@@ -1296,16 +1296,14 @@ class Interpreter {
 }
 
 /**
- * PYTORCH_CUDA_ALLOC_CONF as the training command sees it (exported or a prefix): expandable_segments:True|1
- * (c10/cuda/CUDAAllocatorConfig.cpp parses comma-separated key:value pairs).
+ * PYTORCH_CUDA_ALLOC_CONF as the training command sees it (exported or a prefix).
  */
 function allocatorConf(text: string, r: CmdResult, env: Env): void {
   const v = env.get('PYTORCH_CUDA_ALLOC_CONF');
   if (!v || !v.exported || !v.nameSpan || !v.valueSpan) return;
   const rawValue = text.slice(v.valueSpan.start, v.valueSpan.end);
   const u = unknownOf(v.pieces);
-  const m = /(?:^|,)\s*expandable_segments\s*:\s*(\w+)/i.exec(textOf(v.pieces));
-  const value: FactValue | Unknown = u !== undefined ? { unknown: u } : m ? /^(true|1)$/i.test(m[1]) : false;
+  const value: FactValue | Unknown = u !== undefined ? { unknown: u } : expandableSegmentsOf(textOf(v.pieces));
   r.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value, rawValue, keySpan: v.nameSpan, valueSpan: v.valueSpan, tool: r.launcherTool ?? r.tools[0] ?? 'torchrun' });
 }
 

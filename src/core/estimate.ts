@@ -3,8 +3,8 @@
 import { countParameters, linearModules, parseArchitecture, type Architecture, type LinearModule } from './architecture';
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { ProvenanceMap, TrainingSetup } from './setup';
-import { SCHEMA_DEFAULT_NOTES } from './setup';
-import { finalNormSaved, layerActivations, lossMemory, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan } from './terms/activations';
+import { SCHEMA_DEFAULT_NOTES, sequencesPerExample } from './setup';
+import { finalNormSaved, layerActivations, lossMemory, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
 import { DTYPE_BYTES, GiB, MiB, formatCount } from './units';
 
@@ -596,7 +596,8 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const visionHere = first ? inv.vision / tp : 0;
     const unquantizedParams = denseBlock + embHere / tp + visionHere;
     const weightShard = offloadParams || fsdpOffload || (fsdpMaster && setup.method === 'full') ? Infinity : shardParams;
-    const weightBytes = (denseBlock * denseBytes + (embHere / tp) * embBytes + visionHere * embBytes) / weightShard;
+    const modelBytes = denseBlock * denseBytes + (embHere / tp) * embBytes + visionHere * embBytes;
+    const weightBytes = modelBytes / weightShard;
     persistent.push(comp('weights', 'Weights', weightBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory (see gathered parameters)'
         : fsdpMaster && setup.method === 'full' ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
         : kbitQ !== 'none' ? `${formatCount(denseBlock)} norm/bias params x 4 B (fp32 upcast) + ${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`
@@ -610,7 +611,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       // the policy is (TRL prepares it with the same DeepSpeed ZeRO-3 / FSDP setup, offload included), without
       // gradients, optimizer state or adapters.
       const quantRef = quantHere > 0 && effSetup.quantization ? quantHere * quantBytesPerParam(effSetup.quantization).bytes : 0;
-      const refBytes = (denseBlock * denseBytes + (embHere / tp) * embBytes + visionHere * embBytes + quantRef) / (offloadParams || fsdpOffload ? Infinity : shardParams);
+      const refBytes = (modelBytes + quantRef) / (offloadParams || fsdpOffload ? Infinity : shardParams);
       persistent.push(comp('weights', 'Reference model weights (frozen copy)', refBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the policy\'s parameters'
         : `the model's weights again: ${formatCount(unquantizedParams + quantHere)} params${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams + quantHere), shard: shardParams })));
     }
@@ -697,7 +698,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
 
     // Activations. Paired preference training runs the chosen and the rejected sequence of each example in one forward.
     const pref = setup.preference;
-    const seqs = setup.micro_batch_size * (pref?.paired ? 2 : 1);
+    const seqs = setup.micro_batch_size * sequencesPerExample(setup);
     const T = seqs * setup.seq_len;
     const normsTrainable = setup.method === 'full';
     const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets } : undefined;
@@ -784,17 +785,18 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       ? [comp('backward-working', 'Dequantized base weight (one linear at a time)', dequantBytes, () => (`largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${cb} B, dequantized for its matmul`), () => ({ elements: inv.largestQuantized / tp }))]
       : [];
 
-    // LLaMA-Factory's preference trainers take one log_softmax over fp32 logits: the full cross-entropy's tensors.
-    const rows = pref && pref.logps === 'rows' ? setup.seq_len : undefined;
-    const native = pref?.logps === 'native';
-    const lossAt = (tokens: number): ReturnType<typeof lossMemory> => lossMemory({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap,
-      compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, preferenceRowTokens: rows, amp: mode === 'amp', nativeLogSoftmax: native });
+    // Preference log-probs: TRL row by row, torchtune one log_softmax in the logits' dtype; LLaMA-Factory's one
+    // log_softmax over fp32 logits has the full cross-entropy's tensors.
+    const lossPlan = (tokens: number): LossPlan => ({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap,
+      compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, amp: mode === 'amp',
+      preferenceRowTokens: pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native' });
+    const lossAt = (tokens: number): ReturnType<typeof lossMemory> => lossMemory(lossPlan(tokens));
     // The reference model's no-grad forward runs after the policy's (TRL get_batch_loss_metrics), while the policy's
     // activations and log-probs are held: its logits and their log-probs at the same batch.
     let refForwardBytes = 0;
     let refForwardFormula = '';
     if (pref && lmHead && (pref.reference === 'copy' || pref.reference === 'adapters-off')) {
-      const ref = referenceLogps({ tokens: T, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: false, preferenceRowTokens: rows, amp: mode === 'amp', nativeLogSoftmax: native });
+      const ref = referenceLogps(lossPlan(T));
       // KTO's reference runs the completions and the KL batch, both logits held before their log-probs are taken.
       refForwardBytes = ref.bytes + (pref.paired ? 0 : cb * T * (a.vocab / tp));
       refForwardFormula = `${pref.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
@@ -811,7 +813,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const evalLayer = layerActivations({ ...layerPlan, batch: evalBatch });
       evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
       if (lmHead) {
-        const lm = lossAt(evalBatch * (pref?.paired ? 2 : 1) * setup.seq_len);
+        const lm = lossAt(evalBatch * sequencesPerExample(setup) * setup.seq_len);
         evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
         const perTV = evalLossBytes / (evalBatch * setup.seq_len * (a.vocab / tp));
         evalLossFormula = setup.loss === 'fused' ? lm.formula : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
@@ -864,7 +866,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const headAtLossC = headAccum > 0 ? headGradC : gradC(gradsInForward, ' (kept from the previous micro-step)');
       const accumC = headAccum > 0 ? [comp('backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum, () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
       const atLoss: Component[] = [...pers, headAtLossC, ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
-        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => (rows !== undefined && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them' : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
+        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => (pref?.logps === 'rows' && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them' : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
       const rootHeld = rootUnit ? headGather : [];
       const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working, ...dequantC];
       const tiedC = tiedAccum > 0 ? [comp('backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum, () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];

@@ -219,6 +219,11 @@ export type Provenance =
 
 export type ProvenanceMap = Partial<Record<SetupKey, Provenance>>;
 
+/** Sequences per example in one forward: 2 for paired preference training (chosen + rejected), else 1. */
+export function sequencesPerExample(s: Pick<TrainingSetup, 'preference'>): number {
+  return s.preference?.paired ? 2 : 1;
+}
+
 /** The defaults the schema applies, with the reason shown to the user. */
 export const SCHEMA_DEFAULT_NOTES: Partial<Record<SetupKey, string>> = {
   method: 'full fine-tuning unless a LoRA/QLoRA/IA3/freeze setting says otherwise',

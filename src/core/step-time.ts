@@ -4,7 +4,7 @@
 // peer link, and small-matrix inefficiency. Every result carries its arithmetic. Pure; no I/O.
 import { countParameters, parseArchitecture } from './architecture';
 import type { GpuSpec } from './catalog/gpus';
-import type { TrainingSetup } from './setup';
+import { sequencesPerExample, type TrainingSetup } from './setup';
 
 /** Share of peak tensor throughput a well-tuned training step reaches (model FLOPs utilisation). */
 export const ASSUMED_MFU = 0.4;
@@ -57,7 +57,7 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   // Paired preference training runs chosen and rejected together, and the reference model's forward besides; KTO runs
   // the reference on the completions and on the KL batch, and the policy on the KL batch without grad.
   const pref = setup.preference;
-  const T = setup.micro_batch_size * (pref?.paired ? 2 : 1) * setup.seq_len;
+  const T = setup.micro_batch_size * sequencesPerExample(setup) * setup.seq_len;
   const refActive = pref !== undefined && (pref.reference === 'copy' || pref.reference === 'adapters-off');
   const extraForwards = !pref ? 0 : pref.paired ? (refActive ? 1 : 0) : (refActive ? 2 : 0) + 1;
   const microSteps = setup.gradient_accumulation_steps;

@@ -11,10 +11,11 @@ import { formatBytes } from '../core/units';
 import type { Analysis } from './analysis';
 
 export type FindingCode =
+  | 'not-modeled'
   | 'eval-logits-kept'
   | 'exceeds-gpu-memory' | 'near-gpu-memory' | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero'
   | 'unresolved-auto' | 'unknown-model' | 'reference-not-found' | 'strict-json-comments' | 'deprecated-key' | 'unknown-key'
-  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'not-modeled' | 'variable-length-cache';
+  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache';
 
 export interface RelatedInfo {
   readonly file: string;
@@ -33,7 +34,8 @@ export interface Finding {
 
 const REPORTED_FROM_ANALYZERS = new Set<string>([
   'batch-size-mismatch', 'conflicting-precision', 'offload-needs-zero', 'unresolved-auto', 'reference-not-found', 'strict-json-comments',
-  'deprecated-key', 'unknown-key', 'invalid-value', 'placeholder', 'duplicate-key', 'unknown-model', 'not-modeled',
+  'deprecated-key', 'unknown-key', 'invalid-value', 'placeholder', 'duplicate-key', 'unknown-model',
+  'not-modeled',
 ]);
 
 /** Which keys drive each memory component, most specific first (the key a diagnostic points at). */

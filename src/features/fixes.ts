@@ -10,6 +10,7 @@ import { parser as pythonParser } from '@lezer/python';
 import { applyEdits, findNodeAtLocation, modify, parseTree, type ParseError } from 'jsonc-parser';
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { analyzeAs } from '../analyzers/detect';
+import { UNSLOTH_CLASSES } from '../analyzers/hf-python';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Format, type Tool } from '../analyzers/facts';
 import { analyzeScenario } from '../analyzers/scenario';
 import type { SetupChange } from '../core/advice';
@@ -373,9 +374,6 @@ function calleeName(text: string, call: SyntaxNode): string {
   const c = call.firstChild;
   return c ? text.slice(c.from, c.to).replace(/\s+/g, '') : '';
 }
-
-/** Unsloth's model classes, whose from_pretrained and get_peft_model take Unsloth's own keywords. */
-const UNSLOTH_CLASSES = new Set(['FastLanguageModel', 'FastModel', 'FastVisionModel']);
 
 function callKind(name: string): PyCall | 'trl' | undefined {
   const parts = name.split('.');

@@ -6,6 +6,7 @@ import { estimate, type EstimateOptions } from '../../src/core/estimate';
 import { findModel } from '../../src/core/lookup';
 import type { Component, Estimate, PhaseEstimate } from '../../src/core/model';
 import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from '../../src/core/setup';
+import { runPipeline, type PipelineResult } from '../../src/analyzers/pipeline';
 
 export const GB = 1e9;
 
@@ -41,3 +42,8 @@ export const near = (actual: number, expected: number, relTol: number, what: str
   const err = Math.abs(actual - expected) / Math.abs(expected);
   assert.ok(err <= relTol, `${what}: ${actual} vs ${expected} (${(err * 100).toFixed(2)}% > ${(relTol * 100).toFixed(1)}%)`);
 };
+
+/** One file through the analysis pipeline with the built-in catalog and no other files (references unread). */
+export function resolveText(file: string, text: string): PipelineResult {
+  return runPipeline([{ file, text }], { read: () => undefined, join: (_f: string, r: string) => r }, {});
+}

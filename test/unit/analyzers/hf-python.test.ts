@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { detectFormat } from '../../../src/analyzers/detect';
-import { runPipeline } from '../../../src/analyzers/pipeline';
+import { resolveText } from '../helpers';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue } from '../../../src/analyzers/facts';
 
 interface Want {
@@ -505,8 +505,7 @@ describe('analyzeHfPython: Unsloth scripts', () => {
 
   it('resolves the notebook to a QLoRA setup whose checkpointing the trainer arguments cannot turn off', () => {
     const text = UNSLOTH_NOTEBOOK.replace('output_dir = "outputs",', 'output_dir = "outputs",\n        gradient_checkpointing = False,');
-    const reader = { read: () => undefined, join: (_f: string, r: string) => r };
-    const res = runPipeline([{ file: 'train.py', text }], reader, {});
+    const res = resolveText('train.py', text);
     const s = res.setup!;
     assert.ok(s, JSON.stringify(res.problems));
     assert.equal(s.method, 'qlora');
@@ -538,12 +537,11 @@ describe('analyzeHfPython: allocator settings', () => {
 });
 
 describe('analyzeHfPython: preference trainers', () => {
-  const reader = { read: () => undefined, join: (_f: string, r: string) => r };
   const script = (extra: string, trainer = 'DPOTrainer', config = 'DPOConfig'): string => `model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype=torch.bfloat16)
 args = ${config}(output_dir="o", per_device_train_batch_size=2, max_length=1024${extra})
 trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
 `;
-  const resolve = (text: string) => runPipeline([{ file: 'train.py', text }], reader, {}).setup;
+  const resolve = (text: string) => resolveText('train.py', text).setup;
   it('DPO copies the model as its reference, or disables the adapters of a PEFT model', () => {
     const full = script('').replace(', PEFT', '');
     checkFacts(full, [{ key: 'preference', value: 'dpo', keyText: 'DPOConfig' }]);
@@ -578,17 +576,16 @@ trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
 });
 
 describe('resolution of pre-quantized checkpoints', () => {
-  const reader = { read: () => undefined, join: (_f: string, r: string) => r };
   it('takes the quantization of a GPTQ or bnb-4bit upload from its quantization_config, and LoRA over it is QLoRA', () => {
     const script = (id: string): string => `model = AutoModelForCausalLM.from_pretrained("${id}", torch_dtype=torch.bfloat16)\npeft_config = LoraConfig(r=16)\nargs = TrainingArguments(output_dir="o", bf16=True)\n`;
-    const gptq = runPipeline([{ file: 'train.py', text: script('TheBloke/Llama-2-7B-GPTQ') }], reader, {});
+    const gptq = resolveText('train.py', script('TheBloke/Llama-2-7B-GPTQ'));
     assert.equal(gptq.setup?.method, 'qlora');
     assert.deepEqual([gptq.setup?.quantization?.bits, gptq.setup?.quantization?.type, gptq.setup?.quantization?.block_size], [4, 'gptq', 128]);
     assert.equal(gptq.provenance.quantization?.kind, 'catalog');
-    const bnb = runPipeline([{ file: 'train.py', text: script('unsloth/Meta-Llama-3.1-8B-bnb-4bit') }], reader, {});
+    const bnb = resolveText('train.py', script('unsloth/Meta-Llama-3.1-8B-bnb-4bit'));
     assert.deepEqual([bnb.setup?.method, bnb.setup?.quantization?.type, bnb.setup?.quantization?.double_quant], ['qlora', 'nf4', true]);
     // A quantization written in the files wins over the checkpoint's.
-    const own = runPipeline([{ file: 'train.py', text: script('meta-llama/Llama-3.1-8B') + 'q = BitsAndBytesConfig(load_in_8bit=True)\n' }], reader, {});
+    const own = resolveText('train.py', script('meta-llama/Llama-3.1-8B') + 'q = BitsAndBytesConfig(load_in_8bit=True)\n');
     assert.deepEqual([own.setup?.quantization?.bits, own.provenance.quantization?.kind], [8, 'file']);
   });
 });

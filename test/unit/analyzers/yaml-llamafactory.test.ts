@@ -2,7 +2,7 @@
 // default, optimizer replacements, fsdp list) and the v1 schema (model:, micro_batch_size, dist_config, kernel_config).
 import * as assert from 'node:assert/strict';
 import { analyzeLlamaFactoryYaml } from '../../../src/analyzers/yaml';
-import { runPipeline } from '../../../src/analyzers/pipeline';
+import { resolveText } from '../helpers';
 import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
 const LORA = `### model
@@ -56,8 +56,7 @@ describe('analyzeLlamaFactoryYaml', () => {
     assert.equal(factOf(analyzeLlamaFactoryYaml(LORA), 'preference'), undefined);
     assert.ok(analyzeLlamaFactoryYaml(LORA.replace('stage: sft', 'stage: ppo')).problems.some((p) => p.code === 'not-modeled' && /reward and value/.test(p.message)));
     // LoRA disables its adapters for the reference; LLaMA-Factory takes the log-probs over fp32 logits in one call.
-    const reader = { read: () => undefined, join: (_f: string, r: string) => r };
-    const r = runPipeline([{ file: 'dpo.yaml', text: dpo.replace(/deepspeed:.*\n/, '') }], reader, {});
+    const r = resolveText('dpo.yaml', dpo.replace(/deepspeed:.*\n/, ''));
     assert.deepEqual(r.setup?.preference, { reference: 'adapters-off', logps: 'whole', paired: true });
   });
 

@@ -2,7 +2,7 @@
 // optimizer and loss components, FSDP/TP keys, the dead nested fsdp block, teacher models and interpolation.
 import * as assert from 'node:assert/strict';
 import { analyzeTorchtuneYaml, parseBuilder } from '../../../src/analyzers/yaml';
-import { runPipeline } from '../../../src/analyzers/pipeline';
+import { resolveText } from '../helpers';
 import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
 const QLORA = `output_dir: /tmp/out
@@ -65,8 +65,7 @@ describe('analyzeTorchtuneYaml', () => {
     assert.equal(factOf(analyzeTorchtuneYaml(dpo), 'loss'), undefined);
     const simpo = QLORA.replace('torchtune.modules.loss.CEWithChunkedOutputLoss', 'torchtune.rlhf.loss.SimPOLoss');
     checkFacts(analyzeTorchtuneYaml(simpo), simpo, [['preference', 'reference-free']]);
-    const reader = { read: () => undefined, join: (_f: string, r: string) => r };
-    const r = runPipeline([{ file: 'dpo.yaml', text: dpo }], reader, {});
+    const r = resolveText('dpo.yaml', dpo);
     assert.deepEqual(r.setup?.preference, { reference: 'adapters-off', logps: 'native', paired: true });
   });
 
