@@ -3,7 +3,7 @@
 import { countParameters, linearModules, parseArchitecture, type Architecture, type LinearModule } from './architecture';
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { ProvenanceMap, TrainingSetup } from './setup';
-import { SCHEMA_DEFAULT_NOTES, sequencesPerExample } from './setup';
+import { ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
 import { finalNormSaved, layerActivations, lossMemory, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
 import { DTYPE_BYTES, GiB, MiB, formatCount } from './units';
@@ -197,7 +197,7 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
 }
 
 /** Components allocated once (they do not fragment the allocator's pool). */
-const PERSISTENT_IDS = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'master-weights', 'optimizer-states', 'ddp-buckets']);
+const PERSISTENT_IDS = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'master-weights', 'optimizer-states', 'ddp-buckets', 'rollout-engine']);
 
 /** True when `version` ("major.minor[.patch]") is set and older than major.minor. */
 function olderThan(version: string | undefined, major: number, minor: number): boolean {
@@ -283,6 +283,18 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     }
   }
 
+  if (!opts.lean && setup.rollout) {
+    const r = setup.rollout;
+    for (const [f, note] of Object.entries(ROLLOUT_DEFAULT_NOTES) as Array<[keyof typeof r, string]>) {
+      if ((f === 'vllm_memory_fraction' || f === 'vllm_sleep') && r.engine !== 'vllm-colocate') continue;
+      if (f === 'gather_weights' && setup.zero_stage !== 3) continue;
+      const p = (prov as Readonly<Record<string, Provenance | undefined>>)[`rollout.${f}`];
+      if (p === undefined || p.kind === 'default') {
+        assumptions.push({ key: `rollout.${f}`, value: String(r[f]), source: p?.kind === 'default' ? `default of ${p.owner}${p.note ? `: ${p.note}` : ''}` : `VRAM Lens default: ${note}` });
+      }
+    }
+  }
+
   // ---- Layout -------------------------------------------------------------------------------------------
   const world = setup.gpus_per_node * setup.nodes;
   const tp = setup.tensor_parallel;
@@ -314,6 +326,18 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   const ep = Math.max(1, setup.expert_parallel);
   const globalBatch = setup.micro_batch_size * setup.gradient_accumulation_steps * dp;
   const layout: Layout = { world, dataParallel: dp, shardGroup, tensorParallel: tp, pipelineParallel: pp, expertParallel: ep, globalBatch };
+  const rollout = setup.rollout;
+  if (rollout && setup.preference) {
+    return { ok: false, errors: [{ key: 'rollout', message: 'rollout (online RL with generation) and preference (offline DPO-style training) cannot both be set' }] };
+  }
+  if (rollout && rollout.completion_len >= setup.seq_len) {
+    return { ok: false, errors: [{ key: 'rollout.completion_len', message: `completion_len (${rollout.completion_len}) must be shorter than seq_len (${setup.seq_len}), which counts the prompt and the completion` }] };
+  }
+  // A colocated vLLM engine takes a fixed share of the GPU's memory, so the GPU must be known.
+  const vllmShare = rollout?.engine === 'vllm-colocate' ? (opts.gpu ? rollout.vllm_memory_fraction * opts.gpu.memoryBytes : 0) : 0;
+  if (rollout?.engine === 'vllm-colocate' && !opts.gpu) {
+    warnings.push({ key: 'rollout.engine', message: `the colocated vLLM engine takes ${rollout.vllm_memory_fraction} of the GPU's memory; choose a GPU to count it` });
+  }
 
   if ((setup.method === 'lora' || setup.method === 'qlora') && !setup.lora) {
     warnings.push({ key: 'lora', message: `method '${setup.method}' without a lora block: PEFT defaults used (r=8 on q_proj, v_proj)` });
@@ -606,7 +630,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const q = quantBytesPerParam(effSetup.quantization);
       persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}`), () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
     }
-    if (setup.preference?.reference === 'copy') {
+    if (setup.preference?.reference === 'copy' || rollout?.reference === 'copy') {
       // A frozen copy of the model (TRL create_reference_model, LLaMA-Factory create_ref_model), loaded and sharded as
       // the policy is (TRL prepares it with the same DeepSpeed ZeRO-3 / FSDP setup, offload included), without
       // gradients, optimizer state or adapters.
@@ -634,6 +658,12 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     if (!offloadOpt && !fsdpOffload && !paged && optHere > 0) {
       persistent.push(comp('optimizer-states', `Optimizer states (${setup.optimizer})`, optHere / shardOptimizer, () => (`${opt.formula}${shardOptimizer > 1 ? ` / ${shardOptimizer} (sharded)` : ''}`), () => ({ params: Math.round(trainableHere), stateBytes, shard: shardOptimizer })));
     }
+
+    // A colocated vLLM engine (TRL vllm_mode="colocate") reserves its share of the GPU for its own copy of the weights,
+    // its KV cache and CUDA graphs at start-up (vLLM gpu_memory_utilization is a fraction of the GPU's total memory),
+    // and keeps it while the policy trains unless sleep mode releases it.
+    const engineC = vllmShare > 0 ? [comp('rollout-engine', 'vLLM engine (colocated)', vllmShare, () => (`vllm_gpu_memory_utilization ${rollout!.vllm_memory_fraction} x ${(opts.gpu!.memoryBytes / GiB).toFixed(1)} GiB (${opts.gpu!.id})`), () => ({ fraction: rollout!.vllm_memory_fraction, gpuBytes: opts.gpu!.memoryBytes }))] : [];
+    if (!rollout?.vllm_sleep) persistent.push(...engineC);
 
     // Gradients.
     const gradFull = trainableHere * gradBytes;
@@ -787,9 +817,14 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
 
     // Preference log-probs: TRL row by row, torchtune one log_softmax in the logits' dtype; LLaMA-Factory's one
     // log_softmax over fp32 logits has the full cross-entropy's tensors.
+    // GRPO (TRL _get_per_token_logps_and_entropies): logits of the completion tokens only (logits_to_keep), divided by
+    // the temperature, then row by row through selective_log_softmax.
     const lossPlan = (tokens: number): LossPlan => ({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap,
       compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, amp: mode === 'amp',
-      preferenceRowTokens: pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native' });
+      preferenceRowTokens: rollout ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native',
+      policyGradient: rollout !== undefined });
+    // Tokens whose logits one micro-batch computes.
+    const lossTokens = rollout ? seqs * rollout.completion_len : T;
     const lossAt = (tokens: number): ReturnType<typeof lossMemory> => lossMemory(lossPlan(tokens));
     // The reference model's no-grad forward runs after the policy's (TRL get_batch_loss_metrics), while the policy's
     // activations and log-probs are held: its logits and their log-probs at the same batch.
@@ -813,7 +848,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const evalLayer = layerActivations({ ...layerPlan, batch: evalBatch });
       evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
       if (lmHead) {
-        const lm = lossAt(evalBatch * sequencesPerExample(setup) * setup.seq_len);
+        const lm = lossAt(evalBatch * sequencesPerExample(setup) * (rollout ? rollout.completion_len : setup.seq_len));
         evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
         const perTV = evalLossBytes / (evalBatch * setup.seq_len * (a.vocab / tp));
         evalLossFormula = setup.loss === 'fused' ? lm.formula : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
@@ -821,14 +856,61 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     }
     const gradsKeptInEval = setup.zero_grad_set_to_none || setup.optimizer_in_backward ? 0 : gradStored;
 
+    // Generation (GRPO rollouts): once per round, before its micro-batches train, with the optimizer step done and the
+    // gradients freed. TRL's transformers path (unwrap_model_for_generation, checkpointing switched off, use_cache)
+    // prefills the prompts and decodes the completions of the whole round at once; DynamicCache grows each layer's keys
+    // and values by torch.cat, a new tensor per step. DeepSpeed ZeRO-3 gathers the full weights for it
+    // (ds3_gather_for_generation) and FSDP summons its root unit. vLLM generates in its own memory (its share of the
+    // GPU, or another GPU); merging LoRA adapters into ZeRO-3 weights for the weight sync gathers them all. The
+    // reference's (beta > 0) and the old policy's log-probabilities are then taken without grad, one training
+    // micro-batch at a time.
+    const genComps: Component[] = [];
+    if (rollout && lmHead) {
+      const G = rollout.batch;
+      const C = rollout.completion_len;
+      const P = setup.seq_len - C;
+      const kvHeadsHere = Math.max(1, a.kvHeads / tp);
+      const kvPerToken = 2 * layersHere * kvHeadsHere * a.headDim * cb;
+      genComps.push(...gradsKeptInEval > 0 ? [comp('gradients', gradLabel, gradsKeptInEval, () => (`${gradFormula()} (not freed: zero_grad(set_to_none=False))`), () => ({}))] : []);
+      if (zero === 3 && rollout.gather_weights && (rollout.engine === 'generate' || peft)) {
+        genComps.push(comp('gathered-params', rollout.engine === 'generate' ? 'ZeRO-3 weights gathered for generation' : 'ZeRO-3 weights gathered to merge the adapters for vLLM', modelBytes * half / wb,
+          () => (`${formatCount(unquantizedParams)} params x ${half} B, every layer at once (ds3_gather_for_generation)`), () => ({ params: Math.round(unquantizedParams) })));
+      } else {
+        genComps.push(...gathered, ...headGather);
+      }
+      if (rollout.vllm_sleep) genComps.push(...engineC);
+      const tails: Component[][] = [];
+      if (rollout.engine === 'generate') {
+        const kv = (tokens: number): Component => comp('kv-cache', `KV cache (${G} sequences x ${tokens} tokens)`, G * tokens * kvPerToken,
+          () => (`${G} sequences x ${tokens} tokens x ${layersHere} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
+        const prefillLayer = layerActivations({ ...layerPlan, batch: G, seq: P });
+        const prefill = prefillLayer.backwardWorkingBytes / 2 + 2 * prefillLayer.layerInputBytes;
+        tails.push([kv(P), comp('backward-working', `Prefill: one layer's forward over ${G} prompts (no grad)`, prefill, () => (`the largest intermediates of one layer, its input and output, at ${G} x ${P} tokens`), () => ({ sequences: G, tokens: P }))]);
+        const decode = G * (a.vocab / tp) * (cb + 3 * 4) + (G * setup.seq_len * kvPerToken) / (2 * layersHere);
+        tails.push([kv(setup.seq_len), comp('backward-working', 'Decoding: next-token logits and the growing cache\'s copy', decode,
+          () => (`${G} x V x (${cb} B logits + 3 x 4 B: fp32 copy, processed scores, probabilities) + one layer's keys at full length (torch.cat)`), () => ({ sequences: G, vocab: a.vocab }))]);
+      }
+      if (rollout.reference !== 'none' || rollout.old_logps) {
+        const rowOut = mode === 'amp' ? 4 : cb;
+        const TV = lossTokens * (a.vocab / tp);
+        const logps = cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
+        const fwd = layer.backwardWorkingBytes / 2 + 2 * layer.layerInputBytes;
+        const who = [rollout.reference === 'copy' ? 'the reference model' : rollout.reference === 'adapters-off' ? 'the model with its adapters disabled' : '', rollout.old_logps ? 'the old policy' : ''].filter((x) => x).join(' and ');
+        tails.push([logps >= fwd
+          ? comp('logits-loss', `Scoring: ${who}, no grad, ${seqs} sequences`, logps, () => (`completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`), () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }))
+          : comp('backward-working', `Scoring: ${who}, one layer's forward (no grad)`, fwd, () => ('the largest intermediates of one layer, its input and output, at the training micro-batch'), () => ({ sequences: seqs }))]);
+      }
+      if (tails.length > 0) genComps.push(...tails.reduce((m, t) => (sum(t) > sum(m) ? t : m)));
+    }
+
     // Embedding output / final norm / loss on the first and last stage.
     const outside: Component[] = [];
     if (last && lmHead) {
-      const lm = lossAt(T);
+      const lm = lossAt(lossTokens);
       lossTensorBytes = lm.savedBytes + Math.max(lm.forwardTransientBytes, lm.backwardTransientBytes);
       const finalNorm = finalNormSaved({ arch: a, mode, half, weightBytes: wb, tokens: T, normTrainable: setup.method === 'full', headTrainable: setup.method === 'full' || inv.headTrainable,
         normWeightBytes: denseBytes, headWeightBytes: embBytes, residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined });
-      outside.push(comp('logits-loss', 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`), () => ({ tokens: T, vocab: a.vocab, loss: setup.loss })));
+      outside.push(comp('logits-loss', rollout ? 'Completion logits and log-probabilities (saved)' : 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`), () => ({ tokens: lossTokens, vocab: a.vocab, loss: setup.loss })));
       if (kbitQ === 'all' && mode === 'amp') {
         // The fp32 head is frozen, so autocast does not cache its cast (cached_cast needs requires_grad), but the
         // matmul keeps the 16-bit copy for the gradient of its input until the head's backward.
@@ -866,7 +948,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const headAtLossC = headAccum > 0 ? headGradC : gradC(gradsInForward, ' (kept from the previous micro-step)');
       const accumC = headAccum > 0 ? [comp('backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum, () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
       const atLoss: Component[] = [...pers, headAtLossC, ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
-        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => (pref?.logps === 'rows' && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them' : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
+        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ((pref?.logps === 'rows' || rollout) && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them' : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
       const rootHeld = rootUnit ? headGather : [];
       const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working, ...dequantC];
       const tiedC = tiedAccum > 0 ? [comp('backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum, () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
@@ -910,6 +992,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
           : [comp('backward-working', `Evaluation: one layer's forward at the eval batch (${evalBatch})`, evalLayerBytes, () => ('the largest intermediates of one layer, its input and output, no grad'), () => ({ evalBatch })), ...dequantC];
         const ev: Component[] = [...pers, ...(gradsKeptInEval > 0 ? [gradC(gradsKeptInEval, ' (not freed: zero_grad(set_to_none=False))')] : []), ...gathered, ...headGather, ...evalTail];
         phasesOut.push({ phase: 'evaluation', allocatedBytes: sum(ev), components: ev, note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})` });
+      }
+      if (rollout) {
+        const gen = [...pers, ...genComps];
+        phasesOut.push({ phase: 'generation', allocatedBytes: sum(gen), components: gen, note: rollout.engine === 'generate' ? `generation of ${rollout.batch} completions (prompts prefilled, then decoded with a KV cache)` : rollout.engine === 'vllm-colocate' ? 'generation in the colocated vLLM engine' : 'generation on the vLLM server (other GPUs)' });
       }
       if (zero >= 1 && setup.optimizer !== 'none') {
         // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
@@ -980,6 +1066,8 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         const evalTail = r(evalLossBytes) >= r(evalLayerBytes) + r(dequantBytes) ? r(evalLossBytes) : r(evalLayerBytes) + r(dequantBytes);
         out.push({ phase: 'evaluation', allocatedBytes: pSum + (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + gSum + hgSum + evalTail, components: persistentOnly, note: '' });
       }
+      // The sleeping vLLM engine's share is held, not churned, like the persistent components.
+      if (rollout) out.push({ phase: 'generation', allocatedBytes: pSum + tot(genComps), components: rollout.vllm_sleep ? [...persistentOnly, ...engineC] : persistentOnly, note: '' });
       if (zero >= 1 && setup.optimizer !== 'none') {
         let fs = r((trainableHere * wb) / (zero === 3 ? shardParams : 1));
         for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));
@@ -996,5 +1084,5 @@ function checkpointHeld(l: { checkpointHeldBytes: number }): number {
 }
 
 /** Phase order for ties: steady-state phases first. */
-export const PHASES: readonly Phase[] = ['forward', 'backward', 'optimizer', 'first-step', 'evaluation'];
+export const PHASES: readonly Phase[] = ['forward', 'backward', 'optimizer', 'first-step', 'evaluation', 'generation'];
 export { GiB };

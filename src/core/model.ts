@@ -1,12 +1,13 @@
 // The estimator's output types: plain serializable data, units in field names.
 import type { SetupKey } from './setup';
 
-export type Phase = 'forward' | 'backward' | 'optimizer' | 'first-step' | 'evaluation';
+export type Phase = 'forward' | 'backward' | 'optimizer' | 'first-step' | 'evaluation' | 'generation';
 
 export type ComponentId =
   | 'weights' | 'quantization-constants' | 'adapter-weights' | 'master-weights' | 'gradients' | 'ddp-buckets'
   | 'optimizer-states' | 'optimizer-step' | 'activations' | 'checkpoint-recompute' | 'backward-working'
-  | 'autocast-weight-copies' | 'logits-loss' | 'loss-backward' | 'zero-buckets' | 'gathered-params' | 'gathered-grads' | 'first-step-init';
+  | 'autocast-weight-copies' | 'logits-loss' | 'loss-backward' | 'zero-buckets' | 'gathered-params' | 'gathered-grads' | 'first-step-init'
+  | 'kv-cache' | 'rollout-engine';
 
 /** One memory term: how many bytes, the formula in words and symbols, and the inputs that went into it. */
 export interface Component {

@@ -182,6 +182,38 @@ export const TrainingSetupSchema = z.strictObject({
      */
     paired: z.boolean().default(true),
   }).strict().optional(),
+  /**
+   * Online reinforcement learning with generation (GRPO): each round the policy generates completions for a batch of
+   * prompts, scores them, then trains on them micro-batch by micro-batch. seq_len is the prompt and the completion
+   * together; the loss takes the log-probabilities of the completion tokens only (TRL logits_to_keep), row by row.
+   */
+  rollout: z.object({
+    /** Completions generated at once per GPU: TRL per_device_train_batch_size x steps_per_generation. */
+    batch: positiveInt,
+    /** Generated tokens per completion (max_completion_length); the prompt is seq_len minus this. */
+    completion_len: positiveInt,
+    /**
+     * Where completions are generated: the policy's own generate() on the training GPU (KV cache, 'generate'), vLLM
+     * in the training process taking a fixed share of the GPU ('vllm-colocate'), or a vLLM server on other GPUs.
+     */
+    engine: z.enum(['generate', 'vllm-colocate', 'vllm-server']).default('generate'),
+    /** Share of the GPU's memory a colocated vLLM engine takes (vllm_gpu_memory_utilization). */
+    vllm_memory_fraction: z.number().gt(0).max(1).default(0.3),
+    /** vLLM sleep mode: the colocated engine releases its memory while the policy trains. */
+    vllm_sleep: z.boolean().default(false),
+    /**
+     * The KL reference (beta > 0): a frozen copy of the model ('copy'), the policy with its adapters disabled
+     * (PEFT, 'adapters-off'), or none (beta = 0, TRL's default).
+     */
+    reference: z.enum(['copy', 'adapters-off', 'none']).default('none'),
+    /**
+     * The old policy's log-probabilities are recomputed in a no-grad pass after generation (num_iterations > 1, or
+     * more generation steps than accumulation steps, or vLLM's importance-sampling correction).
+     */
+    old_logps: z.boolean().default(false),
+    /** DeepSpeed ZeRO-3: the full weights are gathered on each GPU for generation (ds3_gather_for_generation). */
+    gather_weights: z.boolean().default(true),
+  }).strict().optional(),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),
   tensor_parallel: positiveInt.default(1),
@@ -223,6 +255,18 @@ export type ProvenanceMap = Partial<Record<SetupKey, Provenance>>;
 export function sequencesPerExample(s: Pick<TrainingSetup, 'preference'>): number {
   return s.preference?.paired ? 2 : 1;
 }
+
+/** Defaults of the rollout block, with the reason shown to the user when a file does not set them. */
+export const ROLLOUT_DEFAULT_NOTES: Readonly<Record<keyof NonNullable<TrainingSetup['rollout']>, string>> = {
+  batch: 'completions generated per GPU in one round',
+  completion_len: 'generated tokens per completion',
+  engine: "the policy's own generate() on the training GPU",
+  vllm_memory_fraction: "a colocated vLLM engine takes 0.3 of the GPU's memory (TRL vllm_gpu_memory_utilization)",
+  vllm_sleep: 'the colocated engine keeps its share while the policy trains',
+  reference: 'no KL reference model (beta = 0)',
+  old_logps: "the old policy's log-probabilities come from the generation round itself",
+  gather_weights: 'ZeRO-3 gathers the full weights for generation (TRL ds3_gather_for_generation)',
+};
 
 /** The defaults the schema applies, with the reason shown to the user. */
 export const SCHEMA_DEFAULT_NOTES: Partial<Record<SetupKey, string>> = {

@@ -59,7 +59,9 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   const pref = setup.preference;
   const T = setup.micro_batch_size * sequencesPerExample(setup) * setup.seq_len;
   const refActive = pref !== undefined && (pref.reference === 'copy' || pref.reference === 'adapters-off');
-  const extraForwards = !pref ? 0 : pref.paired ? (refActive ? 1 : 0) : (refActive ? 2 : 0) + 1;
+  // GRPO scores its completions without grad: the reference (beta > 0) and the old policy's log-probabilities.
+  const ro = setup.rollout;
+  const extraForwards = ro ? (ro.reference !== 'none' ? 1 : 0) + (ro.old_logps ? 1 : 0) : !pref ? 0 : pref.paired ? (refActive ? 1 : 0) : (refActive ? 2 : 0) + 1;
   const microSteps = setup.gradient_accumulation_steps;
 
   // FLOPs per token: forward 2P + attention 4·L·s·h (QK^T and AV, causal counted in full as kernels do).
@@ -81,6 +83,22 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   if (setup.method === 'qlora') {
     dequant = (2 * P * 2 * microSteps) / (g.hbmBandwidthGBps * 1e9);
     if (!lean) explain.push(`4-bit dequantization: 2 passes x ${fmt(P)} params x 2 B / HBM bandwidth = ${(dequant * 1e3).toFixed(1)} ms`);
+  }
+
+  // Generation (GRPO): decoding is bound by memory bandwidth, each new token reads every weight and the KV cache so far
+  // once for the whole batch; the prompts' prefill is a forward pass. Rounds per optimizer step: the step's sequences
+  // over the round's.
+  let generation = 0;
+  if (ro) {
+    const wBytes = (setup.weights_dtype === 'fp32' ? 4 : 2) * (setup.method === 'qlora' ? 0.28 : 1);
+    const C = ro.completion_len;
+    const prompt = setup.seq_len - C;
+    const kvPerToken = 2 * a.layers * a.kvHeads * a.headDim * 2;
+    const rounds = (setup.micro_batch_size * microSteps) / ro.batch;
+    const decode = (C * (activeP * wBytes + ro.batch * (prompt + C / 2) * kvPerToken)) / (tp * pp) / (g.hbmBandwidthGBps * 1e9);
+    const prefill = (fwd * ro.batch * prompt) / (tp * pp) / (peak * ASSUMED_MFU * tokenEfficiency(ro.batch * prompt));
+    generation = rounds * (decode + prefill);
+    if (!lean) explain.push(`generation: ${+rounds.toFixed(2)} round(s) x (decode ${C} tokens x (weights ${fmt(activeP * wBytes)} B + KV cache of ${ro.batch} sequences) / ${g.hbmBandwidthGBps} GB/s + prefill ${ro.batch} x ${prompt} tokens) = ${(generation * 1e3).toFixed(1)} ms${ro.engine === 'generate' ? '' : ' (vLLM)'}`);
   }
 
   // Communication over the peer link (NVLink or PCIe), per optimizer step.
@@ -121,9 +139,9 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   }
   // Communication overlaps with backward compute; only the excess shows up.
   const exposedComm = Math.max(0, comm - 0.5 * computeSeconds);
-  const seconds = computeSeconds + dequant + exposedComm + offload;
+  const seconds = computeSeconds + dequant + exposedComm + offload + generation;
   if (!lean) explain.push(`step: ${(seconds * 1e3).toFixed(1)} ms (communication beyond half the compute time is exposed)`);
-  return { seconds, computeSeconds: computeSeconds + dequant, communicationSeconds: exposedComm, offloadSeconds: offload, explain };
+  return { seconds, computeSeconds: computeSeconds + dequant + generation, communicationSeconds: exposedComm, offloadSeconds: offload, explain };
 }
 
 function fmt(n: number): string {

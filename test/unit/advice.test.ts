@@ -98,6 +98,20 @@ describe('step time', () => {
     assert.equal(tokenEfficiency(256), 0.5);
     assert.ok(tokenEfficiency(8192) > 0.96);
   });
+  it('GRPO generation: decoding reads every weight and the cache so far once per token, at HBM bandwidth', () => {
+    // Llama-2-7B bf16, 8 sequences of a 256-token prompt + 256 generated tokens, one round per optimizer step, on the
+    // default GPU (A100: 2,039 GB/s, 312 TFLOPS bf16). Per token: 6,738,415,616 x 2 B of weights + the cache of 8 x
+    // (256 + 128) tokens on average x 524,288 B (32 layers x 2 x 32 heads x 128 x 2 B) = 15.087 GB; x 256 tokens
+    // / 2,039 GB/s = 1.894 s. The prefill is a forward over 8 x 256 tokens at 40 % MFU.
+    const s = setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', micro_batch_size: 8, seq_len: 512 });
+    const a = stepTime(s, 6.7e9);
+    const b = stepTime({ ...s, rollout: { batch: 8, completion_len: 256, engine: 'generate', vllm_memory_fraction: 0.3, vllm_sleep: false, reference: 'none', old_logps: false, gather_weights: true } }, 6.7e9);
+    const decode = (256 * (6_738_415_616 * 2 + 8 * 384 * 524_288)) / 2039e9;
+    const fwd = 2 * 6_738_415_616 + 4 * 32 * 512 * 32 * 128;
+    const prefill = (fwd * 8 * 256) / (312e12 * 0.4 * tokenEfficiency(2048));
+    assert.ok(Math.abs(decode - 1.894) < 0.001);
+    assert.ok(Math.abs(b.seconds - a.seconds - (decode + prefill)) < 1e-9);
+  });
   it('optimizer offload adds PCIe traffic and CPU Adam time', () => {
     const s = setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', zero_stage: 2 });
     const a = stepTime(s, 6.7e9);

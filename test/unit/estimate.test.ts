@@ -1,9 +1,11 @@
 // The estimator against numbers worked out by hand; each test names where its number comes from.
 import * as assert from 'node:assert/strict';
+import { estimate } from '../../src/core/estimate';
 import { finalNormSaved, layerActivations, lossMemory } from '../../src/core/terms/activations';
 import { parseArchitecture, type Architecture } from '../../src/core/architecture';
 import { findModel } from '../../src/core/lookup';
 import { GiB, MiB } from '../../src/core/units';
+import type { TrainingSetupInput } from '../../src/core/setup';
 import { GB, component, near, phase, run, setupFor } from './helpers';
 
 /** The architecture of a catalog model. */
@@ -571,5 +573,97 @@ describe('estimate: variable-length batches', () => {
     // T·h·2 + 4·T + 256·V·2 = 58,720,256 + 32,768 + 77,856,768 = 136,609,792 B.
     const vl = run(setupFor('Qwen/Qwen2-7B', { ...base, seq_len: 8192, loss: 'fused', batch_lengths: 'variable' })).perGpu.variableLengths!;
     assert.equal(vl.cacheBytes, 136_609_792);
+  });
+});
+
+describe('estimate: GRPO rollouts', () => {
+  // Qwen2.5-7B-Instruct: 28 layers, 4 kv heads of 128, vocab 152,064. LoRA r=16 on every linear layer, bf16 weights under
+  // bf16 autocast, 8 sequences per micro-batch of a 512-token prompt and a 256-token completion, 4 micro-batches per
+  // round (32 completions), checkpointing on.
+  const V = 152_064;
+  const kvPerToken = 28 * 2 * 4 * 128 * 2; // 57,344 B: keys and values of every layer, bf16
+  const grpo = {
+    method: 'lora' as const, lora: { r: 16, target_modules: 'all-linear' as const }, weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const,
+    micro_batch_size: 8, gradient_accumulation_steps: 4, seq_len: 768, gradient_checkpointing: 'full' as const,
+    rollout: { batch: 32, completion_len: 256 },
+  };
+  const qwen = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof setupFor> => setupFor('Qwen/Qwen2.5-7B-Instruct', { ...grpo, ...extra });
+
+  it('trains on the completion tokens\' log-probs only, row by row (TRL logits_to_keep, selective_log_softmax)', () => {
+    // T = 8 x 256 completion tokens; T·V = 311,427,072. Saved: the rows' fp32 log_softmax outputs 4·T·V; at the backward
+    // start: the rows' gradients and their stack 2 x 2·T·V and one row's fp32 temporaries 2 x 4 x 256 x V.
+    const TV = 8 * 256 * V;
+    const l = lossMemory({ tokens: 8 * 256, vocab: V, hidden: 3584, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, preferenceRowTokens: 256, amp: true, policyGradient: true });
+    assert.deepEqual([l.savedBytes, l.forwardTransientBytes, l.backwardTransientBytes], [4 * TV, 2 * TV + 2 * TV, 4 * TV + 8 * 256 * V]);
+    const e = run(qwen());
+    assert.equal(component(phase(e, 'backward'), 'loss-backward'), 1_557_135_360);
+    // The same run as plain SFT at 768 tokens keeps the fp32 log-softmax of all 6,144 tokens: three times as much.
+    const sft = run(qwen({ rollout: undefined }));
+    assert.ok(component(phase(sft, 'forward'), 'logits-loss') > 2.9 * 4 * TV);
+    // Activations cover the prompt and the completion: the same as the 768-token SFT run.
+    assert.equal(component(phase(e, 'forward'), 'activations'), component(phase(sft, 'forward'), 'activations'));
+  });
+
+  it('generation: the KV cache of the whole round, prefill or decoding, whichever is larger', () => {
+    const e = run(qwen());
+    const gen = phase(e, 'generation');
+    const pers = phase(e, 'optimizer').components.filter((c) => ['weights', 'adapter-weights', 'optimizer-states'].includes(c.id)).reduce((s, c) => s + c.bytes, 0);
+    // Decoding ends with 32 x 768 tokens cached: 1,409,286,144 B, plus the next-token logits (bf16, fp32 copy, scores,
+    // probabilities: 32 x V x 14 B) and one layer's keys at full length (32 x 768 x 57,344 / 56 B).
+    const decodeEnd = 32 * 768 * kvPerToken + 32 * V * 14 + (32 * 768 * kvPerToken) / 56;
+    assert.equal(32 * 768 * kvPerToken, 1_409_286_144);
+    // Prefill: 32 x 512 tokens cached and one layer's forward over them.
+    const l = layerActivations({ arch: archOf('Qwen/Qwen2.5-7B-Instruct'), mode: 'amp', half: 2, weightBytes: 2, batch: 32, seq: 512, attention: 'sdpa', baseTrainable: false, normsTrainable: false,
+      inputRequiresGrad: true, lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']) }, tp: 1, sequenceParallel: false, kernels: 'pytorch' });
+    const prefill = 32 * 512 * kvPerToken + l.backwardWorkingBytes / 2 + 2 * l.layerInputBytes;
+    near(gen.allocatedBytes, pers + Math.max(decodeEnd, prefill), 1e-9, 'generation phase');
+    assert.ok(gen.components.some((c) => c.id === 'kv-cache'));
+  });
+
+  it('a KL reference (beta > 0) scores the round without grad; a full fine-tune holds a frozen copy', () => {
+    // With the adapters disabled, one micro-batch's completion logits (2·T·V), divided by the temperature (2·T·V).
+    const TV = 8 * 256 * V;
+    const e = run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-server', reference: 'adapters-off' } }));
+    const scoring = phase(e, 'generation').components.find((c) => c.label.startsWith('Scoring'));
+    assert.equal(scoring?.bytes, 4 * TV);
+    // vLLM on other GPUs: no KV cache on the training GPU.
+    assert.ok(!phase(e, 'generation').components.some((c) => c.id === 'kv-cache'));
+    const full = { method: 'full' as const, lora: undefined, optimizer: 'adamw_8bit' as const };
+    const none = run(qwen({ ...full, rollout: { batch: 32, completion_len: 256, engine: 'vllm-server' } }));
+    const copy = run(qwen({ ...full, rollout: { batch: 32, completion_len: 256, engine: 'vllm-server', reference: 'copy' } }));
+    assert.equal(component(phase(copy, 'optimizer'), 'weights') - component(phase(none, 'optimizer'), 'weights'), 7_615_616_512 * 2);
+  });
+
+  it('a colocated vLLM engine holds its share of the GPU, in every phase unless it sleeps', () => {
+    const gpu = { id: 'A100-80GB', memoryBytes: 80 * GiB, source: 'test' };
+    const share = 0.3 * 80 * GiB;
+    const awake = run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-colocate' } }), { gpu });
+    for (const p of awake.perGpu.phases) assert.equal(component(p, 'rollout-engine'), share, p.phase);
+    const asleep = run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-colocate', vllm_sleep: true } }), { gpu });
+    assert.equal(component(phase(asleep, 'backward'), 'rollout-engine'), 0);
+    assert.equal(component(phase(asleep, 'generation'), 'rollout-engine'), share);
+    // Asleep, the training phases run without the share: the peak is the higher of those and the generation phase.
+    const trainingPeak = Math.max(...asleep.perGpu.phases.filter((p) => p.phase !== 'generation').map((p) => p.allocatedBytes));
+    assert.equal(asleep.perGpu.peakBytes, Math.max(trainingPeak, phase(asleep, 'generation').allocatedBytes));
+    assert.equal(awake.perGpu.peakBytes, share + Math.max(trainingPeak, phase(asleep, 'generation').allocatedBytes - share));
+    // Without a GPU the share cannot be counted, and a warning says so.
+    const blind = run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-colocate' } }));
+    assert.ok(blind.warnings.some((w) => w.key === 'rollout.engine'));
+  });
+
+  it('ZeRO-3 gathers the full 16-bit weights for generation (ds3_gather_for_generation)', () => {
+    const z3 = { method: 'full' as const, lora: undefined, gpus_per_node: 8, zero_stage: 3 as const, master_weights: true, mixed_precision: 'none' as const };
+    const e = run(qwen({ ...z3, rollout: { batch: 32, completion_len: 256 } }));
+    const gathered = phase(e, 'generation').components.find((c) => c.label.startsWith('ZeRO-3 weights gathered'));
+    assert.equal(gathered?.bytes, 7_615_616_512 * 2);
+    const off = run(qwen({ ...z3, rollout: { batch: 32, completion_len: 256, gather_weights: false } }));
+    assert.ok(!phase(off, 'generation').components.some((c) => c.label.startsWith('ZeRO-3 weights gathered')));
+  });
+
+  it('rejects a completion as long as the whole sequence, and rollouts next to a preference objective', () => {
+    const bad = estimate(qwen({ rollout: { batch: 32, completion_len: 768 } }));
+    assert.ok(!bad.ok && bad.errors.some((x) => x.key === 'rollout.completion_len'));
+    const both = estimate(qwen({ preference: { reference: 'none' } }));
+    assert.ok(!both.ok && both.errors.some((x) => x.key === 'rollout'));
   });
 });

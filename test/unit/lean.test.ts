@@ -47,6 +47,11 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
         preference: fc.constantFrom(undefined, undefined, 'copy', 'adapters-off', 'precomputed', 'none'),
         logps: fc.constantFrom('rows', 'whole', 'native'),
         kernels: fc.constantFrom('pytorch', 'liger', 'unsloth'),
+        rollout: fc.constantFrom(undefined, undefined, 'generate', 'vllm-colocate', 'vllm-server'),
+        rolloutRef: fc.constantFrom('copy', 'adapters-off', 'none'),
+        rolloutBatch: fc.integer({ min: 1, max: 64 }),
+        sleep: fc.boolean(),
+        oldLogps: fc.boolean(),
       }),
       (r) => {
         const m = models[r.model];
@@ -59,7 +64,8 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           loss: r.loss, compile: r.compile, gpus_per_node: r.gpus * r.tp * r.pp, nodes: r.nodes, zero_stage: r.zero, fsdp: r.fsdp,
           offload_optimizer: r.offOpt, offload_params: r.offParams, tensor_parallel: r.tp, pipeline_parallel: r.pp,
           activation_offloading: r.actOff, zero_grad_set_to_none: r.zeroGrad, optimizer_in_backward: r.optInBwd, kbit_upcast: r.kbit, eval_batch_size: r.evalBatch,
-          preference: r.preference ? { reference: r.preference, logps: r.logps } : undefined, kernels: r.kernels,
+          preference: r.preference && !r.rollout ? { reference: r.preference, logps: r.logps } : undefined, kernels: r.kernels,
+          rollout: r.rollout ? { batch: r.rolloutBatch, completion_len: r.seq / 2, engine: r.rollout, reference: r.rolloutRef, vllm_sleep: r.sleep, old_logps: r.oldLogps } : undefined,
         });
         const gpu = { id: 'test', memoryBytes: r.gpuGiB * 2 ** 30, source: 'test' };
         const full = estimate(setup, { gpu });

@@ -15,9 +15,9 @@ const GROUP_OF: Record<string, GroupId> = {
   'autocast-weight-copies': 'weights',
   'optimizer-states': 'optimizer', 'optimizer-step': 'optimizer', 'first-step-init': 'optimizer', 'paged-optimizer': 'optimizer',
   'gradients': 'gradients',
-  'activations': 'activations', 'checkpoint-recompute': 'activations', 'backward-working': 'activations',
+  'activations': 'activations', 'checkpoint-recompute': 'activations', 'backward-working': 'activations', 'kv-cache': 'activations',
   'logits-loss': 'loss', 'loss-backward': 'loss',
-  'ddp-buckets': 'buffers', 'zero-buckets': 'buffers', 'gathered-params': 'buffers', 'gathered-grads': 'buffers',
+  'ddp-buckets': 'buffers', 'zero-buckets': 'buffers', 'gathered-params': 'buffers', 'gathered-grads': 'buffers', 'rollout-engine': 'buffers',
   'allocator-reserve': 'runtime', 'stream-pools': 'runtime', 'cuda-context': 'runtime', 'nccl': 'runtime',
 };
 

@@ -34,6 +34,7 @@ export const S = {
   'phase.optimizer': 'optimizer step',
   'phase.first-step': 'first step (initialisation)',
   'phase.evaluation': 'evaluation (during training)',
+  'phase.generation': 'generation (rollout)',
   phasesHeading: 'Phases',
   // Chart
   breakdownHeading: 'Memory breakdown',

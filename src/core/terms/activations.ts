@@ -672,6 +672,11 @@ export interface LossPlan {
   readonly preferenceRowTokens?: number;
   /** Autocast runs log_softmax in fp32. */
   readonly amp?: boolean;
+  /**
+   * GRPO's per-token log-probabilities (TRL _get_per_token_logps_and_entropies): the completion logits divided by the
+   * temperature (a second tensor of their size), then selective_log_softmax row by row; no mean-logits copies.
+   */
+  readonly policyGradient?: boolean;
   /** Preference log-probabilities from one log_softmax in the logits' own dtype (torchtune get_batch_log_probs). */
   readonly nativeLogSoftmax?: boolean;
   /** Chunks of CEWithChunkedOutputLoss (torchtune uses 8). */
@@ -746,11 +751,23 @@ const finalNormCache = new WeakMap<Architecture, Map<string, number>>();
 function preferenceLogps(p: LossPlan, TV: number): LossMemory {
   const lb = p.logitsBytes;
   const rowTV = p.preferenceRowTokens! * p.vocab;
+  if (lb === 4 && p.policyGradient) {
+    return { savedBytes: 4 * TV, forwardTransientBytes: 4 * TV, backwardTransientBytes: 8 * TV,
+      formula: 'completion log-probs (fp32 logits, logsumexp path): logits divided by the temperature 4·T·V kept; the undivided logits 4·T·V; backward: gradients of the logits 8·T·V (T: completion tokens)' };
+  }
   if (lb === 4) {
     return { savedBytes: 4 * TV, forwardTransientBytes: 2 * TV, backwardTransientBytes: 8 * TV,
       formula: 'preference log-probs (fp32 logits, logsumexp path): logits 4·T·V kept; masked half for the mean logits 2·T·V; backward: gradients of the logits 8·T·V' };
   }
   const out = p.amp ? 4 : lb;
+  if (p.policyGradient) {
+    return {
+      savedBytes: out * TV,
+      forwardTransientBytes: lb * TV + Math.max(p.amp ? 4 * rowTV : 0, lb * TV),
+      backwardTransientBytes: 2 * lb * TV + 2 * out * rowTV,
+      formula: `completion log-probs row by row: log_softmax outputs ${out}·T·V kept; logits ${lb}·T·V + max(their copy divided by the temperature, one row's fp32 copy); backward: row gradients and their stack 2 x ${lb}·T·V + one row's ${2 * out}·s·V (T: completion tokens)`,
+    };
+  }
   return {
     savedBytes: out * TV,
     forwardTransientBytes: lb * TV + Math.max(p.amp ? 4 * rowTV : 0, (lb * TV) / 2),
