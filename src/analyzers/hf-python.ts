@@ -26,12 +26,14 @@ const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
  * frozen copy, or the model with its adapters disabled); ORPO and CPO (SimPO with cpo_alpha=0) need none.
  */
 const UNMODELED_TRL: Readonly<Record<string, string>> = {
-  GRPOConfig: 'grpo', PPOConfig: 'ppo', RLOOConfig: 'rloo', OnlineDPOConfig: 'online-dpo', NashMDConfig: 'online-dpo', XPOConfig: 'online-dpo',
+  PPOConfig: 'ppo', RLOOConfig: 'rloo', OnlineDPOConfig: 'online-dpo', NashMDConfig: 'online-dpo', XPOConfig: 'online-dpo',
   GKDConfig: 'gkd',
 };
 const PREFERENCE_CONFIGS: Readonly<Record<string, string>> = {
   DPOConfig: 'dpo', DPOTrainer: 'dpo', KTOConfig: 'kto', KTOTrainer: 'kto', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free', CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
 };
+/** TRL's online RL trainers whose rollouts are modeled: GRPO generates completions, scores them, then trains on them. */
+const ROLLOUT_CONFIGS: Readonly<Record<string, string>> = { GRPOConfig: 'grpo', GRPOTrainer: 'grpo' };
 /** Unsloth's model classes (unsloth/models/loader.py FastLanguageModel and FastModel, vision.py FastVisionModel). */
 export const UNSLOTH_CLASSES: ReadonlySet<string> = new Set(['FastLanguageModel', 'FastModel', 'FastVisionModel']);
 /** FastLanguageModel.get_peft_model's target_modules default (unsloth/models/llama.py). */
@@ -227,6 +229,7 @@ class Analyzer {
     const unmodeled = UNMODELED_TRL[name];
     if (unmodeled) this.problem('not-modeled', 'warning', notModeled(name, unmodeled), span(call.firstChild!), name);
     if (pref) this.calleeFact(call, 'preference', name, pref, `${name}(...)`, tool);
+    if (ROLLOUT_CONFIGS[name]) this.calleeFact(call, 'rollout', name, ROLLOUT_CONFIGS[name], `${name}(...)`, tool);
     for (const e of args.entries) this.mapEntry('train', e, tool, undefined, trlOrLocal);
     this.opaqueSpreads(args.opaque);
   }
@@ -477,6 +480,8 @@ class Analyzer {
     const pref = PREFERENCE_CONFIGS[trainer];
     // The trainer names the objective when the arguments are a plain TrainingArguments (older TRL scripts).
     if (pref && !this.facts.some((f) => f.key === 'preference')) this.calleeFact(call, 'preference', trainer, pref, `${trainer}(...)`, tool);
+    const rollout = ROLLOUT_CONFIGS[trainer];
+    if (rollout && !this.facts.some((f) => f.key === 'rollout')) this.calleeFact(call, 'rollout', trainer, rollout, `${trainer}(...)`, tool);
     const isNone = (e: Entry): boolean => {
       const v = this.valueOf(e);
       return v.k === 'lit' && v.v === null;
@@ -547,6 +552,18 @@ class Analyzer {
           return emit('loss', (x) => mapBool(this.bool(x, e), (b) => (b ? 'fused' : undefined)));
         case 'torch_empty_cache_steps':
           return emit('emptyCacheSteps', (x) => this.num(x, e, true));
+        // GRPOConfig: prompt and completion lengths, the generation round, the KL reference and the vLLM engine.
+        case 'max_prompt_length': return emit('promptLen', (x) => this.num(x, e, true));
+        case 'max_completion_length': return emit('completionLen', (x) => this.num(x, e, true));
+        case 'steps_per_generation': return emit('stepsPerGeneration', (x) => this.num(x, e, true));
+        case 'generation_batch_size': return emit('generationBatchSize', (x) => this.num(x, e, true));
+        case 'num_iterations': return emit('numIterations', (x) => this.num(x, e, true));
+        case 'beta': return emit('klBeta', (x) => this.num(x, e, false));
+        case 'use_vllm': return emit('useVllm', (x) => this.bool(x, e));
+        case 'vllm_mode': return emit('vllmMode', (x) => (x.k === 'lit' && (x.v === 'colocate' || x.v === 'server') ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
+        case 'vllm_gpu_memory_utilization': return emit('vllmMemoryFraction', (x) => this.num(x, e, false));
+        case 'vllm_enable_sleep_mode': return emit('vllmSleep', (x) => this.bool(x, e));
+        case 'ds3_gather_for_generation': return emit('gatherForGeneration', (x) => this.bool(x, e));
         case 'precompute_ref_log_probs':
           // DPOConfig: the reference log-probabilities are computed once before training; no reference forward per step.
           return emit('referenceModel', (x) => mapBool(this.bool(x, e), (b) => (b ? 'precomputed' : undefined)));

@@ -328,6 +328,75 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     prov.fsdp = { kind: 'default', owner: 'torchtune', note: 'distributed recipes shard parameters, gradients and optimizer state with FSDP2' };
   }
 
+  /**
+   * GRPO (TRL GRPOConfig, trl@006d32c:trl/trainer/grpo_config.py): a round generates per_device_train_batch_size x
+   * steps_per_generation completions per GPU (steps_per_generation defaults to gradient_accumulation_steps; a
+   * generation_batch_size counts all GPUs); each sequence is the prompt and max_completion_length (256) tokens. beta
+   * defaults to 0.0, which loads no reference model. vLLM's mode defaults to "server" (other GPUs) and its colocated
+   * share to 0.3 of the GPU. The old policy's log-probabilities are recomputed when a round serves more micro-batches
+   * than one optimizer step, when each round is optimized more than once, and with vLLM's importance-sampling correction.
+   */
+  function resolveRollout(dpWorld: number): void {
+    const value = <T,>(key: CanonicalKey, field: string, fallback: T, note: string): T => {
+      const w = decided[key];
+      if (w && w.fact.value !== null && typeof w.fact.value !== 'object') {
+        prov[`rollout.${field}`] = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+        return w.fact.value as T;
+      }
+      const u = unknownOnly[key];
+      prov[`rollout.${field}`] = { kind: 'default', owner: 'trl', note: u ? `${u.fact.rawKey} is not known statically (${u.fact.rawValue}); ${note}` : note };
+      return fallback;
+    };
+    const micro = (setup.micro_batch_size as number | undefined) ?? 1;
+    const gas = (setup.gradient_accumulation_steps as number | undefined) ?? 1;
+    const gbs = decided.generationBatchSize ? num(decided.generationBatchSize.fact.value as FactValue) : undefined;
+    const spg = decided.stepsPerGeneration ? num(decided.stepsPerGeneration.fact.value as FactValue) : undefined;
+    let batch: number;
+    if (gbs !== undefined && Number.isInteger(gbs / dpWorld)) {
+      batch = gbs / dpWorld;
+      const w = decided.generationBatchSize!;
+      prov['rollout.batch'] = { kind: 'file', file: w.file, line: w.location.line, key: `${w.fact.rawKey} / GPUs` };
+    } else {
+      batch = micro * (spg ?? gas);
+      const w = decided.stepsPerGeneration;
+      prov['rollout.batch'] = w ? { kind: 'file', file: w.file, line: w.location.line, key: `per_device_train_batch_size x ${w.fact.rawKey}` }
+        : { kind: 'default', owner: 'trl', note: 'per_device_train_batch_size x steps_per_generation, which defaults to gradient_accumulation_steps' };
+    }
+    const completion = value('completionLen', 'completion_len', 256, 'GRPOConfig max_completion_length defaults to 256');
+    const promptFact = decided.promptLen;
+    const prompt = promptFact && typeof promptFact.fact.value === 'number' ? promptFact.fact.value : 512;
+    if (overrides.seqLen === undefined) {
+      setup.seq_len = prompt + completion;
+      const lens = [promptFact, decided.completionLen].filter((w): w is WinningFact => w !== undefined);
+      prov.seq_len = lens.length === 2
+        ? { kind: 'file', file: lens[1].file, line: lens[1].location.line, key: `${lens[0].fact.rawKey} + ${lens[1].fact.rawKey}` }
+        : { kind: 'default', owner: 'trl', note: `prompt ${prompt}${promptFact ? '' : ' (max_prompt_length: 512 in TRL releases that truncate prompts; set it to the longest prompt)'} + completion ${completion} tokens` };
+    }
+    const useVllm = decided.useVllm?.fact.value === true;
+    const mode = value<string>('vllmMode', 'engine', 'server', 'use_vllm=True generates with a vLLM server on other GPUs unless vllm_mode="colocate"');
+    const engine = !useVllm ? 'generate' : mode === 'colocate' ? 'vllm-colocate' : 'vllm-server';
+    if (!useVllm) {
+      const w = decided.useVllm;
+      prov['rollout.engine'] = w ? { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey } : { kind: 'default', owner: 'trl', note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU' };
+    }
+    const beta = value('klBeta', 'reference', 0, 'GRPOConfig beta defaults to 0.0 (0.04 before TRL 0.19): no reference model is loaded');
+    const peftMethod = ['lora', 'qlora', 'ia3'].includes(String(setup.method ?? 'full'));
+    const iterations = decided.numIterations ? num(decided.numIterations.fact.value as FactValue) ?? 1 : 1;
+    const r: Record<string, unknown> = {
+      batch, completion_len: completion, engine,
+      reference: beta > 0 ? (peftMethod && !decided.referenceModel ? 'adapters-off' : 'copy') : 'none',
+      old_logps: iterations > 1 || (spg ?? gas) > gas || useVllm,
+      gather_weights: value('gatherForGeneration', 'gather_weights', true, 'ds3_gather_for_generation defaults to True'),
+    };
+    if (engine === 'vllm-colocate') {
+      r.vllm_memory_fraction = value('vllmMemoryFraction', 'vllm_memory_fraction', 0.3, 'vllm_gpu_memory_utilization defaults to 0.3');
+      r.vllm_sleep = value('vllmSleep', 'vllm_sleep', false, 'vllm_enable_sleep_mode defaults to False: the engine keeps its share while the policy trains');
+    }
+    setup.rollout = r;
+    const w = decided.rollout!;
+    prov.rollout = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+  }
+
   // DeepSpeed batch derivation: train_batch_size = micro x accumulation x data-parallel world size.
   const worldSize = ((setup.gpus_per_node as number | undefined) ?? 1) * ((setup.nodes as number | undefined) ?? 1);
   const dpWorld = worldSize / (((setup.tensor_parallel as number | undefined) ?? 1) * ((setup.pipeline_parallel as number | undefined) ?? 1));
@@ -357,6 +426,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   }
   fromDefault('micro_batch_size', 'micro_batch_size');
   fromDefault('gradient_accumulation_steps', 'gradient_accumulation_steps');
+  if (decided.rollout) resolveRollout(dpWorld);
   fromDefault('seq_len', 'seq_len');
   fromDefault('batch_lengths', 'batch_lengths');
   fromDefault('gradient_checkpointing', 'gradient_checkpointing');

@@ -596,6 +596,13 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   eval_strategy: spec('evalStrategy', 'str', EVAL_STRATEGY), evaluation_strategy: spec('evalStrategy', 'str', EVAL_STRATEGY),
   gradient_accumulation_steps: spec('gradientAccumulationSteps', 'int'),
   torch_empty_cache_steps: spec('emptyCacheSteps', 'int'),
+  // TRL GRPOConfig: prompt and completion lengths, the generation round, the KL reference and the vLLM engine.
+  max_prompt_length: spec('promptLen', 'int'), max_completion_length: spec('completionLen', 'int'),
+  steps_per_generation: spec('stepsPerGeneration', 'int'), generation_batch_size: spec('generationBatchSize', 'int'),
+  num_iterations: spec('numIterations', 'int'), beta: spec('klBeta', 'num'),
+  use_vllm: spec('useVllm', 'bool'), vllm_mode: spec('vllmMode', 'str', oneOf('vllmMode', { colocate: 'colocate', server: 'server' })),
+  vllm_gpu_memory_utilization: spec('vllmMemoryFraction', 'num'), vllm_enable_sleep_mode: spec('vllmSleep', 'bool'),
+  ds3_gather_for_generation: spec('gatherForGeneration', 'bool'),
   global_batch_size: spec('trainBatchSize', 'int'),
   bf16: spec('bf16', 'bool'), fp16: spec('fp16', 'bool'), pure_bf16: spec('pureBf16', 'bool'),
   mixed_precision: spec('mixedPrecision', 'str', oneOf('mixedPrecision', MIXED), 'accelerate'),
@@ -1757,6 +1764,7 @@ function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdR
     const subField = fields[i + 1];
     const pref = sub === 'dpo' || sub === 'kto' ? sub : sub === 'orpo' || sub === 'cpo' ? 'reference-free' : undefined;
     if (pref) l.fact('preference', `trl ${sub}`, subField.span, subField.span, pref, 'trl');
+    if (sub === 'grpo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, 'grpo', 'trl');
     const objective = sub === 'online_dpo' || sub === 'xpo' ? 'online-dpo' : sub;
     if (UNMODELED_OBJECTIVES[objective]) l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...notModeled(`trl ${sub}`, objective), span: subField.span, rawKey: `trl ${sub}` });
     const p = parseArgs(fields, i + 2, scriptConsume('trl'), false, false, opaque);

@@ -1,12 +1,12 @@
 // The Axolotl training YAML (`axolotl train cfg.yml`): model, batch, LoRA/QLoRA, precision, checkpointing,
 // attention, kernels, DeepSpeed and FSDP keys as facts with exact spans. Keys and defaults follow FORMATS.md §5
 // (axolotl-ai-cloud/axolotl@067b021:src/axolotl/utils/schemas/*.py, utils/config/__init__.py). Pure: no I/O, no node:* or vscode imports.
-import { about, msg, normalizeOptimizer, notModeled, type ConfigFacts } from '../facts';
+import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import {
   asEvalStrategy,
   asPacking,
   Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asSharding, asString, attentionOf, boolOf, describe, fsdpFromOptions,
-  guarded, listOf, numOf, optimizerOf, strOf, type Conv, type Entry,
+  grpoKeys, guarded, listOf, numOf, optimizerOf, strOf, type Conv, type Entry,
 } from './common';
 
 /** Deprecated attention booleans and the attn_implementation they stand for (schemas/model.py). */
@@ -92,7 +92,11 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
   // orpo and simpo need none. KTO's unpaired batches are not modelled here.
   const rl = top.get('rl');
   const rlName = rl ? strOf(ctx.view(rl))?.trim().toLowerCase() : undefined;
-  if (rl && rlName === 'grpo') ctx.problem('not-modeled', 'warning', notModeled(`rl: ${rlName}`, rlName), rl.valueSpan, 'rl');
+  if (rl && rlName === 'grpo') {
+    // GRPO through TRL's GRPOTrainer (axolotl core/trainers/grpo): the generation settings sit under `trl:`.
+    ctx.add('rollout', rl, 'grpo');
+    grpoKeys(ctx, ctx.sub(top.get('trl')));
+  }
   ctx.put('preference', top.get('rl'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();
     return s === 'dpo' || s === 'ipo' ? 'dpo' : s === 'kto' ? 'kto' : s === 'orpo' || s === 'simpo' ? 'reference-free' : undefined;

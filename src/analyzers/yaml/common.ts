@@ -799,3 +799,24 @@ export function optimizerOf(raw: string, normalize: (s: string) => string): stri
   if (/4bit/i.test(s)) return s;
   return normalize(s);
 }
+
+/**
+ * TRL GRPOConfig keys (top level of a TRL YAML, Axolotl's `trl:` block): prompt and completion lengths, the generation
+ * round, the KL reference and the vLLM engine.
+ */
+export function grpoKeys(ctx: YamlCtx, m: ReadonlyMap<string, Entry>): void {
+  ctx.put('promptLen', m.get('max_prompt_length'), asPosInt);
+  ctx.put('completionLen', m.get('max_completion_length'), asPosInt);
+  ctx.put('stepsPerGeneration', m.get('steps_per_generation'), asPosInt);
+  ctx.put('generationBatchSize', m.get('generation_batch_size'), asPosInt);
+  ctx.put('numIterations', m.get('num_iterations'), asPosInt);
+  ctx.put('klBeta', m.get('beta'), asNonNegNumber);
+  ctx.put('useVllm', m.get('use_vllm'), asBool);
+  ctx.put('vllmMode', m.get('vllm_mode'), (v) => {
+    const s = strOf(v)?.trim().toLowerCase();
+    return s === 'colocate' || s === 'server' ? s : new Invalid(about('{0}: expected colocate or server, found {1}', describe(v)));
+  });
+  ctx.put('vllmMemoryFraction', m.get('vllm_gpu_memory_utilization'), asNonNegNumber);
+  ctx.put('vllmSleep', m.get('vllm_enable_sleep_mode'), asBool);
+  ctx.put('gatherForGeneration', m.get('ds3_gather_for_generation'), asBool);
+}

@@ -5,7 +5,7 @@ import { about, normalizeOptimizer, type ConfigFacts, type Tool } from '../facts
 import {
   asEvalStrategy,
   Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, dtypeOf, fsdpFromOptions,
-  guarded, listOf, optimizerOf, strOf, type Entry,
+  grpoKeys, guarded, listOf, optimizerOf, strOf, type Entry,
 } from './common';
 
 /** Keys that only TRL configs (SFTConfig, ModelConfig, ScriptArguments) have; their presence means TRL defaults apply. */
@@ -106,6 +106,10 @@ function analyze(ctx: YamlCtx): void {
     if (implied && ctx.view(implied).t !== 'absent') ctx.add('compile', implied, true);
   }
   ctx.put('activationOffloading', top.get('activation_offloading'), asBool);
+  // num_generations is GRPOConfig's (a TRL YAML for `trl grpo --config`): completions are generated, then trained on.
+  const gens = top.get('num_generations');
+  if (gens && ctx.view(gens).t !== 'absent') ctx.add('rollout', gens, 'grpo');
+  grpoKeys(ctx, top);
 }
 
 /** TRL ModelConfig: use_peft with lora_* keys, load_in_4bit / load_in_8bit (nf4 by default in TRL). */

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { resolveText } from '../helpers';
+import { estimate } from '../../../src/core/estimate';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue } from '../../../src/analyzers/facts';
 
 interface Want {
@@ -536,6 +537,49 @@ describe('analyzeHfPython: allocator settings', () => {
   });
 });
 
+describe('analyzeHfPython: GRPO', () => {
+  // The TRL GRPO quick start (trl docs, grpo_trainer.md) with LoRA, vLLM colocated and a KL term.
+  const grpo = (args: string, peft = ', peft_config=LoraConfig(r=16, target_modules="all-linear")'): string => `from trl import GRPOConfig, GRPOTrainer
+from peft import LoraConfig
+
+training_args = GRPOConfig(output_dir="out"${args})
+trainer = GRPOTrainer(model="Qwen/Qwen2.5-7B-Instruct", reward_funcs=reward_len, args=training_args, train_dataset=dataset${peft})
+trainer.train()
+`;
+  it('reads the generation round, the lengths, the KL reference and the vLLM engine', () => {
+    const text = grpo(', per_device_train_batch_size=8, gradient_accumulation_steps=4, max_prompt_length=512, max_completion_length=1024, beta=0.04, use_vllm=True, vllm_mode="colocate", vllm_gpu_memory_utilization=0.4');
+    checkFacts(text, [
+      { key: 'rollout', value: 'grpo', keyText: 'GRPOConfig' },
+      { key: 'completionLen', value: 1024, keyText: 'max_completion_length', valueText: '1024' },
+      { key: 'vllmMode', value: 'colocate', keyText: 'vllm_mode', valueText: '"colocate"' },
+      { key: 'klBeta', value: 0.04, keyText: 'beta', valueText: '0.04' },
+    ]);
+    const r = resolveText('train_grpo.py', text);
+    // One round: 8 x 4 completions per GPU; each sequence 512 + 1,024 tokens; beta > 0 with LoRA: the adapters are
+    // disabled for the reference; vLLM's importance-sampling correction recomputes the old log-probs.
+    assert.deepEqual(r.setup?.rollout, { batch: 32, completion_len: 1024, engine: 'vllm-colocate', vllm_memory_fraction: 0.4, vllm_sleep: false, reference: 'adapters-off', old_logps: true, gather_weights: true });
+    assert.equal(r.setup?.seq_len, 1536);
+    assert.ok(!r.problems.some((p) => p.code === 'not-modeled'));
+  });
+  it('fills in TRL\'s defaults and lists them as assumptions', () => {
+    const r = resolveText('train_grpo.py', grpo('', ''));
+    // per_device_train_batch_size 8 (TrainingArguments) x steps_per_generation = gradient_accumulation_steps 1; a 512-token
+    // prompt and 256 generated tokens; beta 0.0: no reference; use_vllm False: the policy generates itself.
+    assert.deepEqual(r.setup?.rollout, { batch: 8, completion_len: 256, engine: 'generate', vllm_memory_fraction: 0.3, vllm_sleep: false, reference: 'none', old_logps: false, gather_weights: true });
+    assert.equal(r.setup?.seq_len, 768);
+    const e = estimate(r.setup!, { provenance: r.provenance });
+    assert.ok(e.ok);
+    const keys = e.estimate.assumptions.map((a) => a.key);
+    for (const k of ['rollout.batch', 'rollout.completion_len', 'rollout.engine', 'rollout.reference', 'seq_len']) assert.ok(keys.includes(k), k);
+    assert.ok(e.estimate.perGpu.phases.some((p) => p.phase === 'generation'));
+  });
+  it('a generation_batch_size counts every GPU; steps_per_generation above the accumulation recomputes old log-probs', () => {
+    const r = resolveText('train_grpo.py', grpo(', per_device_train_batch_size=4, gradient_accumulation_steps=2, steps_per_generation=8'));
+    assert.equal(r.setup?.rollout?.batch, 32);
+    assert.equal(r.setup?.rollout?.old_logps, true);
+  });
+});
+
 describe('analyzeHfPython: preference trainers', () => {
   const script = (extra: string, trainer = 'DPOTrainer', config = 'DPOConfig'): string => `model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype=torch.bfloat16)
 args = ${config}(output_dir="o", per_device_train_batch_size=2, max_length=1024${extra})
@@ -549,12 +593,16 @@ trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
     const peft = script('').replace('PEFT', 'peft_config=LoraConfig(r=16)');
     assert.deepEqual(resolve(peft)?.preference, { reference: 'adapters-off', logps: 'rows', paired: true });
   });
-  it('warns where an objective with generation or extra models is set (GRPO, PPO, KTO, ...)', () => {
-    const text = 'args = GRPOConfig(output_dir="o", per_device_train_batch_size=4)\n';
+  it('warns where an objective with generation or extra models is set (PPO, RLOO, online DPO, GKD)', () => {
+    const text = 'args = PPOConfig(output_dir="o", per_device_train_batch_size=4)\n';
     const p = analyzeHfPython(text).problems.find((x) => x.code === 'not-modeled');
     assert.ok(p && p.severity === 'warning' && /rollout generation/.test(p.message), JSON.stringify(p));
-    assert.equal(text.slice(p.span.start, p.span.end), 'GRPOConfig');
+    assert.equal(text.slice(p.span.start, p.span.end), 'PPOConfig');
     assert.ok(!analyzeHfPython(script('')).problems.some((x) => x.code === 'not-modeled'));
+    // GRPO is modeled: no warning, a rollout fact on the config class.
+    const grpo = 'args = GRPOConfig(output_dir="o", per_device_train_batch_size=4)\n';
+    assert.ok(!analyzeHfPython(grpo).problems.some((x) => x.code === 'not-modeled'));
+    checkFacts(grpo, [{ key: 'rollout', value: 'grpo', keyText: 'GRPOConfig' }]);
   });
 
   it('reads precompute_ref_log_probs, an explicit ref_model and the reference-free trainers', () => {

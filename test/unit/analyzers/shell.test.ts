@@ -251,12 +251,17 @@ describe('shell analyzer: script flags', () => {
 });
 
 describe('shell analyzer: TRL subcommands', () => {
-  it('reads trl dpo / orpo as preference training and warns on trl grpo', () => {
+  it('reads trl dpo / orpo as preference training and trl grpo as rollouts', () => {
     checkFacts('trl dpo --model_name_or_path Qwen/Qwen2.5-0.5B --per_device_train_batch_size 2\n', [['preference', 'dpo', 'dpo', 'dpo']]);
     checkFacts('trl orpo --model_name_or_path Qwen/Qwen2.5-0.5B\n', [['preference', 'reference-free', 'orpo', 'orpo']]);
     checkFacts('trl kto --model_name_or_path Qwen/Qwen2.5-0.5B\n', [['preference', 'kto', 'kto', 'kto']]);
     const grpo = analyzeShell('trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B\n');
-    assert.ok(grpo.problems.some((p) => p.code === 'not-modeled' && /rollout generation/.test(p.message)));
+    assert.ok(!grpo.problems.some((p) => p.code === 'not-modeled'));
+    checkFacts('trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B --max_completion_length 512 --use_vllm --vllm_mode colocate\n', [
+      ['rollout', 'grpo', 'grpo', 'grpo'], ['completionLen', 512, '--max_completion_length', '512'], ['useVllm', true, '--use_vllm', '--use_vllm'],
+      ['vllmMode', 'colocate', '--vllm_mode', 'colocate'],
+    ]);
+    assert.ok(analyzeShell('trl rloo --model_name_or_path Qwen/Qwen2.5-0.5B\n').problems.some((p) => p.code === 'not-modeled'));
     assert.ok(!grpo.facts.some((f) => f.key === 'preference'));
   });
 });

@@ -60,7 +60,10 @@ describe('analyzeAxolotlYaml', () => {
     }
     const kto = `${QLORA}rl: kto\n`;
     checkFacts(analyzeAxolotlYaml(kto), kto, [['preference', 'kto', 'rl', 'kto']]);
-    assert.ok(analyzeAxolotlYaml(`${QLORA}rl: grpo\n`).problems.some((p) => p.code === 'not-modeled' && /rollout generation/.test(p.message)));
+    // GRPO: rollouts, with TRL's generation settings under trl:.
+    const grpo = `${QLORA}rl: grpo\ntrl:\n  beta: 0.001\n  max_completion_length: 512\n  use_vllm: true\n`;
+    checkFacts(analyzeAxolotlYaml(grpo), grpo, [['rollout', 'grpo', 'rl', 'grpo'], ['klBeta', 0.001, 'beta', '0.001'], ['completionLen', 512, 'max_completion_length', '512'], ['useVllm', true, 'use_vllm', 'true']]);
+    assert.ok(!analyzeAxolotlYaml(grpo).problems.some((p) => p.code === 'not-modeled'));
   });
 
   it('reads sample_packing / pad_to_sequence_len as fixed-length batches, both off as per-batch padding', () => {
