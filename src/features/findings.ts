@@ -43,8 +43,8 @@ const DRIVERS: Partial<Record<ComponentId, readonly CanonicalKey[]>> = {
   activations: ['microBatchSize', 'seqLen', 'gradientCheckpointing', 'attention'],
   'checkpoint-recompute': ['microBatchSize', 'seqLen', 'gradientCheckpointing'],
   'backward-working': ['microBatchSize', 'seqLen', 'attention'],
-  'logits-loss': ['microBatchSize', 'seqLen', 'loss'],
-  'loss-backward': ['microBatchSize', 'seqLen', 'loss'],
+  'logits-loss': ['microBatchSize', 'seqLen', 'completionLen', 'loss'],
+  'loss-backward': ['microBatchSize', 'seqLen', 'completionLen', 'loss'],
   'autocast-weight-copies': ['bf16', 'fp16', 'mixedPrecision', 'weightsDtype'],
   'optimizer-states': ['optimizer', 'zeroStage', 'offloadOptimizer', 'fsdp'],
   'optimizer-step': ['optimizer', 'zeroStage'],
@@ -57,6 +57,8 @@ const DRIVERS: Partial<Record<ComponentId, readonly CanonicalKey[]>> = {
   'gathered-params': ['zeroStage', 'stage3PrefetchBucketSize', 'stage3MaxLiveParameters', 'fsdp'],
   'zero-buckets': ['reduceBucketSize', 'zeroStage'],
   'gathered-grads': ['fsdp', 'zeroStage'],
+  'kv-cache': ['completionLen', 'stepsPerGeneration', 'generationBatchSize', 'promptLen', 'microBatchSize'],
+  'rollout-engine': ['vllmMemoryFraction', 'vllmMode', 'useVllm'],
 };
 
 /** Scenario files name setup fields directly. */

@@ -153,6 +153,43 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       }
       if (s.preference) v.push({ label: 'plain training (no preference objective)', patch: { preference: undefined } });
       break;
+    case 'rollout':
+    case 'useVllm':
+    case 'vllmMode':
+      if (s.rollout) {
+        for (const [engine, label] of [['generate', 'generation with the policy\'s generate()'], ['vllm-colocate', 'vLLM colocated'], ['vllm-server', 'vLLM server on other GPUs']] as const) {
+          if (s.rollout.engine !== engine) v.push({ label: `${label}`, patch: { rollout: { ...s.rollout, engine } } });
+        }
+      }
+      break;
+    case 'completionLen':
+      if (s.rollout && s.rollout.completion_len > 1) {
+        const c = Math.floor(s.rollout.completion_len / 2);
+        v.push({ label: `completions ${s.rollout.completion_len} -> ${c} tokens`, patch: { rollout: { ...s.rollout, completion_len: c }, seq_len: s.seq_len - (s.rollout.completion_len - c) } });
+      }
+      break;
+    case 'promptLen':
+      if (s.rollout) {
+        const p = s.seq_len - s.rollout.completion_len;
+        if (p > 1) v.push({ label: `prompts ${p} -> ${Math.floor(p / 2)} tokens`, patch: { seq_len: s.seq_len - (p - Math.floor(p / 2)) } });
+      }
+      break;
+    case 'stepsPerGeneration':
+    case 'generationBatchSize':
+      if (s.rollout && s.rollout.batch >= 2 * s.micro_batch_size) v.push({ label: `completions per round ${s.rollout.batch} -> ${s.rollout.batch / 2}`, patch: { rollout: { ...s.rollout, batch: Math.max(1, Math.floor(s.rollout.batch / 2)) } } });
+      break;
+    case 'klBeta':
+      if (s.rollout && s.rollout.reference !== 'none') v.push({ label: 'beta 0 (no reference model)', patch: { rollout: { ...s.rollout, reference: 'none' } } });
+      break;
+    case 'vllmMemoryFraction':
+      if (s.rollout?.engine === 'vllm-colocate' && s.rollout.vllm_memory_fraction > 0.1) {
+        const f = Math.round((s.rollout.vllm_memory_fraction - 0.1) * 100) / 100;
+        v.push({ label: `vLLM share ${s.rollout.vllm_memory_fraction} -> ${f}`, patch: { rollout: { ...s.rollout, vllm_memory_fraction: f } } });
+      }
+      break;
+    case 'vllmSleep':
+      if (s.rollout?.engine === 'vllm-colocate') v.push({ label: `vLLM sleep mode ${s.rollout.vllm_sleep ? 'on -> off' : 'off -> on'}`, patch: { rollout: { ...s.rollout, vllm_sleep: !s.rollout.vllm_sleep } } });
+      break;
     case 'kernels':
       if (s.kernels !== 'pytorch') v.push({ label: `${s.kernels} kernels -> PyTorch layers`, patch: { kernels: 'pytorch' } });
       break;

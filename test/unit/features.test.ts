@@ -33,6 +33,14 @@ describe('features: hover', () => {
     checkHover('/w/dpo.py', text, [/`DPOConfig`/, /Reference model weights/, /reference log-probs precomputed: -\d/, /plain training \(no preference objective\): -\d/]);
   });
 
+  it('on a GRPO config: the completion length\'s cost and the generation engines', () => {
+    const text = 'args = GRPOConfig(output_dir="o", per_device_train_batch_size=8, ‸max_completion_length=1024, bf16=True, use_vllm=False)\n'
+      + 'trainer = GRPOTrainer(model="Qwen/Qwen2.5-1.5B-Instruct", args=args, reward_funcs=f)\n';
+    checkHover('/w/grpo.py', text, [/`max_completion_length`/, /completions 1024 -> 512 tokens: -\d/]);
+    const engine = text.replace('‸', '').replace('use_vllm=False', '‸use_vllm=False');
+    checkHover('/w/grpo.py', engine, [/vLLM colocated: \+\d/, /vLLM server on other GPUs: [+-]\d/]);
+  });
+
   it('torchtune without dataset.packed: batches padded per batch (torchtune default), the run-long reserved figure in the hover', () => {
     const text = 'model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_attn_modules: [q_proj, v_proj]\n  lora_rank: 8\n'
       + 'tokenizer:\n  max_seq_len: 2048\nbatch_size: ‸2\ndtype: bf16\nenable_activation_checkpointing: True\n';
