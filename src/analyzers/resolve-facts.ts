@@ -462,6 +462,19 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   }
   setup.architecture = r.model.config;
   prov.architecture = { kind: 'catalog', entry: r.model.source };
+  // A model id given to a TRL trainer is loaded with dtype "auto" unless model_init_kwargs says otherwise
+  // (trl@006d32c: GRPOTrainer / SFTTrainer / DPOTrainer, model_init_kwargs.get("dtype", "auto")), and so is a
+  // from_pretrained call without a dtype since transformers 5 (huggingface/transformers PR 42805): the checkpoint's dtype.
+  const loadedBy = decided.model?.fact.rawKey === 'model' && decided.model.fact.tool === 'trl' ? 'trainer'
+    : decided.model?.fact.rawKey === 'pretrained_model_name_or_path' ? 'from_pretrained' : undefined;
+  const ckptDtype = checkpointDtype(r.model.config);
+  if (loadedBy && !decided.weightsDtype && prov.weights_dtype?.kind === 'default' && ckptDtype && setup.weights_dtype === 'fp32') {
+    const name = ckptDtype === 'bf16' ? 'bfloat16' : 'float16';
+    setup.weights_dtype = ckptDtype;
+    prov.weights_dtype = loadedBy === 'trainer'
+      ? { kind: 'default', owner: 'trl', note: `the trainer loads a model id with dtype="auto": the checkpoint's ${name}` }
+      : { kind: 'default', owner: 'hf-trainer', note: `from_pretrained without a dtype loads the checkpoint's ${name} (dtype="auto", the default since transformers 5; 4.x loaded float32: pass dtype to pin it)` };
+  }
   // A pre-quantized checkpoint (bitsandbytes, GPTQ, AWQ upload) is loaded in its stored bits whatever the script says;
   // training it needs adapters, as with quantization set in the files.
   const stored = setup.quantization === undefined ? quantizationFromConfig(r.model.config) : undefined;
@@ -494,6 +507,12 @@ const FIELD_KEYS: Record<string, CanonicalKey> = {
   gradient_checkpointing: 'gradientCheckpointing', attention: 'attention', weights_dtype: 'weightsDtype', mixed_precision: 'mixedPrecision',
   zero_stage: 'zeroStage', fsdp: 'fsdp', model: 'model', method: 'method', loss: 'loss', gpus_per_node: 'gpusPerNode', nodes: 'nodes',
 };
+
+/** The dtype a checkpoint's config.json stores its weights in (torch_dtype, or dtype in newer transformers). */
+function checkpointDtype(config: Readonly<Record<string, unknown>>): 'bf16' | 'fp16' | undefined {
+  const d = config.torch_dtype ?? config.dtype;
+  return d === 'bfloat16' ? 'bf16' : d === 'float16' ? 'fp16' : undefined;
+}
 
 function keyOfField(field: string): CanonicalKey {
   return FIELD_KEYS[field] ?? 'model';

@@ -537,6 +537,25 @@ describe('analyzeHfPython: allocator settings', () => {
   });
 });
 
+describe('analyzeHfPython: the dtype a model id is loaded in', () => {
+  const trainer = (load: string): string => `${load}\nargs = TrainingArguments(output_dir="o", bf16=True)\ntrainer = Trainer(model=model, args=args)\n`;
+  it('from_pretrained without a dtype: the checkpoint\'s (transformers 5 dtype="auto"); an explicit dtype wins', () => {
+    // meta-llama/Llama-3.2-1B stores torch_dtype bfloat16 in its config.json.
+    const auto = resolveText('train.py', trainer('model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")'));
+    assert.equal(auto.setup?.weights_dtype, 'bf16');
+    const p = auto.provenance.weights_dtype;
+    assert.ok(p?.kind === 'default' && /transformers 5/.test(p.note ?? ''), JSON.stringify(p));
+    const pinned = resolveText('train.py', trainer('model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B", torch_dtype=torch.float32)'));
+    assert.equal(pinned.setup?.weights_dtype, 'fp32');
+  });
+  it('a model id given to a TRL trainer: dtype="auto" unless model_init_kwargs says otherwise', () => {
+    const sft = 'args = SFTConfig(output_dir="o")\ntrainer = SFTTrainer(model="meta-llama/Llama-3.2-1B", args=args)\n';
+    assert.equal(resolveText('train.py', sft).setup?.weights_dtype, 'bf16');
+    const f32 = 'args = SFTConfig(output_dir="o", model_init_kwargs={"dtype": "float32"})\ntrainer = SFTTrainer(model="meta-llama/Llama-3.2-1B", args=args)\n';
+    assert.equal(resolveText('train.py', f32).setup?.weights_dtype, 'fp32');
+  });
+});
+
 describe('analyzeHfPython: GRPO', () => {
   // The TRL GRPO quick start (trl docs, grpo_trainer.md) with LoRA, vLLM colocated and a KL term.
   const grpo = (args: string, peft = ', peft_config=LoraConfig(r=16, target_modules="all-linear")'): string => `from trl import GRPOConfig, GRPOTrainer
