@@ -114,6 +114,15 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
   // reference copy and its forward from every step; the loss is the same.
   m.push({ id: 'precompute-ref', group: 'reference', title: 'Precompute the reference log-probabilities before training (precompute_ref_log_probs)', changesResult: false,
     apply: (s) => (s.preference && (s.preference.reference === 'copy' || s.preference.reference === 'adapters-off') ? { preference: { ...s.preference, reference: 'precomputed' } } : undefined) });
+  // GRPO: the colocated vLLM engine can sleep while the policy trains (its weights go to the host and come back each
+  // round); fewer completions per round shrink the KV cache at the price of more rounds; dropping the KL term (beta = 0)
+  // removes the reference, which changes the objective.
+  m.push({ id: 'vllm-sleep', group: 'rollout', title: 'Let the colocated vLLM engine sleep while the policy trains (vllm_enable_sleep_mode)', changesResult: false,
+    apply: (s) => (s.rollout?.engine === 'vllm-colocate' && !s.rollout.vllm_sleep ? { rollout: { ...s.rollout, vllm_sleep: true } } : undefined) });
+  m.push({ id: 'rollout-half', group: 'rollout', title: 'Generate half as many completions per round (steps_per_generation)', changesResult: false,
+    apply: (s) => (s.rollout?.engine === 'generate' && s.rollout.batch % (2 * s.micro_batch_size) === 0 ? { rollout: { ...s.rollout, batch: s.rollout.batch / 2 } } : undefined) });
+  m.push({ id: 'kl-off', group: 'rollout', title: 'Drop the KL term (beta = 0): no reference model', changesResult: true,
+    apply: (s) => (s.rollout && s.rollout.reference !== 'none' ? { rollout: { ...s.rollout, reference: 'none' } } : undefined) });
   m.push({ id: 'gc-full', group: 'checkpointing', title: 'Enable gradient checkpointing', changesResult: false,
     apply: (s) => (s.gradient_checkpointing !== 'full' ? { gradient_checkpointing: 'full' } : undefined) });
   m.push({ id: 'gc-selective', group: 'checkpointing', title: 'Selective activation checkpointing', changesResult: false,
@@ -159,7 +168,7 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
   m.push({ id: 'lora-attn', group: 'method', title: 'LoRA r=16 on the attention projections only', changesResult: true,
     apply: (s) => (s.method === 'full' || s.method === 'freeze' ? { method: 'lora', lora: { r: 16, alpha: 32, dropout: 0.05, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'], modules_to_save: [], dtype: 'fp32' }, master_weights: false, weights_dtype: s.weights_dtype === 'fp32' ? (bf16 ? 'bf16' : 'fp16') : s.weights_dtype } : undefined) });
   m.push({ id: 'seq-3/4', group: 'sequence', title: 'Shorten the sequence length by a quarter', changesResult: true,
-    apply: (s) => (s.seq_len >= 512 ? { seq_len: Math.floor((s.seq_len * 3) / 4 / 64) * 64 } : undefined) });
+    apply: (s) => (s.seq_len >= 512 ? shorter(s, Math.floor((s.seq_len * 3) / 4 / 64) * 64) : undefined) });
   m.push({ id: 'micro-3/4', group: 'batch', title: 'Smaller micro-batch (3/4), more accumulation', changesResult: false,
     apply: (s) => (s.micro_batch_size >= 4 && (s.micro_batch_size * s.gradient_accumulation_steps) % Math.floor((s.micro_batch_size * 3) / 4) === 0
       ? { micro_batch_size: Math.floor((s.micro_batch_size * 3) / 4), gradient_accumulation_steps: (s.micro_batch_size * s.gradient_accumulation_steps) / Math.floor((s.micro_batch_size * 3) / 4) } : undefined) });
@@ -182,8 +191,15 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
   m.push({ id: 'micro-1', group: 'batch', title: 'Micro-batch 1 with more gradient accumulation (same global batch)', changesResult: false,
     apply: (s) => (s.micro_batch_size > 2 ? { micro_batch_size: 1, gradient_accumulation_steps: s.gradient_accumulation_steps * s.micro_batch_size } : undefined) });
   m.push({ id: 'seq-half', group: 'sequence', title: 'Halve the sequence length', changesResult: true,
-    apply: (s) => (s.seq_len >= 256 ? { seq_len: Math.floor(s.seq_len / 2) } : undefined) });
+    apply: (s) => (s.seq_len >= 256 ? shorter(s, Math.floor(s.seq_len / 2)) : undefined) });
   return m;
+}
+
+/** A shorter sequence; with GRPO rollouts the prompt and the completion shrink in proportion. */
+function shorter(s: TrainingSetup, seq: number): Partial<TrainingSetup> {
+  if (!s.rollout) return { seq_len: seq };
+  const completion = Math.max(1, Math.round((s.rollout.completion_len * seq) / s.seq_len));
+  return completion < seq ? { seq_len: seq, rollout: { ...s.rollout, completion_len: completion } } : { seq_len: seq };
 }
 
 function applyAll(base: TrainingSetup, ms: readonly Move[]): { setup: TrainingSetup; changes: SetupChange[] } | undefined {
@@ -202,7 +218,8 @@ function applyAll(base: TrainingSetup, ms: readonly Move[]): { setup: TrainingSe
 const signature = (s: TrainingSetup): string =>
   `${s.method}|${s.lora?.r}|${s.lora ? (s.lora.target_modules === 'all-linear' ? 'all' : s.lora.target_modules.length) : ''}|${s.quantization?.bits}|${s.weights_dtype}|${s.mixed_precision}|${s.master_weights}|${s.optimizer}|`
   + `${s.micro_batch_size}|${s.gradient_accumulation_steps}|${s.seq_len}|${s.gradient_checkpointing}|${s.attention}|${s.loss}|${s.zero_stage}|${s.fsdp}|`
-  + `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}`;
+  + `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}`
+  + (s.rollout ? `|${s.rollout.batch}|${s.rollout.completion_len}|${s.rollout.reference}|${s.rollout.vllm_sleep}` : '');
 
 /** Advice for a setup on a GPU: the fitting changes, cheapest first. */
 export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceResult | undefined {

@@ -97,8 +97,10 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
     const rounds = (setup.micro_batch_size * microSteps) / ro.batch;
     const decode = (C * (activeP * wBytes + ro.batch * (prompt + C / 2) * kvPerToken)) / (tp * pp) / (g.hbmBandwidthGBps * 1e9);
     const prefill = (fwd * ro.batch * prompt) / (tp * pp) / (peak * ASSUMED_MFU * tokenEfficiency(ro.batch * prompt));
-    generation = rounds * (decode + prefill);
-    if (!lean) explain.push(`generation: ${+rounds.toFixed(2)} round(s) x (decode ${C} tokens x (weights ${fmt(activeP * wBytes)} B + KV cache of ${ro.batch} sequences) / ${g.hbmBandwidthGBps} GB/s + prefill ${ro.batch} x ${prompt} tokens) = ${(generation * 1e3).toFixed(1)} ms${ro.engine === 'generate' ? '' : ' (vLLM)'}`);
+    // vLLM's sleep mode (level 1) moves its weights to the host after each round and back before the next.
+    const wake = ro.engine === 'vllm-colocate' && ro.vllm_sleep ? (2 * activeP * wBytes) / (tp * pp) / (g.hostLink.GBps * 1e9) : 0;
+    generation = rounds * (decode + prefill + wake);
+    if (!lean) explain.push(`generation: ${+rounds.toFixed(2)} round(s) x (decode ${C} tokens x (weights ${fmt(activeP * wBytes)} B + KV cache of ${ro.batch} sequences) / ${g.hbmBandwidthGBps} GB/s + prefill ${ro.batch} x ${prompt} tokens${wake > 0 ? ` + vLLM wake-up: weights to the host and back ${(wake * 1e3).toFixed(1)} ms` : ''}) = ${(generation * 1e3).toFixed(1)} ms${ro.engine === 'generate' ? '' : ' (vLLM)'}`);
   }
 
   // Communication over the peer link (NVLink or PCIe), per optimizer step.

@@ -14,6 +14,7 @@ import { UNSLOTH_CLASSES } from '../analyzers/hf-python';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Format, type Tool } from '../analyzers/facts';
 import { analyzeScenario } from '../analyzers/scenario';
 import type { SetupChange } from '../core/advice';
+import type { TrainingSetup } from '../core/setup';
 
 export interface EditData {
   readonly file: string;
@@ -815,6 +816,40 @@ function loraOps(l: Lora, keys: { r: string; alpha: string; dropout: string }, t
   return ops;
 }
 
+type Rollout = NonNullable<TrainingSetup['rollout']>;
+
+/**
+ * GRPOConfig keys for a changed rollout, against what the file sets (or TRL's defaults): vllm_enable_sleep_mode, beta
+ * 0.0 for no reference, max_completion_length, and steps_per_generation for the completions per round.
+ */
+function rolloutKeys(c: PlanCtx, r: Rollout): Array<[string, Val]> | string {
+  const num = (k: CanonicalKey): number | undefined => {
+    const f = c.fact(k);
+    return typeof f?.value === 'number' ? f.value : undefined;
+  };
+  const out: Array<[string, Val]> = [];
+  if (r.vllm_sleep !== (c.fact('vllmSleep')?.value === true)) out.push(['vllm_enable_sleep_mode', r.vllm_sleep]);
+  if (r.reference === 'none' && (num('klBeta') ?? 0) > 0) out.push(['beta', 0.0]);
+  if (r.completion_len !== (num('completionLen') ?? 256)) out.push(['max_completion_length', r.completion_len]);
+  const micro = (c.changed('micro_batch_size') as number | undefined) ?? num('microBatchSize') ?? 8;
+  const gas = (c.changed('gradient_accumulation_steps') as number | undefined) ?? num('gradientAccumulationSteps') ?? 1;
+  const current = micro * (num('stepsPerGeneration') ?? gas);
+  if (r.batch !== current) {
+    if (c.fact('generationBatchSize')) return 'generation_batch_size counts the completions of all GPUs; change it by hand';
+    if (r.batch % micro !== 0) return `${r.batch} completions per round is not a multiple of the micro-batch (${micro})`;
+    out.push(['steps_per_generation', r.batch / micro]);
+  }
+  return out;
+}
+
+/** max_prompt_length for a shorter GRPO sequence: the sequence minus the completion. */
+function promptKey(c: PlanCtx, seq: number): [string, number] {
+  const r = c.changed('rollout') as Rollout | undefined;
+  const f = c.fact('completionLen');
+  const completion = r?.completion_len ?? (typeof f?.value === 'number' ? f.value : 256);
+  return ['max_prompt_length', seq - completion];
+}
+
 /** HF TrainingArguments / TRL configs, PEFT LoraConfig, BitsAndBytesConfig, from_pretrained (FORMATS.md §2). */
 function planPython(c: PlanCtx, ch: SetupChange): Planned {
   const v = ch.value;
@@ -867,7 +902,12 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
       const s = HF_FSDP[str(v)];
       return s === undefined ? no(`no fsdp option for ${str(v)}`) : ok(train('fsdp', s));
     }
+    case 'rollout': {
+      const keys = rolloutKeys(c, v as Rollout);
+      return typeof keys === 'string' ? no(keys) : hasCall('trl') ? ok(...keys.map(([k, x]) => train(k, x))) : no('the rollout settings are GRPOConfig keys');
+    }
     case 'seq_len': {
+      if (c.fact('rollout')) return hasCall('trl') ? ok(train(...promptKey(c, Number(v)))) : no('the prompt length is a GRPOConfig key (max_prompt_length)');
       const k = seqKey(c, hasCall('trl') ? 'max_length' : undefined);
       return k ? ok(train(k, Number(v))) : no('TrainingArguments has no sequence length; it is a data or tokenizer setting of the script');
     }
@@ -1166,7 +1206,13 @@ function planHfYaml(c: PlanCtx, ch: SetupChange): Planned {
   const common = hfYamlCommon(c, ch);
   if (common) return common;
   switch (ch.key) {
-    case 'seq_len': return ok(op(seqKey(c, 'max_length') ?? 'max_length', Number(v)));
+    case 'rollout': {
+      const keys = rolloutKeys(c, v as Rollout);
+      return typeof keys === 'string' ? no(keys) : ok(...keys.map(([k, x]) => op(k, x)));
+    }
+    case 'seq_len':
+      if (c.fact('rollout')) return ok(op(...promptKey(c, Number(v))));
+      return ok(op(seqKey(c, 'max_length') ?? 'max_length', Number(v)));
     case 'gradient_checkpointing':
       return v === 'selective' ? no('TrainingArguments has no selective checkpointing') : ok(op('gradient_checkpointing', v === 'full'));
     case 'attention': {

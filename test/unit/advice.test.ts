@@ -4,7 +4,7 @@ import { advise } from '../../src/core/advice';
 import { estimate } from '../../src/core/estimate';
 import { findGpu } from '../../src/core/lookup';
 import { stepTime, tokenEfficiency } from '../../src/core/step-time';
-import { setupFor } from './helpers';
+import { phase, setupFor } from './helpers';
 
 function gpu(name: string) {
   const g = findGpu(name);
@@ -84,6 +84,28 @@ describe('advice', () => {
     assert.ok(at.ok && at.estimate.fits === true);
     assert.ok(above.ok && above.estimate.fits === false);
     assert.ok(r.maxSeqLen && r.maxSeqLen >= 2048);
+  });
+});
+
+describe('advice for GRPO', () => {
+  it('puts the colocated vLLM engine to sleep first; dropping the KL term is marked as changing the result', () => {
+    // Qwen2.5-7B full fine-tune in bf16, 32 completions of 1,024 tokens per round, vLLM colocated at 0.3 of an 80 GiB
+    // GPU (24 GiB in every phase) and a frozen reference copy (beta > 0): about 111 GiB, far over 80.
+    const s = setupFor('Qwen/Qwen2.5-7B-Instruct', { method: 'full', weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 8, gradient_accumulation_steps: 4, seq_len: 1536,
+      gradient_checkpointing: 'full', rollout: { batch: 32, completion_len: 1024, engine: 'vllm-colocate', reference: 'copy', old_logps: true } });
+    const g = { id: 'A100-80GB', memoryBytes: 80 * 2 ** 30, source: 'test' };
+    const r = advise(s, { gpu: g });
+    assert.ok(r && r.current.fits === false);
+    assert.ok(r.items[0].id.split('+').includes('vllm-sleep'), r.items[0].id);
+    // Sleeping frees the 24 GiB share outside the generation phase.
+    const sleep = estimate({ ...s, rollout: { ...s.rollout!, vllm_sleep: true } }, { gpu: g });
+    assert.ok(sleep.ok);
+    // (less the generation phase's excess over the training peak, which now sets the peak with the share in it)
+    const genExcess = phase(sleep.estimate, 'generation').allocatedBytes - 0.3 * 80 * 2 ** 30 - Math.max(...sleep.estimate.perGpu.phases.filter((p) => p.phase !== 'generation').map((p) => p.allocatedBytes));
+    assert.equal(r.current.perGpu.peakBytes - sleep.estimate.perGpu.peakBytes, 0.3 * 80 * 2 ** 30 - Math.max(0, 0.3 * 80 * 2 ** 30 + genExcess));
+    const kl = advise(s, { gpu: g, maxCombination: 1 });
+    const k = kl?.items.find((x) => x.id === 'kl-off');
+    assert.ok(!k || k.changesResult);
   });
 });
 

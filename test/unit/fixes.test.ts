@@ -207,6 +207,21 @@ describe('fixes: DPO scripts', () => {
   });
 });
 
+describe('fixes: GRPO scripts', () => {
+  const G = 'args = GRPOConfig(output_dir="o", per_device_train_batch_size=8, gradient_accumulation_steps=4, beta=0.04, max_completion_length=1024, use_vllm=True, vllm_mode="colocate")\n'
+    + 'trainer = GRPOTrainer(model="Qwen/Qwen2.5-7B-Instruct", args=args, reward_funcs=f)\n';
+  const r = { batch: 32, completion_len: 1024, engine: 'vllm-colocate', vllm_memory_fraction: 0.3, vllm_sleep: false, reference: 'adapters-off', old_logps: true, gather_weights: true };
+  it('writes vllm_enable_sleep_mode, beta 0, steps_per_generation and max_completion_length into GRPOConfig', () => {
+    const add = (kw: string): string => G.replace('vllm_mode="colocate")', `vllm_mode="colocate", ${kw})`);
+    checkFix('grpo.py', G, { rollout: { ...r, vllm_sleep: true } }, add('vllm_enable_sleep_mode=True'));
+    checkFix('grpo.py', G, { rollout: { ...r, reference: 'none' } }, G.replace('beta=0.04', 'beta=0'));
+    // 16 completions per round at a micro-batch of 8: two micro-batches per round.
+    checkFix('grpo.py', G, { rollout: { ...r, batch: 16 } }, add('steps_per_generation=2'));
+    // A shorter GRPO sequence: the prompt gets what the completion leaves.
+    checkFix('grpo.py', G, { seq_len: 1280, rollout: { ...r, completion_len: 768 } }, G.replace('max_completion_length=1024', 'max_completion_length=768').replace('vllm_mode="colocate")', 'vllm_mode="colocate", max_prompt_length=512)'));
+  });
+});
+
 describe('fixes: Unsloth scripts', () => {
   const U = [
     'model, tok = FastLanguageModel.from_pretrained(model_name="unsloth/Qwen3-8B", max_seq_length=4096, load_in_4bit=True)',
