@@ -682,6 +682,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     // (set_to_none=False, the default before PyTorch 2.0).
     const gradsInForward = setup.gradient_accumulation_steps > 1 || !setup.zero_grad_set_to_none ? gradStored : 0;
     const gradAtEnd = fsdpOffload ? 0 : setup.optimizer_in_backward ? gradStored : gradFull / shardGrads;
+    // The token embedding's backward runs after the first layer's: while that layer is in flight, an untied embedding
+    // has no gradient yet (a tied one shares the head's, produced at the loss).
+    const embGradLater = setup.method === 'full' && first && !a.tied && !fsdpOffload && !setup.optimizer_in_backward ? (inv.embedding / tp) * gradBytes / shardGrads : 0;
+    const gradAtFirst = gradAtEnd - embGradLater;
 
     // ZeRO / FSDP working buffers.
     const zb = { ...ZERO_DEFAULTS, ...(setup.zero_buckets ?? {}) };
@@ -797,6 +801,12 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       : [];
     if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
     const perLayerLabel = Math.round(perLayerFull);
+    // Eager attention in the decoder families takes a 4D causal mask (b x 1 x s x s, in the embeddings' dtype: transformers
+    // masking_utils eager_mask) built once per forward; under checkpointing every layer's saved inputs reference it, so
+    // it lives until the end of the backward.
+    const maskBytes = attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(a.family) ? seqs * setup.seq_len * setup.seq_len * (wb === 4 ? 4 : 2) : 0;
+    const maskC = maskBytes > 0 ? [comp('activations', 'Causal attention mask (4D, eager attention)', maskBytes, () => (`b x s x s x ${wb === 4 ? 4 : 2} B = ${seqs} x ${setup.seq_len}²${ck !== 'none' ? ', held by the checkpointed layers until the end of the backward' : ''}`), () => ({ sequences: seqs, seqLen: setup.seq_len }))] : [];
+    const maskHeld = ck !== 'none' ? maskC : [];
     const actComp = comp('activations', 'Activations saved for backward', actBytes, actFormula, () => ({ perLayerBytes: perLayerLabel, layers: layersStage, microBatch: seqs, seqLen: setup.seq_len, attention, checkpointing: ck, inFlight }));
 
     // A trainable weight used more than once gets its gradients summed in autograd's input buffer: each new
@@ -934,7 +944,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const refTemps = refForwardBytes > 0 ? [comp('logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes, () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];
       const lossTail = sum(refTemps) > sum(lossTemps) ? [...outside, ...refTemps] : [...outside, ...lossTemps];
       const fwdTail = sum(lossTail) >= layerTemps.bytes + sum(dequantC) ? lossTail : [layerTemps, ...dequantC];
-      const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...(ck === 'full' ? castCacheComp : castComp), ...fwdTail];
+      const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...maskC, ...(ck === 'full' ? castCacheComp : castComp), ...fwdTail];
       // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
       const recomputeC = recompute > 0 ? [comp('checkpoint-recompute', 'Recomputed layer (checkpointing)', recompute, () => ('one layer\'s saved tensors, recomputed during its backward'), () => ({ perLayerBytes: Math.round(recompute) }))] : [];
@@ -947,12 +957,12 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       // where the chunks before the current one have already added theirs to it.
       const headAtLossC = headAccum > 0 ? headGradC : gradC(gradsInForward, ' (kept from the previous micro-step)');
       const accumC = headAccum > 0 ? [comp('backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum, () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
-      const atLoss: Component[] = [...pers, headAtLossC, ...gathered, ...headGather, actComp, ...(ck === 'full' ? [] : castComp), ...outside,
+      const atLoss: Component[] = [...pers, headAtLossC, ...gathered, ...headGather, actComp, ...maskHeld, ...(ck === 'full' ? [] : castComp), ...outside,
         comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ((pref?.logps === 'rows' || rollout) && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them' : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
       const rootHeld = rootUnit ? headGather : [];
-      const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...castComp, ...recomputeC, working, ...dequantC];
+      const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...maskHeld, ...castComp, ...recomputeC, working, ...dequantC];
       const tiedC = tiedAccum > 0 ? [comp('backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum, () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
-      const atFirstLayer: Component[] = [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...gatheredGrads, ...recomputeC, working, ...dequantC];
+      const atFirstLayer: Component[] = [...pers, gradC(gradAtFirst, embGradLater > 0 ? ' (all but the embedding\'s, which comes after the first layer)' : ''), ...gathered, ...rootHeld, ...gatheredGrads, ...maskHeld, ...recomputeC, working, ...dequantC];
       // The embedding's backward runs after the first layer's is done: its gradient meets the tied head's there.
       const atEmbedding: Component[] = tiedC.length > 0 ? [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...tiedC] : [];
       const candidates: Array<[Component[], string]> = [
@@ -1031,12 +1041,15 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const work = r(layer.backwardWorkingBytes);
       const headGradB = r(Math.max(gradsInForward, headGrad));
       const headAtLossB = headAccum > 0 ? headGradB : r(gradsInForward);
-      const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + gSum + hgSum + act + (ck === 'full' ? castCacheSum : castSum) + fwdTail;
-      const atLoss = pSum + headAtLossB + gSum + hgSum + act + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
+      const mask = r(maskBytes);
+      const held = ck !== 'none' ? mask : 0;
+      const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + gSum + hgSum + act + mask + (ck === 'full' ? castCacheSum : castSum) + fwdTail;
+      const atLoss = pSum + headAtLossB + gSum + hgSum + act + held + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
       const rootSum = rootUnit ? hgSum : 0;
-      const atLast = pSum + headGradB + gSum + rootSum + ggSum + act + castSum + rec + work + r(dequantBytes);
-      const atFirst = Math.max(pSum + r(gradAtEnd) + gSum + rootSum + ggSum + rec + work + r(dequantBytes),
-        tiedAccum > 0 ? pSum + r(gradAtEnd) + gSum + rootSum + r(tiedAccum) : 0);
+      const atLast = pSum + headGradB + gSum + rootSum + ggSum + act + held + castSum + rec + work + r(dequantBytes);
+      const atFirstLayer = pSum + r(gradAtFirst) + gSum + rootSum + ggSum + held + rec + work + r(dequantBytes);
+      const atEmbedding = tiedAccum > 0 ? pSum + r(gradAtEnd) + gSum + rootSum + r(tiedAccum) : 0;
+      const atFirst = Math.max(atFirstLayer, atEmbedding);
       const bwd = Math.max(atLoss, atLast, atFirst);
       let temps = 0;
       if (!offloadOpt && !fsdpOffload) {
@@ -1059,7 +1072,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         // kept from the previous micro-step (and the head's with a chunked loss), the last-layer point the head's, the
         // end of the backward all of them.
         gradsAtPhase.set(out[0], gradsInForward > 0 ? r(gradsInForward) : 0);
-        gradsAtPhase.set(out[1], atLoss >= atLast && atLoss >= atFirst ? headAtLossB : atLast >= atFirst ? headGradB : r(gradAtEnd));
+        gradsAtPhase.set(out[1], atLoss >= atLast && atLoss >= atFirst ? headAtLossB : atLast >= atFirst ? headGradB : atFirstLayer >= atEmbedding ? r(gradAtFirst) : r(gradAtEnd));
         gradsAtPhase.set(out[2], r(setup.optimizer_in_backward ? 0 : gradAtEnd));
       }
       if (evalBatch !== undefined) {
