@@ -151,6 +151,48 @@ class ChunkedLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_chunked_loss"] = ChunkedLlama
 
 
+def selective_log_softmax(logits, index):
+    """trl/trainer/utils.py selective_log_softmax: fp32 logits take the logsumexp path (one row's logsumexp at a time),
+    16-bit logits go row by row through log_softmax."""
+    if logits.dtype in (torch.float32, torch.float64):
+        selected = torch.gather(logits, dim=-1, index=index.unsqueeze(-1)).squeeze(-1)
+        lse = torch.stack([torch.logsumexp(lg, dim=-1) for lg in logits])
+        return selected - lse
+    rows = []
+    for row_logits, row_labels in zip(logits, index):
+        row_logps = torch.nn.functional.log_softmax(row_logits, dim=-1)
+        rows.append(row_logps.gather(dim=-1, index=row_labels.unsqueeze(-1)).squeeze(-1))
+    return torch.stack(rows)
+
+
+class GrpoLlama(M.LlamaLike):
+    """TRL GRPOTrainer's training pass (_get_per_token_logps_and_entropies, _compute_loss): the head runs on the last
+    completion + 1 positions only (logits_to_keep), the last logit is dropped, the logits are divided by the
+    temperature, the completion tokens' log-probabilities are taken by selective_log_softmax, and the clipped
+    surrogate with the round's advantages is averaged over the completion tokens."""
+
+    def forward(self, ids, labels):
+        b, s = ids.shape
+        c = self.cfg["_completion"]
+        hs = self.embed_tokens(ids)
+        position_ids = torch.arange(s).unsqueeze(0)
+        mask = None if self.cfg["_attn"] == "flash" else M.causal_float_mask(b, s, hs.dtype)
+        pos_emb = M.rope_cos_sin(self.inv_freq, position_ids, hs.dtype)
+        hs = M.run_layers(self, self.layers, hs, lambda i, x: (x, mask, position_ids, torch.arange(s), pos_emb))
+        hs = self.norm(hs)
+        logits = self.lm_head(hs[:, -(c + 1):, :])
+        logits = logits[:, :-1, :]
+        logits = logits / 0.9  # temperature
+        logps = selective_log_softmax(logits, ids[:, -c:])
+        advantages = torch.linspace(-1.0, 1.0, b).unsqueeze(1)
+        ratio = torch.exp(logps - logps.detach())
+        per_token = -torch.min(ratio * advantages, torch.clamp(ratio, 0.8, 1.2) * advantages)
+        return per_token.sum() / (b * c)
+
+
+M.FAMILY_CLASS["llama_grpo"] = GrpoLlama
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -178,7 +220,10 @@ def tensor_bytes(ts):
 def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulation=1):
     b, s, h, nh, kv, V = point
     chunked = family == "llama_chunked_loss"
-    cfg = M.make_cfg("llama" if chunked else family, b, s, h, nh, kv, V)
+    grpo = family == "llama_grpo"
+    cfg = M.make_cfg("llama" if chunked or grpo else family, b, s, h, nh, kv, V)
+    if grpo:
+        cfg["_completion"] = s // 4
     if family == "gpt2":  # deterministic: no dropout masks (they are saved tensors, checked by tools/activations)
         cfg.update(attn_pdrop=0.0, resid_pdrop=0.0, embd_pdrop=0.0)
     cfg["_attn"], cfg["_ckpt"] = attn, ckpt
@@ -188,7 +233,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
         cfg["_ia3"] = ia3
     torch.manual_seed(0)
     model = M.FAMILY_CLASS[family](cfg)
-    if chunked:
+    if chunked or grpo:
         family = "llama"
     with torch.no_grad():
         for n, p in model.named_parameters():
@@ -226,7 +271,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full",
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -269,10 +314,30 @@ IA3_CASES = [
 ]
 
 
+# GRPO's training pass: a quarter of each sequence is the completion whose log-probabilities are trained.
+GRPO_CASES = [
+    ("llama_grpo", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
+    ("llama_grpo", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+    ("llama_grpo", (8, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+]
+
+
 def main():
+    if sys.argv[1:] == ["--grpo"]:  # add or refresh the GRPO cases only
+        with open(OUT) as f:
+            data = json.load(f)
+        data["cases"] = [c for c in data["cases"] if "completion" not in c]
+        for family, point, dtype, attn, ckpt, lora in GRPO_CASES:
+            r = step_peak(family, point, dtype, attn, ckpt, lora)
+            print(f"{family} {point} {dtype} {attn} {ckpt}: peak {r['peakBytes']:,} B at {r['peakAt']}", flush=True)
+            data["cases"].append(r)
+        with open(OUT, "w") as f:
+            json.dump(data, f, indent=1)
+            f.write("\n")
+        return
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
-    runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES]
+    runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"
