@@ -499,6 +499,13 @@ class Analyzer {
       } else if (e.rawKey === 'ref_model' && (pref === 'dpo' || pref === 'kto')) {
         // An explicit reference model is a second resident model (TRL keeps it even with PEFT).
         if (!isNone(e)) this.push('referenceModel', e, 'given', tool);
+      } else if (e.rawKey === 'reward_funcs' && rollout && e.valueNode) {
+        // A string names a reward model: GRPOTrainer loads it (AutoModelForSequenceClassification) on every GPU.
+        const node = e.valueNode;
+        const strings = node.name === 'String' ? [node] : node.name === 'ArrayExpression' || node.name === 'TupleExpression' ? children(node).filter((c) => c.name === 'String') : [];
+        for (const str of strings) {
+          this.problem('not-modeled', 'warning', msg('{0}: a reward model ({1}) is loaded on every GPU; its weights and forward are not counted', 'reward_funcs', this.text.slice(str.from, str.to)), span(str), 'reward_funcs');
+        }
       } else if (e.rawKey === 'peft_config') {
         const v = this.valueOf(e);
         if (v.k === 'lit' && v.v === null) continue;
@@ -1346,6 +1353,13 @@ class Analyzer {
 function isModelClass(name: string): boolean {
   if (/Tokenizer|Processor|Config|FeatureExtractor|Peft|Adapter/.test(name)) return false;
   return /^Auto\w*Model\w*$|For[A-Z]\w*$|(LM|Model)$|LMHeadModel$/.test(name);
+}
+
+/** The child nodes of a syntax node, in order. */
+function children(node: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (let c = node.firstChild; c; c = c.nextSibling) out.push(c);
+  return out;
 }
 
 function span(n: SyntaxNode): Span {

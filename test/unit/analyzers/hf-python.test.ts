@@ -592,6 +592,13 @@ trainer.train()
     for (const k of ['rollout.batch', 'rollout.completion_len', 'rollout.engine', 'rollout.reference', 'seq_len']) assert.ok(keys.includes(k), k);
     assert.ok(e.estimate.perGpu.phases.some((p) => p.phase === 'generation'));
   });
+  it('flags a reward model given by name: it is loaded on every GPU and not counted', () => {
+    const text = grpo('').replace('reward_funcs=reward_len', 'reward_funcs=[reward_len, "OpenAssistant/reward-model-deberta-v3-large-v2"]');
+    const p = analyzeHfPython(text).problems.filter((x) => x.code === 'not-modeled');
+    assert.equal(p.length, 1);
+    assert.equal(text.slice(p[0].span.start, p[0].span.end), '"OpenAssistant/reward-model-deberta-v3-large-v2"');
+    assert.ok(!analyzeHfPython(grpo('')).problems.some((x) => x.code === 'not-modeled'));
+  });
   it('a generation_batch_size counts every GPU; steps_per_generation above the accumulation recomputes old log-probs', () => {
     const r = resolveText('train_grpo.py', grpo(', per_device_train_batch_size=4, gradient_accumulation_steps=2, steps_per_generation=8'));
     assert.equal(r.setup?.rollout?.batch, 32);
