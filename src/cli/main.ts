@@ -17,6 +17,7 @@ import type { Estimate } from '../core/model';
 import { offlineModelResolver, prefetchModelResolver } from './models';
 import { nodeFileReader } from './files';
 import { renderTable } from './table';
+import type { Provenance } from '../core/setup';
 
 const USAGE = `usage: vram-lens estimate <config-file>... [--model <hub-id | dir | config.json>] [--gpu <name | size>]
                           [--gpus <n>] [--nodes <n>] [--seq-len <n>] [--json] [--check] [--advise] [--allow-network]`;
@@ -127,7 +128,12 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     }
     const r = estimate(res.setup, { gpu, provenance: res.provenance });
     if (!r.ok) {
-      for (const e of r.errors) io.err(`${files[0] ?? 'setup'}: error [${e.key}]: ${e.message}`);
+      for (const e of r.errors) {
+        // At the file and line that set the value, when the provenance knows them.
+        const p = (res.provenance as Readonly<Record<string, Provenance | undefined>>)[e.key] ?? (res.provenance as Readonly<Record<string, Provenance | undefined>>)[e.key.split('.')[0]];
+        const at = p?.kind === 'file' ? `${p.file}${p.line !== undefined ? `:${p.line}` : ''}` : files[0] ?? 'setup';
+        io.err(`${at}: error [${e.key}]: ${e.message}`);
+      }
       return 2;
     }
     const e = r.estimate;

@@ -11,7 +11,7 @@ import { advise, type AdviceResult } from '../core/advice';
 import type { GpuSpec } from '../core/catalog/gpus';
 import { estimate } from '../core/estimate';
 import { findGpu, type GpuChoice } from '../core/lookup';
-import type { Estimate } from '../core/model';
+import type { Estimate, Warning } from '../core/model';
 import type { TrainingSetup } from '../core/setup';
 import { GiB } from '../core/units';
 import { computeFindings, type Finding } from './findings';
@@ -48,6 +48,8 @@ export interface Analysis {
   readonly setup?: TrainingSetup;
   readonly gpu?: GpuChoice;
   readonly estimate?: Estimate;
+  /** Why the estimator refused the resolved setup (contradictory values), when it did. */
+  readonly estimateErrors?: readonly Warning[];
   readonly findings: readonly Finding[];
   readonly settings: AnalysisSettings;
   /** Advice, computed on first use (the advice search estimates ~2,000 candidates). */
@@ -89,16 +91,18 @@ export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, 
   }
   const headroomFraction = settings.headroomPercent / 100;
   let est: Estimate | undefined;
+  let estimateErrors: readonly Warning[] | undefined;
   if (setup) {
     const r = estimate(setup, {
       gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source, nvlink: gpu.spec?.peerLink ? gpu.spec.peerLink.kind === 'nvlink' : undefined } : undefined,
       provenance: pipeline.provenance,
     });
     if (r.ok) est = r.estimate;
+    else estimateErrors = r.errors;
   }
   let adviceCache: AdviceResult | undefined | null = null;
   const analysis: Analysis = {
-    file: doc.file, text: doc.text, format, facts, scenario, pipeline, setup, gpu, estimate: est, settings,
+    file: doc.file, text: doc.text, format, facts, scenario, pipeline, setup, gpu, estimate: est, estimateErrors, settings,
     findings: [],
     advice(): AdviceResult | undefined {
       if (adviceCache === null) {

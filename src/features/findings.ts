@@ -67,6 +67,15 @@ const SCENARIO_KEY: Partial<Record<CanonicalKey, string>> = {
   loss: 'loss', optimizer: 'optimizer', zeroStage: 'zero_stage', offloadOptimizer: 'offload_optimizer', fsdp: 'fsdp', method: 'method',
   gradientAccumulationSteps: 'gradient_accumulation_steps', model: 'model', quantBits: 'quantization', weightsDtype: 'weights_dtype',
   mixedPrecision: 'mixed_precision', loraR: 'lora', loraTargets: 'lora', batchLengths: 'batch_lengths', kbitUpcast: 'kbit_upcast',
+  tensorParallel: 'tensor_parallel', pipelineParallel: 'pipeline_parallel', gpusPerNode: 'gpus_per_node', rollout: 'rollout', completionLen: 'rollout',
+  vllmMode: 'rollout',
+};
+
+/** The canonical key behind a setup field the estimator names in its errors and warnings. */
+const SETUP_TO_CANONICAL: Readonly<Record<string, CanonicalKey>> = {
+  tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpus_per_node: 'gpusPerNode', architecture: 'model',
+  rollout: 'rollout', 'rollout.completion_len': 'completionLen', 'rollout.engine': 'vllmMode', lora: 'loraR', 'lora.target_modules': 'loraTargets',
+  quantization: 'quantBits', kbit_upcast: 'kbitUpcast', fsdp: 'fsdp', offload_params: 'offloadParams', offload_optimizer: 'offloadOptimizer',
 };
 
 /** The span of a canonical key in this document (key span), if the document sets it. */
@@ -115,6 +124,12 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
   for (const p of a.pipeline.problems) {
     if (p.file !== a.file || !REPORTED_FROM_ANALYZERS.has(p.code)) continue;
     push({ code: p.code as FindingCode, severity: p.severity, message: problemText(p), span: { start: p.start, end: Math.max(p.end, p.start) }, related: [] });
+  }
+  // The estimator refused the setup (values that contradict each other), or warns about a rollout it cannot count:
+  // said at the key that sets the value.
+  for (const x of [...(a.estimateErrors ?? []).map((w) => ({ w, severity: 'error' as const })), ...(a.estimate?.warnings ?? []).filter((w) => w.key.startsWith('rollout')).map((w) => ({ w, severity: 'warning' as const }))]) {
+    const key = SETUP_TO_CANONICAL[x.w.key] ?? SETUP_TO_CANONICAL[x.w.key.split('.')[0]];
+    push({ code: 'invalid-value', severity: x.severity, message: x.w.message, span: (key ? spanOfKey(a, key) : undefined) ?? spanOfKey(a, 'model') ?? firstLine(text), related: [] });
   }
   const e = a.estimate;
   if (!a.setup) {

@@ -232,7 +232,7 @@ export function hoverAt(a: Analysis, offset: number, text: string, t: Translate 
   }
   const e = a.estimate;
   if (!a.setup || !e) {
-    const why = a.findings.find((f) => f.code === 'unknown-model')?.message ?? a.pipeline.problems.find((p) => p.severity === 'error')?.message ?? t('the setup is incomplete');
+    const why = a.findings.find((f) => f.code === 'unknown-model')?.message ?? a.pipeline.problems.find((p) => p.severity === 'error')?.message ?? a.estimateErrors?.[0]?.message ?? t('the setup is incomplete');
     lines.push('', t('No estimate yet: {0}', why));
     return lines.join('\n\n');
   }

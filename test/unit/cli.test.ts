@@ -23,6 +23,15 @@ describe('cli: vram-lens estimate', async () => {
     assert.match(r.out, /assumptions \(not in your files\)/);
   });
 
+  it('a setup the estimator refuses: exit 2 and the reason at the file and line that set it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-cli-'));
+    const file = path.join(dir, 'grpo.vram.yaml');
+    fs.writeFileSync(file, 'model: Qwen/Qwen2.5-0.5B\nseq_len: 512\nrollout:\n  batch: 8\n  completion_len: 600\n');
+    const r = await cli('estimate', file);
+    assert.equal(r.code, 2);
+    assert.ok(r.err.includes(`${file}:3: error [rollout.completion_len]: completion_len (600) must be shorter than seq_len (512)`), r.err);
+  });
+
   it('--json prints the contract fields', async () => {
     const r = (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json'));
     assert.equal(r.code, 0, r.err);

@@ -41,6 +41,15 @@ describe('features: hover', () => {
     checkHover('/w/grpo.py', engine, [/vLLM colocated: \+\d/, /vLLM server on other GPUs: [+-]\d/]);
   });
 
+  it('a setup the estimator refuses: the reason at the key, in the diagnostics and the hover', () => {
+    const text = 'model: Qwen/Qwen2.5-0.5B\nseq_len: 512\nrollout:\n  batch: 8\n  completion_len: 600\n';
+    const a = analyze('/w/grpo.vram.yaml', text);
+    const f = a.findings.find((x) => x.code === 'invalid-value' && x.severity === 'error');
+    assert.ok(f && /completion_len \(600\) must be shorter than seq_len \(512\)/.test(f.message), JSON.stringify(a.findings));
+    assert.equal(text.slice(f.span.start, f.span.end), 'rollout');
+    assert.match(hoverAt(a, text.indexOf('seq_len'), text) ?? '', /No estimate yet: completion_len/);
+  });
+
   it('torchtune without dataset.packed: batches padded per batch (torchtune default), the run-long reserved figure in the hover', () => {
     const text = 'model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_attn_modules: [q_proj, v_proj]\n  lora_rank: 8\n'
       + 'tokenizer:\n  max_seq_len: 2048\nbatch_size: ‸2\ndtype: bf16\nenable_activation_checkpointing: True\n';
