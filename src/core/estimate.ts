@@ -4,7 +4,7 @@ import { countParameters, linearModules, parseArchitecture, type Architecture, t
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { ProvenanceMap, TrainingSetup } from './setup';
 import { ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
-import { finalNormSaved, layerActivations, lossMemory, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan } from './terms/activations';
+import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
 import { DTYPE_BYTES, GiB, MiB, formatCount } from './units';
 
@@ -855,8 +855,12 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     let evalLayerBytes = 0;
     let evalLossFormula = '';
     if (evalBatch !== undefined) {
-      const evalLayer = layerActivations({ ...layerPlan, batch: evalBatch });
-      evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
+      if (a.family === 't5') {
+        const evalLayer = layerActivations({ ...layerPlan, batch: evalBatch });
+        evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
+      } else {
+        evalLayerBytes = noGradLayerBytes(a, evalBatch * sequencesPerExample(setup) * setup.seq_len, setup.seq_len, cb, attention, tp, mode === 'amp' && wb === 4 ? 4 : cb);
+      }
       if (lmHead) {
         const lm = lossAt(evalBatch * sequencesPerExample(setup) * (rollout ? rollout.completion_len : setup.seq_len));
         evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
@@ -893,12 +897,19 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       if (rollout.engine === 'generate') {
         const kv = (tokens: number): Component => comp('kv-cache', `KV cache (${G} sequences x ${tokens} tokens)`, G * tokens * kvPerToken,
           () => (`${G} sequences x ${tokens} tokens x ${layersHere} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
-        const prefillLayer = layerActivations({ ...layerPlan, batch: G, seq: P });
-        const prefill = prefillLayer.backwardWorkingBytes / 2 + 2 * prefillLayer.layerInputBytes;
-        tails.push([kv(P), comp('backward-working', `Prefill: one layer's forward over ${G} prompts (no grad)`, prefill, () => (`the largest intermediates of one layer, its input and output, at ${G} x ${P} tokens`), () => ({ sequences: G, tokens: P }))]);
-        const decode = G * (a.vocab / tp) * (cb + 3 * 4) + (G * setup.seq_len * kvPerToken) / (2 * layersHere);
-        tails.push([kv(setup.seq_len), comp('backward-working', 'Decoding: next-token logits and the growing cache\'s copy', decode,
-          () => (`${G} x V x (${cb} B logits + 3 x 4 B: fp32 copy, processed scores, probabilities) + one layer's keys at full length (torch.cat)`), () => ({ sequences: G, vocab: a.vocab }))]);
+        const prefill = noGradLayerBytes(a, G * P, P, cb, attention, tp);
+        tails.push([kv(P), comp('backward-working', `Prefill: one layer's forward over ${G} prompts (no grad)`, prefill, () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${G} x ${P} tokens`), () => ({ sequences: G, tokens: P }))]);
+        // Each step: the previous step's fp32 next-token logits and probabilities are still held (transformers _sample)
+        // while the layers run; in a layer, torch.cat copies its keys (and values) to a longer tensor, and attention
+        // with a padding mask repeats the key and value heads for grouped-query attention (repeat_kv). At the end of the
+        // step: the model's logits, their fp32 copy, the scores and the probabilities, the previous ones being replaced.
+        const VL = G * (a.vocab / tp);
+        const layerKv = (G * setup.seq_len * kvPerToken) / (2 * layersHere);
+        const nhHere = a.heads / tp;
+        const repeated = attention !== 'flash' && kvHeadsHere < nhHere ? 2 * G * setup.seq_len * nhHere * a.headDim * cb : 0;
+        const decode = Math.max(VL * (cb + 3 * 4), 2 * VL * 4 + Math.max(layerKv, repeated));
+        tails.push([kv(setup.seq_len), comp('backward-working', 'Decoding: next-token logits, the growing cache\'s copy and repeated heads', decode,
+          () => (`max(${G} x V x (${cb} B logits + 3 x 4 B: fp32 copy, scores, probabilities), the previous step's fp32 logits and probabilities 2 x 4 B x ${G} x V + max(one layer's keys at full length (torch.cat), its keys and values repeated to ${nhHere} heads (repeat_kv)))`), () => ({ sequences: G, vocab: a.vocab }))]);
       }
       if (rollout.reference !== 'none' || rollout.old_logps) {
         const rowOut = mode === 'amp' ? 4 : cb;

@@ -1,7 +1,7 @@
 // The estimator against numbers worked out by hand; each test names where its number comes from.
 import * as assert from 'node:assert/strict';
 import { estimate } from '../../src/core/estimate';
-import { finalNormSaved, layerActivations, lossMemory } from '../../src/core/terms/activations';
+import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes } from '../../src/core/terms/activations';
 import { parseArchitecture, type Architecture } from '../../src/core/architecture';
 import { findModel } from '../../src/core/lookup';
 import { GiB, MiB } from '../../src/core/units';
@@ -614,14 +614,15 @@ describe('estimate: GRPO rollouts', () => {
     const e = run(qwen());
     const gen = phase(e, 'generation');
     const pers = phase(e, 'optimizer').components.filter((c) => ['weights', 'adapter-weights', 'optimizer-states'].includes(c.id)).reduce((s, c) => s + c.bytes, 0);
-    // Decoding ends with 32 x 768 tokens cached: 1,409,286,144 B, plus the next-token logits (bf16, fp32 copy, scores,
-    // probabilities: 32 x V x 14 B) and one layer's keys at full length (32 x 768 x 57,344 / 56 B).
-    const decodeEnd = 32 * 768 * kvPerToken + 32 * V * 14 + (32 * 768 * kvPerToken) / 56;
+    // Decoding ends with 32 x 768 tokens cached: 1,409,286,144 B. Meanwhile the previous step's fp32 logits and
+    // probabilities (2 x 4 B x 32 x V) are held, and attention with the prompts' padding mask repeats the 4 key and value
+    // heads of one layer to 28 (2 x 32 x 768 x 28 x 128 x 2 B = 352,321,536 B), more than the layer's torch.cat copy.
+    const decodeEnd = 32 * 768 * kvPerToken + 2 * 32 * V * 4 + 352_321_536;
     assert.equal(32 * 768 * kvPerToken, 1_409_286_144);
-    // Prefill: 32 x 512 tokens cached and one layer's forward over them.
-    const l = layerActivations({ arch: archOf('Qwen/Qwen2.5-7B-Instruct'), mode: 'amp', half: 2, weightBytes: 2, batch: 32, seq: 512, attention: 'sdpa', baseTrainable: false, normsTrainable: false,
-      inputRequiresGrad: true, lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']) }, tp: 1, sequenceParallel: false, kernels: 'pytorch' });
-    const prefill = 32 * 512 * kvPerToken + l.backwardWorkingBytes / 2 + 2 * l.layerInputBytes;
+    // Prefill: 32 x 512 tokens cached and one layer's no-grad forward over them (its input, residual and norm output,
+    // and the MLP's activation, up projection and product: 3 x 16,384 x 18,944 x 2 B).
+    const prefill = 32 * 512 * kvPerToken + noGradLayerBytes(archOf('Qwen/Qwen2.5-7B-Instruct'), 32 * 512, 512, 2, 'sdpa');
+    assert.equal(noGradLayerBytes(archOf('Qwen/Qwen2.5-7B-Instruct'), 32 * 512, 512, 2, 'sdpa'), 3 * 16_384 * 3584 * 2 + 3 * 16_384 * 18_944 * 2);
     near(gen.allocatedBytes, pers + Math.max(decodeEnd, prefill), 1e-9, 'generation phase');
     assert.ok(gen.components.some((c) => c.id === 'kv-cache'));
   });

@@ -858,3 +858,34 @@ export function lossMemory(p: LossPlan): LossMemory {
     formula: `full CE: logits ${lb}·T·V, fp32 upcast ${up}·T·V, saved log-softmax 4·T·V${oldIn > 0 ? ' and its fp32 input 4·T·V (PyTorch < 1.11)' : ''}; backward nll grad + log-softmax grad 8·T·V`,
   };
 }
+
+/**
+ * One decoder layer's forward without grad (generation's prefill, evaluation during training): nothing is saved, so
+ * the high point is the layer's input (the caller still holds it), the residual after attention, the norm's output and
+ * the larger sub-block's temporaries. MLP: the activation, the up projection and their product (gated), or the two
+ * GELU-side tensors; a mixture of experts runs expert by expert on its share of the tokens, beside the routed output
+ * and the router's fp32 probabilities. Attention: q, k, v and their rotary copies, the key and value heads repeated for
+ * grouped-query attention (eager, or SDPA with a padding mask: transformers repeat_kv), the attention output and, for
+ * eager attention, the scores and their fp32 softmax. Checked against the profiler (tools/peak/measure_generation.py).
+ */
+export function noGradLayerBytes(a: Architecture, tokens: number, seq: number, cb: number, attention: 'eager' | 'sdpa' | 'flash', tp = 1, residualBytes = cb): number {
+  const T = tokens;
+  const h = a.hidden;
+  const held = 2 * T * h * residualBytes + T * h * cb; // layer input, residual after attention (fp32 under autocast over fp32 weights), norm output
+  const width = (a.gatedMlp ? 3 : 2) * cb;
+  let mlp: number;
+  if (a.moe) {
+    const perExpert = (T * a.moe.topK) / a.moe.experts;
+    mlp = Math.max(perExpert * (a.moe.expertFfn / tp) * width + T * h * cb + T * a.moe.experts * 4, T * (a.moe.sharedExpertFfn / tp) * width);
+  } else {
+    mlp = T * (a.ffn / tp) * width;
+  }
+  const nh = a.heads / tp;
+  const kv = Math.max(1, a.kvHeads / tp);
+  const qkv = T * (nh + 2 * kv) * a.headDim * cb;
+  const rotary = a.positions === 'rotary' ? T * (nh + kv) * a.headDim * cb : 0;
+  const repeated = attention !== 'flash' && kv < nh ? 2 * T * nh * a.headDim * cb : 0;
+  const scores = attention === 'eager' ? (T / Math.max(1, seq)) * nh * seq * seq * (cb + 4) : 0;
+  const attn = qkv + rotary + repeated + scores + T * nh * a.headDim * cb;
+  return held + Math.max(mlp, attn);
+}
