@@ -51,6 +51,19 @@ time('advice: Llama-2-7B full on 2 x RTX-4090 (all singles, pairs, triples)', 50
   candidates = r?.evaluated ?? 0;
 });
 console.log(JSON.stringify({ name: 'advice: candidates evaluated per search', unit: 'count', median: candidates, p99: candidates, n: 1 }));
+// GRPO: the rollout moves (fewer completions per round, no KL reference) join the search, and every candidate has a
+// generation phase.
+const qwen7 = findModel('Qwen/Qwen2.5-7B-Instruct');
+const a100 = findGpu('A100-80GB');
+if (!qwen7.ok || !a100.ok) throw new Error('catalog entry missing');
+const grpoSetup = TrainingSetupSchema.parse({
+  architecture: qwen7.model.config, parameters: qwen7.model.publishedParams, weights_dtype: 'bf16', mixed_precision: 'bf16',
+  micro_batch_size: 8, gradient_accumulation_steps: 4, seq_len: 1536, gradient_checkpointing: 'full',
+  rollout: { batch: 32, completion_len: 1024, engine: 'generate', reference: 'copy', old_logps: true },
+});
+time('advice: Qwen2.5-7B full GRPO on 1 x A100-80GB', 50, () => {
+  advise(grpoSetup, { gpu: a100.gpu, gpuSpec: a100.gpu.spec });
+});
 
 // Analysis per change (the editor's hot path): analyze the text, resolve the setup, estimate.
 import { runPipeline } from '../src/analyzers/pipeline';

@@ -915,11 +915,11 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         const rowOut = mode === 'amp' ? 4 : cb;
         const TV = lossTokens * (a.vocab / tp);
         const logps = cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
-        const fwd = layer.backwardWorkingBytes / 2 + 2 * layer.layerInputBytes;
+        const fwd = noGradLayerBytes(a, T, setup.seq_len, cb, attention, tp, mode === 'amp' && wb === 4 ? 4 : cb);
         const who = [rollout.reference === 'copy' ? 'the reference model' : rollout.reference === 'adapters-off' ? 'the model with its adapters disabled' : '', rollout.old_logps ? 'the old policy' : ''].filter((x) => x).join(' and ');
         tails.push([logps >= fwd
           ? comp('logits-loss', `Scoring: ${who}, no grad, ${seqs} sequences`, logps, () => (`completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`), () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }))
-          : comp('backward-working', `Scoring: ${who}, one layer's forward (no grad)`, fwd, () => ('the largest intermediates of one layer, its input and output, at the training micro-batch'), () => ({ sequences: seqs }))]);
+          : comp('backward-working', `Scoring: ${who}, one layer's forward (no grad)`, fwd, () => ('the layer\'s input, residual and norm output, and the larger of the MLP\'s and the attention\'s temporaries, at the training micro-batch'), () => ({ sequences: seqs }))]);
       }
       if (tails.length > 0) genComps.push(...tails.reduce((m, t) => (sum(t) > sum(m) ? t : m)));
     }
