@@ -126,18 +126,24 @@ def make_linear(cfg, i, o, bias, name):
 M.make_linear = make_linear
 
 
+def final_hidden(model, ids):
+    """The decoder's normalized hidden states, as LlamaModel.forward computes them (before the head)."""
+    b, s = ids.shape
+    hs = model.embed_tokens(ids)
+    position_ids = torch.arange(s).unsqueeze(0)
+    mask = None if model.cfg["_attn"] == "flash" else M.causal_float_mask(b, s, hs.dtype)
+    pos_emb = M.rope_cos_sin(model.inv_freq, position_ids, hs.dtype)
+    hs = M.run_layers(model, model.layers, hs, lambda i, x: (x, mask, position_ids, torch.arange(s), pos_emb))
+    return model.norm(hs)
+
+
 class ChunkedLlama(M.LlamaLike):
     """torchtune's TransformerDecoder with num_output_chunks=8 and CEWithChunkedOutputLoss (eager): the head runs on
     8 slices of the hidden states, each slice's logits are upcast and reduced separately (torchtune/modules/loss)."""
 
     def forward(self, ids, labels):
         b, s = ids.shape
-        hs = self.embed_tokens(ids)
-        position_ids = torch.arange(s).unsqueeze(0)
-        mask = None if self.cfg["_attn"] == "flash" else M.causal_float_mask(b, s, hs.dtype)
-        pos_emb = M.rope_cos_sin(self.inv_freq, position_ids, hs.dtype)
-        hs = M.run_layers(self, self.layers, hs, lambda i, x: (x, mask, position_ids, torch.arange(s), pos_emb))
-        hs = self.norm(hs)
+        hs = final_hidden(self, ids)
         logits = [self.lm_head(c) for c in hs.chunk(8, dim=1)]
         labels = torch.cat([labels[:, 1:], torch.full((b, 1), -100)], 1)
         total = (labels != -100).sum()
@@ -172,14 +178,8 @@ class GrpoLlama(M.LlamaLike):
     surrogate with the round's advantages is averaged over the completion tokens."""
 
     def forward(self, ids, labels):
-        b, s = ids.shape
-        c = self.cfg["_completion"]
-        hs = self.embed_tokens(ids)
-        position_ids = torch.arange(s).unsqueeze(0)
-        mask = None if self.cfg["_attn"] == "flash" else M.causal_float_mask(b, s, hs.dtype)
-        pos_emb = M.rope_cos_sin(self.inv_freq, position_ids, hs.dtype)
-        hs = M.run_layers(self, self.layers, hs, lambda i, x: (x, mask, position_ids, torch.arange(s), pos_emb))
-        hs = self.norm(hs)
+        b, c = ids.shape[0], self.cfg["_completion"]
+        hs = final_hidden(self, ids)
         logits = self.lm_head(hs[:, -(c + 1):, :])
         logits = logits[:, :-1, :]
         logits = logits / 0.9  # temperature
