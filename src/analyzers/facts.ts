@@ -56,7 +56,8 @@ export type CanonicalKey =
   | 'preference'                 // preference objective: 'dpo' (paired, with a reference: a frozen copy, or the model with
                                  // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO, CPO)
   | 'referenceModel'             // 'given' (an explicit reference model: TRL ref_model, LLaMA-Factory ref_model) | 'precomputed'
-  | 'rollout'                    // 'grpo': online RL that generates its own completions (TRL GRPOConfig / GRPOTrainer, `trl grpo`, Axolotl rl: grpo)
+  | 'rollout'                    // 'grpo' | 'rloo': online RL that generates its own completions (TRL GRPOConfig / GRPOTrainer, RLOOConfig /
+                                 // RLOOTrainer, `trl grpo|rloo`, Axolotl rl: grpo)
   | 'promptLen'                  // number: longest prompt (TRL max_prompt_length)
   | 'completionLen'              // number: generated tokens per completion (TRL max_completion_length)
   | 'stepsPerGeneration'         // number: micro-batches one generation round serves (TRL steps_per_generation)
@@ -128,7 +129,6 @@ export interface Fact {
  */
 export const UNMODELED_OBJECTIVES: Readonly<Record<string, string>> = {
   ppo: 'rollout generation, the reference, reward and value models',
-  rloo: 'rollout generation and the reference model',
   'online-dpo': 'rollout generation, the reference and the reward model or judge',
   gkd: 'the teacher model and on-policy generation',
 };

@@ -26,14 +26,17 @@ const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
  * frozen copy, or the model with its adapters disabled); ORPO and CPO (SimPO with cpo_alpha=0) need none.
  */
 const UNMODELED_TRL: Readonly<Record<string, string>> = {
-  PPOConfig: 'ppo', RLOOConfig: 'rloo', OnlineDPOConfig: 'online-dpo', NashMDConfig: 'online-dpo', XPOConfig: 'online-dpo',
+  PPOConfig: 'ppo', OnlineDPOConfig: 'online-dpo', NashMDConfig: 'online-dpo', XPOConfig: 'online-dpo',
   GKDConfig: 'gkd',
 };
 const PREFERENCE_CONFIGS: Readonly<Record<string, string>> = {
   DPOConfig: 'dpo', DPOTrainer: 'dpo', KTOConfig: 'kto', KTOTrainer: 'kto', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free', CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
 };
-/** TRL's online RL trainers whose rollouts are modeled: GRPO generates completions, scores them, then trains on them. */
-const ROLLOUT_CONFIGS: Readonly<Record<string, string>> = { GRPOConfig: 'grpo', GRPOTrainer: 'grpo' };
+/**
+ * TRL's online RL trainers whose rollouts are modeled: GRPO generates completions, scores them, then trains on them;
+ * RLOO has the same structure since TRL 0.23 (a leave-one-out baseline instead of the group's, beta 0.05 by default).
+ */
+const ROLLOUT_CONFIGS: Readonly<Record<string, string>> = { GRPOConfig: 'grpo', GRPOTrainer: 'grpo', RLOOConfig: 'rloo', RLOOTrainer: 'rloo' };
 /** Unsloth's model classes (unsloth/models/loader.py FastLanguageModel and FastModel, vision.py FastVisionModel). */
 export const UNSLOTH_CLASSES: ReadonlySet<string> = new Set(['FastLanguageModel', 'FastModel', 'FastVisionModel']);
 /** FastLanguageModel.get_peft_model's target_modules default (unsloth/models/llama.py). */

@@ -379,7 +379,9 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       const w = decided.useVllm;
       prov['rollout.engine'] = w ? { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey } : { kind: 'default', owner: 'trl', note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU' };
     }
-    const beta = value('klBeta', 'reference', 0, 'GRPOConfig beta defaults to 0.0 (0.04 before TRL 0.19): no reference model is loaded');
+    const rloo = decided.rollout?.fact.value === 'rloo';
+    const beta = rloo ? value('klBeta', 'reference', 0.05, 'RLOOConfig beta defaults to 0.05: the reference scores every round')
+      : value('klBeta', 'reference', 0, 'GRPOConfig beta defaults to 0.0 (0.04 before TRL 0.19): no reference model is loaded');
     const peftMethod = ['lora', 'qlora', 'ia3'].includes(String(setup.method ?? 'full'));
     const iterations = decided.numIterations ? num(decided.numIterations.fact.value as FactValue) ?? 1 : 1;
     const r: Record<string, unknown> = {

@@ -1764,7 +1764,7 @@ function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdR
     const subField = fields[i + 1];
     const pref = sub === 'dpo' || sub === 'kto' ? sub : sub === 'orpo' || sub === 'cpo' ? 'reference-free' : undefined;
     if (pref) l.fact('preference', `trl ${sub}`, subField.span, subField.span, pref, 'trl');
-    if (sub === 'grpo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, 'grpo', 'trl');
+    if (sub === 'grpo' || sub === 'rloo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, sub, 'trl');
     const objective = sub === 'online_dpo' || sub === 'xpo' ? 'online-dpo' : sub;
     if (UNMODELED_OBJECTIVES[objective]) l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...notModeled(`trl ${sub}`, objective), span: subField.span, rawKey: `trl ${sub}` });
     const p = parseArgs(fields, i + 2, scriptConsume('trl'), false, false, opaque);

@@ -599,6 +599,13 @@ trainer.train()
     assert.equal(text.slice(p[0].span.start, p[0].span.end), '"OpenAssistant/reward-model-deberta-v3-large-v2"');
     assert.ok(!analyzeHfPython(grpo('')).problems.some((x) => x.code === 'not-modeled'));
   });
+  it('RLOO (TRL 0.23 and later) has GRPO\'s structure, with a reference by default (beta 0.05)', () => {
+    const text = grpo(', per_device_train_batch_size=4', '').replace(/GRPO/g, 'RLOO');
+    checkFacts(text, [{ key: 'rollout', value: 'rloo', keyText: 'RLOOConfig' }]);
+    const r = resolveText('train_rloo.py', text);
+    assert.equal(r.setup?.rollout?.reference, 'copy');
+    assert.ok(!r.problems.some((p) => p.code === 'not-modeled'));
+  });
   it('a generation_batch_size counts every GPU; steps_per_generation above the accumulation recomputes old log-probs', () => {
     const r = resolveText('train_grpo.py', grpo(', per_device_train_batch_size=4, gradient_accumulation_steps=2, steps_per_generation=8'));
     assert.equal(r.setup?.rollout?.batch, 32);

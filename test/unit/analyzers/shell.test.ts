@@ -261,7 +261,8 @@ describe('shell analyzer: TRL subcommands', () => {
       ['rollout', 'grpo', 'grpo', 'grpo'], ['completionLen', 512, '--max_completion_length', '512'], ['useVllm', true, '--use_vllm', '--use_vllm'],
       ['vllmMode', 'colocate', '--vllm_mode', 'colocate'],
     ]);
-    assert.ok(analyzeShell('trl rloo --model_name_or_path Qwen/Qwen2.5-0.5B\n').problems.some((p) => p.code === 'not-modeled'));
+    checkFacts('trl rloo --model_name_or_path Qwen/Qwen2.5-0.5B\n', [['rollout', 'rloo', 'rloo', 'rloo']]);
+    assert.ok(analyzeShell('trl ppo --model_name_or_path Qwen/Qwen2.5-0.5B\n').problems.some((p) => p.code === 'not-modeled'));
     assert.ok(!grpo.facts.some((f) => f.key === 'preference'));
   });
 });
