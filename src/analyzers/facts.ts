@@ -69,6 +69,7 @@ export type CanonicalKey =
   | 'vllmMemoryFraction'         // number: GPU share of a colocated vLLM engine (TRL vllm_gpu_memory_utilization)
   | 'vllmSleep'                  // boolean: the colocated engine sleeps while the policy trains (TRL vllm_enable_sleep_mode)
   | 'gatherForGeneration'        // boolean: ZeRO-3 weights gathered for generation (TRL ds3_gather_for_generation)
+  | 'vllmSharedWeights'          // boolean: the colocated vLLM engine holds the weights the policy trains on (Unsloth fast_inference)
   | 'attention'                  // 'eager' | 'sdpa' | 'flash'
   | 'loss'                       // 'full' | 'chunked' | 'fused'
   | 'compile'                    // boolean

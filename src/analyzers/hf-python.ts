@@ -406,6 +406,17 @@ class Analyzer {
       this.unslothDefault(call, 'kbitUpcast', isTrue(eight) ? 'load_in_8bit' : 'load_in_4bit', 'none', 'keeps norms, embeddings and head of a 4/8-bit model in the model dtype');
     }
     this.unslothDefault(call, 'kernels', 'from_pretrained', 'unsloth', 'patches the model with Unsloth\'s fused kernels');
+    // fast_inference=True loads the model into a vLLM engine in the same process (gpu_memory_utilization of the GPU, 0.5
+    // by default) whose weights the policy trains on; Unsloth's GRPO then generates with it (use_vllm set for it).
+    const fast = arg('fast_inference');
+    if (fast && isTrue(fast)) {
+      this.push('useVllm', fast, true, 'unsloth');
+      this.push('vllmMode', fast, 'colocate', 'unsloth');
+      this.push('vllmSharedWeights', fast, true, 'unsloth');
+      const util = arg('gpu_memory_utilization');
+      if (util) this.emitAs('vllmMemoryFraction', util, (x) => this.num(x, util, false));
+      else this.unslothDefault(call, 'vllmMemoryFraction', 'gpu_memory_utilization', 0.5, 'gpu_memory_utilization default 0.5');
+    }
     this.unslothGc(call, arg('use_gradient_checkpointing'), this.unslothCheckpointing.load);
     this.opaqueSpreads(args.opaque);
   }

@@ -6,7 +6,7 @@ import type { ProvenanceMap, TrainingSetup } from './setup';
 import { ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
 import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
-import { DTYPE_BYTES, GiB, MiB, formatCount } from './units';
+import { DTYPE_BYTES, GiB, MiB, formatBytes, formatCount } from './units';
 
 export interface EstimateOptions {
   /** GPU memory to check the fit against (driver-reported total), with its catalog id. */
@@ -662,7 +662,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     // A colocated vLLM engine (TRL vllm_mode="colocate") reserves its share of the GPU for its own copy of the weights,
     // its KV cache and CUDA graphs at start-up (vLLM gpu_memory_utilization is a fraction of the GPU's total memory),
     // and keeps it while the policy trains unless sleep mode releases it.
-    const engineC = vllmShare > 0 ? [comp('rollout-engine', 'vLLM engine (colocated)', vllmShare, () => (`vllm_gpu_memory_utilization ${rollout!.vllm_memory_fraction} x ${(opts.gpu!.memoryBytes / GiB).toFixed(1)} GiB (${opts.gpu!.id})`), () => ({ fraction: rollout!.vllm_memory_fraction, gpuBytes: opts.gpu!.memoryBytes }))] : [];
+    // Unsloth's fast_inference engine holds the weights the policy trains on: its share counts them once.
+    const sharedWeights = rollout?.vllm_shared_weights ? sum(persistent.filter((c) => c.id === 'weights' || c.id === 'quantization-constants')) : 0;
+    const engineBytes = Math.max(0, vllmShare - sharedWeights);
+    const engineC = engineBytes > 0 ? [comp('rollout-engine', 'vLLM engine (colocated)', engineBytes, () => (`vllm_gpu_memory_utilization ${rollout!.vllm_memory_fraction} x ${(opts.gpu!.memoryBytes / GiB).toFixed(1)} GiB (${opts.gpu!.id})${sharedWeights > 0 ? ` - the weights it shares with the policy (${formatBytes(sharedWeights)})` : ''}`), () => ({ fraction: rollout!.vllm_memory_fraction, gpuBytes: opts.gpu!.memoryBytes }))] : [];
     if (!rollout?.vllm_sleep) persistent.push(...engineC);
 
     // Gradients.

@@ -201,6 +201,8 @@ export const TrainingSetupSchema = z.strictObject({
     vllm_memory_fraction: z.number().gt(0).max(1).default(0.3),
     /** vLLM sleep mode: the colocated engine releases its memory while the policy trains. */
     vllm_sleep: z.boolean().default(false),
+    /** The colocated engine's share holds the weights the policy trains on (Unsloth fast_inference), not a copy. */
+    vllm_shared_weights: z.boolean().default(false),
     /**
      * The KL reference (beta > 0): a frozen copy of the model ('copy'), the policy with its adapters disabled
      * (PEFT, 'adapters-off'), or none (beta = 0, TRL's default).
@@ -263,6 +265,7 @@ export const ROLLOUT_DEFAULT_NOTES: Readonly<Record<keyof NonNullable<TrainingSe
   engine: "the policy's own generate() on the training GPU",
   vllm_memory_fraction: "a colocated vLLM engine takes 0.3 of the GPU's memory (TRL vllm_gpu_memory_utilization)",
   vllm_sleep: 'the colocated engine keeps its share while the policy trains',
+  vllm_shared_weights: 'the colocated engine loads its own copy of the weights',
   reference: 'no KL reference model (beta = 0)',
   old_logps: "the old policy's log-probabilities come from the generation round itself",
   gather_weights: 'ZeRO-3 gathers the full weights for generation (TRL ds3_gather_for_generation)',

@@ -51,6 +51,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
         rolloutRef: fc.constantFrom('copy', 'adapters-off', 'none'),
         rolloutBatch: fc.integer({ min: 1, max: 64 }),
         sleep: fc.boolean(),
+        shared: fc.boolean(),
         oldLogps: fc.boolean(),
       }),
       (r) => {
@@ -65,7 +66,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           offload_optimizer: r.offOpt, offload_params: r.offParams, tensor_parallel: r.tp, pipeline_parallel: r.pp,
           activation_offloading: r.actOff, zero_grad_set_to_none: r.zeroGrad, optimizer_in_backward: r.optInBwd, kbit_upcast: r.kbit, eval_batch_size: r.evalBatch,
           preference: r.preference && !r.rollout ? { reference: r.preference, logps: r.logps } : undefined, kernels: r.kernels,
-          rollout: r.rollout ? { batch: r.rolloutBatch, completion_len: r.seq / 2, engine: r.rollout, reference: r.rolloutRef, vllm_sleep: r.sleep, old_logps: r.oldLogps } : undefined,
+          rollout: r.rollout ? { batch: r.rolloutBatch, completion_len: r.seq / 2, engine: r.rollout, reference: r.rolloutRef, vllm_sleep: r.sleep, vllm_shared_weights: r.shared, old_logps: r.oldLogps } : undefined,
         });
         const gpu = { id: 'test', memoryBytes: r.gpuGiB * 2 ** 30, source: 'test' };
         const full = estimate(setup, { gpu });

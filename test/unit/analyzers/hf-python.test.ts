@@ -576,7 +576,7 @@ trainer.train()
     const r = resolveText('train_grpo.py', text);
     // One round: 8 x 4 completions per GPU; each sequence 512 + 1,024 tokens; beta > 0 with LoRA: the adapters are
     // disabled for the reference; vLLM's importance-sampling correction recomputes the old log-probs.
-    assert.deepEqual(r.setup?.rollout, { batch: 32, completion_len: 1024, engine: 'vllm-colocate', vllm_memory_fraction: 0.4, vllm_sleep: false, reference: 'adapters-off', old_logps: true, gather_weights: true });
+    assert.deepEqual(r.setup?.rollout, { batch: 32, completion_len: 1024, engine: 'vllm-colocate', vllm_memory_fraction: 0.4, vllm_sleep: false, vllm_shared_weights: false, reference: 'adapters-off', old_logps: true, gather_weights: true });
     assert.equal(r.setup?.seq_len, 1536);
     assert.ok(!r.problems.some((p) => p.code === 'not-modeled'));
   });
@@ -584,7 +584,7 @@ trainer.train()
     const r = resolveText('train_grpo.py', grpo('', ''));
     // per_device_train_batch_size 8 (TrainingArguments) x steps_per_generation = gradient_accumulation_steps 1; a 512-token
     // prompt and 256 generated tokens; beta 0.0: no reference; use_vllm False: the policy generates itself.
-    assert.deepEqual(r.setup?.rollout, { batch: 8, completion_len: 256, engine: 'generate', vllm_memory_fraction: 0.3, vllm_sleep: false, reference: 'none', old_logps: false, gather_weights: true });
+    assert.deepEqual(r.setup?.rollout, { batch: 8, completion_len: 256, engine: 'generate', vllm_memory_fraction: 0.3, vllm_sleep: false, vllm_shared_weights: false, reference: 'none', old_logps: false, gather_weights: true });
     assert.equal(r.setup?.seq_len, 768);
     const e = estimate(r.setup!, { provenance: r.provenance });
     assert.ok(e.ok);
@@ -598,6 +598,27 @@ trainer.train()
     assert.equal(p.length, 1);
     assert.equal(text.slice(p[0].span.start, p[0].span.end), '"OpenAssistant/reward-model-deberta-v3-large-v2"');
     assert.ok(!analyzeHfPython(grpo('')).problems.some((x) => x.code === 'not-modeled'));
+  });
+  it('Unsloth fast_inference: GRPO generates with the colocated vLLM engine that holds the trained weights', () => {
+    // The Unsloth GRPO notebooks: Qwen2.5-3B in 4 bits, a vLLM engine at 0.6 of the GPU, LoRA r=64.
+    const text = `from unsloth import FastLanguageModel
+from trl import GRPOConfig, GRPOTrainer
+model, tokenizer = FastLanguageModel.from_pretrained(model_name="Qwen/Qwen2.5-3B-Instruct", max_seq_length=1024, load_in_4bit=True, fast_inference=True, max_lora_rank=64, gpu_memory_utilization=0.6)
+model = FastLanguageModel.get_peft_model(model, r=64, lora_alpha=64, use_gradient_checkpointing="unsloth")
+args = GRPOConfig(per_device_train_batch_size=6, num_generations=6, max_prompt_length=256, max_completion_length=768, output_dir="o")
+trainer = GRPOTrainer(model=model, reward_funcs=[f], args=args, train_dataset=ds)
+`;
+    const r = resolveText('grpo.py', text);
+    const ro = r.setup?.rollout;
+    assert.ok(ro && ro.engine === 'vllm-colocate' && ro.vllm_shared_weights && ro.vllm_memory_fraction === 0.6, JSON.stringify(ro));
+    // On a 40 GiB GPU the engine takes 0.6 x 40 GiB in all, the 4-bit weights it shares with the policy included.
+    const gpu = { id: 'A100-40GB', memoryBytes: 40 * 2 ** 30, source: 'test' };
+    const e = estimate(r.setup!, { gpu, provenance: r.provenance });
+    assert.ok(e.ok);
+    const ph = e.estimate.perGpu.phases.find((p) => p.phase === 'optimizer')!;
+    const sharedBytes = ph.components.filter((c) => c.id === 'weights' || c.id === 'quantization-constants').reduce((x, c) => x + c.bytes, 0);
+    const engine = ph.components.find((c) => c.id === 'rollout-engine');
+    assert.equal(engine?.bytes, Math.round(0.6 * 40 * 2 ** 30 - sharedBytes));
   });
   it('RLOO (TRL 0.23 and later) has GRPO\'s structure, with a reference by default (beta 0.05)', () => {
     const text = grpo(', per_device_train_batch_size=4', '').replace(/GRPO/g, 'RLOO');
