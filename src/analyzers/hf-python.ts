@@ -579,6 +579,7 @@ class Analyzer {
         case 'steps_per_generation': return emit('stepsPerGeneration', (x) => this.num(x, e, true));
         case 'generation_batch_size': return emit('generationBatchSize', (x) => this.num(x, e, true));
         case 'num_iterations': return emit('numIterations', (x) => this.num(x, e, true));
+        case 'num_generations': return emit('numGenerations', (x) => this.num(x, e, true));
         case 'beta': return emit('klBeta', (x) => this.num(x, e, false));
         case 'use_vllm': return emit('useVllm', (x) => this.bool(x, e));
         case 'vllm_mode': return emit('vllmMode', (x) => (x.k === 'lit' && (x.v === 'colocate' || x.v === 'server') ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));

@@ -347,6 +347,13 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       prov[`rollout.${field}`] = { kind: 'default', owner: 'trl', note: u ? `${u.fact.rawKey} is not known statically (${u.fact.rawValue}); ${note}` : note };
       return fallback;
     };
+    // The round holds whole groups of num_generations completions: TRL's GRPOConfig raises a ValueError otherwise, and
+    // Unsloth raises per_device_train_batch_size to num_generations instead (unsloth rl.py).
+    const ng = decided.numGenerations && typeof decided.numGenerations.fact.value === 'number' ? decided.numGenerations.fact.value : undefined;
+    if (ng !== undefined && tools.includes('unsloth') && ((setup.micro_batch_size as number | undefined) ?? 8) % ng !== 0) {
+      setup.micro_batch_size = ng;
+      prov.micro_batch_size = { kind: 'default', owner: 'unsloth', note: `Unsloth raises per_device_train_batch_size to a multiple of num_generations (${ng})` };
+    }
     const micro = (setup.micro_batch_size as number | undefined) ?? 1;
     const gas = (setup.gradient_accumulation_steps as number | undefined) ?? 1;
     const gbs = decided.generationBatchSize ? num(decided.generationBatchSize.fact.value as FactValue) : undefined;
@@ -361,6 +368,13 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       const w = decided.stepsPerGeneration;
       prov['rollout.batch'] = w ? { kind: 'file', file: w.file, line: w.location.line, key: `per_device_train_batch_size x ${w.fact.rawKey}` }
         : { kind: 'default', owner: 'trl', note: 'per_device_train_batch_size x steps_per_generation, which defaults to gradient_accumulation_steps' };
+    }
+    // num_generations defaults to 8 (GRPOConfig) or 2 (RLOOConfig).
+    const groups = ng ?? (decided.rollout?.fact.value === 'rloo' ? 2 : 8);
+    const at = decided.numGenerations ?? decided.rollout!;
+    if ((batch * dpWorld) % groups !== 0) {
+      problems.push({ ...at.location, severity: 'error', code: 'invalid-value', key: at.fact.rawKey,
+        ...msg('the generation batch ({0} completions per GPU x {1} GPUs) is not a multiple of num_generations ({2}): the trainer stops with a ValueError', batch, dpWorld, groups) });
     }
     const completion = value('completionLen', 'completion_len', 256, 'GRPOConfig max_completion_length defaults to 256');
     const promptFact = decided.promptLen;

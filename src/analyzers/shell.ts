@@ -599,7 +599,7 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   // TRL GRPOConfig: prompt and completion lengths, the generation round, the KL reference and the vLLM engine.
   max_prompt_length: spec('promptLen', 'int'), max_completion_length: spec('completionLen', 'int'),
   steps_per_generation: spec('stepsPerGeneration', 'int'), generation_batch_size: spec('generationBatchSize', 'int'),
-  num_iterations: spec('numIterations', 'int'), beta: spec('klBeta', 'num'),
+  num_iterations: spec('numIterations', 'int'), num_generations: spec('numGenerations', 'int'), beta: spec('klBeta', 'num'),
   use_vllm: spec('useVllm', 'bool'), vllm_mode: spec('vllmMode', 'str', oneOf('vllmMode', { colocate: 'colocate', server: 'server' })),
   vllm_gpu_memory_utilization: spec('vllmMemoryFraction', 'num'), vllm_enable_sleep_mode: spec('vllmSleep', 'bool'),
   ds3_gather_for_generation: spec('gatherForGeneration', 'bool'),

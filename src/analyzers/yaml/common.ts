@@ -810,6 +810,7 @@ export function grpoKeys(ctx: YamlCtx, m: ReadonlyMap<string, Entry>): void {
   ctx.put('stepsPerGeneration', m.get('steps_per_generation'), asPosInt);
   ctx.put('generationBatchSize', m.get('generation_batch_size'), asPosInt);
   ctx.put('numIterations', m.get('num_iterations'), asPosInt);
+  ctx.put('numGenerations', m.get('num_generations'), asPosInt);
   ctx.put('klBeta', m.get('beta'), asNonNegNumber);
   ctx.put('useVllm', m.get('use_vllm'), asBool);
   ctx.put('vllmMode', m.get('vllm_mode'), (v) => {

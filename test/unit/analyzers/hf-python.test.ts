@@ -620,6 +620,28 @@ trainer = GRPOTrainer(model=model, reward_funcs=[f], args=args, train_dataset=ds
     const engine = ph.components.find((c) => c.id === 'rollout-engine');
     assert.equal(engine?.bytes, Math.round(0.6 * 40 * 2 ** 30 - sharedBytes));
   });
+  it('a round must hold whole groups of num_generations: an error for TRL, Unsloth raises the micro-batch', () => {
+    // 4 completions per GPU on one GPU, 6 per prompt: GRPOConfig raises "generation_batch_size (4) must be divisible by
+    // num_generations (6)".
+    const text = grpo(', per_device_train_batch_size=4, num_generations=6');
+    const r = resolveText('train_grpo.py', text);
+    const p = r.problems.find((x) => x.code === 'invalid-value' && x.severity === 'error');
+    assert.ok(p && /not a multiple of num_generations \(6\)/.test(p.message), JSON.stringify(r.problems));
+    assert.equal(text.slice(p.start, p.end), '6');
+    // The GRPOConfig default (8 per prompt) against TrainingArguments' default batch (8): fine.
+    assert.ok(!resolveText('train_grpo.py', grpo('')).problems.some((x) => x.severity === 'error'));
+    // Unsloth: per_device_train_batch_size 1 with num_generations 6 becomes 6.
+    const unsloth = `from unsloth import FastLanguageModel
+model, tok = FastLanguageModel.from_pretrained(model_name="Qwen/Qwen2.5-3B-Instruct", max_seq_length=1024)
+model = FastLanguageModel.get_peft_model(model, r=16)
+args = GRPOConfig(per_device_train_batch_size=1, num_generations=6, output_dir="o")
+trainer = GRPOTrainer(model=model, args=args, reward_funcs=[f])
+`;
+    const u = resolveText('grpo.py', unsloth);
+    assert.equal(u.setup?.micro_batch_size, 6);
+    assert.equal(u.setup?.rollout?.batch, 6);
+    assert.match(u.provenance.micro_batch_size?.kind === 'default' ? u.provenance.micro_batch_size.note ?? '' : '', /multiple of num_generations \(6\)/);
+  });
   it('RLOO (TRL 0.23 and later) has GRPO\'s structure, with a reference by default (beta 0.05)', () => {
     const text = grpo(', per_device_train_batch_size=4', '').replace(/GRPO/g, 'RLOO');
     checkFacts(text, [{ key: 'rollout', value: 'rloo', keyText: 'RLOOConfig' }]);
