@@ -807,8 +807,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     // Eager attention in the decoder families takes a 4D causal mask (b x 1 x s x s, in the embeddings' dtype: transformers
     // masking_utils eager_mask) built once per forward; under checkpointing every layer's saved inputs reference it, so
     // it lives until the end of the backward.
-    const maskBytes = attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(a.family) ? seqs * setup.seq_len * setup.seq_len * (wb === 4 ? 4 : 2) : 0;
-    const maskC = maskBytes > 0 ? [comp('activations', 'Causal attention mask (4D, eager attention)', maskBytes, () => (`b x s x s x ${wb === 4 ? 4 : 2} B = ${seqs} x ${setup.seq_len}²${ck !== 'none' ? ', held by the checkpointed layers until the end of the backward' : ''}`), () => ({ sequences: seqs, seqLen: setup.seq_len }))] : [];
+    const maskElem = wb === 4 ? 4 : 2;
+    const maskBytes = attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(a.family) ? seqs * setup.seq_len * setup.seq_len * maskElem : 0;
+    const maskC = maskBytes > 0 ? [comp('activations', 'Causal attention mask (4D, eager attention)', maskBytes, () => (`b x s x s x ${maskElem} B = ${seqs} x ${setup.seq_len}²${ck !== 'none' ? ', held by the checkpointed layers until the end of the backward' : ''}`), () => ({ sequences: seqs, seqLen: setup.seq_len }))] : [];
     const maskHeld = ck !== 'none' ? maskC : [];
     const actComp = comp('activations', 'Activations saved for backward', actBytes, actFormula, () => ({ perLayerBytes: perLayerLabel, layers: layersStage, microBatch: seqs, seqLen: setup.seq_len, attention, checkpointing: ck, inFlight }));
 
@@ -854,6 +855,8 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     // step. Nothing is kept for backward, but the largest intermediates of one layer, or the logits, their fp32 upcast
     // and the log-softmax at the loss call, exist at the eval batch (HF Trainer prediction_step computes the loss).
     const evalBatch = setup.eval_batch_size !== undefined && pp === 1 ? setup.eval_batch_size : undefined;
+    // The residual stream's dtype in a no-grad forward: fp32 under autocast over fp32 weights.
+    const residualBytes = mode === 'amp' && wb === 4 ? 4 : cb;
     let evalLossBytes = 0;
     let evalLayerBytes = 0;
     let evalLossFormula = '';
@@ -862,7 +865,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         const evalLayer = layerActivations({ ...layerPlan, batch: evalBatch });
         evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
       } else {
-        evalLayerBytes = noGradLayerBytes(a, evalBatch * sequencesPerExample(setup) * setup.seq_len, setup.seq_len, cb, attention, tp, mode === 'amp' && wb === 4 ? 4 : cb);
+        evalLayerBytes = noGradLayerBytes(a, evalBatch * sequencesPerExample(setup) * setup.seq_len, setup.seq_len, cb, attention, tp, residualBytes);
       }
       if (lmHead) {
         const lm = lossAt(evalBatch * sequencesPerExample(setup) * (rollout ? rollout.completion_len : setup.seq_len));
@@ -918,7 +921,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         const rowOut = mode === 'amp' ? 4 : cb;
         const TV = lossTokens * (a.vocab / tp);
         const logps = cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
-        const fwd = noGradLayerBytes(a, T, setup.seq_len, cb, attention, tp, mode === 'amp' && wb === 4 ? 4 : cb);
+        const fwd = noGradLayerBytes(a, T, setup.seq_len, cb, attention, tp, residualBytes);
         const who = [rollout.reference === 'copy' ? 'the reference model' : rollout.reference === 'adapters-off' ? 'the model with its adapters disabled' : '', rollout.old_logps ? 'the old policy' : ''].filter((x) => x).join(' and ');
         tails.push([logps >= fwd
           ? comp('logits-loss', `Scoring: ${who}, no grad, ${seqs} sequences`, logps, () => (`completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`), () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }))
