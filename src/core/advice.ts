@@ -163,10 +163,10 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
     apply: (s) => (s.optimizer !== 'adafactor' && s.offload_optimizer === 'none' ? { optimizer: 'adafactor' } : undefined) });
   for (const r of [8, 64]) {
     m.push({ id: `lora-r${r}`, group: 'method', title: `LoRA r=${r} on all linear layers`, changesResult: true,
-      apply: (s) => (s.method === 'full' || s.method === 'freeze' || (s.lora && s.lora.r !== r) ? { method: s.method === 'qlora' ? 'qlora' : 'lora', lora: { r, alpha: 2 * r, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32' }, master_weights: false, weights_dtype: s.weights_dtype === 'fp32' ? (bf16 ? 'bf16' : 'fp16') : s.weights_dtype } : undefined) });
+      apply: (s) => (s.method === 'full' || s.method === 'freeze' || (s.lora && s.lora.r !== r) ? { method: s.method === 'qlora' ? 'qlora' : 'lora', lora: { r, alpha: 2 * r, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32', use_dora: false }, master_weights: false, weights_dtype: s.weights_dtype === 'fp32' ? (bf16 ? 'bf16' : 'fp16') : s.weights_dtype } : undefined) });
   }
   m.push({ id: 'lora-attn', group: 'method', title: 'LoRA r=16 on the attention projections only', changesResult: true,
-    apply: (s) => (s.method === 'full' || s.method === 'freeze' ? { method: 'lora', lora: { r: 16, alpha: 32, dropout: 0.05, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'], modules_to_save: [], dtype: 'fp32' }, master_weights: false, weights_dtype: s.weights_dtype === 'fp32' ? (bf16 ? 'bf16' : 'fp16') : s.weights_dtype } : undefined) });
+    apply: (s) => (s.method === 'full' || s.method === 'freeze' ? { method: 'lora', lora: { r: 16, alpha: 32, dropout: 0.05, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'], modules_to_save: [], dtype: 'fp32', use_dora: false }, master_weights: false, weights_dtype: s.weights_dtype === 'fp32' ? (bf16 ? 'bf16' : 'fp16') : s.weights_dtype } : undefined) });
   m.push({ id: 'seq-3/4', group: 'sequence', title: 'Shorten the sequence length by a quarter', changesResult: true,
     apply: (s) => (s.seq_len >= 512 ? shorter(s, Math.floor((s.seq_len * 3) / 4 / 64) * 64) : undefined) });
   m.push({ id: 'micro-3/4', group: 'batch', title: 'Smaller micro-batch (3/4), more accumulation', changesResult: false,
@@ -181,9 +181,11 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
   m.push({ id: 'paged8bit', group: 'optimizer', title: 'Paged 8-bit AdamW (spills to host under pressure)', changesResult: false,
     apply: (s) => (['adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit'].includes(s.optimizer) && s.offload_optimizer === 'none' ? { optimizer: 'paged_adamw_8bit' } : undefined) });
   m.push({ id: 'lora', group: 'method', title: 'LoRA (r=16 on all linear layers) instead of full fine-tuning', changesResult: true,
-    apply: (s) => (s.method === 'full' || s.method === 'freeze' ? { method: 'lora', lora: { r: 16, alpha: 32, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32' }, master_weights: false, weights_dtype: s.weights_dtype === 'fp32' ? (bf16 ? 'bf16' : 'fp16') : s.weights_dtype } : undefined) });
+    apply: (s) => (s.method === 'full' || s.method === 'freeze' ? { method: 'lora', lora: { r: 16, alpha: 32, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32', use_dora: false }, master_weights: false, weights_dtype: s.weights_dtype === 'fp32' ? (bf16 ? 'bf16' : 'fp16') : s.weights_dtype } : undefined) });
   m.push({ id: 'qlora', group: 'method', title: 'QLoRA (4-bit NF4 base, LoRA r=16 on all linear layers)', changesResult: true,
-    apply: (s) => (s.method !== 'qlora' ? { method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true, scope: 'all-linear' }, lora: s.lora ?? { r: 16, alpha: 32, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32' }, master_weights: false, zero_stage: 0, weights_dtype: bf16 ? 'bf16' : 'fp16' } : undefined) });
+    apply: (s) => (s.method !== 'qlora' ? { method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true, scope: 'all-linear' }, lora: s.lora ?? { r: 16, alpha: 32, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32', use_dora: false }, master_weights: false, zero_stage: 0, weights_dtype: bf16 ? 'bf16' : 'fp16' } : undefined) });
+  m.push({ id: 'no-dora', group: 'method', title: 'Plain LoRA instead of DoRA (no magnitude vectors, no weight norms)', changesResult: true,
+    apply: (s) => (s.lora?.use_dora && (s.method === 'lora' || s.method === 'qlora') ? { lora: { ...s.lora, use_dora: false } } : undefined) });
   m.push({ id: 'lora-rank', group: 'method', title: 'Lower the LoRA rank', changesResult: true,
     apply: (s) => (s.lora && s.lora.r > 8 && (s.method === 'lora' || s.method === 'qlora') ? { lora: { ...s.lora, r: pow2Down(s.lora.r) } } : undefined) });
   m.push({ id: 'micro-half', group: 'batch', title: 'Halve the micro-batch, double gradient accumulation (same global batch)', changesResult: false,
@@ -216,7 +218,7 @@ function applyAll(base: TrainingSetup, ms: readonly Move[]): { setup: TrainingSe
 
 /** Identity of a candidate setup for de-duplication (the fields the moves change). */
 const signature = (s: TrainingSetup): string =>
-  `${s.method}|${s.lora?.r}|${s.lora ? (s.lora.target_modules === 'all-linear' ? 'all' : s.lora.target_modules.length) : ''}|${s.quantization?.bits}|${s.weights_dtype}|${s.mixed_precision}|${s.master_weights}|${s.optimizer}|`
+  `${s.method}|${s.lora?.r}|${s.lora?.use_dora ? 'dora' : ''}|${s.lora ? (s.lora.target_modules === 'all-linear' ? 'all' : s.lora.target_modules.length) : ''}|${s.quantization?.bits}|${s.weights_dtype}|${s.mixed_precision}|${s.master_weights}|${s.optimizer}|`
   + `${s.micro_batch_size}|${s.gradient_accumulation_steps}|${s.seq_len}|${s.gradient_checkpointing}|${s.attention}|${s.loss}|${s.zero_stage}|${s.fsdp}|`
   + `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}`
   + (s.rollout ? `|${s.rollout.batch}|${s.rollout.completion_len}|${s.rollout.reference}|${s.rollout.vllm_sleep}` : '');

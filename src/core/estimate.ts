@@ -114,7 +114,8 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   const method = setup.method;
   let adapter = 0;
   if ((method === 'lora' || method === 'qlora') && setup.lora) {
-    for (const m of mods) if (targets.has(m.name)) adapter += setup.lora.r * (m.inFeatures + m.outFeatures) * m.count;
+    // DoRA adds a magnitude vector per output feature of every target.
+    for (const m of mods) if (targets.has(m.name)) adapter += (setup.lora.r * (m.inFeatures + m.outFeatures) + (setup.lora.use_dora ? m.outFeatures : 0)) * m.count;
   }
   // (IA)^3: one value per output feature of a target, per input feature of a feed-forward target.
   const ff = method === 'ia3' && setup.ia3 ? matchModules(setup.ia3.feedforward_modules, mods) : undefined;
@@ -342,7 +343,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   if ((setup.method === 'lora' || setup.method === 'qlora') && !setup.lora) {
     warnings.push({ key: 'lora', message: `method '${setup.method}' without a lora block: PEFT defaults used (r=8 on q_proj, v_proj)` });
   }
-  const lora = setup.lora ?? ((setup.method === 'lora' || setup.method === 'qlora') ? { r: 8, dropout: 0, target_modules: ['q_proj', 'v_proj'], modules_to_save: [], dtype: 'fp32' as const } : undefined);
+  const lora = setup.lora ?? ((setup.method === 'lora' || setup.method === 'qlora') ? { r: 8, dropout: 0, target_modules: ['q_proj', 'v_proj'], modules_to_save: [], dtype: 'fp32' as const, use_dora: false } : undefined);
   // Copy the setup only when defaults must be filled in (the advice search calls this thousands of times).
   let effSetup: TrainingSetup = lora === setup.lora ? setup : { ...setup, lora };
   if (setup.method === 'ia3' && !setup.ia3) {
@@ -738,7 +739,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     const seqs = setup.micro_batch_size * sequencesPerExample(setup);
     const T = seqs * setup.seq_len;
     const normsTrainable = setup.method === 'full';
-    const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets } : undefined;
+    const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets, dora: lora.use_dora } : undefined;
     const ia3Plan: Ia3Plan | undefined = ia3 ? { targets, feedforward: inv.ia3Feedforward ?? new Set(), dtypeBytes: adapterBytes } : undefined;
     const embTrainable = setup.method === 'full' || inv.savedModules > 0;
     // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
@@ -824,10 +825,28 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
 
     // 4-bit / 8-bit base weights are dequantized whole for each matmul, forward and backward (bitsandbytes
     // MatMul4Bit: F.linear(A, dequantize_4bit(B)); torchao linear_nf4: weight.to(input.dtype)): one weight at a time.
-    const dequantBytes = quantHere > 0 ? (inv.largestQuantized / tp) * cb : 0;
-    const dequantC = dequantBytes > 0 && !leanMode
-      ? [comp('backward-working', 'Dequantized base weight (one linear at a time)', dequantBytes, () => (`largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${cb} B, dequantized for its matmul`), () => ({ elements: inv.largestQuantized / tp }))]
-      : [];
+    const quantDequant = quantHere > 0 ? (inv.largestQuantized / tp) * cb : 0;
+    // DoRA recomputes each target's weight norm in every forward (peft/tuners/lora/dora.py get_weight_norm, without grad):
+    // an identity of in x in features through lora_A and lora_B (the LoRA product, in x out), the base weight in the
+    // input's dtype and their sum, in the adapter dtype, one target at a time. The backward does not, unless
+    // checkpointing recomputes the forward.
+    let doraBytes = 0;
+    let doraModule = '';
+    if (peft && lora?.use_dora) {
+      for (const m of mods) {
+        if (!targets.has(m.name)) continue;
+        const bytes = (m.inFeatures * m.inFeatures + 3 * m.inFeatures * m.outFeatures) / tp * adapterBytes;
+        if (bytes > doraBytes) [doraBytes, doraModule] = [bytes, m.name];
+      }
+    }
+    const moduleComp = (bytes: number): Component[] => (bytes <= 0 || leanMode ? []
+      : bytes > quantDequant
+        ? [comp('backward-working', 'DoRA weight norm (one target at a time)', bytes, () => (`${doraModule}: (in² + 3 x in x out) x ${adapterBytes} B: identity, LoRA product, base weight in the input's dtype and their sum`), () => ({ module: doraModule }))]
+        : [comp('backward-working', 'Dequantized base weight (one linear at a time)', bytes, () => (`largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${cb} B, dequantized for its matmul`), () => ({ elements: inv.largestQuantized / tp }))]);
+    const dequantFwdBytes = Math.max(quantDequant, doraBytes);
+    const dequantBytes = Math.max(quantDequant, ck !== 'none' ? doraBytes : 0);
+    const dequantFwdC = moduleComp(dequantFwdBytes);
+    const dequantC = moduleComp(dequantBytes);
 
     // Preference log-probs: TRL row by row, torchtune one log_softmax in the logits' dtype; LLaMA-Factory's one
     // log_softmax over fp32 logits has the full cross-entropy's tensors.
@@ -960,7 +979,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const layerTemps = comp('backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
       const refTemps = refForwardBytes > 0 ? [comp('logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes, () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];
       const lossTail = sum(refTemps) > sum(lossTemps) ? [...outside, ...refTemps] : [...outside, ...lossTemps];
-      const fwdTail = sum(lossTail) >= layerTemps.bytes + sum(dequantC) ? lossTail : [layerTemps, ...dequantC];
+      const fwdTail = sum(lossTail) >= layerTemps.bytes + sum(dequantFwdC) ? lossTail : [layerTemps, ...dequantFwdC];
       const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...maskC, ...(ck === 'full' ? castCacheComp : castComp), ...fwdTail];
       // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
@@ -1014,9 +1033,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       ];
       if (gradsAtPhase) for (const ph of phasesOut) gradsAtPhase.set(ph, sum(ph.components.filter((c) => c.id === 'gradients')));
       if (evalBatch !== undefined) {
-        const evalTail = evalLossBytes >= evalLayerBytes + sum(dequantC)
+        const evalTail = evalLossBytes >= evalLayerBytes + sum(dequantFwdC)
           ? [comp('logits-loss', `Evaluation: logits and cross-entropy at the eval batch (${evalBatch})`, evalLossBytes, () => (`${evalBatch} x ${setup.seq_len} tokens, no grad; ${evalLossFormula}`), () => ({ evalBatch, tokens: evalBatch * setup.seq_len, vocab: a.vocab }))]
-          : [comp('backward-working', `Evaluation: one layer's forward at the eval batch (${evalBatch})`, evalLayerBytes, () => ('the largest intermediates of one layer, its input and output, no grad'), () => ({ evalBatch })), ...dequantC];
+          : [comp('backward-working', `Evaluation: one layer's forward at the eval batch (${evalBatch})`, evalLayerBytes, () => ('the largest intermediates of one layer, its input and output, no grad'), () => ({ evalBatch })), ...dequantFwdC];
         const ev: Component[] = [...pers, ...(gradsKeptInEval > 0 ? [gradC(gradsKeptInEval, ' (not freed: zero_grad(set_to_none=False))')] : []), ...gathered, ...headGather, ...evalTail];
         phasesOut.push({ phase: 'evaluation', allocatedBytes: sum(ev), components: ev, note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})` });
       }
@@ -1052,7 +1071,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const castSum = tot(castComp);
       const castCacheSum = tot(castCacheComp);
       const act = actComp.bytes;
-      const fwdTail = Math.max(outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0), r(layer.backwardWorkingBytes / 2) + r(dequantBytes));
+      const fwdTail = Math.max(outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0), r(layer.backwardWorkingBytes / 2) + r(dequantFwdBytes));
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
       const rec = recompute > 0 ? r(recompute) : 0;
       const work = r(layer.backwardWorkingBytes);
@@ -1093,7 +1112,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         gradsAtPhase.set(out[2], r(setup.optimizer_in_backward ? 0 : gradAtEnd));
       }
       if (evalBatch !== undefined) {
-        const evalTail = r(evalLossBytes) >= r(evalLayerBytes) + r(dequantBytes) ? r(evalLossBytes) : r(evalLayerBytes) + r(dequantBytes);
+        const evalTail = r(evalLossBytes) >= r(evalLayerBytes) + r(dequantFwdBytes) ? r(evalLossBytes) : r(evalLayerBytes) + r(dequantFwdBytes);
         out.push({ phase: 'evaluation', allocatedBytes: pSum + (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + gSum + hgSum + evalTail, components: persistentOnly, note: '' });
       }
       // The sleeping vLLM engine's share is held, not churned, like the persistent components.

@@ -36,6 +36,11 @@ export const LoraSchema = z.strictObject({
   modules_to_save: z.array(z.string()).default([]),
   /** dtype of the adapter weights: PEFT upcasts adapters to fp32 (autocast_adapter_dtype=True); torchtune keeps the model dtype. */
   dtype: DtypeSchema.default('fp32'),
+  /**
+   * DoRA (PEFT use_dora, torchtune DoRALinear): a trained magnitude per output feature rescales the weight; its gradient
+   * keeps the base output and the LoRA output of every target, and the weight's norm is recomputed each forward.
+   */
+  use_dora: z.boolean().default(false),
 });
 
 /** PEFT (IA)^3: a learned vector scales the output of each target (the input of a feed-forward target). */

@@ -475,6 +475,28 @@ describe('estimate: paired preference training (DPO)', () => {
   });
 });
 
+describe('estimate: DoRA', () => {
+  it('keeps the base output and the LoRA output of every target for the magnitude\'s gradient: +24,576 B per token and layer (Llama-3.2-3B, q and v)', () => {
+    // peft/tuners/lora/dora.py: (m / ||W + sBA|| - 1) * base_result + m / ||W + sBA|| * lora_result * s with m trained:
+    // both products keep their tensor operand. bf16 base outputs (2 B) and fp32 LoRA outputs (4 B) of q (3,072
+    // features) and v (1,024): 4,096 x 6 B per token. Checked against the profiler: tools/peak DoRA cases.
+    const arch = archOf('meta-llama/Llama-3.2-3B');
+    const plan = { arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 1, attention: 'sdpa' as const, baseTrainable: false, normsTrainable: false,
+      inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const lora = { r: 32, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) };
+    assert.equal(layerActivations({ ...plan, lora: { ...lora, dora: true } }).bytesPerLayer - layerActivations({ ...plan, lora }).bytesPerLayer, 24_576);
+    // The magnitude vectors train: one fp32 value per output feature of each target, 28 x 4,096.
+    const base = { method: 'lora' as const, weights_dtype: 'bf16' as const, seq_len: 768, micro_batch_size: 4 };
+    const e = run(setupFor('meta-llama/Llama-3.2-3B', { ...base, lora: { r: 32, target_modules: ['q_proj', 'v_proj'], use_dora: true } }));
+    const l = run(setupFor('meta-llama/Llama-3.2-3B', { ...base, lora: { r: 32, target_modules: ['q_proj', 'v_proj'] } }));
+    assert.equal(e.parameters.trainable - l.parameters.trainable, 28 * 4096);
+    // Without checkpointing the backward does not recompute the weight norm; the forward does, one target at a time:
+    // an identity of 3,072 x 3,072, the LoRA product, the fp32 base weight and their sum (q: 4 x 3,072² x 4 B).
+    const norm = phase(e, 'forward').components.find((c) => c.label.startsWith('DoRA weight norm'));
+    assert.ok(!norm || norm.bytes === 4 * 3072 * 3072 * 4);
+  });
+});
+
 describe('estimate: Liger kernels', () => {
   it('keep the norm input instead of its fp32 copy, and the gate and up projections without the activation: -45,056 B per token', () => {
     // Llama-3-8B LoRA on q, v under bf16 autocast, one token. Per block PyTorch's RMSNorm keeps its fp32 input copy

@@ -17,7 +17,7 @@ interface PeakCase {
   dtype: 'fp32' | 'bf16';
   attention: 'eager' | 'flash';
   checkpointing: 'none' | 'full_reentrant';
-  lora: null | { r: number; targets: string[] };
+  lora: null | { r: number; targets: string[] | 'all-linear'; dora?: boolean };
   ia3?: null | { targets: string[]; feedforward: string[] };
   accumulation?: number;
   loss?: 'full' | 'chunked';
@@ -35,7 +35,7 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
     architecture: { ...c.config, model_type: c.family },
     weights_dtype: c.dtype, mixed_precision: 'none', optimizer: 'adamw', gradient_accumulation_steps: c.accumulation ?? 1, micro_batch_size: c.batch, seq_len: c.seq, attention: c.attention,
     gradient_checkpointing: c.checkpointing === 'none' ? 'none' : 'full', cuda_context_bytes: 0, loss: c.loss ?? 'full',
-    ...(c.lora ? { method: 'lora' as const, lora: { r: c.lora.r, target_modules: c.lora.targets, dtype: 'fp32' as const } } : {}),
+    ...(c.lora ? { method: 'lora' as const, lora: { r: c.lora.r, target_modules: c.lora.targets, dtype: 'fp32' as const, use_dora: c.lora.dora === true } } : {}),
     ...(c.completion ? { rollout: { batch: c.batch, completion_len: c.completion, engine: 'vllm-server' as const } } : {}),
     ...(c.ia3 ? { method: 'ia3' as const, ia3: { target_modules: c.ia3.targets, feedforward_modules: c.ia3.feedforward, dtype: 'fp32' as const } } : {}),
   };
@@ -50,7 +50,7 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
 describe('step peak against the profiler ground truth (tools/peak)', () => {
   assert.ok(golden.cases.length >= 10);
   for (const c of golden.cases) {
-    const name = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? ' LoRA' : c.ia3 ? ' IA3' : ''}${(c.accumulation ?? 1) > 1 ? ` accumulation ${c.accumulation}` : ''}${c.loss === 'chunked' ? ' chunked loss' : ''}${c.completion ? ` GRPO completion ${c.completion}` : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
+    const name = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? (c.lora.dora ? ' DoRA' : ' LoRA') : c.ia3 ? ' IA3' : ''}${(c.accumulation ?? 1) > 1 ? ` accumulation ${c.accumulation}` : ''}${c.loss === 'chunked' ? ' chunked loss' : ''}${c.completion ? ` GRPO completion ${c.completion}` : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
     it(name, () => {
       const got = peakOf(c);
       const err = (got.bytes - c.peakBytes) / c.peakBytes;

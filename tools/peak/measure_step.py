@@ -113,10 +113,38 @@ class IA3Linear(torch.nn.Module):
         return result.to(previous)
 
 
+class DoraLinear(M.LoraLinear):
+    """PEFT lora.Linear with use_dora (peft/tuners/lora/dora.py DoraLinearLayer.forward, dropout 0 so the base
+    result is reused): the weight norm of W + scaling * B A, taken through an identity and detached, rescales the
+    output by the trained magnitude: result + (m / ||W + sBA|| - 1) * result + m / ||W + sBA|| * lora_B(lora_A(x)) * s."""
+
+    def __init__(self, base, r, alpha, p):
+        super().__init__(base, r, alpha, p)
+        with torch.no_grad():
+            self.magnitude = torch.nn.Parameter(torch.linalg.norm(base.weight.float(), dim=1))
+
+    def forward(self, x):
+        result = self.base_layer(x)
+        dt = result.dtype
+        if x.dtype != self.lora_A.weight.dtype:
+            x = x.to(self.lora_A.weight.dtype)
+        x_eye = torch.eye(self.lora_A.weight.shape[1], dtype=x.dtype)
+        lora_weight = self.lora_B(self.lora_A(x_eye)).T
+        weight = self.base_layer.weight.to(x.dtype)
+        weight_norm = torch.linalg.norm(weight + self.scaling * lora_weight.detach(), dim=1).to(weight.dtype).detach()
+        mag_norm_scale = (self.magnitude / weight_norm).view(1, -1)
+        lora_result = self.lora_B(self.lora_A(x))
+        result = result + (mag_norm_scale - 1) * result + mag_norm_scale * lora_result * self.scaling
+        return result.to(dt)
+
+
 _make_linear = M.make_linear
 
 
 def make_linear(cfg, i, o, bias, name):
+    lora = cfg.get("_lora")
+    if lora and lora.get("dora") and (lora["targets"] == "all-linear" or name in lora["targets"]):
+        return DoraLinear(torch.nn.Linear(i, o, bias=bias), lora["r"], lora["alpha"], lora["dropout"])
     ia3 = cfg.get("_ia3")
     if ia3 and name in ia3["targets"]:
         return IA3Linear(torch.nn.Linear(i, o, bias=bias), name in ia3["feedforward"])
@@ -241,13 +269,15 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
                 p.normal_(0, 0.5 / math.sqrt(p.shape[-1]))
     if lora or ia3:
         for n, p in model.named_parameters():
-            p.requires_grad_("lora_" in n or "ia3_" in n)
+            p.requires_grad_("lora_" in n or "ia3_" in n or "magnitude" in n)
     if dtype == "bf16":
         model.to(torch.bfloat16)
         for m in model.modules():  # PEFT keeps adapters in fp32 (autocast_adapter_dtype=True)
             if isinstance(m, M.LoraLinear):
                 m.lora_A.float()
                 m.lora_B.float()
+            if isinstance(m, DoraLinear):
+                m.magnitude.data = m.magnitude.data.float()
             if isinstance(m, IA3Linear):
                 m.ia3_l.data = m.ia3_l.data.float()
     model.train()
@@ -322,12 +352,21 @@ GRPO_CASES = [
 ]
 
 
+# DoRA (PEFT use_dora): the magnitude's gradient keeps the base output and the LoRA output of every target.
+DORA_CASES = [
+    ("llama", (2, 512, 256, 4, 2, 8000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"], dora=True)),
+    ("llama", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", dict(r=8, alpha=16, dropout=0.0, targets="all-linear", dora=True)),
+]
+
+
 def main():
-    if sys.argv[1:] == ["--grpo"]:  # add or refresh the GRPO cases only
+    only = {"--grpo": ("completion", GRPO_CASES), "--dora": ("dora", DORA_CASES)}.get(sys.argv[1] if len(sys.argv) == 2 else "")
+    if only:  # add or refresh these cases only
+        mark, chosen = only
         with open(OUT) as f:
             data = json.load(f)
-        data["cases"] = [c for c in data["cases"] if "completion" not in c]
-        for family, point, dtype, attn, ckpt, lora in GRPO_CASES:
+        data["cases"] = [c for c in data["cases"] if not (c.get(mark) or (c.get("lora") or {}).get(mark))]
+        for family, point, dtype, attn, ckpt, lora in chosen:
             r = step_peak(family, point, dtype, attn, ckpt, lora)
             print(f"{family} {point} {dtype} {attn} {ckpt}: peak {r['peakBytes']:,} B at {r['peakAt']}", flush=True)
             data["cases"].append(r)
@@ -338,6 +377,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
+    runs += [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"

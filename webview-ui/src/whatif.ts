@@ -65,7 +65,7 @@ const OFFLOAD_FIELDS: Record<OffloadChoice, Pick<TrainingSetup, 'offload_optimiz
 };
 
 /** The LoRA block the what-if adds when a setup without one switches to LoRA/QLoRA (the advice engine's default). */
-export const DEFAULT_LORA: NonNullable<TrainingSetup['lora']> = { r: 16, alpha: 32, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32' };
+export const DEFAULT_LORA: NonNullable<TrainingSetup['lora']> = { r: 16, alpha: 32, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32', use_dora: false };
 export const DEFAULT_IA3: NonNullable<TrainingSetup['ia3']> = { target_modules: ['k_proj', 'v_proj', 'down_proj'], feedforward_modules: ['down_proj'], dtype: 'fp32' };
 export const DEFAULT_QLORA_QUANT: NonNullable<TrainingSetup['quantization']> = { bits: 4, type: 'nf4', double_quant: true, scope: 'all-linear' };
 

@@ -15,6 +15,8 @@ export interface LoraPlan {
   readonly r: number;
   readonly dropout: number;
   readonly dtypeBytes: number;
+  /** DoRA: the magnitude's gradient keeps the base output and the LoRA output of each target. */
+  readonly dora?: boolean;
   /** Module names (as in linearModules) that carry an adapter. */
   readonly targets: ReadonlySet<string>;
 }
@@ -137,7 +139,7 @@ export function layerActivations(p: ActivationPlan): LayerActivations {
     byPlan = new Map();
     layerCache.set(p.arch, byPlan);
   }
-  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
+  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
   let r = byPlan.get(key);
   if (!r) {
     if (byPlan.size > 4096) byPlan.clear();
@@ -210,7 +212,13 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
     const A: Weight = { what: `${name}.lora_A`, elems: (m?.inFeatures ?? a.hidden) * lora.r, trainable: true, bytesPerElem: lora.dtypeBytes };
     const ya = tape.linear(xa, A, lora.r, `${name} lora_A output`);
     const B: Weight = { what: `${name}.lora_B`, elems: lora.r * outFeatures, trainable: true, bytesPerElem: lora.dtypeBytes };
-    tape.linear(ya, B, outFeatures, `${name} lora_B output`);
+    const yb = tape.linear(ya, B, outFeatures, `${name} lora_B output`);
+    if (lora.dora) {
+      // peft/tuners/lora/dora.py DoraLinearLayer.forward: (mag_norm_scale - 1) * base_result + mag_norm_scale * lora_result
+      // * scaling; the magnitude is trained, so both products keep their tensor operand for its gradient.
+      tape.save(y);
+      tape.save(yb);
+    }
     void tokens;
     // result + lora_B(...) * scaling, cast back to the base output dtype.
     return tape.tensor(`${what} (+LoRA)`, y.elems, y.bytesPerElem, true);
