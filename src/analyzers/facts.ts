@@ -28,6 +28,7 @@ export type CanonicalKey =
   | 'loraR' | 'loraAlpha' | 'loraDropout' // numbers
   | 'loraTargets'                // string[] | 'all-linear'
   | 'loraModulesToSave'          // string[]
+  | 'loraDora'                   // boolean: DoRA (PEFT use_dora, LLaMA-Factory use_dora, Axolotl peft_use_dora, torchtune use_dora)
   | 'ia3Targets'                 // string[] (PEFT IA3Config target_modules)
   | 'ia3Feedforward'             // string[] (PEFT IA3Config feedforward_modules)
   | 'quantBits'                  // 4 | 8 (load_in_4bit / load_in_8bit / quantization_bit)

@@ -657,6 +657,7 @@ class Analyzer {
         case 'lora_dropout': return emit('loraDropout', (x) => this.num(x, e, false));
         case 'target_modules': return emit('loraTargets', (x) => this.targets(x, e));
         case 'modules_to_save': return emit('loraModulesToSave', (x) => this.strList(x, e));
+        case 'use_dora': return emit('loraDora', (x) => this.bool(x, e));
       }
     }
     if (script) {
@@ -671,6 +672,7 @@ class Analyzer {
         case 'lora_dropout': return emit('loraDropout', (x) => this.num(x, e, false));
         case 'lora_target_modules': return emit('loraTargets', (x) => this.targets(x, e));
         case 'lora_modules_to_save': return emit('loraModulesToSave', (x) => this.strList(x, e));
+        case 'use_dora': return emit('loraDora', (x) => this.bool(x, e));
         case 'use_peft': return emit('method', (x) => mapBool(this.bool(x, e), (b) => (b ? 'lora' : undefined)));
         // FastChat's q_lora and the PEFT SFT example's use_4bit_quantization load the base model in 4 bits.
         case 'q_lora': case 'use_4bit_quantization': case 'use_qlora':

@@ -716,7 +716,7 @@ function planCtx(file: FixFile, changes: readonly SetupChange[]): PlanCtx {
   };
 }
 
-type Lora = { r?: number; alpha?: number; dropout?: number; target_modules?: readonly string[] | 'all-linear'; modules_to_save?: readonly string[] };
+type Lora = { r?: number; alpha?: number; dropout?: number; target_modules?: readonly string[] | 'all-linear'; modules_to_save?: readonly string[]; use_dora?: boolean };
 type Quant = { bits?: number; type?: string; double_quant?: boolean };
 
 function plan(file: FixFile, ch: SetupChange, changes: readonly SetupChange[]): Planned {
@@ -807,8 +807,10 @@ function seqKey(c: PlanCtx, fallback: string | undefined): string | undefined {
   return f ? f.rawKey.replace(/^-+/, '') : fallback;
 }
 
-function loraOps(l: Lora, keys: { r: string; alpha: string; dropout: string }, targets: (t: NonNullable<Lora['target_modules']>) => Op[], extra: Partial<Op> = {}): Op[] {
+function loraOps(l: Lora, keys: { r: string; alpha: string; dropout: string; dora?: string }, targets: (t: NonNullable<Lora['target_modules']>) => Op[], extra: Partial<Op> = {}): Op[] {
   const ops: Op[] = [];
+  // DoRA on is written; off only where the file has the key.
+  if (keys.dora && l.use_dora !== undefined) ops.push(op(keys.dora, l.use_dora, l.use_dora ? extra : { ...extra, when: 'present' }));
   if (l.r !== undefined) ops.push(op(keys.r, l.r, extra));
   if (l.alpha !== undefined) ops.push(op(keys.alpha, l.alpha, extra));
   if (l.dropout !== undefined) ops.push(op(keys.dropout, l.dropout, extra));
@@ -937,7 +939,7 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
     case 'lora': {
       if (!hasCall('lora')) return no('the file builds no LoraConfig');
       const l = v as Lora;
-      const ops = loraOps(l, { r: 'r', alpha: 'lora_alpha', dropout: 'lora_dropout' }, (t) => [op(['target_modules'], t === 'all-linear' ? 'all-linear' : [...t], { call: 'lora' })], { call: 'lora' });
+      const ops = loraOps(l, { r: 'r', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' }, (t) => [op(['target_modules'], t === 'all-linear' ? 'all-linear' : [...t], { call: 'lora' })], { call: 'lora' });
       if (l.modules_to_save && l.modules_to_save.length > 0) ops.push(op(['modules_to_save'], [...l.modules_to_save], { call: 'lora' }));
       return ok(...ops);
     }
@@ -1180,7 +1182,7 @@ function planLlamaFactory(c: PlanCtx, ch: SetupChange): Planned {
       return no(`LLaMA-Factory has no method ${str(v)}`);
     case 'lora': {
       const l = v as Lora;
-      const ops = loraOps(l, { r: 'lora_rank', alpha: 'lora_alpha', dropout: 'lora_dropout' }, (t) => [op('lora_target', t === 'all-linear' ? 'all' : t.join(','))]);
+      const ops = loraOps(l, { r: 'lora_rank', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' }, (t) => [op('lora_target', t === 'all-linear' ? 'all' : t.join(','))]);
       if (l.modules_to_save && l.modules_to_save.length > 0) ops.push(op('additional_target', l.modules_to_save.join(',')));
       return ok(...ops);
     }
@@ -1237,7 +1239,7 @@ function planHfYaml(c: PlanCtx, ch: SetupChange): Planned {
       return no(`no method ${str(v)} in TRL configs`);
     case 'lora': {
       const l = v as Lora;
-      const ops = loraOps(l, { r: 'lora_r', alpha: 'lora_alpha', dropout: 'lora_dropout' }, (t) => [op('lora_target_modules', t === 'all-linear' ? 'all-linear' : [...t])]);
+      const ops = loraOps(l, { r: 'lora_r', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' }, (t) => [op('lora_target_modules', t === 'all-linear' ? 'all-linear' : [...t])]);
       if (l.modules_to_save && l.modules_to_save.length > 0) ops.push(op('lora_modules_to_save', [...l.modules_to_save]));
       return ok(...ops);
     }
@@ -1300,7 +1302,7 @@ function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
       return no(`Axolotl has no method ${str(v)}`);
     case 'lora': {
       const l = v as Lora;
-      const ops = loraOps(l, { r: 'lora_r', alpha: 'lora_alpha', dropout: 'lora_dropout' }, (t) =>
+      const ops = loraOps(l, { r: 'lora_r', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'peft_use_dora' }, (t) =>
         t === 'all-linear' ? [op('lora_target_linear', true)] : [op('lora_target_modules', [...t]), op('lora_target_linear', false, { when: 'present' })]);
       if (l.modules_to_save && l.modules_to_save.length > 0) ops.push(op('lora_modules_to_save', [...l.modules_to_save]));
       return ok(...ops);
@@ -1369,7 +1371,7 @@ function planTorchtune(c: PlanCtx, ch: SetupChange): Planned {
       if (!/^q?lora_/.test(builder)) return no('the model builder is not a lora_ builder');
       const l = v as Lora;
       const attn = ['q_proj', 'k_proj', 'v_proj', 'output_proj'];
-      const ops = loraOps(l, { r: 'model.lora_rank', alpha: 'model.lora_alpha', dropout: 'model.lora_dropout' }, (t) => {
+      const ops = loraOps(l, { r: 'model.lora_rank', alpha: 'model.lora_alpha', dropout: 'model.lora_dropout', dora: 'model.use_dora' }, (t) => {
         if (t === 'all-linear') return [op('model.lora_attn_modules', attn), op('model.apply_lora_to_mlp', true)];
         const names = t.map((x) => (x === 'o_proj' ? 'output_proj' : x));
         return names.every((x) => attn.includes(x)) ? [op('model.lora_attn_modules', names), op('model.apply_lora_to_mlp', false, { when: 'present' })] : [];

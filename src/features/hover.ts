@@ -119,6 +119,10 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
         if (s.lora.r > 1) v.push({ label: `LoRA rank ${s.lora.r} -> ${Math.max(1, Math.floor(s.lora.r / 2))}`, patch: { lora: { ...s.lora, r: Math.max(1, Math.floor(s.lora.r / 2)) } } });
       }
       break;
+    case 'loraDora':
+      if (s.lora?.use_dora) v.push({ label: 'DoRA -> plain LoRA', patch: { lora: { ...s.lora, use_dora: false } } });
+      else if (s.lora) v.push({ label: 'LoRA -> DoRA', patch: { lora: { ...s.lora, use_dora: true } } });
+      break;
     case 'loraTargets':
       if (s.lora && s.lora.target_modules !== 'all-linear') v.push({ label: 'targets -> all-linear', patch: { lora: { ...s.lora, target_modules: 'all-linear' } } });
       break;

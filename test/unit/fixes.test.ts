@@ -207,6 +207,15 @@ describe('fixes: DPO scripts', () => {
   });
 });
 
+describe('fixes: DoRA', () => {
+  it('turns DoRA off in LoraConfig and in a LLaMA-Factory YAML', () => {
+    const P = 'config = LoraConfig(r=16, lora_alpha=32, use_dora=True)\nmodel = get_peft_model(model, config)\n';
+    checkFix('train.py', P, { lora: { r: 16, alpha: 32, use_dora: false } }, P.replace('use_dora=True', 'use_dora=False'));
+    const Y = 'model_name_or_path: meta-llama/Llama-3.2-3B\nstage: sft\nfinetuning_type: lora\nlora_rank: 16\nuse_dora: true\n';
+    checkFix('lf.yaml', Y, { lora: { r: 16, use_dora: false } }, Y.replace('use_dora: true', 'use_dora: false'), 'llamafactory-yaml');
+  });
+});
+
 describe('fixes: GRPO scripts', () => {
   const G = 'args = GRPOConfig(output_dir="o", per_device_train_batch_size=8, gradient_accumulation_steps=4, beta=0.04, max_completion_length=1024, use_vllm=True, vllm_mode="colocate")\n'
     + 'trainer = GRPOTrainer(model="Qwen/Qwen2.5-7B-Instruct", args=args, reward_funcs=f)\n';

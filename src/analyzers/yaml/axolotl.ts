@@ -73,6 +73,7 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('loraR', top.get('lora_r'), asPosInt);
   ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
   ctx.put('loraDropout', top.get('lora_dropout'), asNonNegNumber);
+  ctx.put('loraDora', top.get('peft_use_dora'), asBool);
   // lora_target_linear adds every linear layer, which subsumes an explicit module list.
   const linear = top.get('lora_target_linear');
   if (isOn(ctx, linear) && linear) ctx.add('loraTargets', linear, 'all-linear');

@@ -121,6 +121,7 @@ function peft(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('loraR', top.get('lora_r'), asPosInt);
   ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
   ctx.put('loraDropout', top.get('lora_dropout'), asNonNegNumber);
+  ctx.put('loraDora', top.get('use_dora'), asBool);
   ctx.put('loraTargets', top.get('lora_target_modules'), (v) => {
     const list = listOf(v);
     if (!list || list.length === 0) return undefined;

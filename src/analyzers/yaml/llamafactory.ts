@@ -37,6 +37,7 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('loraR', top.get('lora_rank'), asPosInt);
   ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
   ctx.put('loraDropout', top.get('lora_dropout'), asNonNegNumber);
+  ctx.put('loraDora', top.get('use_dora'), asBool);
   // lora_target: "all" means every linear layer; otherwise a comma-separated list of module names.
   ctx.put('loraTargets', top.get('lora_target'), (v) => {
     const list = listOf(v, /,/);

@@ -161,6 +161,7 @@ function model(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('loraR', m.get('lora_rank'), asPosInt);
   ctx.put('loraAlpha', m.get('lora_alpha'), asNonNegNumber);
   ctx.put('loraDropout', m.get('lora_dropout'), asNonNegNumber);
+  ctx.put('loraDora', m.get('use_dora'), asBool);
   const attn = m.get('lora_attn_modules');
   const mlp = m.get('apply_lora_to_mlp');
   const out = m.get('apply_lora_to_output');

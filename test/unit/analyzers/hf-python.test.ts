@@ -537,6 +537,14 @@ describe('analyzeHfPython: allocator settings', () => {
   });
 });
 
+describe('analyzeHfPython: DoRA', () => {
+  it('LoraConfig(use_dora=True) trains DoRA adapters', () => {
+    const text = 'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-3B")\nmodel = get_peft_model(model, LoraConfig(r=32, target_modules=["q_proj", "v_proj"], use_dora=True))\n';
+    checkFacts(text, [{ key: 'loraDora', value: true, keyText: 'use_dora', valueText: 'True' }]);
+    assert.equal(resolveText('train.py', text).setup?.lora?.use_dora, true);
+  });
+});
+
 describe('analyzeHfPython: the dtype a model id is loaded in', () => {
   const trainer = (load: string): string => `${load}\nargs = TrainingArguments(output_dir="o", bf16=True)\ntrainer = Trainer(model=model, args=args)\n`;
   it('from_pretrained without a dtype: the checkpoint\'s (transformers 5 dtype="auto"); an explicit dtype wins', () => {

@@ -53,6 +53,11 @@ describe('analyzeAxolotlYaml', () => {
     ]);
   });
 
+  it('peft_use_dora: DoRA adapters', () => {
+    const t = `${QLORA}peft_use_dora: true\n`;
+    checkFacts(analyzeAxolotlYaml(t), t, [['loraDora', true, 'peft_use_dora', 'true']]);
+  });
+
   it('reads rl: dpo / ipo as preference training with a reference, orpo / simpo as reference-free', () => {
     for (const [rl, want] of [['dpo', 'dpo'], ['ipo', 'dpo'], ['orpo', 'reference-free'], ['simpo', 'reference-free']]) {
       const t = `${QLORA}rl: ${rl}\n`;

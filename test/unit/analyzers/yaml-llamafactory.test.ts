@@ -44,6 +44,12 @@ bf16: true
 `;
 
 describe('analyzeLlamaFactoryYaml', () => {
+  it('use_dora: DoRA adapters', () => {
+    const t = `${LORA}use_dora: true\n`;
+    checkFacts(analyzeLlamaFactoryYaml(t), t, [['loraDora', true, 'use_dora', 'true']]);
+    assert.equal(resolveText('lf.yaml', t).setup?.lora?.use_dora, true);
+  });
+
   it('reads stage: dpo as preference training; pref_loss orpo / simpo need no reference, ref_model names one', () => {
     const dpo = LORA.replace('stage: sft', 'stage: dpo');
     checkFacts(analyzeLlamaFactoryYaml(dpo), dpo, [['preference', 'dpo', 'stage', 'dpo']]);
