@@ -52,13 +52,14 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
         rolloutBatch: fc.integer({ min: 1, max: 64 }),
         sleep: fc.boolean(),
         shared: fc.boolean(),
+        dora: fc.boolean(),
         oldLogps: fc.boolean(),
       }),
       (r) => {
         const m = models[r.model];
         const setup = TrainingSetupSchema.parse({
           architecture: m.config, parameters: m.publishedParams, method: r.method,
-          lora: r.method === 'lora' || r.method === 'qlora' ? { r: 16, target_modules: 'all-linear' } : undefined,
+          lora: r.method === 'lora' || r.method === 'qlora' ? { r: 16, target_modules: 'all-linear', use_dora: r.dora } : undefined,
           quantization: r.method === 'qlora' ? { bits: 4 } : undefined,
           weights_dtype: r.weights, mixed_precision: r.mixed, master_weights: r.master, optimizer: r.optimizer,
           micro_batch_size: r.micro, gradient_accumulation_steps: r.ga, seq_len: r.seq, gradient_checkpointing: r.ck, attention: r.attention,
