@@ -975,7 +975,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, () => (`${gradFormula()}${note}`), () => ({ params: Math.round(trainableHere), bytesPerGrad: gradBytes, shard: shardGrads }));
       // The forward peaks either at the loss (logits, loss temporaries) or inside the last layer (its intermediates,
       // before any logits exist), whichever is higher.
-      const lossTemps = lossFwd > 0 ? [comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => ('logits in compute dtype + fp32 upcast live at the loss call'), () => ({}))] : [];
+      const lossTemps = lossFwd > 0 ? [rollout
+        ? comp('logits-loss', 'Completion log-probs forward temporaries', lossFwd, () => ('the completion logits, divided by the temperature, and one row\'s fp32 copy at its log_softmax'), () => ({}))
+        : comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => ('logits in compute dtype + fp32 upcast live at the loss call'), () => ({}))] : [];
       const layerTemps = comp('backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
       const refTemps = refForwardBytes > 0 ? [comp('logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes, () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];
       const lossTail = sum(refTemps) > sum(lossTemps) ? [...outside, ...refTemps] : [...outside, ...lossTemps];

@@ -32,6 +32,16 @@ describe('cli: vram-lens estimate', async () => {
     assert.ok(r.err.includes(`${file}:3: error [rollout.completion_len]: completion_len (600) must be shorter than seq_len (512)`), r.err);
   });
 
+  it('the GRPO example: a generation phase beside the training phases, and the rollout in the assumptions', async () => {
+    const r = await cli('estimate', 'examples/qwen2.5-7b-grpo-lora.vram.yaml', '--json');
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    const gen = j.perGpu.phases.find((p: { phase: string }) => p.phase === 'generation');
+    // 32 x 1,536 tokens of Qwen2.5-7B keys and values (57,344 B per token) at the end of decoding.
+    assert.ok(gen && gen.allocatedBytes > 32 * 1536 * 57_344);
+    assert.ok(j.fits);
+  });
+
   it('--json prints the contract fields', async () => {
     const r = (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json'));
     assert.equal(r.code, 0, r.err);
