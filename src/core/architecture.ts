@@ -72,6 +72,12 @@ export interface Architecture {
    * on the GPU with the weights, idle in text-only training.
    */
   readonly visionParams: number;
+  /**
+   * Layers whose attention sees only the last `slidingWindow` tokens (Gemma 2 and 3, gpt-oss, or a config's
+   * layer_types): a generation cache keeps that many tokens for them. 0 when every layer attends to the whole sequence.
+   */
+  readonly slidingLayers: number;
+  readonly slidingWindow: number;
 }
 
 export interface ArchitectureProblem {
@@ -245,6 +251,16 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     if (v === undefined) problems.push({ field: 'vision_config', message: 'a gemma3 config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size' });
     else visionParams = v;
   }
+  // Sliding-window layers: listed in layer_types; otherwise Gemma 2 alternates from the first layer, Gemma 3 makes every
+  // sliding_window_pattern-th layer global (6 by default), gpt-oss alternates (transformers configuration_*.py).
+  const window = num(cfg, 'sliding_window') ?? 0;
+  const types = Array.isArray(cfg.layer_types) ? (cfg.layer_types as unknown[]) : undefined;
+  let slidingLayers = 0;
+  if (window > 0) {
+    if (types) slidingLayers = types.filter((t) => t === 'sliding_attention').length;
+    else if (family === 'gemma2' || family === 'gpt_oss') slidingLayers = Math.ceil(layers / 2);
+    else if (family === 'gemma3') slidingLayers = layers - Math.floor(layers / (num(cfg, 'sliding_window_pattern') ?? 6));
+  }
   const arch: Architecture = {
     family, layers, encoderLayers, hidden, heads, kvHeads, headDim, ffn, vocab, tied, norm, gatedMlp,
     qkvBias, outBias, mlpBias,
@@ -255,6 +271,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     attnLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'attn_logit_softcapping') !== undefined,
     typeVocab: num(cfg, 'type_vocab_size') ?? (family === 'bert' ? 2 : family === 'roberta' ? 1 : 0),
     visionParams,
+    slidingLayers: Math.min(layers, slidingLayers),
+    slidingWindow: slidingLayers > 0 ? window : 0,
   };
   // Acts are read for their effect on saved tensors; an unknown activation does not change the byte count.
   void act;

@@ -909,7 +909,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       const C = rollout.completion_len;
       const P = setup.seq_len - C;
       const kvHeadsHere = Math.max(1, a.kvHeads / tp);
-      const kvPerToken = 2 * layersHere * kvHeadsHere * a.headDim * cb;
+      // Keys and values per token and layer; sliding-window layers keep only their window (DynamicSlidingWindowLayer).
+      const kvLayerToken = 2 * kvHeadsHere * a.headDim * cb;
+      const slidingHere = a.slidingLayers * (layersHere / a.layers);
+      const kvBytes = (tokens: number): number => G * kvLayerToken * ((layersHere - slidingHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow));
       genComps.push(...gradsKeptInEval > 0 ? [comp('gradients', gradLabel, gradsKeptInEval, () => (`${gradFormula()} (not freed: zero_grad(set_to_none=False))`), () => ({}))] : []);
       if (zero === 3 && rollout.gather_weights && (rollout.engine === 'generate' || peft)) {
         genComps.push(comp('gathered-params', rollout.engine === 'generate' ? 'ZeRO-3 weights gathered for generation' : 'ZeRO-3 weights gathered to merge the adapters for vLLM', modelBytes * half / wb,
@@ -920,8 +923,8 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       if (rollout.vllm_sleep) genComps.push(...engineC);
       const tails: Component[][] = [];
       if (rollout.engine === 'generate') {
-        const kv = (tokens: number): Component => comp('kv-cache', `KV cache (${G} sequences x ${tokens} tokens)`, G * tokens * kvPerToken,
-          () => (`${G} sequences x ${tokens} tokens x ${layersHere} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
+        const kv = (tokens: number): Component => comp('kv-cache', `KV cache (${G} sequences x ${tokens} tokens)`, kvBytes(tokens),
+          () => (`${G} sequences x ${tokens} tokens x ${layersHere} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B${slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : ''}`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
         const prefill = noGradLayerBytes(a, G * P, P, cb, attention, tp);
         tails.push([kv(P), comp('backward-working', `Prefill: one layer's forward over ${G} prompts (no grad)`, prefill, () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${G} x ${P} tokens`), () => ({ sequences: G, tokens: P }))]);
         // Each step: the previous step's fp32 next-token logits and probabilities are still held (transformers _sample)
@@ -929,9 +932,11 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         // with a padding mask repeats the key and value heads for grouped-query attention (repeat_kv). At the end of the
         // step: the model's logits, their fp32 copy, the scores and the probabilities, the previous ones being replaced.
         const VL = G * (a.vocab / tp);
-        const layerKv = (G * setup.seq_len * kvPerToken) / (2 * layersHere);
+        // The longest layer cache: a global layer's, or the window when every layer slides.
+        const longest = slidingHere < layersHere ? setup.seq_len : Math.min(setup.seq_len, a.slidingWindow);
+        const layerKv = (G * kvLayerToken * longest) / 2;
         const nhHere = a.heads / tp;
-        const repeated = attention !== 'flash' && kvHeadsHere < nhHere ? 2 * G * setup.seq_len * nhHere * a.headDim * cb : 0;
+        const repeated = attention !== 'flash' && kvHeadsHere < nhHere ? 2 * G * longest * nhHere * a.headDim * cb : 0;
         const decode = Math.max(VL * (cb + 3 * 4), 2 * VL * 4 + Math.max(layerKv, repeated));
         tails.push([kv(setup.seq_len), comp('backward-working', 'Decoding: next-token logits, the growing cache\'s copy and repeated heads', decode,
           () => (`max(${G} x V x (${cb} B logits + 3 x 4 B: fp32 copy, scores, probabilities), the previous step's fp32 logits and probabilities 2 x 4 B x ${G} x V + max(one layer's keys at full length (torch.cat), its keys and values repeated to ${nhHere} heads (repeat_kv)))`), () => ({ sequences: G, vocab: a.vocab }))]);

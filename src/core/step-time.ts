@@ -93,9 +93,12 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
     const wBytes = (setup.weights_dtype === 'fp32' ? 4 : 2) * (setup.method === 'qlora' ? 0.28 : 1);
     const C = ro.completion_len;
     const prompt = setup.seq_len - C;
-    const kvPerToken = 2 * a.layers * a.kvHeads * a.headDim * 2;
+    // The cache read per token: every layer's keys and values so far (on average prompt + C/2 tokens), a sliding-window
+    // layer's up to its window.
+    const avg = prompt + C / 2;
+    const kvRead = 2 * a.kvHeads * a.headDim * 2 * ((a.layers - a.slidingLayers) * avg + a.slidingLayers * Math.min(avg, a.slidingWindow));
     const rounds = (setup.micro_batch_size * microSteps) / ro.batch;
-    const decode = (C * (activeP * wBytes + ro.batch * (prompt + C / 2) * kvPerToken)) / (tp * pp) / (g.hbmBandwidthGBps * 1e9);
+    const decode = (C * (activeP * wBytes + ro.batch * kvRead)) / (tp * pp) / (g.hbmBandwidthGBps * 1e9);
     const prefill = (fwd * ro.batch * prompt) / (tp * pp) / (peak * ASSUMED_MFU * tokenEfficiency(ro.batch * prompt));
     // vLLM's sleep mode (level 1) moves its weights to the host after each round and back before the next.
     const wake = ro.engine === 'vllm-colocate' && ro.vllm_sleep ? (2 * activeP * wBytes) / (tp * pp) / (g.hostLink.GBps * 1e9) : 0;

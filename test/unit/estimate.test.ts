@@ -649,6 +649,15 @@ describe('estimate: GRPO rollouts', () => {
     assert.ok(gen.components.some((c) => c.id === 'kv-cache'));
   });
 
+  it('sliding-window layers keep only their window in the cache (Gemma 3: 29 of 34 layers at 1,024 tokens)', () => {
+    // gemma-3-4b: 34 layers, every 6th global (5), 4 kv heads of 256: 4,096 B per layer and token in bf16. 8 completions
+    // of 512 + 3,584 tokens at the last decoding step: 8 x 4,096 x (5 x 4,096 + 29 x 1,024) = 1,644,167,168 B.
+    const e = run(setupFor('google/gemma-3-4b-it', { method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16',
+      micro_batch_size: 2, gradient_accumulation_steps: 4, seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash', rollout: { batch: 8, completion_len: 3584 } }));
+    const kv = phase(e, 'generation').components.find((c) => c.id === 'kv-cache');
+    assert.equal(kv?.bytes, 1_644_167_168);
+  });
+
   it('a KL reference (beta > 0) scores the round without grad; a full fine-tune holds a frozen copy', () => {
     // With the adapters disabled, one micro-batch's completion logits (2·T·V), divided by the temperature (2·T·V).
     const TV = 8 * 256 * V;
