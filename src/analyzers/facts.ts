@@ -41,6 +41,10 @@ export type CanonicalKey =
   | 'pureBf16'                   // boolean (LLaMA-Factory pure_bf16)
   | 'mixedPrecision'             // 'none' | 'bf16' | 'fp16' | 'fp8' (Accelerate mixed_precision)
   | 'optimizer'                  // TrainingSetup optimizer value ('adamw', 'adamw_8bit', ...) or the raw name when unknown
+  | 'galore'                     // boolean: GaLore projects the optimizer's gradients (HF optim galore_*, LLaMA-Factory use_galore)
+  | 'galoreRank'                 // number: GaLore rank (HF optim_args rank=, LLaMA-Factory galore_rank)
+  | 'galoreTargets'              // string[] | 'all-linear': GaLore targets (HF optim_target_modules, LLaMA-Factory galore_target)
+  | 'galoreLayerwise'            // boolean: layer-wise GaLore (HF optim galore_*_layerwise, LLaMA-Factory galore_layerwise)
   | 'microBatchSize'             // number
   | 'evalBatchSize'              // number: per-device batch of the evaluation during training
   | 'evalStrategy'               // boolean: evaluation runs during training (eval_strategy not 'no', Axolotl val_set_size > 0)
@@ -218,6 +222,18 @@ export function evaluationOn(raw: string): boolean | undefined {
   const s = raw.trim().toLowerCase().replace(/^intervalstrategy\./, '');
   return s === 'no' ? false : s === 'steps' || s === 'epoch' ? true : undefined;
 }
+/** HF `optim` names of GaLore (transformers OptimizerNames: galore_adamw, galore_adamw_8bit, galore_adafactor, *_layerwise). */
+export function galoreOf(optim: string): { layerwise: boolean } | undefined {
+  const n = optim.trim().toLowerCase();
+  return n.startsWith('galore_') ? { layerwise: n.endsWith('_layerwise') } : undefined;
+}
+
+/** The rank in HF `optim_args` ("rank=64, update_proj_gap=100, scale=0.10"). */
+export function galoreRankOf(optimArgs: string): number | undefined {
+  const m = /(?:^|[\s,])rank\s*=\s*(\d+)/.exec(optimArgs);
+  return m ? Number(m[1]) : undefined;
+}
+
 /** Maps an optimizer name of any tool (HF `optim`, DeepSpeed optimizer.type, torchtune _component_) to the setup vocabulary. */
 export function normalizeOptimizer(raw: string): string {
   const n = raw.toLowerCase().replace(/^torch\.optim\./, '').replace(/^bitsandbytes\.optim\./, '').replace(/^bnb\.optim\./, '');

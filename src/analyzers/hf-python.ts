@@ -4,7 +4,7 @@
 import { parser } from '@lezer/python';
 import { TreeFragment, type SyntaxNode, type Tree } from '@lezer/common';
 import {
-  evaluationOn, expandableSegmentsOf, msg, normalizeOptimizer, notModeled,
+  evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled,
   type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
 } from './facts';
 
@@ -591,7 +591,17 @@ class Analyzer {
           return emit('referenceModel', (x) => mapBool(this.bool(x, e), (b) => (b ? 'precomputed' : undefined)));
         case 'bf16': return emit('bf16', (x) => this.bool(x, e));
         case 'fp16': return emit('fp16', (x) => this.bool(x, e));
-        case 'optim': return emit('optimizer', (x) => this.optim(x, e));
+        case 'optim': {
+          const x = v();
+          const g = x.k === 'lit' && typeof x.v === 'string' ? galoreOf(x.v) : undefined;
+          if (g) {
+            this.push('galore', e, true, tool, x, origin);
+            this.push('galoreLayerwise', e, g.layerwise, tool, x, origin);
+          }
+          return emit('optimizer', (y) => this.optim(y, e));
+        }
+        case 'optim_target_modules': return emit('galoreTargets', (x) => (x.k === 'lit' && typeof x.v === 'string' ? [x.v] : this.strList(x, e)));
+        case 'optim_args': return emit('galoreRank', (x) => (x.k === 'lit' && typeof x.v === 'string' ? galoreRankOf(x.v) : undefined));
         case 'gradient_checkpointing':
           return emit('gradientCheckpointing', (x) => mapBool(this.bool(x, e), (b) => (b ? 'full' : 'none')));
         case 'activation_offloading': return emit('activationOffloading', (x) => this.bool(x, e));

@@ -6,7 +6,7 @@
 // `${VAR:-default}`, `$((arithmetic))`, `$(...)` (unknown), heredocs (skipped), redirects, `&&`/`;` chains,
 // `if`/`for`/`while`/`case` blocks and `#SBATCH` directives. Values built from the script's own assignments are
 // evaluated; anything else (the environment, `$1`, `$(...)`) becomes an {unknown} fact, never a guess.
-import { evaluationOn, expandableSegmentsOf, msg, normalizeOptimizer, notModeled, UNMODELED_OBJECTIVES, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown } from './facts';
+import { evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled, UNMODELED_OBJECTIVES, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown } from './facts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Lexer: words made of segments that remember where they were written.
@@ -613,7 +613,15 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   checkpoint_activations: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'full'])),
   recompute_activations: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'selective'])),
   activation_offloading: spec('activationOffloading', 'bool'), enable_activation_offloading: spec('activationOffloading', 'bool'),
-  optim: spec('optimizer', 'str', (v) => [['optimizer', normalizeOptimizer(String(v))]]),
+  optim: spec('optimizer', 'str', (v) => {
+    const g = galoreOf(String(v));
+    return [['optimizer', normalizeOptimizer(String(v))], ...(g ? [['galore', true], ['galoreLayerwise', g.layerwise]] as Out : [])];
+  }),
+  optim_target_modules: spec('galoreTargets', 'list'),
+  optim_args: spec('galoreRank', 'str', (v) => {
+    const r = galoreRankOf(String(v));
+    return r === undefined ? undefined : [['galoreRank', r]];
+  }),
   optimizer: spec('optimizer', 'str', (v) => [['optimizer', normalizeOptimizer(String(v))]]),
   'optimizer._component_': spec('optimizer', 'str', (v) => [['optimizer', normalizeOptimizer(String(v))]]),
   zero_stage: spec('zeroStage', 'int', intIn('zeroStage', 0, 3)),

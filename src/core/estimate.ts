@@ -197,6 +197,54 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   };
 }
 
+/**
+ * GaLore's view of the target matrices (galore_torch GaLoreProjector, projection_type 'std'): a gradient of rows x cols
+ * is projected on its smaller side to rank x max(rows, cols), with a rank x min(rows, cols) projection matrix; targets
+ * not wider than the rank keep their full gradient. Targets: module names, 'attn' / 'mlp' (as HF optim_target_modules
+ * matches them in the module paths), or 'all-linear'.
+ */
+function galoreShapes(g: NonNullable<TrainingSetup['galore']>, mods: LinearModule[]): {
+  matrices: Array<[number, number, number]>; targetElems: number; projectedElems: number; projectorElems: number; largest: [number, number];
+} {
+  const names = g.target_modules;
+  const hit = (m: LinearModule): boolean => {
+    if (m.group === 'router' || m.parameter) return false;
+    if (names === 'all-linear') return true;
+    return names.some((n) => {
+      const t = n.toLowerCase();
+      if (/attn|attention/.test(t)) return m.group === 'attention';
+      if (/mlp|ffn|feed_forward/.test(t)) return m.group === 'mlp' || m.group === 'expert';
+      return m.name.toLowerCase() === t || m.name.split('.').pop()!.toLowerCase() === t;
+    });
+  };
+  // The optimizer's matrices, module by module: projected for a target, as they are otherwise.
+  const matrices: Array<[number, number, number]> = [];
+  let targetElems = 0;
+  let projectedElems = 0;
+  let projectorElems = 0;
+  let largest: [number, number] = [0, 0];
+  for (const m of mods) {
+    const rows = m.outFeatures;
+    const cols = m.inFeatures;
+    if (!hit(m)) {
+      matrices.push([rows, cols, m.count]);
+      continue;
+    }
+    targetElems += rows * cols * m.count;
+    if (rows * cols > largest[0] * largest[1]) largest = [rows, cols];
+    const small = Math.min(rows, cols);
+    if (g.rank >= small) {
+      matrices.push([rows, cols, m.count]);
+      projectedElems += rows * cols * m.count;
+      continue;
+    }
+    matrices.push([g.rank, Math.max(rows, cols), m.count]);
+    projectedElems += g.rank * Math.max(rows, cols) * m.count;
+    projectorElems += g.rank * small * m.count;
+  }
+  return { matrices, targetElems, projectedElems, projectorElems, largest };
+}
+
 /** Components allocated once (they do not fragment the allocator's pool). */
 const PERSISTENT_IDS = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'master-weights', 'optimizer-states', 'ddp-buckets', 'rollout-engine']);
 
@@ -265,7 +313,9 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
   }
 }
 
-function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResult {
+function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateResult {
+  // Layer-wise GaLore steps each parameter in its gradient hook: the optimizer runs in the backward.
+  const setup = setupIn.galore?.layerwise && !setupIn.optimizer_in_backward ? { ...setupIn, optimizer_in_backward: true } : setupIn;
   const parsed = parseArchitecture(setup.architecture);
   if (!parsed.ok) return { ok: false, errors: parsed.problems.map((p) => ({ key: `architecture.${p.field}`, message: p.message })) };
   const a = parsed.arch;
@@ -293,6 +343,13 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       if (p === undefined || p.kind === 'default') {
         assumptions.push({ key: `rollout.${f}`, value: String(r[f]), source: p?.kind === 'default' ? `default of ${p.owner}${p.note ? `: ${p.note}` : ''}` : `VRAM Lens default: ${note}` });
       }
+    }
+  }
+
+  if (!opts.lean && setup.galore) {
+    for (const f of ['rank', 'target_modules'] as const) {
+      const p = (prov as Readonly<Record<string, Provenance | undefined>>)[`galore.${f}`];
+      if (p?.kind === 'default') assumptions.push({ key: `galore.${f}`, value: String(setup.galore[f]), source: `default of ${p.owner}${p.note ? `: ${p.note}` : ''}` });
     }
   }
 
@@ -363,6 +420,10 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
 
   const mods = linearModules(a);
   const { targets, inv } = memoInventory(effSetup, a, mods);
+  if (setup.galore && setup.method !== 'full') {
+    warnings.push({ key: 'galore', message: `GaLore projects the gradients of full-parameter training; with method '${setup.method}' it is ignored` });
+  }
+  const galore = setup.galore && setup.method === 'full' ? galoreShapes(setup.galore, mods) : undefined;
   if (inv.vision > 0 && !opts.lean) {
     assumptions.push({ key: 'architecture', value: `vision tower ${formatCount(inv.vision)} params: weights only`, source: 'VRAM Lens: text-only batches never reach the vision tower (no activations, gradients or optimizer state); it is loaded with the language model in its dtype' });
   }
@@ -537,8 +598,18 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
   /** Optimizer state bytes for all trainable parameters (unsharded), and bytes per parameter on average. */
   function optimizerStateBytes(): { bytes: number; perParamBytes: number; formula: string } {
     const sb = stateBytes;
-    const n = inv.trainable;
     const o = setup.optimizer;
+    // GaLore: the optimizer sees each target's gradient projected to rank x max(rows, cols); the projection matrix
+    // (rank x min(rows, cols)) is kept beside it.
+    const n = galore ? inv.trainable - galore.targetElems + galore.projectedElems : inv.trainable;
+    // (A full fine-tune lists the linear modules first, then the embedding and the head.)
+    const matricesForState = galore ? [...galore.matrices, ...inv.trainableMatrices.slice(mods.length)] : inv.trainableMatrices;
+    const projector = galore ? galore.projectorElems * sb : 0;
+    const galoreNote = galore ? ` (GaLore rank ${setup.galore!.rank}: ${formatCount(galore.targetElems)} target params as ${formatCount(galore.projectedElems)} projected + projection matrices ${formatCount(galore.projectorElems)} x ${sb} B)` : '';
+    const out = baseStates();
+    return { bytes: out.bytes + projector, perParamBytes: inv.trainable > 0 ? (out.bytes + projector) / inv.trainable : 0, formula: `${out.formula}${galoreNote}` };
+
+  function baseStates(): { bytes: number; formula: string } {
     let bytes: number;
     let formula: string;
     switch (o) {
@@ -550,7 +621,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         const states = o === 'lion_8bit' ? 1 : 2;
         let big = 0;
         let small = 0;
-        for (const [r, c, k] of inv.trainableMatrices) (r * c >= BNB_MIN_8BIT ? (big += r * c * k) : (small += r * c * k));
+        for (const [r, c, k] of matricesForState) (r * c >= BNB_MIN_8BIT ? (big += r * c * k) : (small += r * c * k));
         small += inv.trainableVectors;
         const scale = Math.max(0, n / Math.max(1, big + small));
         bytes = states * ((big * scale) * (1 + 4 / BNB_BLOCK) + (small * scale) * 4);
@@ -562,7 +633,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         // (HF Adafactor beta1=None). Shazeer & Stern 2018.
         let elems = 0;
         let covered = 0;
-        for (const [r, c, k] of inv.trainableMatrices) {
+        for (const [r, c, k] of matricesForState) {
           elems += (r + c) * k;
           covered += r * c * k;
         }
@@ -575,7 +646,8 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
       case 'sgd_momentum': case 'lion': bytes = sb * n; formula = `1 state (momentum) x ${sb} B x trainable params`; break;
       case 'none': bytes = 0; formula = 'no optimizer'; break;
     }
-    return { bytes, perParamBytes: n > 0 ? bytes / n : 0, formula };
+    return { bytes, formula };
+  }
   }
 
   /**
@@ -690,6 +762,13 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
     // has no gradient yet (a tied one shares the head's, produced at the loss).
     const embGradLater = setup.method === 'full' && first && !a.tied && !fsdpOffload && !setup.optimizer_in_backward ? (inv.embedding / tp) * gradBytes / shardGrads : 0;
     const gradAtFirst = gradAtEnd - embGradLater;
+    // GaLore refreshes each projection every update_proj_gap steps from an SVD of the (fp32) gradient: for the largest
+    // target, the gradient copy and the factors U (rows x k) and Vh (k x cols), k = min(rows, cols).
+    const galoreSvd = galore ? (() => {
+      const [m, n] = galore.largest;
+      const k = Math.min(m, n);
+      return ((m * n + m * k + k * n) * 4) / tp;
+    })() : 0;
 
     // ZeRO / FSDP working buffers.
     const zb = { ...ZERO_DEFAULTS, ...(setup.zero_buckets ?? {}) };
@@ -1027,6 +1106,9 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         } else if (setup.optimizer === 'adamw_hf') {
           stepTemps.push(comp('optimizer-step', 'AdamW per-parameter temporaries', inv.largestTrainableTensor * stateBytes, () => ('denominator of the largest tensor'), () => ({})));
         }
+        if (galoreSvd > 0) {
+          stepTemps.push(comp('optimizer-step', 'GaLore projection update (SVD of the largest target)', galoreSvd, () => (`every update_proj_gap steps: the largest target's gradient in fp32 and its SVD factors, (${galore!.largest[0]} x ${galore!.largest[1]} + both factors) x 4 B`), () => ({})));
+        }
         if (masterCopy && zero >= 1) {
           // DeepSpeed upcasts the gradient partition to fp32 for the step (ZeRO-2 estimator: 4_grads_32bit).
           stepTemps.push(comp('optimizer-step', 'fp32 gradient partition', (trainableHere * 4) / shardOptimizer, () => (`${formatCount(trainableHere)} x 4 B / ${shardOptimizer}`), () => ({})));
@@ -1101,6 +1183,7 @@ function estimateImpl(setup: TrainingSetup, opts: EstimateOptions): EstimateResu
         else if (setup.optimizer === 'adafactor') temps += r(2 * inv.largestTrainableTensor * 4);
         else if (setup.optimizer === 'adamw_hf') temps += r(inv.largestTrainableTensor * stateBytes);
         if (masterCopy && zero >= 1) temps += r((trainableHere * 4) / shardOptimizer);
+        temps += r(galoreSvd);
       }
       const opt = pSum + r(setup.optimizer_in_backward ? 0 : gradAtEnd) + temps;
       // The persistent components stand for the non-churning part: the peak's churn is its total minus them.

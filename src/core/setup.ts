@@ -221,6 +221,17 @@ export const TrainingSetupSchema = z.strictObject({
     /** DeepSpeed ZeRO-3: the full weights are gathered on each GPU for generation (ds3_gather_for_generation). */
     gather_weights: z.boolean().default(true),
   }).strict().optional(),
+  /**
+   * GaLore (Zhao et al. 2024; HF optim galore_*, LLaMA-Factory use_galore): the optimizer keeps its states for the
+   * gradients of the target matrices projected to `rank` dimensions, beside the projection matrix; other parameters
+   * keep full states. `layerwise` steps each parameter during backward (like optimizer_in_backward).
+   */
+  galore: z.strictObject({
+    rank: positiveInt.default(128),
+    /** Module names, 'attn' / 'mlp' groups, or 'all-linear'. */
+    target_modules: z.union([z.array(z.string()).min(1), z.literal('all-linear')]).default('all-linear'),
+    layerwise: z.boolean().default(false),
+  }).optional(),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),
   tensor_parallel: positiveInt.default(1),

@@ -497,6 +497,27 @@ describe('estimate: DoRA', () => {
   });
 });
 
+describe('estimate: GaLore', () => {
+  it('keeps AdamW states for the projected gradients of the targets and the projection matrices (Llama-3-8B, rank 128)', () => {
+    // Per layer, projected to 128 x max(rows, cols): q, k, v, o 128 x 4,096 each, gate, up, down 128 x 14,336 each =
+    // 7,602,176; x 32 = 243,269,632. Projection matrices 128 x min(rows, cols): 128 x (5 x 4,096 + 2 x 1,024) x 32 =
+    // 92,274,688. Untargeted: embedding and head 2 x 128,256 x 4,096 and the norms 65 x 4,096. Pure bf16 AdamW:
+    // 2 states x 2 B x 1,294,209,024 + 2 B x 92,274,688 = 5,361,385,472 B (instead of 32.1 GB for full states).
+    const base = { method: 'full' as const, weights_dtype: 'bf16' as const, optimizer: 'adamw' as const, micro_batch_size: 1, seq_len: 1024, gradient_checkpointing: 'full' as const };
+    const g = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, galore: { rank: 128 } }));
+    assert.equal(component(phase(g, 'optimizer'), 'optimizer-states'), 5_361_385_472);
+    // The SVD of the largest target (14,336 x 4,096) at a projection update: (14,336 x 4,096 + 14,336 x 4,096 + 4,096²) x 4 B.
+    const svd = phase(g, 'optimizer').components.find((c) => c.label.startsWith('GaLore projection update'));
+    assert.equal(svd?.bytes, (14_336 * 4096 * 2 + 4096 * 4096) * 4);
+    // Layer-wise GaLore steps each parameter in its gradient hook: no gradient buffers persist.
+    const lw = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, galore: { rank: 128, layerwise: true } }));
+    assert.ok(component(phase(lw, 'optimizer'), 'gradients') < component(phase(g, 'optimizer'), 'gradients') / 100);
+    // Targets by group: 'attn' only projects q, k, v and o.
+    const attn = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, galore: { rank: 128, target_modules: ['attn'] } }));
+    assert.ok(component(phase(attn, 'optimizer'), 'optimizer-states') > component(phase(g, 'optimizer'), 'optimizer-states'));
+  });
+});
+
 describe('estimate: Liger kernels', () => {
   it('keep the norm input instead of its fp32 copy, and the gate and up projections without the activation: -45,056 B per token', () => {
     // Llama-3-8B LoRA on q, v under bf16 autocast, one token. Per block PyTorch's RMSNorm keeps its fp32 input copy

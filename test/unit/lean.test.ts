@@ -53,6 +53,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
         sleep: fc.boolean(),
         shared: fc.boolean(),
         dora: fc.boolean(),
+        galore: fc.constantFrom(undefined, undefined, 'all', 'attn', 'layerwise'),
         oldLogps: fc.boolean(),
       }),
       (r) => {
@@ -67,6 +68,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           offload_optimizer: r.offOpt, offload_params: r.offParams, tensor_parallel: r.tp, pipeline_parallel: r.pp,
           activation_offloading: r.actOff, zero_grad_set_to_none: r.zeroGrad, optimizer_in_backward: r.optInBwd, kbit_upcast: r.kbit, eval_batch_size: r.evalBatch,
           preference: r.preference && !r.rollout ? { reference: r.preference, logps: r.logps } : undefined, kernels: r.kernels,
+          galore: r.galore ? { rank: 64, target_modules: r.galore === 'attn' ? ['attn'] : 'all-linear', layerwise: r.galore === 'layerwise' } : undefined,
           rollout: r.rollout ? { batch: r.rolloutBatch, completion_len: r.seq / 2, engine: r.rollout, reference: r.rolloutRef, vllm_sleep: r.sleep, vllm_shared_weights: r.shared, old_logps: r.oldLogps } : undefined,
         });
         const gpu = { id: 'test', memoryBytes: r.gpuGiB * 2 ** 30, source: 'test' };

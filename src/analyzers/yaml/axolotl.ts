@@ -6,7 +6,7 @@ import {
   asEvalStrategy,
   asPacking,
   Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asSharding, asString, attentionOf, boolOf, describe, fsdpFromOptions,
-  grpoKeys, guarded, listOf, numOf, optimizerOf, strOf, type Conv, type Entry,
+  galoreKeys, grpoKeys, guarded, listOf, numOf, optimizerOf, strOf, type Conv, type Entry,
 } from './common';
 
 /** Deprecated attention booleans and the attn_implementation they stand for (schemas/model.py). */
@@ -151,6 +151,7 @@ function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
     ctx.add('activationOffloading', gc, true);
   }
   // The default optimizer is adamw_torch_fused (schemas/training.py); 4-bit optimizers keep their raw name.
+  galoreKeys(ctx, top);
   ctx.put('optimizer', top.get('optimizer'), (v) => {
     const s = strOf(v)?.trim();
     return s ? optimizerOf(s, normalizeOptimizer) : undefined;

@@ -3,7 +3,7 @@
 // interpolation, lenient value readers (YAML 1.1 booleans, numbers written as strings) and fact/problem recording.
 // Pure: no I/O, no node:* imports; nothing here throws on user text.
 import { Document, LineCounter, YAMLMap, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node, type YAMLError } from 'yaml';
-import { about, bySubject, evaluationOn, msg } from '../facts';
+import { about, bySubject, evaluationOn, galoreOf, galoreRankOf, msg } from '../facts';
 import type { CanonicalKey, ConfigFacts, Fact, FactValue, Format, Message, ParseProblem, ProblemCode, Reference, Span, SubjectMessage, Tool, Unknown } from '../facts';
 
 /** One `key: value` of a mapping, with the value resolved through aliases and interpolation. */
@@ -798,6 +798,23 @@ export function optimizerOf(raw: string, normalize: (s: string) => string): stri
   const s = raw.trim();
   if (/4bit/i.test(s)) return s;
   return normalize(s);
+}
+
+/**
+ * HF TrainingArguments' GaLore: optim galore_* (with _layerwise), optim_target_modules (a name or a list), optim_args
+ * ("rank=64, ..."). Axolotl passes the same keys through.
+ */
+export function galoreKeys(ctx: YamlCtx, m: ReadonlyMap<string, Entry>): void {
+  const optim = m.get('optim') ?? m.get('optimizer');
+  const g = optim ? galoreOf(strOf(ctx.view(optim)) ?? '') : undefined;
+  if (!g || !optim) return;
+  ctx.add('galore', optim, true);
+  ctx.add('galoreLayerwise', optim, g.layerwise);
+  ctx.put('galoreTargets', m.get('optim_target_modules'), (v) => listOf(v) ?? (strOf(v) !== undefined ? [strOf(v)!] : new Invalid(about('{0}: expected module names, found {1}', describe(v)))));
+  ctx.put('galoreRank', m.get('optim_args'), (v) => {
+    const s = strOf(v);
+    return s === undefined ? undefined : galoreRankOf(s);
+  });
 }
 
 /**

@@ -5,7 +5,7 @@ import { about, normalizeOptimizer, type ConfigFacts, type Tool } from '../facts
 import {
   asEvalStrategy,
   Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, dtypeOf, fsdpFromOptions,
-  grpoKeys, guarded, listOf, optimizerOf, strOf, type Entry,
+  galoreKeys, grpoKeys, guarded, listOf, optimizerOf, strOf, type Entry,
 } from './common';
 
 /** Keys that only TRL configs (SFTConfig, ModelConfig, ScriptArguments) have; their presence means TRL defaults apply. */
@@ -46,6 +46,7 @@ function analyze(ctx: YamlCtx): void {
     const s = strOf(v)?.trim();
     return s ? optimizerOf(s, normalizeOptimizer) : undefined;
   });
+  galoreKeys(ctx, top);
 
   // Sequence length: max_length (SFTConfig); max_seq_length was renamed in TRL v0.16 and removed in v0.20.
   const maxLen = top.get('max_length');

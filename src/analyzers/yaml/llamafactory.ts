@@ -169,9 +169,21 @@ function preQuantized(ctx: YamlCtx, model: Entry | undefined): void {
 }
 
 function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
+  // GaLore (LLaMA-Factory finetuning_args.py GaloreArguments: galore_rank 16, galore_target "all") projects the
+  // gradients of the optimizer named by optim (adamw_torch -> GaLoreAdamW, adamw_bnb_8bit, adafactor).
+  const galore = top.get('use_galore');
+  if (isOn(ctx, galore) && galore) {
+    ctx.add('galore', galore, true);
+    ctx.put('galoreRank', top.get('galore_rank'), asPosInt);
+    ctx.put('galoreTargets', top.get('galore_target'), (v) => {
+      const list = listOf(v) ?? (strOf(v) ?? '').split(',').map((x) => x.trim()).filter((x) => x);
+      return list.length === 1 && list[0] === 'all' ? 'all-linear' : list;
+    });
+    ctx.put('galoreLayerwise', top.get('galore_layerwise'), asBool);
+  }
   for (const [flag, name] of OPTIMIZER_FLAGS) {
     const e = top.get(flag);
-    if (!isOn(ctx, e) || !e) continue;
+    if (flag === 'use_galore' || !isOn(ctx, e) || !e) continue;
     const layerwise = flag === 'use_galore' ? top.get('galore_layerwise') : flag === 'use_apollo' ? top.get('apollo_layerwise') : undefined;
     ctx.add('optimizer', e, isOn(ctx, layerwise) ? `${name}_layerwise` : name, flag);
     return;

@@ -139,9 +139,15 @@ describe('analyzeLlamaFactoryYaml', () => {
     checkFacts(analyzeLlamaFactoryYaml(text), text, [['method', 'freeze'], ['freezeTrainableLayers', 8, 'freeze_trainable_layers', '8']]);
   });
 
-  it('records optimizer replacements by name (GaLore layerwise, BAdam) and normalizes optim', () => {
-    const g = 'use_galore: true\ngalore_layerwise: true\noptim: adamw_torch\n';
-    checkFacts(analyzeLlamaFactoryYaml(g), g, [['optimizer', 'galore_layerwise', 'use_galore', 'true']]);
+  it('reads GaLore over the optim optimizer, records other replacements by name (BAdam) and normalizes optim', () => {
+    const g = 'use_galore: true\ngalore_layerwise: true\ngalore_rank: 64\ngalore_target: q_proj,v_proj\noptim: adamw_torch\n';
+    checkFacts(analyzeLlamaFactoryYaml(g), g, [['galore', true, 'use_galore', 'true'], ['galoreLayerwise', true, 'galore_layerwise', 'true'],
+      ['galoreRank', 64, 'galore_rank', '64'], ['galoreTargets', ['q_proj', 'v_proj'], 'galore_target', 'q_proj,v_proj'], ['optimizer', 'adamw', 'optim', 'adamw_torch']]);
+    const r = resolveText('lf.yaml', `model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\n${g}`);
+    assert.deepEqual(r.setup?.galore, { rank: 64, target_modules: ['q_proj', 'v_proj'], layerwise: true });
+    // galore_rank's default (16) is an assumption.
+    const d = resolveText('lf.yaml', 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_galore: true\n');
+    assert.deepEqual(d.setup?.galore, { rank: 16, target_modules: 'all-linear', layerwise: false });
     const b = 'use_badam: true\n';
     checkFacts(analyzeLlamaFactoryYaml(b), b, [['optimizer', 'badam']]);
     const o = 'optim: paged_adamw_8bit\n';
