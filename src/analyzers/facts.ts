@@ -45,6 +45,7 @@ export type CanonicalKey =
   | 'galoreRank'                 // number: GaLore rank (HF optim_args rank=, LLaMA-Factory galore_rank)
   | 'galoreTargets'              // string[] | 'all-linear': GaLore targets (HF optim_target_modules, LLaMA-Factory galore_target)
   | 'galoreLayerwise'            // boolean: layer-wise GaLore (HF optim galore_*_layerwise, LLaMA-Factory galore_layerwise)
+  | 'badam'                      // 'layer' | 'ratio': BAdam block coordinate descent (LLaMA-Factory use_badam, badam_mode)
   | 'microBatchSize'             // number
   | 'evalBatchSize'              // number: per-device batch of the evaluation during training
   | 'evalStrategy'               // boolean: evaluation runs during training (eval_strategy not 'no', Axolotl val_set_size > 0)

@@ -238,6 +238,15 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     problems.push({ ...w.location, severity: 'warning', code: 'invalid-value', ...msg('optimizer \'{0}\' is not modeled; AdamW is assumed', w.fact.rawValue), key: w.fact.rawKey });
   }
   fromDefault('optimizer', 'optimizer');
+  // BAdam's layer mode is modeled; ratio mode (a sparse share of every matrix) is not.
+  const badamFact = decided.badam;
+  if (badamFact && method === 'full') {
+    setup.badam = { mode: 'layer' };
+    prov.badam = { kind: 'file', file: badamFact.file, line: badamFact.location.line, key: badamFact.fact.rawKey };
+    if (badamFact.fact.value === 'ratio') {
+      problems.push({ ...badamFact.location, severity: 'warning', code: 'invalid-value', key: badamFact.fact.rawKey, ...msg('badam_mode ratio is not modeled; layer mode (one decoder layer trained at a time) is assumed') });
+    }
+  }
   // GaLore: the rank defaults to 16 in LLaMA-Factory (galore_rank) and to 128 in transformers (optim_args rank);
   // LLaMA-Factory targets every linear layer by default, transformers needs optim_target_modules.
   const galoreFact = decided.galore;

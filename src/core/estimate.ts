@@ -315,7 +315,14 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
 
 function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateResult {
   // Layer-wise GaLore steps each parameter in its gradient hook: the optimizer runs in the backward.
-  const setup = setupIn.galore?.layerwise && !setupIn.optimizer_in_backward ? { ...setupIn, optimizer_in_backward: true } : setupIn;
+  const galoreSetup = setupIn.galore?.layerwise && !setupIn.optimizer_in_backward ? { ...setupIn, optimizer_in_backward: true } : setupIn;
+  // BAdam trains one decoder layer at a time (BlockOptimizer, badam_mode layer): a one-layer 'freeze' run for the
+  // parameters, gradients and optimizer state, with an fp32 copy of the active block when the weights are 16-bit. Its
+  // worst point is the first layer active: every layer above keeps what its input's gradient needs.
+  const badamLayer = setupIn.badam !== undefined && setupIn.method === 'full';
+  const setup: TrainingSetup = badamLayer
+    ? { ...galoreSetup, method: 'freeze', freeze_trainable_layers: 1, master_weights: galoreSetup.weights_dtype !== 'fp32' || galoreSetup.master_weights }
+    : galoreSetup;
   const parsed = parseArchitecture(setup.architecture);
   if (!parsed.ok) return { ok: false, errors: parsed.problems.map((p) => ({ key: `architecture.${p.field}`, message: p.message })) };
   const a = parsed.arch;
@@ -822,7 +829,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const ia3Plan: Ia3Plan | undefined = ia3 ? { targets, feedforward: inv.ia3Feedforward ?? new Set(), dtypeBytes: adapterBytes } : undefined;
     const embTrainable = setup.method === 'full' || inv.savedModules > 0;
     // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
-    const inputRg = embTrainable || (adapters && setup.gradient_checkpointing !== 'none');
+    const inputRg = embTrainable || (adapters && setup.gradient_checkpointing !== 'none') || badamLayer;
     const layerPlan: ActivationPlan = {
       arch: a, mode, half, weightBytes: wb, batch: seqs, seq: setup.seq_len, attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
@@ -852,15 +859,18 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     let actFormula: () => string;
     let recompute = 0;
     const cb = mode === 'fp32' ? 4 : half;
+    // Checkpointed layers keep their inputs when gradients flow through them: the trained ones, and under BAdam every
+    // layer above the active one.
+    const ckLayers = badamLayer ? layersStage : trainableLayers;
     if (ck === 'full') {
-      actBytes = trainableLayers * layer.layerInputBytes * inFlight;
+      actBytes = ckLayers * layer.layerInputBytes * inFlight;
       recompute = perLayerFull;
-      actFormula = () => `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input (b·s·h·${layer.layerInputBytes / (T * a.hidden / (setup.sequence_parallel ? tp : 1))} B)`;
+      actFormula = () => `${ckLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input (b·s·h·${layer.layerInputBytes / (T * a.hidden / (setup.sequence_parallel ? tp : 1))} B)`;
     } else if (ck === 'selective') {
       // Op-level selective checkpointing (torchtitan SAC, Korthikanti et al. 2022 §5 in spirit): keep the outputs
       // of every other matmul and of the attention kernel, recompute the rest during backward.
       const kept = freezeLayer ? freezeLayer.selectiveBytes : layer.selectiveBytes;
-      actBytes = trainableLayers * kept * inFlight;
+      actBytes = (trainableLayers * kept + (badamLayer ? (layersStage - trainableLayers) * layer.selectiveBytes : 0)) * inFlight;
       recompute = perLayerFull - kept;
       actFormula = () => `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}(layer input + every other matmul output + attention output)`;
     } else {

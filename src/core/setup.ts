@@ -232,6 +232,12 @@ export const TrainingSetupSchema = z.strictObject({
     target_modules: z.union([z.array(z.string()).min(1), z.literal('all-linear')]).default('all-linear'),
     layerwise: z.boolean().default(false),
   }).optional(),
+  /**
+   * BAdam (LLaMA-Factory use_badam, badam_mode: layer): block coordinate descent over the decoder layers of a full
+   * fine-tune; one layer trains at a time (gradients, optimizer state and an fp32 copy for that block only) and the
+   * layers above it keep what their inputs' gradients need.
+   */
+  badam: z.strictObject({ mode: z.literal('layer').default('layer') }).optional(),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),
   tensor_parallel: positiveInt.default(1),

@@ -518,6 +518,27 @@ describe('estimate: GaLore', () => {
   });
 });
 
+describe('estimate: BAdam', () => {
+  it('trains one decoder layer at a time: its gradients, fp32 copy and AdamW states; every layer above keeps its input', () => {
+    // Llama-3-8B in bf16 (LLaMA-Factory pure_bf16 with use_badam): one layer of 218,112,000 parameters
+    // (q, o 2 x 4,096² + k, v 2 x 1,024 x 4,096 + 3 x 4,096 x 14,336 + 2 x 4,096 norms) trains: fp32 master 4 B, AdamW states
+    // 2 x 4 B; with checkpointing all 32 layers keep their input (the first layer active: gradients flow through all).
+    assert.equal(2 * 4096 * 4096 + 2 * 1024 * 4096 + 3 * 4096 * 14_336 + 2 * 4096, 218_112_000);
+    // The estimator takes one layer's share of the blocks, the final norm's 4,096 spread over the 32 layers.
+    const block = (8_030_261_248 - 2 * 128_256 * 4096) / 32;
+    assert.equal(block, 218_112_128);
+    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { method: 'full', weights_dtype: 'bf16', micro_batch_size: 1, seq_len: 1024, gradient_checkpointing: 'full', badam: { mode: 'layer' } }));
+    const opt = phase(e, 'optimizer');
+    assert.equal(component(opt, 'optimizer-states'), 2 * 4 * block);
+    assert.equal(component(opt, 'master-weights'), 4 * block);
+    assert.equal(component(opt, 'gradients'), 2 * block);
+    assert.equal(component(phase(e, 'forward'), 'activations'), 32 * 1024 * 4096 * 2);
+    // The whole model: 15 GB of bf16 weights plus about 3 GB for one block, where a full AdamW fine-tune needs 16 B per
+    // parameter of state, copy and gradient.
+    assert.ok(e.perGpu.deviceBytes < 24 * GiB);
+  });
+});
+
 describe('estimate: Liger kernels', () => {
   it('keep the norm input instead of its fp32 copy, and the gate and up projections without the activation: -45,056 B per token', () => {
     // Llama-3-8B LoRA on q, v under bf16 autocast, one token. Per block PyTorch's RMSNorm keeps its fp32 input copy

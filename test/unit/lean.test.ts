@@ -54,6 +54,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
         shared: fc.boolean(),
         dora: fc.boolean(),
         galore: fc.constantFrom(undefined, undefined, 'all', 'attn', 'layerwise'),
+        badam: fc.boolean(),
         oldLogps: fc.boolean(),
       }),
       (r) => {
@@ -68,6 +69,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           offload_optimizer: r.offOpt, offload_params: r.offParams, tensor_parallel: r.tp, pipeline_parallel: r.pp,
           activation_offloading: r.actOff, zero_grad_set_to_none: r.zeroGrad, optimizer_in_backward: r.optInBwd, kbit_upcast: r.kbit, eval_batch_size: r.evalBatch,
           preference: r.preference && !r.rollout ? { reference: r.preference, logps: r.logps } : undefined, kernels: r.kernels,
+          badam: r.badam ? { mode: 'layer' } : undefined,
           galore: r.galore ? { rank: 64, target_modules: r.galore === 'attn' ? ['attn'] : 'all-linear', layerwise: r.galore === 'layerwise' } : undefined,
           rollout: r.rollout ? { batch: r.rolloutBatch, completion_len: r.seq / 2, engine: r.rollout, reference: r.rolloutRef, vllm_sleep: r.sleep, vllm_shared_weights: r.shared, old_logps: r.oldLogps } : undefined,
         });

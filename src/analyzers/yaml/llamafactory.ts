@@ -181,9 +181,17 @@ function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
     });
     ctx.put('galoreLayerwise', top.get('galore_layerwise'), asBool);
   }
+  // BAdam (finetuning_args.py BAdamArgument: badam_mode "layer" by default) trains one block at a time over the
+  // optimizer named by optim.
+  const badam = top.get('use_badam');
+  if (isOn(ctx, badam) && badam) {
+    const mode = top.get('badam_mode');
+    if (mode) ctx.put('badam', mode, (v) => (strOf(v)?.trim() === 'ratio' ? 'ratio' : 'layer'));
+    else ctx.add('badam', badam, 'layer');
+  }
   for (const [flag, name] of OPTIMIZER_FLAGS) {
     const e = top.get(flag);
-    if (flag === 'use_galore' || !isOn(ctx, e) || !e) continue;
+    if (flag === 'use_galore' || flag === 'use_badam' || !isOn(ctx, e) || !e) continue;
     const layerwise = flag === 'use_galore' ? top.get('galore_layerwise') : flag === 'use_apollo' ? top.get('apollo_layerwise') : undefined;
     ctx.add('optimizer', e, isOn(ctx, layerwise) ? `${name}_layerwise` : name, flag);
     return;

@@ -139,7 +139,7 @@ describe('analyzeLlamaFactoryYaml', () => {
     checkFacts(analyzeLlamaFactoryYaml(text), text, [['method', 'freeze'], ['freezeTrainableLayers', 8, 'freeze_trainable_layers', '8']]);
   });
 
-  it('reads GaLore over the optim optimizer, records other replacements by name (BAdam) and normalizes optim', () => {
+  it('reads GaLore and BAdam over the optim optimizer, records other replacements by name (APOLLO) and normalizes optim', () => {
     const g = 'use_galore: true\ngalore_layerwise: true\ngalore_rank: 64\ngalore_target: q_proj,v_proj\noptim: adamw_torch\n';
     checkFacts(analyzeLlamaFactoryYaml(g), g, [['galore', true, 'use_galore', 'true'], ['galoreLayerwise', true, 'galore_layerwise', 'true'],
       ['galoreRank', 64, 'galore_rank', '64'], ['galoreTargets', ['q_proj', 'v_proj'], 'galore_target', 'q_proj,v_proj'], ['optimizer', 'adamw', 'optim', 'adamw_torch']]);
@@ -148,8 +148,13 @@ describe('analyzeLlamaFactoryYaml', () => {
     // galore_rank's default (16) is an assumption.
     const d = resolveText('lf.yaml', 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_galore: true\n');
     assert.deepEqual(d.setup?.galore, { rank: 16, target_modules: 'all-linear', layerwise: false });
+    // BAdam trains one layer at a time over the optim optimizer (layer mode by default).
     const b = 'use_badam: true\n';
-    checkFacts(analyzeLlamaFactoryYaml(b), b, [['optimizer', 'badam']]);
+    checkFacts(analyzeLlamaFactoryYaml(b), b, [['badam', 'layer', 'use_badam', 'true']]);
+    const ratio = 'use_badam: true\nbadam_mode: ratio\n';
+    checkFacts(analyzeLlamaFactoryYaml(ratio), ratio, [['badam', 'ratio', 'badam_mode', 'ratio']]);
+    const a = 'use_apollo: true\n';
+    checkFacts(analyzeLlamaFactoryYaml(a), a, [['optimizer', 'apollo']]);
     const o = 'optim: paged_adamw_8bit\n';
     checkFacts(analyzeLlamaFactoryYaml(o), o, [['optimizer', 'paged_adamw_8bit', 'optim', 'paged_adamw_8bit']]);
   });
