@@ -435,6 +435,9 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       r.vllm_sleep = value('vllmSleep', 'vllm_sleep', false, 'vllm_enable_sleep_mode defaults to False: the engine keeps its share while the policy trains');
       r.vllm_shared_weights = value('vllmSharedWeights', 'vllm_shared_weights', false, 'TRL\'s colocated engine loads its own copy of the weights');
     }
+    const oldWhy = iterations > 1 ? decided.numIterations : (spg ?? gas) > gas ? decided.stepsPerGeneration : useVllm ? decided.useVllm : undefined;
+    prov['rollout.old_logps'] = oldWhy ? { kind: 'file', file: oldWhy.file, line: oldWhy.location.line, key: oldWhy.fact.rawKey }
+      : { kind: 'default', owner: 'trl', note: 'one optimization pass per round, one round per optimizer step and no vLLM: the training pass\'s own log-probabilities serve as the old policy\'s' };
     setup.rollout = r;
     const w = decided.rollout!;
     prov.rollout = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
