@@ -41,7 +41,7 @@ export type CanonicalKey =
   | 'pureBf16'                   // boolean (LLaMA-Factory pure_bf16)
   | 'mixedPrecision'             // 'none' | 'bf16' | 'fp16' | 'fp8' (Accelerate mixed_precision)
   | 'optimizer'                  // TrainingSetup optimizer value ('adamw', 'adamw_8bit', ...) or the raw name when unknown
-  | 'galore'                     // boolean: GaLore projects the optimizer's gradients (HF optim galore_*, LLaMA-Factory use_galore)
+  | 'galore'                     // 'galore' | 'apollo': the optimizer's gradients are projected (HF optim galore_*, LLaMA-Factory use_galore / use_apollo)
   | 'galoreRank'                 // number: GaLore rank (HF optim_args rank=, LLaMA-Factory galore_rank)
   | 'galoreTargets'              // string[] | 'all-linear': GaLore targets (HF optim_target_modules, LLaMA-Factory galore_target)
   | 'galoreLayerwise'            // boolean: layer-wise GaLore (HF optim galore_*_layerwise, LLaMA-Factory galore_layerwise)

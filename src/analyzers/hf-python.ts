@@ -595,7 +595,7 @@ class Analyzer {
           const x = v();
           const g = x.k === 'lit' && typeof x.v === 'string' ? galoreOf(x.v) : undefined;
           if (g) {
-            this.push('galore', e, true, tool, x, origin);
+            this.push('galore', e, 'galore', tool, x, origin);
             this.push('galoreLayerwise', e, g.layerwise, tool, x, origin);
           }
           return emit('optimizer', (y) => this.optim(y, e));

@@ -250,18 +250,20 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   // GaLore: the rank defaults to 16 in LLaMA-Factory (galore_rank) and to 128 in transformers (optim_args rank);
   // LLaMA-Factory targets every linear layer by default, transformers needs optim_target_modules.
   const galoreFact = decided.galore;
-  if (galoreFact && galoreFact.fact.value === true) {
+  if (galoreFact && (galoreFact.fact.value === 'galore' || galoreFact.fact.value === 'apollo')) {
     const lf = galoreFact.fact.tool === 'llamafactory';
+    const kind = galoreFact.fact.value;
     const rank = decided.galoreRank && typeof decided.galoreRank.fact.value === 'number' ? decided.galoreRank.fact.value : lf ? 16 : 128;
     const targets = decided.galoreTargets?.fact.value;
     setup.galore = {
+      kind,
       rank,
       target_modules: targets === 'all-linear' || (Array.isArray(targets) && targets.length > 0) ? targets : 'all-linear',
       layerwise: decided.galoreLayerwise?.fact.value === true,
     };
     prov.galore = { kind: 'file', file: galoreFact.file, line: galoreFact.location.line, key: galoreFact.fact.rawKey };
-    if (!decided.galoreRank) prov['galore.rank'] = { kind: 'default', owner: lf ? 'llamafactory' : 'hf-trainer', note: lf ? 'galore_rank defaults to 16' : 'the rank in optim_args defaults to 128' };
-    if (!decided.galoreTargets) prov['galore.target_modules'] = { kind: 'default', owner: lf ? 'llamafactory' : 'hf-trainer', note: lf ? 'galore_target defaults to all (every linear layer)' : 'optim_target_modules is required by transformers; every linear layer assumed' };
+    if (!decided.galoreRank) prov['galore.rank'] = { kind: 'default', owner: lf ? 'llamafactory' : 'hf-trainer', note: lf ? `${kind}_rank defaults to 16` : 'the rank in optim_args defaults to 128' };
+    if (!decided.galoreTargets) prov['galore.target_modules'] = { kind: 'default', owner: lf ? 'llamafactory' : 'hf-trainer', note: lf ? `${kind}_target defaults to all (every linear layer)` : 'optim_target_modules is required by transformers; every linear layer assumed' };
   }
   fromFact('micro_batch_size', 'microBatchSize', num);
   fromFact('gradient_accumulation_steps', 'gradientAccumulationSteps', num);

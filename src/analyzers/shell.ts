@@ -615,7 +615,7 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   activation_offloading: spec('activationOffloading', 'bool'), enable_activation_offloading: spec('activationOffloading', 'bool'),
   optim: spec('optimizer', 'str', (v) => {
     const g = galoreOf(String(v));
-    return [['optimizer', normalizeOptimizer(String(v))], ...(g ? [['galore', true], ['galoreLayerwise', g.layerwise]] as Out : [])];
+    return [['optimizer', normalizeOptimizer(String(v))], ...(g ? [['galore', 'galore'], ['galoreLayerwise', g.layerwise]] as Out : [])];
   }),
   optim_target_modules: spec('galoreTargets', 'list'),
   optim_args: spec('galoreRank', 'str', (v) => {

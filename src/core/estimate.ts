@@ -611,8 +611,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const n = galore ? inv.trainable - galore.targetElems + galore.projectedElems : inv.trainable;
     // (A full fine-tune lists the linear modules first, then the embedding and the head.)
     const matricesForState = galore ? [...galore.matrices, ...inv.trainableMatrices.slice(mods.length)] : inv.trainableMatrices;
-    const projector = galore ? galore.projectorElems * sb : 0;
-    const galoreNote = galore ? ` (GaLore rank ${setup.galore!.rank}: ${formatCount(galore.targetElems)} target params as ${formatCount(galore.projectedElems)} projected + projection matrices ${formatCount(galore.projectorElems)} x ${sb} B)` : '';
+    const apollo = setup.galore?.kind === 'apollo';
+    const projector = galore && !apollo ? galore.projectorElems * sb : 0;
+    const galoreNote = galore ? ` (${apollo ? 'APOLLO' : 'GaLore'} rank ${setup.galore!.rank}: ${formatCount(galore.targetElems)} target params as ${formatCount(galore.projectedElems)} projected${apollo ? '; random projections regenerated from a seed' : ` + projection matrices ${formatCount(galore.projectorElems)} x ${sb} B`})` : '';
     const out = baseStates();
     return { bytes: out.bytes + projector, perParamBytes: inv.trainable > 0 ? (out.bytes + projector) / inv.trainable : 0, formula: `${out.formula}${galoreNote}` };
 
@@ -771,7 +772,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const gradAtFirst = gradAtEnd - embGradLater;
     // GaLore refreshes each projection every update_proj_gap steps from an SVD of the (fp32) gradient: for the largest
     // target, the gradient copy and the factors U (rows x k) and Vh (k x cols), k = min(rows, cols).
-    const galoreSvd = galore ? (() => {
+    const galoreSvd = galore && setup.galore!.kind !== 'apollo' ? (() => {
       const [m, n] = galore.largest;
       const k = Math.min(m, n);
       return ((m * n + m * k + k * n) * 4) / tp;

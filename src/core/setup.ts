@@ -227,6 +227,8 @@ export const TrainingSetupSchema = z.strictObject({
    * keep full states. `layerwise` steps each parameter during backward (like optimizer_in_backward).
    */
   galore: z.strictObject({
+    /** GaLore keeps its projection matrices (SVD of the gradient); APOLLO regenerates a random projection from a seed. */
+    kind: z.enum(['galore', 'apollo']).default('galore'),
     rank: positiveInt.default(128),
     /** Module names, 'attn' / 'mlp' groups, or 'all-linear'. */
     target_modules: z.union([z.array(z.string()).min(1), z.literal('all-linear')]).default('all-linear'),

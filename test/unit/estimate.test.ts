@@ -512,6 +512,10 @@ describe('estimate: GaLore', () => {
     // Layer-wise GaLore steps each parameter in its gradient hook: no gradient buffers persist.
     const lw = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, galore: { rank: 128, layerwise: true } }));
     assert.ok(component(phase(lw, 'optimizer'), 'gradients') < component(phase(g, 'optimizer'), 'gradients') / 100);
+    // APOLLO keeps the same projected states but no projection matrices (regenerated from a seed) and runs no SVD.
+    const ap = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, galore: { kind: 'apollo', rank: 128 } }));
+    assert.equal(component(phase(ap, 'optimizer'), 'optimizer-states'), 5_361_385_472 - 2 * 92_274_688);
+    assert.ok(!phase(ap, 'optimizer').components.some((c) => c.label.startsWith('GaLore projection update')));
     // Targets by group: 'attn' only projects q, k, v and o.
     const attn = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, galore: { rank: 128, target_modules: ['attn'] } }));
     assert.ok(component(phase(attn, 'optimizer'), 'optimizer-states') > component(phase(g, 'optimizer'), 'optimizer-states'));

@@ -808,7 +808,7 @@ export function galoreKeys(ctx: YamlCtx, m: ReadonlyMap<string, Entry>): void {
   const optim = m.get('optim') ?? m.get('optimizer');
   const g = optim ? galoreOf(strOf(ctx.view(optim)) ?? '') : undefined;
   if (!g || !optim) return;
-  ctx.add('galore', optim, true);
+  ctx.add('galore', optim, 'galore');
   ctx.add('galoreLayerwise', optim, g.layerwise);
   ctx.put('galoreTargets', m.get('optim_target_modules'), (v) => listOf(v) ?? (strOf(v) !== undefined ? [strOf(v)!] : new Invalid(about('{0}: expected module names, found {1}', describe(v)))));
   ctx.put('galoreRank', m.get('optim_args'), (v) => {

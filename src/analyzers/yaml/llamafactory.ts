@@ -171,15 +171,19 @@ function preQuantized(ctx: YamlCtx, model: Entry | undefined): void {
 function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
   // GaLore (LLaMA-Factory finetuning_args.py GaloreArguments: galore_rank 16, galore_target "all") projects the
   // gradients of the optimizer named by optim (adamw_torch -> GaLoreAdamW, adamw_bnb_8bit, adafactor).
-  const galore = top.get('use_galore');
-  if (isOn(ctx, galore) && galore) {
-    ctx.add('galore', galore, true);
-    ctx.put('galoreRank', top.get('galore_rank'), asPosInt);
-    ctx.put('galoreTargets', top.get('galore_target'), (v) => {
+  // APOLLO (ApolloArguments: apollo_rank 16, apollo_target "all") keeps states of the same projected shape from a
+  // random projection it regenerates from a seed, so no projection matrix is stored.
+  for (const kind of ['galore', 'apollo'] as const) {
+    const on = top.get(`use_${kind}`);
+    if (!isOn(ctx, on) || !on) continue;
+    ctx.add('galore', on, kind);
+    ctx.put('galoreRank', top.get(`${kind}_rank`), asPosInt);
+    ctx.put('galoreTargets', top.get(`${kind}_target`), (v) => {
       const list = listOf(v) ?? (strOf(v) ?? '').split(',').map((x) => x.trim()).filter((x) => x);
       return list.length === 1 && list[0] === 'all' ? 'all-linear' : list;
     });
-    ctx.put('galoreLayerwise', top.get('galore_layerwise'), asBool);
+    ctx.put('galoreLayerwise', top.get(`${kind}_layerwise`), asBool);
+    break;
   }
   // BAdam (finetuning_args.py BAdamArgument: badam_mode "layer" by default) trains one block at a time over the
   // optimizer named by optim.
@@ -191,9 +195,8 @@ function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
   }
   for (const [flag, name] of OPTIMIZER_FLAGS) {
     const e = top.get(flag);
-    if (flag === 'use_galore' || flag === 'use_badam' || !isOn(ctx, e) || !e) continue;
-    const layerwise = flag === 'use_galore' ? top.get('galore_layerwise') : flag === 'use_apollo' ? top.get('apollo_layerwise') : undefined;
-    ctx.add('optimizer', e, isOn(ctx, layerwise) ? `${name}_layerwise` : name, flag);
+    if (flag === 'use_galore' || flag === 'use_apollo' || flag === 'use_badam' || !isOn(ctx, e) || !e) continue;
+    ctx.add('optimizer', e, name, flag);
     return;
   }
   ctx.put('optimizer', top.get('optim'), (v) => {

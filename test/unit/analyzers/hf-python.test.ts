@@ -541,9 +541,9 @@ describe('analyzeHfPython: GaLore', () => {
   it('optim galore_adamw with optim_target_modules and optim_args: projected AdamW states', () => {
     const text = 'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", torch_dtype=torch.bfloat16)\n'
       + 'args = TrainingArguments(output_dir="o", optim="galore_adamw_8bit_layerwise", optim_target_modules=["attn", "mlp"], optim_args="rank=64, update_proj_gap=100, scale=0.10")\n';
-    checkFacts(text, [{ key: 'galore', value: true, keyText: 'optim' }, { key: 'galoreRank', value: 64, keyText: 'optim_args' }]);
+    checkFacts(text, [{ key: 'galore', value: 'galore', keyText: 'optim' }, { key: 'galoreRank', value: 64, keyText: 'optim_args' }]);
     const r = resolveText('train.py', text);
-    assert.deepEqual(r.setup?.galore, { rank: 64, target_modules: ['attn', 'mlp'], layerwise: true });
+    assert.deepEqual(r.setup?.galore, { kind: 'galore', rank: 64, target_modules: ['attn', 'mlp'], layerwise: true });
     assert.equal(r.setup?.optimizer, 'adamw_8bit');
   });
 });

@@ -139,22 +139,25 @@ describe('analyzeLlamaFactoryYaml', () => {
     checkFacts(analyzeLlamaFactoryYaml(text), text, [['method', 'freeze'], ['freezeTrainableLayers', 8, 'freeze_trainable_layers', '8']]);
   });
 
-  it('reads GaLore and BAdam over the optim optimizer, records other replacements by name (APOLLO) and normalizes optim', () => {
+  it('reads GaLore and BAdam over the optim optimizer, records other replacements by name (Adam-mini) and normalizes optim', () => {
     const g = 'use_galore: true\ngalore_layerwise: true\ngalore_rank: 64\ngalore_target: q_proj,v_proj\noptim: adamw_torch\n';
-    checkFacts(analyzeLlamaFactoryYaml(g), g, [['galore', true, 'use_galore', 'true'], ['galoreLayerwise', true, 'galore_layerwise', 'true'],
+    checkFacts(analyzeLlamaFactoryYaml(g), g, [['galore', 'galore', 'use_galore', 'true'], ['galoreLayerwise', true, 'galore_layerwise', 'true'],
       ['galoreRank', 64, 'galore_rank', '64'], ['galoreTargets', ['q_proj', 'v_proj'], 'galore_target', 'q_proj,v_proj'], ['optimizer', 'adamw', 'optim', 'adamw_torch']]);
     const r = resolveText('lf.yaml', `model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\n${g}`);
-    assert.deepEqual(r.setup?.galore, { rank: 64, target_modules: ['q_proj', 'v_proj'], layerwise: true });
+    assert.deepEqual(r.setup?.galore, { kind: 'galore', rank: 64, target_modules: ['q_proj', 'v_proj'], layerwise: true });
     // galore_rank's default (16) is an assumption.
     const d = resolveText('lf.yaml', 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_galore: true\n');
-    assert.deepEqual(d.setup?.galore, { rank: 16, target_modules: 'all-linear', layerwise: false });
+    assert.deepEqual(d.setup?.galore, { kind: 'galore', rank: 16, target_modules: 'all-linear', layerwise: false });
+    // APOLLO: the same projected states, its random projection regenerated from a seed.
+    const ap = resolveText('lf.yaml', 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_apollo: true\napollo_rank: 256\n');
+    assert.deepEqual(ap.setup?.galore, { kind: 'apollo', rank: 256, target_modules: 'all-linear', layerwise: false });
     // BAdam trains one layer at a time over the optim optimizer (layer mode by default).
     const b = 'use_badam: true\n';
     checkFacts(analyzeLlamaFactoryYaml(b), b, [['badam', 'layer', 'use_badam', 'true']]);
     const ratio = 'use_badam: true\nbadam_mode: ratio\n';
     checkFacts(analyzeLlamaFactoryYaml(ratio), ratio, [['badam', 'ratio', 'badam_mode', 'ratio']]);
-    const a = 'use_apollo: true\n';
-    checkFacts(analyzeLlamaFactoryYaml(a), a, [['optimizer', 'apollo']]);
+    const a = 'use_adam_mini: true\n';
+    checkFacts(analyzeLlamaFactoryYaml(a), a, [['optimizer', 'adam_mini']]);
     const o = 'optim: paged_adamw_8bit\n';
     checkFacts(analyzeLlamaFactoryYaml(o), o, [['optimizer', 'paged_adamw_8bit', 'optim', 'paged_adamw_8bit']]);
   });
