@@ -248,6 +248,8 @@ export function normalizeOptimizer(raw: string): string {
   if (/adamw_hf|^adamw_torch_loop/.test(n)) return 'adamw_hf';
   if (/adam/.test(n)) return 'adamw';
   if (/sgd/.test(n)) return n.includes('momentum') ? 'sgd_momentum' : 'sgd';
+  if (/^adam_?mini$/.test(n)) return 'adam_mini';
+  if (/^muon$/.test(n)) return 'muon';
   return raw;
 }
 

@@ -652,6 +652,28 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       }
       case 'sgd': bytes = 0; formula = 'plain SGD keeps no state'; break;
       case 'sgd_momentum': case 'lion': bytes = sb * n; formula = `1 state (momentum) x ${sb} B x trainable params`; break;
+      case 'adam_mini': {
+        // Adam-mini (Zhang et al. 2024): the first moment of every parameter, one second moment per block (a head of
+        // q and k, an output neuron elsewhere, a token row of the embedding and the head): about one per matrix row.
+        let rows = 0;
+        let covered = 0;
+        for (const [r, c, k] of matricesForState) {
+          rows += r * k;
+          covered += r * c * k;
+        }
+        bytes = sb * n + 4 * (rows + Math.max(0, n - covered));
+        formula = `first moment ${sb} B x trainable params + one fp32 second moment per matrix row (Adam-mini blocks)`;
+        break;
+      }
+      case 'muon': {
+        // Muon (Jordan et al. 2024) keeps one momentum per hidden weight matrix; the embedding, the head and the vectors
+        // are stepped with AdamW (2 states).
+        let hidden = 0;
+        for (const [r, c, k] of matricesForState) if (r !== a.vocab && c !== a.vocab) hidden += r * c * k;
+        bytes = sb * hidden + 2 * sb * Math.max(0, n - hidden);
+        formula = `1 momentum x ${sb} B per hidden-matrix param (Muon) + 2 AdamW states x ${sb} B for the embedding, head and vectors`;
+        break;
+      }
       case 'none': bytes = 0; formula = 'no optimizer'; break;
     }
     return { bytes, formula };
@@ -772,6 +794,14 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const gradAtFirst = gradAtEnd - embGradLater;
     // GaLore refreshes each projection every update_proj_gap steps from an SVD of the (fp32) gradient: for the largest
     // target, the gradient copy and the factors U (rows x k) and Vh (k x cols), k = min(rows, cols).
+    // Muon orthogonalizes each update by Newton-Schulz iterations in bf16: for the largest hidden matrix, its bf16 copy
+    // and the next iterate (2 x rows x cols) and X Xᵀ with its square and combination (3 x min²).
+    const muonTemps = setup.optimizer === 'muon' && trainableHere > 0 ? (() => {
+      let best = 0;
+      let small = 0;
+      for (const m of mods) if (m.inFeatures * m.outFeatures > best) [best, small] = [m.inFeatures * m.outFeatures, Math.min(m.inFeatures, m.outFeatures)];
+      return ((2 * best + 3 * small * small) * 2) / tp;
+    })() : 0;
     const galoreSvd = galore && setup.galore!.kind !== 'apollo' ? (() => {
       const [m, n] = galore.largest;
       const k = Math.min(m, n);
@@ -1117,6 +1147,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         } else if (setup.optimizer === 'adamw_hf') {
           stepTemps.push(comp('optimizer-step', 'AdamW per-parameter temporaries', inv.largestTrainableTensor * stateBytes, () => ('denominator of the largest tensor'), () => ({})));
         }
+        if (muonTemps > 0) {
+          stepTemps.push(comp('optimizer-step', 'Muon Newton-Schulz temporaries (largest matrix)', muonTemps, () => ('bf16: the update and its next iterate 2 x rows x cols + X Xᵀ, its square and their combination 3 x min(rows, cols)²'), () => ({})));
+        }
         if (galoreSvd > 0) {
           stepTemps.push(comp('optimizer-step', 'GaLore projection update (SVD of the largest target)', galoreSvd, () => (`every update_proj_gap steps: the largest target's gradient in fp32 and its SVD factors, (${galore!.largest[0]} x ${galore!.largest[1]} + both factors) x 4 B`), () => ({})));
         }
@@ -1194,7 +1227,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         else if (setup.optimizer === 'adafactor') temps += r(2 * inv.largestTrainableTensor * 4);
         else if (setup.optimizer === 'adamw_hf') temps += r(inv.largestTrainableTensor * stateBytes);
         if (masterCopy && zero >= 1) temps += r((trainableHere * 4) / shardOptimizer);
-        temps += r(galoreSvd);
+        temps += r(galoreSvd) + r(muonTemps);
       }
       const opt = pSum + r(setup.optimizer_in_backward ? 0 : gradAtEnd) + temps;
       // The persistent components stand for the non-churning part: the peak's churn is its total minus them.

@@ -522,6 +522,20 @@ describe('estimate: GaLore', () => {
   });
 });
 
+describe('estimate: Adam-mini and Muon', () => {
+  it('Adam-mini: a first moment per parameter, a second per matrix row; Muon: one momentum per hidden-matrix parameter', () => {
+    // Llama-3-8B pure bf16 full fine-tune. Hidden matrices: 32 x 218,103,808 = 6,979,321,856; embedding and head
+    // 2 x 128,256 x 4,096 = 1,050,673,152; vectors (norms) 65 x 4,096 = 266,240.
+    const base = { method: 'full' as const, weights_dtype: 'bf16' as const, micro_batch_size: 1, seq_len: 1024, gradient_checkpointing: 'full' as const };
+    const states = (optimizer: 'adam_mini' | 'muon'): number => component(phase(run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, optimizer })), 'optimizer'), 'optimizer-states');
+    // Muon: 2 B x 6,979,321,856 + 2 x 2 B x (1,050,673,152 + 266,240).
+    assert.equal(states('muon'), 2 * 6_979_321_856 + 4 * (1_050_673_152 + 266_240));
+    // Adam-mini: 2 B x 8,030,261,248 + 4 B x (rows: 32 x (4,096 + 1,024 + 1,024 + 4,096 + 14,336 + 14,336 + 4,096) + 2 x 128,256, and the norms).
+    const rows = 32 * (4096 + 1024 + 1024 + 4096 + 14_336 + 14_336 + 4096) + 2 * 128_256;
+    assert.equal(states('adam_mini'), 2 * 8_030_261_248 + 4 * (rows + 266_240));
+  });
+});
+
 describe('estimate: BAdam', () => {
   it('trains one decoder layer at a time: its gradients, fp32 copy and AdamW states; every layer above keeps its input', () => {
     // Llama-3-8B in bf16 (LLaMA-Factory pure_bf16 with use_badam): one layer of 218,112,000 parameters
