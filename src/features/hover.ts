@@ -30,7 +30,7 @@ const SCENARIO_TO_CANONICAL: Record<string, CanonicalKey> = {
   mixed_precision: 'mixedPrecision', gpus_per_node: 'gpusPerNode', nodes: 'nodes', lora: 'loraR', quantization: 'quantBits',
   tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpu: 'gpu', compile: 'compile', activation_offloading: 'activationOffloading',
   batch_lengths: 'batchLengths', kbit_upcast: 'kbitUpcast', eval_batch_size: 'evalBatchSize', rollout: 'rollout', preference: 'preference',
-  kernels: 'kernels', expandable_segments: 'expandableSegments', empty_cache_steps: 'emptyCacheSteps',
+  kernels: 'kernels', expandable_segments: 'expandableSegments', empty_cache_steps: 'emptyCacheSteps', galore: 'galore', badam: 'badam',
 };
 
 function targetAt(a: Analysis, offset: number, text: string): HoverTarget | undefined {
@@ -118,6 +118,18 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
         v.push({ label: `LoRA rank ${s.lora.r} -> ${s.lora.r * 2}`, patch: { lora: { ...s.lora, r: s.lora.r * 2 } } });
         if (s.lora.r > 1) v.push({ label: `LoRA rank ${s.lora.r} -> ${Math.max(1, Math.floor(s.lora.r / 2))}`, patch: { lora: { ...s.lora, r: Math.max(1, Math.floor(s.lora.r / 2)) } } });
       }
+      break;
+    case 'galore':
+    case 'galoreRank':
+    case 'galoreTargets':
+    case 'galoreLayerwise':
+      if (s.galore) {
+        v.push({ label: `${s.galore.kind === 'apollo' ? 'APOLLO' : 'GaLore'} rank ${s.galore.rank} -> ${s.galore.rank * 2}`, patch: { galore: { ...s.galore, rank: s.galore.rank * 2 } } });
+        v.push({ label: `no ${s.galore.kind === 'apollo' ? 'APOLLO' : 'GaLore'} (full optimizer states)`, patch: { galore: undefined } });
+      }
+      break;
+    case 'badam':
+      if (s.badam) v.push({ label: 'no BAdam (every layer trains at once)', patch: { badam: undefined } });
       break;
     case 'loraDora':
       if (s.lora?.use_dora) v.push({ label: 'DoRA -> plain LoRA', patch: { lora: { ...s.lora, use_dora: false } } });

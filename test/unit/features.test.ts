@@ -41,6 +41,13 @@ describe('features: hover', () => {
     checkHover('/w/grpo.py', engine, [/vLLM colocated: \+\d/, /vLLM server on other GPUs: [+-]\d/]);
   });
 
+  it('on LLaMA-Factory GaLore and BAdam keys: what full optimizer states would cost', () => {
+    const text = 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_galore: ‸true\ngalore_rank: 128\npure_bf16: true\n';
+    checkHover('/w/lf.yaml', text, [/GaLore rank 128 -> 256: \+\d/, /no GaLore \(full optimizer states\): \+\d/]);
+    const badam = 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_badam: ‸true\npure_bf16: true\n';
+    checkHover('/w/lf.yaml', badam, [/no BAdam \(every layer trains at once\): \+\d/]);
+  });
+
   it('a setup the estimator refuses: the reason at the key, in the diagnostics and the hover', () => {
     const text = 'model: Qwen/Qwen2.5-0.5B\nseq_len: 512\nrollout:\n  batch: 8\n  completion_len: 600\n';
     const a = analyze('/w/grpo.vram.yaml', text);
