@@ -440,6 +440,10 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const oldWhy = iterations > 1 ? decided.numIterations : (spg ?? gas) > gas ? decided.stepsPerGeneration : useVllm ? decided.useVllm : undefined;
     prov['rollout.old_logps'] = oldWhy ? { kind: 'file', file: oldWhy.file, line: oldWhy.location.line, key: oldWhy.fact.rawKey }
       : { kind: 'default', owner: 'trl', note: 'one optimization pass per round, one round per optimizer step and no vLLM: the training pass\'s own log-probabilities serve as the old policy\'s' };
+    if (setup.loss === undefined) {
+      setup.loss = 'full';
+      prov.loss = { kind: 'default', owner: 'trl', note: 'the completion tokens\' log-probabilities are taken row by row from the logits (selective_log_softmax); use_liger_loss fuses them with the head' };
+    }
     setup.rollout = r;
     const w = decided.rollout!;
     prov.rollout = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
