@@ -262,6 +262,9 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       layerwise: decided.galoreLayerwise?.fact.value === true,
     };
     prov.galore = { kind: 'file', file: galoreFact.file, line: galoreFact.location.line, key: galoreFact.fact.rawKey };
+    const at = (w: WinningFact): Provenance => ({ kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey });
+    if (decided.galoreRank) prov['galore.rank'] = at(decided.galoreRank);
+    if (decided.galoreTargets) prov['galore.target_modules'] = at(decided.galoreTargets);
     if (!decided.galoreRank) prov['galore.rank'] = { kind: 'default', owner: lf ? 'llamafactory' : 'hf-trainer', note: lf ? `${kind}_rank defaults to 16` : 'the rank in optim_args defaults to 128' };
     if (!decided.galoreTargets) prov['galore.target_modules'] = { kind: 'default', owner: lf ? 'llamafactory' : 'hf-trainer', note: lf ? `${kind}_target defaults to all (every linear layer)` : 'optim_target_modules is required by transformers; every linear layer assumed' };
   }

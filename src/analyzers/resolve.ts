@@ -60,9 +60,9 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
       const loc = f.keyLocations[k];
       where[k] = f.valueLocations[k] ?? loc ?? { file: f.file, start: 0, end: 0, line: 1, column: 1 };
       (provenance as Record<string, Provenance>)[k] = { kind: 'file', file: f.file, line: loc?.line, key: k };
-      // The rollout block's own keys: those written are not assumptions.
-      if (k === 'rollout' && v !== null && typeof v === 'object') {
-        for (const sub of Object.keys(v)) (provenance as Record<string, Provenance>)[`rollout.${sub}`] = { kind: 'file', file: f.file, line: loc?.line, key: `rollout.${sub}` };
+      // The own keys of the rollout and galore blocks: those written are not assumptions.
+      if ((k === 'rollout' || k === 'galore') && v !== null && typeof v === 'object') {
+        for (const sub of Object.keys(v)) (provenance as Record<string, Provenance>)[`${k}.${sub}`] = { kind: 'file', file: f.file, line: loc?.line, key: `${k}.${sub}` };
       }
     }
   }

@@ -354,9 +354,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   }
 
   if (!opts.lean && setup.galore) {
-    for (const f of ['rank', 'target_modules'] as const) {
+    for (const [f, note] of [['rank', 'rank 128 (transformers\' GaLore default)'], ['target_modules', 'every linear layer']] as const) {
       const p = (prov as Readonly<Record<string, Provenance | undefined>>)[`galore.${f}`];
-      if (p?.kind === 'default') assumptions.push({ key: `galore.${f}`, value: String(setup.galore[f]), source: `default of ${p.owner}${p.note ? `: ${p.note}` : ''}` });
+      if (p === undefined || p.kind === 'default') assumptions.push({ key: `galore.${f}`, value: String(setup.galore[f]), source: p?.kind === 'default' ? `default of ${p.owner}${p.note ? `: ${p.note}` : ''}` : `VRAM Lens default: ${note}` });
     }
   }
 

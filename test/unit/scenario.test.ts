@@ -82,3 +82,17 @@ describe('resolve', () => {
     assert.ok(r.setup, JSON.stringify(r.problems));
   });
 });
+
+describe('scenario blocks: keys left out are assumptions, keys written are not', () => {
+  it('galore and rollout', () => {
+    const { estimate } = require('../../src/core/estimate') as typeof import('../../src/core/estimate');
+    const f = analyzeScenario('model: meta-llama/Meta-Llama-3-8B\nweights_dtype: bf16\ngalore: { rank: 64 }\nrollout: { batch: 8, completion_len: 256 }\nseq_len: 768\n', 'g.vram.yaml');
+    const r = resolveScenarios([f], {}, catalogResolver);
+    assert.ok(r.setup);
+    const e = estimate(r.setup, { provenance: r.provenance });
+    assert.ok(e.ok);
+    const keys = e.estimate.assumptions.map((a) => a.key);
+    assert.ok(keys.includes('galore.target_modules') && !keys.includes('galore.rank'), keys.join(', '));
+    assert.ok(keys.includes('rollout.engine') && !keys.includes('rollout.batch') && !keys.includes('rollout.completion_len'), keys.join(', '));
+  });
+});
