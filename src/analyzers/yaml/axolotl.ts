@@ -96,7 +96,13 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
   if (rl && rlName === 'grpo') {
     // GRPO through TRL's GRPOTrainer (axolotl core/trainers/grpo): the generation settings sit under `trl:`.
     ctx.add('rollout', rl, 'grpo');
-    grpoKeys(ctx, ctx.sub(top.get('trl')));
+    const trl = ctx.sub(top.get('trl'));
+    grpoKeys(ctx, trl);
+    // trl.reward_funcs names Python functions (module.function) or reward models (a Hub id, loaded on every GPU).
+    const rf = trl.get('reward_funcs');
+    for (const name of (rf ? listOf(ctx.view(rf)) : undefined) ?? []) {
+      if (/^[\w.-]+\/[\w.-]+$/.test(name)) ctx.problem('not-modeled', 'warning', msg('{0}: a reward model ({1}) is loaded on every GPU; its weights and forward are not counted', 'reward_funcs', name), rf!.valueSpan, 'reward_funcs');
+    }
   }
   ctx.put('preference', top.get('rl'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();

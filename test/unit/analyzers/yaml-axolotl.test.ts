@@ -69,6 +69,11 @@ describe('analyzeAxolotlYaml', () => {
     const grpo = `${QLORA}rl: grpo\ntrl:\n  beta: 0.001\n  max_completion_length: 512\n  use_vllm: true\n`;
     checkFacts(analyzeAxolotlYaml(grpo), grpo, [['rollout', 'grpo', 'rl', 'grpo'], ['klBeta', 0.001, 'beta', '0.001'], ['completionLen', 512, 'max_completion_length', '512'], ['useVllm', true, 'use_vllm', 'true']]);
     assert.ok(!analyzeAxolotlYaml(grpo).problems.some((p) => p.code === 'not-modeled'));
+    // A reward model given by its Hub id (loaded on every GPU) is flagged; a module.function is not.
+    const rm = `${grpo}  reward_funcs:\n    - rewards.accuracy_reward\n    - OpenAssistant/reward-model-deberta-v3-large-v2\n`;
+    const flagged = analyzeAxolotlYaml(rm).problems.filter((p) => p.code === 'not-modeled');
+    assert.equal(flagged.length, 1);
+    assert.match(flagged[0].message, /OpenAssistant\/reward-model-deberta-v3-large-v2/);
   });
 
   it('reads sample_packing / pad_to_sequence_len as fixed-length batches, both off as per-batch padding', () => {
