@@ -272,7 +272,7 @@ function blockKey<T extends object>(o: T, make: (o: T) => string): string {
   }
   return k;
 }
-const loraKey = (l: NonNullable<TrainingSetup['lora']>): string => blockKey(l, (x) => `${x.r}/${x.dtype}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}`);
+const loraKey = (l: NonNullable<TrainingSetup['lora']>): string => blockKey(l, (x) => `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}`);
 const ia3Key = (x: NonNullable<TrainingSetup['ia3']>): string => blockKey(x, (y) => `${y.dtype}/${y.target_modules.join(',')}/${y.feedforward_modules.join(',')}`);
 const quantKey = (q: NonNullable<TrainingSetup['quantization']>): string => blockKey(q, (x) => `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}`);
 

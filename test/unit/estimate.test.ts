@@ -490,6 +490,11 @@ describe('estimate: DoRA', () => {
     const e = run(setupFor('meta-llama/Llama-3.2-3B', { ...base, lora: { r: 32, target_modules: ['q_proj', 'v_proj'], use_dora: true } }));
     const l = run(setupFor('meta-llama/Llama-3.2-3B', { ...base, lora: { r: 32, target_modules: ['q_proj', 'v_proj'] } }));
     assert.equal(e.parameters.trainable - l.parameters.trainable, 28 * 4096);
+    // Setups that share one architecture object (the advice search spreads its candidates from the current setup)
+    // keep their own parameter inventories with and without DoRA.
+    const s = setupFor('meta-llama/Llama-3.2-3B', { ...base, lora: { r: 32, target_modules: ['q_proj', 'v_proj'], use_dora: true } });
+    const plain = run({ ...s, lora: { ...s.lora!, use_dora: false } });
+    assert.equal(run(s).parameters.trainable - plain.parameters.trainable, 28 * 4096);
     // Without checkpointing the backward does not recompute the weight norm; the forward does, one target at a time:
     // an identity of 3,072 x 3,072, the LoRA product, the fp32 base weight and their sum (q: 4 x 3,072² x 4 B).
     const norm = phase(e, 'forward').components.find((c) => c.label.startsWith('DoRA weight norm'));
