@@ -155,6 +155,11 @@ export function notModeled(name: string, objective: string): Message {
   return msg('{0}: {1} are not modeled; the estimate covers the training step of the policy only', name, UNMODELED_OBJECTIVES[objective] ?? objective);
 }
 
+/** A 'not-modeled' message for a GRPO reward model named by its Hub id (loaded on every GPU, not counted). */
+export function rewardModelNotCounted(name: string): Message {
+  return msg('{0}: a reward model ({1}) is loaded on every GPU; its weights and forward are not counted', 'reward_funcs', name);
+}
+
 export type ProblemCode =
   | 'not-modeled'
   | 'syntax-error' | 'strict-json-comments' | 'duplicate-key' | 'unknown-key' | 'invalid-value' | 'unresolved-auto'

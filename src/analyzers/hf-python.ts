@@ -4,7 +4,7 @@
 import { parser } from '@lezer/python';
 import { TreeFragment, type SyntaxNode, type Tree } from '@lezer/common';
 import {
-  evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled,
+  evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled, rewardModelNotCounted,
   type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
 } from './facts';
 
@@ -518,7 +518,7 @@ class Analyzer {
         const node = e.valueNode;
         const strings = node.name === 'String' ? [node] : node.name === 'ArrayExpression' || node.name === 'TupleExpression' ? children(node).filter((c) => c.name === 'String') : [];
         for (const str of strings) {
-          this.problem('not-modeled', 'warning', msg('{0}: a reward model ({1}) is loaded on every GPU; its weights and forward are not counted', 'reward_funcs', this.text.slice(str.from, str.to)), span(str), 'reward_funcs');
+          this.problem('not-modeled', 'warning', rewardModelNotCounted(this.text.slice(str.from, str.to)), span(str), 'reward_funcs');
         }
       } else if (e.rawKey === 'peft_config') {
         const v = this.valueOf(e);

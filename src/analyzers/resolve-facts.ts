@@ -105,7 +105,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const v = map ? map(w.fact.value as FactValue) : w.fact.value;
     if (v === undefined) return false;
     setup[field] = v;
-    prov[field] = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+    prov[field] = fileProv(w);
     return true;
   };
   const fromDefault = (field: string, defaultField: Parameters<typeof toolDefault>[1]): void => {
@@ -133,7 +133,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   if (setup.method === undefined && hasLora) {
     setup.method = quantBits === 4 ? 'qlora' : 'lora';
     const w = (decided.loraR ?? decided.loraTargets ?? decided.loraAlpha)!;
-    prov.method = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+    prov.method = fileProv(w);
   }
   const method = (setup.method as string | undefined) ?? 'full';
   if (method === 'ia3') {
@@ -147,7 +147,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       dtype: 'fp32',
     };
     const w = decided.ia3Targets ?? decided.method;
-    prov.ia3 = w ? { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey } : { kind: 'default', owner: 'peft', note: 'IA3Config defaults for llama-family models' };
+    prov.ia3 = w ? fileProv(w) : { kind: 'default', owner: 'peft', note: 'IA3Config defaults for llama-family models' };
   }
   if (method === 'lora' || method === 'qlora') {
     const lora: Record<string, unknown> = {};
@@ -170,7 +170,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     lora.dtype = dt?.value === 'model' ? 'model' : dt?.value;
     setup.lora = lora;
     const w = decided.loraR ?? decided.loraTargets;
-    prov.lora = w ? { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey } : { kind: 'default', owner: dt?.tool ?? 'peft', note: 'LoRA settings of the tool' };
+    prov.lora = w ? fileProv(w) : { kind: 'default', owner: dt?.tool ?? 'peft', note: 'LoRA settings of the tool' };
   }
   if (quantBits === 4 || quantBits === 8) {
     const q: Record<string, unknown> = { bits: quantBits };
@@ -182,7 +182,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     if (tools[0] === 'torchtune') q.scope = 'all-linear';
     setup.quantization = q;
     const w = decided.quantBits!;
-    prov.quantization = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+    prov.quantization = fileProv(w);
     if (method === 'full') setup.method = 'qlora';
   }
   fromFact('freeze_trainable_layers', 'freezeTrainableLayers', num);
@@ -212,11 +212,11 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     setup.weights_dtype = half;
     setup.master_weights = true;
     setup.mixed_precision = 'none';
-    const p: Provenance = halfFact ? { kind: 'file', file: halfFact.file, line: halfFact.location.line, key: halfFact.fact.rawKey } : prov.mixed_precision ?? { kind: 'default', owner: 'deepspeed' };
+    const p: Provenance = halfFact ? fileProv(halfFact) : prov.mixed_precision ?? { kind: 'default', owner: 'deepspeed' };
     prov.weights_dtype = prov.master_weights = prov.mixed_precision = p;
   } else if (half) {
     setup.mixed_precision = half;
-    if (halfFact) prov.mixed_precision = { kind: 'file', file: halfFact.file, line: halfFact.location.line, key: halfFact.fact.rawKey };
+    if (halfFact) prov.mixed_precision = fileProv(halfFact);
     if (setup.weights_dtype === undefined && (tools[0] === 'axolotl' || tools[0] === 'llamafactory' || method === 'qlora' || method === 'lora')) {
       // Axolotl and LLaMA-Factory load the model in the compute dtype; PEFT recipes load 16-bit bases.
       setup.weights_dtype = half;
@@ -242,7 +242,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   const badamFact = decided.badam;
   if (badamFact && method === 'full') {
     setup.badam = { mode: 'layer' };
-    prov.badam = { kind: 'file', file: badamFact.file, line: badamFact.location.line, key: badamFact.fact.rawKey };
+    prov.badam = fileProv(badamFact);
     if (badamFact.fact.value === 'ratio') {
       problems.push({ ...badamFact.location, severity: 'warning', code: 'invalid-value', key: badamFact.fact.rawKey, ...msg('badam_mode ratio is not modeled; layer mode (one decoder layer trained at a time) is assumed') });
     }
@@ -261,10 +261,9 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       target_modules: targets === 'all-linear' || (Array.isArray(targets) && targets.length > 0) ? targets : 'all-linear',
       layerwise: decided.galoreLayerwise?.fact.value === true,
     };
-    prov.galore = { kind: 'file', file: galoreFact.file, line: galoreFact.location.line, key: galoreFact.fact.rawKey };
-    const at = (w: WinningFact): Provenance => ({ kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey });
-    if (decided.galoreRank) prov['galore.rank'] = at(decided.galoreRank);
-    if (decided.galoreTargets) prov['galore.target_modules'] = at(decided.galoreTargets);
+    prov.galore = fileProv(galoreFact);
+    if (decided.galoreRank) prov['galore.rank'] = fileProv(decided.galoreRank);
+    if (decided.galoreTargets) prov['galore.target_modules'] = fileProv(decided.galoreTargets);
     if (!decided.galoreRank) prov['galore.rank'] = { kind: 'default', owner: lf ? 'llamafactory' : 'hf-trainer', note: lf ? `${kind}_rank defaults to 16` : 'the rank in optim_args defaults to 128' };
     if (!decided.galoreTargets) prov['galore.target_modules'] = { kind: 'default', owner: lf ? 'llamafactory' : 'hf-trainer', note: lf ? `${kind}_target defaults to all (every linear layer)` : 'optim_target_modules is required by transformers; every linear layer assumed' };
   }
@@ -304,7 +303,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const reference = v === 'reference-free' ? 'none' : given === 'precomputed' ? 'precomputed' : given === 'given' ? 'copy' : peftMethod ? 'adapters-off' : 'copy';
     const tool = prefFact.fact.tool;
     setup.preference = { reference, logps: tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows', paired: v !== 'kto' };
-    prov.preference = { kind: 'file', file: prefFact.file, line: prefFact.location.line, key: prefFact.fact.rawKey };
+    prov.preference = fileProv(prefFact);
   }
   fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool);
   fromFact('optimizer_in_backward', 'optimizerInBackward', bool);
@@ -318,7 +317,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const w = decided.fsdpOffload;
     setup.offload_params = 'cpu';
     setup.offload_optimizer = 'cpu';
-    prov.offload_params = prov.offload_optimizer = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+    prov.offload_params = prov.offload_optimizer = fileProv(w);
     if (setup.fsdp === undefined) setup.fsdp = 'full_shard';
   }
   const buckets: Record<string, number> = {};
@@ -338,7 +337,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const nodes = (setup.nodes as number | undefined) ?? 1;
     setup.gpus_per_node = Math.max(1, Math.round(world / nodes));
     const w = decided.worldSize!;
-    prov.gpus_per_node = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+    prov.gpus_per_node = fileProv(w);
   }
   if (overrides.gpusPerNode !== undefined) {
     setup.gpus_per_node = overrides.gpusPerNode;
@@ -371,7 +370,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const value = <T,>(key: CanonicalKey, field: string, fallback: T, note: string): T => {
       const w = decided[key];
       if (w && w.fact.value !== null && typeof w.fact.value !== 'object') {
-        prov[`rollout.${field}`] = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+        prov[`rollout.${field}`] = fileProv(w);
         return w.fact.value as T;
       }
       const u = unknownOnly[key];
@@ -422,7 +421,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const engine = !useVllm ? 'generate' : mode === 'colocate' ? 'vllm-colocate' : 'vllm-server';
     if (!useVllm) {
       const w = decided.useVllm;
-      prov['rollout.engine'] = w ? { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey } : { kind: 'default', owner: 'trl', note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU' };
+      prov['rollout.engine'] = w ? fileProv(w) : { kind: 'default', owner: 'trl', note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU' };
     }
     const rloo = decided.rollout?.fact.value === 'rloo';
     const beta = rloo ? value('klBeta', 'reference', 0.05, 'RLOOConfig beta defaults to 0.05: the reference scores every round')
@@ -441,7 +440,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       r.vllm_shared_weights = value('vllmSharedWeights', 'vllm_shared_weights', false, 'TRL\'s colocated engine loads its own copy of the weights');
     }
     const oldWhy = iterations > 1 ? decided.numIterations : (spg ?? gas) > gas ? decided.stepsPerGeneration : useVllm ? decided.useVllm : undefined;
-    prov['rollout.old_logps'] = oldWhy ? { kind: 'file', file: oldWhy.file, line: oldWhy.location.line, key: oldWhy.fact.rawKey }
+    prov['rollout.old_logps'] = oldWhy ? fileProv(oldWhy)
       : { kind: 'default', owner: 'trl', note: 'one optimization pass per round, one round per optimizer step and no vLLM: the training pass\'s own log-probabilities serve as the old policy\'s' };
     if (setup.loss === undefined) {
       setup.loss = 'full';
@@ -449,7 +448,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     }
     setup.rollout = r;
     const w = decided.rollout!;
-    prov.rollout = { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+    prov.rollout = fileProv(w);
   }
 
   // DeepSpeed batch derivation: train_batch_size = micro x accumulation x data-parallel world size.
@@ -567,6 +566,11 @@ const FIELD_KEYS: Record<string, CanonicalKey> = {
 function checkpointDtype(config: Readonly<Record<string, unknown>>): 'bf16' | 'fp16' | undefined {
   const d = config.torch_dtype ?? config.dtype;
   return d === 'bfloat16' ? 'bf16' : d === 'float16' ? 'fp16' : undefined;
+}
+
+/** Where a winning fact was written: its file, line and key. */
+function fileProv(w: WinningFact): Provenance {
+  return { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
 }
 
 function keyOfField(field: string): CanonicalKey {

@@ -341,23 +341,24 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     }
   }
 
+  // The fields of the rollout and galore blocks that no file wrote, or that a tool's default filled in.
+  const blockAssumption = (block: string, field: string, value: unknown, note: string): void => {
+    const p = (prov as Readonly<Record<string, Provenance | undefined>>)[`${block}.${field}`];
+    if (p === undefined || p.kind === 'default') {
+      assumptions.push({ key: `${block}.${field}`, value: String(value), source: p?.kind === 'default' ? `default of ${p.owner}${p.note ? `: ${p.note}` : ''}` : `VRAM Lens default: ${note}` });
+    }
+  };
   if (!opts.lean && setup.rollout) {
     const r = setup.rollout;
     for (const [f, note] of Object.entries(ROLLOUT_DEFAULT_NOTES) as Array<[keyof typeof r, string]>) {
       if ((f === 'vllm_memory_fraction' || f === 'vllm_sleep') && r.engine !== 'vllm-colocate') continue;
       if (f === 'gather_weights' && setup.zero_stage !== 3) continue;
-      const p = (prov as Readonly<Record<string, Provenance | undefined>>)[`rollout.${f}`];
-      if (p === undefined || p.kind === 'default') {
-        assumptions.push({ key: `rollout.${f}`, value: String(r[f]), source: p?.kind === 'default' ? `default of ${p.owner}${p.note ? `: ${p.note}` : ''}` : `VRAM Lens default: ${note}` });
-      }
+      blockAssumption('rollout', f, r[f], note);
     }
   }
-
   if (!opts.lean && setup.galore) {
-    for (const [f, note] of [['rank', 'rank 128 (transformers\' GaLore default)'], ['target_modules', 'every linear layer']] as const) {
-      const p = (prov as Readonly<Record<string, Provenance | undefined>>)[`galore.${f}`];
-      if (p === undefined || p.kind === 'default') assumptions.push({ key: `galore.${f}`, value: String(setup.galore[f]), source: p?.kind === 'default' ? `default of ${p.owner}${p.note ? `: ${p.note}` : ''}` : `VRAM Lens default: ${note}` });
-    }
+    blockAssumption('galore', 'rank', setup.galore.rank, 'rank 128 (transformers\' GaLore default)');
+    blockAssumption('galore', 'target_modules', setup.galore.target_modules, 'every linear layer');
   }
 
   // ---- Layout -------------------------------------------------------------------------------------------

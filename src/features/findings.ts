@@ -71,11 +71,19 @@ const SCENARIO_KEY: Partial<Record<CanonicalKey, string>> = {
   vllmMode: 'rollout',
 };
 
-/** The canonical key behind a setup field the estimator names in its errors and warnings. */
-const SETUP_TO_CANONICAL: Readonly<Record<string, CanonicalKey>> = {
-  tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpus_per_node: 'gpusPerNode', architecture: 'model',
-  rollout: 'rollout', 'rollout.completion_len': 'completionLen', 'rollout.engine': 'vllmMode', lora: 'loraR', 'lora.target_modules': 'loraTargets',
-  quantization: 'quantBits', kbit_upcast: 'kbitUpcast', fsdp: 'fsdp', offload_params: 'offloadParams', offload_optimizer: 'offloadOptimizer',
+/**
+ * The canonical key behind a setup field: a scenario file's top-level key (hover), or the field an estimator error or
+ * warning names (dotted for a block's own field).
+ */
+export const SETUP_FIELD_KEY: Readonly<Record<string, CanonicalKey>> = {
+  micro_batch_size: 'microBatchSize', seq_len: 'seqLen', gradient_checkpointing: 'gradientCheckpointing', attention: 'attention', loss: 'loss',
+  optimizer: 'optimizer', zero_stage: 'zeroStage', offload_optimizer: 'offloadOptimizer', offload_params: 'offloadParams', fsdp: 'fsdp',
+  method: 'method', gradient_accumulation_steps: 'gradientAccumulationSteps', model: 'model', weights_dtype: 'weightsDtype',
+  mixed_precision: 'mixedPrecision', gpus_per_node: 'gpusPerNode', nodes: 'nodes', lora: 'loraR', quantization: 'quantBits',
+  tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpu: 'gpu', compile: 'compile', activation_offloading: 'activationOffloading',
+  batch_lengths: 'batchLengths', kbit_upcast: 'kbitUpcast', eval_batch_size: 'evalBatchSize', rollout: 'rollout', preference: 'preference',
+  kernels: 'kernels', expandable_segments: 'expandableSegments', empty_cache_steps: 'emptyCacheSteps', galore: 'galore', badam: 'badam',
+  'rollout.completion_len': 'completionLen', 'rollout.engine': 'vllmMode', 'lora.target_modules': 'loraTargets',
 };
 
 /** The span of a canonical key in this document (key span), if the document sets it. */
@@ -128,7 +136,7 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
   // The estimator refused the setup (values that contradict each other), or warns about a rollout it cannot count:
   // said at the key that sets the value.
   for (const x of [...(a.estimateErrors ?? []).map((w) => ({ w, severity: 'error' as const })), ...(a.estimate?.warnings ?? []).filter((w) => w.key.startsWith('rollout')).map((w) => ({ w, severity: 'warning' as const }))]) {
-    const key = SETUP_TO_CANONICAL[x.w.key] ?? SETUP_TO_CANONICAL[x.w.key.split('.')[0]];
+    const key = SETUP_FIELD_KEY[x.w.key] ?? SETUP_FIELD_KEY[x.w.key.split('.')[0]];
     push({ code: 'invalid-value', severity: x.severity, message: x.w.message, span: (key ? spanOfKey(a, key) : undefined) ?? spanOfKey(a, 'model') ?? firstLine(text), related: [] });
   }
   const e = a.estimate;

@@ -10,6 +10,7 @@ import type { Estimate } from '../core/model';
 import type { TrainingSetup } from '../core/setup';
 import { formatBytes, formatCount } from '../core/units';
 import type { Analysis } from './analysis';
+import { SETUP_FIELD_KEY } from './findings';
 
 export const OPEN_PANEL_COMMAND = 'vramLens.openPanel';
 
@@ -23,16 +24,6 @@ interface HoverTarget {
   readonly span: Span;
 }
 
-const SCENARIO_TO_CANONICAL: Record<string, CanonicalKey> = {
-  micro_batch_size: 'microBatchSize', seq_len: 'seqLen', gradient_checkpointing: 'gradientCheckpointing', attention: 'attention', loss: 'loss',
-  optimizer: 'optimizer', zero_stage: 'zeroStage', offload_optimizer: 'offloadOptimizer', offload_params: 'offloadParams', fsdp: 'fsdp',
-  method: 'method', gradient_accumulation_steps: 'gradientAccumulationSteps', model: 'model', weights_dtype: 'weightsDtype',
-  mixed_precision: 'mixedPrecision', gpus_per_node: 'gpusPerNode', nodes: 'nodes', lora: 'loraR', quantization: 'quantBits',
-  tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpu: 'gpu', compile: 'compile', activation_offloading: 'activationOffloading',
-  batch_lengths: 'batchLengths', kbit_upcast: 'kbitUpcast', eval_batch_size: 'evalBatchSize', rollout: 'rollout', preference: 'preference',
-  kernels: 'kernels', expandable_segments: 'expandableSegments', empty_cache_steps: 'emptyCacheSteps', galore: 'galore', badam: 'badam',
-};
-
 function targetAt(a: Analysis, offset: number, text: string): HoverTarget | undefined {
   const inside = (s: Span): boolean => offset >= s.start && offset <= s.end;
   const f: Fact | undefined = [...a.facts.facts].reverse().find((x) => inside(x.keySpan) || inside(x.valueSpan));
@@ -40,7 +31,7 @@ function targetAt(a: Analysis, offset: number, text: string): HoverTarget | unde
   if (a.scenario) {
     for (const [k, loc] of Object.entries(a.scenario.keyLocations)) {
       const v = a.scenario.valueLocations[k];
-      if (inside(loc) || (v && inside(v))) return { key: SCENARIO_TO_CANONICAL[k] ?? k, rawKey: k, rawValue: v ? text.slice(v.start, v.end) : '', span: loc };
+      if (inside(loc) || (v && inside(v))) return { key: SETUP_FIELD_KEY[k] ?? k, rawKey: k, rawValue: v ? text.slice(v.start, v.end) : '', span: loc };
     }
   }
   return undefined;
