@@ -351,7 +351,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   if (!opts.lean && setup.rollout) {
     const r = setup.rollout;
     for (const [f, note] of Object.entries(ROLLOUT_DEFAULT_NOTES) as Array<[keyof typeof r, string]>) {
-      if ((f === 'vllm_memory_fraction' || f === 'vllm_sleep') && r.engine !== 'vllm-colocate') continue;
+      if ((f === 'vllm_memory_fraction' || f === 'vllm_sleep' || f === 'vllm_shared_weights') && r.engine !== 'vllm-colocate') continue;
       if (f === 'gather_weights' && setup.zero_stage !== 3) continue;
       blockAssumption('rollout', f, r[f], note);
     }

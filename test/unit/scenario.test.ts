@@ -94,5 +94,7 @@ describe('scenario blocks: keys left out are assumptions, keys written are not',
     const keys = e.estimate.assumptions.map((a) => a.key);
     assert.ok(keys.includes('galore.target_modules') && !keys.includes('galore.rank'), keys.join(', '));
     assert.ok(keys.includes('rollout.engine') && !keys.includes('rollout.batch') && !keys.includes('rollout.completion_len'), keys.join(', '));
+    // vLLM's settings matter only with a colocated engine.
+    assert.ok(!keys.some((k) => k.startsWith('rollout.vllm_')), keys.join(', '));
   });
 });
