@@ -892,7 +892,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   {
     // As gpt-oss-20b with 36 layers of 128 experts. 116,829,156,672 parameters: gpt-oss model card (Table 1: 116.83B).
     id: 'openai/gpt-oss-120b',
-    aliases: ['unsloth/gpt-oss-120b-BF16', 'unsloth/gpt-oss-120b'],
+    aliases: ['unsloth/gpt-oss-120b-BF16', 'unsloth/gpt-oss-120b', 'axolotl-ai-co/gpt-oss-120b-dequantized'],
     config: { ...GPT_OSS_20B, num_hidden_layers: 36, num_local_experts: 128 },
     publishedParams: 116_829_156_672,
     source: hf('openai/gpt-oss-120b'),
@@ -1474,6 +1474,24 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     },
     publishedParams: 1_557_611_200,
     source: hf('openai-community/gpt2-xl'),
+  },
+  {
+    // Cerebras-GPT 1.3B: GPT-2 layers at width 2048, 24 layers, a 4x MLP (n_inner 8192), 2,048 learned positions
+    // (Dey et al. 2023, Cerebras-GPT, Table 1). No exact published count: 1,315,723,264 counted from the architecture.
+    id: 'cerebras/Cerebras-GPT-1.3B',
+    config: {
+      model_type: 'gpt2',
+      architectures: ['GPT2Model'],
+      activation_function: 'gelu',
+      n_ctx: 2048,
+      n_embd: 2048,
+      n_head: 16,
+      n_inner: 8192,
+      n_layer: 24,
+      n_positions: 2048,
+      vocab_size: 50257,
+    },
+    source: hf('cerebras/Cerebras-GPT-1.3B'),
   },
 
   // ---------------------------------------------------------------------------------------------
