@@ -347,6 +347,25 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     setup.nodes = overrides.nodes;
     prov.nodes = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.nodes' } : { kind: 'flag', flag: '--nodes' };
   }
+  // An FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config dp_shard_size, torchtune
+  // data_parallel_shard_dim) is the hybrid-shard group size, and the sharding degree when nothing replicates.
+  fromFact('fsdp_shard_size', 'fsdpShardSize', num);
+  // A tensor-parallel, pipeline-parallel or sharded layout runs on tp x pp x shard GPUs at least. When no launcher,
+  // file, flag or setting says how many GPUs run (torchtune's multi-node configs leave it to `tune run --nnodes
+  // --nproc_per_node`, Axolotl's to its launcher), the smallest such world is assumed, eight GPUs to a node, instead of
+  // a single GPU that cannot hold the layout.
+  const layoutGpus = ((setup.tensor_parallel as number | undefined) ?? 1) * ((setup.pipeline_parallel as number | undefined) ?? 1)
+    * ((setup.fsdp_shard_size as number | undefined) ?? 1);
+  if (layoutGpus > 1 && setup.gpus_per_node === undefined && setup.nodes === undefined) {
+    const multiNode = layoutGpus > 8 && layoutGpus % 8 === 0;
+    setup.gpus_per_node = multiNode ? 8 : layoutGpus;
+    const note = `the smallest world that holds tensor_parallel x pipeline_parallel x the FSDP shard group = ${layoutGpus} GPUs (no launcher, flag or setting gives the GPU count)`;
+    prov.gpus_per_node = { kind: 'default', owner: 'VRAM Lens', note };
+    if (multiNode) {
+      setup.nodes = layoutGpus / 8;
+      prov.nodes = { kind: 'default', owner: 'VRAM Lens', note };
+    }
+  }
   if (overrides.seqLen !== undefined) {
     setup.seq_len = overrides.seqLen;
     prov.seq_len = { kind: 'flag', flag: '--seq-len' };

@@ -329,6 +329,10 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   const warnings: Warning[] = [];
   const assumptions: Assumption[] = [];
   const prov = opts.provenance ?? {};
+  // A tool's default names the tool; a value VRAM Lens inferred (owner 'VRAM Lens') or left at the schema default
+  // says so with its reason.
+  const defaultSource = (p: Provenance | undefined, schemaNote: string): string =>
+    p?.kind !== 'default' ? `VRAM Lens default: ${schemaNote}` : p.owner === 'VRAM Lens' ? `VRAM Lens default: ${p.note ?? schemaNote}` : `default of ${p.owner}${p.note ? `: ${p.note}` : ''}`;
   if (!opts.lean) for (const [key, note] of Object.entries(SCHEMA_DEFAULT_NOTES)) {
     const k = key as keyof TrainingSetup;
     if (k === 'fsdp_shard_embeddings' && (setup.fsdp === 'none' || setup.fsdp === 'no_shard')) continue; // only matters under FSDP
@@ -337,7 +341,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     if (p === undefined || p.kind === 'default') {
       const v = setup[k];
       if (v === undefined) continue;
-      assumptions.push({ key: k, value: String(v), source: p?.kind === 'default' ? `default of ${p.owner}${p.note ? `: ${p.note}` : ''}` : `VRAM Lens default: ${note}` });
+      assumptions.push({ key: k, value: String(v), source: defaultSource(p, note) });
     }
   }
 
@@ -345,7 +349,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   const blockAssumption = (block: string, field: string, value: unknown, note: string): void => {
     const p = (prov as Readonly<Record<string, Provenance | undefined>>)[`${block}.${field}`];
     if (p === undefined || p.kind === 'default') {
-      assumptions.push({ key: `${block}.${field}`, value: String(value), source: p?.kind === 'default' ? `default of ${p.owner}${p.note ? `: ${p.note}` : ''}` : `VRAM Lens default: ${note}` });
+      assumptions.push({ key: `${block}.${field}`, value: String(value), source: defaultSource(p, note) });
     }
   };
   if (!opts.lean && setup.rollout) {

@@ -7,6 +7,7 @@ import { findModel } from '../../src/core/lookup';
 import type { Component, Estimate, PhaseEstimate } from '../../src/core/model';
 import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from '../../src/core/setup';
 import { runPipeline, type PipelineResult } from '../../src/analyzers/pipeline';
+import type { Overrides } from '../../src/analyzers/resolve';
 
 export const GB = 1e9;
 
@@ -44,6 +45,6 @@ export const near = (actual: number, expected: number, relTol: number, what: str
 };
 
 /** One file through the analysis pipeline with the built-in catalog and no other files (references unread). */
-export function resolveText(file: string, text: string): PipelineResult {
-  return runPipeline([{ file, text }], { read: () => undefined, join: (_f: string, r: string) => r }, {});
+export function resolveText(file: string, text: string, overrides: Overrides = {}): PipelineResult {
+  return runPipeline([{ file, text }], { read: () => undefined, join: (_f: string, r: string) => r }, overrides);
 }

@@ -1,6 +1,7 @@
 // Axolotl YAML: batch keys, LoRA/QLoRA, bf16 "auto", checkpointing/offload, attention flags, kernels, FSDP forms.
 import * as assert from 'node:assert/strict';
 import { analyzeAxolotlYaml } from '../../../src/analyzers/yaml';
+import { resolveText } from '../helpers';
 import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
 const QLORA = `base_model: NousResearch/Llama-2-7b-hf
@@ -190,6 +191,16 @@ describe('analyzeAxolotlYaml', () => {
       ['fsdpOffload', true, 'offload_params', 'true'], ['gradientCheckpointing', 'full', 'activation_checkpointing', 'true'],
       ['tensorParallel', 2, 'tensor_parallel_size', '2'], ['fsdpShardSize', 4, 'dp_shard_size', '4'], ['expertParallel', 2, 'expert_parallel_size', '2'],
     ]);
+  });
+
+  it('runs tensor_parallel_size x dp_shard_size GPUs when the launcher count is not in the files', () => {
+    // tensor_parallel_size 2 x dp_shard_size 4: 8 GPUs, one node; the shard group is 4.
+    const r = resolveText('fsdp2.yaml', FSDP2);
+    assert.deepEqual([r.setup?.gpus_per_node, r.setup?.nodes, r.setup?.fsdp_shard_size], [8, 1, 4]);
+    assert.deepEqual(r.provenance.gpus_per_node && r.provenance.gpus_per_node.kind, 'default');
+    // Axolotl's gpt-oss-120b FSDP2 example: dp_shard_size 16, "requires 2x8xH100 nodes".
+    const big = resolveText('gptoss.yaml', 'base_model: openai/gpt-oss-120b\nfsdp_version: 2\nfsdp_config:\n  offload_params: true\ndp_shard_size: 16\n');
+    assert.deepEqual([big.setup?.gpus_per_node, big.setup?.nodes], [8, 2]);
   });
 
   it('reads the Cut Cross Entropy plugin as fused loss (cut_cross_entropy defaults to true)', () => {

@@ -2,6 +2,7 @@
 // optimizer and loss components, FSDP/TP keys, the dead nested fsdp block, teacher models and interpolation.
 import * as assert from 'node:assert/strict';
 import { analyzeTorchtuneYaml, parseBuilder } from '../../../src/analyzers/yaml';
+import { estimate } from '../../../src/core/estimate';
 import { resolveText } from '../helpers';
 import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
@@ -119,6 +120,23 @@ describe('analyzeTorchtuneYaml', () => {
     ]);
     assert.equal(factOf(r, 'quantBits'), undefined);
     assert.equal(factOf(r, 'loraR'), undefined);
+  });
+
+  it('assumes the smallest world that holds tensor_parallel_dim when nothing gives the GPU count, and says so', () => {
+    // torchtune's llama3_3/70B_full_multinode.yaml: tensor_parallel_dim 8, GPUs given by `tune run --nproc_per_node`.
+    const r = resolveText('70B_full_multinode.yaml', FULL);
+    assert.equal(r.setup?.gpus_per_node, 8);
+    const e = estimate(r.setup!, { provenance: r.provenance });
+    assert.equal(e.ok, true);
+    const a = e.ok ? e.estimate.assumptions.find((x) => x.key === 'gpus_per_node') : undefined;
+    assert.match(a?.source ?? '', /^VRAM Lens default: the smallest world that holds tensor_parallel x pipeline_parallel x the FSDP shard group = 8 GPUs/);
+    // 16-way TP x PP over 8-GPU nodes: two nodes.
+    const wide = resolveText('tp16.yaml', FULL.replace('tensor_parallel_dim: 8', 'tensor_parallel_dim: 16'));
+    assert.deepEqual([wide.setup?.gpus_per_node, wide.setup?.nodes], [8, 2]);
+    // A launcher's count wins: 4 GPUs cannot hold TP 8, and the estimator says so at the key.
+    const four = resolveText('tp8.yaml', FULL, { gpusPerNode: 4 });
+    assert.equal(four.setup?.gpus_per_node, 4);
+    assert.equal(estimate(four.setup!).ok, false);
   });
 
   it('ignores the nested fsdp: {cpu_offload} block with an info problem at its key', () => {
