@@ -243,6 +243,8 @@ export function galoreRankOf(optimArgs: string): number | undefined {
 /** Maps an optimizer name of any tool (HF `optim`, DeepSpeed optimizer.type, torchtune _component_) to the setup vocabulary. */
 export function normalizeOptimizer(raw: string): string {
   const n = raw.toLowerCase().replace(/^torch\.optim\./, '').replace(/^bitsandbytes\.optim\./, '').replace(/^bnb\.optim\./, '');
+  // torchao's 4-bit AdamW (HF optim adamw_torch_4bit, torchao.optim.AdamW4bit); bitsandbytes has no 4-bit optimizer.
+  if (/adamw?.*4bit/.test(n)) return 'adamw_4bit';
   if (/paged.*adamw?.*8bit|pagedadamw8bit/.test(n)) return 'paged_adamw_8bit';
   if (/paged.*adamw?/.test(n)) return 'paged_adamw';
   if (/adamw?.*8bit|adamw8bit|adam8bit|adamw_bnb_8bit/.test(n)) return 'adamw_8bit';

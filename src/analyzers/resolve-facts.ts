@@ -573,7 +573,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   return { setup: parsed.data, provenance, problems, decided, tools, gpu: parsed.data.gpu };
 }
 
-const OPTIMIZERS = new Set(['adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'paged_adamw', 'adafactor', 'sgd', 'sgd_momentum', 'lion', 'lion_8bit', 'adam_mini', 'muon', 'none']);
+const OPTIMIZERS = new Set(['adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'paged_adamw', 'adafactor', 'sgd', 'sgd_momentum', 'lion', 'lion_8bit', 'adam_mini', 'muon', 'adamw_4bit', 'none']);
 
 const FIELD_KEYS: Record<string, CanonicalKey> = {
   micro_batch_size: 'microBatchSize', gradient_accumulation_steps: 'gradientAccumulationSteps', seq_len: 'seqLen', optimizer: 'optimizer',

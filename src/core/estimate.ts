@@ -28,6 +28,8 @@ const ZERO_DEFAULTS = { reduce_bucket_size: 5e8, allgather_bucket_size: 5e8, sta
 /** bitsandbytes blockwise 8-bit optimizers: 2048-element blocks with an fp32 absmax; tensors under 4096 elements stay 32-bit. */
 const BNB_BLOCK = 2048;
 const BNB_MIN_8BIT = 4096;
+/** torchao AdamW4bit's default quantization block (torchao/optim/adam.py). */
+const TORCHAO_4BIT_BLOCK = 128;
 
 interface Inventory {
   total: number;
@@ -641,6 +643,19 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         formula = `${states} x (1 B + 4 B/${BNB_BLOCK} absmax) per param of tensors >= ${BNB_MIN_8BIT} elements; 4 B for smaller tensors`;
         break;
       }
+      case 'adamw_4bit': {
+        // torchao AdamW4bit (torchao/optim/adam.py, subclass_4bit.py): each state of a tensor with >= 4096 elements
+        // (and a multiple of the block size 128) is 4-bit codes, two to a byte, plus one scale per 128 elements in the
+        // parameter's dtype; smaller tensors keep zeros_like(param) states.
+        let big = 0;
+        let small = 0;
+        for (const [r, c, k] of matricesForState) (r * c >= BNB_MIN_8BIT && (r * c) % TORCHAO_4BIT_BLOCK === 0 ? (big += r * c * k) : (small += r * c * k));
+        small += inv.trainableVectors;
+        const scale = Math.max(0, n / Math.max(1, big + small));
+        bytes = 2 * ((big * scale) * (0.5 + sb / TORCHAO_4BIT_BLOCK) + (small * scale) * sb);
+        formula = `2 x (0.5 B + ${sb} B/${TORCHAO_4BIT_BLOCK} scale) per param of tensors >= ${BNB_MIN_8BIT} elements; ${sb} B for smaller tensors (torchao AdamW4bit)`;
+        break;
+      }
       case 'adafactor': {
         // Factored second moment (row + column vectors) for matrices, full for vectors; no first moment
         // (HF Adafactor beta1=None). Shazeer & Stern 2018.
@@ -1099,6 +1114,35 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     }
     return phasesFor(0, 0);
 
+    /** Temporaries of the optimizer step, by optimizer (none when the step runs on the host). */
+    function optimizerStepTerms(): Array<{ label: string; bytes: number; formula: () => string }> {
+      const out: Array<{ label: string; bytes: number; formula: () => string }> = [];
+      if (offloadOpt || fsdpOffload) return out;
+      const local = trainableHere / shardOptimizer;
+      if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
+        // torch.optim.AdamW foreach (the default on CUDA): _foreach_sqrt(exp_avg_sqs) allocates a full copy.
+        out.push({ label: 'AdamW foreach temporaries', bytes: local * stateBytes, formula: () => `torch._foreach_sqrt(exp_avg_sq): ${formatCount(local)} x ${stateBytes} B` });
+      } else if (setup.optimizer === 'adafactor') {
+        out.push({ label: 'Adafactor step temporaries', bytes: 2 * inv.largestTrainableTensor * 4, formula: () => '2 fp32 temporaries of the largest trainable tensor (grad², update)' });
+      } else if (setup.optimizer === 'adamw_4bit') {
+        // torchao steps one parameter at a time in a compiled function that dequantizes both states to fp32
+        // (exp_avg.float().lerp(...), exp_avg_sq.float().lerp(...)) before requantizing them block by block.
+        out.push({ label: 'AdamW 4-bit per-parameter temporaries', bytes: inv.largestTrainableTensor * 2 * 4, formula: () => 'the largest tensor\'s two states dequantized to fp32 (2 x 4 B per element)' });
+      } else if (setup.optimizer === 'adamw_hf') {
+        out.push({ label: 'AdamW per-parameter temporaries', bytes: inv.largestTrainableTensor * stateBytes, formula: () => 'denominator of the largest tensor' });
+      }
+      if (muonTemps > 0) {
+        out.push({ label: 'Muon Newton-Schulz temporaries (largest matrix)', bytes: muonTemps, formula: () => 'bf16: the update and its next iterate 2 x rows x cols + X Xᵀ, its square and their combination 3 x min(rows, cols)²' });
+      }
+      if (galoreSvd > 0) {
+        out.push({ label: 'GaLore projection update (SVD of the largest target)', bytes: galoreSvd, formula: () => `every update_proj_gap steps: the largest target's gradient in fp32 and its SVD factors, (${galore!.largest[0]} x ${galore!.largest[1]} + both factors) x 4 B` });
+      }
+      if (masterCopy && zero >= 1) {
+        // DeepSpeed upcasts the gradient partition to fp32 for the step (ZeRO-2 estimator: 4_grads_32bit).
+        out.push({ label: 'fp32 gradient partition', bytes: (trainableHere * 4) / shardOptimizer, formula: () => `${formatCount(trainableHere)} x 4 B / ${shardOptimizer}` });
+      }
+      return out;
+    }
     function phasesFor(lossFwd: number, lossBwd: number): PhaseEstimate[] {
       if (leanMode) return leanPhases(lossFwd, lossBwd);
       const pers = persistent;
@@ -1141,28 +1185,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       ];
       const [bwd, bwdNote] = candidates.reduce((m, c) => (sum(c[0]) > sum(m[0]) ? c : m));
       // Optimizer step: activations are gone; gradients, states and step temporaries are live.
-      const stepTemps: Component[] = [];
-      if (!offloadOpt && !fsdpOffload) {
-        const local = trainableHere / shardOptimizer;
-        if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
-          // torch.optim.AdamW foreach (the default on CUDA): _foreach_sqrt(exp_avg_sqs) allocates a full copy.
-          stepTemps.push(comp('optimizer-step', 'AdamW foreach temporaries', local * stateBytes, () => (`torch._foreach_sqrt(exp_avg_sq): ${formatCount(local)} x ${stateBytes} B`), () => ({})));
-        } else if (setup.optimizer === 'adafactor') {
-          stepTemps.push(comp('optimizer-step', 'Adafactor step temporaries', 2 * inv.largestTrainableTensor * 4, () => ('2 fp32 temporaries of the largest trainable tensor (grad², update)'), () => ({})));
-        } else if (setup.optimizer === 'adamw_hf') {
-          stepTemps.push(comp('optimizer-step', 'AdamW per-parameter temporaries', inv.largestTrainableTensor * stateBytes, () => ('denominator of the largest tensor'), () => ({})));
-        }
-        if (muonTemps > 0) {
-          stepTemps.push(comp('optimizer-step', 'Muon Newton-Schulz temporaries (largest matrix)', muonTemps, () => ('bf16: the update and its next iterate 2 x rows x cols + X Xᵀ, its square and their combination 3 x min(rows, cols)²'), () => ({})));
-        }
-        if (galoreSvd > 0) {
-          stepTemps.push(comp('optimizer-step', 'GaLore projection update (SVD of the largest target)', galoreSvd, () => (`every update_proj_gap steps: the largest target's gradient in fp32 and its SVD factors, (${galore!.largest[0]} x ${galore!.largest[1]} + both factors) x 4 B`), () => ({})));
-        }
-        if (masterCopy && zero >= 1) {
-          // DeepSpeed upcasts the gradient partition to fp32 for the step (ZeRO-2 estimator: 4_grads_32bit).
-          stepTemps.push(comp('optimizer-step', 'fp32 gradient partition', (trainableHere * 4) / shardOptimizer, () => (`${formatCount(trainableHere)} x 4 B / ${shardOptimizer}`), () => ({})));
-        }
-      }
+      const stepTemps: Component[] = optimizerStepTerms().map((t) => comp('optimizer-step', t.label, t.bytes, t.formula, () => ({})));
       const optC: Component[] = [...pers, gradC(setup.optimizer_in_backward ? 0 : gradAtEnd, ''), ...stepTemps];
       const phasesOut: PhaseEstimate[] = [
         { phase: 'forward', allocatedBytes: sum(fwd), components: fwd, note: 'end of forward: saved activations and the loss' },
@@ -1225,15 +1248,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const atEmbedding = tiedAccum > 0 ? pSum + r(gradAtEnd) + gSum + rootSum + r(tiedAccum) : 0;
       const atFirst = Math.max(atFirstLayer, atEmbedding);
       const bwd = Math.max(atLoss, atLast, atFirst);
-      let temps = 0;
-      if (!offloadOpt && !fsdpOffload) {
-        const local = trainableHere / shardOptimizer;
-        if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) temps += r(local * stateBytes);
-        else if (setup.optimizer === 'adafactor') temps += r(2 * inv.largestTrainableTensor * 4);
-        else if (setup.optimizer === 'adamw_hf') temps += r(inv.largestTrainableTensor * stateBytes);
-        if (masterCopy && zero >= 1) temps += r((trainableHere * 4) / shardOptimizer);
-        temps += r(galoreSvd) + r(muonTemps);
-      }
+      const temps = optimizerStepTerms().reduce((t, x) => t + r(x.bytes), 0);
       const opt = pSum + r(setup.optimizer_in_backward ? 0 : gradAtEnd) + temps;
       // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
       const persistentOnly = persistent;

@@ -17,7 +17,7 @@ export const DtypeSchema = z.enum(['fp32', 'bf16', 'fp16']);
 export const MixedPrecisionSchema = z.enum(['none', 'bf16', 'fp16']);
 export const OptimizerSchema = z.enum([
   'adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'paged_adamw', 'adafactor',
-  'sgd', 'sgd_momentum', 'lion', 'lion_8bit', 'adam_mini', 'muon', 'none',
+  'sgd', 'sgd_momentum', 'lion', 'lion_8bit', 'adam_mini', 'muon', 'adamw_4bit', 'none',
 ]);
 export const CheckpointingSchema = z.enum(['none', 'full', 'selective']);
 export const AttentionSchema = z.enum(['eager', 'sdpa', 'flash']);

@@ -627,7 +627,7 @@ function shellInsertLauncher(text: string, launcher: NonNullable<Op['launcher']>
 /** HF `optim` names (TrainingArguments, TRL, Axolotl `optimizer`, LLaMA-Factory `optim`), FORMATS.md §2.1. */
 const HF_OPTIM: Record<string, string> = {
   adamw: 'adamw_torch', adamw_fused: 'adamw_torch_fused', adamw_8bit: 'adamw_bnb_8bit', paged_adamw_8bit: 'paged_adamw_8bit',
-  paged_adamw: 'paged_adamw_32bit', adafactor: 'adafactor', sgd: 'sgd', lion: 'lion_32bit', lion_8bit: 'lion_8bit',
+  paged_adamw: 'paged_adamw_32bit', adafactor: 'adafactor', sgd: 'sgd', lion: 'lion_32bit', lion_8bit: 'lion_8bit', adamw_4bit: 'adamw_torch_4bit',
 };
 /** DeepSpeed `optimizer.type`: native names plus torch.optim classes (FORMATS.md §1.6); bitsandbytes has none. */
 const DS_OPTIM: Record<string, string> = { adamw: 'AdamW', sgd: 'SGD', lion: 'Lion', adafactor: 'Adafactor' };
@@ -635,6 +635,7 @@ const DS_OPTIM: Record<string, string> = { adamw: 'AdamW', sgd: 'SGD', lion: 'Li
 const TORCHTUNE_OPTIM: Record<string, string> = {
   adamw: 'torch.optim.AdamW', adamw_8bit: 'bitsandbytes.optim.AdamW8bit', paged_adamw_8bit: 'bitsandbytes.optim.PagedAdamW8bit',
   paged_adamw: 'bitsandbytes.optim.PagedAdamW', sgd: 'torch.optim.SGD', lion: 'bitsandbytes.optim.Lion', lion_8bit: 'bitsandbytes.optim.Lion8bit',
+  adamw_4bit: 'torchao.optim.AdamW4bit',
   adafactor: 'torch.optim.Adafactor',
 };
 /** HF `attn_implementation` values (FORMATS.md §2.5). */

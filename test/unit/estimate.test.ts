@@ -541,6 +541,18 @@ describe('estimate: Adam-mini and Muon', () => {
   });
 });
 
+describe('estimate: torchao 4-bit AdamW', () => {
+  it('keeps 4-bit codes and a scale per 128 elements for tensors of >= 4096 elements, the parameter dtype for the rest', () => {
+    // Llama-3-8B pure bf16 full fine-tune: every matrix (8,029,995,008 params) has >= 4096 elements and a multiple of
+    // 128; the 65 norms (266,240) keep bf16 states. torchao/optim/adam.py _new_buffer, subclass_4bit.py.
+    const base = { method: 'full' as const, weights_dtype: 'bf16' as const, micro_batch_size: 1, seq_len: 1024, gradient_checkpointing: 'full' as const, optimizer: 'adamw_4bit' as const };
+    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', base));
+    assert.equal(component(phase(e, 'optimizer'), 'optimizer-states'), 2 * (8_029_995_008 * (0.5 + 2 / 128) + 266_240 * 2));
+    // The step dequantizes one parameter's two states to fp32: the largest is the embedding (or head), 128,256 x 4,096.
+    assert.equal(component(phase(e, 'optimizer'), 'optimizer-step'), 128_256 * 4096 * 2 * 4);
+  });
+});
+
 describe('estimate: BAdam', () => {
   it('trains one decoder layer at a time: its gradients, fp32 copy and AdamW states; every layer above keeps its input', () => {
     // Llama-3-8B in bf16 (LLaMA-Factory pure_bf16 with use_badam): one layer of 218,112,000 parameters

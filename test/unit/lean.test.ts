@@ -22,7 +22,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
         weights: fc.constantFrom('fp32', 'bf16'),
         mixed: fc.constantFrom('none', 'bf16'),
         master: fc.boolean(),
-        optimizer: fc.constantFrom('adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'adafactor', 'sgd', 'lion', 'adam_mini', 'muon'),
+        optimizer: fc.constantFrom('adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'adafactor', 'sgd', 'lion', 'adam_mini', 'muon', 'adamw_4bit'),
         micro: fc.integer({ min: 1, max: 16 }),
         ga: fc.integer({ min: 1, max: 8 }),
         seq: fc.constantFrom(128, 512, 2048, 4096),

@@ -795,9 +795,7 @@ export const asSharding: Conv = (v) => shardingOf(v) ?? new Invalid(about('{0}: 
 
 /** Optimizer names of the HF family; 4-bit states have no setup value yet, so their raw name is kept. */
 export function optimizerOf(raw: string, normalize: (s: string) => string): string {
-  const s = raw.trim();
-  if (/4bit/i.test(s)) return s;
-  return normalize(s);
+  return normalize(raw.trim());
 }
 
 /**

@@ -59,6 +59,11 @@ describe('analyzeHfPython', () => {
     assert.deepEqual(r.problems, []);
   });
 
+  it('reads optim="adamw_torch_4bit" as torchao 4-bit AdamW, not plain AdamW', () => {
+    const text = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", optim="adamw_torch_4bit")\n';
+    checkFacts(text, [{ key: 'optimizer', value: 'adamw_4bit', valueText: '"adamw_torch_4bit"' }]);
+  });
+
   it('reads a qualified call nested in Trainer(args=...)', () => {
     const text = 'import transformers\ntrainer = transformers.Trainer(\n    model=model,\n    args=transformers.TrainingArguments(per_device_train_batch_size=2, fp16=True, gradient_checkpointing=False),\n)\n';
     const r = checkFacts(text, [

@@ -163,8 +163,8 @@ describe('analyzeAxolotlYaml', () => {
     }
   });
 
-  it('normalizes optimizer names and keeps 4-bit ones raw', () => {
-    for (const [raw, norm] of [['adamw_torch_fused', 'adamw_fused'], ['adamw_bnb_8bit', 'adamw_8bit'], ['adamw_torch_4bit', 'adamw_torch_4bit'], ['adafactor', 'adafactor'], ['lion_8bit', 'lion_8bit']] as const) {
+  it('normalizes optimizer names, torchao 4-bit AdamW included', () => {
+    for (const [raw, norm] of [['adamw_torch_fused', 'adamw_fused'], ['adamw_bnb_8bit', 'adamw_8bit'], ['adamw_torch_4bit', 'adamw_4bit'], ['adafactor', 'adafactor'], ['lion_8bit', 'lion_8bit']] as const) {
       const text = `optimizer: ${raw}\n`;
       checkFacts(analyzeAxolotlYaml(text), text, [['optimizer', norm, 'optimizer', raw]]);
     }

@@ -153,6 +153,13 @@ describe('analyzeTorchtuneYaml', () => {
     checkFacts(analyzeTorchtuneYaml(text), text, [['optimizer', 'adamw']]);
   });
 
+  it('reads torchao\'s AdamW4bit (torchao.optim and the older prototype path) as 4-bit AdamW', () => {
+    for (const c of ['torchao.optim.AdamW4bit', 'torchao.prototype.low_bit_optim.AdamW4bit']) {
+      const text = `optimizer:\n  _component_: ${c}\n`;
+      checkFacts(analyzeTorchtuneYaml(text), text, [['optimizer', 'adamw_4bit']]);
+    }
+  });
+
   it('reads a selective activation-checkpointing mode', () => {
     const text = 'enable_activation_checkpointing: True\nac_mode: selective\n';
     checkFacts(analyzeTorchtuneYaml(text), text, [['gradientCheckpointing', 'selective']]);
