@@ -193,8 +193,18 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   const bf16 = decided.bf16 ? bool(decided.bf16.fact.value as FactValue) : undefined;
   const fp16 = decided.fp16 ? bool(decided.fp16.fact.value as FactValue) : undefined;
   const mp = decided.mixedPrecision?.fact.value;
-  let half: 'bf16' | 'fp16' | undefined = bf16 ? 'bf16' : fp16 ? 'fp16' : mp === 'bf16' || mp === 'fp16' ? mp : undefined;
+  // FP8 training (Accelerate mixed_precision fp8, Axolotl and LLaMA-Factory fp8): Accelerate autocasts to bf16 around
+  // the FP8 linears, and torchao's Float8Linear keeps its bf16 input and weight for backward
+  // (torchao/float8/float8_linear.py matmul_with_hp_or_float8_args: save_for_backward(input_hp, weight_hp_t)); the FP8
+  // casts are per-layer transients. Memory is estimated as bf16 autocast, and the file says so at the key.
+  const fp8 = mp === 'fp8' && !bf16 && !fp16;
+  let half: 'bf16' | 'fp16' | undefined = bf16 ? 'bf16' : fp16 ? 'fp16' : mp === 'bf16' || mp === 'fp16' ? mp : fp8 ? 'bf16' : undefined;
   const halfFact = bf16 ? decided.bf16 : fp16 ? decided.fp16 : decided.mixedPrecision;
+  if (mp === 'fp8' && decided.mixedPrecision) {
+    const w = decided.mixedPrecision;
+    problems.push({ ...w.location, severity: 'warning', code: 'not-modeled', key: w.fact.rawKey,
+      ...msg('{0}: FP8 matmuls are estimated as bf16 mixed precision (torchao Float8Linear keeps bf16 inputs for backward; Transformer Engine\'s smaller FP8 copies are not modeled)', w.fact.rawKey) });
+  }
   if (!half && bf16 === undefined && fp16 === undefined && mp === undefined) {
     const d = toolDefault(tools, 'mixed_precision');
     if (d && (d.value === 'bf16' || d.value === 'fp16')) {

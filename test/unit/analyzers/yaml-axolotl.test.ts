@@ -203,6 +203,14 @@ describe('analyzeAxolotlYaml', () => {
     assert.deepEqual([big.setup?.gpus_per_node, big.setup?.nodes], [8, 2]);
   });
 
+  it('estimates fp8: true as bf16 mixed precision and says so at the key', () => {
+    const r = resolveText('fp8.yaml', 'base_model: meta-llama/Llama-3.2-3B\nfp8: true\n');
+    assert.equal(r.setup?.mixed_precision, 'bf16');
+    const p = r.problems.find((x) => x.code === 'not-modeled');
+    assert.equal(p?.key, 'fp8');
+    assert.equal(p?.line, 2);
+  });
+
   it('reads the Cut Cross Entropy plugin as fused loss (cut_cross_entropy defaults to true)', () => {
     const text = 'plugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n';
     checkFacts(analyzeAxolotlYaml(text), text, [['loss', 'fused', 'plugins', '- axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin']]);
