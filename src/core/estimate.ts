@@ -751,7 +751,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base })));
     if (quantHere > 0 && effSetup.quantization) {
       const q = quantBytesPerParam(effSetup.quantization);
-      persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}`), () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
+      persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}${shardParams > 1 && !offloadParams ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
     }
     if (setup.preference?.reference === 'copy' || rollout?.reference === 'copy') {
       // A frozen copy of the model (TRL create_reference_model, LLaMA-Factory create_ref_model), loaded and sharded as
@@ -833,10 +833,17 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const blockUnit = (inv.largestBlock * layerShare * a.layers / Math.max(1, layersHere)) / tp;
     const gathered: Component[] = [];
     const gatheredGrads: Component[] = [];
+    // A 4/8-bit layer is all-gathered as stored: FSDP-QLoRA keeps bitsandbytes' packed weights in a 16-bit storage
+    // (bnb_4bit_quant_storage) and gathers those bytes; torchao's NF4Tensor gathers its codes and scales under FSDP2
+    // (fsdp_pre_all_gather); ZeRO-3 partitions the packed storage. Only the rest of a layer is gathered in 16 bits.
+    const quantOfBlock = quantHere > 0 && effSetup.quantization && blockParams > 0 ? Math.min(1, quantHere / (blockParams / tp)) : 0;
+    const quantGatherBytes = quantOfBlock > 0 ? quantBytesPerParam(effSetup.quantization!).bytes : half;
+    const gatherBytesPerParam = quantOfBlock * quantGatherBytes + (1 - quantOfBlock) * half;
+    const gatherDtype = quantOfBlock > 0 ? `(${Math.round(quantOfBlock * 100)} % ${effSetup.quantization!.bits}-bit at ${quantGatherBytes.toFixed(3)} B, the rest ${half} B)` : `${half} B`;
     if (zero === 3) {
       const live = Math.min(zb.stage3_max_live_parameters, blockUnit + zb.stage3_prefetch_bucket_size);
       const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - inv.vision - (mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0)));
-      gathered.push(comp('gathered-params', 'ZeRO-3 gathered parameters', live * half + persistentSmall * wb, () => (`min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + prefetch ${formatCount(zb.stage3_prefetch_bucket_size)}) x ${half} B + unsharded small params (< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`), () => ({ layerParams: Math.round(blockUnit), prefetch: zb.stage3_prefetch_bucket_size, maxLive: zb.stage3_max_live_parameters })));
+      gathered.push(comp('gathered-params', 'ZeRO-3 gathered parameters', live * gatherBytesPerParam + persistentSmall * wb, () => (`min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + prefetch ${formatCount(zb.stage3_prefetch_bucket_size)}) x ${gatherDtype} + unsharded small params (< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`), () => ({ layerParams: Math.round(blockUnit), prefetch: zb.stage3_prefetch_bucket_size, maxLive: zb.stage3_max_live_parameters })));
       gatheredGrads.push(comp('zero-buckets', 'ZeRO-3 reduce bucket', Math.min(zb.reduce_bucket_size, blockUnit) * gradBytes * 2, () => (`2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, one layer) x ${gradBytes} B`), () => ({ reduceBucket: zb.reduce_bucket_size })));
     } else if (zero >= 1) {
       if (zero === 2) {
@@ -845,7 +852,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     } else if (fsdp) {
       if (setup.fsdp !== 'shard_grad_op') {
         // Current unit + one prefetched unit all-gathered in the compute dtype (FSDP forward/backward prefetch).
-        gathered.push(comp('gathered-params', 'FSDP all-gathered units', 2 * blockUnit * half + (first && pp === 1 ? 0 : 0), () => (`2 units (current + prefetch) x ${formatCount(blockUnit)} params x ${half} B`), () => ({ unitParams: Math.round(blockUnit) })));
+        gathered.push(comp('gathered-params', 'FSDP all-gathered units', 2 * blockUnit * gatherBytesPerParam, () => (`2 units (current + prefetch) x ${formatCount(blockUnit)} params x ${gatherDtype}`), () => ({ unitParams: Math.round(blockUnit) })));
       } else {
         gathered.push(comp('gathered-params', 'SHARD_GRAD_OP unsharded parameters (kept from forward to backward)', (blockParams / tp) * half, () => (`${formatCount(blockParams / tp)} params x ${half} B`), () => ({})));
       }

@@ -344,6 +344,23 @@ describe('estimate: gradients of weights used more than once', () => {
   });
 });
 
+describe('estimate: FSDP and ZeRO-3 gather quantized layers as stored', () => {
+  it('QLoRA under FSDP full_shard gathers 4-bit codes and constants, the norms in bf16', () => {
+    // Llama-3.1-8B layer: 218,103,808 linear params (q, o 4096²; k, v 4096 x 1024; gate, up, down 4096 x 14336) and
+    // 2 x 4,096 norm weights. NF4 with double quantization: 0.5 + 1/64 + 4/(64·256) = 0.515869140625 B per param.
+    const s = setupFor('meta-llama/Llama-3.1-8B', { method: 'qlora', weights_dtype: 'bf16', mixed_precision: 'bf16', quantization: { bits: 4, type: 'nf4', double_quant: true },
+      lora: { r: 16, target_modules: 'all-linear' }, fsdp: 'full_shard', gpus_per_node: 8, micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'full' });
+    const gathered = (e: ReturnType<typeof run>): number => component(phase(e, 'backward'), 'gathered-params');
+    const layer = 218_103_808 * 0.515869140625 + 8192 * 2;
+    const root = 2 * 128_256 * 4096 * 2; // embeddings + head, unquantized, in the root unit
+    // (The quantized share is taken over all blocks, whose count includes the final norm: within 1e-6.)
+    assert.ok(Math.abs(gathered(run(s)) / (2 * layer + root) - 1) < 1e-6, `${gathered(run(s))} vs ${2 * layer + root}`);
+    // Unquantized LoRA under FSDP gathers the same layers in bf16: 2 x 218,112,000 params x 2 B.
+    const lora = run({ ...s, method: 'lora', quantization: undefined });
+    assert.equal(gathered(lora), 2 * (218_103_808 + 8192) * 2 + root);
+  });
+});
+
 describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
   // Llama-3.1-8B: vocab 128,256 x hidden 4,096 = 525,336,576 parameters in the embedding and as many in the untied
   // output head. FSDP keeps its root unit (what per-layer wrapping leaves: embeddings, final norm, head) unsharded
