@@ -221,6 +221,7 @@ export function toJson(e: Estimate): Record<string, unknown> {
       runtime: e.perGpu.runtime,
       phases: e.perGpu.phases.map((p) => ({ phase: p.phase, allocatedBytes: p.allocatedBytes, note: p.note })),
       variableLengths: e.perGpu.variableLengths ?? null,
+      pagedToHostBytes: e.perGpu.pagedToHostBytes ?? 0,
     },
     cpuBytes: e.cpuBytes,
     nvmeBytes: e.nvmeBytes,

@@ -36,7 +36,8 @@ export function renderTable(e: Estimate): string {
   if (e.cpuBytes > 0 || e.nvmeBytes > 0) L.push(`host per node: RAM ${formatBytes(e.cpuBytes)}${e.nvmeBytes > 0 ? `, NVMe ${formatBytes(e.nvmeBytes)}` : ''} (offloaded state)`);
   if (e.gpu) {
     const verdict = e.fits ? 'FITS' : 'DOES NOT FIT';
-    L.push(`${e.gpu.id}: ${formatBytes(pg.deviceBytes)} of ${formatBytes(e.gpu.memoryBytes)}: ${verdict}, headroom ${formatBytes(e.headroomBytes ?? 0)}`);
+    const paged = pg.pagedToHostBytes ? ` with ${formatBytes(pg.pagedToHostBytes)} of the paged optimizer state in host RAM (paged in and out at each step)` : '';
+    L.push(`${e.gpu.id}: ${formatBytes(pg.deviceBytes)} of ${formatBytes(e.gpu.memoryBytes)}: ${verdict}${paged}, headroom ${formatBytes(e.headroomBytes ?? 0)}`);
   } else {
     L.push('no GPU chosen: give --gpu (e.g. A100-80GB, RTX-4090, 24GiB) to check the fit');
   }

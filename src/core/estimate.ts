@@ -537,11 +537,11 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const channels = opts.gpu?.nvlink === false ? 4 : 16;
     runtime.push({ id: 'nccl', label: 'NCCL communication buffers', bytes: channels * 2 * 4 * MiB, formula: leanMode ? '' : `${channels} channels x 2 directions x 4 MiB (NCCL_BUFFSIZE)` });
   }
-  let pagedBytes = 0;
-  if (paged) {
-    pagedBytes = optimizerStateBytes().bytes / shardOptimizer;
-    runtime.push({ id: 'paged-optimizer', label: 'Paged optimizer state (CUDA unified memory, outside the allocator)', bytes: pagedBytes, formula: 'optimizer state allocated with cudaMallocManaged by bitsandbytes; resident unless evicted under pressure' });
-  }
+  // bitsandbytes' paged optimizers allocate their state with cudaMallocManaged (bitsandbytes/functional.py
+  // get_paged): the driver keeps it on the GPU while there is room and evicts pages to host RAM under pressure; each
+  // parameter's state is paged back in for its update. So it takes what the GPU has left, at least one tensor's state.
+  const pagedBytes = paged ? optimizerStateBytes().bytes / shardOptimizer : 0;
+  const pagedWorking = paged ? Math.min(pagedBytes, optimizerStateBytes().perParamBytes * inv.largestTrainableTensor / tp) : 0;
   // FSDP reduce-scatters gradients on its own stream, and the sharded gradients are allocated there ("The RS
   // output is allocated in the RS stream", torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py). Blocks freed
   // on one stream are reused only by that stream (CUDA caching allocator), so after zero_grad(set_to_none) the
@@ -557,7 +557,16 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   }
   const peakBytes = peak.allocatedBytes;
   const reservedBytes = peakBytes + reserve + poolBytes;
-  const deviceBytes = reservedBytes + runtime.filter((r) => r.id !== 'allocator-reserve' && r.id !== 'stream-pools').reduce((s, r) => s + r.bytes, 0);
+  const unpagedDevice = reservedBytes + runtime.filter((r) => r.id !== 'allocator-reserve' && r.id !== 'stream-pools').reduce((s, r) => s + r.bytes, 0);
+  const pagedResident = paged ? Math.min(pagedBytes, Math.max(pagedWorking, opts.gpu ? opts.gpu.memoryBytes - unpagedDevice : Infinity)) : 0;
+  if (paged) {
+    const evicted = pagedBytes - pagedResident;
+    runtime.push({ id: 'paged-optimizer', label: 'Paged optimizer state (CUDA unified memory, outside the allocator)', bytes: pagedResident,
+      formula: leanMode ? '' : evicted > 0
+        ? `${formatBytes(pagedBytes)} allocated with cudaMallocManaged by bitsandbytes: ${formatBytes(pagedResident)} fits beside the rest on this GPU, ${formatBytes(evicted)} is paged to host RAM and back at each step (slower)`
+        : 'optimizer state allocated with cudaMallocManaged by bitsandbytes: resident while the GPU has room, paged to host RAM under pressure' });
+  }
+  const deviceBytes = unpagedDevice + pagedResident;
   // With expandable segments, or the cache emptied every few steps, earlier batches' blocks are not held over a run.
   const cacheReleased = setup.expandable_segments || setup.empty_cache_steps !== undefined;
   if (setup.batch_lengths === 'variable' && cacheReleased && !leanMode) {
@@ -577,6 +586,8 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     if (setup.offload_optimizer === 'nvme') nvmeBytes += perRank * perNode;
     else cpuBytes += perRank * perNode;
   }
+  // Paged optimizer state that does not fit beside the rest lives in host RAM.
+  cpuBytes += (pagedBytes - pagedResident) * perNode;
   if (offloadParams || fsdpOffload) {
     const perRank = (inv.total / shardParams) * wb;
     if (setup.offload_params === 'nvme') nvmeBytes += perRank * perNode;
@@ -596,7 +607,8 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         quantized: inv.quantized, adapter: inv.adapter, source: inv.source,
       },
       layout,
-      perGpu: { peakBytes, reservedBytes, deviceBytes, phase: peak.phase, components: peak.components, runtime, phases, stage, ...(variableLengths ? { variableLengths } : {}) },
+      perGpu: { peakBytes, reservedBytes, deviceBytes, phase: peak.phase, components: peak.components, runtime, phases, stage, ...(variableLengths ? { variableLengths } : {}),
+        ...(pagedBytes > pagedResident ? { pagedToHostBytes: pagedBytes - pagedResident } : {}) },
       cpuBytes: Math.round(cpuBytes),
       nvmeBytes: Math.round(nvmeBytes),
       gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source } : undefined,
@@ -714,7 +726,8 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   function lengthCache(): VariableLengthCache {
     const gpu = opts.gpu;
     const lossBytes = stage === pp - 1 ? lossTensorBytes : 0; // the loss runs on the last pipeline stage
-    const room = gpu ? gpu.memoryBytes - (deviceBytes - reservedBytes) : Infinity;
+    // Cached blocks win over paged optimizer state, which the driver evicts to make room.
+    const room = gpu ? gpu.memoryBytes - (deviceBytes - reservedBytes - Math.max(0, pagedResident - pagedWorking)) : Infinity;
     const cacheBytes = Math.max(0, Math.min(reservedBytes + lossBytes, room) - reservedBytes);
     assumptions.push({ key: 'batch_lengths.cache', value: 'one set of loss tensors of earlier, shorter batches',
       source: 'VRAM Lens: the record batch before the longest one leaves its loss blocks cached; earlier records add more depending on the order of lengths (allocator replay: 0.4-9x, published runs: 1.2-2.7x)' });

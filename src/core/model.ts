@@ -69,6 +69,8 @@ export interface PerGpuEstimate {
   readonly stage: number;
   /** With variable-length batches: what the allocator holds over a whole run on a GPU with room to spare. */
   readonly variableLengths?: VariableLengthCache;
+  /** Paged optimizer state (bitsandbytes, CUDA unified memory) that does not fit beside the rest: it lives in host RAM. */
+  readonly pagedToHostBytes?: number;
 }
 
 /**

@@ -42,7 +42,11 @@ export function tokenEfficiency(tokens: number): number {
  * Seconds per optimizer step on one GPU.
  * @param trainableParams trainable parameters (from the estimate), for gradient traffic.
  */
-export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pick<GpuSpec, 'denseTflops' | 'hostLink' | 'peerLink' | 'hbmBandwidthGBps'>, lean = false): StepTime {
+/**
+ * `pagedToHostBytes`: paged optimizer state that does not fit beside the rest on the GPU (the estimate's
+ * perGpu.pagedToHostBytes); it is paged in for each parameter's update and out again.
+ */
+export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pick<GpuSpec, 'denseTflops' | 'hostLink' | 'peerLink' | 'hbmBandwidthGBps'>, lean = false, pagedToHostBytes = 0): StepTime {
   const g = gpu ?? DEFAULT_GPU;
   const parsed = parseArchitecture(setup.architecture);
   const explain: string[] = [];
@@ -136,6 +140,11 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
     const t = (2 * microSteps * pShard * 2) / host;
     offload += setup.offload_params === 'nvme' ? 3 * t : t;
     if (!lean) explain.push(`parameter offload: 2 fetches per micro-step x ${fmt(pShard)} params x 2 B / ${(host / 1e9).toFixed(0)} GB/s = ${(t * 1e3).toFixed(1)} ms`);
+  }
+  if (pagedToHostBytes > 0) {
+    const t = (2 * pagedToHostBytes) / host;
+    offload += t;
+    if (!lean) explain.push(`paged optimizer state: ${fmt(pagedToHostBytes)} B paged in for the update and out again / ${(host / 1e9).toFixed(0)} GB/s = ${(t * 1e3).toFixed(1)} ms`);
   }
   if (setup.activation_offloading) {
     const t = (2 * a.layers * T * a.hidden * 2 * microSteps) / host;

@@ -799,3 +799,37 @@ describe('estimate: GRPO rollouts', () => {
     assert.ok(!both.ok && both.errors.some((x) => x.key === 'rollout'));
   });
 });
+
+describe('estimate: paged optimizer state (CUDA unified memory)', () => {
+  // torchtune llama3_1/8B_full_single_device: Llama-3.1-8B pure bf16, bitsandbytes PagedAdamW8bit, optimizer in
+  // backward, checkpointing, batch 2 x 2,048 packed, chunked loss, compiled. torchtune's README: "Runnable on 1x 4090", 18.9 GiB.
+  // The state: 2 x (1 B + 4 B/2048) for tensors >= 4,096 elements, 4 B for the 266,240 norm weights.
+  const s = setupFor('meta-llama/Llama-3.1-8B', { method: 'full', weights_dtype: 'bf16', optimizer: 'paged_adamw_8bit', optimizer_in_backward: true,
+    gradient_checkpointing: 'full', micro_batch_size: 2, seq_len: 2048, loss: 'chunked', compile: true });
+  const state = 2 * (8_029_995_008 * (1 + 4 / 2048) + 266_240 * 4);
+  const paged = (e: ReturnType<typeof run>): number => e.perGpu.runtime.find((r) => r.id === 'paged-optimizer')?.bytes ?? 0;
+
+  it('is resident while the GPU has room', () => {
+    const e = run(s, { gpu: { id: 'A100-80GB', memoryBytes: 80 * GiB, source: 'test' } });
+    assert.ok(Math.abs(paged(e) - state) < 1);
+    assert.equal(e.perGpu.pagedToHostBytes, undefined);
+  });
+
+  it('takes what a smaller GPU has left beside the rest, the remainder in host RAM: the run fits, paging at each step', () => {
+    const gpu = { id: 'RTX-4090', memoryBytes: 24 * GiB, source: 'test' };
+    const e = run(s, { gpu });
+    const rest = e.perGpu.deviceBytes - paged(e);
+    assert.equal(e.perGpu.deviceBytes, 24 * GiB);
+    assert.ok(Math.abs(paged(e) - (24 * GiB - rest)) < 1);
+    assert.ok(Math.abs((e.perGpu.pagedToHostBytes ?? 0) - (state - paged(e))) < 1);
+    assert.ok(Math.abs(e.cpuBytes - (state - paged(e))) < 1);
+    assert.equal(e.fits, true);
+    // Within 3 % of torchtune's published peak (reserved, 18.9 GiB): the paged state is outside the allocator.
+    assert.ok(Math.abs(e.perGpu.reservedBytes / (18.9 * GiB) - 1) < 0.03, `${e.perGpu.reservedBytes / GiB}`);
+  });
+
+  it('does not fit when the rest alone leaves no room for one tensor\'s state', () => {
+    const e = run(s, { gpu: { id: '16GiB', memoryBytes: 16 * GiB, source: 'test' } });
+    assert.equal(e.fits, false);
+  });
+});
