@@ -5,7 +5,8 @@ import type { HfConfig, Head } from './setup';
 
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
-  | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3';
+  | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
+  | 'deepseek_v3';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -34,6 +35,20 @@ export interface MoeSpec {
   readonly sharedExpertGate: boolean;
   /** How many of the decoder layers are MoE layers (the others are dense). */
   readonly moeLayers: number;
+}
+
+/**
+ * Multi-head latent attention (DeepSeek-V2/V3, Kimi K2, Moonlight): queries through an optional low-rank projection
+ * (q_a_proj, its norm, q_b_proj), keys and values from one compressed latent (kv_a_proj_with_mqa, kv_a_layernorm,
+ * kv_b_proj) plus a rotary part shared by all heads. Heads are `qkNope + qkRope` wide for q and k, `vHeadDim` for v.
+ */
+export interface MlaSpec {
+  /** 0 when queries come from one q_proj (DeepSeek-V2-Lite, Moonlight). */
+  readonly qLoraRank: number;
+  readonly kvLoraRank: number;
+  readonly qkNope: number;
+  readonly qkRope: number;
+  readonly vHeadDim: number;
 }
 
 export interface Architecture {
@@ -78,6 +93,8 @@ export interface Architecture {
    */
   readonly slidingLayers: number;
   readonly slidingWindow: number;
+  /** Multi-head latent attention; `headDim` is then the q/k head width (nope + rope) and `kvHeads` equals `heads`. */
+  readonly mla?: MlaSpec;
 }
 
 export interface ArchitectureProblem {
@@ -94,6 +111,9 @@ const FAMILY_ALIASES: Record<string, Family> = {
   phi3: 'phi3', phi: 'phi', qwen: 'qwen', gpt2: 'gpt2', gpt_neox: 'gpt_neox', bert: 'bert', roberta: 'roberta',
   t5: 't5', mt5: 't5', mixtral: 'mixtral', qwen2_moe: 'qwen2_moe', qwen3_moe: 'qwen3_moe', smollm3: 'llama', gpt_oss: 'gpt_oss',
   gemma3_text: 'gemma3', gemma3: 'gemma3',
+  // DeepSeek-V2 and V3 share the decoder (MLA attention, routed + shared experts, dense first layers); Kimi K2 and
+  // Moonlight are DeepSeek-V3 checkpoints (modeling_deepseek_v3.py).
+  deepseek_v3: 'deepseek_v3', deepseek_v2: 'deepseek_v3', kimi_k2: 'deepseek_v3',
   // IBM Granite 3.x: Llama's layers; its embedding, residual, attention and logits multipliers are scalar products
   // that keep nothing for backward (modeling_granite.py), so memory follows Llama.
   granite: 'llama',
@@ -186,8 +206,19 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const layers = need(num(cfg, isGpt2 ? 'n_layer' : isT5 ? 'num_decoder_layers' : 'num_hidden_layers', 'num_layers', 'num_hidden_layers'), isGpt2 ? 'n_layer' : 'num_hidden_layers');
   const encoderLayers = isT5 ? need(num(cfg, 'num_layers'), 'num_layers') : 0;
   const heads = need(num(cfg, isGpt2 ? 'n_head' : isT5 ? 'num_heads' : 'num_attention_heads', 'num_attention_heads'), isGpt2 ? 'n_head' : 'num_attention_heads');
-  const kvHeads = num(cfg, 'num_key_value_heads') ?? heads;
-  const headDim = num(cfg, isT5 ? 'd_kv' : 'head_dim') ?? Math.floor(hidden / heads);
+  // MLA: every head has its own keys and values (num_key_value_heads = heads); q/k heads are nope + rope wide. The
+  // config's head_dim is the rotary width there (DeepseekV3Config: head_dim = qk_rope_head_dim).
+  let mla: MlaSpec | undefined;
+  if (family === 'deepseek_v3') {
+    const qLora = num(cfg, 'q_lora_rank');
+    mla = {
+      qLoraRank: qLora !== undefined && qLora > 0 ? qLora : 0, kvLoraRank: need(num(cfg, 'kv_lora_rank'), 'kv_lora_rank'),
+      qkNope: need(num(cfg, 'qk_nope_head_dim'), 'qk_nope_head_dim'), qkRope: need(num(cfg, 'qk_rope_head_dim'), 'qk_rope_head_dim'),
+      vHeadDim: need(num(cfg, 'v_head_dim'), 'v_head_dim'),
+    };
+  }
+  const kvHeads = mla ? heads : num(cfg, 'num_key_value_heads') ?? heads;
+  const headDim = mla ? mla.qkNope + mla.qkRope : num(cfg, isT5 ? 'd_kv' : 'head_dim') ?? Math.floor(hidden / heads);
   const vocab = need(num(cfg, 'vocab_size'), 'vocab_size');
 
   let ffn: number;
@@ -225,6 +256,16 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     }
     if (localExperts) moeLayers = layers;
     moe = { experts, topK, expertFfn, sharedExpertFfn, sharedExpertGate: family === 'qwen2_moe' && sharedExpertFfn > 0, moeLayers };
+  } else if (family === 'deepseek_v3') {
+    // DeepseekV3DecoderLayer: layers from first_k_dense_replace on are MoE (every moe_layer_freq-th), the first ones a
+    // dense MLP of intermediate_size; the shared experts are one MLP of moe_intermediate_size x n_shared_experts.
+    const experts = need(num(cfg, 'n_routed_experts'), 'n_routed_experts');
+    const firstDense = num(cfg, 'first_k_dense_replace') ?? 0;
+    const freq = num(cfg, 'moe_layer_freq') ?? 1;
+    const expertFfn = need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
+    let moeLayers = 0;
+    for (let i = 0; i < layers; i++) if (i >= firstDense && i % freq === 0) moeLayers++;
+    moe = { experts, topK: need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'), expertFfn, sharedExpertFfn: expertFfn * (num(cfg, 'n_shared_experts') ?? 0), sharedExpertGate: false, moeLayers };
   }
 
   const qkvBiasByFamily = family === 'qwen2' || family === 'qwen2_moe' || family === 'qwen' || family === 'gpt2' || family === 'gpt_neox'
@@ -273,6 +314,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     visionParams,
     slidingLayers: Math.min(layers, slidingLayers),
     slidingWindow: slidingLayers > 0 ? window : 0,
+    ...(mla ? { mla } : {}),
   };
   // Acts are read for their effect on saved tensors; an unknown activation does not change the byte count.
   void act;
@@ -370,6 +412,36 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('experts.gate_up_proj', h, 2 * moe.expertFfn, true, L * moe.experts, 'expert', moe.topK / moe.experts, true);
       add('experts.down_proj', moe.expertFfn, h, true, L * moe.experts, 'expert', moe.topK / moe.experts, true);
       add('router', h, moe.experts, true, L, 'router', 1, true);
+      break;
+    }
+    case 'deepseek_v3': {
+      // DeepseekV3Attention (MLA) and DeepseekV3MoE: the router is a bare nn.Parameter (DeepseekV3TopkRouter.weight),
+      // the shared experts one DeepseekV3MLP named shared_experts.
+      const mla = a.mla!;
+      const moe = a.moe!;
+      if (mla.qLoraRank > 0) {
+        add('q_a_proj', h, mla.qLoraRank, a.qkvBias, L, 'attention');
+        add('q_b_proj', mla.qLoraRank, qd, false, L, 'attention');
+      } else {
+        add('q_proj', h, qd, false, L, 'attention');
+      }
+      add('kv_a_proj_with_mqa', h, mla.kvLoraRank + mla.qkRope, a.qkvBias, L, 'attention');
+      add('kv_b_proj', mla.kvLoraRank, a.heads * (mla.qkNope + mla.vHeadDim), false, L, 'attention');
+      add('o_proj', a.heads * mla.vHeadDim, h, a.outBias, L, 'attention');
+      const dense = L - moe.moeLayers;
+      add('gate_proj', h, a.ffn, false, dense, 'mlp');
+      add('up_proj', h, a.ffn, false, dense, 'mlp');
+      add('down_proj', a.ffn, h, false, dense, 'mlp');
+      const frac = moe.topK / moe.experts;
+      add('experts.gate_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac);
+      add('experts.up_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac);
+      add('experts.down_proj', moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert', frac);
+      add('gate', h, moe.experts, false, moe.moeLayers, 'router', 1, true);
+      if (moe.sharedExpertFfn > 0) {
+        add('shared_experts.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
+        add('shared_experts.up_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
+        add('shared_experts.down_proj', moe.sharedExpertFfn, h, false, moe.moeLayers, 'mlp');
+      }
       break;
     }
     default: {
@@ -480,6 +552,11 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       extra += 2 * 32 * a.heads;
       finalNorm = 2 * h;
       break;
+    case 'deepseek_v3':
+      // input and post-attention norms, q_a_layernorm (with a q LoRA rank) and kv_a_layernorm per layer. The router's
+      // e_score_correction_bias is a buffer, not a parameter.
+      blockNorms = (2 * h + (a.mla!.qLoraRank > 0 ? a.mla!.qLoraRank : 0) + a.mla!.kvLoraRank) * a.layers;
+      break;
     default:
       blockNorms = 2 * normSize * a.layers;
       if (a.qkNorm) extra += 2 * a.headDim * a.layers;
@@ -511,8 +588,15 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
   }
   const total = embedding + blocks + finalNorm + headParams + a.visionParams;
   const perBlockLinear = mods.reduce((s, m) => s + (m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0)) * (m.count / (a.family === 't5' ? (m.group === 'mlp' ? a.encoderLayers + a.layers : a.encoderLayers + 2 * a.layers) : a.layers)), 0);
-  const largestBlock = a.family === 't5'
-    ? Math.round(perBlockLinear + 3 * h)
-    : Math.round(blocks / a.layers);
+  // A model whose first layers are dense (DeepSeek) or that mixes dense and MoE layers: its largest block is the
+  // larger of the two kinds, not the average.
+  const moe = a.moe;
+  let largestBlock = a.family === 't5' ? Math.round(perBlockLinear + 3 * h) : Math.round(blocks / a.layers);
+  if (moe && moe.moeLayers > 0 && moe.moeLayers < a.layers) {
+    const per = (g: (m: LinearModule) => boolean, n: number): number => mods.filter(g).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0) / n;
+    const moeMlp = per((m) => m.group === 'expert' || m.group === 'router' || m.name.startsWith('shared_expert'), moe.moeLayers);
+    const denseMlp = per((m) => m.group === 'mlp' && !m.name.startsWith('shared_expert'), a.layers - moe.moeLayers);
+    largestBlock = Math.round(blocks / a.layers - (moeMlp * moe.moeLayers + denseMlp * (a.layers - moe.moeLayers)) / a.layers + Math.max(moeMlp, denseMlp));
+  }
   return { total, embedding, head: headParams, blocks: blocks + finalNorm, largestBlock, linear, other: linearBias + blockNorms + extra + finalNorm, vision: a.visionParams };
 }

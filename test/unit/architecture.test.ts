@@ -117,6 +117,40 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(countParameters(r.arch).total, 40 * layer + 49_155 * 4096 + 4096);
   });
 
+  it('DeepSeek-V3 by hand: MLA attention, 3 dense layers, 58 MoE layers of 256 experts + 1 shared: 671,026,404,352', () => {
+    // DeepSeek-V3 config.json (the 61 decoder layers transformers loads; the multi-token-prediction layer 61 is
+    // ignored on load, DeepseekV3Model._keys_to_ignore_on_load_unexpected).
+    const r = parseArchitecture({
+      model_type: 'deepseek_v3', hidden_size: 7168, intermediate_size: 18432, kv_lora_rank: 512, moe_intermediate_size: 2048, moe_layer_freq: 1,
+      n_group: 8, n_routed_experts: 256, n_shared_experts: 1, num_attention_heads: 128, num_experts_per_tok: 8, num_hidden_layers: 61,
+      num_key_value_heads: 128, q_lora_rank: 1536, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128, vocab_size: 129280,
+      first_k_dense_replace: 3, tie_word_embeddings: false, head_dim: 64,
+    });
+    assert.ok(r.ok);
+    assert.equal(r.arch.headDim, 192); // q/k heads: nope 128 + rope 64 (the config's head_dim is the rotary width)
+    // Attention per layer: q_a 7168 x 1536, q_a_layernorm 1536, q_b 1536 x 128·192, kv_a 7168 x 576, kv_a_layernorm 512,
+    // kv_b 512 x 128·256, o 128·128 x 7168; two norms of 7168.
+    const attn = 7168 * 1536 + 1536 + 1536 * 24576 + 7168 * 576 + 512 + 512 * 32768 + 16384 * 7168 + 2 * 7168;
+    assert.equal(attn, 187_121_664);
+    const dense = 3 * 7168 * 18432; // 396,361,728
+    const moe = (256 + 1) * 3 * 7168 * 2048 + 256 * 7168; // routed + shared experts + the router weight
+    const total = 61 * attn + 3 * dense + 58 * moe + 2 * 129280 * 7168 + 7168;
+    assert.equal(total, 671_026_404_352); // the report's "671B total parameters"
+    assert.equal(countParameters(r.arch).total, total);
+    // The largest block is an MoE layer, not the average layer.
+    assert.equal(countParameters(r.arch).largestBlock, attn + moe);
+    // PEFT all-linear does not reach the router: it is an nn.Parameter (DeepseekV3TopkRouter.weight).
+    assert.equal(linearModules(r.arch).find((m) => m.name === 'gate')?.parameter, true);
+  });
+
+  it('DeepSeek-V2-Lite and Moonlight-16B-A3B: q_proj without a q LoRA rank, 1 dense + 26 MoE layers', () => {
+    const attn = 2048 * 3072 + 2048 * 576 + 512 + 512 * 4096 + 2048 * 2048 + 2 * 2048; // 13,767,168
+    const moe = (64 + 2) * 3 * 2048 * 1408 + 64 * 2048;
+    assert.equal(count('deepseek-ai/DeepSeek-V2-Lite'), 27 * attn + 3 * 2048 * 10944 + 26 * moe + 2 * 102400 * 2048 + 2048); // 15,706,484,224
+    assert.equal(count('deepseek-ai/DeepSeek-V2-Lite'), 15_706_484_224);
+    assert.equal(count('moonshotai/Moonlight-16B-A3B'), 27 * attn + 3 * 2048 * 11264 + 26 * moe + 2 * 163840 * 2048 + 2048);
+  });
+
   it('MoE: Mixtral experts are 8 per layer, each token through 2 (token fraction 2/8)', () => {
     const arch = archOf('mistralai/Mixtral-8x7B-v0.1');
     const w1 = linearModules(arch).find((x) => x.name === 'experts.w1');

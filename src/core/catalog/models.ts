@@ -929,6 +929,78 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
 
   // ---------------------------------------------------------------------------------------------
+  // DeepSeek MLA + MoE decoders (modeling_deepseek_v3.py; DeepSeek-V2 shares the layout): q_proj (no q LoRA rank in the
+  // small models), a 512-wide compressed key/value latent, 128 + 64 wide q/k heads and 128-wide value heads; the first
+  // layer has a dense MLP, the others 64 routed experts (top 6) and 2 shared experts of width 1408. Counts from the
+  // architecture (the model cards give 15.7B and 16B).
+  // ---------------------------------------------------------------------------------------------
+  {
+    id: 'deepseek-ai/DeepSeek-V2-Lite',
+    aliases: ['deepseek-ai/DeepSeek-V2-Lite-Chat'],
+    config: {
+      model_type: 'deepseek_v2',
+      architectures: ['DeepseekV2ForCausalLM'],
+      attention_bias: false,
+      first_k_dense_replace: 1,
+      hidden_act: 'silu',
+      hidden_size: 2048,
+      intermediate_size: 10944,
+      kv_lora_rank: 512,
+      max_position_embeddings: 163840,
+      moe_intermediate_size: 1408,
+      moe_layer_freq: 1,
+      n_routed_experts: 64,
+      n_shared_experts: 2,
+      num_attention_heads: 16,
+      num_experts_per_tok: 6,
+      num_hidden_layers: 27,
+      num_key_value_heads: 16,
+      q_lora_rank: null,
+      qk_nope_head_dim: 128,
+      qk_rope_head_dim: 64,
+      rms_norm_eps: 1e-6,
+      tie_word_embeddings: false,
+      torch_dtype: 'bfloat16',
+      v_head_dim: 128,
+      vocab_size: 102400,
+    },
+    source: hf('deepseek-ai/DeepSeek-V2-Lite'),
+  },
+  {
+    // The DeepSeek-V3 architecture at DeepSeek-V2-Lite's size, with a 163,840-token vocabulary and an 11,264-wide
+    // dense first layer.
+    id: 'moonshotai/Moonlight-16B-A3B',
+    aliases: ['moonshotai/Moonlight-16B-A3B-Instruct'],
+    config: {
+      model_type: 'deepseek_v3',
+      architectures: ['DeepseekV3ForCausalLM'],
+      first_k_dense_replace: 1,
+      hidden_act: 'silu',
+      hidden_size: 2048,
+      intermediate_size: 11264,
+      kv_lora_rank: 512,
+      max_position_embeddings: 8192,
+      moe_intermediate_size: 1408,
+      moe_layer_freq: 1,
+      n_routed_experts: 64,
+      n_shared_experts: 2,
+      num_attention_heads: 16,
+      num_experts_per_tok: 6,
+      num_hidden_layers: 27,
+      num_key_value_heads: 16,
+      q_lora_rank: null,
+      qk_nope_head_dim: 128,
+      qk_rope_head_dim: 64,
+      rms_norm_eps: 1e-5,
+      tie_word_embeddings: false,
+      torch_dtype: 'bfloat16',
+      v_head_dim: 128,
+      vocab_size: 163840,
+    },
+    source: hf('moonshotai/Moonlight-16B-A3B'),
+  },
+
+  // ---------------------------------------------------------------------------------------------
   // The Qwen v1 checkpoints use model_type 'qwen' with remote code. Their intermediate_size is twice the width of each of the
   // two up projections (w1, w2), so the per-projection width is intermediate_size / 2. The norm is an
   // RMSNorm even though the key is spelled layer_norm_epsilon; c_attn (fused qkv) has a bias, and no_bias
