@@ -1070,7 +1070,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const P = setup.seq_len - C;
       const kvHeadsHere = Math.max(1, a.kvHeads / tp);
       // Keys and values per token and layer; sliding-window layers keep only their window (DynamicSlidingWindowLayer).
-      const kvLayerToken = 2 * kvHeadsHere * a.headDim * cb;
+      // MLA caches every head's full key (nope + rope wide) and value (v_head_dim), not the compressed latent
+      // (modeling_deepseek_v3.py: past_key_value.update(key_states, value_states)).
+      const kvLayerToken = kvHeadsHere * (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) * cb;
       const slidingHere = a.slidingLayers * (layersHere / a.layers);
       const kvBytes = (tokens: number): number => G * kvLayerToken * ((layersHere - slidingHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow));
       genComps.push(...gradsKeptInEval > 0 ? [comp('gradients', gradLabel, gradsKeptInEval, () => (`${gradFormula()} (not freed: zero_grad(set_to_none=False))`), () => ({}))] : []);

@@ -100,7 +100,7 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
     // The cache read per token: every layer's keys and values so far (on average prompt + C/2 tokens), a sliding-window
     // layer's up to its window.
     const avg = prompt + C / 2;
-    const kvRead = 2 * a.kvHeads * a.headDim * 2 * ((a.layers - a.slidingLayers) * avg + a.slidingLayers * Math.min(avg, a.slidingWindow));
+    const kvRead = a.kvHeads * (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) * 2 * ((a.layers - a.slidingLayers) * avg + a.slidingLayers * Math.min(avg, a.slidingWindow));
     const rounds = (setup.micro_batch_size * microSteps) / ro.batch;
     const decode = (C * (activeP * wBytes + ro.batch * kvRead)) / (tp * pp) / (g.hbmBandwidthGBps * 1e9);
     const prefill = (fwd * ro.batch * prompt) / (tp * pp) / (peak * ASSUMED_MFU * tokenEfficiency(ro.batch * prompt));

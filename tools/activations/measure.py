@@ -36,6 +36,7 @@ HF_SOURCES = {
     "gpt_neox": "src/transformers/models/gpt_neox/modeling_gpt_neox.py@006bd23dd0ce18d54e1cf260b09b15fa943a731d",
     "loss": "src/transformers/loss/loss_utils.py@0114da07ec0e101b420a923dedeb6032b6ac3a44",
     "gpt_oss": "src/transformers/models/gpt_oss/modeling_gpt_oss.py@6edf5b311854175ff83c59179b3360beca1ceffc",
+    "deepseek_v3": "src/transformers/models/deepseek_v3/modeling_deepseek_v3.py@00b676f8f0489b88652a31d70751cc540dd06305",
 }
 
 
@@ -715,8 +716,11 @@ class LlamaLike(nn.Module):
         self.cfg = cfg
         h, V = cfg["hidden_size"], cfg["vocab_size"]
         self.embed_tokens = nn.Embedding(V, h)
-        Layer = GptOssLayer if cfg["family"] == "gpt_oss" else LlamaLayer
-        self.layers = nn.ModuleList([Layer(cfg) for _ in range(cfg["num_hidden_layers"])])
+        if cfg["family"] == "deepseek_v3":
+            self.layers = nn.ModuleList([DeepseekLayer(cfg, i) for i in range(cfg["num_hidden_layers"])])
+        else:
+            Layer = GptOssLayer if cfg["family"] == "gpt_oss" else LlamaLayer
+            self.layers = nn.ModuleList([Layer(cfg) for _ in range(cfg["num_hidden_layers"])])
         Norm = {"gemma": GemmaRMSNorm, "gemma2": GemmaRMSNorm, "gemma3": GemmaRMSNorm, "gpt_oss": GptOssRMSNorm}.get(cfg["family"], LlamaRMSNorm)
         self.norm = Norm(h, cfg["rms_norm_eps"])
         hd = cfg.get("head_dim") or h // cfg["num_attention_heads"]
@@ -860,6 +864,116 @@ class GptOssLayer(nn.Module):
         hs = hs + self.self_attn(self.input_layernorm(hs), mask, cos, sin)
         return hs + self.mlp(self.post_attention_layernorm(hs))
 
+
+
+# ----------------------------------------------------------------------------------------
+# DeepSeek-V3 / V2 / Kimi K2 / Moonlight (transformers models/deepseek_v3/modeling_deepseek_v3.py): multi-head latent
+# attention (MLA), a sigmoid router with a score-correction bias, routed experts in a loop and shared experts.
+# ----------------------------------------------------------------------------------------
+def rotary_interleave(x, cos, sin):
+    """apply_rotary_pos_emb_interleave (rope_interleave=True, the DeepseekV3Config default)."""
+    b, h, s, d = x.shape
+    x = x.view(b, h, s, d // 2, 2).transpose(4, 3).reshape(b, h, s, d)
+    return (x * cos) + (rotate_half(x) * sin)
+
+
+class DeepseekAttention(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        h, nh = cfg["hidden_size"], cfg["num_attention_heads"]
+        self.nh, self.qlr, self.kvlr = nh, cfg["q_lora_rank"], cfg["kv_lora_rank"]
+        self.nope, self.rope, self.vd = cfg["qk_nope_head_dim"], cfg["qk_rope_head_dim"], cfg["v_head_dim"]
+        self.qkd = self.nope + self.rope
+        if self.qlr is None:
+            self.q_proj = make_linear(cfg, h, nh * self.qkd, False, "q_proj")
+        else:
+            self.q_a_proj = make_linear(cfg, h, self.qlr, False, "q_a_proj")
+            self.q_a_layernorm = LlamaRMSNorm(self.qlr, cfg["rms_norm_eps"])
+            self.q_b_proj = make_linear(cfg, self.qlr, nh * self.qkd, False, "q_b_proj")
+        self.kv_a_proj_with_mqa = make_linear(cfg, h, self.kvlr + self.rope, False, "kv_a_proj_with_mqa")
+        self.kv_a_layernorm = LlamaRMSNorm(self.kvlr, cfg["rms_norm_eps"])
+        self.kv_b_proj = make_linear(cfg, self.kvlr, nh * (self.nope + self.vd), False, "kv_b_proj")
+        self.o_proj = make_linear(cfg, nh * self.vd, h, False, "o_proj")
+        self.scaling = self.qkd ** -0.5
+
+    def forward(self, x, mask, cos, sin):
+        b, s, _ = x.shape
+        q = self.q_proj(x) if self.qlr is None else self.q_b_proj(self.q_a_layernorm(self.q_a_proj(x)))
+        q = q.view(b, s, -1, self.qkd).transpose(1, 2)
+        q_pass, q_rot = torch.split(q, [self.nope, self.rope], dim=-1)
+        ckv = self.kv_a_proj_with_mqa(x)
+        k_pass, k_rot = torch.split(ckv, [self.kvlr, self.rope], dim=-1)
+        k_pass = self.kv_b_proj(self.kv_a_layernorm(k_pass)).view(b, s, -1, self.nope + self.vd).transpose(1, 2)
+        k_pass, v = torch.split(k_pass, [self.nope, self.vd], dim=-1)
+        k_rot = k_rot.view(b, 1, s, self.rope)
+        c, si = cos.unsqueeze(1), sin.unsqueeze(1)
+        q_rot, k_rot = rotary_interleave(q_rot, c, si), rotary_interleave(k_rot, c, si)
+        k_rot = k_rot.expand(*k_pass.shape[:-1], -1)
+        q = torch.cat((q_pass, q_rot), dim=-1)
+        k = torch.cat((k_pass, k_rot), dim=-1)
+        p = self.cfg.get("attention_dropout", 0.0)
+        if self.cfg["_attn"] == "flash":  # flash_attention_2 needs one head width: v is padded, the output sliced
+            v = F.pad(v, [0, self.qkd - self.vd])
+            o = flash_attn(q, k, v, True, self.scaling, p).transpose(1, 2)[..., : self.vd]
+        else:
+            o = eager_attention(q, k, v, mask, self.scaling, 1, p)
+        return self.o_proj(o.reshape(b, s, -1).contiguous())
+
+
+class DeepseekMoE(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        h = cfg["hidden_size"]
+        self.E, self.k = cfg["n_routed_experts"], cfg["num_experts_per_tok"]
+        self.experts = nn.ModuleList([LlamaMLP(cfg, cfg["moe_intermediate_size"]) for _ in range(self.E)])
+        self.gate_weight = nn.Parameter(torch.empty(self.E, h))  # DeepseekV3TopkRouter.weight (not an nn.Linear)
+        self.register_buffer("e_score_correction_bias", torch.zeros(self.E))
+        self.shared_experts = LlamaMLP(cfg, cfg["moe_intermediate_size"] * cfg["n_shared_experts"])
+        self.n_group, self.topk_group, self.scale = cfg["n_group"], cfg["topk_group"], cfg["routed_scaling_factor"]
+        self.last_counts = None
+
+    def forward(self, hs):
+        res = hs
+        b, s, h = hs.shape
+        x = hs.view(-1, h)
+        logits = F.linear(x.type(torch.float32), self.gate_weight.type(torch.float32))
+        scores = logits.sigmoid()
+        with torch.no_grad():  # get_topk_indices
+            sc = scores.view(-1, self.E) + self.e_score_correction_bias.unsqueeze(0)
+            gs = sc.view(-1, self.n_group, self.E // self.n_group).topk(min(2, self.E // self.n_group), dim=-1)[0].sum(dim=-1)
+            gi = torch.topk(gs, k=self.topk_group, dim=-1, sorted=False)[1]
+            gm = torch.zeros_like(gs).scatter_(1, gi, 1)
+            sm = gm.unsqueeze(-1).expand(-1, self.n_group, self.E // self.n_group).reshape(-1, self.E)
+            sel = torch.topk(sc.masked_fill(~sm.bool(), 0.0), k=self.k, dim=-1, sorted=False)[1]
+        w = scores.gather(1, sel)
+        w /= w.sum(dim=-1, keepdim=True) + 1e-20  # norm_topk_prob
+        w = w * self.scale
+        final = torch.zeros_like(x, dtype=w.dtype)
+        mask = F.one_hot(sel, num_classes=self.E).permute(2, 0, 1)
+        counts = []
+        for e in range(self.E):
+            tok, widx = torch.where(mask[e])
+            counts.append(int(tok.numel()))
+            if tok.numel() > 0:
+                out = self.experts[e](x[tok]) * w[tok, widx].unsqueeze(-1)
+                final.index_add_(0, tok, out)
+        self.last_counts = counts
+        return final.type(x.dtype).view(b, s, h) + self.shared_experts(res)
+
+
+class DeepseekLayer(nn.Module):
+    def __init__(self, cfg, idx):
+        super().__init__()
+        self.input_layernorm = LlamaRMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        self.post_attention_layernorm = LlamaRMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        self.self_attn = DeepseekAttention(cfg)
+        self.mlp = DeepseekMoE(cfg) if idx >= cfg["first_k_dense_replace"] else LlamaMLP(cfg)
+
+    def forward(self, hs, mask, position_ids, cache_position, pos_emb):
+        cos, sin = pos_emb
+        hs = hs + self.self_attn(self.input_layernorm(hs), mask, cos, sin)
+        return hs + self.mlp(self.post_attention_layernorm(hs))
 
 
 # ----------------------------------------------------------------------------------------
@@ -1291,7 +1405,8 @@ class T5(nn.Module):
 
 FAMILY_CLASS = {"llama": LlamaLike, "qwen2": LlamaLike, "gemma": LlamaLike, "phi3": LlamaLike,
                 "mixtral": LlamaLike, "qwen2_moe": LlamaLike, "gpt2": GPT2, "gpt_neox": GPTNeoX,
-                "bert": Bert, "t5": T5, "gpt_oss": LlamaLike, "gemma2": LlamaLike, "gemma3": LlamaLike}
+                "bert": Bert, "t5": T5, "gpt_oss": LlamaLike, "gemma2": LlamaLike, "gemma3": LlamaLike,
+                "deepseek_v3": LlamaLike}
 
 
 # ----------------------------------------------------------------------------------------
@@ -1339,6 +1454,16 @@ def make_cfg(family, b, s, h, nh, kv, V, fi=0):
             base.update(attention_bias=True, num_experts=4, num_experts_per_tok=2, norm_topk_prob=False,
                         moe_intermediate_size=swiglu_ffn // 2, shared_expert_intermediate_size=swiglu_ffn,
                         intermediate_size=swiglu_ffn)
+    elif family == "deepseek_v3":
+        # One dense layer then two MoE layers (first_k_dense_replace 1); MLA with a q LoRA rank on every other point;
+        # v_head_dim differs from the q/k head width (nope + rope), as in DeepSeek-V3 (128 vs 192).
+        base.update(num_key_value_heads=nh, q_lora_rank=None if fi % 2 == 0 else h // 2, kv_lora_rank=h // 2,
+                    qk_nope_head_dim=h // nh, qk_rope_head_dim=16, v_head_dim=h // nh, head_dim=16,
+                    intermediate_size=swiglu_ffn, moe_intermediate_size=swiglu_ffn // 2, n_routed_experts=4,
+                    num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1, n_group=1, topk_group=1,
+                    norm_topk_prob=True, routed_scaling_factor=2.5, rms_norm_eps=1e-6, rope_theta=10000.0,
+                    attention_dropout=0.0, hidden_act="silu", attention_bias=False, tie_word_embeddings=False,
+                    max_position_embeddings=4096)
     elif family == "gpt_oss":
         # expert width = hidden (as in gpt-oss), 4 experts top-2, head_dim fixed to h / nh
         base.update(num_key_value_heads=kv, head_dim=h // nh, intermediate_size=swiglu_ffn // 2, num_local_experts=4,
@@ -1442,8 +1567,8 @@ def measure(family, point, dtype, attn, ckpt, lora=None, want_tensors=False, see
                     outsideLayers=tot["outside"] + tot["shared"], sharedAcrossLayers=tot["shared"],
                     logitsAndLoss=tot["loss"], savedParamBytes=tot["param"], savedParamCastBytes=tot["paramCast"],
                     savedBufferBytes=tot["buffer"], savedScalarBytes=tot["scalar"], heldByCheckpointBytes=tot["held"]))
-    if family in ("mixtral", "qwen2_moe", "gpt_oss"):
-        case["expertTokens"] = [l.mlp.last_counts for l in model.layers]
+    if family in ("mixtral", "qwen2_moe", "gpt_oss", "deepseek_v3"):
+        case["expertTokens"] = [getattr(l.mlp, "last_counts", None) or [] for l in model.layers]
     if family == "t5":
         ne = cfg["num_layers"]
         case["savedBytes"]["perEncoderLayer"] = pl[:ne]
@@ -1534,7 +1659,8 @@ def main():
     if args.verify:
         return 1 if verify(load_cases(args.verify)) else 0
     torch.set_num_threads(2)
-    fams = ["llama", "qwen2", "gemma", "gemma2", "gemma3", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss"]
+    fams = ["llama", "qwen2", "gemma", "gemma2", "gemma3", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss",
+            "deepseek_v3"]
     if args.families:
         fams = args.families.split(",")
     points = POINTS[:3] if args.quick else POINTS
@@ -1587,6 +1713,15 @@ def main():
                     lora = dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "k_proj", "v_proj", "o_proj"], adapterDtype="fp32")
                     cases.append(measure("gpt_oss", pt, dtype, attn, "none", lora=lora))
         print(f"gpt_oss lora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
+    # DeepSeek MLA with LoRA on the attention projections
+    if "deepseek_v3" in fams:
+        for dtype in ("bf16", "amp_bf16"):
+            for attn in ("eager", "flash"):
+                for pt in points:
+                    lora = dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"],
+                                adapterDtype="fp32")
+                    cases.append(measure("deepseek_v3", pt, dtype, attn, "none", lora=lora))
+        print(f"deepseek_v3 lora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
     mism = verify(cases)
     out = dict(generator="tools/activations/measure.py", torch=torch.__version__, hfSources=HF_SOURCES,
                notes="bytes of storages saved for backward (dedup by storage, full nbytes), see tools/activations/README.md",

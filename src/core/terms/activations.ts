@@ -105,6 +105,8 @@ export interface LayerActivations {
   readonly checkpointHeldBytes: number;
   /** Autocast's 16-bit copies of one block's fp32 weights, kept for backward (per block, not per token). */
   readonly weightCopyBytesPerLayer: number;
+  /** Models whose first layers are dense and the rest MoE (DeepSeek): each kind's block; bytesPerLayer averages them. */
+  readonly kinds?: { readonly dense: number; readonly moe: number; readonly denseLayers: number };
 }
 
 const moduleByName = (mods: LinearModule[]): Map<string, LinearModule> => new Map(mods.map((m) => [m.name, m]));
@@ -155,6 +157,24 @@ function legacySoftmaxInput(tape: Tape, p: ActivationPlan, scores: Tensor, what:
 }
 
 function layerActivationsUncached(p: ActivationPlan): LayerActivations {
+  const moe = p.arch.moe;
+  if (p.arch.family === 'deepseek_v3' && moe && moe.moeLayers < p.arch.layers) {
+    // DeepSeek's first layers run a dense MLP, the rest the MoE block: the average block, weighted by layer count.
+    const sparse = blockActivations(p, true);
+    const dense = blockActivations(p, false);
+    const nd = p.arch.layers - moe.moeLayers;
+    const avg = (f: (l: LayerActivations) => number): number => (f(dense) * nd + f(sparse) * moe.moeLayers) / p.arch.layers;
+    return {
+      ...sparse, bytesPerLayer: avg((l) => l.bytesPerLayer), selectiveBytes: avg((l) => l.selectiveBytes), weightCopyBytesPerLayer: avg((l) => l.weightCopyBytesPerLayer),
+      backwardWorkingBytes: Math.max(dense.backwardWorkingBytes, sparse.backwardWorkingBytes),
+      kinds: { dense: dense.bytesPerLayer, moe: sparse.bytesPerLayer, denseLayers: nd },
+    };
+  }
+  return blockActivations(p, true);
+}
+
+/** One block's saved tensors; `moeBlock` false replays a dense layer of a model whose first layers are dense. */
+function blockActivations(p: ActivationPlan, moeBlock: boolean): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const a = p.arch;
   // Liger's RMSNorm and SiLU/GELU-mul kernels keep what a compiled block keeps of those ops: the norm's input and
@@ -243,8 +263,10 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   /** Eager attention computes the softmax in fp32 (HF llama-family `softmax(..., dtype=torch.float32)`, autocast). */
   let softmaxUpcast = false;
   /** softmax(QK^T)V for one block, by implementation. Returns the (b, s, qd) output in compute dtype. */
-  const attentionCore = (q: Tensor, k: Tensor, v: Tensor, opts: { causalRepeat: boolean; softmaxFp32: boolean; dropout: number; kvTokens?: number; sinks?: boolean }): Tensor => {
+  const attentionCore = (q: Tensor, k: Tensor, v: Tensor, opts: { causalRepeat: boolean; softmaxFp32: boolean; dropout: number; kvTokens?: number; sinks?: boolean; outWidth?: number }): Tensor => {
     const kvTokens = opts.kvTokens ?? T;
+    /** Output width per token: the value heads' (MLA's value heads are narrower than its q/k heads). */
+    const od = opts.outWidth ?? qd;
     const gqa = kvHeads < heads;
     if (p.attention === 'eager') {
       const kk = gqa ? tape.free(k, 'repeat_kv(k)', kvTokens * qd, k.bytesPerElem) : k;
@@ -276,7 +298,7 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
       }
       probs = tape.dropout(probs, opts.dropout, 'attention dropout');
       tape.attentionOutputBytes += probs.storageBytes;
-      const out = tape.matmul(probs, vv, T * qd, 'attention output');
+      const out = tape.matmul(probs, vv, T * od, 'attention output');
       return tape.free(out, 'attention output (transposed, contiguous)');
     }
     // SDPA (flash / memory-efficient kernels) and flash_attention_2: no s x s matrix is kept; backward needs
@@ -285,7 +307,7 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
     const qq = tape.castForMatmul(q);
     const kk = repeat ? tape.free(tape.castForMatmul(k), 'repeat_kv(k)', kvTokens * qd, tape.computeBytes) : tape.castForMatmul(k);
     const vv = repeat ? tape.free(tape.castForMatmul(v), 'repeat_kv(v)', kvTokens * qd, tape.computeBytes) : tape.castForMatmul(v);
-    const out = tape.tensor('attention output', T * qd, tape.computeBytes, q.rg || k.rg || v.rg);
+    const out = tape.tensor('attention output', T * od, tape.computeBytes, q.rg || k.rg || v.rg);
     if (out.rg) {
       tape.save(qq);
       tape.save(kk);
@@ -295,6 +317,43 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
       tape.attentionOutputBytes += out.storageBytes + b * heads * s * 4;
     }
     return out;
+  };
+
+  /**
+   * Multi-head latent attention (transformers modeling_deepseek_v3.py DeepseekV3Attention): q through q_proj, or
+   * q_a_proj -> q_a_layernorm -> q_b_proj; kv_a_proj_with_mqa gives the latent and one rotary key; kv_a_layernorm ->
+   * kv_b_proj gives every head's key part and value (split views of one output); the rotary parts are rotated
+   * (interleaved: a reshape copy), and cat builds new q and k of width nope + rope. Eager attention copies the value
+   * view for its matmul; flash_attention_2 pads the value to the q/k width and slices the output back. The output is
+   * made contiguous for o_proj.
+   */
+  const mlaAttention = (h1: Tensor): Tensor => {
+    const m = a.mla!;
+    const qkd = m.qkNope + m.qkRope;
+    let qOut: Tensor;
+    if (m.qLoraRank > 0) {
+      const qa = linear(h1, 'q_a_proj', m.qLoraRank, 'q_a_proj output');
+      const qn = tape.rmsNorm(qa, T, p.normsTrainable, 'q_a_layernorm', rms.weightBytes, rms.style);
+      qOut = linear(qn, 'q_b_proj', heads * qkd, 'q_b_proj output');
+    } else {
+      qOut = linear(h1, 'q_proj', heads * qkd, 'q_proj output');
+    }
+    const ckv = linear(h1, 'kv_a_proj_with_mqa', m.kvLoraRank + m.qkRope, 'kv_a_proj_with_mqa output');
+    const latent = tape.view(ckv, 'compressed kv (view)', T * m.kvLoraRank);
+    const kvn = tape.rmsNorm(latent, T, p.normsTrainable, 'kv_a_layernorm', rms.weightBytes, rms.style);
+    const kvb = linear(kvn, 'kv_b_proj', heads * (m.qkNope + m.vHeadDim), 'kv_b_proj output');
+    // q = cat(q_pass, rotated q_rot), k = cat(k_pass, rotated k_rot expanded over the heads): new tensors.
+    const q = tape.free(qOut, 'query (cat of pass and rotary parts)', T * heads * qkd, tape.computeBytes);
+    const k = tape.free(kvb, 'key (cat of pass and rotary parts)', T * heads * qkd, tape.computeBytes);
+    let v: Tensor;
+    if (p.attention === 'flash') v = tape.free(kvb, 'value padded to the q/k width (F.pad)', T * heads * qkd, tape.computeBytes);
+    // Eager attention's batched matmul copies the value view, except with one sequence, where the reshape is a view.
+    else if (p.attention === 'eager' && b > 1) v = tape.free(kvb, 'value (contiguous copy for the matmul)', T * heads * m.vHeadDim);
+    else v = tape.view(kvb, 'value (view of kv_b_proj output)', T * heads * m.vHeadDim);
+    const outWidth = heads * (p.attention === 'flash' ? qkd : m.vHeadDim);
+    const att = attentionCore(q, k, v, { causalRepeat: false, softmaxFp32: true, dropout: a.attentionDropout, outWidth });
+    const o = tape.free(att, 'attention output (contiguous, value width)', T * heads * m.vHeadDim);
+    return linear(o, 'o_proj', a.hidden, 'o_proj output');
   };
 
   let layerOutputs: Tensor;
@@ -361,6 +420,14 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
     default: {
       // Llama family: pre-norm, rotary (saves only cos/sin, which need no grad), GQA, gated MLP.
       const h1 = norm(x0, 'input_layernorm');
+      if (a.mla) {
+        const x1 = tape.free(mlaAttention(h1), 'residual', Tsp * a.hidden, residualBytes);
+        const beforeMlp = tape.totalBytes();
+        const h2 = norm(x1, 'post_attention_layernorm');
+        layerOutputs = moeBlock && a.moe ? deepseekMoe(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+        mlpSavedBytes = tape.totalBytes() - beforeMlp;
+        break;
+      }
       let q: Tensor;
       let k: Tensor;
       let v: Tensor;
@@ -546,6 +613,43 @@ function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Ten
     const sig = tape.unarySavesOutput(gate, 'sigmoid(gate)');
     tape.mul(sig, sd, 'gated shared expert');
   }
+  return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
+}
+
+/**
+ * DeepSeek MoE (modeling_deepseek_v3.py DeepseekV3TopkRouter + DeepseekV3MoE): the router is F.linear of the fp32
+ * hidden states and fp32 weight (autocast runs it in 16 bits), then sigmoid; the chosen scores are gathered (int64
+ * indices kept), normalised in place (a copy and the sum kept) and scaled. Each routed token goes through its expert
+ * (the token index and the gathered input kept), its output times its weight in the weights' dtype (both kept) is
+ * index_add_-ed into a zero tensor of that dtype (the product kept); the shared experts run on every token.
+ */
+function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Tensor {
+  const a = p.arch;
+  const moe = a.moe!;
+  const T = x.elems / a.hidden;
+  const routedTokens = T * moe.topK;
+  // x.type(float32) @ weight.type(float32): fp32 copies, which autocast casts back to 16 bits for the matmul.
+  const x32 = tape.to(x, 4, 'router input (fp32)');
+  const rw: Weight = { what: 'router', elems: a.hidden * moe.experts, trainable: p.baseTrainable, bytesPerElem: 4 };
+  if (x32.rg && tape.mode !== 'amp' && p.weightBytes !== 4) tape.saveExtra('router weight (fp32 copy)', a.hidden * moe.experts * 4);
+  const logits = tape.linear(x32, rw, moe.experts, 'router logits');
+  const scores = tape.unarySavesOutput(logits, 'router sigmoid');
+  const wb = scores.bytesPerElem;
+  if (scores.rg) {
+    tape.saveExtra('top-k indices (int64)', routedTokens * 8);
+    tape.saveExtra('top-k scores before normalisation and their sum', routedTokens * wb + T * wb);
+  }
+  const routed = tape.tensor('routed tokens (gathered)', routedTokens * a.hidden, x.bytesPerElem, x.rg);
+  // torch.where(mask[e]) returns the token and slot indices as views of one nonzero() result: 2 x int64 per token.
+  if (x.rg) tape.saveExtra('token and slot indices per expert (int64)', routedTokens * 16);
+  const g = linear(routed, 'experts.gate_proj', moe.expertFfn, 'expert gate output');
+  const u = linear(routed, 'experts.up_proj', moe.expertFfn, 'expert up output');
+  const act = tape.unarySavesInput(g, 'expert act');
+  const prod = tape.mul(act, u, 'expert act * up');
+  const down = linear(prod, 'experts.down_proj', a.hidden, 'expert down output');
+  const weighted = tape.mul(down, tape.tensor('routing weight per routed token', routedTokens, wb, scores.rg), 'weighted expert output', wb);
+  tape.save(weighted); // index_add_ keeps its source
+  if (moe.sharedExpertFfn > 0) gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, name.replace(/^(gate|up|down)_proj$/, 'shared_experts.$1_proj'), out, what), 'llama');
   return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
 }
 
