@@ -493,8 +493,9 @@ class Walker {
 
   sequenceParallel(p: Prop): void {
     const v = this.read(p.value);
-    if (v.kind === 'number' && Number.isInteger(v.n) && v.n >= 1) this.fact('sequenceParallel', p, v.n > 1);
-    else if (v.kind === 'placeholder') this.placeholderFact('sequenceParallel', p, v.word);
+    // DeepSpeed-Ulysses: each of sequence_parallel_size ranks holds its share of every sequence.
+    if (v.kind === 'number' && Number.isInteger(v.n) && v.n >= 1) this.fact('contextParallel', p, v.n);
+    else if (v.kind === 'placeholder') this.placeholderFact('contextParallel', p, v.word);
     else this.invalid(p, 'a whole number >= 1', 'warning');
   }
 

@@ -340,6 +340,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('tensor_parallel', 'tensorParallel', num);
   fromFact('pipeline_parallel', 'pipelineParallel', num);
   fromFact('sequence_parallel', 'sequenceParallel', bool);
+  fromFact('context_parallel', 'contextParallel', num);
   fromFact('nodes', 'nodes', num);
   fromFact('gpus_per_node', 'gpusPerNode', num);
   const world = decided.worldSize ? num(decided.worldSize.fact.value as FactValue) : undefined;
@@ -365,11 +366,11 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   // --nproc_per_node`, Axolotl's to its launcher), the smallest such world is assumed, eight GPUs to a node, instead of
   // a single GPU that cannot hold the layout.
   const layoutGpus = ((setup.tensor_parallel as number | undefined) ?? 1) * ((setup.pipeline_parallel as number | undefined) ?? 1)
-    * ((setup.fsdp_shard_size as number | undefined) ?? 1);
+    * ((setup.fsdp_shard_size as number | undefined) ?? 1) * ((setup.context_parallel as number | undefined) ?? 1);
   if (layoutGpus > 1 && setup.gpus_per_node === undefined && setup.nodes === undefined) {
     const multiNode = layoutGpus > 8 && layoutGpus % 8 === 0;
     setup.gpus_per_node = multiNode ? 8 : layoutGpus;
-    const note = `the smallest world that holds tensor_parallel x pipeline_parallel x the FSDP shard group = ${layoutGpus} GPUs (no launcher, flag or setting gives the GPU count)`;
+    const note = `the smallest world that holds tensor_parallel x pipeline_parallel x context_parallel x the FSDP shard group = ${layoutGpus} GPUs (no launcher, flag or setting gives the GPU count)`;
     prov.gpus_per_node = { kind: 'default', owner: 'VRAM Lens', note };
     if (multiNode) {
       setup.nodes = layoutGpus / 8;

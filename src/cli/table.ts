@@ -9,7 +9,7 @@ export function renderTable(e: Estimate): string {
   const L: string[] = [];
   const pg = e.perGpu;
   const lay = e.layout;
-  L.push(`VRAM Lens: ${e.model}${e.gpu ? ` on ${e.gpu.id}` : ''} (${lay.world} GPU${lay.world > 1 ? 's' : ''}${lay.tensorParallel > 1 ? `, TP ${lay.tensorParallel}` : ''}${lay.pipelineParallel > 1 ? `, PP ${lay.pipelineParallel}` : ''}, data parallel ${lay.dataParallel}, global batch ${lay.globalBatch})`);
+  L.push(`VRAM Lens: ${e.model}${e.gpu ? ` on ${e.gpu.id}` : ''} (${lay.world} GPU${lay.world > 1 ? 's' : ''}${lay.tensorParallel > 1 ? `, TP ${lay.tensorParallel}` : ''}${lay.pipelineParallel > 1 ? `, PP ${lay.pipelineParallel}` : ''}${lay.contextParallel > 1 ? `, CP ${lay.contextParallel}` : ''}, data parallel ${lay.dataParallel}, global batch ${lay.globalBatch})`);
   L.push(`${e.architecture}`);
   L.push(`parameters: ${formatCount(e.parameters.total)} total, ${formatCount(e.parameters.trainable)} trainable${e.parameters.quantized ? `, ${formatCount(e.parameters.quantized)} quantized` : ''} (${e.parameters.source})`);
   const phase = pg.phases.find((p) => p.phase === pg.phase);

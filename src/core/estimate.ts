@@ -371,17 +371,26 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   const world = setup.gpus_per_node * setup.nodes;
   const tp = setup.tensor_parallel;
   const pp = setup.pipeline_parallel;
+  const cp = setup.context_parallel;
   if (world % (tp * pp) !== 0) {
     return { ok: false, errors: [{ key: 'tensor_parallel', message: `GPUs (${world}) must be a multiple of tensor_parallel x pipeline_parallel (${tp} x ${pp})` }] };
   }
+  if (world % (tp * pp * cp) !== 0) {
+    return { ok: false, errors: [{ key: 'context_parallel', message: `GPUs (${world}) must be a multiple of tensor_parallel x pipeline_parallel x context_parallel (${tp} x ${pp} x ${cp})` }] };
+  }
+  if (setup.seq_len % cp !== 0) {
+    return { ok: false, errors: [{ key: 'context_parallel', message: `seq_len (${setup.seq_len}) must split evenly over context_parallel (${cp}) GPUs` }] };
+  }
   if (a.heads % tp !== 0) warnings.push({ key: 'tensor_parallel', message: `attention heads (${a.heads}) are not divisible by tensor_parallel (${tp})` });
-  const dp = world / (tp * pp);
+  // Context-parallel ranks share each batch (they split its sequences), so they are not data-parallel for the batch,
+  // but FSDP and ZeRO shard over them as over data-parallel ranks (torchtitan's dp_shard x cp mesh).
+  const dp = world / (tp * pp * cp);
   const fsdp = setup.fsdp !== 'none' && setup.fsdp !== 'no_shard';
   if (fsdp && setup.zero_stage > 0) {
     warnings.push({ key: 'fsdp', message: 'both FSDP and a ZeRO stage are set; FSDP is used and zero_stage ignored' });
   }
   const zero = fsdp ? 0 : setup.zero_stage;
-  const shardGroup = setup.fsdp === 'hybrid_shard' ? Math.min(dp, setup.fsdp_shard_size ?? setup.gpus_per_node) : dp;
+  const shardGroup = setup.fsdp === 'hybrid_shard' ? Math.min(dp * cp, setup.fsdp_shard_size ?? setup.gpus_per_node) : dp * cp;
   const shardOptimizer = fsdp || zero >= 1 ? shardGroup : 1;
   const shardGrads = setup.fsdp === 'full_shard' || setup.fsdp === 'shard_grad_op' || setup.fsdp === 'hybrid_shard' || zero >= 2 ? shardGroup : 1;
   const shardParams = setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard' || zero === 3 ? shardGroup : 1;
@@ -397,7 +406,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   const fsdpOffload = fsdp && (setup.offload_params !== 'none' || setup.offload_optimizer !== 'none');
   const ep = Math.max(1, setup.expert_parallel);
   const globalBatch = setup.micro_batch_size * setup.gradient_accumulation_steps * dp;
-  const layout: Layout = { world, dataParallel: dp, shardGroup, tensorParallel: tp, pipelineParallel: pp, expertParallel: ep, globalBatch };
+  const layout: Layout = { world, dataParallel: dp, shardGroup, tensorParallel: tp, pipelineParallel: pp, expertParallel: ep, contextParallel: cp, globalBatch };
   const rollout = setup.rollout;
   if (rollout && setup.preference) {
     return { ok: false, errors: [{ key: 'rollout', message: 'rollout (online RL with generation) and preference (offline DPO-style training) cannot both be set' }] };
@@ -479,8 +488,11 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   const paged = setup.optimizer.startsWith('paged_') && !offloadOpt;
   // gpt-oss has no SDPA path in transformers (GptOssPreTrainedModel._supports_sdpa = False: its attention sinks need
   // eager attention or a kernel that takes them), so the default implementation is eager.
-  const attention = a.family === 'gpt_oss' && setup.attention === 'sdpa' ? 'eager' : setup.attention;
-  if (attention !== setup.attention && !opts.lean) {
+  // Context parallelism runs attention block by block with flash kernels (torchtitan's ring attention over SDPA flash,
+  // ring-flash-attn, DeepSpeed-Ulysses over flash-attention); no s x s matrix is kept.
+  const attention = cp > 1 ? 'flash' : a.family === 'gpt_oss' && setup.attention === 'sdpa' ? 'eager' : setup.attention;
+  if (cp > 1 && setup.attention === 'eager') warnings.push({ key: 'attention', message: 'context parallelism splits attention into flash-attention blocks; eager attention is not used with it' });
+  if (attention === 'eager' && setup.attention !== 'eager' && !opts.lean) {
     const why = 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash';
     const i = assumptions.findIndex((x) => x.key === 'attention');
     if (i >= 0) assumptions[i] = { key: 'attention', value: 'eager', source: why };
@@ -811,7 +823,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const gradFormula = (): string => (setup.optimizer_in_backward
       ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
       : `${formatCount(trainableHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`);
-    const ddp = dp > 1 && zero === 0 && !fsdp && trainableHere > 0;
+    const ddp = dp * cp > 1 && zero === 0 && !fsdp && trainableHere > 0;
     if (ddp) {
       // DDP's Reducer allocates flat bucket buffers for every gradient at construction; with the default
       // gradient_as_bucket_view=False they are a second copy next to param.grad.
@@ -894,7 +906,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     // Activations. Paired preference training runs the chosen and the rejected sequence of each example in one forward.
     const pref = setup.preference;
     const seqs = setup.micro_batch_size * sequencesPerExample(setup);
-    const T = seqs * setup.seq_len;
+    // Each context-parallel rank holds its share of every sequence.
+    const seqHere = setup.seq_len / cp;
+    const T = seqs * seqHere;
     const normsTrainable = setup.method === 'full';
     const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets, dora: lora.use_dora } : undefined;
     const ia3Plan: Ia3Plan | undefined = ia3 ? { targets, feedforward: inv.ia3Feedforward ?? new Set(), dtypeBytes: adapterBytes } : undefined;
@@ -902,7 +916,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
     const inputRg = embTrainable || (adapters && setup.gradient_checkpointing !== 'none') || badamLayer;
     const layerPlan: ActivationPlan = {
-      arch: a, mode, half, weightBytes: wb, batch: seqs, seq: setup.seq_len, attention,
+      arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
       quantizedBase: quantHere > 0, kbitUpcast: kbitQ, kernels: setup.kernels,
@@ -916,7 +930,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     let freezeLayer: ReturnType<typeof layerActivations> | undefined;
     if (setup.method === 'freeze') {
       freezeLayer = layerActivations({
-        arch: a, mode, half, weightBytes: wb, batch: seqs, seq: setup.seq_len, attention,
+        arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
         baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
         softmaxSavesInput: oldSoftmax,
       });

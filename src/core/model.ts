@@ -101,6 +101,8 @@ export interface Layout {
   readonly tensorParallel: number;
   readonly pipelineParallel: number;
   readonly expertParallel: number;
+  /** GPUs that split each sequence (context parallelism). */
+  readonly contextParallel: number;
   readonly globalBatch: number;
 }
 

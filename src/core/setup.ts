@@ -245,6 +245,12 @@ export const TrainingSetupSchema = z.strictObject({
   tensor_parallel: positiveInt.default(1),
   pipeline_parallel: positiveInt.default(1),
   sequence_parallel: z.boolean().default(false),
+  /**
+   * GPUs that split each sequence between them (context parallelism: ring attention in torchtitan, Axolotl's
+   * ring-flash-attn sequence parallelism, DeepSpeed-Ulysses): each holds seq_len / context_parallel tokens of every
+   * activation and of the loss. They are data-parallel ranks for sharding (FSDP / ZeRO shard over them too).
+   */
+  context_parallel: positiveInt.default(1),
   /** Experts per expert-parallel group (MoE); 1 means every rank holds every expert. */
   expert_parallel: positiveInt.default(1),
   gpu: z.string().optional(),
@@ -319,4 +325,5 @@ export const SCHEMA_DEFAULT_NOTES: Partial<Record<SetupKey, string>> = {
   offload_params: 'no offload',
   tensor_parallel: 'no tensor parallelism',
   pipeline_parallel: 'no pipeline parallelism',
+  context_parallel: 'no context parallelism: every GPU holds whole sequences',
 };

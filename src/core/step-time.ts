@@ -61,7 +61,8 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   // Paired preference training runs chosen and rejected together, and the reference model's forward besides; KTO runs
   // the reference on the completions and on the KL batch, and the policy on the KL batch without grad.
   const pref = setup.preference;
-  const T = setup.micro_batch_size * sequencesPerExample(setup) * setup.seq_len;
+  // Tokens per GPU: context-parallel ranks split each sequence (each local query still attends to the whole sequence).
+  const T = setup.micro_batch_size * sequencesPerExample(setup) * setup.seq_len / setup.context_parallel;
   const refActive = pref !== undefined && (pref.reference === 'copy' || pref.reference === 'adapters-off');
   // GRPO scores its completions without grad: the reference (beta > 0) and the old policy's log-probabilities.
   const ro = setup.rollout;

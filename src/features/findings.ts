@@ -68,7 +68,7 @@ const SCENARIO_KEY: Partial<Record<CanonicalKey, string>> = {
   gradientAccumulationSteps: 'gradient_accumulation_steps', model: 'model', quantBits: 'quantization', weightsDtype: 'weights_dtype',
   mixedPrecision: 'mixed_precision', loraR: 'lora', loraTargets: 'lora', batchLengths: 'batch_lengths', kbitUpcast: 'kbit_upcast',
   tensorParallel: 'tensor_parallel', pipelineParallel: 'pipeline_parallel', gpusPerNode: 'gpus_per_node', rollout: 'rollout', completionLen: 'rollout',
-  vllmMode: 'rollout',
+  vllmMode: 'rollout', contextParallel: 'context_parallel',
 };
 
 /**
@@ -81,7 +81,7 @@ export const SETUP_FIELD_KEY: Readonly<Record<string, CanonicalKey>> = {
   method: 'method', gradient_accumulation_steps: 'gradientAccumulationSteps', model: 'model', weights_dtype: 'weightsDtype',
   mixed_precision: 'mixedPrecision', gpus_per_node: 'gpusPerNode', nodes: 'nodes', lora: 'loraR', quantization: 'quantBits',
   tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpu: 'gpu', compile: 'compile', activation_offloading: 'activationOffloading',
-  batch_lengths: 'batchLengths', kbit_upcast: 'kbitUpcast', eval_batch_size: 'evalBatchSize', rollout: 'rollout', preference: 'preference',
+  context_parallel: 'contextParallel', batch_lengths: 'batchLengths', kbit_upcast: 'kbitUpcast', eval_batch_size: 'evalBatchSize', rollout: 'rollout', preference: 'preference',
   kernels: 'kernels', expandable_segments: 'expandableSegments', empty_cache_steps: 'emptyCacheSteps', galore: 'galore', badam: 'badam',
   'rollout.completion_len': 'completionLen', 'rollout.engine': 'vllmMode', 'lora.target_modules': 'loraTargets',
 };

@@ -833,3 +833,27 @@ describe('estimate: paged optimizer state (CUDA unified memory)', () => {
     assert.equal(e.fits, false);
   });
 });
+
+describe('estimate: context parallelism', () => {
+  // Llama-3.1-8B full fine-tune, pure bf16, FSDP full_shard over 8 GPUs. Context parallelism 2 splits each 8,192-token
+  // sequence into two 4,096-token shares: per GPU everything is as for 4,096-token sequences, and FSDP still shards
+  // over all 8 GPUs (torchtitan's dp_shard x cp mesh); only the data-parallel degree (the batch) halves.
+  const base = { method: 'full' as const, weights_dtype: 'bf16' as const, fsdp: 'full_shard' as const, gpus_per_node: 8, micro_batch_size: 1, gradient_checkpointing: 'full' as const, attention: 'flash' as const };
+  it('holds seq_len / context_parallel tokens per GPU, sharded over every GPU', () => {
+    const cp = run(setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 8192, context_parallel: 2 }));
+    const half = run(setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 4096 }));
+    assert.equal(cp.perGpu.peakBytes, half.perGpu.peakBytes);
+    assert.equal(component(phase(cp, 'backward'), 'activations'), component(phase(half, 'backward'), 'activations'));
+    assert.deepEqual([cp.layout.dataParallel, cp.layout.contextParallel, cp.layout.shardGroup, cp.layout.globalBatch], [4, 2, 8, 4]);
+  });
+  it('refuses a layout or a length that does not split, and runs attention as flash blocks', () => {
+    const bad = estimate(setupFor('meta-llama/Llama-3.1-8B', { ...base, gpus_per_node: 6, seq_len: 8192, context_parallel: 4 }));
+    assert.equal(bad.ok, false);
+    assert.equal(!bad.ok && bad.errors[0].key, 'context_parallel');
+    const odd = estimate(setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 8191, context_parallel: 2 }));
+    assert.equal(!odd.ok && odd.errors[0].key, 'context_parallel');
+    const eager = run(setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 8192, context_parallel: 2, attention: 'eager' }));
+    assert.ok(eager.warnings.some((w) => w.key === 'attention'));
+    assert.equal(eager.perGpu.peakBytes, run(setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 8192, context_parallel: 2 })).perGpu.peakBytes);
+  });
+});

@@ -152,6 +152,7 @@ function parallelism(ctx: YamlCtx, block: Entry | undefined): boolean {
   const p = ctx.sub(block);
   const get = (n: string): Entry | undefined => p.get(`parallelism_config_${n}`) ?? p.get(n);
   ctx.put('tensorParallel', get('tp_size'), asPosInt);
+  ctx.put('contextParallel', get('cp_size'), asPosInt);
   const shard = get('dp_shard_size');
   const replicate = get('dp_replicate_size');
   ctx.put('fsdpShardSize', shard, (v) => (numOf(v) === -1 ? { unknown: 'dp_shard_size -1: inferred from the world size' } : asPosInt(v)));

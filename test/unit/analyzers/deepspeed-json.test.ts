@@ -123,11 +123,11 @@ describe('deepspeed-json analyzer: facts and spans', () => {
     checkFacts('{"optimizer": {"type": "Lamb"}}', { optimizer: 'Lamb' });
   });
 
-  it('compile, sequence parallel and AutoTP', () => {
+  it('compile, DeepSpeed-Ulysses sequence parallelism (each rank holds a share of every sequence) and AutoTP', () => {
     checkFacts('{"compile": {"deepcompile": true}}', { compile: true });
     checkFacts('{"compile": {"enabled": false, "backend": "inductor"}}', { compile: false });
-    checkFacts('{"sequence_parallel_size": 4}', { sequenceParallel: true });
-    checkFacts('{"sequence_parallel_size": 1}', { sequenceParallel: false });
+    checkFacts('{"sequence_parallel_size": 4}', { contextParallel: 4 });
+    checkFacts('{"sequence_parallel_size": 1}', { contextParallel: 1 });
     checkFacts('{"tensor_parallel": {"autotp_size": 2}}', { tensorParallel: 2 });
   });
 

@@ -119,6 +119,11 @@ describe('analyzeAccelerateYaml', () => {
     ]);
   });
 
+  it('reads parallelism_config cp_size as context parallelism', () => {
+    const text = 'distributed_type: FSDP\nparallelism_config:\n  parallelism_config_cp_size: 2\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [['contextParallel', 2, 'parallelism_config_cp_size', '2']]);
+  });
+
   it('reads num_processes: -1 as unknown (given at launch)', () => {
     const text = 'distributed_type: MULTI_GPU\nnum_processes: -1\n';
     checkFacts(analyzeAccelerateYaml(text), text, [['worldSize', { unknown: true }, 'num_processes', '-1']]);

@@ -203,6 +203,15 @@ describe('analyzeAxolotlYaml', () => {
     assert.deepEqual([big.setup?.gpus_per_node, big.setup?.nodes], [8, 2]);
   });
 
+  it('reads context_parallel_size (and its older name sequence_parallel_degree) as GPUs that split each sequence', () => {
+    for (const k of ['context_parallel_size', 'sequence_parallel_degree']) {
+      const t = `${k}: 4\n`;
+      checkFacts(analyzeAxolotlYaml(t), t, [['contextParallel', 4, k, '4']]);
+    }
+    const r = resolveText('sp.yaml', 'base_model: meta-llama/Llama-3.2-3B\nsequence_len: 32768\nsequence_parallel_degree: 4\nflash_attention: true\n');
+    assert.deepEqual([r.setup?.context_parallel, r.setup?.gpus_per_node], [4, 4]);
+  });
+
   it('estimates fp8: true as bf16 mixed precision and says so at the key', () => {
     const r = resolveText('fp8.yaml', 'base_model: meta-llama/Llama-3.2-3B\nfp8: true\n');
     assert.equal(r.setup?.mixed_precision, 'bf16');

@@ -129,7 +129,7 @@ describe('analyzeTorchtuneYaml', () => {
     const e = estimate(r.setup!, { provenance: r.provenance });
     assert.equal(e.ok, true);
     const a = e.ok ? e.estimate.assumptions.find((x) => x.key === 'gpus_per_node') : undefined;
-    assert.match(a?.source ?? '', /^VRAM Lens default: the smallest world that holds tensor_parallel x pipeline_parallel x the FSDP shard group = 8 GPUs/);
+    assert.match(a?.source ?? '', /^VRAM Lens default: the smallest world that holds tensor_parallel x pipeline_parallel x context_parallel x the FSDP shard group = 8 GPUs/);
     // 16-way TP x PP over 8-GPU nodes: two nodes.
     const wide = resolveText('tp16.yaml', FULL.replace('tensor_parallel_dim: 8', 'tensor_parallel_dim: 16'));
     assert.deepEqual([wide.setup?.gpus_per_node, wide.setup?.nodes], [8, 2]);
