@@ -341,6 +341,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('pipeline_parallel', 'pipelineParallel', num);
   fromFact('sequence_parallel', 'sequenceParallel', bool);
   fromFact('context_parallel', 'contextParallel', num);
+  fromFact('expert_parallel', 'expertParallel', num);
   fromFact('nodes', 'nodes', num);
   fromFact('gpus_per_node', 'gpusPerNode', num);
   const world = decided.worldSize ? num(decided.worldSize.fact.value as FactValue) : undefined;

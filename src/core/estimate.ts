@@ -405,6 +405,11 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   // FSDP's CPUOffload moves parameters, gradients and the optimizer step to the host together.
   const fsdpOffload = fsdp && (setup.offload_params !== 'none' || setup.offload_optimizer !== 'none');
   const ep = Math.max(1, setup.expert_parallel);
+  // Expert parallelism is carved out of the data-parallel ranks (they hold different experts of the same layers).
+  if (ep > 1 && (dp * cp) % ep !== 0) {
+    return { ok: false, errors: [{ key: 'expert_parallel', message: `expert_parallel (${ep}) must divide the data-parallel GPUs (${dp * cp})` }] };
+  }
+  if (ep > 1 && a.moe && a.moe.experts % ep !== 0) warnings.push({ key: 'expert_parallel', message: `${a.moe.experts} experts do not split evenly over expert_parallel (${ep})` });
   const globalBatch = setup.micro_batch_size * setup.gradient_accumulation_steps * dp;
   const layout: Layout = { world, dataParallel: dp, shardGroup, tensorParallel: tp, pipelineParallel: pp, expertParallel: ep, contextParallel: cp, globalBatch };
   const rollout = setup.rollout;
@@ -759,8 +764,13 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const base = { tp, pp, shard: shardParams };
 
     // Weights. Block linears split by TP; embeddings/head vocab-parallel; experts by EP; stage share by PP.
+    // Expert parallelism splits each MoE layer's experts over ep ranks; ZeRO / FSDP then shard a rank's experts over
+    // the ranks that hold the same ones (the expert-data-parallel group: S / ep of a shard group of S; DeepSpeed-MoE's
+    // expert data parallel groups, torchtitan's dp_shard_mod_ep mesh). So an expert quantity sharded over S is divided
+    // by max(ep, S) per GPU, not by ep x S: blockFor(S) is the block parameter count that is then divided by S.
     const expertParams = a.moe ? mods.filter((m) => m.group === 'expert').reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0) : 0;
-    const blockParams = (inv.blocks - (a.moe ? expertParams * (1 - 1 / ep) : 0)) * layerShare;
+    const blockFor = (S: number): number => (inv.blocks - (a.moe && ep > 1 ? expertParams * (1 - Math.min(ep, Number.isFinite(S) ? S : 1) / ep) : 0)) * layerShare;
+    const blockParams = blockFor(shardParams);
     const embHere = (first ? inv.embedding : 0) + (last ? inv.head : 0);
     const quantHere = inv.quantized * layerShare / tp;
     const denseBlock = blockParams / tp - quantHere;
@@ -796,7 +806,12 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     if (inv.savedModules > 0) {
       persistent.push(comp('adapter-weights', 'modules_to_save copies', (inv.savedModules * wb) / shardParams, () => (`${formatCount(inv.savedModules)} params x ${wb} B (trainable copy kept next to the frozen original)`), () => ({ params: inv.savedModules })));
     }
-    const trainableHere = setup.method === 'full' ? (blockParams / tp + embHere / tp) : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
+    // Trainable parameters to divide by the optimizer's shard degree, by the gradients' and by ZeRO's flat buffer's
+    // (they differ only for the experts under expert parallelism, see blockFor).
+    const trainableFor = (S: number): number => setup.method === 'full' ? (blockFor(S) / tp + embHere / tp) : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
+    const trainableHere = trainableFor(shardOptimizer);
+    const trainableGradHere = trainableFor(shardGrads);
+    const flatHere = trainableFor(zero === 3 ? shardParams : 1);
     // fp32 master copy (DeepSpeed bf16/fp16 optimizer, FSDP mixed precision with 16-bit storage).
     if (masterCopy && !offloadOpt && !fsdpOffload) {
       persistent.push(comp('master-weights', 'fp32 master weights', (trainableHere * 4) / shardOptimizer, () => (`${formatCount(trainableHere)} trainable x 4 B${shardOptimizer > 1 ? ` / ${shardOptimizer}` : ''}`), () => ({ params: Math.round(trainableHere), shard: shardOptimizer })));
@@ -817,17 +832,17 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     if (!rollout?.vllm_sleep) persistent.push(...engineC);
 
     // Gradients.
-    const gradFull = trainableHere * gradBytes;
+    const gradFull = trainableGradHere * gradBytes;
     const gradStored = fsdpOffload ? 0 : setup.optimizer_in_backward ? inv.largestTrainableTensor * gradBytes : gradFull / shardGrads;
     const gradLabel = setup.optimizer_in_backward ? 'Gradients (optimizer in backward: one tensor at a time)' : 'Gradients';
     const gradFormula = (): string => (setup.optimizer_in_backward
       ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
-      : `${formatCount(trainableHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`);
+      : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`);
     const ddp = dp * cp > 1 && zero === 0 && !fsdp && trainableHere > 0;
     if (ddp) {
       // DDP's Reducer allocates flat bucket buffers for every gradient at construction; with the default
       // gradient_as_bucket_view=False they are a second copy next to param.grad.
-      persistent.push(comp('ddp-buckets', 'DDP gradient buckets', gradFull, () => (`${formatCount(trainableHere)} x ${gradBytes} B (gradient_as_bucket_view=False)`), () => ({ params: Math.round(trainableHere) })));
+      persistent.push(comp('ddp-buckets', 'DDP gradient buckets', gradFull, () => (`${formatCount(trainableGradHere)} x ${gradBytes} B (gradient_as_bucket_view=False)`), () => ({ params: Math.round(trainableGradHere) })));
     }
     // Gradients exist during the forward only when accumulating, or when zero_grad keeps the buffers
     // (set_to_none=False, the default before PyTorch 2.0).
@@ -855,7 +870,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
 
     // ZeRO / FSDP working buffers.
     const zb = { ...ZERO_DEFAULTS, ...(setup.zero_buckets ?? {}) };
-    const blockUnit = (inv.largestBlock * layerShare * a.layers / Math.max(1, layersHere)) / tp;
+    // A rank gathers its own experts only (over the expert-data-parallel group).
+    const expertsPerMoeLayer = a.moe && a.moe.moeLayers > 0 ? expertParams / a.moe.moeLayers : 0;
+    const blockUnit = ((inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep)) * layerShare * a.layers / Math.max(1, layersHere)) / tp;
     const gathered: Component[] = [];
     const gatheredGrads: Component[] = [];
     // A 4/8-bit layer is all-gathered as stored: FSDP-QLoRA keeps bitsandbytes' packed weights in a 16-bit storage
@@ -1182,7 +1199,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     function phasesFor(lossFwd: number, lossBwd: number): PhaseEstimate[] {
       if (leanMode) return leanPhases(lossFwd, lossBwd);
       const pers = persistent;
-      const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, () => (`${gradFormula()}${note}`), () => ({ params: Math.round(trainableHere), bytesPerGrad: gradBytes, shard: shardGrads }));
+      const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, () => (`${gradFormula()}${note}`), () => ({ params: Math.round(trainableGradHere), bytesPerGrad: gradBytes, shard: shardGrads }));
       // The forward peaks either at the loss (logits, loss temporaries) or inside the last layer (its intermediates,
       // before any logits exist), whichever is higher.
       const lossTemps = lossFwd > 0 ? [rollout
@@ -1242,7 +1259,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       }
       if (zero >= 1 && setup.optimizer !== 'none') {
         // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
-        const init = comp('first-step-init', 'ZeRO flatten buffer (initialisation)', (trainableHere * wb) / (zero === 3 ? shardParams : 1), () => ('one flat copy of the 16-bit parameters while groups are built'), () => ({}));
+        const init = comp('first-step-init', 'ZeRO flatten buffer (initialisation)', (flatHere * wb) / (zero === 3 ? shardParams : 1), () => ('one flat copy of the 16-bit parameters while groups are built'), () => ({}));
         const fs = [...pers.filter((c) => c.id !== 'optimizer-states'), init];
         phasesOut.push({ phase: 'first-step', allocatedBytes: sum(fs), components: fs, note: 'initialisation and first step: flat parameter groups are built' });
       }
@@ -1308,7 +1325,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       // The sleeping vLLM engine's share is held, not churned, like the persistent components.
       if (rollout) out.push({ phase: 'generation', allocatedBytes: pSum + tot(genComps), components: rollout.vllm_sleep ? [...persistentOnly, ...engineC] : persistentOnly, note: '' });
       if (zero >= 1 && setup.optimizer !== 'none') {
-        let fs = r((trainableHere * wb) / (zero === 3 ? shardParams : 1));
+        let fs = r((flatHere * wb) / (zero === 3 ? shardParams : 1));
         for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));
         out.push({ phase: 'first-step', allocatedBytes: fs, components: persistentOnly.filter((c) => c.id !== 'optimizer-states'), note: '' });
       }

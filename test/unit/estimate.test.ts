@@ -857,3 +857,24 @@ describe('estimate: context parallelism', () => {
     assert.equal(eager.perGpu.peakBytes, run(setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 8192, context_parallel: 2 })).perGpu.peakBytes);
   });
 });
+
+describe('estimate: expert parallelism with sharding', () => {
+  // Qwen3-30B-A3B: 48 MoE layers of 128 experts, each 3 x 2048 x 768 (experts 48 x 128 x 4,718,592 = 28,991,029,248).
+  // Expert parallelism splits the experts over ep ranks; ZeRO / FSDP shard each rank's experts over the ranks that hold
+  // the same ones (S / ep), so per GPU an expert quantity sharded over S ranks is divided by max(ep, S).
+  const experts = 48 * 128 * 3 * 2048 * 768;
+  const s = (extra: Record<string, unknown>) => setupFor('Qwen/Qwen3-30B-A3B', { method: 'full', weights_dtype: 'bf16', gpus_per_node: 8, micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'full', ...extra });
+  it('FSDP over 8 GPUs: the same weights, gradients and states per GPU with ep 8 as without; each rank gathers its 16 experts only', () => {
+    const e1 = run(s({ fsdp: 'full_shard' }));
+    const e8 = run(s({ fsdp: 'full_shard', expert_parallel: 8 }));
+    for (const id of ['weights', 'optimizer-states'] as const) assert.equal(component(phase(e8, 'optimizer'), id), component(phase(e1, 'optimizer'), id));
+    const unit = (e: ReturnType<typeof run>): number => phase(e, 'backward').components.filter((c) => c.label === 'FSDP all-gathered units').reduce((t, c) => t + c.bytes, 0);
+    assert.ok(Math.abs(unit(e1) - unit(e8) - 2 * (experts / 48) * (7 / 8) * 2) < 1); // 2 units x 7/8 of a layer's experts x 2 B
+  });
+  it('ZeRO-1 over 8 GPUs with ep 4: weights keep a quarter of the experts, optimizer states are sharded over all 8', () => {
+    const e1 = run(s({ zero_stage: 1 }));
+    const e4 = run(s({ zero_stage: 1, expert_parallel: 4 }));
+    assert.equal(component(phase(e4, 'optimizer'), 'optimizer-states'), component(phase(e1, 'optimizer'), 'optimizer-states'));
+    assert.ok(Math.abs(component(phase(e1, 'optimizer'), 'weights') - component(phase(e4, 'optimizer'), 'weights') - experts * (3 / 4) * 2) < 1);
+  });
+});
