@@ -137,6 +137,15 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
     case 'worldSize':
       v.push({ label: `GPUs ${s.gpus_per_node * s.nodes} -> ${s.gpus_per_node * s.nodes * 2}`, patch: { gpus_per_node: s.gpus_per_node * 2 } });
       break;
+    case 'contextParallel':
+      // Doubling the split takes twice the GPUs (the data-parallel degree stays); halving it returns them.
+      v.push({ label: `context parallel ${s.context_parallel} -> ${s.context_parallel * 2} (GPUs x2)`, patch: { context_parallel: s.context_parallel * 2, gpus_per_node: s.gpus_per_node * 2 } });
+      if (s.context_parallel > 1 && s.gpus_per_node % 2 === 0) v.push({ label: `context parallel ${s.context_parallel} -> ${s.context_parallel / 2} (GPUs /2)`, patch: { context_parallel: s.context_parallel / 2, gpus_per_node: s.gpus_per_node / 2 } });
+      break;
+    case 'expertParallel':
+      v.push({ label: `expert parallel ${s.expert_parallel} -> ${s.expert_parallel * 2}`, patch: { expert_parallel: s.expert_parallel * 2 } });
+      if (s.expert_parallel > 1) v.push({ label: `expert parallel ${s.expert_parallel} -> 1`, patch: { expert_parallel: 1 } });
+      break;
     case 'attention':
       if (s.attention !== 'flash') v.push({ label: `attention ${s.attention} -> flash`, patch: { attention: 'flash' } });
       if (s.attention !== 'eager') v.push({ label: `attention ${s.attention} -> eager`, patch: { attention: 'eager' } });

@@ -48,6 +48,12 @@ describe('features: hover', () => {
     checkHover('/w/lf.yaml', badam, [/no BAdam \(every layer trains at once\): \+\d/]);
   });
 
+  it('on Axolotl sequence splitting: what a wider or narrower context-parallel split costs', () => {
+    // Llama-3.2-3B at 32,768 tokens split over 4 GPUs: splitting over 8 saves memory per GPU, over 2 costs it.
+    const text = 'base_model: meta-llama/Llama-3.2-3B\nsequence_len: 32768\nsequence_parallel_degree: ‸4\nflash_attention: true\nbf16: true\ngradient_checkpointing: true\n';
+    checkHover('/w/sp.yaml', text, [/context parallel 4 -> 8 \(GPUs x2\): -\d/, /context parallel 4 -> 2 \(GPUs \/2\): \+\d/]);
+  });
+
   it('a setup the estimator refuses: the reason at the key, in the diagnostics and the hover', () => {
     const text = 'model: Qwen/Qwen2.5-0.5B\nseq_len: 512\nrollout:\n  batch: 8\n  completion_len: 600\n';
     const a = analyze('/w/grpo.vram.yaml', text);
