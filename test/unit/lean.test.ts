@@ -6,7 +6,7 @@ import { estimate } from '../../src/core/estimate';
 import { findModel } from '../../src/core/lookup';
 import { TrainingSetupSchema } from '../../src/core/setup';
 
-const models = ['meta-llama/Llama-2-7b-hf', 'meta-llama/Meta-Llama-3-8B', 'mistralai/Mixtral-8x7B-v0.1', 'gpt2', 'google-bert/bert-large-uncased', 'Qwen/Qwen2.5-0.5B', 't5-small', 'google/gemma-2b']
+const models = ['meta-llama/Llama-2-7b-hf', 'meta-llama/Meta-Llama-3-8B', 'mistralai/Mixtral-8x7B-v0.1', 'gpt2', 'google-bert/bert-large-uncased', 'Qwen/Qwen2.5-0.5B', 't5-small', 'google/gemma-2b', 'moonshotai/Moonlight-16B-A3B', 'Qwen/Qwen3-30B-A3B']
   .map((id) => {
     const m = findModel(id);
     assert.ok(m.ok, id);
@@ -57,6 +57,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
         badam: fc.boolean(),
         oldLogps: fc.boolean(),
         cp: fc.constantFrom(1, 1, 2),
+        ep: fc.constantFrom(1, 1, 2),
       }),
       (r) => {
         const m = models[r.model];
@@ -66,7 +67,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           quantization: r.method === 'qlora' ? { bits: 4 } : undefined,
           weights_dtype: r.weights, mixed_precision: r.mixed, master_weights: r.master, optimizer: r.optimizer,
           micro_batch_size: r.micro, gradient_accumulation_steps: r.ga, seq_len: r.seq, gradient_checkpointing: r.ck, attention: r.attention,
-          loss: r.loss, compile: r.compile, gpus_per_node: r.gpus * r.tp * r.pp * r.cp, nodes: r.nodes, context_parallel: r.cp, zero_stage: r.zero, fsdp: r.fsdp,
+          loss: r.loss, compile: r.compile, gpus_per_node: r.gpus * r.tp * r.pp * r.cp, nodes: r.nodes, context_parallel: r.cp, expert_parallel: r.ep, zero_stage: r.zero, fsdp: r.fsdp,
           offload_optimizer: r.offOpt, offload_params: r.offParams, tensor_parallel: r.tp, pipeline_parallel: r.pp,
           activation_offloading: r.actOff, zero_grad_set_to_none: r.zeroGrad, optimizer_in_backward: r.optInBwd, kbit_upcast: r.kbit, eval_batch_size: r.evalBatch,
           preference: r.preference && !r.rollout ? { reference: r.preference, logps: r.logps } : undefined, kernels: r.kernels,
