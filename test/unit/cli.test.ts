@@ -42,6 +42,17 @@ describe('cli: vram-lens estimate', async () => {
     assert.ok(j.fits);
   });
 
+  it('the long-context MoE example: context and expert parallelism in the layout, 8,192 tokens per GPU', async () => {
+    const r = await cli('estimate', 'examples/moonlight-16b-long-context.vram.yaml', '--json');
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.deepEqual([j.layout.world, j.layout.contextParallel, j.layout.expertParallel, j.layout.dataParallel, j.layout.shardGroup], [8, 4, 2, 2, 8]);
+    // Checkpointed layer inputs: 27 layers x 1 x (32,768 / 4) tokens x 2048 x 2 B.
+    const act = j.perGpu.components.find((c: { id: string }) => c.id === 'activations');
+    assert.equal(act.bytes, 27 * 8192 * 2048 * 2);
+    assert.ok(j.fits);
+  });
+
   it('--json prints the contract fields', async () => {
     const r = (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json'));
     assert.equal(r.code, 0, r.err);
