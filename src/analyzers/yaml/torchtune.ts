@@ -124,6 +124,8 @@ function analyze(ctx: YamlCtx): void {
     ctx.problem('unknown-key', 'info', msg('the recipes never read a nested `fsdp:` block; CPU offload is the top-level `fsdp_cpu_offload`'), nested.keySpan, 'fsdp');
   }
   ctx.put('tensorParallel', top.get('tensor_parallel_dim'), asPosInt);
+  // The distributed recipes split each sequence over context_parallel_dim GPUs (cfg.get("context_parallel_dim", 1)).
+  ctx.put('contextParallel', top.get('context_parallel_dim'), asPosInt);
   ctx.put('fsdpShardSize', top.get('data_parallel_shard_dim'), (v) => (numOf(v) === -1 ? { unknown: '-1: inferred from the world size and the other parallel dims' } : asPosInt(v)));
 }
 

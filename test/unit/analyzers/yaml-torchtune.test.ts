@@ -139,6 +139,11 @@ describe('analyzeTorchtuneYaml', () => {
     assert.equal(estimate(four.setup!).ok, false);
   });
 
+  it('reads context_parallel_dim: each sequence split over that many GPUs', () => {
+    const text = 'context_parallel_dim: 2\n';
+    checkFacts(analyzeTorchtuneYaml(text), text, [['contextParallel', 2, 'context_parallel_dim', '2']]);
+  });
+
   it('ignores the nested fsdp: {cpu_offload} block with an info problem at its key', () => {
     const r = analyzeTorchtuneYaml(FULL);
     const p = r.problems.find((x) => x.code === 'unknown-key');
