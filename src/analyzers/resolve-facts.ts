@@ -573,6 +573,20 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     setup.parameters = r.model.parameters;
     prov.parameters = { kind: 'catalog', entry: r.model.source };
   }
+  // Knowledge distillation: the teacher (torchtune teacher_model) is resolved like the student.
+  const teacherFact = decided.teacherModel ?? unknownOnly.teacherModel;
+  if (teacherFact) {
+    const id = typeof teacherFact.fact.value === 'string' ? teacherFact.fact.value : undefined;
+    const t = id ? resolveModel(id) : undefined;
+    if (t?.ok) {
+      setup.distillation = { teacher_model: id, teacher_architecture: t.model.config, ...(t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}) };
+      prov.distillation = fileProv(teacherFact);
+    } else {
+      problems.push({ ...teacherFact.location, severity: 'warning', code: 'not-modeled', key: teacherFact.fact.rawKey,
+        ...msg('{0}: the teacher model ({1}) is not known, so its weights and the distillation loss are not counted: {2}', teacherFact.fact.rawKey, teacherFact.fact.rawValue,
+          t && !t.ok ? t.message : 'no Hub id for this builder') });
+    }
+  }
   const parsed = TrainingSetupSchema.safeParse(setup as TrainingSetupInput);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {

@@ -328,6 +328,12 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   const parsed = parseArchitecture(setup.architecture);
   if (!parsed.ok) return { ok: false, errors: parsed.problems.map((p) => ({ key: `architecture.${p.field}`, message: p.message })) };
   const a = parsed.arch;
+  let teacher: { arch: Architecture; params: number } | undefined;
+  if (setup.distillation) {
+    const t = parseArchitecture(setup.distillation.teacher_architecture);
+    if (!t.ok) return { ok: false, errors: t.problems.map((p) => ({ key: `distillation.teacher_architecture.${p.field}`, message: p.message })) };
+    teacher = { arch: t.arch, params: setup.distillation.teacher_parameters ?? countParameters(t.arch).total };
+  }
   const warnings: Warning[] = [];
   const assumptions: Assumption[] = [];
   const prov = opts.provenance ?? {};
@@ -788,6 +794,13 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const q = quantBytesPerParam(effSetup.quantization);
       persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}${shardParams > 1 && !offloadParams ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
     }
+    if (teacher) {
+      // The distillation teacher: frozen weights in the model dtype, sharded like the student's (torchtune's distributed
+      // KD recipes shard it with the same FSDP settings); no gradients, optimizer state or adapters.
+      persistent.push(comp('weights', 'Teacher model weights (frozen, distillation)', (teacher.params * wb) / (offloadParams || fsdpOffload ? Infinity : shardParams),
+        () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the student\'s parameters' : `${setup.distillation!.teacher_model ?? teacher.arch.family} ${formatCount(teacher.params)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`),
+        () => ({ params: teacher.params, shard: shardParams })));
+    }
     if (setup.preference?.reference === 'copy' || rollout?.reference === 'copy') {
       // A frozen copy of the model (TRL create_reference_model, LLaMA-Factory create_ref_model), loaded and sharded as
       // the policy is (TRL prepares it with the same DeepSpeed ZeRO-3 / FSDP setup, offload included), without
@@ -1043,13 +1056,14 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     // log_softmax over fp32 logits has the full cross-entropy's tensors.
     // GRPO (TRL _get_per_token_logps_and_entropies): logits of the completion tokens only (logits_to_keep), divided by
     // the temperature, then row by row through selective_log_softmax.
-    const lossPlan = (tokens: number): LossPlan => ({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap,
+    // The distillation loss runs in training only (evaluation scores the student's cross-entropy).
+    const lossPlan = (tokens: number, training = true): LossPlan => ({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, distill: training && teacher !== undefined && !rollout,
       compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, amp: mode === 'amp',
       preferenceRowTokens: rollout ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native',
       policyGradient: rollout !== undefined });
     // Tokens whose logits one micro-batch computes.
     const lossTokens = rollout ? seqs * rollout.completion_len : T;
-    const lossAt = (tokens: number): ReturnType<typeof lossMemory> => lossMemory(lossPlan(tokens));
+    const lossAt = (tokens: number, training = true): ReturnType<typeof lossMemory> => lossMemory(lossPlan(tokens, training));
     // The reference model's no-grad forward runs after the policy's (TRL get_batch_loss_metrics), while the policy's
     // activations and log-probs are held: its logits and their log-probs at the same batch.
     let refForwardBytes = 0;
@@ -1078,7 +1092,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         evalLayerBytes = noGradLayerBytes(a, evalBatch * sequencesPerExample(setup) * setup.seq_len, setup.seq_len, cb, attention, tp, residualBytes);
       }
       if (lmHead) {
-        const lm = lossAt(evalBatch * sequencesPerExample(setup) * (rollout ? rollout.completion_len : setup.seq_len));
+        const lm = lossAt(evalBatch * sequencesPerExample(setup) * (rollout ? rollout.completion_len : setup.seq_len), false);
         evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
         const perTV = evalLossBytes / (evalBatch * setup.seq_len * (a.vocab / tp));
         evalLossFormula = setup.loss === 'fused' ? lm.formula : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
@@ -1204,7 +1218,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       // before any logits exist), whichever is higher.
       const lossTemps = lossFwd > 0 ? [rollout
         ? comp('logits-loss', 'Completion log-probs forward temporaries', lossFwd, () => ('the completion logits, divided by the temperature, and one row\'s fp32 copy at its log_softmax'), () => ({}))
-        : comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => ('logits in compute dtype + fp32 upcast live at the loss call'), () => ({}))] : [];
+        : comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => (`logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ', and the teacher\'s logits' : ''}`), () => ({}))] : [];
       const layerTemps = comp('backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
       const refTemps = refForwardBytes > 0 ? [comp('logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes, () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];
       const lossTail = sum(refTemps) > sum(lossTemps) ? [...outside, ...refTemps] : [...outside, ...lossTemps];

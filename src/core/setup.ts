@@ -253,6 +253,16 @@ export const TrainingSetupSchema = z.strictObject({
   context_parallel: positiveInt.default(1),
   /** Experts per expert-parallel group (MoE); 1 means every rank holds every expert. */
   expert_parallel: positiveInt.default(1),
+  /**
+   * Knowledge distillation (torchtune knowledge_distillation recipes): a frozen teacher, loaded in the model dtype and
+   * sharded like the student, runs a no-grad forward over each batch; its logits meet the student's in a forward-KL
+   * loss (ForwardKLWithChunkedOutputLoss) beside the usual cross-entropy.
+   */
+  distillation: z.strictObject({
+    teacher_model: z.string().optional(),
+    teacher_architecture: HfConfigSchema,
+    teacher_parameters: positiveInt.optional(),
+  }).optional(),
   gpu: z.string().optional(),
   /** Memory the CUDA context, cuBLAS/cuDNN workspaces and kernels take before PyTorch allocates, in bytes. */
   cuda_context_bytes: z.number().nonnegative().optional(),

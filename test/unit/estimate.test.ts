@@ -878,3 +878,24 @@ describe('estimate: expert parallelism with sharding', () => {
     assert.ok(Math.abs(component(phase(e1, 'optimizer'), 'weights') - component(phase(e4, 'optimizer'), 'weights') - experts * (3 / 4) * 2) < 1);
   });
 });
+
+describe('estimate: knowledge distillation', () => {
+  // torchtune llama3_2/8B_to_1B_KD_lora: Llama-3.2-1B student (LoRA), Llama-3.1-8B teacher in bf16, batch 4 x 1,024
+  // tokens, CEWithChunkedOutputLoss + ForwardKLWithChunkedOutputLoss (8 chunks each), vocabulary 128,256.
+  const found = findModel('meta-llama/Llama-3.1-8B');
+  assert.ok(found.ok);
+  const teacher = found.model;
+  const base = { method: 'lora' as const, weights_dtype: 'bf16' as const, lora: { r: 64, target_modules: ['q_proj', 'v_proj', 'o_proj'], dtype: 'bf16' as const }, micro_batch_size: 4, seq_len: 1024, loss: 'chunked' as const, gradient_checkpointing: 'full' as const };
+  const kd = run(setupFor('meta-llama/Llama-3.2-1B', { ...base, distillation: { teacher_model: teacher.id, teacher_architecture: teacher.config, teacher_parameters: teacher.publishedParams } }));
+  const plain = run(setupFor('meta-llama/Llama-3.2-1B', base));
+  const TV = 4 * 1024 * 128_256;
+  it('loads the frozen teacher in the model dtype: 8,030,261,248 x 2 B', () => {
+    const w = phase(kd, 'optimizer').components.find((c) => c.label.startsWith('Teacher model weights'));
+    assert.equal(w?.bytes, 8_030_261_248 * 2);
+  });
+  it('the forward-KL loss keeps 9 B per logit (teacher softmax, student log-softmax, isinf mask) and holds the teacher\'s bf16 logits to the loss', () => {
+    const saved = (e: ReturnType<typeof run>): number => component(phase(e, 'forward'), 'logits-loss');
+    // Saved + forward temporaries at the end of forward: +9·T·V kept, +2·T·V of teacher logits.
+    assert.equal(saved(kd) - saved(plain), 9 * TV + 2 * TV);
+  });
+});

@@ -58,6 +58,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
         oldLogps: fc.boolean(),
         cp: fc.constantFrom(1, 1, 2),
         ep: fc.constantFrom(1, 1, 2),
+        distill: fc.boolean(),
       }),
       (r) => {
         const m = models[r.model];
@@ -67,7 +68,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           quantization: r.method === 'qlora' ? { bits: 4 } : undefined,
           weights_dtype: r.weights, mixed_precision: r.mixed, master_weights: r.master, optimizer: r.optimizer,
           micro_batch_size: r.micro, gradient_accumulation_steps: r.ga, seq_len: r.seq, gradient_checkpointing: r.ck, attention: r.attention,
-          loss: r.loss, compile: r.compile, gpus_per_node: r.gpus * r.tp * r.pp * r.cp, nodes: r.nodes, context_parallel: r.cp, expert_parallel: r.ep, zero_stage: r.zero, fsdp: r.fsdp,
+          loss: r.loss, compile: r.compile, gpus_per_node: r.gpus * r.tp * r.pp * r.cp, nodes: r.nodes, context_parallel: r.cp, expert_parallel: r.ep, distillation: r.distill ? { teacher_architecture: m.config } : undefined, zero_stage: r.zero, fsdp: r.fsdp,
           offload_optimizer: r.offOpt, offload_params: r.offParams, tensor_parallel: r.tp, pipeline_parallel: r.pp,
           activation_offloading: r.actOff, zero_grad_set_to_none: r.zeroGrad, optimizer_in_backward: r.optInBwd, kbit_upcast: r.kbit, eval_batch_size: r.evalBatch,
           preference: r.preference && !r.rollout ? { reference: r.preference, logps: r.logps } : undefined, kernels: r.kernels,

@@ -798,6 +798,8 @@ export interface LossPlan {
   readonly compile?: boolean;
   /** PyTorch < 1.11: log_softmax's backward also took its input, so the fp32 logits are saved next to its output. */
   readonly logSoftmaxSavesInput?: boolean;
+  /** Knowledge distillation: a forward-KL loss against a teacher's logits, beside the cross-entropy. */
+  readonly distill?: boolean;
 }
 
 export interface LossMemory {
@@ -914,6 +916,24 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
 }
 
 export function lossMemory(p: LossPlan): LossMemory {
+  const ce = crossEntropyMemory(p);
+  if (!p.distill) return ce;
+  // torchtune ForwardKLLoss, chunk by chunk: softmax(teacher, fp32) is kept by the product with the student's
+  // log-probabilities (which need a gradient), log_softmax(student, fp32) keeps its output, masked_fill keeps the bool
+  // isinf mask: 9 B per logit until the backward. The teacher's logits (no grad, the model's dtype) are held from its
+  // forward through the student's forward to the loss. The backward of each chunk: the product's and the log-softmax's
+  // gradients (2 x 4 B per logit of the chunk).
+  const TV = p.tokens * p.vocab;
+  const c = Math.max(1, p.chunks);
+  return {
+    savedBytes: ce.savedBytes + 9 * TV,
+    forwardTransientBytes: ce.forwardTransientBytes + p.logitsBytes * TV,
+    backwardTransientBytes: ce.backwardTransientBytes + (8 * TV) / c,
+    formula: `${ce.formula}; forward-KL distillation: teacher softmax 4·T·V + student log-softmax 4·T·V + isinf mask 1·T·V kept, teacher logits ${p.logitsBytes}·T·V held to the loss, backward +8·T·V/${c}`,
+  };
+}
+
+function crossEntropyMemory(p: LossPlan): LossMemory {
   const TV = p.tokens * p.vocab;
   const lb = p.logitsBytes;
   if (p.loss === 'fused') {

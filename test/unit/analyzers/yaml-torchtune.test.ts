@@ -144,6 +144,17 @@ describe('analyzeTorchtuneYaml', () => {
     checkFacts(analyzeTorchtuneYaml(text), text, [['contextParallel', 2, 'context_parallel_dim', '2']]);
   });
 
+  it('resolves a distillation teacher like the student and counts it; an unknown builder is a warning at the key', () => {
+    const kd = 'model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\nteacher_model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 4\ndtype: bf16\n';
+    const r = resolveText('kd.yaml', kd);
+    assert.equal(r.setup?.distillation?.teacher_model, 'meta-llama/Llama-3.1-8B');
+    assert.equal(r.setup?.distillation?.teacher_parameters, 8_030_261_248);
+    const unknown = resolveText('kd.yaml', kd.replace('llama3_1.llama3_1_8b', 'mine.my_teacher'));
+    assert.equal(unknown.setup?.distillation, undefined);
+    const p = unknown.problems.find((x) => x.code === 'not-modeled');
+    assert.equal(p?.key, 'teacher_model._component_');
+  });
+
   it('ignores the nested fsdp: {cpu_offload} block with an info problem at its key', () => {
     const r = analyzeTorchtuneYaml(FULL);
     const p = r.problems.find((x) => x.code === 'unknown-key');
