@@ -20,6 +20,11 @@ const TRL_TRAINERS = /^(SFT|DPO|GRPO|RLOO|ORPO|KTO|PPO|Reward|CPO|BCO|GKD|PRM|Na
 const HF_TRAINERS = new Set(['Trainer', 'Seq2SeqTrainer']);
 /** transformers collators that pad each batch to its longest sample unless padding="max_length". */
 const PADDING_COLLATORS = new Set(['DataCollatorForSeq2Seq', 'DataCollatorWithPadding']);
+/** PEFT methods other than LoRA and IA3 (peft/tuners): their adapters and saved tensors are not modeled. */
+const OTHER_PEFT_CONFIGS = new Set(['PromptTuningConfig', 'PrefixTuningConfig', 'PromptEncoderConfig', 'MultitaskPromptTuningConfig', 'AdaptionPromptConfig',
+  'CPTConfig', 'LoHaConfig', 'LoKrConfig', 'AdaLoraConfig', 'OFTConfig', 'BOFTConfig', 'VeraConfig', 'FourierFTConfig', 'LNTuningConfig', 'BoneConfig',
+  'MissConfig', 'HRAConfig', 'VBLoRAConfig', 'C3AConfig', 'ShiraConfig', 'RoadConfig', 'TrainableTokensConfig', 'XLoraConfig', 'PolyConfig',
+  'RandLoraConfig', 'WaveFTConfig', 'DeloraConfig', 'GraloraConfig', 'OSFConfig']);
 const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
 /**
  * TRL's paired preference trainers: chosen and rejected run in one forward. DPO compares with a reference model (a
@@ -185,6 +190,10 @@ class Analyzer {
       } else if (last === 'LoraConfig') {
         this.loraCall(c);
         this.facts.push({ key: 'method', rawKey: 'LoraConfig', value: 'lora', rawValue: 'LoraConfig(...)', keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'peft' });
+        this.syntaxIn(c, last);
+      } else if (OTHER_PEFT_CONFIGS.has(last)) {
+        this.tools.add('peft');
+        this.problem('not-modeled', 'warning', msg('{0}: this PEFT method is not modeled; unless a method is set elsewhere the model is estimated as fully fine-tuned, far above what it needs', last), span(calleeNode), last);
         this.syntaxIn(c, last);
       } else if (last === 'IA3Config') {
         for (const e of this.args(c).entries) this.mapEntry('ia3', e, 'peft');

@@ -64,6 +64,13 @@ describe('analyzeHfPython', () => {
     checkFacts(text, [{ key: 'optimizer', value: 'adamw_4bit', valueText: '"adamw_torch_4bit"' }]);
   });
 
+  it('flags PEFT methods other than LoRA and IA3 at the config call instead of estimating a full fine-tune in silence', () => {
+    const text = 'from peft import PromptTuningConfig\nconfig = PromptTuningConfig(task_type="CAUSAL_LM", num_virtual_tokens=200)\n';
+    const p = analyzeHfPython(text).problems.find((x) => x.code === 'not-modeled');
+    assert.equal(p && text.slice(p.span.start, p.span.end), 'PromptTuningConfig');
+    assert.equal(analyzeHfPython('c = LoraConfig(r=8)\n').problems.some((x) => x.code === 'not-modeled'), false);
+  });
+
   it('reads a qualified call nested in Trainer(args=...)', () => {
     const text = 'import transformers\ntrainer = transformers.Trainer(\n    model=model,\n    args=transformers.TrainingArguments(per_device_train_batch_size=2, fp16=True, gradient_checkpointing=False),\n)\n';
     const r = checkFacts(text, [
