@@ -541,6 +541,8 @@ class Walker {
       else if (q.name === 'offload_param') offloadParam = q;
       else if (q.name === 'cpu_offload') cpuOffload = q;
       else if (q.name === 'cpu_offload_param') cpuOffloadParam = q;
+      else if (q.name === 'zero_hpz_partition_size') this.groupSize('zeroHpzPartitionSize', q, 1);
+      else if (q.name === 'mics_shard_size') this.groupSize('micsShardSize', q, -1);
       else if (count) {
         const other = counts.get(count.key);
         if (other) {
@@ -563,6 +565,14 @@ class Walker {
     }
     this.offload('offloadOptimizer', offloadOptimizer, cpuOffload, DEEPSPEED_KEYS.offloadOptimizer);
     this.offload('offloadParams', offloadParam, cpuOffloadParam, DEEPSPEED_KEYS.offloadParam);
+  }
+
+  /** A ZeRO group size (hpZ, MiCS); `off` is DeepSpeed's default that turns the feature off (1 for hpZ, -1 for MiCS). */
+  groupSize(key: CanonicalKey, q: Prop, off: number): void {
+    const v = this.read(q.value);
+    if (v.kind === 'number' && Number.isInteger(v.n) && (v.n >= 1 || v.n === off)) this.fact(key, q, v.n);
+    else if (v.kind === 'placeholder') this.placeholderFact(key, q, v.word);
+    else this.invalid(q, off < 0 ? 'a number of GPUs >= 1, or -1 (off)' : 'a number of GPUs >= 1', 'warning');
   }
 
   stage(q: Prop): void {

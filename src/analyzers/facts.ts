@@ -93,6 +93,8 @@ export type CanonicalKey =
   | 'worldSize'                  // number (Accelerate num_processes: all machines)
   | 'tensorParallel' | 'pipelineParallel' // numbers
   | 'sequenceParallel'           // boolean
+  | 'zeroHpzPartitionSize'       // number: ZeRO++ hpZ, GPUs that share a secondary copy of the parameters (DeepSpeed zero_hpz_partition_size)
+  | 'micsShardSize'              // number: MiCS, GPUs ZeRO-3 shards over, replicated across groups (DeepSpeed mics_shard_size)
   | 'contextParallel'            // number: GPUs that split each sequence (Axolotl context_parallel_size / sequence_parallel_degree, Accelerate cp_size, DeepSpeed sequence_parallel_size)
   | 'expertParallel'             // number: ranks one MoE layer's experts are split over (Axolotl expert_parallel_size)
   | 'fsdpShardSize'              // number: GPUs in one FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config_dp_shard_size, torchtune data_parallel_shard_dim)

@@ -341,6 +341,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('pipeline_parallel', 'pipelineParallel', num);
   fromFact('sequence_parallel', 'sequenceParallel', bool);
   fromFact('context_parallel', 'contextParallel', num);
+  fromFact('zero_hpz_partition_size', 'zeroHpzPartitionSize', (v) => { const n = num(v); return n !== undefined && n > 1 ? n : undefined; });
+  fromFact('zero_mics_shard_size', 'micsShardSize', (v) => { const n = num(v); return n !== undefined && n > 0 ? n : undefined; });
   fromFact('expert_parallel', 'expertParallel', num);
   fromFact('nodes', 'nodes', num);
   fromFact('gpus_per_node', 'gpusPerNode', num);

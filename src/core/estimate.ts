@@ -396,7 +396,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     warnings.push({ key: 'fsdp', message: 'both FSDP and a ZeRO stage are set; FSDP is used and zero_stage ignored' });
   }
   const zero = fsdp ? 0 : setup.zero_stage;
-  const shardGroup = setup.fsdp === 'hybrid_shard' ? Math.min(dp * cp, setup.fsdp_shard_size ?? setup.gpus_per_node) : dp * cp;
+  // MiCS (DeepSpeed mics_shard_size) shards ZeRO's states within groups of that many GPUs, like FSDP's hybrid shard.
+  const shardGroup = setup.fsdp === 'hybrid_shard' ? Math.min(dp * cp, setup.fsdp_shard_size ?? setup.gpus_per_node)
+    : !fsdp && setup.zero_stage >= 1 && setup.zero_mics_shard_size !== undefined ? Math.min(dp * cp, setup.zero_mics_shard_size) : dp * cp;
   const shardOptimizer = fsdp || zero >= 1 ? shardGroup : 1;
   const shardGrads = setup.fsdp === 'full_shard' || setup.fsdp === 'shard_grad_op' || setup.fsdp === 'hybrid_shard' || zero >= 2 ? shardGroup : 1;
   const shardParams = setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard' || zero === 3 ? shardGroup : 1;
@@ -793,6 +795,14 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     if (quantHere > 0 && effSetup.quantization) {
       const q = quantBytesPerParam(effSetup.quantization);
       persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}${shardParams > 1 && !offloadParams ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
+    }
+    // ZeRO++ hpZ (zero_hpz_partition_size): a secondary partition of the 16-bit parameters within the node, from which
+    // the backward's all-gathers read (DeepSpeed ZeRO++ tutorial; zero/partition_parameters.py ds_secondary_tensor).
+    const hpz = zero === 3 && !offloadParams ? Math.min(setup.zero_hpz_partition_size ?? 1, shardParams) : 1;
+    if (hpz > 1) {
+      const params = unquantizedParams + quantHere;
+      persistent.push(comp('weights', 'ZeRO++ secondary parameter partition (hpZ)', (params * half) / hpz,
+        () => (`${formatCount(params)} params x ${half} B / ${hpz} (zero_hpz_partition_size)`), () => ({ params: Math.round(params), hpz })));
     }
     if (teacher) {
       // The distillation teacher: frozen weights in the model dtype, sharded like the student's (torchtune's distributed

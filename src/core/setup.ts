@@ -119,6 +119,10 @@ export const TrainingSetupSchema = z.strictObject({
   nodes: positiveInt.default(1),
   zero_stage: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).default(0),
   zero_buckets: ZeroBucketsSchema.optional(),
+  /** ZeRO++ hpZ: a secondary copy of the 16-bit parameters, partitioned over this many GPUs (a node), for all-gathers. */
+  zero_hpz_partition_size: positiveInt.optional(),
+  /** MiCS: ZeRO shards over groups of this many GPUs and replicates across the groups. */
+  zero_mics_shard_size: positiveInt.optional(),
   fsdp: FsdpSchema.default('none'),
   /** GPUs in one FSDP hybrid-shard group (defaults to gpus_per_node). */
   fsdp_shard_size: positiveInt.optional(),

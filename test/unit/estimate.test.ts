@@ -899,3 +899,19 @@ describe('estimate: knowledge distillation', () => {
     assert.equal(saved(kd) - saved(plain), 9 * TV + 2 * TV);
   });
 });
+
+describe('estimate: ZeRO++ hpZ and MiCS', () => {
+  // Llama-3.1-8B pure bf16 full fine-tune under ZeRO-3 on 2 nodes x 8 GPUs (8,030,261,248 parameters).
+  const s = (extra: Record<string, unknown>) => setupFor('meta-llama/Llama-3.1-8B', { method: 'full', weights_dtype: 'bf16', zero_stage: 3, gpus_per_node: 8, nodes: 2, micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'full', ...extra });
+  it('hpZ keeps a secondary copy of the 16-bit parameters partitioned within the node: params x 2 B / 8', () => {
+    const e = run(s({ zero_hpz_partition_size: 8 }));
+    const hpz = phase(e, 'optimizer').components.find((c) => c.label.startsWith('ZeRO++ secondary'));
+    assert.equal(hpz?.bytes, (8_030_261_248 * 2) / 8);
+    assert.equal(run(s({})).perGpu.phases.every((p) => !p.components.some((c) => c.label.startsWith('ZeRO++'))), true);
+  });
+  it('MiCS shards over its groups of 8 instead of all 16 GPUs', () => {
+    const all = component(phase(run(s({})), 'optimizer'), 'optimizer-states');
+    const mics = component(phase(run(s({ zero_mics_shard_size: 8 })), 'optimizer'), 'optimizer-states');
+    assert.equal(mics, 2 * all);
+  });
+});

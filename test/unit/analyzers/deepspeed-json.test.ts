@@ -129,6 +129,8 @@ describe('deepspeed-json analyzer: facts and spans', () => {
     checkFacts('{"sequence_parallel_size": 4}', { contextParallel: 4 });
     checkFacts('{"sequence_parallel_size": 1}', { contextParallel: 1 });
     checkFacts('{"tensor_parallel": {"autotp_size": 2}}', { tensorParallel: 2 });
+    // ZeRO++ hpZ and MiCS group sizes (deepspeed/runtime/zero/config.py: zero_hpz_partition_size default 1, mics_shard_size -1).
+    checkFacts('{"zero_optimization": {"stage": 3, "zero_hpz_partition_size": 8, "mics_shard_size": 16}}', { zeroStage: 3, zeroHpzPartitionSize: 8, micsShardSize: 16 });
   });
 
   it('keeps spans exact with CRLF line endings', () => {
