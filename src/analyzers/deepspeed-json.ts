@@ -63,6 +63,7 @@ const ZERO_COUNTS: readonly { key: CanonicalKey; names: readonly string[]; hfAut
   { key: 'stage3PrefetchBucketSize', names: ['stage3_prefetch_bucket_size', 'prefetch_bucket_size'], hfAuto: 'stage3_prefetch_bucket_size', dflt: 5e7 },
   { key: 'stage3MaxLiveParameters', names: ['stage3_max_live_parameters', 'max_live_parameters'], dflt: 1e9 },
   { key: 'stage3ParamPersistenceThreshold', names: ['stage3_param_persistence_threshold', 'param_persistence_threshold'], hfAuto: 'stage3_param_persistence_threshold', dflt: 1e5 },
+  { key: 'subGroupSize', names: ['sub_group_size'], dflt: 1e9 },
 ];
 
 /** What HF Trainer fills each of those "auto" values with (transformers integrations/deepspeed.py trainer_config_finalize). */

@@ -93,6 +93,7 @@ export type CanonicalKey =
   | 'worldSize'                  // number (Accelerate num_processes: all machines)
   | 'tensorParallel' | 'pipelineParallel' // numbers
   | 'sequenceParallel'           // boolean
+  | 'subGroupSize'               // number: ZeRO-3 optimizer sub-group size (DeepSpeed sub_group_size)
   | 'zeroHpzPartitionSize'       // number: ZeRO++ hpZ, GPUs that share a secondary copy of the parameters (DeepSpeed zero_hpz_partition_size)
   | 'micsShardSize'              // number: MiCS, GPUs ZeRO-3 shards over, replicated across groups (DeepSpeed mics_shard_size)
   | 'contextParallel'            // number: GPUs that split each sequence (Axolotl context_parallel_size / sequence_parallel_degree, Accelerate cp_size, DeepSpeed sequence_parallel_size)

@@ -332,7 +332,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   }
   const buckets: Record<string, number> = {};
   for (const [k, field] of [['reduceBucketSize', 'reduce_bucket_size'], ['allgatherBucketSize', 'allgather_bucket_size'], ['stage3PrefetchBucketSize', 'stage3_prefetch_bucket_size'],
-    ['stage3MaxLiveParameters', 'stage3_max_live_parameters'], ['stage3ParamPersistenceThreshold', 'stage3_param_persistence_threshold']] as const) {
+    ['stage3MaxLiveParameters', 'stage3_max_live_parameters'], ['stage3ParamPersistenceThreshold', 'stage3_param_persistence_threshold'],
+    ['subGroupSize', 'sub_group_size']] as const) {
     const v = decided[k] ? num(decided[k]!.fact.value as FactValue) : undefined;
     if (v !== undefined) buckets[field] = v;
   }

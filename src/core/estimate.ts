@@ -24,7 +24,7 @@ export const DEFAULT_CUDA_CONTEXT_BYTES = 512 * MiB;
 /** Share of the memory allocated and freed every step that the caching allocator cannot hand back out (see README). */
 export const ALLOCATOR_FRAGMENTATION = 0.05;
 /** DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py). */
-const ZERO_DEFAULTS = { reduce_bucket_size: 5e8, allgather_bucket_size: 5e8, stage3_prefetch_bucket_size: 5e7, stage3_max_live_parameters: 1e9, stage3_param_persistence_threshold: 1e5 };
+const ZERO_DEFAULTS = { reduce_bucket_size: 5e8, allgather_bucket_size: 5e8, stage3_prefetch_bucket_size: 5e7, stage3_max_live_parameters: 1e9, stage3_param_persistence_threshold: 1e5, sub_group_size: 1e9 };
 /** bitsandbytes blockwise 8-bit optimizers: 2048-element blocks with an fp32 absmax; tensors under 4096 elements stay 32-bit. */
 const BNB_BLOCK = 2048;
 const BNB_MIN_8BIT = 4096;
@@ -1214,9 +1214,16 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       if (galoreSvd > 0) {
         out.push({ label: 'GaLore projection update (SVD of the largest target)', bytes: galoreSvd, formula: () => `every update_proj_gap steps: the largest target's gradient in fp32 and its SVD factors, (${galore!.largest[0]} x ${galore!.largest[1]} + both factors) x 4 B` });
       }
-      if (masterCopy && zero >= 1) {
+      if (masterCopy && zero >= 1 && zero < 3) {
         // DeepSpeed upcasts the gradient partition to fp32 for the step (ZeRO-2 estimator: 4_grads_32bit).
         out.push({ label: 'fp32 gradient partition', bytes: (trainableHere * 4) / shardOptimizer, formula: () => `${formatCount(trainableHere)} x 4 B / ${shardOptimizer}` });
+      } else if (masterCopy && zero === 3) {
+        // ZeRO-3 steps one sub-group at a time (stage3.py step: _prepare_fp32_grad_for_sub_group, _optimizer_step,
+        // _release_sub_group): the fp32 gradients of one sub-group of sub_group_size parameters at most.
+        const subGroup = setup.zero_buckets?.sub_group_size ?? ZERO_DEFAULTS.sub_group_size;
+        const partition = trainableHere / shardOptimizer;
+        out.push({ label: 'fp32 gradients of one optimizer sub-group (ZeRO-3)', bytes: Math.min(partition, subGroup) * 4,
+          formula: () => `min(partition ${formatCount(partition)}, sub_group_size ${formatCount(subGroup)}) x 4 B` });
       }
       return out;
     }

@@ -71,6 +71,8 @@ export const ZeroBucketsSchema = z.strictObject({
   stage3_max_live_parameters: z.number().nonnegative().optional(),
   stage3_max_reuse_distance: z.number().nonnegative().optional(),
   stage3_param_persistence_threshold: z.number().nonnegative().optional(),
+  /** ZeRO-3 steps the optimizer over sub-groups of this many parameters (default 1e9). */
+  sub_group_size: z.number().nonnegative().optional(),
 });
 
 /**

@@ -915,3 +915,16 @@ describe('estimate: ZeRO++ hpZ and MiCS', () => {
     assert.equal(mics, 2 * all);
   });
 });
+
+describe('estimate: ZeRO-3 optimizer sub-groups', () => {
+  it('the step upcasts the gradients of one sub-group of sub_group_size parameters, not the whole partition', () => {
+    // Llama-3.1-70B bf16 with fp32 master weights, ZeRO-3 over 8 GPUs: the partition is 70,553,706,496 / 8 = 8.8B
+    // parameters; DeepSpeed stage3.py steps sub-groups of sub_group_size (1e9 by default) one at a time.
+    const s = (extra: Record<string, unknown>) => setupFor('meta-llama/Llama-3.1-70B', { weights_dtype: 'bf16', master_weights: true, optimizer: 'adamw_fused', gpus_per_node: 8, zero_stage: 3, micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'full', ...extra });
+    const step = (e: ReturnType<typeof run>): number => component(phase(e, 'optimizer'), 'optimizer-step');
+    assert.equal(step(run(s({}))), 1e9 * 4);
+    assert.equal(step(run(s({ zero_buckets: { sub_group_size: 5e8 } }))), 5e8 * 4);
+    // ZeRO-2 upcasts its whole gradient partition at once.
+    assert.equal(step(run(s({ zero_stage: 2 }))), (70_553_706_496 / 8) * 4);
+  });
+});
