@@ -49,6 +49,7 @@ export type CanonicalKey =
   | 'microBatchSize'             // number
   | 'evalBatchSize'              // number: per-device batch of the evaluation during training
   | 'evalStrategy'               // boolean: evaluation runs during training (eval_strategy not 'no', Axolotl val_set_size > 0)
+  | 'autoFindBatchSize'          // boolean: HF Trainer auto_find_batch_size (halve the micro-batch after an out-of-memory error)
   | 'evalKeepsLogits'            // boolean: HF Trainer gathers every eval batch's logits on the GPU (compute_metrics, no eval_accumulation_steps)
   | 'gradientAccumulationSteps'  // number
   | 'trainBatchSize'             // number (DeepSpeed train_batch_size, Axolotl batch_size)

@@ -614,6 +614,7 @@ class Analyzer {
         case 'gradient_checkpointing':
           return emit('gradientCheckpointing', (x) => mapBool(this.bool(x, e), (b) => (b ? 'full' : 'none')));
         case 'activation_offloading': return emit('activationOffloading', (x) => this.bool(x, e));
+        case 'auto_find_batch_size': return emit('autoFindBatchSize', (x) => this.bool(x, e));
         case 'torch_compile': return emit('compile', (x) => this.bool(x, e));
         case 'use_liger_kernel':
           // Liger's fused linear cross-entropy never materializes the logits (HF use_liger_kernel, TRL loss with liger);

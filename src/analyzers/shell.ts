@@ -612,7 +612,7 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   recompute_granularity: spec('gradientCheckpointing', 'str', oneOf('gradientCheckpointing', { full: 'full', selective: 'selective' })),
   checkpoint_activations: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'full'])),
   recompute_activations: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'selective'])),
-  activation_offloading: spec('activationOffloading', 'bool'), enable_activation_offloading: spec('activationOffloading', 'bool'),
+  activation_offloading: spec('activationOffloading', 'bool'), auto_find_batch_size: spec('autoFindBatchSize', 'bool'), enable_activation_offloading: spec('activationOffloading', 'bool'),
   optim: spec('optimizer', 'str', (v) => {
     const g = galoreOf(String(v));
     return [['optimizer', normalizeOptimizer(String(v))], ...(g ? [['galore', 'galore'], ['galoreLayerwise', g.layerwise]] as Out : [])];

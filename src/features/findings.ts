@@ -6,6 +6,7 @@
 // Editor-free and pure.
 import type { CanonicalKey, MessageTemplate, Span } from '../analyzers/facts';
 import { parseArchitecture } from '../core/architecture';
+import { estimate } from '../core/estimate';
 import type { ComponentId } from '../core/model';
 import { formatBytes } from '../core/units';
 import type { Analysis } from './analysis';
@@ -87,6 +88,17 @@ export const SETUP_FIELD_KEY: Readonly<Record<string, CanonicalKey>> = {
   'rollout.completion_len': 'completionLen', 'rollout.engine': 'vllmMode', 'lora.target_modules': 'loraTargets',
 };
 
+/** The first halving of the micro-batch that fits the analysis's GPU (auto_find_batch_size), if any does. */
+function autoBatch(a: Analysis): { micro: number; deviceBytes: number } | undefined {
+  if (!a.setup || !a.gpu) return undefined;
+  const gpu = { id: a.gpu.id, memoryBytes: a.gpu.memoryBytes, source: a.gpu.source };
+  for (let m = Math.floor(a.setup.micro_batch_size / 2); m >= 1; m = Math.floor(m / 2)) {
+    const r = estimate({ ...a.setup, micro_batch_size: m }, { gpu, lean: true });
+    if (r.ok && r.estimate.fits) return { micro: m, deviceBytes: r.estimate.perGpu.deviceBytes };
+  }
+  return undefined;
+}
+
 /** The span of a canonical key in this document (key span), if the document sets it. */
 export function spanOfKey(a: Analysis, key: CanonicalKey): Span | undefined {
   const f = [...a.facts.facts].reverse().find((x) => x.key === key);
@@ -164,11 +176,16 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
       return { file: a.file, span: k ?? span, message: `${c.label}: ${formatBytes(c.bytes)} (${c.formula})` };
     });
     const phase = e.perGpu.phases.find((p) => p.phase === e.perGpu.phase);
+    // HF Trainer's auto_find_batch_size catches the out-of-memory error and halves the micro-batch until a step runs
+    // (accelerate find_executable_batch_size): the run goes on at the first halving that fits.
+    const auto = a.facts.facts.find((f) => f.key === 'autoFindBatchSize' && f.value === true);
+    const retried = !e.fits && auto ? autoBatch(a) : undefined;
     if (!e.fits) {
-      push({
-        code: 'exceeds-gpu-memory', severity: 'error', span, related,
-        message: t('Needs {0} per GPU (peak in {1}); {2} has {3}: {4} over. Largest: {5}.', formatBytes(need), `${e.perGpu.phase}${phase ? `: ${phase.note}` : ''}`, a.gpu.id, formatBytes(cap), formatBytes(need - cap), big[0] ? `${big[0].label} ${formatBytes(big[0].bytes)}` : 'n/a'),
-      });
+      const over = t('Needs {0} per GPU (peak in {1}); {2} has {3}: {4} over. Largest: {5}.', formatBytes(need), `${e.perGpu.phase}${phase ? `: ${phase.note}` : ''}`, a.gpu.id, formatBytes(cap), formatBytes(need - cap), big[0] ? `${big[0].label} ${formatBytes(big[0].bytes)}` : 'n/a');
+      push(retried
+        ? { code: 'exceeds-gpu-memory', severity: 'warning', span: auto!.keySpan, related,
+          message: `${over} ${t('auto_find_batch_size: after the out-of-memory error the Trainer halves the micro-batch and trains at {0} per GPU ({1}), with {2} accumulation steps: a smaller global batch.', retried.micro, formatBytes(retried.deviceBytes), a.setup.gradient_accumulation_steps)}` }
+        : { code: 'exceeds-gpu-memory', severity: 'error', span, related, message: over });
     } else if (need > cap * (1 - headroom)) {
       push({
         code: 'near-gpu-memory', severity: 'warning', span, related,

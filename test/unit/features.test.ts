@@ -27,6 +27,29 @@ function checkHover(file: string, marked: string, expect: RegExp[], s: AnalysisS
   return md;
 }
 
+describe('features: auto_find_batch_size', () => {
+  it('an over-budget micro-batch is a warning at auto_find_batch_size, with the halving the Trainer will run', () => {
+    // Qwen2.5-0.5B full fine-tune in bf16 at 2,048 tokens on an A100-40GB: micro-batch 32 does not fit; the Trainer
+    // halves it after the out-of-memory error until a step runs.
+    const text = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=32, bf16=True, auto_find_batch_size=True)\n'
+      + 'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B", torch_dtype=torch.bfloat16)\n';
+    const a = analyze('/w/auto.py', text);
+    const f = a.findings.find((x) => x.code === 'exceeds-gpu-memory');
+    assert.equal(f?.severity, 'warning');
+    assert.equal(f && text.slice(f.span.start, f.span.end), 'auto_find_batch_size');
+    const m = /trains at (\d+) per GPU/.exec(f?.message ?? '');
+    assert.ok(m, f?.message);
+    const micro = Number(m![1]);
+    const { estimate } = require('../../src/core/estimate') as typeof import('../../src/core/estimate');
+    const gpu = { id: a.gpu!.id, memoryBytes: a.gpu!.memoryBytes, source: 'test' };
+    const at = estimate({ ...a.setup!, micro_batch_size: micro }, { gpu });
+    const above = estimate({ ...a.setup!, micro_batch_size: micro * 2 }, { gpu });
+    assert.ok(at.ok && at.estimate.fits === true && above.ok && above.estimate.fits === false);
+    // Without the flag the same setup is an error at the key that drives it.
+    assert.equal(analyze('/w/plain.py', text.replace(', auto_find_batch_size=True', '')).findings.find((x) => x.code === 'exceeds-gpu-memory')?.severity, 'error');
+  });
+});
+
 describe('features: hover', () => {
   it('on a DPO config: the reference and what precomputing its log-probs saves', () => {
     const text = 'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", torch_dtype=torch.bfloat16)\nargs = ‸DPOConfig(output_dir="o", per_device_train_batch_size=2, max_length=1024, bf16=True)\n';

@@ -140,6 +140,7 @@ function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
 /** gradient_checkpointing: true / "offload" / "offload_disk"; the offload forms also move checkpoints to the host. */
 function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
   const gc = top.get('gradient_checkpointing');
+  ctx.put('autoFindBatchSize', top.get('auto_find_batch_size'), asBool);
   const ao = top.get('activation_offloading');
   ctx.put('gradientCheckpointing', gc, (v) => {
     const s = strOf(v)?.trim().toLowerCase();

@@ -107,6 +107,7 @@ function analyze(ctx: YamlCtx): void {
     if (implied && ctx.view(implied).t !== 'absent') ctx.add('compile', implied, true);
   }
   ctx.put('activationOffloading', top.get('activation_offloading'), asBool);
+  ctx.put('autoFindBatchSize', top.get('auto_find_batch_size'), asBool);
   // num_generations is GRPOConfig's (a TRL YAML for `trl grpo --config`): completions are generated, then trained on.
   const gens = top.get('num_generations');
   if (gens && ctx.view(gens).t !== 'absent') ctx.add('rollout', gens, 'grpo');
