@@ -223,13 +223,18 @@ const signature = (s: TrainingSetup): string =>
   + `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}`
   + (s.rollout ? `|${s.rollout.batch}|${s.rollout.completion_len}|${s.rollout.reference}|${s.rollout.vllm_sleep}` : '');
 
+/** The step time of a setup as estimated: its trainable parameters and the paged optimizer state left in host RAM. */
+function timeOf(setup: TrainingSetup, e: Estimate, spec: Parameters<typeof stepTime>[2], lean = false): ReturnType<typeof stepTime> {
+  return stepTime(setup, e.parameters.trainable, spec, lean, e.perGpu.pagedToHostBytes);
+}
+
 /** Advice for a setup on a GPU: the fitting changes, cheapest first. */
 export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceResult | undefined {
   const cur = estimate(setup, opts);
   if (!cur.ok) return undefined;
   const current = cur.estimate;
   const spec = opts.gpuSpec;
-  const currentStep = stepTime(setup, current.parameters.trainable, spec, false, current.perGpu.pagedToHostBytes);
+  const currentStep = timeOf(setup, current, spec);
   const capacity = opts.gpu?.memoryBytes;
   const all = moves(setup, spec?.bf16 ?? true);
   const maxK = Math.max(1, Math.min(3, opts.maxCombination ?? 3));
@@ -253,7 +258,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
     if (!r.ok) return;
     const e = r.estimate;
     if ((capacity !== undefined && e.fits !== true) || current.perGpu.deviceBytes - e.perGpu.deviceBytes <= 0) return;
-    const st = stepTime(applied.setup, e.parameters.trainable, spec, true, e.perGpu.pagedToHostBytes);
+    const st = timeOf(applied.setup, e, spec, true);
     const keys = new Set<string>();
     let changesResult = false;
     for (let a: Applied | undefined = applied; a?.move && a.patch; a = a.parent) {
@@ -323,7 +328,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
       id: combo.map((m) => m.id).join('+'), title: combo.map((m) => m.title).join(' + '), changes: changesOf(patches),
       savedBytes: current.perGpu.deviceBytes - full.estimate.perGpu.deviceBytes, stepTimeFactor: c.stepTimeFactor, changesResult: c.changesResult,
       fits: capacity === undefined ? true : full.estimate.fits === true, estimate: full.estimate,
-      costExplain: stepTime(c.applied.setup, full.estimate.parameters.trainable, spec, false, full.estimate.perGpu.pagedToHostBytes).explain, gpus: c.gpus,
+      costExplain: timeOf(c.applied.setup, full.estimate, spec).explain, gpus: c.gpus,
     });
   }
 
@@ -342,7 +347,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
       const s2 = { ...setup, ...patch };
       const r = estimate(s2, opts);
       if (r.ok) {
-        const st = stepTime(s2, r.estimate.parameters.trainable, spec, false, r.estimate.perGpu.pagedToHostBytes);
+        const st = timeOf(s2, r.estimate, spec);
         // Per-GPU step time; the cost is hardware: the title says how many GPUs.
         items.push({
           id: 'more-gpus', title: `Use ${total} GPUs with sharded model states (ZeRO-3)`, changes: Object.entries(patch).map(([key, value]) => ({ key: key as keyof TrainingSetup, value })),
@@ -363,7 +368,7 @@ export function singleChanges(setup: TrainingSetup, opts: AdviceOptions = {}): A
   const cur = estimate(setup, { ...opts, lean: true });
   if (!cur.ok) return [];
   const spec = opts.gpuSpec;
-  const base = stepTime(setup, cur.estimate.parameters.trainable, spec, false, cur.estimate.perGpu.pagedToHostBytes);
+  const base = timeOf(setup, cur.estimate, spec);
   const out: AdviceItem[] = [];
   for (const mv of moves(setup, spec?.bf16 ?? true)) {
     const applied = applyAll(setup, [mv]);
@@ -372,7 +377,7 @@ export function singleChanges(setup: TrainingSetup, opts: AdviceOptions = {}): A
     if (!r.ok) continue;
     const saved = cur.estimate.perGpu.deviceBytes - r.estimate.perGpu.deviceBytes;
     if (saved <= 0) continue;
-    const st = stepTime(applied.setup, r.estimate.parameters.trainable, spec, false, r.estimate.perGpu.pagedToHostBytes);
+    const st = timeOf(applied.setup, r.estimate, spec);
     out.push({
       id: mv.id, title: mv.title, changes: applied.changes, savedBytes: saved, stepTimeFactor: base.seconds > 0 ? st.seconds / base.seconds : 1,
       changesResult: mv.changesResult, fits: opts.gpu === undefined ? true : r.estimate.fits === true, estimate: r.estimate, costExplain: st.explain,
