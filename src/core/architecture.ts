@@ -6,7 +6,7 @@ import type { HfConfig, Head } from './setup';
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3';
+  | 'deepseek_v3' | 'glm4_moe';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -114,6 +114,9 @@ const FAMILY_ALIASES: Record<string, Family> = {
   // DeepSeek-V2 and V3 share the decoder (MLA attention, routed + shared experts, dense first layers); Kimi K2 and
   // Moonlight are DeepSeek-V3 checkpoints (modeling_deepseek_v3.py).
   deepseek_v3: 'deepseek_v3', deepseek_v2: 'deepseek_v3', kimi_k2: 'deepseek_v3',
+  // GLM-4.5 / 4.5-Air / 4.6: grouped-query attention with q/k/v biases, partial rotary and optional per-head q/k norms,
+  // then DeepSeek-V3's MoE block after the first dense layers (modeling_glm4_moe.py).
+  glm4_moe: 'glm4_moe',
   // IBM Granite 3.x: Llama's layers; its embedding, residual, attention and logits multipliers are scalar products
   // that keep nothing for backward (modeling_granite.py), so memory follows Llama.
   granite: 'llama',
@@ -256,9 +259,10 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     }
     if (localExperts) moeLayers = layers;
     moe = { experts, topK, expertFfn, sharedExpertFfn, sharedExpertGate: family === 'qwen2_moe' && sharedExpertFfn > 0, moeLayers };
-  } else if (family === 'deepseek_v3') {
+  } else if (family === 'deepseek_v3' || family === 'glm4_moe') {
     // DeepseekV3DecoderLayer: layers from first_k_dense_replace on are MoE (every moe_layer_freq-th), the first ones a
     // dense MLP of intermediate_size; the shared experts are one MLP of moe_intermediate_size x n_shared_experts.
+    // Glm4MoeDecoderLayer: the same rule without moe_layer_freq.
     const experts = need(num(cfg, 'n_routed_experts'), 'n_routed_experts');
     const firstDense = num(cfg, 'first_k_dense_replace') ?? 0;
     const freq = num(cfg, 'moe_layer_freq') ?? 1;
@@ -305,7 +309,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const arch: Architecture = {
     family, layers, encoderLayers, hidden, heads, kvHeads, headDim, ffn, vocab, tied, norm, gatedMlp,
     qkvBias, outBias, mlpBias,
-    qkNorm: family === 'qwen3' || family === 'qwen3_moe' || family === 'gemma3',
+    qkNorm: family === 'qwen3' || family === 'qwen3_moe' || family === 'gemma3' || (family === 'glm4_moe' && bool(cfg, 'use_qk_norm') === true),
     positions, maxPositions, moe, hiddenDropout, attentionDropout,
     defaultHead: family === 'bert' || family === 'roberta' ? 'masked_lm' : isT5 ? 'seq2seq_lm' : 'causal_lm',
     finalLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'final_logit_softcapping') !== undefined,
@@ -333,13 +337,39 @@ export function linearModules(a: Architecture): LinearModule[] {
   return m;
 }
 
+type AddLinear = (name: string, inF: number, outF: number, bias: boolean, count: number, group: LinearModule['group'], tokenFraction?: number, parameter?: boolean) => void;
+
+/**
+ * DeepSeek-V3's MLPs (modeling_deepseek_v3.py; GLM-4.5 reuses them): a dense gate/up/down MLP in the first layers, then
+ * per MoE layer the routed experts, a router that is a bare nn.Parameter (DeepseekV3TopkRouter.weight) and the shared
+ * experts as one MLP named shared_experts.
+ */
+function deepseekMlps(a: Architecture, add: AddLinear): void {
+  const h = a.hidden;
+  const moe = a.moe!;
+  const dense = a.layers - moe.moeLayers;
+  add('gate_proj', h, a.ffn, false, dense, 'mlp');
+  add('up_proj', h, a.ffn, false, dense, 'mlp');
+  add('down_proj', a.ffn, h, false, dense, 'mlp');
+  const frac = moe.topK / moe.experts;
+  add('experts.gate_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac);
+  add('experts.up_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac);
+  add('experts.down_proj', moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert', frac);
+  add('gate', h, moe.experts, false, moe.moeLayers, 'router', 1, true);
+  if (moe.sharedExpertFfn > 0) {
+    add('shared_experts.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
+    add('shared_experts.up_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
+    add('shared_experts.down_proj', moe.sharedExpertFfn, h, false, moe.moeLayers, 'mlp');
+  }
+}
+
 function linearModulesUncached(a: Architecture): LinearModule[] {
   const h = a.hidden;
   const qd = a.heads * a.headDim;
   const kvd = a.kvHeads * a.headDim;
   const L = a.layers;
   const m: LinearModule[] = [];
-  const add = (name: string, inF: number, outF: number, bias: boolean, count: number, group: LinearModule['group'], tokenFraction = 1, parameter = false): void => {
+  const add: AddLinear = (name, inF, outF, bias, count, group, tokenFraction = 1, parameter = false) => {
     if (count > 0) m.push({ name, inFeatures: inF, outFeatures: outF, bias, count, group, tokenFraction, ...(parameter ? { parameter } : {}) });
   };
   switch (a.family) {
@@ -418,7 +448,6 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       // DeepseekV3Attention (MLA) and DeepseekV3MoE: the router is a bare nn.Parameter (DeepseekV3TopkRouter.weight),
       // the shared experts one DeepseekV3MLP named shared_experts.
       const mla = a.mla!;
-      const moe = a.moe!;
       if (mla.qLoraRank > 0) {
         add('q_a_proj', h, mla.qLoraRank, a.qkvBias, L, 'attention');
         add('q_b_proj', mla.qLoraRank, qd, false, L, 'attention');
@@ -428,22 +457,17 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('kv_a_proj_with_mqa', h, mla.kvLoraRank + mla.qkRope, a.qkvBias, L, 'attention');
       add('kv_b_proj', mla.kvLoraRank, a.heads * (mla.qkNope + mla.vHeadDim), false, L, 'attention');
       add('o_proj', a.heads * mla.vHeadDim, h, a.outBias, L, 'attention');
-      const dense = L - moe.moeLayers;
-      add('gate_proj', h, a.ffn, false, dense, 'mlp');
-      add('up_proj', h, a.ffn, false, dense, 'mlp');
-      add('down_proj', a.ffn, h, false, dense, 'mlp');
-      const frac = moe.topK / moe.experts;
-      add('experts.gate_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac);
-      add('experts.up_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac);
-      add('experts.down_proj', moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert', frac);
-      add('gate', h, moe.experts, false, moe.moeLayers, 'router', 1, true);
-      if (moe.sharedExpertFfn > 0) {
-        add('shared_experts.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
-        add('shared_experts.up_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
-        add('shared_experts.down_proj', moe.sharedExpertFfn, h, false, moe.moeLayers, 'mlp');
-      }
+      deepseekMlps(a, add);
       break;
     }
+    case 'glm4_moe':
+      // Glm4MoeAttention: q/k/v with attention_bias, o_proj without; then DeepSeek-V3's dense and MoE MLPs.
+      add('q_proj', h, qd, a.qkvBias, L, 'attention');
+      add('k_proj', h, kvd, a.qkvBias, L, 'attention');
+      add('v_proj', h, kvd, a.qkvBias, L, 'attention');
+      add('o_proj', qd, h, false, L, 'attention');
+      deepseekMlps(a, add);
+      break;
     default: {
       add('q_proj', h, qd, a.qkvBias, L, 'attention');
       add('k_proj', h, kvd, a.qkvBias, L, 'attention');

@@ -151,6 +151,31 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('moonshotai/Moonlight-16B-A3B'), 27 * attn + 3 * 2048 * 11264 + 26 * moe + 2 * 163840 * 2048 + 2048);
   });
 
+  it('GLM-4.5-Air and GLM-4.5 by hand: GQA with q/k/v biases, heads wider than hidden / heads, DeepSeek-style MoE', () => {
+    // GLM-4.5-Air config.json: 96 heads x 128 (12,288 > hidden 4,096), 8 kv heads, q/k/v biases (o_proj has none),
+    // 1 dense layer of 10,944, then 45 MoE layers of 128 experts x 1,408 + 1 shared expert + the router weight.
+    const airAttn = (4096 * 12288 + 12288) + 2 * (4096 * 1024 + 1024) + 12288 * 4096 + 2 * 4096; // 109,074,432
+    assert.equal(airAttn, 109_074_432);
+    const airMoe = (128 + 1) * 3 * 4096 * 1408 + 128 * 4096;
+    const air = 46 * airAttn + 3 * 4096 * 10944 + 45 * airMoe + 2 * 151552 * 4096 + 4096;
+    assert.equal(air, 106_852_245_504); // the model card's "106 billion total parameters"
+    assert.equal(count('zai-org/GLM-4.5-Air'), air);
+    // GLM-4.5: hidden 5,120, 3 dense layers of 12,288, 89 MoE layers of 160 experts x 1,536, per-head q/k norms (2 x 128).
+    const attn = (5120 * 12288 + 12288) + 2 * (5120 * 1024 + 1024) + 12288 * 5120 + 2 * 5120 + 2 * 128;
+    const moe = (160 + 1) * 3 * 5120 * 1536 + 160 * 5120;
+    const full = 92 * attn + 3 * 3 * 5120 * 12288 + 89 * moe + 2 * 151552 * 5120 + 5120;
+    assert.equal(full, 352_797_814_784); // "355 billion" on the card; the Hub's 358B adds the stored MTP layer 92
+    assert.equal(count('zai-org/GLM-4.5'), full);
+    const arch = archOf('zai-org/GLM-4.5');
+    assert.equal(arch.qkNorm, true);
+    assert.equal(archOf('zai-org/GLM-4.5-Air').qkNorm, false);
+    assert.equal(countParameters(arch).largestBlock, attn + moe);
+    const mods = linearModules(arch);
+    assert.deepEqual(mods.filter((m) => m.group === 'attention').map((m) => `${m.name}${m.bias ? '+b' : ''}`), ['q_proj+b', 'k_proj+b', 'v_proj+b', 'o_proj']);
+    assert.equal(mods.find((m) => m.name === 'gate')?.parameter, true); // Glm4MoeTopkRouter.weight is an nn.Parameter
+    assert.equal(mods.find((m) => m.name === 'experts.gate_proj')?.count, 89 * 160);
+  });
+
   it('MoE: Mixtral experts are 8 per layer, each token through 2 (token fraction 2/8)', () => {
     const arch = archOf('mistralai/Mixtral-8x7B-v0.1');
     const w1 = linearModules(arch).find((x) => x.name === 'experts.w1');

@@ -879,6 +879,21 @@ describe('estimate: expert parallelism with sharding', () => {
   });
 });
 
+describe('estimate: GLM-4.5-Air LoRA with FSDP over 8 GPUs (worked by hand)', () => {
+  // 106,852,245,504 parameters (architecture.test.ts); the largest block is an MoE layer: attention 109,074,432 +
+  // 128 experts, 1 shared expert and the router 2,232,418,304 = 2,341,492,736.
+  const e = run(setupFor('zai-org/GLM-4.5-Air', { method: 'lora', lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] }, weights_dtype: 'bf16', micro_batch_size: 1, seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash', gpus_per_node: 8, fsdp: 'full_shard' }));
+  const b = phase(e, 'backward');
+  it('bf16 weights sharded over 8, two gathered MoE blocks, the embeddings and head unsharded in the root unit', () => {
+    assert.equal(component(b, 'weights'), (106_852_245_504 * 2) / 8);
+    assert.equal(b.components.find((c) => c.label === 'FSDP all-gathered units')?.bytes, 2 * 2_341_492_736 * 2);
+    assert.equal(b.components.find((c) => c.label.startsWith('FSDP root unit'))?.bytes, 2 * 151_552 * 4096 * 2);
+  });
+  it('checkpointing keeps one bf16 layer input per layer: 46 x 4,096 x 4,096 x 2 B', () => {
+    assert.equal(component(b, 'activations'), 46 * 4096 * 4096 * 2);
+  });
+});
+
 describe('estimate: knowledge distillation', () => {
   // torchtune llama3_2/8B_to_1B_KD_lora: Llama-3.2-1B student (LoRA), Llama-3.1-8B teacher in bf16, batch 4 x 1,024
   // tokens, CEWithChunkedOutputLoss + ForwardKLWithChunkedOutputLoss (8 chunks each), vocabulary 128,256.

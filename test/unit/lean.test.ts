@@ -6,7 +6,7 @@ import { estimate } from '../../src/core/estimate';
 import { findModel } from '../../src/core/lookup';
 import { TrainingSetupSchema } from '../../src/core/setup';
 
-const models = ['meta-llama/Llama-2-7b-hf', 'meta-llama/Meta-Llama-3-8B', 'mistralai/Mixtral-8x7B-v0.1', 'gpt2', 'google-bert/bert-large-uncased', 'Qwen/Qwen2.5-0.5B', 't5-small', 'google/gemma-2b', 'moonshotai/Moonlight-16B-A3B', 'Qwen/Qwen3-30B-A3B']
+const models = ['meta-llama/Llama-2-7b-hf', 'meta-llama/Meta-Llama-3-8B', 'mistralai/Mixtral-8x7B-v0.1', 'gpt2', 'google-bert/bert-large-uncased', 'Qwen/Qwen2.5-0.5B', 't5-small', 'google/gemma-2b', 'moonshotai/Moonlight-16B-A3B', 'Qwen/Qwen3-30B-A3B', 'zai-org/GLM-4.5-Air']
   .map((id) => {
     const m = findModel(id);
     assert.ok(m.ok, id);

@@ -37,6 +37,7 @@ HF_SOURCES = {
     "loss": "src/transformers/loss/loss_utils.py@0114da07ec0e101b420a923dedeb6032b6ac3a44",
     "gpt_oss": "src/transformers/models/gpt_oss/modeling_gpt_oss.py@6edf5b311854175ff83c59179b3360beca1ceffc",
     "deepseek_v3": "src/transformers/models/deepseek_v3/modeling_deepseek_v3.py@00b676f8f0489b88652a31d70751cc540dd06305",
+    "glm4_moe": "src/transformers/models/glm4_moe/modeling_glm4_moe.py@a0699c971daff96403489086fcfd07469d20b17f",
 }
 
 
@@ -609,6 +610,11 @@ class LlamaAttention(nn.Module):
         if cfg["family"] == "gemma3":  # Gemma3Attention q_norm / k_norm over head_dim, before the rotary
             self.q_norm = GemmaRMSNorm(self.hd, cfg["rms_norm_eps"])
             self.k_norm = GemmaRMSNorm(self.hd, cfg["rms_norm_eps"])
+        if cfg["family"] == "glm4_moe" and cfg.get("use_qk_norm"):  # Glm4MoeAttention q_norm / k_norm over head_dim
+            self.q_norm = LlamaRMSNorm(self.hd, cfg["rms_norm_eps"])
+            self.k_norm = LlamaRMSNorm(self.hd, cfg["rms_norm_eps"])
+        # GLM-4.5 rotates the first partial_rotary_factor of each head and concatenates the rest (apply_rotary_pos_emb)
+        self.rotary = apply_rotary_partial if cfg["family"] == "glm4_moe" else apply_rotary
 
     def forward(self, x, mask, cos, sin):
         b, s, _ = x.shape
@@ -627,7 +633,7 @@ class LlamaAttention(nn.Module):
             v = self.v_proj(x).view(shp).transpose(1, 2)
             if hasattr(self, "q_norm"):
                 q, k = self.q_norm(q), self.k_norm(k)
-            q, k = apply_rotary(q, k, cos, sin)
+            q, k = self.rotary(q, k, cos, sin)
         p = self.cfg.get("attention_dropout", 0.0)
         if self.cfg["_attn"] == "flash":
             o = flash_attn(q, k, v, True, self.scaling, p).transpose(1, 2).contiguous()
@@ -716,8 +722,9 @@ class LlamaLike(nn.Module):
         self.cfg = cfg
         h, V = cfg["hidden_size"], cfg["vocab_size"]
         self.embed_tokens = nn.Embedding(V, h)
-        if cfg["family"] == "deepseek_v3":
-            self.layers = nn.ModuleList([DeepseekLayer(cfg, i) for i in range(cfg["num_hidden_layers"])])
+        if cfg["family"] in ("deepseek_v3", "glm4_moe"):
+            attention = LlamaAttention if cfg["family"] == "glm4_moe" else DeepseekAttention
+            self.layers = nn.ModuleList([DeepseekLayer(cfg, i, attention) for i in range(cfg["num_hidden_layers"])])
         else:
             Layer = GptOssLayer if cfg["family"] == "gpt_oss" else LlamaLayer
             self.layers = nn.ModuleList([Layer(cfg) for _ in range(cfg["num_hidden_layers"])])
@@ -963,11 +970,14 @@ class DeepseekMoE(nn.Module):
 
 
 class DeepseekLayer(nn.Module):
-    def __init__(self, cfg, idx):
+    """DeepseekV3DecoderLayer; with LlamaAttention, Glm4MoeDecoderLayer (transformers 4.54-4.57: Llama's attention with
+    q/k/v biases, partial rotary and optional per-head q/k norms, then the same dense first layers and MoE block)."""
+
+    def __init__(self, cfg, idx, attention=None):
         super().__init__()
         self.input_layernorm = LlamaRMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
         self.post_attention_layernorm = LlamaRMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
-        self.self_attn = DeepseekAttention(cfg)
+        self.self_attn = (attention or DeepseekAttention)(cfg)
         self.mlp = DeepseekMoE(cfg) if idx >= cfg["first_k_dense_replace"] else LlamaMLP(cfg)
 
     def forward(self, hs, mask, position_ids, cache_position, pos_emb):
@@ -1406,7 +1416,7 @@ class T5(nn.Module):
 FAMILY_CLASS = {"llama": LlamaLike, "qwen2": LlamaLike, "gemma": LlamaLike, "phi3": LlamaLike,
                 "mixtral": LlamaLike, "qwen2_moe": LlamaLike, "gpt2": GPT2, "gpt_neox": GPTNeoX,
                 "bert": Bert, "t5": T5, "gpt_oss": LlamaLike, "gemma2": LlamaLike, "gemma3": LlamaLike,
-                "deepseek_v3": LlamaLike}
+                "deepseek_v3": LlamaLike, "glm4_moe": LlamaLike}
 
 
 # ----------------------------------------------------------------------------------------
@@ -1463,6 +1473,15 @@ def make_cfg(family, b, s, h, nh, kv, V, fi=0):
                     num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1, n_group=1, topk_group=1,
                     norm_topk_prob=True, routed_scaling_factor=2.5, rms_norm_eps=1e-6, rope_theta=10000.0,
                     attention_dropout=0.0, hidden_act="silu", attention_bias=False, tie_word_embeddings=False,
+                    max_position_embeddings=4096)
+    elif family == "glm4_moe":
+        # One dense layer then two MoE layers; heads wider than hidden / heads (GLM-4.5: 96 x 128 over 5120), half of
+        # each head rotated, q/k/v biases, per-head q/k norms on every other point (GLM-4.5 has them, -Air does not).
+        base.update(num_key_value_heads=kv, head_dim=h // nh + 8, partial_rotary_factor=0.5, use_qk_norm=fi % 2 == 1,
+                    intermediate_size=swiglu_ffn, moe_intermediate_size=swiglu_ffn // 2, n_routed_experts=4,
+                    num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1, n_group=1, topk_group=1,
+                    norm_topk_prob=True, routed_scaling_factor=1.0, rms_norm_eps=1e-5, rope_theta=1000000.0,
+                    attention_dropout=0.0, hidden_act="silu", attention_bias=True, tie_word_embeddings=False,
                     max_position_embeddings=4096)
     elif family == "gpt_oss":
         # expert width = hidden (as in gpt-oss), 4 experts top-2, head_dim fixed to h / nh
@@ -1567,7 +1586,7 @@ def measure(family, point, dtype, attn, ckpt, lora=None, want_tensors=False, see
                     outsideLayers=tot["outside"] + tot["shared"], sharedAcrossLayers=tot["shared"],
                     logitsAndLoss=tot["loss"], savedParamBytes=tot["param"], savedParamCastBytes=tot["paramCast"],
                     savedBufferBytes=tot["buffer"], savedScalarBytes=tot["scalar"], heldByCheckpointBytes=tot["held"]))
-    if family in ("mixtral", "qwen2_moe", "gpt_oss", "deepseek_v3"):
+    if family in ("mixtral", "qwen2_moe", "gpt_oss", "deepseek_v3", "glm4_moe"):
         case["expertTokens"] = [getattr(l.mlp, "last_counts", None) or [] for l in model.layers]
     if family == "t5":
         ne = cfg["num_layers"]
@@ -1660,7 +1679,7 @@ def main():
         return 1 if verify(load_cases(args.verify)) else 0
     torch.set_num_threads(2)
     fams = ["llama", "qwen2", "gemma", "gemma2", "gemma3", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss",
-            "deepseek_v3"]
+            "deepseek_v3", "glm4_moe"]
     if args.families:
         fams = args.families.split(",")
     points = POINTS[:3] if args.quick else POINTS
@@ -1705,23 +1724,20 @@ def main():
                             want = pi == 1 and ck == "none" and attn == "flash" and targets == "all-linear"
                             cases.append(measure("llama", pt, "qlora_amp_bf16", attn, ck, lora=lora, want_tensors=want))
         print(f"qlora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
-    # gpt-oss LoRA on the attention projections (PEFT all-linear: the experts and router are not nn.Linear)
-    if "gpt_oss" in fams:
+    # LoRA on the attention projections of the MoE families (gpt-oss: PEFT all-linear reaches nothing else, its experts
+    # and router are not nn.Linear; DeepSeek: the MLA projections)
+    attention_targets = {"gpt_oss": ["q_proj", "k_proj", "v_proj", "o_proj"],
+                         "deepseek_v3": ["q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"],
+                         "glm4_moe": ["q_proj", "k_proj", "v_proj", "o_proj"]}
+    for fam, targets in attention_targets.items():
+        if fam not in fams:
+            continue
         for dtype in ("bf16", "amp_bf16"):
             for attn in ("eager", "flash"):
                 for pt in points:
-                    lora = dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "k_proj", "v_proj", "o_proj"], adapterDtype="fp32")
-                    cases.append(measure("gpt_oss", pt, dtype, attn, "none", lora=lora))
-        print(f"gpt_oss lora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
-    # DeepSeek MLA with LoRA on the attention projections
-    if "deepseek_v3" in fams:
-        for dtype in ("bf16", "amp_bf16"):
-            for attn in ("eager", "flash"):
-                for pt in points:
-                    lora = dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"],
-                                adapterDtype="fp32")
-                    cases.append(measure("deepseek_v3", pt, dtype, attn, "none", lora=lora))
-        print(f"deepseek_v3 lora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
+                    lora = dict(r=8, alpha=16, dropout=0.0, targets=targets, adapterDtype="fp32")
+                    cases.append(measure(fam, pt, dtype, attn, "none", lora=lora))
+        print(f"{fam} lora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
     mism = verify(cases)
     out = dict(generator="tools/activations/measure.py", torch=torch.__version__, hfSources=HF_SOURCES,
                notes="bytes of storages saved for backward (dedup by storage, full nbytes), see tools/activations/README.md",

@@ -56,6 +56,28 @@ const gemma3Config = (text: HfConfig): HfConfig => ({
 });
 
 /** The config.json fields DeepSeek-V2-Lite and Moonlight-16B-A3B share (the DeepSeek MLA + MoE layout at 2048 wide). */
+/** Fields the GLM-4.5 family's config.json files share (zai-org/GLM-4.5, GLM-4.5-Air, GLM-4.6). */
+const GLM45_COMMON = {
+  model_type: 'glm4_moe',
+  architectures: ['Glm4MoeForCausalLM'],
+  attention_bias: true,
+  head_dim: 128,
+  hidden_act: 'silu',
+  n_group: 1,
+  n_shared_experts: 1,
+  norm_topk_prob: true,
+  num_attention_heads: 96,
+  num_experts_per_tok: 8,
+  num_key_value_heads: 8,
+  num_nextn_predict_layers: 1,
+  partial_rotary_factor: 0.5,
+  rms_norm_eps: 1e-5,
+  tie_word_embeddings: false,
+  topk_group: 1,
+  torch_dtype: 'bfloat16',
+  vocab_size: 151552,
+};
+
 const DEEPSEEK_16B_MLA = {
   first_k_dense_replace: 1,
   hidden_act: 'silu',
@@ -975,6 +997,32 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
       intermediate_size: 11264, max_position_embeddings: 8192, rms_norm_eps: 1e-5, vocab_size: 163840,
     },
     source: hf('moonshotai/Moonlight-16B-A3B'),
+  },
+
+  // ---------------------------------------------------------------------------------------------
+  // GLM-4.5 family (modeling_glm4_moe.py): 96 query heads of 128 and 8 key/value heads (wider than hidden / heads),
+  // q/k/v biases, half of each head rotated, a dense first layer (three for GLM-4.5), then 128 (160) routed experts
+  // top-8 and one shared expert. Both uploads also store one multi-token-prediction layer (layers.46 / layers.92, with
+  // its own embedding and head copies) that transformers skips when loading; the Hub's 110B / 358B count includes it,
+  // the model cards' 106B / 355B and this catalog's count do not.
+  // ---------------------------------------------------------------------------------------------
+  {
+    id: 'zai-org/GLM-4.5-Air',
+    aliases: ['zai-org/GLM-4.5-Air-Base'],
+    config: { ...GLM45_COMMON, hidden_size: 4096, intermediate_size: 10944, moe_intermediate_size: 1408, n_routed_experts: 128, first_k_dense_replace: 1, num_hidden_layers: 46, use_qk_norm: false, max_position_embeddings: 131072 },
+    source: hf('zai-org/GLM-4.5-Air'),
+  },
+  {
+    id: 'zai-org/GLM-4.5',
+    aliases: ['zai-org/GLM-4.5-Base'],
+    config: { ...GLM45_COMMON, hidden_size: 5120, intermediate_size: 12288, moe_intermediate_size: 1536, n_routed_experts: 160, first_k_dense_replace: 3, num_hidden_layers: 92, use_qk_norm: true, max_position_embeddings: 131072 },
+    source: hf('zai-org/GLM-4.5'),
+  },
+  {
+    // GLM-4.5's architecture with a 202,752-token context window.
+    id: 'zai-org/GLM-4.6',
+    config: { ...GLM45_COMMON, hidden_size: 5120, intermediate_size: 12288, moe_intermediate_size: 1536, n_routed_experts: 160, first_k_dense_replace: 3, num_hidden_layers: 92, use_qk_norm: true, max_position_embeddings: 202752 },
+    source: hf('zai-org/GLM-4.6'),
   },
 
   // ---------------------------------------------------------------------------------------------

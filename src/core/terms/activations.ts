@@ -158,8 +158,9 @@ function legacySoftmaxInput(tape: Tape, p: ActivationPlan, scores: Tensor, what:
 
 function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const moe = p.arch.moe;
-  if (p.arch.family === 'deepseek_v3' && moe && moe.moeLayers < p.arch.layers) {
-    // DeepSeek's first layers run a dense MLP, the rest the MoE block: the average block, weighted by layer count.
+  if (moe && moe.moeLayers < p.arch.layers) {
+    // Dense and MoE layers mixed (DeepSeek's and GLM-4.5's first layers, Qwen2-MoE's mlp_only_layers): the average
+    // block, weighted by layer count.
     const sparse = blockActivations(p, true);
     const dense = blockActivations(p, false);
     const nd = p.arch.layers - moe.moeLayers;
@@ -459,7 +460,8 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean): LayerActivation
       if (sandwich) x1 = norm(x1, 'post_attention_layernorm');
       const beforeMlp = tape.totalBytes();
       const h2 = norm(x1, sandwich ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
-      layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2) : a.moe ? moeMlp(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
+      layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2)
+        : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear)) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
       if (sandwich) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
       mlpSavedBytes = tape.totalBytes() - beforeMlp;
       break;
