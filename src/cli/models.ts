@@ -163,6 +163,8 @@ function exactCatalogHit(ref: string): ModelInfo | undefined {
   const r = catalogResolver(ref);
   if (!r.ok) return undefined;
   const hit = findModel(ref);
+  // An upload read from its name comes after the caches and the Hub, which may hold its own config.json.
+  if (hit.ok && hit.model.derivedFrom) return undefined;
   const names = hit.ok ? [hit.model.id, ...(hit.model.aliases ?? [])].map((n) => n.toLowerCase()) : [];
   if (ref.includes('/') && !names.includes(ref.toLowerCase())) return undefined;
   return { ...r.model, notes: [] };
@@ -492,7 +494,7 @@ function writeOurCache(cacheDir: string, hub: HubRef, rec: CacheRecord): string 
 
 // Resolution in the documented order.
 
-type Offline = Step | { readonly kind: 'missing'; readonly hub?: HubRef; readonly hfCache?: string };
+type Offline = (Step & { readonly fromName?: HubRef }) | { readonly kind: 'missing'; readonly hub?: HubRef; readonly hfCache?: string };
 
 /** Every place that needs no network, in the documented order. */
 function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwork'>): Offline {
@@ -515,6 +517,10 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   // A looser catalog match ('myorg/Llama-2-7b-hf' -> the catalog's 'meta-llama/Llama-2-7b-hf') comes after the caches.
   const loose = catalogResolver(trimmed);
   if (loose.ok && hub.revision === undefined) {
+    const named = findModel(trimmed);
+    if (named.ok && named.model.derivedFrom) {
+      return { kind: 'found', fromName: hub, model: { ...loose.model, notes: [`'${trimmed}' is not in the Hugging Face cache: read from its name as ${named.model.derivedFrom} with the quantization the name gives`] } };
+    }
     return { kind: 'found', model: { ...loose.model, notes: [`'${trimmed}' is not in the catalog; used the entry with the same name, ${loose.model.id}`] } };
   }
   return { kind: 'missing', hub, hfCache };
@@ -568,7 +574,13 @@ function settle(ref: string, r: Offline, opts: Omit<SyncResolveOptions, 'allowNe
  */
 export async function resolveModelAsync(ref: string, opts: AsyncResolveOptions): Promise<ModelResolution> {
   const r = resolveOffline(ref, opts);
-  if (r.kind === 'missing' && r.hub && opts.allowNetwork && !hubOffline(opts.env)) return fetchFromHub(r.hub, opts);
+  const online = opts.allowNetwork && !hubOffline(opts.env);
+  if (r.kind === 'missing' && r.hub && online) return fetchFromHub(r.hub, opts);
+  // An upload read from its name: its own config.json from the Hub when allowed, the name's reading when that fails.
+  if (r.kind === 'found' && r.fromName && online) {
+    const fetched = await fetchFromHub(r.fromName, opts);
+    if (fetched.ok) return fetched;
+  }
   return settle(ref, r, opts);
 }
 

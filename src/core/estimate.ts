@@ -353,6 +353,13 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     }
   }
 
+  // A pre-quantized checkpoint's quantization comes from its catalog entry (or one derived from its name), not a file.
+  const qp = prov.quantization;
+  if (!opts.lean && setup.quantization && qp?.kind === 'catalog') {
+    const q = setup.quantization;
+    assumptions.push({ key: 'quantization', value: `${q.type} ${q.bits}-bit`, source: qp.entry });
+  }
+
   // The fields of the rollout and galore blocks that no file wrote, or that a tool's default filled in.
   const blockAssumption = (block: string, field: string, value: unknown, note: string): void => {
     const p = (prov as Readonly<Record<string, Provenance | undefined>>)[`${block}.${field}`];

@@ -46,8 +46,8 @@ export type ModelLookup = { readonly ok: true; readonly model: CatalogModel } | 
 export function findModel(name: string): ModelLookup {
   const found = findListed(name);
   if (found) return { ok: true, model: found };
-  const bnb = unslothBnb(name);
-  if (bnb) return { ok: true, model: bnb };
+  const quantized = unslothBnb(name) ?? gptqAwqUpload(name);
+  if (quantized) return { ok: true, model: quantized };
   return { ok: false, suggestions: closest(name, MODEL_CATALOG.map((m) => m.id)) };
 }
 
@@ -73,9 +73,34 @@ function unslothBnb(name: string): CatalogModel | undefined {
   if (!base || base.config.quantization_config) return undefined;
   return {
     id: name.trim(),
+    derivedFrom: base.id,
     config: { ...base.config, quantization_config: UNSLOTH_BNB_4BIT },
     ...(base.publishedParams !== undefined ? { publishedParams: base.publishedParams } : {}),
     source: `${base.id} (${base.source}) quantized by Unsloth to NF4 with double quantization${m[2] ? '; its dynamic 4-bit upload keeps some layers in 16 bits, counted here as 4-bit' : ''}`,
+  };
+}
+
+/**
+ * GPTQ and AWQ uploads named after their base model (`TheBloke/Mistral-7B-Instruct-v0.2-GPTQ`,
+ * `Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8`, `casperhansen/llama-3-8b-instruct-awq`) hold the base model's architecture with a
+ * quantization_config of their own. Without their config.json the bit width comes from the name (Int4 / Int8 / 4bit /
+ * 8bit; 4 when it says none, the common case) and the group size is taken as 128 (the AutoGPTQ / AutoAWQ default); the
+ * entry's source says both, and the real config.json (local, cached, or fetched with network access) takes precedence.
+ */
+function gptqAwqUpload(name: string): CatalogModel | undefined {
+  const m = /^(.*?)[-_.](gptq|awq)(?:[-_](?:int)?([2348])(?:-?bits?)?)?(?:[-_]\d+g)?$/i.exec(name.trim());
+  if (!m) return undefined;
+  // TheBloke's names drop the '-hf' of Meta's Llama 2 ids (Llama-2-13B-chat-GPTQ for Llama-2-13b-chat-hf).
+  const base = findListed(m[1]) ?? findListed(`${m[1]}-hf`);
+  if (!base || base.config.quantization_config) return undefined;
+  const method = m[2].toLowerCase() as 'gptq' | 'awq';
+  const bits = m[3] ? Number(m[3]) : 4;
+  return {
+    id: name.trim(),
+    derivedFrom: base.id,
+    config: { ...base.config, quantization_config: { quant_method: method, bits, group_size: 128, ...(method === 'awq' ? { zero_point: true, version: 'gemm' } : { sym: true, desc_act: false }) } },
+    ...(base.publishedParams !== undefined ? { publishedParams: base.publishedParams } : {}),
+    source: `${base.id} (${base.source}) quantized with ${method.toUpperCase()}: ${bits}-bit ${m[3] ? 'from the name' : '(the name gives no width; 4 assumed)'}, group size 128 assumed (not read from its config.json)`,
   };
 }
 

@@ -38,6 +38,30 @@ describe('lookup', () => {
     assert.match(findModel('unsloth/Qwen3-8B-unsloth-bnb-4bit').ok ? (findModel('unsloth/Qwen3-8B-unsloth-bnb-4bit') as { model: { source: string } }).model.source : '', /dynamic 4-bit/);
     assert.equal(findModel('unsloth/not-a-model-bnb-4bit').ok, false);
   });
+  it('reads GPTQ / AWQ uploads named after a catalog model as that model, with the bit width from the name (4 when absent)', () => {
+    const cases: Array<[string, string, 'gptq' | 'awq', number]> = [
+      ['TechxGenus/Meta-Llama-3-8B-Instruct-GPTQ', 'meta-llama/Meta-Llama-3-8B', 'gptq', 4], // LLaMA-Factory's lora_gptq example
+      ['Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8', 'Qwen/Qwen2.5-7B', 'gptq', 8],
+      ['Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4', 'Qwen/Qwen2.5-7B', 'gptq', 4],
+      ['Qwen/Qwen2.5-7B-Instruct-AWQ', 'Qwen/Qwen2.5-7B', 'awq', 4],
+      ['casperhansen/llama-3-8b-instruct-awq', 'meta-llama/Meta-Llama-3-8B', 'awq', 4],
+      ['TheBloke/Llama-2-13B-chat-GPTQ', 'meta-llama/Llama-2-13b-hf', 'gptq', 4], // TheBloke drops Meta's '-hf'
+    ];
+    for (const [name, base, method, bits] of cases) {
+      const hit = findModel(name);
+      const b = findModel(base);
+      assert.ok(hit.ok && b.ok, name);
+      assert.equal(hit.model.id, name);
+      assert.equal(hit.model.config.hidden_size, b.model.config.hidden_size, name);
+      const q = hit.model.config.quantization_config as { quant_method: string; bits: number; group_size: number };
+      assert.deepEqual([q.quant_method, q.bits, q.group_size], [method, bits, 128], name);
+      assert.match(hit.model.source, /group size 128 assumed/);
+    }
+    // A listed GPTQ checkpoint keeps its own config; an unknown base stays unknown.
+    const listed = findModel('TheBloke/Llama-2-7B-GPTQ');
+    assert.ok(listed.ok && !/assumed/.test(listed.model.source));
+    assert.equal(findModel('someone/not-a-model-GPTQ').ok, false);
+  });
   it('finds models by id, alias and bare name', () => {
     assert.ok(findModel('meta-llama/Llama-2-7b-hf').ok);
     assert.ok(findModel('META-LLAMA/LLAMA-2-7B-HF').ok);

@@ -286,6 +286,20 @@ describe('models: resolution from anywhere', () => {
       assert.match(fail(resolveModelSync('./empty-dir', { cwd: tmp, env })), /a directory without config\.json/);
     });
 
+    it('a GPTQ upload named after a catalog model: its cached config.json wins; without it, the name is read and says so', () => {
+      const cache = path.join(tmp, 'hf-hub-cache-gptq');
+      const commit = '89abcdef0123456789abcdef0123456789abcdef';
+      const id = 'someone/Meta-Llama-3-8B-Instruct-GPTQ';
+      const named = ok(resolveModelSync(id, { cwd: tmp, env: { ...env, HF_HUB_CACHE: cache } }));
+      assert.equal((named.config.quantization_config as { bits: number }).bits, 4);
+      assert.match(named.notes.join(' '), /read from its name as meta-llama\/Meta-Llama-3-8B/);
+      const own = { ...tinyConfig(), quantization_config: { quant_method: 'gptq', bits: 8, group_size: 32 } };
+      hfCacheEntry(cache, id, commit, { 'config.json': JSON.stringify(own) });
+      const cached = ok(resolveModelSync(id, { cwd: tmp, env: { ...env, HF_HUB_CACHE: cache } }));
+      assert.equal(cached.revision, commit);
+      assert.equal((cached.config.quantization_config as { bits: number }).bits, 8);
+    });
+
     it('finds a model in the HF cache through HF_HUB_CACHE (refs/main -> snapshot) and counts its weights', () => {
       const cache = path.join(tmp, 'hf-hub-cache');
       const commit = '0123456789abcdef0123456789abcdef01234567';

@@ -21,6 +21,8 @@ export interface CatalogModel {
   readonly id: string;
   /** Other ids people write for the same weights (e.g. 'NousResearch/Llama-2-7b-hf', old names like 'meta-llama/Meta-Llama-3.1-8B'). */
   readonly aliases?: readonly string[];
+  /** For an upload read from its name (Unsloth bnb-4bit, GPTQ, AWQ): the listed entry whose architecture it takes. */
+  readonly derivedFrom?: string;
   /** The memory-relevant subset of config.json, with HF's own field names and values. */
   readonly config: HfConfig;
   /** Exact total parameter count when published (model card, safetensors metadata total, or a paper); omit if you are not sure. */
