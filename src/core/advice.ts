@@ -156,8 +156,10 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
         return { gpus_per_node: perNode, nodes: Math.max(1, total / perNode), ...(s.zero_stage === 0 && s.fsdp === 'none' ? { zero_stage: 3 as const } : {}) };
       } });
   }
-  m.push({ id: 'offload-opt-nvme', group: 'offload', title: 'Offload the optimizer to NVMe (ZeRO-Infinity)', changesResult: false,
-    apply: (s) => (s.offload_optimizer !== 'nvme' && s.optimizer !== 'none' ? { offload_optimizer: 'nvme', zero_stage: 3 as const, fsdp: 'none' } : undefined) });
+  // FSDP has no NVMe offload: from an FSDP setup this switches to DeepSpeed ZeRO-3, and it does not follow a move
+  // that just chose an FSDP mode (that move would be undone).
+  m.push({ id: 'offload-opt-nvme', group: 'offload', title: base.fsdp !== 'none' ? 'Switch to DeepSpeed ZeRO-3 with the optimizer on NVMe (ZeRO-Infinity)' : 'Offload the optimizer to NVMe (ZeRO-Infinity)', changesResult: false,
+    apply: (s) => (s.offload_optimizer !== 'nvme' && s.optimizer !== 'none' && s.fsdp === base.fsdp ? { offload_optimizer: 'nvme', zero_stage: 3 as const, fsdp: 'none' } : undefined) });
   // A different optimizer changes the training dynamics (and usually the learning-rate schedule): labelled.
   m.push({ id: 'adafactor', group: 'optimizer', title: 'Adafactor (factored second moment, no momentum)', changesResult: true,
     apply: (s) => (s.optimizer !== 'adafactor' && s.offload_optimizer === 'none' ? { optimizer: 'adafactor' } : undefined) });
@@ -172,9 +174,12 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
   m.push({ id: 'micro-3/4', group: 'batch', title: 'Smaller micro-batch (3/4), more accumulation', changesResult: false,
     apply: (s) => (s.micro_batch_size >= 4 && (s.micro_batch_size * s.gradient_accumulation_steps) % Math.floor((s.micro_batch_size * 3) / 4) === 0
       ? { micro_batch_size: Math.floor((s.micro_batch_size * 3) / 4), gradient_accumulation_steps: (s.micro_batch_size * s.gradient_accumulation_steps) / Math.floor((s.micro_batch_size * 3) / 4) } : undefined) });
-  m.push({ id: 'offload-opt', group: 'offload', title: 'Offload the optimizer to CPU (ZeRO-Offload)', changesResult: false,
+  // FSDP has one CPU offload (CPUOffload(offload_params=True)): sharded parameters, their gradients and the optimizer
+  // step all move to the host, whichever of the two keys asks for it.
+  const fsdpOffload = 'FSDP CPU offload (parameters, gradients and optimizer step on the host)';
+  m.push({ id: 'offload-opt', group: 'offload', title: base.fsdp !== 'none' ? fsdpOffload : 'Offload the optimizer to CPU (ZeRO-Offload)', changesResult: false,
     apply: (s) => (s.offload_optimizer === 'none' && s.optimizer !== 'none' ? { offload_optimizer: 'cpu', ...(s.zero_stage === 0 && s.fsdp === 'none' ? { zero_stage: 2 as const } : {}) } : undefined) });
-  m.push({ id: 'offload-params', group: 'offload', title: 'Offload parameters and optimizer to CPU (ZeRO-Infinity)', changesResult: false,
+  m.push({ id: 'offload-params', group: 'offload', title: base.fsdp !== 'none' ? fsdpOffload : 'Offload parameters and optimizer to CPU (ZeRO-Infinity)', changesResult: false,
     apply: (s) => (s.offload_params === 'none' ? { offload_params: 'cpu', offload_optimizer: 'cpu', ...(s.fsdp === 'none' ? { zero_stage: 3 as const } : {}) } : undefined) });
   m.push({ id: 'adam8bit', group: 'optimizer', title: 'Switch to 8-bit AdamW (bitsandbytes)', changesResult: false,
     apply: (s) => (['adamw', 'adamw_fused', 'adamw_hf', 'paged_adamw'].includes(s.optimizer) && s.offload_optimizer === 'none' ? { optimizer: 'adamw_8bit' } : undefined) });

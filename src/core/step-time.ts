@@ -136,7 +136,9 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
     if (!lean) explain.push(`optimizer offload: ${fmt(pShard)} params x (2 B grads down + 2 B params up) / ${(host / 1e9).toFixed(0)} GB/s + CPU Adam ${fmt(pShard)} / ${fmt(CPU_ADAM_PARAMS_PER_S)} params/s = ${(offload * 1e3).toFixed(1)} ms`);
     if (setup.offload_optimizer === 'nvme') offload *= 3;
   }
-  if (setup.offload_params !== 'none') {
+  // FSDP's one CPU offload moves the sharded parameters too, whichever key asked for it (the memory estimate does the same).
+  const paramsOffloaded = setup.offload_params !== 'none' || (setup.fsdp !== 'none' && setup.offload_optimizer !== 'none');
+  if (paramsOffloaded) {
     const pShard = P / shard / (tp * pp);
     const t = (2 * microSteps * pShard * 2) / host;
     offload += setup.offload_params === 'nvme' ? 3 * t : t;

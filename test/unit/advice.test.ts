@@ -147,4 +147,31 @@ describe('step time', () => {
     const b = stepTime({ ...s, offload_optimizer: 'cpu' }, 6.7e9);
     assert.ok(b.offloadSeconds > 0 && b.seconds > a.seconds);
   });
+  it('FSDP CPU offload streams the parameter shards too, whichever key asked for it', () => {
+    // FSDP's CPUOffload(offload_params=True) is its only offload: offload_optimizer alone moves the parameters as well.
+    const s = setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', fsdp: 'full_shard', gpus_per_node: 2 });
+    const opt = stepTime({ ...s, offload_optimizer: 'cpu' }, 6.7e9);
+    const both = stepTime({ ...s, offload_optimizer: 'cpu', offload_params: 'cpu' }, 6.7e9);
+    assert.equal(opt.offloadSeconds, both.offloadSeconds);
+    assert.ok(opt.explain.some((l) => l.startsWith('parameter offload')));
+  });
+});
+
+describe('advice under FSDP', () => {
+  // GLM-4.5-Air LoRA over 2 H100s with FSDP: the weights alone are 99.5 GiB per GPU.
+  const s = setupFor('zai-org/GLM-4.5-Air', { method: 'lora', weights_dtype: 'bf16', seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash', gpus_per_node: 2, fsdp: 'full_shard' });
+  const g = gpu('H100-80GB');
+  const found = advise(s, { gpu: g, gpuSpec: g.spec });
+  assert.ok(found);
+  const r = found;
+  it('names FSDP\'s CPU offload for what it is, and charges its parameter traffic', () => {
+    const off = r.items.find((i) => i.changes.length === 1 && i.changes[0].key === 'offload_optimizer');
+    assert.ok(off);
+    assert.match(off.title, /^FSDP CPU offload/);
+    assert.ok(off.stepTimeFactor > 1.5, `step time x${off.stepTimeFactor}`);
+  });
+  it('never chains an FSDP mode with the switch to DeepSpeed ZeRO-3 NVMe offload that undoes it', () => {
+    for (const i of r.items) assert.ok(!(/FSDP (FULL_SHARD|SHARD_GRAD_OP|HYBRID_SHARD)/.test(i.title) && /NVMe/.test(i.title)), i.title);
+    assert.ok(r.items.filter((i) => /NVMe/.test(i.title)).every((i) => /Switch to DeepSpeed ZeRO-3/.test(i.title)));
+  });
 });
