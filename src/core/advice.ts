@@ -249,12 +249,15 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   const lean: EstimateOptions = { ...opts, lean: true };
   // Pareto dominance: b dominates a when it is at least as good on GPUs, step time, result-changing, device memory
   // and number of changes, and strictly better on one. Memory differences below max(512 MiB, 2 % of the GPU) do not
-  // count: an extra change that saves a few hundred MiB more is not worth listing next to the simpler one.
+  // count: an extra change that saves a few hundred MiB more is not worth listing next to the simpler one. Likewise
+  // step times within 2 % of the current step (finer than the step-time model can tell): a change that only shaves a
+  // fraction of a percent (FlashAttention-2 beside SDPA) does not earn a separate item.
   const memEps = Math.max(512 * 1024 * 1024, 0.02 * (capacity ?? 0));
+  const stepEps = 0.02;
   const dominated = (a: Light, b: Light): boolean =>
-    b.gpus <= a.gpus && b.stepTimeFactor <= a.stepTimeFactor + 1e-9 && (!b.changesResult || a.changesResult) && b.deviceBytes <= a.deviceBytes + memEps
+    b.gpus <= a.gpus && b.stepTimeFactor <= a.stepTimeFactor + stepEps && (!b.changesResult || a.changesResult) && b.deviceBytes <= a.deviceBytes + memEps
     && b.nChanges <= a.nChanges
-    && (b.gpus < a.gpus || b.stepTimeFactor < a.stepTimeFactor - 1e-9 || (a.changesResult && !b.changesResult) || b.deviceBytes < a.deviceBytes - memEps || b.nChanges < a.nChanges);
+    && (b.gpus < a.gpus || b.stepTimeFactor < a.stepTimeFactor - stepEps || (a.changesResult && !b.changesResult) || b.deviceBytes < a.deviceBytes - memEps || b.nChanges < a.nChanges);
   let evaluated = 0;
 
   const consider = (applied: Applied): void => {
@@ -281,7 +284,10 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
       groups.set(k, [c]);
       return;
     }
-    if (g.some((b) => dominated(c, b))) return;
+    // Candidates that tie within the tolerances on every count (8-bit AdamW and its paged variant when nothing is
+    // paged) are one item: the first found stays.
+    const tie = (b: Light): boolean => Math.abs(b.stepTimeFactor - c.stepTimeFactor) <= stepEps && Math.abs(b.deviceBytes - c.deviceBytes) <= memEps;
+    if (g.some((b) => dominated(c, b) || tie(b))) return;
     const rest = g.filter((b) => !dominated(b, c));
     rest.push(c);
     groups.set(k, rest);
@@ -351,7 +357,10 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
       const patch: Partial<TrainingSetup> = { gpus_per_node: perNode, nodes: Math.max(1, total / perNode), ...(sharded ? {} : { zero_stage: 3 as const }) };
       const s2 = { ...setup, ...patch };
       const r = estimate(s2, opts);
-      if (r.ok) {
+      // The search may already list this very change (its 2x / 4x the GPUs move).
+      const sig = (cs: readonly SetupChange[]): string => cs.map((c) => `${String(c.key)}=${JSON.stringify(c.value)}`).sort().join(' ');
+      const listed = items.some((i) => sig(i.changes) === sig(Object.entries(patch).map(([key, value]) => ({ key: key as keyof TrainingSetup, value }))));
+      if (r.ok && !listed) {
         const st = timeOf(s2, r.estimate, spec);
         // Per-GPU step time; the cost is hardware: the title says how many GPUs.
         items.push({

@@ -157,6 +157,25 @@ describe('step time', () => {
   });
 });
 
+describe('advice lists distinct trade-offs', () => {
+  it('no two items with the same GPUs, result change and number of changes tie within 2 % of step time and 2 % of the GPU', () => {
+    // Qwen3-4B full fine-tune on one RTX 4090 (LLaMA-Factory qwen3_full_sft without its DeepSpeed file): 8-bit AdamW and
+    // its paged variant, or FlashAttention-2 beside SDPA, made items that differed by nothing the model can tell.
+    const g = gpu('RTX-4090');
+    const s = setupFor('Qwen/Qwen3-4B-Instruct-2507', { weights_dtype: 'bf16', micro_batch_size: 1, gradient_accumulation_steps: 2, seq_len: 2048, gradient_checkpointing: 'full' });
+    const r = advise(s, { gpu: g, gpuSpec: g.spec });
+    assert.ok(r && r.items.length > 3);
+    const eps = 0.02 * g.memoryBytes;
+    for (const [i, a] of r.items.entries()) {
+      for (const b of r.items.slice(i + 1)) {
+        if (a.gpus !== b.gpus || a.changesResult !== b.changesResult || a.changes.length !== b.changes.length) continue;
+        const tie = Math.abs(a.stepTimeFactor - b.stepTimeFactor) <= 0.02 && Math.abs(a.estimate.perGpu.deviceBytes - b.estimate.perGpu.deviceBytes) <= eps;
+        assert.ok(!tie, `${a.title} ~ ${b.title}`);
+      }
+    }
+  });
+});
+
 describe('advice under FSDP', () => {
   // GLM-4.5-Air LoRA over 2 H100s with FSDP: the weights alone are 99.5 GiB per GPU.
   const s = setupFor('zai-org/GLM-4.5-Air', { method: 'lora', weights_dtype: 'bf16', seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash', gpus_per_node: 2, fsdp: 'full_shard' });
