@@ -117,6 +117,9 @@ const FAMILY_ALIASES: Record<string, Family> = {
   // GLM-4.5 / 4.5-Air / 4.6: grouped-query attention with q/k/v biases, partial rotary and optional per-head q/k norms,
   // then DeepSeek-V3's MoE block after the first dense layers (modeling_glm4_moe.py).
   glm4_moe: 'glm4_moe',
+  // Qwen2-VL and Qwen2.5-VL: Qwen2 language models (multimodal rotary positions save nothing more) beside a ViT and a
+  // patch merger (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py).
+  qwen2_vl: 'qwen2', qwen2_5_vl: 'qwen2',
   // IBM Granite 3.x: Llama's layers; its embedding, residual, attention and logits multipliers are scalar products
   // that keep nothing for backward (modeling_granite.py), so memory follows Llama.
   granite: 'llama',
@@ -147,6 +150,28 @@ function siglipWithProjector(v: HfConfig, textHidden: number): number | undefine
   const embeddings = channels * patch * patch * w + w + (image / patch) ** 2 * w;
   const layer = 4 * (w * w + w) + 2 * 2 * w + (w * inner + inner) + (inner * w + w);
   return embeddings + layers * layer + 2 * w + (w * textHidden + w);
+}
+
+/**
+ * Qwen2.5-VL's vision tower and merger (modeling_qwen2_5_vl.py): a Conv3d patch embedding without bias (channels x
+ * temporal_patch x patch^2 x width), per block two RMSNorms, qkv and proj with biases and a SwiGLU MLP with biases;
+ * the merger's RMSNorm and two linears with biases (4 x width -> 4 x width -> the language model's width). Qwen2-VL
+ * (modeling_qwen2_vl.py): LayerNorms with biases, a fc1 / fc2 MLP of mlp_ratio x width, the merger's LayerNorm.
+ */
+function qwenVisionParams(v: HfConfig, modelType: string, textHidden: number): number | undefined {
+  const v25 = modelType === 'qwen2_5_vl';
+  const w = num(v, v25 ? 'hidden_size' : 'embed_dim');
+  const depth = num(v, 'depth');
+  const inner = v25 ? num(v, 'intermediate_size') : (num(v, 'mlp_ratio') ?? 4) * (w ?? 0);
+  if (!w || !depth || !inner) return undefined;
+  const out = num(v, v25 ? 'out_hidden_size' : 'hidden_size') ?? textHidden;
+  const patch = num(v, 'patch_size') ?? 14;
+  const embed = (num(v, 'in_chans', 'in_channels') ?? 3) * (num(v, 'temporal_patch_size') ?? 2) * patch * patch * w;
+  const merge = (num(v, 'spatial_merge_size') ?? 2) ** 2 * w;
+  const norm = v25 ? w : 2 * w;
+  const mlp = v25 ? 2 * (w * inner + inner) + (inner * w + w) : (w * inner + inner) + (inner * w + w);
+  const block = 2 * norm + (w * 3 * w + 3 * w) + (w * w + w) + mlp;
+  return embed + depth * block + norm + (merge * merge + merge) + (merge * out + out);
 }
 
 export const SUPPORTED_MODEL_TYPES: readonly string[] = Object.keys(FAMILY_ALIASES);
@@ -185,8 +210,12 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const modelType = str(config, 'model_type');
   // Gemma 3 4B-27B are image-text models: the language model's fields sit under text_config.
   const nested = modelType === 'gemma3' && typeof config.text_config === 'object' && config.text_config !== null;
+  // Qwen2-VL / Qwen2.5-VL: the language model's fields at the top level (older config.json files) or under text_config.
+  const qwenVl = modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl';
+  const textConfig = typeof config.text_config === 'object' && config.text_config !== null ? config.text_config as HfConfig : undefined;
   const cfg: HfConfig = nested ? { ...GEMMA3_TEXT_DEFAULTS, ...(config.text_config as HfConfig), model_type: 'gemma3' }
-    : modelType === 'gemma3' || modelType === 'gemma3_text' ? { ...GEMMA3_TEXT_DEFAULTS, ...config } : config;
+    : modelType === 'gemma3' || modelType === 'gemma3_text' ? { ...GEMMA3_TEXT_DEFAULTS, ...config }
+      : qwenVl && textConfig ? { ...config, ...textConfig, model_type: modelType } : config;
   if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
   const family = FAMILY_ALIASES[modelType.toLowerCase()];
   if (!family) {
@@ -291,6 +320,11 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ?? (isGpt2 ? 0.1 : family === 'bert' || family === 'roberta' ? 0.1 : isT5 ? 0.1 : 0);
 
   let visionParams = 0;
+  if (qwenVl) {
+    const v = typeof config.vision_config === 'object' && config.vision_config !== null ? qwenVisionParams(config.vision_config as HfConfig, modelType!, hidden) : undefined;
+    if (v === undefined) problems.push({ field: 'vision_config', message: `a ${modelType} config needs vision_config depth and ${modelType === 'qwen2_5_vl' ? 'hidden_size, intermediate_size' : 'embed_dim'}` });
+    else visionParams = v;
+  }
   if (nested) {
     const v = typeof config.vision_config === 'object' && config.vision_config !== null ? siglipWithProjector(config.vision_config as HfConfig, hidden) : undefined;
     if (v === undefined) problems.push({ field: 'vision_config', message: 'a gemma3 config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size' });

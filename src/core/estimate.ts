@@ -468,7 +468,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   }
   const galore = setup.galore && setup.method === 'full' ? galoreShapes(setup.galore, mods) : undefined;
   if (inv.vision > 0 && !opts.lean) {
-    assumptions.push({ key: 'architecture', value: `vision tower ${formatCount(inv.vision)} params: weights only`, source: 'VRAM Lens: text-only batches never reach the vision tower (no activations, gradients or optimizer state); it is loaded with the language model in its dtype' });
+    assumptions.push({ key: 'architecture', value: `vision tower ${formatCount(inv.vision)} params: weights only`, source: 'VRAM Lens: the vision tower is frozen (LLaMA-Factory freeze_vision_tower, its default) or never reached by text-only batches: no activations, gradients or optimizer state; its no-grad forward over a batch\'s images runs before the language model and is not counted; it is loaded with the language model in its dtype' });
   }
   if ((lora || ia3) && targets.size === 0) {
     warnings.push({ key: ia3 ? 'ia3.target_modules' : 'lora.target_modules', message: `none of the ${ia3 ? 'IA3' : 'LoRA'} target modules match ${a.family} layers (${mods.map((m) => m.name).join(', ')})` });

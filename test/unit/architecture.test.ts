@@ -151,6 +151,37 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('moonshotai/Moonlight-16B-A3B'), 27 * attn + 3 * 2048 * 11264 + 26 * moe + 2 * 163840 * 2048 + 2048);
   });
 
+  it('Qwen2.5-VL and Qwen2-VL by hand: the Qwen2(.5) language model plus a 32-block ViT and its merger', () => {
+    // Qwen2.5-VL ViT (width 1280, SwiGLU 3420 with biases, RMSNorms): Conv3d patch embedding 3 x 2 x 14 x 14 x 1280
+    // (no bias); per block 2 x 1280 norms, qkv 1280 x 3840 + 3840, proj 1280 x 1280 + 1280, gate/up/down with biases;
+    // merger: RMSNorm 1280, 5120 x 5120 + 5120, 5120 x out + out.
+    const block25 = 2 * 1280 + (1280 * 3840 + 3840) + (1280 * 1280 + 1280) + 2 * (1280 * 3420 + 3420) + (3420 * 1280 + 1280);
+    assert.equal(block25, 19_702_200);
+    const vit25 = (out: number): number => 3 * 2 * 14 * 14 * 1280 + 32 * block25 + 1280 + (5120 * 5120 + 5120) + (5120 * out + out);
+    assert.equal(count('Qwen/Qwen2.5-VL-7B-Instruct'), count('Qwen/Qwen2.5-7B') + vit25(3584)); // 7,615,616,512 + 676,550,144
+    assert.equal(count('Qwen/Qwen2.5-VL-7B-Instruct'), 8_292_166_656);
+    assert.equal(count('Qwen/Qwen2.5-VL-3B-Instruct'), count('Qwen/Qwen2.5-3B') + vit25(2048)); // 3,754,622,976
+    assert.equal(count('Qwen/Qwen2.5-VL-72B-Instruct'), count('Qwen/Qwen2.5-72B') + vit25(8192)); // 73,406,351,360
+    // Qwen2-VL ViT: LayerNorms with biases (2 x 2 x 1280), fc1 1280 x 5120 + 5120, fc2 5120 x 1280 + 1280, merger LayerNorm 2 x 1280.
+    const block2 = 2 * 2 * 1280 + (1280 * 3840 + 3840) + (1280 * 1280 + 1280) + (1280 * 5120 + 5120) + (5120 * 1280 + 1280);
+    const vit2 = (out: number): number => 3 * 2 * 14 * 14 * 1280 + 32 * block2 + 2 * 1280 + (5120 * 5120 + 5120) + (5120 * out + out);
+    assert.equal(count('Qwen/Qwen2-VL-7B-Instruct'), count('Qwen/Qwen2-7B') + vit2(3584)); // 8,291,375,616
+    assert.equal(count('Qwen/Qwen2-VL-7B-Instruct'), 8_291_375_616);
+    assert.equal(count('Qwen/Qwen2-VL-2B-Instruct'), 2_208_985_600);
+    // The vision tower is counted apart: it is frozen (weights only).
+    const a = archOf('Qwen/Qwen2.5-VL-7B-Instruct');
+    assert.equal(countParameters(a).vision, vit25(3584));
+    assert.equal(a.family, 'qwen2');
+    // Newer config.json files move the language model's fields under text_config.
+    const found = findModel('Qwen/Qwen2.5-VL-7B-Instruct');
+    assert.ok(found.ok);
+    const { hidden_size, intermediate_size, num_attention_heads, num_hidden_layers, num_key_value_heads, vocab_size, tie_word_embeddings, ...rest } = found.model.config;
+    const nested = parseArchitecture({ ...rest, text_config: { hidden_size, intermediate_size, num_attention_heads, num_hidden_layers, num_key_value_heads, vocab_size, tie_word_embeddings } });
+    assert.ok(nested.ok);
+    assert.equal(countParameters(nested.arch).total, 8_292_166_656);
+    assert.equal(parseArchitecture({ ...found.model.config, vision_config: {} }).ok, false);
+  });
+
   it('GLM-4.5-Air and GLM-4.5 by hand: GQA with q/k/v biases, heads wider than hidden / heads, DeepSeek-style MoE', () => {
     // GLM-4.5-Air config.json: 96 heads x 128 (12,288 > hidden 4,096), 8 kv heads, q/k/v biases (o_proj has none),
     // 1 dense layer of 10,944, then 45 MoE layers of 128 experts x 1,408 + 1 shared expert + the router weight.

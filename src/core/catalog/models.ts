@@ -58,6 +58,16 @@ const gemma3Config = (text: HfConfig): HfConfig => ({
 });
 
 /** The config.json fields DeepSeek-V2-Lite and Moonlight-16B-A3B share (the DeepSeek MLA + MoE layout at 2048 wide). */
+/** Fields the Qwen2.5-VL config.json files share; the vision tower is the same ViT in every size. */
+const QWEN25_VL = { model_type: 'qwen2_5_vl', architectures: ['Qwen2_5_VLForConditionalGeneration'], hidden_act: 'silu', max_position_embeddings: 128000, rms_norm_eps: 1e-6, torch_dtype: 'bfloat16' };
+const QWEN25_VL_VISION = {
+  depth: 32, hidden_act: 'silu', hidden_size: 1280, intermediate_size: 3420, num_heads: 16, in_chans: 3, patch_size: 14, spatial_merge_size: 2,
+  temporal_patch_size: 2, window_size: 112, fullatt_block_indexes: [7, 15, 23, 31],
+};
+/** Qwen2-VL: the same layout with Qwen2's ViT (LayerNorm, fc1 / fc2 MLP of 4 x 1280). */
+const QWEN2_VL = { model_type: 'qwen2_vl', architectures: ['Qwen2VLForConditionalGeneration'], hidden_act: 'silu', max_position_embeddings: 32768, rms_norm_eps: 1e-6, torch_dtype: 'bfloat16' };
+const QWEN2_VL_VISION = { depth: 32, embed_dim: 1280, mlp_ratio: 4, num_heads: 16, in_chans: 3, patch_size: 14, spatial_merge_size: 2, temporal_patch_size: 2 };
+
 /** Fields the GLM-4.5 family's config.json files share (zai-org/GLM-4.5, GLM-4.5-Air, GLM-4.6). */
 const GLM45_COMMON = {
   model_type: 'glm4_moe',
@@ -999,6 +1009,37 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
       intermediate_size: 11264, max_position_embeddings: 8192, rms_norm_eps: 1e-5, vocab_size: 163840,
     },
     source: hf('moonshotai/Moonlight-16B-A3B'),
+  },
+
+  // ---------------------------------------------------------------------------------------------
+  // Qwen2.5-VL and Qwen2-VL: the Qwen2.5 / Qwen2 language model of the same size (the fields at the top of config.json)
+  // beside a 32-block ViT of width 1280 and a merger into the language model's width (vision_config). Totals by hand in
+  // architecture.test.ts: 3,754,622,976 / 8,292,166,656 / 73,406,351,360 and 2,208,985,600 / 8,291,375,616.
+  // ---------------------------------------------------------------------------------------------
+  {
+    id: 'Qwen/Qwen2.5-VL-3B-Instruct',
+    config: { ...QWEN25_VL, hidden_size: 2048, intermediate_size: 11008, num_attention_heads: 16, num_hidden_layers: 36, num_key_value_heads: 2, tie_word_embeddings: true, vocab_size: 151936, vision_config: { ...QWEN25_VL_VISION, out_hidden_size: 2048 } },
+    source: hf('Qwen/Qwen2.5-VL-3B-Instruct'),
+  },
+  {
+    id: 'Qwen/Qwen2.5-VL-7B-Instruct',
+    config: { ...QWEN25_VL, hidden_size: 3584, intermediate_size: 18944, num_attention_heads: 28, num_hidden_layers: 28, num_key_value_heads: 4, tie_word_embeddings: false, vocab_size: 152064, vision_config: { ...QWEN25_VL_VISION, out_hidden_size: 3584 } },
+    source: hf('Qwen/Qwen2.5-VL-7B-Instruct'),
+  },
+  {
+    id: 'Qwen/Qwen2.5-VL-72B-Instruct',
+    config: { ...QWEN25_VL, hidden_size: 8192, intermediate_size: 29568, num_attention_heads: 64, num_hidden_layers: 80, num_key_value_heads: 8, tie_word_embeddings: false, vocab_size: 152064, vision_config: { ...QWEN25_VL_VISION, out_hidden_size: 8192 } },
+    source: hf('Qwen/Qwen2.5-VL-72B-Instruct'),
+  },
+  {
+    id: 'Qwen/Qwen2-VL-2B-Instruct',
+    config: { ...QWEN2_VL, hidden_size: 1536, intermediate_size: 8960, num_attention_heads: 12, num_hidden_layers: 28, num_key_value_heads: 2, tie_word_embeddings: true, vocab_size: 151936, vision_config: { ...QWEN2_VL_VISION, hidden_size: 1536 } },
+    source: hf('Qwen/Qwen2-VL-2B-Instruct'),
+  },
+  {
+    id: 'Qwen/Qwen2-VL-7B-Instruct',
+    config: { ...QWEN2_VL, hidden_size: 3584, intermediate_size: 18944, num_attention_heads: 28, num_hidden_layers: 28, num_key_value_heads: 4, tie_word_embeddings: false, vocab_size: 152064, vision_config: { ...QWEN2_VL_VISION, hidden_size: 3584 } },
+    source: hf('Qwen/Qwen2-VL-7B-Instruct'),
   },
 
   // ---------------------------------------------------------------------------------------------

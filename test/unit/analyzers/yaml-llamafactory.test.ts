@@ -2,7 +2,7 @@
 // default, optimizer replacements, fsdp list) and the v1 schema (model:, micro_batch_size, dist_config, kernel_config).
 import * as assert from 'node:assert/strict';
 import { analyzeLlamaFactoryYaml } from '../../../src/analyzers/yaml';
-import { resolveText } from '../helpers';
+import { resolveText, run } from '../helpers';
 import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
 const LORA = `### model
@@ -64,6 +64,20 @@ describe('analyzeLlamaFactoryYaml', () => {
     // LoRA disables its adapters for the reference; LLaMA-Factory takes the log-probs over fp32 logits in one call.
     const r = resolveText('dpo.yaml', dpo.replace(/deepspeed:.*\n/, ''));
     assert.deepEqual(r.setup?.preference, { reference: 'adapters-off', logps: 'whole', paired: true });
+  });
+
+  it('a trained vision tower (freeze_vision_tower: false) is flagged as not modeled, at the key; the default is quiet', () => {
+    const text = `${LORA.replace(/model_name_or_path: .*/, 'model_name_or_path: Qwen/Qwen2.5-VL-7B-Instruct')}freeze_vision_tower: false\n`;
+    const p = analyzeLlamaFactoryYaml(text).problems.find((x) => x.code === 'not-modeled');
+    assert.ok(p && p.severity === 'warning' && /vision tower/.test(p.message));
+    assert.equal(text.slice(p.span.start, p.span.end), 'false');
+    assert.equal(analyzeLlamaFactoryYaml(`${LORA}freeze_vision_tower: true\n`).problems.some((x) => x.code === 'not-modeled'), false);
+    // The vision tower (676,550,144 parameters) is loaded beside the language model and stays frozen.
+    const r = resolveText('vl.yaml', text);
+    assert.ok(r.setup);
+    const e = run(r.setup);
+    assert.equal(e.parameters.total, 8_292_166_656);
+    assert.ok(e.assumptions.some((a) => a.key === 'architecture' && /vision tower 676\.6M params: weights only/.test(a.value)), JSON.stringify(e.assumptions.map((a) => a.value)));
   });
 
   it('reads upcast_layernorm as the fp32 upcast of the norms (model_utils/checkpointing.py prepare_model_for_training)', () => {
