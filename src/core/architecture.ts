@@ -120,6 +120,9 @@ const FAMILY_ALIASES: Record<string, Family> = {
   // Qwen2-VL and Qwen2.5-VL: Qwen2 language models (multimodal rotary positions save nothing more) beside a ViT and a
   // patch merger (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py).
   qwen2_vl: 'qwen2', qwen2_5_vl: 'qwen2',
+  // Qwen3-VL (dense): a Qwen3 language model; the deepstack features added to the first layers' hidden states keep
+  // nothing per layer beyond the image tokens' rows (modeling_qwen3_vl.py).
+  qwen3_vl: 'qwen3',
   // IBM Granite 3.x: Llama's layers; its embedding, residual, attention and logits multipliers are scalar products
   // that keep nothing for backward (modeling_granite.py), so memory follows Llama.
   granite: 'llama',
@@ -159,6 +162,7 @@ function siglipWithProjector(v: HfConfig, textHidden: number): number | undefine
  * (modeling_qwen2_vl.py): LayerNorms with biases, a fc1 / fc2 MLP of mlp_ratio x width, the merger's LayerNorm.
  */
 function qwenVisionParams(v: HfConfig, modelType: string, textHidden: number): number | undefined {
+  if (modelType === 'qwen3_vl') return qwen3VisionParams(v, textHidden);
   const v25 = modelType === 'qwen2_5_vl';
   const w = num(v, v25 ? 'hidden_size' : 'embed_dim');
   const depth = num(v, 'depth');
@@ -172,6 +176,28 @@ function qwenVisionParams(v: HfConfig, modelType: string, textHidden: number): n
   const mlp = v25 ? 2 * (w * inner + inner) + (inner * w + w) : (w * inner + inner) + (inner * w + w);
   const block = 2 * norm + (w * 3 * w + 3 * w) + (w * w + w) + mlp;
   return embed + depth * block + norm + (merge * merge + merge) + (merge * out + out);
+}
+
+/**
+ * Qwen3-VL's vision tower (modeling_qwen3_vl.py Qwen3VLVisionModel): a Conv3d patch embedding with bias, a learned
+ * position table (num_position_embeddings x width), per block two LayerNorms, qkv and proj with biases and a
+ * fc1 / fc2 MLP with biases; the merger (LayerNorm of the width, 4w -> 4w -> out) and one deepstack merger per
+ * deepstack_visual_indexes entry (LayerNorm of 4w, the same two linears).
+ */
+function qwen3VisionParams(v: HfConfig, textHidden: number): number | undefined {
+  const w = num(v, 'hidden_size');
+  const depth = num(v, 'depth');
+  const inner = num(v, 'intermediate_size');
+  const positions = num(v, 'num_position_embeddings');
+  if (!w || !depth || !inner || !positions) return undefined;
+  const out = num(v, 'out_hidden_size') ?? textHidden;
+  const patch = num(v, 'patch_size') ?? 16;
+  const embed = (num(v, 'in_channels') ?? 3) * (num(v, 'temporal_patch_size') ?? 2) * patch * patch * w + w + positions * w;
+  const block = 2 * 2 * w + (w * 3 * w + 3 * w) + (w * w + w) + (w * inner + inner) + (inner * w + w);
+  const merge = (num(v, 'spatial_merge_size') ?? 2) ** 2 * w;
+  const linears = (merge * merge + merge) + (merge * out + out);
+  const deepstack = Array.isArray(v.deepstack_visual_indexes) ? v.deepstack_visual_indexes.length : 0;
+  return embed + depth * block + (2 * w + linears) + deepstack * (2 * merge + linears);
 }
 
 export const SUPPORTED_MODEL_TYPES: readonly string[] = Object.keys(FAMILY_ALIASES);
@@ -211,7 +237,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   // Gemma 3 4B-27B are image-text models: the language model's fields sit under text_config.
   const nested = modelType === 'gemma3' && typeof config.text_config === 'object' && config.text_config !== null;
   // Qwen2-VL / Qwen2.5-VL: the language model's fields at the top level (older config.json files) or under text_config.
-  const qwenVl = modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl';
+  const qwenVl = modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl' || modelType === 'qwen3_vl';
   const textConfig = typeof config.text_config === 'object' && config.text_config !== null ? config.text_config as HfConfig : undefined;
   const cfg: HfConfig = nested ? { ...GEMMA3_TEXT_DEFAULTS, ...(config.text_config as HfConfig), model_type: 'gemma3' }
     : modelType === 'gemma3' || modelType === 'gemma3_text' ? { ...GEMMA3_TEXT_DEFAULTS, ...config }
@@ -322,7 +348,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   let visionParams = 0;
   if (qwenVl) {
     const v = typeof config.vision_config === 'object' && config.vision_config !== null ? qwenVisionParams(config.vision_config as HfConfig, modelType!, hidden) : undefined;
-    if (v === undefined) problems.push({ field: 'vision_config', message: `a ${modelType} config needs vision_config depth and ${modelType === 'qwen2_5_vl' ? 'hidden_size, intermediate_size' : 'embed_dim'}` });
+    if (v === undefined) problems.push({ field: 'vision_config', message: `a ${modelType} config needs vision_config depth and ${modelType === 'qwen2_vl' ? 'embed_dim' : modelType === 'qwen3_vl' ? 'hidden_size, intermediate_size, num_position_embeddings' : 'hidden_size, intermediate_size'}` });
     else visionParams = v;
   }
   if (nested) {

@@ -182,6 +182,23 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(parseArchitecture({ ...found.model.config, vision_config: {} }).ok, false);
   });
 
+  it('Qwen3-VL by hand: the Qwen3 language model (text_config) plus a ViT with a position table and deepstack mergers', () => {
+    // Qwen3-VL-8B vision_config: width 1152, 27 blocks, MLP 4304, patch 16, 2,304 positions, deepstack [8, 16, 24].
+    // Conv3d with bias 3 x 2 x 16 x 16 x 1152 + 1152; positions 2304 x 1152; per block LayerNorms 4 x 1152, qkv, proj,
+    // fc1, fc2 with biases; merger LayerNorm 2 x 1152 + 4608 x 4608 + 4608 + 4608 x 4096 + 4096; each deepstack merger
+    // the same with a LayerNorm of 4608.
+    const block = 4 * 1152 + (1152 * 3456 + 3456) + (1152 * 1152 + 1152) + (1152 * 4304 + 4304) + (4304 * 1152 + 1152);
+    assert.equal(block, 15_239_504);
+    const linears = (4608 * 4608 + 4608) + (4608 * 4096 + 4096);
+    const vit = 3 * 2 * 16 * 16 * 1152 + 1152 + 2304 * 1152 + 27 * block + (2 * 1152 + linears) + 3 * (2 * 4608 + linears);
+    assert.equal(vit, 576_388_336);
+    assert.equal(count('Qwen/Qwen3-VL-8B-Instruct'), count('Qwen/Qwen3-8B') + vit); // 8,190,735,360 + 576,388,336
+    assert.equal(count('Qwen/Qwen3-VL-8B-Instruct'), 8_767_123_696);
+    assert.equal(count('Qwen/Qwen3-VL-4B-Instruct'), 4_437_815_808); // Qwen3-4B 4,022,468,096 + a 24-block ViT of width 1024
+    const a = archOf('Qwen/Qwen3-VL-8B-Instruct');
+    assert.deepEqual([a.family, a.qkNorm, a.hidden, a.layers], ['qwen3', true, 4096, 36]);
+  });
+
   it('GLM-4.5-Air and GLM-4.5 by hand: GQA with q/k/v biases, heads wider than hidden / heads, DeepSeek-style MoE', () => {
     // GLM-4.5-Air config.json: 96 heads x 128 (12,288 > hidden 4,096), 8 kv heads, q/k/v biases (o_proj has none),
     // 1 dense layer of 10,944, then 45 MoE layers of 128 experts x 1,408 + 1 shared expert + the router weight.

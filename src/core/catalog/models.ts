@@ -68,6 +68,11 @@ const QWEN25_VL_VISION = {
 const QWEN2_VL = { model_type: 'qwen2_vl', architectures: ['Qwen2VLForConditionalGeneration'], hidden_act: 'silu', max_position_embeddings: 32768, rms_norm_eps: 1e-6, torch_dtype: 'bfloat16' };
 const QWEN2_VL_VISION = { depth: 32, embed_dim: 1280, mlp_ratio: 4, num_heads: 16, in_chans: 3, patch_size: 14, spatial_merge_size: 2, temporal_patch_size: 2 };
 
+/** Qwen3-VL config.json: the language model under text_config, the vision tower under vision_config. */
+const QWEN3_VL = { model_type: 'qwen3_vl', architectures: ['Qwen3VLForConditionalGeneration'] };
+const QWEN3_VL_TEXT = { model_type: 'qwen3_vl_text', head_dim: 128, hidden_act: 'silu', max_position_embeddings: 262144, rms_norm_eps: 1e-6, vocab_size: 151936, attention_bias: false, dtype: 'bfloat16' };
+const QWEN3_VL_VISION = { hidden_act: 'gelu_pytorch_tanh', in_channels: 3, num_heads: 16, num_position_embeddings: 2304, patch_size: 16, spatial_merge_size: 2, temporal_patch_size: 2 };
+
 /** Fields the GLM-4.5 family's config.json files share (zai-org/GLM-4.5, GLM-4.5-Air, GLM-4.6). */
 const GLM45_COMMON = {
   model_type: 'glm4_moe',
@@ -1040,6 +1045,29 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     id: 'Qwen/Qwen2-VL-7B-Instruct',
     config: { ...QWEN2_VL, hidden_size: 3584, intermediate_size: 18944, num_attention_heads: 28, num_hidden_layers: 28, num_key_value_heads: 4, tie_word_embeddings: false, vocab_size: 152064, vision_config: { ...QWEN2_VL_VISION, hidden_size: 3584 } },
     source: hf('Qwen/Qwen2-VL-7B-Instruct'),
+  },
+
+  // Qwen3-VL (dense): the Qwen3 language model of the same size under text_config, a SigLIP-2-sized ViT with a learned
+  // position table, its merger and three deepstack mergers (architecture.test.ts: 4,437,815,808 and 8,767,123,696).
+  {
+    id: 'Qwen/Qwen3-VL-4B-Instruct',
+    aliases: ['Qwen/Qwen3-VL-4B-Thinking'],
+    config: {
+      ...QWEN3_VL, tie_word_embeddings: true,
+      text_config: { ...QWEN3_VL_TEXT, hidden_size: 2560, intermediate_size: 9728, num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8, tie_word_embeddings: true },
+      vision_config: { ...QWEN3_VL_VISION, depth: 24, hidden_size: 1024, intermediate_size: 4096, out_hidden_size: 2560, deepstack_visual_indexes: [5, 11, 17] },
+    },
+    source: hf('Qwen/Qwen3-VL-4B-Instruct'),
+  },
+  {
+    id: 'Qwen/Qwen3-VL-8B-Instruct',
+    aliases: ['Qwen/Qwen3-VL-8B-Thinking'],
+    config: {
+      ...QWEN3_VL, tie_word_embeddings: false,
+      text_config: { ...QWEN3_VL_TEXT, hidden_size: 4096, intermediate_size: 12288, num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8, tie_word_embeddings: false },
+      vision_config: { ...QWEN3_VL_VISION, depth: 27, hidden_size: 1152, intermediate_size: 4304, out_hidden_size: 4096, deepstack_visual_indexes: [8, 16, 24] },
+    },
+    source: hf('Qwen/Qwen3-VL-8B-Instruct'),
   },
 
   // ---------------------------------------------------------------------------------------------
