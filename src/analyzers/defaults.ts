@@ -35,7 +35,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
     seq_len: { value: 1024, note: 'SFTConfig max_length defaults to 1024 (trl@f2cd577:trl/trainer/sft_config.py)' },
-    batch_lengths: { value: 'variable', note: 'SFTConfig packing defaults to False: the collator pads each batch to its longest sample (trl@f2cd577:trl/trainer/sft_config.py)' },
+    batch_lengths: { value: 'variable', note: 'each batch is padded to its longest sample: SFTConfig packing defaults to False (trl@f2cd577:trl/trainer/sft_config.py); GRPO and RLOO pad prompts and completions to the longest of the batch' },
     gradient_checkpointing: { value: 'full', note: 'TRL configs default gradient_checkpointing=True (trl@f2cd577:trl/trainer/base_config.py)' },
     mixed_precision: { value: 'bf16', note: 'TRL configs default bf16 = not fp16 (trl@f2cd577:trl/trainer/base_config.py)' },
     optimizer: { value: 'adamw', note: `optim defaults to adamw_torch (${HF})` },
