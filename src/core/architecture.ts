@@ -6,7 +6,7 @@ import type { HfConfig, Head } from './setup';
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3' | 'glm4_moe';
+  | 'deepseek_v3' | 'glm4_moe' | 'llama4';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -95,6 +95,13 @@ export interface Architecture {
   readonly slidingWindow: number;
   /** Multi-head latent attention; `headDim` is then the q/k head width (nope + rope) and `kvHeads` equals `heads`. */
   readonly mla?: MlaSpec;
+  /**
+   * Llama 4: which layers are MoE (moe_layers / interleave_moe_layer_step) and which rotate q/k (no_rope_layers; the
+   * others are NoPE layers with attention temperature tuning). Its q/k norm (qkL2Norm) has no weight and runs only on
+   * the rotary layers.
+   */
+  readonly layerPattern?: { readonly moe: readonly boolean[]; readonly rope: readonly boolean[]; readonly temperatureTuning: boolean };
+  readonly qkL2Norm?: boolean;
 }
 
 export interface ArchitectureProblem {
@@ -117,6 +124,8 @@ const FAMILY_ALIASES: Record<string, Family> = {
   // GLM-4.5 / 4.5-Air / 4.6: grouped-query attention with q/k/v biases, partial rotary and optional per-head q/k norms,
   // then DeepSeek-V3's MoE block after the first dense layers (modeling_glm4_moe.py).
   glm4_moe: 'glm4_moe',
+  // Llama 4 (Scout, Maverick): the text model under text_config of the image-text checkpoints (modeling_llama4.py).
+  llama4: 'llama4', llama4_text: 'llama4',
   // Qwen2-VL and Qwen2.5-VL: Qwen2 language models (multimodal rotary positions save nothing more) beside a ViT and a
   // patch merger (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py).
   qwen2_vl: 'qwen2', qwen2_5_vl: 'qwen2',
@@ -143,18 +152,29 @@ const GEMMA3_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
  * (modeling_siglip.py, modeling_gemma3.py Gemma3MultiModalProjector).
  */
 function siglipWithProjector(v: HfConfig, textHidden: number): number | undefined {
+  const vit = vitEncoder(v);
+  if (!vit) return undefined;
+  const w = vit.width;
+  // Patch convolution with bias and one position per patch; a post LayerNorm; the projector and its RMSNorm.
+  return vit.patchEmbedding + w + vit.patches * w + vit.layers * vit.layer + 2 * w + (w * textHidden + w);
+}
+
+/**
+ * The ViT encoder both SigLIP and Llama 4's vision tower are built on: a patch projection (channels x patch^2 x width)
+ * and per layer q/k/v/o with biases, two LayerNorms and a two-layer MLP with biases.
+ */
+function vitEncoder(v: HfConfig): { width: number; layers: number; patches: number; patchEmbedding: number; layer: number; inner: number } | undefined {
   const w = num(v, 'hidden_size');
   const inner = num(v, 'intermediate_size');
   const layers = num(v, 'num_hidden_layers');
   const image = num(v, 'image_size');
   const patch = num(v, 'patch_size');
   if (!w || !inner || !layers || !image || !patch) return undefined;
-  const channels = num(v, 'num_channels') ?? 3;
-  const embeddings = channels * patch * patch * w + w + (image / patch) ** 2 * w;
-  const layer = 4 * (w * w + w) + 2 * 2 * w + (w * inner + inner) + (inner * w + w);
-  return embeddings + layers * layer + 2 * w + (w * textHidden + w);
+  return {
+    width: w, layers, inner, patches: (image / patch) ** 2, patchEmbedding: (num(v, 'num_channels') ?? 3) * patch * patch * w,
+    layer: 4 * (w * w + w) + 2 * 2 * w + (w * inner + inner) + (inner * w + w),
+  };
 }
-
 /**
  * Qwen2.5-VL's vision tower and merger (modeling_qwen2_5_vl.py): a Conv3d patch embedding without bias (channels x
  * temporal_patch x patch^2 x width), per block two RMSNorms, qkv and proj with biases and a SwiGLU MLP with biases;
@@ -200,6 +220,25 @@ function qwen3VisionParams(v: HfConfig, textHidden: number): number | undefined 
   return embed + depth * block + (2 * w + linears) + deepstack * (2 * merge + linears);
 }
 
+/**
+ * Llama 4's vision tower, pixel-shuffle adapter and projector (modeling_llama4.py Llama4VisionModel,
+ * Llama4MultiModalProjector): an unfolded patch linear without bias, a class embedding, a position table of
+ * (image / patch)^2 + 1 rows, two LayerNorms, per layer q/k/v/o and fc1/fc2 with biases and two LayerNorms; the
+ * adapter's fc1 (intermediate_size -> projector_input_dim) and fc2 (projector_output_dim squared) without bias; the
+ * projector vision_output_dim -> the text width without bias.
+ */
+function llama4VisionParams(v: HfConfig, textHidden: number): number | undefined {
+  const vit = vitEncoder(v);
+  if (!vit) return undefined;
+  const w = vit.width;
+  const projIn = num(v, 'projector_input_dim') ?? 4096;
+  const projOut = num(v, 'projector_output_dim') ?? 4096;
+  // Patch linear without bias, a class embedding, positions for the patches and the class token, pre/post LayerNorms.
+  const embeddings = vit.patchEmbedding + w + (vit.patches + 1) * w + 2 * 2 * w;
+  const adapter = vit.inner * projIn + projOut * projOut;
+  return embeddings + vit.layers * vit.layer + adapter + (num(v, 'vision_output_dim') ?? 4096) * textHidden;
+}
+
 export const SUPPORTED_MODEL_TYPES: readonly string[] = Object.keys(FAMILY_ALIASES);
 
 function num(cfg: HfConfig, ...keys: string[]): number | undefined {
@@ -239,9 +278,11 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   // Qwen2-VL / Qwen2.5-VL: the language model's fields at the top level (older config.json files) or under text_config.
   const qwenVl = modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl' || modelType === 'qwen3_vl';
   const textConfig = typeof config.text_config === 'object' && config.text_config !== null ? config.text_config as HfConfig : undefined;
+  const llama4Nested = modelType === 'llama4' && textConfig !== undefined;
   const cfg: HfConfig = nested ? { ...GEMMA3_TEXT_DEFAULTS, ...(config.text_config as HfConfig), model_type: 'gemma3' }
     : modelType === 'gemma3' || modelType === 'gemma3_text' ? { ...GEMMA3_TEXT_DEFAULTS, ...config }
-      : qwenVl && textConfig ? { ...config, ...textConfig, model_type: modelType } : config;
+      : qwenVl && textConfig ? { ...config, ...textConfig, model_type: modelType }
+        : llama4Nested ? { ...textConfig, model_type: 'llama4' } : config;
   if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
   const family = FAMILY_ALIASES[modelType.toLowerCase()];
   if (!family) {
@@ -283,6 +324,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   if (isGpt2) ffn = num(cfg, 'n_inner') ?? 4 * hidden;
   else if (isT5) ffn = need(num(cfg, 'd_ff'), 'd_ff');
   else if (family === 'qwen') ffn = need(num(cfg, 'intermediate_size'), 'intermediate_size') / 2;
+  // Llama 4: intermediate_size is an expert's (and the shared expert's) width, intermediate_size_mlp the dense layers'.
+  else if (family === 'llama4') ffn = num(cfg, 'intermediate_size_mlp') ?? 16384;
   else ffn = need(num(cfg, 'intermediate_size'), 'intermediate_size');
 
   if (kvHeads <= 0 || heads % kvHeads !== 0) {
@@ -327,13 +370,30 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     moe = { experts, topK: need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'), expertFfn, sharedExpertFfn: expertFfn * (num(cfg, 'n_shared_experts') ?? 0), sharedExpertGate: false, moeLayers };
   }
 
+  let layerPattern: Architecture['layerPattern'];
+  if (family === 'llama4') {
+    // Llama4TextConfig: moe_layers defaults to every interleave_moe_layer_step-th layer (from step - 1); no_rope_layers
+    // to 1 (rotary) except every no_rope_layer_interval-th layer (4).
+    const experts = need(num(cfg, 'num_local_experts') ?? 16, 'num_local_experts');
+    const step = num(cfg, 'interleave_moe_layer_step') ?? 1;
+    const listed = Array.isArray(cfg.moe_layers) ? new Set((cfg.moe_layers as unknown[]).filter((x): x is number => typeof x === 'number')) : undefined;
+    const noRope = Array.isArray(cfg.no_rope_layers) ? (cfg.no_rope_layers as unknown[]) : undefined;
+    const interval = num(cfg, 'no_rope_layer_interval') ?? 4;
+    const moeFlags = Array.from({ length: layers }, (_, i) => (listed ? listed.has(i) : step > 0 && i >= step - 1 && (i - (step - 1)) % step === 0));
+    const ropeFlags = Array.from({ length: layers }, (_, i) => (noRope ? noRope[i] !== 0 && noRope[i] !== false : (i + 1) % interval !== 0));
+    const tuning = cfg.attn_temperature_tuning;
+    layerPattern = { moe: moeFlags, rope: ropeFlags, temperatureTuning: tuning === undefined || tuning === null ? true : Boolean(tuning) };
+    const expertFfn = need(num(cfg, 'intermediate_size') ?? 8192, 'intermediate_size');
+    moe = { experts, topK: need(num(cfg, 'num_experts_per_tok') ?? 1, 'num_experts_per_tok'), expertFfn, sharedExpertFfn: expertFfn, sharedExpertGate: false, moeLayers: moeFlags.filter(Boolean).length };
+  }
+
   const qkvBiasByFamily = family === 'qwen2' || family === 'qwen2_moe' || family === 'qwen' || family === 'gpt2' || family === 'gpt_neox'
     || family === 'bert' || family === 'roberta' || family === 'phi';
   const attentionBias = bool(cfg, 'attention_bias');
   const qkvBias = attentionBias ?? qkvBiasByFamily;
   const outBias = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi'
     ? true
-    : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' || family === 'gpt_oss' ? (attentionBias ?? false) : false;
+    : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' || family === 'gpt_oss' || family === 'llama4' ? (attentionBias ?? false) : false;
   const mlpBias = bool(cfg, 'mlp_bias') ?? (family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi');
 
   const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi'].includes(family) ? 'layer' : 'rms';
@@ -346,6 +406,11 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ?? (isGpt2 ? 0.1 : family === 'bert' || family === 'roberta' ? 0.1 : isT5 ? 0.1 : 0);
 
   let visionParams = 0;
+  if (llama4Nested && typeof config.vision_config === 'object' && config.vision_config !== null) {
+    const v = llama4VisionParams(config.vision_config as HfConfig, hidden);
+    if (v === undefined) problems.push({ field: 'vision_config', message: 'a llama4 config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size' });
+    else visionParams = v;
+  }
   if (qwenVl) {
     const v = typeof config.vision_config === 'object' && config.vision_config !== null ? qwenVisionParams(config.vision_config as HfConfig, modelType!, hidden) : undefined;
     if (v === undefined) problems.push({ field: 'vision_config', message: `a ${modelType} config needs vision_config depth and ${modelType === 'qwen2_vl' ? 'embed_dim' : modelType === 'qwen3_vl' ? 'hidden_size, intermediate_size, num_position_embeddings' : 'hidden_size, intermediate_size'}` });
@@ -379,6 +444,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     slidingLayers: Math.min(layers, slidingLayers),
     slidingWindow: slidingLayers > 0 ? window : 0,
     ...(mla ? { mla } : {}),
+    ...(layerPattern ? { layerPattern, qkL2Norm: bool(cfg, 'use_qk_norm') ?? true } : {}),
   };
   // Acts are read for their effect on saved tensors; an unknown activation does not change the byte count.
   void act;
@@ -398,6 +464,16 @@ export function linearModules(a: Architecture): LinearModule[] {
 }
 
 type AddLinear = (name: string, inF: number, outF: number, bias: boolean, count: number, group: LinearModule['group'], tokenFraction?: number, parameter?: boolean) => void;
+
+/** q/k/v/o nn.Linear projections of grouped-query attention (q/k/v biases per qkvBias, o per outBias). */
+function gqaAttention(a: Architecture, add: AddLinear): void {
+  const qd = a.heads * a.headDim;
+  const kvd = a.kvHeads * a.headDim;
+  add('q_proj', a.hidden, qd, a.qkvBias, a.layers, 'attention');
+  add('k_proj', a.hidden, kvd, a.qkvBias, a.layers, 'attention');
+  add('v_proj', a.hidden, kvd, a.qkvBias, a.layers, 'attention');
+  add('o_proj', qd, a.hidden, a.outBias, a.layers, 'attention');
+}
 
 /**
  * DeepSeek-V3's MLPs (modeling_deepseek_v3.py; GLM-4.5 reuses them): a dense gate/up/down MLP in the first layers, then
@@ -495,10 +571,7 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       // with bias (E, 2f) and down_proj (E, f, h) with bias (E, h); GptOssTopKRouter: weight (E, h) and bias (E).
       // The experts and the router are not nn.Linear, so PEFT's all-linear reaches only the attention projections.
       const moe = a.moe!;
-      add('q_proj', h, qd, a.qkvBias, L, 'attention');
-      add('k_proj', h, kvd, a.qkvBias, L, 'attention');
-      add('v_proj', h, kvd, a.qkvBias, L, 'attention');
-      add('o_proj', qd, h, a.outBias, L, 'attention');
+      gqaAttention(a, add);
       add('experts.gate_up_proj', h, 2 * moe.expertFfn, true, L * moe.experts, 'expert', moe.topK / moe.experts, true);
       add('experts.down_proj', moe.expertFfn, h, true, L * moe.experts, 'expert', moe.topK / moe.experts, true);
       add('router', h, moe.experts, true, L, 'router', 1, true);
@@ -520,19 +593,32 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       deepseekMlps(a, add);
       break;
     }
+    case 'llama4': {
+      // Llama4TextAttention q/k/v/o (attention_bias); dense layers Llama4TextMLP of intermediate_size_mlp; MoE layers
+      // Llama4TextExperts as 3-D parameters (gate_up_proj E x h x 2f, down_proj E x f x h: not nn.Linear, so PEFT's
+      // all-linear leaves them), Llama4Router (an nn.Linear) and the shared expert. transformers runs every token
+      // through every expert (a bmm over all E, the tokens scaled by their sigmoid scores, zero off the top-k).
+      const moe = a.moe!;
+      gqaAttention(a, add);
+      const dense = L - moe.moeLayers;
+      add('gate_proj', h, a.ffn, false, dense, 'mlp');
+      add('up_proj', h, a.ffn, false, dense, 'mlp');
+      add('down_proj', a.ffn, h, false, dense, 'mlp');
+      add('experts.gate_up_proj', h, 2 * moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', 1, true);
+      add('experts.down_proj', moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert', 1, true);
+      add('router', h, moe.experts, false, moe.moeLayers, 'router');
+      add('shared_expert.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
+      add('shared_expert.up_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
+      add('shared_expert.down_proj', moe.sharedExpertFfn, h, false, moe.moeLayers, 'mlp');
+      break;
+    }
     case 'glm4_moe':
-      // Glm4MoeAttention: q/k/v with attention_bias, o_proj without; then DeepSeek-V3's dense and MoE MLPs.
-      add('q_proj', h, qd, a.qkvBias, L, 'attention');
-      add('k_proj', h, kvd, a.qkvBias, L, 'attention');
-      add('v_proj', h, kvd, a.qkvBias, L, 'attention');
-      add('o_proj', qd, h, false, L, 'attention');
+      // Glm4MoeAttention: q/k/v with attention_bias, o_proj without (outBias is false); then DeepSeek-V3's dense and MoE MLPs.
+      gqaAttention(a, add);
       deepseekMlps(a, add);
       break;
     default: {
-      add('q_proj', h, qd, a.qkvBias, L, 'attention');
-      add('k_proj', h, kvd, a.qkvBias, L, 'attention');
-      add('v_proj', h, kvd, a.qkvBias, L, 'attention');
-      add('o_proj', qd, h, a.outBias, L, 'attention');
+      gqaAttention(a, add);
       const moe = a.moe;
       const dense = moe ? L - moe.moeLayers : L;
       add('gate_proj', h, a.ffn, a.mlpBias, dense, 'mlp');

@@ -512,6 +512,11 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   // ring-flash-attn, DeepSpeed-Ulysses over flash-attention); no s x s matrix is kept.
   const attention = cp > 1 ? 'flash' : a.family === 'gpt_oss' && setup.attention === 'sdpa' ? 'eager' : setup.attention;
   if (cp > 1 && setup.attention === 'eager') warnings.push({ key: 'attention', message: 'context parallelism splits attention into flash-attention blocks; eager attention is not used with it' });
+  // Llama4PreTrainedModel._supports_flash_attn = False: from_pretrained refuses flash_attention_2; SDPA and flex attention
+  // keep what the flash kernel keeps, so the estimate is the same.
+  if (a.family === 'llama4' && setup.attention === 'flash' && cp === 1 && !opts.lean) {
+    warnings.push({ key: 'attention', message: 'transformers has no FlashAttention-2 path for Llama 4 (from_pretrained refuses flash_attention_2); use sdpa or flex_attention, which keep the same tensors' });
+  }
   if (attention === 'eager' && setup.attention !== 'eager' && !opts.lean) {
     const why = 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash';
     const i = assumptions.findIndex((x) => x.key === 'attention');
@@ -997,7 +1002,8 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const ckLayers = badamLayer ? layersStage : trainableLayers;
     if (ck === 'full') {
       actBytes = ckLayers * layer.layerInputBytes * inFlight;
-      recompute = perLayerFull;
+      // One layer is recomputed at a time: the largest kind when the model mixes dense and MoE layers.
+      recompute = freezeLayer ? perLayerFull : layer.largestLayerBytes ?? perLayerFull;
       actFormula = () => `${ckLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input (b·s·h·${layer.layerInputBytes / (T * a.hidden / (setup.sequence_parallel ? tp : 1))} B)`;
     } else if (ck === 'selective') {
       // Op-level selective checkpointing (torchtitan SAC, Korthikanti et al. 2022 §5 in spirit): keep the outputs

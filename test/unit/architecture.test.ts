@@ -199,6 +199,34 @@ describe('architecture: exact parameter counts', () => {
     assert.deepEqual([a.family, a.qkNorm, a.hidden, a.layers], ['qwen3', true, 4096, 36]);
   });
 
+  it('Llama 4 Scout and Maverick by hand: text model under text_config, 3-D experts, a shared expert, the vision tower', () => {
+    // Attention per layer: q 5120 x 5120, k and v 5120 x 1024, o 5120 x 5120, two RMSNorms (the q/k L2 norm has no weight).
+    const attn = 2 * 5120 * 5120 + 2 * 5120 * 1024 + 2 * 5120;
+    // An MoE layer: E experts of gate_up 5120 x 16384 and down 8192 x 5120, the router 5120 x E, a shared expert 3 x 5120 x 8192.
+    const moe = (E: number): number => E * (5120 * 16384 + 8192 * 5120) + 5120 * E + 3 * 5120 * 8192;
+    const embeddings = 2 * 202_048 * 5120 + 5120; // untied, plus the final norm
+    // Vision: unfolded patch linear 3 x 14 x 14 x 1408, class embedding, 577 positions, two LayerNorms; 34 layers of q/k/v/o
+    // and fc1/fc2 with biases and two LayerNorms; the adapter 5632 x 4096 + 4096 x 4096; the projector 4096 x 5120.
+    const visionLayer = 4 * (1408 * 1408 + 1408) + (1408 * 5632 + 5632) + (5632 * 1408 + 1408) + 4 * 1408;
+    const vision = 3 * 14 * 14 * 1408 + 1408 + 577 * 1408 + 4 * 1408 + 34 * visionLayer + 5632 * 4096 + 4096 * 4096 + 4096 * 5120;
+    assert.equal(vision, 871_932_416);
+    const scout = 48 * (attn + moe(16)) + embeddings + vision;
+    assert.equal(scout, 108_641_793_536); // the Hub's count for Llama-4-Scout-17B-16E
+    assert.equal(count('meta-llama/Llama-4-Scout-17B-16E-Instruct'), scout);
+    // Maverick: 128 experts in the odd layers, a dense MLP of 16384 in the even ones.
+    const maverick = 48 * attn + 24 * moe(128) + 24 * 3 * 5120 * 16384 + embeddings + vision;
+    assert.equal(maverick, 401_583_781_376);
+    assert.equal(count('meta-llama/Llama-4-Maverick-17B-128E-Instruct'), maverick);
+    const a = archOf('meta-llama/Llama-4-Maverick-17B-128E-Instruct');
+    assert.deepEqual(a.layerPattern?.moe.slice(0, 4), [false, true, false, true]);
+    assert.deepEqual(archOf('meta-llama/Llama-4-Scout-17B-16E-Instruct').layerPattern?.rope.slice(0, 4), [true, true, true, false]);
+    assert.equal(countParameters(a).largestBlock, attn + moe(128));
+    // The experts are 3-D parameters: PEFT's all-linear does not reach them; the router is an nn.Linear.
+    const mods = linearModules(a);
+    assert.equal(mods.find((m) => m.name === 'experts.gate_up_proj')?.parameter, true);
+    assert.equal(mods.find((m) => m.name === 'router')?.parameter, undefined);
+  });
+
   it('GLM-4.5-Air and GLM-4.5 by hand: GQA with q/k/v biases, heads wider than hidden / heads, DeepSeek-style MoE', () => {
     // GLM-4.5-Air config.json: 96 heads x 128 (12,288 > hidden 4,096), 8 kv heads, q/k/v biases (o_proj has none),
     // 1 dense layer of 10,944, then 45 MoE layers of 128 experts x 1,408 + 1 shared expert + the router weight.

@@ -894,6 +894,24 @@ describe('estimate: GLM-4.5-Air LoRA with FSDP over 8 GPUs (worked by hand)', ()
   });
 });
 
+describe('estimate: Llama 4 runs every token through every expert (transformers Llama4TextMoe)', () => {
+  // bf16 LoRA on q/k/v/o, flash attention, 1 x 2048 tokens. Per MoE layer the block keeps the input repeated for all
+  // E experts (E x T x 5120), every expert's gate_up output (E x T x 16384) and activation (E x T x 8192), 2 B each:
+  // for Scout's 16 experts 16 x 2048 x 29,696 x 2 B = 1,946,157,056 B, on top of what a dense layer keeps.
+  const plan = () => ({ method: 'lora' as const, lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] }, weights_dtype: 'bf16' as const, micro_batch_size: 1, seq_len: 2048, attention: 'flash' as const, gradient_checkpointing: 'none' as const });
+  const scout = run(setupFor('meta-llama/Llama-4-Scout-17B-16E-Instruct', plan()));
+  it('Scout without checkpointing: each of the 48 layers keeps more than 1.9 GB for its experts', () => {
+    const act = component(phase(scout, 'backward'), 'activations');
+    assert.ok(act > 48 * 1_946_157_056, `${act}`);
+    assert.ok(act < 48 * 1_946_157_056 * 1.3, `${act}`); // attention, norms, the shared expert: about 0.44 GB more per layer
+  });
+  it('Maverick with checkpointing recomputes one MoE layer (128 experts), not the average of its dense and MoE layers', () => {
+    const e = run(setupFor('meta-llama/Llama-4-Maverick-17B-128E-Instruct', { ...plan(), gradient_checkpointing: 'full' }));
+    const recompute = phase(e, 'backward').components.find((c) => c.label === 'Recomputed layer (checkpointing)')?.bytes ?? 0;
+    assert.ok(recompute > 128 * 2048 * 29_696 * 2, `${recompute}`);
+  });
+});
+
 describe('estimate: knowledge distillation', () => {
   // torchtune llama3_2/8B_to_1B_KD_lora: Llama-3.2-1B student (LoRA), Llama-3.1-8B teacher in bf16, batch 4 x 1,024
   // tokens, CEWithChunkedOutputLoss + ForwardKLWithChunkedOutputLoss (8 chunks each), vocabulary 128,256.

@@ -38,6 +38,7 @@ HF_SOURCES = {
     "gpt_oss": "src/transformers/models/gpt_oss/modeling_gpt_oss.py@6edf5b311854175ff83c59179b3360beca1ceffc",
     "deepseek_v3": "src/transformers/models/deepseek_v3/modeling_deepseek_v3.py@00b676f8f0489b88652a31d70751cc540dd06305",
     "glm4_moe": "src/transformers/models/glm4_moe/modeling_glm4_moe.py@a0699c971daff96403489086fcfd07469d20b17f",
+    "llama4": "src/transformers/models/llama4/modeling_llama4.py@000c33fdfde12e1ffafbfcdb3c926df5727a00b6",
 }
 
 
@@ -725,6 +726,8 @@ class LlamaLike(nn.Module):
         if cfg["family"] in ("deepseek_v3", "glm4_moe"):
             attention = LlamaAttention if cfg["family"] == "glm4_moe" else DeepseekAttention
             self.layers = nn.ModuleList([DeepseekLayer(cfg, i, attention) for i in range(cfg["num_hidden_layers"])])
+        elif cfg["family"] == "llama4":
+            self.layers = nn.ModuleList([Llama4Layer(cfg, i) for i in range(cfg["num_hidden_layers"])])
         else:
             Layer = GptOssLayer if cfg["family"] == "gpt_oss" else LlamaLayer
             self.layers = nn.ModuleList([Layer(cfg) for _ in range(cfg["num_hidden_layers"])])
@@ -747,7 +750,12 @@ class LlamaLike(nn.Module):
             cache_position = torch.arange(s)
             position_ids = cache_position.unsqueeze(0)
             mask = None if self.cfg["_attn"] == "flash" else causal_float_mask(b, s, hs.dtype)
-            pos_emb = rope_cos_sin(self.inv_freq, position_ids, hs.dtype, repeat=self.cfg["family"] != "gpt_oss")
+            if self.cfg["family"] == "llama4":  # Llama4TextRotaryEmbedding: complex frequencies, fp32
+                with torch.no_grad():
+                    freqs = (self.inv_freq[None, :, None].float() @ position_ids[:, None, :].float()).transpose(1, 2)
+                    pos_emb = torch.polar(torch.ones_like(freqs), freqs)
+            else:
+                pos_emb = rope_cos_sin(self.inv_freq, position_ids, hs.dtype, repeat=self.cfg["family"] != "gpt_oss")
         hs = run_layers(self, self.layers, hs, lambda i, x: (x, mask, position_ids, cache_position, pos_emb))
         with region("outside"):
             hs = self.norm(hs)
@@ -984,6 +992,115 @@ class DeepseekLayer(nn.Module):
         cos, sin = pos_emb
         hs = hs + self.self_attn(self.input_layernorm(hs), mask, cos, sin)
         return hs + self.mlp(self.post_attention_layernorm(hs))
+
+
+# ----------------------------------------------------------------------------------------
+# Llama 4 text model (modeling_llama4.py: Llama4TextAttention, Llama4TextMoe, Llama4TextDecoderLayer)
+# ----------------------------------------------------------------------------------------
+def llama4_rotary(xq, xk, freqs_cis):
+    """apply_rotary_emb: complex multiply in fp32, cast back to the input dtype."""
+    xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
+    xk_ = torch.view_as_complex(xk.float().reshape(*xk.shape[:-1], -1, 2))
+    xq_out = torch.view_as_real(xq_ * freqs_cis[:, :, None, :]).flatten(3)
+    xk_out = torch.view_as_real(xk_ * freqs_cis[:, :, None, :]).flatten(3)
+    return xq_out.type_as(xq), xk_out.type_as(xk)
+
+
+def llama4_l2norm(x, eps):
+    """Llama4TextL2Norm: no weight; x.float() normalised by its RMS, cast back."""
+    x32 = x.float()
+    return (x32 * torch.rsqrt(mean_lastdim(x32.pow(2)) + eps)).type_as(x)
+
+
+def llama4_eager_attention(q, k, v, mask, scaling, n_rep, p):
+    """Llama 4's eager_attention_forward: the softmax in the scores' dtype (CUDA autocast still runs it in fp32)."""
+    k = repeat_kv(k, n_rep)
+    v = repeat_kv(v, n_rep)
+    w = torch.matmul(q, k.transpose(2, 3)) * scaling
+    if mask is not None:
+        w = w + mask[:, :, :, : k.shape[-2]]
+    w = F.softmax(cuda_fp32(w), dim=-1)
+    w = dropout(w, p)
+    return torch.matmul(w, v).transpose(1, 2).contiguous()
+
+
+class Llama4Attention(nn.Module):
+    def __init__(self, cfg, idx):
+        super().__init__()
+        self.cfg = cfg
+        h, nh, kv = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
+        self.hd, self.nh, self.kv = cfg["head_dim"], nh, kv
+        self.scaling = self.hd ** -0.5
+        self.use_rope = bool(cfg["no_rope_layers"][idx])
+        self.q_proj = make_linear(cfg, h, nh * self.hd, False, "q_proj")
+        self.k_proj = make_linear(cfg, h, kv * self.hd, False, "k_proj")
+        self.v_proj = make_linear(cfg, h, kv * self.hd, False, "v_proj")
+        self.o_proj = make_linear(cfg, nh * self.hd, h, False, "o_proj")
+        self.qk_norm = cfg.get("use_qk_norm") and self.use_rope
+        self.tuning = cfg.get("attn_temperature_tuning") and not self.use_rope
+
+    def forward(self, x, mask, freqs_cis, cache_position):
+        b, s, _ = x.shape
+        q = self.q_proj(x).view(b, s, -1, self.hd)
+        k = self.k_proj(x).view(b, s, -1, self.hd)
+        v = self.v_proj(x).view(b, s, -1, self.hd).transpose(1, 2)
+        if self.use_rope:
+            q, k = llama4_rotary(q, k, freqs_cis)
+        if self.qk_norm:
+            q, k = llama4_l2norm(q, self.cfg["rms_norm_eps"]), llama4_l2norm(k, self.cfg["rms_norm_eps"])
+        if self.tuning:
+            scales = torch.log1p(torch.floor((cache_position.float() + 1.0) / self.cfg["floor_scale"])) * self.cfg["attn_scale"] + 1.0
+            q = (q * scales.view((1, s, 1, 1)).expand((b, s, 1, 1))).to(q.dtype)
+        q, k = q.transpose(1, 2), k.transpose(1, 2)
+        p = self.cfg.get("attention_dropout", 0.0)
+        if self.cfg["_attn"] == "flash":
+            o = flash_attn(q, k, v, True, self.scaling, p).transpose(1, 2).contiguous()
+        else:
+            o = llama4_eager_attention(q, k, v, mask, self.scaling, self.nh // self.kv, p)
+        return self.o_proj(o.reshape(b, s, -1).contiguous())
+
+
+class Llama4Moe(nn.Module):
+    """Llama4TextMoe: every token through every expert (bmm over E), scaled by its sigmoid score (0 off the top-k)."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        h, E, f = cfg["hidden_size"], cfg["num_local_experts"], cfg["intermediate_size"]
+        self.h, self.E, self.k = h, E, cfg["num_experts_per_tok"]
+        self.gate_up_proj = nn.Parameter(torch.zeros(E, h, 2 * f))
+        self.down_proj = nn.Parameter(torch.zeros(E, f, h))
+        self.router = make_linear(cfg, h, E, False, "router")
+        self.shared_expert = LlamaMLP(cfg, f)
+        self.act = ACT[cfg["hidden_act"]]
+        self.last_counts = None
+
+    def forward(self, hs):
+        x = hs.reshape(-1, self.h)
+        logits = self.router(x)
+        top_v, top_i = torch.topk(logits, self.k, dim=1)
+        scores = torch.full_like(logits, float("-inf")).scatter_(1, top_i, top_v)
+        scores = torch.sigmoid(scores.float()).to(scores.dtype)
+        routed_in = x.repeat(scores.shape[1], 1) * scores.transpose(0, 1).reshape(-1, 1)
+        gate_up = torch.bmm(routed_in.view(self.E, -1, self.h), self.gate_up_proj)
+        gate, up = gate_up.chunk(2, dim=-1)
+        nxt = torch.bmm(up * self.act(gate), self.down_proj).view(-1, self.h)
+        out = self.shared_expert(x)
+        out.add_(nxt.reshape(self.E, -1, self.h).sum(dim=0))
+        self.last_counts = torch.bincount(top_i.flatten(), minlength=self.E).tolist()
+        return out
+
+
+class Llama4Layer(nn.Module):
+    def __init__(self, cfg, idx):
+        super().__init__()
+        self.input_layernorm = LlamaRMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        self.post_attention_layernorm = LlamaRMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        self.self_attn = Llama4Attention(cfg, idx)
+        self.mlp = Llama4Moe(cfg) if idx in cfg["moe_layers"] else LlamaMLP(cfg, cfg["intermediate_size_mlp"])
+
+    def forward(self, hs, mask, position_ids, cache_position, pos_emb):
+        hs = hs + self.self_attn(self.input_layernorm(hs), mask, pos_emb, cache_position)
+        return hs + self.mlp(self.post_attention_layernorm(hs)).view(hs.shape)
 
 
 # ----------------------------------------------------------------------------------------
@@ -1416,7 +1533,7 @@ class T5(nn.Module):
 FAMILY_CLASS = {"llama": LlamaLike, "qwen2": LlamaLike, "gemma": LlamaLike, "phi3": LlamaLike,
                 "mixtral": LlamaLike, "qwen2_moe": LlamaLike, "gpt2": GPT2, "gpt_neox": GPTNeoX,
                 "bert": Bert, "t5": T5, "gpt_oss": LlamaLike, "gemma2": LlamaLike, "gemma3": LlamaLike,
-                "deepseek_v3": LlamaLike, "glm4_moe": LlamaLike}
+                "deepseek_v3": LlamaLike, "glm4_moe": LlamaLike, "llama4": LlamaLike}
 
 
 # ----------------------------------------------------------------------------------------
@@ -1483,6 +1600,15 @@ def make_cfg(family, b, s, h, nh, kv, V, fi=0):
                     norm_topk_prob=True, routed_scaling_factor=1.0, rms_norm_eps=1e-5, rope_theta=1000000.0,
                     attention_dropout=0.0, hidden_act="silu", attention_bias=True, tie_word_embeddings=False,
                     max_position_embeddings=4096)
+    elif family == "llama4":
+        # Even points: every layer MoE, q/k rotated and L2-normed (Scout's rotary layers); odd points: MoE in layer 1
+        # only, a dense MLP of intermediate_size_mlp elsewhere, NoPE layers with temperature tuning (Maverick's mix).
+        rope = fi % 2 == 0
+        base.update(num_key_value_heads=kv, head_dim=h // nh, intermediate_size=swiglu_ffn // 2, intermediate_size_mlp=swiglu_ffn,
+                    num_local_experts=4, num_experts_per_tok=1, moe_layers=[0, 1, 2] if rope else [1],
+                    no_rope_layers=[1, 1, 1] if rope else [0, 0, 0], use_qk_norm=True, attn_temperature_tuning=True,
+                    attn_scale=0.1, floor_scale=32, rms_norm_eps=1e-5, rope_theta=500000.0, attention_dropout=0.0,
+                    hidden_act="silu", attention_bias=False, tie_word_embeddings=False, max_position_embeddings=4096)
     elif family == "gpt_oss":
         # expert width = hidden (as in gpt-oss), 4 experts top-2, head_dim fixed to h / nh
         base.update(num_key_value_heads=kv, head_dim=h // nh, intermediate_size=swiglu_ffn // 2, num_local_experts=4,
@@ -1586,7 +1712,7 @@ def measure(family, point, dtype, attn, ckpt, lora=None, want_tensors=False, see
                     outsideLayers=tot["outside"] + tot["shared"], sharedAcrossLayers=tot["shared"],
                     logitsAndLoss=tot["loss"], savedParamBytes=tot["param"], savedParamCastBytes=tot["paramCast"],
                     savedBufferBytes=tot["buffer"], savedScalarBytes=tot["scalar"], heldByCheckpointBytes=tot["held"]))
-    if family in ("mixtral", "qwen2_moe", "gpt_oss", "deepseek_v3", "glm4_moe"):
+    if family in ("mixtral", "qwen2_moe", "gpt_oss", "deepseek_v3", "glm4_moe", "llama4"):
         case["expertTokens"] = [getattr(l.mlp, "last_counts", None) or [] for l in model.layers]
     if family == "t5":
         ne = cfg["num_layers"]
@@ -1679,7 +1805,7 @@ def main():
         return 1 if verify(load_cases(args.verify)) else 0
     torch.set_num_threads(2)
     fams = ["llama", "qwen2", "gemma", "gemma2", "gemma3", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss",
-            "deepseek_v3", "glm4_moe"]
+            "deepseek_v3", "glm4_moe", "llama4"]
     if args.families:
         fams = args.families.split(",")
     points = POINTS[:3] if args.quick else POINTS
@@ -1728,7 +1854,8 @@ def main():
     # and router are not nn.Linear; DeepSeek: the MLA projections)
     attention_targets = {"gpt_oss": ["q_proj", "k_proj", "v_proj", "o_proj"],
                          "deepseek_v3": ["q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"],
-                         "glm4_moe": ["q_proj", "k_proj", "v_proj", "o_proj"]}
+                         "glm4_moe": ["q_proj", "k_proj", "v_proj", "o_proj"],
+                         "llama4": ["q_proj", "k_proj", "v_proj", "o_proj"]}
     for fam, targets in attention_targets.items():
         if fam not in fams:
             continue

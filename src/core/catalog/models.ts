@@ -73,6 +73,21 @@ const QWEN3_VL = { model_type: 'qwen3_vl', architectures: ['Qwen3VLForConditiona
 const QWEN3_VL_TEXT = { model_type: 'qwen3_vl_text', head_dim: 128, hidden_act: 'silu', max_position_embeddings: 262144, rms_norm_eps: 1e-6, vocab_size: 151936, attention_bias: false, dtype: 'bfloat16' };
 const QWEN3_VL_VISION = { hidden_act: 'gelu_pytorch_tanh', in_channels: 3, num_heads: 16, num_position_embeddings: 2304, patch_size: 16, spatial_merge_size: 2, temporal_patch_size: 2 };
 
+/** Llama 4 config.json fields both checkpoints share (meta-llama/Llama-4-Scout-17B-16E, -Maverick-17B-128E). */
+const LLAMA4 = {
+  model_type: 'llama4', architectures: ['Llama4ForConditionalGeneration'], tie_word_embeddings: false,
+  vision_config: {
+    model_type: 'llama4_vision_model', hidden_size: 1408, intermediate_size: 5632, num_hidden_layers: 34, num_attention_heads: 16, image_size: 336,
+    patch_size: 14, num_channels: 3, pixel_shuffle_ratio: 0.5, projector_input_dim: 4096, projector_output_dim: 4096, vision_output_dim: 4096,
+  },
+};
+const LLAMA4_TEXT = {
+  model_type: 'llama4_text', attention_bias: false, attention_chunk_size: 8192, attn_scale: 0.1, attn_temperature_tuning: true, floor_scale: 8192,
+  head_dim: 128, hidden_act: 'silu', hidden_size: 5120, intermediate_size: 8192, intermediate_size_mlp: 16384, num_attention_heads: 40,
+  num_experts_per_tok: 1, num_hidden_layers: 48, num_key_value_heads: 8, rms_norm_eps: 1e-5, vocab_size: 202048, tie_word_embeddings: false,
+  no_rope_layers: Array.from({ length: 48 }, (_, i) => ((i + 1) % 4 === 0 ? 0 : 1)),
+};
+
 /** Fields the GLM-4.5 family's config.json files share (zai-org/GLM-4.5, GLM-4.5-Air, GLM-4.6). */
 const GLM45_COMMON = {
   model_type: 'glm4_moe',
@@ -1068,6 +1083,27 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
       vision_config: { ...QWEN3_VL_VISION, depth: 27, hidden_size: 1152, intermediate_size: 4304, out_hidden_size: 4096, deepstack_visual_indexes: [8, 16, 24] },
     },
     source: hf('Qwen/Qwen3-VL-8B-Instruct'),
+  },
+
+  // ---------------------------------------------------------------------------------------------
+  // Llama 4 (image-text checkpoints; the text model under text_config): 48 layers of 40 heads x 128 (8 kv), q/k rotated
+  // and L2-normed on three layers of four, NoPE layers with attention temperature tuning; Scout: 16 experts of 8192 in
+  // every layer, Maverick: 128 experts in every other layer and a dense MLP of 16384 between; both top-1 with a shared
+  // expert. Counts by hand in architecture.test.ts (108,641,793,536 and 401,583,781,376, as published).
+  // ---------------------------------------------------------------------------------------------
+  {
+    id: 'meta-llama/Llama-4-Scout-17B-16E-Instruct',
+    aliases: ['meta-llama/Llama-4-Scout-17B-16E'],
+    config: { ...LLAMA4, text_config: { ...LLAMA4_TEXT, interleave_moe_layer_step: 1, num_local_experts: 16, use_qk_norm: true, max_position_embeddings: 10485760 } },
+    publishedParams: 108_641_793_536,
+    source: hf('meta-llama/Llama-4-Scout-17B-16E-Instruct'),
+  },
+  {
+    id: 'meta-llama/Llama-4-Maverick-17B-128E-Instruct',
+    aliases: ['meta-llama/Llama-4-Maverick-17B-128E'],
+    config: { ...LLAMA4, text_config: { ...LLAMA4_TEXT, interleave_moe_layer_step: 2, num_local_experts: 128, use_qk_norm: false, max_position_embeddings: 1048576 } },
+    publishedParams: 401_583_781_376,
+    source: hf('meta-llama/Llama-4-Maverick-17B-128E-Instruct'),
   },
 
   // ---------------------------------------------------------------------------------------------

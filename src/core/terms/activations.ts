@@ -107,6 +107,8 @@ export interface LayerActivations {
   readonly weightCopyBytesPerLayer: number;
   /** Models whose first layers are dense and the rest MoE (DeepSeek): each kind's block; bytesPerLayer averages them. */
   readonly kinds?: { readonly dense: number; readonly moe: number; readonly denseLayers: number };
+  /** With layers of different kinds: the largest block's saved tensors (what one recomputed layer holds at most). */
+  readonly largestLayerBytes?: number;
 }
 
 const moduleByName = (mods: LinearModule[]): Map<string, LinearModule> => new Map(mods.map((m) => [m.name, m]));
@@ -158,24 +160,43 @@ function legacySoftmaxInput(tape: Tape, p: ActivationPlan, scores: Tensor, what:
 
 function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const moe = p.arch.moe;
-  if (moe && moe.moeLayers < p.arch.layers) {
-    // Dense and MoE layers mixed (DeepSeek's and GLM-4.5's first layers, Qwen2-MoE's mlp_only_layers): the average
-    // block, weighted by layer count.
-    const sparse = blockActivations(p, true);
-    const dense = blockActivations(p, false);
-    const nd = p.arch.layers - moe.moeLayers;
-    const avg = (f: (l: LayerActivations) => number): number => (f(dense) * nd + f(sparse) * moe.moeLayers) / p.arch.layers;
-    return {
-      ...sparse, bytesPerLayer: avg((l) => l.bytesPerLayer), selectiveBytes: avg((l) => l.selectiveBytes), weightCopyBytesPerLayer: avg((l) => l.weightCopyBytesPerLayer),
-      backwardWorkingBytes: Math.max(dense.backwardWorkingBytes, sparse.backwardWorkingBytes),
-      kinds: { dense: dense.bytesPerLayer, moe: sparse.bytesPerLayer, denseLayers: nd },
-    };
+  const pattern = p.arch.layerPattern;
+  if (!(moe && moe.moeLayers < p.arch.layers) && !(pattern && pattern.rope.some((r) => r !== pattern.rope[0]))) return blockActivations(p, true);
+  // Layers of different kinds: dense and MoE (DeepSeek's and GLM-4.5's first layers, Qwen2-MoE's mlp_only_layers,
+  // Llama 4 Maverick), rotary and NoPE (Llama 4): the average block, weighted by layer count.
+  const kinds = new Map<string, { moeBlock: boolean; rope: boolean; n: number }>();
+  for (let i = 0; i < p.arch.layers; i++) {
+    const moeBlock = pattern ? pattern.moe[i] : i >= p.arch.layers - (moe?.moeLayers ?? 0);
+    const rope = pattern ? pattern.rope[i] : true;
+    const k = `${moeBlock}|${rope}`;
+    const c = kinds.get(k);
+    if (c) c.n++;
+    else kinds.set(k, { moeBlock, rope, n: 1 });
   }
-  return blockActivations(p, true);
+  const blocks = [...kinds.values()].map((c) => ({ ...c, l: blockActivations(p, c.moeBlock, c.rope) }));
+  const sum = (bs: typeof blocks, f: (l: LayerActivations) => number): number => bs.reduce((t, c) => t + f(c.l) * c.n, 0);
+  const count = (bs: typeof blocks): number => bs.reduce((t, c) => t + c.n, 0);
+  const avg = (f: (l: LayerActivations) => number): number => sum(blocks, f) / p.arch.layers;
+  const sparse = blocks.filter((c) => c.moeBlock);
+  const dense = blocks.filter((c) => !c.moeBlock);
+  const largest = blocks.reduce((a, b) => (b.l.bytesPerLayer > a.l.bytesPerLayer ? b : a));
+  return {
+    ...(sparse[0] ?? blocks[0]).l, bytesPerLayer: avg((l) => l.bytesPerLayer), selectiveBytes: avg((l) => l.selectiveBytes), weightCopyBytesPerLayer: avg((l) => l.weightCopyBytesPerLayer),
+    backwardWorkingBytes: Math.max(...blocks.map((c) => c.l.backwardWorkingBytes)),
+    largestLayerBytes: largest.l.bytesPerLayer,
+    kinds: {
+      dense: dense.length ? sum(dense, (l) => l.bytesPerLayer) / count(dense) : 0,
+      moe: sparse.length ? sum(sparse, (l) => l.bytesPerLayer) / count(sparse) : 0,
+      denseLayers: count(dense),
+    },
+  };
 }
 
-/** One block's saved tensors; `moeBlock` false replays a dense layer of a model whose first layers are dense. */
-function blockActivations(p: ActivationPlan, moeBlock: boolean): LayerActivations {
+/**
+ * One block's saved tensors; `moeBlock` false replays a dense layer of a model that mixes dense and MoE layers, `rope`
+ * false a Llama 4 NoPE layer.
+ */
+function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const a = p.arch;
   // Liger's RMSNorm and SiLU/GELU-mul kernels keep what a compiled block keeps of those ops: the norm's input and
@@ -452,16 +473,31 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean): LayerActivation
         k = tape.rmsNorm(k, T * kvHeads, p.normsTrainable, 'k_norm', rms.weightBytes, rms.style);
       }
       // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin creates new q/k tensors (fp32 when 4/8-bit linears return fp32).
-      const qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
-      const kr = tape.free(k, 'k after rotary', T * kvd, upcast && p.quantizedBase ? k.bytesPerElem : tape.computeBytes);
-      const att = attentionCore(qr, kr, v, { causalRepeat: true, softmaxFp32: a.family !== 'gpt_oss', dropout: a.attentionDropout, sinks: a.family === 'gpt_oss' });
+      let qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
+      let kr = tape.free(k, 'k after rotary', T * kvd, upcast && p.quantizedBase ? k.bytesPerElem : tape.computeBytes);
+      if (a.layerPattern && !rope) {
+        // Llama 4 NoPE layer: k is the projection itself; attention temperature tuning scales q by an fp32 factor per
+        // position (kept for q's gradient) and casts the product back.
+        kr = k;
+        qr = q;
+        if (a.layerPattern.temperatureTuning) {
+          if (q.rg) tape.saveExtra('attention temperature scales (fp32)', p.seq * 4);
+          qr = tape.free(q, 'q x temperature scale', T * qd, q.bytesPerElem);
+        }
+      } else if (a.qkL2Norm) {
+        // Llama 4: rotary (complex multiply, cast back) then the weightless L2 norm in fp32 (x.float() and rsqrt kept).
+        qr = tape.rmsNorm(qr, T * heads, false, 'q L2 norm', qr.bytesPerElem, 'llama');
+        kr = tape.rmsNorm(kr, T * kvHeads, false, 'k L2 norm', kr.bytesPerElem, 'llama');
+      }
+      // Llama 4's eager attention takes the softmax in the scores' dtype (no fp32 upcast).
+      const att = attentionCore(qr, kr, v, { causalRepeat: true, softmaxFp32: a.family !== 'gpt_oss' && a.family !== 'llama4', dropout: a.attentionDropout, sinks: a.family === 'gpt_oss' });
       const o = linear(att, a.family === 'qwen' ? 'c_proj' : 'o_proj', a.hidden, 'o_proj output');
       let x1 = tape.free(o, 'residual', Tsp * a.hidden, residualBytes);
       if (sandwich) x1 = norm(x1, 'post_attention_layernorm');
       const beforeMlp = tape.totalBytes();
       const h2 = norm(x1, sandwich ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
       layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2)
-        : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear)) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
+        : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear) : a.family === 'llama4' ? llama4Moe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear)) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
       if (sandwich) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
       mlpSavedBytes = tape.totalBytes() - beforeMlp;
       break;
@@ -652,6 +688,40 @@ function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
   const weighted = tape.mul(down, tape.tensor('routing weight per routed token', routedTokens, wb, scores.rg), 'weighted expert output', wb);
   tape.save(weighted); // index_add_ keeps its source
   if (moe.sharedExpertFfn > 0) gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, name.replace(/^(gate|up|down)_proj$/, 'shared_experts.$1_proj'), out, what), 'llama');
+  return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
+}
+
+/**
+ * Llama 4 MoE as transformers runs it (modeling_llama4.py Llama4TextMoe, Llama4Router, Llama4TextExperts): every token
+ * goes through every expert. The router (an nn.Linear) gives E logits, top-k keeps k of them (int64 indices kept),
+ * scatter_ fills the rest with -inf, sigmoid in fp32 (its output kept) cast back; the hidden states are repeated E
+ * times and scaled by their score (both factors kept: the repeated copy for the scores' gradient, the transposed
+ * scores, a copy, for the input's); bmm with gate_up_proj (E x h x 2f: its input kept only when the experts train,
+ * its 16-bit copy under autocast), silu of the gate half (the whole gate_up output kept), times the up half (the
+ * activation kept), bmm with down_proj, summed over the experts onto the shared expert's output.
+ */
+function llama4Moe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Tensor {
+  const a = p.arch;
+  const moe = a.moe!;
+  const E = moe.experts;
+  const f = moe.expertFfn;
+  const T = x.elems / a.hidden;
+  const logits = linear(x, 'router', E, 'router logits');
+  const cb = logits.bytesPerElem;
+  if (logits.rg) {
+    tape.saveExtra('top-k indices (int64)', T * moe.topK * 8);
+    tape.saveExtra('router sigmoid output (fp32)', T * E * 4);
+  }
+  const scores = tape.tensor('routing scores (transposed copy)', T * E, cb, logits.rg);
+  const repeated = tape.tensor(`hidden states repeated x ${E}`, E * T * a.hidden, x.bytesPerElem, x.rg);
+  const routedIn = tape.mul(repeated, scores, 'scaled expert inputs');
+  const expertWeight = (what: string, elems: number): Weight => ({ what, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes, uncachedCopies: E });
+  const gateUp = tape.linear(routedIn, expertWeight('experts.gate_up_proj', a.hidden * 2 * f), 2 * f, 'expert gate_up');
+  tape.save(gateUp); // silu keeps the gate half, a view of gate_up; the product keeps the up half
+  const act = tape.tensor('silu(gate)', E * T * f, gateUp.bytesPerElem, gateUp.rg);
+  const prod = tape.mul(tape.view(gateUp, 'up (view)', E * T * f), act, 'up * silu(gate)');
+  tape.linear(prod, expertWeight('experts.down_proj', f * a.hidden), a.hidden, 'expert down');
+  gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, `shared_expert.${name}`, out, what), 'llama');
   return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
 }
 
