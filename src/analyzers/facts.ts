@@ -57,6 +57,7 @@ export type CanonicalKey =
   | 'batchLengths'               // 'fixed' (packed, or padded to the maximum length) | 'variable' (each batch padded to its longest sample)
   | 'gradientCheckpointing'      // 'none' | 'full' | 'selective'
   | 'activationOffloading'       // boolean
+  | 'tiledMlp'                   // true (shards from the sequence length) | number of shards: Axolotl tiled_mlp / tiled_mlp_num_shards
   | 'kernels'                    // 'pytorch' | 'liger' | 'unsloth': the kernels the blocks run
   | 'expandableSegments'         // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment
   | 'emptyCacheSteps'            // number: HF TrainingArguments torch_empty_cache_steps

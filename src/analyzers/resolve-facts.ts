@@ -299,6 +299,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('loss', 'loss');
   fromFact('compile', 'compile', bool);
   fromFact('activation_offloading', 'activationOffloading', bool);
+  fromFact('tiled_mlp', 'tiledMlp', (v) => (typeof v === 'boolean' || typeof v === 'number' ? v : undefined));
   fromFact('kernels', 'kernels');
   fromFact('expandable_segments', 'expandableSegments', bool);
   fromFact('empty_cache_steps', 'emptyCacheSteps', num);

@@ -968,11 +968,17 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const embTrainable = setup.method === 'full' || inv.savedModules > 0;
     // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
     const inputRg = embTrainable || (adapters && setup.gradient_checkpointing !== 'none') || badamLayer;
+    // Tiled MLP: Axolotl's default shard count is ceil(seq / hidden) of the sequence each GPU holds.
+    const tiledShards = setup.tiled_mlp === false ? undefined : setup.tiled_mlp === true ? Math.max(1, Math.ceil(seqHere / a.hidden)) : setup.tiled_mlp;
+    if (tiledShards !== undefined && first && !leanMode) {
+      if (setup.tiled_mlp === true) assumptions.push({ key: 'tiled_mlp', value: `${tiledShards} shards`, source: `default of axolotl: ceil(sequence length ${seqHere} / hidden size ${a.hidden}) (monkeypatch/tiled_mlp)` });
+      if (a.moe) warnings.push({ key: 'tiled_mlp', message: 'the tiled MLP is modeled for dense MLP layers; MoE blocks are estimated untiled' });
+    }
     const layerPlan: ActivationPlan = {
       arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
-      quantizedBase: quantHere > 0, kbitUpcast: kbitQ, kernels: setup.kernels,
+      quantizedBase: quantHere > 0, kbitUpcast: kbitQ, kernels: setup.kernels, tiledMlpShards: tiledShards,
     };
     if (setup.kernels === 'unsloth' && !leanMode && first) {
       assumptions.push(unslothFastPath(layerPlan)

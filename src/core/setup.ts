@@ -150,6 +150,12 @@ export const TrainingSetupSchema = z.strictObject({
   /** Activations of checkpointed layers kept in host memory (torchtune / TRL activation offloading). */
   activation_offloading: z.boolean().default(false),
   /**
+   * Tiled MLP (DeepSpeed ALST TiledMLP, Axolotl tiled_mlp): each dense MLP runs in sequence shards without grad and
+   * keeps only its input; backward recomputes one shard at a time. true: ceil(seq_len / hidden_size) shards (Axolotl's
+   * default); a number: that many shards.
+   */
+  tiled_mlp: z.union([z.boolean(), positiveInt]).default(false),
+  /**
    * Kernels the blocks run: PyTorch's ops (the transformers modules); Liger's (RMSNorm and SwiGLU/GeGLU as single
    * kernels that keep only their inputs, RoPE in place: use_liger_kernel); or Unsloth's fused Triton kernels
    * (LoRA_QKV, LoRA_W, LoRA_MLP, RMSNorm, RoPE), which keep fewer tensors for backward.

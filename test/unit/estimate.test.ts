@@ -191,6 +191,31 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
     assert.equal(l.bytesPerLayer, 24 * T * 4096 + 8 * T * 14336 + 8 * T + 4 * 32 * 1024);
   });
 
+  it('a tiled MLP keeps only its input: Llama-3-8B full fine-tune, bf16, 8·T·f bytes of MLP tensors become 2·T·h', () => {
+    // Full fine-tune: the MLP keeps its input (for the gate/up weight grads, 2Th), gate, act(gate), up and the product
+    // (2·T·f each). DeepSpeed's TiledMLP keeps the input only; one shard's 8·T·f / shards is recomputed in backward.
+    const arch = archOf('meta-llama/Meta-Llama-3-8B');
+    const T = 8192;
+    const plan = { arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: T, attention: 'flash' as const, baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const plain = layerActivations(plan);
+    const tiled = layerActivations({ ...plan, tiledMlpShards: 2 });
+    assert.equal(plain.bytesPerLayer - tiled.bytesPerLayer, 8 * T * 14336);
+    // Backward of a tiled MLP holds one shard's recomputed tensors (8·T·f and the input kept for the weight gradients
+    // 2·T·h, halved) and their gradients (3 x 2·T·f, halved), the input gradient 2·T·h and the residual stream's gradients 2 x 2·T·h;
+    // with what the layer keeps it stays below the untiled layer.
+    assert.equal(tiled.backwardWorkingBytes, (3 * 2 * T * 14336 + 8 * T * 14336 + 2 * T * 4096) / 2 + 2 * T * 4096 + 2 * 2 * T * 4096);
+    assert.ok(tiled.bytesPerLayer + tiled.backwardWorkingBytes < plain.bytesPerLayer + plain.backwardWorkingBytes);
+  });
+
+  it('tiled_mlp: true takes ceil(seq_len / hidden) shards and says so; an MoE model gets a warning', () => {
+    const e = run(setupFor('meta-llama/Llama-3.1-8B', { method: 'lora', weights_dtype: 'bf16', seq_len: 65536, gradient_checkpointing: 'full', attention: 'flash', loss: 'fused', tiled_mlp: true }));
+    assert.ok(e.assumptions.some((x) => x.key === 'tiled_mlp' && x.value === '16 shards'));
+    const plain = run(setupFor('meta-llama/Llama-3.1-8B', { method: 'lora', weights_dtype: 'bf16', seq_len: 65536, gradient_checkpointing: 'full', attention: 'flash', loss: 'fused' }));
+    assert.ok(e.perGpu.peakBytes < plain.perGpu.peakBytes - 8 * GiB, `${e.perGpu.peakBytes} vs ${plain.perGpu.peakBytes}`);
+    const moe = run(setupFor('Qwen/Qwen3-30B-A3B', { method: 'lora', weights_dtype: 'bf16', seq_len: 8192, tiled_mlp: 4 }));
+    assert.ok(moe.warnings.some((w) => w.key === 'tiled_mlp'));
+  });
+
   it('eager attention adds the fp32 softmax output and its bf16 copy: 6·b·a·s² bytes', () => {
     const arch = archOf('meta-llama/Llama-2-7b-hf');
     const base = { arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 512, baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false };

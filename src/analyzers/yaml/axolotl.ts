@@ -157,6 +157,16 @@ function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
   } else if (gc && /^offload/.test(strOf(ctx.view(gc))?.trim().toLowerCase() ?? '')) {
     ctx.add('activationOffloading', gc, true);
   }
+  // tiled_mlp (axolotl monkeypatch/tiled_mlp: DeepSpeed's TiledMLP) with tiled_mlp_num_shards, or ceil(seq / hidden).
+  const tiled = top.get('tiled_mlp');
+  if (tiled && boolOf(ctx.view(tiled)) === true) {
+    const shards = top.get('tiled_mlp_num_shards');
+    const n = shards ? numOf(ctx.view(shards)) : undefined;
+    if (shards && n !== undefined && Number.isInteger(n) && n > 0) ctx.add('tiledMlp', shards, n);
+    else ctx.add('tiledMlp', tiled, true);
+  } else if (tiled) {
+    ctx.put('tiledMlp', tiled, (v) => (boolOf(v) === false ? false : new Invalid(about('{0}: expected true or false, found {1}', describe(v)))));
+  }
   // The default optimizer is adamw_torch_fused (schemas/training.py); 4-bit optimizers keep their raw name.
   galoreKeys(ctx, top);
   ctx.put('optimizer', top.get('optimizer'), (v) => {

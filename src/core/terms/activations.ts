@@ -68,6 +68,11 @@ export interface ActivationPlan {
   readonly kbitUpcast?: KbitUpcast;
   /** The block runs Unsloth's fused kernels (see unslothFastPath). */
   readonly kernels?: Kernels;
+  /**
+   * Tiled MLP (DeepSpeed ALST TiledMLP, Axolotl tiled_mlp): the dense MLP runs in this many sequence shards without
+   * grad and keeps only its input; backward recomputes and differentiates one shard at a time.
+   */
+  readonly tiledMlpShards?: number;
 }
 
 export type KbitUpcast = 'none' | 'norms' | 'all';
@@ -143,7 +148,7 @@ export function layerActivations(p: ActivationPlan): LayerActivations {
     byPlan = new Map();
     layerCache.set(p.arch, byPlan);
   }
-  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
+  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
   let r = byPlan.get(key);
   if (!r) {
     if (byPlan.size > 4096) byPlan.clear();
@@ -215,6 +220,8 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
   const x0 = tape.tensor('block input', Tsp * a.hidden, residualBytes, p.inputRequiresGrad || p.baseTrainable);
   /** What the second half of a pre-norm block (norm + MLP) saves: freed by its backward before the attention's runs. */
   let mlpSavedBytes = 0;
+  /** Under a tiled MLP: what the untiled MLP would have kept (bytes, and its 16-bit weight copies under autocast). */
+  let tiledMlp: { savedBytes: number; weightCopyBytes: number } | undefined;
 
   const weight = (name: string): Weight => {
     const m = mods.get(name);
@@ -496,8 +503,18 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
       if (sandwich) x1 = norm(x1, 'post_attention_layernorm');
       const beforeMlp = tape.totalBytes();
       const h2 = norm(x1, sandwich ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
-      layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2)
-        : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear) : a.family === 'llama4' ? llama4Moe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear)) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
+      const denseMlp = (): Tensor => gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
+      if (p.tiledMlpShards && !(moeBlock && a.moe) && a.family !== 'gpt_oss') {
+        // TiledMLP.forward: ctx.save_for_backward(x), then each shard under no_grad; what the MLP would keep exists
+        // only for one shard at a time, while backward recomputes it.
+        const mark = tape.mark();
+        layerOutputs = denseMlp();
+        tiledMlp = tape.rollback(mark);
+        tape.save(h2);
+      } else {
+        layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2)
+          : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear) : a.family === 'llama4' ? llama4Moe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear)) : denseMlp();
+      }
       if (sandwich) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
       mlpSavedBytes = tape.totalBytes() - beforeMlp;
       break;
@@ -516,7 +533,10 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
   }
   const cb = tape.computeBytes;
   const ffnLocal = a.moe ? a.moe.expertFfn * a.moe.topK : a.ffn / tp;
-  const mlpWorking = (a.gatedMlp ? 3 : 2) * cb * T * ffnLocal;
+  // A tiled MLP's backward holds one shard's recomputed tensors and their gradients, plus the full input gradient.
+  const mlpWorking = tiledMlp
+    ? ((a.gatedMlp ? 3 : 2) * cb * T * ffnLocal + tiledMlp.savedBytes + tiledMlp.weightCopyBytes) / p.tiledMlpShards! + cb * T * a.hidden
+    : (a.gatedMlp ? 3 : 2) * cb * T * ffnLocal;
   // Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward), plus
   // the fp32 copy of the gradient when the softmax ran in fp32 on 16-bit scores. By then the block's MLP half has
   // been through its backward and released what it saved.

@@ -82,6 +82,27 @@ export class Tape {
     if (!this.saved.has(t.storage)) this.saved.set(t.storage, { what: t.what, bytes: t.storageBytes });
   }
 
+  /** A point to roll back to: what is saved so far. */
+  mark(): { saved: number; matmuls: number; weightCopyBytes: number } {
+    return { saved: this.saved.size, matmuls: this.matmulOutputs.length, weightCopyBytes: this.weightCopyBytes };
+  }
+
+  /**
+   * Forgets what was saved since `mark` (ops that ran without grad, as inside a recomputing autograd function) and
+   * returns how much that was.
+   */
+  rollback(mark: { saved: number; matmuls: number; weightCopyBytes: number }): { savedBytes: number; weightCopyBytes: number } {
+    let savedBytes = 0;
+    [...this.saved.keys()].slice(mark.saved).forEach((k) => {
+      savedBytes += this.saved.get(k)!.bytes;
+      this.saved.delete(k);
+    });
+    this.matmulOutputs.length = mark.matmuls;
+    const weightCopyBytes = this.weightCopyBytes - mark.weightCopyBytes;
+    this.weightCopyBytes = mark.weightCopyBytes;
+    return { savedBytes, weightCopyBytes };
+  }
+
   /** Extra saved bytes that are not a tensor of the graph (e.g. a cast weight copy under autocast). */
   saveExtra(what: string, bytes: number): void {
     this.saved.set(this.nextId++, { what, bytes });

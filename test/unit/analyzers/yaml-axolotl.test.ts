@@ -163,6 +163,18 @@ describe('analyzeAxolotlYaml', () => {
     }
   });
 
+  it('reads tiled_mlp (shards from tiled_mlp_num_shards, or from the sequence length) and flags a non-boolean', () => {
+    const on = 'tiled_mlp: true\n';
+    checkFacts(analyzeAxolotlYaml(on), on, [['tiledMlp', true, 'tiled_mlp', 'true']]);
+    const eight = 'tiled_mlp: true\ntiled_mlp_num_shards: 8\n';
+    checkFacts(analyzeAxolotlYaml(eight), eight, [['tiledMlp', 8, 'tiled_mlp_num_shards', '8']]);
+    assert.equal(factOf(analyzeAxolotlYaml('tiled_mlp: false\ntiled_mlp_num_shards: 8\n'), 'tiledMlp')?.value, false);
+    assert.ok(codes(analyzeAxolotlYaml('tiled_mlp: sometimes\n')).includes('invalid-value'));
+    // Llama-3.1-8B at 65,536 tokens: ceil(65536 / 4096) = 16 shards, listed as an assumption.
+    const r = resolveText('ax.yaml', 'base_model: meta-llama/Llama-3.1-8B\nsequence_len: 65536\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\ntiled_mlp: true\n');
+    assert.equal(r.setup?.tiled_mlp, true);
+  });
+
   it('normalizes optimizer names, torchao 4-bit AdamW included', () => {
     for (const [raw, norm] of [['adamw_torch_fused', 'adamw_fused'], ['adamw_bnb_8bit', 'adamw_8bit'], ['adamw_torch_4bit', 'adamw_4bit'], ['adafactor', 'adafactor'], ['lion_8bit', 'lion_8bit']] as const) {
       const text = `optimizer: ${raw}\n`;
