@@ -181,6 +181,10 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
     apply: (s) => (s.offload_optimizer === 'none' && s.optimizer !== 'none' ? { offload_optimizer: 'cpu', ...(s.zero_stage === 0 && s.fsdp === 'none' ? { zero_stage: 2 as const } : {}) } : undefined) });
   m.push({ id: 'offload-params', group: 'offload', title: base.fsdp !== 'none' ? fsdpOffload : 'Offload parameters and optimizer to CPU (ZeRO-Infinity)', changesResult: false,
     apply: (s) => (s.offload_params === 'none' ? { offload_params: 'cpu', offload_optimizer: 'cpu', ...(s.fsdp === 'none' ? { zero_stage: 3 as const } : {}) } : undefined) });
+  // Long sequences: a tiled MLP (DeepSpeed ALST TiledMLP, Axolotl tiled_mlp) keeps only each dense MLP's input and
+  // recomputes it shard by shard in backward: one more MLP forward.
+  m.push({ id: 'tiled-mlp', group: 'mlp', title: 'Tiled MLP (sequence shards, recomputed in backward)', changesResult: false,
+    apply: (s) => (s.tiled_mlp === false && s.seq_len >= 8192 ? { tiled_mlp: true } : undefined) });
   m.push({ id: 'adam8bit', group: 'optimizer', title: 'Switch to 8-bit AdamW (bitsandbytes)', changesResult: false,
     apply: (s) => (['adamw', 'adamw_fused', 'adamw_hf', 'paged_adamw'].includes(s.optimizer) && s.offload_optimizer === 'none' ? { optimizer: 'adamw_8bit' } : undefined) });
   m.push({ id: 'paged8bit', group: 'optimizer', title: 'Paged 8-bit AdamW (spills to host under pressure)', changesResult: false,
@@ -225,7 +229,7 @@ function applyAll(base: TrainingSetup, ms: readonly Move[]): { setup: TrainingSe
 const signature = (s: TrainingSetup): string =>
   `${s.method}|${s.lora?.r}|${s.lora?.use_dora ? 'dora' : ''}|${s.lora ? (s.lora.target_modules === 'all-linear' ? 'all' : s.lora.target_modules.length) : ''}|${s.quantization?.bits}|${s.weights_dtype}|${s.mixed_precision}|${s.master_weights}|${s.optimizer}|`
   + `${s.micro_batch_size}|${s.gradient_accumulation_steps}|${s.seq_len}|${s.gradient_checkpointing}|${s.attention}|${s.loss}|${s.zero_stage}|${s.fsdp}|`
-  + `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}`
+  + `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}|${s.eval_batch_size}|${s.kbit_upcast}|${s.tiled_mlp}|${s.preference?.reference}`
   + (s.rollout ? `|${s.rollout.batch}|${s.rollout.completion_len}|${s.rollout.reference}|${s.rollout.vllm_sleep}` : '');
 
 /** The step time of a setup as estimated: its trainable parameters and the paged optimizer state left in host RAM. */

@@ -53,8 +53,8 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   if (!parsed.ok) return { seconds: NaN, computeSeconds: NaN, communicationSeconds: 0, offloadSeconds: 0, explain: ['architecture incomplete'] };
   const a = parsed.arch;
   const P = setup.parameters ?? countParameters(a).total;
-  // MoE: only top-k experts run per token.
-  const activeP = a.moe ? P - (a.moe.experts - a.moe.topK) * 3 * a.hidden * a.moe.expertFfn * a.moe.moeLayers : P;
+  // MoE: only top-k experts run per token (transformers' Llama 4 runs every expert on every token).
+  const activeP = a.moe && a.family !== 'llama4' ? P - (a.moe.experts - a.moe.topK) * 3 * a.hidden * a.moe.expertFfn * a.moe.moeLayers : P;
   const world = setup.gpus_per_node * setup.nodes;
   const tp = setup.tensor_parallel;
   const pp = setup.pipeline_parallel;
@@ -75,7 +75,9 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   const peft = setup.method === 'lora' || setup.method === 'qlora' || setup.method === 'ia3';
   // Backward: activation gradients (= forward) + weight gradients (= forward) for trainable weights only.
   const bwd = peft || setup.method === 'freeze' ? fwd : 2 * fwd;
-  const recompute = setup.gradient_checkpointing === 'full' ? fwd : setup.gradient_checkpointing === 'selective' ? 0.3 * fwd : 0;
+  // A tiled MLP runs each dense MLP's forward once more in backward (per shard).
+  const tiledMlp = setup.tiled_mlp !== false && !a.moe ? 2 * (a.gatedMlp ? 3 : 2) * a.hidden * a.ffn * a.layers : 0;
+  const recompute = (setup.gradient_checkpointing === 'full' ? fwd : setup.gradient_checkpointing === 'selective' ? 0.3 * fwd : 0) + tiledMlp;
   const flopsPerToken = fwd + bwd + recompute + extraForwards * fwd;
   const dtype = setup.mixed_precision !== 'none' ? setup.mixed_precision : setup.weights_dtype;
   const peak = (dtype === 'fp32' ? (g.denseTflops.tf32 ?? g.denseTflops.fp32) : dtype === 'bf16' ? (g.denseTflops.bf16 ?? g.denseTflops.fp16) : g.denseTflops.fp16) * 1e12;

@@ -81,7 +81,7 @@ export const SETUP_FIELD_KEY: Readonly<Record<string, CanonicalKey>> = {
   optimizer: 'optimizer', zero_stage: 'zeroStage', offload_optimizer: 'offloadOptimizer', offload_params: 'offloadParams', fsdp: 'fsdp',
   method: 'method', gradient_accumulation_steps: 'gradientAccumulationSteps', model: 'model', weights_dtype: 'weightsDtype',
   mixed_precision: 'mixedPrecision', gpus_per_node: 'gpusPerNode', nodes: 'nodes', lora: 'loraR', quantization: 'quantBits',
-  tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpu: 'gpu', compile: 'compile', activation_offloading: 'activationOffloading',
+  tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpu: 'gpu', compile: 'compile', activation_offloading: 'activationOffloading', tiled_mlp: 'tiledMlp',
   context_parallel: 'contextParallel', expert_parallel: 'expertParallel', zero_hpz_partition_size: 'zeroHpzPartitionSize',
   zero_mics_shard_size: 'micsShardSize', batch_lengths: 'batchLengths', kbit_upcast: 'kbitUpcast', eval_batch_size: 'evalBatchSize', rollout: 'rollout', preference: 'preference',
   kernels: 'kernels', expandable_segments: 'expandableSegments', empty_cache_steps: 'emptyCacheSteps', galore: 'galore', badam: 'badam',

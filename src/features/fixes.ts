@@ -665,6 +665,7 @@ const RELATED: Partial<Record<string, readonly CanonicalKey[]>> = {
   loss: ['loss'],
   compile: ['compile'],
   activation_offloading: ['activationOffloading'],
+  tiled_mlp: ['tiledMlp'],
   zero_stage: ['zeroStage'],
   offload_optimizer: ['offloadOptimizer'],
   offload_params: ['offloadParams'],
@@ -694,7 +695,7 @@ const OWNERS: Partial<Record<string, readonly Format[]>> = {
 const DERIVED = new Set(['master_weights']);
 
 /** The value a key has when no file writes it (so writing nothing is correct). */
-const ABSENT_MEANS: Partial<Record<string, unknown>> = { zero_stage: 0, offload_optimizer: 'none', offload_params: 'none', fsdp: 'none', nodes: 1, compile: false, activation_offloading: false };
+const ABSENT_MEANS: Partial<Record<string, unknown>> = { zero_stage: 0, offload_optimizer: 'none', offload_params: 'none', fsdp: 'none', nodes: 1, compile: false, activation_offloading: false, tiled_mlp: false };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Planners: one setup change -> operations in one file's format.
@@ -1296,6 +1297,9 @@ function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
       return ok(op('liger_fused_linear_cross_entropy', false, { when: 'present' }), op('cut_cross_entropy', false, { when: 'present' }), op('chunked_cross_entropy', false, { when: 'present' }));
     case 'compile': return ok(op('torch_compile', Boolean(v)));
     case 'activation_offloading': return ok(op('activation_offloading', Boolean(v)));
+    case 'tiled_mlp':
+      if (v === false) return ok(op('tiled_mlp', false, { when: 'present' }));
+      return typeof v === 'number' ? ok(op('tiled_mlp', true), op('tiled_mlp_num_shards', v)) : ok(op('tiled_mlp', true));
     case 'method':
       if (v === 'lora') return ok(op('adapter', 'lora'), op('load_in_4bit', false, { when: 'present' }));
       if (v === 'qlora') return ok(op('adapter', 'qlora'), op('load_in_4bit', true), op('load_in_8bit', false, { when: 'present' }));

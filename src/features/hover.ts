@@ -156,6 +156,10 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
     case 'activationOffloading':
       v.push({ label: `activation offloading ${s.activation_offloading ? 'on -> off' : 'off -> on'}`, patch: { activation_offloading: !s.activation_offloading, gradient_checkpointing: s.gradient_checkpointing === 'none' ? 'full' : s.gradient_checkpointing } });
       break;
+    case 'tiledMlp':
+      v.push({ label: `tiled MLP ${s.tiled_mlp === false ? 'off -> on' : 'on -> off'}`, patch: { tiled_mlp: s.tiled_mlp === false } });
+      if (typeof s.tiled_mlp === 'number' && s.tiled_mlp > 1) v.push({ label: `tiled MLP shards ${s.tiled_mlp} -> ${s.tiled_mlp * 2}`, patch: { tiled_mlp: s.tiled_mlp * 2 } });
+      break;
     case 'evalBatchSize':
     case 'evalStrategy':
       if (s.eval_batch_size !== undefined && s.eval_batch_size > 1) v.push({ label: `eval batch ${s.eval_batch_size} -> ${Math.floor(s.eval_batch_size / 2)}`, patch: { eval_batch_size: Math.floor(s.eval_batch_size / 2) } });

@@ -176,6 +176,25 @@ describe('advice lists distinct trade-offs', () => {
   });
 });
 
+describe('advice: moves that change one setting the others do not see', () => {
+  it('a batch of 1 for the evaluation is an item of its own when the evaluation sets the peak', () => {
+    // Llama-3-8B LoRA, 4,096 tokens, eval batch 16 on an RTX 4090: the evaluation's logits (16 x 4096 x 128,256) peak.
+    const g = gpu('RTX-4090');
+    const r = advise(setupFor('meta-llama/Meta-Llama-3-8B', { method: 'lora', weights_dtype: 'bf16', seq_len: 4096, eval_batch_size: 16, gradient_checkpointing: 'full', attention: 'flash' }), { gpu: g, gpuSpec: g.spec });
+    assert.ok(r);
+    assert.equal(r.current.perGpu.phase, 'evaluation');
+    assert.deepEqual(r.items[0]?.changes, [{ key: 'eval_batch_size', value: 1 }]);
+  });
+  it('a tiled MLP at 131,072 tokens: fits on one H100, one more MLP forward per step', () => {
+    const g = gpu('H100-80GB');
+    const r = advise(setupFor('meta-llama/Llama-3.1-8B', { method: 'lora', weights_dtype: 'bf16', seq_len: 131072, gradient_checkpointing: 'full', attention: 'flash', loss: 'fused' }), { gpu: g, gpuSpec: g.spec });
+    assert.ok(r);
+    const tiled = r.items.find((i) => i.id === 'tiled-mlp');
+    assert.ok(tiled && tiled.fits && tiled.stepTimeFactor > 1 && tiled.stepTimeFactor < 1.1, tiled?.title);
+    assert.deepEqual(tiled.changes, [{ key: 'tiled_mlp', value: true }]);
+  });
+});
+
 describe('advice under FSDP', () => {
   // GLM-4.5-Air LoRA over 2 H100s with FSDP: the weights alone are 99.5 GiB per GPU.
   const s = setupFor('zai-org/GLM-4.5-Air', { method: 'lora', weights_dtype: 'bf16', seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash', gpus_per_node: 2, fsdp: 'full_shard' });

@@ -163,6 +163,12 @@ describe('features: hover', () => {
     assert.match(kb?.source ?? '', /default of trl: .*PR 4577.*kbit_upcast: norms/);
   });
 
+  it('tiled_mlp: the hover on the key prices turning it off (Llama-3.1-8B LoRA at 65,536 tokens, fused CE)', () => {
+    const yml = 'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\nsequence_len: 65536\n'
+      + 'gradient_checkpointing: true\nattn_implementation: flash_attention_2\nbf16: true\ncut_cross_entropy: true\nplugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\ntiled_mlp: true\n';
+    checkHover('/w/axolotl.yml', yml.replace('tiled_mlp', '‸tiled_mlp'), [/tiled MLP on -> off: \+/]);
+  });
+
   it('evaluation during training: HF\'s default eval batch of 8 is an assumption; Axolotl evaluates at micro_batch_size', () => {
     const py = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True, gradient_checkpointing=True, eval_strategy="steps")\n'
       + 'm = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B")\n';

@@ -136,6 +136,10 @@ describe('fixes: YAML', () => {
     checkFix('a.yml', 'base_model: x/y\nsdp_attention: true\n', { attention: 'flash' }, 'base_model: x/y\nsdp_attention: false\nflash_attention: true\n', 'axolotl-yaml');
     checkFix('a.yml', 'base_model: x/y\n', { attention: 'flash' }, 'base_model: x/y\nattn_implementation: flash_attention_2\n', 'axolotl-yaml');
   });
+  it('Axolotl: the tiled MLP is tiled_mlp, with tiled_mlp_num_shards for a shard count', () => {
+    checkFix('a.yml', 'base_model: x/y\nsequence_len: 65536\n', { tiled_mlp: true }, 'base_model: x/y\nsequence_len: 65536\ntiled_mlp: true\n', 'axolotl-yaml');
+    checkFix('a.yml', 'base_model: x/y\ntiled_mlp: false\n', { tiled_mlp: 8 }, 'base_model: x/y\ntiled_mlp: true\ntiled_mlp_num_shards: 8\n', 'axolotl-yaml');
+  });
   it('Axolotl: fused loss appends the Liger plugin to a block list', () => {
     checkFix('a.yml', 'base_model: x/y\nplugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\nmicro_batch_size: 1\n', { loss: 'fused' },
       'base_model: x/y\nplugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n  - axolotl.integrations.liger.LigerPlugin\nmicro_batch_size: 1\nliger_fused_linear_cross_entropy: true\n', 'axolotl-yaml');
