@@ -126,6 +126,8 @@ const FAMILY_ALIASES: Record<string, Family> = {
   glm4_moe: 'glm4_moe',
   // Llama 4 (Scout, Maverick): the text model under text_config of the image-text checkpoints (modeling_llama4.py).
   llama4: 'llama4', llama4_text: 'llama4',
+  // Mistral Small 3.1 / 3.2: the Mistral language model under text_config beside a Pixtral vision tower.
+  mistral3: 'mistral',
   // Qwen2-VL and Qwen2.5-VL: Qwen2 language models (multimodal rotary positions save nothing more) beside a ViT and a
   // patch merger (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py).
   qwen2_vl: 'qwen2', qwen2_5_vl: 'qwen2',
@@ -239,6 +241,22 @@ function llama4VisionParams(v: HfConfig, textHidden: number): number | undefined
   return embeddings + vit.layers * vit.layer + adapter + (num(v, 'vision_output_dim') ?? 4096) * textHidden;
 }
 
+/**
+ * Pixtral's vision tower and Mistral 3's projector (modeling_pixtral.py, modeling_mistral3.py): a patch convolution
+ * without bias, an RMSNorm, per layer two RMSNorms, q/k/v/o and a gated MLP without biases; the projector's RMSNorm,
+ * the patch merger (spatial_merge_size^2 x width -> width, no bias) and two linears into the language model's width.
+ */
+function pixtralParams(v: HfConfig, textHidden: number, merge: number, bias: boolean): number | undefined {
+  const w = num(v, 'hidden_size');
+  const inner = num(v, 'intermediate_size');
+  const layers = num(v, 'num_hidden_layers');
+  const patch = num(v, 'patch_size');
+  if (!w || !inner || !layers || !patch) return undefined;
+  const tower = (num(v, 'num_channels') ?? 3) * patch * patch * w + w + layers * (2 * w + 4 * w * w + 3 * w * inner);
+  const projector = w + merge * merge * w * w + (w * textHidden + (bias ? textHidden : 0)) + (textHidden * textHidden + (bias ? textHidden : 0));
+  return tower + projector;
+}
+
 export const SUPPORTED_MODEL_TYPES: readonly string[] = Object.keys(FAMILY_ALIASES);
 
 function num(cfg: HfConfig, ...keys: string[]): number | undefined {
@@ -278,11 +296,11 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   // Qwen2-VL / Qwen2.5-VL: the language model's fields at the top level (older config.json files) or under text_config.
   const qwenVl = modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl' || modelType === 'qwen3_vl';
   const textConfig = typeof config.text_config === 'object' && config.text_config !== null ? config.text_config as HfConfig : undefined;
-  const llama4Nested = modelType === 'llama4' && textConfig !== undefined;
+  const llama4Nested = (modelType === 'llama4' || modelType === 'mistral3') && textConfig !== undefined;
   const cfg: HfConfig = nested ? { ...GEMMA3_TEXT_DEFAULTS, ...(config.text_config as HfConfig), model_type: 'gemma3' }
     : modelType === 'gemma3' || modelType === 'gemma3_text' ? { ...GEMMA3_TEXT_DEFAULTS, ...config }
       : qwenVl && textConfig ? { ...config, ...textConfig, model_type: modelType }
-        : llama4Nested ? { ...textConfig, model_type: 'llama4' } : config;
+        : llama4Nested ? { ...textConfig, model_type: modelType } : config;
   if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
   const family = FAMILY_ALIASES[modelType.toLowerCase()];
   if (!family) {
@@ -407,8 +425,9 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
 
   let visionParams = 0;
   if (llama4Nested && typeof config.vision_config === 'object' && config.vision_config !== null) {
-    const v = llama4VisionParams(config.vision_config as HfConfig, hidden);
-    if (v === undefined) problems.push({ field: 'vision_config', message: 'a llama4 config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size' });
+    const vc = config.vision_config as HfConfig;
+    const v = modelType === 'llama4' ? llama4VisionParams(vc, hidden) : pixtralParams(vc, hidden, num(config, 'spatial_merge_size') ?? 2, bool(config, 'multimodal_projector_bias') ?? false);
+    if (v === undefined) problems.push({ field: 'vision_config', message: `a ${modelType} config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size` });
     else visionParams = v;
   }
   if (qwenVl) {

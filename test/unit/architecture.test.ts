@@ -227,6 +227,20 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(mods.find((m) => m.name === 'router')?.parameter, undefined);
   });
 
+  it('Mistral Small 24B and its image-text 3.1 checkpoint by hand: 32 heads x 128 over 5120, a Pixtral tower', () => {
+    // Per layer: q 5120 x 4096, k and v 5120 x 1024, o 4096 x 5120, MLP 3 x 5120 x 32768, two RMSNorms.
+    const layer = 5120 * 4096 + 2 * 5120 * 1024 + 4096 * 5120 + 3 * 5120 * 32768 + 2 * 5120;
+    const text = 40 * layer + 2 * 131_072 * 5120 + 5120;
+    assert.equal(text, 23_572_403_200);
+    assert.equal(count('mistralai/Mistral-Small-24B-Base-2501'), text);
+    // Pixtral: patch conv 3 x 14 x 14 x 1024 (no bias), ln_pre, 24 layers of two RMSNorms, q/k/v/o and a gated MLP of
+    // 4096 without biases; projector: RMSNorm, patch merger 4 x 1024 -> 1024, 1024 -> 5120, 5120 -> 5120 (no biases).
+    const tower = 3 * 14 * 14 * 1024 + 1024 + 24 * (2 * 1024 + 4 * 1024 * 1024 + 3 * 1024 * 4096);
+    const projector = 1024 + 4 * 1024 * 1024 + 1024 * 5120 + 5120 * 5120;
+    assert.equal(count('mistralai/Mistral-Small-3.1-24B-Instruct-2503'), text + tower + projector); // 24,011,361,280
+    assert.equal(archOf('mistralai/Mistral-Small-3.1-24B-Instruct-2503').family, 'mistral');
+  });
+
   it('GLM-4.5-Air and GLM-4.5 by hand: GQA with q/k/v biases, heads wider than hidden / heads, DeepSeek-style MoE', () => {
     // GLM-4.5-Air config.json: 96 heads x 128 (12,288 > hidden 4,096), 8 kv heads, q/k/v biases (o_proj has none),
     // 1 dense layer of 10,944, then 45 MoE layers of 128 experts x 1,408 + 1 shared expert + the router weight.

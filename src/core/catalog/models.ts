@@ -88,6 +88,13 @@ const LLAMA4_TEXT = {
   no_rope_layers: Array.from({ length: 48 }, (_, i) => ((i + 1) % 4 === 0 ? 0 : 1)),
 };
 
+/** Mistral Small 24B's language model (mistralai/Mistral-Small-24B-Base-2501 and the text_config of 3.1 / 3.2). */
+const MISTRAL_SMALL_TEXT = {
+  model_type: 'mistral', head_dim: 128, hidden_act: 'silu', hidden_size: 5120, intermediate_size: 32768, num_attention_heads: 32,
+  num_hidden_layers: 40, num_key_value_heads: 8, rms_norm_eps: 1e-5, rope_theta: 100000000, sliding_window: null, tie_word_embeddings: false,
+  torch_dtype: 'bfloat16', vocab_size: 131072,
+};
+
 /** Fields the GLM-4.5 family's config.json files share (zai-org/GLM-4.5, GLM-4.5-Air, GLM-4.6). */
 const GLM45_COMMON = {
   model_type: 'glm4_moe',
@@ -1104,6 +1111,30 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     config: { ...LLAMA4, text_config: { ...LLAMA4_TEXT, interleave_moe_layer_step: 2, num_local_experts: 128, use_qk_norm: false, max_position_embeddings: 1048576 } },
     publishedParams: 401_583_781_376,
     source: hf('meta-llama/Llama-4-Maverick-17B-128E-Instruct'),
+  },
+
+  // ---------------------------------------------------------------------------------------------
+  // Mistral Small 24B (40 layers of 32 heads x 128 over 5120, 8 kv heads, MLP 32768, vocabulary 131,072) and its
+  // image-text 3.1 / 3.2 checkpoints (mistral3: the same language model under text_config and a 24-layer Pixtral tower).
+  // Counts by hand in architecture.test.ts: 23,572,403,200 and 24,011,361,280.
+  // ---------------------------------------------------------------------------------------------
+  {
+    id: 'mistralai/Mistral-Small-24B-Base-2501',
+    aliases: ['mistralai/Mistral-Small-24B-Instruct-2501', 'mistralai/Devstral-Small-2505', 'mistralai/Magistral-Small-2506'],
+    config: { ...MISTRAL_SMALL_TEXT, architectures: ['MistralForCausalLM'], max_position_embeddings: 32768 },
+    publishedParams: 23_572_403_200,
+    source: hf('mistralai/Mistral-Small-24B-Base-2501'),
+  },
+  {
+    id: 'mistralai/Mistral-Small-3.1-24B-Instruct-2503',
+    aliases: ['mistralai/Mistral-Small-3.1-24B-Base-2503', 'mistralai/Mistral-Small-3.2-24B-Instruct-2506'],
+    config: {
+      model_type: 'mistral3', architectures: ['Mistral3ForConditionalGeneration'], spatial_merge_size: 2, multimodal_projector_bias: false,
+      text_config: { ...MISTRAL_SMALL_TEXT, max_position_embeddings: 131072 },
+      vision_config: { model_type: 'pixtral', hidden_size: 1024, intermediate_size: 4096, num_hidden_layers: 24, num_attention_heads: 16, head_dim: 64, patch_size: 14, image_size: 1540, num_channels: 3 },
+    },
+    publishedParams: 24_011_361_280,
+    source: hf('mistralai/Mistral-Small-3.1-24B-Instruct-2503'),
   },
 
   // ---------------------------------------------------------------------------------------------
