@@ -6,7 +6,7 @@ import type { HfConfig, Head } from './setup';
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3' | 'glm4_moe' | 'llama4';
+  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -128,6 +128,9 @@ const FAMILY_ALIASES: Record<string, Family> = {
   llama4: 'llama4', llama4_text: 'llama4',
   // Mistral Small 3.1 / 3.2: the Mistral language model under text_config beside a Pixtral vision tower.
   mistral3: 'mistral',
+  // OLMo 2 and 3: norms after the attention and the MLP only, q/k RMSNorms over the whole projections
+  // (modeling_olmo2.py; OLMo 3 adds sliding-window layers, read from layer_types).
+  olmo2: 'olmo2', olmo3: 'olmo2',
   // Qwen2-VL and Qwen2.5-VL: Qwen2 language models (multimodal rotary positions save nothing more) beside a ViT and a
   // patch merger (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py).
   qwen2_vl: 'qwen2', qwen2_5_vl: 'qwen2',
@@ -453,7 +456,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const arch: Architecture = {
     family, layers, encoderLayers, hidden, heads, kvHeads, headDim, ffn, vocab, tied, norm, gatedMlp,
     qkvBias, outBias, mlpBias,
-    qkNorm: family === 'qwen3' || family === 'qwen3_moe' || family === 'gemma3' || (family === 'glm4_moe' && bool(cfg, 'use_qk_norm') === true),
+    qkNorm: family === 'qwen3' || family === 'qwen3_moe' || family === 'gemma3' || family === 'olmo2' || (family === 'glm4_moe' && bool(cfg, 'use_qk_norm') === true),
     positions, maxPositions, moe, hiddenDropout, attentionDropout,
     defaultHead: family === 'bert' || family === 'roberta' ? 'masked_lm' : isT5 ? 'seq2seq_lm' : 'causal_lm',
     finalLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'final_logit_softcapping') !== undefined,
@@ -745,6 +748,11 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       // input and post-attention norms, q_a_layernorm (with a q LoRA rank) and kv_a_layernorm per layer. The router's
       // e_score_correction_bias is a buffer, not a parameter.
       blockNorms = (2 * h + (a.mla!.qLoraRank > 0 ? a.mla!.qLoraRank : 0) + a.mla!.kvLoraRank) * a.layers;
+      break;
+    case 'olmo2':
+      // post_attention and post_feedforward norms; q_norm and k_norm over the whole q and k projections.
+      blockNorms = 2 * normSize * a.layers;
+      extra += (a.heads + a.kvHeads) * a.headDim * a.layers;
       break;
     default:
       blockNorms = 2 * normSize * a.layers;

@@ -241,6 +241,20 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(archOf('mistralai/Mistral-Small-3.1-24B-Instruct-2503').family, 'mistral');
   });
 
+  it('OLMo 2 by hand: post-norms only, q/k norms over the whole projections (4096 + 4096 for the 7B)', () => {
+    // OLMo-2-1124-7B: per layer q/k/v/o 4 x 4096^2, MLP 3 x 4096 x 11008, post_attention / post_feedforward norms and
+    // q_norm / k_norm of 4096 each; untied 100,352 x 4096 embeddings and head; the final norm.
+    const layer7 = 4 * 4096 * 4096 + 3 * 4096 * 11008 + 4 * 4096;
+    assert.equal(count('allenai/OLMo-2-1124-7B'), 32 * layer7 + 2 * 100_352 * 4096 + 4096); // 7,298,617,344
+    assert.equal(count('allenai/OLMo-2-1124-7B'), 7_298_617_344);
+    // OLMo-2-0325-32B: 40 heads x 128 over 5120 with 8 kv heads: k_norm is 1024 wide.
+    const layer32 = 2 * 5120 * 5120 + 2 * 5120 * 1024 + 3 * 5120 * 27648 + 2 * 5120 + 5120 + 1024;
+    assert.equal(count('allenai/OLMo-2-0325-32B'), 64 * layer32 + 2 * 100_352 * 5120 + 5120); // 32,234,279,936
+    assert.equal(count('allenai/OLMo-2-0325-32B'), 32_234_279_936);
+    assert.equal(count('allenai/OLMo-2-1124-13B'), 13_716_198_400);
+    assert.equal(count('allenai/OLMo-2-0425-1B'), 1_484_916_736);
+  });
+
   it('GLM-4.5-Air and GLM-4.5 by hand: GQA with q/k/v biases, heads wider than hidden / heads, DeepSeek-style MoE', () => {
     // GLM-4.5-Air config.json: 96 heads x 128 (12,288 > hidden 4,096), 8 kv heads, q/k/v biases (o_proj has none),
     // 1 dense layer of 10,944, then 45 MoE layers of 128 experts x 1,408 + 1 shared expert + the router weight.

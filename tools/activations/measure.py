@@ -39,6 +39,7 @@ HF_SOURCES = {
     "deepseek_v3": "src/transformers/models/deepseek_v3/modeling_deepseek_v3.py@00b676f8f0489b88652a31d70751cc540dd06305",
     "glm4_moe": "src/transformers/models/glm4_moe/modeling_glm4_moe.py@a0699c971daff96403489086fcfd07469d20b17f",
     "llama4": "src/transformers/models/llama4/modeling_llama4.py@000c33fdfde12e1ffafbfcdb3c926df5727a00b6",
+    "olmo2": "src/transformers/models/olmo2/modeling_olmo2.py@000c33fdfde12e1ffafbfcdb3c926df5727a00b6",
 }
 
 
@@ -728,10 +729,12 @@ class LlamaLike(nn.Module):
             self.layers = nn.ModuleList([DeepseekLayer(cfg, i, attention) for i in range(cfg["num_hidden_layers"])])
         elif cfg["family"] == "llama4":
             self.layers = nn.ModuleList([Llama4Layer(cfg, i) for i in range(cfg["num_hidden_layers"])])
+        elif cfg["family"] == "olmo2":
+            self.layers = nn.ModuleList([Olmo2Layer(cfg) for _ in range(cfg["num_hidden_layers"])])
         else:
             Layer = GptOssLayer if cfg["family"] == "gpt_oss" else LlamaLayer
             self.layers = nn.ModuleList([Layer(cfg) for _ in range(cfg["num_hidden_layers"])])
-        Norm = {"gemma": GemmaRMSNorm, "gemma2": GemmaRMSNorm, "gemma3": GemmaRMSNorm, "gpt_oss": GptOssRMSNorm}.get(cfg["family"], LlamaRMSNorm)
+        Norm = {"gemma": GemmaRMSNorm, "gemma2": GemmaRMSNorm, "gemma3": GemmaRMSNorm, "gpt_oss": GptOssRMSNorm, "olmo2": GptOssRMSNorm}.get(cfg["family"], LlamaRMSNorm)
         self.norm = Norm(h, cfg["rms_norm_eps"])
         hd = cfg.get("head_dim") or h // cfg["num_attention_heads"]
         rd = int(hd * cfg.get("partial_rotary_factor", 1.0))
@@ -754,8 +757,9 @@ class LlamaLike(nn.Module):
                 with torch.no_grad():
                     freqs = (self.inv_freq[None, :, None].float() @ position_ids[:, None, :].float()).transpose(1, 2)
                     pos_emb = torch.polar(torch.ones_like(freqs), freqs)
-            else:
-                pos_emb = rope_cos_sin(self.inv_freq, position_ids, hs.dtype, repeat=self.cfg["family"] != "gpt_oss")
+            else:  # Olmo2RotaryEmbedding keeps cos / sin in fp32
+                dt = torch.float32 if self.cfg["family"] == "olmo2" else hs.dtype
+                pos_emb = rope_cos_sin(self.inv_freq, position_ids, dt, repeat=self.cfg["family"] != "gpt_oss")
         hs = run_layers(self, self.layers, hs, lambda i, x: (x, mask, position_ids, cache_position, pos_emb))
         with region("outside"):
             hs = self.norm(hs)
@@ -1101,6 +1105,54 @@ class Llama4Layer(nn.Module):
     def forward(self, hs, mask, position_ids, cache_position, pos_emb):
         hs = hs + self.self_attn(self.input_layernorm(hs), mask, pos_emb, cache_position)
         return hs + self.mlp(self.post_attention_layernorm(hs)).view(hs.shape)
+
+
+# ----------------------------------------------------------------------------------------
+# OLMo 2 (modeling_olmo2.py): norms after attention and MLP, q/k norms over the whole projections
+# ----------------------------------------------------------------------------------------
+class Olmo2Attention(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        h, nh, kv = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
+        self.hd, self.nh, self.kv = cfg.get("head_dim") or h // nh, nh, kv
+        self.scaling = self.hd ** -0.5
+        self.q_proj = make_linear(cfg, h, nh * self.hd, False, "q_proj")
+        self.k_proj = make_linear(cfg, h, kv * self.hd, False, "k_proj")
+        self.v_proj = make_linear(cfg, h, kv * self.hd, False, "v_proj")
+        self.o_proj = make_linear(cfg, nh * self.hd, h, False, "o_proj")
+        self.q_norm = GptOssRMSNorm(nh * self.hd, cfg["rms_norm_eps"])  # Olmo2RMSNorm: (weight * x_fp32).to(dtype)
+        self.k_norm = GptOssRMSNorm(kv * self.hd, cfg["rms_norm_eps"])
+
+    def forward(self, x, mask, cos, sin):
+        b, s, _ = x.shape
+        shp = (b, s, -1, self.hd)
+        q = self.q_norm(self.q_proj(x)).view(shp).transpose(1, 2)
+        k = self.k_norm(self.k_proj(x)).view(shp).transpose(1, 2)
+        v = self.v_proj(x).view(shp).transpose(1, 2)
+        qt, kt = q.dtype, k.dtype
+        q, k = apply_rotary(q, k, cos, sin)  # cos/sin stay fp32 (Olmo2RotaryEmbedding), the results are cast back
+        q, k = q.to(qt), k.to(kt)
+        p = self.cfg.get("attention_dropout", 0.0)
+        if self.cfg["_attn"] == "flash":
+            o = flash_attn(q, k, v, True, self.scaling, p).transpose(1, 2).contiguous()
+        else:
+            o = eager_attention(q, k, v, mask, self.scaling, self.nh // self.kv, p)
+        return self.o_proj(o.reshape(b, s, -1).contiguous())
+
+
+class Olmo2Layer(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.self_attn = Olmo2Attention(cfg)
+        self.mlp = LlamaMLP(cfg)
+        self.post_attention_layernorm = GptOssRMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        self.post_feedforward_layernorm = GptOssRMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+
+    def forward(self, hs, mask, position_ids, cache_position, pos_emb):
+        cos, sin = pos_emb
+        hs = hs + self.post_attention_layernorm(self.self_attn(hs, mask, cos, sin))
+        return hs + self.post_feedforward_layernorm(self.mlp(hs))
 
 
 # ----------------------------------------------------------------------------------------
@@ -1533,7 +1585,7 @@ class T5(nn.Module):
 FAMILY_CLASS = {"llama": LlamaLike, "qwen2": LlamaLike, "gemma": LlamaLike, "phi3": LlamaLike,
                 "mixtral": LlamaLike, "qwen2_moe": LlamaLike, "gpt2": GPT2, "gpt_neox": GPTNeoX,
                 "bert": Bert, "t5": T5, "gpt_oss": LlamaLike, "gemma2": LlamaLike, "gemma3": LlamaLike,
-                "deepseek_v3": LlamaLike, "glm4_moe": LlamaLike, "llama4": LlamaLike}
+                "deepseek_v3": LlamaLike, "glm4_moe": LlamaLike, "llama4": LlamaLike, "olmo2": LlamaLike}
 
 
 # ----------------------------------------------------------------------------------------
@@ -1600,6 +1652,10 @@ def make_cfg(family, b, s, h, nh, kv, V, fi=0):
                     norm_topk_prob=True, routed_scaling_factor=1.0, rms_norm_eps=1e-5, rope_theta=1000000.0,
                     attention_dropout=0.0, hidden_act="silu", attention_bias=True, tie_word_embeddings=False,
                     max_position_embeddings=4096)
+    elif family == "olmo2":
+        base.update(num_key_value_heads=kv, head_dim=h // nh, intermediate_size=swiglu_ffn, rms_norm_eps=1e-6,
+                    rope_theta=500000.0, attention_dropout=0.0, hidden_act="silu", attention_bias=False,
+                    tie_word_embeddings=False, max_position_embeddings=4096)
     elif family == "llama4":
         # Even points: every layer MoE, q/k rotated and L2-normed (Scout's rotary layers); odd points: MoE in layer 1
         # only, a dense MLP of intermediate_size_mlp elsewhere, NoPE layers with temperature tuning (Maverick's mix).
@@ -1805,7 +1861,7 @@ def main():
         return 1 if verify(load_cases(args.verify)) else 0
     torch.set_num_threads(2)
     fams = ["llama", "qwen2", "gemma", "gemma2", "gemma3", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss",
-            "deepseek_v3", "glm4_moe", "llama4"]
+            "deepseek_v3", "glm4_moe", "llama4", "olmo2"]
     if args.families:
         fams = args.families.split(",")
     points = POINTS[:3] if args.quick else POINTS
@@ -1850,12 +1906,13 @@ def main():
                             want = pi == 1 and ck == "none" and attn == "flash" and targets == "all-linear"
                             cases.append(measure("llama", pt, "qlora_amp_bf16", attn, ck, lora=lora, want_tensors=want))
         print(f"qlora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
-    # LoRA on the attention projections of the MoE families (gpt-oss: PEFT all-linear reaches nothing else, its experts
+    # LoRA on the attention projections (gpt-oss: PEFT all-linear reaches nothing else, its experts
     # and router are not nn.Linear; DeepSeek: the MLA projections)
     attention_targets = {"gpt_oss": ["q_proj", "k_proj", "v_proj", "o_proj"],
                          "deepseek_v3": ["q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"],
                          "glm4_moe": ["q_proj", "k_proj", "v_proj", "o_proj"],
-                         "llama4": ["q_proj", "k_proj", "v_proj", "o_proj"]}
+                         "llama4": ["q_proj", "k_proj", "v_proj", "o_proj"],
+                         "olmo2": ["q_proj", "k_proj", "v_proj", "o_proj"]}
     for fam, targets in attention_targets.items():
         if fam not in fams:
             continue

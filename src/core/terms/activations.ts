@@ -138,6 +138,8 @@ function targetsKey(t: ReadonlySet<string>): string {
 function rmsNormOf(a: Architecture, weightBytes: number): { style: 'llama' | 'gemma' | 'gpt_oss'; weightBytes: number } {
   if (a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3') return { style: 'gemma', weightBytes };
   if (a.family === 'gpt_oss') return { style: 'gpt_oss', weightBytes: 4 };
+  // Olmo2RMSNorm: (weight * normalized_fp32).to(input_dtype), as gpt-oss's, with the weight in the model dtype.
+  if (a.family === 'olmo2') return { style: 'gpt_oss', weightBytes };
   return { style: 'llama', weightBytes };
 }
 
@@ -447,8 +449,10 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
       break;
     }
     default: {
-      // Llama family: pre-norm, rotary (saves only cos/sin, which need no grad), GQA, gated MLP.
-      const h1 = norm(x0, 'input_layernorm');
+      // Llama family: pre-norm, rotary (saves only cos/sin, which need no grad), GQA, gated MLP. OLMo 2 normalizes the
+      // attention and MLP outputs instead of their inputs.
+      const postOnly = a.family === 'olmo2';
+      const h1 = postOnly ? x0 : norm(x0, 'input_layernorm');
       if (a.mla) {
         const x1 = tape.free(mlaAttention(h1), 'residual', Tsp * a.hidden, residualBytes);
         const beforeMlp = tape.totalBytes();
@@ -476,8 +480,9 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
         v = linear(h1, 'v_proj', kvd, 'v_proj output');
       }
       if (a.qkNorm) {
-        q = tape.rmsNorm(q, T * heads, p.normsTrainable, 'q_norm', rms.weightBytes, rms.style);
-        k = tape.rmsNorm(k, T * kvHeads, p.normsTrainable, 'k_norm', rms.weightBytes, rms.style);
+        // Per head (Qwen3, Gemma 3, GLM-4.5), or over the whole projection (OLMo 2: one row per token).
+        q = tape.rmsNorm(q, postOnly ? T : T * heads, p.normsTrainable, 'q_norm', rms.weightBytes, rms.style);
+        k = tape.rmsNorm(k, postOnly ? T : T * kvHeads, p.normsTrainable, 'k_norm', rms.weightBytes, rms.style);
       }
       // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin creates new q/k tensors (fp32 when 4/8-bit linears return fp32).
       let qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
@@ -499,10 +504,10 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
       // Llama 4's eager attention takes the softmax in the scores' dtype (no fp32 upcast).
       const att = attentionCore(qr, kr, v, { causalRepeat: true, softmaxFp32: a.family !== 'gpt_oss' && a.family !== 'llama4', dropout: a.attentionDropout, sinks: a.family === 'gpt_oss' });
       const o = linear(att, a.family === 'qwen' ? 'c_proj' : 'o_proj', a.hidden, 'o_proj output');
-      let x1 = tape.free(o, 'residual', Tsp * a.hidden, residualBytes);
+      let x1 = tape.free(postOnly ? norm(o, 'post_attention_layernorm') : o, 'residual', Tsp * a.hidden, residualBytes);
       if (sandwich) x1 = norm(x1, 'post_attention_layernorm');
       const beforeMlp = tape.totalBytes();
-      const h2 = norm(x1, sandwich ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
+      const h2 = postOnly ? x1 : norm(x1, sandwich ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
       const denseMlp = (): Tensor => gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
       if (p.tiledMlpShards && !(moeBlock && a.moe) && a.family !== 'gpt_oss') {
         // TiledMLP.forward: ctx.save_for_backward(x), then each shard under no_grad; what the MLP would keep exists
@@ -515,7 +520,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
         layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2)
           : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear) : a.family === 'llama4' ? llama4Moe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear)) : denseMlp();
       }
-      if (sandwich) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
+      if (sandwich || postOnly) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
       mlpSavedBytes = tape.totalBytes() - beforeMlp;
       break;
     }
