@@ -6,7 +6,7 @@ import type { HfConfig, Head } from './setup';
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2';
+  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -102,6 +102,8 @@ export interface Architecture {
    */
   readonly layerPattern?: { readonly moe: readonly boolean[]; readonly rope: readonly boolean[]; readonly temperatureTuning: boolean };
   readonly qkL2Norm?: boolean;
+  /** Fraction of each head that is rotated (partial_rotary_factor; 1 unless the config says otherwise). */
+  readonly partialRotary: number;
 }
 
 export interface ArchitectureProblem {
@@ -124,6 +126,9 @@ const FAMILY_ALIASES: Record<string, Family> = {
   // GLM-4.5 / 4.5-Air / 4.6: grouped-query attention with q/k/v biases, partial rotary and optional per-head q/k norms,
   // then DeepSeek-V3's MoE block after the first dense layers (modeling_glm4_moe.py).
   glm4_moe: 'glm4_moe',
+  // GLM-4-0414 (9B, 32B): norms before and after the attention and the MLP, q/k/v biases, a fused gate_up_proj and half
+  // of each head rotated with interleaved pairs (modeling_glm4.py).
+  glm4: 'glm4',
   // Llama 4 (Scout, Maverick): the text model under text_config of the image-text checkpoints (modeling_llama4.py).
   llama4: 'llama4', llama4_text: 'llama4',
   // Mistral Small 3.1 / 3.2: the Mistral language model under text_config beside a Pixtral vision tower.
@@ -467,6 +472,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     slidingWindow: slidingLayers > 0 ? window : 0,
     ...(mla ? { mla } : {}),
     ...(layerPattern ? { layerPattern, qkL2Norm: bool(cfg, 'use_qk_norm') ?? true } : {}),
+    partialRotary: num(cfg, 'partial_rotary_factor') ?? (family === 'glm4' || family === 'glm4_moe' ? 0.5 : 1),
   };
   // Acts are read for their effect on saved tensors; an unknown activation does not change the byte count.
   void act;
@@ -581,6 +587,11 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('dense', qd, h, true, L, 'attention');
       add('fc1', h, a.ffn, true, L, 'mlp');
       add('fc2', a.ffn, h, true, L, 'mlp');
+      break;
+    case 'glm4':
+      gqaAttention(a, add);
+      add('gate_up_proj', h, 2 * a.ffn, false, L, 'mlp');
+      add('down_proj', a.ffn, h, false, L, 'mlp');
       break;
     case 'phi3':
       add('qkv_proj', h, qd + 2 * kvd, false, L, 'attention');
@@ -719,6 +730,7 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
   let extra = 0;
   switch (a.family) {
     case 'gemma2':
+    case 'glm4':
     case 'gemma3':
       blockNorms = 4 * h * a.layers; // input, post_attention, pre_feedforward, post_feedforward
       if (a.qkNorm) extra += 2 * a.headDim * a.layers; // Gemma 3 q_norm, k_norm

@@ -255,6 +255,15 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('allenai/OLMo-2-0425-1B'), 1_484_916_736);
   });
 
+  it('GLM-4-9B-0414 by hand: q/k/v biases (2 kv heads of 128), fused gate_up_proj, four norms per layer', () => {
+    const layer = (4096 * 4096 + 4096) + 2 * (4096 * 256 + 256) + 4096 * 4096 + 4096 * 2 * 13696 + 13696 * 4096 + 4 * 4096;
+    assert.equal(count('THUDM/GLM-4-9B-0414'), 40 * layer + 2 * 151_552 * 4096 + 4096); // 9,400,279,040
+    assert.equal(count('THUDM/GLM-4-9B-0414'), 9_400_279_040);
+    const a = archOf('THUDM/GLM-4-9B-0414');
+    assert.equal(a.partialRotary, 0.5);
+    assert.deepEqual(linearModules(a).map((m) => m.name), ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
+  });
+
   it('GLM-4.5-Air and GLM-4.5 by hand: GQA with q/k/v biases, heads wider than hidden / heads, DeepSeek-style MoE', () => {
     // GLM-4.5-Air config.json: 96 heads x 128 (12,288 > hidden 4,096), 8 kv heads, q/k/v biases (o_proj has none),
     // 1 dense layer of 10,944, then 45 MoE layers of 128 experts x 1,408 + 1 shared expert + the router weight.

@@ -40,6 +40,7 @@ HF_SOURCES = {
     "glm4_moe": "src/transformers/models/glm4_moe/modeling_glm4_moe.py@a0699c971daff96403489086fcfd07469d20b17f",
     "llama4": "src/transformers/models/llama4/modeling_llama4.py@000c33fdfde12e1ffafbfcdb3c926df5727a00b6",
     "olmo2": "src/transformers/models/olmo2/modeling_olmo2.py@000c33fdfde12e1ffafbfcdb3c926df5727a00b6",
+    "glm4": "src/transformers/models/glm4/modeling_glm4.py@00d01786ab67861791c57a11f3fca93e342c9e2d",
 }
 
 
@@ -419,6 +420,25 @@ def apply_rotary_partial(q, k, cos, sin):  # phi3 (rotary_dim = cos.shape[-1], c
     return q_embed, k_embed
 
 
+def rotate_half_interleaved(x):  # GLM-4 rotate_half: pairs (0, 1), (2, 3), ...
+    x1 = x[..., 0::2]
+    x2 = x[..., 1::2]
+    return torch.stack((-x2, x1), dim=-1).flatten(-2)
+
+
+def apply_rotary_interleaved(q, k, cos, sin):  # GLM-4 apply_rotary_pos_emb
+    cos = cos.unsqueeze(1)
+    sin = sin.unsqueeze(1)
+    cos = cos[..., : cos.shape[-1] // 2].repeat_interleave(2, dim=-1)
+    sin = sin[..., : sin.shape[-1] // 2].repeat_interleave(2, dim=-1)
+    rd = cos.shape[-1]
+    q_rot, q_pass = q[..., :rd], q[..., rd:]
+    k_rot, k_pass = k[..., :rd], k[..., rd:]
+    q_embed = torch.cat([(q_rot * cos) + (rotate_half_interleaved(q_rot) * sin), q_pass], dim=-1)
+    k_embed = torch.cat([(k_rot * cos) + (rotate_half_interleaved(k_rot) * sin), k_pass], dim=-1)
+    return q_embed, k_embed
+
+
 def repeat_kv(x, n_rep):
     b, nkv, s, d = x.shape
     if n_rep == 1:
@@ -615,8 +635,9 @@ class LlamaAttention(nn.Module):
         if cfg["family"] == "glm4_moe" and cfg.get("use_qk_norm"):  # Glm4MoeAttention q_norm / k_norm over head_dim
             self.q_norm = LlamaRMSNorm(self.hd, cfg["rms_norm_eps"])
             self.k_norm = LlamaRMSNorm(self.hd, cfg["rms_norm_eps"])
-        # GLM-4.5 rotates the first partial_rotary_factor of each head and concatenates the rest (apply_rotary_pos_emb)
-        self.rotary = apply_rotary_partial if cfg["family"] == "glm4_moe" else apply_rotary
+        # GLM-4.5 rotates the first partial_rotary_factor of each head and concatenates the rest (apply_rotary_pos_emb);
+        # GLM-4 does the same on interleaved pairs
+        self.rotary = {"glm4_moe": apply_rotary_partial, "glm4": apply_rotary_interleaved}.get(cfg["family"], apply_rotary)
 
     def forward(self, x, mask, cos, sin):
         b, s, _ = x.shape
@@ -654,20 +675,20 @@ class LlamaLayer(nn.Module):
         self.cfg = cfg
         self.input_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
         self.post_attention_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
-        if fam in ("gemma2", "gemma3"):  # Gemma2/3DecoderLayer: the attention and MLP outputs are normalized too
+        if fam in ("gemma2", "gemma3", "glm4"):  # Gemma2/3 and Glm4DecoderLayer: the attention and MLP outputs are normalized too
             self.pre_feedforward_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
             self.post_feedforward_layernorm = Norm(cfg["hidden_size"], cfg["rms_norm_eps"])
         self.self_attn = LlamaAttention(cfg)
         if fam in ("mixtral", "qwen2_moe"):
             self.mlp = SparseMoe(cfg, fam)
-        elif fam == "phi3":
+        elif fam in ("phi3", "glm4"):  # Glm4MLP: the same fused gate_up_proj, up * act(gate)
             self.mlp = Phi3MLP(cfg)
         else:
             self.mlp = LlamaMLP(cfg)
 
     def forward(self, hs, mask, position_ids, cache_position, pos_emb):
         cos, sin = pos_emb
-        if self.fam in ("gemma2", "gemma3"):
+        if self.fam in ("gemma2", "gemma3", "glm4"):
             hs = hs + self.post_attention_layernorm(self.self_attn(self.input_layernorm(hs), mask, cos, sin))
             return hs + self.post_feedforward_layernorm(self.mlp(self.pre_feedforward_layernorm(hs)))
         res = hs
@@ -1585,7 +1606,7 @@ class T5(nn.Module):
 FAMILY_CLASS = {"llama": LlamaLike, "qwen2": LlamaLike, "gemma": LlamaLike, "phi3": LlamaLike,
                 "mixtral": LlamaLike, "qwen2_moe": LlamaLike, "gpt2": GPT2, "gpt_neox": GPTNeoX,
                 "bert": Bert, "t5": T5, "gpt_oss": LlamaLike, "gemma2": LlamaLike, "gemma3": LlamaLike,
-                "deepseek_v3": LlamaLike, "glm4_moe": LlamaLike, "llama4": LlamaLike, "olmo2": LlamaLike}
+                "deepseek_v3": LlamaLike, "glm4_moe": LlamaLike, "llama4": LlamaLike, "olmo2": LlamaLike, "glm4": LlamaLike}
 
 
 # ----------------------------------------------------------------------------------------
@@ -1652,6 +1673,11 @@ def make_cfg(family, b, s, h, nh, kv, V, fi=0):
                     norm_topk_prob=True, routed_scaling_factor=1.0, rms_norm_eps=1e-5, rope_theta=1000000.0,
                     attention_dropout=0.0, hidden_act="silu", attention_bias=True, tie_word_embeddings=False,
                     max_position_embeddings=4096)
+    elif family == "glm4":
+        # GLM-4-0414: q/k/v biases, half of each head rotated on interleaved pairs, four norms per layer.
+        base.update(num_key_value_heads=kv, head_dim=h // nh, partial_rotary_factor=0.5, intermediate_size=swiglu_ffn,
+                    rms_norm_eps=1e-5, rope_theta=10000.0, attention_dropout=0.0, hidden_act="silu", attention_bias=True,
+                    tie_word_embeddings=False, max_position_embeddings=4096)
     elif family == "olmo2":
         base.update(num_key_value_heads=kv, head_dim=h // nh, intermediate_size=swiglu_ffn, rms_norm_eps=1e-6,
                     rope_theta=500000.0, attention_dropout=0.0, hidden_act="silu", attention_bias=False,
@@ -1861,7 +1887,7 @@ def main():
         return 1 if verify(load_cases(args.verify)) else 0
     torch.set_num_threads(2)
     fams = ["llama", "qwen2", "gemma", "gemma2", "gemma3", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss",
-            "deepseek_v3", "glm4_moe", "llama4", "olmo2"]
+            "deepseek_v3", "glm4_moe", "llama4", "olmo2", "glm4"]
     if args.families:
         fams = args.families.split(",")
     points = POINTS[:3] if args.quick else POINTS
@@ -1912,7 +1938,8 @@ def main():
                          "deepseek_v3": ["q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"],
                          "glm4_moe": ["q_proj", "k_proj", "v_proj", "o_proj"],
                          "llama4": ["q_proj", "k_proj", "v_proj", "o_proj"],
-                         "olmo2": ["q_proj", "k_proj", "v_proj", "o_proj"]}
+                         "olmo2": ["q_proj", "k_proj", "v_proj", "o_proj"],
+                         "glm4": ["q_proj", "k_proj", "v_proj", "o_proj"]}
     for fam, targets in attention_targets.items():
         if fam not in fams:
             continue

@@ -1173,6 +1173,21 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
 
   // ---------------------------------------------------------------------------------------------
+  // GLM-4-0414 (glm4): 40 layers of 32 heads x 128 (2 kv heads) over 4096, q/k/v biases, a fused gate_up_proj of
+  // 2 x 13696, four RMSNorms per layer. Count by hand in architecture.test.ts: 9,400,279,040.
+  // ---------------------------------------------------------------------------------------------
+  {
+    id: 'THUDM/GLM-4-9B-0414',
+    aliases: ['zai-org/GLM-4-9B-0414', 'THUDM/GLM-Z1-9B-0414', 'zai-org/GLM-Z1-9B-0414'],
+    config: {
+      model_type: 'glm4', architectures: ['Glm4ForCausalLM'], attention_bias: true, head_dim: 128, hidden_act: 'silu', hidden_size: 4096,
+      intermediate_size: 13696, max_position_embeddings: 32768, num_attention_heads: 32, num_hidden_layers: 40, num_key_value_heads: 2,
+      partial_rotary_factor: 0.5, rms_norm_eps: 1e-5, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 151552,
+    },
+    source: hf('THUDM/GLM-4-9B-0414'),
+  },
+
+  // ---------------------------------------------------------------------------------------------
   // GLM-4.5 family (modeling_glm4_moe.py): 96 query heads of 128 and 8 key/value heads (wider than hidden / heads),
   // q/k/v biases, half of each head rotated, a dense first layer (three for GLM-4.5), then 128 (160) routed experts
   // top-8 and one shared expert. Both uploads also store one multi-token-prediction layer (layers.46 / layers.92, with

@@ -277,7 +277,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
 
   const rms = rmsNormOf(a, normBytes);
   /** Gemma 2 and 3 normalize the attention and MLP outputs too (post_attention, pre/post_feedforward norms). */
-  const sandwich = a.family === 'gemma2' || a.family === 'gemma3';
+  const sandwich = a.family === 'gemma2' || a.family === 'gemma3' || a.family === 'glm4';
   const norm = (x: Tensor, what: string): Tensor =>
     a.norm === 'rms'
       ? tape.rmsNorm(x, x.elems / a.hidden, normWeight.trainable, what, rms.weightBytes, rms.style)
@@ -485,6 +485,9 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
         k = tape.rmsNorm(k, postOnly ? T : T * kvHeads, p.normsTrainable, 'k_norm', rms.weightBytes, rms.style);
       }
       // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin creates new q/k tensors (fp32 when 4/8-bit linears return fp32).
+      // GLM-4 interleaves the rotary pairs: each layer builds repeat_interleave copies of the rotated half of cos and sin
+      // (one row of positions, in the hidden states' dtype), which the multiplies keep.
+      if (a.family === 'glm4' && q.rg) tape.saveExtra('interleaved cos / sin (per layer)', 2 * s * Math.round(a.headDim * a.partialRotary) * p.weightBytes);
       let qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
       let kr = tape.free(k, 'k after rotary', T * kvd, upcast && p.quantizedBase ? k.bytesPerElem : tape.computeBytes);
       if (a.layerPattern && !rope) {
@@ -504,11 +507,14 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
       // Llama 4's eager attention takes the softmax in the scores' dtype (no fp32 upcast).
       const att = attentionCore(qr, kr, v, { causalRepeat: true, softmaxFp32: a.family !== 'gpt_oss' && a.family !== 'llama4', dropout: a.attentionDropout, sinks: a.family === 'gpt_oss' });
       const o = linear(att, a.family === 'qwen' ? 'c_proj' : 'o_proj', a.hidden, 'o_proj output');
-      let x1 = tape.free(postOnly ? norm(o, 'post_attention_layernorm') : o, 'residual', Tsp * a.hidden, residualBytes);
-      if (sandwich) x1 = norm(x1, 'post_attention_layernorm');
+      // OLMo 2 and GLM-4 normalize the attention output before the residual sum (its 16-bit output is upcast by the
+      // norm); Gemma's byte counts come out the same either way.
+      const normBeforeSum = postOnly || a.family === 'glm4';
+      let x1 = tape.free(normBeforeSum ? norm(o, 'post_attention_layernorm') : o, 'residual', Tsp * a.hidden, residualBytes);
+      if (sandwich && !normBeforeSum) x1 = norm(x1, 'post_attention_layernorm');
       const beforeMlp = tape.totalBytes();
       const h2 = postOnly ? x1 : norm(x1, sandwich ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
-      const denseMlp = (): Tensor => gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
+      const denseMlp = (): Tensor => gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' || a.family === 'glm4' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
       if (p.tiledMlpShards && !(moeBlock && a.moe) && a.family !== 'gpt_oss') {
         // TiledMLP.forward: ctx.save_for_backward(x), then each shard under no_grad; what the MLP would keep exists
         // only for one shard at a time, while backward recomputes it.
