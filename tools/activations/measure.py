@@ -409,15 +409,18 @@ def apply_rotary(q, k, cos, sin):  # llama
     return (q * cos) + (rotate_half(q) * sin), (k * cos) + (rotate_half(k) * sin)
 
 
-def apply_rotary_partial(q, k, cos, sin):  # phi3 (rotary_dim = cos.shape[-1], cat with pass-through)
-    cos = cos.unsqueeze(1)
-    sin = sin.unsqueeze(1)
+def rotate_prefix(q, k, cos, sin, rotate):
+    """Rotates the first cos.shape[-1] features of each head and concatenates the rest back."""
     rd = cos.shape[-1]
     q_rot, q_pass = q[..., :rd], q[..., rd:]
     k_rot, k_pass = k[..., :rd], k[..., rd:]
-    q_embed = torch.cat([(q_rot * cos) + (rotate_half(q_rot) * sin), q_pass], dim=-1)
-    k_embed = torch.cat([(k_rot * cos) + (rotate_half(k_rot) * sin), k_pass], dim=-1)
+    q_embed = torch.cat([(q_rot * cos) + (rotate(q_rot) * sin), q_pass], dim=-1)
+    k_embed = torch.cat([(k_rot * cos) + (rotate(k_rot) * sin), k_pass], dim=-1)
     return q_embed, k_embed
+
+
+def apply_rotary_partial(q, k, cos, sin):  # phi3, GLM-4.5 (rotary_dim = cos.shape[-1], cat with pass-through)
+    return rotate_prefix(q, k, cos.unsqueeze(1), sin.unsqueeze(1), rotate_half)
 
 
 def rotate_half_interleaved(x):  # GLM-4 rotate_half: pairs (0, 1), (2, 3), ...
@@ -426,17 +429,12 @@ def rotate_half_interleaved(x):  # GLM-4 rotate_half: pairs (0, 1), (2, 3), ...
     return torch.stack((-x2, x1), dim=-1).flatten(-2)
 
 
-def apply_rotary_interleaved(q, k, cos, sin):  # GLM-4 apply_rotary_pos_emb
+def apply_rotary_interleaved(q, k, cos, sin):  # GLM-4 apply_rotary_pos_emb: cos / sin halves interleaved per layer
     cos = cos.unsqueeze(1)
     sin = sin.unsqueeze(1)
     cos = cos[..., : cos.shape[-1] // 2].repeat_interleave(2, dim=-1)
     sin = sin[..., : sin.shape[-1] // 2].repeat_interleave(2, dim=-1)
-    rd = cos.shape[-1]
-    q_rot, q_pass = q[..., :rd], q[..., rd:]
-    k_rot, k_pass = k[..., :rd], k[..., rd:]
-    q_embed = torch.cat([(q_rot * cos) + (rotate_half_interleaved(q_rot) * sin), q_pass], dim=-1)
-    k_embed = torch.cat([(k_rot * cos) + (rotate_half_interleaved(k_rot) * sin), k_pass], dim=-1)
-    return q_embed, k_embed
+    return rotate_prefix(q, k, cos, sin, rotate_half_interleaved)
 
 
 def repeat_kv(x, n_rep):
@@ -1049,6 +1047,17 @@ def llama4_eager_attention(q, k, v, mask, scaling, n_rep, p):
     return torch.matmul(w, v).transpose(1, 2).contiguous()
 
 
+def attend(mod, q, k, v, mask, eager=None):
+    """flash_attention_2 or the eager path on (b, heads, s, d) q/k/v, then o_proj over the merged heads."""
+    b, s = q.shape[0], q.shape[2]
+    p = mod.cfg.get("attention_dropout", 0.0)
+    if mod.cfg["_attn"] == "flash":
+        o = flash_attn(q, k, v, True, mod.scaling, p).transpose(1, 2).contiguous()
+    else:
+        o = (eager or eager_attention)(q, k, v, mask, mod.scaling, mod.nh // mod.kv, p)
+    return mod.o_proj(o.reshape(b, s, -1).contiguous())
+
+
 class Llama4Attention(nn.Module):
     def __init__(self, cfg, idx):
         super().__init__()
@@ -1077,12 +1086,7 @@ class Llama4Attention(nn.Module):
             scales = torch.log1p(torch.floor((cache_position.float() + 1.0) / self.cfg["floor_scale"])) * self.cfg["attn_scale"] + 1.0
             q = (q * scales.view((1, s, 1, 1)).expand((b, s, 1, 1))).to(q.dtype)
         q, k = q.transpose(1, 2), k.transpose(1, 2)
-        p = self.cfg.get("attention_dropout", 0.0)
-        if self.cfg["_attn"] == "flash":
-            o = flash_attn(q, k, v, True, self.scaling, p).transpose(1, 2).contiguous()
-        else:
-            o = llama4_eager_attention(q, k, v, mask, self.scaling, self.nh // self.kv, p)
-        return self.o_proj(o.reshape(b, s, -1).contiguous())
+        return attend(self, q, k, v, mask, llama4_eager_attention)
 
 
 class Llama4Moe(nn.Module):
@@ -1154,12 +1158,7 @@ class Olmo2Attention(nn.Module):
         qt, kt = q.dtype, k.dtype
         q, k = apply_rotary(q, k, cos, sin)  # cos/sin stay fp32 (Olmo2RotaryEmbedding), the results are cast back
         q, k = q.to(qt), k.to(kt)
-        p = self.cfg.get("attention_dropout", 0.0)
-        if self.cfg["_attn"] == "flash":
-            o = flash_attn(q, k, v, True, self.scaling, p).transpose(1, 2).contiguous()
-        else:
-            o = eager_attention(q, k, v, mask, self.scaling, self.nh // self.kv, p)
-        return self.o_proj(o.reshape(b, s, -1).contiguous())
+        return attend(self, q, k, v, mask)
 
 
 class Olmo2Layer(nn.Module):
