@@ -104,6 +104,24 @@ export interface Architecture {
   readonly qkL2Norm?: boolean;
   /** Fraction of each head that is rotated (partial_rotary_factor; 1 unless the config says otherwise). */
   readonly partialRotary: number;
+  /**
+   * Llama 4 loaded with bitsandbytes: transformers swaps Llama4TextExperts for SequentialLlama4TextExperts, one
+   * Llama4TextMLP (gate_proj, up_proj, down_proj nn.Linear) per expert, which bitsandbytes quantizes and PEFT can target;
+   * every token still runs through every expert (quantizers/base.py MODULES_TO_PATCH_FOR_QUANTIZATION).
+   */
+  readonly expertsAsLinear?: boolean;
+}
+
+const sequentialExpertsCache = new WeakMap<Architecture, Architecture>();
+
+/** The Llama 4 architecture as bitsandbytes loads it (see Architecture.expertsAsLinear); one object per architecture. */
+export function withSequentialExperts(a: Architecture): Architecture {
+  let out = sequentialExpertsCache.get(a);
+  if (!out) {
+    out = { ...a, expertsAsLinear: true };
+    sequentialExpertsCache.set(a, out);
+  }
+  return out;
 }
 
 export interface ArchitectureProblem {
@@ -637,8 +655,14 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('gate_proj', h, a.ffn, false, dense, 'mlp');
       add('up_proj', h, a.ffn, false, dense, 'mlp');
       add('down_proj', a.ffn, h, false, dense, 'mlp');
-      add('experts.gate_up_proj', h, 2 * moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', 1, true);
-      add('experts.down_proj', moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert', 1, true);
+      if (a.expertsAsLinear) {
+        add('experts.gate_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert');
+        add('experts.up_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert');
+        add('experts.down_proj', moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert');
+      } else {
+        add('experts.gate_up_proj', h, 2 * moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', 1, true);
+        add('experts.down_proj', moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert', 1, true);
+      }
       add('router', h, moe.experts, false, moe.moeLayers, 'router');
       add('shared_expert.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
       add('shared_expert.up_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');

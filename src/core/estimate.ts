@@ -1,6 +1,6 @@
 // estimate(): TrainingSetup -> per-GPU memory for the busiest rank, phase by phase, each term with its formula.
 // Pure and deterministic; no I/O, no clock. Sources are cited next to each term.
-import { countParameters, linearModules, parseArchitecture, type Architecture, type LinearModule } from './architecture';
+import { countParameters, linearModules, parseArchitecture, withSequentialExperts, type Architecture, type LinearModule } from './architecture';
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { ProvenanceMap, TrainingSetup } from './setup';
 import { ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
@@ -327,7 +327,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     : galoreSetup;
   const parsed = parseArchitecture(setup.architecture);
   if (!parsed.ok) return { ok: false, errors: parsed.problems.map((p) => ({ key: `architecture.${p.field}`, message: p.message })) };
-  const a = parsed.arch;
+  // Llama 4 under bitsandbytes: the experts become per-expert linear layers (quantized, targetable by LoRA).
+  const bnb = setup.quantization !== undefined && setup.quantization.type !== 'gptq' && setup.quantization.type !== 'awq';
+  const a = parsed.arch.family === 'llama4' && bnb ? withSequentialExperts(parsed.arch) : parsed.arch;
   let teacher: { arch: Architecture; params: number } | undefined;
   if (setup.distillation) {
     const t = parseArchitecture(setup.distillation.teacher_architecture);

@@ -930,6 +930,16 @@ describe('estimate: Llama 4 runs every token through every expert (transformers 
     assert.ok(act > 48 * 1_946_157_056, `${act}`);
     assert.ok(act < 48 * 1_946_157_056 * 1.3, `${act}`); // attention, norms, the shared expert: about 0.44 GB more per layer
   });
+  it('QLoRA: bitsandbytes loads the experts as per-expert linear layers (SequentialLlama4TextExperts) and quantizes them', () => {
+    // Every block linear (attention, 16 experts x 3, router, shared expert) is 4-bit: 108,641,793,536 - embeddings and
+    // head 2 x 202,048 x 5120 - norms 48 x 2 x 5120 + 5120 - vision tower and projector 871,932,416 = 105,700,392,960.
+    const q = run(setupFor('meta-llama/Llama-4-Scout-17B-16E-Instruct', { ...plan(), method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true } }));
+    assert.equal(q.parameters.quantized, 108_641_793_536 - 2 * 202_048 * 5120 - (48 * 2 * 5120 + 5120) - 871_932_416);
+    // PEFT's all-linear then reaches the experts too: 48 layers x 16 experts x r x (5120 + 8192) x 3 more adapter weights.
+    const attnOnly = run(setupFor('meta-llama/Llama-4-Scout-17B-16E-Instruct', { ...plan(), method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true } }));
+    const all = run(setupFor('meta-llama/Llama-4-Scout-17B-16E-Instruct', { ...plan(), method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true }, lora: { r: 16, target_modules: 'all-linear' } }));
+    assert.ok(all.parameters.trainable - attnOnly.parameters.trainable >= 48 * 16 * 16 * (5120 + 8192) * 3);
+  });
   it('Maverick with checkpointing recomputes one MoE layer (128 experts), not the average of its dense and MoE layers', () => {
     const e = run(setupFor('meta-llama/Llama-4-Maverick-17B-128E-Instruct', { ...plan(), gradient_checkpointing: 'full' }));
     const recompute = phase(e, 'backward').components.find((c) => c.label === 'Recomputed layer (checkpointing)')?.bytes ?? 0;

@@ -746,14 +746,28 @@ function llama4Moe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): 
   const scores = tape.tensor('routing scores (transposed copy)', T * E, cb, logits.rg);
   const repeated = tape.tensor(`hidden states repeated x ${E}`, E * T * a.hidden, x.bytesPerElem, x.rg);
   const routedIn = tape.mul(repeated, scores, 'scaled expert inputs');
+  if (a.expertsAsLinear) {
+    // bitsandbytes: SequentialLlama4TextExperts runs one Llama4TextMLP per expert over its slice of the E x T rows.
+    gatedMlp(tape, f, a.hidden, routedIn, (xx, name, out, what) => linear(xx, `experts.${name}`, out, what), 'llama');
+  } else {
+    llama4BmmExperts(tape, p, routedIn);
+  }
+  gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, `shared_expert.${name}`, out, what), 'llama');
+  return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
+}
+
+/** Llama4TextExperts: bmm of the E x T rows with the 3-D gate_up_proj, silu of the gate half times the up half, bmm with down_proj. */
+function llama4BmmExperts(tape: Tape, p: ActivationPlan, routedIn: Tensor): void {
+  const a = p.arch;
+  const E = a.moe!.experts;
+  const f = a.moe!.expertFfn;
   const expertWeight = (what: string, elems: number): Weight => ({ what, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes, uncachedCopies: E });
   const gateUp = tape.linear(routedIn, expertWeight('experts.gate_up_proj', a.hidden * 2 * f), 2 * f, 'expert gate_up');
   tape.save(gateUp); // silu keeps the gate half, a view of gate_up; the product keeps the up half
-  const act = tape.tensor('silu(gate)', E * T * f, gateUp.bytesPerElem, gateUp.rg);
-  const prod = tape.mul(tape.view(gateUp, 'up (view)', E * T * f), act, 'up * silu(gate)');
+  const rows = routedIn.elems / a.hidden; // E x T
+  const act = tape.tensor('silu(gate)', rows * f, gateUp.bytesPerElem, gateUp.rg);
+  const prod = tape.mul(tape.view(gateUp, 'up (view)', rows * f), act, 'up * silu(gate)');
   tape.linear(prod, expertWeight('experts.down_proj', f * a.hidden), a.hidden, 'expert down');
-  gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, `shared_expert.${name}`, out, what), 'llama');
-  return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
 }
 
 /**
