@@ -1653,25 +1653,23 @@ def make_cfg(family, b, s, h, nh, kv, V, fi=0):
             base.update(attention_bias=True, num_experts=4, num_experts_per_tok=2, norm_topk_prob=False,
                         moe_intermediate_size=swiglu_ffn // 2, shared_expert_intermediate_size=swiglu_ffn,
                         intermediate_size=swiglu_ffn)
-    elif family == "deepseek_v3":
-        # One dense layer then two MoE layers (first_k_dense_replace 1); MLA with a q LoRA rank on every other point;
-        # v_head_dim differs from the q/k head width (nope + rope), as in DeepSeek-V3 (128 vs 192).
-        base.update(num_key_value_heads=nh, q_lora_rank=None if fi % 2 == 0 else h // 2, kv_lora_rank=h // 2,
-                    qk_nope_head_dim=h // nh, qk_rope_head_dim=16, v_head_dim=h // nh, head_dim=16,
-                    intermediate_size=swiglu_ffn, moe_intermediate_size=swiglu_ffn // 2, n_routed_experts=4,
+    elif family in ("deepseek_v3", "glm4_moe"):
+        # One dense layer then two MoE layers (first_k_dense_replace 1) of 4 routed experts (top 2) and a shared one.
+        base.update(intermediate_size=swiglu_ffn, moe_intermediate_size=swiglu_ffn // 2, n_routed_experts=4,
                     num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1, n_group=1, topk_group=1,
-                    norm_topk_prob=True, routed_scaling_factor=2.5, rms_norm_eps=1e-6, rope_theta=10000.0,
-                    attention_dropout=0.0, hidden_act="silu", attention_bias=False, tie_word_embeddings=False,
+                    norm_topk_prob=True, attention_dropout=0.0, hidden_act="silu", tie_word_embeddings=False,
                     max_position_embeddings=4096)
-    elif family == "glm4_moe":
-        # One dense layer then two MoE layers; heads wider than hidden / heads (GLM-4.5: 96 x 128 over 5120), half of
-        # each head rotated, q/k/v biases, per-head q/k norms on every other point (GLM-4.5 has them, -Air does not).
-        base.update(num_key_value_heads=kv, head_dim=h // nh + 8, partial_rotary_factor=0.5, use_qk_norm=fi % 2 == 1,
-                    intermediate_size=swiglu_ffn, moe_intermediate_size=swiglu_ffn // 2, n_routed_experts=4,
-                    num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1, n_group=1, topk_group=1,
-                    norm_topk_prob=True, routed_scaling_factor=1.0, rms_norm_eps=1e-5, rope_theta=1000000.0,
-                    attention_dropout=0.0, hidden_act="silu", attention_bias=True, tie_word_embeddings=False,
-                    max_position_embeddings=4096)
+        if family == "deepseek_v3":
+            # MLA with a q LoRA rank on every other point; v_head_dim differs from the q/k head width (nope + rope), as
+            # in DeepSeek-V3 (128 vs 192).
+            base.update(num_key_value_heads=nh, q_lora_rank=None if fi % 2 == 0 else h // 2, kv_lora_rank=h // 2,
+                        qk_nope_head_dim=h // nh, qk_rope_head_dim=16, v_head_dim=h // nh, head_dim=16,
+                        routed_scaling_factor=2.5, rms_norm_eps=1e-6, rope_theta=10000.0, attention_bias=False)
+        else:
+            # Heads wider than hidden / heads (GLM-4.5: 96 x 128 over 5120), half of each head rotated, q/k/v biases,
+            # per-head q/k norms on every other point (GLM-4.5 has them, -Air does not).
+            base.update(num_key_value_heads=kv, head_dim=h // nh + 8, partial_rotary_factor=0.5, use_qk_norm=fi % 2 == 1,
+                        routed_scaling_factor=1.0, rms_norm_eps=1e-5, rope_theta=1000000.0, attention_bias=True)
     elif family == "glm4":
         # GLM-4-0414: q/k/v biases, half of each head rotated on interleaved pairs, four norms per layer.
         base.update(num_key_value_heads=kv, head_dim=h // nh, partial_rotary_factor=0.5, intermediate_size=swiglu_ffn,
