@@ -1188,6 +1188,69 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
 
   // ---------------------------------------------------------------------------------------------
+  // More current checkpoints of supported families (config.json fields; counts from the architecture, as published).
+  // ---------------------------------------------------------------------------------------------
+  {
+    // Phi-4: phi3 layers, 40 heads of 128 with 10 kv heads, 100,352-token vocabulary.
+    id: 'microsoft/phi-4',
+    config: {
+      model_type: 'phi3', architectures: ['Phi3ForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 5120, intermediate_size: 17920,
+      max_position_embeddings: 16384, num_attention_heads: 40, num_hidden_layers: 40, num_key_value_heads: 10, rms_norm_eps: 1e-5,
+      tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 100352,
+    },
+    publishedParams: 14_659_507_200,
+    source: hf('microsoft/phi-4'),
+  },
+  {
+    // Phi-4-mini: phi3 layers, 24 heads of 128 with 8 kv heads, three quarters of each head rotated, tied 200,064 vocabulary.
+    id: 'microsoft/Phi-4-mini-instruct',
+    config: {
+      model_type: 'phi3', architectures: ['Phi3ForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 3072, intermediate_size: 8192,
+      max_position_embeddings: 131072, num_attention_heads: 24, num_hidden_layers: 32, num_key_value_heads: 8, partial_rotary_factor: 0.75,
+      rms_norm_eps: 1e-5, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 200064,
+    },
+    publishedParams: 3_836_021_760,
+    source: hf('microsoft/Phi-4-mini-instruct'),
+  },
+  {
+    // Ministral 8B: Mistral layers, 32 heads of 128 with 8 kv heads, 131,072-token vocabulary.
+    id: 'mistralai/Ministral-8B-Instruct-2410',
+    config: {
+      model_type: 'mistral', architectures: ['MistralForCausalLM'], head_dim: 128, hidden_act: 'silu', hidden_size: 4096, intermediate_size: 12288,
+      max_position_embeddings: 32768, num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8, rms_norm_eps: 1e-5,
+      tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 131072,
+    },
+    publishedParams: 8_019_808_256,
+    source: hf('mistralai/Ministral-8B-Instruct-2410'),
+  },
+  {
+    // Gemma 3 270M: 4 heads of 256 with one kv head over 640, a 262,144-token tied vocabulary (most of its weights).
+    id: 'google/gemma-3-270m',
+    aliases: ['google/gemma-3-270m-it', 'unsloth/gemma-3-270m-it'],
+    config: {
+      model_type: 'gemma3_text', architectures: ['Gemma3ForCausalLM'], attention_bias: false, final_logit_softcapping: null, attn_logit_softcapping: null,
+      head_dim: 256, hidden_activation: 'gelu_pytorch_tanh', hidden_size: 640, intermediate_size: 2048, max_position_embeddings: 32768,
+      num_attention_heads: 4, num_hidden_layers: 18, num_key_value_heads: 1, query_pre_attn_scalar: 256, rms_norm_eps: 1e-6, sliding_window: 512,
+      torch_dtype: 'bfloat16', vocab_size: 262144,
+    },
+    publishedParams: 268_098_176,
+    source: hf('google/gemma-3-270m'),
+  },
+  {
+    // Qwen3-235B-A22B: 94 MoE layers of 128 experts (top 8) of 1536, 64 heads of 128 with 4 kv heads.
+    id: 'Qwen/Qwen3-235B-A22B',
+    aliases: ['Qwen/Qwen3-235B-A22B-Instruct-2507', 'Qwen/Qwen3-235B-A22B-Thinking-2507'],
+    config: {
+      model_type: 'qwen3_moe', architectures: ['Qwen3MoeForCausalLM'], attention_bias: false, decoder_sparse_step: 1, head_dim: 128, hidden_act: 'silu',
+      hidden_size: 4096, intermediate_size: 12288, max_position_embeddings: 40960, mlp_only_layers: [], moe_intermediate_size: 1536, norm_topk_prob: true,
+      num_attention_heads: 64, num_experts: 128, num_experts_per_tok: 8, num_hidden_layers: 94, num_key_value_heads: 4, rms_norm_eps: 1e-6,
+      tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 151936,
+    },
+    publishedParams: 235_093_634_560,
+    source: hf('Qwen/Qwen3-235B-A22B'),
+  },
+
+  // ---------------------------------------------------------------------------------------------
   // GLM-4.5 family (modeling_glm4_moe.py): 96 query heads of 128 and 8 key/value heads (wider than hidden / heads),
   // q/k/v biases, half of each head rotated, a dense first layer (three for GLM-4.5), then 128 (160) routed experts
   // top-8 and one shared expert. Both uploads also store one multi-token-prediction layer (layers.46 / layers.92, with
