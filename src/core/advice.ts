@@ -248,7 +248,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   const all = moves(setup, spec?.bf16 ?? true);
   const maxK = Math.max(1, Math.min(3, opts.maxCombination ?? 3));
   /** What the search keeps of a fitting candidate: numbers only; the items shown are estimated again in full. */
-  interface Light { applied: Applied; deviceBytes: number; stepTimeFactor: number; changesResult: boolean; gpus: number; nChanges: number }
+  interface Light { applied: Applied; deviceBytes: number; stepTimeFactor: number; changesResult: boolean; gpus: number; nChanges: number; nMoves: number }
   const groups = new Map<string, Light[]>();
   const lean: EstimateOptions = { ...opts, lean: true };
   // Pareto dominance: b dominates a when it is at least as good on GPUs, step time, result-changing, device memory
@@ -273,13 +273,15 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
     const st = timeOf(applied.setup, e, spec, true);
     const keys = new Set<string>();
     let changesResult = false;
+    let nMoves = 0;
     for (let a: Applied | undefined = applied; a?.move && a.patch; a = a.parent) {
       for (const k in a.patch) keys.add(k);
       changesResult ||= a.move.changesResult;
+      nMoves++;
     }
     const c: Light = {
       applied, deviceBytes: e.perGpu.deviceBytes, stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
-      changesResult, gpus: applied.setup.gpus_per_node * applied.setup.nodes, nChanges: keys.size,
+      changesResult, gpus: applied.setup.gpus_per_node * applied.setup.nodes, nChanges: keys.size, nMoves,
     };
     // Keep only the Pareto set of each group as the search goes, so dominated candidates are garbage at once.
     const k = `${c.changesResult}|${c.gpus}|${c.nChanges}`;
@@ -289,9 +291,14 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
       return;
     }
     // Candidates that tie within the tolerances on every count (8-bit AdamW and its paged variant when nothing is
-    // paged) are one item: the first found stays.
+    // paged, or one setup reached by a longer chain of moves) are one item: the one of fewest moves, else the first.
     const tie = (b: Light): boolean => Math.abs(b.stepTimeFactor - c.stepTimeFactor) <= stepEps && Math.abs(b.deviceBytes - c.deviceBytes) <= memEps;
-    if (g.some((b) => dominated(c, b) || tie(b))) return;
+    if (g.some((b) => dominated(c, b))) return;
+    const tied = g.findIndex(tie);
+    if (tied >= 0) {
+      if (c.nMoves < g[tied].nMoves) g[tied] = c;
+      return;
+    }
     const rest = g.filter((b) => !dominated(b, c));
     rest.push(c);
     groups.set(k, rest);
@@ -332,7 +339,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   const shown = new Set<string>([signature(setup)]);
   // The items shown are estimated again in full (formulas and assumptions).
   const items: AdviceItem[] = [];
-  for (const c of front.sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor || x.nChanges - y.nChanges || x.deviceBytes - y.deviceBytes)) {
+  for (const c of front.sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor || x.nChanges - y.nChanges || x.nMoves - y.nMoves || x.deviceBytes - y.deviceBytes)) {
     const sig = signature(c.applied.setup);
     if (shown.has(sig)) continue;
     shown.add(sig);

@@ -176,6 +176,19 @@ describe('advice lists distinct trade-offs', () => {
   });
 });
 
+describe('advice: one setup, one item, by its shortest chain of moves', () => {
+  it('Llama-3.1-8B full with ZeRO-3 on 8 A100s: offloading parameters is not also listed behind "ZeRO-3 with the optimizer offloaded"', () => {
+    // examples/llama3-8b-zero3.vram.yaml. Both chains reach ZeRO-3 with parameters and optimizer on the host; the
+    // search met the three-move chain first, which used to be the one shown.
+    const g = gpu('A100-80GB');
+    const s = setupFor('meta-llama/Llama-3.1-8B', { method: 'full', weights_dtype: 'bf16', master_weights: true, optimizer: 'adamw_fused', micro_batch_size: 2, gradient_accumulation_steps: 8, seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash', gpus_per_node: 8, zero_stage: 3 });
+    const r = advise(s, { gpu: g, gpuSpec: g.spec });
+    assert.ok(r);
+    assert.ok(r.items.some((i) => i.id === 'chunked-loss+offload-params'), r.items.map((i) => i.id).join(' | '));
+    assert.ok(!r.items.some((i) => i.id.includes('zero3-offload-opt') && i.id.includes('offload-params')), r.items.map((i) => i.id).join(' | '));
+  });
+});
+
 describe('advice: moves that change one setting the others do not see', () => {
   it('a batch of 1 for the evaluation is an item of its own when the evaluation sets the peak', () => {
     // Llama-3-8B LoRA, 4,096 tokens, eval batch 16 on an RTX 4090: the evaluation's logits (16 x 4096 x 128,256) peak.
