@@ -280,6 +280,24 @@ const quantKey = (q: NonNullable<TrainingSetup['quantization']>): string => bloc
 
 /** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
 function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
+  // The last calls' inputs, compared by identity first (the advice search's candidates share these blocks).
+  for (const r of recentInventories) {
+    if (r.a === a && r.method === setup.method && r.parameters === setup.parameters && r.head === setup.head && r.num_labels === setup.num_labels
+      && r.freeze === setup.freeze_trainable_layers && r.lora === setup.lora && r.quantization === setup.quantization && r.ia3 === setup.ia3) return r.hit;
+  }
+  const hit = memoInventoryByKey(setup, a, mods);
+  if (recentInventories.length >= 8) recentInventories.pop();
+  recentInventories.unshift({ a, method: setup.method, parameters: setup.parameters, head: setup.head, num_labels: setup.num_labels,
+    freeze: setup.freeze_trainable_layers, lora: setup.lora, quantization: setup.quantization, ia3: setup.ia3, hit });
+  return hit;
+}
+const recentInventories: Array<{
+  a: Architecture; method: TrainingSetup['method']; parameters: TrainingSetup['parameters']; head: TrainingSetup['head'];
+  num_labels: TrainingSetup['num_labels']; freeze: TrainingSetup['freeze_trainable_layers']; lora: TrainingSetup['lora'];
+  quantization: TrainingSetup['quantization']; ia3: TrainingSetup['ia3']; hit: { targets: Set<string>; inv: Inventory };
+}> = [];
+
+function memoInventoryByKey(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
   const l = setup.lora;
   const q = setup.quantization;
   const key = `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}`;

@@ -1,7 +1,7 @@
 // The estimator against numbers worked out by hand; each test names where its number comes from.
 import * as assert from 'node:assert/strict';
 import { estimate } from '../../src/core/estimate';
-import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes } from '../../src/core/terms/activations';
+import { PLAN_FIELDS, finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, type ActivationPlan } from '../../src/core/terms/activations';
 import { parseArchitecture, type Architecture } from '../../src/core/architecture';
 import { findModel } from '../../src/core/lookup';
 import { GiB, MiB } from '../../src/core/units';
@@ -158,6 +158,32 @@ describe('estimate: model states', () => {
     assert.equal(component(p, 'master-weights'), 0);
     // fp32 master 4 + Adam 8 + fp32 grads 4 = 16 B per parameter, each rank's 1/8 shard, 8 ranks on the node.
     near(e.cpuBytes, 6_738_415_616 * 16, 1e-9, 'host bytes per node');
+  });
+});
+
+describe('estimate: the layer memo tells plans apart', () => {
+  it('a plan that differs in any one field gets its own result, in any call order', () => {
+    // layerActivations keeps its last plans (compared field by field) in front of a memo keyed by a string; a plan
+    // mistaken for another would come back as the other's result object. Every field of PLAN_FIELDS needs a variant.
+    const arch = archOf('meta-llama/Meta-Llama-3-8B');
+    const qkv = new Set(['q_proj', 'k_proj', 'v_proj']);
+    const base: ActivationPlan = { arch, mode: 'half', half: 2, weightBytes: 2, batch: 2, seq: 512, attention: 'sdpa', baseTrainable: false, normsTrainable: false,
+      inputRequiresGrad: false, tp: 1, sequenceParallel: false, lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: qkv } };
+    const variants: { readonly [K in keyof typeof PLAN_FIELDS]: Partial<ActivationPlan> } = {
+      arch: { arch: archOf('mistralai/Mistral-7B-v0.1') }, mode: { mode: 'amp' }, half: { half: 4 }, weightBytes: { weightBytes: 4 }, batch: { batch: 3 },
+      seq: { seq: 1024 }, attention: { attention: 'eager' }, baseTrainable: { baseTrainable: true }, normsTrainable: { normsTrainable: true },
+      inputRequiresGrad: { inputRequiresGrad: true }, tp: { tp: 2 }, sequenceParallel: { sequenceParallel: true }, compile: { compile: true },
+      softmaxSavesInput: { softmaxSavesInput: true }, quantizedBase: { quantizedBase: true }, kbitUpcast: { kbitUpcast: 'all' }, kernels: { kernels: 'liger' },
+      tiledMlpShards: { tiledMlpShards: 4 }, lora: { lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'o_proj']) } },
+      ia3: { ia3: { dtypeBytes: 4, targets: new Set(['k_proj']), feedforward: new Set() } },
+    };
+    const loraVariants: Array<Partial<NonNullable<ActivationPlan['lora']>>> = [{ r: 8 }, { dropout: 0 }, { dtypeBytes: 2 }, { dora: true }];
+    const plans = [base, ...Object.values(variants).map((v) => ({ ...base, ...v })), ...loraVariants.map((v) => ({ ...base, lora: { ...base.lora!, ...v } }))];
+    const first = plans.map((p) => layerActivations(p));
+    for (let i = 1; i < plans.length; i++) assert.notEqual(first[i], first[0], `variant ${i} was taken for the base plan`);
+    // Again in reverse order, and with equal plans built afresh (a new Set with the same targets is the same plan).
+    for (let i = plans.length - 1; i >= 0; i--) assert.equal(layerActivations({ ...plans[i] }), first[i]);
+    assert.equal(layerActivations({ ...base, lora: { ...base.lora!, targets: new Set(['v_proj', 'q_proj', 'k_proj']) } }), first[0]);
   });
 });
 

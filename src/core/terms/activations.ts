@@ -143,8 +143,42 @@ function rmsNormOf(a: Architecture, weightBytes: number): { style: 'llama' | 'ge
   return { style: 'llama', weightBytes };
 }
 
+const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => a === b || targetsKey(a) === targetsKey(b);
+const sameLora = (a: LoraPlan | undefined, b: LoraPlan | undefined): boolean =>
+  a === b || (a !== undefined && b !== undefined && a.r === b.r && a.dropout === b.dropout && a.dtypeBytes === b.dtypeBytes
+    && (a.dora === true) === (b.dora === true) && sameSet(a.targets, b.targets));
+const sameIa3 = (a: Ia3Plan | undefined, b: Ia3Plan | undefined): boolean =>
+  a === b || (a !== undefined && b !== undefined && a.dtypeBytes === b.dtypeBytes && sameSet(a.targets, b.targets) && sameSet(a.feedforward, b.feedforward));
+/** The fields of the memo key below, compared one by one (no key string to build and hash). */
+const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
+  a.arch === b.arch && a.batch === b.batch && a.seq === b.seq && a.mode === b.mode && a.half === b.half && a.weightBytes === b.weightBytes
+  && a.attention === b.attention && a.baseTrainable === b.baseTrainable && a.normsTrainable === b.normsTrainable
+  && a.inputRequiresGrad === b.inputRequiresGrad && a.sequenceParallel === b.sequenceParallel && (a.compile === true) === (b.compile === true)
+  && (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) && (a.quantizedBase === true) === (b.quantizedBase === true)
+  && (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') && (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch')
+  && (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) && a.tp === b.tp && sameLora(a.lora, b.lora) && sameIa3(a.ia3, b.ia3);
+/**
+ * Every plan field: a field added to ActivationPlan does not compile until it is listed here, and the unit tests change
+ * each listed field and require both memo layers (samePlan, the key string) to tell the plans apart.
+ */
+export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true } = {
+  arch: true, mode: true, half: true, weightBytes: true, batch: true, seq: true, attention: true, baseTrainable: true, normsTrainable: true,
+  inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true,
+  kbitUpcast: true, kernels: true, tiledMlpShards: true,
+};
+/** The last 32 plans and their results (the advice search asks for the same few plans again and again). */
+const recentPlans: Array<{ plan: ActivationPlan; result: LayerActivations }> = [];
+
 /** Replays one block of the family and returns what it saves. Memoized per architecture and plan. */
 export function layerActivations(p: ActivationPlan): LayerActivations {
+  for (const r of recentPlans) if (samePlan(r.plan, p)) return r.result;
+  const result = layerActivationsByKey(p);
+  if (recentPlans.length >= 32) recentPlans.pop();
+  recentPlans.unshift({ plan: p, result });
+  return result;
+}
+
+function layerActivationsByKey(p: ActivationPlan): LayerActivations {
   let byPlan = layerCache.get(p.arch);
   if (!byPlan) {
     byPlan = new Map();
