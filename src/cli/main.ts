@@ -146,7 +146,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         ...inputs.filter((i) => res.scenarios.some((s) => s.file === i.file)).map((i) => ({ file: i.file, text: i.text, format: 'scenario' as const, facts: { format: 'scenario' as const, facts: [], problems: [], references: [], tools: [] } })),
       ];
       adviceJson = a ? adviceToJson(a, files, files[files.length - 1]?.file ?? '') : [];
-      adviceText = a ? renderAdvice(a, e.gpu?.id) : '';
+      adviceText = a ? renderAdvice(a, e.gpu?.id, files, files[files.length - 1]?.file ?? '') : '';
     }
     io.out(v.json ? JSON.stringify({ ...toJson(e), ...(adviceJson ? { advice: adviceJson } : {}) }, null, 2) : renderTable(e) + adviceText);
     if (v.check) {
@@ -180,19 +180,45 @@ function adviceToJson(a: AdviceResult, files: readonly FixFile[], primary: strin
   });
 }
 
-/** The advice as text under the table. */
-function renderAdvice(a: AdviceResult, gpu: string | undefined): string {
+/**
+ * The advice as text under the table. An item whose changes cannot all be written into the given files (a key the
+ * format has no setting for, a method switch that needs new code) says why, as the quick fixes and the panel do.
+ */
+function renderAdvice(a: AdviceResult, gpu: string | undefined, files: readonly FixFile[], primary: string): string {
   const L: string[] = ['', `advice (${a.evaluated} candidate setups evaluated${gpu ? ` for ${gpu}` : ''}; cheapest first):`];
   if (a.items.length === 0) L.push('  nothing found that fits: more GPUs or a smaller model are needed');
   for (const [n, i] of a.items.slice(0, 12).entries()) {
     const pct = Math.round((i.stepTimeFactor - 1) * 100);
     L.push(`  ${n + 1}. ${i.title}`);
     L.push(`     ${formatBytes(i.estimate.perGpu.deviceBytes)} per GPU (-${formatBytes(i.savedBytes)}), step time ${pct >= 0 ? '+' : ''}${pct}%${i.changesResult ? ', changes what is trained' : ''}${i.gpus > 1 ? `, ${i.gpus} GPUs` : ''}`);
+    if (files.length === 0) continue;
+    const { unsupported } = editsForChanges(i.changes, files, primary);
+    if (unsupported.length > 0) L.push(`     not written by a quick fix: ${unwritable(unsupported, files)}`);
   }
   if (a.maxMicroBatch !== undefined) L.push(`largest micro-batch that fits: ${a.maxMicroBatch}`);
   if (a.maxSeqLen !== undefined) L.push(`longest sequence that fits: ${a.maxSeqLen}`);
   if (a.gpusNeeded !== undefined) L.push(`GPUs needed with sharded model states: ${a.gpusNeeded}`);
   return L.join('\n');
+}
+
+/**
+ * Why advice cannot be written, once per reason: the file named once, and "<tool> has no setting (key) for a", "... for b"
+ * merged into one clause ("torchtune has no setting for gpus_per_node, zero_stage").
+ */
+function unwritable(unsupported: readonly { key: string; reason: string }[], files: readonly FixFile[]): string {
+  const byFile = new Map<string, string[]>();
+  for (const { reason } of unsupported) {
+    const f = files.find((x) => reason.startsWith(`${x.file}: `) || reason.startsWith(`${x.file} `));
+    const file = f?.file ?? '';
+    const text = f && reason.startsWith(`${f.file}: `) ? reason.slice(f.file.length + 2) : reason;
+    const list = byFile.get(file) ?? [];
+    const m = /^(.*) has no (setting|key) for (\S+)$/.exec(text);
+    const prev = m ? list.findIndex((r) => r.startsWith(`${m[1]} has no ${m[2]} for `)) : -1;
+    if (m && prev >= 0) list[prev] += `, ${m[3]}`;
+    else if (!list.includes(text)) list.push(text);
+    byFile.set(file, list);
+  }
+  return [...byFile].map(([file, rs]) => (file && rs.every((r) => !r.startsWith(file)) ? `${file}: ${rs.join('; ')}` : rs.join('; '))).join('; ');
 }
 
 /** The model reference the files name (a scenario `model:` or a config fact), for the network pass. */

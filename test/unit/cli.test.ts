@@ -166,4 +166,17 @@ describe('cli: vram-lens estimate', async () => {
     assert.match(r.out, /advice \(\d+ candidate setups evaluated for T4; cheapest first\):/);
     assert.match(r.out, /largest micro-batch that fits: \d+/);
   });
+
+  it('--advise says which advice a quick fix cannot write into the files, and why', async () => {
+    // The e2e fixture's Axolotl config (Mistral-7B QLoRA) on a T4: ZeRO offload lives in a DeepSpeed JSON that Axolotl
+    // only names by path, so the quick fix cannot write it; the loss, the micro-batch and the sequence length it can.
+    const r = await cli('estimate', 'test/e2e/fixtures/workspace/axolotl.yml', '--gpu', 'T4', '--advise');
+    assert.equal(r.code, 0, r.err);
+    const items = r.out.split(/\n(?=  \d+\. )/).slice(1);
+    const offload = items.find((i) => i.startsWith('  3. Offload parameters and optimizer to CPU'));
+    assert.ok(offload, r.out);
+    assert.match(offload, /not written by a quick fix: test\/e2e\/fixtures\/workspace\/axolotl\.yml: Axolotl has no setting for offload_params, offload_optimizer, zero_stage$/m);
+    const writable = items.filter((i) => !i.includes('not written by a quick fix'));
+    assert.ok(writable.length > 0 && writable.every((i) => !/ZeRO|GPUs \(/.test(i.split('\n')[0])), r.out);
+  });
 });
