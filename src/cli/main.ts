@@ -148,7 +148,8 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       adviceJson = a ? adviceToJson(a, files, files[files.length - 1]?.file ?? '') : [];
       adviceText = a ? renderAdvice(a, e.gpu?.id, files, files[files.length - 1]?.file ?? '') : '';
     }
-    io.out(v.json ? JSON.stringify({ ...toJson(e), ...(adviceJson ? { advice: adviceJson } : {}) }, null, 2) : renderTable(e) + adviceText);
+    const hint = !v.advise && e.fits === false ? '\n\nit does not fit: --advise lists the changes that make it fit, cheapest first' : '';
+    io.out(v.json ? JSON.stringify({ ...toJson(e), ...(adviceJson ? { advice: adviceJson } : {}) }, null, 2) : renderTable(e) + adviceText + hint);
     if (v.check) {
       if (e.fits === undefined) {
         io.err('vram-lens: --check needs a GPU (--gpu or `gpu:` in the file)');

@@ -167,6 +167,16 @@ describe('cli: vram-lens estimate', async () => {
     assert.match(r.out, /largest micro-batch that fits: \d+/);
   });
 
+  it('a setup that does not fit points at --advise; one that fits, or --advise itself, does not', async () => {
+    // The bundled example (Llama-2-7B LoRA, 18.6 GiB on the device) fits its RTX 4090 (24 GB), not a 12 GB RTX 3060.
+    const hint = /it does not fit: --advise lists the changes that make it fit/;
+    assert.doesNotMatch((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml')).out, hint);
+    const small = await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'RTX-3060-12GB');
+    assert.match(small.out, /DOES NOT FIT/);
+    assert.match(small.out, hint);
+    assert.doesNotMatch((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'RTX-3060-12GB', '--advise')).out, hint);
+  });
+
   it('--advise says which advice a quick fix cannot write into the files, and why', async () => {
     // The e2e fixture's Axolotl config (Mistral-7B QLoRA) on a T4: ZeRO offload lives in a DeepSpeed JSON that Axolotl
     // only names by path, so the quick fix cannot write it; the loss, the micro-batch and the sequence length it can.
