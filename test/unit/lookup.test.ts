@@ -2,6 +2,7 @@
 import * as assert from 'node:assert/strict';
 import { GPU_CATALOG } from '../../src/core/catalog/gpus';
 import { findGpu, findModel } from '../../src/core/lookup';
+import { countParameters, parseArchitecture } from '../../src/core/architecture';
 
 describe('lookup', () => {
   it('finds GPUs by catalog name with any case or spacing', () => {
@@ -66,6 +67,20 @@ describe('lookup', () => {
     assert.ok(findModel('meta-llama/Llama-2-7b-hf').ok);
     assert.ok(findModel('META-LLAMA/LLAMA-2-7B-HF').ok);
     assert.ok(findModel('gpt2').ok);
+  });
+  it('QwQ-32B is Qwen2.5-32B; Phi-3.5-mini has Phi-3-mini\'s 3,821,079,552 parameters and its own 128k context', () => {
+    // QwQ-32B config.json: hidden 5120, 64 layers, 40 heads / 8 kv, MLP 27648, vocab 152064, untied (Qwen2.5-32B's).
+    const qwq = findModel('Qwen/QwQ-32B');
+    assert.ok(qwq.ok && qwq.model.id === 'Qwen/Qwen2.5-32B');
+    // Phi-3.5-mini: 32 layers x (4 x 3072² attention + 3 x 3072 x 8192 MLP + 2 x 3072 norms) + 2 x 32064 x 3072
+    // (embedding, untied head) + 3072 final norm = 3,821,079,552 (its model card: 3.8B).
+    const phi = findModel('microsoft/Phi-3.5-mini-instruct');
+    assert.ok(phi.ok);
+    assert.equal(32 * (4 * 3072 * 3072 + 3 * 3072 * 8192 + 2 * 3072) + 2 * 32064 * 3072 + 3072, 3_821_079_552);
+    const arch = parseArchitecture(phi.model.config);
+    assert.ok(arch.ok);
+    assert.equal(countParameters(arch.arch).total, 3_821_079_552);
+    assert.equal(phi.model.config.max_position_embeddings, 131072);
   });
   it('finds the -2507 Qwen3 refreshes under their own ids (same architecture as the original release)', () => {
     // Qwen3-4B-Instruct-2507 and Qwen3-30B-A3B-Instruct-2507 config.json differ from the April 2025 release only in

@@ -678,7 +678,8 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
   {
     id: 'Qwen/Qwen2.5-32B',
-    aliases: ['Qwen/Qwen2.5-32B-Instruct', 'Qwen/Qwen2.5-Coder-32B', 'Qwen/Qwen2.5-Coder-32B-Instruct', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-32B'],
+    // QwQ-32B and its preview are Qwen2.5-32B fine-tunes; their config.json differs only in max_position_embeddings.
+    aliases: ['Qwen/Qwen2.5-32B-Instruct', 'Qwen/Qwen2.5-Coder-32B', 'Qwen/Qwen2.5-Coder-32B-Instruct', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-32B', 'Qwen/QwQ-32B', 'Qwen/QwQ-32B-Preview'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
@@ -1700,6 +1701,30 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     },
     publishedParams: 3_821_079_552,
     source: hf('microsoft/Phi-3-mini-4k-instruct'),
+  },
+  {
+    // Phi-3.5-mini: Phi-3-mini's layers with a 128k LongRoPE context (rope factors leave the parameters unchanged).
+    id: 'microsoft/Phi-3.5-mini-instruct',
+    config: {
+      model_type: 'phi3',
+      architectures: ['Phi3ForCausalLM'],
+      attention_bias: false,
+      hidden_act: 'silu',
+      hidden_size: 3072,
+      intermediate_size: 8192,
+      max_position_embeddings: 131072,
+      num_attention_heads: 32,
+      num_hidden_layers: 32,
+      num_key_value_heads: 32,
+      original_max_position_embeddings: 4096,
+      rms_norm_eps: 1e-5,
+      sliding_window: 262144,
+      tie_word_embeddings: false,
+      torch_dtype: 'bfloat16',
+      vocab_size: 32064,
+    },
+    publishedParams: 3_821_079_552,
+    source: hf('microsoft/Phi-3.5-mini-instruct'),
   },
   {
     id: 'microsoft/Phi-3-medium-4k-instruct',
