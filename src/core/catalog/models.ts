@@ -95,6 +95,13 @@ const MISTRAL_SMALL_TEXT = {
   torch_dtype: 'bfloat16', vocab_size: 131072,
 };
 
+/** Fields the Phi-3-mini and Phi-3.5-mini config.json files share. */
+const PHI3_MINI = {
+  model_type: 'phi3', architectures: ['Phi3ForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 3072, intermediate_size: 8192,
+  num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 32, original_max_position_embeddings: 4096, rms_norm_eps: 1e-5,
+  tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32064,
+};
+
 /** Fields the OLMo 2 config.json files share. */
 const OLMO2 = {
   model_type: 'olmo2', architectures: ['Olmo2ForCausalLM'], attention_bias: false, hidden_act: 'silu', max_position_embeddings: 4096,
@@ -1681,48 +1688,14 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   // ---------------------------------------------------------------------------------------------
   {
     id: 'microsoft/Phi-3-mini-4k-instruct',
-    config: {
-      model_type: 'phi3',
-      architectures: ['Phi3ForCausalLM'],
-      attention_bias: false,
-      hidden_act: 'silu',
-      hidden_size: 3072,
-      intermediate_size: 8192,
-      max_position_embeddings: 4096,
-      num_attention_heads: 32,
-      num_hidden_layers: 32,
-      num_key_value_heads: 32,
-      original_max_position_embeddings: 4096,
-      rms_norm_eps: 1e-5,
-      sliding_window: 2047,
-      tie_word_embeddings: false,
-      torch_dtype: 'bfloat16',
-      vocab_size: 32064,
-    },
+    config: { ...PHI3_MINI, max_position_embeddings: 4096, sliding_window: 2047 },
     publishedParams: 3_821_079_552,
     source: hf('microsoft/Phi-3-mini-4k-instruct'),
   },
   {
     // Phi-3.5-mini: Phi-3-mini's layers with a 128k LongRoPE context (rope factors leave the parameters unchanged).
     id: 'microsoft/Phi-3.5-mini-instruct',
-    config: {
-      model_type: 'phi3',
-      architectures: ['Phi3ForCausalLM'],
-      attention_bias: false,
-      hidden_act: 'silu',
-      hidden_size: 3072,
-      intermediate_size: 8192,
-      max_position_embeddings: 131072,
-      num_attention_heads: 32,
-      num_hidden_layers: 32,
-      num_key_value_heads: 32,
-      original_max_position_embeddings: 4096,
-      rms_norm_eps: 1e-5,
-      sliding_window: 262144,
-      tie_word_embeddings: false,
-      torch_dtype: 'bfloat16',
-      vocab_size: 32064,
-    },
+    config: { ...PHI3_MINI, max_position_embeddings: 131072, sliding_window: 262144 },
     publishedParams: 3_821_079_552,
     source: hf('microsoft/Phi-3.5-mini-instruct'),
   },
