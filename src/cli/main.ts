@@ -145,8 +145,9 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         ...res.files.map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts })),
         ...inputs.filter((i) => res.scenarios.some((s) => s.file === i.file)).map((i) => ({ file: i.file, text: i.text, format: 'scenario' as const, facts: { format: 'scenario' as const, facts: [], problems: [], references: [], tools: [] } })),
       ];
-      adviceJson = a ? adviceToJson(a, files, files[files.length - 1]?.file ?? '') : [];
-      adviceText = a ? renderAdvice(a, e.gpu?.id, files, files[files.length - 1]?.file ?? '') : '';
+      const primary = files[files.length - 1]?.file ?? '';
+      if (v.json) adviceJson = a ? adviceToJson(a, files, primary) : [];
+      else adviceText = a ? renderAdvice(a, e.gpu?.id, files, primary) : '';
     }
     const hint = !v.advise && e.fits === false ? '\n\nit does not fit: --advise lists the changes that make it fit, cheapest first' : '';
     io.out(v.json ? JSON.stringify({ ...toJson(e), ...(adviceJson ? { advice: adviceJson } : {}) }, null, 2) : renderTable(e) + adviceText + hint);

@@ -1,5 +1,6 @@
 // estimate(): TrainingSetup -> per-GPU memory for the busiest rank, phase by phase, each term with its formula.
 // Pure and deterministic; no I/O, no clock. Sources are cited next to each term.
+import { Recent } from './recent';
 import { countParameters, linearModules, parseArchitecture, withSequentialExperts, type Architecture, type LinearModule } from './architecture';
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { ProvenanceMap, TrainingSetup } from './setup';
@@ -280,22 +281,13 @@ const quantKey = (q: NonNullable<TrainingSetup['quantization']>): string => bloc
 
 /** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
 function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
-  // The last calls' inputs, compared by identity first (the advice search's candidates share these blocks).
-  for (const r of recentInventories) {
-    if (r.a === a && r.method === setup.method && r.parameters === setup.parameters && r.head === setup.head && r.num_labels === setup.num_labels
-      && r.freeze === setup.freeze_trainable_layers && r.lora === setup.lora && r.quantization === setup.quantization && r.ia3 === setup.ia3) return r.hit;
-  }
-  const hit = memoInventoryByKey(setup, a, mods);
-  if (recentInventories.length >= 8) recentInventories.pop();
-  recentInventories.unshift({ a, method: setup.method, parameters: setup.parameters, head: setup.head, num_labels: setup.num_labels,
-    freeze: setup.freeze_trainable_layers, lora: setup.lora, quantization: setup.quantization, ia3: setup.ia3, hit });
-  return hit;
+  return recentInventories.get({ setup, a, mods }, (k) => memoInventoryByKey(k.setup, k.a, k.mods));
 }
-const recentInventories: Array<{
-  a: Architecture; method: TrainingSetup['method']; parameters: TrainingSetup['parameters']; head: TrainingSetup['head'];
-  num_labels: TrainingSetup['num_labels']; freeze: TrainingSetup['freeze_trainable_layers']; lora: TrainingSetup['lora'];
-  quantization: TrainingSetup['quantization']; ia3: TrainingSetup['ia3']; hit: { targets: Set<string>; inv: Inventory };
-}> = [];
+// The last calls' inputs, compared by identity (the advice search's candidates share these blocks); mods follow from a.
+const recentInventories = new Recent<{ setup: TrainingSetup; a: Architecture; mods: LinearModule[] }, { targets: Set<string>; inv: Inventory }>(8, (x, y) =>
+  x.a === y.a && x.setup.method === y.setup.method && x.setup.parameters === y.setup.parameters && x.setup.head === y.setup.head
+  && x.setup.num_labels === y.setup.num_labels && x.setup.freeze_trainable_layers === y.setup.freeze_trainable_layers
+  && x.setup.lora === y.setup.lora && x.setup.quantization === y.setup.quantization && x.setup.ia3 === y.setup.ia3);
 
 function memoInventoryByKey(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
   const l = setup.lora;

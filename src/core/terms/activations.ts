@@ -6,6 +6,7 @@
 // bert,t5}/modeling_*.py (op order), peft/tuners/lora/layer.py (LoRA forward), torch/nn/attention and the
 // aten::_scaled_dot_product_flash_attention schema (flash saves q, k, v, out and an fp32 logsumexp of b x heads x s),
 // Korthikanti et al. 2022 (arXiv:2205.05198) for the per-layer accounting they popularised.
+import { Recent } from '../recent';
 import type { Architecture, LinearModule } from '../architecture';
 import { linearModules } from '../architecture';
 import type { Attention } from '../setup';
@@ -167,15 +168,11 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   kbitUpcast: true, kernels: true, tiledMlpShards: true,
 };
 /** The last 32 plans and their results (the advice search asks for the same few plans again and again). */
-const recentPlans: Array<{ plan: ActivationPlan; result: LayerActivations }> = [];
+const recentPlans = new Recent<ActivationPlan, LayerActivations>(32, samePlan);
 
 /** Replays one block of the family and returns what it saves. Memoized per architecture and plan. */
 export function layerActivations(p: ActivationPlan): LayerActivations {
-  for (const r of recentPlans) if (samePlan(r.plan, p)) return r.result;
-  const result = layerActivationsByKey(p);
-  if (recentPlans.length >= 32) recentPlans.pop();
-  recentPlans.unshift({ plan: p, result });
-  return result;
+  return recentPlans.get(p, layerActivationsByKey);
 }
 
 function layerActivationsByKey(p: ActivationPlan): LayerActivations {
