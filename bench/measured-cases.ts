@@ -112,6 +112,11 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   if (/torch 1\./.test(t.framework ?? '')) s.zero_grad_set_to_none = false;
   const torchVersion = /torch (\d+\.\d+)/.exec(t.framework ?? '');
   if (torchVersion) s.pytorch_version = torchVersion[1];
+  // The transformers release the case names, else the last 4.x line for a case published before 2026 (5.0 came out of
+  // its release candidates in 2026): it decides how MoE experts are stored (one nn.Linear per expert before 5.0).
+  const hfVersion = /transformers ~?(\d+\.\d+)/.exec(t.framework ?? '');
+  if (hfVersion) s.transformers_version = hfVersion[1];
+  else if ((c.source?.date ?? '9999') < '2026-01') s.transformers_version = '4.57';
   const d = t.distributed;
   s.gpus_per_node = Math.min(8, d.num_gpus);
   s.nodes = Math.max(1, Math.round(d.num_gpus / 8));

@@ -110,18 +110,38 @@ export interface Architecture {
    * every token still runs through every expert (quantizers/base.py MODULES_TO_PATCH_FOR_QUANTIZATION).
    */
   readonly expertsAsLinear?: boolean;
+  /**
+   * transformers 5 stores the experts of each MoE layer as two 3-D parameters (gate_up_proj E x 2f x h, down_proj
+   * E x h x f, decorated with @use_experts_implementation) and the router as a bare weight (MixtralTopKRouter,
+   * Qwen3MoeTopKRouter): none of them is an nn.Linear, so bitsandbytes leaves them in the model dtype and PEFT's
+   * target_modules passes them by. transformers 4 had one nn.Linear per expert projection. See FUSED_EXPERT_FAMILIES.
+   */
+  readonly fusedExperts?: boolean;
 }
 
+/** Families whose experts transformers 5 fuses into 3-D parameters (gpt-oss and Llama 4 always had them). */
+export const FUSED_EXPERT_FAMILIES: ReadonlySet<Family> = new Set<Family>(['mixtral', 'qwen2_moe', 'qwen3_moe', 'deepseek_v3', 'glm4_moe']);
+
 const sequentialExpertsCache = new WeakMap<Architecture, Architecture>();
+const fusedExpertsCache = new WeakMap<Architecture, Architecture>();
+
+function variant(cache: WeakMap<Architecture, Architecture>, a: Architecture, change: Partial<Architecture>): Architecture {
+  let out = cache.get(a);
+  if (!out) {
+    out = { ...a, ...change };
+    cache.set(a, out);
+  }
+  return out;
+}
 
 /** The Llama 4 architecture as bitsandbytes loads it (see Architecture.expertsAsLinear); one object per architecture. */
 export function withSequentialExperts(a: Architecture): Architecture {
-  let out = sequentialExpertsCache.get(a);
-  if (!out) {
-    out = { ...a, expertsAsLinear: true };
-    sequentialExpertsCache.set(a, out);
-  }
-  return out;
+  return variant(sequentialExpertsCache, a, { expertsAsLinear: true });
+}
+
+/** The architecture as transformers 5 builds it (see Architecture.fusedExperts); one object per architecture. */
+export function withFusedExperts(a: Architecture): Architecture {
+  return FUSED_EXPERT_FAMILIES.has(a.family) ? variant(fusedExpertsCache, a, { fusedExperts: true }) : a;
 }
 
 export interface ArchitectureProblem {
@@ -526,6 +546,25 @@ function gqaAttention(a: Architecture, add: AddLinear): void {
  * per MoE layer the routed experts, a router that is a bare nn.Parameter (DeepseekV3TopkRouter.weight) and the shared
  * experts as one MLP named shared_experts.
  */
+/**
+ * The routed experts of the MoE layers: one nn.Linear per expert projection (transformers 4), or the two 3-D
+ * parameters of transformers 5 (Architecture.fusedExperts), the same parameter count.
+ */
+function routedExperts(a: Architecture, add: AddLinear, [gate, up, down]: readonly [string, string, string]): void {
+  const moe = a.moe!;
+  const h = a.hidden;
+  const frac = moe.topK / moe.experts;
+  const n = moe.moeLayers * moe.experts;
+  if (a.fusedExperts) {
+    add('experts.gate_up_proj', h, 2 * moe.expertFfn, false, n, 'expert', frac, true);
+    add('experts.down_proj', moe.expertFfn, h, false, n, 'expert', frac, true);
+    return;
+  }
+  add(`experts.${gate}`, h, moe.expertFfn, false, n, 'expert', frac);
+  add(`experts.${up}`, h, moe.expertFfn, false, n, 'expert', frac);
+  add(`experts.${down}`, moe.expertFfn, h, false, n, 'expert', frac);
+}
+
 function deepseekMlps(a: Architecture, add: AddLinear): void {
   const h = a.hidden;
   const moe = a.moe!;
@@ -533,10 +572,7 @@ function deepseekMlps(a: Architecture, add: AddLinear): void {
   add('gate_proj', h, a.ffn, false, dense, 'mlp');
   add('up_proj', h, a.ffn, false, dense, 'mlp');
   add('down_proj', a.ffn, h, false, dense, 'mlp');
-  const frac = moe.topK / moe.experts;
-  add('experts.gate_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac);
-  add('experts.up_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac);
-  add('experts.down_proj', moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert', frac);
+  routedExperts(a, add, ['gate_proj', 'up_proj', 'down_proj']);
   add('gate', h, moe.experts, false, moe.moeLayers, 'router', 1, true);
   if (moe.sharedExpertFfn > 0) {
     add('shared_experts.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
@@ -682,12 +718,9 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('up_proj', h, a.ffn, a.mlpBias, dense, 'mlp');
       add('down_proj', a.ffn, h, a.mlpBias, dense, 'mlp');
       if (moe) {
-        const frac = moe.topK / moe.experts;
-        const names = a.family === 'mixtral' ? ['w1', 'w3', 'w2'] : ['gate_proj', 'up_proj', 'down_proj'];
-        add(`experts.${names[0]}`, h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac);
-        add(`experts.${names[1]}`, h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac);
-        add(`experts.${names[2]}`, moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert', frac);
-        add('gate', h, moe.experts, false, moe.moeLayers, 'router');
+        routedExperts(a, add, a.family === 'mixtral' ? ['w1', 'w3', 'w2'] : ['gate_proj', 'up_proj', 'down_proj']);
+        // transformers 4: an nn.Linear; 5: the TopKRouter's bare weight, used with F.linear.
+        add('gate', h, moe.experts, false, moe.moeLayers, 'router', 1, a.fusedExperts === true);
         if (moe.sharedExpertFfn > 0) {
           add('shared_expert.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
           add('shared_expert.up_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');

@@ -1,7 +1,7 @@
 // estimate(): TrainingSetup -> per-GPU memory for the busiest rank, phase by phase, each term with its formula.
 // Pure and deterministic; no I/O, no clock. Sources are cited next to each term.
 import { Recent } from './recent';
-import { countParameters, linearModules, parseArchitecture, withSequentialExperts, type Architecture, type LinearModule } from './architecture';
+import { countParameters, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts, type Architecture, type LinearModule } from './architecture';
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { ProvenanceMap, TrainingSetup } from './setup';
 import { ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
@@ -71,6 +71,8 @@ function matchModules(names: readonly string[] | 'all-linear', mods: LinearModul
   }
   const wanted = names.map((t) => t.toLowerCase());
   for (const m of mods) {
+    // PEFT matches module names; a bare parameter (fused experts, a router weight) is not a module.
+    if (m.parameter) continue;
     const short = m.name.split('.').pop()!.toLowerCase();
     if (wanted.includes(m.name.toLowerCase()) || wanted.includes(short)) out.add(m.name);
   }
@@ -339,7 +341,13 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   if (!parsed.ok) return { ok: false, errors: parsed.problems.map((p) => ({ key: `architecture.${p.field}`, message: p.message })) };
   // Llama 4 under bitsandbytes: the experts become per-expert linear layers (quantized, targetable by LoRA).
   const bnb = setup.quantization !== undefined && setup.quantization.type !== 'gptq' && setup.quantization.type !== 'awq';
-  const a = parsed.arch.family === 'llama4' && bnb ? withSequentialExperts(parsed.arch) : parsed.arch;
+  // transformers 5 fuses the experts of Mixtral, Qwen-MoE, DeepSeek and GLM-4.5 into 3-D parameters. Unsloth (2026.6 on)
+  // swaps them back for per-expert 4-bit linears when it loads a model in 4 bits (unslothai/unsloth#4032), so its runs
+  // are estimated with per-expert linears.
+  const baseArch = parsed.arch;
+  const fusedFamily = FUSED_EXPERT_FAMILIES.has(baseArch.family);
+  const fuseExperts = fusedFamily && !olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth';
+  const a = parsed.arch.family === 'llama4' && bnb ? withSequentialExperts(parsed.arch) : fuseExperts ? withFusedExperts(parsed.arch) : parsed.arch;
   let teacher: { arch: Architecture; params: number } | undefined;
   if (setup.distillation) {
     const t = parseArchitecture(setup.distillation.teacher_architecture);
@@ -483,7 +491,33 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     assumptions.push({ key: 'architecture', value: `vision tower ${formatCount(inv.vision)} params: weights only`, source: 'VRAM Lens: the vision tower is frozen (LLaMA-Factory freeze_vision_tower, its default) or never reached by text-only batches: no activations, gradients or optimizer state; its no-grad forward over a batch\'s images runs before the language model and is not counted; it is loaded with the language model in its dtype' });
   }
   if ((lora || ia3) && targets.size === 0) {
-    warnings.push({ key: ia3 ? 'ia3.target_modules' : 'lora.target_modules', message: `none of the ${ia3 ? 'IA3' : 'LoRA'} target modules match ${a.family} layers (${mods.map((m) => m.name).join(', ')})` });
+    warnings.push({ key: ia3 ? 'ia3.target_modules' : 'lora.target_modules', message: `none of the ${ia3 ? 'IA3' : 'LoRA'} target modules match ${a.family} layers (${mods.filter((m) => !m.parameter).map((m) => m.name).join(', ')})` });
+  }
+
+  /**
+   * What transformers 5's fused experts change, said where the user can act: which version is assumed, the experts
+   * bitsandbytes leaves unquantized, the adapters target_modules no longer places on them.
+   */
+  function fusedExpertNotes(): void {
+    const version = setup.transformers_version ?? '5';
+    const bnbHere = bnb && effSetup.quantization !== undefined;
+    const loraNames = lora && peft ? lora.target_modules : undefined;
+    const unfusedTargets = loraNames ? matchModules(loraNames, linearModules(baseArch)) : undefined;
+    const lostExperts = unfusedTargets !== undefined && linearModules(baseArch).some((m) => m.group === 'expert' && unfusedTargets.has(m.name));
+    if (setup.transformers_version === undefined && (bnbHere || lora || ia3 || setup.galore)) {
+      assumptions.push(setup.kernels === 'unsloth'
+        ? { key: 'transformers_version', value: '5', source: 'VRAM Lens default: a current transformers release; Unsloth loads its experts as one linear layer per expert projection (unslothai/unsloth#4032)' }
+        : { key: 'transformers_version', value: '5', source: `VRAM Lens default: a current transformers release, which stores the ${a.moe!.experts} experts of each ${a.family} MoE layer as two 3-D parameters (4.x: one nn.Linear per expert projection)` });
+    }
+    if (!fuseExperts) return;
+    if (bnbHere) {
+      const expertParams = mods.filter((m) => m.group === 'expert' || m.group === 'router').reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0);
+      const bytes = kbit !== 'none' ? 4 : wb;
+      warnings.push({ key: 'quantization', message: `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize (it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params stay ${bytes === 4 ? 'fp32' : setup.weights_dtype}${kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : ''}, ${formatBytes(expertParams * bytes)}. transformers 4.x or Unsloth quantize them per expert` });
+    }
+    if (lostExperts) {
+      warnings.push({ key: 'lora.target_modules', message: `transformers ${version} stores the experts as 3-D parameters, which target_modules does not reach: the adapters sit on the attention${a.moe!.sharedExpertFfn > 0 || a.moe!.moeLayers < a.layers ? ', dense and shared-expert' : ''} layers only (PEFT target_parameters adapts fused experts; not modeled)` });
+    }
   }
 
   // ---- Dtypes -------------------------------------------------------------------------------------------
@@ -508,6 +542,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   const peft = setup.method === 'lora' || setup.method === 'qlora';
   // Adapters of any kind: a frozen base with small trainable tensors beside it.
   const adapters = peft || ia3 !== undefined;
+  if (fusedFamily && !opts.lean) fusedExpertNotes();
   const adapterBytes = peft ? dtypeBytes(lora!.dtype) : ia3 ? dtypeBytes(ia3.dtype) : wb;
   const trainableBytes = adapters ? adapterBytes : wb;
   const masterCopy = setup.master_weights && trainableBytes < 4;
@@ -815,7 +850,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const weightBytes = modelBytes / weightShard;
     persistent.push(comp('weights', 'Weights', weightBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory (see gathered parameters)'
         : fsdpMaster && setup.method === 'full' ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
-        : kbitQ !== 'none' ? `${formatCount(denseBlock)} norm/bias params x 4 B (fp32 upcast) + ${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`
+        : kbitQ !== 'none' ? `${formatCount(denseBlock)} ${a.fusedExperts ? 'fused expert, router and norm/bias' : 'norm/bias'} params x 4 B (fp32 upcast) + ${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`
         : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base })));
     if (quantHere > 0 && effSetup.quantization) {
       const q = quantBytesPerParam(effSetup.quantization);

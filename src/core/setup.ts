@@ -9,7 +9,7 @@ export type HfConfig = Readonly<Record<string, unknown>>;
 
 const positiveInt = z.number().int().positive();
 
-/** A PyTorch release, "major.minor" or "major.minor.patch". */
+/** A PyTorch or transformers release, "major.minor" or "major.minor.patch". */
 export const PYTORCH_VERSION = /^\d+\.\d+(\.\d+)?$/;
 
 export const MethodSchema = z.enum(['full', 'lora', 'qlora', 'freeze', 'ia3']);
@@ -171,6 +171,13 @@ export const TrainingSetupSchema = z.strictObject({
    * and log_softmax keep their input for backward as well as their output. Unset: a current release.
    */
   pytorch_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 2.4 or 1.10.2').optional(),
+  /**
+   * transformers version the run uses ("major.minor"). From 5.0 the experts of Mixtral, Qwen2-MoE, Qwen3-MoE,
+   * DeepSeek-V2/V3 and GLM-4.5 are fused 3-D parameters (modeling_*.py `@use_experts_implementation`), not one
+   * nn.Linear per expert: bitsandbytes leaves them unquantized and PEFT's target_modules does not reach them.
+   * Unset: a current release (5.x).
+   */
+  transformers_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 5.2 or 4.57.1').optional(),
   /**
    * Per-device batch of the evaluation that runs during training (HF per_device_eval_batch_size when eval_strategy is
    * not 'no', Axolotl eval_batch_size). A no-grad forward at this batch, with the model states still allocated; it is

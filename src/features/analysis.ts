@@ -28,6 +28,8 @@ export interface AnalysisSettings {
   readonly cudaContextGiB?: number;
   /** PyTorch version of the environment (behaviour that changed between releases), unless the files set one. */
   readonly pytorchVersion?: string;
+  /** transformers version of the environment (how MoE experts are stored), unless the files set one. */
+  readonly transformersVersion?: string;
 }
 
 export interface DocumentInput {
@@ -83,6 +85,7 @@ export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, 
     setup = { ...setup, cuda_context_bytes: Math.round(settings.cudaContextGiB * GiB) };
   }
   if (setup && settings.pytorchVersion && setup.pytorch_version === undefined) setup = { ...setup, pytorch_version: settings.pytorchVersion };
+  if (setup && settings.transformersVersion && setup.transformers_version === undefined) setup = { ...setup, transformers_version: settings.transformersVersion };
   let gpu: GpuChoice | undefined;
   const gpuName = pipeline.gpu ?? (settings.gpu || undefined);
   if (gpuName) {

@@ -13,6 +13,8 @@ export const SettingsSchema = z.object({
   cudaContextGiB: z.number().min(0).max(8).default(0.5),
   /** PyTorch version of the training environment ("" = a current release). */
   pytorchVersion: z.string().refine((v) => v === '' || PYTORCH_VERSION.test(v)).default(''),
+  /** transformers version of the training environment ("" = a current release, 5.x). */
+  transformersVersion: z.string().refine((v) => v === '' || PYTORCH_VERSION.test(v)).default(''),
   allowNetwork: z.boolean().default(false),
   'diagnostics.enabled': z.boolean().default(true),
 });
@@ -41,5 +43,6 @@ export function toAnalysisSettings(s: Settings): AnalysisSettings {
     headroomPercent: s.headroomPercent,
     cudaContextGiB: s.cudaContextGiB,
     pytorchVersion: s.pytorchVersion || undefined,
+    transformersVersion: s.transformersVersion || undefined,
   };
 }

@@ -1022,3 +1022,74 @@ describe('estimate: ZeRO-3 optimizer sub-groups', () => {
     assert.equal(step(run(s({ zero_stage: 2 }))), (70_553_706_496 / 8) * 4);
   });
 });
+
+describe('estimate: MoE experts as transformers 5 stores them (3-D parameters)', () => {
+  // transformers 5 (modeling_mixtral.py, modeling_qwen3_moe.py, modeling_qwen2_moe.py): MixtralExperts /
+  // Qwen3MoeExperts hold gate_up_proj (E, 2f, h) and down_proj (E, h, f) as nn.Parameter, the TopKRouter a bare
+  // weight; 4.x had one nn.Linear per expert projection and an nn.Linear gate.
+  const v4 = { transformers_version: '4.57' };
+
+  it('keeps the parameter count (Mixtral-8x7B 46,702,792,704 either way)', () => {
+    const { countParameters, withFusedExperts } = require('../../src/core/architecture') as typeof import('../../src/core/architecture');
+    const a = archOf('mistralai/Mixtral-8x7B-v0.1');
+    const fused = withFusedExperts(a);
+    assert.equal(countParameters(a).total, 46_702_792_704);
+    assert.equal(countParameters(fused).total, 46_702_792_704);
+    assert.equal(withFusedExperts(archOf('meta-llama/Llama-2-7b-hf')).fusedExperts, undefined, 'dense models are left as they are');
+  });
+
+  it('all-linear LoRA r16 on Mixtral-8x7B reaches the experts under 4.x only: 240,123,904 vs 13,631,488 adapter params', () => {
+    // r x (in + out) per target: q 16·(4096+4096), k and v 16·(4096+1024), o 16·(4096+4096) = 425,984 per layer, x 32
+    // layers = 13,631,488. 4.x adds w1, w3 (4096 -> 14336) and w2 of 8 experts: 3 x 16 x 18,432 x 8 x 32 = 226,492,416.
+    const s = { method: 'lora' as const, weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, lora: { r: 16, target_modules: 'all-linear' as const } };
+    const v5 = run(setupFor('mistralai/Mixtral-8x7B-v0.1', s));
+    const old = run(setupFor('mistralai/Mixtral-8x7B-v0.1', { ...s, ...v4 }));
+    assert.equal(v5.parameters.trainable, 13_631_488);
+    assert.equal(old.parameters.trainable, 240_123_904);
+    assert.ok(v5.warnings.some((w) => w.key === 'lora.target_modules' && /target_modules does not reach/.test(w.message)));
+    assert.ok(!old.warnings.some((w) => w.key === 'lora.target_modules'));
+  });
+
+  it('named targets reach the shared expert, not the routed ones (Qwen1.5-MoE-A2.7B r8: 4,423,680 vs 123,863,040)', () => {
+    // gate_proj / up_proj / down_proj of the shared expert (2048 <-> 5632): 3 x 8 x 7,680 = 184,320 per layer x 24.
+    // 4.x adds 60 experts of 1,408: 3 x 8 x (2048 + 1408) x 60 x 24 = 119,439,360.
+    const s = { method: 'lora' as const, weights_dtype: 'bf16' as const, lora: { r: 8, target_modules: ['gate_proj', 'up_proj', 'down_proj'] } };
+    assert.equal(run(setupFor('Qwen/Qwen1.5-MoE-A2.7B', s)).parameters.trainable, 4_423_680);
+    assert.equal(run(setupFor('Qwen/Qwen1.5-MoE-A2.7B', { ...s, ...v4 })).parameters.trainable, 123_863_040);
+  });
+
+  it('bitsandbytes 4-bit leaves the experts of Qwen3-30B-A3B in bf16: 905,969,664 params quantized, not 29,909,581,824', () => {
+    // Attention per layer: q 2048 x 4096, k and v 2048 x 512, o 4096 x 2048 = 18,874,368; x 48 = 905,969,664.
+    // Experts 48 x 128 x 3 x 2048 x 768 = 28,991,029,248 and routers 48 x 128 x 2048 = 12,582,912 (bitsandbytes#1849).
+    const s = { method: 'qlora' as const, weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, quantization: { bits: 4 as const, double_quant: true }, lora: { r: 16, target_modules: 'all-linear' as const }, gradient_checkpointing: 'full' as const };
+    const v5 = run(setupFor('Qwen/Qwen3-30B-A3B', s));
+    assert.equal(v5.parameters.quantized, 905_969_664);
+    // Everything not quantized is stored in bf16: total minus the quantized attention, 2 B each.
+    assert.equal(component(phase(v5, 'optimizer'), 'weights'), (v5.parameters.total - 905_969_664) * 2);
+    assert.ok(v5.warnings.some((w) => w.key === 'quantization' && /29\.00B expert and router params stay bf16/.test(w.message)));
+    assert.ok(v5.assumptions.some((a) => a.key === 'transformers_version' && a.value === '5'));
+    const old = run(setupFor('Qwen/Qwen3-30B-A3B', { ...s, ...v4 }));
+    assert.equal(old.parameters.quantized, 905_969_664 + 28_991_029_248 + 12_582_912);
+    assert.ok(!old.assumptions.some((a) => a.key === 'transformers_version'), 'a version the setup gives is not an assumption');
+    // Unsloth swaps the fused experts for per-expert 4-bit linears (unslothai/unsloth#4032).
+    assert.equal(run(setupFor('Qwen/Qwen3-30B-A3B', { ...s, kernels: 'unsloth' })).parameters.quantized, old.parameters.quantized);
+  });
+
+  it('prepare_model_for_kbit_training upcasts the unquantized experts to fp32 (4 B each)', () => {
+    const s = { method: 'qlora' as const, weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, quantization: { bits: 4 as const }, kbit_upcast: 'all' as const, gradient_checkpointing: 'full' as const };
+    const e = run(setupFor('Qwen/Qwen3-30B-A3B', s));
+    const w = phase(e, 'optimizer').components.find((c) => c.id === 'weights')!;
+    // Block params not quantized (experts, routers, norms) x 4 B + embeddings and head (151,936 x 2048 each) x 4 B.
+    assert.equal(w.bytes, (e.parameters.total - 905_969_664) * 4);
+    assert.match(w.formula, /fused expert, router and norm\/bias params x 4 B/);
+  });
+
+  it('a full fine-tune saves the same activations either way (gate_up chunked in two views = gate + up)', () => {
+    const s = { weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, seq_len: 1024 };
+    const v5 = run(setupFor('Qwen/Qwen3-30B-A3B', s));
+    const old = run(setupFor('Qwen/Qwen3-30B-A3B', { ...s, ...v4 }));
+    assert.equal(component(phase(v5, 'forward'), 'activations'), component(phase(old, 'forward'), 'activations'));
+    assert.equal(v5.perGpu.peakBytes, old.perGpu.peakBytes);
+    assert.ok(!v5.assumptions.some((a) => a.key === 'transformers_version'), 'nothing depends on the version here');
+  });
+});

@@ -301,4 +301,16 @@ describe('features: settings', () => {
     assert.equal(saved(pinned), saved(now));
     assert.equal(SettingsSchema.shape.pytorchVersion.safeParse('latest').success, false);
   });
+
+  it('vramLens.transformersVersion 4.57 quantizes the experts of a 4-bit Mixtral again; a version in the file wins', () => {
+    // Mixtral-8x7B's experts: 32 layers x 8 x 3 x 4096 x 14336 = 45,097,156,608 params, and 32 x 8 x 4096 = 1,048,576
+    // router params; transformers 5 stores both as bare parameters that bitsandbytes does not quantize.
+    const text = 'model: mistralai/Mixtral-8x7B-v0.1\nmethod: qlora\nquantization: { bits: 4 }\nweights_dtype: bf16\n';
+    const now = analyze('/w/run.vram.yaml', text).estimate!;
+    const old = analyze('/w/run.vram.yaml', text, { ...settings, transformersVersion: '4.57' }).estimate!;
+    assert.equal(old.parameters.quantized - now.parameters.quantized, 45_097_156_608 + 1_048_576);
+    const pinned = analyze('/w/run.vram.yaml', `${text}transformers_version: "5.1"\n`, { ...settings, transformersVersion: '4.57' }).estimate!;
+    assert.equal(pinned.parameters.quantized, now.parameters.quantized);
+    assert.equal(SettingsSchema.shape.transformersVersion.safeParse('v5').success, false);
+  });
 });

@@ -260,7 +260,12 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
     const m = mods.get(name);
     const elems = m ? (m.inFeatures * m.outFeatures) / tp : a.hidden * a.hidden;
     // A 4/8-bit base weight is dequantized to the compute dtype inside bitsandbytes' matmul and never saved, so
-    // autocast makes no 16-bit copy of it, whatever dtype the model's other parameters are stored in.
+    // autocast makes no 16-bit copy of it, whatever dtype the model's other parameters are stored in. A bare
+    // parameter (transformers 5 fused experts and routers) is never quantized: it keeps the model dtype, or fp32 when
+    // prepare_model_for_kbit_training upcast the unquantized parameters.
+    if (m?.parameter && p.quantizedBase) {
+      return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.kbitUpcast !== undefined && p.kbitUpcast !== 'none' ? 4 : p.weightBytes };
+    }
     return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.quantizedBase ? p.half : p.weightBytes, keepsInputDtype: p.quantizedBase };
   };
   const normWeight: Weight = { what: 'norm', elems: a.hidden, trainable: p.normsTrainable, bytesPerElem: normBytes };
@@ -680,6 +685,27 @@ function gatedMlp(tape: Tape, ffn: number, hidden: number, x: Tensor, linear: Li
   return linear(prod, 'down_proj', hidden, 'down_proj output');
 }
 
+/**
+ * The routed tokens through their experts' gated MLPs: one nn.Linear per projection (transformers 4), or the fused
+ * gate_up_proj chunked into two views and down_proj of transformers 5 (MixtralExperts.forward and its grouped_mm
+ * implementation keep the same tensors: the gathered input, gate_up, act(gate), the product).
+ */
+function expertMlp(tape: Tape, a: Architecture, routed: Tensor, linear: LinearFn, [gate, up, down]: readonly [string, string, string]): Tensor {
+  const ffn = a.moe!.expertFfn;
+  if (a.fusedExperts) {
+    const gu = linear(routed, 'experts.gate_up_proj', 2 * ffn, 'expert gate_up output');
+    const g = tape.view(gu, 'expert gate (view)', gu.elems / 2);
+    const u = tape.view(gu, 'expert up (view)', gu.elems / 2);
+    const act = tape.unarySavesInput(g, 'expert act');
+    return linear(tape.mul(act, u, 'expert act * up'), 'experts.down_proj', a.hidden, 'expert down output');
+  }
+  const g = linear(routed, `experts.${gate}`, ffn, 'expert gate output');
+  const u = linear(routed, `experts.${up}`, ffn, 'expert up output');
+  const act = tape.unarySavesInput(g, 'expert act');
+  const prod = tape.mul(act, u, 'expert act * up');
+  return linear(prod, `experts.${down}`, a.hidden, 'expert down output');
+}
+
 /** Sparse MoE block: router softmax, top-k, each token through k experts (expected s*b*k/E tokens per expert). */
 function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Tensor {
   const a = p.arch;
@@ -689,12 +715,7 @@ function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Ten
   tape.unarySavesOutput(logits, 'router softmax (fp32)', 4);
   // Expert inputs are gathered copies of the routed tokens: T*k rows in all.
   const routed = tape.tensor('routed tokens', T * moe.topK * a.hidden, x.bytesPerElem, x.rg);
-  const ffn = moe.expertFfn;
-  const g = linear(routed, 'experts.' + (a.family === 'mixtral' ? 'w1' : 'gate_proj'), ffn, 'expert gate output');
-  const u = linear(routed, 'experts.' + (a.family === 'mixtral' ? 'w3' : 'up_proj'), ffn, 'expert up output');
-  const act = tape.unarySavesInput(g, 'expert act');
-  const prod = tape.mul(act, u, 'expert act * up');
-  const down = linear(prod, 'experts.' + (a.family === 'mixtral' ? 'w2' : 'down_proj'), a.hidden, 'expert down output');
+  const down = expertMlp(tape, a, routed, linear, a.family === 'mixtral' ? ['w1', 'w3', 'w2'] : ['gate_proj', 'up_proj', 'down_proj']);
   // Each expert output is scaled by its routing weight (saved for the weight's grad); index_add_ keeps its
   // source (the weighted output) and the int64 token indices; top-k indices and the weight normalisation
   // (clone + sum) are kept too.
@@ -742,11 +763,7 @@ function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
   const routed = tape.tensor('routed tokens (gathered)', routedTokens * a.hidden, x.bytesPerElem, x.rg);
   // torch.where(mask[e]) returns the token and slot indices as views of one nonzero() result: 2 x int64 per token.
   if (x.rg) tape.saveExtra('token and slot indices per expert (int64)', routedTokens * 16);
-  const g = linear(routed, 'experts.gate_proj', moe.expertFfn, 'expert gate output');
-  const u = linear(routed, 'experts.up_proj', moe.expertFfn, 'expert up output');
-  const act = tape.unarySavesInput(g, 'expert act');
-  const prod = tape.mul(act, u, 'expert act * up');
-  const down = linear(prod, 'experts.down_proj', a.hidden, 'expert down output');
+  const down = expertMlp(tape, a, routed, linear, ['gate_proj', 'up_proj', 'down_proj']);
   const weighted = tape.mul(down, tape.tensor('routing weight per routed token', routedTokens, wb, scores.rg), 'weighted expert output', wb);
   tape.save(weighted); // index_add_ keeps its source
   if (moe.sharedExpertFfn > 0) gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, name.replace(/^(gate|up|down)_proj$/, 'shared_experts.$1_proj'), out, what), 'llama');
