@@ -166,6 +166,11 @@ export function rewardModelNotCounted(name: string): Message {
   return msg('{0}: a reward model ({1}) is loaded on every GPU; its weights and forward are not counted', 'reward_funcs', name);
 }
 
+/** A 'not-modeled' message for PEFT target_parameters (LoRA on bare parameters such as transformers 5's fused experts). */
+export function targetParametersNotModeled(key: string): Message {
+  return msg('{0}: LoRA on bare parameters (PEFT target_parameters, such as the fused MoE experts of transformers 5) is not modeled; the estimate counts no adapter on them', key);
+}
+
 export type ProblemCode =
   | 'not-modeled'
   | 'syntax-error' | 'strict-json-comments' | 'duplicate-key' | 'unknown-key' | 'invalid-value' | 'unresolved-auto'

@@ -71,6 +71,12 @@ describe('analyzeHfPython', () => {
     assert.equal(analyzeHfPython('c = LoraConfig(r=8)\n').problems.some((x) => x.code === 'not-modeled'), false);
   });
 
+  it('flags LoraConfig(target_parameters=...) at the keyword: adapters on bare parameters are not counted', () => {
+    const text = 'from peft import LoraConfig\nc = LoraConfig(r=16, target_modules="all-linear", target_parameters=["mlp.experts.gate_up_proj"])\n';
+    const p = analyzeHfPython(text).problems.find((x) => x.code === 'not-modeled');
+    assert.equal(p && text.slice(p.span.start, p.span.end), 'target_parameters');
+  });
+
   it('reads a qualified call nested in Trainer(args=...)', () => {
     const text = 'import transformers\ntrainer = transformers.Trainer(\n    model=model,\n    args=transformers.TrainingArguments(per_device_train_batch_size=2, fp16=True, gradient_checkpointing=False),\n)\n';
     const r = checkFacts(text, [

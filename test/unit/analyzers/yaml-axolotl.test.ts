@@ -77,6 +77,14 @@ describe('analyzeAxolotlYaml', () => {
     assert.match(flagged[0].message, /OpenAssistant\/reward-model-deberta-v3-large-v2/);
   });
 
+  it('flags lora_target_parameters at its key: LoRA on fused MoE experts is not counted', () => {
+    const t = `${QLORA}lora_target_parameters:\n  - mlp.experts.gate_up_proj\n  - mlp.experts.down_proj\n`;
+    const p = analyzeAxolotlYaml(t).problems.filter((x) => x.code === 'not-modeled');
+    assert.equal(p.length, 1);
+    assert.equal(t.slice(p[0].span.start, p[0].span.end), 'lora_target_parameters');
+    assert.match(p[0].message, /target_parameters/);
+  });
+
   it('reads sample_packing / pad_to_sequence_len as fixed-length batches, both off as per-batch padding', () => {
     const packed = `${QLORA}sample_packing: true\n`;
     checkFacts(analyzeAxolotlYaml(packed), packed, [['batchLengths', 'fixed', 'sample_packing', 'true']]);
