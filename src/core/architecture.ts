@@ -141,7 +141,7 @@ export function withSequentialExperts(a: Architecture): Architecture {
 
 /** The architecture as transformers 5 builds it (see Architecture.fusedExperts); one object per architecture. */
 export function withFusedExperts(a: Architecture): Architecture {
-  return FUSED_EXPERT_FAMILIES.has(a.family) ? variant(fusedExpertsCache, a, { fusedExperts: true }) : a;
+  return FUSED_EXPERT_FAMILIES.has(a.family) && !a.fusedExperts ? variant(fusedExpertsCache, a, { fusedExperts: true }) : a;
 }
 
 export interface ArchitectureProblem {
@@ -180,6 +180,9 @@ const FAMILY_ALIASES: Record<string, Family> = {
   // Qwen3-VL (dense): a Qwen3 language model; the deepstack features added to the first layers' hidden states keep
   // nothing per layer beyond the image tokens' rows (modeling_qwen3_vl.py).
   qwen3_vl: 'qwen3',
+  // Qwen3-VL MoE (30B-A3B, 235B-A22B): a Qwen3-MoE language model whose experts are 3-D parameters in every
+  // transformers release (Qwen3VLMoeTextExperts), beside Qwen3-VL's vision tower (modeling_qwen3_vl_moe.py).
+  qwen3_vl_moe: 'qwen3_moe',
   // IBM Granite 3.x: Llama's layers; its embedding, residual, attention and logits multipliers are scalar products
   // that keep nothing for backward (modeling_granite.py), so memory follows Llama.
   granite: 'llama',
@@ -230,7 +233,7 @@ function vitEncoder(v: HfConfig): { width: number; layers: number; patches: numb
  * (modeling_qwen2_vl.py): LayerNorms with biases, a fc1 / fc2 MLP of mlp_ratio x width, the merger's LayerNorm.
  */
 function qwenVisionParams(v: HfConfig, modelType: string, textHidden: number): number | undefined {
-  if (modelType === 'qwen3_vl') return qwen3VisionParams(v, textHidden);
+  if (modelType === 'qwen3_vl' || modelType === 'qwen3_vl_moe') return qwen3VisionParams(v, textHidden);
   const v25 = modelType === 'qwen2_5_vl';
   const w = num(v, v25 ? 'hidden_size' : 'embed_dim');
   const depth = num(v, 'depth');
@@ -340,7 +343,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   // Gemma 3 4B-27B are image-text models: the language model's fields sit under text_config.
   const nested = modelType === 'gemma3' && typeof config.text_config === 'object' && config.text_config !== null;
   // Qwen2-VL / Qwen2.5-VL: the language model's fields at the top level (older config.json files) or under text_config.
-  const qwenVl = modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl' || modelType === 'qwen3_vl';
+  const qwenVl = modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl' || modelType === 'qwen3_vl' || modelType === 'qwen3_vl_moe';
   const textConfig = typeof config.text_config === 'object' && config.text_config !== null ? config.text_config as HfConfig : undefined;
   const llama4Nested = (modelType === 'llama4' || modelType === 'mistral3') && textConfig !== undefined;
   const cfg: HfConfig = nested ? { ...GEMMA3_TEXT_DEFAULTS, ...(config.text_config as HfConfig), model_type: 'gemma3' }
@@ -478,7 +481,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   }
   if (qwenVl) {
     const v = typeof config.vision_config === 'object' && config.vision_config !== null ? qwenVisionParams(config.vision_config as HfConfig, modelType!, hidden) : undefined;
-    if (v === undefined) problems.push({ field: 'vision_config', message: `a ${modelType} config needs vision_config depth and ${modelType === 'qwen2_vl' ? 'embed_dim' : modelType === 'qwen3_vl' ? 'hidden_size, intermediate_size, num_position_embeddings' : 'hidden_size, intermediate_size'}` });
+    if (v === undefined) problems.push({ field: 'vision_config', message: `a ${modelType} config needs vision_config depth and ${modelType === 'qwen2_vl' ? 'embed_dim' : modelType === 'qwen3_vl' || modelType === 'qwen3_vl_moe' ? 'hidden_size, intermediate_size, num_position_embeddings' : 'hidden_size, intermediate_size'}` });
     else visionParams = v;
   }
   if (nested) {
@@ -511,6 +514,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...(mla ? { mla } : {}),
     ...(layerPattern ? { layerPattern, qkL2Norm: bool(cfg, 'use_qk_norm') ?? true } : {}),
     partialRotary: num(cfg, 'partial_rotary_factor') ?? (family === 'glm4' || family === 'glm4_moe' ? 0.5 : 1),
+    ...(modelType === 'qwen3_vl_moe' ? { fusedExperts: true } : {}),
   };
   // Acts are read for their effect on saved tensors; an unknown activation does not change the byte count.
   void act;

@@ -501,19 +501,23 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   function fusedExpertNotes(): void {
     const version = setup.transformers_version ?? '5';
     const bnbHere = bnb && effSetup.quantization !== undefined;
+    // Qwen3-VL MoE has 3-D experts in every release: the version changes nothing there.
+    const alwaysFused = baseArch.fusedExperts === true;
+    // The targets as per-expert linear layers would have had them: do they name expert projections?
     const loraNames = lora && peft ? lora.target_modules : undefined;
-    const unfusedTargets = loraNames ? matchModules(loraNames, linearModules(baseArch)) : undefined;
-    const lostExperts = unfusedTargets !== undefined && linearModules(baseArch).some((m) => m.group === 'expert' && unfusedTargets.has(m.name));
-    if (setup.transformers_version === undefined && (bnbHere || lora || ia3 || setup.galore)) {
+    const linearExperts = linearModules(alwaysFused ? { ...baseArch, fusedExperts: false } : baseArch);
+    const unfusedTargets = loraNames ? matchModules(loraNames, linearExperts) : undefined;
+    const lostExperts = unfusedTargets !== undefined && linearExperts.some((m) => m.group === 'expert' && unfusedTargets.has(m.name));
+    if (setup.transformers_version === undefined && !alwaysFused && (bnbHere || lora || ia3 || setup.galore)) {
       assumptions.push(setup.kernels === 'unsloth'
         ? { key: 'transformers_version', value: '5', source: 'VRAM Lens default: a current transformers release; Unsloth loads its experts as one linear layer per expert projection (unslothai/unsloth#4032)' }
         : { key: 'transformers_version', value: '5', source: `VRAM Lens default: a current transformers release, which stores the ${a.moe!.experts} experts of each ${a.family} MoE layer as two 3-D parameters (4.x: one nn.Linear per expert projection)` });
     }
-    if (!fuseExperts) return;
+    if (!a.fusedExperts) return;
     if (bnbHere) {
       const expertParams = mods.filter((m) => m.group === 'expert' || m.group === 'router').reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0);
       const bytes = kbit !== 'none' ? 4 : wb;
-      warnings.push({ key: 'quantization', message: `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize (it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params stay ${bytes === 4 ? 'fp32' : setup.weights_dtype}${kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : ''}, ${formatBytes(expertParams * bytes)}. transformers 4.x or Unsloth quantize them per expert` });
+      warnings.push({ key: 'quantization', message: `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize (it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params stay ${bytes === 4 ? 'fp32' : setup.weights_dtype}${kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : ''}, ${formatBytes(expertParams * bytes)}${alwaysFused ? '' : '. transformers 4.x or Unsloth quantize them per expert'}` });
     }
     if (lostExperts) {
       warnings.push({ key: 'lora.target_modules', message: `transformers ${version} stores the experts as 3-D parameters, which target_modules does not reach: the adapters sit on the attention${a.moe!.sharedExpertFfn > 0 || a.moe!.moeLayers < a.layers ? ', dense and shared-expert' : ''} layers only (PEFT target_parameters adapts fused experts; not modeled)` });

@@ -199,6 +199,20 @@ describe('architecture: exact parameter counts', () => {
     assert.deepEqual([a.family, a.qkNorm, a.hidden, a.layers], ['qwen3', true, 4096, 36]);
   });
 
+  it('Qwen3-VL-30B-A3B by hand: Qwen3-30B-A3B under text_config with 3-D experts, a ViT merging into 2048', () => {
+    // The tower of Qwen3-VL-8B (above) with its merger and three deepstack mergers ending in 4608 x 2048 + 2048.
+    const block = 15_239_504;
+    const linears = (4608 * 4608 + 4608) + (4608 * 2048 + 2048);
+    const vit = 3 * 2 * 16 * 16 * 1152 + 1152 + 2304 * 1152 + 27 * block + (2 * 1152 + linears) + 3 * (2 * 4608 + linears);
+    assert.equal(vit, 538_631_408);
+    assert.equal(count('Qwen/Qwen3-VL-30B-A3B-Instruct'), 30_532_122_624 + vit);
+    assert.equal(count('Qwen/Qwen3-VL-30B-A3B-Instruct'), 31_070_754_032); // the model page's 31.1B
+    const a = archOf('Qwen/Qwen3-VL-30B-A3B-Instruct');
+    assert.deepEqual([a.family, a.qkNorm, a.fusedExperts, a.moe?.experts, a.moe?.topK], ['qwen3_moe', true, true, 128, 8]);
+    // Qwen3VLMoeTextExperts: gate_up_proj and down_proj are bare parameters, not nn.Linear.
+    assert.deepEqual(linearModules(a).filter((m) => m.group === 'expert').map((m) => [m.name, m.parameter]), [['experts.gate_up_proj', true], ['experts.down_proj', true]]);
+  });
+
   it('Llama 4 Scout and Maverick by hand: text model under text_config, 3-D experts, a shared expert, the vision tower', () => {
     // Attention per layer: q 5120 x 5120, k and v 5120 x 1024, o 5120 x 5120, two RMSNorms (the q/k L2 norm has no weight).
     const attn = 2 * 5120 * 5120 + 2 * 5120 * 1024 + 2 * 5120;

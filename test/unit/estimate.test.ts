@@ -1075,6 +1075,19 @@ describe('estimate: MoE experts as transformers 5 stores them (3-D parameters)',
     assert.equal(run(setupFor('Qwen/Qwen3-30B-A3B', { ...s, kernels: 'unsloth' })).parameters.quantized, old.parameters.quantized);
   });
 
+  it('Qwen3-VL-30B-A3B keeps 3-D experts under 4.x too: 4-bit quantizes the attention only, no version assumed', () => {
+    // Qwen3VLMoeTextExperts were 3-D parameters from the model's first release (transformers 4.57).
+    const s = { method: 'qlora' as const, weights_dtype: 'bf16' as const, quantization: { bits: 4 as const }, lora: { r: 16, target_modules: 'all-linear' as const }, gradient_checkpointing: 'full' as const };
+    for (const extra of [{}, v4]) {
+      const e = run(setupFor('Qwen/Qwen3-VL-30B-A3B-Instruct', { ...s, ...extra }));
+      assert.equal(e.parameters.quantized, 905_969_664);
+      assert.ok(!e.assumptions.some((a) => a.key === 'transformers_version'));
+      const w = e.warnings.find((x) => x.key === 'quantization');
+      assert.ok(w && !/transformers 4\.x or Unsloth/.test(w.message), w?.message);
+      assert.ok(e.warnings.some((x) => x.key === 'lora.target_modules' && /target_modules does not reach/.test(x.message)));
+    }
+  });
+
   it('prepare_model_for_kbit_training upcasts the unquantized experts to fp32 (4 B each)', () => {
     const s = { method: 'qlora' as const, weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, quantization: { bits: 4 as const }, kbit_upcast: 'all' as const, gradient_checkpointing: 'full' as const };
     const e = run(setupFor('Qwen/Qwen3-30B-A3B', s));

@@ -1105,6 +1105,23 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     },
     source: hf('Qwen/Qwen3-VL-8B-Instruct'),
   },
+  {
+    // Qwen3-30B-A3B's language model (30,532,122,624) under text_config, its experts 3-D parameters, and Qwen3-VL's
+    // 27-block tower of 1152 with three deepstack mergers into 2048 (538,631,408): 31,070,754,032 by hand in
+    // architecture.test.ts, the model page's 31.1B.
+    id: 'Qwen/Qwen3-VL-30B-A3B-Instruct',
+    aliases: ['Qwen/Qwen3-VL-30B-A3B-Thinking'],
+    config: {
+      model_type: 'qwen3_vl_moe', architectures: ['Qwen3VLMoeForConditionalGeneration'], tie_word_embeddings: false,
+      text_config: {
+        ...QWEN3_VL_TEXT, model_type: 'qwen3_vl_moe_text', decoder_sparse_step: 1, hidden_size: 2048, intermediate_size: 6144, mlp_only_layers: [],
+        moe_intermediate_size: 768, norm_topk_prob: true, num_attention_heads: 32, num_experts: 128, num_experts_per_tok: 8, num_hidden_layers: 48,
+        num_key_value_heads: 4, rope_theta: 5000000,
+      },
+      vision_config: { ...QWEN3_VL_VISION, model_type: 'qwen3_vl_moe', depth: 27, hidden_size: 1152, intermediate_size: 4304, out_hidden_size: 2048, deepstack_visual_indexes: [8, 16, 24] },
+    },
+    source: hf('Qwen/Qwen3-VL-30B-A3B-Instruct'),
+  },
 
   // ---------------------------------------------------------------------------------------------
   // Llama 4 (image-text checkpoints; the text model under text_config): 48 layers of 40 heads x 128 (8 kv), q/k rotated
