@@ -2,6 +2,7 @@
 // references it makes (a DeepSpeed JSON named by TrainingArguments, a launcher flag, an Accelerate or Axolotl
 // key) relative to the referencing file, then merge everything with precedence and tool defaults.
 // Pure: file access goes through the FileReader the caller provides (the CLI and the extension each have one).
+import { bundledFileName, bundledNote, findBundledDeepspeed } from './bundled-deepspeed';
 import { analyzeAs, detectFormat } from './detect';
 import { msg, type ConfigFacts, type Format } from './facts';
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
@@ -43,7 +44,7 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
   const problems: Problem[] = [];
   const unrecognized: string[] = [];
   const seen = new Set<string>();
-  const visit = (file: string, text: string, role: FileRole, depth: number, languageId?: string, forced?: Format): void => {
+  const visit = (file: string, text: string, role: FileRole, depth: number, languageId?: string, forced?: Format, origin?: AnalyzedFile['origin']): void => {
     if (seen.has(file)) return;
     seen.add(file);
     const format = forced ?? detectFormat(file, text, languageId);
@@ -57,12 +58,12 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
     }
     const facts: ConfigFacts = analyzeAs(format, text);
     const effectiveRole: FileRole = role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
-    files.push({ file, text, role: effectiveRole, facts });
+    files.push({ file, text, role: effectiveRole, facts, ...(origin ? { origin } : {}) });
     if (depth >= MAX_DEPTH) return;
     for (const ref of facts.references) {
       const at = locateOffset(file, text, ref.span.start, ref.span.end);
       if (/^\s*\{/.test(ref.path)) {
-        visit(`${file}#inline-deepspeed`, ref.path, 'referenced', depth + 1, undefined, 'deepspeed-json');
+        visit(`${file}#inline-deepspeed`, ref.path, 'referenced', depth + 1, undefined, 'deepspeed-json', { kind: 'inline' });
         continue;
       }
       if (/[$`]|\{\{/.test(ref.path) || ref.path.startsWith('<')) {
@@ -71,6 +72,12 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
       }
       const target = reader.join(file, ref.path);
       const t = reader.read(target);
+      // A DeepSpeed config that Axolotl or LLaMA-Factory ships, named as their examples do, read as published.
+      const bundled = t === undefined && ref.kind === 'deepspeed' ? findBundledDeepspeed(ref.path, format) : undefined;
+      if (bundled) {
+        visit(bundledFileName(bundled), JSON.stringify(bundled.config, null, 2), 'referenced', depth + 1, undefined, 'deepspeed-json', { kind: 'bundled', ...bundledNote(bundled) });
+        continue;
+      }
       if (t === undefined) {
         problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...msg('referenced file not found: {0} (looked for {1})', ref.path, target) });
         continue;

@@ -17,12 +17,19 @@ export interface AnalyzedFile {
   readonly text: string;
   readonly role: FileRole;
   readonly facts: ConfigFacts;
+  /**
+   * Not a file on disk: a DeepSpeed config written inline in another file, or one a tool ships that was not found
+   * beside the config (its values are that tool's defaults). Quick fixes never edit these.
+   */
+  readonly origin?: { readonly kind: 'inline' } | { readonly kind: 'bundled'; readonly owner: string; readonly note: string };
 }
 
 export interface WinningFact {
   readonly fact: Fact;
   readonly file: string;
   readonly location: Location;
+  /** The fact comes from a tool's bundled DeepSpeed config (AnalyzedFile.origin): a default of that tool. */
+  readonly bundled?: { readonly owner: string; readonly note: string };
 }
 
 export interface FactResolution {
@@ -85,7 +92,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   const unknownOnly: Partial<Record<CanonicalKey, WinningFact>> = {};
   for (const f of files) {
     for (const fact of f.facts.facts) {
-      const w: WinningFact = { fact, file: f.file, location: locateOffset(f.file, f.text, fact.valueSpan.start, fact.valueSpan.end) };
+      const w: WinningFact = { fact, file: f.file, location: locateOffset(f.file, f.text, fact.valueSpan.start, fact.valueSpan.end), ...(f.origin?.kind === 'bundled' ? { bundled: { owner: f.origin.owner, note: f.origin.note } } : {}) };
       if (isUnknown(fact.value)) {
         unknownOnly[fact.key] = w;
         continue;
@@ -619,6 +626,7 @@ function checkpointDtype(config: Readonly<Record<string, unknown>>): 'bf16' | 'f
 
 /** Where a winning fact was written: its file, line and key. */
 function fileProv(w: WinningFact): Provenance {
+  if (w.bundled) return { kind: 'default', owner: w.bundled.owner, note: `${w.fact.rawKey} in ${w.bundled.note}` };
   return { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
 }
 

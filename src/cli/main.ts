@@ -142,7 +142,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     if (v.advise) {
       const a = advise(res.setup, { gpu, gpuSpec, provenance: res.provenance });
       const files: FixFile[] = [
-        ...res.files.map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts })),
+        ...res.files.filter((f) => !f.origin).map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts })),
         ...inputs.filter((i) => res.scenarios.some((s) => s.file === i.file)).map((i) => ({ file: i.file, text: i.text, format: 'scenario' as const, facts: { format: 'scenario' as const, facts: [], problems: [], references: [], tools: [] } })),
       ];
       const primary = files[files.length - 1]?.file ?? '';

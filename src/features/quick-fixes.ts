@@ -20,7 +20,8 @@ type Translate = (message: string, ...args: Array<string | number>) => string;
 const identity: Translate = (m, ...args) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
 
 export function fixFiles(a: Analysis): FixFile[] {
-  const files: FixFile[] = a.pipeline.files.map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts }));
+  // Inline and bundled DeepSpeed configs are not files a quick fix can edit.
+  const files: FixFile[] = a.pipeline.files.filter((f) => !f.origin).map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts }));
   if (a.scenario && a.format === 'scenario') {
     files.push({ file: a.file, text: a.text, format: 'scenario', facts: { format: 'scenario', facts: [], problems: [], references: [], tools: [] } });
   }

@@ -77,6 +77,25 @@ describe('analyzeAxolotlYaml', () => {
     assert.match(flagged[0].message, /OpenAssistant\/reward-model-deberta-v3-large-v2/);
   });
 
+  it('reads a shipped DeepSpeed config that is not beside the file as Axolotl publishes it, as an Axolotl default', () => {
+    // deepspeed_configs/zero3_bf16_cpuoffload_all.json (axolotl-ai-cloud/axolotl): stage 3, optimizer and parameters on the CPU.
+    const t = `${QLORA}deepspeed: deepspeed_configs/zero3_bf16_cpuoffload_all.json\n`;
+    const r = resolveText('/w/axolotl.yml', t, { gpusPerNode: 4 });
+    assert.ok(r.setup);
+    assert.deepEqual([r.setup.zero_stage, r.setup.offload_optimizer, r.setup.offload_params], [3, 'cpu', 'cpu']);
+    const p = r.provenance.zero_stage;
+    assert.ok(p && p.kind === 'default' && p.owner === 'axolotl' && /zero3_bf16_cpuoffload_all\.json as Axolotl ships it/.test(p.note ?? ''), JSON.stringify(p));
+    assert.ok(!r.problems.some((x) => x.code === 'reference-not-found'));
+    // A path of the user's own is still reported missing, and a file found beside the config is read instead.
+    assert.ok(resolveText('/w/axolotl.yml', `${QLORA}deepspeed: my/zero3.json\n`).problems.some((x) => x.code === 'reference-not-found'));
+    const { runPipeline } = require('../../../src/analyzers/pipeline') as typeof import('../../../src/analyzers/pipeline');
+    const own = runPipeline([{ file: '/w/axolotl.yml', text: t }], {
+      read: (f: string) => (f.endsWith('zero3_bf16_cpuoffload_all.json') ? '{"zero_optimization": {"stage": 2}}' : undefined),
+      join: (_f: string, rel: string) => `/w/${rel}`,
+    }, { gpusPerNode: 4 });
+    assert.deepEqual([own.setup?.zero_stage, own.setup?.offload_optimizer, own.provenance.zero_stage?.kind], [2, 'none', 'file']);
+  });
+
   it('flags lora_target_parameters at its key: LoRA on fused MoE experts is not counted', () => {
     const t = `${QLORA}lora_target_parameters:\n  - mlp.experts.gate_up_proj\n  - mlp.experts.down_proj\n`;
     const p = analyzeAxolotlYaml(t).problems.filter((x) => x.code === 'not-modeled');

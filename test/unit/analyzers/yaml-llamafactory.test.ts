@@ -44,6 +44,15 @@ bf16: true
 `;
 
 describe('analyzeLlamaFactoryYaml', () => {
+  it('reads examples/deepspeed/ds_z3_offload_config.json as LLaMA-Factory ships it when no checkout is beside the file', () => {
+    // hiyouga/LLaMA-Factory examples/deepspeed/ds_z3_offload_config.json: stage 3, optimizer and parameters on the CPU.
+    const t = 'model_name_or_path: Qwen/Qwen3-4B\nstage: sft\nfinetuning_type: full\nbf16: true\ndeepspeed: examples/deepspeed/ds_z3_offload_config.json\n';
+    const r = resolveText('/w/sft.yaml', t, { gpusPerNode: 8 });
+    assert.deepEqual([r.setup?.zero_stage, r.setup?.offload_optimizer, r.setup?.offload_params], [3, 'cpu', 'cpu']);
+    assert.equal(r.provenance.offload_params?.kind, 'default');
+    assert.ok(!r.problems.some((x) => x.code === 'reference-not-found'));
+  });
+
   it('use_dora: DoRA adapters', () => {
     const t = `${LORA}use_dora: true\n`;
     checkFacts(analyzeLlamaFactoryYaml(t), t, [['loraDora', true, 'use_dora', 'true']]);
