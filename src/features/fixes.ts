@@ -9,6 +9,7 @@ import type { SyntaxNode } from '@lezer/common';
 import { parser as pythonParser } from '@lezer/python';
 import { applyEdits, findNodeAtLocation, modify, parseTree, type ParseError } from 'jsonc-parser';
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
+import { bundledDeepspeedFor, findBundledDeepspeed } from '../analyzers/bundled-deepspeed';
 import { analyzeAs } from '../analyzers/detect';
 import { UNSLOTH_CLASSES } from '../analyzers/hf-python';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Format, type Tool } from '../analyzers/facts';
@@ -1164,6 +1165,7 @@ function planLlamaFactory(c: PlanCtx, ch: SetupChange): Planned {
   if (common) return common;
   switch (ch.key) {
     case 'seq_len': return ok(op('cutoff_len', Number(v)));
+    case 'zero_stage': case 'offload_optimizer': case 'offload_params': return bundledZeroOp(c, 'llamafactory', 'LLaMA-Factory');
     case 'kbit_upcast':
       return v === 'none' ? ok(op('upcast_layernorm', false)) : v === 'norms' ? ok(op('upcast_layernorm', true)) : no('LLaMA-Factory upcasts only the norms');
     case 'gradient_checkpointing':
@@ -1259,6 +1261,26 @@ function planHfYaml(c: PlanCtx, ch: SetupChange): Planned {
   }
 }
 
+/**
+ * ZeRO settings for a YAML config whose tool ships DeepSpeed configs (Axolotl deepspeed_configs/, LLaMA-Factory
+ * examples/deepspeed/): point `deepspeed` at the shipped file with the wanted stage and offload. The current settings
+ * come from the file the config names (a shipped one), or none; the advice's changes override them.
+ */
+function bundledZeroOp(c: PlanCtx, tool: 'axolotl' | 'llamafactory', name: string): Planned {
+  const named = c.fact('deepspeedConfig');
+  const path = named && typeof named.value === 'string' ? named.value : undefined;
+  const current = path ? findBundledDeepspeed(path, c.file.format) : undefined;
+  if (path && !current) return no(`deepspeed names ${path}, not one of the DeepSpeed configs ${name} ships; change that file`);
+  const stage = Number(c.changed('zero_stage') ?? current?.stage ?? 0);
+  const offOpt = str(c.changed('offload_optimizer') ?? current?.offloadOptimizer ?? 'none');
+  const offParams = str(c.changed('offload_params') ?? current?.offloadParams ?? 'none');
+  if (stage === 0 && offOpt === 'none' && offParams === 'none') return ok(op('deepspeed', null, { when: 'present' }));
+  const mp = c.changed('mixed_precision') ?? c.fact('bf16')?.value;
+  const b = bundledDeepspeedFor(tool, stage, offOpt, offParams, mp === true || mp === 'bf16');
+  if (!b) return no(`${name} ships no DeepSpeed config with ZeRO-${stage}${offOpt !== 'none' ? `, the optimizer offloaded to ${offOpt}` : ''}${offParams !== 'none' ? `, the parameters offloaded to ${offParams}` : ''}`);
+  return ok(op('deepspeed', b.path));
+}
+
 /** Axolotl YAML (FORMATS.md §5). */
 function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
   const v = ch.value;
@@ -1269,6 +1291,7 @@ function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
       if (c.has('batch_size') && !c.has('gradient_accumulation_steps')) return no('the accumulation is derived from batch_size here; change batch_size by hand');
       return ok(op('gradient_accumulation_steps', Number(v)));
     case 'seq_len': return ok(op('sequence_len', Number(v)));
+    case 'zero_stage': case 'offload_optimizer': case 'offload_params': return bundledZeroOp(c, 'axolotl', 'Axolotl');
     case 'mixed_precision':
       if (v === 'bf16') return ok(op('bf16', true), op('fp16', false, { when: 'present' }));
       if (v === 'fp16') return ok(op('fp16', true), op('bf16', false, { when: 'present' }));

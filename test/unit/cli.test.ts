@@ -178,15 +178,20 @@ describe('cli: vram-lens estimate', async () => {
   });
 
   it('--advise says which advice a quick fix cannot write into the files, and why', async () => {
-    // The e2e fixture's Axolotl config (Mistral-7B QLoRA) on a T4: ZeRO offload lives in a DeepSpeed JSON that Axolotl
-    // only names by path, so the quick fix cannot write it; the loss, the micro-batch and the sequence length it can.
+    // The e2e fixture's Axolotl config (Mistral-7B QLoRA) on a T4: the GPU count lives in the launcher, not in the
+    // Axolotl file, so "2x the GPUs" is not written; ZeRO offload is, as Axolotl's own DeepSpeed config
+    // (deepspeed_configs/zero3_bf16_cpuoffload_all.json, the config trains in bf16).
     const r = await cli('estimate', 'test/e2e/fixtures/workspace/axolotl.yml', '--gpu', 'T4', '--advise');
     assert.equal(r.code, 0, r.err);
     const items = r.out.split(/\n(?=  \d+\. )/).slice(1);
     const offload = items.find((i) => i.startsWith('  3. Offload parameters and optimizer to CPU'));
-    assert.ok(offload, r.out);
-    assert.match(offload, /not written by a quick fix: test\/e2e\/fixtures\/workspace\/axolotl\.yml: Axolotl has no setting for offload_params, offload_optimizer, zero_stage$/m);
-    const writable = items.filter((i) => !i.includes('not written by a quick fix'));
-    assert.ok(writable.length > 0 && writable.every((i) => !/ZeRO|GPUs \(/.test(i.split('\n')[0])), r.out);
+    assert.ok(offload && !offload.includes('not written by a quick fix'), r.out);
+    const more = items.find((i) => /^  \d+\. 2x the GPUs/.test(i));
+    assert.ok(more, r.out);
+    assert.match(more, /not written by a quick fix: test\/e2e\/fixtures\/workspace\/axolotl\.yml: Axolotl has no setting for gpus_per_node$/m);
+    const json = await cli('estimate', 'test/e2e/fixtures/workspace/axolotl.yml', '--gpu', 'T4', '--advise', '--json');
+    const advice = (JSON.parse(json.out) as { advice: Array<{ title: string; edits: Array<{ newText: string }> }> }).advice;
+    const edit = advice.find((a) => a.title === 'Offload parameters and optimizer to CPU (ZeRO-Infinity)')!.edits;
+    assert.deepEqual(edit.map((e) => e.newText), ['deepspeed: deepspeed_configs/zero3_bf16_cpuoffload_all.json\n']);
   });
 });

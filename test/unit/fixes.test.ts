@@ -391,6 +391,31 @@ describe('fixes: choosing the file', () => {
   });
 });
 
+describe('fixes: ZeRO through the DeepSpeed configs Axolotl and LLaMA-Factory ship', () => {
+  const AX = 'base_model: meta-llama/Meta-Llama-3-8B\nbf16: true\nmicro_batch_size: 1\n';
+  const LF = 'model_name_or_path: Qwen/Qwen3-4B\nstage: sft\nfinetuning_type: full\nbf16: true\n';
+  it('Axolotl: ZeRO-3 names deepspeed_configs/zero3_bf16.json (bf16 run), full offload the cpuoffload_all file', () => {
+    checkFix('axolotl.yml', AX, { zero_stage: 3 }, `${AX}deepspeed: deepspeed_configs/zero3_bf16.json\n`, 'axolotl-yaml');
+    checkFix('axolotl.yml', AX, { zero_stage: 3, offload_optimizer: 'cpu', offload_params: 'cpu' }, `${AX}deepspeed: deepspeed_configs/zero3_bf16_cpuoffload_all.json\n`, 'axolotl-yaml');
+    // Axolotl's ZeRO-2 file offloads the optimizer: plain ZeRO-2 has no shipped file.
+    checkFix('axolotl.yml', AX, { zero_stage: 2 }, undefined, 'axolotl-yaml');
+    checkFix('axolotl.yml', AX, { zero_stage: 2, offload_optimizer: 'cpu' }, `${AX}deepspeed: deepspeed_configs/zero2.json\n`, 'axolotl-yaml');
+  });
+  it('Axolotl: a change of offload alone keeps the stage of the shipped file already named', () => {
+    const named = `${AX}deepspeed: deepspeed_configs/zero3_bf16.json\n`;
+    checkFix('axolotl.yml', named, { offload_params: 'cpu' }, named.replace('zero3_bf16.json', 'zero3_bf16_cpuoffload_params.json'), 'axolotl-yaml');
+    // A DeepSpeed file of the user's own is changed in that file, not swapped for a shipped one.
+    checkFix('axolotl.yml', `${AX}deepspeed: my_ds.json\n`, { offload_params: 'cpu' }, undefined, 'axolotl-yaml');
+  });
+  it('LLaMA-Factory: examples/deepspeed/ds_z3_config.json, ds_z3_offload_config.json, ds_z2_offload_config.json', () => {
+    checkFix('sft.yaml', LF, { zero_stage: 3 }, `${LF}deepspeed: examples/deepspeed/ds_z3_config.json\n`, 'llamafactory-yaml');
+    checkFix('sft.yaml', LF, { zero_stage: 3, offload_optimizer: 'cpu', offload_params: 'cpu' }, `${LF}deepspeed: examples/deepspeed/ds_z3_offload_config.json\n`, 'llamafactory-yaml');
+    checkFix('sft.yaml', LF, { zero_stage: 2, offload_optimizer: 'cpu' }, `${LF}deepspeed: examples/deepspeed/ds_z2_offload_config.json\n`, 'llamafactory-yaml');
+    // Parameters offloaded without the optimizer: LLaMA-Factory ships no such file.
+    checkFix('sft.yaml', LF, { zero_stage: 3, offload_params: 'cpu' }, undefined, 'llamafactory-yaml');
+  });
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // Round trip: every supported (format, key) pair re-analyzes to the requested value with no new syntax problems.
 
