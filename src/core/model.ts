@@ -43,6 +43,11 @@ export interface Assumption {
 export interface Warning {
   readonly key: SetupKey | string;
   readonly message: string;
+  /**
+   * Set on warnings the editor shows as a diagnostic at the key: 'fused-experts' when transformers 5's 3-D MoE experts
+   * stay unquantized or out of LoRA's reach.
+   */
+  readonly code?: 'fused-experts';
 }
 
 export interface ParameterSummary {

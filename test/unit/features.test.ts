@@ -27,6 +27,20 @@ function checkHover(file: string, marked: string, expect: RegExp[], s: AnalysisS
   return md;
 }
 
+describe('features: fused MoE experts (transformers 5)', () => {
+  it('an Axolotl QLoRA of Qwen3-30B-A3B gets a warning at load_in_4bit and at lora_target_linear', () => {
+    // 29.0B expert and router parameters stay bf16 (bitsandbytes#1849); lora_target_linear reaches no expert.
+    const text = 'base_model: Qwen/Qwen3-30B-A3B\nadapter: qlora\nload_in_4bit: true\nlora_r: 16\nlora_target_linear: true\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\n';
+    const found = analyze('/w/qwen3-moe.yml', text).findings.filter((x) => x.code === 'fused-experts');
+    assert.deepEqual(found.map((f) => text.slice(f.span.start, f.span.end)).sort(), ['load_in_4bit', 'lora_target_linear']);
+    assert.ok(found.every((f) => f.severity === 'warning'));
+    assert.match(found.find((f) => /bitsandbytes/.test(f.message))!.message, /29\.00B expert and router params stay bf16/);
+    // With transformers 4.x set, the experts are per-expert nn.Linear layers again: no such warning.
+    const old = analyze('/w/qwen3-moe.yml', text, { ...settings, transformersVersion: '4.57' });
+    assert.equal(old.findings.filter((x) => x.code === 'fused-experts').length, 0);
+  });
+});
+
 describe('features: auto_find_batch_size', () => {
   it('an over-budget micro-batch is a warning at auto_find_batch_size, with the halving the Trainer will run', () => {
     // Qwen2.5-0.5B full fine-tune in bf16 at 2,048 tokens on an A100-40GB: micro-batch 32 does not fit; the Trainer
