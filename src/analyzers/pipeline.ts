@@ -4,6 +4,7 @@
 // Pure: file access goes through the FileReader the caller provides (the CLI and the extension each have one).
 import { bundledFileName, bundledNote, findBundledDeepspeed } from './bundled-deepspeed';
 import { analyzeAs, detectFormat } from './detect';
+import { DEPENDENCY_FILES, findPins, PARENT_LEVELS } from './pins';
 import { msg, type ConfigFacts, type Format } from './facts';
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve-facts';
@@ -91,6 +92,39 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
 
 /** The whole path: files -> facts -> TrainingSetup with provenance and located problems. */
 export function runPipeline(inputs: readonly InputFile[], reader: FileReader, overrides: Overrides, resolver: ModelResolver = catalogResolver): PipelineResult {
+  return withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader);
+}
+
+/**
+ * The transformers / PyTorch versions the project pins (requirements.txt, pyproject.toml, environment.yml beside the
+ * first config or up to PARENT_LEVELS folders above), for a setup that does not give them itself.
+ */
+function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], reader: FileReader): PipelineResult {
+  if (!r.setup || (r.setup.transformers_version !== undefined && r.setup.pytorch_version !== undefined)) return r;
+  const first = inputs[0]?.file;
+  if (!first) return r;
+  let setup = r.setup;
+  const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
+  const want = { transformers: setup.transformers_version === undefined, torch: setup.pytorch_version === undefined };
+  for (let up = 0; up <= PARENT_LEVELS && (want.transformers || want.torch); up++) {
+    for (const name of DEPENDENCY_FILES) {
+      const path = reader.join(first, `${'../'.repeat(up)}${name}`);
+      const text = reader.read(path);
+      if (text === undefined) continue;
+      const pins = findPins(text);
+      for (const [tool, field] of [['transformers', 'transformers_version'], ['torch', 'pytorch_version']] as const) {
+        const pin = pins[tool];
+        if (!want[tool] || !pin) continue;
+        want[tool] = false;
+        setup = { ...setup, [field]: pin.version };
+        provenance[field] = { kind: 'file', file: path, line: locateOffset(path, text, pin.start, pin.end).line, key: tool };
+      }
+    }
+  }
+  return setup === r.setup ? r : { ...r, setup, provenance: provenance as ProvenanceMap };
+}
+
+function mergeFiles(inputs: readonly InputFile[], reader: FileReader, overrides: Overrides, resolver: ModelResolver): PipelineResult {
   const { files, scenarios, problems, unrecognized } = collectFiles(inputs, reader);
   if (files.length === 0) {
     const r = resolveScenarios(scenarios, overrides, resolver);

@@ -1,0 +1,58 @@
+// The transformers and PyTorch versions a project pins in its dependency files (requirements.txt, pyproject.toml,
+// environment.yml), found beside the config or in the folders above it. A pin decides behaviour that changed between
+// releases (how transformers stores MoE experts, what softmax keeps for backward). Only pins that name the version pip
+// installs count: `==` / `===`, `~=` (its own release line) and an inclusive upper bound `<=` (pip installs the newest
+// release it allows); a lower bound alone leaves the version open.
+
+export interface Pin {
+  readonly version: string;
+  /** Offsets of the requirement in the file's text. */
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface Pins {
+  readonly transformers?: Pin;
+  readonly torch?: Pin;
+}
+
+/** Dependency files looked for, in this order, in the config's folder and then in the folders above it. */
+export const DEPENDENCY_FILES: readonly string[] = ['requirements.txt', 'pyproject.toml', 'environment.yml', 'environment.yaml'];
+/** How many folders above the config's are searched. */
+export const PARENT_LEVELS = 2;
+
+const VERSION = /^\d+\.\d+(\.\d+)?/;
+
+/** The pinned versions of transformers and torch in a dependency file's text. */
+export function findPins(text: string): Pins {
+  const out: { transformers?: Pin; torch?: Pin } = {};
+  // A requirement: the name, optional extras, then comma-separated specifiers up to the end of the requirement.
+  const re = /(^|[\s"'[,])(transformers|torch)(\[[^\]]*\])?\s*((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+\s*,?\s*)+)/gm;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const name = m[2] as 'transformers' | 'torch';
+    if (out[name]) continue;
+    // A line commented out (`# transformers==4.46`) is not a requirement.
+    const lineStart = text.lastIndexOf('\n', m.index) + 1;
+    if (/#/.test(text.slice(lineStart, m.index + m[1].length))) continue;
+    const version = pinnedVersion(m[4]);
+    if (!version) continue;
+    const start = m.index + m[1].length;
+    out[name] = { version, start, end: start + m[0].length - m[1].length };
+  }
+  return out;
+}
+
+/** The version a set of specifiers makes pip install, when it names one. */
+function pinnedVersion(specs: string): string | undefined {
+  let upper: string | undefined;
+  for (const raw of specs.split(',')) {
+    const s = raw.trim();
+    const m = /^(==|===|~=|<=)\s*([\w.*+-]+)$/.exec(s);
+    if (!m) continue;
+    const v = VERSION.exec(m[2])?.[0];
+    if (!v) continue;
+    if (m[1] === '==' || m[1] === '===' || m[1] === '~=') return v;
+    upper = v;
+  }
+  return upper;
+}

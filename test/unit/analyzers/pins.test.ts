@@ -1,0 +1,38 @@
+// Versions a project pins in its dependency files, and how the pipeline uses them.
+import * as assert from 'node:assert/strict';
+import { findPins } from '../../../src/analyzers/pins';
+import { runPipeline } from '../../../src/analyzers/pipeline';
+
+describe('pins: transformers and torch versions from dependency files', () => {
+  it('reads ==, ~= and an inclusive upper bound; a lower bound alone names no version', () => {
+    assert.equal(findPins('transformers==4.46.3\n').transformers?.version, '4.46.3');
+    assert.equal(findPins('transformers[torch]~=4.57.0\n').transformers?.version, '4.57.0');
+    // LLaMA-Factory's requirements.txt style: pip installs the newest release the upper bound allows.
+    assert.equal(findPins('transformers>=4.49.0,<=4.56.2,!=4.52.0\n').transformers?.version, '4.56.2');
+    assert.equal(findPins('transformers>=4.45\n').transformers, undefined);
+    assert.equal(findPins('torch==2.1.1+cu118\n').torch?.version, '2.1.1');
+    assert.equal(findPins('torch>=2.0\ntorch==1.13.1\n').torch?.version, '1.13.1');
+  });
+
+  it('finds them in pyproject.toml and environment.yml; not in comments, not in other packages', () => {
+    const pyproject = '[project]\ndependencies = [\n  "accelerate>=1.0",\n  "transformers==4.57.1",\n]\n';
+    assert.equal(findPins(pyproject).transformers?.version, '4.57.1');
+    assert.equal(findPins('dependencies:\n  - pip:\n    - torch==2.4.0\n').torch?.version, '2.4.0');
+    assert.deepEqual(findPins('# transformers==4.30.0\nsentence-transformers==2.2.2\ntorchvision==0.15.2\n'), {});
+    const p = findPins('accelerate\ntransformers == 4.40.0\n').transformers!;
+    assert.equal('accelerate\ntransformers == 4.40.0\n'.slice(p.start, p.end).trim(), 'transformers == 4.40.0');
+  });
+
+  it('the pipeline takes the pin beside the config or above it, with its file and line; a version in the files wins', () => {
+    const files = new Map<string, string>([['/w/requirements.txt', 'peft\ntransformers==4.57.1\ntorch==2.4.0\n']]);
+    const reader = { read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')), join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}` };
+    const text = 'model: mistralai/Mixtral-8x7B-v0.1\nmethod: qlora\nquantization: { bits: 4 }\n';
+    const r = runPipeline([{ file: '/w/configs/run.vram.yaml', text }], reader, {});
+    assert.equal(r.setup?.transformers_version, '4.57.1');
+    assert.equal(r.setup?.pytorch_version, '2.4.0');
+    assert.deepEqual(r.provenance.transformers_version, { kind: 'file', file: '/w/configs/../requirements.txt', line: 2, key: 'transformers' });
+    const pinned = runPipeline([{ file: '/w/configs/run.vram.yaml', text: `${text}transformers_version: "5.1"\n` }], reader, {});
+    assert.equal(pinned.setup?.transformers_version, '5.1');
+    assert.equal(pinned.setup?.pytorch_version, '2.4.0');
+  });
+});
