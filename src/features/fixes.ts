@@ -1267,6 +1267,9 @@ function planHfYaml(c: PlanCtx, ch: SetupChange): Planned {
  * come from the file the config names (a shipped one), or none; the advice's changes override them.
  */
 function bundledZeroOp(c: PlanCtx, tool: 'axolotl' | 'llamafactory', name: string): Planned {
+  // Under FSDP the offload is FSDP's (parameters, gradients and the optimizer step together).
+  const fsdp = c.changed('fsdp') ?? c.fact('fsdp')?.value;
+  if (fsdp !== undefined && fsdp !== 'none' && c.changed('zero_stage') === undefined) return fsdpOffloadOp(c, tool);
   const named = c.fact('deepspeedConfig');
   const path = named && typeof named.value === 'string' ? named.value : undefined;
   const current = path ? findBundledDeepspeed(path, c.file.format) : undefined;
@@ -1279,6 +1282,18 @@ function bundledZeroOp(c: PlanCtx, tool: 'axolotl' | 'llamafactory', name: strin
   const b = bundledDeepspeedFor(tool, stage, offOpt, offParams, mp === true || mp === 'bf16');
   if (!b) return no(`${name} ships no DeepSpeed config with ZeRO-${stage}${offOpt !== 'none' ? `, the optimizer offloaded to ${offOpt}` : ''}${offParams !== 'none' ? `, the parameters offloaded to ${offParams}` : ''}`);
   return ok(op('deepspeed', b.path));
+}
+
+/** FSDP CPU offload in an Axolotl fsdp_config (offload_params moves parameters, gradients and the optimizer step). */
+function fsdpOffloadOp(c: PlanCtx, tool: 'axolotl' | 'llamafactory'): Planned {
+  // Either key asks for FSDP's one offload (CPUOffload(offload_params=True)); it goes to the CPU only.
+  const wanted = [c.changed('offload_params'), c.changed('offload_optimizer')].filter((x) => x !== undefined).map(str);
+  if (wanted.some((x) => x !== 'cpu' && x !== 'none')) return no('FSDP offloads to the CPU only');
+  const on = wanted.includes('cpu');
+  if (tool === 'llamafactory') return no('LLaMA-Factory runs FSDP from an Accelerate config: set fsdp_offload_params there');
+  if (c.fact('fsdp')?.rawKey === 'fsdp') return no('the fsdp: option list is deprecated; add offload_params to an fsdp_config block by hand');
+  const key = c.has('fsdp_config.fsdp_offload_params') ? 'fsdp_config.fsdp_offload_params' : 'fsdp_config.offload_params';
+  return on ? ok(op(key, true)) : ok(op(key, false, { when: 'present' }));
 }
 
 /** Axolotl YAML (FORMATS.md §5). */

@@ -407,6 +407,15 @@ describe('fixes: ZeRO through the DeepSpeed configs Axolotl and LLaMA-Factory sh
     // A DeepSpeed file of the user's own is changed in that file, not swapped for a shipped one.
     checkFix('axolotl.yml', `${AX}deepspeed: my_ds.json\n`, { offload_params: 'cpu' }, undefined, 'axolotl-yaml');
   });
+  it('Axolotl under FSDP: the offload is fsdp_config.offload_params (parameters, gradients and optimizer step)', () => {
+    const fsdp = `${AX}fsdp_version: 2\nfsdp_config:\n  offload_params: false\n  reshard_after_forward: true\n`;
+    checkFix('axolotl.yml', fsdp, { offload_optimizer: 'cpu' }, fsdp.replace('offload_params: false', 'offload_params: true'), 'axolotl-yaml');
+    const prefixed = `${AX}fsdp_config:\n  fsdp_offload_params: false\n  fsdp_sharding_strategy: FULL_SHARD\n`;
+    checkFix('axolotl.yml', prefixed, { offload_params: 'cpu', offload_optimizer: 'cpu' }, prefixed.replace('fsdp_offload_params: false', 'fsdp_offload_params: true'), 'axolotl-yaml');
+    checkFix('axolotl.yml', fsdp, { offload_params: 'nvme' }, undefined, 'axolotl-yaml');
+    checkFix('axolotl.yml', `${AX}fsdp:\n  - full_shard\n  - auto_wrap\n`, { offload_params: 'cpu' }, undefined, 'axolotl-yaml');
+  });
+
   it('LLaMA-Factory: examples/deepspeed/ds_z3_config.json, ds_z3_offload_config.json, ds_z2_offload_config.json', () => {
     checkFix('sft.yaml', LF, { zero_stage: 3 }, `${LF}deepspeed: examples/deepspeed/ds_z3_config.json\n`, 'llamafactory-yaml');
     checkFix('sft.yaml', LF, { zero_stage: 3, offload_optimizer: 'cpu', offload_params: 'cpu' }, `${LF}deepspeed: examples/deepspeed/ds_z3_offload_config.json\n`, 'llamafactory-yaml');
