@@ -520,7 +520,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       warnings.push({ key: 'quantization', code: 'fused-experts', message: `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize (it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params stay ${bytes === 4 ? 'fp32' : setup.weights_dtype}${kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : ''}, ${formatBytes(expertParams * bytes)}${alwaysFused ? '' : '. transformers 4.x or Unsloth quantize them per expert'}` });
     }
     if (lostExperts) {
-      warnings.push({ key: 'lora.target_modules', code: 'fused-experts', message: `transformers ${version} stores the experts as 3-D parameters, which target_modules does not reach: the adapters sit on the attention${a.moe!.sharedExpertFfn > 0 || a.moe!.moeLayers < a.layers ? ', dense and shared-expert' : ''} layers only (PEFT target_parameters adapts fused experts; not modeled)` });
+      warnings.push({ key: 'lora.target_modules', code: 'fused-experts', message: `transformers ${version} stores the experts as 3-D parameters, which target_modules does not reach: the adapters sit on ${targets.size > 0 ? [...targets].join(', ') : 'no layer'} only (PEFT target_parameters adapts fused experts; not modeled)` });
     }
   }
 
