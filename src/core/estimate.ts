@@ -970,9 +970,15 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const gatherBytesPerParam = quantOfBlock * quantGatherBytes + (1 - quantOfBlock) * half;
     const gatherDtype = quantOfBlock > 0 ? `(${Math.round(quantOfBlock * 100)} % ${effSetup.quantization!.bits}-bit at ${quantGatherBytes.toFixed(3)} B, the rest ${half} B)` : `${half} B`;
     if (zero === 3) {
-      const live = Math.min(zb.stage3_max_live_parameters, blockUnit + zb.stage3_prefetch_bucket_size);
+      // The module running now is gathered whatever stage3_max_live_parameters says: the limit caps what is held
+      // beyond it (the prefetch; DeepSpeed PartitionedParameterCoordinator: max_params_to_prefetch = max_live minus
+      // what is available). A module is one linear layer, or one MoE layer's 3-D experts together.
+      const moduleParams = (m: LinearModule): number => m.inFeatures * m.outFeatures * (m.parameter && m.group === 'expert' && a.moe ? a.moe.experts / ep : 1);
+      const fusedExpertModule = mods.filter((m) => m.parameter && m.group === 'expert').reduce((t, m) => t + moduleParams(m), 0);
+      const largestModule = Math.max(fusedExpertModule, ...mods.filter((m) => !(m.parameter && m.group === 'expert')).map(moduleParams)) / tp;
+      const live = Math.max(Math.min(largestModule, blockUnit), Math.min(zb.stage3_max_live_parameters, blockUnit + zb.stage3_prefetch_bucket_size));
       const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - inv.vision - (mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0)));
-      gathered.push(comp('gathered-params', 'ZeRO-3 gathered parameters', live * gatherBytesPerParam + persistentSmall * wb, () => (`min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + prefetch ${formatCount(zb.stage3_prefetch_bucket_size)}) x ${gatherDtype} + unsharded small params (< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`), () => ({ layerParams: Math.round(blockUnit), prefetch: zb.stage3_prefetch_bucket_size, maxLive: zb.stage3_max_live_parameters })));
+      gathered.push(comp('gathered-params', 'ZeRO-3 gathered parameters', live * gatherBytesPerParam + persistentSmall * wb, () => (`max(module running ${formatCount(Math.min(largestModule, blockUnit))}, min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + prefetch ${formatCount(zb.stage3_prefetch_bucket_size)})) x ${gatherDtype} + unsharded small params (< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`), () => ({ layerParams: Math.round(blockUnit), prefetch: zb.stage3_prefetch_bucket_size, maxLive: zb.stage3_max_live_parameters })));
       gatheredGrads.push(comp('zero-buckets', 'ZeRO-3 reduce bucket', Math.min(zb.reduce_bucket_size, blockUnit) * gradBytes * 2, () => (`2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, one layer) x ${gradBytes} B`), () => ({ reduceBucket: zb.reduce_bucket_size })));
     } else if (zero >= 1) {
       if (zero === 2) {

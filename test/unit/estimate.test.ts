@@ -412,6 +412,20 @@ describe('estimate: FSDP and ZeRO-3 gather quantized layers as stored', () => {
   });
 });
 
+describe('estimate: ZeRO-3 live parameters', () => {
+  it('stage3_max_live_parameters 0 (Axolotl zero3.json) still gathers the module running: one 4096 x 14336 linear', () => {
+    // DeepSpeed's coordinator gathers the current module and prefetches up to max_live minus what is available; with
+    // 0 nothing is prefetched. Llama-3-8B's largest module: an MLP projection, 58,720,256 params x 2 B. The default
+    // (1e9) keeps one layer (218,103,808 linear + 8,192 norm params) + the 5e7 prefetch bucket. Both add the norms, which stay unsharded
+    // (below the persistence threshold): 32 x 2 x 4096 + 4096 = 266,240 params x 2 B.
+    const base = { weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, master_weights: true, zero_stage: 3 as const, gpus_per_node: 8, gradient_checkpointing: 'full' as const };
+    const gathered = (e: ReturnType<typeof run>): number => phase(e, 'backward').components.find((c) => c.label === 'ZeRO-3 gathered parameters')!.bytes;
+    const norms = 266_240 * 2;
+    assert.equal(gathered(run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, zero_buckets: { stage3_max_live_parameters: 0 } }))), 58_720_256 * 2 + norms);
+    assert.equal(gathered(run(setupFor('meta-llama/Meta-Llama-3-8B', base))), (218_112_000 + 5e7) * 2 + norms);
+  });
+});
+
 describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
   // Llama-3.1-8B: vocab 128,256 x hidden 4,096 = 525,336,576 parameters in the embedding and as many in the untied
   // output head. FSDP keeps its root unit (what per-layer wrapping leaves: embeddings, final norm, head) unsharded
