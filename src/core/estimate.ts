@@ -1296,11 +1296,14 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         out.push({ label: 'fp32 gradient partition', bytes: (trainableHere * 4) / shardOptimizer, formula: () => `${formatCount(trainableHere)} x 4 B / ${shardOptimizer}` });
       } else if (masterCopy && zero === 3) {
         // ZeRO-3 steps one sub-group at a time (stage3.py step: _prepare_fp32_grad_for_sub_group, _optimizer_step,
-        // _release_sub_group): the fp32 gradients of one sub-group of sub_group_size parameters at most.
+        // _release_sub_group): the fp32 gradients of one sub-group. _create_fp16_sub_groups adds whole parameters until
+        // a group reaches sub_group_size, so a group holds at least one parameter's partition (Axolotl's configs set
+        // sub_group_size 0: one parameter per group).
         const subGroup = setup.zero_buckets?.sub_group_size ?? ZERO_DEFAULTS.sub_group_size;
         const partition = trainableHere / shardOptimizer;
-        out.push({ label: 'fp32 gradients of one optimizer sub-group (ZeRO-3)', bytes: Math.min(partition, subGroup) * 4,
-          formula: () => `min(partition ${formatCount(partition)}, sub_group_size ${formatCount(subGroup)}) x 4 B` });
+        const oneParam = inv.largestTrainableTensor / tp / shardOptimizer;
+        out.push({ label: 'fp32 gradients of one optimizer sub-group (ZeRO-3)', bytes: Math.min(partition, Math.max(subGroup, oneParam)) * 4,
+          formula: () => `min(partition ${formatCount(partition)}, max(sub_group_size ${formatCount(subGroup)}, largest parameter's partition ${formatCount(oneParam)})) x 4 B` });
       }
       return out;
     }
