@@ -101,7 +101,7 @@ export type CanonicalKey =
   | 'contextParallel'            // number: GPUs that split each sequence (Axolotl context_parallel_size / sequence_parallel_degree, Accelerate cp_size, DeepSpeed sequence_parallel_size)
   | 'expertParallel'             // number: ranks one MoE layer's experts are split over (Axolotl expert_parallel_size)
   | 'fsdpShardSize'              // number: GPUs in one FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config_dp_shard_size, torchtune data_parallel_shard_dim)
-  | 'teacherModel'               // string: a second resident model (torchtune knowledge distillation teacher_model), Hub id as 'model'
+  | 'teacherModel'               // string: a second resident model (torchtune knowledge distillation teacher_model, TRL GKD teacher_model_name_or_path), Hub id as 'model'
   | 'deepspeedConfig'            // string: path of a referenced DeepSpeed JSON (or '{inline json}')
   | 'gpu';                       // string: GPU name (scenario, settings)
 
@@ -144,7 +144,7 @@ export interface Fact {
 export const UNMODELED_OBJECTIVES: Readonly<Record<string, string>> = {
   ppo: 'rollout generation, the reference, reward and value models',
   'online-dpo': 'rollout generation, the reference and the reward model or judge',
-  gkd: 'the teacher model and on-policy generation',
+  gkd: 'its on-policy generation rounds (lmbda)',
 };
 
 /**

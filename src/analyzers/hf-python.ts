@@ -519,6 +519,10 @@ class Analyzer {
         const v = this.valueOf(e);
         // Only a model id string names the model; a model object was loaded elsewhere (from_pretrained is read there).
         if (v.k === 'lit' && typeof v.v === 'string') this.emitModel(e, tool);
+      } else if (e.rawKey === 'teacher_model' && trainer === 'GKDTrainer') {
+        // GKDTrainer(teacher_model="org/model") loads the teacher by its Hub id; a model object was loaded elsewhere.
+        const v = this.valueOf(e);
+        if (v.k === 'lit' && typeof v.v === 'string') this.push('teacherModel', e, v.v, tool);
       } else if (e.rawKey === 'ref_model' && (pref === 'dpo' || pref === 'kto')) {
         // An explicit reference model is a second resident model (TRL keeps it even with PEFT).
         if (!isNone(e)) this.push('referenceModel', e, 'given', tool);
@@ -590,6 +594,8 @@ class Analyzer {
         case 'num_iterations': return emit('numIterations', (x) => this.num(x, e, true));
         case 'num_generations': return emit('numGenerations', (x) => this.num(x, e, true));
         case 'beta': return emit('klBeta', (x) => this.num(x, e, false));
+        // GKDConfig: the teacher the student is distilled from.
+        case 'teacher_model_name_or_path': return emit('teacherModel', (x) => (x.k === 'lit' && typeof x.v === 'string' ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
         case 'use_vllm': return emit('useVllm', (x) => this.bool(x, e));
         case 'vllm_mode': return emit('vllmMode', (x) => (x.k === 'lit' && (x.v === 'colocate' || x.v === 'server') ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
         case 'vllm_gpu_memory_utilization': return emit('vllmMemoryFraction', (x) => this.num(x, e, false));

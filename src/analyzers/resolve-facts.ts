@@ -590,7 +590,14 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const id = typeof teacherFact.fact.value === 'string' ? teacherFact.fact.value : undefined;
     const t = id ? resolveModel(id) : undefined;
     if (t?.ok) {
-      setup.distillation = { teacher_model: id, teacher_architecture: t.model.config, ...(t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}) };
+      // torchtune's KD recipes add a chunked forward KL to the cross-entropy; TRL's GKDTrainer trains on the
+      // generalized JSD alone, with GKDConfig's beta (0.5 unless set).
+      const gkd = teacherFact.fact.tool !== 'torchtune';
+      const beta = gkd && decided.klBeta && typeof decided.klBeta.fact.value === 'number' ? decided.klBeta.fact.value : 0.5;
+      setup.distillation = {
+        teacher_model: id, teacher_architecture: t.model.config, ...(t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}),
+        ...(gkd ? { loss: 'jsd', jsd_beta: Math.min(1, Math.max(0, beta)) } : {}),
+      };
       prov.distillation = fileProv(teacherFact);
     } else {
       problems.push({ ...teacherFact.location, severity: 'warning', code: 'not-modeled', key: teacherFact.fact.rawKey,

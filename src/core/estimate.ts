@@ -369,8 +369,14 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     if (p === undefined || p.kind === 'default') {
       const v = setup[k];
       if (v === undefined) continue;
-      assumptions.push({ key: k, value: String(v), source: defaultSource(p, note) });
+      // GKD trains on the generalized JSD, not the cross-entropy: 'full' means its logits are whole (no fused kernel).
+      const gkdLoss = k === 'loss' && setup.distillation?.loss === 'jsd' && !setup.rollout;
+      assumptions.push({ key: k, value: String(v), source: defaultSource(p, gkdLoss ? 'the generalized JSD over the whole logits of the student and the teacher (no Liger fused linear JSD)' : note) });
     }
+  }
+
+  if (!opts.lean && setup.distillation?.loss === 'jsd' && !setup.rollout) {
+    assumptions.push({ key: 'distillation', value: `generalized JSD, beta ${setup.distillation.jsd_beta}`, source: 'TRL GKDTrainer: the loss runs over the completion positions, counted here over all seq_len positions (the most a batch holds); beta is GKDConfig\'s (0.5 unless set); the on-policy generation rounds (lmbda) are not counted' });
   }
 
   // A pre-quantized checkpoint's quantization comes from its catalog entry (or one derived from its name), not a file.
@@ -871,8 +877,12 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     if (teacher) {
       // The distillation teacher: frozen weights in the model dtype, sharded like the student's (torchtune's distributed
       // KD recipes shard it with the same FSDP settings); no gradients, optimizer state or adapters.
-      persistent.push(comp('weights', 'Teacher model weights (frozen, distillation)', (teacher.params * wb) / (offloadParams || fsdpOffload ? Infinity : shardParams),
-        () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the student\'s parameters' : `${setup.distillation!.teacher_model ?? teacher.arch.family} ${formatCount(teacher.params)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`),
+      // TRL's GKDTrainer loads the teacher by its id with teacher_model_init_kwargs (none by default): the checkpoint's
+      // dtype under transformers 5 (dtype="auto"), fp32 before; torchtune builds it in the training dtype.
+      const stored = setup.distillation!.teacher_architecture.torch_dtype ?? setup.distillation!.teacher_architecture.dtype;
+      const teacherBytes = setup.distillation!.loss !== 'jsd' ? wb : olderThan(setup.transformers_version, 5, 0) ? 4 : stored === 'bfloat16' || stored === 'float16' ? 2 : 4;
+      persistent.push(comp('weights', 'Teacher model weights (frozen, distillation)', (teacher.params * teacherBytes) / (offloadParams || fsdpOffload ? Infinity : shardParams),
+        () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the student\'s parameters' : `${setup.distillation!.teacher_model ?? teacher.arch.family} ${formatCount(teacher.params)} params x ${teacherBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`),
         () => ({ params: teacher.params, shard: shardParams })));
     }
     if (setup.preference?.reference === 'copy' || rollout?.reference === 'copy') {
@@ -1145,6 +1155,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     // the temperature, then row by row through selective_log_softmax.
     // The distillation loss runs in training only (evaluation scores the student's cross-entropy).
     const lossPlan = (tokens: number, training = true): LossPlan => ({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, distill: training && teacher !== undefined && !rollout,
+      ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),
       compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, amp: mode === 'amp',
       preferenceRowTokens: rollout ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native',
       policyGradient: rollout !== undefined });
@@ -1255,7 +1266,8 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       lossTensorBytes = lm.savedBytes + Math.max(lm.forwardTransientBytes, lm.backwardTransientBytes);
       const finalNorm = finalNormSaved({ arch: a, mode, half, weightBytes: wb, tokens: T, normTrainable: setup.method === 'full', headTrainable: setup.method === 'full' || inv.headTrainable,
         normWeightBytes: denseBytes, headWeightBytes: embBytes, residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined });
-      outside.push(comp('logits-loss', rollout ? 'Completion logits and log-probabilities (saved)' : 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`), () => ({ tokens: lossTokens, vocab: a.vocab, loss: setup.loss })));
+      const gkd = teacher !== undefined && !rollout && setup.distillation?.loss === 'jsd';
+      outside.push(comp('logits-loss', rollout ? 'Completion logits and log-probabilities (saved)' : gkd ? 'Logits and distillation loss (saved)' : 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`), () => ({ tokens: lossTokens, vocab: a.vocab, loss: setup.loss })));
       if (kbitQ === 'all' && mode === 'amp') {
         // The fp32 head is frozen, so autocast does not cache its cast (cached_cast needs requires_grad), but the
         // matmul keeps the 16-bit copy for the gradient of its input until the head's backward.
@@ -1315,7 +1327,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       // before any logits exist), whichever is higher.
       const lossTemps = lossFwd > 0 ? [rollout
         ? comp('logits-loss', 'Completion log-probs forward temporaries', lossFwd, () => ('the completion logits, divided by the temperature, and one row\'s fp32 copy at its log_softmax'), () => ({}))
-        : comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => (`logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ', and the teacher\'s logits' : ''}`), () => ({}))] : [];
+        : teacher && !rollout && setup.distillation?.loss === 'jsd'
+          ? comp('logits-loss', 'Distillation loss forward temporaries', lossFwd, () => ('the student\'s and the teacher\'s logits, their copies divided by the temperature and the JSD\'s fp32 temporaries at its high point'), () => ({}))
+          : comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => (`logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ', and the teacher\'s logits' : ''}`), () => ({}))] : [];
       const layerTemps = comp('backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
       const refTemps = refForwardBytes > 0 ? [comp('logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes, () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];
       const lossTail = sum(refTemps) > sum(lossTemps) ? [...outside, ...refTemps] : [...outside, ...lossTemps];

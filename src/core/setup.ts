@@ -281,6 +281,13 @@ export const TrainingSetupSchema = z.strictObject({
     teacher_model: z.string().optional(),
     teacher_architecture: HfConfigSchema,
     teacher_parameters: positiveInt.optional(),
+    /**
+     * The distillation loss: 'forward_kl' (torchtune ForwardKLWithChunkedOutputLoss, beside the cross-entropy) or
+     * 'jsd' (TRL GKDTrainer's generalized Jensen-Shannon divergence over the full logits, instead of it).
+     */
+    loss: z.enum(['forward_kl', 'jsd']).default('forward_kl'),
+    /** GKD's beta: 0 is the forward KL, 1 the reverse KL, between them the mixture (GKDConfig default 0.5). */
+    jsd_beta: z.number().min(0).max(1).default(0.5),
   }).optional(),
   gpu: z.string().optional(),
   /** Memory the CUDA context, cuBLAS/cuDNN workspaces and kernels take before PyTorch allocates, in bytes. */

@@ -1129,3 +1129,26 @@ describe('estimate: MoE experts as transformers 5 stores them (3-D parameters)',
     assert.ok(!v5.assumptions.some((a) => a.key === 'transformers_version'), 'nothing depends on the version here');
   });
 });
+
+describe('estimate: TRL GKD (generalized JSD against a teacher)', () => {
+  it('a Qwen2.5-0.5B student distilled from Qwen2.5-7B: teacher weights and the JSD terms, worked by hand', () => {
+    // Through the pipeline from a GKD script: the teacher resolves from the catalog (Qwen2.5-7B 7,615,616,512 params).
+    const { resolveText } = require('./helpers') as typeof import('./helpers');
+    const text = 'from trl import GKDConfig, GKDTrainer\nfrom transformers import AutoModelForCausalLM\n'
+      + 'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B-Instruct", dtype="bfloat16")\n'
+      + 'args = GKDConfig(output_dir="o", per_device_train_batch_size=4, max_length=1024, bf16=True, gradient_checkpointing=True)\n'
+      + 'trainer = GKDTrainer(model=model, teacher_model="Qwen/Qwen2.5-7B-Instruct", args=args)\n';
+    const r = resolveText('/w/gkd.py', text);
+    assert.ok(r.setup?.distillation);
+    assert.deepEqual([r.setup.distillation.loss, r.setup.distillation.jsd_beta], ['jsd', 0.5]);
+    const e = run(r.setup);
+    const f = phase(e, 'forward');
+    assert.equal(f.components.find((c) => c.label.startsWith('Teacher model weights'))!.bytes, 7_615_616_512 * 2);
+    // T x V = 4 x 1,024 tokens x 151,936 = 622,329,856 logits: forward temporaries (52 - 28) + 4 x 2 B = 32 B each
+    // (tools/peak/measure_jsd.py), and 28 B each kept, beside the final norm's input.
+    const TV = 4 * 1024 * 151_936;
+    assert.equal(f.components.find((c) => c.label === 'Distillation loss forward temporaries')!.bytes, 32 * TV);
+    assert.ok(f.components.find((c) => c.label === 'Logits and distillation loss (saved)')!.bytes >= 28 * TV);
+    assert.ok(e.assumptions.some((a) => a.key === 'distillation' && /completion positions/.test(a.source)));
+  });
+});

@@ -965,6 +965,8 @@ export interface LossPlan {
   readonly logSoftmaxSavesInput?: boolean;
   /** Knowledge distillation: a forward-KL loss against a teacher's logits, beside the cross-entropy. */
   readonly distill?: boolean;
+  /** With distill: TRL GKD's generalized JSD (this beta) over the full logits, instead of the cross-entropy. */
+  readonly jsdBeta?: number;
 }
 
 export interface LossMemory {
@@ -1081,6 +1083,13 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
 }
 
 export function lossMemory(p: LossPlan): LossMemory {
+  if (p.distill && p.jsdBeta !== undefined) {
+    if (p.loss !== 'fused') return jsdMemory(p, p.jsdBeta);
+    // Liger's fused linear JSD (TRL GKD with use_liger_kernel) runs chunk by chunk like its fused cross-entropy: the
+    // logits of the student and the teacher never exist whole.
+    const f = crossEntropyMemory(p);
+    return { ...f, forwardTransientBytes: 2 * f.forwardTransientBytes, formula: `fused linear JSD (Liger): ${f.formula}, for the student's and the teacher's chunk` };
+  }
   const ce = crossEntropyMemory(p);
   if (!p.distill) return ce;
   // torchtune ForwardKLLoss, chunk by chunk: softmax(teacher, fp32) is kept by the product with the student's
@@ -1095,6 +1104,26 @@ export function lossMemory(p: LossPlan): LossMemory {
     forwardTransientBytes: ce.forwardTransientBytes + p.logitsBytes * TV,
     backwardTransientBytes: ce.backwardTransientBytes + (8 * TV) / c,
     formula: `${ce.formula}; forward-KL distillation: teacher softmax 4·T·V + student log-softmax 4·T·V + isinf mask 1·T·V kept, teacher logits ${p.logitsBytes}·T·V held to the loss, backward +8·T·V/${c}`,
+  };
+}
+
+/**
+ * TRL GKDTrainer.generalized_jsd_loss on the student's and the teacher's logits (no cross-entropy): both divided by
+ * the temperature, log_softmax in fp32 (autocast), then for 0 < beta < 1 the mixture's logsumexp over the two stacked
+ * log-probability tensors and two kl_div terms; beta 0 or 1 is one kl_div. Bytes per logit measured with the profiler
+ * on the CPU (tools/peak/measure_jsd.py: the same for 16- and 32-bit logits except the two divided copies): kept for
+ * backward 28 / 8 / 12 B (mixture / beta 0 / beta 1), forward high point 52 / 20 / 24 B + the divided copies, loss
+ * backward 20 / 8 / 12 B above what is kept. The student's and the teacher's logits are held through the loss.
+ */
+function jsdMemory(p: LossPlan, beta: number): LossMemory {
+  const TV = p.tokens * p.vocab;
+  const lb = p.logitsBytes;
+  const [kept, peak, back, what] = beta === 0 ? [8, 20, 8, 'forward KL'] : beta === 1 ? [12, 24, 12, 'reverse KL'] : [28, 52, 20, `mixture, beta ${beta}`];
+  return {
+    savedBytes: kept * TV,
+    forwardTransientBytes: (peak - kept + 4 * lb) * TV,
+    backwardTransientBytes: back * TV,
+    formula: `GKD generalized JSD (${what}): ${kept}·T·V kept (fp32 log-probabilities${beta > 0 && beta < 1 ? ', their stack and the mixture' : ''}); forward +${peak - kept}·T·V temporaries + the student's and teacher's logits and their copies divided by the temperature 4 x ${lb}·T·V; backward +${back}·T·V`,
   };
 }
 

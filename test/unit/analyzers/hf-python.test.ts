@@ -71,6 +71,19 @@ describe('analyzeHfPython', () => {
     assert.equal(analyzeHfPython('c = LoraConfig(r=8)\n').problems.some((x) => x.code === 'not-modeled'), false);
   });
 
+  it('TRL GKD: the teacher from GKDConfig(teacher_model_name_or_path) or GKDTrainer(teacher_model="id"); beta as klBeta', () => {
+    const cfg = 'from trl import GKDConfig\nargs = GKDConfig(output_dir="o", teacher_model_name_or_path="Qwen/Qwen2.5-7B-Instruct", beta=0.3)\n';
+    const f = analyzeHfPython(cfg);
+    assert.equal(f.facts.find((x) => x.key === 'teacherModel')?.value, 'Qwen/Qwen2.5-7B-Instruct');
+    assert.equal(f.facts.find((x) => x.key === 'klBeta')?.value, 0.3);
+    // The on-policy generation rounds are what is left out: a not-modeled warning at the config call says so.
+    assert.match(f.problems.find((x) => x.code === 'not-modeled')?.message ?? '', /on-policy generation/);
+    const trainer = 'from trl import GKDTrainer\ntrainer = GKDTrainer(model=model, teacher_model="Qwen/Qwen2.5-7B-Instruct", args=args)\n';
+    assert.equal(analyzeHfPython(trainer).facts.find((x) => x.key === 'teacherModel')?.value, 'Qwen/Qwen2.5-7B-Instruct');
+    // A teacher given as a model object was loaded elsewhere: nothing to read here.
+    assert.equal(analyzeHfPython(trainer.replace('"Qwen/Qwen2.5-7B-Instruct"', 'teacher')).facts.some((x) => x.key === 'teacherModel'), false);
+  });
+
   it('flags LoraConfig(target_parameters=...) at the keyword: adapters on bare parameters are not counted', () => {
     const text = 'from peft import LoraConfig\nc = LoraConfig(r=16, target_modules="all-linear", target_parameters=["mlp.experts.gate_up_proj"])\n';
     const p = analyzeHfPython(text).problems.find((x) => x.code === 'not-modeled');

@@ -42,6 +42,19 @@ function decided(r: ConfigFacts): Record<string, unknown> {
   return out;
 }
 
+describe('shell analyzer: trl subcommands', () => {
+  it('a script of only `trl gkd ...` is a launch script; the teacher flag and beta are read, the generation rounds flagged', () => {
+    const { detectFormat } = require('../../../src/analyzers/detect') as typeof import('../../../src/analyzers/detect');
+    const text = '#!/bin/bash\ntrl gkd --model_name_or_path Qwen/Qwen2.5-0.5B-Instruct --teacher_model_name_or_path Qwen/Qwen2.5-1.5B-Instruct --beta 0\n';
+    assert.equal(detectFormat('run.sh', text), 'shell');
+    assert.equal(detectFormat('run.sh', 'trl sft --model_name_or_path Qwen/Qwen2.5-0.5B\n'), 'shell');
+    const r = analyzeShell(text);
+    assert.equal(r.facts.find((f) => f.key === 'teacherModel')?.value, 'Qwen/Qwen2.5-1.5B-Instruct');
+    assert.equal(r.facts.find((f) => f.key === 'klBeta')?.value, 0);
+    assert.match(r.problems.find((p) => p.code === 'not-modeled')?.message ?? '', /on-policy generation/);
+  });
+});
+
 describe('shell analyzer: launchers and world size', () => {
   it('torchrun --nproc_per_node 8 --nnodes 2 gives 8 GPUs per node on 2 nodes', () => {
     const r = checkFacts('torchrun --nproc_per_node 8 --nnodes 2 train.py --bf16\n', [
