@@ -32,7 +32,6 @@ const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
  */
 const UNMODELED_TRL: Readonly<Record<string, string>> = {
   PPOConfig: 'ppo', OnlineDPOConfig: 'online-dpo', NashMDConfig: 'online-dpo', XPOConfig: 'online-dpo',
-  GKDConfig: 'gkd',
 };
 const PREFERENCE_CONFIGS: Readonly<Record<string, string>> = {
   DPOConfig: 'dpo', DPOTrainer: 'dpo', KTOConfig: 'kto', KTOTrainer: 'kto', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free', CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
@@ -595,6 +594,8 @@ class Analyzer {
         case 'num_generations': return emit('numGenerations', (x) => this.num(x, e, true));
         case 'beta': return emit('klBeta', (x) => this.num(x, e, false));
         // GKDConfig: the teacher the student is distilled from.
+        case 'lmbda': return emit('onPolicyFraction', (x) => this.num(x, e, false));
+        case 'max_new_tokens': return emit('maxNewTokens', (x) => this.num(x, e, true));
         case 'teacher_model_name_or_path': return emit('teacherModel', (x) => (x.k === 'lit' && typeof x.v === 'string' ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
         case 'use_vllm': return emit('useVllm', (x) => this.bool(x, e));
         case 'vllm_mode': return emit('vllmMode', (x) => (x.k === 'lit' && (x.v === 'colocate' || x.v === 'server') ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));

@@ -596,7 +596,11 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       const beta = gkd && decided.klBeta && typeof decided.klBeta.fact.value === 'number' ? decided.klBeta.fact.value : 0.5;
       setup.distillation = {
         teacher_model: id, teacher_architecture: t.model.config, ...(t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}),
-        ...(gkd ? { loss: 'jsd', jsd_beta: Math.min(1, Math.max(0, beta)) } : {}),
+        ...(gkd ? {
+          loss: 'jsd', jsd_beta: Math.min(1, Math.max(0, beta)),
+          // GKDConfig lmbda 0.5 and max_new_tokens 128 unless set.
+          on_policy: Math.min(1, Math.max(0, numberOf(decided.onPolicyFraction, 0.5))), max_new_tokens: Math.max(1, Math.round(numberOf(decided.maxNewTokens, 128))),
+        } : {}),
       };
       prov.distillation = fileProv(teacherFact);
     } else {
@@ -629,6 +633,11 @@ const FIELD_KEYS: Record<string, CanonicalKey> = {
 function checkpointDtype(config: Readonly<Record<string, unknown>>): 'bf16' | 'fp16' | undefined {
   const d = config.torch_dtype ?? config.dtype;
   return d === 'bfloat16' ? 'bf16' : d === 'float16' ? 'fp16' : undefined;
+}
+
+/** A winning fact's number, or the default when it is absent or not a number. */
+function numberOf(w: WinningFact | undefined, dflt: number): number {
+  return w && typeof w.fact.value === 'number' ? w.fact.value : dflt;
 }
 
 /** Where a winning fact was written: its file, line and key. */

@@ -376,7 +376,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   }
 
   if (!opts.lean && setup.distillation?.loss === 'jsd' && !setup.rollout) {
-    assumptions.push({ key: 'distillation', value: `generalized JSD, beta ${setup.distillation.jsd_beta}`, source: 'TRL GKDTrainer: the loss runs over the completion positions, counted here over all seq_len positions (the most a batch holds); beta is GKDConfig\'s (0.5 unless set); the on-policy generation rounds (lmbda) are not counted' });
+    const d = setup.distillation;
+    assumptions.push({ key: 'distillation', value: `generalized JSD, beta ${d.jsd_beta}${d.on_policy > 0 ? `, on-policy rounds (lmbda ${d.on_policy}) of ${d.max_new_tokens} new tokens` : ''}`,
+      source: 'TRL GKDTrainer: the loss runs over the completion positions, counted here over all seq_len positions (the most a batch holds); beta, lmbda and max_new_tokens are GKDConfig\'s (0.5, 0.5, 128 unless set); an on-policy round generates the micro-batch\'s completions after a prompt of seq_len minus max_new_tokens' });
   }
 
   // A pre-quantized checkpoint's quantization comes from its catalog entry (or one derived from its name), not a file.
@@ -454,6 +456,13 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   const globalBatch = setup.micro_batch_size * setup.gradient_accumulation_steps * dp;
   const layout: Layout = { world, dataParallel: dp, shardGroup, tensorParallel: tp, pipelineParallel: pp, expertParallel: ep, contextParallel: cp, globalBatch };
   const rollout = setup.rollout;
+  // TRL GKD's on-policy rounds: with probability lmbda the student regenerates the micro-batch's completions with
+  // generate() (its own KV cache, the weights gathered under ZeRO-3) before the training step; no reference scores it.
+  const gkdGeneration = !rollout && setup.distillation?.loss === 'jsd' && setup.distillation.on_policy > 0
+    ? { batch: setup.micro_batch_size, completion_len: Math.min(setup.distillation.max_new_tokens, setup.seq_len - 1), engine: 'generate' as const, vllm_memory_fraction: 0.3,
+      vllm_sleep: false, vllm_shared_weights: false, reference: 'none' as const, old_logps: false, gather_weights: true }
+    : undefined;
+  const generation = rollout ?? gkdGeneration;
   if (rollout && setup.preference) {
     return { ok: false, errors: [{ key: 'rollout', message: 'rollout (online RL with generation) and preference (offline DPO-style training) cannot both be set' }] };
   }
@@ -1207,9 +1216,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     // reference's (beta > 0) and the old policy's log-probabilities are then taken without grad, one training
     // micro-batch at a time.
     const genComps: Component[] = [];
-    if (rollout && lmHead) {
-      const G = rollout.batch;
-      const C = rollout.completion_len;
+    if (generation && lmHead) {
+      const G = generation.batch;
+      const C = generation.completion_len;
       const P = setup.seq_len - C;
       const kvHeadsHere = Math.max(1, a.kvHeads / tp);
       // Keys and values per token and layer; sliding-window layers keep only their window (DynamicSlidingWindowLayer).
@@ -1218,16 +1227,18 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const kvLayerToken = kvHeadsHere * (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) * cb;
       const slidingHere = a.slidingLayers * (layersHere / a.layers);
       const kvBytes = (tokens: number): number => G * kvLayerToken * ((layersHere - slidingHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow));
-      genComps.push(...gradsKeptInEval > 0 ? [comp('gradients', gradLabel, gradsKeptInEval, () => (`${gradFormula()} (not freed: zero_grad(set_to_none=False))`), () => ({}))] : []);
-      if (zero === 3 && rollout.gather_weights && (rollout.engine === 'generate' || peft)) {
-        genComps.push(comp('gathered-params', rollout.engine === 'generate' ? 'ZeRO-3 weights gathered for generation' : 'ZeRO-3 weights gathered to merge the adapters for vLLM', modelBytes * half / wb,
+      // GKD generates inside the training step: the gradients of the earlier micro-steps of an accumulation are held.
+      const gradsAtGeneration = gkdGeneration && setup.gradient_accumulation_steps > 1 ? gradStored : gradsKeptInEval;
+      genComps.push(...gradsAtGeneration > 0 ? [comp('gradients', gradLabel, gradsAtGeneration, () => (`${gradFormula()} (${gkdGeneration ? 'from the earlier micro-steps of the accumulation' : 'not freed: zero_grad(set_to_none=False)'})`), () => ({}))] : []);
+      if (zero === 3 && generation.gather_weights && (generation.engine === 'generate' || peft)) {
+        genComps.push(comp('gathered-params', generation.engine === 'generate' ? 'ZeRO-3 weights gathered for generation' : 'ZeRO-3 weights gathered to merge the adapters for vLLM', modelBytes * half / wb,
           () => (`${formatCount(unquantizedParams)} params x ${half} B, every layer at once (ds3_gather_for_generation)`), () => ({ params: Math.round(unquantizedParams) })));
       } else {
         genComps.push(...gathered, ...headGather);
       }
-      if (rollout.vllm_sleep) genComps.push(...engineC);
+      if (generation.vllm_sleep) genComps.push(...engineC);
       const tails: Component[][] = [];
-      if (rollout.engine === 'generate') {
+      if (generation.engine === 'generate') {
         const kv = (tokens: number): Component => comp('kv-cache', `KV cache (${G} sequences x ${tokens} tokens)`, kvBytes(tokens),
           () => (`${G} sequences x ${tokens} tokens x ${layersHere} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B${slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : ''}`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
         const prefill = noGradLayerBytes(a, G * P, P, cb, attention, tp);
@@ -1246,7 +1257,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         tails.push([kv(setup.seq_len), comp('backward-working', 'Decoding: next-token logits, the growing cache\'s copy and repeated heads', decode,
           () => (`max(${G} x V x (${cb} B logits + 3 x 4 B: fp32 copy, scores, probabilities), the previous step's fp32 logits and probabilities 2 x 4 B x ${G} x V + max(one layer's keys at full length (torch.cat), its keys and values repeated to ${nhHere} heads (repeat_kv)))`), () => ({ sequences: G, vocab: a.vocab }))]);
       }
-      if (rollout.reference !== 'none' || rollout.old_logps) {
+      if (rollout && (rollout.reference !== 'none' || rollout.old_logps)) {
         const rowOut = mode === 'amp' ? 4 : cb;
         const TV = lossTokens * (a.vocab / tp);
         const logps = cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
@@ -1378,9 +1389,10 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         const ev: Component[] = [...pers, ...(gradsKeptInEval > 0 ? [gradC(gradsKeptInEval, ' (not freed: zero_grad(set_to_none=False))')] : []), ...gathered, ...headGather, ...evalTail];
         phasesOut.push({ phase: 'evaluation', allocatedBytes: sum(ev), components: ev, note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})` });
       }
-      if (rollout) {
+      if (generation) {
         const gen = [...pers, ...genComps];
-        phasesOut.push({ phase: 'generation', allocatedBytes: sum(gen), components: gen, note: rollout.engine === 'generate' ? `generation of ${rollout.batch} completions (prompts prefilled, then decoded with a KV cache)` : rollout.engine === 'vllm-colocate' ? 'generation in the colocated vLLM engine' : 'generation on the vLLM server (other GPUs)' });
+        phasesOut.push({ phase: 'generation', allocatedBytes: sum(gen), components: gen, note: gkdGeneration ? `on-policy generation (GKD lmbda ${setup.distillation!.on_policy}): ${gkdGeneration.batch} completions of up to ${gkdGeneration.completion_len} tokens (prompts prefilled, then decoded with a KV cache)`
+          : generation.engine === 'generate' ? `generation of ${generation.batch} completions (prompts prefilled, then decoded with a KV cache)` : generation.engine === 'vllm-colocate' ? 'generation in the colocated vLLM engine' : 'generation on the vLLM server (other GPUs)' });
       }
       if (zero >= 1 && setup.optimizer !== 'none') {
         // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
@@ -1448,7 +1460,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         out.push({ phase: 'evaluation', allocatedBytes: pSum + (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + gSum + hgSum + evalTail, components: persistentOnly, note: '' });
       }
       // The sleeping vLLM engine's share is held, not churned, like the persistent components.
-      if (rollout) out.push({ phase: 'generation', allocatedBytes: pSum + tot(genComps), components: rollout.vllm_sleep ? [...persistentOnly, ...engineC] : persistentOnly, note: '' });
+      if (generation) out.push({ phase: 'generation', allocatedBytes: pSum + tot(genComps), components: generation.vllm_sleep ? [...persistentOnly, ...engineC] : persistentOnly, note: '' });
       if (zero >= 1 && setup.optimizer !== 'none') {
         let fs = r((flatHere * wb) / (zero === 3 ? shardParams : 1));
         for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));

@@ -288,6 +288,13 @@ export const TrainingSetupSchema = z.strictObject({
     loss: z.enum(['forward_kl', 'jsd']).default('forward_kl'),
     /** GKD's beta: 0 is the forward KL, 1 the reverse KL, between them the mixture (GKDConfig default 0.5). */
     jsd_beta: z.number().min(0).max(1).default(0.5),
+    /**
+     * GKD's lmbda: the share of steps whose batch the student first regenerates on-policy (GKDConfig default 0.5);
+     * above 0 the generation is a phase of its own. 0: no generation (torchtune KD).
+     */
+    on_policy: z.number().min(0).max(1).default(0),
+    /** Tokens the student generates in an on-policy round (GKDConfig max_new_tokens, default 128). */
+    max_new_tokens: positiveInt.default(128),
   }).optional(),
   gpu: z.string().optional(),
   /** Memory the CUDA context, cuBLAS/cuDNN workspaces and kernels take before PyTorch allocates, in bytes. */

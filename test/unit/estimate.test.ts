@@ -1151,4 +1151,25 @@ describe('estimate: TRL GKD (generalized JSD against a teacher)', () => {
     assert.ok(f.components.find((c) => c.label === 'Logits and distillation loss (saved)')!.bytes >= 28 * TV);
     assert.ok(e.assumptions.some((a) => a.key === 'distillation' && /completion positions/.test(a.source)));
   });
+
+  it('on-policy rounds (lmbda > 0) are a generation phase: the student\'s prefill and KV cache, below the step here', () => {
+    // Qwen2.5-0.5B: 24 layers, 2 kv heads x 64, bf16: 2 x 2 x 64 x 2 B = 512 B per token and layer. GKDConfig's lmbda
+    // 0.5 and max_new_tokens 128: prompts of 1,024 - 128 = 896 tokens; their prefill (the cache of 4 x 896 tokens,
+    // 44,040,192 B, beside one layer's no-grad forward) is this round's high point.
+    const { resolveText } = require('./helpers') as typeof import('./helpers');
+    const script = (extra: string) => 'from trl import GKDConfig, GKDTrainer\nfrom transformers import AutoModelForCausalLM\n'
+      + 'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B-Instruct", dtype="bfloat16")\n'
+      + `args = GKDConfig(output_dir="o", per_device_train_batch_size=4, max_length=1024, bf16=True, gradient_checkpointing=True${extra})\n`
+      + 'trainer = GKDTrainer(model=model, teacher_model="Qwen/Qwen2.5-7B-Instruct", args=args)\n';
+    const e = run(resolveText('/w/gkd.py', script('')).setup!);
+    const gen = phase(e, 'generation');
+    assert.equal(gen.components.find((c) => c.label === 'KV cache (4 sequences x 896 tokens)')!.bytes, 4 * 896 * 24 * 512);
+    assert.match(gen.note, /on-policy generation \(GKD lmbda 0.5\): 4 completions of up to 128 tokens/);
+    assert.ok(gen.allocatedBytes < phase(e, 'forward').allocatedBytes);
+    // With accumulation the earlier micro-steps' gradients are held while the student generates: 494,032,768 x 2 B.
+    const acc = run(resolveText('/w/gkd.py', script(', gradient_accumulation_steps=4')).setup!);
+    assert.equal(component(phase(acc, 'generation'), 'gradients'), 494_032_768 * 2);
+    // lmbda 0: every step trains on the dataset's completions, no generation.
+    assert.equal(run(resolveText('/w/gkd.py', script(', lmbda=0.0')).setup!).perGpu.phases.some((p) => p.phase === 'generation'), false);
+  });
 });

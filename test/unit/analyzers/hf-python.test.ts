@@ -76,8 +76,10 @@ describe('analyzeHfPython', () => {
     const f = analyzeHfPython(cfg);
     assert.equal(f.facts.find((x) => x.key === 'teacherModel')?.value, 'Qwen/Qwen2.5-7B-Instruct');
     assert.equal(f.facts.find((x) => x.key === 'klBeta')?.value, 0.3);
-    // The on-policy generation rounds are what is left out: a not-modeled warning at the config call says so.
-    assert.match(f.problems.find((x) => x.code === 'not-modeled')?.message ?? '', /on-policy generation/);
+    // GKD is modeled (teacher, loss and the on-policy generation rounds): no not-modeled warning.
+    assert.equal(f.problems.some((x) => x.code === 'not-modeled'), false);
+    const rounds = analyzeHfPython(cfg.replace('beta=0.3', 'beta=0.3, lmbda=0.0, max_new_tokens=256'));
+    assert.deepEqual(['onPolicyFraction', 'maxNewTokens'].map((k) => rounds.facts.find((x) => x.key === k)?.value), [0, 256]);
     const trainer = 'from trl import GKDTrainer\ntrainer = GKDTrainer(model=model, teacher_model="Qwen/Qwen2.5-7B-Instruct", args=args)\n';
     assert.equal(analyzeHfPython(trainer).facts.find((x) => x.key === 'teacherModel')?.value, 'Qwen/Qwen2.5-7B-Instruct');
     // A teacher given as a model object was loaded elsewhere: nothing to read here.

@@ -43,15 +43,16 @@ function decided(r: ConfigFacts): Record<string, unknown> {
 }
 
 describe('shell analyzer: trl subcommands', () => {
-  it('a script of only `trl gkd ...` is a launch script; the teacher flag and beta are read, the generation rounds flagged', () => {
+  it('a script of only `trl gkd ...` is a launch script; the teacher, beta and lmbda flags are read', () => {
     const { detectFormat } = require('../../../src/analyzers/detect') as typeof import('../../../src/analyzers/detect');
-    const text = '#!/bin/bash\ntrl gkd --model_name_or_path Qwen/Qwen2.5-0.5B-Instruct --teacher_model_name_or_path Qwen/Qwen2.5-1.5B-Instruct --beta 0\n';
+    const text = '#!/bin/bash\ntrl gkd --model_name_or_path Qwen/Qwen2.5-0.5B-Instruct --teacher_model_name_or_path Qwen/Qwen2.5-1.5B-Instruct --beta 0 --lmbda 1\n';
     assert.equal(detectFormat('run.sh', text), 'shell');
     assert.equal(detectFormat('run.sh', 'trl sft --model_name_or_path Qwen/Qwen2.5-0.5B\n'), 'shell');
     const r = analyzeShell(text);
     assert.equal(r.facts.find((f) => f.key === 'teacherModel')?.value, 'Qwen/Qwen2.5-1.5B-Instruct');
     assert.equal(r.facts.find((f) => f.key === 'klBeta')?.value, 0);
-    assert.match(r.problems.find((p) => p.code === 'not-modeled')?.message ?? '', /on-policy generation/);
+    assert.equal(r.facts.find((f) => f.key === 'onPolicyFraction')?.value, 1);
+    assert.equal(r.problems.some((p) => p.code === 'not-modeled'), false);
   });
 });
 
