@@ -101,6 +101,19 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
       provenance.parameters = { kind: 'catalog', entry: r.model.source };
     }
   }
+  // The distillation teacher: named by teacher_model (resolved like `model`) unless its architecture is given.
+  const d = merged.distillation;
+  if (d !== null && typeof d === 'object' && !Array.isArray(d)) {
+    const dist = d as Record<string, unknown>;
+    if (dist.teacher_architecture === undefined && typeof dist.teacher_model === 'string' && dist.teacher_model.length > 0) {
+      const t = resolveModel(dist.teacher_model);
+      if (!t.ok) {
+        problems.push({ ...anchor('distillation'), severity: 'error', code: 'unknown-model', ...msg('{0}', t.message), key: 'distillation.teacher_model' });
+        return { provenance, problems };
+      }
+      merged.distillation = { ...dist, teacher_architecture: t.model.config, ...(dist.teacher_parameters === undefined && t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}) };
+    }
+  }
   const parsed = TrainingSetupSchema.safeParse(merged as TrainingSetupInput);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {

@@ -3,7 +3,7 @@
 // key or value. Pure: text in, values and located problems out; never throws on user text.
 import { LineCounter, isMap, isScalar, parseDocument, type Document, type Node } from 'yaml';
 import { z } from 'zod';
-import { HfConfigSchema, TrainingSetupSchema } from '../core/setup';
+import { DistillationSchema, HfConfigSchema, TrainingSetupSchema } from '../core/setup';
 import { msg, type Message, type MessageTemplate } from './facts';
 
 export interface Location {
@@ -36,8 +36,14 @@ export interface ScenarioFacts {
   readonly problems: readonly Problem[];
 }
 
-/** The scenario schema: a TrainingSetup in which `architecture` may be left to the `model` reference. */
-export const ScenarioSchema = TrainingSetupSchema.extend({ architecture: HfConfigSchema.optional() });
+/**
+ * The scenario schema: a TrainingSetup in which `architecture` may be left to the `model` reference, and a
+ * distillation teacher's architecture to its `teacher_model`.
+ */
+export const ScenarioSchema = TrainingSetupSchema.extend({
+  architecture: HfConfigSchema.optional(),
+  distillation: DistillationSchema.extend({ teacher_architecture: HfConfigSchema.optional() }).optional(),
+});
 
 export const SCENARIO_FILE = /\.vram\.(ya?ml|json)$/i;
 

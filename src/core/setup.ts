@@ -79,6 +79,27 @@ export const ZeroBucketsSchema = z.strictObject({
  * A fully specified training run (after defaults). `architecture` is the model's HF config.json fields;
  * the estimator derives everything else from the fields below.
  */
+/** A distillation teacher beside the student (torchtune knowledge distillation, TRL GKD). */
+export const DistillationSchema = z.strictObject({
+  teacher_model: z.string().optional(),
+  teacher_architecture: HfConfigSchema,
+  teacher_parameters: positiveInt.optional(),
+  /**
+   * The distillation loss: 'forward_kl' (torchtune ForwardKLWithChunkedOutputLoss, beside the cross-entropy) or
+   * 'jsd' (TRL GKDTrainer's generalized Jensen-Shannon divergence over the full logits, instead of it).
+   */
+  loss: z.enum(['forward_kl', 'jsd']).default('forward_kl'),
+  /** GKD's beta: 0 is the forward KL, 1 the reverse KL, between them the mixture (GKDConfig default 0.5). */
+  jsd_beta: z.number().min(0).max(1).default(0.5),
+  /**
+   * GKD's lmbda: the share of steps whose batch the student first regenerates on-policy (GKDConfig default 0.5);
+   * above 0 the generation is a phase of its own. 0: no generation (torchtune KD).
+   */
+  on_policy: z.number().min(0).max(1).default(0),
+  /** Tokens the student generates in an on-policy round (GKDConfig max_new_tokens, default 128). */
+  max_new_tokens: positiveInt.default(128),
+});
+
 export const TrainingSetupSchema = z.strictObject({
   /** Hub id or path, for display; the numbers come from `architecture`. */
   model: z.string().optional(),
@@ -273,29 +294,10 @@ export const TrainingSetupSchema = z.strictObject({
   /** Experts per expert-parallel group (MoE); 1 means every rank holds every expert. */
   expert_parallel: positiveInt.default(1),
   /**
-   * Knowledge distillation (torchtune knowledge_distillation recipes): a frozen teacher, loaded in the model dtype and
-   * sharded like the student, runs a no-grad forward over each batch; its logits meet the student's in a forward-KL
-   * loss (ForwardKLWithChunkedOutputLoss) beside the usual cross-entropy.
+   * Knowledge distillation: a frozen teacher, sharded like the student, runs a no-grad forward over each batch; its
+   * logits meet the student's in torchtune's forward-KL loss beside the cross-entropy, or in TRL GKD's generalized JSD.
    */
-  distillation: z.strictObject({
-    teacher_model: z.string().optional(),
-    teacher_architecture: HfConfigSchema,
-    teacher_parameters: positiveInt.optional(),
-    /**
-     * The distillation loss: 'forward_kl' (torchtune ForwardKLWithChunkedOutputLoss, beside the cross-entropy) or
-     * 'jsd' (TRL GKDTrainer's generalized Jensen-Shannon divergence over the full logits, instead of it).
-     */
-    loss: z.enum(['forward_kl', 'jsd']).default('forward_kl'),
-    /** GKD's beta: 0 is the forward KL, 1 the reverse KL, between them the mixture (GKDConfig default 0.5). */
-    jsd_beta: z.number().min(0).max(1).default(0.5),
-    /**
-     * GKD's lmbda: the share of steps whose batch the student first regenerates on-policy (GKDConfig default 0.5);
-     * above 0 the generation is a phase of its own. 0: no generation (torchtune KD).
-     */
-    on_policy: z.number().min(0).max(1).default(0),
-    /** Tokens the student generates in an on-policy round (GKDConfig max_new_tokens, default 128). */
-    max_new_tokens: positiveInt.default(128),
-  }).optional(),
+  distillation: DistillationSchema.optional(),
   gpu: z.string().optional(),
   /** Memory the CUDA context, cuBLAS/cuDNN workspaces and kernels take before PyTorch allocates, in bytes. */
   cuda_context_bytes: z.number().nonnegative().optional(),

@@ -76,6 +76,18 @@ describe('resolve', () => {
     assert.match(p.message, /Llama-2-7b-hf/);
   });
 
+  it('a distillation teacher named by teacher_model resolves like the model; an unknown one is a located problem', () => {
+    const a = analyzeScenario('model: Qwen/Qwen2.5-0.5B-Instruct\ndistillation: { teacher_model: Qwen/Qwen2.5-7B-Instruct, loss: jsd, on_policy: 0.5 }\n', 'a.vram.yaml');
+    const r = resolveScenarios([a], {}, catalogResolver);
+    assert.ok(r.setup?.distillation, JSON.stringify(r.problems));
+    assert.equal(r.setup.distillation.teacher_parameters, 7_615_616_512);
+    assert.deepEqual([r.setup.distillation.loss, r.setup.distillation.jsd_beta, r.setup.distillation.on_policy, r.setup.distillation.max_new_tokens], ['jsd', 0.5, 0.5, 128]);
+    const bad = resolveScenarios([analyzeScenario('model: gpt2\ndistillation: { teacher_model: org/nope }\n', 'b.vram.yaml')], {}, catalogResolver);
+    const p = bad.problems.find((x) => x.code === 'unknown-model');
+    assert.equal(p?.key, 'distillation.teacher_model');
+    assert.equal(p?.line, 2);
+  });
+
   it('an explicit architecture needs no catalog entry', () => {
     const a = analyzeScenario('architecture:\n  model_type: llama\n  num_hidden_layers: 2\n  hidden_size: 64\n  num_attention_heads: 4\n  intermediate_size: 128\n  vocab_size: 1000\n', 'a.vram.yaml');
     const r = resolveScenarios([a], {}, catalogResolver);
