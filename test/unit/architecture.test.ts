@@ -137,6 +137,8 @@ describe('architecture: exact parameter counts', () => {
     const total = 61 * attn + 3 * dense + 58 * moe + 2 * 129280 * 7168 + 7168;
     assert.equal(total, 671_026_404_352); // the report's "671B total parameters"
     assert.equal(countParameters(r.arch).total, total);
+    // The catalog entry (also DeepSeek-R1 and V3.1, which keep V3's config) resolves to the same count.
+    assert.equal(count('deepseek-ai/DeepSeek-R1'), total);
     // The largest block is an MoE layer, not the average layer.
     assert.equal(countParameters(r.arch).largestBlock, attn + moe);
     // PEFT all-linear does not reach the router: it is an nn.Parameter (DeepseekV3TopkRouter.weight).

@@ -1051,6 +1051,22 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     },
     source: hf('moonshotai/Moonlight-16B-A3B'),
   },
+  {
+    // DeepSeek-V3 (and R1, V3-0324, V3.1, which keep its config.json): 61 decoder layers, MLA attention, 3 dense
+    // layers, then 256 routed experts (top 8) and one shared expert per layer. 671,026,404,352 parameters by hand in
+    // architecture.test.ts (the report's 671B; the Hub's 685B adds the multi-token-prediction layer transformers does
+    // not load). The checkpoint stores FP8 blocks; training loads the weights in bf16, as counted here.
+    id: 'deepseek-ai/DeepSeek-V3',
+    aliases: ['deepseek-ai/DeepSeek-V3-Base', 'deepseek-ai/DeepSeek-V3-0324', 'deepseek-ai/DeepSeek-R1', 'deepseek-ai/DeepSeek-R1-0528', 'deepseek-ai/DeepSeek-V3.1', 'deepseek-ai/DeepSeek-V3.1-Base'],
+    config: {
+      model_type: 'deepseek_v3', architectures: ['DeepseekV3ForCausalLM'], hidden_act: 'silu', hidden_size: 7168, intermediate_size: 18432,
+      kv_lora_rank: 512, moe_intermediate_size: 2048, moe_layer_freq: 1, n_group: 8, n_routed_experts: 256, n_shared_experts: 1,
+      norm_topk_prob: true, num_attention_heads: 128, num_experts_per_tok: 8, num_hidden_layers: 61, num_key_value_heads: 128,
+      q_lora_rank: 1536, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128, vocab_size: 129280, first_k_dense_replace: 3,
+      topk_group: 4, tie_word_embeddings: false, max_position_embeddings: 163840, rms_norm_eps: 1e-6, torch_dtype: 'bfloat16',
+    },
+    source: hf('deepseek-ai/DeepSeek-V3'),
+  },
 
   // ---------------------------------------------------------------------------------------------
   // Qwen2.5-VL and Qwen2-VL: the Qwen2.5 / Qwen2 language model of the same size (the fields at the top of config.json)
