@@ -117,6 +117,21 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(countParameters(r.arch).total, 40 * layer + 49_155 * 4096 + 4096);
   });
 
+  it('mT5-XXL / mT0-XXL by hand: 24 + 24 layers of width 4096, gated-GELU 10,240, 250,112-token untied vocabulary', () => {
+    // Per encoder layer: self-attention q/k/v/o 4 x 4096 x 64·64 and one RMSNorm-style LayerNorm, the gated feed-forward
+    // wi_0/wi_1 2 x 4096 x 10240 + wo 10240 x 4096 and its norm; decoder layers add cross-attention and its norm.
+    // Relative position buckets 32 x 64 in the first self-attention of each stack; final norms; input and output embeddings.
+    const attn = 4 * 4096 * 4096;
+    const ff = 3 * 4096 * 10240;
+    const enc = 24 * (attn + ff + 2 * 4096);
+    const dec = 24 * (2 * attn + ff + 3 * 4096);
+    const total = enc + dec + 2 * 32 * 64 + 2 * 4096 + 2 * 250_112 * 4096;
+    assert.equal(total, 12_921_057_280);
+    assert.equal(count('bigscience/mt0-xxl'), total);
+    // T0 3B is T5 v1.1 XL, FLAN-T5-XL's shape: 2,849,757,184, the published count.
+    assert.equal(count('bigscience/T0_3B'), 2_849_757_184);
+  });
+
   it('DeepSeek-V3 by hand: MLA attention, 3 dense layers, 58 MoE layers of 256 experts + 1 shared: 671,026,404,352', () => {
     // DeepSeek-V3 config.json (the 61 decoder layers transformers loads; the multi-token-prediction layer 61 is
     // ignored on load, DeepseekV3Model._keys_to_ignore_on_load_unexpected).

@@ -2084,7 +2084,9 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     source: hf('google-t5/t5-large'),
   },
   {
+    // T5 v1.1 XL: FLAN-T5-XL, the LM-adapted checkpoint and BigScience's T0 3B (fine-tuned from it) share the config.
     id: 'google/flan-t5-xl',
+    aliases: ['google/t5-v1_1-xl', 'google/t5-xl-lm-adapt', 'bigscience/T0_3B'],
     config: {
       model_type: 't5',
       architectures: ['T5ForConditionalGeneration'],
@@ -2106,6 +2108,18 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     },
     publishedParams: 2_849_757_184,
     source: hf('google/flan-t5-xl'),
+  },
+  {
+    // mT5 XXL (and BigScience's mT0-XXL fine-tuned from it): T5 v1.1 XXL's shape (4096 wide, 64 heads of 64, a gated-GELU
+    // feed-forward of 10,240, 24 + 24 layers) over a 250,112-token vocabulary, untied: 12,921,057,280 parameters.
+    id: 'bigscience/mt0-xxl',
+    aliases: ['google/mt5-xxl', 'bigscience/mt0-xxl-mt'],
+    config: {
+      model_type: 'mt5', architectures: ['MT5ForConditionalGeneration'], d_ff: 10240, d_kv: 64, d_model: 4096, dense_act_fn: 'gelu_new',
+      feed_forward_proj: 'gated-gelu', is_gated_act: true, layer_norm_epsilon: 1e-6, num_decoder_layers: 24, num_heads: 64, num_layers: 24,
+      relative_attention_num_buckets: 32, tie_word_embeddings: false, vocab_size: 250112,
+    },
+    source: hf('bigscience/mt0-xxl'),
   },
 
   // ---------------------------------------------------------------------------------------------
