@@ -6,7 +6,7 @@ import type { HfConfig, Head } from './setup';
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4';
+  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -70,7 +70,8 @@ export interface Architecture {
   readonly outBias: boolean;
   readonly mlpBias: boolean;
   readonly qkNorm: boolean;
-  readonly positions: 'rotary' | 'learned' | 'relative';
+  /** ALiBi (BLOOM): a per-head linear bias added to the attention scores, no position embedding. */
+  readonly positions: 'rotary' | 'learned' | 'relative' | 'alibi';
   readonly maxPositions: number;
   readonly moe?: MoeSpec;
   /** Dropout probabilities used in training (they create saved masks). */
@@ -156,7 +157,7 @@ export type ArchitectureResult =
 const FAMILY_ALIASES: Record<string, Family> = {
   llama: 'llama', mistral: 'mistral', qwen2: 'qwen2', qwen3: 'qwen3', yi: 'llama', gemma: 'gemma', gemma2: 'gemma2',
   phi3: 'phi3', phi: 'phi', qwen: 'qwen', gpt2: 'gpt2', gpt_neox: 'gpt_neox', bert: 'bert', roberta: 'roberta',
-  t5: 't5', mt5: 't5', mixtral: 'mixtral', qwen2_moe: 'qwen2_moe', qwen3_moe: 'qwen3_moe', smollm3: 'llama', gpt_oss: 'gpt_oss',
+  t5: 't5', mt5: 't5', bloom: 'bloom', mixtral: 'mixtral', qwen2_moe: 'qwen2_moe', qwen3_moe: 'qwen3_moe', smollm3: 'llama', gpt_oss: 'gpt_oss',
   gemma3_text: 'gemma3', gemma3: 'gemma3',
   // DeepSeek-V2 and V3 share the decoder (MLA attention, routed + shared experts, dense first layers); Kimi K2 and
   // Moonlight are DeepSeek-V3 checkpoints (modeling_deepseek_v3.py).
@@ -368,10 +369,12 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
 
   const isGpt2 = family === 'gpt2';
   const isT5 = family === 't5';
-  const hidden = need(num(cfg, isGpt2 ? 'n_embd' : isT5 ? 'd_model' : 'hidden_size', 'hidden_size'), isGpt2 ? 'n_embd' : isT5 ? 'd_model' : 'hidden_size');
-  const layers = need(num(cfg, isGpt2 ? 'n_layer' : isT5 ? 'num_decoder_layers' : 'num_hidden_layers', 'num_layers', 'num_hidden_layers'), isGpt2 ? 'n_layer' : 'num_hidden_layers');
+  // BloomConfig: n_layer and n_head (num_hidden_layers / num_attention_heads are their aliases), hidden_size or n_embed.
+  const isBloom = family === 'bloom';
+  const hidden = need(num(cfg, isGpt2 ? 'n_embd' : isT5 ? 'd_model' : 'hidden_size', isBloom ? 'n_embed' : 'hidden_size'), isGpt2 ? 'n_embd' : isT5 ? 'd_model' : 'hidden_size');
+  const layers = need(num(cfg, isGpt2 || isBloom ? 'n_layer' : isT5 ? 'num_decoder_layers' : 'num_hidden_layers', 'num_layers', 'num_hidden_layers'), isGpt2 || isBloom ? 'n_layer' : 'num_hidden_layers');
   const encoderLayers = isT5 ? need(num(cfg, 'num_layers'), 'num_layers') : 0;
-  const heads = need(num(cfg, isGpt2 ? 'n_head' : isT5 ? 'num_heads' : 'num_attention_heads', 'num_attention_heads'), isGpt2 ? 'n_head' : 'num_attention_heads');
+  const heads = need(num(cfg, isGpt2 || isBloom ? 'n_head' : isT5 ? 'num_heads' : 'num_attention_heads', 'num_attention_heads'), isGpt2 || isBloom ? 'n_head' : 'num_attention_heads');
   // MLA: every head has its own keys and values (num_key_value_heads = heads); q/k heads are nope + rope wide. The
   // config's head_dim is the rotary width there (DeepseekV3Config: head_dim = qk_rope_head_dim).
   let mla: MlaSpec | undefined;
@@ -393,6 +396,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   else if (family === 'qwen') ffn = need(num(cfg, 'intermediate_size'), 'intermediate_size') / 2;
   // Llama 4: intermediate_size is an expert's (and the shared expert's) width, intermediate_size_mlp the dense layers'.
   else if (family === 'llama4') ffn = num(cfg, 'intermediate_size_mlp') ?? 16384;
+  else if (isBloom) ffn = 4 * hidden; // BloomMLP: dense_h_to_4h
   else ffn = need(num(cfg, 'intermediate_size'), 'intermediate_size');
 
   if (kvHeads <= 0 || heads % kvHeads !== 0) {
@@ -401,11 +405,11 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
 
   const act = (str(cfg, 'hidden_act') ?? str(cfg, 'activation_function') ?? str(cfg, 'hidden_activation') ?? '').toLowerCase();
   const ffProj = (str(cfg, 'feed_forward_proj') ?? '').toLowerCase();
-  const gatedMlp = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi'
+  const gatedMlp = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom
     ? false
     : isT5 ? ffProj.startsWith('gated') : true;
 
-  const tiedDefault = ['gemma', 'gemma2', 'gemma3', 'gpt2', 'bert', 'roberta', 't5'].includes(family);
+  const tiedDefault = ['gemma', 'gemma2', 'gemma3', 'gpt2', 'bert', 'roberta', 't5', 'bloom'].includes(family);
   const tied = bool(cfg, 'tie_word_embeddings') ?? tiedDefault;
 
   let moe: MoeSpec | undefined;
@@ -455,16 +459,16 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   }
 
   const qkvBiasByFamily = family === 'qwen2' || family === 'qwen2_moe' || family === 'qwen' || family === 'gpt2' || family === 'gpt_neox'
-    || family === 'bert' || family === 'roberta' || family === 'phi';
+    || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom;
   const attentionBias = bool(cfg, 'attention_bias');
   const qkvBias = attentionBias ?? qkvBiasByFamily;
-  const outBias = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi'
+  const outBias = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom
     ? true
     : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' || family === 'gpt_oss' || family === 'llama4' ? (attentionBias ?? false) : false;
-  const mlpBias = bool(cfg, 'mlp_bias') ?? (family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi');
+  const mlpBias = bool(cfg, 'mlp_bias') ?? (family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom);
 
-  const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi'].includes(family) ? 'layer' : 'rms';
-  const positions: Architecture['positions'] = isGpt2 || family === 'bert' || family === 'roberta' ? 'learned' : isT5 ? 'relative' : 'rotary';
+  const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi', 'bloom'].includes(family) ? 'layer' : 'rms';
+  const positions: Architecture['positions'] = isGpt2 || family === 'bert' || family === 'roberta' ? 'learned' : isT5 ? 'relative' : isBloom ? 'alibi' : 'rotary';
   const maxPositions = num(cfg, isGpt2 ? 'n_positions' : 'max_position_embeddings') ?? (isGpt2 ? 1024 : 512);
 
   const hiddenDropout = num(cfg, isGpt2 ? 'resid_pdrop' : isT5 ? 'dropout_rate' : 'hidden_dropout_prob', 'hidden_dropout')
@@ -638,6 +642,13 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('wo', a.ffn, h, false, E + L, 'mlp');
       break;
     }
+    case 'bloom':
+      // BloomAttention: query_key_value (h -> 3h) and dense, BloomMLP: dense_h_to_4h and dense_4h_to_h, all with biases.
+      add('query_key_value', h, 3 * qd, true, L, 'attention');
+      add('dense', qd, h, true, L, 'attention');
+      add('dense_h_to_4h', h, a.ffn, true, L, 'mlp');
+      add('dense_4h_to_h', a.ffn, h, true, L, 'mlp');
+      break;
     case 'phi':
       add('q_proj', h, qd, true, L, 'attention');
       add('k_proj', h, kvd, true, L, 'attention');
@@ -803,6 +814,10 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       break;
     case 'phi':
       blockNorms = normSize * a.layers; // one LayerNorm: attention and MLP run in parallel
+      break;
+    case 'bloom':
+      blockNorms = 2 * normSize * a.layers; // input and post-attention LayerNorms
+      embedding += normSize; // word_embeddings_layernorm
       break;
     case 'bert':
     case 'roberta':

@@ -576,7 +576,8 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   // eager attention or a kernel that takes them), so the default implementation is eager.
   // Context parallelism runs attention block by block with flash kernels (torchtitan's ring attention over SDPA flash,
   // ring-flash-attn, DeepSpeed-Ulysses over flash-attention); no s x s matrix is kept.
-  const attention = cp > 1 ? 'flash' : a.family === 'gpt_oss' && setup.attention === 'sdpa' ? 'eager' : setup.attention;
+  // BLOOM's attention adds its ALiBi bias by baddbmm in eager code only (no SDPA or FlashAttention path).
+  const attention = cp > 1 ? 'flash' : a.family === 'bloom' ? 'eager' : a.family === 'gpt_oss' && setup.attention === 'sdpa' ? 'eager' : setup.attention;
   if (cp > 1 && setup.attention === 'eager') warnings.push({ key: 'attention', message: 'context parallelism splits attention into flash-attention blocks; eager attention is not used with it' });
   // Llama4PreTrainedModel._supports_flash_attn = False: from_pretrained refuses flash_attention_2; SDPA and flex attention
   // keep what the flash kernel keeps, so the estimate is the same.
@@ -584,7 +585,8 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     warnings.push({ key: 'attention', message: 'transformers has no FlashAttention-2 path for Llama 4 (from_pretrained refuses flash_attention_2); use sdpa or flex_attention, which keep the same tensors' });
   }
   if (attention === 'eager' && setup.attention !== 'eager' && !opts.lean) {
-    const why = 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash';
+    const why = a.family === 'bloom' ? 'transformers runs BLOOM\'s ALiBi attention in eager code only (no SDPA or FlashAttention path): eager attention is used'
+      : 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash';
     const i = assumptions.findIndex((x) => x.key === 'attention');
     if (i >= 0) assumptions[i] = { key: 'attention', value: 'eager', source: why };
     else warnings.push({ key: 'attention', message: why });

@@ -117,6 +117,21 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(countParameters(r.arch).total, 40 * layer + 49_155 * 4096 + 4096);
   });
 
+  it('BLOOM by hand: 12h² + 13h per layer, a LayerNorm after the tied 250,880-token embedding, the published totals', () => {
+    // Per layer: input and post-attention LayerNorms 4h; query_key_value 3h² + 3h; dense h² + h; dense_h_to_4h 4h² + 4h;
+    // dense_4h_to_h 4h² + h. Embedding V·h + its LayerNorm 2h; final ln_f 2h; the head is tied.
+    const bloom = (layers: number, h: number): number => layers * (12 * h * h + 13 * h) + 250_880 * h + 4 * h;
+    assert.equal(bloom(24, 1024), 559_214_592); // bloom-560m
+    assert.equal(bloom(30, 4096), 7_069_016_064); // bloom-7b1
+    assert.equal(count('bigscience/bloomz-7b1'), 7_069_016_064);
+    assert.equal(count('bigscience/bloom-1b7'), bloom(24, 2048));
+    const a = archOf('bigscience/bloom-560m');
+    assert.deepEqual([a.family, a.positions, a.norm, a.tied, a.ffn, a.heads], ['bloom', 'alibi', 'layer', true, 4096, 16]);
+    assert.deepEqual(linearModules(a).map((m) => [m.name, m.inFeatures, m.outFeatures, m.bias]), [
+      ['query_key_value', 1024, 3072, true], ['dense', 1024, 1024, true], ['dense_h_to_4h', 1024, 4096, true], ['dense_4h_to_h', 4096, 1024, true],
+    ]);
+  });
+
   it('mT5-XXL / mT0-XXL by hand: 24 + 24 layers of width 4096, gated-GELU 10,240, 250,112-token untied vocabulary', () => {
     // Per encoder layer: self-attention q/k/v/o 4 x 4096 x 64·64 and one RMSNorm-style LayerNorm, the gated feed-forward
     // wi_0/wi_1 2 x 4096 x 10240 + wo 10240 x 4096 and its norm; decoder layers add cross-attention and its norm.

@@ -32,8 +32,10 @@ def terms(case):
     nh = cf["num_attention_heads"]
     kv = cf.get("num_key_value_heads", nh)
     hd = cf.get("head_dim") or h // nh
-    f = cf["intermediate_size"]
-    if fam in ("mixtral", "qwen2_moe"):
+    f = cf.get("intermediate_size") or 4 * h  # BLOOM's MLP is 4 x hidden (no intermediate_size)
+    if fam == "bloom":  # no GQA, and f = 4h: b*s*f would repeat b*s*h
+        T = {"BSH": b * s * h, "BHSS": b * nh * s * s, "BHS": b * nh * s, "BS": b * s}
+    elif fam in ("mixtral", "qwen2_moe"):
         fm = cf.get("moe_intermediate_size", f)
         T = {"BSH": b * s * h, "BSKV": b * s * kv * hd, "BHSS": b * nh * s * s, "BHS": b * nh * s, "BS": b * s,
              "BSFM": b * s * fm}

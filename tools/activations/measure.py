@@ -41,6 +41,7 @@ HF_SOURCES = {
     "llama4": "src/transformers/models/llama4/modeling_llama4.py@000c33fdfde12e1ffafbfcdb3c926df5727a00b6",
     "olmo2": "src/transformers/models/olmo2/modeling_olmo2.py@000c33fdfde12e1ffafbfcdb3c926df5727a00b6",
     "glm4": "src/transformers/models/glm4/modeling_glm4.py@00d01786ab67861791c57a11f3fca93e342c9e2d",
+    "bloom": "src/transformers/models/bloom/modeling_bloom.py@9d97831a1cbb420edac062c2e8454ce9ac1c4b79",
 }
 
 
@@ -1381,6 +1382,106 @@ class GPTNeoX(nn.Module):
 
 
 # ----------------------------------------------------------------------------------------
+# bloom: ALiBi, fused query_key_value, eager attention only, GeLUFunction
+# ----------------------------------------------------------------------------------------
+class BloomGeLUFunction(torch.autograd.Function):
+    """modeling_bloom.py GeLUFunction (BloomGelu in training mode): the tanh GELU, keeping its input."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 0.5 * (1.0 + torch.tanh(0.79788456 * x * (1 + 0.044715 * x * x)))
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        t = torch.tanh(0.79788456 * x * (1 + 0.044715 * x * x))
+        return (0.5 * x * ((1 - t * t) * (0.79788456 + 0.1070322243 * x * x)) + 0.5 * (1 + t)) * g
+
+
+def bloom_alibi(b, s, nh, dtype):
+    """build_alibi_tensor with an all-ones attention mask: (b * nh, 1, s)."""
+    closest = 2 ** math.floor(math.log2(nh))
+    base = torch.tensor(2 ** (-(2 ** -(math.log2(closest) - 3))), dtype=torch.float32)
+    slopes = torch.pow(base, torch.arange(1, 1 + closest, dtype=torch.int32))
+    if closest != nh:
+        extra = torch.tensor(2 ** (-(2 ** -(math.log2(2 * closest) - 3))), dtype=torch.float32)
+        rem = min(closest, nh - closest)
+        slopes = torch.cat([slopes, torch.pow(extra, torch.arange(1, 1 + 2 * rem, 2, dtype=torch.int32))], dim=0)
+    mask = torch.ones(b, s, dtype=torch.long)
+    arange = ((mask.cumsum(dim=-1) - 1) * mask)[:, None, :]
+    alibi = slopes[..., None] * arange
+    return alibi.reshape(b * nh, 1, s).to(dtype)
+
+
+class BloomAttention(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        h, nh = cfg["hidden_size"], cfg["n_head"]
+        self.cfg, self.h, self.nh, self.hd = cfg, h, nh, h // nh
+        self.inv_norm_factor = 1.0 / math.sqrt(self.hd)
+        self.query_key_value = make_linear(cfg, h, 3 * h, True, "query_key_value")
+        self.dense = make_linear(cfg, h, h, True, "dense")
+
+    def forward(self, x, residual, alibi, mask):
+        b, ql, _ = x.shape
+        fused = self.query_key_value(x).view(b, ql, self.nh, 3, self.hd)
+        q = fused[..., 0, :].transpose(1, 2).reshape(b * self.nh, -1, self.hd)
+        k = fused[..., 1, :].transpose(1, 2).reshape(b * self.nh, -1, self.hd).transpose(-1, -2)
+        v = fused[..., 2, :].transpose(1, 2).reshape(b * self.nh, -1, self.hd)
+        scores = alibi.baddbmm(batch1=q, batch2=k, beta=1.0, alpha=self.inv_norm_factor)
+        w = scores.view(b, self.nh, ql, -1) + mask
+        probs = F.softmax(w, dim=-1, dtype=torch.float32).to(q.dtype)
+        probs = dropout(probs, self.cfg["attention_dropout"])
+        ctx = torch.bmm(probs.view(b * self.nh, ql, -1), v)
+        ctx = ctx.view(b, self.nh, ql, self.hd).permute(0, 2, 1, 3).reshape(b, ql, self.h)
+        out = self.dense(ctx)
+        return residual + dropout(out, self.cfg["hidden_dropout"])
+
+
+class BloomBlock(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        h = cfg["hidden_size"]
+        self.cfg = cfg
+        self.input_layernorm = LayerNorm(h, eps=cfg["layer_norm_epsilon"])
+        self.self_attention = BloomAttention(cfg)
+        self.post_attention_layernorm = LayerNorm(h, eps=cfg["layer_norm_epsilon"])
+        self.dense_h_to_4h = make_linear(cfg, h, 4 * h, True, "dense_h_to_4h")
+        self.dense_4h_to_h = make_linear(cfg, 4 * h, h, True, "dense_4h_to_h")
+
+    def forward(self, hs, alibi, mask):
+        a = self.self_attention(self.input_layernorm(hs), hs, alibi, mask)
+        m = self.dense_4h_to_h(BloomGeLUFunction.apply(self.dense_h_to_4h(self.post_attention_layernorm(a))))
+        return a + dropout(m, self.cfg["hidden_dropout"])
+
+
+class Bloom(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        h, V = cfg["hidden_size"], cfg["vocab_size"]
+        self.word_embeddings = nn.Embedding(V, h)
+        self.word_embeddings_layernorm = LayerNorm(h, eps=cfg["layer_norm_epsilon"])
+        self.h = nn.ModuleList([BloomBlock(cfg) for _ in range(cfg["n_layer"])])
+        self.ln_f = LayerNorm(h, eps=cfg["layer_norm_epsilon"])
+
+    def forward(self, ids, labels):
+        b, s = ids.shape
+        with region("outside"):
+            hs = self.word_embeddings_layernorm(self.word_embeddings(ids))
+            alibi = bloom_alibi(b, s, self.cfg["n_head"], hs.dtype)
+            mask = causal_float_mask(b, s, hs.dtype)
+        hs = run_layers(self, self.h, hs, lambda i, x: (x, alibi, mask))
+        with region("outside"):
+            hs = self.ln_f(hs)
+        with region("loss"):
+            logits = F.linear(hs, self.word_embeddings.weight)  # tied lm_head
+            loss = causal_lm_loss(logits, labels, self.cfg["vocab_size"])
+        return loss
+
+
+# ----------------------------------------------------------------------------------------
 # bert (encoder, MLM head)
 # ----------------------------------------------------------------------------------------
 class BertLayer(nn.Module):
@@ -1605,7 +1706,8 @@ class T5(nn.Module):
 FAMILY_CLASS = {"llama": LlamaLike, "qwen2": LlamaLike, "gemma": LlamaLike, "phi3": LlamaLike,
                 "mixtral": LlamaLike, "qwen2_moe": LlamaLike, "gpt2": GPT2, "gpt_neox": GPTNeoX,
                 "bert": Bert, "t5": T5, "gpt_oss": LlamaLike, "gemma2": LlamaLike, "gemma3": LlamaLike,
-                "deepseek_v3": LlamaLike, "glm4_moe": LlamaLike, "llama4": LlamaLike, "olmo2": LlamaLike, "glm4": LlamaLike}
+                "deepseek_v3": LlamaLike, "glm4_moe": LlamaLike, "llama4": LlamaLike, "olmo2": LlamaLike, "glm4": LlamaLike,
+                "bloom": Bloom}
 
 
 # ----------------------------------------------------------------------------------------
@@ -1702,6 +1804,11 @@ def make_cfg(family, b, s, h, nh, kv, V, fi=0):
         base.update(num_key_value_heads=nh, intermediate_size=gf, rotary_pct=0.25, rotary_emb_base=10000,
                     max_position_embeddings=2048, layer_norm_eps=1e-5, hidden_act="gelu", attention_dropout=0.0,
                     hidden_dropout=0.0, use_parallel_residual=True, attention_bias=True, tie_word_embeddings=False)
+    elif family == "bloom":
+        # BloomConfig names: n_layer, n_head; the MLP is 4 x hidden whatever the point's multiplier.
+        base.update(n_layer=base["num_hidden_layers"], n_head=nh, num_key_value_heads=nh, layer_norm_epsilon=1e-5,
+                    hidden_dropout=0.0, attention_dropout=0.0, apply_residual_connection_post_layernorm=False,
+                    tie_word_embeddings=True)
     elif family == "bert":
         base.update(num_key_value_heads=nh, intermediate_size=gf, max_position_embeddings=512, type_vocab_size=2,
                     layer_norm_eps=1e-12, hidden_act="gelu", attention_probs_dropout_prob=0.1,
@@ -1884,14 +1991,14 @@ def main():
         return 1 if verify(load_cases(args.verify)) else 0
     torch.set_num_threads(2)
     fams = ["llama", "qwen2", "gemma", "gemma2", "gemma3", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss",
-            "deepseek_v3", "glm4_moe", "llama4", "olmo2", "glm4"]
+            "deepseek_v3", "glm4_moe", "llama4", "olmo2", "glm4", "bloom"]
     if args.families:
         fams = args.families.split(",")
     points = POINTS[:3] if args.quick else POINTS
     cases = []
     t0 = time.time()
     for fam in fams:
-        attns = ["eager"] if fam == "t5" else ["eager", "flash"]
+        attns = ["eager"] if fam in ("t5", "bloom") else ["eager", "flash"]
         for dtype in ("fp32", "bf16", "amp_bf16"):
             for attn in attns:
                 for ck in ("none", "full_reentrant", "full_nonreentrant"):
@@ -1936,12 +2043,13 @@ def main():
                          "glm4_moe": ["q_proj", "k_proj", "v_proj", "o_proj"],
                          "llama4": ["q_proj", "k_proj", "v_proj", "o_proj"],
                          "olmo2": ["q_proj", "k_proj", "v_proj", "o_proj"],
-                         "glm4": ["q_proj", "k_proj", "v_proj", "o_proj"]}
+                         "glm4": ["q_proj", "k_proj", "v_proj", "o_proj"],
+                         "bloom": ["query_key_value"]}
     for fam, targets in attention_targets.items():
         if fam not in fams:
             continue
         for dtype in ("bf16", "amp_bf16"):
-            for attn in ("eager", "flash"):
+            for attn in ("eager",) if fam == "bloom" else ("eager", "flash"):
                 for pt in points:
                     lora = dict(r=8, alpha=16, dropout=0.0, targets=targets, adapterDtype="fp32")
                     cases.append(measure(fam, pt, dtype, attn, "none", lora=lora))

@@ -2083,6 +2083,23 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     publishedParams: 737_668_096,
     source: hf('google-t5/t5-large'),
   },
+  // ---------------------------------------------------------------------------------------------
+  // BLOOM (and BLOOMZ, fine-tuned from it): ALiBi attention, LayerNorms with biases, a fused query_key_value, a 4 x
+  // hidden GELU MLP, a LayerNorm after the 250,880-token tied embedding. 12h² + 13h per layer; published totals.
+  // ---------------------------------------------------------------------------------------------
+  ...([
+    ['560m', 24, 16, 1024, 559_214_592], ['1b1', 24, 16, 1536, 1_065_314_304], ['1b7', 24, 16, 2048, 1_722_408_960],
+    ['3b', 30, 32, 2560, 3_002_557_440], ['7b1', 30, 32, 4096, 7_069_016_064],
+  ] as const).map(([size, layers, heads, hidden, params]) => ({
+    id: `bigscience/bloom-${size}`,
+    aliases: [`bigscience/bloomz-${size}`],
+    config: {
+      model_type: 'bloom', architectures: ['BloomForCausalLM'], n_layer: layers, n_head: heads, hidden_size: hidden, vocab_size: 250880,
+      layer_norm_epsilon: 1e-5, hidden_dropout: 0.0, attention_dropout: 0.0, apply_residual_connection_post_layernorm: false,
+    },
+    publishedParams: params,
+    source: hf(`bigscience/bloom-${size}`),
+  })),
   {
     // T5 v1.1 XL: FLAN-T5-XL, the LM-adapted checkpoint and BigScience's T0 3B (fine-tuned from it) share the config.
     id: 'google/flan-t5-xl',

@@ -423,26 +423,29 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
     return linear(o, 'o_proj', a.hidden, 'o_proj output');
   };
 
+  /**
+   * A pre-LayerNorm block with one fused q/k/v projection and a two-layer MLP (GPT-2, BLOOM): q, k and v are views of
+   * the fused output, or copies (BLOOM's reshapes of transposed views); the attention output projected, dropped out
+   * and added to the residual; the second LayerNorm, the MLP's up projection, its activation and down projection.
+   */
+  const fusedQkvBlock = (n: { ln1: string; qkv: string; out: string; ln2: string; up: string; down: string }, copies: boolean, softmaxFp32: boolean, act: (x: Tensor) => Tensor): Tensor => {
+    const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, n.ln1);
+    const qkv = linear(h1, n.qkv, 3 * qd, `${n.qkv} output`);
+    const part = (what: string): Tensor => (copies ? tape.free(qkv, `${what} (reshape copy)`, T * qd) : tape.view(qkv, what, T * qd));
+    const att = attentionCore(part('q'), part('k'), part('v'), { causalRepeat: false, softmaxFp32, dropout: a.attentionDropout });
+    const o = tape.dropout(linear(att, n.out, a.hidden, `${n.out} output`), a.hiddenDropout, 'attention output dropout');
+    const x1 = tape.free(o, 'residual', Tsp * a.hidden, residualBytes);
+    const h2 = tape.layerNorm(x1, Tsp, p.normsTrainable, n.ln2);
+    const g = act(linear(h2, n.up, a.ffn / tp, `${n.up} output`));
+    return tape.dropout(linear(g, n.down, a.hidden, `${n.down} output`), a.hiddenDropout, 'mlp dropout');
+  };
+
   let layerOutputs: Tensor;
   switch (a.family) {
-    case 'gpt2': {
-      const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, 'ln_1');
-      const qkv = linear(h1, 'c_attn', 3 * qd, 'c_attn output');
+    case 'gpt2':
       // q, k, v are views (split) of the one c_attn output: saving any of them keeps all of it.
-      const q = tape.view(qkv, 'q', T * qd);
-      const k = tape.view(qkv, 'k', T * qd);
-      const v = tape.view(qkv, 'v', T * qd);
-      const att = attentionCore(q, k, v, { causalRepeat: false, softmaxFp32: false, dropout: a.attentionDropout });
-      const o = linear(att, 'c_proj', a.hidden, 'c_proj output');
-      const od = tape.dropout(o, a.hiddenDropout, 'resid dropout');
-      const x1 = tape.free(od, 'residual', Tsp * a.hidden, residualBytes);
-      const h2 = tape.layerNorm(x1, Tsp, p.normsTrainable, 'ln_2');
-      const fc = linear(h2, 'c_fc', a.ffn / tp, 'c_fc output');
-      const g = geluNew(tape, fc);
-      const o2 = linear(g, 'mlp.c_proj', a.hidden, 'mlp c_proj output');
-      layerOutputs = tape.dropout(o2, a.hiddenDropout, 'mlp dropout');
+      layerOutputs = fusedQkvBlock({ ln1: 'ln_1', qkv: 'c_attn', out: 'c_proj', ln2: 'ln_2', up: 'c_fc', down: 'mlp.c_proj' }, false, false, (x) => geluNew(tape, x));
       break;
-    }
     case 'gpt_neox':
     case 'phi': {
       // Parallel residual: attention and MLP both read the block input (gpt_neox: through two LayerNorms).
@@ -463,6 +466,13 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
       layerOutputs = linear(g, a.family === 'phi' ? 'fc2' : 'dense_4h_to_h', a.hidden, 'mlp down output');
       break;
     }
+    case 'bloom':
+      // BloomBlock (modeling_bloom.py): query_key_value's output viewed per head and reshaped to (b * heads, s,
+      // head_dim), copies of the transposed views, for alibi.baddbmm and bmm; the causal mask added; softmax in fp32
+      // cast back to the query's dtype; GeLUFunction keeps its input.
+      layerOutputs = fusedQkvBlock({ ln1: 'input_layernorm', qkv: 'query_key_value', out: 'dense', ln2: 'post_attention_layernorm', up: 'dense_h_to_4h', down: 'dense_4h_to_h' },
+        true, true, (x) => tape.unarySavesInput(x, 'GeLUFunction output'));
+      break;
     case 'bert':
     case 'roberta': {
       const q = linear(x0, 'query', qd, 'query output');
