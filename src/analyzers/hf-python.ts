@@ -593,7 +593,7 @@ class Analyzer {
         case 'num_iterations': return emit('numIterations', (x) => this.num(x, e, true));
         case 'num_generations': return emit('numGenerations', (x) => this.num(x, e, true));
         case 'beta': return emit('klBeta', (x) => this.num(x, e, false));
-        // GKDConfig: the teacher the student is distilled from.
+        // GKDConfig: the on-policy share, the tokens of an on-policy round, the teacher the student is distilled from.
         case 'lmbda': return emit('onPolicyFraction', (x) => this.num(x, e, false));
         case 'max_new_tokens': return emit('maxNewTokens', (x) => this.num(x, e, true));
         case 'teacher_model_name_or_path': return emit('teacherModel', (x) => (x.k === 'lit' && typeof x.v === 'string' ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));

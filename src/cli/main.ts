@@ -10,7 +10,7 @@ import type { Problem } from '../analyzers/scenario';
 import { advise, type AdviceResult } from '../core/advice';
 import type { GpuSpec } from '../core/catalog/gpus';
 import { estimate } from '../core/estimate';
-import { editsForChanges, type FixFile } from '../features/fixes';
+import { editableFiles, editsForChanges, type FixFile } from '../features/fixes';
 import { formatBytes } from '../core/units';
 import { findGpu } from '../core/lookup';
 import type { Estimate } from '../core/model';
@@ -142,7 +142,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     if (v.advise) {
       const a = advise(res.setup, { gpu, gpuSpec, provenance: res.provenance });
       const files: FixFile[] = [
-        ...res.files.filter((f) => !f.origin).map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts })),
+        ...editableFiles(res.files),
         ...inputs.filter((i) => res.scenarios.some((s) => s.file === i.file)).map((i) => ({ file: i.file, text: i.text, format: 'scenario' as const, facts: { format: 'scenario' as const, facts: [], problems: [], references: [], tools: [] } })),
       ];
       const primary = files[files.length - 1]?.file ?? '';

@@ -227,6 +227,9 @@ function vitEncoder(v: HfConfig): { width: number; layers: number; patches: numb
     layer: 4 * (w * w + w) + 2 * 2 * w + (w * inner + inner) + (inner * w + w),
   };
 }
+/** Qwen3-VL, dense or MoE: the same vision tower. */
+const isQwen3Vl = (modelType: string | undefined): boolean => modelType === 'qwen3_vl' || modelType === 'qwen3_vl_moe';
+
 /**
  * Qwen2.5-VL's vision tower and merger (modeling_qwen2_5_vl.py): a Conv3d patch embedding without bias (channels x
  * temporal_patch x patch^2 x width), per block two RMSNorms, qkv and proj with biases and a SwiGLU MLP with biases;
@@ -234,7 +237,7 @@ function vitEncoder(v: HfConfig): { width: number; layers: number; patches: numb
  * (modeling_qwen2_vl.py): LayerNorms with biases, a fc1 / fc2 MLP of mlp_ratio x width, the merger's LayerNorm.
  */
 function qwenVisionParams(v: HfConfig, modelType: string, textHidden: number): number | undefined {
-  if (modelType === 'qwen3_vl' || modelType === 'qwen3_vl_moe') return qwen3VisionParams(v, textHidden);
+  if (isQwen3Vl(modelType)) return qwen3VisionParams(v, textHidden);
   const v25 = modelType === 'qwen2_5_vl';
   const w = num(v, v25 ? 'hidden_size' : 'embed_dim');
   const depth = num(v, 'depth');
@@ -344,7 +347,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   // Gemma 3 4B-27B are image-text models: the language model's fields sit under text_config.
   const nested = modelType === 'gemma3' && typeof config.text_config === 'object' && config.text_config !== null;
   // Qwen2-VL / Qwen2.5-VL: the language model's fields at the top level (older config.json files) or under text_config.
-  const qwenVl = modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl' || modelType === 'qwen3_vl' || modelType === 'qwen3_vl_moe';
+  const qwenVl = modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl' || isQwen3Vl(modelType);
   const textConfig = typeof config.text_config === 'object' && config.text_config !== null ? config.text_config as HfConfig : undefined;
   const llama4Nested = (modelType === 'llama4' || modelType === 'mistral3') && textConfig !== undefined;
   const cfg: HfConfig = nested ? { ...GEMMA3_TEXT_DEFAULTS, ...(config.text_config as HfConfig), model_type: 'gemma3' }
@@ -485,7 +488,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   }
   if (qwenVl) {
     const v = typeof config.vision_config === 'object' && config.vision_config !== null ? qwenVisionParams(config.vision_config as HfConfig, modelType!, hidden) : undefined;
-    if (v === undefined) problems.push({ field: 'vision_config', message: `a ${modelType} config needs vision_config depth and ${modelType === 'qwen2_vl' ? 'embed_dim' : modelType === 'qwen3_vl' || modelType === 'qwen3_vl_moe' ? 'hidden_size, intermediate_size, num_position_embeddings' : 'hidden_size, intermediate_size'}` });
+    if (v === undefined) problems.push({ field: 'vision_config', message: `a ${modelType} config needs vision_config depth and ${modelType === 'qwen2_vl' ? 'embed_dim' : isQwen3Vl(modelType) ? 'hidden_size, intermediate_size, num_position_embeddings' : 'hidden_size, intermediate_size'}` });
     else visionParams = v;
   }
   if (nested) {
@@ -550,11 +553,6 @@ function gqaAttention(a: Architecture, add: AddLinear): void {
 }
 
 /**
- * DeepSeek-V3's MLPs (modeling_deepseek_v3.py; GLM-4.5 reuses them): a dense gate/up/down MLP in the first layers, then
- * per MoE layer the routed experts, a router that is a bare nn.Parameter (DeepseekV3TopkRouter.weight) and the shared
- * experts as one MLP named shared_experts.
- */
-/**
  * The routed experts of the MoE layers: one nn.Linear per expert projection (transformers 4), or the two 3-D
  * parameters of transformers 5 (Architecture.fusedExperts), the same parameter count.
  */
@@ -573,6 +571,11 @@ function routedExperts(a: Architecture, add: AddLinear, [gate, up, down]: readon
   add(`experts.${down}`, moe.expertFfn, h, false, n, 'expert', frac);
 }
 
+/**
+ * DeepSeek-V3's MLPs (modeling_deepseek_v3.py; GLM-4.5 reuses them): a dense gate/up/down MLP in the first layers, then
+ * per MoE layer the routed experts, a router that is a bare nn.Parameter (DeepseekV3TopkRouter.weight) and the shared
+ * experts as one MLP named shared_experts.
+ */
 function deepseekMlps(a: Architecture, add: AddLinear): void {
   const h = a.hidden;
   const moe = a.moe!;

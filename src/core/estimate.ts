@@ -3,7 +3,7 @@
 import { Recent } from './recent';
 import { countParameters, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts, type Architecture, type LinearModule } from './architecture';
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
-import type { ProvenanceMap, TrainingSetup } from './setup';
+import type { Attention, ProvenanceMap, TrainingSetup } from './setup';
 import { ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
 import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
@@ -27,6 +27,16 @@ export const ALLOCATOR_FRAGMENTATION = 0.05;
 /** DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py). */
 const ZERO_DEFAULTS = { reduce_bucket_size: 5e8, allgather_bucket_size: 5e8, stage3_prefetch_bucket_size: 5e7, stage3_max_live_parameters: 1e9, stage3_param_persistence_threshold: 1e5, sub_group_size: 1e9 };
 /** bitsandbytes blockwise 8-bit optimizers: 2048-element blocks with an fp32 absmax; tensors under 4096 elements stay 32-bit. */
+/**
+ * Families whose attention transformers runs in eager code for the implementations listed: gpt-oss has no SDPA path
+ * (GptOssPreTrainedModel._supports_sdpa = False: its attention sinks need eager attention or a kernel that takes them);
+ * BLOOM adds its ALiBi bias by baddbmm in eager code only (no SDPA or FlashAttention path).
+ */
+const EAGER_ONLY_ATTENTION: Partial<Record<Architecture['family'], { readonly replaces: readonly Attention[]; readonly why: string }>> = {
+  gpt_oss: { replaces: ['sdpa'], why: 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash' },
+  bloom: { replaces: ['sdpa', 'flash'], why: 'transformers runs BLOOM\'s ALiBi attention in eager code only (no SDPA or FlashAttention path): eager attention is used' },
+};
+
 const BNB_BLOCK = 2048;
 const BNB_MIN_8BIT = 4096;
 /** torchao AdamW4bit's default quantization block (torchao/optim/adam.py). */
@@ -354,6 +364,8 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     if (!t.ok) return { ok: false, errors: t.problems.map((p) => ({ key: `distillation.teacher_architecture.${p.field}`, message: p.message })) };
     teacher = { arch: t.arch, params: setup.distillation.teacher_parameters ?? countParameters(t.arch).total };
   }
+  // TRL GKD: the student trains on the generalized JSD against the teacher (not the cross-entropy), outside online RL.
+  const gkd = teacher !== undefined && setup.distillation?.loss === 'jsd' && !setup.rollout;
   const warnings: Warning[] = [];
   const assumptions: Assumption[] = [];
   const prov = opts.provenance ?? {};
@@ -370,13 +382,13 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const v = setup[k];
       if (v === undefined) continue;
       // GKD trains on the generalized JSD, not the cross-entropy: 'full' means its logits are whole (no fused kernel).
-      const gkdLoss = k === 'loss' && setup.distillation?.loss === 'jsd' && !setup.rollout;
+      const gkdLoss = k === 'loss' && gkd;
       assumptions.push({ key: k, value: String(v), source: defaultSource(p, gkdLoss ? 'the generalized JSD over the whole logits of the student and the teacher (no Liger fused linear JSD)' : note) });
     }
   }
 
-  if (!opts.lean && setup.distillation?.loss === 'jsd' && !setup.rollout) {
-    const d = setup.distillation;
+  if (!opts.lean && gkd) {
+    const d = setup.distillation!;
     assumptions.push({ key: 'distillation', value: `generalized JSD, beta ${d.jsd_beta}${d.on_policy > 0 ? `, on-policy rounds (lmbda ${d.on_policy}) of ${d.max_new_tokens} new tokens` : ''}`,
       source: 'TRL GKDTrainer: the loss runs over the completion positions, counted here over all seq_len positions (the most a batch holds); beta, lmbda and max_new_tokens are GKDConfig\'s (0.5, 0.5, 128 unless set); an on-policy round generates the micro-batch\'s completions after a prompt of seq_len minus max_new_tokens' });
   }
@@ -458,8 +470,8 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   const rollout = setup.rollout;
   // TRL GKD's on-policy rounds: with probability lmbda the student regenerates the micro-batch's completions with
   // generate() (its own KV cache, the weights gathered under ZeRO-3) before the training step; no reference scores it.
-  const gkdGeneration = !rollout && setup.distillation?.loss === 'jsd' && setup.distillation.on_policy > 0
-    ? { batch: setup.micro_batch_size, completion_len: Math.min(setup.distillation.max_new_tokens, setup.seq_len - 1), engine: 'generate' as const, vllm_memory_fraction: 0.3,
+  const gkdGeneration = gkd && setup.distillation!.on_policy > 0
+    ? { batch: setup.micro_batch_size, completion_len: Math.min(setup.distillation!.max_new_tokens, setup.seq_len - 1), engine: 'generate' as const, vllm_memory_fraction: 0.3,
       vllm_sleep: false, vllm_shared_weights: false, reference: 'none' as const, old_logps: false, gather_weights: true }
     : undefined;
   const generation = rollout ?? gkdGeneration;
@@ -572,12 +584,10 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   const gradBytes = fsdpMaster ? 4 : trainableBytes;
 
   const paged = setup.optimizer.startsWith('paged_') && !offloadOpt;
-  // gpt-oss has no SDPA path in transformers (GptOssPreTrainedModel._supports_sdpa = False: its attention sinks need
-  // eager attention or a kernel that takes them), so the default implementation is eager.
   // Context parallelism runs attention block by block with flash kernels (torchtitan's ring attention over SDPA flash,
   // ring-flash-attn, DeepSpeed-Ulysses over flash-attention); no s x s matrix is kept.
-  // BLOOM's attention adds its ALiBi bias by baddbmm in eager code only (no SDPA or FlashAttention path).
-  const attention = cp > 1 ? 'flash' : a.family === 'bloom' ? 'eager' : a.family === 'gpt_oss' && setup.attention === 'sdpa' ? 'eager' : setup.attention;
+  const eagerOnly = EAGER_ONLY_ATTENTION[a.family];
+  const attention = cp > 1 ? 'flash' : eagerOnly?.replaces.includes(setup.attention) ? 'eager' : setup.attention;
   if (cp > 1 && setup.attention === 'eager') warnings.push({ key: 'attention', message: 'context parallelism splits attention into flash-attention blocks; eager attention is not used with it' });
   // Llama4PreTrainedModel._supports_flash_attn = False: from_pretrained refuses flash_attention_2; SDPA and flex attention
   // keep what the flash kernel keeps, so the estimate is the same.
@@ -585,8 +595,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     warnings.push({ key: 'attention', message: 'transformers has no FlashAttention-2 path for Llama 4 (from_pretrained refuses flash_attention_2); use sdpa or flex_attention, which keep the same tensors' });
   }
   if (attention === 'eager' && setup.attention !== 'eager' && !opts.lean) {
-    const why = a.family === 'bloom' ? 'transformers runs BLOOM\'s ALiBi attention in eager code only (no SDPA or FlashAttention path): eager attention is used'
-      : 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash';
+    const why = eagerOnly!.why;
     const i = assumptions.findIndex((x) => x.key === 'attention');
     if (i >= 0) assumptions[i] = { key: 'attention', value: 'eager', source: why };
     else warnings.push({ key: 'attention', message: why });
@@ -1279,7 +1288,6 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       lossTensorBytes = lm.savedBytes + Math.max(lm.forwardTransientBytes, lm.backwardTransientBytes);
       const finalNorm = finalNormSaved({ arch: a, mode, half, weightBytes: wb, tokens: T, normTrainable: setup.method === 'full', headTrainable: setup.method === 'full' || inv.headTrainable,
         normWeightBytes: denseBytes, headWeightBytes: embBytes, residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined });
-      const gkd = teacher !== undefined && !rollout && setup.distillation?.loss === 'jsd';
       outside.push(comp('logits-loss', rollout ? 'Completion logits and log-probabilities (saved)' : gkd ? 'Logits and distillation loss (saved)' : 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`), () => ({ tokens: lossTokens, vocab: a.vocab, loss: setup.loss })));
       if (kbitQ === 'all' && mode === 'amp') {
         // The fp32 head is frozen, so autocast does not cache its cast (cached_cast needs requires_grad), but the
@@ -1340,7 +1348,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       // before any logits exist), whichever is higher.
       const lossTemps = lossFwd > 0 ? [rollout
         ? comp('logits-loss', 'Completion log-probs forward temporaries', lossFwd, () => ('the completion logits, divided by the temperature, and one row\'s fp32 copy at its log_softmax'), () => ({}))
-        : teacher && !rollout && setup.distillation?.loss === 'jsd'
+        : gkd
           ? comp('logits-loss', 'Distillation loss forward temporaries', lossFwd, () => ('the student\'s and the teacher\'s logits, their copies divided by the temperature and the JSD\'s fp32 temporaries at its high point'), () => ({}))
           : comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => (`logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ', and the teacher\'s logits' : ''}`), () => ({}))] : [];
       const layerTemps = comp('backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));

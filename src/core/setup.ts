@@ -75,10 +75,6 @@ export const ZeroBucketsSchema = z.strictObject({
   sub_group_size: z.number().nonnegative().optional(),
 });
 
-/**
- * A fully specified training run (after defaults). `architecture` is the model's HF config.json fields;
- * the estimator derives everything else from the fields below.
- */
 /** A distillation teacher beside the student (torchtune knowledge distillation, TRL GKD). */
 export const DistillationSchema = z.strictObject({
   teacher_model: z.string().optional(),
@@ -100,6 +96,10 @@ export const DistillationSchema = z.strictObject({
   max_new_tokens: positiveInt.default(128),
 });
 
+/**
+ * A fully specified training run (after defaults). `architecture` is the model's HF config.json fields;
+ * the estimator derives everything else from the fields below.
+ */
 export const TrainingSetupSchema = z.strictObject({
   /** Hub id or path, for display; the numbers come from `architecture`. */
   model: z.string().optional(),

@@ -11,6 +11,7 @@ import { applyEdits, findNodeAtLocation, modify, parseTree, type ParseError } fr
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { bundledDeepspeedFor, findBundledDeepspeed } from '../analyzers/bundled-deepspeed';
 import { analyzeAs } from '../analyzers/detect';
+import type { AnalyzedFile } from '../analyzers/resolve-facts';
 import { UNSLOTH_CLASSES } from '../analyzers/hf-python';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Format, type Tool } from '../analyzers/facts';
 import { analyzeScenario } from '../analyzers/scenario';
@@ -29,6 +30,11 @@ export interface FixFile {
   readonly text: string;
   readonly format: Format;
   readonly facts: ConfigFacts;
+}
+
+/** The analyzed files a quick fix may edit: inline and bundled DeepSpeed configs (AnalyzedFile.origin) are not on disk. */
+export function editableFiles(files: readonly AnalyzedFile[]): FixFile[] {
+  return files.filter((f) => !f.origin).map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts }));
 }
 
 /**

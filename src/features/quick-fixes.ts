@@ -6,7 +6,7 @@ import { singleChanges } from '../core/advice';
 import type { GpuSpec } from '../core/catalog/gpus';
 import { formatBytes } from '../core/units';
 import type { Analysis } from './analysis';
-import { editsForChanges, type EditData, type FixFile } from './fixes';
+import { editableFiles, editsForChanges, type EditData, type FixFile } from './fixes';
 
 export interface QuickFix {
   readonly id: string;
@@ -20,8 +20,7 @@ type Translate = (message: string, ...args: Array<string | number>) => string;
 const identity: Translate = (m, ...args) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
 
 export function fixFiles(a: Analysis): FixFile[] {
-  // Inline and bundled DeepSpeed configs are not files a quick fix can edit.
-  const files: FixFile[] = a.pipeline.files.filter((f) => !f.origin).map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts }));
+  const files = editableFiles(a.pipeline.files);
   if (a.scenario && a.format === 'scenario') {
     files.push({ file: a.file, text: a.text, format: 'scenario', facts: { format: 'scenario', facts: [], problems: [], references: [], tools: [] } });
   }
