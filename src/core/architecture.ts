@@ -6,7 +6,7 @@ import type { HfConfig, Head } from './setup';
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom';
+  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -35,6 +35,26 @@ export interface MoeSpec {
   readonly sharedExpertGate: boolean;
   /** How many of the decoder layers are MoE layers (the others are dense). */
   readonly moeLayers: number;
+}
+
+/**
+ * Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5: modeling_qwen3_next.py Qwen3NextGatedDeltaNet, modular_qwen3_5.py
+ * Qwen3_5GatedDeltaNet) on the layers that layer_types marks linear_attention; the others run gated full attention.
+ * Keys and queries have `keyHeads` heads of `keyDim`, values `valueHeads` of `valueDim`; a depthwise causal conv1d of
+ * `convKernel` taps runs over the concatenated q, k, v channels. Qwen3-Next projects q, k, v, z with one in_proj_qkvz
+ * and b, a with in_proj_ba; Qwen3.5 splits them (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a).
+ */
+export interface LinearAttentionSpec {
+  /** How many decoder layers are linear-attention layers. */
+  readonly layers: number;
+  /** Per decoder layer: true for a linear-attention layer. */
+  readonly pattern: readonly boolean[];
+  readonly keyHeads: number;
+  readonly valueHeads: number;
+  readonly keyDim: number;
+  readonly valueDim: number;
+  readonly convKernel: number;
+  readonly splitProjections: boolean;
 }
 
 /**
@@ -97,6 +117,16 @@ export interface Architecture {
   /** Multi-head latent attention; `headDim` is then the q/k head width (nope + rope) and `kvHeads` equals `heads`. */
   readonly mla?: MlaSpec;
   /**
+   * Linear-attention layers beside the full-attention ones (Qwen3-Next, Qwen3.5). The full-attention layers are then
+   * `layers - linearAttention.layers`: only they keep keys and values in a generation cache.
+   */
+  readonly linearAttention?: LinearAttentionSpec;
+  /**
+   * The full-attention output is gated per channel by sigmoid of a second half of q_proj's output (Qwen3-Next, Qwen3.5:
+   * `attn_output * torch.sigmoid(gate)` before o_proj), so q_proj is twice as wide.
+   */
+  readonly attnOutputGate?: boolean;
+  /**
    * Llama 4: which layers are MoE (moe_layers / interleave_moe_layer_step) and which rotate q/k (no_rope_layers; the
    * others are NoPE layers with attention temperature tuning). Its q/k norm (qkL2Norm) has no weight and runs only on
    * the rotary layers.
@@ -121,7 +151,7 @@ export interface Architecture {
 }
 
 /** Families whose experts transformers 5 fuses into 3-D parameters (gpt-oss and Llama 4 always had them). */
-export const FUSED_EXPERT_FAMILIES: ReadonlySet<Family> = new Set<Family>(['mixtral', 'qwen2_moe', 'qwen3_moe', 'deepseek_v3', 'glm4_moe']);
+export const FUSED_EXPERT_FAMILIES: ReadonlySet<Family> = new Set<Family>(['mixtral', 'qwen2_moe', 'qwen3_moe', 'deepseek_v3', 'glm4_moe', 'qwen3_next']);
 
 const sequentialExpertsCache = new WeakMap<Architecture, Architecture>();
 const fusedExpertsCache = new WeakMap<Architecture, Architecture>();
@@ -184,6 +214,11 @@ const FAMILY_ALIASES: Record<string, Family> = {
   // Qwen3-VL MoE (30B-A3B, 235B-A22B): a Qwen3-MoE language model whose experts are 3-D parameters in every
   // transformers release (Qwen3VLMoeTextExperts), beside Qwen3-VL's vision tower (modeling_qwen3_vl_moe.py).
   qwen3_vl_moe: 'qwen3_moe',
+  // Qwen3-Next and Qwen3.5 (dense and MoE): Gated DeltaNet linear-attention layers with one gated full-attention layer in
+  // every full_attention_interval (modeling_qwen3_next.py, modular_qwen3_5.py, modular_qwen3_5_moe.py). Qwen3.5's
+  // checkpoints are image-text models: the language model under text_config beside Qwen3-VL's vision tower without its
+  // deepstack mergers.
+  qwen3_next: 'qwen3_next', qwen3_5: 'qwen3_next', qwen3_5_text: 'qwen3_next', qwen3_5_moe: 'qwen3_next', qwen3_5_moe_text: 'qwen3_next',
   // IBM Granite 3.x: Llama's layers; its embedding, residual, attention and logits multipliers are scalar products
   // that keep nothing for backward (modeling_granite.py), so memory follows Llama.
   granite: 'llama',
@@ -320,6 +355,18 @@ function num(cfg: HfConfig, ...keys: string[]): number | undefined {
   return undefined;
 }
 
+/** partial_rotary_factor inside rope_parameters (transformers 5 configs) or rope_scaling. */
+function ropePartial(cfg: HfConfig): number | undefined {
+  for (const k of ['rope_parameters', 'rope_scaling']) {
+    const r = cfg[k];
+    if (typeof r === 'object' && r !== null && !Array.isArray(r)) {
+      const v = (r as HfConfig).partial_rotary_factor;
+      if (typeof v === 'number' && v > 0 && v <= 1) return v;
+    }
+  }
+  return undefined;
+}
+
 function bool(cfg: HfConfig, key: string): boolean | undefined {
   const v = cfg[key];
   return typeof v === 'boolean' ? v : undefined;
@@ -348,11 +395,13 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const nested = modelType === 'gemma3' && typeof config.text_config === 'object' && config.text_config !== null;
   // Qwen2-VL / Qwen2.5-VL: the language model's fields at the top level (older config.json files) or under text_config.
   const qwenVl = modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl' || isQwen3Vl(modelType);
+  // Qwen3.5 (dense and MoE): the language model under text_config, Qwen3-VL's vision tower under vision_config.
+  const qwen35 = modelType === 'qwen3_5' || modelType === 'qwen3_5_moe';
   const textConfig = typeof config.text_config === 'object' && config.text_config !== null ? config.text_config as HfConfig : undefined;
   const llama4Nested = (modelType === 'llama4' || modelType === 'mistral3') && textConfig !== undefined;
   const cfg: HfConfig = nested ? { ...GEMMA3_TEXT_DEFAULTS, ...(config.text_config as HfConfig), model_type: 'gemma3' }
     : modelType === 'gemma3' || modelType === 'gemma3_text' ? { ...GEMMA3_TEXT_DEFAULTS, ...config }
-      : qwenVl && textConfig ? { ...config, ...textConfig, model_type: modelType }
+      : (qwenVl || qwen35) && textConfig ? { ...config, ...textConfig, model_type: modelType }
         : llama4Nested ? { ...textConfig, model_type: modelType } : config;
   if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
   const family = FAMILY_ALIASES[modelType.toLowerCase()];
@@ -390,7 +439,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     };
   }
   const kvHeads = mla ? heads : num(cfg, 'num_key_value_heads') ?? heads;
-  const headDim = mla ? mla.qkNope + mla.qkRope : num(cfg, isT5 ? 'd_kv' : 'head_dim') ?? Math.floor(hidden / heads);
+  // Qwen3NextConfig / Qwen3_5TextConfig default head_dim to 256 rather than hidden / heads.
+  const headDim = mla ? mla.qkNope + mla.qkRope : num(cfg, isT5 ? 'd_kv' : 'head_dim') ?? (family === 'qwen3_next' ? 256 : Math.floor(hidden / heads));
   const vocab = need(num(cfg, 'vocab_size'), 'vocab_size');
 
   let ffn: number;
@@ -400,6 +450,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   // Llama 4: intermediate_size is an expert's (and the shared expert's) width, intermediate_size_mlp the dense layers'.
   else if (family === 'llama4') ffn = num(cfg, 'intermediate_size_mlp') ?? 16384;
   else if (isBloom) ffn = 4 * hidden; // BloomMLP: dense_h_to_4h
+  // Qwen3.5-MoE has no dense layer and no intermediate_size (Qwen3_5MoeTextConfig deletes it).
+  else if (family === 'qwen3_next' && num(cfg, 'intermediate_size') === undefined && (num(cfg, 'num_experts') ?? 0) > 0) ffn = need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
   else ffn = need(num(cfg, 'intermediate_size'), 'intermediate_size');
 
   if (kvHeads <= 0 || heads % kvHeads !== 0) {
@@ -431,6 +483,19 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     }
     if (localExperts) moeLayers = layers;
     moe = { experts, topK, expertFfn, sharedExpertFfn, sharedExpertGate: family === 'qwen2_moe' && sharedExpertFfn > 0, moeLayers };
+  } else if (family === 'qwen3_next' && (num(cfg, 'num_experts') ?? 0) > 0) {
+    // Qwen3NextDecoderLayer: a sparse MoE block where (i + 1) % decoder_sparse_step == 0 and i is not in mlp_only_layers,
+    // else a dense MLP of intermediate_size; Qwen3_5MoeDecoderLayer: a sparse MoE block in every layer. The block has
+    // routed experts of moe_intermediate_size, a router without bias, one shared expert of
+    // shared_expert_intermediate_size and its one-output sigmoid gate.
+    const experts = need(num(cfg, 'num_experts'), 'num_experts');
+    const everyLayer = modelType === 'qwen3_5_moe' || modelType === 'qwen3_5_moe_text';
+    const step = everyLayer ? 1 : num(cfg, 'decoder_sparse_step') ?? 1;
+    const onlyMlp = !everyLayer && Array.isArray(cfg['mlp_only_layers']) ? (cfg['mlp_only_layers'] as unknown[]).filter((x) => typeof x === 'number') as number[] : [];
+    let moeLayers = 0;
+    for (let i = 0; i < layers; i++) if (!onlyMlp.includes(i) && (i + 1) % step === 0) moeLayers++;
+    const sharedExpertFfn = num(cfg, 'shared_expert_intermediate_size') ?? 0;
+    moe = { experts, topK: need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'), expertFfn: need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size'), sharedExpertFfn, sharedExpertGate: sharedExpertFfn > 0, moeLayers };
   } else if (family === 'deepseek_v3' || family === 'glm4_moe') {
     // DeepseekV3DecoderLayer: layers from first_k_dense_replace on are MoE (every moe_layer_freq-th), the first ones a
     // dense MLP of intermediate_size; the shared experts are one MLP of moe_intermediate_size x n_shared_experts.
@@ -467,7 +532,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const qkvBias = attentionBias ?? qkvBiasByFamily;
   const outBias = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom
     ? true
-    : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' || family === 'gpt_oss' || family === 'llama4' ? (attentionBias ?? false) : false;
+    : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' || family === 'gpt_oss' || family === 'llama4' || family === 'qwen3_next' ? (attentionBias ?? false) : false;
   const mlpBias = bool(cfg, 'mlp_bias') ?? (family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom);
 
   const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi', 'bloom'].includes(family) ? 'layer' : 'rms';
@@ -491,6 +556,32 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     if (v === undefined) problems.push({ field: 'vision_config', message: `a ${modelType} config needs vision_config depth and ${modelType === 'qwen2_vl' ? 'embed_dim' : isQwen3Vl(modelType) ? 'hidden_size, intermediate_size, num_position_embeddings' : 'hidden_size, intermediate_size'}` });
     else visionParams = v;
   }
+  if (qwen35 && typeof config.vision_config === 'object' && config.vision_config !== null) {
+    // Qwen3_5VisionModel is Qwen3VLVisionModel with its deepstack mergers deleted (modular_qwen3_5.py); the MoE model's
+    // tower builds none either, whatever deepstack_visual_indexes says.
+    const v = qwen3VisionParams({ ...(config.vision_config as HfConfig), deepstack_visual_indexes: [] }, hidden);
+    if (v === undefined) problems.push({ field: 'vision_config', message: `a ${modelType} config needs vision_config depth, hidden_size, intermediate_size and num_position_embeddings` });
+    else visionParams = v;
+  }
+  // Gated DeltaNet layers: layer_types when listed, else every full_attention_interval-th layer (4) is full attention
+  // (Qwen3NextConfig). Defaults of the linear-attention fields as in configuration_qwen3_next.py.
+  let linearAttention: LinearAttentionSpec | undefined;
+  if (family === 'qwen3_next') {
+    const listed = Array.isArray(cfg.layer_types) ? (cfg.layer_types as unknown[]) : undefined;
+    const interval = num(cfg, 'full_attention_interval') ?? 4;
+    const pattern = Array.from({ length: layers }, (_, i) => (listed ? listed[i] !== 'full_attention' : (i + 1) % Math.max(1, interval) !== 0));
+    if (listed && listed.length !== layers) problems.push({ field: 'layer_types', message: `layer_types lists ${listed.length} layers, num_hidden_layers is ${layers}` });
+    linearAttention = {
+      layers: pattern.filter(Boolean).length, pattern,
+      keyHeads: need(num(cfg, 'linear_num_key_heads') ?? 16, 'linear_num_key_heads'), valueHeads: need(num(cfg, 'linear_num_value_heads') ?? 32, 'linear_num_value_heads'),
+      keyDim: need(num(cfg, 'linear_key_head_dim') ?? 128, 'linear_key_head_dim'), valueDim: need(num(cfg, 'linear_value_head_dim') ?? 128, 'linear_value_head_dim'),
+      convKernel: need(num(cfg, 'linear_conv_kernel_dim') ?? 4, 'linear_conv_kernel_dim'),
+      splitProjections: modelType !== 'qwen3_next',
+    };
+    if (linearAttention.valueHeads % linearAttention.keyHeads !== 0) {
+      problems.push({ field: 'linear_num_value_heads', message: `linear_num_value_heads (${linearAttention.valueHeads}) must be a multiple of linear_num_key_heads (${linearAttention.keyHeads})` });
+    }
+  }
   if (nested) {
     const v = typeof config.vision_config === 'object' && config.vision_config !== null ? siglipWithProjector(config.vision_config as HfConfig, hidden) : undefined;
     if (v === undefined) problems.push({ field: 'vision_config', message: 'a gemma3 config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size' });
@@ -509,7 +600,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const arch: Architecture = {
     family, layers, encoderLayers, hidden, heads, kvHeads, headDim, ffn, vocab, tied, norm, gatedMlp,
     qkvBias, outBias, mlpBias,
-    qkNorm: family === 'qwen3' || family === 'qwen3_moe' || family === 'gemma3' || family === 'olmo2' || (family === 'glm4_moe' && bool(cfg, 'use_qk_norm') === true),
+    qkNorm: family === 'qwen3' || family === 'qwen3_moe' || family === 'qwen3_next' || family === 'gemma3' || family === 'olmo2' || (family === 'glm4_moe' && bool(cfg, 'use_qk_norm') === true),
     positions, maxPositions, moe, hiddenDropout, attentionDropout,
     defaultHead: family === 'bert' || family === 'roberta' ? 'masked_lm' : isT5 ? 'seq2seq_lm' : 'causal_lm',
     finalLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'final_logit_softcapping') !== undefined,
@@ -520,8 +611,10 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     slidingWindow: slidingLayers > 0 ? window : 0,
     ...(mla ? { mla } : {}),
     ...(layerPattern ? { layerPattern, qkL2Norm: bool(cfg, 'use_qk_norm') ?? true } : {}),
-    partialRotary: num(cfg, 'partial_rotary_factor') ?? (family === 'glm4' || family === 'glm4_moe' ? 0.5 : 1),
-    ...(modelType === 'qwen3_vl_moe' ? { fusedExperts: true } : {}),
+    partialRotary: num(cfg, 'partial_rotary_factor') ?? ropePartial(cfg) ?? (family === 'glm4' || family === 'glm4_moe' ? 0.5 : family === 'qwen3_next' ? 0.25 : 1),
+    ...(linearAttention ? { linearAttention, attnOutputGate: true } : {}),
+    // Qwen3-VL-MoE and Qwen3.5-MoE exist only with 3-D experts.
+    ...(modelType === 'qwen3_vl_moe' || ((modelType === 'qwen3_5_moe' || modelType === 'qwen3_5_moe_text') && moe) ? { fusedExperts: true } : {}),
   };
   // Acts are read for their effect on saved tensors; an unknown activation does not change the byte count.
   void act;
@@ -729,7 +822,31 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       deepseekMlps(a, add);
       break;
     default: {
-      gqaAttention(a, add);
+      if (a.linearAttention) {
+        // Qwen3NextAttention on the full-attention layers: q_proj gives the queries and their output gate (2 x heads x
+        // head_dim). Qwen3NextGatedDeltaNet on the others: q, k, v, z and b, a projections (fused in Qwen3-Next, split
+        // in Qwen3.5) and out_proj, all without bias.
+        const la = a.linearAttention;
+        const full = L - la.layers;
+        const kd = la.keyHeads * la.keyDim;
+        const vd = la.valueHeads * la.valueDim;
+        add('q_proj', h, 2 * qd, a.qkvBias, full, 'attention');
+        add('k_proj', h, kvd, a.qkvBias, full, 'attention');
+        add('v_proj', h, kvd, a.qkvBias, full, 'attention');
+        add('o_proj', qd, h, a.outBias, full, 'attention');
+        if (la.splitProjections) {
+          add('in_proj_qkv', h, 2 * kd + vd, false, la.layers, 'attention');
+          add('in_proj_z', h, vd, false, la.layers, 'attention');
+          add('in_proj_b', h, la.valueHeads, false, la.layers, 'attention');
+          add('in_proj_a', h, la.valueHeads, false, la.layers, 'attention');
+        } else {
+          add('in_proj_qkvz', h, 2 * kd + 2 * vd, false, la.layers, 'attention');
+          add('in_proj_ba', h, 2 * la.valueHeads, false, la.layers, 'attention');
+        }
+        add('out_proj', vd, h, false, la.layers, 'attention');
+      } else {
+        gqaAttention(a, add);
+      }
       const moe = a.moe;
       const dense = moe ? L - moe.moeLayers : L;
       add('gate_proj', h, a.ffn, a.mlpBias, dense, 'mlp');
@@ -845,6 +962,16 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       blockNorms = 2 * normSize * a.layers;
       extra += (a.heads + a.kvHeads) * a.headDim * a.layers;
       break;
+    case 'qwen3_next': {
+      // Input and post-attention norms in every layer; q_norm and k_norm (head_dim each) in the full-attention layers;
+      // in each Gated DeltaNet layer the depthwise conv1d over the q, k, v channels (no bias), dt_bias and A_log per value
+      // head and the gated RMSNorm's weight (value head width, shared by the heads).
+      const la = a.linearAttention!;
+      const convDim = 2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim;
+      blockNorms = 2 * normSize * a.layers;
+      extra += 2 * a.headDim * (a.layers - la.layers) + la.layers * (convDim * la.convKernel + 2 * la.valueHeads + la.valueDim);
+      break;
+    }
     default:
       blockNorms = 2 * normSize * a.layers;
       if (a.qkNorm) extra += 2 * a.headDim * a.layers;
@@ -885,6 +1012,17 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
     const moeMlp = per((m) => m.group === 'expert' || m.group === 'router' || m.name.startsWith('shared_expert'), moe.moeLayers);
     const denseMlp = per((m) => m.group === 'mlp' && !m.name.startsWith('shared_expert'), a.layers - moe.moeLayers);
     largestBlock = Math.round(blocks / a.layers - (moeMlp * moe.moeLayers + denseMlp * (a.layers - moe.moeLayers)) / a.layers + Math.max(moeMlp, denseMlp));
+  }
+  const la = a.linearAttention;
+  if (la && la.layers > 0 && la.layers < a.layers) {
+    // Linear-attention and full-attention layers differ in their attention half: the largest block has the larger one.
+    const convDim = 2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim;
+    const linearHalf = mods.filter((m) => m.group === 'attention' && m.count === la.layers && m.name !== 'q_proj' && m.name !== 'k_proj' && m.name !== 'v_proj' && m.name !== 'o_proj')
+      .reduce((t, m) => t + m.inFeatures * m.outFeatures, 0) + convDim * la.convKernel + 2 * la.valueHeads + la.valueDim;
+    const fullHalf = mods.filter((m) => m.name === 'q_proj' || m.name === 'k_proj' || m.name === 'v_proj' || m.name === 'o_proj')
+      .reduce((t, m) => t + m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0), 0) + 2 * a.headDim;
+    const mean = (linearHalf * la.layers + fullHalf * (a.layers - la.layers)) / a.layers;
+    largestBlock = Math.round(largestBlock - mean + Math.max(linearHalf, fullHalf));
   }
   return { total, embedding, head: headParams, blocks: blocks + finalNorm, largestBlock, linear, other: linearBias + blockNorms + extra + finalNorm, vision: a.visionParams };
 }

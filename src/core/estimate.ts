@@ -355,7 +355,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   // swaps them back for per-expert 4-bit linears when it loads a model in 4 bits (unslothai/unsloth#4032), so its runs
   // are estimated with per-expert linears.
   const baseArch = parsed.arch;
-  const fusedFamily = FUSED_EXPERT_FAMILIES.has(baseArch.family);
+  const fusedFamily = FUSED_EXPERT_FAMILIES.has(baseArch.family) && baseArch.moe !== undefined;
   const fuseExperts = fusedFamily && !olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth';
   const a = parsed.arch.family === 'llama4' && bnb ? withSequentialExperts(parsed.arch) : fuseExperts ? withFusedExperts(parsed.arch) : parsed.arch;
   let teacher: { arch: Architecture; params: number } | undefined;

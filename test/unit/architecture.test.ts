@@ -245,6 +245,57 @@ describe('architecture: exact parameter counts', () => {
     assert.deepEqual(linearModules(a).filter((m) => m.group === 'expert').map((m) => [m.name, m.parameter]), [['experts.gate_up_proj', true], ['experts.down_proj', true]]);
   });
 
+  it('Qwen3.5-9B by hand: Gated DeltaNet in 24 layers, gated attention in 8, a dense MLP, the vision tower, no MTP head', () => {
+    // modular_qwen3_5.py Qwen3_5GatedDeltaNet: in_proj_qkv 4096 -> 2 x 16 x 128 + 32 x 128, in_proj_z 4096 -> 4096,
+    // in_proj_b / in_proj_a 4096 -> 32, a depthwise conv1d over 8192 channels x 4 taps, dt_bias and A_log (32 each), the
+    // gated norm's 128 weights, out_proj 4096 -> 4096.
+    const gdn = 4096 * 8192 + 4096 * 4096 + 2 * 4096 * 32 + 8192 * 4 + 2 * 32 + 128 + 4096 * 4096;
+    assert.equal(gdn, 67_403_968);
+    // Qwen3NextAttention: q_proj 4096 -> 2 x 16 x 256 (queries and their output gate), k/v 4096 -> 4 x 256, o_proj, q/k norms.
+    const attn = 4096 * 8192 + 2 * 4096 * 1024 + 4096 * 4096 + 2 * 256;
+    assert.equal(attn, 58_720_768);
+    const mlp = 3 * 4096 * 12288;
+    const text = 248_320 * 4096 * 2 + 4096 + 24 * (gdn + mlp + 2 * 4096) + 8 * (attn + mlp + 2 * 4096);
+    assert.equal(text, 8_953_803_264);
+    // Qwen3-VL's tower of width 1152 (see Qwen3-VL above) without deepstack mergers, merging into 4096.
+    const vit = 3 * 2 * 16 * 16 * 1152 + 1152 + 2304 * 1152 + 27 * 15_239_504 + 2 * 1152 + (4608 * 4608 + 4608) + (4608 * 4096 + 4096);
+    assert.equal(vit, 456_010_480);
+    assert.equal(count('Qwen/Qwen3.5-9B'), text + vit);
+    // The Hub total 9,653,104,368 also counts the checkpoint's MTP head (mtp.fc 4096 x 8192, three norms, one full-attention
+    // layer with its MLP), which transformers skips: re-saved fine-tunes of this model publish 9,409,813,744.
+    const mtp = 4096 * 8192 + 3 * 4096 + (2 * 4096 + attn + mlp);
+    assert.equal(count('Qwen/Qwen3.5-9B') + mtp, 9_653_104_368);
+    const a = archOf('Qwen/Qwen3.5-9B');
+    assert.deepEqual([a.family, a.layers, a.linearAttention?.layers, a.headDim, a.partialRotary, a.attnOutputGate], ['qwen3_next', 32, 24, 256, 0.25, true]);
+    assert.deepEqual(linearModules(a).filter((m) => m.count === 24).map((m) => [m.name, m.outFeatures]),
+      [['in_proj_qkv', 8192], ['in_proj_z', 4096], ['in_proj_b', 32], ['in_proj_a', 32], ['out_proj', 4096]]);
+  });
+
+  it('Qwen3.5 and Qwen3-Next: the Hub totals less the MTP head, for every size', () => {
+    // Hub safetensors totals (text + vision + MTP head) and the MTP head by hand: mtp.fc h x 2h, three norms, and one
+    // full-attention decoder layer with the model's MLP (a whole MoE block for the MoE models).
+    const mtp = (h: number, nh: number, nkv: number, mlp: number): number => 2 * h * h + 3 * h + 2 * h + (h * 2 * nh * 256 + 2 * h * nkv * 256 + nh * 256 * h + 512) + mlp;
+    const moeBlock = (h: number, e: number, im: number, is: number): number => 3 * e * h * im + e * h + 3 * h * is + h;
+    const cases: Array<[string, number, number]> = [
+      ['Qwen/Qwen3.5-0.8B', 873_438_784, mtp(1024, 8, 2, 3 * 1024 * 3584)],
+      ['Qwen/Qwen3.5-2B', 2_274_069_824, mtp(2048, 8, 2, 3 * 2048 * 6144)],
+      ['Qwen/Qwen3.5-4B', 4_659_865_088, mtp(2560, 16, 4, 3 * 2560 * 9216)],
+      ['Qwen/Qwen3.5-27B', 27_781_427_952, mtp(5120, 24, 4, 3 * 5120 * 17408)],
+      ['Qwen/Qwen3.5-35B-A3B', 35_951_822_704, mtp(2048, 16, 2, moeBlock(2048, 256, 512, 512))],
+      ['Qwen/Qwen3.5-122B-A10B', 125_086_497_008, mtp(3072, 32, 2, moeBlock(3072, 256, 1024, 1024))],
+      ['Qwen/Qwen3.5-397B-A17B', 403_397_928_944, mtp(4096, 32, 2, moeBlock(4096, 512, 1024, 1024))],
+      ['Qwen/Qwen3-Next-80B-A3B-Instruct', 81_324_862_720, mtp(2048, 16, 2, moeBlock(2048, 512, 512, 512))],
+    ];
+    for (const [id, hub, head] of cases) assert.equal(count(id) + head, hub, id);
+    // Qwen3-Coder-Next stores no MTP head: its Hub total is the loaded count.
+    assert.equal(count('Qwen/Qwen3-Coder-Next'), 79_674_391_296);
+    const next = archOf('Qwen/Qwen3-Next-80B-A3B-Instruct');
+    assert.deepEqual([next.linearAttention?.layers, next.linearAttention?.splitProjections, next.moe?.moeLayers, next.moe?.sharedExpertGate, next.visionParams], [36, false, 48, true, 0]);
+    assert.deepEqual(linearModules(next).filter((m) => m.name.startsWith('in_proj')).map((m) => [m.name, m.outFeatures]), [['in_proj_qkvz', 12288], ['in_proj_ba', 64]]);
+    const moe = archOf('Qwen/Qwen3.5-35B-A3B');
+    assert.deepEqual([moe.fusedExperts, moe.moe?.moeLayers, moe.moe?.experts], [true, 40, 256]);
+  });
+
   it('Llama 4 Scout and Maverick by hand: text model under text_config, 3-D experts, a shared expert, the vision tower', () => {
     // Attention per layer: q 5120 x 5120, k and v 5120 x 1024, o 5120 x 5120, two RMSNorms (the q/k L2 norm has no weight).
     const attn = 2 * 5120 * 5120 + 2 * 5120 * 1024 + 2 * 5120;
