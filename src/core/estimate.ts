@@ -1066,7 +1066,11 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
       quantizedBase: quantHere > 0, kbitUpcast: kbitQ, kernels: setup.kernels, tiledMlpShards: tiledShards,
+      ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}),
     };
+    if (a.linearAttention && setup.linear_attention_kernels === undefined && !leanMode && first) {
+      assumptions.push({ key: 'linear_attention_kernels', value: 'fla', source: 'VRAM Lens default: flash-linear-attention (>= 0.5) and causal-conv1d installed, as Qwen recommends for its Gated DeltaNet layers; without them transformers falls back to a torch implementation that keeps several times more for backward (set linear_attention_kernels: torch)' });
+    }
     if (setup.kernels === 'unsloth' && !leanMode && first) {
       assumptions.push(unslothFastPath(layerPlan)
         ? { key: 'kernels', value: 'unsloth', source: "Unsloth's fused LoRA_QKV / LoRA_W / LoRA_MLP, RMSNorm and RoPE kernels: what they keep for backward, read from unsloth/kernels" }
@@ -1078,7 +1082,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       freezeLayer = layerActivations({
         arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
         baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
-        softmaxSavesInput: oldSoftmax,
+        softmaxSavesInput: oldSoftmax, ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}),
       });
     }
     const totalLayers = a.family === 't5' ? a.layers + a.encoderLayers : a.layers;
@@ -1237,7 +1241,12 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       // (modeling_deepseek_v3.py: past_key_value.update(key_states, value_states)).
       const kvLayerToken = kvHeadsHere * (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) * cb;
       const slidingHere = a.slidingLayers * (layersHere / a.layers);
-      const kvBytes = (tokens: number): number => G * kvLayerToken * ((layersHere - slidingHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow));
+      // Gated DeltaNet layers cache no keys and values: a recurrent state per value head (key x value head width, fp32 as
+      // the kernel returns it) and the conv1d's last kernel-width inputs per channel (Qwen3NextDynamicCache).
+      const la = a.linearAttention;
+      const linearHere = la ? la.layers * (layersHere / a.layers) : 0;
+      const stateSequence = la ? ((la.valueHeads * la.keyDim * la.valueDim * 4) + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * cb) / tp : 0;
+      const kvBytes = (tokens: number): number => G * kvLayerToken * ((layersHere - slidingHere - linearHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow)) + G * linearHere * stateSequence;
       // GKD generates inside the training step: the gradients of the earlier micro-steps of an accumulation are held.
       const gradsAtGeneration = gkdGeneration && setup.gradient_accumulation_steps > 1 ? gradStored : gradsKeptInEval;
       genComps.push(...gradsAtGeneration > 0 ? [comp('gradients', gradLabel, gradsAtGeneration, () => (`${gradFormula()} (${gkdGeneration ? 'from the earlier micro-steps of the accumulation' : 'not freed: zero_grad(set_to_none=False)'})`), () => ({}))] : []);
@@ -1251,7 +1260,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const tails: Component[][] = [];
       if (generation.engine === 'generate') {
         const kv = (tokens: number): Component => comp('kv-cache', `KV cache (${G} sequences x ${tokens} tokens)`, kvBytes(tokens),
-          () => (`${G} sequences x ${tokens} tokens x ${layersHere} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B${slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : ''}`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
+          () => (`${G} sequences x ${tokens} tokens x ${+(layersHere - linearHere).toFixed(1)} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B${slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : ''}${la ? ` + ${+linearHere.toFixed(1)} linear-attention layers x ${G} sequences x (recurrent state ${la.valueHeads} x ${la.keyDim} x ${la.valueDim} x 4 B + conv state ${2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim} x ${la.convKernel} x ${cb} B)` : ''}`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
         const prefill = noGradLayerBytes(a, G * P, P, cb, attention, tp);
         tails.push([kv(P), comp('backward-working', `Prefill: one layer's forward over ${G} prompts (no grad)`, prefill, () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${G} x ${P} tokens`), () => ({ sequences: G, tokens: P }))]);
         // Each step: the previous step's fp32 next-token logits and probabilities are still held (transformers _sample)

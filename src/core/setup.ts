@@ -183,6 +183,12 @@ export const TrainingSetupSchema = z.strictObject({
    */
   kernels: z.enum(['pytorch', 'liger', 'unsloth']).default('pytorch'),
   /**
+   * Gated DeltaNet layers (Qwen3-Next, Qwen3.5): 'fla' when flash-linear-attention and causal-conv1d are installed
+   * (their kernels), 'torch' for transformers' torch fallback, which keeps several times more for backward. Unset: fla,
+   * listed as an assumption.
+   */
+  linear_attention_kernels: z.enum(['fla', 'torch']).optional(),
+  /**
    * optimizer.zero_grad(set_to_none=True), the default since PyTorch 2.0: gradients are freed after each step.
    * With False (PyTorch < 2.0, or set explicitly) gradient buffers stay allocated through the next forward.
    */

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArchitecture } from '../../src/core/architecture';
-import { layerActivations, type KbitUpcast } from '../../src/core/terms/activations';
+import { gatedDeltaNetSavedBytes, layerActivations, type KbitUpcast } from '../../src/core/terms/activations';
 import type { ComputeMode } from '../../src/core/terms/saved-tensors';
 
 interface GoldenCase {
@@ -83,6 +83,53 @@ describe('activations: within 2 % of PyTorch saved-tensor ground truth (golden.j
       }
       assert.deepEqual(bad, []);
       assert.ok(compared >= cases.length / 2, `${compared} of ${cases.length} points compared`);
+    });
+  }
+});
+
+// Gated DeltaNet token mixers (Qwen3-Next, Qwen3.5) against tools/activations/gated_deltanet.py, which measures a torch
+// reimplementation of transformers' layer (test/fixtures/activations/gated_deltanet.json). The estimator models
+// transformers main (variant qwen3_5_main): 'fla' = causal-conv1d + fla >= 0.5 (q and k keep their key heads; with as
+// many value heads as key heads nothing is repeated either way) + the torch gated norm; 'torch' = the torch fallback.
+// Qwen3-Next's fused projections save the same bytes as Qwen3.5's split ones (the script compares both layouts), so
+// both layouts are checked against the same points.
+interface GdnCase {
+  variant: string; conv: string; core: string; gva: boolean; params: 'frozen' | 'trainable';
+  b: number; s: number; hidden: number; Hk: number; Hv: number; dk: number; dv: number; K: number; measured: number;
+}
+const gdn = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'activations', 'gated_deltanet.json'), 'utf8')) as { cases: GdnCase[] };
+
+describe('activations: Gated DeltaNet within 2 % of PyTorch saved-tensor ground truth (gated_deltanet.json)', () => {
+  const modeledCase = (c: GdnCase): 'fla' | 'torch' | undefined => {
+    if (c.variant !== 'qwen3_5_main') return undefined;
+    if (c.conv === 'cuda' && c.core === 'fla' && (c.gva || c.Hv === c.Hk)) return 'fla';
+    if (c.conv === 'torch' && c.core === 'torch') return 'torch';
+    return undefined;
+  };
+  for (const modelType of ['qwen3_5_text', 'qwen3_next']) {
+    it(`${modelType}: every point of the fla and torch paths, frozen and trainable`, () => {
+      const bad: string[] = [];
+      let compared = 0;
+      for (const c of gdn.cases) {
+        const kernels = modeledCase(c);
+        if (!kernels) continue;
+        const r = parseArchitecture({
+          model_type: modelType, hidden_size: c.hidden, num_hidden_layers: 1, layer_types: ['linear_attention'], num_attention_heads: 2, num_key_value_heads: 1,
+          intermediate_size: 64, vocab_size: 32, linear_num_key_heads: c.Hk, linear_num_value_heads: c.Hv, linear_key_head_dim: c.dk, linear_value_head_dim: c.dv,
+          linear_conv_kernel_dim: c.K,
+        });
+        assert.ok(r.ok);
+        const trainable = c.params === 'trainable';
+        const actual = gatedDeltaNetSavedBytes({
+          arch: r.arch, mode: 'half', half: 2, weightBytes: 2, batch: c.b, seq: c.s, attention: 'flash', baseTrainable: trainable, normsTrainable: trainable,
+          inputRequiresGrad: true, tp: 1, sequenceParallel: false, linearKernels: kernels,
+        });
+        compared++;
+        const err = Math.abs(actual - c.measured) / c.measured;
+        if (err > 0.02) bad.push(`${kernels} ${c.params} b=${c.b} s=${c.s} Hk=${c.Hk} Hv=${c.Hv}: model ${actual} vs torch ${c.measured} (${(100 * (actual - c.measured) / c.measured).toFixed(1)}%)`);
+      }
+      assert.deepEqual(bad, []);
+      assert.equal(compared, 32);
     });
   }
 });

@@ -174,7 +174,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       seq: { seq: 1024 }, attention: { attention: 'eager' }, baseTrainable: { baseTrainable: true }, normsTrainable: { normsTrainable: true },
       inputRequiresGrad: { inputRequiresGrad: true }, tp: { tp: 2 }, sequenceParallel: { sequenceParallel: true }, compile: { compile: true },
       softmaxSavesInput: { softmaxSavesInput: true }, quantizedBase: { quantizedBase: true }, kbitUpcast: { kbitUpcast: 'all' }, kernels: { kernels: 'liger' },
-      tiledMlpShards: { tiledMlpShards: 4 }, lora: { lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'o_proj']) } },
+      tiledMlpShards: { tiledMlpShards: 4 }, linearKernels: { linearKernels: 'torch' }, lora: { lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'o_proj']) } },
       ia3: { ia3: { dtypeBytes: 4, targets: new Set(['k_proj']), feedforward: new Set() } },
     };
     const loraVariants: Array<Partial<NonNullable<ActivationPlan['lora']>>> = [{ r: 8 }, { dropout: 0 }, { dtypeBytes: 2 }, { dora: true }];
@@ -184,6 +184,25 @@ describe('estimate: the layer memo tells plans apart', () => {
     // Again in reverse order, and with equal plans built afresh (a new Set with the same targets is the same plan).
     for (let i = plans.length - 1; i >= 0; i--) assert.equal(layerActivations({ ...plans[i] }), first[i]);
     assert.equal(layerActivations({ ...base, lora: { ...base.lora!, targets: new Set(['v_proj', 'q_proj', 'k_proj']) } }), first[0]);
+  });
+});
+
+describe('estimate: Gated DeltaNet layers (Qwen3.5)', () => {
+  const qwen35 = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('Qwen/Qwen3.5-9B', {
+    method: 'full', weights_dtype: 'bf16', mixed_precision: 'none', optimizer: 'adamw', micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'none', attention: 'flash', ...extra,
+  }));
+  it('the kernels are an assumption until set; the torch fallback keeps what tools/activations/gated_deltanet.py measured', () => {
+    const fla = qwen35();
+    assert.ok(fla.assumptions.some((a) => a.key === 'linear_attention_kernels' && a.value === 'fla'));
+    const torch = qwen35({ linear_attention_kernels: 'torch' });
+    assert.ok(!torch.assumptions.some((a) => a.key === 'linear_attention_kernels'));
+    // Full fine-tune, bf16, one sequence of 2,048 tokens, 24 Gated DeltaNet layers (16 key heads, 32 value heads of 128,
+    // conv 4 over 8,192 channels, hidden 4,096). gated_deltanet.py formula_bytes (variant qwen3_5_main, trainable):
+    // fla (causal-conv1d + fla >= 0.5) T x (2h + 8 Hk dk + 8 Hk + 22 Hv dv + 146 Hv) + 8 Hv = 244,711,680 B; the torch
+    // fallback 757,522,688 B.
+    const T = 2048;
+    assert.equal(T * (2 * 4096 + 8 * 16 * 128 + 8 * 16 + 22 * 32 * 128 + 146 * 32) + 8 * 32, 244_711_680);
+    near(component(phase(torch, 'forward'), 'activations') - component(phase(fla, 'forward'), 'activations'), 24 * (757_522_688 - 244_711_680), 1e-12, 'torch fallback over fla, 24 layers');
   });
 });
 
@@ -815,6 +834,17 @@ describe('estimate: GRPO rollouts', () => {
       micro_batch_size: 2, gradient_accumulation_steps: 4, seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash', rollout: { batch: 8, completion_len: 3584 } }));
     const kv = phase(e, 'generation').components.find((c) => c.id === 'kv-cache');
     assert.equal(kv?.bytes, 1_644_167_168);
+  });
+
+  it('Gated DeltaNet layers cache a recurrent state, not keys and values (Qwen3.5-9B: 8 of 32 layers cache)', () => {
+    // 8 full-attention layers x 2 (K, V) x 4 kv heads x 256 x 2 B = 32,768 B per token; 8 completions of 512 + 3,584
+    // tokens at the last decoding step: 8 x 32,768 x 4,096 = 1,073,741,824 B. Each of the 24 Gated DeltaNet layers keeps
+    // per sequence a state of 32 value heads x 128 x 128 x 4 B (fp32) and the conv's last 4 inputs of 2 x 16 x 128 +
+    // 32 x 128 = 8,192 channels x 2 B: 8 x 24 x (2,097,152 + 65,536) = 415,236,096 B.
+    const e = run(setupFor('Qwen/Qwen3.5-9B', { method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16',
+      micro_batch_size: 2, gradient_accumulation_steps: 4, seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash', rollout: { batch: 8, completion_len: 3584 } }));
+    const kv = phase(e, 'generation').components.find((c) => c.id === 'kv-cache');
+    assert.equal(kv?.bytes, 1_073_741_824 + 415_236_096);
   });
 
   it('a KL reference (beta > 0) scores the round without grad; a full fine-tune holds a frozen copy', () => {

@@ -74,7 +74,14 @@ export interface ActivationPlan {
    * grad and keeps only its input; backward recomputes and differentiates one shard at a time.
    */
   readonly tiledMlpShards?: number;
+  /**
+   * Gated DeltaNet layers (Qwen3-Next, Qwen3.5): flash-linear-attention's chunked kernel with causal-conv1d (the
+   * recommended install), or transformers' torch fallback when those packages are missing. See gatedDeltaNet.
+   */
+  readonly linearKernels?: LinearKernels;
 }
+
+export type LinearKernels = 'fla' | 'torch';
 
 export type KbitUpcast = 'none' | 'norms' | 'all';
 export type Kernels = 'pytorch' | 'liger' | 'unsloth';
@@ -137,7 +144,8 @@ function targetsKey(t: ReadonlySet<string>): string {
  * `weightBytes` (the model dtype, or fp32 after a 4/8-bit model's upcast).
  */
 function rmsNormOf(a: Architecture, weightBytes: number): { style: 'llama' | 'gemma' | 'gpt_oss'; weightBytes: number } {
-  if (a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3') return { style: 'gemma', weightBytes };
+  // Qwen3NextRMSNorm: Gemma's zero-centred x.float() normalized * (1 + weight.float()).
+  if (a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3' || a.family === 'qwen3_next') return { style: 'gemma', weightBytes };
   if (a.family === 'gpt_oss') return { style: 'gpt_oss', weightBytes: 4 };
   // Olmo2RMSNorm: (weight * normalized_fp32).to(input_dtype), as gpt-oss's, with the weight in the model dtype.
   if (a.family === 'olmo2') return { style: 'gpt_oss', weightBytes };
@@ -157,7 +165,8 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   && a.inputRequiresGrad === b.inputRequiresGrad && a.sequenceParallel === b.sequenceParallel && (a.compile === true) === (b.compile === true)
   && (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) && (a.quantizedBase === true) === (b.quantizedBase === true)
   && (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') && (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch')
-  && (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) && a.tp === b.tp && sameLora(a.lora, b.lora) && sameIa3(a.ia3, b.ia3);
+  && (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) && (a.linearKernels ?? 'fla') === (b.linearKernels ?? 'fla') && a.tp === b.tp
+  && sameLora(a.lora, b.lora) && sameIa3(a.ia3, b.ia3);
 /**
  * Every plan field: a field added to ActivationPlan does not compile until it is listed here, and the unit tests change
  * each listed field and require both memo layers (samePlan, the key string) to tell the plans apart.
@@ -165,7 +174,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
 export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true } = {
   arch: true, mode: true, half: true, weightBytes: true, batch: true, seq: true, attention: true, baseTrainable: true, normsTrainable: true,
   inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true,
-  kbitUpcast: true, kernels: true, tiledMlpShards: true,
+  kbitUpcast: true, kernels: true, tiledMlpShards: true, linearKernels: true,
 };
 /** The last 32 plans and their results (the advice search asks for the same few plans again and again). */
 const recentPlans = new Recent<ActivationPlan, LayerActivations>(32, samePlan);
@@ -181,7 +190,7 @@ function layerActivationsByKey(p: ActivationPlan): LayerActivations {
     byPlan = new Map();
     layerCache.set(p.arch, byPlan);
   }
-  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
+  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
   let r = byPlan.get(key);
   if (!r) {
     if (byPlan.size > 4096) byPlan.clear();
@@ -199,19 +208,23 @@ function legacySoftmaxInput(tape: Tape, p: ActivationPlan, scores: Tensor, what:
 function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const moe = p.arch.moe;
   const pattern = p.arch.layerPattern;
-  if (!(moe && moe.moeLayers < p.arch.layers) && !(pattern && pattern.rope.some((r) => r !== pattern.rope[0]))) return blockActivations(p, true);
+  const linearPattern = p.arch.linearAttention?.pattern;
+  const mixedLinear = linearPattern !== undefined && linearPattern.some((x) => x !== linearPattern[0]);
+  if (!(moe && moe.moeLayers < p.arch.layers) && !(pattern && pattern.rope.some((r) => r !== pattern.rope[0])) && !mixedLinear) return blockActivations(p, true, true, linearPattern?.[0] === true);
   // Layers of different kinds: dense and MoE (DeepSeek's and GLM-4.5's first layers, Qwen2-MoE's mlp_only_layers,
-  // Llama 4 Maverick), rotary and NoPE (Llama 4): the average block, weighted by layer count.
-  const kinds = new Map<string, { moeBlock: boolean; rope: boolean; n: number }>();
+  // Llama 4 Maverick), rotary and NoPE (Llama 4), linear and full attention (Qwen3-Next, Qwen3.5): the average block,
+  // weighted by layer count.
+  const kinds = new Map<string, { moeBlock: boolean; rope: boolean; linearLayer: boolean; n: number }>();
   for (let i = 0; i < p.arch.layers; i++) {
     const moeBlock = pattern ? pattern.moe[i] : i >= p.arch.layers - (moe?.moeLayers ?? 0);
     const rope = pattern ? pattern.rope[i] : true;
-    const k = `${moeBlock}|${rope}`;
+    const linearLayer = linearPattern?.[i] === true;
+    const k = `${moeBlock}|${rope}|${linearLayer}`;
     const c = kinds.get(k);
     if (c) c.n++;
-    else kinds.set(k, { moeBlock, rope, n: 1 });
+    else kinds.set(k, { moeBlock, rope, linearLayer, n: 1 });
   }
-  const blocks = [...kinds.values()].map((c) => ({ ...c, l: blockActivations(p, c.moeBlock, c.rope) }));
+  const blocks = [...kinds.values()].map((c) => ({ ...c, l: blockActivations(p, c.moeBlock, c.rope, c.linearLayer) }));
   const sum = (bs: typeof blocks, f: (l: LayerActivations) => number): number => bs.reduce((t, c) => t + f(c.l) * c.n, 0);
   const count = (bs: typeof blocks): number => bs.reduce((t, c) => t + c.n, 0);
   const avg = (f: (l: LayerActivations) => number): number => sum(blocks, f) / p.arch.layers;
@@ -234,7 +247,7 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
  * One block's saved tensors; `moeBlock` false replays a dense layer of a model that mixes dense and MoE layers, `rope`
  * false a Llama 4 NoPE layer.
  */
-function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): LayerActivations {
+function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const a = p.arch;
   // Liger's RMSNorm and SiLU/GELU-mul kernels keep what a compiled block keeps of those ops: the norm's input and
@@ -255,6 +268,8 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
   let mlpSavedBytes = 0;
   /** Under a tiled MLP: what the untiled MLP would have kept (bytes, and its 16-bit weight copies under autocast). */
   let tiledMlp: { savedBytes: number; weightCopyBytes: number } | undefined;
+  /** A Gated DeltaNet layer's backward working set (its kernel's recomputed tensors and gradients). */
+  let linearWorking: number | undefined;
 
   const weight = (name: string): Weight => {
     const m = mods.get(name);
@@ -507,9 +522,21 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
         mlpSavedBytes = tape.totalBytes() - beforeMlp;
         break;
       }
+      if (linearLayer) {
+        const gdn = gatedDeltaNet(tape, p, h1, linear);
+        linearWorking = gdn.workingBytes;
+        const x1 = tape.free(gdn.out, 'residual', Tsp * a.hidden, residualBytes);
+        const beforeMlp = tape.totalBytes();
+        const h2 = norm(x1, 'post_attention_layernorm');
+        layerOutputs = moeBlock && a.moe ? moeMlp(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+        mlpSavedBytes = tape.totalBytes() - beforeMlp;
+        break;
+      }
       let q: Tensor;
       let k: Tensor;
       let v: Tensor;
+      /** The output gate's half of q_proj's output (Qwen3-Next, Qwen3.5). */
+      let outputGate: Tensor | undefined;
       if (a.family === 'phi3') {
         const qkv = linear(h1, 'qkv_proj', qd + 2 * kvd, 'qkv_proj output');
         q = tape.view(qkv, 'q', T * qd);
@@ -520,6 +547,13 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
         q = tape.view(qkv, 'q', T * qd);
         k = tape.view(qkv, 'k', T * kvd);
         v = tape.view(qkv, 'v', T * kvd);
+      } else if (a.attnOutputGate) {
+        // Qwen3NextAttention: q_proj's output viewed as (heads, 2 x head_dim) and chunked into the queries and the gate.
+        const qg = linear(h1, 'q_proj', 2 * qd, 'q_proj output (queries and output gate)');
+        q = tape.view(qg, 'q (chunk of q_proj output)', T * qd);
+        outputGate = qg;
+        k = linear(h1, 'k_proj', kvd, 'k_proj output');
+        v = linear(h1, 'v_proj', kvd, 'v_proj output');
       } else {
         q = linear(h1, 'q_proj', qd, 'q_proj output');
         k = linear(h1, 'k_proj', kvd, 'k_proj output');
@@ -551,7 +585,13 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
         kr = tape.rmsNorm(kr, T * kvHeads, false, 'k L2 norm', kr.bytesPerElem, 'llama');
       }
       // Llama 4's eager attention takes the softmax in the scores' dtype (no fp32 upcast).
-      const att = attentionCore(qr, kr, v, { causalRepeat: true, softmaxFp32: a.family !== 'gpt_oss' && a.family !== 'llama4', dropout: a.attentionDropout, sinks: a.family === 'gpt_oss' });
+      let att = attentionCore(qr, kr, v, { causalRepeat: true, softmaxFp32: a.family !== 'gpt_oss' && a.family !== 'llama4', dropout: a.attentionDropout, sinks: a.family === 'gpt_oss' });
+      if (outputGate) {
+        // attn_output * torch.sigmoid(gate): the gate chunk is reshaped (a copy of the strided view), sigmoid keeps its
+        // output, and the product keeps both factors.
+        const gate = tape.free(outputGate, 'output gate (reshape copy)', T * qd);
+        att = tape.mul(att, tape.unarySavesOutput(gate, 'sigmoid(gate)'), 'gated attention output');
+      }
       const o = linear(att, a.family === 'qwen' ? 'c_proj' : 'o_proj', a.hidden, 'o_proj output');
       // OLMo 2 and GLM-4 normalize the attention output before the residual sum (its 16-bit output is upcast by the
       // norm); Gemma's byte counts come out the same either way.
@@ -598,7 +638,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true): La
   // the fp32 copy of the gradient when the softmax ran in fp32 on 16-bit scores. By then the block's MLP half has
   // been through its backward and released what it saved.
   const scoreGradBytes = 2 * cb + (softmaxUpcast && cb < 4 ? 4 : 0);
-  const attnWorking = p.attention === 'eager' ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd;
+  const attnWorking = linearWorking ?? (p.attention === 'eager' ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));
   const backwardWorkingBytes = Math.max(mlpWorking, Math.max(0, attnWorking - mlpSavedBytes)) + 2 * residualBytes * Tsp * a.hidden;
   const layerInputBytes = Tsp * a.hidden * residualBytes;
   const everyOtherMatmul = tape.matmulOutputs.filter((_, i) => i % 2 === 0).reduce((x, y) => x + y, 0);
@@ -660,6 +700,135 @@ function unslothBlock(p: ActivationPlan): LayerActivations {
 }
 
 type LinearFn = (x: Tensor, name: string, outFeatures: number, what: string) => Tensor;
+
+/**
+ * What one Gated DeltaNet token mixer alone saves (its input, the input norm's output, requiring grad), with its
+ * weights trainable or frozen as the plan says: the unit the ground-truth script measures.
+ */
+export function gatedDeltaNetSavedBytes(p: ActivationPlan): number {
+  const tape = new Tape(p.mode, p.half, false);
+  const x = tape.tensor('mixer input', p.batch * p.seq * p.arch.hidden, p.half, true);
+  const linear: LinearFn = (xin, name, outFeatures, what) => {
+    const m = linearModules(p.arch).find((l) => l.name === name);
+    return tape.linear(xin, { what: name, elems: (m ? m.inFeatures : p.arch.hidden) * outFeatures, trainable: p.baseTrainable, bytesPerElem: p.weightBytes }, outFeatures, what);
+  };
+  gatedDeltaNet(tape, p, x, linear);
+  return tape.totalBytes();
+}
+
+/**
+ * One Gated DeltaNet token mixer (Qwen3-Next / Qwen3.5 linear attention), from the input norm's output to out_proj, as
+ * transformers' Qwen3_5GatedDeltaNet runs it in training (modeling_qwen3_5.py @009e78d6; Qwen3-Next saves the same
+ * bytes). The projections give q, k, v (one tensor: in_proj_qkv, or Qwen3-Next's torch.cat of in_proj_qkvz's parts),
+ * the gate z and b, a; a depthwise causal conv1d with silu over the q, k, v channels; beta = sigmoid(b) and
+ * g = -exp(A_log) * softplus(a.float() + dt_bias) in fp32; the chunked gated delta rule; an RMSNorm of each value head
+ * gated by silu(z) in fp32; out_proj.
+ * - 'fla' (flash-linear-attention >= 0.5 and causal-conv1d installed): causal_conv1d_fn keeps its input and recomputes
+ *   silu; ChunkGatedDeltaRuleFunction keeps the L2-normalised q and k (key heads: transformers no longer repeats them
+ *   for fla >= 0.5) with an fp32 rstd per head row, a contiguous copy of v, the fp32 chunk-local cumsum of g, beta and
+ *   A (64 per token and value head), and recomputes the chunk states in backward.
+ * - 'torch' (neither installed: torch_chunk_gated_delta_rule): nn.Conv1d keeps its input and silu the whole padded
+ *   conv output; the chunked recurrence runs in fp32 over sequences padded to a multiple of 64 and keeps per chunk
+ *   its C x C products, the solve_triangular results and the state.
+ * Every term reproduces tools/activations/gated_deltanet.py, which measures a torch reimplementation of both paths
+ * (the kernels emulated by autograd Functions that save what their sources save) byte for byte.
+ */
+function gatedDeltaNet(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): { out: Tensor; workingBytes: number } {
+  const la = p.arch.linearAttention!;
+  const T = p.batch * p.seq;
+  const tp = p.tp;
+  const hk = la.keyHeads / tp;
+  const hv = la.valueHeads / tp;
+  const kd = hk * la.keyDim;
+  const vd = hv * la.valueDim;
+  const dc = 2 * kd + vd;
+  const cb = tape.computeBytes;
+  let qkv: Tensor;
+  let z: Tensor;
+  let bProj: Tensor;
+  let aProj: Tensor;
+  if (la.splitProjections) {
+    qkv = linear(x, 'in_proj_qkv', dc, 'in_proj_qkv output');
+    z = linear(x, 'in_proj_z', vd, 'in_proj_z output');
+    bProj = linear(x, 'in_proj_b', hv, 'in_proj_b output');
+    aProj = linear(x, 'in_proj_a', hv, 'in_proj_a output');
+  } else {
+    // fix_query_key_value_ordering splits views of the two projections; torch.cat((q, k, v)) makes the conv's input.
+    const qkvz = linear(x, 'in_proj_qkvz', dc + vd, 'in_proj_qkvz output');
+    const ba = linear(x, 'in_proj_ba', 2 * hv, 'in_proj_ba output');
+    qkv = tape.free(qkvz, 'q, k, v (torch.cat)', T * dc);
+    z = tape.view(qkvz, 'z (view)', T * vd);
+    bProj = tape.view(ba, 'b (view)', T * hv);
+    aProj = tape.view(ba, 'a (view)', T * hv);
+  }
+  const torchPath = p.linearKernels === 'torch';
+  // The conv keeps its input (nn.Conv1d and causal_conv1d_fn alike); F.silu on the [..., :s] slice of nn.Conv1d's
+  // output keeps that whole (b, channels, s + K - 1) storage.
+  if (qkv.rg || p.baseTrainable) {
+    tape.save(qkv);
+    if (torchPath) tape.saveExtra('conv1d output, K - 1 padded positions included (kept by silu on its slice)', p.batch * dc * (p.seq + la.convKernel - 1) * cb);
+  }
+  const conv = tape.free(qkv, 'silu(conv1d(q, k, v))', T * dc, cb);
+  const beta = tape.unarySavesOutput(bProj, 'beta = sigmoid(b)');
+  // a.float() + dt_bias: fp32, kept by softplus; the product with -exp(A_log) keeps that fp32 vector, and the softplus
+  // output (with exp(A_log)'s result for its own backward) when A_log trains.
+  const spIn = tape.free(tape.to(aProj, 4, 'a.float()'), 'a.float() + dt_bias', T * hv, 4);
+  const sp = tape.unarySavesInput(spIn, 'softplus(a + dt_bias)', 4);
+  if (sp.rg) tape.saveExtra('-exp(A_log) (fp32)', hv * 4);
+  if (p.baseTrainable) {
+    tape.save(sp);
+    tape.saveExtra('exp(A_log) (fp32)', hv * 4);
+  }
+  if (conv.rg) {
+    if (!torchPath) {
+      tape.saveExtra('q, k L2-normalised (fla, key heads)', 2 * T * kd * cb);
+      tape.saveExtra('q, k rstd per head row (fp32)', 2 * T * hk * 4);
+      tape.saveExtra('v (contiguous copy)', T * vd * cb);
+      tape.saveExtra('g chunk-local cumsum (fp32)', T * hv * 4);
+      tape.save(beta);
+      tape.saveExtra('A: inverse of (I + beta K K^T) per chunk, 64 per token and value head', T * hv * 64 * cb);
+    } else {
+      // torch_chunk_gated_delta_rule: q and k repeated to the value heads and L2-normalised in fp32 (x and its inverse
+      // norm kept for each), then everything in fp32 over P = b x 64 x ceil(s / 64) padded tokens.
+      const C = 64;
+      const nc = Math.ceil(p.seq / C);
+      const P = p.batch * C * nc;
+      const dk = la.keyDim;
+      const dv = la.valueDim;
+      tape.saveExtra('q, k repeated to the value heads, fp32, and their inverse norms', 8 * T * hv * dk + 8 * T * hv);
+      tape.saveExtra('key, k_beta, query x scale, key x decay, k_cumdecay (+ query x exp(g) past the first chunk), fp32', 4 * hv * dk * (5 * P + (nc > 1 ? P : 0)));
+      tape.saveExtra('value, new values (solve_triangular), v_new, fp32', 12 * hv * dv * P);
+      tape.saveExtra('five 64 x 64 products per chunk (decay, k_beta K^T, Q K^T, the triangular system, intra-chunk attention), fp32', 20 * C * hv * P);
+      tape.saveExtra('beta, exp of the cumulative decay (x3), chunk decay, fp32', 16 * hv * P + 4 * p.batch * hv * nc);
+      tape.saveExtra('the state entering each chunk (dk x dv, fp32)', 4 * p.batch * hv * nc * dk * dv);
+      tape.saveExtra('causal mask (bool)', C * C);
+    }
+  }
+  const o = tape.tensor('gated delta rule output', T * vd, cb, conv.rg);
+  // Qwen3_5RMSNormGated over each value head: x.float() (kept by pow and the product), the fp32 rsqrt per row,
+  // gate.float() (kept by silu), weight * x_hat and silu(gate) in fp32 (kept by their product); x_hat in the model
+  // dtype for the norm weight's gradient.
+  const rows = T * hv;
+  if (o.rg) {
+    tape.save(tape.to(o, 4, 'gated norm input (fp32)'));
+    tape.saveExtra('gated norm rsqrt (fp32)', rows * 4);
+    tape.save(tape.to(z, 4, 'gate z (fp32)'));
+    tape.saveExtra('weight x x_hat', rows * la.valueDim * cb);
+    tape.saveExtra('silu(gate) (fp32)', rows * la.valueDim * 4);
+  }
+  if (p.normsTrainable) tape.saveExtra('x_hat for the gated norm weight', rows * la.valueDim * cb);
+  const normed = tape.tensor('gated norm output', T * vd, cb, o.rg || p.normsTrainable);
+  const out = linear(normed, 'out_proj', p.arch.hidden, 'out_proj output');
+  // Backward: fla recomputes w, u, v_new (token-sized) and the chunk states in the model dtype, keeps the states'
+  // gradients in fp32, and writes dq, dk, dv, dg, dbeta; the torch path holds the gradients of its largest fp32
+  // chunk products at a time.
+  const nc = Math.ceil(p.seq / 64);
+  const states = p.batch * nc * hv * la.keyDim * la.valueDim;
+  const workingBytes = torchPath
+    ? 2 * 4 * hv * 64 * p.batch * 64 * nc + (cb + 4) * states
+    : cb * T * (2 * hv * la.keyDim + 4 * vd + 2 * kd) + (cb + 4) * states;
+  return { out, workingBytes };
+}
 
 /** act(gate(x)) * up(x) -> down: Llama/Mistral/Qwen/Gemma MLP (phi3 and Qwen v1 fuse or rename the projections). */
 function gatedMlp(tape: Tape, ffn: number, hidden: number, x: Tensor, linear: LinearFn, style: 'llama' | 'phi3' | 'qwen'): Tensor {
@@ -1222,6 +1391,16 @@ export function noGradLayerBytes(a: Architecture, tokens: number, seq: number, c
   const rotary = a.positions === 'rotary' ? T * (nh + kv) * a.headDim * cb : 0;
   const repeated = attention !== 'flash' && kv < nh ? 2 * T * nh * a.headDim * cb : 0;
   const scores = attention === 'eager' ? (T / Math.max(1, seq)) * nh * seq * seq * (cb + 4) : 0;
-  const attn = qkv + rotary + repeated + scores + T * nh * a.headDim * cb;
+  // Gated attention (Qwen3-Next, Qwen3.5): q_proj also gives the output gate, and the gated product is one more tensor.
+  const gateOut = a.attnOutputGate ? 2 * T * nh * a.headDim * cb : 0;
+  let attn = qkv + rotary + repeated + scores + T * nh * a.headDim * cb + gateOut;
+  const la = a.linearAttention;
+  if (la) {
+    // A Gated DeltaNet layer: the q, k, v projection and its conv output, z, the normalised q and k, v's contiguous
+    // copy, A (64 per token and value head), the kernel's output, and the gated norm's fp32 input and gate.
+    const kd = (la.keyHeads / tp) * la.keyDim;
+    const vd = (la.valueHeads / tp) * la.valueDim;
+    attn = Math.max(attn, T * cb * (2 * (2 * kd + vd) + 2 * kd + 3 * vd + 64 * (la.valueHeads / tp)) + 2 * 4 * T * vd);
+  }
   return held + Math.max(mlp, attn);
 }
