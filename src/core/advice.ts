@@ -131,6 +131,8 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
     apply: (s) => (s.attention === 'eager' ? { attention: 'sdpa' } : undefined) });
   m.push({ id: 'flash', group: 'attention', title: 'Use FlashAttention-2 (no repeated k/v, no s x s matrix)', changesResult: false,
     apply: (s) => (s.attention !== 'flash' ? { attention: 'flash' } : undefined) });
+  m.push({ id: 'fla-kernels', group: 'linear-attention', title: 'Install flash-linear-attention and causal-conv1d (Gated DeltaNet kernels instead of the torch fallback)', changesResult: false,
+    apply: (s) => (s.linear_attention_kernels === 'torch' ? { linear_attention_kernels: 'fla' } : undefined) });
   m.push({ id: 'chunked-loss', group: 'loss', title: 'Chunked / fused cross-entropy (no full fp32 logits)', changesResult: false,
     apply: (s) => (s.loss === 'full' ? { loss: 'fused' } : undefined) });
   if (world > 1) {

@@ -49,6 +49,24 @@ describe('advice', () => {
     assert.equal(first.changesResult, false);
   });
 
+  it('Qwen3.5-9B LoRA without checkpointing on the torch fallback: installing the Gated DeltaNet kernels is offered', () => {
+    // 4,096 tokens without checkpointing: the torch fallback keeps its fp32 chunk products in all 24 linear layers
+    // (tools/activations/gated_deltanet.py), several times what fla keeps; with the kernels alone the run fits.
+    const g = gpu('H100-80GB');
+    const base = { method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 4096, gradient_checkpointing: 'none', attention: 'flash' } as const;
+    const s = setupFor('Qwen/Qwen3.5-9B', { ...base, linear_attention_kernels: 'torch' });
+    const r = advise(s, { gpu: g, gpuSpec: g.spec });
+    assert.ok(r);
+    assert.equal(r.current.fits, false);
+    const fla = estimate(setupFor('Qwen/Qwen3.5-9B', { ...base, linear_attention_kernels: 'fla' }), { gpu: g });
+    assert.ok(fla.ok);
+    assert.equal(fla.estimate.fits, true);
+    // The kernels lead the advice (paired with the fused loss, which costs nothing either).
+    const first = r.items[0];
+    assert.ok(first.changes.some((c) => c.key === 'linear_attention_kernels' && c.value === 'fla'), first.title);
+    assert.equal(first.changesResult, false);
+  });
+
   it('70B full fine-tune with ZeRO-3 on 8 x 80 GB does not fit as is; the advice moves the optimizer state off the GPU (paged, or offloaded)', () => {
     const g = gpu('A100-80GB');
     const s = setupFor('meta-llama/Llama-3.1-70B', { weights_dtype: 'bf16', master_weights: true, optimizer: 'adamw_fused', gpus_per_node: 8, zero_stage: 3, micro_batch_size: 1, seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash' });
