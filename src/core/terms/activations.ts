@@ -636,7 +636,9 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
     : (a.gatedMlp ? 3 : 2) * cb * T * ffnLocal;
   // Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward), plus
   // the fp32 copy of the gradient when the softmax ran in fp32 on 16-bit scores. By then the block's MLP half has
-  // been through its backward and released what it saved.
+  // been through its backward and released what it saved. Flash / SDPA backward holds dQ, dK, dV and dO; a gated
+  // attention output (Qwen3.5) adds the gradients of the gate and of the ungated output. A Gated DeltaNet layer has
+  // its own (gatedDeltaNet).
   const scoreGradBytes = 2 * cb + (softmaxUpcast && cb < 4 ? 4 : 0);
   const attnWorking = linearWorking ?? (p.attention === 'eager' ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));
   const backwardWorkingBytes = Math.max(mlpWorking, Math.max(0, attnWorking - mlpSavedBytes)) + 2 * residualBytes * Tsp * a.hidden;
