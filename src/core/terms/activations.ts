@@ -350,9 +350,14 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
     /** Output width per token: the value heads' (MLA's value heads are narrower than its q/k heads). */
     const od = opts.outWidth ?? qd;
     const gqa = kvHeads < heads;
+    // repeat_kv expands a (b, kv, n_rep, s, d) view and reshapes it to (b, heads, s, d): a copy, except with one key
+    // and value head (multi-query attention), where the reshape is a view of the unrepeated tensor. Eager attention's
+    // torch.matmul then folds batch and heads for bmm, which copies a head dimension of stride 0 unless the batch is 1.
+    const repeatKv = (x: Tensor, what: string, viewOk: boolean): Tensor => (viewOk ? tape.view(x, what, kvTokens * qd) : tape.free(x, what, kvTokens * qd, x.bytesPerElem));
     if (p.attention === 'eager') {
-      const kk = gqa ? tape.free(k, 'repeat_kv(k)', kvTokens * qd, k.bytesPerElem) : k;
-      const vv = gqa ? tape.free(v, 'repeat_kv(v)', kvTokens * qd, v.bytesPerElem) : v;
+      const mqaView = kvHeads === 1 && b === 1;
+      const kk = gqa ? repeatKv(k, 'repeat_kv(k)', mqaView) : k;
+      const vv = gqa ? repeatKv(v, 'repeat_kv(v)', mqaView) : v;
       const scoresElems = b * heads * s * (kvTokens / b);
       let scores = tape.matmul(q, kk, scoresElems, 'attention scores QK^T');
       if (a.attnLogitSoftcap) {
@@ -387,8 +392,8 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
     // q, k, v, the output and the fp32 logsumexp per (batch, head, query).
     const repeat = p.attention === 'sdpa' && gqa && opts.causalRepeat;
     const qq = tape.castForMatmul(q);
-    const kk = repeat ? tape.free(tape.castForMatmul(k), 'repeat_kv(k)', kvTokens * qd, tape.computeBytes) : tape.castForMatmul(k);
-    const vv = repeat ? tape.free(tape.castForMatmul(v), 'repeat_kv(v)', kvTokens * qd, tape.computeBytes) : tape.castForMatmul(v);
+    const kk = repeat ? repeatKv(tape.castForMatmul(k), 'repeat_kv(k)', kvHeads === 1) : tape.castForMatmul(k);
+    const vv = repeat ? repeatKv(tape.castForMatmul(v), 'repeat_kv(v)', kvHeads === 1) : tape.castForMatmul(v);
     const out = tape.tensor('attention output', T * od, tape.computeBytes, q.rg || k.rg || v.rg);
     if (out.rg) {
       tape.save(qq);
@@ -808,14 +813,16 @@ function gatedDeltaNet(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearF
   }
   const o = tape.tensor('gated delta rule output', T * vd, cb, conv.rg);
   // Qwen3_5RMSNormGated over each value head: x.float() (kept by pow and the product), the fp32 rsqrt per row,
-  // gate.float() (kept by silu), weight * x_hat and silu(gate) in fp32 (kept by their product); x_hat in the model
-  // dtype for the norm weight's gradient.
+  // gate.float() (kept by silu), weight * x_hat (x_hat cast back to the input's dtype, the product in the wider of it
+  // and the weight's: fp32 under autocast over fp32 weights) and silu(gate) in fp32 (kept by their product); x_hat in
+  // the input's dtype for the norm weight's gradient.
   const rows = T * hv;
+  const normWeightBytes = p.kbitUpcast !== undefined && p.kbitUpcast !== 'none' ? 4 : p.weightBytes;
   if (o.rg) {
     tape.save(tape.to(o, 4, 'gated norm input (fp32)'));
     tape.saveExtra('gated norm rsqrt (fp32)', rows * 4);
     tape.save(tape.to(z, 4, 'gate z (fp32)'));
-    tape.saveExtra('weight x x_hat', rows * la.valueDim * cb);
+    tape.saveExtra('weight x x_hat', rows * la.valueDim * Math.max(cb, normWeightBytes));
     tape.saveExtra('silu(gate) (fp32)', rows * la.valueDim * 4);
   }
   if (p.normsTrainable) tape.saveExtra('x_hat for the gated norm weight', rows * la.valueDim * cb);
