@@ -146,10 +146,18 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       v.push({ label: `expert parallel ${s.expert_parallel} -> ${s.expert_parallel * 2}`, patch: { expert_parallel: s.expert_parallel * 2 } });
       if (s.expert_parallel > 1) v.push({ label: `expert parallel ${s.expert_parallel} -> 1`, patch: { expert_parallel: 1 } });
       break;
-    case 'attention':
+    case 'attention': {
       if (s.attention !== 'flash') v.push({ label: `attention ${s.attention} -> flash`, patch: { attention: 'flash' } });
       if (s.attention !== 'eager') v.push({ label: `attention ${s.attention} -> eager`, patch: { attention: 'eager' } });
+      // Qwen3.5 / Qwen3-Next: the Gated DeltaNet layers' kernels matter more than the attention layers' here.
+      const mt = String(s.architecture.model_type ?? '');
+      if (/^qwen3_(next|5)/.test(mt)) {
+        const k = s.linear_attention_kernels ?? 'fla';
+        const other = k === 'fla' ? 'torch' : 'fla';
+        v.push({ label: `Gated DeltaNet kernels ${k} -> ${other}`, patch: { linear_attention_kernels: other } });
+      }
       break;
+    }
     case 'loss':
       if (s.loss !== 'fused') v.push({ label: `loss ${s.loss} -> fused linear-CE`, patch: { loss: 'fused' } });
       break;

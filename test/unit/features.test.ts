@@ -41,6 +41,16 @@ describe('features: fused MoE experts (transformers 5)', () => {
   });
 });
 
+describe('features: Qwen3.5 (Gated DeltaNet layers)', () => {
+  it('hovering the attention key of a Qwen3.5 config also prices the Gated DeltaNet kernels, and the kernels are an assumption', () => {
+    const text = 'base_model: Qwen/Qwen3.5-9B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nbf16: true\nsequence_len: 4096\nmicro_batch_size: 1\n‸attn_implementation: flash_attention_2\n';
+    const md = checkHover('/w/qwen35.yml', text, [/Gated DeltaNet kernels fla -> torch/]);
+    assert.ok(md.length > 0);
+    const a = analyze('/w/qwen35.yml', text.replace('‸', ''));
+    assert.ok(a.estimate?.assumptions.some((x) => x.key === 'linear_attention_kernels' && x.value === 'fla'));
+  });
+});
+
 describe('features: auto_find_batch_size', () => {
   it('an over-budget micro-batch is a warning at auto_find_batch_size, with the halving the Trainer will run', () => {
     // Qwen2.5-0.5B full fine-tune in bf16 at 2,048 tokens on an A100-40GB: micro-batch 32 does not fit; the Trainer
