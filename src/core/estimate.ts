@@ -89,6 +89,48 @@ function matchModules(names: readonly string[] | 'all-linear', mods: LinearModul
   return out;
 }
 
+/** A bare expert parameter LoRA adapts through PEFT's target_parameters, and the MoE layers where it does. */
+export interface ParameterTarget {
+  readonly module: LinearModule;
+  /** MoE layers with the adapter. */
+  readonly layers: number;
+  /** The layer indices a target named, when it named any (else every MoE layer). */
+  readonly indices?: ReadonlySet<number>;
+}
+
+/**
+ * PEFT target_parameters against the model's bare expert parameters. PEFT matches `<module path>.<parameter>` by suffix
+ * (`key.endswith('.' + target)`), so 'gate_up_proj', 'experts.gate_up_proj' and 'mlp.experts.gate_up_proj' name every
+ * layer's, and a path with a layer index ('7.mlp.experts.gate_up_proj', 'model.layers.7.mlp.experts.down_proj') that
+ * layer's only. Returns the targets and the names that match no expert parameter.
+ */
+export function parameterTargets(names: readonly string[] | undefined, a: Architecture, mods: readonly LinearModule[]): { targets: ParameterTarget[]; unmatched: string[] } {
+  const targets: ParameterTarget[] = [];
+  const unmatched: string[] = [];
+  if (!names || !a.moe) return { targets, unmatched: names ? [...names] : [] };
+  const experts = mods.filter((m) => m.parameter && m.group === 'expert');
+  const found = new Map<LinearModule, Set<number> | 'all'>();
+  for (const raw of names) {
+    const parts = raw.trim().split('.').filter((x) => x.length > 0);
+    const indexAt = parts.findIndex((x) => /^\d+$/.test(x));
+    const rest = indexAt >= 0 ? parts.slice(indexAt + 1) : parts;
+    const param = rest[rest.length - 1]?.toLowerCase();
+    const m = experts.find((e) => e.name.split('.').pop()!.toLowerCase() === param && (rest.length === 1 || rest.some((x) => /experts/i.test(x))));
+    const index = indexAt >= 0 ? Number(parts[indexAt]) : undefined;
+    if (!m || (index !== undefined && index >= a.layers)) {
+      unmatched.push(raw);
+      continue;
+    }
+    const prev = found.get(m);
+    if (index === undefined) found.set(m, 'all');
+    else if (prev !== 'all') found.set(m, new Set([...(prev ?? []), index]));
+  }
+  for (const [module, where] of found) {
+    targets.push(where === 'all' ? { module, layers: a.moe.moeLayers } : { module, layers: Math.min(where.size, a.moe.moeLayers), indices: where });
+  }
+  return { targets, unmatched };
+}
+
 /** The modules that carry an adapter: LoRA's target_modules, or (IA)^3's. */
 function adapterTargets(setup: TrainingSetup, mods: LinearModule[]): Set<string> {
   if (setup.method === 'ia3') return setup.ia3 ? matchModules(setup.ia3.target_modules, mods) : new Set();
@@ -128,9 +170,12 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   }
   const method = setup.method;
   let adapter = 0;
+  const paramTargets = (method === 'lora' || method === 'qlora') && setup.lora ? parameterTargets(setup.lora.target_parameters, a, mods).targets : [];
   if ((method === 'lora' || method === 'qlora') && setup.lora) {
     // DoRA adds a magnitude vector per output feature of every target.
     for (const m of mods) if (targets.has(m.name)) adapter += (setup.lora.r * (m.inFeatures + m.outFeatures) + (setup.lora.use_dora ? m.outFeatures : 0)) * m.count;
+    // ParamWrapper: lora_A (r·E x in) and lora_B (out x r·E) per targeted 3-D parameter and layer.
+    for (const t of paramTargets) adapter += setup.lora.r * a.moe!.experts * (t.module.inFeatures + t.module.outFeatures) * t.layers;
   }
   // (IA)^3: one value per output feature of a target, per input feature of a feed-forward target.
   const ff = method === 'ia3' && setup.ia3 ? matchModules(setup.ia3.feedforward_modules, mods) : undefined;
@@ -197,6 +242,11 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
         if (!targets.has(m.name)) continue;
         matrices.push([setup.lora.r, m.inFeatures, m.count], [m.outFeatures, setup.lora.r, m.count]);
         largest = Math.max(largest, setup.lora.r * Math.max(m.inFeatures, m.outFeatures));
+      }
+      for (const t of paramTargets) {
+        const rE = setup.lora.r * a.moe!.experts;
+        matrices.push([rE, t.module.inFeatures, t.layers], [t.module.outFeatures, rE, t.layers]);
+        largest = Math.max(largest, rE * Math.max(t.module.inFeatures, t.module.outFeatures));
       }
     }
     if (savedModules > 0) {
@@ -287,7 +337,7 @@ function blockKey<T extends object>(o: T, make: (o: T) => string): string {
   }
   return k;
 }
-const loraKey = (l: NonNullable<TrainingSetup['lora']>): string => blockKey(l, (x) => `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}`);
+const loraKey = (l: NonNullable<TrainingSetup['lora']>): string => blockKey(l, (x) => `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}/${x.target_parameters?.join(',') ?? ''}`);
 const ia3Key = (x: NonNullable<TrainingSetup['ia3']>): string => blockKey(x, (y) => `${y.dtype}/${y.target_modules.join(',')}/${y.feedforward_modules.join(',')}`);
 const quantKey = (q: NonNullable<TrainingSetup['quantization']>): string => blockKey(q, (x) => `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}`);
 
@@ -517,7 +567,31 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   if (inv.vision > 0 && !opts.lean) {
     assumptions.push({ key: 'architecture', value: `vision tower ${formatCount(inv.vision)} params: weights only`, source: 'VRAM Lens: the vision tower is frozen (LLaMA-Factory freeze_vision_tower, its default) or never reached by text-only batches: no activations, gradients or optimizer state; its no-grad forward over a batch\'s images runs before the language model and is not counted; it is loaded with the language model in its dtype' });
   }
-  if ((lora || ia3) && targets.size === 0) {
+  // PEFT target_parameters: LoRA on bare expert parameters (ParamWrapper).
+  const paramTargets = (setup.method === 'lora' || setup.method === 'qlora') && lora ? parameterTargets(lora.target_parameters, a, mods) : { targets: [], unmatched: [] };
+  if (paramTargets.unmatched.length > 0) {
+    const bare = mods.filter((m) => m.parameter && m.group === 'expert').map((m) => m.name);
+    warnings.push({ key: 'lora.target_parameters', message: `${paramTargets.unmatched.join(', ')}: no ${bare.length > 0 ? `expert parameter of this ${a.family} model (${bare.join(', ')})` : `3-D expert parameter in this ${a.family} model${a.moe ? ' (its experts are nn.Linear layers: target_modules reaches them)' : ''}`}; no adapter counted for ${paramTargets.unmatched.length > 1 ? 'them' : 'it'}` });
+  }
+  /**
+   * LoRA on bare expert parameters (PEFT ParamWrapper, huggingface/peft src/peft/tuners/lora/layer.py): each forward
+   * builds delta = einsum(B, A) x scaling in the adapter dtype, casts it to the parameter's, and registers W + delta as a
+   * parametrization of the experts module. W + delta is a new tensor that requires grad: the expert matmul keeps it and
+   * its routed input for backward (one full copy of the parameter per targeted layer). Building the delta holds it in
+   * the adapter dtype and its cast; the backward holds W + delta's gradient and its cast to the adapter dtype
+   * (tools/activations/lora_target_parameters.py measures both on a grouped_mm replica).
+   */
+  const expertLoraPlan = (tokens: number): NonNullable<ActivationPlan['expertLora']> => ({
+    targets: paramTargets.targets.map((t) => {
+      const elems = (a.moe!.experts / ep) * t.module.inFeatures * t.module.outFeatures;
+      const cbHere = setup.mixed_precision !== 'none' || wb === 2 ? 2 : 4;
+      return {
+        name: t.module.name, savedBytes: elems * denseBytes + tokens * a.moe!.topK * t.module.inFeatures * cbHere,
+        workingBytes: 2 * Math.max(adapterBytes, denseBytes) * elems, ...(t.indices ? { indices: t.indices } : {}),
+      };
+    }),
+  });
+  if ((lora || ia3) && targets.size === 0 && paramTargets.targets.length === 0) {
     warnings.push({ key: ia3 ? 'ia3.target_modules' : 'lora.target_modules', message: `none of the ${ia3 ? 'IA3' : 'LoRA'} target modules match ${a.family} layers (${mods.filter((m) => !m.parameter).map((m) => m.name).join(', ')})` });
   }
 
@@ -546,8 +620,8 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const bytes = kbit !== 'none' ? 4 : wb;
       warnings.push({ key: 'quantization', code: 'fused-experts', message: `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize (it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params stay ${bytes === 4 ? 'fp32' : setup.weights_dtype}${kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : ''}, ${formatBytes(expertParams * bytes)}${alwaysFused ? '' : '. transformers 4.x or Unsloth quantize them per expert'}` });
     }
-    if (lostExperts) {
-      warnings.push({ key: 'lora.target_modules', code: 'fused-experts', message: `transformers ${version} stores the experts as 3-D parameters, which target_modules does not reach: the adapters sit on ${targets.size > 0 ? [...targets].join(', ') : 'no layer'} only (PEFT target_parameters adapts fused experts; not modeled)` });
+    if (lostExperts && !(lora?.target_parameters && parameterTargets(lora.target_parameters, a, mods).targets.length > 0)) {
+      warnings.push({ key: 'lora.target_modules', code: 'fused-experts', message: `transformers ${version} stores the experts as 3-D parameters, which target_modules does not reach: the adapters sit on ${targets.size > 0 ? [...targets].join(', ') : 'no layer'} only (PEFT target_parameters adapts fused experts)` });
     }
   }
 
@@ -1067,7 +1141,11 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
       quantizedBase: quantHere > 0, kbitUpcast: kbitQ, kernels: setup.kernels, tiledMlpShards: tiledShards,
       ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}),
+      ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(seqs * seqHere) } : {}),
     };
+    if (paramTargets.targets.length > 0 && !leanMode && first) {
+      assumptions.push({ key: 'lora.target_parameters', value: 'W + BA materialized once per forward, grouped_mm experts', source: 'VRAM Lens default: PEFT with its parametrization cached for the forward (huggingface/peft#2912) and transformers 5\'s default experts implementation (grouped_mm), which reads each parameter once; older PEFT with a per-expert loop built W + BA again for every expert' });
+    }
     if (a.linearAttention && setup.linear_attention_kernels === undefined && !leanMode && first) {
       assumptions.push({ key: 'linear_attention_kernels', value: 'fla', source: 'VRAM Lens default: flash-linear-attention (>= 0.5) and causal-conv1d installed, as Qwen recommends for its Gated DeltaNet layers; without them transformers falls back to a torch implementation that keeps several times more for backward (set linear_attention_kernels: torch)' });
     }

@@ -41,6 +41,13 @@ export const LoraSchema = z.strictObject({
    * keeps the base output and the LoRA output of every target, and the weight's norm is recomputed each forward.
    */
   use_dora: z.boolean().default(false),
+  /**
+   * PEFT target_parameters: bare parameters adapted by LoRA, such as the 3-D fused experts of transformers 5
+   * ('experts.gate_up_proj', 'mlp.experts.down_proj'; a leading layer index, as in '7.mlp.experts.gate_up_proj', limits
+   * the target to that layer). Each is wrapped by PEFT's ParamWrapper: lora_A (in x r·E) and lora_B (r·E x out) per
+   * targeted parameter, and W + BA materialized in every forward.
+   */
+  target_parameters: z.array(z.string()).min(1).optional(),
 });
 
 /** PEFT (IA)^3: a learned vector scales the output of each target (the input of a feed-forward target). */

@@ -174,7 +174,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       seq: { seq: 1024 }, attention: { attention: 'eager' }, baseTrainable: { baseTrainable: true }, normsTrainable: { normsTrainable: true },
       inputRequiresGrad: { inputRequiresGrad: true }, tp: { tp: 2 }, sequenceParallel: { sequenceParallel: true }, compile: { compile: true },
       softmaxSavesInput: { softmaxSavesInput: true }, quantizedBase: { quantizedBase: true }, kbitUpcast: { kbitUpcast: 'all' }, kernels: { kernels: 'liger' },
-      tiledMlpShards: { tiledMlpShards: 4 }, linearKernels: { linearKernels: 'torch' }, lora: { lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'o_proj']) } },
+      tiledMlpShards: { tiledMlpShards: 4 }, linearKernels: { linearKernels: 'torch' }, expertLora: { expertLora: { targets: [{ name: 'experts.gate_up_proj', savedBytes: 1, workingBytes: 1 }] } }, lora: { lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'o_proj']) } },
       ia3: { ia3: { dtypeBytes: 4, targets: new Set(['k_proj']), feedforward: new Set() } },
     };
     const loraVariants: Array<Partial<NonNullable<ActivationPlan['lora']>>> = [{ r: 8 }, { dropout: 0 }, { dtypeBytes: 2 }, { dora: true }];
@@ -184,6 +184,36 @@ describe('estimate: the layer memo tells plans apart', () => {
     // Again in reverse order, and with equal plans built afresh (a new Set with the same targets is the same plan).
     for (let i = plans.length - 1; i >= 0; i--) assert.equal(layerActivations({ ...plans[i] }), first[i]);
     assert.equal(layerActivations({ ...base, lora: { ...base.lora!, targets: new Set(['v_proj', 'q_proj', 'k_proj']) } }), first[0]);
+  });
+});
+
+describe('estimate: LoRA on fused expert parameters (PEFT target_parameters)', () => {
+  const moe = (lora: Record<string, unknown>, extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('Qwen/Qwen3-30B-A3B', {
+    method: 'lora', lora: { r: 16, alpha: 32, target_modules: ['q_proj'], ...lora }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 2048,
+    gradient_checkpointing: 'none', attention: 'flash', transformers_version: '5.0', ...extra,
+  }));
+  it('adapters r x E x (in + out) per targeted parameter and layer; each adapted layer keeps W + BA and the routed input', () => {
+    // Qwen3-30B-A3B: 48 MoE layers of 128 experts, gate_up_proj 2 x 768 wide over 2048, down_proj 768 -> 2048, top-8.
+    // ParamWrapper: lora_A (r·E x in) + lora_B (out x r·E): 16 x 128 x (2048 + 1536) and 16 x 128 x (768 + 2048).
+    const plain = moe({});
+    const both = moe({ target_parameters: ['mlp.experts.gate_up_proj', 'mlp.experts.down_proj'] });
+    const adapters = 48 * 16 * 128 * ((2048 + 1536) + (768 + 2048));
+    assert.equal(both.parameters.trainable - plain.parameters.trainable, adapters);
+    assert.equal(adapters, 629_145_600);
+    // Saved per layer (tools/activations/lora_target_parameters.py closed form): W + BA in bf16 (128 x 2048 x 1536 and
+    // 128 x 768 x 2048 elements x 2 B) and the matmuls' routed inputs (2,048 tokens x 8 x (2048 + 768) x 2 B).
+    const perLayer = 2 * 128 * 2048 * 1536 + 2 * 128 * 768 * 2048 + 2048 * 8 * (2048 + 768) * 2;
+    near(component(phase(both, 'forward'), 'activations') - component(phase(plain, 'forward'), 'activations'), 48 * perLayer, 1e-12, '48 adapted layers');
+    assert.ok(both.assumptions.some((x) => x.key === 'lora.target_parameters'));
+    // transformers 5's target_modules warning about the unreached experts is gone once target_parameters adapts them.
+    assert.ok(!both.warnings.some((w) => w.code === 'fused-experts'));
+  });
+  it('a layer index limits a target to that layer; a name that matches no expert parameter is a warning, not an adapter', () => {
+    const plain = moe({});
+    const two = moe({ target_parameters: ['7.mlp.experts.gate_up_proj', 'model.layers.15.mlp.experts.gate_up_proj', 'mlp.experts.up_proj'] });
+    assert.equal(two.parameters.trainable - plain.parameters.trainable, 2 * 16 * 128 * (2048 + 1536));
+    near(component(phase(two, 'forward'), 'activations') - component(phase(plain, 'forward'), 'activations'), 2 * (2 * 128 * 2048 * 1536 + 2048 * 8 * 2048 * 2), 1e-12, 'two adapted layers');
+    assert.match(two.warnings.find((w) => w.key === 'lora.target_parameters')?.message ?? '', /mlp\.experts\.up_proj: no expert parameter/);
   });
 });
 

@@ -79,6 +79,12 @@ export interface ActivationPlan {
    * recommended install), or transformers' torch fallback when those packages are missing. See gatedDeltaNet.
    */
   readonly linearKernels?: LinearKernels;
+  /**
+   * LoRA on bare expert parameters (PEFT target_parameters): per target, what a layer it adapts keeps for backward
+   * (W + BA and the routed input of its matmul) and its backward working set; `indices` limits it to those layers
+   * (else every MoE layer).
+   */
+  readonly expertLora?: { readonly targets: ReadonlyArray<{ readonly name: string; readonly savedBytes: number; readonly workingBytes: number; readonly indices?: ReadonlySet<number> }> };
 }
 
 export type LinearKernels = 'fla' | 'torch';
@@ -158,6 +164,7 @@ const sameLora = (a: LoraPlan | undefined, b: LoraPlan | undefined): boolean =>
     && (a.dora === true) === (b.dora === true) && sameSet(a.targets, b.targets));
 const sameIa3 = (a: Ia3Plan | undefined, b: Ia3Plan | undefined): boolean =>
   a === b || (a !== undefined && b !== undefined && a.dtypeBytes === b.dtypeBytes && sameSet(a.targets, b.targets) && sameSet(a.feedforward, b.feedforward));
+const expertLoraKey = (p: ActivationPlan): string => (p.expertLora ? p.expertLora.targets.map((t) => `${t.name}:${t.savedBytes}:${t.workingBytes}:${t.indices ? [...t.indices].join('.') : '*'}`).join(';') : '');
 /** The fields of the memo key below, compared one by one (no key string to build and hash). */
 const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   a.arch === b.arch && a.batch === b.batch && a.seq === b.seq && a.mode === b.mode && a.half === b.half && a.weightBytes === b.weightBytes
@@ -165,7 +172,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   && a.inputRequiresGrad === b.inputRequiresGrad && a.sequenceParallel === b.sequenceParallel && (a.compile === true) === (b.compile === true)
   && (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) && (a.quantizedBase === true) === (b.quantizedBase === true)
   && (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') && (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch')
-  && (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) && (a.linearKernels ?? 'fla') === (b.linearKernels ?? 'fla') && a.tp === b.tp
+  && (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) && (a.linearKernels ?? 'fla') === (b.linearKernels ?? 'fla') && expertLoraKey(a) === expertLoraKey(b) && a.tp === b.tp
   && sameLora(a.lora, b.lora) && sameIa3(a.ia3, b.ia3);
 /**
  * Every plan field: a field added to ActivationPlan does not compile until it is listed here, and the unit tests change
@@ -174,7 +181,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
 export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true } = {
   arch: true, mode: true, half: true, weightBytes: true, batch: true, seq: true, attention: true, baseTrainable: true, normsTrainable: true,
   inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true,
-  kbitUpcast: true, kernels: true, tiledMlpShards: true, linearKernels: true,
+  kbitUpcast: true, kernels: true, tiledMlpShards: true, linearKernels: true, expertLora: true,
 };
 /** The last 32 plans and their results (the advice search asks for the same few plans again and again). */
 const recentPlans = new Recent<ActivationPlan, LayerActivations>(32, samePlan);
@@ -190,7 +197,7 @@ function layerActivationsByKey(p: ActivationPlan): LayerActivations {
     byPlan = new Map();
     layerCache.set(p.arch, byPlan);
   }
-  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
+  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
   let r = byPlan.get(key);
   if (!r) {
     if (byPlan.size > 4096) byPlan.clear();
@@ -210,21 +217,26 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const pattern = p.arch.layerPattern;
   const linearPattern = p.arch.linearAttention?.pattern;
   const mixedLinear = linearPattern !== undefined && linearPattern.some((x) => x !== linearPattern[0]);
-  if (!(moe && moe.moeLayers < p.arch.layers) && !(pattern && pattern.rope.some((r) => r !== pattern.rope[0])) && !mixedLinear) return blockActivations(p, true, true, linearPattern?.[0] === true);
+  // LoRA on expert parameters of some layers only (target_parameters naming layer indices).
+  const someLayers = p.expertLora?.targets.some((t) => t.indices !== undefined) === true;
+  if (!(moe && moe.moeLayers < p.arch.layers) && !(pattern && pattern.rope.some((r) => r !== pattern.rope[0])) && !mixedLinear && !someLayers) {
+    return blockActivations(p, true, true, linearPattern?.[0] === true, p.expertLora ? p.expertLora.targets.map((t) => t.name) : []);
+  }
   // Layers of different kinds: dense and MoE (DeepSeek's and GLM-4.5's first layers, Qwen2-MoE's mlp_only_layers,
   // Llama 4 Maverick), rotary and NoPE (Llama 4), linear and full attention (Qwen3-Next, Qwen3.5): the average block,
   // weighted by layer count.
-  const kinds = new Map<string, { moeBlock: boolean; rope: boolean; linearLayer: boolean; n: number }>();
+  const kinds = new Map<string, { moeBlock: boolean; rope: boolean; linearLayer: boolean; adapted: string[]; n: number }>();
   for (let i = 0; i < p.arch.layers; i++) {
     const moeBlock = pattern ? pattern.moe[i] : i >= p.arch.layers - (moe?.moeLayers ?? 0);
     const rope = pattern ? pattern.rope[i] : true;
     const linearLayer = linearPattern?.[i] === true;
-    const k = `${moeBlock}|${rope}|${linearLayer}`;
+    const adapted = moeBlock && p.expertLora ? p.expertLora.targets.filter((t) => !t.indices || t.indices.has(i)).map((t) => t.name) : [];
+    const k = `${moeBlock}|${rope}|${linearLayer}|${adapted.join(',')}`;
     const c = kinds.get(k);
     if (c) c.n++;
-    else kinds.set(k, { moeBlock, rope, linearLayer, n: 1 });
+    else kinds.set(k, { moeBlock, rope, linearLayer, adapted, n: 1 });
   }
-  const blocks = [...kinds.values()].map((c) => ({ ...c, l: blockActivations(p, c.moeBlock, c.rope, c.linearLayer) }));
+  const blocks = [...kinds.values()].map((c) => ({ ...c, l: blockActivations(p, c.moeBlock, c.rope, c.linearLayer, c.adapted) }));
   const sum = (bs: typeof blocks, f: (l: LayerActivations) => number): number => bs.reduce((t, c) => t + f(c.l) * c.n, 0);
   const count = (bs: typeof blocks): number => bs.reduce((t, c) => t + c.n, 0);
   const avg = (f: (l: LayerActivations) => number): number => sum(blocks, f) / p.arch.layers;
@@ -247,7 +259,7 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
  * One block's saved tensors; `moeBlock` false replays a dense layer of a model that mixes dense and MoE layers, `rope`
  * false a Llama 4 NoPE layer.
  */
-function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false): LayerActivations {
+function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false, adaptedExperts: readonly string[] = []): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const a = p.arch;
   // Liger's RMSNorm and SiLU/GELU-mul kernels keep what a compiled block keeps of those ops: the norm's input and
@@ -623,6 +635,15 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
     }
   }
   void layerOutputs;
+  // LoRA on this layer's expert parameters (PEFT target_parameters): W + BA and each matmul's routed input are kept.
+  let expertLoraWorking = 0;
+  if (moeBlock && a.moe && p.expertLora) {
+    for (const t of p.expertLora.targets) {
+      if (!adaptedExperts.includes(t.name)) continue;
+      tape.saveExtra(`${t.name}: W + BA (LoRA on the parameter) and its routed input`, t.savedBytes);
+      expertLoraWorking = Math.max(expertLoraWorking, t.workingBytes);
+    }
+  }
 
   let entries = tape.entries();
   let bytesPerLayer = tape.totalBytes();
@@ -646,7 +667,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   // its own (gatedDeltaNet).
   const scoreGradBytes = 2 * cb + (softmaxUpcast && cb < 4 ? 4 : 0);
   const attnWorking = linearWorking ?? (p.attention === 'eager' ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));
-  const backwardWorkingBytes = Math.max(mlpWorking, Math.max(0, attnWorking - mlpSavedBytes)) + 2 * residualBytes * Tsp * a.hidden;
+  const backwardWorkingBytes = Math.max(mlpWorking, expertLoraWorking, Math.max(0, attnWorking - mlpSavedBytes)) + 2 * residualBytes * Tsp * a.hidden;
   const layerInputBytes = Tsp * a.hidden * residualBytes;
   const everyOtherMatmul = tape.matmulOutputs.filter((_, i) => i % 2 === 0).reduce((x, y) => x + y, 0);
   const selectiveBytes = Math.min(bytesPerLayer, layerInputBytes + everyOtherMatmul + tape.attentionOutputBytes);
