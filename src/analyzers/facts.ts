@@ -28,6 +28,7 @@ export type CanonicalKey =
   | 'loraR' | 'loraAlpha' | 'loraDropout' // numbers
   | 'loraTargets'                // string[] | 'all-linear'
   | 'loraModulesToSave'          // string[]
+  | 'loraTargetParameters'       // string[]: PEFT target_parameters (bare parameters such as fused MoE experts), Axolotl lora_target_parameters
   | 'loraDora'                   // boolean: DoRA (PEFT use_dora, LLaMA-Factory use_dora, Axolotl peft_use_dora, torchtune use_dora)
   | 'ia3Targets'                 // string[] (PEFT IA3Config target_modules)
   | 'ia3Feedforward'             // string[] (PEFT IA3Config feedforward_modules)
@@ -165,11 +166,6 @@ export function notModeled(name: string, objective: string): Message {
 /** A 'not-modeled' message for a GRPO reward model named by its Hub id (loaded on every GPU, not counted). */
 export function rewardModelNotCounted(name: string): Message {
   return msg('{0}: a reward model ({1}) is loaded on every GPU; its weights and forward are not counted', 'reward_funcs', name);
-}
-
-/** A 'not-modeled' message for PEFT target_parameters (LoRA on bare parameters such as transformers 5's fused experts). */
-export function targetParametersNotModeled(key: string): Message {
-  return msg('{0}: LoRA on bare parameters (PEFT target_parameters, such as the fused MoE experts of transformers 5) is not modeled; the estimate counts no adapter on them', key);
 }
 
 export type ProblemCode =

@@ -4,7 +4,7 @@
 import { parser } from '@lezer/python';
 import { TreeFragment, type SyntaxNode, type Tree } from '@lezer/common';
 import {
-  evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled, rewardModelNotCounted, targetParametersNotModeled,
+  evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled, rewardModelNotCounted,
   type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
 } from './facts';
 
@@ -685,7 +685,7 @@ class Analyzer {
         case 'target_modules': return emit('loraTargets', (x) => this.targets(x, e));
         case 'modules_to_save': return emit('loraModulesToSave', (x) => this.strList(x, e));
         case 'use_dora': return emit('loraDora', (x) => this.bool(x, e));
-        case 'target_parameters': return this.problem('not-modeled', 'warning', targetParametersNotModeled('target_parameters'), e.keySpan, 'target_parameters');
+        case 'target_parameters': return emit('loraTargetParameters', (x) => this.strList(x, e));
       }
     }
     if (script) {

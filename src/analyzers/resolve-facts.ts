@@ -172,6 +172,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     loraField('dropout', 'loraDropout', 'lora.dropout');
     loraField('target_modules', 'loraTargets', 'lora.target_modules');
     if (decided.loraModulesToSave) lora.modules_to_save = decided.loraModulesToSave.fact.value;
+    if (decided.loraTargetParameters) lora.target_parameters = decided.loraTargetParameters.fact.value;
     if (decided.loraDora?.fact.value === true) lora.use_dora = true;
     const dt = toolDefault(tools, 'lora.dtype');
     lora.dtype = dt?.value === 'model' ? 'model' : dt?.value;

@@ -85,7 +85,7 @@ export const SETUP_FIELD_KEY: Readonly<Record<string, CanonicalKey>> = {
   context_parallel: 'contextParallel', expert_parallel: 'expertParallel', zero_hpz_partition_size: 'zeroHpzPartitionSize',
   zero_mics_shard_size: 'micsShardSize', batch_lengths: 'batchLengths', kbit_upcast: 'kbitUpcast', eval_batch_size: 'evalBatchSize', rollout: 'rollout', preference: 'preference',
   kernels: 'kernels', expandable_segments: 'expandableSegments', empty_cache_steps: 'emptyCacheSteps', galore: 'galore', badam: 'badam',
-  'rollout.completion_len': 'completionLen', 'rollout.engine': 'vllmMode', 'lora.target_modules': 'loraTargets',
+  'rollout.completion_len': 'completionLen', 'rollout.engine': 'vllmMode', 'lora.target_modules': 'loraTargets', 'lora.target_parameters': 'loraTargetParameters',
 };
 
 /** The first halving of the micro-batch that fits the analysis's GPU (auto_find_batch_size), if any does. */

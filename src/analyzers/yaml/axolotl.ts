@@ -1,7 +1,7 @@
 // The Axolotl training YAML (`axolotl train cfg.yml`): model, batch, LoRA/QLoRA, precision, checkpointing,
 // attention, kernels, DeepSpeed and FSDP keys as facts with exact spans. Keys and defaults follow FORMATS.md §5
 // (axolotl-ai-cloud/axolotl@067b021:src/axolotl/utils/schemas/*.py, utils/config/__init__.py). Pure: no I/O, no node:* or vscode imports.
-import { about, msg, normalizeOptimizer, rewardModelNotCounted, targetParametersNotModeled, type ConfigFacts } from '../facts';
+import { about, msg, normalizeOptimizer, rewardModelNotCounted, type ConfigFacts } from '../facts';
 import {
   asEvalStrategy,
   asPacking,
@@ -74,8 +74,7 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
   ctx.put('loraDropout', top.get('lora_dropout'), asNonNegNumber);
   ctx.put('loraDora', top.get('peft_use_dora'), asBool);
-  const targetParams = top.get('lora_target_parameters');
-  if (targetParams) ctx.problem('not-modeled', 'warning', targetParametersNotModeled('lora_target_parameters'), targetParams.keySpan, 'lora_target_parameters');
+  ctx.put('loraTargetParameters', top.get('lora_target_parameters'), (v) => listOf(v) ?? new Invalid(about('{0}: expected a list of parameter names')));
   // lora_target_linear adds every linear layer, which subsumes an explicit module list.
   const linear = top.get('lora_target_linear');
   if (isOn(ctx, linear) && linear) ctx.add('loraTargets', linear, 'all-linear');

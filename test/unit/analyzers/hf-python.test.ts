@@ -86,10 +86,13 @@ describe('analyzeHfPython', () => {
     assert.equal(analyzeHfPython(trainer.replace('"Qwen/Qwen2.5-7B-Instruct"', 'teacher')).facts.some((x) => x.key === 'teacherModel'), false);
   });
 
-  it('flags LoraConfig(target_parameters=...) at the keyword: adapters on bare parameters are not counted', () => {
-    const text = 'from peft import LoraConfig\nc = LoraConfig(r=16, target_modules="all-linear", target_parameters=["mlp.experts.gate_up_proj"])\n';
-    const p = analyzeHfPython(text).problems.find((x) => x.code === 'not-modeled');
-    assert.equal(p && text.slice(p.span.start, p.span.end), 'target_parameters');
+  it('reads LoraConfig(target_parameters=...): LoRA on bare expert parameters, located at the keyword', () => {
+    const text = 'from peft import LoraConfig\nc = LoraConfig(r=16, target_modules="all-linear", target_parameters=["7.mlp.experts.gate_up_proj", "7.mlp.experts.down_proj"])\n';
+    const r = analyzeHfPython(text);
+    assert.equal(r.problems.some((x) => x.code === 'not-modeled'), false);
+    const f = r.facts.find((x) => x.key === 'loraTargetParameters');
+    assert.deepEqual(f?.value, ['7.mlp.experts.gate_up_proj', '7.mlp.experts.down_proj']);
+    assert.equal(f && text.slice(f.keySpan.start, f.keySpan.end), 'target_parameters');
   });
 
   it('reads a qualified call nested in Trainer(args=...)', () => {

@@ -96,12 +96,12 @@ describe('analyzeAxolotlYaml', () => {
     assert.deepEqual([own.setup?.zero_stage, own.setup?.offload_optimizer, own.provenance.zero_stage?.kind], [2, 'none', 'file']);
   });
 
-  it('flags lora_target_parameters at its key: LoRA on fused MoE experts is not counted', () => {
+  it('reads lora_target_parameters into the LoRA block: adapters on fused MoE experts are counted', () => {
     const t = `${QLORA}lora_target_parameters:\n  - mlp.experts.gate_up_proj\n  - mlp.experts.down_proj\n`;
-    const p = analyzeAxolotlYaml(t).problems.filter((x) => x.code === 'not-modeled');
-    assert.equal(p.length, 1);
-    assert.equal(t.slice(p[0].span.start, p[0].span.end), 'lora_target_parameters');
-    assert.match(p[0].message, /target_parameters/);
+    const r = analyzeAxolotlYaml(t);
+    assert.equal(r.problems.filter((x) => x.code === 'not-modeled').length, 0);
+    assert.deepEqual(r.facts.find((x) => x.key === 'loraTargetParameters')?.value, ['mlp.experts.gate_up_proj', 'mlp.experts.down_proj']);
+    assert.deepEqual(resolveText('/w/axolotl.yml', t).setup?.lora?.target_parameters, ['mlp.experts.gate_up_proj', 'mlp.experts.down_proj']);
   });
 
   it('reads sample_packing / pad_to_sequence_len as fixed-length batches, both off as per-batch padding', () => {
