@@ -78,7 +78,10 @@ CHUNK = 64  # chunk_size of torch_chunk_gated_delta_rule and of fla's kernels
 # PyTorch >= 2 autograd semantics for two ops whose 1.13 backward saves more
 # ----------------------------------------------------------------------------------------
 class _MeanLastDim(torch.autograd.Function):
-    """x.mean(-1, keepdim=True) saving nothing (PyTorch >= 2 MeanBackward1 keeps only sizes)."""
+    """x.mean(-1, keepdim=True) with PyTorch >= 2.0 autograd semantics. torch 1.13's MeanBackward1 saves
+    its whole input (formula uses self.sym_numel(), which 1.13's codegen did not reduce to an int);
+    PyTorch 2.x saves only sizes + numel. Without this, every RMSNorm would count an extra fp32 b*s*h.
+    measure.py uses this one too."""
 
     @staticmethod
     def forward(ctx, x):

@@ -23,6 +23,8 @@ import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 from torch.utils.checkpoint import checkpoint
 
+import gated_deltanet as gdn  # same folder: the Gated DeltaNet mixer and the PyTorch >= 2 mean
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_OUT = os.path.join(REPO, "test", "fixtures", "activations", "golden.json")
@@ -57,23 +59,8 @@ def storage_key(t):
     return st.data_ptr(), st.nbytes()
 
 
-class _MeanLastDim(torch.autograd.Function):
-    """x.mean(-1, keepdim=True) with PyTorch >= 2.0 autograd semantics. torch 1.13's MeanBackward1 saves
-    its whole input (formula uses self.sym_numel(), which 1.13's codegen did not reduce to an int);
-    PyTorch 2.x saves only sizes + numel. Without this, every RMSNorm would count an extra fp32 b*s*h."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.shape = x.shape
-        return x.mean(-1, keepdim=True)
-
-    @staticmethod
-    def backward(ctx, g):
-        return g.expand(ctx.shape) / ctx.shape[-1]
-
-
-def mean_lastdim(x):
-    return _MeanLastDim.apply(x)
+# x.mean(-1, keepdim=True) with PyTorch >= 2.0 autograd semantics (shared with gated_deltanet.py, which defines it).
+mean_lastdim = gdn.mean_lastdim
 
 
 def autocast_on():
@@ -1185,7 +1172,6 @@ class Olmo2Layer(nn.Module):
 # ----------------------------------------------------------------------------------------
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
-import gated_deltanet as gdn  # noqa: E402  (same folder)
 
 # PEFT target_modules="all-linear" on Qwen3.5 (every nn.Linear but lm_head; conv1d is not one)
 QWEN3_5_LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a",
