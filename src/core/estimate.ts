@@ -584,9 +584,10 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   const expertLoraPlan = (tokens: number): NonNullable<ActivationPlan['expertLora']> => ({
     targets: paramTargets.targets.map((t) => {
       const elems = (a.moe!.experts / ep) * t.module.inFeatures * t.module.outFeatures;
-      const cbHere = setup.mixed_precision !== 'none' || wb === 2 ? 2 : 4;
+      // The routed input in the compute dtype (the autocast / model dtype).
+      const routedBytes = mode === 'fp32' ? 4 : half;
       return {
-        name: t.module.name, savedBytes: elems * denseBytes + tokens * a.moe!.topK * t.module.inFeatures * cbHere,
+        name: t.module.name, savedBytes: elems * denseBytes + tokens * a.moe!.topK * t.module.inFeatures * routedBytes,
         workingBytes: 2 * Math.max(adapterBytes, denseBytes) * elems, ...(t.indices ? { indices: t.indices } : {}),
       };
     }),

@@ -257,7 +257,8 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
 
 /**
  * One block's saved tensors; `moeBlock` false replays a dense layer of a model that mixes dense and MoE layers, `rope`
- * false a Llama 4 NoPE layer.
+ * false a Llama 4 NoPE layer, `linearLayer` a Gated DeltaNet layer (Qwen3-Next, Qwen3.5); `adaptedExperts` names the
+ * expert parameters LoRA adapts in this layer (PEFT target_parameters).
  */
 function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false, adaptedExperts: readonly string[] = []): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
