@@ -6,7 +6,7 @@ import type { HfConfig, Head } from './setup';
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next';
+  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -58,6 +58,26 @@ export interface LinearAttentionSpec {
 }
 
 /**
+ * Mamba2 mixers (IBM Granite 4.0 H: modeling_granitemoehybrid.py GraniteMoeHybridMambaLayer, Bamba's Mamba2 mixer) on
+ * the layers layer_types marks "mamba": in_proj to the gate z, x, B, C and dt (2 x inner + 2 x groups x state + heads),
+ * a depthwise causal conv1d over x, B and C, dt_bias, A_log and D per head, a gated RMSNorm over the inner width,
+ * out_proj. `inner` = heads x headDim.
+ */
+export interface Mamba2Spec {
+  readonly layers: number;
+  /** Per decoder layer: true for a Mamba2 layer. */
+  readonly pattern: readonly boolean[];
+  readonly heads: number;
+  readonly headDim: number;
+  readonly groups: number;
+  readonly state: number;
+  readonly convKernel: number;
+  readonly chunk: number;
+  readonly convBias: boolean;
+  readonly projBias: boolean;
+}
+
+/**
  * Multi-head latent attention (DeepSeek-V2/V3, Kimi K2, Moonlight): queries through an optional low-rank projection
  * (q_a_proj, its norm, q_b_proj), keys and values from one compressed latent (kv_a_proj_with_mqa, kv_a_layernorm,
  * kv_b_proj) plus a rotary part shared by all heads. Heads are `qkNope + qkRope` wide for q and k, `vHeadDim` for v.
@@ -91,7 +111,7 @@ export interface Architecture {
   readonly mlpBias: boolean;
   readonly qkNorm: boolean;
   /** ALiBi (BLOOM): a per-head linear bias added to the attention scores, no position embedding. */
-  readonly positions: 'rotary' | 'learned' | 'relative' | 'alibi';
+  readonly positions: 'rotary' | 'learned' | 'relative' | 'alibi' | 'none';
   readonly maxPositions: number;
   readonly moe?: MoeSpec;
   /** Dropout probabilities used in training (they create saved masks). */
@@ -121,6 +141,8 @@ export interface Architecture {
    * `layers - linearAttention.layers`: only they keep keys and values in a generation cache.
    */
   readonly linearAttention?: LinearAttentionSpec;
+  /** Mamba2 layers beside attention layers (Granite 4.0 H); the attention layers are `layers - mamba.layers`. */
+  readonly mamba?: Mamba2Spec;
   /**
    * The full-attention output is gated per channel by sigmoid of a second half of q_proj's output (Qwen3-Next, Qwen3.5:
    * `attn_output * torch.sigmoid(gate)` before o_proj), so q_proj is twice as wide.
@@ -219,6 +241,9 @@ const FAMILY_ALIASES: Record<string, Family> = {
   // checkpoints are image-text models: the language model under text_config beside Qwen3-VL's vision tower without its
   // deepstack mergers.
   qwen3_next: 'qwen3_next', qwen3_5: 'qwen3_next', qwen3_5_text: 'qwen3_next', qwen3_5_moe: 'qwen3_next', qwen3_5_moe_text: 'qwen3_next',
+  // IBM Granite 4.0 (granitemoehybrid): Mamba2 and attention layers by layer_types, each with a gated shared MLP
+  // (input_linear chunked into gate and up, output_linear); the H models use no position embedding.
+  granitemoehybrid: 'granite_hybrid',
   // IBM Granite 3.x: Llama's layers; its embedding, residual, attention and logits multipliers are scalar products
   // that keep nothing for backward (modeling_granite.py), so memory follows Llama.
   granite: 'llama',
@@ -450,6 +475,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   // Llama 4: intermediate_size is an expert's (and the shared expert's) width, intermediate_size_mlp the dense layers'.
   else if (family === 'llama4') ffn = num(cfg, 'intermediate_size_mlp') ?? 16384;
   else if (isBloom) ffn = 4 * hidden; // BloomMLP: dense_h_to_4h
+  // GraniteMoeHybridMLP (shared_mlp) is shared_intermediate_size wide; intermediate_size is an expert's.
+  else if (family === 'granite_hybrid') ffn = need(num(cfg, 'shared_intermediate_size'), 'shared_intermediate_size');
   // Qwen3.5-MoE has no dense layer and no intermediate_size (Qwen3_5MoeTextConfig deletes it).
   else if (family === 'qwen3_next' && num(cfg, 'intermediate_size') === undefined && (num(cfg, 'num_experts') ?? 0) > 0) ffn = need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
   else ffn = need(num(cfg, 'intermediate_size'), 'intermediate_size');
@@ -532,11 +559,14 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const qkvBias = attentionBias ?? qkvBiasByFamily;
   const outBias = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom
     ? true
-    : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' || family === 'gpt_oss' || family === 'llama4' || family === 'qwen3_next' ? (attentionBias ?? false) : false;
+    : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' || family === 'gpt_oss' || family === 'llama4' || family === 'qwen3_next'
+      || family === 'granite_hybrid' ? (attentionBias ?? false) : false;
   const mlpBias = bool(cfg, 'mlp_bias') ?? (family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom);
 
   const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi', 'bloom'].includes(family) ? 'layer' : 'rms';
-  const positions: Architecture['positions'] = isGpt2 || family === 'bert' || family === 'roberta' ? 'learned' : isT5 ? 'relative' : isBloom ? 'alibi' : 'rotary';
+  // Granite 4.0's position_embedding_type: "nope" (the H models) or "rope".
+  const positions: Architecture['positions'] = isGpt2 || family === 'bert' || family === 'roberta' ? 'learned' : isT5 ? 'relative' : isBloom ? 'alibi'
+    : family === 'granite_hybrid' && str(cfg, 'position_embedding_type') !== 'rope' ? 'none' : 'rotary';
   const maxPositions = num(cfg, isGpt2 ? 'n_positions' : 'max_position_embeddings') ?? (isGpt2 ? 1024 : 512);
 
   const hiddenDropout = num(cfg, isGpt2 ? 'resid_pdrop' : isT5 ? 'dropout_rate' : 'hidden_dropout_prob', 'hidden_dropout')
@@ -582,6 +612,28 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
       problems.push({ field: 'linear_num_value_heads', message: `linear_num_value_heads (${linearAttention.valueHeads}) must be a multiple of linear_num_key_heads (${linearAttention.keyHeads})` });
     }
   }
+  // Granite 4.0: layer_types (or layers_block_type) lists "mamba" / "attention", all "mamba" when absent
+  // (GraniteMoeHybridConfig). The MoE models (num_local_experts > 0) keep their experts in GraniteMoeParallelExperts,
+  // not modeled yet.
+  let mamba: Mamba2Spec | undefined;
+  if (family === 'granite_hybrid') {
+    if ((num(cfg, 'num_local_experts') ?? 0) > 0) {
+      problems.push({ field: 'num_local_experts', message: `granitemoehybrid with experts (Granite 4.0 H-Tiny, H-Small: GraniteMoeParallelExperts) is not modeled yet; the dense Granite 4.0 models are (H-Micro, H-1B, H-350M, micro, 1b, 350m)` });
+    }
+    const listed = Array.isArray(cfg.layer_types) ? cfg.layer_types as unknown[] : Array.isArray(cfg.layers_block_type) ? cfg.layers_block_type as unknown[] : undefined;
+    if (listed && listed.length !== layers) problems.push({ field: 'layer_types', message: `layer_types lists ${listed.length} layers, num_hidden_layers is ${layers}` });
+    const pattern = Array.from({ length: layers }, (_, i) => (listed ? listed[i] !== 'attention' : true));
+    const inner = (num(cfg, 'mamba_expand') ?? 2) * hidden;
+    const mHeads = need(num(cfg, 'mamba_n_heads') ?? 128, 'mamba_n_heads');
+    const headDimM = num(cfg, 'mamba_d_head') ?? inner / mHeads;
+    if (headDimM * mHeads !== inner) problems.push({ field: 'mamba_d_head', message: `mamba_n_heads (${mHeads}) x mamba_d_head (${headDimM}) must equal mamba_expand x hidden_size (${inner})` });
+    mamba = {
+      layers: pattern.filter(Boolean).length, pattern, heads: mHeads, headDim: headDimM,
+      groups: need(num(cfg, 'mamba_n_groups') ?? 1, 'mamba_n_groups'), state: need(num(cfg, 'mamba_d_state') ?? 256, 'mamba_d_state'),
+      convKernel: need(num(cfg, 'mamba_d_conv') ?? 4, 'mamba_d_conv'), chunk: need(num(cfg, 'mamba_chunk_size') ?? 256, 'mamba_chunk_size'),
+      convBias: bool(cfg, 'mamba_conv_bias') ?? true, projBias: bool(cfg, 'mamba_proj_bias') ?? false,
+    };
+  }
   if (nested) {
     const v = typeof config.vision_config === 'object' && config.vision_config !== null ? siglipWithProjector(config.vision_config as HfConfig, hidden) : undefined;
     if (v === undefined) problems.push({ field: 'vision_config', message: 'a gemma3 config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size' });
@@ -613,6 +665,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...(layerPattern ? { layerPattern, qkL2Norm: bool(cfg, 'use_qk_norm') ?? true } : {}),
     partialRotary: num(cfg, 'partial_rotary_factor') ?? ropePartial(cfg) ?? (family === 'glm4' || family === 'glm4_moe' ? 0.5 : family === 'qwen3_next' ? 0.25 : 1),
     ...(linearAttention ? { linearAttention, attnOutputGate: true } : {}),
+    ...(mamba ? { mamba } : {}),
     // Qwen3-VL-MoE and Qwen3.5-MoE exist only with 3-D experts.
     ...(modelType === 'qwen3_vl_moe' || ((modelType === 'qwen3_5_moe' || modelType === 'qwen3_5_moe_text') && moe) ? { fusedExperts: true } : {}),
   };
@@ -821,6 +874,22 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       gqaAttention(a, add);
       deepseekMlps(a, add);
       break;
+    case 'granite_hybrid': {
+      // GraniteMoeHybridAttention q/k/v/o (attention_bias) on the attention layers, the Mamba2 mixer's in_proj and out_proj
+      // (mamba_proj_bias) on the others, the shared MLP's input_linear (gate and up) and output_linear everywhere.
+      const mb = a.mamba!;
+      const full = L - mb.layers;
+      const inner = mb.heads * mb.headDim;
+      add('q_proj', h, qd, a.qkvBias, full, 'attention');
+      add('k_proj', h, kvd, a.qkvBias, full, 'attention');
+      add('v_proj', h, kvd, a.qkvBias, full, 'attention');
+      add('o_proj', qd, h, a.outBias, full, 'attention');
+      add('in_proj', h, 2 * inner + 2 * mb.groups * mb.state + mb.heads, mb.projBias, mb.layers, 'attention');
+      add('out_proj', inner, h, mb.projBias, mb.layers, 'attention');
+      add('input_linear', h, 2 * a.ffn, false, L, 'mlp');
+      add('output_linear', a.ffn, h, false, L, 'mlp');
+      break;
+    }
     default: {
       if (a.linearAttention) {
         // Qwen3NextAttention on the full-attention layers: q_proj gives the queries and their output gate (2 x heads x
@@ -885,6 +954,12 @@ export interface ParameterCount {
   readonly other: number;
   /** A vision tower and projector beside the language model (Architecture.visionParams). */
   readonly vision: number;
+}
+
+/** A Mamba2 mixer's parameters outside its two linears: conv1d weight (and bias), dt_bias, A_log, D, the gated norm. */
+function mambaExtra(mb: Mamba2Spec): number {
+  const convDim = mb.heads * mb.headDim + 2 * mb.groups * mb.state;
+  return convDim * mb.convKernel + (mb.convBias ? convDim : 0) + 3 * mb.heads + mb.heads * mb.headDim;
 }
 
 const countCache = new WeakMap<Architecture, Map<string, ParameterCount>>();
@@ -962,6 +1037,13 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       blockNorms = 2 * normSize * a.layers;
       extra += (a.heads + a.kvHeads) * a.headDim * a.layers;
       break;
+    case 'granite_hybrid': {
+      // Input and post-attention norms in every layer; in each Mamba2 layer the depthwise conv1d over x, B and C (with its
+      // bias), dt_bias, A_log and D per head and the gated norm over the inner width.
+      blockNorms = 2 * normSize * a.layers;
+      extra += a.mamba!.layers * mambaExtra(a.mamba!);
+      break;
+    }
     case 'qwen3_next': {
       // Input and post-attention norms in every layer; q_norm and k_norm (head_dim each) in the full-attention layers;
       // in each Gated DeltaNet layer the depthwise conv1d over the q, k, v channels (no bias), dt_bias and A_log per value
@@ -1013,12 +1095,15 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
     const denseMlp = per((m) => m.group === 'mlp' && !m.name.startsWith('shared_expert'), a.layers - moe.moeLayers);
     largestBlock = Math.round(blocks / a.layers - (moeMlp * moe.moeLayers + denseMlp * (a.layers - moe.moeLayers)) / a.layers + Math.max(moeMlp, denseMlp));
   }
-  const la = a.linearAttention;
+  const la = a.linearAttention ?? a.mamba;
   if (la && la.layers > 0 && la.layers < a.layers) {
-    // Linear-attention and full-attention layers differ in their attention half: the largest block has the larger one.
-    const convDim = 2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim;
+    // Linear-attention (or Mamba2) and full-attention layers differ in their attention half: the largest block has the
+    // larger one.
+    const mixerExtra = a.linearAttention
+      ? (2 * a.linearAttention.keyHeads * a.linearAttention.keyDim + a.linearAttention.valueHeads * a.linearAttention.valueDim) * a.linearAttention.convKernel + 2 * a.linearAttention.valueHeads + a.linearAttention.valueDim
+      : mambaExtra(a.mamba!);
     const linearHalf = mods.filter((m) => m.group === 'attention' && m.count === la.layers && m.name !== 'q_proj' && m.name !== 'k_proj' && m.name !== 'v_proj' && m.name !== 'o_proj')
-      .reduce((t, m) => t + m.inFeatures * m.outFeatures, 0) + convDim * la.convKernel + 2 * la.valueHeads + la.valueDim;
+      .reduce((t, m) => t + m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0), 0) + mixerExtra;
     const fullHalf = mods.filter((m) => m.name === 'q_proj' || m.name === 'k_proj' || m.name === 'v_proj' || m.name === 'o_proj')
       .reduce((t, m) => t + m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0), 0) + 2 * a.headDim;
     const mean = (linearHalf * la.layers + fullHalf * (a.layers - la.layers)) / a.layers;

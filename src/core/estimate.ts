@@ -1142,8 +1142,17 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
       quantizedBase: quantHere > 0, kbitUpcast: kbitQ, kernels: setup.kernels, tiledMlpShards: tiledShards,
       ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}),
+      ...(a.mamba ? { mambaKernels: setup.mamba_kernels ?? 'cuda' } : {}),
       ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(seqs * seqHere) } : {}),
     };
+    if (a.mamba && a.mamba.layers > 0 && !leanMode && first) {
+      if (setup.mamba_kernels === undefined) {
+        assumptions.push({ key: 'mamba_kernels', value: 'cuda', source: 'VRAM Lens default: mamba_ssm and causal-conv1d installed (the fused mamba_split_conv1d_scan_combined kernel); without them, or when this transformers release does not find them (its lookup goes through the kernels package), torch_forward runs and keeps many times more for backward (set mamba_kernels: torch)' });
+      }
+      if ((setup.mamba_kernels ?? 'cuda') === 'cuda' && targets.has('out_proj')) {
+        warnings.push({ key: 'lora.target_modules', message: "the fused Mamba2 kernel applies out_proj's weight itself (mamba_split_conv1d_scan_combined), so a LoRA adapter on out_proj is never used in training: its parameters and optimizer state are counted, no activations" });
+      }
+    }
     if (paramTargets.targets.length > 0 && !leanMode && first) {
       assumptions.push({ key: 'lora.target_parameters', value: 'W + BA materialized once per forward, grouped_mm experts', source: 'VRAM Lens default: PEFT with its parametrization cached for the forward (huggingface/peft#2912) and transformers 5\'s default experts implementation (grouped_mm), which reads each parameter once; older PEFT with a per-expert loop built W + BA again for every expert' });
     }
@@ -1162,6 +1171,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
         baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
         softmaxSavesInput: oldSoftmax, ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}),
+        ...(a.mamba ? { mambaKernels: setup.mamba_kernels ?? 'cuda' } : {}),
       });
     }
     const totalLayers = a.family === 't5' ? a.layers + a.encoderLayers : a.layers;
@@ -1322,9 +1332,13 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const slidingHere = a.slidingLayers * (layersHere / a.layers);
       // Gated DeltaNet layers cache no keys and values: a recurrent state per value head (key x value head width, fp32 as
       // the kernel returns it) and the conv1d's last kernel-width inputs per channel (Qwen3NextDynamicCache).
+      // Mamba2 layers (HybridMambaAttentionDynamicCache) keep an SSM state of heads x head_dim x state and the conv's last
+      // inputs, both in the model dtype.
       const la = a.linearAttention;
-      const linearHere = la ? la.layers * (layersHere / a.layers) : 0;
-      const stateSequence = la ? ((la.valueHeads * la.keyDim * la.valueDim * 4) + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * cb) / tp : 0;
+      const mb = a.mamba;
+      const linearHere = la ? la.layers * (layersHere / a.layers) : mb ? mb.layers * (layersHere / a.layers) : 0;
+      const stateSequence = la ? ((la.valueHeads * la.keyDim * la.valueDim * 4) + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * cb) / tp
+        : mb ? ((mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * cb) / tp : 0;
       const kvBytes = (tokens: number): number => G * kvLayerToken * ((layersHere - slidingHere - linearHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow)) + G * linearHere * stateSequence;
       // GKD generates inside the training step: the gradients of the earlier micro-steps of an accumulation are held.
       const gradsAtGeneration = gkdGeneration && setup.gradient_accumulation_steps > 1 ? gradStored : gradsKeptInEval;
@@ -1339,7 +1353,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const tails: Component[][] = [];
       if (generation.engine === 'generate') {
         const kv = (tokens: number): Component => comp('kv-cache', `KV cache (${G} sequences x ${tokens} tokens)`, kvBytes(tokens),
-          () => (`${G} sequences x ${tokens} tokens x ${+(layersHere - linearHere).toFixed(1)} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B${slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : ''}${la ? ` + ${+linearHere.toFixed(1)} linear-attention layers x ${G} sequences x (recurrent state ${la.valueHeads} x ${la.keyDim} x ${la.valueDim} x 4 B + conv state ${2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim} x ${la.convKernel} x ${cb} B)` : ''}`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
+          () => (`${G} sequences x ${tokens} tokens x ${+(layersHere - linearHere).toFixed(1)} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B${slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : ''}${la ? ` + ${+linearHere.toFixed(1)} linear-attention layers x ${G} sequences x (recurrent state ${la.valueHeads} x ${la.keyDim} x ${la.valueDim} x 4 B + conv state ${2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim} x ${la.convKernel} x ${cb} B)` : ''}${mb ? ` + ${+linearHere.toFixed(1)} Mamba2 layers x ${G} sequences x (SSM state ${mb.heads} x ${mb.headDim} x ${mb.state} + conv state ${mb.heads * mb.headDim + 2 * mb.groups * mb.state} x ${mb.convKernel}) x ${cb} B` : ''}`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
         const prefill = noGradLayerBytes(a, G * P, P, cb, attention, tp);
         tails.push([kv(P), comp('backward-working', `Prefill: one layer's forward over ${G} prompts (no grad)`, prefill, () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${G} x ${P} tokens`), () => ({ sequences: G, tokens: P }))]);
         // Each step: the previous step's fp32 next-token logits and probabilities are still held (transformers _sample)

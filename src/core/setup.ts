@@ -196,6 +196,11 @@ export const TrainingSetupSchema = z.strictObject({
    */
   linear_attention_kernels: z.enum(['fla', 'torch']).optional(),
   /**
+   * Mamba2 layers (Granite 4.0 H): 'cuda' when mamba_ssm and causal-conv1d are installed (the fused kernel), 'torch' for
+   * transformers' torch_forward. Unset: cuda, listed as an assumption.
+   */
+  mamba_kernels: z.enum(['cuda', 'torch']).optional(),
+  /**
    * optimizer.zero_grad(set_to_none=True), the default since PyTorch 2.0: gradients are freed after each step.
    * With False (PyTorch < 2.0, or set explicitly) gradient buffers stay allocated through the next forward.
    */

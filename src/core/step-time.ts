@@ -72,9 +72,12 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   // FLOPs per token: forward 2P + attention 4·L·s·h (QK^T and AV, causal counted in full as kernels do). Gated DeltaNet
   // layers (chunk size 64) cost per token and value head about 4·64·(dk + dv) within the chunk and 6·dk·dv against
   // the state, independent of the sequence length.
+  // Mamba2 layers (chunk C, state N, head width P) likewise: about 4·C·(N + P) + 6·N·P per token and head.
   const la = a.linearAttention;
-  const attnFwd = 4 * (a.layers - (la?.layers ?? 0)) * setup.seq_len * a.heads * a.headDim
-    + (la ? la.layers * la.valueHeads * (4 * 64 * (la.keyDim + la.valueDim) + 6 * la.keyDim * la.valueDim) : 0);
+  const mb = a.mamba;
+  const attnFwd = 4 * (a.layers - (la?.layers ?? 0) - (mb?.layers ?? 0)) * setup.seq_len * a.heads * a.headDim
+    + (la ? la.layers * la.valueHeads * (4 * 64 * (la.keyDim + la.valueDim) + 6 * la.keyDim * la.valueDim) : 0)
+    + (mb ? mb.layers * mb.heads * (4 * mb.chunk * (mb.state + mb.headDim) + 6 * mb.state * mb.headDim) : 0);
   const fwd = 2 * activeP + attnFwd;
   const peft = setup.method === 'lora' || setup.method === 'qlora' || setup.method === 'ia3';
   // Backward: activation gradients (= forward) + weight gradients (= forward) for trainable weights only.
@@ -108,8 +111,8 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
     // layer's up to its window.
     const avg = prompt + C / 2;
     // Gated DeltaNet layers read and write their fp32 state (value heads x dk x dv) instead.
-    const kvRead = a.kvHeads * (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) * 2 * ((a.layers - a.slidingLayers - (la?.layers ?? 0)) * avg + a.slidingLayers * Math.min(avg, a.slidingWindow))
-      + (la ? la.layers * 2 * la.valueHeads * la.keyDim * la.valueDim * 4 : 0);
+    const kvRead = a.kvHeads * (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) * 2 * ((a.layers - a.slidingLayers - (la?.layers ?? 0) - (mb?.layers ?? 0)) * avg + a.slidingLayers * Math.min(avg, a.slidingWindow))
+      + (la ? la.layers * 2 * la.valueHeads * la.keyDim * la.valueDim * 4 : 0) + (mb ? mb.layers * 2 * mb.heads * mb.headDim * mb.state * 2 : 0);
     const rounds = (setup.micro_batch_size * microSteps) / ro.batch;
     const decode = (C * (activeP * wBytes + ro.batch * kvRead)) / (tp * pp) / (g.hbmBandwidthGBps * 1e9);
     const prefill = (fwd * ro.batch * prompt) / (tp * pp) / (peak * ASSUMED_MFU * tokenEfficiency(ro.batch * prompt));

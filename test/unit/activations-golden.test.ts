@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArchitecture } from '../../src/core/architecture';
-import { gatedDeltaNetSavedBytes, layerActivations, type KbitUpcast } from '../../src/core/terms/activations';
+import { gatedDeltaNetSavedBytes, layerActivations, mamba2SavedBytes, type KbitUpcast } from '../../src/core/terms/activations';
 import type { ComputeMode } from '../../src/core/terms/saved-tensors';
 
 interface GoldenCase {
@@ -135,4 +135,39 @@ describe('activations: Gated DeltaNet within 2 % of PyTorch saved-tensor ground 
       assert.equal(compared, 32);
     });
   }
+});
+
+// Mamba2 mixers (Granite 4.0 H) against tools/activations/mamba2.py (test/fixtures/activations/mamba2.json): the fused
+// mamba_ssm kernel path ('cuda') and transformers' torch_forward ('torch'), frozen and trainable. Granite's mixer is
+// Bamba's Mamba2 mixer; the mamba2 variant's fused cases run the same kernel with the same (ungrouped) norm.
+interface MambaCase {
+  variant: string; path: string; mask: boolean; params: 'frozen' | 'trainable';
+  b: number; s: number; hidden: number; H: number; P: number; G: number; N: number; K: number; C: number; measured: number;
+}
+const mamba = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'activations', 'mamba2.json'), 'utf8')) as { cases: MambaCase[] };
+
+describe('activations: Mamba2 mixer within 2 % of PyTorch saved-tensor ground truth (mamba2.json)', () => {
+  it('granitemoehybrid: fused kernel and torch fallback, frozen and trainable', () => {
+    const bad: string[] = [];
+    let compared = 0;
+    for (const c of mamba.cases) {
+      const granite = c.variant === 'granitemoehybrid' && (c.path === 'fused' || c.path === 'torch');
+      if (!granite && !(c.variant === 'mamba2' && c.path === 'fused')) continue;
+      const r = parseArchitecture({
+        model_type: 'granitemoehybrid', hidden_size: c.hidden, num_hidden_layers: 1, layer_types: ['mamba'], num_attention_heads: 2, num_key_value_heads: 1,
+        shared_intermediate_size: 64, vocab_size: 32, mamba_n_heads: c.H, mamba_d_head: c.P, mamba_expand: (c.H * c.P) / c.hidden, mamba_n_groups: c.G,
+        mamba_d_state: c.N, mamba_d_conv: c.K, mamba_chunk_size: c.C,
+      });
+      assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
+      const trainable = c.params === 'trainable';
+      const actual = mamba2SavedBytes({
+        arch: r.arch, mode: 'half', half: 2, weightBytes: 2, batch: c.b, seq: c.s, attention: 'flash', baseTrainable: trainable, normsTrainable: trainable,
+        inputRequiresGrad: true, tp: 1, sequenceParallel: false, mambaKernels: c.path === 'torch' ? 'torch' : 'cuda',
+      });
+      compared++;
+      if (Math.abs(actual - c.measured) / c.measured > 0.02) bad.push(`${c.variant} ${c.path} ${c.params} b=${c.b} s=${c.s} H=${c.H} G=${c.G}: model ${actual} vs torch ${c.measured} (${(100 * (actual - c.measured) / c.measured).toFixed(1)}%)`);
+    }
+    assert.deepEqual(bad, []);
+    assert.equal(compared, 66);
+  });
 });

@@ -296,6 +296,21 @@ describe('architecture: exact parameter counts', () => {
     assert.deepEqual([moe.fusedExperts, moe.moe?.moeLayers, moe.moe?.experts], [true, 40, 256]);
   });
 
+  it('Granite 4.0 H-Micro by hand: 36 Mamba2 layers, 4 attention layers, a gated shared MLP, tied embeddings', () => {
+    // Bamba's Mamba2 mixer: in_proj 2048 -> 2 x 4096 + 2 x 1 x 128 + 64, conv1d over 4096 + 256 channels x 4 with bias,
+    // dt_bias, A_log and D per head (64), the gated norm over 4096, out_proj 4096 -> 2048; no projection biases.
+    const mixer = 2048 * (2 * 4096 + 256 + 64) + 4352 * 4 + 4352 + 3 * 64 + 4096 + 4096 * 2048;
+    assert.equal(mixer, 25_847_232);
+    // Attention: 32 heads x 64 over 2048, 8 kv heads, no bias; the shared MLP input_linear 2048 -> 2 x 8192, output_linear.
+    const attn = 2048 * 2048 + 2 * 2048 * 512 + 2048 * 2048;
+    const mlp = 2048 * 16_384 + 8192 * 2048;
+    const total = 100_352 * 2048 + 2048 + 36 * (mixer + mlp + 2 * 2048) + 4 * (attn + mlp + 2 * 2048);
+    assert.equal(count('ibm-granite/granite-4.0-h-micro'), total);
+    assert.equal(total, 3_191_396_096);
+    const a = archOf('ibm-granite/granite-4.0-h-micro');
+    assert.deepEqual([a.family, a.mamba?.layers, a.positions, a.tied], ['granite_hybrid', 36, 'none', true]);
+  });
+
   it('Llama 4 Scout and Maverick by hand: text model under text_config, 3-D experts, a shared expert, the vision tower', () => {
     // Attention per layer: q 5120 x 5120, k and v 5120 x 1024, o 5120 x 5120, two RMSNorms (the q/k L2 norm has no weight).
     const attn = 2 * 5120 * 5120 + 2 * 5120 * 1024 + 2 * 5120;

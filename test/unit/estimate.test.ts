@@ -174,7 +174,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       seq: { seq: 1024 }, attention: { attention: 'eager' }, baseTrainable: { baseTrainable: true }, normsTrainable: { normsTrainable: true },
       inputRequiresGrad: { inputRequiresGrad: true }, tp: { tp: 2 }, sequenceParallel: { sequenceParallel: true }, compile: { compile: true },
       softmaxSavesInput: { softmaxSavesInput: true }, quantizedBase: { quantizedBase: true }, kbitUpcast: { kbitUpcast: 'all' }, kernels: { kernels: 'liger' },
-      tiledMlpShards: { tiledMlpShards: 4 }, linearKernels: { linearKernels: 'torch' }, expertLora: { expertLora: { targets: [{ name: 'experts.gate_up_proj', savedBytes: 1, workingBytes: 1 }] } }, lora: { lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'o_proj']) } },
+      tiledMlpShards: { tiledMlpShards: 4 }, linearKernels: { linearKernels: 'torch' }, mambaKernels: { mambaKernels: 'torch' }, expertLora: { expertLora: { targets: [{ name: 'experts.gate_up_proj', savedBytes: 1, workingBytes: 1 }] } }, lora: { lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'o_proj']) } },
       ia3: { ia3: { dtypeBytes: 4, targets: new Set(['k_proj']), feedforward: new Set() } },
     };
     const loraVariants: Array<Partial<NonNullable<ActivationPlan['lora']>>> = [{ r: 8 }, { dropout: 0 }, { dtypeBytes: 2 }, { dora: true }];
@@ -214,6 +214,38 @@ describe('estimate: LoRA on fused expert parameters (PEFT target_parameters)', (
     assert.equal(two.parameters.trainable - plain.parameters.trainable, 2 * 16 * 128 * (2048 + 1536));
     near(component(phase(two, 'forward'), 'activations') - component(phase(plain, 'forward'), 'activations'), 2 * (2 * 128 * 2048 * 1536 + 2048 * 8 * 2048 * 2), 1e-12, 'two adapted layers');
     assert.match(two.warnings.find((w) => w.key === 'lora.target_parameters')?.message ?? '', /mlp\.experts\.up_proj: no expert parameter/);
+  });
+});
+
+describe('estimate: Mamba2 layers (Granite 4.0 H)', () => {
+  const granite = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('ibm-granite/granite-4.0-h-micro', {
+    method: 'full', weights_dtype: 'bf16', mixed_precision: 'none', optimizer: 'adamw', micro_batch_size: 1, seq_len: 4096, gradient_checkpointing: 'none', attention: 'flash', ...extra,
+  }));
+  it('the fused kernel is an assumption until set; the torch fallback keeps what tools/activations/mamba2.py measured', () => {
+    const cuda = granite();
+    assert.ok(cuda.assumptions.some((x) => x.key === 'mamba_kernels' && x.value === 'cuda'));
+    const torch = granite({ mamba_kernels: 'torch' });
+    // mamba2.py closed forms, trainable, b 1, s 4,096, hidden 2048, 64 heads x 64, 1 group, state 128, conv 4, chunk 256
+    // (16 chunks): fused T·(6d + 4GN + 2H + 4G) + 4H + 2·T·h + 4H; torch_forward the fallback's terms. 36 Mamba2 layers.
+    const T = 4096;
+    const d = 4096;
+    const fused = T * (6 * d + 4 * 128 + 2 * 64 + 4) + 4 * 64 + 2 * T * 2048 + 4 * 64;
+    const Sp = 4096;
+    const nc = 16;
+    const frozenTorch = T * (8 * d + 4 * 128 + 8 * 64) + 2 * 4352 * (4096 + 3) + Sp * (12 * d + 12 * 64 * 128 + 12 * 64 * 256 + 8 * 64)
+      + 8 * (nc + 1) * d * 128 + 4 * 64 * (nc + 1) ** 2 + 2 * 256 * 256 + 2 * (nc + 1) ** 2 + 4 * 64 + 12 * T * d + 4 * T;
+    const trainableTorch = frozenTorch + 2 * T * 2048 + 4 * 64 + 4 * Sp * d + 2 * T * d + 4 * T * d;
+    near(component(phase(torch, 'forward'), 'activations') - component(phase(cuda, 'forward'), 'activations'), 36 * (trainableTorch - fused), 1e-12, 'torch fallback over the fused kernel, 36 layers');
+  });
+  it('LoRA on out_proj is a warning under the fused kernel (it applies out_proj itself); generation keeps per-sequence SSM and conv states', () => {
+    const lora = granite({ method: 'lora', lora: { r: 16, target_modules: ['in_proj', 'out_proj'] } });
+    assert.ok(lora.warnings.some((w) => /out_proj is never used/.test(w.message)));
+    // GRPO with 8 completions of 512 + 3,584 tokens: the 4 attention layers cache 2 x 8 kv heads x 64 x 2 B per token;
+    // each of the 36 Mamba2 layers keeps 64 x 64 x 128 + 4352 x 4 elements x 2 B per sequence.
+    const e = granite({ method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, mixed_precision: 'bf16', micro_batch_size: 2, gradient_accumulation_steps: 4,
+      gradient_checkpointing: 'full', rollout: { batch: 8, completion_len: 3584 } });
+    const kv = phase(e, 'generation').components.find((c) => c.id === 'kv-cache');
+    assert.equal(kv?.bytes, 8 * 4 * 2 * 8 * 64 * 2 * 4096 + 8 * 36 * (64 * 64 * 128 + 4352 * 4) * 2);
   });
 });
 

@@ -1267,6 +1267,25 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
 
   // ---------------------------------------------------------------------------------------------
+  // IBM Granite 4.0 H (granitemoehybrid): Mamba2 layers with one attention layer (no position embedding) at 5, 15, 25
+  // and 35 of 40, a gated shared MLP in every layer, tied embeddings (architecture.test.ts works the count out).
+  // ---------------------------------------------------------------------------------------------
+  {
+    // 3,191,396,096: general.parameter_count of the GGUF conversion of this checkpoint (a tensor count, as the Hub's).
+    id: 'ibm-granite/granite-4.0-h-micro',
+    aliases: ['ibm-granite/granite-4.0-h-micro-base'],
+    config: {
+      model_type: 'granitemoehybrid', architectures: ['GraniteMoeHybridForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 2048,
+      layer_types: Array.from({ length: 40 }, (_, i) => (i % 10 === 5 ? 'attention' : 'mamba')), mamba_conv_bias: true, mamba_d_conv: 4, mamba_d_head: 64,
+      mamba_d_state: 128, mamba_expand: 2, mamba_n_groups: 1, mamba_n_heads: 64, mamba_proj_bias: false, max_position_embeddings: 131072,
+      num_attention_heads: 32, num_hidden_layers: 40, num_key_value_heads: 8, num_local_experts: 0, position_embedding_type: 'nope',
+      shared_intermediate_size: 8192, tie_word_embeddings: true, vocab_size: 100352,
+    },
+    publishedParams: 3_191_396_096,
+    source: hf('ibm-granite/granite-4.0-h-micro'),
+  },
+
+  // ---------------------------------------------------------------------------------------------
   // Llama 4 (image-text checkpoints; the text model under text_config): 48 layers of 40 heads x 128 (8 kv), q/k rotated
   // and L2-normed on three layers of four, NoPE layers with attention temperature tuning; Scout: 16 experts of 8192 in
   // every layer, Maverick: 128 experts in every other layer and a dense MLP of 16384 between; both top-1 with a shared

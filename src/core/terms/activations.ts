@@ -80,6 +80,11 @@ export interface ActivationPlan {
    */
   readonly linearKernels?: LinearKernels;
   /**
+   * Mamba2 layers (Granite 4.0 H): mamba_ssm's fused mamba_split_conv1d_scan_combined with causal-conv1d ('cuda'), or
+   * transformers' torch_forward ('torch'). See mamba2Mixer.
+   */
+  readonly mambaKernels?: MambaKernels;
+  /**
    * LoRA on bare expert parameters (PEFT target_parameters): per target, what a layer it adapts keeps for backward
    * (W + BA and the routed input of its matmul) and its backward working set; `indices` limits it to those layers
    * (else every MoE layer).
@@ -88,6 +93,7 @@ export interface ActivationPlan {
 }
 
 export type LinearKernels = 'fla' | 'torch';
+export type MambaKernels = 'cuda' | 'torch';
 
 export type KbitUpcast = 'none' | 'norms' | 'all';
 export type Kernels = 'pytorch' | 'liger' | 'unsloth';
@@ -172,7 +178,8 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   && a.inputRequiresGrad === b.inputRequiresGrad && a.sequenceParallel === b.sequenceParallel && (a.compile === true) === (b.compile === true)
   && (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) && (a.quantizedBase === true) === (b.quantizedBase === true)
   && (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') && (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch')
-  && (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) && (a.linearKernels ?? 'fla') === (b.linearKernels ?? 'fla') && expertLoraKey(a) === expertLoraKey(b) && a.tp === b.tp
+  && (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) && (a.linearKernels ?? 'fla') === (b.linearKernels ?? 'fla') && (a.mambaKernels ?? 'cuda') === (b.mambaKernels ?? 'cuda')
+  && expertLoraKey(a) === expertLoraKey(b) && a.tp === b.tp
   && sameLora(a.lora, b.lora) && sameIa3(a.ia3, b.ia3);
 /**
  * Every plan field: a field added to ActivationPlan does not compile until it is listed here, and the unit tests change
@@ -181,7 +188,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
 export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true } = {
   arch: true, mode: true, half: true, weightBytes: true, batch: true, seq: true, attention: true, baseTrainable: true, normsTrainable: true,
   inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true,
-  kbitUpcast: true, kernels: true, tiledMlpShards: true, linearKernels: true, expertLora: true,
+  kbitUpcast: true, kernels: true, tiledMlpShards: true, linearKernels: true, mambaKernels: true, expertLora: true,
 };
 /** The last 32 plans and their results (the advice search asks for the same few plans again and again). */
 const recentPlans = new Recent<ActivationPlan, LayerActivations>(32, samePlan);
@@ -197,7 +204,7 @@ function layerActivationsByKey(p: ActivationPlan): LayerActivations {
     byPlan = new Map();
     layerCache.set(p.arch, byPlan);
   }
-  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
+  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
   let r = byPlan.get(key);
   if (!r) {
     if (byPlan.size > 4096) byPlan.clear();
@@ -215,7 +222,7 @@ function legacySoftmaxInput(tape: Tape, p: ActivationPlan, scores: Tensor, what:
 function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const moe = p.arch.moe;
   const pattern = p.arch.layerPattern;
-  const linearPattern = p.arch.linearAttention?.pattern;
+  const linearPattern = p.arch.linearAttention?.pattern ?? p.arch.mamba?.pattern;
   const mixedLinear = linearPattern !== undefined && linearPattern.some((x) => x !== linearPattern[0]);
   // LoRA on expert parameters of some layers only (target_parameters naming layer indices).
   const someLayers = p.expertLora?.targets.some((t) => t.indices !== undefined) === true;
@@ -541,12 +548,12 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
         break;
       }
       if (linearLayer) {
-        const gdn = gatedDeltaNet(tape, p, h1, linear);
-        linearWorking = gdn.workingBytes;
-        const x1 = tape.free(gdn.out, 'residual', Tsp * a.hidden, residualBytes);
+        const mixer = a.mamba ? mamba2Mixer(tape, p, h1, linear) : gatedDeltaNet(tape, p, h1, linear);
+        linearWorking = mixer.workingBytes;
+        const x1 = tape.free(mixer.out, 'residual', Tsp * a.hidden, residualBytes);
         const beforeMlp = tape.totalBytes();
         const h2 = norm(x1, 'post_attention_layernorm');
-        layerOutputs = moeBlock && a.moe ? moeMlp(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+        layerOutputs = moeBlock && a.moe ? moeMlp(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'granite_hybrid' ? 'granite' : 'llama');
         mlpSavedBytes = tape.totalBytes() - beforeMlp;
         break;
       }
@@ -588,7 +595,11 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
       if (a.family === 'glm4' && q.rg) tape.saveExtra('interleaved cos / sin (per layer)', 2 * s * Math.round(a.headDim * a.partialRotary) * p.weightBytes);
       let qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
       let kr = tape.free(k, 'k after rotary', T * kvd, upcast && p.quantizedBase ? k.bytesPerElem : tape.computeBytes);
-      if (a.layerPattern && !rope) {
+      if (a.positions === 'none') {
+        // No position embedding (Granite 4.0 H): q and k go to attention as projected.
+        kr = k;
+        qr = q;
+      } else if (a.layerPattern && !rope) {
         // Llama 4 NoPE layer: k is the projection itself; attention temperature tuning scales q by an fp32 factor per
         // position (kept for q's gradient) and casts the product back.
         kr = k;
@@ -618,7 +629,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
       if (sandwich && !normBeforeSum) x1 = norm(x1, 'post_attention_layernorm');
       const beforeMlp = tape.totalBytes();
       const h2 = postOnly ? x1 : norm(x1, sandwich ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
-      const denseMlp = (): Tensor => gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' || a.family === 'glm4' ? 'phi3' : a.family === 'qwen' ? 'qwen' : 'llama');
+      const denseMlp = (): Tensor => gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' || a.family === 'glm4' ? 'phi3' : a.family === 'qwen' ? 'qwen' : a.family === 'granite_hybrid' ? 'granite' : 'llama');
       if (p.tiledMlpShards && !(moeBlock && a.moe) && a.family !== 'gpt_oss') {
         // TiledMLP.forward: ctx.save_for_backward(x), then each shard under no_grad; what the MLP would keep exists
         // only for one shard at a time, while backward recomputes it.
@@ -729,6 +740,75 @@ function unslothBlock(p: ActivationPlan): LayerActivations {
 }
 
 type LinearFn = (x: Tensor, name: string, outFeatures: number, what: string) => Tensor;
+
+/**
+ * One Mamba2 mixer (Granite 4.0 H: Bamba's Mamba2 mixer in modeling_granitemoehybrid.py), from the input norm's output
+ * to out_proj, in training (no cache):
+ * - 'cuda' (mamba_ssm and causal-conv1d installed): in_proj, then mamba_split_conv1d_scan_combined runs the conv, the
+ *   chunked scan, the gated RMSNorm and out_proj in one autograd Function that keeps the in_proj output, the scan output,
+ *   the norm's fp32 rstd per token and group and A (fp32 per head), and recomputes the rest in backward. out_proj's
+ *   weight is passed to the kernel directly, so a LoRA adapter on out_proj takes no part (the estimate counts its
+ *   parameters, not activations).
+ * - 'torch' (transformers' torch_forward): nn.Conv1d keeps its input and silu the padded conv output; the chunked SSD
+ *   scan in fp32 over sequences padded to the chunk size keeps its per-chunk products, decays and states; the gated
+ *   norm keeps its fp32 input, gate and factors; out_proj is an nn.Linear.
+ * Every term reproduces tools/activations/mamba2.py (a torch reimplementation, the kernels emulated by autograd Functions
+ * saving what state-spaces/mamba's ssd_combined.py saves) byte for byte.
+ */
+function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): { out: Tensor; workingBytes: number } {
+  const mb = p.arch.mamba!;
+  const T = p.batch * p.seq;
+  const H = mb.heads / p.tp;
+  const d = H * mb.headDim;
+  const GN = mb.groups * mb.state;
+  const projW = 2 * d + 2 * GN + H;
+  const convDim = d + 2 * GN;
+  const cb = tape.computeBytes;
+  const proj = linear(x, 'in_proj', projW, 'in_proj output (z, x, B, C, dt)');
+  const C = mb.chunk;
+  const nc = Math.ceil(p.seq / C);
+  const states = p.batch * nc * H * mb.headDim * mb.state;
+  if (p.mambaKernels !== 'torch') {
+    if (proj.rg) {
+      tape.save(proj);
+      tape.saveExtra('scan output (before the gated norm)', T * d * cb);
+      tape.saveExtra('gated norm rstd per token and group (fp32)', T * mb.groups * 4);
+      tape.saveExtra('A = -exp(A_log) (fp32)', H * 4);
+    }
+    if (p.baseTrainable) tape.saveExtra('exp(A_log) (fp32)', H * 4);
+    const out = tape.tensor('out_proj output (in the fused kernel)', T * p.arch.hidden, cb, proj.rg || p.baseTrainable);
+    // Backward recomputes the conv output and the chunk states (fp32) and writes the gradient of the in_proj output.
+    return { out, workingBytes: cb * T * (projW + convDim + d) + 4 * states };
+  }
+  const Sp = p.batch * nc * C;
+  const b = p.batch;
+  if (proj.rg) {
+    tape.saveExtra('conv input, dt and gate paths, L2 of the scan inputs (fp32 where the scan works)', T * (8 * d + 4 * GN + 8 * H));
+    tape.saveExtra('conv1d output, kernel - 1 padded positions included (kept by silu on its slice)', 2 * b * convDim * (p.seq + mb.convKernel - 1));
+    tape.saveExtra('chunked scan over padded tokens: x, B, C, decays and the chunk products (fp32)', Sp * (12 * d + 12 * H * mb.state + 12 * H * C + 8 * H));
+    tape.saveExtra('chunk states and their decays (fp32)', 8 * b * (nc + 1) * d * mb.state + 4 * b * H * (nc + 1) ** 2 + 2 * (nc + 1) ** 2);
+    tape.saveExtra('causal masks', 2 * C * C);
+    tape.saveExtra('A = -exp(A_log) (fp32)', 4 * H);
+    tape.saveExtra('gated norm: fp32 input, gate, rsqrt and factors', 12 * T * d + 4 * T);
+  }
+  if (p.baseTrainable) tape.saveExtra('D x and exp(A_log) for the parameters\' gradients (fp32)', 4 * H + 4 * Sp * d);
+  if (p.normsTrainable) tape.saveExtra('normalized input for the gated norm weight (fp32)', 4 * T * d);
+  const normed = tape.tensor('gated norm output', T * d, cb, proj.rg || p.normsTrainable);
+  const out = linear(normed, 'out_proj', p.arch.hidden, 'out_proj output');
+  return { out, workingBytes: 2 * 4 * H * C * Sp + 8 * b * (nc + 1) * d * mb.state };
+}
+
+/** What one Mamba2 mixer alone saves (its input requiring grad), weights trainable or frozen as the plan says. */
+export function mamba2SavedBytes(p: ActivationPlan): number {
+  const tape = new Tape(p.mode, p.half, false);
+  const x = tape.tensor('mixer input', p.batch * p.seq * p.arch.hidden, p.half, true);
+  const linear: LinearFn = (xin, name, outFeatures, what) => {
+    const m = linearModules(p.arch).find((l) => l.name === name);
+    return tape.linear(xin, { what: name, elems: (m ? m.inFeatures : p.arch.hidden) * outFeatures, trainable: p.baseTrainable, bytesPerElem: p.weightBytes }, outFeatures, what);
+  };
+  mamba2Mixer(tape, p, x, linear);
+  return tape.totalBytes();
+}
 
 /**
  * What one Gated DeltaNet token mixer alone saves (its input, the input norm's output, requiring grad), with its
@@ -862,16 +942,18 @@ function gatedDeltaNet(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearF
 }
 
 /** act(gate(x)) * up(x) -> down: Llama/Mistral/Qwen/Gemma MLP (phi3 and Qwen v1 fuse or rename the projections). */
-function gatedMlp(tape: Tape, ffn: number, hidden: number, x: Tensor, linear: LinearFn, style: 'llama' | 'phi3' | 'qwen'): Tensor {
-  if (style === 'phi3') {
-    // gate_up_proj output is chunked into two views; silu saves the gate view, the product saves both halves.
-    const gu = linear(x, 'gate_up_proj', 2 * ffn, 'gate_up_proj output');
+function gatedMlp(tape: Tape, ffn: number, hidden: number, x: Tensor, linear: LinearFn, style: 'llama' | 'phi3' | 'qwen' | 'granite'): Tensor {
+  if (style === 'phi3' || style === 'granite') {
+    // gate_up_proj output is chunked into two views; silu saves the gate view, the product saves both halves. Granite
+    // 4.0's shared MLP does the same with input_linear and output_linear.
+    const [upName, downName] = style === 'granite' ? ['input_linear', 'output_linear'] : ['gate_up_proj', 'down_proj'];
+    const gu = linear(x, upName, 2 * ffn, `${upName} output`);
     const tokens = gu.elems / (2 * ffn);
     const gate = tape.view(gu, 'gate (view)', tokens * ffn);
     const up = tape.view(gu, 'up (view)', tokens * ffn);
     const act = tape.unarySavesInput(gate, 'act(gate)');
     const prod = tape.mul(up, act, 'up * act(gate)');
-    return linear(prod, 'down_proj', hidden, 'down_proj output');
+    return linear(prod, downName, hidden, `${downName} output`);
   }
   if (style === 'qwen') {
     const a1 = linear(x, 'w1', ffn, 'w1 output');
@@ -1425,6 +1507,14 @@ export function noGradLayerBytes(a: Architecture, tokens: number, seq: number, c
   // Gated attention (Qwen3-Next, Qwen3.5): q_proj also gives the output gate, and the gated product is one more tensor.
   const gateOut = a.attnOutputGate ? 2 * T * nh * a.headDim * cb : 0;
   let attn = qkv + rotary + repeated + scores + T * nh * a.headDim * cb + gateOut;
+  const mb = a.mamba;
+  if (mb) {
+    // A Mamba2 layer: the in_proj output, the conv output, the scan output and the fp32 chunk states.
+    const d = (mb.heads / tp) * mb.headDim;
+    const gn = mb.groups * mb.state;
+    const states = (T / Math.max(1, seq)) * Math.ceil(seq / mb.chunk) * (mb.heads / tp) * mb.headDim * mb.state;
+    attn = Math.max(attn, T * cb * ((2 * d + 2 * gn + mb.heads / tp) + (d + 2 * gn) + d) + 4 * states);
+  }
   const la = a.linearAttention;
   if (la) {
     // A Gated DeltaNet layer: the q, k, v projection and its conv output, z, the normalised q and k, v's contiguous
