@@ -156,6 +156,11 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
         const other = k === 'fla' ? 'torch' : 'fla';
         v.push({ label: `Gated DeltaNet kernels ${k} -> ${other}`, patch: { linear_attention_kernels: other } });
       }
+      if (mt === 'granitemoehybrid') {
+        const k = s.mamba_kernels ?? 'cuda';
+        const other = k === 'cuda' ? 'torch' : 'cuda';
+        v.push({ label: `Mamba2 kernels ${k} -> ${other}`, patch: { mamba_kernels: other } });
+      }
       break;
     }
     case 'loss':
