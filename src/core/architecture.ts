@@ -6,7 +6,7 @@ import type { HfConfig, Head } from './setup';
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid';
+  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid' | 'nemotron_h';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -75,6 +75,8 @@ export interface Mamba2Spec {
   readonly chunk: number;
   readonly convBias: boolean;
   readonly projBias: boolean;
+  /** Groups the gated norm normalizes over separately (Nemotron-H: n_groups; Granite: the whole inner width). */
+  readonly normGroups: number;
 }
 
 /**
@@ -143,6 +145,11 @@ export interface Architecture {
   readonly linearAttention?: LinearAttentionSpec;
   /** Mamba2 layers beside attention layers (Granite 4.0 H); the attention layers are `layers - mamba.layers`. */
   readonly mamba?: Mamba2Spec;
+  /**
+   * Nemotron-H: every layer is one norm and one mixer: Mamba2 ('M'), attention ('*') or a ReLU² MLP ('-')
+   * (hybrid_override_pattern). Absent for models whose layers each have a mixer and an MLP.
+   */
+  readonly blockKinds?: readonly ('M' | '*' | '-')[];
   /**
    * The full-attention output is gated per channel by sigmoid of a second half of q_proj's output (Qwen3-Next, Qwen3.5:
    * `attn_output * torch.sigmoid(gate)` before o_proj), so q_proj is twice as wide.
@@ -244,6 +251,9 @@ const FAMILY_ALIASES: Record<string, Family> = {
   // IBM Granite 4.0 (granitemoehybrid): Mamba2 and attention layers by layer_types, each with a gated shared MLP
   // (input_linear chunked into gate and up, output_linear); the H models use no position embedding.
   granitemoehybrid: 'granite_hybrid',
+  // NVIDIA Nemotron-H and Nemotron Nano 2: one norm and one mixer per layer, Mamba2, attention (no position embedding)
+  // or a ReLU² MLP, by hybrid_override_pattern (modeling_nemotron_h.py).
+  nemotron_h: 'nemotron_h',
   // IBM Granite 3.x: Llama's layers; its embedding, residual, attention and logits multipliers are scalar products
   // that keep nothing for backward (modeling_granite.py), so memory follows Llama.
   granite: 'llama',
@@ -444,12 +454,31 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     return value;
   };
 
+  // Nemotron-H: the layer list is the pattern (hybrid_override_pattern, or layers_block_type / layer_types); the config's
+  // num_hidden_layers is not used (NemotronHConfig).
+  let nemotronKinds: Array<'M' | '*' | '-' | 'E'> | undefined;
+  if (family === 'nemotron_h') {
+    const pat = str(cfg, 'hybrid_override_pattern');
+    const list = Array.isArray(cfg.layers_block_type) ? cfg.layers_block_type as unknown[] : Array.isArray(cfg.layer_types) ? cfg.layer_types as unknown[] : undefined;
+    const kindOf = (t: unknown): 'M' | '*' | '-' | 'E' | undefined => (t === 'M' || t === 'mamba' || t === 'linear_attention' ? 'M' : t === '*' || t === 'attention' || t === 'full_attention' ? '*'
+      : t === '-' || t === 'mlp' ? '-' : t === 'E' || t === 'moe' ? 'E' : undefined);
+    const raw = pat !== undefined ? [...pat] : list;
+    if (!raw || raw.length === 0) problems.push({ field: 'hybrid_override_pattern', message: 'a nemotron_h config needs hybrid_override_pattern (or layers_block_type)' });
+    else {
+      const kinds = raw.map(kindOf);
+      const bad = raw.filter((_, i) => kinds[i] === undefined);
+      if (bad.length > 0) problems.push({ field: 'hybrid_override_pattern', message: `unknown layer kinds ${[...new Set(bad.map(String))].join(', ')} (M mamba, * attention, - MLP, E MoE)` });
+      nemotronKinds = kinds.filter((k): k is 'M' | '*' | '-' | 'E' => k !== undefined);
+      if (nemotronKinds.includes('E')) problems.push({ field: 'hybrid_override_pattern', message: 'Nemotron-H MoE layers (E: Nemotron 3 Nano / Super) are not modeled yet; the dense Nemotron-H and Nemotron Nano 2 models are' });
+    }
+  }
   const isGpt2 = family === 'gpt2';
   const isT5 = family === 't5';
   // BloomConfig: n_layer and n_head (num_hidden_layers / num_attention_heads are their aliases), hidden_size or n_embed.
   const isBloom = family === 'bloom';
   const hidden = need(num(cfg, isGpt2 ? 'n_embd' : isT5 ? 'd_model' : 'hidden_size', isBloom ? 'n_embed' : 'hidden_size'), isGpt2 ? 'n_embd' : isT5 ? 'd_model' : 'hidden_size');
-  const layers = need(num(cfg, isGpt2 || isBloom ? 'n_layer' : isT5 ? 'num_decoder_layers' : 'num_hidden_layers', 'num_layers', 'num_hidden_layers'), isGpt2 || isBloom ? 'n_layer' : 'num_hidden_layers');
+  const layers = nemotronKinds ? Math.max(1, nemotronKinds.length)
+    : need(num(cfg, isGpt2 || isBloom ? 'n_layer' : isT5 ? 'num_decoder_layers' : 'num_hidden_layers', 'num_layers', 'num_hidden_layers'), isGpt2 || isBloom ? 'n_layer' : 'num_hidden_layers');
   const encoderLayers = isT5 ? need(num(cfg, 'num_layers'), 'num_layers') : 0;
   const heads = need(num(cfg, isGpt2 || isBloom ? 'n_head' : isT5 ? 'num_heads' : 'num_attention_heads', 'num_attention_heads'), isGpt2 || isBloom ? 'n_head' : 'num_attention_heads');
   // MLA: every head has its own keys and values (num_key_value_heads = heads); q/k heads are nope + rope wide. The
@@ -464,8 +493,9 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     };
   }
   const kvHeads = mla ? heads : num(cfg, 'num_key_value_heads') ?? heads;
-  // Qwen3NextConfig / Qwen3_5TextConfig default head_dim to 256 rather than hidden / heads.
-  const headDim = mla ? mla.qkNope + mla.qkRope : num(cfg, isT5 ? 'd_kv' : 'head_dim') ?? (family === 'qwen3_next' ? 256 : Math.floor(hidden / heads));
+  // Qwen3NextConfig / Qwen3_5TextConfig default head_dim to 256, NemotronHConfig to 128, rather than hidden / heads.
+  const headDim = mla ? mla.qkNope + mla.qkRope : num(cfg, isT5 ? 'd_kv' : 'head_dim', family === 'nemotron_h' ? 'attention_head_dim' : 'head_dim')
+    ?? (family === 'qwen3_next' ? 256 : family === 'nemotron_h' ? 128 : Math.floor(hidden / heads));
   const vocab = need(num(cfg, 'vocab_size'), 'vocab_size');
 
   let ffn: number;
@@ -487,12 +517,13 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
 
   const act = (str(cfg, 'hidden_act') ?? str(cfg, 'activation_function') ?? str(cfg, 'hidden_activation') ?? '').toLowerCase();
   const ffProj = (str(cfg, 'feed_forward_proj') ?? '').toLowerCase();
-  const gatedMlp = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom
+  const gatedMlp = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom || family === 'nemotron_h'
     ? false
     : isT5 ? ffProj.startsWith('gated') : true;
 
   const tiedDefault = ['gemma', 'gemma2', 'gemma3', 'gpt2', 'bert', 'roberta', 't5', 'bloom'].includes(family);
-  const tied = bool(cfg, 'tie_word_embeddings') ?? tiedDefault;
+  // NemotronHForCausalLM declares no tied weights: its head is separate whatever the config says.
+  const tied = family === 'nemotron_h' ? false : bool(cfg, 'tie_word_embeddings') ?? tiedDefault;
 
   let moe: MoeSpec | undefined;
   if (family === 'mixtral' || family === 'qwen2_moe' || family === 'qwen3_moe' || family === 'gpt_oss') {
@@ -566,7 +597,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi', 'bloom'].includes(family) ? 'layer' : 'rms';
   // Granite 4.0's position_embedding_type: "nope" (the H models) or "rope".
   const positions: Architecture['positions'] = isGpt2 || family === 'bert' || family === 'roberta' ? 'learned' : isT5 ? 'relative' : isBloom ? 'alibi'
-    : family === 'granite_hybrid' && str(cfg, 'position_embedding_type') !== 'rope' ? 'none' : 'rotary';
+    : (family === 'granite_hybrid' && str(cfg, 'position_embedding_type') !== 'rope') || family === 'nemotron_h' ? 'none' : 'rotary';
   const maxPositions = num(cfg, isGpt2 ? 'n_positions' : 'max_position_embeddings') ?? (isGpt2 ? 1024 : 512);
 
   const hiddenDropout = num(cfg, isGpt2 ? 'resid_pdrop' : isT5 ? 'dropout_rate' : 'hidden_dropout_prob', 'hidden_dropout')
@@ -631,7 +662,21 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
       layers: pattern.filter(Boolean).length, pattern, heads: mHeads, headDim: headDimM,
       groups: need(num(cfg, 'mamba_n_groups') ?? 1, 'mamba_n_groups'), state: need(num(cfg, 'mamba_d_state') ?? 256, 'mamba_d_state'),
       convKernel: need(num(cfg, 'mamba_d_conv') ?? 4, 'mamba_d_conv'), chunk: need(num(cfg, 'mamba_chunk_size') ?? 256, 'mamba_chunk_size'),
-      convBias: bool(cfg, 'mamba_conv_bias') ?? true, projBias: bool(cfg, 'mamba_proj_bias') ?? false,
+      convBias: bool(cfg, 'mamba_conv_bias') ?? true, projBias: bool(cfg, 'mamba_proj_bias') ?? false, normGroups: 1,
+    };
+  }
+  let blockKinds: Array<'M' | '*' | '-'> | undefined;
+  if (nemotronKinds) {
+    // NemotronHConfig fields and defaults: mamba_num_heads 128 x mamba_head_dim 64, n_groups 8, ssm_state_size 128,
+    // conv_kernel 4 with bias, chunk_size 128, no projection biases; the gated norm is grouped by n_groups.
+    blockKinds = nemotronKinds.map((k) => (k === 'E' ? '-' : k));
+    const groups = need(num(cfg, 'n_groups', 'mamba_n_groups') ?? 8, 'n_groups');
+    const pattern = blockKinds.map((k) => k === 'M');
+    mamba = {
+      layers: pattern.filter(Boolean).length, pattern, heads: need(num(cfg, 'mamba_num_heads') ?? 128, 'mamba_num_heads'), headDim: need(num(cfg, 'mamba_head_dim') ?? 64, 'mamba_head_dim'),
+      groups, state: need(num(cfg, 'ssm_state_size', 'mamba_state_dim') ?? 128, 'ssm_state_size'), convKernel: need(num(cfg, 'conv_kernel', 'mamba_d_conv') ?? 4, 'conv_kernel'),
+      chunk: need(num(cfg, 'chunk_size') ?? 128, 'chunk_size'), convBias: bool(cfg, 'use_conv_bias') ?? bool(cfg, 'mamba_conv_bias') ?? true,
+      projBias: bool(cfg, 'use_bias') ?? false, normGroups: groups,
     };
   }
   if (nested) {
@@ -666,12 +711,19 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     partialRotary: num(cfg, 'partial_rotary_factor') ?? ropePartial(cfg) ?? (family === 'glm4' || family === 'glm4_moe' ? 0.5 : family === 'qwen3_next' ? 0.25 : 1),
     ...(linearAttention ? { linearAttention, attnOutputGate: true } : {}),
     ...(mamba ? { mamba } : {}),
+    ...(blockKinds ? { blockKinds } : {}),
     // Qwen3-VL-MoE and Qwen3.5-MoE exist only with 3-D experts.
     ...(modelType === 'qwen3_vl_moe' || ((modelType === 'qwen3_5_moe' || modelType === 'qwen3_5_moe_text') && moe) ? { fusedExperts: true } : {}),
   };
   // Acts are read for their effect on saved tensors; an unknown activation does not change the byte count.
   void act;
   return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };
+}
+
+/** Decoder layers with a key/value cache: all but the linear-attention, Mamba2 and (Nemotron-H) MLP-only layers. */
+export function attentionLayerCount(a: Architecture): number {
+  if (a.blockKinds) return a.blockKinds.filter((k) => k === '*').length;
+  return a.layers - (a.linearAttention?.layers ?? 0) - (a.mamba?.layers ?? 0);
 }
 
 const modulesCache = new WeakMap<Architecture, LinearModule[]>();
@@ -874,6 +926,24 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       gqaAttention(a, add);
       deepseekMlps(a, add);
       break;
+    case 'nemotron_h': {
+      // One mixer per layer: NemotronHMamba2Mixer in_proj / out_proj ('M'), q/k/v/o without bias ('*'), the ReLU² MLP's
+      // up_proj / down_proj ('-').
+      const mb = a.mamba!;
+      const kinds = a.blockKinds!;
+      const att = kinds.filter((k) => k === '*').length;
+      const mlps = kinds.filter((k) => k === '-').length;
+      const inner = mb.heads * mb.headDim;
+      add('q_proj', h, qd, false, att, 'attention');
+      add('k_proj', h, kvd, false, att, 'attention');
+      add('v_proj', h, kvd, false, att, 'attention');
+      add('o_proj', qd, h, false, att, 'attention');
+      add('in_proj', h, 2 * inner + 2 * mb.groups * mb.state + mb.heads, mb.projBias, mb.layers, 'attention');
+      add('out_proj', inner, h, mb.projBias, mb.layers, 'attention');
+      add('up_proj', h, a.ffn, a.mlpBias, mlps, 'mlp');
+      add('down_proj', a.ffn, h, a.mlpBias, mlps, 'mlp');
+      break;
+    }
     case 'granite_hybrid': {
       // GraniteMoeHybridAttention q/k/v/o (attention_bias) on the attention layers, the Mamba2 mixer's in_proj and out_proj
       // (mamba_proj_bias) on the others, the shared MLP's input_linear (gate and up) and output_linear everywhere.
@@ -1037,6 +1107,11 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       blockNorms = 2 * normSize * a.layers;
       extra += (a.heads + a.kvHeads) * a.headDim * a.layers;
       break;
+    case 'nemotron_h':
+      // One norm per layer; each Mamba2 layer's conv1d, dt_bias, A_log, D and gated norm.
+      blockNorms = normSize * a.layers;
+      extra += a.mamba!.layers * mambaExtra(a.mamba!);
+      break;
     case 'granite_hybrid': {
       // Input and post-attention norms in every layer; in each Mamba2 layer the depthwise conv1d over x, B and C (with its
       // bias), dt_bias, A_log and D per head and the gated norm over the inner width.
@@ -1096,7 +1171,17 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
     largestBlock = Math.round(blocks / a.layers - (moeMlp * moe.moeLayers + denseMlp * (a.layers - moe.moeLayers)) / a.layers + Math.max(moeMlp, denseMlp));
   }
   const la = a.linearAttention ?? a.mamba;
-  if (la && la.layers > 0 && la.layers < a.layers) {
+  if (a.blockKinds) {
+    // Nemotron-H: a layer is one norm and one mixer; the largest block is the largest of the three kinds present.
+    const sizeOf = (names: string[], extraParams: number): number => mods.filter((m) => names.includes(m.name))
+      .reduce((t, m) => t + m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0), 0) + extraParams + h;
+    const present = new Set(a.blockKinds);
+    largestBlock = Math.max(
+      present.has('M') ? sizeOf(['in_proj', 'out_proj'], mambaExtra(a.mamba!)) : 0,
+      present.has('*') ? sizeOf(['q_proj', 'k_proj', 'v_proj', 'o_proj'], 0) : 0,
+      present.has('-') ? sizeOf(['up_proj', 'down_proj'], 0) : 0,
+    );
+  } else if (la && la.layers > 0 && la.layers < a.layers) {
     // Linear-attention (or Mamba2) and full-attention layers differ in their attention half: the largest block has the
     // larger one.
     const mixerExtra = a.linearAttention

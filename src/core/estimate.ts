@@ -1,11 +1,11 @@
 // estimate(): TrainingSetup -> per-GPU memory for the busiest rank, phase by phase, each term with its formula.
 // Pure and deterministic; no I/O, no clock. Sources are cited next to each term.
 import { Recent } from './recent';
-import { countParameters, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts, type Architecture, type LinearModule } from './architecture';
+import { attentionLayerCount, countParameters, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts, type Architecture, type LinearModule } from './architecture';
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { Attention, ProvenanceMap, TrainingSetup } from './setup';
 import { ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
-import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan } from './terms/activations';
+import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan, type MambaKernels } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
 import { DTYPE_BYTES, GiB, MiB, formatBytes, formatCount } from './units';
 
@@ -1136,20 +1136,28 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       if (setup.tiled_mlp === true) assumptions.push({ key: 'tiled_mlp', value: `${tiledShards} shards`, source: `default of axolotl: ceil(sequence length ${seqHere} / hidden size ${a.hidden}) (monkeypatch/tiled_mlp)` });
       if (a.moe) warnings.push({ key: 'tiled_mlp', message: 'the tiled MLP is modeled for dense MLP layers; MoE blocks are estimated untiled' });
     }
+    // Mamba2 kernels: Nemotron-H keeps its cache in training unless gradient checkpointing turns it off, and then runs the
+    // split kernels instead of the fused one.
+    const mambaPath: MambaKernels = (setup.mamba_kernels ?? 'cuda') === 'torch' ? 'torch' : a.family === 'nemotron_h' && setup.gradient_checkpointing === 'none' ? 'split' : 'cuda';
     const layerPlan: ActivationPlan = {
       arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
       quantizedBase: quantHere > 0, kbitUpcast: kbitQ, kernels: setup.kernels, tiledMlpShards: tiledShards,
       ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}),
-      ...(a.mamba ? { mambaKernels: setup.mamba_kernels ?? 'cuda' } : {}),
+      ...(a.mamba ? { mambaKernels: mambaPath } : {}),
       ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(seqs * seqHere) } : {}),
     };
     if (a.mamba && a.mamba.layers > 0 && !leanMode && first) {
+      const split = mambaPath === 'split'
+        ? '; Nemotron-H keeps a cache in training unless gradient checkpointing is on (use_cache comes from the config), and with it its Mamba2 layers run the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined), which keep more than the fused one'
+        : '';
       if (setup.mamba_kernels === undefined) {
-        assumptions.push({ key: 'mamba_kernels', value: 'cuda', source: 'VRAM Lens default: mamba_ssm and causal-conv1d installed (the fused mamba_split_conv1d_scan_combined kernel); without them, or when this transformers release does not find them (its lookup goes through the kernels package), torch_forward runs and keeps many times more for backward (set mamba_kernels: torch)' });
+        assumptions.push({ key: 'mamba_kernels', value: mambaPath === 'split' ? 'cuda (split kernels)' : 'cuda', source: `VRAM Lens default: mamba_ssm and causal-conv1d installed (the fused mamba_split_conv1d_scan_combined kernel in training); without them torch_forward runs and keeps many times more for backward (set mamba_kernels: torch)${a.family === 'granite_hybrid' ? "; Granite's current mixer looks the kernels up through the kernels package (the hub build of mamba-ssm), and with only the pip package it runs torch_forward" : ''}${split}` });
+      } else if (split) {
+        assumptions.push({ key: 'mamba_kernels', value: 'cuda (split kernels)', source: split.slice(2) });
       }
-      if ((setup.mamba_kernels ?? 'cuda') === 'cuda' && targets.has('out_proj')) {
+      if (mambaPath === 'cuda' && targets.has('out_proj')) {
         warnings.push({ key: 'lora.target_modules', message: "the fused Mamba2 kernel applies out_proj's weight itself (mamba_split_conv1d_scan_combined), so a LoRA adapter on out_proj is never used in training: its parameters and optimizer state are counted, no activations" });
       }
     }
@@ -1171,7 +1179,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
         baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
         softmaxSavesInput: oldSoftmax, ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}),
-        ...(a.mamba ? { mambaKernels: setup.mamba_kernels ?? 'cuda' } : {}),
+        ...(a.mamba ? { mambaKernels: mambaPath } : {}),
       });
     }
     const totalLayers = a.family === 't5' ? a.layers + a.encoderLayers : a.layers;
@@ -1339,7 +1347,8 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const linearHere = la ? la.layers * (layersHere / a.layers) : mb ? mb.layers * (layersHere / a.layers) : 0;
       const stateSequence = la ? ((la.valueHeads * la.keyDim * la.valueDim * 4) + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * cb) / tp
         : mb ? ((mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * cb) / tp : 0;
-      const kvBytes = (tokens: number): number => G * kvLayerToken * ((layersHere - slidingHere - linearHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow)) + G * linearHere * stateSequence;
+      const cachedHere = attentionLayerCount(a) * (layersHere / a.layers);
+      const kvBytes = (tokens: number): number => G * kvLayerToken * ((cachedHere - slidingHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow)) + G * linearHere * stateSequence;
       // GKD generates inside the training step: the gradients of the earlier micro-steps of an accumulation are held.
       const gradsAtGeneration = gkdGeneration && setup.gradient_accumulation_steps > 1 ? gradStored : gradsKeptInEval;
       genComps.push(...gradsAtGeneration > 0 ? [comp('gradients', gradLabel, gradsAtGeneration, () => (`${gradFormula()} (${gkdGeneration ? 'from the earlier micro-steps of the accumulation' : 'not freed: zero_grad(set_to_none=False)'})`), () => ({}))] : []);
@@ -1353,7 +1362,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const tails: Component[][] = [];
       if (generation.engine === 'generate') {
         const kv = (tokens: number): Component => comp('kv-cache', `KV cache (${G} sequences x ${tokens} tokens)`, kvBytes(tokens),
-          () => (`${G} sequences x ${tokens} tokens x ${+(layersHere - linearHere).toFixed(1)} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B${slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : ''}${la ? ` + ${+linearHere.toFixed(1)} linear-attention layers x ${G} sequences x (recurrent state ${la.valueHeads} x ${la.keyDim} x ${la.valueDim} x 4 B + conv state ${2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim} x ${la.convKernel} x ${cb} B)` : ''}${mb ? ` + ${+linearHere.toFixed(1)} Mamba2 layers x ${G} sequences x (SSM state ${mb.heads} x ${mb.headDim} x ${mb.state} + conv state ${mb.heads * mb.headDim + 2 * mb.groups * mb.state} x ${mb.convKernel}) x ${cb} B` : ''}`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
+          () => (`${G} sequences x ${tokens} tokens x ${+cachedHere.toFixed(1)} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B${slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : ''}${la ? ` + ${+linearHere.toFixed(1)} linear-attention layers x ${G} sequences x (recurrent state ${la.valueHeads} x ${la.keyDim} x ${la.valueDim} x 4 B + conv state ${2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim} x ${la.convKernel} x ${cb} B)` : ''}${mb ? ` + ${+linearHere.toFixed(1)} Mamba2 layers x ${G} sequences x (SSM state ${mb.heads} x ${mb.headDim} x ${mb.state} + conv state ${mb.heads * mb.headDim + 2 * mb.groups * mb.state} x ${mb.convKernel}) x ${cb} B` : ''}`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
         const prefill = noGradLayerBytes(a, G * P, P, cb, attention, tp);
         tails.push([kv(P), comp('backward-working', `Prefill: one layer's forward over ${G} prompts (no grad)`, prefill, () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${G} x ${P} tokens`), () => ({ sequences: G, tokens: P }))]);
         // Each step: the previous step's fp32 next-token logits and probabilities are still held (transformers _sample)

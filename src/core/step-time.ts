@@ -2,7 +2,7 @@
 // 2020 / Narayanan et al. 2021: 6 x params x tokens for training, 2 for the forward pass), attention FLOPs,
 // recomputation under checkpointing, offload traffic over the host link, ZeRO-3/FSDP all-gathers over the
 // peer link, and small-matrix inefficiency. Every result carries its arithmetic. Pure; no I/O.
-import { countParameters, parseArchitecture } from './architecture';
+import { attentionLayerCount, countParameters, parseArchitecture } from './architecture';
 import type { GpuSpec } from './catalog/gpus';
 import { sequencesPerExample, type TrainingSetup } from './setup';
 
@@ -75,7 +75,7 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   // Mamba2 layers (chunk C, state N, head width P) likewise: about 4·C·(N + P) + 6·N·P per token and head.
   const la = a.linearAttention;
   const mb = a.mamba;
-  const attnFwd = 4 * (a.layers - (la?.layers ?? 0) - (mb?.layers ?? 0)) * setup.seq_len * a.heads * a.headDim
+  const attnFwd = 4 * attentionLayerCount(a) * setup.seq_len * a.heads * a.headDim
     + (la ? la.layers * la.valueHeads * (4 * 64 * (la.keyDim + la.valueDim) + 6 * la.keyDim * la.valueDim) : 0)
     + (mb ? mb.layers * mb.heads * (4 * mb.chunk * (mb.state + mb.headDim) + 6 * mb.state * mb.headDim) : 0);
   const fwd = 2 * activeP + attnFwd;
@@ -111,7 +111,7 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
     // layer's up to its window.
     const avg = prompt + C / 2;
     // Gated DeltaNet layers read and write their fp32 state (value heads x dk x dv) instead.
-    const kvRead = a.kvHeads * (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) * 2 * ((a.layers - a.slidingLayers - (la?.layers ?? 0) - (mb?.layers ?? 0)) * avg + a.slidingLayers * Math.min(avg, a.slidingWindow))
+    const kvRead = a.kvHeads * (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) * 2 * ((attentionLayerCount(a) - a.slidingLayers) * avg + a.slidingLayers * Math.min(avg, a.slidingWindow))
       + (la ? la.layers * 2 * la.valueHeads * la.keyDim * la.valueDim * 4 : 0) + (mb ? mb.layers * 2 * mb.heads * mb.headDim * mb.state * 2 : 0);
     const rounds = (setup.micro_batch_size * microSteps) / ro.batch;
     const decode = (C * (activeP * wBytes + ro.batch * kvRead)) / (tp * pp) / (g.hbmBandwidthGBps * 1e9);

@@ -311,6 +311,20 @@ describe('architecture: exact parameter counts', () => {
     assert.deepEqual([a.family, a.mamba?.layers, a.positions, a.tied], ['granite_hybrid', 36, 'none', true]);
   });
 
+  it('Nemotron Nano 9B v2 by hand: 27 Mamba2, 25 ReLU² MLP and 4 attention layers of one norm and one mixer each', () => {
+    // Mamba2: in_proj 4480 -> 2 x 10,240 + 2 x 8 x 128 + 128, conv1d over 10,240 + 2,048 channels x 4 with bias, dt_bias,
+    // A_log, D (128 each), the grouped gated norm's 10,240 weights, out_proj 10,240 -> 4480; the MLP 4480 -> 15,680 -> 4480;
+    // attention 40 heads of 128 (8 kv) over 4480, no bias; an untied 131,072-token head.
+    const mamba = 4480 * (2 * 10_240 + 2048 + 128) + 12_288 * 4 + 12_288 + 3 * 128 + 10_240 + 10_240 * 4480;
+    const mlp = 2 * 4480 * 15_680;
+    const attn = 4480 * 5120 + 2 * 4480 * 1024 + 5120 * 4480;
+    const total = 2 * 131_072 * 4480 + 4480 + 27 * (mamba + 4480) + 25 * (mlp + 4480) + 4 * (attn + 4480);
+    assert.equal(total, 8_888_227_328);
+    assert.equal(count('nvidia/NVIDIA-Nemotron-Nano-9B-v2'), total);
+    const a = archOf('nvidia/NVIDIA-Nemotron-Nano-9B-v2');
+    assert.deepEqual([a.family, a.layers, a.mamba?.layers, a.blockKinds?.filter((k) => k === '*').length, a.headDim, a.tied], ['nemotron_h', 56, 27, 4, 128, false]);
+  });
+
   it('Llama 4 Scout and Maverick by hand: text model under text_config, 3-D experts, a shared expert, the vision tower', () => {
     // Attention per layer: q 5120 x 5120, k and v 5120 x 1024, o 5120 x 5120, two RMSNorms (the q/k L2 norm has no weight).
     const attn = 2 * 5120 * 5120 + 2 * 5120 * 1024 + 2 * 5120;

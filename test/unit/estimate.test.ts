@@ -249,6 +249,25 @@ describe('estimate: Mamba2 layers (Granite 4.0 H)', () => {
   });
 });
 
+describe('estimate: Nemotron-H (one mixer per layer)', () => {
+  const nano = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('nvidia/NVIDIA-Nemotron-Nano-9B-v2', {
+    method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 4096, attention: 'flash', ...extra,
+  }));
+  it('without checkpointing its Mamba2 layers run the split kernels (a cache in training), listed; only the 4 attention layers cache keys', () => {
+    const plain = nano({ gradient_checkpointing: 'none' });
+    assert.equal(plain.assumptions.find((x) => x.key === 'mamba_kernels')?.value, 'cuda (split kernels)');
+    assert.equal(nano({ gradient_checkpointing: 'full' }).assumptions.find((x) => x.key === 'mamba_kernels')?.value, 'cuda');
+    // GRPO, 8 completions of 512 + 3,584 tokens: 4 attention layers x 2 x 8 kv heads x 128 x 2 B per token, and each of the
+    // 27 Mamba2 layers 128 x 80 x 128 + 12,288 x 4 elements x 2 B per sequence; the 25 MLP layers cache nothing.
+    const e = nano({ gradient_checkpointing: 'full', micro_batch_size: 2, gradient_accumulation_steps: 4, rollout: { batch: 8, completion_len: 3584 } });
+    // The round's larger tail here is the prefill (512 prompt tokens cached, one layer's no-grad forward).
+    const kv = phase(e, 'generation').components.find((c) => c.id === 'kv-cache');
+    const tokens = Number(/x (\d+) tokens/.exec(kv?.label ?? '')?.[1]);
+    assert.equal(tokens, 512);
+    assert.equal(kv?.bytes, 8 * 4 * 2 * 8 * 128 * 2 * tokens + 8 * 27 * (128 * 80 * 128 + 12_288 * 4) * 2);
+  });
+});
+
 describe('estimate: Gated DeltaNet layers (Qwen3.5)', () => {
   const qwen35 = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('Qwen/Qwen3.5-9B', {
     method: 'full', weights_dtype: 'bf16', mixed_precision: 'none', optimizer: 'adamw', micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'none', attention: 'flash', ...extra,

@@ -1286,6 +1286,37 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
 
   // ---------------------------------------------------------------------------------------------
+  // NVIDIA Nemotron Nano 2 and Nemotron-H (nemotron_h): one norm and one mixer per layer, Mamba2 (M), attention without
+  // position embedding (*) or a ReLU² MLP (-), by hybrid_override_pattern (architecture.test.ts works the counts out).
+  // ---------------------------------------------------------------------------------------------
+  {
+    // 8,888,227,328: the Hub's safetensors total. Mamba2 heads 128 x 80 (inner 10,240, not expand x hidden), attention heads
+    // of 128 (not 4480 / 40).
+    id: 'nvidia/NVIDIA-Nemotron-Nano-9B-v2',
+    aliases: ['nvidia/NVIDIA-Nemotron-Nano-9B-v2-Base'],
+    config: {
+      model_type: 'nemotron_h', architectures: ['NemotronHForCausalLM'], chunk_size: 128, conv_kernel: 4, head_dim: 128, hidden_size: 4480,
+      hybrid_override_pattern: 'M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-', intermediate_size: 15680, mamba_head_dim: 80,
+      mamba_num_heads: 128, max_position_embeddings: 131072, n_groups: 8, num_attention_heads: 40, num_hidden_layers: 56, num_key_value_heads: 8,
+      ssm_state_size: 128, tie_word_embeddings: false, use_bias: false, use_conv_bias: true, vocab_size: 131072,
+    },
+    publishedParams: 8_888_227_328,
+    source: hf('nvidia/NVIDIA-Nemotron-Nano-9B-v2'),
+  },
+  {
+    // 8,100,852,736, the count listings of this checkpoint give from its model page: 52 layers, 24 Mamba2, 24 MLP, 4 attention.
+    id: 'nvidia/Nemotron-H-8B-Base-8K',
+    config: {
+      model_type: 'nemotron_h', architectures: ['NemotronHForCausalLM'], chunk_size: 128, conv_kernel: 4, head_dim: 128, hidden_size: 4096,
+      hybrid_override_pattern: 'M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-', intermediate_size: 21504, mamba_head_dim: 64,
+      mamba_num_heads: 128, n_groups: 8, num_attention_heads: 32, num_key_value_heads: 8, ssm_state_size: 128, tie_word_embeddings: false,
+      use_bias: false, use_conv_bias: true, vocab_size: 131072,
+    },
+    publishedParams: 8_100_852_736,
+    source: hf('nvidia/Nemotron-H-8B-Base-8K'),
+  },
+
+  // ---------------------------------------------------------------------------------------------
   // Llama 4 (image-text checkpoints; the text model under text_config): 48 layers of 40 heads x 128 (8 kv), q/k rotated
   // and L2-normed on three layers of four, NoPE layers with attention temperature tuning; Scout: 16 experts of 8192 in
   // every layer, Maverick: 128 experts in every other layer and a dense MLP of 16384 between; both top-1 with a shared

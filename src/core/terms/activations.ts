@@ -93,7 +93,8 @@ export interface ActivationPlan {
 }
 
 export type LinearKernels = 'fla' | 'torch';
-export type MambaKernels = 'cuda' | 'torch';
+/** 'split': causal_conv1d_fn + mamba_chunk_scan_combined + the torch gated norm and out_proj (Nemotron-H with a cache). */
+export type MambaKernels = 'cuda' | 'split' | 'torch';
 
 export type KbitUpcast = 'none' | 'norms' | 'all';
 export type Kernels = 'pytorch' | 'liger' | 'unsloth';
@@ -226,24 +227,26 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const mixedLinear = linearPattern !== undefined && linearPattern.some((x) => x !== linearPattern[0]);
   // LoRA on expert parameters of some layers only (target_parameters naming layer indices).
   const someLayers = p.expertLora?.targets.some((t) => t.indices !== undefined) === true;
-  if (!(moe && moe.moeLayers < p.arch.layers) && !(pattern && pattern.rope.some((r) => r !== pattern.rope[0])) && !mixedLinear && !someLayers) {
+  const blockKinds = p.arch.blockKinds;
+  if (!(moe && moe.moeLayers < p.arch.layers) && !(pattern && pattern.rope.some((r) => r !== pattern.rope[0])) && !mixedLinear && !someLayers && !blockKinds) {
     return blockActivations(p, true, true, linearPattern?.[0] === true, p.expertLora ? p.expertLora.targets.map((t) => t.name) : []);
   }
   // Layers of different kinds: dense and MoE (DeepSeek's and GLM-4.5's first layers, Qwen2-MoE's mlp_only_layers,
   // Llama 4 Maverick), rotary and NoPE (Llama 4), linear and full attention (Qwen3-Next, Qwen3.5): the average block,
   // weighted by layer count.
-  const kinds = new Map<string, { moeBlock: boolean; rope: boolean; linearLayer: boolean; adapted: string[]; n: number }>();
+  const kinds = new Map<string, { moeBlock: boolean; rope: boolean; linearLayer: boolean; adapted: string[]; blockKind?: 'M' | '*' | '-'; n: number }>();
   for (let i = 0; i < p.arch.layers; i++) {
     const moeBlock = pattern ? pattern.moe[i] : i >= p.arch.layers - (moe?.moeLayers ?? 0);
     const rope = pattern ? pattern.rope[i] : true;
     const linearLayer = linearPattern?.[i] === true;
     const adapted = moeBlock && p.expertLora ? p.expertLora.targets.filter((t) => !t.indices || t.indices.has(i)).map((t) => t.name) : [];
-    const k = `${moeBlock}|${rope}|${linearLayer}|${adapted.join(',')}`;
+    const blockKind = blockKinds?.[i];
+    const k = `${moeBlock}|${rope}|${linearLayer}|${adapted.join(',')}|${blockKind ?? ''}`;
     const c = kinds.get(k);
     if (c) c.n++;
-    else kinds.set(k, { moeBlock, rope, linearLayer, adapted, n: 1 });
+    else kinds.set(k, { moeBlock, rope, linearLayer, adapted, ...(blockKind ? { blockKind } : {}), n: 1 });
   }
-  const blocks = [...kinds.values()].map((c) => ({ ...c, l: blockActivations(p, c.moeBlock, c.rope, c.linearLayer, c.adapted) }));
+  const blocks = [...kinds.values()].map((c) => ({ ...c, l: blockActivations(p, c.moeBlock, c.rope, c.linearLayer, c.adapted, c.blockKind) }));
   const sum = (bs: typeof blocks, f: (l: LayerActivations) => number): number => bs.reduce((t, c) => t + f(c.l) * c.n, 0);
   const count = (bs: typeof blocks): number => bs.reduce((t, c) => t + c.n, 0);
   const avg = (f: (l: LayerActivations) => number): number => sum(blocks, f) / p.arch.layers;
@@ -265,9 +268,9 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
 /**
  * One block's saved tensors; `moeBlock` false replays a dense layer of a model that mixes dense and MoE layers, `rope`
  * false a Llama 4 NoPE layer, `linearLayer` a Gated DeltaNet layer (Qwen3-Next, Qwen3.5); `adaptedExperts` names the
- * expert parameters LoRA adapts in this layer (PEFT target_parameters).
+ * expert parameters LoRA adapts in this layer (PEFT target_parameters); `blockKind` the one mixer of a Nemotron-H layer.
  */
-function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false, adaptedExperts: readonly string[] = []): LayerActivations {
+function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false, adaptedExperts: readonly string[] = [], blockKind?: 'M' | '*' | '-'): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const a = p.arch;
   // Liger's RMSNorm and SiLU/GELU-mul kernels keep what a compiled block keeps of those ops: the norm's input and
@@ -534,6 +537,26 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
       layerOutputs = x0;
       break;
     }
+    case 'nemotron_h': {
+      // NemotronHBlock: norm, then its one mixer, then the residual sum. The MLP is up_proj, ReLU² (relu keeps its output,
+      // square the same tensor), down_proj; attention has no position embedding.
+      const h1 = norm(x0, 'norm');
+      if (blockKind === 'M') {
+        const mixer = mamba2Mixer(tape, p, h1, linear);
+        linearWorking = mixer.workingBytes;
+        layerOutputs = mixer.out;
+      } else if (blockKind === '*') {
+        const att = attentionCore(linear(h1, 'q_proj', qd, 'q_proj output'), linear(h1, 'k_proj', kvd, 'k_proj output'), linear(h1, 'v_proj', kvd, 'v_proj output'),
+          { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
+        layerOutputs = linear(att, 'o_proj', a.hidden, 'o_proj output');
+      } else {
+        const beforeMlp = tape.totalBytes();
+        const r = tape.unarySavesOutput(linear(h1, 'up_proj', a.ffn / tp, 'up_proj output'), 'relu(up_proj output)');
+        layerOutputs = linear(tape.free(r, 'relu(...)^2'), 'down_proj', a.hidden, 'down_proj output');
+        mlpSavedBytes = tape.totalBytes() - beforeMlp;
+      }
+      break;
+    }
     default: {
       // Llama family: pre-norm, rotary (saves only cos/sin, which need no grad), GQA, gated MLP. OLMo 2 normalizes the
       // attention and MLP outputs instead of their inputs.
@@ -768,6 +791,20 @@ function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
   const C = mb.chunk;
   const nc = Math.ceil(p.seq / C);
   const states = p.batch * nc * H * mb.headDim * mb.state;
+  if (p.mambaKernels === 'split') {
+    // NemotronH with a cache (use_cache defaults to on, and only gradient checkpointing turns it off): causal_conv1d_fn
+    // keeps its input, the in_proj output (a channel-last view); mamba_chunk_scan_combined keeps its output and its
+    // x, dt, B, C views and the fp32 dA_cumsum; then the torch gated norm (grouped) and out_proj as an nn.Linear.
+    if (proj.rg) {
+      tape.save(proj);
+      tape.saveExtra('scan output, its fp32 dA_cumsum, the torch gated norm\'s fp32 input, gate and factors', T * (24 * d + 8 * GN + 2 * H + 4 * mb.normGroups) - 2 * T * projW + 4 * p.batch * nc * C * H + 4 * H);
+    }
+    if (p.baseTrainable) tape.saveExtra('exp(A_log) (fp32)', 4 * H);
+    if (p.normsTrainable) tape.saveExtra('normalized input for the gated norm weight', 2 * T * d);
+    const normed = tape.tensor('gated norm output', T * d, cb, proj.rg || p.normsTrainable);
+    const out = linear(normed, 'out_proj', p.arch.hidden, 'out_proj output');
+    return { out, workingBytes: cb * T * (projW + convDim + d) + 4 * states };
+  }
   if (p.mambaKernels !== 'torch') {
     if (proj.rg) {
       tape.save(proj);
@@ -789,7 +826,7 @@ function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
     tape.saveExtra('chunk states and their decays (fp32)', 8 * b * (nc + 1) * d * mb.state + 4 * b * H * (nc + 1) ** 2 + 2 * (nc + 1) ** 2);
     tape.saveExtra('causal masks', 2 * C * C);
     tape.saveExtra('A = -exp(A_log) (fp32)', 4 * H);
-    tape.saveExtra('gated norm: fp32 input, gate, rsqrt and factors', 12 * T * d + 4 * T);
+    tape.saveExtra('gated norm: fp32 input, gate, rsqrt and factors', 12 * T * d + 4 * T * mb.normGroups);
   }
   if (p.baseTrainable) tape.saveExtra('D x and exp(A_log) for the parameters\' gradients (fp32)', 4 * H + 4 * Sp * d);
   if (p.normsTrainable) tape.saveExtra('normalized input for the gated norm weight (fp32)', 4 * T * d);
