@@ -573,9 +573,9 @@ def summarize(entries):
     return out
 
 
-def measure(pt, variant, conv, core, trainable, gva=False, dtype=torch.bfloat16, want_tensors=False, seed=0):
-    torch.manual_seed(seed)
-    m = GatedDeltaNet(pt, variant=variant, conv=conv, core=core, gva=gva)
+def prepare(m, pt, dtype, trainable, seed):
+    """Weights drawn at a fan-in scale, the module in `dtype` and training mode, its parameters trainable or frozen;
+    returns the input (b, s, hidden), which requires grad."""
     with torch.no_grad():
         for n, p in m.named_parameters():
             if p.dim() >= 2:
@@ -586,10 +586,15 @@ def measure(pt, variant, conv, core, trainable, gva=False, dtype=torch.bfloat16,
         p.requires_grad_(trainable)
     x = torch.randn(pt["b"], pt["s"], pt["hidden"], generator=torch.Generator().manual_seed(1 + seed)).to(dtype)
     x.requires_grad_(True)
-    rec = Recorder(m)
+    return x
+
+
+def record(m, rec, x, forward, trainable, want_tensors, summarize_fn=None):
+    """Runs `forward()` under the saved-tensor hooks of `rec`, sums what was saved (summarize_fn, this module's
+    summarize by default), lists the tensors when asked, then runs a backward and checks the gradients are finite."""
     with torch.autograd.graph.saved_tensors_hooks(rec.pack, lambda t: t), rec:
-        y = m(x)
-    tot = summarize(rec.entries)
+        y = forward()
+    tot = (summarize_fn or summarize)(rec.entries)
     tensors = None
     if want_tensors:
         seen, tensors = set(), []
@@ -605,6 +610,13 @@ def measure(pt, variant, conv, core, trainable, gva=False, dtype=torch.bfloat16,
     if trainable:
         assert all(p.grad is not None and torch.isfinite(p.grad.float()).all() for p in m.parameters())
     return tot, tensors
+
+
+def measure(pt, variant, conv, core, trainable, gva=False, dtype=torch.bfloat16, want_tensors=False, seed=0):
+    torch.manual_seed(seed)
+    m = GatedDeltaNet(pt, variant=variant, conv=conv, core=core, gva=gva)
+    x = prepare(m, pt, dtype, trainable, seed)
+    return record(m, Recorder(m), x, lambda: m(x), trainable, want_tensors)
 
 
 # ----------------------------------------------------------------------------------------

@@ -641,40 +641,12 @@ def measure(pt, variant, path, trainable, falcon_norm="none", mask=False, dtype=
             seed=0):
     torch.manual_seed(seed)
     m = Mixer(pt, variant=variant, path=path, falcon_norm=falcon_norm)
-    with torch.no_grad():
-        for n, p in m.named_parameters():
-            if p.dim() >= 2:
-                fan_in = p.shape[1] if p.dim() == 2 else p.shape[-1]
-                p.normal_(0, 0.5 / math.sqrt(fan_in))
-    m.to(dtype).train()
-    for p in m.parameters():
-        p.requires_grad_(trainable)
-    g = torch.Generator().manual_seed(1 + seed)
-    x = torch.randn(pt["b"], pt["s"], pt["hidden"], generator=g).to(dtype)
-    x.requires_grad_(True)
+    x = gdn.prepare(m, pt, dtype, trainable, seed)
     attn = None
     if mask:
         attn = torch.ones(pt["b"], pt["s"], dtype=torch.long)
         attn[1:, : max(1, pt["s"] // 5)] = 0  # left padding on every sequence but the first
-    rec = Recorder(m, attn)
-    with torch.autograd.graph.saved_tensors_hooks(rec.pack, lambda t: t), rec:
-        y = m(x, attn)
-    tot = summarize(rec.entries)
-    tensors = None
-    if want_tensors:
-        seen, tensors = set(), []
-        for e in rec.entries:
-            if e["kind"] != "act":
-                continue
-            tensors.append(dict(op=e["op"], shape=e["shape"], dtype=e["dtype"], storageBytes=e["storageBytes"],
-                                counted=e["ptr"] not in seen))
-            seen.add(e["ptr"])
-    rec.keep.clear()
-    y.float().square().mean().backward()
-    assert torch.isfinite(y.float()).all() and torch.isfinite(x.grad.float()).all()
-    if trainable:
-        assert all(p.grad is not None and torch.isfinite(p.grad.float()).all() for p in m.parameters())
-    return tot, tensors
+    return gdn.record(m, Recorder(m, attn), x, lambda: m(x, attn), trainable, want_tensors, summarize)
 
 
 

@@ -835,32 +835,26 @@ function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
   return { out, workingBytes: 2 * 4 * H * C * Sp + 8 * b * (nc + 1) * d * mb.state };
 }
 
-/** What one Mamba2 mixer alone saves (its input requiring grad), weights trainable or frozen as the plan says. */
-export function mamba2SavedBytes(p: ActivationPlan): number {
+/**
+ * What one token mixer alone saves (its input, the input norm's output, requiring grad), with its weights trainable or
+ * frozen as the plan says: the unit the ground-truth scripts measure (gated_deltanet.py, mamba2.py).
+ */
+function mixerSavedBytes(p: ActivationPlan, mixer: (tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn) => unknown): number {
   const tape = new Tape(p.mode, p.half, false);
   const x = tape.tensor('mixer input', p.batch * p.seq * p.arch.hidden, p.half, true);
   const linear: LinearFn = (xin, name, outFeatures, what) => {
     const m = linearModules(p.arch).find((l) => l.name === name);
     return tape.linear(xin, { what: name, elems: (m ? m.inFeatures : p.arch.hidden) * outFeatures, trainable: p.baseTrainable, bytesPerElem: p.weightBytes }, outFeatures, what);
   };
-  mamba2Mixer(tape, p, x, linear);
+  mixer(tape, p, x, linear);
   return tape.totalBytes();
 }
 
-/**
- * What one Gated DeltaNet token mixer alone saves (its input, the input norm's output, requiring grad), with its
- * weights trainable or frozen as the plan says: the unit the ground-truth script measures.
- */
-export function gatedDeltaNetSavedBytes(p: ActivationPlan): number {
-  const tape = new Tape(p.mode, p.half, false);
-  const x = tape.tensor('mixer input', p.batch * p.seq * p.arch.hidden, p.half, true);
-  const linear: LinearFn = (xin, name, outFeatures, what) => {
-    const m = linearModules(p.arch).find((l) => l.name === name);
-    return tape.linear(xin, { what: name, elems: (m ? m.inFeatures : p.arch.hidden) * outFeatures, trainable: p.baseTrainable, bytesPerElem: p.weightBytes }, outFeatures, what);
-  };
-  gatedDeltaNet(tape, p, x, linear);
-  return tape.totalBytes();
-}
+/** A Mamba2 mixer alone (see mixerSavedBytes). */
+export const mamba2SavedBytes = (p: ActivationPlan): number => mixerSavedBytes(p, mamba2Mixer);
+
+/** A Gated DeltaNet token mixer alone (see mixerSavedBytes). */
+export const gatedDeltaNetSavedBytes = (p: ActivationPlan): number => mixerSavedBytes(p, gatedDeltaNet);
 
 /**
  * One Gated DeltaNet token mixer (Qwen3-Next / Qwen3.5 linear attention), from the input norm's output to out_proj, as
