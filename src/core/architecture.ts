@@ -149,7 +149,11 @@ export interface Architecture {
    * Nemotron-H: every layer is one norm and one mixer: Mamba2 ('M'), attention ('*') or a ReLU² MLP ('-')
    * (hybrid_override_pattern). Absent for models whose layers each have a mixer and an MLP.
    */
-  readonly blockKinds?: readonly ('M' | '*' | '-')[];
+  readonly blockKinds?: readonly ('M' | '*' | '-' | 'E')[];
+  /** Nemotron 3: its MoE layers route in a latent width (moe_latent_size), projected from and back to the hidden width. */
+  readonly moeLatent?: number;
+  /** Nemotron 3's DeepSeek-V3 routing: expert groups (n_group), groups kept (topk_group), weights normalized (norm_topk_prob). */
+  readonly moeRouting?: { readonly groups: number; readonly topkGroups: number; readonly normTopk: boolean };
   /**
    * The full-attention output is gated per channel by sigmoid of a second half of q_proj's output (Qwen3-Next, Qwen3.5:
    * `attn_output * torch.sigmoid(gate)` before o_proj), so q_proj is twice as wide.
@@ -469,7 +473,6 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
       const bad = raw.filter((_, i) => kinds[i] === undefined);
       if (bad.length > 0) problems.push({ field: 'hybrid_override_pattern', message: `unknown layer kinds ${[...new Set(bad.map(String))].join(', ')} (M mamba, * attention, - MLP, E MoE)` });
       nemotronKinds = kinds.filter((k): k is 'M' | '*' | '-' | 'E' => k !== undefined);
-      if (nemotronKinds.includes('E')) problems.push({ field: 'hybrid_override_pattern', message: 'Nemotron-H MoE layers (E: Nemotron 3 Nano / Super) are not modeled yet; the dense Nemotron-H and Nemotron Nano 2 models are' });
     }
   }
   const isGpt2 = family === 'gpt2';
@@ -507,6 +510,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   else if (isBloom) ffn = 4 * hidden; // BloomMLP: dense_h_to_4h
   // GraniteMoeHybridMLP (shared_mlp) is shared_intermediate_size wide; intermediate_size is an expert's.
   else if (family === 'granite_hybrid') ffn = need(num(cfg, 'shared_intermediate_size'), 'shared_intermediate_size');
+  // Nemotron-H: intermediate_size is the ReLU² MLP layers' width; an all-MoE pattern may leave it out.
+  else if (family === 'nemotron_h') ffn = need(num(cfg, 'intermediate_size', 'moe_intermediate_size'), 'intermediate_size');
   // Qwen3.5-MoE has no dense layer and no intermediate_size (Qwen3_5MoeTextConfig deletes it).
   else if (family === 'qwen3_next' && num(cfg, 'intermediate_size') === undefined && (num(cfg, 'num_experts') ?? 0) > 0) ffn = need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
   else ffn = need(num(cfg, 'intermediate_size'), 'intermediate_size');
@@ -665,11 +670,27 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
       convBias: bool(cfg, 'mamba_conv_bias') ?? true, projBias: bool(cfg, 'mamba_proj_bias') ?? false, normGroups: 1,
     };
   }
-  let blockKinds: Array<'M' | '*' | '-'> | undefined;
+  let blockKinds: Array<'M' | '*' | '-' | 'E'> | undefined;
+  let moeLatent: number | undefined;
+  let moeRouting: Architecture['moeRouting'];
   if (nemotronKinds) {
     // NemotronHConfig fields and defaults: mamba_num_heads 128 x mamba_head_dim 64, n_groups 8, ssm_state_size 128,
     // conv_kernel 4 with bias, chunk_size 128, no projection biases; the gated norm is grouped by n_groups.
-    blockKinds = nemotronKinds.map((k) => (k === 'E' ? '-' : k));
+    blockKinds = nemotronKinds;
+    const moeLayers = nemotronKinds.filter((k) => k === 'E').length;
+    if (moeLayers > 0) {
+      // NemotronHMoE: n_routed_experts non-gated ReLU² experts (3-D up_proj / down_proj), a sigmoid router (a bare weight
+      // and an fp32 correction-bias buffer), shared experts of moe_shared_expert_intermediate_size; with moe_latent_size
+      // the routed experts work in that width between fc1_latent_proj and fc2_latent_proj.
+      const latent = num(cfg, 'moe_latent_size');
+      if (latent !== undefined && latent > 0) moeLatent = latent;
+      moeRouting = { groups: num(cfg, 'n_group') ?? 1, topkGroups: num(cfg, 'topk_group') ?? 1, normTopk: bool(cfg, 'norm_topk_prob') ?? true };
+      moe = {
+        experts: need(num(cfg, 'n_routed_experts'), 'n_routed_experts'), topK: need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'),
+        expertFfn: need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size'),
+        sharedExpertFfn: (num(cfg, 'moe_shared_expert_intermediate_size') ?? 0) * (num(cfg, 'n_shared_experts') ?? 1), sharedExpertGate: false, moeLayers,
+      };
+    }
     const groups = need(num(cfg, 'n_groups', 'mamba_n_groups') ?? 8, 'n_groups');
     const pattern = blockKinds.map((k) => k === 'M');
     mamba = {
@@ -712,6 +733,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...(linearAttention ? { linearAttention, attnOutputGate: true } : {}),
     ...(mamba ? { mamba } : {}),
     ...(blockKinds ? { blockKinds } : {}),
+    ...(moeLatent ? { moeLatent } : {}),
+    ...(moeRouting ? { moeRouting } : {}),
     // Qwen3-VL-MoE and Qwen3.5-MoE exist only with 3-D experts.
     ...(modelType === 'qwen3_vl_moe' || ((modelType === 'qwen3_5_moe' || modelType === 'qwen3_5_moe_text') && moe) ? { fusedExperts: true } : {}),
   };
@@ -942,6 +965,21 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('out_proj', inner, h, mb.projBias, mb.layers, 'attention');
       add('up_proj', h, a.ffn, a.mlpBias, mlps, 'mlp');
       add('down_proj', a.ffn, h, a.mlpBias, mlps, 'mlp');
+      const moe = a.moe;
+      if (moe) {
+        // Experts as 3-D parameters (non-gated), the router's bare weight, the shared experts and latent projections.
+        const d = a.moeLatent ?? h;
+        const frac = moe.topK / moe.experts;
+        add('experts.up_proj', d, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', frac, true);
+        add('experts.down_proj', moe.expertFfn, d, false, moe.moeLayers * moe.experts, 'expert', frac, true);
+        add('gate', h, moe.experts, false, moe.moeLayers, 'router', 1, true);
+        add('shared_experts.up_proj', h, moe.sharedExpertFfn, a.mlpBias, moe.moeLayers, 'mlp');
+        add('shared_experts.down_proj', moe.sharedExpertFfn, h, a.mlpBias, moe.moeLayers, 'mlp');
+        if (a.moeLatent) {
+          add('fc1_latent_proj', h, a.moeLatent, false, moe.moeLayers, 'mlp');
+          add('fc2_latent_proj', a.moeLatent, h, false, moe.moeLayers, 'mlp');
+        }
+      }
       break;
     }
     case 'granite_hybrid': {
@@ -1176,10 +1214,13 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
     const sizeOf = (names: string[], extraParams: number): number => mods.filter((m) => names.includes(m.name))
       .reduce((t, m) => t + m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0), 0) + extraParams + h;
     const present = new Set(a.blockKinds);
+    const moeBlock = mods.filter((m) => m.group === 'expert' || m.group === 'router' || m.name.startsWith('shared_experts') || m.name.includes('latent_proj'))
+      .reduce((t, m) => t + (m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0)) * (m.count / (a.moe?.moeLayers || 1)), 0) + h;
     largestBlock = Math.max(
       present.has('M') ? sizeOf(['in_proj', 'out_proj'], mambaExtra(a.mamba!)) : 0,
       present.has('*') ? sizeOf(['q_proj', 'k_proj', 'v_proj', 'o_proj'], 0) : 0,
       present.has('-') ? sizeOf(['up_proj', 'down_proj'], 0) : 0,
+      present.has('E') ? moeBlock : 0,
     );
   } else if (la && la.layers > 0 && la.layers < a.layers) {
     // Linear-attention (or Mamba2) and full-attention layers differ in their attention half: the largest block has the

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArchitecture } from '../../src/core/architecture';
-import { gatedDeltaNetSavedBytes, layerActivations, mamba2SavedBytes, type KbitUpcast } from '../../src/core/terms/activations';
+import { gatedDeltaNetSavedBytes, layerActivations, mamba2SavedBytes, nemotronMoeSavedBytes, type KbitUpcast } from '../../src/core/terms/activations';
 import type { ComputeMode } from '../../src/core/terms/saved-tensors';
 
 interface GoldenCase {
@@ -191,5 +191,38 @@ describe('activations: Mamba2 mixer within 2 % of PyTorch saved-tensor ground tr
     }
     assert.deepEqual(bad, []);
     assert.ok(compared >= 60, `${compared} compared`);
+  });
+});
+
+// Nemotron 3's MoE block against tools/activations/nemotron_moe.py (test/fixtures/activations/nemotron_moe.json): the
+// router, transformers 5's default grouped_mm experts, latent projections and the shared expert, frozen and trainable.
+interface MoeCase {
+  impl: string; params: 'frozen' | 'trainable'; T: number; b: number; s: number; hidden: number; E: number; K: number; Im: number; Is: number;
+  latent: number | null; G: number; Gk: number; norm: boolean; measured: number;
+}
+const nemotronMoeCases = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'activations', 'nemotron_moe.json'), 'utf8')) as { cases: MoeCase[] };
+
+describe('activations: Nemotron 3 MoE block within 2 % of PyTorch saved-tensor ground truth (nemotron_moe.json)', () => {
+  it('grouped_mm experts, with and without latent projections and weight normalization, frozen and trainable', () => {
+    const bad: string[] = [];
+    let compared = 0;
+    for (const c of nemotronMoeCases.cases) {
+      if (c.impl !== 'grouped_mm') continue;
+      const r = parseArchitecture({
+        model_type: 'nemotron_h', hidden_size: c.hidden, hybrid_override_pattern: 'E', num_attention_heads: 2, num_key_value_heads: 1, vocab_size: 32,
+        n_routed_experts: c.E, num_experts_per_tok: c.K, moe_intermediate_size: c.Im, moe_shared_expert_intermediate_size: c.Is, n_group: c.G, topk_group: c.Gk,
+        norm_topk_prob: c.norm, ...(c.latent ? { moe_latent_size: c.latent } : {}),
+      });
+      assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
+      const trainable = c.params === 'trainable';
+      const actual = nemotronMoeSavedBytes({
+        arch: r.arch, mode: 'half', half: 2, weightBytes: 2, batch: c.b, seq: c.s, attention: 'flash', baseTrainable: trainable, normsTrainable: trainable,
+        inputRequiresGrad: true, tp: 1, sequenceParallel: false,
+      });
+      compared++;
+      if (Math.abs(actual - c.measured) / c.measured > 0.02) bad.push(`${c.params} T=${c.T} E=${c.E} K=${c.K} latent=${c.latent}: model ${actual} vs torch ${c.measured} (${(100 * (actual - c.measured) / c.measured).toFixed(1)}%)`);
+    }
+    assert.deepEqual(bad, []);
+    assert.equal(compared, 18);
   });
 });

@@ -325,6 +325,20 @@ describe('architecture: exact parameter counts', () => {
     assert.deepEqual([a.family, a.layers, a.mamba?.layers, a.blockKinds?.filter((k) => k === '*').length, a.headDim, a.tied], ['nemotron_h', 56, 27, 4, 128, false]);
   });
 
+  it('Nemotron 3 Nano 30B-A3B by hand: 23 Mamba2, 23 MoE (128 ReLU² experts, a shared expert) and 6 attention layers', () => {
+    // Mamba2 64 heads x 64, 8 groups of state 128; MoE: 3-D up_proj / down_proj of 128 experts x 1856 over 2688, the router's
+    // bare weight (its fp32 correction bias is a buffer), the shared expert of 3712; attention 32 heads x 128, 2 kv.
+    const mamba = 2688 * (2 * 4096 + 2048 + 64) + 6144 * 4 + 6144 + 3 * 64 + 4096 + 4096 * 2688;
+    const moe = 128 * 2 * 1856 * 2688 + 128 * 2688 + 2 * 2688 * 3712;
+    const attn = 2688 * 4096 + 2 * 2688 * 256 + 4096 * 2688;
+    const total = 2 * 131_072 * 2688 + 2688 + 23 * (mamba + 2688) + 23 * (moe + 2688) + 6 * (attn + 2688);
+    assert.equal(total, 31_577_937_344); // the Hub's safetensors total
+    assert.equal(count('nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16'), total);
+    const a = archOf('nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16');
+    assert.deepEqual([a.moe?.moeLayers, a.moe?.topK, a.moe?.experts], [23, 6, 128]);
+    assert.deepEqual(linearModules(a).filter((m) => m.parameter).map((m) => m.name), ['experts.up_proj', 'experts.down_proj', 'gate']);
+  });
+
   it('Llama 4 Scout and Maverick by hand: text model under text_config, 3-D experts, a shared expert, the vision tower', () => {
     // Attention per layer: q 5120 x 5120, k and v 5120 x 1024, o 5120 x 5120, two RMSNorms (the q/k L2 norm has no weight).
     const attn = 2 * 5120 * 5120 + 2 * 5120 * 1024 + 2 * 5120;

@@ -234,9 +234,9 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   // Layers of different kinds: dense and MoE (DeepSeek's and GLM-4.5's first layers, Qwen2-MoE's mlp_only_layers,
   // Llama 4 Maverick), rotary and NoPE (Llama 4), linear and full attention (Qwen3-Next, Qwen3.5): the average block,
   // weighted by layer count.
-  const kinds = new Map<string, { moeBlock: boolean; rope: boolean; linearLayer: boolean; adapted: string[]; blockKind?: 'M' | '*' | '-'; n: number }>();
+  const kinds = new Map<string, { moeBlock: boolean; rope: boolean; linearLayer: boolean; adapted: string[]; blockKind?: 'M' | '*' | '-' | 'E'; n: number }>();
   for (let i = 0; i < p.arch.layers; i++) {
-    const moeBlock = pattern ? pattern.moe[i] : i >= p.arch.layers - (moe?.moeLayers ?? 0);
+    const moeBlock = blockKinds ? blockKinds[i] === 'E' : pattern ? pattern.moe[i] : i >= p.arch.layers - (moe?.moeLayers ?? 0);
     const rope = pattern ? pattern.rope[i] : true;
     const linearLayer = linearPattern?.[i] === true;
     const adapted = moeBlock && p.expertLora ? p.expertLora.targets.filter((t) => !t.indices || t.indices.has(i)).map((t) => t.name) : [];
@@ -270,7 +270,7 @@ function layerActivationsUncached(p: ActivationPlan): LayerActivations {
  * false a Llama 4 NoPE layer, `linearLayer` a Gated DeltaNet layer (Qwen3-Next, Qwen3.5); `adaptedExperts` names the
  * expert parameters LoRA adapts in this layer (PEFT target_parameters); `blockKind` the one mixer of a Nemotron-H layer.
  */
-function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false, adaptedExperts: readonly string[] = [], blockKind?: 'M' | '*' | '-'): LayerActivations {
+function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false, adaptedExperts: readonly string[] = [], blockKind?: 'M' | '*' | '-' | 'E'): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const a = p.arch;
   // Liger's RMSNorm and SiLU/GELU-mul kernels keep what a compiled block keeps of those ops: the norm's input and
@@ -549,6 +549,10 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
         const att = attentionCore(linear(h1, 'q_proj', qd, 'q_proj output'), linear(h1, 'k_proj', kvd, 'k_proj output'), linear(h1, 'v_proj', kvd, 'v_proj output'),
           { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
         layerOutputs = linear(att, 'o_proj', a.hidden, 'o_proj output');
+      } else if (blockKind === 'E') {
+        const beforeMlp = tape.totalBytes();
+        layerOutputs = nemotronMoe(tape, p, h1, linear).out;
+        mlpSavedBytes = tape.totalBytes() - beforeMlp;
       } else {
         const beforeMlp = tape.totalBytes();
         const r = tape.unarySavesOutput(linear(h1, 'up_proj', a.ffn / tp, 'up_proj output'), 'relu(up_proj output)');
@@ -763,6 +767,42 @@ function unslothBlock(p: ActivationPlan): LayerActivations {
 }
 
 type LinearFn = (x: Tensor, name: string, outFeatures: number, what: string) => Tensor;
+
+/**
+ * Nemotron 3's MoE block (NemotronHMoE in modeling_nemotron_h.py), from the layer norm's output to the block output:
+ * the router in fp32 (F.linear of fp32 copies of the input and the weight, sigmoid, the correction bias, group and
+ * top-k selection, gathered and normalized weights times routed_scaling_factor, not under no_grad), the routed experts
+ * through transformers 5's default grouped_mm implementation (sorted tokens, sentinel masks, two grouped matmuls with
+ * relu² between, the fp32 weighted products summed over the top-k), optional latent projections, and the shared expert
+ * (up_proj, relu², down_proj). The routed part is tools/activations/nemotron_moe.py's closed form (82 measured cases,
+ * exact), which no term of depends on which experts the tokens reach.
+ */
+function nemotronMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): { out: Tensor; workingBytes: number } {
+  const a = p.arch;
+  const moe = a.moe!;
+  const r = a.moeRouting ?? { groups: 1, topkGroups: 1, normTopk: true };
+  const T = x.elems / a.hidden;
+  const S = T * moe.topK;
+  const d = a.moeLatent ?? a.hidden;
+  const E = moe.experts;
+  const Im = moe.expertFfn;
+  const routedIn = a.moeLatent ? linear(x, 'fc1_latent_proj', d, 'fc1_latent_proj output') : x;
+  if (x.rg || p.baseTrainable) {
+    const trained = p.baseTrainable;
+    const perPair = 41 + (trained ? 4 : 2) * Im + (trained ? 4 : 2) * d - (r.normTopk ? 0 : 4);
+    const perToken = 5 * E + 16 * r.groups + 8 * r.topkGroups + 4 + (trained ? 4 * a.hidden : 0) - (r.normTopk ? 0 : 4);
+    tape.saveExtra('router (fp32 scores, masks, indices, weights) and routed experts (grouped_mm inputs, relu², weighted products)', S * perPair + T * perToken + 4 * E * (a.hidden + 1));
+  }
+  let routed = tape.tensor('routed experts output', T * d, tape.computeBytes, routedIn.rg || p.baseTrainable);
+  if (a.moeLatent) routed = linear(routed, 'fc2_latent_proj', a.hidden, 'fc2_latent_proj output');
+  const up = linear(x, 'shared_experts.up_proj', moe.sharedExpertFfn, 'shared expert up_proj output');
+  const act = tape.unarySavesOutput(up, 'relu(shared up_proj output)');
+  const shared = linear(tape.free(act, 'relu(...)^2'), 'shared_experts.down_proj', a.hidden, 'shared expert output');
+  return { out: tape.tensor('routed + shared', T * a.hidden, tape.computeBytes, routed.rg || shared.rg), workingBytes: 0 };
+}
+
+/** Nemotron 3's MoE block alone (see mixerSavedBytes). */
+export const nemotronMoeSavedBytes = (p: ActivationPlan): number => mixerSavedBytes(p, nemotronMoe);
 
 /**
  * One Mamba2 mixer (Granite 4.0 H: Bamba's Mamba2 mixer in modeling_granitemoehybrid.py), from the input norm's output
