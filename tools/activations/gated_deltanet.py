@@ -612,6 +612,13 @@ def record(m, rec, x, forward, trainable, want_tensors, summarize_fn=None):
     return tot, tensors
 
 
+def write_cases(path, script, records, **extra):
+    """Writes a script's measured cases as the unit tests read them: {source, ...extra, cases}."""
+    with open(path, "w") as f:
+        json.dump({"source": f"tools/activations/{script} (Debian torch {torch.__version__}, CPU, bf16)", **extra, "cases": records}, f, indent=1)
+        f.write("\n")
+
+
 def measure(pt, variant, conv, core, trainable, gva=False, dtype=torch.bfloat16, want_tensors=False, seed=0):
     torch.manual_seed(seed)
     m = GatedDeltaNet(pt, variant=variant, conv=conv, core=core, gva=gva)
@@ -777,10 +784,7 @@ def main():
                     records.append(rec)
     print(f"formula check: {n - bad}/{n} cases reproduced exactly", flush=True)
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump({"source": "tools/activations/gated_deltanet.py (Debian torch " + torch.__version__ + ", CPU, bf16)",
-                       "cases": records}, f, indent=1)
-            f.write("\n")
+        write_cases(args.out, "gated_deltanet.py", records)
     return 1 if bad else 0
 
 

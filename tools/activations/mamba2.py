@@ -814,10 +814,7 @@ def main():
             records.append(rec)
     print(f"formula check: {n - bad}/{n} cases reproduced exactly", flush=True)
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump({"source": "tools/activations/mamba2.py (Debian torch " + torch.__version__ + ", CPU, bf16)",
-                       "hfSources": HF_SOURCES, "cases": records}, f, indent=1)
-            f.write("\n")
+        gdn.write_cases(args.out, "mamba2.py", records, hfSources=HF_SOURCES)
     return 1 if bad else 0
 
 

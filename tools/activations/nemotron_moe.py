@@ -566,10 +566,7 @@ def main():
                 records.append(rec)
     print(f"formula check: {n - bad}/{n} cases reproduced exactly", flush=True)
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump({"source": "tools/activations/nemotron_moe.py (Debian torch " + torch.__version__ + ", CPU, bf16)",
-                       "sources": HF_SOURCES, "closedForms": closed_form_text(), "cases": records}, f, indent=1)
-            f.write("\n")
+        gdn.write_cases(args.out, "nemotron_moe.py", records, sources=HF_SOURCES, closedForms=closed_form_text())
     return 1 if bad else 0
 
 
