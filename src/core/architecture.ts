@@ -184,7 +184,7 @@ export interface Architecture {
 }
 
 /** Families whose experts transformers 5 fuses into 3-D parameters (gpt-oss and Llama 4 always had them). */
-export const FUSED_EXPERT_FAMILIES: ReadonlySet<Family> = new Set<Family>(['mixtral', 'qwen2_moe', 'qwen3_moe', 'deepseek_v3', 'glm4_moe', 'qwen3_next']);
+export const FUSED_EXPERT_FAMILIES: ReadonlySet<Family> = new Set<Family>(['mixtral', 'qwen2_moe', 'qwen3_moe', 'deepseek_v3', 'glm4_moe', 'qwen3_next', 'granite_hybrid', 'nemotron_h']);
 
 const sequentialExpertsCache = new WeakMap<Architecture, Architecture>();
 const fusedExpertsCache = new WeakMap<Architecture, Architecture>();
@@ -653,8 +653,11 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   // not modeled yet.
   let mamba: Mamba2Spec | undefined;
   if (family === 'granite_hybrid') {
-    if ((num(cfg, 'num_local_experts') ?? 0) > 0) {
-      problems.push({ field: 'num_local_experts', message: `granitemoehybrid with experts (Granite 4.0 H-Tiny, H-Small: GraniteMoeParallelExperts) is not modeled yet; the dense Granite 4.0 models are (H-Micro, H-1B, H-350M, micro, 1b, 350m)` });
+    const experts = num(cfg, 'num_local_experts') ?? 0;
+    if (experts > 0) {
+      // GraniteMoeHybridMoE in every layer beside the shared MLP: experts of intermediate_size (gate and up fused) in
+      // GraniteMoeHybridParallelExperts (3-D weights), a top-k router that is an nn.Linear.
+      moe = { experts, topK: need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'), expertFfn: need(num(cfg, 'intermediate_size'), 'intermediate_size'), sharedExpertFfn: 0, sharedExpertGate: false, moeLayers: layers };
     }
     const listed = Array.isArray(cfg.layer_types) ? cfg.layer_types as unknown[] : Array.isArray(cfg.layers_block_type) ? cfg.layers_block_type as unknown[] : undefined;
     if (listed && listed.length !== layers) problems.push({ field: 'layer_types', message: `layer_types lists ${listed.length} layers, num_hidden_layers is ${layers}` });
@@ -735,8 +738,9 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...(blockKinds ? { blockKinds } : {}),
     ...(moeLatent ? { moeLatent } : {}),
     ...(moeRouting ? { moeRouting } : {}),
-    // Qwen3-VL-MoE and Qwen3.5-MoE exist only with 3-D experts.
-    ...(modelType === 'qwen3_vl_moe' || ((modelType === 'qwen3_5_moe' || modelType === 'qwen3_5_moe_text') && moe) ? { fusedExperts: true } : {}),
+    // Qwen3-VL-MoE, Qwen3.5-MoE, Granite 4.0 H (GraniteMoeHybridParallelExperts) and Nemotron 3 (NemotronHExperts) exist
+    // only with 3-D experts.
+    ...(modelType === 'qwen3_vl_moe' || ((modelType === 'qwen3_5_moe' || modelType === 'qwen3_5_moe_text' || family === 'granite_hybrid' || family === 'nemotron_h') && moe) ? { fusedExperts: true } : {}),
   };
   // Acts are read for their effect on saved tensors; an unknown activation does not change the byte count.
   void act;
@@ -996,6 +1000,13 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('out_proj', inner, h, mb.projBias, mb.layers, 'attention');
       add('input_linear', h, 2 * a.ffn, false, L, 'mlp');
       add('output_linear', a.ffn, h, false, L, 'mlp');
+      const moe = a.moe;
+      if (moe) {
+        const frac = moe.topK / moe.experts;
+        add('block_sparse_moe.input_linear', h, 2 * moe.expertFfn, false, L * moe.experts, 'expert', frac, true);
+        add('block_sparse_moe.output_linear', moe.expertFfn, h, false, L * moe.experts, 'expert', frac, true);
+        add('block_sparse_moe.router.layer', h, moe.experts, false, L, 'router');
+      }
       break;
     }
     default: {

@@ -617,7 +617,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     }
     if (!a.fusedExperts) return;
     if (bnbHere) {
-      const expertParams = mods.filter((m) => m.group === 'expert' || m.group === 'router').reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0);
+      const expertParams = mods.filter((m) => m.parameter && (m.group === 'expert' || m.group === 'router')).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0);
       const bytes = kbit !== 'none' ? 4 : wb;
       warnings.push({ key: 'quantization', code: 'fused-experts', message: `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize (it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params stay ${bytes === 4 ? 'fp32' : setup.weights_dtype}${kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : ''}, ${formatBytes(expertParams * bytes)}${alwaysFused ? '' : '. transformers 4.x or Unsloth quantize them per expert'}` });
     }

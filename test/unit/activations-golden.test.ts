@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArchitecture } from '../../src/core/architecture';
-import { gatedDeltaNetSavedBytes, layerActivations, mamba2SavedBytes, nemotronMoeSavedBytes, type KbitUpcast } from '../../src/core/terms/activations';
+import { gatedDeltaNetSavedBytes, graniteMlpSavedBytes, layerActivations, mamba2SavedBytes, nemotronMoeSavedBytes, type KbitUpcast } from '../../src/core/terms/activations';
 import type { ComputeMode } from '../../src/core/terms/saved-tensors';
 
 interface GoldenCase {
@@ -224,5 +224,31 @@ describe('activations: Nemotron 3 MoE block within 2 % of PyTorch saved-tensor g
     }
     assert.deepEqual(bad, []);
     assert.equal(compared, 18);
+  });
+});
+
+// Granite 4.0 H's MLP half (shared MLP + GraniteMoeHybridMoE) against tools/activations/granite_moe.py
+// (test/fixtures/activations/granite_moe.json).
+interface GraniteMoeCase { params: 'frozen' | 'trainable'; b: number; s: number; hidden: number; E: number; K: number; Ie: number; S: number; measured: number }
+const graniteMoeCases = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'activations', 'granite_moe.json'), 'utf8')) as { cases: GraniteMoeCase[] };
+
+describe('activations: Granite 4.0 H MoE layer within 2 % of PyTorch saved-tensor ground truth (granite_moe.json)', () => {
+  it('shared MLP and MoE block, natural and forced routing, frozen and trainable', () => {
+    const bad: string[] = [];
+    for (const c of graniteMoeCases.cases) {
+      const r = parseArchitecture({
+        model_type: 'granitemoehybrid', hidden_size: c.hidden, num_hidden_layers: 1, layer_types: ['mamba'], num_attention_heads: 2, num_key_value_heads: 1, vocab_size: 32,
+        shared_intermediate_size: c.S, num_local_experts: c.E, num_experts_per_tok: c.K, intermediate_size: c.Ie, mamba_n_heads: 2, mamba_d_head: c.hidden,
+      });
+      assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
+      const trainable = c.params === 'trainable';
+      const actual = graniteMlpSavedBytes({
+        arch: r.arch, mode: 'half', half: 2, weightBytes: 2, batch: c.b, seq: c.s, attention: 'flash', baseTrainable: trainable, normsTrainable: trainable,
+        inputRequiresGrad: true, tp: 1, sequenceParallel: false,
+      });
+      if (Math.abs(actual - c.measured) / c.measured > 0.02) bad.push(`${c.params} b=${c.b} s=${c.s} E=${c.E} K=${c.K}: model ${actual} vs torch ${c.measured} (${(100 * (actual - c.measured) / c.measured).toFixed(1)}%)`);
+    }
+    assert.deepEqual(bad, []);
+    assert.equal(graniteMoeCases.cases.length, 18);
   });
 });

@@ -580,7 +580,8 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
         const x1 = tape.free(mixer.out, 'residual', Tsp * a.hidden, residualBytes);
         const beforeMlp = tape.totalBytes();
         const h2 = norm(x1, 'post_attention_layernorm');
-        layerOutputs = moeBlock && a.moe ? moeMlp(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'granite_hybrid' ? 'granite' : 'llama');
+        layerOutputs = a.family === 'granite_hybrid' ? graniteMlp(tape, p, h2, linear, moeBlock)
+          : moeBlock && a.moe ? moeMlp(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
         mlpSavedBytes = tape.totalBytes() - beforeMlp;
         break;
       }
@@ -657,7 +658,9 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
       const beforeMlp = tape.totalBytes();
       const h2 = postOnly ? x1 : norm(x1, sandwich ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
       const denseMlp = (): Tensor => gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' || a.family === 'glm4' ? 'phi3' : a.family === 'qwen' ? 'qwen' : a.family === 'granite_hybrid' ? 'granite' : 'llama');
-      if (p.tiledMlpShards && !(moeBlock && a.moe) && a.family !== 'gpt_oss') {
+      if (a.family === 'granite_hybrid') {
+        layerOutputs = graniteMlp(tape, p, h2, linear, moeBlock);
+      } else if (p.tiledMlpShards && !(moeBlock && a.moe) && a.family !== 'gpt_oss') {
         // TiledMLP.forward: ctx.save_for_backward(x), then each shard under no_grad; what the MLP would keep exists
         // only for one shard at a time, while backward recomputes it.
         const mark = tape.mark();
@@ -769,6 +772,30 @@ function unslothBlock(p: ActivationPlan): LayerActivations {
 type LinearFn = (x: Tensor, name: string, outFeatures: number, what: string) => Tensor;
 
 /**
+ * Granite 4.0 H's MLP half: the shared MLP (input_linear chunked into gate and up, silu, output_linear) and, in the MoE
+ * models, GraniteMoeHybridMoE beside it (modeling_granitemoehybrid.py): an nn.Linear router with fp32 logits, top-k and
+ * an fp32 softmax cast back, the sorted routing indices, the gathered inputs through the experts' input_linear (a loop of
+ * F.linear over GraniteMoeHybridParallelExperts' 3-D weight), silu(gate) x up, output_linear, the gate products and an
+ * index_add that keeps its source. The MoE terms are tools/activations/granite_moe.py's closed form (18 cases, exact;
+ * none depends on which experts are hit).
+ */
+function graniteMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn, moeBlock: boolean): Tensor {
+  const a = p.arch;
+  const out = gatedMlp(tape, a.ffn / p.tp, a.hidden, x, linear, 'granite');
+  const moe = a.moe;
+  if (moe && moeBlock && (x.rg || p.baseTrainable)) {
+    const T = x.elems / a.hidden;
+    const pairs = T * moe.topK;
+    const Ie = moe.expertFfn;
+    tape.saveExtra('router (int64 indices, fp32 softmax, gates), expert activations, gated outputs and the index_add source',
+      p.baseTrainable ? pairs * (30 + 8 * Ie + 6 * a.hidden) : pairs * (30 + 6 * Ie + 4 * a.hidden));
+    // The router's and the experts' weight gradients need the block input (one storage with the shared MLP's).
+    if (p.baseTrainable) tape.save(x);
+  }
+  return out;
+}
+
+/**
  * Nemotron 3's MoE block (NemotronHMoE in modeling_nemotron_h.py), from the layer norm's output to the block output:
  * the router in fp32 (F.linear of fp32 copies of the input and the weight, sigmoid, the correction bias, group and
  * top-k selection, gathered and normalized weights times routed_scaling_factor, not under no_grad), the routed experts
@@ -800,6 +827,9 @@ function nemotronMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
   const shared = linear(tape.free(act, 'relu(...)^2'), 'shared_experts.down_proj', a.hidden, 'shared expert output');
   return { out: tape.tensor('routed + shared', T * a.hidden, tape.computeBytes, routed.rg || shared.rg), workingBytes: 0 };
 }
+
+/** Granite 4.0 H's MLP half alone: the shared MLP and the MoE block (see mixerSavedBytes). */
+export const graniteMlpSavedBytes = (p: ActivationPlan): number => mixerSavedBytes(p, (tape, plan, x, linear) => graniteMlp(tape, plan, x, linear, true));
 
 /** Nemotron 3's MoE block alone (see mixerSavedBytes). */
 export const nemotronMoeSavedBytes = (p: ActivationPlan): number => mixerSavedBytes(p, nemotronMoe);
