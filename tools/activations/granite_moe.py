@@ -217,9 +217,9 @@ POINTS = [
     P_(2, 37, 80, 12, 3, 40, 72),
     P_(1, 96, 64, 16, 2, 32, 64, H=3, name="forced: 3 of 16 experts hit"),
     P_(1, 50, 64, 64, 8, 16, 40, name="T*K=400 pairs over 64 experts"),
-    P_(1, 128, 96, 62, 6, 32, 128, name="62 experts top-6 (Granite 4.0 H Tiny routing), widths scaled"),
+    P_(1, 128, 96, 62, 6, 32, 128, name="62 experts top-6, widths scaled"),
     P_(1, 40, 64, 72, 10, 24, 80, H=10, name="forced: exactly 10 of 72 experts hit"),
-    P_(1, 64, 1536, 62, 6, 512, 1024, name="Tiny-like widths h 1536, Ie 512, S 1024 (unverified config)"),
+    P_(1, 64, 1536, 62, 6, 512, 1024, name="H-Tiny widths (h 1536, Ie 512, S 1024) with 62 experts"),
 ]
 
 
