@@ -621,7 +621,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const bytes = kbit !== 'none' ? 4 : wb;
       warnings.push({ key: 'quantization', code: 'fused-experts', message: `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize (it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params stay ${bytes === 4 ? 'fp32' : setup.weights_dtype}${kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : ''}, ${formatBytes(expertParams * bytes)}${alwaysFused ? '' : '. transformers 4.x or Unsloth quantize them per expert'}` });
     }
-    if (lostExperts && !(lora?.target_parameters && parameterTargets(lora.target_parameters, a, mods).targets.length > 0)) {
+    if (lostExperts && paramTargets.targets.length === 0) {
       warnings.push({ key: 'lora.target_modules', code: 'fused-experts', message: `transformers ${version} stores the experts as 3-D parameters, which target_modules does not reach: the adapters sit on ${targets.size > 0 ? [...targets].join(', ') : 'no layer'} only (PEFT target_parameters adapts fused experts)` });
     }
   }
@@ -1139,13 +1139,16 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     // Mamba2 kernels: Nemotron-H keeps its cache in training unless gradient checkpointing turns it off, and then runs the
     // split kernels instead of the fused one.
     const mambaPath: MambaKernels = (setup.mamba_kernels ?? 'cuda') === 'torch' ? 'torch' : a.family === 'nemotron_h' && setup.gradient_checkpointing === 'none' ? 'split' : 'cuda';
+    // The hybrid mixers' kernels, for every plan of this stage.
+    const mixerKernels: Pick<ActivationPlan, 'linearKernels' | 'mambaKernels'> = {
+      ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}), ...(a.mamba ? { mambaKernels: mambaPath } : {}),
+    };
     const layerPlan: ActivationPlan = {
       arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
       quantizedBase: quantHere > 0, kbitUpcast: kbitQ, kernels: setup.kernels, tiledMlpShards: tiledShards,
-      ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}),
-      ...(a.mamba ? { mambaKernels: mambaPath } : {}),
+      ...mixerKernels,
       ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(seqs * seqHere) } : {}),
     };
     if (a.mamba && a.mamba.layers > 0 && !leanMode && first) {
@@ -1178,8 +1181,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       freezeLayer = layerActivations({
         arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
         baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
-        softmaxSavesInput: oldSoftmax, ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}),
-        ...(a.mamba ? { mambaKernels: mambaPath } : {}),
+        softmaxSavesInput: oldSoftmax, ...mixerKernels,
       });
     }
     const totalLayers = a.family === 't5' ? a.layers + a.encoderLayers : a.layers;

@@ -612,6 +612,16 @@ def record(m, rec, x, forward, trainable, want_tensors, summarize_fn=None):
     return tot, tensors
 
 
+def emit_case(records, rec, tensors=None, name=None):
+    """Prints one measured case as a JSON line and keeps it for --out (with its name and saved-tensor list if given)."""
+    if name:
+        rec["name"] = name
+    if tensors is not None:
+        rec["tensors"] = tensors
+    print(json.dumps(rec), flush=True)
+    records.append(rec)
+
+
 def write_cases(path, script, records, **extra):
     """Writes a script's measured cases as the unit tests read them: {source, ...extra, cases}."""
     with open(path, "w") as f:
@@ -778,10 +788,7 @@ def main():
                                measured=tot["act"], formula=exp, match=tot["act"] == exp,
                                perToken=round(tot["act"] / (pt["b"] * pt["s"]), 2),
                                savedParamBytes=tot["param"], savedScalarBytes=tot["scalar"])
-                    if tensors is not None:
-                        rec["tensors"] = tensors
-                    print(json.dumps(rec), flush=True)
-                    records.append(rec)
+                    emit_case(records, rec, tensors)
     print(f"formula check: {n - bad}/{n} cases reproduced exactly", flush=True)
     if args.out:
         write_cases(args.out, "gated_deltanet.py", records)

@@ -245,12 +245,7 @@ def main():
                        T=T, pairs=T * pt["K"], expertsHit=hit, measured=tot["act"], formula=exp, closedForm=compact,
                        match=ok, perToken=round(tot["act"] / T, 2),
                        savedParamBytes=tot["param"], savedScalarBytes=tot["scalar"])
-            if pt.get("name"):
-                rec["name"] = pt["name"]
-            if tensors is not None:
-                rec["tensors"] = tensors
-            print(json.dumps(rec), flush=True)
-            records.append(rec)
+            gdn.emit_case(records, rec, tensors, pt.get("name"))
     print(f"formula check: {n - bad}/{n} cases reproduced exactly", flush=True)
     if args.out:
         gdn.write_cases(args.out, "granite_moe.py", records, sources=HF_SOURCES, closedForms=closed_form_text())

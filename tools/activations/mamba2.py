@@ -808,10 +808,7 @@ def main():
                        intermediate=pt["H"] * pt["P"], measured=tot["act"], formula=exp, match=tot["act"] == exp,
                        perToken=round(tot["act"] / (pt["b"] * pt["s"]), 2), savedParamBytes=tot["param"],
                        savedBufferBytes=tot["buffer"], savedMaskBytes=tot["mask"], savedScalarBytes=tot["scalar"])
-            if tensors is not None:
-                rec["tensors"] = tensors
-            print(json.dumps(rec), flush=True)
-            records.append(rec)
+            gdn.emit_case(records, rec, tensors)
     print(f"formula check: {n - bad}/{n} cases reproduced exactly", flush=True)
     if args.out:
         gdn.write_cases(args.out, "mamba2.py", records, hfSources=HF_SOURCES)

@@ -558,12 +558,7 @@ def main():
                            match=tot["act"] == exp == compact,
                            perToken=round(tot["act"] / T, 2),
                            savedParamBytes=tot["param"], savedScalarBytes=tot["scalar"])
-                if pt.get("name"):
-                    rec["name"] = pt["name"]
-                if tensors is not None:
-                    rec["tensors"] = tensors
-                print(json.dumps(rec), flush=True)
-                records.append(rec)
+                gdn.emit_case(records, rec, tensors, pt.get("name"))
     print(f"formula check: {n - bad}/{n} cases reproduced exactly", flush=True)
     if args.out:
         gdn.write_cases(args.out, "nemotron_moe.py", records, sources=HF_SOURCES, closedForms=closed_form_text())
