@@ -6,7 +6,7 @@ import type { HfConfig, Head } from './setup';
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid' | 'nemotron_h';
+  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid' | 'nemotron_h' | 'falcon_h1';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -74,9 +74,19 @@ export interface Mamba2Spec {
   readonly convKernel: number;
   readonly chunk: number;
   readonly convBias: boolean;
+  /** in_proj's bias (and out_proj's, unless outBias says otherwise). */
   readonly projBias: boolean;
+  /** out_proj's bias: Falcon-H1 takes it from projectors_bias, the others from the in_proj flag. */
+  readonly outBias: boolean;
   /** Groups the gated norm normalizes over separately (Nemotron-H: n_groups; Granite: the whole inner width). */
   readonly normGroups: number;
+  /** The gated RMSNorm before out_proj exists (Falcon-H1: only with mamba_rms_norm; always in the others). */
+  readonly gatedNorm: boolean;
+  /**
+   * Falcon-H1: every layer runs the Mamba2 mixer and attention side by side on the same normed input (their outputs
+   * summed), so `pattern` is all true and every layer also has attention.
+   */
+  readonly parallel?: boolean;
 }
 
 /**
@@ -255,6 +265,9 @@ const FAMILY_ALIASES: Record<string, Family> = {
   // IBM Granite 4.0 (granitemoehybrid): Mamba2 and attention layers by layer_types, each with a gated shared MLP
   // (input_linear chunked into gate and up, output_linear); the H models use no position embedding.
   granitemoehybrid: 'granite_hybrid',
+  // TII Falcon-H1: in every layer a Mamba2 mixer and Llama attention side by side on the input norm's output, then a
+  // SwiGLU MLP; µP multipliers are scalar products (and a non-persistent mup_vector buffer) (modeling_falcon_h1.py).
+  falcon_h1: 'falcon_h1',
   // NVIDIA Nemotron-H and Nemotron Nano 2: one norm and one mixer per layer, Mamba2, attention (no position embedding)
   // or a ReLU² MLP, by hybrid_override_pattern (modeling_nemotron_h.py).
   nemotron_h: 'nemotron_h',
@@ -596,7 +609,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const outBias = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom
     ? true
     : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' || family === 'gpt_oss' || family === 'llama4' || family === 'qwen3_next'
-      || family === 'granite_hybrid' ? (attentionBias ?? false) : false;
+      || family === 'granite_hybrid' || family === 'falcon_h1' ? (attentionBias ?? false) : false;
   const mlpBias = bool(cfg, 'mlp_bias') ?? (family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom);
 
   const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi', 'bloom'].includes(family) ? 'layer' : 'rms';
@@ -670,7 +683,26 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
       layers: pattern.filter(Boolean).length, pattern, heads: mHeads, headDim: headDimM,
       groups: need(num(cfg, 'mamba_n_groups') ?? 1, 'mamba_n_groups'), state: need(num(cfg, 'mamba_d_state') ?? 256, 'mamba_d_state'),
       convKernel: need(num(cfg, 'mamba_d_conv') ?? 4, 'mamba_d_conv'), chunk: need(num(cfg, 'mamba_chunk_size') ?? 256, 'mamba_chunk_size'),
-      convBias: bool(cfg, 'mamba_conv_bias') ?? true, projBias: bool(cfg, 'mamba_proj_bias') ?? false, normGroups: 1,
+      convBias: bool(cfg, 'mamba_conv_bias') ?? true, projBias: bool(cfg, 'mamba_proj_bias') ?? false, normGroups: 1, gatedNorm: true,
+      outBias: bool(cfg, 'mamba_proj_bias') ?? false,
+    };
+  }
+  if (family === 'falcon_h1') {
+    // FalconH1Config: the mixer's inner width is mamba_d_ssm (1024 when the key is absent, mamba_expand x hidden_size when
+    // it is null), mamba_d_head "auto" = inner / mamba_n_heads; the gated norm only with mamba_rms_norm, grouped by
+    // mamba_n_groups; in_proj's bias is mamba_proj_bias, out_proj's projectors_bias.
+    const dssm = cfg.mamba_d_ssm;
+    const inner = dssm === null ? (num(cfg, 'mamba_expand') ?? 2) * hidden : need(num(cfg, 'mamba_d_ssm') ?? 1024, 'mamba_d_ssm');
+    const mHeads = need(num(cfg, 'mamba_n_heads') ?? 128, 'mamba_n_heads');
+    const headDimM = num(cfg, 'mamba_d_head') ?? inner / mHeads;
+    if (headDimM * mHeads !== inner) problems.push({ field: 'mamba_d_head', message: `mamba_n_heads (${mHeads}) x mamba_d_head (${headDimM}) must equal the mixer's inner width mamba_d_ssm (${inner})` });
+    const groups = need(num(cfg, 'mamba_n_groups') ?? 1, 'mamba_n_groups');
+    mamba = {
+      layers, pattern: Array.from({ length: layers }, () => true), heads: mHeads, headDim: headDimM, groups,
+      state: need(num(cfg, 'mamba_d_state') ?? 256, 'mamba_d_state'), convKernel: need(num(cfg, 'mamba_d_conv') ?? 4, 'mamba_d_conv'),
+      chunk: need(num(cfg, 'mamba_chunk_size') ?? 256, 'mamba_chunk_size'), convBias: bool(cfg, 'mamba_conv_bias') ?? true,
+      projBias: bool(cfg, 'mamba_proj_bias') ?? false, outBias: bool(cfg, 'projectors_bias') ?? false,
+      normGroups: groups, gatedNorm: bool(cfg, 'mamba_rms_norm') ?? false, parallel: true,
     };
   }
   let blockKinds: Array<'M' | '*' | '-' | 'E'> | undefined;
@@ -700,7 +732,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
       layers: pattern.filter(Boolean).length, pattern, heads: need(num(cfg, 'mamba_num_heads') ?? 128, 'mamba_num_heads'), headDim: need(num(cfg, 'mamba_head_dim') ?? 64, 'mamba_head_dim'),
       groups, state: need(num(cfg, 'ssm_state_size', 'mamba_state_dim') ?? 128, 'ssm_state_size'), convKernel: need(num(cfg, 'conv_kernel', 'mamba_d_conv') ?? 4, 'conv_kernel'),
       chunk: need(num(cfg, 'chunk_size') ?? 128, 'chunk_size'), convBias: bool(cfg, 'use_conv_bias') ?? bool(cfg, 'mamba_conv_bias') ?? true,
-      projBias: bool(cfg, 'use_bias') ?? false, normGroups: groups,
+      projBias: bool(cfg, 'use_bias') ?? false, outBias: bool(cfg, 'use_bias') ?? false, normGroups: groups, gatedNorm: true,
     };
   }
   if (nested) {
@@ -750,6 +782,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
 /** Decoder layers with a key/value cache: all but the linear-attention, Mamba2 and (Nemotron-H) MLP-only layers. */
 export function attentionLayerCount(a: Architecture): number {
   if (a.blockKinds) return a.blockKinds.filter((k) => k === '*').length;
+  if (a.mamba?.parallel) return a.layers;
   return a.layers - (a.linearAttention?.layers ?? 0) - (a.mamba?.layers ?? 0);
 }
 
@@ -966,7 +999,7 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('v_proj', h, kvd, false, att, 'attention');
       add('o_proj', qd, h, false, att, 'attention');
       add('in_proj', h, 2 * inner + 2 * mb.groups * mb.state + mb.heads, mb.projBias, mb.layers, 'attention');
-      add('out_proj', inner, h, mb.projBias, mb.layers, 'attention');
+      add('out_proj', inner, h, mb.outBias, mb.layers, 'attention');
       add('up_proj', h, a.ffn, a.mlpBias, mlps, 'mlp');
       add('down_proj', a.ffn, h, a.mlpBias, mlps, 'mlp');
       const moe = a.moe;
@@ -986,6 +1019,19 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       }
       break;
     }
+    case 'falcon_h1': {
+      // FalconH1DecoderLayer: the Mamba2 mixer's in_proj (mamba_proj_bias) and out_proj (projectors_bias), Llama attention
+      // (attention_bias on q/k/v and o) and the SwiGLU MLP (mlp_bias), all in every layer.
+      const mb = a.mamba!;
+      const inner = mb.heads * mb.headDim;
+      add('in_proj', h, 2 * inner + 2 * mb.groups * mb.state + mb.heads, mb.projBias, L, 'attention');
+      add('out_proj', inner, h, mb.outBias, L, 'attention');
+      gqaAttention(a, add);
+      add('gate_proj', h, a.ffn, a.mlpBias, L, 'mlp');
+      add('up_proj', h, a.ffn, a.mlpBias, L, 'mlp');
+      add('down_proj', a.ffn, h, a.mlpBias, L, 'mlp');
+      break;
+    }
     case 'granite_hybrid': {
       // GraniteMoeHybridAttention q/k/v/o (attention_bias) on the attention layers, the Mamba2 mixer's in_proj and out_proj
       // (mamba_proj_bias) on the others, the shared MLP's input_linear (gate and up) and output_linear everywhere.
@@ -997,7 +1043,7 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('v_proj', h, kvd, a.qkvBias, full, 'attention');
       add('o_proj', qd, h, a.outBias, full, 'attention');
       add('in_proj', h, 2 * inner + 2 * mb.groups * mb.state + mb.heads, mb.projBias, mb.layers, 'attention');
-      add('out_proj', inner, h, mb.projBias, mb.layers, 'attention');
+      add('out_proj', inner, h, mb.outBias, mb.layers, 'attention');
       add('input_linear', h, 2 * a.ffn, false, L, 'mlp');
       add('output_linear', a.ffn, h, false, L, 'mlp');
       const moe = a.moe;
@@ -1078,7 +1124,7 @@ export interface ParameterCount {
 /** A Mamba2 mixer's parameters outside its two linears: conv1d weight (and bias), dt_bias, A_log, D, the gated norm. */
 function mambaExtra(mb: Mamba2Spec): number {
   const convDim = mb.heads * mb.headDim + 2 * mb.groups * mb.state;
-  return convDim * mb.convKernel + (mb.convBias ? convDim : 0) + 3 * mb.heads + mb.heads * mb.headDim;
+  return convDim * mb.convKernel + (mb.convBias ? convDim : 0) + 3 * mb.heads + (mb.gatedNorm ? mb.heads * mb.headDim : 0);
 }
 
 const countCache = new WeakMap<Architecture, Map<string, ParameterCount>>();
@@ -1160,6 +1206,12 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       // One norm per layer; each Mamba2 layer's conv1d, dt_bias, A_log, D and gated norm.
       blockNorms = normSize * a.layers;
       extra += a.mamba!.layers * mambaExtra(a.mamba!);
+      break;
+    case 'falcon_h1':
+      // input_layernorm and pre_ff_layernorm; each layer's Mamba2 conv1d, dt_bias, A_log, D (and gated norm with
+      // mamba_rms_norm). The µP multipliers are config floats and mup_vector a non-persistent buffer: no parameters.
+      blockNorms = 2 * normSize * a.layers;
+      extra += a.layers * mambaExtra(a.mamba!);
       break;
     case 'granite_hybrid': {
       // Input and post-attention norms in every layer; in each Mamba2 layer the depthwise conv1d over x, B and C (with its

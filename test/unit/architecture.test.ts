@@ -311,6 +311,50 @@ describe('architecture: exact parameter counts', () => {
     assert.deepEqual([a.family, a.mamba?.layers, a.positions, a.tied], ['granite_hybrid', 36, 'none', true]);
   });
 
+  it('Falcon-H1-0.5B by hand: a Mamba2 mixer and attention in each of 36 layers, heads of 64, no gated norm', () => {
+    // Mixer: in_proj 1024 -> 2 x 1536 + 2 x 1 x 128 + 24, conv1d over 1536 + 256 channels x 4 with bias, dt_bias, A_log
+    // and D per head (24), no gated norm (mamba_rms_norm false), out_proj 1536 -> 1024 (projectors_bias false).
+    const mixer = 1024 * (2 * 1536 + 256 + 24) + 1792 * 4 + 1792 + 3 * 24 + 1536 * 1024;
+    // Attention: 8 heads of 64 (head_dim from the config, not 1024 / 8), 2 kv heads; SwiGLU MLP 1024 -> 2048.
+    const attn = 1024 * 512 + 2 * 1024 * 128 + 512 * 1024;
+    const mlp = 3 * 1024 * 2048;
+    const total = 2 * 32_784 * 1024 + 1024 + 36 * (mixer + attn + mlp + 2 * 1024);
+    assert.equal(total, 521_411_104); // the pinned checkpoint's parameter count
+    assert.equal(count('tiiuae/Falcon-H1-0.5B-Base'), total);
+    const a = archOf('tiiuae/Falcon-H1-0.5B-Base');
+    assert.deepEqual([a.family, a.mamba?.layers, a.mamba?.parallel, a.mamba?.gatedNorm, a.headDim, a.tied], ['falcon_h1', 36, true, false, 64, false]);
+  });
+
+  it('Falcon-H1-1.5B and 7B: the gated norm with mamba_rms_norm; published totals', () => {
+    // 1.5B: mixer 2048 -> 2 x 3072 + 2 x 256 + 48, conv over 3584 channels, the gated norm's 3072 weights; attention 8 x 128
+    // (2 kv) over 2048; MLP 2048 -> 4608; vocabulary 65,537, untied.
+    const mixer = 2048 * (2 * 3072 + 512 + 48) + 3584 * 4 + 3584 + 3 * 48 + 3072 + 3072 * 2048;
+    const attn = 2048 * 1024 + 2 * 2048 * 256 + 1024 * 2048;
+    const total = 2 * 65_537 * 2048 + 2048 + 24 * (mixer + attn + 3 * 2048 * 4608 + 2 * 2048);
+    assert.equal(total, 1_554_863_488); // sum(p.numel()) of transformers' FalconH1ForCausalLM
+    assert.equal(count('tiiuae/Falcon-H1-1.5B-Base'), total);
+    assert.equal(count('tiiuae/Falcon-H1-7B-Base'), 7_585_654_880);
+    const a = archOf('tiiuae/Falcon-H1-7B-Base');
+    assert.equal(a.mamba?.gatedNorm, true);
+    assert.deepEqual(linearModules(a).map((m) => [m.name, m.count]), [['in_proj', 44], ['out_proj', 44], ['q_proj', 44], ['k_proj', 44], ['v_proj', 44], ['o_proj', 44], ['gate_proj', 44], ['up_proj', 44], ['down_proj', 44]]);
+  });
+
+  it('Falcon-H1 inner width: mamba_d_ssm, the 1024 class default when absent, mamba_expand x hidden when null', () => {
+    const m = findModel('tiiuae/Falcon-H1-0.5B-Base');
+    assert.ok(m.ok);
+    const base: Record<string, unknown> = { ...m.model.config };
+    const inner = (cfg: Record<string, unknown>): number | undefined => {
+      const r = parseArchitecture(cfg);
+      return r.ok ? r.arch.mamba!.heads * r.arch.mamba!.headDim : undefined;
+    };
+    assert.equal(inner(base), 1536);
+    const { mamba_d_ssm: _d, mamba_d_head: _h, ...absent } = base;
+    assert.equal(inner(absent), 1024);
+    assert.equal(inner({ ...absent, mamba_d_ssm: null }), 2048);
+    const bad = parseArchitecture({ ...base, mamba_d_head: 48 });
+    assert.ok(!bad.ok && bad.problems.some((p) => p.field === 'mamba_d_head'));
+  });
+
   it('Nemotron Nano 9B v2 by hand: 27 Mamba2, 25 ReLU² MLP and 4 attention layers of one norm and one mixer each', () => {
     // Mamba2: in_proj 4480 -> 2 x 10,240 + 2 x 8 x 128 + 128, conv1d over 10,240 + 2,048 channels x 4 with bias, dt_bias,
     // A_log, D (128 each), the grouped gated norm's 10,240 weights, out_proj 10,240 -> 4480; the MLP 4480 -> 15,680 -> 4480;
