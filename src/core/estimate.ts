@@ -1136,9 +1136,12 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       if (setup.tiled_mlp === true) assumptions.push({ key: 'tiled_mlp', value: `${tiledShards} shards`, source: `default of axolotl: ceil(sequence length ${seqHere} / hidden size ${a.hidden}) (monkeypatch/tiled_mlp)` });
       if (a.moe) warnings.push({ key: 'tiled_mlp', message: 'the tiled MLP is modeled for dense MLP layers; MoE blocks are estimated untiled' });
     }
-    // Mamba2 kernels: Nemotron-H keeps its cache in training unless gradient checkpointing turns it off, and then runs the
-    // split kernels instead of the fused one.
-    const mambaPath: MambaKernels = (setup.mamba_kernels ?? 'cuda') === 'torch' ? 'torch' : a.family === 'nemotron_h' && setup.gradient_checkpointing === 'none' ? 'split' : 'cuda';
+    // Mamba2 kernels: Nemotron-H keeps its cache in training unless gradient checkpointing turns it off, and takes the split
+    // kernels instead of the fused one with a cache or a padded batch (modeling_nemotron_h.py cuda_kernels_forward: the
+    // fused kernel only when cache_params is None and the attention mask is all ones).
+    const paddedBatch = setup.batch_lengths === 'variable' && seqs > 1;
+    const mambaPath: MambaKernels = (setup.mamba_kernels ?? 'cuda') === 'torch' ? 'torch'
+      : a.family === 'nemotron_h' && paddedBatch ? 'split-masked' : a.family === 'nemotron_h' && setup.gradient_checkpointing === 'none' ? 'split' : 'cuda';
     // The hybrid mixers' kernels, for every plan of this stage.
     const mixerKernels: Pick<ActivationPlan, 'linearKernels' | 'mambaKernels'> = {
       ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}), ...(a.mamba ? { mambaKernels: mambaPath } : {}),
@@ -1154,9 +1157,11 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     if (a.mamba && a.mamba.layers > 0 && !leanMode && first) {
       const split = mambaPath === 'split'
         ? '; Nemotron-H keeps a cache in training unless gradient checkpointing is on (use_cache comes from the config), and with it its Mamba2 layers run the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined), which keep more than the fused one'
-        : '';
+        : mambaPath === 'split-masked'
+          ? '; on padded batches (variable lengths, micro-batch > 1) Nemotron-H\'s Mamba2 layers run the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined) with the scan input masked, which keep more than the fused one'
+          : '';
       if (setup.mamba_kernels === undefined) {
-        assumptions.push({ key: 'mamba_kernels', value: mambaPath === 'split' ? 'cuda (split kernels)' : 'cuda', source: `VRAM Lens default: mamba_ssm and causal-conv1d installed (the fused mamba_split_conv1d_scan_combined kernel in training); without them torch_forward runs and keeps many times more for backward (set mamba_kernels: torch)${a.family === 'granite_hybrid' ? "; Granite's current mixer looks the kernels up through the kernels package (the hub build of mamba-ssm), and with only the pip package it runs torch_forward" : ''}${split}` });
+        assumptions.push({ key: 'mamba_kernels', value: mambaPath === 'split' || mambaPath === 'split-masked' ? 'cuda (split kernels)' : 'cuda', source: `VRAM Lens default: mamba_ssm and causal-conv1d installed (the fused mamba_split_conv1d_scan_combined kernel in training); without them torch_forward runs and keeps many times more for backward (set mamba_kernels: torch)${a.family === 'granite_hybrid' ? "; Granite's current mixer looks the kernels up through the kernels package (the hub build of mamba-ssm), and with only the pip package it runs torch_forward" : ''}${split}` });
       } else if (split) {
         assumptions.push({ key: 'mamba_kernels', value: 'cuda (split kernels)', source: split.slice(2) });
       }

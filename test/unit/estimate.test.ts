@@ -266,6 +266,16 @@ describe('estimate: Nemotron-H (one mixer per layer)', () => {
     assert.equal(tokens, 512);
     assert.equal(kv?.bytes, 8 * 4 * 2 * 8 * 128 * 2 * tokens + 8 * 27 * (128 * 80 * 128 + 12_288 * 4) * 2);
   });
+  it('padded batches take the split kernels even with checkpointing, and keep the masked scan input', () => {
+    // Variable lengths with 2 sequences per micro-batch: the mask is not all ones, so cuda_kernels_forward takes
+    // causal_conv1d_fn + mamba_chunk_scan_combined, whose x is x * attention_mask: 2 B x 8,192 tokens x 10,240 more per
+    // layer than the unpadded split path (mamba2.py, nemotron_h split cases with a mask).
+    const padded = nano({ gradient_checkpointing: 'full', micro_batch_size: 2, batch_lengths: 'variable' });
+    assert.equal(padded.assumptions.find((x) => x.key === 'mamba_kernels')?.value, 'cuda (split kernels)');
+    const masked = component(phase(nano({ gradient_checkpointing: 'none', micro_batch_size: 2, batch_lengths: 'variable' }), 'forward'), 'activations');
+    const unpadded = component(phase(nano({ gradient_checkpointing: 'none', micro_batch_size: 2 }), 'forward'), 'activations');
+    assert.equal(masked - unpadded, 27 * 2 * 8192 * 10_240);
+  });
 });
 
 describe('estimate: Gated DeltaNet layers (Qwen3.5)', () => {

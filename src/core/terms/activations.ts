@@ -93,8 +93,11 @@ export interface ActivationPlan {
 }
 
 export type LinearKernels = 'fla' | 'torch';
-/** 'split': causal_conv1d_fn + mamba_chunk_scan_combined + the torch gated norm and out_proj (Nemotron-H with a cache). */
-export type MambaKernels = 'cuda' | 'split' | 'torch';
+/**
+ * 'split': causal_conv1d_fn + mamba_chunk_scan_combined + the torch gated norm and out_proj (Nemotron-H with a cache);
+ * 'split-masked': the same on a padded batch, where the conv output's x is masked before the scan.
+ */
+export type MambaKernels = 'cuda' | 'split' | 'split-masked' | 'torch';
 
 export type KbitUpcast = 'none' | 'norms' | 'all';
 export type Kernels = 'pytorch' | 'liger' | 'unsloth';
@@ -861,12 +864,14 @@ function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
   const C = mb.chunk;
   const nc = Math.ceil(p.seq / C);
   const states = p.batch * nc * H * mb.headDim * mb.state;
-  if (p.mambaKernels === 'split') {
-    // NemotronH with a cache (use_cache defaults to on, and only gradient checkpointing turns it off): causal_conv1d_fn
-    // keeps its input, the in_proj output (a channel-last view); mamba_chunk_scan_combined keeps its output and its
-    // x, dt, B, C views and the fp32 dA_cumsum; then the torch gated norm (grouped) and out_proj as an nn.Linear.
+  if (p.mambaKernels === 'split' || p.mambaKernels === 'split-masked') {
+    // NemotronH with a cache (use_cache defaults to on, and only gradient checkpointing turns it off) or a padded batch:
+    // causal_conv1d_fn keeps its input, the in_proj output (a channel-last view); mamba_chunk_scan_combined keeps its
+    // output and its x, dt, B, C views and the fp32 dA_cumsum; then the torch gated norm (grouped) and out_proj as an
+    // nn.Linear. On a padded batch x is the masked product (x * attention_mask), a tensor of its own.
     if (proj.rg) {
       tape.save(proj);
+      if (p.mambaKernels === 'split-masked') tape.saveExtra('x masked for the padding (scan input)', T * d * cb);
       tape.saveExtra('scan output, its fp32 dA_cumsum, the torch gated norm\'s fp32 input, gate and factors', T * (24 * d + 8 * GN + 2 * H + 4 * mb.normGroups) - 2 * T * projW + 4 * p.batch * nc * C * H + 4 * H);
     }
     if (p.baseTrainable) tape.saveExtra('exp(A_log) (fp32)', 4 * H);
