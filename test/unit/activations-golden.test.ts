@@ -22,6 +22,8 @@ interface GoldenCase {
   savedBytes: { perLayer: number; perLayerList: number[] };
   /** MoE: tokens each expert received, per layer. */
   expertTokens?: number[][];
+  /** Mamba2 mixers (Falcon-H1): the fused mamba_ssm kernel ('cuda') or transformers' torch_forward ('torch'). */
+  mamba_kernels?: 'cuda' | 'torch';
 }
 
 const golden = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'activations', 'golden.json'), 'utf8')) as {
@@ -44,7 +46,7 @@ export function modeled(c: GoldenCase): { expected: number; actual: number } | u
   const l = layerActivations({
     arch: r.arch, mode, half: c.dtype === 'fp32' ? 4 : 2, weightBytes, batch: c.batch, seq: c.seq, attention: c.attention,
     baseTrainable: !lora, normsTrainable: !lora, inputRequiresGrad: true, lora, tp: 1, sequenceParallel: false,
-    quantizedBase: c.lora?.quantized !== undefined, kbitUpcast: c.lora?.kbitUpcast,
+    quantizedBase: c.lora?.quantized !== undefined, kbitUpcast: c.lora?.kbitUpcast, ...(c.mamba_kernels ? { mambaKernels: c.mamba_kernels } : {}),
   });
   // LoRA: layer 1 (layer 0 reads frozen embeddings that need no grad); otherwise the average layer. With the fp32
   // norms of a 4-bit model, layer 0 also reads the 16-bit embeddings while later layers read the fp32 residual stream.
@@ -190,6 +192,29 @@ describe('activations: Mamba2 mixer within 2 % of PyTorch saved-tensor ground tr
     }
     assert.deepEqual(bad, []);
     assert.equal(compared, 74);
+  });
+  it('falcon_h1: the mup_vector product, the optional gated norm (mamba_rms_norm, either order), fused and torch, padded or not', () => {
+    const bad: string[] = [];
+    let compared = 0;
+    for (const c of mamba.cases) {
+      // Padded batches too: the mask product before the multiplier is kept by nothing (the mask itself is model-level).
+      if (c.variant !== 'falcon_h1') continue;
+      const r = parseArchitecture({
+        model_type: 'falcon_h1', hidden_size: c.hidden, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1, intermediate_size: 64,
+        vocab_size: 32, mamba_n_heads: c.H, mamba_d_head: c.P, mamba_d_ssm: c.H * c.P, mamba_n_groups: c.G, mamba_d_state: c.N, mamba_d_conv: c.K,
+        mamba_chunk_size: c.C, mamba_rms_norm: (c as MambaCase & { falconNorm?: string }).falconNorm !== 'none',
+      });
+      assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
+      const trainable = c.params === 'trainable';
+      const actual = mamba2SavedBytes({
+        arch: r.arch, mode: 'half', half: 2, weightBytes: 2, batch: c.b, seq: c.s, attention: 'flash', baseTrainable: trainable, normsTrainable: trainable,
+        inputRequiresGrad: true, tp: 1, sequenceParallel: false, mambaKernels: c.path === 'torch' ? 'torch' : 'cuda',
+      });
+      compared++;
+      if (Math.abs(actual - c.measured) / c.measured > 0.02) bad.push(`${c.path} ${c.params} b=${c.b} s=${c.s} H=${c.H} G=${c.G}: model ${actual} vs torch ${c.measured} (${(100 * (actual - c.measured) / c.measured).toFixed(1)}%)`);
+    }
+    assert.deepEqual(bad, []);
+    assert.equal(compared, 110);
   });
 });
 

@@ -278,6 +278,45 @@ describe('estimate: Nemotron-H (one mixer per layer)', () => {
   });
 });
 
+describe('estimate: Falcon-H1 (Mamba2 and attention side by side)', () => {
+  const falcon = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('tiiuae/Falcon-H1-0.5B-Base', {
+    method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 2, seq_len: 4096,
+    gradient_checkpointing: 'full', attention: 'flash', ...extra,
+  }));
+  it('generation keeps keys and values in every layer and a Mamba2 state per sequence in every layer', () => {
+    // GRPO, 8 completions of 512 + 3,584 tokens: 36 layers x 2 x 2 kv heads x 64 x 2 B per cached token, and 36 x
+    // (24 heads x 64 x state 128 + 1,792 conv channels x 4) x 2 B per sequence.
+    const e = falcon({ gradient_accumulation_steps: 4, rollout: { batch: 8, completion_len: 3584 } });
+    const kv = phase(e, 'generation').components.find((c) => c.id === 'kv-cache');
+    const tokens = Number(/x (\d+) tokens/.exec(kv?.label ?? '')?.[1]);
+    assert.ok(tokens === 512 || tokens === 4096, kv?.label);
+    assert.equal(kv?.bytes, 8 * 36 * 2 * 2 * 64 * 2 * tokens + 8 * 36 * (24 * 64 * 128 + 1792 * 4) * 2);
+  });
+  it('the mixer keeps no norm rstd without mamba_rms_norm; the torch fallback keeps silu(gate) in its place', () => {
+    // Fused kernel, LoRA (frozen base), b 2, s 4,096, inner 1,536, 1 group: with the gated norm (mamba_rms_norm) the kernel
+    // also keeps an fp32 rstd per token and group: 4 B x 8,192 tokens x 36 layers (tools/activations/mamba2.py formula_bytes).
+    const without = component(phase(falcon({ gradient_checkpointing: 'none' }), 'forward'), 'activations');
+    const m = findModel('tiiuae/Falcon-H1-0.5B-Base');
+    assert.ok(m.ok);
+    const withNorm = component(phase(run(setupFor('tiiuae/Falcon-H1-0.5B-Base', {
+      architecture: { ...m.model.config, mamba_rms_norm: true },
+      method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 2, seq_len: 4096,
+      gradient_checkpointing: 'none', attention: 'flash',
+    })), 'forward'), 'activations');
+    assert.equal(withNorm - without, 36 * 4 * 8192);
+    // torch_forward: y * silu(gate) keeps silu(gate) (2 B x T x d); the gated norm (gate first) keeps gate.float(),
+    // silu(gate), y x silu(gate) (fp32) and an rsqrt per token and group: 12·T·d + 4·T (mamba2.py formula_bytes).
+    const torch = (rms: boolean): number => component(phase(run(setupFor('tiiuae/Falcon-H1-0.5B-Base', {
+      architecture: { ...m.model.config, mamba_rms_norm: rms }, mamba_kernels: 'torch',
+      method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 2, seq_len: 4096,
+      gradient_checkpointing: 'none', attention: 'flash',
+    })), 'forward'), 'activations');
+    const T = 8192;
+    const d = 1536;
+    assert.equal(torch(true) - torch(false), 36 * (12 * T * d + 4 * T - 2 * T * d));
+  });
+});
+
 describe('estimate: Gated DeltaNet layers (Qwen3.5)', () => {
   const qwen35 = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('Qwen/Qwen3.5-9B', {
     method: 'full', weights_dtype: 'bf16', mixed_precision: 'none', optimizer: 'adamw', micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'none', attention: 'flash', ...extra,

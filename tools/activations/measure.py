@@ -5,6 +5,7 @@ reference models that mirror Hugging Face transformers' op sequences.
 Run with Debian's torch (apt-get install python3-torch; torch 1.13):
     /usr/bin/python3 tools/activations/measure.py            # writes test/fixtures/activations/golden.json
     /usr/bin/python3 tools/activations/measure.py --quick    # fewer points, does not write unless --out given
+    /usr/bin/python3 tools/activations/measure.py --append   # only falcon_h1: its cases replaced at the end of golden.json
 
 See README.md in this folder for what is measured and the closed-form formulas
 (which this script verifies against every measured point: see FORMULAS below).
@@ -45,6 +46,9 @@ HF_SOURCES = {
     "glm4": "src/transformers/models/glm4/modeling_glm4.py@00d01786ab67861791c57a11f3fca93e342c9e2d",
     "bloom": "src/transformers/models/bloom/modeling_bloom.py@9d97831a1cbb420edac062c2e8454ce9ac1c4b79",
     "qwen3_5_text": "src/transformers/models/qwen3_5/modeling_qwen3_5.py@009e78d6e89fd6f3e68cf81ba95ccc682c8cdda9",
+    "falcon_h1": "src/transformers/models/falcon_h1/modeling_falcon_h1.py@001f85b38fb432858ace93f18622f07cec46d874",
+    # not transformers: the fused Mamba2 kernel whose saved tensors falcon_h1's mixer emulates (through mamba2.py)
+    "falcon_h1_mamba_kernel": "state-spaces/mamba mamba_ssm/ops/triton/ssd_combined.py@d757aef189a5215ab3568516825a145e49f7b7ed",
 }
 
 
@@ -1347,6 +1351,222 @@ class Qwen3_5Text(nn.Module):
 
 
 # ----------------------------------------------------------------------------------------
+# Falcon-H1 (falcon_h1; modeling_falcon_h1.py @ 001f85b3: FalconH1ForCausalLM, FalconH1DecoderLayer, FalconH1Attention,
+# FalconH1Mixer, FalconH1MLP, FalconH1RMSNorm). Every layer runs a Mamba2 mixer and llama attention side by side on the
+# same normed input, then a SwiGLU MLP; the µP multipliers are scalar products (new tensors that nothing saves, except
+# as the next op's input) and the mixer's mup_vector buffer.
+# ----------------------------------------------------------------------------------------
+import mamba2 as m2  # noqa: E402  (same folder: the Mamba2 mixer, variant falcon_h1, and its kernel emulations)
+
+
+class _FusedScanAutocastFn(m2.MambaSplitConv1dScanCombinedFn):
+    """mamba2.py's MambaSplitConv1dScanCombinedFn (same forward, same saved tensors) plus what the real forward does
+    under autocast (ssd_combined.py @ d757aef: `@custom_fwd` without cast_inputs, so zxbcdt arrives and is kept in
+    whatever dtype it has, and out_x follows it; then `if torch.is_autocast_enabled(): out, outproj_weight =
+    out.to(dtype), outproj_weight.to(dtype)` before `F.linear`): the out_proj weight it saves is a 16-bit copy of the
+    fp32 parameter (real memory, about 2 bytes per out_proj weight; Recorder files it as savedParamCastBytes) and the
+    output is 16-bit."""
+
+    @staticmethod
+    def forward(ctx, zxbcdt, conv1d_weight, conv1d_bias, dt_bias, A, D, chunk_size, headdim, ngroups,
+                rmsnorm_weight, rmsnorm_eps, outproj_weight, outproj_bias, norm_before_gate, return_final_states):
+        out = m2.MambaSplitConv1dScanCombinedFn.forward(
+            ctx, zxbcdt, conv1d_weight, conv1d_bias, dt_bias, A, D, chunk_size, headdim, ngroups, rmsnorm_weight,
+            rmsnorm_eps, outproj_weight, outproj_bias, norm_before_gate, return_final_states)
+        ctx.outproj_dtypes = (outproj_weight.dtype, None if outproj_bias is None else outproj_bias.dtype)
+        if autocast_on():
+            assert not return_final_states
+            saved = list(ctx.to_save)
+            saved[11] = outproj_weight.to(torch.bfloat16)
+            saved[12] = None if outproj_bias is None else outproj_bias.to(torch.bfloat16)
+            ctx.save_for_backward(*saved)  # replaces the first call's list (packed once, after forward returns)
+            out = out.to(torch.bfloat16)
+        return out
+
+    @staticmethod
+    def backward(ctx, dout, *args):
+        grads = list(m2.MambaSplitConv1dScanCombinedFn.backward(ctx, dout, *args))
+        for i, dt in zip((11, 12), ctx.outproj_dtypes):  # gradients of the fp32 parameters, not of their 16-bit copies
+            if grads[i] is not None:
+                grads[i] = grads[i].to(dt)
+        return tuple(grads)
+
+
+def _mamba_split_conv1d_scan_combined(zxbcdt, conv1d_weight, conv1d_bias, dt_bias, A, D, chunk_size, seq_idx=None,
+                                      activation="silu", rmsnorm_weight=None, rmsnorm_eps=1e-6, outproj_weight=None,
+                                      outproj_bias=None, headdim=None, ngroups=1, norm_before_gate=True,
+                                      return_final_states=False):
+    assert seq_idx is None and activation in ("silu", "swish")
+    return _FusedScanAutocastFn.apply(zxbcdt, conv1d_weight, conv1d_bias, dt_bias, A, D, chunk_size, headdim, ngroups,
+                                      rmsnorm_weight, rmsnorm_eps, outproj_weight, outproj_bias, norm_before_gate,
+                                      return_final_states)
+
+
+# Mamba2Mixer.cuda_kernels_forward looks the kernel up in mamba2's namespace at call time: in this process it gets the
+# autocast-aware version (identical without autocast).
+m2.mamba_split_conv1d_scan_combined = _mamba_split_conv1d_scan_combined
+
+# The linears a Falcon-H1 LoRA targets here: PEFT all-linear would also take the mixer's out_proj, but on the fused path
+# the kernel multiplies by out_proj.weight itself (PEFT's LoRA layer forwards .weight to the base weight), so an
+# adapter there would never run.
+FALCON_H1_LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "in_proj"]
+
+
+def falcon_h1_mup_vector(cfg):
+    """compute_mup_vector(config): (1, 1, 2d + 2GN + H), the five ssm_multipliers over z, x, B, C, dt."""
+    d, gn, H = cfg["mamba_d_ssm"], cfg["mamba_n_groups"] * cfg["mamba_d_state"], cfg["mamba_n_heads"]
+    m = cfg["ssm_multipliers"]
+    v = torch.ones(1, 1, 2 * d + 2 * gn + H)
+    v[:, :, :d] *= m[0]
+    v[:, :, d:2 * d] *= m[1]
+    v[:, :, 2 * d:2 * d + gn] *= m[2]
+    v[:, :, 2 * d + gn:2 * d + 2 * gn] *= m[3]
+    v[:, :, 2 * d + 2 * gn:] *= m[4]
+    return v
+
+
+def falcon_h1_mixer(cfg):
+    """FalconH1Mixer = mamba2.Mixer(variant 'falcon_h1'), path 'fused' (mamba_kernels cuda: cuda_kernels_forward with
+    self.training and no cache, i.e. mamba_split_conv1d_scan_combined with norm_before_gate=False) or 'torch'
+    (torch_forward); its multipliers, mup_vector and norm eps from the config; in_proj wrapped when LoRA targets it."""
+    d, H, P = cfg["mamba_d_ssm"], cfg["mamba_n_heads"], cfg["mamba_d_head"]
+    assert H * P == d and H % cfg["mamba_n_groups"] == 0
+    # mamba2.Mixer: conv bias on, in_proj / out_proj without bias, silu, time_step_limit (0, inf): the checkpoints' values
+    assert cfg["mamba_conv_bias"] and not cfg["mamba_proj_bias"] and not cfg["projectors_bias"] and cfg["hidden_act"] == "silu"
+    pt = dict(hidden=cfg["hidden_size"], H=H, P=P, G=cfg["mamba_n_groups"], N=cfg["mamba_d_state"],
+              K=cfg["mamba_d_conv"], C=cfg["mamba_chunk_size"])
+    norm = "none" if not cfg["mamba_rms_norm"] else ("norm_first" if cfg["mamba_norm_before_gate"] else "gate_first")
+    m = m2.Mixer(pt, variant="falcon_h1", path={"cuda": "fused", "torch": "torch"}[cfg["_mamba_kernels"]], falcon_norm=norm)
+    m.ssm_in_multiplier = cfg["ssm_in_multiplier"]
+    m.mup_vector = falcon_h1_mup_vector(cfg)  # the registered (non-persistent) buffer, replaced
+    if cfg["mamba_rms_norm"]:
+        m.norm.variance_epsilon = cfg["rms_norm_eps"]
+    lora = cfg.get("_lora")
+    if lora:
+        assert isinstance(lora["targets"], list) and not lora.get("quantized")
+        assert "out_proj" not in lora["targets"] or m.path == "torch", "the fused kernel bypasses an out_proj adapter"
+        for name in ("in_proj", "out_proj"):
+            if name in lora["targets"]:
+                setattr(m, name, LoraLinear(getattr(m, name), lora["r"], lora["alpha"], lora["dropout"]))
+    return m
+
+
+class FalconH1Attention(LlamaAttention):
+    """FalconH1Attention: llama attention (head_dim from the config) with the k_proj output times key_multiplier."""
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        assert self.hd == cfg["head_dim"] and not cfg["attention_bias"]
+        self.key_multiplier = cfg["key_multiplier"]
+
+    def forward(self, x, mask, cos, sin):
+        b, s, _ = x.shape
+        shp = (b, s, -1, self.hd)
+        q = self.q_proj(x).view(shp).transpose(1, 2)
+        k = self.k_proj(x).view(shp).transpose(1, 2) * self.key_multiplier
+        v = self.v_proj(x).view(shp).transpose(1, 2)
+        q, k = apply_rotary(q, k, cos, sin)
+        p = self.cfg.get("attention_dropout", 0.0)
+        if self.cfg["_attn"] == "flash":
+            o = flash_attn(q, k, v, True, self.scaling, p).transpose(1, 2).contiguous()
+        else:
+            o = eager_attention(q, k, v, mask, self.scaling, self.nh // self.kv, p)
+        o = o.reshape(b, s, -1).contiguous()
+        return self.o_proj(o)
+
+
+class FalconH1MLP(nn.Module):
+    """FalconH1MLP: y = up_proj(x) * act(gate_proj(x) * gate_multiplier); down_proj(y) * down_multiplier."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        h, f, bias = cfg["hidden_size"], cfg["intermediate_size"], cfg["mlp_bias"]
+        self.gate_proj = make_linear(cfg, h, f, bias, "gate_proj")
+        self.up_proj = make_linear(cfg, h, f, bias, "up_proj")
+        self.down_proj = make_linear(cfg, f, h, bias, "down_proj")
+        self.act_fn = ACT[cfg["hidden_act"]]
+        self.gate_multiplier, self.down_multiplier = cfg["mlp_multipliers"]
+
+    def forward(self, x):
+        y = self.up_proj(x) * self.act_fn(self.gate_proj(x) * self.gate_multiplier)
+        return self.down_proj(y) * self.down_multiplier
+
+
+class FalconH1Layer(nn.Module):
+    """FalconH1DecoderLayer.forward: input_layernorm; mamba(normed) * ssm_out_multiplier; self_attn(normed *
+    attention_in_multiplier) * attention_out_multiplier; their sum onto the residual; pre_ff_layernorm; feed_forward;
+    residual. FalconH1RMSNorm is llama's RMSNorm."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        h = cfg["hidden_size"]
+        self.feed_forward = FalconH1MLP(cfg)
+        self.mamba = falcon_h1_mixer(cfg)
+        self.self_attn = FalconH1Attention(cfg)
+        self.attention_in_multiplier = cfg["attention_in_multiplier"]
+        self.ssm_out_multiplier = cfg["ssm_out_multiplier"]
+        self.attn_out_multiplier = cfg["attention_out_multiplier"]
+        self.input_layernorm = LlamaRMSNorm(h, cfg["rms_norm_eps"])
+        self.pre_ff_layernorm = LlamaRMSNorm(h, cfg["rms_norm_eps"])
+
+    def forward(self, hs, mask, position_ids, pos_emb):
+        cos, sin = pos_emb
+        residual = hs
+        hs = self.input_layernorm(hs)
+        mamba_hs = self.mamba(hs)  # mamba_attention_mask: None without padding (_update_mamba_mask)
+        mamba_hs = mamba_hs * self.ssm_out_multiplier
+        attn_hs = self.self_attn(hs * self.attention_in_multiplier, mask, cos, sin)
+        attn_hs = attn_hs * self.attn_out_multiplier
+        hs = mamba_hs + attn_hs
+        hs = residual + hs
+        residual = hs
+        hs = self.pre_ff_layernorm(hs)
+        hs = self.feed_forward(hs)
+        return residual + hs
+
+
+def falcon_h1_causal_mask(b, s, dtype):
+    """FalconH1Model._update_causal_mask without an attention_mask (eager): target_length = s + 1 (past_seen_tokens +
+    sequence_length + 1), triu(1), times (arange(target) > cache_position), expanded (a view) to (b, 1, s, s + 1)."""
+    mn = torch.finfo(dtype).min
+    m = torch.full((s, s + 1), mn, dtype=dtype).triu(1)
+    m *= torch.arange(s + 1) > torch.arange(s).reshape(-1, 1)
+    return m[None, None, :, :].expand(b, 1, -1, -1)
+
+
+class FalconH1(nn.Module):
+    """FalconH1ForCausalLM over FalconH1Model: embeddings times embedding_multiplier, the layers, final_layernorm,
+    lm_head times lm_head_multiplier, ForCausalLMLoss."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        h, V = cfg["hidden_size"], cfg["vocab_size"]
+        self.embed_tokens = nn.Embedding(V, h)
+        self.layers = nn.ModuleList([FalconH1Layer(cfg) for _ in range(cfg["num_hidden_layers"])])
+        self.final_layernorm = LlamaRMSNorm(h, cfg["rms_norm_eps"])
+        hd = cfg["head_dim"]
+        self.register_buffer("inv_freq", 1.0 / (cfg["rope_theta"] ** (torch.arange(0, hd, 2).float() / hd)), persistent=False)
+        self.lm_head = nn.Linear(h, V, bias=False)
+        assert not cfg["tie_word_embeddings"]
+
+    def forward(self, ids, labels):
+        b, s = ids.shape
+        with region("outside"):
+            hs = self.embed_tokens(ids) * self.cfg["embedding_multiplier"]
+            position_ids = torch.arange(s).unsqueeze(0)
+            mask = None if self.cfg["_attn"] == "flash" else falcon_h1_causal_mask(b, s, hs.dtype)
+            pos_emb = rope_cos_sin(self.inv_freq, position_ids, hs.dtype)
+        hs = run_layers(self, self.layers, hs, lambda i, x: (x, mask, position_ids, pos_emb))
+        with region("outside"):
+            hs = self.final_layernorm(hs)
+        with region("loss"):
+            logits = self.lm_head(hs) * self.cfg["lm_head_multiplier"]
+            loss = causal_lm_loss(logits, labels, self.cfg["vocab_size"])
+        return loss
+
+
+# ----------------------------------------------------------------------------------------
 # gpt2
 # ----------------------------------------------------------------------------------------
 class GPT2Attention(nn.Module):
@@ -1877,7 +2097,7 @@ FAMILY_CLASS = {"llama": LlamaLike, "qwen2": LlamaLike, "gemma": LlamaLike, "phi
                 "mixtral": LlamaLike, "qwen2_moe": LlamaLike, "gpt2": GPT2, "gpt_neox": GPTNeoX,
                 "bert": Bert, "t5": T5, "gpt_oss": LlamaLike, "gemma2": LlamaLike, "gemma3": LlamaLike,
                 "deepseek_v3": LlamaLike, "glm4_moe": LlamaLike, "llama4": LlamaLike, "olmo2": LlamaLike, "glm4": LlamaLike,
-                "bloom": Bloom, "qwen3_5_text": Qwen3_5Text}
+                "bloom": Bloom, "qwen3_5_text": Qwen3_5Text, "falcon_h1": FalconH1}
 
 
 # ----------------------------------------------------------------------------------------
@@ -1924,11 +2144,39 @@ QWEN3_5_DIMS = [
     (32, 2, 4, 16, 32, 2.75),
 ]
 QWEN3_5_LAYER_TYPES = ["linear_attention", "full_attention"]
-FAMILY_POINTS = {"qwen3_5_text": QWEN3_5_POINTS}
+
+# Falcon-H1 (falcon_h1): its own points, scaled down from the checkpoints' ratios (Falcon-H1-0.5B: hidden 1024, 8 heads
+# of 64 (nh*hd = h/2), kv 2, mamba_d_ssm 1536 = 24 heads x 64, d_state 128, 1 group, chunk 128, intermediate 2048; the
+# larger ones: d_ssm 0.8-1.6 x hidden, intermediate 2.25-4.2 x hidden, 2 groups on 34B). s below the chunk size never,
+# not a multiple of it on half of the points. The last field indexes FALCON_H1_DIMS.
+FALCON_H1_POINTS = [
+    (2, 100, 128, 8, 2, 2000, 0),
+    (1, 128, 128, 8, 2, 3000, 1),
+    (2, 64, 80, 6, 2, 1500, 2),
+    (2, 96, 160, 10, 2, 4000, 3),
+    (1, 150, 96, 6, 2, 2500, 4),
+    (3, 40, 64, 4, 2, 1000, 5),
+]
+# (head_dim, mamba_d_ssm, mamba_n_heads, mamba_d_head, mamba_d_state, mamba_n_groups, mamba_chunk_size, intermediate_size)
+FALCON_H1_DIMS = [
+    (16, 192, 12, 16, 16, 1, 32, 256),  # 0.5B / 8 (head_dim 16 = hidden / heads here), s 100 over chunks of 32
+    (8, 192, 12, 16, 32, 1, 64, 256),   # 0.5B ratios: nh*hd = h/2, d = 1.5h, intermediate 2h; s a multiple of the chunk
+    (8, 96, 6, 16, 16, 1, 16, 192),     # 1.5B-Deep-like: nh*hd = 0.6h, d = 1.2h, intermediate 2.4h
+    (8, 128, 8, 16, 16, 2, 32, 672),    # 34B-like: two groups, d = 0.8h, intermediate 4.2h
+    (8, 96, 6, 16, 32, 1, 64, 384),     # 7B-like: d = h, intermediate 4h; s 150 over chunks of 64
+    (32, 96, 3, 32, 16, 1, 16, 160),    # heads wider than hidden / heads (nh*hd = 2h), 3 mamba heads of 32
+]
+# Falcon-H1-0.5B's µP multipliers (they change values, not bytes: `x * 1.0` is still a new tensor)
+FALCON_H1_MULTIPLIERS = dict(
+    attention_in_multiplier=1.0, attention_out_multiplier=0.9375, embedding_multiplier=5.656854249492381,
+    key_multiplier=0.39062499999999994, lm_head_multiplier=0.0390625, ssm_in_multiplier=1.25,
+    ssm_multipliers=[0.3535533905932738, 0.25, 0.3535533905932738, 0.5, 0.3535533905932738],
+    ssm_out_multiplier=0.23570226039551587, mlp_multipliers=[0.8838834764831844, 0.5859375])
+FAMILY_POINTS = {"qwen3_5_text": QWEN3_5_POINTS, "falcon_h1": FALCON_H1_POINTS}
 
 
 def make_cfg(family, b, s, h, nh, kv, V, fi=0):
-    L = 3 if family not in ("t5", "mixtral", "qwen2_moe", "gpt_oss", "qwen3_5_text") else 2
+    L = 3 if family not in ("t5", "mixtral", "qwen2_moe", "gpt_oss", "qwen3_5_text", "falcon_h1") else 2
     swiglu_ffn = int(round(h * SWIGLU_MULT[fi] / 16)) * 16  # ~2.7x
     gf = GELU_MULT[fi] * h
     base = dict(family=family, hidden_size=h, num_attention_heads=nh, vocab_size=V, num_hidden_layers=L)
@@ -1982,6 +2230,16 @@ def make_cfg(family, b, s, h, nh, kv, V, fi=0):
                     linear_num_key_heads=Hk, linear_num_value_heads=Hv, linear_key_head_dim=dk, linear_value_head_dim=dv,
                     linear_conv_kernel_dim=4, rms_norm_eps=1e-6, rope_theta=10000000.0, attention_dropout=0.0,
                     hidden_act="silu", attention_bias=False, tie_word_embeddings=False, max_position_embeddings=4096)
+    elif family == "falcon_h1":
+        # FalconH1Config names (config.json of the checkpoints); mamba_rms_norm is set per case (measure(cfg_overrides)).
+        hd, d, H, P, N, G, C, inter = FALCON_H1_DIMS[fi]
+        base.update(model_type="falcon_h1", num_key_value_heads=kv, head_dim=hd, intermediate_size=inter,
+                    mamba_d_ssm=d, mamba_n_heads=H, mamba_d_head=P, mamba_d_state=N, mamba_n_groups=G, mamba_d_conv=4,
+                    mamba_chunk_size=C, mamba_expand=2, mamba_conv_bias=True, mamba_proj_bias=False,
+                    projectors_bias=False, mamba_rms_norm=False, mamba_norm_before_gate=False, attention_bias=False,
+                    mlp_bias=False, rms_norm_eps=1e-5, rope_theta=100000000000.0, attention_dropout=0.0,
+                    hidden_act="silu", tie_word_embeddings=False, max_position_embeddings=16384,
+                    **json.loads(json.dumps(FALCON_H1_MULTIPLIERS)))
     elif family == "olmo2":
         base.update(num_key_value_heads=kv, head_dim=h // nh, intermediate_size=swiglu_ffn, rms_norm_eps=1e-6,
                     rope_theta=500000.0, attention_dropout=0.0, hidden_act="silu", attention_bias=False,
@@ -2029,13 +2287,16 @@ def make_cfg(family, b, s, h, nh, kv, V, fi=0):
 # ----------------------------------------------------------------------------------------
 # one measurement
 # ----------------------------------------------------------------------------------------
-def measure(family, point, dtype, attn, ckpt, lora=None, want_tensors=False, seed=0, layer_types=None):
+def measure(family, point, dtype, attn, ckpt, lora=None, want_tensors=False, seed=0, layer_types=None,
+            cfg_overrides=None, mamba_kernels="cuda"):
     global REC
     b, s, h, nh, kv, V, fi = point
     cfg = make_cfg(family, b, s, h, nh, kv, V, fi)
     if layer_types is not None:  # qwen3_5_text: another order of the layer kinds
         cfg["layer_types"] = list(layer_types)
-    cfg["_attn"], cfg["_ckpt"] = attn, ckpt
+    if cfg_overrides:  # falcon_h1: mamba_rms_norm
+        cfg.update(cfg_overrides)
+    cfg["_attn"], cfg["_ckpt"], cfg["_mamba_kernels"] = attn, ckpt, mamba_kernels
     if lora:
         cfg["_lora"] = lora
     torch.manual_seed(seed)
@@ -2105,6 +2366,8 @@ def measure(family, point, dtype, attn, ckpt, lora=None, want_tensors=False, see
                     outsideLayers=tot["outside"] + tot["shared"], sharedAcrossLayers=tot["shared"],
                     logitsAndLoss=tot["loss"], savedParamBytes=tot["param"], savedParamCastBytes=tot["paramCast"],
                     savedBufferBytes=tot["buffer"], savedScalarBytes=tot["scalar"], heldByCheckpointBytes=tot["held"]))
+    if family == "falcon_h1":  # which Mamba2 path ran: cuda = the fused kernel (the estimator's default), torch = torch_forward
+        case["mamba_kernels"] = mamba_kernels
     if family in ("mixtral", "qwen2_moe", "gpt_oss", "deepseek_v3", "glm4_moe", "llama4"):
         case["expertTokens"] = [getattr(l.mlp, "last_counts", None) or [] for l in model.layers]
     if family == "t5":
@@ -2141,7 +2404,7 @@ from formulas import formula_per_layer, load_cases  # noqa: E402  (same folder)
 
 
 # Families without a closed form in formulas.py (its terms have no Gated DeltaNet dims): the unit tests check the
-# estimator against their cases instead.
+# estimator against their cases instead. falcon_h1 has its own closed form here (OWN_CLOSED_FORM, falcon_h1_formula).
 NO_CLOSED_FORM = ("qwen3_5_text",)
 
 
@@ -2152,7 +2415,8 @@ def verify(cases):
         if c["family"] in NO_CLOSED_FORM:
             skipped += 1
             continue
-        exp = formula_per_layer(c)
+        own = OWN_CLOSED_FORM.get(c["family"])
+        exp = own(c) if own else formula_per_layer(c)
         if exp is None:
             print("NO FORMULA", c["family"], c["dtype"], c["attention"], c["checkpointing"], c["lora"])
             continue
@@ -2198,7 +2462,7 @@ def compact(out):
     return out
 
 
-LAST_FAMILIES = ("qwen3_5_text",)
+LAST_FAMILIES = ("qwen3_5_text", "falcon_h1")
 
 
 def measure_qwen3_5_text(cases, quick, t0):
@@ -2224,6 +2488,172 @@ def measure_qwen3_5_text(cases, quick, t0):
     print(f"{fam} lora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
 
 
+# ----------------------------------------------------------------------------------------
+# Falcon-H1: runner and closed form
+# ----------------------------------------------------------------------------------------
+def measure_falcon_h1(cases, quick, t0):
+    """Falcon-H1, 2 layers. The Mamba2 mixer on the fused kernel (mamba_kernels cuda, what trains on a GPU with mamba_ssm)
+    unless the case says mamba_kernels torch. mamba_rms_norm False (0.5B) and True (1.5B and up; gate first,
+    norm_before_gate False) on every group.
+    * fp32 / bf16 / amp_bf16 x eager / flash x no / reentrant / non-reentrant checkpointing, full fine-tune.
+    * LoRA on FALCON_H1_LORA_TARGETS (not the mixer's out_proj), r 8 dropout 0 and r 16 dropout 0.05, fp32 / bf16 /
+      amp_bf16 x eager / flash; and bf16 / amp_bf16 flash under non-reentrant checkpointing (r 16, dropout 0.05).
+    * torch_forward (mamba_kernels torch): bf16 / amp_bf16 x eager / flash, full fine-tune and LoRA r 8 dropout 0."""
+    fam = "falcon_h1"
+    points = FALCON_H1_POINTS[:3] if quick else FALCON_H1_POINTS
+    norms = (False, True)
+    n0 = len(cases)
+
+    def lora(p):
+        return dict(r=8 if p == 0.0 else 16, alpha=16, dropout=p, targets=list(FALCON_H1_LORA_TARGETS), adapterDtype="fp32")
+
+    for dtype in ("fp32", "bf16", "amp_bf16"):
+        for attn in ("eager", "flash"):
+            for ck in ("none", "full_reentrant", "full_nonreentrant"):
+                for norm in norms:
+                    for pi, pt in enumerate(points):
+                        cases.append(measure(fam, pt, dtype, attn, ck, want_tensors=pi == 1 and ck == "none",
+                                             cfg_overrides=dict(mamba_rms_norm=norm)))
+    print(f"{fam}: {len(cases) - n0} cases, {time.time() - t0:.1f}s", flush=True)
+    for p in (0.0, 0.05):
+        for dtype in ("fp32", "bf16", "amp_bf16"):
+            for attn in ("eager", "flash"):
+                for norm in norms:
+                    for pi, pt in enumerate(points):
+                        cases.append(measure(fam, pt, dtype, attn, "none", lora=lora(p),
+                                             want_tensors=pi == 1 and p == 0.05 and dtype != "fp32",
+                                             cfg_overrides=dict(mamba_rms_norm=norm)))
+    for dtype in ("bf16", "amp_bf16"):
+        for norm in norms:
+            for pt in points:
+                cases.append(measure(fam, pt, dtype, "flash", "full_nonreentrant", lora=lora(0.05),
+                                     cfg_overrides=dict(mamba_rms_norm=norm)))
+    print(f"{fam} lora: {len(cases) - n0} cases, {time.time() - t0:.1f}s", flush=True)
+    for dtype in ("bf16", "amp_bf16"):
+        for attn in ("eager", "flash"):
+            for lo in (None, lora(0.0)):
+                for norm in norms:
+                    for pi, pt in enumerate(points):
+                        cases.append(measure(fam, pt, dtype, attn, "none", lora=lo, mamba_kernels="torch",
+                                             want_tensors=pi == 1 and lo is None and attn == "flash",
+                                             cfg_overrides=dict(mamba_rms_norm=norm)))
+    print(f"{fam} torch_forward: {len(cases) - n0} cases, {time.time() - t0:.1f}s", flush=True)
+
+
+def falcon_h1_mixer_bytes(case, full):
+    """Bytes one FalconH1Mixer saves, without its in_proj input (counted with the other linear inputs) and without LoRA
+    adapters. Fused (mamba_kernels cuda): what MambaSplitConv1dScanCombinedFn keeps, zxbcdt and out_x in the dtype
+    zxbcdt arrives in (fp32 under AMP: in_proj's bf16 output times the fp32 mup_vector buffer), rstd fp32 with the gated
+    norm, A fp32 (and exp's result when A_log trains). torch_forward: mamba2.formula_bytes (bf16) and, under AMP, its
+    differences (checked on every case)."""
+    cf = case["config"]
+    b, s = case["batch"], case["seq"]
+    T = b * s
+    d, H, P, G, N = (cf[k] for k in ("mamba_d_ssm", "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state"))
+    proj = 2 * d + 2 * G * N + H
+    norm = cf["mamba_rms_norm"]
+    dt = case["dtype"]
+    if case.get("mamba_kernels", "cuda") == "cuda":
+        Z = 2 if dt == "bf16" else 4  # zxbcdt's dtype: the model's (bf16 / fp32), fp32 under AMP (the mup_vector product)
+        return Z * T * proj + Z * T * d + (4 * T * G if norm else 0) + 4 * H + (4 * H if full else 0)
+    assert dt in ("bf16", "amp_bf16")
+    pt = dict(b=b, s=s, hidden=cf["hidden_size"], H=H, P=P, G=G, N=N, K=cf["mamba_d_conv"], C=cf["mamba_chunk_size"])
+    fnorm = "none" if not norm else ("norm_first" if cf["mamba_norm_before_gate"] else "gate_first")
+    n = m2.formula_bytes(pt, "falcon_h1", "torch", full, falcon_norm=fnorm) - (2 * T * cf["hidden_size"] if full else 0)
+    if dt == "amp_bf16":
+        Dc = d + 2 * G * N
+        # conv1d gets autocast's bf16 copy of the xBC slice (and of its weight, 3-D so not filed as savedParamCast), and
+        # the fp32 zxbcdt itself stays (silu / the gated norm keep the gate, a view of it) instead of a bf16 zxbcdt
+        n += 2 * T * Dc + 2 * Dc * cf["mamba_d_conv"] + (4 - 2) * T * proj
+        n += 3 * 2 * T * H  # softplus / clamp keep fp32 (b, s, H) instead of bf16
+        assert fnorm in ("none", "gate_first")
+        n += 2 * T * d if fnorm == "none" else -4 * T * d  # silu(gate) fp32 / gate.float() is the zxbcdt view already
+    return n
+
+
+def falcon_h1_formula(case):
+    """Closed form of a falcon_h1 case's perLayerList (bytes per layer; see README.md, Falcon-H1)."""
+    cf = case["config"]
+    b, s = case["batch"], case["seq"]
+    T = b * s
+    h, nh, kv, hd, I = (cf[k] for k in ("hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
+                                        "intermediate_size"))
+    Aq, Akv, S2, BHS = T * nh * hd, T * kv * hd, b * nh * s * s, b * nh * s
+    dt, lo = case["dtype"], case["lora"]
+    full = not lo
+    L = cf["num_hidden_layers"]
+    R = 2 if dt == "bf16" else 4  # residual stream
+    a = 4 if dt == "fp32" else 2  # a linear's input / output (autocast: bf16)
+    amp = dt == "amp_bf16"
+    if case["checkpointing"] != "none":
+        return [R * T * h] * L  # the layer input (the mask, cos / sin and position ids are shared)
+    n = 2 * (4 * T * h + 4 * T) + (2 * R * T * h if full else 0)  # input_layernorm, pre_ff_layernorm
+    if full:  # the linears' inputs: in_proj; q / k / v (AMP: one bf16 copy each); gate / up (AMP: one each)
+        n += a * T * h * (1 + (3 if amp else 1) + (2 if amp else 1))
+    n += falcon_h1_mixer_bytes(case, full)
+    if case["attention"] == "eager":  # q, repeat_kv(k), repeat_kv(v) copies, fp32 softmax (+ 16-bit probs), o_proj input
+        n += 3 * a * Aq + (a * Aq if full else 0) + 4 * S2 + (2 * S2 if a == 2 else 0)
+    else:  # flash: q, k, v, out (= o_proj input), lse (the emulation's lse is bf16 under AMP)
+        n += 2 * a * Aq + 2 * a * Akv + (2 if amp else 4) * BHS
+    n += 3 * a * T * I + (a * T * I if full else 0)  # silu input, silu output, up output, down_proj input
+    if lo:
+        r, p = lo["r"], lo["dropout"]
+        ins = {"in_proj": h, "q_proj": h, "k_proj": h, "v_proj": h, "o_proj": nh * hd, "gate_proj": h, "up_proj": h,
+               "down_proj": I}
+        shared_input = {"q_proj": "attn", "k_proj": "attn", "v_proj": "attn", "gate_proj": "mlp", "up_proj": "mlp"}
+        seen = set()
+        for t in lo["targets"]:
+            w = ins[t]
+            if dt == "fp32":  # the adapter reads its input as is: q / k / v (gate / up) share one; flash's out is counted
+                if p > 0:
+                    n += 5 * T * w
+                elif shared_input.get(t, t) not in seen and not (t == "o_proj" and case["attention"] == "flash"):
+                    n += 4 * T * w
+                seen.add(shared_input.get(t, t))
+                n += 4 * T * r
+            elif dt == "bf16":  # fp32 adapters: an fp32 copy of the input (p > 0: its bool mask and the dropped copy)
+                n += (5 if p > 0 else 4) * T * w + 4 * T * r
+            else:  # AMP: autocast's bf16 copy of the (fp32-cast, dropped) input, bf16 A output
+                n += (3 if p > 0 else 2) * T * w + 2 * T * r
+        # layer 0 reads the frozen embeddings: its input_layernorm saves nothing and the adapters reading the normed
+        # input (in_proj, q, k, v) drop no grad-requiring tensor, so keep no mask
+        first = n - (4 * T * h + 4 * T) - (sum(1 for t in lo["targets"] if t in ("in_proj", "q_proj", "k_proj", "v_proj")) * T * h if p > 0 else 0)
+        return [first] + [n] * (L - 1)
+    return [n] * L
+
+
+OWN_CLOSED_FORM = {"falcon_h1": falcon_h1_formula}  # families checked against a closed form here, not formulas.json
+
+
+def append_to_golden(path, fams, cases):
+    """Replaces the cases of `fams` in an existing golden.json by `cases` (appended after every other case, where a full
+    run writes them) and their familyConfigDefaults; leaves every other case byte for byte as it was."""
+    with open(path) as f:
+        out = json.load(f)
+    before = {}
+    for c in out["cases"]:
+        before[c["family"]] = before.get(c["family"], 0) + 1
+    new = compact(dict(cases=cases))
+    out["cases"] = [c for c in out["cases"] if c["family"] not in fams] + new["cases"]
+    for fam in fams:
+        out["familyConfigDefaults"][fam] = new["familyConfigDefaults"][fam]
+    for k, v in HF_SOURCES.items():
+        out["hfSources"].setdefault(k, v)
+    after = {}
+    for c in out["cases"]:
+        after[c["family"]] = after.get(c["family"], 0) + 1
+    for fam in sorted(set(before) | set(after)):
+        if fam not in fams:
+            assert before.get(fam) == after.get(fam), fam
+    with open(path, "w") as f:
+        json.dump(out, f, separators=(",", ":"))
+    print("appended to", path, {f: (before.get(f, 0), after.get(f, 0)) for f in fams}, os.path.getsize(path), "bytes",
+          len(out["cases"]), "cases")
+
+
+FAMILY_RUNNERS = {"qwen3_5_text": measure_qwen3_5_text, "falcon_h1": measure_falcon_h1}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=None)
@@ -2231,12 +2661,26 @@ def main():
     ap.add_argument("--families", default=None)
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--verify", default=None, help="only check formulas.json against an existing golden.json")
+    ap.add_argument("--append", action="store_true",
+                    help="measure only --families (default falcon_h1; each one of %s) and put their cases at the end of "
+                         "the existing golden.json (--out, else the default path), replacing any earlier cases of those "
+                         "families; every other case is left as it is" % ", ".join(LAST_FAMILIES))
     args = ap.parse_args()
     if args.verify:
         return 1 if verify(load_cases(args.verify)) else 0
     torch.set_num_threads(2)
+    if args.append:
+        fams = args.families.split(",") if args.families else ["falcon_h1"]
+        assert all(f in LAST_FAMILIES for f in fams), f"--append takes families of {LAST_FAMILIES}"
+        cases, t0 = [], time.time()
+        for fam in fams:
+            FAMILY_RUNNERS[fam](cases, args.quick, t0)
+        mism = verify(cases)
+        if not args.no_write and not mism:
+            append_to_golden(args.out or DEFAULT_OUT, fams, cases)
+        return 1 if mism else 0
     fams = ["llama", "qwen2", "gemma", "gemma2", "gemma3", "phi3", "gpt2", "gpt_neox", "bert", "t5", "mixtral", "qwen2_moe", "gpt_oss",
-            "deepseek_v3", "glm4_moe", "llama4", "olmo2", "glm4", "bloom", "qwen3_5_text"]
+            "deepseek_v3", "glm4_moe", "llama4", "olmo2", "glm4", "bloom", "qwen3_5_text", "falcon_h1"]
     if args.families:
         fams = args.families.split(",")
     points = POINTS[:3] if args.quick else POINTS
@@ -2301,8 +2745,9 @@ def main():
                     lora = dict(r=8, alpha=16, dropout=0.0, targets=targets, adapterDtype="fp32")
                     cases.append(measure(fam, pt, dtype, attn, "none", lora=lora))
         print(f"{fam} lora: {len(cases)} cases, {time.time() - t0:.1f}s", flush=True)
-    if "qwen3_5_text" in fams:
-        measure_qwen3_5_text(cases, args.quick, t0)
+    for fam in LAST_FAMILIES:  # in this order, after every other family
+        if fam in fams:
+            FAMILY_RUNNERS[fam](cases, args.quick, t0)
     mism = verify(cases)
     out = dict(generator="tools/activations/measure.py", torch=torch.__version__, hfSources=HF_SOURCES,
                notes="bytes of storages saved for backward (dedup by storage, full nbytes), see tools/activations/README.md",

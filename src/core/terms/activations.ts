@@ -564,6 +564,37 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
       }
       break;
     }
+    case 'falcon_h1': {
+      // FalconH1DecoderLayer: the input norm's output goes to the Mamba2 mixer (x ssm_in_multiplier) and to attention
+      // (x attention_in_multiplier) side by side; their outputs, scaled by python floats, are summed into the residual;
+      // then pre_ff_layernorm and the SwiGLU MLP (gate_proj's output x gate_multiplier feeds silu, byte for byte what
+      // Llama's keeps). A product with a python float keeps nothing, but makes a new tensor: in_proj and q/k/v keep their
+      // own scaled copies of the norm output, and nothing keeps the norm output itself.
+      const h1 = norm(x0, 'input_layernorm');
+      const mixer = mamba2Mixer(tape, p, tape.free(h1, 'input norm output x ssm_in_multiplier'), linear);
+      linearWorking = mixer.workingBytes;
+      const xa = tape.free(h1, 'input norm output x attention_in_multiplier');
+      const q = linear(xa, 'q_proj', qd, 'q_proj output');
+      const k = tape.free(linear(xa, 'k_proj', kvd, 'k_proj output'), 'k x key_multiplier');
+      const v = linear(xa, 'v_proj', kvd, 'v_proj output');
+      const qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
+      const kr = tape.free(k, 'k after rotary', T * kvd, upcast && p.quantizedBase ? k.bytesPerElem : tape.computeBytes);
+      const att = attentionCore(qr, kr, v, { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
+      const o = linear(att, 'o_proj', a.hidden, 'o_proj output');
+      const x1 = tape.free(o, 'residual', Tsp * a.hidden, residualBytes);
+      const beforeMlp = tape.totalBytes();
+      const h2 = norm(x1, 'pre_ff_layernorm');
+      if (p.tiledMlpShards) {
+        const mark = tape.mark();
+        layerOutputs = gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+        tiledMlp = tape.rollback(mark);
+        tape.save(h2);
+      } else {
+        layerOutputs = gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+      }
+      mlpSavedBytes = tape.totalBytes() - beforeMlp;
+      break;
+    }
     default: {
       // Llama family: pre-norm, rotary (saves only cos/sin, which need no grad), GQA, gated MLP. OLMo 2 normalizes the
       // attention and MLP outputs instead of their inputs.
@@ -860,7 +891,12 @@ function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
   const projW = 2 * d + 2 * GN + H;
   const convDim = d + 2 * GN;
   const cb = tape.computeBytes;
-  const proj = linear(x, 'in_proj', projW, 'in_proj output (z, x, B, C, dt)');
+  const projOut = linear(x, 'in_proj', projW, 'in_proj output (z, x, B, C, dt)');
+  // Falcon-H1 scales the in_proj output by its mup_vector, a buffer in the model's load dtype (a product with a tensor
+  // that needs no grad keeps only that tensor): under autocast with fp32 weights the product, which the kernel keeps, is
+  // fp32.
+  const bufferBytes = p.quantizedBase ? p.half : p.weightBytes;
+  const proj = mb.parallel ? tape.free(projOut, 'in_proj output x mup_vector', projOut.elems, Math.max(projOut.bytesPerElem, bufferBytes)) : projOut;
   const C = mb.chunk;
   const nc = Math.ceil(p.seq / C);
   const states = p.batch * nc * H * mb.headDim * mb.state;
@@ -883,14 +919,16 @@ function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
   if (p.mambaKernels !== 'torch') {
     if (proj.rg) {
       tape.save(proj);
-      tape.saveExtra('scan output (before the gated norm)', T * d * cb);
-      tape.saveExtra('gated norm rstd per token and group (fp32)', T * mb.groups * 4);
+      // The kernel keeps the scan output in its input's dtype (gated by z inside the kernel when there is no norm).
+      tape.saveExtra(mb.gatedNorm ? 'scan output (before the gated norm)' : 'scan output', T * d * proj.bytesPerElem);
+      if (mb.gatedNorm) tape.saveExtra('gated norm rstd per token and group (fp32)', T * mb.groups * 4);
       tape.saveExtra('A = -exp(A_log) (fp32)', H * 4);
     }
     if (p.baseTrainable) tape.saveExtra('exp(A_log) (fp32)', H * 4);
     const out = tape.tensor('out_proj output (in the fused kernel)', T * p.arch.hidden, cb, proj.rg || p.baseTrainable);
-    // Backward recomputes the conv output and the chunk states (fp32) and writes the gradient of the in_proj output.
-    return { out, workingBytes: cb * T * (projW + convDim + d) + 4 * states };
+    // Backward recomputes the conv output and the chunk states (fp32) and writes the gradient of the in_proj output, in
+    // the dtype of what the kernel received.
+    return { out, workingBytes: proj.bytesPerElem * T * (projW + convDim + d) + 4 * states };
   }
   const Sp = p.batch * nc * C;
   const b = p.batch;
@@ -901,10 +939,20 @@ function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
     tape.saveExtra('chunk states and their decays (fp32)', 8 * b * (nc + 1) * d * mb.state + 4 * b * H * (nc + 1) ** 2 + 2 * (nc + 1) ** 2);
     tape.saveExtra('causal masks', 2 * C * C);
     tape.saveExtra('A = -exp(A_log) (fp32)', 4 * H);
-    tape.saveExtra('gated norm: fp32 input, gate, rsqrt and factors', 12 * T * d + 4 * T * mb.normGroups);
+    if (mb.gatedNorm) tape.saveExtra('gated norm: fp32 input, gate, rsqrt and factors', 12 * T * d + 4 * T * mb.normGroups);
+    // Falcon-H1 without mamba_rms_norm: y * silu(gate), y (fp32) already counted with the scan.
+    else tape.saveExtra('silu(gate)', 2 * T * d);
+    if (proj.bytesPerElem > cb) {
+      // Falcon-H1 under autocast with fp32 weights: the in_proj output x mup_vector is fp32 (kept by the conv's input
+      // view), conv1d casts its input and weight to 16 bits (both copies kept), the dt path works in fp32, and the gate
+      // is fp32 already: silu(gate) is fp32 without the gated norm, and the norm's gate.float() is no copy
+      // (tools/activations/measure.py, falcon_h1 amp_bf16 torch cases, exact).
+      tape.saveExtra('fp32 in_proj output, 16-bit conv1d input and weight copies, fp32 dt path and gate', 2 * T * projW + 2 * T * convDim + 2 * convDim * mb.convKernel + 6 * T * H
+        + (mb.gatedNorm ? -4 * T * d : 2 * T * d));
+    }
   }
   if (p.baseTrainable) tape.saveExtra('D x and exp(A_log) for the parameters\' gradients (fp32)', 4 * H + 4 * Sp * d);
-  if (p.normsTrainable) tape.saveExtra('normalized input for the gated norm weight (fp32)', 4 * T * d);
+  if (p.normsTrainable && mb.gatedNorm) tape.saveExtra('normalized input for the gated norm weight (fp32)', 4 * T * d);
   const normed = tape.tensor('gated norm output', T * d, cb, proj.rg || p.normsTrainable);
   const out = linear(normed, 'out_proj', p.arch.hidden, 'out_proj output');
   return { out, workingBytes: 2 * 4 * H * C * Sp + 8 * b * (nc + 1) * d * mb.state };
@@ -1619,7 +1667,9 @@ export function noGradLayerBytes(a: Architecture, tokens: number, seq: number, c
     const d = (mb.heads / tp) * mb.headDim;
     const gn = mb.groups * mb.state;
     const states = (T / Math.max(1, seq)) * Math.ceil(seq / mb.chunk) * (mb.heads / tp) * mb.headDim * mb.state;
-    attn = Math.max(attn, T * cb * ((2 * d + 2 * gn + mb.heads / tp) + (d + 2 * gn) + d) + 4 * states);
+    const mixer = T * cb * ((2 * d + 2 * gn + mb.heads / tp) + (d + 2 * gn) + d) + 4 * states;
+    // Falcon-H1 runs both mixers in every layer; the others one or the other.
+    attn = mb.parallel ? attn + mixer : Math.max(attn, mixer);
   }
   const la = a.linearAttention;
   if (la) {
