@@ -64,6 +64,18 @@ const grpoSetup = TrainingSetupSchema.parse({
 time('advice: Qwen2.5-7B full GRPO on 1 x A100-80GB', 50, () => {
   advise(grpoSetup, { gpu: a100.gpu, gpuSpec: a100.gpu.spec });
 });
+// Hybrid families: Gated DeltaNet (Qwen3.5) and parallel Mamba2 + attention (Falcon-H1) layers in every candidate.
+for (const id of ['Qwen/Qwen3.5-27B', 'tiiuae/Falcon-H1-7B-Base']) {
+  const m = findModel(id);
+  if (!m.ok) throw new Error(`catalog entry missing: ${id}`);
+  const s = TrainingSetupSchema.parse({
+    architecture: m.model.config, parameters: m.model.publishedParams, weights_dtype: 'bf16', mixed_precision: 'bf16',
+    micro_batch_size: 4, gradient_accumulation_steps: 4, seq_len: 4096,
+  });
+  time(`advice: ${id.split('/')[1]} full on 1 x A100-80GB`, 50, () => {
+    advise(s, { gpu: a100.gpu, gpuSpec: a100.gpu.spec });
+  });
+}
 
 // Analysis per change (the editor's hot path): analyze the text, resolve the setup, estimate.
 import { runPipeline } from '../src/analyzers/pipeline';
