@@ -104,6 +104,7 @@ export type CanonicalKey =
   | 'contextParallel'            // number: GPUs that split each sequence (Axolotl context_parallel_size / sequence_parallel_degree, Accelerate cp_size, DeepSpeed sequence_parallel_size)
   | 'expertParallel'             // number: ranks one MoE layer's experts are split over (Axolotl expert_parallel_size)
   | 'fsdpShardSize'              // number: GPUs in one FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config_dp_shard_size, torchtune data_parallel_shard_dim)
+  | 'rewardModels'               // string[]: reward models named by Hub id (TRL GRPO reward_funcs, Axolotl trl.reward_funcs), resolved as 'model'
   | 'teacherModel'               // string: a second resident model (torchtune knowledge distillation teacher_model, TRL GKD teacher_model_name_or_path), Hub id as 'model'
   | 'deepspeedConfig'            // string: path of a referenced DeepSpeed JSON (or '{inline json}')
   | 'gpu';                       // string: GPU name (scenario, settings)
@@ -163,9 +164,9 @@ export function notModeled(name: string, objective: string): Message {
   return msg('{0}: {1} are not modeled; the estimate covers the training step of the policy only', name, UNMODELED_OBJECTIVES[objective] ?? objective);
 }
 
-/** A 'not-modeled' message for a GRPO reward model named by its Hub id (loaded on every GPU, not counted). */
-export function rewardModelNotCounted(name: string): Message {
-  return msg('{0}: a reward model ({1}) is loaded on every GPU; its weights and forward are not counted', 'reward_funcs', name);
+/** A 'not-modeled' message for a GRPO reward model named by a Hub id that could not be resolved (not counted). */
+export function rewardModelNotCounted(name: string, reason: string): Message {
+  return msg('{0}: a reward model ({1}) is loaded on every GPU, but it is not known, so its weights and forward are not counted: {2}', 'reward_funcs', name, reason);
 }
 
 export type ProblemCode =

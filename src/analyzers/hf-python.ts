@@ -4,7 +4,7 @@
 import { parser } from '@lezer/python';
 import { TreeFragment, type SyntaxNode, type Tree } from '@lezer/common';
 import {
-  evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled, rewardModelNotCounted,
+  evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled,
   type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
 } from './facts';
 
@@ -529,9 +529,8 @@ class Analyzer {
         // A string names a reward model: GRPOTrainer loads it (AutoModelForSequenceClassification) on every GPU.
         const node = e.valueNode;
         const strings = node.name === 'String' ? [node] : node.name === 'ArrayExpression' || node.name === 'TupleExpression' ? children(node).filter((c) => c.name === 'String') : [];
-        for (const str of strings) {
-          this.problem('not-modeled', 'warning', rewardModelNotCounted(this.text.slice(str.from, str.to)), span(str), 'reward_funcs');
-        }
+        const ids = strings.map((str) => this.evalNode(str, 0)).flatMap((v) => (v.k === 'lit' && typeof v.v === 'string' ? [v.v] : []));
+        if (ids.length > 0) this.push('rewardModels', e, ids, tool);
       } else if (e.rawKey === 'peft_config') {
         const v = this.valueOf(e);
         if (v.k === 'lit' && v.v === null) continue;

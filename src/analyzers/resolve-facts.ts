@@ -5,7 +5,7 @@ import type { Provenance, ProvenanceMap, TrainingSetup, TrainingSetupInput } fro
 import { TrainingSetupSchema } from '../core/setup';
 import { quantizationFromConfig } from './checkpoint-quantization';
 import { toolDefault } from './defaults';
-import { isUnknown, msg, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Tool } from './facts';
+import { isUnknown, msg, rewardModelNotCounted, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Tool } from './facts';
 import type { ModelResolver, Overrides } from './resolve';
 import type { Location, Problem } from './scenario';
 
@@ -488,6 +488,19 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     if (setup.loss === undefined) {
       setup.loss = 'full';
       prov.loss = { kind: 'default', owner: 'trl', note: 'the completion tokens\' log-probabilities are taken row by row from the logits (selective_log_softmax); use_liger_loss fuses them with the head' };
+    }
+    // Reward models named by Hub id: resolved like the policy (catalog, model folder, or the Hub when allowed); one that
+    // cannot be resolved is a warning at reward_funcs, not counted.
+    const rm = decided.rewardModels;
+    if (rm && Array.isArray(rm.fact.value)) {
+      const models: Array<{ model: string; architecture: Record<string, unknown> }> = [];
+      for (const id of rm.fact.value as readonly string[]) {
+        const t = resolveModel(id);
+        if (t.ok) models.push({ model: id, architecture: t.model.config });
+        else problems.push({ ...rm.location, severity: 'warning', code: 'not-modeled', key: rm.fact.rawKey, ...rewardModelNotCounted(id, t.message) });
+      }
+      r.reward_models = models;
+      prov['rollout.reward_models'] = fileProv(rm);
     }
     setup.rollout = r;
     const w = decided.rollout!;

@@ -114,6 +114,28 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
       merged.distillation = { ...dist, teacher_architecture: t.model.config, ...(dist.teacher_parameters === undefined && t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}) };
     }
   }
+  // GRPO reward models: each named by `model` (resolved like the policy) unless its architecture is given.
+  const ro = merged.rollout;
+  if (ro !== null && typeof ro === 'object' && !Array.isArray(ro) && Array.isArray((ro as Record<string, unknown>).reward_models)) {
+    const list = (ro as Record<string, unknown>).reward_models as unknown[];
+    const resolved: unknown[] = [];
+    for (const [i, item] of list.entries()) {
+      const rm = item as Record<string, unknown>;
+      if (rm !== null && typeof rm === 'object' && rm.architecture === undefined && typeof rm.model === 'string' && rm.model.length > 0) {
+        const t = resolveModel(rm.model);
+        if (!t.ok) {
+          problems.push({ ...anchor('rollout'), severity: 'error', code: 'unknown-model', ...msg('{0}', t.message), key: `rollout.reward_models.${i}.model` });
+          return { provenance, problems };
+        }
+        // A published count is the causal LM's; the reward model is a sequence classifier (a 1-label score head, no
+        // lm_head), counted from the architecture.
+        resolved.push({ ...rm, architecture: t.model.config });
+      } else {
+        resolved.push(rm);
+      }
+    }
+    merged.rollout = { ...(ro as Record<string, unknown>), reward_models: resolved };
+  }
   const parsed = TrainingSetupSchema.safeParse(merged as TrainingSetupInput);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {

@@ -3,7 +3,7 @@
 // key or value. Pure: text in, values and located problems out; never throws on user text.
 import { LineCounter, isMap, isScalar, parseDocument, type Document, type Node } from 'yaml';
 import { z } from 'zod';
-import { DistillationSchema, HfConfigSchema, TrainingSetupSchema } from '../core/setup';
+import { DistillationSchema, HfConfigSchema, RewardModelSchema, RolloutSchema, TrainingSetupSchema } from '../core/setup';
 import { msg, type Message, type MessageTemplate } from './facts';
 
 export interface Location {
@@ -37,12 +37,13 @@ export interface ScenarioFacts {
 }
 
 /**
- * The scenario schema: a TrainingSetup in which `architecture` may be left to the `model` reference, and a
- * distillation teacher's architecture to its `teacher_model`.
+ * The scenario schema: a TrainingSetup in which `architecture` may be left to the `model` reference, a distillation
+ * teacher's architecture to its `teacher_model`, and a reward model's to its `model`.
  */
 export const ScenarioSchema = TrainingSetupSchema.extend({
   architecture: HfConfigSchema.optional(),
   distillation: DistillationSchema.extend({ teacher_architecture: HfConfigSchema.optional() }).optional(),
+  rollout: RolloutSchema.extend({ reward_models: z.array(RewardModelSchema.extend({ architecture: HfConfigSchema.optional() })).default([]) }).optional(),
 });
 
 export const SCENARIO_FILE = /\.vram\.(ya?ml|json)$/i;

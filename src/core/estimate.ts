@@ -414,6 +414,14 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     if (!t.ok) return { ok: false, errors: t.problems.map((p) => ({ key: `distillation.teacher_architecture.${p.field}`, message: p.message })) };
     teacher = { arch: t.arch, params: setup.distillation.teacher_parameters ?? countParameters(t.arch).total };
   }
+  // GRPO reward models named by Hub id: frozen sequence classifiers (one score) beside the policy.
+  const rewardModels: Array<{ model: string; arch: Architecture; params: number; largestBlock: number }> = [];
+  for (const [i, rm] of (setup.rollout?.reward_models ?? []).entries()) {
+    const t = parseArchitecture(rm.architecture);
+    if (!t.ok) return { ok: false, errors: t.problems.map((p) => ({ key: `rollout.reward_models.${i}.architecture.${p.field}`, message: `${rm.model}: ${p.message}` })) };
+    const count = countParameters(t.arch, 'seq_cls', 1);
+    rewardModels.push({ model: rm.model, arch: t.arch, params: rm.parameters ?? count.total, largestBlock: count.largestBlock });
+  }
   // TRL GKD: the student trains on the generalized JSD against the teacher (not the cross-entropy), outside online RL.
   const gkd = teacher !== undefined && setup.distillation?.loss === 'jsd' && !setup.rollout;
   const warnings: Warning[] = [];
@@ -462,7 +470,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     for (const [f, note] of Object.entries(ROLLOUT_DEFAULT_NOTES) as Array<[keyof typeof r, string]>) {
       if ((f === 'vllm_memory_fraction' || f === 'vllm_sleep' || f === 'vllm_shared_weights') && r.engine !== 'vllm-colocate') continue;
       if (f === 'gather_weights' && setup.zero_stage !== 3) continue;
-      blockAssumption('rollout', f, r[f], note);
+      blockAssumption('rollout', f, f === 'reward_models' ? (r.reward_models.length > 0 ? r.reward_models.map((m) => m.model).join(', ') : 'none') : r[f], note);
     }
   }
   if (!opts.lean && setup.galore) {
@@ -989,6 +997,15 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       persistent.push(comp('weights', 'Reference model weights (frozen copy)', refBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the policy\'s parameters'
         : `the model's weights again: ${formatCount(unquantizedParams + quantHere)} params${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams + quantHere), shard: shardParams })));
     }
+    // GRPOTrainer loads each reward model with the policy's model_init_kwargs (its dtype) and prepares it like the
+    // reference: sharded under ZeRO-3 / FSDP, a whole copy on every GPU otherwise (trl/trainer/grpo_trainer.py).
+    if (first) {
+      for (const rm of rewardModels) {
+        persistent.push(comp('weights', `Reward model weights (${rm.model}, frozen)`, (rm.params * wb) / (offloadParams || fsdpOffload ? Infinity : shardParams),
+          () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the policy\'s parameters' : `${formatCount(rm.params)} params (sequence classifier, 1 label) x ${wb} B, the policy's load dtype${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`),
+          () => ({ params: rm.params, shard: shardParams })));
+      }
+    }
     const adapterHere = (inv.adapter * layerShare) / tp;
     if (adapterHere > 0) {
       persistent.push(ia3
@@ -1395,6 +1412,19 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         tails.push([logps >= fwd
           ? comp('logits-loss', `Scoring: ${who}, no grad, ${seqs} sequences`, logps, () => (`completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`), () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }))
           : comp('backward-working', `Scoring: ${who}, one layer's forward (no grad)`, fwd, () => ('the layer\'s input, residual and norm output, and the larger of the MLP\'s and the attention\'s temporaries, at the training micro-batch'), () => ({ sequences: seqs }))]);
+      }
+      if (rollout && first) {
+        // Scoring the round's completions: each reward model runs one no-grad forward over the round's G sequences at
+        // once, in its own dtype (outside the training step's autocast); under ZeRO-3 / FSDP one layer is gathered with
+        // the next prefetched.
+        const rcb = wb;
+        for (const rm of rewardModels) {
+          const fwd = noGradLayerBytes(rm.arch, G * setup.seq_len, setup.seq_len, rcb, attention, tp);
+          const gatheredLayers = shardParams > 1 ? 2 * rm.largestBlock * rcb : 0;
+          tails.push([comp('backward-working', `Reward model ${rm.model}: one layer's forward over ${G} sequences (no grad)`, fwd + gatheredLayers,
+            () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${G} x ${setup.seq_len} tokens in ${rcb} B${gatheredLayers > 0 ? `; two of its layers gathered (${formatCount(rm.largestBlock)} params each)` : ''}`),
+            () => ({ sequences: G, tokens: setup.seq_len }))]);
+        }
       }
       if (tails.length > 0) genComps.push(...tails.reduce((m, t) => (sum(t) > sum(m) ? t : m)));
     }

@@ -103,6 +103,50 @@ export const DistillationSchema = z.strictObject({
   max_new_tokens: positiveInt.default(128),
 });
 
+/** A reward model named by Hub id (its HF config.json fields, and its published parameter count when known). */
+export const RewardModelSchema = z.strictObject({
+  model: z.string().min(1),
+  architecture: HfConfigSchema,
+  parameters: positiveInt.optional(),
+});
+
+/** Online RL with generation (GRPO, RLOO): see TrainingSetupSchema.rollout. */
+export const RolloutSchema = z.object({
+  /** Completions generated at once per GPU: TRL per_device_train_batch_size x steps_per_generation. */
+  batch: positiveInt,
+  /** Generated tokens per completion (max_completion_length); the prompt is seq_len minus this. */
+  completion_len: positiveInt,
+  /**
+   * Where completions are generated: the policy's own generate() on the training GPU (KV cache, 'generate'), vLLM
+   * in the training process taking a fixed share of the GPU ('vllm-colocate'), or a vLLM server on other GPUs.
+   */
+  engine: z.enum(['generate', 'vllm-colocate', 'vllm-server']).default('generate'),
+  /** Share of the GPU's memory a colocated vLLM engine takes (vllm_gpu_memory_utilization). */
+  vllm_memory_fraction: z.number().gt(0).max(1).default(0.3),
+  /** vLLM sleep mode: the colocated engine releases its memory while the policy trains. */
+  vllm_sleep: z.boolean().default(false),
+  /** The colocated engine's share holds the weights the policy trains on (Unsloth fast_inference), not a copy. */
+  vllm_shared_weights: z.boolean().default(false),
+  /**
+   * The KL reference (beta > 0): a frozen copy of the model ('copy'), the policy with its adapters disabled
+   * (PEFT, 'adapters-off'), or none (beta = 0, TRL's default).
+   */
+  reference: z.enum(['copy', 'adapters-off', 'none']).default('none'),
+  /**
+   * The old policy's log-probabilities are recomputed in a no-grad pass after generation (num_iterations > 1, or
+   * more generation steps than accumulation steps, or vLLM's importance-sampling correction).
+   */
+  old_logps: z.boolean().default(false),
+  /** DeepSpeed ZeRO-3: the full weights are gathered on each GPU for generation (ds3_gather_for_generation). */
+  gather_weights: z.boolean().default(true),
+  /**
+   * Reward models given by Hub id (TRL reward_funcs="org/model"): GRPOTrainer loads each as
+   * AutoModelForSequenceClassification (num_labels 1) with the policy's model_init_kwargs on every GPU, prepared like
+   * the reference model, and scores the round's completions with one no-grad forward.
+   */
+  reward_models: z.array(RewardModelSchema).default([]),
+}).strict();
+
 /**
  * A fully specified training run (after defaults). `architecture` is the model's HF config.json fields;
  * the estimator derives everything else from the fields below.
@@ -250,35 +294,7 @@ export const TrainingSetupSchema = z.strictObject({
    * prompts, scores them, then trains on them micro-batch by micro-batch. seq_len is the prompt and the completion
    * together; the loss takes the log-probabilities of the completion tokens only (TRL logits_to_keep), row by row.
    */
-  rollout: z.object({
-    /** Completions generated at once per GPU: TRL per_device_train_batch_size x steps_per_generation. */
-    batch: positiveInt,
-    /** Generated tokens per completion (max_completion_length); the prompt is seq_len minus this. */
-    completion_len: positiveInt,
-    /**
-     * Where completions are generated: the policy's own generate() on the training GPU (KV cache, 'generate'), vLLM
-     * in the training process taking a fixed share of the GPU ('vllm-colocate'), or a vLLM server on other GPUs.
-     */
-    engine: z.enum(['generate', 'vllm-colocate', 'vllm-server']).default('generate'),
-    /** Share of the GPU's memory a colocated vLLM engine takes (vllm_gpu_memory_utilization). */
-    vllm_memory_fraction: z.number().gt(0).max(1).default(0.3),
-    /** vLLM sleep mode: the colocated engine releases its memory while the policy trains. */
-    vllm_sleep: z.boolean().default(false),
-    /** The colocated engine's share holds the weights the policy trains on (Unsloth fast_inference), not a copy. */
-    vllm_shared_weights: z.boolean().default(false),
-    /**
-     * The KL reference (beta > 0): a frozen copy of the model ('copy'), the policy with its adapters disabled
-     * (PEFT, 'adapters-off'), or none (beta = 0, TRL's default).
-     */
-    reference: z.enum(['copy', 'adapters-off', 'none']).default('none'),
-    /**
-     * The old policy's log-probabilities are recomputed in a no-grad pass after generation (num_iterations > 1, or
-     * more generation steps than accumulation steps, or vLLM's importance-sampling correction).
-     */
-    old_logps: z.boolean().default(false),
-    /** DeepSpeed ZeRO-3: the full weights are gathered on each GPU for generation (ds3_gather_for_generation). */
-    gather_weights: z.boolean().default(true),
-  }).strict().optional(),
+  rollout: RolloutSchema.optional(),
   /**
    * GaLore (Zhao et al. 2024; HF optim galore_*, LLaMA-Factory use_galore): the optimizer keeps its states for the
    * gradients of the target matrices projected to `rank` dimensions, beside the projection matrix; other parameters
@@ -362,6 +378,7 @@ export const ROLLOUT_DEFAULT_NOTES: Readonly<Record<keyof NonNullable<TrainingSe
   reference: 'no KL reference model (beta = 0)',
   old_logps: "the old policy's log-probabilities come from the generation round itself",
   gather_weights: 'ZeRO-3 gathers the full weights for generation (TRL ds3_gather_for_generation)',
+  reward_models: 'rewards from functions only: no reward model loaded on the GPU',
 };
 
 /** The defaults the schema applies, with the reason shown to the user. */

@@ -921,6 +921,26 @@ describe('estimate: GRPO rollouts', () => {
   };
   const qwen = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof setupFor> => setupFor('Qwen/Qwen2.5-7B-Instruct', { ...grpo, ...extra });
 
+  it('a reward model by Hub id: frozen weights on every GPU (sharded under ZeRO-3) and one no-grad forward over the round', () => {
+    const m = findModel('meta-llama/Llama-3.1-8B');
+    assert.ok(m.ok);
+    const reward = { model: m.model.id, architecture: m.model.config };
+    const e = run(qwen({ seq_len: 1536, micro_batch_size: 4, rollout: { batch: 16, completion_len: 1024, engine: 'vllm-server', reward_models: [reward] } }));
+    // LlamaForSequenceClassification, 1 label: 8,030,261,248 - the untied lm_head 128,256 x 4096 + the score 4096 x 1.
+    const params = 8_030_261_248 - 128_256 * 4096 + 4096;
+    const w = phase(e, 'forward').components.find((c) => c.label.startsWith('Reward model weights'));
+    assert.equal(w?.bytes, params * 2);
+    // Its forward over the 16 x 1,536 tokens of the round (T = 24,576, h 4096, 14,336 MLP, bf16, flash): the layer input,
+    // the residual and the norm output 6·T·h, and the MLP's gate, up and product 3 x 2·T·14,336 (larger than attention's).
+    const T = 16 * 1536;
+    const fwd = phase(e, 'generation').components.find((c) => c.label.startsWith('Reward model') && c.label.includes('forward'));
+    assert.equal(fwd?.bytes, 6 * T * 4096 + 6 * T * 14_336);
+    // ZeRO-3 over 4 GPUs: the weights sharded as the policy's; two of its layers gathered for the forward.
+    const z3 = run(qwen({ seq_len: 1536, micro_batch_size: 4, gpus_per_node: 4, zero_stage: 3, rollout: { batch: 16, completion_len: 1024, engine: 'vllm-server', reward_models: [reward] } }));
+    assert.equal(phase(z3, 'forward').components.find((c) => c.label.startsWith('Reward model weights'))?.bytes, Math.round((params * 2) / 4));
+    const layer = 4096 * (4096 + 2 * 1024 + 4096) + 3 * 4096 * 14_336 + 2 * 4096;
+    assert.equal(phase(z3, 'generation').components.find((c) => c.label.startsWith('Reward model') && c.label.includes('forward'))?.bytes, 6 * T * 4096 + 6 * T * 14_336 + 2 * layer * 2);
+  });
   it('trains on the completion tokens\' log-probs only, row by row (TRL logits_to_keep, selective_log_softmax)', () => {
     // T = 8 x 256 completion tokens; T·V = 311,427,072. Saved: the rows' fp32 log_softmax outputs 4·T·V. Forward beyond
     // them: the bf16 logits (the undivided ones are freed once divided) and one row's fp32 copy, 2·T·V + 4 x 256 x V.

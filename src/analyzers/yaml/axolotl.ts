@@ -1,7 +1,7 @@
 // The Axolotl training YAML (`axolotl train cfg.yml`): model, batch, LoRA/QLoRA, precision, checkpointing,
 // attention, kernels, DeepSpeed and FSDP keys as facts with exact spans. Keys and defaults follow FORMATS.md §5
 // (axolotl-ai-cloud/axolotl@067b021:src/axolotl/utils/schemas/*.py, utils/config/__init__.py). Pure: no I/O, no node:* or vscode imports.
-import { about, msg, normalizeOptimizer, rewardModelNotCounted, type ConfigFacts } from '../facts';
+import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import {
   asEvalStrategy,
   asPacking,
@@ -101,9 +101,8 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
     grpoKeys(ctx, trl);
     // trl.reward_funcs names Python functions (module.function) or reward models (a Hub id, loaded on every GPU).
     const rf = trl.get('reward_funcs');
-    for (const name of (rf ? listOf(ctx.view(rf)) : undefined) ?? []) {
-      if (/^[\w.-]+\/[\w.-]+$/.test(name)) ctx.problem('not-modeled', 'warning', rewardModelNotCounted(name), rf!.valueSpan, 'reward_funcs');
-    }
+    const ids = ((rf ? listOf(ctx.view(rf)) : undefined) ?? []).filter((name) => /^[\w.-]+\/[\w.-]+$/.test(name));
+    if (rf && ids.length > 0) ctx.add('rewardModels', rf, ids, 'trl.reward_funcs');
   }
   ctx.put('preference', top.get('rl'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();

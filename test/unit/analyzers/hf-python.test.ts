@@ -631,7 +631,7 @@ trainer.train()
     const r = resolveText('train_grpo.py', text);
     // One round: 8 x 4 completions per GPU; each sequence 512 + 1,024 tokens; beta > 0 with LoRA: the adapters are
     // disabled for the reference; vLLM's importance-sampling correction recomputes the old log-probs.
-    assert.deepEqual(r.setup?.rollout, { batch: 32, completion_len: 1024, engine: 'vllm-colocate', vllm_memory_fraction: 0.4, vllm_sleep: false, vllm_shared_weights: false, reference: 'adapters-off', old_logps: true, gather_weights: true });
+    assert.deepEqual(r.setup?.rollout, { batch: 32, completion_len: 1024, engine: 'vllm-colocate', vllm_memory_fraction: 0.4, vllm_sleep: false, vllm_shared_weights: false, reference: 'adapters-off', old_logps: true, gather_weights: true, reward_models: [] });
     assert.equal(r.setup?.seq_len, 1536);
     assert.ok(!r.problems.some((p) => p.code === 'not-modeled'));
   });
@@ -639,7 +639,7 @@ trainer.train()
     const r = resolveText('train_grpo.py', grpo('', ''));
     // per_device_train_batch_size 8 (TrainingArguments) x steps_per_generation = gradient_accumulation_steps 1; a 512-token
     // prompt and 256 generated tokens; beta 0.0: no reference; use_vllm False: the policy generates itself.
-    assert.deepEqual(r.setup?.rollout, { batch: 8, completion_len: 256, engine: 'generate', vllm_memory_fraction: 0.3, vllm_sleep: false, vllm_shared_weights: false, reference: 'none', old_logps: false, gather_weights: true });
+    assert.deepEqual(r.setup?.rollout, { batch: 8, completion_len: 256, engine: 'generate', vllm_memory_fraction: 0.3, vllm_sleep: false, vllm_shared_weights: false, reference: 'none', old_logps: false, gather_weights: true, reward_models: [] });
     assert.equal(r.setup?.seq_len, 768);
     const e = estimate(r.setup!, { provenance: r.provenance });
     assert.ok(e.ok);
@@ -647,11 +647,25 @@ trainer.train()
     for (const k of ['rollout.batch', 'rollout.completion_len', 'rollout.engine', 'rollout.reference', 'seq_len']) assert.ok(keys.includes(k), k);
     assert.ok(e.estimate.perGpu.phases.some((p) => p.phase === 'generation'));
   });
-  it('flags a reward model given by name: it is loaded on every GPU and not counted', () => {
-    const text = grpo('').replace('reward_funcs=reward_len', 'reward_funcs=[reward_len, "OpenAssistant/reward-model-deberta-v3-large-v2"]');
-    const p = analyzeHfPython(text).problems.filter((x) => x.code === 'not-modeled');
+  it('counts a reward model given by name: its weights on every GPU and its forward over the round', () => {
+    const text = grpo('', '').replace('reward_funcs=reward_len', 'reward_funcs=[reward_len, "meta-llama/Llama-3.2-1B"]');
+    checkFacts(text, [{ key: 'rewardModels', value: ['meta-llama/Llama-3.2-1B'], keyText: 'reward_funcs', valueText: '[reward_len, "meta-llama/Llama-3.2-1B"]' }]);
+    const r = resolveText('train_grpo.py', text);
+    assert.deepEqual(r.setup?.rollout?.reward_models.map((m) => m.model), ['meta-llama/Llama-3.2-1B']);
+    assert.ok(!r.problems.some((x) => x.code === 'not-modeled'));
+    const e = estimate(r.setup!, { provenance: r.provenance });
+    assert.ok(e.ok);
+    // AutoModelForSequenceClassification with num_labels 1: Llama-3.2-1B's 1,235,814,400 parameters (tied embeddings, so
+    // no lm_head to drop) + the score head 2048 x 1, in the policy's load dtype (bf16: dtype="auto").
+    const w = e.estimate.perGpu.components.find((c) => c.label.startsWith('Reward model weights'));
+    assert.equal(w?.bytes, (1_235_814_400 + 2048) * 2);
+    assert.ok(!e.estimate.assumptions.some((a) => a.key === 'rollout.reward_models'));
+    // A reward model that cannot be resolved (offline, not in the catalog) is a warning that names it.
+    const unknown = resolveText('train_grpo.py', grpo('').replace('reward_funcs=reward_len', 'reward_funcs=[reward_len, "OpenAssistant/reward-model-deberta-v3-large-v2"]'));
+    const p = unknown.problems.filter((x) => x.code === 'not-modeled');
     assert.equal(p.length, 1);
-    assert.equal(text.slice(p[0].span.start, p[0].span.end), '"OpenAssistant/reward-model-deberta-v3-large-v2"');
+    assert.match(p[0].message, /OpenAssistant\/reward-model-deberta-v3-large-v2.*not counted/);
+    assert.deepEqual(unknown.setup?.rollout?.reward_models, []);
     assert.ok(!analyzeHfPython(grpo('')).problems.some((x) => x.code === 'not-modeled'));
   });
   it('Unsloth fast_inference: GRPO generates with the colocated vLLM engine that holds the trained weights', () => {

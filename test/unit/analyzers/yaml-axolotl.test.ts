@@ -70,9 +70,13 @@ describe('analyzeAxolotlYaml', () => {
     const grpo = `${QLORA}rl: grpo\ntrl:\n  beta: 0.001\n  max_completion_length: 512\n  use_vllm: true\n`;
     checkFacts(analyzeAxolotlYaml(grpo), grpo, [['rollout', 'grpo', 'rl', 'grpo'], ['klBeta', 0.001, 'beta', '0.001'], ['completionLen', 512, 'max_completion_length', '512'], ['useVllm', true, 'use_vllm', 'true']]);
     assert.ok(!analyzeAxolotlYaml(grpo).problems.some((p) => p.code === 'not-modeled'));
-    // A reward model given by its Hub id (loaded on every GPU) is flagged; a module.function is not.
-    const rm = `${grpo}  reward_funcs:\n    - rewards.accuracy_reward\n    - OpenAssistant/reward-model-deberta-v3-large-v2\n`;
-    const flagged = analyzeAxolotlYaml(rm).problems.filter((p) => p.code === 'not-modeled');
+    // A reward model given by its Hub id (loaded on every GPU) is read; a module.function is not. Resolved from the
+    // catalog it is counted; one that cannot be resolved is a warning that names it.
+    const rm = `${grpo}  reward_funcs:\n    - rewards.accuracy_reward\n    - meta-llama/Llama-3.2-1B\n`;
+    assert.deepEqual(analyzeAxolotlYaml(rm).facts.find((f) => f.key === 'rewardModels')?.value, ['meta-llama/Llama-3.2-1B']);
+    assert.deepEqual(resolveText('/w/axolotl.yml', rm).setup?.rollout?.reward_models.map((m) => m.model), ['meta-llama/Llama-3.2-1B']);
+    const unknown = resolveText('/w/axolotl.yml', rm.replace('meta-llama/Llama-3.2-1B', 'OpenAssistant/reward-model-deberta-v3-large-v2'));
+    const flagged = unknown.problems.filter((p) => p.code === 'not-modeled');
     assert.equal(flagged.length, 1);
     assert.match(flagged[0].message, /OpenAssistant\/reward-model-deberta-v3-large-v2/);
   });
