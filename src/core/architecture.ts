@@ -6,7 +6,7 @@ import type { HfConfig, Head } from './setup';
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid' | 'nemotron_h' | 'falcon_h1';
+  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid' | 'nemotron_h' | 'falcon_h1' | 'jamba';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -90,6 +90,24 @@ export interface Mamba2Spec {
 }
 
 /**
+ * Mamba-1 mixers (AI21 Jamba: modeling_jamba.py JambaMambaMixer) on the layers that are not attention: in_proj to x
+ * and the gate z (2 x inner), a depthwise causal conv1d over x, x_proj to the time step (dtRank) and B, C (state each),
+ * RMSNorms over the three (dt_layernorm, b_layernorm, c_layernorm), dt_proj back to the inner width (with a bias the
+ * scan adds), A_log (inner x state) and D, out_proj.
+ */
+export interface Mamba1Spec {
+  readonly layers: number;
+  /** Per decoder layer: true for a Mamba layer. */
+  readonly pattern: readonly boolean[];
+  readonly inner: number;
+  readonly state: number;
+  readonly dtRank: number;
+  readonly convKernel: number;
+  readonly convBias: boolean;
+  readonly projBias: boolean;
+}
+
+/**
  * Multi-head latent attention (DeepSeek-V2/V3, Kimi K2, Moonlight): queries through an optional low-rank projection
  * (q_a_proj, its norm, q_b_proj), keys and values from one compressed latent (kv_a_proj_with_mqa, kv_a_layernorm,
  * kv_b_proj) plus a rotary part shared by all heads. Heads are `qkNope + qkRope` wide for q and k, `vHeadDim` for v.
@@ -155,6 +173,10 @@ export interface Architecture {
   readonly linearAttention?: LinearAttentionSpec;
   /** Mamba2 layers beside attention layers (Granite 4.0 H); the attention layers are `layers - mamba.layers`. */
   readonly mamba?: Mamba2Spec;
+  /** Mamba-1 layers beside attention layers (Jamba); the attention layers are `layers - mamba1.layers`. */
+  readonly mamba1?: Mamba1Spec;
+  /** Which decoder layers hold the MoE block, when they are not simply the last `moe.moeLayers` (Jamba: every other). */
+  readonly moeMask?: readonly boolean[];
   /**
    * Nemotron-H: every layer is one norm and one mixer: Mamba2 ('M'), attention ('*') or a ReLU² MLP ('-')
    * (hybrid_override_pattern). Absent for models whose layers each have a mixer and an MLP.
@@ -194,7 +216,7 @@ export interface Architecture {
 }
 
 /** Families whose experts transformers 5 fuses into 3-D parameters (gpt-oss and Llama 4 always had them). */
-export const FUSED_EXPERT_FAMILIES: ReadonlySet<Family> = new Set<Family>(['mixtral', 'qwen2_moe', 'qwen3_moe', 'deepseek_v3', 'glm4_moe', 'qwen3_next', 'granite_hybrid', 'nemotron_h']);
+export const FUSED_EXPERT_FAMILIES: ReadonlySet<Family> = new Set<Family>(['mixtral', 'qwen2_moe', 'qwen3_moe', 'deepseek_v3', 'glm4_moe', 'qwen3_next', 'granite_hybrid', 'nemotron_h', 'jamba']);
 
 const sequentialExpertsCache = new WeakMap<Architecture, Architecture>();
 const fusedExpertsCache = new WeakMap<Architecture, Architecture>();
@@ -265,6 +287,9 @@ const FAMILY_ALIASES: Record<string, Family> = {
   // IBM Granite 4.0 (granitemoehybrid): Mamba2 and attention layers by layer_types, each with a gated shared MLP
   // (input_linear chunked into gate and up, output_linear); the H models use no position embedding.
   granitemoehybrid: 'granite_hybrid',
+  // AI21 Jamba (v0.1, 1.5-1.7 Mini and Large): Mamba-1 layers with one attention layer (no position embedding) in every
+  // attn_layer_period, and an MoE block (Mixtral's) in every expert_layer_period-th layer (modeling_jamba.py).
+  jamba: 'jamba',
   // TII Falcon-H1: in every layer a Mamba2 mixer and Llama attention side by side on the input norm's output, then a
   // SwiGLU MLP; µP multipliers are scalar products (and a non-persistent mup_vector buffer) (modeling_falcon_h1.py).
   falcon_h1: 'falcon_h1',
@@ -615,7 +640,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi', 'bloom'].includes(family) ? 'layer' : 'rms';
   // Granite 4.0's position_embedding_type: "nope" (the H models) or "rope".
   const positions: Architecture['positions'] = isGpt2 || family === 'bert' || family === 'roberta' ? 'learned' : isT5 ? 'relative' : isBloom ? 'alibi'
-    : (family === 'granite_hybrid' && str(cfg, 'position_embedding_type') !== 'rope') || family === 'nemotron_h' ? 'none' : 'rotary';
+    : (family === 'granite_hybrid' && str(cfg, 'position_embedding_type') !== 'rope') || family === 'nemotron_h' || family === 'jamba' ? 'none' : 'rotary';
   const maxPositions = num(cfg, isGpt2 ? 'n_positions' : 'max_position_embeddings') ?? (isGpt2 ? 1024 : 512);
 
   const hiddenDropout = num(cfg, isGpt2 ? 'resid_pdrop' : isT5 ? 'dropout_rate' : 'hidden_dropout_prob', 'hidden_dropout')
@@ -705,6 +730,30 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
       normGroups: groups, gatedNorm: bool(cfg, 'mamba_rms_norm') ?? false, parallel: true,
     };
   }
+  // Jamba (JambaConfig): layer i is attention when i % attn_layer_period == attn_layer_offset (8, 4), else Mamba-1; it
+  // holds the MoE block when num_experts > 1 and i % expert_layer_period == expert_layer_offset (2, 1). Mamba-1 inner
+  // width mamba_expand x hidden, dt rank "auto" = ceil(hidden / 16).
+  let mamba1: Mamba1Spec | undefined;
+  let moeMask: boolean[] | undefined;
+  if (family === 'jamba') {
+    const period = need(num(cfg, 'attn_layer_period') ?? 8, 'attn_layer_period');
+    const offset = num(cfg, 'attn_layer_offset') ?? 4;
+    const ePeriod = need(num(cfg, 'expert_layer_period') ?? 2, 'expert_layer_period');
+    const eOffset = num(cfg, 'expert_layer_offset') ?? 1;
+    const pattern = Array.from({ length: layers }, (_, i) => i % period !== offset);
+    const experts = num(cfg, 'num_experts') ?? 16;
+    if (experts > 1) {
+      moeMask = Array.from({ length: layers }, (_, i) => i % ePeriod === eOffset);
+      moe = { experts, topK: need(num(cfg, 'num_experts_per_tok') ?? 2, 'num_experts_per_tok'), expertFfn: ffn, sharedExpertFfn: 0, sharedExpertGate: false, moeLayers: moeMask.filter(Boolean).length };
+    }
+    const rank = cfg.mamba_dt_rank;
+    mamba1 = {
+      layers: pattern.filter(Boolean).length, pattern, inner: need(num(cfg, 'mamba_expand') ?? 2, 'mamba_expand') * hidden,
+      state: need(num(cfg, 'mamba_d_state') ?? 16, 'mamba_d_state'),
+      dtRank: rank === undefined || rank === null || rank === 'auto' ? Math.ceil(hidden / 16) : need(num(cfg, 'mamba_dt_rank'), 'mamba_dt_rank'),
+      convKernel: need(num(cfg, 'mamba_d_conv') ?? 4, 'mamba_d_conv'), convBias: bool(cfg, 'mamba_conv_bias') ?? true, projBias: bool(cfg, 'mamba_proj_bias') ?? false,
+    };
+  }
   let blockKinds: Array<'M' | '*' | '-' | 'E'> | undefined;
   let moeLatent: number | undefined;
   let moeRouting: Architecture['moeRouting'];
@@ -767,6 +816,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     partialRotary: num(cfg, 'partial_rotary_factor') ?? ropePartial(cfg) ?? (family === 'glm4' || family === 'glm4_moe' ? 0.5 : family === 'qwen3_next' ? 0.25 : 1),
     ...(linearAttention ? { linearAttention, attnOutputGate: true } : {}),
     ...(mamba ? { mamba } : {}),
+    ...(mamba1 ? { mamba1 } : {}),
+    ...(moeMask ? { moeMask } : {}),
     ...(blockKinds ? { blockKinds } : {}),
     ...(moeLatent ? { moeLatent } : {}),
     ...(moeRouting ? { moeRouting } : {}),
@@ -783,7 +834,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
 export function attentionLayerCount(a: Architecture): number {
   if (a.blockKinds) return a.blockKinds.filter((k) => k === '*').length;
   if (a.mamba?.parallel) return a.layers;
-  return a.layers - (a.linearAttention?.layers ?? 0) - (a.mamba?.layers ?? 0);
+  return a.layers - (a.linearAttention?.layers ?? 0) - (a.mamba?.layers ?? 0) - (a.mamba1?.layers ?? 0);
 }
 
 const modulesCache = new WeakMap<Architecture, LinearModule[]>();
@@ -1019,6 +1070,31 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       }
       break;
     }
+    case 'jamba': {
+      // JambaAttention q/k/v/o without bias on the attention layers; the Mamba-1 mixer's in_proj and out_proj
+      // (mamba_proj_bias), x_proj (no bias) and dt_proj (with bias) on the others; JambaMLP (gate/up/down) on the dense
+      // layers, the router and Mixtral's experts on the MoE layers.
+      const m1 = a.mamba1!;
+      const att = L - m1.layers;
+      add('q_proj', h, qd, false, att, 'attention');
+      add('k_proj', h, kvd, false, att, 'attention');
+      add('v_proj', h, kvd, false, att, 'attention');
+      add('o_proj', qd, h, false, att, 'attention');
+      add('in_proj', h, 2 * m1.inner, m1.projBias, m1.layers, 'attention');
+      add('x_proj', m1.inner, m1.dtRank + 2 * m1.state, false, m1.layers, 'attention');
+      add('dt_proj', m1.dtRank, m1.inner, true, m1.layers, 'attention');
+      add('out_proj', m1.inner, h, m1.projBias, m1.layers, 'attention');
+      const moe = a.moe;
+      const dense = moe ? L - moe.moeLayers : L;
+      add('gate_proj', h, a.ffn, false, dense, 'mlp');
+      add('up_proj', h, a.ffn, false, dense, 'mlp');
+      add('down_proj', a.ffn, h, false, dense, 'mlp');
+      if (moe) {
+        routedExperts(a, add, ['gate_proj', 'up_proj', 'down_proj']);
+        add('router', h, moe.experts, false, moe.moeLayers, 'router');
+      }
+      break;
+    }
     case 'falcon_h1': {
       // FalconH1DecoderLayer: the Mamba2 mixer's in_proj (mamba_proj_bias) and out_proj (projectors_bias), Llama attention
       // (attention_bias on q/k/v and o) and the SwiGLU MLP (mlp_bias), all in every layer.
@@ -1127,6 +1203,11 @@ function mambaExtra(mb: Mamba2Spec): number {
   return convDim * mb.convKernel + (mb.convBias ? convDim : 0) + 3 * mb.heads + (mb.gatedNorm ? mb.heads * mb.headDim : 0);
 }
 
+/** A Mamba-1 mixer's parameters outside its linears: conv1d weight (and bias), A_log, D, the dt / B / C norms. */
+function mamba1Extra(m: Mamba1Spec): number {
+  return m.inner * m.convKernel + (m.convBias ? m.inner : 0) + m.inner * m.state + m.inner + m.dtRank + 2 * m.state;
+}
+
 const countCache = new WeakMap<Architecture, Map<string, ParameterCount>>();
 
 /** Exact parameter count of the model with the given task head; formulas per family in the comments. Memoized. */
@@ -1207,6 +1288,14 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       blockNorms = normSize * a.layers;
       extra += a.mamba!.layers * mambaExtra(a.mamba!);
       break;
+    case 'jamba': {
+      // input_layernorm and pre_ff_layernorm; each Mamba-1 layer's depthwise conv1d (with its bias), A_log (inner x state),
+      // D, and the dt / B / C RMSNorms (dt_proj's bias is counted with the linears).
+      const m1 = a.mamba1!;
+      blockNorms = 2 * normSize * a.layers;
+      extra += m1.layers * mamba1Extra(m1);
+      break;
+    }
     case 'falcon_h1':
       // input_layernorm and pre_ff_layernorm; each layer's Mamba2 conv1d, dt_bias, A_log, D (and gated norm with
       // mamba_rms_norm). The µP multipliers are config floats and mup_vector a non-persistent buffer: no parameters.
@@ -1271,7 +1360,7 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
     const denseMlp = per((m) => m.group === 'mlp' && !m.name.startsWith('shared_expert'), a.layers - moe.moeLayers);
     largestBlock = Math.round(blocks / a.layers - (moeMlp * moe.moeLayers + denseMlp * (a.layers - moe.moeLayers)) / a.layers + Math.max(moeMlp, denseMlp));
   }
-  const la = a.linearAttention ?? a.mamba;
+  const la = a.linearAttention ?? a.mamba ?? a.mamba1;
   if (a.blockKinds) {
     // Nemotron-H: a layer is one norm and one mixer; the largest block is the largest of the three kinds present.
     const sizeOf = (names: string[], extraParams: number): number => mods.filter((m) => names.includes(m.name))
@@ -1290,11 +1379,11 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
     // larger one.
     const mixerExtra = a.linearAttention
       ? (2 * a.linearAttention.keyHeads * a.linearAttention.keyDim + a.linearAttention.valueHeads * a.linearAttention.valueDim) * a.linearAttention.convKernel + 2 * a.linearAttention.valueHeads + a.linearAttention.valueDim
-      : mambaExtra(a.mamba!);
+      : a.mamba ? mambaExtra(a.mamba) : mamba1Extra(a.mamba1!);
     const linearHalf = mods.filter((m) => m.group === 'attention' && m.count === la.layers && m.name !== 'q_proj' && m.name !== 'k_proj' && m.name !== 'v_proj' && m.name !== 'o_proj')
       .reduce((t, m) => t + m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0), 0) + mixerExtra;
     const fullHalf = mods.filter((m) => m.name === 'q_proj' || m.name === 'k_proj' || m.name === 'v_proj' || m.name === 'o_proj')
-      .reduce((t, m) => t + m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0), 0) + 2 * a.headDim;
+      .reduce((t, m) => t + m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0), 0) + (a.qkNorm ? 2 * a.headDim : 0);
     const mean = (linearHalf * la.layers + fullHalf * (a.layers - la.layers)) / a.layers;
     largestBlock = Math.round(largestBlock - mean + Math.max(linearHalf, fullHalf));
   }

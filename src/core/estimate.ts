@@ -1161,7 +1161,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       : a.family === 'nemotron_h' && paddedBatch ? 'split-masked' : a.family === 'nemotron_h' && setup.gradient_checkpointing === 'none' ? 'split' : 'cuda';
     // The hybrid mixers' kernels, for every plan of this stage.
     const mixerKernels: Pick<ActivationPlan, 'linearKernels' | 'mambaKernels'> = {
-      ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}), ...(a.mamba ? { mambaKernels: mambaPath } : {}),
+      ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}), ...(a.mamba || a.mamba1 ? { mambaKernels: mambaPath } : {}),
     };
     const layerPlan: ActivationPlan = {
       arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
@@ -1185,6 +1185,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       if (mambaPath === 'cuda' && targets.has('out_proj')) {
         warnings.push({ key: 'lora.target_modules', message: "the fused Mamba2 kernel applies out_proj's weight itself (mamba_split_conv1d_scan_combined), so a LoRA adapter on out_proj is never used in training: its parameters and optimizer state are counted, no activations" });
       }
+    }
+    if (a.mamba1 && a.mamba1.layers > 0 && setup.mamba_kernels === undefined && !leanMode && first) {
+      assumptions.push({ key: 'mamba_kernels', value: 'cuda', source: 'VRAM Lens default: mamba_ssm and causal-conv1d installed (Jamba\'s use_mamba_kernels: causal_conv1d_fn and the selective_scan_fn kernel in training); without them transformers runs slow_forward, which keeps the scan\'s per-step states for backward (set mamba_kernels: torch)' });
     }
     if (paramTargets.targets.length > 0 && !leanMode && first) {
       assumptions.push({ key: 'lora.target_parameters', value: 'W + BA materialized once per forward, grouped_mm experts', source: 'VRAM Lens default: PEFT with its parametrization cached for the forward (huggingface/peft#2912) and transformers 5\'s default experts implementation (grouped_mm), which reads each parameter once; older PEFT with a per-expert loop built W + BA again for every expert' });
@@ -1366,11 +1369,14 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       // the kernel returns it) and the conv1d's last kernel-width inputs per channel (Qwen3NextDynamicCache).
       // Mamba2 layers (HybridMambaAttentionDynamicCache) keep an SSM state of heads x head_dim x state and the conv's last
       // inputs, both in the model dtype.
+      // Jamba's Mamba-1 layers keep an SSM state of inner x state and the conv's last inputs over the inner width.
       const la = a.linearAttention;
       const mb = a.mamba;
-      const linearHere = la ? la.layers * (layersHere / a.layers) : mb ? mb.layers * (layersHere / a.layers) : 0;
+      const m1 = a.mamba1;
+      const linearHere = (la ? la.layers : mb ? mb.layers : m1 ? m1.layers : 0) * (layersHere / a.layers);
       const stateSequence = la ? ((la.valueHeads * la.keyDim * la.valueDim * 4) + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * cb) / tp
-        : mb ? ((mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * cb) / tp : 0;
+        : mb ? ((mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * cb) / tp
+          : m1 ? (m1.inner * (m1.state + m1.convKernel) * cb) / tp : 0;
       const cachedHere = attentionLayerCount(a) * (layersHere / a.layers);
       const kvBytes = (tokens: number): number => G * kvLayerToken * ((cachedHere - slidingHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow)) + G * linearHere * stateSequence;
       // GKD generates inside the training step: the gradients of the earlier micro-steps of an accumulation are held.
@@ -1386,7 +1392,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const tails: Component[][] = [];
       if (generation.engine === 'generate') {
         const kv = (tokens: number): Component => comp('kv-cache', `KV cache (${G} sequences x ${tokens} tokens)`, kvBytes(tokens),
-          () => (`${G} sequences x ${tokens} tokens x ${+cachedHere.toFixed(1)} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B${slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : ''}${la ? ` + ${+linearHere.toFixed(1)} linear-attention layers x ${G} sequences x (recurrent state ${la.valueHeads} x ${la.keyDim} x ${la.valueDim} x 4 B + conv state ${2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim} x ${la.convKernel} x ${cb} B)` : ''}${mb ? ` + ${+linearHere.toFixed(1)} Mamba2 layers x ${G} sequences x (SSM state ${mb.heads} x ${mb.headDim} x ${mb.state} + conv state ${mb.heads * mb.headDim + 2 * mb.groups * mb.state} x ${mb.convKernel}) x ${cb} B` : ''}`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
+          () => (`${G} sequences x ${tokens} tokens x ${+cachedHere.toFixed(1)} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B${slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : ''}${la ? ` + ${+linearHere.toFixed(1)} linear-attention layers x ${G} sequences x (recurrent state ${la.valueHeads} x ${la.keyDim} x ${la.valueDim} x 4 B + conv state ${2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim} x ${la.convKernel} x ${cb} B)` : ''}${mb ? ` + ${+linearHere.toFixed(1)} Mamba2 layers x ${G} sequences x (SSM state ${mb.heads} x ${mb.headDim} x ${mb.state} + conv state ${mb.heads * mb.headDim + 2 * mb.groups * mb.state} x ${mb.convKernel}) x ${cb} B` : ''}${m1 ? ` + ${+linearHere.toFixed(1)} Mamba layers x ${G} sequences x (SSM state ${m1.inner} x ${m1.state} + conv state ${m1.inner} x ${m1.convKernel}) x ${cb} B` : ''}`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
         const prefill = noGradLayerBytes(a, G * P, P, cb, attention, tp);
         tails.push([kv(P), comp('backward-working', `Prefill: one layer's forward over ${G} prompts (no grad)`, prefill, () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${G} x ${P} tokens`), () => ({ sequences: G, tokens: P }))]);
         // Each step: the previous step's fp32 next-token logits and probabilities are still held (transformers _sample)

@@ -75,9 +75,13 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   // Mamba2 layers (chunk C, state N, head width P) likewise: about 4·C·(N + P) + 6·N·P per token and head.
   const la = a.linearAttention;
   const mb = a.mamba;
+  // Mamba-1's selective scan: about 9 operations per channel and state element per token (discretization, state update,
+  // output), beside its linears.
+  const m1 = a.mamba1;
   const attnFwd = 4 * attentionLayerCount(a) * setup.seq_len * a.heads * a.headDim
     + (la ? la.layers * la.valueHeads * (4 * 64 * (la.keyDim + la.valueDim) + 6 * la.keyDim * la.valueDim) : 0)
-    + (mb ? mb.layers * mb.heads * (4 * mb.chunk * (mb.state + mb.headDim) + 6 * mb.state * mb.headDim) : 0);
+    + (mb ? mb.layers * mb.heads * (4 * mb.chunk * (mb.state + mb.headDim) + 6 * mb.state * mb.headDim) : 0)
+    + (m1 ? m1.layers * 9 * m1.inner * m1.state : 0);
   const fwd = 2 * activeP + attnFwd;
   const peft = setup.method === 'lora' || setup.method === 'qlora' || setup.method === 'ia3';
   // Backward: activation gradients (= forward) + weight gradients (= forward) for trainable weights only.

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArchitecture } from '../../src/core/architecture';
-import { gatedDeltaNetSavedBytes, graniteMlpSavedBytes, layerActivations, mamba2SavedBytes, nemotronMoeSavedBytes, type KbitUpcast } from '../../src/core/terms/activations';
+import { gatedDeltaNetSavedBytes, graniteMlpSavedBytes, layerActivations, mamba1SavedBytes, mamba2SavedBytes, nemotronMoeSavedBytes, type KbitUpcast } from '../../src/core/terms/activations';
 import type { ComputeMode } from '../../src/core/terms/saved-tensors';
 
 interface GoldenCase {
@@ -215,6 +215,40 @@ describe('activations: Mamba2 mixer within 2 % of PyTorch saved-tensor ground tr
     }
     assert.deepEqual(bad, []);
     assert.equal(compared, 110);
+  });
+});
+
+// Jamba's Mamba-1 mixer against tools/activations/mamba1.py (test/fixtures/activations/mamba1.json): mamba_ssm's
+// selective_scan_fn with causal-conv1d ('cuda') and transformers' slow_forward ('torch'), frozen and trainable, bf16 and
+// (torch path only: the fused kernel rejects fp32 B and C) fp32 weights under bf16 autocast.
+interface Mamba1Case {
+  path: 'fused' | 'torch'; params: 'frozen' | 'trainable'; dtype: 'bf16' | 'amp_bf16';
+  b: number; s: number; hidden: number; I: number; N: number; R: number; K: number; measured: number;
+}
+const mamba1 = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'activations', 'mamba1.json'), 'utf8')) as { cases: Mamba1Case[] };
+
+describe('activations: Mamba-1 mixer (Jamba) within 2 % of PyTorch saved-tensor ground truth (mamba1.json)', () => {
+  it('fused kernels and slow_forward, frozen and trainable, bf16 and autocast', () => {
+    const bad: string[] = [];
+    let exact = 0;
+    for (const c of mamba1.cases) {
+      const r = parseArchitecture({
+        model_type: 'jamba', hidden_size: c.hidden, num_hidden_layers: 2, attn_layer_period: 2, attn_layer_offset: 1, num_experts: 1, num_attention_heads: 2,
+        num_key_value_heads: 1, intermediate_size: 64, vocab_size: 32, mamba_expand: c.I / c.hidden, mamba_d_state: c.N, mamba_dt_rank: c.R, mamba_d_conv: c.K,
+      });
+      assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
+      const trainable = c.params === 'trainable';
+      const amp = c.dtype === 'amp_bf16';
+      const actual = mamba1SavedBytes({
+        arch: r.arch, mode: amp ? 'amp' : 'half', half: 2, weightBytes: amp ? 4 : 2, batch: c.b, seq: c.s, attention: 'flash', baseTrainable: trainable,
+        normsTrainable: trainable, inputRequiresGrad: true, tp: 1, sequenceParallel: false, mambaKernels: c.path === 'torch' ? 'torch' : 'cuda',
+      });
+      if (actual === c.measured) exact++;
+      if (Math.abs(actual - c.measured) / c.measured > 0.02) bad.push(`${c.path} ${c.params} ${c.dtype} b=${c.b} s=${c.s} h=${c.hidden}: model ${actual} vs torch ${c.measured} (${(100 * (actual - c.measured) / c.measured).toFixed(1)}%)`);
+    }
+    assert.deepEqual(bad, []);
+    assert.equal(mamba1.cases.length, 40);
+    assert.equal(exact, 40);
   });
 });
 

@@ -311,6 +311,24 @@ describe('architecture: exact parameter counts', () => {
     assert.deepEqual([a.family, a.mamba?.layers, a.positions, a.tied], ['granite_hybrid', 36, 'none', true]);
   });
 
+  it('Jamba-v0.1 by hand: 28 Mamba-1 and 4 attention layers, MoE in every other layer, no position embedding', () => {
+    // Mamba-1 (inner 8192, state 16, dt rank 256, conv 4): in_proj 4096 -> 2 x 8192, conv1d 8192 x 4 with bias, x_proj
+    // 8192 -> 256 + 2 x 16, dt_proj 256 -> 8192 with bias, A_log 8192 x 16, D, the dt / B / C norms, out_proj 8192 -> 4096.
+    const mamba = 4096 * 16_384 + 8192 * 4 + 8192 + 8192 * 288 + 256 * 8192 + 8192 + 8192 * 16 + 8192 + 256 + 32 + 8192 * 4096;
+    assert.equal(mamba, 105_308_448);
+    const attn = 2 * 4096 * 4096 + 2 * 4096 * 1024;
+    const mlp = 3 * 4096 * 14_336;
+    const moe = 16 * mlp + 4096 * 16;
+    const total = 2 * 65_536 * 4096 + 4096 + 28 * mamba + 4 * attn + 16 * mlp + 16 * moe + 32 * 2 * 4096;
+    assert.equal(total, 51_570_323_328);
+    assert.equal(count('ai21labs/Jamba-v0.1'), total);
+    const a = archOf('ai21labs/Jamba-v0.1');
+    assert.deepEqual([a.family, a.mamba1?.layers, a.moe?.moeLayers, a.positions, a.moeMask?.slice(0, 4)], ['jamba', 28, 16, 'none', [false, true, false, true]]);
+    assert.deepEqual(a.mamba1?.pattern.map((m, i) => (m ? '' : i)).filter((x) => x !== ''), [4, 12, 20, 28]);
+    // Jamba 1.5 Large: 63 Mamba-1 layers (inner 16,384, dt rank 512), 9 attention layers, 36 MoE layers of 16 x 24,576.
+    assert.equal(count('ai21labs/AI21-Jamba-1.5-Large'), 398_555_145_696);
+  });
+
   it('Falcon-H1-0.5B by hand: a Mamba2 mixer and attention in each of 36 layers, heads of 64, no gated norm', () => {
     // Mixer: in_proj 1024 -> 2 x 1536 + 2 x 1 x 128 + 24, conv1d over 1536 + 256 channels x 4 with bias, dt_bias, A_log
     // and D per head (24), no gated norm (mamba_rms_norm false), out_proj 1536 -> 1024 (projectors_bias false).

@@ -317,6 +317,35 @@ describe('estimate: Falcon-H1 (Mamba2 and attention side by side)', () => {
   });
 });
 
+describe('estimate: Jamba (Mamba-1 and attention layers, MoE every other layer)', () => {
+  const jamba = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('ai21labs/Jamba-v0.1', {
+    method: 'lora', lora: { r: 8, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'in_proj', 'x_proj', 'dt_proj', 'out_proj'] }, weights_dtype: 'bf16',
+    mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 4096, attention: 'flash', ...extra,
+  }));
+  it('the selective-scan kernels are an assumption; generation caches keys and values in the 4 attention layers only', () => {
+    const e = jamba({ gradient_checkpointing: 'full', gradient_accumulation_steps: 4, rollout: { batch: 8, completion_len: 3584 } });
+    assert.equal(e.assumptions.find((x) => x.key === 'mamba_kernels')?.value, 'cuda');
+    // GRPO, 8 completions: 4 attention layers x 2 x 8 kv heads x 128 x 2 B per cached token, and each of the 28 Mamba-1
+    // layers an SSM state of 8192 x 16 and the conv's last 4 inputs over 8192 channels, 2 B each, per sequence.
+    const kv = phase(e, 'generation').components.find((c) => c.id === 'kv-cache');
+    const tokens = Number(/x (\d+) tokens/.exec(kv?.label ?? '')?.[1]);
+    assert.equal(kv?.bytes, 8 * 4 * 2 * 8 * 128 * 2 * tokens + 8 * 28 * 8192 * (16 + 4) * 2);
+  });
+  it('slow_forward keeps the discretized A and B and every step\'s state: about 20x the fused kernels', () => {
+    // mamba1.py closed forms, frozen base (the LoRA adapters and the terms both paths share cancel), b 1, s 4096, inner
+    // 8192, state 16, conv 4: fused 12·T·I + 4·T·N + 8·I·nc·N + 8·I (nc = 2 scan chunks of 2048 tokens); torch
+    // 16·T·I + 2·I·(s + K - 1) + 6·T·N + 8·T·I·N + 6·I·N·s - 2·I·N.
+    const T = 4096;
+    const I = 8192;
+    const N = 16;
+    const fused = 12 * T * I + 4 * T * N + 8 * I * 2 * N + 8 * I;
+    const torch = 16 * T * I + 2 * I * (T + 3) + 6 * T * N + 8 * T * I * N + 6 * I * N * T - 2 * I * N;
+    const a = component(phase(jamba({ gradient_checkpointing: 'none' }), 'forward'), 'activations');
+    const b = component(phase(jamba({ gradient_checkpointing: 'none', mamba_kernels: 'torch' }), 'forward'), 'activations');
+    near(b - a, 28 * (torch - fused), 1e-12, 'torch over fused, 28 Mamba-1 layers');
+  });
+});
+
 describe('estimate: Gated DeltaNet layers (Qwen3.5)', () => {
   const qwen35 = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('Qwen/Qwen3.5-9B', {
     method: 'full', weights_dtype: 'bf16', mixed_precision: 'none', optimizer: 'adamw', micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'none', attention: 'flash', ...extra,
