@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArchitecture } from '../../src/core/architecture';
-import { gatedDeltaNetSavedBytes, graniteMlpSavedBytes, layerActivations, mamba1SavedBytes, mamba2SavedBytes, nemotronMoeSavedBytes, type KbitUpcast } from '../../src/core/terms/activations';
+import { gatedDeltaNetSavedBytes, graniteMlpSavedBytes, layerActivations, mamba1SavedBytes, mamba2SavedBytes, nemotronMoeSavedBytes, type KbitUpcast, type MambaKernels } from '../../src/core/terms/activations';
 import type { ComputeMode } from '../../src/core/terms/saved-tensors';
 
 interface GoldenCase {
@@ -144,75 +144,68 @@ describe('activations: Gated DeltaNet within 2 % of PyTorch saved-tensor ground 
 // Bamba's Mamba2 mixer; the mamba2 variant's fused cases run the same kernel with the same (ungrouped) norm.
 interface MambaCase {
   variant: string; path: string; mask: boolean; params: 'frozen' | 'trainable';
+  /** falcon_h1: 'none' (mamba_rms_norm false) or the gated norm's order. */
+  falconNorm?: string;
   b: number; s: number; hidden: number; H: number; P: number; G: number; N: number; K: number; C: number; measured: number;
 }
 const mamba = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'activations', 'mamba2.json'), 'utf8')) as { cases: MambaCase[] };
 
+/**
+ * Compares the Mamba2 mixer of one model type with the mamba2.json cases it picks (bf16 model, weights frozen or
+ * trainable): `config` builds a one-layer config from a case, `kernels` names the path the case measured.
+ */
+function compareMamba2(pick: (c: MambaCase) => boolean, config: (c: MambaCase) => Record<string, unknown>, kernels: (c: MambaCase) => MambaKernels): { bad: string[]; compared: number } {
+  const bad: string[] = [];
+  let compared = 0;
+  for (const c of mamba.cases) {
+    if (!pick(c)) continue;
+    const r = parseArchitecture(config(c));
+    assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
+    const trainable = c.params === 'trainable';
+    const actual = mamba2SavedBytes({
+      arch: r.arch, mode: 'half', half: 2, weightBytes: 2, batch: c.b, seq: c.s, attention: 'flash', baseTrainable: trainable, normsTrainable: trainable,
+      inputRequiresGrad: true, tp: 1, sequenceParallel: false, mambaKernels: kernels(c),
+    });
+    compared++;
+    if (Math.abs(actual - c.measured) / c.measured > 0.02) bad.push(`${c.variant} ${c.path} ${c.params} b=${c.b} s=${c.s} H=${c.H} G=${c.G}: model ${actual} vs torch ${c.measured} (${(100 * (actual - c.measured) / c.measured).toFixed(1)}%)`);
+  }
+  return { bad, compared };
+}
+
 describe('activations: Mamba2 mixer within 2 % of PyTorch saved-tensor ground truth (mamba2.json)', () => {
   it('granitemoehybrid: fused kernel and torch fallback, frozen and trainable', () => {
-    const bad: string[] = [];
-    let compared = 0;
-    for (const c of mamba.cases) {
-      const granite = c.variant === 'granitemoehybrid' && (c.path === 'fused' || c.path === 'torch');
-      if (!granite && !(c.variant === 'mamba2' && c.path === 'fused')) continue;
-      const r = parseArchitecture({
+    const { bad, compared } = compareMamba2(
+      (c) => (c.variant === 'granitemoehybrid' && (c.path === 'fused' || c.path === 'torch')) || (c.variant === 'mamba2' && c.path === 'fused'),
+      (c) => ({
         model_type: 'granitemoehybrid', hidden_size: c.hidden, num_hidden_layers: 1, layer_types: ['mamba'], num_attention_heads: 2, num_key_value_heads: 1,
         shared_intermediate_size: 64, vocab_size: 32, mamba_n_heads: c.H, mamba_d_head: c.P, mamba_expand: (c.H * c.P) / c.hidden, mamba_n_groups: c.G,
         mamba_d_state: c.N, mamba_d_conv: c.K, mamba_chunk_size: c.C,
-      });
-      assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
-      const trainable = c.params === 'trainable';
-      const actual = mamba2SavedBytes({
-        arch: r.arch, mode: 'half', half: 2, weightBytes: 2, batch: c.b, seq: c.s, attention: 'flash', baseTrainable: trainable, normsTrainable: trainable,
-        inputRequiresGrad: true, tp: 1, sequenceParallel: false, mambaKernels: c.path === 'torch' ? 'torch' : 'cuda',
-      });
-      compared++;
-      if (Math.abs(actual - c.measured) / c.measured > 0.02) bad.push(`${c.variant} ${c.path} ${c.params} b=${c.b} s=${c.s} H=${c.H} G=${c.G}: model ${actual} vs torch ${c.measured} (${(100 * (actual - c.measured) / c.measured).toFixed(1)}%)`);
-    }
+      }),
+      (c) => (c.path === 'torch' ? 'torch' : 'cuda'));
     assert.deepEqual(bad, []);
     assert.equal(compared, 66);
   });
   it('nemotron_h: the split kernels (a cache in training, or a padded batch: its masked scan input), the fused kernel and the torch fallback with its grouped norm', () => {
-    const bad: string[] = [];
-    let compared = 0;
-    for (const c of mamba.cases) {
-      if (c.variant !== 'nemotron_h') continue;
-      const r = parseArchitecture({
+    const { bad, compared } = compareMamba2(
+      (c) => c.variant === 'nemotron_h',
+      (c) => ({
         model_type: 'nemotron_h', hidden_size: c.hidden, hybrid_override_pattern: 'M', num_attention_heads: 2, num_key_value_heads: 1, intermediate_size: 64,
         vocab_size: 32, mamba_num_heads: c.H, mamba_head_dim: c.P, n_groups: c.G, ssm_state_size: c.N, conv_kernel: c.K, chunk_size: c.C,
-      });
-      assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
-      const trainable = c.params === 'trainable';
-      const actual = mamba2SavedBytes({
-        arch: r.arch, mode: 'half', half: 2, weightBytes: 2, batch: c.b, seq: c.s, attention: 'flash', baseTrainable: trainable, normsTrainable: trainable,
-        inputRequiresGrad: true, tp: 1, sequenceParallel: false, mambaKernels: c.path === 'torch' ? 'torch' : c.path === 'split' ? (c.mask ? 'split-masked' : 'split') : 'cuda',
-      });
-      compared++;
-      if (Math.abs(actual - c.measured) / c.measured > 0.02) bad.push(`${c.path} ${c.params} b=${c.b} s=${c.s} H=${c.H} G=${c.G}: model ${actual} vs torch ${c.measured} (${(100 * (actual - c.measured) / c.measured).toFixed(1)}%)`);
-    }
+      }),
+      (c) => (c.path === 'torch' ? 'torch' : c.path === 'split' ? (c.mask ? 'split-masked' : 'split') : 'cuda'));
     assert.deepEqual(bad, []);
     assert.equal(compared, 74);
   });
   it('falcon_h1: the mup_vector product, the optional gated norm (mamba_rms_norm, either order), fused and torch, padded or not', () => {
-    const bad: string[] = [];
-    let compared = 0;
-    for (const c of mamba.cases) {
-      // Padded batches too: the mask product before the multiplier is kept by nothing (the mask itself is model-level).
-      if (c.variant !== 'falcon_h1') continue;
-      const r = parseArchitecture({
+    // Padded batches too: the mask product before the multiplier is kept by nothing (the mask itself is model-level).
+    const { bad, compared } = compareMamba2(
+      (c) => c.variant === 'falcon_h1',
+      (c) => ({
         model_type: 'falcon_h1', hidden_size: c.hidden, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1, intermediate_size: 64,
         vocab_size: 32, mamba_n_heads: c.H, mamba_d_head: c.P, mamba_d_ssm: c.H * c.P, mamba_n_groups: c.G, mamba_d_state: c.N, mamba_d_conv: c.K,
-        mamba_chunk_size: c.C, mamba_rms_norm: (c as MambaCase & { falconNorm?: string }).falconNorm !== 'none',
-      });
-      assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
-      const trainable = c.params === 'trainable';
-      const actual = mamba2SavedBytes({
-        arch: r.arch, mode: 'half', half: 2, weightBytes: 2, batch: c.b, seq: c.s, attention: 'flash', baseTrainable: trainable, normsTrainable: trainable,
-        inputRequiresGrad: true, tp: 1, sequenceParallel: false, mambaKernels: c.path === 'torch' ? 'torch' : 'cuda',
-      });
-      compared++;
-      if (Math.abs(actual - c.measured) / c.measured > 0.02) bad.push(`${c.path} ${c.params} b=${c.b} s=${c.s} H=${c.H} G=${c.G}: model ${actual} vs torch ${c.measured} (${(100 * (actual - c.measured) / c.measured).toFixed(1)}%)`);
-    }
+        mamba_chunk_size: c.C, mamba_rms_norm: c.falconNorm !== 'none',
+      }),
+      (c) => (c.path === 'torch' ? 'torch' : 'cuda'));
     assert.deepEqual(bad, []);
     assert.equal(compared, 110);
   });
