@@ -600,6 +600,8 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   max_prompt_length: spec('promptLen', 'int'), max_completion_length: spec('completionLen', 'int'),
   steps_per_generation: spec('stepsPerGeneration', 'int'), generation_batch_size: spec('generationBatchSize', 'int'),
   num_iterations: spec('numIterations', 'int'), num_generations: spec('numGenerations', 'int'), beta: spec('klBeta', 'num'),
+  // trl grpo (trl/scripts/grpo.py GRPOScriptArguments): a reward model by Hub id beside the reward functions.
+  reward_model_name_or_path: spec('rewardModels', 'str', (v) => (typeof v === 'string' && v.length > 0 ? [['rewardModels', [v]]] : undefined)),
   teacher_model_name_or_path: spec('teacherModel', 'str'), lmbda: spec('onPolicyFraction', 'num'), max_new_tokens: spec('maxNewTokens', 'int'),
   use_vllm: spec('useVllm', 'bool'), vllm_mode: spec('vllmMode', 'str', oneOf('vllmMode', { colocate: 'colocate', server: 'server' })),
   vllm_gpu_memory_utilization: spec('vllmMemoryFraction', 'num'), vllm_enable_sleep_mode: spec('vllmSleep', 'bool'),

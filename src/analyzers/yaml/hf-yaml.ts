@@ -14,7 +14,7 @@ export const TRL_KEYS = new Set([
   'dataset_name', 'assistant_only_loss', 'completion_only_loss', 'loss_type', 'activation_offloading', 'lora_r',
   'lora_target_modules', 'use_bnb_nested_quant', 'bnb_4bit_quant_type', 'num_generations', 'max_completion_length',
   'max_prompt_length', 'use_vllm', 'vllm_mode', 'beta', 'precompute_ref_log_probs', 'model_init_kwargs', 'eos_token',
-  'teacher_model_name_or_path', 'lmbda',
+  'teacher_model_name_or_path', 'lmbda', 'reward_model_name_or_path',
 ]);
 
 export function analyzeHfYaml(text: string): ConfigFacts {
@@ -34,6 +34,11 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('model', top.get('model_name_or_path'), asString);
   // GKDConfig (trl gkd --config): the teacher the student is distilled from.
   ctx.put('teacherModel', top.get('teacher_model_name_or_path'), asString);
+  // trl grpo --config: a reward model by Hub id (GRPOScriptArguments reward_model_name_or_path).
+  ctx.put('rewardModels', top.get('reward_model_name_or_path'), (v) => {
+    const id = asString(v);
+    return typeof id === 'string' ? [id] : id;
+  });
   ctx.put('onPolicyFraction', top.get('lmbda'), asNonNegNumber);
   ctx.put('maxNewTokens', top.get('max_new_tokens'), asPosInt);
   ctx.put('microBatchSize', top.get('per_device_train_batch_size'), asPosInt);

@@ -276,6 +276,10 @@ describe('shell analyzer: TRL subcommands', () => {
       ['vllmMode', 'colocate', '--vllm_mode', 'colocate'],
     ]);
     checkFacts('trl rloo --model_name_or_path Qwen/Qwen2.5-0.5B\n', [['rollout', 'rloo', 'rloo', 'rloo']]);
+    // trl grpo's script arguments: a reward model by Hub id (GRPOScriptArguments reward_model_name_or_path).
+    checkFacts('trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B --reward_model_name_or_path meta-llama/Llama-3.2-1B\n', [
+      ['rewardModels', ['meta-llama/Llama-3.2-1B'], '--reward_model_name_or_path', 'meta-llama/Llama-3.2-1B'],
+    ]);
     assert.ok(analyzeShell('trl ppo --model_name_or_path Qwen/Qwen2.5-0.5B\n').problems.some((p) => p.code === 'not-modeled'));
     assert.ok(!grpo.facts.some((f) => f.key === 'preference'));
   });

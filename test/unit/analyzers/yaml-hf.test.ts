@@ -48,6 +48,11 @@ describe('analyzeHfYaml', () => {
     assert.ok(analyzeHfYaml(TRL).facts.every((f) => f.tool === 'trl'));
   });
 
+  it('reads a GRPO reward model given by Hub id (trl grpo --config, reward_model_name_or_path)', () => {
+    const t = 'model_name_or_path: Qwen/Qwen2.5-0.5B\nnum_generations: 8\nreward_model_name_or_path: meta-llama/Llama-3.2-1B\n';
+    checkFacts(analyzeHfYaml(t), t, [['rewardModels', ['meta-llama/Llama-3.2-1B'], 'reward_model_name_or_path', 'meta-llama/Llama-3.2-1B']]);
+  });
+
   it('reads values written on the line after their key', () => {
     checkFacts(analyzeHfYaml(TRL), TRL, [
       ['model', 'Qwen/Qwen2.5-0.5B', 'model_name_or_path', 'Qwen/Qwen2.5-0.5B'],
