@@ -572,6 +572,8 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     warnings.push({ key: 'galore', message: `GaLore projects the gradients of full-parameter training; with method '${setup.method}' it is ignored` });
   }
   const galore = setup.galore && setup.method === 'full' ? galoreShapes(setup.galore, mods) : undefined;
+  // (A quantized checkpoint is loaded by vLLM in its stored bits, which this check does not follow: skipped.)
+  if (rollout && rollout.engine !== 'generate' && !rollout.vllm_shared_weights && !setup.quantization && opts.gpu && !opts.lean) vllmEngineChecks(rollout.engine, opts.gpu);
   if (inv.vision > 0 && !opts.lean) {
     assumptions.push({ key: 'architecture', value: `vision tower ${formatCount(inv.vision)} params: weights only`, source: 'VRAM Lens: the vision tower is frozen (LLaMA-Factory freeze_vision_tower, its default) or never reached by text-only batches: no activations, gradients or optimizer state; its no-grad forward over a batch\'s images runs before the language model and is not counted; it is loaded with the language model in its dtype' });
   }
@@ -908,6 +910,45 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     }
     return { bytes, formula };
   }
+  }
+
+  /**
+   * What a vLLM engine needs before it serves a request, at the least: the weights in 16 bits (the checkpoint loaded
+   * unquantized) and the KV cache of one sequence of the length it must admit (vLLM refuses to start when its KV
+   * cache cannot hold one max_model_len sequence). vLLM caches MLA's compressed latent and rotary key (not whole heads),
+   * the linear-attention and Mamba layers' states per sequence, and keys and values elsewhere; its profiling run's
+   * activations and CUDA graphs come on top, so a shortfall here is certain.
+   */
+  function vllmEngineChecks(engine: 'vllm-colocate' | 'vllm-server', gpu: NonNullable<EstimateOptions['gpu']>): void {
+    const weights = inv.total * 2;
+    const kvToken = a.mla ? (a.mla.kvLoraRank + a.mla.qkRope) * 2 * attentionLayerCount(a) : 2 * a.kvHeads * a.headDim * 2 * attentionLayerCount(a);
+    const la = a.linearAttention;
+    const mb = a.mamba;
+    const m1 = a.mamba1;
+    const stateSeq = la ? la.layers * (la.valueHeads * la.keyDim * la.valueDim * 4 + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * 2)
+      : mb ? mb.layers * (mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * 2
+        : m1 ? m1.layers * m1.inner * (m1.state + m1.convKernel) * 2 : 0;
+    const need = (tokens: number): number => weights + kvToken * tokens + stateSeq;
+    const gib = (x: number): string => `${(x / GiB).toFixed(1)} GiB`;
+    const parts = (tokens: number): string => `the weights ${formatCount(inv.total)} x 2 B = ${gib(weights)} and one ${tokens}-token sequence's KV cache ${gib(kvToken * tokens + stateSeq)}`;
+    if (engine === 'vllm-colocate') {
+      // TRL's colocated engine admits prompt + completion (max_model_len = max_prompt_length + max_completion_length).
+      const share = rollout!.vllm_memory_fraction * gpu.memoryBytes;
+      if (need(setup.seq_len) > share) {
+        warnings.push({ key: 'rollout.vllm_memory_fraction', message: `the colocated vLLM engine's share (${rollout!.vllm_memory_fraction} x ${gib(gpu.memoryBytes)} = ${gib(share)}) cannot hold ${parts(setup.seq_len)}: vLLM stops at start-up; raise vllm_gpu_memory_utilization to at least ${(Math.ceil((100 * need(setup.seq_len)) / gpu.memoryBytes) / 100).toFixed(2)} (before its activations and CUDA graphs) or split the engine with vllm_tensor_parallel_size` });
+      }
+      return;
+    }
+    // trl vllm-serve's defaults: one GPU (tensor_parallel_size 1), gpu_memory_utilization 0.9, max_model_len the
+    // model's positions. The server's GPUs are assumed to be of the training GPU's type.
+    const budget = 0.9 * gpu.memoryBytes;
+    if (need(setup.seq_len) > budget) {
+      const tp = Math.ceil((weights + kvToken * setup.seq_len + stateSeq) / budget);
+      warnings.push({ key: 'rollout.engine', message: `a vLLM server on one ${gpu.id} (trl vllm-serve's default gpu_memory_utilization 0.9: ${gib(budget)}) cannot hold ${parts(setup.seq_len)}; serve it over at least ${tp} GPUs (--tensor_parallel_size), before its activations and CUDA graphs` });
+    } else if (need(a.maxPositions) > budget) {
+      const fit = Math.floor((budget - weights - stateSeq) / kvToken);
+      warnings.push({ key: 'rollout.engine', message: `a vLLM server on one ${gpu.id} (gpu_memory_utilization 0.9: ${gib(budget)}) cannot hold ${parts(a.maxPositions)} at its default max_model_len (the model's ${a.maxPositions} positions), so it stops at start-up; pass trl vllm-serve --max_model_len between ${setup.seq_len} and ${fit} tokens (the KV cache left beside the weights, before activations and CUDA graphs)` });
+    }
   }
 
   /**

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { estimate } from '../../src/core/estimate';
 import { PLAN_FIELDS, finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, type ActivationPlan } from '../../src/core/terms/activations';
 import { parseArchitecture, type Architecture } from '../../src/core/architecture';
-import { findModel } from '../../src/core/lookup';
+import { findGpu, findModel } from '../../src/core/lookup';
 import { GiB, MiB } from '../../src/core/units';
 import type { TrainingSetupInput } from '../../src/core/setup';
 import { GB, component, near, phase, run, setupFor } from './helpers';
@@ -950,6 +950,23 @@ describe('estimate: GRPO rollouts', () => {
   };
   const qwen = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof setupFor> => setupFor('Qwen/Qwen2.5-7B-Instruct', { ...grpo, ...extra });
 
+  it('vLLM engines: a colocated share too small for the weights and one sequence, a server whose default max_model_len does not fit', () => {
+    const g = findGpu('RTX-4090');
+    assert.ok(g.ok);
+    const gpu = { gpu: g.gpu };
+    // Colocated at 0.3 of the GPU: the 16-bit weights 7,615,616,512 x 2 B alone exceed the share.
+    const colocated = run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-colocate' } }), gpu);
+    const w = colocated.warnings.find((x) => x.key === 'rollout.vllm_memory_fraction');
+    const need = 7_615_616_512 * 2 + kvPerToken * 768;
+    assert.match(w?.message ?? '', new RegExp(`at least ${(Math.ceil((100 * need) / g.gpu.memoryBytes) / 100).toFixed(2)}`));
+    assert.ok(!run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-colocate', vllm_memory_fraction: 0.7 } }), gpu).warnings.some((x) => x.key === 'rollout.vllm_memory_fraction'));
+    // A server on one such GPU at 0.9: Qwen2.5-7B's 32,768 positions fit beside its weights; Llama-3.1-8B's 131,072 do
+    // not (131,072 B per token: 32 layers x 2 x 8 kv heads x 128 x 2 B), so max_model_len must come down to what is left.
+    assert.ok(!run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-server' } }), gpu).warnings.some((x) => x.key === 'rollout.engine'));
+    const llama = run(setupFor('meta-llama/Llama-3.1-8B', { ...grpo, rollout: { batch: 32, completion_len: 256, engine: 'vllm-server' } }), gpu);
+    const fit = Math.floor((0.9 * g.gpu.memoryBytes - 8_030_261_248 * 2) / 131_072);
+    assert.match(llama.warnings.find((x) => x.key === 'rollout.engine')?.message ?? '', new RegExp(`--max_model_len between 768 and ${fit} tokens`));
+  });
   it('a reward model by Hub id: frozen weights on every GPU (sharded under ZeRO-3) and one no-grad forward over the round', () => {
     const m = findModel('meta-llama/Llama-3.1-8B');
     assert.ok(m.ok);
