@@ -104,6 +104,9 @@ export type CanonicalKey =
   | 'contextParallel'            // number: GPUs that split each sequence (Axolotl context_parallel_size / sequence_parallel_degree, Accelerate cp_size, DeepSpeed sequence_parallel_size)
   | 'expertParallel'             // number: ranks one MoE layer's experts are split over (Axolotl expert_parallel_size)
   | 'fsdpShardSize'              // number: GPUs in one FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config_dp_shard_size, torchtune data_parallel_shard_dim)
+  | 'vllmServerTp'               // number: GPUs one trl vllm-serve instance splits the model over (--tensor_parallel_size)
+  | 'vllmServerMemoryFraction'   // number: share of each server GPU vLLM takes (trl vllm-serve --gpu_memory_utilization)
+  | 'vllmServerMaxModelLen'      // number: longest sequence the server admits (trl vllm-serve --max_model_len)
   | 'rewardModels'               // string[]: reward models named by Hub id (TRL GRPO reward_funcs, Axolotl trl.reward_funcs), resolved as 'model'
   | 'teacherModel'               // string: a second resident model (torchtune knowledge distillation teacher_model, TRL GKD teacher_model_name_or_path), Hub id as 'model'
   | 'deepspeedConfig'            // string: path of a referenced DeepSpeed JSON (or '{inline json}')

@@ -477,6 +477,16 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       old_logps: iterations > 1 || (spg ?? gas) > gas || useVllm,
       gather_weights: value('gatherForGeneration', 'gather_weights', true, 'ds3_gather_for_generation defaults to True'),
     };
+    // A trl vllm-serve line in the launch script: the server's tensor parallelism, memory share and longest sequence.
+    const srvFacts = [decided.vllmServerTp, decided.vllmServerMemoryFraction, decided.vllmServerMaxModelLen];
+    if (engine === 'vllm-server' && srvFacts.some((f) => f !== undefined)) {
+      const n = (w: WinningFact | undefined): number | undefined => (w && typeof w.fact.value === 'number' ? w.fact.value : undefined);
+      const tpS = n(decided.vllmServerTp);
+      const frac = n(decided.vllmServerMemoryFraction);
+      const maxLen = n(decided.vllmServerMaxModelLen);
+      r.vllm_server = { tensor_parallel: tpS ?? 1, memory_fraction: frac ?? 0.9, ...(maxLen !== undefined ? { max_model_len: maxLen } : {}) };
+      prov['rollout.vllm_server'] = fileProv(srvFacts.find((f) => f !== undefined)!);
+    }
     if (engine === 'vllm-colocate') {
       r.vllm_memory_fraction = value('vllmMemoryFraction', 'vllm_memory_fraction', 0.3, 'vllm_gpu_memory_utilization defaults to 0.3');
       r.vllm_sleep = value('vllmSleep', 'vllm_sleep', false, 'vllm_enable_sleep_mode defaults to False: the engine keeps its share while the policy trains');

@@ -701,6 +701,13 @@ const SRUN_VALUE = new Set(['N', 'n', 'w', 'c', 'p', 't', 'J', 'o', 'e', 'A', 'q
 const MPIRUN_VALUE = new Set(['np', 'n', 'N', 'H', 'host', 'hostfile', 'machinefile', 'x', 'bind_to', 'map_by', 'rank_by', 'npernode', 'ppn', 'wdir',
   'genv', 'env', 'f']);
 const TRL_SCRIPTS = /(^|\/)(sft|dpo|grpo|rloo|kto|orpo|reward|reward_modeling|ppo|online_dpo|xpo|nash_md|gkd|cpo|bco|prm)\.py$/;
+/** trl vllm-serve flags read for the server check, and its boolean flags (which take no value). */
+const VLLM_SERVE_FLAGS: Record<string, FlagSpec> = {
+  tensor_parallel_size: spec('vllmServerTp', 'int'), gpu_memory_utilization: spec('vllmServerMemoryFraction', 'num'),
+  max_model_len: spec('vllmServerMaxModelLen', 'int'),
+};
+const VLLM_SERVE_BOOL = new Set(['enforce_eager', 'trust_remote_code', 'enable_prefix_caching']);
+const VLLM_SERVER_KEYS: ReadonlySet<CanonicalKey> = new Set(['vllmServerTp', 'vllmServerMemoryFraction', 'vllmServerMaxModelLen']);
 const TRL_SUBCOMMANDS = new Set(['sft', 'dpo', 'grpo', 'rloo', 'kto', 'reward', 'orpo', 'ppo', 'online_dpo', 'xpo', 'gkd', 'cpo', 'bco']);
 
 const normName = (raw: string): string => raw.replace(/^-+/, '').replace(/-/g, '_').toLowerCase();
@@ -1769,6 +1776,17 @@ function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdR
     l.r.training = true;
     l.r.launcherTool = 'torchtune';
     return l.r;
+  } else if (cmd === 'trl' && sub === 'vllm-serve') {
+    // The vLLM server of GRPO's vllm_mode server (trl/scripts/vllm_serve.py ScriptArguments): not a training launch;
+    // its tensor parallelism, memory share and longest sequence are read for the server check.
+    l.tool('trl');
+    const p = parseArgs(fields, i + 2, (name) => (VLLM_SERVE_BOOL.has(name) ? 'bool' : 'one'), false, false, opaque);
+    for (const o of p.opts) {
+      const s = VLLM_SERVE_FLAGS[o.name];
+      if (s) l.spec(s, o, 'trl');
+    }
+    l.r.training = false;
+    return l.r;
   } else if (cmd === 'trl' && sub !== undefined && TRL_SUBCOMMANDS.has(sub)) {
     l.tool('trl');
     // The subcommand names the trainer: paired preference trainers, or objectives whose extra memory is not modeled.
@@ -1917,6 +1935,8 @@ function analyze(text: string): ConfigFacts {
     problems.push(...r.problems);
     for (const t of r.tools) if (!tools.includes(t)) tools.push(t);
   }
+  // A trl vllm-serve line beside the training launch: the server's settings.
+  if (training.length > 0) for (const r of interp.results) if (!r.training) facts.push(...r.facts.filter((f) => VLLM_SERVER_KEYS.has(f.key)));
   if (training.length > 1) {
     const byKey = new Map<CanonicalKey, Fact[]>();
     for (const r of training) {

@@ -470,7 +470,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     for (const [f, note] of Object.entries(ROLLOUT_DEFAULT_NOTES) as Array<[keyof typeof r, string]>) {
       if ((f === 'vllm_memory_fraction' || f === 'vllm_sleep' || f === 'vllm_shared_weights') && r.engine !== 'vllm-colocate') continue;
       if (f === 'gather_weights' && setup.zero_stage !== 3) continue;
-      blockAssumption('rollout', f, f === 'reward_models' ? (r.reward_models.length > 0 ? r.reward_models.map((m) => m.model).join(', ') : 'none') : r[f], note);
+      if (f === 'vllm_server' && (r.engine !== 'vllm-server' || r.vllm_server)) continue;
+      blockAssumption('rollout', f, f === 'reward_models' ? (r.reward_models.length > 0 ? r.reward_models.map((m) => m.model).join(', ') : 'none')
+        : f === 'vllm_server' ? 'tensor_parallel 1, memory_fraction 0.9' : r[f], note);
     }
   }
   if (!opts.lean && setup.galore) {
@@ -939,15 +941,26 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       }
       return;
     }
-    // trl vllm-serve's defaults: one GPU (tensor_parallel_size 1), gpu_memory_utilization 0.9, max_model_len the
-    // model's positions. The server's GPUs are assumed to be of the training GPU's type.
-    const budget = 0.9 * gpu.memoryBytes;
-    if (need(setup.seq_len) > budget) {
-      const tp = Math.ceil((weights + kvToken * setup.seq_len + stateSeq) / budget);
-      warnings.push({ key: 'rollout.engine', message: `a vLLM server on one ${gpu.id} (trl vllm-serve's default gpu_memory_utilization 0.9: ${gib(budget)}) cannot hold ${parts(setup.seq_len)}; serve it over at least ${tp} GPUs (--tensor_parallel_size), before its activations and CUDA graphs` });
-    } else if (need(a.maxPositions) > budget) {
-      const fit = Math.floor((budget - weights - stateSeq) / kvToken);
-      warnings.push({ key: 'rollout.engine', message: `a vLLM server on one ${gpu.id} (gpu_memory_utilization 0.9: ${gib(budget)}) cannot hold ${parts(a.maxPositions)} at its default max_model_len (the model's ${a.maxPositions} positions), so it stops at start-up; pass trl vllm-serve --max_model_len between ${setup.seq_len} and ${fit} tokens (the KV cache left beside the weights, before activations and CUDA graphs)` });
+    // trl vllm-serve (its flags when a script gives them; else its defaults: one GPU, gpu_memory_utilization 0.9,
+    // max_model_len the model's positions). The server's GPUs are assumed to be of the training GPU's type; tensor
+    // parallelism splits the weights and the key/value heads (a head is replicated when there are fewer than GPUs).
+    const srv = rollout!.vllm_server ?? { tensor_parallel: 1, memory_fraction: 0.9 };
+    const tp = srv.tensor_parallel;
+    const kvShare = a.mla ? 1 : Math.max(1, a.kvHeads / tp) / a.kvHeads;
+    const perGpu = (tokens: number): number => weights / tp + (kvToken * tokens + stateSeq) * (a.mla ? 1 : kvShare);
+    const budget = srv.memory_fraction * gpu.memoryBytes;
+    const where = `${tp > 1 ? `${tp} x ` : 'one '}${gpu.id} (gpu_memory_utilization ${srv.memory_fraction}: ${gib(budget)}${tp > 1 ? ' each' : ''})`;
+    const maxLen = srv.max_model_len ?? a.maxPositions;
+    const partsPerGpu = (tokens: number): string => `${tp > 1 ? `its share of ${parts(tokens)}` : parts(tokens)}`;
+    if (srv.max_model_len !== undefined && srv.max_model_len < setup.seq_len) {
+      warnings.push({ key: 'rollout.engine', message: `the vLLM server admits ${srv.max_model_len} tokens (--max_model_len) but a sequence is ${setup.seq_len} (prompt + completion): requests that long fail` });
+    }
+    if (perGpu(setup.seq_len) > budget) {
+      const need1 = weights + kvToken * setup.seq_len + stateSeq;
+      warnings.push({ key: 'rollout.engine', message: `a vLLM server on ${where} cannot hold ${partsPerGpu(setup.seq_len)}; serve it over at least ${Math.ceil(need1 / budget)} GPUs (--tensor_parallel_size), before its activations and CUDA graphs` });
+    } else if (perGpu(maxLen) > budget) {
+      const fit = Math.floor((budget - weights / tp - stateSeq * (a.mla ? 1 : kvShare)) / (kvToken * (a.mla ? 1 : kvShare)));
+      warnings.push({ key: 'rollout.engine', message: `a vLLM server on ${where} cannot hold ${partsPerGpu(maxLen)} at ${srv.max_model_len !== undefined ? 'its --max_model_len' : `its default max_model_len (the model's ${a.maxPositions} positions)`}, so it stops at start-up; pass trl vllm-serve --max_model_len between ${setup.seq_len} and ${fit} tokens (the KV cache left beside the weights, before activations and CUDA graphs)` });
     }
   }
 

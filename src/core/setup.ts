@@ -145,6 +145,15 @@ export const RolloutSchema = z.object({
    * the reference model, and scores the round's completions with one no-grad forward.
    */
   reward_models: z.array(RewardModelSchema).default([]),
+  /**
+   * The vLLM server of vllm_mode server (trl vllm-serve on other GPUs of the training GPU's type): its tensor-parallel
+   * size, its share of each GPU and the longest sequence it admits (default: the model's positions).
+   */
+  vllm_server: z.strictObject({
+    tensor_parallel: positiveInt.default(1),
+    memory_fraction: z.number().gt(0).max(1).default(0.9),
+    max_model_len: positiveInt.optional(),
+  }).optional(),
 }).strict();
 
 /**
@@ -379,6 +388,7 @@ export const ROLLOUT_DEFAULT_NOTES: Readonly<Record<keyof NonNullable<TrainingSe
   old_logps: "the old policy's log-probabilities come from the generation round itself",
   gather_weights: 'ZeRO-3 gathers the full weights for generation (TRL ds3_gather_for_generation)',
   reward_models: 'rewards from functions only: no reward model loaded on the GPU',
+  vllm_server: "trl vllm-serve's defaults: one GPU, gpu_memory_utilization 0.9, max_model_len the model's positions",
 };
 
 /** The defaults the schema applies, with the reason shown to the user. */

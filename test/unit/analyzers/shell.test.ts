@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { analyzeShell } from '../../../src/analyzers/shell';
+import { resolveText } from '../helpers';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue } from '../../../src/analyzers/facts';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'shell');
@@ -282,6 +283,20 @@ describe('shell analyzer: TRL subcommands', () => {
     ]);
     assert.ok(analyzeShell('trl ppo --model_name_or_path Qwen/Qwen2.5-0.5B\n').problems.some((p) => p.code === 'not-modeled'));
     assert.ok(!grpo.facts.some((f) => f.key === 'preference'));
+  });
+});
+
+describe('shell analyzer: trl vllm-serve beside a GRPO launch', () => {
+  const script = 'CUDA_VISIBLE_DEVICES=0,1 trl vllm-serve --model meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --gpu_memory_utilization 0.8 --enforce_eager &\n'
+    + 'CUDA_VISIBLE_DEVICES=2 trl grpo --model_name_or_path meta-llama/Llama-3.1-8B --use_vllm true --vllm_mode server --per_device_train_batch_size 4 --num_generations 4\n';
+  it('reads the server\'s tensor parallelism and memory share; the training launch stays the one estimated', () => {
+    checkFacts(script, [
+      ['vllmServerTp', 2, '--tensor-parallel-size', '2'], ['vllmServerMemoryFraction', 0.8, '--gpu_memory_utilization', '0.8'],
+      ['rollout', 'grpo', 'grpo', 'grpo'], ['microBatchSize', 4, '--per_device_train_batch_size', '4'],
+    ]);
+    const r = resolveText('run.sh', script);
+    assert.deepEqual(r.setup?.rollout?.vllm_server, { tensor_parallel: 2, memory_fraction: 0.8 });
+    assert.equal(r.setup?.rollout?.engine, 'vllm-server');
   });
 });
 
