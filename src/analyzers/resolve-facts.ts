@@ -256,14 +256,13 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     problems.push({ ...w.location, severity: 'warning', code: 'invalid-value', ...msg('optimizer \'{0}\' is not modeled; AdamW is assumed', w.fact.rawValue), key: w.fact.rawKey });
   }
   fromDefault('optimizer', 'optimizer');
-  // BAdam's layer mode is modeled; ratio mode (a sparse share of every matrix) is not.
+  // BAdam: layer mode (one decoder layer at a time) or ratio mode (a sparse share of every tensor, badam_update_ratio
+  // 0.05 unless set: LLaMA-Factory BAdamArgument).
   const badamFact = decided.badam;
   if (badamFact && method === 'full') {
-    setup.badam = { mode: 'layer' };
+    const ratio = decided.badamUpdateRatio && typeof decided.badamUpdateRatio.fact.value === 'number' ? decided.badamUpdateRatio.fact.value : undefined;
+    setup.badam = badamFact.fact.value === 'ratio' ? { mode: 'ratio', update_ratio: ratio ?? 0.05 } : { mode: 'layer' };
     prov.badam = fileProv(badamFact);
-    if (badamFact.fact.value === 'ratio') {
-      problems.push({ ...badamFact.location, severity: 'warning', code: 'invalid-value', key: badamFact.fact.rawKey, ...msg('badam_mode ratio is not modeled; layer mode (one decoder layer trained at a time) is assumed') });
-    }
   }
   // GaLore: the rank defaults to 16 in LLaMA-Factory (galore_rank) and to 128 in transformers (optim_args rank);
   // LLaMA-Factory targets every linear layer by default, transformers needs optim_target_modules.

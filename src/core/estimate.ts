@@ -393,10 +393,16 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   // BAdam trains one decoder layer at a time (BlockOptimizer, badam_mode layer): a one-layer 'freeze' run for the
   // parameters, gradients and optimizer state, with an fp32 copy of the active block when the weights are 16-bit. Its
   // worst point is the first layer active: every layer above keeps what its input's gradient needs.
-  const badamLayer = setupIn.badam !== undefined && setupIn.method === 'full';
+  const badamLayer = setupIn.badam !== undefined && setupIn.badam.mode === 'layer' && setupIn.method === 'full';
+  // BAdam's ratio mode (BlockOptimizerRatio) trains every decoder-layer tensor (the embedding and the head frozen) on a
+  // share of its entries: each gradient is cut to a sparse COO tensor by a post-accumulate hook, and its own sparse Adam
+  // keeps two states for those entries only, in the parameters' dtype, with no fp32 copy.
+  const badamRatio = setupIn.badam?.mode === 'ratio' && setupIn.method === 'full' ? setupIn.badam.update_ratio : undefined;
   const setup: TrainingSetup = badamLayer
     ? { ...galoreSetup, method: 'freeze', freeze_trainable_layers: 1, master_weights: galoreSetup.weights_dtype !== 'fp32' || galoreSetup.master_weights }
-    : galoreSetup;
+    : badamRatio !== undefined
+      ? { ...galoreSetup, method: 'freeze', freeze_trainable_layers: Number.MAX_SAFE_INTEGER, master_weights: false, optimizer: 'adamw', optimizer_in_backward: false }
+      : galoreSetup;
   const parsed = parseArchitecture(setup.architecture);
   if (!parsed.ok) return { ok: false, errors: parsed.problems.map((p) => ({ key: `architecture.${p.field}`, message: p.message })) };
   // Llama 4 under bitsandbytes: the experts become per-expert linear layers (quantized, targetable by LoRA).
@@ -664,11 +670,13 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   const adapterBytes = peft ? dtypeBytes(lora!.dtype) : ia3 ? dtypeBytes(ia3.dtype) : wb;
   const trainableBytes = adapters ? adapterBytes : wb;
   const masterCopy = setup.master_weights && trainableBytes < 4;
-  const stateBytes = masterCopy ? 4 : trainableBytes;
+  // BAdam ratio: per trainable entry, the sparse gradient's share (a value and two int64 indices) and each sparse Adam
+  // state's share (a value).
+  const stateBytes = badamRatio !== undefined ? badamRatio * trainableBytes : masterCopy ? 4 : trainableBytes;
   // FSDP mixed precision stores only the fp32 shard (the master); the 16-bit copy exists only when all-gathered,
   // and sharded gradients are kept in the fp32 parameter dtype (reduce_dtype fp32).
   const fsdpMaster = fsdp && masterCopy && setup.fsdp !== 'shard_grad_op';
-  const gradBytes = fsdpMaster ? 4 : trainableBytes;
+  const gradBytes = badamRatio !== undefined ? badamRatio * (trainableBytes + 16) : fsdpMaster ? 4 : trainableBytes;
 
   const paged = setup.optimizer.startsWith('paged_') && !offloadOpt;
   // Context parallelism runs attention block by block with flash kernels (torchtitan's ring attention over SDPA flash,
@@ -836,6 +844,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const projector = galore && !apollo ? galore.projectorElems * sb : 0;
     const galoreNote = galore ? ` (${apollo ? 'APOLLO' : 'GaLore'} rank ${setup.galore!.rank}: ${formatCount(galore.targetElems)} target params as ${formatCount(galore.projectedElems)} projected${apollo ? '; random projections regenerated from a seed' : ` + projection matrices ${formatCount(galore.projectorElems)} x ${sb} B`})` : '';
     const out = baseStates();
+    if (badamRatio !== undefined) {
+      out.formula = `2 sparse Adam states (exp_avg, exp_avg_sq) x ${trainableBytes} B for the ${badamRatio} share of every trainable tensor (BAdam BlockOptimizerRatio)`;
+    }
     return { bytes: out.bytes + projector, perParamBytes: inv.trainable > 0 ? (out.bytes + projector) / inv.trainable : 0, formula: `${out.formula}${galoreNote}` };
 
   function baseStates(): { bytes: number; formula: string } {
@@ -1081,8 +1092,17 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     }
     const opt = optimizerStateBytes();
     const optHere = inv.trainable > 0 ? (opt.bytes * trainableHere) / inv.trainable : 0;
+    if (badamRatio !== undefined && first) {
+      // keep_mask: one sparse mask per distinct tensor shape, kept for switch_every steps (values in the parameter dtype
+      // and int64 indices; a vector's one index row).
+      const shapes = new Map<string, number>();
+      for (const m of mods) if (m.group !== 'expert' || !m.parameter) shapes.set(`${m.inFeatures}x${m.outFeatures}`, m.inFeatures * m.outFeatures);
+      const maskBytes = [...shapes.values()].reduce((t, n) => t + Math.floor(n * badamRatio) * (wb + 16), 0) + Math.floor(a.hidden * badamRatio) * (wb + 8);
+      persistent.push(comp('optimizer-states', 'BAdam sparse masks (one per tensor shape)', maskBytes,
+        () => (`${shapes.size} matrix shapes x ${badamRatio} of their entries x (${wb} B + 2 x 8 B indices) + the norm vectors' mask`), () => ({ shapes: shapes.size + 1 })));
+    }
     if (!offloadOpt && !fsdpOffload && !paged && optHere > 0) {
-      persistent.push(comp('optimizer-states', `Optimizer states (${setup.optimizer})`, optHere / shardOptimizer, () => (`${opt.formula}${shardOptimizer > 1 ? ` / ${shardOptimizer} (sharded)` : ''}`), () => ({ params: Math.round(trainableHere), stateBytes, shard: shardOptimizer })));
+      persistent.push(comp('optimizer-states', `Optimizer states (${badamRatio !== undefined ? 'BAdam sparse Adam' : setup.optimizer})`, optHere / shardOptimizer, () => (`${opt.formula}${shardOptimizer > 1 ? ` / ${shardOptimizer} (sharded)` : ''}`), () => ({ params: Math.round(trainableHere), stateBytes, shard: shardOptimizer })));
     }
 
     // A colocated vLLM engine (TRL vllm_mode="colocate") reserves its share of the GPU for its own copy of the weights,
@@ -1100,7 +1120,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const gradLabel = setup.optimizer_in_backward ? 'Gradients (optimizer in backward: one tensor at a time)' : 'Gradients';
     const gradFormula = (): string => (setup.optimizer_in_backward
       ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
-      : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`);
+      : badamRatio !== undefined
+        ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
+        : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`);
     const ddp = dp * cp > 1 && zero === 0 && !fsdp && trainableHere > 0;
     if (ddp) {
       // DDP's Reducer allocates flat bucket buffers for every gradient at construction; with the default
@@ -1114,7 +1136,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     // The token embedding's backward runs after the first layer's: while that layer is in flight, an untied embedding
     // has no gradient yet (a tied one shares the head's, produced at the loss).
     const embGradLater = setup.method === 'full' && first && !a.tied && !fsdpOffload && !setup.optimizer_in_backward ? (inv.embedding / tp) * gradBytes / shardGrads : 0;
-    const gradAtFirst = gradAtEnd - embGradLater;
+    // BAdam ratio: the tensor whose gradient is being cut to sparse is dense until its hook runs.
+    const badamDense = badamRatio !== undefined ? inv.largestTrainableTensor * trainableBytes : 0;
+    const gradAtFirst = gradAtEnd - embGradLater + badamDense;
     // GaLore refreshes each projection every update_proj_gap steps from an SVD of the (fp32) gradient: for the largest
     // target, the gradient copy and the factors U (rows x k) and Vh (k x cols), k = min(rows, cols).
     // Muon orthogonalizes each update by Newton-Schulz iterations in bf16: for the largest hidden matrix, its bf16 copy
@@ -1514,7 +1538,12 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       const out: Array<{ label: string; bytes: number; formula: () => string }> = [];
       if (offloadOpt || fsdpOffload) return out;
       const local = trainableHere / shardOptimizer;
-      if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
+      if (badamRatio !== undefined) {
+        // BlockOptimizerRatio._sparse_adam, one tensor at a time: the coalesced gradient (values and indices), the two
+        // state updates, and the numerator and denominator clones.
+        out.push({ label: 'BAdam sparse Adam temporaries (largest tensor)', bytes: inv.largestTrainableTensor * badamRatio * (5 * trainableBytes + 16),
+          formula: () => `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${badamRatio} x (coalesced gradient ${trainableBytes} B + 16 B indices, 4 temporaries x ${trainableBytes} B)` });
+      } else if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
         // torch.optim.AdamW foreach (the default on CUDA): _foreach_sqrt(exp_avg_sqs) allocates a full copy.
         out.push({ label: 'AdamW foreach temporaries', bytes: local * stateBytes, formula: () => `torch._foreach_sqrt(exp_avg_sq): ${formatCount(local)} x ${stateBytes} B` });
       } else if (setup.optimizer === 'adafactor') {

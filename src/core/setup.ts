@@ -322,7 +322,15 @@ export const TrainingSetupSchema = z.strictObject({
    * fine-tune; one layer trains at a time (gradients, optimizer state and an fp32 copy for that block only) and the
    * layers above it keep what their inputs' gradients need.
    */
-  badam: z.strictObject({ mode: z.literal('layer').default('layer') }).optional(),
+  badam: z.strictObject({
+    /**
+     * 'layer': one decoder layer trained at a time (BlockOptimizer); 'ratio': every matrix of the decoder layers trained
+     * on a share of its entries (BlockOptimizerRatio: sparse gradients and sparse Adam states).
+     */
+    mode: z.enum(['layer', 'ratio']).default('layer'),
+    /** Ratio mode: the share of each tensor's entries updated (LLaMA-Factory badam_update_ratio, 0.05). */
+    update_ratio: z.number().gt(0).max(1).default(0.05),
+  }).optional(),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),
   tensor_parallel: positiveInt.default(1),

@@ -832,6 +832,22 @@ describe('estimate: BAdam', () => {
     // parameter of state, copy and gradient.
     assert.ok(e.perGpu.deviceBytes < 24 * GiB);
   });
+  it('ratio mode: sparse gradients and sparse Adam states for a share of every decoder-layer tensor, one mask per shape', () => {
+    // BlockOptimizerRatio (Ledzy/BAdam src/badam/block_optim.py), update_ratio 0.05, Llama-3-8B in bf16: every decoder-layer
+    // tensor and the final norm train (6,979,588,096 parameters; the embedding and the head are frozen). Each gradient
+    // becomes a sparse COO tensor of 5 % of its entries: a 2 B value and two int64 indices; the sparse Adam keeps two 2 B
+    // states for those entries; no fp32 copy.
+    const trainable = 8_030_261_248 - 2 * 128_256 * 4096;
+    assert.equal(trainable, 6_979_588_096);
+    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { method: 'full', weights_dtype: 'bf16', micro_batch_size: 1, seq_len: 1024, gradient_checkpointing: 'full', badam: { mode: 'ratio', update_ratio: 0.05 } }));
+    const opt = phase(e, 'optimizer');
+    assert.equal(component(opt, 'gradients'), Math.round(trainable * 0.05 * (2 + 16)));
+    assert.equal(component(opt, 'master-weights'), 0);
+    // keep_mask: one mask per tensor shape, (4096, 4096) for q and o, (1024, 4096) for k and v, (14336, 4096) for gate and
+    // up, (4096, 14336) for down, and the norms' (4096,): 5 % of their entries, a 2 B value and the indices.
+    const masks = (Math.floor(4096 * 4096 * 0.05) + Math.floor(1024 * 4096 * 0.05) + 2 * Math.floor(14_336 * 4096 * 0.05)) * 18 + Math.floor(4096 * 0.05) * 10;
+    assert.equal(component(opt, 'optimizer-states'), Math.round(2 * 0.05 * 2 * trainable) + masks);
+  });
 });
 
 describe('estimate: Liger kernels', () => {

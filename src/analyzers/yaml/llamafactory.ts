@@ -198,6 +198,7 @@ function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
     const mode = top.get('badam_mode');
     if (mode) ctx.put('badam', mode, (v) => (strOf(v)?.trim() === 'ratio' ? 'ratio' : 'layer'));
     else ctx.add('badam', badam, 'layer');
+    ctx.put('badamUpdateRatio', top.get('badam_update_ratio'), asNonNegNumber);
   }
   for (const [flag, name] of OPTIMIZER_FLAGS) {
     const e = top.get(flag);

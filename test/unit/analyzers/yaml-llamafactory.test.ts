@@ -177,8 +177,11 @@ describe('analyzeLlamaFactoryYaml', () => {
     // BAdam trains one layer at a time over the optim optimizer (layer mode by default).
     const b = 'use_badam: true\n';
     checkFacts(analyzeLlamaFactoryYaml(b), b, [['badam', 'layer', 'use_badam', 'true']]);
-    const ratio = 'use_badam: true\nbadam_mode: ratio\n';
-    checkFacts(analyzeLlamaFactoryYaml(ratio), ratio, [['badam', 'ratio', 'badam_mode', 'ratio']]);
+    const ratio = 'use_badam: true\nbadam_mode: ratio\nbadam_update_ratio: 0.1\n';
+    checkFacts(analyzeLlamaFactoryYaml(ratio), ratio, [['badam', 'ratio', 'badam_mode', 'ratio'], ['badamUpdateRatio', 0.1, 'badam_update_ratio', '0.1']]);
+    const rr = resolveText('lf.yaml', `model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\npure_bf16: true\n${ratio}`);
+    assert.deepEqual(rr.setup?.badam, { mode: 'ratio', update_ratio: 0.1 });
+    assert.ok(!rr.problems.some((p) => p.key === 'badam_mode'));
     const a = 'use_adam_mini: true\n';
     checkFacts(analyzeLlamaFactoryYaml(a), a, [['optimizer', 'adam_mini']]);
     const o = 'optim: paged_adamw_8bit\n';
