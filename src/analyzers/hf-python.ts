@@ -599,6 +599,7 @@ class Analyzer {
         case 'use_vllm': return emit('useVllm', (x) => this.bool(x, e));
         case 'vllm_mode': return emit('vllmMode', (x) => (x.k === 'lit' && (x.v === 'colocate' || x.v === 'server') ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
         case 'vllm_gpu_memory_utilization': return emit('vllmMemoryFraction', (x) => this.num(x, e, false));
+        case 'vllm_tensor_parallel_size': return emit('vllmTensorParallel', (x) => this.num(x, e, true));
         case 'vllm_enable_sleep_mode': return emit('vllmSleep', (x) => this.bool(x, e));
         case 'ds3_gather_for_generation': return emit('gatherForGeneration', (x) => this.bool(x, e));
         case 'precompute_ref_log_probs':

@@ -488,6 +488,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     }
     if (engine === 'vllm-colocate') {
       r.vllm_memory_fraction = value('vllmMemoryFraction', 'vllm_memory_fraction', 0.3, 'vllm_gpu_memory_utilization defaults to 0.3');
+      r.vllm_tensor_parallel = value('vllmTensorParallel', 'vllm_tensor_parallel', 1, 'vllm_tensor_parallel_size defaults to 1: each GPU\'s engine holds the whole model');
       r.vllm_sleep = value('vllmSleep', 'vllm_sleep', false, 'vllm_enable_sleep_mode defaults to False: the engine keeps its share while the policy trains');
       r.vllm_shared_weights = value('vllmSharedWeights', 'vllm_shared_weights', false, 'TRL\'s colocated engine loads its own copy of the weights');
     }

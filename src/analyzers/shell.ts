@@ -605,6 +605,7 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   teacher_model_name_or_path: spec('teacherModel', 'str'), lmbda: spec('onPolicyFraction', 'num'), max_new_tokens: spec('maxNewTokens', 'int'),
   use_vllm: spec('useVllm', 'bool'), vllm_mode: spec('vllmMode', 'str', oneOf('vllmMode', { colocate: 'colocate', server: 'server' })),
   vllm_gpu_memory_utilization: spec('vllmMemoryFraction', 'num'), vllm_enable_sleep_mode: spec('vllmSleep', 'bool'),
+  vllm_tensor_parallel_size: spec('vllmTensorParallel', 'int'),
   ds3_gather_for_generation: spec('gatherForGeneration', 'bool'),
   global_batch_size: spec('trainBatchSize', 'int'),
   bf16: spec('bf16', 'bool'), fp16: spec('fp16', 'bool'), pure_bf16: spec('pureBf16', 'bool'),

@@ -474,7 +474,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   if (!opts.lean && setup.rollout) {
     const r = setup.rollout;
     for (const [f, note] of Object.entries(ROLLOUT_DEFAULT_NOTES) as Array<[keyof typeof r, string]>) {
-      if ((f === 'vllm_memory_fraction' || f === 'vllm_sleep' || f === 'vllm_shared_weights') && r.engine !== 'vllm-colocate') continue;
+      if ((f === 'vllm_memory_fraction' || f === 'vllm_sleep' || f === 'vllm_shared_weights' || f === 'vllm_tensor_parallel') && r.engine !== 'vllm-colocate') continue;
       if (f === 'gather_weights' && setup.zero_stage !== 3) continue;
       if (f === 'vllm_server' && (r.engine !== 'vllm-server' || r.vllm_server)) continue;
       blockAssumption('rollout', f, f === 'reward_models' ? (r.reward_models.length > 0 ? r.reward_models.map((m) => m.model).join(', ') : 'none')
@@ -941,14 +941,17 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     const stateSeq = la ? la.layers * (la.valueHeads * la.keyDim * la.valueDim * 4 + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * 2)
       : mb ? mb.layers * (mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * 2
         : m1 ? m1.layers * m1.inner * (m1.state + m1.convKernel) * 2 : 0;
-    const need = (tokens: number): number => weights + kvToken * tokens + stateSeq;
     const gib = (x: number): string => `${(x / GiB).toFixed(1)} GiB`;
     const parts = (tokens: number): string => `the weights ${formatCount(inv.total)} x 2 B = ${gib(weights)} and one ${tokens}-token sequence's KV cache ${gib(kvToken * tokens + stateSeq)}`;
     if (engine === 'vllm-colocate') {
-      // TRL's colocated engine admits prompt + completion (max_model_len = max_prompt_length + max_completion_length).
+      // TRL's colocated engine admits prompt + completion (max_model_len = max_prompt_length + max_completion_length);
+      // with vllm_tensor_parallel_size it splits the weights and the key/value heads over that many GPUs.
+      const ctp = rollout!.vllm_tensor_parallel;
+      const kvPart = a.mla ? 1 : Math.max(1, a.kvHeads / ctp) / a.kvHeads;
+      const mine = weights / ctp + (kvToken * setup.seq_len + stateSeq) * kvPart;
       const share = rollout!.vllm_memory_fraction * gpu.memoryBytes;
-      if (need(setup.seq_len) > share) {
-        warnings.push({ key: 'rollout.vllm_memory_fraction', message: `the colocated vLLM engine's share (${rollout!.vllm_memory_fraction} x ${gib(gpu.memoryBytes)} = ${gib(share)}) cannot hold ${parts(setup.seq_len)}: vLLM stops at start-up; raise vllm_gpu_memory_utilization to at least ${(Math.ceil((100 * need(setup.seq_len)) / gpu.memoryBytes) / 100).toFixed(2)} (before its activations and CUDA graphs) or split the engine with vllm_tensor_parallel_size` });
+      if (mine > share) {
+        warnings.push({ key: 'rollout.vllm_memory_fraction', message: `the colocated vLLM engine's share (${rollout!.vllm_memory_fraction} x ${gib(gpu.memoryBytes)} = ${gib(share)}) cannot hold ${ctp > 1 ? `its 1/${ctp} share of ` : ''}${parts(setup.seq_len)}: vLLM stops at start-up; raise vllm_gpu_memory_utilization to at least ${(Math.ceil((100 * mine) / gpu.memoryBytes) / 100).toFixed(2)} (before its activations and CUDA graphs) or split the engine with vllm_tensor_parallel_size` });
       }
       return;
     }

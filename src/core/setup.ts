@@ -123,6 +123,8 @@ export const RolloutSchema = z.object({
   engine: z.enum(['generate', 'vllm-colocate', 'vllm-server']).default('generate'),
   /** Share of the GPU's memory a colocated vLLM engine takes (vllm_gpu_memory_utilization). */
   vllm_memory_fraction: z.number().gt(0).max(1).default(0.3),
+  /** GPUs a colocated engine splits the model over (TRL vllm_tensor_parallel_size). */
+  vllm_tensor_parallel: positiveInt.default(1),
   /** vLLM sleep mode: the colocated engine releases its memory while the policy trains. */
   vllm_sleep: z.boolean().default(false),
   /** The colocated engine's share holds the weights the policy trains on (Unsloth fast_inference), not a copy. */
@@ -391,6 +393,7 @@ export const ROLLOUT_DEFAULT_NOTES: Readonly<Record<keyof NonNullable<TrainingSe
   engine: "the policy's own generate() on the training GPU",
   vllm_memory_fraction: "a colocated vLLM engine takes 0.3 of the GPU's memory (TRL vllm_gpu_memory_utilization)",
   vllm_sleep: 'the colocated engine keeps its share while the policy trains',
+  vllm_tensor_parallel: 'each GPU\'s colocated engine holds the whole model (vllm_tensor_parallel_size 1)',
   vllm_shared_weights: 'the colocated engine loads its own copy of the weights',
   reference: 'no KL reference model (beta = 0)',
   old_logps: "the old policy's log-probabilities come from the generation round itself",

@@ -976,6 +976,10 @@ describe('estimate: GRPO rollouts', () => {
     const need = 7_615_616_512 * 2 + kvPerToken * 768;
     assert.match(w?.message ?? '', new RegExp(`at least ${(Math.ceil((100 * need) / g.gpu.memoryBytes) / 100).toFixed(2)}`));
     assert.ok(!run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-colocate', vllm_memory_fraction: 0.7 } }), gpu).warnings.some((x) => x.key === 'rollout.vllm_memory_fraction'));
+    // Split over 2 GPUs (vllm_tensor_parallel_size 2) each engine holds half the weights and half the 4 kv heads: 0.35
+    // of a 24 GiB card (8.4 GiB) holds 7.1 GiB of weights and its cache.
+    assert.ok(!run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-colocate', vllm_memory_fraction: 0.35, vllm_tensor_parallel: 2 } }), gpu).warnings.some((x) => x.key === 'rollout.vllm_memory_fraction'));
+    assert.ok(run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-colocate', vllm_memory_fraction: 0.35 } }), gpu).warnings.some((x) => x.key === 'rollout.vllm_memory_fraction'));
     // A server on one such GPU at 0.9: Qwen2.5-7B's 32,768 positions fit beside its weights; Llama-3.1-8B's 131,072 do
     // not (131,072 B per token: 32 layers x 2 x 8 kv heads x 128 x 2 B), so max_model_len must come down to what is left.
     assert.ok(!run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-server' } }), gpu).warnings.some((x) => x.key === 'rollout.engine'));

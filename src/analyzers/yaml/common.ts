@@ -833,6 +833,7 @@ export function grpoKeys(ctx: YamlCtx, m: ReadonlyMap<string, Entry>): void {
     return s === 'colocate' || s === 'server' ? s : new Invalid(about('{0}: expected colocate or server, found {1}', describe(v)));
   });
   ctx.put('vllmMemoryFraction', m.get('vllm_gpu_memory_utilization'), asNonNegNumber);
+  ctx.put('vllmTensorParallel', m.get('vllm_tensor_parallel_size'), asPosInt);
   ctx.put('vllmSleep', m.get('vllm_enable_sleep_mode'), asBool);
   ctx.put('gatherForGeneration', m.get('ds3_gather_for_generation'), asBool);
 }

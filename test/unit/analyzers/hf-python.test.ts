@@ -631,15 +631,18 @@ trainer.train()
     const r = resolveText('train_grpo.py', text);
     // One round: 8 x 4 completions per GPU; each sequence 512 + 1,024 tokens; beta > 0 with LoRA: the adapters are
     // disabled for the reference; vLLM's importance-sampling correction recomputes the old log-probs.
-    assert.deepEqual(r.setup?.rollout, { batch: 32, completion_len: 1024, engine: 'vllm-colocate', vllm_memory_fraction: 0.4, vllm_sleep: false, vllm_shared_weights: false, reference: 'adapters-off', old_logps: true, gather_weights: true, reward_models: [] });
+    assert.deepEqual(r.setup?.rollout, { batch: 32, completion_len: 1024, engine: 'vllm-colocate', vllm_memory_fraction: 0.4, vllm_tensor_parallel: 1, vllm_sleep: false, vllm_shared_weights: false, reference: 'adapters-off', old_logps: true, gather_weights: true, reward_models: [] });
     assert.equal(r.setup?.seq_len, 1536);
     assert.ok(!r.problems.some((p) => p.code === 'not-modeled'));
+    // vllm_tensor_parallel_size splits the colocated engine over GPUs.
+    const tp2 = resolveText('train_grpo.py', text.replace('vllm_gpu_memory_utilization=0.4', 'vllm_gpu_memory_utilization=0.4, vllm_tensor_parallel_size=2'));
+    assert.equal(tp2.setup?.rollout?.vllm_tensor_parallel, 2);
   });
   it('fills in TRL\'s defaults and lists them as assumptions', () => {
     const r = resolveText('train_grpo.py', grpo('', ''));
     // per_device_train_batch_size 8 (TrainingArguments) x steps_per_generation = gradient_accumulation_steps 1; a 512-token
     // prompt and 256 generated tokens; beta 0.0: no reference; use_vllm False: the policy generates itself.
-    assert.deepEqual(r.setup?.rollout, { batch: 8, completion_len: 256, engine: 'generate', vllm_memory_fraction: 0.3, vllm_sleep: false, vllm_shared_weights: false, reference: 'none', old_logps: false, gather_weights: true, reward_models: [] });
+    assert.deepEqual(r.setup?.rollout, { batch: 8, completion_len: 256, engine: 'generate', vllm_memory_fraction: 0.3, vllm_tensor_parallel: 1, vllm_sleep: false, vllm_shared_weights: false, reference: 'none', old_logps: false, gather_weights: true, reward_models: [] });
     assert.equal(r.setup?.seq_len, 768);
     const e = estimate(r.setup!, { provenance: r.provenance });
     assert.ok(e.ok);
