@@ -105,6 +105,8 @@ export interface Mamba1Spec {
   readonly convKernel: number;
   readonly convBias: boolean;
   readonly projBias: boolean;
+  /** The config's use_mamba_kernels (default true): false makes transformers run slow_forward whatever is installed. */
+  readonly useKernels: boolean;
 }
 
 /**
@@ -752,6 +754,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
       state: need(num(cfg, 'mamba_d_state') ?? 16, 'mamba_d_state'),
       dtRank: rank === undefined || rank === null || rank === 'auto' ? Math.ceil(hidden / 16) : need(num(cfg, 'mamba_dt_rank'), 'mamba_dt_rank'),
       convKernel: need(num(cfg, 'mamba_d_conv') ?? 4, 'mamba_d_conv'), convBias: bool(cfg, 'mamba_conv_bias') ?? true, projBias: bool(cfg, 'mamba_proj_bias') ?? false,
+      useKernels: bool(cfg, 'use_mamba_kernels') ?? true,
     };
   }
   let blockKinds: Array<'M' | '*' | '-' | 'E'> | undefined;

@@ -1238,7 +1238,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     // kernels instead of the fused one with a cache or a padded batch (modeling_nemotron_h.py cuda_kernels_forward: the
     // fused kernel only when cache_params is None and the attention mask is all ones).
     const paddedBatch = setup.batch_lengths === 'variable' && seqs > 1;
-    const mambaPath: MambaKernels = (setup.mamba_kernels ?? 'cuda') === 'torch' ? 'torch'
+    // Jamba's config can switch the kernels off (use_mamba_kernels: false): slow_forward runs whatever is installed.
+    const kernelsOff = a.mamba1 !== undefined && !a.mamba1.useKernels;
+    const mambaPath: MambaKernels = (setup.mamba_kernels ?? (kernelsOff ? 'torch' : 'cuda')) === 'torch' ? 'torch'
       : a.family === 'nemotron_h' && paddedBatch ? 'split-masked' : a.family === 'nemotron_h' && setup.gradient_checkpointing === 'none' ? 'split' : 'cuda';
     // The hybrid mixers' kernels, for every plan of this stage.
     const mixerKernels: Pick<ActivationPlan, 'linearKernels' | 'mambaKernels'> = {
@@ -1267,7 +1269,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
         warnings.push({ key: 'lora.target_modules', message: "the fused Mamba2 kernel applies out_proj's weight itself (mamba_split_conv1d_scan_combined), so a LoRA adapter on out_proj is never used in training: its parameters and optimizer state are counted, no activations" });
       }
     }
-    if (a.mamba1 && a.mamba1.layers > 0 && setup.mamba_kernels === undefined && !leanMode && first) {
+    if (a.mamba1 && a.mamba1.layers > 0 && setup.mamba_kernels === undefined && kernelsOff && !leanMode && first) {
+      assumptions.push({ key: 'mamba_kernels', value: 'torch', source: 'the model config: use_mamba_kernels is false, so transformers runs slow_forward (the sequential scan) whatever is installed' });
+    } else if (a.mamba1 && a.mamba1.layers > 0 && setup.mamba_kernels === undefined && !leanMode && first) {
       assumptions.push({ key: 'mamba_kernels', value: 'cuda', source: 'VRAM Lens default: mamba_ssm and causal-conv1d installed (Jamba\'s use_mamba_kernels: causal_conv1d_fn and the selective_scan_fn kernel in training); without them transformers runs slow_forward, which keeps the scan\'s per-step states for backward (set mamba_kernels: torch)' });
     }
     if (paramTargets.targets.length > 0 && !leanMode && first) {

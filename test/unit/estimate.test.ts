@@ -343,6 +343,15 @@ describe('estimate: Jamba (Mamba-1 and attention layers, MoE every other layer)'
     const a = component(phase(jamba({ gradient_checkpointing: 'none' }), 'forward'), 'activations');
     const b = component(phase(jamba({ gradient_checkpointing: 'none', mamba_kernels: 'torch' }), 'forward'), 'activations');
     near(b - a, 28 * (torch - fused), 1e-12, 'torch over fused, 28 Mamba-1 layers');
+    // A config with use_mamba_kernels: false runs slow_forward whatever is installed: the same as mamba_kernels torch.
+    const m = findModel('ai21labs/Jamba-v0.1');
+    assert.ok(m.ok);
+    const off = run(setupFor('ai21labs/Jamba-v0.1', {
+      architecture: { ...m.model.config, use_mamba_kernels: false }, method: 'lora', lora: { r: 8, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'in_proj', 'x_proj', 'dt_proj', 'out_proj'] },
+      weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 4096, attention: 'flash', gradient_checkpointing: 'none',
+    }));
+    assert.equal(off.assumptions.find((x) => x.key === 'mamba_kernels')?.value, 'torch');
+    assert.equal(component(phase(off, 'forward'), 'activations'), b);
   });
 });
 
