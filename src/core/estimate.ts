@@ -488,6 +488,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
 
   // ---- Layout -------------------------------------------------------------------------------------------
   const world = setup.gpus_per_node * setup.nodes;
+  // LLaMA-Factory refuses ratio-based BAdam in distributed training (hparams/parser.py: "does not yet support
+  // distributed training, use layer-wise BAdam"); its sparse gradients fit no data-parallel reduction.
+  if (badamRatio !== undefined && world > 1) warnings.push({ key: 'badam', message: `BAdam's ratio mode runs on one GPU only (LLaMA-Factory stops on ${world} GPUs: use badam_mode layer)` });
   const tp = setup.tensor_parallel;
   const pp = setup.pipeline_parallel;
   const cp = setup.context_parallel;

@@ -856,6 +856,10 @@ describe('estimate: BAdam', () => {
     // up, (4096, 14336) for down, and the norms' (4096,): 5 % of their entries, a 2 B value and the indices.
     const masks = (Math.floor(4096 * 4096 * 0.05) + Math.floor(1024 * 4096 * 0.05) + 2 * Math.floor(14_336 * 4096 * 0.05)) * 18 + Math.floor(4096 * 0.05) * 10;
     assert.equal(component(opt, 'optimizer-states'), Math.round(2 * 0.05 * 2 * trainable) + masks);
+    // LLaMA-Factory refuses it in distributed training (hparams/parser.py).
+    assert.ok(!e.warnings.some((w) => w.key === 'badam'));
+    const two = run(setupFor('meta-llama/Meta-Llama-3-8B', { method: 'full', weights_dtype: 'bf16', micro_batch_size: 1, seq_len: 1024, gpus_per_node: 2, badam: { mode: 'ratio', update_ratio: 0.05 } }));
+    assert.ok(two.warnings.some((w) => w.key === 'badam' && /one GPU only/.test(w.message)));
   });
 });
 
