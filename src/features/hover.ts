@@ -121,7 +121,15 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       }
       break;
     case 'badam':
+    case 'badamUpdateRatio':
       if (s.badam) v.push({ label: 'no BAdam (every layer trains at once)', patch: { badam: undefined } });
+      if (s.badam?.mode === 'ratio') {
+        v.push({ label: `BAdam update ratio ${s.badam.update_ratio} -> ${s.badam.update_ratio / 2}`, patch: { badam: { ...s.badam, update_ratio: s.badam.update_ratio / 2 } } });
+        v.push({ label: 'BAdam ratio -> layer mode', patch: { badam: { ...s.badam, mode: 'layer' } } });
+      }
+      break;
+    case 'rewardModels':
+      if (s.rollout && s.rollout.reward_models.length > 0) v.push({ label: 'no reward model (reward functions only)', patch: { rollout: { ...s.rollout, reward_models: [] } } });
       break;
     case 'loraDora':
       if (s.lora?.use_dora) v.push({ label: 'DoRA -> plain LoRA', patch: { lora: { ...s.lora, use_dora: false } } });

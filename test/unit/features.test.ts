@@ -93,6 +93,15 @@ describe('features: hover', () => {
     checkHover('/w/lf.yaml', text, [/GaLore rank 128 -> 256: \+\d/, /no GaLore \(full optimizer states\): \+\d/]);
     const badam = 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_badam: ‸true\npure_bf16: true\n';
     checkHover('/w/lf.yaml', badam, [/no BAdam \(every layer trains at once\): \+\d/]);
+    // Ratio mode: half the update ratio halves the sparse gradients and states; layer mode keeps one layer's dense ones.
+    const ratio = 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_badam: true\nbadam_mode: ratio\nbadam_update_ratio: ‸0.05\npure_bf16: true\n';
+    checkHover('/w/lf.yaml', ratio, [/BAdam update ratio 0.05 -> 0.025: -\d/, /BAdam ratio -> layer mode: [+-]\d/]);
+  });
+
+  it('on a GRPO reward model by Hub id: what scoring with reward functions only would save', () => {
+    const text = 'args = GRPOConfig(output_dir="o", per_device_train_batch_size=8, max_completion_length=256, bf16=True)\n'
+      + 'trainer = GRPOTrainer(model="Qwen/Qwen2.5-1.5B-Instruct", args=args, ‸reward_funcs=[f, "meta-llama/Llama-3.2-1B"])\n';
+    checkHover('/w/grpo.py', text, [/no reward model \(reward functions only\): -\d/]);
   });
 
   it('on Axolotl sequence splitting: what a wider or narrower context-parallel split costs', () => {
