@@ -108,6 +108,7 @@ export type CanonicalKey =
   | 'vllmServerTp'               // number: GPUs one trl vllm-serve instance splits the model over (--tensor_parallel_size)
   | 'vllmServerMemoryFraction'   // number: share of each server GPU vLLM takes (trl vllm-serve --gpu_memory_utilization)
   | 'vllmServerMaxModelLen'      // number: longest sequence the server admits (trl vllm-serve --max_model_len)
+  | 'fp8AllGather'               // boolean: FSDP2 all-gathers the float8 linears' weights in fp8 (Axolotl fp8_enable_fsdp_float8_all_gather)
   | 'badamUpdateRatio'           // number: BAdam ratio mode's share of each tensor updated (LLaMA-Factory badam_update_ratio)
   | 'rewardModels'               // string[]: reward models named by Hub id (TRL GRPO reward_funcs, Axolotl trl.reward_funcs), resolved as 'model'
   | 'teacherModel'               // string: a second resident model (torchtune knowledge distillation teacher_model, TRL GKD teacher_model_name_or_path), Hub id as 'model'

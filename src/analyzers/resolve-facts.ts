@@ -212,6 +212,12 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const w = decided.mixedPrecision;
     problems.push({ ...w.location, severity: 'warning', code: 'not-modeled', key: w.fact.rawKey,
       ...msg('{0}: FP8 matmuls are estimated as bf16 mixed precision (torchao Float8Linear keeps bf16 inputs for backward; Transformer Engine\'s smaller FP8 copies are not modeled)', w.fact.rawKey) });
+    // torchao's float8 all-gather under FSDP2: the linear weights travel and wait in fp8.
+    const ag = decided.fp8AllGather;
+    if (ag && ag.fact.value === true) {
+      setup.fp8_all_gather = true;
+      prov.fp8_all_gather = fileProv(ag);
+    }
   }
   if (!half && bf16 === undefined && fp16 === undefined && mp === undefined) {
     const d = toolDefault(tools, 'mixed_precision');

@@ -1173,8 +1173,14 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     // (fsdp_pre_all_gather); ZeRO-3 partitions the packed storage. Only the rest of a layer is gathered in 16 bits.
     const quantOfBlock = quantHere > 0 && effSetup.quantization && blockParams > 0 ? Math.min(1, quantHere / (blockParams / tp)) : 0;
     const quantGatherBytes = quantOfBlock > 0 ? quantBytesPerParam(effSetup.quantization!).bytes : half;
-    const gatherBytesPerParam = quantOfBlock * quantGatherBytes + (1 - quantOfBlock) * half;
-    const gatherDtype = quantOfBlock > 0 ? `(${Math.round(quantOfBlock * 100)} % ${effSetup.quantization!.bits}-bit at ${quantGatherBytes.toFixed(3)} B, the rest ${half} B)` : `${half} B`;
+    // FSDP2 with torchao's float8 all-gather (enable_fsdp_float8_all_gather): the Float8Linear weights are cast to fp8
+    // before the all-gather (WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather), 1 B each; norms stay 16-bit.
+    const fp8Linear = setup.fp8_all_gather && fsdp && quantOfBlock === 0 && blockParams > 0
+      ? Math.min(1, mods.filter((m) => !m.parameter).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0) * layerShare / tp / (blockParams / tp))
+      : 0;
+    const gatherBytesPerParam = fp8Linear > 0 ? fp8Linear + (1 - fp8Linear) * half : quantOfBlock * quantGatherBytes + (1 - quantOfBlock) * half;
+    const gatherDtype = quantOfBlock > 0 ? `(${Math.round(quantOfBlock * 100)} % ${effSetup.quantization!.bits}-bit at ${quantGatherBytes.toFixed(3)} B, the rest ${half} B)`
+      : fp8Linear > 0 ? `(${Math.round(fp8Linear * 100)} % linear weights gathered in fp8 at 1 B, the rest ${half} B)` : `${half} B`;
     if (zero === 3) {
       // The module running now is gathered whatever stage3_max_live_parameters says: the limit caps what is held
       // beyond it (the prefetch; DeepSpeed PartitionedParameterCoordinator: max_params_to_prefetch = max_live minus

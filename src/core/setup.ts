@@ -172,6 +172,11 @@ export const TrainingSetupSchema = z.strictObject({
   lora: LoraSchema.optional(),
   ia3: Ia3Schema.optional(),
   quantization: QuantizationSchema.optional(),
+  /**
+   * FP8 training under FSDP2 with torchao's float8 all-gather (Axolotl fp8_enable_fsdp_float8_all_gather): the linear
+   * weights are all-gathered in fp8 (1 B per parameter).
+   */
+  fp8_all_gather: z.boolean().default(false),
   /** Layers left trainable in a 'freeze' run (the last N decoder layers), as LLaMA-Factory's freeze_trainable_layers. */
   freeze_trainable_layers: positiveInt.optional(),
   /**

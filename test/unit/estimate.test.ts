@@ -613,6 +613,20 @@ describe('estimate: ZeRO-3 live parameters', () => {
   });
 });
 
+describe('estimate: FSDP2 float8 all-gather', () => {
+  it('gathers the linear weights in fp8: 1 B less per linear weight of the two units in flight', () => {
+    // torchao enable_fsdp_float8_all_gather (Axolotl fp8_enable_fsdp_float8_all_gather): Llama-3.2-3B's decoder layer has
+    // 2 x 3072² + 2 x 3072 x 1024 + 3 x 3072 x 8192 = 100,663,296 linear weights; the current and the prefetched unit
+    // hold them at 1 B instead of 2, the norms stay 2 B.
+    const base = { method: 'full' as const, weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, micro_batch_size: 1, seq_len: 2048, gpus_per_node: 8, fsdp: 'full_shard' as const, gradient_checkpointing: 'full' as const };
+    const bf16 = run(setupFor('meta-llama/Llama-3.2-3B', base));
+    const fp8 = run(setupFor('meta-llama/Llama-3.2-3B', { ...base, fp8_all_gather: true }));
+    const g = (e: ReturnType<typeof run>): number => phase(e, 'forward').components.filter((c) => c.label === 'FSDP all-gathered units').reduce((t, c) => t + c.bytes, 0);
+    assert.equal(2 * 3072 * 3072 + 2 * 3072 * 1024 + 3 * 3072 * 8192, 100_663_296);
+    near(g(bf16) - g(fp8), 2 * 100_663_296, 1e-5, 'two units of linear weights at 1 B less (the final norm spread over the layers)');
+  });
+});
+
 describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
   // Llama-3.1-8B: vocab 128,256 x hidden 4,096 = 525,336,576 parameters in the embedding and as many in the untied
   // output head. FSDP keeps its root unit (what per-layer wrapping leaves: embeddings, final norm, head) unsharded

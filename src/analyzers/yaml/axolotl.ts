@@ -135,6 +135,7 @@ function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
   }
   const fp8 = top.get('fp8');
   if (isOn(ctx, fp8) && fp8) ctx.add('mixedPrecision', fp8, 'fp8');
+  ctx.put('fp8AllGather', top.get('fp8_enable_fsdp_float8_all_gather'), asBool);
 }
 
 /** gradient_checkpointing: true / "offload" / "offload_disk"; the offload forms also move checkpoints to the host. */

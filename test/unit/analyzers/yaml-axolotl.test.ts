@@ -261,6 +261,10 @@ describe('analyzeAxolotlYaml', () => {
     const p = r.problems.find((x) => x.code === 'not-modeled');
     assert.equal(p?.key, 'fp8');
     assert.equal(p?.line, 2);
+    assert.equal(r.setup?.fp8_all_gather, false);
+    // fp8_enable_fsdp_float8_all_gather: FSDP2 gathers the float8 linears' weights in fp8.
+    const ag = resolveText('fp8.yaml', 'base_model: meta-llama/Llama-3.2-3B\nfp8: true\nfp8_enable_fsdp_float8_all_gather: true\nfsdp_version: 2\nfsdp_config:\n  reshard_after_forward: true\n');
+    assert.equal(ag.setup?.fp8_all_gather, true);
   });
 
   it('reads the Cut Cross Entropy plugin as fused loss (cut_cross_entropy defaults to true)', () => {
