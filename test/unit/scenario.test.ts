@@ -88,6 +88,19 @@ describe('resolve', () => {
     assert.equal(p?.line, 2);
   });
 
+  it('a GRPO reward model named by model resolves like the model; an unknown one is a located problem', () => {
+    const text = 'model: Qwen/Qwen2.5-0.5B-Instruct\nseq_len: 1024\nrollout:\n  batch: 8\n  completion_len: 512\n  reward_models:\n    - model: meta-llama/Llama-3.2-1B\n';
+    const r = resolveScenarios([analyzeScenario(text, 'a.vram.yaml')], {}, catalogResolver);
+    assert.ok(r.setup?.rollout, JSON.stringify(r.problems));
+    assert.equal(r.setup.rollout.reward_models[0].model, 'meta-llama/Llama-3.2-1B');
+    assert.equal(r.setup.rollout.reward_models[0].architecture.model_type, 'llama');
+    // The causal LM's published count is not the sequence classifier's: none is carried over.
+    assert.equal(r.setup.rollout.reward_models[0].parameters, undefined);
+    const bad = resolveScenarios([analyzeScenario(text.replace('meta-llama/Llama-3.2-1B', 'org/nope'), 'b.vram.yaml')], {}, catalogResolver);
+    const p = bad.problems.find((x) => x.code === 'unknown-model');
+    assert.equal(p?.key, 'rollout.reward_models.0.model');
+  });
+
   it('an explicit architecture needs no catalog entry', () => {
     const a = analyzeScenario('architecture:\n  model_type: llama\n  num_hidden_layers: 2\n  hidden_size: 64\n  num_attention_heads: 4\n  intermediate_size: 128\n  vocab_size: 1000\n', 'a.vram.yaml');
     const r = resolveScenarios([a], {}, catalogResolver);
