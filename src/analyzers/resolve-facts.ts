@@ -266,8 +266,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   // 0.05 unless set: LLaMA-Factory BAdamArgument).
   const badamFact = decided.badam;
   if (badamFact && method === 'full') {
-    const ratio = decided.badamUpdateRatio && typeof decided.badamUpdateRatio.fact.value === 'number' ? decided.badamUpdateRatio.fact.value : undefined;
-    setup.badam = badamFact.fact.value === 'ratio' ? { mode: 'ratio', update_ratio: ratio ?? 0.05 } : { mode: 'layer' };
+    setup.badam = badamFact.fact.value === 'ratio' ? { mode: 'ratio', update_ratio: numberOf(decided.badamUpdateRatio, 0.05) } : { mode: 'layer' };
     prov.badam = fileProv(badamFact);
   }
   // GaLore: the rank defaults to 16 in LLaMA-Factory (galore_rank) and to 128 in transformers (optim_args rank);
@@ -485,11 +484,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     // A trl vllm-serve line in the launch script: the server's tensor parallelism, memory share and longest sequence.
     const srvFacts = [decided.vllmServerTp, decided.vllmServerMemoryFraction, decided.vllmServerMaxModelLen];
     if (engine === 'vllm-server' && srvFacts.some((f) => f !== undefined)) {
-      const n = (w: WinningFact | undefined): number | undefined => (w && typeof w.fact.value === 'number' ? w.fact.value : undefined);
-      const tpS = n(decided.vllmServerTp);
-      const frac = n(decided.vllmServerMemoryFraction);
-      const maxLen = n(decided.vllmServerMaxModelLen);
-      r.vllm_server = { tensor_parallel: tpS ?? 1, memory_fraction: frac ?? 0.9, ...(maxLen !== undefined ? { max_model_len: maxLen } : {}) };
+      const maxLen = numberOf(decided.vllmServerMaxModelLen, 0);
+      r.vllm_server = { tensor_parallel: numberOf(decided.vllmServerTp, 1), memory_fraction: numberOf(decided.vllmServerMemoryFraction, 0.9), ...(maxLen > 0 ? { max_model_len: maxLen } : {}) };
       prov['rollout.vllm_server'] = fileProv(srvFacts.find((f) => f !== undefined)!);
     }
     if (engine === 'vllm-colocate') {

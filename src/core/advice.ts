@@ -3,6 +3,7 @@
 // and pairs/triples of them), estimates each, prices it with the step-time model, and returns the Pareto set
 // of changes that fit, cheapest first. Also answers the largest micro-batch / sequence that fits and how many
 // GPUs are needed. Pure; no I/O.
+import { parseArchitecture } from './architecture';
 import type { GpuSpec } from './catalog/gpus';
 import { estimate, type EstimateOptions } from './estimate';
 import type { Estimate } from './model';
@@ -133,8 +134,9 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
     apply: (s) => (s.attention !== 'flash' ? { attention: 'flash' } : undefined) });
   m.push({ id: 'fla-kernels', group: 'linear-attention', title: 'Install flash-linear-attention and causal-conv1d (Gated DeltaNet kernels instead of the torch fallback)', changesResult: false,
     apply: (s) => (s.linear_attention_kernels === 'torch' ? { linear_attention_kernels: 'fla' } : undefined) });
-  const jamba = base.architecture.model_type === 'jamba';
-  m.push({ id: 'mamba-kernels', group: 'linear-attention', title: jamba ? 'Install mamba_ssm and causal-conv1d (the selective-scan kernel instead of slow_forward)' : 'Install mamba_ssm and causal-conv1d (the fused Mamba2 kernel instead of torch_forward)', changesResult: false,
+  const parsed = parseArchitecture(base.architecture);
+  const mamba1 = parsed.ok && parsed.arch.mamba1 !== undefined;
+  m.push({ id: 'mamba-kernels', group: 'linear-attention', title: mamba1 ? 'Install mamba_ssm and causal-conv1d (the selective-scan kernel instead of slow_forward)' : 'Install mamba_ssm and causal-conv1d (the fused Mamba2 kernel instead of torch_forward)', changesResult: false,
     apply: (s) => (s.mamba_kernels === 'torch' ? { mamba_kernels: 'cuda' } : undefined) });
   m.push({ id: 'chunked-loss', group: 'loss', title: 'Chunked / fused cross-entropy (no full fp32 logits)', changesResult: false,
     apply: (s) => (s.loss === 'full' ? { loss: 'fused' } : undefined) });

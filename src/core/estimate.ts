@@ -387,6 +387,23 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
   }
 }
 
+/**
+ * The layers without keys and values in a generation cache and what each keeps per sequence: Gated DeltaNet an fp32
+ * recurrent state per value head (key x value head width, as the kernel returns it) and the conv1d's last inputs
+ * (Qwen3NextDynamicCache); Mamba2 an SSM state of heads x head_dim x state and the conv's last inputs; Mamba-1 an SSM
+ * state of inner x state and the conv's last inputs (HybridMambaAttentionDynamicCache); `cb` bytes where the model dtype
+ * applies.
+ */
+function recurrentStates(a: Architecture, cb: number): { layers: number; perLayer: number } {
+  const la = a.linearAttention;
+  if (la) return { layers: la.layers, perLayer: la.valueHeads * la.keyDim * la.valueDim * 4 + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * cb };
+  const mb = a.mamba;
+  if (mb) return { layers: mb.layers, perLayer: (mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * cb };
+  const m1 = a.mamba1;
+  if (m1) return { layers: m1.layers, perLayer: m1.inner * (m1.state + m1.convKernel) * cb };
+  return { layers: 0, perLayer: 0 };
+}
+
 function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateResult {
   // Layer-wise GaLore steps each parameter in its gradient hook: the optimizer runs in the backward.
   const galoreSetup = setupIn.galore?.layerwise && !setupIn.optimizer_in_backward ? { ...setupIn, optimizer_in_backward: true } : setupIn;
@@ -938,20 +955,19 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   function vllmEngineChecks(engine: 'vllm-colocate' | 'vllm-server', gpu: NonNullable<EstimateOptions['gpu']>): void {
     const weights = inv.total * 2;
     const kvToken = a.mla ? (a.mla.kvLoraRank + a.mla.qkRope) * 2 * attentionLayerCount(a) : 2 * a.kvHeads * a.headDim * 2 * attentionLayerCount(a);
-    const la = a.linearAttention;
-    const mb = a.mamba;
-    const m1 = a.mamba1;
-    const stateSeq = la ? la.layers * (la.valueHeads * la.keyDim * la.valueDim * 4 + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * 2)
-      : mb ? mb.layers * (mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * 2
-        : m1 ? m1.layers * m1.inner * (m1.state + m1.convKernel) * 2 : 0;
+    const states = recurrentStates(a, 2);
+    const stateSeq = states.layers * states.perLayer;
     const gib = (x: number): string => `${(x / GiB).toFixed(1)} GiB`;
     const parts = (tokens: number): string => `the weights ${formatCount(inv.total)} x 2 B = ${gib(weights)} and one ${tokens}-token sequence's KV cache ${gib(kvToken * tokens + stateSeq)}`;
+    // Over `tp` GPUs each holds 1/tp of the weights and of the key/value heads (a head is replicated when there are
+    // fewer heads than GPUs; MLA's latent cache is whole on every GPU): what one GPU holds with a `tokens`-long cache.
+    const cacheShare = (tp: number): number => (a.mla ? 1 : Math.max(1, a.kvHeads / tp) / a.kvHeads);
+    const perGpu = (tp: number, tokens: number): number => weights / tp + (kvToken * tokens + stateSeq) * cacheShare(tp);
     if (engine === 'vllm-colocate') {
       // TRL's colocated engine admits prompt + completion (max_model_len = max_prompt_length + max_completion_length);
       // with vllm_tensor_parallel_size it splits the weights and the key/value heads over that many GPUs.
       const ctp = rollout!.vllm_tensor_parallel;
-      const kvPart = a.mla ? 1 : Math.max(1, a.kvHeads / ctp) / a.kvHeads;
-      const mine = weights / ctp + (kvToken * setup.seq_len + stateSeq) * kvPart;
+      const mine = perGpu(ctp, setup.seq_len);
       const share = rollout!.vllm_memory_fraction * gpu.memoryBytes;
       if (mine > share) {
         warnings.push({ key: 'rollout.vllm_memory_fraction', message: `the colocated vLLM engine's share (${rollout!.vllm_memory_fraction} x ${gib(gpu.memoryBytes)} = ${gib(share)}) cannot hold ${ctp > 1 ? `its 1/${ctp} share of ` : ''}${parts(setup.seq_len)}: vLLM stops at start-up; raise vllm_gpu_memory_utilization to at least ${(Math.ceil((100 * mine) / gpu.memoryBytes) / 100).toFixed(2)} (before its activations and CUDA graphs) or split the engine with vllm_tensor_parallel_size` });
@@ -959,12 +975,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       return;
     }
     // trl vllm-serve (its flags when a script gives them; else its defaults: one GPU, gpu_memory_utilization 0.9,
-    // max_model_len the model's positions). The server's GPUs are assumed to be of the training GPU's type; tensor
-    // parallelism splits the weights and the key/value heads (a head is replicated when there are fewer than GPUs).
+    // max_model_len the model's positions). The server's GPUs are assumed to be of the training GPU's type.
     const srv = rollout!.vllm_server ?? { tensor_parallel: 1, memory_fraction: 0.9 };
     const tp = srv.tensor_parallel;
-    const kvShare = a.mla ? 1 : Math.max(1, a.kvHeads / tp) / a.kvHeads;
-    const perGpu = (tokens: number): number => weights / tp + (kvToken * tokens + stateSeq) * (a.mla ? 1 : kvShare);
     const budget = srv.memory_fraction * gpu.memoryBytes;
     const where = `${tp > 1 ? `${tp} x ` : 'one '}${gpu.id} (gpu_memory_utilization ${srv.memory_fraction}: ${gib(budget)}${tp > 1 ? ' each' : ''})`;
     const maxLen = srv.max_model_len ?? a.maxPositions;
@@ -972,11 +985,11 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     if (srv.max_model_len !== undefined && srv.max_model_len < setup.seq_len) {
       warnings.push({ key: 'rollout.engine', message: `the vLLM server admits ${srv.max_model_len} tokens (--max_model_len) but a sequence is ${setup.seq_len} (prompt + completion): requests that long fail` });
     }
-    if (perGpu(setup.seq_len) > budget) {
+    if (perGpu(tp, setup.seq_len) > budget) {
       const need1 = weights + kvToken * setup.seq_len + stateSeq;
       warnings.push({ key: 'rollout.engine', message: `a vLLM server on ${where} cannot hold ${partsPerGpu(setup.seq_len)}; serve it over at least ${Math.ceil(need1 / budget)} GPUs (--tensor_parallel_size), before its activations and CUDA graphs` });
-    } else if (perGpu(maxLen) > budget) {
-      const fit = Math.floor((budget - weights / tp - stateSeq * (a.mla ? 1 : kvShare)) / (kvToken * (a.mla ? 1 : kvShare)));
+    } else if (perGpu(tp, maxLen) > budget) {
+      const fit = Math.floor((budget - weights / tp - stateSeq * cacheShare(tp)) / (kvToken * cacheShare(tp)));
       warnings.push({ key: 'rollout.engine', message: `a vLLM server on ${where} cannot hold ${partsPerGpu(maxLen)} at ${srv.max_model_len !== undefined ? 'its --max_model_len' : `its default max_model_len (the model's ${a.maxPositions} positions)`}, so it stops at start-up; pass trl vllm-serve --max_model_len between ${setup.seq_len} and ${fit} tokens (the KV cache left beside the weights, before activations and CUDA graphs)` });
     }
   }
@@ -1459,18 +1472,13 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       // (modeling_deepseek_v3.py: past_key_value.update(key_states, value_states)).
       const kvLayerToken = kvHeadsHere * (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) * cb;
       const slidingHere = a.slidingLayers * (layersHere / a.layers);
-      // Gated DeltaNet layers cache no keys and values: a recurrent state per value head (key x value head width, fp32 as
-      // the kernel returns it) and the conv1d's last kernel-width inputs per channel (Qwen3NextDynamicCache).
-      // Mamba2 layers (HybridMambaAttentionDynamicCache) keep an SSM state of heads x head_dim x state and the conv's last
-      // inputs, both in the model dtype.
-      // Jamba's Mamba-1 layers keep an SSM state of inner x state and the conv's last inputs over the inner width.
+      // Linear-attention and Mamba layers cache no keys and values but per-sequence states (recurrentStates).
       const la = a.linearAttention;
       const mb = a.mamba;
       const m1 = a.mamba1;
-      const linearHere = (la ? la.layers : mb ? mb.layers : m1 ? m1.layers : 0) * (layersHere / a.layers);
-      const stateSequence = la ? ((la.valueHeads * la.keyDim * la.valueDim * 4) + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * cb) / tp
-        : mb ? ((mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * cb) / tp
-          : m1 ? (m1.inner * (m1.state + m1.convKernel) * cb) / tp : 0;
+      const states = recurrentStates(a, cb);
+      const linearHere = states.layers * (layersHere / a.layers);
+      const stateSequence = states.perLayer / tp;
       const cachedHere = attentionLayerCount(a) * (layersHere / a.layers);
       const kvBytes = (tokens: number): number => G * kvLayerToken * ((cachedHere - slidingHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow)) + G * linearHere * stateSequence;
       // GKD generates inside the training step: the gradients of the earlier micro-steps of an accumulation are held.

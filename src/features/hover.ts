@@ -165,10 +165,11 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
         v.push({ label: `Gated DeltaNet kernels ${k} -> ${other}`, patch: { linear_attention_kernels: other } });
       }
       // Mamba hybrids: the Mamba layers' kernels (mamba_ssm + causal-conv1d, or transformers' torch path).
-      if (mt === 'granitemoehybrid' || mt === 'nemotron_h' || mt === 'falcon_h1' || mt === 'jamba') {
+      const parsed = parseArchitecture(s.architecture);
+      if (parsed.ok && (parsed.arch.mamba || parsed.arch.mamba1)) {
         const k = s.mamba_kernels ?? 'cuda';
         const other = k === 'cuda' ? 'torch' : 'cuda';
-        v.push({ label: `${mt === 'jamba' ? 'Mamba' : 'Mamba2'} kernels ${k} -> ${other}`, patch: { mamba_kernels: other } });
+        v.push({ label: `${parsed.arch.mamba1 ? 'Mamba' : 'Mamba2'} kernels ${k} -> ${other}`, patch: { mamba_kernels: other } });
       }
       break;
     }
