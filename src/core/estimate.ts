@@ -1272,7 +1272,7 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
       arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
-      quantizedBase: quantHere > 0, kbitUpcast: kbitQ, kernels: setup.kernels, tiledMlpShards: tiledShards,
+      quantizedBase: quantHere > 0, int8Base: quantHere > 0 && setup.quantization?.type === 'int8', kbitUpcast: kbitQ, kernels: setup.kernels, tiledMlpShards: tiledShards,
       ...mixerKernels,
       ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(seqs * seqHere) } : {}),
     };

@@ -173,7 +173,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       arch: { arch: archOf('mistralai/Mistral-7B-v0.1') }, mode: { mode: 'amp' }, half: { half: 4 }, weightBytes: { weightBytes: 4 }, batch: { batch: 3 },
       seq: { seq: 1024 }, attention: { attention: 'eager' }, baseTrainable: { baseTrainable: true }, normsTrainable: { normsTrainable: true },
       inputRequiresGrad: { inputRequiresGrad: true }, tp: { tp: 2 }, sequenceParallel: { sequenceParallel: true }, compile: { compile: true },
-      softmaxSavesInput: { softmaxSavesInput: true }, quantizedBase: { quantizedBase: true }, kbitUpcast: { kbitUpcast: 'all' }, kernels: { kernels: 'liger' },
+      softmaxSavesInput: { softmaxSavesInput: true }, quantizedBase: { quantizedBase: true }, int8Base: { int8Base: true }, kbitUpcast: { kbitUpcast: 'all' }, kernels: { kernels: 'liger' },
       tiledMlpShards: { tiledMlpShards: 4 }, linearKernels: { linearKernels: 'torch' }, mambaKernels: { mambaKernels: 'torch' }, expertLora: { expertLora: { targets: [{ name: 'experts.gate_up_proj', savedBytes: 1, workingBytes: 1 }] } }, lora: { lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'o_proj']) } },
       ia3: { ia3: { dtypeBytes: 4, targets: new Set(['k_proj']), feedforward: new Set() } },
     };
@@ -434,8 +434,9 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
     const base = { arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 512, baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
     const eager = layerActivations({ ...base, attention: 'eager' }).bytesPerLayer;
     const flash = layerActivations({ ...base, attention: 'flash' }).bytesPerLayer;
-    // No GQA here (32 kv heads): eager keeps q, k, v and a contiguous output copy; flash keeps q, k, v, out and the lse.
-    assert.equal(eager - flash, 6 * 32 * 512 * 512 - 4 * 32 * 512);
+    // No GQA here (32 kv heads): eager keeps q, k, v and a contiguous output copy; flash keeps q, k, v, out, the lse and
+    // its 16-byte RNG state.
+    assert.equal(eager - flash, 6 * 32 * 512 * 512 - 4 * 32 * 512 - 16);
   });
 
   it('full checkpointing keeps one layer input (b·s·h·2 B) per layer', () => {

@@ -62,6 +62,12 @@ export interface ActivationPlan {
   /** The block's base linears are bitsandbytes 4/8-bit layers (their output keeps the input's dtype). */
   readonly quantizedBase?: boolean;
   /**
+   * They are LLM.int8 layers (bitsandbytes 8-bit): MatMul8bitLt keeps its input A in ctx.tensors = (CAt, subA, A)
+   * whenever the input or the weight needs a gradient (bitsandbytes/autograd/_functions.py), so a frozen 8-bit linear
+   * under LoRA keeps its input, which a 4-bit one (MatMul4Bit: ctx.tensors = (None, B)) does not.
+   */
+  readonly int8Base?: boolean;
+  /**
    * fp32 upcast of the parameters a 4/8-bit model keeps unquantized: 'all' (PEFT prepare_model_for_kbit_training:
    * norms, embeddings, head), 'norms' (the norms only). fp32 norm weights make every norm output fp32; quantized
    * linears return fp32 for fp32 inputs, and from the first MLP on the residual stream is fp32.
@@ -180,7 +186,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   a.arch === b.arch && a.batch === b.batch && a.seq === b.seq && a.mode === b.mode && a.half === b.half && a.weightBytes === b.weightBytes
   && a.attention === b.attention && a.baseTrainable === b.baseTrainable && a.normsTrainable === b.normsTrainable
   && a.inputRequiresGrad === b.inputRequiresGrad && a.sequenceParallel === b.sequenceParallel && (a.compile === true) === (b.compile === true)
-  && (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) && (a.quantizedBase === true) === (b.quantizedBase === true)
+  && (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) && (a.quantizedBase === true) === (b.quantizedBase === true) && (a.int8Base === true) === (b.int8Base === true)
   && (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') && (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch')
   && (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) && (a.linearKernels ?? 'fla') === (b.linearKernels ?? 'fla') && (a.mambaKernels ?? 'cuda') === (b.mambaKernels ?? 'cuda')
   && expertLoraKey(a) === expertLoraKey(b) && a.tp === b.tp
@@ -191,7 +197,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
  */
 export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true } = {
   arch: true, mode: true, half: true, weightBytes: true, batch: true, seq: true, attention: true, baseTrainable: true, normsTrainable: true,
-  inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true,
+  inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true, int8Base: true,
   kbitUpcast: true, kernels: true, tiledMlpShards: true, linearKernels: true, mambaKernels: true, expertLora: true,
 };
 /** The last 32 plans and their results (the advice search asks for the same few plans again and again). */
@@ -208,7 +214,7 @@ function layerActivationsByKey(p: ActivationPlan): LayerActivations {
     byPlan = new Map();
     layerCache.set(p.arch, byPlan);
   }
-  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
+  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
   let r = byPlan.get(key);
   if (!r) {
     if (byPlan.size > 4096) byPlan.clear();
@@ -329,9 +335,10 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
       return tape.to(tape.free(yc, `${what} x IA3 vector`), y0.bytesPerElem, `${what} (scaled)`);
     }
     const y = tape.linear(x, w, outFeatures, what);
+    const m = mods.get(name);
+    if (p.int8Base && x.rg && !w.trainable && !m?.parameter) tape.save(x);
     const lora = p.lora;
     if (!lora || !lora.targets.has(name)) return y;
-    const m = mods.get(name);
     const tokens = x.elems / ((m ? m.inFeatures : a.hidden) / (name === 'o_proj' || name === 'down_proj' ? tp : 1));
     // PEFT casts x to the adapter dtype, applies dropout, then lora_A and lora_B (both trainable). Its 4/8-bit
     // layers skip the cast under autocast (peft/tuners/lora/bnb.py: requires_conversion = not is_autocast_enabled()).
@@ -427,6 +434,8 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
       tape.save(vv);
       tape.save(out);
       tape.saveExtra('attention logsumexp (fp32)', b * heads * s * 4);
+      // flash_attn's FlashAttnFunc also keeps its RNG state (two int64: flash_attn_interface.py save_for_backward).
+      if (p.attention === 'flash') tape.saveExtra('flash-attn RNG state (2 x int64)', 16);
       tape.attentionOutputBytes += out.storageBytes + b * heads * s * 4;
     }
     return out;
