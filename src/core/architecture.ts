@@ -6,7 +6,7 @@ import type { HfConfig, Head } from './setup';
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid' | 'nemotron_h' | 'falcon_h1' | 'jamba';
+  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid' | 'nemotron_h' | 'falcon_h1' | 'jamba' | 'kimi_linear';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -25,6 +25,11 @@ export interface LinearModule {
    * bitsandbytes' Linear replacement pass it by.
    */
   readonly parameter?: boolean;
+  /**
+   * Only in the linear-attention layers ('linear') or only in the full-attention layers ('full') of a hybrid whose two
+   * mixers use the same module names for different shapes (Kimi Linear: q_proj, o_proj in KDA and in MLA layers).
+   */
+  readonly layerKind?: 'linear' | 'full';
 }
 
 export interface MoeSpec {
@@ -55,6 +60,12 @@ export interface LinearAttentionSpec {
   readonly valueDim: number;
   readonly convKernel: number;
   readonly splitProjections: boolean;
+  /**
+   * Kimi Delta Attention (Kimi Linear: modeling_kimi.py KimiDeltaAttention, fla's chunk_kda): q, k, v through their own
+   * projections and short convolutions, a per-channel forget gate and an output gate through low-rank pairs
+   * (f_a_proj -> f_b_proj, g_a_proj -> g_b_proj, rank = head width), beta from b_proj, as many key as value heads.
+   */
+  readonly kda?: boolean;
 }
 
 /**
@@ -121,6 +132,8 @@ export interface MlaSpec {
   readonly qkNope: number;
   readonly qkRope: number;
   readonly vHeadDim: number;
+  /** No rotary embedding (Kimi Linear's mla_use_nope): the rope part of q and k is concatenated unrotated. */
+  readonly nope?: boolean;
 }
 
 export interface Architecture {
@@ -259,6 +272,11 @@ const FAMILY_ALIASES: Record<string, Family> = {
   // DeepSeek-V2 and V3 share the decoder (MLA attention, routed + shared experts, dense first layers); Kimi K2 and
   // Moonlight are DeepSeek-V3 checkpoints (modeling_deepseek_v3.py).
   deepseek_v3: 'deepseek_v3', deepseek_v2: 'deepseek_v3', kimi_k2: 'deepseek_v3',
+  // Moonshot Kimi Linear (48B-A3B): Kimi Delta Attention layers (kda_layers) and MLA layers without rotary embedding
+  // (full_attn_layers), a dense MLP in the first first_k_dense_replace layers and DeepSeek-V3-style MoE after them
+  // (routed experts as one w1/w2/w3 MLP each, shared experts); the trust_remote_code modeling_kimi.py that Axolotl
+  // trains with (axolotl/monkeypatch/models/kimi_linear).
+  kimi_linear: 'kimi_linear',
   // GLM-4.5 / 4.5-Air / 4.6: grouped-query attention with q/k/v biases, partial rotary and optional per-head q/k norms,
   // then DeepSeek-V3's MoE block after the first dense layers (modeling_glm4_moe.py).
   glm4_moe: 'glm4_moe',
@@ -527,13 +545,16 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   // MLA: every head has its own keys and values (num_key_value_heads = heads); q/k heads are nope + rope wide. The
   // config's head_dim is the rotary width there (DeepseekV3Config: head_dim = qk_rope_head_dim).
   let mla: MlaSpec | undefined;
-  if (family === 'deepseek_v3') {
+  if (family === 'deepseek_v3' || family === 'kimi_linear') {
     const qLora = num(cfg, 'q_lora_rank');
     mla = {
       qLoraRank: qLora !== undefined && qLora > 0 ? qLora : 0, kvLoraRank: need(num(cfg, 'kv_lora_rank'), 'kv_lora_rank'),
       qkNope: need(num(cfg, 'qk_nope_head_dim'), 'qk_nope_head_dim'), qkRope: need(num(cfg, 'qk_rope_head_dim'), 'qk_rope_head_dim'),
       vHeadDim: need(num(cfg, 'v_head_dim'), 'v_head_dim'),
+      ...(family === 'kimi_linear' && bool(cfg, 'mla_use_nope') === true ? { nope: true } : {}),
     };
+    // KimiMLAAttention asserts q_lora_rank is None and mla_use_nope (modeling_kimi.py).
+    if (family === 'kimi_linear' && mla.qLoraRank > 0) problems.push({ field: 'q_lora_rank', message: 'Kimi Linear\'s MLA layers take q_lora_rank: null (modeling_kimi.py asserts it)' });
   }
   const kvHeads = mla ? heads : num(cfg, 'num_key_value_heads') ?? heads;
   // Qwen3NextConfig / Qwen3_5TextConfig default head_dim to 256, NemotronHConfig to 128, rather than hidden / heads.
@@ -599,6 +620,16 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     for (let i = 0; i < layers; i++) if (!onlyMlp.includes(i) && (i + 1) % step === 0) moeLayers++;
     const sharedExpertFfn = num(cfg, 'shared_expert_intermediate_size') ?? 0;
     moe = { experts, topK: need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'), expertFfn: need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size'), sharedExpertFfn, sharedExpertGate: sharedExpertFfn > 0, moeLayers };
+  } else if (family === 'kimi_linear' && (num(cfg, 'num_experts', 'num_local_experts', 'n_routed_experts') ?? 0) > 0) {
+    // KimiDecoderLayer: KimiSparseMoeBlock where layer_idx >= first_k_dense_replace and layer_idx % moe_layer_freq == 0,
+    // else KimiMLP of intermediate_size; the shared experts are one KimiMLP of moe_intermediate_size x num_shared_experts.
+    const experts = need(num(cfg, 'num_experts', 'num_local_experts', 'n_routed_experts'), 'num_experts');
+    const firstDense = num(cfg, 'first_k_dense_replace') ?? 0;
+    const freq = num(cfg, 'moe_layer_freq') ?? 1;
+    const expertFfn = need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
+    let moeLayers = 0;
+    for (let i = 0; i < layers; i++) if (i >= firstDense && i % freq === 0) moeLayers++;
+    moe = { experts, topK: need(num(cfg, 'num_experts_per_token', 'num_experts_per_tok'), 'num_experts_per_token'), expertFfn, sharedExpertFfn: expertFfn * (num(cfg, 'num_shared_experts', 'n_shared_experts') ?? 0), sharedExpertGate: false, moeLayers };
   } else if (family === 'deepseek_v3' || family === 'glm4_moe') {
     // DeepseekV3DecoderLayer: layers from first_k_dense_replace on are MoE (every moe_layer_freq-th), the first ones a
     // dense MLP of intermediate_size; the shared experts are one MLP of moe_intermediate_size x n_shared_experts.
@@ -642,7 +673,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi', 'bloom'].includes(family) ? 'layer' : 'rms';
   // Granite 4.0's position_embedding_type: "nope" (the H models) or "rope".
   const positions: Architecture['positions'] = isGpt2 || family === 'bert' || family === 'roberta' ? 'learned' : isT5 ? 'relative' : isBloom ? 'alibi'
-    : (family === 'granite_hybrid' && str(cfg, 'position_embedding_type') !== 'rope') || family === 'nemotron_h' || family === 'jamba' ? 'none' : 'rotary';
+    : (family === 'granite_hybrid' && str(cfg, 'position_embedding_type') !== 'rope') || family === 'nemotron_h' || family === 'jamba' || mla?.nope === true ? 'none' : 'rotary';
   const maxPositions = num(cfg, isGpt2 ? 'n_positions' : 'max_position_embeddings') ?? (isGpt2 ? 1024 : 512);
 
   const hiddenDropout = num(cfg, isGpt2 ? 'resid_pdrop' : isT5 ? 'dropout_rate' : 'hidden_dropout_prob', 'hidden_dropout')
@@ -686,6 +717,25 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     };
     if (linearAttention.valueHeads % linearAttention.keyHeads !== 0) {
       problems.push({ field: 'linear_num_value_heads', message: `linear_num_value_heads (${linearAttention.valueHeads}) must be a multiple of linear_num_key_heads (${linearAttention.keyHeads})` });
+    }
+  } else if (family === 'kimi_linear') {
+    // KimiLinearConfig.linear_attn_config: kda_layers lists the KDA layers (1-based), the others are MLA layers; num_heads
+    // heads of head_dim for q, k and v alike; short_conv_kernel_size taps (modeling_kimi.py KimiDeltaAttention).
+    const lac = typeof cfg.linear_attn_config === 'object' && cfg.linear_attn_config !== null ? cfg.linear_attn_config as HfConfig : undefined;
+    if (!lac) problems.push({ field: 'linear_attn_config', message: 'a kimi_linear config needs linear_attn_config (kda_layers, num_heads, head_dim, short_conv_kernel_size)' });
+    else {
+      const listed = Array.isArray(lac.kda_layers) ? (lac.kda_layers as unknown[]).filter((x): x is number => typeof x === 'number') : undefined;
+      if (!listed) problems.push({ field: 'linear_attn_config.kda_layers', message: 'linear_attn_config needs kda_layers (the 1-based indices of the KDA layers)' });
+      const bad = (listed ?? []).filter((x) => !Number.isInteger(x) || x < 1 || x > layers);
+      if (bad.length > 0) problems.push({ field: 'linear_attn_config.kda_layers', message: `kda_layers ${bad.join(', ')} are outside 1..${layers} (the indices are 1-based)` });
+      const kdaSet = new Set(listed ?? []);
+      const pattern = Array.from({ length: layers }, (_, i) => kdaSet.has(i + 1));
+      const kh = need(num(lac, 'num_heads'), 'linear_attn_config.num_heads');
+      const kdim = need(num(lac, 'head_dim'), 'linear_attn_config.head_dim');
+      linearAttention = {
+        layers: pattern.filter(Boolean).length, pattern, keyHeads: kh, valueHeads: kh, keyDim: kdim, valueDim: kdim,
+        convKernel: need(num(lac, 'short_conv_kernel_size') ?? 4, 'linear_attn_config.short_conv_kernel_size'), splitProjections: true, kda: true,
+      };
     }
   }
   // Granite 4.0: layer_types (or layers_block_type) lists "mamba" / "attention", all "mamba" when absent
@@ -760,6 +810,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   let blockKinds: Array<'M' | '*' | '-' | 'E'> | undefined;
   let moeLatent: number | undefined;
   let moeRouting: Architecture['moeRouting'];
+  // Kimi Linear: KimiSparseMoeBlock renormalises the chosen weights when moe_renormalize (default true) and top-k > 1.
+  if (family === 'kimi_linear' && moe) moeRouting = { groups: num(cfg, 'num_expert_group') ?? 1, topkGroups: num(cfg, 'topk_group') ?? 1, normTopk: bool(cfg, 'moe_renormalize') ?? true };
   if (nemotronKinds) {
     // NemotronHConfig fields and defaults: mamba_num_heads 128 x mamba_head_dim 64, n_groups 8, ssm_state_size 128,
     // conv_kernel 4 with bias, chunk_size 128, no projection biases; the gated norm is grouped by n_groups.
@@ -817,7 +869,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...(mla ? { mla } : {}),
     ...(layerPattern ? { layerPattern, qkL2Norm: bool(cfg, 'use_qk_norm') ?? true } : {}),
     partialRotary: num(cfg, 'partial_rotary_factor') ?? ropePartial(cfg) ?? (family === 'glm4' || family === 'glm4_moe' ? 0.5 : family === 'qwen3_next' ? 0.25 : 1),
-    ...(linearAttention ? { linearAttention, attnOutputGate: true } : {}),
+    ...(linearAttention ? { linearAttention, ...(family === 'qwen3_next' ? { attnOutputGate: true } : {}) } : {}),
     ...(mamba ? { mamba } : {}),
     ...(mamba1 ? { mamba1 } : {}),
     ...(moeMask ? { moeMask } : {}),
@@ -1008,6 +1060,53 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('kv_b_proj', mla.kvLoraRank, a.heads * (mla.qkNope + mla.vHeadDim), false, L, 'attention');
       add('o_proj', a.heads * mla.vHeadDim, h, a.outBias, L, 'attention');
       deepseekMlps(a, add);
+      break;
+    }
+    case 'kimi_linear': {
+      // modeling_kimi.py: KimiMLAAttention on the full-attention layers (q_proj, kv_a_proj_with_mqa, kv_b_proj, o_proj);
+      // KimiDeltaAttention on the KDA layers (q_proj, k_proj, v_proj of heads x head_dim, the forget gate f_a_proj ->
+      // f_b_proj and output gate g_a_proj -> g_b_proj of rank head_dim, b_proj to one beta per head, o_proj), all
+      // without bias. The MLPs are KimiMLP (gate_proj, up_proj, down_proj) in the dense layers and as shared_experts;
+      // the routed experts are KimiBlockSparseMLP (w1 gate, w3 up, w2 down) each; the router KimiMoEGate is a bare weight.
+      const mla = a.mla!;
+      const la = a.linearAttention;
+      const kdaLayers = la?.layers ?? 0;
+      const full = L - kdaLayers;
+      const addIn = (kind: 'linear' | 'full'): AddLinear => (name, inF, outF, bias, count, group) => {
+        if (count > 0) m.push({ name, inFeatures: inF, outFeatures: outF, bias, count, group, tokenFraction: 1, layerKind: kind });
+      };
+      const addFull = addIn('full');
+      addFull('q_proj', h, qd, false, full, 'attention');
+      addFull('kv_a_proj_with_mqa', h, mla.kvLoraRank + mla.qkRope, false, full, 'attention');
+      addFull('kv_b_proj', mla.kvLoraRank, a.heads * (mla.qkNope + mla.vHeadDim), false, full, 'attention');
+      addFull('o_proj', a.heads * mla.vHeadDim, h, false, full, 'attention');
+      if (la && kdaLayers > 0) {
+        const addKda = addIn('linear');
+        const P = la.keyHeads * la.keyDim;
+        addKda('q_proj', h, P, false, kdaLayers, 'attention');
+        addKda('k_proj', h, P, false, kdaLayers, 'attention');
+        addKda('v_proj', h, P, false, kdaLayers, 'attention');
+        addKda('f_a_proj', h, la.keyDim, false, kdaLayers, 'attention');
+        addKda('f_b_proj', la.keyDim, P, false, kdaLayers, 'attention');
+        addKda('b_proj', h, la.keyHeads, false, kdaLayers, 'attention');
+        addKda('g_a_proj', h, la.keyDim, false, kdaLayers, 'attention');
+        addKda('g_b_proj', la.keyDim, P, false, kdaLayers, 'attention');
+        addKda('o_proj', P, h, false, kdaLayers, 'attention');
+      }
+      const moe = a.moe;
+      const dense = moe ? L - moe.moeLayers : L;
+      add('gate_proj', h, a.ffn, false, dense, 'mlp');
+      add('up_proj', h, a.ffn, false, dense, 'mlp');
+      add('down_proj', a.ffn, h, false, dense, 'mlp');
+      if (moe) {
+        routedExperts(a, add, ['w1', 'w3', 'w2']);
+        add('gate', h, moe.experts, false, moe.moeLayers, 'router', 1, true);
+        if (moe.sharedExpertFfn > 0) {
+          add('shared_experts.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
+          add('shared_experts.up_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
+          add('shared_experts.down_proj', moe.sharedExpertFfn, h, false, moe.moeLayers, 'mlp');
+        }
+      }
       break;
     }
     case 'llama4': {
@@ -1281,6 +1380,18 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       // e_score_correction_bias is a buffer, not a parameter.
       blockNorms = (2 * h + (a.mla!.qLoraRank > 0 ? a.mla!.qLoraRank : 0) + a.mla!.kvLoraRank) * a.layers;
       break;
+    case 'kimi_linear': {
+      // Input and post-attention norms in every layer; kv_a_layernorm in the MLA layers; in each KDA layer the three
+      // ShortConvolution weights (P x K each, no bias), A_log (one per head), dt_bias (P) and the gated output norm's
+      // weight (head_dim); the router's e_score_correction_bias (one per expert) is an nn.Parameter in KimiMoEGate.
+      const la = a.linearAttention;
+      const kda = la?.layers ?? 0;
+      const P = la ? la.keyHeads * la.keyDim : 0;
+      blockNorms = 2 * normSize * a.layers + a.mla!.kvLoraRank * (a.layers - kda);
+      if (la) extra += kda * (3 * P * la.convKernel + la.keyHeads + P + la.keyDim);
+      extra += (a.moe?.experts ?? 0) * (a.moe?.moeLayers ?? 0);
+      break;
+    }
     case 'olmo2':
       // post_attention and post_feedforward norms; q_norm and k_norm over the whole q and k projections.
       blockNorms = 2 * normSize * a.layers;
@@ -1380,13 +1491,17 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
   } else if (la && la.layers > 0 && la.layers < a.layers) {
     // Linear-attention (or Mamba2) and full-attention layers differ in their attention half: the largest block has the
     // larger one.
-    const mixerExtra = a.linearAttention
+    const kda = a.linearAttention?.kda === true;
+    const mixerExtra = kda
+      ? a.linearAttention!.keyHeads * a.linearAttention!.keyDim * (3 * a.linearAttention!.convKernel + 1) + a.linearAttention!.keyHeads + a.linearAttention!.keyDim
+      : a.linearAttention
       ? (2 * a.linearAttention.keyHeads * a.linearAttention.keyDim + a.linearAttention.valueHeads * a.linearAttention.valueDim) * a.linearAttention.convKernel + 2 * a.linearAttention.valueHeads + a.linearAttention.valueDim
       : a.mamba ? mambaExtra(a.mamba) : mamba1Extra(a.mamba1!);
-    const linearHalf = mods.filter((m) => m.group === 'attention' && m.count === la.layers && m.name !== 'q_proj' && m.name !== 'k_proj' && m.name !== 'v_proj' && m.name !== 'o_proj')
-      .reduce((t, m) => t + m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0), 0) + mixerExtra;
-    const fullHalf = mods.filter((m) => m.name === 'q_proj' || m.name === 'k_proj' || m.name === 'v_proj' || m.name === 'o_proj')
-      .reduce((t, m) => t + m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0), 0) + (a.qkNorm ? 2 * a.headDim : 0);
+    const isFull = (m: LinearModule): boolean => (kda ? m.layerKind === 'full' : m.name === 'q_proj' || m.name === 'k_proj' || m.name === 'v_proj' || m.name === 'o_proj');
+    const isLinear = (m: LinearModule): boolean => (kda ? m.layerKind === 'linear' : m.group === 'attention' && m.count === la.layers && !isFull(m));
+    const linearHalf = mods.filter(isLinear).reduce((t, m) => t + m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0), 0) + mixerExtra;
+    const fullHalf = mods.filter(isFull).reduce((t, m) => t + m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0), 0) + (a.qkNorm ? 2 * a.headDim : 0)
+      + (kda ? a.mla!.kvLoraRank : 0);
     const mean = (linearHalf * la.layers + fullHalf * (a.layers - la.layers)) / a.layers;
     largestBlock = Math.round(largestBlock - mean + Math.max(linearHalf, fullHalf));
   }

@@ -404,7 +404,13 @@ function recurrentStates(a: Architecture, cb: number): { layers: number; perLaye
   return { layers: 0, perLayer: 0 };
 }
 
-function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateResult {
+function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): EstimateResult {
+  // Kimi Linear's modeling_kimi.py (the trust_remote_code model, and Axolotl's training copy of it) never checkpoints:
+  // KimiDecoderLayer is a plain nn.Module and KimiLinearModel.forward calls each layer itself, so
+  // gradient_checkpointing_enable() only sets a flag nothing reads. Every layer keeps its activations.
+  const early = parseArchitecture(setupAsGiven.architecture);
+  const checkpointingIgnored = early.ok && early.arch.family === 'kimi_linear' && setupAsGiven.gradient_checkpointing !== 'none';
+  const setupIn: TrainingSetup = checkpointingIgnored ? { ...setupAsGiven, gradient_checkpointing: 'none' } : setupAsGiven;
   // Layer-wise GaLore steps each parameter in its gradient hook: the optimizer runs in the backward.
   const galoreSetup = setupIn.galore?.layerwise && !setupIn.optimizer_in_backward ? { ...setupIn, optimizer_in_backward: true } : setupIn;
   // BAdam trains one decoder layer at a time (BlockOptimizer, badam_mode layer): a one-layer 'freeze' run for the
@@ -448,6 +454,9 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
   // TRL GKD: the student trains on the generalized JSD against the teacher (not the cross-entropy), outside online RL.
   const gkd = teacher !== undefined && setup.distillation?.loss === 'jsd' && !setup.rollout;
   const warnings: Warning[] = [];
+  if (checkpointingIgnored) {
+    warnings.push({ key: 'gradient_checkpointing', code: 'no-effect', message: `gradient checkpointing has no effect on Kimi Linear: its modeling_kimi.py (remote code, and Axolotl's copy) calls every decoder layer directly, so all ${early.ok ? early.arch.layers : ''} layers keep their activations; estimated without checkpointing` });
+  }
   const assumptions: Assumption[] = [];
   const prov = opts.provenance ?? {};
   // A tool's default names the tool; a value VRAM Lens inferred (owner 'VRAM Lens') or left at the schema default
@@ -1299,7 +1308,11 @@ function estimateImpl(setupIn: TrainingSetup, opts: EstimateOptions): EstimateRe
     if (paramTargets.targets.length > 0 && !leanMode && first) {
       assumptions.push({ key: 'lora.target_parameters', value: 'W + BA materialized once per forward, grouped_mm experts', source: 'VRAM Lens default: PEFT with its parametrization cached for the forward (huggingface/peft#2912) and transformers 5\'s default experts implementation (grouped_mm), which reads each parameter once; older PEFT with a per-expert loop built W + BA again for every expert' });
     }
-    if (a.linearAttention && setup.linear_attention_kernels === undefined && !leanMode && first) {
+    if (a.linearAttention?.kda && !leanMode && first) {
+      // modeling_kimi.py imports fla's kernels unconditionally: there is no torch path to fall back to.
+      if (setup.linear_attention_kernels === 'torch') warnings.push({ key: 'linear_attention_kernels', message: 'Kimi Linear\'s modeling_kimi.py has no torch path for its KDA layers (it imports flash-linear-attention\'s kernels and fails without them): estimated with fla' });
+      else if (setup.linear_attention_kernels === undefined) assumptions.push({ key: 'linear_attention_kernels', value: 'fla', source: 'VRAM Lens default: Kimi Linear\'s modeling_kimi.py runs its KDA layers on flash-linear-attention\'s kernels only (Axolotl pins fla-core 0.4.1)' });
+    } else if (a.linearAttention && setup.linear_attention_kernels === undefined && !leanMode && first) {
       assumptions.push({ key: 'linear_attention_kernels', value: 'fla', source: 'VRAM Lens default: flash-linear-attention (>= 0.5) and causal-conv1d installed, as Qwen recommends for its Gated DeltaNet layers; without them transformers falls back to a torch implementation that keeps several times more for backward (set linear_attention_kernels: torch)' });
     }
     if (setup.kernels === 'unsloth' && !leanMode && first) {

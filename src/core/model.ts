@@ -45,9 +45,10 @@ export interface Warning {
   readonly message: string;
   /**
    * Set on warnings the editor shows as a diagnostic at the key: 'fused-experts' when transformers 5's 3-D MoE experts
-   * stay unquantized or out of LoRA's reach.
+   * stay unquantized or out of LoRA's reach; 'no-effect' when the model's code ignores the setting (Kimi Linear's
+   * modeling_kimi.py never checkpoints its layers).
    */
-  readonly code?: 'fused-experts';
+  readonly code?: 'fused-experts' | 'no-effect';
 }
 
 export interface ParameterSummary {

@@ -16,7 +16,7 @@ export type FindingCode =
   | 'eval-logits-kept'
   | 'exceeds-gpu-memory' | 'near-gpu-memory' | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero'
   | 'unresolved-auto' | 'unknown-model' | 'reference-not-found' | 'strict-json-comments' | 'deprecated-key' | 'unknown-key'
-  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache' | 'fused-experts';
+  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache' | 'fused-experts' | 'no-effect';
 
 export interface RelatedInfo {
   readonly file: string;
@@ -152,11 +152,12 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     const key = SETUP_FIELD_KEY[x.w.key] ?? SETUP_FIELD_KEY[x.w.key.split('.')[0]];
     push({ code: 'invalid-value', severity: x.severity, message: x.w.message, span: (key ? spanOfKey(a, key) : undefined) ?? spanOfKey(a, 'model') ?? firstLine(text), related: [] });
   }
-  // transformers 5's fused MoE experts: left in 16 bits by bitsandbytes, out of reach of target_modules.
+  // transformers 5's fused MoE experts (left in 16 bits by bitsandbytes, out of reach of target_modules) and settings the
+  // model's code ignores: said at the key.
   for (const w of a.estimate?.warnings ?? []) {
-    if (w.code !== 'fused-experts') continue;
+    if (w.code !== 'fused-experts' && w.code !== 'no-effect') continue;
     const span = spanOfKey(a, SETUP_FIELD_KEY[w.key]) ?? spanOfKey(a, 'model');
-    if (span) push({ code: 'fused-experts', severity: 'warning', message: w.message, span, related: [] });
+    if (span) push({ code: w.code, severity: 'warning', message: w.message, span, related: [] });
   }
   const e = a.estimate;
   if (!a.setup) {

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArchitecture } from '../../src/core/architecture';
-import { gatedDeltaNetSavedBytes, graniteMlpSavedBytes, layerActivations, mamba1SavedBytes, mamba2SavedBytes, nemotronMoeSavedBytes, type KbitUpcast, type MambaKernels } from '../../src/core/terms/activations';
+import { gatedDeltaNetSavedBytes, graniteMlpSavedBytes, kimiDeltaAttentionSavedBytes, kimiMoeSavedBytes, layerActivations, mamba1SavedBytes, mamba2SavedBytes, nemotronMoeSavedBytes, type KbitUpcast, type MambaKernels } from '../../src/core/terms/activations';
 import type { ComputeMode } from '../../src/core/terms/saved-tensors';
 
 interface GoldenCase {
@@ -301,5 +301,87 @@ describe('activations: Granite 4.0 H MoE layer within 2 % of PyTorch saved-tenso
     }
     assert.deepEqual(bad, []);
     assert.equal(graniteMoeCases.cases.length, 18);
+  });
+});
+
+// Kimi Linear against tools/activations/kda.py (test/fixtures/activations/kda.json) and tools/activations/kimi_linear.py
+// (kimi_linear.json): Axolotl's modeling_kimi.py with flash-linear-attention 0.4.1's kernels emulated by autograd
+// Functions that save what fla's save; bf16 without autocast; 'int8' keeps every frozen linear's input as bitsandbytes'
+// MatMul8bitLt does.
+const kdaCases = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'activations', 'kda.json'), 'utf8')) as {
+  cases: Array<{ fla: string; conv: string; mask: string; params: 'frozen' | 'trainable'; b: number; s: number; hidden: number; H: number; d: number; K: number; measured: number }>;
+};
+const kimiCases = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'activations', 'kimi_linear.json'), 'utf8')) as {
+  cases: Array<Record<string, number | string | boolean> & { block: string; impl: string; params: 'frozen' | 'trainable' | 'int8'; b: number; s: number; hidden: number; measured: number }>;
+};
+const kimiConfig = (c: { hidden: number; H?: number; d?: number; K?: number }, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  model_type: 'kimi_linear', hidden_size: c.hidden, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 2, vocab_size: 32, intermediate_size: 64,
+  q_lora_rank: null, kv_lora_rank: 16, qk_nope_head_dim: 8, qk_rope_head_dim: 8, v_head_dim: 8, mla_use_nope: true,
+  linear_attn_config: { kda_layers: [1], full_attn_layers: [], num_heads: c.H ?? 2, head_dim: c.d ?? 16, short_conv_kernel_size: c.K ?? 4 }, ...extra,
+});
+const kimiPlan = (arch: ReturnType<typeof archOfConfig>, c: { b: number; s: number }, params: 'frozen' | 'trainable' | 'int8'): Parameters<typeof layerActivations>[0] => ({
+  arch, mode: 'half', half: 2, weightBytes: 2, batch: c.b, seq: c.s, attention: 'flash', baseTrainable: params === 'trainable', normsTrainable: params === 'trainable',
+  inputRequiresGrad: true, tp: 1, sequenceParallel: false, ...(params === 'int8' ? { quantizedBase: true, int8Base: true } : {}),
+});
+function archOfConfig(cfg: Record<string, unknown>) {
+  const r = parseArchitecture(cfg);
+  assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
+  return r.arch;
+}
+
+describe('activations: Kimi Linear within 2 % of PyTorch saved-tensor ground truth (kda.json, kimi_linear.json)', () => {
+  it('KDA mixer, fla 0.4.1, triton and CUDA short convolutions, frozen and trainable: exact', () => {
+    const bad: string[] = [];
+    let compared = 0;
+    for (const c of kdaCases.cases) {
+      if (c.fla !== '0.4.1' || c.mask !== 'none') continue;
+      const actual = kimiDeltaAttentionSavedBytes(kimiPlan(archOfConfig(kimiConfig(c)), c, c.params));
+      compared++;
+      if (actual !== c.measured) bad.push(`${c.conv} ${c.params} b=${c.b} s=${c.s} h=${c.hidden} H=${c.H} d=${c.d}: model ${actual} vs torch ${c.measured}`);
+    }
+    assert.deepEqual(bad, []);
+    assert.equal(compared, 28);
+  });
+
+  it('MoE block (softmax router, sorted experts, fp32 weights) and dense MLP, frozen, int8 and trainable: exact', () => {
+    const bad: string[] = [];
+    let compared = 0;
+    for (const c of kimiCases.cases) {
+      if (c.block !== 'moe') continue;
+      const arch = archOfConfig(kimiConfig({ hidden: c.hidden }, {
+        num_hidden_layers: 2, first_k_dense_replace: 1, num_experts: c.E, num_experts_per_token: c.K, moe_intermediate_size: c.Im, num_shared_experts: (c.Is as number) / (c.Im as number),
+        moe_renormalize: c.renorm, linear_attn_config: { kda_layers: [1, 2], full_attn_layers: [], num_heads: 2, head_dim: 16, short_conv_kernel_size: 4 },
+      }));
+      const actual = kimiMoeSavedBytes(kimiPlan(arch, c, c.params));
+      compared++;
+      if (actual !== c.measured) bad.push(`moe ${c.params} T=${c.T} E=${c.E} K=${c.K} renorm=${c.renorm}: model ${actual} vs torch ${c.measured}`);
+    }
+    assert.deepEqual(bad, []);
+    assert.equal(compared, 24);
+  });
+
+  it('a whole MLA layer (flash_attention_2, NoPE) = the measured mixer + the measured MLP + two RMSNorms, frozen, int8 and trainable: exact', () => {
+    // The MLA mixer sits inside the block (it shares the block's attention code), so the block is compared: its two
+    // RMSNorms keep the fp32 input and the fp32 rsqrt per token (plus the normalized input when the weight trains), the
+    // dense MLP keeps 6·T·I (frozen) or T·(8·I + 2·h) (int8, trainable), as kimi_linear.json measures at its points.
+    const bad: string[] = [];
+    let compared = 0;
+    for (const c of kimiCases.cases) {
+      if (c.block !== 'mla' || c.impl !== 'fa2') continue;
+      const I = 2 * c.hidden;
+      const T = c.b * c.s;
+      const arch = archOfConfig(kimiConfig({ hidden: c.hidden }, {
+        num_attention_heads: c.H, num_key_value_heads: c.H, kv_lora_rank: c.r, qk_nope_head_dim: c.nope, qk_rope_head_dim: c.rope, v_head_dim: c.dv, intermediate_size: I,
+        linear_attn_config: { kda_layers: [], full_attn_layers: [1], num_heads: 2, head_dim: 16, short_conv_kernel_size: 4 },
+      }));
+      const mlp = c.params === 'frozen' ? 6 * T * I : T * (8 * I + 2 * c.hidden);
+      const norms = 2 * (4 * T * c.hidden + 4 * T + (c.params === 'trainable' ? 2 * T * c.hidden : 0));
+      const expected = c.measured + mlp + norms;
+      const actual = layerActivations(kimiPlan(arch, c, c.params)).bytesPerLayer;
+      compared++;
+      if (actual !== expected) bad.push(`mla ${c.params} b=${c.b} s=${c.s} h=${c.hidden} H=${c.H}: model ${actual} vs torch ${expected}`);
+    }
+    assert.deepEqual(bad, []);
+    assert.equal(compared, 15);
   });
 });

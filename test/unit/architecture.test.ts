@@ -329,6 +329,30 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('ai21labs/AI21-Jamba-1.5-Large'), 398_555_145_696);
   });
 
+  it('Kimi-Linear-48B-A3B by hand: 20 KDA and 7 MLA layers, a dense first layer, 26 MoE layers of 256 experts', () => {
+    // KDA (32 heads of 128 over 2304, P = 4096): q/k/v_proj, three depthwise short convolutions of 4 taps (no bias), A_log
+    // per head, forget gate f_a 2304 -> 128 -> f_b 4096 with dt_bias, b_proj 2304 -> 32, output gate g_a -> g_b, o_norm
+    // (128), o_proj (modeling_kimi.py KimiDeltaAttention).
+    const kda = 3 * 2304 * 4096 + 3 * 4096 * 4 + 32 + 2304 * 128 + 128 * 4096 + 4096 + 2304 * 32 + 2304 * 128 + 128 * 4096 + 128 + 4096 * 2304;
+    assert.equal(kda, 39_514_272);
+    // MLA without q LoRA: q_proj 2304 -> 32 x 192, kv_a_proj_with_mqa 2304 -> 512 + 64, kv_a_layernorm, kv_b_proj 512 ->
+    // 32 x (128 + 128), o_proj 4096 -> 2304.
+    const mla = 2304 * 32 * 192 + 2304 * 576 + 512 + 512 * 32 * 256 + 4096 * 2304;
+    assert.equal(mla, 29_114_880);
+    // MoE: 256 experts w1/w3/w2 of 1024, one shared expert, the router weight and its e_score_correction_bias parameter.
+    const moe = 256 * 3 * 2304 * 1024 + 3 * 2304 * 1024 + 256 * 2304 + 256;
+    const total = 2 * 163_840 * 2304 + 2304 + 20 * kda + 7 * mla + 3 * 2304 * 9216 + 26 * moe + 27 * 2 * 2304;
+    assert.equal(total, 49_122_681_728); // model.safetensors.index.json: total_parameters
+    assert.equal(count('moonshotai/Kimi-Linear-48B-A3B-Instruct'), total);
+    const a = archOf('moonshotai/Kimi-Linear-48B-A3B-Instruct');
+    assert.deepEqual([a.family, a.linearAttention?.layers, a.linearAttention?.kda, a.moe?.moeLayers, a.positions, a.mla?.nope, a.attnOutputGate],
+      ['kimi_linear', 20, true, 26, 'none', true, undefined]);
+    // LoRA names: the routed experts are w1/w2/w3, so gate_proj / up_proj / down_proj reach the dense MLP and the shared
+    // experts only; q_proj and o_proj exist in both kinds of layers, with different shapes.
+    assert.deepEqual(linearModules(a).filter((m) => m.name === 'q_proj').map((m) => [m.layerKind, m.outFeatures, m.count]), [['full', 6144, 7], ['linear', 4096, 20]]);
+    assert.ok(linearModules(a).some((m) => m.name === 'experts.w1' && m.count === 26 * 256));
+  });
+
   it('Falcon-H1-0.5B by hand: a Mamba2 mixer and attention in each of 36 layers, heads of 64, no gated norm', () => {
     // Mixer: in_proj 1024 -> 2 x 1536 + 2 x 1 x 128 + 24, conv1d over 1536 + 256 channels x 4 with bias, dt_bias, A_log
     // and D per head (24), no gated norm (mamba_rms_norm false), out_proj 1536 -> 1024 (projectors_bias false).

@@ -1447,3 +1447,32 @@ describe('estimate: TRL GKD (generalized JSD against a teacher)', () => {
     assert.equal(run(resolveText('/w/gkd.py', script(', lmbda=0.0')).setup!).perGpu.phases.some((p) => p.phase === 'generation'), false);
   });
 });
+
+describe('estimate: bitsandbytes 8-bit base layers and Kimi Linear', () => {
+  it('a frozen LLM.int8 linear keeps its input (MatMul8bitLt ctx.tensors), a 4-bit one does not: T·(4·h + 2·f) per Llama layer', () => {
+    // bitsandbytes autograd/_functions.py MatMul8bitLt.forward: ctx.tensors = (CAt, subA, A) whenever the input needs a
+    // gradient; MatMul4Bit keeps (None, B). Per Llama-2-7B layer the inputs of q/k/v (the norm output, shared), gate/up
+    // (the second norm output) and down_proj (act x up) are kept in addition: 2·T·h x 2 + 2·T·f. o_proj's input is the
+    // attention output flash-attn keeps anyway.
+    const arch = archOf('meta-llama/Llama-2-7b-hf');
+    const plan: ActivationPlan = { arch, mode: 'amp', half: 2, weightBytes: 2, batch: 1, seq: 1024, attention: 'flash', baseTrainable: false, normsTrainable: false,
+      inputRequiresGrad: true, tp: 1, sequenceParallel: false, quantizedBase: true, lora: { r: 8, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) } };
+    const int8 = layerActivations({ ...plan, int8Base: true }).bytesPerLayer;
+    const nf4 = layerActivations(plan).bytesPerLayer;
+    assert.equal(int8 - nf4, 1024 * (4 * 4096 + 2 * 11008));
+  });
+
+  it('Kimi Linear ignores gradient checkpointing: the estimate is the one without, with a no-effect warning at the key', () => {
+    // modeling_kimi.py: KimiDecoderLayer is a plain nn.Module and KimiLinearModel.forward calls each layer itself.
+    const base: Omit<TrainingSetupInput, 'architecture'> = { method: 'lora', lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] }, weights_dtype: 'bf16',
+      mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 1024, attention: 'flash' };
+    const on = run(setupFor('moonshotai/Kimi-Linear-48B-A3B-Instruct', { ...base, gradient_checkpointing: 'full' }));
+    const off = run(setupFor('moonshotai/Kimi-Linear-48B-A3B-Instruct', { ...base, gradient_checkpointing: 'none' }));
+    assert.equal(on.perGpu.peakBytes, off.perGpu.peakBytes);
+    assert.deepEqual(on.warnings.filter((w) => w.code === 'no-effect').map((w) => w.key), ['gradient_checkpointing']);
+    assert.equal(off.warnings.filter((w) => w.code === 'no-effect').length, 0);
+    // Llama is checkpointed as asked: the flag matters there.
+    const llama = (ck: 'full' | 'none') => run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, gradient_checkpointing: ck })).perGpu.peakBytes;
+    assert.ok(llama('full') < llama('none'));
+  });
+});

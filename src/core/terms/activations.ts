@@ -285,7 +285,8 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   // Liger's RMSNorm and SiLU/GELU-mul kernels keep what a compiled block keeps of those ops: the norm's input and
   // inverse RMS (liger_kernel/ops/rms_norm.py), the gate and up projections (ops/swiglu.py, ops/geglu.py).
   const tape = new Tape(p.mode, p.half, p.compile === true || p.kernels === 'liger');
-  const mods = moduleByName(linearModules(a));
+  // Kimi Linear's KDA and MLA layers both have a q_proj and an o_proj, of different shapes: this layer's kind only.
+  const mods = moduleByName(linearModules(a).filter((m) => m.layerKind === undefined || m.layerKind === (linearLayer ? 'linear' : 'full')));
   const T = p.batch * p.seq;
   const tp = p.tp;
   // Sequence parallel splits the tokens of the non-tensor-parallel regions (norms, dropout, residual) over TP ranks.
@@ -293,7 +294,9 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   const upcast = p.kbitUpcast !== undefined && p.kbitUpcast !== 'none';
   // Autocast keeps fp32 residuals only with fp32 weights, or when fp32 norms feed 4/8-bit linears (which return
   // their input's dtype): their fp32 outputs reach the residual sum.
-  const residualBytes = p.weightBytes === 4 || (upcast && p.quantizedBase) ? 4 : p.half;
+  // Kimi Linear's MoE blocks weight their experts' outputs with fp32 routing weights: from the first one on the residual
+  // stream is fp32 (every MoE layer but the first gets an fp32 input; counted for all of them).
+  const residualBytes = p.weightBytes === 4 || (upcast && p.quantizedBase) || (a.family === 'kimi_linear' && moeBlock && a.moe !== undefined) ? 4 : p.half;
   const normBytes = upcast ? 4 : p.weightBytes;
   const x0 = tape.tensor('block input', Tsp * a.hidden, residualBytes, p.inputRequiresGrad || p.baseTrainable);
   /** What the second half of a pre-norm block (norm + MLP) saves: freed by its backward before the attention's runs. */
@@ -609,22 +612,23 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
       // attention and MLP outputs instead of their inputs.
       const postOnly = a.family === 'olmo2';
       const h1 = postOnly ? x0 : norm(x0, 'input_layernorm');
-      if (a.mla) {
+      if (a.mla && !linearLayer) {
         const x1 = tape.free(mlaAttention(h1), 'residual', Tsp * a.hidden, residualBytes);
         const beforeMlp = tape.totalBytes();
         const h2 = norm(x1, 'post_attention_layernorm');
-        layerOutputs = moeBlock && a.moe ? deepseekMoe(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+        layerOutputs = moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe : deepseekMoe)(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
         mlpSavedBytes = tape.totalBytes() - beforeMlp;
         break;
       }
       if (linearLayer) {
-        const mixer = a.mamba ? mamba2Mixer(tape, p, h1, linear) : a.mamba1 ? mamba1Mixer(tape, p, h1, linear) : gatedDeltaNet(tape, p, h1, linear);
+        const mixer = a.mamba ? mamba2Mixer(tape, p, h1, linear) : a.mamba1 ? mamba1Mixer(tape, p, h1, linear)
+          : a.linearAttention?.kda ? kimiDeltaAttention(tape, p, h1, linear) : gatedDeltaNet(tape, p, h1, linear);
         linearWorking = mixer.workingBytes;
         const x1 = tape.free(mixer.out, 'residual', Tsp * a.hidden, residualBytes);
         const beforeMlp = tape.totalBytes();
         const h2 = norm(x1, 'post_attention_layernorm');
         layerOutputs = a.family === 'granite_hybrid' ? graniteMlp(tape, p, h2, linear, moeBlock)
-          : moeBlock && a.moe ? moeMlp(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+          : moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe : moeMlp)(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
         mlpSavedBytes = tape.totalBytes() - beforeMlp;
         break;
       }
@@ -1042,8 +1046,10 @@ function mixerSavedBytes(p: ActivationPlan, mixer: (tape: Tape, p: ActivationPla
   const tape = new Tape(p.mode, p.half, false);
   const x = tape.tensor('mixer input', p.batch * p.seq * p.arch.hidden, p.half, true);
   const linear: LinearFn = (xin, name, outFeatures, what) => {
-    const m = linearModules(p.arch).find((l) => l.name === name);
-    return tape.linear(xin, { what: name, elems: (m ? m.inFeatures : p.arch.hidden) * outFeatures, trainable: p.baseTrainable, bytesPerElem: p.weightBytes }, outFeatures, what);
+    const m = linearModules(p.arch).find((l) => l.name === name && l.layerKind !== 'full');
+    const y = tape.linear(xin, { what: name, elems: (m ? m.inFeatures : p.arch.hidden) * outFeatures, trainable: p.baseTrainable, bytesPerElem: p.weightBytes }, outFeatures, what);
+    if (p.int8Base && xin.rg && !p.baseTrainable && !m?.parameter) tape.save(xin); // MatMul8bitLt keeps its input
+    return y;
   };
   mixer(tape, p, x, linear);
   return tape.totalBytes();
@@ -1057,6 +1063,103 @@ export const mamba1SavedBytes = (p: ActivationPlan): number => mixerSavedBytes(p
 
 /** A Gated DeltaNet token mixer alone (see mixerSavedBytes). */
 export const gatedDeltaNetSavedBytes = (p: ActivationPlan): number => mixerSavedBytes(p, gatedDeltaNet);
+
+/** A Kimi Delta Attention token mixer alone (see mixerSavedBytes). */
+export const kimiDeltaAttentionSavedBytes = (p: ActivationPlan): number => mixerSavedBytes(p, kimiDeltaAttention);
+
+/**
+ * One Kimi Delta Attention token mixer (Kimi Linear's KDA layers), from the input norm's output to o_proj, as
+ * modeling_kimi.py's KimiDeltaAttention runs in training with flash-linear-attention 0.4.1 (Axolotl's pin):
+ * q, k, v each through its projection and a ShortConvolution with silu (fla's triton causal_conv1d keeps its input and
+ * recomputes the conv); the forget gate f_b_proj(f_a_proj(x)) through fused_kda_gate (keeps its 16-bit input, returns
+ * fp32); beta = sigmoid(b_proj(x).float()) (its fp32 output kept, and kept again by the kernel); chunk_kda with the q/k
+ * L2 norm inside keeps the normalised q and k with an fp32 rstd per head row, v, the fp32 chunk-local cumsum of the gate,
+ * beta and two 64-wide intra-chunk matrices per token and head (Aqk, Akk, in k's dtype), recomputing the chunk states;
+ * FusedRMSNormGated (sigmoid) keeps its input, the output gate g_b_proj(g_a_proj(x)) and an fp32 rstd per head row;
+ * o_proj. Frozen projections under LoRA: T(22P + 272H) bytes for a bf16 model, P = heads x head_dim (trainable ones add
+ * the projections' inputs): tools/activations/kda.py measures it, byte for byte, on a torch reimplementation whose
+ * kernels are autograd Functions that save what fla's save.
+ */
+function kimiDeltaAttention(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): { out: Tensor; workingBytes: number } {
+  const la = p.arch.linearAttention!;
+  const T = p.batch * p.seq;
+  const H = la.keyHeads / p.tp;
+  const d = la.keyDim;
+  const P = H * d;
+  const q = linear(x, 'q_proj', P, 'q_proj output');
+  const k = linear(x, 'k_proj', P, 'k_proj output');
+  const v = linear(x, 'v_proj', P, 'v_proj output');
+  for (const t of [q, k, v]) if (t.rg) tape.save(t); // ShortConvolution keeps its input
+  const fa = linear(x, 'f_a_proj', d, 'f_a_proj output');
+  const fb = linear(fa, 'f_b_proj', P, 'f_b_proj output (forget gate)');
+  if (fb.rg) tape.save(fb); // fused_kda_gate keeps its input and recomputes the fp32 gate
+  const bProj = linear(x, 'b_proj', H, 'b_proj output');
+  const beta = tape.unarySavesOutput(tape.to(bProj, 4, 'b_proj output (fp32)'), 'beta = sigmoid(b) (fp32)');
+  const rg = q.rg || k.rg || v.rg || fb.rg || beta.rg;
+  if (rg) {
+    tape.saveExtra('q, k L2-normalised', 2 * T * P * q.bytesPerElem);
+    tape.saveExtra('q, k rstd per head row (fp32)', 2 * T * H * 4);
+    tape.saveExtra('v (the conv output)', T * P * v.bytesPerElem);
+    tape.saveExtra('forget gate chunk-local cumsum (fp32)', T * P * 4);
+    tape.save(beta);
+    tape.saveExtra('Aqk and Akk: 64 per token and head each', 2 * T * H * 64 * k.bytesPerElem);
+  }
+  const o = tape.tensor('chunk_kda output', T * P, v.bytesPerElem, rg);
+  const ga = linear(x, 'g_a_proj', d, 'g_a_proj output');
+  const gate = linear(ga, 'g_b_proj', P, 'g_b_proj output (output gate)');
+  if (o.rg || gate.rg) {
+    tape.save(o);
+    tape.save(gate);
+    tape.saveExtra('gated norm rstd per head row (fp32)', T * H * 4);
+  }
+  const normed = tape.tensor('gated norm output', T * P, o.bytesPerElem, o.rg || gate.rg || p.normsTrainable);
+  const out = linear(normed, 'o_proj', p.arch.hidden, 'o_proj output');
+  // Backward: chunk_kda recomputes w, u, the gated q and k, v_new and the chunk states (64 tokens each) in the model
+  // dtype and writes dq, dk, dv, dg (fp32) and dbeta; the states' gradients are fp32.
+  const nc = Math.ceil(p.seq / 64);
+  const states = p.batch * nc * H * d * d;
+  const cb = tape.computeBytes;
+  return { out, workingBytes: cb * T * 6 * P + 4 * T * P + (cb + 4) * states };
+}
+
+/** Kimi Linear's MoE block alone (see mixerSavedBytes). */
+export const kimiMoeSavedBytes = (p: ActivationPlan): number => mixerSavedBytes(p, kimiMoe);
+
+/**
+ * Kimi Linear's MoE block as Axolotl's modeling_kimi.py trains it (KimiSparseMoeBlock._training_forward): the router
+ * F.linear(x.float(), W.float()) (its fp32 weight copy kept), softmax over every expert in fp32 (kept), top-k (int64
+ * indices kept) renormalised (the chosen weights and their sum kept) and scaled; the routed pairs sorted by expert:
+ * argsort and its inverse, the repeated token index and the gathered inputs (four int64 indices per pair kept by the
+ * index ops); one KimiBlockSparseMLP (w1, w3, w2) per expert on its slice; the outputs concatenated and multiplied by
+ * the fp32 weights (both kept; the product and so the block's output are fp32), un-permuted and summed per token; the
+ * shared experts on every token. tools/activations/kimi_linear.py measures it byte for byte.
+ */
+function kimiMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Tensor {
+  const a = p.arch;
+  const moe = a.moe!;
+  const T = x.elems / a.hidden;
+  const S = T * moe.topK;
+  const x32 = tape.to(x, 4, 'router input (fp32)');
+  const rw: Weight = { what: 'router', elems: a.hidden * moe.experts, trainable: p.baseTrainable, bytesPerElem: 4 };
+  // W.float() of a 16-bit weight is a new fp32 tensor, kept for the input's gradient (autocast casts it to 16 bits).
+  if (x32.rg && p.weightBytes !== 4 && tape.mode !== 'amp') tape.saveExtra('router weight (fp32 copy)', a.hidden * moe.experts * 4);
+  const logits = tape.linear(x32, rw, moe.experts, 'router logits (fp32)');
+  const probs = tape.unarySavesOutput(tape.to(logits, 4, 'router logits (fp32)'), 'router softmax (fp32)');
+  if (probs.rg) {
+    tape.saveExtra('top-k, sorted, token and inverse indices (int64, four per routed pair)', 32 * S);
+    if (moe.topK > 1 && (a.moeRouting?.normTopk ?? true)) {
+      tape.saveExtra('top-k weights before normalisation and the gathered weights (fp32)', 8 * S);
+      tape.saveExtra('top-k weight sum (fp32)', 4 * T);
+    } else {
+      tape.saveExtra('gathered top-k weights (fp32)', 4 * S);
+    }
+  }
+  const routed = tape.tensor('routed tokens (gathered, sorted by expert)', S * a.hidden, x.bytesPerElem, x.rg);
+  const down = expertMlp(tape, a, routed, linear, ['w1', 'w3', 'w2']);
+  tape.save(down); // the concatenated expert outputs, kept by the product with the fp32 weights
+  if (moe.sharedExpertFfn > 0) gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, `shared_experts.${name}`, out, what), 'llama');
+  return tape.tensor('moe output (fp32)', T * a.hidden, 4, true);
+}
 
 /**
  * One Gated DeltaNet token mixer (Qwen3-Next / Qwen3.5 linear attention), from the input norm's output to out_proj, as
