@@ -41,6 +41,18 @@ describe('features: fused MoE experts (transformers 5)', () => {
   });
 });
 
+describe('features: settings the model code ignores', () => {
+  it('an Axolotl LoRA of Kimi Linear gets a no-effect warning at gradient_checkpointing', () => {
+    // modeling_kimi.py calls every decoder layer itself: gradient_checkpointing_enable() checkpoints nothing.
+    const text = 'base_model: moonshotai/Kimi-Linear-48B-A3B-Instruct\ntrust_remote_code: true\nadapter: lora\nload_in_8bit: true\nlora_r: 16\nlora_target_modules:\n  - q_proj\n  - v_proj\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\ngradient_checkpointing: true\n';
+    const found = analyze('/w/kimi.yml', text).findings.filter((x) => x.code === 'no-effect');
+    assert.deepEqual(found.map((f) => text.slice(f.span.start, f.span.end)), ['gradient_checkpointing']);
+    assert.match(found[0].message, /all 27 layers keep their activations/);
+    const off = analyze('/w/kimi.yml', text.replace('gradient_checkpointing: true\n', ''));
+    assert.equal(off.findings.filter((x) => x.code === 'no-effect').length, 0);
+  });
+});
+
 describe('features: Qwen3.5 (Gated DeltaNet layers)', () => {
   it('hovering the attention key of a Qwen3.5 config also prices the Gated DeltaNet kernels, and the kernels are an assumption', () => {
     const text = 'base_model: Qwen/Qwen3.5-9B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nbf16: true\nsequence_len: 4096\nmicro_batch_size: 1\n‸attn_implementation: flash_attention_2\n';
