@@ -76,6 +76,18 @@ for (const id of ['Qwen/Qwen3.5-27B', 'tiiuae/Falcon-H1-7B-Base']) {
     advise(s, { gpu: a100.gpu, gpuSpec: a100.gpu.spec });
   });
 }
+// Kimi Linear: KDA and MLA layers, 256 experts per MoE layer, 8-bit base layers under LoRA (Axolotl's example).
+{
+  const m = findModel('moonshotai/Kimi-Linear-48B-A3B-Instruct');
+  if (!m.ok) throw new Error('catalog entry missing: Kimi-Linear-48B-A3B-Instruct');
+  const s = TrainingSetupSchema.parse({
+    architecture: m.model.config, parameters: m.model.publishedParams, method: 'lora', lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] },
+    quantization: { bits: 8, type: 'int8' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 2, gradient_accumulation_steps: 2, seq_len: 2048,
+  });
+  time('advice: Kimi-Linear-48B-A3B 8-bit LoRA on 1 x A100-80GB', 50, () => {
+    advise(s, { gpu: a100.gpu, gpuSpec: a100.gpu.spec });
+  });
+}
 
 // Analysis per change (the editor's hot path): analyze the text, resolve the setup, estimate.
 import { runPipeline } from '../src/analyzers/pipeline';
