@@ -940,14 +940,14 @@ function routedExperts(a: Architecture, add: AddLinear, [gate, up, down]: readon
  * per MoE layer the routed experts, a router that is a bare nn.Parameter (DeepseekV3TopkRouter.weight) and the shared
  * experts as one MLP named shared_experts.
  */
-function deepseekMlps(a: Architecture, add: AddLinear): void {
+function deepseekMlps(a: Architecture, add: AddLinear, expertNames: readonly [string, string, string] = ['gate_proj', 'up_proj', 'down_proj']): void {
   const h = a.hidden;
   const moe = a.moe!;
   const dense = a.layers - moe.moeLayers;
   add('gate_proj', h, a.ffn, false, dense, 'mlp');
   add('up_proj', h, a.ffn, false, dense, 'mlp');
   add('down_proj', a.ffn, h, false, dense, 'mlp');
-  routedExperts(a, add, ['gate_proj', 'up_proj', 'down_proj']);
+  routedExperts(a, add, expertNames);
   add('gate', h, moe.experts, false, moe.moeLayers, 'router', 1, true);
   if (moe.sharedExpertFfn > 0) {
     add('shared_experts.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
@@ -1093,19 +1093,11 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
         addKda('g_b_proj', la.keyDim, P, false, kdaLayers, 'attention');
         addKda('o_proj', P, h, false, kdaLayers, 'attention');
       }
-      const moe = a.moe;
-      const dense = moe ? L - moe.moeLayers : L;
-      add('gate_proj', h, a.ffn, false, dense, 'mlp');
-      add('up_proj', h, a.ffn, false, dense, 'mlp');
-      add('down_proj', a.ffn, h, false, dense, 'mlp');
-      if (moe) {
-        routedExperts(a, add, ['w1', 'w3', 'w2']);
-        add('gate', h, moe.experts, false, moe.moeLayers, 'router', 1, true);
-        if (moe.sharedExpertFfn > 0) {
-          add('shared_experts.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
-          add('shared_experts.up_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
-          add('shared_experts.down_proj', moe.sharedExpertFfn, h, false, moe.moeLayers, 'mlp');
-        }
+      if (a.moe) deepseekMlps(a, add, ['w1', 'w3', 'w2']);
+      else {
+        add('gate_proj', h, a.ffn, false, L, 'mlp');
+        add('up_proj', h, a.ffn, false, L, 'mlp');
+        add('down_proj', a.ffn, h, false, L, 'mlp');
       }
       break;
     }

@@ -1122,6 +1122,20 @@ function kimiDeltaAttention(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
   return { out, workingBytes: cb * T * 6 * P + 4 * T * P + (cb + 4) * states };
 }
 
+/**
+ * F.linear(x.float(), weight.float()), the router of DeepSeek-V3 and Kimi Linear: fp32 copies of both, which autocast
+ * casts back to 16 bits for the matmul; without autocast the fp32 copy of a 16-bit weight is kept for the input's
+ * gradient.
+ */
+function fp32Router(tape: Tape, p: ActivationPlan, x: Tensor): Tensor {
+  const a = p.arch;
+  const experts = a.moe!.experts;
+  const x32 = tape.to(x, 4, 'router input (fp32)');
+  const rw: Weight = { what: 'router', elems: a.hidden * experts, trainable: p.baseTrainable, bytesPerElem: 4 };
+  if (x32.rg && tape.mode !== 'amp' && p.weightBytes !== 4) tape.saveExtra('router weight (fp32 copy)', a.hidden * experts * 4);
+  return tape.linear(x32, rw, experts, 'router logits');
+}
+
 /** Kimi Linear's MoE block alone (see mixerSavedBytes). */
 export const kimiMoeSavedBytes = (p: ActivationPlan): number => mixerSavedBytes(p, kimiMoe);
 
@@ -1139,12 +1153,7 @@ function kimiMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Te
   const moe = a.moe!;
   const T = x.elems / a.hidden;
   const S = T * moe.topK;
-  const x32 = tape.to(x, 4, 'router input (fp32)');
-  const rw: Weight = { what: 'router', elems: a.hidden * moe.experts, trainable: p.baseTrainable, bytesPerElem: 4 };
-  // W.float() of a 16-bit weight is a new fp32 tensor, kept for the input's gradient (autocast casts it to 16 bits).
-  if (x32.rg && p.weightBytes !== 4 && tape.mode !== 'amp') tape.saveExtra('router weight (fp32 copy)', a.hidden * moe.experts * 4);
-  const logits = tape.linear(x32, rw, moe.experts, 'router logits (fp32)');
-  const probs = tape.unarySavesOutput(tape.to(logits, 4, 'router logits (fp32)'), 'router softmax (fp32)');
+  const probs = tape.unarySavesOutput(tape.to(fp32Router(tape, p, x), 4, 'router logits (fp32)'), 'router softmax (fp32)');
   if (probs.rg) {
     tape.saveExtra('top-k, sorted, token and inverse indices (int64, four per routed pair)', 32 * S);
     if (moe.topK > 1 && (a.moeRouting?.normTopk ?? true)) {
@@ -1379,11 +1388,7 @@ function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
   const moe = a.moe!;
   const T = x.elems / a.hidden;
   const routedTokens = T * moe.topK;
-  // x.type(float32) @ weight.type(float32): fp32 copies, which autocast casts back to 16 bits for the matmul.
-  const x32 = tape.to(x, 4, 'router input (fp32)');
-  const rw: Weight = { what: 'router', elems: a.hidden * moe.experts, trainable: p.baseTrainable, bytesPerElem: 4 };
-  if (x32.rg && tape.mode !== 'amp' && p.weightBytes !== 4) tape.saveExtra('router weight (fp32 copy)', a.hidden * moe.experts * 4);
-  const logits = tape.linear(x32, rw, moe.experts, 'router logits');
+  const logits = fp32Router(tape, p, x);
   const scores = tape.unarySavesOutput(logits, 'router sigmoid');
   const wb = scores.bytesPerElem;
   if (scores.rg) {
