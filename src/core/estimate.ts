@@ -409,8 +409,8 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   // KimiDecoderLayer is a plain nn.Module and KimiLinearModel.forward calls each layer itself, so
   // gradient_checkpointing_enable() only sets a flag nothing reads. Every layer keeps its activations.
   const early = parseArchitecture(setupAsGiven.architecture);
-  const checkpointingIgnored = early.ok && early.arch.family === 'kimi_linear' && setupAsGiven.gradient_checkpointing !== 'none';
-  const setupIn: TrainingSetup = checkpointingIgnored ? { ...setupAsGiven, gradient_checkpointing: 'none' } : setupAsGiven;
+  const checkpointingIgnored = early.ok && early.arch.family === 'kimi_linear' && setupAsGiven.gradient_checkpointing !== 'none' ? early.arch.layers : undefined;
+  const setupIn: TrainingSetup = checkpointingIgnored !== undefined ? { ...setupAsGiven, gradient_checkpointing: 'none' } : setupAsGiven;
   // Layer-wise GaLore steps each parameter in its gradient hook: the optimizer runs in the backward.
   const galoreSetup = setupIn.galore?.layerwise && !setupIn.optimizer_in_backward ? { ...setupIn, optimizer_in_backward: true } : setupIn;
   // BAdam trains one decoder layer at a time (BlockOptimizer, badam_mode layer): a one-layer 'freeze' run for the
@@ -454,8 +454,8 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   // TRL GKD: the student trains on the generalized JSD against the teacher (not the cross-entropy), outside online RL.
   const gkd = teacher !== undefined && setup.distillation?.loss === 'jsd' && !setup.rollout;
   const warnings: Warning[] = [];
-  if (checkpointingIgnored) {
-    warnings.push({ key: 'gradient_checkpointing', code: 'no-effect', message: `gradient checkpointing has no effect on Kimi Linear: its modeling_kimi.py (remote code, and Axolotl's copy) calls every decoder layer directly, so all ${early.ok ? early.arch.layers : ''} layers keep their activations; estimated without checkpointing` });
+  if (checkpointingIgnored !== undefined) {
+    warnings.push({ key: 'gradient_checkpointing', code: 'no-effect', message: `gradient checkpointing has no effect on Kimi Linear: its modeling_kimi.py (remote code, and Axolotl's copy) calls every decoder layer directly, so all ${checkpointingIgnored} layers keep their activations; estimated without checkpointing` });
   }
   const assumptions: Assumption[] = [];
   const prov = opts.provenance ?? {};
