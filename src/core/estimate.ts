@@ -407,10 +407,15 @@ function recurrentStates(a: Architecture, cb: number): { layers: number; perLaye
 function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): EstimateResult {
   // Kimi Linear's modeling_kimi.py (the trust_remote_code model, and Axolotl's training copy of it) never checkpoints:
   // KimiDecoderLayer is a plain nn.Module and KimiLinearModel.forward calls each layer itself, so
-  // gradient_checkpointing_enable() only sets a flag nothing reads. Every layer keeps its activations.
+  // gradient_checkpointing_enable() only sets a flag nothing reads. Every layer keeps its activations. Its
+  // KimiLinearModel.__init__ also sets flash_attention_2 whatever attention was asked for.
   const early = parseArchitecture(setupAsGiven.architecture);
-  const checkpointingIgnored = early.ok && early.arch.family === 'kimi_linear' && setupAsGiven.gradient_checkpointing !== 'none' ? early.arch.layers : undefined;
-  const setupIn: TrainingSetup = checkpointingIgnored !== undefined ? { ...setupAsGiven, gradient_checkpointing: 'none' } : setupAsGiven;
+  const kimi = early.ok && early.arch.family === 'kimi_linear';
+  const checkpointingIgnored = kimi && setupAsGiven.gradient_checkpointing !== 'none' ? early.arch.layers : undefined;
+  const attentionIgnored = kimi && setupAsGiven.attention !== 'flash' ? setupAsGiven.attention : undefined;
+  const setupIn: TrainingSetup = checkpointingIgnored !== undefined || attentionIgnored !== undefined
+    ? { ...setupAsGiven, ...(checkpointingIgnored !== undefined ? { gradient_checkpointing: 'none' as const } : {}), ...(attentionIgnored !== undefined ? { attention: 'flash' as const } : {}) }
+    : setupAsGiven;
   // Layer-wise GaLore steps each parameter in its gradient hook: the optimizer runs in the backward.
   const galoreSetup = setupIn.galore?.layerwise && !setupIn.optimizer_in_backward ? { ...setupIn, optimizer_in_backward: true } : setupIn;
   // BAdam trains one decoder layer at a time (BlockOptimizer, badam_mode layer): a one-layer 'freeze' run for the
@@ -459,6 +464,12 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   }
   const assumptions: Assumption[] = [];
   const prov = opts.provenance ?? {};
+  const attentionGiven = prov.attention !== undefined && prov.attention.kind !== 'default';
+  if (attentionIgnored !== undefined && attentionGiven) {
+    warnings.push({ key: 'attention', code: 'no-effect', message: `attention '${attentionIgnored}' has no effect on Kimi Linear: its modeling_kimi.py sets flash_attention_2 for every MLA layer; estimated with it` });
+  } else if (kimi && !attentionGiven && !opts.lean) {
+    assumptions.push({ key: 'attention', value: 'flash', source: 'Kimi Linear\'s modeling_kimi.py: KimiLinearModel sets flash_attention_2 whatever attention is asked for' });
+  }
   // A tool's default names the tool; a value VRAM Lens inferred (owner 'VRAM Lens') or left at the schema default
   // says so with its reason.
   const defaultSource = (p: Provenance | undefined, schemaNote: string): string =>
@@ -467,6 +478,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     const k = key as keyof TrainingSetup;
     if (k === 'fsdp_shard_embeddings' && (setup.fsdp === 'none' || setup.fsdp === 'no_shard')) continue; // only matters under FSDP
     if (k === 'kbit_upcast' && !setup.quantization && setup.method !== 'qlora') continue; // only matters for 4/8-bit models
+    if (k === 'attention' && kimi) continue; // fixed by the model's code (above)
     const p = prov[k];
     if (p === undefined || p.kind === 'default') {
       const v = setup[k];

@@ -155,8 +155,10 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       if (s.expert_parallel > 1) v.push({ label: `expert parallel ${s.expert_parallel} -> 1`, patch: { expert_parallel: 1 } });
       break;
     case 'attention': {
-      if (s.attention !== 'flash') v.push({ label: `attention ${s.attention} -> flash`, patch: { attention: 'flash' } });
-      if (s.attention !== 'eager') v.push({ label: `attention ${s.attention} -> eager`, patch: { attention: 'eager' } });
+      // Kimi Linear's modeling_kimi.py runs flash_attention_2 whatever is asked for: no attention what-if.
+      const fixedAttention = s.architecture.model_type === 'kimi_linear';
+      if (s.attention !== 'flash' && !fixedAttention) v.push({ label: `attention ${s.attention} -> flash`, patch: { attention: 'flash' } });
+      if (s.attention !== 'eager' && !fixedAttention) v.push({ label: `attention ${s.attention} -> eager`, patch: { attention: 'eager' } });
       // Qwen3.5 / Qwen3-Next: the Gated DeltaNet layers' kernels matter more than the attention layers' here.
       const mt = String(s.architecture.model_type ?? '');
       if (/^qwen3_(next|5)/.test(mt)) {

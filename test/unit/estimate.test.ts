@@ -1471,6 +1471,10 @@ describe('estimate: bitsandbytes 8-bit base layers and Kimi Linear', () => {
     assert.equal(on.perGpu.peakBytes, off.perGpu.peakBytes);
     assert.deepEqual(on.warnings.filter((w) => w.code === 'no-effect').map((w) => w.key), ['gradient_checkpointing']);
     assert.equal(off.warnings.filter((w) => w.code === 'no-effect').length, 0);
+    // KimiLinearModel sets flash_attention_2 whatever is asked for: eager costs nothing more.
+    const eager = run(setupFor('moonshotai/Kimi-Linear-48B-A3B-Instruct', { ...base, attention: 'eager', gradient_checkpointing: 'none' }));
+    assert.equal(eager.perGpu.peakBytes, off.perGpu.peakBytes);
+    assert.ok(eager.assumptions.some((x) => x.key === 'attention' && x.value === 'flash'));
     // Llama is checkpointed as asked: the flag matters there.
     const llama = (ck: 'full' | 'none') => run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, gradient_checkpointing: ck })).perGpu.peakBytes;
     assert.ok(llama('full') < llama('none'));
