@@ -998,22 +998,38 @@ describe('estimate: GRPO rollouts', () => {
     const g = findGpu('RTX-4090');
     assert.ok(g.ok);
     const gpu = { gpu: g.gpu };
-    // Colocated at 0.3 of the GPU: the 16-bit weights 7,615,616,512 x 2 B alone exceed the share.
+    // Colocated at 0.3 of the GPU: the 16-bit weights 7,615,616,512 x 2 B alone exceed the share. vLLM's profile run
+    // (TRL: 4,096 tokens, 32 sequences) peaks in the forward: 4,096 x (6 x 18,944 + 8 x 3,584) bytes, above the sampler's
+    // 32 x 152,064 logits x 32 B + 2 x 4,096 x 3,584.
     const colocated = run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-colocate' } }), gpu);
     const w = colocated.warnings.find((x) => x.key === 'rollout.vllm_memory_fraction');
-    const need = 7_615_616_512 * 2 + kvPerToken * 768;
+    const need = 7_615_616_512 * 2 + kvPerToken * 768 + 4096 * (6 * 18_944 + 8 * 3584);
     assert.match(w?.message ?? '', new RegExp(`at least ${(Math.ceil((100 * need) / g.gpu.memoryBytes) / 100).toFixed(2)}`));
     assert.ok(!run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-colocate', vllm_memory_fraction: 0.7 } }), gpu).warnings.some((x) => x.key === 'rollout.vllm_memory_fraction'));
     // Split over 2 GPUs (vllm_tensor_parallel_size 2) each engine holds half the weights and half the 4 kv heads: 0.35
     // of a 24 GiB card (8.4 GiB) holds 7.1 GiB of weights and its cache.
     assert.ok(!run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-colocate', vllm_memory_fraction: 0.35, vllm_tensor_parallel: 2 } }), gpu).warnings.some((x) => x.key === 'rollout.vllm_memory_fraction'));
     assert.ok(run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-colocate', vllm_memory_fraction: 0.35 } }), gpu).warnings.some((x) => x.key === 'rollout.vllm_memory_fraction'));
-    // A server on one such GPU at 0.9: Qwen2.5-7B's 32,768 positions fit beside its weights; Llama-3.1-8B's 131,072 do
-    // not (131,072 B per token: 32 layers x 2 x 8 kv heads x 128 x 2 B), so max_model_len must come down to what is left.
-    assert.ok(!run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-server' } }), gpu).warnings.some((x) => x.key === 'rollout.engine'));
+    // A server on one such GPU at 0.9 (21.6 GiB): vLLM's profile run with its defaults on a 24 GiB card (8,192 tokens,
+    // 256 sequences) peaks in the sampler: 256 x 152,064 logits x 32 B + 2 x 8,192 x 3,584 for Qwen2.5-7B, above the
+    // forward's 8,192 x (6 x 18,944 + 8 x 3,584). Beside 14.2 GiB of weights it leaves room for 32,768 tokens of cache
+    // (--max_model_len 32768: 1.75 GiB), not for the model's 131,072 positions (7.0 GiB).
+    assert.ok(!run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-server', vllm_server: { tensor_parallel: 1, memory_fraction: 0.9, max_model_len: 32_768 } } }), gpu).warnings.some((x) => x.key === 'rollout.engine'));
+    const qwenFit = Math.floor((0.9 * g.gpu.memoryBytes - 7_615_616_512 * 2 - (256 * V * 32 + 2 * 8192 * 3584)) / kvPerToken);
+    assert.match(run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-server' } }), gpu).warnings.find((x) => x.key === 'rollout.engine')?.message ?? '', new RegExp(`--max_model_len between 768 and ${qwenFit} tokens`));
+    // Llama-3.1-8B (131,072 B per token: 32 layers x 2 x 8 kv heads x 128 x 2 B): its sampler run 256 x 128,256 x 32 B +
+    // 2 x 8,192 x 4,096 exceeds its forward's 8,192 x (6 x 14,336 + 8 x 4,096).
     const llama = run(setupFor('meta-llama/Llama-3.1-8B', { ...grpo, rollout: { batch: 32, completion_len: 256, engine: 'vllm-server' } }), gpu);
-    const fit = Math.floor((0.9 * g.gpu.memoryBytes - 8_030_261_248 * 2) / 131_072);
+    const fit = Math.floor((0.9 * g.gpu.memoryBytes - 8_030_261_248 * 2 - (256 * 128_256 * 32 + 2 * 8192 * 4096)) / 131_072);
     assert.match(llama.warnings.find((x) => x.key === 'rollout.engine')?.message ?? '', new RegExp(`--max_model_len between 768 and ${fit} tokens`));
+    // On an H100-80GB vLLM's defaults are 16,384 tokens and 1,024 sequences: Llama-3.1-70B's 141 GB of weights need two
+    // GPUs at 0.9 (65.7 GiB each, with the sampler run's 1,024 x 128,256 x 32 B + 2 x 16,384 x 8,192 beside them).
+    const h100 = findGpu('H100-80GB');
+    assert.ok(h100.ok);
+    const big = run(setupFor('meta-llama/Llama-3.1-70B', { ...grpo, rollout: { batch: 32, completion_len: 256, engine: 'vllm-server' } }), { gpu: h100.gpu });
+    const msg = big.warnings.find((x) => x.key === 'rollout.engine')?.message ?? '';
+    assert.match(msg, /16,384 tokens, 1,024 sampled sequences/);
+    assert.match(msg, /serve it over 2 GPUs/);
   });
   it('a reward model by Hub id: frozen weights on every GPU (sharded under ZeRO-3) and one no-grad forward over the round', () => {
     const m = findModel('meta-llama/Llama-3.1-8B');
