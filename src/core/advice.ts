@@ -140,24 +140,28 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
     apply: (s) => (s.mamba_kernels === 'torch' ? { mamba_kernels: 'cuda' } : undefined) });
   m.push({ id: 'chunked-loss', group: 'loss', title: 'Chunked / fused cross-entropy (no full fp32 logits)', changesResult: false,
     apply: (s) => (s.loss === 'full' ? { loss: 'fused' } : undefined) });
+  // bitsandbytes 8-bit layers cannot be sharded (FSDP refuses integer parameters, ZeRO-3 cannot partition them):
+  // no candidate shards the parameters of an int8 model; ZeRO-1/2 shard only the optimizer state and gradients.
+  const int8 = (s: TrainingSetup): boolean => s.quantization?.type === 'int8';
   if (world > 1) {
     for (const z of [1, 2, 3] as const) {
       m.push({ id: `zero${z}`, group: 'sharding', title: `DeepSpeed ZeRO stage ${z}`, changesResult: false,
-        apply: (s) => (s.fsdp === 'none' && s.zero_stage < z ? { zero_stage: z, ...(s.weights_dtype !== 'fp32' && s.method === 'full' ? { master_weights: true } : {}) } : undefined) });
+        apply: (s) => (s.fsdp === 'none' && s.zero_stage < z && !(z === 3 && int8(s)) ? { zero_stage: z, ...(s.weights_dtype !== 'fp32' && s.method === 'full' ? { master_weights: true } : {}) } : undefined) });
     }
     m.push({ id: 'zero3-offload-opt', group: 'sharding', title: 'ZeRO-3 with the optimizer offloaded to CPU', changesResult: false,
-      apply: (s) => (s.fsdp === 'none' && s.offload_optimizer === 'none' ? { zero_stage: 3, offload_optimizer: 'cpu' } : undefined) });
+      apply: (s) => (s.fsdp === 'none' && s.offload_optimizer === 'none' && !int8(s) ? { zero_stage: 3, offload_optimizer: 'cpu' } : undefined) });
   }
   if (world > 1) {
     for (const f of ['full_shard', 'shard_grad_op', 'hybrid_shard'] as const) {
       if (f === 'hybrid_shard' && base.nodes === 1) continue;
       m.push({ id: `fsdp-${f}`, group: 'sharding', title: `FSDP ${f.toUpperCase()}`, changesResult: false,
-        apply: (s) => (s.fsdp !== f && s.zero_stage === 0 ? { fsdp: f, ...(s.weights_dtype !== 'fp32' && s.method === 'full' ? { master_weights: true } : {}) } : undefined) });
+        apply: (s) => (s.fsdp !== f && s.zero_stage === 0 && !int8(s) ? { fsdp: f, ...(s.weights_dtype !== 'fp32' && s.method === 'full' ? { master_weights: true } : {}) } : undefined) });
     }
   }
   for (const factor of [2, 4]) {
     m.push({ id: `gpus-x${factor}`, group: 'scale', title: `${factor}x the GPUs (${world * factor} in total) with sharded model states`, changesResult: false,
       apply: (s) => {
+        if (int8(s)) return undefined;
         const total = s.gpus_per_node * s.nodes * factor;
         const perNode = Math.min(total, 8);
         return { gpus_per_node: perNode, nodes: Math.max(1, total / perNode), ...(s.zero_stage === 0 && s.fsdp === 'none' ? { zero_stage: 3 as const } : {}) };
@@ -166,7 +170,7 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
   // FSDP has no NVMe offload: from an FSDP setup this switches to DeepSpeed ZeRO-3, and it does not follow a move
   // that just chose an FSDP mode (that move would be undone).
   m.push({ id: 'offload-opt-nvme', group: 'offload', title: base.fsdp !== 'none' ? 'Switch to DeepSpeed ZeRO-3 with the optimizer on NVMe (ZeRO-Infinity)' : 'Offload the optimizer to NVMe (ZeRO-Infinity)', changesResult: false,
-    apply: (s) => (s.offload_optimizer !== 'nvme' && s.optimizer !== 'none' && s.fsdp === base.fsdp ? { offload_optimizer: 'nvme', zero_stage: 3 as const, fsdp: 'none' } : undefined) });
+    apply: (s) => (s.offload_optimizer !== 'nvme' && s.optimizer !== 'none' && s.fsdp === base.fsdp && !int8(s) ? { offload_optimizer: 'nvme', zero_stage: 3 as const, fsdp: 'none' } : undefined) });
   // A different optimizer changes the training dynamics (and usually the learning-rate schedule): labelled.
   m.push({ id: 'adafactor', group: 'optimizer', title: 'Adafactor (factored second moment, no momentum)', changesResult: true,
     apply: (s) => (s.optimizer !== 'adafactor' && s.offload_optimizer === 'none' ? { optimizer: 'adafactor' } : undefined) });
@@ -187,7 +191,7 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
   m.push({ id: 'offload-opt', group: 'offload', title: base.fsdp !== 'none' ? fsdpOffload : 'Offload the optimizer to CPU (ZeRO-Offload)', changesResult: false,
     apply: (s) => (s.offload_optimizer === 'none' && s.optimizer !== 'none' ? { offload_optimizer: 'cpu', ...(s.zero_stage === 0 && s.fsdp === 'none' ? { zero_stage: 2 as const } : {}) } : undefined) });
   m.push({ id: 'offload-params', group: 'offload', title: base.fsdp !== 'none' ? fsdpOffload : 'Offload parameters and optimizer to CPU (ZeRO-Infinity)', changesResult: false,
-    apply: (s) => (s.offload_params === 'none' ? { offload_params: 'cpu', offload_optimizer: 'cpu', ...(s.fsdp === 'none' ? { zero_stage: 3 as const } : {}) } : undefined) });
+    apply: (s) => (s.offload_params === 'none' && !int8(s) ? { offload_params: 'cpu', offload_optimizer: 'cpu', ...(s.fsdp === 'none' ? { zero_stage: 3 as const } : {}) } : undefined) });
   // Long sequences: a tiled MLP (DeepSpeed ALST TiledMLP, Axolotl tiled_mlp) keeps only each dense MLP's input and
   // recomputes it shard by shard in backward: one more MLP forward.
   m.push({ id: 'tiled-mlp', group: 'mlp', title: 'Tiled MLP (sequence shards, recomputed in backward)', changesResult: false,
@@ -443,8 +447,12 @@ export function largestFitting(setup: TrainingSetup, opts: EstimateOptions, key:
   return good;
 }
 
-/** GPUs needed in total with model states sharded (ZeRO-3 when no sharding is configured), up to maxGpus. */
+/**
+ * GPUs needed in total with model states sharded (ZeRO-3 when no sharding is configured), up to maxGpus. A model with
+ * bitsandbytes 8-bit layers cannot be sharded (FSDP and ZeRO-3 refuse them): no count.
+ */
 export function gpusNeeded(setup: TrainingSetup, opts: AdviceOptions): number | undefined {
+  if (setup.quantization?.type === 'int8') return undefined;
   const max = opts.maxGpus ?? 1024;
   const sharded = setup.zero_stage === 3 || setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard';
   for (let total = setup.gpus_per_node * setup.nodes; total <= max; total *= 2) {

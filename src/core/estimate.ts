@@ -550,6 +550,12 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     warnings.push({ key: 'fsdp', message: 'both FSDP and a ZeRO stage are set; FSDP is used and zero_stage ignored' });
   }
   const zero = fsdp ? 0 : setup.zero_stage;
+  // bitsandbytes' 8-bit layers hold int8 Int8Params with their row scales beside them: FSDP refuses to flatten integer
+  // parameters with 16-bit ones (accelerate#1415, bitsandbytes#1709; PEFT's FSDP-QLoRA is 4-bit only, peft#2833) and
+  // DeepSpeed ZeRO-3 cannot partition them either (bitsandbytes#89). 4-bit layers can, through bnb_4bit_quant_storage.
+  if (setup.quantization?.type === 'int8' && (fsdp || zero === 3)) {
+    warnings.push({ key: fsdp ? 'fsdp' : 'zero_stage', message: `bitsandbytes 8-bit layers cannot be sharded by ${fsdp ? 'FSDP (integer parameters: accelerate#1415, bitsandbytes#1709)' : 'DeepSpeed ZeRO-3 (bitsandbytes#89)'}: training stops at start-up; use 4-bit QLoRA with bnb_4bit_quant_storage, or ZeRO-2` });
+  }
   // MiCS (DeepSpeed mics_shard_size) shards ZeRO's states within groups of that many GPUs, like FSDP's hybrid shard.
   const shardGroup = setup.fsdp === 'hybrid_shard' ? Math.min(dp * cp, setup.fsdp_shard_size ?? setup.gpus_per_node)
     : !fsdp && setup.zero_stage >= 1 && setup.zero_mics_shard_size !== undefined ? Math.min(dp * cp, setup.zero_mics_shard_size) : dp * cp;

@@ -244,3 +244,27 @@ describe('advice under FSDP', () => {
     assert.ok(r.items.filter((i) => /NVMe/.test(i.title)).every((i) => /Switch to DeepSpeed ZeRO-3/.test(i.title)));
   });
 });
+
+describe('advice: bitsandbytes 8-bit layers cannot be sharded', () => {
+  it('no candidate shards an int8 model (ZeRO-3, FSDP, parameter offload, more GPUs), and the estimate warns at FSDP', () => {
+    // FSDP refuses integer parameters (accelerate#1415, bitsandbytes#1709) and ZeRO-3 cannot partition Int8Params
+    // (bitsandbytes#89): only ZeRO-1/2, smaller batches, shorter sequences or a 4-bit base remain.
+    const g = gpu('RTX-3060-12GB');
+    const s = setupFor('meta-llama/Llama-2-7b-hf', {
+      method: 'lora', quantization: { bits: 8, type: 'int8' }, lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16',
+      gradient_checkpointing: 'full', micro_batch_size: 4, seq_len: 2048,
+    });
+    const r = advise(s, { gpu: g, gpuSpec: g.spec });
+    assert.ok(r);
+    assert.equal(r.current.fits, false);
+    for (const it of r.items) {
+      const keys = it.changes.map((c) => `${String(c.key)}=${JSON.stringify(c.value)}`).join(' ');
+      const stillInt8 = !/quantization=/.test(keys) && !/method="qlora"/.test(keys);
+      if (stillInt8) assert.ok(!/zero_stage=3|fsdp=|offload_params=/.test(keys), `shards an 8-bit model: ${it.title} (${keys})`);
+    }
+    assert.equal(r.gpusNeeded, undefined);
+    const fsdp = estimate({ ...s, gpus_per_node: 2, fsdp: 'full_shard' }, { gpu: g });
+    assert.ok(fsdp.ok);
+    assert.match(fsdp.estimate.warnings.find((w) => w.key === 'fsdp')?.message ?? '', /8-bit layers cannot be sharded by FSDP/);
+  });
+});
