@@ -674,7 +674,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   // Granite 4.0's position_embedding_type: "nope" (the H models) or "rope".
   const positions: Architecture['positions'] = isGpt2 || family === 'bert' || family === 'roberta' ? 'learned' : isT5 ? 'relative' : isBloom ? 'alibi'
     : (family === 'granite_hybrid' && str(cfg, 'position_embedding_type') !== 'rope') || family === 'nemotron_h' || family === 'jamba' || mla?.nope === true ? 'none' : 'rotary';
-  const maxPositions = num(cfg, isGpt2 ? 'n_positions' : 'max_position_embeddings') ?? (isGpt2 ? 1024 : 512);
+  // Kimi Linear's config.json gives model_max_length (1,048,576) and no max_position_embeddings.
+  const maxPositions = num(cfg, isGpt2 ? 'n_positions' : 'max_position_embeddings') ?? (family === 'kimi_linear' ? num(cfg, 'model_max_length') : undefined) ?? (isGpt2 ? 1024 : 512);
 
   const hiddenDropout = num(cfg, isGpt2 ? 'resid_pdrop' : isT5 ? 'dropout_rate' : 'hidden_dropout_prob', 'hidden_dropout')
     ?? (isGpt2 ? 0.1 : family === 'bert' || family === 'roberta' ? 0.1 : isT5 ? 0.1 : 0);

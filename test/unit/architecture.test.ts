@@ -345,8 +345,8 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(total, 49_122_681_728); // model.safetensors.index.json: total_parameters
     assert.equal(count('moonshotai/Kimi-Linear-48B-A3B-Instruct'), total);
     const a = archOf('moonshotai/Kimi-Linear-48B-A3B-Instruct');
-    assert.deepEqual([a.family, a.linearAttention?.layers, a.linearAttention?.kda, a.moe?.moeLayers, a.positions, a.mla?.nope, a.attnOutputGate],
-      ['kimi_linear', 20, true, 26, 'none', true, undefined]);
+    assert.deepEqual([a.family, a.linearAttention?.layers, a.linearAttention?.kda, a.moe?.moeLayers, a.positions, a.mla?.nope, a.attnOutputGate, a.maxPositions],
+      ['kimi_linear', 20, true, 26, 'none', true, undefined, 1_048_576]);
     // LoRA names: the routed experts are w1/w2/w3, so gate_proj / up_proj / down_proj reach the dense MLP and the shared
     // experts only; q_proj and o_proj exist in both kinds of layers, with different shapes.
     assert.deepEqual(linearModules(a).filter((m) => m.name === 'q_proj').map((m) => [m.layerKind, m.outFeatures, m.count]), [['full', 6144, 7], ['linear', 4096, 20]]);
