@@ -53,6 +53,23 @@ describe('features: settings the model code ignores', () => {
   });
 });
 
+describe('features: what the chosen GPU cannot run', () => {
+  it('bf16 and FlashAttention-2 on a T4 are flagged at their keys; on an A100 nothing is said', () => {
+    // Turing (T4) has no bf16 hardware and flash-attn's kernels need Ampere or newer.
+    const text = 'base_model: meta-llama/Llama-3.2-1B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nbf16: true\nflash_attention: true\nsequence_len: 1024\nmicro_batch_size: 1\n';
+    const t4 = analyze('/w/small.yml', text, { ...settings, gpu: 'T4' }).findings.filter((x) => x.code === 'gpu-unsupported');
+    assert.deepEqual(t4.map((f) => [text.slice(f.span.start, f.span.end), f.severity]), [['bf16', 'warning'], ['flash_attention', 'error']]);
+    assert.match(t4[0].message, /T4 has no bf16 hardware/);
+    assert.equal(analyze('/w/small.yml', text).findings.filter((x) => x.code === 'gpu-unsupported').length, 0);
+    // Axolotl's bf16: auto trains in fp16 there: nothing to say about it.
+    const auto = analyze('/w/small.yml', text.replace('bf16: true', 'bf16: auto'), { ...settings, gpu: 'T4' }).findings.filter((x) => x.code === 'gpu-unsupported');
+    assert.deepEqual(auto.map((f) => f.severity), ['error']);
+    // sdpa and fp16 run on a T4: nothing to say.
+    const ok = text.replace('bf16: true', 'fp16: true').replace('flash_attention: true', 'sdp_attention: true');
+    assert.equal(analyze('/w/small.yml', ok, { ...settings, gpu: 'T4' }).findings.filter((x) => x.code === 'gpu-unsupported').length, 0);
+  });
+});
+
 describe('features: Qwen3.5 (Gated DeltaNet layers)', () => {
   it('hovering the attention key of a Qwen3.5 config also prices the Gated DeltaNet kernels, and the kernels are an assumption', () => {
     const text = 'base_model: Qwen/Qwen3.5-9B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nbf16: true\nsequence_len: 4096\nmicro_batch_size: 1\n‸attn_implementation: flash_attention_2\n';
