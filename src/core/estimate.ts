@@ -3,6 +3,7 @@
 import { Recent } from './recent';
 import { attentionLayerCount, countParameters, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts, type Architecture, type LinearModule } from './architecture';
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
+import type { GpuSpec } from './catalog/gpus';
 import type { Attention, ProvenanceMap, TrainingSetup } from './setup';
 import { ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
 import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan, type MambaKernels } from './terms/activations';
@@ -11,7 +12,7 @@ import { DTYPE_BYTES, GiB, MiB, formatBytes, formatCount } from './units';
 
 export interface EstimateOptions {
   /** GPU memory to check the fit against (driver-reported total), with its catalog id. */
-  readonly gpu?: { readonly id: string; readonly memoryBytes: number; readonly source: string; readonly nvlink?: boolean };
+  readonly gpu?: { readonly id: string; readonly memoryBytes: number; readonly source: string; readonly nvlink?: boolean; readonly spec?: GpuSpec };
   /** Where each setup value came from; values without a file/flag/setting source become assumptions. */
   readonly provenance?: ProvenanceMap;
   /** Margin kept free below the GPU size for 'fits' (fraction, e.g. 0.05). */
@@ -465,6 +466,22 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   const assumptions: Assumption[] = [];
   const prov = opts.provenance ?? {};
   const attentionGiven = prov.attention !== undefined && prov.attention.kind !== 'default';
+  // What the chosen GPU cannot run, where the files ask for it outright (a tool's default such as Axolotl's bf16: auto
+  // adapts to the GPU): bf16 without bf16 hardware (Turing, Volta, Pascal: recent PyTorch emulates its matmuls, much
+  // slower, older releases refuse bf16 training) and FlashAttention-2, whose kernels need NVIDIA Ampere or newer or an
+  // AMD Instinct MI200 / MI300 ("FlashAttention only supports Ampere GPUs or newer").
+  const spec = opts.gpu?.spec;
+  if (spec && !opts.lean) {
+    const given = (k: 'mixed_precision' | 'weights_dtype' | 'attention'): boolean => prov[k] !== undefined && prov[k]!.kind !== 'default';
+    const bf16Key = setupAsGiven.mixed_precision === 'bf16' && given('mixed_precision') ? 'mixed_precision' : setupAsGiven.weights_dtype === 'bf16' && given('weights_dtype') ? 'weights_dtype' : undefined;
+    if (bf16Key && !spec.bf16) {
+      warnings.push({ key: bf16Key, code: 'gpu-unsupported', message: `${spec.id} has no bf16 hardware: recent PyTorch emulates bf16 matmuls on it (much slower) and older releases refuse bf16 training; use fp16 mixed precision on this GPU` });
+    }
+    const flashCapable = (spec.vendor === 'nvidia' || spec.vendor === 'amd') && spec.bf16;
+    if (setupAsGiven.attention === 'flash' && attentionGiven && !flashCapable) {
+      warnings.push({ key: 'attention', code: 'gpu-unsupported', severity: 'error', message: `FlashAttention-2 does not run on ${spec.id}: its kernels need an NVIDIA Ampere or newer GPU, or an AMD Instinct MI200 / MI300; use sdpa (PyTorch picks a kernel the GPU has, and keeps no s x s matrix either)` });
+    }
+  }
   if (attentionIgnored !== undefined && attentionGiven) {
     warnings.push({ key: 'attention', code: 'no-effect', message: `attention '${attentionIgnored}' has no effect on Kimi Linear: its modeling_kimi.py sets flash_attention_2 for every MLA layer; estimated with it` });
   } else if (kimi && !attentionGiven && !opts.lean) {

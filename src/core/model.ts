@@ -46,9 +46,12 @@ export interface Warning {
   /**
    * Set on warnings the editor shows as a diagnostic at the key: 'fused-experts' when transformers 5's 3-D MoE experts
    * stay unquantized or out of LoRA's reach; 'no-effect' when the model's code ignores the setting (Kimi Linear's
-   * modeling_kimi.py never checkpoints its layers).
+   * modeling_kimi.py never checkpoints its layers); 'gpu-unsupported' when the chosen GPU cannot run what the files ask
+   * for (bf16, FlashAttention-2).
    */
-  readonly code?: 'fused-experts' | 'no-effect';
+  readonly code?: 'fused-experts' | 'no-effect' | 'gpu-unsupported';
+  /** A warning about something that stops the run ('error'), not only costs memory or time. */
+  readonly severity?: 'error';
 }
 
 export interface ParameterSummary {

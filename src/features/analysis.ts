@@ -97,7 +97,7 @@ export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, 
   let estimateErrors: readonly Warning[] | undefined;
   if (setup) {
     const r = estimate(setup, {
-      gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source, nvlink: gpu.spec?.peerLink ? gpu.spec.peerLink.kind === 'nvlink' : undefined } : undefined,
+      gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source, nvlink: gpu.spec?.peerLink ? gpu.spec.peerLink.kind === 'nvlink' : undefined, spec: gpu.spec as GpuSpec | undefined } : undefined,
       provenance: pipeline.provenance,
     });
     if (r.ok) est = r.estimate;

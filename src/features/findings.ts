@@ -152,12 +152,13 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     const key = SETUP_FIELD_KEY[x.w.key] ?? SETUP_FIELD_KEY[x.w.key.split('.')[0]];
     push({ code: 'invalid-value', severity: x.severity, message: x.w.message, span: (key ? spanOfKey(a, key) : undefined) ?? spanOfKey(a, 'model') ?? firstLine(text), related: [] });
   }
-  // transformers 5's fused MoE experts (left in 16 bits by bitsandbytes, out of reach of target_modules) and settings the
-  // model's code ignores: said at the key.
+  // transformers 5's fused MoE experts (left in 16 bits by bitsandbytes, out of reach of target_modules), settings the
+  // model's code ignores and what the chosen GPU cannot run: said at the key (bf16 at the switch that turns it on).
   for (const w of a.estimate?.warnings ?? []) {
-    if (w.code !== 'fused-experts' && w.code !== 'no-effect') continue;
-    const span = spanOfKey(a, SETUP_FIELD_KEY[w.key]) ?? spanOfKey(a, 'model');
-    if (span) push({ code: w.code, severity: 'warning', message: w.message, span, related: [] });
+    if (w.code !== 'fused-experts' && w.code !== 'no-effect' && w.code !== 'gpu-unsupported') continue;
+    const keySpan = w.code === 'gpu-unsupported' && w.key !== 'attention' ? spanOfKey(a, 'bf16') ?? spanOfKey(a, SETUP_FIELD_KEY[w.key]) : spanOfKey(a, SETUP_FIELD_KEY[w.key]);
+    const span = keySpan ?? spanOfKey(a, 'model');
+    if (span) push({ code: w.code, severity: w.severity ?? 'warning', message: w.message, span, related: [] });
   }
   const e = a.estimate;
   if (!a.setup) {
@@ -208,25 +209,6 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     }
   } else if (e && gpuName && !a.gpu) {
     push({ code: 'invalid-value', severity: 'warning', span: firstLine(text), related: [], message: t('unknown GPU \'{0}\' (see "vramLens.gpu")', gpuName) });
-  }
-  // What the chosen GPU cannot run, said at the key that asks for it: bf16 (Turing, Volta and Pascal have no bf16
-  // hardware: recent PyTorch emulates its matmuls, much slower, older stacks refuse it) and FlashAttention-2 (the
-  // flash-attn kernels need Ampere or newer on NVIDIA, or ROCm on Instinct MI200 / MI300: "FlashAttention only supports
-  // Ampere GPUs or newer").
-  const spec = a.gpu?.spec;
-  if (a.setup && spec) {
-    // Only where the files ask for bf16 outright: Axolotl's bf16: auto falls back to fp16 on such GPUs.
-    const bf16Span = [...a.facts.facts].reverse().find((f) => (f.key === 'bf16' && f.value === true) || ((f.key === 'mixedPrecision' || f.key === 'weightsDtype') && f.value === 'bf16'))?.keySpan;
-    if (bf16Span && !spec.bf16) {
-      push({ code: 'gpu-unsupported', severity: 'warning', span: bf16Span, related: [],
-        message: t('{0} has no bf16 hardware: recent PyTorch emulates bf16 matmuls on it (much slower) and older releases refuse bf16 training. Use fp16 mixed precision on this GPU.', spec.id) });
-    }
-    const flashOk = (spec.vendor === 'nvidia' || spec.vendor === 'amd') && spec.bf16;
-    const flashSpan = a.setup.attention === 'flash' ? spanOfKey(a, 'attention') : undefined;
-    if (flashSpan && !flashOk) {
-      push({ code: 'gpu-unsupported', severity: 'error', span: flashSpan, related: [],
-        message: t('FlashAttention-2 does not run on {0}: its kernels need an NVIDIA Ampere or newer GPU, or an AMD Instinct MI200 / MI300. Use sdpa (PyTorch picks a kernel the GPU has; the estimate keeps no s x s matrix for it either).', spec.id) });
-    }
   }
   // HF Trainer with compute_metrics keeps every evaluation batch's logits on the GPU until the evaluation ends.
   const kept = a.facts.facts.find((f) => f.key === 'evalKeepsLogits' && f.value === true);
