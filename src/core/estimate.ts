@@ -487,6 +487,9 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   } else if (kimi && !attentionGiven && !opts.lean) {
     assumptions.push({ key: 'attention', value: 'flash', source: 'Kimi Linear\'s modeling_kimi.py: KimiLinearModel sets flash_attention_2 whatever attention is asked for' });
   }
+  if (kimi && !opts.lean) {
+    assumptions.push({ key: 'model', value: 'modeling_kimi.py (trust_remote_code)', source: 'VRAM Lens: Kimi Linear as its remote code and Axolotl\'s training copy of it run (per-expert linear layers, no checkpointing, fla kernels); transformers\' own kimi_linear (5.x, without trust_remote_code) fuses the experts and checkpoints its layers, which is not modeled' });
+  }
   // A tool's default names the tool; a value VRAM Lens inferred (owner 'VRAM Lens') or left at the schema default
   // says so with its reason.
   const defaultSource = (p: Provenance | undefined, schemaNote: string): string =>
