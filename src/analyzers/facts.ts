@@ -109,6 +109,7 @@ export type CanonicalKey =
   | 'vllmServerMemoryFraction'   // number: share of each server GPU vLLM takes (trl vllm-serve --gpu_memory_utilization)
   | 'vllmServerMaxModelLen'      // number: longest sequence the server admits (trl vllm-serve --max_model_len)
   | 'fp8AllGather'               // boolean: FSDP2 all-gathers the float8 linears' weights in fp8 (Axolotl fp8_enable_fsdp_float8_all_gather)
+  | 'quantizeExperts'            // boolean: the fused 3-D MoE expert parameters are quantized too (Axolotl quantize_moe_experts)
   | 'badamUpdateRatio'           // number: BAdam ratio mode's share of each tensor updated (LLaMA-Factory badam_update_ratio)
   | 'rewardModels'               // string[]: reward models named by Hub id (TRL GRPO reward_funcs, Axolotl trl.reward_funcs), resolved as 'model'
   | 'teacherModel'               // string: a second resident model (torchtune knowledge distillation teacher_model, TRL GKD teacher_model_name_or_path), Hub id as 'model'

@@ -188,6 +188,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     // torchtune's qlora builders quantize every linear of the blocks: LoRA-wrapped ones and, when quantize_base is set,
     // the others as FrozenNF4Linear (torchtune/models/*/_component_builders.py); the output head stays 16-bit.
     if (tools[0] === 'torchtune') q.scope = 'all-linear';
+    if (decided.quantizeExperts?.fact.value === true) q.experts = true;
     setup.quantization = q;
     const w = decided.quantBits!;
     prov.quantization = fileProv(w);

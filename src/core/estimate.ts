@@ -196,8 +196,9 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
     const scope = setup.quantization.scope;
     for (const m of mods) {
       if (scope === 'lora-targets' && !targets.has(m.name)) continue;
-      // bitsandbytes replaces nn.Linear modules only; GPTQ/AWQ checkpoints say what they packed.
-      if (m.parameter && setup.quantization.type !== 'gptq' && setup.quantization.type !== 'awq') continue;
+      // bitsandbytes replaces nn.Linear modules only; GPTQ/AWQ checkpoints say what they packed; Axolotl's
+      // quantize_moe_experts quantizes the fused expert parameters as well.
+      if (m.parameter && setup.quantization.type !== 'gptq' && setup.quantization.type !== 'awq' && !(setup.quantization.experts && m.group === 'expert')) continue;
       quantized += m.inFeatures * m.outFeatures * m.count;
       largestQuantized = Math.max(largestQuantized, m.inFeatures * m.outFeatures);
     }
@@ -701,10 +702,10 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
         : { key: 'transformers_version', value: '5', source: `VRAM Lens default: a current transformers release, which stores the ${a.moe!.experts} experts of each ${a.family} MoE layer as two 3-D parameters (4.x: one nn.Linear per expert projection)` });
     }
     if (!a.fusedExperts) return;
-    if (bnbHere) {
+    if (bnbHere && !effSetup.quantization!.experts) {
       const expertParams = mods.filter((m) => m.parameter && (m.group === 'expert' || m.group === 'router')).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0);
       const bytes = kbit !== 'none' ? 4 : wb;
-      warnings.push({ key: 'quantization', code: 'fused-experts', message: `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize (it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params stay ${bytes === 4 ? 'fp32' : setup.weights_dtype}${kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : ''}, ${formatBytes(expertParams * bytes)}${alwaysFused ? '' : '. transformers 4.x or Unsloth quantize them per expert'}` });
+      warnings.push({ key: 'quantization', code: 'fused-experts', message: `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize (it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params stay ${bytes === 4 ? 'fp32' : setup.weights_dtype}${kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : ''}, ${formatBytes(expertParams * bytes)}${alwaysFused ? '' : '. transformers 4.x or Unsloth quantize them per expert'}; Axolotl's quantize_moe_experts quantizes them` });
     }
     if (lostExperts && paramTargets.targets.length === 0) {
       warnings.push({ key: 'lora.target_modules', code: 'fused-experts', message: `transformers ${version} stores the experts as 3-D parameters, which target_modules does not reach: the adapters sit on ${targets.size > 0 ? [...targets].join(', ') : 'no layer'} only (PEFT target_parameters adapts fused experts)` });
@@ -1338,7 +1339,8 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
-      quantizedBase: quantHere > 0, int8Base: quantHere > 0 && setup.quantization?.type === 'int8', kbitUpcast: kbitQ, kernels: setup.kernels, tiledMlpShards: tiledShards,
+      quantizedBase: quantHere > 0, int8Base: quantHere > 0 && setup.quantization?.type === 'int8', kbitUpcast: kbitQ,
+      ...(a.fusedExperts && a.moe && effSetup.quantization?.experts ? { dequantizedExperts: a.moe.experts / ep } : {}), kernels: setup.kernels, tiledMlpShards: tiledShards,
       ...mixerKernels,
       ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(seqs * seqHere) } : {}),
     };

@@ -69,6 +69,11 @@ export const QuantizationSchema = z.strictObject({
   /** Which linear layers are quantized: every linear layer but the output head (bitsandbytes through transformers),
    *  or only those that carry a LoRA adapter (torchtune's quantize_base). */
   scope: z.enum(['all-linear', 'lora-targets']).default('all-linear'),
+  /**
+   * The fused 3-D MoE expert parameters (transformers 5), which bitsandbytes does not reach, are quantized too (Axolotl
+   * quantize_moe_experts); without it they stay in the model dtype.
+   */
+  experts: z.boolean().optional(),
 });
 
 export const ZeroBucketsSchema = z.strictObject({

@@ -173,7 +173,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       arch: { arch: archOf('mistralai/Mistral-7B-v0.1') }, mode: { mode: 'amp' }, half: { half: 4 }, weightBytes: { weightBytes: 4 }, batch: { batch: 3 },
       seq: { seq: 1024 }, attention: { attention: 'eager' }, baseTrainable: { baseTrainable: true }, normsTrainable: { normsTrainable: true },
       inputRequiresGrad: { inputRequiresGrad: true }, tp: { tp: 2 }, sequenceParallel: { sequenceParallel: true }, compile: { compile: true },
-      softmaxSavesInput: { softmaxSavesInput: true }, quantizedBase: { quantizedBase: true }, int8Base: { int8Base: true }, kbitUpcast: { kbitUpcast: 'all' }, kernels: { kernels: 'liger' },
+      softmaxSavesInput: { softmaxSavesInput: true }, quantizedBase: { quantizedBase: true }, int8Base: { int8Base: true }, dequantizedExperts: { dequantizedExperts: 8 }, kbitUpcast: { kbitUpcast: 'all' }, kernels: { kernels: 'liger' },
       tiledMlpShards: { tiledMlpShards: 4 }, linearKernels: { linearKernels: 'torch' }, mambaKernels: { mambaKernels: 'torch' }, expertLora: { expertLora: { targets: [{ name: 'experts.gate_up_proj', savedBytes: 1, workingBytes: 1 }] } }, lora: { lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'o_proj']) } },
       ia3: { ia3: { dtypeBytes: 4, targets: new Set(['k_proj']), feedforward: new Set() } },
     };
@@ -1495,4 +1495,29 @@ describe('estimate: bitsandbytes 8-bit base layers and Kimi Linear', () => {
     const llama = (ck: 'full' | 'none') => run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, gradient_checkpointing: ck })).perGpu.peakBytes;
     assert.ok(llama('full') < llama('none'));
   });
+});
+
+describe('estimate: fused MoE experts quantized by Axolotl (quantize_moe_experts)', () => {
+  it('GLM-4.5-Air QLoRA: the 3-D experts go to NF4, and the layer being recomputed keeps its experts dequantized', () => {
+    // GLM-4.5-Air: 45 MoE layers of 128 experts, 1,408 wide over 4,096 (gate_up 2 x 1,408, down 1,408). transformers 5
+    // keeps them as 3-D parameters, which bitsandbytes skips; quantize_moe_experts quantizes them as they load. Each
+    // forward then dequantizes a layer's whole experts to bf16 (bitsandbytes parametrize, cached for the module's
+    // forward) and grouped_mm keeps them for the routed input's gradient: 128 x 3 x 1,408 x 4,096 x 2 B per layer.
+    const base = {
+      method: 'qlora' as const, quantization: { bits: 4 as const, type: 'nf4' as const, double_quant: true }, lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
+      weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, micro_batch_size: 2, seq_len: 2048, gradient_checkpointing: 'full' as const, attention: 'flash' as const,
+      loss: 'fused' as const, // Axolotl's example runs Cut Cross Entropy: the peak is in the last layer's backward
+    };
+    const plain = run(setupFor('zai-org/GLM-4.5-Air', base));
+    const q = run(setupFor('zai-org/GLM-4.5-Air', { ...base, quantization: { ...base.quantization, experts: true } }));
+    const experts = 45 * 128 * 3 * 1408 * 4096;
+    // Weights: the experts leave the bf16 weights for the NF4 ones (0.5 B + double-quantized scales per parameter).
+    const bf16 = (e: ReturnType<typeof run>): number => component(phase(e, 'forward'), 'weights');
+    assert.equal(bf16(plain) - bf16(q), experts * 2);
+    assert.ok(plain.warnings.some((w) => w.code === 'fused-experts' && w.key === 'quantization'));
+    assert.ok(!q.warnings.some((w) => w.code === 'fused-experts' && w.key === 'quantization'));
+    const recomputed = (e: ReturnType<typeof run>): number => component(phase(e, 'backward'), 'checkpoint-recompute');
+    assert.equal(recomputed(q) - recomputed(plain), 128 * 3 * 1408 * 4096 * 2);
+  });
+
 });

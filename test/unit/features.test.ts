@@ -53,6 +53,18 @@ describe('features: settings the model code ignores', () => {
   });
 });
 
+describe('features: Axolotl quantize_moe_experts', () => {
+  it('reaches the setup: the fused experts are quantized, and no fused-experts warning is left at load_in_4bit', () => {
+    const text = 'base_model: zai-org/GLM-4.5-Air\nload_in_4bit: true\nquantize_moe_experts: true\nadapter: qlora\nlora_r: 16\nlora_target_modules:\n  - q_proj\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 1\nbf16: true\n';
+    const a = analyze('/w/glm.yml', text, { ...settings, gpu: 'H100-80GB' });
+    assert.equal(a.setup?.quantization?.experts, true);
+    assert.equal(a.findings.filter((x) => x.code === 'fused-experts' && text.slice(x.span.start, x.span.end) === 'load_in_4bit').length, 0);
+    const without = analyze('/w/glm.yml', text.replace('quantize_moe_experts: true\n', ''), { ...settings, gpu: 'H100-80GB' });
+    assert.equal(without.setup?.quantization?.experts, undefined);
+    assert.equal(without.findings.filter((x) => x.code === 'fused-experts' && text.slice(x.span.start, x.span.end) === 'load_in_4bit').length, 1);
+  });
+});
+
 describe('features: what the chosen GPU cannot run', () => {
   it('bf16 and FlashAttention-2 on a T4 are flagged at their keys; on an A100 nothing is said', () => {
     // Turing (T4) has no bf16 hardware and flash-attn's kernels need Ampere or newer.

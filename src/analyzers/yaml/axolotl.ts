@@ -136,6 +136,9 @@ function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
   const fp8 = top.get('fp8');
   if (isOn(ctx, fp8) && fp8) ctx.add('mixedPrecision', fp8, 'fp8');
   ctx.put('fp8AllGather', top.get('fp8_enable_fsdp_float8_all_gather'), asBool);
+  // quantize_moe_experts: the 3-D expert parameters of transformers 5's fused MoE blocks, which bitsandbytes does not
+  // reach, are quantized to NF4 as the model loads (axolotl/monkeypatch/moe_quant.py).
+  ctx.put('quantizeExperts', top.get('quantize_moe_experts'), asBool);
 }
 
 /** gradient_checkpointing: true / "offload" / "offload_disk"; the offload forms also move checkpoints to the host. */

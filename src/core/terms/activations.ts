@@ -68,6 +68,12 @@ export interface ActivationPlan {
    */
   readonly int8Base?: boolean;
   /**
+   * Fused 3-D experts quantized by Axolotl's quantize_moe_experts (bitsandbytes parametrizations): each forward
+   * dequantizes every local expert's whole weight to 16 bits (cached for the experts module's forward), and the grouped
+   * matmul keeps that tensor for the input's gradient. The number of experts on this rank.
+   */
+  readonly dequantizedExperts?: number;
+  /**
    * fp32 upcast of the parameters a 4/8-bit model keeps unquantized: 'all' (PEFT prepare_model_for_kbit_training:
    * norms, embeddings, head), 'norms' (the norms only). fp32 norm weights make every norm output fp32; quantized
    * linears return fp32 for fp32 inputs, and from the first MLP on the residual stream is fp32.
@@ -186,7 +192,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   a.arch === b.arch && a.batch === b.batch && a.seq === b.seq && a.mode === b.mode && a.half === b.half && a.weightBytes === b.weightBytes
   && a.attention === b.attention && a.baseTrainable === b.baseTrainable && a.normsTrainable === b.normsTrainable
   && a.inputRequiresGrad === b.inputRequiresGrad && a.sequenceParallel === b.sequenceParallel && (a.compile === true) === (b.compile === true)
-  && (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) && (a.quantizedBase === true) === (b.quantizedBase === true) && (a.int8Base === true) === (b.int8Base === true)
+  && (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) && (a.quantizedBase === true) === (b.quantizedBase === true) && (a.int8Base === true) === (b.int8Base === true) && (a.dequantizedExperts ?? 0) === (b.dequantizedExperts ?? 0)
   && (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') && (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch')
   && (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) && (a.linearKernels ?? 'fla') === (b.linearKernels ?? 'fla') && (a.mambaKernels ?? 'cuda') === (b.mambaKernels ?? 'cuda')
   && expertLoraKey(a) === expertLoraKey(b) && a.tp === b.tp
@@ -197,7 +203,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
  */
 export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true } = {
   arch: true, mode: true, half: true, weightBytes: true, batch: true, seq: true, attention: true, baseTrainable: true, normsTrainable: true,
-  inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true, int8Base: true,
+  inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true, int8Base: true, dequantizedExperts: true,
   kbitUpcast: true, kernels: true, tiledMlpShards: true, linearKernels: true, mambaKernels: true, expertLora: true,
 };
 /** The last 32 plans and their results (the advice search asks for the same few plans again and again). */
@@ -214,7 +220,7 @@ function layerActivationsByKey(p: ActivationPlan): LayerActivations {
     byPlan = new Map();
     layerCache.set(p.arch, byPlan);
   }
-  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
+  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}${p.dequantizedExperts ?? 0}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
   let r = byPlan.get(key);
   if (!r) {
     if (byPlan.size > 4096) byPlan.clear();
@@ -1327,9 +1333,13 @@ function gatedMlp(tape: Tape, ffn: number, hidden: number, x: Tensor, linear: Li
  * gate_up_proj chunked into two views and down_proj of transformers 5 (MixtralExperts.forward and its grouped_mm
  * implementation keep the same tensors: the gathered input, gate_up, act(gate), the product).
  */
-function expertMlp(tape: Tape, a: Architecture, routed: Tensor, linear: LinearFn, [gate, up, down]: readonly [string, string, string]): Tensor {
+function expertMlp(tape: Tape, a: Architecture, routed: Tensor, linear: LinearFn, [gate, up, down]: readonly [string, string, string], dequantizedExperts = 0): Tensor {
   const ffn = a.moe!.expertFfn;
   if (a.fusedExperts) {
+    // Axolotl's quantize_moe_experts: the NF4 experts are dequantized whole (E x 2f x h and E x h x f in 16 bits) for
+    // the grouped matmuls, which keep them for the routed input's gradient (bitsandbytes nn/parametrize.py,
+    // transformers integrations/moe.py grouped_mm).
+    if (dequantizedExperts > 0 && routed.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the grouped matmuls)', dequantizedExperts * 3 * ffn * a.hidden * tape.half);
     const gu = linear(routed, 'experts.gate_up_proj', 2 * ffn, 'expert gate_up output');
     const g = tape.view(gu, 'expert gate (view)', gu.elems / 2);
     const u = tape.view(gu, 'expert up (view)', gu.elems / 2);
@@ -1354,7 +1364,7 @@ function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Ten
   tape.unarySavesOutput(logits, 'router softmax (fp32)', 4);
   // Expert inputs are gathered copies of the routed tokens: T*k rows in all.
   const routed = tape.tensor('routed tokens', T * moe.topK * a.hidden, x.bytesPerElem, x.rg);
-  const down = expertMlp(tape, a, routed, linear, a.family === 'mixtral' ? ['w1', 'w3', 'w2'] : ['gate_proj', 'up_proj', 'down_proj']);
+  const down = expertMlp(tape, a, routed, linear, a.family === 'mixtral' ? ['w1', 'w3', 'w2'] : ['gate_proj', 'up_proj', 'down_proj'], p.dequantizedExperts);
   // Each expert output is scaled by its routing weight (saved for the weight's grad); index_add_ keeps its
   // source (the weighted output) and the int64 token indices; top-k indices and the weight normalisation
   // (clone + sum) are kept too.
@@ -1398,7 +1408,7 @@ function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
   const routed = tape.tensor('routed tokens (gathered)', routedTokens * a.hidden, x.bytesPerElem, x.rg);
   // torch.where(mask[e]) returns the token and slot indices as views of one nonzero() result: 2 x int64 per token.
   if (x.rg) tape.saveExtra('token and slot indices per expert (int64)', routedTokens * 16);
-  const down = expertMlp(tape, a, routed, linear, ['gate_proj', 'up_proj', 'down_proj']);
+  const down = expertMlp(tape, a, routed, linear, ['gate_proj', 'up_proj', 'down_proj'], p.dequantizedExperts);
   const weighted = tape.mul(down, tape.tensor('routing weight per routed token', routedTokens, wb, scores.rg), 'weighted expert output', wb);
   tape.save(weighted); // index_add_ keeps its source
   if (moe.sharedExpertFfn > 0) gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, name.replace(/^(gate|up|down)_proj$/, 'shared_experts.$1_proj'), out, what), 'llama');
