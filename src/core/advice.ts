@@ -5,7 +5,7 @@
 // GPUs are needed. Pure; no I/O.
 import { parseArchitecture } from './architecture';
 import type { GpuSpec } from './catalog/gpus';
-import { estimate, type EstimateOptions } from './estimate';
+import { estimate, fusedExpertsIn, type EstimateOptions } from './estimate';
 import type { Estimate } from './model';
 import type { TrainingSetup } from './setup';
 import { stepTime, type StepTime } from './step-time';
@@ -135,6 +135,11 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
   m.push({ id: 'fla-kernels', group: 'linear-attention', title: 'Install flash-linear-attention and causal-conv1d (Gated DeltaNet kernels instead of the torch fallback)', changesResult: false,
     apply: (s) => (s.linear_attention_kernels === 'torch' ? { linear_attention_kernels: 'fla' } : undefined) });
   const parsed = parseArchitecture(base.architecture);
+  // transformers 5's fused MoE experts stay in 16 bits under bitsandbytes; Axolotl's quantize_moe_experts quantizes them.
+  if (parsed.ok && fusedExpertsIn(base, parsed.arch)) {
+    m.push({ id: 'quantize-experts', group: 'precision', title: 'Quantize the fused MoE experts too (Axolotl quantize_moe_experts)', changesResult: false,
+      apply: (s) => (s.quantization && s.quantization.type !== 'gptq' && s.quantization.type !== 'awq' && !s.quantization.experts ? { quantization: { ...s.quantization, experts: true } } : undefined) });
+  }
   const mamba1 = parsed.ok && parsed.arch.mamba1 !== undefined;
   m.push({ id: 'mamba-kernels', group: 'linear-attention', title: mamba1 ? 'Install mamba_ssm and causal-conv1d (the selective-scan kernel instead of slow_forward)' : 'Install mamba_ssm and causal-conv1d (the fused Mamba2 kernel instead of torch_forward)', changesResult: false,
     apply: (s) => (s.mamba_kernels === 'torch' ? { mamba_kernels: 'cuda' } : undefined) });
@@ -238,7 +243,7 @@ function applyAll(base: TrainingSetup, ms: readonly Move[]): { setup: TrainingSe
 
 /** Identity of a candidate setup for de-duplication (the fields the moves change). */
 const signature = (s: TrainingSetup): string =>
-  `${s.method}|${s.lora?.r}|${s.lora?.use_dora ? 'dora' : ''}|${s.lora ? (s.lora.target_modules === 'all-linear' ? 'all' : s.lora.target_modules.length) : ''}|${s.quantization?.bits}|${s.weights_dtype}|${s.mixed_precision}|${s.master_weights}|${s.optimizer}|`
+  `${s.method}|${s.lora?.r}|${s.lora?.use_dora ? 'dora' : ''}|${s.lora ? (s.lora.target_modules === 'all-linear' ? 'all' : s.lora.target_modules.length) : ''}|${s.quantization?.bits}${s.quantization?.experts ? 'E' : ''}|${s.weights_dtype}|${s.mixed_precision}|${s.master_weights}|${s.optimizer}|`
   + `${s.micro_batch_size}|${s.gradient_accumulation_steps}|${s.seq_len}|${s.gradient_checkpointing}|${s.attention}|${s.loss}|${s.zero_stage}|${s.fsdp}|`
   + `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}|${s.eval_batch_size}|${s.kbit_upcast}|${s.tiled_mlp}|${s.preference?.reference}`
   + (s.rollout ? `|${s.rollout.batch}|${s.rollout.completion_len}|${s.rollout.reference}|${s.rollout.vllm_sleep}` : '');

@@ -341,7 +341,7 @@ function blockKey<T extends object>(o: T, make: (o: T) => string): string {
 }
 const loraKey = (l: NonNullable<TrainingSetup['lora']>): string => blockKey(l, (x) => `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}/${x.target_parameters?.join(',') ?? ''}`);
 const ia3Key = (x: NonNullable<TrainingSetup['ia3']>): string => blockKey(x, (y) => `${y.dtype}/${y.target_modules.join(',')}/${y.feedforward_modules.join(',')}`);
-const quantKey = (q: NonNullable<TrainingSetup['quantization']>): string => blockKey(q, (x) => `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}`);
+const quantKey = (q: NonNullable<TrainingSetup['quantization']>): string => blockKey(q, (x) => `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}/${x.experts === true ? 'experts' : ''}`);
 
 /** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
 function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
@@ -406,6 +406,16 @@ function recurrentStates(a: Architecture, cb: number): { layers: number; perLaye
   return { layers: 0, perLayer: 0 };
 }
 
+/**
+ * Whether a setup's MoE experts are 3-D parameters: a family that only has them, or one transformers 5 fuses (Mixtral,
+ * Qwen-MoE, DeepSeek, GLM-4.5 ...) unless transformers 4.x is pinned or Unsloth loads them per expert (2026.6 on,
+ * unslothai/unsloth#4032).
+ */
+export function fusedExpertsIn(setup: TrainingSetup, a: Architecture): boolean {
+  if (a.moe === undefined) return false;
+  return a.fusedExperts === true || (FUSED_EXPERT_FAMILIES.has(a.family) && !olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth');
+}
+
 function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): EstimateResult {
   // Kimi Linear's modeling_kimi.py (the trust_remote_code model, and Axolotl's training copy of it) never checkpoints:
   // KimiDecoderLayer is a plain nn.Module and KimiLinearModel.forward calls each layer itself, so
@@ -442,7 +452,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   // are estimated with per-expert linears.
   const baseArch = parsed.arch;
   const fusedFamily = FUSED_EXPERT_FAMILIES.has(baseArch.family) && baseArch.moe !== undefined;
-  const fuseExperts = fusedFamily && !olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth';
+  const fuseExperts = fusedFamily && fusedExpertsIn(setup, baseArch);
   const a = parsed.arch.family === 'llama4' && bnb ? withSequentialExperts(parsed.arch) : fuseExperts ? withFusedExperts(parsed.arch) : parsed.arch;
   let teacher: { arch: Architecture; params: number } | undefined;
   if (setup.distillation) {

@@ -726,10 +726,14 @@ function planCtx(file: FixFile, changes: readonly SetupChange[]): PlanCtx {
 }
 
 type Lora = { r?: number; alpha?: number; dropout?: number; target_modules?: readonly string[] | 'all-linear'; modules_to_save?: readonly string[]; use_dora?: boolean };
-type Quant = { bits?: number; type?: string; double_quant?: boolean };
+type Quant = { bits?: number; type?: string; double_quant?: boolean; experts?: boolean };
 
 function plan(file: FixFile, ch: SetupChange, changes: readonly SetupChange[]): Planned {
   const c = planCtx(file, changes);
+  // Quantized fused experts are Axolotl's own loading step (quantize_moe_experts): no other format can ask for it.
+  if (ch.key === 'quantization' && (ch.value as Quant | undefined)?.experts && file.format !== 'scenario' && file.format !== 'axolotl-yaml') {
+    return no('only Axolotl quantizes fused MoE experts (quantize_moe_experts)');
+  }
   switch (file.format) {
     case 'scenario': return planScenario(ch);
     case 'deepspeed-json': return planDeepSpeed(c, ch);
@@ -1360,7 +1364,8 @@ function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
       const q = v as Quant | undefined;
       if (!q) return ok(op('load_in_4bit', false, { when: 'present' }), op('load_in_8bit', false, { when: 'present' }));
       if (q.type && q.type !== 'nf4' && q.type !== 'int8') return no(`Axolotl's 4-bit loading is nf4; ${q.type} needs bnb_config_kwargs`);
-      return q.bits === 8 ? ok(op('load_in_8bit', true), op('load_in_4bit', false, { when: 'present' })) : ok(op('load_in_4bit', true), op('load_in_8bit', false, { when: 'present' }));
+      const experts = q.experts ? [op('quantize_moe_experts', true)] : [op('quantize_moe_experts', false, { when: 'present' })];
+      return q.bits === 8 ? ok(op('load_in_8bit', true), op('load_in_4bit', false, { when: 'present' }), ...experts) : ok(op('load_in_4bit', true), op('load_in_8bit', false, { when: 'present' }), ...experts);
     }
     case 'weights_dtype': {
       const k = { bf16: 'bfloat16', fp16: 'float16', fp32: 'float32' }[str(v)];

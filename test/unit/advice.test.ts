@@ -268,3 +268,21 @@ describe('advice: bitsandbytes 8-bit layers cannot be sharded', () => {
     assert.match(fsdp.estimate.warnings.find((w) => w.key === 'fsdp')?.message ?? '', /8-bit layers cannot be sharded by FSDP/);
   });
 });
+
+describe('advice: fused MoE experts left in 16 bits', () => {
+  it('GLM-4.5-Air QLoRA on one H100: quantizing the experts (Axolotl quantize_moe_experts) leads, and it fits', () => {
+    // transformers 5 keeps the 45 x 128 experts as 3-D bf16 parameters under load_in_4bit (about 180 GiB); quantized
+    // to NF4 they take a quarter, with one layer's experts dequantized at a time.
+    const g = gpu('H100-80GB');
+    const s = setupFor('zai-org/GLM-4.5-Air', {
+      method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true }, lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
+      weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 2, seq_len: 2048, gradient_checkpointing: 'full', attention: 'flash', loss: 'fused',
+    });
+    const r = advise(s, { gpu: g, gpuSpec: g.spec });
+    assert.ok(r);
+    assert.equal(r.current.fits, false);
+    assert.equal(r.items[0].id, 'quantize-experts');
+    assert.ok(r.items[0].fits && r.items[0].gpus === 1 && !r.items[0].changesResult);
+    assert.deepEqual(r.items[0].changes.map((c) => c.key), ['quantization']);
+  });
+});

@@ -94,6 +94,12 @@ describe('fixes: DeepSpeed JSON', () => {
 });
 
 describe('fixes: YAML', () => {
+  it('Axolotl: quantizing the fused MoE experts writes quantize_moe_experts; no other format can', () => {
+    checkFix('glm.yml', 'base_model: zai-org/GLM-4.5-Air\nload_in_4bit: true\nadapter: qlora\n', { quantization: { bits: 4, type: 'nf4', double_quant: true, experts: true } },
+      'base_model: zai-org/GLM-4.5-Air\nload_in_4bit: true\nadapter: qlora\nquantize_moe_experts: true\n', 'axolotl-yaml');
+    checkFix('lf.yaml', 'model_name_or_path: zai-org/GLM-4.5-Air\nfinetuning_type: lora\nquantization_bit: 4\n', { quantization: { bits: 4, type: 'nf4', double_quant: true, experts: true } },
+      undefined, 'llamafactory-yaml');
+  });
   it('Accelerate: replaces a quoted scalar keeping its quotes', () => {
     checkFix('accel.yaml', "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nmixed_precision: 'no'\nnum_processes: 2\n", { mixed_precision: 'bf16' },
       "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nmixed_precision: 'bf16'\nnum_processes: 2\n", 'accelerate-yaml');
