@@ -1526,14 +1526,16 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   // ---------------------------------------------------------------------------------------------
   {
     id: 'mistralai/Mistral-Small-24B-Base-2501',
-    aliases: ['mistralai/Mistral-Small-24B-Instruct-2501', 'mistralai/Devstral-Small-2505', 'mistralai/Magistral-Small-2506'],
+    // Devstral Small 1.1 (2507) and Magistral Small 1.1 (2507) keep the 1.0 text-only config.
+    aliases: ['mistralai/Mistral-Small-24B-Instruct-2501', 'mistralai/Devstral-Small-2505', 'mistralai/Devstral-Small-2507', 'mistralai/Magistral-Small-2506', 'mistralai/Magistral-Small-2507'],
     config: { ...MISTRAL_SMALL_TEXT, architectures: ['MistralForCausalLM'], max_position_embeddings: 32768 },
     publishedParams: 23_572_403_200,
     source: hf('mistralai/Mistral-Small-24B-Base-2501'),
   },
   {
     id: 'mistralai/Mistral-Small-3.1-24B-Instruct-2503',
-    aliases: ['mistralai/Mistral-Small-3.1-24B-Base-2503', 'mistralai/Mistral-Small-3.2-24B-Instruct-2506'],
+    // Magistral Small 1.2 (2509) is Mistral Small 3.2 with its vision encoder.
+    aliases: ['mistralai/Mistral-Small-3.1-24B-Base-2503', 'mistralai/Mistral-Small-3.2-24B-Instruct-2506', 'mistralai/Magistral-Small-2509'],
     config: {
       model_type: 'mistral3', architectures: ['Mistral3ForConditionalGeneration'], spatial_merge_size: 2, multimodal_projector_bias: false,
       text_config: { ...MISTRAL_SMALL_TEXT, max_position_embeddings: 131072 },
