@@ -1350,7 +1350,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
       quantizedBase: quantHere > 0, int8Base: quantHere > 0 && setup.quantization?.type === 'int8', kbitUpcast: kbitQ,
-      ...(a.fusedExperts && a.moe && effSetup.quantization?.experts ? { dequantizedExperts: a.moe.experts / ep } : {}), kernels: setup.kernels, tiledMlpShards: tiledShards,
+      ...(a.moe && effSetup.quantization?.experts && mods.some((m) => m.parameter && m.group === 'expert') ? { dequantizedExperts: a.moe.experts / ep } : {}), kernels: setup.kernels, tiledMlpShards: tiledShards,
       ...mixerKernels,
       ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(seqs * seqHere) } : {}),
     };

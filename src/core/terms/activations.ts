@@ -842,6 +842,9 @@ function graniteMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn, 
     const Ie = moe.expertFfn;
     tape.saveExtra('router (int64 indices, fp32 softmax, gates), expert activations, gated outputs and the index_add source',
       p.baseTrainable ? pairs * (30 + 8 * Ie + 6 * a.hidden) : pairs * (30 + 6 * Ie + 4 * a.hidden));
+    // Axolotl's quantize_moe_experts: each expert's F.linear takes a view of the whole dequantized input_linear (2 x Ie)
+    // and output_linear weights, which the views keep alive for the input's gradient.
+    if ((p.dequantizedExperts ?? 0) > 0 && x.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the expert matmuls)', p.dequantizedExperts! * 3 * Ie * a.hidden * tape.half);
     // The router's and the experts' weight gradients need the block input (one storage with the shared MLP's).
     if (p.baseTrainable) tape.save(x);
   }
@@ -872,6 +875,8 @@ function nemotronMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
     const perPair = 41 + (trained ? 4 : 2) * Im + (trained ? 4 : 2) * d - (r.normTopk ? 0 : 4);
     const perToken = 5 * E + 16 * r.groups + 8 * r.topkGroups + 4 + (trained ? 4 * a.hidden : 0) - (r.normTopk ? 0 : 4);
     tape.saveExtra('router (fp32 scores, masks, indices, weights) and routed experts (grouped_mm inputs, relu², weighted products)', S * perPair + T * perToken + 4 * E * (a.hidden + 1));
+    // Axolotl's quantize_moe_experts: the grouped matmuls keep the dequantized up and down weights (E x Im x d each).
+    if ((p.dequantizedExperts ?? 0) > 0 && x.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the grouped matmuls)', p.dequantizedExperts! * 2 * Im * d * tape.half);
   }
   let routed = tape.tensor('routed experts output', T * d, tape.computeBytes, routedIn.rg || p.baseTrainable);
   if (a.moeLatent) routed = linear(routed, 'fc2_latent_proj', a.hidden, 'fc2_latent_proj output');
@@ -1455,6 +1460,8 @@ function llama4BmmExperts(tape: Tape, p: ActivationPlan, routedIn: Tensor): void
   const E = a.moe!.experts;
   const f = a.moe!.expertFfn;
   const expertWeight = (what: string, elems: number): Weight => ({ what, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes, uncachedCopies: E });
+  // Axolotl's quantize_moe_experts: bmm takes the whole dequantized 3-D weights and keeps them for the input's gradient.
+  if ((p.dequantizedExperts ?? 0) > 0 && routedIn.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by bmm)', p.dequantizedExperts! * 3 * f * a.hidden * tape.half);
   const gateUp = tape.linear(routedIn, expertWeight('experts.gate_up_proj', a.hidden * 2 * f), 2 * f, 'expert gate_up');
   tape.save(gateUp); // silu keeps the gate half, a view of gate_up; the product keeps the up half
   const rows = routedIn.elems / a.hidden; // E x T
@@ -1486,6 +1493,9 @@ function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor): Tensor {
   }
   const routed = tape.tensor('routed tokens (gathered)', routedTokens * a.hidden, x.bytesPerElem, x.rg);
   if (x.rg) tape.saveExtra('token indices per expert (int64)', routedTokens * 8);
+  // Axolotl's quantize_moe_experts: each expert's matmul takes a view of the whole dequantized 3-D weight, which its
+  // views keep alive for the input's gradient (as in expertMlp).
+  if ((p.dequantizedExperts ?? 0) > 0 && routed.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the expert matmuls)', p.dequantizedExperts! * 3 * f * a.hidden * tape.half);
   // Each expert's matmul uses a view of its slice of the 3-D parameter: under autocast every view is cast anew (not a
   // leaf, so not cached) and each copy is kept for the input's gradient: one per expert, per layer.
   const expertWeight = (what: string, elems: number): Weight => ({ what, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes, uncachedCopies: moe.experts });
