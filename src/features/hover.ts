@@ -141,6 +141,10 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
     case 'quantBits':
       if (s.quantization) v.push({ label: `${s.quantization.bits}-bit base -> 16-bit`, patch: { quantization: undefined, method: s.method === 'qlora' ? 'lora' : s.method } });
       break;
+    case 'quantizeExperts':
+      // Axolotl quantize_moe_experts: what leaving the fused experts in 16 bits would cost (or quantizing them save).
+      if (s.quantization) v.push({ label: s.quantization.experts ? 'fused experts quantized -> left in 16 bits' : 'fused experts in 16 bits -> quantized', patch: { quantization: { ...s.quantization, experts: !s.quantization.experts } } });
+      break;
     case 'gpusPerNode':
     case 'worldSize':
       v.push({ label: `GPUs ${s.gpus_per_node * s.nodes} -> ${s.gpus_per_node * s.nodes * 2}`, patch: { gpus_per_node: s.gpus_per_node * 2 } });

@@ -55,10 +55,13 @@ describe('features: settings the model code ignores', () => {
 
 describe('features: Axolotl quantize_moe_experts', () => {
   it('reaches the setup: the fused experts are quantized, and no fused-experts warning is left at load_in_4bit', () => {
-    const text = 'base_model: zai-org/GLM-4.5-Air\nload_in_4bit: true\nquantize_moe_experts: true\nadapter: qlora\nlora_r: 16\nlora_target_modules:\n  - q_proj\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 1\nbf16: true\n';
+    const text = 'base_model: zai-org/GLM-4.5-Air\nload_in_4bit: true\nquantize_moe_experts: true\nadapter: qlora\nlora_r: 16\nlora_target_modules:\n  - q_proj\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 1\nbf16: true\ngradient_checkpointing: true\n';
     const a = analyze('/w/glm.yml', text, { ...settings, gpu: 'H100-80GB' });
     assert.equal(a.setup?.quantization?.experts, true);
     assert.equal(a.findings.filter((x) => x.code === 'fused-experts' && text.slice(x.span.start, x.span.end) === 'load_in_4bit').length, 0);
+    // The hover at the key prices leaving the experts in bf16: 45 x 128 x 3 x 1,408 x 4,096 params at 2 B instead of NF4.
+    const marked = text.replace('quantize_moe_experts', 'quantize_moe‸_experts');
+    checkHover('/w/glm.yml', marked, [/fused experts quantized -> left in 16 bits: \+1[0-9]{2}\.\d GiB/], { ...settings, gpu: 'H100-80GB' });
     const without = analyze('/w/glm.yml', text.replace('quantize_moe_experts: true\n', ''), { ...settings, gpu: 'H100-80GB' });
     assert.equal(without.setup?.quantization?.experts, undefined);
     assert.equal(without.findings.filter((x) => x.code === 'fused-experts' && text.slice(x.span.start, x.span.end) === 'load_in_4bit').length, 1);
