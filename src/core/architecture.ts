@@ -228,6 +228,12 @@ export interface Architecture {
    * target_modules passes them by. transformers 4 had one nn.Linear per expert projection. See FUSED_EXPERT_FAMILIES.
    */
   readonly fusedExperts?: boolean;
+  /**
+   * What the model's own code does whatever the training config asks, for a family trained through its remote code:
+   * Kimi Linear's modeling_kimi.py calls each decoder layer itself (gradient_checkpointing_enable() only sets a flag
+   * nothing reads) and sets flash_attention_2 in KimiLinearModel.__init__.
+   */
+  readonly modelCode?: { readonly name: string; readonly file: string; readonly attention: 'flash'; readonly modeled: string };
 }
 
 /** Families whose experts transformers 5 fuses into 3-D parameters (gpt-oss and Llama 4 always had them). */
@@ -879,12 +885,18 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...(moeRouting ? { moeRouting } : {}),
     // Qwen3-VL-MoE, Qwen3.5-MoE, Granite 4.0 H (GraniteMoeHybridParallelExperts) and Nemotron 3 (NemotronHExperts) exist
     // only with 3-D experts.
+    ...(family === 'kimi_linear' ? { modelCode: KIMI_CODE } : {}),
     ...(modelType === 'qwen3_vl_moe' || ((modelType === 'qwen3_5_moe' || modelType === 'qwen3_5_moe_text' || family === 'granite_hybrid' || family === 'nemotron_h') && moe) ? { fusedExperts: true } : {}),
   };
   // Acts are read for their effect on saved tensors; an unknown activation does not change the byte count.
   void act;
   return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };
 }
+
+const KIMI_CODE: Architecture['modelCode'] = {
+  name: 'Kimi Linear', file: 'modeling_kimi.py', attention: 'flash',
+  modeled: 'Kimi Linear as its remote code and Axolotl\'s training copy of it run (per-expert linear layers, no checkpointing, fla kernels); transformers\' own kimi_linear (5.x, without trust_remote_code) fuses the experts and checkpoints its layers, which is not modeled',
+};
 
 /** Decoder layers with a key/value cache: all but the linear-attention, Mamba2 and (Nemotron-H) MLP-only layers. */
 export function attentionLayerCount(a: Architecture): number {

@@ -417,16 +417,13 @@ export function fusedExpertsIn(setup: TrainingSetup, a: Architecture): boolean {
 }
 
 function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): EstimateResult {
-  // Kimi Linear's modeling_kimi.py (the trust_remote_code model, and Axolotl's training copy of it) never checkpoints:
-  // KimiDecoderLayer is a plain nn.Module and KimiLinearModel.forward calls each layer itself, so
-  // gradient_checkpointing_enable() only sets a flag nothing reads. Every layer keeps its activations. Its
-  // KimiLinearModel.__init__ also sets flash_attention_2 whatever attention was asked for.
-  const early = parseArchitecture(setupAsGiven.architecture);
-  const kimi = early.ok && early.arch.family === 'kimi_linear';
-  const checkpointingIgnored = kimi && setupAsGiven.gradient_checkpointing !== 'none' ? early.arch.layers : undefined;
-  const attentionIgnored = kimi && setupAsGiven.attention !== 'flash' ? setupAsGiven.attention : undefined;
-  const setupIn: TrainingSetup = checkpointingIgnored !== undefined || attentionIgnored !== undefined
-    ? { ...setupAsGiven, ...(checkpointingIgnored !== undefined ? { gradient_checkpointing: 'none' as const } : {}), ...(attentionIgnored !== undefined ? { attention: 'flash' as const } : {}) }
+  // A model whose own code fixes checkpointing or attention (Architecture.modelCode) runs with what its code sets.
+  const parsed = parseArchitecture(setupAsGiven.architecture);
+  const code = parsed.ok ? parsed.arch.modelCode : undefined;
+  const checkpointingIgnored = parsed.ok && code && setupAsGiven.gradient_checkpointing !== 'none' ? parsed.arch.layers : undefined;
+  const attentionIgnored = code && setupAsGiven.attention !== code.attention ? setupAsGiven.attention : undefined;
+  const setupIn: TrainingSetup = code && (checkpointingIgnored !== undefined || attentionIgnored !== undefined)
+    ? { ...setupAsGiven, gradient_checkpointing: 'none', attention: code.attention }
     : setupAsGiven;
   // Layer-wise GaLore steps each parameter in its gradient hook: the optimizer runs in the backward.
   const galoreSetup = setupIn.galore?.layerwise && !setupIn.optimizer_in_backward ? { ...setupIn, optimizer_in_backward: true } : setupIn;
@@ -443,7 +440,6 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     : badamRatio !== undefined
       ? { ...galoreSetup, method: 'freeze', freeze_trainable_layers: Number.MAX_SAFE_INTEGER, master_weights: false, optimizer: 'adamw', optimizer_in_backward: false }
       : galoreSetup;
-  const parsed = parseArchitecture(setup.architecture);
   if (!parsed.ok) return { ok: false, errors: parsed.problems.map((p) => ({ key: `architecture.${p.field}`, message: p.message })) };
   // Llama 4 under bitsandbytes: the experts become per-expert linear layers (quantized, targetable by LoRA).
   const bnb = setup.quantization !== undefined && setup.quantization.type !== 'gptq' && setup.quantization.type !== 'awq';
@@ -471,35 +467,34 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   // TRL GKD: the student trains on the generalized JSD against the teacher (not the cross-entropy), outside online RL.
   const gkd = teacher !== undefined && setup.distillation?.loss === 'jsd' && !setup.rollout;
   const warnings: Warning[] = [];
-  if (checkpointingIgnored !== undefined) {
-    warnings.push({ key: 'gradient_checkpointing', code: 'no-effect', message: `gradient checkpointing has no effect on Kimi Linear: its modeling_kimi.py (remote code, and Axolotl's copy) calls every decoder layer directly, so all ${checkpointingIgnored} layers keep their activations; estimated without checkpointing` });
+  if (code && checkpointingIgnored !== undefined) {
+    warnings.push({ key: 'gradient_checkpointing', code: 'no-effect', message: `gradient checkpointing has no effect on ${code.name}: its ${code.file} (remote code, and Axolotl's copy) calls every decoder layer directly, so all ${checkpointingIgnored} layers keep their activations; estimated without checkpointing` });
   }
   const assumptions: Assumption[] = [];
   const prov = opts.provenance ?? {};
-  const attentionGiven = prov.attention !== undefined && prov.attention.kind !== 'default';
+  const given = (k: keyof TrainingSetup): boolean => prov[k] !== undefined && prov[k]!.kind !== 'default';
   // What the chosen GPU cannot run, where the files ask for it outright (a tool's default such as Axolotl's bf16: auto
   // adapts to the GPU): bf16 without bf16 hardware (Turing, Volta, Pascal: recent PyTorch emulates its matmuls, much
   // slower, older releases refuse bf16 training) and FlashAttention-2, whose kernels need NVIDIA Ampere or newer or an
   // AMD Instinct MI200 / MI300 ("FlashAttention only supports Ampere GPUs or newer").
   const spec = opts.gpu?.spec;
   if (spec && !opts.lean) {
-    const given = (k: 'mixed_precision' | 'weights_dtype' | 'attention'): boolean => prov[k] !== undefined && prov[k]!.kind !== 'default';
     const bf16Key = setupAsGiven.mixed_precision === 'bf16' && given('mixed_precision') ? 'mixed_precision' : setupAsGiven.weights_dtype === 'bf16' && given('weights_dtype') ? 'weights_dtype' : undefined;
     if (bf16Key && !spec.bf16) {
       warnings.push({ key: bf16Key, code: 'gpu-unsupported', message: `${spec.id} has no bf16 hardware: recent PyTorch emulates bf16 matmuls on it (much slower) and older releases refuse bf16 training; use fp16 mixed precision on this GPU` });
     }
     const flashCapable = (spec.vendor === 'nvidia' || spec.vendor === 'amd') && spec.bf16;
-    if (setupAsGiven.attention === 'flash' && attentionGiven && !flashCapable) {
+    if (setupAsGiven.attention === 'flash' && given('attention') && !flashCapable) {
       warnings.push({ key: 'attention', code: 'gpu-unsupported', severity: 'error', message: `FlashAttention-2 does not run on ${spec.id}: its kernels need an NVIDIA Ampere or newer GPU, or an AMD Instinct MI200 / MI300; use sdpa (PyTorch picks a kernel the GPU has, and keeps no s x s matrix either)` });
     }
   }
-  if (attentionIgnored !== undefined && attentionGiven) {
-    warnings.push({ key: 'attention', code: 'no-effect', message: `attention '${attentionIgnored}' has no effect on Kimi Linear: its modeling_kimi.py sets flash_attention_2 for every MLA layer; estimated with it` });
-  } else if (kimi && !attentionGiven && !opts.lean) {
-    assumptions.push({ key: 'attention', value: 'flash', source: 'Kimi Linear\'s modeling_kimi.py: KimiLinearModel sets flash_attention_2 whatever attention is asked for' });
+  if (code && attentionIgnored !== undefined && given('attention')) {
+    warnings.push({ key: 'attention', code: 'no-effect', message: `attention '${attentionIgnored}' has no effect on ${code.name}: its ${code.file} sets flash_attention_2 for every MLA layer; estimated with it` });
+  } else if (code && !given('attention') && !opts.lean) {
+    assumptions.push({ key: 'attention', value: code.attention, source: `${code.name}'s ${code.file}: KimiLinearModel sets flash_attention_2 whatever attention is asked for` });
   }
-  if (kimi && !opts.lean) {
-    assumptions.push({ key: 'model', value: 'modeling_kimi.py (trust_remote_code)', source: 'VRAM Lens: Kimi Linear as its remote code and Axolotl\'s training copy of it run (per-expert linear layers, no checkpointing, fla kernels); transformers\' own kimi_linear (5.x, without trust_remote_code) fuses the experts and checkpoints its layers, which is not modeled' });
+  if (code && !opts.lean) {
+    assumptions.push({ key: 'model', value: `${code.file} (trust_remote_code)`, source: `VRAM Lens: ${code.modeled}` });
   }
   // A tool's default names the tool; a value VRAM Lens inferred (owner 'VRAM Lens') or left at the schema default
   // says so with its reason.
@@ -509,7 +504,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     const k = key as keyof TrainingSetup;
     if (k === 'fsdp_shard_embeddings' && (setup.fsdp === 'none' || setup.fsdp === 'no_shard')) continue; // only matters under FSDP
     if (k === 'kbit_upcast' && !setup.quantization && setup.method !== 'qlora') continue; // only matters for 4/8-bit models
-    if (k === 'attention' && kimi) continue; // fixed by the model's code (above)
+    if (k === 'attention' && code) continue; // fixed by the model's code (above)
     const p = prov[k];
     if (p === undefined || p.kind === 'default') {
       const v = setup[k];

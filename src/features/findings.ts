@@ -16,7 +16,8 @@ export type FindingCode =
   | 'eval-logits-kept'
   | 'exceeds-gpu-memory' | 'near-gpu-memory' | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero'
   | 'unresolved-auto' | 'unknown-model' | 'reference-not-found' | 'strict-json-comments' | 'deprecated-key' | 'unknown-key'
-  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache' | 'fused-experts' | 'no-effect' | 'gpu-unsupported';
+  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache' | 'fused-experts'
+  | 'no-effect' | 'gpu-unsupported';
 
 export interface RelatedInfo {
   readonly file: string;

@@ -159,8 +159,9 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       if (s.expert_parallel > 1) v.push({ label: `expert parallel ${s.expert_parallel} -> 1`, patch: { expert_parallel: 1 } });
       break;
     case 'attention': {
-      // Kimi Linear's modeling_kimi.py runs flash_attention_2 whatever is asked for: no attention what-if.
-      const fixedAttention = s.architecture.model_type === 'kimi_linear';
+      // A model whose own code sets the attention (Kimi Linear's modeling_kimi.py) has no attention what-if.
+      const parsed = parseArchitecture(s.architecture);
+      const fixedAttention = parsed.ok && parsed.arch.modelCode !== undefined;
       if (s.attention !== 'flash' && !fixedAttention) v.push({ label: `attention ${s.attention} -> flash`, patch: { attention: 'flash' } });
       if (s.attention !== 'eager' && !fixedAttention) v.push({ label: `attention ${s.attention} -> eager`, patch: { attention: 'eager' } });
       // Qwen3.5 / Qwen3-Next: the Gated DeltaNet layers' kernels matter more than the attention layers' here.
@@ -171,7 +172,6 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
         v.push({ label: `Gated DeltaNet kernels ${k} -> ${other}`, patch: { linear_attention_kernels: other } });
       }
       // Mamba hybrids: the Mamba layers' kernels (mamba_ssm + causal-conv1d, or transformers' torch path).
-      const parsed = parseArchitecture(s.architecture);
       if (parsed.ok && (parsed.arch.mamba || parsed.arch.mamba1)) {
         const k = s.mamba_kernels ?? 'cuda';
         const other = k === 'cuda' ? 'torch' : 'cuda';
