@@ -154,7 +154,7 @@ export interface Fact {
  */
 export const UNMODELED_OBJECTIVES: Readonly<Record<string, string>> = {
   ppo: 'rollout generation, the reference, reward and value models',
-  'online-dpo': 'rollout generation, the reference and the reward model or judge',
+  xpo: 'generation from the policy and the reference (or their mixture), the reference and the reward model or judge',
 };
 
 /**
@@ -171,9 +171,14 @@ export function notModeled(name: string, objective: string): Message {
   return msg('{0}: {1} are not modeled; the estimate covers the training step of the policy only', name, UNMODELED_OBJECTIVES[objective] ?? objective);
 }
 
+/** A 'not-modeled' message for OnlineDPOTrainer's reward_model argument: a model object loaded elsewhere (not counted). */
+export function rewardModelObjectNotCounted(): Message {
+  return msg('{0}: a reward model is loaded on every GPU and scores each micro-step\'s completions, but which model it is is not known here, so its weights and forward are not counted; name it by Hub id (OnlineDPOConfig reward_model_path)', 'reward_model');
+}
+
 /** A 'not-modeled' message for a GRPO reward model named by a Hub id that could not be resolved (not counted). */
-export function rewardModelNotCounted(name: string, reason: string): Message {
-  return msg('{0}: a reward model ({1}) is loaded on every GPU, but it is not known, so its weights and forward are not counted: {2}', 'reward_funcs', name, reason);
+export function rewardModelNotCounted(name: string, reason: string, key = 'reward_funcs'): Message {
+  return msg('{0}: a reward model ({1}) is loaded on every GPU, but it is not known, so its weights and forward are not counted: {2}', key, name, reason);
 }
 
 export type ProblemCode =

@@ -4,7 +4,7 @@
 import { parser } from '@lezer/python';
 import { TreeFragment, type SyntaxNode, type Tree } from '@lezer/common';
 import {
-  evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled,
+  evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled, rewardModelObjectNotCounted,
   type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
 } from './facts';
 
@@ -31,16 +31,19 @@ const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
  * frozen copy, or the model with its adapters disabled); ORPO and CPO (SimPO with cpo_alpha=0) need none.
  */
 const UNMODELED_TRL: Readonly<Record<string, string>> = {
-  PPOConfig: 'ppo', OnlineDPOConfig: 'online-dpo', NashMDConfig: 'online-dpo', XPOConfig: 'online-dpo',
+  PPOConfig: 'ppo', NashMDConfig: 'xpo', XPOConfig: 'xpo',
 };
 const PREFERENCE_CONFIGS: Readonly<Record<string, string>> = {
   DPOConfig: 'dpo', DPOTrainer: 'dpo', KTOConfig: 'kto', KTOTrainer: 'kto', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free', CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
 };
 /**
  * TRL's online RL trainers whose rollouts are modeled: GRPO generates completions, scores them, then trains on them;
- * RLOO has the same structure since TRL 0.23 (a leave-one-out baseline instead of the group's, beta 0.05 by default).
+ * RLOO has the same structure since TRL 0.23 (a leave-one-out baseline instead of the group's, beta 0.05 by default);
+ * online DPO generates two completions per prompt in each micro-step and trains on the pair.
  */
-const ROLLOUT_CONFIGS: Readonly<Record<string, string>> = { GRPOConfig: 'grpo', GRPOTrainer: 'grpo', RLOOConfig: 'rloo', RLOOTrainer: 'rloo' };
+const ROLLOUT_CONFIGS: Readonly<Record<string, string>> = {
+  GRPOConfig: 'grpo', GRPOTrainer: 'grpo', RLOOConfig: 'rloo', RLOOTrainer: 'rloo', OnlineDPOConfig: 'online-dpo', OnlineDPOTrainer: 'online-dpo',
+};
 /** Unsloth's model classes (unsloth/models/loader.py FastLanguageModel and FastModel, vision.py FastVisionModel). */
 export const UNSLOTH_CLASSES: ReadonlySet<string> = new Set(['FastLanguageModel', 'FastModel', 'FastVisionModel']);
 /** FastLanguageModel.get_peft_model's target_modules default (unsloth/models/llama.py). */
@@ -116,6 +119,8 @@ class Analyzer {
   private readonly keptLogits: Array<{ e: Entry; tool: Tool }> = [];
   /** eval_accumulation_steps, prediction_loss_only=True or batch_eval_metrics=True seen in training arguments. */
   private logitsReleased = false;
+  /** Reward models loaded with from_pretrained and passed to a trainer whose Hub id is a literal. */
+  private scoringIds = 0;
   /** Checkpointing set on the model by Unsloth's from_pretrained / get_peft_model: it decides over the trainer's. */
   private readonly unslothCheckpointing = { load: [] as Fact[], peft: [] as Fact[] };
   private readonly problems: ParseProblem[] = [];
@@ -165,6 +170,7 @@ class Analyzer {
     this.collectClasses(classes);
     const padsToMax = this.padToMaxLength();
     this.allocatorConf();
+    const scorers = this.scoringModelNames(calls);
     for (const c of calls) {
       const callee = this.calleeName(c);
       if (!callee) continue;
@@ -182,7 +188,9 @@ class Analyzer {
         else this.unslothPeft(c, parts[parts.length - 2]);
         this.syntaxIn(c, last);
       } else if (last === 'from_pretrained' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
-        this.fromPretrained(c);
+        const target = assignedName(c, this.text);
+        if (target !== undefined && scorers.has(target)) this.scoringModel(c);
+        else this.fromPretrained(c);
       } else if (last === 'BitsAndBytesConfig') {
         this.bnbCall(c);
         this.syntaxIn(c, last);
@@ -243,6 +251,35 @@ class Analyzer {
     if (ROLLOUT_CONFIGS[name]) this.calleeFact(call, 'rollout', name, ROLLOUT_CONFIGS[name], `${name}(...)`, tool);
     for (const e of args.entries) this.mapEntry('train', e, tool, undefined, trlOrLocal);
     this.opaqueSpreads(args.opaque);
+  }
+
+  /**
+   * Names passed to a trainer as its reward model (OnlineDPOTrainer reward_model=, GRPOTrainer reward_funcs=, PPO's
+   * value_model=): their from_pretrained loads a scoring model beside the policy, not the model that trains.
+   */
+  private scoringModelNames(calls: readonly SyntaxNode[]): Set<string> {
+    const out = new Set<string>();
+    for (const c of calls) {
+      if (!/Trainer$/.test(this.calleeName(c)?.split('.').pop() ?? '')) continue;
+      for (const e of this.args(c).entries) {
+        if (!['reward_model', 'reward_funcs', 'value_model'].includes(e.rawKey) || !e.valueNode) continue;
+        const nodes = e.valueNode.name === 'VariableName' ? [e.valueNode] : children(e.valueNode).filter((n) => n.name === 'VariableName');
+        for (const n of nodes) out.add(this.text.slice(n.from, n.to));
+      }
+    }
+    return out;
+  }
+
+  /** A reward model's from_pretrained: a Hub id string names it (counted like GRPO's reward_funcs ids); its keywords are its own. */
+  private scoringModel(call: SyntaxNode): void {
+    const args = this.args(call);
+    const first = args.positional[0] ?? args.entries.find((e) => e.rawKey === 'pretrained_model_name_or_path')?.valueNode ?? undefined;
+    if (!first) return;
+    const v = this.evalNode(first, 0);
+    if (v.k === 'lit' && typeof v.v === 'string') {
+      this.push('rewardModels', { rawKey: 'reward_model', keySpan: span(first), valueNode: first, valueSpan: span(first) }, [v.v], 'trl');
+      this.scoringIds++;
+    }
   }
 
   private fromPretrained(call: SyntaxNode): void {
@@ -522,7 +559,7 @@ class Analyzer {
         // GKDTrainer(teacher_model="org/model") loads the teacher by its Hub id; a model object was loaded elsewhere.
         const v = this.valueOf(e);
         if (v.k === 'lit' && typeof v.v === 'string') this.push('teacherModel', e, v.v, tool);
-      } else if (e.rawKey === 'ref_model' && (pref === 'dpo' || pref === 'kto')) {
+      } else if (e.rawKey === 'ref_model' && (pref === 'dpo' || pref === 'kto' || rollout === 'online-dpo')) {
         // An explicit reference model is a second resident model (TRL keeps it even with PEFT).
         if (!isNone(e)) this.push('referenceModel', e, 'given', tool);
       } else if (e.rawKey === 'reward_funcs' && rollout && e.valueNode) {
@@ -531,6 +568,10 @@ class Analyzer {
         const strings = node.name === 'String' ? [node] : node.name === 'ArrayExpression' || node.name === 'TupleExpression' ? children(node).filter((c) => c.name === 'String') : [];
         const ids = strings.map((str) => this.evalNode(str, 0)).flatMap((v) => (v.k === 'lit' && typeof v.v === 'string' ? [v.v] : []));
         if (ids.length > 0) this.push('rewardModels', e, ids, tool);
+      } else if (e.rawKey === 'reward_model' && rollout === 'online-dpo' && !isNone(e) && this.scoringIds === 0) {
+        // OnlineDPOTrainer(reward_model=...) takes a model loaded elsewhere: it sits on every GPU, but which model it is
+        // is not known here (OnlineDPOConfig reward_model_path, or reward_funcs with a Hub id, name it).
+        this.problem('not-modeled', 'warning', rewardModelObjectNotCounted(), e.keySpan, 'reward_model');
       } else if (e.rawKey === 'peft_config') {
         const v = this.valueOf(e);
         if (v.k === 'lit' && v.v === null) continue;
@@ -599,6 +640,9 @@ class Analyzer {
         case 'use_vllm': return emit('useVllm', (x) => this.bool(x, e));
         case 'vllm_mode': return emit('vllmMode', (x) => (x.k === 'lit' && (x.v === 'colocate' || x.v === 'server') ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
         case 'vllm_gpu_memory_utilization': return emit('vllmMemoryFraction', (x) => this.num(x, e, false));
+        // OnlineDPOConfig before TRL 0.20: the colocated engine's share; reward_model_path: the reward model's Hub id or path.
+        case 'gpu_memory_utilization': return emit('vllmMemoryFraction', (x) => this.num(x, e, false));
+        case 'reward_model_path': return emit('rewardModels', (x) => (x.k === 'lit' && typeof x.v === 'string' ? [x.v] : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
         case 'vllm_tensor_parallel_size': return emit('vllmTensorParallel', (x) => this.num(x, e, true));
         case 'vllm_enable_sleep_mode': return emit('vllmSleep', (x) => this.bool(x, e));
         case 'ds3_gather_for_generation': return emit('gatherForGeneration', (x) => this.bool(x, e));
@@ -1392,6 +1436,14 @@ class Analyzer {
     }
     return lo + 1;
   }
+}
+
+/** The variable a call's result is assigned to (`name = call(...)`), if any. */
+function assignedName(call: SyntaxNode, text: string): string | undefined {
+  const parent = call.parent;
+  if (parent?.name !== 'AssignStatement') return undefined;
+  const target = parent.firstChild;
+  return target?.name === 'VariableName' && target.nextSibling?.name === 'AssignOp' ? text.slice(target.from, target.to) : undefined;
 }
 
 /** Model classes whose from_pretrained loads trainable weights (not tokenizers, processors, configs or adapters). */

@@ -425,6 +425,10 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       prov[`rollout.${field}`] = { kind: 'default', owner: 'trl', note: u ? `${u.fact.rawKey} is not known statically (${u.fact.rawValue}); ${note}` : note };
       return fallback;
     };
+    if (decided.rollout?.fact.value === 'online-dpo') {
+      onlineDpo(value);
+      return;
+    }
     // The round holds whole groups of num_generations completions: TRL's GRPOConfig raises a ValueError otherwise, and
     // Unsloth raises per_device_train_batch_size to num_generations instead (unsloth rl.py).
     const ng = decided.numGenerations && typeof decided.numGenerations.fact.value === 'number' ? decided.numGenerations.fact.value : undefined;
@@ -502,6 +506,56 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       setup.loss = 'full';
       prov.loss = { kind: 'default', owner: 'trl', note: 'the completion tokens\' log-probabilities are taken row by row from the logits (selective_log_softmax); use_liger_loss fuses them with the head' };
     }
+    finishRollout(r);
+  }
+
+  /**
+   * Online DPO (TRL OnlineDPOConfig / OnlineDPOTrainer, trl@013d375 and later: trl/trainer/online_dpo_trainer.py): each
+   * micro-step generates two completions of up to max_new_tokens (64) for every prompt, then runs the policy and the
+   * reference over prompt + completion, cut from the left to max_length (512). The reference is a frozen copy of the
+   * model, or with PEFT the model with its adapters disabled (beta only weighs it). use_vllm generates in a colocated
+   * engine unless vllm_mode says "server", with vllm_gpu_memory_utilization (gpu_memory_utilization before TRL 0.20) 0.55.
+   */
+  function onlineDpo(value: <T>(key: CanonicalKey, field: string, fallback: T, note: string) => T): void {
+    prov['rollout.batch'] = { kind: 'default', owner: 'trl', note: 'two completions for each prompt of the micro-batch' };
+    const completion = value('maxNewTokens', 'completion_len', 64, 'OnlineDPOConfig max_new_tokens defaults to 64');
+    if (overrides.seqLen === undefined && setup.seq_len === undefined) {
+      setup.seq_len = 512;
+      prov.seq_len = { kind: 'default', owner: 'trl', note: 'OnlineDPOConfig max_length defaults to 512: prompt + completion, the prompt cut from the left' };
+    }
+    const useVllm = decided.useVllm?.fact.value === true;
+    const mode = value<string>('vllmMode', 'engine', 'colocate', 'use_vllm=True generates in a vLLM engine colocated with the policy unless vllm_mode="server"');
+    const engine = !useVllm ? 'generate' : mode === 'server' ? 'vllm-server' : 'vllm-colocate';
+    if (!useVllm) {
+      const w = decided.useVllm;
+      prov['rollout.engine'] = w ? fileProv(w) : { kind: 'default', owner: 'trl', note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU' };
+    }
+    const peftMethod = ['lora', 'qlora', 'ia3'].includes(String(setup.method ?? 'full'));
+    const given = decided.referenceModel;
+    prov['rollout.reference'] = given ? fileProv(given) : { kind: 'default', owner: 'trl', note: peftMethod
+      ? 'OnlineDPOTrainer with a PEFT model and no ref_model: the reference is the model with its adapters disabled'
+      : 'OnlineDPOTrainer without ref_model: a frozen copy of the model (create_reference_model)' };
+    const r: Record<string, unknown> = {
+      objective: 'online-dpo', batch: 2 * ((setup.micro_batch_size as number | undefined) ?? 1), completion_len: completion, engine,
+      reference: peftMethod && !given ? 'adapters-off' : 'copy', old_logps: false,
+      gather_weights: value('gatherForGeneration', 'gather_weights', true, 'ds3_gather_for_generation defaults to True'),
+    };
+    prov['rollout.objective'] = fileProv(decided.rollout!);
+    if (engine === 'vllm-colocate') {
+      r.vllm_memory_fraction = value('vllmMemoryFraction', 'vllm_memory_fraction', 0.55, 'OnlineDPOConfig vllm_gpu_memory_utilization defaults to 0.55');
+      r.vllm_tensor_parallel = value('vllmTensorParallel', 'vllm_tensor_parallel', 1, 'vllm_tensor_parallel_size defaults to 1: each GPU\'s engine holds the whole model');
+      r.vllm_sleep = value('vllmSleep', 'vllm_sleep', false, 'vllm_enable_sleep_mode defaults to False: the engine keeps its share while the policy trains');
+      r.vllm_shared_weights = false;
+    }
+    if (setup.loss === undefined) {
+      setup.loss = 'full';
+      prov.loss = { kind: 'default', owner: 'trl', note: 'OnlineDPOTrainer takes the completions\' log-probabilities from the model\'s logits: one log_softmax over the completion slice' };
+    }
+    finishRollout(r);
+  }
+
+  /** Reward models and the rollout block, shared by GRPO / RLOO and online DPO. */
+  function finishRollout(r: Record<string, unknown>): void {
     // Reward models named by Hub id: resolved like the policy (catalog, model folder, or the Hub when allowed); one that
     // cannot be resolved is a warning at reward_funcs, not counted.
     const rm = decided.rewardModels;
@@ -510,7 +564,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       for (const id of rm.fact.value as readonly string[]) {
         const t = resolveModel(id);
         if (t.ok) models.push({ model: id, architecture: t.model.config });
-        else problems.push({ ...rm.location, severity: 'warning', code: 'not-modeled', key: rm.fact.rawKey, ...rewardModelNotCounted(id, t.message) });
+        else problems.push({ ...rm.location, severity: 'warning', code: 'not-modeled', key: rm.fact.rawKey, ...rewardModelNotCounted(id, t.message, rm.fact.rawKey) });
       }
       r.reward_models = models;
       prov['rollout.reward_models'] = fileProv(rm);

@@ -602,6 +602,10 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   num_iterations: spec('numIterations', 'int'), num_generations: spec('numGenerations', 'int'), beta: spec('klBeta', 'num'),
   // trl grpo (trl/scripts/grpo.py GRPOScriptArguments): a reward model by Hub id beside the reward functions.
   reward_model_name_or_path: spec('rewardModels', 'str', (v) => (typeof v === 'string' && v.length > 0 ? [['rewardModels', [v]]] : undefined)),
+  // trl online_dpo (OnlineDPOConfig reward_model_path): the reward model the script loads by Hub id or path.
+  reward_model_path: spec('rewardModels', 'str', (v) => (typeof v === 'string' && v.length > 0 ? [['rewardModels', [v]]] : undefined)),
+  // OnlineDPOConfig before TRL 0.20: the colocated vLLM engine's share of the GPU.
+  gpu_memory_utilization: spec('vllmMemoryFraction', 'num'),
   teacher_model_name_or_path: spec('teacherModel', 'str'), lmbda: spec('onPolicyFraction', 'num'), max_new_tokens: spec('maxNewTokens', 'int'),
   use_vllm: spec('useVllm', 'bool'), vllm_mode: spec('vllmMode', 'str', oneOf('vllmMode', { colocate: 'colocate', server: 'server' })),
   vllm_gpu_memory_utilization: spec('vllmMemoryFraction', 'num'), vllm_enable_sleep_mode: spec('vllmSleep', 'bool'),
@@ -1795,7 +1799,8 @@ function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdR
     const pref = sub === 'dpo' || sub === 'kto' ? sub : sub === 'orpo' || sub === 'cpo' ? 'reference-free' : undefined;
     if (pref) l.fact('preference', `trl ${sub}`, subField.span, subField.span, pref, 'trl');
     if (sub === 'grpo' || sub === 'rloo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, sub, 'trl');
-    const objective = sub === 'online_dpo' || sub === 'xpo' ? 'online-dpo' : sub;
+    if (sub === 'online_dpo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, 'online-dpo', 'trl');
+    const objective = sub === 'xpo' ? 'xpo' : sub;
     if (UNMODELED_OBJECTIVES[objective]) l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...notModeled(`trl ${sub}`, objective), span: subField.span, rawKey: `trl ${sub}` });
     const p = parseArgs(fields, i + 2, scriptConsume('trl'), false, false, opaque);
     scriptFacts(l, p, 'trl', false);

@@ -119,11 +119,11 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
   // round); fewer completions per round shrink the KV cache at the price of more rounds; dropping the KL term (beta = 0)
   // removes the reference, which changes the objective.
   m.push({ id: 'vllm-sleep', group: 'rollout', title: 'Let the colocated vLLM engine sleep while the policy trains (vllm_enable_sleep_mode)', changesResult: false,
-    apply: (s) => (s.rollout?.engine === 'vllm-colocate' && !s.rollout.vllm_sleep ? { rollout: { ...s.rollout, vllm_sleep: true } } : undefined) });
+    apply: (s) => (s.rollout?.engine === 'vllm-colocate' && s.rollout.objective !== 'online-dpo' && !s.rollout.vllm_sleep ? { rollout: { ...s.rollout, vllm_sleep: true } } : undefined) });
   m.push({ id: 'rollout-half', group: 'rollout', title: 'Generate half as many completions per round (steps_per_generation)', changesResult: false,
-    apply: (s) => (s.rollout?.engine === 'generate' && s.rollout.batch % (2 * s.micro_batch_size) === 0 ? { rollout: { ...s.rollout, batch: s.rollout.batch / 2 } } : undefined) });
+    apply: (s) => (s.rollout?.engine === 'generate' && s.rollout.objective !== 'online-dpo' && s.rollout.batch % (2 * s.micro_batch_size) === 0 ? { rollout: { ...s.rollout, batch: s.rollout.batch / 2 } } : undefined) });
   m.push({ id: 'kl-off', group: 'rollout', title: 'Drop the KL term (beta = 0): no reference model', changesResult: true,
-    apply: (s) => (s.rollout && s.rollout.reference !== 'none' ? { rollout: { ...s.rollout, reference: 'none' } } : undefined) });
+    apply: (s) => (s.rollout && s.rollout.objective !== 'online-dpo' && s.rollout.reference !== 'none' ? { rollout: { ...s.rollout, reference: 'none' } } : undefined) });
   m.push({ id: 'gc-full', group: 'checkpointing', title: 'Enable gradient checkpointing', changesResult: false,
     apply: (s) => (s.gradient_checkpointing !== 'full' ? { gradient_checkpointing: 'full' } : undefined) });
   m.push({ id: 'gc-selective', group: 'checkpointing', title: 'Selective activation checkpointing', changesResult: false,

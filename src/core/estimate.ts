@@ -5,7 +5,7 @@ import { attentionLayerCount, countParameters, FUSED_EXPERT_FAMILIES, linearModu
 import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
 import type { GpuSpec } from './catalog/gpus';
 import type { Attention, ProvenanceMap, TrainingSetup } from './setup';
-import { ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
+import { generationBatch, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
 import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan, type MambaKernels } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
 import { DTYPE_BYTES, GiB, MiB, formatBytes, formatCount } from './units';
@@ -540,6 +540,8 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     for (const [f, note] of Object.entries(ROLLOUT_DEFAULT_NOTES) as Array<[keyof typeof r, string]>) {
       if ((f === 'vllm_memory_fraction' || f === 'vllm_sleep' || f === 'vllm_shared_weights' || f === 'vllm_tensor_parallel') && r.engine !== 'vllm-colocate') continue;
       if (f === 'gather_weights' && setup.zero_stage !== 3) continue;
+      // Online DPO generates two completions per prompt of each micro-batch and takes no old policy's log-probabilities.
+      if ((f === 'batch' || f === 'old_logps') && r.objective === 'online-dpo') continue;
       if (f === 'vllm_server' && (r.engine !== 'vllm-server' || r.vllm_server)) continue;
       blockAssumption('rollout', f, f === 'reward_models' ? (r.reward_models.length > 0 ? r.reward_models.map((m) => m.model).join(', ') : 'none')
         : f === 'vllm_server' ? 'tensor_parallel 1, memory_fraction 0.9' : r[f], note);
@@ -613,7 +615,15 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     ? { batch: setup.micro_batch_size, completion_len: Math.min(setup.distillation!.max_new_tokens, setup.seq_len - 1), engine: 'generate' as const, vllm_memory_fraction: 0.3,
       vllm_sleep: false, vllm_shared_weights: false, reference: 'none' as const, old_logps: false, gather_weights: true }
     : undefined;
-  const generation = rollout ?? gkdGeneration;
+  // TRL OnlineDPOTrainer: each micro-step generates two completions per prompt, then trains on the pair.
+  const onlineDpo = rollout?.objective === 'online-dpo';
+  const generation = rollout ? { ...rollout, batch: generationBatch(setup) } : gkdGeneration;
+  if (onlineDpo && !opts.lean) {
+    assumptions.push({ key: 'rollout.batch', value: `${2 * setup.micro_batch_size} completions per micro-step`, source: 'TRL OnlineDPOTrainer: two completions for each prompt of the micro-batch (the rollout block\'s batch is not used)' });
+  }
+  if (onlineDpo && rollout.reference === 'none') {
+    return { ok: false, errors: [{ key: 'rollout.reference', message: "online DPO always scores the completions with a reference: a frozen copy of the model ('copy') or, with PEFT, the model with its adapters disabled ('adapters-off')" }] };
+  }
   if (rollout && setup.preference) {
     return { ok: false, errors: [{ key: 'rollout', message: 'rollout (online RL with generation) and preference (offline DPO-style training) cannot both be set' }] };
   }
@@ -1031,7 +1041,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       // with vllm_tensor_parallel_size it splits the weights and the key/value heads over that many GPUs. TRL passes
       // max_num_batched_tokens=4096 and max_num_seqs = the generation batch x the engine's tensor-parallel size.
       const ctp = rollout!.vllm_tensor_parallel;
-      const rows = rollout!.batch * ctp;
+      const rows = generationBatch(setup) * ctp;
       const peak = profilePeak(4096, rows, ctp);
       const mine = perGpu(ctp, setup.seq_len, peak);
       const share = rollout!.vllm_memory_fraction * gpu.memoryBytes;
@@ -1489,10 +1499,10 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     const lossPlan = (tokens: number, training = true): LossPlan => ({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, distill: training && teacher !== undefined && !rollout,
       ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),
       compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, amp: mode === 'amp',
-      preferenceRowTokens: rollout ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native',
-      policyGradient: rollout !== undefined });
-    // Tokens whose logits one micro-batch computes.
-    const lossTokens = rollout ? seqs * rollout.completion_len : T;
+      preferenceRowTokens: rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native',
+      policyGradient: rollout !== undefined && !onlineDpo, ...(onlineDpo ? { completionShare: rollout.completion_len / setup.seq_len } : {}) });
+    // Tokens whose logits one micro-batch computes (online DPO: every position's, of which the completions are sliced).
+    const lossTokens = rollout && !onlineDpo ? seqs * rollout.completion_len : T;
     const lossAt = (tokens: number, training = true): ReturnType<typeof lossMemory> => lossMemory(lossPlan(tokens, training));
     // The reference model's no-grad forward runs after the policy's (TRL get_batch_loss_metrics), while the policy's
     // activations and log-probs are held: its logits and their log-probs at the same batch.
@@ -1503,6 +1513,23 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       // KTO's reference runs the completions and the KL batch, both logits held before their log-probs are taken.
       refForwardBytes = ref.bytes + (pref.paired ? 0 : cb * T * (a.vocab / tp));
       refForwardFormula = `${pref.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
+    }
+    // Online DPO runs the reference (OnlineDPOTrainer.training_step: ref_model, or the policy under disable_adapter)
+    // and then the reward model without grad after the policy's forward, while its activations are held.
+    const rewardFwdC: Component[] = [];
+    if (onlineDpo && lmHead) {
+      const ref = referenceLogps(lossPlan(T));
+      refForwardBytes = ref.bytes;
+      refForwardFormula = `${rollout.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
+      if (first) {
+        for (const rm of rewardModels) {
+          const fwd = noGradLayerBytes(rm.arch, T, setup.seq_len, wb, attention, tp);
+          const gatheredLayers = shardParams > 1 ? 2 * rm.largestBlock * wb : 0;
+          rewardFwdC.push(comp('backward-working', `Reward model ${rm.model}: one layer's forward over ${seqs} sequences (no grad)`, fwd + gatheredLayers,
+            () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${seqs} x ${setup.seq_len} tokens in ${wb} B${gatheredLayers > 0 ? `; two of its layers gathered (${formatCount(rm.largestBlock)} params each)` : ''}`),
+            () => ({ sequences: seqs, tokens: setup.seq_len })));
+        }
+      }
     }
 
     // Evaluation during training (a single pipeline stage): a no-grad forward at the eval batch after an optimizer
@@ -1522,7 +1549,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
         evalLayerBytes = noGradLayerBytes(a, evalBatch * sequencesPerExample(setup) * setup.seq_len, setup.seq_len, cb, attention, tp, residualBytes);
       }
       if (lmHead) {
-        const lm = lossAt(evalBatch * sequencesPerExample(setup) * (rollout ? rollout.completion_len : setup.seq_len), false);
+        const lm = lossAt(evalBatch * sequencesPerExample(setup) * (rollout && !onlineDpo ? rollout.completion_len : setup.seq_len), false);
         evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
         const perTV = evalLossBytes / (evalBatch * setup.seq_len * (a.vocab / tp));
         evalLossFormula = setup.loss === 'fused' ? lm.formula : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
@@ -1559,8 +1586,10 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       const cachedHere = attentionLayerCount(a) * (layersHere / a.layers);
       const kvBytes = (tokens: number): number => G * kvLayerToken * ((cachedHere - slidingHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow)) + G * linearHere * stateSequence;
       // GKD generates inside the training step: the gradients of the earlier micro-steps of an accumulation are held.
-      const gradsAtGeneration = gkdGeneration && setup.gradient_accumulation_steps > 1 ? gradStored : gradsKeptInEval;
-      genComps.push(...gradsAtGeneration > 0 ? [comp('gradients', gradLabel, gradsAtGeneration, () => (`${gradFormula()} (${gkdGeneration ? 'from the earlier micro-steps of the accumulation' : 'not freed: zero_grad(set_to_none=False)'})`), () => ({}))] : []);
+      // Online DPO generates in every micro-step too.
+      const inStep = gkdGeneration !== undefined || onlineDpo;
+      const gradsAtGeneration = inStep && setup.gradient_accumulation_steps > 1 ? gradStored : gradsKeptInEval;
+      genComps.push(...gradsAtGeneration > 0 ? [comp('gradients', gradLabel, gradsAtGeneration, () => (`${gradFormula()} (${inStep ? 'from the earlier micro-steps of the accumulation' : 'not freed: zero_grad(set_to_none=False)'})`), () => ({}))] : []);
       if (zero === 3 && generation.gather_weights && (generation.engine === 'generate' || peft)) {
         genComps.push(comp('gathered-params', generation.engine === 'generate' ? 'ZeRO-3 weights gathered for generation' : 'ZeRO-3 weights gathered to merge the adapters for vLLM', modelBytes * half / wb,
           () => (`${formatCount(unquantizedParams)} params x ${half} B, every layer at once (ds3_gather_for_generation)`), () => ({ params: Math.round(unquantizedParams) })));
@@ -1588,7 +1617,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
         tails.push([kv(setup.seq_len), comp('backward-working', 'Decoding: next-token logits, the growing cache\'s copy and repeated heads', decode,
           () => (`max(${G} x V x (${cb} B logits + 3 x 4 B: fp32 copy, scores, probabilities), the previous step's fp32 logits and probabilities 2 x 4 B x ${G} x V + max(one layer's keys at full length (torch.cat), its keys and values repeated to ${nhHere} heads (repeat_kv)))`), () => ({ sequences: G, vocab: a.vocab }))]);
       }
-      if (rollout && (rollout.reference !== 'none' || rollout.old_logps)) {
+      if (rollout && !onlineDpo && (rollout.reference !== 'none' || rollout.old_logps)) {
         const rowOut = mode === 'amp' ? 4 : cb;
         const TV = lossTokens * (a.vocab / tp);
         const logps = cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
@@ -1598,7 +1627,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
           ? comp('logits-loss', `Scoring: ${who}, no grad, ${seqs} sequences`, logps, () => (`completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`), () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }))
           : comp('backward-working', `Scoring: ${who}, one layer's forward (no grad)`, fwd, () => ('the layer\'s input, residual and norm output, and the larger of the MLP\'s and the attention\'s temporaries, at the training micro-batch'), () => ({ sequences: seqs }))]);
       }
-      if (rollout && first) {
+      if (rollout && !onlineDpo && first) {
         // Scoring the round's completions: each reward model runs one no-grad forward over the round's G sequences at
         // once, in its own dtype (outside the training step's autocast); under ZeRO-3 / FSDP one layer is gathered with
         // the next prefetched.
@@ -1685,13 +1714,14 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       // The forward peaks either at the loss (logits, loss temporaries) or inside the last layer (its intermediates,
       // before any logits exist), whichever is higher.
       const lossTemps = lossFwd > 0 ? [rollout
-        ? comp('logits-loss', 'Completion log-probs forward temporaries', lossFwd, () => ('the completion logits, divided by the temperature, and one row\'s fp32 copy at its log_softmax'), () => ({}))
+        ? comp('logits-loss', 'Completion log-probs forward temporaries', lossFwd, () => (onlineDpo ? 'the logits of every position, of which the completions are sliced for their log_softmax' : 'the completion logits, divided by the temperature, and one row\'s fp32 copy at its log_softmax'), () => ({}))
         : gkd
           ? comp('logits-loss', 'Distillation loss forward temporaries', lossFwd, () => ('the student\'s and the teacher\'s logits, their copies divided by the temperature and the JSD\'s fp32 temporaries at its high point'), () => ({}))
           : comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => (`logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ', and the teacher\'s logits' : ''}`), () => ({}))] : [];
       const layerTemps = comp('backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
       const refTemps = refForwardBytes > 0 ? [comp('logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes, () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];
-      const lossTail = sum(refTemps) > sum(lossTemps) ? [...outside, ...refTemps] : [...outside, ...lossTemps];
+      // The forward's tail: the loss's temporaries, the reference's forward, or (online DPO) a reward model's layer.
+      const lossTail = [...outside, ...[lossTemps, refTemps, ...rewardFwdC.map((c) => [c])].reduce((m, t) => (sum(t) > sum(m) ? t : m))];
       const fwdTail = sum(lossTail) >= layerTemps.bytes + sum(dequantFwdC) ? lossTail : [layerTemps, ...dequantFwdC];
       const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...maskC, ...(ck === 'full' ? castCacheComp : castComp), ...fwdTail];
       // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
@@ -1707,7 +1737,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       const headAtLossC = headAccum > 0 ? headGradC : gradC(gradsInForward, ' (kept from the previous micro-step)');
       const accumC = headAccum > 0 ? [comp('backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum, () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
       const atLoss: Component[] = [...pers, headAtLossC, ...gathered, ...headGather, actComp, ...maskHeld, ...(ck === 'full' ? [] : castComp), ...outside,
-        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => ((pref?.logps === 'rows' || rollout) && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them' : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
+        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => (onlineDpo ? 'the gather\'s and log_softmax\'s gradients of the completion slice, then the zero-filled gradient of every position\'s logits' : (pref?.logps === 'rows' || rollout) && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them' : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
       const rootHeld = rootUnit ? headGather : [];
       const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...maskHeld, ...castComp, ...recomputeC, working, ...dequantC];
       const tiedC = tiedAccum > 0 ? [comp('backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum, () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
@@ -1740,6 +1770,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       if (generation) {
         const gen = [...pers, ...genComps];
         phasesOut.push({ phase: 'generation', allocatedBytes: sum(gen), components: gen, note: gkdGeneration ? `on-policy generation (GKD lmbda ${setup.distillation!.on_policy}): ${gkdGeneration.batch} completions of up to ${gkdGeneration.completion_len} tokens (prompts prefilled, then decoded with a KV cache)`
+          : onlineDpo ? `online DPO generation in the training step: two completions for each of the micro-batch's ${setup.micro_batch_size} prompts${generation.engine === 'generate' ? ' (prompts prefilled, then decoded with a KV cache)' : generation.engine === 'vllm-colocate' ? ' in the colocated vLLM engine' : ' on the vLLM server (other GPUs)'}`
           : generation.engine === 'generate' ? `generation of ${generation.batch} completions (prompts prefilled, then decoded with a KV cache)` : generation.engine === 'vllm-colocate' ? 'generation in the colocated vLLM engine' : 'generation on the vLLM server (other GPUs)' });
       }
       if (zero >= 1 && setup.optimizer !== 'none') {
@@ -1770,7 +1801,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       const castSum = tot(castComp);
       const castCacheSum = tot(castCacheComp);
       const act = actComp.bytes;
-      const fwdTail = Math.max(outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0), r(layer.backwardWorkingBytes / 2) + r(dequantFwdBytes));
+      const fwdTail = Math.max(outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0, ...rewardFwdC.map((c) => r(c.bytes))), r(layer.backwardWorkingBytes / 2) + r(dequantFwdBytes));
       const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
       const rec = recompute > 0 ? r(recompute) : 0;
       const work = r(layer.backwardWorkingBytes);

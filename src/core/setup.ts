@@ -117,7 +117,18 @@ export const RewardModelSchema = z.strictObject({
 
 /** Online RL with generation (GRPO, RLOO): see TrainingSetupSchema.rollout. */
 export const RolloutSchema = z.object({
-  /** Completions generated at once per GPU: TRL per_device_train_batch_size x steps_per_generation. */
+  /**
+   * What trains on the completions. 'policy-gradient' (GRPO, RLOO): a round's completions are generated and scored, then
+   * trained on micro-batch by micro-batch. 'online-dpo' (TRL OnlineDPOTrainer): each micro-step generates two
+   * completions per prompt, runs the policy over both, then the reference and the reward model without grad while the
+   * policy's activations are held, and trains on the pair with the DPO loss (trl/trainer/online_dpo_trainer.py
+   * training_step).
+   */
+  objective: z.enum(['policy-gradient', 'online-dpo']).default('policy-gradient'),
+  /**
+   * Completions generated at once per GPU: TRL per_device_train_batch_size x steps_per_generation (GRPO). Online DPO
+   * generates two per prompt of the micro-batch in every micro-step, whatever this says.
+   */
   batch: positiveInt,
   /** Generated tokens per completion (max_completion_length); the prompt is seq_len minus this. */
   completion_len: positiveInt,
@@ -392,12 +403,21 @@ export type Provenance =
 export type ProvenanceMap = Partial<Record<SetupKey, Provenance>>;
 
 /** Sequences per example in one forward: 2 for paired preference training (chosen + rejected), else 1. */
-export function sequencesPerExample(s: Pick<TrainingSetup, 'preference'>): number {
-  return s.preference?.paired ? 2 : 1;
+export function sequencesPerExample(s: Pick<TrainingSetup, 'preference' | 'rollout'>): number {
+  return s.preference?.paired || s.rollout?.objective === 'online-dpo' ? 2 : 1;
+}
+
+/**
+ * Completions generated at once per GPU: the rollout's batch, or for online DPO two per prompt of the micro-batch
+ * (OnlineDPOTrainer._generate repeats each prompt twice).
+ */
+export function generationBatch(s: Pick<TrainingSetup, 'rollout' | 'micro_batch_size'>): number {
+  return s.rollout?.objective === 'online-dpo' ? 2 * s.micro_batch_size : s.rollout?.batch ?? 0;
 }
 
 /** Defaults of the rollout block, with the reason shown to the user when a file does not set them. */
 export const ROLLOUT_DEFAULT_NOTES: Readonly<Record<keyof NonNullable<TrainingSetup['rollout']>, string>> = {
+  objective: 'GRPO-style policy gradient: a round of completions is scored, then trained on',
   batch: 'completions generated per GPU in one round',
   completion_len: 'generated tokens per completion',
   engine: "the policy's own generate() on the training GPU",

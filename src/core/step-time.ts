@@ -4,7 +4,7 @@
 // peer link, and small-matrix inefficiency. Every result carries its arithmetic. Pure; no I/O.
 import { attentionLayerCount, countParameters, parseArchitecture } from './architecture';
 import type { GpuSpec } from './catalog/gpus';
-import { sequencesPerExample, type TrainingSetup } from './setup';
+import { generationBatch, sequencesPerExample, type TrainingSetup } from './setup';
 
 /** Share of peak tensor throughput a well-tuned training step reaches (model FLOPs utilisation). */
 export const ASSUMED_MFU = 0.4;
@@ -117,13 +117,15 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
     // Gated DeltaNet layers read and write their fp32 state (value heads x dk x dv) instead.
     const kvRead = a.kvHeads * (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) * 2 * ((attentionLayerCount(a) - a.slidingLayers) * avg + a.slidingLayers * Math.min(avg, a.slidingWindow))
       + (la ? la.layers * 2 * la.valueHeads * la.keyDim * la.valueDim * 4 : 0) + (mb ? mb.layers * 2 * mb.heads * mb.headDim * mb.state * 2 : 0);
-    const rounds = (setup.micro_batch_size * microSteps) / ro.batch;
-    const decode = (C * (activeP * wBytes + ro.batch * kvRead)) / (tp * pp) / (g.hbmBandwidthGBps * 1e9);
-    const prefill = (fwd * ro.batch * prompt) / (tp * pp) / (peak * ASSUMED_MFU * tokenEfficiency(ro.batch * prompt));
+    // Online DPO generates two completions per prompt in every micro-step.
+    const G = generationBatch(setup);
+    const rounds = ro.objective === 'online-dpo' ? microSteps : (setup.micro_batch_size * microSteps) / G;
+    const decode = (C * (activeP * wBytes + G * kvRead)) / (tp * pp) / (g.hbmBandwidthGBps * 1e9);
+    const prefill = (fwd * G * prompt) / (tp * pp) / (peak * ASSUMED_MFU * tokenEfficiency(G * prompt));
     // vLLM's sleep mode (level 1) moves its weights to the host after each round and back before the next.
     const wake = ro.engine === 'vllm-colocate' && ro.vllm_sleep ? (2 * activeP * wBytes) / (tp * pp) / (g.hostLink.GBps * 1e9) : 0;
     generation = rounds * (decode + prefill + wake);
-    if (!lean) explain.push(`generation: ${+rounds.toFixed(2)} round(s) x (decode ${C} tokens x (weights ${fmt(activeP * wBytes)} B + KV cache of ${ro.batch} sequences) / ${g.hbmBandwidthGBps} GB/s + prefill ${ro.batch} x ${prompt} tokens${wake > 0 ? ` + vLLM wake-up: weights to the host and back ${(wake * 1e3).toFixed(1)} ms` : ''}) = ${(generation * 1e3).toFixed(1)} ms${ro.engine === 'generate' ? '' : ' (vLLM)'}`);
+    if (!lean) explain.push(`generation: ${+rounds.toFixed(2)} round(s) x (decode ${C} tokens x (weights ${fmt(activeP * wBytes)} B + KV cache of ${G} sequences) / ${g.hbmBandwidthGBps} GB/s + prefill ${G} x ${prompt} tokens${wake > 0 ? ` + vLLM wake-up: weights to the host and back ${(wake * 1e3).toFixed(1)} ms` : ''}) = ${(generation * 1e3).toFixed(1)} ms${ro.engine === 'generate' ? '' : ' (vLLM)'}`);
   }
 
   // Communication over the peer link (NVLink or PCIe), per optimizer step.

@@ -843,6 +843,12 @@ function rolloutKeys(c: PlanCtx, r: Rollout): Array<[string, Val]> | string {
     return typeof f?.value === 'number' ? f.value : undefined;
   };
   const out: Array<[string, Val]> = [];
+  // OnlineDPOConfig: the generated tokens are max_new_tokens (64 by default); the completions per micro-step follow the
+  // micro-batch.
+  if (r.objective === 'online-dpo') {
+    if (r.completion_len !== (num('maxNewTokens') ?? 64)) out.push(['max_new_tokens', r.completion_len]);
+    return out;
+  }
   if (r.vllm_sleep !== (c.fact('vllmSleep')?.value === true)) out.push(['vllm_enable_sleep_mode', r.vllm_sleep]);
   if (r.reference === 'none' && (num('klBeta') ?? 0) > 0) out.push(['beta', 0.0]);
   if (r.completion_len !== (num('completionLen') ?? 256)) out.push(['max_completion_length', r.completion_len]);
@@ -922,7 +928,7 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
       return typeof keys === 'string' ? no(keys) : hasCall('trl') ? ok(...keys.map(([k, x]) => train(k, x))) : no('the rollout settings are GRPOConfig keys');
     }
     case 'seq_len': {
-      if (c.fact('rollout')) return hasCall('trl') ? ok(train(...promptKey(c, Number(v)))) : no('the prompt length is a GRPOConfig key (max_prompt_length)');
+      if (c.fact('rollout') && c.fact('rollout')?.value !== 'online-dpo') return hasCall('trl') ? ok(train(...promptKey(c, Number(v)))) : no('the prompt length is a GRPOConfig key (max_prompt_length)');
       const k = seqKey(c, hasCall('trl') ? 'max_length' : undefined);
       return k ? ok(train(k, Number(v))) : no('TrainingArguments has no sequence length; it is a data or tokenizer setting of the script');
     }
@@ -1227,7 +1233,7 @@ function planHfYaml(c: PlanCtx, ch: SetupChange): Planned {
       return typeof keys === 'string' ? no(keys) : ok(...keys.map(([k, x]) => op(k, x)));
     }
     case 'seq_len':
-      if (c.fact('rollout')) return ok(op(...promptKey(c, Number(v))));
+      if (c.fact('rollout') && c.fact('rollout')?.value !== 'online-dpo') return ok(op(...promptKey(c, Number(v))));
       return ok(op(seqKey(c, 'max_length') ?? 'max_length', Number(v)));
     case 'gradient_checkpointing':
       return v === 'selective' ? no('TrainingArguments has no selective checkpointing') : ok(op('gradient_checkpointing', v === 'full'));

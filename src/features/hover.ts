@@ -227,10 +227,10 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       break;
     case 'stepsPerGeneration':
     case 'generationBatchSize':
-      if (s.rollout && s.rollout.batch >= 2 * s.micro_batch_size) v.push({ label: `completions per round ${s.rollout.batch} -> ${s.rollout.batch / 2}`, patch: { rollout: { ...s.rollout, batch: Math.max(1, Math.floor(s.rollout.batch / 2)) } } });
+      if (s.rollout && s.rollout.objective !== 'online-dpo' && s.rollout.batch >= 2 * s.micro_batch_size) v.push({ label: `completions per round ${s.rollout.batch} -> ${s.rollout.batch / 2}`, patch: { rollout: { ...s.rollout, batch: Math.max(1, Math.floor(s.rollout.batch / 2)) } } });
       break;
     case 'klBeta':
-      if (s.rollout && s.rollout.reference !== 'none') v.push({ label: 'beta 0 (no reference model)', patch: { rollout: { ...s.rollout, reference: 'none' } } });
+      if (s.rollout && s.rollout.objective !== 'online-dpo' && s.rollout.reference !== 'none') v.push({ label: 'beta 0 (no reference model)', patch: { rollout: { ...s.rollout, reference: 'none' } } });
       break;
     case 'vllmMemoryFraction':
       if (s.rollout?.engine === 'vllm-colocate' && s.rollout.vllm_memory_fraction > 0.1) {

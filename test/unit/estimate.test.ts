@@ -1521,3 +1521,58 @@ describe('estimate: fused MoE experts quantized by Axolotl (quantize_moe_experts
   });
 
 });
+
+describe('estimate: online DPO (TRL OnlineDPOTrainer)', () => {
+  // Qwen2.5-7B-Instruct, LoRA r=16 on every linear layer, bf16 weights under bf16 autocast, 2 prompts per micro-batch,
+  // 4 micro-batches per step, max_length 512 (prompt + completion), max_new_tokens 64, checkpointing on.
+  // trl/trainer/online_dpo_trainer.py training_step: two completions per prompt are generated, the policy runs over the
+  // 4 sequences, then the reference (the policy with its adapters disabled) without grad, then the DPO loss on the pair.
+  const V = 152_064;
+  const setup = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof setupFor> => setupFor('Qwen/Qwen2.5-7B-Instruct', {
+    method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16',
+    micro_batch_size: 2, gradient_accumulation_steps: 4, seq_len: 512, gradient_checkpointing: 'full',
+    rollout: { objective: 'online-dpo', batch: 4, completion_len: 64, reference: 'adapters-off' }, ...extra,
+  });
+  const labelled = (e: ReturnType<typeof run>, ph: 'forward' | 'backward', label: string) => phase(e, ph).components.find((c) => c.label.startsWith(label));
+  const T = 4 * 512; // 2 completions x 2 prompts, 512 tokens each: logits exist for every position
+  const Tc = 4 * 64; // the completion slice that goes through log_softmax
+
+  it('log-probs: the logits of every position, one fp32 log_softmax over the completion slice kept for backward', () => {
+    // Saved: log_softmax's fp32 output 4·Tc·V = 155,713,536 B. Forward beyond it: the bf16 logits of all 2,048 positions
+    // 2·T·V = 622,854,144 B and autocast's fp32 copy of the slice 4·Tc·V. Backward beyond it: the gather's and
+    // log_softmax's gradients 2 x 4·Tc·V = 311,427,072 B, then SliceBackward's zero-filled bf16 gradient of all the
+    // logits 2·T·V (larger).
+    const l = lossMemory({ tokens: T, vocab: V, hidden: 3584, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, amp: true, completionShare: 64 / 512 });
+    assert.equal(l.savedBytes, 155_713_536);
+    assert.equal(l.forwardTransientBytes, 622_854_144 + 155_713_536);
+    assert.equal(l.backwardTransientBytes, 622_854_144);
+    // Without autocast (fp32 model, fp32 logits): the slice's log_softmax in fp32, no copy; backward max(2 x 4·Tc·V, 4·T·V).
+    const f = lossMemory({ tokens: T, vocab: V, hidden: 3584, logitsBytes: 4, loss: 'full', chunks: 8, softcap: false, completionShare: 64 / 512 });
+    assert.deepEqual([f.savedBytes, f.forwardTransientBytes, f.backwardTransientBytes], [4 * Tc * V, 4 * T * V, 4 * T * V]);
+  });
+
+  it('the reference runs after the policy\'s forward, generation runs inside the micro-step with the earlier gradients held', () => {
+    const e = run(setup());
+    // The reference's no-grad logits of every position 2·T·V and the slice's fp32 copy and log_softmax 2 x 4·Tc·V, while
+    // the policy's saved log-probs and activations are held.
+    assert.equal(labelled(e, 'forward', 'Reference forward')?.bytes, 2 * T * V + 8 * Tc * V);
+    // Generation: 2 completions for each of the 2 prompts; its high point here is the prefill of the 4 prompts of 448
+    // tokens (512 - 64), their KV cache (28 layers x 2 x 4 kv heads x 128 x 2 B = 57,344 B per token) beside one layer's
+    // no-grad forward; the LoRA gradients of the 3 earlier micro-steps stay allocated.
+    const gen = phase(e, 'generation');
+    assert.equal(gen.components.find((c) => c.label === 'KV cache (4 sequences x 448 tokens)')?.bytes, 4 * 448 * 57_344);
+    assert.match(gen.note, /two completions for each of the micro-batch's 2 prompts/);
+    assert.ok(gen.components.some((c) => c.id === 'gradients' && /earlier micro-steps/.test(c.formula)));
+    assert.ok(e.assumptions.some((x) => x.key === 'rollout.batch' && x.value === '4 completions per micro-step'));
+    // A full fine-tune keeps a frozen copy of the model as the reference (TRL create_reference_model).
+    const full = run(setup({ method: 'full', lora: undefined, rollout: { objective: 'online-dpo', batch: 4, completion_len: 64, reference: 'copy' } }));
+    assert.equal(labelled(full, 'forward', 'Reference model weights')?.bytes, 7_615_616_512 * 2);
+  });
+
+  it('refuses online DPO without a reference, and trains twice the micro-batch\'s sequences', () => {
+    const r = estimate(setup({ rollout: { objective: 'online-dpo', batch: 4, completion_len: 64, reference: 'none' } }));
+    assert.ok(!r.ok && r.errors.some((x) => x.key === 'rollout.reference'));
+    // The layer inputs kept by checkpointing: 28 layers x 4 sequences x 512 tokens x 3,584 x 2 B.
+    assert.equal(labelled(run(setup()), 'forward', 'Activations saved for backward')?.bytes, 28 * T * 3584 * 2);
+  });
+});

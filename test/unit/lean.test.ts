@@ -50,6 +50,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
         rollout: fc.constantFrom(undefined, undefined, 'generate', 'vllm-colocate', 'vllm-server'),
         rolloutRef: fc.constantFrom('copy', 'adapters-off', 'none'),
         rolloutBatch: fc.integer({ min: 1, max: 64 }),
+        rolloutObjective: fc.constantFrom('policy-gradient', 'online-dpo'),
         sleep: fc.boolean(),
         shared: fc.boolean(),
         dora: fc.boolean(),
@@ -74,7 +75,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           preference: r.preference && !r.rollout ? { reference: r.preference, logps: r.logps } : undefined, kernels: r.kernels,
           badam: r.badam ? { mode: 'layer' } : undefined,
           galore: r.galore ? { rank: 64, target_modules: r.galore === 'attn' ? ['attn'] : 'all-linear', layerwise: r.galore === 'layerwise' } : undefined,
-          rollout: r.rollout ? { batch: r.rolloutBatch, completion_len: r.seq / 2, engine: r.rollout, reference: r.rolloutRef, vllm_sleep: r.sleep, vllm_shared_weights: r.shared, old_logps: r.oldLogps } : undefined,
+          rollout: r.rollout ? { objective: r.rolloutObjective, batch: r.rolloutBatch, completion_len: r.seq / 2, engine: r.rollout, reference: r.rolloutRef, vllm_sleep: r.sleep, vllm_shared_weights: r.shared, old_logps: r.oldLogps } : undefined,
         });
         const gpu = { id: 'test', memoryBytes: r.gpuGiB * 2 ** 30, source: 'test' };
         const full = estimate(setup, { gpu });

@@ -1611,6 +1611,11 @@ export interface LossPlan {
   readonly policyGradient?: boolean;
   /** Preference log-probabilities from one log_softmax in the logits' own dtype (torchtune get_batch_log_probs). */
   readonly nativeLogSoftmax?: boolean;
+  /**
+   * Online DPO (TRL OnlineDPOTrainer._forward): the logits of every position exist (`tokens`), and one log_softmax runs
+   * over the completion slice, this share of the tokens, in the logits' dtype (fp32 under autocast).
+   */
+  readonly completionShare?: number;
   /** Chunks of CEWithChunkedOutputLoss (torchtune uses 8). */
   readonly chunks: number;
   readonly softcap: boolean;
@@ -1719,12 +1724,36 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
 }
 
 /**
+ * Online DPO's log-probabilities (trl/trainer/online_dpo_trainer.py _forward): the model's logits of every position
+ * (T·V, freed when _forward returns), logits[:, prompt_len - 1:-1].log_softmax(-1) over the completion slice (Tc·V, in the
+ * logits' dtype, fp32 under autocast with a cast copy of the slice), then take_along_dim. log_softmax keeps its output
+ * for backward; the slice and the gather keep nothing of that size. Backward: take_along_dim's gradient and
+ * log_softmax's (2 x Tc·V) beside the kept output, then SliceBackward's zero-filled gradient of all the logits (T·V).
+ */
+function onlineDpoLogps(p: LossPlan, TV: number): LossMemory {
+  const lb = p.logitsBytes;
+  const out = p.amp ? 4 : lb;
+  const TcV = p.completionShare! * TV;
+  return {
+    savedBytes: out * TcV,
+    forwardTransientBytes: lb * TV + (p.amp ? 4 * TcV : 0),
+    backwardTransientBytes: Math.max(2 * out * TcV, lb * TV),
+    formula: `completion log-probs, one log_softmax over the completion slice: output ${out}·Tc·V kept; forward: logits of every position ${lb}·T·V${p.amp ? ' + the slice\'s fp32 copy 4·Tc·V' : ''}; backward: max(gather and log_softmax gradients 2 x ${out}·Tc·V, the logits' gradient ${lb}·T·V) (Tc = ${+p.completionShare!.toFixed(3)} x T completion tokens)`,
+  };
+}
+
+/**
  * The reference model's no-grad log-probabilities of the same batch: the logits and, with nothing kept for backward,
  * one row's log_softmax at a time (TRL), or one log_softmax over fp32 logits (LLaMA-Factory's get_batch_logps).
  */
 export function referenceLogps(p: LossPlan): { bytes: number; formula: string } {
   const TV = p.tokens * p.vocab;
   const lb = p.logitsBytes;
+  if (p.completionShare !== undefined) {
+    const TcV = p.completionShare * TV;
+    const slice = p.amp ? 8 : lb;
+    return { bytes: lb * TV + slice * TcV, formula: `logits of every position ${lb}·T·V and the completion slice's log_softmax ${p.amp ? 'with its fp32 copy 2 x 4' : lb}·Tc·V` };
+  }
   if (p.loss === 'fused') {
     const f = lossMemory(p);
     return { bytes: f.savedBytes + f.forwardTransientBytes, formula: f.formula };
@@ -1785,6 +1814,8 @@ function jsdMemory(p: LossPlan, beta: number): LossMemory {
 function crossEntropyMemory(p: LossPlan): LossMemory {
   const TV = p.tokens * p.vocab;
   const lb = p.logitsBytes;
+  // OnlineDPOTrainer takes its log-probabilities from the model's logits whatever loss kernel the config names.
+  if (p.completionShare !== undefined) return onlineDpoLogps(p, TV);
   if (p.loss === 'fused') {
     // Liger's fused linear cross-entropy (liger_kernel/ops/fused_linear_cross_entropy.py) computes the gradient during
     // the forward: it allocates the input's gradient (T x h, input dtype) and a fp32 loss per token, both kept for

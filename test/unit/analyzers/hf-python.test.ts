@@ -631,7 +631,7 @@ trainer.train()
     const r = resolveText('train_grpo.py', text);
     // One round: 8 x 4 completions per GPU; each sequence 512 + 1,024 tokens; beta > 0 with LoRA: the adapters are
     // disabled for the reference; vLLM's importance-sampling correction recomputes the old log-probs.
-    assert.deepEqual(r.setup?.rollout, { batch: 32, completion_len: 1024, engine: 'vllm-colocate', vllm_memory_fraction: 0.4, vllm_tensor_parallel: 1, vllm_sleep: false, vllm_shared_weights: false, reference: 'adapters-off', old_logps: true, gather_weights: true, reward_models: [] });
+    assert.deepEqual(r.setup?.rollout, { objective: 'policy-gradient', batch: 32, completion_len: 1024, engine: 'vllm-colocate', vllm_memory_fraction: 0.4, vllm_tensor_parallel: 1, vllm_sleep: false, vllm_shared_weights: false, reference: 'adapters-off', old_logps: true, gather_weights: true, reward_models: [] });
     assert.equal(r.setup?.seq_len, 1536);
     assert.ok(!r.problems.some((p) => p.code === 'not-modeled'));
     // vllm_tensor_parallel_size splits the colocated engine over GPUs.
@@ -642,7 +642,7 @@ trainer.train()
     const r = resolveText('train_grpo.py', grpo('', ''));
     // per_device_train_batch_size 8 (TrainingArguments) x steps_per_generation = gradient_accumulation_steps 1; a 512-token
     // prompt and 256 generated tokens; beta 0.0: no reference; use_vllm False: the policy generates itself.
-    assert.deepEqual(r.setup?.rollout, { batch: 8, completion_len: 256, engine: 'generate', vllm_memory_fraction: 0.3, vllm_tensor_parallel: 1, vllm_sleep: false, vllm_shared_weights: false, reference: 'none', old_logps: false, gather_weights: true, reward_models: [] });
+    assert.deepEqual(r.setup?.rollout, { objective: 'policy-gradient', batch: 8, completion_len: 256, engine: 'generate', vllm_memory_fraction: 0.3, vllm_tensor_parallel: 1, vllm_sleep: false, vllm_shared_weights: false, reference: 'none', old_logps: false, gather_weights: true, reward_models: [] });
     assert.equal(r.setup?.seq_len, 768);
     const e = estimate(r.setup!, { provenance: r.provenance });
     assert.ok(e.ok);
@@ -852,5 +852,54 @@ describe('analyzeHfPython property: mutated programs', () => {
       }
       return r.problems.every((p) => inside(p.span)) && r.references.every((x) => inside(x.span));
     }), { numRuns: 2000 });
+  });
+});
+
+describe('analyzeHfPython: online DPO', () => {
+  // The shape of trl/scripts/online_dpo.py: a causal LM policy, a sequence-classification reward model passed to
+  // OnlineDPOTrainer(reward_model=...), LoRA.
+  const script = (rewardId: string, extra = ''): string => `
+from peft import LoraConfig
+from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification
+from trl import OnlineDPOConfig, OnlineDPOTrainer
+
+model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-7B-Instruct", torch_dtype="bfloat16")
+reward_model = AutoModelForSequenceClassification.from_pretrained(${rewardId}, num_labels=1)
+training_args = OnlineDPOConfig(output_dir="out", per_device_train_batch_size=2, gradient_accumulation_steps=4, bf16=True${extra})
+trainer = OnlineDPOTrainer(model=model, reward_model=reward_model, args=training_args, peft_config=LoraConfig(r=16, target_modules="all-linear"))
+trainer.train()
+`;
+  it('models the trainer: two completions per prompt, max_new_tokens 64 and max_length 512 by default, the adapters disabled for the reference', () => {
+    const r = resolveText('online_dpo.py', script('"Qwen/Qwen2.5-0.5B"'));
+    // The reward model's from_pretrained names the reward model, not the policy.
+    assert.equal(r.setup?.model, 'Qwen/Qwen2.5-7B-Instruct');
+    const ro = r.setup?.rollout;
+    assert.equal(ro?.objective, 'online-dpo');
+    assert.equal(ro?.batch, 4);
+    assert.equal(ro?.completion_len, 64);
+    assert.equal(ro?.engine, 'generate');
+    assert.equal(ro?.reference, 'adapters-off');
+    assert.deepEqual(ro?.reward_models.map((m) => m.model), ['Qwen/Qwen2.5-0.5B']);
+    assert.equal(r.setup?.seq_len, 512);
+    assert.ok(!r.problems.some((p) => p.code === 'not-modeled'), JSON.stringify(r.problems));
+    const e = estimate(r.setup!, { provenance: r.provenance });
+    assert.ok(e.ok);
+    // The reward model (Qwen2.5-0.5B: 494,032,768 params with its tied embeddings; the classification head 896 x 1 instead)
+    // sits on the GPU in the policy's dtype.
+    assert.ok(e.estimate.perGpu.phases[0].components.some((c) => c.label.startsWith('Reward model weights (Qwen/Qwen2.5-0.5B')));
+    for (const k of ['rollout.batch', 'rollout.completion_len', 'rollout.reference', 'seq_len']) assert.ok(e.estimate.assumptions.some((a) => a.key === k), k);
+  });
+  it('reads max_new_tokens, max_length and vLLM (colocated by default, 0.55 of the GPU); a reward model object it cannot name is a warning', () => {
+    const r = resolveText('online_dpo.py', script('training_args.reward_model_path', ', max_new_tokens=128, max_length=1024, use_vllm=True'));
+    assert.equal(r.setup?.rollout?.completion_len, 128);
+    assert.equal(r.setup?.seq_len, 1024);
+    assert.equal(r.setup?.rollout?.engine, 'vllm-colocate');
+    assert.equal(r.setup?.rollout?.vllm_memory_fraction, 0.55);
+    const w = r.problems.find((p) => p.code === 'not-modeled');
+    assert.equal(w?.key, 'reward_model');
+    assert.match(w?.message ?? '', /which model it is is not known here/);
+    // XPO and Nash-MD stay unmodeled and say so.
+    const x = resolveText('xpo.py', 'from trl import XPOConfig\nargs = XPOConfig(output_dir="o")\n');
+    assert.ok(x.problems.some((p) => p.code === 'not-modeled' && /XPOConfig/.test(p.message)));
   });
 });
