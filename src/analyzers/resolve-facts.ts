@@ -469,12 +469,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
         : { kind: 'default', owner: 'trl', note: `prompt ${prompt}${promptFact ? '' : ' (max_prompt_length: 512 in TRL releases that truncate prompts; set it to the longest prompt)'} + completion ${completion} tokens` };
     }
     const useVllm = decided.useVllm?.fact.value === true;
-    const mode = value<string>('vllmMode', 'engine', 'server', 'use_vllm=True generates with a vLLM server on other GPUs unless vllm_mode="colocate"');
-    const engine = !useVllm ? 'generate' : mode === 'colocate' ? 'vllm-colocate' : 'vllm-server';
-    if (!useVllm) {
-      const w = decided.useVllm;
-      prov['rollout.engine'] = w ? fileProv(w) : { kind: 'default', owner: 'trl', note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU' };
-    }
+    const engine = engineOf(value, 'server', 'use_vllm=True generates with a vLLM server on other GPUs unless vllm_mode="colocate"');
     const rloo = decided.rollout?.fact.value === 'rloo';
     const beta = rloo ? value('klBeta', 'reference', 0.05, 'RLOOConfig beta defaults to 0.05: the reference scores every round')
       : value('klBeta', 'reference', 0, 'GRPOConfig beta defaults to 0.0 (0.04 before TRL 0.19): no reference model is loaded');
@@ -523,13 +518,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       setup.seq_len = 512;
       prov.seq_len = { kind: 'default', owner: 'trl', note: 'OnlineDPOConfig max_length defaults to 512: prompt + completion, the prompt cut from the left' };
     }
-    const useVllm = decided.useVllm?.fact.value === true;
-    const mode = value<string>('vllmMode', 'engine', 'colocate', 'use_vllm=True generates in a vLLM engine colocated with the policy unless vllm_mode="server"');
-    const engine = !useVllm ? 'generate' : mode === 'server' ? 'vllm-server' : 'vllm-colocate';
-    if (!useVllm) {
-      const w = decided.useVllm;
-      prov['rollout.engine'] = w ? fileProv(w) : { kind: 'default', owner: 'trl', note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU' };
-    }
+    const engine = engineOf(value, 'colocate', 'use_vllm=True generates in a vLLM engine colocated with the policy unless vllm_mode="server"');
     const peftMethod = ['lora', 'qlora', 'ia3'].includes(String(setup.method ?? 'full'));
     const given = decided.referenceModel;
     prov['rollout.reference'] = given ? fileProv(given) : { kind: 'default', owner: 'trl', note: peftMethod
@@ -552,6 +541,16 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       prov.loss = { kind: 'default', owner: 'trl', note: 'OnlineDPOTrainer takes the completions\' log-probabilities from the model\'s logits: one log_softmax over the completion slice' };
     }
     finishRollout(r);
+  }
+
+  /** Where completions are generated: the policy's generate() unless use_vllm, then vllm_mode or the trainer's default mode. */
+  function engineOf(value: <T>(key: CanonicalKey, field: string, fallback: T, note: string) => T, defaultMode: 'server' | 'colocate', note: string): 'generate' | 'vllm-colocate' | 'vllm-server' {
+    const w = decided.useVllm;
+    if (w?.fact.value !== true) {
+      prov['rollout.engine'] = w ? fileProv(w) : { kind: 'default', owner: 'trl', note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU' };
+      return 'generate';
+    }
+    return value<string>('vllmMode', 'engine', defaultMode, note) === 'colocate' ? 'vllm-colocate' : 'vllm-server';
   }
 
   /** Reward models and the rollout block, shared by GRPO / RLOO and online DPO. */
