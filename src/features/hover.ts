@@ -219,6 +219,14 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
         v.push({ label: `completions ${s.rollout.completion_len} -> ${c} tokens`, patch: { rollout: { ...s.rollout, completion_len: c }, seq_len: s.seq_len - (s.rollout.completion_len - c) } });
       }
       break;
+    case 'maxNewTokens':
+      // Online DPO: max_length bounds prompt + completion (the prompt is cut from the left), so fewer generated tokens
+      // shorten the completion slice and the decoding, not the sequence.
+      if (s.rollout?.objective === 'online-dpo' && s.rollout.completion_len > 1) {
+        const c = Math.floor(s.rollout.completion_len / 2);
+        v.push({ label: `completions ${s.rollout.completion_len} -> ${c} tokens`, patch: { rollout: { ...s.rollout, completion_len: c } } });
+      }
+      break;
     case 'promptLen':
       if (s.rollout) {
         const p = s.seq_len - s.rollout.completion_len;

@@ -132,6 +132,15 @@ describe('features: hover', () => {
     checkHover('/w/grpo.py', engine, [/vLLM colocated: \+\d/, /vLLM server on other GPUs: [+-]\d/]);
   });
 
+  it('on an online DPO config: what fewer generated tokens and vLLM would cost', () => {
+    const text = 'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-1.5B-Instruct", torch_dtype="bfloat16")\n'
+      + 'args = OnlineDPOConfig(output_dir="o", per_device_train_batch_size=4, ‸max_new_tokens=256, max_length=1024, bf16=True)\n'
+      + 'trainer = OnlineDPOTrainer(model=model, args=args, reward_funcs=["Qwen/Qwen2.5-0.5B"])\n';
+    checkHover('/w/odpo.py', text, [/`max_new_tokens`/, /completions 256 -> 128 tokens: -\d/]);
+    const engine = text.replace('‸', '').replace('bf16=True', 'bf16=True, ‸use_vllm=False');
+    checkHover('/w/odpo.py', engine, [/vLLM colocated: \+\d/]);
+  });
+
   it('on LLaMA-Factory GaLore and BAdam keys: what full optimizer states would cost', () => {
     const text = 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_galore: ‸true\ngalore_rank: 128\npure_bf16: true\n';
     checkHover('/w/lf.yaml', text, [/GaLore rank 128 -> 256: \+\d/, /no GaLore \(full optimizer states\): \+\d/]);

@@ -241,6 +241,16 @@ describe('fixes: GRPO scripts', () => {
   });
 });
 
+describe('fixes: online DPO scripts', () => {
+  const O = 'args = OnlineDPOConfig(output_dir="o", per_device_train_batch_size=4, max_new_tokens=256, max_length=1024, bf16=True)\n'
+    + 'trainer = OnlineDPOTrainer(model="Qwen/Qwen2.5-7B-Instruct", args=args, reward_funcs=["Qwen/Qwen2.5-0.5B"])\n';
+  const r = { objective: 'online-dpo', batch: 8, completion_len: 256, engine: 'generate', reference: 'copy' };
+  it('writes max_new_tokens for fewer generated tokens and max_length for a shorter sequence (not GRPO\'s keys)', () => {
+    checkFix('odpo.py', O, { rollout: { ...r, completion_len: 128 } }, O.replace('max_new_tokens=256', 'max_new_tokens=128'));
+    checkFix('odpo.py', O, { seq_len: 512, rollout: { ...r, completion_len: 128 } }, O.replace('max_new_tokens=256', 'max_new_tokens=128').replace('max_length=1024', 'max_length=512'));
+  });
+});
+
 describe('fixes: Unsloth scripts', () => {
   const U = [
     'model, tok = FastLanguageModel.from_pretrained(model_name="unsloth/Qwen3-8B", max_seq_length=4096, load_in_4bit=True)',
