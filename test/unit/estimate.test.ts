@@ -1539,16 +1539,18 @@ describe('estimate: online DPO (TRL OnlineDPOTrainer)', () => {
 
   it('log-probs: the logits of every position, one fp32 log_softmax over the completion slice kept for backward', () => {
     // Saved: log_softmax's fp32 output 4·Tc·V = 155,713,536 B. Forward beyond it: the bf16 logits of all 2,048 positions
-    // 2·T·V = 622,854,144 B and autocast's fp32 copy of the slice 4·Tc·V. Backward beyond it: the gather's and
-    // log_softmax's gradients 2 x 4·Tc·V = 311,427,072 B, then SliceBackward's zero-filled bf16 gradient of all the
-    // logits 2·T·V (larger).
+    // 2·T·V = 622,854,144 B and autocast's fp32 copy of the slice 4·Tc·V. Backward: the gather's and log_softmax's
+    // gradients 2 x 4·Tc·V = 311,427,072 B beside the kept output; then, that output freed, the two SliceBackward nodes of
+    // logits[:, a:b] (the batch dimension's `:` is recorded too) each fill a zero bf16 gradient of all the logits, the
+    // second while the first is copied into it: 2 x 2·T·V - 4·Tc·V = 1,089,994,752 B beyond the kept output.
     const l = lossMemory({ tokens: T, vocab: V, hidden: 3584, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, amp: true, completionShare: 64 / 512 });
     assert.equal(l.savedBytes, 155_713_536);
     assert.equal(l.forwardTransientBytes, 622_854_144 + 155_713_536);
-    assert.equal(l.backwardTransientBytes, 622_854_144);
-    // Without autocast (fp32 model, fp32 logits): the slice's log_softmax in fp32, no copy; backward max(2 x 4·Tc·V, 4·T·V).
+    assert.equal(l.backwardTransientBytes, 1_089_994_752);
+    // Without autocast (fp32 model, fp32 logits): log_softmax's kernel copies the non-contiguous slice (4·Tc·V).
+    // tools/peak/measure_step.py --online-dpo profiles this on the CPU (test/fixtures/peak/golden.json, peak-golden.test.ts).
     const f = lossMemory({ tokens: T, vocab: V, hidden: 3584, logitsBytes: 4, loss: 'full', chunks: 8, softcap: false, completionShare: 64 / 512 });
-    assert.deepEqual([f.savedBytes, f.forwardTransientBytes, f.backwardTransientBytes], [4 * Tc * V, 4 * T * V, 4 * T * V]);
+    assert.deepEqual([f.savedBytes, f.forwardTransientBytes, f.backwardTransientBytes], [4 * Tc * V, 4 * T * V + 4 * Tc * V, 8 * T * V - 4 * Tc * V]);
   });
 
   it('the reference runs after the policy\'s forward, generation runs inside the micro-step with the earlier gradients held', () => {

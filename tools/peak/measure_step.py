@@ -221,6 +221,32 @@ class GrpoLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_grpo"] = GrpoLlama
 
 
+class OnlineDpoLlama(M.LlamaLike):
+    """TRL OnlineDPOTrainer's training pass (training_step, _forward): the batch holds two completions per prompt (the
+    first half chosen, the second rejected); the head runs on every position, the completion slice of the logits goes
+    through one log_softmax in the logits' dtype and take_along_dim; then the reference's forward runs without grad
+    (TRL disables the PEFT adapters; here the same weights) while the policy's graph is held, and the sigmoid DPO loss
+    compares the pairs' summed log-probabilities."""
+
+    def forward(self, ids, labels):
+        b, s, c = ids.shape[0], ids.shape[1], self.cfg["_completion"]
+        index = ids[:, -c:].unsqueeze(-1)
+
+        def logps(hs):
+            logits = self.lm_head(hs)
+            return torch.take_along_dim(logits[:, s - c - 1:-1].log_softmax(dim=-1), index, dim=2).squeeze(-1)
+
+        policy = logps(final_hidden(self, ids))
+        with torch.no_grad():
+            ref = logps(final_hidden(self, ids))
+        p, r, half = policy.sum(1), ref.sum(1), b // 2
+        margin = (p[:half] - p[half:]) - (r[:half] - r[half:])
+        return -torch.nn.functional.logsigmoid(0.1 * margin).mean()
+
+
+M.FAMILY_CLASS["llama_online_dpo"] = OnlineDpoLlama
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -248,7 +274,8 @@ def tensor_bytes(ts):
 def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulation=1):
     b, s, h, nh, kv, V = point
     chunked = family == "llama_chunked_loss"
-    grpo = family == "llama_grpo"
+    grpo = family in ("llama_grpo", "llama_online_dpo")
+    online_dpo = family == "llama_online_dpo"
     cfg = M.make_cfg("llama" if chunked or grpo else family, b, s, h, nh, kv, V)
     if grpo:
         cfg["_completion"] = s // 4
@@ -301,7 +328,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -352,6 +379,14 @@ GRPO_CASES = [
 ]
 
 
+# Online DPO's training pass: two completions per prompt, the last quarter of each sequence generated.
+ONLINE_DPO_CASES = [
+    ("llama_online_dpo", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
+    ("llama_online_dpo", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+    ("llama_online_dpo", (8, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+]
+
+
 # DoRA (PEFT use_dora): the magnitude's gradient keeps the base output and the LoRA output of every target.
 DORA_CASES = [
     ("llama", (2, 512, 256, 4, 2, 8000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"], dora=True)),
@@ -360,12 +395,13 @@ DORA_CASES = [
 
 
 def main():
-    only = {"--grpo": ("completion", GRPO_CASES), "--dora": ("dora", DORA_CASES)}.get(sys.argv[1] if len(sys.argv) == 2 else "")
+    only = {"--grpo": ("completion", GRPO_CASES), "--online-dpo": ("onlineDpo", ONLINE_DPO_CASES), "--dora": ("dora", DORA_CASES)}.get(sys.argv[1] if len(sys.argv) == 2 else "")
     if only:  # add or refresh these cases only
         mark, chosen = only
         with open(OUT) as f:
             data = json.load(f)
-        data["cases"] = [c for c in data["cases"] if not (c.get(mark) or (c.get("lora") or {}).get(mark))]
+        drop = lambda c: (c.get(mark) or (c.get("lora") or {}).get(mark)) and not (mark == "completion" and c.get("onlineDpo"))
+        data["cases"] = [c for c in data["cases"] if not drop(c)]
         for family, point, dtype, attn, ckpt, lora in chosen:
             r = step_peak(family, point, dtype, attn, ckpt, lora)
             print(f"{family} {point} {dtype} {attn} {ckpt}: peak {r['peakBytes']:,} B at {r['peakAt']}", flush=True)
@@ -377,7 +413,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"

@@ -1726,9 +1726,12 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
 /**
  * Online DPO's log-probabilities (trl/trainer/online_dpo_trainer.py _forward): the model's logits of every position
  * (T·V, freed when _forward returns), logits[:, prompt_len - 1:-1].log_softmax(-1) over the completion slice (Tc·V, in the
- * logits' dtype, fp32 under autocast with a cast copy of the slice), then take_along_dim. log_softmax keeps its output
- * for backward; the slice and the gather keep nothing of that size. Backward: take_along_dim's gradient and
- * log_softmax's (2 x Tc·V) beside the kept output, then SliceBackward's zero-filled gradient of all the logits (T·V).
+ * logits' dtype, fp32 under autocast), then take_along_dim. The slice is not contiguous: log_softmax's kernel copies it
+ * (autocast's fp32 cast is that copy). log_softmax keeps its output for backward; the slice and the gather keep nothing
+ * of that size. Backward: take_along_dim's gradient and log_softmax's (2 x Tc·V) beside the kept output; then, the kept
+ * output freed, `logits[:, a:b]` unwinds two recorded slices (the batch dimension's full `:` is a slice op too): each
+ * SliceBackward fills a zero gradient of all the logits, the second while the first is copied into it (2 x T·V).
+ * Profiled on the CPU (tools/peak/measure_step.py --online-dpo: within 1 %).
  */
 function onlineDpoLogps(p: LossPlan, TV: number): LossMemory {
   const lb = p.logitsBytes;
@@ -1736,9 +1739,9 @@ function onlineDpoLogps(p: LossPlan, TV: number): LossMemory {
   const TcV = p.completionShare! * TV;
   return {
     savedBytes: out * TcV,
-    forwardTransientBytes: lb * TV + (p.amp ? 4 * TcV : 0),
-    backwardTransientBytes: Math.max(2 * out * TcV, lb * TV),
-    formula: `completion log-probs, one log_softmax over the completion slice: output ${out}·Tc·V kept; forward: logits of every position ${lb}·T·V${p.amp ? ' + the slice\'s fp32 copy 4·Tc·V' : ''}; backward: max(gather and log_softmax gradients 2 x ${out}·Tc·V, the logits' gradient ${lb}·T·V) (Tc = ${+p.completionShare!.toFixed(3)} x T completion tokens)`,
+    forwardTransientBytes: lb * TV + (p.amp ? 4 : lb) * TcV,
+    backwardTransientBytes: Math.max(2 * out * TcV, 2 * lb * TV - out * TcV),
+    formula: `completion log-probs, one log_softmax over the completion slice: output ${out}·Tc·V kept; forward: logits of every position ${lb}·T·V + the slice's ${p.amp ? 'fp32 ' : ''}copy ${p.amp ? 4 : lb}·Tc·V; backward: max(gather and log_softmax gradients 2 x ${out}·Tc·V, two slices' zero-filled gradients of all the logits 2 x ${lb}·T·V once the kept output is freed) (Tc = ${+p.completionShare!.toFixed(3)} x T completion tokens)`,
   };
 }
 
@@ -1751,8 +1754,8 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
   const lb = p.logitsBytes;
   if (p.completionShare !== undefined) {
     const TcV = p.completionShare * TV;
-    const slice = p.amp ? 8 : lb;
-    return { bytes: lb * TV + slice * TcV, formula: `logits of every position ${lb}·T·V and the completion slice's log_softmax ${p.amp ? 'with its fp32 copy 2 x 4' : lb}·Tc·V` };
+    const slice = p.amp ? 4 : lb;
+    return { bytes: lb * TV + 2 * slice * TcV, formula: `logits of every position ${lb}·T·V, the completion slice's ${p.amp ? 'fp32 ' : ''}copy and its log_softmax 2 x ${slice}·Tc·V` };
   }
   if (p.loss === 'fused') {
     const f = lossMemory(p);
