@@ -1,7 +1,7 @@
 // The estimator against numbers worked out by hand; each test names where its number comes from.
 import * as assert from 'node:assert/strict';
 import { estimate } from '../../src/core/estimate';
-import { PLAN_FIELDS, finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, type ActivationPlan } from '../../src/core/terms/activations';
+import { PLAN_FIELDS, finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, referenceLogps, type ActivationPlan } from '../../src/core/terms/activations';
 import { parseArchitecture, type Architecture } from '../../src/core/architecture';
 import { findGpu, findModel } from '../../src/core/lookup';
 import { GiB, MiB } from '../../src/core/units';
@@ -1576,5 +1576,23 @@ describe('estimate: online DPO (TRL OnlineDPOTrainer)', () => {
     assert.ok(!r.ok && r.errors.some((x) => x.key === 'rollout.reference'));
     // The layer inputs kept by checkpointing: 28 layers x 4 sequences x 512 tokens x 3,584 x 2 B.
     assert.equal(labelled(run(setup()), 'forward', 'Activations saved for backward')?.bytes, 28 * T * 3584 * 2);
+  });
+});
+
+describe('estimate: LLaMA-Factory DPO log-probs (get_batch_logps)', () => {
+  it('the reference\'s pass peaks beside the policy\'s kept log-probs and its fp32 logits, still referenced for the metrics', () => {
+    // Meta-Llama-3-8B, LoRA, 1 pair of 1,024-token sequences: T = 2,048, V = 128,256, T·V = 262,668,288.
+    // Policy: the fp32 log_softmax output 4·T·V kept; forward beyond it: the fp32 logits and the slice's copy 2 x 4·T·V;
+    // backward: the gather's and log_softmax's gradients 2 x 4·T·V. Reference (adapters disabled, no grad): the policy's
+    // fp32 logits 4·T·V, the reference's fp32 logits, copy and log_softmax 3 x 4·T·V, beside the kept output.
+    // tools/peak/measure_step.py --lf-dpo measures the same pass on the CPU (20·T·V at its high point, within 1 %).
+    const TV = 2048 * 128_256;
+    const plan = { tokens: 2048, vocab: 128_256, hidden: 4096, logitsBytes: 2, loss: 'full' as const, chunks: 8, softcap: false, amp: true, wholeLogSoftmax: true };
+    const l = lossMemory(plan);
+    assert.deepEqual([l.savedBytes, l.forwardTransientBytes, l.backwardTransientBytes], [4 * TV, 8 * TV, 8 * TV]);
+    assert.equal(referenceLogps(plan).bytes, 16 * TV);
+    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { method: 'lora', weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 1024,
+      gradient_checkpointing: 'full', preference: { reference: 'adapters-off', logps: 'whole' } }));
+    assert.equal(phase(e, 'forward').components.find((c) => c.label.startsWith('Reference forward'))?.bytes, 16 * TV);
   });
 });

@@ -247,6 +247,37 @@ class OnlineDpoLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_online_dpo"] = OnlineDpoLlama
 
 
+class LlamaFactoryDpoLlama(M.LlamaLike):
+    """LLaMA-Factory's DPO pass (train/dpo/trainer.py get_batch_loss_metrics, concatenated_forward; trainer_utils.py
+    get_batch_logps): the chosen and rejected halves in one forward, the logits cast to fp32, logits[:, :-1, :] through
+    one log_softmax and a gather; the fp32 logits stay referenced (chosen_logits / rejected_logits, for the metrics) while
+    the reference (the model with its adapters disabled; here the same weights) runs the same pass without grad."""
+
+    def forward(self, ids, labels):
+        b = ids.shape[0]
+
+        def batch_logps(hs):
+            all_logits = self.lm_head(hs).to(torch.float32)
+            lab = labels[:, 1:].clone()
+            per_token = torch.gather(all_logits[:, :-1, :].log_softmax(-1), dim=2, index=lab.unsqueeze(2)).squeeze(2)
+            return per_token.sum(-1), all_logits
+
+        policy, policy_logits = batch_logps(final_hidden(self, ids))
+        chosen_logits, rejected_logits = policy_logits.split(b // 2, dim=0)
+        del policy_logits
+        with torch.no_grad():
+            ref, _ = batch_logps(final_hidden(self, ids))
+            del _
+        half = b // 2
+        margin = (policy[:half] - policy[half:]) - (ref[:half] - ref[half:])
+        loss = -torch.nn.functional.logsigmoid(0.1 * margin).mean()
+        metrics = (chosen_logits.detach().mean().item(), rejected_logits.detach().mean().item())
+        return loss
+
+
+M.FAMILY_CLASS["llama_lf_dpo"] = LlamaFactoryDpoLlama
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -276,7 +307,8 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     chunked = family == "llama_chunked_loss"
     grpo = family in ("llama_grpo", "llama_online_dpo")
     online_dpo = family == "llama_online_dpo"
-    cfg = M.make_cfg("llama" if chunked or grpo else family, b, s, h, nh, kv, V)
+    lf_dpo = family == "llama_lf_dpo"
+    cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo else family, b, s, h, nh, kv, V)
     if grpo:
         cfg["_completion"] = s // 4
     if family == "gpt2":  # deterministic: no dropout masks (they are saved tensors, checked by tools/activations)
@@ -288,7 +320,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
         cfg["_ia3"] = ia3
     torch.manual_seed(0)
     model = M.FAMILY_CLASS[family](cfg)
-    if chunked or grpo:
+    if chunked or grpo or lf_dpo:
         family = "llama"
     with torch.no_grad():
         for n, p in model.named_parameters():
@@ -328,7 +360,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": "whole"} if lf_dpo else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -387,6 +419,14 @@ ONLINE_DPO_CASES = [
 ]
 
 
+# LLaMA-Factory's DPO pass (pairs: the first half chosen, the second rejected), the reference without grad.
+LF_DPO_CASES = [
+    ("llama_lf_dpo", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
+    ("llama_lf_dpo", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+    ("llama_lf_dpo", (4, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+]
+
+
 # DoRA (PEFT use_dora): the magnitude's gradient keeps the base output and the LoRA output of every target.
 DORA_CASES = [
     ("llama", (2, 512, 256, 4, 2, 8000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"], dora=True)),
@@ -395,7 +435,7 @@ DORA_CASES = [
 
 
 def main():
-    only = {"--grpo": ("completion", GRPO_CASES), "--online-dpo": ("onlineDpo", ONLINE_DPO_CASES), "--dora": ("dora", DORA_CASES)}.get(sys.argv[1] if len(sys.argv) == 2 else "")
+    only = {"--grpo": ("completion", GRPO_CASES), "--online-dpo": ("onlineDpo", ONLINE_DPO_CASES), "--lf-dpo": ("preference", LF_DPO_CASES), "--dora": ("dora", DORA_CASES)}.get(sys.argv[1] if len(sys.argv) == 2 else "")
     if only:  # add or refresh these cases only
         mark, chosen = only
         with open(OUT) as f:
@@ -413,7 +453,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"

@@ -1612,6 +1612,12 @@ export interface LossPlan {
   /** Preference log-probabilities from one log_softmax in the logits' own dtype (torchtune get_batch_log_probs). */
   readonly nativeLogSoftmax?: boolean;
   /**
+   * LLaMA-Factory's preference log-probabilities (train/dpo/trainer.py concatenated_forward, trainer_utils.py
+   * get_batch_logps): the logits cast to fp32, logits[:, :-1, :] through one log_softmax; the fp32 logits stay
+   * referenced for the metrics until the loss is computed.
+   */
+  readonly wholeLogSoftmax?: boolean;
+  /**
    * Online DPO (TRL OnlineDPOTrainer._forward): the logits of every position exist (`tokens`), and one log_softmax runs
    * over the completion slice, this share of the tokens, in the logits' dtype (fp32 under autocast).
    */
@@ -1762,6 +1768,12 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
     return { bytes: f.savedBytes + f.forwardTransientBytes, formula: f.formula };
   }
   if (p.nativeLogSoftmax) return { bytes: 2 * lb * TV, formula: `logits ${lb}·T·V and their log_softmax ${lb}·T·V` };
+  if (p.wholeLogSoftmax) {
+    // LLaMA-Factory get_batch_loss_metrics: the policy's fp32 logits are still referenced (chosen_logits /
+    // rejected_logits, for the metrics) while the reference runs the same pass: its fp32 logits, the slice's copy and
+    // the log_softmax.
+    return { bytes: 16 * TV, formula: 'the policy\'s fp32 logits, still referenced for the metrics, 4·T·V; the reference\'s fp32 logits, the slice\'s copy and its log_softmax 3 x 4·T·V' };
+  }
   if (p.preferenceRowTokens === undefined) return { bytes: 8 * TV, formula: 'fp32 logits 4·T·V and their log_softmax 4·T·V' };
   if (lb === 4) return { bytes: 6 * TV, formula: 'fp32 logits 4·T·V + masked half for the mean logits 2·T·V' };
   const out = p.amp ? 4 : lb;
@@ -1819,6 +1831,18 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
   const lb = p.logitsBytes;
   // OnlineDPOTrainer takes its log-probabilities from the model's logits whatever loss kernel the config names.
   if (p.completionShare !== undefined) return onlineDpoLogps(p, TV);
+  if (p.wholeLogSoftmax && p.loss !== 'fused') {
+    // get_batch_logps: .to(float32) (the 16-bit logits freed once cast), then log_softmax over the non-contiguous
+    // logits[:, :-1, :], whose kernel copies it; its output is kept for backward. Backward: the gather's and
+    // log_softmax's gradients beside the kept output (the slices' zero-filled gradients come after, one at a time).
+    // Profiled on the CPU: tools/peak/measure_step.py --lf-dpo.
+    return {
+      savedBytes: 4 * TV,
+      forwardTransientBytes: 8 * TV,
+      backwardTransientBytes: 8 * TV,
+      formula: 'preference log-probs, one log_softmax over the fp32 logits: output 4·T·V kept; forward: the fp32 logits and the slice\'s copy 2 x 4·T·V; backward: gather and log_softmax gradients 2 x 4·T·V',
+    };
+  }
   if (p.loss === 'fused') {
     // Liger's fused linear cross-entropy (liger_kernel/ops/fused_linear_cross_entropy.py) computes the gradient during
     // the forward: it allocates the input's gradient (T x h, input dtype) and a fp32 loss per token, both kept for
