@@ -278,6 +278,43 @@ class LlamaFactoryDpoLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_lf_dpo"] = LlamaFactoryDpoLlama
 
 
+class TrlDpoLlama(M.LlamaLike):
+    """TRL DPOTrainer's pass (dpo_trainer.py get_batch_loss_metrics, concatenated_forward): the chosen and rejected
+    halves in one forward, the labels rolled by one, selective_log_softmax row by row, the per-token log-probs rolled
+    back and summed, and the mean chosen / rejected logits over boolean-masked copies; then the reference (the model with
+    its adapters disabled; here the same weights) runs the same pass without grad, and the sigmoid DPO loss."""
+
+    def forward(self, ids, labels):
+        b = ids.shape[0]
+        half = b // 2
+        loss_mask = torch.ones_like(ids, dtype=torch.bool)
+        loss_mask[:, : ids.shape[1] // 2] = False  # the prompt half carries no loss
+
+        def concatenated_forward(hs):
+            logits = self.lm_head(hs)
+            lab = torch.roll(ids, shifts=-1, dims=1)
+            mask = torch.roll(loss_mask, shifts=-1, dims=1)
+            lab[~mask] = 0
+            per_token = selective_log_softmax(logits, lab)
+            per_token[~mask] = 0
+            per_token = torch.roll(per_token, shifts=1, dims=1)
+            all_logps = per_token[:, 1:].sum(-1)
+            mean_chosen = logits[:half][mask[:half]].mean()
+            mean_rejected = logits[half:][mask[half:]].mean()
+            return all_logps, mean_chosen, mean_rejected
+
+        policy, mean_chosen, mean_rejected = concatenated_forward(final_hidden(self, ids))
+        with torch.no_grad():
+            ref, _, _ = concatenated_forward(final_hidden(self, ids))
+        margin = (policy[:half] - policy[half:]) - (ref[:half] - ref[half:])
+        loss = -torch.nn.functional.logsigmoid(0.1 * margin).mean()
+        metrics = (mean_chosen.detach().item(), mean_rejected.detach().item())
+        return loss
+
+
+M.FAMILY_CLASS["llama_trl_dpo"] = TrlDpoLlama
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -307,7 +344,8 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     chunked = family == "llama_chunked_loss"
     grpo = family in ("llama_grpo", "llama_online_dpo")
     online_dpo = family == "llama_online_dpo"
-    lf_dpo = family == "llama_lf_dpo"
+    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo")
+    logps = "whole" if family == "llama_lf_dpo" else "rows"
     cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo else family, b, s, h, nh, kv, V)
     if grpo:
         cfg["_completion"] = s // 4
@@ -360,7 +398,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": "whole"} if lf_dpo else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -427,6 +465,14 @@ LF_DPO_CASES = [
 ]
 
 
+# TRL's DPO pass (pairs, selective_log_softmax row by row, the mean logits over masked copies), the reference without grad.
+TRL_DPO_CASES = [
+    ("llama_trl_dpo", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
+    ("llama_trl_dpo", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+    ("llama_trl_dpo", (4, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+]
+
+
 # DoRA (PEFT use_dora): the magnitude's gradient keeps the base output and the LoRA output of every target.
 DORA_CASES = [
     ("llama", (2, 512, 256, 4, 2, 8000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"], dora=True)),
@@ -435,12 +481,17 @@ DORA_CASES = [
 
 
 def main():
-    only = {"--grpo": ("completion", GRPO_CASES), "--online-dpo": ("onlineDpo", ONLINE_DPO_CASES), "--lf-dpo": ("preference", LF_DPO_CASES), "--dora": ("dora", DORA_CASES)}.get(sys.argv[1] if len(sys.argv) == 2 else "")
+    only = {
+        "--grpo": (lambda c: c.get("completion") and not c.get("onlineDpo"), GRPO_CASES),
+        "--online-dpo": (lambda c: c.get("onlineDpo"), ONLINE_DPO_CASES),
+        "--lf-dpo": (lambda c: c.get("preference") == "whole", LF_DPO_CASES),
+        "--trl-dpo": (lambda c: c.get("preference") == "rows", TRL_DPO_CASES),
+        "--dora": (lambda c: (c.get("lora") or {}).get("dora"), DORA_CASES),
+    }.get(sys.argv[1] if len(sys.argv) == 2 else "")
     if only:  # add or refresh these cases only
-        mark, chosen = only
+        drop, chosen = only
         with open(OUT) as f:
             data = json.load(f)
-        drop = lambda c: (c.get(mark) or (c.get("lora") or {}).get(mark)) and not (mark == "completion" and c.get("onlineDpo"))
         data["cases"] = [c for c in data["cases"] if not drop(c)]
         for family, point, dtype, attn, ckpt, lora in chosen:
             r = step_peak(family, point, dtype, attn, ckpt, lora)
@@ -453,7 +504,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] + [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"
