@@ -315,6 +315,39 @@ class TrlDpoLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_trl_dpo"] = TrlDpoLlama
 
 
+class TorchtuneDpoLlama(M.LlamaLike):
+    """torchtune's DPO recipes (lora_dpo_single_device.py concatenated_forward; rlhf get_batch_log_probs): one forward
+    over the chosen and rejected halves, each half's logits[:, :-1, :] through log_softmax in the logits' dtype and a
+    gather; the policy's logits are deleted after their means are taken, then the reference (adapters disabled; here the
+    same weights) runs the same pass without grad."""
+
+    def forward(self, ids, labels):
+        b = ids.shape[0]
+        half = b // 2
+
+        def batch_log_probs(logits, lab):
+            lab = lab[:, 1:].clone()
+            return torch.gather(logits[:, :-1, :].log_softmax(-1), dim=2, index=lab.unsqueeze(2)).squeeze(2).sum(-1)
+
+        def concatenated_forward(hs):
+            all_logits = self.lm_head(hs)
+            chosen = batch_log_probs(all_logits[:half], labels[:half])
+            rejected = batch_log_probs(all_logits[half:], labels[half:])
+            return chosen, rejected, all_logits[:half], all_logits[half:]
+
+        pc, pr, chosen_logits, rejected_logits = concatenated_forward(final_hidden(self, ids))
+        metrics = (chosen_logits.detach().mean(), rejected_logits.detach().mean())
+        del chosen_logits, rejected_logits
+        with torch.no_grad():
+            rc, rr, ref_chosen_logits, ref_rejected_logits = concatenated_forward(final_hidden(self, ids))
+            del ref_chosen_logits, ref_rejected_logits
+        margin = (pc - pr) - (rc - rr)
+        return -torch.nn.functional.logsigmoid(0.1 * margin).mean()
+
+
+M.FAMILY_CLASS["llama_tt_dpo"] = TorchtuneDpoLlama
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -344,8 +377,8 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     chunked = family == "llama_chunked_loss"
     grpo = family in ("llama_grpo", "llama_online_dpo")
     online_dpo = family == "llama_online_dpo"
-    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo")
-    logps = "whole" if family == "llama_lf_dpo" else "rows"
+    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo")
+    logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native"}.get(family)
     cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo else family, b, s, h, nh, kv, V)
     if grpo:
         cfg["_completion"] = s // 4
@@ -473,6 +506,14 @@ TRL_DPO_CASES = [
 ]
 
 
+# torchtune's DPO recipes (each half's log_softmax in the logits' dtype), the reference without grad.
+TORCHTUNE_DPO_CASES = [
+    ("llama_tt_dpo", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
+    ("llama_tt_dpo", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+    ("llama_tt_dpo", (4, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+]
+
+
 # DoRA (PEFT use_dora): the magnitude's gradient keeps the base output and the LoRA output of every target.
 DORA_CASES = [
     ("llama", (2, 512, 256, 4, 2, 8000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"], dora=True)),
@@ -486,6 +527,7 @@ def main():
         "--online-dpo": (lambda c: c.get("onlineDpo"), ONLINE_DPO_CASES),
         "--lf-dpo": (lambda c: c.get("preference") == "whole", LF_DPO_CASES),
         "--trl-dpo": (lambda c: c.get("preference") == "rows", TRL_DPO_CASES),
+        "--torchtune-dpo": (lambda c: c.get("preference") == "native", TORCHTUNE_DPO_CASES),
         "--dora": (lambda c: (c.get("lora") or {}).get("dora"), DORA_CASES),
     }.get(sys.argv[1] if len(sys.argv) == 2 else "")
     if only:  # add or refresh these cases only
@@ -504,7 +546,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] + [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"
