@@ -72,6 +72,7 @@ export type CanonicalKey =
   | 'stepsPerGeneration'         // number: micro-batches one generation round serves (TRL steps_per_generation)
   | 'generationBatchSize'        // number: completions per round over all GPUs (TRL generation_batch_size)
   | 'klBeta'                     // number: KL coefficient; 0 means no reference model (TRL beta)
+  | 'cpoAlpha'                   // number: TRL CPOConfig cpo_alpha, the chosen NLL's weight; 0 skips the NLL
   | 'onPolicyFraction'           // number: TRL GKD lmbda, the share of steps the student regenerates its batch
   | 'maxNewTokens'               // number: TRL GKD max_new_tokens of an on-policy round
   | 'numIterations'              // number: optimization passes per generated batch (TRL num_iterations)

@@ -326,7 +326,12 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const given = decided.referenceModel?.fact.value;
     const reference = v === 'reference-free' ? 'none' : given === 'precomputed' ? 'precomputed' : given === 'given' ? 'copy' : peftMethod ? 'adapters-off' : 'copy';
     const tool = prefFact.fact.tool;
-    setup.preference = { reference, logps: tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows', paired: v !== 'kto' };
+    const logps = tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows';
+    // TRL's ORPOTrainer and CPOTrainer (also behind Axolotl rl: orpo / simpo) add the chosen half's NLL unless
+    // cpo_alpha is 0 (trl/trainer/orpo_trainer.py, cpo_trainer.py concatenated_forward).
+    const alpha = decided.cpoAlpha?.fact.value;
+    const chosenNll = v === 'reference-free' && logps === 'rows' && alpha !== 0;
+    setup.preference = { reference, logps, paired: v !== 'kto', ...(chosenNll ? { chosen_nll: true } : {}) };
     prov.preference = fileProv(prefFact);
   }
   fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool);

@@ -320,6 +320,11 @@ export const TrainingSetupSchema = z.strictObject({
      * completions, each batch with a mismatched KL batch that the policy and the reference run without grad.
      */
     paired: z.boolean().default(true),
+    /**
+     * TRL ORPO and CPO (cpo_alpha > 0, SimPO's default too): the chosen half's NLL by nn.CrossEntropyLoss beside the
+     * log-probabilities, over its own contiguous copy of the logits; its gradient of all the logits is added to theirs.
+     */
+    chosen_nll: z.boolean().optional(),
   }).strict().optional(),
   /**
    * Online reinforcement learning with generation (GRPO): each round the policy generates completions for a batch of

@@ -1596,3 +1596,23 @@ describe('estimate: LLaMA-Factory DPO log-probs (get_batch_logps)', () => {
     assert.equal(phase(e, 'forward').components.find((c) => c.label.startsWith('Reference forward'))?.bytes, 16 * TV);
   });
 });
+
+describe('estimate: TRL ORPO / CPO chosen NLL', () => {
+  it('keeps the chosen half\'s log_softmax and adds two gradients of all the logits in backward', () => {
+    // Llama-3-8B, bf16 under autocast, 1 pair of 1,024 tokens: T = 2,048, V = 128,256, T·V = 262,668,288, rows of 1,024.
+    // Rows (selective_log_softmax): fp32 outputs 4·T·V kept; backward max(one row's 2 x 4 x 1,024 x V, 2 x 2·T·V - 4·T·V).
+    // The NLL: its fp32 log_softmax over the chosen half 4·T·V/2 kept; forward: the logits 2·T·V, the half's contiguous
+    // copy 2·T·V/2 and fp32 cast 4·T·V/2 beside it, or the logits and one row's fp32 copy beside all the outputs;
+    // backward: the rows' phase with the NLL's output held (4·T·V + 2·T·V + one row's 2 x 4 x 1,024 x V = 10·T·V, the
+    // largest: a row is half the tokens here), the NLL's log_softmax backward beside the rows' gradient of the logits
+    // (2·T·V + 3 x 2·T·V), or that gradient, the NLL's and their sum (3 x 2·T·V).
+    // tools/peak/measure_step.py --trl-orpo measures this pass on the CPU (within 1 %).
+    const TV = 2048 * 128_256;
+    const row = 1024 * 128_256;
+    const l = lossMemory({ tokens: 2048, vocab: 128_256, hidden: 4096, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, amp: true, preferenceRowTokens: 1024, chosenNll: true });
+    const saved = 4 * TV + 2 * TV;
+    assert.equal(l.savedBytes, saved);
+    assert.equal(l.forwardTransientBytes, Math.max(2 * TV + TV + 2 * TV + 2 * TV, 4 * TV + 2 * TV + 2 * TV + 4 * row) - saved);
+    assert.equal(l.backwardTransientBytes, 4 * TV + 2 * TV + 8 * row - saved);
+  });
+});

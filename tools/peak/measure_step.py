@@ -348,6 +348,41 @@ class TorchtuneDpoLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_tt_dpo"] = TorchtuneDpoLlama
 
 
+class TrlOrpoLlama(M.LlamaLike):
+    """TRL ORPOTrainer's pass (orpo_trainer.py concatenated_forward, get_batch_logps): one forward over the chosen and
+    rejected halves; the chosen half's NLL by nn.CrossEntropyLoss over logits[..., :-1, :].contiguous(); the average
+    log-probs of every sequence by selective_log_softmax over logits[:, :-1, :]; the chosen and rejected logits
+    (all_logits[:n, :-1, :]) stay referenced for the metrics until the loss is computed. No reference model."""
+
+    def forward(self, ids, labels):
+        b = ids.shape[0]
+        n = b // 2
+        all_logits = self.lm_head(final_hidden(self, ids))
+        lab = labels.clone()
+        lab[:, : ids.shape[1] // 2] = -100  # the prompt carries no loss
+
+        def cross_entropy_loss(logits, labels):
+            logits = logits[..., :-1, :].contiguous()
+            labels = labels[..., 1:].contiguous()
+            return torch.nn.CrossEntropyLoss()(logits.view(-1, logits.shape[-1]), labels.view(-1))
+
+        chosen_nll = cross_entropy_loss(all_logits[:n], lab[:n])
+        l2 = lab[:, 1:].clone()
+        mask = l2 != -100
+        l2 = torch.where(mask, l2, 0)
+        per_token = selective_log_softmax(all_logits[:, :-1, :], l2)
+        all_logps = (per_token * mask).sum(-1) / mask.sum(-1)
+        chosen_logits, rejected_logits = all_logits[:n, :-1, :], all_logits[n:, :-1, :]
+        del all_logits
+        log_odds = (all_logps[:n] - all_logps[n:]) - (torch.log1p(-torch.exp(all_logps[:n])) - torch.log1p(-torch.exp(all_logps[n:])))
+        loss = chosen_nll - 0.1 * torch.nn.functional.logsigmoid(log_odds).mean()
+        metrics = (chosen_logits.detach().mean().item(), rejected_logits.detach().mean().item())
+        return loss
+
+
+M.FAMILY_CLASS["llama_trl_orpo"] = TrlOrpoLlama
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -377,8 +412,9 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     chunked = family == "llama_chunked_loss"
     grpo = family in ("llama_grpo", "llama_online_dpo")
     online_dpo = family == "llama_online_dpo"
-    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo")
-    logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native"}.get(family)
+    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo")
+    logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows"}.get(family)
+    orpo = family == "llama_trl_orpo"
     cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo else family, b, s, h, nh, kv, V)
     if grpo:
         cfg["_completion"] = s // 4
@@ -431,7 +467,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -514,6 +550,14 @@ TORCHTUNE_DPO_CASES = [
 ]
 
 
+# TRL's ORPO pass (no reference): the chosen NLL beside the row-by-row log-probs.
+TRL_ORPO_CASES = [
+    ("llama_trl_orpo", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
+    ("llama_trl_orpo", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+    ("llama_trl_orpo", (4, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+]
+
+
 # DoRA (PEFT use_dora): the magnitude's gradient keeps the base output and the LoRA output of every target.
 DORA_CASES = [
     ("llama", (2, 512, 256, 4, 2, 8000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"], dora=True)),
@@ -526,7 +570,8 @@ def main():
         "--grpo": (lambda c: c.get("completion") and not c.get("onlineDpo"), GRPO_CASES),
         "--online-dpo": (lambda c: c.get("onlineDpo"), ONLINE_DPO_CASES),
         "--lf-dpo": (lambda c: c.get("preference") == "whole", LF_DPO_CASES),
-        "--trl-dpo": (lambda c: c.get("preference") == "rows", TRL_DPO_CASES),
+        "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo"), TRL_DPO_CASES),
+        "--trl-orpo": (lambda c: c.get("orpo"), TRL_ORPO_CASES),
         "--torchtune-dpo": (lambda c: c.get("preference") == "native", TORCHTUNE_DPO_CASES),
         "--dora": (lambda c: (c.get("lora") or {}).get("dora"), DORA_CASES),
     }.get(sys.argv[1] if len(sys.argv) == 2 else "")
@@ -546,7 +591,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"

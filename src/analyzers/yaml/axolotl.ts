@@ -108,6 +108,8 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
     const s = strOf(v)?.trim().toLowerCase();
     return s === 'dpo' || s === 'ipo' ? 'dpo' : s === 'kto' ? 'kto' : s === 'orpo' || s === 'simpo' ? 'reference-free' : undefined;
   });
+  // rl: simpo trains with TRL's CPOTrainer: cpo_alpha weighs its chosen NLL (0: none).
+  ctx.put('cpoAlpha', top.get('cpo_alpha'), asNonNegNumber);
 }
 
 const asTargets: Conv = (v) => {

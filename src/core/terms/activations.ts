@@ -1617,6 +1617,8 @@ export interface LossPlan {
    * referenced for the metrics until the loss is computed.
    */
   readonly wholeLogSoftmax?: boolean;
+  /** With preferenceRowTokens: TRL ORPO / CPO's chosen-half NLL (nn.CrossEntropyLoss) beside the rows' log-probs. */
+  readonly chosenNll?: boolean;
   /**
    * Online DPO (TRL OnlineDPOTrainer._forward): the logits of every position exist (`tokens`), and one log_softmax runs
    * over the completion slice, this share of the tokens, in the logits' dtype (fp32 under autocast).
@@ -1696,6 +1698,7 @@ const finalNormCache = new WeakMap<Architecture, Map<string, number>>();
  * temporaries, and unbind's backward stacks the rows' gradients into one tensor of the logits' size.
  */
 function preferenceLogps(p: LossPlan, TV: number): LossMemory {
+  if (p.chosenNll) return withChosenNll(p, TV);
   const lb = p.logitsBytes;
   const rowTV = p.preferenceRowTokens! * p.vocab;
   if (lb === 4 && p.policyGradient) {
@@ -1748,6 +1751,34 @@ function onlineDpoLogps(p: LossPlan, TV: number): LossMemory {
     forwardTransientBytes: lb * TV + (p.amp ? 4 : lb) * TcV,
     backwardTransientBytes: Math.max(2 * out * TcV, 2 * lb * TV - out * TcV),
     formula: `completion log-probs, one log_softmax over the completion slice: output ${out}·Tc·V kept; forward: logits of every position ${lb}·T·V + the slice's ${p.amp ? 'fp32 ' : ''}copy ${p.amp ? 4 : lb}·Tc·V; backward: max(gather and log_softmax gradients 2 x ${out}·Tc·V, two slices' zero-filled gradients of all the logits 2 x ${lb}·T·V once the kept output is freed) (Tc = ${+p.completionShare!.toFixed(3)} x T completion tokens)`,
+  };
+}
+
+/**
+ * TRL ORPO / CPO (orpo_trainer.py, cpo_trainer.py concatenated_forward): nn.CrossEntropyLoss over the chosen half's
+ * logits[..., :-1, :].contiguous() (its log_softmax output kept, in fp32 under autocast), then the rows' log-probs over
+ * all the logits without the DPO trainer's masked mean logits. In backward the rows run first: their gradient of all the
+ * logits waits in autograd's input buffer while the NLL's log_softmax backward runs, and then its zero-filled gradient of
+ * all the logits is added to it (three of them at once). Profiled on the CPU: tools/peak/measure_step.py --trl-orpo.
+ */
+function withChosenNll(p: LossPlan, TV: number): LossMemory {
+  const lb = p.logitsBytes;
+  const rows = preferenceLogps({ ...p, chosenNll: false }, TV);
+  const half = ((p.amp ? 4 : lb) * TV) / 2; // the chosen half's log_softmax output
+  const copy = (lb * TV) / 2 + (p.amp && lb < 4 ? (4 * TV) / 2 : 0); // its contiguous copy (and autocast's fp32 cast)
+  const rowTV = p.preferenceRowTokens! * p.vocab;
+  // The rows' forward without the masked copies of DPO's mean logits: 16-bit logits (and one row's fp32 copy under
+  // autocast) beside the outputs; fp32 logits are what the logsumexp path keeps.
+  const rowsForward = lb === 4 ? 0 : lb * TV + (p.amp ? 4 * rowTV : 0);
+  const saved = rows.savedBytes + half;
+  const logits = lb === 4 ? rows.savedBytes : lb * TV;
+  const forward = Math.max(logits + copy + half, rows.savedBytes + half + rowsForward);
+  const backward = Math.max(rows.savedBytes + half + rows.backwardTransientBytes, lb * TV + 3 * half, 3 * lb * TV);
+  return {
+    savedBytes: saved,
+    forwardTransientBytes: forward - saved,
+    backwardTransientBytes: backward - saved,
+    formula: `${rows.formula.replace(/; logits.*$/, '')}; the chosen half's NLL: its log_softmax ${(2 * half) / TV}·T·V/2 kept, its contiguous copy${p.amp ? ' and fp32 cast' : ''} in forward; backward: the rows' and the NLL's gradients of all the logits and their sum 3 x ${lb}·T·V`,
   };
 }
 

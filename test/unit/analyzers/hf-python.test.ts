@@ -764,6 +764,10 @@ trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
     assert.deepEqual(resolve(kto)?.preference, { reference: 'copy', logps: 'rows', paired: false });
     const orpo = script('', 'ORPOTrainer', 'ORPOConfig').replace(', PEFT', '');
     assert.equal(resolve(orpo)?.preference?.reference, 'none');
+    // ORPO and CPO add the chosen half's NLL (trl orpo_trainer.py / cpo_trainer.py); CPO skips it with cpo_alpha=0.
+    assert.equal(resolve(orpo)?.preference?.chosen_nll, true);
+    assert.equal(resolve(script('', 'CPOTrainer', 'CPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll, true);
+    assert.equal(resolve(script(', cpo_alpha=0.0', 'CPOTrainer', 'CPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll, undefined);
     // A plain TrainingArguments with a DPOTrainer (older TRL scripts): the trainer names the objective.
     const old = script('', 'DPOTrainer', 'TrainingArguments').replace(', PEFT', '').replace(', max_length=1024', '');
     checkFacts(old, [{ key: 'preference', value: 'dpo', keyText: 'DPOTrainer' }]);
