@@ -6,7 +6,7 @@ import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase,
 import type { GpuSpec } from './catalog/gpus';
 import type { Attention, ProvenanceMap, TrainingSetup } from './setup';
 import { generationBatch, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
-import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan, type MambaKernels } from './terms/activations';
+import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, ktoReferenceLogps, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan, type MambaKernels } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
 import { DTYPE_BYTES, GiB, MiB, formatBytes, formatCount } from './units';
 
@@ -1509,9 +1509,11 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     let refForwardBytes = 0;
     let refForwardFormula = '';
     if (pref && lmHead && (pref.reference === 'copy' || pref.reference === 'adapters-off')) {
-      const ref = referenceLogps(lossPlan(T));
-      // KTO's reference runs the completions and the KL batch, both logits held before their log-probs are taken.
-      refForwardBytes = ref.bytes + (pref.paired ? 0 : cb * T * (a.vocab / tp));
+      // KTO (unpaired): TRL's reference pass beside the policy's index-copied logits; elsewhere (LLaMA-Factory) the
+      // completions' and the KL batch's logits are both held before their log-probs are taken.
+      const trlKto = !pref.paired && pref.logps === 'rows';
+      const ref = trlKto ? ktoReferenceLogps(lossPlan(T)) : referenceLogps(lossPlan(T));
+      refForwardBytes = ref.bytes + (pref.paired || trlKto ? 0 : cb * T * (a.vocab / tp));
       refForwardFormula = `${pref.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
     }
     // Online DPO runs the reference (OnlineDPOTrainer.training_step: ref_model, or the policy under disable_adapter)

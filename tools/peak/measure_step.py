@@ -383,6 +383,44 @@ class TrlOrpoLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_trl_orpo"] = TrlOrpoLlama
 
 
+class TrlKtoLlama(M.LlamaLike):
+    """TRL KTOTrainer's pass (kto_trainer.py get_batch_loss_metrics, forward, _compute_kl_logps, get_batch_logps): the KL
+    batch (mismatched completions) without grad, then the completions with grad, each through selective_log_softmax over
+    logits[:, :-1, :]; the chosen and rejected logits are taken by index (copies) and kept for the metrics while the
+    reference (the model with its adapters disabled; here the same weights) runs the same forward without grad."""
+
+    def forward(self, ids, labels):
+        b = ids.shape[0]
+        kl_ids = torch.roll(ids, shifts=1, dims=0)
+        chosen_idx, rejected_idx = list(range(0, b, 2)), list(range(1, b, 2))
+
+        def batch_logps(logits, input_ids):
+            lab = input_ids[:, 1:].clone()
+            return selective_log_softmax(logits[:, :-1, :], lab).sum(-1)
+
+        def kto_forward():
+            with torch.no_grad():
+                kl_logits = self.lm_head(final_hidden(self, kl_ids))
+                kl_logps = batch_logps(kl_logits, kl_ids)
+                del kl_logits
+            completion_logits = self.lm_head(final_hidden(self, ids))
+            completion_logps = batch_logps(completion_logits, ids)
+            chosen_logits = completion_logits[chosen_idx, ...]
+            rejected_logits = completion_logits[rejected_idx, ...]
+            return completion_logps[chosen_idx, ...], completion_logps[rejected_idx, ...], chosen_logits, rejected_logits, kl_logps
+
+        pc, pr, chosen_logits, rejected_logits, pkl = kto_forward()
+        with torch.no_grad():
+            rc, rr, _, _, rkl = kto_forward()
+        kl = (pkl - rkl).mean().clamp(min=0)
+        loss = torch.cat((1 - torch.sigmoid(0.1 * (pc - rc - kl)), 1 - torch.sigmoid(0.1 * (kl - (pr - rr))))).mean()
+        metrics = (chosen_logits.detach().nansum().item(), rejected_logits.detach().nansum().item())
+        return loss
+
+
+M.FAMILY_CLASS["llama_trl_kto"] = TrlKtoLlama
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -412,9 +450,10 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     chunked = family == "llama_chunked_loss"
     grpo = family in ("llama_grpo", "llama_online_dpo")
     online_dpo = family == "llama_online_dpo"
-    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo")
-    logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows"}.get(family)
+    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo", "llama_trl_kto")
+    logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows", "llama_trl_kto": "rows"}.get(family)
     orpo = family == "llama_trl_orpo"
+    kto = family == "llama_trl_kto"
     cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo else family, b, s, h, nh, kv, V)
     if grpo:
         cfg["_completion"] = s // 4
@@ -467,7 +506,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -558,6 +597,14 @@ TRL_ORPO_CASES = [
 ]
 
 
+# TRL's KTO pass: b single completions and a KL batch of b, the reference without grad.
+TRL_KTO_CASES = [
+    ("llama_trl_kto", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
+    ("llama_trl_kto", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+    ("llama_trl_kto", (4, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+]
+
+
 # DoRA (PEFT use_dora): the magnitude's gradient keeps the base output and the LoRA output of every target.
 DORA_CASES = [
     ("llama", (2, 512, 256, 4, 2, 8000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"], dora=True)),
@@ -570,7 +617,8 @@ def main():
         "--grpo": (lambda c: c.get("completion") and not c.get("onlineDpo"), GRPO_CASES),
         "--online-dpo": (lambda c: c.get("onlineDpo"), ONLINE_DPO_CASES),
         "--lf-dpo": (lambda c: c.get("preference") == "whole", LF_DPO_CASES),
-        "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo"), TRL_DPO_CASES),
+        "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo") and not c.get("kto"), TRL_DPO_CASES),
+        "--trl-kto": (lambda c: c.get("kto"), TRL_KTO_CASES),
         "--trl-orpo": (lambda c: c.get("orpo"), TRL_ORPO_CASES),
         "--torchtune-dpo": (lambda c: c.get("preference") == "native", TORCHTUNE_DPO_CASES),
         "--dora": (lambda c: (c.get("lora") or {}).get("dora"), DORA_CASES),
@@ -591,7 +639,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"

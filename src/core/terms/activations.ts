@@ -1783,6 +1783,21 @@ function withChosenNll(p: LossPlan, TV: number): LossMemory {
 }
 
 /**
+ * TRL KTO's reference pass (kto_trainer.py get_batch_loss_metrics, forward): the policy's chosen and rejected logits,
+ * taken by index (copies of all the completion logits), are kept for the metrics while the reference runs the same
+ * forward without grad: the KL batch, then the completions, whose logits go row by row through log_softmax and are
+ * then copied by index in turn. Profiled on the CPU: tools/peak/measure_step.py --trl-kto.
+ */
+export function ktoReferenceLogps(p: LossPlan): { bytes: number; formula: string } {
+  const TV = p.tokens * p.vocab;
+  const lb = p.logitsBytes;
+  const out = p.amp ? 4 : lb;
+  const rows = lb === 4 || p.preferenceRowTokens === undefined ? 0 : 2 * out * p.preferenceRowTokens * p.vocab;
+  return { bytes: 2 * lb * TV + Math.max(lb * TV, rows),
+    formula: `the policy's chosen and rejected logits (index copies) ${lb}·T·V; the reference's completion logits ${lb}·T·V and their index copies ${lb}·T·V${rows > 0 ? ' (or one row\'s log_softmax temporaries)' : ''}` };
+}
+
+/**
  * The reference model's no-grad log-probabilities of the same batch: the logits and, with nothing kept for backward,
  * one row's log_softmax at a time (TRL), or one log_softmax over fp32 logits (LLaMA-Factory's get_batch_logps).
  */
