@@ -63,7 +63,7 @@ export type CanonicalKey =
   | 'expandableSegments'         // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment
   | 'emptyCacheSteps'            // number: HF TrainingArguments torch_empty_cache_steps
   | 'preference'                 // preference objective: 'dpo' (paired, with a reference: a frozen copy, or the model with
-                                 // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO, CPO)
+                                 // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO, CPO) | 'reward' (reward-model training: pairs, no reference)
   | 'referenceModel'             // 'given' (an explicit reference model: TRL ref_model, LLaMA-Factory ref_model) | 'precomputed'
   | 'rollout'                    // 'grpo' | 'rloo': online RL that generates its own completions (TRL GRPOConfig / GRPOTrainer, RLOOConfig /
                                  // RLOOTrainer, `trl grpo|rloo`, Axolotl rl: grpo)
@@ -73,6 +73,8 @@ export type CanonicalKey =
   | 'generationBatchSize'        // number: completions per round over all GPUs (TRL generation_batch_size)
   | 'klBeta'                     // number: KL coefficient; 0 means no reference model (TRL beta)
   | 'cpoAlpha'                   // number: TRL CPOConfig cpo_alpha, the chosen NLL's weight; 0 skips the NLL
+  | 'head'                       // 'seq_cls': the model is loaded as a sequence classifier (from_pretrained's class, TRL RewardTrainer)
+  | 'numLabels'                  // number: labels of a sequence-classification head (from_pretrained num_labels)
   | 'onPolicyFraction'           // number: TRL GKD lmbda, the share of steps the student regenerates its batch
   | 'maxNewTokens'               // number: TRL GKD max_new_tokens of an on-policy round
   | 'numIterations'              // number: optimization passes per generated batch (TRL num_iterations)

@@ -35,6 +35,8 @@ const UNMODELED_TRL: Readonly<Record<string, string>> = {
 };
 const PREFERENCE_CONFIGS: Readonly<Record<string, string>> = {
   DPOConfig: 'dpo', DPOTrainer: 'dpo', KTOConfig: 'kto', KTOTrainer: 'kto', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free', CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
+  // RewardTrainer scores the chosen and the rejected sequence of each pair with a sequence classifier, no reference.
+  RewardConfig: 'reward', RewardTrainer: 'reward',
 };
 /**
  * TRL's online RL trainers whose rollouts are modeled: GRPO generates completions, scores them, then trains on them;
@@ -249,6 +251,7 @@ class Analyzer {
     if (unmodeled) this.problem('not-modeled', 'warning', notModeled(name, unmodeled), span(call.firstChild!), name);
     if (pref) this.calleeFact(call, 'preference', name, pref, `${name}(...)`, tool);
     if (ROLLOUT_CONFIGS[name]) this.calleeFact(call, 'rollout', name, ROLLOUT_CONFIGS[name], `${name}(...)`, tool);
+    if (name === 'RewardConfig') this.rewardHead(call, name, tool);
     for (const e of args.entries) this.mapEntry('train', e, tool, undefined, trlOrLocal);
     this.opaqueSpreads(args.opaque);
   }
@@ -284,6 +287,14 @@ class Analyzer {
 
   private fromPretrained(call: SyntaxNode): void {
     const args = this.args(call);
+    // A sequence classifier's class replaces the LM head with a score layer (no vocabulary logits); the other model
+    // classes load the head of the model's family.
+    const cls = this.calleeName(call)?.split('.').slice(-2, -1)[0] ?? '';
+    if (/ForSequenceClassification$/.test(cls)) {
+      const node = call.firstChild!;
+      const callee = this.text.slice(node.from, node.to);
+      this.facts.push({ key: 'head', rawKey: callee, value: 'seq_cls', rawValue: `${callee}(...)`, keySpan: span(node), valueSpan: span(node), tool: 'hf-trainer' });
+    }
     const first = args.positional[0];
     if (first) {
       const e: Entry = { rawKey: 'pretrained_model_name_or_path', keySpan: span(first), valueNode: first, valueSpan: span(first) };
@@ -512,6 +523,16 @@ class Analyzer {
   }
 
   /** A fact that the call itself states, located at its callee. */
+  /**
+   * TRL's RewardTrainer trains a sequence classifier with one label: a model id is loaded with
+   * AutoModelForSequenceClassification(num_labels=1) (trl/trainer/reward_trainer.py); a model loaded by the script
+   * keeps the head of its own from_pretrained class, which is read there and wins.
+   */
+  private rewardHead(call: SyntaxNode, name: string, tool: Tool): void {
+    this.calleeFact(call, 'head', name, 'seq_cls', `${name}(...)`, tool, 'call-default');
+    this.calleeFact(call, 'numLabels', name, 1, `${name}(...)`, tool, 'call-default');
+  }
+
   private calleeFact(call: SyntaxNode, key: CanonicalKey, rawKey: string, value: FactValue, rawValue: string, tool: Tool, origin?: Fact['origin']): void {
     const at = span(call.firstChild!);
     this.facts.push({ key, rawKey, value, rawValue, keySpan: at, valueSpan: at, tool, ...(origin ? { origin } : {}) });
@@ -541,6 +562,7 @@ class Analyzer {
     if (pref && !this.facts.some((f) => f.key === 'preference')) this.calleeFact(call, 'preference', trainer, pref, `${trainer}(...)`, tool);
     const rollout = ROLLOUT_CONFIGS[trainer];
     if (rollout && !this.facts.some((f) => f.key === 'rollout')) this.calleeFact(call, 'rollout', trainer, rollout, `${trainer}(...)`, tool);
+    if (trainer === 'RewardTrainer' && !this.facts.some((f) => f.key === 'head' && f.rawKey === 'RewardConfig')) this.rewardHead(call, trainer, tool);
     const isNone = (e: Entry): boolean => {
       const v = this.valueOf(e);
       return v.k === 'lit' && v.v === null;
@@ -694,6 +716,7 @@ class Analyzer {
       switch (k) {
         case 'dtype': case 'torch_dtype': return emit('weightsDtype', (x) => this.dtype(x));
         case 'attn_implementation': return emit('attention', (x) => this.attention(x));
+        case 'num_labels': return emit('numLabels', (x) => this.num(x, e, true));
         case 'quantization_config': {
           const x = v();
           if (x.k === 'lit' && x.v === null) return;

@@ -311,6 +311,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('attention', 'attention');
   fromFact('loss', 'loss');
   fromFact('compile', 'compile', bool);
+  fromFact('head', 'head');
+  fromFact('num_labels', 'numLabels', num);
   fromFact('activation_offloading', 'activationOffloading', bool);
   fromFact('tiled_mlp', 'tiledMlp', (v) => (typeof v === 'boolean' || typeof v === 'number' ? v : undefined));
   fromFact('kernels', 'kernels');
@@ -324,7 +326,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const v = prefFact.fact.value;
     const peftMethod = method === 'lora' || method === 'qlora' || method === 'ia3';
     const given = decided.referenceModel?.fact.value;
-    const reference = v === 'reference-free' ? 'none' : given === 'precomputed' ? 'precomputed' : given === 'given' ? 'copy' : peftMethod ? 'adapters-off' : 'copy';
+    const reference = v === 'reference-free' || v === 'reward' ? 'none' : given === 'precomputed' ? 'precomputed' : given === 'given' ? 'copy' : peftMethod ? 'adapters-off' : 'copy';
     const tool = prefFact.fact.tool;
     const logps = tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows';
     // TRL's ORPOTrainer and CPOTrainer (also behind Axolotl rl: orpo / simpo) add the chosen half's NLL unless

@@ -866,7 +866,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     qkvBias, outBias, mlpBias,
     qkNorm: family === 'qwen3' || family === 'qwen3_moe' || family === 'qwen3_next' || family === 'gemma3' || family === 'olmo2' || (family === 'glm4_moe' && bool(cfg, 'use_qk_norm') === true),
     positions, maxPositions, moe, hiddenDropout, attentionDropout,
-    defaultHead: family === 'bert' || family === 'roberta' ? 'masked_lm' : isT5 ? 'seq2seq_lm' : 'causal_lm',
+    defaultHead: checkpointHead(cfg) ?? (family === 'bert' || family === 'roberta' ? 'masked_lm' : isT5 ? 'seq2seq_lm' : 'causal_lm'),
     finalLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'final_logit_softcapping') !== undefined,
     attnLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'attn_logit_softcapping') !== undefined,
     typeVocab: num(cfg, 'type_vocab_size') ?? (family === 'bert' ? 2 : family === 'roberta' ? 1 : 0),
@@ -1316,6 +1316,18 @@ function mamba1Extra(m: Mamba1Spec): number {
 }
 
 const countCache = new WeakMap<Architecture, Map<string, ParameterCount>>();
+
+/**
+ * The head a checkpoint was saved with (config.json `architectures`): a sequence classifier (reward models,
+ * classification fine-tunes: *ForSequenceClassification) or a masked-LM head; undefined for causal and seq2seq LMs and
+ * configs without the field, which take the family's head.
+ */
+function checkpointHead(cfg: HfConfig): Head | undefined {
+  const archs = cfg.architectures;
+  const first = Array.isArray(archs) && typeof archs[0] === 'string' ? archs[0] : undefined;
+  if (!first) return undefined;
+  return /ForSequenceClassification$/.test(first) ? 'seq_cls' : /ForMaskedLM$/.test(first) ? 'masked_lm' : undefined;
+}
 
 /** Exact parameter count of the model with the given task head; formulas per family in the comments. Memoized. */
 export function countParameters(a: Architecture, head: Head = a.defaultHead, numLabels = 2): ParameterCount {

@@ -162,12 +162,17 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   let total = pc.total;
   let blocks = pc.blocks;
   let source = `counted from the architecture (${a.family})`;
-  if (setup.parameters !== undefined && setup.parameters !== pc.total) {
-    blocks = Math.max(0, setup.parameters - pc.embedding - pc.head - pc.vision);
-    total = setup.parameters;
-    source = 'given parameter count';
-  } else if (setup.parameters !== undefined) {
-    source = 'given parameter count (matches the architecture)';
+  // A given count is the checkpoint's, with the head it was saved with: loaded with another head (a causal LM as a
+  // sequence classifier: reward models, classification fine-tunes), that head is swapped in the count.
+  const swapped = head !== a.defaultHead && setup.parameters !== undefined;
+  const given = swapped ? setup.parameters! - countParameters(a, a.defaultHead, setup.num_labels).head + pc.head : setup.parameters;
+  const swapNote = swapped ? ` with the ${a.defaultHead.replace('_', ' ')} head replaced by the ${head.replace('_', ' ')} head` : '';
+  if (given !== undefined && given !== pc.total) {
+    blocks = Math.max(0, given - pc.embedding - pc.head - pc.vision);
+    total = given;
+    source = `given parameter count${swapNote}`;
+  } else if (given !== undefined) {
+    source = `given parameter count${swapNote} (matches the architecture)`;
   }
   const method = setup.method;
   let adapter = 0;

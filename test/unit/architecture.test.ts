@@ -522,3 +522,22 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(w1?.tokenFraction, 0.25);
   });
 });
+
+describe('the head a checkpoint was saved with', () => {
+  it('reads config.json architectures: a sequence classifier or a masked LM; causal LMs keep the family\'s head', () => {
+    const m = findModel('meta-llama/Llama-3.1-8B');
+    assert.ok(m.ok);
+    const head = (architectures: unknown): string => {
+      const p = parseArchitecture({ ...m.model.config, architectures });
+      assert.ok(p.ok);
+      return p.arch.defaultHead;
+    };
+    assert.equal(head(['LlamaForSequenceClassification']), 'seq_cls');
+    assert.equal(head(['LlamaForCausalLM']), 'causal_lm');
+    assert.equal(head(undefined), 'causal_lm');
+    // A reward-model checkpoint's count already has its score layer: 8,030,261,248 - 128,256 x 4,096 + 4,096.
+    const p = parseArchitecture({ ...m.model.config, architectures: ['LlamaForSequenceClassification'] });
+    assert.ok(p.ok);
+    assert.equal(countParameters(p.arch, p.arch.defaultHead, 1).total, 8_030_261_248 - 128_256 * 4096 + 4096);
+  });
+});

@@ -907,3 +907,27 @@ trainer.train()
     assert.ok(x.problems.some((p) => p.code === 'not-modeled' && /XPOConfig/.test(p.message)));
   });
 });
+
+describe('analyzeHfPython: sequence classifiers and reward models', () => {
+  it('reads the head from from_pretrained\'s class and num_labels: no vocabulary logits, the head swapped in the count', () => {
+    const r = resolveText('cls.py', 'model = AutoModelForSequenceClassification.from_pretrained("meta-llama/Llama-3.1-8B", num_labels=3, torch_dtype="bfloat16")\n'
+      + 'args = TrainingArguments(output_dir="o", per_device_train_batch_size=4, bf16=True)\n');
+    assert.deepEqual([r.setup?.head, r.setup?.num_labels], ['seq_cls', 3]);
+    const e = estimate(r.setup!, { provenance: r.provenance });
+    assert.ok(e.ok);
+    // Llama-3.1-8B's published 8,030,261,248 parameters with the untied lm_head (128,256 x 4,096) replaced by a
+    // bias-free score layer 4,096 x 3 (LlamaForSequenceClassification).
+    assert.equal(e.estimate.parameters.total, 8_030_261_248 - 128_256 * 4096 + 4096 * 3);
+    assert.ok(!e.estimate.perGpu.phases.some((p) => p.components.some((c) => c.id === 'logits-loss')));
+  });
+  it('RewardTrainer: a one-label classifier trained on the chosen and the rejected sequence of each pair', () => {
+    const r = resolveText('reward.py', 'from trl import RewardConfig, RewardTrainer\nargs = RewardConfig(output_dir="rm", per_device_train_batch_size=4, max_length=1024, bf16=True)\n'
+      + 'trainer = RewardTrainer(model="Qwen/Qwen2.5-0.5B", args=args, train_dataset=ds)\n');
+    assert.deepEqual([r.setup?.head, r.setup?.num_labels], ['seq_cls', 1]);
+    assert.deepEqual(r.setup?.preference, { reference: 'none', logps: 'rows', paired: true });
+    const e = estimate(r.setup!, { provenance: r.provenance });
+    assert.ok(e.ok);
+    // Qwen2.5-0.5B ties its embeddings: no lm_head to remove, a 896 x 1 score layer added to 494,032,768.
+    assert.equal(e.estimate.parameters.total, 494_032_768 + 896);
+  });
+});
