@@ -69,8 +69,10 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   // memory metric").
   if (/dynamic/i.test(t.seq_len_kind ?? '') && !/empty_cache/.test(c.measurement.metric ?? '')) s.batch_lengths = 'variable';
   if (fam === 'bert') {
+    // BertForSequenceClassification, 2 labels; the case's parameter count includes its pooler and classifier.
     s.head = 'seq_cls';
     s.num_labels = 2;
+    architecture.architectures = ['BertForSequenceClassification'];
   }
   if (t.lora) {
     const targets = new Set<string>();
