@@ -557,52 +557,24 @@ GRPO_CASES = [
 ]
 
 
-# Online DPO's training pass: two completions per prompt, the last quarter of each sequence generated.
-ONLINE_DPO_CASES = [
-    ("llama_online_dpo", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
-    ("llama_online_dpo", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
-    ("llama_online_dpo", (8, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
-]
+def preference_cases(family, lora_batch=4):
+    """The three points each preference and online pass is profiled at: fp32 without checkpointing, bf16 with full
+    checkpointing, bf16 LoRA on q and v; the batch holds the chosen and rejected halves (or the two completions)."""
+    return [
+        (family, (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
+        (family, (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+        (family, (lora_batch, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+    ]
 
 
-# LLaMA-Factory's DPO pass (pairs: the first half chosen, the second rejected), the reference without grad.
-LF_DPO_CASES = [
-    ("llama_lf_dpo", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
-    ("llama_lf_dpo", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
-    ("llama_lf_dpo", (4, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
-]
-
-
-# TRL's DPO pass (pairs, selective_log_softmax row by row, the mean logits over masked copies), the reference without grad.
-TRL_DPO_CASES = [
-    ("llama_trl_dpo", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
-    ("llama_trl_dpo", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
-    ("llama_trl_dpo", (4, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
-]
-
-
-# torchtune's DPO recipes (each half's log_softmax in the logits' dtype), the reference without grad.
-TORCHTUNE_DPO_CASES = [
-    ("llama_tt_dpo", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
-    ("llama_tt_dpo", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
-    ("llama_tt_dpo", (4, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
-]
-
-
-# TRL's ORPO pass (no reference): the chosen NLL beside the row-by-row log-probs.
-TRL_ORPO_CASES = [
-    ("llama_trl_orpo", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
-    ("llama_trl_orpo", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
-    ("llama_trl_orpo", (4, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
-]
-
-
-# TRL's KTO pass: b single completions and a KL batch of b, the reference without grad.
-TRL_KTO_CASES = [
-    ("llama_trl_kto", (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
-    ("llama_trl_kto", (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
-    ("llama_trl_kto", (4, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
-]
+# Online DPO (two completions per prompt, the last quarter of each sequence generated); LLaMA-Factory's, TRL's and
+# torchtune's DPO passes and TRL's ORPO and KTO passes (the reference, where there is one, without grad).
+ONLINE_DPO_CASES = preference_cases("llama_online_dpo", lora_batch=8)
+LF_DPO_CASES = preference_cases("llama_lf_dpo")
+TRL_DPO_CASES = preference_cases("llama_trl_dpo")
+TORCHTUNE_DPO_CASES = preference_cases("llama_tt_dpo")
+TRL_ORPO_CASES = preference_cases("llama_trl_orpo")
+TRL_KTO_CASES = preference_cases("llama_trl_kto")
 
 
 # DoRA (PEFT use_dora): the magnitude's gradient keeps the base output and the LoRA output of every target.
