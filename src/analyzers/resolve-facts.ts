@@ -335,6 +335,12 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const chosenNll = v === 'reference-free' && logps === 'rows' && alpha !== 0;
     setup.preference = { reference, logps, paired: v !== 'kto', ...(chosenNll ? { chosen_nll: true } : {}) };
     prov.preference = fileProv(prefFact);
+    // LLaMA-Factory's reward models keep the LM head and add a value head (its logits computed but unused); TRL's
+    // RewardTrainer loads a sequence classifier instead (head seq_cls).
+    if (v === 'reward' && tool === 'llamafactory') {
+      setup.value_head = true;
+      prov.value_head = fileProv(prefFact);
+    }
   }
   fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool);
   fromFact('optimizer_in_backward', 'optimizerInBackward', bool);

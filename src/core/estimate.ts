@@ -223,15 +223,18 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   let largest = 0;
   let headTrainable = false;
   if (method === 'full') {
-    // Text-only batches never reach a vision tower: no gradients, so AdamW creates no state for it.
-    trainable = total - pc.vision;
+    // Text-only batches never reach a vision tower: no gradients, so AdamW creates no state for it. Under a value head
+    // the untied LM head's logits reach no loss: it gets no gradient and no optimizer state either (profiled:
+    // tools/peak/measure_step.py --lf-rm).
+    const unusedHead = setup.value_head === true && !a.tied ? pc.head : 0;
+    trainable = total - pc.vision - unusedHead;
     for (const m of mods) matrices.push([m.outFeatures, m.inFeatures, m.count]);
     matrices.push([a.vocab, a.hidden, 1]);
-    if (!a.tied && pc.head > 0) matrices.push([a.vocab, a.hidden, 1]);
+    if (!a.tied && pc.head > 0 && unusedHead === 0) matrices.push([a.vocab, a.hidden, 1]);
     const inMatrices = matrices.reduce((s, [r, c, n]) => s + r * c * n, 0);
     vectors = Math.max(0, trainable - inMatrices);
     largest = a.vocab * a.hidden;
-    headTrainable = true;
+    headTrainable = unusedHead === 0;
   } else if (method === 'freeze') {
     const n = Math.min(a.layers, setup.freeze_trainable_layers ?? 2);
     trainable = Math.round((blocks / a.layers) * n);
@@ -355,13 +358,13 @@ function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule
 // The last calls' inputs, compared by identity (the advice search's candidates share these blocks); mods follow from a.
 const recentInventories = new Recent<{ setup: TrainingSetup; a: Architecture; mods: LinearModule[] }, { targets: Set<string>; inv: Inventory }>(8, (x, y) =>
   x.a === y.a && x.setup.method === y.setup.method && x.setup.parameters === y.setup.parameters && x.setup.head === y.setup.head
-  && x.setup.num_labels === y.setup.num_labels && x.setup.freeze_trainable_layers === y.setup.freeze_trainable_layers
+  && x.setup.num_labels === y.setup.num_labels && x.setup.value_head === y.setup.value_head && x.setup.freeze_trainable_layers === y.setup.freeze_trainable_layers
   && x.setup.lora === y.setup.lora && x.setup.quantization === y.setup.quantization && x.setup.ia3 === y.setup.ia3);
 
 function memoInventoryByKey(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
   const l = setup.lora;
   const q = setup.quantization;
-  const key = `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}`;
+  const key = `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.value_head === true}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}`;
   let byKey = inventoryCache.get(a);
   if (!byKey) {
     byKey = new Map();
@@ -1188,7 +1191,9 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     }
     // Trainable parameters to divide by the optimizer's shard degree, by the gradients' and by ZeRO's flat buffer's
     // (they differ only for the experts under expert parallelism, see blockFor).
-    const trainableFor = (S: number): number => setup.method === 'full' ? (blockFor(S) / tp + embHere / tp) : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
+    // Under a value head the untied LM head gets no gradient (its logits reach no loss): not trained.
+    const headUnused = setup.method === 'full' && last && !inv.headTrainable ? inv.head : 0;
+    const trainableFor = (S: number): number => setup.method === 'full' ? (blockFor(S) / tp + (embHere - headUnused) / tp) : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
     const trainableHere = trainableFor(shardOptimizer);
     const trainableGradHere = trainableFor(shardGrads);
     const flatHere = trainableFor(zero === 3 ? shardParams : 1);
@@ -1504,7 +1509,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     const lossPlan = (tokens: number, training = true): LossPlan => ({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, distill: training && teacher !== undefined && !rollout,
       ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),
       compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, amp: mode === 'amp',
-      preferenceRowTokens: rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native', wholeLogSoftmax: pref?.logps === 'whole', chosenNll: pref?.chosen_nll === true && pref.logps === 'rows',
+      preferenceRowTokens: rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native', wholeLogSoftmax: pref?.logps === 'whole', chosenNll: pref?.chosen_nll === true && pref.logps === 'rows', unusedLogits: setup.value_head === true,
       policyGradient: rollout !== undefined && !onlineDpo, ...(onlineDpo ? { completionShare: rollout.completion_len / setup.seq_len } : {}) });
     // Tokens whose logits one micro-batch computes (online DPO: every position's, of which the completions are sliced).
     const lossTokens = rollout && !onlineDpo ? seqs * rollout.completion_len : T;
@@ -1657,7 +1662,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       lossTensorBytes = lm.savedBytes + Math.max(lm.forwardTransientBytes, lm.backwardTransientBytes);
       const finalNorm = finalNormSaved({ arch: a, mode, half, weightBytes: wb, tokens: T, normTrainable: setup.method === 'full', headTrainable: setup.method === 'full' || inv.headTrainable,
         normWeightBytes: denseBytes, headWeightBytes: embBytes, residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined });
-      outside.push(comp('logits-loss', rollout ? 'Completion logits and log-probabilities (saved)' : gkd ? 'Logits and distillation loss (saved)' : 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`), () => ({ tokens: lossTokens, vocab: a.vocab, loss: setup.loss })));
+      outside.push(comp('logits-loss', rollout ? 'Completion logits and log-probabilities (saved)' : gkd ? 'Logits and distillation loss (saved)' : setup.value_head ? 'Final norm and head inputs (value head)' : 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`), () => ({ tokens: lossTokens, vocab: a.vocab, loss: setup.loss })));
       if (kbitQ === 'all' && mode === 'amp') {
         // The fp32 head is frozen, so autocast does not cache its cast (cached_cast needs requires_grad), but the
         // matmul keeps the 16-bit copy for the gradient of its input until the head's backward.
@@ -1724,6 +1729,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
         ? comp('logits-loss', 'Completion log-probs forward temporaries', lossFwd, () => (onlineDpo ? 'the logits of every position, of which the completions are sliced for their log_softmax' : 'the completion logits, divided by the temperature, and one row\'s fp32 copy at its log_softmax'), () => ({}))
         : gkd
           ? comp('logits-loss', 'Distillation loss forward temporaries', lossFwd, () => ('the student\'s and the teacher\'s logits, their copies divided by the temperature and the JSD\'s fp32 temporaries at its high point'), () => ({}))
+          : setup.value_head ? comp('logits-loss', 'LM logits, computed and unused (value head)', lossFwd, () => ('AutoModelForCausalLMWithValueHead computes the logits and their fp32 copy; no loss uses them'), () => ({}))
           : comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => (`logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ', and the teacher\'s logits' : ''}`), () => ({}))] : [];
       const layerTemps = comp('backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
       const refTemps = refForwardBytes > 0 ? [comp('logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes, () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];

@@ -221,6 +221,12 @@ export const TrainingSetupSchema = z.strictObject({
   compile_loss: z.boolean().optional(),
   head: HeadSchema.optional(),
   num_labels: positiveInt.default(2),
+  /**
+   * TRL's AutoModelForCausalLMWithValueHead (LLaMA-Factory stage: rm): the LM head's logits are computed and cast to
+   * fp32 in every forward although no loss uses them, and a one-output value head scores the last hidden states; with
+   * `preference` the chosen and rejected sequences run together and the pairwise loss compares their scores.
+   */
+  value_head: z.boolean().optional(),
   gpus_per_node: positiveInt.default(1),
   nodes: positiveInt.default(1),
   zero_stage: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).default(0),

@@ -421,6 +421,31 @@ class TrlKtoLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_trl_kto"] = TrlKtoLlama
 
 
+class LlamaFactoryRmLlama(M.LlamaLike):
+    """LLaMA-Factory's reward-model pass (train/rm/trainer.py PairwiseTrainer.compute_loss over TRL's
+    AutoModelForCausalLMWithValueHead): the chosen and rejected halves in one forward; the LM head's logits are computed
+    and cast to fp32 although no loss uses them; a one-output value head (fp32) scores the last hidden states, and the
+    pairwise loss compares the last token's scores."""
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.v_head = torch.nn.Linear(cfg["hidden_size"], 1)
+
+    def forward(self, ids, labels):
+        b = ids.shape[0]
+        hs = final_hidden(self, ids)
+        lm_logits = self.lm_head(hs)
+        if lm_logits.dtype != torch.float32:
+            lm_logits = lm_logits.float()
+        values = self.v_head(hs.to(self.v_head.weight.dtype)).squeeze(-1)
+        del lm_logits
+        chosen, rejected = values[: b // 2, -1], values[b // 2 :, -1]
+        return -torch.nn.functional.logsigmoid(chosen.float() - rejected.float()).mean()
+
+
+M.FAMILY_CLASS["llama_lf_rm"] = LlamaFactoryRmLlama
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -450,8 +475,9 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     chunked = family == "llama_chunked_loss"
     grpo = family in ("llama_grpo", "llama_online_dpo")
     online_dpo = family == "llama_online_dpo"
-    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo", "llama_trl_kto")
-    logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows", "llama_trl_kto": "rows"}.get(family)
+    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo", "llama_trl_kto", "llama_lf_rm")
+    logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows", "llama_trl_kto": "rows", "llama_lf_rm": "whole"}.get(family)
+    value_head = family == "llama_lf_rm"
     orpo = family == "llama_trl_orpo"
     kto = family == "llama_trl_kto"
     cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo else family, b, s, h, nh, kv, V)
@@ -506,7 +532,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -575,6 +601,7 @@ TRL_DPO_CASES = preference_cases("llama_trl_dpo")
 TORCHTUNE_DPO_CASES = preference_cases("llama_tt_dpo")
 TRL_ORPO_CASES = preference_cases("llama_trl_orpo")
 TRL_KTO_CASES = preference_cases("llama_trl_kto")
+LF_RM_CASES = preference_cases("llama_lf_rm")
 
 
 # DoRA (PEFT use_dora): the magnitude's gradient keeps the base output and the LoRA output of every target.
@@ -588,7 +615,8 @@ def main():
     only = {
         "--grpo": (lambda c: c.get("completion") and not c.get("onlineDpo"), GRPO_CASES),
         "--online-dpo": (lambda c: c.get("onlineDpo"), ONLINE_DPO_CASES),
-        "--lf-dpo": (lambda c: c.get("preference") == "whole", LF_DPO_CASES),
+        "--lf-dpo": (lambda c: c.get("preference") == "whole" and not c.get("valueHead"), LF_DPO_CASES),
+        "--lf-rm": (lambda c: c.get("valueHead"), LF_RM_CASES),
         "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo") and not c.get("kto"), TRL_DPO_CASES),
         "--trl-kto": (lambda c: c.get("kto"), TRL_KTO_CASES),
         "--trl-orpo": (lambda c: c.get("orpo"), TRL_ORPO_CASES),
@@ -611,7 +639,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"

@@ -61,7 +61,9 @@ function analyze(ctx: YamlCtx): void {
   const refFree = prefLoss === 'orpo' || prefLoss === 'simpo';
   ctx.put('preference', stage, (v) => {
     const s = strOf(v)?.trim();
-    return s === 'dpo' ? (refFree ? 'reference-free' : 'dpo') : s === 'kto' ? 'kto' : undefined;
+    // stage: rm (train/rm/workflow.py): the pairs scored by a value head on the causal LM (TRL
+    // AutoModelForCausalLMWithValueHead), no reference.
+    return s === 'dpo' ? (refFree ? 'reference-free' : 'dpo') : s === 'kto' ? 'kto' : s === 'rm' ? 'reward' : undefined;
   });
   const stageName = stage ? strOf(ctx.view(stage))?.trim().toLowerCase() : undefined;
   if (stage && stageName === 'ppo') ctx.problem('not-modeled', 'warning', notModeled(`stage: ${stageName}`, stageName), stage.valueSpan, 'stage');

@@ -1617,6 +1617,8 @@ export interface LossPlan {
    * referenced for the metrics until the loss is computed.
    */
   readonly wholeLogSoftmax?: boolean;
+  /** A value head scores the hidden states; the LM head's logits are computed (and cast to fp32) but unused. */
+  readonly unusedLogits?: boolean;
   /** With preferenceRowTokens: TRL ORPO / CPO's chosen-half NLL (nn.CrossEntropyLoss) beside the rows' log-probs. */
   readonly chosenNll?: boolean;
   /**
@@ -1877,6 +1879,13 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
   const lb = p.logitsBytes;
   // OnlineDPOTrainer takes its log-probabilities from the model's logits whatever loss kernel the config names.
   if (p.completionShare !== undefined) return onlineDpoLogps(p, TV);
+  if (p.unusedLogits) {
+    // AutoModelForCausalLMWithValueHead.forward: lm_logits = base_model_output.logits, then .float(); both exist at the
+    // end of the forward and are dropped unused, so nothing of their size is kept or has a gradient.
+    // Profiled on the CPU: tools/peak/measure_step.py --lf-rm.
+    return { savedBytes: 0, forwardTransientBytes: lb * TV + (lb < 4 ? 4 * TV : 0), backwardTransientBytes: 0,
+      formula: `logits computed but unused (value head): ${lb}·T·V${lb < 4 ? ' and their fp32 copy 4·T·V' : ''} at the end of the forward; nothing kept` };
+  }
   if (p.wholeLogSoftmax && p.loss !== 'fused') {
     // get_batch_logps: .to(float32) (the 16-bit logits freed once cast), then log_softmax over the non-contiguous
     // logits[:, :-1, :], whose kernel copies it; its output is kept for backward. Backward: the gather's and

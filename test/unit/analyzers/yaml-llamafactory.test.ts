@@ -75,6 +75,21 @@ describe('analyzeLlamaFactoryYaml', () => {
     assert.deepEqual(r.setup?.preference, { reference: 'adapters-off', logps: 'whole', paired: true });
   });
 
+  it('reads stage: rm as reward-model training: the pairs through a value head on the causal LM', () => {
+    const rm = LORA.replace('stage: sft', 'stage: rm');
+    checkFacts(analyzeLlamaFactoryYaml(rm), rm, [['preference', 'reward', 'stage', 'rm']]);
+    const r = resolveText('rm.yaml', rm.replace(/deepspeed:.*\n/, ''));
+    assert.deepEqual(r.setup?.preference, { reference: 'none', logps: 'whole', paired: true });
+    assert.equal(r.setup?.value_head, true);
+    // AutoModelForCausalLMWithValueHead computes the logits and their fp32 copy, unused: no gradient of the logits in
+    // backward (tools/peak/measure_step.py --lf-rm profiles this pass).
+    const e = run(r.setup!);
+    assert.ok(!e.perGpu.phases.some((p) => p.components.some((c) => c.id === 'loss-backward' && c.bytes > 0)));
+    const T = 2 * (r.setup!.micro_batch_size) * r.setup!.seq_len;
+    const V = 151_936;
+    assert.equal(e.perGpu.phases.find((p) => p.phase === 'forward')?.components.find((c) => c.label.startsWith('LM logits, computed and unused'))?.bytes, (2 + 4) * T * V);
+  });
+
   it('a trained vision tower (freeze_vision_tower: false) is flagged as not modeled, at the key; the default is quiet', () => {
     const text = `${LORA.replace(/model_name_or_path: .*/, 'model_name_or_path: Qwen/Qwen2.5-VL-7B-Instruct')}freeze_vision_tower: false\n`;
     const p = analyzeLlamaFactoryYaml(text).problems.find((x) => x.code === 'not-modeled');
