@@ -1519,11 +1519,11 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     let refForwardBytes = 0;
     let refForwardFormula = '';
     if (pref && lmHead && (pref.reference === 'copy' || pref.reference === 'adapters-off')) {
-      // KTO (unpaired): TRL's reference pass beside the policy's index-copied logits; elsewhere (LLaMA-Factory) the
-      // completions' and the KL batch's logits are both held before their log-probs are taken.
-      const trlKto = !pref.paired && pref.logps === 'rows';
-      const ref = trlKto ? ktoReferenceLogps(lossPlan(T)) : referenceLogps(lossPlan(T));
-      refForwardBytes = ref.bytes + (pref.paired || trlKto ? 0 : cb * T * (a.vocab / tp));
+      // KTO (unpaired): TRL's and LLaMA-Factory's reference passes beside the policy's index-copied logits; elsewhere
+      // (torchtune) the completions' and the KL batch's logits are both held before their log-probs are taken.
+      const profiledKto = !pref.paired && (pref.logps === 'rows' || pref.logps === 'whole');
+      const ref = profiledKto ? ktoReferenceLogps(lossPlan(T)) : referenceLogps(lossPlan(T));
+      refForwardBytes = ref.bytes + (pref.paired || profiledKto ? 0 : cb * T * (a.vocab / tp));
       refForwardFormula = `${pref.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
     }
     // Online DPO runs the reference (OnlineDPOTrainer.training_step: ref_model, or the policy under disable_adapter)

@@ -446,6 +446,41 @@ class LlamaFactoryRmLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_lf_rm"] = LlamaFactoryRmLlama
 
 
+class LlamaFactoryKtoLlama(M.LlamaLike):
+    """LLaMA-Factory's KTO pass (train/kto/trainer.py concatenated_forward, forward, get_batch_loss_metrics): the
+    completions with grad (logits cast to fp32, get_batch_logps over logits[:, :-1, :]), the KL batch without grad,
+    the chosen and rejected logits taken by boolean index (copies) for the metrics; then the reference (adapters
+    disabled; here the same weights) runs both forwards without grad."""
+
+    def forward(self, ids, labels):
+        b = ids.shape[0]
+        kl_ids = torch.roll(ids, shifts=1, dims=0)
+        tags = torch.tensor([i % 2 == 0 for i in range(b)])
+
+        def lf_forward(input_ids):
+            logits = self.lm_head(final_hidden(self, input_ids)).to(torch.float32)
+            lab = input_ids[:, 1:].clone()
+            logps = torch.gather(logits[:, :-1, :].log_softmax(-1), dim=2, index=lab.unsqueeze(2)).squeeze(2).sum(-1)
+            return logits, logps, logps / lab.shape[1]
+
+        def concatenated_forward():
+            target_logits, target_logps, target_logps_avg = lf_forward(ids)
+            with torch.no_grad():
+                _, kl_logps, _ = lf_forward(kl_ids)  # the KL logits are dropped as `_` is rebound
+            return target_logps[tags], target_logps[~tags], target_logits[tags], target_logits[~tags], kl_logps, target_logps_avg[tags]
+
+        pc, pr, chosen_logits, rejected_logits, pkl, _ = concatenated_forward()
+        with torch.no_grad():
+            rc, rr, _, _, rkl, _ = concatenated_forward()
+        kl = (pkl - rkl).mean().clamp(min=0)
+        loss = torch.cat((1 - torch.sigmoid(0.1 * (pc - rc - kl)), 1 - torch.sigmoid(0.1 * (kl - (pr - rr))))).mean()
+        metrics = (chosen_logits.detach().sum().item(), rejected_logits.detach().sum().item())
+        return loss
+
+
+M.FAMILY_CLASS["llama_lf_kto"] = LlamaFactoryKtoLlama
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -475,11 +510,11 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     chunked = family == "llama_chunked_loss"
     grpo = family in ("llama_grpo", "llama_online_dpo")
     online_dpo = family == "llama_online_dpo"
-    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo", "llama_trl_kto", "llama_lf_rm")
-    logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows", "llama_trl_kto": "rows", "llama_lf_rm": "whole"}.get(family)
+    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo", "llama_trl_kto", "llama_lf_rm", "llama_lf_kto")
+    logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows", "llama_trl_kto": "rows", "llama_lf_rm": "whole", "llama_lf_kto": "whole"}.get(family)
     value_head = family == "llama_lf_rm"
     orpo = family == "llama_trl_orpo"
-    kto = family == "llama_trl_kto"
+    kto = family in ("llama_trl_kto", "llama_lf_kto")
     cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo else family, b, s, h, nh, kv, V)
     if grpo:
         cfg["_completion"] = s // 4
@@ -602,6 +637,7 @@ TORCHTUNE_DPO_CASES = preference_cases("llama_tt_dpo")
 TRL_ORPO_CASES = preference_cases("llama_trl_orpo")
 TRL_KTO_CASES = preference_cases("llama_trl_kto")
 LF_RM_CASES = preference_cases("llama_lf_rm")
+LF_KTO_CASES = preference_cases("llama_lf_kto")
 
 
 # DoRA (PEFT use_dora): the magnitude's gradient keeps the base output and the LoRA output of every target.
@@ -615,10 +651,11 @@ def main():
     only = {
         "--grpo": (lambda c: c.get("completion") and not c.get("onlineDpo"), GRPO_CASES),
         "--online-dpo": (lambda c: c.get("onlineDpo"), ONLINE_DPO_CASES),
-        "--lf-dpo": (lambda c: c.get("preference") == "whole" and not c.get("valueHead"), LF_DPO_CASES),
+        "--lf-dpo": (lambda c: c.get("preference") == "whole" and not c.get("valueHead") and not c.get("kto"), LF_DPO_CASES),
+        "--lf-kto": (lambda c: c.get("preference") == "whole" and c.get("kto"), LF_KTO_CASES),
         "--lf-rm": (lambda c: c.get("valueHead"), LF_RM_CASES),
         "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo") and not c.get("kto"), TRL_DPO_CASES),
-        "--trl-kto": (lambda c: c.get("kto"), TRL_KTO_CASES),
+        "--trl-kto": (lambda c: c.get("preference") == "rows" and c.get("kto"), TRL_KTO_CASES),
         "--trl-orpo": (lambda c: c.get("orpo"), TRL_ORPO_CASES),
         "--torchtune-dpo": (lambda c: c.get("preference") == "native", TORCHTUNE_DPO_CASES),
         "--dora": (lambda c: (c.get("lora") or {}).get("dora"), DORA_CASES),
@@ -639,7 +676,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"

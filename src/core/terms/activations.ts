@@ -1793,6 +1793,12 @@ function withChosenNll(p: LossPlan, TV: number): LossMemory {
 export function ktoReferenceLogps(p: LossPlan): { bytes: number; formula: string } {
   const TV = p.tokens * p.vocab;
   const lb = p.logitsBytes;
+  if (p.wholeLogSoftmax) {
+    // LLaMA-Factory (train/kto/trainer.py): the policy's chosen and rejected fp32 logits (boolean-index copies) are kept
+    // for the metrics; the reference's concatenated_forward holds its completions' fp32 logits while its KL batch runs
+    // the same pass: fp32 logits, the slice's copy and the log_softmax. Profiled: tools/peak/measure_step.py --lf-kto.
+    return { bytes: 20 * TV, formula: 'the policy\'s chosen and rejected fp32 logits (index copies) 4·T·V; the reference\'s completion fp32 logits 4·T·V beside its KL batch\'s fp32 logits, the slice\'s copy and the log_softmax 3 x 4·T·V' };
+  }
   const out = p.amp ? 4 : lb;
   const rows = lb === 4 || p.preferenceRowTokens === undefined ? 0 : 2 * out * p.preferenceRowTokens * p.vocab;
   return { bytes: 2 * lb * TV + Math.max(lb * TV, rows),
