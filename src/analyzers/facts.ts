@@ -75,6 +75,7 @@ export type CanonicalKey =
   | 'cpoAlpha'                   // number: TRL CPOConfig cpo_alpha, the chosen NLL's weight; 0 skips the NLL
   | 'head'                       // 'seq_cls': the model is loaded as a sequence classifier (from_pretrained's class, TRL RewardTrainer)
   | 'numLabels'                  // number: labels of a sequence-classification head (from_pretrained num_labels)
+  | 'labelSmoothing'             // number: HF TrainingArguments label_smoothing_factor; above 0 the LabelSmoother replaces the model's loss
   | 'onPolicyFraction'           // number: TRL GKD lmbda, the share of steps the student regenerates its batch
   | 'maxNewTokens'               // number: TRL GKD max_new_tokens of an on-policy round
   | 'numIterations'              // number: optimization passes per generated batch (TRL num_iterations)

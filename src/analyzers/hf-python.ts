@@ -647,6 +647,7 @@ class Analyzer {
           return emit('loss', (x) => mapBool(this.bool(x, e), (b) => (b ? 'fused' : undefined)));
         case 'torch_empty_cache_steps':
           return emit('emptyCacheSteps', (x) => this.num(x, e, true));
+        case 'label_smoothing_factor': return emit('labelSmoothing', (x) => this.num(x, e, false));
         // GRPOConfig: prompt and completion lengths, the generation round, the KL reference and the vLLM engine.
         case 'max_prompt_length': return emit('promptLen', (x) => this.num(x, e, true));
         case 'max_completion_length': return emit('completionLen', (x) => this.num(x, e, true));

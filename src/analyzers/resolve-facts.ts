@@ -313,6 +313,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('compile', 'compile', bool);
   fromFact('head', 'head');
   fromFact('num_labels', 'numLabels', num);
+  // The HF Trainer's LabelSmoother (label_smoothing_factor > 0) replaces the model's own loss.
+  fromFact('label_smoothing', 'labelSmoothing', (v) => (typeof v === 'number' && v > 0 ? true : undefined));
   fromFact('activation_offloading', 'activationOffloading', bool);
   fromFact('tiled_mlp', 'tiledMlp', (v) => (typeof v === 'boolean' || typeof v === 'number' ? v : undefined));
   fromFact('kernels', 'kernels');

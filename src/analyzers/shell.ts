@@ -595,7 +595,7 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   per_device_eval_batch_size: spec('evalBatchSize', 'int'), per_gpu_eval_batch_size: spec('evalBatchSize', 'int'),
   eval_strategy: spec('evalStrategy', 'str', EVAL_STRATEGY), evaluation_strategy: spec('evalStrategy', 'str', EVAL_STRATEGY),
   gradient_accumulation_steps: spec('gradientAccumulationSteps', 'int'),
-  torch_empty_cache_steps: spec('emptyCacheSteps', 'int'),
+  torch_empty_cache_steps: spec('emptyCacheSteps', 'int'), label_smoothing_factor: spec('labelSmoothing', 'num'),
   // TRL GRPOConfig: prompt and completion lengths, the generation round, the KL reference and the vLLM engine.
   max_prompt_length: spec('promptLen', 'int'), max_completion_length: spec('completionLen', 'int'),
   steps_per_generation: spec('stepsPerGeneration', 'int'), generation_batch_size: spec('generationBatchSize', 'int'),

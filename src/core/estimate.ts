@@ -1509,7 +1509,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     const lossPlan = (tokens: number, training = true): LossPlan => ({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, distill: training && teacher !== undefined && !rollout,
       ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),
       compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, amp: mode === 'amp',
-      preferenceRowTokens: rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native', wholeLogSoftmax: pref?.logps === 'whole', chosenNll: pref?.chosen_nll === true && pref.logps === 'rows', unusedLogits: setup.value_head === true,
+      preferenceRowTokens: rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native', wholeLogSoftmax: pref?.logps === 'whole', chosenNll: pref?.chosen_nll === true && pref.logps === 'rows', unusedLogits: setup.value_head === true, labelSmoothing: setup.label_smoothing === true,
       policyGradient: rollout !== undefined && !onlineDpo, ...(onlineDpo ? { completionShare: rollout.completion_len / setup.seq_len } : {}) });
     // Tokens whose logits one micro-batch computes (online DPO: every position's, of which the completions are sliced).
     const lossTokens = rollout && !onlineDpo ? seqs * rollout.completion_len : T;
@@ -1730,6 +1730,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
         : gkd
           ? comp('logits-loss', 'Distillation loss forward temporaries', lossFwd, () => ('the student\'s and the teacher\'s logits, their copies divided by the temperature and the JSD\'s fp32 temporaries at its high point'), () => ({}))
           : setup.value_head ? comp('logits-loss', 'LM logits, computed and unused (value head)', lossFwd, () => ('AutoModelForCausalLMWithValueHead computes the logits and their fp32 copy; no loss uses them'), () => ({}))
+          : setup.label_smoothing ? comp('logits-loss', 'Label smoothing forward temporaries', lossFwd, () => ('the model\'s logits and their shifted copy (and the fp32 sum\'s cast) at the LabelSmoother'), () => ({}))
           : comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => (`logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ', and the teacher\'s logits' : ''}`), () => ({}))] : [];
       const layerTemps = comp('backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
       const refTemps = refForwardBytes > 0 ? [comp('logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes, () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];

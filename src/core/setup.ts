@@ -227,6 +227,11 @@ export const TrainingSetupSchema = z.strictObject({
    * `preference` the chosen and rejected sequences run together and the pairwise loss compares their scores.
    */
   value_head: z.boolean().optional(),
+  /**
+   * The HF Trainer's label_smoothing_factor > 0: the labels are kept from the model, which returns its logits, and the
+   * LabelSmoother takes a contiguous copy of the shifted logits, -log_softmax of it, and an fp32 sum over the classes.
+   */
+  label_smoothing: z.boolean().optional(),
   gpus_per_node: positiveInt.default(1),
   nodes: positiveInt.default(1),
   zero_stage: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).default(0),

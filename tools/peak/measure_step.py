@@ -481,6 +481,35 @@ class LlamaFactoryKtoLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_lf_kto"] = LlamaFactoryKtoLlama
 
 
+class LabelSmoothingLlama(M.LlamaLike):
+    """The HF Trainer with label_smoothing_factor (trainer.py compute_loss, trainer_pt_utils.py LabelSmoother): the
+    labels are popped, the model returns its logits, and the smoother shifts them (a contiguous copy), takes
+    -log_softmax, gathers the labels' terms and sums every class in fp32."""
+
+    def forward(self, ids, labels):
+        outputs_logits = self.lm_head(final_hidden(self, ids))  # compute_loss keeps `outputs` through the smoother
+        epsilon, ignore_index = 0.1, -100
+        logits = outputs_logits[..., :-1, :].contiguous()
+        labels = labels[..., 1:].contiguous()
+        log_probs = -torch.nn.functional.log_softmax(logits, dim=-1)
+        labels = labels.unsqueeze(-1)
+        padding_mask = labels.eq(ignore_index)
+        labels = torch.clamp(labels, min=0)
+        nll_loss = log_probs.gather(dim=-1, index=labels)
+        smoothed_loss = log_probs.sum(dim=-1, keepdim=True, dtype=torch.float32)
+        nll_loss.masked_fill_(padding_mask, 0.0)
+        smoothed_loss.masked_fill_(padding_mask, 0.0)
+        num_active_elements = padding_mask.numel() - padding_mask.long().sum()
+        nll_loss = nll_loss.sum() / num_active_elements
+        smoothed_loss = smoothed_loss.sum() / (num_active_elements * log_probs.shape[-1])
+        loss = (1 - epsilon) * nll_loss + epsilon * smoothed_loss
+        del outputs_logits
+        return loss
+
+
+M.FAMILY_CLASS["llama_label_smoothing"] = LabelSmoothingLlama
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -509,13 +538,14 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     b, s, h, nh, kv, V = point
     chunked = family == "llama_chunked_loss"
     grpo = family in ("llama_grpo", "llama_online_dpo")
+    smoothing = family == "llama_label_smoothing"
     online_dpo = family == "llama_online_dpo"
     lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo", "llama_trl_kto", "llama_lf_rm", "llama_lf_kto")
     logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows", "llama_trl_kto": "rows", "llama_lf_rm": "whole", "llama_lf_kto": "whole"}.get(family)
     value_head = family == "llama_lf_rm"
     orpo = family == "llama_trl_orpo"
     kto = family in ("llama_trl_kto", "llama_lf_kto")
-    cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo else family, b, s, h, nh, kv, V)
+    cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo or smoothing else family, b, s, h, nh, kv, V)
     if grpo:
         cfg["_completion"] = s // 4
     if family == "gpt2":  # deterministic: no dropout masks (they are saved tensors, checked by tools/activations)
@@ -527,7 +557,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
         cfg["_ia3"] = ia3
     torch.manual_seed(0)
     model = M.FAMILY_CLASS[family](cfg)
-    if chunked or grpo or lf_dpo:
+    if chunked or grpo or lf_dpo or smoothing:
         family = "llama"
     with torch.no_grad():
         for n, p in model.named_parameters():
@@ -567,7 +597,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}), **({"labelSmoothing": True} if smoothing else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -638,6 +668,12 @@ TRL_ORPO_CASES = preference_cases("llama_trl_orpo")
 TRL_KTO_CASES = preference_cases("llama_trl_kto")
 LF_RM_CASES = preference_cases("llama_lf_rm")
 LF_KTO_CASES = preference_cases("llama_lf_kto")
+# The HF Trainer's label smoothing (two sequences per batch).
+LABEL_SMOOTHING_CASES = [
+    ("llama_label_smoothing", (2, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
+    ("llama_label_smoothing", (2, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+    ("llama_label_smoothing", (2, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+]
 
 
 # DoRA (PEFT use_dora): the magnitude's gradient keeps the base output and the LoRA output of every target.
@@ -654,6 +690,7 @@ def main():
         "--lf-dpo": (lambda c: c.get("preference") == "whole" and not c.get("valueHead") and not c.get("kto"), LF_DPO_CASES),
         "--lf-kto": (lambda c: c.get("preference") == "whole" and c.get("kto"), LF_KTO_CASES),
         "--lf-rm": (lambda c: c.get("valueHead"), LF_RM_CASES),
+        "--label-smoothing": (lambda c: c.get("labelSmoothing"), LABEL_SMOOTHING_CASES),
         "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo") and not c.get("kto"), TRL_DPO_CASES),
         "--trl-kto": (lambda c: c.get("preference") == "rows" and c.get("kto"), TRL_KTO_CASES),
         "--trl-orpo": (lambda c: c.get("orpo"), TRL_ORPO_CASES),
@@ -676,7 +713,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"

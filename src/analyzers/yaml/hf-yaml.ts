@@ -104,6 +104,7 @@ function analyze(ctx: YamlCtx): void {
   }
 
   ctx.put('emptyCacheSteps', top.get('torch_empty_cache_steps'), asPosInt);
+  ctx.put('labelSmoothing', top.get('label_smoothing_factor'), asNonNegNumber);
   const liger = top.get('use_liger_kernel');
   if (isOn(ctx, liger) && liger) {
     ctx.add('loss', liger, 'fused');

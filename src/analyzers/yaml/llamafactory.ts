@@ -78,6 +78,8 @@ function analyze(ctx: YamlCtx): void {
 
   ctx.put('microBatchSize', top.get('per_device_train_batch_size') ?? top.get('micro_batch_size'), asPosInt);
   ctx.put('evalBatchSize', top.get('per_device_eval_batch_size'), asPosInt);
+  // Seq2SeqTrainingArguments: label_smoothing_factor makes the Trainer's LabelSmoother take the loss.
+  ctx.put('labelSmoothing', top.get('label_smoothing_factor'), asNonNegNumber);
   ctx.put('evalStrategy', top.get('eval_strategy') ?? top.get('evaluation_strategy'), asEvalStrategy);
   ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
   ctx.put('seqLen', top.get('cutoff_len'), asPosInt);

@@ -1617,6 +1617,8 @@ export interface LossPlan {
    * referenced for the metrics until the loss is computed.
    */
   readonly wholeLogSoftmax?: boolean;
+  /** The HF Trainer's LabelSmoother instead of the model's own loss. */
+  readonly labelSmoothing?: boolean;
   /** A value head scores the hidden states; the LM head's logits are computed (and cast to fp32) but unused. */
   readonly unusedLogits?: boolean;
   /** With preferenceRowTokens: TRL ORPO / CPO's chosen-half NLL (nn.CrossEntropyLoss) beside the rows' log-probs. */
@@ -1885,6 +1887,19 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
   const lb = p.logitsBytes;
   // OnlineDPOTrainer takes its log-probabilities from the model's logits whatever loss kernel the config names.
   if (p.completionShare !== undefined) return onlineDpoLogps(p, TV);
+  if (p.labelSmoothing) {
+    // transformers trainer_pt_utils.py LabelSmoother: compute_loss keeps the model's logits (outputs) while the smoother
+    // makes logits[..., :-1, :].contiguous(), -log_softmax of it (the log_softmax output kept by its backward, the
+    // negation by gather's) and an fp32 sum over the classes (a cast copy when the log-probs are 16-bit). Backward: the
+    // gather's zero-filled gradient beside the sum's (cast back to 16 bits), then their sum. Profiled on the CPU:
+    // tools/peak/measure_step.py --label-smoothing.
+    const out = p.amp ? 4 : lb;
+    const sumCast = out < 4 ? 4 * TV : 0;
+    const saved = 2 * out * TV;
+    const forward = Math.max(2 * lb * TV + (p.amp ? 4 * TV : 0) + out * TV, 2 * lb * TV + saved + sumCast);
+    return { savedBytes: saved, forwardTransientBytes: forward - saved, backwardTransientBytes: (out < 4 ? 2 : 1) * out * TV,
+      formula: `label smoothing (LabelSmoother): log_softmax output and its negation 2 x ${out}·T·V kept; forward: the model's logits and their shifted copy 2 x ${lb}·T·V${sumCast > 0 ? ' + the fp32 sum\'s cast 4·T·V' : ''}; backward: the gather's gradient${out < 4 ? ' and the sum\'s' : ''} ${out < 4 ? 2 : 1} x ${out}·T·V` };
+  }
   if (p.unusedLogits) {
     // AutoModelForCausalLMWithValueHead.forward: lm_logits = base_model_output.logits, then .float(); both exist at the
     // end of the forward and are dropped unused, so nothing of their size is kept or has a gradient.

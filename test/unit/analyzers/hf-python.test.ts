@@ -931,3 +931,11 @@ describe('analyzeHfPython: sequence classifiers and reward models', () => {
     assert.equal(e.estimate.parameters.total, 494_032_768 + 896);
   });
 });
+
+describe('analyzeHfPython: label smoothing', () => {
+  it('label_smoothing_factor above 0 hands the loss to the HF Trainer\'s LabelSmoother', () => {
+    const text = (f: string): string => `model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B", torch_dtype="bfloat16")\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=4, bf16=True, label_smoothing_factor=${f})\n`;
+    assert.equal(resolveText('train.py', text('0.1')).setup?.label_smoothing, true);
+    assert.equal(resolveText('train.py', text('0.0')).setup?.label_smoothing, undefined);
+  });
+});
