@@ -73,6 +73,7 @@ export type CanonicalKey =
   | 'generationBatchSize'        // number: completions per round over all GPUs (TRL generation_batch_size)
   | 'klBeta'                     // number: KL coefficient; 0 means no reference model (TRL beta)
   | 'cpoAlpha'                   // number: TRL CPOConfig cpo_alpha, the chosen NLL's weight; 0 skips the NLL
+  | 'rpoAlpha'                   // number: TRL DPOConfig rpo_alpha; set (even 0), DPO adds the chosen half's NLL
   | 'head'                       // 'seq_cls': the model is loaded as a sequence classifier (from_pretrained's class, TRL RewardTrainer)
   | 'numLabels'                  // number: labels of a sequence-classification head (from_pretrained num_labels)
   | 'labelSmoothing'             // number: HF TrainingArguments label_smoothing_factor; above 0 the LabelSmoother replaces the model's loss

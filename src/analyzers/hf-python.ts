@@ -657,6 +657,7 @@ class Analyzer {
         case 'num_generations': return emit('numGenerations', (x) => this.num(x, e, true));
         case 'beta': return emit('klBeta', (x) => this.num(x, e, false));
         case 'cpo_alpha': return emit('cpoAlpha', (x) => this.num(x, e, false));
+        case 'rpo_alpha': return emit('rpoAlpha', (x) => (x.k === 'lit' && x.v === null ? undefined : this.num(x, e, false)));
         // GKDConfig: the on-policy share, the tokens of an on-policy round, the teacher the student is distilled from.
         case 'lmbda': return emit('onPolicyFraction', (x) => this.num(x, e, false));
         case 'max_new_tokens': return emit('maxNewTokens', (x) => this.num(x, e, true));

@@ -332,9 +332,11 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const tool = prefFact.fact.tool;
     const logps = tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows';
     // TRL's ORPOTrainer and CPOTrainer (also behind Axolotl rl: orpo / simpo) add the chosen half's NLL unless
-    // cpo_alpha is 0 (trl/trainer/orpo_trainer.py, cpo_trainer.py concatenated_forward).
+    // cpo_alpha is 0 (trl/trainer/orpo_trainer.py, cpo_trainer.py concatenated_forward); DPOTrainer adds it when
+    // rpo_alpha is set (dpo_trainer.py concatenated_forward: `if self.args.rpo_alpha is not None`).
     const alpha = decided.cpoAlpha?.fact.value;
-    const chosenNll = v === 'reference-free' && logps === 'rows' && alpha !== 0;
+    const rpo = typeof decided.rpoAlpha?.fact.value === 'number';
+    const chosenNll = logps === 'rows' && ((v === 'reference-free' && alpha !== 0) || (v === 'dpo' && rpo));
     setup.preference = { reference, logps, paired: v !== 'kto', ...(chosenNll ? { chosen_nll: true } : {}) };
     prov.preference = fileProv(prefFact);
     // LLaMA-Factory's reward models keep the LM head and add a value head (its logits computed but unused); TRL's

@@ -599,7 +599,7 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   // TRL GRPOConfig: prompt and completion lengths, the generation round, the KL reference and the vLLM engine.
   max_prompt_length: spec('promptLen', 'int'), max_completion_length: spec('completionLen', 'int'),
   steps_per_generation: spec('stepsPerGeneration', 'int'), generation_batch_size: spec('generationBatchSize', 'int'),
-  num_iterations: spec('numIterations', 'int'), num_generations: spec('numGenerations', 'int'), beta: spec('klBeta', 'num'), cpo_alpha: spec('cpoAlpha', 'num'),
+  num_iterations: spec('numIterations', 'int'), num_generations: spec('numGenerations', 'int'), beta: spec('klBeta', 'num'), cpo_alpha: spec('cpoAlpha', 'num'), rpo_alpha: spec('rpoAlpha', 'num'),
   // trl grpo (trl/scripts/grpo.py GRPOScriptArguments): a reward model by Hub id beside the reward functions.
   reward_model_name_or_path: spec('rewardModels', 'str', (v) => (typeof v === 'string' && v.length > 0 ? [['rewardModels', [v]]] : undefined)),
   // trl online_dpo (OnlineDPOConfig reward_model_path): the reward model the script loads by Hub id or path.

@@ -1509,7 +1509,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     const lossPlan = (tokens: number, training = true): LossPlan => ({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, distill: training && teacher !== undefined && !rollout,
       ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),
       compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, amp: mode === 'amp',
-      preferenceRowTokens: rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native', wholeLogSoftmax: pref?.logps === 'whole', chosenNll: pref?.chosen_nll === true && pref.logps === 'rows', unusedLogits: setup.value_head === true, labelSmoothing: setup.label_smoothing === true,
+      preferenceRowTokens: rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native', wholeLogSoftmax: pref?.logps === 'whole', ...(pref?.chosen_nll === true && pref.logps === 'rows' ? { chosenNll: pref.reference === 'none' ? 'orpo' as const : 'dpo' as const } : {}), unusedLogits: setup.value_head === true, labelSmoothing: setup.label_smoothing === true,
       policyGradient: rollout !== undefined && !onlineDpo, ...(onlineDpo ? { completionShare: rollout.completion_len / setup.seq_len } : {}) });
     // Tokens whose logits one micro-batch computes (online DPO: every position's, of which the completions are sliced).
     const lossTokens = rollout && !onlineDpo ? seqs * rollout.completion_len : T;

@@ -1609,7 +1609,7 @@ describe('estimate: TRL ORPO / CPO chosen NLL', () => {
     // tools/peak/measure_step.py --trl-orpo measures this pass on the CPU (within 1 %).
     const TV = 2048 * 128_256;
     const row = 1024 * 128_256;
-    const l = lossMemory({ tokens: 2048, vocab: 128_256, hidden: 4096, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, amp: true, preferenceRowTokens: 1024, chosenNll: true });
+    const l = lossMemory({ tokens: 2048, vocab: 128_256, hidden: 4096, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, amp: true, preferenceRowTokens: 1024, chosenNll: 'orpo' });
     const saved = 4 * TV + 2 * TV;
     assert.equal(l.savedBytes, saved);
     assert.equal(l.forwardTransientBytes, Math.max(2 * TV + TV + 2 * TV + 2 * TV, 4 * TV + 2 * TV + 2 * TV + 4 * row) - saved);

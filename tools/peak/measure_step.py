@@ -299,20 +299,34 @@ class TrlDpoLlama(M.LlamaLike):
             per_token[~mask] = 0
             per_token = torch.roll(per_token, shifts=1, dims=1)
             all_logps = per_token[:, 1:].sum(-1)
+            nll = None
+            if self.rpo:  # DPOConfig rpo_alpha: the chosen half's NLL over its flattened logits
+                nll = torch.nn.functional.cross_entropy(torch.flatten(logits[:half, :-1], end_dim=1), torch.flatten(lab[:half, :-1], end_dim=1), ignore_index=0)
             mean_chosen = logits[:half][mask[:half]].mean()
             mean_rejected = logits[half:][mask[half:]].mean()
-            return all_logps, mean_chosen, mean_rejected
+            return all_logps, mean_chosen, mean_rejected, nll
 
-        policy, mean_chosen, mean_rejected = concatenated_forward(final_hidden(self, ids))
+        policy, mean_chosen, mean_rejected, nll = concatenated_forward(final_hidden(self, ids))
         with torch.no_grad():
-            ref, _, _ = concatenated_forward(final_hidden(self, ids))
+            ref, _, _, _ = concatenated_forward(final_hidden(self, ids))
         margin = (policy[:half] - policy[half:]) - (ref[:half] - ref[half:])
         loss = -torch.nn.functional.logsigmoid(0.1 * margin).mean()
+        if nll is not None:
+            loss = loss + 1.0 * nll
         metrics = (mean_chosen.detach().item(), mean_rejected.detach().item())
         return loss
 
 
 M.FAMILY_CLASS["llama_trl_dpo"] = TrlDpoLlama
+TrlDpoLlama.rpo = False
+
+
+class TrlDpoRpoLlama(TrlDpoLlama):
+    """TRL's DPO pass with rpo_alpha: the chosen half's NLL beside the row-by-row log-probs."""
+    rpo = True
+
+
+M.FAMILY_CLASS["llama_trl_dpo_rpo"] = TrlDpoRpoLlama
 
 
 class TorchtuneDpoLlama(M.LlamaLike):
@@ -540,8 +554,9 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grpo = family in ("llama_grpo", "llama_online_dpo")
     smoothing = family == "llama_label_smoothing"
     online_dpo = family == "llama_online_dpo"
-    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo", "llama_trl_kto", "llama_lf_rm", "llama_lf_kto")
-    logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows", "llama_trl_kto": "rows", "llama_lf_rm": "whole", "llama_lf_kto": "whole"}.get(family)
+    lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo", "llama_trl_kto", "llama_lf_rm", "llama_lf_kto", "llama_trl_dpo_rpo")
+    logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows", "llama_trl_kto": "rows", "llama_lf_rm": "whole", "llama_lf_kto": "whole", "llama_trl_dpo_rpo": "rows"}.get(family)
+    rpo = family == "llama_trl_dpo_rpo"
     value_head = family == "llama_lf_rm"
     orpo = family == "llama_trl_orpo"
     kto = family in ("llama_trl_kto", "llama_lf_kto")
@@ -597,7 +612,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}), **({"labelSmoothing": True} if smoothing else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}), **({"labelSmoothing": True} if smoothing else {}), **({"rpo": True} if rpo else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -668,6 +683,7 @@ TRL_ORPO_CASES = preference_cases("llama_trl_orpo")
 TRL_KTO_CASES = preference_cases("llama_trl_kto")
 LF_RM_CASES = preference_cases("llama_lf_rm")
 LF_KTO_CASES = preference_cases("llama_lf_kto")
+TRL_DPO_RPO_CASES = preference_cases("llama_trl_dpo_rpo")
 # The HF Trainer's label smoothing (two sequences per batch).
 LABEL_SMOOTHING_CASES = [
     ("llama_label_smoothing", (2, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
@@ -691,7 +707,8 @@ def main():
         "--lf-kto": (lambda c: c.get("preference") == "whole" and c.get("kto"), LF_KTO_CASES),
         "--lf-rm": (lambda c: c.get("valueHead"), LF_RM_CASES),
         "--label-smoothing": (lambda c: c.get("labelSmoothing"), LABEL_SMOOTHING_CASES),
-        "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo") and not c.get("kto"), TRL_DPO_CASES),
+        "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo") and not c.get("kto") and not c.get("rpo"), TRL_DPO_CASES),
+        "--trl-dpo-rpo": (lambda c: c.get("rpo"), TRL_DPO_RPO_CASES),
         "--trl-kto": (lambda c: c.get("preference") == "rows" and c.get("kto"), TRL_KTO_CASES),
         "--trl-orpo": (lambda c: c.get("orpo"), TRL_ORPO_CASES),
         "--torchtune-dpo": (lambda c: c.get("preference") == "native", TORCHTUNE_DPO_CASES),
@@ -713,7 +730,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in TRL_DPO_RPO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"

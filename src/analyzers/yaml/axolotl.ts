@@ -110,6 +110,8 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
   });
   // rl: simpo trains with TRL's CPOTrainer: cpo_alpha weighs its chosen NLL (0: none).
   ctx.put('cpoAlpha', top.get('cpo_alpha'), asNonNegNumber);
+  // rl: dpo with rpo_alpha: TRL's DPOTrainer adds the chosen half's NLL.
+  ctx.put('rpoAlpha', top.get('rpo_alpha'), asNonNegNumber);
 }
 
 const asTargets: Conv = (v) => {

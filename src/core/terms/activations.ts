@@ -1621,8 +1621,12 @@ export interface LossPlan {
   readonly labelSmoothing?: boolean;
   /** A value head scores the hidden states; the LM head's logits are computed (and cast to fp32) but unused. */
   readonly unusedLogits?: boolean;
-  /** With preferenceRowTokens: TRL ORPO / CPO's chosen-half NLL (nn.CrossEntropyLoss) beside the rows' log-probs. */
-  readonly chosenNll?: boolean;
+  /**
+   * With preferenceRowTokens: the chosen half's NLL beside the rows' log-probs, TRL ORPO / CPO's ('orpo': no reference,
+   * no masked mean logits, the rows' backward first) or TRL DPO's with rpo_alpha ('dpo': after the rows, the NLL's
+   * backward first, and the reference's pass computes it too).
+   */
+  readonly chosenNll?: 'orpo' | 'dpo';
   /**
    * Online DPO (TRL OnlineDPOTrainer._forward): the logits of every position exist (`tokens`), and one log_softmax runs
    * over the completion slice, this share of the tokens, in the logits' dtype (fp32 under autocast).
@@ -1702,7 +1706,7 @@ const finalNormCache = new WeakMap<Architecture, Map<string, number>>();
  * temporaries, and unbind's backward stacks the rows' gradients into one tensor of the logits' size.
  */
 function preferenceLogps(p: LossPlan, TV: number): LossMemory {
-  if (p.chosenNll) return withChosenNll(p, TV);
+  if (p.chosenNll) return withChosenNll(p, TV, p.chosenNll);
   const lb = p.logitsBytes;
   const rowTV = p.preferenceRowTokens! * p.vocab;
   if (lb === 4 && p.policyGradient) {
@@ -1765,19 +1769,26 @@ function onlineDpoLogps(p: LossPlan, TV: number): LossMemory {
  * logits waits in autograd's input buffer while the NLL's log_softmax backward runs, and then its zero-filled gradient of
  * all the logits is added to it (three of them at once). Profiled on the CPU: tools/peak/measure_step.py --trl-orpo.
  */
-function withChosenNll(p: LossPlan, TV: number): LossMemory {
+function withChosenNll(p: LossPlan, TV: number, kind: 'orpo' | 'dpo'): LossMemory {
   const lb = p.logitsBytes;
-  const rows = preferenceLogps({ ...p, chosenNll: false }, TV);
+  const rows = preferenceLogps({ ...p, chosenNll: undefined }, TV);
   const half = ((p.amp ? 4 : lb) * TV) / 2; // the chosen half's log_softmax output
   const copy = (lb * TV) / 2 + (p.amp && lb < 4 ? (4 * TV) / 2 : 0); // its contiguous copy (and autocast's fp32 cast)
   const rowTV = p.preferenceRowTokens! * p.vocab;
-  // The rows' forward without the masked copies of DPO's mean logits: 16-bit logits (and one row's fp32 copy under
+  // ORPO's rows run without the masked copies of DPO's mean logits: 16-bit logits (and one row's fp32 copy under
   // autocast) beside the outputs; fp32 logits are what the logsumexp path keeps.
-  const rowsForward = lb === 4 ? 0 : lb * TV + (p.amp ? 4 * rowTV : 0);
+  const rowsForward = kind === 'dpo' ? rows.forwardTransientBytes : lb === 4 ? 0 : lb * TV + (p.amp ? 4 * rowTV : 0);
   const saved = rows.savedBytes + half;
-  const logits = lb === 4 ? rows.savedBytes : lb * TV;
-  const forward = Math.max(logits + copy + half, rows.savedBytes + half + rowsForward);
-  const backward = Math.max(rows.savedBytes + half + rows.backwardTransientBytes, lb * TV + 3 * half, 3 * lb * TV);
+  // At the NLL's log_softmax: the logits (fp32 ones are what the rows keep), DPO's rows' outputs (its NLL comes after
+  // them; ORPO's before), the half's copy and its output.
+  const atNll = (lb === 4 ? rows.savedBytes : lb * TV + (kind === 'dpo' ? rows.savedBytes : 0)) + copy + half;
+  const forward = Math.max(atNll, rows.savedBytes + half + rowsForward);
+  // ORPO: the rows' backward runs first, then the NLL's beside the rows' gradient of the logits, then their sum. DPO:
+  // the NLL's backward first (its gradients beside everything kept, then its zero-filled gradient of all the logits),
+  // then the rows' beside that gradient, then their sum.
+  const backward = kind === 'orpo'
+    ? Math.max(rows.savedBytes + half + rows.backwardTransientBytes, lb * TV + 3 * half, 3 * lb * TV)
+    : Math.max(saved + 2 * half, rows.savedBytes + half + lb * TV, rows.savedBytes + lb * TV + rows.backwardTransientBytes, 3 * lb * TV);
   return {
     savedBytes: saved,
     forwardTransientBytes: forward - saved,
@@ -1814,6 +1825,14 @@ export function ktoReferenceLogps(p: LossPlan): { bytes: number; formula: string
 export function referenceLogps(p: LossPlan): { bytes: number; formula: string } {
   const TV = p.tokens * p.vocab;
   const lb = p.logitsBytes;
+  if (p.chosenNll === 'dpo') {
+    // TRL DPO with rpo_alpha: the reference's concatenated_forward computes the chosen half's NLL too (its copy, fp32
+    // cast under autocast and log_softmax, without grad), the largest of its temporaries beside its logits.
+    const plain = referenceLogps({ ...p, chosenNll: undefined });
+    const nll = (lb * TV) / 2 + (p.amp && lb < 4 ? 2 * TV : 0) + ((p.amp ? 4 : lb) * TV) / 2;
+    const logits = lb * TV;
+    return { bytes: Math.max(plain.bytes, logits + nll), formula: `${plain.formula}, or the logits ${lb}·T·V and the chosen half's NLL (its copy and log_softmax)` };
+  }
   if (p.completionShare !== undefined) {
     const TcV = p.completionShare * TV;
     const slice = p.amp ? 4 : lb;

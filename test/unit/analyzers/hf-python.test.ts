@@ -768,6 +768,9 @@ trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
     assert.equal(resolve(orpo)?.preference?.chosen_nll, true);
     assert.equal(resolve(script('', 'CPOTrainer', 'CPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll, true);
     assert.equal(resolve(script(', cpo_alpha=0.0', 'CPOTrainer', 'CPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll, undefined);
+    // DPO with rpo_alpha set (even 0) adds the same NLL; unset (None), it does not.
+    assert.equal(resolve(script(', rpo_alpha=1.0', 'DPOTrainer', 'DPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll, true);
+    assert.equal(resolve(script(', rpo_alpha=None', 'DPOTrainer', 'DPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll, undefined);
     // A plain TrainingArguments with a DPOTrainer (older TRL scripts): the trainer names the objective.
     const old = script('', 'DPOTrainer', 'TrainingArguments').replace(', PEFT', '').replace(', max_length=1024', '');
     checkFacts(old, [{ key: 'preference', value: 'dpo', keyText: 'DPOTrainer' }]);
