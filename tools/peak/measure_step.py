@@ -397,6 +397,12 @@ class TrlOrpoLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_trl_orpo"] = TrlOrpoLlama
 
 
+def kto_loss(pc, pr, rc, rr, pkl, rkl, beta=0.1):
+    """The KTO loss (sigmoid of the log-ratio against the clamped KL estimate), for the chosen and rejected examples."""
+    kl = (pkl - rkl).mean().clamp(min=0)
+    return torch.cat((1 - torch.sigmoid(beta * (pc - rc - kl)), 1 - torch.sigmoid(beta * (kl - (pr - rr))))).mean()
+
+
 class TrlKtoLlama(M.LlamaLike):
     """TRL KTOTrainer's pass (kto_trainer.py get_batch_loss_metrics, forward, _compute_kl_logps, get_batch_logps): the KL
     batch (mismatched completions) without grad, then the completions with grad, each through selective_log_softmax over
@@ -426,10 +432,8 @@ class TrlKtoLlama(M.LlamaLike):
         pc, pr, chosen_logits, rejected_logits, pkl = kto_forward()
         with torch.no_grad():
             rc, rr, _, _, rkl = kto_forward()
-        kl = (pkl - rkl).mean().clamp(min=0)
-        loss = torch.cat((1 - torch.sigmoid(0.1 * (pc - rc - kl)), 1 - torch.sigmoid(0.1 * (kl - (pr - rr))))).mean()
         metrics = (chosen_logits.detach().nansum().item(), rejected_logits.detach().nansum().item())
-        return loss
+        return kto_loss(pc, pr, rc, rr, pkl, rkl)
 
 
 M.FAMILY_CLASS["llama_trl_kto"] = TrlKtoLlama
@@ -486,10 +490,8 @@ class LlamaFactoryKtoLlama(M.LlamaLike):
         pc, pr, chosen_logits, rejected_logits, pkl, _ = concatenated_forward()
         with torch.no_grad():
             rc, rr, _, _, rkl, _ = concatenated_forward()
-        kl = (pkl - rkl).mean().clamp(min=0)
-        loss = torch.cat((1 - torch.sigmoid(0.1 * (pc - rc - kl)), 1 - torch.sigmoid(0.1 * (kl - (pr - rr))))).mean()
         metrics = (chosen_logits.detach().sum().item(), rejected_logits.detach().sum().item())
-        return loss
+        return kto_loss(pc, pr, rc, rr, pkl, rkl)
 
 
 M.FAMILY_CLASS["llama_lf_kto"] = LlamaFactoryKtoLlama
