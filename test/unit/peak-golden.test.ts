@@ -40,6 +40,8 @@ interface PeakCase {
   labelSmoothing?: boolean;
   /** TRL's DPO pass with rpo_alpha: the chosen half's NLL beside the row-by-row log-probs. */
   rpo?: boolean;
+  /** torchtune's knowledge distillation: a frozen teacher of the student's shape, the forward KL beside the chunked CE. */
+  distill?: 'forward_kl';
   peakBytes: number;
   peakAt: string;
 }
@@ -57,6 +59,7 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
     ...(c.completion ? { rollout: { batch: c.batch, completion_len: c.completion, engine: 'vllm-server' as const, ...(c.onlineDpo ? { objective: 'online-dpo' as const, reference: 'adapters-off' as const } : {}) } } : {}),
     ...(c.preference ? { preference: { reference: c.orpo || c.valueHead ? 'none' as const : 'adapters-off' as const, logps: c.preference, chosen_nll: c.orpo === true || c.rpo === true, paired: c.kto !== true }, value_head: c.valueHead === true } : {}),
     ...(c.labelSmoothing ? { label_smoothing: true } : {}),
+    ...(c.distill ? { loss: 'chunked' as const, distillation: { teacher_architecture: { ...c.config, model_type: c.family }, loss: c.distill } } : {}),
     ...(c.ia3 ? { method: 'ia3' as const, ia3: { target_modules: c.ia3.targets, feedforward_modules: c.ia3.feedforward, dtype: 'fp32' as const } } : {}),
   };
   const r = estimate(TrainingSetupSchema.parse(input));
@@ -70,7 +73,7 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
 describe('step peak against the profiler ground truth (tools/peak)', () => {
   assert.ok(golden.cases.length >= 10);
   for (const c of golden.cases) {
-    const name = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? (c.lora.dora ? ' DoRA' : ' LoRA') : c.ia3 ? ' IA3' : ''}${(c.accumulation ?? 1) > 1 ? ` accumulation ${c.accumulation}` : ''}${c.loss === 'chunked' ? ' chunked loss' : ''}${c.labelSmoothing ? ' label smoothing' : ''}${c.completion ? ` ${c.onlineDpo ? 'online DPO' : 'GRPO'} completion ${c.completion}` : ''}${c.preference ? (c.valueHead ? ' LLaMA-Factory reward model' : c.preference === 'whole' ? ' LLaMA-Factory DPO' : c.preference === 'native' ? ' torchtune DPO' : c.orpo ? ' TRL ORPO' : c.kto ? ' TRL KTO' : c.rpo ? ' TRL DPO rpo_alpha' : ' TRL DPO') : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
+    const name = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? (c.lora.dora ? ' DoRA' : ' LoRA') : c.ia3 ? ' IA3' : ''}${(c.accumulation ?? 1) > 1 ? ` accumulation ${c.accumulation}` : ''}${c.loss === 'chunked' ? ' chunked loss' : ''}${c.labelSmoothing ? ' label smoothing' : ''}${c.distill ? ' torchtune KD' : ''}${c.completion ? ` ${c.onlineDpo ? 'online DPO' : 'GRPO'} completion ${c.completion}` : ''}${c.preference ? (c.valueHead ? ' LLaMA-Factory reward model' : c.preference === 'whole' ? ' LLaMA-Factory DPO' : c.preference === 'native' ? ' torchtune DPO' : c.orpo ? ' TRL ORPO' : c.kto ? ' TRL KTO' : c.rpo ? ' TRL DPO rpo_alpha' : ' TRL DPO') : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
     it(name, () => {
       const got = peakOf(c);
       const err = (got.bytes - c.peakBytes) / c.peakBytes;

@@ -185,6 +185,48 @@ class ChunkedLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_chunked_loss"] = ChunkedLlama
 
 
+class TorchtuneKdLlama(M.LlamaLike):
+    """torchtune's knowledge-distillation recipes (knowledge_distillation_single_device.py _loss_step; modules/loss
+    ForwardKLWithChunkedOutputLoss): the student's 8 output chunks, the teacher's (a frozen model of the same shape,
+    no grad), the cross-entropy over the student's chunks (CEWithChunkedOutputLoss) and the forward KL chunk by chunk:
+    softmax(teacher) and log_softmax(student) in fp32, their product with the isinf mask filled; kd_ratio 0.5."""
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.teacher = M.LlamaLike(cfg)
+        for p in self.teacher.parameters():
+            p.requires_grad_(False)
+
+    def forward(self, ids, labels):
+        b, s = ids.shape
+        student = [self.lm_head(c) for c in final_hidden(self, ids).chunk(8, dim=1)]
+        labels = torch.cat([labels[:, 1:], torch.full((b, 1), -100)], 1)
+        with torch.no_grad():
+            teacher = [self.teacher.lm_head(c) for c in final_hidden(self.teacher, ids).chunk(8, dim=1)]
+        chunks = [c.reshape(-1) for c in labels.chunk(8, dim=1)]
+        total = (labels != -100).sum()
+        class_loss = 0.0
+        for lc, yc in zip(student, chunks):
+            class_loss = class_loss + torch.nn.functional.cross_entropy(lc.reshape(-1, lc.size(-1)).float(), yc, ignore_index=-100, reduction="sum")
+        class_loss = class_loss / total
+        def fkl_loss(sc, tc, yc):  # ForwardKLLoss.forward(normalize=False): its locals go when it returns
+            teacher_prob = torch.nn.functional.softmax(tc, dim=-1, dtype=torch.float32)
+            inf_mask = torch.isinf(sc)
+            student_logprob = torch.nn.functional.log_softmax(sc, dim=-1, dtype=torch.float32)
+            prod_probs = torch.masked_fill(teacher_prob * student_logprob, inf_mask, 0)
+            x = torch.sum(prod_probs, dim=-1).view(-1)
+            return -torch.sum(x * (yc != -100).int(), dim=0)
+
+        kd = 0.0
+        for sc, tc, yc in zip(student, teacher, chunks):
+            kd = kd + fkl_loss(sc.reshape(-1, sc.size(-1)), tc.reshape(-1, tc.size(-1)), yc)
+        kd = kd / total
+        return 0.5 * class_loss + 0.5 * kd
+
+
+M.FAMILY_CLASS["llama_tt_kd"] = TorchtuneKdLlama
+
+
 def selective_log_softmax(logits, index):
     """trl/trainer/utils.py selective_log_softmax: fp32 logits take the logsumexp path (one row's logsumexp at a time),
     16-bit logits go row by row through log_softmax."""
@@ -555,6 +597,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     chunked = family == "llama_chunked_loss"
     grpo = family in ("llama_grpo", "llama_online_dpo")
     smoothing = family == "llama_label_smoothing"
+    kd = family == "llama_tt_kd"
     online_dpo = family == "llama_online_dpo"
     lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo", "llama_trl_kto", "llama_lf_rm", "llama_lf_kto", "llama_trl_dpo_rpo")
     logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows", "llama_trl_kto": "rows", "llama_lf_rm": "whole", "llama_lf_kto": "whole", "llama_trl_dpo_rpo": "rows"}.get(family)
@@ -562,7 +605,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     value_head = family == "llama_lf_rm"
     orpo = family == "llama_trl_orpo"
     kto = family in ("llama_trl_kto", "llama_lf_kto")
-    cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo or smoothing else family, b, s, h, nh, kv, V)
+    cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo or smoothing or kd else family, b, s, h, nh, kv, V)
     if grpo:
         cfg["_completion"] = s // 4
     if family == "gpt2":  # deterministic: no dropout masks (they are saved tensors, checked by tools/activations)
@@ -574,7 +617,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
         cfg["_ia3"] = ia3
     torch.manual_seed(0)
     model = M.FAMILY_CLASS[family](cfg)
-    if chunked or grpo or lf_dpo or smoothing:
+    if chunked or grpo or lf_dpo or smoothing or kd:
         family = "llama"
     with torch.no_grad():
         for n, p in model.named_parameters():
@@ -614,7 +657,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}), **({"labelSmoothing": True} if smoothing else {}), **({"rpo": True} if rpo else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}), **({"labelSmoothing": True} if smoothing else {}), **({"rpo": True} if rpo else {}), **({"distill": "forward_kl", "teacherParameterBytes": tensor_bytes(model.teacher.parameters())} if kd else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -686,6 +729,12 @@ TRL_KTO_CASES = preference_cases("llama_trl_kto")
 LF_RM_CASES = preference_cases("llama_lf_rm")
 LF_KTO_CASES = preference_cases("llama_lf_kto")
 TRL_DPO_RPO_CASES = preference_cases("llama_trl_dpo_rpo")
+# torchtune's knowledge distillation (a teacher of the student's shape), the student trained in full or with LoRA.
+TORCHTUNE_KD_CASES = [
+    ("llama_tt_kd", (2, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
+    ("llama_tt_kd", (2, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+    ("llama_tt_kd", (2, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+]
 # The HF Trainer's label smoothing (two sequences per batch).
 LABEL_SMOOTHING_CASES = [
     ("llama_label_smoothing", (2, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
@@ -709,6 +758,7 @@ def main():
         "--lf-kto": (lambda c: c.get("preference") == "whole" and c.get("kto"), LF_KTO_CASES),
         "--lf-rm": (lambda c: c.get("valueHead"), LF_RM_CASES),
         "--label-smoothing": (lambda c: c.get("labelSmoothing"), LABEL_SMOOTHING_CASES),
+        "--torchtune-kd": (lambda c: c.get("distill"), TORCHTUNE_KD_CASES),
         "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo") and not c.get("kto") and not c.get("rpo"), TRL_DPO_CASES),
         "--trl-dpo-rpo": (lambda c: c.get("rpo"), TRL_DPO_RPO_CASES),
         "--trl-kto": (lambda c: c.get("preference") == "rows" and c.get("kto"), TRL_KTO_CASES),
@@ -732,7 +782,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in TRL_DPO_RPO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in TRL_DPO_RPO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in TORCHTUNE_KD_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"

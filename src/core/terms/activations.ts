@@ -1869,13 +1869,17 @@ export function lossMemory(p: LossPlan): LossMemory {
   // torchtune ForwardKLLoss, chunk by chunk: softmax(teacher, fp32) is kept by the product with the student's
   // log-probabilities (which need a gradient), log_softmax(student, fp32) keeps its output, masked_fill keeps the bool
   // isinf mask: 9 B per logit until the backward. The teacher's logits (no grad, the model's dtype) are held from its
-  // forward through the student's forward to the loss. The backward of each chunk: the product's and the log-softmax's
-  // gradients (2 x 4 B per logit of the chunk).
+  // forward through the student's forward to the loss; at the last chunk's masked_fill its product and the filled
+  // copy (2 x 4 B per logit of the chunk) exist beside them, where the cross-entropy's chunk upcast is gone. The
+  // backward of each chunk: the product's and the log-softmax's gradients (2 x 4 B per logit of the chunk). Profiled
+  // on the CPU: tools/peak/measure_step.py --torchtune-kd.
   const TV = p.tokens * p.vocab;
   const c = Math.max(1, p.chunks);
+  const up = p.logitsBytes === 4 ? 0 : 4;
+  const cc = p.loss === 'chunked' ? c : 1; // the cross-entropy's and the KL's pieces: one chunk, or the whole logits
   return {
     savedBytes: ce.savedBytes + 9 * TV,
-    forwardTransientBytes: ce.forwardTransientBytes + p.logitsBytes * TV,
+    forwardTransientBytes: ce.forwardTransientBytes - (up * TV) / cc + p.logitsBytes * TV + (Math.max(up, 8) * TV) / cc,
     backwardTransientBytes: ce.backwardTransientBytes + (8 * TV) / c,
     formula: `${ce.formula}; forward-KL distillation: teacher softmax 4·T·V + student log-softmax 4·T·V + isinf mask 1·T·V kept, teacher logits ${p.logitsBytes}·T·V held to the loss, backward +8·T·V/${c}`,
   };
