@@ -568,6 +568,37 @@ class LabelSmoothingLlama(M.LlamaLike):
 M.FAMILY_CLASS["llama_label_smoothing"] = LabelSmoothingLlama
 
 
+def entropy_from_logits(logits, chunk_size=128):
+    """trl/trainer/utils.py entropy_from_logits: 128 rows of the logits at a time."""
+    flat = logits.reshape(-1, logits.shape[-1])
+    out = []
+    for chunk in flat.split(chunk_size, dim=0):
+        logps = torch.nn.functional.log_softmax(chunk, dim=-1)
+        out.append(-(torch.exp(logps) * logps).sum(-1))
+    return torch.cat(out, dim=0).reshape(logits.shape[:-1])
+
+
+class TrlSftLlama(M.LlamaLike):
+    """TRL SFTTrainer.compute_loss: the model's own loss (transformers ForCausalLMLoss), then without grad the entropy
+    of the logits (128 rows at a time) and the token accuracy (a contiguous copy of the shifted logits, argmax), while
+    the outputs' logits are still held."""
+
+    def forward(self, ids, labels):
+        outputs_logits = self.lm_head(final_hidden(self, ids))
+        loss = M.causal_lm_loss(outputs_logits, labels, outputs_logits.shape[-1])
+        with torch.no_grad():
+            entropy = entropy_from_logits(outputs_logits).mean()
+            shift_logits = outputs_logits[..., :-1, :].contiguous()
+            predictions = shift_logits.argmax(dim=-1)
+            accuracy = (predictions == labels[..., 1:]).float().mean()
+            del shift_logits
+        del outputs_logits
+        return loss
+
+
+M.FAMILY_CLASS["llama_trl_sft"] = TrlSftLlama
+
+
 def allocated_peak(prof):
     """Highest running sum of the profiler's raw allocation records ([memory] events: +bytes on allocation, -bytes on
     free, in the order they happened), and the innermost operator running at that moment."""
@@ -598,6 +629,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grpo = family in ("llama_grpo", "llama_online_dpo")
     smoothing = family == "llama_label_smoothing"
     kd = family == "llama_tt_kd"
+    sft = family == "llama_trl_sft"
     online_dpo = family == "llama_online_dpo"
     lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo", "llama_trl_kto", "llama_lf_rm", "llama_lf_kto", "llama_trl_dpo_rpo")
     logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows", "llama_trl_kto": "rows", "llama_lf_rm": "whole", "llama_lf_kto": "whole", "llama_trl_dpo_rpo": "rows"}.get(family)
@@ -605,7 +637,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     value_head = family == "llama_lf_rm"
     orpo = family == "llama_trl_orpo"
     kto = family in ("llama_trl_kto", "llama_lf_kto")
-    cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo or smoothing or kd else family, b, s, h, nh, kv, V)
+    cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo or smoothing or kd or sft else family, b, s, h, nh, kv, V)
     if grpo:
         cfg["_completion"] = s // 4
     if family == "gpt2":  # deterministic: no dropout masks (they are saved tensors, checked by tools/activations)
@@ -617,7 +649,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
         cfg["_ia3"] = ia3
     torch.manual_seed(0)
     model = M.FAMILY_CLASS[family](cfg)
-    if chunked or grpo or lf_dpo or smoothing or kd:
+    if chunked or grpo or lf_dpo or smoothing or kd or sft:
         family = "llama"
     with torch.no_grad():
         for n, p in model.named_parameters():
@@ -657,7 +689,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}), **({"labelSmoothing": True} if smoothing else {}), **({"rpo": True} if rpo else {}), **({"distill": "forward_kl", "teacherParameterBytes": tensor_bytes(model.teacher.parameters())} if kd else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}), **({"labelSmoothing": True} if smoothing else {}), **({"rpo": True} if rpo else {}), **({"trlSft": True} if sft else {}), **({"distill": "forward_kl", "teacherParameterBytes": tensor_bytes(model.teacher.parameters())} if kd else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -735,6 +767,12 @@ TORCHTUNE_KD_CASES = [
     ("llama_tt_kd", (2, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
     ("llama_tt_kd", (2, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
 ]
+# TRL's SFTTrainer (its entropy and token-accuracy metrics beside the model's loss).
+TRL_SFT_CASES = [
+    ("llama_trl_sft", (2, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
+    ("llama_trl_sft", (2, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+    ("llama_trl_sft", (2, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
+]
 # The HF Trainer's label smoothing (two sequences per batch).
 LABEL_SMOOTHING_CASES = [
     ("llama_label_smoothing", (2, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
@@ -759,6 +797,7 @@ def main():
         "--lf-rm": (lambda c: c.get("valueHead"), LF_RM_CASES),
         "--label-smoothing": (lambda c: c.get("labelSmoothing"), LABEL_SMOOTHING_CASES),
         "--torchtune-kd": (lambda c: c.get("distill"), TORCHTUNE_KD_CASES),
+        "--trl-sft": (lambda c: c.get("trlSft"), TRL_SFT_CASES),
         "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo") and not c.get("kto") and not c.get("rpo"), TRL_DPO_CASES),
         "--trl-dpo-rpo": (lambda c: c.get("rpo"), TRL_DPO_RPO_CASES),
         "--trl-kto": (lambda c: c.get("preference") == "rows" and c.get("kto"), TRL_KTO_CASES),
@@ -782,7 +821,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in TRL_DPO_RPO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in TORCHTUNE_KD_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in TRL_DPO_RPO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in TORCHTUNE_KD_CASES] + [(c, None, 1) for c in TRL_SFT_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"
