@@ -767,6 +767,11 @@ TORCHTUNE_KD_CASES = [
     ("llama_tt_kd", (2, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
     ("llama_tt_kd", (2, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
 ]
+# Gemma 2: tanh soft-capping of the attention scores and of the final logits (transformers Gemma2ForCausalLM).
+GEMMA2_CASES = [
+    ("gemma2", (2, 256, 256, 4, 1, 4000), "fp32", "eager", "none", None),
+    ("gemma2", (2, 512, 256, 4, 1, 16000), "bf16", "eager", "full_reentrant", None),
+]
 # TRL's SFTTrainer (its entropy and token-accuracy metrics beside the model's loss).
 TRL_SFT_CASES = [
     ("llama_trl_sft", (2, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
@@ -798,6 +803,7 @@ def main():
         "--label-smoothing": (lambda c: c.get("labelSmoothing"), LABEL_SMOOTHING_CASES),
         "--torchtune-kd": (lambda c: c.get("distill"), TORCHTUNE_KD_CASES),
         "--trl-sft": (lambda c: c.get("trlSft"), TRL_SFT_CASES),
+        "--gemma2": (lambda c: c.get("family") == "gemma2", GEMMA2_CASES),
         "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo") and not c.get("kto") and not c.get("rpo"), TRL_DPO_CASES),
         "--trl-dpo-rpo": (lambda c: c.get("rpo"), TRL_DPO_RPO_CASES),
         "--trl-kto": (lambda c: c.get("preference") == "rows" and c.get("kto"), TRL_KTO_CASES),
@@ -821,7 +827,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in TRL_DPO_RPO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in TORCHTUNE_KD_CASES] + [(c, None, 1) for c in TRL_SFT_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in TRL_DPO_RPO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in TORCHTUNE_KD_CASES] + [(c, None, 1) for c in TRL_SFT_CASES] + [(c, None, 1) for c in GEMMA2_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"

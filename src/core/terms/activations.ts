@@ -1987,7 +1987,9 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
       formula: `chunked CE (${c} chunks): saved 4·T·V (fp32 log-softmax)${oldIn > 0 ? ' + 4·T·V (its fp32 input, PyTorch < 1.11)' : ''}; forward +${lb}·T·V logits${oldIn > 0 ? '' : ` +${up}·T·V/${c}`}; backward +8·T·V/${c}`,
     };
   }
-  const softcap = p.softcap ? 2 * lb * TV : 0; // gemma2 tanh soft-capping saves its input and output
+  // Gemma 2/3 soft-capping, tanh(logits / cap) * cap: tanh's backward keeps its output; the divisions and products by a
+  // scalar keep nothing (profiled: tools/peak/measure_step.py --gemma2).
+  const softcap = p.softcap ? lb * TV : 0;
   const oldIn = p.logSoftmaxSavesInput ? 4 * TV : 0;
   return {
     savedBytes: 4 * TV + softcap + oldIn,
