@@ -772,6 +772,13 @@ GEMMA2_CASES = [
     ("gemma2", (2, 256, 256, 4, 1, 4000), "fp32", "eager", "none", None),
     ("gemma2", (2, 512, 256, 4, 1, 16000), "bf16", "eager", "full_reentrant", None),
 ]
+# Gemma 3 (q / k norms, sliding-window layers), Qwen2-MoE (routed and shared experts) and DeepSeek-V3 (MLA, a dense
+# first layer, routed and shared experts).
+MORE_FAMILY_CASES = [
+    ("gemma3", (2, 256, 256, 4, 1, 4000), "fp32", "eager", "none", None),
+    ("qwen2_moe", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
+    ("deepseek_v3", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
+]
 # TRL's SFTTrainer (its entropy and token-accuracy metrics beside the model's loss).
 TRL_SFT_CASES = [
     ("llama_trl_sft", (2, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
@@ -804,6 +811,7 @@ def main():
         "--torchtune-kd": (lambda c: c.get("distill"), TORCHTUNE_KD_CASES),
         "--trl-sft": (lambda c: c.get("trlSft"), TRL_SFT_CASES),
         "--gemma2": (lambda c: c.get("family") == "gemma2", GEMMA2_CASES),
+        "--more-families": (lambda c: c.get("family") in ("gemma3", "qwen2_moe", "deepseek_v3"), MORE_FAMILY_CASES),
         "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo") and not c.get("kto") and not c.get("rpo"), TRL_DPO_CASES),
         "--trl-dpo-rpo": (lambda c: c.get("rpo"), TRL_DPO_RPO_CASES),
         "--trl-kto": (lambda c: c.get("preference") == "rows" and c.get("kto"), TRL_KTO_CASES),
@@ -827,7 +835,7 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in TRL_DPO_RPO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in TORCHTUNE_KD_CASES] + [(c, None, 1) for c in TRL_SFT_CASES] + [(c, None, 1) for c in GEMMA2_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in TRL_DPO_RPO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in TORCHTUNE_KD_CASES] + [(c, None, 1) for c in TRL_SFT_CASES] + [(c, None, 1) for c in GEMMA2_CASES] + [(c, None, 1) for c in MORE_FAMILY_CASES] + [(c, None, 1) for c in DORA_CASES]
     for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
         method = "ia3" if ia3 else "lora" if lora else "full"
