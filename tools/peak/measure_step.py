@@ -778,6 +778,11 @@ MORE_FAMILY_CASES = [
     ("gemma3", (2, 256, 256, 4, 1, 4000), "fp32", "eager", "none", None),
     ("qwen2_moe", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
     ("deepseek_v3", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
+    ("gpt_oss", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
+    ("glm4_moe", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
+    ("olmo2", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
+    ("bloom", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
+    ("qwen3_5_text", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
 ]
 # TRL's SFTTrainer (its entropy and token-accuracy metrics beside the model's loss).
 TRL_SFT_CASES = [
@@ -811,7 +816,7 @@ def main():
         "--torchtune-kd": (lambda c: c.get("distill"), TORCHTUNE_KD_CASES),
         "--trl-sft": (lambda c: c.get("trlSft"), TRL_SFT_CASES),
         "--gemma2": (lambda c: c.get("family") == "gemma2", GEMMA2_CASES),
-        "--more-families": (lambda c: c.get("family") in ("gemma3", "qwen2_moe", "deepseek_v3"), MORE_FAMILY_CASES),
+        "--more-families": (lambda c: c.get("family") in {f for f, *_ in MORE_FAMILY_CASES}, MORE_FAMILY_CASES),
         "--trl-dpo": (lambda c: c.get("preference") == "rows" and not c.get("orpo") and not c.get("kto") and not c.get("rpo"), TRL_DPO_CASES),
         "--trl-dpo-rpo": (lambda c: c.get("rpo"), TRL_DPO_RPO_CASES),
         "--trl-kto": (lambda c: c.get("preference") == "rows" and c.get("kto"), TRL_KTO_CASES),
