@@ -740,12 +740,13 @@ GRPO_CASES = [
 ]
 
 
-def preference_cases(family, lora_batch=4):
-    """The three points each preference and online pass is profiled at: fp32 without checkpointing, bf16 with full
-    checkpointing, bf16 LoRA on q and v; the batch holds the chosen and rejected halves (or the two completions)."""
+def preference_cases(family, lora_batch=4, batch=4):
+    """The three points each loss-side pass is profiled at: fp32 without checkpointing, bf16 with full checkpointing,
+    bf16 LoRA on q and v; for preference and online passes the batch holds the chosen and rejected halves (or the two
+    completions)."""
     return [
-        (family, (4, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
-        (family, (4, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
+        (family, (batch, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
+        (family, (batch, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
         (family, (lora_batch, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
     ]
 
@@ -762,40 +763,23 @@ LF_RM_CASES = preference_cases("llama_lf_rm")
 LF_KTO_CASES = preference_cases("llama_lf_kto")
 TRL_DPO_RPO_CASES = preference_cases("llama_trl_dpo_rpo")
 # torchtune's knowledge distillation (a teacher of the student's shape), the student trained in full or with LoRA.
-TORCHTUNE_KD_CASES = [
-    ("llama_tt_kd", (2, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
-    ("llama_tt_kd", (2, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
-    ("llama_tt_kd", (2, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
-]
+TORCHTUNE_KD_CASES = preference_cases("llama_tt_kd", lora_batch=2, batch=2)
 # Gemma 2: tanh soft-capping of the attention scores and of the final logits (transformers Gemma2ForCausalLM).
 GEMMA2_CASES = [
     ("gemma2", (2, 256, 256, 4, 1, 4000), "fp32", "eager", "none", None),
     ("gemma2", (2, 512, 256, 4, 1, 16000), "bf16", "eager", "full_reentrant", None),
 ]
-# Gemma 3 (q / k norms, sliding-window layers), Qwen2-MoE (routed and shared experts) and DeepSeek-V3 (MLA, a dense
-# first layer, routed and shared experts).
+# One fp32 point each for more families: Gemma 3 (q / k norms, sliding-window layers), Qwen2-MoE (routed and shared
+# experts), DeepSeek-V3 (MLA, a dense first layer), GLM-4.5 MoE, gpt-oss (attention sinks), OLMo 2, BLOOM (ALiBi) and
+# Qwen3.5 (Gated DeltaNet layers).
 MORE_FAMILY_CASES = [
-    ("gemma3", (2, 256, 256, 4, 1, 4000), "fp32", "eager", "none", None),
-    ("qwen2_moe", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
-    ("deepseek_v3", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
-    ("gpt_oss", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
-    ("glm4_moe", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
-    ("olmo2", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
-    ("bloom", (2, 256, 256, 4, 4, 4000), "fp32", "eager", "none", None),
-    ("qwen3_5_text", (2, 256, 256, 4, 2, 4000), "fp32", "eager", "none", None),
+    (family, (2, 256, 256, 4, kv, 4000), "fp32", "eager", "none", None)
+    for family, kv in (("gemma3", 1), ("qwen2_moe", 2), ("deepseek_v3", 4), ("gpt_oss", 2), ("glm4_moe", 2), ("olmo2", 4), ("bloom", 4), ("qwen3_5_text", 2))
 ]
 # TRL's SFTTrainer (its entropy and token-accuracy metrics beside the model's loss).
-TRL_SFT_CASES = [
-    ("llama_trl_sft", (2, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
-    ("llama_trl_sft", (2, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
-    ("llama_trl_sft", (2, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
-]
+TRL_SFT_CASES = preference_cases("llama_trl_sft", lora_batch=2, batch=2)
 # The HF Trainer's label smoothing (two sequences per batch).
-LABEL_SMOOTHING_CASES = [
-    ("llama_label_smoothing", (2, 512, 256, 4, 2, 16000), "fp32", "flash", "none", None),
-    ("llama_label_smoothing", (2, 512, 256, 4, 2, 16000), "bf16", "flash", "full_reentrant", None),
-    ("llama_label_smoothing", (2, 256, 256, 4, 2, 32000), "bf16", "flash", "none", dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])),
-]
+LABEL_SMOOTHING_CASES = preference_cases("llama_label_smoothing", lora_batch=2, batch=2)
 
 
 # DoRA (PEFT use_dora): the magnitude's gradient keeps the base output and the LoRA output of every target.
