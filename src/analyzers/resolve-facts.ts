@@ -505,12 +505,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       r.vllm_server = { tensor_parallel: numberOf(decided.vllmServerTp, 1), memory_fraction: numberOf(decided.vllmServerMemoryFraction, 0.9), ...(maxLen > 0 ? { max_model_len: maxLen } : {}) };
       prov['rollout.vllm_server'] = fileProv(srvFacts.find((f) => f !== undefined)!);
     }
-    if (engine === 'vllm-colocate') {
-      r.vllm_memory_fraction = value('vllmMemoryFraction', 'vllm_memory_fraction', 0.3, 'vllm_gpu_memory_utilization defaults to 0.3');
-      r.vllm_tensor_parallel = value('vllmTensorParallel', 'vllm_tensor_parallel', 1, 'vllm_tensor_parallel_size defaults to 1: each GPU\'s engine holds the whole model');
-      r.vllm_sleep = value('vllmSleep', 'vllm_sleep', false, 'vllm_enable_sleep_mode defaults to False: the engine keeps its share while the policy trains');
-      r.vllm_shared_weights = value('vllmSharedWeights', 'vllm_shared_weights', false, 'TRL\'s colocated engine loads its own copy of the weights');
-    }
+    if (engine === 'vllm-colocate') colocatedEngine(value, r, 0.3, 'vllm_gpu_memory_utilization defaults to 0.3');
     const oldWhy = iterations > 1 ? decided.numIterations : (spg ?? gas) > gas ? decided.stepsPerGeneration : useVllm ? decided.useVllm : undefined;
     prov['rollout.old_logps'] = oldWhy ? fileProv(oldWhy)
       : { kind: 'default', owner: 'trl', note: 'one optimization pass per round, one round per optimizer step and no vLLM: the training pass\'s own log-probabilities serve as the old policy\'s' };
@@ -528,7 +523,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
    * model, or with PEFT the model with its adapters disabled (beta only weighs it). use_vllm generates in a colocated
    * engine unless vllm_mode says "server", with vllm_gpu_memory_utilization (gpu_memory_utilization before TRL 0.20) 0.55.
    */
-  function onlineDpo(value: <T>(key: CanonicalKey, field: string, fallback: T, note: string) => T): void {
+  function onlineDpo(value: RolloutValue): void {
     prov['rollout.batch'] = { kind: 'default', owner: 'trl', note: 'two completions for each prompt of the micro-batch' };
     const completion = value('maxNewTokens', 'completion_len', 64, 'OnlineDPOConfig max_new_tokens defaults to 64');
     if (overrides.seqLen === undefined && setup.seq_len === undefined) {
@@ -547,12 +542,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       gather_weights: value('gatherForGeneration', 'gather_weights', true, 'ds3_gather_for_generation defaults to True'),
     };
     prov['rollout.objective'] = fileProv(decided.rollout!);
-    if (engine === 'vllm-colocate') {
-      r.vllm_memory_fraction = value('vllmMemoryFraction', 'vllm_memory_fraction', 0.55, 'OnlineDPOConfig vllm_gpu_memory_utilization defaults to 0.55');
-      r.vllm_tensor_parallel = value('vllmTensorParallel', 'vllm_tensor_parallel', 1, 'vllm_tensor_parallel_size defaults to 1: each GPU\'s engine holds the whole model');
-      r.vllm_sleep = value('vllmSleep', 'vllm_sleep', false, 'vllm_enable_sleep_mode defaults to False: the engine keeps its share while the policy trains');
-      r.vllm_shared_weights = false;
-    }
+    if (engine === 'vllm-colocate') colocatedEngine(value, r, 0.55, 'OnlineDPOConfig vllm_gpu_memory_utilization defaults to 0.55');
     if (setup.loss === undefined) {
       setup.loss = 'full';
       prov.loss = { kind: 'default', owner: 'trl', note: 'OnlineDPOTrainer takes the completions\' log-probabilities from the model\'s logits: one log_softmax over the completion slice' };
@@ -561,13 +551,21 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   }
 
   /** Where completions are generated: the policy's generate() unless use_vllm, then vllm_mode or the trainer's default mode. */
-  function engineOf(value: <T>(key: CanonicalKey, field: string, fallback: T, note: string) => T, defaultMode: 'server' | 'colocate', note: string): 'generate' | 'vllm-colocate' | 'vllm-server' {
+  function engineOf(value: RolloutValue, defaultMode: 'server' | 'colocate', note: string): 'generate' | 'vllm-colocate' | 'vllm-server' {
     const w = decided.useVllm;
     if (w?.fact.value !== true) {
       prov['rollout.engine'] = w ? fileProv(w) : { kind: 'default', owner: 'trl', note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU' };
       return 'generate';
     }
     return value<string>('vllmMode', 'engine', defaultMode, note) === 'colocate' ? 'vllm-colocate' : 'vllm-server';
+  }
+
+  /** A colocated vLLM engine's share of the GPU (each trainer's default), tensor parallelism, sleep mode and weights. */
+  function colocatedEngine(value: RolloutValue, r: Record<string, unknown>, fraction: number, fractionNote: string): void {
+    r.vllm_memory_fraction = value('vllmMemoryFraction', 'vllm_memory_fraction', fraction, fractionNote);
+    r.vllm_tensor_parallel = value('vllmTensorParallel', 'vllm_tensor_parallel', 1, 'vllm_tensor_parallel_size defaults to 1: each GPU\'s engine holds the whole model');
+    r.vllm_sleep = value('vllmSleep', 'vllm_sleep', false, 'vllm_enable_sleep_mode defaults to False: the engine keeps its share while the policy trains');
+    r.vllm_shared_weights = value('vllmSharedWeights', 'vllm_shared_weights', false, 'TRL\'s colocated engine loads its own copy of the weights');
   }
 
   /** Reward models and the rollout block, shared by GRPO / RLOO and online DPO. */
@@ -719,6 +717,9 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
 }
 
 const OPTIMIZERS = new Set(['adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'paged_adamw', 'adafactor', 'sgd', 'sgd_momentum', 'lion', 'lion_8bit', 'adam_mini', 'muon', 'adamw_4bit', 'none']);
+
+/** A rollout field from its winning fact, or the trainer's default with the note that says so. */
+type RolloutValue = <T>(key: CanonicalKey, field: string, fallback: T, note: string) => T;
 
 const FIELD_KEYS: Record<string, CanonicalKey> = {
   micro_batch_size: 'microBatchSize', gradient_accumulation_steps: 'gradientAccumulationSteps', seq_len: 'seqLen', optimizer: 'optimizer',

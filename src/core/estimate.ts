@@ -1528,20 +1528,20 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     }
     // Online DPO runs the reference (OnlineDPOTrainer.training_step: ref_model, or the policy under disable_adapter)
     // and then the reward model without grad after the policy's forward, while its activations are held.
-    const rewardFwdC: Component[] = [];
+    // A reward model's no-grad forward over `sequences` sequences, in its own dtype (outside the training step's
+    // autocast); under ZeRO-3 / FSDP one layer is gathered with the next prefetched.
+    const rewardForward = (rm: (typeof rewardModels)[number], sequences: number): Component => {
+      const fwd = noGradLayerBytes(rm.arch, sequences * setup.seq_len, setup.seq_len, wb, attention, tp);
+      const gatheredLayers = shardParams > 1 ? 2 * rm.largestBlock * wb : 0;
+      return comp('backward-working', `Reward model ${rm.model}: one layer's forward over ${sequences} sequences (no grad)`, fwd + gatheredLayers,
+        () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${sequences} x ${setup.seq_len} tokens in ${wb} B${gatheredLayers > 0 ? `; two of its layers gathered (${formatCount(rm.largestBlock)} params each)` : ''}`),
+        () => ({ sequences, tokens: setup.seq_len }));
+    };
+    const rewardFwdC = onlineDpo && lmHead && first ? rewardModels.map((rm) => rewardForward(rm, seqs)) : [];
     if (onlineDpo && lmHead) {
       const ref = referenceLogps(lossPlan(T));
       refForwardBytes = ref.bytes;
       refForwardFormula = `${rollout.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
-      if (first) {
-        for (const rm of rewardModels) {
-          const fwd = noGradLayerBytes(rm.arch, T, setup.seq_len, wb, attention, tp);
-          const gatheredLayers = shardParams > 1 ? 2 * rm.largestBlock * wb : 0;
-          rewardFwdC.push(comp('backward-working', `Reward model ${rm.model}: one layer's forward over ${seqs} sequences (no grad)`, fwd + gatheredLayers,
-            () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${seqs} x ${setup.seq_len} tokens in ${wb} B${gatheredLayers > 0 ? `; two of its layers gathered (${formatCount(rm.largestBlock)} params each)` : ''}`),
-            () => ({ sequences: seqs, tokens: setup.seq_len })));
-        }
-      }
     }
 
     // Evaluation during training (a single pipeline stage): a no-grad forward at the eval batch after an optimizer
@@ -1639,19 +1639,8 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
           ? comp('logits-loss', `Scoring: ${who}, no grad, ${seqs} sequences`, logps, () => (`completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`), () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }))
           : comp('backward-working', `Scoring: ${who}, one layer's forward (no grad)`, fwd, () => ('the layer\'s input, residual and norm output, and the larger of the MLP\'s and the attention\'s temporaries, at the training micro-batch'), () => ({ sequences: seqs }))]);
       }
-      if (rollout && !onlineDpo && first) {
-        // Scoring the round's completions: each reward model runs one no-grad forward over the round's G sequences at
-        // once, in its own dtype (outside the training step's autocast); under ZeRO-3 / FSDP one layer is gathered with
-        // the next prefetched.
-        const rcb = wb;
-        for (const rm of rewardModels) {
-          const fwd = noGradLayerBytes(rm.arch, G * setup.seq_len, setup.seq_len, rcb, attention, tp);
-          const gatheredLayers = shardParams > 1 ? 2 * rm.largestBlock * rcb : 0;
-          tails.push([comp('backward-working', `Reward model ${rm.model}: one layer's forward over ${G} sequences (no grad)`, fwd + gatheredLayers,
-            () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${G} x ${setup.seq_len} tokens in ${rcb} B${gatheredLayers > 0 ? `; two of its layers gathered (${formatCount(rm.largestBlock)} params each)` : ''}`),
-            () => ({ sequences: G, tokens: setup.seq_len }))]);
-        }
-      }
+      // Scoring the round's completions: each reward model runs one no-grad forward over the round's G sequences at once.
+      if (rollout && !onlineDpo && first) for (const rm of rewardModels) tails.push([rewardForward(rm, G)]);
       if (tails.length > 0) genComps.push(...tails.reduce((m, t) => (sum(t) > sum(m) ? t : m)));
     }
 

@@ -1793,7 +1793,7 @@ function withChosenNll(p: LossPlan, TV: number, kind: 'orpo' | 'dpo'): LossMemor
     savedBytes: saved,
     forwardTransientBytes: forward - saved,
     backwardTransientBytes: backward - saved,
-    formula: `${rows.formula.replace(/; logits.*$/, '')}; the chosen half's NLL: its log_softmax ${(2 * half) / TV}·T·V/2 kept, its contiguous copy${p.amp ? ' and fp32 cast' : ''} in forward; backward: the rows' and the NLL's gradients of all the logits and their sum 3 x ${lb}·T·V`,
+    formula: `preference log-probs row by row (${rows.savedBytes / TV}·T·V kept) and the chosen half's NLL: its log_softmax ${(2 * half) / TV}·T·V/2 kept, its contiguous copy${p.amp ? ' and fp32 cast' : ''} in forward; backward: the rows' and the NLL's gradients of all the logits and their sum 3 x ${lb}·T·V`,
   };
 }
 
