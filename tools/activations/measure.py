@@ -558,6 +558,14 @@ class Phi3MLP(nn.Module):
         return self.down_proj(up)
 
 
+def balanced_routing(sel, E):
+    """The routing of a trained model, whose balancing loss spreads the tokens evenly: token t goes to experts
+    (t*k + j) mod E. Replaces the chosen indices in place of a random router's (which sends most tokens to a few
+    experts); same shape and dtype, so the bytes are those of the real selection (cfg _balanced)."""
+    T, k = sel.shape
+    return (torch.arange(T)[:, None] * k + torch.arange(k)[None, :]) % E
+
+
 class SparseMoe(nn.Module):
     """MixtralSparseMoeBlock / Qwen2MoeSparseMoeBlock (shared expert + sigmoid gate)."""
 
@@ -571,6 +579,7 @@ class SparseMoe(nn.Module):
         inter = cfg["intermediate_size"] if family == "mixtral" else cfg["moe_intermediate_size"]
         self.experts = nn.ModuleList([LlamaMLP(cfg, inter) for _ in range(self.E)])
         self.norm_topk = cfg.get("norm_topk_prob", True) if family == "qwen2_moe" else True
+        self.balanced = cfg.get("_balanced", False)
         if family == "qwen2_moe":
             self.shared_expert = LlamaMLP(cfg, cfg["shared_expert_intermediate_size"])
             self.shared_expert_gate = nn.Linear(h, 1, bias=False)
@@ -582,6 +591,8 @@ class SparseMoe(nn.Module):
         router_logits = self.gate(hs)
         rw = F.softmax(router_logits, dim=1, dtype=torch.float)
         rw, sel = torch.topk(rw, self.k, dim=-1)
+        if self.balanced:
+            sel = balanced_routing(sel, self.E)
         if self.norm_topk:
             rw /= rw.sum(dim=-1, keepdim=True)
         rw = rw.to(hs.dtype)
@@ -850,6 +861,7 @@ class GptOssMoe(nn.Module):
         self.down_proj = nn.Parameter(torch.empty(E, f, h))
         self.down_proj_bias = nn.Parameter(torch.zeros(E, h))
         self.alpha, self.limit = 1.702, 7.0
+        self.balanced = cfg.get("_balanced", False)
         self.last_counts = None
 
     def forward(self, x):
@@ -857,6 +869,8 @@ class GptOssMoe(nn.Module):
         hs = x.reshape(-1, self.h)
         logits = F.linear(hs, self.router_weight, self.router_bias)
         top_v, top_i = torch.topk(logits, self.k, dim=-1)
+        if self.balanced:
+            top_i = balanced_routing(top_i, self.E)
         top_v = F.softmax(top_v, dim=1, dtype=top_v.dtype)
         scores = torch.zeros_like(logits).scatter_(1, top_i, top_v)
         out_all = torch.zeros_like(hs)
@@ -963,6 +977,7 @@ class DeepseekMoE(nn.Module):
         self.register_buffer("e_score_correction_bias", torch.zeros(self.E))
         self.shared_experts = LlamaMLP(cfg, cfg["moe_intermediate_size"] * cfg["n_shared_experts"])
         self.n_group, self.topk_group, self.scale = cfg["n_group"], cfg["topk_group"], cfg["routed_scaling_factor"]
+        self.balanced = cfg.get("_balanced", False)
         self.last_counts = None
 
     def forward(self, hs):
@@ -978,6 +993,8 @@ class DeepseekMoE(nn.Module):
             gm = torch.zeros_like(gs).scatter_(1, gi, 1)
             sm = gm.unsqueeze(-1).expand(-1, self.n_group, self.E // self.n_group).reshape(-1, self.E)
             sel = torch.topk(sc.masked_fill(~sm.bool(), 0.0), k=self.k, dim=-1, sorted=False)[1]
+            if self.balanced:
+                sel = balanced_routing(sel, self.E)
         w = scores.gather(1, sel)
         w /= w.sum(dim=-1, keepdim=True) + 1e-20  # norm_topk_prob
         w = w * self.scale

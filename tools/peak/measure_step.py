@@ -623,7 +623,7 @@ def tensor_bytes(ts):
     return sum(t.numel() * t.element_size() for t in ts)
 
 
-def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulation=1):
+def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulation=1, overrides=None):
     b, s, h, nh, kv, V = point
     chunked = family == "llama_chunked_loss"
     grpo = family in ("llama_grpo", "llama_online_dpo")
@@ -638,6 +638,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     orpo = family == "llama_trl_orpo"
     kto = family in ("llama_trl_kto", "llama_lf_kto")
     cfg = M.make_cfg("llama" if chunked or grpo or lf_dpo or smoothing or kd or sft else family, b, s, h, nh, kv, V)
+    cfg.update(overrides or {})  # config.json fields of the case (more layers, more or narrower experts)
     if grpo:
         cfg["_completion"] = s // 4
     if family == "gpt2":  # deterministic: no dropout masks (they are saved tensors, checked by tools/activations)
@@ -658,6 +659,11 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     if lora or ia3:
         for n, p in model.named_parameters():
             p.requires_grad_("lora_" in n or "ia3_" in n or "magnitude" in n)
+        if ckpt == "full_reentrant":
+            # transformers enable_input_require_grads (what PEFT and the Trainer call under reentrant checkpointing):
+            # the embedding's output requires grad, so each checkpointed layer's recomputation has a graph.
+            emb = next(m for m in model.modules() if isinstance(m, torch.nn.Embedding))
+            emb.register_forward_hook(lambda _m, _i, out: out.requires_grad_(True))
     if dtype == "bf16":
         model.to(torch.bfloat16)
         for m in model.modules():  # PEFT keeps adapters in fp32 (autocast_adapter_dtype=True)
@@ -689,7 +695,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}), **({"labelSmoothing": True} if smoothing else {}), **({"rpo": True} if rpo else {}), **({"trlSft": True} if sft else {}), **({"distill": "forward_kl", "teacherParameterBytes": tensor_bytes(model.teacher.parameters())} if kd else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}), **({"labelSmoothing": True} if smoothing else {}), **({"rpo": True} if rpo else {}), **({"trlSft": True} if sft else {}), **({"distill": "forward_kl", "teacherParameterBytes": tensor_bytes(model.teacher.parameters())} if kd else {}), **({"balancedRouting": True} if cfg.get("_balanced") else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -776,6 +782,18 @@ MORE_FAMILY_CASES = [
     (family, (2, 256, 256, 4, kv, 4000), "fp32", "eager", "none", None)
     for family, kv in (("gemma3", 1), ("qwen2_moe", 2), ("deepseek_v3", 4), ("gpt_oss", 2), ("glm4_moe", 2), ("olmo2", 4), ("bloom", 4), ("qwen3_5_text", 2))
 ]
+# Mixtures of experts under checkpointing, LoRA on q and v (a full fine-tune of these shallow models would make the
+# first layer's own gradients, which do not exist yet when its backward peaks, a large share of the total): the
+# recomputed MoE layer's forward and its expert-by-expert backward. Routing is balanced (token t to experts
+# (t*k + j) mod E), as a trained router's balancing loss makes it and as the estimate assumes; 4, 8 and 16 experts.
+MOE_LORA = dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])
+MOE_CHECKPOINTING_CASES = [
+    (family, (2, 1024, 256, 4, kv, 500), "bf16", "flash", "full_reentrant", MOE_LORA, dict(_balanced=True, **more))
+    for family, kv, more in (
+        ("mixtral", 2, {}), ("mixtral", 2, dict(num_local_experts=8)), ("mixtral", 2, dict(num_local_experts=16, intermediate_size=344)),
+        ("qwen2_moe", 2, {}), ("qwen2_moe", 2, dict(num_experts=16, moe_intermediate_size=344, num_experts_per_tok=4)),
+        ("deepseek_v3", 4, {}), ("glm4_moe", 2, {}), ("gpt_oss", 2, {}), ("gpt_oss", 2, dict(num_local_experts=16)))
+]
 # TRL's SFTTrainer (its entropy and token-accuracy metrics beside the model's loss).
 TRL_SFT_CASES = preference_cases("llama_trl_sft", lora_batch=2, batch=2)
 # The HF Trainer's label smoothing (two sequences per batch).
@@ -807,14 +825,15 @@ def main():
         "--trl-orpo": (lambda c: c.get("orpo"), TRL_ORPO_CASES),
         "--torchtune-dpo": (lambda c: c.get("preference") == "native", TORCHTUNE_DPO_CASES),
         "--dora": (lambda c: (c.get("lora") or {}).get("dora"), DORA_CASES),
+        "--moe-checkpointing": (lambda c: c.get("balancedRouting"), MOE_CHECKPOINTING_CASES),
     }.get(sys.argv[1] if len(sys.argv) == 2 else "")
     if only:  # add or refresh these cases only
         drop, chosen = only
         with open(OUT) as f:
             data = json.load(f)
         data["cases"] = [c for c in data["cases"] if not drop(c)]
-        for family, point, dtype, attn, ckpt, lora in chosen:
-            r = step_peak(family, point, dtype, attn, ckpt, lora)
+        for family, point, dtype, attn, ckpt, lora, *more in chosen:
+            r = step_peak(family, point, dtype, attn, ckpt, lora, overrides=more[0] if more else None)
             print(f"{family} {point} {dtype} {attn} {ckpt}: peak {r['peakBytes']:,} B at {r['peakAt']}", flush=True)
             data["cases"].append(r)
         with open(OUT, "w") as f:
@@ -825,8 +844,9 @@ def main():
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
     runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in TRL_DPO_RPO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in TORCHTUNE_KD_CASES] + [(c, None, 1) for c in TRL_SFT_CASES] + [(c, None, 1) for c in GEMMA2_CASES] + [(c, None, 1) for c in MORE_FAMILY_CASES] + [(c, None, 1) for c in DORA_CASES]
-    for (family, point, dtype, attn, ckpt, lora), ia3, accumulation in runs:
-        r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation)
+    runs += [(c, None, 1) for c in MOE_CHECKPOINTING_CASES]
+    for (family, point, dtype, attn, ckpt, lora, *more), ia3, accumulation in runs:
+        r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation, overrides=more[0] if more else None)
         method = "ia3" if ia3 else "lora" if lora else "full"
         print(f"{family} {point} {dtype} {attn} {ckpt} {method} accumulation {accumulation}: peak {r['peakBytes']:,} B at {r['peakAt']}", flush=True)
         out.append(r)
