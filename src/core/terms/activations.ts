@@ -751,10 +751,31 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   }
   const cb = tape.computeBytes;
   const ffnLocal = a.moe ? a.moe.expertFfn * a.moe.topK : a.ffn / tp;
+  const width = a.gatedMlp ? 3 : 2;
+  // Experts run one after another (transformers' loop over the experts a batch reaches: each gathers its tokens, runs
+  // its MLP, index_add_-s the weighted output), and so does their backward, in reverse, each releasing what it saved:
+  // the high point of an MoE layer's backward is the largest of (a) one expert's share of the routed tokens (T·k/E,
+  // routing balanced) with its intermediates' and its output's gradients, (b) the gather's zero-filled gradient of
+  // every token beside that expert's input gradient, (c) a shared expert over every token, and (d) the end of the
+  // layer's forward when checkpointing recomputes it, with all it saves: the MoE input and its output accumulator,
+  // the int64 one-hot expert mask (E x k x T) and the last expert's unsaved matmul outputs. Profiled on the CPU
+  // (tools/peak/measure_step.py --moe-checkpointing, 4-16 experts): every routed token's intermediates at once put the
+  // estimate 8-24 % high where the layers make the high point; within 2.1 % with these terms.
+  const loopedExperts = moeBlock && a.moe !== undefined && !p.tiledMlpShards && !['llama4', 'kimi_linear', 'nemotron_h', 'granite_hybrid'].includes(a.family);
+  let moeWorking = 0;
+  if (loopedExperts) {
+    const m = a.moe!;
+    const share = (T * m.topK) / m.experts;
+    const oneExpert = width * cb * share * m.expertFfn + cb * share * a.hidden;
+    const gatherGrad = cb * T * a.hidden + cb * share * a.hidden;
+    const shared = width * cb * T * m.sharedExpertFfn;
+    const forwardEnd = 2 * cb * T * a.hidden + 8 * m.experts * m.topK * T + cb * share * (m.expertFfn + a.hidden);
+    moeWorking = Math.max(oneExpert, gatherGrad, shared, forwardEnd);
+  }
   // A tiled MLP's backward holds one shard's recomputed tensors and their gradients, plus the full input gradient.
   const mlpWorking = tiledMlp
-    ? ((a.gatedMlp ? 3 : 2) * cb * T * ffnLocal + tiledMlp.savedBytes + tiledMlp.weightCopyBytes) / p.tiledMlpShards! + cb * T * a.hidden
-    : (a.gatedMlp ? 3 : 2) * cb * T * ffnLocal;
+    ? (width * cb * T * ffnLocal + tiledMlp.savedBytes + tiledMlp.weightCopyBytes) / p.tiledMlpShards! + cb * T * a.hidden
+    : loopedExperts ? moeWorking : width * cb * T * ffnLocal;
   // Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward), plus
   // the fp32 copy of the gradient when the softmax ran in fp32 on 16-bit scores. By then the block's MLP half has
   // been through its backward and released what it saved. Flash / SDPA backward holds dQ, dK, dV and dO; a gated
