@@ -1366,6 +1366,8 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
       quantizedBase: quantHere > 0, int8Base: quantHere > 0 && setup.quantization?.type === 'int8', kbitUpcast: kbitQ,
       ...(a.moe && effSetup.quantization?.experts && mods.some((m) => m.parameter && m.group === 'expert') ? { dequantizedExperts: a.moe.experts / ep } : {}), kernels: setup.kernels, tiledMlpShards: tiledShards,
+      // transformers 5 runs fused experts through grouped_mm by default (modeling_utils get_correct_experts_implementation).
+      ...(a.moe && olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth' ? { expertsLooped: true } : {}),
       ...mixerKernels,
       ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(seqs * seqHere) } : {}),
     };

@@ -161,6 +161,32 @@ describe('estimate: model states', () => {
   });
 });
 
+describe('MoE backward working set: looped experts (transformers 4.x) against one grouped matmul (5.x)', () => {
+  // Mixtral-8x7B (h 4,096, 8 experts of width 14,336, top-2), LoRA on q and v, bf16, 1 x 4,096 tokens: 1,024 routed
+  // tokens per expert. Worked by hand from the terms in blockActivations (profiled: tools/peak --moe-checkpointing).
+  const arch = archOf('mistralai/Mixtral-8x7B-v0.1');
+  const plan: ActivationPlan = { arch, mode: 'half', half: 2, weightBytes: 2, batch: 1, seq: 4096, attention: 'flash', baseTrainable: false, normsTrainable: false,
+    inputRequiresGrad: true, tp: 1, sequenceParallel: false, lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) } };
+  const residual = 2 * 2 * 4096 * 4096; // the layer output's gradient and the input's gradient accumulator
+  it('transformers 4.x: the largest of one expert, the gather gradient and the recomputed forward\'s end', () => {
+    const oneExpert = 3 * 2 * 1024 * 14336 + 2 * 1024 * 4096; // 96,468,992
+    const gather = 2 * 4096 * 4096 + 2 * 1024 * 4096; // 41,943,040
+    const forwardEnd = 2 * 2 * 4096 * 4096 + 8 * 8 * 2 * 4096 + 2 * 1024 * (14336 + 4096); // 105,381,888
+    assert.equal(Math.max(oneExpert, gather, forwardEnd), 105_381_888);
+    assert.equal(layerActivations({ ...plan, expertsLooped: true }).backwardWorkingBytes, 105_381_888 + residual);
+  });
+  it('transformers 5.x (grouped_mm): every routed token\'s gate, up and product gradients at once', () => {
+    assert.equal(layerActivations(plan).backwardWorkingBytes, 3 * 2 * 4096 * 2 * 14336 + residual); // 771,751,936
+  });
+  it('the estimate passes the transformers release through', () => {
+    // A fused loss leaves the layers to make the backward's high point, where one layer's working set is counted.
+    const bwd = (v: string): number => component(phase(run(setupFor('mistralai/Mixtral-8x7B-v0.1', { method: 'lora', lora: { r: 16, target_modules: ['q_proj', 'v_proj'] },
+      weights_dtype: 'bf16', micro_batch_size: 1, seq_len: 4096, attention: 'flash', gradient_checkpointing: 'full', loss: 'fused', transformers_version: v })), 'backward'), 'backward-working');
+    assert.equal(bwd('4.57'), 105_381_888 + residual);
+    assert.equal(bwd('5.2'), 3 * 2 * 4096 * 2 * 14336 + residual);
+  });
+});
+
 describe('estimate: the layer memo tells plans apart', () => {
   it('a plan that differs in any one field gets its own result, in any call order', () => {
     // layerActivations keeps its last plans (compared field by field) in front of a memo keyed by a string; a plan
@@ -173,7 +199,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       arch: { arch: archOf('mistralai/Mistral-7B-v0.1') }, mode: { mode: 'amp' }, half: { half: 4 }, weightBytes: { weightBytes: 4 }, batch: { batch: 3 },
       seq: { seq: 1024 }, attention: { attention: 'eager' }, baseTrainable: { baseTrainable: true }, normsTrainable: { normsTrainable: true },
       inputRequiresGrad: { inputRequiresGrad: true }, tp: { tp: 2 }, sequenceParallel: { sequenceParallel: true }, compile: { compile: true },
-      softmaxSavesInput: { softmaxSavesInput: true }, quantizedBase: { quantizedBase: true }, int8Base: { int8Base: true }, dequantizedExperts: { dequantizedExperts: 8 }, kbitUpcast: { kbitUpcast: 'all' }, kernels: { kernels: 'liger' },
+      softmaxSavesInput: { softmaxSavesInput: true }, quantizedBase: { quantizedBase: true }, int8Base: { int8Base: true }, dequantizedExperts: { dequantizedExperts: 8 }, expertsLooped: { expertsLooped: true }, kbitUpcast: { kbitUpcast: 'all' }, kernels: { kernels: 'liger' },
       tiledMlpShards: { tiledMlpShards: 4 }, linearKernels: { linearKernels: 'torch' }, mambaKernels: { mambaKernels: 'torch' }, expertLora: { expertLora: { targets: [{ name: 'experts.gate_up_proj', savedBytes: 1, workingBytes: 1 }] } }, lora: { lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'o_proj']) } },
       ia3: { ia3: { dtypeBytes: 4, targets: new Set(['k_proj']), feedforward: new Set() } },
     };

@@ -63,6 +63,8 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
     ...(c.completion ? { rollout: { batch: c.batch, completion_len: c.completion, engine: 'vllm-server' as const, ...(c.onlineDpo ? { objective: 'online-dpo' as const, reference: 'adapters-off' as const } : {}) } } : {}),
     ...(c.preference ? { preference: { reference: c.orpo || c.valueHead ? 'none' as const : 'adapters-off' as const, logps: c.preference, chosen_nll: c.orpo === true || c.rpo === true, paired: c.kto !== true }, value_head: c.valueHead === true } : {}),
     ...(c.labelSmoothing ? { label_smoothing: true } : {}),
+    // The reference MoE blocks loop over their experts as transformers 4.x does (5.x runs them in one grouped matmul).
+    ...(c.balancedRouting ? { transformers_version: '4.57' } : {}),
     ...(c.distill ? { loss: 'chunked' as const, distillation: { teacher_architecture: { ...c.config, model_type: c.family }, loss: c.distill } } : {}),
     ...(c.ia3 ? { method: 'ia3' as const, ia3: { target_modules: c.ia3.targets, feedforward_modules: c.ia3.feedforward, dtype: 'fp32' as const } } : {}),
   };

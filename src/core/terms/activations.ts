@@ -74,6 +74,12 @@ export interface ActivationPlan {
    */
   readonly dequantizedExperts?: number;
   /**
+   * The experts run one after another (transformers 4.x's loop over the experts a batch reaches, nn.Linear or gpt-oss's
+   * training path), not in one grouped matmul over every routed token (transformers 5's default experts
+   * implementation, grouped_mm).
+   */
+  readonly expertsLooped?: boolean;
+  /**
    * fp32 upcast of the parameters a 4/8-bit model keeps unquantized: 'all' (PEFT prepare_model_for_kbit_training:
    * norms, embeddings, head), 'norms' (the norms only). fp32 norm weights make every norm output fp32; quantized
    * linears return fp32 for fp32 inputs, and from the first MLP on the residual stream is fp32.
@@ -193,6 +199,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   && a.attention === b.attention && a.baseTrainable === b.baseTrainable && a.normsTrainable === b.normsTrainable
   && a.inputRequiresGrad === b.inputRequiresGrad && a.sequenceParallel === b.sequenceParallel && (a.compile === true) === (b.compile === true)
   && (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) && (a.quantizedBase === true) === (b.quantizedBase === true) && (a.int8Base === true) === (b.int8Base === true) && (a.dequantizedExperts ?? 0) === (b.dequantizedExperts ?? 0)
+  && (a.expertsLooped === true) === (b.expertsLooped === true)
   && (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') && (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch')
   && (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) && (a.linearKernels ?? 'fla') === (b.linearKernels ?? 'fla') && (a.mambaKernels ?? 'cuda') === (b.mambaKernels ?? 'cuda')
   && expertLoraKey(a) === expertLoraKey(b) && a.tp === b.tp
@@ -203,7 +210,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
  */
 export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true } = {
   arch: true, mode: true, half: true, weightBytes: true, batch: true, seq: true, attention: true, baseTrainable: true, normsTrainable: true,
-  inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true, int8Base: true, dequantizedExperts: true,
+  inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true, int8Base: true, dequantizedExperts: true, expertsLooped: true,
   kbitUpcast: true, kernels: true, tiledMlpShards: true, linearKernels: true, mambaKernels: true, expertLora: true,
 };
 /** The last 32 plans and their results (the advice search asks for the same few plans again and again). */
@@ -220,7 +227,7 @@ function layerActivationsByKey(p: ActivationPlan): LayerActivations {
     byPlan = new Map();
     layerCache.set(p.arch, byPlan);
   }
-  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}${p.dequantizedExperts ?? 0}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
+  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
   let r = byPlan.get(key);
   if (!r) {
     if (byPlan.size > 4096) byPlan.clear();
@@ -752,16 +759,17 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   const cb = tape.computeBytes;
   const ffnLocal = a.moe ? a.moe.expertFfn * a.moe.topK : a.ffn / tp;
   const width = a.gatedMlp ? 3 : 2;
-  // Experts run one after another (transformers' loop over the experts a batch reaches: each gathers its tokens, runs
-  // its MLP, index_add_-s the weighted output), and so does their backward, in reverse, each releasing what it saved:
+  // Looped experts (p.expertsLooped: transformers 4.x gathers each expert's tokens, runs its MLP, index_add_-s the
+  // weighted output) run one after another, and so does their backward, in reverse, each releasing what it saved:
   // the high point of an MoE layer's backward is the largest of (a) one expert's share of the routed tokens (T·k/E,
   // routing balanced) with its intermediates' and its output's gradients, (b) the gather's zero-filled gradient of
   // every token beside that expert's input gradient, (c) a shared expert over every token, and (d) the end of the
   // layer's forward when checkpointing recomputes it, with all it saves: the MoE input and its output accumulator,
   // the int64 one-hot expert mask (E x k x T) and the last expert's unsaved matmul outputs. Profiled on the CPU
   // (tools/peak/measure_step.py --moe-checkpointing, 4-16 experts): every routed token's intermediates at once put the
-  // estimate 8-24 % high where the layers make the high point; within 2.1 % with these terms.
-  const loopedExperts = moeBlock && a.moe !== undefined && !p.tiledMlpShards && !['llama4', 'kimi_linear', 'nemotron_h', 'granite_hybrid'].includes(a.family);
+  // estimate 8-24 % high where the layers make the high point; within 2.1 % with these terms. transformers 5's grouped
+  // matmul runs every routed token at once: its backward holds their gradients together, as counted below.
+  const loopedExperts = moeBlock && a.moe !== undefined && p.expertsLooped === true && !p.tiledMlpShards && !['llama4', 'kimi_linear', 'nemotron_h', 'granite_hybrid'].includes(a.family);
   let moeWorking = 0;
   if (loopedExperts) {
     const m = a.moe!;
