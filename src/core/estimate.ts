@@ -719,10 +719,12 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     const linearExperts = linearModules(alwaysFused ? { ...baseArch, fusedExperts: false } : baseArch);
     const unfusedTargets = loraNames ? matchModules(loraNames, linearExperts) : undefined;
     const lostExperts = unfusedTargets !== undefined && linearExperts.some((m) => m.group === 'expert' && unfusedTargets.has(m.name));
-    if (setup.transformers_version === undefined && !alwaysFused && (bnbHere || lora || ia3 || setup.galore)) {
+    // The release decides how the experts are stored (3-D parameters or one nn.Linear per expert projection) and run
+    // (one grouped matmul, or one expert after another): the saved tensors and the backward's working set.
+    if (setup.transformers_version === undefined && !alwaysFused) {
       assumptions.push(setup.kernels === 'unsloth'
         ? { key: 'transformers_version', value: '5', source: 'VRAM Lens default: a current transformers release; Unsloth loads its experts as one linear layer per expert projection (unslothai/unsloth#4032)' }
-        : { key: 'transformers_version', value: '5', source: `VRAM Lens default: a current transformers release, which stores the ${a.moe!.experts} experts of each ${a.family} MoE layer as two 3-D parameters (4.x: one nn.Linear per expert projection)` });
+        : { key: 'transformers_version', value: '5', source: `VRAM Lens default: a current transformers release, which stores the ${a.moe!.experts} experts of each ${a.family} MoE layer as two 3-D parameters and runs them through one grouped matmul (grouped_mm; 4.x: one nn.Linear per expert projection, one expert after another)` });
     }
     if (!a.fusedExperts) return;
     if (bnbHere && !effSetup.quantization!.experts) {
@@ -758,6 +760,9 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   // Adapters of any kind: a frozen base with small trainable tensors beside it.
   const adapters = peft || ia3 !== undefined;
   if (fusedFamily && !opts.lean) fusedExpertNotes();
+  else if (baseArch.family === 'gpt_oss' && setup.transformers_version === undefined && !opts.lean) {
+    assumptions.push({ key: 'transformers_version', value: '5', source: 'VRAM Lens default: a current transformers release, which runs the gpt-oss experts through one grouped matmul (grouped_mm; 4.x: one expert after another)' });
+  }
   const adapterBytes = peft ? dtypeBytes(lora!.dtype) : ia3 ? dtypeBytes(ia3.dtype) : wb;
   const trainableBytes = adapters ? adapterBytes : wb;
   const masterCopy = setup.master_weights && trainableBytes < 4;

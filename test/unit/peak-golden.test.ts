@@ -46,6 +46,8 @@ interface PeakCase {
   trlSft?: boolean;
   /** Tokens routed evenly over the experts (token t to experts (t·k + j) mod E), as the estimate assumes. */
   balancedRouting?: boolean;
+  /** The experts through transformers 5's grouped_mm (a replica of integrations/moe.py), not a loop over them. */
+  expertsImpl?: 'grouped_mm';
   peakBytes: number;
   peakAt: string;
 }
@@ -63,8 +65,8 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
     ...(c.completion ? { rollout: { batch: c.batch, completion_len: c.completion, engine: 'vllm-server' as const, ...(c.onlineDpo ? { objective: 'online-dpo' as const, reference: 'adapters-off' as const } : {}) } } : {}),
     ...(c.preference ? { preference: { reference: c.orpo || c.valueHead ? 'none' as const : 'adapters-off' as const, logps: c.preference, chosen_nll: c.orpo === true || c.rpo === true, paired: c.kto !== true }, value_head: c.valueHead === true } : {}),
     ...(c.labelSmoothing ? { label_smoothing: true } : {}),
-    // The reference MoE blocks loop over their experts as transformers 4.x does (5.x runs them in one grouped matmul).
-    ...(c.balancedRouting ? { transformers_version: '4.57' } : {}),
+    // The reference MoE blocks loop over their experts as transformers 4.x does, or run them through grouped_mm as 5.x does.
+    ...(c.balancedRouting ? { transformers_version: c.expertsImpl === 'grouped_mm' ? '5.2' : '4.57' } : {}),
     ...(c.distill ? { loss: 'chunked' as const, distillation: { teacher_architecture: { ...c.config, model_type: c.family }, loss: c.distill } } : {}),
     ...(c.ia3 ? { method: 'ia3' as const, ia3: { target_modules: c.ia3.targets, feedforward_modules: c.ia3.feedforward, dtype: 'fp32' as const } } : {}),
   };
@@ -79,7 +81,7 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
 describe('step peak against the profiler ground truth (tools/peak)', () => {
   assert.ok(golden.cases.length >= 10);
   for (const c of golden.cases) {
-    const name = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? (c.lora.dora ? ' DoRA' : ' LoRA') : c.ia3 ? ' IA3' : ''}${(c.accumulation ?? 1) > 1 ? ` accumulation ${c.accumulation}` : ''}${c.loss === 'chunked' ? ' chunked loss' : ''}${c.labelSmoothing ? ' label smoothing' : ''}${c.distill ? ' torchtune KD' : ''}${c.trlSft ? ' TRL SFT' : ''}${c.balancedRouting ? ` ${c.config.num_local_experts ?? c.config.num_experts ?? c.config.n_routed_experts} experts` : ''}${c.completion ? ` ${c.onlineDpo ? 'online DPO' : 'GRPO'} completion ${c.completion}` : ''}${c.preference ? (c.valueHead ? ' LLaMA-Factory reward model' : c.preference === 'whole' ? ' LLaMA-Factory DPO' : c.preference === 'native' ? ' torchtune DPO' : c.orpo ? ' TRL ORPO' : c.kto ? ' TRL KTO' : c.rpo ? ' TRL DPO rpo_alpha' : ' TRL DPO') : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
+    const name = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? (c.lora.dora ? ' DoRA' : ' LoRA') : c.ia3 ? ' IA3' : ''}${(c.accumulation ?? 1) > 1 ? ` accumulation ${c.accumulation}` : ''}${c.loss === 'chunked' ? ' chunked loss' : ''}${c.labelSmoothing ? ' label smoothing' : ''}${c.distill ? ' torchtune KD' : ''}${c.trlSft ? ' TRL SFT' : ''}${c.balancedRouting ? ` ${c.config.num_local_experts ?? c.config.num_experts ?? c.config.n_routed_experts} experts${c.expertsImpl ? ` (${c.expertsImpl})` : ' (loop)'}` : ''}${c.completion ? ` ${c.onlineDpo ? 'online DPO' : 'GRPO'} completion ${c.completion}` : ''}${c.preference ? (c.valueHead ? ' LLaMA-Factory reward model' : c.preference === 'whole' ? ' LLaMA-Factory DPO' : c.preference === 'native' ? ' torchtune DPO' : c.orpo ? ' TRL ORPO' : c.kto ? ' TRL KTO' : c.rpo ? ' TRL DPO rpo_alpha' : ' TRL DPO') : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
     it(name, () => {
       const got = peakOf(c);
       const err = (got.bytes - c.peakBytes) / c.peakBytes;

@@ -577,7 +577,15 @@ class SparseMoe(nn.Module):
         h = cfg["hidden_size"]
         self.gate = nn.Linear(h, self.E, bias=False)
         inter = cfg["intermediate_size"] if family == "mixtral" else cfg["moe_intermediate_size"]
-        self.experts = nn.ModuleList([LlamaMLP(cfg, inter) for _ in range(self.E)])
+        self.grouped = cfg.get("_experts_impl") == "grouped_mm"
+        if self.grouped:
+            # transformers 5's fused experts through its default implementation, grouped_mm (the replica of
+            # integrations/moe.py in lora_target_parameters.py): 3-D gate_up_proj / down_proj, the routed tokens
+            # sorted by expert, one grouped matmul per projection.
+            from lora_target_parameters import Experts
+            self.experts = Experts(self.E, h, inter, "mixtral", "grouped_mm", torch.float32)
+        else:
+            self.experts = nn.ModuleList([LlamaMLP(cfg, inter) for _ in range(self.E)])
         self.norm_topk = cfg.get("norm_topk_prob", True) if family == "qwen2_moe" else True
         self.balanced = cfg.get("_balanced", False)
         if family == "qwen2_moe":
@@ -596,6 +604,10 @@ class SparseMoe(nn.Module):
         if self.norm_topk:
             rw /= rw.sum(dim=-1, keepdim=True)
         rw = rw.to(hs.dtype)
+        if self.grouped:
+            final = self.experts(hs, sel, rw)
+            self.last_counts = torch.bincount(sel.reshape(-1), minlength=self.E).tolist()
+            return self._shared(hs, final).reshape(b, s, h)
         final = torch.zeros((b * s, h), dtype=hs.dtype)
         mask = F.one_hot(sel, num_classes=self.E).permute(2, 1, 0)
         counts = []
@@ -608,11 +620,14 @@ class SparseMoe(nn.Module):
             cur = self.experts[e](cur) * rw[top_x, idx, None]
             final.index_add_(0, top_x, cur.to(hs.dtype))
         self.last_counts = counts
+        return self._shared(hs, final).reshape(b, s, h)
+
+    def _shared(self, hs, final):
         if self.family == "qwen2_moe":
             sh = self.shared_expert(hs)
             sh = torch.sigmoid(self.shared_expert_gate(hs)) * sh
             final = final + sh
-        return final.reshape(b, s, h)
+        return final
 
 
 class LlamaAttention(nn.Module):

@@ -695,7 +695,7 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}), **({"labelSmoothing": True} if smoothing else {}), **({"rpo": True} if rpo else {}), **({"trlSft": True} if sft else {}), **({"distill": "forward_kl", "teacherParameterBytes": tensor_bytes(model.teacher.parameters())} if kd else {}), **({"balancedRouting": True} if cfg.get("_balanced") else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}), **({"labelSmoothing": True} if smoothing else {}), **({"rpo": True} if rpo else {}), **({"trlSft": True} if sft else {}), **({"distill": "forward_kl", "teacherParameterBytes": tensor_bytes(model.teacher.parameters())} if kd else {}), **({"balancedRouting": True} if cfg.get("_balanced") else {}), **({"expertsImpl": cfg["_experts_impl"]} if cfg.get("_experts_impl") else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -793,6 +793,12 @@ MOE_CHECKPOINTING_CASES = [
         ("mixtral", 2, {}), ("mixtral", 2, dict(num_local_experts=8)), ("mixtral", 2, dict(num_local_experts=16, intermediate_size=344)),
         ("qwen2_moe", 2, {}), ("qwen2_moe", 2, dict(num_experts=16, moe_intermediate_size=344, num_experts_per_tok=4)),
         ("deepseek_v3", 4, {}), ("glm4_moe", 2, {}), ("gpt_oss", 2, {}), ("gpt_oss", 2, dict(num_local_experts=16)))
+] + [
+    # The same Mixtral and Qwen2-MoE blocks with transformers 5's fused experts through grouped_mm (its default).
+    (family, (2, 1024, 256, 4, 2, 500), "bf16", "flash", "full_reentrant", MOE_LORA, dict(_balanced=True, _experts_impl="grouped_mm", **more))
+    for family, more in (
+        ("mixtral", {}), ("mixtral", dict(num_local_experts=8)), ("mixtral", dict(num_local_experts=16, intermediate_size=344)),
+        ("qwen2_moe", {}), ("qwen2_moe", dict(num_experts=16, moe_intermediate_size=344, num_experts_per_tok=4)))
 ]
 # TRL's SFTTrainer (its entropy and token-accuracy metrics beside the model's loss).
 TRL_SFT_CASES = preference_cases("llama_trl_sft", lora_batch=2, batch=2)

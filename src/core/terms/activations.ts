@@ -314,6 +314,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   const x0 = tape.tensor('block input', Tsp * a.hidden, residualBytes, p.inputRequiresGrad || p.baseTrainable);
   /** What the second half of a pre-norm block (norm + MLP) saves: freed by its backward before the attention's runs. */
   let mlpSavedBytes = 0;
+  const moeInfo: MoeInfo = { savedAfterRouted: 0 };
   /** Under a tiled MLP: what the untiled MLP would have kept (bytes, and its 16-bit weight copies under autocast). */
   let tiledMlp: { savedBytes: number; weightCopyBytes: number } | undefined;
   /** A Gated DeltaNet layer's backward working set (its kernel's recomputed tensors and gradients). */
@@ -641,7 +642,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
         const beforeMlp = tape.totalBytes();
         const h2 = norm(x1, 'post_attention_layernorm');
         layerOutputs = a.family === 'granite_hybrid' ? graniteMlp(tape, p, h2, linear, moeBlock)
-          : moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe : moeMlp)(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+          : moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear, moeInfo)) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
         mlpSavedBytes = tape.totalBytes() - beforeMlp;
         break;
       }
@@ -729,7 +730,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
         tape.save(h2);
       } else {
         layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2)
-          : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear) : a.family === 'llama4' ? llama4Moe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear)) : denseMlp();
+          : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear) : a.family === 'llama4' ? llama4Moe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear, moeInfo)) : denseMlp();
       }
       if (sandwich || postOnly) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
       mlpSavedBytes = tape.totalBytes() - beforeMlp;
@@ -771,19 +772,31 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   // matmul runs every routed token at once: its backward holds their gradients together, as counted below.
   const loopedExperts = moeBlock && a.moe !== undefined && p.expertsLooped === true && !p.tiledMlpShards && !['llama4', 'kimi_linear', 'nemotron_h', 'granite_hybrid'].includes(a.family);
   let moeWorking = 0;
+  let groupedForwardEnd = 0;
+  const usesMoeMlp = !['gpt_oss', 'glm4_moe', 'deepseek_v3', 'kimi_linear', 'llama4', 'nemotron_h', 'granite_hybrid'].includes(a.family) && !a.mla;
   if (loopedExperts) {
     const m = a.moe!;
     const share = (T * m.topK) / m.experts;
     const oneExpert = width * cb * share * m.expertFfn + cb * share * a.hidden;
     const gatherGrad = cb * T * a.hidden + cb * share * a.hidden;
     const shared = width * cb * T * m.sharedExpertFfn;
-    const forwardEnd = 2 * cb * T * a.hidden + 8 * m.experts * m.topK * T + cb * share * (m.expertFfn + a.hidden);
+    const forwardEnd = 2 * cb * T * a.hidden + 8 * m.experts * m.topK * T + cb * share * (m.expertFfn + a.hidden) - moeInfo.savedAfterRouted;
     moeWorking = Math.max(oneExpert, gatherGrad, shared, forwardEnd);
+  } else if (moeBlock && a.moe !== undefined && groupedExperts(p) && usesMoeMlp) {
+    // grouped_mm: the backward holds every routed token's gate, up and product gradients at once (below, as a dense
+    // MLP of width top-k x expert width); the end of a recomputed forward holds, beside what is saved, the gathered
+    // tokens and their sorted copy, the weighted output and its unsorted copy (routed tokens x hidden each), the gated
+    // product (routed tokens x expert width), the MoE input and the sum over the top-k. Profiled on the CPU
+    // (tools/peak/measure_step.py --moe-checkpointing, a replica of transformers' grouped_mm).
+    const m = a.moe;
+    const routed = T * m.topK;
+    // A shared expert runs after the routed experts' sum: what it saves does not exist yet at that point.
+    groupedForwardEnd = Math.max(0, cb * (4 * routed * a.hidden + routed * m.expertFfn + 2 * T * a.hidden) - moeInfo.savedAfterRouted);
   }
   // A tiled MLP's backward holds one shard's recomputed tensors and their gradients, plus the full input gradient.
   const mlpWorking = tiledMlp
     ? (width * cb * T * ffnLocal + tiledMlp.savedBytes + tiledMlp.weightCopyBytes) / p.tiledMlpShards! + cb * T * a.hidden
-    : loopedExperts ? moeWorking : width * cb * T * ffnLocal;
+    : loopedExperts ? moeWorking : Math.max(width * cb * T * ffnLocal, groupedForwardEnd);
   // Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward), plus
   // the fp32 copy of the gradient when the softmax ran in fp32 on 16-bit scores. By then the block's MLP half has
   // been through its backward and released what it saved. Flash / SDPA backward holds dQ, dK, dV and dO; a gated
@@ -1387,8 +1400,14 @@ function expertMlp(tape: Tape, a: Architecture, routed: Tensor, linear: LinearFn
   return linear(prod, `experts.${down}`, a.hidden, 'expert down output');
 }
 
+/** transformers 5's default experts implementation over fused 3-D experts: one grouped matmul per projection. */
+const groupedExperts = (p: ActivationPlan): boolean => p.arch.fusedExperts === true && p.expertsLooped !== true;
+
+/** What an MoE block saves after its routed experts' output is summed (its shared expert). */
+interface MoeInfo { savedAfterRouted: number }
+
 /** Sparse MoE block: router softmax, top-k, each token through k experts (expected s*b*k/E tokens per expert). */
-function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Tensor {
+function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn, info?: MoeInfo): Tensor {
   const a = p.arch;
   const moe = a.moe!;
   const T = x.elems / a.hidden;
@@ -1403,11 +1422,19 @@ function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Ten
   // source (the weighted output) and the int64 token indices; top-k indices and the weight normalisation
   // (clone + sum) are kept too.
   const weighted = tape.mul(down, tape.tensor('routing weights (16-bit)', T * moe.topK, x.bytesPerElem, x.rg), 'weighted expert output');
-  tape.save(weighted);
-  tape.saveExtra('token indices per expert (int64)', T * moe.topK * 8);
+  if (groupedExperts(p)) {
+    // transformers 5 grouped_mm (integrations/moe.py): the weighted outputs are put back in token order by an index
+    // (which keeps its int64 indices, not its source) and summed over the top-k; the tokens were gathered by their
+    // index and sorted by expert (argsort, and its inverse): three int64 index tensors.
+    tape.saveExtra('token, sort and unsort indices (int64)', 3 * T * moe.topK * 8);
+  } else {
+    tape.save(weighted);
+    tape.saveExtra('token indices per expert (int64)', T * moe.topK * 8);
+  }
   tape.saveExtra('top-k indices (int64)', T * moe.topK * 8);
   if (!jamba) tape.saveExtra('routing weights before normalisation (fp32) and their sum', T * moe.topK * 4 + T * 4);
   if (moe.sharedExpertFfn > 0) {
+    const before = tape.totalBytes();
     const sg = linear(x, 'shared_expert.gate_proj', moe.sharedExpertFfn, 'shared expert gate');
     const su = linear(x, 'shared_expert.up_proj', moe.sharedExpertFfn, 'shared expert up');
     const sa = tape.unarySavesInput(sg, 'shared expert act');
@@ -1416,6 +1443,7 @@ function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Ten
     const gate = linear(x, 'shared_expert_gate', 1, 'shared expert gate logit');
     const sig = tape.unarySavesOutput(gate, 'sigmoid(gate)');
     tape.mul(sig, sd, 'gated shared expert');
+    if (info) info.savedAfterRouted = tape.totalBytes() - before;
   }
   return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
 }
