@@ -987,7 +987,12 @@ class DeepseekMoE(nn.Module):
         super().__init__()
         h = cfg["hidden_size"]
         self.E, self.k = cfg["n_routed_experts"], cfg["num_experts_per_tok"]
-        self.experts = nn.ModuleList([LlamaMLP(cfg, cfg["moe_intermediate_size"]) for _ in range(self.E)])
+        self.grouped = cfg.get("_experts_impl") == "grouped_mm"
+        if self.grouped:  # transformers 5's fused experts through grouped_mm (see SparseMoe)
+            from lora_target_parameters import Experts
+            self.experts = Experts(self.E, h, cfg["moe_intermediate_size"], "mixtral", "grouped_mm", torch.float32)
+        else:
+            self.experts = nn.ModuleList([LlamaMLP(cfg, cfg["moe_intermediate_size"]) for _ in range(self.E)])
         self.gate_weight = nn.Parameter(torch.empty(self.E, h))  # DeepseekV3TopkRouter.weight (not an nn.Linear)
         self.register_buffer("e_score_correction_bias", torch.zeros(self.E))
         self.shared_experts = LlamaMLP(cfg, cfg["moe_intermediate_size"] * cfg["n_shared_experts"])
@@ -1013,6 +1018,9 @@ class DeepseekMoE(nn.Module):
         w = scores.gather(1, sel)
         w /= w.sum(dim=-1, keepdim=True) + 1e-20  # norm_topk_prob
         w = w * self.scale
+        if self.grouped:  # DeepseekV3MoE.forward (5.x): experts(hidden_states, topk_indices, topk_weights), fp32 weights
+            self.last_counts = torch.bincount(sel.reshape(-1), minlength=self.E).tolist()
+            return self.experts(x, sel, w).view(b, s, h) + self.shared_experts(res)
         final = torch.zeros_like(x, dtype=w.dtype)
         mask = F.one_hot(sel, num_classes=self.E).permute(2, 0, 1)
         counts = []

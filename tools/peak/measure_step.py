@@ -794,11 +794,12 @@ MOE_CHECKPOINTING_CASES = [
         ("qwen2_moe", 2, {}), ("qwen2_moe", 2, dict(num_experts=16, moe_intermediate_size=344, num_experts_per_tok=4)),
         ("deepseek_v3", 4, {}), ("glm4_moe", 2, {}), ("gpt_oss", 2, {}), ("gpt_oss", 2, dict(num_local_experts=16)))
 ] + [
-    # The same Mixtral and Qwen2-MoE blocks with transformers 5's fused experts through grouped_mm (its default).
+    # The same blocks with transformers 5's fused experts through grouped_mm (its default).
     (family, (2, 1024, 256, 4, 2, 500), "bf16", "flash", "full_reentrant", MOE_LORA, dict(_balanced=True, _experts_impl="grouped_mm", **more))
     for family, more in (
         ("mixtral", {}), ("mixtral", dict(num_local_experts=8)), ("mixtral", dict(num_local_experts=16, intermediate_size=344)),
-        ("qwen2_moe", {}), ("qwen2_moe", dict(num_experts=16, moe_intermediate_size=344, num_experts_per_tok=4)))
+        ("qwen2_moe", {}), ("qwen2_moe", dict(num_experts=16, moe_intermediate_size=344, num_experts_per_tok=4)),
+        ("deepseek_v3", dict(num_key_value_heads=4)), ("glm4_moe", {}))
 ]
 # TRL's SFTTrainer (its entropy and token-accuracy metrics beside the model's loss).
 TRL_SFT_CASES = preference_cases("llama_trl_sft", lora_batch=2, batch=2)

@@ -314,7 +314,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   const x0 = tape.tensor('block input', Tsp * a.hidden, residualBytes, p.inputRequiresGrad || p.baseTrainable);
   /** What the second half of a pre-norm block (norm + MLP) saves: freed by its backward before the attention's runs. */
   let mlpSavedBytes = 0;
-  const moeInfo: MoeInfo = { savedAfterRouted: 0 };
+  const moeInfo: MoeInfo = { savedAfterRouted: 0, weightBytes: 0 };
   /** Under a tiled MLP: what the untiled MLP would have kept (bytes, and its 16-bit weight copies under autocast). */
   let tiledMlp: { savedBytes: number; weightCopyBytes: number } | undefined;
   /** A Gated DeltaNet layer's backward working set (its kernel's recomputed tensors and gradients). */
@@ -630,7 +630,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
         const x1 = tape.free(mlaAttention(h1), 'residual', Tsp * a.hidden, residualBytes);
         const beforeMlp = tape.totalBytes();
         const h2 = norm(x1, 'post_attention_layernorm');
-        layerOutputs = moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe : deepseekMoe)(tape, p, h2, linear) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+        layerOutputs = moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe(tape, p, h2, linear) : deepseekMoe(tape, p, h2, linear, moeInfo)) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
         mlpSavedBytes = tape.totalBytes() - beforeMlp;
         break;
       }
@@ -730,7 +730,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
         tape.save(h2);
       } else {
         layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2)
-          : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear) : a.family === 'llama4' ? llama4Moe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear, moeInfo)) : denseMlp();
+          : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear, moeInfo) : a.family === 'llama4' ? llama4Moe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear, moeInfo)) : denseMlp();
       }
       if (sandwich || postOnly) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
       mlpSavedBytes = tape.totalBytes() - beforeMlp;
@@ -773,7 +773,8 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   const loopedExperts = moeBlock && a.moe !== undefined && p.expertsLooped === true && !p.tiledMlpShards && !['llama4', 'kimi_linear', 'nemotron_h', 'granite_hybrid'].includes(a.family);
   let moeWorking = 0;
   let groupedForwardEnd = 0;
-  const usesMoeMlp = !['gpt_oss', 'glm4_moe', 'deepseek_v3', 'kimi_linear', 'llama4', 'nemotron_h', 'granite_hybrid'].includes(a.family) && !a.mla;
+  // The blocks that run their fused experts through transformers' experts interface (moeMlp, deepseekMoe).
+  const interfaceExperts = !['gpt_oss', 'kimi_linear', 'llama4', 'nemotron_h', 'granite_hybrid'].includes(a.family);
   if (loopedExperts) {
     const m = a.moe!;
     const share = (T * m.topK) / m.experts;
@@ -782,16 +783,17 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
     const shared = width * cb * T * m.sharedExpertFfn;
     const forwardEnd = 2 * cb * T * a.hidden + 8 * m.experts * m.topK * T + cb * share * (m.expertFfn + a.hidden) - moeInfo.savedAfterRouted;
     moeWorking = Math.max(oneExpert, gatherGrad, shared, forwardEnd);
-  } else if (moeBlock && a.moe !== undefined && groupedExperts(p) && usesMoeMlp) {
+  } else if (moeBlock && a.moe !== undefined && groupedExperts(p) && interfaceExperts && moeInfo.weightBytes > 0) {
     // grouped_mm: the backward holds every routed token's gate, up and product gradients at once (below, as a dense
     // MLP of width top-k x expert width); the end of a recomputed forward holds, beside what is saved, the gathered
-    // tokens and their sorted copy, the weighted output and its unsorted copy (routed tokens x hidden each), the gated
-    // product (routed tokens x expert width), the MoE input and the sum over the top-k. Profiled on the CPU
+    // tokens and their sorted copy, the gated product (routed tokens x expert width), the MoE input, and in the routing
+    // weights' dtype the weighted output, its unsorted copy and the sum over the top-k. Profiled on the CPU
     // (tools/peak/measure_step.py --moe-checkpointing, a replica of transformers' grouped_mm).
     const m = a.moe;
     const routed = T * m.topK;
+    const wbr = moeInfo.weightBytes;
     // A shared expert runs after the routed experts' sum: what it saves does not exist yet at that point.
-    groupedForwardEnd = Math.max(0, cb * (4 * routed * a.hidden + routed * m.expertFfn + 2 * T * a.hidden) - moeInfo.savedAfterRouted);
+    groupedForwardEnd = Math.max(0, cb * (2 * routed * a.hidden + routed * m.expertFfn + T * a.hidden) + wbr * (2 * routed * a.hidden + T * a.hidden) - moeInfo.savedAfterRouted);
   }
   // A tiled MLP's backward holds one shard's recomputed tensors and their gradients, plus the full input gradient.
   const mlpWorking = tiledMlp
@@ -1403,8 +1405,12 @@ function expertMlp(tape: Tape, a: Architecture, routed: Tensor, linear: LinearFn
 /** transformers 5's default experts implementation over fused 3-D experts: one grouped matmul per projection. */
 const groupedExperts = (p: ActivationPlan): boolean => p.arch.fusedExperts === true && p.expertsLooped !== true;
 
-/** What an MoE block saves after its routed experts' output is summed (its shared expert). */
-interface MoeInfo { savedAfterRouted: number }
+/**
+ * What an MoE block saves after its routed experts' output is summed (its shared expert), and the bytes per element
+ * of the routing weights that scale the experts' outputs (fp32 from DeepSeek's fp32 router: the weighted outputs and
+ * their sum are fp32 too).
+ */
+interface MoeInfo { savedAfterRouted: number; weightBytes: number }
 
 /** Sparse MoE block: router softmax, top-k, each token through k experts (expected s*b*k/E tokens per expert). */
 function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn, info?: MoeInfo): Tensor {
@@ -1422,6 +1428,7 @@ function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn, info
   // source (the weighted output) and the int64 token indices; top-k indices and the weight normalisation
   // (clone + sum) are kept too.
   const weighted = tape.mul(down, tape.tensor('routing weights (16-bit)', T * moe.topK, x.bytesPerElem, x.rg), 'weighted expert output');
+  if (info) info.weightBytes = x.bytesPerElem;
   if (groupedExperts(p)) {
     // transformers 5 grouped_mm (integrations/moe.py): the weighted outputs are put back in token order by an index
     // (which keeps its int64 indices, not its source) and summed over the top-k; the tokens were gathered by their
@@ -1455,7 +1462,7 @@ function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn, info
  * (the token index and the gathered input kept), its output times its weight in the weights' dtype (both kept) is
  * index_add_-ed into a zero tensor of that dtype (the product kept); the shared experts run on every token.
  */
-function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): Tensor {
+function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn, info?: MoeInfo): Tensor {
   const a = p.arch;
   const moe = a.moe!;
   const T = x.elems / a.hidden;
@@ -1469,11 +1476,19 @@ function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn)
   }
   const routed = tape.tensor('routed tokens (gathered)', routedTokens * a.hidden, x.bytesPerElem, x.rg);
   // torch.where(mask[e]) returns the token and slot indices as views of one nonzero() result: 2 x int64 per token.
-  if (x.rg) tape.saveExtra('token and slot indices per expert (int64)', routedTokens * 16);
+  const grouped = groupedExperts(p);
+  // transformers 5 grouped_mm: the token, sort and unsort indices (int64); the 4.x loop: torch.where(mask[e]) returns
+  // the token and slot indices as views of one nonzero() result, 2 x int64 per token.
+  if (x.rg) tape.saveExtra(grouped ? 'token, sort and unsort indices (int64)' : 'token and slot indices per expert (int64)', routedTokens * (grouped ? 24 : 16));
   const down = expertMlp(tape, a, routed, linear, ['gate_proj', 'up_proj', 'down_proj'], p.dequantizedExperts);
   const weighted = tape.mul(down, tape.tensor('routing weight per routed token', routedTokens, wb, scores.rg), 'weighted expert output', wb);
-  tape.save(weighted); // index_add_ keeps its source
-  if (moe.sharedExpertFfn > 0) gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, name.replace(/^(gate|up|down)_proj$/, 'shared_experts.$1_proj'), out, what), 'llama');
+  if (info) info.weightBytes = wb;
+  if (!grouped) tape.save(weighted); // index_add_ keeps its source (grouped_mm's index back to token order does not)
+  if (moe.sharedExpertFfn > 0) {
+    const before = tape.totalBytes();
+    gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, name.replace(/^(gate|up|down)_proj$/, 'shared_experts.$1_proj'), out, what), 'llama');
+    if (info) info.savedAfterRouted = tape.totalBytes() - before;
+  }
   return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
 }
 
