@@ -47,6 +47,8 @@ export function modeled(c: GoldenCase): { expected: number; actual: number } | u
     arch: r.arch, mode, half: c.dtype === 'fp32' ? 4 : 2, weightBytes, batch: c.batch, seq: c.seq, attention: c.attention,
     baseTrainable: !lora, normsTrainable: !lora, inputRequiresGrad: true, lora, tp: 1, sequenceParallel: false,
     quantizedBase: c.lora?.quantized !== undefined, kbitUpcast: c.lora?.kbitUpcast, ...(c.mamba_kernels ? { mambaKernels: c.mamba_kernels } : {}),
+    // The reference MoE blocks loop over their experts as transformers 4.x does (tools/activations/measure.py).
+    ...(r.arch.moe ? { expertsLooped: true } : {}),
   });
   // LoRA: layer 1 (layer 0 reads frozen embeddings that need no grad); otherwise the average layer. With the fp32
   // norms of a 4-bit model, layer 0 also reads the 16-bit embeddings while later layers read the fp32 residual stream.

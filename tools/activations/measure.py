@@ -871,10 +871,15 @@ class GptOssMoe(nn.Module):
         self.h, self.E, self.k = h, E, cfg["num_experts_per_tok"]
         self.router_weight = nn.Parameter(torch.empty(E, h))
         self.router_bias = nn.Parameter(torch.zeros(E))
-        self.gate_up_proj = nn.Parameter(torch.empty(E, h, 2 * f))
-        self.gate_up_proj_bias = nn.Parameter(torch.zeros(E, 2 * f))
-        self.down_proj = nn.Parameter(torch.empty(E, f, h))
-        self.down_proj_bias = nn.Parameter(torch.zeros(E, h))
+        self.grouped = cfg.get("_experts_impl") == "grouped_mm"
+        if self.grouped:  # transformers 5's GptOssExperts through grouped_mm (see SparseMoe)
+            from lora_target_parameters import Experts
+            self.experts = Experts(E, h, f, "gpt_oss", "grouped_mm", torch.float32)
+        else:
+            self.gate_up_proj = nn.Parameter(torch.empty(E, h, 2 * f))
+            self.gate_up_proj_bias = nn.Parameter(torch.zeros(E, 2 * f))
+            self.down_proj = nn.Parameter(torch.empty(E, f, h))
+            self.down_proj_bias = nn.Parameter(torch.zeros(E, h))
         self.alpha, self.limit = 1.702, 7.0
         self.balanced = cfg.get("_balanced", False)
         self.last_counts = None
@@ -887,6 +892,9 @@ class GptOssMoe(nn.Module):
         if self.balanced:
             top_i = balanced_routing(top_i, self.E)
         top_v = F.softmax(top_v, dim=1, dtype=top_v.dtype)
+        if self.grouped:  # GptOssMLP.forward (5.x): experts(hidden_states, router_indices, router_scores)
+            self.last_counts = torch.bincount(top_i.reshape(-1), minlength=self.E).tolist()
+            return self.experts(hs, top_i, top_v).view(b, -1, self.h)
         scores = torch.zeros_like(logits).scatter_(1, top_i, top_v)
         out_all = torch.zeros_like(hs)
         with torch.no_grad():

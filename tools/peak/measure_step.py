@@ -799,7 +799,7 @@ MOE_CHECKPOINTING_CASES = [
     for family, more in (
         ("mixtral", {}), ("mixtral", dict(num_local_experts=8)), ("mixtral", dict(num_local_experts=16, intermediate_size=344)),
         ("qwen2_moe", {}), ("qwen2_moe", dict(num_experts=16, moe_intermediate_size=344, num_experts_per_tok=4)),
-        ("deepseek_v3", dict(num_key_value_heads=4)), ("glm4_moe", {}))
+        ("deepseek_v3", dict(num_key_value_heads=4)), ("glm4_moe", {}), ("gpt_oss", {}), ("gpt_oss", dict(num_local_experts=16)))
 ]
 # TRL's SFTTrainer (its entropy and token-accuracy metrics beside the model's loss).
 TRL_SFT_CASES = preference_cases("llama_trl_sft", lora_batch=2, batch=2)

@@ -314,7 +314,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   const x0 = tape.tensor('block input', Tsp * a.hidden, residualBytes, p.inputRequiresGrad || p.baseTrainable);
   /** What the second half of a pre-norm block (norm + MLP) saves: freed by its backward before the attention's runs. */
   let mlpSavedBytes = 0;
-  const moeInfo: MoeInfo = { savedAfterRouted: 0, weightBytes: 0 };
+  const moeInfo: MoeInfo = { forwardEnd: 0, savedAfterRouted: 0 };
   /** Under a tiled MLP: what the untiled MLP would have kept (bytes, and its 16-bit weight copies under autocast). */
   let tiledMlp: { savedBytes: number; weightCopyBytes: number } | undefined;
   /** A Gated DeltaNet layer's backward working set (its kernel's recomputed tensors and gradients). */
@@ -729,7 +729,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
         tiledMlp = tape.rollback(mark);
         tape.save(h2);
       } else {
-        layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2)
+        layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2, moeInfo)
           : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear, moeInfo) : a.family === 'llama4' ? llama4Moe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear, moeInfo)) : denseMlp();
       }
       if (sandwich || postOnly) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
@@ -772,9 +772,6 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   // matmul runs every routed token at once: its backward holds their gradients together, as counted below.
   const loopedExperts = moeBlock && a.moe !== undefined && p.expertsLooped === true && !p.tiledMlpShards && !['llama4', 'kimi_linear', 'nemotron_h', 'granite_hybrid'].includes(a.family);
   let moeWorking = 0;
-  let groupedForwardEnd = 0;
-  // The blocks that run their fused experts through transformers' experts interface (moeMlp, deepseekMoe).
-  const interfaceExperts = !['gpt_oss', 'kimi_linear', 'llama4', 'nemotron_h', 'granite_hybrid'].includes(a.family);
   if (loopedExperts) {
     const m = a.moe!;
     const share = (T * m.topK) / m.experts;
@@ -783,22 +780,16 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
     const shared = width * cb * T * m.sharedExpertFfn;
     const forwardEnd = 2 * cb * T * a.hidden + 8 * m.experts * m.topK * T + cb * share * (m.expertFfn + a.hidden) - moeInfo.savedAfterRouted;
     moeWorking = Math.max(oneExpert, gatherGrad, shared, forwardEnd);
-  } else if (moeBlock && a.moe !== undefined && groupedExperts(p) && interfaceExperts && moeInfo.weightBytes > 0) {
-    // grouped_mm: the backward holds every routed token's gate, up and product gradients at once (below, as a dense
-    // MLP of width top-k x expert width); the end of a recomputed forward holds, beside what is saved, the gathered
-    // tokens and their sorted copy, the gated product (routed tokens x expert width), the MoE input, and in the routing
-    // weights' dtype the weighted output, its unsorted copy and the sum over the top-k. Profiled on the CPU
-    // (tools/peak/measure_step.py --moe-checkpointing, a replica of transformers' grouped_mm).
-    const m = a.moe;
-    const routed = T * m.topK;
-    const wbr = moeInfo.weightBytes;
-    // A shared expert runs after the routed experts' sum: what it saves does not exist yet at that point.
-    groupedForwardEnd = Math.max(0, cb * (2 * routed * a.hidden + routed * m.expertFfn + T * a.hidden) + wbr * (2 * routed * a.hidden + T * a.hidden) - moeInfo.savedAfterRouted);
   }
+  // grouped_mm (transformers 5): the backward holds every routed token's gate, up and product gradients at once (as a
+  // dense MLP of width top-k x expert width, below); the end of the recomputed forward holds the routed tokens' copies
+  // (MoeInfo.forwardEnd), less what a shared expert, which runs after that point, saves. Profiled on the CPU
+  // (tools/peak/measure_step.py --moe-checkpointing, a replica of transformers' grouped_mm).
+  const groupedEnd = Math.max(0, moeInfo.forwardEnd - moeInfo.savedAfterRouted);
   // A tiled MLP's backward holds one shard's recomputed tensors and their gradients, plus the full input gradient.
   const mlpWorking = tiledMlp
     ? (width * cb * T * ffnLocal + tiledMlp.savedBytes + tiledMlp.weightCopyBytes) / p.tiledMlpShards! + cb * T * a.hidden
-    : loopedExperts ? moeWorking : Math.max(width * cb * T * ffnLocal, groupedForwardEnd);
+    : loopedExperts ? moeWorking : Math.max(width * cb * T * ffnLocal, groupedEnd);
   // Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward), plus
   // the fp32 copy of the gradient when the softmax ran in fp32 on 16-bit scores. By then the block's MLP half has
   // been through its backward and released what it saved. Flash / SDPA backward holds dQ, dK, dV and dO; a gated
@@ -1402,15 +1393,27 @@ function expertMlp(tape: Tape, a: Architecture, routed: Tensor, linear: LinearFn
   return linear(prod, `experts.${down}`, a.hidden, 'expert down output');
 }
 
-/** transformers 5's default experts implementation over fused 3-D experts: one grouped matmul per projection. */
-const groupedExperts = (p: ActivationPlan): boolean => p.arch.fusedExperts === true && p.expertsLooped !== true;
+/**
+ * transformers 5's default experts implementation over fused 3-D experts (gpt-oss has no other kind): one grouped matmul
+ * per projection.
+ */
+const groupedExperts = (p: ActivationPlan): boolean => (p.arch.fusedExperts === true || p.arch.family === 'gpt_oss') && p.expertsLooped !== true;
 
 /**
- * What an MoE block saves after its routed experts' output is summed (its shared expert), and the bytes per element
- * of the routing weights that scale the experts' outputs (fp32 from DeepSeek's fp32 router: the weighted outputs and
- * their sum are fp32 too).
+ * What an MoE block running its experts through grouped_mm holds at the end of its routed experts' forward beside
+ * what it saves (0 for looped experts), and what it saves after that point (its shared expert).
  */
-interface MoeInfo { savedAfterRouted: number; weightBytes: number }
+interface MoeInfo { forwardEnd: number; savedAfterRouted: number }
+
+/**
+ * transformers 5 grouped_mm (integrations/moe.py) at the top-k sum, beside what is saved: the gathered tokens and
+ * their sorted copy, the gated product (routed tokens x expert width), the MoE input, and in the routing weights'
+ * dtype (fp32 from DeepSeek's fp32 router) the weighted output, its unsorted copy and the sum.
+ */
+function groupedForwardEnd(a: Architecture, T: number, cb: number, weightBytes: number): number {
+  const routed = T * a.moe!.topK;
+  return cb * (2 * routed * a.hidden + routed * a.moe!.expertFfn + T * a.hidden) + weightBytes * (2 * routed * a.hidden + T * a.hidden);
+}
 
 /** Sparse MoE block: router softmax, top-k, each token through k experts (expected s*b*k/E tokens per expert). */
 function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn, info?: MoeInfo): Tensor {
@@ -1428,8 +1431,8 @@ function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn, info
   // source (the weighted output) and the int64 token indices; top-k indices and the weight normalisation
   // (clone + sum) are kept too.
   const weighted = tape.mul(down, tape.tensor('routing weights (16-bit)', T * moe.topK, x.bytesPerElem, x.rg), 'weighted expert output');
-  if (info) info.weightBytes = x.bytesPerElem;
   if (groupedExperts(p)) {
+    if (info) info.forwardEnd = groupedForwardEnd(a, T, tape.computeBytes, x.bytesPerElem);
     // transformers 5 grouped_mm (integrations/moe.py): the weighted outputs are put back in token order by an index
     // (which keeps its int64 indices, not its source) and summed over the top-k; the tokens were gathered by their
     // index and sorted by expert (argsort, and its inverse): three int64 index tensors.
@@ -1482,7 +1485,7 @@ function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn,
   if (x.rg) tape.saveExtra(grouped ? 'token, sort and unsort indices (int64)' : 'token and slot indices per expert (int64)', routedTokens * (grouped ? 24 : 16));
   const down = expertMlp(tape, a, routed, linear, ['gate_proj', 'up_proj', 'down_proj'], p.dequantizedExperts);
   const weighted = tape.mul(down, tape.tensor('routing weight per routed token', routedTokens, wb, scores.rg), 'weighted expert output', wb);
-  if (info) info.weightBytes = wb;
+  if (grouped && info) info.forwardEnd = groupedForwardEnd(a, T, tape.computeBytes, wb);
   if (!grouped) tape.save(weighted); // index_add_ keeps its source (grouped_mm's index back to token order does not)
   if (moe.sharedExpertFfn > 0) {
     const before = tape.totalBytes();
@@ -1551,7 +1554,7 @@ function llama4BmmExperts(tape: Tape, p: ActivationPlan, routedIn: Tensor): void
  * gate kept), (up + 1) * glu (both kept), out = . W_down + b, out * routing weight (both kept), index_add_.
  * Per routed token: 2f + 4f + h elements and 8 B of index; full fine-tuning adds the inputs of both matmuls.
  */
-function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor): Tensor {
+function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor, info?: MoeInfo): Tensor {
   const a = p.arch;
   const moe = a.moe!;
   const T = x.elems / a.hidden;
@@ -1564,7 +1567,16 @@ function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor): Tensor {
     tape.unarySavesOutput(tape.tensor('top-k logits', routedTokens, logits.bytesPerElem, true), 'top-k softmax');
   }
   const routed = tape.tensor('routed tokens (gathered)', routedTokens * a.hidden, x.bytesPerElem, x.rg);
-  if (x.rg) tape.saveExtra('token indices per expert (int64)', routedTokens * 8);
+  // transformers 5 runs the experts through grouped_mm: the tokens gathered, sorted by expert and put back in token
+  // order by an index (token, sort and unsort indices, int64), nothing kept of the weighted outputs; the 4.x loop keeps
+  // each expert's token indices and index_add_'s source.
+  const grouped = groupedExperts(p);
+  if (x.rg) tape.saveExtra(grouped ? 'token, sort and unsort indices (int64)' : 'token indices per expert (int64)', routedTokens * (grouped ? 24 : 8));
+  // At the top-k sum grouped_mm also holds the gathered tokens and their sorted copy, the biases gathered per routed
+  // token (gate_up's and down's), the gated product, the weighted output and its unsorted copy, the MoE input and the
+  // sum (profiled: tools/peak/measure_step.py --moe-checkpointing).
+  const cb = tape.computeBytes;
+  if (grouped && info) info.forwardEnd = cb * (5 * routedTokens * a.hidden + 3 * routedTokens * f + 2 * T * a.hidden);
   // Axolotl's quantize_moe_experts: each expert's matmul takes a view of the whole dequantized 3-D weight, which its
   // views keep alive for the input's gradient (as in expertMlp).
   if ((p.dequantizedExperts ?? 0) > 0 && routed.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the expert matmuls)', p.dequantizedExperts! * 3 * f * a.hidden * tape.half);
@@ -1583,7 +1595,7 @@ function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor): Tensor {
   const out0 = tape.linear(gated, expertWeight('experts.down_proj', f * a.hidden), a.hidden, 'expert down');
   const out = tape.free(out0, 'expert down + bias', undefined, Math.max(out0.bytesPerElem, p.weightBytes));
   const weighted = tape.mul(out, tape.tensor('routing weight per routed token', routedTokens, tape.computeBytes, logits.rg), 'weighted expert output');
-  tape.save(weighted); // index_add_ keeps its source (derivatives.yaml: grad.index_select(...).expand_as(source))
+  if (!grouped) tape.save(weighted); // index_add_ keeps its source (derivatives.yaml: grad.index_select(...).expand_as(source))
   return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
 }
 
