@@ -566,6 +566,18 @@ def balanced_routing(sel, E):
     return (torch.arange(T)[:, None] * k + torch.arange(k)[None, :]) % E
 
 
+def grouped_experts(E, h, f, layout):
+    """transformers 5's fused experts through its default implementation, grouped_mm (the replica of
+    integrations/moe.py in lora_target_parameters.py): 3-D gate_up_proj / down_proj, the routed tokens sorted by
+    expert, one grouped matmul per projection (cfg _experts_impl: grouped_mm)."""
+    from lora_target_parameters import Experts
+    return Experts(E, h, f, layout, "grouped_mm", torch.float32)
+
+
+def expert_counts(sel, E):
+    return torch.bincount(sel.reshape(-1), minlength=E).tolist()
+
+
 class SparseMoe(nn.Module):
     """MixtralSparseMoeBlock / Qwen2MoeSparseMoeBlock (shared expert + sigmoid gate)."""
 
@@ -579,11 +591,7 @@ class SparseMoe(nn.Module):
         inter = cfg["intermediate_size"] if family == "mixtral" else cfg["moe_intermediate_size"]
         self.grouped = cfg.get("_experts_impl") == "grouped_mm"
         if self.grouped:
-            # transformers 5's fused experts through its default implementation, grouped_mm (the replica of
-            # integrations/moe.py in lora_target_parameters.py): 3-D gate_up_proj / down_proj, the routed tokens
-            # sorted by expert, one grouped matmul per projection.
-            from lora_target_parameters import Experts
-            self.experts = Experts(self.E, h, inter, "mixtral", "grouped_mm", torch.float32)
+            self.experts = grouped_experts(self.E, h, inter, "mixtral")
         else:
             self.experts = nn.ModuleList([LlamaMLP(cfg, inter) for _ in range(self.E)])
         self.norm_topk = cfg.get("norm_topk_prob", True) if family == "qwen2_moe" else True
@@ -606,7 +614,7 @@ class SparseMoe(nn.Module):
         rw = rw.to(hs.dtype)
         if self.grouped:
             final = self.experts(hs, sel, rw)
-            self.last_counts = torch.bincount(sel.reshape(-1), minlength=self.E).tolist()
+            self.last_counts = expert_counts(sel, self.E)
             return self._shared(hs, final).reshape(b, s, h)
         final = torch.zeros((b * s, h), dtype=hs.dtype)
         mask = F.one_hot(sel, num_classes=self.E).permute(2, 1, 0)
@@ -872,9 +880,8 @@ class GptOssMoe(nn.Module):
         self.router_weight = nn.Parameter(torch.empty(E, h))
         self.router_bias = nn.Parameter(torch.zeros(E))
         self.grouped = cfg.get("_experts_impl") == "grouped_mm"
-        if self.grouped:  # transformers 5's GptOssExperts through grouped_mm (see SparseMoe)
-            from lora_target_parameters import Experts
-            self.experts = Experts(E, h, f, "gpt_oss", "grouped_mm", torch.float32)
+        if self.grouped:  # transformers 5's GptOssExperts through grouped_mm
+            self.experts = grouped_experts(E, h, f, "gpt_oss")
         else:
             self.gate_up_proj = nn.Parameter(torch.empty(E, h, 2 * f))
             self.gate_up_proj_bias = nn.Parameter(torch.zeros(E, 2 * f))
@@ -893,7 +900,7 @@ class GptOssMoe(nn.Module):
             top_i = balanced_routing(top_i, self.E)
         top_v = F.softmax(top_v, dim=1, dtype=top_v.dtype)
         if self.grouped:  # GptOssMLP.forward (5.x): experts(hidden_states, router_indices, router_scores)
-            self.last_counts = torch.bincount(top_i.reshape(-1), minlength=self.E).tolist()
+            self.last_counts = expert_counts(top_i, self.E)
             return self.experts(hs, top_i, top_v).view(b, -1, self.h)
         scores = torch.zeros_like(logits).scatter_(1, top_i, top_v)
         out_all = torch.zeros_like(hs)
@@ -996,9 +1003,8 @@ class DeepseekMoE(nn.Module):
         h = cfg["hidden_size"]
         self.E, self.k = cfg["n_routed_experts"], cfg["num_experts_per_tok"]
         self.grouped = cfg.get("_experts_impl") == "grouped_mm"
-        if self.grouped:  # transformers 5's fused experts through grouped_mm (see SparseMoe)
-            from lora_target_parameters import Experts
-            self.experts = Experts(self.E, h, cfg["moe_intermediate_size"], "mixtral", "grouped_mm", torch.float32)
+        if self.grouped:
+            self.experts = grouped_experts(self.E, h, cfg["moe_intermediate_size"], "mixtral")
         else:
             self.experts = nn.ModuleList([LlamaMLP(cfg, cfg["moe_intermediate_size"]) for _ in range(self.E)])
         self.gate_weight = nn.Parameter(torch.empty(self.E, h))  # DeepseekV3TopkRouter.weight (not an nn.Linear)
@@ -1027,7 +1033,7 @@ class DeepseekMoE(nn.Module):
         w /= w.sum(dim=-1, keepdim=True) + 1e-20  # norm_topk_prob
         w = w * self.scale
         if self.grouped:  # DeepseekV3MoE.forward (5.x): experts(hidden_states, topk_indices, topk_weights), fp32 weights
-            self.last_counts = torch.bincount(sel.reshape(-1), minlength=self.E).tolist()
+            self.last_counts = expert_counts(sel, self.E)
             return self.experts(x, sel, w).view(b, s, h) + self.shared_experts(res)
         final = torch.zeros_like(x, dtype=w.dtype)
         mask = F.one_hot(sel, num_classes=self.E).permute(2, 0, 1)
