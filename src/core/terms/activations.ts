@@ -314,7 +314,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   const x0 = tape.tensor('block input', Tsp * a.hidden, residualBytes, p.inputRequiresGrad || p.baseTrainable);
   /** What the second half of a pre-norm block (norm + MLP) saves: freed by its backward before the attention's runs. */
   let mlpSavedBytes = 0;
-  const moeInfo: MoeInfo = { forwardEnd: 0, savedAfterRouted: 0 };
+  const moeInfo: MoeInfo = { looped: false, forwardEnd: 0, savedAfterRouted: 0 };
   /** Under a tiled MLP: what the untiled MLP would have kept (bytes, and its 16-bit weight copies under autocast). */
   let tiledMlp: { savedBytes: number; weightCopyBytes: number } | undefined;
   /** A Gated DeltaNet layer's backward working set (its kernel's recomputed tensors and gradients). */
@@ -770,7 +770,7 @@ function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, lin
   // (tools/peak/measure_step.py --moe-checkpointing, 4-16 experts): every routed token's intermediates at once put the
   // estimate 8-24 % high where the layers make the high point; within 2.1 % with these terms. transformers 5's grouped
   // matmul runs every routed token at once: its backward holds their gradients together, as counted below.
-  const loopedExperts = moeBlock && a.moe !== undefined && p.expertsLooped === true && !p.tiledMlpShards && !['llama4', 'kimi_linear', 'nemotron_h', 'granite_hybrid'].includes(a.family);
+  const loopedExperts = moeBlock && a.moe !== undefined && moeInfo.looped && !p.tiledMlpShards;
   let moeWorking = 0;
   if (loopedExperts) {
     const m = a.moe!;
@@ -1400,10 +1400,12 @@ function expertMlp(tape: Tape, a: Architecture, routed: Tensor, linear: LinearFn
 const groupedExperts = (p: ActivationPlan): boolean => (p.arch.fusedExperts === true || p.arch.family === 'gpt_oss') && p.expertsLooped !== true;
 
 /**
- * What an MoE block running its experts through grouped_mm holds at the end of its routed experts' forward beside
- * what it saves (0 for looped experts), and what it saves after that point (its shared expert).
+ * What an MoE block tells the layer's backward working set (set by the blocks that run transformers' experts loop or
+ * its grouped_mm: moeMlp, deepseekMoe, gptOssMoe): whether its experts run one after another (p.expertsLooped), what it
+ * holds at the end of its routed experts' forward beside what it saves when they run through grouped_mm (0 when
+ * looped), and what it saves after that point (its shared expert).
  */
-interface MoeInfo { forwardEnd: number; savedAfterRouted: number }
+interface MoeInfo { looped: boolean; forwardEnd: number; savedAfterRouted: number }
 
 /**
  * transformers 5 grouped_mm (integrations/moe.py) at the top-k sum, beside what is saved: the gathered tokens and
@@ -1431,6 +1433,7 @@ function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn, info
   // source (the weighted output) and the int64 token indices; top-k indices and the weight normalisation
   // (clone + sum) are kept too.
   const weighted = tape.mul(down, tape.tensor('routing weights (16-bit)', T * moe.topK, x.bytesPerElem, x.rg), 'weighted expert output');
+  if (info) info.looped = p.expertsLooped === true;
   if (groupedExperts(p)) {
     if (info) info.forwardEnd = groupedForwardEnd(a, T, tape.computeBytes, x.bytesPerElem);
     // transformers 5 grouped_mm (integrations/moe.py): the weighted outputs are put back in token order by an index
@@ -1485,6 +1488,7 @@ function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn,
   if (x.rg) tape.saveExtra(grouped ? 'token, sort and unsort indices (int64)' : 'token and slot indices per expert (int64)', routedTokens * (grouped ? 24 : 16));
   const down = expertMlp(tape, a, routed, linear, ['gate_proj', 'up_proj', 'down_proj'], p.dequantizedExperts);
   const weighted = tape.mul(down, tape.tensor('routing weight per routed token', routedTokens, wb, scores.rg), 'weighted expert output', wb);
+  if (info) info.looped = p.expertsLooped === true;
   if (grouped && info) info.forwardEnd = groupedForwardEnd(a, T, tape.computeBytes, wb);
   if (!grouped) tape.save(weighted); // index_add_ keeps its source (grouped_mm's index back to token order does not)
   if (moe.sharedExpertFfn > 0) {
@@ -1576,6 +1580,7 @@ function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor, info?: MoeInfo): Te
   // token (gate_up's and down's), the gated product, the weighted output and its unsorted copy, the MoE input and the
   // sum (profiled: tools/peak/measure_step.py --moe-checkpointing).
   const cb = tape.computeBytes;
+  if (info) info.looped = p.expertsLooped === true;
   if (grouped && info) info.forwardEnd = cb * (5 * routedTokens * a.hidden + 3 * routedTokens * f + 2 * T * a.hidden);
   // Axolotl's quantize_moe_experts: each expert's matmul takes a view of the whole dequantized 3-D weight, which its
   // views keep alive for the input's gradient (as in expertMlp).
