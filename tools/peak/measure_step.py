@@ -787,19 +787,15 @@ MORE_FAMILY_CASES = [
 # recomputed MoE layer's forward and its expert-by-expert backward. Routing is balanced (token t to experts
 # (t*k + j) mod E), as a trained router's balancing loss makes it and as the estimate assumes; 4, 8 and 16 experts.
 MOE_LORA = dict(r=8, alpha=16, dropout=0.0, targets=["q_proj", "v_proj"])
+MOE_BLOCKS = (
+    ("mixtral", 2, {}), ("mixtral", 2, dict(num_local_experts=8)), ("mixtral", 2, dict(num_local_experts=16, intermediate_size=344)),
+    ("qwen2_moe", 2, {}), ("qwen2_moe", 2, dict(num_experts=16, moe_intermediate_size=344, num_experts_per_tok=4)),
+    ("deepseek_v3", 4, {}), ("glm4_moe", 2, {}), ("gpt_oss", 2, {}), ("gpt_oss", 2, dict(num_local_experts=16)))
+# Each block twice: its experts looped as transformers 4.x runs them, then through transformers 5's grouped_mm (its
+# default).
 MOE_CHECKPOINTING_CASES = [
-    (family, (2, 1024, 256, 4, kv, 500), "bf16", "flash", "full_reentrant", MOE_LORA, dict(_balanced=True, **more))
-    for family, kv, more in (
-        ("mixtral", 2, {}), ("mixtral", 2, dict(num_local_experts=8)), ("mixtral", 2, dict(num_local_experts=16, intermediate_size=344)),
-        ("qwen2_moe", 2, {}), ("qwen2_moe", 2, dict(num_experts=16, moe_intermediate_size=344, num_experts_per_tok=4)),
-        ("deepseek_v3", 4, {}), ("glm4_moe", 2, {}), ("gpt_oss", 2, {}), ("gpt_oss", 2, dict(num_local_experts=16)))
-] + [
-    # The same blocks with transformers 5's fused experts through grouped_mm (its default).
-    (family, (2, 1024, 256, 4, 2, 500), "bf16", "flash", "full_reentrant", MOE_LORA, dict(_balanced=True, _experts_impl="grouped_mm", **more))
-    for family, more in (
-        ("mixtral", {}), ("mixtral", dict(num_local_experts=8)), ("mixtral", dict(num_local_experts=16, intermediate_size=344)),
-        ("qwen2_moe", {}), ("qwen2_moe", dict(num_experts=16, moe_intermediate_size=344, num_experts_per_tok=4)),
-        ("deepseek_v3", dict(num_key_value_heads=4)), ("glm4_moe", {}), ("gpt_oss", {}), ("gpt_oss", dict(num_local_experts=16)))
+    (family, (2, 1024, 256, 4, kv, 500), "bf16", "flash", "full_reentrant", MOE_LORA, dict(_balanced=True, **impl, **more))
+    for impl in ({}, dict(_experts_impl="grouped_mm")) for family, kv, more in MOE_BLOCKS
 ]
 # TRL's SFTTrainer (its entropy and token-accuracy metrics beside the model's loss).
 TRL_SFT_CASES = preference_cases("llama_trl_sft", lora_batch=2, batch=2)
