@@ -87,6 +87,8 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
       // its scope is all block linears whatever the case text says; other stacks follow the case.
       double_quant: torchao || /double/i.test(t.quantization.type), scope: torchao || !/lora/i.test(t.quantization.applies_to) ? 'all-linear' : 'lora-targets',
     };
+    // torchtune's releases before May 2024 (v0.1.x) pinned torchao 0.1 (torchtune 0.1.1 requirements.txt).
+    if (torchao && c.source?.repo === 'pytorch/torchtune' && (c.source.date ?? '9999') < '2024-05') s.torchao_version = '0.1';
   }
   switch (t.precision_kind) {
     case 'fp32': s.weights_dtype = 'fp32'; s.mixed_precision = 'none'; break;

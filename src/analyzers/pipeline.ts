@@ -96,23 +96,23 @@ export function runPipeline(inputs: readonly InputFile[], reader: FileReader, ov
 }
 
 /**
- * The transformers / PyTorch versions the project pins (requirements.txt, pyproject.toml, environment.yml beside the
+ * The transformers / PyTorch / torchao versions the project pins (requirements.txt, pyproject.toml, environment.yml beside the
  * first config or up to PARENT_LEVELS folders above), for a setup that does not give them itself.
  */
 function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], reader: FileReader): PipelineResult {
-  if (!r.setup || (r.setup.transformers_version !== undefined && r.setup.pytorch_version !== undefined)) return r;
+  if (!r.setup || (r.setup.transformers_version !== undefined && r.setup.pytorch_version !== undefined && r.setup.torchao_version !== undefined)) return r;
   const first = inputs[0]?.file;
   if (!first) return r;
   let setup = r.setup;
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
-  const want = { transformers: setup.transformers_version === undefined, torch: setup.pytorch_version === undefined };
-  for (let up = 0; up <= PARENT_LEVELS && (want.transformers || want.torch); up++) {
+  const want = { transformers: setup.transformers_version === undefined, torch: setup.pytorch_version === undefined, torchao: setup.torchao_version === undefined };
+  for (let up = 0; up <= PARENT_LEVELS && (want.transformers || want.torch || want.torchao); up++) {
     for (const name of DEPENDENCY_FILES) {
       const path = reader.join(first, `${'../'.repeat(up)}${name}`);
       const text = reader.read(path);
       if (text === undefined) continue;
       const pins = findPins(text);
-      for (const [tool, field] of [['transformers', 'transformers_version'], ['torch', 'pytorch_version']] as const) {
+      for (const [tool, field] of [['transformers', 'transformers_version'], ['torch', 'pytorch_version'], ['torchao', 'torchao_version']] as const) {
         const pin = pins[tool];
         if (!want[tool] || !pin) continue;
         want[tool] = false;

@@ -1,5 +1,5 @@
 // The readable terminal report: components at the peak, the three totals, fit, assumptions and warnings.
-import type { Estimate } from '../core/model';
+import { RESERVED_RUNTIME_IDS, type Estimate } from '../core/model';
 import { formatBytes, formatCount } from '../core/units';
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
@@ -22,9 +22,9 @@ export function renderTable(e: Estimate): string {
     L.push(`${pad(c.label, w)}${lpad(formatBytes(c.bytes), 10)}  ${c.formula}`);
   }
   L.push(`${pad('= peak allocated', w)}${lpad(formatBytes(pg.peakBytes), 10)}  torch.cuda.max_memory_allocated`);
-  for (const r of pg.runtime.filter((x) => x.id === 'allocator-reserve' || x.id === 'stream-pools')) L.push(`${pad(`+ ${r.label}`, w)}${lpad(formatBytes(r.bytes), 10)}  ${r.formula}`);
+  for (const r of pg.runtime.filter((x) => RESERVED_RUNTIME_IDS.has(x.id))) L.push(`${pad(`+ ${r.label}`, w)}${lpad(formatBytes(r.bytes), 10)}  ${r.formula}`);
   L.push(`${pad('= reserved', w)}${lpad(formatBytes(pg.reservedBytes), 10)}  torch.cuda.max_memory_reserved`);
-  for (const r of pg.runtime.filter((x) => x.id !== 'allocator-reserve' && x.id !== 'stream-pools')) L.push(`${pad(`+ ${r.label}`, w)}${lpad(formatBytes(r.bytes), 10)}  ${r.formula}`);
+  for (const r of pg.runtime.filter((x) => !RESERVED_RUNTIME_IDS.has(x.id))) L.push(`${pad(`+ ${r.label}`, w)}${lpad(formatBytes(r.bytes), 10)}  ${r.formula}`);
   L.push(`${pad('= device (nvidia-smi)', w)}${lpad(formatBytes(pg.deviceBytes), 10)}`);
   const vl = pg.variableLengths;
   if (vl && vl.cacheBytes > 0) {

@@ -2,12 +2,13 @@
 // Pure and deterministic; no I/O, no clock. Sources are cited next to each term.
 import { Recent } from './recent';
 import { attentionLayerCount, countParameters, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts, type Architecture, type LinearModule } from './architecture';
-import type { Assumption, Component, ComponentId, EstimateResult, Layout, Phase, PhaseEstimate, RuntimeTerm, VariableLengthCache, Warning } from './model';
+import { RESERVED_RUNTIME_IDS, type Assumption, type Component, type ComponentId, type EstimateResult, type Layout, type Phase, type PhaseEstimate, type RuntimeTerm, type VariableLengthCache, type Warning } from './model';
 import type { GpuSpec } from './catalog/gpus';
 import type { Attention, ProvenanceMap, TrainingSetup } from './setup';
 import { generationBatch, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
 import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, ktoReferenceLogps, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan, type MambaKernels } from './terms/activations';
 import type { ComputeMode } from './terms/saved-tensors';
+import { oldTorchaoNf4Bytes, simulateNf4Load, type Nf4LoadModel, type Nf4LoadResult } from './terms/nf4-load';
 import { DTYPE_BYTES, GiB, MiB, formatBytes, formatCount } from './units';
 
 export interface EstimateOptions {
@@ -138,8 +139,17 @@ function adapterTargets(setup: TrainingSetup, mods: LinearModule[]): Set<string>
   return setup.lora ? matchModules(setup.lora.target_modules, mods) : new Set();
 }
 
+/** torchao NF4 before 0.2: whole-tensor quantization temporaries and a realized scale factor (terms/nf4-load.ts). */
+function oldTorchao(q: NonNullable<TrainingSetup['quantization']>, torchaoVersion: string | undefined): boolean {
+  return q.bits === 4 && q.type === 'nf4' && olderThan(torchaoVersion, 0, 2);
+}
+
 /** bytes per parameter of 4/8-bit weights with their quantization constants (bitsandbytes, torchao, GPTQ). */
-function quantBytesPerParam(q: NonNullable<TrainingSetup['quantization']>): { bytes: number; formula: string } {
+function quantBytesPerParam(q: NonNullable<TrainingSetup['quantization']>, torchaoVersion: string | undefined): { bytes: number; formula: string } {
+  if (oldTorchao(q, torchaoVersion)) {
+    // torchao < 0.2 keeps a view of the realized n/64-element bf16 quantization factor, so its whole storage stays.
+    return { bytes: oldTorchaoNf4Bytes(1), formula: '0.5 B + 1 B int8 scale/64 + 2 B realized bf16 factor/64 (torchao < 0.2)' };
+  }
   if (q.bits === 8) {
     // LLM.int8: int8 weights + one fp32 scale per output row (negligible per parameter for wide layers).
     return { bytes: 1, formula: '1 B int8 (+ fp32 row scales)' };
@@ -207,7 +217,7 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
       quantized += m.inFeatures * m.outFeatures * m.count;
       largestQuantized = Math.max(largestQuantized, m.inFeatures * m.outFeatures);
     }
-    qbpp = quantBytesPerParam(setup.quantization).bytes;
+    qbpp = quantBytesPerParam(setup.quantization, setup.torchao_version).bytes;
   }
   const saveNames = setup.lora?.modules_to_save ?? [];
   let savedModules = 0;
@@ -352,6 +362,19 @@ const ia3Key = (x: NonNullable<TrainingSetup['ia3']>): string => blockKey(x, (y)
 const quantKey = (q: NonNullable<TrainingSetup['quantization']>): string => blockKey(q, (x) => `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}/${x.experts === true ? 'experts' : ''}`);
 
 /** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
+/** The model-load replay depends only on the model's shapes; an advice search asks for the same one many times. */
+const nf4LoadCache = new Map<string, Nf4LoadResult>();
+function memoNf4Load(m: Nf4LoadModel): Nf4LoadResult {
+  const key = JSON.stringify(m);
+  let hit = nf4LoadCache.get(key);
+  if (!hit) {
+    if (nf4LoadCache.size > 64) nf4LoadCache.clear();
+    hit = simulateNf4Load(m);
+    nf4LoadCache.set(key, hit);
+  }
+  return hit;
+}
+
 function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
   return recentInventories.get({ setup, a, mods }, (k) => memoInventoryByKey(k.setup, k.a, k.mods));
 }
@@ -359,12 +382,12 @@ function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule
 const recentInventories = new Recent<{ setup: TrainingSetup; a: Architecture; mods: LinearModule[] }, { targets: Set<string>; inv: Inventory }>(8, (x, y) =>
   x.a === y.a && x.setup.method === y.setup.method && x.setup.parameters === y.setup.parameters && x.setup.head === y.setup.head
   && x.setup.num_labels === y.setup.num_labels && x.setup.value_head === y.setup.value_head && x.setup.freeze_trainable_layers === y.setup.freeze_trainable_layers
-  && x.setup.lora === y.setup.lora && x.setup.quantization === y.setup.quantization && x.setup.ia3 === y.setup.ia3);
+  && x.setup.lora === y.setup.lora && x.setup.quantization === y.setup.quantization && x.setup.ia3 === y.setup.ia3 && x.setup.torchao_version === y.setup.torchao_version);
 
 function memoInventoryByKey(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
   const l = setup.lora;
   const q = setup.quantization;
-  const key = `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.value_head === true}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}`;
+  const key = `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.value_head === true}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}|${setup.torchao_version ?? ''}`;
   let byKey = inventoryCache.get(a);
   if (!byKey) {
     byKey = new Map();
@@ -667,6 +690,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
 
   const mods = linearModules(a);
   const { targets, inv } = memoInventory(effSetup, a, mods);
+  const oldTorchaoNf4 = effSetup.quantization !== undefined && oldTorchao(effSetup.quantization, setup.torchao_version);
   if (setup.galore && setup.method !== 'full') {
     warnings.push({ key: 'galore', message: `GaLore projects the gradients of full-parameter training; with method '${setup.method}' it is ignored` });
   }
@@ -813,16 +837,20 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     const peak = phases.reduce((m, p) => (p.allocatedBytes > m.allocatedBytes ? p : m));
     if (!best || peak.allocatedBytes > best.peak.allocatedBytes) best = { phases, peak, stage };
   }
-  const { phases, peak, stage } = best!;
+  const { phases: stepPhases, peak: stepPeak, stage } = best!;
+  // torchao < 0.2 NF4 under torchtune 0.1: building and loading the model can peak above the training step.
+  const nf4Load = nf4LoadPhase();
+  const phases = nf4Load ? [nf4Load.phase, ...stepPhases] : stepPhases;
+  const peak = nf4Load && nf4Load.phase.allocatedBytes > stepPeak.allocatedBytes ? nf4Load.phase : stepPeak;
 
   // ---- Runtime terms outside PyTorch's allocated bytes ---------------------------------------------------
   let churnBytes = 0;
   if (leanMode) {
     // Lean phases list only their persistent components; everything else in the peak churns.
-    churnBytes = peak.allocatedBytes;
-    for (const c of peak.components) churnBytes -= c.bytes;
+    churnBytes = stepPeak.allocatedBytes;
+    for (const c of stepPeak.components) churnBytes -= c.bytes;
   } else {
-    for (const c of peak.components) if (!PERSISTENT_IDS.has(c.id)) churnBytes += c.bytes;
+    for (const c of stepPeak.components) if (!PERSISTENT_IDS.has(c.id)) churnBytes += c.bytes;
   }
   const reserve = Math.round(ALLOCATOR_FRAGMENTATION * churnBytes);
   const runtime: RuntimeTerm[] = [
@@ -855,15 +883,21 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   let poolBytes = 0;
   if (gradsAtPhase) {
     const shardGradBytes = Math.round((inv.trainable * gradBytes) / (tp * shardGrads));
-    poolBytes = Math.max(0, shardGradBytes - (gradsAtPhase.get(peak) ?? 0));
+    poolBytes = Math.max(0, shardGradBytes - (gradsAtPhase.get(stepPeak) ?? 0));
     if (poolBytes > 0) {
       runtime.push({ id: 'stream-pools', label: 'Gradient shards cached in the reduce-scatter stream pool', bytes: poolBytes,
         formula: leanMode ? '' : `${formatCount(inv.trainable / (tp * shardGrads))} gradient elements x ${gradBytes} B allocated on FSDP's reduce-scatter stream, freed by zero_grad but reusable only by that stream` });
     }
   }
   const peakBytes = peak.allocatedBytes;
-  const reservedBytes = peakBytes + reserve + poolBytes;
-  const unpagedDevice = reservedBytes + runtime.filter((r) => r.id !== 'allocator-reserve' && r.id !== 'stream-pools').reduce((s, r) => s + r.bytes, 0);
+  // Segments the model's load left cached (nf4LoadPhase) serve the step's tensors: they count where they exceed it.
+  const loadCache = nf4Load ? Math.max(0, nf4Load.reservedBytes - (peakBytes + reserve + poolBytes)) : 0;
+  if (loadCache > 0) {
+    runtime.push({ id: 'load-cache', label: 'Segments cached since the model was quantized and loaded', bytes: loadCache,
+      formula: leanMode ? '' : `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)` });
+  }
+  const reservedBytes = peakBytes + reserve + poolBytes + loadCache;
+  const unpagedDevice = reservedBytes + runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id)).reduce((s, r) => s + r.bytes, 0);
   const pagedResident = paged ? Math.min(pagedBytes, Math.max(pagedWorking, opts.gpu ? opts.gpu.memoryBytes - unpagedDevice : Infinity)) : 0;
   if (paged) {
     const evicted = pagedBytes - pagedResident;
@@ -1105,12 +1139,47 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     const lossBytes = stage === pp - 1 ? lossTensorBytes : 0; // the loss runs on the last pipeline stage
     // Cached blocks win over paged optimizer state, which the driver evicts to make room.
     const room = gpu ? gpu.memoryBytes - (deviceBytes - reservedBytes - Math.max(0, pagedResident - pagedWorking)) : Infinity;
-    const cacheBytes = Math.max(0, Math.min(reservedBytes + lossBytes, room) - reservedBytes);
+    // Free room in the segments the model's load left cached takes those blocks first.
+    const cacheBytes = Math.max(0, Math.min(reservedBytes + lossBytes - loadCache, room) - reservedBytes);
     assumptions.push({ key: 'batch_lengths.cache', value: 'one set of loss tensors of earlier, shorter batches',
       source: 'VRAM Lens: the record batch before the longest one leaves its loss blocks cached; earlier records add more depending on the order of lengths (allocator replay: 0.4-9x, published runs: 1.2-2.7x)' });
     return {
       cacheBytes, reservedBytes: reservedBytes + cacheBytes, deviceBytes: deviceBytes + cacheBytes,
       formula: `logits and cross-entropy blocks of earlier, shorter record batches, one longest batch's worth${cacheBytes < lossBytes ? ` (${Math.round(lossBytes / MiB)} MiB), capped at the GPU's memory` : ''}`,
+    };
+  }
+
+  /**
+   * torchtune 0.1 QLoRA with torchao < 0.2 (terms/nf4-load.ts): the builder's to_nf4 calls, the deep copies of the
+   * layer and load_state_dict's copy_ each quantize a weight on the GPU with numel x 16 x 2 B temporaries, twice. The
+   * high point of that is the load phase; what the allocator reserved by then stays reserved. Replayed through the
+   * caching-allocator model for a single GPU holding dense decoder layers (one instance of each linear per layer).
+   */
+  function nf4LoadPhase(): { phase: PhaseEstimate; reservedBytes: number } | undefined {
+    const q = effSetup.quantization;
+    if (!oldTorchaoNf4 || !q || world > 1 || a.moe || a.layers === 0 || mods.some((m) => m.count !== a.layers || m.parameter)) return undefined;
+    const lora = setup.lora;
+    const adapterBytes = lora ? DTYPE_BYTES[lora.dtype] : 2;
+    const quantizes = (m: LinearModule): boolean => q.scope === 'all-linear' || targets.has(m.name);
+    const model: Nf4LoadModel = {
+      layers: a.layers,
+      linears: mods.map((m) => ({ elements: m.inFeatures * m.outFeatures, quantized: quantizes(m), adapterElements: lora && targets.has(m.name) ? [lora.r * m.inFeatures, lora.r * m.outFeatures] : [] })),
+      // Two norm scales and the rotary cache (max positions x head dim, fp32) that torchtune keeps in each attention.
+      layerOtherBytes: [2 * a.hidden, 2 * a.hidden, a.maxPositions * a.headDim * 4],
+      outsideBytes: [2 * a.vocab * a.hidden, ...(a.tied ? [] : [2 * a.vocab * a.hidden]), 2 * a.hidden],
+      adapterBytesPerElement: adapterBytes,
+    };
+    const sim = memoNf4Load(model);
+    // The model as trained is the step's own weights; the simulation adds what its load held on top of them.
+    const kept = stepPeak.components.filter((c) => c.id === 'weights' || c.id === 'quantization-constants' || c.id === 'adapter-weights');
+    const transient = sim.peakAllocated - sim.allocated;
+    const components = [...kept, comp('load-transient', 'NF4 quantization temporaries (model build and load)', transient,
+      () => (`to_nf4 of the largest weight (${formatCount(sim.largest)} elements): |w/scale - 16 NF4 codes| as ${formatCount(sim.largest * 16)} x 2 B twice, int64 codes, the 16-bit copy being quantized; plus the builder's template layer, replayed through the caching allocator`),
+      () => ({ elements: sim.largest, layers: a.layers })) ];
+    return {
+      phase: { phase: 'load', allocatedBytes: sum(components), components,
+        note: leanMode ? '' : `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, load_state_dict)` },
+      reservedBytes: sum(kept) + sim.reserved - sim.allocated,
     };
   }
 
@@ -1145,7 +1214,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
         : kbitQ !== 'none' ? `${formatCount(denseBlock)} ${a.fusedExperts ? 'fused expert, router and norm/bias' : 'norm/bias'} params x 4 B (fp32 upcast) + ${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`
         : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base })));
     if (quantHere > 0 && effSetup.quantization) {
-      const q = quantBytesPerParam(effSetup.quantization);
+      const q = quantBytesPerParam(effSetup.quantization, setup.torchao_version);
       persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}${shardParams > 1 && !offloadParams ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
     }
     // ZeRO++ hpZ (zero_hpz_partition_size): a secondary partition of the 16-bit parameters within the node, from which
@@ -1171,7 +1240,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       // A frozen copy of the model (TRL create_reference_model, LLaMA-Factory create_ref_model), loaded and sharded as
       // the policy is (TRL prepares it with the same DeepSpeed ZeRO-3 / FSDP setup, offload included), without
       // gradients, optimizer state or adapters.
-      const quantRef = quantHere > 0 && effSetup.quantization ? quantHere * quantBytesPerParam(effSetup.quantization).bytes : 0;
+      const quantRef = quantHere > 0 && effSetup.quantization ? quantHere * quantBytesPerParam(effSetup.quantization, setup.torchao_version).bytes : 0;
       const refBytes = (modelBytes + quantRef) / (offloadParams || fsdpOffload ? Infinity : shardParams);
       persistent.push(comp('weights', 'Reference model weights (frozen copy)', refBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the policy\'s parameters'
         : `the model's weights again: ${formatCount(unquantizedParams + quantHere)} params${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams + quantHere), shard: shardParams })));
@@ -1282,7 +1351,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     // (bnb_4bit_quant_storage) and gathers those bytes; torchao's NF4Tensor gathers its codes and scales under FSDP2
     // (fsdp_pre_all_gather); ZeRO-3 partitions the packed storage. Only the rest of a layer is gathered in 16 bits.
     const quantOfBlock = quantHere > 0 && effSetup.quantization && blockParams > 0 ? Math.min(1, quantHere / (blockParams / tp)) : 0;
-    const quantGatherBytes = quantOfBlock > 0 ? quantBytesPerParam(effSetup.quantization!).bytes : half;
+    const quantGatherBytes = quantOfBlock > 0 ? quantBytesPerParam(effSetup.quantization!, setup.torchao_version).bytes : half;
     // FSDP2 with torchao's float8 all-gather (enable_fsdp_float8_all_gather): the Float8Linear weights are cast to fp8
     // before the all-gather (WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather), 1 B each; norms stay 16-bit.
     const fp8Linear = setup.fp8_all_gather && fsdp && quantOfBlock === 0 && blockParams > 0
@@ -1866,5 +1935,5 @@ function checkpointHeld(l: { checkpointHeldBytes: number }): number {
 }
 
 /** Phase order for ties: steady-state phases first. */
-export const PHASES: readonly Phase[] = ['forward', 'backward', 'optimizer', 'first-step', 'evaluation', 'generation'];
+export const PHASES: readonly Phase[] = ['forward', 'backward', 'optimizer', 'first-step', 'evaluation', 'generation', 'load'];
 export { GiB };

@@ -1,13 +1,13 @@
 // The estimator's output types: plain serializable data, units in field names.
 import type { SetupKey } from './setup';
 
-export type Phase = 'forward' | 'backward' | 'optimizer' | 'first-step' | 'evaluation' | 'generation';
+export type Phase = 'load' | 'forward' | 'backward' | 'optimizer' | 'first-step' | 'evaluation' | 'generation';
 
 export type ComponentId =
   | 'weights' | 'quantization-constants' | 'adapter-weights' | 'master-weights' | 'gradients' | 'ddp-buckets'
   | 'optimizer-states' | 'optimizer-step' | 'activations' | 'checkpoint-recompute' | 'backward-working'
   | 'autocast-weight-copies' | 'logits-loss' | 'loss-backward' | 'zero-buckets' | 'gathered-params' | 'gathered-grads' | 'first-step-init'
-  | 'kv-cache' | 'rollout-engine';
+  | 'kv-cache' | 'rollout-engine' | 'load-transient';
 
 /** One memory term: how many bytes, the formula in words and symbols, and the inputs that went into it. */
 export interface Component {
@@ -28,11 +28,14 @@ export interface PhaseEstimate {
 
 /** A term outside PyTorch's allocated bytes (allocator reserve, CUDA context, NCCL). */
 export interface RuntimeTerm {
-  readonly id: 'allocator-reserve' | 'stream-pools' | 'cuda-context' | 'nccl' | 'paged-optimizer';
+  readonly id: 'allocator-reserve' | 'stream-pools' | 'load-cache' | 'cuda-context' | 'nccl' | 'paged-optimizer';
   readonly label: string;
   readonly bytes: number;
   readonly formula: string;
 }
+
+/** Runtime terms held by the caching allocator: part of the reserved bytes, not on top of them. */
+export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<RuntimeTerm['id']>(['allocator-reserve', 'stream-pools', 'load-cache']);
 
 export interface Assumption {
   readonly key: SetupKey | string;

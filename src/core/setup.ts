@@ -305,6 +305,13 @@ export const TrainingSetupSchema = z.strictObject({
    */
   transformers_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 5.2 or 4.57.1').optional(),
   /**
+   * torchao version ("major.minor") of a torchtune QLoRA run (NF4 base weights). Before 0.2 NF4Tensor.from_tensor
+   * compares every element with the 16 NF4 codes at once (numel x 16 16-bit elements, twice; pytorch/ao#196 quantizes
+   * in chunks since), and torchtune 0.1 quantizes each weight on the GPU three times while it builds and loads the
+   * model: the segments this leaves in the allocator's cache stay reserved through training. Unset: a current release.
+   */
+  torchao_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 0.1 or 0.8.0').optional(),
+  /**
    * Per-device batch of the evaluation that runs during training (HF per_device_eval_batch_size when eval_strategy is
    * not 'no', Axolotl eval_batch_size). A no-grad forward at this batch, with the model states still allocated; it is
    * often larger than the training micro-batch (HF's default is 8). Unset: no evaluation phase.

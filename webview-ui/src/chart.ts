@@ -17,8 +17,8 @@ const GROUP_OF: Record<string, GroupId> = {
   'gradients': 'gradients',
   'activations': 'activations', 'checkpoint-recompute': 'activations', 'backward-working': 'activations', 'kv-cache': 'activations',
   'logits-loss': 'loss', 'loss-backward': 'loss',
-  'ddp-buckets': 'buffers', 'zero-buckets': 'buffers', 'gathered-params': 'buffers', 'gathered-grads': 'buffers', 'rollout-engine': 'buffers',
-  'allocator-reserve': 'runtime', 'stream-pools': 'runtime', 'cuda-context': 'runtime', 'nccl': 'runtime',
+  'ddp-buckets': 'buffers', 'zero-buckets': 'buffers', 'gathered-params': 'buffers', 'gathered-grads': 'buffers', 'rollout-engine': 'buffers', 'load-transient': 'buffers',
+  'allocator-reserve': 'runtime', 'stream-pools': 'runtime', 'load-cache': 'runtime', 'cuda-context': 'runtime', 'nccl': 'runtime',
 };
 
 export function groupOf(id: string): GroupId {

@@ -41,7 +41,7 @@ function custom(tag: string, attrs: Attrs = {}, ...children: Array<Node | string
 const section = (id: string, heading: StringId | null, ...children: Array<Node | null>): HTMLElement =>
   h('section', { id, class: 'card', 'aria-labelledby': heading ? `${id}-h` : undefined }, heading ? h('h2', { id: `${id}-h` }, tr(heading)) : null, ...children);
 
-export const phaseName = (p: string): string => (['forward', 'backward', 'optimizer', 'first-step', 'evaluation', 'generation'].includes(p) ? tr(`phase.${p}` as StringId) : p);
+export const phaseName = (p: string): string => (['load', 'forward', 'backward', 'optimizer', 'first-step', 'evaluation', 'generation'].includes(p) ? tr(`phase.${p}` as StringId) : p);
 
 // ---- Layout ------------------------------------------------------------------------------------------------
 

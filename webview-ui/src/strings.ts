@@ -35,6 +35,7 @@ export const S = {
   'phase.first-step': 'first step (initialisation)',
   'phase.evaluation': 'evaluation (during training)',
   'phase.generation': 'generation (rollout)',
+  'phase.load': 'model build and load',
   phasesHeading: 'Phases',
   // Chart
   breakdownHeading: 'Memory breakdown',

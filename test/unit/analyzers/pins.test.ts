@@ -19,6 +19,10 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.equal(findPins(pyproject).transformers?.version, '4.57.1');
     assert.equal(findPins('dependencies:\n  - pip:\n    - torch==2.4.0\n').torch?.version, '2.4.0');
     assert.deepEqual(findPins('# transformers==4.30.0\nsentence-transformers==2.2.2\ntorchvision==0.15.2\n'), {});
+    // torchtune 0.1.1's requirements.txt pins torchao==0.1 beside torch.
+    const tt = findPins('torch\ntorchao==0.1\n');
+    assert.equal(tt.torchao?.version, '0.1');
+    assert.equal(tt.torch, undefined);
     const p = findPins('accelerate\ntransformers == 4.40.0\n').transformers!;
     assert.equal('accelerate\ntransformers == 4.40.0\n'.slice(p.start, p.end).trim(), 'transformers == 4.40.0');
   });
