@@ -55,7 +55,7 @@ function main(): void {
   const abs = rows.map((r) => Math.abs(r.err));
   console.log('');
   console.log(`cases: ${rows.length} compared, ${skipped.length} skipped`);
-  console.log(`overall: median |error| ${(percentile(abs, 0.5) * 100).toFixed(1)}%, p90 ${(percentile(abs, 0.9) * 100).toFixed(1)}%`);
+  console.log(`overall: median |error| ${(percentile(abs, 0.5) * 100).toFixed(2)}%, p90 ${(percentile(abs, 0.9) * 100).toFixed(2)}%`);
   const metrics = [...new Set(rows.map((r) => r.metric))];
   for (const m of metrics) {
     const xs = rows.filter((r) => r.metric === m).map((r) => Math.abs(r.err));
