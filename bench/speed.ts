@@ -33,6 +33,16 @@ const moeLora = TrainingSetupSchema.parse({
 });
 time('estimate: Llama-3.1-70B full, ZeRO-3 + TP2 + PP4, 128 GPUs', 5000, () => estimate(large));
 time('estimate: Mixtral-8x7B QLoRA all-linear, eager attention', 5000, () => estimate(moeLora));
+// torchao < 0.2: the model's build and load replayed through the caching-allocator model, once per model shape (the
+// estimator keeps the result); timed here without that cache, as for the first estimate of a file.
+import { simulateNf4Load } from '../src/core/terms/nf4-load';
+{
+  const h = 4096, ffn = 11008, r = 8;
+  const lin = (i: number, o: number) => ({ elements: i * o, quantized: true, adapterElements: [r * i, r * o] });
+  const llama2 = { layers: 32, linears: [lin(h, h), lin(h, h), lin(h, h), lin(h, h), lin(h, ffn), lin(ffn, h), lin(h, ffn)],
+    layerOtherBytes: [2 * h, 2 * h, 4096 * 128 * 4], outsideBytes: [2 * 32000 * h, 2 * 32000 * h, 2 * h], adapterBytesPerElement: 2 };
+  time('model-load replay: Llama-2-7B QLoRA, torchtune 0.1 + torchao 0.1 (uncached)', 50, () => simulateNf4Load(llama2));
+}
 
 // Advice search: every candidate is a full estimate; the target is p99 < 20 ms for >= 2,000 candidates.
 import { advise } from '../src/core/advice';
