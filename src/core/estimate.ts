@@ -361,20 +361,29 @@ const loraKey = (l: NonNullable<TrainingSetup['lora']>): string => blockKey(l, (
 const ia3Key = (x: NonNullable<TrainingSetup['ia3']>): string => blockKey(x, (y) => `${y.dtype}/${y.target_modules.join(',')}/${y.feedforward_modules.join(',')}`);
 const quantKey = (q: NonNullable<TrainingSetup['quantization']>): string => blockKey(q, (x) => `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}/${x.experts === true ? 'experts' : ''}`);
 
-/** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
-/** The model-load replay depends only on the model's shapes; an advice search asks for the same one many times. */
+/**
+ * The model-load replay depends only on the model's shapes and the room on the GPU; an advice search asks for the same
+ * one many times. On a GPU too small for the load itself the allocator fails; the replay is then run without a limit,
+ * and the load phase's peak shows that it does not fit.
+ */
 const nf4LoadCache = new Map<string, Nf4LoadResult>();
-function memoNf4Load(m: Nf4LoadModel): Nf4LoadResult {
-  const key = JSON.stringify(m);
+function memoNf4Load(m: Nf4LoadModel, capacity: number): Nf4LoadResult {
+  const key = `${capacity}|${JSON.stringify(m)}`;
   let hit = nf4LoadCache.get(key);
   if (!hit) {
     if (nf4LoadCache.size > 64) nf4LoadCache.clear();
-    hit = simulateNf4Load(m);
+    try {
+      hit = simulateNf4Load(m, capacity);
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      hit = simulateNf4Load(m);
+    }
     nf4LoadCache.set(key, hit);
   }
   return hit;
 }
 
+/** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
 function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
   return recentInventories.get({ setup, a, mods }, (k) => memoInventoryByKey(k.setup, k.a, k.mods));
 }
@@ -1169,7 +1178,8 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       outsideBytes: [2 * a.vocab * a.hidden, ...(a.tied ? [] : [2 * a.vocab * a.hidden]), 2 * a.hidden],
       adapterBytesPerElement: adapterBytes,
     };
-    const sim = memoNf4Load(model);
+    // The driver's room for the allocator: the GPU less the CUDA context (released cached segments make room first).
+    const sim = memoNf4Load(model, opts.gpu ? opts.gpu.memoryBytes - (setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES) : Infinity);
     // The model as trained is the step's own weights; the simulation adds what its load held on top of them.
     const kept = stepPeak.components.filter((c) => c.id === 'weights' || c.id === 'quantization-constants' || c.id === 'adapter-weights');
     const transient = sim.peakAllocated - sim.allocated;

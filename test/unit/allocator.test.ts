@@ -116,5 +116,10 @@ describe('torchtune 0.1 QLoRA model load with torchao 0.1 (NF4 quantized on the 
     assert.ok(e.perGpu.runtime.some((t) => t.id === 'load-cache'));
     // The version is the user's, not an assumption.
     assert.ok(!e.assumptions.some((x) => x.key === 'torchao_version'));
+    // An 8 GiB card: the load's temporaries and the segments the NF4 weights pin leave no room (the replay fails even
+    // after releasing unused segments); the estimate still returns, with the load's needs, and says it does not fit.
+    const small = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, torchao_version: '0.1' }), { gpu: { id: '8 GiB', memoryBytes: 8 * 2 ** 30, source: 'test' } });
+    assert.equal(small.fits, false);
+    assert.equal(small.perGpu.reservedBytes, e.perGpu.reservedBytes);
   });
 });
