@@ -5,7 +5,7 @@
 // GPUs are needed. Pure; no I/O.
 import { parseArchitecture } from './architecture';
 import type { GpuSpec } from './catalog/gpus';
-import { estimate, fusedExpertsIn, type EstimateOptions } from './estimate';
+import { estimate, fusedExpertsIn, quantizesWholeAtLoad, type EstimateOptions } from './estimate';
 import type { Estimate } from './model';
 import type { TrainingSetup } from './setup';
 import { stepTime, type StepTime } from './step-time';
@@ -106,6 +106,10 @@ function moves(base: TrainingSetup, bf16: boolean): Move[] {
     apply: (s) => (bf16 && s.weights_dtype === 'fp32' && s.method === 'full' && s.zero_stage === 0 && s.fsdp === 'none' ? { weights_dtype: 'bf16', mixed_precision: 'bf16' } : undefined) });
   // PEFT's prepare_model_for_kbit_training keeps norms, embeddings and head in fp32, and with them the residual stream
   // behind 4-bit layers; TRL dropped the cast (trl PR 4457: same loss curves, less memory).
+  // torchao before 0.2 quantizes each NF4 weight whole on the GPU while the model is built and loaded; from 0.2 it
+  // quantizes in 1M-element chunks (pytorch/ao#196), the same NF4 codes without the load-time high point.
+  m.push({ id: 'torchao-chunked', group: 'precision', title: 'Upgrade torchao to 0.2 or later (NF4 quantized in chunks: no load-time spike)', changesResult: false,
+    apply: (s) => (quantizesWholeAtLoad(s) ? { torchao_version: '0.2' } : undefined) });
   m.push({ id: 'no-kbit-upcast', group: 'precision', title: 'Keep the unquantized parameters in 16 bits (no fp32 cast of prepare_model_for_kbit_training)', changesResult: false,
     apply: (s) => (s.kbit_upcast !== 'none' ? { kbit_upcast: 'none' } : undefined) });
   // Evaluation during training runs a no-grad forward at its own batch; a smaller one changes no training result.
@@ -245,7 +249,7 @@ function applyAll(base: TrainingSetup, ms: readonly Move[]): { setup: TrainingSe
 const signature = (s: TrainingSetup): string =>
   `${s.method}|${s.lora?.r}|${s.lora?.use_dora ? 'dora' : ''}|${s.lora ? (s.lora.target_modules === 'all-linear' ? 'all' : s.lora.target_modules.length) : ''}|${s.quantization?.bits}${s.quantization?.experts ? 'E' : ''}|${s.weights_dtype}|${s.mixed_precision}|${s.master_weights}|${s.optimizer}|`
   + `${s.micro_batch_size}|${s.gradient_accumulation_steps}|${s.seq_len}|${s.gradient_checkpointing}|${s.attention}|${s.loss}|${s.zero_stage}|${s.fsdp}|`
-  + `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}|${s.eval_batch_size}|${s.kbit_upcast}|${s.tiled_mlp}|${s.preference?.reference}`
+  + `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}|${s.eval_batch_size}|${s.kbit_upcast}|${s.tiled_mlp}|${s.preference?.reference}|${s.torchao_version}`
   + (s.rollout ? `|${s.rollout.batch}|${s.rollout.completion_len}|${s.rollout.reference}|${s.rollout.vllm_sleep}` : '');
 
 /** The step time of a setup as estimated: its trainable parameters and the paged optimizer state left in host RAM. */

@@ -144,6 +144,11 @@ function oldTorchao(q: NonNullable<TrainingSetup['quantization']>, torchaoVersio
   return q.bits === 4 && q.type === 'nf4' && olderThan(torchaoVersion, 0, 2);
 }
 
+/** Whether the setup's NF4 weights are quantized by a torchao release before 0.2 (a load phase; advice: upgrade). */
+export function quantizesWholeAtLoad(setup: TrainingSetup): boolean {
+  return setup.quantization !== undefined && oldTorchao(setup.quantization, setup.torchao_version);
+}
+
 /** bytes per parameter of 4/8-bit weights with their quantization constants (bitsandbytes, torchao, GPTQ). */
 function quantBytesPerParam(q: NonNullable<TrainingSetup['quantization']>, torchaoVersion: string | undefined): { bytes: number; formula: string } {
   if (oldTorchao(q, torchaoVersion)) {

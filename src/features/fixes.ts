@@ -734,6 +734,10 @@ function plan(file: FixFile, ch: SetupChange, changes: readonly SetupChange[]): 
   if (ch.key === 'quantization' && (ch.value as Quant | undefined)?.experts && file.format !== 'scenario' && file.format !== 'axolotl-yaml') {
     return no('only Axolotl quantizes fused MoE experts (quantize_moe_experts)');
   }
+  // Package versions live in the environment (and a requirements pin), not in a training config.
+  if ((ch.key === 'torchao_version' || ch.key === 'transformers_version' || ch.key === 'pytorch_version') && file.format !== 'scenario') {
+    return no(`${ch.key.replace('_version', '').replace('pytorch', 'torch')} is a package version: upgrade it in the environment and its requirements pin`);
+  }
   switch (file.format) {
     case 'scenario': return planScenario(ch);
     case 'deepspeed-json': return planDeepSpeed(c, ch);

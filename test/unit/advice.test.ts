@@ -30,6 +30,24 @@ describe('advice', () => {
     assert.ok(r.items.some((i) => i.gpus > 1), 'scale-out is offered too');
   });
 
+  it('torchtune 0.1 QLoRA with torchao 0.1 on an 8 GiB card: upgrading torchao alone fits, at no step-time cost', () => {
+    // The load phase (8.4 GiB reserved after the model's build and load, terms/nf4-load.ts) is what does not fit;
+    // torchao 0.2 quantizes in 1M-element chunks (pytorch/ao#196) and the step itself needs about 4.5 GiB.
+    const base = {
+      method: 'qlora', weights_dtype: 'bf16', mixed_precision: 'none', micro_batch_size: 2, seq_len: 512, gradient_checkpointing: 'full',
+      quantization: { bits: 4, type: 'nf4', double_quant: true, scope: 'all-linear' }, torchao_version: '0.1',
+    } as const;
+    const lora = { r: 8, alpha: 16, dropout: 0, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'], dtype: 'bf16' as const };
+    const g = { id: '8 GiB', memoryBytes: 8 * 2 ** 30, source: 'test' };
+    const r = advise(setupFor('meta-llama/Llama-2-7b-hf', { ...base, lora }), { gpu: g });
+    assert.ok(r);
+    assert.equal(r.current.fits, false);
+    const first = r.items[0];
+    assert.deepEqual(first.changes, [{ key: 'torchao_version', value: '0.2' }]);
+    assert.ok(first.fits && Math.abs(first.stepTimeFactor - 1) < 1e-9 && !first.changesResult);
+    assert.ok(first.estimate.perGpu.deviceBytes < 5.5 * 2 ** 30, `${first.estimate.perGpu.deviceBytes}`);
+  });
+
   it('QLoRA with the fp32 upcast of prepare_model_for_kbit_training on 12 GB: dropping the upcast leads the advice', () => {
     const g = gpu('RTX-3060-12GB');
     const base = { method: 'qlora', weights_dtype: 'bf16', mixed_precision: 'bf16', quantization: { bits: 4, type: 'nf4', double_quant: true }, lora: { r: 16, target_modules: 'all-linear' }, gradient_checkpointing: 'full', seq_len: 2048, micro_batch_size: 1 } as const;

@@ -36,6 +36,16 @@ function checkFix(file: string, before: string, changes: Changes, after: string 
   assert.equal(applyEditData(before, plan.edits), after);
 }
 
+describe('fixes: package versions', () => {
+  it('a scenario takes the torchao version; a training config cannot, and says where it lives', () => {
+    checkFix('run.vram.yaml', 'model: meta-llama/Llama-2-7b-hf\ntorchao_version: "0.1"\n', { torchao_version: '0.2' }, 'model: meta-llama/Llama-2-7b-hf\ntorchao_version: "0.2"\n');
+    const f = fixFile('qlora.yaml', 'model:\n  _component_: torchtune.models.llama2.qlora_llama2_7b\nbatch_size: 2\n', 'torchtune-yaml');
+    const plan = editsForChanges([{ key: 'torchao_version', value: '0.2' }], [f], 'qlora.yaml');
+    assert.equal(plan.edits.length, 0);
+    assert.match(plan.unsupported[0].reason, /torchao is a package version: upgrade it in the environment/);
+  });
+});
+
 describe('fixes: DeepSpeed JSON', () => {
   const F = 'ds_config.json';
   it('replaces a value in place', () => {
