@@ -555,6 +555,13 @@ export class YamlCtx {
     return fact;
   }
 
+  /** Records a fact read outside the YAML tree (a comment), at the given spans. */
+  addAt(key: CanonicalKey, value: FactValue, rawKey: string, keySpan: Span, valueSpan: Span): Fact {
+    const fact: Fact = { key, rawKey, value, rawValue: this.text.slice(valueSpan.start, valueSpan.end), keySpan, valueSpan, tool: this.tool };
+    this.facts.push(fact);
+    return fact;
+  }
+
   setTool(tool: Tool): void {
     this.tool = tool;
     this.tools.splice(0, this.tools.length, tool);

@@ -54,9 +54,31 @@ export function analyzeTorchtuneYaml(text: string): ConfigFacts {
 
 const isOn = (ctx: YamlCtx, e: Entry | undefined): boolean => (e ? boolOf(ctx.view(e)) === true : false);
 
+/**
+ * torchtune's configs open with the command that runs them (`#   tune run --nproc_per_node 8 lora_finetune_distributed
+ * --config llama3_1/70B_lora`): the GPUs per node and nodes it gives are the config's own launch, read from the first
+ * such comment line. A launcher in another file (a shell script), a flag or a setting takes precedence.
+ */
+function launchComment(ctx: YamlCtx): void {
+  const re = /^[ \t]*#[ \t#]*tune[ \t]+run\b([^\n]*)/gm;
+  const m = re.exec(ctx.text);
+  if (!m) return;
+  const argsStart = m.index + m[0].length - m[1].length;
+  for (const [flag, key] of [['nproc_per_node', 'gpusPerNode'], ['nnodes', 'nodes']] as const) {
+    const f = new RegExp(`--${flag}(?:[ \t]+|=)(\\d+)\\b`).exec(m[1]);
+    if (!f) continue;
+    const n = Number(f[1]);
+    if (!Number.isSafeInteger(n) || n < 1) continue;
+    const keyStart = argsStart + f.index;
+    const valueStart = keyStart + f[0].length - f[1].length;
+    ctx.addAt(key, n, `--${flag}`, { start: keyStart, end: keyStart + flag.length + 2 }, { start: valueStart, end: valueStart + f[1].length });
+  }
+}
+
 function analyze(ctx: YamlCtx): void {
   const top = ctx.top();
   model(ctx, top);
+  launchComment(ctx);
 
   const teacher = ctx.sub(top.get('teacher_model')).get('_component_');
   ctx.put('teacherModel', teacher, (v) => {

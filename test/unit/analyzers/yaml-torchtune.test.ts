@@ -139,6 +139,29 @@ describe('analyzeTorchtuneYaml', () => {
     assert.equal(estimate(four.setup!).ok, false);
   });
 
+  it('reads the GPU count from the launch command in the config\'s header comment; a launcher file or a flag wins', () => {
+    // torchtune's recipes/configs/llama3_1/70B_lora.yaml opens with "#   tune run --nproc_per_node 8 lora_finetune_distributed".
+    const head = '# Config for multi-device LoRA in lora_finetune_distributed.py\n# This config needs 8 GPUs to run\n#   tune run --nproc_per_node 8 lora_finetune_distributed --config llama3_1/70B_lora\n#\n';
+    const text = `${head}${QLORA}`;
+    const facts = analyzeTorchtuneYaml(text).facts;
+    const g = facts.find((f) => f.key === 'gpusPerNode');
+    assert.equal(g?.value, 8);
+    assert.equal(text.slice(g!.keySpan.start, g!.keySpan.end), '--nproc_per_node');
+    assert.equal(text.slice(g!.valueSpan.start, g!.valueSpan.end), '8');
+    assert.equal(facts.some((f) => f.key === 'nodes'), false);
+    // --nnodes too, and "=" forms.
+    const multi = analyzeTorchtuneYaml(`#   tune run --nnodes=2 --nproc_per_node=4 full_finetune_distributed --config x\n${QLORA}`);
+    assert.deepEqual([factOf(multi, 'gpusPerNode')?.value, factOf(multi, 'nodes')?.value], [4, 2]);
+    // A single-device launch gives no count (one GPU is the default), and a line that is not a tune command none either.
+    assert.equal(analyzeTorchtuneYaml(`#   tune run lora_finetune_single_device --config x\n${QLORA}`).facts.some((f) => f.key === 'gpusPerNode'), false);
+    assert.equal(analyzeTorchtuneYaml(`# torchrun --nproc_per_node 8 train.py\n${QLORA}`).facts.some((f) => f.key === 'gpusPerNode'), false);
+    // Through the pipeline: the comment's count, shown at its line; the --gpus flag wins over it.
+    const r = resolveText('70B_lora.yaml', text);
+    assert.equal(r.setup?.gpus_per_node, 8);
+    assert.deepEqual(r.provenance.gpus_per_node, { kind: 'file', file: '70B_lora.yaml', line: 3, key: '--nproc_per_node' });
+    assert.equal(resolveText('70B_lora.yaml', text, { gpusPerNode: 2 }).setup?.gpus_per_node, 2);
+  });
+
   it('reads context_parallel_dim: each sequence split over that many GPUs', () => {
     const text = 'context_parallel_dim: 2\n';
     checkFacts(analyzeTorchtuneYaml(text), text, [['contextParallel', 2, 'context_parallel_dim', '2']]);
