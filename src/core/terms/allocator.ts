@@ -92,17 +92,13 @@ export class CachingAllocator {
     const p = b.prev;
     if (p && p.free) {
       this.remove(p);
-      p.size += b.size;
-      p.next = b.next;
-      if (b.next) b.next.prev = p;
+      merge(p, b);
       b = p;
     }
     const n = b.next;
     if (n && n.free) {
       this.remove(n);
-      b.size += n.size;
-      b.next = n.next;
-      if (n.next) n.next.prev = b;
+      merge(b, n);
     }
     this.insert(b);
   }
@@ -141,6 +137,13 @@ export class CachingAllocator {
     const pool = b.small ? this.pools.small : this.pools.large;
     pool.splice(lowerBound(pool, b.size, b.addr), 1);
   }
+}
+
+/** `left` takes in its right-hand neighbour of the same segment. */
+function merge(left: Block, right: Block): void {
+  left.size += right.size;
+  left.next = right.next;
+  if (right.next) right.next.prev = left;
 }
 
 /** First index whose block sorts at or after (size, addr). */
