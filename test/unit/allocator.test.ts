@@ -3,7 +3,9 @@
 // reserved memory torchtune's QLoRA tutorial published for it.
 import * as assert from 'node:assert/strict';
 import { CachingAllocator, roundSize, segmentSize } from '../../src/core/terms/allocator';
-import { oldTorchaoNf4Bytes, simulateNf4Load } from '../../src/core/terms/nf4-load';
+import { dequantizeTrace, oldTorchaoNf4Bytes, quantizeTrace, simulateNf4Load, type Memory } from '../../src/core/terms/nf4-load';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { run, setupFor } from './helpers';
 
 const MiB = 2 ** 20;
@@ -78,6 +80,25 @@ describe('torchtune 0.1 QLoRA model load with torchao 0.1 (NF4 quantized on the 
     outsideBytes: [2 * vocab * h, 2 * vocab * h, 2 * h],
     adapterBytesPerElement: 2,
   };
+
+  it('quantizes and dequantizes one weight with the temporaries the profiler records for torchao 0.1\'s ops', () => {
+    // tools/allocator/nf4_trace.py runs the same ops on a bf16 weight under torch.profiler(profile_memory=True) on the
+    // CPU: bytes per element at the high point above what was allocated before, and what stays allocated.
+    const golden = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'tools', 'allocator', 'nf4_trace.json'), 'utf8')) as
+      { elements: number; quantize: { peak_over_input: number; kept: number }; dequantize: { peak: number; kept: number } };
+    const exact = (): Memory & { cur: number; top: number } => {
+      const m = { cur: 0, top: 0, alloc: (b: number) => { m.cur += b; m.top = Math.max(m.top, m.cur); return { b }; }, free: (...xs: object[]) => { for (const x of xs) m.cur -= (x as { b: number }).b; } };
+      return m;
+    };
+    const n = golden.elements;
+    const q = exact();
+    quantizeTrace(q, n);
+    assert.ok(Math.abs(q.top / n - golden.quantize.peak_over_input) < 0.01, `quantize peak ${q.top / n} vs ${golden.quantize.peak_over_input}`);
+    assert.ok(Math.abs(q.cur / n - golden.quantize.kept) < 0.001, `kept ${q.cur / n} vs ${golden.quantize.kept}`);
+    const d = exact();
+    dequantizeTrace(d, n);
+    assert.ok(Math.abs(d.top / n - golden.dequantize.peak) < 0.01 && Math.abs(d.cur / n - golden.dequantize.kept) < 0.001, `dequantize ${d.top / n}, ${d.cur / n}`);
+  });
 
   it('keeps 0.546875 B per NF4 parameter: 4-bit codes, int8 scales per 64 and the realized bf16 factor', () => {
     assert.equal(oldTorchaoNf4Bytes(64), 32 + 1 + 2);

@@ -56,80 +56,93 @@ export function oldTorchaoNf4Bytes(n: number): number {
   return n / 2 + n / 64 + (2 * n) / 64;
 }
 
+/** What the per-weight traces allocate through: the caching-allocator model, or an exact byte count. */
+export interface Memory {
+  alloc(bytes: number): Allocation;
+  free(...xs: Allocation[]): void;
+}
+
+/** get_block_absmax(x, block): abs(x) in x's dtype, then max(dim=1) returns values and int64 indices. */
+function absmax(mem: Memory, elems: number, bytes: number, block: number): Allocation {
+  const abs = mem.alloc(elems * bytes);
+  const values = mem.alloc((elems / block) * bytes);
+  const indices = mem.alloc((elems / block) * 8);
+  mem.free(abs, indices);
+  return values;
+}
+
+/**
+ * NF4Tensor.from_tensor of a bf16 tensor of n elements (torchao 0.1): returns its inner tensors (codes, int8 scales,
+ * the realized factor, mean, table). Its high point is 66.08 B per element above the input, and it keeps 0.547 B:
+ * tools/allocator/nf4_trace.py measures both with the profiler (test/unit/allocator.test.ts).
+ */
+export function quantizeTrace(mem: Memory, n: number): Allocation[] {
+  const table = mem.alloc(32);
+  // double_quantize_scalers
+  let s1 = absmax(mem, n, 2, 64);
+  const mean = mem.alloc(2);
+  const centred = mem.alloc((n / 64) * 2);
+  mem.free(s1);
+  s1 = centred;
+  const sAbs = absmax(mem, n / 64, 2, 256);
+  const twice = mem.alloc((n / 64) * 2);
+  const factor = mem.alloc((n / 64) * 2); // 256 / (2 * expanded absmax): realized, kept through the [:, 0] view
+  mem.free(twice);
+  let q = mem.alloc((n / 64) * 2);
+  const rounded = mem.alloc((n / 64) * 2);
+  mem.free(q);
+  q = mem.alloc((n / 64) * 2); // clamp
+  mem.free(rounded);
+  const scalers = mem.alloc(n / 64); // .to(torch.int8)
+  mem.free(q, s1, sAbs);
+  // convert_to_norm_float_weight
+  const blockMax = absmax(mem, n, 2, 64);
+  const scaled = mem.alloc(2 * n);
+  const difference = mem.alloc(32 * n);
+  const diff = mem.alloc(32 * n);
+  mem.free(difference);
+  const minValues = mem.alloc(2 * n);
+  const codes = mem.alloc(8 * n);
+  mem.free(diff, minValues);
+  const shifted = mem.alloc(4 * n);
+  const combined = mem.alloc(4 * n);
+  mem.free(shifted);
+  const data = mem.alloc(n / 2);
+  mem.free(combined, codes, scaled, blockMax);
+  return [data, scalers, factor, mean, table];
+}
+
+/** NF4Tensor.get_original_weight (torchao 0.1): the bf16 weight of n elements; 14.03 B per element at its high point. */
+export function dequantizeTrace(mem: Memory, n: number): Allocation {
+  let t = mem.alloc(n / 2);
+  const first = mem.alloc(4 * n);
+  mem.free(t);
+  t = mem.alloc(n / 2);
+  const second = mem.alloc(4 * n);
+  mem.free(t);
+  const dFirst = mem.alloc(n);
+  const dSecond = mem.alloc(n);
+  t = mem.alloc((n / 64) * 2);
+  const scales = mem.alloc((n / 64) * 2);
+  mem.free(t);
+  t = mem.alloc(n);
+  const sFirst = mem.alloc(n);
+  mem.free(t);
+  t = mem.alloc(n);
+  const sSecond = mem.alloc(n);
+  mem.free(t);
+  const out = mem.alloc(2 * n);
+  mem.free(first, second, dFirst, dSecond, scales, sFirst, sSecond);
+  return out;
+}
+
 export function simulateNf4Load(m: Nf4LoadModel, capacity = Infinity): Nf4LoadResult {
   const A = new CachingAllocator(capacity);
-  const alloc = (bytes: number): Allocation => A.malloc(Math.max(1, Math.round(bytes)));
-  const free = (...xs: Allocation[]): void => { for (const x of xs) A.free(x); };
-
-  /** get_block_absmax(x, block): abs(x) in x's dtype, then max(dim=1) returns values and int64 indices. */
-  const absmax = (elems: number, bytes: number, block: number): Allocation => {
-    const abs = alloc(elems * bytes);
-    const values = alloc((elems / block) * bytes);
-    const indices = alloc((elems / block) * 8);
-    free(abs, indices);
-    return values;
-  };
-
-  /** NF4Tensor.from_tensor of a bf16 tensor of n elements: its inner tensors (codes, scales, factor, mean, table). */
-  const quantize = (n: number): Allocation[] => {
-    const table = alloc(32);
-    // double_quantize_scalers
-    let s1 = absmax(n, 2, 64);
-    const mean = alloc(2);
-    const centred = alloc((n / 64) * 2);
-    free(s1);
-    s1 = centred;
-    const sAbs = absmax(n / 64, 2, 256);
-    const twice = alloc((n / 64) * 2);
-    const factor = alloc((n / 64) * 2); // 256 / (2 * expanded absmax): realized, kept through the [:, 0] view
-    free(twice);
-    let q = alloc((n / 64) * 2);
-    const rounded = alloc((n / 64) * 2);
-    free(q);
-    q = alloc((n / 64) * 2); // clamp
-    free(rounded);
-    const scalers = alloc(n / 64); // .to(torch.int8)
-    free(q, s1, sAbs);
-    // convert_to_norm_float_weight
-    const blockMax = absmax(n, 2, 64);
-    const scaled = alloc(2 * n);
-    const difference = alloc(32 * n);
-    const diff = alloc(32 * n);
-    free(difference);
-    const minValues = alloc(2 * n);
-    const codes = alloc(8 * n);
-    free(diff, minValues);
-    const shifted = alloc(4 * n);
-    const combined = alloc(4 * n);
-    free(shifted);
-    const data = alloc(n / 2);
-    free(combined, codes, scaled, blockMax);
-    return [data, scalers, factor, mean, table];
-  };
-
-  /** NF4Tensor.get_original_weight: the bf16 weight of n elements. */
-  const dequantize = (n: number): Allocation => {
-    let t = alloc(n / 2);
-    const first = alloc(4 * n);
-    free(t);
-    t = alloc(n / 2);
-    const second = alloc(4 * n);
-    free(t);
-    const dFirst = alloc(n);
-    const dSecond = alloc(n);
-    t = alloc((n / 64) * 2);
-    const scales = alloc((n / 64) * 2);
-    free(t);
-    t = alloc(n);
-    const sFirst = alloc(n);
-    free(t);
-    t = alloc(n);
-    const sSecond = alloc(n);
-    free(t);
-    const out = alloc(2 * n);
-    free(first, second, dFirst, dSecond, scales, sFirst, sSecond);
-    return out;
-  };
+  const mem: Memory = { alloc: (bytes) => A.malloc(Math.max(1, Math.round(bytes))), free: (...xs) => { for (const x of xs) A.free(x); } };
+  const alloc = mem.alloc;
+  const free = mem.free;
+  const quantize = (n: number): Allocation[] => quantizeTrace(mem, n);
+  const dequantize = (n: number): Allocation => dequantizeTrace(mem, n);
 
   const adapter = (l: Nf4LoadLinear): Allocation[] => l.adapterElements.map((e) => alloc(e * m.adapterBytesPerElement));
 
