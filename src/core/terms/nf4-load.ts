@@ -16,7 +16,8 @@
 //    torchao < 0.2: to_nf4(source.to(device)), replacing the parameter's inner tensors.
 // The temporaries of the largest weights leave segments in the allocator that the persistent NF4 data then fragments,
 // so max_memory_reserved after init is well above the model's size: torchtune's QLoRA tutorial (docs/source/tutorials/
-// qlora_finetune.rst, April 2024) reports 9.13 GB reserved after model init for Llama-2-7B, with 3.9 GB allocated.
+// qlora_finetune.rst, April 2024) reports 9.13 GB reserved after model init for Llama-2-7B, whose NF4 model with its
+// bf16 embeddings, head and adapters takes about 4.2 GB.
 // Pure arithmetic; no I/O.
 
 import { CachingAllocator, type Allocation } from './allocator';
@@ -36,7 +37,7 @@ export interface Nf4LoadModel {
   readonly layerOtherBytes: readonly number[];
   /** Tensors outside the layers (token embeddings, output head, final norm) in bytes, made after the first layer. */
   readonly outsideBytes: readonly number[];
-  /** Bytes per element of the 16-bit model dtype and of the adapters. */
+  /** Bytes per element of the LoRA matrices (torchtune keeps them in the model dtype). */
   readonly adapterBytesPerElement: number;
 }
 
