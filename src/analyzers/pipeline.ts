@@ -100,12 +100,14 @@ export function runPipeline(inputs: readonly InputFile[], reader: FileReader, ov
  * first config or up to PARENT_LEVELS folders above), for a setup that does not give them itself.
  */
 function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], reader: FileReader): PipelineResult {
-  if (!r.setup || (r.setup.transformers_version !== undefined && r.setup.pytorch_version !== undefined && r.setup.torchao_version !== undefined)) return r;
   const first = inputs[0]?.file;
-  if (!first) return r;
+  if (!r.setup || !first) return r;
   let setup = r.setup;
+  // torchao's version matters for torchtune's NF4 weights (torchao NF4Tensor); other trainers quantize with bitsandbytes.
+  const torchtune = r.files.some((f) => f.facts.tools.includes('torchtune'));
+  const want = { transformers: setup.transformers_version === undefined, torch: setup.pytorch_version === undefined, torchao: torchtune && setup.torchao_version === undefined };
+  if (!want.transformers && !want.torch && !want.torchao) return r;
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
-  const want = { transformers: setup.transformers_version === undefined, torch: setup.pytorch_version === undefined, torchao: setup.torchao_version === undefined };
   for (let up = 0; up <= PARENT_LEVELS && (want.transformers || want.torch || want.torchao); up++) {
     for (const name of DEPENDENCY_FILES) {
       const path = reader.join(first, `${'../'.repeat(up)}${name}`);
