@@ -5,6 +5,10 @@ import { estimate } from '../src/core/estimate';
 import { findModel } from '../src/core/lookup';
 import { TrainingSetupSchema } from '../src/core/setup';
 
+/**
+ * Times fn n times after a warm-up and prints the median and the 99th percentile (the sample at index floor(0.99 n) of
+ * the sorted times: with n = 200 the second-largest, with n < 100 the largest).
+ */
 function time(name: string, n: number, fn: () => void): void {
   for (let i = 0; i < Math.min(200, n); i++) fn(); // warm-up
   const xs: number[] = [];
@@ -56,7 +60,7 @@ const adviceSetup = TrainingSetupSchema.parse({
   micro_batch_size: 8, gradient_accumulation_steps: 4, seq_len: 4096, attention: 'eager', gpus_per_node: 2,
 });
 let candidates = 0;
-time('advice: Llama-2-7B full on 2 x RTX-4090 (all singles, pairs, triples)', 50, () => {
+time('advice: Llama-2-7B full on 2 x RTX-4090 (all singles, pairs, triples)', 200, () => {
   const r = advise(adviceSetup, { gpu: gpu.gpu, gpuSpec: gpu.gpu.spec });
   candidates = r?.evaluated ?? 0;
 });
@@ -71,7 +75,7 @@ const grpoSetup = TrainingSetupSchema.parse({
   micro_batch_size: 8, gradient_accumulation_steps: 4, seq_len: 1536, gradient_checkpointing: 'full',
   rollout: { batch: 32, completion_len: 1024, engine: 'generate', reference: 'copy', old_logps: true },
 });
-time('advice: Qwen2.5-7B full GRPO on 1 x A100-80GB', 50, () => {
+time('advice: Qwen2.5-7B full GRPO on 1 x A100-80GB', 200, () => {
   advise(grpoSetup, { gpu: a100.gpu, gpuSpec: a100.gpu.spec });
 });
 // Hybrid families: Gated DeltaNet (Qwen3.5) and parallel Mamba2 + attention (Falcon-H1) layers in every candidate.
@@ -82,7 +86,7 @@ for (const id of ['Qwen/Qwen3.5-27B', 'tiiuae/Falcon-H1-7B-Base']) {
     architecture: m.model.config, parameters: m.model.publishedParams, weights_dtype: 'bf16', mixed_precision: 'bf16',
     micro_batch_size: 4, gradient_accumulation_steps: 4, seq_len: 4096,
   });
-  time(`advice: ${id.split('/')[1]} full on 1 x A100-80GB`, 50, () => {
+  time(`advice: ${id.split('/')[1]} full on 1 x A100-80GB`, 200, () => {
     advise(s, { gpu: a100.gpu, gpuSpec: a100.gpu.spec });
   });
 }
@@ -94,7 +98,7 @@ for (const id of ['Qwen/Qwen3.5-27B', 'tiiuae/Falcon-H1-7B-Base']) {
     architecture: m.model.config, parameters: m.model.publishedParams, method: 'lora', lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] },
     quantization: { bits: 8, type: 'int8' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 2, gradient_accumulation_steps: 2, seq_len: 2048,
   });
-  time('advice: Kimi-Linear-48B-A3B 8-bit LoRA on 1 x A100-80GB', 50, () => {
+  time('advice: Kimi-Linear-48B-A3B 8-bit LoRA on 1 x A100-80GB', 200, () => {
     advise(s, { gpu: a100.gpu, gpuSpec: a100.gpu.spec });
   });
 }
