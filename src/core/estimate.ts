@@ -852,6 +852,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     if (!best || peak.allocatedBytes > best.peak.allocatedBytes) best = { phases, peak, stage };
   }
   const { phases: stepPhases, peak: stepPeak, stage } = best!;
+  const contextBytes = setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES;
   // torchao < 0.2 NF4 under torchtune 0.1: building and loading the model can peak above the training step.
   const nf4Load = nf4LoadPhase();
   const phases = nf4Load ? [nf4Load.phase, ...stepPhases] : stepPhases;
@@ -873,7 +874,6 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       formula: leanMode ? '' : `${ALLOCATOR_FRAGMENTATION * 100}% x memory allocated and freed every step (${Math.round(churnBytes / MiB)} MiB: gradients, activations, temporaries)`,
     },
   ];
-  const contextBytes = setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES;
   if (setup.cuda_context_bytes === undefined && !leanMode) {
     assumptions.push({ key: 'cuda_context_bytes', value: `${contextBytes / MiB} MiB`, source: 'VRAM Lens default: CUDA context + cuBLAS/cuDNN with lazy loading (CUDA >= 11.7); set vramLens.cudaContextGiB or cuda_context_bytes' });
   }
@@ -1184,7 +1184,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       adapterBytesPerElement: adapterBytes,
     };
     // The driver's room for the allocator: the GPU less the CUDA context (released cached segments make room first).
-    const sim = memoNf4Load(model, opts.gpu ? opts.gpu.memoryBytes - (setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES) : Infinity);
+    const sim = memoNf4Load(model, opts.gpu ? opts.gpu.memoryBytes - contextBytes : Infinity);
     // The model as trained is the step's own weights; the simulation adds what its load held on top of them.
     const kept = stepPeak.components.filter((c) => c.id === 'weights' || c.id === 'quantization-constants' || c.id === 'adapter-weights');
     const transient = sim.peakAllocated - sim.allocated;
