@@ -1194,7 +1194,8 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     return {
       phase: { phase: 'load', allocatedBytes: sum(components), components,
         note: leanMode ? '' : `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, load_state_dict)` },
-      reservedBytes: sum(kept) + sim.reserved - sim.allocated,
+      // With expandable segments freed ranges serve requests of any size: what stays reserved is the load's high point.
+      reservedBytes: setup.expandable_segments ? sum(components) : sum(kept) + sim.reserved - sim.allocated,
     };
   }
 

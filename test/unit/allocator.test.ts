@@ -135,6 +135,10 @@ describe('torchtune 0.1 QLoRA model load with torchao 0.1 (NF4 quantized on the 
     assert.ok(Math.abs(e.perGpu.reservedBytes / 1e9 - 9.13) / 9.13 < 0.03, `${e.perGpu.reservedBytes / 1e9}`);
     assert.ok(current.perGpu.reservedBytes < 6e9);
     assert.ok(e.perGpu.runtime.some((t) => t.id === 'load-cache'));
+    // expandable_segments: no fragmentation left over; the load's high point (6.8 GiB) is what stays reserved.
+    const expandable = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, torchao_version: '0.1', expandable_segments: true }));
+    const loadPeak = expandable.perGpu.phases.find((p) => p.phase === 'load')!.allocatedBytes;
+    assert.ok(expandable.perGpu.reservedBytes < e.perGpu.reservedBytes - 1.5e9 && expandable.perGpu.reservedBytes >= loadPeak, `${expandable.perGpu.reservedBytes}`);
     // The version is the user's, not an assumption.
     assert.ok(!e.assumptions.some((x) => x.key === 'torchao_version'));
     // An 8 GiB card: the load's temporaries and the segments the NF4 weights pin leave no room (the replay fails even
