@@ -4,12 +4,14 @@
 import type { Estimate, GpuTarget } from '../src/core/model';
 import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from '../src/core/setup';
 import { GiB, MiB } from '../src/core/units';
+import { findModel } from '../src/core/lookup';
 
 export interface MeasuredCase {
   id: string;
   model: {
     family: string; num_layers: number; hidden_size: number; num_attention_heads: number; num_kv_heads: number;
     intermediate_size: number; vocab_size: number; tied_embeddings: boolean; num_params: number; max_position_embeddings?: number;
+    hf_id?: string;
   };
   source?: { repo?: string; date?: string; quote?: string };
   training: {
@@ -50,7 +52,10 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
     model_type: fam, num_hidden_layers: m.num_layers, hidden_size: m.hidden_size, num_attention_heads: m.num_attention_heads,
     num_key_value_heads: m.num_kv_heads, intermediate_size: m.intermediate_size, vocab_size: m.vocab_size, tie_word_embeddings: m.tied_embeddings,
   };
-  if (m.max_position_embeddings) architecture.max_position_embeddings = m.max_position_embeddings;
+  // The positions the case does not state come from the checkpoint's published config.json (the built-in catalog).
+  const published = m.hf_id ? findModel(m.hf_id) : undefined;
+  const positions = m.max_position_embeddings ?? (published?.ok ? published.model.config.max_position_embeddings : undefined);
+  if (typeof positions === 'number') architecture.max_position_embeddings = positions;
   const method = t.method.startsWith('qlora') ? 'qlora' : t.method === 'lora' ? 'lora' : t.method === 'full' ? 'full' : t.method === 'ia3' ? 'ia3' : undefined;
   if (!method) return { ok: false, reason: `method '${t.method}' is not modeled` };
 

@@ -336,7 +336,11 @@ function galoreShapes(g: NonNullable<TrainingSetup['galore']>, mods: LinearModul
 }
 
 /** Components allocated once (they do not fragment the allocator's pool). */
-const PERSISTENT_IDS = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'master-weights', 'optimizer-states', 'ddp-buckets', 'rollout-engine']);
+const PERSISTENT_IDS = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'rotary-tables', 'master-weights', 'optimizer-states', 'ddp-buckets', 'rollout-engine']);
+/** Components that are the model's own tensors (what a model load leaves allocated). */
+const MODEL_TENSOR_IDS = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'rotary-tables']);
+/** Families whose attention layers each kept rotary cos/sin tables for every position before transformers 4.39. */
+const ROPE_TABLES_PER_LAYER: ReadonlySet<Architecture['family']> = new Set(['llama', 'mistral', 'qwen2', 'mixtral']);
 
 /** True when `version` ("major.minor[.patch]") is set and older than major.minor. */
 function olderThan(version: string | undefined, major: number, minor: number): boolean {
@@ -1186,7 +1190,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     // The driver's room for the allocator: the GPU less the CUDA context (released cached segments make room first).
     const sim = memoNf4Load(model, opts.gpu ? opts.gpu.memoryBytes - contextBytes : Infinity);
     // The model as trained is the step's own weights; the simulation adds what its load held on top of them.
-    const kept = stepPeak.components.filter((c) => c.id === 'weights' || c.id === 'quantization-constants' || c.id === 'adapter-weights');
+    const kept = stepPeak.components.filter((c) => MODEL_TENSOR_IDS.has(c.id));
     const transient = sim.peakAllocated - sim.allocated;
     const components = [...kept, comp('load-transient', 'NF4 quantization temporaries (model build and load)', transient,
       () => (`to_nf4 of the largest weight (${formatCount(sim.largest)} elements): |w/scale - 16 NF4 codes| as ${formatCount(sim.largest * 16)} x 2 B twice, int64 codes, the 16-bit copy being quantized; plus the builder's template layer, replayed through the caching allocator`),
@@ -1194,8 +1198,9 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     return {
       phase: { phase: 'load', allocatedBytes: sum(components), components,
         note: leanMode ? '' : `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, load_state_dict)` },
-      // With expandable segments freed ranges serve requests of any size: what stays reserved is the load's high point.
-      reservedBytes: setup.expandable_segments ? sum(components) : sum(kept) + sim.reserved - sim.allocated,
+      // What the replay reserved, plus any model tensors the estimate counts that the replay did not allocate. With
+      // expandable segments freed ranges serve requests of any size: what stays reserved is the load's high point.
+      reservedBytes: setup.expandable_segments ? sum(components) : sim.reserved + Math.max(0, sum(kept) - sim.allocated),
     };
   }
 
@@ -1229,6 +1234,17 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
         : fsdpMaster && setup.method === 'full' ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
         : kbitQ !== 'none' ? `${formatCount(denseBlock)} ${a.fusedExperts ? 'fused expert, router and norm/bias' : 'norm/bias'} params x 4 B (fp32 upcast) + ${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`
         : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base })));
+    // Before transformers 4.39 every attention layer of Llama, Mistral, Qwen2 and Mixtral built its own rotary
+    // embedding with cos and sin tables for all max_position_embeddings positions, in the default dtype at load (the
+    // load dtype): modeling_llama.py LlamaRotaryEmbedding._set_cos_sin_cache registers cos_cached / sin_cached
+    // (<= 4.37; 4.38 keeps them as _cos_cached / _sin_cached "for BC"); from 4.39 cos and sin are computed in forward.
+    if (ROPE_TABLES_PER_LAYER.has(a.family) && olderThan(setup.transformers_version, 4, 39)) {
+      const tb = dtypeBytes(setup.weights_dtype);
+      const ropeLayers = attentionLayerCount(a) * layerShare;
+      persistent.push(comp('rotary-tables', 'Rotary cos/sin tables (one pair per attention layer)', ropeLayers * 2 * a.maxPositions * a.headDim * tb,
+        () => (`${ropeLayers} layers x 2 x ${a.maxPositions} positions x ${a.headDim} head dim x ${tb} B (transformers ${setup.transformers_version}: each attention's rotary embedding keeps its own tables)`),
+        () => ({ layers: ropeLayers, positions: a.maxPositions, headDim: a.headDim, bytes: tb })));
+    }
     if (quantHere > 0 && effSetup.quantization) {
       const q = quantBytesPerParam(effSetup.quantization, setup.torchao_version);
       persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}${shardParams > 1 && !offloadParams ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));

@@ -7,7 +7,7 @@ export type ComponentId =
   | 'weights' | 'quantization-constants' | 'adapter-weights' | 'master-weights' | 'gradients' | 'ddp-buckets'
   | 'optimizer-states' | 'optimizer-step' | 'activations' | 'checkpoint-recompute' | 'backward-working'
   | 'autocast-weight-copies' | 'logits-loss' | 'loss-backward' | 'zero-buckets' | 'gathered-params' | 'gathered-grads' | 'first-step-init'
-  | 'kv-cache' | 'rollout-engine' | 'load-transient';
+  | 'kv-cache' | 'rollout-engine' | 'load-transient' | 'rotary-tables';
 
 /** One memory term: how many bytes, the formula in words and symbols, and the inputs that went into it. */
 export interface Component {

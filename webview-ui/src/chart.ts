@@ -12,7 +12,7 @@ export type GroupId = (typeof GROUPS)[number];
 
 const GROUP_OF: Record<string, GroupId> = {
   'weights': 'weights', 'quantization-constants': 'weights', 'adapter-weights': 'weights', 'master-weights': 'weights',
-  'autocast-weight-copies': 'weights',
+  'autocast-weight-copies': 'weights', 'rotary-tables': 'weights',
   'optimizer-states': 'optimizer', 'optimizer-step': 'optimizer', 'first-step-init': 'optimizer', 'paged-optimizer': 'optimizer',
   'gradients': 'gradients',
   'activations': 'activations', 'checkpoint-recompute': 'activations', 'backward-working': 'activations', 'kv-cache': 'activations',
