@@ -336,9 +336,9 @@ function galoreShapes(g: NonNullable<TrainingSetup['galore']>, mods: LinearModul
 }
 
 /** Components allocated once (they do not fragment the allocator's pool). */
-const PERSISTENT_IDS = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'rotary-tables', 'master-weights', 'optimizer-states', 'ddp-buckets', 'rollout-engine']);
 /** Components that are the model's own tensors (what a model load leaves allocated). */
-const MODEL_TENSOR_IDS = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'rotary-tables']);
+const MODEL_TENSOR_IDS: ReadonlySet<ComponentId> = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'rotary-tables']);
+const PERSISTENT_IDS = new Set<ComponentId>([...MODEL_TENSOR_IDS, 'master-weights', 'optimizer-states', 'ddp-buckets', 'rollout-engine']);
 /** Families whose attention layers each kept rotary cos/sin tables for every position before transformers 4.39. */
 const ROPE_TABLES_PER_LAYER: ReadonlySet<Architecture['family']> = new Set(['llama', 'mistral', 'qwen2', 'mixtral']);
 
@@ -708,7 +708,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
 
   const mods = linearModules(a);
   const { targets, inv } = memoInventory(effSetup, a, mods);
-  const oldTorchaoNf4 = effSetup.quantization !== undefined && oldTorchao(effSetup.quantization, setup.torchao_version);
+  const oldTorchaoNf4 = quantizesWholeAtLoad(effSetup);
   if (setup.galore && setup.method !== 'full') {
     warnings.push({ key: 'galore', message: `GaLore projects the gradients of full-parameter training; with method '${setup.method}' it is ignored` });
   }
