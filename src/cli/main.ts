@@ -14,8 +14,8 @@ import { editableFiles, editsForChanges, type FixFile } from '../features/fixes'
 import { formatBytes } from '../core/units';
 import { findGpu } from '../core/lookup';
 import type { Estimate } from '../core/model';
-import { offlineModelResolver, prefetchModelResolver } from './models';
-import { nodeFileReader } from './files';
+import { offlineModelResolver, prefetchModelResolver } from '../node/models';
+import { nodeFileReader } from '../node/files';
 import { renderTable } from './table';
 import type { Provenance } from '../core/setup';
 

@@ -1,4 +1,4 @@
-// Model resolution from anywhere (src/cli/models.ts): the catalog, local directories and config.json paths, a temporary
+// Model resolution from anywhere (src/node/models.ts): the catalog, local directories and config.json paths, a temporary
 // Hugging Face cache layout, and a fake Hub on 127.0.0.1 that serves config.json, real safetensors headers with Range
 // support, a gated repo and a route that never answers. No test touches the internet or the real home directory.
 import * as assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import {
   findHfToken, hfHubCacheDir, prefetchModelResolver, readSafetensorsHeader, resolveModelAsync, resolveModelSync,
   type AsyncResolveOptions, type Env, type ModelInfo, type ModelResolution,
-} from '../../src/cli/models';
+} from '../../src/node/models';
 import { quantizationFromConfig } from '../../src/analyzers/checkpoint-quantization';
 
 // Building checkpoints with real safetensors headers.

@@ -1,4 +1,4 @@
-// Reading the user's files from disk for the pipeline (shared by the CLI and the extension host).
+// Reading the user's files from disk for the pipeline (host I/O shared by the CLI and the extension).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
