@@ -11,9 +11,17 @@ import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, typ
 import { analyzeScenario, ScenarioSchema, type Problem, type ScenarioFacts } from './scenario';
 import type { ProvenanceMap, TrainingSetup } from '../core/setup';
 
+/** What a read file is expected to be; the reader bounds each kind's size. */
+export type ReadKind = 'config' | 'dependency';
+
 export interface FileReader {
-  /** The text of a file, or undefined when it does not exist or cannot be read. */
-  read(path: string): string | undefined;
+  /** The text of a file, or undefined when it does not exist or is not read. */
+  read(path: string, kind?: ReadKind): string | undefined;
+  /**
+   * Why read(path) gave undefined for a path that exists (a system file, a device, too large, outside an untrusted
+   * workspace), in the user's words and without the file's content; undefined when the file does not exist.
+   */
+  refusal?(path: string): string | undefined;
   /** A path relative to the referencing file's folder (absolute paths stay as they are). */
   join(fromFile: string, relative: string): string;
 }
@@ -73,14 +81,24 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
       }
       const target = reader.join(file, ref.path);
       const t = reader.read(target);
+      const refusal = t === undefined ? reader.refusal?.(target) : undefined;
       // A DeepSpeed config that Axolotl or LLaMA-Factory ships, named as their examples do, read as published.
-      const bundled = t === undefined && ref.kind === 'deepspeed' ? findBundledDeepspeed(ref.path, format) : undefined;
+      const bundled = t === undefined && !refusal && ref.kind === 'deepspeed' ? findBundledDeepspeed(ref.path, format) : undefined;
       if (bundled) {
         visit(bundledFileName(bundled), JSON.stringify(bundled.config, null, 2), 'referenced', depth + 1, undefined, 'deepspeed-json', { kind: 'bundled', ...bundledNote(bundled) });
         continue;
       }
+      if (refusal) {
+        problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...msg('the referenced file {0} is not read: {1}', ref.path, refusal) });
+        continue;
+      }
       if (t === undefined) {
         problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...msg('referenced file not found: {0} (looked for {1})', ref.path, target) });
+        continue;
+      }
+      const notDeepspeed = ref.kind === 'deepspeed' ? notADeepspeedConfig(t) : undefined;
+      if (notDeepspeed) {
+        problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...msg('the referenced file {0} is not a DeepSpeed config ({1}); it is not read', ref.path, notDeepspeed) });
         continue;
       }
       visit(target, t, ref.kind === 'deepspeed' ? 'referenced' : 'config', depth + 1, undefined, ref.kind === 'deepspeed' ? 'deepspeed-json' : undefined);
@@ -88,6 +106,29 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
   };
   for (const i of inputs) visit(i.file, i.text, 'config', 0, i.languageId);
   return { files, scenarios, problems, unrecognized };
+}
+
+/**
+ * Why a file named as a DeepSpeed config is not one, or undefined when it may be: a DeepSpeed config is a JSON (or
+ * hjson) object, so its first character after blanks and comments is `{`. Files that are not configs of the run are
+ * never analyzed, so nothing of their content reaches a message.
+ */
+export function notADeepspeedConfig(text: string): string | undefined {
+  const body = text.replace(/^\uFEFF/, '');
+  let i = 0;
+  while (i < body.length) {
+    if (/\s/.test(body[i])) i++;
+    else if (body.startsWith('//', i) || body[i] === '#') i = nextLine(body, i);
+    else if (body.startsWith('/*', i)) i = body.indexOf('*/', i + 2) < 0 ? body.length : body.indexOf('*/', i + 2) + 2;
+    else break;
+  }
+  if (i >= body.length) return 'it is empty';
+  return body[i] === '{' ? undefined : 'it is not a JSON object';
+}
+
+function nextLine(text: string, from: number): number {
+  const nl = text.indexOf('\n', from);
+  return nl < 0 ? text.length : nl + 1;
 }
 
 /** The whole path: files -> facts -> TrainingSetup with provenance and located problems. */
@@ -111,7 +152,7 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
   for (let up = 0; up <= PARENT_LEVELS && (want.transformers || want.torch || want.torchao); up++) {
     for (const name of DEPENDENCY_FILES) {
       const path = reader.join(first, `${'../'.repeat(up)}${name}`);
-      const text = reader.read(path);
+      const text = reader.read(path, 'dependency');
       if (text === undefined) continue;
       const pins = findPins(text);
       for (const [tool, field] of [['transformers', 'transformers_version'], ['torch', 'pytorch_version'], ['torchao', 'torchao_version']] as const) {

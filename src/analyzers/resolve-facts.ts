@@ -5,7 +5,8 @@ import type { Provenance, ProvenanceMap, TrainingSetup, TrainingSetupInput } fro
 import { TrainingSetupSchema } from '../core/setup';
 import { quantizationFromConfig } from './checkpoint-quantization';
 import { toolDefault } from './defaults';
-import { isUnknown, msg, rewardModelNotCounted, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Tool } from './facts';
+import { isUnknown, msg, quoteWritten, rewardModelNotCounted, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Tool } from './facts';
+import { describeSetupIssue, valueAt } from './issues';
 import type { ModelResolver, Overrides } from './resolve';
 import type { Location, Problem } from './scenario';
 
@@ -653,6 +654,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   }
   setup.architecture = r.model.config;
   prov.architecture = { kind: 'catalog', entry: r.model.source };
+  for (const note of r.model.notes ?? []) problems.push({ ...modelAt, severity: 'warning', code: 'model-files', ...msg('{0}', note), key: decided.model?.fact.rawKey });
   // A model id given to a TRL trainer is loaded with dtype "auto" unless model_init_kwargs says otherwise
   // (trl@006d32c: GRPOTrainer / SFTTrainer / DPOTrainer, model_init_kwargs.get("dtype", "auto")), and so is a
   // from_pretrained call without a dtype since transformers 5 (huggingface/transformers PR 42805): the checkpoint's dtype.
@@ -709,7 +711,9 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     for (const issue of parsed.error.issues) {
       const field = String(issue.path[0] ?? '');
       const w = decided[keyOfField(field)];
-      problems.push({ ...(w?.location ?? modelAt), severity: 'error', code: 'invalid-value', key: w?.fact.rawKey ?? field, ...msg('{0}: {1}', issue.path.join('.'), issue.message) });
+      const where = w && issue.path.length === 1 ? `\`${w.fact.rawKey}\`` : `\`${issue.path.join('.')}\``;
+      const written = w && issue.path.length === 1 ? quoteWritten(w.fact.rawValue) : undefined;
+      problems.push({ ...(w?.location ?? modelAt), severity: 'error', code: 'invalid-value', key: w?.fact.rawKey ?? field, ...describeSetupIssue(issue, where, valueAt(setup, issue.path), written) });
     }
     return { provenance, problems, decided, tools };
   }

@@ -6,6 +6,7 @@ import type { HfConfig, Provenance, ProvenanceMap, TrainingSetup, TrainingSetupI
 import { TrainingSetupSchema } from '../core/setup';
 import { findModel } from '../core/lookup';
 import { msg } from './facts';
+import { describeSetupIssue, valueAt } from './issues';
 import type { Location, Problem, ScenarioFacts } from './scenario';
 
 export interface ResolvedModel {
@@ -13,6 +14,8 @@ export interface ResolvedModel {
   readonly config: HfConfig;
   readonly parameters?: number;
   readonly source: string;
+  /** What was read of a local model and what was not (refused weight headers, unmodelled quantization), said at the model. */
+  readonly notes?: readonly string[];
 }
 
 export type ModelResolver = (ref: string) => { ok: true; model: ResolvedModel } | { ok: false; message: string };
@@ -96,6 +99,7 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
     }
     merged.architecture = r.model.config;
     provenance.architecture = { kind: 'catalog', entry: r.model.source };
+    for (const note of r.model.notes ?? []) problems.push({ ...anchor('model'), severity: 'warning', code: 'model-files', ...msg('{0}', note), key: 'model' });
     if (merged.parameters === undefined && r.model.parameters !== undefined) {
       merged.parameters = r.model.parameters;
       provenance.parameters = { kind: 'catalog', entry: r.model.source };
@@ -140,7 +144,7 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const key = issue.path.map(String).join('.');
-      problems.push({ ...anchor(String(issue.path[0] ?? 'model')), severity: 'error', code: 'invalid-value', ...msg('{0}: {1}', key || 'setup', issue.message), key });
+      problems.push({ ...anchor(String(issue.path[0] ?? 'model')), severity: 'error', code: 'invalid-value', ...describeSetupIssue(issue, `\`${key || 'setup'}\``, valueAt(merged, issue.path)), key });
     }
     return { provenance, problems };
   }

@@ -1,7 +1,6 @@
 // `vram-lens estimate <files...>`: reads files, resolves the setup, prints the per-GPU estimate as a table or
 // JSON. Exit status per DESIGN.md: 0 printed an estimate; 1 only with --check when it does not fit; 2 bad input
 // or usage, with a one-line reason on stderr naming the file, line and key when there is one.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runPipeline, type InputFile, type PipelineResult } from '../analyzers/pipeline';
@@ -16,6 +15,7 @@ import { findGpu } from '../core/lookup';
 import type { Estimate } from '../core/model';
 import { offlineModelResolver, prefetchModelResolver } from '../node/models';
 import { nodeFileReader } from '../node/files';
+import { readBounded } from '../node/read';
 import { renderTable } from './table';
 import type { Provenance } from '../core/setup';
 
@@ -39,27 +39,29 @@ function positiveInt(flag: string, v: string | undefined): number | undefined {
 }
 
 function readUserFile(file: string, cwd: string): string {
-  const abs = path.resolve(cwd, file);
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(abs);
-  } catch {
-    throw new UsageError(`${file}: no such file`);
-  }
-  if (st.isDirectory()) throw new UsageError(`${file}: is a directory, not a config file`);
-  try {
-    return fs.readFileSync(abs, 'utf8');
-  } catch (e) {
-    throw new UsageError(`${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
+  const r = readBounded(path.resolve(cwd, file), 'config');
+  if (!r.ok) throw new UsageError(`${file}: ${r.missing ? 'no such file' : r.reason === 'a directory, not a file' ? 'is a directory, not a config file' : r.reason}`);
+  return r.text;
 }
 
 function formatProblem(p: Problem): string {
   return `${p.file}:${p.line}:${p.column}: ${p.severity}${p.key ? ` [${p.key}]` : ''}: ${p.message} (${p.code})`;
 }
 
+/**
+ * Terminal control characters (escape sequences that clear the screen, forge hyperlinks or set the window title,
+ * carriage returns that overwrite a line) and bidirectional overrides, removed from everything the CLI prints, since
+ * file names and messages quote the user's files. Line feeds and tabs stay.
+ */
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069]/g;
+
+export function terminalSafe(s: string): string {
+  return s.replace(TERMINAL_CONTROLS, '');
+}
+
 /** Runs the CLI; resolves to the exit status. */
-export async function run(argv: readonly string[], io: Io): Promise<number> {
+export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
+  const io: Io = { ...rawIo, out: (s) => rawIo.out(terminalSafe(s)), err: (s) => rawIo.err(terminalSafe(s)) };
   try {
     const [cmd, ...rest] = argv;
     if (cmd === '--help' || cmd === '-h' || cmd === undefined) {

@@ -3,6 +3,7 @@
 // conflicting-precision, offload-needs-zero, unresolved-auto, unknown-model, reference-not-found,
 // strict-json-comments, variable-length-cache, plus deprecated-key, unknown-key, invalid-value and placeholder from the analyzers.
 // eval-logits-kept: HF Trainer keeps every evaluation batch's logits on the GPU (compute_metrics).
+// model-files: what was read of a local model and what was not (refused weight headers, unmodelled quantization).
 // Editor-free and pure.
 import type { CanonicalKey, MessageTemplate, Span } from '../analyzers/facts';
 import { parseArchitecture } from '../core/architecture';
@@ -17,7 +18,7 @@ export type FindingCode =
   | 'exceeds-gpu-memory' | 'near-gpu-memory' | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero'
   | 'unresolved-auto' | 'unknown-model' | 'reference-not-found' | 'strict-json-comments' | 'deprecated-key' | 'unknown-key'
   | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache' | 'fused-experts'
-  | 'no-effect' | 'gpu-unsupported';
+  | 'no-effect' | 'gpu-unsupported' | 'model-files';
 
 export interface RelatedInfo {
   readonly file: string;
@@ -32,12 +33,14 @@ export interface Finding {
   readonly message: string;
   readonly span: Span;
   readonly related: readonly RelatedInfo[];
+  /** The template the message was filled from, when it quotes the user's files (for Markdown that escapes the quotes). */
+  readonly template?: MessageTemplate;
 }
 
 const REPORTED_FROM_ANALYZERS = new Set<string>([
   'batch-size-mismatch', 'conflicting-precision', 'offload-needs-zero', 'unresolved-auto', 'reference-not-found', 'strict-json-comments',
   'deprecated-key', 'unknown-key', 'invalid-value', 'placeholder', 'duplicate-key', 'unknown-model',
-  'not-modeled',
+  'not-modeled', 'model-files',
 ]);
 
 /** Which keys drive each memory component, most specific first (the key a diagnostic points at). */
@@ -134,18 +137,18 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
   // Problems the analyzers found in this document.
   for (const p of a.facts.problems) {
     if (!REPORTED_FROM_ANALYZERS.has(p.code)) continue;
-    push({ code: p.code as FindingCode, severity: p.severity, message: problemText(p), span: p.span, related: [] });
+    push({ code: p.code as FindingCode, severity: p.severity, message: problemText(p), span: p.span, related: [], template: p.template });
   }
   if (a.scenario) {
     for (const p of a.scenario.problems) {
       if (p.code === 'syntax-error' || p.code === 'syntax-warning') continue; // the YAML/JSON language support reports these
-      push({ code: (p.code === 'missing-model' ? 'unknown-model' : p.code) as FindingCode, severity: p.severity, message: problemText(p), span: { start: p.start, end: p.end }, related: [] });
+      push({ code: (p.code === 'missing-model' ? 'unknown-model' : p.code) as FindingCode, severity: p.severity, message: problemText(p), span: { start: p.start, end: p.end }, related: [], template: p.template });
     }
   }
   // Problems found while merging files, located in this document.
   for (const p of a.pipeline.problems) {
     if (p.file !== a.file || !REPORTED_FROM_ANALYZERS.has(p.code)) continue;
-    push({ code: p.code as FindingCode, severity: p.severity, message: problemText(p), span: { start: p.start, end: Math.max(p.end, p.start) }, related: [] });
+    push({ code: p.code as FindingCode, severity: p.severity, message: problemText(p), span: { start: p.start, end: Math.max(p.end, p.start) }, related: [], template: p.template });
   }
   // The estimator refused the setup (values that contradict each other), or warns about a rollout it cannot count:
   // said at the key that sets the value.

@@ -1,19 +1,26 @@
-// Reading the user's files from disk for the pipeline (host I/O shared by the CLI and the extension).
-import * as fs from 'node:fs';
+// Reading the user's files from disk for the pipeline (host I/O shared by the CLI and the extension), through the
+// bounded reader: regular files only, sizes capped, system trees refused, and an untrusted workspace kept in its roots.
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { FileReader } from '../analyzers/pipeline';
+import type { FileReader, ReadKind } from '../analyzers/pipeline';
+import { readBounded, readPolicy, type ReadPolicy } from './read';
 
-/** Files named by references are read relative to the referencing file; `~` is the home directory. */
-export function nodeFileReader(cwd: string): FileReader {
+/**
+ * Files named by references are read relative to the referencing file; `~` is the home directory. One reader serves
+ * one analysis: its time budget starts when it is made.
+ */
+export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): FileReader {
+  const refusals = new Map<string, string>();
   return {
-    read(p: string): string | undefined {
-      try {
-        const abs = path.resolve(cwd, p);
-        return fs.statSync(abs).isFile() ? fs.readFileSync(abs, 'utf8') : undefined;
-      } catch {
-        return undefined;
-      }
+    read(p: string, kind: ReadKind = 'config'): string | undefined {
+      const abs = path.resolve(cwd, p);
+      const r = readBounded(abs, kind, policy);
+      if (r.ok) return r.text;
+      if (!r.missing) refusals.set(abs, r.reason);
+      return undefined;
+    },
+    refusal(p: string): string | undefined {
+      return refusals.get(path.resolve(cwd, p));
     },
     join(fromFile: string, relative: string): string {
       const r = relative.trim().replace(/^['"]|['"]$/g, '');
@@ -22,4 +29,3 @@ export function nodeFileReader(cwd: string): FileReader {
     },
   };
 }
-

@@ -17,6 +17,7 @@ import { quantConfigOf, quantizationFromConfig, quantMethodOf, type Quantization
 import { catalogResolver, type ModelResolver, type ResolvedModel } from '../analyzers/resolve';
 import { findModel } from '../core/lookup';
 import type { HfConfig } from '../core/setup';
+import { checkRegularFile, readBounded, readPolicy, type ReadPolicy } from './read';
 
 /** Environment variables as read from process.env; tests pass their own object so nothing touches the real home. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -50,6 +51,11 @@ export interface SyncResolveOptions {
   readonly cacheDir?: string;
   /** How a message tells the user to allow network access, such as '--allow-network' or a setting name. */
   readonly networkHint?: string;
+  /**
+   * When set (an untrusted workspace), local model paths are read only under these folders; the Hugging Face cache and
+   * our own cache are always allowed.
+   */
+  readonly roots?: readonly string[];
 }
 
 export interface AsyncResolveOptions extends Omit<SyncResolveOptions, 'allowNetwork'> {
@@ -123,12 +129,9 @@ export function findHfToken(env: Env): { readonly token: string; readonly from: 
   }
   const home = homeDir(env);
   const file = env.HF_TOKEN_PATH ? expandHome(env.HF_TOKEN_PATH, home) : path.join(hfHome(env, home), 'token');
-  try {
-    const t = fs.readFileSync(file, 'utf8').trim();
-    return t ? { token: t, from: file } : undefined;
-  } catch {
-    return undefined;
-  }
+  const read = readBounded(file, 'dependency');
+  const t = read.ok ? read.text.trim() : '';
+  return t ? { token: t, from: file } : undefined;
 }
 
 // References: what the user typed, told apart as a path or a Hub id.
@@ -189,9 +192,11 @@ function readFully(fd: number, length: number, position: number): Buffer {
  * Throws with a one-line reason when the file is not a well-formed safetensors file.
  */
 export function readSafetensorsHeader(file: string): SafetensorsFileHeader {
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   try {
-    const size = fs.fstatSync(fd).size;
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new Error('not a regular file');
+    const size = st.size;
     if (size < 8) throw new Error('too short for a safetensors file');
     const declared = readFully(fd, 8, 0).readBigUInt64LE(0);
     if (declared === 0n || declared > BigInt(Math.min(MAX_HEADER_BYTES, size - 8))) throw new Error(`implausible header length ${declared}`);
@@ -282,16 +287,40 @@ function insideDir(dir: string, name: string): string | undefined {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? p : undefined;
 }
 
+/** The JSON in a file read through the bounded reader; a refusal or a parse failure says why, never what it held. */
+function readJsonFile(file: string, kind: 'model-config' | 'weights-index', policy: ReadPolicy): { ok: true; value: unknown } | { ok: false; reason: string } {
+  const r = readBounded(file, kind, policy);
+  if (!r.ok) return { ok: false, reason: r.reason };
+  try {
+    return { ok: true, value: JSON.parse(r.text) as unknown };
+  } catch {
+    return { ok: false, reason: 'invalid JSON' };
+  }
+}
+
+/** A safetensors file to read a header from: a regular file under the policy's roots, or the reason it is not read. */
+function headerOf(file: string, policy: ReadPolicy): SafetensorsFileHeader {
+  const probe = checkRegularFile(file, policy);
+  if (!probe.ok) throw new Error(`${path.basename(file)}: ${probe.reason}`);
+  try {
+    return readSafetensorsHeader(file);
+  } catch (e) {
+    throw new Error(`${path.basename(file)}: ${(e as Error).message}`);
+  }
+}
+
 /** Counts parameters from model.safetensors or model.safetensors.index.json + shards in `dir`, when they are there. */
-function countLocalWeights(dir: string, config: HfConfig): LocalCount {
+function countLocalWeights(dir: string, config: HfConfig, policy: ReadPolicy): LocalCount {
   const single = path.join(dir, 'model.safetensors');
   const index = path.join(dir, 'model.safetensors.index.json');
   try {
     if (fs.existsSync(single)) {
-      return { count: countHeaders([readSafetensorsHeader(single)], config), parameterSource: `safetensors header of ${single}`, notes: [] };
+      return { count: countHeaders([headerOf(single, policy)], config), parameterSource: `safetensors header of ${single}`, notes: [] };
     }
     if (fs.existsSync(index)) {
-      const idx: unknown = JSON.parse(fs.readFileSync(index, 'utf8'));
+      const read = readJsonFile(index, 'weights-index', policy);
+      if (!read.ok) return { notes: [`${index} is not read (${read.reason}); parameters come from the architecture`] };
+      const idx = read.value;
       const map = isObj(idx) && isObj(idx.weight_map) ? idx.weight_map : undefined;
       if (!map) return { notes: [`${index} has no weight_map; parameters come from the architecture`] };
       const shards = [...new Set(Object.values(map).filter((v): v is string => typeof v === 'string'))];
@@ -307,7 +336,7 @@ function countLocalWeights(dir: string, config: HfConfig): LocalCount {
         }
         return { notes: [`${missing}; parameters come from the architecture`] };
       }
-      const count = countHeaders((files as string[]).map(readSafetensorsHeader), config);
+      const count = countHeaders((files as string[]).map((f) => headerOf(f, policy)), config);
       return { count, parameterSource: `safetensors headers of ${index} and its ${shards.length} shard${shards.length === 1 ? '' : 's'}`, notes: [] };
     }
   } catch (e) {
@@ -323,27 +352,19 @@ function countLocalWeights(dir: string, config: HfConfig): LocalCount {
 
 type Step = { readonly kind: 'found'; readonly model: ModelInfo } | { readonly kind: 'error'; readonly message: string };
 
-function readConfigFile(file: string): { ok: true; config: HfConfig } | { ok: false; message: string } {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    return { ok: false, message: `${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
-  }
-  try {
-    const config: unknown = JSON.parse(text);
-    if (!isObj(config)) return { ok: false, message: `${file}: not a config.json object` };
-    return { ok: true, config };
-  } catch (e) {
-    return { ok: false, message: `${file}: invalid JSON (${(e as Error).message})` };
-  }
+/** A model's config.json; a file that is not one is named by what it is, never by what it holds. */
+function readConfigFile(file: string, policy: ReadPolicy): { ok: true; config: HfConfig } | { ok: false; message: string } {
+  const read = readJsonFile(file, 'model-config', policy);
+  if (!read.ok) return { ok: false, message: read.reason === 'invalid JSON' ? `${file}: invalid JSON (its content is not shown)` : `${file}: not read as a model config.json: ${read.reason}` };
+  if (!isObj(read.value)) return { ok: false, message: `${file}: not a model config.json (a JSON value that is not an object)` };
+  return { ok: true, config: read.value as HfConfig };
 }
 
 /** Builds the ModelInfo for a config file; weights are counted in `weightsDir` when given. */
-function modelFromConfigFile(id: string, configFile: string, source: string, weightsDir: string | undefined, revision?: string): Step {
-  const read = readConfigFile(configFile);
+function modelFromConfigFile(id: string, configFile: string, source: string, weightsDir: string | undefined, policy: ReadPolicy, revision?: string): Step {
+  const read = readConfigFile(configFile, policy);
   if (!read.ok) return { kind: 'error', message: read.message };
-  const counted = weightsDir ? countLocalWeights(weightsDir, read.config) : { notes: [] };
+  const counted = weightsDir ? countLocalWeights(weightsDir, read.config, policy) : { notes: [] };
   return { kind: 'found', model: assemble(id, read.config, source, counted, revision) };
 }
 
@@ -362,7 +383,7 @@ function assemble(id: string, config: HfConfig, source: string, counted: LocalCo
 }
 
 /** A local directory holding config.json, or a path to a config file. Undefined when nothing is at `abs`. */
-function fromLocalPath(ref: string, abs: string, explicitPath: boolean): Step | undefined {
+function fromLocalPath(ref: string, abs: string, explicitPath: boolean, policy: ReadPolicy): Step | undefined {
   let st: fs.Stats;
   try {
     st = fs.statSync(abs);
@@ -372,10 +393,10 @@ function fromLocalPath(ref: string, abs: string, explicitPath: boolean): Step | 
   if (st.isDirectory()) {
     const config = path.join(abs, 'config.json');
     if (!fs.existsSync(config)) return explicitPath ? { kind: 'error', message: `${abs}: a directory without config.json` } : undefined;
-    return modelFromConfigFile(ref, config, `local file ${config}`, abs);
+    return modelFromConfigFile(ref, config, `local file ${config}`, abs, policy);
   }
   // Weights beside a file named config.json belong to it; any other JSON file is an architecture on its own.
-  return modelFromConfigFile(ref, abs, `local file ${abs}`, path.basename(abs) === 'config.json' ? path.dirname(abs) : undefined);
+  return modelFromConfigFile(ref, abs, `local file ${abs}`, path.basename(abs) === 'config.json' ? path.dirname(abs) : undefined, policy);
 }
 
 /** The repo folder in a hub cache, matched without regard to case as the Hub matches ids. */
@@ -391,13 +412,10 @@ function findCacheFolder(cacheDir: string, id: string): string | undefined {
   }
 }
 
-function readRef(repoDir: string, revision: string): string | undefined {
+function readRef(repoDir: string, revision: string, policy: ReadPolicy): string | undefined {
   const file = insideDir(path.join(repoDir, 'refs'), revision);
-  try {
-    return file ? fs.readFileSync(file, 'utf8').trim() || undefined : undefined;
-  } catch {
-    return undefined;
-  }
+  const read = file ? readBounded(file, 'model-config', policy) : undefined;
+  return read?.ok ? read.text.trim() || undefined : undefined;
 }
 
 /**
@@ -405,14 +423,14 @@ function readRef(repoDir: string, revision: string): string | undefined {
  * snapshots/{hash}/ holds the files (symlinks into blobs/). A commit may be given directly as the revision.
  * Without an explicit revision and without refs/main, the newest snapshot that has a config.json is used.
  */
-function fromHfCache(hub: HubRef, cacheDir: string): Step | undefined {
+function fromHfCache(hub: HubRef, cacheDir: string, policy: ReadPolicy): Step | undefined {
   const repoDir = findCacheFolder(cacheDir, hub.id);
   if (!repoDir) return undefined;
   const id = path.basename(repoDir).slice('models--'.length).replace('--', '/');
   const snapshots = path.join(repoDir, 'snapshots');
   const revision = hub.revision ?? 'main';
   const notes: string[] = [];
-  let commit = readRef(repoDir, revision);
+  let commit = readRef(repoDir, revision, policy);
   if (!commit && /^[0-9a-f]{7,40}$/i.test(revision)) {
     try {
       commit = fs.readdirSync(snapshots).find((s) => s.startsWith(revision.toLowerCase()));
@@ -429,7 +447,7 @@ function fromHfCache(hub: HubRef, cacheDir: string): Step | undefined {
   if (!snapshotDir) return undefined;
   const configFile = path.join(snapshotDir, 'config.json');
   if (!fs.existsSync(configFile)) return undefined;
-  const step = modelFromConfigFile(id, configFile, `Hugging Face cache ${configFile}`, snapshotDir, commit);
+  const step = modelFromConfigFile(id, configFile, `Hugging Face cache ${configFile}`, snapshotDir, policy, commit);
   return step.kind === 'found' ? { kind: 'found', model: { ...step.model, notes: [...notes, ...step.model.notes] } } : step;
 }
 
@@ -462,14 +480,11 @@ function cacheFile(cacheDir: string, hub: HubRef): string {
   return path.join(cacheDir, cacheFolderName(hub.id).toLowerCase(), `${encodeURIComponent(hub.revision ?? 'main')}.json`);
 }
 
-function fromOurCache(hub: HubRef, cacheDir: string): Step | undefined {
+function fromOurCache(hub: HubRef, cacheDir: string, policy: ReadPolicy): Step | undefined {
   const file = cacheFile(cacheDir, hub);
-  let rec: unknown;
-  try {
-    rec = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return undefined;
-  }
+  const read = readJsonFile(file, 'model-config', policy);
+  if (!read.ok) return undefined;
+  const rec = read.value;
   if (!isObj(rec) || rec.format !== CACHE_FORMAT || !isObj(rec.config) || typeof rec.id !== 'string') return undefined;
   const r = rec as unknown as CacheRecord;
   const parameters = num(r.parameters);
@@ -505,14 +520,16 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
     const hit = exactCatalogHit(trimmed);
     if (hit) return { kind: 'found', model: hit };
   }
+  const hfCache = hfHubCacheDir(opts.env);
+  const ourCache = opts.cacheDir ?? vramLensCacheDir(opts.env);
+  const policy = readPolicy(opts.roots ? [...opts.roots, hfCache, ourCache] : undefined);
   const abs = path.resolve(opts.cwd, expandHome(trimmed, homeDir(opts.env)));
-  const local = fromLocalPath(trimmed, abs, explicitPath);
+  const local = fromLocalPath(trimmed, abs, explicitPath, policy);
   if (local) return local;
   if (explicitPath) return { kind: 'error', message: `${abs}: no such file or directory` };
   const hub = parseHubRef(trimmed);
   if (!hub) return { kind: 'missing' };
-  const hfCache = hfHubCacheDir(opts.env);
-  const cached = fromHfCache(hub, hfCache) ?? fromOurCache(hub, opts.cacheDir ?? vramLensCacheDir(opts.env));
+  const cached = fromHfCache(hub, hfCache, policy) ?? fromOurCache(hub, ourCache, policy);
   if (cached) return cached;
   // A looser catalog match ('myorg/Llama-2-7b-hf' -> the catalog's 'meta-llama/Llama-2-7b-hf') comes after the caches.
   const loose = catalogResolver(trimmed);
