@@ -219,9 +219,29 @@ export function fillTemplate(text: string, args: readonly (string | number)[]): 
   return text.replace(/\{(\d+)\}/g, (m, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : m));
 }
 
-/** A message from a template: `msg('`{0}` is deprecated: use {1}', key, replacement)`. Template texts are l10n keys. */
+/** Control characters, bidirectional overrides and invisible marks: never shown from user text. */
+const UNSHOWN = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * Text quoted from a user's file, made safe to show on one line: control characters (terminal escapes, screen
+ * clears, hyperlinks, window titles), bidirectional overrides and invisible marks removed (line breaks and tabs
+ * become spaces), and a long text cut to `max` characters with its length said.
+ */
+export function cleanText(s: string, max = 500): string {
+  const one = s.replace(UNSHOWN, (c) => (c === '\t' || c === '\n' || c === '\r' ? ' ' : ''));
+  return one.length <= max ? one : `${one.slice(0, max - 40)}… (${one.length.toLocaleString('en-US')} characters)`;
+}
+
+/** A value as the user wrote it, for a message: cleaned and at most 80 characters. */
+export const quoteWritten = (s: string): string => cleanText(s, 80);
+
+/**
+ * A message from a template: `msg('`{0}` is deprecated: use {1}', key, replacement)`. Template texts are l10n keys.
+ * Arguments are cleaned (cleanText), since they quote the user's files.
+ */
 export function msg(text: string, ...args: (string | number)[]): Message {
-  return { message: fillTemplate(text, args), template: { text, args } };
+  const clean = args.map((a) => (typeof a === 'string' ? cleanText(a) : a));
+  return { message: fillTemplate(text, clean), template: { text, args: clean } };
 }
 
 /** A reference from this file to another one, followed by resolve relative to this file. */

@@ -4,7 +4,8 @@
 import { LineCounter, isMap, isScalar, parseDocument, type Document, type Node } from 'yaml';
 import { z } from 'zod';
 import { DistillationSchema, HfConfigSchema, RewardModelSchema, RolloutSchema, TrainingSetupSchema } from '../core/setup';
-import { msg, type Message, type MessageTemplate } from './facts';
+import { msg, quoteWritten, type Message, type MessageTemplate } from './facts';
+import { describeSetupIssue, valueAt } from './issues';
 
 export interface Location {
   readonly file: string;
@@ -123,10 +124,14 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
   }
   const values: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
   const parsed = ScenarioSchema.safeParse(values);
+  const writtenAt = (path: readonly PropertyKey[]): string | undefined => {
+    const r = findNode(doc, path, false);
+    return r ? quoteWritten(text.slice(r[0], r[1])) : undefined;
+  };
   if (!parsed.success) {
     const bad = new Set<string>();
     for (const issue of parsed.error.issues) {
-      for (const p of describeIssue(issue)) {
+      for (const p of describeIssue(issue, values, writtenAt)) {
         const range = findNode(doc, p.path, p.atKey) ?? [0, 0];
         problems.push({ ...locate(file, lc, range[0], range[1]), severity: 'error', code: p.code, message: p.message, template: p.template, key: p.path.join('.') });
         if (p.path.length > 0) bad.add(String(p.path[0]));
@@ -144,29 +149,17 @@ interface Described extends Message {
   readonly code: string;
 }
 
-function describeIssue(issue: z.core.$ZodIssue): Described[] {
+function describeIssue(issue: z.core.$ZodIssue, values: unknown, writtenAt: (path: readonly PropertyKey[]) => string | undefined): Described[] {
   const path = issue.path;
   const where = path.length > 0 ? `\`${path.join('.')}\`` : 'the scenario';
-  switch (issue.code) {
-    case 'unrecognized_keys':
-      return issue.keys.map((k) => {
-        const key = [...path, k].join('.');
-        const hit = suggestKey(k, path);
-        return { path: [...path, k], atKey: true, code: 'unknown-key', ...(hit ? msg('unknown key `{0}` (did you mean `{1}`?)', key, hit) : msg('unknown key `{0}`', key)) };
-      });
-    case 'invalid_value':
-      return [{ path, atKey: false, code: 'invalid-value', ...msg('{0} must be one of {1}', where, issue.values.map((v) => JSON.stringify(v)).join(', ')) }];
-    case 'invalid_type':
-      return [{ path, atKey: false, code: 'invalid-value', ...msg('{0}: expected {1}', where, issue.expected) }];
-    case 'too_small':
-      return [{ path, atKey: false, code: 'invalid-value', ...msg('{0} must be {1} {2}', where, issue.inclusive === false ? '>' : '>=', String(issue.minimum)) }];
-    case 'too_big':
-      return [{ path, atKey: false, code: 'invalid-value', ...msg('{0} must be {1} {2}', where, issue.inclusive === false ? '<' : '<=', String(issue.maximum)) }];
-    case 'invalid_union':
-      return [{ path, atKey: false, code: 'invalid-value', ...msg('{0} has an invalid value', where) }];
-    default:
-      return [{ path, atKey: false, code: 'invalid-value', ...msg('{0}: {1}', where, issue.message) }];
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((k) => {
+      const key = [...path, k].join('.');
+      const hit = suggestKey(k, path);
+      return { path: [...path, k], atKey: true, code: 'unknown-key', ...(hit ? msg('unknown key `{0}` (did you mean `{1}`?)', key, hit) : msg('unknown key `{0}`', key)) };
+    });
   }
+  return [{ path, atKey: false, code: 'invalid-value', ...describeSetupIssue(issue, where, valueAt(values, path), writtenAt(path)) }];
 }
 
 const TOP_KEYS = Object.keys(ScenarioSchema.shape);

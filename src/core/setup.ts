@@ -3,11 +3,44 @@
 // so a scenario file maps onto it one to one and analyzers of other formats fill the same fields.
 import { z } from 'zod';
 
-/** Raw Hugging Face config.json fields (numbers, strings, booleans, lists), as written in the checkpoint. */
-export const HfConfigSchema = z.record(z.string(), z.unknown());
+/**
+ * The largest value each size field of a config.json may take: well above every released model (the widest hidden
+ * size is 16,384 and the largest vocabulary 262,144 today), so that a typo or a fuzzed value cannot make the
+ * arithmetic overflow to Infinity or lose integer precision.
+ */
+export const ARCHITECTURE_LIMITS: Readonly<Record<string, number>> = {
+  hidden_size: 2 ** 20, d_model: 2 ** 20, n_embd: 2 ** 20, dim: 2 ** 20,
+  num_hidden_layers: 10_000, n_layer: 10_000, num_layers: 10_000, n_layers: 10_000,
+  num_attention_heads: 65_536, n_head: 65_536, n_heads: 65_536, num_heads: 65_536, num_key_value_heads: 65_536, head_dim: 65_536,
+  intermediate_size: 2 ** 22, ffn_dim: 2 ** 22, d_ff: 2 ** 22, n_inner: 2 ** 22, moe_intermediate_size: 2 ** 22, shared_expert_intermediate_size: 2 ** 22,
+  vocab_size: 2 ** 24, max_position_embeddings: 2 ** 27, n_positions: 2 ** 27,
+  num_local_experts: 65_536, num_experts: 65_536, n_routed_experts: 65_536, num_experts_per_tok: 65_536, n_shared_experts: 65_536,
+};
+
+/** Flags a size field of a config.json (and of its text_config / vision_config) that is not a finite number within its limit. */
+function checkArchitectureBounds(config: Record<string, unknown>, ctx: z.core.$RefinementCtx<Record<string, unknown>>, path: PropertyKey[] = [], depth = 0): void {
+  for (const [key, value] of Object.entries(config)) {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value) && depth < 2) {
+      checkArchitectureBounds(value as Record<string, unknown>, ctx, [...path, key], depth + 1);
+      continue;
+    }
+    const max = ARCHITECTURE_LIMITS[key];
+    if (max === undefined || typeof value !== 'number') continue;
+    if (!Number.isFinite(value)) ctx.addIssue({ code: 'invalid_type', expected: 'number', input: value, path: [...path, key] });
+    else if (value > max) ctx.addIssue({ code: 'too_big', origin: 'number', maximum: max, inclusive: true, input: value, path: [...path, key] });
+    else if (value < 0) ctx.addIssue({ code: 'too_small', origin: 'number', minimum: 0, inclusive: true, input: value, path: [...path, key] });
+  }
+}
+
+/** Raw Hugging Face config.json fields (numbers, strings, booleans, lists), as written in the checkpoint; size fields bounded. */
+export const HfConfigSchema = z.record(z.string(), z.unknown()).superRefine((config, ctx) => checkArchitectureBounds(config, ctx));
 export type HfConfig = Readonly<Record<string, unknown>>;
 
-const positiveInt = z.number().int().positive();
+/** A count: a positive whole number, at most `max` (every count is bounded, so products stay exact). */
+const count = (max: number) => z.number().int().positive().max(max);
+const positiveInt = count(2 ** 31 - 1);
+/** A size in elements or bytes (bucket sizes, live-parameter limits). */
+const size = z.number().nonnegative().max(1e15);
 
 /** A PyTorch or transformers release, "major.minor" or "major.minor.patch". */
 export const PYTORCH_VERSION = /^\d+\.\d+(\.\d+)?$/;
@@ -27,7 +60,7 @@ export const LossSchema = z.enum(['full', 'chunked', 'fused']);
 export const HeadSchema = z.enum(['causal_lm', 'masked_lm', 'seq_cls', 'seq2seq_lm', 'none']);
 
 export const LoraSchema = z.strictObject({
-  r: positiveInt.default(8),
+  r: count(65_536).default(8),
   alpha: z.number().positive().optional(),
   dropout: z.number().min(0).max(1).default(0),
   /** Module names (q_proj, v_proj, ...) or the string 'all-linear'. */
@@ -77,21 +110,21 @@ export const QuantizationSchema = z.strictObject({
 });
 
 export const ZeroBucketsSchema = z.strictObject({
-  reduce_bucket_size: z.number().nonnegative().optional(),
-  allgather_bucket_size: z.number().nonnegative().optional(),
-  stage3_prefetch_bucket_size: z.number().nonnegative().optional(),
-  stage3_max_live_parameters: z.number().nonnegative().optional(),
-  stage3_max_reuse_distance: z.number().nonnegative().optional(),
-  stage3_param_persistence_threshold: z.number().nonnegative().optional(),
+  reduce_bucket_size: size.optional(),
+  allgather_bucket_size: size.optional(),
+  stage3_prefetch_bucket_size: size.optional(),
+  stage3_max_live_parameters: size.optional(),
+  stage3_max_reuse_distance: size.optional(),
+  stage3_param_persistence_threshold: size.optional(),
   /** ZeRO-3 steps the optimizer over sub-groups of this many parameters (default 1e9). */
-  sub_group_size: z.number().nonnegative().optional(),
+  sub_group_size: size.optional(),
 });
 
 /** A distillation teacher beside the student (torchtune knowledge distillation, TRL GKD). */
 export const DistillationSchema = z.strictObject({
   teacher_model: z.string().optional(),
   teacher_architecture: HfConfigSchema,
-  teacher_parameters: positiveInt.optional(),
+  teacher_parameters: count(1e14).optional(),
   /**
    * The distillation loss: 'forward_kl' (torchtune ForwardKLWithChunkedOutputLoss, beside the cross-entropy) or
    * 'jsd' (TRL GKDTrainer's generalized Jensen-Shannon divergence over the full logits, instead of it).
@@ -105,14 +138,14 @@ export const DistillationSchema = z.strictObject({
    */
   on_policy: z.number().min(0).max(1).default(0),
   /** Tokens the student generates in an on-policy round (GKDConfig max_new_tokens, default 128). */
-  max_new_tokens: positiveInt.default(128),
+  max_new_tokens: count(2 ** 24).default(128),
 });
 
 /** A reward model named by Hub id (its HF config.json fields, and its published parameter count when known). */
 export const RewardModelSchema = z.strictObject({
   model: z.string().min(1),
   architecture: HfConfigSchema,
-  parameters: positiveInt.optional(),
+  parameters: count(1e14).optional(),
 });
 
 /** Online RL with generation (GRPO, RLOO): see TrainingSetupSchema.rollout. */
@@ -129,9 +162,9 @@ export const RolloutSchema = z.object({
    * Completions generated at once per GPU: TRL per_device_train_batch_size x steps_per_generation (GRPO). Online DPO
    * generates two per prompt of the micro-batch in every micro-step, whatever this says.
    */
-  batch: positiveInt,
+  batch: count(2 ** 20),
   /** Generated tokens per completion (max_completion_length); the prompt is seq_len minus this. */
-  completion_len: positiveInt,
+  completion_len: count(2 ** 24),
   /**
    * Where completions are generated: the policy's own generate() on the training GPU (KV cache, 'generate'), vLLM
    * in the training process taking a fixed share of the GPU ('vllm-colocate'), or a vLLM server on other GPUs.
@@ -183,7 +216,7 @@ export const TrainingSetupSchema = z.strictObject({
   model: z.string().optional(),
   architecture: HfConfigSchema,
   /** Exact total parameter count when known (safetensors header, catalog); overrides the count from the architecture. */
-  parameters: positiveInt.optional(),
+  parameters: count(1e14).optional(),
   method: MethodSchema.default('full'),
   lora: LoraSchema.optional(),
   ia3: Ia3Schema.optional(),
@@ -206,9 +239,9 @@ export const TrainingSetupSchema = z.strictObject({
   mixed_precision: MixedPrecisionSchema.default('none'),
   master_weights: z.boolean().default(false),
   optimizer: OptimizerSchema.default('adamw'),
-  micro_batch_size: positiveInt.default(1),
-  gradient_accumulation_steps: positiveInt.default(1),
-  seq_len: positiveInt.default(2048),
+  micro_batch_size: count(65_536).default(1),
+  gradient_accumulation_steps: count(2 ** 20).default(1),
+  seq_len: count(2 ** 24).default(2048),
   gradient_checkpointing: CheckpointingSchema.default('none'),
   attention: AttentionSchema.default('sdpa'),
   loss: LossSchema.default('full'),
@@ -232,8 +265,8 @@ export const TrainingSetupSchema = z.strictObject({
    * LabelSmoother takes a contiguous copy of the shifted logits, -log_softmax of it, and an fp32 sum over the classes.
    */
   label_smoothing: z.boolean().optional(),
-  gpus_per_node: positiveInt.default(1),
-  nodes: positiveInt.default(1),
+  gpus_per_node: count(1024).default(1),
+  nodes: count(100_000).default(1),
   zero_stage: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).default(0),
   zero_buckets: ZeroBucketsSchema.optional(),
   /** ZeRO++ hpZ: a secondary copy of the 16-bit parameters, partitioned over this many GPUs (a node), for all-gathers. */
@@ -316,7 +349,7 @@ export const TrainingSetupSchema = z.strictObject({
    * not 'no', Axolotl eval_batch_size). A no-grad forward at this batch, with the model states still allocated; it is
    * often larger than the training micro-batch (HF's default is 8). Unset: no evaluation phase.
    */
-  eval_batch_size: positiveInt.optional(),
+  eval_batch_size: count(65_536).optional(),
   /**
    * Paired preference training (DPO and its relatives): each example is a chosen and a rejected sequence run through
    * the model in one concatenated forward, so micro_batch_size sequences become twice as many. `reference`: how the
@@ -379,17 +412,17 @@ export const TrainingSetupSchema = z.strictObject({
   }).optional(),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),
-  tensor_parallel: positiveInt.default(1),
-  pipeline_parallel: positiveInt.default(1),
+  tensor_parallel: count(1024).default(1),
+  pipeline_parallel: count(1024).default(1),
   sequence_parallel: z.boolean().default(false),
   /**
    * GPUs that split each sequence between them (context parallelism: ring attention in torchtitan, Axolotl's
    * ring-flash-attn sequence parallelism, DeepSpeed-Ulysses): each holds seq_len / context_parallel tokens of every
    * activation and of the loss. They are data-parallel ranks for sharding (FSDP / ZeRO shard over them too).
    */
-  context_parallel: positiveInt.default(1),
+  context_parallel: count(1024).default(1),
   /** Experts per expert-parallel group (MoE); 1 means every rank holds every expert. */
-  expert_parallel: positiveInt.default(1),
+  expert_parallel: count(1024).default(1),
   /**
    * Knowledge distillation: a frozen teacher, sharded like the student, runs a no-grad forward over each batch; its
    * logits meet the student's in torchtune's forward-KL loss beside the cross-entropy, or in TRL GKD's generalized JSD.
@@ -397,7 +430,7 @@ export const TrainingSetupSchema = z.strictObject({
   distillation: DistillationSchema.optional(),
   gpu: z.string().optional(),
   /** Memory the CUDA context, cuBLAS/cuDNN workspaces and kernels take before PyTorch allocates, in bytes. */
-  cuda_context_bytes: z.number().nonnegative().optional(),
+  cuda_context_bytes: z.number().nonnegative().max(64 * 2 ** 30).optional(),
 });
 
 export type TrainingSetupInput = z.input<typeof TrainingSetupSchema>;
