@@ -11,6 +11,7 @@ import type { TrainingSetup } from '../core/setup';
 import { formatBytes, formatCount } from '../core/units';
 import type { Analysis } from './analysis';
 import { SETUP_FIELD_KEY } from './findings';
+import { mdCode, mdText, messageMarkdown } from './markdown';
 
 export const OPEN_PANEL_COMMAND = 'vramLens.openPanel';
 
@@ -278,7 +279,7 @@ export function hoverAt(a: Analysis, offset: number, text: string, t: Translate 
   const target = targetAt(a, offset, text);
   if (!target) return undefined;
   const lines: string[] = [];
-  lines.push(`**VRAM Lens** · \`${target.rawKey}\``);
+  lines.push(`**VRAM Lens** · ${mdCode(target.rawKey)}`);
   if (target.key === 'model' && a.setup) {
     const arch = parseArchitecture(a.setup.architecture);
     const src = a.pipeline.provenance.architecture;
@@ -287,11 +288,12 @@ export function hoverAt(a: Analysis, offset: number, text: string, t: Translate 
       const x = arch.arch;
       lines.push(t('{0}: {1} layers, hidden {2}, {3} heads ({4} kv), MLP {5}, vocab {6}', x.family, x.layers, x.hidden, x.heads, x.kvHeads, x.ffn, x.vocab));
     }
-    if (params) lines.push(t('{0} parameters ({1} trainable) · source: {2}', formatCount(params.total), formatCount(params.trainable), src?.kind === 'catalog' ? src.entry : params.source));
+    if (params) lines.push(t('{0} parameters ({1} trainable) · source: {2}', formatCount(params.total), formatCount(params.trainable), mdText(src?.kind === 'catalog' ? src.entry : params.source)));
   }
   const e = a.estimate;
   if (!a.setup || !e) {
-    const why = a.findings.find((f) => f.code === 'unknown-model')?.message ?? a.pipeline.problems.find((p) => p.severity === 'error')?.message ?? a.estimateErrors?.[0]?.message ?? t('the setup is incomplete');
+    const reason = a.findings.find((f) => f.code === 'unknown-model') ?? a.pipeline.problems.find((p) => p.severity === 'error') ?? a.estimateErrors?.[0];
+    const why = reason ? messageMarkdown(reason.message, 'template' in reason ? reason.template : undefined, t) : mdText(t('the setup is incomplete'));
     lines.push('', t('No estimate yet: {0}', why));
     return lines.join('\n\n');
   }
