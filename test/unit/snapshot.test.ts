@@ -5,7 +5,7 @@
 // of ../shared/corpus through the pipeline. Moving code must leave it byte-identical; a change that is meant to
 // change what users see refreshes it with UPDATE_EXPECT=1 (review the diff). The large sets are kept as one hash
 // per case; on a mismatch the actual outputs are written to out/snapshot-actual/ so they can be diffed against a
-// run of the previous commit.
+// run of the previous commit; SNAPSHOT_DUMP=<dir> writes every output in full.
 import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -131,6 +131,11 @@ function checkAgainst(name: string, outputs: ReadonlyMap<string, string>): void 
   const file = path.join(snapshotDir, `${name}.json`);
   const actual: Record<string, string> = {};
   for (const [id, text] of outputs) actual[id] = hash(text);
+  const dump = process.env.SNAPSHOT_DUMP;
+  if (dump) {
+    fs.mkdirSync(path.join(dump, name), { recursive: true });
+    for (const [id, text] of outputs) fs.writeFileSync(path.join(dump, name, `${hash(id)}.json`), `${id}\n${text}\n`);
+  }
   if (update) {
     fs.mkdirSync(snapshotDir, { recursive: true });
     fs.writeFileSync(file, `${JSON.stringify(actual, null, 1)}\n`);
