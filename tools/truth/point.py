@@ -2,6 +2,7 @@
 """Runs one truth point in this process and prints its JSON record: `point.py SCENARIO.vram.yaml`.
 run.py starts one process per point (a fresh process group, a fresh profiler) with the right virtual environment."""
 import datetime
+import gc
 import importlib
 import importlib.metadata
 import json
@@ -15,8 +16,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 warnings.filterwarnings("ignore")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # run.py runs points side by side; threads only oversubscribe the cores
 
 import torch  # noqa: E402
+import torch.distributed  # noqa: E402
+
+torch.set_num_threads(1)
 
 from truthlib import memory, parallel, scenario as scen  # noqa: E402
 
@@ -73,7 +78,7 @@ def analyze(rec, result, steps):
     }
 
 
-def main(path):
+def run_one(path):
     scenario, harness = scen.load(path)
     runner = importlib.import_module(RUNNERS[harness.get("runner", "loop")])
     steps = harness.get("steps", 2)
@@ -97,8 +102,22 @@ def main(path):
         "offloadSeparated": bool(rec.offloaded),
         "wallSeconds": round(time.time() - started, 2),
     }
-    print("TRUTH-JSON " + json.dumps(record))
+    print("TRUTH-JSON " + json.dumps(record), flush=True)
+
+
+def main(paths):
+    """Several points in one process (saves the imports); each gets its own profile and, when distributed, its
+    own fake process group. A point that fails prints TRUTH-FAILED and the next one runs."""
+    for path in paths:
+        try:
+            run_one(path)
+        except Exception as exc:  # noqa: BLE001 (reported to run.py, which lists the failures)
+            print(f"TRUTH-FAILED {scen.point_id(path)} {type(exc).__name__}: {str(exc)[:300]}", flush=True)
+        finally:
+            if torch.distributed.is_initialized():
+                torch.distributed.destroy_process_group()
+            gc.collect()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1:])

@@ -30,17 +30,49 @@ def python_for(scenario):
     return os.path.join(HERE, venv, "bin", "python")
 
 
-def run_point(path, timeout):
-    scenario, _ = scen.load(path)
+def run_batch(paths, timeout):
+    """Runs a batch of points (same virtual environment) in one process; returns [(point id, record, error)]."""
+    scenario, _ = scen.load(paths[0])
     try:
-        proc = subprocess.run([python_for(scenario), os.path.join(HERE, "point.py"), path], capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return path, None, "timeout"
-    for line in proc.stdout.splitlines():
+        proc = subprocess.run([python_for(scenario), os.path.join(HERE, "point.py"), *paths], capture_output=True, text=True, timeout=timeout)
+        out, err = proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        out, err = exc.stdout or "", "timeout"
+        out = out.decode() if isinstance(out, bytes) else out
+    results, seen = [], set()
+    for line in out.splitlines():
         if line.startswith("TRUTH-JSON "):
-            return path, json.loads(line[len("TRUTH-JSON "):]), None
-    tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-6:])
-    return path, None, tail
+            record = json.loads(line[len("TRUTH-JSON "):])
+            results.append((record["id"], record, None))
+            seen.add(record["id"])
+        elif line.startswith("TRUTH-FAILED "):
+            pid, _, why = line[len("TRUTH-FAILED "):].partition(" ")
+            results.append((pid, None, why))
+            seen.add(pid)
+    tail = "\n".join((err or "").strip().splitlines()[-4:])
+    results += [(scen.point_id(p), None, tail) for p in paths if scen.point_id(p) not in seen]
+    return results
+
+
+def batches(paths, size):
+    """Consecutive points sharing a virtual environment, `size` at a time."""
+    out = []
+    for p in paths:
+        venv = python_for(scen.load(p)[0])
+        if out and len(out[-1]) < size and python_for(scen.load(out[-1][0])[0]) == venv:
+            out[-1].append(p)
+        else:
+            out.append([p])
+    return out
+
+
+def done_ids():
+    ids = set()
+    for name in os.listdir(FIXTURES) if os.path.isdir(FIXTURES) else []:
+        if name.endswith(".json") and name != "status.json":
+            with open(os.path.join(FIXTURES, name)) as f:
+                ids.update(p["id"] for p in json.load(f)["points"])
+    return ids
 
 
 def save(suite, records):
@@ -61,24 +93,29 @@ def main():
     ap.add_argument("--suite")
     ap.add_argument("--only", help="glob over point ids (suite/name)")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--timeout", type=int, default=1800, help="seconds per batch")
+    ap.add_argument("--batch", type=int, default=4, help="points per process")
+    ap.add_argument("--skip-done", action="store_true", help="leave out points already in the fixtures")
     args = ap.parse_args()
     paths = [p for p in scen.all_paths(args.suite) if not args.only or fnmatch.fnmatch(scen.point_id(p), args.only)]
     order = {s: i for i, s in enumerate(SUITE_ORDER)}
     paths.sort(key=lambda p: (order.get(scen.point_id(p).split("/")[0], len(order)), p))
-    by_suite, failed = {}, []
+    if args.skip_done:
+        done = done_ids()
+        paths = [p for p in paths if scen.point_id(p) not in done]
+    by_suite, failed, n = {}, [], 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for n, (path, record, error) in enumerate(pool.map(lambda p: run_point(p, args.timeout), paths), 1):
-            pid = scen.point_id(path)
-            if record is None:
-                failed.append(pid)
-                print(f"[{n}/{len(paths)}] FAILED {pid}\n{error}", flush=True)
-                continue
-            by_suite.setdefault(pid.split("/")[0], []).append(record)
-            if n % 10 == 0:  # keep what is measured so far
-                for suite, records in by_suite.items():
-                    save(suite, records)
-            print(f"[{n}/{len(paths)}] {pid}: peak {record['peakBytes']:,} B ({record['peakPhase']}) in {record['wallSeconds']} s", flush=True)
+        for results in pool.map(lambda b: run_batch(b, args.timeout), batches(paths, args.batch)):
+            for pid, record, error in results:
+                n += 1
+                if record is None:
+                    failed.append(pid)
+                    print(f"[{n}/{len(paths)}] FAILED {pid}\n{error}", flush=True)
+                    continue
+                by_suite.setdefault(pid.split("/")[0], []).append(record)
+                print(f"[{n}/{len(paths)}] {pid}: peak {record['peakBytes']:,} B ({record['peakPhase']}) in {record['wallSeconds']} s", flush=True)
+            for suite, records in by_suite.items():  # keep what is measured so far
+                save(suite, records)
     for suite, records in by_suite.items():
         save(suite, records)
     print(f"{sum(len(r) for r in by_suite.values())} points written, {len(failed)} failed: {failed}")

@@ -80,7 +80,7 @@ def _dpo(scenario, harness, rec, model, out_dir):
                             "rejected": _texts(scenario, n, completion, 3)})
     args = DPOConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128))
     ref = None
-    if scenario.get("preference", {}).get("reference") == "copy" and scenario.get("method", "full") != "full":
+    if scenario.get("preference", {}).get("reference") == "copy":  # a frozen copy (TRL would load it by the model's hub name)
         ref = models.build_model(scenario, harness)
     trainer = DPOTrainer(model=model, ref_model=ref, args=args, train_dataset=ds,
                          processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),

@@ -129,7 +129,24 @@ class Timeline:
             else:
                 self.op_names.add(n.name)
         self.events.sort(key=lambda e: (e[0], e[1]))
+        self._drop_unpaired_frees()
         self.excluded = set()  # indices of allocation records left out (offloaded storages) and their frees
+
+    def _drop_unpaired_frees(self):
+        """Frees of storages allocated before this profile began (an earlier point in the same process) are not
+        this run's bytes: they are dropped, so the replay starts from zero at the profile's start."""
+        live, kept = set(), []
+        for e in self.events:
+            if e[1] == 0:
+                size, ptr, _ = e[2]
+                if size > 0:
+                    live.add(ptr)
+                elif ptr in live:
+                    live.discard(ptr)
+                else:
+                    continue
+            kept.append(e)
+        self.events = kept
 
     def exclude_offloaded(self, snapshots):
         """Leaves out the allocations alive at each snapshot whose storage the snapshot lists, and their frees."""
