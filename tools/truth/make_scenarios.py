@@ -76,7 +76,8 @@ def suite_loop():
             if isinstance(v, tuple):
                 v, harness = v
             if v == "lora_qv":
-                v = dict(weights_dtype="bf16", method="lora", lora=lora(fam, LORA_QV))
+                qv = dict(LORA_QV, target_modules=["qkv_proj"]) if fam == "phi3" else lora(fam, LORA_QV)
+                v = dict(weights_dtype="bf16", method="lora", lora=qv)
             elif v == "lora_all_ckpt":
                 v = dict(weights_dtype="bf16", method="lora", lora=lora(fam, LORA_ALL), gradient_checkpointing="full", seq_len=512)
             keys = {"attention": default_attention(fam), **v}
@@ -139,11 +140,12 @@ def suite_trl():
                                                 preference={"reference": "adapters-off", "logps": "rows"}), dpo)
         out[f"{fam}-dpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=193,
                                                 preference={"reference": "copy", "logps": "rows"}), dpo)
+        # GRPO: the prompts tokenize to 98 tokens (batchShape), + 32 completion tokens.
         grpo = {"runner": "grpo", "prompt_len": 64, "num_generations": 2}
         rollout = {"batch": 2, "completion_len": 32, "engine": "generate", "reference": "none"}
-        out[f"{fam}-grpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=96,
+        out[f"{fam}-grpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=130,
                                                  rollout=rollout), grpo)
-        out[f"{fam}-grpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=96, rollout=rollout), grpo)
+        out[f"{fam}-grpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=130, rollout=rollout), grpo)
     return out
 
 
