@@ -1,0 +1,44 @@
+"""The GPU points: real-size models (configs in configs/, random weights), each a scenario in the estimator's format
+plus how to run it. Ids are `<model>-<method>-<variant>`."""
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def config(name):
+    with open(os.path.join(HERE, "configs", name + ".json")) as f:
+        return json.load(f)
+
+
+def point(model, method, seq, batch=1, ckpt="full", world=1, fsdp="none", offload=False, lora_all=False, weights="bf16", mp="bf16"):
+    scenario = {"model": model, "architecture": config(model), "method": method, "weights_dtype": weights, "mixed_precision": mp,
+                "optimizer": "adamw", "micro_batch_size": batch, "seq_len": seq, "gradient_checkpointing": ckpt, "attention": "sdpa",
+                "gpus_per_node": world, "fsdp": fsdp}
+    if method == "lora":
+        scenario["lora"] = {"r": 16, "alpha": 32, "target_modules": "all-linear" if lora_all else ["q_proj", "k_proj", "v_proj", "o_proj"]}
+    if offload:
+        scenario.update(offload_params="cpu", offload_optimizer="cpu")
+    parts = [model, method, f"s{seq}", f"b{batch}", "ckpt" if ckpt != "none" else "nockpt"]
+    parts += [f"fsdp2-w{world}"] if fsdp != "none" else []
+    parts += ["offload"] if offload else []
+    parts += ["all-linear"] if lora_all else []
+    parts += [f"w{weights}"] if weights != "bf16" else []
+    return "-".join(parts), scenario
+
+
+def all_points():
+    pts = []
+    for m in ("qwen2.5-0.5b", "llama-3.2-1b", "qwen2.5-1.5b"):  # full fine-tunes that fit whole
+        pts += [point(m, "full", 2048, batch=2, ckpt="none"), point(m, "full", 2048, batch=4), point(m, "full", 4096, weights="fp32")]
+    pts += [point("llama-3.2-3b", "full", 2048, batch=2), point("llama-3.2-3b", "full", 4096, ckpt="full")]
+    for m in ("qwen2.5-7b", "llama-3.1-8b", "mistral-7b-v0.3", "qwen3-8b"):  # LoRA on 7-8B
+        pts += [point(m, "lora", 2048, batch=2), point(m, "lora", 4096, lora_all=True), point(m, "lora", 1024, ckpt="none")]
+    pts += [point("qwen2.5-14b", "lora", 2048), point("qwen2.5-32b", "lora", 1024)]
+    for world in (2, 8, 16):  # one rank of FSDP2 through the fake process group
+        pts += [point("llama-3.1-8b", "full", 2048, world=world, fsdp="full_shard", weights="fp32"),
+                point("qwen2.5-7b", "full", 4096, world=world, fsdp="full_shard", weights="fp32")]
+    pts += [point("llama-3.1-8b", "full", 2048, world=8, fsdp="full_shard", weights="fp32", offload=True)]
+    for seq in (8192, 16384, 32768):  # long context
+        pts += [point("llama-3.2-1b", "full", seq), point("llama-3.1-8b", "lora", seq)]
+    return dict(pts)

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""GPU ground truth: real max_memory_allocated, max_memory_reserved and device memory used, per phase of a training
+step, for real-size models built from the configs in configs/ (random weights, nothing downloaded).
+
+    python3 tools/truth/gpu/run.py --out DIR [--only GLOB] [--list]
+
+Each point runs in its own process (`--point ID`), so the caching allocator and the CUDA context start fresh; its
+JSON goes to DIR/<id>.json and all of them to DIR/gpu-truth.json. Needs torch (CUDA), transformers, peft,
+accelerate; no network. FSDP points shard over torch's fake process group: one process is rank 0 of N.
+"""
+import argparse
+import datetime
+import fnmatch
+import importlib.metadata
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import points as P  # noqa: E402
+
+
+def device_used():
+    """Bytes in use on the device (what NVML reports), from cudaMemGetInfo."""
+    import torch
+
+    free, total = torch.cuda.mem_get_info()
+    return total - free
+
+
+def smi_used():
+    """Device memory used before this process creates its CUDA context (nvidia-smi), or None."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits", "-i", "0"],
+                             capture_output=True, text=True, timeout=30).stdout.strip().splitlines()
+        return int(out[0]) * 2**20
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        return None
+
+
+def versions():
+    import torch
+
+    out = {"python": platform.python_version(), "cuda": torch.version.cuda}
+    for name in ("torch", "transformers", "peft", "accelerate"):
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def build(scenario):
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    arch = dict(scenario["architecture"])
+    cfg = AutoConfig.for_model(arch.pop("model_type"), **arch)
+    dtype = {"bf16": torch.bfloat16, "fp32": torch.float32}[scenario["weights_dtype"]]
+    device = "meta" if scenario["fsdp"] != "none" else "cuda"
+    with torch.device(device):
+        model = AutoModelForCausalLM.from_config(cfg, dtype=dtype, attn_implementation="sdpa")
+    model.config.use_cache = False
+    if scenario["method"] == "lora":
+        from peft import LoraConfig, get_peft_model
+
+        lora = scenario["lora"]
+        model = get_peft_model(model, LoraConfig(r=lora["r"], lora_alpha=lora["alpha"], target_modules=lora["target_modules"], task_type="CAUSAL_LM"))
+    if scenario["gradient_checkpointing"] != "none":
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        if scenario["method"] == "lora":
+            model.enable_input_require_grads()
+    return model
+
+
+def shard(model, scenario):
+    """Accelerate's FSDP2 layout on rank 0 of a fake group: fully_shard per decoder layer and the root, bf16 compute,
+    then the shards materialised on the GPU with random values (rotary tables recomputed)."""
+    import torch
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, OffloadPolicy, fully_shard
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    world = scenario["gpus_per_node"]
+    dist.init_process_group(backend="fake", rank=0, world_size=world, store=FakeStore())
+    mesh = init_device_mesh("cuda", (world,))
+    offload = scenario.get("offload_params", "none") != "none"
+    kw = dict(mesh=mesh, mp_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16, output_dtype=torch.bfloat16),
+              offload_policy=CPUOffloadPolicy() if offload else OffloadPolicy())
+    names = set(model._no_split_modules or [])
+    for m in list(model.modules()):
+        if type(m).__name__ in names:
+            fully_shard(m, **kw)
+    fully_shard(model, **kw)
+    model.to_empty(device="cpu" if offload else "cuda")
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(0, 0.02)
+        for m in model.modules():
+            if hasattr(m, "rope_init_fn") and hasattr(m, "inv_freq"):
+                m.inv_freq.copy_(m.rope_init_fn(m.config, m.inv_freq.device)[0])
+    return model
+
+
+def measure_point(pid, scenario):
+    import torch
+
+    before_context = smi_used()
+    torch.cuda.init()
+    torch.empty(1, device="cuda")
+    context = device_used() - before_context if before_context is not None else None
+    model = build(scenario)
+    if scenario["fsdp"] != "none":
+        model = shard(model, scenario)
+    model.train()
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5)
+    g = torch.Generator(device="cuda").manual_seed(0)
+    ids = torch.randint(0, scenario["architecture"]["vocab_size"], (scenario["micro_batch_size"], scenario["seq_len"]), device="cuda", generator=g)
+    autocast = scenario["mixed_precision"] == "bf16" and scenario["fsdp"] == "none"
+    steps = []
+    for _ in range(2):  # the second step is the measured one (the optimizer state exists)
+        steps.append(one_step(model, opt, ids, autocast))
+    return {"id": pid, "scenario": scenario, "steps": steps, "phases": steps[-1], "cudaContextBytes": context,
+            "gpu": torch.cuda.get_device_name(0), "totalBytes": torch.cuda.get_device_properties(0).total_memory,
+            "versions": versions(), "date": datetime.date.today().isoformat(), "machine": "gpu"}
+
+
+def one_step(model, opt, ids, autocast):
+    import torch
+
+    phases = {}
+
+    def phase(name, fn):
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        start = time.time()
+        out = fn()
+        torch.cuda.synchronize()
+        phases[name] = {"maxAllocatedBytes": torch.cuda.max_memory_allocated(), "maxReservedBytes": torch.cuda.max_memory_reserved(),
+                        "allocatedAtEndBytes": torch.cuda.memory_allocated(), "deviceUsedAtEndBytes": device_used(), "seconds": round(time.time() - start, 3)}
+        return out
+
+    def forward():
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
+            return model(input_ids=ids, labels=ids).loss
+
+    loss = phase("forward", forward)
+    phase("backward", loss.backward)
+    del loss
+    phase("optimizer", lambda: (opt.step(), opt.zero_grad(set_to_none=True)))
+    return phases
+
+
+def run_all(out_dir, only):
+    os.makedirs(out_dir, exist_ok=True)
+    results = []
+    for pid in P.all_points():
+        if only and not fnmatch.fnmatch(pid, only):
+            continue
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--point", pid, "--out", out_dir], capture_output=True, text=True)
+        path = os.path.join(out_dir, pid + ".json")
+        if proc.returncode == 0 and os.path.exists(path):
+            with open(path) as f:
+                results.append(json.load(f))
+            print(f"{pid}: {results[-1]['phases']['backward']['maxAllocatedBytes']:,} B max allocated in backward", flush=True)
+        else:
+            results.append({"id": pid, "error": "\n".join(proc.stderr.strip().splitlines()[-5:])})
+            print(f"{pid}: FAILED {results[-1]['error']}", flush=True)
+    with open(os.path.join(out_dir, "gpu-truth.json"), "w") as f:
+        json.dump({"points": results}, f, indent=1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="gpu-truth-out")
+    ap.add_argument("--only")
+    ap.add_argument("--point")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    if args.list:
+        print("\n".join(P.all_points()))
+        return
+    if args.point:
+        record = measure_point(args.point, P.all_points()[args.point])
+        with open(os.path.join(args.out, args.point + ".json"), "w") as f:
+            json.dump(record, f, indent=1)
+        return
+    run_all(args.out, args.only)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Writes the truth scenarios (tools/truth/scenarios/<suite>/<id>.vram.yaml, the estimator's format) and each
+suite's harness.yaml from the matrix below. The files are committed; rerun after changing the matrix."""
+import json
+import os
+import shutil
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "scenarios")
+
+H, I, V = 256, 688, 4096
+BASE = dict(hidden_size=H, intermediate_size=I, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+            vocab_size=V, max_position_embeddings=2048, tie_word_embeddings=False)
+# Scaled-down config.json fields of each family (real model_type, real code paths in transformers).
+FAMILIES = {
+    "llama": dict(BASE, model_type="llama"),
+    "mistral": dict(BASE, model_type="mistral", sliding_window=None),
+    "qwen2": dict(BASE, model_type="qwen2"),
+    "qwen3": dict(BASE, model_type="qwen3", head_dim=64),
+    "gemma2": dict(BASE, model_type="gemma2", head_dim=64, query_pre_attn_scalar=64, sliding_window=4096, tie_word_embeddings=True),
+    "gemma3": dict(BASE, model_type="gemma3_text", head_dim=64, query_pre_attn_scalar=64, sliding_window=4096, tie_word_embeddings=True),
+    "phi3": dict(BASE, model_type="phi3", num_key_value_heads=4, pad_token_id=0),
+    "gpt_neox": dict(model_type="gpt_neox", hidden_size=H, intermediate_size=1024, num_hidden_layers=2, num_attention_heads=4,
+                     vocab_size=V, max_position_embeddings=2048, rotary_pct=0.25, tie_word_embeddings=False),
+    "gpt2": dict(model_type="gpt2", n_embd=H, n_layer=2, n_head=4, vocab_size=V, n_positions=2048),
+    "mixtral": dict(BASE, model_type="mixtral", intermediate_size=256, num_local_experts=4, num_experts_per_tok=2, sliding_window=None),
+    "qwen2_moe": dict(BASE, model_type="qwen2_moe", moe_intermediate_size=128, shared_expert_intermediate_size=256, num_experts=4,
+                      num_experts_per_tok=2, decoder_sparse_step=1),
+    "qwen3_moe": dict(BASE, model_type="qwen3_moe", head_dim=64, moe_intermediate_size=128, num_experts=4, num_experts_per_tok=2,
+                      decoder_sparse_step=1),
+}
+HYBRIDS = {}  # filled by add_hybrids() when their torch paths run (see README)
+
+LORA_QV = {"r": 8, "alpha": 16, "target_modules": ["q_proj", "v_proj"]}
+LORA_ALL = {"r": 16, "alpha": 32, "target_modules": "all-linear"}
+GPT2_TARGETS = {"gpt2": ["c_attn"], "gpt_neox": ["query_key_value"]}
+
+
+def lora(family, spec, **extra):
+    spec = dict(spec, **extra)
+    if family in GPT2_TARGETS and spec["target_modules"] != "all-linear":
+        spec["target_modules"] = GPT2_TARGETS[family]
+    return spec
+
+
+def scenario(family, **keys):
+    s = {"architecture": dict(FAMILIES[family]), "method": "full", "weights_dtype": "fp32", "micro_batch_size": 2,
+         "seq_len": 256, "attention": "sdpa", "optimizer": "adamw", "cuda_context_bytes": 0}
+    s.update(keys)
+    return s
+
+
+def default_attention(family):
+    return "eager" if family in ("gemma2",) else "sdpa"
+
+
+# ---- suites: each returns {id: (scenario, harness overrides)} ----
+
+def suite_loop():
+    variants = {
+        "full-fp32": dict(),
+        "full-bf16": dict(weights_dtype="bf16"),
+        "full-amp": dict(mixed_precision="bf16"),
+        "full-bf16-eager": dict(weights_dtype="bf16", attention="eager"),
+        "full-bf16-ckpt": dict(weights_dtype="bf16", gradient_checkpointing="full", seq_len=512),
+        "full-bf16-ckpt-reentrant": (dict(weights_dtype="bf16", gradient_checkpointing="full", seq_len=512), {"reentrant": True}),
+        "lora-bf16": "lora_qv",
+        "lora-all-bf16-ckpt": "lora_all_ckpt",
+    }
+    out = {}
+    for fam in FAMILIES:
+        for name, v in variants.items():
+            harness = {}
+            if isinstance(v, tuple):
+                v, harness = v
+            if v == "lora_qv":
+                qv = dict(LORA_QV, target_modules=["qkv_proj"]) if fam == "phi3" else lora(fam, LORA_QV)
+                v = dict(weights_dtype="bf16", method="lora", lora=qv)
+            elif v == "lora_all_ckpt":
+                v = dict(weights_dtype="bf16", method="lora", lora=lora(fam, LORA_ALL), gradient_checkpointing="full", seq_len=512)
+            keys = {"attention": default_attention(fam), **v}
+            out[f"{fam}-{name}"] = (scenario(fam, **keys), harness)
+    return out
+
+
+PEFT_FAMILIES = ["llama", "mistral", "qwen2", "qwen3", "gemma2", "phi3", "mixtral"]
+IA3 = {"target_modules": ["k_proj", "v_proj", "down_proj"], "feedforward_modules": ["down_proj"]}
+PHI3_IA3 = {"target_modules": ["qkv_proj", "down_proj"], "feedforward_modules": ["down_proj"]}
+
+
+def suite_peft():
+    out = {}
+    for fam in PEFT_FAMILIES:
+        att = default_attention(fam)
+        ia3 = PHI3_IA3 if fam == "phi3" else IA3
+        qv = lora(fam, LORA_QV)
+        if fam == "phi3":
+            qv = dict(qv, target_modules=["qkv_proj"])
+        out[f"{fam}-dora-bf16"] = (scenario(fam, attention=att, weights_dtype="bf16", method="lora", lora=dict(qv, use_dora=True)), {})
+        if fam != "mixtral":  # PEFT: "lora.ParamWrapper does not work with use_dora=True" (3-D experts under all-linear)
+            out[f"{fam}-dora-all-fp32"] = (scenario(fam, attention=att, method="lora", lora=lora(fam, LORA_ALL, use_dora=True)), {})
+        out[f"{fam}-ia3-fp32"] = (scenario(fam, attention=att, method="ia3", ia3=ia3), {})
+        out[f"{fam}-ia3-bf16"] = (scenario(fam, attention=att, weights_dtype="bf16", method="ia3", ia3=ia3), {})
+        out[f"{fam}-lora64-all-fp32"] = (scenario(fam, attention=att, method="lora", lora=lora(fam, LORA_ALL, r=64, alpha=128)), {})
+        out[f"{fam}-lora-bf16-ckpt-reentrant"] = (scenario(fam, attention=att, weights_dtype="bf16", method="lora", lora=qv,
+                                                           gradient_checkpointing="full", seq_len=512), {"reentrant": True})
+    return out
+
+
+TRAINER_FAMILIES = ["llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3", "gpt_neox", "mixtral"]
+
+
+def suite_trainer():
+    out = {}
+    for fam in TRAINER_FAMILIES:
+        att = default_attention(fam)
+        qv = lora(fam, LORA_QV) if fam != "phi3" else dict(LORA_QV, target_modules=["qkv_proj"])
+        out[f"{fam}-full-amp"] = (scenario(fam, attention=att, mixed_precision="bf16"), {})
+        out[f"{fam}-full-bf16"] = (scenario(fam, attention=att, weights_dtype="bf16", mixed_precision="bf16"), {})
+        out[f"{fam}-lora-bf16-ckpt"] = (scenario(fam, attention=att, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv,
+                                                 gradient_checkpointing="full", seq_len=512), {})
+        out[f"{fam}-lora-amp-ckpt-reentrant"] = (scenario(fam, attention=att, mixed_precision="bf16", method="lora", lora=qv,
+                                                          gradient_checkpointing="full", seq_len=512), {"reentrant": True})
+    return out
+
+
+TRL_FAMILIES = ["llama", "qwen2", "qwen3", "mistral"]
+
+
+def suite_trl():
+    out = {}
+    for fam in TRL_FAMILIES:
+        qv = lora(fam, LORA_QV)
+        out[f"{fam}-sft-full-amp"] = (scenario(fam, mixed_precision="bf16"), {"runner": "sft"})
+        out[f"{fam}-sft-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv), {"runner": "sft"})
+        # DPO: 128 prompt + 64 completion tokens, the tokenizer's EOS after the completion.
+        dpo = {"runner": "dpo", "prompt_len": 128, "completion_len": 64}
+        out[f"{fam}-dpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=193,
+                                                preference={"reference": "adapters-off", "logps": "rows"}), dpo)
+        out[f"{fam}-dpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=193,
+                                                preference={"reference": "copy", "logps": "rows"}), dpo)
+        # GRPO: the prompts tokenize to 98 tokens (batchShape), + 32 completion tokens.
+        grpo = {"runner": "grpo", "prompt_len": 64, "num_generations": 2}
+        rollout = {"batch": 2, "completion_len": 32, "engine": "generate", "reference": "none"}
+        out[f"{fam}-grpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=130,
+                                                 rollout=rollout), grpo)
+        out[f"{fam}-grpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=130, rollout=rollout), grpo)
+    return out
+
+
+SHARD_FAMILIES = ["llama", "mistral", "qwen2", "qwen3", "gemma3", "mixtral"]
+
+
+def _sharded(kind):
+    out = {}
+    for fam in SHARD_FAMILIES:
+        for world in (2, 4, 8, 16):
+            common = dict(fsdp="full_shard", gpus_per_node=world, mixed_precision="bf16")
+            out[f"{fam}-w{world}-amp"] = (scenario(fam, **common), {"parallel": kind})
+            out[f"{fam}-w{world}-amp-offload"] = (scenario(fam, **common, offload_params="cpu", offload_optimizer="cpu"), {"parallel": kind})
+    for world in (2, 8):
+        out[f"llama-w{world}-lora-amp"] = (scenario("llama", fsdp="full_shard", gpus_per_node=world, mixed_precision="bf16", method="lora",
+                                                    lora=LORA_QV), {"parallel": kind})
+    out["llama-w4-fp32"] = (scenario("llama", fsdp="full_shard", gpus_per_node=4), {"parallel": kind})
+    out["llama-w4-amp-ckpt"] = (scenario("llama", fsdp="full_shard", gpus_per_node=4, mixed_precision="bf16", gradient_checkpointing="full",
+                                         seq_len=512), {"parallel": kind})
+    out["llama-w64-amp"] = (scenario("llama", fsdp="full_shard", gpus_per_node=8, nodes=8, mixed_precision="bf16"), {"parallel": kind})
+    out["llama-w4-shard-grad-op-amp"] = (scenario("llama", fsdp="shard_grad_op", gpus_per_node=4, mixed_precision="bf16"), {"parallel": kind})
+    return out
+
+
+def suite_fsdp2():
+    return _sharded("fsdp2")
+
+
+def suite_fsdp1():
+    return _sharded("fsdp1")
+
+
+def suite_ddp():
+    out = {}
+    for fam in ("llama", "qwen2", "qwen3", "mixtral"):
+        for world in (2, 4, 8):
+            out[f"{fam}-w{world}-fp32"] = (scenario(fam, gpus_per_node=world), {"parallel": "ddp"})
+            out[f"{fam}-w{world}-amp"] = (scenario(fam, gpus_per_node=world, mixed_precision="bf16"), {"parallel": "ddp"})
+    return out
+
+
+def suite_tf4():
+    """transformers 4.57 (tools/truth/.venv4): MoE experts as nn.Linear loops, reentrant checkpointing by default."""
+    out = {}
+    for fam in ("llama", "mistral", "qwen2", "mixtral"):
+        v4 = dict(transformers_version="4.57")
+        out[f"{fam}-full-fp32"] = (scenario(fam, **v4), {})
+        out[f"{fam}-full-bf16-eager"] = (scenario(fam, **v4, weights_dtype="bf16", attention="eager"), {})
+        out[f"{fam}-lora-bf16-ckpt-reentrant"] = (scenario(fam, **v4, weights_dtype="bf16", method="lora", lora=LORA_QV,
+                                                           gradient_checkpointing="full", seq_len=512), {"reentrant": True})
+        out[f"{fam}-trainer-full-amp"] = (scenario(fam, **v4, mixed_precision="bf16"), {"runner": "trainer"})
+    return out
+
+
+SUITES = {"loop": suite_loop, "peft": suite_peft, "trainer": suite_trainer, "trl": suite_trl, "fsdp2": suite_fsdp2,
+          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "tf4": suite_tf4}
+SUITE_DEFAULTS = {"loop": {"runner": "loop"}, "peft": {"runner": "loop"}, "trainer": {"runner": "trainer"},
+                  "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"}, "tf4": {"runner": "loop"}}
+
+
+class _NoAliases(yaml.SafeDumper):
+    def ignore_aliases(self, data):
+        return True
+
+
+def _line(key, value):
+    """One `key: value` line; mappings and lists in flow style (JSON is YAML), model_type first."""
+    if isinstance(value, dict) and "model_type" in value:
+        value = {"model_type": value["model_type"], **{k: v for k, v in value.items() if k != "model_type"}}
+    if isinstance(value, (dict, list)):
+        return f"{key}: {json.dumps(value)}\n"
+    return yaml.safe_dump({key: value}, default_flow_style=False)
+
+
+def write_suite(name, points):
+    d = os.path.join(OUT, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    overrides = {}
+    for pid, (s, harness) in points.items():
+        with open(os.path.join(d, pid + ".vram.yaml"), "w") as f:
+            f.write(f"# truth point {name}/{pid}: see tools/truth/README.md\n")
+            for key, value in s.items():
+                f.write(_line(key, value))
+        if harness:
+            overrides[pid] = harness
+    with open(os.path.join(d, "harness.yaml"), "w") as f:
+        f.write("# harness settings (not estimator keys): defaults for the suite, then per point\n")
+        yaml.dump({"defaults": SUITE_DEFAULTS[name], "points": overrides}, f, Dumper=_NoAliases, sort_keys=True, default_flow_style=None, width=200)
+
+
+def main():
+    total = 0
+    for name, fn in SUITES.items():
+        points = fn()
+        write_suite(name, points)
+        total += len(points)
+        print(f"{name}: {len(points)}")
+    print(f"total: {total}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Runs one truth point in this process and prints its JSON record: `point.py SCENARIO.vram.yaml`.
+run.py starts one process per point (a fresh process group, a fresh profiler) with the right virtual environment."""
+import datetime
+import gc
+import importlib
+import importlib.metadata
+import json
+import os
+import platform
+import sys
+import time
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+warnings.filterwarnings("ignore")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # run.py runs points side by side; threads only oversubscribe the cores
+
+import torch  # noqa: E402
+import torch.distributed  # noqa: E402
+
+torch.set_num_threads(1)
+
+from truthlib import memory, parallel, scenario as scen  # noqa: E402
+
+RUNNERS = {"loop": "truthlib.loop", "trainer": "truthlib.hf", "sft": "truthlib.hf", "dpo": "truthlib.hf", "grpo": "truthlib.hf"}
+
+
+def versions():
+    out = {"python": platform.python_version()}
+    for name in ("torch", "transformers", "peft", "accelerate", "trl"):
+        try:
+            out[name] = importlib.metadata.version(name)  # no import: trl alone takes seconds
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _local_bytes(tensors):
+    seen, total = set(), 0
+    for t in tensors:
+        t = getattr(t, "_local_tensor", t)
+        if t is None or not torch.is_tensor(t):
+            continue
+        key = t.untyped_storage().data_ptr()
+        if key not in seen:
+            seen.add(key)
+            total += t.untyped_storage().nbytes()
+    return total
+
+
+def resident(model, optimizer):
+    """Bytes of this rank's own parameters and optimizer state after the run (sharded under FSDP)."""
+    states = [v for st in optimizer.state.values() for v in st.values() if torch.is_tensor(v) and v.dim() > 0]
+    return {"parameterBytes": _local_bytes(model.parameters()), "optimizerStateBytes": _local_bytes(states),
+            "trainableParameters": sum(p.numel() for p in model.parameters() if p.requires_grad)}
+
+
+def analyze(rec, result, steps):
+    timeline = memory.Timeline(rec.prof)
+    if rec.offloaded:
+        timeline.exclude_offloaded(rec.offloaded)
+        timeline.exclude_between("optimizer_begin", "optimizer_end")
+    measured = steps - 1
+    phases, marks = memory.phase_stats(timeline, measured)
+    first, _ = memory.phase_stats(timeline, 0)
+    top = max(phases, key=lambda k: phases[k]["peakBytes"])
+    return {
+        "measuredStep": measured,
+        "phases": phases,
+        "marks": marks,
+        "peakBytes": phases[top]["peakBytes"],
+        "peakPhase": top,
+        "firstStepPeakBytes": max(v["peakBytes"] for v in first.values()),
+        "attentionKernels": timeline.attention_kernels(),
+    }
+
+
+def run_one(path):
+    scenario, harness = scen.load(path)
+    runner = importlib.import_module(RUNNERS[harness.get("runner", "loop")])
+    steps = harness.get("steps", 2)
+    started = time.time()
+    with memory.Recorder() as rec:
+        result = runner.run(rec, scenario, harness)
+    record = {
+        "id": scen.point_id(path),
+        "scenarioPath": scen.relpath(path),
+        "scenario": scenario,
+        "harness": harness,
+        "versions": versions(),
+        "date": datetime.date.today().isoformat(),
+        "machine": "cpu",
+        "worldSize": parallel.world_size(scenario),
+        "rank": 0,
+        "batchShape": result.get("batchShape"),
+        "expertsImplementation": result.get("expertsImplementation"),
+        **analyze(rec, result, steps),
+        **resident(result["model"], result["optimizer"]),
+        "offloadSeparated": bool(rec.offloaded),
+        "wallSeconds": round(time.time() - started, 2),
+    }
+    print("TRUTH-JSON " + json.dumps(record), flush=True)
+
+
+def main(paths):
+    """Several points in one process (saves the imports); each gets its own profile and, when distributed, its
+    own fake process group. A point that fails prints TRUTH-FAILED and the next one runs."""
+    for path in paths:
+        try:
+            run_one(path)
+        except Exception as exc:  # noqa: BLE001 (reported to run.py, which lists the failures)
+            print(f"TRUTH-FAILED {scen.point_id(path)} {type(exc).__name__}: {str(exc)[:300]}", flush=True)
+        finally:
+            if torch.distributed.is_initialized():
+                torch.distributed.destroy_process_group()
+            gc.collect()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,1 @@
+"""CPU ground truth for VRAM Lens: real transformers / PEFT / Accelerate / TRL code, profiled allocations."""

@@ -1,0 +1,135 @@
+"""The HF Trainer and TRL's SFT / DPO / GRPO trainers, single process on the CPU (use_cpu), as users run them:
+the trainer builds its own data loader, autocast, gradient checkpointing, loss and (for TRL) reference and
+generation. Only the optimizer is passed in: torch's AdamW with foreach=True, the implementation CUDA tensors get
+by default (CPU tensors default to the per-tensor loop)."""
+import tempfile
+
+import torch
+
+from . import loop, models
+
+
+def _callback(rec):
+    from transformers import TrainerCallback
+
+    class StepMarks(TrainerCallback):
+        def on_step_begin(self, args, state, control, **kwargs):
+            rec.mark(f"step_begin:{state.global_step}")
+
+        def on_step_end(self, args, state, control, **kwargs):
+            rec.mark(f"step_end:{state.global_step - 1}")
+
+    return StepMarks()
+
+
+def training_kwargs(scenario, harness, out_dir):
+    ckpt = scenario.get("gradient_checkpointing", "none") != "none"
+    return dict(
+        output_dir=out_dir, use_cpu=True, report_to=[], save_strategy="no", logging_strategy="no",
+        per_device_train_batch_size=scenario.get("micro_batch_size", 1),
+        gradient_accumulation_steps=scenario.get("gradient_accumulation_steps", 1),
+        max_steps=harness.get("steps", 2), bf16=scenario.get("mixed_precision") == "bf16",
+        gradient_checkpointing=ckpt,
+        gradient_checkpointing_kwargs={"use_reentrant": harness.get("reentrant", False)} if ckpt else None,
+        dataloader_num_workers=0, seed=harness.get("seed", 0), max_grad_norm=harness.get("max_grad_norm", 1.0),
+    )
+
+
+def _token_rows(scenario, n, length, seed=7):
+    g = torch.Generator().manual_seed(seed)
+    vocab = scenario["architecture"]["vocab_size"]
+    return [torch.randint(3, vocab, (length,), generator=g).tolist() for _ in range(n)]
+
+
+def _texts(scenario, n, length, seed):
+    g = torch.Generator().manual_seed(seed)
+    return [models.text(length, g, scenario["architecture"]["vocab_size"]) for _ in range(n)]
+
+
+def _rows(scenario, harness):
+    return scenario.get("micro_batch_size", 1) * scenario.get("gradient_accumulation_steps", 1) * harness.get("steps", 2) * 2
+
+
+def _trainer(scenario, harness, rec, model, out_dir):
+    from datasets import Dataset
+    from transformers import Trainer, TrainingArguments
+
+    rows = _token_rows(scenario, _rows(scenario, harness), scenario.get("seq_len", 128))
+    ds = Dataset.from_dict({"input_ids": rows, "labels": rows})
+    args = TrainingArguments(**training_kwargs(scenario, harness, out_dir))
+    return Trainer(model=model, args=args, train_dataset=ds, optimizers=(loop.make_optimizer(model, scenario), None),
+                   callbacks=[_callback(rec)])
+
+
+def _sft(scenario, harness, rec, model, out_dir):
+    from datasets import Dataset
+    from trl import SFTConfig, SFTTrainer
+
+    ds = Dataset.from_dict({"input_ids": _token_rows(scenario, _rows(scenario, harness), scenario.get("seq_len", 128))})
+    args = SFTConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128), packing=False)
+    return SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
+                      optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
+
+
+def _dpo(scenario, harness, rec, model, out_dir):
+    from datasets import Dataset
+    from trl import DPOConfig, DPOTrainer
+
+    n, prompt, completion = _rows(scenario, harness), harness["prompt_len"], harness["completion_len"]
+    ds = Dataset.from_dict({"prompt": _texts(scenario, n, prompt, 1), "chosen": _texts(scenario, n, completion, 2),
+                            "rejected": _texts(scenario, n, completion, 3)})
+    args = DPOConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128))
+    ref = None
+    if scenario.get("preference", {}).get("reference") == "copy":  # a frozen copy (TRL would load it by the model's hub name)
+        ref = models.build_model(scenario, harness)
+    trainer = DPOTrainer(model=model, ref_model=ref, args=args, train_dataset=ds,
+                         processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
+                         optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
+    if getattr(trainer, "ref_model", None) is not None:
+        rec.watch_forward(models.hf_model(trainer.ref_model))
+    return trainer
+
+
+def _reward(completions, **kwargs):
+    return [float(len(c)) for c in completions]
+
+
+def _grpo(scenario, harness, rec, model, out_dir):
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    rollout = scenario["rollout"]
+    ds = Dataset.from_dict({"prompt": _texts(scenario, 64, harness["prompt_len"], 1)})
+    kwargs = training_kwargs(scenario, harness, out_dir)
+    args = GRPOConfig(**kwargs, num_generations=harness.get("num_generations", 2),
+                      max_completion_length=rollout["completion_len"], beta=harness.get("beta", 0.0),
+                      steps_per_generation=rollout["batch"] // scenario.get("micro_batch_size", 1), use_vllm=False)
+    trainer = GRPOTrainer(model=model, reward_funcs=_reward, args=args, train_dataset=ds,
+                          processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
+                          optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
+    rec.watch_generate(model)  # the outermost generate (PEFT's calls the base model's inside)
+    return trainer
+
+
+BUILDERS = {"trainer": _trainer, "sft": _sft, "dpo": _dpo, "grpo": _grpo}
+
+
+def _watch_shape(model, sink):
+    def hook(module, args, kwargs):
+        ids = kwargs.get("input_ids", args[0] if args else None)
+        if torch.is_tensor(ids) and torch.is_grad_enabled():
+            sink["batchShape"] = list(ids.shape)
+
+    models.hf_model(model).register_forward_pre_hook(hook, with_kwargs=True)
+
+
+def run(rec, scenario, harness):
+    model = models.apply_peft(models.build_model(scenario, harness), scenario)
+    rec.watch_forward(models.hf_model(model))
+    sink = {}
+    _watch_shape(model, sink)
+    with tempfile.TemporaryDirectory() as out_dir:
+        trainer = BUILDERS[harness["runner"]](scenario, harness, rec, model, out_dir)
+        trainer.train()
+    return {"model": trainer.model, "optimizer": trainer.optimizer, **sink,
+            "expertsImplementation": getattr(models.hf_model(model).config, "_experts_implementation", None)}

@@ -1,0 +1,72 @@
+"""A plain PyTorch training loop (what a custom script or torchtitan-style trainer does), single-process or one rank
+of DDP / FSDP1 / FSDP2 through the fake process group."""
+import contextlib
+
+import torch
+
+from . import models, parallel
+
+
+def enable_checkpointing(model, scenario, harness):
+    """model.gradient_checkpointing_enable as the HF Trainer calls it (transformers 5: non-reentrant by default)."""
+    if scenario.get("gradient_checkpointing", "none") == "none":
+        return
+    base = models.hf_model(model)
+    base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": harness.get("reentrant", False)})
+    if harness.get("reentrant", False) and scenario.get("method", "full") != "full":
+        base.enable_input_require_grads()  # what PEFT / the Trainer do so the reentrant recomputation has a graph
+
+
+def trainable(model):
+    return [p for p in model.parameters() if p.requires_grad]
+
+
+def make_optimizer(model, scenario):
+    # CUDA tensors default to the foreach AdamW; CPU tensors to the per-tensor loop. foreach=True keeps the CUDA
+    # allocation pattern (one temporary per state tensor list in _foreach_sqrt / _foreach_div).
+    opt = scenario.get("optimizer", "adamw")
+    if opt == "sgd":
+        return torch.optim.SGD(trainable(model), lr=1e-4)
+    if opt == "adamw_fused":
+        return torch.optim.AdamW(trainable(model), lr=1e-4, fused=True)
+    return torch.optim.AdamW(trainable(model), lr=1e-4, foreach=True)
+
+
+def amp_forward(wrapped, scenario, harness):
+    """The forward as run: under autocast when mixed precision is on, with Accelerate's convert_outputs_to_fp32 when
+    the point mirrors an Accelerate-prepared model (the default for DDP / FSDP points)."""
+    mp = scenario.get("mixed_precision", "none")
+    if mp == "none":
+        return wrapped
+    from accelerate.utils import convert_outputs_to_fp32
+
+    def forward(**batch):
+        with torch.autocast("cpu", dtype=models.DTYPES[mp]):
+            return wrapped(**batch)
+
+    accelerate_amp = harness.get("amp", "accelerate" if harness.get("parallel", "none") != "none" else "autocast")
+    return convert_outputs_to_fp32(forward) if accelerate_amp == "accelerate" else forward
+
+
+def run(rec, scenario, harness):
+    parallel.init_world(parallel.world_size(scenario))
+    model = models.apply_peft(models.build_model(scenario, harness), scenario)
+    enable_checkpointing(model, scenario, harness)
+    model.train()
+    rec.watch_forward(models.hf_model(model))
+    wrapped = parallel.wrap(model, scenario, harness)
+    opt = make_optimizer(wrapped, scenario)
+    forward = amp_forward(wrapped, scenario, harness)
+    data = models.batch(scenario, harness)
+    accumulation = scenario.get("gradient_accumulation_steps", 1)
+    for step in range(harness.get("steps", 2)):
+        with rec.step(step):
+            for _ in range(accumulation):
+                loss = forward(**data).loss
+                (loss / accumulation).backward()
+                del loss
+            if parallel.offloading(scenario):
+                rec.snapshot_offloaded(parallel.offloaded_tensors(wrapped, opt))
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+    return {"model": wrapped, "optimizer": opt, "batchShape": list(data["input_ids"].shape)}

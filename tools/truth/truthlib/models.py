@@ -1,0 +1,98 @@
+"""Tiny models built from real transformers configs (random weights, no download), PEFT adapters, a word-level
+tokenizer for the trainers, and the token batches."""
+import torch
+
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+# The estimator's `attention: flash` is the CUDA flash-attention kernel; on the CPU the nearest is SDPA's
+# flash-for-CPU kernel, which keeps the same tensors (output and logsumexp).
+ATTENTION = {"eager": "eager", "sdpa": "sdpa", "flash": "sdpa"}
+
+
+def build_config(scenario):
+    from transformers import AutoConfig
+
+    arch = dict(scenario["architecture"])
+    model_type = arch.pop("model_type")
+    arch.pop("architectures", None)
+    config = AutoConfig.for_model(model_type, **arch)
+    for key in ("attention_dropout", "hidden_dropout", "resid_pdrop", "embd_pdrop", "attn_pdrop"):
+        if hasattr(config, key) and key not in arch:
+            setattr(config, key, 0.0)  # deterministic: no dropout masks unless the scenario asks for them
+    return config
+
+
+def build_model(scenario, harness):
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(harness.get("seed", 0))
+    config = build_config(scenario)
+    kwargs = {"attn_implementation": ATTENTION[scenario.get("attention", "sdpa")]}
+    experts = harness.get("experts_implementation")
+    if experts:
+        kwargs["experts_implementation"] = experts
+    model = AutoModelForCausalLM.from_config(config, dtype=DTYPES[scenario.get("weights_dtype", "fp32")], **kwargs)
+    model.config.use_cache = False
+    return model
+
+
+def peft_config(scenario):
+    """The PEFT config of a `lora` / `ia3` method, or None for full fine-tuning."""
+    method = scenario.get("method", "full")
+    if method == "full":
+        return None
+    from peft import IA3Config, LoraConfig, TaskType
+
+    if method == "lora":
+        lora = scenario.get("lora", {})
+        r = lora.get("r", 8)
+        return LoraConfig(task_type=TaskType.CAUSAL_LM, r=r, lora_alpha=lora.get("alpha", 2 * r), lora_dropout=lora.get("dropout", 0.0),
+                          target_modules=lora.get("target_modules", ["q_proj", "v_proj"]), use_dora=lora.get("use_dora", False),
+                          modules_to_save=lora.get("modules_to_save") or None)
+    if method == "ia3":
+        ia3 = scenario.get("ia3", {})
+        return IA3Config(task_type=TaskType.CAUSAL_LM, target_modules=ia3.get("target_modules", ["k_proj", "v_proj", "down_proj"]),
+                         feedforward_modules=ia3.get("feedforward_modules", ["down_proj"]))
+    raise ValueError(f"method {method} has no CPU path here")
+
+
+def apply_peft(model, scenario):
+    cfg = peft_config(scenario)
+    if cfg is None:
+        return model
+    from peft import get_peft_model
+
+    return get_peft_model(model, cfg)
+
+
+def hf_model(model):
+    """The transformers PreTrainedModel inside PEFT / DDP / FSDP wrappers (where the forward marker goes)."""
+    from transformers import PreTrainedModel
+
+    for m in model.modules():
+        if isinstance(m, PreTrainedModel):
+            return m
+    return model
+
+
+def batch(scenario, harness, seed=1234):
+    g = torch.Generator().manual_seed(seed)
+    vocab = scenario["architecture"]["vocab_size"]
+    ids = torch.randint(3, vocab, (scenario.get("micro_batch_size", 1), scenario.get("seq_len", 128)), generator=g)
+    return {"input_ids": ids, "labels": ids.clone()}
+
+
+def tokenizer(vocab_size):
+    """A word-level tokenizer over tokens t0..t{V-1} (t0 pad, t1 bos, t2 eos), for the trainers that need one."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {f"t{i}": i for i in range(vocab_size)}
+    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="t0"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="t0", bos_token="t1", eos_token="t2", unk_token="t0")
+    fast.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}"
+    return fast
+
+
+def text(n_tokens, g, vocab_size):
+    return " ".join(f"t{int(i)}" for i in torch.randint(3, vocab_size, (n_tokens,), generator=g))
