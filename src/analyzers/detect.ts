@@ -2,6 +2,7 @@
 // Pure: no I/O; never throws on user text.
 import { analyzeDeepSpeedJson } from './deepspeed-json';
 import { emptyFacts, type ConfigFacts, type Format } from './facts';
+import { notAnalyzed, type Syntax } from './guards';
 import { analyzeHfPython } from './hf-python';
 import { isScenarioFile } from './scenario';
 import { analyzeShell } from './shell';
@@ -34,8 +35,22 @@ export function detectFormat(fileName: string, text: string, languageId?: string
   return undefined;
 }
 
-/** Runs the analyzer of a format (the scenario format has its own reader: analyzeScenario). */
+const SYNTAX: Readonly<Record<Format, Syntax>> = {
+  'deepspeed-json': 'json', 'hf-python': 'python', shell: 'shell', 'accelerate-yaml': 'yaml', 'axolotl-yaml': 'yaml',
+  'llamafactory-yaml': 'yaml', 'torchtune-yaml': 'yaml', 'hf-yaml': 'yaml', scenario: 'yaml',
+};
+
+/**
+ * Runs the analyzer of a format (the scenario format has its own reader: analyzeScenario). A text over the size or
+ * nesting limits (guards.ts) is not parsed: its facts are empty, with a problem that says why.
+ */
 export function analyzeAs(format: Format, text: string): ConfigFacts {
+  const refused = notAnalyzed(text, SYNTAX[format]);
+  if (refused) return { ...emptyFacts(format), problems: [refused] };
+  return analyzeWith(format, text);
+}
+
+function analyzeWith(format: Format, text: string): ConfigFacts {
   switch (format) {
     case 'deepspeed-json': return analyzeDeepSpeedJson(text);
     case 'hf-python': return analyzeHfPython(text);

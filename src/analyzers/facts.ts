@@ -190,7 +190,7 @@ export type ProblemCode =
   | 'not-modeled'
   | 'syntax-error' | 'strict-json-comments' | 'duplicate-key' | 'unknown-key' | 'invalid-value' | 'unresolved-auto'
   | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero' | 'deprecated-key' | 'reference-not-found'
-  | 'unknown-model' | 'placeholder' | 'not-static';
+  | 'unknown-model' | 'placeholder' | 'not-static' | 'not-analyzed';
 
 export interface ParseProblem {
   readonly code: ProblemCode;

@@ -1,10 +1,12 @@
 // The scenario format (*.vram.yaml, *.vram.yml, *.vram.json): read with eemeli/yaml (JSON is read by the same
 // parser, so both keep source ranges), validated with the TrainingSetup schema, every problem located at its
 // key or value. Pure: text in, values and located problems out; never throws on user text.
-import { LineCounter, isMap, isScalar, parseDocument, type Document, type Node } from 'yaml';
+import { LineCounter, isMap, isScalar, type Document, type Node } from 'yaml';
+import { parseYaml } from './yaml-parse';
 import { z } from 'zod';
 import { DistillationSchema, HfConfigSchema, RewardModelSchema, RolloutSchema, TrainingSetupSchema } from '../core/setup';
 import { msg, quoteWritten, type Message, type MessageTemplate } from './facts';
+import { notAnalyzed } from './guards';
 import { describeSetupIssue, valueAt } from './issues';
 
 export interface Location {
@@ -86,7 +88,14 @@ function findNode(doc: Document, path: readonly PropertyKey[], wantKey: boolean)
 /** Reads a scenario file. Problems: syntax errors, unknown keys, wrong types, impossible values. */
 export function analyzeScenario(text: string, file: string): ScenarioFacts {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  const refused = notAnalyzed(text, 'yaml');
+  if (refused) {
+    lc.addNewLine(0);
+    for (let i = text.indexOf('\n'); i >= 0 && i < refused.span.start; i = text.indexOf('\n', i + 1)) lc.addNewLine(i + 1);
+    const problem: Problem = { ...locate(file, lc, refused.span.start, refused.span.end), severity: 'warning', code: refused.code, message: refused.message, template: refused.template };
+    return { file, values: {}, keyLocations: {}, valueLocations: {}, problems: [problem] };
+  }
+  const doc = parseYaml(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
   const problems: Problem[] = [];
   for (const e of doc.errors) {
     problems.push({ ...locate(file, lc, e.pos[0], e.pos[1]), severity: 'error', code: 'syntax-error', ...msg('{0}', e.message.split('\n')[0]) });

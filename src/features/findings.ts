@@ -4,6 +4,7 @@
 // strict-json-comments, variable-length-cache, plus deprecated-key, unknown-key, invalid-value and placeholder from the analyzers.
 // eval-logits-kept: HF Trainer keeps every evaluation batch's logits on the GPU (compute_metrics).
 // model-files: what was read of a local model and what was not (refused weight headers, unmodelled quantization).
+// not-analyzed: a file over the size or nesting limits of analyzers/guards.ts.
 // Editor-free and pure.
 import type { CanonicalKey, MessageTemplate, Span } from '../analyzers/facts';
 import { parseArchitecture } from '../core/architecture';
@@ -18,7 +19,7 @@ export type FindingCode =
   | 'exceeds-gpu-memory' | 'near-gpu-memory' | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero'
   | 'unresolved-auto' | 'unknown-model' | 'reference-not-found' | 'strict-json-comments' | 'deprecated-key' | 'unknown-key'
   | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache' | 'fused-experts'
-  | 'no-effect' | 'gpu-unsupported' | 'model-files';
+  | 'no-effect' | 'gpu-unsupported' | 'model-files' | 'not-analyzed';
 
 export interface RelatedInfo {
   readonly file: string;
@@ -40,7 +41,7 @@ export interface Finding {
 const REPORTED_FROM_ANALYZERS = new Set<string>([
   'batch-size-mismatch', 'conflicting-precision', 'offload-needs-zero', 'unresolved-auto', 'reference-not-found', 'strict-json-comments',
   'deprecated-key', 'unknown-key', 'invalid-value', 'placeholder', 'duplicate-key', 'unknown-model',
-  'not-modeled', 'model-files',
+  'not-modeled', 'model-files', 'not-analyzed',
 ]);
 
 /** Which keys drive each memory component, most specific first (the key a diagnostic points at). */

@@ -8,7 +8,8 @@
 import type { SyntaxNode } from '@lezer/common';
 import { parser as pythonParser } from '@lezer/python';
 import { applyEdits, findNodeAtLocation, modify, parseTree, type ParseError } from 'jsonc-parser';
-import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, type Document, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
+import { parseYaml } from '../analyzers/yaml-parse';
 import { bundledDeepspeedFor, findBundledDeepspeed } from '../analyzers/bundled-deepspeed';
 import { analyzeAs } from '../analyzers/detect';
 import type { AnalyzedFile } from '../analyzers/resolve-facts';
@@ -32,9 +33,14 @@ export interface FixFile {
   readonly facts: ConfigFacts;
 }
 
-/** The analyzed files a quick fix may edit: inline and bundled DeepSpeed configs (AnalyzedFile.origin) are not on disk. */
+/**
+ * The analyzed files a quick fix may edit: inline and bundled DeepSpeed configs (AnalyzedFile.origin) are not on disk,
+ * and a file that was not analyzed (over the size or nesting limits) is not parsed again to be written.
+ */
 export function editableFiles(files: readonly AnalyzedFile[]): FixFile[] {
-  return files.filter((f) => !f.origin).map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts }));
+  return files
+    .filter((f) => !f.origin && !f.facts.problems.some((p) => p.code === 'not-analyzed'))
+    .map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts }));
 }
 
 /**
@@ -203,7 +209,7 @@ function findPair(doc: Document, m: YAMLMap, key: string, depth = 0): Pair | und
 }
 
 function yamlSet(text: string, o: Op, omegaconf: boolean): Written {
-  const doc = parseDocument(text, { uniqueKeys: false, strict: false, prettyErrors: false });
+  const doc = parseYaml(text, { uniqueKeys: false, strict: false, prettyErrors: false });
   if (doc.errors.length > 0) return { reason: 'the YAML has syntax errors; fix them first' };
   const eol = eolOf(text);
   const pyBools = /:\s*(True|False)\s*(#.*)?$/m.test(text);
@@ -1466,7 +1472,7 @@ function writeOp(file: FixFile, text: string, o: Op): Written {
 /** Scenario objects (lora, quantization) are written key by key, so that comments and order inside them survive. */
 function yamlWriteDeep(text: string, o: Op): Written {
   if (isObj(o.value)) {
-    const doc = parseDocument(text);
+    const doc = parseYaml(text);
     const existing = isMap(doc.contents) ? findPair(doc, doc.contents, o.path[0]!) : undefined;
     if (existing && isMap(existing.value)) {
       let t = text;

@@ -2,7 +2,8 @@
 // parse with exact ranges, mapping walks that follow anchors, aliases, merge keys and OmegaConf `${...}`
 // interpolation, lenient value readers (YAML 1.1 booleans, numbers written as strings) and fact/problem recording.
 // Pure: no I/O, no node:* imports; nothing here throws on user text.
-import { Document, LineCounter, YAMLMap, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node, type YAMLError } from 'yaml';
+import { Document, LineCounter, YAMLMap, isAlias, isMap, isPair, isScalar, isSeq, type Node, type YAMLError } from 'yaml';
+import { parseYaml } from '../yaml-parse';
 import { about, bySubject, evaluationOn, galoreOf, galoreRankOf, msg } from '../facts';
 import type { CanonicalKey, ConfigFacts, Fact, FactValue, Format, Message, ParseProblem, ProblemCode, Reference, Span, SubjectMessage, Tool, Unknown } from '../facts';
 
@@ -200,7 +201,7 @@ function placeBlock(blockText: string, offset: number): CachedBlock | undefined 
     cached.generation = generation;
     return cached;
   }
-  const doc = parseDocument(blockText, PARSE_OPTIONS);
+  const doc = parseYaml(blockText, PARSE_OPTIONS);
   const map = doc.contents;
   if (doc.errors.length > 0 || !isMap(map) || map.flow || map.items.length === 0) return undefined;
   const block: CachedBlock = { doc, map, offset: 0, generation };
@@ -316,7 +317,7 @@ export class YamlCtx {
       if (flowDepth(text) > MAX_FLOW_DEPTH) {
         this.problem('syntax-error', 'error', msg('brackets nested more than {0} levels deep; the file is not read', MAX_FLOW_DEPTH), { start: 0, end: 0 });
       } else {
-        doc = (blockCacheEnabled ? parseByBlocks(text, this.lines) : undefined) ?? parseDocument(text, { lineCounter: this.lines, ...PARSE_OPTIONS });
+        doc = (blockCacheEnabled ? parseByBlocks(text, this.lines) : undefined) ?? parseYaml(text, { lineCounter: this.lines, ...PARSE_OPTIONS });
       }
     } catch (err) {
       // eemeli/yaml reports problems in doc.errors; this guards the never-throw contract against library bugs.

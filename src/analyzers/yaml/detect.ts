@@ -1,6 +1,8 @@
 // Tells which training tool a YAML file belongs to from its top-level keys (and the file name only to exclude
 // VRAM Lens scenario files, which have their own analyzer). Pure; never throws.
-import { isMap, isScalar, parseDocument, type Node } from 'yaml';
+import { isMap, isScalar, type Node } from 'yaml';
+import { notAnalyzed } from '../guards';
+import { parseYaml } from '../yaml-parse';
 import type { Format } from '../facts';
 import { MAX_FLOW_DEPTH, flowDepth } from './common';
 
@@ -12,6 +14,14 @@ const AXOLOTL = ['base_model', 'micro_batch_size', 'sequence_len', 'adapter', 'l
 const LLAMAFACTORY = ['stage', 'finetuning_type', 'cutoff_len', 'template', 'lora_rank', 'lora_target', 'quantization_bit', 'dataset_dir', 'pure_bf16', 'flash_attn', 'disable_gradient_checkpointing'];
 const LLAMAFACTORY_V1 = ['dist_config', 'kernel_config', 'model_class', 'quant_config', 'peft_config', 'train_dataset'];
 const HF = ['per_device_train_batch_size', 'gradient_accumulation_steps', 'learning_rate', 'model_name_or_path', 'output_dir', 'num_train_epochs', 'bf16', 'fp16', 'optim', 'gradient_checkpointing', 'max_length', 'max_seq_length', 'use_peft', 'dataset_name', 'lr_scheduler_type', 'warmup_ratio', 'logging_steps'];
+
+/** A plain YAML value without its trailing comment (a `#` after whitespace); linear in the value's length. */
+function withoutComment(value: string): string {
+  for (let i = value.indexOf('#'); i >= 0; i = value.indexOf('#', i + 1)) {
+    if (i > 0 && /\s/.test(value[i - 1])) return value.slice(0, i);
+  }
+  return value;
+}
 
 /**
  * The top-level keys read line by line (block-style YAML, which every training config in the corpus uses): a
@@ -31,7 +41,7 @@ function topKeysByLine(text: string): { keys: Set<string>; components: boolean; 
     const m = /^([A-Za-z_][\w.-]*)\s*:(?:\s|$)(.*)$/.exec(line);
     if (m) {
       keys.add(m[1]);
-      const rest = m[2].replace(/\s+#.*$/, '').trim();
+      const rest = withoutComment(m[2]).trim();
       if (m[1] === 'model' && rest.length > 0 && !rest.startsWith('{') && !rest.startsWith('&')) scalarModel = true;
       if (/^[|>]/.test(rest)) inBlockScalar = true;
     } else if (/^\s+_component_\s*:/.test(line)) {
@@ -51,8 +61,8 @@ function topKeys(text: string): { keys: Set<string>; components: boolean; scalar
   let components = false;
   let scalarModel = false;
   try {
-    if (flowDepth(text) > MAX_FLOW_DEPTH) return { keys, components, scalarModel };
-    const doc = parseDocument(text, { uniqueKeys: false, strict: false });
+    if (flowDepth(text) > MAX_FLOW_DEPTH || notAnalyzed(text, 'yaml')) return { keys, components, scalarModel };
+    const doc = parseYaml(text, { uniqueKeys: false, strict: false });
     if (isMap(doc.contents)) {
       for (const pair of doc.contents.items) {
         const k = pair.key as Node | null;

@@ -1,0 +1,99 @@
+// Limits every analyzer keeps, so that no input, however large or deep, can stall the editor or exhaust the
+// stack: a file over MAX_ANALYZED_CHARS is not analyzed, and neither is one whose brackets nest deeper than
+// MAX_NESTING (real configs nest a handful of levels). One linear scan decides, before any parser runs. Pure.
+import { msg, type ParseProblem } from './facts';
+
+/** Characters above which a file is not analyzed (the largest real training configs are a few hundred KB). */
+export const MAX_ANALYZED_CHARS = 1024 * 1024;
+/** Bracket nesting above which a file is not analyzed. */
+export const MAX_NESTING = 100;
+
+export type Syntax = 'json' | 'yaml' | 'python' | 'shell';
+
+/** The brackets that nest in each syntax (YAML's parentheses are plain text, so only flow collections count). */
+const OPENERS: Readonly<Record<Syntax, string>> = { json: '[{', yaml: '[{', python: '([{', shell: '([{' };
+const CLOSERS: Readonly<Record<Syntax, string>> = { json: ']}', yaml: ']}', python: ')]}', shell: ')]}' };
+
+/** Where a string or comment that starts at `i` ends (the index after it), or undefined when none starts there. */
+function skipQuoted(text: string, i: number, syntax: Syntax): number | undefined {
+  const c = text[i];
+  if (c === '#' && syntax !== 'json') return lineEnd(text, i);
+  if (syntax === 'json' && c === '/' && text[i + 1] === '/') return lineEnd(text, i);
+  if (syntax === 'json' && c === '/' && text[i + 1] === '*') {
+    const end = text.indexOf('*/', i + 2);
+    return end < 0 ? text.length : end + 2;
+  }
+  if (c !== '"' && c !== "'") return undefined;
+  if (syntax === 'python' && text.startsWith(c.repeat(3), i)) {
+    const end = text.indexOf(c.repeat(3), i + 3);
+    return end < 0 ? text.length : end + 3;
+  }
+  for (let j = i + 1; j < text.length; j++) {
+    if (text[j] === '\\' && c === '"') j++;
+    else if (text[j] === c) return j + 1;
+    else if (text[j] === '\n' && syntax !== 'shell') return j;
+  }
+  return text.length;
+}
+
+function lineEnd(text: string, i: number): number {
+  const nl = text.indexOf('\n', i);
+  return nl < 0 ? text.length : nl;
+}
+
+/**
+ * YAML also nests by indentation and by compact block entries (`- - - x`): the offset of a line that starts deeper
+ * than MAX_NESTING entries or is indented by more than 4 x MAX_NESTING columns, or undefined.
+ */
+function yamlBlockTooDeep(text: string): number | undefined {
+  for (let start = 0; start < text.length; ) {
+    let i = start;
+    while (text[i] === ' ') i++;
+    if (i - start > 4 * MAX_NESTING) return start;
+    let entries = 0;
+    while ((text[i] === '-' || text[i] === '?') && (text[i + 1] === ' ' || text[i + 1] === '\t')) {
+      i += 2;
+      while (text[i] === ' ' || text[i] === '\t') i++;
+      if (++entries > MAX_NESTING) return i;
+    }
+    const nl = text.indexOf('\n', i);
+    start = nl < 0 ? text.length : nl + 1;
+  }
+  return undefined;
+}
+
+/** The offset where the text first nests deeper than MAX_NESTING, or undefined. Linear in the text. */
+export function tooDeep(text: string, syntax: Syntax): number | undefined {
+  if (syntax === 'yaml') {
+    const block = yamlBlockTooDeep(text);
+    if (block !== undefined) return block;
+  }
+  const open = OPENERS[syntax];
+  const close = CLOSERS[syntax];
+  let depth = 0;
+  for (let i = 0; i < text.length; ) {
+    const skipped = skipQuoted(text, i, syntax);
+    if (skipped !== undefined) {
+      i = Math.max(skipped, i + 1);
+      continue;
+    }
+    const c = text[i];
+    if (open.includes(c) && ++depth > MAX_NESTING) return i;
+    if (close.includes(c) && depth > 0) depth--;
+    i++;
+  }
+  return undefined;
+}
+
+/** Why a text is not analyzed (too large, nested too deep), located, or undefined when it may be. */
+export function notAnalyzed(text: string, syntax: Syntax): ParseProblem | undefined {
+  if (text.length > MAX_ANALYZED_CHARS) {
+    const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MB`;
+    return { code: 'not-analyzed', severity: 'warning', span: { start: 0, end: Math.min(1, text.length) },
+      ...msg('this file is not analyzed: it has {0} of text, and VRAM Lens reads configs up to {1}', mb(text.length), mb(MAX_ANALYZED_CHARS)) };
+  }
+  const at = tooDeep(text, syntax);
+  if (at === undefined) return undefined;
+  return { code: 'not-analyzed', severity: 'warning', span: { start: at, end: at + 1 },
+    ...msg('this file is not analyzed: it nests deeper than {0} levels here', MAX_NESTING) };
+}
