@@ -15,6 +15,8 @@ if (fs.existsSync('src/extension.ts')) {
   // A thin activation shell, and the features it loads on first use (see src/extension.ts).
   builds.push(esbuild.build({ ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', './features.js'] }));
   builds.push(esbuild.build({ ...node, entryPoints: ['src/vscode/main.ts'], outfile: 'dist/features.js', external: ['vscode'] }));
+  // The language server, a process of its own.
+  builds.push(esbuild.build({ ...node, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.js' }));
 }
 if (fs.existsSync('webview-ui/src/main.ts')) {
   builds.push(esbuild.build({

@@ -1,8 +1,8 @@
-// activate(): registers the providers and commands, and loads the features (dist/features.js: analyzers, estimator,
-// advice, panel) on first use or right after activation returns, so activation itself stays cheap. Nothing else.
+// activate(): registers the commands and loads the features (dist/features.js: the language server client, the
+// status bar and the panel) right after activation returns, so activation itself stays cheap. Nothing else. Every
+// analysis runs in the language server's own process (dist/server.js).
 import * as vscode from 'vscode';
 import type { Features } from './vscode/main';
-import { CONFIG_SELECTOR } from './vscode/selector';
 
 let features: Features | undefined;
 
@@ -21,13 +21,10 @@ export function activate(context: vscode.ExtensionContext): void {
     return features;
   };
   context.subscriptions.push(
-    vscode.languages.registerHoverProvider(CONFIG_SELECTOR, { provideHover: (doc, pos) => load().hover(doc, pos) }),
-    vscode.languages.registerCodeActionsProvider(CONFIG_SELECTOR, { provideCodeActions: (doc, _range, c) => load().codeActions(doc, c) },
-      { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
     vscode.commands.registerCommand('vramLens.openPanel', () => load().openPanel()),
     vscode.commands.registerCommand('vramLens.selectGpu', () => load().selectGpu()),
   );
-  // Diagnostics and the status bar for the documents already open start right after activation.
+  // The server, diagnostics and the status bar start right after activation.
   const timer = setTimeout(() => load(), 0);
   context.subscriptions.push({ dispose: () => clearTimeout(timer) });
 }

@@ -1,5 +1,6 @@
 // Reading the user's files from disk for the pipeline (host I/O shared by the CLI and the extension), through the
 // bounded reader: regular files only, sizes capped, system trees refused, and an untrusted workspace kept in its roots.
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FileReader, ReadKind } from '../analyzers/pipeline';
@@ -28,4 +29,13 @@ export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): 
       return path.isAbsolute(r) ? r : path.join(path.dirname(fromFile), r);
     },
   };
+}
+
+/** The files of a folder (at most `max`, in name order), or none when it cannot be listed. */
+export function listFolder(dir: string, max = 500): string[] {
+  try {
+    return fs.readdirSync(dir).sort().slice(0, max).map((n) => path.join(dir, n));
+  } catch {
+    return [];
+  }
 }

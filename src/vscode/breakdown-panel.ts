@@ -2,16 +2,11 @@
 // one function with a strict CSP and a nonce; no data in the HTML: the webview posts `ready` and gets the model.
 import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
-import type { Analysis } from '../features/analysis';
-import { buildPanelModel } from '../features/panel-model';
-import { editsForChanges } from '../features/fixes';
-import { fixFiles } from '../features/quick-fixes';
-import { spanOfKey } from '../features/findings';
 import { FromWebview, type ToWebview } from '../protocol/messages';
-import type { CanonicalKey } from '../analyzers/facts';
-import type { ExtContext } from './context';
-import { toRange, toWorkspaceEdit } from './convert';
+import { Methods, type PanelResult } from '../protocol/server';
+import type { ServerClient } from './client';
 import { panelStrings } from './l10n';
+import { isConfigDocument } from './selector';
 
 export class BreakdownPanel implements vscode.Disposable {
   static current: BreakdownPanel | undefined;
@@ -19,7 +14,7 @@ export class BreakdownPanel implements vscode.Disposable {
   private doc: vscode.TextDocument | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  static show(ctx: ExtContext, extensionUri: vscode.Uri, doc: vscode.TextDocument | undefined): BreakdownPanel {
+  static show(client: ServerClient, extensionUri: vscode.Uri, doc: vscode.TextDocument | undefined): BreakdownPanel {
     if (BreakdownPanel.current) {
       BreakdownPanel.current.panel.reveal(vscode.ViewColumn.Beside, true);
       if (doc) BreakdownPanel.current.follow(doc);
@@ -29,87 +24,70 @@ export class BreakdownPanel implements vscode.Disposable {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist')],
     });
-    BreakdownPanel.current = new BreakdownPanel(ctx, extensionUri, panel, doc);
+    BreakdownPanel.current = new BreakdownPanel(client, extensionUri, panel, doc);
     return BreakdownPanel.current;
   }
 
-  private constructor(private readonly ctx: ExtContext, private readonly extensionUri: vscode.Uri, readonly panel: vscode.WebviewPanel, doc: vscode.TextDocument | undefined) {
+  private constructor(private readonly client: ServerClient, private readonly extensionUri: vscode.Uri, readonly panel: vscode.WebviewPanel, doc: vscode.TextDocument | undefined) {
     this.doc = doc;
     panel.webview.html = this.html();
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
       panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m)),
       vscode.window.onDidChangeActiveTextEditor((e) => {
-        if (e && ctx.isConfig(e.document)) this.follow(e.document);
+        if (e && isConfigDocument(e.document)) this.follow(e.document);
       }),
-      vscode.workspace.onDidChangeTextDocument((e) => {
-        if (this.doc && e.document.uri.toString() === this.doc.uri.toString()) this.schedule();
-      }),
-      ctx.onDidInvalidate(() => this.schedule()),
+      client.onDidRefresh(() => this.schedule()),
     );
   }
 
   follow(doc: vscode.TextDocument): void {
     this.doc = doc;
-    this.push();
+    void this.push();
   }
 
   private schedule(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.push(), 250);
+    this.timer = setTimeout(() => void this.push(), 250);
   }
 
   private post(msg: ToWebview): void {
     void this.panel.webview.postMessage(msg);
   }
 
-  private analysis(): Analysis | undefined {
-    return this.doc ? this.ctx.analysis(this.doc) : undefined;
-  }
-
-  private push(): void {
-    this.ctx.guard('panel', () => {
-      const a = this.analysis();
-      if (!a) {
-        this.post({ type: 'noConfig', reason: vscode.l10n.t('Open a training config (DeepSpeed JSON, TrainingArguments, launch script, YAML or *.vram.yaml).') });
-        return;
-      }
-      const r = buildPanelModel(a, panelStrings());
-      if (r.model) this.post({ type: 'panelModel', model: r.model });
-      else this.post({ type: 'noConfig', reason: r.reason ?? '' });
-    });
+  private async push(): Promise<void> {
+    const none = vscode.l10n.t('Open a training config (DeepSpeed JSON, TrainingArguments, launch script, YAML or *.vram.yaml).');
+    const r = this.doc ? await this.client.request<PanelResult>(Methods.panel, { uri: this.doc.uri.toString(), strings: panelStrings() }).catch((e: unknown) => {
+      this.client.log.error(`panel: ${String(e)}`);
+      return undefined;
+    }) : undefined;
+    if (r?.model) this.post({ type: 'panelModel', model: r.model });
+    else this.post({ type: 'noConfig', reason: r?.reason ?? none });
   }
 
   private async receive(raw: unknown): Promise<void> {
     const parsed = FromWebview.safeParse(raw);
     if (!parsed.success) {
-      this.ctx.log.warn(`panel: dropped an invalid message: ${parsed.error.message}`);
+      this.client.log.warn(`panel: dropped an invalid message: ${parsed.error.message}`);
       return;
     }
     const msg = parsed.data;
     switch (msg.type) {
       case 'ready':
-        this.push();
+        void this.push();
         return;
       case 'applyAdvice': {
-        const a = this.analysis();
-        const item = a?.advice()?.items.find((i) => i.id === msg.adviceId);
-        if (!a || !item) return;
-        const plan = editsForChanges(item.changes, fixFiles(a), a.file);
-        if (plan.edits.length === 0 || plan.unsupported.length > 0) {
-          void vscode.window.showWarningMessage(vscode.l10n.t('This change cannot be written into these files: {0}', plan.unsupported.map((u) => u.reason).join('; ')));
-          return;
-        }
-        await vscode.workspace.applyEdit(await toWorkspaceEdit(plan.edits));
+        if (!this.doc) return;
+        const r = await this.client.request<{ applied: boolean; message?: string }>(Methods.applyAdvice, { uri: this.doc.uri.toString(), adviceId: msg.adviceId });
+        if (r && !r.applied && r.message) void vscode.window.showWarningMessage(r.message);
         return;
       }
       case 'revealKey': {
-        const a = this.analysis();
-        if (!a || !this.doc) return;
-        const span = spanOfKey(a, msg.key as CanonicalKey);
+        if (!this.doc) return;
+        const span = await this.client.request<{ start: number; end: number } | null>(Methods.keySpan, { uri: this.doc.uri.toString(), key: msg.key });
         if (!span) return;
         const editor = await vscode.window.showTextDocument(this.doc, { viewColumn: vscode.ViewColumn.One, preserveFocus: false });
-        const range = toRange(this.doc, span);
+        const range = new vscode.Range(this.doc.positionAt(span.start), this.doc.positionAt(span.end));
         editor.selection = new vscode.Selection(range.start, range.end);
         editor.revealRange(range);
         return;

@@ -3,16 +3,17 @@ import * as vscode from 'vscode';
 import { GPU_CATALOG } from '../core/catalog/gpus';
 import { formatBytes } from '../core/units';
 import { BreakdownPanel } from './breakdown-panel';
-import type { ExtContext } from './context';
+import type { ServerClient } from './client';
+import { isConfigDocument } from './selector';
 
 export const CommandId = {
   OpenPanel: 'vramLens.openPanel',
   SelectGpu: 'vramLens.selectGpu',
 } as const;
 
-export function openPanel(ctx: ExtContext, extensionUri: vscode.Uri): void {
+export function openPanel(client: ServerClient, extensionUri: vscode.Uri): void {
   const doc = vscode.window.activeTextEditor?.document;
-  BreakdownPanel.show(ctx, extensionUri, doc && ctx.isConfig(doc) ? doc : undefined);
+  BreakdownPanel.show(client, extensionUri, doc && isConfigDocument(doc) ? doc : undefined);
 }
 
 export async function selectGpu(): Promise<void> {

@@ -1,35 +1,25 @@
-// The features behind the thin activation shell (src/extension.ts): loaded on first use so that activating the
-// extension costs almost nothing. Creates the ExtContext, starts diagnostics and the status bar, and answers
-// the providers and commands the shell registered.
+// The features behind the thin activation shell (src/extension.ts): starts the language server client, the status
+// bar and the panel, and answers the commands the shell registered.
 import * as vscode from 'vscode';
-import { provideCodeActions } from './code-actions';
+import { ServerClient } from './client';
 import { openPanel, selectGpu } from './commands';
-import { ExtContext } from './context';
-import { registerDiagnostics } from './diagnostics';
-import { provideHover } from './hover-provider';
 import { registerStatusBar } from './status-bar';
 
 export interface Features {
-  hover(doc: vscode.TextDocument, pos: vscode.Position): vscode.Hover | undefined;
-  codeActions(doc: vscode.TextDocument, context: vscode.CodeActionContext): Promise<vscode.CodeAction[]>;
   openPanel(): void;
   selectGpu(): Promise<void>;
 }
 
 export function startFeatures(context: vscode.ExtensionContext): Features {
-  const ctx = new ExtContext();
-  context.subscriptions.push(
-    ctx,
-    ...registerDiagnostics(ctx),
-    ...registerStatusBar(ctx),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('vramLens')) ctx.invalidate();
-    }),
-  );
+  const log = vscode.window.createOutputChannel('VRAM Lens', { log: true });
+  const client = new ServerClient(context, log);
+  context.subscriptions.push(log, client, ...registerStatusBar(client));
+  client.start().catch((e: unknown) => {
+    log.error(`the VRAM Lens server did not start: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('VRAM Lens could not start: {0}', e instanceof Error ? e.message : String(e)));
+  });
   return {
-    hover: (doc, pos) => provideHover(ctx, doc, pos),
-    codeActions: (doc, c) => provideCodeActions(ctx, doc, c),
-    openPanel: () => openPanel(ctx, context.extensionUri),
+    openPanel: () => openPanel(client, context.extensionUri),
     selectGpu: () => selectGpu(),
   };
 }

@@ -1,52 +1,46 @@
 // The status bar item for the active config: "VRAM 61.3 / 80 GiB (A100-80GB)", red when it does not fit;
-// clicking it picks the GPU.
+// clicking it picks the GPU. The numbers come from the language server's analysis of the document.
 import * as vscode from 'vscode';
 import { formatBytes } from '../core/units';
-import type { ExtContext } from './context';
+import { Methods, type StatusResult } from '../protocol/server';
+import type { ServerClient } from './client';
 import { CommandId } from './commands';
 
-export function registerStatusBar(ctx: ExtContext): vscode.Disposable[] {
+function show(item: vscode.StatusBarItem, r: StatusResult): void {
+  if (r.state === 'none') {
+    item.hide();
+    return;
+  }
+  if (r.state === 'no-estimate' || r.deviceBytes === undefined) {
+    item.text = `$(circle-slash) ${vscode.l10n.t('VRAM: no estimate')}`;
+    item.tooltip = r.reason ?? vscode.l10n.t('The setup is incomplete.');
+    item.backgroundColor = undefined;
+  } else if (r.gpu) {
+    item.text = `$(server) VRAM ${formatBytes(r.deviceBytes).replace(' GiB', '')} / ${formatBytes(r.gpu.memoryBytes)} (${r.gpu.id})`;
+    item.backgroundColor = r.fits === false ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    item.tooltip = vscode.l10n.t('Peak per GPU in {0}: {1} allocated, {2} reserved, {3} on the device. Click to choose the GPU.', r.phase ?? '', formatBytes(r.peakBytes ?? 0), formatBytes(r.reservedBytes ?? 0), formatBytes(r.deviceBytes));
+  } else {
+    item.text = `$(server) VRAM ${formatBytes(r.deviceBytes)}`;
+    item.backgroundColor = undefined;
+    item.tooltip = vscode.l10n.t('No GPU chosen: click to pick one.');
+  }
+  item.show();
+}
+
+export function registerStatusBar(client: ServerClient): vscode.Disposable[] {
   const item = vscode.window.createStatusBarItem('vramLens.status', vscode.StatusBarAlignment.Right, 100);
   item.name = vscode.l10n.t('VRAM Lens');
   item.command = CommandId.SelectGpu;
-  const update = (): void => {
-    ctx.guard('status bar', () => {
-      const doc = vscode.window.activeTextEditor?.document;
-      const a = doc ? ctx.analysis(doc) : undefined;
-      if (!a) {
-        item.hide();
-        return;
-      }
-      const e = a.estimate;
-      if (!e) {
-        item.text = `$(circle-slash) ${vscode.l10n.t('VRAM: no estimate')}`;
-        item.tooltip = a.findings.find((f) => f.code === 'unknown-model')?.message ?? vscode.l10n.t('The setup is incomplete.');
-        item.backgroundColor = undefined;
-      } else if (a.gpu) {
-        item.text = `$(server) VRAM ${formatBytes(e.perGpu.deviceBytes).replace(' GiB', '')} / ${formatBytes(a.gpu.memoryBytes)} (${a.gpu.id})`;
-        item.backgroundColor = e.fits === false ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
-        item.tooltip = vscode.l10n.t('Peak per GPU in {0}: {1} allocated, {2} reserved, {3} on the device. Click to choose the GPU.', e.perGpu.phase, formatBytes(e.perGpu.peakBytes), formatBytes(e.perGpu.reservedBytes), formatBytes(e.perGpu.deviceBytes));
-      } else {
-        item.text = `$(server) VRAM ${formatBytes(e.perGpu.deviceBytes)}`;
-        item.backgroundColor = undefined;
-        item.tooltip = vscode.l10n.t('No GPU chosen: click to pick one.');
-      }
-      item.show();
-    });
-  };
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const update = async (): Promise<void> => {
+    const doc = vscode.window.activeTextEditor?.document;
+    const r = doc ? await client.request<StatusResult>(Methods.status, { uri: doc.uri.toString() }).catch(() => undefined) : undefined;
+    show(item, r ?? { state: 'none' });
+  };
   const later = (): void => {
     clearTimeout(timer);
-    timer = setTimeout(update, 300);
+    timer = setTimeout(() => void update(), 150);
   };
-  update();
-  return [
-    item,
-    vscode.window.onDidChangeActiveTextEditor(update),
-    vscode.workspace.onDidChangeTextDocument((e) => {
-      if (e.document === vscode.window.activeTextEditor?.document) later();
-    }),
-    ctx.onDidInvalidate(update),
-    { dispose: () => clearTimeout(timer) },
-  ];
+  later();
+  return [item, vscode.window.onDidChangeActiveTextEditor(later), client.onDidRefresh(later), { dispose: () => clearTimeout(timer) }];
 }

@@ -1,0 +1,174 @@
+// The VRAM Lens language server: runs every analysis in its own process, so no file, however large or strange, can
+// stall the editor. Diagnostics are pushed for open training configs; hovers, quick fixes (through a command that
+// re-checks the files before writing), the status bar and the panel are answered from the same Analysis.
+import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeParams } from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { fileURLToPath } from 'node:url';
+import { detectFormat } from '../analyzers/detect';
+import { spanOfKey } from '../features/findings';
+import { hoverAt } from '../features/hover';
+import { buildPanelModel } from '../features/panel-model';
+import type { CanonicalKey } from '../analyzers/facts';
+import { APPLY_FIX_COMMAND, Methods, type ApplyFixArgs, type PanelResult, type ServerInit, type StatusResult } from '../protocol/server';
+import { Analyses, bundleTranslator } from './analyses';
+import { toDiagnostic } from './diagnostics';
+import { applyAdvice, applyFix, codeActions, type FixContext } from './fixes';
+import { fsPathOf, Workspace } from './workspace';
+
+const connection = createConnection(ProposedFeatures.all);
+const documents = new TextDocuments(TextDocument);
+const workspace = new Workspace(false, process.env);
+let analyses: Analyses;
+let ctx: FixContext;
+
+const DEBOUNCE_MS = 200;
+const timers = new Map<string, ReturnType<typeof setTimeout>>();
+
+/** A document VRAM Lens reads (by its name and content). */
+function isConfig(doc: TextDocument): boolean {
+  if (!doc.uri.startsWith('file:') && !doc.uri.startsWith('untitled:')) return false;
+  return detectFormat(fsPathOf(doc.uri), doc.getText(), doc.languageId) !== undefined;
+}
+
+async function publish(doc: TextDocument): Promise<void> {
+  const settings = await analyses.settings(doc.uri);
+  if (!settings['diagnostics.enabled'] || !isConfig(doc)) {
+    void connection.sendDiagnostics({ uri: doc.uri, diagnostics: [] });
+    return;
+  }
+  if (analyses.isSkipped(doc)) {
+    const message = analyses.translate('VRAM Lens stopped analyzing this version of the file: it took longer than the time budget. Edit the file to try again.');
+    void connection.sendDiagnostics({ uri: doc.uri, diagnostics: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, severity: 2, source: 'vram-lens', code: 'not-analyzed', message }] });
+    return;
+  }
+  const a = await analyses.analysis(doc);
+  void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: a ? a.findings.map((f) => toDiagnostic(doc, f)) : [] });
+}
+
+function schedule(doc: TextDocument, delay = DEBOUNCE_MS): void {
+  clearTimeout(timers.get(doc.uri));
+  timers.set(doc.uri, setTimeout(() => {
+    timers.delete(doc.uri);
+    void publish(doc).catch((e: unknown) => connection.console.error(`diagnostics failed for ${doc.uri}: ${errorText(e)}`));
+    void connection.sendNotification(Methods.refreshed, {});
+  }, delay));
+}
+
+function refreshAll(): void {
+  for (const doc of documents.all()) schedule(doc);
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.stack ?? e.message : String(e);
+}
+
+/** Runs a request handler; a failure is logged with its stack and answers `fallback`, so one feature never breaks another. */
+async function guard<T>(name: string, fallback: T, fn: () => Promise<T> | T): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    connection.console.error(`${name} failed: ${errorText(e)}`);
+    return fallback;
+  }
+}
+
+connection.onInitialize((params: InitializeParams) => {
+  const init = (params.initializationOptions ?? {}) as Partial<ServerInit>;
+  workspace.trusted = init.trusted === true;
+  workspace.setFolders((params.workspaceFolders ?? []).filter((f) => f.uri.startsWith('file:')).map((f) => fileURLToPath(f.uri)));
+  analyses = new Analyses(connection, workspace, bundleTranslator(init.bundle), process.env, refreshAll, init.skipped ?? []);
+  ctx = { connection, documents, workspace, analyses };
+  return {
+    capabilities: {
+      textDocumentSync: TextDocumentSyncKind.Incremental,
+      hoverProvider: true,
+      codeActionProvider: { codeActionKinds: ['quickfix'] },
+      executeCommandProvider: { commands: [APPLY_FIX_COMMAND] },
+      workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+    },
+  };
+});
+
+connection.onInitialized(() => {
+  connection.workspace.onDidChangeWorkspaceFolders(async () => {
+    const folders = (await connection.workspace.getWorkspaceFolders()) ?? [];
+    workspace.setFolders(folders.filter((f) => f.uri.startsWith('file:')).map((f) => fileURLToPath(f.uri)));
+    refreshAll();
+  });
+});
+
+documents.onDidOpen((e) => {
+  workspace.setOpen(e.document);
+  schedule(e.document, 0);
+});
+documents.onDidChangeContent((e) => {
+  workspace.setOpen(e.document);
+  refreshAll();
+});
+documents.onDidClose((e) => {
+  workspace.closeOpen(e.document);
+  analyses.forget(e.document.uri);
+  clearTimeout(timers.get(e.document.uri));
+  void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
+  refreshAll();
+});
+connection.onDidChangeWatchedFiles(() => {
+  workspace.changed();
+  refreshAll();
+});
+connection.onDidChangeConfiguration(() => {
+  analyses.settingsChanged();
+  workspace.changed();
+  refreshAll();
+});
+connection.onNotification(Methods.trusted, () => {
+  workspace.trusted = true;
+  workspace.changed();
+  refreshAll();
+});
+
+connection.onHover((params) => guard('hover', null, async () => {
+  const doc = documents.get(params.textDocument.uri);
+  if (!doc || !isConfig(doc)) return null;
+  const a = await analyses.analysis(doc);
+  const md = a ? hoverAt(a, doc.offsetAt(params.position), doc.getText(), analyses.translate) : undefined;
+  return md ? { contents: { kind: 'markdown' as const, value: md } } : null;
+}));
+
+connection.onCodeAction((params) => guard('code actions', [], () => codeActions(ctx, params)));
+
+connection.onExecuteCommand((params) => guard('apply fix', undefined, async () => {
+  if (params.command === APPLY_FIX_COMMAND && params.arguments?.[0]) await applyFix(ctx, params.arguments[0] as ApplyFixArgs);
+}));
+
+connection.onRequest(Methods.status, (p: { uri: string }) => guard<StatusResult>('status', { state: 'none' }, async () => {
+  const doc = documents.get(p.uri);
+  if (!doc || !isConfig(doc)) return { state: 'none' };
+  const a = await analyses.analysis(doc);
+  if (!a) return { state: 'none' };
+  const e = a.estimate;
+  if (!e) return { state: 'no-estimate', reason: a.findings.find((f) => f.code === 'unknown-model')?.message };
+  return {
+    state: 'estimate', deviceBytes: e.perGpu.deviceBytes, peakBytes: e.perGpu.peakBytes, reservedBytes: e.perGpu.reservedBytes, phase: e.perGpu.phase,
+    gpu: a.gpu ? { id: a.gpu.id, memoryBytes: a.gpu.memoryBytes } : undefined, fits: e.fits,
+  };
+}));
+
+connection.onRequest(Methods.panel, (p: { uri: string; strings: Record<string, string> }) => guard<PanelResult>('panel', {}, async () => {
+  const doc = documents.get(p.uri);
+  const a = doc && isConfig(doc) ? await analyses.analysis(doc) : undefined;
+  if (!a) return {};
+  return buildPanelModel(a, p.strings);
+}));
+
+connection.onRequest(Methods.applyAdvice, (p: { uri: string; adviceId: string }) =>
+  guard('apply advice', { applied: false }, () => applyAdvice(ctx, p.uri, p.adviceId)));
+
+connection.onRequest(Methods.keySpan, (p: { uri: string; key: string }) => guard('reveal key', null, async () => {
+  const doc = documents.get(p.uri);
+  const a = doc ? await analyses.analysis(doc) : undefined;
+  return (a && spanOfKey(a, p.key as CanonicalKey)) ?? null;
+}));
+
+documents.listen(connection);
+connection.listen();

@@ -1,0 +1,73 @@
+// Starts the VRAM Lens language server (dist/server.js, a process of its own, so no analysis can stall the editor)
+// and keeps it honest: a watchdog restarts it when one analysis runs past the time budget, and that document version
+// is then skipped with a diagnostic that says so. Trust, the l10n bundle and the watched files are passed to it.
+import * as vscode from 'vscode';
+import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { OPEN_PANEL_COMMAND } from '../features/hover';
+import { Methods, type ServerInit, type SkippedDocument } from '../protocol/server';
+import { CONFIG_FILTERS } from './selector';
+
+/** How long one analysis may run before the server is restarted without it. */
+export const ANALYSIS_BUDGET_MS = 8000;
+/** The files whose changes can change an analysis: configs, scripts and the dependency pins. */
+const WATCHED = '**/*.{json,jsonc,hjson,conf,yaml,yml,py,sh,bash,slurm,sbatch,txt,toml,cfg}';
+
+export class ServerClient implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private readonly skipped: SkippedDocument[] = [];
+  private inFlight: { uri: string; version: number; since: number } | undefined;
+  private readonly watchdog: ReturnType<typeof setInterval>;
+  private readonly emitter = new vscode.EventEmitter<void>();
+  /** Fires when analyses may have changed (the status bar and the panel refresh). */
+  readonly onDidRefresh = this.emitter.event;
+
+  constructor(private readonly context: vscode.ExtensionContext, readonly log: vscode.LogOutputChannel) {
+    this.watchdog = setInterval(() => this.check(), 1000);
+  }
+
+  async start(): Promise<void> {
+    const module = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'server.js').fsPath;
+    const serverOptions: ServerOptions = {
+      run: { module, transport: TransportKind.ipc },
+      debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy'] } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: ['file', 'untitled'].flatMap((scheme) => CONFIG_FILTERS.map((f) => ({ ...f, scheme }))),
+      synchronize: { configurationSection: 'vramLens', fileEvents: vscode.workspace.createFileSystemWatcher(WATCHED) },
+      initializationOptions: (): ServerInit => ({ trusted: vscode.workspace.isTrusted, bundle: vscode.l10n.bundle, skipped: this.skipped }),
+      markdown: { isTrusted: { enabledCommands: [OPEN_PANEL_COMMAND] } },
+      outputChannel: this.log,
+      diagnosticCollectionName: 'vram-lens',
+    };
+    const client = new LanguageClient('vramLens', vscode.l10n.t('VRAM Lens'), serverOptions, clientOptions);
+    client.onNotification(Methods.analyzing, (p: { uri: string | null; version?: number }) => {
+      this.inFlight = p.uri ? { uri: p.uri, version: p.version ?? 0, since: Date.now() } : undefined;
+    });
+    client.onNotification(Methods.refreshed, () => this.emitter.fire());
+    this.client = client;
+    await client.start();
+    this.context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void client.sendNotification(Methods.trusted)));
+  }
+
+  /** A request to the server, or undefined when it is not running. */
+  async request<R>(method: string, params: unknown): Promise<R | undefined> {
+    if (!this.client?.isRunning()) return undefined;
+    return this.client.sendRequest<R>(method, params);
+  }
+
+  /** Restarts the server without the document version whose analysis has run past the budget. */
+  private check(): void {
+    const f = this.inFlight;
+    if (!f || Date.now() - f.since < ANALYSIS_BUDGET_MS) return;
+    this.inFlight = undefined;
+    this.skipped.push({ uri: f.uri, version: f.version });
+    this.log.warn(`analysis of ${f.uri} (version ${f.version}) ran past ${ANALYSIS_BUDGET_MS} ms; restarting the server without it`);
+    void this.client?.restart().catch((e: unknown) => this.log.error(`restarting the server failed: ${String(e)}`));
+  }
+
+  dispose(): void {
+    clearInterval(this.watchdog);
+    this.emitter.dispose();
+    void this.client?.stop();
+  }
+}
