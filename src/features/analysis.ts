@@ -15,6 +15,7 @@ import type { Estimate, Warning } from '../core/model';
 import type { TrainingSetup } from '../core/setup';
 import { GiB } from '../core/units';
 import { computeFindings, type Finding } from './findings';
+import { applyEditData, type EditData } from './fixes';
 
 /** Editor settings that shape the analysis (validated by the extension; defaults in package.json). */
 export interface AnalysisSettings {
@@ -56,6 +57,8 @@ export interface Analysis {
   readonly settings: AnalysisSettings;
   /** Advice, computed on first use (the advice search estimates ~2,000 candidates). */
   advice(): AdviceResult | undefined;
+  /** The estimate of the same run with these edits applied to its files, or undefined when they leave no estimate. */
+  withEdits(edits: readonly EditData[]): Estimate | undefined;
 }
 
 export interface AnalyzeOptions {
@@ -67,11 +70,18 @@ export interface AnalyzeOptions {
   readonly related?: readonly InputFile[];
 }
 
-/** Analyzes one document (plus related and referenced files) under the given settings. */
-export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOptions): Analysis {
-  const format = detectFormat(doc.file, doc.text, doc.languageId);
-  const facts = format && format !== 'scenario' ? analyzeAs(format, doc.text) : emptyFacts(format ?? 'scenario');
-  const scenario = format === 'scenario' ? analyzeScenario(doc.text, doc.file) : undefined;
+/** What one run of the pipeline and the estimator gives for a set of file texts. */
+interface Run {
+  readonly pipeline: PipelineResult;
+  readonly setup?: TrainingSetup;
+  readonly gpu?: GpuChoice;
+  readonly gpuName?: string;
+  readonly estimate?: Estimate;
+  readonly estimateErrors?: readonly Warning[];
+}
+
+/** The pipeline over the document and its related files, the settings applied, then the estimate. */
+function runOnce(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOptions): Run {
   const overrides: Overrides = {
     gpu: settings.gpu || undefined, gpusPerNode: settings.gpusPerNode, nodes: settings.nodes, origin: 'setting',
   };
@@ -80,29 +90,53 @@ export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, 
   if (!pipeline.setup && settings.model && pipeline.problems.some((p) => p.code === 'unknown-model')) {
     pipeline = runPipeline(inputs, opts.reader, { ...overrides, model: settings.model }, opts.resolver);
   }
-  let setup = pipeline.setup;
-  if (setup && settings.cudaContextGiB !== undefined && setup.cuda_context_bytes === undefined) {
-    setup = { ...setup, cuda_context_bytes: Math.round(settings.cudaContextGiB * GiB) };
-  }
-  if (setup && settings.pytorchVersion && setup.pytorch_version === undefined) setup = { ...setup, pytorch_version: settings.pytorchVersion };
-  if (setup && settings.transformersVersion && setup.transformers_version === undefined) setup = { ...setup, transformers_version: settings.transformersVersion };
-  let gpu: GpuChoice | undefined;
+  const setup = withSettings(pipeline.setup, settings);
   const gpuName = pipeline.gpu ?? (settings.gpu || undefined);
-  if (gpuName) {
-    const g = findGpu(gpuName);
-    if (g.ok) gpu = g.gpu;
-  }
+  const found = gpuName ? findGpu(gpuName) : undefined;
+  const gpu = found?.ok ? found.gpu : undefined;
+  if (!setup) return { pipeline, setup, gpu, gpuName };
+  const r = estimate(setup, {
+    gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source, nvlink: gpu.spec?.peerLink ? gpu.spec.peerLink.kind === 'nvlink' : undefined, spec: gpu.spec as GpuSpec | undefined } : undefined,
+    provenance: pipeline.provenance,
+  });
+  return r.ok ? { pipeline, setup, gpu, gpuName, estimate: r.estimate } : { pipeline, setup, gpu, gpuName, estimateErrors: r.errors };
+}
+
+/** The settings that fill what the files leave open: the CUDA context size and the library versions. */
+function withSettings(setup: TrainingSetup | undefined, settings: AnalysisSettings): TrainingSetup | undefined {
+  let s = setup;
+  if (s && settings.cudaContextGiB !== undefined && s.cuda_context_bytes === undefined) s = { ...s, cuda_context_bytes: Math.round(settings.cudaContextGiB * GiB) };
+  if (s && settings.pytorchVersion && s.pytorch_version === undefined) s = { ...s, pytorch_version: settings.pytorchVersion };
+  if (s && settings.transformersVersion && s.transformers_version === undefined) s = { ...s, transformers_version: settings.transformersVersion };
+  return s;
+}
+
+/**
+ * The same run over the texts that edits leave: the document and every file of the run read with the edits applied
+ * (quick-fix titles state the saving of the files as the fix leaves them).
+ */
+function rerunWithEdits(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOptions, edits: readonly EditData[]): Run {
+  const byFile = new Map<string, EditData[]>();
+  for (const e of edits) byFile.set(e.file, [...(byFile.get(e.file) ?? []), e]);
+  const edited = (file: string, text: string): string => (byFile.has(file) ? applyEditData(text, byFile.get(file)!) : text);
+  const reader: FileReader = {
+    ...opts.reader,
+    read: (p, kind) => {
+      const text = opts.reader.read(p, kind);
+      return text === undefined ? undefined : edited(p, text);
+    },
+  };
+  const related = (opts.related ?? []).map((r) => ({ ...r, text: edited(r.file, r.text) }));
+  return runOnce({ ...doc, text: edited(doc.file, doc.text) }, settings, { ...opts, reader, related });
+}
+
+/** Analyzes one document (plus related and referenced files) under the given settings. */
+export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOptions): Analysis {
+  const format = detectFormat(doc.file, doc.text, doc.languageId);
+  const facts = format && format !== 'scenario' ? analyzeAs(format, doc.text) : emptyFacts(format ?? 'scenario');
+  const scenario = format === 'scenario' ? analyzeScenario(doc.text, doc.file) : undefined;
+  const { pipeline, setup, gpu, gpuName, estimate: est, estimateErrors } = runOnce(doc, settings, opts);
   const headroomFraction = settings.headroomPercent / 100;
-  let est: Estimate | undefined;
-  let estimateErrors: readonly Warning[] | undefined;
-  if (setup) {
-    const r = estimate(setup, {
-      gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source, nvlink: gpu.spec?.peerLink ? gpu.spec.peerLink.kind === 'nvlink' : undefined, spec: gpu.spec as GpuSpec | undefined } : undefined,
-      provenance: pipeline.provenance,
-    });
-    if (r.ok) est = r.estimate;
-    else estimateErrors = r.errors;
-  }
   let adviceCache: AdviceResult | undefined | null = null;
   const analysis: Analysis = {
     file: doc.file, text: doc.text, format, facts, scenario, pipeline, setup, gpu, estimate: est, estimateErrors, settings,
@@ -112,6 +146,9 @@ export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, 
         adviceCache = setup && gpu ? advise(setup, { gpu: { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source }, gpuSpec: gpu.spec as GpuSpec | undefined, provenance: pipeline.provenance, headroomFraction }) : undefined;
       }
       return adviceCache ?? undefined;
+    },
+    withEdits(edits: readonly EditData[]): Estimate | undefined {
+      return rerunWithEdits(doc, settings, opts, edits).estimate;
     },
   };
   (analysis as { findings: readonly Finding[] }).findings = computeFindings(analysis, doc.text, gpuName, opts.translate);

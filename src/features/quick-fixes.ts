@@ -34,6 +34,20 @@ export function fixTitle(item: Pick<AdviceItem, 'title' | 'savedBytes' | 'stepTi
   return `${item.title} (-${formatBytes(item.savedBytes)}, ${cost}${item.changesResult ? t(', changes what is trained') : ''}${item.fits ? '' : t(', still does not fit alone')})`;
 }
 
+/**
+ * The advice item as the edited files deliver it: the saving and the fit of the estimate of the files as the fix
+ * leaves them (the same pipeline over the edited texts), or undefined when the edited files give no estimate or no
+ * saving, so that a title never promises what the written config does not deliver.
+ */
+function delivered(a: Analysis, item: AdviceItem, edits: readonly EditData[]): AdviceItem | undefined {
+  const current = a.estimate;
+  const after = a.withEdits(edits);
+  if (!current || !after) return undefined;
+  const saved = current.perGpu.deviceBytes - after.perGpu.deviceBytes;
+  if (saved <= 0) return undefined;
+  return { ...item, savedBytes: saved, fits: after.fits ?? item.fits, estimate: after };
+}
+
 /** The quick fixes for a document, best first; the first that fits without changing the result is preferred. */
 export function quickFixes(a: Analysis, t: Translate = identity): QuickFix[] {
   if (!a.setup || !a.estimate) return [];
@@ -44,10 +58,11 @@ export function quickFixes(a: Analysis, t: Translate = identity): QuickFix[] {
   if (best) items.unshift(best);
   const files = fixFiles(a);
   const out: QuickFix[] = [];
-  for (const item of items) {
-    const plan = editsForChanges(item.changes, files, a.file);
+  for (const proposed of items) {
+    const plan = editsForChanges(proposed.changes, files, a.file);
     if (plan.edits.length === 0 || plan.unsupported.length > 0) continue;
-    out.push({ id: item.id, title: fixTitle(item, t), edits: plan.edits, preferred: false, item });
+    const item = delivered(a, proposed, plan.edits);
+    if (item) out.push({ id: item.id, title: fixTitle(item, t), edits: plan.edits, preferred: false, item });
   }
   // Fitting before not fitting, result-preserving before result-changing, a single change before a combination.
   const rank = (q: QuickFix): number => (q.item.fits ? 0 : 4) + (q.item.changesResult ? 2 : 0) + (q.item.changes.length > 1 && q.id.includes('+') ? 1 : 0);
