@@ -1,0 +1,277 @@
+// config.json -> Architecture: finds the language model's fields, reads the sizes every family has, then the parts
+// only some have (MoE blocks, hybrid mixers, a vision tower), in that order, so problems come out in a fixed order.
+// Pure: problems (missing or impossible fields) are returned, never thrown.
+import type { HfConfig, Head } from '../setup';
+import { FAMILY_ALIASES, SUPPORTED_MODEL_TYPES } from './aliases';
+import { parseExperts } from './experts';
+import { nemotronPattern, parseHybrid } from './hybrids';
+import { bool, num, obj, ParseContext, ropePartial, str } from './read';
+import type { Architecture, ArchitectureResult, MlaSpec } from './types';
+import { visionTowerParams, type ImageText } from './vision';
+
+/**
+ * Gemma3TextConfig defaults (transformers models/gemma3/configuration_gemma3.py) for the fields the multimodal
+ * checkpoints leave out of their text_config.
+ */
+const GEMMA3_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
+  vocab_size: 262_208, num_attention_heads: 8, num_key_value_heads: 4, head_dim: 256, hidden_act: 'gelu_pytorch_tanh', tie_word_embeddings: true,
+};
+
+const parsedCache = new WeakMap<object, ArchitectureResult>();
+
+/** Reads and checks a config.json; returns the normalized architecture or the fields that are missing. Memoized per config object. */
+export function parseArchitecture(cfg: HfConfig): ArchitectureResult {
+  const hit = parsedCache.get(cfg);
+  if (hit) return hit;
+  const r = parseArchitectureUncached(cfg);
+  parsedCache.set(cfg, r);
+  return r;
+}
+
+/** Qwen3-VL, dense or MoE. */
+const isQwen3Vl = (modelType: string | undefined): boolean => modelType === 'qwen3_vl' || modelType === 'qwen3_vl_moe';
+
+/** Which image-text layout a config.json has, if any (see ImageText). */
+function imageTextLayout(config: HfConfig, modelType: string | undefined): ImageText | undefined {
+  const textConfig = obj(config, 'text_config');
+  // Gemma 3 4B-27B are image-text models: the language model's fields sit under text_config.
+  if (modelType === 'gemma3' && textConfig) return 'gemma3';
+  // Qwen2-VL / Qwen2.5-VL: the language model's fields at the top level (older config.json files) or under text_config.
+  if (modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl' || isQwen3Vl(modelType)) return 'qwen-vl';
+  // Qwen3.5 (dense and MoE): the language model under text_config, Qwen3-VL's vision tower under vision_config.
+  if (modelType === 'qwen3_5' || modelType === 'qwen3_5_moe') return 'qwen3.5';
+  if ((modelType === 'llama4' || modelType === 'mistral3') && textConfig) return 'llama4-or-mistral3';
+  return undefined;
+}
+
+/** The language model's fields: text_config merged over (or instead of) the top level, Gemma 3's defaults beneath. */
+function languageModelConfig(config: HfConfig, modelType: string | undefined, layout: ImageText | undefined): HfConfig {
+  const textConfig = obj(config, 'text_config');
+  if (layout === 'gemma3') return { ...GEMMA3_TEXT_DEFAULTS, ...textConfig, model_type: 'gemma3' };
+  if (modelType === 'gemma3' || modelType === 'gemma3_text') return { ...GEMMA3_TEXT_DEFAULTS, ...config };
+  if ((layout === 'qwen-vl' || layout === 'qwen3.5') && textConfig) return { ...config, ...textConfig, model_type: modelType };
+  if (layout === 'llama4-or-mistral3') return { ...textConfig, model_type: modelType };
+  return config;
+}
+
+/** The sizes every family has, read with the family's field names. */
+export interface Dimensions {
+  readonly hidden: number;
+  readonly layers: number;
+  readonly encoderLayers: number;
+  readonly heads: number;
+  readonly kvHeads: number;
+  readonly headDim: number;
+  readonly vocab: number;
+  /** Dense MLP width (per projection). */
+  readonly ffn: number;
+  readonly mla?: MlaSpec;
+}
+
+function parseDimensions(ctx: ParseContext, nemotronKinds: readonly unknown[] | undefined): Dimensions {
+  const { cfg, family } = ctx;
+  const isGpt2 = family === 'gpt2';
+  const isT5 = family === 't5';
+  // BloomConfig: n_layer and n_head (num_hidden_layers / num_attention_heads are their aliases), hidden_size or n_embed.
+  const isBloom = family === 'bloom';
+  const hiddenField = isGpt2 ? 'n_embd' : isT5 ? 'd_model' : 'hidden_size';
+  const hidden = ctx.need(num(cfg, hiddenField, isBloom ? 'n_embed' : 'hidden_size'), hiddenField);
+  const layers = nemotronKinds ? Math.max(1, nemotronKinds.length)
+    : ctx.need(num(cfg, isGpt2 || isBloom ? 'n_layer' : isT5 ? 'num_decoder_layers' : 'num_hidden_layers', 'num_layers', 'num_hidden_layers'),
+      isGpt2 || isBloom ? 'n_layer' : 'num_hidden_layers');
+  const encoderLayers = isT5 ? ctx.need(num(cfg, 'num_layers'), 'num_layers') : 0;
+  const heads = ctx.need(num(cfg, isGpt2 || isBloom ? 'n_head' : isT5 ? 'num_heads' : 'num_attention_heads', 'num_attention_heads'),
+    isGpt2 || isBloom ? 'n_head' : 'num_attention_heads');
+  const mla = family === 'deepseek_v3' || family === 'kimi_linear' ? parseMla(ctx) : undefined;
+  const kvHeads = mla ? heads : num(cfg, 'num_key_value_heads') ?? heads;
+  // Qwen3NextConfig / Qwen3_5TextConfig default head_dim to 256, NemotronHConfig to 128, rather than hidden / heads.
+  const headDim = mla ? mla.qkNope + mla.qkRope : num(cfg, isT5 ? 'd_kv' : 'head_dim', family === 'nemotron_h' ? 'attention_head_dim' : 'head_dim')
+    ?? (family === 'qwen3_next' ? 256 : family === 'nemotron_h' ? 128 : Math.floor(hidden / heads));
+  const vocab = ctx.need(num(cfg, 'vocab_size'), 'vocab_size');
+  const ffn = ffnWidth(ctx, hidden);
+  if (kvHeads <= 0 || heads % kvHeads !== 0) {
+    ctx.problem('num_key_value_heads', `num_attention_heads (${heads}) must be a multiple of num_key_value_heads (${kvHeads})`);
+  }
+  return { hidden, layers, encoderLayers, heads, kvHeads, headDim, vocab, ffn, ...(mla ? { mla } : {}) };
+}
+
+/**
+ * MLA: every head has its own keys and values (num_key_value_heads = heads); q/k heads are nope + rope wide. The
+ * config's head_dim is the rotary width there (DeepseekV3Config: head_dim = qk_rope_head_dim).
+ */
+function parseMla(ctx: ParseContext): MlaSpec {
+  const { cfg, family } = ctx;
+  const qLora = num(cfg, 'q_lora_rank');
+  const mla: MlaSpec = {
+    qLoraRank: qLora !== undefined && qLora > 0 ? qLora : 0, kvLoraRank: ctx.need(num(cfg, 'kv_lora_rank'), 'kv_lora_rank'),
+    qkNope: ctx.need(num(cfg, 'qk_nope_head_dim'), 'qk_nope_head_dim'), qkRope: ctx.need(num(cfg, 'qk_rope_head_dim'), 'qk_rope_head_dim'),
+    vHeadDim: ctx.need(num(cfg, 'v_head_dim'), 'v_head_dim'),
+    ...(family === 'kimi_linear' && bool(cfg, 'mla_use_nope') === true ? { nope: true } : {}),
+  };
+  // KimiMLAAttention asserts q_lora_rank is None and mla_use_nope (modeling_kimi.py).
+  if (family === 'kimi_linear' && mla.qLoraRank > 0) {
+    ctx.problem('q_lora_rank', 'Kimi Linear\'s MLA layers take q_lora_rank: null (modeling_kimi.py asserts it)');
+  }
+  return mla;
+}
+
+/** The dense MLP's width (per projection), from the field each family keeps it in. */
+function ffnWidth(ctx: ParseContext, hidden: number): number {
+  const { cfg, family } = ctx;
+  switch (family) {
+    case 'gpt2':
+      return num(cfg, 'n_inner') ?? 4 * hidden;
+    case 't5':
+      return ctx.need(num(cfg, 'd_ff'), 'd_ff');
+    case 'qwen':
+      return ctx.need(num(cfg, 'intermediate_size'), 'intermediate_size') / 2;
+    case 'llama4':
+      // Llama 4: intermediate_size is an expert's (and the shared expert's) width, intermediate_size_mlp the dense layers'.
+      return num(cfg, 'intermediate_size_mlp') ?? 16384;
+    case 'bloom':
+      return 4 * hidden; // BloomMLP: dense_h_to_4h
+    case 'granite_hybrid':
+      // GraniteMoeHybridMLP (shared_mlp) is shared_intermediate_size wide; intermediate_size is an expert's.
+      return ctx.need(num(cfg, 'shared_intermediate_size'), 'shared_intermediate_size');
+    case 'nemotron_h':
+      // Nemotron-H: intermediate_size is the ReLU² MLP layers' width; an all-MoE pattern may leave it out.
+      return ctx.need(num(cfg, 'intermediate_size', 'moe_intermediate_size'), 'intermediate_size');
+    case 'qwen3_next':
+      // Qwen3.5-MoE has no dense layer and no intermediate_size (Qwen3_5MoeTextConfig deletes it).
+      if (num(cfg, 'intermediate_size') === undefined && (num(cfg, 'num_experts') ?? 0) > 0) {
+        return ctx.need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
+      }
+      return ctx.need(num(cfg, 'intermediate_size'), 'intermediate_size');
+    default:
+      return ctx.need(num(cfg, 'intermediate_size'), 'intermediate_size');
+  }
+}
+
+/**
+ * The head a checkpoint was saved with (config.json `architectures`): a sequence classifier (reward models,
+ * classification fine-tunes: *ForSequenceClassification) or a masked-LM head; undefined for causal and seq2seq LMs and
+ * configs without the field, which take the family's head.
+ */
+function checkpointHead(cfg: HfConfig): Head | undefined {
+  const archs = cfg.architectures;
+  const first = Array.isArray(archs) && typeof archs[0] === 'string' ? archs[0] : undefined;
+  if (!first) return undefined;
+  return /ForSequenceClassification$/.test(first) ? 'seq_cls' : /ForMaskedLM$/.test(first) ? 'masked_lm' : undefined;
+}
+
+const KIMI_CODE: Architecture['modelCode'] = {
+  name: 'Kimi Linear', file: 'modeling_kimi.py', attention: 'flash',
+  modeled: 'Kimi Linear as its remote code and Axolotl\'s training copy of it run (per-expert linear layers, no checkpointing, fla kernels); '
+    + 'transformers\' own kimi_linear (5.x, without trust_remote_code) fuses the experts and checkpoints its layers, which is not modeled',
+};
+
+function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
+  const modelType = str(config, 'model_type');
+  const layout = imageTextLayout(config, modelType);
+  const cfg = languageModelConfig(config, modelType, layout);
+  if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
+  const family = FAMILY_ALIASES[modelType.toLowerCase()];
+  if (!family) {
+    return {
+      ok: false,
+      problems: [{ field: 'model_type', message: `model_type '${modelType}' is not supported (supported: ${SUPPORTED_MODEL_TYPES.join(', ')})` }],
+    };
+  }
+  const ctx = new ParseContext(cfg, config, modelType, family);
+  const isGpt2 = family === 'gpt2';
+  const isT5 = family === 't5';
+  const isBloom = family === 'bloom';
+
+  // Nemotron-H: the layer list is the pattern (hybrid_override_pattern, or layers_block_type / layer_types); the config's
+  // num_hidden_layers is not used (NemotronHConfig).
+  const nemotronKinds = family === 'nemotron_h' ? nemotronPattern(ctx) : undefined;
+  const dims = parseDimensions(ctx, nemotronKinds);
+  const { hidden, layers, heads, mla } = dims;
+
+  const ffProj = (str(cfg, 'feed_forward_proj') ?? '').toLowerCase();
+  const gatedMlp = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom
+    || family === 'nemotron_h'
+    ? false
+    : isT5 ? ffProj.startsWith('gated') : true;
+
+  const tiedDefault = ['gemma', 'gemma2', 'gemma3', 'gpt2', 'bert', 'roberta', 't5', 'bloom'].includes(family);
+  // NemotronHForCausalLM declares no tied weights: its head is separate whatever the config says.
+  const tied = family === 'nemotron_h' ? false : bool(cfg, 'tie_word_embeddings') ?? tiedDefault;
+
+  const experts = parseExperts(ctx, dims);
+
+  const qkvBiasByFamily = family === 'qwen2' || family === 'qwen2_moe' || family === 'qwen' || family === 'gpt2' || family === 'gpt_neox'
+    || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom;
+  const attentionBias = bool(cfg, 'attention_bias');
+  const qkvBias = attentionBias ?? qkvBiasByFamily;
+  const outBias = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom
+    ? true
+    : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' || family === 'gpt_oss' || family === 'llama4'
+      || family === 'qwen3_next'
+      || family === 'granite_hybrid' || family === 'falcon_h1' ? (attentionBias ?? false) : false;
+  const mlpBias = bool(cfg, 'mlp_bias')
+    ?? (family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom);
+
+  const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi', 'bloom'].includes(family) ? 'layer' : 'rms';
+  // Granite 4.0's position_embedding_type: "nope" (the H models) or "rope".
+  const positions: Architecture['positions'] = isGpt2 || family === 'bert' || family === 'roberta' ? 'learned' : isT5 ? 'relative' : isBloom ? 'alibi'
+    : (family === 'granite_hybrid' && str(cfg, 'position_embedding_type') !== 'rope') || family === 'nemotron_h' || family === 'jamba' || mla?.nope === true
+      ? 'none' : 'rotary';
+  // Kimi Linear's config.json gives model_max_length (1,048,576) and no max_position_embeddings.
+  const maxPositions = num(cfg, isGpt2 ? 'n_positions' : 'max_position_embeddings') ?? (family === 'kimi_linear' ? num(cfg, 'model_max_length') : undefined)
+    ?? (isGpt2 ? 1024 : 512);
+
+  const hiddenDropout = num(cfg, isGpt2 ? 'resid_pdrop' : isT5 ? 'dropout_rate' : 'hidden_dropout_prob', 'hidden_dropout')
+    ?? (isGpt2 ? 0.1 : family === 'bert' || family === 'roberta' ? 0.1 : isT5 ? 0.1 : 0);
+  const attentionDropout = num(cfg, isGpt2 ? 'attn_pdrop' : isT5 ? 'dropout_rate' : 'attention_probs_dropout_prob', 'attention_dropout')
+    ?? (isGpt2 ? 0.1 : family === 'bert' || family === 'roberta' ? 0.1 : isT5 ? 0.1 : 0);
+
+  const visionParams = visionTowerParams(ctx, hidden, layout);
+  const hybrid = parseHybrid(ctx, dims, experts.moe, nemotronKinds);
+  const moe = hybrid.moe;
+  // Sliding-window layers: listed in layer_types; otherwise Gemma 2 alternates from the first layer, Gemma 3 makes every
+  // sliding_window_pattern-th layer global (6 by default), gpt-oss alternates (transformers configuration_*.py).
+  const window = num(cfg, 'sliding_window') ?? 0;
+  const types = Array.isArray(cfg.layer_types) ? (cfg.layer_types as unknown[]) : undefined;
+  let slidingLayers = 0;
+  if (window > 0) {
+    if (types) slidingLayers = types.filter((t) => t === 'sliding_attention').length;
+    else if (family === 'gemma2' || family === 'gpt_oss') slidingLayers = Math.ceil(layers / 2);
+    else if (family === 'gemma3') slidingLayers = layers - Math.floor(layers / (num(cfg, 'sliding_window_pattern') ?? 6));
+  }
+  const { linearAttention, mamba, mamba1, moeMask, blockKinds, moeLatent, moeRouting } = hybrid;
+  const layerPattern = experts.layerPattern;
+  const arch: Architecture = {
+    family, layers, encoderLayers: dims.encoderLayers, hidden, heads, kvHeads: dims.kvHeads, headDim: dims.headDim, ffn: dims.ffn, vocab: dims.vocab,
+    tied, norm, gatedMlp, qkvBias, outBias, mlpBias,
+    qkNorm: family === 'qwen3' || family === 'qwen3_moe' || family === 'qwen3_next' || family === 'gemma3' || family === 'olmo2'
+      || (family === 'glm4_moe' && bool(cfg, 'use_qk_norm') === true),
+    positions, maxPositions, moe, hiddenDropout, attentionDropout,
+    defaultHead: checkpointHead(cfg) ?? (family === 'bert' || family === 'roberta' ? 'masked_lm' : isT5 ? 'seq2seq_lm' : 'causal_lm'),
+    finalLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'final_logit_softcapping') !== undefined,
+    attnLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'attn_logit_softcapping') !== undefined,
+    typeVocab: num(cfg, 'type_vocab_size') ?? (family === 'bert' ? 2 : family === 'roberta' ? 1 : 0),
+    visionParams,
+    slidingLayers: Math.min(layers, slidingLayers),
+    slidingWindow: slidingLayers > 0 ? window : 0,
+    ...(mla ? { mla } : {}),
+    ...(layerPattern ? { layerPattern, qkL2Norm: bool(cfg, 'use_qk_norm') ?? true } : {}),
+    partialRotary: num(cfg, 'partial_rotary_factor') ?? ropePartial(cfg)
+      ?? (family === 'glm4' || family === 'glm4_moe' ? 0.5 : family === 'qwen3_next' ? 0.25 : 1),
+    ...(linearAttention ? { linearAttention, ...(family === 'qwen3_next' ? { attnOutputGate: true } : {}) } : {}),
+    ...(mamba ? { mamba } : {}),
+    ...(mamba1 ? { mamba1 } : {}),
+    ...(moeMask ? { moeMask } : {}),
+    ...(blockKinds ? { blockKinds } : {}),
+    ...(moeLatent ? { moeLatent } : {}),
+    ...(moeRouting ? { moeRouting } : {}),
+    // Qwen3-VL-MoE, Qwen3.5-MoE, Granite 4.0 H (GraniteMoeHybridParallelExperts) and Nemotron 3 (NemotronHExperts) exist
+    // only with 3-D experts.
+    ...(family === 'kimi_linear' ? { modelCode: KIMI_CODE } : {}),
+    ...(modelType === 'qwen3_vl_moe'
+      || ((modelType === 'qwen3_5_moe' || modelType === 'qwen3_5_moe_text' || family === 'granite_hybrid' || family === 'nemotron_h') && moe)
+      ? { fusedExperts: true } : {}),
+  };
+  const problems = ctx.problems;
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };
+}
