@@ -1,6 +1,6 @@
 // Parameter counts against published figures (model cards, safetensors totals, papers).
 import * as assert from 'node:assert/strict';
-import { countParameters, linearModules, parseArchitecture, type Architecture } from '../../src/core/architecture';
+import { countParameters, FAMILY_TRAITS, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, type Architecture, type Family, type FamilyTraits } from '../../src/core/architecture';
 import { MODEL_CATALOG } from '../../src/core/catalog/models';
 import { findModel } from '../../src/core/lookup';
 
@@ -539,5 +539,75 @@ describe('the head a checkpoint was saved with', () => {
     const p = parseArchitecture({ ...m.model.config, architectures: ['LlamaForSequenceClassification'] });
     assert.ok(p.ok);
     assert.equal(countParameters(p.arch, p.arch.defaultHead, 1).total, 8_030_261_248 - 128_256 * 4096 + 4096);
+  });
+});
+
+describe('FAMILY_TRAITS', () => {
+  // The families the name checks still written out in core/estimate.ts, core/terms/activations.ts and core/step-time.ts
+  // were written for. Each row pins a trait to one of those checks, over the families that reach it, so that replacing
+  // the check by the trait is a mechanical change with the same estimates. A family added later is not listed: where its
+  // right trait differs from what the name check does for it today, the switch changes its estimate on purpose.
+  const families: readonly Family[] = [
+    'llama', 'mistral', 'qwen2', 'qwen3', 'gemma', 'gemma2', 'phi3', 'phi', 'qwen', 'gpt2', 'gpt_neox', 'bert', 'roberta', 't5', 'mixtral', 'qwen2_moe',
+    'qwen3_moe', 'gpt_oss', 'gemma3', 'deepseek_v3', 'glm4_moe', 'llama4', 'olmo2', 'glm4', 'bloom', 'qwen3_next', 'granite_hybrid', 'nemotron_h',
+    'falcon_h1', 'jamba', 'kimi_linear',
+  ];
+  /** The families blockActivations' `default:` case replays (the others have a case of their own). */
+  const defaultCase = families.filter((f) => !['gpt2', 'gpt_neox', 'phi', 'bloom', 'bert', 'roberta', 't5', 'nemotron_h', 'falcon_h1'].includes(f));
+  const is = (...names: Family[]) => (f: Family): boolean => names.includes(f);
+  /** [where the name check is, what it tests today, the trait that replaces it, the families that reach it]. */
+  type Check = [string, (f: Family) => unknown, (t: FamilyTraits) => unknown, (readonly Family[])?];
+  const checks: Check[] = [
+    ['estimate.ts fusedExpertsIn and estimateImpl: FUSED_EXPERT_FAMILIES.has(family) (twice)',
+      is('mixtral', 'qwen2_moe', 'qwen3_moe', 'deepseek_v3', 'glm4_moe', 'qwen3_next', 'granite_hybrid', 'nemotron_h', 'jamba'),
+      (t) => t.fusedExperts === 'from-5.0' || t.fusedExperts === 'only'],
+    ['estimate.ts estimateImpl: family === \'llama4\' && bnb (withSequentialExperts)', is('llama4'), (t) => t.sequentialExpertsUnderBnb],
+    ['estimate.ts estimateImpl: family === \'gpt_oss\' (transformers_version assumption)', is('gpt_oss'), (t) => t.moeBlock === 'gpt_oss'],
+    ['estimate.ts EAGER_ONLY_ATTENTION[family]', (f) => (f === 'gpt_oss' ? ['sdpa'] : f === 'bloom' ? ['sdpa', 'flash'] : undefined),
+      (t) => t.eagerOnlyAttention?.replaces],
+    ['estimate.ts estimateImpl: family === \'llama4\' && attention flash', is('llama4'), (t) => !t.flashAttention2],
+    ['estimate.ts ROPE_TABLES_PER_LAYER.has(family)', is('llama', 'mistral', 'qwen2', 'mixtral'), (t) => t.ropeTablesPerLayerBefore === '4.39'],
+    ['estimate.ts stagePhases: family === \'nemotron_h\' (mamba split kernels, twice)', is('nemotron_h'), (t) => t.mambaSplitKernels],
+    ['estimate.ts stagePhases: family === \'t5\' (layers, evaluation; twice)', is('t5'), (t) => t.stack === 'encoder-decoder'],
+    ['estimate.ts stagePhases: the eager mask, not for gpt2, gpt_neox, bert, roberta, t5', (f) => !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(f),
+      (t) => t.eagerMask4d],
+    ['activations.ts UNSLOTH_FAMILIES.has(family)', is('llama', 'mistral', 'qwen2', 'qwen3'), (t) => t.unslothFastPath],
+    ['activations.ts rmsNormOf: gemma, gemma2, gemma3, qwen3_next', is('gemma', 'gemma2', 'gemma3', 'qwen3_next'), (t) => t.rmsNormStyle === 'gemma'],
+    ['activations.ts rmsNormOf: gpt_oss, olmo2', is('gpt_oss', 'olmo2'), (t) => t.rmsNormStyle === 'gpt_oss'],
+    ['activations.ts rmsNormOf: gpt_oss\'s weights in fp32', is('gpt_oss'), (t) => t.fp32NormWeights],
+    ['activations.ts blockActivations: kimi_linear\'s fp32 residual', is('kimi_linear'), (t) => t.fp32MoeResidual],
+    ['activations.ts blockActivations: sandwich = gemma2, gemma3, glm4', is('gemma2', 'gemma3', 'glm4'), (t) => t.normPlacement === 'sandwich'],
+    ['activations.ts blockActivations: postOnly = olmo2', is('olmo2'), (t) => t.normPlacement === 'post', defaultCase],
+    ['activations.ts blockActivations: normBeforeSum = postOnly or glm4', is('olmo2', 'glm4'), (t) => t.postNormBeforeResidual],
+    ['activations.ts blockActivations case gpt_neox / phi: family === \'phi\' (8 times)', is('phi'), (t) => t.fusedQkv === undefined, ['gpt_neox', 'phi']],
+    ['activations.ts blockActivations case gpt_neox / phi: one shared LayerNorm', is('phi'), (t) => t.normPlacement === 'shared', ['gpt_neox', 'phi']],
+    ['activations.ts blockActivations case gpt_neox / phi: softmaxFp32', is('phi'), (t) => t.eagerSoftmaxFp32, ['gpt_neox', 'phi']],
+    ['activations.ts blockActivations: phi3\'s fused qkv_proj', is('phi3'), (t) => t.fusedQkv === 'qkv_proj', defaultCase],
+    ['activations.ts blockActivations: qwen\'s c_attn and c_proj (twice)', is('qwen'), (t) => t.fusedQkv === 'c_attn', defaultCase],
+    ['activations.ts blockActivations: glm4\'s interleaved cos / sin', is('glm4'), (t) => t.interleavedRotary],
+    ['activations.ts blockActivations: softmaxFp32 unless gpt_oss or llama4 (twice)', (f) => f !== 'gpt_oss' && f !== 'llama4', (t) => t.eagerSoftmaxFp32, defaultCase],
+    ['activations.ts blockActivations: sinks for gpt_oss', is('gpt_oss'), (t) => t.attentionSinks],
+    ['activations.ts blockActivations: gatedMlp style (phi3, glm4, qwen, granite_hybrid)',
+      (f) => (f === 'phi3' || f === 'glm4' ? 'phi3' : f === 'qwen' ? 'qwen' : f === 'granite_hybrid' ? 'granite' : 'llama'), (t) => t.gatedMlpStyle, defaultCase],
+    ['activations.ts blockActivations: granite_hybrid\'s shared MLP (twice)', is('granite_hybrid'), (t) => t.gatedMlpStyle === 'granite'],
+    ['activations.ts blockActivations and groupedExperts: gpt_oss (three times)', is('gpt_oss'), (t) => t.moeBlock === 'gpt_oss'],
+    ['activations.ts blockActivations: kimi_linear\'s MoE (twice)', is('kimi_linear'), (t) => t.moeBlock === 'kimi'],
+    ['activations.ts blockActivations: glm4_moe\'s DeepSeek MoE (deepseek_v3 takes the MLA branch)', is('glm4_moe', 'deepseek_v3'), (t) => t.moeBlock === 'deepseek'],
+    ['activations.ts blockActivations: llama4\'s MoE', is('llama4'), (t) => t.moeBlock === 'llama4'],
+    ['activations.ts blockActivations: family === \'t5\'', is('t5'), (t) => t.stack === 'encoder-decoder'],
+    ['activations.ts moeMlp: jamba\'s router', is('jamba'), (t) => t.moeBlock === 'jamba'],
+    ['activations.ts moeMlp: mixtral\'s expert names', is('mixtral'), (t) => t.expertNames.join() === 'w1,w3,w2',
+      families.filter((f) => FAMILY_TRAITS[f].moeBlock === 'mixtral' || FAMILY_TRAITS[f].moeBlock === 'jamba')],
+    ['step-time.ts: family !== \'llama4\' (active parameters)', (f) => f !== 'llama4', (t) => !t.expertsRunAllTokens],
+  ];
+  for (const [where, today, trait, reached] of checks) {
+    it(`replaces ${where}`, () => {
+      for (const f of reached ?? families) assert.deepEqual(trait(FAMILY_TRAITS[f]), today(f), f);
+    });
+  }
+
+  it('has a row for every family, and FUSED_EXPERT_FAMILIES is read from it', () => {
+    for (const f of families) assert.ok(FAMILY_TRAITS[f], f);
+    assert.deepEqual([...FUSED_EXPERT_FAMILIES].sort(), ['deepseek_v3', 'glm4_moe', 'granite_hybrid', 'jamba', 'mixtral', 'nemotron_h', 'qwen2_moe', 'qwen3_moe', 'qwen3_next']);
   });
 });

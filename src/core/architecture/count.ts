@@ -2,6 +2,7 @@
 // linears, norms and small tensors, the head for a task, a vision tower. Also the number of layers that keep keys and
 // values. Pure; memoized per architecture.
 import type { Head } from '../setup';
+import { FAMILY_TRAITS, type FamilyTraits } from './families';
 import { linearModules } from './modules';
 import type { Architecture, LinearModule, Mamba1Spec, Mamba2Spec, ParameterCount } from './types';
 
@@ -23,6 +24,9 @@ function mambaExtra(mb: Mamba2Spec): number {
 function mamba1Extra(m: Mamba1Spec): number {
   return m.inner * m.convKernel + (m.convBias ? m.inner : 0) + m.inner * m.state + m.inner + m.dtRank + 2 * m.state;
 }
+
+/** Norms per block by FamilyTraits.normPlacement. */
+const NORMS_PER_BLOCK: Readonly<Record<FamilyTraits['normPlacement'], number>> = { shared: 1, pre: 2, post: 2, sandwich: 4 };
 
 const countCache = new WeakMap<Architecture, Map<string, ParameterCount>>();
 
@@ -51,37 +55,19 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
     linear += m.inFeatures * m.outFeatures * m.count;
     if (m.bias) linearBias += m.outFeatures * m.count;
   }
+  const traits = FAMILY_TRAITS[a.family];
   // Norm weights (and biases for LayerNorm) per block, as the modeling files declare them.
   const normSize = a.norm === 'layer' ? 2 * h : h;
-  let blockNorms: number;
-  let finalNorm = normSize;
+  // Token embeddings; a learned position table (GPT-2's wpe, BERT's position_embeddings); the BERT family's token-type
+  // embeddings; an embedding LayerNorm (BLOOM's word_embeddings_layernorm, BERT's embeddings.LayerNorm).
   let embedding = a.vocab * h;
+  if (a.positions === 'learned') embedding += a.maxPositions * h;
+  if (traits.stack === 'encoder') embedding += a.typeVocab * h;
+  if (traits.embeddingNorm) embedding += normSize;
+  let finalNorm = traits.finalNorm ? normSize : 0;
+  let blockNorms: number;
   let extra = 0;
   switch (a.family) {
-    case 'gemma2':
-    case 'glm4':
-    case 'gemma3':
-      blockNorms = 4 * h * a.layers; // input, post_attention, pre_feedforward, post_feedforward
-      if (a.qkNorm) extra += 2 * a.headDim * a.layers; // Gemma 3 q_norm, k_norm
-      break;
-    case 'gpt_neox':
-    case 'gpt2':
-      blockNorms = 2 * normSize * a.layers;
-      if (a.family === 'gpt2') embedding += a.maxPositions * h; // wpe
-      break;
-    case 'phi':
-      blockNorms = normSize * a.layers; // one LayerNorm: attention and MLP run in parallel
-      break;
-    case 'bloom':
-      blockNorms = 2 * normSize * a.layers; // input and post-attention LayerNorms
-      embedding += normSize; // word_embeddings_layernorm
-      break;
-    case 'bert':
-    case 'roberta':
-      blockNorms = 2 * normSize * a.layers;
-      embedding += a.maxPositions * h + a.typeVocab * h + normSize; // position, token type, embedding LayerNorm
-      finalNorm = 0;
-      break;
     case 't5':
       // Encoder blocks: 2 norms; decoder blocks: 3 norms; relative attention bias (32 buckets x heads) in the first
       // layer of the encoder and of the decoder; final norms of both stacks.
@@ -148,9 +134,12 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       break;
     }
     default:
-      blockNorms = 2 * normSize * a.layers;
+      // One shared norm (Phi-2), two (before, or after, attention and the MLP), or four (sandwich: input,
+      // post_attention, pre_feedforward, post_feedforward); q_norm and k_norm per head; attention sinks, one learned
+      // logit per head (gpt-oss).
+      blockNorms = NORMS_PER_BLOCK[traits.normPlacement] * normSize * a.layers;
       if (a.qkNorm) extra += 2 * a.headDim * a.layers;
-      if (a.family === 'gpt_oss') extra += a.heads * a.layers; // attention sinks: one learned logit per head
+      if (traits.attentionSinks) extra += a.heads * a.layers;
   }
   const blocks = linear + linearBias + blockNorms + extra;
 
@@ -159,21 +148,20 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
     case 'causal_lm':
     case 'seq2seq_lm':
       headParams = a.tied ? 0 : a.vocab * h;
-      if (a.family === 'phi') headParams += a.vocab; // lm_head has a bias
+      if (traits.lmHeadBias) headParams += a.vocab;
       break;
     case 'masked_lm':
       // BertLMPredictionHead: transform dense h*h + h, LayerNorm 2h, decoder tied to the embedding plus a V bias
       // (BertForMaskedLM builds BertModel without its pooler).
-      headParams = a.family === 'bert' || a.family === 'roberta' ? h * h + h + 2 * h + a.vocab : (a.tied ? 0 : a.vocab * h);
+      headParams = traits.stack === 'encoder' ? h * h + h + 2 * h + a.vocab : (a.tied ? 0 : a.vocab * h);
       break;
     case 'seq_cls':
-      // Pooler (BERT) + classifier; decoder models score with a bias-free linear on the last token.
-      headParams = a.family === 'bert' ? h * h + h + h * numLabels + numLabels
-        : a.family === 'roberta' ? h * h + h + h * numLabels + numLabels
-          : h * numLabels;
+      // Pooler (BERT; RoBERTa's classification head has the same dense layer) + classifier; decoder models score with a
+      // bias-free linear on the last token.
+      headParams = traits.stack === 'encoder' ? h * h + h + h * numLabels + numLabels : h * numLabels;
       break;
     case 'none':
-      headParams = a.family === 'bert' || a.family === 'roberta' ? h * h + h : 0; // BertModel/RobertaModel keep their pooler
+      headParams = traits.stack === 'encoder' ? h * h + h : 0; // BertModel/RobertaModel keep their pooler
       break;
   }
   const total = embedding + blocks + finalNorm + headParams + a.visionParams;
@@ -190,14 +178,15 @@ const withBias = (m: LinearModule): number => m.inFeatures * m.outFeatures + (m.
 /** One block's parameters: the largest block where the blocks differ (dense and MoE layers, hybrid mixers, T5's decoder). */
 function largestBlockOf(a: Architecture, mods: readonly LinearModule[], blocks: number): number {
   const h = a.hidden;
+  const t5 = FAMILY_TRAITS[a.family].stack === 'encoder-decoder';
   // T5: a module's count spreads over encoder + decoder blocks (the decoder's attention twice: self and cross).
   const blocksHolding = (m: LinearModule): number =>
-    (a.family === 't5' ? (m.group === 'mlp' ? a.encoderLayers + a.layers : a.encoderLayers + 2 * a.layers) : a.layers);
+    (t5 ? (m.group === 'mlp' ? a.encoderLayers + a.layers : a.encoderLayers + 2 * a.layers) : a.layers);
   const perBlockLinear = mods.reduce((s, m) => s + withBias(m) * (m.count / blocksHolding(m)), 0);
   // A model whose first layers are dense (DeepSeek) or that mixes dense and MoE layers: its largest block is the
   // larger of the two kinds, not the average.
   const moe = a.moe;
-  let largestBlock = a.family === 't5' ? Math.round(perBlockLinear + 3 * h) : Math.round(blocks / a.layers);
+  let largestBlock = t5 ? Math.round(perBlockLinear + 3 * h) : Math.round(blocks / a.layers);
   if (moe && moe.moeLayers > 0 && moe.moeLayers < a.layers) {
     const per = (g: (m: LinearModule) => boolean, n: number): number => mods.filter(g).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0) / n;
     const moeMlp = per((m) => m.group === 'expert' || m.group === 'router' || m.name.startsWith('shared_expert'), moe.moeLayers);

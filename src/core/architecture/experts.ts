@@ -2,14 +2,18 @@
 // Qwen3-Next / 3.5, Kimi Linear, DeepSeek-V2/V3, GLM-4.5, Llama 4), and the two other ways transformers builds the
 // same experts (per-expert linears under bitsandbytes for Llama 4, fused 3-D parameters in transformers 5). The MoE
 // blocks of the Mamba hybrids (Granite 4.0 H, Jamba, Nemotron) are read with their layer patterns in hybrids.ts.
+import { FAMILY_TRAITS } from './families';
 import { num, type ParseContext } from './read';
 import type { Architecture, Family, MoeSpec } from './types';
 import type { Dimensions } from './parse';
 
-/** Families whose experts transformers 5 fuses into 3-D parameters (gpt-oss and Llama 4 always had them). */
-export const FUSED_EXPERT_FAMILIES: ReadonlySet<Family> = new Set<Family>([
-  'mixtral', 'qwen2_moe', 'qwen3_moe', 'deepseek_v3', 'glm4_moe', 'qwen3_next', 'granite_hybrid', 'nemotron_h', 'jamba',
-]);
+/**
+ * Families whose experts transformers 5 fuses into 3-D parameters, or that only ever had those (FamilyTraits.fusedExperts
+ * 'from-5.0' or 'only'); gpt-oss and Llama 4 always had their own.
+ */
+export const FUSED_EXPERT_FAMILIES: ReadonlySet<Family> = new Set<Family>(
+  (Object.keys(FAMILY_TRAITS) as Family[]).filter((f) => FAMILY_TRAITS[f].fusedExperts === 'from-5.0' || FAMILY_TRAITS[f].fusedExperts === 'only'),
+);
 
 const sequentialExpertsCache = new WeakMap<Architecture, Architecture>();
 const fusedExpertsCache = new WeakMap<Architecture, Architecture>();

@@ -46,19 +46,29 @@ export interface HybridParse {
 
 /** The hybrid mixers of a family and the MoE block they come with; `moe` is what the experts step found. */
 export function parseHybrid(ctx: ParseContext, dims: Dimensions, moe: MoeSpec | undefined, nemotronKinds: readonly BlockKind[] | undefined): HybridParse {
-  const { cfg, family } = ctx;
-  const linearAttention = family === 'qwen3_next' ? gatedDeltaNet(ctx, dims) : family === 'kimi_linear' ? kimiDeltaAttention(ctx, dims) : undefined;
-  let out: HybridParse = { moe, ...(linearAttention ? { linearAttention } : {}) };
-  if (family === 'granite_hybrid') out = { ...out, ...graniteLayers(ctx, dims) };
-  if (family === 'falcon_h1') out = { ...out, mamba: falconH1Mixer(ctx, dims) };
-  if (family === 'jamba') out = { ...out, ...jambaLayers(ctx, dims) };
-  // Kimi Linear: KimiSparseMoeBlock renormalises the chosen weights when moe_renormalize (default true) and top-k > 1.
-  if (family === 'kimi_linear' && out.moe) {
-    const moeRouting = { groups: num(cfg, 'num_expert_group') ?? 1, topkGroups: num(cfg, 'topk_group') ?? 1, normTopk: bool(cfg, 'moe_renormalize') ?? true };
-    out = { ...out, moeRouting };
+  const { cfg } = ctx;
+  switch (ctx.family) {
+    case 'qwen3_next':
+      return { moe, linearAttention: gatedDeltaNet(ctx, dims) };
+    case 'kimi_linear': {
+      const linearAttention = kimiDeltaAttention(ctx, dims);
+      // KimiSparseMoeBlock renormalises the chosen weights when moe_renormalize (default true) and top-k > 1.
+      const moeRouting = moe
+        ? { groups: num(cfg, 'num_expert_group') ?? 1, topkGroups: num(cfg, 'topk_group') ?? 1, normTopk: bool(cfg, 'moe_renormalize') ?? true }
+        : undefined;
+      return { moe, ...(linearAttention ? { linearAttention } : {}), ...(moeRouting ? { moeRouting } : {}) };
+    }
+    case 'granite_hybrid':
+      return { moe, ...graniteLayers(ctx, dims) };
+    case 'falcon_h1':
+      return { moe, mamba: falconH1Mixer(ctx, dims) };
+    case 'jamba':
+      return { moe, ...jambaLayers(ctx, dims) };
+    case 'nemotron_h':
+      return nemotronKinds ? { moe, ...nemotronLayers(ctx, nemotronKinds) } : { moe };
+    default:
+      return { moe };
   }
-  if (nemotronKinds) out = { ...out, ...nemotronLayers(ctx, nemotronKinds) };
-  return out;
 }
 
 /**

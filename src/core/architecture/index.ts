@@ -4,6 +4,7 @@
 export { FAMILY_ALIASES, SUPPORTED_MODEL_TYPES } from './aliases';
 export { attentionLayerCount, countParameters } from './count';
 export { FUSED_EXPERT_FAMILIES, withFusedExperts, withSequentialExperts } from './experts';
+export { FAMILY_TRAITS, type ConfigKeys, type EagerOnlyAttention, type FamilyTraits, type SizeField } from './families';
 export { linearModules } from './modules';
 export { parseArchitecture } from './parse';
 export type {

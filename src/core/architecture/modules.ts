@@ -1,6 +1,7 @@
 // Linear modules of each family in Hugging Face naming (q_proj, c_attn, query_key_value, experts.gate_up_proj ...), the
 // units LoRA attaches to and quantization replaces, with their shapes and how many the model has. Structural: one
 // `case` per family layout. Pure.
+import { FAMILY_TRAITS } from './families';
 import type { Architecture, LinearModule } from './types';
 
 const modulesCache = new WeakMap<Architecture, LinearModule[]>();
@@ -53,14 +54,14 @@ function routedExperts(a: Architecture, add: AddLinear, [gate, up, down]: readon
  * per MoE layer the routed experts, a router that is a bare nn.Parameter (DeepseekV3TopkRouter.weight) and the shared
  * experts as one MLP named shared_experts.
  */
-function deepseekMlps(a: Architecture, add: AddLinear, expertNames: readonly [string, string, string] = ['gate_proj', 'up_proj', 'down_proj']): void {
+function deepseekMlps(a: Architecture, add: AddLinear): void {
   const h = a.hidden;
   const moe = a.moe!;
   const dense = a.layers - moe.moeLayers;
   add('gate_proj', h, a.ffn, false, dense, 'mlp');
   add('up_proj', h, a.ffn, false, dense, 'mlp');
   add('down_proj', a.ffn, h, false, dense, 'mlp');
-  routedExperts(a, add, expertNames);
+  routedExperts(a, add, FAMILY_TRAITS[a.family].expertNames);
   add('gate', h, moe.experts, false, moe.moeLayers, 'router', 1, true);
   if (moe.sharedExpertFfn > 0) {
     add('shared_experts.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
@@ -314,7 +315,7 @@ function kimiLinearModules(a: Architecture, m: LinearModule[], add: AddLinear): 
     addKda('g_b_proj', la.keyDim, P, false, kdaLayers, 'attention');
     addKda('o_proj', P, h, false, kdaLayers, 'attention');
   }
-  if (a.moe) deepseekMlps(a, add, ['w1', 'w3', 'w2']);
+  if (a.moe) deepseekMlps(a, add);
   else {
     add('gate_proj', h, a.ffn, false, L, 'mlp');
     add('up_proj', h, a.ffn, false, L, 'mlp');
@@ -396,7 +397,7 @@ function decoderModules(a: Architecture, add: AddLinear): void {
   add('up_proj', h, a.ffn, a.mlpBias, dense, 'mlp');
   add('down_proj', a.ffn, h, a.mlpBias, dense, 'mlp');
   if (moe) {
-    routedExperts(a, add, a.family === 'mixtral' ? ['w1', 'w3', 'w2'] : ['gate_proj', 'up_proj', 'down_proj']);
+    routedExperts(a, add, FAMILY_TRAITS[a.family].expertNames);
     // transformers 4: an nn.Linear; 5: the TopKRouter's bare weight, used with F.linear.
     add('gate', h, moe.experts, false, moe.moeLayers, 'router', 1, a.fusedExperts === true);
     if (moe.sharedExpertFfn > 0) {

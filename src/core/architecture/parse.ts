@@ -4,6 +4,7 @@
 import type { HfConfig, Head } from '../setup';
 import { FAMILY_ALIASES, SUPPORTED_MODEL_TYPES } from './aliases';
 import { parseExperts } from './experts';
+import { FAMILY_TRAITS, type FamilyTraits } from './families';
 import { nemotronPattern, parseHybrid } from './hybrids';
 import { bool, num, obj, ParseContext, ropePartial, str } from './read';
 import type { Architecture, ArchitectureResult, MlaSpec } from './types';
@@ -68,25 +69,16 @@ export interface Dimensions {
   readonly mla?: MlaSpec;
 }
 
-function parseDimensions(ctx: ParseContext, nemotronKinds: readonly unknown[] | undefined): Dimensions {
-  const { cfg, family } = ctx;
-  const isGpt2 = family === 'gpt2';
-  const isT5 = family === 't5';
-  // BloomConfig: n_layer and n_head (num_hidden_layers / num_attention_heads are their aliases), hidden_size or n_embed.
-  const isBloom = family === 'bloom';
-  const hiddenField = isGpt2 ? 'n_embd' : isT5 ? 'd_model' : 'hidden_size';
-  const hidden = ctx.need(num(cfg, hiddenField, isBloom ? 'n_embed' : 'hidden_size'), hiddenField);
-  const layers = nemotronKinds ? Math.max(1, nemotronKinds.length)
-    : ctx.need(num(cfg, isGpt2 || isBloom ? 'n_layer' : isT5 ? 'num_decoder_layers' : 'num_hidden_layers', 'num_layers', 'num_hidden_layers'),
-      isGpt2 || isBloom ? 'n_layer' : 'num_hidden_layers');
-  const encoderLayers = isT5 ? ctx.need(num(cfg, 'num_layers'), 'num_layers') : 0;
-  const heads = ctx.need(num(cfg, isGpt2 || isBloom ? 'n_head' : isT5 ? 'num_heads' : 'num_attention_heads', 'num_attention_heads'),
-    isGpt2 || isBloom ? 'n_head' : 'num_attention_heads');
-  const mla = family === 'deepseek_v3' || family === 'kimi_linear' ? parseMla(ctx) : undefined;
+function parseDimensions(ctx: ParseContext, traits: FamilyTraits, nemotronKinds: readonly unknown[] | undefined): Dimensions {
+  const { cfg } = ctx;
+  const { keys } = traits;
+  const hidden = ctx.need(num(cfg, ...keys.hidden.keys), keys.hidden.field);
+  const layers = nemotronKinds ? Math.max(1, nemotronKinds.length) : ctx.need(num(cfg, ...keys.layers.keys), keys.layers.field);
+  const encoderLayers = traits.stack === 'encoder-decoder' ? ctx.need(num(cfg, 'num_layers'), 'num_layers') : 0;
+  const heads = ctx.need(num(cfg, ...keys.heads.keys), keys.heads.field);
+  const mla = traits.mla ? parseMla(ctx) : undefined;
   const kvHeads = mla ? heads : num(cfg, 'num_key_value_heads') ?? heads;
-  // Qwen3NextConfig / Qwen3_5TextConfig default head_dim to 256, NemotronHConfig to 128, rather than hidden / heads.
-  const headDim = mla ? mla.qkNope + mla.qkRope : num(cfg, isT5 ? 'd_kv' : 'head_dim', family === 'nemotron_h' ? 'attention_head_dim' : 'head_dim')
-    ?? (family === 'qwen3_next' ? 256 : family === 'nemotron_h' ? 128 : Math.floor(hidden / heads));
+  const headDim = mla ? mla.qkNope + mla.qkRope : num(cfg, ...keys.headDim) ?? traits.headDimDefault ?? Math.floor(hidden / heads);
   const vocab = ctx.need(num(cfg, 'vocab_size'), 'vocab_size');
   const ffn = ffnWidth(ctx, hidden);
   if (kvHeads <= 0 || heads % kvHeads !== 0) {
@@ -159,11 +151,29 @@ function checkpointHead(cfg: HfConfig): Head | undefined {
   return /ForSequenceClassification$/.test(first) ? 'seq_cls' : /ForMaskedLM$/.test(first) ? 'masked_lm' : undefined;
 }
 
-const KIMI_CODE: Architecture['modelCode'] = {
-  name: 'Kimi Linear', file: 'modeling_kimi.py', attention: 'flash',
-  modeled: 'Kimi Linear as its remote code and Axolotl\'s training copy of it run (per-expert linear layers, no checkpointing, fla kernels); '
-    + 'transformers\' own kimi_linear (5.x, without trust_remote_code) fuses the experts and checkpoints its layers, which is not modeled',
-};
+/**
+ * Model types whose experts exist only as 3-D parameters, in a family that also has per-expert linears: Qwen3-VL-MoE
+ * (Qwen3VLMoeTextExperts in every transformers release) and Qwen3.5-MoE. Granite 4.0 H (GraniteMoeHybridParallelExperts)
+ * and Nemotron 3 (NemotronHExperts) have them as a family trait (fusedExperts: 'only').
+ */
+const FUSED_ONLY_MODEL_TYPES: ReadonlySet<string> = new Set(['qwen3_vl_moe', 'qwen3_5_moe', 'qwen3_5_moe_text']);
+
+/**
+ * Sliding-window layers: listed in layer_types; otherwise Gemma 2 and gpt-oss alternate from the first layer, Gemma 3
+ * makes every sliding_window_pattern-th layer global (6 by default) (transformers configuration_*.py).
+ */
+function slidingLayerCount(cfg: HfConfig, traits: FamilyTraits, layers: number): number {
+  const types = Array.isArray(cfg.layer_types) ? (cfg.layer_types as unknown[]) : undefined;
+  if (types) return types.filter((t) => t === 'sliding_attention').length;
+  switch (traits.slidingDefault) {
+    case 'alternate':
+      return Math.ceil(layers / 2);
+    case 'every-nth-global':
+      return layers - Math.floor(layers / (num(cfg, 'sliding_window_pattern') ?? 6));
+    case 'layer_types':
+      return 0;
+  }
+}
 
 function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const modelType = str(config, 'model_type');
@@ -178,99 +188,57 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     };
   }
   const ctx = new ParseContext(cfg, config, modelType, family);
-  const isGpt2 = family === 'gpt2';
-  const isT5 = family === 't5';
-  const isBloom = family === 'bloom';
+  const traits = FAMILY_TRAITS[family];
 
   // Nemotron-H: the layer list is the pattern (hybrid_override_pattern, or layers_block_type / layer_types); the config's
   // num_hidden_layers is not used (NemotronHConfig).
   const nemotronKinds = family === 'nemotron_h' ? nemotronPattern(ctx) : undefined;
-  const dims = parseDimensions(ctx, nemotronKinds);
+  const dims = parseDimensions(ctx, traits, nemotronKinds);
   const { hidden, layers, heads, mla } = dims;
-
-  const ffProj = (str(cfg, 'feed_forward_proj') ?? '').toLowerCase();
-  const gatedMlp = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom
-    || family === 'nemotron_h'
-    ? false
-    : isT5 ? ffProj.startsWith('gated') : true;
-
-  const tiedDefault = ['gemma', 'gemma2', 'gemma3', 'gpt2', 'bert', 'roberta', 't5', 'bloom'].includes(family);
-  // NemotronHForCausalLM declares no tied weights: its head is separate whatever the config says.
-  const tied = family === 'nemotron_h' ? false : bool(cfg, 'tie_word_embeddings') ?? tiedDefault;
-
   const experts = parseExperts(ctx, dims);
-
-  const qkvBiasByFamily = family === 'qwen2' || family === 'qwen2_moe' || family === 'qwen' || family === 'gpt2' || family === 'gpt_neox'
-    || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom;
-  const attentionBias = bool(cfg, 'attention_bias');
-  const qkvBias = attentionBias ?? qkvBiasByFamily;
-  const outBias = family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom
-    ? true
-    : family === 'llama' || family === 'mistral' || family === 'qwen3' || family === 'qwen3_moe' || family === 'gpt_oss' || family === 'llama4'
-      || family === 'qwen3_next'
-      || family === 'granite_hybrid' || family === 'falcon_h1' ? (attentionBias ?? false) : false;
-  const mlpBias = bool(cfg, 'mlp_bias')
-    ?? (family === 'gpt2' || family === 'gpt_neox' || family === 'bert' || family === 'roberta' || family === 'phi' || isBloom);
-
-  const norm: 'rms' | 'layer' = ['gpt2', 'gpt_neox', 'bert', 'roberta', 'phi', 'bloom'].includes(family) ? 'layer' : 'rms';
-  // Granite 4.0's position_embedding_type: "nope" (the H models) or "rope".
-  const positions: Architecture['positions'] = isGpt2 || family === 'bert' || family === 'roberta' ? 'learned' : isT5 ? 'relative' : isBloom ? 'alibi'
-    : (family === 'granite_hybrid' && str(cfg, 'position_embedding_type') !== 'rope') || family === 'nemotron_h' || family === 'jamba' || mla?.nope === true
-      ? 'none' : 'rotary';
-  // Kimi Linear's config.json gives model_max_length (1,048,576) and no max_position_embeddings.
-  const maxPositions = num(cfg, isGpt2 ? 'n_positions' : 'max_position_embeddings') ?? (family === 'kimi_linear' ? num(cfg, 'model_max_length') : undefined)
-    ?? (isGpt2 ? 1024 : 512);
-
-  const hiddenDropout = num(cfg, isGpt2 ? 'resid_pdrop' : isT5 ? 'dropout_rate' : 'hidden_dropout_prob', 'hidden_dropout')
-    ?? (isGpt2 ? 0.1 : family === 'bert' || family === 'roberta' ? 0.1 : isT5 ? 0.1 : 0);
-  const attentionDropout = num(cfg, isGpt2 ? 'attn_pdrop' : isT5 ? 'dropout_rate' : 'attention_probs_dropout_prob', 'attention_dropout')
-    ?? (isGpt2 ? 0.1 : family === 'bert' || family === 'roberta' ? 0.1 : isT5 ? 0.1 : 0);
-
   const visionParams = visionTowerParams(ctx, hidden, layout);
   const hybrid = parseHybrid(ctx, dims, experts.moe, nemotronKinds);
   const moe = hybrid.moe;
-  // Sliding-window layers: listed in layer_types; otherwise Gemma 2 alternates from the first layer, Gemma 3 makes every
-  // sliding_window_pattern-th layer global (6 by default), gpt-oss alternates (transformers configuration_*.py).
+
+  const gatedMlp = traits.gatedMlp === 'feed_forward_proj' ? (str(cfg, 'feed_forward_proj') ?? '').toLowerCase().startsWith('gated') : traits.gatedMlp;
+  const tied = traits.tiedDefault === 'never' ? false : bool(cfg, 'tie_word_embeddings') ?? traits.tiedDefault;
+  const attentionBias = bool(cfg, 'attention_bias');
+  const qkvBias = attentionBias ?? traits.qkvBias;
+  const outBias = traits.outBias === 'attention_bias' ? (attentionBias ?? false) : traits.outBias;
+  const mlpBias = bool(cfg, 'mlp_bias') ?? traits.mlpBias;
+  const positions: Architecture['positions'] = traits.positions === 'position_embedding_type'
+    ? (str(cfg, 'position_embedding_type') === 'rope' ? 'rotary' : 'none') // Granite 4.0: "nope" (the H models) or "rope"
+    : mla?.nope === true ? 'none' : traits.positions;
   const window = num(cfg, 'sliding_window') ?? 0;
-  const types = Array.isArray(cfg.layer_types) ? (cfg.layer_types as unknown[]) : undefined;
-  let slidingLayers = 0;
-  if (window > 0) {
-    if (types) slidingLayers = types.filter((t) => t === 'sliding_attention').length;
-    else if (family === 'gemma2' || family === 'gpt_oss') slidingLayers = Math.ceil(layers / 2);
-    else if (family === 'gemma3') slidingLayers = layers - Math.floor(layers / (num(cfg, 'sliding_window_pattern') ?? 6));
-  }
+  const slidingLayers = window > 0 ? slidingLayerCount(cfg, traits, layers) : 0;
   const { linearAttention, mamba, mamba1, moeMask, blockKinds, moeLatent, moeRouting } = hybrid;
   const layerPattern = experts.layerPattern;
   const arch: Architecture = {
     family, layers, encoderLayers: dims.encoderLayers, hidden, heads, kvHeads: dims.kvHeads, headDim: dims.headDim, ffn: dims.ffn, vocab: dims.vocab,
-    tied, norm, gatedMlp, qkvBias, outBias, mlpBias,
-    qkNorm: family === 'qwen3' || family === 'qwen3_moe' || family === 'qwen3_next' || family === 'gemma3' || family === 'olmo2'
-      || (family === 'glm4_moe' && bool(cfg, 'use_qk_norm') === true),
-    positions, maxPositions, moe, hiddenDropout, attentionDropout,
-    defaultHead: checkpointHead(cfg) ?? (family === 'bert' || family === 'roberta' ? 'masked_lm' : isT5 ? 'seq2seq_lm' : 'causal_lm'),
-    finalLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'final_logit_softcapping') !== undefined,
-    attnLogitSoftcap: (family === 'gemma2' || family === 'gemma3') && num(cfg, 'attn_logit_softcapping') !== undefined,
-    typeVocab: num(cfg, 'type_vocab_size') ?? (family === 'bert' ? 2 : family === 'roberta' ? 1 : 0),
+    tied, norm: traits.norm, gatedMlp, qkvBias, outBias, mlpBias,
+    qkNorm: traits.qkNorm === 'use_qk_norm' ? bool(cfg, 'use_qk_norm') === true : traits.qkNorm,
+    positions, maxPositions: num(cfg, ...traits.keys.maxPositions) ?? traits.maxPositionsDefault, moe,
+    hiddenDropout: num(cfg, ...traits.keys.hiddenDropout) ?? traits.dropoutDefault,
+    attentionDropout: num(cfg, ...traits.keys.attentionDropout) ?? traits.dropoutDefault,
+    defaultHead: checkpointHead(cfg) ?? traits.defaultHead,
+    finalLogitSoftcap: traits.softcaps && num(cfg, 'final_logit_softcapping') !== undefined,
+    attnLogitSoftcap: traits.softcaps && num(cfg, 'attn_logit_softcapping') !== undefined,
+    typeVocab: num(cfg, 'type_vocab_size') ?? traits.typeVocabDefault,
     visionParams,
     slidingLayers: Math.min(layers, slidingLayers),
     slidingWindow: slidingLayers > 0 ? window : 0,
     ...(mla ? { mla } : {}),
     ...(layerPattern ? { layerPattern, qkL2Norm: bool(cfg, 'use_qk_norm') ?? true } : {}),
-    partialRotary: num(cfg, 'partial_rotary_factor') ?? ropePartial(cfg)
-      ?? (family === 'glm4' || family === 'glm4_moe' ? 0.5 : family === 'qwen3_next' ? 0.25 : 1),
-    ...(linearAttention ? { linearAttention, ...(family === 'qwen3_next' ? { attnOutputGate: true } : {}) } : {}),
+    partialRotary: num(cfg, 'partial_rotary_factor') ?? ropePartial(cfg) ?? traits.partialRotary,
+    ...(linearAttention ? { linearAttention, ...(traits.attnOutputGate ? { attnOutputGate: true } : {}) } : {}),
     ...(mamba ? { mamba } : {}),
     ...(mamba1 ? { mamba1 } : {}),
     ...(moeMask ? { moeMask } : {}),
     ...(blockKinds ? { blockKinds } : {}),
     ...(moeLatent ? { moeLatent } : {}),
     ...(moeRouting ? { moeRouting } : {}),
-    // Qwen3-VL-MoE, Qwen3.5-MoE, Granite 4.0 H (GraniteMoeHybridParallelExperts) and Nemotron 3 (NemotronHExperts) exist
-    // only with 3-D experts.
-    ...(family === 'kimi_linear' ? { modelCode: KIMI_CODE } : {}),
-    ...(modelType === 'qwen3_vl_moe'
-      || ((modelType === 'qwen3_5_moe' || modelType === 'qwen3_5_moe_text' || family === 'granite_hybrid' || family === 'nemotron_h') && moe)
-      ? { fusedExperts: true } : {}),
+    ...(traits.modelCode ? { modelCode: traits.modelCode } : {}),
+    ...((traits.fusedExperts === 'only' || FUSED_ONLY_MODEL_TYPES.has(modelType)) && moe ? { fusedExperts: true } : {}),
   };
   const problems = ctx.problems;
   return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };
