@@ -119,7 +119,10 @@ export const DEEPSEEK_V3: readonly CatalogModel[] = [
     // architecture.test.ts (the report's 671B; the Hub's 685B adds the multi-token-prediction layer transformers does
     // not load). The checkpoint stores FP8 blocks; training loads the weights in bf16, as counted here.
     id: 'deepseek-ai/DeepSeek-V3',
-    aliases: ['deepseek-ai/DeepSeek-V3-Base', 'deepseek-ai/DeepSeek-V3-0324', 'deepseek-ai/DeepSeek-R1', 'deepseek-ai/DeepSeek-R1-0528', 'deepseek-ai/DeepSeek-V3.1', 'deepseek-ai/DeepSeek-V3.1-Base'],
+    aliases: [
+      'deepseek-ai/DeepSeek-V3-Base', 'deepseek-ai/DeepSeek-V3-0324', 'deepseek-ai/DeepSeek-R1', 'deepseek-ai/DeepSeek-R1-0528',
+      'deepseek-ai/DeepSeek-V3.1', 'deepseek-ai/DeepSeek-V3.1-Base',
+    ],
     config: {
       model_type: 'deepseek_v3', architectures: ['DeepseekV3ForCausalLM'], hidden_act: 'silu', hidden_size: 7168, intermediate_size: 18432,
       kv_lora_rank: 512, moe_intermediate_size: 2048, moe_layer_freq: 1, n_group: 8, n_routed_experts: 256, n_shared_experts: 1,

@@ -10,7 +10,10 @@ const gemma3Config = (text: HfConfig): HfConfig => ({
   model_type: 'gemma3',
   architectures: ['Gemma3ForConditionalGeneration'],
   text_config: { model_type: 'gemma3_text', ...text, sliding_window: 1024, rope_scaling: { factor: 8.0, rope_type: 'linear' } },
-  vision_config: { model_type: 'siglip_vision_model', hidden_size: 1152, image_size: 896, intermediate_size: 4304, num_attention_heads: 16, num_hidden_layers: 27, patch_size: 14, vision_use_head: false },
+  vision_config: {
+    model_type: 'siglip_vision_model', hidden_size: 1152, image_size: 896, intermediate_size: 4304, num_attention_heads: 16, num_hidden_layers: 27,
+    patch_size: 14, vision_use_head: false,
+  },
   torch_dtype: 'bfloat16',
 });
 
@@ -183,7 +186,10 @@ export const GEMMA: readonly CatalogModel[] = [
   {
     id: 'google/gemma-3-27b-pt',
     aliases: ['google/gemma-3-27b-it', 'unsloth/gemma-3-27b-it', 'unsloth/gemma-3-27b-pt'],
-    config: gemma3Config({ head_dim: 128, hidden_size: 5376, intermediate_size: 21504, num_attention_heads: 32, num_hidden_layers: 62, num_key_value_heads: 16, query_pre_attn_scalar: 168 }),
+    config: gemma3Config({
+      head_dim: 128, hidden_size: 5376, intermediate_size: 21504, num_attention_heads: 32, num_hidden_layers: 62, num_key_value_heads: 16,
+      query_pre_attn_scalar: 168,
+    }),
     publishedParams: 27_432_406_640,
     source: hf('google/gemma-3-27b-pt'),
   },

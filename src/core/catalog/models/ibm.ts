@@ -26,7 +26,8 @@ export const GRANITE_4_H: readonly CatalogModel[] = [
     id: 'ibm-granite/granite-4.0-h-tiny',
     aliases: ['ibm-granite/granite-4.0-h-tiny-base'],
     config: {
-      model_type: 'granitemoehybrid', architectures: ['GraniteMoeHybridForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 1536, intermediate_size: 512,
+      model_type: 'granitemoehybrid', architectures: ['GraniteMoeHybridForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 1536,
+      intermediate_size: 512,
       layer_types: Array.from({ length: 40 }, (_, i) => (i % 10 === 5 ? 'attention' : 'mamba')), mamba_conv_bias: true, mamba_d_conv: 4, mamba_d_head: 64,
       mamba_d_state: 128, mamba_expand: 2, mamba_n_groups: 1, mamba_n_heads: 48, mamba_proj_bias: false, max_position_embeddings: 131072,
       num_attention_heads: 12, num_experts_per_tok: 6, num_hidden_layers: 40, num_key_value_heads: 4, num_local_experts: 64, position_embedding_type: 'nope',
@@ -40,7 +41,8 @@ export const GRANITE_4_H: readonly CatalogModel[] = [
     id: 'ibm-granite/granite-4.0-h-small',
     aliases: ['ibm-granite/granite-4.0-h-small-base'],
     config: {
-      model_type: 'granitemoehybrid', architectures: ['GraniteMoeHybridForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 4096, intermediate_size: 768,
+      model_type: 'granitemoehybrid', architectures: ['GraniteMoeHybridForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 4096,
+      intermediate_size: 768,
       layer_types: Array.from({ length: 40 }, (_, i) => (i % 10 === 5 ? 'attention' : 'mamba')), mamba_conv_bias: true, mamba_d_conv: 4, mamba_d_head: 64,
       mamba_d_state: 128, mamba_expand: 2, mamba_n_groups: 1, mamba_n_heads: 128, mamba_proj_bias: false, max_position_embeddings: 131072,
       num_attention_heads: 32, num_experts_per_tok: 10, num_hidden_layers: 40, num_key_value_heads: 8, num_local_experts: 72, position_embedding_type: 'nope',

@@ -91,7 +91,10 @@ export const LLAMA_2_3: readonly CatalogModel[] = [
   // ---------------------------------------------------------------------------------------------
   {
     id: 'meta-llama/Meta-Llama-3-8B',
-    aliases: ['meta-llama/Llama-3-8B', 'meta-llama/Meta-Llama-3-8B-Instruct', 'NousResearch/Meta-Llama-3-8B', 'unsloth/llama-3-8b', 'unsloth/llama-3-8b-Instruct'],
+    aliases: [
+      'meta-llama/Llama-3-8B', 'meta-llama/Meta-Llama-3-8B-Instruct', 'NousResearch/Meta-Llama-3-8B', 'unsloth/llama-3-8b',
+      'unsloth/llama-3-8b-Instruct',
+    ],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],
@@ -275,14 +278,20 @@ export const LLAMA_4: readonly CatalogModel[] = [
   {
     id: 'meta-llama/Llama-4-Scout-17B-16E-Instruct',
     aliases: ['meta-llama/Llama-4-Scout-17B-16E'],
-    config: { ...LLAMA4, text_config: { ...LLAMA4_TEXT, interleave_moe_layer_step: 1, num_local_experts: 16, use_qk_norm: true, max_position_embeddings: 10485760 } },
+    config: {
+      ...LLAMA4,
+      text_config: { ...LLAMA4_TEXT, interleave_moe_layer_step: 1, num_local_experts: 16, use_qk_norm: true, max_position_embeddings: 10485760 },
+    },
     publishedParams: 108_641_793_536,
     source: hf('meta-llama/Llama-4-Scout-17B-16E-Instruct'),
   },
   {
     id: 'meta-llama/Llama-4-Maverick-17B-128E-Instruct',
     aliases: ['meta-llama/Llama-4-Maverick-17B-128E'],
-    config: { ...LLAMA4, text_config: { ...LLAMA4_TEXT, interleave_moe_layer_step: 2, num_local_experts: 128, use_qk_norm: false, max_position_embeddings: 1048576 } },
+    config: {
+      ...LLAMA4,
+      text_config: { ...LLAMA4_TEXT, interleave_moe_layer_step: 2, num_local_experts: 128, use_qk_norm: false, max_position_embeddings: 1048576 },
+    },
     publishedParams: 401_583_781_376,
     source: hf('meta-llama/Llama-4-Maverick-17B-128E-Instruct'),
   },

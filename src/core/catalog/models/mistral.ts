@@ -144,7 +144,10 @@ export const MISTRAL_SMALL: readonly CatalogModel[] = [
   {
     id: 'mistralai/Mistral-Small-24B-Base-2501',
     // Devstral Small 1.1 (2507) and Magistral Small 1.1 (2507) keep the 1.0 text-only config.
-    aliases: ['mistralai/Mistral-Small-24B-Instruct-2501', 'mistralai/Devstral-Small-2505', 'mistralai/Devstral-Small-2507', 'mistralai/Magistral-Small-2506', 'mistralai/Magistral-Small-2507'],
+    aliases: [
+      'mistralai/Mistral-Small-24B-Instruct-2501', 'mistralai/Devstral-Small-2505', 'mistralai/Devstral-Small-2507',
+      'mistralai/Magistral-Small-2506', 'mistralai/Magistral-Small-2507',
+    ],
     config: { ...MISTRAL_SMALL_TEXT, architectures: ['MistralForCausalLM'], max_position_embeddings: 32768 },
     publishedParams: 23_572_403_200,
     source: hf('mistralai/Mistral-Small-24B-Base-2501'),
@@ -156,7 +159,10 @@ export const MISTRAL_SMALL: readonly CatalogModel[] = [
     config: {
       model_type: 'mistral3', architectures: ['Mistral3ForConditionalGeneration'], spatial_merge_size: 2, multimodal_projector_bias: false,
       text_config: { ...MISTRAL_SMALL_TEXT, max_position_embeddings: 131072 },
-      vision_config: { model_type: 'pixtral', hidden_size: 1024, intermediate_size: 4096, num_hidden_layers: 24, num_attention_heads: 16, head_dim: 64, patch_size: 14, image_size: 1540, num_channels: 3 },
+      vision_config: {
+        model_type: 'pixtral', hidden_size: 1024, intermediate_size: 4096, num_hidden_layers: 24, num_attention_heads: 16, head_dim: 64,
+        patch_size: 14, image_size: 1540, num_channels: 3,
+      },
     },
     publishedParams: 24_011_361_280,
     source: hf('mistralai/Mistral-Small-3.1-24B-Instruct-2503'),

@@ -41,7 +41,8 @@ export const NEMOTRON_H: readonly CatalogModel[] = [
     id: 'nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16',
     aliases: ['nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-Base-BF16', 'nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B'],
     config: {
-      model_type: 'nemotron_h', architectures: ['NemotronHForCausalLM'], attention_bias: false, chunk_size: 128, conv_kernel: 4, head_dim: 128, hidden_size: 2688,
+      model_type: 'nemotron_h', architectures: ['NemotronHForCausalLM'], attention_bias: false, chunk_size: 128, conv_kernel: 4, head_dim: 128,
+      hidden_size: 2688,
       hybrid_override_pattern: 'MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME', intermediate_size: 1856, mamba_head_dim: 64, mamba_num_heads: 64,
       max_position_embeddings: 262144, mlp_bias: false, moe_intermediate_size: 1856, moe_shared_expert_intermediate_size: 3712, n_group: 1, n_groups: 8,
       n_routed_experts: 128, n_shared_experts: 1, norm_topk_prob: true, num_attention_heads: 32, num_experts_per_tok: 6, num_hidden_layers: 52,

@@ -4,7 +4,10 @@
 import { hf, type CatalogModel } from './types';
 
 /** Fields the Qwen2.5-VL config.json files share; the vision tower is the same ViT in every size. */
-const QWEN25_VL = { model_type: 'qwen2_5_vl', architectures: ['Qwen2_5_VLForConditionalGeneration'], hidden_act: 'silu', max_position_embeddings: 128000, rms_norm_eps: 1e-6, torch_dtype: 'bfloat16' };
+const QWEN25_VL = {
+  model_type: 'qwen2_5_vl', architectures: ['Qwen2_5_VLForConditionalGeneration'], hidden_act: 'silu', max_position_embeddings: 128000,
+  rms_norm_eps: 1e-6, torch_dtype: 'bfloat16',
+};
 
 const QWEN25_VL_VISION = {
   depth: 32, hidden_act: 'silu', hidden_size: 1280, intermediate_size: 3420, num_heads: 16, in_chans: 3, patch_size: 14, spatial_merge_size: 2,
@@ -12,7 +15,10 @@ const QWEN25_VL_VISION = {
 };
 
 /** Qwen2-VL: the same layout with Qwen2's ViT (LayerNorm, fc1 / fc2 MLP of 4 x 1280). */
-const QWEN2_VL = { model_type: 'qwen2_vl', architectures: ['Qwen2VLForConditionalGeneration'], hidden_act: 'silu', max_position_embeddings: 32768, rms_norm_eps: 1e-6, torch_dtype: 'bfloat16' };
+const QWEN2_VL = {
+  model_type: 'qwen2_vl', architectures: ['Qwen2VLForConditionalGeneration'], hidden_act: 'silu', max_position_embeddings: 32768, rms_norm_eps: 1e-6,
+  torch_dtype: 'bfloat16',
+};
 
 const QWEN2_VL_VISION = { depth: 32, embed_dim: 1280, mlp_ratio: 4, num_heads: 16, in_chans: 3, patch_size: 14, spatial_merge_size: 2, temporal_patch_size: 2 };
 
@@ -155,7 +161,10 @@ export const QWEN_2: readonly CatalogModel[] = [
   {
     id: 'Qwen/Qwen2.5-32B',
     // QwQ-32B and its preview are Qwen2.5-32B fine-tunes; their config.json differs only in max_position_embeddings.
-    aliases: ['Qwen/Qwen2.5-32B-Instruct', 'Qwen/Qwen2.5-Coder-32B', 'Qwen/Qwen2.5-Coder-32B-Instruct', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-32B', 'Qwen/QwQ-32B', 'Qwen/QwQ-32B-Preview'],
+    aliases: [
+      'Qwen/Qwen2.5-32B-Instruct', 'Qwen/Qwen2.5-Coder-32B', 'Qwen/Qwen2.5-Coder-32B-Instruct', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-32B',
+      'Qwen/QwQ-32B', 'Qwen/QwQ-32B-Preview',
+    ],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
@@ -240,27 +249,42 @@ export const QWEN_2_VL: readonly CatalogModel[] = [
   // ---------------------------------------------------------------------------------------------
   {
     id: 'Qwen/Qwen2.5-VL-3B-Instruct',
-    config: { ...QWEN25_VL, hidden_size: 2048, intermediate_size: 11008, num_attention_heads: 16, num_hidden_layers: 36, num_key_value_heads: 2, tie_word_embeddings: true, vocab_size: 151936, vision_config: { ...QWEN25_VL_VISION, out_hidden_size: 2048 } },
+    config: {
+      ...QWEN25_VL, hidden_size: 2048, intermediate_size: 11008, num_attention_heads: 16, num_hidden_layers: 36, num_key_value_heads: 2,
+      tie_word_embeddings: true, vocab_size: 151936, vision_config: { ...QWEN25_VL_VISION, out_hidden_size: 2048 },
+    },
     source: hf('Qwen/Qwen2.5-VL-3B-Instruct'),
   },
   {
     id: 'Qwen/Qwen2.5-VL-7B-Instruct',
-    config: { ...QWEN25_VL, hidden_size: 3584, intermediate_size: 18944, num_attention_heads: 28, num_hidden_layers: 28, num_key_value_heads: 4, tie_word_embeddings: false, vocab_size: 152064, vision_config: { ...QWEN25_VL_VISION, out_hidden_size: 3584 } },
+    config: {
+      ...QWEN25_VL, hidden_size: 3584, intermediate_size: 18944, num_attention_heads: 28, num_hidden_layers: 28, num_key_value_heads: 4,
+      tie_word_embeddings: false, vocab_size: 152064, vision_config: { ...QWEN25_VL_VISION, out_hidden_size: 3584 },
+    },
     source: hf('Qwen/Qwen2.5-VL-7B-Instruct'),
   },
   {
     id: 'Qwen/Qwen2.5-VL-72B-Instruct',
-    config: { ...QWEN25_VL, hidden_size: 8192, intermediate_size: 29568, num_attention_heads: 64, num_hidden_layers: 80, num_key_value_heads: 8, tie_word_embeddings: false, vocab_size: 152064, vision_config: { ...QWEN25_VL_VISION, out_hidden_size: 8192 } },
+    config: {
+      ...QWEN25_VL, hidden_size: 8192, intermediate_size: 29568, num_attention_heads: 64, num_hidden_layers: 80, num_key_value_heads: 8,
+      tie_word_embeddings: false, vocab_size: 152064, vision_config: { ...QWEN25_VL_VISION, out_hidden_size: 8192 },
+    },
     source: hf('Qwen/Qwen2.5-VL-72B-Instruct'),
   },
   {
     id: 'Qwen/Qwen2-VL-2B-Instruct',
-    config: { ...QWEN2_VL, hidden_size: 1536, intermediate_size: 8960, num_attention_heads: 12, num_hidden_layers: 28, num_key_value_heads: 2, tie_word_embeddings: true, vocab_size: 151936, vision_config: { ...QWEN2_VL_VISION, hidden_size: 1536 } },
+    config: {
+      ...QWEN2_VL, hidden_size: 1536, intermediate_size: 8960, num_attention_heads: 12, num_hidden_layers: 28, num_key_value_heads: 2,
+      tie_word_embeddings: true, vocab_size: 151936, vision_config: { ...QWEN2_VL_VISION, hidden_size: 1536 },
+    },
     source: hf('Qwen/Qwen2-VL-2B-Instruct'),
   },
   {
     id: 'Qwen/Qwen2-VL-7B-Instruct',
-    config: { ...QWEN2_VL, hidden_size: 3584, intermediate_size: 18944, num_attention_heads: 28, num_hidden_layers: 28, num_key_value_heads: 4, tie_word_embeddings: false, vocab_size: 152064, vision_config: { ...QWEN2_VL_VISION, hidden_size: 3584 } },
+    config: {
+      ...QWEN2_VL, hidden_size: 3584, intermediate_size: 18944, num_attention_heads: 28, num_hidden_layers: 28, num_key_value_heads: 4,
+      tie_word_embeddings: false, vocab_size: 152064, vision_config: { ...QWEN2_VL_VISION, hidden_size: 3584 },
+    },
     source: hf('Qwen/Qwen2-VL-7B-Instruct'),
   },
 ];

@@ -5,9 +5,15 @@ import { hf, type CatalogModel } from './types';
 /** Qwen3-VL config.json: the language model under text_config, the vision tower under vision_config. */
 const QWEN3_VL = { model_type: 'qwen3_vl', architectures: ['Qwen3VLForConditionalGeneration'] };
 
-const QWEN3_VL_TEXT = { model_type: 'qwen3_vl_text', head_dim: 128, hidden_act: 'silu', max_position_embeddings: 262144, rms_norm_eps: 1e-6, vocab_size: 151936, attention_bias: false, dtype: 'bfloat16' };
+const QWEN3_VL_TEXT = {
+  model_type: 'qwen3_vl_text', head_dim: 128, hidden_act: 'silu', max_position_embeddings: 262144, rms_norm_eps: 1e-6, vocab_size: 151936,
+  attention_bias: false, dtype: 'bfloat16',
+};
 
-const QWEN3_VL_VISION = { hidden_act: 'gelu_pytorch_tanh', in_channels: 3, num_heads: 16, num_position_embeddings: 2304, patch_size: 16, spatial_merge_size: 2, temporal_patch_size: 2 };
+const QWEN3_VL_VISION = {
+  hidden_act: 'gelu_pytorch_tanh', in_channels: 3, num_heads: 16, num_position_embeddings: 2304, patch_size: 16, spatial_merge_size: 2,
+  temporal_patch_size: 2,
+};
 
 /**
  * Qwen3.5 config.json (image-text, transformers 5): the language model under text_config (Gated DeltaNet layers with
@@ -23,7 +29,10 @@ const QWEN35_TEXT = {
   partial_rotary_factor: 0.25, rms_norm_eps: 1e-6, vocab_size: 248320, dtype: 'bfloat16',
 };
 
-const QWEN35_VISION = { model_type: 'qwen3_5', deepstack_visual_indexes: [], hidden_act: 'gelu_pytorch_tanh', in_channels: 3, num_position_embeddings: 2304, patch_size: 16, spatial_merge_size: 2, temporal_patch_size: 2 };
+const QWEN35_VISION = {
+  model_type: 'qwen3_5', deepstack_visual_indexes: [], hidden_act: 'gelu_pytorch_tanh', in_channels: 3, num_position_embeddings: 2304,
+  patch_size: 16, spatial_merge_size: 2, temporal_patch_size: 2,
+};
 
 const QWEN35_VISION_LARGE = { ...QWEN35_VISION, depth: 27, hidden_size: 1152, intermediate_size: 4304, num_heads: 16 };
 
@@ -218,8 +227,13 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
     aliases: ['Qwen/Qwen3-VL-4B-Thinking'],
     config: {
       ...QWEN3_VL, tie_word_embeddings: true,
-      text_config: { ...QWEN3_VL_TEXT, hidden_size: 2560, intermediate_size: 9728, num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8, tie_word_embeddings: true },
-      vision_config: { ...QWEN3_VL_VISION, depth: 24, hidden_size: 1024, intermediate_size: 4096, out_hidden_size: 2560, deepstack_visual_indexes: [5, 11, 17] },
+      text_config: {
+        ...QWEN3_VL_TEXT, hidden_size: 2560, intermediate_size: 9728, num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8,
+        tie_word_embeddings: true,
+      },
+      vision_config: {
+        ...QWEN3_VL_VISION, depth: 24, hidden_size: 1024, intermediate_size: 4096, out_hidden_size: 2560, deepstack_visual_indexes: [5, 11, 17],
+      },
     },
     source: hf('Qwen/Qwen3-VL-4B-Instruct'),
   },
@@ -228,8 +242,13 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
     aliases: ['Qwen/Qwen3-VL-8B-Thinking'],
     config: {
       ...QWEN3_VL, tie_word_embeddings: false,
-      text_config: { ...QWEN3_VL_TEXT, hidden_size: 4096, intermediate_size: 12288, num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8, tie_word_embeddings: false },
-      vision_config: { ...QWEN3_VL_VISION, depth: 27, hidden_size: 1152, intermediate_size: 4304, out_hidden_size: 4096, deepstack_visual_indexes: [8, 16, 24] },
+      text_config: {
+        ...QWEN3_VL_TEXT, hidden_size: 4096, intermediate_size: 12288, num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8,
+        tie_word_embeddings: false,
+      },
+      vision_config: {
+        ...QWEN3_VL_VISION, depth: 27, hidden_size: 1152, intermediate_size: 4304, out_hidden_size: 4096, deepstack_visual_indexes: [8, 16, 24],
+      },
     },
     source: hf('Qwen/Qwen3-VL-8B-Instruct'),
   },
@@ -246,7 +265,10 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
         moe_intermediate_size: 768, norm_topk_prob: true, num_attention_heads: 32, num_experts: 128, num_experts_per_tok: 8, num_hidden_layers: 48,
         num_key_value_heads: 4, rope_theta: 5000000,
       },
-      vision_config: { ...QWEN3_VL_VISION, model_type: 'qwen3_vl_moe', depth: 27, hidden_size: 1152, intermediate_size: 4304, out_hidden_size: 2048, deepstack_visual_indexes: [8, 16, 24] },
+      vision_config: {
+        ...QWEN3_VL_VISION, model_type: 'qwen3_vl_moe', depth: 27, hidden_size: 1152, intermediate_size: 4304, out_hidden_size: 2048,
+        deepstack_visual_indexes: [8, 16, 24],
+      },
     },
     source: hf('Qwen/Qwen3-VL-30B-A3B-Instruct'),
   },
@@ -263,7 +285,10 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
     aliases: ['Qwen/Qwen3.5-0.8B-Base'],
     config: {
       ...QWEN35, tie_word_embeddings: true,
-      text_config: { ...QWEN35_TEXT, hidden_size: 1024, intermediate_size: 3584, linear_num_value_heads: 16, num_attention_heads: 8, num_hidden_layers: 24, num_key_value_heads: 2, tie_word_embeddings: true },
+      text_config: {
+        ...QWEN35_TEXT, hidden_size: 1024, intermediate_size: 3584, linear_num_value_heads: 16, num_attention_heads: 8, num_hidden_layers: 24,
+        num_key_value_heads: 2, tie_word_embeddings: true,
+      },
       vision_config: { ...QWEN35_VISION, depth: 12, hidden_size: 768, intermediate_size: 3072, num_heads: 12, out_hidden_size: 1024 },
     },
     source: hf('Qwen/Qwen3.5-0.8B'),
@@ -273,7 +298,10 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
     aliases: ['Qwen/Qwen3.5-2B-Base'],
     config: {
       ...QWEN35, tie_word_embeddings: true,
-      text_config: { ...QWEN35_TEXT, hidden_size: 2048, intermediate_size: 6144, linear_num_value_heads: 16, num_attention_heads: 8, num_hidden_layers: 24, num_key_value_heads: 2, tie_word_embeddings: true },
+      text_config: {
+        ...QWEN35_TEXT, hidden_size: 2048, intermediate_size: 6144, linear_num_value_heads: 16, num_attention_heads: 8, num_hidden_layers: 24,
+        num_key_value_heads: 2, tie_word_embeddings: true,
+      },
       vision_config: { ...QWEN35_VISION, depth: 24, hidden_size: 1024, intermediate_size: 4096, num_heads: 16, out_hidden_size: 2048 },
     },
     source: hf('Qwen/Qwen3.5-2B'),
@@ -283,7 +311,10 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
     aliases: ['Qwen/Qwen3.5-4B-Base'],
     config: {
       ...QWEN35, tie_word_embeddings: true,
-      text_config: { ...QWEN35_TEXT, hidden_size: 2560, intermediate_size: 9216, linear_num_value_heads: 32, num_attention_heads: 16, num_hidden_layers: 32, num_key_value_heads: 4, tie_word_embeddings: true },
+      text_config: {
+        ...QWEN35_TEXT, hidden_size: 2560, intermediate_size: 9216, linear_num_value_heads: 32, num_attention_heads: 16, num_hidden_layers: 32,
+        num_key_value_heads: 4, tie_word_embeddings: true,
+      },
       vision_config: { ...QWEN35_VISION, depth: 24, hidden_size: 1024, intermediate_size: 4096, num_heads: 16, out_hidden_size: 2560 },
     },
     source: hf('Qwen/Qwen3.5-4B'),
@@ -293,7 +324,10 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
     aliases: ['Qwen/Qwen3.5-9B-Base'],
     config: {
       ...QWEN35, tie_word_embeddings: false,
-      text_config: { ...QWEN35_TEXT, hidden_size: 4096, intermediate_size: 12288, linear_num_value_heads: 32, num_attention_heads: 16, num_hidden_layers: 32, num_key_value_heads: 4, tie_word_embeddings: false },
+      text_config: {
+        ...QWEN35_TEXT, hidden_size: 4096, intermediate_size: 12288, linear_num_value_heads: 32, num_attention_heads: 16, num_hidden_layers: 32,
+        num_key_value_heads: 4, tie_word_embeddings: false,
+      },
       vision_config: { ...QWEN35_VISION_LARGE, out_hidden_size: 4096 },
     },
     publishedParams: 9_409_813_744,
@@ -304,7 +338,10 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
     aliases: ['Qwen/Qwen3.6-27B'],
     config: {
       ...QWEN35, tie_word_embeddings: false,
-      text_config: { ...QWEN35_TEXT, hidden_size: 5120, intermediate_size: 17408, linear_num_value_heads: 48, num_attention_heads: 24, num_hidden_layers: 64, num_key_value_heads: 4, tie_word_embeddings: false },
+      text_config: {
+        ...QWEN35_TEXT, hidden_size: 5120, intermediate_size: 17408, linear_num_value_heads: 48, num_attention_heads: 24, num_hidden_layers: 64,
+        num_key_value_heads: 4, tie_word_embeddings: false,
+      },
       vision_config: { ...QWEN35_VISION_LARGE, out_hidden_size: 5120 },
     },
     publishedParams: 27_356_728_560,
@@ -317,7 +354,8 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
       model_type: 'qwen3_5_moe', architectures: ['Qwen3_5MoeForConditionalGeneration'], tie_word_embeddings: false,
       text_config: {
         ...QWEN35_TEXT, model_type: 'qwen3_5_moe_text', hidden_size: 2048, linear_num_value_heads: 32, moe_intermediate_size: 512, num_attention_heads: 16,
-        num_experts: 256, num_experts_per_tok: 8, num_hidden_layers: 40, num_key_value_heads: 2, shared_expert_intermediate_size: 512, tie_word_embeddings: false,
+        num_experts: 256, num_experts_per_tok: 8, num_hidden_layers: 40, num_key_value_heads: 2, shared_expert_intermediate_size: 512,
+        tie_word_embeddings: false,
       },
       vision_config: { ...QWEN35_VISION_LARGE, model_type: 'qwen3_5_moe', out_hidden_size: 2048 },
     },
@@ -329,7 +367,8 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
       model_type: 'qwen3_5_moe', architectures: ['Qwen3_5MoeForConditionalGeneration'], tie_word_embeddings: false,
       text_config: {
         ...QWEN35_TEXT, model_type: 'qwen3_5_moe_text', hidden_size: 3072, linear_num_value_heads: 64, moe_intermediate_size: 1024, num_attention_heads: 32,
-        num_experts: 256, num_experts_per_tok: 8, num_hidden_layers: 48, num_key_value_heads: 2, shared_expert_intermediate_size: 1024, tie_word_embeddings: false,
+        num_experts: 256, num_experts_per_tok: 8, num_hidden_layers: 48, num_key_value_heads: 2, shared_expert_intermediate_size: 1024,
+        tie_word_embeddings: false,
       },
       vision_config: { ...QWEN35_VISION_LARGE, model_type: 'qwen3_5_moe', out_hidden_size: 3072 },
     },
@@ -341,7 +380,8 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
       model_type: 'qwen3_5_moe', architectures: ['Qwen3_5MoeForConditionalGeneration'], tie_word_embeddings: false,
       text_config: {
         ...QWEN35_TEXT, model_type: 'qwen3_5_moe_text', hidden_size: 4096, linear_num_value_heads: 64, moe_intermediate_size: 1024, num_attention_heads: 32,
-        num_experts: 512, num_experts_per_tok: 10, num_hidden_layers: 60, num_key_value_heads: 2, shared_expert_intermediate_size: 1024, tie_word_embeddings: false,
+        num_experts: 512, num_experts_per_tok: 10, num_hidden_layers: 60, num_key_value_heads: 2, shared_expert_intermediate_size: 1024,
+        tie_word_embeddings: false,
       },
       vision_config: { ...QWEN35_VISION_LARGE, model_type: 'qwen3_5_moe', out_hidden_size: 4096 },
     },
@@ -355,7 +395,8 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
     config: {
       model_type: 'qwen3_next', architectures: ['Qwen3NextForCausalLM'], decoder_sparse_step: 1, full_attention_interval: 4, head_dim: 256, hidden_act: 'silu',
       hidden_size: 2048, intermediate_size: 5120, linear_conv_kernel_dim: 4, linear_key_head_dim: 128, linear_num_key_heads: 16, linear_num_value_heads: 32,
-      linear_value_head_dim: 128, max_position_embeddings: 262144, mlp_only_layers: [], moe_intermediate_size: 512, norm_topk_prob: true, num_attention_heads: 16,
+      linear_value_head_dim: 128, max_position_embeddings: 262144, mlp_only_layers: [], moe_intermediate_size: 512, norm_topk_prob: true,
+      num_attention_heads: 16,
       num_experts: 512, num_experts_per_tok: 10, num_hidden_layers: 48, num_key_value_heads: 2, partial_rotary_factor: 0.25, rms_norm_eps: 1e-6,
       rope_theta: 10000000, shared_expert_intermediate_size: 512, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 151936,
     },

@@ -14,7 +14,8 @@ export const FALCON_H1: readonly CatalogModel[] = [
     aliases: ['tiiuae/Falcon-H1-0.5B-Instruct'],
     config: {
       model_type: 'falcon_h1', architectures: ['FalconH1ForCausalLM'], attention_bias: false, attention_in_multiplier: 1.0, attention_out_multiplier: 0.9375,
-      embedding_multiplier: 5.656854249492381, head_dim: 64, hidden_act: 'silu', hidden_size: 1024, intermediate_size: 2048, key_multiplier: 0.39062499999999994,
+      embedding_multiplier: 5.656854249492381, head_dim: 64, hidden_act: 'silu', hidden_size: 1024, intermediate_size: 2048,
+      key_multiplier: 0.39062499999999994,
       lm_head_multiplier: 0.0390625, mamba_chunk_size: 128, mamba_conv_bias: true, mamba_d_conv: 4, mamba_d_head: 64, mamba_d_ssm: 1536, mamba_d_state: 128,
       mamba_expand: 2, mamba_n_groups: 1, mamba_n_heads: 24, mamba_norm_before_gate: false, mamba_proj_bias: false, mamba_rms_norm: false,
       max_position_embeddings: 16384, mlp_bias: false, mlp_multipliers: [0.8838834764831844, 0.5859375], num_attention_heads: 8, num_hidden_layers: 36,

@@ -52,19 +52,28 @@ export const GLM_45: readonly CatalogModel[] = [
   {
     id: 'zai-org/GLM-4.5-Air',
     aliases: ['zai-org/GLM-4.5-Air-Base'],
-    config: { ...GLM45_COMMON, hidden_size: 4096, intermediate_size: 10944, moe_intermediate_size: 1408, n_routed_experts: 128, first_k_dense_replace: 1, num_hidden_layers: 46, use_qk_norm: false, max_position_embeddings: 131072 },
+    config: {
+      ...GLM45_COMMON, hidden_size: 4096, intermediate_size: 10944, moe_intermediate_size: 1408, n_routed_experts: 128, first_k_dense_replace: 1,
+      num_hidden_layers: 46, use_qk_norm: false, max_position_embeddings: 131072,
+    },
     source: hf('zai-org/GLM-4.5-Air'),
   },
   {
     id: 'zai-org/GLM-4.5',
     aliases: ['zai-org/GLM-4.5-Base'],
-    config: { ...GLM45_COMMON, hidden_size: 5120, intermediate_size: 12288, moe_intermediate_size: 1536, n_routed_experts: 160, first_k_dense_replace: 3, num_hidden_layers: 92, use_qk_norm: true, max_position_embeddings: 131072 },
+    config: {
+      ...GLM45_COMMON, hidden_size: 5120, intermediate_size: 12288, moe_intermediate_size: 1536, n_routed_experts: 160, first_k_dense_replace: 3,
+      num_hidden_layers: 92, use_qk_norm: true, max_position_embeddings: 131072,
+    },
     source: hf('zai-org/GLM-4.5'),
   },
   {
     // GLM-4.5's architecture with a 202,752-token context window.
     id: 'zai-org/GLM-4.6',
-    config: { ...GLM45_COMMON, hidden_size: 5120, intermediate_size: 12288, moe_intermediate_size: 1536, n_routed_experts: 160, first_k_dense_replace: 3, num_hidden_layers: 92, use_qk_norm: true, max_position_embeddings: 202752 },
+    config: {
+      ...GLM45_COMMON, hidden_size: 5120, intermediate_size: 12288, moe_intermediate_size: 1536, n_routed_experts: 160, first_k_dense_replace: 3,
+      num_hidden_layers: 92, use_qk_norm: true, max_position_embeddings: 202752,
+    },
     source: hf('zai-org/GLM-4.6'),
   },
 ];
