@@ -523,6 +523,49 @@ describe('architecture: exact parameter counts', () => {
   });
 });
 
+describe('architecture: OPT (opt)', () => {
+  // facebook/opt-125m and opt-350m config.json (OPTConfig names: ffn_dim, word_embed_proj_dim, do_layer_norm_before,
+  // enable_bias, dropout). The totals are the ones PyTorch counts for the loaded checkpoints (125,239,296 in OpenVINO's
+  // OPT-125m pruning notebook, 331,196,416 as OPT-350M's parameter count in DiZO's kernel benchmark).
+  const OPT = {
+    model_type: 'opt', architectures: ['OPTForCausalLM'], activation_function: 'relu', attention_dropout: 0.0, do_layer_norm_before: true, dropout: 0.1,
+    enable_bias: true, ffn_dim: 3072, hidden_size: 768, layer_norm_elementwise_affine: true, max_position_embeddings: 2048, num_attention_heads: 12,
+    num_hidden_layers: 12, vocab_size: 50272, word_embed_proj_dim: 768,
+  };
+  const arch = (cfg: Record<string, unknown>): Architecture => {
+    const r = parseArchitecture(cfg);
+    assert.ok(r.ok, JSON.stringify(r.problems));
+    return r.arch;
+  };
+
+  it('opt-125m by hand: learned positions with 2 extra rows, biased q/k/v/out_proj and fc1/fc2, two LayerNorms per layer, tied head', () => {
+    const a = arch(OPT);
+    // 50272 x 768 tokens + 2050 x 768 positions + 12 x (4 x (768² + 768) + (768 x 3072 + 3072) + (3072 x 768 + 768) + 2 x 2 x 768)
+    // + the final LayerNorm (2 x 768); the head is tied to the token embedding.
+    const perLayer = 4 * (768 * 768 + 768) + (768 * 3072 + 3072) + (3072 * 768 + 768) + 4 * 768;
+    assert.equal(50272 * 768 + 2050 * 768 + 12 * perLayer + 2 * 768, 125_239_296);
+    assert.equal(countParameters(a).total, 125_239_296);
+    assert.deepEqual(linearModules(a).map((m) => `${m.name}${m.bias ? '+b' : ''}`), ['q_proj+b', 'k_proj+b', 'v_proj+b', 'out_proj+b', 'fc1+b', 'fc2+b']);
+    assert.deepEqual([a.positions, a.gatedMlp, a.tied, a.norm, a.hiddenDropout, a.attentionDropout], ['learned', false, true, 'layer', 0.1, 0]);
+  });
+
+  it('opt-350m by hand: 512-wide embeddings projected in and out, post-LayerNorm blocks, no final norm', () => {
+    const a = arch({ ...OPT, hidden_size: 1024, num_hidden_layers: 24, num_attention_heads: 16, ffn_dim: 4096, word_embed_proj_dim: 512, do_layer_norm_before: false });
+    const perLayer = 4 * (1024 * 1024 + 1024) + (1024 * 4096 + 4096) + (4096 * 1024 + 1024) + 4 * 1024;
+    // 50272 x 512 tokens + project_in and project_out (512 x 1024 each, no bias) + 2050 x 1024 positions + 24 layers.
+    assert.equal(50272 * 512 + 2 * 512 * 1024 + 2050 * 1024 + 24 * perLayer, 331_196_416);
+    assert.equal(countParameters(a).total, 331_196_416);
+    assert.equal(countParameters({ ...a, tied: false }).head, 50272 * 512);
+  });
+
+  it('enable_bias: false drops every linear bias; layer_norm_elementwise_affine: false drops the norms\' parameters', () => {
+    const a = arch({ ...OPT, enable_bias: false });
+    assert.ok(linearModules(a).every((m) => !m.bias));
+    const b = arch({ ...OPT, layer_norm_elementwise_affine: false });
+    assert.equal(countParameters(b).total, 125_239_296 - (12 * 4 + 2) * 768);
+  });
+});
+
 describe('the head a checkpoint was saved with', () => {
   it('reads config.json architectures: a sequence classifier or a masked LM; causal LMs keep the family\'s head', () => {
     const m = findModel('meta-llama/Llama-3.1-8B');

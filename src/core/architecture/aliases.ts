@@ -57,6 +57,9 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   // IBM Granite 3.x: Llama's layers; its embedding, residual, attention and logits multipliers are scalar products
   // that keep nothing for backward (modeling_granite.py), so memory follows Llama.
   granite: 'llama',
+  // Meta OPT (125m-66b, and Galactica, which is an OPT): pre-LayerNorm blocks (OPT-350m: post) with biased q/k/v/out and
+  // fc1 / fc2 (ReLU), learned positions with 2 extra rows, tied embeddings (modeling_opt.py).
+  opt: 'opt',
 };
 
 /** Every model_type the estimator reads, in the order messages list them. */

@@ -57,14 +57,17 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
   }
   const traits = FAMILY_TRAITS[a.family];
   // Norm weights (and biases for LayerNorm) per block, as the modeling files declare them.
-  const normSize = a.norm === 'layer' ? 2 * h : h;
-  // Token embeddings; a learned position table (GPT-2's wpe, BERT's position_embeddings); the BERT family's token-type
-  // embeddings; an embedding LayerNorm (BLOOM's word_embeddings_layernorm, BERT's embeddings.LayerNorm).
-  let embedding = a.vocab * h;
-  if (a.positions === 'learned') embedding += a.maxPositions * h;
+  const normSize = a.normAffine === false ? 0 : a.norm === 'layer' ? 2 * h : h;
+  // Token embeddings (narrower than the hidden size in OPT-350m, with projections in and out); a learned position table
+  // (GPT-2's wpe, BERT's position_embeddings, OPT's with 2 extra rows); the BERT family's token-type embeddings; an
+  // embedding LayerNorm (BLOOM's word_embeddings_layernorm, BERT's embeddings.LayerNorm).
+  const embedWidth = a.embedWidth ?? h;
+  let embedding = a.vocab * embedWidth;
+  if (a.embedWidth !== undefined) embedding += 2 * a.embedWidth * h;
+  if (a.positions === 'learned') embedding += (a.maxPositions + traits.positionOffset) * h;
   if (traits.stack === 'encoder') embedding += a.typeVocab * h;
   if (traits.embeddingNorm) embedding += normSize;
-  let finalNorm = traits.finalNorm ? normSize : 0;
+  let finalNorm = (a.finalNorm ?? traits.finalNorm) ? normSize : 0;
   let blockNorms: number;
   let extra = 0;
   switch (a.family) {
@@ -147,7 +150,7 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
   switch (head) {
     case 'causal_lm':
     case 'seq2seq_lm':
-      headParams = a.tied ? 0 : a.vocab * h;
+      headParams = a.tied ? 0 : a.vocab * embedWidth;
       if (traits.lmHeadBias) headParams += a.vocab;
       break;
     case 'masked_lm':

@@ -76,6 +76,8 @@ export interface FamilyTraits {
   readonly outBias: boolean | 'attention_bias';
   /** Bias on the MLP by default; the config's mlp_bias overrides it. */
   readonly mlpBias: boolean;
+  /** A config key that switches every linear's bias at once (OPT's enable_bias), read before the family's defaults. */
+  readonly biasFlag?: 'enable_bias';
   /** RMSNorms on q and k per head; 'use_qk_norm': when the config says so (GLM-4.5). */
   readonly qkNorm: boolean | 'use_qk_norm';
   /** tanh soft-caps on the final logits and the attention scores, when the config gives them (Gemma 2 and 3). */
@@ -96,6 +98,8 @@ export interface FamilyTraits {
   // ---- Positions ----
   /** 'position_embedding_type': rotary when the config says rope, else none (Granite 4.0 H). */
   readonly positions: Architecture['positions'] | 'position_embedding_type';
+  /** Rows of a learned position table beyond max_position_embeddings (OPT: 2, an offset kept from fairseq). */
+  readonly positionOffset: number;
   /** Share of each head rotated when the config does not say (partial_rotary_factor). */
   readonly partialRotary: number;
   /** Rotary pairs interleaved: each layer builds repeat_interleave copies of cos / sin (GLM-4). */
@@ -117,6 +121,8 @@ export interface FamilyTraits {
   readonly maxPositionsDefault: number;
   /** Hidden and attention dropout when the config gives none. */
   readonly dropoutDefault: number;
+  /** Attention dropout when the config gives none, where it differs from the hidden one (OPT: 0). */
+  readonly attentionDropoutDefault?: number;
 
   // ---- Experts ----
   /** Which MoE block the family's modeling file runs ('none': no MoE). */
@@ -186,6 +192,9 @@ const T5_KEYS: ConfigKeys = {
   attentionDropout: ['dropout_rate', 'attention_dropout'],
 };
 
+/** OPTConfig: LlamaConfig's names, with the hidden dropout as `dropout`. */
+const OPT_KEYS: ConfigKeys = { ...HF_KEYS, hiddenDropout: ['dropout', 'hidden_dropout'] };
+
 const GATE_UP_DOWN = ['gate_proj', 'up_proj', 'down_proj'] as const;
 const W1_W3_W2 = ['w1', 'w3', 'w2'] as const;
 
@@ -196,7 +205,7 @@ const DECODER: FamilyTraits = {
   gatedMlp: true, gatedMlpStyle: 'llama',
   parallelResidual: false, mla: false, attnOutputGate: false, qkvBias: false, outBias: false, mlpBias: false, qkNorm: false, softcaps: false,
   eagerSoftmaxFp32: true, attentionSinks: false, eagerMask4d: true, flashAttention2: true, slidingDefault: 'layer_types',
-  positions: 'rotary', partialRotary: 1, interleavedRotary: false,
+  positions: 'rotary', positionOffset: 0, partialRotary: 1, interleavedRotary: false,
   tiedDefault: false, typeVocabDefault: 0, lmHeadBias: false,
   maxPositionsDefault: 512, dropoutDefault: 0,
   moeBlock: 'none', expertNames: GATE_UP_DOWN, fusedExperts: 'never', sequentialExpertsUnderBnb: false, expertsRunAllTokens: false, fp32MoeResidual: false,
@@ -284,5 +293,9 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
       modeled: 'Kimi Linear as its remote code and Axolotl\'s training copy of it run (per-expert linear layers, no checkpointing, fla kernels); '
         + 'transformers\' own kimi_linear (5.x, without trust_remote_code) fuses the experts and checkpoints its layers, which is not modeled',
     },
+  },
+  opt: {
+    ...DECODER, ...LAYERNORM_BIASED, keys: OPT_KEYS, biasFlag: 'enable_bias', positions: 'learned', positionOffset: 2, tiedDefault: true,
+    maxPositionsDefault: 2048, dropoutDefault: 0.1, attentionDropoutDefault: 0,
   },
 };

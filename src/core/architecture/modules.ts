@@ -123,6 +123,15 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('wo', a.ffn, h, false, E + L, 'mlp');
       break;
     }
+    case 'opt':
+      // OPTAttention: q_proj, k_proj, v_proj, out_proj; OPTDecoderLayer: fc1, fc2 (ReLU); biases per enable_bias.
+      add('q_proj', h, qd, a.qkvBias, L, 'attention');
+      add('k_proj', h, qd, a.qkvBias, L, 'attention');
+      add('v_proj', h, qd, a.qkvBias, L, 'attention');
+      add('out_proj', qd, h, a.outBias, L, 'attention');
+      add('fc1', h, a.ffn, a.mlpBias, L, 'mlp');
+      add('fc2', a.ffn, h, a.mlpBias, L, 'mlp');
+      break;
     case 'bloom':
       // BloomAttention: query_key_value (h -> 3h) and dense, BloomMLP: dense_h_to_4h and dense_4h_to_h, all with biases.
       add('query_key_value', h, 3 * qd, true, L, 'attention');

@@ -18,6 +18,21 @@ const GEMMA3_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
   vocab_size: 262_208, num_attention_heads: 8, num_key_value_heads: 4, head_dim: 256, hidden_act: 'gelu_pytorch_tanh', tie_word_embeddings: true,
 };
 
+/**
+ * Config-decided parts of the embeddings and norms (absent for every family whose layout is fixed): OPT's
+ * word_embed_proj_dim (token embeddings narrower than the hidden size, with project_in / project_out), its final norm
+ * (only with do_layer_norm_before and without _remove_final_layer_norm) and layer_norm_elementwise_affine.
+ */
+function embeddingLayout(cfg: HfConfig, family: string, hidden: number): Pick<Architecture, 'embedWidth' | 'finalNorm' | 'normAffine'> {
+  if (family !== 'opt') return {};
+  const width = num(cfg, 'word_embed_proj_dim');
+  const finalNorm = (bool(cfg, 'do_layer_norm_before') ?? true) && bool(cfg, '_remove_final_layer_norm') !== true;
+  const affine = bool(cfg, 'layer_norm_elementwise_affine') ?? true;
+  return {
+    ...(width !== undefined && width !== hidden ? { embedWidth: width } : {}), ...(finalNorm ? {} : { finalNorm }), ...(affine ? {} : { normAffine: false }),
+  };
+}
+
 const parsedCache = new WeakMap<object, ArchitectureResult>();
 
 /** Reads and checks a config.json; returns the normalized architecture or the fields that are missing. Memoized per config object. */
@@ -122,6 +137,8 @@ function ffnWidth(ctx: ParseContext, hidden: number): number {
       return num(cfg, 'intermediate_size_mlp') ?? 16384;
     case 'bloom':
       return 4 * hidden; // BloomMLP: dense_h_to_4h
+    case 'opt':
+      return ctx.need(num(cfg, 'ffn_dim'), 'ffn_dim');
     case 'granite_hybrid':
       // GraniteMoeHybridMLP (shared_mlp) is shared_intermediate_size wide; intermediate_size is an expert's.
       return ctx.need(num(cfg, 'shared_intermediate_size'), 'shared_intermediate_size');
@@ -202,10 +219,11 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
 
   const gatedMlp = traits.gatedMlp === 'feed_forward_proj' ? (str(cfg, 'feed_forward_proj') ?? '').toLowerCase().startsWith('gated') : traits.gatedMlp;
   const tied = traits.tiedDefault === 'never' ? false : bool(cfg, 'tie_word_embeddings') ?? traits.tiedDefault;
-  const attentionBias = bool(cfg, 'attention_bias');
+  const allBias = traits.biasFlag ? bool(cfg, traits.biasFlag) : undefined;
+  const attentionBias = bool(cfg, 'attention_bias') ?? allBias;
   const qkvBias = attentionBias ?? traits.qkvBias;
-  const outBias = traits.outBias === 'attention_bias' ? (attentionBias ?? false) : traits.outBias;
-  const mlpBias = bool(cfg, 'mlp_bias') ?? traits.mlpBias;
+  const outBias = traits.outBias === 'attention_bias' ? (attentionBias ?? false) : allBias ?? traits.outBias;
+  const mlpBias = bool(cfg, 'mlp_bias') ?? allBias ?? traits.mlpBias;
   const positions: Architecture['positions'] = traits.positions === 'position_embedding_type'
     ? (str(cfg, 'position_embedding_type') === 'rope' ? 'rotary' : 'none') // Granite 4.0: "nope" (the H models) or "rope"
     : mla?.nope === true ? 'none' : traits.positions;
@@ -219,7 +237,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     qkNorm: traits.qkNorm === 'use_qk_norm' ? bool(cfg, 'use_qk_norm') === true : traits.qkNorm,
     positions, maxPositions: num(cfg, ...traits.keys.maxPositions) ?? traits.maxPositionsDefault, moe,
     hiddenDropout: num(cfg, ...traits.keys.hiddenDropout) ?? traits.dropoutDefault,
-    attentionDropout: num(cfg, ...traits.keys.attentionDropout) ?? traits.dropoutDefault,
+    attentionDropout: num(cfg, ...traits.keys.attentionDropout) ?? traits.attentionDropoutDefault ?? traits.dropoutDefault,
     defaultHead: checkpointHead(cfg) ?? traits.defaultHead,
     finalLogitSoftcap: traits.softcaps && num(cfg, 'final_logit_softcapping') !== undefined,
     attnLogitSoftcap: traits.softcaps && num(cfg, 'attn_logit_softcapping') !== undefined,
@@ -239,6 +257,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...(moeRouting ? { moeRouting } : {}),
     ...(traits.modelCode ? { modelCode: traits.modelCode } : {}),
     ...((traits.fusedExperts === 'only' || FUSED_ONLY_MODEL_TYPES.has(modelType)) && moe ? { fusedExperts: true } : {}),
+    ...embeddingLayout(cfg, family, hidden),
   };
   const problems = ctx.problems;
   return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };

@@ -5,7 +5,8 @@ import type { Head } from '../setup';
 export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid' | 'nemotron_h' | 'falcon_h1' | 'jamba' | 'kimi_linear';
+  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid' | 'nemotron_h' | 'falcon_h1' | 'jamba' | 'kimi_linear'
+  | 'opt';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -214,6 +215,15 @@ export interface Architecture {
   readonly qkL2Norm?: boolean;
   /** Fraction of each head that is rotated (partial_rotary_factor; 1 unless the config says otherwise). */
   readonly partialRotary: number;
+  /**
+   * Token embeddings narrower than the hidden size, projected in before the first block and out after the last
+   * (OPT-350m: word_embed_proj_dim 512, project_in / project_out without bias); the tied head is this wide too.
+   */
+  readonly embedWidth?: number;
+  /** Whether a norm follows the last block, when the config decides (OPT: do_layer_norm_before); else the family's. */
+  readonly finalNorm?: boolean;
+  /** false: the norms have no weight or bias (OPT's layer_norm_elementwise_affine: false). */
+  readonly normAffine?: boolean;
   /**
    * Llama 4 loaded with bitsandbytes: transformers swaps Llama4TextExperts for SequentialLlama4TextExperts, one
    * Llama4TextMLP (gate_proj, up_proj, down_proj nn.Linear) per expert, which bitsandbytes quantizes and PEFT can target;
