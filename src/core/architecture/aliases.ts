@@ -60,6 +60,30 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   // Meta OPT (125m-66b, and Galactica, which is an OPT): pre-LayerNorm blocks (OPT-350m: post) with biased q/k/v/out and
   // fc1 / fc2 (ReLU), learned positions with 2 extra rows, tied embeddings (modeling_opt.py).
   opt: 'opt',
+  // EleutherAI GPT-J: one LayerNorm feeding attention (q/k/v/out_proj without bias, rotary on rotary_dim of each head)
+  // and the MLP (fc_in, fc_out) side by side; an untied lm_head with a bias (modeling_gptj.py).
+  gptj: 'gptj',
+  // EleutherAI GPT-Neo: GPT-2's block with separate q/k/v_proj (no bias) and out_proj, local attention on alternate
+  // layers, learned positions, tied embeddings (modeling_gpt_neo.py).
+  gpt_neo: 'gpt_neo',
+  // TII Falcon (7B, 40B, 180B, RW, 11B) and its first remote-code names: a fused query_key_value (multi-query, or kv
+  // groups in the new decoder architecture), parallel attention and MLP, rotary or ALiBi, tied (modeling_falcon.py).
+  falcon: 'falcon', refinedwebmodel: 'falcon', refinedweb: 'falcon',
+  // BigCode StarCoder / StarCoderBase / SantaCoder-style GPT-2 blocks with multi-query attention (modeling_gpt_bigcode.py).
+  gpt_bigcode: 'gpt_bigcode',
+  // BigCode StarCoder2: LayerNorms with biases, GQA with biases (use_bias), a c_fc / c_proj GELU MLP (modeling_starcoder2.py).
+  starcoder2: 'starcoder2',
+  // Allen AI OLMo (1): Llama's layers with a LayerNorm that has no weight or bias (modeling_olmo.py).
+  olmo: 'olmo',
+  // InternLM2 / 2.5 (remote code modeling_internlm2.py): Llama's layers as wqkv, wo, w1 / w3 / w2.
+  internlm2: 'internlm2',
+  // Baichuan 2 (remote code modeling_baichuan.py): Llama's layers with one W_pack for q/k/v and a normalized head.
+  baichuan: 'baichuan',
+  // ChatGLM2 / ChatGLM3 / GLM-4-9B-Chat (remote code modeling_chatglm.py): a fused query_key_value with kv groups and
+  // biases, SwiGLU in one dense_h_to_4h, RMSNorm, rotary on half of each head.
+  chatglm: 'chatglm',
+  // XLM-RoBERTa: RoBERTa's layers over a 250,002-token vocabulary (modeling_xlm_roberta.py).
+  'xlm-roberta': 'roberta',
 };
 
 /** Every model_type the estimator reads, in the order messages list them. */

@@ -140,7 +140,7 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       // One shared norm (Phi-2), two (before, or after, attention and the MLP), or four (sandwich: input,
       // post_attention, pre_feedforward, post_feedforward); q_norm and k_norm per head; attention sinks, one learned
       // logit per head (gpt-oss).
-      blockNorms = NORMS_PER_BLOCK[traits.normPlacement] * normSize * a.layers;
+      blockNorms = (a.normsPerBlock ?? NORMS_PER_BLOCK[traits.normPlacement]) * normSize * a.layers;
       if (a.qkNorm) extra += 2 * a.headDim * a.layers;
       if (traits.attentionSinks) extra += a.heads * a.layers;
   }

@@ -21,6 +21,10 @@ export interface ConfigKeys {
   readonly maxPositions: readonly string[];
   readonly hiddenDropout: readonly string[];
   readonly attentionDropout: readonly string[];
+  /** Where the vocabulary size is (ChatGLM: padded_vocab_size). */
+  readonly vocab: readonly string[];
+  /** A rotary width in channels, read as a share of the head (GPT-J's rotary_dim). */
+  readonly rotaryDim?: readonly string[];
 }
 
 /** An attention implementation transformers does not offer for a family, and what it runs instead (eager). */
@@ -50,6 +54,8 @@ export interface FamilyTraits {
   readonly rmsNormStyle: 'llama' | 'gemma' | 'gpt_oss';
   /** Norm weights stay fp32 whatever the model dtype (gpt-oss: _keep_in_fp32_modules). */
   readonly fp32NormWeights: boolean;
+  /** The norms have a weight (and a LayerNorm a bias); false: OLMo's OlmoLayerNorm has neither. */
+  readonly normAffine: boolean;
   /** A LayerNorm on the embeddings (BLOOM's word_embeddings_layernorm, BERT's embeddings.LayerNorm). */
   readonly embeddingNorm: boolean;
   /** A norm after the last block (the BERT family has none: each block ends in its own LayerNorm). */
@@ -58,14 +64,17 @@ export interface FamilyTraits {
   // ---- MLP ----
   /** A gated MLP (gate x up); 'feed_forward_proj': as T5's config says (gated-gelu, gated-silu). */
   readonly gatedMlp: boolean | 'feed_forward_proj';
-  /** How the gated MLP is written: gate_proj/up_proj, one fused gate_up_proj ('phi3'), Qwen v1's w1/w2, Granite's input_linear. */
-  readonly gatedMlpStyle: 'llama' | 'phi3' | 'qwen' | 'granite';
+  /**
+   * How the gated MLP is written: gate_proj/up_proj, one fused gate_up_proj ('phi3'), Qwen v1's w1/w2, Granite's
+   * input_linear, InternLM2's w1 / w3 / w2, ChatGLM's fused dense_h_to_4h.
+   */
+  readonly gatedMlpStyle: 'llama' | 'phi3' | 'qwen' | 'granite' | 'internlm2' | 'chatglm';
 
   // ---- Attention ----
   /** Attention and the MLP both read the block's input and their outputs are summed (GPT-NeoX, Phi-2, GPT-J, Falcon). */
   readonly parallelResidual: boolean;
   /** One projection for q, k and v, by its name; absent when they are separate (q_proj, k_proj, v_proj). */
-  readonly fusedQkv?: 'c_attn' | 'qkv_proj' | 'query_key_value';
+  readonly fusedQkv?: 'c_attn' | 'qkv_proj' | 'query_key_value' | 'wqkv' | 'W_pack';
   /** Multi-head latent attention (DeepSeek-V2/V3, Kimi): a compressed key/value latent, see MlaSpec. */
   readonly mla: boolean;
   /** q_proj also yields a sigmoid gate on the attention output (Qwen3-Next, Qwen3.5). */
@@ -76,8 +85,13 @@ export interface FamilyTraits {
   readonly outBias: boolean | 'attention_bias';
   /** Bias on the MLP by default; the config's mlp_bias overrides it. */
   readonly mlpBias: boolean;
-  /** A config key that switches every linear's bias at once (OPT's enable_bias), read before the family's defaults. */
-  readonly biasFlag?: 'enable_bias';
+  /**
+   * A config key that switches every linear's bias at once (OPT's enable_bias, Falcon's bias, StarCoder2's use_bias,
+   * InternLM2's bias, ChatGLM's add_bias_linear), read after attention_bias / mlp_bias and before the family's defaults.
+   */
+  readonly biasFlag?: 'enable_bias' | 'bias' | 'use_bias' | 'add_bias_linear';
+  /** A config key for the q/k/v biases alone, read first (ChatGLM's add_qkv_bias). */
+  readonly qkvBiasFlag?: 'add_qkv_bias';
   /** RMSNorms on q and k per head; 'use_qk_norm': when the config says so (GLM-4.5). */
   readonly qkNorm: boolean | 'use_qk_norm';
   /** tanh soft-caps on the final logits and the attention scores, when the config gives them (Gemma 2 and 3). */
@@ -96,8 +110,11 @@ export interface FamilyTraits {
   readonly slidingDefault: 'layer_types' | 'alternate' | 'every-nth-global';
 
   // ---- Positions ----
-  /** 'position_embedding_type': rotary when the config says rope, else none (Granite 4.0 H). */
-  readonly positions: Architecture['positions'] | 'position_embedding_type';
+  /**
+   * 'position_embedding_type': rotary when the config says rope, else none (Granite 4.0 H); 'rotary-or-alibi': ALiBi
+   * when the config's alibi is true, else rotary (Falcon).
+   */
+  readonly positions: Architecture['positions'] | 'position_embedding_type' | 'rotary-or-alibi';
   /** Rows of a learned position table beyond max_position_embeddings (OPT: 2, an offset kept from fairseq). */
   readonly positionOffset: number;
   /** Share of each head rotated when the config does not say (partial_rotary_factor). */
@@ -160,6 +177,7 @@ const HF_KEYS: ConfigKeys = {
   maxPositions: ['max_position_embeddings'],
   hiddenDropout: ['hidden_dropout_prob', 'hidden_dropout'],
   attentionDropout: ['attention_probs_dropout_prob', 'attention_dropout'],
+  vocab: ['vocab_size'],
 };
 
 /** GPT2Config: n_embd, n_layer, n_head, n_positions, resid_pdrop, attn_pdrop. */
@@ -195,13 +213,38 @@ const T5_KEYS: ConfigKeys = {
 /** OPTConfig: LlamaConfig's names, with the hidden dropout as `dropout`. */
 const OPT_KEYS: ConfigKeys = { ...HF_KEYS, hiddenDropout: ['dropout', 'hidden_dropout'] };
 
+/** GPTNeoConfig: hidden_size, num_layers, num_heads, resid_dropout. */
+const GPT_NEO_KEYS: ConfigKeys = {
+  ...HF_KEYS,
+  layers: { field: 'num_layers', keys: ['num_layers', 'num_hidden_layers'] },
+  heads: { field: 'num_heads', keys: ['num_heads', 'num_attention_heads'] },
+  hiddenDropout: ['resid_dropout', 'hidden_dropout'],
+};
+
+/** FalconConfig: num_hidden_layers / num_attention_heads, or n_layer / n_head in the first remote-code configs. */
+const FALCON_KEYS: ConfigKeys = {
+  ...HF_KEYS,
+  layers: { field: 'num_hidden_layers', keys: ['num_hidden_layers', 'n_layer'] },
+  heads: { field: 'num_attention_heads', keys: ['num_attention_heads', 'n_head'] },
+};
+
+/** ChatGLMConfig: num_layers, kv_channels (head width), padded_vocab_size, seq_length. */
+const CHATGLM_KEYS: ConfigKeys = {
+  ...HF_KEYS,
+  layers: { field: 'num_layers', keys: ['num_layers', 'num_hidden_layers'] },
+  headDim: ['kv_channels', 'head_dim'],
+  maxPositions: ['seq_length', 'max_position_embeddings'],
+  vocab: ['padded_vocab_size', 'vocab_size'],
+};
+
 const GATE_UP_DOWN = ['gate_proj', 'up_proj', 'down_proj'] as const;
 const W1_W3_W2 = ['w1', 'w3', 'w2'] as const;
 
 /** A Llama decoder: pre-RMSNorm, rotary, grouped-query attention without biases, a SwiGLU MLP, an untied head. */
 const DECODER: FamilyTraits = {
   keys: HF_KEYS, stack: 'decoder', defaultHead: 'causal_lm',
-  norm: 'rms', normPlacement: 'pre', postNormBeforeResidual: false, rmsNormStyle: 'llama', fp32NormWeights: false, embeddingNorm: false, finalNorm: true,
+  norm: 'rms', normPlacement: 'pre', postNormBeforeResidual: false, rmsNormStyle: 'llama', fp32NormWeights: false, normAffine: true, embeddingNorm: false,
+  finalNorm: true,
   gatedMlp: true, gatedMlpStyle: 'llama',
   parallelResidual: false, mla: false, attnOutputGate: false, qkvBias: false, outBias: false, mlpBias: false, qkNorm: false, softcaps: false,
   eagerSoftmaxFp32: true, attentionSinks: false, eagerMask4d: true, flashAttention2: true, slidingDefault: 'layer_types',
@@ -297,5 +340,31 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   opt: {
     ...DECODER, ...LAYERNORM_BIASED, keys: OPT_KEYS, biasFlag: 'enable_bias', positions: 'learned', positionOffset: 2, tiedDefault: true,
     maxPositionsDefault: 2048, dropoutDefault: 0.1, attentionDropoutDefault: 0,
+  },
+  gptj: {
+    ...DECODER, ...LAYERNORM_BIASED, keys: { ...GPT2_KEYS, rotaryDim: ['rotary_dim'] }, normPlacement: 'shared', parallelResidual: true, qkvBias: false,
+    outBias: false, lmHeadBias: true, maxPositionsDefault: 2048,
+  },
+  gpt_neo: {
+    ...DECODER, ...LAYERNORM_BIASED, keys: GPT_NEO_KEYS, qkvBias: false, positions: 'learned', tiedDefault: true, maxPositionsDefault: 2048,
+  },
+  falcon: {
+    ...DECODER, ...LAYERNORM_BIASED, keys: FALCON_KEYS, biasFlag: 'bias', qkvBias: false, outBias: false, mlpBias: false, normPlacement: 'shared',
+    parallelResidual: true, fusedQkv: 'query_key_value', positions: 'rotary-or-alibi', tiedDefault: true, maxPositionsDefault: 2048,
+  },
+  gpt_bigcode: {
+    ...DECODER, ...LAYERNORM_BIASED, keys: GPT2_KEYS, fusedQkv: 'c_attn', positions: 'learned', tiedDefault: true, maxPositionsDefault: 1024,
+    dropoutDefault: 0.1,
+  },
+  starcoder2: {
+    ...DECODER, ...LAYERNORM_BIASED, keys: { ...HF_KEYS, hiddenDropout: ['residual_dropout', 'hidden_dropout'] }, biasFlag: 'use_bias', tiedDefault: true,
+    maxPositionsDefault: 4096,
+  },
+  olmo: { ...DECODER, norm: 'layer', normAffine: false, outBias: 'attention_bias' },
+  internlm2: { ...DECODER, biasFlag: 'bias', fusedQkv: 'wqkv', gatedMlpStyle: 'internlm2' },
+  baichuan: { ...DECODER, keys: { ...HF_KEYS, maxPositions: ['max_position_embeddings', 'model_max_length'] }, fusedQkv: 'W_pack' },
+  chatglm: {
+    ...DECODER, keys: CHATGLM_KEYS, biasFlag: 'add_bias_linear', qkvBiasFlag: 'add_qkv_bias', fusedQkv: 'query_key_value', gatedMlpStyle: 'chatglm',
+    partialRotary: 0.5,
   },
 };

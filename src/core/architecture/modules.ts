@@ -124,13 +124,15 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       break;
     }
     case 'opt':
-      // OPTAttention: q_proj, k_proj, v_proj, out_proj; OPTDecoderLayer: fc1, fc2 (ReLU); biases per enable_bias.
-      add('q_proj', h, qd, a.qkvBias, L, 'attention');
-      add('k_proj', h, qd, a.qkvBias, L, 'attention');
-      add('v_proj', h, qd, a.qkvBias, L, 'attention');
-      add('out_proj', qd, h, a.outBias, L, 'attention');
-      add('fc1', h, a.ffn, a.mlpBias, L, 'mlp');
-      add('fc2', a.ffn, h, a.mlpBias, L, 'mlp');
+    case 'gptj':
+    case 'gpt_neo':
+    case 'falcon':
+    case 'chatglm':
+    case 'gpt_bigcode':
+    case 'starcoder2':
+    case 'internlm2':
+    case 'baichuan':
+      namedDecoderModules(a, add);
       break;
     case 'bloom':
       // BloomAttention: query_key_value (h -> 3h) and dense, BloomMLP: dense_h_to_4h and dense_4h_to_h, all with biases.
@@ -415,5 +417,86 @@ function decoderModules(a: Architecture, add: AddLinear): void {
       add('shared_expert.down_proj', moe.sharedExpertFfn, h, false, moe.moeLayers, 'mlp');
       add('shared_expert_gate', h, 1, false, moe.moeLayers, 'router');
     }
+  }
+}
+
+/**
+ * Decoders whose modules have names of their own (OPT, GPT-J, GPT-Neo, Falcon, ChatGLM, StarCoder, StarCoder2, InternLM2,
+ * Baichuan 2): one `case` each, with the names LoRA's target_modules match.
+ */
+function namedDecoderModules(a: Architecture, add: AddLinear): void {
+  const h = a.hidden;
+  const qd = a.heads * a.headDim;
+  const kvd = a.kvHeads * a.headDim;
+  const L = a.layers;
+  switch (a.family) {
+    case 'opt':
+      // OPTAttention: q_proj, k_proj, v_proj, out_proj; OPTDecoderLayer: fc1, fc2 (ReLU); biases per enable_bias.
+      add('q_proj', h, qd, a.qkvBias, L, 'attention');
+      add('k_proj', h, qd, a.qkvBias, L, 'attention');
+      add('v_proj', h, qd, a.qkvBias, L, 'attention');
+      add('out_proj', qd, h, a.outBias, L, 'attention');
+      add('fc1', h, a.ffn, a.mlpBias, L, 'mlp');
+      add('fc2', a.ffn, h, a.mlpBias, L, 'mlp');
+      break;
+    case 'gptj':
+      // GPTJAttention: q/k/v_proj and out_proj without bias; GPTJMLP: fc_in, fc_out with bias.
+      add('q_proj', h, qd, false, L, 'attention');
+      add('k_proj', h, qd, false, L, 'attention');
+      add('v_proj', h, qd, false, L, 'attention');
+      add('out_proj', qd, h, false, L, 'attention');
+      add('fc_in', h, a.ffn, true, L, 'mlp');
+      add('fc_out', a.ffn, h, true, L, 'mlp');
+      break;
+    case 'gpt_neo':
+      // GPTNeoSelfAttention: q/k/v_proj without bias, out_proj with bias; GPTNeoMLP: c_fc, c_proj with bias.
+      add('q_proj', h, qd, false, L, 'attention');
+      add('k_proj', h, qd, false, L, 'attention');
+      add('v_proj', h, qd, false, L, 'attention');
+      add('out_proj', qd, h, true, L, 'attention');
+      add('c_fc', h, a.ffn, true, L, 'mlp');
+      add('c_proj', a.ffn, h, true, L, 'mlp');
+      break;
+    case 'falcon':
+    case 'chatglm':
+      // FalconAttention / ChatGLM's SelfAttention: one query_key_value for the heads and the kv heads (groups), dense;
+      // FalconMLP: dense_h_to_4h, dense_4h_to_h; ChatGLM's MLP: dense_h_to_4h is gate and up (SwiGLU), twice as wide.
+      add('query_key_value', h, qd + 2 * kvd, a.qkvBias, L, 'attention');
+      add('dense', qd, h, a.outBias, L, 'attention');
+      add('dense_h_to_4h', h, (a.gatedMlp ? 2 : 1) * a.ffn, a.mlpBias, L, 'mlp');
+      add('dense_4h_to_h', a.ffn, h, a.mlpBias, L, 'mlp');
+      break;
+    case 'gpt_bigcode':
+      // GPTBigCodeAttention: c_attn to the queries and one key and value head (multi_query) or all of them, c_proj; the
+      // MLP's c_fc and c_proj (named mlp.c_proj here, as for GPT-2); all with biases.
+      add('c_attn', h, qd + 2 * kvd, true, L, 'attention');
+      add('c_proj', qd, h, true, L, 'attention');
+      add('c_fc', h, a.ffn, true, L, 'mlp');
+      add('mlp.c_proj', a.ffn, h, true, L, 'mlp');
+      break;
+    case 'starcoder2':
+      // Starcoder2Attention q/k/v/o_proj and Starcoder2MLP c_fc / c_proj, biases per use_bias.
+      gqaAttention(a, add);
+      add('c_fc', h, a.ffn, a.mlpBias, L, 'mlp');
+      add('c_proj', a.ffn, h, a.mlpBias, L, 'mlp');
+      break;
+    case 'internlm2':
+      // InternLM2Attention: wqkv (q, then each kv group's k and v), wo; InternLM2MLP: w1 (gate), w3 (up), w2 (down).
+      add('wqkv', h, qd + 2 * kvd, a.qkvBias, L, 'attention');
+      add('wo', qd, h, a.outBias, L, 'attention');
+      add('w1', h, a.ffn, false, L, 'mlp');
+      add('w3', h, a.ffn, false, L, 'mlp');
+      add('w2', a.ffn, h, false, L, 'mlp');
+      break;
+    case 'baichuan':
+      // BaichuanAttention: W_pack (q, k, v), o_proj, no biases; Llama's MLP.
+      add('W_pack', h, 3 * qd, false, L, 'attention');
+      add('o_proj', qd, h, false, L, 'attention');
+      add('gate_proj', h, a.ffn, false, L, 'mlp');
+      add('up_proj', h, a.ffn, false, L, 'mlp');
+      add('down_proj', a.ffn, h, false, L, 'mlp');
+      break;
+    default:
+      throw new Error(`namedDecoderModules: no modules for ${a.family}`);
   }
 }

@@ -33,6 +33,24 @@ function embeddingLayout(cfg: HfConfig, family: string, hidden: number): Pick<Ar
   };
 }
 
+/** GPT-J's rotary_dim as a share of the head width. */
+function rotaryShare(cfg: HfConfig, traits: FamilyTraits, headDim: number): number | undefined {
+  const dim = traits.keys.rotaryDim ? num(cfg, ...traits.keys.rotaryDim) : undefined;
+  return dim !== undefined && dim > 0 && dim <= headDim ? dim / headDim : undefined;
+}
+
+/**
+ * FalconDecoderLayer: input_layernorm and post_attention_layernorm without parallel_attn (Falcon-RW); with it,
+ * ln_attn and ln_mlp when num_ln_in_parallel_attn is 2 (its default in the new decoder architecture), else one
+ * input_layernorm (Falcon-7B).
+ */
+function falconNorms(ctx: ParseContext): number {
+  const { cfg, modelType } = ctx;
+  if (bool(cfg, 'parallel_attn') === false) return 2;
+  const newArchitecture = bool(cfg, 'new_decoder_architecture') ?? modelType.toLowerCase() === 'refinedweb';
+  return (num(cfg, 'num_ln_in_parallel_attn') ?? (newArchitecture ? 2 : 1)) === 2 ? 2 : 1;
+}
+
 const parsedCache = new WeakMap<object, ArchitectureResult>();
 
 /** Reads and checks a config.json; returns the normalized architecture or the fields that are missing. Memoized per config object. */
@@ -92,14 +110,35 @@ function parseDimensions(ctx: ParseContext, traits: FamilyTraits, nemotronKinds:
   const encoderLayers = traits.stack === 'encoder-decoder' ? ctx.need(num(cfg, 'num_layers'), 'num_layers') : 0;
   const heads = ctx.need(num(cfg, ...keys.heads.keys), keys.heads.field);
   const mla = traits.mla ? parseMla(ctx) : undefined;
-  const kvHeads = mla ? heads : num(cfg, 'num_key_value_heads') ?? heads;
+  const kvHeads = mla ? heads : kvHeadsOf(ctx, heads);
   const headDim = mla ? mla.qkNope + mla.qkRope : num(cfg, ...keys.headDim) ?? traits.headDimDefault ?? Math.floor(hidden / heads);
-  const vocab = ctx.need(num(cfg, 'vocab_size'), 'vocab_size');
+  const vocab = ctx.need(num(cfg, ...keys.vocab), 'vocab_size');
   const ffn = ffnWidth(ctx, hidden);
   if (kvHeads <= 0 || heads % kvHeads !== 0) {
     ctx.problem('num_key_value_heads', `num_attention_heads (${heads}) must be a multiple of num_key_value_heads (${kvHeads})`);
   }
   return { hidden, layers, encoderLayers, heads, kvHeads, headDim, vocab, ffn, ...(mla ? { mla } : {}) };
+}
+
+/**
+ * Key/value heads: num_key_value_heads, or what the family's config says instead: Falcon's kv groups in the new decoder
+ * architecture (num_kv_heads, n_head_kv in the first remote code) or one with multi_query; StarCoder's multi_query;
+ * ChatGLM's multi_query_group_num.
+ */
+function kvHeadsOf(ctx: ParseContext, heads: number): number {
+  const { cfg, family, modelType } = ctx;
+  switch (family) {
+    case 'falcon': {
+      const newArchitecture = bool(cfg, 'new_decoder_architecture') ?? modelType.toLowerCase() === 'refinedweb';
+      return newArchitecture ? num(cfg, 'num_kv_heads', 'n_head_kv') ?? heads : bool(cfg, 'multi_query') === true ? 1 : heads;
+    }
+    case 'gpt_bigcode':
+      return (bool(cfg, 'multi_query') ?? true) ? 1 : heads;
+    case 'chatglm':
+      return bool(cfg, 'multi_query_attention') === true ? num(cfg, 'multi_query_group_num') ?? heads : heads;
+    default:
+      return num(cfg, 'num_key_value_heads') ?? heads;
+  }
 }
 
 /**
@@ -139,6 +178,15 @@ function ffnWidth(ctx: ParseContext, hidden: number): number {
       return 4 * hidden; // BloomMLP: dense_h_to_4h
     case 'opt':
       return ctx.need(num(cfg, 'ffn_dim'), 'ffn_dim');
+    case 'gptj':
+    case 'gpt_bigcode':
+      return num(cfg, 'n_inner') ?? 4 * hidden;
+    case 'gpt_neo':
+      return num(cfg, 'intermediate_size') ?? 4 * hidden;
+    case 'falcon':
+      return num(cfg, 'ffn_hidden_size') ?? 4 * hidden;
+    case 'chatglm':
+      return ctx.need(num(cfg, 'ffn_hidden_size'), 'ffn_hidden_size');
     case 'granite_hybrid':
       // GraniteMoeHybridMLP (shared_mlp) is shared_intermediate_size wide; intermediate_size is an expert's.
       return ctx.need(num(cfg, 'shared_intermediate_size'), 'shared_intermediate_size');
@@ -221,12 +269,14 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const tied = traits.tiedDefault === 'never' ? false : bool(cfg, 'tie_word_embeddings') ?? traits.tiedDefault;
   const allBias = traits.biasFlag ? bool(cfg, traits.biasFlag) : undefined;
   const attentionBias = bool(cfg, 'attention_bias') ?? allBias;
-  const qkvBias = attentionBias ?? traits.qkvBias;
+  // ChatGLM: add_qkv_bias adds q/k/v biases whatever add_bias_linear says.
+  const qkvBias = (traits.qkvBiasFlag && bool(cfg, traits.qkvBiasFlag) === true) || (attentionBias ?? traits.qkvBias);
   const outBias = traits.outBias === 'attention_bias' ? (attentionBias ?? false) : allBias ?? traits.outBias;
   const mlpBias = bool(cfg, 'mlp_bias') ?? allBias ?? traits.mlpBias;
   const positions: Architecture['positions'] = traits.positions === 'position_embedding_type'
     ? (str(cfg, 'position_embedding_type') === 'rope' ? 'rotary' : 'none') // Granite 4.0: "nope" (the H models) or "rope"
-    : mla?.nope === true ? 'none' : traits.positions;
+    : traits.positions === 'rotary-or-alibi' ? (bool(cfg, 'alibi') === true ? 'alibi' : 'rotary')
+      : mla?.nope === true ? 'none' : traits.positions;
   const window = num(cfg, 'sliding_window') ?? 0;
   const slidingLayers = window > 0 ? slidingLayerCount(cfg, traits, layers) : 0;
   const { linearAttention, mamba, mamba1, moeMask, blockKinds, moeLatent, moeRouting } = hybrid;
@@ -247,7 +297,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     slidingWindow: slidingLayers > 0 ? window : 0,
     ...(mla ? { mla } : {}),
     ...(layerPattern ? { layerPattern, qkL2Norm: bool(cfg, 'use_qk_norm') ?? true } : {}),
-    partialRotary: num(cfg, 'partial_rotary_factor') ?? ropePartial(cfg) ?? traits.partialRotary,
+    partialRotary: num(cfg, 'partial_rotary_factor') ?? ropePartial(cfg) ?? rotaryShare(cfg, traits, dims.headDim) ?? traits.partialRotary,
     ...(linearAttention ? { linearAttention, ...(traits.attnOutputGate ? { attnOutputGate: true } : {}) } : {}),
     ...(mamba ? { mamba } : {}),
     ...(mamba1 ? { mamba1 } : {}),
@@ -258,6 +308,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...(traits.modelCode ? { modelCode: traits.modelCode } : {}),
     ...((traits.fusedExperts === 'only' || FUSED_ONLY_MODEL_TYPES.has(modelType)) && moe ? { fusedExperts: true } : {}),
     ...embeddingLayout(cfg, family, hidden),
+    ...(traits.normAffine ? {} : { normAffine: false }),
+    ...(family === 'falcon' ? { normsPerBlock: falconNorms(ctx) } : {}),
   };
   const problems = ctx.problems;
   return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };

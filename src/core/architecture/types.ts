@@ -6,7 +6,7 @@ export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
   | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid' | 'nemotron_h' | 'falcon_h1' | 'jamba' | 'kimi_linear'
-  | 'opt';
+  | 'opt' | 'gptj' | 'gpt_neo' | 'falcon' | 'gpt_bigcode' | 'starcoder2' | 'olmo' | 'internlm2' | 'baichuan' | 'chatglm';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -222,8 +222,13 @@ export interface Architecture {
   readonly embedWidth?: number;
   /** Whether a norm follows the last block, when the config decides (OPT: do_layer_norm_before); else the family's. */
   readonly finalNorm?: boolean;
-  /** false: the norms have no weight or bias (OPT's layer_norm_elementwise_affine: false). */
+  /** false: the norms have no weight or bias (OPT's layer_norm_elementwise_affine: false, OLMo's OlmoLayerNorm). */
   readonly normAffine?: boolean;
+  /**
+   * Norms in each block when the config decides how many (Falcon: 1 with parallel_attn, 2 for ln_attn and ln_mlp in
+   * the new decoder architecture or for a sequential block); else the family's FamilyTraits.normPlacement says.
+   */
+  readonly normsPerBlock?: number;
   /**
    * Llama 4 loaded with bitsandbytes: transformers swaps Llama4TextExperts for SequentialLlama4TextExperts, one
    * Llama4TextMLP (gate_proj, up_proj, down_proj nn.Linear) per expert, which bitsandbytes quantizes and PEFT can target;
