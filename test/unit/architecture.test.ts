@@ -570,7 +570,7 @@ describe('architecture: OPT (opt)', () => {
   });
 });
 
-describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, InternLM2, Baichuan 2, ChatGLM', () => {
+describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, InternLM2, Baichuan 2, ChatGLM, StableLM', () => {
   const total = (cfg: Record<string, unknown>): number => {
     const r = parseArchitecture(cfg);
     assert.ok(r.ok, JSON.stringify(r.problems));
@@ -671,6 +671,20 @@ describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, Int
     };
     assert.equal(total(cfg), 2 * 125696 * 4096 + 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096) + 4096);
     assert.equal(total(cfg), 7_505_973_248);
+  });
+
+  it('StableLM 2: Llama\'s modules with q/k/v biases (use_qkv_bias) and LayerNorms; the 12B\'s parallel block and per-head q/k LayerNorms', () => {
+    const cfg = {
+      model_type: 'stablelm', hidden_size: 2048, intermediate_size: 5632, num_attention_heads: 32, num_hidden_layers: 24, num_key_value_heads: 32, vocab_size: 100352,
+      use_qkv_bias: true, partial_rotary_factor: 0.25, tie_word_embeddings: false,
+    };
+    const layer = 4 * 2048 * 2048 + 3 * 2048 + 3 * 2048 * 5632 + 2 * 2 * 2048;
+    assert.equal(total(cfg), 2 * 100352 * 2048 + 24 * layer + 2 * 2048);
+    const big = {
+      ...cfg, hidden_size: 5120, intermediate_size: 13824, num_hidden_layers: 40, num_key_value_heads: 8, use_qkv_bias: false, use_parallel_residual: true, qk_layernorm: true,
+    };
+    const bigLayer = 2 * 5120 * 5120 + 2 * 5120 * 1280 + 3 * 5120 * 13824 + 2 * 5120 + (32 + 8) * 160;
+    assert.equal(total(big), 2 * 100352 * 5120 + 40 * bigLayer + 2 * 5120);
   });
 
   it('ChatGLM3-6B: query_key_value with 2 kv groups and q/k/v biases, SwiGLU dense_h_to_4h, padded vocabulary', () => {

@@ -84,6 +84,9 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   chatglm: 'chatglm',
   // XLM-RoBERTa: RoBERTa's layers over a 250,002-token vocabulary (modeling_xlm_roberta.py).
   'xlm-roberta': 'roberta',
+  // Stability AI StableLM (3B-4E1T, 2 1.6B / 12B, Stable Code): Llama's modules with LayerNorms, partial rotary, q/k/v
+  // biases with use_qkv_bias; the 12B runs attention and the MLP in parallel with per-head q/k LayerNorms (modeling_stablelm.py).
+  stablelm: 'stablelm', stablelm_epoch: 'stablelm',
 };
 
 /** Every model_type the estimator reads, in the order messages list them. */

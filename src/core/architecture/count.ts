@@ -95,6 +95,12 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       extra += (a.moe?.experts ?? 0) * (a.moe?.moeLayers ?? 0);
       break;
     }
+    case 'stablelm':
+      // Two LayerNorms (one with use_parallel_residual); with qk_layernorm, a LayerNorm without bias per head of q and k
+      // (StableLmLayerNormPerHead).
+      blockNorms = (a.normsPerBlock ?? 2) * normSize * a.layers;
+      if (a.qkNorm) extra += (a.heads + a.kvHeads) * a.headDim * a.layers;
+      break;
     case 'olmo2':
       // post_attention and post_feedforward norms; q_norm and k_norm over the whole q and k projections.
       blockNorms = 2 * normSize * a.layers;

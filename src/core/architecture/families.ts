@@ -91,9 +91,9 @@ export interface FamilyTraits {
    */
   readonly biasFlag?: 'enable_bias' | 'bias' | 'use_bias' | 'add_bias_linear';
   /** A config key for the q/k/v biases alone, read first (ChatGLM's add_qkv_bias). */
-  readonly qkvBiasFlag?: 'add_qkv_bias';
-  /** RMSNorms on q and k per head; 'use_qk_norm': when the config says so (GLM-4.5). */
-  readonly qkNorm: boolean | 'use_qk_norm';
+  readonly qkvBiasFlag?: 'add_qkv_bias' | 'use_qkv_bias';
+  /** Norms on q and k per head; or when the config's use_qk_norm (GLM-4.5) or qk_layernorm (StableLM 2 12B) says so. */
+  readonly qkNorm: boolean | 'use_qk_norm' | 'qk_layernorm';
   /** tanh soft-caps on the final logits and the attention scores, when the config gives them (Gemma 2 and 3). */
   readonly softcaps: boolean;
   /** Eager attention takes its softmax in fp32 (false: in the scores' dtype: GPT-2, GPT-NeoX, BERT, gpt-oss, Llama 4). */
@@ -367,4 +367,5 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
     ...DECODER, keys: CHATGLM_KEYS, biasFlag: 'add_bias_linear', qkvBiasFlag: 'add_qkv_bias', fusedQkv: 'query_key_value', gatedMlpStyle: 'chatglm',
     partialRotary: 0.5,
   },
+  stablelm: { ...DECODER, norm: 'layer', qkvBiasFlag: 'use_qkv_bias', qkNorm: 'qk_layernorm', partialRotary: 0.25 },
 };

@@ -284,7 +284,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const arch: Architecture = {
     family, layers, encoderLayers: dims.encoderLayers, hidden, heads, kvHeads: dims.kvHeads, headDim: dims.headDim, ffn: dims.ffn, vocab: dims.vocab,
     tied, norm: traits.norm, gatedMlp, qkvBias, outBias, mlpBias,
-    qkNorm: traits.qkNorm === 'use_qk_norm' ? bool(cfg, 'use_qk_norm') === true : traits.qkNorm,
+    qkNorm: typeof traits.qkNorm === 'string' ? bool(cfg, traits.qkNorm) === true : traits.qkNorm,
     positions, maxPositions: num(cfg, ...traits.keys.maxPositions) ?? traits.maxPositionsDefault, moe,
     hiddenDropout: num(cfg, ...traits.keys.hiddenDropout) ?? traits.dropoutDefault,
     attentionDropout: num(cfg, ...traits.keys.attentionDropout) ?? traits.attentionDropoutDefault ?? traits.dropoutDefault,
@@ -310,6 +310,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...embeddingLayout(cfg, family, hidden),
     ...(traits.normAffine ? {} : { normAffine: false }),
     ...(family === 'falcon' ? { normsPerBlock: falconNorms(ctx) } : {}),
+    // StableLM 2 12B: attention and the MLP side by side off input_layernorm (no post_attention_layernorm).
+    ...(family === 'stablelm' && bool(cfg, 'use_parallel_residual') === true ? { normsPerBlock: 1 } : {}),
   };
   const problems = ctx.problems;
   return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };

@@ -6,7 +6,7 @@ export type Family =
   | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
   | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
   | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid' | 'nemotron_h' | 'falcon_h1' | 'jamba' | 'kimi_linear'
-  | 'opt' | 'gptj' | 'gpt_neo' | 'falcon' | 'gpt_bigcode' | 'starcoder2' | 'olmo' | 'internlm2' | 'baichuan' | 'chatglm';
+  | 'opt' | 'gptj' | 'gpt_neo' | 'falcon' | 'gpt_bigcode' | 'starcoder2' | 'olmo' | 'internlm2' | 'baichuan' | 'chatglm' | 'stablelm';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
