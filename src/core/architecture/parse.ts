@@ -206,14 +206,16 @@ function ffnWidth(ctx: ParseContext, hidden: number): number {
 
 /**
  * The head a checkpoint was saved with (config.json `architectures`): a sequence classifier (reward models,
- * classification fine-tunes: *ForSequenceClassification) or a masked-LM head; undefined for causal and seq2seq LMs and
- * configs without the field, which take the family's head.
+ * classification fine-tunes: *ForSequenceClassification), a masked-LM head, or none (an encoder saved as the bare
+ * BertModel / RobertaModel / XLMRobertaModel, as sentence-embedding models are); undefined for causal and seq2seq LMs
+ * and configs without the field, which take the family's head.
  */
 function checkpointHead(cfg: HfConfig): Head | undefined {
   const archs = cfg.architectures;
   const first = Array.isArray(archs) && typeof archs[0] === 'string' ? archs[0] : undefined;
   if (!first) return undefined;
-  return /ForSequenceClassification$/.test(first) ? 'seq_cls' : /ForMaskedLM$/.test(first) ? 'masked_lm' : undefined;
+  return /ForSequenceClassification$/.test(first) ? 'seq_cls' : /ForMaskedLM$/.test(first) ? 'masked_lm'
+    : /^(Bert|Roberta|XLMRoberta)Model$/.test(first) ? 'none' : undefined;
 }
 
 /**
