@@ -34,6 +34,18 @@ function closest(query: string, names: readonly string[], n = 3): string[] {
     .map((x) => x.name);
 }
 
+/** The size a model's name gives, in parameters: 7b, 1.3b, 125m, 1_8b, 7b1 (BLOOM's 7.1B), 8x7b (8 x 7B). */
+export function sizeInName(name: string): number | undefined {
+  const n = name.slice(0, 200).split('/').pop()!.toLowerCase();
+  if (/(^|-)\d+e(-|$)/.test(n)) return undefined; // Llama 4's 17B-16E: the active size and the expert count
+  const moe = /(?<![a-z0-9.])(\d+)x(\d+(?:\.\d+)?)b(?![a-z0-9])/.exec(n);
+  if (moe) return Number(moe[1]) * Number(moe[2]) * 1e9;
+  const bloom = /(?<![a-z0-9._])(\d+)b(\d)(?![a-z0-9])/.exec(n);
+  if (bloom) return Number(`${bloom[1]}.${bloom[2]}`) * 1e9;
+  const m = /(?<![a-z0-9._])(\d+(?:[._]\d+)?)([bm])(?![a-z0-9])/.exec(n);
+  return m ? Number(m[1].replace('_', '.')) * (m[2] === 'b' ? 1e9 : 1e6) : undefined;
+}
+
 const modelIndex = new Map<string, CatalogModel>();
 for (const m of MODEL_CATALOG) {
   modelIndex.set(normalize(m.id), m);

@@ -1,6 +1,6 @@
 // Built-in catalog: Allen AI: OLMo 2. Pure data.
 
-import { hf, type CatalogModel } from './types';
+import { checked, hf, type CatalogModel } from './types';
 
 /** Fields the OLMo 2 config.json files share. */
 const OLMO2 = {
@@ -36,5 +36,48 @@ export const OLMO_2: readonly CatalogModel[] = [
     aliases: ['allenai/OLMo-2-0325-32B-Instruct'],
     config: { ...OLMO2, hidden_size: 5120, intermediate_size: 27648, num_attention_heads: 40, num_hidden_layers: 64, num_key_value_heads: 8, head_dim: 128 },
     source: hf('allenai/OLMo-2-0325-32B'),
+  },
+];
+
+export const OLMO_1: readonly CatalogModel[] = [
+  {
+    // OLMo (1): Llama layers whose LayerNorms have no weights; the 1B ties its embeddings.
+    id: 'allenai/OLMo-1B-hf',
+    config: {
+      model_type: 'olmo', architectures: ['OlmoForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 2048, intermediate_size: 8192,
+      max_position_embeddings: 2048, num_attention_heads: 16, num_hidden_layers: 16, num_key_value_heads: 16, tie_word_embeddings: true,
+      torch_dtype: 'float32', vocab_size: 50304,
+    },
+    source: checked('allenai/OLMo-1B-hf', 'litgpt'),
+  },
+  {
+    id: 'allenai/OLMo-7B-hf',
+    config: {
+      model_type: 'olmo', architectures: ['OlmoForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 4096, intermediate_size: 11008,
+      max_position_embeddings: 2048, num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 32, tie_word_embeddings: false,
+      torch_dtype: 'float32', vocab_size: 50304,
+    },
+    source: checked('allenai/OLMo-7B-hf', 'litgpt'),
+  },
+  {
+    id: 'allenai/OLMo-7B-Instruct-hf',
+    baseModel: 'allenai/OLMo-7B-hf',
+    config: {
+      model_type: 'olmo', architectures: ['OlmoForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 4096, intermediate_size: 11008,
+      max_position_embeddings: 2048, num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 32, tie_word_embeddings: false,
+      torch_dtype: 'float32', vocab_size: 50304,
+    },
+    source: checked('allenai/OLMo-7B-Instruct-hf', 'litgpt'),
+  },
+  {
+    // OLMo 1.7 (0424, 0724): 4,096 positions, q/k/v clipped at 8.
+    id: 'allenai/OLMo-7B-0424-hf',
+    aliases: ['allenai/OLMo-7B-0724-hf'],
+    config: {
+      model_type: 'olmo', architectures: ['OlmoForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 4096, intermediate_size: 11008,
+      max_position_embeddings: 4096, num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 32, clip_qkv: 8,
+      tie_word_embeddings: false, torch_dtype: 'float32', vocab_size: 50304,
+    },
+    source: hf('allenai/OLMo-7B-0424-hf'),
   },
 ];

@@ -36,3 +36,17 @@ export const MT0: readonly CatalogModel[] = [
     source: hf('bigscience/mt0-xxl'),
   },
 ];
+
+export const BLOOM_176B: readonly CatalogModel[] = [
+  {
+    // BLOOM 176B (BigScience 2022, Table 3): 70 layers at 14,336, 112 heads; BLOOMZ is its multitask fine-tune.
+    id: 'bigscience/bloom',
+    aliases: ['bigscience/bloomz'],
+    config: {
+      model_type: 'bloom', architectures: ['BloomForCausalLM'], n_layer: 70, n_head: 112, hidden_size: 14336, vocab_size: 250880,
+      layer_norm_epsilon: 1e-05, hidden_dropout: 0, attention_dropout: 0, apply_residual_connection_post_layernorm: false,
+    },
+    publishedParams: 176_247_271_424,
+    source: hf('bigscience/bloom'),
+  },
+];

@@ -1,6 +1,6 @@
 // Built-in catalog: Google Gemma 1, 2 and 3. Pure data.
 
-import { hf, type CatalogModel, type HfConfig } from './types';
+import { fineTune, hf, type CatalogModel, type HfConfig } from './types';
 
 /**
  * A Gemma 3 image-text config.json (4B-27B): the language model's own fields under text_config (the rest are
@@ -219,5 +219,103 @@ export const GEMMA: readonly CatalogModel[] = [
     },
     publishedParams: 27_227_128_320,
     source: hf('google/gemma-2-27b'),
+  },
+];
+
+export const GEMMA_FINE_TUNES: readonly CatalogModel[] = [
+  {
+    // CodeGemma and the Gemma 1.1 and ShieldGemma fine-tunes: their base model's config.json fields.
+    id: 'google/codegemma-2b',
+    baseModel: 'google/gemma-2b',
+    config: {
+      model_type: 'gemma', architectures: ['GemmaForCausalLM'], attention_bias: false, head_dim: 256, hidden_act: 'gelu', hidden_size: 2048,
+      intermediate_size: 16384, max_position_embeddings: 8192, num_attention_heads: 8, num_hidden_layers: 18, num_key_value_heads: 1,
+      rms_norm_eps: 1e-06, torch_dtype: 'bfloat16', vocab_size: 256000,
+    },
+    source: fineTune('google/codegemma-2b', 'google/gemma-2b'),
+  },
+  {
+    id: 'google/codegemma-7b',
+    baseModel: 'google/gemma-7b',
+    config: {
+      model_type: 'gemma', architectures: ['GemmaForCausalLM'], attention_bias: false, head_dim: 256, hidden_act: 'gelu', hidden_size: 3072,
+      intermediate_size: 24576, max_position_embeddings: 8192, num_attention_heads: 16, num_hidden_layers: 28, num_key_value_heads: 16,
+      rms_norm_eps: 1e-06, torch_dtype: 'bfloat16', vocab_size: 256000,
+    },
+    source: fineTune('google/codegemma-7b', 'google/gemma-7b'),
+  },
+  {
+    id: 'google/codegemma-7b-it',
+    baseModel: 'google/gemma-7b',
+    config: {
+      model_type: 'gemma', architectures: ['GemmaForCausalLM'], attention_bias: false, head_dim: 256, hidden_act: 'gelu', hidden_size: 3072,
+      intermediate_size: 24576, max_position_embeddings: 8192, num_attention_heads: 16, num_hidden_layers: 28, num_key_value_heads: 16,
+      rms_norm_eps: 1e-06, torch_dtype: 'bfloat16', vocab_size: 256000,
+    },
+    source: fineTune('google/codegemma-7b-it', 'google/gemma-7b'),
+  },
+  {
+    id: 'google/gemma-1.1-2b-it',
+    baseModel: 'google/gemma-2b',
+    config: {
+      model_type: 'gemma', architectures: ['GemmaForCausalLM'], attention_bias: false, head_dim: 256, hidden_act: 'gelu', hidden_size: 2048,
+      intermediate_size: 16384, max_position_embeddings: 8192, num_attention_heads: 8, num_hidden_layers: 18, num_key_value_heads: 1,
+      rms_norm_eps: 1e-06, torch_dtype: 'bfloat16', vocab_size: 256000,
+    },
+    source: fineTune('google/gemma-1.1-2b-it', 'google/gemma-2b'),
+  },
+  {
+    id: 'google/gemma-1.1-7b-it',
+    baseModel: 'google/gemma-7b',
+    config: {
+      model_type: 'gemma', architectures: ['GemmaForCausalLM'], attention_bias: false, head_dim: 256, hidden_act: 'gelu', hidden_size: 3072,
+      intermediate_size: 24576, max_position_embeddings: 8192, num_attention_heads: 16, num_hidden_layers: 28, num_key_value_heads: 16,
+      rms_norm_eps: 1e-06, torch_dtype: 'bfloat16', vocab_size: 256000,
+    },
+    source: fineTune('google/gemma-1.1-7b-it', 'google/gemma-7b'),
+  },
+  {
+    id: 'google/shieldgemma-2b',
+    baseModel: 'google/gemma-2-2b',
+    config: {
+      model_type: 'gemma2', architectures: ['Gemma2ForCausalLM'], attention_bias: false, attn_logit_softcapping: 50, final_logit_softcapping: 30,
+      head_dim: 256, hidden_act: 'gelu_pytorch_tanh', hidden_activation: 'gelu_pytorch_tanh', hidden_size: 2304, intermediate_size: 9216,
+      max_position_embeddings: 8192, num_attention_heads: 8, num_hidden_layers: 26, num_key_value_heads: 4, query_pre_attn_scalar: 256,
+      rms_norm_eps: 1e-06, sliding_window: 4096, torch_dtype: 'float32', vocab_size: 256000,
+    },
+    source: fineTune('google/shieldgemma-2b', 'google/gemma-2-2b'),
+  },
+  {
+    id: 'google/shieldgemma-9b',
+    baseModel: 'google/gemma-2-9b',
+    config: {
+      model_type: 'gemma2', architectures: ['Gemma2ForCausalLM'], attention_bias: false, attn_logit_softcapping: 50, final_logit_softcapping: 30,
+      head_dim: 256, hidden_act: 'gelu_pytorch_tanh', hidden_activation: 'gelu_pytorch_tanh', hidden_size: 3584, intermediate_size: 14336,
+      max_position_embeddings: 8192, num_attention_heads: 16, num_hidden_layers: 42, num_key_value_heads: 8, query_pre_attn_scalar: 256,
+      rms_norm_eps: 1e-06, sliding_window: 4096, torch_dtype: 'float32', vocab_size: 256000,
+    },
+    source: fineTune('google/shieldgemma-9b', 'google/gemma-2-9b'),
+  },
+  {
+    id: 'google/shieldgemma-27b',
+    baseModel: 'google/gemma-2-27b',
+    config: {
+      model_type: 'gemma2', architectures: ['Gemma2ForCausalLM'], attention_bias: false, attn_logit_softcapping: 50, final_logit_softcapping: 30,
+      head_dim: 128, hidden_act: 'gelu_pytorch_tanh', hidden_activation: 'gelu_pytorch_tanh', hidden_size: 4608, intermediate_size: 36864,
+      max_position_embeddings: 8192, num_attention_heads: 32, num_hidden_layers: 46, num_key_value_heads: 16, query_pre_attn_scalar: 144,
+      rms_norm_eps: 1e-06, sliding_window: 4096, vocab_size: 256000,
+    },
+    source: fineTune('google/shieldgemma-27b', 'google/gemma-2-27b'),
+  },
+  {
+    id: 'google/gemma-2-2b-jpn-it',
+    baseModel: 'google/gemma-2-2b',
+    config: {
+      model_type: 'gemma2', architectures: ['Gemma2ForCausalLM'], attention_bias: false, attn_logit_softcapping: 50, final_logit_softcapping: 30,
+      head_dim: 256, hidden_act: 'gelu_pytorch_tanh', hidden_activation: 'gelu_pytorch_tanh', hidden_size: 2304, intermediate_size: 9216,
+      max_position_embeddings: 8192, num_attention_heads: 8, num_hidden_layers: 26, num_key_value_heads: 4, query_pre_attn_scalar: 256,
+      rms_norm_eps: 1e-06, sliding_window: 4096, torch_dtype: 'float32', vocab_size: 256000,
+    },
+    source: fineTune('google/gemma-2-2b-jpn-it', 'google/gemma-2-2b'),
   },
 ];

@@ -1,6 +1,6 @@
 // Built-in catalog: IBM Granite 4.0 H: Mamba2 and attention layers. Pure data.
 
-import { hf, type CatalogModel } from './types';
+import { fineTune, hf, type CatalogModel } from './types';
 
 export const GRANITE_4_H: readonly CatalogModel[] = [
   // ---------------------------------------------------------------------------------------------
@@ -50,5 +50,85 @@ export const GRANITE_4_H: readonly CatalogModel[] = [
     },
     publishedParams: 32_207_337_984,
     source: hf('ibm-granite/granite-4.0-h-small'),
+  },
+];
+
+export const GRANITE_3: readonly CatalogModel[] = [
+  {
+    // Granite 3.x dense: Llama layers with scalar multipliers, 8 kv heads, tied embeddings, a 49,155-token vocabulary.
+    id: 'ibm-granite/granite-3.0-2b-base',
+    config: {
+      model_type: 'granite', architectures: ['GraniteForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 2048,
+      intermediate_size: 8192, max_position_embeddings: 4096, mlp_bias: false, num_attention_heads: 32, num_hidden_layers: 40,
+      num_key_value_heads: 8, rms_norm_eps: 1e-05, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 49155,
+    },
+    source: hf('ibm-granite/granite-3.0-2b-base'),
+  },
+  {
+    id: 'ibm-granite/granite-3.0-2b-instruct',
+    baseModel: 'ibm-granite/granite-3.0-2b-base',
+    config: {
+      model_type: 'granite', architectures: ['GraniteForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 2048,
+      intermediate_size: 8192, max_position_embeddings: 4096, mlp_bias: false, num_attention_heads: 32, num_hidden_layers: 40,
+      num_key_value_heads: 8, rms_norm_eps: 1e-05, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 49155,
+    },
+    source: fineTune('ibm-granite/granite-3.0-2b-instruct', 'ibm-granite/granite-3.0-2b-base'),
+  },
+  {
+    id: 'ibm-granite/granite-3.0-8b-base',
+    config: {
+      model_type: 'granite', architectures: ['GraniteForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 4096,
+      intermediate_size: 12800, max_position_embeddings: 4096, mlp_bias: false, num_attention_heads: 32, num_hidden_layers: 40,
+      num_key_value_heads: 8, rms_norm_eps: 1e-05, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 49155,
+    },
+    source: hf('ibm-granite/granite-3.0-8b-base'),
+  },
+  {
+    id: 'ibm-granite/granite-3.0-8b-instruct',
+    baseModel: 'ibm-granite/granite-3.0-8b-base',
+    config: {
+      model_type: 'granite', architectures: ['GraniteForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 4096,
+      intermediate_size: 12800, max_position_embeddings: 4096, mlp_bias: false, num_attention_heads: 32, num_hidden_layers: 40,
+      num_key_value_heads: 8, rms_norm_eps: 1e-05, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 49155,
+    },
+    source: fineTune('ibm-granite/granite-3.0-8b-instruct', 'ibm-granite/granite-3.0-8b-base'),
+  },
+  {
+    id: 'ibm-granite/granite-3.1-2b-base',
+    config: {
+      model_type: 'granite', architectures: ['GraniteForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 2048,
+      intermediate_size: 8192, max_position_embeddings: 131072, mlp_bias: false, num_attention_heads: 32, num_hidden_layers: 40,
+      num_key_value_heads: 8, rms_norm_eps: 1e-05, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 49155,
+    },
+    source: hf('ibm-granite/granite-3.1-2b-base'),
+  },
+  {
+    id: 'ibm-granite/granite-3.1-2b-instruct',
+    baseModel: 'ibm-granite/granite-3.1-2b-base',
+    config: {
+      model_type: 'granite', architectures: ['GraniteForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 2048,
+      intermediate_size: 8192, max_position_embeddings: 131072, mlp_bias: false, num_attention_heads: 32, num_hidden_layers: 40,
+      num_key_value_heads: 8, rms_norm_eps: 1e-05, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 49155,
+    },
+    source: fineTune('ibm-granite/granite-3.1-2b-instruct', 'ibm-granite/granite-3.1-2b-base'),
+  },
+  {
+    id: 'ibm-granite/granite-3.1-8b-base',
+    config: {
+      model_type: 'granite', architectures: ['GraniteForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 4096,
+      intermediate_size: 12800, max_position_embeddings: 131072, mlp_bias: false, num_attention_heads: 32, num_hidden_layers: 40,
+      num_key_value_heads: 8, rms_norm_eps: 1e-05, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 49155,
+    },
+    source: hf('ibm-granite/granite-3.1-8b-base'),
+  },
+  {
+    id: 'ibm-granite/granite-3.1-8b-instruct',
+    baseModel: 'ibm-granite/granite-3.1-8b-base',
+    config: {
+      model_type: 'granite', architectures: ['GraniteForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 4096,
+      intermediate_size: 12800, max_position_embeddings: 131072, mlp_bias: false, num_attention_heads: 32, num_hidden_layers: 40,
+      num_key_value_heads: 8, rms_norm_eps: 1e-05, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 49155,
+    },
+    source: fineTune('ibm-granite/granite-3.1-8b-instruct', 'ibm-granite/granite-3.1-8b-base'),
   },
 ];

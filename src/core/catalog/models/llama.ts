@@ -1,6 +1,6 @@
 // Built-in catalog: Meta's Llama line: Llama 2, Llama 3 / 3.1 / 3.2 and Llama 4 (Scout, Maverick). Pure data.
 
-import { hf, type CatalogModel } from './types';
+import { checked, fineTune, hf, type CatalogModel } from './types';
 
 /** Llama 4 config.json fields both checkpoints share (meta-llama/Llama-4-Scout-17B-16E, -Maverick-17B-128E). */
 const LLAMA4 = {
@@ -294,5 +294,181 @@ export const LLAMA_4: readonly CatalogModel[] = [
     },
     publishedParams: 401_583_781_376,
     source: hf('meta-llama/Llama-4-Maverick-17B-128E-Instruct'),
+  },
+];
+
+export const LLAMA_1_CODE_LLAMA: readonly CatalogModel[] = [
+  {
+    // LLaMA (1) 7B converted to transformers: Llama layers, 2,048 positions, a 32,000-token vocabulary (Touvron et al.
+    // 2023, Table 2).
+    id: 'huggyllama/llama-7b',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 4096, intermediate_size: 11008,
+      max_position_embeddings: 2048, num_attention_heads: 32, num_hidden_layers: 32, rms_norm_eps: 1e-06, max_sequence_length: 2048,
+      tie_word_embeddings: false, torch_dtype: 'float16', vocab_size: 32000,
+    },
+    publishedParams: 6_738_415_616,
+    source: hf('huggyllama/llama-7b'),
+  },
+  {
+    // LLaMA (1) 13B converted to transformers: Llama layers, 2,048 positions, a 32,000-token vocabulary (Touvron et
+    // al. 2023, Table 2).
+    id: 'huggyllama/llama-13b',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 5120, intermediate_size: 13824,
+      max_position_embeddings: 2048, num_attention_heads: 40, num_hidden_layers: 40, rms_norm_eps: 1e-06, max_sequence_length: 2048,
+      tie_word_embeddings: false, torch_dtype: 'float16', vocab_size: 32000,
+    },
+    publishedParams: 13_015_864_320,
+    source: hf('huggyllama/llama-13b'),
+  },
+  {
+    // LLaMA (1) 30B converted to transformers: Llama layers, 2,048 positions, a 32,000-token vocabulary (Touvron et
+    // al. 2023, Table 2).
+    id: 'huggyllama/llama-30b',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 6656, intermediate_size: 17920,
+      max_position_embeddings: 2048, num_attention_heads: 52, num_hidden_layers: 60, rms_norm_eps: 1e-06, max_sequence_length: 2048,
+      tie_word_embeddings: false, torch_dtype: 'float16', vocab_size: 32000,
+    },
+    publishedParams: 32_528_943_616,
+    source: hf('huggyllama/llama-30b'),
+  },
+  {
+    // LLaMA (1) 65B converted to transformers: Llama layers, 2,048 positions, a 32,000-token vocabulary (Touvron et
+    // al. 2023, Table 2).
+    id: 'huggyllama/llama-65b',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 8192, intermediate_size: 22016,
+      max_position_embeddings: 2048, num_attention_heads: 64, num_hidden_layers: 80, rms_norm_eps: 1e-06, max_sequence_length: 2048,
+      tie_word_embeddings: false, torch_dtype: 'float16', vocab_size: 32000,
+    },
+    publishedParams: 65_285_660_672,
+    source: hf('huggyllama/llama-65b'),
+  },
+  {
+    // Code Llama: Llama 2 layers, 16,384 positions, rope_theta 1e6, an infilling vocabulary of 32,016.
+    id: 'codellama/CodeLlama-7b-hf',
+    aliases: ['meta-llama/CodeLlama-7b-hf'],
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 4096, intermediate_size: 11008,
+      max_position_embeddings: 16384, num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 32, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32016,
+    },
+    publishedParams: 6_738_546_688,
+    source: checked('codellama/CodeLlama-7b-hf', 'litgpt'),
+  },
+  {
+    id: 'codellama/CodeLlama-7b-Instruct-hf',
+    aliases: ['meta-llama/CodeLlama-7b-Instruct-hf'],
+    baseModel: 'codellama/CodeLlama-7b-hf',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 4096, intermediate_size: 11008,
+      max_position_embeddings: 16384, num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 32, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32016,
+    },
+    source: checked('codellama/CodeLlama-7b-Instruct-hf', 'litgpt'),
+  },
+  {
+    // The Python specialization has no infilling tokens: a 32,000-token vocabulary.
+    id: 'codellama/CodeLlama-7b-Python-hf',
+    aliases: ['meta-llama/CodeLlama-7b-Python-hf'],
+    baseModel: 'codellama/CodeLlama-7b-hf',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 4096, intermediate_size: 11008,
+      max_position_embeddings: 16384, num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 32, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32000,
+    },
+    source: checked('codellama/CodeLlama-7b-Python-hf', 'litgpt'),
+  },
+  {
+    // Code Llama: Llama 2 layers, 16,384 positions, rope_theta 1e6, an infilling vocabulary of 32,016.
+    id: 'codellama/CodeLlama-13b-hf',
+    aliases: ['meta-llama/CodeLlama-13b-hf'],
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 5120, intermediate_size: 13824,
+      max_position_embeddings: 16384, num_attention_heads: 40, num_hidden_layers: 40, num_key_value_heads: 40, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32016,
+    },
+    source: checked('codellama/CodeLlama-13b-hf', 'litgpt'),
+  },
+  {
+    id: 'codellama/CodeLlama-13b-Instruct-hf',
+    aliases: ['meta-llama/CodeLlama-13b-Instruct-hf'],
+    baseModel: 'codellama/CodeLlama-13b-hf',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 5120, intermediate_size: 13824,
+      max_position_embeddings: 16384, num_attention_heads: 40, num_hidden_layers: 40, num_key_value_heads: 40, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32016,
+    },
+    source: checked('codellama/CodeLlama-13b-Instruct-hf', 'litgpt'),
+  },
+  {
+    // The Python specialization has no infilling tokens: a 32,000-token vocabulary.
+    id: 'codellama/CodeLlama-13b-Python-hf',
+    aliases: ['meta-llama/CodeLlama-13b-Python-hf'],
+    baseModel: 'codellama/CodeLlama-13b-hf',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 5120, intermediate_size: 13824,
+      max_position_embeddings: 16384, num_attention_heads: 40, num_hidden_layers: 40, num_key_value_heads: 40, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32000,
+    },
+    source: checked('codellama/CodeLlama-13b-Python-hf', 'litgpt'),
+  },
+  {
+    // Code Llama: Llama 2 layers, 16,384 positions, rope_theta 1e6.
+    id: 'codellama/CodeLlama-34b-hf',
+    aliases: ['meta-llama/CodeLlama-34b-hf'],
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 8192, intermediate_size: 22016,
+      max_position_embeddings: 16384, num_attention_heads: 64, num_hidden_layers: 48, num_key_value_heads: 8, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32000,
+    },
+    source: checked('codellama/CodeLlama-34b-hf', 'litgpt'),
+  },
+  {
+    id: 'codellama/CodeLlama-34b-Instruct-hf',
+    aliases: ['meta-llama/CodeLlama-34b-Instruct-hf'],
+    baseModel: 'codellama/CodeLlama-34b-hf',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 8192, intermediate_size: 22016,
+      max_position_embeddings: 16384, num_attention_heads: 64, num_hidden_layers: 48, num_key_value_heads: 8, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32000,
+    },
+    source: checked('codellama/CodeLlama-34b-Instruct-hf', 'litgpt'),
+  },
+  {
+    // The Python specialization has no infilling tokens: a 32,000-token vocabulary.
+    id: 'codellama/CodeLlama-34b-Python-hf',
+    aliases: ['meta-llama/CodeLlama-34b-Python-hf'],
+    baseModel: 'codellama/CodeLlama-34b-hf',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 8192, intermediate_size: 22016,
+      max_position_embeddings: 16384, num_attention_heads: 64, num_hidden_layers: 48, num_key_value_heads: 8, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32000,
+    },
+    source: checked('codellama/CodeLlama-34b-Python-hf', 'litgpt'),
+  },
+  {
+    // Code Llama: Llama 2 layers, 16,384 positions, rope_theta 1e6, an infilling vocabulary of 32,016.
+    id: 'codellama/CodeLlama-70b-hf',
+    aliases: ['meta-llama/CodeLlama-70b-hf'],
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 8192, intermediate_size: 28672,
+      max_position_embeddings: 16384, num_attention_heads: 64, num_hidden_layers: 80, num_key_value_heads: 8, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32016,
+    },
+    source: checked('codellama/CodeLlama-70b-hf', 'litgpt'),
+  },
+  {
+    // Llama Guard 3 8B: a Llama-3.1-8B fine-tune.
+    id: 'meta-llama/Llama-Guard-3-8B',
+    baseModel: 'meta-llama/Llama-3.1-8B',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 4096,
+      intermediate_size: 14336, max_position_embeddings: 131072, mlp_bias: false, num_attention_heads: 32, num_hidden_layers: 32,
+      num_key_value_heads: 8, rms_norm_eps: 1e-05, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 128256,
+    },
+    source: fineTune('meta-llama/Llama-Guard-3-8B', 'meta-llama/Llama-3.1-8B'),
   },
 ];

@@ -1,6 +1,6 @@
 // Built-in catalog: Mistral AI: Mistral 7B, Mistral NeMo, Mixtral, Mistral Small and Ministral. Pure data.
 
-import { hf, type CatalogModel } from './types';
+import { checked, hf, type CatalogModel } from './types';
 
 /** Mistral Small 24B's language model (mistralai/Mistral-Small-24B-Base-2501 and the text_config of 3.1 / 3.2). */
 const MISTRAL_SMALL_TEXT = {
@@ -180,5 +180,60 @@ export const MINISTRAL: readonly CatalogModel[] = [
     },
     publishedParams: 8_019_808_256,
     source: hf('mistralai/Ministral-8B-Instruct-2410'),
+  },
+];
+
+export const MISTRAL_LARGE_CODESTRAL: readonly CatalogModel[] = [
+  {
+    // Mistral 7B v0.2: 32,768 positions, rope_theta 1e6, no sliding window.
+    id: 'mistralai/Mistral-7B-Instruct-v0.2',
+    aliases: ['mistral-community/Mistral-7B-v0.2'],
+    config: {
+      model_type: 'mistral', architectures: ['MistralForCausalLM'], hidden_act: 'silu', hidden_size: 4096, intermediate_size: 14336,
+      max_position_embeddings: 32768, num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 8, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, sliding_window: null, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32000,
+    },
+    source: checked('mistralai/Mistral-7B-Instruct-v0.2', 'litgpt'),
+  },
+  {
+    // Mixtral-8x22B-Instruct: the v3 tokenizer (32,768 tokens).
+    id: 'mistralai/Mixtral-8x22B-Instruct-v0.1',
+    baseModel: 'mistralai/Mixtral-8x22B-v0.1',
+    config: {
+      model_type: 'mixtral', architectures: ['MixtralForCausalLM'], hidden_act: 'silu', hidden_size: 6144, intermediate_size: 16384,
+      max_position_embeddings: 65536, num_attention_heads: 48, num_experts_per_tok: 2, num_hidden_layers: 56, num_key_value_heads: 8,
+      num_local_experts: 8, rms_norm_eps: 1e-05, rope_theta: 1000000, sliding_window: null, tie_word_embeddings: false, torch_dtype: 'bfloat16',
+      vocab_size: 32768,
+    },
+    source: checked('mistralai/Mixtral-8x22B-Instruct-v0.1', 'litgpt'),
+  },
+  {
+    // Codestral 22B and Mistral-Small-Instruct-2409: 56 layers at 6,144, 8 kv heads.
+    id: 'mistralai/Codestral-22B-v0.1',
+    config: {
+      model_type: 'mistral', architectures: ['MistralForCausalLM'], hidden_act: 'silu', hidden_size: 6144, intermediate_size: 16384,
+      max_position_embeddings: 32768, num_attention_heads: 48, num_hidden_layers: 56, num_key_value_heads: 8, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, sliding_window: null, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32768,
+    },
+    source: hf('mistralai/Codestral-22B-v0.1'),
+  },
+  {
+    id: 'mistralai/Mistral-Small-Instruct-2409',
+    config: {
+      model_type: 'mistral', architectures: ['MistralForCausalLM'], hidden_act: 'silu', hidden_size: 6144, intermediate_size: 16384,
+      max_position_embeddings: 131072, num_attention_heads: 48, num_hidden_layers: 56, num_key_value_heads: 8, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, sliding_window: null, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32768,
+    },
+    source: hf('mistralai/Mistral-Small-Instruct-2409'),
+  },
+  {
+    id: 'mistralai/Mistral-Large-Instruct-2407',
+    aliases: ['mistralai/Mistral-Large-Instruct-2411'],
+    config: {
+      model_type: 'mistral', architectures: ['MistralForCausalLM'], hidden_act: 'silu', hidden_size: 12288, intermediate_size: 28672,
+      max_position_embeddings: 131072, num_attention_heads: 96, num_hidden_layers: 88, num_key_value_heads: 8, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, sliding_window: null, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32768,
+    },
+    source: checked('mistralai/Mistral-Large-Instruct-2407', 'litgpt'),
   },
 ];

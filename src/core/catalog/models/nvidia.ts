@@ -1,7 +1,7 @@
 // Built-in catalog: NVIDIA Nemotron-H and Nemotron Nano: Mamba2, attention and MLP (or MoE) layers by pattern. Pure
 // data.
 
-import { hf, type CatalogModel } from './types';
+import { fineTune, hf, type CatalogModel } from './types';
 
 export const NEMOTRON_H: readonly CatalogModel[] = [
   // ---------------------------------------------------------------------------------------------
@@ -51,5 +51,29 @@ export const NEMOTRON_H: readonly CatalogModel[] = [
     },
     publishedParams: 31_577_937_344,
     source: hf('nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16'),
+  },
+];
+
+export const NVIDIA_FINE_TUNES: readonly CatalogModel[] = [
+  {
+    // Mistral-NeMo-Minitron 8B: Mistral NeMo 12B pruned to 4,096 wide with an 11,520 MLP (Sreenivas et al. 2024).
+    id: 'nvidia/Mistral-NeMo-Minitron-8B-Base',
+    config: {
+      model_type: 'mistral', architectures: ['MistralForCausalLM'], hidden_act: 'silu', hidden_size: 4096, intermediate_size: 11520,
+      max_position_embeddings: 8192, num_attention_heads: 32, num_hidden_layers: 40, num_key_value_heads: 8, head_dim: 128, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, sliding_window: null, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 131072,
+    },
+    source: hf('nvidia/Mistral-NeMo-Minitron-8B-Base'),
+  },
+  {
+    // Llama-3.1-Nemotron-70B-Instruct: a Llama-3.1-70B-Instruct fine-tune.
+    id: 'nvidia/Llama-3.1-Nemotron-70B-Instruct-HF',
+    baseModel: 'meta-llama/Llama-3.1-70B',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 8192,
+      intermediate_size: 28672, max_position_embeddings: 131072, mlp_bias: false, num_attention_heads: 64, num_hidden_layers: 80,
+      num_key_value_heads: 8, rms_norm_eps: 1e-05, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 128256,
+    },
+    source: fineTune('nvidia/Llama-3.1-Nemotron-70B-Instruct-HF', 'meta-llama/Llama-3.1-70B'),
   },
 ];

@@ -1,7 +1,7 @@
 // Built-in catalog: Qwen (Alibaba) before Qwen3: Qwen v1, Qwen1.5-MoE, Qwen2 and Qwen2.5, and the Qwen2 / 2.5-VL
 // image-text models. Pure data.
 
-import { hf, type CatalogModel } from './types';
+import { checked, fineTune, hf, type CatalogModel } from './types';
 
 /** Fields the Qwen2.5-VL config.json files share; the vision tower is the same ViT in every size. */
 const QWEN25_VL = {
@@ -339,5 +339,178 @@ export const QWEN_1: readonly CatalogModel[] = [
     },
     publishedParams: 1_836_828_672,
     source: hf('Qwen/Qwen-1_8B-Chat'),
+  },
+];
+
+export const QWEN_2_MATH_1M_V1: readonly CatalogModel[] = [
+  {
+    id: 'Qwen/Qwen2-0.5B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 896, intermediate_size: 4864,
+      max_position_embeddings: 32768, num_attention_heads: 14, num_hidden_layers: 24, num_key_value_heads: 2, rms_norm_eps: 1e-06,
+      rope_theta: 1000000, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 151936,
+    },
+    publishedParams: 494_032_768,
+    source: checked('Qwen/Qwen2-0.5B', 'mlc'),
+  },
+  {
+    id: 'Qwen/Qwen2-0.5B-Instruct',
+    baseModel: 'Qwen/Qwen2-0.5B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 896, intermediate_size: 4864,
+      max_position_embeddings: 32768, num_attention_heads: 14, num_hidden_layers: 24, num_key_value_heads: 2, rms_norm_eps: 1e-06,
+      rope_theta: 1000000, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 151936,
+    },
+    source: checked('Qwen/Qwen2-0.5B-Instruct', 'mlc'),
+  },
+  {
+    id: 'Qwen/Qwen2-1.5B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 1536, intermediate_size: 8960,
+      max_position_embeddings: 32768, num_attention_heads: 12, num_hidden_layers: 28, num_key_value_heads: 2, rms_norm_eps: 1e-06,
+      rope_theta: 1000000, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 151936,
+    },
+    publishedParams: 1_543_714_304,
+    source: checked('Qwen/Qwen2-1.5B', 'mlc'),
+  },
+  {
+    id: 'Qwen/Qwen2-1.5B-Instruct',
+    baseModel: 'Qwen/Qwen2-1.5B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 1536, intermediate_size: 8960,
+      max_position_embeddings: 32768, num_attention_heads: 12, num_hidden_layers: 28, num_key_value_heads: 2, rms_norm_eps: 1e-06,
+      rope_theta: 1000000, tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 151936,
+    },
+    source: checked('Qwen/Qwen2-1.5B-Instruct', 'mlc'),
+  },
+  {
+    id: 'Qwen/Qwen2-72B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 8192, intermediate_size: 29568,
+      max_position_embeddings: 131072, num_attention_heads: 64, num_hidden_layers: 80, num_key_value_heads: 8, rms_norm_eps: 1e-06,
+      rope_theta: 1000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 152064,
+    },
+    source: hf('Qwen/Qwen2-72B'),
+  },
+  {
+    id: 'Qwen/Qwen2-72B-Instruct',
+    baseModel: 'Qwen/Qwen2-72B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 8192, intermediate_size: 29568,
+      max_position_embeddings: 131072, num_attention_heads: 64, num_hidden_layers: 80, num_key_value_heads: 8, rms_norm_eps: 1e-06,
+      rope_theta: 1000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 152064,
+    },
+    source: fineTune('Qwen/Qwen2-72B-Instruct', 'Qwen/Qwen2-72B'),
+  },
+  {
+    // Qwen2-57B-A14B: 64 routed experts (top 8) of 2,560 and a gated shared expert of 20,480 in every layer.
+    id: 'Qwen/Qwen2-57B-A14B',
+    aliases: ['Qwen/Qwen2-57B-A14B-Instruct'],
+    config: {
+      model_type: 'qwen2_moe', architectures: ['Qwen2MoeForCausalLM'], hidden_act: 'silu', hidden_size: 3584, intermediate_size: 18944,
+      max_position_embeddings: 131072, moe_intermediate_size: 2560, num_attention_heads: 28, num_experts: 64, num_experts_per_tok: 8,
+      num_hidden_layers: 28, num_key_value_heads: 4, rms_norm_eps: 1e-06, rope_theta: 1000000, shared_expert_intermediate_size: 20480,
+      tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 151936,
+    },
+    source: hf('Qwen/Qwen2-57B-A14B'),
+  },
+  {
+    // Qwen2.5-Math: the Qwen2.5 shapes with 4,096 positions and rope_theta 1e4.
+    id: 'Qwen/Qwen2.5-Math-1.5B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 1536, intermediate_size: 8960,
+      max_position_embeddings: 4096, num_attention_heads: 12, num_hidden_layers: 28, num_key_value_heads: 2, rms_norm_eps: 1e-06, rope_theta: 10000,
+      tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 151936,
+    },
+    source: checked('Qwen/Qwen2.5-Math-1.5B', 'litgpt'),
+  },
+  {
+    id: 'Qwen/Qwen2.5-Math-1.5B-Instruct',
+    baseModel: 'Qwen/Qwen2.5-Math-1.5B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 1536, intermediate_size: 8960,
+      max_position_embeddings: 4096, num_attention_heads: 12, num_hidden_layers: 28, num_key_value_heads: 2, rms_norm_eps: 1e-06, rope_theta: 10000,
+      tie_word_embeddings: true, torch_dtype: 'bfloat16', vocab_size: 151936,
+    },
+    source: checked('Qwen/Qwen2.5-Math-1.5B-Instruct', 'litgpt'),
+  },
+  {
+    id: 'Qwen/Qwen2.5-Math-7B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 3584, intermediate_size: 18944,
+      max_position_embeddings: 4096, num_attention_heads: 28, num_hidden_layers: 28, num_key_value_heads: 4, rms_norm_eps: 1e-06, rope_theta: 10000,
+      tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 152064,
+    },
+    source: checked('Qwen/Qwen2.5-Math-7B', 'litgpt'),
+  },
+  {
+    id: 'Qwen/Qwen2.5-Math-7B-Instruct',
+    baseModel: 'Qwen/Qwen2.5-Math-7B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 3584, intermediate_size: 18944,
+      max_position_embeddings: 4096, num_attention_heads: 28, num_hidden_layers: 28, num_key_value_heads: 4, rms_norm_eps: 1e-06, rope_theta: 10000,
+      tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 152064,
+    },
+    source: checked('Qwen/Qwen2.5-Math-7B-Instruct', 'litgpt'),
+  },
+  {
+    id: 'Qwen/Qwen2.5-Math-72B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 8192, intermediate_size: 29568,
+      max_position_embeddings: 4096, num_attention_heads: 64, num_hidden_layers: 80, num_key_value_heads: 8, rms_norm_eps: 1e-06, rope_theta: 10000,
+      tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 152064,
+    },
+    source: checked('Qwen/Qwen2.5-Math-72B', 'litgpt'),
+  },
+  {
+    id: 'Qwen/Qwen2.5-Math-72B-Instruct',
+    baseModel: 'Qwen/Qwen2.5-Math-72B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 8192, intermediate_size: 29568,
+      max_position_embeddings: 4096, num_attention_heads: 64, num_hidden_layers: 80, num_key_value_heads: 8, rms_norm_eps: 1e-06, rope_theta: 10000,
+      tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 152064,
+    },
+    source: checked('Qwen/Qwen2.5-Math-72B-Instruct', 'litgpt'),
+  },
+  {
+    // Qwen2.5-1M: the Qwen2.5 shapes with 1,010,000 positions.
+    id: 'Qwen/Qwen2.5-7B-Instruct-1M',
+    baseModel: 'Qwen/Qwen2.5-7B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 3584, intermediate_size: 18944,
+      max_position_embeddings: 1010000, num_attention_heads: 28, num_hidden_layers: 28, num_key_value_heads: 4, rms_norm_eps: 1e-06,
+      rope_theta: 10000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 152064,
+    },
+    source: checked('Qwen/Qwen2.5-7B-Instruct-1M', 'litgpt'),
+  },
+  {
+    id: 'Qwen/Qwen2.5-14B-Instruct-1M',
+    baseModel: 'Qwen/Qwen2.5-14B',
+    config: {
+      model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', hidden_size: 5120, intermediate_size: 13824,
+      max_position_embeddings: 1010000, num_attention_heads: 40, num_hidden_layers: 48, num_key_value_heads: 8, rms_norm_eps: 1e-06,
+      rope_theta: 10000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 152064,
+    },
+    source: checked('Qwen/Qwen2.5-14B-Instruct-1M', 'litgpt'),
+  },
+  {
+    id: 'Qwen/Qwen-14B',
+    aliases: ['Qwen/Qwen-14B-Chat'],
+    config: {
+      model_type: 'qwen', architectures: ['QWenLMHeadModel'], hidden_size: 5120, intermediate_size: 27392, kv_channels: 128,
+      max_position_embeddings: 8192, no_bias: true, num_attention_heads: 40, num_hidden_layers: 40, seq_length: 2048, tie_word_embeddings: false,
+      vocab_size: 152064,
+    },
+    source: hf('Qwen/Qwen-14B'),
+  },
+  {
+    id: 'Qwen/Qwen-72B',
+    aliases: ['Qwen/Qwen-72B-Chat'],
+    config: {
+      model_type: 'qwen', architectures: ['QWenLMHeadModel'], hidden_size: 8192, intermediate_size: 49152, kv_channels: 128,
+      max_position_embeddings: 32768, no_bias: true, num_attention_heads: 64, num_hidden_layers: 80, seq_length: 32768, tie_word_embeddings: false,
+      vocab_size: 152064,
+    },
+    source: hf('Qwen/Qwen-72B'),
   },
 ];

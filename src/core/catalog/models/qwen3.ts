@@ -1,6 +1,6 @@
 // Built-in catalog: Qwen3 (Alibaba): the dense and MoE models, Qwen3-VL, Qwen3.5 and Qwen3-Next. Pure data.
 
-import { hf, type CatalogModel } from './types';
+import { fineTune, hf, type CatalogModel } from './types';
 
 /** Qwen3-VL config.json: the language model under text_config, the vision tower under vision_config. */
 const QWEN3_VL = { model_type: 'qwen3_vl', architectures: ['Qwen3VLForConditionalGeneration'] };
@@ -418,5 +418,80 @@ export const QWEN_3_235B: readonly CatalogModel[] = [
     },
     publishedParams: 235_093_634_560,
     source: hf('Qwen/Qwen3-235B-A22B'),
+  },
+];
+
+export const QWEN_3_CODER_EMBEDDING: readonly CatalogModel[] = [
+  {
+    // Qwen3-Coder 480B-A35B: 160 experts of 2,560, top 8, in all 62 layers.
+    id: 'Qwen/Qwen3-Coder-480B-A35B-Instruct',
+    config: {
+      model_type: 'qwen3_moe', architectures: ['Qwen3MoeForCausalLM'], attention_bias: false, decoder_sparse_step: 1, head_dim: 128,
+      hidden_act: 'silu', hidden_size: 6144, intermediate_size: 8192, max_position_embeddings: 262144, mlp_only_layers: [],
+      moe_intermediate_size: 2560, norm_topk_prob: true, num_attention_heads: 96, num_experts: 160, num_experts_per_tok: 8, num_hidden_layers: 62,
+      num_key_value_heads: 8, rms_norm_eps: 1e-06, rope_theta: 10000000, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 151936,
+    },
+    source: hf('Qwen/Qwen3-Coder-480B-A35B-Instruct'),
+  },
+  {
+    // Qwen3 Embedding and Reranker: Qwen3 fine-tunes of the same size.
+    id: 'Qwen/Qwen3-Embedding-0.6B',
+    baseModel: 'Qwen/Qwen3-0.6B',
+    config: {
+      model_type: 'qwen3', architectures: ['Qwen3ForCausalLM'], attention_bias: false, head_dim: 128, hidden_act: 'silu', hidden_size: 1024,
+      intermediate_size: 3072, max_position_embeddings: 40960, num_attention_heads: 16, num_hidden_layers: 28, num_key_value_heads: 8,
+      rms_norm_eps: 1e-06, tie_word_embeddings: true, torch_dtype: 'bfloat16', use_sliding_window: false, vocab_size: 151936,
+    },
+    source: fineTune('Qwen/Qwen3-Embedding-0.6B', 'Qwen/Qwen3-0.6B'),
+  },
+  {
+    id: 'Qwen/Qwen3-Reranker-0.6B',
+    baseModel: 'Qwen/Qwen3-0.6B',
+    config: {
+      model_type: 'qwen3', architectures: ['Qwen3ForCausalLM'], attention_bias: false, head_dim: 128, hidden_act: 'silu', hidden_size: 1024,
+      intermediate_size: 3072, max_position_embeddings: 40960, num_attention_heads: 16, num_hidden_layers: 28, num_key_value_heads: 8,
+      rms_norm_eps: 1e-06, tie_word_embeddings: true, torch_dtype: 'bfloat16', use_sliding_window: false, vocab_size: 151936,
+    },
+    source: fineTune('Qwen/Qwen3-Reranker-0.6B', 'Qwen/Qwen3-0.6B'),
+  },
+  {
+    id: 'Qwen/Qwen3-Embedding-4B',
+    baseModel: 'Qwen/Qwen3-4B',
+    config: {
+      model_type: 'qwen3', architectures: ['Qwen3ForCausalLM'], attention_bias: false, head_dim: 128, hidden_act: 'silu', hidden_size: 2560,
+      intermediate_size: 9728, max_position_embeddings: 40960, num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8,
+      rms_norm_eps: 1e-06, tie_word_embeddings: true, torch_dtype: 'bfloat16', use_sliding_window: false, vocab_size: 151936,
+    },
+    source: fineTune('Qwen/Qwen3-Embedding-4B', 'Qwen/Qwen3-4B'),
+  },
+  {
+    id: 'Qwen/Qwen3-Reranker-4B',
+    baseModel: 'Qwen/Qwen3-4B',
+    config: {
+      model_type: 'qwen3', architectures: ['Qwen3ForCausalLM'], attention_bias: false, head_dim: 128, hidden_act: 'silu', hidden_size: 2560,
+      intermediate_size: 9728, max_position_embeddings: 40960, num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8,
+      rms_norm_eps: 1e-06, tie_word_embeddings: true, torch_dtype: 'bfloat16', use_sliding_window: false, vocab_size: 151936,
+    },
+    source: fineTune('Qwen/Qwen3-Reranker-4B', 'Qwen/Qwen3-4B'),
+  },
+  {
+    id: 'Qwen/Qwen3-Embedding-8B',
+    baseModel: 'Qwen/Qwen3-8B',
+    config: {
+      model_type: 'qwen3', architectures: ['Qwen3ForCausalLM'], attention_bias: false, head_dim: 128, hidden_act: 'silu', hidden_size: 4096,
+      intermediate_size: 12288, max_position_embeddings: 40960, num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8,
+      rms_norm_eps: 1e-06, tie_word_embeddings: false, torch_dtype: 'bfloat16', use_sliding_window: false, vocab_size: 151936,
+    },
+    source: fineTune('Qwen/Qwen3-Embedding-8B', 'Qwen/Qwen3-8B'),
+  },
+  {
+    id: 'Qwen/Qwen3-Reranker-8B',
+    baseModel: 'Qwen/Qwen3-8B',
+    config: {
+      model_type: 'qwen3', architectures: ['Qwen3ForCausalLM'], attention_bias: false, head_dim: 128, hidden_act: 'silu', hidden_size: 4096,
+      intermediate_size: 12288, max_position_embeddings: 40960, num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8,
+      rms_norm_eps: 1e-06, tie_word_embeddings: false, torch_dtype: 'bfloat16', use_sliding_window: false, vocab_size: 151936,
+    },
+    source: fineTune('Qwen/Qwen3-Reranker-8B', 'Qwen/Qwen3-8B'),
   },
 ];

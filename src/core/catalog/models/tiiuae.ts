@@ -1,6 +1,6 @@
 // Built-in catalog: TII Falcon-H1: a Mamba2 mixer and attention side by side in every layer. Pure data.
 
-import { hf, type CatalogModel } from './types';
+import { checked, hf, type CatalogModel } from './types';
 
 export const FALCON_H1: readonly CatalogModel[] = [
   // ---------------------------------------------------------------------------------------------
@@ -87,5 +87,165 @@ export const FALCON_H1: readonly CatalogModel[] = [
       num_key_value_heads: 4, projectors_bias: false, tie_word_embeddings: false, vocab_size: 261120,
     },
     source: hf('tiiuae/Falcon-H1-34B-Base'),
+  },
+];
+
+export const FALCON: readonly CatalogModel[] = [
+  {
+    // Falcon-7B: multi-query attention, attention and MLP in parallel off one LayerNorm, tied embeddings.
+    id: 'tiiuae/falcon-7b',
+    config: {
+      model_type: 'falcon', architectures: ['FalconForCausalLM'], alibi: false, attention_dropout: 0, bias: false, hidden_dropout: 0,
+      hidden_size: 4544, layer_norm_epsilon: 1e-05, multi_query: true, new_decoder_architecture: false, num_attention_heads: 71,
+      num_hidden_layers: 32, parallel_attn: true, torch_dtype: 'bfloat16', vocab_size: 65024,
+    },
+    source: checked('tiiuae/falcon-7b', 'litgpt'),
+  },
+  {
+    id: 'tiiuae/falcon-7b-instruct',
+    baseModel: 'tiiuae/falcon-7b',
+    config: {
+      model_type: 'falcon', architectures: ['FalconForCausalLM'], alibi: false, attention_dropout: 0, bias: false, hidden_dropout: 0,
+      hidden_size: 4544, layer_norm_epsilon: 1e-05, multi_query: true, new_decoder_architecture: false, num_attention_heads: 71,
+      num_hidden_layers: 32, parallel_attn: true, torch_dtype: 'bfloat16', vocab_size: 65024,
+    },
+    source: checked('tiiuae/falcon-7b-instruct', 'litgpt'),
+  },
+  {
+    // Falcon-40B and 180B: the new decoder architecture, 8 kv groups, ln_attn and ln_mlp.
+    id: 'tiiuae/falcon-40b',
+    config: {
+      model_type: 'falcon', architectures: ['FalconForCausalLM'], alibi: false, attention_dropout: 0, bias: false, hidden_dropout: 0,
+      hidden_size: 8192, layer_norm_epsilon: 1e-05, multi_query: false, new_decoder_architecture: true, num_attention_heads: 128,
+      num_hidden_layers: 60, num_kv_heads: 8, parallel_attn: true, torch_dtype: 'bfloat16', vocab_size: 65024,
+    },
+    source: checked('tiiuae/falcon-40b', 'litgpt'),
+  },
+  {
+    id: 'tiiuae/falcon-40b-instruct',
+    baseModel: 'tiiuae/falcon-40b',
+    config: {
+      model_type: 'falcon', architectures: ['FalconForCausalLM'], alibi: false, attention_dropout: 0, bias: false, hidden_dropout: 0,
+      hidden_size: 8192, layer_norm_epsilon: 1e-05, multi_query: false, new_decoder_architecture: true, num_attention_heads: 128,
+      num_hidden_layers: 60, num_kv_heads: 8, parallel_attn: true, torch_dtype: 'bfloat16', vocab_size: 65024,
+    },
+    source: checked('tiiuae/falcon-40b-instruct', 'litgpt'),
+  },
+  {
+    id: 'tiiuae/falcon-180B',
+    aliases: ['tiiuae/falcon-180B-chat'],
+    config: {
+      model_type: 'falcon', architectures: ['FalconForCausalLM'], alibi: false, attention_dropout: 0, bias: false, hidden_dropout: 0,
+      hidden_size: 14848, layer_norm_epsilon: 1e-05, multi_query: false, new_decoder_architecture: true, num_attention_heads: 232,
+      num_hidden_layers: 80, num_kv_heads: 8, parallel_attn: true, torch_dtype: 'bfloat16', vocab_size: 65024,
+    },
+    source: checked('tiiuae/falcon-180B', 'litgpt'),
+  },
+  {
+    // Falcon-RW: trained on RefinedWeb only; sequential blocks with biases and ALiBi.
+    id: 'tiiuae/falcon-rw-1b',
+    config: {
+      model_type: 'falcon', architectures: ['FalconForCausalLM'], alibi: true, attention_dropout: 0, bias: true, hidden_dropout: 0,
+      hidden_size: 2048, layer_norm_epsilon: 1e-05, multi_query: false, new_decoder_architecture: false, num_attention_heads: 32,
+      num_hidden_layers: 24, parallel_attn: false, torch_dtype: 'bfloat16', vocab_size: 50304,
+    },
+    source: hf('tiiuae/falcon-rw-1b'),
+  },
+  {
+    id: 'tiiuae/falcon-rw-7b',
+    config: {
+      model_type: 'falcon', architectures: ['FalconForCausalLM'], alibi: true, attention_dropout: 0, bias: true, hidden_dropout: 0,
+      hidden_size: 4096, layer_norm_epsilon: 1e-05, multi_query: false, new_decoder_architecture: false, num_attention_heads: 64,
+      num_hidden_layers: 36, parallel_attn: false, torch_dtype: 'bfloat16', vocab_size: 65024,
+    },
+    source: hf('tiiuae/falcon-rw-7b'),
+  },
+  {
+    // Falcon2-11B: the new decoder architecture with one LayerNorm per block (num_ln_in_parallel_attn 1).
+    id: 'tiiuae/falcon-11B',
+    config: {
+      model_type: 'falcon', architectures: ['FalconForCausalLM'], alibi: false, attention_dropout: 0, bias: false, hidden_dropout: 0,
+      hidden_size: 4096, layer_norm_epsilon: 1e-05, multi_query: false, new_decoder_architecture: true, num_attention_heads: 32,
+      num_hidden_layers: 60, num_kv_heads: 8, parallel_attn: true, max_position_embeddings: 8192, num_ln_in_parallel_attn: 1, rope_theta: 500042,
+      torch_dtype: 'bfloat16', vocab_size: 65024,
+    },
+    source: hf('tiiuae/falcon-11B'),
+  },
+  {
+    // Falcon 3: Llama layers with 256-wide heads and 4 kv heads.
+    id: 'tiiuae/Falcon3-1B-Base',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 2048, intermediate_size: 8192,
+      max_position_embeddings: 4096, num_attention_heads: 8, num_hidden_layers: 18, num_key_value_heads: 4, rms_norm_eps: 1e-06, rope_theta: 1000042,
+      head_dim: 256, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 131072,
+    },
+    source: checked('tiiuae/Falcon3-1B-Base', 'litgpt'),
+  },
+  {
+    id: 'tiiuae/Falcon3-1B-Instruct',
+    baseModel: 'tiiuae/Falcon3-1B-Base',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 2048, intermediate_size: 8192,
+      max_position_embeddings: 4096, num_attention_heads: 8, num_hidden_layers: 18, num_key_value_heads: 4, rms_norm_eps: 1e-06, rope_theta: 1000042,
+      head_dim: 256, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 131072,
+    },
+    source: checked('tiiuae/Falcon3-1B-Instruct', 'litgpt'),
+  },
+  {
+    id: 'tiiuae/Falcon3-3B-Base',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 3072, intermediate_size: 9216,
+      max_position_embeddings: 32768, num_attention_heads: 12, num_hidden_layers: 22, num_key_value_heads: 4, rms_norm_eps: 1e-06,
+      rope_theta: 1000042, head_dim: 256, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 131072,
+    },
+    source: checked('tiiuae/Falcon3-3B-Base', 'litgpt'),
+  },
+  {
+    id: 'tiiuae/Falcon3-3B-Instruct',
+    baseModel: 'tiiuae/Falcon3-3B-Base',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 3072, intermediate_size: 9216,
+      max_position_embeddings: 32768, num_attention_heads: 12, num_hidden_layers: 22, num_key_value_heads: 4, rms_norm_eps: 1e-06,
+      rope_theta: 1000042, head_dim: 256, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 131072,
+    },
+    source: checked('tiiuae/Falcon3-3B-Instruct', 'litgpt'),
+  },
+  {
+    id: 'tiiuae/Falcon3-7B-Base',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 3072, intermediate_size: 23040,
+      max_position_embeddings: 32768, num_attention_heads: 12, num_hidden_layers: 28, num_key_value_heads: 4, rms_norm_eps: 1e-06,
+      rope_theta: 1000042, head_dim: 256, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 131072,
+    },
+    source: checked('tiiuae/Falcon3-7B-Base', 'litgpt'),
+  },
+  {
+    id: 'tiiuae/Falcon3-7B-Instruct',
+    baseModel: 'tiiuae/Falcon3-7B-Base',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 3072, intermediate_size: 23040,
+      max_position_embeddings: 32768, num_attention_heads: 12, num_hidden_layers: 28, num_key_value_heads: 4, rms_norm_eps: 1e-06,
+      rope_theta: 1000042, head_dim: 256, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 131072,
+    },
+    source: checked('tiiuae/Falcon3-7B-Instruct', 'litgpt'),
+  },
+  {
+    id: 'tiiuae/Falcon3-10B-Base',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 3072, intermediate_size: 23040,
+      max_position_embeddings: 32768, num_attention_heads: 12, num_hidden_layers: 40, num_key_value_heads: 4, rms_norm_eps: 1e-06,
+      rope_theta: 1000042, head_dim: 256, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 131072,
+    },
+    source: checked('tiiuae/Falcon3-10B-Base', 'litgpt'),
+  },
+  {
+    id: 'tiiuae/Falcon3-10B-Instruct',
+    baseModel: 'tiiuae/Falcon3-10B-Base',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_act: 'silu', hidden_size: 3072, intermediate_size: 23040,
+      max_position_embeddings: 32768, num_attention_heads: 12, num_hidden_layers: 40, num_key_value_heads: 4, rms_norm_eps: 1e-06,
+      rope_theta: 1000042, head_dim: 256, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 131072,
+    },
+    source: checked('tiiuae/Falcon3-10B-Instruct', 'litgpt'),
   },
 ];

@@ -22,6 +22,12 @@ export interface CatalogModel {
   readonly aliases?: readonly string[];
   /** For an upload read from its name (Unsloth bnb-4bit, GPTQ, AWQ): the listed entry whose architecture it takes. */
   readonly derivedFrom?: string;
+  /**
+   * For a fine-tune listed under its own name (an instruct or chat model, a domain fine-tune, a LoRA adapter's repo): the
+   * checkpoint it was trained from, as its model card or config.json says. Its config is its own config.json's fields,
+   * which for most fine-tunes are the base's. (Not derivedFrom: that one marks an entry made up from a name.)
+   */
+  readonly baseModel?: string;
   /** The memory-relevant subset of config.json, with HF's own field names and values. */
   readonly config: HfConfig;
   /** Exact total parameter count when published (model card, safetensors metadata total, or a paper); omit if you are not sure. */
@@ -43,3 +49,15 @@ export interface CatalogModel {
 //   integer storage rather than logical parameters, and wherever the count was not certain.
 
 export const hf = (id: string): string => `https://huggingface.co/${id}/blob/main/config.json`;
+
+/** Copies of published config.json fields that entries were checked against: repository@commit and path. */
+export const COPIES = {
+  litgpt: 'Lightning-AI/litgpt@26857050 litgpt/config.py',
+  mlc: 'mlc-ai/mlc-llm@79d603f0 python/mlc_llm/model/model_preset.py',
+} as const;
+
+/** The config.json URL, and the copy whose size fields the entry was checked against. */
+export const checked = (id: string, copy: keyof typeof COPIES): string => `${hf(id)} (sizes checked against ${COPIES[copy]})`;
+
+/** The config.json URL of a fine-tune whose architecture fields are its base model's. */
+export const fineTune = (id: string, base: string): string => `${hf(id)} (a fine-tune of ${base} with its architecture fields)`;

@@ -1,6 +1,6 @@
 // Built-in catalog: Zhipu AI (THUDM, zai-org): GLM-4-0414 and GLM-4.5 / 4.6. Pure data.
 
-import { hf, type CatalogModel } from './types';
+import { checked, hf, type CatalogModel } from './types';
 
 /** Fields the GLM-4.5 family's config.json files share (zai-org/GLM-4.5, GLM-4.5-Air, GLM-4.6). */
 const GLM45_COMMON = {
@@ -75,5 +75,43 @@ export const GLM_45: readonly CatalogModel[] = [
       num_hidden_layers: 92, use_qk_norm: true, max_position_embeddings: 202752,
     },
     source: hf('zai-org/GLM-4.6'),
+  },
+];
+
+export const CHATGLM: readonly CatalogModel[] = [
+  {
+    // ChatGLM2 / ChatGLM3 6B (remote code): 28 layers, 2 kv groups, SwiGLU 13,696; 6,243,584,000 parameters in
+    // calflops README.
+    id: 'THUDM/chatglm2-6b',
+    aliases: ['zai-org/chatglm2-6b'],
+    config: {
+      model_type: 'chatglm', architectures: ['ChatGLMModel'], add_bias_linear: false, add_qkv_bias: true, ffn_hidden_size: 13696, hidden_size: 4096,
+      kv_channels: 128, multi_query_attention: true, multi_query_group_num: 2, num_attention_heads: 32, num_layers: 28, padded_vocab_size: 65024,
+      rmsnorm: true, seq_length: 32768, tie_word_embeddings: false, torch_dtype: 'float16',
+    },
+    publishedParams: 6_243_584_000,
+    source: hf('THUDM/chatglm2-6b'),
+  },
+  {
+    id: 'THUDM/chatglm3-6b',
+    aliases: ['zai-org/chatglm3-6b', 'THUDM/chatglm3-6b-base'],
+    config: {
+      model_type: 'chatglm', architectures: ['ChatGLMModel'], add_bias_linear: false, add_qkv_bias: true, ffn_hidden_size: 13696, hidden_size: 4096,
+      kv_channels: 128, multi_query_attention: true, multi_query_group_num: 2, num_attention_heads: 32, num_layers: 28, padded_vocab_size: 65024,
+      rmsnorm: true, seq_length: 8192, tie_word_embeddings: false, torch_dtype: 'float16',
+    },
+    publishedParams: 6_243_584_000,
+    source: checked('THUDM/chatglm3-6b', 'mlc'),
+  },
+  {
+    // GLM-4-9B-Chat (remote code): the ChatGLM3 layers, 40 deep, over a 151,552-token vocabulary.
+    id: 'THUDM/glm-4-9b-chat',
+    aliases: ['zai-org/glm-4-9b-chat', 'THUDM/glm-4-9b'],
+    config: {
+      model_type: 'chatglm', architectures: ['ChatGLMModel'], add_bias_linear: false, add_qkv_bias: true, ffn_hidden_size: 13696, hidden_size: 4096,
+      kv_channels: 128, multi_query_attention: true, multi_query_group_num: 2, num_attention_heads: 32, num_layers: 40, padded_vocab_size: 151552,
+      rmsnorm: true, seq_length: 131072, tie_word_embeddings: false, torch_dtype: 'bfloat16',
+    },
+    source: hf('THUDM/glm-4-9b-chat'),
   },
 ];
