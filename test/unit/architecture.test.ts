@@ -709,17 +709,21 @@ describe('the head a checkpoint was saved with', () => {
       return p.arch.defaultHead;
     };
     assert.equal(head(['LlamaForSequenceClassification']), 'seq_cls');
-    // A bare encoder (sentence-embedding checkpoints: BertModel, RobertaModel, XLMRobertaModel) has no head.
-    const bert = findModel('google-bert/bert-base-uncased');
-    assert.ok(bert.ok);
-    const bare = parseArchitecture({ ...bert.model.config, architectures: ['BertModel'] });
-    assert.ok(bare.ok && bare.arch.defaultHead === 'none');
     assert.equal(head(['LlamaForCausalLM']), 'causal_lm');
     assert.equal(head(undefined), 'causal_lm');
     // A reward-model checkpoint's count already has its score layer: 8,030,261,248 - 128,256 x 4,096 + 4,096.
     const p = parseArchitecture({ ...m.model.config, architectures: ['LlamaForSequenceClassification'] });
     assert.ok(p.ok);
     assert.equal(countParameters(p.arch, p.arch.defaultHead, 1).total, 8_030_261_248 - 128_256 * 4096 + 4096);
+  });
+
+  it('reads a bare encoder (BertModel, RobertaModel, XLMRobertaModel: sentence-embedding checkpoints) as having no head', () => {
+    const bert = findModel('google-bert/bert-base-uncased');
+    assert.ok(bert.ok);
+    for (const architectures of [['BertModel'], ['RobertaModel'], ['XLMRobertaModel']]) {
+      const bare = parseArchitecture({ ...bert.model.config, architectures });
+      assert.ok(bare.ok && bare.arch.defaultHead === 'none', architectures[0]);
+    }
   });
 });
 
