@@ -1,6 +1,8 @@
 // Finds catalog entries by the names people write: Hub ids and aliases for models; catalog names,
-// nvidia-smi names and sizes ("24GiB", "80GB") for GPUs. Suggests the closest names when nothing matches.
+// nvidia-smi names and sizes ("24GiB", "80GB") for GPUs. Suggests the closest names when nothing matches: for a
+// model, entries of its family nearest in size.
 // Pure; no I/O.
+import { countParameters, parseArchitecture } from './architecture';
 import { GPU_CATALOG, type GpuSpec } from './catalog/gpus';
 import { MODEL_CATALOG, type CatalogModel } from './catalog/models';
 import { GiB } from './units';
@@ -21,17 +23,131 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length];
 }
 
+/**
+ * At most this many characters of a name are compared: no Hub id is longer, and a pasted 100 KB "name" must cost what
+ * a 200-character one does. Past it, edit distances are skipped altogether.
+ */
+const MAX_COMPARED = 200;
+
 function closest(query: string, names: readonly string[], n = 3): string[] {
-  const q = squash(query);
+  const long = query.length > MAX_COMPARED;
+  const q = squash(query.slice(0, MAX_COMPARED));
   return names
     .map((name) => {
       const s = squash(name);
-      const d = s.includes(q) || q.includes(s) ? Math.abs(s.length - q.length) / 4 : editDistance(q, s);
+      const d = s.includes(q) || q.includes(s) ? Math.abs(s.length - q.length) / 4 : long ? Number.POSITIVE_INFINITY : editDistance(q, s);
       return { name, d };
     })
     .sort((x, y) => x.d - y.d || x.name.localeCompare(y.name))
     .slice(0, n)
     .map((x) => x.name);
+}
+
+/** The size a model's name gives, in parameters: 7b, 1.3b, 125m, 1_8b, 7b1 (BLOOM's 7.1B), 8x7b (8 x 7B). */
+export function sizeInName(name: string): number | undefined {
+  const n = name.slice(0, MAX_COMPARED).split('/').pop()!.toLowerCase();
+  if (/(^|-)\d+e(-|$)/.test(n)) return undefined; // Llama 4's 17B-16E: the active size and the expert count
+  const moe = /(?<![a-z0-9.])(\d+)x(\d+(?:\.\d+)?)b(?![a-z0-9])/.exec(n);
+  if (moe) return Number(moe[1]) * Number(moe[2]) * 1e9;
+  const bloom = /(?<![a-z0-9._])(\d+)b(\d)(?![a-z0-9])/.exec(n);
+  if (bloom) return Number(`${bloom[1]}.${bloom[2]}`) * 1e9;
+  const m = /(?<![a-z0-9._])(\d+(?:[._]\d+)?)([bm])(?![a-z0-9])/.exec(n);
+  return m ? Number(m[1].replace('_', '.')) * (m[2] === 'b' ? 1e9 : 1e6) : undefined;
+}
+
+/** Words that say what a checkpoint is for, not which family it belongs to. */
+const NOT_FAMILY = new Set([
+  'hf', 'meta', 'instruct', 'chat', 'base', 'it', 'pt', 'model', 'deduped', 'uncased', 'cased', 'v', 'the',
+  'tiny', 'mini', 'small', 'medium', 'large', 'xl', 'xxl',
+]);
+/** Size words that end a family name the way a number does (gpt2-medium, bert-base, t5-small, flan-t5-xl). */
+const SIZE_WORD = /(^|[-_.])(tiny|mini|small|base|medium|large|xl|xxl)([-_.]|$)/;
+
+/**
+ * What suggestions compare of a name: its organization, its family (the name before its size: opt for opt-1.3b,
+ * llama-2 for Llama-2-7b-hf, qwen2.5-coder for Qwen2.5-Coder-7B-Instruct), the family's words, and its size.
+ */
+export interface NameParts {
+  readonly org: string;
+  readonly family: string;
+  readonly words: ReadonlySet<string>;
+  readonly size?: number;
+}
+
+export function nameParts(name: string): NameParts {
+  const cut = name.slice(0, MAX_COMPARED).trim().toLowerCase();
+  const slash = cut.lastIndexOf('/');
+  const org = slash >= 0 ? cut.slice(0, slash) : '';
+  const base = cut.slice(slash + 1);
+  const size = sizeInName(base);
+  // The family is what comes before the size (a number or a size word).
+  const sizeAt = base.search(/(?<![a-z0-9.])\d+(?:[._x]\d+)?[bm]\d?(?![a-z0-9])/);
+  const wordAt = base.search(SIZE_WORD);
+  const ends = [sizeAt, wordAt].filter((i) => i > 0);
+  const family = (ends.length > 0 ? base.slice(0, Math.min(...ends)) : base).replace(/[-_.]+$/, '');
+  const words = new Set((family.match(/[a-z]{2,}/g) ?? []).filter((w) => !NOT_FAMILY.has(w)));
+  return { org, family, words, ...(size !== undefined ? { size } : {}) };
+}
+
+interface Candidate {
+  readonly id: string;
+  readonly names: readonly NameParts[];
+  readonly size?: number;
+}
+
+let candidates: Candidate[] | undefined;
+
+/** Each catalog entry with the parts of its id and aliases and its size (the name's, else the count from its config). */
+function catalogCandidates(): Candidate[] {
+  if (!candidates) {
+    candidates = MODEL_CATALOG.map((m) => {
+      const names = [m.id, ...(m.aliases ?? [])].map(nameParts);
+      const parsed = names[0].size === undefined ? parseArchitecture(m.config) : undefined;
+      const size = names[0].size ?? m.publishedParams ?? (parsed?.ok ? countParameters(parsed.arch).total : undefined);
+      return { id: m.id, names, ...(size !== undefined ? { size } : {}) };
+    });
+  }
+  return candidates;
+}
+
+/**
+ * How near a catalog entry is to a name, as a family tier: 0 the same family (opt, llama-2), 1 a family word in
+ * common (llama-3 and llama-3.1; qwen2.5 and qwen2.5-coder), 2 the same organization, 3 none of these.
+ */
+function familyTier(q: NameParts, c: Candidate): number {
+  let tier = 3;
+  for (const n of c.names) {
+    if (q.family !== '' && n.family === q.family) return 0;
+    if ([...q.words].some((w) => n.words.has(w))) tier = Math.min(tier, 1);
+    else if (q.org !== '' && n.org === q.org) tier = Math.min(tier, 2);
+  }
+  return tier;
+}
+
+/**
+ * Catalog ids to suggest for an unknown model name: the entries of its family first, nearest in size to the size its
+ * name gives, then those sharing a family word, then its organization's; edit distance only breaks ties. A name that
+ * shares nothing with the catalog gets the closest names by edit distance. Bounded: only the first 200 characters are
+ * read, and a longer name is never compared character by character.
+ */
+export function suggestModels(name: string, n = 3): string[] {
+  const q = nameParts(name);
+  const scored = catalogCandidates()
+    .map((c) => ({ c, tier: familyTier(q, c) }))
+    .filter((x) => x.tier < 3);
+  const bySpelling = (): string[] => closest(name, MODEL_CATALOG.map((m) => m.id), n);
+  if (scored.length === 0) return bySpelling();
+  const long = name.length > MAX_COMPARED;
+  const sq = squash(name.slice(0, MAX_COMPARED));
+  const sizeGap = (c: Candidate): number => (q.size !== undefined && c.size !== undefined ? Math.abs(Math.log(c.size / q.size)) : 0);
+  const spelling = (c: Candidate): number => (long ? 0 : editDistance(sq, squash(c.id)));
+  const ranked = scored
+    .map((x) => ({ ...x, gap: sizeGap(x.c), d: spelling(x.c) }))
+    .sort((a, b) => a.tier - b.tier || a.gap - b.gap || a.d - b.d || a.c.id.localeCompare(b.c.id))
+    .slice(0, n)
+    .map((x) => x.c.id);
+  // Fewer relatives than asked for: the closest spellings fill the rest.
+  return ranked.length < n ? [...ranked, ...bySpelling().filter((id) => !ranked.includes(id))].slice(0, n) : ranked;
 }
 
 const modelIndex = new Map<string, CatalogModel>();
@@ -44,11 +160,13 @@ export type ModelLookup = { readonly ok: true; readonly model: CatalogModel } | 
 
 /** A model by Hub id or alias, case-insensitive; `org/` prefixes are optional when the name is unique. */
 export function findModel(name: string): ModelLookup {
+  // No Hub id is this long: a pasted blob gets suggestions from its first characters, without the look-ups below.
+  if (name.length > MAX_COMPARED) return { ok: false, suggestions: suggestModels(name) };
   const found = findListed(name);
   if (found) return { ok: true, model: found };
   const quantized = unslothBnb(name) ?? gptqAwqUpload(name);
   if (quantized) return { ok: true, model: quantized };
-  return { ok: false, suggestions: closest(name, MODEL_CATALOG.map((m) => m.id)) };
+  return { ok: false, suggestions: suggestModels(name) };
 }
 
 function findListed(name: string): CatalogModel | undefined {

@@ -1,6 +1,8 @@
 // Parameter counts against published figures (model cards, safetensors totals, papers).
 import * as assert from 'node:assert/strict';
-import { countParameters, linearModules, parseArchitecture, type Architecture } from '../../src/core/architecture';
+import {
+  countParameters, FAMILY_TRAITS, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, type Architecture, type Family, type FamilyTraits,
+} from '../../src/core/architecture';
 import { MODEL_CATALOG } from '../../src/core/catalog/models';
 import { findModel } from '../../src/core/lookup';
 
@@ -523,6 +525,180 @@ describe('architecture: exact parameter counts', () => {
   });
 });
 
+describe('architecture: OPT (opt)', () => {
+  // facebook/opt-125m and opt-350m config.json (OPTConfig names: ffn_dim, word_embed_proj_dim, do_layer_norm_before,
+  // enable_bias, dropout). The totals are the ones PyTorch counts for the loaded checkpoints (125,239,296 in OpenVINO's
+  // OPT-125m pruning notebook, 331,196,416 as OPT-350M's parameter count in DiZO's kernel benchmark).
+  const OPT = {
+    model_type: 'opt', architectures: ['OPTForCausalLM'], activation_function: 'relu', attention_dropout: 0.0, do_layer_norm_before: true, dropout: 0.1,
+    enable_bias: true, ffn_dim: 3072, hidden_size: 768, layer_norm_elementwise_affine: true, max_position_embeddings: 2048, num_attention_heads: 12,
+    num_hidden_layers: 12, vocab_size: 50272, word_embed_proj_dim: 768,
+  };
+  const arch = (cfg: Record<string, unknown>): Architecture => {
+    const r = parseArchitecture(cfg);
+    assert.ok(r.ok, JSON.stringify(r.problems));
+    return r.arch;
+  };
+
+  it('opt-125m by hand: learned positions with 2 extra rows, biased q/k/v/out_proj and fc1/fc2, two LayerNorms per layer, tied head', () => {
+    const a = arch(OPT);
+    // 50272 x 768 tokens + 2050 x 768 positions + 12 x (4 x (768² + 768) + (768 x 3072 + 3072) + (3072 x 768 + 768) + 2 x 2 x 768)
+    // + the final LayerNorm (2 x 768); the head is tied to the token embedding.
+    const perLayer = 4 * (768 * 768 + 768) + (768 * 3072 + 3072) + (3072 * 768 + 768) + 4 * 768;
+    assert.equal(50272 * 768 + 2050 * 768 + 12 * perLayer + 2 * 768, 125_239_296);
+    assert.equal(countParameters(a).total, 125_239_296);
+    assert.deepEqual(linearModules(a).map((m) => `${m.name}${m.bias ? '+b' : ''}`), ['q_proj+b', 'k_proj+b', 'v_proj+b', 'out_proj+b', 'fc1+b', 'fc2+b']);
+    assert.deepEqual([a.positions, a.gatedMlp, a.tied, a.norm, a.hiddenDropout, a.attentionDropout], ['learned', false, true, 'layer', 0.1, 0]);
+  });
+
+  it('opt-350m by hand: 512-wide embeddings projected in and out, post-LayerNorm blocks, no final norm', () => {
+    const a = arch({
+      ...OPT, hidden_size: 1024, num_hidden_layers: 24, num_attention_heads: 16, ffn_dim: 4096, word_embed_proj_dim: 512, do_layer_norm_before: false,
+    });
+    const perLayer = 4 * (1024 * 1024 + 1024) + (1024 * 4096 + 4096) + (4096 * 1024 + 1024) + 4 * 1024;
+    // 50272 x 512 tokens + project_in and project_out (512 x 1024 each, no bias) + 2050 x 1024 positions + 24 layers.
+    assert.equal(50272 * 512 + 2 * 512 * 1024 + 2050 * 1024 + 24 * perLayer, 331_196_416);
+    assert.equal(countParameters(a).total, 331_196_416);
+    assert.equal(countParameters({ ...a, tied: false }).head, 50272 * 512);
+  });
+
+  it('enable_bias: false drops every linear bias; layer_norm_elementwise_affine: false drops the norms\' parameters', () => {
+    const a = arch({ ...OPT, enable_bias: false });
+    assert.ok(linearModules(a).every((m) => !m.bias));
+    const b = arch({ ...OPT, layer_norm_elementwise_affine: false });
+    assert.equal(countParameters(b).total, 125_239_296 - (12 * 4 + 2) * 768);
+  });
+});
+
+describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, InternLM2, Baichuan 2, ChatGLM, StableLM', () => {
+  const total = (cfg: Record<string, unknown>): number => {
+    const r = parseArchitecture(cfg);
+    assert.ok(r.ok, JSON.stringify(r.problems));
+    return countParameters(r.arch).total;
+  };
+  const names = (cfg: Record<string, unknown>): string[] => {
+    const r = parseArchitecture(cfg);
+    assert.ok(r.ok);
+    return linearModules(r.arch).map((m) => `${m.name} ${m.inFeatures}x${m.outFeatures}${m.bias ? '+b' : ''}`);
+  };
+
+  it('GPT-J-6B: one LayerNorm per block, q/k/v/out_proj without bias, fc_in/fc_out with, an untied lm_head with a bias', () => {
+    const cfg = {
+      model_type: 'gptj', n_embd: 4096, n_head: 16, n_inner: null, n_layer: 28, n_positions: 2048, rotary_dim: 64, tie_word_embeddings: false,
+      vocab_size: 50400,
+    };
+    const layer = 4 * 4096 * 4096 + (4096 * 16384 + 16384) + (16384 * 4096 + 4096) + 2 * 4096;
+    // 6,050,882,784: PyTorch's count of the loaded model in a public GPT-J LoRA example's output.
+    assert.equal(50400 * 4096 + 28 * layer + 2 * 4096 + (50400 * 4096 + 50400), 6_050_882_784);
+    assert.equal(total(cfg), 6_050_882_784);
+    const r = parseArchitecture(cfg);
+    assert.ok(r.ok && r.arch.partialRotary === 0.25);
+  });
+
+  it('GPT-Neo-125M: learned positions, q/k/v_proj without bias, out_proj, c_fc and c_proj with, tied', () => {
+    const cfg = {
+      model_type: 'gpt_neo', hidden_size: 768, num_layers: 12, num_heads: 12, max_position_embeddings: 2048, vocab_size: 50257,
+      intermediate_size: null,
+    };
+    const layer = 3 * 768 * 768 + (768 * 768 + 768) + (768 * 3072 + 3072) + (3072 * 768 + 768) + 4 * 768;
+    assert.equal(total(cfg), 50257 * 768 + 2048 * 768 + 12 * layer + 2 * 768);
+    assert.equal(total(cfg), 125_198_592);
+  });
+
+  it('Falcon: multi-query with one shared LayerNorm (7B), kv groups with ln_attn and ln_mlp (40B), a sequential biased block with ALiBi (RW-1B)', () => {
+    const f7 = {
+      model_type: 'falcon', hidden_size: 4544, num_attention_heads: 71, num_hidden_layers: 32, multi_query: true, parallel_attn: true, bias: false,
+      alibi: false, vocab_size: 65024,
+    };
+    // query_key_value: 4544 -> (71 + 2) x 64; dense 4544²; MLP 4 x 4544 each way; one LayerNorm; tied head.
+    assert.equal(total(f7), 65024 * 4544 + 32 * (4544 * 73 * 64 + 4544 * 4544 + 2 * 4544 * 18176 + 2 * 4544) + 2 * 4544);
+    assert.equal(total(f7), 6_921_720_704);
+    assert.deepEqual(names(f7), ['query_key_value 4544x4672', 'dense 4544x4544', 'dense_h_to_4h 4544x18176', 'dense_4h_to_h 18176x4544']);
+    const f40 = {
+      model_type: 'falcon', hidden_size: 8192, num_attention_heads: 128, num_kv_heads: 8, num_hidden_layers: 60, new_decoder_architecture: true,
+      bias: false, vocab_size: 65024,
+    };
+    assert.equal(total(f40), 65024 * 8192 + 60 * (8192 * (128 + 16) * 64 + 8192 * 8192 + 2 * 8192 * 32768 + 2 * 2 * 8192) + 2 * 8192);
+    const rw = {
+      model_type: 'falcon', hidden_size: 2048, num_attention_heads: 32, num_hidden_layers: 24, multi_query: false, parallel_attn: false, bias: true,
+      alibi: true, vocab_size: 50304,
+    };
+    const rwLayer = (2048 * 6144 + 6144) + (2048 * 2048 + 2048) + (2048 * 8192 + 8192) + (8192 * 2048 + 2048) + 2 * 2 * 2048;
+    assert.equal(total(rw), 50304 * 2048 + 24 * rwLayer + 2 * 2048);
+    const p = parseArchitecture(rw);
+    assert.ok(p.ok && p.arch.positions === 'alibi');
+  });
+
+  it('StarCoder (gpt_bigcode): c_attn to the queries and one key and value head, learned positions, tied', () => {
+    const cfg = { model_type: 'gpt_bigcode', n_embd: 6144, n_head: 48, n_inner: 24576, n_layer: 40, n_positions: 8192, multi_query: true, vocab_size: 49152 };
+    const layer = (6144 * (6144 + 2 * 128) + 6144 + 256) + (6144 * 6144 + 6144) + (6144 * 24576 + 24576) + (24576 * 6144 + 6144) + 4 * 6144;
+    assert.equal(total(cfg), 49152 * 6144 + 8192 * 6144 + 40 * layer + 2 * 6144);
+    assert.equal(total(cfg), 15_517_456_384);
+  });
+
+  it('StarCoder2-15B: LayerNorms and biases (use_bias), GQA, c_fc / c_proj, untied', () => {
+    const cfg = {
+      model_type: 'starcoder2', hidden_size: 6144, intermediate_size: 24576, num_attention_heads: 48, num_hidden_layers: 40, num_key_value_heads: 4,
+      use_bias: true, vocab_size: 49152, tie_word_embeddings: false,
+    };
+    const layer = (6144 * 6144 + 6144) + 2 * (6144 * 512 + 512) + (6144 * 6144 + 6144) + (6144 * 24576 + 24576) + (24576 * 6144 + 6144) + 4 * 6144;
+    assert.equal(total(cfg), 2 * 49152 * 6144 + 40 * layer + 2 * 6144);
+    assert.equal(total(cfg), 15_957_889_024);
+  });
+
+  it('OLMo (1): Llama\'s modules, LayerNorms without weights (no norm parameters at all)', () => {
+    const cfg = {
+      model_type: 'olmo', hidden_size: 2048, intermediate_size: 8192, num_attention_heads: 16, num_hidden_layers: 16, vocab_size: 50304,
+      tie_word_embeddings: true,
+    };
+    assert.equal(total(cfg), 50304 * 2048 + 16 * (4 * 2048 * 2048 + 3 * 2048 * 8192));
+    assert.equal(total(cfg), 1_176_764_416);
+  });
+
+  it('InternLM2-7B: wqkv with 8 kv groups, wo, w1 / w3 / w2, untied', () => {
+    const cfg = {
+      model_type: 'internlm2', bias: false, hidden_size: 4096, intermediate_size: 14336, num_attention_heads: 32, num_hidden_layers: 32,
+      num_key_value_heads: 8, vocab_size: 92544, tie_word_embeddings: false,
+    };
+    assert.equal(total(cfg), 2 * 92544 * 4096 + 32 * (4096 * 6144 + 4096 * 4096 + 3 * 4096 * 14336 + 2 * 4096) + 4096);
+    assert.deepEqual(names(cfg).map((n) => n.split(' ')[0]), ['wqkv', 'wo', 'w1', 'w3', 'w2']);
+  });
+
+  it('Baichuan2-7B: W_pack (q, k, v), o_proj, Llama\'s MLP, untied', () => {
+    const cfg = {
+      model_type: 'baichuan', hidden_size: 4096, intermediate_size: 11008, num_attention_heads: 32, num_hidden_layers: 32, vocab_size: 125696,
+      tie_word_embeddings: false,
+    };
+    assert.equal(total(cfg), 2 * 125696 * 4096 + 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096) + 4096);
+    assert.equal(total(cfg), 7_505_973_248);
+  });
+
+  it('StableLM 2: Llama\'s modules with q/k/v biases (use_qkv_bias) and LayerNorms; the 12B\'s parallel block and per-head q/k LayerNorms', () => {
+    const cfg = {
+      model_type: 'stablelm', hidden_size: 2048, intermediate_size: 5632, num_attention_heads: 32, num_hidden_layers: 24, num_key_value_heads: 32, vocab_size: 100352,
+      use_qkv_bias: true, partial_rotary_factor: 0.25, tie_word_embeddings: false,
+    };
+    const layer = 4 * 2048 * 2048 + 3 * 2048 + 3 * 2048 * 5632 + 2 * 2 * 2048;
+    assert.equal(total(cfg), 2 * 100352 * 2048 + 24 * layer + 2 * 2048);
+    const big = {
+      ...cfg, hidden_size: 5120, intermediate_size: 13824, num_hidden_layers: 40, num_key_value_heads: 8, use_qkv_bias: false, use_parallel_residual: true, qk_layernorm: true,
+    };
+    const bigLayer = 2 * 5120 * 5120 + 2 * 5120 * 1280 + 3 * 5120 * 13824 + 2 * 5120 + (32 + 8) * 160;
+    assert.equal(total(big), 2 * 100352 * 5120 + 40 * bigLayer + 2 * 5120);
+  });
+
+  it('ChatGLM3-6B: query_key_value with 2 kv groups and q/k/v biases, SwiGLU dense_h_to_4h, padded vocabulary', () => {
+    const cfg = {
+      model_type: 'chatglm', add_bias_linear: false, add_qkv_bias: true, ffn_hidden_size: 13696, hidden_size: 4096, kv_channels: 128,
+      multi_query_attention: true,
+      multi_query_group_num: 2, num_attention_heads: 32, num_layers: 28, padded_vocab_size: 65024, seq_length: 8192, tie_word_embeddings: false,
+    };
+    // 6,243,584,000: the total printed for ChatGLM2-6B and ChatGLM3-6B in calflops' README and many fine-tuning logs.
+    assert.equal(total(cfg), 6_243_584_000);
+    assert.deepEqual(names(cfg), ['query_key_value 4096x4608+b', 'dense 4096x4096', 'dense_h_to_4h 4096x27392', 'dense_4h_to_h 13696x4096']);
+  });
+});
+
 describe('the head a checkpoint was saved with', () => {
   it('reads config.json architectures: a sequence classifier or a masked LM; causal LMs keep the family\'s head', () => {
     const m = findModel('meta-llama/Llama-3.1-8B');
@@ -539,5 +715,89 @@ describe('the head a checkpoint was saved with', () => {
     const p = parseArchitecture({ ...m.model.config, architectures: ['LlamaForSequenceClassification'] });
     assert.ok(p.ok);
     assert.equal(countParameters(p.arch, p.arch.defaultHead, 1).total, 8_030_261_248 - 128_256 * 4096 + 4096);
+  });
+
+  it('reads a bare encoder (BertModel, RobertaModel, XLMRobertaModel: sentence-embedding checkpoints) as having no head', () => {
+    const bert = findModel('google-bert/bert-base-uncased');
+    assert.ok(bert.ok);
+    for (const architectures of [['BertModel'], ['RobertaModel'], ['XLMRobertaModel']]) {
+      const bare = parseArchitecture({ ...bert.model.config, architectures });
+      assert.ok(bare.ok && bare.arch.defaultHead === 'none', architectures[0]);
+    }
+  });
+});
+
+describe('FAMILY_TRAITS', () => {
+  // The families the name checks still written out in core/estimate.ts, core/terms/activations.ts and core/step-time.ts
+  // were written for. Each row pins a trait to one of those checks, over the families that reach it, so that replacing
+  // the check by the trait is a mechanical change with the same estimates. A family added later is not listed: where its
+  // right trait differs from what the name check does for it today, the switch changes its estimate on purpose.
+  const families: readonly Family[] = [
+    'llama', 'mistral', 'qwen2', 'qwen3', 'gemma', 'gemma2', 'phi3', 'phi', 'qwen', 'gpt2', 'gpt_neox', 'bert', 'roberta', 't5', 'mixtral', 'qwen2_moe',
+    'qwen3_moe', 'gpt_oss', 'gemma3', 'deepseek_v3', 'glm4_moe', 'llama4', 'olmo2', 'glm4', 'bloom', 'qwen3_next', 'granite_hybrid', 'nemotron_h',
+    'falcon_h1', 'jamba', 'kimi_linear',
+  ];
+  /** The families blockActivations' `default:` case replays (the others have a case of their own). */
+  const defaultCase = families.filter((f) => !['gpt2', 'gpt_neox', 'phi', 'bloom', 'bert', 'roberta', 't5', 'nemotron_h', 'falcon_h1'].includes(f));
+  const is = (...names: Family[]) => (f: Family): boolean => names.includes(f);
+  /** [where the name check is, what it tests today, the trait that replaces it, the families that reach it]. */
+  type Check = [string, (f: Family) => unknown, (t: FamilyTraits) => unknown, (readonly Family[])?];
+  const checks: Check[] = [
+    ['estimate.ts fusedExpertsIn and estimateImpl: FUSED_EXPERT_FAMILIES.has(family) (twice)',
+      is('mixtral', 'qwen2_moe', 'qwen3_moe', 'deepseek_v3', 'glm4_moe', 'qwen3_next', 'granite_hybrid', 'nemotron_h', 'jamba'),
+      (t) => t.fusedExperts === 'from-5.0' || t.fusedExperts === 'only'],
+    ['estimate.ts estimateImpl: family === \'llama4\' && bnb (withSequentialExperts)', is('llama4'), (t) => t.sequentialExpertsUnderBnb],
+    ['estimate.ts estimateImpl: family === \'gpt_oss\' (transformers_version assumption)', is('gpt_oss'), (t) => t.moeBlock === 'gpt_oss'],
+    ['estimate.ts EAGER_ONLY_ATTENTION[family]', (f) => (f === 'gpt_oss' ? ['sdpa'] : f === 'bloom' ? ['sdpa', 'flash'] : undefined),
+      (t) => t.eagerOnlyAttention?.replaces],
+    ['estimate.ts estimateImpl: family === \'llama4\' && attention flash', is('llama4'), (t) => !t.flashAttention2],
+    ['estimate.ts ROPE_TABLES_PER_LAYER.has(family)', is('llama', 'mistral', 'qwen2', 'mixtral'), (t) => t.ropeTablesPerLayerBefore === '4.39'],
+    ['estimate.ts stagePhases: family === \'nemotron_h\' (mamba split kernels, twice)', is('nemotron_h'), (t) => t.mambaSplitKernels],
+    ['estimate.ts stagePhases: family === \'t5\' (layers, evaluation; twice)', is('t5'), (t) => t.stack === 'encoder-decoder'],
+    ['estimate.ts stagePhases: the eager mask, not for gpt2, gpt_neox, bert, roberta, t5', (f) => !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(f),
+      (t) => t.eagerMask4d],
+    ['activations.ts UNSLOTH_FAMILIES.has(family)', is('llama', 'mistral', 'qwen2', 'qwen3'), (t) => t.unslothFastPath],
+    ['activations.ts rmsNormOf: gemma, gemma2, gemma3, qwen3_next', is('gemma', 'gemma2', 'gemma3', 'qwen3_next'), (t) => t.rmsNormStyle === 'gemma'],
+    ['activations.ts rmsNormOf: gpt_oss, olmo2', is('gpt_oss', 'olmo2'), (t) => t.rmsNormStyle === 'gpt_oss'],
+    ['activations.ts rmsNormOf: gpt_oss\'s weights in fp32', is('gpt_oss'), (t) => t.fp32NormWeights],
+    ['activations.ts blockActivations: kimi_linear\'s fp32 residual', is('kimi_linear'), (t) => t.fp32MoeResidual],
+    ['activations.ts blockActivations: sandwich = gemma2, gemma3, glm4', is('gemma2', 'gemma3', 'glm4'), (t) => t.normPlacement === 'sandwich'],
+    ['activations.ts blockActivations: postOnly = olmo2', is('olmo2'), (t) => t.normPlacement === 'post', defaultCase],
+    ['activations.ts blockActivations: normBeforeSum = postOnly or glm4', is('olmo2', 'glm4'), (t) => t.postNormBeforeResidual],
+    ['activations.ts blockActivations case gpt_neox / phi: family === \'phi\' (8 times)', is('phi'), (t) => t.fusedQkv === undefined, ['gpt_neox', 'phi']],
+    ['activations.ts blockActivations case gpt_neox / phi: one shared LayerNorm', is('phi'), (t) => t.normPlacement === 'shared', ['gpt_neox', 'phi']],
+    ['activations.ts blockActivations case gpt_neox / phi: softmaxFp32', is('phi'), (t) => t.eagerSoftmaxFp32, ['gpt_neox', 'phi']],
+    ['activations.ts blockActivations: phi3\'s fused qkv_proj', is('phi3'), (t) => t.fusedQkv === 'qkv_proj', defaultCase],
+    ['activations.ts blockActivations: qwen\'s c_attn and c_proj (twice)', is('qwen'), (t) => t.fusedQkv === 'c_attn', defaultCase],
+    ['activations.ts blockActivations: glm4\'s interleaved cos / sin', is('glm4'), (t) => t.interleavedRotary],
+    ['activations.ts blockActivations: softmaxFp32 unless gpt_oss or llama4 (twice)', (f) => f !== 'gpt_oss' && f !== 'llama4', (t) => t.eagerSoftmaxFp32,
+      defaultCase],
+    ['activations.ts blockActivations: sinks for gpt_oss', is('gpt_oss'), (t) => t.attentionSinks],
+    ['activations.ts blockActivations: gatedMlp style (phi3, glm4, qwen, granite_hybrid)',
+      (f) => (f === 'phi3' || f === 'glm4' ? 'phi3' : f === 'qwen' ? 'qwen' : f === 'granite_hybrid' ? 'granite' : 'llama'), (t) => t.gatedMlpStyle,
+      defaultCase],
+    ['activations.ts blockActivations: granite_hybrid\'s shared MLP (twice)', is('granite_hybrid'), (t) => t.gatedMlpStyle === 'granite'],
+    ['activations.ts blockActivations and groupedExperts: gpt_oss (three times)', is('gpt_oss'), (t) => t.moeBlock === 'gpt_oss'],
+    ['activations.ts blockActivations: kimi_linear\'s MoE (twice)', is('kimi_linear'), (t) => t.moeBlock === 'kimi'],
+    ['activations.ts blockActivations: glm4_moe\'s DeepSeek MoE (deepseek_v3 takes the MLA branch)', is('glm4_moe', 'deepseek_v3'),
+      (t) => t.moeBlock === 'deepseek'],
+    ['activations.ts blockActivations: llama4\'s MoE', is('llama4'), (t) => t.moeBlock === 'llama4'],
+    ['activations.ts blockActivations: family === \'t5\'', is('t5'), (t) => t.stack === 'encoder-decoder'],
+    ['activations.ts moeMlp: jamba\'s router', is('jamba'), (t) => t.moeBlock === 'jamba'],
+    ['activations.ts moeMlp: mixtral\'s expert names', is('mixtral'), (t) => t.expertNames.join() === 'w1,w3,w2',
+      families.filter((f) => FAMILY_TRAITS[f].moeBlock === 'mixtral' || FAMILY_TRAITS[f].moeBlock === 'jamba')],
+    ['step-time.ts: family !== \'llama4\' (active parameters)', (f) => f !== 'llama4', (t) => !t.expertsRunAllTokens],
+  ];
+  for (const [where, today, trait, reached] of checks) {
+    it(`replaces ${where}`, () => {
+      for (const f of reached ?? families) assert.deepEqual(trait(FAMILY_TRAITS[f]), today(f), f);
+    });
+  }
+
+  it('has a row for every family, and FUSED_EXPERT_FAMILIES is read from it', () => {
+    for (const f of families) assert.ok(FAMILY_TRAITS[f], f);
+    assert.deepEqual([...FUSED_EXPERT_FAMILIES].sort(), [
+      'deepseek_v3', 'glm4_moe', 'granite_hybrid', 'jamba', 'mixtral', 'nemotron_h', 'qwen2_moe', 'qwen3_moe', 'qwen3_next',
+    ]);
   });
 });

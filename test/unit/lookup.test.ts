@@ -1,7 +1,7 @@
 // Catalog look-ups: tolerant names, sizes, and suggestions.
 import * as assert from 'node:assert/strict';
 import { GPU_CATALOG } from '../../src/core/catalog/gpus';
-import { findGpu, findModel } from '../../src/core/lookup';
+import { findGpu, findModel, nameParts, suggestModels } from '../../src/core/lookup';
 import { countParameters, parseArchitecture } from '../../src/core/architecture';
 
 describe('lookup', () => {
@@ -89,5 +89,60 @@ describe('lookup', () => {
     assert.ok(small.ok && small.model.id === 'Qwen/Qwen3-4B');
     const moe = findModel('qwen/qwen3-30b-a3b-instruct-2507');
     assert.ok(moe.ok && moe.model.id === 'Qwen/Qwen3-30B-A3B');
+  });
+
+  describe('suggestions for an unknown model: its family first, nearest in size; edit distance only breaks ties', () => {
+    const suggested = (name: string): readonly string[] => {
+      const r = findModel(name);
+      assert.ok(!r.ok, `${name} is listed`);
+      return r.suggestions;
+    };
+    it('reads the family and the size from a name', () => {
+      const parts = (n: string): [string, string, number | undefined] => {
+        const p = nameParts(n);
+        return [p.org, p.family, p.size];
+      };
+      assert.deepEqual(parts('facebook/opt-1.3b'), ['facebook', 'opt', 1.3e9]);
+      assert.deepEqual(parts('meta-llama/Llama-2-7b-hf'), ['meta-llama', 'llama-2', 7e9]);
+      assert.deepEqual(parts('Qwen/Qwen2.5-Coder-7B-Instruct'), ['qwen', 'qwen2.5-coder', 7e9]);
+      assert.deepEqual(parts('EleutherAI/pythia-410m-deduped'), ['eleutherai', 'pythia', 410e6]);
+      assert.deepEqual(parts('mistralai/Mixtral-8x7B-v0.1'), ['mistralai', 'mixtral', 56e9]);
+      assert.deepEqual(parts('bert-base-uncased'), ['', 'bert', undefined]);
+      assert.deepEqual([...nameParts('meta-llama/Meta-Llama-3-8B-Instruct').words], ['llama']);
+    });
+    it('an unknown OPT gets OPT sizes, nearest first, never RoBERTa', () => {
+      assert.deepEqual(suggested('facebook/opt-175b'), ['facebook/opt-66b', 'facebook/opt-30b', 'facebook/opt-13b']);
+      const s = suggested('facebook/opt-1.3b-my-finetune');
+      assert.equal(s[0], 'facebook/opt-1.3b');
+      assert.ok(s.every((id) => id.startsWith('facebook/opt-')), s.join(', '));
+      assert.deepEqual(suggestModels('facebook/opt-1.3b'), ['facebook/opt-1.3b', 'facebook/opt-2.7b', 'facebook/opt-350m']);
+    });
+    it('sizes pick within the family: Pythia 6B -> 6.9B, a 34B Llama 2 -> the 70B and 13B, a 1B StarCoder2 -> 3B', () => {
+      assert.equal(suggested('EleutherAI/pythia-6b')[0], 'EleutherAI/pythia-6.9b');
+      assert.deepEqual(suggested('meta-llama/Llama-2-34b-hf'), ['meta-llama/Llama-2-70b-hf', 'meta-llama/Llama-2-13b-hf', 'meta-llama/Llama-2-7b-hf']);
+      assert.equal(suggested('bigcode/starcoder2-1b')[0], 'bigcode/starcoder2-3b');
+      assert.equal(suggested('Qwen/Qwen4-8B')[0], 'Qwen/Qwen3-8B'); // a family word in common (qwen), then the size
+    });
+    it('a name that shares nothing with the catalog falls back to the closest spellings', () => {
+      assert.equal(suggested('totally-unknown-model-name').length, 3);
+    });
+    it('is bounded: a 100 KB name costs about what a short one does (first 200 characters, no edit distance past them)', () => {
+      suggested('warm-up/the-catalog-7b');
+      const time = (name: string): number => {
+        const t0 = process.hrtime.bigint();
+        for (let i = 0; i < 5; i++) findModel(name);
+        return Number(process.hrtime.bigint() - t0) / 5 / 1e6;
+      };
+      const huge = `facebook/opt-${'9'.repeat(100_000)}b`;
+      assert.equal(suggested(huge).length, 3);
+      assert.ok(suggested(huge).every((id) => id.startsWith('facebook/opt-')));
+      const ms = time(huge);
+      assert.ok(ms < 20, `${ms.toFixed(2)} ms for a 100 KB name`);
+      assert.ok(time('x'.repeat(100_000)) < 20);
+      // GPU names are bounded the same way.
+      const t0 = process.hrtime.bigint();
+      assert.equal(findGpu('H'.repeat(100_000)).ok, false);
+      assert.ok(Number(process.hrtime.bigint() - t0) / 1e6 < 20);
+    });
   });
 });

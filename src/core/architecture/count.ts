@@ -1,0 +1,238 @@
+// Exact parameter counts, family by family, as the modeling_*.py files declare the tensors: embeddings, the blocks'
+// linears, norms and small tensors, the head for a task, a vision tower. Also the number of layers that keep keys and
+// values. Pure; memoized per architecture.
+import type { Head } from '../setup';
+import { FAMILY_TRAITS, type FamilyTraits } from './families';
+import { linearModules } from './modules';
+import type { Architecture, LinearModule, Mamba1Spec, Mamba2Spec, ParameterCount } from './types';
+
+/** Decoder layers with a key/value cache: all but the linear-attention, Mamba2 and (Nemotron-H) MLP-only layers. */
+/** Decoder layers with a key/value cache: all but the linear-attention, Mamba2 and (Nemotron-H) MLP-only layers. */
+export function attentionLayerCount(a: Architecture): number {
+  if (a.blockKinds) return a.blockKinds.filter((k) => k === '*').length;
+  if (a.mamba?.parallel) return a.layers;
+  return a.layers - (a.linearAttention?.layers ?? 0) - (a.mamba?.layers ?? 0) - (a.mamba1?.layers ?? 0);
+}
+
+/** A Mamba2 mixer's parameters outside its two linears: conv1d weight (and bias), dt_bias, A_log, D, the gated norm. */
+function mambaExtra(mb: Mamba2Spec): number {
+  const convDim = mb.heads * mb.headDim + 2 * mb.groups * mb.state;
+  return convDim * mb.convKernel + (mb.convBias ? convDim : 0) + 3 * mb.heads + (mb.gatedNorm ? mb.heads * mb.headDim : 0);
+}
+
+/** A Mamba-1 mixer's parameters outside its linears: conv1d weight (and bias), A_log, D, the dt / B / C norms. */
+function mamba1Extra(m: Mamba1Spec): number {
+  return m.inner * m.convKernel + (m.convBias ? m.inner : 0) + m.inner * m.state + m.inner + m.dtRank + 2 * m.state;
+}
+
+/** Norms per block by FamilyTraits.normPlacement. */
+const NORMS_PER_BLOCK: Readonly<Record<FamilyTraits['normPlacement'], number>> = { shared: 1, pre: 2, post: 2, sandwich: 4 };
+
+const countCache = new WeakMap<Architecture, Map<string, ParameterCount>>();
+
+/** Exact parameter count of the model with the given task head; formulas per family in the comments. Memoized. */
+export function countParameters(a: Architecture, head: Head = a.defaultHead, numLabels = 2): ParameterCount {
+  let byHead = countCache.get(a);
+  if (!byHead) {
+    byHead = new Map();
+    countCache.set(a, byHead);
+  }
+  const key = `${head}:${numLabels}`;
+  let c = byHead.get(key);
+  if (!c) {
+    c = countParametersUncached(a, head, numLabels);
+    byHead.set(key, c);
+  }
+  return c;
+}
+
+function countParametersUncached(a: Architecture, head: Head, numLabels: number): ParameterCount {
+  const h = a.hidden;
+  const mods = linearModules(a);
+  let linear = 0;
+  let linearBias = 0;
+  for (const m of mods) {
+    linear += m.inFeatures * m.outFeatures * m.count;
+    if (m.bias) linearBias += m.outFeatures * m.count;
+  }
+  const traits = FAMILY_TRAITS[a.family];
+  // Norm weights (and biases for LayerNorm) per block, as the modeling files declare them.
+  const normSize = a.normAffine === false ? 0 : a.norm === 'layer' ? 2 * h : h;
+  // Token embeddings (narrower than the hidden size in OPT-350m, with projections in and out); a learned position table
+  // (GPT-2's wpe, BERT's position_embeddings, OPT's with 2 extra rows); the BERT family's token-type embeddings; an
+  // embedding LayerNorm (BLOOM's word_embeddings_layernorm, BERT's embeddings.LayerNorm).
+  const embedWidth = a.embedWidth ?? h;
+  let embedding = a.vocab * embedWidth;
+  if (a.embedWidth !== undefined) embedding += 2 * a.embedWidth * h;
+  if (a.positions === 'learned') embedding += (a.maxPositions + traits.positionOffset) * h;
+  if (traits.stack === 'encoder') embedding += a.typeVocab * h;
+  if (traits.embeddingNorm) embedding += normSize;
+  let finalNorm = (a.finalNorm ?? traits.finalNorm) ? normSize : 0;
+  let blockNorms: number;
+  let extra = 0;
+  switch (a.family) {
+    case 't5':
+      // Encoder blocks: 2 norms; decoder blocks: 3 norms; relative attention bias (32 buckets x heads) in the first
+      // layer of the encoder and of the decoder; final norms of both stacks.
+      blockNorms = h * (2 * a.encoderLayers + 3 * a.layers);
+      extra += 2 * 32 * a.heads;
+      finalNorm = 2 * h;
+      break;
+    case 'deepseek_v3':
+      // input and post-attention norms, q_a_layernorm (with a q LoRA rank) and kv_a_layernorm per layer. The router's
+      // e_score_correction_bias is a buffer, not a parameter.
+      blockNorms = (2 * h + (a.mla!.qLoraRank > 0 ? a.mla!.qLoraRank : 0) + a.mla!.kvLoraRank) * a.layers;
+      break;
+    case 'kimi_linear': {
+      // Input and post-attention norms in every layer; kv_a_layernorm in the MLA layers; in each KDA layer the three
+      // ShortConvolution weights (P x K each, no bias), A_log (one per head), dt_bias (P) and the gated output norm's
+      // weight (head_dim); the router's e_score_correction_bias (one per expert) is an nn.Parameter in KimiMoEGate.
+      const la = a.linearAttention;
+      const kda = la?.layers ?? 0;
+      const P = la ? la.keyHeads * la.keyDim : 0;
+      blockNorms = 2 * normSize * a.layers + a.mla!.kvLoraRank * (a.layers - kda);
+      if (la) extra += kda * (3 * P * la.convKernel + la.keyHeads + P + la.keyDim);
+      extra += (a.moe?.experts ?? 0) * (a.moe?.moeLayers ?? 0);
+      break;
+    }
+    case 'stablelm':
+      // Two LayerNorms (one with use_parallel_residual); with qk_layernorm, a LayerNorm without bias per head of q and k
+      // (StableLmLayerNormPerHead).
+      blockNorms = (a.normsPerBlock ?? 2) * normSize * a.layers;
+      if (a.qkNorm) extra += (a.heads + a.kvHeads) * a.headDim * a.layers;
+      break;
+    case 'olmo2':
+      // post_attention and post_feedforward norms; q_norm and k_norm over the whole q and k projections.
+      blockNorms = 2 * normSize * a.layers;
+      extra += (a.heads + a.kvHeads) * a.headDim * a.layers;
+      break;
+    case 'nemotron_h':
+      // One norm per layer; each Mamba2 layer's conv1d, dt_bias, A_log, D and gated norm.
+      blockNorms = normSize * a.layers;
+      extra += a.mamba!.layers * mambaExtra(a.mamba!);
+      break;
+    case 'jamba': {
+      // input_layernorm and pre_ff_layernorm; each Mamba-1 layer's depthwise conv1d (with its bias), A_log (inner x state),
+      // D, and the dt / B / C RMSNorms (dt_proj's bias is counted with the linears).
+      const m1 = a.mamba1!;
+      blockNorms = 2 * normSize * a.layers;
+      extra += m1.layers * mamba1Extra(m1);
+      break;
+    }
+    case 'falcon_h1':
+      // input_layernorm and pre_ff_layernorm; each layer's Mamba2 conv1d, dt_bias, A_log, D (and gated norm with
+      // mamba_rms_norm). The µP multipliers are config floats and mup_vector a non-persistent buffer: no parameters.
+      blockNorms = 2 * normSize * a.layers;
+      extra += a.layers * mambaExtra(a.mamba!);
+      break;
+    case 'granite_hybrid': {
+      // Input and post-attention norms in every layer; in each Mamba2 layer the depthwise conv1d over x, B and C (with its
+      // bias), dt_bias, A_log and D per head and the gated norm over the inner width.
+      blockNorms = 2 * normSize * a.layers;
+      extra += a.mamba!.layers * mambaExtra(a.mamba!);
+      break;
+    }
+    case 'qwen3_next': {
+      // Input and post-attention norms in every layer; q_norm and k_norm (head_dim each) in the full-attention layers;
+      // in each Gated DeltaNet layer the depthwise conv1d over the q, k, v channels (no bias), dt_bias and A_log per value
+      // head and the gated RMSNorm's weight (value head width, shared by the heads).
+      const la = a.linearAttention!;
+      const convDim = 2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim;
+      blockNorms = 2 * normSize * a.layers;
+      extra += 2 * a.headDim * (a.layers - la.layers) + la.layers * (convDim * la.convKernel + 2 * la.valueHeads + la.valueDim);
+      break;
+    }
+    default:
+      // One shared norm (Phi-2), two (before, or after, attention and the MLP), or four (sandwich: input,
+      // post_attention, pre_feedforward, post_feedforward); q_norm and k_norm per head; attention sinks, one learned
+      // logit per head (gpt-oss).
+      blockNorms = (a.normsPerBlock ?? NORMS_PER_BLOCK[traits.normPlacement]) * normSize * a.layers;
+      if (a.qkNorm) extra += 2 * a.headDim * a.layers;
+      if (traits.attentionSinks) extra += a.heads * a.layers;
+  }
+  const blocks = linear + linearBias + blockNorms + extra;
+
+  let headParams = 0;
+  switch (head) {
+    case 'causal_lm':
+    case 'seq2seq_lm':
+      headParams = a.tied ? 0 : a.vocab * embedWidth;
+      if (traits.lmHeadBias) headParams += a.vocab;
+      break;
+    case 'masked_lm':
+      // BertLMPredictionHead: transform dense h*h + h, LayerNorm 2h, decoder tied to the embedding plus a V bias
+      // (BertForMaskedLM builds BertModel without its pooler).
+      headParams = traits.stack === 'encoder' ? h * h + h + 2 * h + a.vocab : (a.tied ? 0 : a.vocab * h);
+      break;
+    case 'seq_cls':
+      // Pooler (BERT; RoBERTa's classification head has the same dense layer) + classifier; decoder models score with a
+      // bias-free linear on the last token.
+      headParams = traits.stack === 'encoder' ? h * h + h + h * numLabels + numLabels : h * numLabels;
+      break;
+    case 'none':
+      headParams = traits.stack === 'encoder' ? h * h + h : 0; // BertModel/RobertaModel keep their pooler
+      break;
+  }
+  const total = embedding + blocks + finalNorm + headParams + a.visionParams;
+  const largestBlock = largestBlockOf(a, mods, blocks);
+  return {
+    total, embedding, head: headParams, blocks: blocks + finalNorm, largestBlock, linear,
+    other: linearBias + blockNorms + extra + finalNorm, vision: a.visionParams,
+  };
+}
+
+/** A linear's weights and bias. */
+const withBias = (m: LinearModule): number => m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0);
+
+/** One block's parameters: the largest block where the blocks differ (dense and MoE layers, hybrid mixers, T5's decoder). */
+function largestBlockOf(a: Architecture, mods: readonly LinearModule[], blocks: number): number {
+  const h = a.hidden;
+  const t5 = FAMILY_TRAITS[a.family].stack === 'encoder-decoder';
+  // T5: a module's count spreads over encoder + decoder blocks (the decoder's attention twice: self and cross).
+  const blocksHolding = (m: LinearModule): number =>
+    (t5 ? (m.group === 'mlp' ? a.encoderLayers + a.layers : a.encoderLayers + 2 * a.layers) : a.layers);
+  const perBlockLinear = mods.reduce((s, m) => s + withBias(m) * (m.count / blocksHolding(m)), 0);
+  // A model whose first layers are dense (DeepSeek) or that mixes dense and MoE layers: its largest block is the
+  // larger of the two kinds, not the average.
+  const moe = a.moe;
+  let largestBlock = t5 ? Math.round(perBlockLinear + 3 * h) : Math.round(blocks / a.layers);
+  if (moe && moe.moeLayers > 0 && moe.moeLayers < a.layers) {
+    const per = (g: (m: LinearModule) => boolean, n: number): number => mods.filter(g).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0) / n;
+    const moeMlp = per((m) => m.group === 'expert' || m.group === 'router' || m.name.startsWith('shared_expert'), moe.moeLayers);
+    const denseMlp = per((m) => m.group === 'mlp' && !m.name.startsWith('shared_expert'), a.layers - moe.moeLayers);
+    largestBlock = Math.round(blocks / a.layers - (moeMlp * moe.moeLayers + denseMlp * (a.layers - moe.moeLayers)) / a.layers + Math.max(moeMlp, denseMlp));
+  }
+  const la = a.linearAttention ?? a.mamba ?? a.mamba1;
+  if (a.blockKinds) {
+    // Nemotron-H: a layer is one norm and one mixer; the largest block is the largest of the three kinds present.
+    const sizeOf = (names: string[], extraParams: number): number => mods.filter((m) => names.includes(m.name))
+      .reduce((t, m) => t + withBias(m), 0) + extraParams + h;
+    const present = new Set(a.blockKinds);
+    const moeBlock = mods.filter((m) => m.group === 'expert' || m.group === 'router' || m.name.startsWith('shared_experts') || m.name.includes('latent_proj'))
+      .reduce((t, m) => t + withBias(m) * (m.count / (a.moe?.moeLayers || 1)), 0) + h;
+    largestBlock = Math.max(
+      present.has('M') ? sizeOf(['in_proj', 'out_proj'], mambaExtra(a.mamba!)) : 0,
+      present.has('*') ? sizeOf(['q_proj', 'k_proj', 'v_proj', 'o_proj'], 0) : 0,
+      present.has('-') ? sizeOf(['up_proj', 'down_proj'], 0) : 0,
+      present.has('E') ? moeBlock : 0,
+    );
+  } else if (la && la.layers > 0 && la.layers < a.layers) {
+    // Linear-attention (or Mamba2) and full-attention layers differ in their attention half: the largest block has the
+    // larger one.
+    const kda = a.linearAttention?.kda === true;
+    const lin = a.linearAttention;
+    const mixerExtra = kda
+      ? lin!.keyHeads * lin!.keyDim * (3 * lin!.convKernel + 1) + lin!.keyHeads + lin!.keyDim
+      : lin
+        ? (2 * lin.keyHeads * lin.keyDim + lin.valueHeads * lin.valueDim) * lin.convKernel + 2 * lin.valueHeads + lin.valueDim
+        : a.mamba ? mambaExtra(a.mamba) : mamba1Extra(a.mamba1!);
+    const isFull = (m: LinearModule): boolean => (kda ? m.layerKind === 'full' : ['q_proj', 'k_proj', 'v_proj', 'o_proj'].includes(m.name));
+    const isLinear = (m: LinearModule): boolean => (kda ? m.layerKind === 'linear' : m.group === 'attention' && m.count === la.layers && !isFull(m));
+    const linearHalf = mods.filter(isLinear).reduce((t, m) => t + withBias(m), 0) + mixerExtra;
+    const fullHalf = mods.filter(isFull).reduce((t, m) => t + withBias(m), 0) + (a.qkNorm ? 2 * a.headDim : 0)
+      + (kda ? a.mla!.kvLoraRank : 0);
+    const mean = (linearHalf * la.layers + fullHalf * (a.layers - la.layers)) / a.layers;
+    largestBlock = Math.round(largestBlock - mean + Math.max(linearHalf, fullHalf));
+  }
+  return largestBlock;
+}

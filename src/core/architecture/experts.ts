@@ -1,0 +1,172 @@
+// Mixture-of-experts blocks: which decoder layers hold one and how they are sized (Mixtral, Qwen-MoE, gpt-oss,
+// Qwen3-Next / 3.5, Kimi Linear, DeepSeek-V2/V3, GLM-4.5, Llama 4), and the two other ways transformers builds the
+// same experts (per-expert linears under bitsandbytes for Llama 4, fused 3-D parameters in transformers 5). The MoE
+// blocks of the Mamba hybrids (Granite 4.0 H, Jamba, Nemotron) are read with their layer patterns in hybrids.ts.
+import { FAMILY_TRAITS } from './families';
+import { num, type ParseContext } from './read';
+import type { Architecture, Family, MoeSpec } from './types';
+import type { Dimensions } from './parse';
+
+/**
+ * Families whose experts transformers 5 fuses into 3-D parameters, or that only ever had those (FamilyTraits.fusedExperts
+ * 'from-5.0' or 'only'); gpt-oss and Llama 4 always had their own.
+ */
+export const FUSED_EXPERT_FAMILIES: ReadonlySet<Family> = new Set<Family>(
+  (Object.keys(FAMILY_TRAITS) as Family[]).filter((f) => FAMILY_TRAITS[f].fusedExperts === 'from-5.0' || FAMILY_TRAITS[f].fusedExperts === 'only'),
+);
+
+const sequentialExpertsCache = new WeakMap<Architecture, Architecture>();
+const fusedExpertsCache = new WeakMap<Architecture, Architecture>();
+
+function variant(cache: WeakMap<Architecture, Architecture>, a: Architecture, change: Partial<Architecture>): Architecture {
+  let out = cache.get(a);
+  if (!out) {
+    out = { ...a, ...change };
+    cache.set(a, out);
+  }
+  return out;
+}
+
+/** The Llama 4 architecture as bitsandbytes loads it (see Architecture.expertsAsLinear); one object per architecture. */
+export function withSequentialExperts(a: Architecture): Architecture {
+  return variant(sequentialExpertsCache, a, { expertsAsLinear: true });
+}
+
+/** The architecture as transformers 5 builds it (see Architecture.fusedExperts); one object per architecture. */
+export function withFusedExperts(a: Architecture): Architecture {
+  return FUSED_EXPERT_FAMILIES.has(a.family) && !a.fusedExperts ? variant(fusedExpertsCache, a, { fusedExperts: true }) : a;
+}
+
+export interface ExpertsParse {
+  readonly moe?: MoeSpec;
+  readonly layerPattern?: Architecture['layerPattern'];
+}
+
+/** Decoder layers i in [0, layers) that `isMoe(i)` marks. */
+function countLayers(layers: number, isMoe: (i: number) => boolean): number {
+  let n = 0;
+  for (let i = 0; i < layers; i++) if (isMoe(i)) n++;
+  return n;
+}
+
+/** The MoE block of a decoder whose every MoE layer has the same routed experts (and maybe shared ones). */
+export function parseExperts(ctx: ParseContext, dims: Dimensions): ExpertsParse {
+  const { cfg, family } = ctx;
+  switch (family) {
+    case 'mixtral':
+    case 'qwen2_moe':
+    case 'qwen3_moe':
+    case 'gpt_oss':
+      return { moe: sparseMoe(ctx, dims) };
+    case 'qwen3_next':
+      return (num(cfg, 'num_experts') ?? 0) > 0 ? { moe: qwen3NextMoe(ctx, dims) } : {};
+    case 'kimi_linear':
+      return (num(cfg, 'num_experts', 'num_local_experts', 'n_routed_experts') ?? 0) > 0 ? { moe: kimiMoe(ctx, dims) } : {};
+    case 'deepseek_v3':
+    case 'glm4_moe':
+      return { moe: deepseekMoe(ctx, dims) };
+    case 'llama4':
+      return llama4Layers(ctx, dims);
+    default:
+      return {};
+  }
+}
+
+/** Mixtral, Qwen2-MoE, Qwen3-MoE, gpt-oss: every decoder_sparse_step-th layer not in mlp_only_layers is MoE. */
+function sparseMoe(ctx: ParseContext, dims: Dimensions): MoeSpec {
+  const { cfg, family } = ctx;
+  const { layers, ffn } = dims;
+  const localExperts = family === 'mixtral' || family === 'gpt_oss';
+  const experts = ctx.need(num(cfg, 'num_local_experts', 'num_experts'), localExperts ? 'num_local_experts' : 'num_experts');
+  const topK = ctx.need(num(cfg, 'num_experts_per_tok', 'experts_per_token'), 'num_experts_per_tok');
+  // gpt-oss: intermediate_size is the width of one expert (modeling_gpt_oss.py GptOssExperts.expert_dim).
+  const expertFfn = localExperts ? ffn : ctx.need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
+  const sharedExpertFfn = family === 'qwen2_moe' ? (num(cfg, 'shared_expert_intermediate_size') ?? 0) : 0;
+  const step = num(cfg, 'decoder_sparse_step') ?? 1;
+  const onlyMlp = Array.isArray(cfg['mlp_only_layers']) ? (cfg['mlp_only_layers'] as unknown[]).filter((x) => typeof x === 'number') as number[] : [];
+  let moeLayers = countLayers(layers, (i) => !onlyMlp.includes(i) && experts > 0 && (i + 1) % step === 0);
+  if (localExperts) moeLayers = layers;
+  return { experts, topK, expertFfn, sharedExpertFfn, sharedExpertGate: family === 'qwen2_moe' && sharedExpertFfn > 0, moeLayers };
+}
+
+/**
+ * Qwen3NextDecoderLayer: a sparse MoE block where (i + 1) % decoder_sparse_step == 0 and i is not in mlp_only_layers,
+ * else a dense MLP of intermediate_size; Qwen3_5MoeDecoderLayer: a sparse MoE block in every layer. The block has
+ * routed experts of moe_intermediate_size, a router without bias, one shared expert of
+ * shared_expert_intermediate_size and its one-output sigmoid gate.
+ */
+function qwen3NextMoe(ctx: ParseContext, dims: Dimensions): MoeSpec {
+  const { cfg, modelType } = ctx;
+  const experts = ctx.need(num(cfg, 'num_experts'), 'num_experts');
+  const everyLayer = modelType === 'qwen3_5_moe' || modelType === 'qwen3_5_moe_text';
+  const step = everyLayer ? 1 : num(cfg, 'decoder_sparse_step') ?? 1;
+  const onlyMlp = !everyLayer && Array.isArray(cfg['mlp_only_layers'])
+    ? (cfg['mlp_only_layers'] as unknown[]).filter((x) => typeof x === 'number') as number[] : [];
+  const moeLayers = countLayers(dims.layers, (i) => !onlyMlp.includes(i) && (i + 1) % step === 0);
+  const sharedExpertFfn = num(cfg, 'shared_expert_intermediate_size') ?? 0;
+  return {
+    experts, topK: ctx.need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'),
+    expertFfn: ctx.need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size'),
+    sharedExpertFfn, sharedExpertGate: sharedExpertFfn > 0, moeLayers,
+  };
+}
+
+/**
+ * KimiDecoderLayer: KimiSparseMoeBlock where layer_idx >= first_k_dense_replace and layer_idx % moe_layer_freq == 0,
+ * else KimiMLP of intermediate_size; the shared experts are one KimiMLP of moe_intermediate_size x num_shared_experts.
+ */
+function kimiMoe(ctx: ParseContext, dims: Dimensions): MoeSpec {
+  const { cfg } = ctx;
+  const experts = ctx.need(num(cfg, 'num_experts', 'num_local_experts', 'n_routed_experts'), 'num_experts');
+  const firstDense = num(cfg, 'first_k_dense_replace') ?? 0;
+  const freq = num(cfg, 'moe_layer_freq') ?? 1;
+  const expertFfn = ctx.need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
+  const moeLayers = countLayers(dims.layers, (i) => i >= firstDense && i % freq === 0);
+  return {
+    experts, topK: ctx.need(num(cfg, 'num_experts_per_token', 'num_experts_per_tok'), 'num_experts_per_token'), expertFfn,
+    sharedExpertFfn: expertFfn * (num(cfg, 'num_shared_experts', 'n_shared_experts') ?? 0), sharedExpertGate: false, moeLayers,
+  };
+}
+
+/**
+ * DeepseekV3DecoderLayer: layers from first_k_dense_replace on are MoE (every moe_layer_freq-th), the first ones a
+ * dense MLP of intermediate_size; the shared experts are one MLP of moe_intermediate_size x n_shared_experts.
+ * Glm4MoeDecoderLayer: the same rule without moe_layer_freq.
+ */
+function deepseekMoe(ctx: ParseContext, dims: Dimensions): MoeSpec {
+  const { cfg } = ctx;
+  const experts = ctx.need(num(cfg, 'n_routed_experts'), 'n_routed_experts');
+  const firstDense = num(cfg, 'first_k_dense_replace') ?? 0;
+  const freq = num(cfg, 'moe_layer_freq') ?? 1;
+  const expertFfn = ctx.need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
+  const moeLayers = countLayers(dims.layers, (i) => i >= firstDense && i % freq === 0);
+  return {
+    experts, topK: ctx.need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'), expertFfn,
+    sharedExpertFfn: expertFfn * (num(cfg, 'n_shared_experts') ?? 0), sharedExpertGate: false, moeLayers,
+  };
+}
+
+/**
+ * Llama4TextConfig: moe_layers defaults to every interleave_moe_layer_step-th layer (from step - 1); no_rope_layers
+ * to 1 (rotary) except every no_rope_layer_interval-th layer (4).
+ */
+function llama4Layers(ctx: ParseContext, dims: Dimensions): ExpertsParse {
+  const { cfg } = ctx;
+  const { layers } = dims;
+  const experts = ctx.need(num(cfg, 'num_local_experts') ?? 16, 'num_local_experts');
+  const step = num(cfg, 'interleave_moe_layer_step') ?? 1;
+  const listed = Array.isArray(cfg.moe_layers) ? new Set((cfg.moe_layers as unknown[]).filter((x): x is number => typeof x === 'number')) : undefined;
+  const noRope = Array.isArray(cfg.no_rope_layers) ? (cfg.no_rope_layers as unknown[]) : undefined;
+  const interval = num(cfg, 'no_rope_layer_interval') ?? 4;
+  const moeFlags = Array.from({ length: layers }, (_, i) => (listed ? listed.has(i) : step > 0 && i >= step - 1 && (i - (step - 1)) % step === 0));
+  const ropeFlags = Array.from({ length: layers }, (_, i) => (noRope ? noRope[i] !== 0 && noRope[i] !== false : (i + 1) % interval !== 0));
+  const tuning = cfg.attn_temperature_tuning;
+  const layerPattern = { moe: moeFlags, rope: ropeFlags, temperatureTuning: tuning === undefined || tuning === null ? true : Boolean(tuning) };
+  const expertFfn = ctx.need(num(cfg, 'intermediate_size') ?? 8192, 'intermediate_size');
+  const moe: MoeSpec = {
+    experts, topK: ctx.need(num(cfg, 'num_experts_per_tok') ?? 1, 'num_experts_per_tok'), expertFfn, sharedExpertFfn: expertFfn, sharedExpertGate: false,
+    moeLayers: moeFlags.filter(Boolean).length,
+  };
+  return { moe, layerPattern };
+}
+

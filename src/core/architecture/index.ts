@@ -1,0 +1,12 @@
+// The architecture of a Hugging Face config.json: parse it into a normalized Architecture, list its linear modules,
+// count its parameters exactly, and look up what its family does differently (FAMILY_TRAITS). This file is the folder's
+// public surface; the rest is internal. Pure: no I/O.
+export { FAMILY_ALIASES, SUPPORTED_MODEL_TYPES } from './aliases';
+export { attentionLayerCount, countParameters } from './count';
+export { FUSED_EXPERT_FAMILIES, withFusedExperts, withSequentialExperts } from './experts';
+export { FAMILY_TRAITS, type ConfigKeys, type EagerOnlyAttention, type FamilyTraits, type SizeField } from './families';
+export { linearModules } from './modules';
+export { parseArchitecture } from './parse';
+export type {
+  Architecture, ArchitectureProblem, ArchitectureResult, Family, LinearAttentionSpec, LinearModule, Mamba1Spec, Mamba2Spec, MlaSpec, MoeSpec, ParameterCount,
+} from './types';

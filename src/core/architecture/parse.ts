@@ -1,0 +1,320 @@
+// config.json -> Architecture: finds the language model's fields, reads the sizes every family has, then the parts
+// only some have (MoE blocks, hybrid mixers, a vision tower), in that order, so problems come out in a fixed order.
+// Pure: problems (missing or impossible fields) are returned, never thrown.
+import type { HfConfig, Head } from '../setup';
+import { FAMILY_ALIASES, SUPPORTED_MODEL_TYPES } from './aliases';
+import { parseExperts } from './experts';
+import { FAMILY_TRAITS, type FamilyTraits } from './families';
+import { nemotronPattern, parseHybrid } from './hybrids';
+import { bool, num, obj, ParseContext, ropePartial, str } from './read';
+import type { Architecture, ArchitectureResult, MlaSpec } from './types';
+import { visionTowerParams, type ImageText } from './vision';
+
+/**
+ * Gemma3TextConfig defaults (transformers models/gemma3/configuration_gemma3.py) for the fields the multimodal
+ * checkpoints leave out of their text_config.
+ */
+const GEMMA3_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
+  vocab_size: 262_208, num_attention_heads: 8, num_key_value_heads: 4, head_dim: 256, hidden_act: 'gelu_pytorch_tanh', tie_word_embeddings: true,
+};
+
+/**
+ * Config-decided parts of the embeddings and norms (absent for every family whose layout is fixed): OPT's
+ * word_embed_proj_dim (token embeddings narrower than the hidden size, with project_in / project_out), its final norm
+ * (only with do_layer_norm_before and without _remove_final_layer_norm) and layer_norm_elementwise_affine.
+ */
+function embeddingLayout(cfg: HfConfig, family: string, hidden: number): Pick<Architecture, 'embedWidth' | 'finalNorm' | 'normAffine'> {
+  if (family !== 'opt') return {};
+  const width = num(cfg, 'word_embed_proj_dim');
+  const finalNorm = (bool(cfg, 'do_layer_norm_before') ?? true) && bool(cfg, '_remove_final_layer_norm') !== true;
+  const affine = bool(cfg, 'layer_norm_elementwise_affine') ?? true;
+  return {
+    ...(width !== undefined && width !== hidden ? { embedWidth: width } : {}), ...(finalNorm ? {} : { finalNorm }), ...(affine ? {} : { normAffine: false }),
+  };
+}
+
+/** GPT-J's rotary_dim as a share of the head width. */
+function rotaryShare(cfg: HfConfig, traits: FamilyTraits, headDim: number): number | undefined {
+  const dim = traits.keys.rotaryDim ? num(cfg, ...traits.keys.rotaryDim) : undefined;
+  return dim !== undefined && dim > 0 && dim <= headDim ? dim / headDim : undefined;
+}
+
+/**
+ * FalconDecoderLayer: input_layernorm and post_attention_layernorm without parallel_attn (Falcon-RW); with it,
+ * ln_attn and ln_mlp when num_ln_in_parallel_attn is 2 (its default in the new decoder architecture), else one
+ * input_layernorm (Falcon-7B).
+ */
+function falconNorms(ctx: ParseContext): number {
+  const { cfg, modelType } = ctx;
+  if (bool(cfg, 'parallel_attn') === false) return 2;
+  const newArchitecture = bool(cfg, 'new_decoder_architecture') ?? modelType.toLowerCase() === 'refinedweb';
+  return (num(cfg, 'num_ln_in_parallel_attn') ?? (newArchitecture ? 2 : 1)) === 2 ? 2 : 1;
+}
+
+const parsedCache = new WeakMap<object, ArchitectureResult>();
+
+/** Reads and checks a config.json; returns the normalized architecture or the fields that are missing. Memoized per config object. */
+export function parseArchitecture(cfg: HfConfig): ArchitectureResult {
+  const hit = parsedCache.get(cfg);
+  if (hit) return hit;
+  const r = parseArchitectureUncached(cfg);
+  parsedCache.set(cfg, r);
+  return r;
+}
+
+/** Qwen3-VL, dense or MoE. */
+const isQwen3Vl = (modelType: string | undefined): boolean => modelType === 'qwen3_vl' || modelType === 'qwen3_vl_moe';
+
+/** Which image-text layout a config.json has, if any (see ImageText). */
+function imageTextLayout(config: HfConfig, modelType: string | undefined): ImageText | undefined {
+  const textConfig = obj(config, 'text_config');
+  // Gemma 3 4B-27B are image-text models: the language model's fields sit under text_config.
+  if (modelType === 'gemma3' && textConfig) return 'gemma3';
+  // Qwen2-VL / Qwen2.5-VL: the language model's fields at the top level (older config.json files) or under text_config.
+  if (modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl' || isQwen3Vl(modelType)) return 'qwen-vl';
+  // Qwen3.5 (dense and MoE): the language model under text_config, Qwen3-VL's vision tower under vision_config.
+  if (modelType === 'qwen3_5' || modelType === 'qwen3_5_moe') return 'qwen3.5';
+  if ((modelType === 'llama4' || modelType === 'mistral3') && textConfig) return 'llama4-or-mistral3';
+  return undefined;
+}
+
+/** The language model's fields: text_config merged over (or instead of) the top level, Gemma 3's defaults beneath. */
+function languageModelConfig(config: HfConfig, modelType: string | undefined, layout: ImageText | undefined): HfConfig {
+  const textConfig = obj(config, 'text_config');
+  if (layout === 'gemma3') return { ...GEMMA3_TEXT_DEFAULTS, ...textConfig, model_type: 'gemma3' };
+  if (modelType === 'gemma3' || modelType === 'gemma3_text') return { ...GEMMA3_TEXT_DEFAULTS, ...config };
+  if ((layout === 'qwen-vl' || layout === 'qwen3.5') && textConfig) return { ...config, ...textConfig, model_type: modelType };
+  if (layout === 'llama4-or-mistral3') return { ...textConfig, model_type: modelType };
+  return config;
+}
+
+/** The sizes every family has, read with the family's field names. */
+export interface Dimensions {
+  readonly hidden: number;
+  readonly layers: number;
+  readonly encoderLayers: number;
+  readonly heads: number;
+  readonly kvHeads: number;
+  readonly headDim: number;
+  readonly vocab: number;
+  /** Dense MLP width (per projection). */
+  readonly ffn: number;
+  readonly mla?: MlaSpec;
+}
+
+function parseDimensions(ctx: ParseContext, traits: FamilyTraits, nemotronKinds: readonly unknown[] | undefined): Dimensions {
+  const { cfg } = ctx;
+  const { keys } = traits;
+  const hidden = ctx.need(num(cfg, ...keys.hidden.keys), keys.hidden.field);
+  const layers = nemotronKinds ? Math.max(1, nemotronKinds.length) : ctx.need(num(cfg, ...keys.layers.keys), keys.layers.field);
+  const encoderLayers = traits.stack === 'encoder-decoder' ? ctx.need(num(cfg, 'num_layers'), 'num_layers') : 0;
+  const heads = ctx.need(num(cfg, ...keys.heads.keys), keys.heads.field);
+  const mla = traits.mla ? parseMla(ctx) : undefined;
+  const kvHeads = mla ? heads : kvHeadsOf(ctx, heads);
+  const headDim = mla ? mla.qkNope + mla.qkRope : num(cfg, ...keys.headDim) ?? traits.headDimDefault ?? Math.floor(hidden / heads);
+  const vocab = ctx.need(num(cfg, ...keys.vocab), 'vocab_size');
+  const ffn = ffnWidth(ctx, hidden);
+  if (kvHeads <= 0 || heads % kvHeads !== 0) {
+    ctx.problem('num_key_value_heads', `num_attention_heads (${heads}) must be a multiple of num_key_value_heads (${kvHeads})`);
+  }
+  return { hidden, layers, encoderLayers, heads, kvHeads, headDim, vocab, ffn, ...(mla ? { mla } : {}) };
+}
+
+/**
+ * Key/value heads: num_key_value_heads, or what the family's config says instead: Falcon's kv groups in the new decoder
+ * architecture (num_kv_heads, n_head_kv in the first remote code) or one with multi_query; StarCoder's multi_query;
+ * ChatGLM's multi_query_group_num.
+ */
+function kvHeadsOf(ctx: ParseContext, heads: number): number {
+  const { cfg, family, modelType } = ctx;
+  switch (family) {
+    case 'falcon': {
+      const newArchitecture = bool(cfg, 'new_decoder_architecture') ?? modelType.toLowerCase() === 'refinedweb';
+      return newArchitecture ? num(cfg, 'num_kv_heads', 'n_head_kv') ?? heads : bool(cfg, 'multi_query') === true ? 1 : heads;
+    }
+    case 'gpt_bigcode':
+      return (bool(cfg, 'multi_query') ?? true) ? 1 : heads;
+    case 'chatglm':
+      return bool(cfg, 'multi_query_attention') === true ? num(cfg, 'multi_query_group_num') ?? heads : heads;
+    default:
+      return num(cfg, 'num_key_value_heads') ?? heads;
+  }
+}
+
+/**
+ * MLA: every head has its own keys and values (num_key_value_heads = heads); q/k heads are nope + rope wide. The
+ * config's head_dim is the rotary width there (DeepseekV3Config: head_dim = qk_rope_head_dim).
+ */
+function parseMla(ctx: ParseContext): MlaSpec {
+  const { cfg, family } = ctx;
+  const qLora = num(cfg, 'q_lora_rank');
+  const mla: MlaSpec = {
+    qLoraRank: qLora !== undefined && qLora > 0 ? qLora : 0, kvLoraRank: ctx.need(num(cfg, 'kv_lora_rank'), 'kv_lora_rank'),
+    qkNope: ctx.need(num(cfg, 'qk_nope_head_dim'), 'qk_nope_head_dim'), qkRope: ctx.need(num(cfg, 'qk_rope_head_dim'), 'qk_rope_head_dim'),
+    vHeadDim: ctx.need(num(cfg, 'v_head_dim'), 'v_head_dim'),
+    ...(family === 'kimi_linear' && bool(cfg, 'mla_use_nope') === true ? { nope: true } : {}),
+  };
+  // KimiMLAAttention asserts q_lora_rank is None and mla_use_nope (modeling_kimi.py).
+  if (family === 'kimi_linear' && mla.qLoraRank > 0) {
+    ctx.problem('q_lora_rank', 'Kimi Linear\'s MLA layers take q_lora_rank: null (modeling_kimi.py asserts it)');
+  }
+  return mla;
+}
+
+/** The dense MLP's width (per projection), from the field each family keeps it in. */
+function ffnWidth(ctx: ParseContext, hidden: number): number {
+  const { cfg, family } = ctx;
+  switch (family) {
+    case 'gpt2':
+      return num(cfg, 'n_inner') ?? 4 * hidden;
+    case 't5':
+      return ctx.need(num(cfg, 'd_ff'), 'd_ff');
+    case 'qwen':
+      return ctx.need(num(cfg, 'intermediate_size'), 'intermediate_size') / 2;
+    case 'llama4':
+      // Llama 4: intermediate_size is an expert's (and the shared expert's) width, intermediate_size_mlp the dense layers'.
+      return num(cfg, 'intermediate_size_mlp') ?? 16384;
+    case 'bloom':
+      return 4 * hidden; // BloomMLP: dense_h_to_4h
+    case 'opt':
+      return ctx.need(num(cfg, 'ffn_dim'), 'ffn_dim');
+    case 'gptj':
+    case 'gpt_bigcode':
+      return num(cfg, 'n_inner') ?? 4 * hidden;
+    case 'gpt_neo':
+      return num(cfg, 'intermediate_size') ?? 4 * hidden;
+    case 'falcon':
+      return num(cfg, 'ffn_hidden_size') ?? 4 * hidden;
+    case 'chatglm':
+      return ctx.need(num(cfg, 'ffn_hidden_size'), 'ffn_hidden_size');
+    case 'granite_hybrid':
+      // GraniteMoeHybridMLP (shared_mlp) is shared_intermediate_size wide; intermediate_size is an expert's.
+      return ctx.need(num(cfg, 'shared_intermediate_size'), 'shared_intermediate_size');
+    case 'nemotron_h':
+      // Nemotron-H: intermediate_size is the ReLU² MLP layers' width; an all-MoE pattern may leave it out.
+      return ctx.need(num(cfg, 'intermediate_size', 'moe_intermediate_size'), 'intermediate_size');
+    case 'qwen3_next':
+      // Qwen3.5-MoE has no dense layer and no intermediate_size (Qwen3_5MoeTextConfig deletes it).
+      if (num(cfg, 'intermediate_size') === undefined && (num(cfg, 'num_experts') ?? 0) > 0) {
+        return ctx.need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
+      }
+      return ctx.need(num(cfg, 'intermediate_size'), 'intermediate_size');
+    default:
+      return ctx.need(num(cfg, 'intermediate_size'), 'intermediate_size');
+  }
+}
+
+/**
+ * The head a checkpoint was saved with (config.json `architectures`): a sequence classifier (reward models,
+ * classification fine-tunes: *ForSequenceClassification), a masked-LM head, or none (an encoder saved as the bare
+ * BertModel / RobertaModel / XLMRobertaModel, as sentence-embedding models are); undefined for causal and seq2seq LMs
+ * and configs without the field, which take the family's head.
+ */
+function checkpointHead(cfg: HfConfig): Head | undefined {
+  const archs = cfg.architectures;
+  const first = Array.isArray(archs) && typeof archs[0] === 'string' ? archs[0] : undefined;
+  if (!first) return undefined;
+  return /ForSequenceClassification$/.test(first) ? 'seq_cls' : /ForMaskedLM$/.test(first) ? 'masked_lm'
+    : /^(Bert|Roberta|XLMRoberta)Model$/.test(first) ? 'none' : undefined;
+}
+
+/**
+ * Model types whose experts exist only as 3-D parameters, in a family that also has per-expert linears: Qwen3-VL-MoE
+ * (Qwen3VLMoeTextExperts in every transformers release) and Qwen3.5-MoE. Granite 4.0 H (GraniteMoeHybridParallelExperts)
+ * and Nemotron 3 (NemotronHExperts) have them as a family trait (fusedExperts: 'only').
+ */
+const FUSED_ONLY_MODEL_TYPES: ReadonlySet<string> = new Set(['qwen3_vl_moe', 'qwen3_5_moe', 'qwen3_5_moe_text']);
+
+/**
+ * Sliding-window layers: listed in layer_types; otherwise Gemma 2 and gpt-oss alternate from the first layer, Gemma 3
+ * makes every sliding_window_pattern-th layer global (6 by default) (transformers configuration_*.py).
+ */
+function slidingLayerCount(cfg: HfConfig, traits: FamilyTraits, layers: number): number {
+  const types = Array.isArray(cfg.layer_types) ? (cfg.layer_types as unknown[]) : undefined;
+  if (types) return types.filter((t) => t === 'sliding_attention').length;
+  switch (traits.slidingDefault) {
+    case 'alternate':
+      return Math.ceil(layers / 2);
+    case 'every-nth-global':
+      return layers - Math.floor(layers / (num(cfg, 'sliding_window_pattern') ?? 6));
+    case 'layer_types':
+      return 0;
+  }
+}
+
+function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
+  const modelType = str(config, 'model_type');
+  const layout = imageTextLayout(config, modelType);
+  const cfg = languageModelConfig(config, modelType, layout);
+  if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
+  const family = FAMILY_ALIASES[modelType.toLowerCase()];
+  if (!family) {
+    return {
+      ok: false,
+      problems: [{ field: 'model_type', message: `model_type '${modelType}' is not supported (supported: ${SUPPORTED_MODEL_TYPES.join(', ')})` }],
+    };
+  }
+  const ctx = new ParseContext(cfg, config, modelType, family);
+  const traits = FAMILY_TRAITS[family];
+
+  // Nemotron-H: the layer list is the pattern (hybrid_override_pattern, or layers_block_type / layer_types); the config's
+  // num_hidden_layers is not used (NemotronHConfig).
+  const nemotronKinds = family === 'nemotron_h' ? nemotronPattern(ctx) : undefined;
+  const dims = parseDimensions(ctx, traits, nemotronKinds);
+  const { hidden, layers, heads, mla } = dims;
+  const experts = parseExperts(ctx, dims);
+  const visionParams = visionTowerParams(ctx, hidden, layout);
+  const hybrid = parseHybrid(ctx, dims, experts.moe, nemotronKinds);
+  const moe = hybrid.moe;
+
+  const gatedMlp = traits.gatedMlp === 'feed_forward_proj' ? (str(cfg, 'feed_forward_proj') ?? '').toLowerCase().startsWith('gated') : traits.gatedMlp;
+  const tied = traits.tiedDefault === 'never' ? false : bool(cfg, 'tie_word_embeddings') ?? traits.tiedDefault;
+  const allBias = traits.biasFlag ? bool(cfg, traits.biasFlag) : undefined;
+  const attentionBias = bool(cfg, 'attention_bias') ?? allBias;
+  // ChatGLM: add_qkv_bias adds q/k/v biases whatever add_bias_linear says.
+  const qkvBias = (traits.qkvBiasFlag && bool(cfg, traits.qkvBiasFlag) === true) || (attentionBias ?? traits.qkvBias);
+  const outBias = traits.outBias === 'attention_bias' ? (attentionBias ?? false) : allBias ?? traits.outBias;
+  const mlpBias = bool(cfg, 'mlp_bias') ?? allBias ?? traits.mlpBias;
+  const positions: Architecture['positions'] = traits.positions === 'position_embedding_type'
+    ? (str(cfg, 'position_embedding_type') === 'rope' ? 'rotary' : 'none') // Granite 4.0: "nope" (the H models) or "rope"
+    : traits.positions === 'rotary-or-alibi' ? (bool(cfg, 'alibi') === true ? 'alibi' : 'rotary')
+      : mla?.nope === true ? 'none' : traits.positions;
+  const window = num(cfg, 'sliding_window') ?? 0;
+  const slidingLayers = window > 0 ? slidingLayerCount(cfg, traits, layers) : 0;
+  const { linearAttention, mamba, mamba1, moeMask, blockKinds, moeLatent, moeRouting } = hybrid;
+  const layerPattern = experts.layerPattern;
+  const arch: Architecture = {
+    family, layers, encoderLayers: dims.encoderLayers, hidden, heads, kvHeads: dims.kvHeads, headDim: dims.headDim, ffn: dims.ffn, vocab: dims.vocab,
+    tied, norm: traits.norm, gatedMlp, qkvBias, outBias, mlpBias,
+    qkNorm: typeof traits.qkNorm === 'string' ? bool(cfg, traits.qkNorm) === true : traits.qkNorm,
+    positions, maxPositions: num(cfg, ...traits.keys.maxPositions) ?? traits.maxPositionsDefault, moe,
+    hiddenDropout: num(cfg, ...traits.keys.hiddenDropout) ?? traits.dropoutDefault,
+    attentionDropout: num(cfg, ...traits.keys.attentionDropout) ?? traits.attentionDropoutDefault ?? traits.dropoutDefault,
+    defaultHead: checkpointHead(cfg) ?? traits.defaultHead,
+    finalLogitSoftcap: traits.softcaps && num(cfg, 'final_logit_softcapping') !== undefined,
+    attnLogitSoftcap: traits.softcaps && num(cfg, 'attn_logit_softcapping') !== undefined,
+    typeVocab: num(cfg, 'type_vocab_size') ?? traits.typeVocabDefault,
+    visionParams,
+    slidingLayers: Math.min(layers, slidingLayers),
+    slidingWindow: slidingLayers > 0 ? window : 0,
+    ...(mla ? { mla } : {}),
+    ...(layerPattern ? { layerPattern, qkL2Norm: bool(cfg, 'use_qk_norm') ?? true } : {}),
+    partialRotary: num(cfg, 'partial_rotary_factor') ?? ropePartial(cfg) ?? rotaryShare(cfg, traits, dims.headDim) ?? traits.partialRotary,
+    ...(linearAttention ? { linearAttention, ...(traits.attnOutputGate ? { attnOutputGate: true } : {}) } : {}),
+    ...(mamba ? { mamba } : {}),
+    ...(mamba1 ? { mamba1 } : {}),
+    ...(moeMask ? { moeMask } : {}),
+    ...(blockKinds ? { blockKinds } : {}),
+    ...(moeLatent ? { moeLatent } : {}),
+    ...(moeRouting ? { moeRouting } : {}),
+    ...(traits.modelCode ? { modelCode: traits.modelCode } : {}),
+    ...((traits.fusedExperts === 'only' || FUSED_ONLY_MODEL_TYPES.has(modelType)) && moe ? { fusedExperts: true } : {}),
+    ...embeddingLayout(cfg, family, hidden),
+    ...(traits.normAffine ? {} : { normAffine: false }),
+    ...(family === 'falcon' ? { normsPerBlock: falconNorms(ctx) } : {}),
+    // StableLM 2 12B: attention and the MLP side by side off input_layernorm (no post_attention_layernorm).
+    ...(family === 'stablelm' && bool(cfg, 'use_parallel_residual') === true ? { normsPerBlock: 1 } : {}),
+  };
+  const problems = ctx.problems;
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };
+}

@@ -1,0 +1,167 @@
+// Vision towers and projectors loaded beside a language model (Gemma 3's SigLIP, Qwen2-VL / 2.5-VL / 3-VL / 3.5,
+// Llama 4, Pixtral under Mistral 3): their parameter counts, from vision_config. Pure.
+import type { HfConfig } from '../setup';
+import { bool, num, obj, type ParseContext } from './read';
+
+/**
+ * SigLIP vision tower (vision_use_head false) and the Gemma 3 multimodal projector: patch embedding (conv 3 x p x p
+ * with bias), position embedding ((image/patch)^2 x width), per layer q/k/v/o with biases, two LayerNorms and a
+ * two-layer MLP with biases, a post LayerNorm; projector vision width x text width plus an RMSNorm of the vision width
+ * (modeling_siglip.py, modeling_gemma3.py Gemma3MultiModalProjector).
+ */
+function siglipWithProjector(v: HfConfig, textHidden: number): number | undefined {
+  const vit = vitEncoder(v);
+  if (!vit) return undefined;
+  const w = vit.width;
+  // Patch convolution with bias and one position per patch; a post LayerNorm; the projector and its RMSNorm.
+  return vit.patchEmbedding + w + vit.patches * w + vit.layers * vit.layer + 2 * w + (w * textHidden + w);
+}
+
+/**
+ * The ViT encoder both SigLIP and Llama 4's vision tower are built on: a patch projection (channels x patch^2 x width)
+ * and per layer q/k/v/o with biases, two LayerNorms and a two-layer MLP with biases.
+ */
+function vitEncoder(v: HfConfig): { width: number; layers: number; patches: number; patchEmbedding: number; layer: number; inner: number } | undefined {
+  const w = num(v, 'hidden_size');
+  const inner = num(v, 'intermediate_size');
+  const layers = num(v, 'num_hidden_layers');
+  const image = num(v, 'image_size');
+  const patch = num(v, 'patch_size');
+  if (!w || !inner || !layers || !image || !patch) return undefined;
+  return {
+    width: w, layers, inner, patches: (image / patch) ** 2, patchEmbedding: (num(v, 'num_channels') ?? 3) * patch * patch * w,
+    layer: 4 * (w * w + w) + 2 * 2 * w + (w * inner + inner) + (inner * w + w),
+  };
+}
+/** Qwen3-VL, dense or MoE: the same vision tower. */
+const isQwen3Vl = (modelType: string | undefined): boolean => modelType === 'qwen3_vl' || modelType === 'qwen3_vl_moe';
+
+/**
+ * Qwen2.5-VL's vision tower and merger (modeling_qwen2_5_vl.py): a Conv3d patch embedding without bias (channels x
+ * temporal_patch x patch^2 x width), per block two RMSNorms, qkv and proj with biases and a SwiGLU MLP with biases;
+ * the merger's RMSNorm and two linears with biases (4 x width -> 4 x width -> the language model's width). Qwen2-VL
+ * (modeling_qwen2_vl.py): LayerNorms with biases, a fc1 / fc2 MLP of mlp_ratio x width, the merger's LayerNorm.
+ */
+function qwenVisionParams(v: HfConfig, modelType: string, textHidden: number): number | undefined {
+  if (isQwen3Vl(modelType)) return qwen3VisionParams(v, textHidden);
+  const v25 = modelType === 'qwen2_5_vl';
+  const w = num(v, v25 ? 'hidden_size' : 'embed_dim');
+  const depth = num(v, 'depth');
+  const inner = v25 ? num(v, 'intermediate_size') : (num(v, 'mlp_ratio') ?? 4) * (w ?? 0);
+  if (!w || !depth || !inner) return undefined;
+  const out = num(v, v25 ? 'out_hidden_size' : 'hidden_size') ?? textHidden;
+  const patch = num(v, 'patch_size') ?? 14;
+  const embed = (num(v, 'in_chans', 'in_channels') ?? 3) * (num(v, 'temporal_patch_size') ?? 2) * patch * patch * w;
+  const merge = (num(v, 'spatial_merge_size') ?? 2) ** 2 * w;
+  const norm = v25 ? w : 2 * w;
+  const mlp = v25 ? 2 * (w * inner + inner) + (inner * w + w) : (w * inner + inner) + (inner * w + w);
+  const block = 2 * norm + (w * 3 * w + 3 * w) + (w * w + w) + mlp;
+  return embed + depth * block + norm + (merge * merge + merge) + (merge * out + out);
+}
+
+/**
+ * Qwen3-VL's vision tower (modeling_qwen3_vl.py Qwen3VLVisionModel): a Conv3d patch embedding with bias, a learned
+ * position table (num_position_embeddings x width), per block two LayerNorms, qkv and proj with biases and a
+ * fc1 / fc2 MLP with biases; the merger (LayerNorm of the width, 4w -> 4w -> out) and one deepstack merger per
+ * deepstack_visual_indexes entry (LayerNorm of 4w, the same two linears).
+ */
+function qwen3VisionParams(v: HfConfig, textHidden: number): number | undefined {
+  const w = num(v, 'hidden_size');
+  const depth = num(v, 'depth');
+  const inner = num(v, 'intermediate_size');
+  const positions = num(v, 'num_position_embeddings');
+  if (!w || !depth || !inner || !positions) return undefined;
+  const out = num(v, 'out_hidden_size') ?? textHidden;
+  const patch = num(v, 'patch_size') ?? 16;
+  const embed = (num(v, 'in_channels') ?? 3) * (num(v, 'temporal_patch_size') ?? 2) * patch * patch * w + w + positions * w;
+  const block = 2 * 2 * w + (w * 3 * w + 3 * w) + (w * w + w) + (w * inner + inner) + (inner * w + w);
+  const merge = (num(v, 'spatial_merge_size') ?? 2) ** 2 * w;
+  const linears = (merge * merge + merge) + (merge * out + out);
+  const deepstack = Array.isArray(v.deepstack_visual_indexes) ? v.deepstack_visual_indexes.length : 0;
+  return embed + depth * block + (2 * w + linears) + deepstack * (2 * merge + linears);
+}
+
+/**
+ * Llama 4's vision tower, pixel-shuffle adapter and projector (modeling_llama4.py Llama4VisionModel,
+ * Llama4MultiModalProjector): an unfolded patch linear without bias, a class embedding, a position table of
+ * (image / patch)^2 + 1 rows, two LayerNorms, per layer q/k/v/o and fc1/fc2 with biases and two LayerNorms; the
+ * adapter's fc1 (intermediate_size -> projector_input_dim) and fc2 (projector_output_dim squared) without bias; the
+ * projector vision_output_dim -> the text width without bias.
+ */
+function llama4VisionParams(v: HfConfig, textHidden: number): number | undefined {
+  const vit = vitEncoder(v);
+  if (!vit) return undefined;
+  const w = vit.width;
+  const projIn = num(v, 'projector_input_dim') ?? 4096;
+  const projOut = num(v, 'projector_output_dim') ?? 4096;
+  // Patch linear without bias, a class embedding, positions for the patches and the class token, pre/post LayerNorms.
+  const embeddings = vit.patchEmbedding + w + (vit.patches + 1) * w + 2 * 2 * w;
+  const adapter = vit.inner * projIn + projOut * projOut;
+  return embeddings + vit.layers * vit.layer + adapter + (num(v, 'vision_output_dim') ?? 4096) * textHidden;
+}
+
+/**
+ * Pixtral's vision tower and Mistral 3's projector (modeling_pixtral.py, modeling_mistral3.py): a patch convolution
+ * without bias, an RMSNorm, per layer two RMSNorms, q/k/v/o and a gated MLP without biases; the projector's RMSNorm,
+ * the patch merger (spatial_merge_size^2 x width -> width, no bias) and two linears into the language model's width.
+ */
+function pixtralParams(v: HfConfig, textHidden: number, merge: number, bias: boolean): number | undefined {
+  const w = num(v, 'hidden_size');
+  const inner = num(v, 'intermediate_size');
+  const layers = num(v, 'num_hidden_layers');
+  const patch = num(v, 'patch_size');
+  if (!w || !inner || !layers || !patch) return undefined;
+  const tower = (num(v, 'num_channels') ?? 3) * patch * patch * w + w + layers * (2 * w + 4 * w * w + 3 * w * inner);
+  const projector = w + merge * merge * w * w + (w * textHidden + (bias ? textHidden : 0)) + (textHidden * textHidden + (bias ? textHidden : 0));
+  return tower + projector;
+}
+
+/**
+ * How an image-text config.json nests its language model: Gemma 3 4B-27B and Llama 4 / Mistral 3 under text_config,
+ * Qwen2-VL / 2.5-VL / 3-VL at the top level or under text_config, Qwen3.5 under text_config. Each loads its own tower.
+ */
+export type ImageText = 'gemma3' | 'qwen-vl' | 'qwen3.5' | 'llama4-or-mistral3';
+
+/**
+ * The vision tower and projector of an image-text checkpoint, from its vision_config; 0 when the config has none to
+ * read (a problem is recorded when the tower's fields are missing).
+ */
+export function visionTowerParams(ctx: ParseContext, hidden: number, layout: ImageText | undefined): number {
+  const { config, modelType } = ctx;
+  const vc = obj(config, 'vision_config');
+  let v: number | undefined;
+  switch (layout) {
+    case undefined:
+      return 0;
+    case 'llama4-or-mistral3':
+      if (!vc) return 0;
+      v = modelType === 'llama4' ? llama4VisionParams(vc, hidden)
+        : pixtralParams(vc, hidden, num(config, 'spatial_merge_size') ?? 2, bool(config, 'multimodal_projector_bias') ?? false);
+      if (v === undefined) {
+        ctx.problem('vision_config', `a ${modelType} config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size`);
+      }
+      return v ?? 0;
+    case 'qwen-vl': {
+      v = vc ? qwenVisionParams(vc, modelType, hidden) : undefined;
+      const fields = modelType === 'qwen2_vl' ? 'embed_dim'
+        : isQwen3Vl(modelType) ? 'hidden_size, intermediate_size, num_position_embeddings' : 'hidden_size, intermediate_size';
+      if (v === undefined) ctx.problem('vision_config', `a ${modelType} config needs vision_config depth and ${fields}`);
+      return v ?? 0;
+    }
+    case 'qwen3.5':
+      // Qwen3_5VisionModel is Qwen3VLVisionModel with its deepstack mergers deleted (modular_qwen3_5.py); the MoE model's
+      // tower builds none either, whatever deepstack_visual_indexes says.
+      if (!vc) return 0;
+      v = qwen3VisionParams({ ...vc, deepstack_visual_indexes: [] }, hidden);
+      if (v === undefined) {
+        ctx.problem('vision_config', `a ${modelType} config needs vision_config depth, hidden_size, intermediate_size and num_position_embeddings`);
+      }
+      return v ?? 0;
+    case 'gemma3':
+      v = vc ? siglipWithProjector(vc, hidden) : undefined;
+      if (v === undefined) {
+        ctx.problem('vision_config', 'a gemma3 config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size');
+      }
+      return v ?? 0;
+  }
+}

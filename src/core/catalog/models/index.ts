@@ -1,0 +1,54 @@
+// This folder owns the built-in catalog of popular Hugging Face checkpoints: the memory-relevant subset of each
+// config.json plus its published parameter count, one file per vendor. Pure data: the files import only each other, and
+// nothing does I/O, so both the VS Code extension and the CLI can bundle it.
+import { JAMBA } from './ai21';
+import { OLMO_1, OLMO_2 } from './allenai';
+import { BAICHUAN } from './baichuan';
+import { STARCODER } from './bigcode';
+import { BLOOM, BLOOM_176B, MT0 } from './bigscience';
+import { CEREBRAS_GPT, COMMUNITY_MODELS, TINYLLAMA } from './community';
+import { DEEPSEEK_CODER_LLM_V2, DEEPSEEK_R1_DISTILLS, DEEPSEEK_V2_LITE, DEEPSEEK_V3 } from './deepseek';
+import { PYTHIA_GPT_J_NEO, PYTHIA_NEOX } from './eleutherai';
+import { ENCODERS } from './encoders';
+import { OPT_XLM_ROBERTA, ROBERTA } from './facebook';
+import { GEMMA, GEMMA_3_270M, GEMMA_FINE_TUNES } from './gemma';
+import { BERT, BERT_T5_MT5, FLAN_T5, T5 } from './google';
+import { SMOLLM, SMOLLM_ZEPHYR_DISTIL } from './huggingface';
+import { GRANITE_3, GRANITE_4_H } from './ibm';
+import { INTERNLM2 } from './internlm';
+import { LLAMA_1_CODE_LLAMA, LLAMA_2_3, LLAMA_4 } from './llama';
+import { PHI_1_DIALOGPT, PHI_3_2, PHI_4 } from './microsoft';
+import { MINISTRAL, MISTRAL_7B_MIXTRAL, MISTRAL_LARGE_CODESTRAL, MISTRAL_SMALL } from './mistral';
+import { KIMI_LINEAR, MOONLIGHT } from './moonshot';
+import { NEMOTRON_H, NVIDIA_FINE_TUNES } from './nvidia';
+import { GPT_2, GPT_OSS } from './openai';
+import { PRE_QUANTIZED } from './quantized';
+import { QWEN_1, QWEN_15_MOE, QWEN_2, QWEN_2_MATH_1M_V1, QWEN_2_VL } from './qwen';
+import { QWEN_15 } from './qwen15';
+import { QWEN_3, QWEN_3_235B, QWEN_3_CODER_EMBEDDING, QWEN_3_VL_NEXT } from './qwen3';
+import { STABLELM } from './stabilityai';
+import { FALCON, FALCON_H1 } from './tiiuae';
+import { YI, YI_9B_CODER } from './yi';
+import { CHATGLM, GLM_4, GLM_45 } from './zhipu';
+import type { CatalogModel } from './types';
+
+export type { CatalogModel, HfConfig, HfConfigValue } from './types';
+
+/**
+ * Every entry, in the order lookup indexes them (a later id or alias that normalizes like an earlier one replaces it),
+ * which is the order of the single file the catalog used to be: keep it when moving entries between files.
+ */
+export const MODEL_CATALOG: readonly CatalogModel[] = [
+  ...LLAMA_2_3, ...MISTRAL_7B_MIXTRAL, ...QWEN_2, ...DEEPSEEK_R1_DISTILLS, ...QWEN_3, ...GPT_OSS, ...QWEN_15_MOE,
+  ...DEEPSEEK_V2_LITE, ...MOONLIGHT, ...DEEPSEEK_V3, ...QWEN_2_VL, ...QWEN_3_VL_NEXT, ...GRANITE_4_H, ...KIMI_LINEAR,
+  ...JAMBA, ...FALCON_H1, ...NEMOTRON_H, ...LLAMA_4, ...MISTRAL_SMALL, ...OLMO_2, ...GLM_4, ...PHI_4, ...MINISTRAL,
+  ...GEMMA_3_270M, ...QWEN_3_235B, ...GLM_45, ...QWEN_1, ...YI, ...TINYLLAMA, ...SMOLLM, ...GEMMA, ...PHI_3_2,
+  ...GPT_2, ...CEREBRAS_GPT, ...PYTHIA_NEOX, ...BERT, ...ROBERTA, ...T5, ...BLOOM, ...FLAN_T5, ...MT0,
+  ...PRE_QUANTIZED,
+  // Added with the catalog's growth to 400 checkpoints, after the entries above so that their order is kept.
+  ...LLAMA_1_CODE_LLAMA, ...COMMUNITY_MODELS, ...OPT_XLM_ROBERTA, ...BERT_T5_MT5, ...PYTHIA_GPT_J_NEO, ...FALCON,
+  ...STARCODER, ...PHI_1_DIALOGPT, ...MISTRAL_LARGE_CODESTRAL, ...QWEN_15, ...QWEN_2_MATH_1M_V1,
+  ...QWEN_3_CODER_EMBEDDING, ...DEEPSEEK_CODER_LLM_V2, ...SMOLLM_ZEPHYR_DISTIL, ...OLMO_1, ...GRANITE_3, ...INTERNLM2,
+  ...BAICHUAN, ...CHATGLM, ...YI_9B_CODER, ...NVIDIA_FINE_TUNES, ...BLOOM_176B, ...GEMMA_FINE_TUNES, ...ENCODERS,
+  ...STABLELM,
+];

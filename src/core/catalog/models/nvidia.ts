@@ -1,0 +1,79 @@
+// Built-in catalog: NVIDIA Nemotron-H and Nemotron Nano: Mamba2, attention and MLP (or MoE) layers by pattern. Pure
+// data.
+
+import { fineTune, hf, type CatalogModel } from './types';
+
+export const NEMOTRON_H: readonly CatalogModel[] = [
+  // ---------------------------------------------------------------------------------------------
+  // NVIDIA Nemotron Nano 2 and Nemotron-H (nemotron_h): one norm and one mixer per layer, Mamba2 (M), attention without
+  // position embedding (*) or a ReLU² MLP (-), by hybrid_override_pattern (architecture.test.ts works the counts out).
+  // ---------------------------------------------------------------------------------------------
+  {
+    // 8,888,227,328: the Hub's safetensors total. Mamba2 heads 128 x 80 (inner 10,240, not expand x hidden), attention heads
+    // of 128 (not 4480 / 40).
+    id: 'nvidia/NVIDIA-Nemotron-Nano-9B-v2',
+    aliases: ['nvidia/NVIDIA-Nemotron-Nano-9B-v2-Base'],
+    config: {
+      model_type: 'nemotron_h', architectures: ['NemotronHForCausalLM'], chunk_size: 128, conv_kernel: 4, head_dim: 128, hidden_size: 4480,
+      hybrid_override_pattern: 'M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-', intermediate_size: 15680, mamba_head_dim: 80,
+      mamba_num_heads: 128, max_position_embeddings: 131072, n_groups: 8, num_attention_heads: 40, num_hidden_layers: 56, num_key_value_heads: 8,
+      ssm_state_size: 128, tie_word_embeddings: false, use_bias: false, use_conv_bias: true, vocab_size: 131072,
+    },
+    publishedParams: 8_888_227_328,
+    source: hf('nvidia/NVIDIA-Nemotron-Nano-9B-v2'),
+  },
+  {
+    // 8,100,852,736, the count listings of this checkpoint give from its model page: 52 layers, 24 Mamba2, 24 MLP, 4 attention.
+    id: 'nvidia/Nemotron-H-8B-Base-8K',
+    config: {
+      model_type: 'nemotron_h', architectures: ['NemotronHForCausalLM'], chunk_size: 128, conv_kernel: 4, head_dim: 128, hidden_size: 4096,
+      hybrid_override_pattern: 'M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-', intermediate_size: 21504, mamba_head_dim: 64,
+      mamba_num_heads: 128, n_groups: 8, num_attention_heads: 32, num_key_value_heads: 8, ssm_state_size: 128, tie_word_embeddings: false,
+      use_bias: false, use_conv_bias: true, vocab_size: 131072,
+    },
+    publishedParams: 8_100_852_736,
+    source: hf('nvidia/Nemotron-H-8B-Base-8K'),
+  },
+  {
+    // 31,577,937,344: the Hub's safetensors total (num_parameters(); the fp32 router correction biases are buffers, the
+    // checkpoint's MTP layer is not loaded). 23 Mamba2, 23 MoE (128 ReLU² experts of 1856, top-6, a shared expert of
+    // 3712) and 6 attention layers (32 heads x 128, 2 kv).
+    id: 'nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16',
+    aliases: ['nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-Base-BF16', 'nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B'],
+    config: {
+      model_type: 'nemotron_h', architectures: ['NemotronHForCausalLM'], attention_bias: false, chunk_size: 128, conv_kernel: 4, head_dim: 128,
+      hidden_size: 2688,
+      hybrid_override_pattern: 'MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME', intermediate_size: 1856, mamba_head_dim: 64, mamba_num_heads: 64,
+      max_position_embeddings: 262144, mlp_bias: false, moe_intermediate_size: 1856, moe_shared_expert_intermediate_size: 3712, n_group: 1, n_groups: 8,
+      n_routed_experts: 128, n_shared_experts: 1, norm_topk_prob: true, num_attention_heads: 32, num_experts_per_tok: 6, num_hidden_layers: 52,
+      num_key_value_heads: 2, routed_scaling_factor: 2.5, ssm_state_size: 128, tie_word_embeddings: false, topk_group: 1, use_bias: false, use_conv_bias: true,
+      vocab_size: 131072,
+    },
+    publishedParams: 31_577_937_344,
+    source: hf('nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16'),
+  },
+];
+
+export const NVIDIA_FINE_TUNES: readonly CatalogModel[] = [
+  {
+    // Mistral-NeMo-Minitron 8B: Mistral NeMo 12B pruned to 4,096 wide with an 11,520 MLP (Sreenivas et al. 2024).
+    id: 'nvidia/Mistral-NeMo-Minitron-8B-Base',
+    config: {
+      model_type: 'mistral', architectures: ['MistralForCausalLM'], hidden_act: 'silu', hidden_size: 4096, intermediate_size: 11520,
+      max_position_embeddings: 8192, num_attention_heads: 32, num_hidden_layers: 40, num_key_value_heads: 8, head_dim: 128, rms_norm_eps: 1e-05,
+      rope_theta: 1000000, sliding_window: null, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 131072,
+    },
+    source: hf('nvidia/Mistral-NeMo-Minitron-8B-Base'),
+  },
+  {
+    // Llama-3.1-Nemotron-70B-Instruct: a Llama-3.1-70B-Instruct fine-tune.
+    id: 'nvidia/Llama-3.1-Nemotron-70B-Instruct-HF',
+    baseModel: 'meta-llama/Llama-3.1-70B',
+    config: {
+      model_type: 'llama', architectures: ['LlamaForCausalLM'], attention_bias: false, hidden_act: 'silu', hidden_size: 8192,
+      intermediate_size: 28672, max_position_embeddings: 131072, mlp_bias: false, num_attention_heads: 64, num_hidden_layers: 80,
+      num_key_value_heads: 8, rms_norm_eps: 1e-05, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 128256,
+    },
+    source: fineTune('nvidia/Llama-3.1-Nemotron-70B-Instruct-HF', 'meta-llama/Llama-3.1-70B'),
+  },
+];
