@@ -5,6 +5,7 @@
 // Sources (../shared/FORMATS.md §1): deepspeedai/DeepSpeed@edaa722:deepspeed/runtime/{config.py, constants.py,
 // config_utils.py, zero/config.py, zero/offload_config.py}; huggingface/transformers@0234833:
 // src/transformers/integrations/deepspeed.py for which "auto" values HF Trainer fills.
+import { MAX_PROBLEMS } from './guards';
 import { createScanner, parseTree, printParseErrorCode, SyntaxKind, type Node, type ParseError } from 'jsonc-parser';
 import { msg, normalizeOptimizer, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Span, type Unknown } from './facts';
 
@@ -108,6 +109,10 @@ function isPlaceholder(word: string): boolean {
 const PY_LITERAL: Record<string, string> = { True: 'true', False: 'false', None: 'null' };
 
 function prepare(text: string, problems: ParseProblem[]): Prepared {
+  // A pathological file has a problem per token: beyond the cap, they are not even built (capProblems says so).
+  const report = (p: () => ParseProblem): void => {
+    if (problems.length <= MAX_PROBLEMS) problems.push(p());
+  };
   const scanner = createScanner(text, false);
   const pieces: string[] = [];
   const inserts: number[] = [];
@@ -142,7 +147,7 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
     switch (kind) {
       case SyntaxKind.LineCommentTrivia:
       case SyntaxKind.BlockCommentTrivia:
-        problems.push(strictProblem({ start: off, end: off + len }, msg('a comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
+        report(() => strictProblem({ start: off, end: off + len }, msg('a comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
         continue;
       case SyntaxKind.Trivia:
       case SyntaxKind.LineBreakTrivia:
@@ -154,7 +159,7 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
         break;
       case SyntaxKind.CloseBraceToken:
       case SyntaxKind.CloseBracketToken:
-        if (prev === SyntaxKind.CommaToken && lastComma >= 0) problems.push(strictProblem({ start: lastComma, end: lastComma + 1 }, msg('a trailing comma: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
+        if (prev === SyntaxKind.CommaToken && lastComma >= 0) report(() => strictProblem({ start: lastComma, end: lastComma + 1 }, msg('a trailing comma: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
         stack.pop();
         break;
       case SyntaxKind.CommaToken:
@@ -169,7 +174,7 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
           pieces.push(' '.repeat(eol - off));
           outLen += eol - off;
           copied = eol;
-          problems.push(strictProblem({ start: off, end: eol }, msg('a `#` comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
+          report(() => strictProblem({ start: off, end: eol }, msg('a `#` comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
           scanner.setPosition(eol);
           continue;
         }
@@ -187,7 +192,7 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
           outLen += py.length;
           copied = end;
           bare.set(off, { word, kind: 'python' });
-          problems.push(strictProblem({ start: off, end }, msg('the Python literal `{0}` (JSON spells it `{1}`): hjson reads it as the string "{0}", but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word, py)));
+          report(() => strictProblem({ start: off, end }, msg('the Python literal `{0}` (JSON spells it `{1}`): hjson reads it as the string "{0}", but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word, py)));
         } else {
           pieces.push('"');
           inserts.push(outLen);
@@ -199,12 +204,12 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
           const placeholder = !atKey && isPlaceholder(word);
           bare.set(off, { word, kind: placeholder ? 'placeholder' : 'string' });
           if (placeholder) {
-            problems.push({
+            report(() => ({
               code: 'placeholder', severity: 'error', span: { start: off, end },
               ...msg('`{0}` is a template placeholder, not a value: replace it before training (neither json.load nor DeepSpeed can use it)', word),
-            });
+            }));
           } else {
-            problems.push(strictProblem({ start: off, end }, atKey ? msg('the unquoted key `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word) : msg('the unquoted string `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word)));
+            report(() => strictProblem({ start: off, end }, atKey ? msg('the unquoted key `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word) : msg('the unquoted string `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word)));
           }
         }
         scanner.setPosition(end);
@@ -775,7 +780,7 @@ function analyze(text: string, problems: ParseProblem[]): Fact[] {
   }
   const errors: ParseError[] = [];
   const root = parseTree(prep.json, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
-  for (const e of errors) {
+  for (const e of errors.slice(0, MAX_PROBLEMS)) {
     const start = w.orig(e.offset);
     const end = Math.max(start, w.orig(e.offset + e.length));
     const code = printParseErrorCode(e.error);

@@ -2,7 +2,7 @@
 // Pure: no I/O; never throws on user text.
 import { analyzeDeepSpeedJson } from './deepspeed-json';
 import { emptyFacts, type ConfigFacts, type Format } from './facts';
-import { notAnalyzed, type Syntax } from './guards';
+import { capProblems, MAX_PROBLEMS, notAnalyzed, type Syntax } from './guards';
 import { analyzeHfPython } from './hf-python';
 import { isScenarioFile } from './scenario';
 import { analyzeShell } from './shell';
@@ -47,7 +47,8 @@ const SYNTAX: Readonly<Record<Format, Syntax>> = {
 export function analyzeAs(format: Format, text: string): ConfigFacts {
   const refused = notAnalyzed(text, SYNTAX[format]);
   if (refused) return { ...emptyFacts(format), problems: [refused] };
-  return analyzeWith(format, text);
+  const facts = analyzeWith(format, text);
+  return facts.problems.length > MAX_PROBLEMS ? { ...facts, problems: capProblems(facts.problems) } : facts;
 }
 
 function analyzeWith(format: Format, text: string): ConfigFacts {

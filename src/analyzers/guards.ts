@@ -3,10 +3,16 @@
 // MAX_NESTING (real configs nest a handful of levels). One linear scan decides, before any parser runs. Pure.
 import { msg, type ParseProblem } from './facts';
 
-/** Characters above which a file is not analyzed (the largest real training configs are a few hundred KB). */
-export const MAX_ANALYZED_CHARS = 1024 * 1024;
+/**
+ * Characters above which a file is not analyzed, per syntax: far above real files (DeepSpeed JSON configs are a few
+ * KB, YAML configs and launch scripts tens of KB, the longest training scripts a few hundred KB), low enough that any
+ * text within them is analyzed in well under a second.
+ */
+export const MAX_ANALYZED_CHARS: Readonly<Record<Syntax, number>> = { json: 256 * 1024, yaml: 512 * 1024, shell: 512 * 1024, python: 1024 * 1024 };
 /** Bracket nesting above which a file is not analyzed. */
 export const MAX_NESTING = 100;
+/** Problems kept per file (a broken file reports its first ones; fixing them shows the next). */
+export const MAX_PROBLEMS = 100;
 
 export type Syntax = 'json' | 'yaml' | 'python' | 'shell';
 
@@ -87,13 +93,22 @@ export function tooDeep(text: string, syntax: Syntax): number | undefined {
 
 /** Why a text is not analyzed (too large, nested too deep), located, or undefined when it may be. */
 export function notAnalyzed(text: string, syntax: Syntax): ParseProblem | undefined {
-  if (text.length > MAX_ANALYZED_CHARS) {
-    const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MB`;
+  const limit = MAX_ANALYZED_CHARS[syntax];
+  if (text.length > limit) {
+    const size = (n: number): string => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.round(n / 1024)} KiB`);
     return { code: 'not-analyzed', severity: 'warning', span: { start: 0, end: Math.min(1, text.length) },
-      ...msg('this file is not analyzed: it has {0} of text, and VRAM Lens reads configs up to {1}', mb(text.length), mb(MAX_ANALYZED_CHARS)) };
+      ...msg('this file is not analyzed: it has {0} of text, and VRAM Lens reads configs like it up to {1}', size(text.length), size(limit)) };
   }
   const at = tooDeep(text, syntax);
   if (at === undefined) return undefined;
   return { code: 'not-analyzed', severity: 'warning', span: { start: at, end: at + 1 },
     ...msg('this file is not analyzed: it nests deeper than {0} levels here', MAX_NESTING) };
+}
+
+/** The first MAX_PROBLEMS problems, and one more that says the rest is left out. */
+export function capProblems(problems: readonly ParseProblem[]): readonly ParseProblem[] {
+  if (problems.length <= MAX_PROBLEMS) return problems;
+  const last = problems[MAX_PROBLEMS - 1];
+  return [...problems.slice(0, MAX_PROBLEMS), { code: 'syntax-error', severity: 'info', span: last.span,
+    ...msg('more problems in this file are not shown; fix the ones above first') }];
 }

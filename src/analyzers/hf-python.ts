@@ -1,8 +1,8 @@
 // Reads the memory-relevant settings of Hugging Face training programs written in Python: TrainingArguments and TRL
 // config calls, PEFT LoraConfig, BitsAndBytesConfig, from_pretrained and arguments dataclasses. It walks the
 // @lezer/python tree and evaluates only literals, names bound to literals and dict spreads; it never runs code.
-import { parser } from '@lezer/python';
-import { TreeFragment, type SyntaxNode, type Tree } from '@lezer/common';
+import type { SyntaxNode } from '@lezer/common';
+import { parsePython } from './python-parse';
 import {
   evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled, rewardModelObjectNotCounted,
   type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown,
@@ -148,7 +148,9 @@ class Analyzer {
   }
 
   run(): void {
-    this.root = parseIncremental(this.text).topNode;
+    const parsed = parsePython(this.text);
+    this.problems.push(...parsed.problems);
+    this.root = parsed.tree.topNode;
     const classes: SyntaxNode[] = [];
     const calls: SyntaxNode[] = [];
     const cur = this.root.cursor();
@@ -1539,32 +1541,3 @@ function clip(s: string, n = 200): string {
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
 }
 
-/**
- * The editor re-analyzes a file after every keystroke: Lezer reuses the unchanged parts of the previous tree
- * (TreeFragment), so a change costs a parse of the edited region, not of the whole file. The result is the same
- * tree a full parse gives; the cache only remembers the last text.
- */
-let lastParse: { text: string; tree: Tree; fragments: readonly TreeFragment[] } | undefined;
-
-function parseIncremental(text: string): Tree {
-  const prev = lastParse;
-  let fragments: readonly TreeFragment[] | undefined;
-  if (prev && prev.text !== text) {
-    const a = prev.text;
-    let start = 0;
-    const max = Math.min(a.length, text.length);
-    while (start < max && a.charCodeAt(start) === text.charCodeAt(start)) start++;
-    let endA = a.length;
-    let endB = text.length;
-    while (endA > start && endB > start && a.charCodeAt(endA - 1) === text.charCodeAt(endB - 1)) {
-      endA--;
-      endB--;
-    }
-    fragments = TreeFragment.applyChanges(prev.fragments, [{ fromA: start, toA: endA, fromB: start, toB: endB }]);
-  } else if (prev && prev.text === text) {
-    return prev.tree;
-  }
-  const tree = parser.parse(text, fragments);
-  lastParse = { text, tree, fragments: TreeFragment.addTree(tree, fragments) };
-  return tree;
-}

@@ -6,7 +6,7 @@
 // one vocabulary table per tool (FORMATS.md §1-§8); a writer per syntax (JSON, YAML, Python, shell) applies the
 // operations to the text; the final text is diffed against the original into small EditData hunks.
 import type { SyntaxNode } from '@lezer/common';
-import { parser as pythonParser } from '@lezer/python';
+import { parsePython } from '../analyzers/python-parse';
 import { applyEdits, findNodeAtLocation, modify, parseTree, type ParseError } from 'jsonc-parser';
 import { isAlias, isMap, isScalar, isSeq, type Document, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { parseYaml } from '../analyzers/yaml-parse';
@@ -417,7 +417,7 @@ interface PyCallSite {
 }
 
 function pyCalls(text: string): PyCallSite[] {
-  const tree = pythonParser.parse(text);
+  const tree = parsePython(text).tree;
   const out: PyCallSite[] = [];
   tree.iterate({
     enter: (n) => {

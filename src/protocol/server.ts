@@ -50,7 +50,15 @@ export const Methods = {
   trusted: 'vramLens/trusted',
   /** Server -> client: analyses changed (the status bar and panel refresh). */
   refreshed: 'vramLens/refreshed',
+  /**
+   * Client -> server: a document too large to send ({ uri, chars, head: its first 64 KB, languageId }); the server says
+   * at 1:1 that it is not analyzed, when its head looks like a training config.
+   */
+  tooLarge: 'vramLens/tooLarge',
 } as const;
+
+/** Documents longer than this (in characters) are not sent to the server: no analyzer reads that much. */
+export const MAX_SYNCED_CHARS = 1024 * 1024;
 
 /** The command behind every quick fix: the server recomputes and applies it only if the files are as they were. */
 export const APPLY_FIX_COMMAND = 'vramLens.applyFix';

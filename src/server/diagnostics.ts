@@ -34,3 +34,9 @@ export function toDiagnostic(doc: TextDocument, f: Finding): Diagnostic {
     }),
   };
 }
+
+/** A diagnostic about the whole file, at 1:1 (a file that is not analyzed, and why). */
+export function fileDiagnostic(code: string, message: string, severity: DiagnosticSeverity = DiagnosticSeverity.Warning): Diagnostic {
+  const at = { line: 0, character: 0 };
+  return { range: { start: at, end: { line: 0, character: 1 } }, severity, source: DIAGNOSTIC_SOURCE, code, codeDescription: { href: `${DIAGNOSTICS_DOCS}#${code}` }, message };
+}

@@ -11,7 +11,7 @@ import { buildPanelModel } from '../features/panel-model';
 import type { CanonicalKey } from '../analyzers/facts';
 import { APPLY_FIX_COMMAND, Methods, type ApplyFixArgs, type PanelResult, type ServerInit, type StatusResult } from '../protocol/server';
 import { Analyses, bundleTranslator } from './analyses';
-import { toDiagnostic } from './diagnostics';
+import { fileDiagnostic, toDiagnostic } from './diagnostics';
 import { applyAdvice, applyFix, codeActions, type FixContext } from './fixes';
 import { fsPathOf, Workspace } from './workspace';
 
@@ -38,7 +38,7 @@ async function publish(doc: TextDocument): Promise<void> {
   }
   if (analyses.isSkipped(doc)) {
     const message = analyses.translate('VRAM Lens stopped analyzing this version of the file: it took longer than the time budget. Edit the file to try again.');
-    void connection.sendDiagnostics({ uri: doc.uri, diagnostics: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, severity: 2, source: 'vram-lens', code: 'not-analyzed', message }] });
+    void connection.sendDiagnostics({ uri: doc.uri, diagnostics: [fileDiagnostic('not-analyzed', message)] });
     return;
   }
   const a = await analyses.analysis(doc);
@@ -120,6 +120,13 @@ connection.onDidChangeConfiguration(() => {
   analyses.settingsChanged();
   workspace.changed();
   refreshAll();
+});
+connection.onNotification(Methods.tooLarge, (p: { uri: string; chars: number; head: string; languageId: string }) => {
+  // Only a file that looks like a training config by its name and first 64 KB gets the note.
+  if (!detectFormat(fsPathOf(p.uri), p.head, p.languageId)) return;
+  const size = `${(p.chars / 1024 / 1024).toFixed(1)} MiB`;
+  const message = analyses.translate('this file is not analyzed: it has {0} of text, and VRAM Lens reads configs like it up to {1}', size, '1.0 MiB');
+  void connection.sendDiagnostics({ uri: p.uri, diagnostics: [fileDiagnostic('not-analyzed', message)] });
 });
 connection.onNotification(Methods.trusted, () => {
   workspace.trusted = true;

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { OPEN_PANEL_COMMAND } from '../features/hover';
-import { Methods, type ServerInit, type SkippedDocument } from '../protocol/server';
+import { MAX_SYNCED_CHARS, Methods, type ServerInit, type SkippedDocument } from '../protocol/server';
 import { CONFIG_FILTERS } from './selector';
 
 /** How long one analysis may run before the server is restarted without it. */
@@ -16,6 +16,8 @@ export class ServerClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private readonly skipped: SkippedDocument[] = [];
   private inFlight: { uri: string; version: number; since: number } | undefined;
+  /** Documents too large to send to the server (their text never crosses the process boundary). */
+  private readonly large = new Set<string>();
   private readonly watchdog: ReturnType<typeof setInterval>;
   private readonly emitter = new vscode.EventEmitter<void>();
   /** Fires when analyses may have changed (the status bar and the panel refresh). */
@@ -38,6 +40,11 @@ export class ServerClient implements vscode.Disposable {
       markdown: { isTrusted: { enabledCommands: [OPEN_PANEL_COMMAND] } },
       outputChannel: this.log,
       diagnosticCollectionName: 'vram-lens',
+      middleware: {
+        didOpen: async (doc, next) => (this.isLarge(doc) ? this.sendTooLarge(doc) : next(doc)),
+        didChange: async (e, next) => (this.large.has(e.document.uri.toString()) ? undefined : next(e)),
+        didClose: async (doc, next) => (this.large.delete(doc.uri.toString()) ? undefined : next(doc)),
+      },
     };
     const client = new LanguageClient('vramLens', vscode.l10n.t('VRAM Lens'), serverOptions, clientOptions);
     client.onNotification(Methods.analyzing, (p: { uri: string | null; version?: number }) => {
@@ -47,6 +54,21 @@ export class ServerClient implements vscode.Disposable {
     this.client = client;
     await client.start();
     this.context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void client.sendNotification(Methods.trusted)));
+  }
+
+  /** Whether a document is over MAX_SYNCED_CHARS (measured without building its text). */
+  private isLarge(doc: vscode.TextDocument): boolean {
+    const chars = doc.offsetAt(doc.lineAt(doc.lineCount - 1).range.end);
+    if (chars <= MAX_SYNCED_CHARS) return false;
+    this.large.add(doc.uri.toString());
+    return true;
+  }
+
+  private async sendTooLarge(doc: vscode.TextDocument): Promise<void> {
+    const chars = doc.offsetAt(doc.lineAt(doc.lineCount - 1).range.end);
+    this.log.info(`${doc.uri.fsPath}: ${chars} characters, not sent to the server`);
+    const head = doc.getText(new vscode.Range(0, 0, Math.min(doc.lineCount, 2000), 0)).slice(0, 65_536);
+    await this.client?.sendNotification(Methods.tooLarge, { uri: doc.uri.toString(), chars, head, languageId: doc.languageId });
   }
 
   /** A request to the server, or undefined when it is not running. */

@@ -1,0 +1,103 @@
+// One bounded way into the Python parser (@lezer/python) for the analyzer and the fix writer. Lezer's error recovery
+// costs about 30 µs per character of text that is not Python (against 1-2 µs for code), so what no script contains is
+// blanked first (lines over MAX_LINE characters, runs of one punctuation character beyond MAX_RUN), keeping every
+// offset, and the parse gets a budget of steps that valid code never reaches (it takes about 0.25 steps per character)
+// and of time (PARSE_BUDGET_MS; 500 KB of code parses in about 160 ms): past either, the file is read up to where the
+// parse stopped, and a problem says so. Only text that is not Python ever reaches the budgets, so results on real
+// scripts do not depend on the machine. The last few trees are reused, so a keystroke re-parses only the edited
+// region (TreeFragment).
+import { TreeFragment, type Tree } from '@lezer/common';
+import { parser } from '@lezer/python';
+import { msg, type ParseProblem } from './facts';
+
+/** Lines longer than this are not read (no training script has one; pasted data and fuzzed text do). */
+export const MAX_LINE = 4000;
+/** A run of one punctuation character is read up to this length. */
+export const MAX_RUN = 200;
+/** Parse steps allowed: a base plus 0.4 per character (valid code takes 0.2-0.3 per character). */
+const stepBudget = (length: number): number => 20_000 + Math.ceil(0.4 * length);
+/** Milliseconds of parsing allowed (text that is not Python costs ~30 µs per character in error recovery). */
+export const PARSE_BUDGET_MS = 500;
+
+export interface ParsedPython {
+  readonly tree: Tree;
+  /** The text the tree was parsed from: the input with the unread stretches blanked (same offsets). */
+  readonly text: string;
+  readonly problems: readonly ParseProblem[];
+}
+
+function blank(text: string, from: number, to: number): string {
+  return text.slice(0, from) + text.slice(from, to).replace(/[^\n]/g, ' ') + text.slice(to);
+}
+
+/** The text with over-long lines and long punctuation runs blanked, and the problems that say where. */
+function mask(text: string): { text: string; problems: ParseProblem[] } {
+  const problems: ParseProblem[] = [];
+  let out = text;
+  let line = 1;
+  for (let start = 0; start < text.length; line++) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    if (end - start > MAX_LINE) {
+      out = blank(out, start, end);
+      problems.push({ code: 'not-analyzed', severity: 'warning', span: { start, end: start + 1 }, ...msg('line {0} has {1} characters and is not read (VRAM Lens reads Python lines up to {2})', line, end - start, MAX_LINE) });
+    }
+    start = end + 1;
+  }
+  out = out.replace(/([^\w\s])\1{200,}/g, (run) => run.slice(0, MAX_RUN) + ' '.repeat(run.length - MAX_RUN));
+  return { text: out, problems };
+}
+
+const recent: Array<{ input: string; parsed: ParsedPython; fragments: readonly TreeFragment[] }> = [];
+const RECENT = 4;
+
+/** Fragments of the most similar recent parse, shifted to the new text (the changed region parsed again). */
+function reusable(text: string): readonly TreeFragment[] | undefined {
+  const prev = recent[0];
+  if (!prev) return undefined;
+  const a = prev.parsed.text;
+  let start = 0;
+  const max = Math.min(a.length, text.length);
+  while (start < max && a.charCodeAt(start) === text.charCodeAt(start)) start++;
+  let endA = a.length;
+  let endB = text.length;
+  while (endA > start && endB > start && a.charCodeAt(endA - 1) === text.charCodeAt(endB - 1)) {
+    endA--;
+    endB--;
+  }
+  return TreeFragment.applyChanges(prev.fragments, [{ fromA: start, toA: endA, fromB: start, toB: endB }]);
+}
+
+function lineOf(text: string, offset: number): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** Parses a Python text within the budgets (the same input gives the same tree and problems). */
+export function parsePython(input: string): ParsedPython {
+  const hit = recent.find((r) => r.input === input);
+  if (hit) return hit.parsed;
+  const masked = mask(input);
+  const fragments = reusable(masked.text);
+  const parse = parser.startParse(masked.text, fragments);
+  const budget = stepBudget(masked.text.length);
+  const deadline = performance.now() + PARSE_BUDGET_MS;
+  let tree: Tree | null = null;
+  let stopped = false;
+  for (let steps = 0; !(tree = parse.advance()); steps++) {
+    if (!stopped && (steps >= budget || (steps % 256 === 0 && performance.now() > deadline))) {
+      parse.stopAt(parse.parsedPos);
+      stopped = true;
+    }
+  }
+  const problems = [...masked.problems];
+  if (tree.length < masked.text.length) {
+    problems.push({ code: 'not-analyzed', severity: 'warning', span: { start: tree.length, end: Math.min(masked.text.length, tree.length + 1) },
+      ...msg('this file is read up to line {0}: the text after it is not Python that VRAM Lens can parse', lineOf(masked.text, tree.length)) });
+  }
+  const parsed: ParsedPython = { tree, text: masked.text, problems };
+  recent.unshift({ input, parsed, fragments: TreeFragment.addTree(tree, fragments) });
+  if (recent.length > RECENT) recent.pop();
+  return parsed;
+}
