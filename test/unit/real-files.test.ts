@@ -10,8 +10,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isUnknown, type ConfigFacts, type Fact } from '../../src/analyzers/facts';
 import { runPipeline } from '../../src/analyzers/pipeline';
-import { nodeFileReader } from '../../src/cli/files';
-import { offlineModelResolver } from '../../src/cli/models';
+import { nodeFileReader } from '../../src/node/files';
+import { offlineModelResolver } from '../../src/node/models';
 import { sharedDir } from './helpers';
 
 const repo = path.resolve(__dirname, '..', '..', '..');
