@@ -81,7 +81,7 @@ interface Run {
 }
 
 /** The pipeline over the document and its related files, the settings applied, then the estimate. */
-function runOnce(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOptions): Run {
+function runOnce(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOptions, lean = false): Run {
   const overrides: Overrides = {
     gpu: settings.gpu || undefined, gpusPerNode: settings.gpusPerNode, nodes: settings.nodes, origin: 'setting',
   };
@@ -98,6 +98,7 @@ function runOnce(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOp
   const r = estimate(setup, {
     gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source, nvlink: gpu.spec?.peerLink ? gpu.spec.peerLink.kind === 'nvlink' : undefined, spec: gpu.spec as GpuSpec | undefined } : undefined,
     provenance: pipeline.provenance,
+    lean,
   });
   return r.ok ? { pipeline, setup, gpu, gpuName, estimate: r.estimate } : { pipeline, setup, gpu, gpuName, estimateErrors: r.errors };
 }
@@ -113,7 +114,8 @@ function withSettings(setup: TrainingSetup | undefined, settings: AnalysisSettin
 
 /**
  * The same run over the texts that edits leave: the document and every file of the run read with the edits applied
- * (quick-fix titles state the saving of the files as the fix leaves them).
+ * (quick-fix titles state the saving of the files as the fix leaves them). A lean estimate: the same figures and fit,
+ * without formula texts.
  */
 function rerunWithEdits(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOptions, edits: readonly EditData[]): Run {
   const byFile = new Map<string, EditData[]>();
@@ -127,7 +129,7 @@ function rerunWithEdits(doc: DocumentInput, settings: AnalysisSettings, opts: An
     },
   };
   const related = (opts.related ?? []).map((r) => ({ ...r, text: edited(r.file, r.text) }));
-  return runOnce({ ...doc, text: edited(doc.file, doc.text) }, settings, { ...opts, reader, related });
+  return runOnce({ ...doc, text: edited(doc.file, doc.text) }, settings, { ...opts, reader, related }, true);
 }
 
 /** Analyzes one document (plus related and referenced files) under the given settings. */

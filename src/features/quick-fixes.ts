@@ -17,6 +17,9 @@ export interface QuickFix {
 }
 
 type Translate = (message: string, ...args: Array<string | number>) => string;
+
+/** Quick fixes offered at most (the lightbulb menu stays short). */
+const MAX_FIXES = 8;
 const identity: Translate = (m, ...args) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
 
 export function fixFiles(a: Analysis): FixFile[] {
@@ -57,16 +60,19 @@ export function quickFixes(a: Analysis, t: Translate = identity): QuickFix[] {
   const best = a.advice()?.items.find((i) => i.changes.length > 1 && !i.changesResult);
   if (best) items.unshift(best);
   const files = fixFiles(a);
+  // Fitting before not fitting, result-preserving before result-changing, a single change before a combination.
+  const rank = (i: AdviceItem): number => (i.fits ? 0 : 4) + (i.changesResult ? 2 : 0) + (i.changes.length > 1 && i.id.includes('+') ? 1 : 0);
+  const order = (x: AdviceItem, y: AdviceItem): number => rank(x) - rank(y) || x.stepTimeFactor - y.stepTimeFactor || y.savedBytes - x.savedBytes;
+  // The proposals in the order they would be shown; each is verified on the edited files until MAX_FIXES are offered.
   const out: QuickFix[] = [];
-  for (const proposed of items) {
+  for (const proposed of [...items].sort(order)) {
+    if (out.length >= MAX_FIXES) break;
     const plan = editsForChanges(proposed.changes, files, a.file);
     if (plan.edits.length === 0 || plan.unsupported.length > 0) continue;
     const item = delivered(a, proposed, plan.edits);
     if (item) out.push({ id: item.id, title: fixTitle(item, t), edits: plan.edits, preferred: false, item });
   }
-  // Fitting before not fitting, result-preserving before result-changing, a single change before a combination.
-  const rank = (q: QuickFix): number => (q.item.fits ? 0 : 4) + (q.item.changesResult ? 2 : 0) + (q.item.changes.length > 1 && q.id.includes('+') ? 1 : 0);
-  out.sort((x, y) => rank(x) - rank(y) || x.item.stepTimeFactor - y.item.stepTimeFactor || y.item.savedBytes - x.item.savedBytes);
+  out.sort((x, y) => order(x.item, y.item));
   if (out.length > 0) (out[0] as { preferred: boolean }).preferred = true;
-  return out.slice(0, 8);
+  return out;
 }

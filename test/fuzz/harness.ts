@@ -2,6 +2,7 @@
 // hover at every key, quick fixes, the panel model), checking what must hold for any input: no exception, no input
 // over the time budget, every byte count a safe integer, every range inside the text, no message that shows
 // "Infinity", "NaN" or a schema library's own wording. Deterministic for a given seed.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyzeDocument, type AnalysisSettings } from '../../src/features/analysis';
 import { hoverAt } from '../../src/features/hover';
@@ -172,4 +173,18 @@ export function checkInput(file: string, text: string, budgetMs = 1000): CheckRe
   return { violations: out, millis };
 }
 
-export const baseName = (f: string): string => path.basename(f);
+
+const repo = path.resolve(__dirname, '..', '..', '..');
+
+/** The seeds: the examples, our fixtures and, where it is beside the checkout, ../shared/corpus. */
+export function seeds(): Seed[] {
+  const dirs = ['examples', 'test/fixtures/deepspeed-json', 'test/fixtures/hf-python', 'test/fixtures/same-run', 'test/fixtures/scenario', 'test/fixtures/shell', '../shared/corpus'];
+  const list = (d: string): string[] =>
+    fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? list(path.join(d, e.name)) : [path.join(d, e.name)])) : [];
+  return dirs
+    .flatMap((d) => list(path.join(repo, d)))
+    .filter((f) => !/\.(md|tsv)$|expected\.json$/.test(f))
+    .sort()
+    .map((f) => ({ file: f, text: fs.readFileSync(f, 'utf8') }));
+}
+

@@ -1,22 +1,10 @@
 // `node out/test/fuzz/run.js [--count N] [--seed S] [--dir DIR]...`: the fuzz campaign from the command line. Seeds are
 // the examples, our fixtures and ../shared/corpus; prints every violation with the input's seed number so that it
 // can be replayed, then a summary line.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { checkInput, mutate, rng, type Seed } from './harness';
+import { checkInput, mutate, rng, seeds } from './harness';
 
 const repo = path.resolve(__dirname, '..', '..', '..');
-
-export function seeds(): Seed[] {
-  const dirs = ['examples', 'test/fixtures/deepspeed-json', 'test/fixtures/hf-python', 'test/fixtures/same-run', 'test/fixtures/scenario', 'test/fixtures/shell', '../shared/corpus'];
-  const list = (d: string): string[] =>
-    fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? list(path.join(d, e.name)) : [path.join(d, e.name)])) : [];
-  return dirs
-    .flatMap((d) => list(path.join(repo, d)))
-    .filter((f) => !/\.(md|tsv)$|expected\.json$/.test(f))
-    .sort()
-    .map((f) => ({ file: f, text: fs.readFileSync(f, 'utf8') }));
-}
 
 function main(): void {
   const args = process.argv.slice(2);
@@ -26,6 +14,7 @@ function main(): void {
   };
   const count = opt('--count', 1000);
   const seed0 = opt('--seed', 1);
+  const slow = opt('--slow', Infinity);
   const all = seeds();
   let bad = 0;
   const worst = { analysis: 0, hovers: 0, fixes: 0, panel: 0 };
@@ -36,6 +25,9 @@ function main(): void {
     const text = mutate(s, r);
     const res = checkInput(s.file, text);
     for (const k of Object.keys(worst) as Array<keyof typeof worst>) worst[k] = Math.max(worst[k], res.millis[k]);
+    if (Math.max(res.millis.analysis, res.millis.hovers, res.millis.fixes, res.millis.panel) > slow) {
+      console.log(`#${i} (seed ${seed0}) ${path.relative(repo, s.file)} [${text.length} chars]: ${JSON.stringify(res.millis, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`);
+    }
     if (res.violations.length > 0) {
       bad++;
       console.log(`#${i} (seed ${seed0}) ${path.relative(repo, s.file)} [${text.length} chars]: ${res.violations.map((v) => `${v.kind}: ${v.detail}`).join(' | ')}`);
