@@ -23,6 +23,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     vscode.commands.registerCommand('vramLens.openPanel', () => load().openPanel()),
     vscode.commands.registerCommand('vramLens.selectGpu', () => load().selectGpu()),
+    vscode.commands.registerCommand('vramLens.chooseRun', () => load().chooseRun()),
   );
   // The server, diagnostics and the status bar start right after activation.
   const timer = setTimeout(() => load(), 0);

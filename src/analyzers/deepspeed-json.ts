@@ -5,9 +5,8 @@
 // Sources (../shared/FORMATS.md §1): deepspeedai/DeepSpeed@edaa722:deepspeed/runtime/{config.py, constants.py,
 // config_utils.py, zero/config.py, zero/offload_config.py}; huggingface/transformers@0234833:
 // src/transformers/integrations/deepspeed.py for which "auto" values HF Trainer fills.
-import { MAX_PROBLEMS } from './guards';
 import { createScanner, parseTree, printParseErrorCode, SyntaxKind, type Node, type ParseError } from 'jsonc-parser';
-import { msg, normalizeOptimizer, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Span, type Unknown } from './facts';
+import { MAX_PROBLEMS, msg, normalizeOptimizer, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Span, type Unknown } from './facts';
 
 /** The reason carried by facts whose value is "auto" (resolve fills them from TrainingArguments or the launcher). */
 export const AUTO_REASON = 'auto: filled from TrainingArguments / launcher';

@@ -192,6 +192,9 @@ export type ProblemCode =
   | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero' | 'deprecated-key' | 'reference-not-found'
   | 'unknown-model' | 'placeholder' | 'not-static' | 'not-analyzed';
 
+/** Problems kept per file (a broken file reports its first ones; fixing them shows the next). */
+export const MAX_PROBLEMS = 100;
+
 export interface ParseProblem {
   readonly code: ProblemCode;
   readonly severity: 'error' | 'warning' | 'info';

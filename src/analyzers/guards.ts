@@ -1,7 +1,9 @@
 // Limits every analyzer keeps, so that no input, however large or deep, can stall the editor or exhaust the
 // stack: a file over MAX_ANALYZED_CHARS is not analyzed, and neither is one whose brackets nest deeper than
 // MAX_NESTING (real configs nest a handful of levels). One linear scan decides, before any parser runs. Pure.
-import { msg, type ParseProblem } from './facts';
+import { MAX_PROBLEMS, msg, type ParseProblem } from './facts';
+
+export { MAX_PROBLEMS };
 
 /**
  * Characters above which a file is not analyzed, per syntax: far above real files (DeepSpeed JSON configs are a few
@@ -11,8 +13,6 @@ import { msg, type ParseProblem } from './facts';
 export const MAX_ANALYZED_CHARS: Readonly<Record<Syntax, number>> = { json: 256 * 1024, yaml: 512 * 1024, shell: 512 * 1024, python: 1024 * 1024 };
 /** Bracket nesting above which a file is not analyzed. */
 export const MAX_NESTING = 100;
-/** Problems kept per file (a broken file reports its first ones; fixing them shows the next). */
-export const MAX_PROBLEMS = 100;
 
 export type Syntax = 'json' | 'yaml' | 'python' | 'shell';
 

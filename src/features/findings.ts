@@ -104,6 +104,19 @@ function autoBatch(a: Analysis): { micro: number; deviceBytes: number } | undefi
   return undefined;
 }
 
+/**
+ * What the fit messages say of the GPU count when no file, flag or setting gave it: the estimate is for one GPU per
+ * node and one node, and a ZeRO or FSDP run on one GPU shards nothing.
+ */
+export function gpuCountNote(a: Analysis, t: Translate = identity): string {
+  const given = (k: 'gpus_per_node' | 'nodes'): boolean => {
+    const p = a.pipeline.provenance[k];
+    return p !== undefined && p.kind !== 'default';
+  };
+  if (!a.setup || given('gpus_per_node') || given('nodes')) return '';
+  return t(', assuming {0} GPU (nothing in these files says how many; set vramLens.gpusPerNode)', a.setup.gpus_per_node * a.setup.nodes);
+}
+
 /** The span of a canonical key in this document (key span), if the document sets it. */
 export function spanOfKey(a: Analysis, key: CanonicalKey): Span | undefined {
   const f = [...a.facts.facts].reverse().find((x) => x.key === key);
@@ -193,8 +206,9 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     // (accelerate find_executable_batch_size): the run goes on at the first halving that fits.
     const auto = a.facts.facts.find((f) => f.key === 'autoFindBatchSize' && f.value === true);
     const retried = !e.fits && auto ? autoBatch(a) : undefined;
+    const gpus = gpuCountNote(a, t);
     if (!e.fits) {
-      const over = t('Needs {0} per GPU (peak in {1}); {2} has {3}: {4} over. Largest: {5}.', formatBytes(need), `${e.perGpu.phase}${phase ? `: ${phase.note}` : ''}`, a.gpu.id, formatBytes(cap), formatBytes(need - cap), big[0] ? `${big[0].label} ${formatBytes(big[0].bytes)}` : 'n/a');
+      const over = t('{0} > {1} on {2} ({3} over){4}. Peak in {5}; largest: {6}.', formatBytes(need), formatBytes(cap), a.gpu.id, formatBytes(need - cap), gpus, `${e.perGpu.phase}${phase ? `: ${phase.note}` : ''}`, big[0] ? `${big[0].label} ${formatBytes(big[0].bytes)}` : 'n/a');
       push(retried
         ? { code: 'exceeds-gpu-memory', severity: 'warning', span: auto!.keySpan, related,
           message: `${over} ${t('auto_find_batch_size: after the out-of-memory error the Trainer halves the micro-batch and trains at {0} per GPU ({1}), with {2} accumulation steps: a smaller global batch.', retried.micro, formatBytes(retried.deviceBytes), a.setup.gradient_accumulation_steps)}` }
@@ -202,7 +216,7 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     } else if (need > cap * (1 - headroom)) {
       push({
         code: 'near-gpu-memory', severity: 'warning', span, related,
-        message: t('Needs {0} of {1} on {2}: less than {3}% headroom left ({4}). Fragmentation or longer batches may run out of memory.', formatBytes(need), formatBytes(cap), a.gpu.id, a.settings.headroomPercent, formatBytes(cap - need)),
+        message: t('{0} of {1} on {2}: less than {3}% headroom left ({4}){5}. Fragmentation or longer batches may run out of memory.', formatBytes(need), formatBytes(cap), a.gpu.id, a.settings.headroomPercent, formatBytes(cap - need), gpus),
       });
     }
     const vl = e.perGpu.variableLengths;

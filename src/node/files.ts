@@ -39,3 +39,15 @@ export function listFolder(dir: string, max = 500): string[] {
     return [];
   }
 }
+
+/** The entries of a folder (at most `max`, in name order) with whether each is a folder; none when it cannot be listed. */
+export function listEntries(dir: string, max = 2000): Array<{ readonly path: string; readonly folder: boolean }> {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .slice(0, max)
+      .map((e) => ({ path: path.join(dir, e.name), folder: e.isDirectory() }));
+  } catch {
+    return [];
+  }
+}

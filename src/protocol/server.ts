@@ -11,6 +11,8 @@ export interface ServerInit {
   readonly bundle?: Readonly<Record<string, string>>;
   /** Document versions whose analysis ran past the time budget in an earlier server: not analyzed again. */
   readonly skipped?: readonly SkippedDocument[];
+  /** The run the user chose for files that belong to several (file path -> entry file path). */
+  readonly runChoices?: Readonly<Record<string, string>>;
 }
 
 export interface SkippedDocument {
@@ -48,6 +50,10 @@ export const Methods = {
   analyzing: 'vramLens/analyzing',
   /** Client -> server: the workspace was trusted. */
   trusted: 'vramLens/trusted',
+  /** Client -> server: { uri } -> the entry files of the runs the file belongs to. */
+  runs: 'vramLens/runs',
+  /** Client -> server: { uri, entry }: follow this run for the file. */
+  chooseRun: 'vramLens/chooseRun',
   /** Server -> client: analyses changed (the status bar and panel refresh). */
   refreshed: 'vramLens/refreshed',
   /**

@@ -4,11 +4,13 @@
 // allowed network access in a trusted workspace.
 import type { Connection } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { InputFile } from '../analyzers/pipeline';
 import type { ModelResolver } from '../analyzers/resolve';
 import { analyzeDocument, type Analysis } from '../features/analysis';
 import { parseSettings, toAnalysisSettings, type Settings } from '../features/settings';
 import { offlineModelResolver, prefetchModelResolver } from '../node/models';
 import { Methods, type SkippedDocument } from '../protocol/server';
+import type { RunIndex } from './runs';
 import { fsPathOf, type Workspace } from './workspace';
 
 export type Translate = (message: string, ...args: Array<string | number>) => string;
@@ -29,6 +31,7 @@ export class Analyses {
   constructor(
     private readonly connection: Connection,
     private readonly workspace: Workspace,
+    private readonly runs: RunIndex,
     readonly translate: Translate,
     private readonly env: Readonly<Record<string, string | undefined>>,
     /** Called when a model arrived from the Hub, so that every open document is analyzed again. */
@@ -78,7 +81,7 @@ export class Analyses {
       const analysis = analyzeDocument(
         { file, text: doc.getText(), languageId: doc.languageId },
         toAnalysisSettings(settings),
-        { reader: this.workspace.reader(cwd), resolver: this.resolverFor(settings, cwd), related: this.workspace.relatedFiles(file), translate: this.translate },
+        { reader: this.workspace.reader(cwd), resolver: this.resolverFor(settings, cwd), related: this.relatedFiles(file), translate: this.translate },
       );
       this.cache.set(doc.uri, { key, analysis });
       if (settings.allowNetwork && this.workspace.trusted && !analysis.setup) this.fetchInBackground(analysis, settings, cwd);
@@ -86,6 +89,12 @@ export class Analyses {
     } finally {
       void this.connection.sendNotification(Methods.analyzing, { uri: null });
     }
+  }
+
+  /** The other files of the document's run: its entry file from the index, or the files beside it while the index builds. */
+  private relatedFiles(file: string): InputFile[] {
+    if (!this.runs.ready) return this.workspace.relatedFiles(file);
+    return [...(this.runs.runFor(file)?.inputs ?? [])];
   }
 
   private resolverFor(settings: Settings, cwd: string): ModelResolver {

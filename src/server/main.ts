@@ -1,7 +1,8 @@
 // The VRAM Lens language server: runs every analysis in its own process, so no file, however large or strange, can
 // stall the editor. Diagnostics are pushed for open training configs; hovers, quick fixes (through a command that
 // re-checks the files before writing), the status bar and the panel are answered from the same Analysis.
-import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeParams } from 'vscode-languageserver/node';
+import * as path from 'node:path';
+import { createConnection, DiagnosticSeverity, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeParams } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { fileURLToPath } from 'node:url';
 import { detectFormat } from '../analyzers/detect';
@@ -13,11 +14,16 @@ import { APPLY_FIX_COMMAND, Methods, type ApplyFixArgs, type PanelResult, type S
 import { Analyses, bundleTranslator } from './analyses';
 import { fileDiagnostic, toDiagnostic } from './diagnostics';
 import { applyAdvice, applyFix, codeActions, type FixContext } from './fixes';
+import { RunIndex } from './runs';
 import { fsPathOf, Workspace } from './workspace';
 
 const connection = createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
 const workspace = new Workspace(false, process.env);
+const runs = new RunIndex(workspace, () => {
+  workspace.changed();
+  refreshAll();
+});
 let analyses: Analyses;
 let ctx: FixContext;
 
@@ -42,7 +48,14 @@ async function publish(doc: TextDocument): Promise<void> {
     return;
   }
   const a = await analyses.analysis(doc);
-  void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: a ? a.findings.map((f) => toDiagnostic(doc, f)) : [] });
+  const diagnostics = a ? a.findings.map((f) => toDiagnostic(doc, f)) : [];
+  const several = runs.ready ? runs.runsOf(fsPathOf(doc.uri)) : [];
+  if (a && several.length > 1) {
+    const followed = runs.runFor(fsPathOf(doc.uri))?.entry ?? several[0].entry;
+    const names = several.map((r) => path.basename(r.entry)).join(', ');
+    diagnostics.push(fileDiagnostic('several-runs', analyses.translate('This file belongs to {0} runs ({1}); the estimate follows {2}. Run "VRAM Lens: Choose the Run" to follow another.', several.length, names, path.basename(followed)), DiagnosticSeverity.Information));
+  }
+  void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
 }
 
 function schedule(doc: TextDocument, delay = DEBOUNCE_MS): void {
@@ -76,7 +89,8 @@ connection.onInitialize((params: InitializeParams) => {
   const init = (params.initializationOptions ?? {}) as Partial<ServerInit>;
   workspace.trusted = init.trusted === true;
   workspace.setFolders((params.workspaceFolders ?? []).filter((f) => f.uri.startsWith('file:')).map((f) => fileURLToPath(f.uri)));
-  analyses = new Analyses(connection, workspace, bundleTranslator(init.bundle), process.env, refreshAll, init.skipped ?? []);
+  analyses = new Analyses(connection, workspace, runs, bundleTranslator(init.bundle), process.env, refreshAll, init.skipped ?? []);
+  for (const [file, entry] of Object.entries(init.runChoices ?? {})) runs.choose(file, entry);
   ctx = { connection, documents, workspace, analyses };
   return {
     capabilities: {
@@ -90,9 +104,11 @@ connection.onInitialize((params: InitializeParams) => {
 });
 
 connection.onInitialized(() => {
+  runs.rebuild();
   connection.workspace.onDidChangeWorkspaceFolders(async () => {
     const folders = (await connection.workspace.getWorkspaceFolders()) ?? [];
     workspace.setFolders(folders.filter((f) => f.uri.startsWith('file:')).map((f) => fileURLToPath(f.uri)));
+    runs.rebuild();
     refreshAll();
   });
 });
@@ -103,6 +119,7 @@ documents.onDidOpen((e) => {
 });
 documents.onDidChangeContent((e) => {
   workspace.setOpen(e.document);
+  runs.update(fsPathOf(e.document.uri));
   refreshAll();
 });
 documents.onDidClose((e) => {
@@ -112,8 +129,9 @@ documents.onDidClose((e) => {
   void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   refreshAll();
 });
-connection.onDidChangeWatchedFiles(() => {
+connection.onDidChangeWatchedFiles((params) => {
   workspace.changed();
+  for (const change of params.changes) if (change.uri.startsWith('file:')) runs.update(fileURLToPath(change.uri));
   refreshAll();
 });
 connection.onDidChangeConfiguration(() => {
@@ -176,6 +194,13 @@ connection.onRequest(Methods.keySpan, (p: { uri: string; key: string }) => guard
   const a = doc ? await analyses.analysis(doc) : undefined;
   return (a && spanOfKey(a, p.key as CanonicalKey)) ?? null;
 }));
+
+connection.onRequest(Methods.runs, (p: { uri: string }) => guard('runs', [], () => runs.runsOf(fsPathOf(p.uri)).map((r) => r.entry)));
+connection.onNotification(Methods.chooseRun, (p: { uri: string; entry: string }) => {
+  runs.choose(fsPathOf(p.uri), p.entry);
+  workspace.changed();
+  refreshAll();
+});
 
 documents.listen(connection);
 connection.listen();

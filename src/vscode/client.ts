@@ -1,12 +1,16 @@
 // Starts the VRAM Lens language server (dist/server.js, a process of its own, so no analysis can stall the editor)
 // and keeps it honest: a watchdog restarts it when one analysis runs past the time budget, and that document version
 // is then skipped with a diagnostic that says so. Trust, the l10n bundle and the watched files are passed to it.
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { OPEN_PANEL_COMMAND } from '../features/hover';
 import { MAX_SYNCED_CHARS, Methods, type ServerInit, type SkippedDocument } from '../protocol/server';
 import { CONFIG_FILTERS } from './selector';
+import { timed } from './timings';
 
+/** Where the run chosen for each file is remembered (workspace state). */
+const RUN_CHOICES = 'vramLens.runChoices';
 /** How long one analysis may run before the server is restarted without it. */
 export const ANALYSIS_BUDGET_MS = 8000;
 /** The files whose changes can change an analysis: configs, scripts and the dependency pins. */
@@ -36,13 +40,15 @@ export class ServerClient implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       documentSelector: ['file', 'untitled'].flatMap((scheme) => CONFIG_FILTERS.map((f) => ({ ...f, scheme }))),
       synchronize: { configurationSection: 'vramLens', fileEvents: vscode.workspace.createFileSystemWatcher(WATCHED) },
-      initializationOptions: (): ServerInit => ({ trusted: vscode.workspace.isTrusted, bundle: vscode.l10n.bundle, skipped: this.skipped }),
+      initializationOptions: (): ServerInit => ({
+        trusted: vscode.workspace.isTrusted, bundle: vscode.l10n.bundle, skipped: this.skipped, runChoices: this.runChoices(),
+      }),
       markdown: { isTrusted: { enabledCommands: [OPEN_PANEL_COMMAND] } },
       outputChannel: this.log,
       diagnosticCollectionName: 'vram-lens',
       middleware: {
-        didOpen: async (doc, next) => (this.isLarge(doc) ? this.sendTooLarge(doc) : next(doc)),
-        didChange: async (e, next) => (this.large.has(e.document.uri.toString()) ? undefined : next(e)),
+        didOpen: async (doc, next) => (timed('didOpen', () => this.isLarge(doc)) ? this.sendTooLarge(doc) : next(doc)),
+        didChange: async (e, next) => (timed('didChange', () => this.large.has(e.document.uri.toString())) ? undefined : next(e)),
         didClose: async (doc, next) => (this.large.delete(doc.uri.toString()) ? undefined : next(doc)),
       },
     };
@@ -56,19 +62,53 @@ export class ServerClient implements vscode.Disposable {
     this.context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void client.sendNotification(Methods.trusted)));
   }
 
-  /** Whether a document is over MAX_SYNCED_CHARS (measured without building its text). */
+  /**
+   * Whether a document is over MAX_SYNCED_CHARS, decided without touching its text: a saved file by its size on disk
+   * (building the text or its line offsets of a 20 MB document would itself be a long task), else by its lines.
+   */
   private isLarge(doc: vscode.TextDocument): boolean {
-    const chars = doc.offsetAt(doc.lineAt(doc.lineCount - 1).range.end);
-    if (chars <= MAX_SYNCED_CHARS) return false;
+    if (this.sizeOf(doc) <= MAX_SYNCED_CHARS) return false;
     this.large.add(doc.uri.toString());
     return true;
   }
 
+  private sizeOf(doc: vscode.TextDocument): number {
+    if (doc.uri.scheme === 'file' && !doc.isDirty) {
+      try {
+        return fs.statSync(doc.uri.fsPath).size;
+      } catch {
+        // Not on disk any more: measured by its lines below.
+      }
+    }
+    return doc.lineCount > 20_000 ? Infinity : doc.offsetAt(doc.lineAt(doc.lineCount - 1).range.end);
+  }
+
   private async sendTooLarge(doc: vscode.TextDocument): Promise<void> {
-    const chars = doc.offsetAt(doc.lineAt(doc.lineCount - 1).range.end);
+    const chars = this.sizeOf(doc);
     this.log.info(`${doc.uri.fsPath}: ${chars} characters, not sent to the server`);
-    const head = doc.getText(new vscode.Range(0, 0, Math.min(doc.lineCount, 2000), 0)).slice(0, 65_536);
+    const head = timed('tooLarge', () => doc.getText(new vscode.Range(0, 0, Math.min(doc.lineCount, 2000), 0)).slice(0, 65_536));
     await this.client?.sendNotification(Methods.tooLarge, { uri: doc.uri.toString(), chars, head, languageId: doc.languageId });
+  }
+
+  private runChoices(): Record<string, string> {
+    return this.context.workspaceState.get<Record<string, string>>(RUN_CHOICES, {});
+  }
+
+  /** Lets the user pick which run a file that belongs to several follows (remembered for the workspace). */
+  async chooseRun(doc: vscode.TextDocument | undefined): Promise<void> {
+    if (!doc) return;
+    const entries = (await this.request<string[]>(Methods.runs, { uri: doc.uri.toString() })) ?? [];
+    if (entries.length === 0) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('No other file of the workspace runs {0}: it is a run of its own.', vscode.workspace.asRelativePath(doc.uri)));
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(entries.map((e) => ({ label: vscode.workspace.asRelativePath(e), entry: e })), {
+      placeHolder: vscode.l10n.t('The run whose estimate {0} shows', vscode.workspace.asRelativePath(doc.uri)),
+    });
+    if (!pick) return;
+    await this.context.workspaceState.update(RUN_CHOICES, { ...this.runChoices(), [doc.uri.fsPath]: pick.entry });
+    this.log.info(`${doc.uri.fsPath} follows the run of ${pick.entry}`);
+    await this.client?.sendNotification(Methods.chooseRun, { uri: doc.uri.toString(), entry: pick.entry });
   }
 
   /** A request to the server, or undefined when it is not running. */

@@ -4,16 +4,18 @@ import * as vscode from 'vscode';
 import { ServerClient } from './client';
 import { openPanel, selectGpu } from './commands';
 import { registerStatusBar } from './status-bar';
+import { hostTimings } from './timings';
 
 export interface Features {
   openPanel(): void;
   selectGpu(): Promise<void>;
+  chooseRun(): Promise<void>;
 }
 
 export function startFeatures(context: vscode.ExtensionContext): Features {
   const log = vscode.window.createOutputChannel('VRAM Lens', { log: true });
   const client = new ServerClient(context, log);
-  context.subscriptions.push(log, client, ...registerStatusBar(client));
+  context.subscriptions.push(log, client, ...registerStatusBar(client), vscode.commands.registerCommand('vramLens.internal.hostTimings', hostTimings));
   client.start().catch((e: unknown) => {
     log.error(`the VRAM Lens server did not start: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
     void vscode.window.showErrorMessage(vscode.l10n.t('VRAM Lens could not start: {0}', e instanceof Error ? e.message : String(e)));
@@ -21,5 +23,6 @@ export function startFeatures(context: vscode.ExtensionContext): Features {
   return {
     openPanel: () => openPanel(client, context.extensionUri),
     selectGpu: () => selectGpu(),
+    chooseRun: () => client.chooseRun(vscode.window.activeTextEditor?.document),
   };
 }

@@ -5,6 +5,7 @@ import { formatBytes } from '../core/units';
 import { Methods, type StatusResult } from '../protocol/server';
 import type { ServerClient } from './client';
 import { CommandId } from './commands';
+import { timed } from './timings';
 
 function show(item: vscode.StatusBarItem, r: StatusResult): void {
   if (r.state === 'none') {
@@ -35,7 +36,7 @@ export function registerStatusBar(client: ServerClient): vscode.Disposable[] {
   const update = async (): Promise<void> => {
     const doc = vscode.window.activeTextEditor?.document;
     const r = doc ? await client.request<StatusResult>(Methods.status, { uri: doc.uri.toString() }).catch(() => undefined) : undefined;
-    show(item, r ?? { state: 'none' });
+    timed('statusBar', () => show(item, r ?? { state: 'none' }));
   };
   const later = (): void => {
     clearTimeout(timer);

@@ -22,6 +22,9 @@ export default async function features({ url, screenshots, workspace, check }) {
   });
   await check('the quick fix "Enable gradient checkpointing" edits the file', async () => {
     await runQuickFix(page, 'Enable gradient checkpointing', { at: 'micro_batch_size' });
+    // The fix is applied by the language server (a round trip): wait for the edit, then save from the editor.
+    await page.locator('.editor-group-container.active .view-lines', { hasText: 'gradient_checkpointing: full' }).first().waitFor({ timeout: 10_000 });
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+S');
     const file = path.join(workspace, 'run.vram.yaml');
     const end = Date.now() + 10_000;

@@ -1,0 +1,158 @@
+// The workspace index of runs: which file references which (a launcher its script and its Accelerate, DeepSpeed or
+// YAML configs; a script its DeepSpeed JSON; an Accelerate config its DeepSpeed config), kept current as files change,
+// so that every file of a run is analyzed with the run's entry files and shows the run's estimate. Built in the
+// background in small slices (the server keeps answering); until it is complete, the files beside a document that name
+// it stand in. A file reached from several entry files belongs to several runs: the user picks one.
+import * as path from 'node:path';
+import { analyzeAs, detectFormat } from '../analyzers/detect';
+import type { InputFile } from '../analyzers/pipeline';
+import { listEntries } from '../node/files';
+import type { Workspace } from './workspace';
+
+/** File kinds that can take part in a run. */
+const CANDIDATE = /\.(sh|bash|slurm|sbatch|py|ya?ml|json|jsonc|hjson|conf)$/i;
+/** Folders never scanned. */
+const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.venv', 'venv', 'env', '__pycache__', 'site-packages', 'dist', 'build', 'out', '.tox', '.mypy_cache', 'wandb', 'outputs', 'checkpoints']);
+const MAX_FILES = 5000;
+const MAX_DEPTH = 8;
+/** Files analyzed per slice of the background scan. */
+const SLICE = 40;
+
+export interface Run {
+  /** The entry file: a file of the run that no other file references (usually the launcher). */
+  readonly entry: string;
+  /** Files to give the pipeline besides the document: the entry (it follows the references down from there). */
+  readonly inputs: readonly InputFile[];
+}
+
+export class RunIndex {
+  /** Each scanned file and the files it references (absolute paths). */
+  private readonly refs = new Map<string, readonly string[]>();
+  private pending: string[] = [];
+  private complete = false;
+  private scanning = false;
+  /** The entry the user chose for a file that belongs to several runs. */
+  private readonly choices = new Map<string, string>();
+
+  constructor(
+    private readonly workspace: Workspace,
+    /** Called when the index changed in a way that can change analyses (the scan finished, references moved). */
+    private readonly onChanged: () => void,
+  ) {}
+
+  get ready(): boolean {
+    return this.complete;
+  }
+
+  /** Starts (or restarts) the background scan of the workspace folders. */
+  rebuild(): void {
+    this.refs.clear();
+    this.pending = this.workspace.roots.flatMap((root) => candidates(root));
+    this.complete = false;
+    this.scheduleScan();
+  }
+
+  /** A file changed, appeared or disappeared: its references are read again. */
+  update(file: string): void {
+    const before = JSON.stringify(this.refs.get(file) ?? null);
+    const now = this.referencesOf(file);
+    if (now === undefined) this.refs.delete(file);
+    else this.refs.set(file, now);
+    if (this.complete && JSON.stringify(now ?? null) !== before) this.onChanged();
+  }
+
+  choose(file: string, entry: string): void {
+    this.choices.set(file, entry);
+  }
+
+  /** The runs a file belongs to, one per entry file (none when no other file references it). */
+  runsOf(file: string): Run[] {
+    return this.entriesOf(file).map((entry) => ({ entry, inputs: this.inputsFor(entry) }));
+  }
+
+  /** The run the analysis of a file follows: the chosen one, else the first entry in path order. */
+  runFor(file: string): Run | undefined {
+    const runs = this.runsOf(file);
+    const chosen = this.choices.get(file);
+    return runs.find((r) => r.entry === chosen) ?? runs[0];
+  }
+
+  private inputsFor(entry: string): InputFile[] {
+    const text = this.workspace.currentText(entry);
+    return text === undefined ? [] : [{ file: entry, text }];
+  }
+
+  /** Entry files above a file: walk the reverse references up to files nobody references (cycles stop). */
+  private entriesOf(file: string): string[] {
+    const parents = this.parentsIndex();
+    const entries = new Set<string>();
+    const seen = new Set<string>([file]);
+    const queue = [...(parents.get(file) ?? [])];
+    while (queue.length > 0) {
+      const f = queue.shift()!;
+      if (seen.has(f)) continue;
+      seen.add(f);
+      const up = parents.get(f) ?? [];
+      if (up.every((p) => seen.has(p))) entries.add(f);
+      queue.push(...up);
+    }
+    return [...entries].sort();
+  }
+
+  private parentsIndex(): Map<string, string[]> {
+    const parents = new Map<string, string[]>();
+    for (const [from, targets] of this.refs) for (const t of targets) parents.set(t, [...(parents.get(t) ?? []), from]);
+    return parents;
+  }
+
+  /** The files a file references, resolved against it; undefined when it is not a config VRAM Lens reads. */
+  private referencesOf(file: string): string[] | undefined {
+    const text = this.workspace.currentText(file);
+    if (text === undefined) return undefined;
+    const format = detectFormat(file, text);
+    if (!format || format === 'scenario') return undefined;
+    const reader = this.workspace.reader(path.dirname(file));
+    return analyzeAs(format, text).references
+      .filter((r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path))
+      .map((r) => path.resolve(reader.join(file, r.path)));
+  }
+
+  private scheduleScan(): void {
+    if (this.scanning) return;
+    this.scanning = true;
+    setImmediate(() => this.scanSlice());
+  }
+
+  private scanSlice(): void {
+    for (const file of this.pending.splice(0, SLICE)) {
+      const refs = this.referencesOf(file);
+      if (refs && refs.length > 0) this.refs.set(file, refs);
+    }
+    if (this.pending.length > 0) {
+      setImmediate(() => this.scanSlice());
+      return;
+    }
+    this.scanning = false;
+    this.complete = true;
+    this.onChanged();
+  }
+}
+
+/** The candidate files under a folder, breadth first, bounded in count and depth. */
+function candidates(root: string): string[] {
+  const out: string[] = [];
+  let level = [root];
+  for (let depth = 0; depth <= MAX_DEPTH && level.length > 0 && out.length < MAX_FILES; depth++) {
+    const next: string[] = [];
+    for (const dir of level) {
+      for (const e of listEntries(dir)) {
+        const name = path.basename(e.path);
+        if (e.folder && !SKIP_DIRS.has(name) && !name.startsWith('.')) next.push(e.path);
+        else if (!e.folder && CANDIDATE.test(name)) out.push(e.path);
+        if (out.length >= MAX_FILES) break;
+      }
+    }
+    level = next;
+  }
+  return out;
+}

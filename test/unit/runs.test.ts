@@ -1,0 +1,73 @@
+// The workspace index of runs (src/server/runs.ts): which entry file each file belongs to, built in the background,
+// kept current as files change, and several runs told apart.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { RunIndex } from '../../src/server/runs';
+import { Workspace } from '../../src/server/workspace';
+
+function workspaceWith(files: Record<string, string>): { dir: string; workspace: Workspace } {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-runs-')));
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+  const workspace = new Workspace(true, { HOME: '/nonexistent' });
+  workspace.setFolders([dir]);
+  return { dir, workspace };
+}
+
+async function built(index: RunIndex): Promise<void> {
+  index.rebuild();
+  for (let i = 0; i < 200 && !index.ready; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(index.ready, 'the index finished');
+}
+
+describe('runs: the workspace index of which file runs which', () => {
+  it('a launcher two folders up is the entry of the configs it names; the launcher is an entry of its own', async () => {
+    const { dir, workspace } = workspaceWith({
+      'scripts/launch.sh': 'accelerate launch --config_file ../configs/fsdp.yaml train.py --model_name_or_path gpt2\n',
+      'configs/fsdp.yaml': 'distributed_type: FSDP\nnum_processes: 8\n',
+      'configs/other.yaml': 'distributed_type: MULTI_GPU\nnum_processes: 2\n',
+    });
+    const index = new RunIndex(workspace, () => undefined);
+    await built(index);
+    assert.deepEqual(index.runsOf(path.join(dir, 'configs/fsdp.yaml')).map((r) => r.entry), [path.join(dir, 'scripts/launch.sh')]);
+    assert.deepEqual(index.runsOf(path.join(dir, 'configs/other.yaml')), []);
+    assert.deepEqual(index.runsOf(path.join(dir, 'scripts/launch.sh')), []);
+  });
+
+  it('two launchers of one DeepSpeed config: two runs, the first by path unless the user chose', async () => {
+    const { dir, workspace } = workspaceWith({
+      'a.sh': 'deepspeed train.py --model_name_or_path gpt2 --deepspeed ds.json --per_device_train_batch_size 2\n',
+      'b.sh': 'deepspeed train.py --model_name_or_path gpt2-large --deepspeed ds.json\n',
+      'ds.json': '{"zero_optimization": {"stage": 2}}\n',
+    });
+    const index = new RunIndex(workspace, () => undefined);
+    await built(index);
+    const ds = path.join(dir, 'ds.json');
+    assert.deepEqual(index.runsOf(ds).map((r) => path.basename(r.entry)), ['a.sh', 'b.sh']);
+    assert.equal(path.basename(index.runFor(ds)!.entry), 'a.sh');
+    index.choose(ds, path.join(dir, 'b.sh'));
+    assert.equal(path.basename(index.runFor(ds)!.entry), 'b.sh');
+    assert.match(index.runFor(ds)!.inputs[0].text, /gpt2-large/);
+  });
+
+  it('a changed launcher moves the run: the index follows the edit and says so', async () => {
+    const { dir, workspace } = workspaceWith({
+      'run.sh': 'deepspeed train.py --model_name_or_path gpt2 --deepspeed ds_z2.json\n',
+      'ds_z2.json': '{"zero_optimization": {"stage": 2}}\n',
+      'ds_z3.json': '{"zero_optimization": {"stage": 3}}\n',
+    });
+    let changes = 0;
+    const index = new RunIndex(workspace, () => changes++);
+    await built(index);
+    const before = changes;
+    fs.writeFileSync(path.join(dir, 'run.sh'), 'deepspeed train.py --model_name_or_path gpt2 --deepspeed ds_z3.json\n');
+    index.update(path.join(dir, 'run.sh'));
+    assert.equal(changes, before + 1);
+    assert.deepEqual(index.runsOf(path.join(dir, 'ds_z2.json')), []);
+    assert.deepEqual(index.runsOf(path.join(dir, 'ds_z3.json')).map((r) => path.basename(r.entry)), ['run.sh']);
+  });
+});
