@@ -24,6 +24,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('vramLens.openPanel', () => load().openPanel()),
     vscode.commands.registerCommand('vramLens.selectGpu', () => load().selectGpu()),
     vscode.commands.registerCommand('vramLens.chooseRun', () => load().chooseRun()),
+    vscode.commands.registerCommand('vramLens.setGpuCount', () => load().setGpuCount()),
   );
   // The server, diagnostics and the status bar start right after activation.
   const timer = setTimeout(() => load(), 0);

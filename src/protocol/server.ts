@@ -66,6 +66,9 @@ export const Methods = {
 /** Documents longer than this (in characters) are not sent to the server: no analyzer reads that much. */
 export const MAX_SYNCED_CHARS = 1024 * 1024;
 
+/** The client's command that asks for GPUs per node and nodes and writes them as workspace settings. */
+export const SET_GPU_COUNT_COMMAND = 'vramLens.setGpuCount';
+
 /** The command behind every quick fix: the server recomputes and applies it only if the files are as they were. */
 export const APPLY_FIX_COMMAND = 'vramLens.applyFix';
 

@@ -11,8 +11,9 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Analysis } from '../features/analysis';
 import { editsForChanges, type EditData } from '../features/fixes';
+import { gpuCountNote } from '../features/findings';
 import { fixFiles, quickFixes } from '../features/quick-fixes';
-import { APPLY_FIX_COMMAND, type ApplyFixArgs } from '../protocol/server';
+import { APPLY_FIX_COMMAND, SET_GPU_COUNT_COMMAND, type ApplyFixArgs } from '../protocol/server';
 import type { Analyses } from './analyses';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 import { fsPathOf, textHash, type Workspace } from './workspace';
@@ -57,6 +58,10 @@ export async function codeActions(ctx: FixContext, params: CodeActionParams): Pr
   const a = await ctx.analyses.analysis(doc);
   if (!a) return [];
   const actions: CodeAction[] = [];
+  if (gpuCountNote(a)) {
+    const title = ctx.analyses.translate('Set the GPU count of this workspace (now assumed: {0})', (a.setup?.gpus_per_node ?? 1) * (a.setup?.nodes ?? 1));
+    actions.push({ title, kind: CodeActionKind.QuickFix, diagnostics: ours, command: { title, command: SET_GPU_COUNT_COMMAND } });
+  }
   for (const fix of quickFixes(a, ctx.analyses.translate)) {
     const bases = basesOf(a, fix.edits);
     if (refusal(ctx, bases)) continue;

@@ -2,6 +2,7 @@
 // bar and the panel, and answers the commands the shell registered.
 import * as vscode from 'vscode';
 import { ServerClient } from './client';
+import { setGpuCount } from './gpu-count';
 import { openPanel, selectGpu } from './commands';
 import { registerStatusBar } from './status-bar';
 import { hostTimings } from './timings';
@@ -10,6 +11,7 @@ export interface Features {
   openPanel(): void;
   selectGpu(): Promise<void>;
   chooseRun(): Promise<void>;
+  setGpuCount(): Promise<void>;
 }
 
 export function startFeatures(context: vscode.ExtensionContext): Features {
@@ -24,5 +26,6 @@ export function startFeatures(context: vscode.ExtensionContext): Features {
     openPanel: () => openPanel(client, context.extensionUri),
     selectGpu: () => selectGpu(),
     chooseRun: () => client.chooseRun(vscode.window.activeTextEditor?.document),
+    setGpuCount: () => setGpuCount(log),
   };
 }
