@@ -122,7 +122,9 @@ function documentText(file: string): string {
   const hovers = a.facts.facts.map((f) => hoverAt(a, f.keySpan.start, text) ?? null);
   const fixes = quickFixes(a).map((q) => ({ title: q.title, preferred: q.preferred, edits: q.edits }));
   const panel = buildPanelModel(a, {});
-  const rel = (s: string): string => s.split(repo).join('<repo>').split(path.dirname(file)).join('<dir>');
+  const shared = sharedDir() ?? '<no shared dir>';
+  const rel = (s: string): string =>
+    s.split(repo).join('<repo>').split(path.dirname(file)).join('<dir>').split(shared).join('<shared>');
   return rel(JSON.stringify({ findings: a.findings, estimate: a.estimate ?? null, errors: a.estimateErrors ?? null, hovers, fixes, panel }));
 }
 
