@@ -3,12 +3,12 @@
 // and pairs/triples of them), estimates each, prices it with the step-time model, and returns the Pareto set
 // of changes that fit, cheapest first. Also answers the largest micro-batch / sequence that fits and how many
 // GPUs are needed. Pure; no I/O.
-import { parseArchitecture } from './architecture';
-import type { GpuSpec } from './catalog/gpus';
-import { estimate, fusedExpertsIn, quantizesWholeAtLoad, type EstimateOptions } from './estimate';
-import type { Estimate } from './model';
-import type { TrainingSetup } from './setup';
-import { stepTime, type StepTime } from './step-time';
+import { parseArchitecture } from '../architecture';
+import type { GpuSpec } from '../catalog/gpus';
+import { estimate, fusedExpertsIn, quantizesWholeAtLoad, type EstimateOptions } from '../estimate';
+import type { Estimate } from '../model';
+import type { TrainingSetup } from '../setup';
+import { stepTime, type StepTime } from '../step-time';
 
 /** One scenario-key change, e.g. {key: 'gradient_checkpointing', value: 'full'}. */
 export interface SetupChange {

@@ -6,11 +6,11 @@
 // bert,t5}/modeling_*.py (op order), peft/tuners/lora/layer.py (LoRA forward), torch/nn/attention and the
 // aten::_scaled_dot_product_flash_attention schema (flash saves q, k, v, out and an fp32 logsumexp of b x heads x s),
 // Korthikanti et al. 2022 (arXiv:2205.05198) for the per-layer accounting they popularised.
-import { Recent } from '../recent';
-import type { Architecture, LinearModule } from '../architecture';
-import { linearModules } from '../architecture';
-import type { Attention } from '../setup';
-import { Tape, type ComputeMode, type SavedEntry, type Tensor, type Weight } from './saved-tensors';
+import { Recent } from '../../recent';
+import type { Architecture, LinearModule } from '../../architecture';
+import { linearModules } from '../../architecture';
+import type { Attention } from '../../setup';
+import { Tape, type ComputeMode, type SavedEntry, type Tensor, type Weight } from '../saved-tensors';
 
 export interface LoraPlan {
   readonly r: number;

@@ -1,15 +1,15 @@
 // estimate(): TrainingSetup -> per-GPU memory for the busiest rank, phase by phase, each term with its formula.
 // Pure and deterministic; no I/O, no clock. Sources are cited next to each term.
-import { Recent } from './recent';
-import { attentionLayerCount, countParameters, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts, type Architecture, type LinearModule } from './architecture';
-import { RESERVED_RUNTIME_IDS, type Assumption, type Component, type ComponentId, type EstimateResult, type Layout, type Phase, type PhaseEstimate, type RuntimeTerm, type VariableLengthCache, type Warning } from './model';
-import type { GpuSpec } from './catalog/gpus';
-import type { Attention, ProvenanceMap, TrainingSetup } from './setup';
-import { generationBatch, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from './setup';
-import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, ktoReferenceLogps, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan, type MambaKernels } from './terms/activations';
-import type { ComputeMode } from './terms/saved-tensors';
-import { oldTorchaoNf4Bytes, simulateNf4Load, type Nf4LoadModel, type Nf4LoadResult } from './terms/nf4-load';
-import { DTYPE_BYTES, GiB, MiB, formatBytes, formatCount } from './units';
+import { Recent } from '../recent';
+import { attentionLayerCount, countParameters, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts, type Architecture, type LinearModule } from '../architecture';
+import { RESERVED_RUNTIME_IDS, type Assumption, type Component, type ComponentId, type EstimateResult, type Layout, type Phase, type PhaseEstimate, type RuntimeTerm, type VariableLengthCache, type Warning } from '../model';
+import type { GpuSpec } from '../catalog/gpus';
+import type { Attention, ProvenanceMap, TrainingSetup } from '../setup';
+import { generationBatch, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from '../setup';
+import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, ktoReferenceLogps, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan, type MambaKernels } from '../terms/activations';
+import type { ComputeMode } from '../terms/saved-tensors';
+import { oldTorchaoNf4Bytes, simulateNf4Load, type Nf4LoadModel, type Nf4LoadResult } from '../terms/nf4-load';
+import { DTYPE_BYTES, GiB, MiB, formatBytes, formatCount } from '../units';
 
 export interface EstimateOptions {
   /** GPU memory to check the fit against (driver-reported total), with its catalog id. */
