@@ -1,374 +1,35 @@
 // estimate(): TrainingSetup -> per-GPU memory for the busiest rank, phase by phase, each term with its formula.
 // Pure and deterministic; no I/O, no clock. Sources are cited next to each term.
-import { Recent } from '../recent';
-import { attentionLayerCount, countParameters, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts, type Architecture, type LinearModule } from '../architecture';
-import { RESERVED_RUNTIME_IDS, type Assumption, type Component, type ComponentId, type EstimateResult, type Layout, type Phase, type PhaseEstimate, type RuntimeTerm, type VariableLengthCache, type Warning } from '../model';
-import type { GpuSpec } from '../catalog/gpus';
-import type { Attention, ProvenanceMap, TrainingSetup } from '../setup';
-import { generationBatch, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type Provenance } from '../setup';
-import { finalNormSaved, layerActivations, lossMemory, noGradLayerBytes, ktoReferenceLogps, referenceLogps, unslothFastPath, type ActivationPlan, type Ia3Plan, type LoraPlan, type LossPlan, type MambaKernels } from '../terms/activations';
+import { type Architecture, attentionLayerCount, countParameters, FUSED_EXPERT_FAMILIES, type LinearModule, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts } from '../architecture';
+import { MODEL_TENSOR_IDS, PERSISTENT_IDS, sum } from './component';
+import type { EstimateOptions } from './context';
+import { dtypeBytes, EAGER_ONLY_ATTENTION } from './dtypes';
+import { matchModules, memoInventory, parameterTargets } from './inventory';
+import { fusedExpertsIn } from './normalize';
+import { ALLOCATOR_FRAGMENTATION, DEFAULT_CUDA_CONTEXT_BYTES } from './runtime';
+import { type Assumption, type Component, type ComponentId, type EstimateResult, type Layout, type Phase, type PhaseEstimate, RESERVED_RUNTIME_IDS, type RuntimeTerm, type VariableLengthCache, type Warning } from '../model';
+import { generationBatch, type Provenance, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type TrainingSetup } from '../setup';
+import { type ActivationPlan, finalNormSaved, type Ia3Plan, ktoReferenceLogps, layerActivations, type LoraPlan, lossMemory, type LossPlan, type MambaKernels, noGradLayerBytes, referenceLogps, unslothFastPath } from '../terms/activations';
+import { galoreShapes } from '../terms/galore';
+import { recurrentStates } from '../terms/kv-cache';
+import { type Nf4LoadModel, type Nf4LoadResult, simulateNf4Load } from '../terms/nf4-load';
+import { BNB_BLOCK, BNB_MIN_8BIT, TORCHAO_4BIT_BLOCK } from '../terms/optimizer-states';
+import { quantBytesPerParam, quantizesWholeAtLoad } from '../terms/quantization';
 import type { ComputeMode } from '../terms/saved-tensors';
-import { oldTorchaoNf4Bytes, simulateNf4Load, type Nf4LoadModel, type Nf4LoadResult } from '../terms/nf4-load';
-import { DTYPE_BYTES, GiB, MiB, formatBytes, formatCount } from '../units';
-
-export interface EstimateOptions {
-  /** GPU memory to check the fit against (driver-reported total), with its catalog id. */
-  readonly gpu?: { readonly id: string; readonly memoryBytes: number; readonly source: string; readonly nvlink?: boolean; readonly spec?: GpuSpec };
-  /** Where each setup value came from; values without a file/flag/setting source become assumptions. */
-  readonly provenance?: ProvenanceMap;
-  /** Margin kept free below the GPU size for 'fits' (fraction, e.g. 0.05). */
-  readonly headroomFraction?: number;
-  /** Numbers only: no formula text and no assumptions (the advice search estimates thousands of candidates). */
-  readonly lean?: boolean;
-}
-
-/** CUDA context + cuBLAS/cuDNN handles with lazy module loading (CUDA >= 11.7), per process. */
-export const DEFAULT_CUDA_CONTEXT_BYTES = 512 * MiB;
-/** Share of the memory allocated and freed every step that the caching allocator cannot hand back out (see README). */
-export const ALLOCATOR_FRAGMENTATION = 0.05;
-/** DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py). */
-const ZERO_DEFAULTS = { reduce_bucket_size: 5e8, allgather_bucket_size: 5e8, stage3_prefetch_bucket_size: 5e7, stage3_max_live_parameters: 1e9, stage3_param_persistence_threshold: 1e5, sub_group_size: 1e9 };
-/** bitsandbytes blockwise 8-bit optimizers: 2048-element blocks with an fp32 absmax; tensors under 4096 elements stay 32-bit. */
-/**
- * Families whose attention transformers runs in eager code for the implementations listed: gpt-oss has no SDPA path
- * (GptOssPreTrainedModel._supports_sdpa = False: its attention sinks need eager attention or a kernel that takes them);
- * BLOOM adds its ALiBi bias by baddbmm in eager code only (no SDPA or FlashAttention path).
- */
-const EAGER_ONLY_ATTENTION: Partial<Record<Architecture['family'], { readonly replaces: readonly Attention[]; readonly why: string }>> = {
-  gpt_oss: { replaces: ['sdpa'], why: 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash' },
-  bloom: { replaces: ['sdpa', 'flash'], why: 'transformers runs BLOOM\'s ALiBi attention in eager code only (no SDPA or FlashAttention path): eager attention is used' },
-};
-
-const BNB_BLOCK = 2048;
-const BNB_MIN_8BIT = 4096;
-/** torchao AdamW4bit's default quantization block (torchao/optim/adam.py). */
-const TORCHAO_4BIT_BLOCK = 128;
-
-interface Inventory {
-  total: number;
-  embedding: number;
-  head: number;
-  /** Vision tower and projector beside the language model: weights only in text-only training. */
-  vision: number;
-  blocks: number;
-  largestBlock: number;
-  /** Block linear parameters that are quantized (QLoRA). */
-  quantized: number;
-  /** Elements of the largest quantized weight matrix (dequantized whole for each matmul). */
-  largestQuantized: number;
-  /** (IA)^3 targets whose input is scaled (feed-forward modules that are also targets' names). */
-  ia3Feedforward?: Set<string>;
-  /** Quantized parameters' bytes per element including their constants. */
-  quantBytesPerParam: number;
-  adapter: number;
-  /** modules_to_save copies (trainable, in the base dtype). */
-  savedModules: number;
-  trainable: number;
-  /** Trainable tensors' shapes for Adafactor / bnb small-tensor rules: [rows, cols] per tensor. */
-  trainableMatrices: Array<[number, number, number]>;
-  trainableVectors: number;
-  largestTrainableTensor: number;
-  headTrainable: boolean;
-  source: string;
-}
-
-const dtypeBytes = (d: 'fp32' | 'bf16' | 'fp16'): number => DTYPE_BYTES[d];
-
-/** Linear modules named by a PEFT target list (full or last-component names, case-insensitive), or all of them. */
-function matchModules(names: readonly string[] | 'all-linear', mods: LinearModule[]): Set<string> {
-  const out = new Set<string>();
-  if (names === 'all-linear') {
-    for (const m of mods) if (m.group !== 'router' && !m.parameter) out.add(m.name);
-    return out;
-  }
-  const wanted = names.map((t) => t.toLowerCase());
-  for (const m of mods) {
-    // PEFT matches module names; a bare parameter (fused experts, a router weight) is not a module.
-    if (m.parameter) continue;
-    const short = m.name.split('.').pop()!.toLowerCase();
-    if (wanted.includes(m.name.toLowerCase()) || wanted.includes(short)) out.add(m.name);
-  }
-  return out;
-}
-
-/** A bare expert parameter LoRA adapts through PEFT's target_parameters, and the MoE layers where it does. */
-export interface ParameterTarget {
-  readonly module: LinearModule;
-  /** MoE layers with the adapter. */
-  readonly layers: number;
-  /** The layer indices a target named, when it named any (else every MoE layer). */
-  readonly indices?: ReadonlySet<number>;
-}
-
-/**
- * PEFT target_parameters against the model's bare expert parameters. PEFT matches `<module path>.<parameter>` by suffix
- * (`key.endswith('.' + target)`), so 'gate_up_proj', 'experts.gate_up_proj' and 'mlp.experts.gate_up_proj' name every
- * layer's, and a path with a layer index ('7.mlp.experts.gate_up_proj', 'model.layers.7.mlp.experts.down_proj') that
- * layer's only. Returns the targets and the names that match no expert parameter.
- */
-export function parameterTargets(names: readonly string[] | undefined, a: Architecture, mods: readonly LinearModule[]): { targets: ParameterTarget[]; unmatched: string[] } {
-  const targets: ParameterTarget[] = [];
-  const unmatched: string[] = [];
-  if (!names || !a.moe) return { targets, unmatched: names ? [...names] : [] };
-  const experts = mods.filter((m) => m.parameter && m.group === 'expert');
-  const found = new Map<LinearModule, Set<number> | 'all'>();
-  for (const raw of names) {
-    const parts = raw.trim().split('.').filter((x) => x.length > 0);
-    const indexAt = parts.findIndex((x) => /^\d+$/.test(x));
-    const rest = indexAt >= 0 ? parts.slice(indexAt + 1) : parts;
-    const param = rest[rest.length - 1]?.toLowerCase();
-    const m = experts.find((e) => e.name.split('.').pop()!.toLowerCase() === param && (rest.length === 1 || rest.some((x) => /experts/i.test(x))));
-    const index = indexAt >= 0 ? Number(parts[indexAt]) : undefined;
-    if (!m || (index !== undefined && index >= a.layers)) {
-      unmatched.push(raw);
-      continue;
-    }
-    const prev = found.get(m);
-    if (index === undefined) found.set(m, 'all');
-    else if (prev !== 'all') found.set(m, new Set([...(prev ?? []), index]));
-  }
-  for (const [module, where] of found) {
-    targets.push(where === 'all' ? { module, layers: a.moe.moeLayers } : { module, layers: Math.min(where.size, a.moe.moeLayers), indices: where });
-  }
-  return { targets, unmatched };
-}
-
-/** The modules that carry an adapter: LoRA's target_modules, or (IA)^3's. */
-function adapterTargets(setup: TrainingSetup, mods: LinearModule[]): Set<string> {
-  if (setup.method === 'ia3') return setup.ia3 ? matchModules(setup.ia3.target_modules, mods) : new Set();
-  return setup.lora ? matchModules(setup.lora.target_modules, mods) : new Set();
-}
-
-/** torchao NF4 before 0.2: whole-tensor quantization temporaries and a realized scale factor (terms/nf4-load.ts). */
-function oldTorchao(q: NonNullable<TrainingSetup['quantization']>, torchaoVersion: string | undefined): boolean {
-  return q.bits === 4 && q.type === 'nf4' && olderThan(torchaoVersion, 0, 2);
-}
-
-/** Whether the setup's NF4 weights are quantized by a torchao release before 0.2 (a load phase; advice: upgrade). */
-export function quantizesWholeAtLoad(setup: TrainingSetup): boolean {
-  return setup.quantization !== undefined && oldTorchao(setup.quantization, setup.torchao_version);
-}
-
-/** bytes per parameter of 4/8-bit weights with their quantization constants (bitsandbytes, torchao, GPTQ). */
-function quantBytesPerParam(q: NonNullable<TrainingSetup['quantization']>, torchaoVersion: string | undefined): { bytes: number; formula: string } {
-  if (oldTorchao(q, torchaoVersion)) {
-    // torchao < 0.2 keeps a view of the realized n/64-element bf16 quantization factor, so its whole storage stays.
-    return { bytes: oldTorchaoNf4Bytes(1), formula: '0.5 B + 1 B int8 scale/64 + 2 B realized bf16 factor/64 (torchao < 0.2)' };
-  }
-  if (q.bits === 8) {
-    // LLM.int8: int8 weights + one fp32 scale per output row (negligible per parameter for wide layers).
-    return { bytes: 1, formula: '1 B int8 (+ fp32 row scales)' };
-  }
-  const block = q.block_size ?? (q.type === 'gptq' || q.type === 'awq' ? 128 : 64);
-  if (q.type === 'gptq' || q.type === 'awq') {
-    // 4-bit packed weights, fp16 scale and packed 4-bit zero per group of `block` inputs.
-    return { bytes: 0.5 + 2 / block + 0.5 / block, formula: `0.5 B + (2 B scale + 0.5 B zero)/${block}` };
-  }
-  if (q.double_quant) {
-    // NF4/FP4 with the absmax itself quantized to 8 bits, plus an fp32 constant per 256 blocks (QLoRA paper, §2).
-    return { bytes: 0.5 + 1 / block + 4 / (block * 256), formula: `0.5 B + 1 B/${block} + 4 B/(${block}·256) (double quant)` };
-  }
-  return { bytes: 0.5 + 4 / block, formula: `0.5 B + 4 B fp32 absmax/${block}` };
-}
-
-function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], targets: Set<string>): Inventory {
-  const head = setup.head ?? a.defaultHead;
-  const pc = countParameters(a, head, setup.num_labels);
-  let total = pc.total;
-  let blocks = pc.blocks;
-  let source = `counted from the architecture (${a.family})`;
-  // A given count is the checkpoint's, with the head it was saved with: loaded with another head (a causal LM as a
-  // sequence classifier: reward models, classification fine-tunes), that head is swapped in the count.
-  const swapped = head !== a.defaultHead && setup.parameters !== undefined;
-  const given = swapped ? setup.parameters! - countParameters(a, a.defaultHead, setup.num_labels).head + pc.head : setup.parameters;
-  const swapNote = swapped ? ` with the ${a.defaultHead.replace('_', ' ')} head replaced by the ${head.replace('_', ' ')} head` : '';
-  if (given !== undefined && given !== pc.total) {
-    blocks = Math.max(0, given - pc.embedding - pc.head - pc.vision);
-    total = given;
-    source = `given parameter count${swapNote}`;
-  } else if (given !== undefined) {
-    source = `given parameter count${swapNote} (matches the architecture)`;
-  }
-  const method = setup.method;
-  let adapter = 0;
-  const paramTargets = (method === 'lora' || method === 'qlora') && setup.lora ? parameterTargets(setup.lora.target_parameters, a, mods).targets : [];
-  if ((method === 'lora' || method === 'qlora') && setup.lora) {
-    // DoRA adds a magnitude vector per output feature of every target.
-    for (const m of mods) if (targets.has(m.name)) adapter += (setup.lora.r * (m.inFeatures + m.outFeatures) + (setup.lora.use_dora ? m.outFeatures : 0)) * m.count;
-    // ParamWrapper: lora_A (r·E x in) and lora_B (out x r·E) per targeted 3-D parameter and layer.
-    for (const t of paramTargets) adapter += setup.lora.r * a.moe!.experts * (t.module.inFeatures + t.module.outFeatures) * t.layers;
-  }
-  // (IA)^3: one value per output feature of a target, per input feature of a feed-forward target.
-  const ff = method === 'ia3' && setup.ia3 ? matchModules(setup.ia3.feedforward_modules, mods) : undefined;
-  let largestVector = 0;
-  if (ff) {
-    for (const m of mods) {
-      if (!targets.has(m.name)) continue;
-      const n = ff.has(m.name) ? m.inFeatures : m.outFeatures;
-      adapter += n * m.count;
-      largestVector = Math.max(largestVector, n);
-    }
-  }
-  let quantized = 0;
-  let largestQuantized = 0;
-  let qbpp = 0;
-  if (setup.quantization) {
-    const scope = setup.quantization.scope;
-    for (const m of mods) {
-      if (scope === 'lora-targets' && !targets.has(m.name)) continue;
-      // bitsandbytes replaces nn.Linear modules only; GPTQ/AWQ checkpoints say what they packed; Axolotl's
-      // quantize_moe_experts quantizes the fused expert parameters as well.
-      if (m.parameter && setup.quantization.type !== 'gptq' && setup.quantization.type !== 'awq' && !(setup.quantization.experts && m.group === 'expert')) continue;
-      quantized += m.inFeatures * m.outFeatures * m.count;
-      largestQuantized = Math.max(largestQuantized, m.inFeatures * m.outFeatures);
-    }
-    qbpp = quantBytesPerParam(setup.quantization, setup.torchao_version).bytes;
-  }
-  const saveNames = setup.lora?.modules_to_save ?? [];
-  let savedModules = 0;
-  if (method === 'lora' || method === 'qlora') {
-    for (const n of saveNames) {
-      if (/embed|wte|shared|word_embeddings/.test(n)) savedModules += a.vocab * a.hidden;
-      else if (/lm_head|output|embed_out/.test(n)) savedModules += a.vocab * a.hidden;
-    }
-  }
-  const matrices: Array<[number, number, number]> = [];
-  let vectors = 0;
-  let trainable: number;
-  let largest = 0;
-  let headTrainable = false;
-  if (method === 'full') {
-    // Text-only batches never reach a vision tower: no gradients, so AdamW creates no state for it. Under a value head
-    // the untied LM head's logits reach no loss: it gets no gradient and no optimizer state either (profiled:
-    // tools/peak/measure_step.py --lf-rm).
-    const unusedHead = setup.value_head === true && !a.tied ? pc.head : 0;
-    trainable = total - pc.vision - unusedHead;
-    for (const m of mods) matrices.push([m.outFeatures, m.inFeatures, m.count]);
-    matrices.push([a.vocab, a.hidden, 1]);
-    if (!a.tied && pc.head > 0 && unusedHead === 0) matrices.push([a.vocab, a.hidden, 1]);
-    const inMatrices = matrices.reduce((s, [r, c, n]) => s + r * c * n, 0);
-    vectors = Math.max(0, trainable - inMatrices);
-    largest = a.vocab * a.hidden;
-    headTrainable = unusedHead === 0;
-  } else if (method === 'freeze') {
-    const n = Math.min(a.layers, setup.freeze_trainable_layers ?? 2);
-    trainable = Math.round((blocks / a.layers) * n);
-    for (const m of mods) matrices.push([m.outFeatures, m.inFeatures, (m.count / a.layers) * n]);
-    vectors = Math.max(0, trainable - matrices.reduce((s, [r, c, k]) => s + r * c * k, 0));
-    largest = Math.max(...mods.map((m) => m.inFeatures * m.outFeatures));
-  } else if (ff) {
-    trainable = adapter;
-    vectors = adapter;
-    largest = largestVector;
-  } else {
-    trainable = adapter + savedModules;
-    if (setup.lora) {
-      for (const m of mods) {
-        if (!targets.has(m.name)) continue;
-        matrices.push([setup.lora.r, m.inFeatures, m.count], [m.outFeatures, setup.lora.r, m.count]);
-        largest = Math.max(largest, setup.lora.r * Math.max(m.inFeatures, m.outFeatures));
-      }
-      for (const t of paramTargets) {
-        const rE = setup.lora.r * a.moe!.experts;
-        matrices.push([rE, t.module.inFeatures, t.layers], [t.module.outFeatures, rE, t.layers]);
-        largest = Math.max(largest, rE * Math.max(t.module.inFeatures, t.module.outFeatures));
-      }
-    }
-    if (savedModules > 0) {
-      matrices.push([a.vocab, a.hidden, savedModules / (a.vocab * a.hidden)]);
-      largest = Math.max(largest, a.vocab * a.hidden);
-      headTrainable = true;
-    }
-  }
-  return {
-    total, embedding: pc.embedding, head: pc.head, vision: pc.vision, blocks, largestBlock: pc.largestBlock, quantized, largestQuantized, quantBytesPerParam: qbpp,
-    adapter, savedModules, trainable, trainableMatrices: matrices, ...(ff ? { ia3Feedforward: ff } : {}), trainableVectors: vectors, largestTrainableTensor: largest,
-    headTrainable, source,
-  };
-}
-
-/**
- * GaLore's view of the target matrices (galore_torch GaLoreProjector, projection_type 'std'): a gradient of rows x cols
- * is projected on its smaller side to rank x max(rows, cols), with a rank x min(rows, cols) projection matrix; targets
- * not wider than the rank keep their full gradient. Targets: module names, 'attn' / 'mlp' (as HF optim_target_modules
- * matches them in the module paths), or 'all-linear'.
- */
-function galoreShapes(g: NonNullable<TrainingSetup['galore']>, mods: LinearModule[]): {
-  matrices: Array<[number, number, number]>; targetElems: number; projectedElems: number; projectorElems: number; largest: [number, number];
-} {
-  const names = g.target_modules;
-  const hit = (m: LinearModule): boolean => {
-    if (m.group === 'router' || m.parameter) return false;
-    if (names === 'all-linear') return true;
-    return names.some((n) => {
-      const t = n.toLowerCase();
-      if (/attn|attention/.test(t)) return m.group === 'attention';
-      if (/mlp|ffn|feed_forward/.test(t)) return m.group === 'mlp' || m.group === 'expert';
-      return m.name.toLowerCase() === t || m.name.split('.').pop()!.toLowerCase() === t;
-    });
-  };
-  // The optimizer's matrices, module by module: projected for a target, as they are otherwise.
-  const matrices: Array<[number, number, number]> = [];
-  let targetElems = 0;
-  let projectedElems = 0;
-  let projectorElems = 0;
-  let largest: [number, number] = [0, 0];
-  for (const m of mods) {
-    const rows = m.outFeatures;
-    const cols = m.inFeatures;
-    if (!hit(m)) {
-      matrices.push([rows, cols, m.count]);
-      continue;
-    }
-    targetElems += rows * cols * m.count;
-    if (rows * cols > largest[0] * largest[1]) largest = [rows, cols];
-    const small = Math.min(rows, cols);
-    if (g.rank >= small) {
-      matrices.push([rows, cols, m.count]);
-      projectedElems += rows * cols * m.count;
-      continue;
-    }
-    matrices.push([g.rank, Math.max(rows, cols), m.count]);
-    projectedElems += g.rank * Math.max(rows, cols) * m.count;
-    projectorElems += g.rank * small * m.count;
-  }
-  return { matrices, targetElems, projectedElems, projectorElems, largest };
-}
-
-/** Components allocated once (they do not fragment the allocator's pool). */
-/** Components that are the model's own tensors (what a model load leaves allocated). */
-const MODEL_TENSOR_IDS: ReadonlySet<ComponentId> = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'rotary-tables']);
-const PERSISTENT_IDS = new Set<ComponentId>([...MODEL_TENSOR_IDS, 'master-weights', 'optimizer-states', 'ddp-buckets', 'rollout-engine']);
-/** Families whose attention layers each kept rotary cos/sin tables for every position before transformers 4.39. */
-const ROPE_TABLES_PER_LAYER: ReadonlySet<Architecture['family']> = new Set(['llama', 'mistral', 'qwen2', 'mixtral']);
-
-/** True when `version` ("major.minor[.patch]") is set and older than major.minor. */
-function olderThan(version: string | undefined, major: number, minor: number): boolean {
-  if (!version) return false;
-  const [ma, mi] = version.split('.').map(Number);
-  return ma < major || (ma === major && mi < minor);
-}
+import { ZERO_DEFAULTS } from '../terms/sharding-buffers';
+import { ROPE_TABLES_PER_LAYER } from '../terms/weights';
+import { DTYPE_BYTES, formatBytes, formatCount, GiB, MiB } from '../units';
+import { olderThan } from '../util/version';
+export { type EstimateOptions } from './context';
+export { DEFAULT_CUDA_CONTEXT_BYTES, ALLOCATOR_FRAGMENTATION } from './runtime';
+export { parameterTargets, type ParameterTarget } from './inventory';
+export { quantizesWholeAtLoad } from '../terms/quantization';
+export { fusedExpertsIn } from './normalize';
 
 /** Lean mode (advice search) skips formula text; the items shown to the user are estimated again in full. */
 let leanMode = false;
 
 const NO_INPUTS: Readonly<Record<string, never>> = Object.freeze({});
-
-const inventoryCache = new WeakMap<object, Map<string, { targets: Set<string>; inv: Inventory }>>();
-
-// Key parts of the LoRA and quantization blocks, memoized per block (the advice search shares them between candidates).
-const blockKeys = new WeakMap<object, string>();
-function blockKey<T extends object>(o: T, make: (o: T) => string): string {
-  let k = blockKeys.get(o);
-  if (k === undefined) {
-    k = make(o);
-    blockKeys.set(o, k);
-  }
-  return k;
-}
-const loraKey = (l: NonNullable<TrainingSetup['lora']>): string => blockKey(l, (x) => `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}/${x.target_parameters?.join(',') ?? ''}`);
-const ia3Key = (x: NonNullable<TrainingSetup['ia3']>): string => blockKey(x, (y) => `${y.dtype}/${y.target_modules.join(',')}/${y.feedforward_modules.join(',')}`);
-const quantKey = (q: NonNullable<TrainingSetup['quantization']>): string => blockKey(q, (x) => `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}/${x.experts === true ? 'experts' : ''}`);
 
 /**
  * The model-load replay depends only on the model's shapes and the room on the GPU; an advice search asks for the same
@@ -392,40 +53,9 @@ function memoNf4Load(m: Nf4LoadModel, capacity: number): Nf4LoadResult {
   return hit;
 }
 
-/** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
-function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
-  return recentInventories.get({ setup, a, mods }, (k) => memoInventoryByKey(k.setup, k.a, k.mods));
-}
-// The last calls' inputs, compared by identity (the advice search's candidates share these blocks); mods follow from a.
-const recentInventories = new Recent<{ setup: TrainingSetup; a: Architecture; mods: LinearModule[] }, { targets: Set<string>; inv: Inventory }>(8, (x, y) =>
-  x.a === y.a && x.setup.method === y.setup.method && x.setup.parameters === y.setup.parameters && x.setup.head === y.setup.head
-  && x.setup.num_labels === y.setup.num_labels && x.setup.value_head === y.setup.value_head && x.setup.freeze_trainable_layers === y.setup.freeze_trainable_layers
-  && x.setup.lora === y.setup.lora && x.setup.quantization === y.setup.quantization && x.setup.ia3 === y.setup.ia3 && x.setup.torchao_version === y.setup.torchao_version);
-
-function memoInventoryByKey(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
-  const l = setup.lora;
-  const q = setup.quantization;
-  const key = `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.value_head === true}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}|${setup.torchao_version ?? ''}`;
-  let byKey = inventoryCache.get(a);
-  if (!byKey) {
-    byKey = new Map();
-    inventoryCache.set(a, byKey);
-  }
-  let hit = byKey.get(key);
-  if (!hit) {
-    if (byKey.size > 2048) byKey.clear();
-    const targets = adapterTargets(setup, mods);
-    hit = { targets, inv: inventory(setup, a, mods, targets) };
-    byKey.set(key, hit);
-  }
-  return hit;
-}
-
 function comp(id: ComponentId, label: string, bytes: number, formula: () => string, inputs: () => Record<string, number | string | boolean>): Component {
   return { id, label, bytes: Math.max(0, Math.round(bytes)), formula: leanMode ? '' : formula(), inputs: leanMode ? NO_INPUTS : inputs() };
 }
-
-const sum = (cs: readonly Component[]): number => cs.reduce((s, c) => s + c.bytes, 0);
 
 /** Per-GPU memory estimate. Never throws on user input: impossible values come back as errors. */
 export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): EstimateResult {
@@ -436,33 +66,6 @@ export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): Esti
   } finally {
     leanMode = previous;
   }
-}
-
-/**
- * The layers without keys and values in a generation cache and what each keeps per sequence: Gated DeltaNet an fp32
- * recurrent state per value head (key x value head width, as the kernel returns it) and the conv1d's last inputs
- * (Qwen3NextDynamicCache); Mamba2 an SSM state of heads x head_dim x state and the conv's last inputs; Mamba-1 an SSM
- * state of inner x state and the conv's last inputs (HybridMambaAttentionDynamicCache); `cb` bytes where the model dtype
- * applies.
- */
-function recurrentStates(a: Architecture, cb: number): { layers: number; perLayer: number } {
-  const la = a.linearAttention;
-  if (la) return { layers: la.layers, perLayer: la.valueHeads * la.keyDim * la.valueDim * 4 + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * cb };
-  const mb = a.mamba;
-  if (mb) return { layers: mb.layers, perLayer: (mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * cb };
-  const m1 = a.mamba1;
-  if (m1) return { layers: m1.layers, perLayer: m1.inner * (m1.state + m1.convKernel) * cb };
-  return { layers: 0, perLayer: 0 };
-}
-
-/**
- * Whether a setup's MoE experts are 3-D parameters: a family that only has them, or one transformers 5 fuses (Mixtral,
- * Qwen-MoE, DeepSeek, GLM-4.5 ...) unless transformers 4.x is pinned or Unsloth loads them per expert (2026.6 on,
- * unslothai/unsloth#4032).
- */
-export function fusedExpertsIn(setup: TrainingSetup, a: Architecture): boolean {
-  if (a.moe === undefined) return false;
-  return a.fusedExperts === true || (FUSED_EXPERT_FAMILIES.has(a.family) && !olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth');
 }
 
 function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): EstimateResult {
