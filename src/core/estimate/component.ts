@@ -1,5 +1,17 @@
-// Components of a phase: sums and the sets of component ids that stay allocated between steps. Pure.
+// Components of a phase: how one is made (lean: numbers only), sums, and the sets of component ids that stay
+// allocated between steps. Pure.
 import type { Component, ComponentId } from '../model';
+
+const NO_INPUTS: Readonly<Record<string, never>> = Object.freeze({});
+
+/**
+ * A component of a phase. Its formula and inputs are built only outside lean mode (the advice search estimates
+ * thousands of candidates and shows none of them; the items it shows are estimated again in full).
+ */
+export function comp(ctx: { readonly lean: boolean }, id: ComponentId, label: string, bytes: number, formula: () => string,
+  inputs: () => Record<string, number | string | boolean>): Component {
+  return { id, label, bytes: Math.max(0, Math.round(bytes)), formula: ctx.lean ? '' : formula(), inputs: ctx.lean ? NO_INPUTS : inputs() };
+}
 
 /** Components that are the model's own tensors (what a model load leaves allocated). */
 export const MODEL_TENSOR_IDS: ReadonlySet<ComponentId> = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'rotary-tables']);

@@ -2,10 +2,11 @@
 // Pure and deterministic; no I/O, no clock. Sources are cited next to each term.
 import { type Architecture, attentionLayerCount, countParameters, FUSED_EXPERT_FAMILIES, type LinearModule, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts } from '../architecture';
 import { MODEL_TENSOR_IDS, PERSISTENT_IDS, sum } from './component';
-import type { EstimateOptions } from './context';
+import type { EstimateContext, EstimateOptions } from './context';
 import { dtypeBytes, EAGER_ONLY_ATTENTION } from './dtypes';
 import { matchModules, memoInventory, parameterTargets } from './inventory';
 import { fusedExpertsIn } from './normalize';
+import { stageContext } from './stage';
 import { ALLOCATOR_FRAGMENTATION, DEFAULT_CUDA_CONTEXT_BYTES } from './runtime';
 import { type Assumption, type Component, type ComponentId, type EstimateResult, type Layout, type Phase, type PhaseEstimate, RESERVED_RUNTIME_IDS, type RuntimeTerm, type VariableLengthCache, type Warning } from '../model';
 import { generationBatch, type Provenance, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type TrainingSetup } from '../setup';
@@ -17,7 +18,9 @@ import { BNB_BLOCK, BNB_MIN_8BIT, TORCHAO_4BIT_BLOCK } from '../terms/optimizer-
 import { quantBytesPerParam, quantizesWholeAtLoad } from '../terms/quantization';
 import type { ComputeMode } from '../terms/saved-tensors';
 import { ZERO_DEFAULTS } from '../terms/sharding-buffers';
-import { ROPE_TABLES_PER_LAYER } from '../terms/weights';
+import { adapterWeights } from '../terms/adapters';
+import { frozenModelWeights } from '../terms/reference-models';
+import { weights } from '../terms/weights';
 import { DTYPE_BYTES, formatBytes, formatCount, GiB, MiB } from '../units';
 import { olderThan } from '../util/version';
 export { type EstimateOptions } from './context';
@@ -442,6 +445,18 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   // Before PyTorch 1.11 the softmax / log_softmax backward took the input too (derivatives.yaml:
   // _softmax_backward_data(grad, result, dim, self)), so both were saved.
   const oldSoftmax = olderThan(setup.pytorch_version, 1, 11);
+  const headKind = setup.head ?? a.defaultHead;
+  const ctx: EstimateContext = {
+    given: setupAsGiven, setup, effectiveSetup: effSetup,
+    model: { arch: a, baseArch, code, bitsandbytes: bnb, fusedFamily, modules: mods, inventory: inv, lmHead: headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm' },
+    layout,
+    sharding: { fsdp, zeroStage: zero, shardOptimizer, shardGrads, shardParams, offloadOptimizer: offloadOpt, offloadParams, fsdpOffload },
+    dtypes: { kbit, kbitQuantized: kbitQ, wholeModelUpcast, weightBytes: wb, denseBytes, embeddingBytes: embBytes, half, mode, computeBytes: mode === 'fp32' ? 4 : half, adapterBytes,
+      trainableBytes, masterCopy, stateBytes, fsdpMaster, gradBytes, attention, eagerOnly, oldSoftmax },
+    methods: { peft, adapters, lora, ia3, targets, parameterTargets: paramTargets, galore, badamLayer, badamRatio, teacher, rewardModels, gkd, rollout, gkdGeneration, onlineDpo,
+      generation, vllmShare, paged, oldTorchaoNf4 },
+    gpu: opts.gpu, provenance: prov, lean: leanMode, notes: { warnings, assumptions },
+  };
 
   // ---- Busiest rank: evaluate each distinct pipeline stage -----------------------------------------------
   // FSDP's reduce-scatter pool (below) needs the gradient bytes allocated at each phase's high point.
@@ -807,105 +822,11 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     };
   }
 
-  function stagePhases(st: number): PhaseEstimate[] {
-    const first = st === 0;
-    const last = st === pp - 1;
-    const layersHere = Math.ceil(a.layers / pp);
-    const layerShare = layersHere / a.layers;
-    const inFlight = pp === 1 ? 1 : Math.min(pp - st, setup.gradient_accumulation_steps);
-    const persistent: Component[] = [];
-    const base = { tp, pp, shard: shardParams };
-
-    // Weights. Block linears split by TP; embeddings/head vocab-parallel; experts by EP; stage share by PP.
-    // Expert parallelism splits each MoE layer's experts over ep ranks; ZeRO / FSDP then shard a rank's experts over
-    // the ranks that hold the same ones (the expert-data-parallel group: S / ep of a shard group of S; DeepSpeed-MoE's
-    // expert data parallel groups, torchtitan's dp_shard_mod_ep mesh). So an expert quantity sharded over S is divided
-    // by max(ep, S) per GPU, not by ep x S: blockFor(S) is the block parameter count that is then divided by S.
-    const expertParams = a.moe ? mods.filter((m) => m.group === 'expert').reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0) : 0;
-    const blockFor = (S: number): number => (inv.blocks - (a.moe && ep > 1 ? expertParams * (1 - Math.min(ep, Number.isFinite(S) ? S : 1) / ep) : 0)) * layerShare;
-    const blockParams = blockFor(shardParams);
-    const embHere = (first ? inv.embedding : 0) + (last ? inv.head : 0);
-    const quantHere = inv.quantized * layerShare / tp;
-    const denseBlock = blockParams / tp - quantHere;
-    // A vision tower (Gemma 3) sits with the embeddings on the first stage, in the model dtype.
-    const visionHere = first ? inv.vision / tp : 0;
-    const unquantizedParams = denseBlock + embHere / tp + visionHere;
-    const weightShard = offloadParams || fsdpOffload || (fsdpMaster && setup.method === 'full') ? Infinity : shardParams;
-    const modelBytes = denseBlock * denseBytes + (embHere / tp) * embBytes + visionHere * embBytes;
-    const weightBytes = modelBytes / weightShard;
-    persistent.push(comp('weights', 'Weights', weightBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory (see gathered parameters)'
-        : fsdpMaster && setup.method === 'full' ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
-        : kbitQ !== 'none' ? `${formatCount(denseBlock)} ${a.fusedExperts ? 'fused expert, router and norm/bias' : 'norm/bias'} params x 4 B (fp32 upcast) + ${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`
-        : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base })));
-    // Before transformers 4.39 every attention layer of Llama, Mistral, Qwen2 and Mixtral built its own rotary
-    // embedding with cos and sin tables for all max_position_embeddings positions, in the default dtype at load (the
-    // load dtype): modeling_llama.py LlamaRotaryEmbedding._set_cos_sin_cache registers cos_cached / sin_cached
-    // (<= 4.37; 4.38 keeps them as _cos_cached / _sin_cached "for BC"); from 4.39 cos and sin are computed in forward.
-    if (ROPE_TABLES_PER_LAYER.has(a.family) && olderThan(setup.transformers_version, 4, 39)) {
-      const tb = dtypeBytes(setup.weights_dtype);
-      const ropeLayers = attentionLayerCount(a) * layerShare;
-      persistent.push(comp('rotary-tables', 'Rotary cos/sin tables (one pair per attention layer)', ropeLayers * 2 * a.maxPositions * a.headDim * tb,
-        () => (`${ropeLayers} layers x 2 x ${a.maxPositions} positions x ${a.headDim} head dim x ${tb} B (transformers ${setup.transformers_version}: each attention's rotary embedding keeps its own tables)`),
-        () => ({ layers: ropeLayers, positions: a.maxPositions, headDim: a.headDim, bytes: tb })));
-    }
-    if (quantHere > 0 && effSetup.quantization) {
-      const q = quantBytesPerParam(effSetup.quantization, setup.torchao_version);
-      persistent.push(comp('quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}${shardParams > 1 && !offloadParams ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
-    }
-    // ZeRO++ hpZ (zero_hpz_partition_size): a secondary partition of the 16-bit parameters within the node, from which
-    // the backward's all-gathers read (DeepSpeed ZeRO++ tutorial; zero/partition_parameters.py ds_secondary_tensor).
-    const hpz = zero === 3 && !offloadParams ? Math.min(setup.zero_hpz_partition_size ?? 1, shardParams) : 1;
-    if (hpz > 1) {
-      const params = unquantizedParams + quantHere;
-      persistent.push(comp('weights', 'ZeRO++ secondary parameter partition (hpZ)', (params * half) / hpz,
-        () => (`${formatCount(params)} params x ${half} B / ${hpz} (zero_hpz_partition_size)`), () => ({ params: Math.round(params), hpz })));
-    }
-    if (teacher) {
-      // The distillation teacher: frozen weights in the model dtype, sharded like the student's (torchtune's distributed
-      // KD recipes shard it with the same FSDP settings); no gradients, optimizer state or adapters.
-      // TRL's GKDTrainer loads the teacher by its id with teacher_model_init_kwargs (none by default): the checkpoint's
-      // dtype under transformers 5 (dtype="auto"), fp32 before; torchtune builds it in the training dtype.
-      const stored = setup.distillation!.teacher_architecture.torch_dtype ?? setup.distillation!.teacher_architecture.dtype;
-      const teacherBytes = setup.distillation!.loss !== 'jsd' ? wb : olderThan(setup.transformers_version, 5, 0) ? 4 : stored === 'bfloat16' || stored === 'float16' ? 2 : 4;
-      persistent.push(comp('weights', 'Teacher model weights (frozen, distillation)', (teacher.params * teacherBytes) / (offloadParams || fsdpOffload ? Infinity : shardParams),
-        () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the student\'s parameters' : `${setup.distillation!.teacher_model ?? teacher.arch.family} ${formatCount(teacher.params)} params x ${teacherBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`),
-        () => ({ params: teacher.params, shard: shardParams })));
-    }
-    if (setup.preference?.reference === 'copy' || rollout?.reference === 'copy') {
-      // A frozen copy of the model (TRL create_reference_model, LLaMA-Factory create_ref_model), loaded and sharded as
-      // the policy is (TRL prepares it with the same DeepSpeed ZeRO-3 / FSDP setup, offload included), without
-      // gradients, optimizer state or adapters.
-      const quantRef = quantHere > 0 && effSetup.quantization ? quantHere * quantBytesPerParam(effSetup.quantization, setup.torchao_version).bytes : 0;
-      const refBytes = (modelBytes + quantRef) / (offloadParams || fsdpOffload ? Infinity : shardParams);
-      persistent.push(comp('weights', 'Reference model weights (frozen copy)', refBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the policy\'s parameters'
-        : `the model's weights again: ${formatCount(unquantizedParams + quantHere)} params${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams + quantHere), shard: shardParams })));
-    }
-    // GRPOTrainer loads each reward model with the policy's model_init_kwargs (its dtype) and prepares it like the
-    // reference: sharded under ZeRO-3 / FSDP, a whole copy on every GPU otherwise (trl/trainer/grpo_trainer.py).
-    if (first) {
-      for (const rm of rewardModels) {
-        persistent.push(comp('weights', `Reward model weights (${rm.model}, frozen)`, (rm.params * wb) / (offloadParams || fsdpOffload ? Infinity : shardParams),
-          () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the policy\'s parameters' : `${formatCount(rm.params)} params (sequence classifier, 1 label) x ${wb} B, the policy's load dtype${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`),
-          () => ({ params: rm.params, shard: shardParams })));
-      }
-    }
-    const adapterHere = (inv.adapter * layerShare) / tp;
-    if (adapterHere > 0) {
-      persistent.push(ia3
-        ? comp('adapter-weights', 'IA3 scaling vectors', (adapterHere * adapterBytes) / shardParams, () => (`one per output feature (input feature of feed-forward targets) of ${[...targets].join(', ')} = ${formatCount(adapterHere)} params x ${adapterBytes} B`), () => ({ targets: [...targets].join(','), params: Math.round(adapterHere) }))
-        : comp('adapter-weights', 'LoRA adapter weights', (adapterHere * adapterBytes) / shardParams, () => (`r x (in + out) x targeted modules = ${formatCount(adapterHere)} params x ${adapterBytes} B`), () => ({ r: lora!.r, targets: [...targets].join(','), params: Math.round(adapterHere) })));
-    }
-    if (inv.savedModules > 0) {
-      persistent.push(comp('adapter-weights', 'modules_to_save copies', (inv.savedModules * wb) / shardParams, () => (`${formatCount(inv.savedModules)} params x ${wb} B (trainable copy kept next to the frozen original)`), () => ({ params: inv.savedModules })));
-    }
-    // Trainable parameters to divide by the optimizer's shard degree, by the gradients' and by ZeRO's flat buffer's
-    // (they differ only for the experts under expert parallelism, see blockFor).
-    // Under a value head the untied LM head gets no gradient (its logits reach no loss): not trained.
-    const headUnused = setup.method === 'full' && last && !inv.headTrainable ? inv.head : 0;
-    const trainableFor = (S: number): number => setup.method === 'full' ? (blockFor(S) / tp + (embHere - headUnused) / tp) : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
-    const trainableHere = trainableFor(shardOptimizer);
-    const trainableGradHere = trainableFor(shardGrads);
-    const flatHere = trainableFor(zero === 3 ? shardParams : 1);
+  function stagePhases(stageIndex: number): PhaseEstimate[] {
+    const st = stageContext(ctx, stageIndex);
+    const { first, last, layersHere, layerShare, inFlight, expertParams, blockParams, quantizedHere: quantHere, unquantizedParams, modelBytes,
+      trainableHere, trainableGradHere, flatHere, sequences: seqs, seqHere, tokens: T } = st;
+    const persistent: Component[] = [...weights(ctx, st), ...frozenModelWeights(ctx, st), ...adapterWeights(ctx, st)];
     // fp32 master copy (DeepSpeed bf16/fp16 optimizer, FSDP mixed precision with 16-bit storage).
     if (masterCopy && !offloadOpt && !fsdpOffload) {
       persistent.push(comp('master-weights', 'fp32 master weights', (trainableHere * 4) / shardOptimizer, () => (`${formatCount(trainableHere)} trainable x 4 B${shardOptimizer > 1 ? ` / ${shardOptimizer}` : ''}`), () => ({ params: Math.round(trainableHere), shard: shardOptimizer })));
@@ -1039,12 +960,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       headGather.push(comp('gathered-params', 'Output projection all-gathered for the loss', headParams * half, () => (`V x h / TP = ${formatCount(headParams)} params x ${half} B`), () => ({ vocab: a.vocab, hidden: a.hidden })));
     }
 
-    // Activations. Paired preference training runs the chosen and the rejected sequence of each example in one forward.
     const pref = setup.preference;
-    const seqs = setup.micro_batch_size * sequencesPerExample(setup);
-    // Each context-parallel rank holds its share of every sequence.
-    const seqHere = setup.seq_len / cp;
-    const T = seqs * seqHere;
     const normsTrainable = setup.method === 'full';
     const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets, dora: lora.use_dora } : undefined;
     const ia3Plan: Ia3Plan | undefined = ia3 ? { targets, feedforward: inv.ia3Feedforward ?? new Set(), dtypeBytes: adapterBytes } : undefined;

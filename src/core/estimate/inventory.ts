@@ -5,7 +5,7 @@ import { Recent } from '../recent';
 import type { TrainingSetup } from '../setup';
 import { quantBytesPerParam } from '../terms/quantization';
 
-interface Inventory {
+export interface Inventory {
   total: number;
   embedding: number;
   head: number;

@@ -1,0 +1,51 @@
+// The busiest rank: one StageContext per distinct pipeline stage (the first and the last hold the embeddings and the
+// head), with the stage's share of every kind of parameter. Pure.
+import { sequencesPerExample } from '../setup';
+import type { EstimateContext, StageContext } from './context';
+
+/** The geometry of pipeline stage `stageIndex` as one of its GPUs holds it. */
+export function stageContext(ctx: EstimateContext, stageIndex: number): StageContext {
+  const setup = ctx.setup;
+  const { arch: a, modules: mods, inventory: inv } = ctx.model;
+  const { tensorParallel: tp, pipelineParallel: pp, expertParallel: ep, contextParallel: cp } = ctx.layout;
+  const { shardOptimizer, shardGrads, shardParams, zeroStage: zero } = ctx.sharding;
+  const { denseBytes, embeddingBytes: embBytes } = ctx.dtypes;
+  const first = stageIndex === 0;
+  const last = stageIndex === pp - 1;
+  const layersHere = Math.ceil(a.layers / pp);
+  const layerShare = layersHere / a.layers;
+  const inFlight = pp === 1 ? 1 : Math.min(pp - stageIndex, setup.gradient_accumulation_steps);
+
+  // Block linears split by TP; embeddings/head vocab-parallel; experts by EP; stage share by PP.
+  // Expert parallelism splits each MoE layer's experts over ep ranks; ZeRO / FSDP then shard a rank's experts over
+  // the ranks that hold the same ones (the expert-data-parallel group: S / ep of a shard group of S; DeepSpeed-MoE's
+  // expert data parallel groups, torchtitan's dp_shard_mod_ep mesh). So an expert quantity sharded over S is divided
+  // by max(ep, S) per GPU, not by ep x S: blockFor(S) is the block parameter count that is then divided by S.
+  const expertParams = a.moe ? mods.filter((m) => m.group === 'expert').reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0) : 0;
+  const blockFor = (S: number): number => (inv.blocks - (a.moe && ep > 1 ? expertParams * (1 - Math.min(ep, Number.isFinite(S) ? S : 1) / ep) : 0)) * layerShare;
+  const blockParams = blockFor(shardParams);
+  const embHere = (first ? inv.embedding : 0) + (last ? inv.head : 0);
+  const quantHere = inv.quantized * layerShare / tp;
+  const denseBlock = blockParams / tp - quantHere;
+  // A vision tower (Gemma 3) sits with the embeddings on the first stage, in the model dtype.
+  const visionHere = first ? inv.vision / tp : 0;
+  const unquantizedParams = denseBlock + embHere / tp + visionHere;
+  const modelBytes = denseBlock * denseBytes + (embHere / tp) * embBytes + visionHere * embBytes;
+  // Trainable parameters to divide by the optimizer's shard degree, by the gradients' and by ZeRO's flat buffer's
+  // (they differ only for the experts under expert parallelism, see blockFor).
+  // Under a value head the untied LM head gets no gradient (its logits reach no loss): not trained.
+  const headUnused = setup.method === 'full' && last && !inv.headTrainable ? inv.head : 0;
+  const trainableFor = (S: number): number => setup.method === 'full' ? (blockFor(S) / tp + (embHere - headUnused) / tp) : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
+  const trainableHere = trainableFor(shardOptimizer);
+  const trainableGradHere = trainableFor(shardGrads);
+  const flatHere = trainableFor(zero === 3 ? shardParams : 1);
+  // Paired preference training runs the chosen and the rejected sequence of each example in one forward.
+  const seqs = setup.micro_batch_size * sequencesPerExample(setup);
+  // Each context-parallel rank holds its share of every sequence.
+  const seqHere = setup.seq_len / cp;
+  const T = seqs * seqHere;
+  return {
+    stage: stageIndex, first, last, layersHere, layerShare, inFlight, expertParams, blockParams, embeddingHere: embHere, quantizedHere: quantHere, denseBlock,
+    visionHere, unquantizedParams, modelBytes, trainableHere, trainableGradHere, flatHere, sequences: seqs, seqHere, tokens: T,
+  };
+}
