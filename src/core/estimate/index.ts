@@ -14,11 +14,15 @@ import { type ActivationPlan, finalNormSaved, type Ia3Plan, ktoReferenceLogps, l
 import { galoreShapes } from '../terms/galore';
 import { recurrentStates } from '../terms/kv-cache';
 import { type Nf4LoadModel, type Nf4LoadResult, simulateNf4Load } from '../terms/nf4-load';
-import { BNB_BLOCK, BNB_MIN_8BIT, TORCHAO_4BIT_BLOCK } from '../terms/optimizer-states';
+import { optimizerStates, optimizerStateBytes } from '../terms/optimizer-states';
 import { quantBytesPerParam, quantizesWholeAtLoad } from '../terms/quantization';
 import type { ComputeMode } from '../terms/saved-tensors';
 import { ZERO_DEFAULTS } from '../terms/sharding-buffers';
 import { adapterWeights } from '../terms/adapters';
+import { rolloutEngine } from '../terms/generation';
+import { ddpBuckets, gradientPlan } from '../terms/gradients';
+import { masterWeights } from '../terms/master-weights';
+import { optimizerStepTerms } from '../terms/optimizer-step';
 import { frozenModelWeights } from '../terms/reference-models';
 import { weights } from '../terms/weights';
 import { DTYPE_BYTES, formatBytes, formatCount, GiB, MiB } from '../units';
@@ -509,7 +513,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   // bitsandbytes' paged optimizers allocate their state with cudaMallocManaged (bitsandbytes/functional.py
   // get_paged): the driver keeps it on the GPU while there is room and evicts pages to host RAM under pressure; each
   // parameter's state is paged back in for its update. So it takes what the GPU has left, at least one tensor's state.
-  const pagedState = paged ? optimizerStateBytes() : undefined;
+  const pagedState = paged ? optimizerStateBytes(ctx) : undefined;
   const pagedBytes = pagedState ? pagedState.bytes / shardOptimizer : 0;
   const pagedWorking = pagedState ? Math.min(pagedBytes, pagedState.perParamBytes * inv.largestTrainableTensor / tp) : 0;
   // FSDP reduce-scatters gradients on its own stream, and the sharded gradients are allocated there ("The RS
@@ -558,7 +562,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   let nvmeBytes = 0;
   if (offloadOpt || fsdpOffload) {
     // DeepSpeed CPU Adam / FSDP CPU offload keep fp32 master weights, optimizer state and fp32 gradients on the host.
-    const perRank = (inv.trainable / shardOptimizer) * (4 + optimizerStateBytes().perParamBytes + 4);
+    const perRank = (inv.trainable / shardOptimizer) * (4 + optimizerStateBytes(ctx).perParamBytes + 4);
     if (setup.offload_optimizer === 'nvme') nvmeBytes += perRank * perNode;
     else cpuBytes += perRank * perNode;
   }
@@ -596,100 +600,6 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   };
 
   // ---- Terms --------------------------------------------------------------------------------------------
-
-  /** Optimizer state bytes for all trainable parameters (unsharded), and bytes per parameter on average. */
-  function optimizerStateBytes(): { bytes: number; perParamBytes: number; formula: string } {
-    const sb = stateBytes;
-    const o = setup.optimizer;
-    // GaLore: the optimizer sees each target's gradient projected to rank x max(rows, cols); the projection matrix
-    // (rank x min(rows, cols)) is kept beside it.
-    const n = galore ? inv.trainable - galore.targetElems + galore.projectedElems : inv.trainable;
-    // (A full fine-tune lists the linear modules first, then the embedding and the head.)
-    const matricesForState = galore ? [...galore.matrices, ...inv.trainableMatrices.slice(mods.length)] : inv.trainableMatrices;
-    const apollo = setup.galore?.kind === 'apollo';
-    const projector = galore && !apollo ? galore.projectorElems * sb : 0;
-    const galoreNote = galore ? ` (${apollo ? 'APOLLO' : 'GaLore'} rank ${setup.galore!.rank}: ${formatCount(galore.targetElems)} target params as ${formatCount(galore.projectedElems)} projected${apollo ? '; random projections regenerated from a seed' : ` + projection matrices ${formatCount(galore.projectorElems)} x ${sb} B`})` : '';
-    const out = baseStates();
-    if (badamRatio !== undefined) {
-      out.formula = `2 sparse Adam states (exp_avg, exp_avg_sq) x ${trainableBytes} B for the ${badamRatio} share of every trainable tensor (BAdam BlockOptimizerRatio)`;
-    }
-    return { bytes: out.bytes + projector, perParamBytes: inv.trainable > 0 ? (out.bytes + projector) / inv.trainable : 0, formula: `${out.formula}${galoreNote}` };
-
-  function baseStates(): { bytes: number; formula: string } {
-    let bytes: number;
-    let formula: string;
-    switch (o) {
-      case 'adamw': case 'adamw_fused': case 'adamw_hf': case 'paged_adamw':
-        bytes = 2 * sb * n;
-        formula = `2 states (exp_avg, exp_avg_sq) x ${sb} B x trainable params`;
-        break;
-      case 'adamw_8bit': case 'paged_adamw_8bit': case 'lion_8bit': {
-        const states = o === 'lion_8bit' ? 1 : 2;
-        let big = 0;
-        let small = 0;
-        for (const [r, c, k] of matricesForState) (r * c >= BNB_MIN_8BIT ? (big += r * c * k) : (small += r * c * k));
-        small += inv.trainableVectors;
-        const scale = Math.max(0, n / Math.max(1, big + small));
-        bytes = states * ((big * scale) * (1 + 4 / BNB_BLOCK) + (small * scale) * 4);
-        formula = `${states} x (1 B + 4 B/${BNB_BLOCK} absmax) per param of tensors >= ${BNB_MIN_8BIT} elements; 4 B for smaller tensors`;
-        break;
-      }
-      case 'adamw_4bit': {
-        // torchao AdamW4bit (torchao/optim/adam.py, subclass_4bit.py): each state of a tensor with >= 4096 elements
-        // (and a multiple of the block size 128) is 4-bit codes, two to a byte, plus one scale per 128 elements in the
-        // parameter's dtype; smaller tensors keep zeros_like(param) states.
-        let big = 0;
-        let small = 0;
-        for (const [r, c, k] of matricesForState) (r * c >= BNB_MIN_8BIT && (r * c) % TORCHAO_4BIT_BLOCK === 0 ? (big += r * c * k) : (small += r * c * k));
-        small += inv.trainableVectors;
-        const scale = Math.max(0, n / Math.max(1, big + small));
-        bytes = 2 * ((big * scale) * (0.5 + sb / TORCHAO_4BIT_BLOCK) + (small * scale) * sb);
-        formula = `2 x (0.5 B + ${sb} B/${TORCHAO_4BIT_BLOCK} scale) per param of tensors >= ${BNB_MIN_8BIT} elements; ${sb} B for smaller tensors (torchao AdamW4bit)`;
-        break;
-      }
-      case 'adafactor': {
-        // Factored second moment (row + column vectors) for matrices, full for vectors; no first moment
-        // (HF Adafactor beta1=None). Shazeer & Stern 2018.
-        let elems = 0;
-        let covered = 0;
-        for (const [r, c, k] of matricesForState) {
-          elems += (r + c) * k;
-          covered += r * c * k;
-        }
-        elems += Math.max(0, n - covered);
-        bytes = 4 * elems;
-        formula = '4 B x (rows + cols) per matrix, 4 B per element of vectors (factored second moment, no momentum)';
-        break;
-      }
-      case 'sgd': bytes = 0; formula = 'plain SGD keeps no state'; break;
-      case 'sgd_momentum': case 'lion': bytes = sb * n; formula = `1 state (momentum) x ${sb} B x trainable params`; break;
-      case 'adam_mini': {
-        // Adam-mini (Zhang et al. 2024): the first moment of every parameter, one second moment per block (a head of
-        // q and k, an output neuron elsewhere, a token row of the embedding and the head): about one per matrix row.
-        let rows = 0;
-        let covered = 0;
-        for (const [r, c, k] of matricesForState) {
-          rows += r * k;
-          covered += r * c * k;
-        }
-        bytes = sb * n + 4 * (rows + Math.max(0, n - covered));
-        formula = `first moment ${sb} B x trainable params + one fp32 second moment per matrix row (Adam-mini blocks)`;
-        break;
-      }
-      case 'muon': {
-        // Muon (Jordan et al. 2024) keeps one momentum per hidden weight matrix; the embedding, the head and the vectors
-        // are stepped with AdamW (2 states).
-        let hidden = 0;
-        for (const [r, c, k] of matricesForState) if (r !== a.vocab && c !== a.vocab) hidden += r * c * k;
-        bytes = sb * hidden + 2 * sb * Math.max(0, n - hidden);
-        formula = `1 momentum x ${sb} B per hidden-matrix param (Muon) + 2 AdamW states x ${sb} B for the embedding, head and vectors`;
-        break;
-      }
-      case 'none': bytes = 0; formula = 'no optimizer'; break;
-    }
-    return { bytes, formula };
-  }
-  }
 
   /**
    * What a vLLM engine needs before it serves a request, at the least: the weights in 16 bits (the checkpoint loaded
@@ -827,74 +737,15 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     const { first, last, layersHere, layerShare, inFlight, expertParams, blockParams, quantizedHere: quantHere, unquantizedParams, modelBytes,
       trainableHere, trainableGradHere, flatHere, sequences: seqs, seqHere, tokens: T } = st;
     const persistent: Component[] = [...weights(ctx, st), ...frozenModelWeights(ctx, st), ...adapterWeights(ctx, st)];
-    // fp32 master copy (DeepSpeed bf16/fp16 optimizer, FSDP mixed precision with 16-bit storage).
-    if (masterCopy && !offloadOpt && !fsdpOffload) {
-      persistent.push(comp('master-weights', 'fp32 master weights', (trainableHere * 4) / shardOptimizer, () => (`${formatCount(trainableHere)} trainable x 4 B${shardOptimizer > 1 ? ` / ${shardOptimizer}` : ''}`), () => ({ params: Math.round(trainableHere), shard: shardOptimizer })));
-    }
-    const opt = optimizerStateBytes();
-    const optHere = inv.trainable > 0 ? (opt.bytes * trainableHere) / inv.trainable : 0;
-    if (badamRatio !== undefined && first) {
-      // keep_mask: one sparse mask per distinct tensor shape, kept for switch_every steps (values in the parameter dtype
-      // and int64 indices; a vector's one index row).
-      const shapes = new Map<string, number>();
-      for (const m of mods) if (m.group !== 'expert' || !m.parameter) shapes.set(`${m.inFeatures}x${m.outFeatures}`, m.inFeatures * m.outFeatures);
-      const maskBytes = [...shapes.values()].reduce((t, n) => t + Math.floor(n * badamRatio) * (wb + 16), 0) + Math.floor(a.hidden * badamRatio) * (wb + 8);
-      persistent.push(comp('optimizer-states', 'BAdam sparse masks (one per tensor shape)', maskBytes,
-        () => (`${shapes.size} matrix shapes x ${badamRatio} of their entries x (${wb} B + 2 x 8 B indices) + the norm vectors' mask`), () => ({ shapes: shapes.size + 1 })));
-    }
-    if (!offloadOpt && !fsdpOffload && !paged && optHere > 0) {
-      persistent.push(comp('optimizer-states', `Optimizer states (${badamRatio !== undefined ? 'BAdam sparse Adam' : setup.optimizer})`, optHere / shardOptimizer, () => (`${opt.formula}${shardOptimizer > 1 ? ` / ${shardOptimizer} (sharded)` : ''}`), () => ({ params: Math.round(trainableHere), stateBytes, shard: shardOptimizer })));
-    }
+    persistent.push(...masterWeights(ctx, st));
+    persistent.push(...optimizerStates(ctx, st));
 
-    // A colocated vLLM engine (TRL vllm_mode="colocate") reserves its share of the GPU for its own copy of the weights,
-    // its KV cache and CUDA graphs at start-up (vLLM gpu_memory_utilization is a fraction of the GPU's total memory),
-    // and keeps it while the policy trains unless sleep mode releases it.
-    // Unsloth's fast_inference engine holds the weights the policy trains on: its share counts them once.
-    const sharedWeights = rollout?.vllm_shared_weights ? sum(persistent.filter((c) => c.id === 'weights' || c.id === 'quantization-constants')) : 0;
-    const engineBytes = Math.max(0, vllmShare - sharedWeights);
-    const engineC = engineBytes > 0 ? [comp('rollout-engine', 'vLLM engine (colocated)', engineBytes, () => (`vllm_gpu_memory_utilization ${rollout!.vllm_memory_fraction} x ${(opts.gpu!.memoryBytes / GiB).toFixed(1)} GiB (${opts.gpu!.id})${sharedWeights > 0 ? ` - the weights it shares with the policy (${formatBytes(sharedWeights)})` : ''}`), () => ({ fraction: rollout!.vllm_memory_fraction, gpuBytes: opts.gpu!.memoryBytes }))] : [];
+    const engineC = rolloutEngine(ctx, persistent);
     if (!rollout?.vllm_sleep) persistent.push(...engineC);
 
-    // Gradients.
-    const gradFull = trainableGradHere * gradBytes;
-    const gradStored = fsdpOffload ? 0 : setup.optimizer_in_backward ? inv.largestTrainableTensor * gradBytes : gradFull / shardGrads;
-    const gradLabel = setup.optimizer_in_backward ? 'Gradients (optimizer in backward: one tensor at a time)' : 'Gradients';
-    const gradFormula = (): string => (setup.optimizer_in_backward
-      ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
-      : badamRatio !== undefined
-        ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
-        : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`);
-    const ddp = dp * cp > 1 && zero === 0 && !fsdp && trainableHere > 0;
-    if (ddp) {
-      // DDP's Reducer allocates flat bucket buffers for every gradient at construction; with the default
-      // gradient_as_bucket_view=False they are a second copy next to param.grad.
-      persistent.push(comp('ddp-buckets', 'DDP gradient buckets', gradFull, () => (`${formatCount(trainableGradHere)} x ${gradBytes} B (gradient_as_bucket_view=False)`), () => ({ params: Math.round(trainableGradHere) })));
-    }
-    // Gradients exist during the forward only when accumulating, or when zero_grad keeps the buffers
-    // (set_to_none=False, the default before PyTorch 2.0).
-    const gradsInForward = setup.gradient_accumulation_steps > 1 || !setup.zero_grad_set_to_none ? gradStored : 0;
-    const gradAtEnd = fsdpOffload ? 0 : setup.optimizer_in_backward ? gradStored : gradFull / shardGrads;
-    // The token embedding's backward runs after the first layer's: while that layer is in flight, an untied embedding
-    // has no gradient yet (a tied one shares the head's, produced at the loss).
-    const embGradLater = setup.method === 'full' && first && !a.tied && !fsdpOffload && !setup.optimizer_in_backward ? (inv.embedding / tp) * gradBytes / shardGrads : 0;
-    // BAdam ratio: the tensor whose gradient is being cut to sparse is dense until its hook runs.
-    const badamDense = badamRatio !== undefined ? inv.largestTrainableTensor * trainableBytes : 0;
-    const gradAtFirst = gradAtEnd - embGradLater + badamDense;
-    // GaLore refreshes each projection every update_proj_gap steps from an SVD of the (fp32) gradient: for the largest
-    // target, the gradient copy and the factors U (rows x k) and Vh (k x cols), k = min(rows, cols).
-    // Muon orthogonalizes each update by Newton-Schulz iterations in bf16: for the largest hidden matrix, its bf16 copy
-    // and the next iterate (2 x rows x cols) and X Xᵀ with its square and combination (3 x min²).
-    const muonTemps = setup.optimizer === 'muon' && trainableHere > 0 ? (() => {
-      let best = 0;
-      let small = 0;
-      for (const m of mods) if (m.inFeatures * m.outFeatures > best) [best, small] = [m.inFeatures * m.outFeatures, Math.min(m.inFeatures, m.outFeatures)];
-      return ((2 * best + 3 * small * small) * 2) / tp;
-    })() : 0;
-    const galoreSvd = galore && setup.galore!.kind !== 'apollo' ? (() => {
-      const [m, n] = galore.largest;
-      const k = Math.min(m, n);
-      return ((m * n + m * k + k * n) * 4) / tp;
-    })() : 0;
+    const grads = gradientPlan(ctx, st);
+    const { gradStored, gradLabel, gradFormula, gradsInForward, gradAtEnd, embGradLater, gradAtFirst } = grads;
+    persistent.push(...ddpBuckets(ctx, st, grads));
 
     // ZeRO / FSDP working buffers.
     const zb = { ...ZERO_DEFAULTS, ...(setup.zero_buckets ?? {}) };
@@ -1291,50 +1142,6 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     }
     return phasesFor(0, 0);
 
-    /** Temporaries of the optimizer step, by optimizer (none when the step runs on the host). */
-    function optimizerStepTerms(): Array<{ label: string; bytes: number; formula: () => string }> {
-      const out: Array<{ label: string; bytes: number; formula: () => string }> = [];
-      if (offloadOpt || fsdpOffload) return out;
-      const local = trainableHere / shardOptimizer;
-      if (badamRatio !== undefined) {
-        // BlockOptimizerRatio._sparse_adam, one tensor at a time: the coalesced gradient (values and indices), the two
-        // state updates, and the numerator and denominator clones.
-        out.push({ label: 'BAdam sparse Adam temporaries (largest tensor)', bytes: inv.largestTrainableTensor * badamRatio * (5 * trainableBytes + 16),
-          formula: () => `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${badamRatio} x (coalesced gradient ${trainableBytes} B + 16 B indices, 4 temporaries x ${trainableBytes} B)` });
-      } else if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
-        // torch.optim.AdamW foreach (the default on CUDA): _foreach_sqrt(exp_avg_sqs) allocates a full copy.
-        out.push({ label: 'AdamW foreach temporaries', bytes: local * stateBytes, formula: () => `torch._foreach_sqrt(exp_avg_sq): ${formatCount(local)} x ${stateBytes} B` });
-      } else if (setup.optimizer === 'adafactor') {
-        out.push({ label: 'Adafactor step temporaries', bytes: 2 * inv.largestTrainableTensor * 4, formula: () => '2 fp32 temporaries of the largest trainable tensor (grad², update)' });
-      } else if (setup.optimizer === 'adamw_4bit') {
-        // torchao steps one parameter at a time in a compiled function that dequantizes both states to fp32
-        // (exp_avg.float().lerp(...), exp_avg_sq.float().lerp(...)) before requantizing them block by block.
-        out.push({ label: 'AdamW 4-bit per-parameter temporaries', bytes: inv.largestTrainableTensor * 2 * 4, formula: () => 'the largest tensor\'s two states dequantized to fp32 (2 x 4 B per element)' });
-      } else if (setup.optimizer === 'adamw_hf') {
-        out.push({ label: 'AdamW per-parameter temporaries', bytes: inv.largestTrainableTensor * stateBytes, formula: () => 'denominator of the largest tensor' });
-      }
-      if (muonTemps > 0) {
-        out.push({ label: 'Muon Newton-Schulz temporaries (largest matrix)', bytes: muonTemps, formula: () => 'bf16: the update and its next iterate 2 x rows x cols + X Xᵀ, its square and their combination 3 x min(rows, cols)²' });
-      }
-      if (galoreSvd > 0) {
-        out.push({ label: 'GaLore projection update (SVD of the largest target)', bytes: galoreSvd, formula: () => `every update_proj_gap steps: the largest target's gradient in fp32 and its SVD factors, (${galore!.largest[0]} x ${galore!.largest[1]} + both factors) x 4 B` });
-      }
-      if (masterCopy && zero >= 1 && zero < 3) {
-        // DeepSpeed upcasts the gradient partition to fp32 for the step (ZeRO-2 estimator: 4_grads_32bit).
-        out.push({ label: 'fp32 gradient partition', bytes: (trainableHere * 4) / shardOptimizer, formula: () => `${formatCount(trainableHere)} x 4 B / ${shardOptimizer}` });
-      } else if (masterCopy && zero === 3) {
-        // ZeRO-3 steps one sub-group at a time (stage3.py step: _prepare_fp32_grad_for_sub_group, _optimizer_step,
-        // _release_sub_group): the fp32 gradients of one sub-group. _create_fp16_sub_groups adds whole parameters until
-        // a group reaches sub_group_size, so a group holds at least one parameter's partition (Axolotl's configs set
-        // sub_group_size 0: one parameter per group).
-        const subGroup = setup.zero_buckets?.sub_group_size ?? ZERO_DEFAULTS.sub_group_size;
-        const partition = trainableHere / shardOptimizer;
-        const oneParam = inv.largestTrainableTensor / tp / shardOptimizer;
-        out.push({ label: 'fp32 gradients of one optimizer sub-group (ZeRO-3)', bytes: Math.min(partition, Math.max(subGroup, oneParam)) * 4,
-          formula: () => `min(partition ${formatCount(partition)}, max(sub_group_size ${formatCount(subGroup)}, largest parameter's partition ${formatCount(oneParam)})) x 4 B` });
-      }
-      return out;
-    }
     function phasesFor(lossFwd: number, lossBwd: number): PhaseEstimate[] {
       if (leanMode) return leanPhases(lossFwd, lossBwd);
       const pers = persistent;
@@ -1382,7 +1189,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       ];
       const [bwd, bwdNote] = candidates.reduce((m, c) => (sum(c[0]) > sum(m[0]) ? c : m));
       // Optimizer step: activations are gone; gradients, states and step temporaries are live.
-      const stepTemps: Component[] = optimizerStepTerms().map((t) => comp('optimizer-step', t.label, t.bytes, t.formula, () => ({})));
+      const stepTemps: Component[] = optimizerStepTerms(ctx, st).map((t) => comp('optimizer-step', t.label, t.bytes, t.formula, () => ({})));
       const optC: Component[] = [...pers, gradC(setup.optimizer_in_backward ? 0 : gradAtEnd, ''), ...stepTemps];
       const phasesOut: PhaseEstimate[] = [
         { phase: 'forward', allocatedBytes: sum(fwd), components: fwd, note: 'end of forward: saved activations and the loss' },
@@ -1447,7 +1254,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       const atEmbedding = tiedAccum > 0 ? pSum + r(gradAtEnd) + gSum + rootSum + r(tiedAccum) : 0;
       const atFirst = Math.max(atFirstLayer, atEmbedding);
       const bwd = Math.max(atLoss, atLast, atFirst);
-      const temps = optimizerStepTerms().reduce((t, x) => t + r(x.bytes), 0);
+      const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
       const opt = pSum + r(setup.optimizer_in_backward ? 0 : gradAtEnd) + temps;
       // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
       const persistentOnly = persistent;
