@@ -64,6 +64,8 @@ export interface ShardingPlan {
   readonly offloadParams: boolean;
   /** FSDP's CPUOffload: parameters, gradients and the optimizer step on the host together. */
   readonly fsdpOffload: boolean;
+  /** FSDP keeps its root unit (embeddings + output head unless they are wrapped on their own) unsharded. */
+  readonly rootUnit: boolean;
 }
 
 /** The generation of online RL (GRPO, online DPO) or of on-policy distillation, per round. */

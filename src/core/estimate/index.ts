@@ -15,9 +15,9 @@ import { galoreShapes } from '../terms/galore';
 import { recurrentStates } from '../terms/kv-cache';
 import { type Nf4LoadModel, type Nf4LoadResult, simulateNf4Load } from '../terms/nf4-load';
 import { optimizerStates, optimizerStateBytes } from '../terms/optimizer-states';
-import { quantBytesPerParam, quantizesWholeAtLoad } from '../terms/quantization';
+import { quantizesWholeAtLoad } from '../terms/quantization';
 import type { ComputeMode } from '../terms/saved-tensors';
-import { ZERO_DEFAULTS } from '../terms/sharding-buffers';
+import { shardingBuffers } from '../terms/sharding-buffers';
 import { adapterWeights } from '../terms/adapters';
 import { rolloutEngine } from '../terms/generation';
 import { ddpBuckets, gradientPlan } from '../terms/gradients';
@@ -449,12 +449,14 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   // Before PyTorch 1.11 the softmax / log_softmax backward took the input too (derivatives.yaml:
   // _softmax_backward_data(grad, result, dim, self)), so both were saved.
   const oldSoftmax = olderThan(setup.pytorch_version, 1, 11);
+  // FSDP keeps its root unit (embeddings + output head unless they are wrapped on their own) unsharded.
+  const rootUnit = fsdp && shardParams > 1 && !setup.fsdp_shard_embeddings;
   const headKind = setup.head ?? a.defaultHead;
   const ctx: EstimateContext = {
     given: setupAsGiven, setup, effectiveSetup: effSetup,
     model: { arch: a, baseArch, code, bitsandbytes: bnb, fusedFamily, modules: mods, inventory: inv, lmHead: headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm' },
     layout,
-    sharding: { fsdp, zeroStage: zero, shardOptimizer, shardGrads, shardParams, offloadOptimizer: offloadOpt, offloadParams, fsdpOffload },
+    sharding: { fsdp, zeroStage: zero, shardOptimizer, shardGrads, shardParams, offloadOptimizer: offloadOpt, offloadParams, fsdpOffload, rootUnit },
     dtypes: { kbit, kbitQuantized: kbitQ, wholeModelUpcast, weightBytes: wb, denseBytes, embeddingBytes: embBytes, half, mode, computeBytes: mode === 'fp32' ? 4 : half, adapterBytes,
       trainableBytes, masterCopy, stateBytes, fsdpMaster, gradBytes, attention, eagerOnly, oldSoftmax },
     methods: { peft, adapters, lora, ia3, targets, parameterTargets: paramTargets, galore, badamLayer, badamRatio, teacher, rewardModels, gkd, rollout, gkdGeneration, onlineDpo,
@@ -466,8 +468,6 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   // FSDP's reduce-scatter pool (below) needs the gradient bytes allocated at each phase's high point.
   const rsPool = fsdp && shardGrads > 1 && !fsdpOffload && !setup.optimizer_in_backward;
   const gradsAtPhase = rsPool ? new Map<PhaseEstimate, number>() : undefined;
-  // FSDP keeps its root unit (embeddings + output head unless they are wrapped on their own) unsharded.
-  const rootUnit = fsdp && shardParams > 1 && !setup.fsdp_shard_embeddings;
   // Bytes of the vocabulary-sized tensors live at the loss (set by the last stage): the largest tensors of a step.
   let lossTensorBytes = 0;
   const stages = pp === 1 ? [0] : [0, pp - 1];
@@ -734,8 +734,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
 
   function stagePhases(stageIndex: number): PhaseEstimate[] {
     const st = stageContext(ctx, stageIndex);
-    const { first, last, layersHere, layerShare, inFlight, expertParams, blockParams, quantizedHere: quantHere, unquantizedParams, modelBytes,
-      trainableHere, trainableGradHere, flatHere, sequences: seqs, seqHere, tokens: T } = st;
+    const { first, last, layersHere, inFlight, quantizedHere: quantHere, unquantizedParams, modelBytes, trainableGradHere, flatHere, sequences: seqs, seqHere, tokens: T } = st;
     const persistent: Component[] = [...weights(ctx, st), ...frozenModelWeights(ctx, st), ...adapterWeights(ctx, st)];
     persistent.push(...masterWeights(ctx, st));
     persistent.push(...optimizerStates(ctx, st));
@@ -747,70 +746,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     const { gradStored, gradLabel, gradFormula, gradsInForward, gradAtEnd, embGradLater, gradAtFirst } = grads;
     persistent.push(...ddpBuckets(ctx, st, grads));
 
-    // ZeRO / FSDP working buffers.
-    const zb = { ...ZERO_DEFAULTS, ...(setup.zero_buckets ?? {}) };
-    // A rank gathers its own experts only (over the expert-data-parallel group).
-    const expertsPerMoeLayer = a.moe && a.moe.moeLayers > 0 ? expertParams / a.moe.moeLayers : 0;
-    const blockUnit = ((inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep)) * layerShare * a.layers / Math.max(1, layersHere)) / tp;
-    const gathered: Component[] = [];
-    const gatheredGrads: Component[] = [];
-    // A 4/8-bit layer is all-gathered as stored: FSDP-QLoRA keeps bitsandbytes' packed weights in a 16-bit storage
-    // (bnb_4bit_quant_storage) and gathers those bytes; torchao's NF4Tensor gathers its codes and scales under FSDP2
-    // (fsdp_pre_all_gather); ZeRO-3 partitions the packed storage. Only the rest of a layer is gathered in 16 bits.
-    const quantOfBlock = quantHere > 0 && effSetup.quantization && blockParams > 0 ? Math.min(1, quantHere / (blockParams / tp)) : 0;
-    const quantGatherBytes = quantOfBlock > 0 ? quantBytesPerParam(effSetup.quantization!, setup.torchao_version).bytes : half;
-    // FSDP2 with torchao's float8 all-gather (enable_fsdp_float8_all_gather): the Float8Linear weights are cast to fp8
-    // before the all-gather (WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather), 1 B each; norms stay 16-bit.
-    const fp8Linear = setup.fp8_all_gather && fsdp && quantOfBlock === 0 && blockParams > 0
-      ? Math.min(1, mods.filter((m) => !m.parameter).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0) * layerShare / tp / (blockParams / tp))
-      : 0;
-    const gatherBytesPerParam = fp8Linear > 0 ? fp8Linear + (1 - fp8Linear) * half : quantOfBlock * quantGatherBytes + (1 - quantOfBlock) * half;
-    const gatherDtype = quantOfBlock > 0 ? `(${Math.round(quantOfBlock * 100)} % ${effSetup.quantization!.bits}-bit at ${quantGatherBytes.toFixed(3)} B, the rest ${half} B)`
-      : fp8Linear > 0 ? `(${Math.round(fp8Linear * 100)} % linear weights gathered in fp8 at 1 B, the rest ${half} B)` : `${half} B`;
-    if (zero === 3) {
-      // The module running now is gathered whatever stage3_max_live_parameters says: the limit caps what is held
-      // beyond it (the prefetch; DeepSpeed PartitionedParameterCoordinator: max_params_to_prefetch = max_live minus
-      // what is available). A module is one linear layer, or one MoE layer's 3-D experts together.
-      const moduleParams = (m: LinearModule): number => m.inFeatures * m.outFeatures * (m.parameter && m.group === 'expert' && a.moe ? a.moe.experts / ep : 1);
-      const fusedExpertModule = mods.filter((m) => m.parameter && m.group === 'expert').reduce((t, m) => t + moduleParams(m), 0);
-      const largestModule = Math.max(fusedExpertModule, ...mods.filter((m) => !(m.parameter && m.group === 'expert')).map(moduleParams)) / tp;
-      const live = Math.max(Math.min(largestModule, blockUnit), Math.min(zb.stage3_max_live_parameters, blockUnit + zb.stage3_prefetch_bucket_size));
-      const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - inv.vision - (mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0)));
-      gathered.push(comp('gathered-params', 'ZeRO-3 gathered parameters', live * gatherBytesPerParam + persistentSmall * wb, () => (`max(module running ${formatCount(Math.min(largestModule, blockUnit))}, min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + prefetch ${formatCount(zb.stage3_prefetch_bucket_size)})) x ${gatherDtype} + unsharded small params (< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`), () => ({ layerParams: Math.round(blockUnit), prefetch: zb.stage3_prefetch_bucket_size, maxLive: zb.stage3_max_live_parameters })));
-      gatheredGrads.push(comp('zero-buckets', 'ZeRO-3 reduce bucket', Math.min(zb.reduce_bucket_size, blockUnit) * gradBytes * 2, () => (`2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, one layer) x ${gradBytes} B`), () => ({ reduceBucket: zb.reduce_bucket_size })));
-    } else if (zero >= 1) {
-      if (zero === 2) {
-        gatheredGrads.push(comp('zero-buckets', 'ZeRO-2 gradient buckets (contiguous_gradients, overlap_comm)', Math.min(zb.reduce_bucket_size, trainableHere) * gradBytes * 2, () => (`2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, trainable) x ${gradBytes} B`), () => ({ reduceBucket: zb.reduce_bucket_size })));
-      }
-    } else if (fsdp) {
-      if (setup.fsdp !== 'shard_grad_op') {
-        // Current unit + one prefetched unit all-gathered in the compute dtype (FSDP forward/backward prefetch).
-        gathered.push(comp('gathered-params', 'FSDP all-gathered units', 2 * blockUnit * gatherBytesPerParam, () => (`2 units (current + prefetch) x ${formatCount(blockUnit)} params x ${gatherDtype}`), () => ({ unitParams: Math.round(blockUnit) })));
-      } else {
-        gathered.push(comp('gathered-params', 'SHARD_GRAD_OP unsharded parameters (kept from forward to backward)', (blockParams / tp) * half, () => (`${formatCount(blockParams / tp)} params x ${half} B`), () => ({})));
-      }
-      // Unsharded gradients of one unit before reduce-scatter (param dtype, plus the fp32 reduce copy under mixed precision).
-      const unitTrain = setup.method === 'full' ? blockUnit : (inv.trainable / Math.max(1, a.layers));
-      gatheredGrads.push(comp('gathered-grads', 'FSDP unsharded gradients of one unit', unitTrain * (half + (masterCopy || wb === 4 ? 4 : 0)), () => (`${formatCount(unitTrain)} params x (${half} B grad${masterCopy || wb === 4 ? ' + 4 B fp32 reduce copy' : ''})`), () => ({})));
-    }
-
-    // The output projection is all-gathered while the loss is computed (its own FSDP unit or the root unit;
-    // ZeRO-3 fetches it like any module); tied embeddings are the same tensor.
-    const headGather: Component[] = [];
-    if (rootUnit) {
-      // FSDP's root unit (embeddings, final norm and output head: what the per-layer wrapping leaves over) is not
-      // resharded after the forward, "since its parameters would typically be immediately all-gathered for
-      // backward" (torch.distributed FSDP: fully_shard reshard_after_forward; FSDP1 _post_forward_reshard skips
-      // the root). It stays unsharded in the compute dtype until the end of the backward.
-      const rootParams = ((first ? inv.embedding : 0) + (last ? inv.head : 0)) / tp;
-      if (rootParams > 0) {
-        headGather.push(comp('gathered-params', 'FSDP root unit kept unsharded (embeddings + output head)', rootParams * half, () => (`${formatCount(rootParams)} params x ${half} B (root unit: not resharded after forward)`), () => ({ params: Math.round(rootParams) })));
-      }
-    } else if (last && shardParams > 1 && (zero === 3 || fsdp)) {
-      const headParams = (a.vocab * a.hidden) / tp;
-      headGather.push(comp('gathered-params', 'Output projection all-gathered for the loss', headParams * half, () => (`V x h / TP = ${formatCount(headParams)} params x ${half} B`), () => ({ vocab: a.vocab, hidden: a.hidden })));
-    }
-
+    const { gathered, gatheredGrads, headGather } = shardingBuffers(ctx, st);
     const pref = setup.preference;
     const normsTrainable = setup.method === 'full';
     const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets, dora: lora.use_dora } : undefined;
