@@ -73,3 +73,20 @@ export function ddpBuckets(ctx: EstimateContext, st: StageContext, grads: Gradie
   }
   return persistent;
 }
+
+/**
+ * A trainable weight used more than once gets its gradients summed in autograd's input buffer: each new
+ * contribution coexists with the running sum. torchtune's chunked output applies the head once per chunk (the
+ * head's gradient arrives chunk by chunk during the loss backward); a tied embedding gets its second gradient from
+ * the embedding lookup at the very end of the backward.
+ */
+export function accumulationBuffers(ctx: EstimateContext, st: StageContext): { headAccum: number; tiedAccum: number } {
+  const setup = ctx.setup;
+  const { arch: a, lmHead } = ctx.model;
+  const { tensorParallel: tp, pipelineParallel: pp } = ctx.layout;
+  const half = ctx.dtypes.half;
+  const { first, last } = st;
+  const headAccum = setup.method === 'full' && last && setup.loss === 'chunked' ? (a.vocab * a.hidden * half) / tp : 0;
+  const tiedAccum = setup.method === 'full' && first && a.tied && lmHead && pp === 1 ? (a.vocab * a.hidden * half) / tp : 0;
+  return { headAccum, tiedAccum };
+}
