@@ -126,6 +126,8 @@ export interface DtypePlan {
   readonly mode: ComputeMode;
   /** The compute dtype: 4 in pure fp32, else `half`. */
   readonly computeBytes: number;
+  /** The residual stream's dtype in a no-grad forward: fp32 under autocast over fp32 weights. */
+  readonly residualBytes: number;
   readonly adapterBytes: number;
   readonly trainableBytes: number;
   /** An fp32 master copy of the trainable parameters. */

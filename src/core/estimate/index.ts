@@ -9,8 +9,7 @@ import { fusedExpertsIn } from './normalize';
 import { stageContext } from './stage';
 import { ALLOCATOR_FRAGMENTATION, DEFAULT_CUDA_CONTEXT_BYTES } from './runtime';
 import { type Assumption, type Component, type ComponentId, type EstimateResult, type Layout, type Phase, type PhaseEstimate, RESERVED_RUNTIME_IDS, type RuntimeTerm, type VariableLengthCache, type Warning } from '../model';
-import { generationBatch, type Provenance, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, sequencesPerExample, type TrainingSetup } from '../setup';
-import { finalNormSaved, ktoReferenceLogps, layerActivations, lossMemory, type LossPlan, noGradLayerBytes, referenceLogps } from '../terms/activations';
+import { generationBatch, type Provenance, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, type TrainingSetup } from '../setup';
 import { galoreShapes } from '../terms/galore';
 import { recurrentStates } from '../terms/kv-cache';
 import { type Nf4LoadModel, type Nf4LoadResult, simulateNf4Load } from '../terms/nf4-load';
@@ -19,9 +18,12 @@ import { quantizesWholeAtLoad } from '../terms/quantization';
 import type { ComputeMode } from '../terms/saved-tensors';
 import { shardingBuffers } from '../terms/sharding-buffers';
 import { adapterWeights } from '../terms/adapters';
-import { rolloutEngine } from '../terms/generation';
+import { generationComponents, rolloutEngine } from '../terms/generation';
 import { accumulationBuffers, ddpBuckets, gradientPlan } from '../terms/gradients';
 import { dequantWorkingSets, stageActivations } from '../terms/activations/stage';
+import { evaluationWork } from '../terms/evaluation';
+import { logitsAndLoss } from '../terms/logits-loss';
+import { referenceForward, rewardForwards } from '../terms/reference-models';
 import { masterWeights } from '../terms/master-weights';
 import { optimizerStepTerms } from '../terms/optimizer-step';
 import { frozenModelWeights } from '../terms/reference-models';
@@ -434,12 +436,13 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   // FSDP keeps its root unit (embeddings + output head unless they are wrapped on their own) unsharded.
   const rootUnit = fsdp && shardParams > 1 && !setup.fsdp_shard_embeddings;
   const headKind = setup.head ?? a.defaultHead;
+  const cb = mode === 'fp32' ? 4 : half;
   const ctx: EstimateContext = {
     given: setupAsGiven, setup, effectiveSetup: effSetup,
     model: { arch: a, baseArch, code, bitsandbytes: bnb, fusedFamily, modules: mods, inventory: inv, lmHead: headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm' },
     layout,
     sharding: { fsdp, zeroStage: zero, shardOptimizer, shardGrads, shardParams, offloadOptimizer: offloadOpt, offloadParams, fsdpOffload, rootUnit },
-    dtypes: { kbit, kbitQuantized: kbitQ, wholeModelUpcast, weightBytes: wb, denseBytes, embeddingBytes: embBytes, half, mode, computeBytes: mode === 'fp32' ? 4 : half, adapterBytes,
+    dtypes: { kbit, kbitQuantized: kbitQ, wholeModelUpcast, weightBytes: wb, denseBytes, embeddingBytes: embBytes, half, mode, computeBytes: cb, residualBytes: mode === 'amp' && wb === 4 ? 4 : cb, adapterBytes,
       trainableBytes, masterCopy, stateBytes, fsdpMaster, gradBytes, attention, eagerOnly, oldSoftmax },
     methods: { peft, adapters, lora, ia3, targets, parameterTargets: paramTargets, galore, badamLayer, badamRatio, teacher, rewardModels, gkd, rollout, gkdGeneration, onlineDpo,
       generation, vllmShare, paged, oldTorchaoNf4 },
@@ -716,7 +719,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
 
   function stagePhases(stageIndex: number): PhaseEstimate[] {
     const st = stageContext(ctx, stageIndex);
-    const { first, last, layersHere, quantizedHere: quantHere, unquantizedParams, modelBytes, trainableGradHere, flatHere, sequences: seqs, tokens: T } = st;
+    const { last, trainableGradHere, flatHere, sequences: seqs, tokens: T } = st;
     const persistent: Component[] = [...weights(ctx, st), ...frozenModelWeights(ctx, st), ...adapterWeights(ctx, st)];
     persistent.push(...masterWeights(ctx, st));
     persistent.push(...optimizerStates(ctx, st));
@@ -732,172 +735,22 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
     const pref = setup.preference;
     const { layerPlan, layer, actComp, maskC, maskHeld, maskBytes, castComp, castCacheComp, recompute } = stageActivations(ctx, st);
     const ck = setup.gradient_checkpointing;
-    const cb = ctx.dtypes.computeBytes;
     const { headAccum, tiedAccum } = accumulationBuffers(ctx, st);
-    const lmHead = ctx.model.lmHead;
 
     const { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes } = dequantWorkingSets(ctx, st);
 
-    // Preference log-probs: TRL row by row, torchtune one log_softmax in the logits' dtype; LLaMA-Factory's one
-    // log_softmax over fp32 logits has the full cross-entropy's tensors.
-    // GRPO (TRL _get_per_token_logps_and_entropies): logits of the completion tokens only (logits_to_keep), divided by
-    // the temperature, then row by row through selective_log_softmax.
-    // The distillation loss runs in training only (evaluation scores the student's cross-entropy).
-    const lossPlan = (tokens: number, training = true): LossPlan => ({ tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap, distill: training && teacher !== undefined && !rollout,
-      ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),
-      compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, amp: mode === 'amp',
-      preferenceRowTokens: rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined, nativeLogSoftmax: pref?.logps === 'native', wholeLogSoftmax: pref?.logps === 'whole', ...(pref?.chosen_nll === true && pref.logps === 'rows' ? { chosenNll: pref.reference === 'none' ? 'orpo' as const : 'dpo' as const } : {}), unusedLogits: setup.value_head === true, labelSmoothing: setup.label_smoothing === true,
-      policyGradient: rollout !== undefined && !onlineDpo, ...(onlineDpo ? { completionShare: rollout.completion_len / setup.seq_len } : {}) });
-    // Tokens whose logits one micro-batch computes (online DPO: every position's, of which the completions are sliced).
-    const lossTokens = rollout && !onlineDpo ? seqs * rollout.completion_len : T;
-    const lossAt = (tokens: number, training = true): ReturnType<typeof lossMemory> => lossMemory(lossPlan(tokens, training));
-    // The reference model's no-grad forward runs after the policy's (TRL get_batch_loss_metrics), while the policy's
-    // activations and log-probs are held: its logits and their log-probs at the same batch.
-    let refForwardBytes = 0;
-    let refForwardFormula = '';
-    if (pref && lmHead && (pref.reference === 'copy' || pref.reference === 'adapters-off')) {
-      // KTO (unpaired): TRL's and LLaMA-Factory's reference passes beside the policy's index-copied logits; elsewhere
-      // (torchtune) the completions' and the KL batch's logits are both held before their log-probs are taken.
-      const profiledKto = !pref.paired && (pref.logps === 'rows' || pref.logps === 'whole');
-      const ref = profiledKto ? ktoReferenceLogps(lossPlan(T)) : referenceLogps(lossPlan(T));
-      refForwardBytes = ref.bytes + (pref.paired || profiledKto ? 0 : cb * T * (a.vocab / tp));
-      refForwardFormula = `${pref.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
-    }
-    // Online DPO runs the reference (OnlineDPOTrainer.training_step: ref_model, or the policy under disable_adapter)
-    // and then the reward model without grad after the policy's forward, while its activations are held.
-    // A reward model's no-grad forward over `sequences` sequences, in its own dtype (outside the training step's
-    // autocast); under ZeRO-3 / FSDP one layer is gathered with the next prefetched.
-    const rewardForward = (rm: (typeof rewardModels)[number], sequences: number): Component => {
-      const fwd = noGradLayerBytes(rm.arch, sequences * setup.seq_len, setup.seq_len, wb, attention, tp);
-      const gatheredLayers = shardParams > 1 ? 2 * rm.largestBlock * wb : 0;
-      return comp('backward-working', `Reward model ${rm.model}: one layer's forward over ${sequences} sequences (no grad)`, fwd + gatheredLayers,
-        () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${sequences} x ${setup.seq_len} tokens in ${wb} B${gatheredLayers > 0 ? `; two of its layers gathered (${formatCount(rm.largestBlock)} params each)` : ''}`),
-        () => ({ sequences, tokens: setup.seq_len }));
-    };
-    const rewardFwdC = onlineDpo && lmHead && first ? rewardModels.map((rm) => rewardForward(rm, seqs)) : [];
-    if (onlineDpo && lmHead) {
-      const ref = referenceLogps(lossPlan(T));
-      refForwardBytes = ref.bytes;
-      refForwardFormula = `${rollout.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
-    }
+    const { refForwardBytes, refForwardFormula } = referenceForward(ctx, st);
+    const rewardFwdC = rewardForwards(ctx, st);
 
-    // Evaluation during training (a single pipeline stage): a no-grad forward at the eval batch after an optimizer
-    // step. Nothing is kept for backward, but the largest intermediates of one layer, or the logits, their fp32 upcast
-    // and the log-softmax at the loss call, exist at the eval batch (HF Trainer prediction_step computes the loss).
-    const evalBatch = setup.eval_batch_size !== undefined && pp === 1 ? setup.eval_batch_size : undefined;
-    // The residual stream's dtype in a no-grad forward: fp32 under autocast over fp32 weights.
-    const residualBytes = mode === 'amp' && wb === 4 ? 4 : cb;
-    let evalLossBytes = 0;
-    let evalLayerBytes = 0;
-    let evalLossFormula = '';
-    if (evalBatch !== undefined) {
-      if (a.family === 't5') {
-        const evalLayer = layerActivations({ ...layerPlan, batch: evalBatch });
-        evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
-      } else {
-        evalLayerBytes = noGradLayerBytes(a, evalBatch * sequencesPerExample(setup) * setup.seq_len, setup.seq_len, cb, attention, tp, residualBytes);
-      }
-      if (lmHead) {
-        const lm = lossAt(evalBatch * sequencesPerExample(setup) * (rollout && !onlineDpo ? rollout.completion_len : setup.seq_len), false);
-        evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
-        const perTV = evalLossBytes / (evalBatch * setup.seq_len * (a.vocab / tp));
-        evalLossFormula = setup.loss === 'fused' ? lm.formula : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
-      }
-    }
-    const gradsKeptInEval = setup.zero_grad_set_to_none || setup.optimizer_in_backward ? 0 : gradStored;
+    const { evalBatch, evalLossBytes, evalLayerBytes, evalLossFormula, gradsKeptInEval } = evaluationWork(ctx, layerPlan, gradStored);
 
-    // Generation (GRPO rollouts): once per round, before its micro-batches train, with the optimizer step done and the
-    // gradients freed. TRL's transformers path (unwrap_model_for_generation, checkpointing switched off, use_cache)
-    // prefills the prompts and decodes the completions of the whole round at once; DynamicCache grows each layer's keys
-    // and values by torch.cat, a new tensor per step. DeepSpeed ZeRO-3 gathers the full weights for it
-    // (ds3_gather_for_generation) and FSDP summons its root unit. vLLM generates in its own memory (its share of the
-    // GPU, or another GPU); merging LoRA adapters into ZeRO-3 weights for the weight sync gathers them all. The
-    // reference's (beta > 0) and the old policy's log-probabilities are then taken without grad, one training
-    // micro-batch at a time.
-    const genComps: Component[] = [];
-    if (generation && lmHead) {
-      const G = generation.batch;
-      const C = generation.completion_len;
-      const P = setup.seq_len - C;
-      const kvHeadsHere = Math.max(1, a.kvHeads / tp);
-      // Keys and values per token and layer; sliding-window layers keep only their window (DynamicSlidingWindowLayer).
-      // MLA caches every head's full key (nope + rope wide) and value (v_head_dim), not the compressed latent
-      // (modeling_deepseek_v3.py: past_key_value.update(key_states, value_states)).
-      const kvLayerToken = kvHeadsHere * (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) * cb;
-      const slidingHere = a.slidingLayers * (layersHere / a.layers);
-      // Linear-attention and Mamba layers cache no keys and values but per-sequence states (recurrentStates).
-      const la = a.linearAttention;
-      const mb = a.mamba;
-      const m1 = a.mamba1;
-      const states = recurrentStates(a, cb);
-      const linearHere = states.layers * (layersHere / a.layers);
-      const stateSequence = states.perLayer / tp;
-      const cachedHere = attentionLayerCount(a) * (layersHere / a.layers);
-      const kvBytes = (tokens: number): number => G * kvLayerToken * ((cachedHere - slidingHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow)) + G * linearHere * stateSequence;
-      // GKD generates inside the training step: the gradients of the earlier micro-steps of an accumulation are held.
-      // Online DPO generates in every micro-step too.
-      const inStep = gkdGeneration !== undefined || onlineDpo;
-      const gradsAtGeneration = inStep && setup.gradient_accumulation_steps > 1 ? gradStored : gradsKeptInEval;
-      genComps.push(...gradsAtGeneration > 0 ? [comp('gradients', gradLabel, gradsAtGeneration, () => (`${gradFormula()} (${inStep ? 'from the earlier micro-steps of the accumulation' : 'not freed: zero_grad(set_to_none=False)'})`), () => ({}))] : []);
-      if (zero === 3 && generation.gather_weights && (generation.engine === 'generate' || peft)) {
-        genComps.push(comp('gathered-params', generation.engine === 'generate' ? 'ZeRO-3 weights gathered for generation' : 'ZeRO-3 weights gathered to merge the adapters for vLLM', modelBytes * half / wb,
-          () => (`${formatCount(unquantizedParams)} params x ${half} B, every layer at once (ds3_gather_for_generation)`), () => ({ params: Math.round(unquantizedParams) })));
-      } else {
-        genComps.push(...gathered, ...headGather);
-      }
-      if (generation.vllm_sleep) genComps.push(...engineC);
-      const tails: Component[][] = [];
-      if (generation.engine === 'generate') {
-        const kv = (tokens: number): Component => comp('kv-cache', `KV cache (${G} sequences x ${tokens} tokens)`, kvBytes(tokens),
-          () => (`${G} sequences x ${tokens} tokens x ${+cachedHere.toFixed(1)} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B${slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : ''}${la ? ` + ${+linearHere.toFixed(1)} linear-attention layers x ${G} sequences x (recurrent state ${la.valueHeads} x ${la.keyDim} x ${la.valueDim} x 4 B + conv state ${2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim} x ${la.convKernel} x ${cb} B)` : ''}${mb ? ` + ${+linearHere.toFixed(1)} Mamba2 layers x ${G} sequences x (SSM state ${mb.heads} x ${mb.headDim} x ${mb.state} + conv state ${mb.heads * mb.headDim + 2 * mb.groups * mb.state} x ${mb.convKernel}) x ${cb} B` : ''}${m1 ? ` + ${+linearHere.toFixed(1)} Mamba layers x ${G} sequences x (SSM state ${m1.inner} x ${m1.state} + conv state ${m1.inner} x ${m1.convKernel}) x ${cb} B` : ''}`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
-        const prefill = noGradLayerBytes(a, G * P, P, cb, attention, tp);
-        tails.push([kv(P), comp('backward-working', `Prefill: one layer's forward over ${G} prompts (no grad)`, prefill, () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${G} x ${P} tokens`), () => ({ sequences: G, tokens: P }))]);
-        // Each step: the previous step's fp32 next-token logits and probabilities are still held (transformers _sample)
-        // while the layers run; in a layer, torch.cat copies its keys (and values) to a longer tensor, and attention
-        // with a padding mask repeats the key and value heads for grouped-query attention (repeat_kv). At the end of the
-        // step: the model's logits, their fp32 copy, the scores and the probabilities, the previous ones being replaced.
-        const VL = G * (a.vocab / tp);
-        // The longest layer cache: a global layer's, or the window when every layer slides.
-        const longest = slidingHere < layersHere ? setup.seq_len : Math.min(setup.seq_len, a.slidingWindow);
-        const layerKv = (G * kvLayerToken * longest) / 2;
-        const nhHere = a.heads / tp;
-        const repeated = attention !== 'flash' && kvHeadsHere < nhHere ? 2 * G * longest * nhHere * a.headDim * cb : 0;
-        const decode = Math.max(VL * (cb + 3 * 4), 2 * VL * 4 + Math.max(layerKv, repeated));
-        tails.push([kv(setup.seq_len), comp('backward-working', 'Decoding: next-token logits, the growing cache\'s copy and repeated heads', decode,
-          () => (`max(${G} x V x (${cb} B logits + 3 x 4 B: fp32 copy, scores, probabilities), the previous step's fp32 logits and probabilities 2 x 4 B x ${G} x V + max(one layer's keys at full length (torch.cat), its keys and values repeated to ${nhHere} heads (repeat_kv)))`), () => ({ sequences: G, vocab: a.vocab }))]);
-      }
-      if (rollout && !onlineDpo && (rollout.reference !== 'none' || rollout.old_logps)) {
-        const rowOut = mode === 'amp' ? 4 : cb;
-        const TV = lossTokens * (a.vocab / tp);
-        const logps = cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
-        const fwd = noGradLayerBytes(a, T, setup.seq_len, cb, attention, tp, residualBytes);
-        const who = [rollout.reference === 'copy' ? 'the reference model' : rollout.reference === 'adapters-off' ? 'the model with its adapters disabled' : '', rollout.old_logps ? 'the old policy' : ''].filter((x) => x).join(' and ');
-        tails.push([logps >= fwd
-          ? comp('logits-loss', `Scoring: ${who}, no grad, ${seqs} sequences`, logps, () => (`completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`), () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }))
-          : comp('backward-working', `Scoring: ${who}, one layer's forward (no grad)`, fwd, () => ('the layer\'s input, residual and norm output, and the larger of the MLP\'s and the attention\'s temporaries, at the training micro-batch'), () => ({ sequences: seqs }))]);
-      }
-      // Scoring the round's completions: each reward model runs one no-grad forward over the round's G sequences at once.
-      if (rollout && !onlineDpo && first) for (const rm of rewardModels) tails.push([rewardForward(rm, G)]);
-      if (tails.length > 0) genComps.push(...tails.reduce((m, t) => (sum(t) > sum(m) ? t : m)));
-    }
+    const genComps = generationComponents(ctx, st, { gathered, headGather, engineC, gradStored, gradLabel, gradFormula, gradsKeptInEval });
 
-    // Embedding output / final norm / loss on the first and last stage.
-    const outside: Component[] = [];
-    if (last && lmHead) {
-      const lm = lossAt(lossTokens);
-      lossTensorBytes = lm.savedBytes + Math.max(lm.forwardTransientBytes, lm.backwardTransientBytes);
-      const finalNorm = finalNormSaved({ arch: a, mode, half, weightBytes: wb, tokens: T, normTrainable: setup.method === 'full', headTrainable: setup.method === 'full' || inv.headTrainable,
-        normWeightBytes: denseBytes, headWeightBytes: embBytes, residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined });
-      outside.push(comp('logits-loss', rollout ? 'Completion logits and log-probabilities (saved)' : gkd ? 'Logits and distillation loss (saved)' : setup.value_head ? 'Final norm and head inputs (value head)' : 'Logits and cross-entropy (saved)', lm.savedBytes + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`), () => ({ tokens: lossTokens, vocab: a.vocab, loss: setup.loss })));
-      if (kbitQ === 'all' && mode === 'amp') {
-        // The fp32 head is frozen, so autocast does not cache its cast (cached_cast needs requires_grad), but the
-        // matmul keeps the 16-bit copy for the gradient of its input until the head's backward.
-        const headElems = (a.vocab * a.hidden) / tp;
-        outside.push(comp('autocast-weight-copies', 'Autocast copy of the fp32 output head (kept for backward)', headElems * half, () => (`V x h${tp > 1 ? ' / TP' : ''} = ${formatCount(headElems)} x ${half} B`), () => ({ vocab: a.vocab, hidden: a.hidden })));
-      }
-      // KTO: the policy's no-grad logits of the KL batch stay referenced through its forward (TRL KTOTrainer.forward).
-      const klLogits = pref && !pref.paired ? cb * T * (a.vocab / tp) : 0;
-      return phasesFor(lm.forwardTransientBytes + klLogits, lm.backwardTransientBytes);
+    const loss = logitsAndLoss(ctx, st);
+    const outside = loss ? loss.outside : [];
+    if (loss) {
+      lossTensorBytes = loss.lossTensorBytes;
+      return phasesFor(loss.lossFwd, loss.lossBwd);
     }
     return phasesFor(0, 0);
 
