@@ -6,28 +6,16 @@ import type { EstimateContext, EstimateOptions } from './context';
 import { dtypeBytes, EAGER_ONLY_ATTENTION } from './dtypes';
 import { matchModules, memoInventory, parameterTargets } from './inventory';
 import { fusedExpertsIn } from './normalize';
-import { stageContext } from './stage';
+import { busiestStage } from './stage';
 import { ALLOCATOR_FRAGMENTATION, DEFAULT_CUDA_CONTEXT_BYTES } from './runtime';
 import { type Assumption, type Component, type ComponentId, type EstimateResult, type Layout, type Phase, type PhaseEstimate, RESERVED_RUNTIME_IDS, type RuntimeTerm, type VariableLengthCache, type Warning } from '../model';
 import { generationBatch, type Provenance, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, type TrainingSetup } from '../setup';
 import { galoreShapes } from '../terms/galore';
 import { recurrentStates } from '../terms/kv-cache';
 import { type Nf4LoadModel, type Nf4LoadResult, simulateNf4Load } from '../terms/nf4-load';
-import { optimizerStates, optimizerStateBytes } from '../terms/optimizer-states';
+import { optimizerStateBytes } from '../terms/optimizer-states';
 import { quantizesWholeAtLoad } from '../terms/quantization';
 import type { ComputeMode } from '../terms/saved-tensors';
-import { shardingBuffers } from '../terms/sharding-buffers';
-import { adapterWeights } from '../terms/adapters';
-import { generationComponents, rolloutEngine } from '../terms/generation';
-import { accumulationBuffers, ddpBuckets, gradientPlan } from '../terms/gradients';
-import { dequantWorkingSets, stageActivations } from '../terms/activations/stage';
-import { evaluationWork } from '../terms/evaluation';
-import { logitsAndLoss } from '../terms/logits-loss';
-import { referenceForward, rewardForwards } from '../terms/reference-models';
-import { masterWeights } from '../terms/master-weights';
-import { optimizerStepTerms } from '../terms/optimizer-step';
-import { frozenModelWeights } from '../terms/reference-models';
-import { weights } from '../terms/weights';
 import { DTYPE_BYTES, formatBytes, formatCount, GiB, MiB } from '../units';
 import { olderThan } from '../util/version';
 export { type EstimateOptions } from './context';
@@ -450,19 +438,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   };
 
   // ---- Busiest rank: evaluate each distinct pipeline stage -----------------------------------------------
-  // FSDP's reduce-scatter pool (below) needs the gradient bytes allocated at each phase's high point.
-  const rsPool = fsdp && shardGrads > 1 && !fsdpOffload && !setup.optimizer_in_backward;
-  const gradsAtPhase = rsPool ? new Map<PhaseEstimate, number>() : undefined;
-  // Bytes of the vocabulary-sized tensors live at the loss (set by the last stage): the largest tensors of a step.
-  let lossTensorBytes = 0;
-  const stages = pp === 1 ? [0] : [0, pp - 1];
-  let best: { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number } | undefined;
-  for (const stage of stages) {
-    const phases = stagePhases(stage);
-    const peak = phases.reduce((m, p) => (p.allocatedBytes > m.allocatedBytes ? p : m));
-    if (!best || peak.allocatedBytes > best.peak.allocatedBytes) best = { phases, peak, stage };
-  }
-  const { phases: stepPhases, peak: stepPeak, stage } = best!;
+  const { phases: stepPhases, peak: stepPeak, stage, lossTensorBytes, gradsAtPhase } = busiestStage(ctx);
   const contextBytes = setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES;
   // torchao < 0.2 NF4 under torchtune 0.1: building and loading the model can peak above the training step.
   const nf4Load = nf4LoadPhase();
@@ -715,187 +691,6 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       // expandable segments freed ranges serve requests of any size: what stays reserved is the load's high point.
       reservedBytes: setup.expandable_segments ? sum(components) : sim.reserved + Math.max(0, sum(kept) - sim.allocated),
     };
-  }
-
-  function stagePhases(stageIndex: number): PhaseEstimate[] {
-    const st = stageContext(ctx, stageIndex);
-    const { last, trainableGradHere, flatHere, sequences: seqs, tokens: T } = st;
-    const persistent: Component[] = [...weights(ctx, st), ...frozenModelWeights(ctx, st), ...adapterWeights(ctx, st)];
-    persistent.push(...masterWeights(ctx, st));
-    persistent.push(...optimizerStates(ctx, st));
-
-    const engineC = rolloutEngine(ctx, persistent);
-    if (!rollout?.vllm_sleep) persistent.push(...engineC);
-
-    const grads = gradientPlan(ctx, st);
-    const { gradStored, gradLabel, gradFormula, gradsInForward, gradAtEnd, embGradLater, gradAtFirst } = grads;
-    persistent.push(...ddpBuckets(ctx, st, grads));
-
-    const { gathered, gatheredGrads, headGather } = shardingBuffers(ctx, st);
-    const pref = setup.preference;
-    const { layerPlan, layer, actComp, maskC, maskHeld, maskBytes, castComp, castCacheComp, recompute } = stageActivations(ctx, st);
-    const ck = setup.gradient_checkpointing;
-    const { headAccum, tiedAccum } = accumulationBuffers(ctx, st);
-
-    const { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes } = dequantWorkingSets(ctx, st);
-
-    const { refForwardBytes, refForwardFormula } = referenceForward(ctx, st);
-    const rewardFwdC = rewardForwards(ctx, st);
-
-    const { evalBatch, evalLossBytes, evalLayerBytes, evalLossFormula, gradsKeptInEval } = evaluationWork(ctx, layerPlan, gradStored);
-
-    const genComps = generationComponents(ctx, st, { gathered, headGather, engineC, gradStored, gradLabel, gradFormula, gradsKeptInEval });
-
-    const loss = logitsAndLoss(ctx, st);
-    const outside = loss ? loss.outside : [];
-    if (loss) {
-      lossTensorBytes = loss.lossTensorBytes;
-      return phasesFor(loss.lossFwd, loss.lossBwd);
-    }
-    return phasesFor(0, 0);
-
-    function phasesFor(lossFwd: number, lossBwd: number): PhaseEstimate[] {
-      if (leanMode) return leanPhases(lossFwd, lossBwd);
-      const pers = persistent;
-      const gradC = (bytes: number, note: string): Component => comp('gradients', gradLabel, bytes, () => (`${gradFormula()}${note}`), () => ({ params: Math.round(trainableGradHere), bytesPerGrad: gradBytes, shard: shardGrads }));
-      // The forward peaks either at the loss (logits, loss temporaries) or inside the last layer (its intermediates,
-      // before any logits exist), whichever is higher.
-      const lossTemps = lossFwd > 0 ? [rollout
-        ? comp('logits-loss', 'Completion log-probs forward temporaries', lossFwd, () => (onlineDpo ? 'the logits of every position, of which the completions are sliced for their log_softmax' : 'the completion logits, divided by the temperature, and one row\'s fp32 copy at its log_softmax'), () => ({}))
-        : gkd
-          ? comp('logits-loss', 'Distillation loss forward temporaries', lossFwd, () => ('the student\'s and the teacher\'s logits, their copies divided by the temperature and the JSD\'s fp32 temporaries at its high point'), () => ({}))
-          : setup.value_head ? comp('logits-loss', 'LM logits, computed and unused (value head)', lossFwd, () => ('AutoModelForCausalLMWithValueHead computes the logits and their fp32 copy; no loss uses them'), () => ({}))
-          : setup.label_smoothing ? comp('logits-loss', 'Label smoothing forward temporaries', lossFwd, () => ('the model\'s logits and their shifted copy (and the fp32 sum\'s cast) at the LabelSmoother'), () => ({}))
-          : comp('logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => (`logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ', and the teacher\'s logits' : ''}`), () => ({}))] : [];
-      const layerTemps = comp('backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
-      const refTemps = refForwardBytes > 0 ? [comp('logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes, () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];
-      // The forward's tail: the loss's temporaries, the reference's forward, or (online DPO) a reward model's layer.
-      const lossTail = [...outside, ...[lossTemps, refTemps, ...rewardFwdC.map((c) => [c])].reduce((m, t) => (sum(t) > sum(m) ? t : m))];
-      const fwdTail = sum(lossTail) >= layerTemps.bytes + sum(dequantFwdC) ? lossTail : [layerTemps, ...dequantFwdC];
-      const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...maskC, ...(ck === 'full' ? castCacheComp : castComp), ...fwdTail];
-      // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
-      const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
-      const recomputeC = recompute > 0 ? [comp('checkpoint-recompute', 'Recomputed layer (checkpointing)', recompute, () => ('one layer\'s saved tensors, recomputed during its backward'), () => ({ perLayerBytes: Math.round(recompute) }))] : [];
-      const working = comp('backward-working', 'Backward working set of one layer', layer.backwardWorkingBytes, () => ('gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients'), () => ({}));
-      // Backward runs through the loss first (logit gradients live, no layer recomputed yet), then the last layer
-      // (loss buffers freed, one layer recomputed and its gradients in flight), then down to the first layer
-      // (all gradients produced, activations freed).
-      const headGradC = gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)');
-      // The head's weight gradient comes after the loss backward (its matmul runs next), except with a chunked loss,
-      // where the chunks before the current one have already added theirs to it.
-      const headAtLossC = headAccum > 0 ? headGradC : gradC(gradsInForward, ' (kept from the previous micro-step)');
-      const accumC = headAccum > 0 ? [comp('backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum, () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
-      const atLoss: Component[] = [...pers, headAtLossC, ...gathered, ...headGather, actComp, ...maskHeld, ...(ck === 'full' ? [] : castComp), ...outside,
-        comp('loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => (onlineDpo ? 'the gather\'s and log_softmax\'s gradients of the completion slice, then the zero-filled gradient of every position\'s logits' : (pref?.logps === 'rows' || rollout) && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them' : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
-      const rootHeld = rootUnit ? headGather : [];
-      const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...maskHeld, ...castComp, ...recomputeC, working, ...dequantC];
-      const tiedC = tiedAccum > 0 ? [comp('backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum, () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
-      const atFirstLayer: Component[] = [...pers, gradC(gradAtFirst, embGradLater > 0 ? ' (all but the embedding\'s, which comes after the first layer)' : ''), ...gathered, ...rootHeld, ...gatheredGrads, ...maskHeld, ...recomputeC, working, ...dequantC];
-      // The embedding's backward runs after the first layer's is done: its gradient meets the tied head's there.
-      const atEmbedding: Component[] = tiedC.length > 0 ? [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...tiedC] : [];
-      const candidates: Array<[Component[], string]> = [
-        [atLoss, 'start of backward: activations + gradients of the logits'],
-        [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
-        [atFirstLayer, 'end of backward: all gradients + the first layer in flight'],
-        [atEmbedding, 'end of backward: all gradients + the embedding gradient of the tied head'],
-      ];
-      const [bwd, bwdNote] = candidates.reduce((m, c) => (sum(c[0]) > sum(m[0]) ? c : m));
-      // Optimizer step: activations are gone; gradients, states and step temporaries are live.
-      const stepTemps: Component[] = optimizerStepTerms(ctx, st).map((t) => comp('optimizer-step', t.label, t.bytes, t.formula, () => ({})));
-      const optC: Component[] = [...pers, gradC(setup.optimizer_in_backward ? 0 : gradAtEnd, ''), ...stepTemps];
-      const phasesOut: PhaseEstimate[] = [
-        { phase: 'forward', allocatedBytes: sum(fwd), components: fwd, note: 'end of forward: saved activations and the loss' },
-        { phase: 'backward', allocatedBytes: sum(bwd), components: bwd, note: bwdNote },
-        { phase: 'optimizer', allocatedBytes: sum(optC), components: optC, note: 'optimizer step: gradients, states and step temporaries' },
-      ];
-      if (gradsAtPhase) for (const ph of phasesOut) gradsAtPhase.set(ph, sum(ph.components.filter((c) => c.id === 'gradients')));
-      if (evalBatch !== undefined) {
-        const evalTail = evalLossBytes >= evalLayerBytes + sum(dequantFwdC)
-          ? [comp('logits-loss', `Evaluation: logits and cross-entropy at the eval batch (${evalBatch})`, evalLossBytes, () => (`${evalBatch} x ${setup.seq_len} tokens, no grad; ${evalLossFormula}`), () => ({ evalBatch, tokens: evalBatch * setup.seq_len, vocab: a.vocab }))]
-          : [comp('backward-working', `Evaluation: one layer's forward at the eval batch (${evalBatch})`, evalLayerBytes, () => ('the largest intermediates of one layer, its input and output, no grad'), () => ({ evalBatch })), ...dequantFwdC];
-        const ev: Component[] = [...pers, ...(gradsKeptInEval > 0 ? [gradC(gradsKeptInEval, ' (not freed: zero_grad(set_to_none=False))')] : []), ...gathered, ...headGather, ...evalTail];
-        phasesOut.push({ phase: 'evaluation', allocatedBytes: sum(ev), components: ev, note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})` });
-      }
-      if (generation) {
-        const gen = [...pers, ...genComps];
-        phasesOut.push({ phase: 'generation', allocatedBytes: sum(gen), components: gen, note: gkdGeneration ? `on-policy generation (GKD lmbda ${setup.distillation!.on_policy}): ${gkdGeneration.batch} completions of up to ${gkdGeneration.completion_len} tokens (prompts prefilled, then decoded with a KV cache)`
-          : onlineDpo ? `online DPO generation in the training step: two completions for each of the micro-batch's ${setup.micro_batch_size} prompts${generation.engine === 'generate' ? ' (prompts prefilled, then decoded with a KV cache)' : generation.engine === 'vllm-colocate' ? ' in the colocated vLLM engine' : ' on the vLLM server (other GPUs)'}`
-          : generation.engine === 'generate' ? `generation of ${generation.batch} completions (prompts prefilled, then decoded with a KV cache)` : generation.engine === 'vllm-colocate' ? 'generation in the colocated vLLM engine' : 'generation on the vLLM server (other GPUs)' });
-      }
-      if (zero >= 1 && setup.optimizer !== 'none') {
-        // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
-        const init = comp('first-step-init', 'ZeRO flatten buffer (initialisation)', (flatHere * wb) / (zero === 3 ? shardParams : 1), () => ('one flat copy of the 16-bit parameters while groups are built'), () => ({}));
-        const fs = [...pers.filter((c) => c.id !== 'optimizer-states'), init];
-        phasesOut.push({ phase: 'first-step', allocatedBytes: sum(fs), components: fs, note: 'initialisation and first step: flat parameter groups are built' });
-      }
-      return phasesOut;
-    }
-
-    /**
-     * The same phases as phasesFor, as totals only (no component lists): the advice search estimates thousands of
-     * candidates and needs the peak, the phase and the churn. A unit test holds both paths equal.
-     */
-    function leanPhases(lossFwd: number, lossBwd: number): PhaseEstimate[] {
-      const tot = (cs: readonly Component[]): number => {
-        let t = 0;
-        for (const c of cs) t += Math.max(0, Math.round(c.bytes));
-        return t;
-      };
-      const r = (x: number): number => Math.max(0, Math.round(x));
-      const pSum = tot(persistent);
-      const gSum = tot(gathered);
-      const hgSum = tot(headGather);
-      const ggSum = tot(gatheredGrads);
-      const outSum = tot(outside);
-      const castSum = tot(castComp);
-      const castCacheSum = tot(castCacheComp);
-      const act = actComp.bytes;
-      const fwdTail = Math.max(outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0, ...rewardFwdC.map((c) => r(c.bytes))), r(layer.backwardWorkingBytes / 2) + r(dequantFwdBytes));
-      const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
-      const rec = recompute > 0 ? r(recompute) : 0;
-      const work = r(layer.backwardWorkingBytes);
-      const headGradB = r(Math.max(gradsInForward, headGrad));
-      const headAtLossB = headAccum > 0 ? headGradB : r(gradsInForward);
-      const mask = r(maskBytes);
-      const held = ck !== 'none' ? mask : 0;
-      const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + gSum + hgSum + act + mask + (ck === 'full' ? castCacheSum : castSum) + fwdTail;
-      const atLoss = pSum + headAtLossB + gSum + hgSum + act + held + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
-      const rootSum = rootUnit ? hgSum : 0;
-      const atLast = pSum + headGradB + gSum + rootSum + ggSum + act + held + castSum + rec + work + r(dequantBytes);
-      const atFirstLayer = pSum + r(gradAtFirst) + gSum + rootSum + ggSum + held + rec + work + r(dequantBytes);
-      const atEmbedding = tiedAccum > 0 ? pSum + r(gradAtEnd) + gSum + rootSum + r(tiedAccum) : 0;
-      const atFirst = Math.max(atFirstLayer, atEmbedding);
-      const bwd = Math.max(atLoss, atLast, atFirst);
-      const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
-      const opt = pSum + r(setup.optimizer_in_backward ? 0 : gradAtEnd) + temps;
-      // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
-      const persistentOnly = persistent;
-      const out: PhaseEstimate[] = [
-        { phase: 'forward', allocatedBytes: fwd, components: persistentOnly, note: '' },
-        { phase: 'backward', allocatedBytes: bwd, components: persistentOnly, note: '' },
-        { phase: 'optimizer', allocatedBytes: opt, components: persistentOnly, note: '' },
-      ];
-      if (gradsAtPhase) {
-        // The backward point is phasesFor's choice (the first of equal maxima): the loss point holds the gradients
-        // kept from the previous micro-step (and the head's with a chunked loss), the last-layer point the head's, the
-        // end of the backward all of them.
-        gradsAtPhase.set(out[0], gradsInForward > 0 ? r(gradsInForward) : 0);
-        gradsAtPhase.set(out[1], atLoss >= atLast && atLoss >= atFirst ? headAtLossB : atLast >= atFirst ? headGradB : atFirstLayer >= atEmbedding ? r(gradAtFirst) : r(gradAtEnd));
-        gradsAtPhase.set(out[2], r(setup.optimizer_in_backward ? 0 : gradAtEnd));
-      }
-      if (evalBatch !== undefined) {
-        const evalTail = r(evalLossBytes) >= r(evalLayerBytes) + r(dequantFwdBytes) ? r(evalLossBytes) : r(evalLayerBytes) + r(dequantFwdBytes);
-        out.push({ phase: 'evaluation', allocatedBytes: pSum + (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + gSum + hgSum + evalTail, components: persistentOnly, note: '' });
-      }
-      // The sleeping vLLM engine's share is held, not churned, like the persistent components.
-      if (generation) out.push({ phase: 'generation', allocatedBytes: pSum + tot(genComps), components: generation.vllm_sleep ? [...persistentOnly, ...engineC] : persistentOnly, note: '' });
-      if (zero >= 1 && setup.optimizer !== 'none') {
-        let fs = r((flatHere * wb) / (zero === 3 ? shardParams : 1));
-        for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));
-        out.push({ phase: 'first-step', allocatedBytes: fs, components: persistentOnly.filter((c) => c.id !== 'optimizer-states'), note: '' });
-      }
-      return out;
-    }
   }
 }
 

@@ -1,7 +1,20 @@
 // The busiest rank: one StageContext per distinct pipeline stage (the first and the last hold the embeddings and the
 // head), with the stage's share of every kind of parameter. Pure.
+import type { Component, PhaseEstimate } from '../model';
 import { sequencesPerExample } from '../setup';
+import { adapterWeights } from '../terms/adapters';
+import { dequantWorkingSets, stageActivations } from '../terms/activations/stage';
+import { evaluationWork } from '../terms/evaluation';
+import { generationComponents, rolloutEngine } from '../terms/generation';
+import { accumulationBuffers, ddpBuckets, gradientPlan } from '../terms/gradients';
+import { logitsAndLoss } from '../terms/logits-loss';
+import { masterWeights } from '../terms/master-weights';
+import { optimizerStates } from '../terms/optimizer-states';
+import { frozenModelWeights, referenceForward, rewardForwards } from '../terms/reference-models';
+import { shardingBuffers } from '../terms/sharding-buffers';
+import { weights } from '../terms/weights';
 import type { EstimateContext, StageContext } from './context';
+import { phasesFor, type StageTerms } from './phases';
 
 /** The geometry of pipeline stage `stageIndex` as one of its GPUs holds it. */
 export function stageContext(ctx: EstimateContext, stageIndex: number): StageContext {
@@ -48,4 +61,61 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
     stage: stageIndex, first, last, layersHere, layerShare, inFlight, expertParams, blockParams, embeddingHere: embHere, quantizedHere: quantHere, denseBlock,
     visionHere, unquantizedParams, modelBytes, trainableHere, trainableGradHere, flatHere, sequences: seqs, seqHere, tokens: T,
   };
+}
+
+/**
+ * The phases of one pipeline stage, from its terms in the order the persistent components are listed; the loss's
+ * largest tensors when the stage computes the loss.
+ */
+function stagePhases(ctx: EstimateContext, stageIndex: number, gradsAtPhase: Map<PhaseEstimate, number> | undefined): { phases: PhaseEstimate[]; lossTensorBytes: number | undefined } {
+  const st = stageContext(ctx, stageIndex);
+  const persistent: Component[] = [...weights(ctx, st), ...frozenModelWeights(ctx, st), ...adapterWeights(ctx, st)];
+  persistent.push(...masterWeights(ctx, st));
+  persistent.push(...optimizerStates(ctx, st));
+
+  const engineC = rolloutEngine(ctx, persistent);
+  if (!ctx.methods.rollout?.vllm_sleep) persistent.push(...engineC);
+
+  const grads = gradientPlan(ctx, st);
+  persistent.push(...ddpBuckets(ctx, st, grads));
+
+  const { gathered, gatheredGrads, headGather } = shardingBuffers(ctx, st);
+  const activations = stageActivations(ctx, st);
+  const { headAccum, tiedAccum } = accumulationBuffers(ctx, st);
+  const { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes } = dequantWorkingSets(ctx, st);
+  const { refForwardBytes, refForwardFormula } = referenceForward(ctx, st);
+  const rewardFwdC = rewardForwards(ctx, st);
+  const evaluation = evaluationWork(ctx, activations.layerPlan, grads.gradStored);
+  const { gradStored, gradLabel, gradFormula } = grads;
+  const genComps = generationComponents(ctx, st, { gathered, headGather, engineC, gradStored, gradLabel, gradFormula, gradsKeptInEval: evaluation.gradsKeptInEval });
+  const loss = logitsAndLoss(ctx, st);
+  const terms: StageTerms = {
+    persistent, engineC, grads, gathered, gatheredGrads, headGather, activations, headAccum, tiedAccum, dequantFwdC, dequantC, dequantFwdBytes, dequantBytes,
+    refForwardBytes, refForwardFormula, rewardFwdC, evaluation, genComps, outside: loss ? loss.outside : [], lossFwd: loss ? loss.lossFwd : 0, lossBwd: loss ? loss.lossBwd : 0,
+  };
+  return { phases: phasesFor(ctx, st, terms, gradsAtPhase), lossTensorBytes: loss ? loss.lossTensorBytes : undefined };
+}
+
+/** The busiest rank: each distinct pipeline stage evaluated, the one with the highest peak kept. */
+export function busiestStage(ctx: EstimateContext): { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number; lossTensorBytes: number;
+  gradsAtPhase: Map<PhaseEstimate, number> | undefined } {
+  const setup = ctx.setup;
+  const pp = ctx.layout.pipelineParallel;
+  const { fsdp, shardGrads, fsdpOffload } = ctx.sharding;
+  // FSDP's reduce-scatter pool (below) needs the gradient bytes allocated at each phase's high point.
+  const rsPool = fsdp && shardGrads > 1 && !fsdpOffload && !setup.optimizer_in_backward;
+  const gradsAtPhase = rsPool ? new Map<PhaseEstimate, number>() : undefined;
+  // Bytes of the vocabulary-sized tensors live at the loss (set by the last stage): the largest tensors of a step.
+  let lossTensorBytes = 0;
+  const stages = pp === 1 ? [0] : [0, pp - 1];
+  let best: { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number } | undefined;
+  for (const stage of stages) {
+    const run = stagePhases(ctx, stage, gradsAtPhase);
+    if (run.lossTensorBytes !== undefined) lossTensorBytes = run.lossTensorBytes;
+    const phases = run.phases;
+    const peak = phases.reduce((m, p) => (p.allocatedBytes > m.allocatedBytes ? p : m));
+    if (!best || peak.allocatedBytes > best.peak.allocatedBytes) best = { phases, peak, stage };
+  }
+  // (Fields copied one by one: an object spread here makes every estimate several times slower in V8.)
+  return { phases: best!.phases, peak: best!.peak, stage: best!.stage, lossTensorBytes, gradsAtPhase };
 }
