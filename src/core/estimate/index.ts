@@ -1,23 +1,23 @@
 // estimate(): TrainingSetup -> per-GPU memory for the busiest rank, phase by phase, each term with its formula.
 // Pure and deterministic; no I/O, no clock. Sources are cited next to each term.
-import { type Architecture, attentionLayerCount, countParameters, FUSED_EXPERT_FAMILIES, type LinearModule, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts } from '../architecture';
-import { MODEL_TENSOR_IDS, PERSISTENT_IDS, sum } from './component';
-import type { EstimateContext, EstimateOptions } from './context';
-import { dtypeBytes, EAGER_ONLY_ATTENTION } from './dtypes';
-import { matchModules, memoInventory, parameterTargets } from './inventory';
-import { fusedExpertsIn } from './normalize';
-import { busiestStage } from './stage';
-import { ALLOCATOR_FRAGMENTATION, DEFAULT_CUDA_CONTEXT_BYTES } from './runtime';
-import { type Assumption, type Component, type ComponentId, type EstimateResult, type Layout, type Phase, type PhaseEstimate, RESERVED_RUNTIME_IDS, type RuntimeTerm, type VariableLengthCache, type Warning } from '../model';
+import { type Architecture, attentionLayerCount, countParameters, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, withFusedExperts, withSequentialExperts } from '../architecture';
+import type { Assumption, EstimateResult, Layout, Phase, Warning } from '../model';
 import { generationBatch, type Provenance, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, type TrainingSetup } from '../setup';
 import { galoreShapes } from '../terms/galore';
 import { recurrentStates } from '../terms/kv-cache';
-import { type Nf4LoadModel, type Nf4LoadResult, simulateNf4Load } from '../terms/nf4-load';
-import { optimizerStateBytes } from '../terms/optimizer-states';
+import { nf4LoadPhase } from '../terms/nf4-load';
 import { quantizesWholeAtLoad } from '../terms/quantization';
 import type { ComputeMode } from '../terms/saved-tensors';
-import { DTYPE_BYTES, formatBytes, formatCount, GiB, MiB } from '../units';
+import { variableLengthCache } from '../terms/variable-length';
+import { formatBytes, formatCount, GiB } from '../units';
 import { olderThan } from '../util/version';
+import type { EstimateContext, EstimateOptions } from './context';
+import { dtypeBytes, EAGER_ONLY_ATTENTION } from './dtypes';
+import { hostMemory } from './host';
+import { matchModules, memoInventory, parameterTargets } from './inventory';
+import { fusedExpertsIn } from './normalize';
+import { DEFAULT_CUDA_CONTEXT_BYTES, runtimeTerms } from './runtime';
+import { busiestStage } from './stage';
 export { type EstimateOptions } from './context';
 export { DEFAULT_CUDA_CONTEXT_BYTES, ALLOCATOR_FRAGMENTATION } from './runtime';
 export { parameterTargets, type ParameterTarget } from './inventory';
@@ -26,34 +26,6 @@ export { fusedExpertsIn } from './normalize';
 
 /** Lean mode (advice search) skips formula text; the items shown to the user are estimated again in full. */
 let leanMode = false;
-
-const NO_INPUTS: Readonly<Record<string, never>> = Object.freeze({});
-
-/**
- * The model-load replay depends only on the model's shapes and the room on the GPU; an advice search asks for the same
- * one many times. On a GPU too small for the load itself the allocator fails; the replay is then run without a limit,
- * and the load phase's peak shows that it does not fit.
- */
-const nf4LoadCache = new Map<string, Nf4LoadResult>();
-function memoNf4Load(m: Nf4LoadModel, capacity: number): Nf4LoadResult {
-  const key = `${capacity}|${JSON.stringify(m)}`;
-  let hit = nf4LoadCache.get(key);
-  if (!hit) {
-    if (nf4LoadCache.size > 64) nf4LoadCache.clear();
-    try {
-      hit = simulateNf4Load(m, capacity);
-    } catch (e) {
-      if (!(e instanceof RangeError)) throw e;
-      hit = simulateNf4Load(m);
-    }
-    nf4LoadCache.set(key, hit);
-  }
-  return hit;
-}
-
-function comp(id: ComponentId, label: string, bytes: number, formula: () => string, inputs: () => Record<string, number | string | boolean>): Component {
-  return { id, label, bytes: Math.max(0, Math.round(bytes)), formula: leanMode ? '' : formula(), inputs: leanMode ? NO_INPUTS : inputs() };
-}
 
 /** Per-GPU memory estimate. Never throws on user input: impossible values come back as errors. */
 export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): EstimateResult {
@@ -441,99 +413,17 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   const { phases: stepPhases, peak: stepPeak, stage, lossTensorBytes, gradsAtPhase } = busiestStage(ctx);
   const contextBytes = setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES;
   // torchao < 0.2 NF4 under torchtune 0.1: building and loading the model can peak above the training step.
-  const nf4Load = nf4LoadPhase();
+  const nf4Load = nf4LoadPhase(ctx, stepPeak, contextBytes);
   const phases = nf4Load ? [nf4Load.phase, ...stepPhases] : stepPhases;
   const peak = nf4Load && nf4Load.phase.allocatedBytes > stepPeak.allocatedBytes ? nf4Load.phase : stepPeak;
 
   // ---- Runtime terms outside PyTorch's allocated bytes ---------------------------------------------------
-  let churnBytes = 0;
-  if (leanMode) {
-    // Lean phases list only their persistent components; everything else in the peak churns.
-    churnBytes = stepPeak.allocatedBytes;
-    for (const c of stepPeak.components) churnBytes -= c.bytes;
-  } else {
-    for (const c of stepPeak.components) if (!PERSISTENT_IDS.has(c.id)) churnBytes += c.bytes;
-  }
-  const reserve = Math.round(ALLOCATOR_FRAGMENTATION * churnBytes);
-  const runtime: RuntimeTerm[] = [
-    {
-      id: 'allocator-reserve', label: 'Allocator reserve (cached, not allocated)', bytes: reserve,
-      formula: leanMode ? '' : `${ALLOCATOR_FRAGMENTATION * 100}% x memory allocated and freed every step (${Math.round(churnBytes / MiB)} MiB: gradients, activations, temporaries)`,
-    },
-  ];
-  if (setup.cuda_context_bytes === undefined && !leanMode) {
-    assumptions.push({ key: 'cuda_context_bytes', value: `${contextBytes / MiB} MiB`, source: 'VRAM Lens default: CUDA context + cuBLAS/cuDNN with lazy loading (CUDA >= 11.7); set vramLens.cudaContextGiB or cuda_context_bytes' });
-  }
-  runtime.push({ id: 'cuda-context', label: 'CUDA context and kernels', bytes: contextBytes, formula: leanMode ? '' : `${Math.round(contextBytes / MiB)} MiB per process` });
-  if (world > 1) {
-    // NCCL keeps per-channel send/recv buffers of NCCL_BUFFSIZE (4 MiB) for its protocols; 16 channels x 2 x 4 MiB
-    // on NVLink systems is the usual order of magnitude (NCCL docs, NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS).
-    const channels = opts.gpu?.nvlink === false ? 4 : 16;
-    runtime.push({ id: 'nccl', label: 'NCCL communication buffers', bytes: channels * 2 * 4 * MiB, formula: leanMode ? '' : `${channels} channels x 2 directions x 4 MiB (NCCL_BUFFSIZE)` });
-  }
-  // bitsandbytes' paged optimizers allocate their state with cudaMallocManaged (bitsandbytes/functional.py
-  // get_paged): the driver keeps it on the GPU while there is room and evicts pages to host RAM under pressure; each
-  // parameter's state is paged back in for its update. So it takes what the GPU has left, at least one tensor's state.
-  const pagedState = paged ? optimizerStateBytes(ctx) : undefined;
-  const pagedBytes = pagedState ? pagedState.bytes / shardOptimizer : 0;
-  const pagedWorking = pagedState ? Math.min(pagedBytes, pagedState.perParamBytes * inv.largestTrainableTensor / tp) : 0;
-  // FSDP reduce-scatters gradients on its own stream, and the sharded gradients are allocated there ("The RS
-  // output is allocated in the RS stream", torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py). Blocks freed
-  // on one stream are reused only by that stream (CUDA caching allocator), so after zero_grad(set_to_none) the
-  // previous step's gradient shards stay reserved in that pool while the compute stream peaks without them.
-  let poolBytes = 0;
-  if (gradsAtPhase) {
-    const shardGradBytes = Math.round((inv.trainable * gradBytes) / (tp * shardGrads));
-    poolBytes = Math.max(0, shardGradBytes - (gradsAtPhase.get(stepPeak) ?? 0));
-    if (poolBytes > 0) {
-      runtime.push({ id: 'stream-pools', label: 'Gradient shards cached in the reduce-scatter stream pool', bytes: poolBytes,
-        formula: leanMode ? '' : `${formatCount(inv.trainable / (tp * shardGrads))} gradient elements x ${gradBytes} B allocated on FSDP's reduce-scatter stream, freed by zero_grad but reusable only by that stream` });
-    }
-  }
-  const peakBytes = peak.allocatedBytes;
-  // Segments the model's load left cached (nf4LoadPhase) serve the step's tensors: they count where they exceed it.
-  const loadCache = nf4Load ? Math.max(0, nf4Load.reservedBytes - (peakBytes + reserve + poolBytes)) : 0;
-  if (loadCache > 0) {
-    runtime.push({ id: 'load-cache', label: 'Segments cached since the model was quantized and loaded', bytes: loadCache,
-      formula: leanMode ? '' : `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)` });
-  }
-  const reservedBytes = peakBytes + reserve + poolBytes + loadCache;
-  const unpagedDevice = reservedBytes + runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id)).reduce((s, r) => s + r.bytes, 0);
-  const pagedResident = paged ? Math.min(pagedBytes, Math.max(pagedWorking, opts.gpu ? opts.gpu.memoryBytes - unpagedDevice : Infinity)) : 0;
-  if (paged) {
-    const evicted = pagedBytes - pagedResident;
-    runtime.push({ id: 'paged-optimizer', label: 'Paged optimizer state (CUDA unified memory, outside the allocator)', bytes: pagedResident,
-      formula: leanMode ? '' : evicted > 0
-        ? `${formatBytes(pagedBytes)} allocated with cudaMallocManaged by bitsandbytes: ${formatBytes(pagedResident)} fits beside the rest on this GPU, ${formatBytes(evicted)} is paged to host RAM and back at each step (slower)`
-        : 'optimizer state allocated with cudaMallocManaged by bitsandbytes: resident while the GPU has room, paged to host RAM under pressure' });
-  }
-  const deviceBytes = unpagedDevice + pagedResident;
-  // With expandable segments, or the cache emptied every few steps, earlier batches' blocks are not held over a run.
-  const cacheReleased = setup.expandable_segments || setup.empty_cache_steps !== undefined;
-  if (setup.batch_lengths === 'variable' && cacheReleased && !leanMode) {
-    assumptions.push({ key: 'batch_lengths.cache', value: 'none kept over the run',
-      source: setup.expandable_segments ? 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: freed ranges of the growing segment serve requests of any size'
-        : `torch_empty_cache_steps=${setup.empty_cache_steps}: the allocator's cache is returned to the driver every ${setup.empty_cache_steps} steps` });
-  }
-  const variableLengths = setup.batch_lengths === 'variable' && !cacheReleased && !leanMode ? lengthCache() : undefined;
+  const totals = runtimeTerms(ctx, { stepPeak, peak, nf4Load, gradsAtPhase, contextBytes });
+  const { runtime, peakBytes, reservedBytes, deviceBytes, pagedBytes, pagedResident } = totals;
+  const variableLengths = variableLengthCache(ctx, totals, stage, lossTensorBytes);
 
   // ---- Host memory --------------------------------------------------------------------------------------
-  const perNode = setup.gpus_per_node;
-  let cpuBytes = 0;
-  let nvmeBytes = 0;
-  if (offloadOpt || fsdpOffload) {
-    // DeepSpeed CPU Adam / FSDP CPU offload keep fp32 master weights, optimizer state and fp32 gradients on the host.
-    const perRank = (inv.trainable / shardOptimizer) * (4 + optimizerStateBytes(ctx).perParamBytes + 4);
-    if (setup.offload_optimizer === 'nvme') nvmeBytes += perRank * perNode;
-    else cpuBytes += perRank * perNode;
-  }
-  // Paged optimizer state that does not fit beside the rest lives in host RAM.
-  cpuBytes += (pagedBytes - pagedResident) * perNode;
-  if (offloadParams || fsdpOffload) {
-    const perRank = (inv.total / shardParams) * wb;
-    if (setup.offload_params === 'nvme') nvmeBytes += perRank * perNode;
-    else cpuBytes += perRank * perNode;
-  }
+  const { cpuBytes, nvmeBytes } = hostMemory(ctx, pagedBytes, pagedResident);
 
   const gpu = opts.gpu;
   const headroomFraction = opts.headroomFraction ?? 0;
@@ -628,69 +518,6 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       const fit = Math.floor((budget - weights / tp - stateSeq * cacheShare(tp) - peak) / (kvToken * cacheShare(tp)));
       warnings.push({ key: 'rollout.engine', message: `a vLLM server on ${where} cannot hold ${partsPerGpu(maxLen)} at ${srv.max_model_len !== undefined ? 'its --max_model_len' : `its default max_model_len (the model's ${a.maxPositions} positions)`} with ${profileRun}, so it stops at start-up; pass trl vllm-serve --max_model_len between ${setup.seq_len} and ${fit} tokens (the KV cache left beside the weights and the profile run; CUDA graphs come on top)` });
     }
-  }
-
-  /**
-   * Variable-length batches (each padded to its own longest sample): when a batch longer than every earlier one
-   * arrives, its largest tensors (the vocabulary-sized logits and loss buffers) fit in none of the cached blocks of
-   * the earlier batches, so the allocator reserves new ones; smaller tensors are carved out of the cached blocks
-   * (best fit, blocks split, no merging across segments: c10/cuda/CUDACachingAllocator.cpp). The record batch just
-   * before the longest one is nearly as long, so its loss blocks stay cached beside the new ones: one more set of loss
-   * tensors. Earlier records add more, by an amount that depends on the order of lengths: tools/allocator/replay.py
-   * gives 0.4x to 9x (median about 4x) over 1,000 steps of uniformly spread lengths, the published ms-swift runs
-   * 1.2x to 2.7x. The figure counts one set, the low end of both. Blocks are freed before an out-of-memory error, so
-   * the total stops at the GPU's capacity.
-   */
-  function lengthCache(): VariableLengthCache {
-    const gpu = opts.gpu;
-    const lossBytes = stage === pp - 1 ? lossTensorBytes : 0; // the loss runs on the last pipeline stage
-    // Cached blocks win over paged optimizer state, which the driver evicts to make room.
-    const room = gpu ? gpu.memoryBytes - (deviceBytes - reservedBytes - Math.max(0, pagedResident - pagedWorking)) : Infinity;
-    // Free room in the segments the model's load left cached takes those blocks first.
-    const cacheBytes = Math.max(0, Math.min(reservedBytes + lossBytes - loadCache, room) - reservedBytes);
-    assumptions.push({ key: 'batch_lengths.cache', value: 'one set of loss tensors of earlier, shorter batches',
-      source: 'VRAM Lens: the record batch before the longest one leaves its loss blocks cached; earlier records add more depending on the order of lengths (allocator replay: 0.4-9x, published runs: 1.2-2.7x)' });
-    return {
-      cacheBytes, reservedBytes: reservedBytes + cacheBytes, deviceBytes: deviceBytes + cacheBytes,
-      formula: `logits and cross-entropy blocks of earlier, shorter record batches, one longest batch's worth${cacheBytes < lossBytes ? ` (${Math.round(lossBytes / MiB)} MiB), capped at the GPU's memory` : ''}`,
-    };
-  }
-
-  /**
-   * torchtune 0.1 QLoRA with torchao < 0.2 (terms/nf4-load.ts): the builder's to_nf4 calls, the deep copies of the
-   * layer and load_state_dict's copy_ each quantize a weight on the GPU with numel x 16 x 2 B temporaries, twice. The
-   * high point of that is the load phase; what the allocator reserved by then stays reserved. Replayed through the
-   * caching-allocator model for a single GPU holding dense decoder layers (one instance of each linear per layer).
-   */
-  function nf4LoadPhase(): { phase: PhaseEstimate; reservedBytes: number } | undefined {
-    const q = effSetup.quantization;
-    if (!oldTorchaoNf4 || !q || world > 1 || a.moe || a.layers === 0 || mods.some((m) => m.count !== a.layers || m.parameter)) return undefined;
-    const lora = setup.lora;
-    const adapterBytes = lora ? DTYPE_BYTES[lora.dtype] : 2;
-    const quantizes = (m: LinearModule): boolean => q.scope === 'all-linear' || targets.has(m.name);
-    const model: Nf4LoadModel = {
-      layers: a.layers,
-      linears: mods.map((m) => ({ elements: m.inFeatures * m.outFeatures, quantized: quantizes(m), adapterElements: lora && targets.has(m.name) ? [lora.r * m.inFeatures, lora.r * m.outFeatures] : [] })),
-      // Two norm scales and the rotary cache (max positions x head dim, fp32) that torchtune keeps in each attention.
-      layerOtherBytes: [2 * a.hidden, 2 * a.hidden, a.maxPositions * a.headDim * 4],
-      outsideBytes: [2 * a.vocab * a.hidden, ...(a.tied ? [] : [2 * a.vocab * a.hidden]), 2 * a.hidden],
-      adapterBytesPerElement: adapterBytes,
-    };
-    // The driver's room for the allocator: the GPU less the CUDA context (released cached segments make room first).
-    const sim = memoNf4Load(model, opts.gpu ? opts.gpu.memoryBytes - contextBytes : Infinity);
-    // The model as trained is the step's own weights; the simulation adds what its load held on top of them.
-    const kept = stepPeak.components.filter((c) => MODEL_TENSOR_IDS.has(c.id));
-    const transient = sim.peakAllocated - sim.allocated;
-    const components = [...kept, comp('load-transient', 'NF4 quantization temporaries (model build and load)', transient,
-      () => (`to_nf4 of the largest weight (${formatCount(sim.largest)} elements): |w/scale - 16 NF4 codes| as ${formatCount(sim.largest * 16)} x 2 B twice, int64 codes, the 16-bit copy being quantized; plus the builder's template layer, replayed through the caching allocator`),
-      () => ({ elements: sim.largest, layers: a.layers })) ];
-    return {
-      phase: { phase: 'load', allocatedBytes: sum(components), components,
-        note: leanMode ? '' : `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, load_state_dict)` },
-      // What the replay reserved, plus any model tensors the estimate counts that the replay did not allocate. With
-      // expandable segments freed ranges serve requests of any size: what stays reserved is the load's high point.
-      reservedBytes: setup.expandable_segments ? sum(components) : sim.reserved + Math.max(0, sum(kept) - sim.allocated),
-    };
   }
 }
 
