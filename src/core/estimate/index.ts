@@ -24,21 +24,11 @@ export { parameterTargets, type ParameterTarget } from './inventory';
 export { quantizesWholeAtLoad } from '../terms/quantization';
 export { fusedExpertsIn } from './normalize';
 
-/** Lean mode (advice search) skips formula text; the items shown to the user are estimated again in full. */
-let leanMode = false;
-
-/** Per-GPU memory estimate. Never throws on user input: impossible values come back as errors. */
-export function estimate(setup: TrainingSetup, opts: EstimateOptions = {}): EstimateResult {
-  const previous = leanMode;
-  leanMode = opts.lean === true;
-  try {
-    return estimateImpl(setup, opts);
-  } finally {
-    leanMode = previous;
-  }
-}
-
-function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): EstimateResult {
+/**
+ * Per-GPU memory estimate. Never throws on user input: impossible values come back as errors. Lean mode (the advice
+ * search) skips formula text and assumptions; the items shown to the user are estimated again in full.
+ */
+export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}): EstimateResult {
   // A model whose own code fixes checkpointing or attention (Architecture.modelCode) runs with what its code sets.
   const parsed = parseArchitecture(setupAsGiven.architecture);
   const code = parsed.ok ? parsed.arch.modelCode : undefined;
@@ -406,7 +396,7 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
       trainableBytes, masterCopy, stateBytes, fsdpMaster, gradBytes, attention, eagerOnly, oldSoftmax },
     methods: { peft, adapters, lora, ia3, targets, parameterTargets: paramTargets, galore, badamLayer, badamRatio, teacher, rewardModels, gkd, rollout, gkdGeneration, onlineDpo,
       generation, vllmShare, paged, oldTorchaoNf4 },
-    gpu: opts.gpu, provenance: prov, lean: leanMode, notes: { warnings, assumptions },
+    gpu: opts.gpu, provenance: prov, lean: opts.lean === true, notes: { warnings, assumptions },
   };
 
   // ---- Busiest rank: evaluate each distinct pipeline stage -----------------------------------------------
@@ -431,8 +421,8 @@ function estimateImpl(setupAsGiven: TrainingSetup, opts: EstimateOptions): Estim
   return {
     ok: true,
     estimate: {
-      model: leanMode ? '' : setup.model ?? `${a.family} (${formatCount(inv.total)} parameters)`,
-      architecture: leanMode ? '' : `${a.family}: ${a.layers} layers, hidden ${a.hidden}, ${a.heads} heads (${a.kvHeads} kv), MLP ${a.ffn}, vocab ${a.vocab}${a.moe ? `, ${a.moe.experts} experts top-${a.moe.topK}` : ''}`,
+      model: ctx.lean ? '' : setup.model ?? `${a.family} (${formatCount(inv.total)} parameters)`,
+      architecture: ctx.lean ? '' : `${a.family}: ${a.layers} layers, hidden ${a.hidden}, ${a.heads} heads (${a.kvHeads} kv), MLP ${a.ffn}, vocab ${a.vocab}${a.moe ? `, ${a.moe.experts} experts top-${a.moe.topK}` : ''}`,
       parameters: {
         total: inv.total, trainable: inv.trainable, frozen: inv.total - (setup.method === 'full' ? inv.total : setup.method === 'freeze' ? inv.trainable : 0),
         quantized: inv.quantized, adapter: inv.adapter, source: inv.source,
