@@ -204,3 +204,6 @@ export interface StageContext {
   readonly seqHere: number;
   readonly tokens: number;
 }
+
+/** What the steps before the context read and write: the setup, where its values came from, the GPU and the notes. */
+export type PlanningContext = Pick<EstimateContext, 'given' | 'setup' | 'provenance' | 'lean' | 'notes' | 'gpu'>;
