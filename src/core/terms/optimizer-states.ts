@@ -11,6 +11,7 @@
 import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
+import type { TrainingSetup } from '../setup';
 import { formatCount } from '../units';
 
 /** bitsandbytes blockwise 8-bit optimizers: 2048-element blocks with an fp32 absmax; tensors under 4096 elements stay 32-bit. */
@@ -41,84 +42,108 @@ export function optimizerStateBytes(ctx: EstimateContext): { bytes: number; perP
   return { bytes: out.bytes + projector, perParamBytes: inv.trainable > 0 ? (out.bytes + projector) / inv.trainable : 0, formula: `${out.formula}${galoreNote}` };
 }
 
+/** What an optimizer's states are sized by: n trainable parameters, their matrices as [rows, cols, count], the rest vectors. */
+interface StateInputs {
+  readonly n: number;
+  readonly matricesForState: ReadonlyArray<[number, number, number]>;
+  /** Elements of the trainable tensors that are not matrices. */
+  readonly vectors: number;
+  /** Vocabulary size: Muon steps the embedding and the head with AdamW. */
+  readonly vocab: number;
+  /** Bytes per element of a state. */
+  readonly sb: number;
+}
+
+/** An optimizer's state bytes over its trainable parameters, with the formula. */
+type StateRule = (x: StateInputs) => { bytes: number; formula: string };
+
+const adamw: StateRule = ({ n, sb }) => ({ bytes: 2 * sb * n, formula: `2 states (exp_avg, exp_avg_sq) x ${sb} B x trainable params` });
+
+/** bitsandbytes blockwise 8-bit states (AdamW: 2, Lion: 1). */
+const bnb8bit = (states: number): StateRule => ({ n, matricesForState, vectors }) => {
+  let big = 0;
+  let small = 0;
+  for (const [r, c, k] of matricesForState) (r * c >= BNB_MIN_8BIT ? (big += r * c * k) : (small += r * c * k));
+  small += vectors;
+  const scale = Math.max(0, n / Math.max(1, big + small));
+  const bytes = states * ((big * scale) * (1 + 4 / BNB_BLOCK) + (small * scale) * 4);
+  return { bytes, formula: `${states} x (1 B + 4 B/${BNB_BLOCK} absmax) per param of tensors >= ${BNB_MIN_8BIT} elements; 4 B for smaller tensors` };
+};
+
+/**
+ * torchao AdamW4bit (torchao/optim/adam.py, subclass_4bit.py): each state of a tensor with >= 4096 elements
+ * (and a multiple of the block size 128) is 4-bit codes, two to a byte, plus one scale per 128 elements in the
+ * parameter's dtype; smaller tensors keep zeros_like(param) states.
+ */
+const torchao4bit: StateRule = ({ n, matricesForState, vectors, sb }) => {
+  let big = 0;
+  let small = 0;
+  for (const [r, c, k] of matricesForState) (r * c >= BNB_MIN_8BIT && (r * c) % TORCHAO_4BIT_BLOCK === 0 ? (big += r * c * k) : (small += r * c * k));
+  small += vectors;
+  const scale = Math.max(0, n / Math.max(1, big + small));
+  const bytes = 2 * ((big * scale) * (0.5 + sb / TORCHAO_4BIT_BLOCK) + (small * scale) * sb);
+  return { bytes, formula: `2 x (0.5 B + ${sb} B/${TORCHAO_4BIT_BLOCK} scale) per param of tensors >= ${BNB_MIN_8BIT} elements; ${sb} B for smaller tensors (torchao AdamW4bit)` };
+};
+
+/**
+ * Factored second moment (row + column vectors) for matrices, full for vectors; no first moment
+ * (HF Adafactor beta1=None). Shazeer & Stern 2018.
+ */
+const adafactor: StateRule = ({ n, matricesForState }) => {
+  let elems = 0;
+  let covered = 0;
+  for (const [r, c, k] of matricesForState) {
+    elems += (r + c) * k;
+    covered += r * c * k;
+  }
+  elems += Math.max(0, n - covered);
+  return { bytes: 4 * elems, formula: '4 B x (rows + cols) per matrix, 4 B per element of vectors (factored second moment, no momentum)' };
+};
+
+const momentum: StateRule = ({ n, sb }) => ({ bytes: sb * n, formula: `1 state (momentum) x ${sb} B x trainable params` });
+
+/**
+ * Adam-mini (Zhang et al. 2024): the first moment of every parameter, one second moment per block (a head of
+ * q and k, an output neuron elsewhere, a token row of the embedding and the head): about one per matrix row.
+ */
+const adamMini: StateRule = ({ n, matricesForState, sb }) => {
+  let rows = 0;
+  let covered = 0;
+  for (const [r, c, k] of matricesForState) {
+    rows += r * k;
+    covered += r * c * k;
+  }
+  const bytes = sb * n + 4 * (rows + Math.max(0, n - covered));
+  return { bytes, formula: `first moment ${sb} B x trainable params + one fp32 second moment per matrix row (Adam-mini blocks)` };
+};
+
+/**
+ * Muon (Jordan et al. 2024) keeps one momentum per hidden weight matrix; the embedding, the head and the vectors
+ * are stepped with AdamW (2 states).
+ */
+const muon: StateRule = ({ n, matricesForState, vocab, sb }) => {
+  let hidden = 0;
+  for (const [r, c, k] of matricesForState) if (r !== vocab && c !== vocab) hidden += r * c * k;
+  const bytes = sb * hidden + 2 * sb * Math.max(0, n - hidden);
+  return { bytes, formula: `1 momentum x ${sb} B per hidden-matrix param (Muon) + 2 AdamW states x ${sb} B for the embedding, head and vectors` };
+};
+
+/** The optimizer's own states, by optimizer: an optimizer added to the setup schema does not compile until it has a row. */
+export const OPTIMIZER_STATES: Readonly<Record<TrainingSetup['optimizer'], StateRule>> = {
+  adamw, adamw_fused: adamw, adamw_hf: adamw, paged_adamw: adamw,
+  adamw_8bit: bnb8bit(2), paged_adamw_8bit: bnb8bit(2), lion_8bit: bnb8bit(1),
+  adamw_4bit: torchao4bit,
+  adafactor,
+  sgd: () => ({ bytes: 0, formula: 'plain SGD keeps no state' }),
+  sgd_momentum: momentum, lion: momentum,
+  adam_mini: adamMini,
+  muon,
+  none: () => ({ bytes: 0, formula: 'no optimizer' }),
+};
+
 /** The states of the optimizer itself over `n` trainable parameters, the matrices among them as [rows, cols, count]. */
 function baseStates(ctx: EstimateContext, n: number, matricesForState: ReadonlyArray<[number, number, number]>): { bytes: number; formula: string } {
-  const a = ctx.model.arch;
-  const inv = ctx.model.inventory;
-  const sb = ctx.dtypes.stateBytes;
-  const o = ctx.setup.optimizer;
-  let bytes: number;
-  let formula: string;
-  switch (o) {
-    case 'adamw': case 'adamw_fused': case 'adamw_hf': case 'paged_adamw':
-      bytes = 2 * sb * n;
-      formula = `2 states (exp_avg, exp_avg_sq) x ${sb} B x trainable params`;
-      break;
-    case 'adamw_8bit': case 'paged_adamw_8bit': case 'lion_8bit': {
-      const states = o === 'lion_8bit' ? 1 : 2;
-      let big = 0;
-      let small = 0;
-      for (const [r, c, k] of matricesForState) (r * c >= BNB_MIN_8BIT ? (big += r * c * k) : (small += r * c * k));
-      small += inv.trainableVectors;
-      const scale = Math.max(0, n / Math.max(1, big + small));
-      bytes = states * ((big * scale) * (1 + 4 / BNB_BLOCK) + (small * scale) * 4);
-      formula = `${states} x (1 B + 4 B/${BNB_BLOCK} absmax) per param of tensors >= ${BNB_MIN_8BIT} elements; 4 B for smaller tensors`;
-      break;
-    }
-    case 'adamw_4bit': {
-      // torchao AdamW4bit (torchao/optim/adam.py, subclass_4bit.py): each state of a tensor with >= 4096 elements
-      // (and a multiple of the block size 128) is 4-bit codes, two to a byte, plus one scale per 128 elements in the
-      // parameter's dtype; smaller tensors keep zeros_like(param) states.
-      let big = 0;
-      let small = 0;
-      for (const [r, c, k] of matricesForState) (r * c >= BNB_MIN_8BIT && (r * c) % TORCHAO_4BIT_BLOCK === 0 ? (big += r * c * k) : (small += r * c * k));
-      small += inv.trainableVectors;
-      const scale = Math.max(0, n / Math.max(1, big + small));
-      bytes = 2 * ((big * scale) * (0.5 + sb / TORCHAO_4BIT_BLOCK) + (small * scale) * sb);
-      formula = `2 x (0.5 B + ${sb} B/${TORCHAO_4BIT_BLOCK} scale) per param of tensors >= ${BNB_MIN_8BIT} elements; ${sb} B for smaller tensors (torchao AdamW4bit)`;
-      break;
-    }
-    case 'adafactor': {
-      // Factored second moment (row + column vectors) for matrices, full for vectors; no first moment
-      // (HF Adafactor beta1=None). Shazeer & Stern 2018.
-      let elems = 0;
-      let covered = 0;
-      for (const [r, c, k] of matricesForState) {
-        elems += (r + c) * k;
-        covered += r * c * k;
-      }
-      elems += Math.max(0, n - covered);
-      bytes = 4 * elems;
-      formula = '4 B x (rows + cols) per matrix, 4 B per element of vectors (factored second moment, no momentum)';
-      break;
-    }
-    case 'sgd': bytes = 0; formula = 'plain SGD keeps no state'; break;
-    case 'sgd_momentum': case 'lion': bytes = sb * n; formula = `1 state (momentum) x ${sb} B x trainable params`; break;
-    case 'adam_mini': {
-      // Adam-mini (Zhang et al. 2024): the first moment of every parameter, one second moment per block (a head of
-      // q and k, an output neuron elsewhere, a token row of the embedding and the head): about one per matrix row.
-      let rows = 0;
-      let covered = 0;
-      for (const [r, c, k] of matricesForState) {
-        rows += r * k;
-        covered += r * c * k;
-      }
-      bytes = sb * n + 4 * (rows + Math.max(0, n - covered));
-      formula = `first moment ${sb} B x trainable params + one fp32 second moment per matrix row (Adam-mini blocks)`;
-      break;
-    }
-    case 'muon': {
-      // Muon (Jordan et al. 2024) keeps one momentum per hidden weight matrix; the embedding, the head and the vectors
-      // are stepped with AdamW (2 states).
-      let hidden = 0;
-      for (const [r, c, k] of matricesForState) if (r !== a.vocab && c !== a.vocab) hidden += r * c * k;
-      bytes = sb * hidden + 2 * sb * Math.max(0, n - hidden);
-      formula = `1 momentum x ${sb} B per hidden-matrix param (Muon) + 2 AdamW states x ${sb} B for the embedding, head and vectors`;
-      break;
-    }
-    case 'none': bytes = 0; formula = 'no optimizer'; break;
-  }
-  return { bytes, formula };
+  return OPTIMIZER_STATES[ctx.setup.optimizer]({ n, matricesForState, vectors: ctx.model.inventory.trainableVectors, vocab: ctx.model.arch.vocab, sb: ctx.dtypes.stateBytes });
 }
 
 /** The optimizer states on this stage's GPU, and BAdam's sparse masks (first stage). */
