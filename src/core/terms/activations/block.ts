@@ -64,6 +64,22 @@ export interface BlockContext {
 }
 
 /**
+ * The block of each family that is not Llama-shaped (those run decoderBlock). T5's encoder and decoder blocks are
+ * replayed by t5Blocks (blockResult): its block input only here.
+ */
+const FAMILY_BLOCKS: Partial<Record<Architecture['family'], (bc: BlockContext) => Tensor>> = {
+  gpt2: gpt2Block,
+  gpt_neox: gptNeoxBlock,
+  phi: gptNeoxBlock,
+  bloom: bloomBlock,
+  bert: bertBlock,
+  roberta: bertBlock,
+  t5: (bc) => bc.x0,
+  nemotron_h: nemotronHBlock,
+  falcon_h1: falconH1Block,
+};
+
+/**
  * One block's saved tensors; `moeBlock` false replays a dense layer of a model that mixes dense and MoE layers, `rope`
  * false a Llama 4 NoPE layer, `linearLayer` a Gated DeltaNet layer (Qwen3-Next, Qwen3.5); `adaptedExperts` names the
  * expert parameters LoRA adapts in this layer (PEFT target_parameters); `blockKind` the one mixer of a Nemotron-H layer.
@@ -71,38 +87,8 @@ export interface BlockContext {
 export function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false, adaptedExperts: readonly string[] = [], blockKind?: 'M' | '*' | '-' | 'E'): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const bc = blockContext(p, moeBlock, rope, linearLayer, blockKind);
-  const a = bc.a;
-  let layerOutputs: Tensor;
-  switch (a.family) {
-    case 'gpt2':
-      layerOutputs = gpt2Block(bc);
-      break;
-    case 'gpt_neox':
-    case 'phi':
-      layerOutputs = gptNeoxBlock(bc);
-      break;
-    case 'bloom':
-      layerOutputs = bloomBlock(bc);
-      break;
-    case 'bert':
-    case 'roberta':
-      layerOutputs = bertBlock(bc);
-      break;
-    case 't5':
-      // One encoder block and one decoder block (self + cross attention) are replayed by t5Blocks below.
-      layerOutputs = bc.x0;
-      break;
-    case 'nemotron_h':
-      layerOutputs = nemotronHBlock(bc);
-      break;
-    case 'falcon_h1':
-      layerOutputs = falconH1Block(bc);
-      break;
-    default:
-      layerOutputs = decoderBlock(bc);
-      break;
-  }
-  void layerOutputs;
+  // The block's output itself is not needed: what its ops saved is on the tape.
+  (FAMILY_BLOCKS[bc.a.family] ?? decoderBlock)(bc);
   return blockResult(bc, adaptedExperts);
 }
 
