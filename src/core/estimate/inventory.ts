@@ -1,9 +1,9 @@
 // The parameter inventory of a setup: totals by part (embedding, head, blocks, vision tower), quantized and adapter
 // parameters, trainable tensors' shapes, and the modules an adapter targets; memoized for the advice search. Pure.
 import { type Architecture, countParameters, type LinearModule } from '../architecture';
-import { Recent } from '../recent';
 import type { TrainingSetup } from '../setup';
 import { quantBytesPerParam } from '../terms/quantization';
+import { memo, memoByObject } from '../util/memo';
 
 export interface Inventory {
   total: number;
@@ -214,47 +214,39 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   };
 }
 
-const inventoryCache = new WeakMap<object, Map<string, { targets: Set<string>; inv: Inventory }>>();
-
 // Key parts of the LoRA and quantization blocks, memoized per block (the advice search shares them between candidates).
-const blockKeys = new WeakMap<object, string>();
-function blockKey<T extends object>(o: T, make: (o: T) => string): string {
-  let k = blockKeys.get(o);
-  if (k === undefined) {
-    k = make(o);
-    blockKeys.set(o, k);
-  }
-  return k;
+const loraKey = memoByObject((x: NonNullable<TrainingSetup['lora']>): string => `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}/${x.target_parameters?.join(',') ?? ''}`);
+const ia3Key = memoByObject((y: NonNullable<TrainingSetup['ia3']>): string => `${y.dtype}/${y.target_modules.join(',')}/${y.feedforward_modules.join(',')}`);
+const quantKey = memoByObject((x: NonNullable<TrainingSetup['quantization']>): string => `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}/${x.experts === true ? 'experts' : ''}`);
+
+interface InventoryInputs {
+  readonly setup: TrainingSetup;
+  readonly a: Architecture;
+  /** The architecture's linear modules (they follow from `a`). */
+  readonly mods: LinearModule[];
 }
-const loraKey = (l: NonNullable<TrainingSetup['lora']>): string => blockKey(l, (x) => `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}/${x.target_parameters?.join(',') ?? ''}`);
-const ia3Key = (x: NonNullable<TrainingSetup['ia3']>): string => blockKey(x, (y) => `${y.dtype}/${y.target_modules.join(',')}/${y.feedforward_modules.join(',')}`);
-const quantKey = (q: NonNullable<TrainingSetup['quantization']>): string => blockKey(q, (x) => `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}/${x.experts === true ? 'experts' : ''}`);
+
+const inventories = memo((k: InventoryInputs): { targets: Set<string>; inv: Inventory } => {
+  const targets = adapterTargets(k.setup, k.mods);
+  return { targets, inv: inventory(k.setup, k.a, k.mods, targets) };
+}, {
+  scope: (k) => k.a,
+  limit: 2048,
+  key: ({ setup }) => {
+    const l = setup.lora;
+    const q = setup.quantization;
+    return `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.value_head === true}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}|${setup.torchao_version ?? ''}`;
+  },
+  // The last calls' inputs, compared by identity (the advice search's candidates share these blocks); mods follow from a.
+  recent: {
+    size: 8,
+    same: (x, y) => x.a === y.a && x.setup.method === y.setup.method && x.setup.parameters === y.setup.parameters && x.setup.head === y.setup.head
+      && x.setup.num_labels === y.setup.num_labels && x.setup.value_head === y.setup.value_head && x.setup.freeze_trainable_layers === y.setup.freeze_trainable_layers
+      && x.setup.lora === y.setup.lora && x.setup.quantization === y.setup.quantization && x.setup.ia3 === y.setup.ia3 && x.setup.torchao_version === y.setup.torchao_version,
+  },
+});
 
 /** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
 export function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
-  return recentInventories.get({ setup, a, mods }, (k) => memoInventoryByKey(k.setup, k.a, k.mods));
-}
-// The last calls' inputs, compared by identity (the advice search's candidates share these blocks); mods follow from a.
-const recentInventories = new Recent<{ setup: TrainingSetup; a: Architecture; mods: LinearModule[] }, { targets: Set<string>; inv: Inventory }>(8, (x, y) =>
-  x.a === y.a && x.setup.method === y.setup.method && x.setup.parameters === y.setup.parameters && x.setup.head === y.setup.head
-  && x.setup.num_labels === y.setup.num_labels && x.setup.value_head === y.setup.value_head && x.setup.freeze_trainable_layers === y.setup.freeze_trainable_layers
-  && x.setup.lora === y.setup.lora && x.setup.quantization === y.setup.quantization && x.setup.ia3 === y.setup.ia3 && x.setup.torchao_version === y.setup.torchao_version);
-
-function memoInventoryByKey(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
-  const l = setup.lora;
-  const q = setup.quantization;
-  const key = `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.value_head === true}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}|${setup.torchao_version ?? ''}`;
-  let byKey = inventoryCache.get(a);
-  if (!byKey) {
-    byKey = new Map();
-    inventoryCache.set(a, byKey);
-  }
-  let hit = byKey.get(key);
-  if (!hit) {
-    if (byKey.size > 2048) byKey.clear();
-    const targets = adapterTargets(setup, mods);
-    hit = { targets, inv: inventory(setup, a, mods, targets) };
-    byKey.set(key, hit);
-  }
-  return hit;
+  return inventories({ setup, a, mods });
 }

@@ -25,6 +25,7 @@ import { comp, MODEL_TENSOR_IDS, sum } from '../estimate/component';
 import type { EstimateContext } from '../estimate/context';
 import type { PhaseEstimate } from '../model';
 import { DTYPE_BYTES, formatCount } from '../units';
+import { memo } from '../util/memo';
 import { CachingAllocator, type Allocation } from './allocator';
 
 export interface Nf4LoadLinear {
@@ -205,22 +206,15 @@ export function simulateNf4Load(m: Nf4LoadModel, capacity = Infinity): Nf4LoadRe
  * one many times. On a GPU too small for the load itself the allocator fails; the replay is then run without a limit,
  * and the load phase's peak shows that it does not fit.
  */
-const nf4LoadCache = new Map<string, Nf4LoadResult>();
-function memoNf4Load(m: Nf4LoadModel, capacity: number): Nf4LoadResult {
-  const key = `${capacity}|${JSON.stringify(m)}`;
-  let hit = nf4LoadCache.get(key);
-  if (!hit) {
-    if (nf4LoadCache.size > 64) nf4LoadCache.clear();
-    try {
-      hit = simulateNf4Load(m, capacity);
-    } catch (e) {
-      if (!(e instanceof RangeError)) throw e;
-      hit = simulateNf4Load(m);
-    }
-    nf4LoadCache.set(key, hit);
+const nf4Loads = memo(({ m, capacity }: { m: Nf4LoadModel; capacity: number }): Nf4LoadResult => {
+  try {
+    return simulateNf4Load(m, capacity);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return simulateNf4Load(m);
   }
-  return hit;
-}
+}, { key: ({ m, capacity }) => `${capacity}|${JSON.stringify(m)}`, limit: 64 });
+const memoNf4Load = (m: Nf4LoadModel, capacity: number): Nf4LoadResult => nf4Loads({ m, capacity });
 
 /**
  * torchtune 0.1 QLoRA with torchao < 0.2 (terms/nf4-load.ts): the builder's to_nf4 calls, the deep copies of the

@@ -7,8 +7,7 @@
 // bert,t5}/modeling_*.py (op order), peft/tuners/lora/layer.py (LoRA forward), torch/nn/attention and the
 // aten::_scaled_dot_product_flash_attention schema (flash saves q, k, v, out and an fp32 logsumexp of b x heads x s),
 // Korthikanti et al. 2022 (arXiv:2205.05198) for the per-layer accounting they popularised.
-import type { Architecture } from '../../architecture';
-import { Recent } from '../../recent';
+import { memo, memoByObject } from '../../util/memo';
 import type { ActivationPlan, Ia3Plan, LayerActivations, LoraPlan } from './plan';
 import { layerActivationsUncached } from './stack';
 export { type LoraPlan, type Ia3Plan, type ActivationPlan, type LinearKernels, type MambaKernels, type KbitUpcast, type Kernels, type LayerActivations } from './plan';
@@ -18,17 +17,8 @@ export { ktoReferenceLogps, referenceLogps, lossMemory, type LossPlan, type Loss
 export { finalNormSaved } from './norms';
 export { noGradLayerBytes } from './no-grad';
 
-const layerCache = new WeakMap<Architecture, Map<string, LayerActivations>>();
-const targetKeys = new WeakMap<ReadonlySet<string>, string>();
-
-function targetsKey(t: ReadonlySet<string>): string {
-  let k = targetKeys.get(t);
-  if (k === undefined) {
-    k = [...t].sort().join(',');
-    targetKeys.set(t, k);
-  }
-  return k;
-}
+/** A set of module names as a key (sorted: a new Set with the same names is the same key). */
+const targetsKey = memoByObject((t: ReadonlySet<string>): string => [...t].sort().join(','));
 
 const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => a === b || targetsKey(a) === targetsKey(b);
 const sameLora = (a: LoraPlan | undefined, b: LoraPlan | undefined): boolean =>
@@ -57,26 +47,18 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true, int8Base: true, dequantizedExperts: true, expertsLooped: true,
   kbitUpcast: true, kernels: true, tiledMlpShards: true, linearKernels: true, mambaKernels: true, expertLora: true,
 };
-/** The last 32 plans and their results (the advice search asks for the same few plans again and again). */
-const recentPlans = new Recent<ActivationPlan, LayerActivations>(32, samePlan);
+/**
+ * One block's replay, memoized per architecture and plan: the last 32 plans compared field by field (the advice search
+ * asks for the same few plans again and again), then by key string (up to 4096 per architecture).
+ */
+const layers = memo(layerActivationsUncached, {
+  scope: (p) => p.arch,
+  limit: 4096,
+  key: (p) => `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`,
+  recent: { size: 32, same: samePlan },
+});
 
 /** Replays one block of the family and returns what it saves. Memoized per architecture and plan. */
 export function layerActivations(p: ActivationPlan): LayerActivations {
-  return recentPlans.get(p, layerActivationsByKey);
-}
-
-function layerActivationsByKey(p: ActivationPlan): LayerActivations {
-  let byPlan = layerCache.get(p.arch);
-  if (!byPlan) {
-    byPlan = new Map();
-    layerCache.set(p.arch, byPlan);
-  }
-  const key = `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`;
-  let r = byPlan.get(key);
-  if (!r) {
-    if (byPlan.size > 4096) byPlan.clear();
-    r = layerActivationsUncached(p);
-    byPlan.set(key, r);
-  }
-  return r;
+  return layers(p);
 }

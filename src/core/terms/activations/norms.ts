@@ -1,6 +1,7 @@
 // RMSNorm flavours per family, and what the final norm and the output head keep for backward. Pure arithmetic;
 // no I/O.
 import type { Architecture } from '../../architecture';
+import { memo } from '../../util/memo';
 import { type ComputeMode, Tape } from '../saved-tensors';
 
 /**
@@ -17,38 +18,44 @@ export function rmsNormOf(a: Architecture, weightBytes: number): { style: 'llama
   return { style: 'llama', weightBytes };
 }
 
-/**
- * What the final norm and the output head keep for backward, replayed on the tape like a block: the norm's fp32
- * upcast (and its normalized input when the norm weight trains), and the head's input when the head trains. A frozen
- * norm and head (LoRA, QLoRA) keep only the upcast input the norm's backward needs.
- */
-export function finalNormSaved(p: {
+/** What the final norm and the head are replayed with (finalNormSaved). */
+interface FinalNormPlan {
   arch: Architecture; mode: ComputeMode; half: 2 | 4; weightBytes: number; tokens: number; normTrainable: boolean; headTrainable: boolean;
   /** Storage of the final norm's and the head's weights when it differs from weightBytes (fp32 upcast of a 4/8-bit model). */
   normWeightBytes?: number; headWeightBytes?: number;
   /** Bytes per element of the residual stream when it differs from the model's (fp32 behind 4/8-bit layers). */
   residualBytes?: number;
-}): number {
-  // Every saved tensor is proportional to the tokens: replay one token once per setting (the advice search asks often).
+}
+
+/**
+ * What the final norm and the output head keep for backward, replayed on the tape like a block: the norm's fp32
+ * upcast (and its normalized input when the norm weight trains), and the head's input when the head trains. A frozen
+ * norm and head (LoRA, QLoRA) keep only the upcast input the norm's backward needs.
+ */
+export function finalNormSaved(p: FinalNormPlan): number {
+  return finalNormPerToken(p) * p.tokens;
+}
+
+// Every saved tensor is proportional to the tokens: replay one token once per setting (the advice search asks often).
+const finalNormPerToken = memo((p: FinalNormPlan): number => {
   const normBytes = p.normWeightBytes ?? p.weightBytes;
   const headBytes = p.headWeightBytes ?? p.weightBytes;
-  const key = `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}`;
-  let byKey = finalNormCache.get(p.arch);
-  if (!byKey) finalNormCache.set(p.arch, (byKey = new Map()));
-  let perToken = byKey.get(key);
-  if (perToken === undefined) {
-    const a = p.arch;
-    const tape = new Tape(p.mode, p.half, false);
-    const residualBytes = p.residualBytes ?? (p.weightBytes === 4 ? 4 : p.half);
-    const x = tape.tensor('final hidden states', a.hidden, residualBytes, true);
-    const rms = rmsNormOf(a, normBytes);
-    const normed = a.norm === 'rms'
-      ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', rms.weightBytes, rms.style)
-      : tape.layerNorm(x, 1, p.normTrainable, 'final norm');
-    tape.linear(normed, { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: headBytes }, a.vocab, 'logits');
-    perToken = tape.totalBytes();
-    byKey.set(key, perToken);
-  }
-  return perToken * p.tokens;
-}
-const finalNormCache = new WeakMap<Architecture, Map<string, number>>();
+  const a = p.arch;
+  const tape = new Tape(p.mode, p.half, false);
+  const residualBytes = p.residualBytes ?? (p.weightBytes === 4 ? 4 : p.half);
+  const x = tape.tensor('final hidden states', a.hidden, residualBytes, true);
+  const rms = rmsNormOf(a, normBytes);
+  const normed = a.norm === 'rms'
+    ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', rms.weightBytes, rms.style)
+    : tape.layerNorm(x, 1, p.normTrainable, 'final norm');
+  tape.linear(normed, { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: headBytes }, a.vocab, 'logits');
+  return tape.totalBytes();
+}, {
+  scope: (p) => p.arch,
+  limit: 4096,
+  key: (p) => {
+    const normBytes = p.normWeightBytes ?? p.weightBytes;
+    const headBytes = p.headWeightBytes ?? p.weightBytes;
+    return `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}`;
+  },
+});
