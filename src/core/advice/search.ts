@@ -87,3 +87,96 @@ export function gpusNeeded(setup: TrainingSetup, opts: AdviceOptions): number | 
   }
   return undefined;
 }
+
+/** What the search keeps of a fitting candidate: numbers only; the items shown are estimated again in full. */
+export interface Light { applied: Applied; deviceBytes: number; stepTimeFactor: number; changesResult: boolean; gpus: number; nChanges: number; nMoves: number }
+
+/**
+ * The Pareto set of the fitting candidates, kept per group of (changes result, GPUs, number of changes) as the search
+ * goes, so dominated candidates are garbage at once.
+ */
+export class ParetoFront {
+  private readonly groups = new Map<string, Light[]>();
+  // Pareto dominance: b dominates a when it is at least as good on GPUs, step time, result-changing, device memory
+  // and number of changes, and strictly better on one. Memory differences below max(512 MiB, 2 % of the GPU) do not
+  // count: an extra change that saves a few hundred MiB more is not worth listing next to the simpler one. Likewise
+  // step times within 2 % of the current step (finer than the step-time model can tell): a change that only shaves a
+  // fraction of a percent (FlashAttention-2 beside SDPA) does not earn a separate item.
+  private readonly memEps: number;
+  private readonly stepEps = 0.02;
+
+  constructor(capacity: number | undefined) {
+    this.memEps = Math.max(512 * 1024 * 1024, 0.02 * (capacity ?? 0));
+  }
+
+  /** Whether b dominates a. */
+  dominated(a: Light, b: Light): boolean {
+    const { memEps, stepEps } = this;
+    return b.gpus <= a.gpus && b.stepTimeFactor <= a.stepTimeFactor + stepEps && (!b.changesResult || a.changesResult) && b.deviceBytes <= a.deviceBytes + memEps
+      && b.nChanges <= a.nChanges
+      && (b.gpus < a.gpus || b.stepTimeFactor < a.stepTimeFactor - stepEps || (a.changesResult && !b.changesResult) || b.deviceBytes < a.deviceBytes - memEps || b.nChanges < a.nChanges);
+  }
+
+  /** A fitting candidate: kept unless one of its group dominates it or ties with it in fewer moves. */
+  add(c: Light): void {
+    const { groups, memEps, stepEps } = this;
+    const dominated = (a: Light, b: Light): boolean => this.dominated(a, b);
+    // Keep only the Pareto set of each group as the search goes, so dominated candidates are garbage at once.
+    const k = `${c.changesResult}|${c.gpus}|${c.nChanges}`;
+    const g = groups.get(k);
+    if (!g) {
+      groups.set(k, [c]);
+      return;
+    }
+    // Candidates that tie within the tolerances on every count (8-bit AdamW and its paged variant when nothing is
+    // paged, or one setup reached by a longer chain of moves) are one item: the one of fewest moves, else the first.
+    const tie = (b: Light): boolean => Math.abs(b.stepTimeFactor - c.stepTimeFactor) <= stepEps && Math.abs(b.deviceBytes - c.deviceBytes) <= memEps;
+    if (g.some((b) => dominated(c, b))) return;
+    const tied = g.findIndex(tie);
+    if (tied >= 0) {
+      if (c.nMoves < g[tied].nMoves) g[tied] = c;
+      return;
+    }
+    const rest = g.filter((b) => !dominated(b, c));
+    rest.push(c);
+    groups.set(k, rest);
+  }
+
+  /** The candidates no other dominates (across groups: each group already holds only its own Pareto set). */
+  front(): Light[] {
+    const dominated = (a: Light, b: Light): boolean => this.dominated(a, b);
+    const survivors: Light[] = [...this.groups.values()].flat();
+    return survivors.filter((a) => !survivors.some((b) => b !== a && dominated(a, b)));
+  }
+}
+
+/** Singles, pairs and triples of moves from different groups, each chain handed to `visit`; each prefix is applied once and reused. */
+export function forEachChain(setup: TrainingSetup, all: readonly Move[], maxK: number, consider: (applied: Applied) => void): void {
+  const n = all.length;
+  const root: Applied = { setup };
+  for (let i = 0; i < n; i++) {
+    const si = step(root, all[i]);
+    if (!si) continue;
+    consider(si);
+    if (maxK < 2) continue;
+    for (let j = i + 1; j < n; j++) {
+      if (all[j].group === all[i].group) continue;
+      const sij = step(si, all[j]);
+      if (!sij) continue;
+      consider(sij);
+      if (maxK < 3) continue;
+      for (let k = j + 1; k < n; k++) {
+        if (all[k].group === all[i].group || all[k].group === all[j].group) continue;
+        const sijk = step(sij, all[k]);
+        if (sijk) consider(sijk);
+      }
+    }
+  }
+}
+
+/** A chain one move longer, when the move applies to its setup. */
+function step(from: Applied, mv: Move): Applied | undefined {
+  const patch = mv.apply(from.setup);
+  if (!patch) return undefined;
+  return { setup: { ...from.setup, ...patch }, parent: from, move: mv, patch };
+}
