@@ -3,6 +3,7 @@
 // and pairs/triples of them), estimates each, prices it with the step-time model, and returns the Pareto set
 // of changes that fit, cheapest first. Also answers the largest micro-batch / sequence that fits and how many
 // GPUs are needed. Pure; no I/O.
+// Docs: docs/estimate/advice.md
 import { applyAll, moves } from './moves';
 import { type Applied, chain, changesOf, forEachChain, gpusNeeded, largestFitting, type Light, ParetoFront, signature, timeOf } from './search';
 import type { AdviceItem, AdviceOptions, AdviceResult, SetupChange } from './types';

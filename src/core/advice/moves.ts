@@ -1,5 +1,6 @@
 // The changes a practitioner would make to a setup that does not fit (the Move table), and how a chain of them
 // is applied. Pure; no I/O.
+// Docs: docs/estimate/advice.md
 import type { SetupChange } from './types';
 import { parseArchitecture } from '../architecture';
 import { fusedExpertsIn, quantizesWholeAtLoad } from '../estimate';

@@ -1,5 +1,6 @@
 // Search helpers: candidates as chains of moves, their identity and step time, and the bisections for the largest
 // micro-batch or sequence that fits and the GPUs needed. Pure; no I/O.
+// Docs: docs/estimate/advice.md
 import type { Move } from './moves';
 import type { AdviceOptions, SetupChange } from './types';
 import { estimate, type EstimateOptions } from '../estimate';

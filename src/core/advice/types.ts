@@ -1,4 +1,5 @@
 // What the advice engine returns, and its options. Types only.
+// Docs: docs/estimate/advice.md
 import type { GpuSpec } from '../catalog/gpus';
 import type { EstimateOptions } from '../estimate';
 import type { Estimate } from '../model';

@@ -1,5 +1,6 @@
 // Assumptions: the values no file, flag or setting gave, and where they came from instead (VRAM Lens's default with
 // its reason, a tool's default, a catalog entry). Pushed in the order the estimate has always listed them. Pure.
+// Docs: docs/estimate/index.md
 import type { Architecture } from '../architecture';
 import { type Provenance, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, type TrainingSetup } from '../setup';
 import type { PlanningContext } from './context';

@@ -1,6 +1,7 @@
 // Checks that turn into warnings: what a model's own code ignores, what the GPU cannot run, what a vLLM engine cannot
 // hold, what transformers 5's fused experts change, which attention runs, what is not modeled. Each pushes to the
 // notes in the order the estimate has always listed them. Pure.
+// Docs: docs/estimate/index.md
 import { attentionLayerCount, type Architecture, linearModules } from '../architecture';
 import { generationBatch, type TrainingSetup } from '../setup';
 import { recurrentStates } from '../terms/kv-cache';

@@ -1,5 +1,6 @@
 // Components of a phase: how one is made (lean: numbers only), sums, and the sets of component ids that stay
 // allocated between steps. Pure.
+// Docs: docs/estimate/index.md
 import type { Component, ComponentId } from '../model';
 
 const NO_INPUTS: Readonly<Record<string, never>> = Object.freeze({});

@@ -1,6 +1,7 @@
 // What every step of the estimate reads: the setup as given and as it runs, the model and its parameter inventory,
 // the parallel layout, the dtypes, the training methods, the GPU, and the sink for warnings and assumptions. Built
 // once per estimate (estimate/index.ts), then one StageContext per pipeline stage (estimate/stage.ts). Types only.
+// Docs: docs/estimate/index.md
 import type { Architecture, LinearModule } from '../architecture';
 import type { GpuSpec } from '../catalog/gpus';
 import type { Assumption, Layout, Warning } from '../model';

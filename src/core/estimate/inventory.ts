@@ -1,5 +1,6 @@
 // The parameter inventory of a setup: totals by part (embedding, head, blocks, vision tower), quantized and adapter
 // parameters, trainable tensors' shapes, and the modules an adapter targets; memoized for the advice search. Pure.
+// Docs: docs/estimate/parameters.md
 import { type Architecture, countParameters, type LinearModule } from '../architecture';
 import type { TrainingSetup } from '../setup';
 import { quantBytesPerParam } from '../terms/quantization';

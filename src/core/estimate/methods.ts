@@ -1,6 +1,7 @@
 // What is trained and how: the rollout or on-policy generation, the LoRA / IA3 / QLoRA blocks with PEFT's defaults,
 // the modules adapters target (the parameter inventory), GaLore's projected shapes, LoRA on bare expert parameters.
 // Impossible combinations are errors; defaults filled in and targets that match nothing are warnings. Pure.
+// Docs: docs/estimate/index.md
 import { type Architecture, linearModules } from '../architecture';
 import { generationBatch, type TrainingSetup } from '../setup';
 import { galoreShapes } from '../terms/galore';

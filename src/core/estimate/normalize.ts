@@ -1,6 +1,7 @@
 // The setup as it runs: what a model's own code fixes (checkpointing, attention), layer-wise GaLore's optimizer in
 // the backward, BAdam as a freeze run; the architecture as loaded (fused or per-expert MoE experts); the frozen
 // models beside it (distillation teacher, reward models). Pure.
+// Docs: docs/estimate/index.md
 import { type Architecture, countParameters, FUSED_EXPERT_FAMILIES, parseArchitecture, withFusedExperts, withSequentialExperts } from '../architecture';
 import type { EstimateResult } from '../model';
 import type { TrainingSetup } from '../setup';

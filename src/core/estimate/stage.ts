@@ -1,5 +1,6 @@
 // The busiest rank: one StageContext per distinct pipeline stage (the first and the last hold the embeddings and the
 // head), with the stage's share of every kind of parameter. Pure.
+// Docs: docs/estimate/index.md
 import type { Component, PhaseEstimate } from '../model';
 import { sequencesPerExample } from '../setup';
 import { adapterWeights } from '../terms/adapters';

@@ -6,6 +6,7 @@
 // log_softmax_backward each produce an fp32 b x s x V gradient. With 128k-152k vocabularies this is often the
 // largest single term. torchtune's CEWithChunkedOutputLoss upcasts chunk by chunk; Liger / Cut Cross-Entropy
 // never materialise the logits.
+// Docs: docs/estimate/loss-and-logits.md
 
 export interface LossPlan {
   readonly tokens: number;

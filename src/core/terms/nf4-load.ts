@@ -19,6 +19,7 @@
 // qlora_finetune.rst, April 2024) reports 9.13 GB reserved after model init for Llama-2-7B, whose NF4 model with its
 // bf16 embeddings, head and adapters takes about 4.2 GB.
 // Pure arithmetic; no I/O.
+// Docs: docs/estimate/runtime.md
 
 import type { LinearModule } from '../architecture';
 import { comp, MODEL_TENSOR_IDS, sum } from '../estimate/component';

@@ -3,6 +3,7 @@
 // multi-head latent attention, and the softmax input PyTorch < 1.11 kept. Sources: transformers modeling_llama.py
 // eager_attention_forward, modeling_deepseek_v3.py, the aten::_scaled_dot_product_flash_attention schema,
 // flash_attn_interface.py. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import type { BlockContext } from './block';
 import type { ActivationPlan } from './plan';
 import { Tape, type Tensor } from '../saved-tensors';

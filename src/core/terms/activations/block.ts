@@ -1,6 +1,7 @@
 // One decoder block of a family, replayed op by op on the tape: the block's context (geometry, dtypes, the adapters'
 // linear and the norms, bound to this block), the dispatch to the family's block (families.ts, decoder.ts), and what
 // the block's backward holds at its largest op. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import { type Architecture, type LinearModule, linearModules } from '../../architecture';
 import { Tape, type Tensor, type Weight } from '../saved-tensors';
 import { decoderBlock } from './decoder';

@@ -3,6 +3,7 @@
 // (Gemma 2 and 3, GLM-4), NoPE and L2-normed layers (Llama 4), an output gate (Qwen3-Next), linear-attention and Mamba
 // layers in hybrids, a tiled MLP. Sources: transformers models/{llama,mistral,qwen2,qwen3,qwen3_next,gemma,gemma2,
 // gemma3,phi3,olmo2,glm4,glm4_moe,llama4,gpt_oss,deepseek_v3,granitemoehybrid,jamba,kimi}/modeling_*.py. Pure.
+// Docs: docs/estimate/activations.md
 import type { Tensor } from '../saved-tensors';
 import { attentionCore, mlaAttention } from './attention';
 import type { BlockContext } from './block';

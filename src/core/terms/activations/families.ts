@@ -2,6 +2,7 @@
 // Phi (parallel residual), BERT and RoBERTa (post-LayerNorm encoders), Nemotron-H (one mixer per layer), Falcon-H1
 // (Mamba2 beside attention). Sources: transformers models/{gpt2,bloom,gpt_neox,phi,bert,roberta,nemotron_h,
 // falcon_h1}/modeling_*.py. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import type { Tensor } from '../saved-tensors';
 import { attentionCore } from './attention';
 import type { BlockContext } from './block';

@@ -7,6 +7,7 @@
 // bert,t5}/modeling_*.py (op order), peft/tuners/lora/layer.py (LoRA forward), torch/nn/attention and the
 // aten::_scaled_dot_product_flash_attention schema (flash saves q, k, v, out and an fp32 logsumexp of b x heads x s),
 // Korthikanti et al. 2022 (arXiv:2205.05198) for the per-layer accounting they popularised.
+// Docs: docs/estimate/activations.md
 import { memo, memoByObject } from '../../util/memo';
 import type { ActivationPlan, Ia3Plan, LayerActivations, LoraPlan } from './plan';
 import { layerActivationsUncached } from './stack';

@@ -2,6 +2,7 @@
 // forward of a linear with its LoRA adapter (dropout, lora_A, lora_B, DoRA's magnitude) or (IA)^3 vector, and
 // LLM.int8's kept input. Sources: peft/tuners/lora/layer.py, peft/tuners/lora/bnb.py, peft/tuners/ia3/layer.py,
 // bitsandbytes/autograd/_functions.py. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import type { Tensor, Weight } from '../saved-tensors';
 import type { BlockContext } from './block';
 

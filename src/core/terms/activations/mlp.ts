@@ -1,5 +1,6 @@
 // Dense MLPs: the gated MLP of the Llama family and its variants, Granite 4.0 H's shared MLP, GPT-2's gelu_new.
 // Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import type { ActivationPlan, LinearFn } from './plan';
 import { Tape, type Tensor } from '../saved-tensors';
 

@@ -1,5 +1,6 @@
 // Routed mixture-of-experts blocks: the routers, the expert MLPs (looped or grouped), and the family variants
 // (DeepSeek, Llama 4, gpt-oss, Kimi Linear, Nemotron 3). Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import type { Architecture } from '../../architecture';
 import { gatedMlp } from './mlp';
 import type { ActivationPlan, LinearFn } from './plan';

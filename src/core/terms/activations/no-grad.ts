@@ -1,5 +1,6 @@
 // One layer's forward without grad (generation prefill, reference and reward models, evaluation): its largest
 // live tensors. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import type { Architecture } from '../../architecture';
 
 /**

@@ -1,5 +1,6 @@
 // RMSNorm flavours per family, and what the final norm and the output head keep for backward. Pure arithmetic;
 // no I/O.
+// Docs: docs/estimate/activations.md
 import type { Architecture } from '../../architecture';
 import { memo } from '../../util/memo';
 import { type ComputeMode, Tape } from '../saved-tensors';

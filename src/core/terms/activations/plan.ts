@@ -1,5 +1,6 @@
 // The activation plan (what one block of a model is replayed with) and what the replay returns. Types only.
 // Imports only the architecture, setup and tape types.
+// Docs: docs/estimate/activations.md
 import type { Architecture } from '../../architecture';
 import type { Attention } from '../../setup';
 import type { ComputeMode, SavedEntry, Tensor } from '../saved-tensors';

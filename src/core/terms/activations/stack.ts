@@ -1,5 +1,6 @@
 // The stack of decoder layers: one block replay per kind of layer (dense or MoE, rotary or NoPE, linear or full
 // attention, a Nemotron-H mixer), averaged by layer count. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import { blockActivations } from './block';
 import type { ActivationPlan, LayerActivations } from './plan';
 

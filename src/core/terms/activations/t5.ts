@@ -1,4 +1,5 @@
 // T5: an encoder block and a decoder block with cross-attention, averaged. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import { legacySoftmaxInput } from './attention';
 import type { ActivationPlan } from './plan';
 import { type SavedEntry, Tape, type Tensor, type Weight } from '../saved-tensors';

@@ -1,5 +1,6 @@
 // Unsloth's fused kernels: when they replace a block's LoRA linears, and what such a block keeps for backward.
 // Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import type { ActivationPlan, LayerActivations } from './plan';
 import { Tape } from '../saved-tensors';
 

@@ -1,4 +1,5 @@
 // Gated DeltaNet, the linear-attention token mixer of Qwen3-Next and Qwen3.5. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import type { ActivationPlan, LinearFn } from '../plan';
 import { Tape, type Tensor } from '../../saved-tensors';
 

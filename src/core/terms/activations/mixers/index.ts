@@ -1,5 +1,6 @@
 // One token mixer or MLP half alone, the unit the ground-truth scripts in tools/activations measure. Pure
 // arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import { linearModules } from '../../../architecture';
 import { gatedDeltaNet } from './gated-deltanet';
 import { kimiDeltaAttention } from './kda';

@@ -1,4 +1,5 @@
 // Kimi Delta Attention, Kimi Linear's linear-attention token mixer. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import type { ActivationPlan, LinearFn } from '../plan';
 import { Tape, type Tensor } from '../../saved-tensors';
 

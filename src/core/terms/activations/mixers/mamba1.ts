@@ -1,4 +1,5 @@
 // The Mamba-1 token mixer (Jamba), selective-scan kernels or slow_forward. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 import type { ActivationPlan, LinearFn } from '../plan';
 import { Tape, type Tensor } from '../../saved-tensors';
 

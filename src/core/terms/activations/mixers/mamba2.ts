@@ -1,5 +1,6 @@
 // The Mamba2 token mixer (Granite 4.0 H, Falcon-H1, Nemotron-H), fused kernels or torch_forward. Pure arithmetic;
 // no I/O.
+// Docs: docs/estimate/activations.md
 import type { ActivationPlan, LinearFn } from '../plan';
 import { Tape, type Tensor } from '../../saved-tensors';
 
