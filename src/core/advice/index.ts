@@ -74,7 +74,8 @@ function shownItems(setup: TrainingSetup, opts: AdviceOptions, current: Estimate
   const capacity = opts.gpu?.memoryBytes;
   const shown = new Set<string>([signature(setup)]);
   const items: AdviceItem[] = [];
-  for (const c of front.sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor || x.nChanges - y.nChanges || x.nMoves - y.nMoves || x.deviceBytes - y.deviceBytes)) {
+  for (const c of front.sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor
+    || x.nChanges - y.nChanges || x.nMoves - y.nMoves || x.deviceBytes - y.deviceBytes)) {
     const sig = signature(c.applied.setup);
     if (shown.has(sig)) continue;
     shown.add(sig);
@@ -110,9 +111,11 @@ function moreGpusItem(setup: TrainingSetup, opts: AdviceOptions, current: Estima
   const st = timeOf(s2, r.estimate, spec);
   // Per-GPU step time; the cost is hardware: the title says how many GPUs.
   return {
-    id: 'more-gpus', title: `Use ${total} GPUs with sharded model states (ZeRO-3)`, changes: Object.entries(patch).map(([key, value]) => ({ key: key as keyof TrainingSetup, value })),
+    id: 'more-gpus', title: `Use ${total} GPUs with sharded model states (ZeRO-3)`, changes: Object.entries(patch).map(([key,
+      value]) => ({ key: key as keyof TrainingSetup, value })),
     savedBytes: current.perGpu.deviceBytes - r.estimate.perGpu.deviceBytes, stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
-    changesResult: false, fits: r.estimate.fits === true, estimate: r.estimate, costExplain: [...st.explain, `needs ${total} GPUs instead of ${now}`], gpus: total,
+    changesResult: false, fits: r.estimate.fits === true, estimate: r.estimate, costExplain: [...st.explain,
+      `needs ${total} GPUs instead of ${now}`], gpus: total,
   };
 }
 

@@ -82,7 +82,8 @@ export function gpusNeeded(setup: TrainingSetup, opts: AdviceOptions): number | 
   const sharded = setup.zero_stage === 3 || setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard';
   for (let total = setup.gpus_per_node * setup.nodes; total <= max; total *= 2) {
     const perNode = Math.min(total, 8);
-    const s: TrainingSetup = { ...setup, gpus_per_node: perNode, nodes: Math.max(1, total / perNode), ...(sharded || total === 1 ? {} : { zero_stage: 3 as const }) };
+    const s: TrainingSetup = { ...setup, gpus_per_node: perNode, nodes: Math.max(1, total / perNode),
+      ...(sharded || total === 1 ? {} : { zero_stage: 3 as const }) };
     const r = estimate(s, { ...opts, lean: true });
     if (r.ok && r.estimate.fits) return total;
   }
@@ -113,9 +114,11 @@ export class ParetoFront {
   /** Whether b dominates a. */
   dominated(a: Light, b: Light): boolean {
     const { memEps, stepEps } = this;
-    return b.gpus <= a.gpus && b.stepTimeFactor <= a.stepTimeFactor + stepEps && (!b.changesResult || a.changesResult) && b.deviceBytes <= a.deviceBytes + memEps
+    return b.gpus <= a.gpus && b.stepTimeFactor <= a.stepTimeFactor + stepEps && (!b.changesResult || a.changesResult)
+      && b.deviceBytes <= a.deviceBytes + memEps
       && b.nChanges <= a.nChanges
-      && (b.gpus < a.gpus || b.stepTimeFactor < a.stepTimeFactor - stepEps || (a.changesResult && !b.changesResult) || b.deviceBytes < a.deviceBytes - memEps || b.nChanges < a.nChanges);
+      && (b.gpus < a.gpus || b.stepTimeFactor < a.stepTimeFactor - stepEps || (a.changesResult && !b.changesResult)
+        || b.deviceBytes < a.deviceBytes - memEps || b.nChanges < a.nChanges);
   }
 
   /** A fitting candidate: kept unless one of its group dominates it or ties with it in fewer moves. */

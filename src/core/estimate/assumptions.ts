@@ -10,7 +10,8 @@ import type { PlanningContext } from './context';
  * says so with its reason.
  */
 function defaultSource(p: Provenance | undefined, schemaNote: string): string {
-  return p?.kind !== 'default' ? `VRAM Lens default: ${schemaNote}` : p.owner === 'VRAM Lens' ? `VRAM Lens default: ${p.note ?? schemaNote}` : `default of ${p.owner}${p.note ? `: ${p.note}` : ''}`;
+  return p?.kind !== 'default' ? `VRAM Lens default: ${schemaNote}` : p.owner === 'VRAM Lens' ? `VRAM Lens default: ${p.note ?? schemaNote}`
+    : `default of ${p.owner}${p.note ? `: ${p.note}` : ''}`;
 }
 
 /** The assumptions of the setup's defaults: schema fields, distillation, a catalog's quantization, the rollout and GaLore blocks. */
@@ -21,7 +22,8 @@ export function defaultAssumptions(ctx: PlanningContext, code: Architecture['mod
   const { assumptions } = ctx.notes;
   if (!ctx.lean && gkd) {
     const d = setup.distillation!;
-    assumptions.push({ key: 'distillation', value: `generalized JSD, beta ${d.jsd_beta}${d.on_policy > 0 ? `, on-policy rounds (lmbda ${d.on_policy}) of ${d.max_new_tokens} new tokens` : ''}`,
+    assumptions.push({ key: 'distillation',
+      value: `generalized JSD, beta ${d.jsd_beta}${d.on_policy > 0 ? `, on-policy rounds (lmbda ${d.on_policy}) of ${d.max_new_tokens} new tokens` : ''}`,
       source: 'TRL GKDTrainer: the loss runs over the completion positions, counted here over all seq_len positions (the most a batch holds); beta, lmbda and max_new_tokens are GKDConfig\'s (0.5, 0.5, 128 unless set); an on-policy round generates the micro-batch\'s completions after a prompt of seq_len minus max_new_tokens' });
   }
 
@@ -50,7 +52,8 @@ function schemaDefaults(ctx: PlanningContext, code: Architecture['modelCode'], g
       if (v === undefined) continue;
       // GKD trains on the generalized JSD, not the cross-entropy: 'full' means its logits are whole (no fused kernel).
       const gkdLoss = k === 'loss' && gkd;
-      assumptions.push({ key: k, value: String(v), source: defaultSource(p, gkdLoss ? 'the generalized JSD over the whole logits of the student and the teacher (no Liger fused linear JSD)' : note) });
+      assumptions.push({ key: k, value: String(v), source: defaultSource(p, gkdLoss
+        ? 'the generalized JSD over the whole logits of the student and the teacher (no Liger fused linear JSD)' : note) });
     }
   }
 }
@@ -69,7 +72,8 @@ function blockDefaults(ctx: PlanningContext): void {
   if (!ctx.lean && setup.rollout) {
     const r = setup.rollout;
     for (const [f, note] of Object.entries(ROLLOUT_DEFAULT_NOTES) as Array<[keyof typeof r, string]>) {
-      if ((f === 'vllm_memory_fraction' || f === 'vllm_sleep' || f === 'vllm_shared_weights' || f === 'vllm_tensor_parallel') && r.engine !== 'vllm-colocate') continue;
+      if ((f === 'vllm_memory_fraction' || f === 'vllm_sleep' || f === 'vllm_shared_weights' || f === 'vllm_tensor_parallel')
+        && r.engine !== 'vllm-colocate') continue;
       if (f === 'gather_weights' && setup.zero_stage !== 3) continue;
       // Online DPO generates two completions per prompt of each micro-batch and takes no old policy's log-probabilities.
       if ((f === 'batch' || f === 'old_logps') && r.objective === 'online-dpo') continue;

@@ -15,14 +15,17 @@ import type { DtypePlan, MethodPlan, PlanningContext, ShardingPlan } from './con
  * BLOOM adds its ALiBi bias by baddbmm in eager code only (no SDPA or FlashAttention path).
  */
 export const EAGER_ONLY_ATTENTION: Partial<Record<Architecture['family'], { readonly replaces: readonly Attention[]; readonly why: string }>> = {
-  gpt_oss: { replaces: ['sdpa'], why: 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash' },
-  bloom: { replaces: ['sdpa', 'flash'], why: 'transformers runs BLOOM\'s ALiBi attention in eager code only (no SDPA or FlashAttention path): eager attention is used' },
+  gpt_oss: { replaces: ['sdpa'],
+    why: 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash' },
+  bloom: { replaces: ['sdpa', 'flash'],
+    why: 'transformers runs BLOOM\'s ALiBi attention in eager code only (no SDPA or FlashAttention path): eager attention is used' },
 };
 
 export const dtypeBytes = (d: 'fp32' | 'bf16' | 'fp16'): number => DTYPE_BYTES[d];
 
 /** The dtypes of the run (warns of an upcast of a model that is not 4/8-bit and of pure fp16 training). */
-export function planDtypes(ctx: PlanningContext, a: Architecture, layout: Layout, sharding: ShardingPlan, adapterPlan: Pick<MethodPlan, 'peft' | 'adapters' | 'lora' | 'ia3'>
+export function planDtypes(ctx: PlanningContext, a: Architecture, layout: Layout, sharding: ShardingPlan, adapterPlan: Pick<MethodPlan,
+  'peft' | 'adapters' | 'lora' | 'ia3'>
   & { effectiveSetup: TrainingSetup }, badamRatio: number | undefined): DtypePlan {
   const setup = ctx.setup;
   const { warnings } = ctx.notes;
@@ -35,7 +38,8 @@ export function planDtypes(ctx: PlanningContext, a: Architecture, layout: Layout
   const kbit = setup.kbit_upcast !== 'none' && q8?.type !== 'gptq' ? setup.kbit_upcast : 'none';
   const wholeModelUpcast = kbit === 'all' && !q8 && setup.weights_dtype !== 'fp32';
   if (wholeModelUpcast) {
-    warnings.push({ key: 'kbit_upcast', message: 'prepare_model_for_kbit_training on a model that is not 4/8-bit casts every 16-bit parameter to fp32: weights take twice the memory' });
+    warnings.push({ key: 'kbit_upcast',
+      message: 'prepare_model_for_kbit_training on a model that is not 4/8-bit casts every 16-bit parameter to fp32: weights take twice the memory' });
   }
   const wb = wholeModelUpcast ? 4 : dtypeBytes(setup.weights_dtype);
   // With a quantized model: norms (and biases) in fp32; with 'all' also the embeddings and the output head.
@@ -66,5 +70,6 @@ export function planDtypes(ctx: PlanningContext, a: Architecture, layout: Layout
   const oldSoftmax = olderThan(setup.pytorch_version, 1, 11);
   const cb = mode === 'fp32' ? 4 : half;
   return { kbit, kbitQuantized: kbitQ, wholeModelUpcast, weightBytes: wb, denseBytes, embeddingBytes: embBytes, half, mode, computeBytes: cb,
-    residualBytes: mode === 'amp' && wb === 4 ? 4 : cb, adapterBytes, trainableBytes, masterCopy, stateBytes, fsdpMaster, gradBytes, attention, eagerOnly, oldSoftmax };
+    residualBytes: mode === 'amp' && wb === 4 ? 4
+      : cb, adapterBytes, trainableBytes, masterCopy, stateBytes, fsdpMaster, gradBytes, attention, eagerOnly, oldSoftmax };
 }

@@ -58,9 +58,12 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
     layout: parallel.layout,
     sharding: parallel.sharding,
     dtypes,
-    methods: { peft: adapters.peft, adapters: adapters.adapters, lora: adapters.lora, ia3: adapters.ia3, targets: training.targets, parameterTargets: training.parameterTargets,
-      galore: training.galore, badamLayer: norm.badamLayer, badamRatio: norm.badamRatio, teacher: frozen.teacher, rewardModels: frozen.rewardModels, gkd: frozen.gkd,
-      rollout: rollout.rollout, gkdGeneration: rollout.gkdGeneration, onlineDpo: rollout.onlineDpo, generation: rollout.generation, vllmShare: rollout.vllmShare,
+    methods: { peft: adapters.peft, adapters: adapters.adapters, lora: adapters.lora, ia3: adapters.ia3, targets: training.targets,
+      parameterTargets: training.parameterTargets,
+      galore: training.galore, badamLayer: norm.badamLayer, badamRatio: norm.badamRatio, teacher: frozen.teacher, rewardModels: frozen.rewardModels,
+        gkd: frozen.gkd,
+      rollout: rollout.rollout, gkdGeneration: rollout.gkdGeneration, onlineDpo: rollout.onlineDpo, generation: rollout.generation,
+        vllmShare: rollout.vllmShare,
       paged: training.paged, oldTorchaoNf4: training.oldTorchaoNf4 },
     gpu: planning.gpu, provenance: planning.provenance, lean: planning.lean, notes,
   };
@@ -99,13 +102,15 @@ function assemble(ctx: EstimateContext, opts: EstimateOptions): EstimateResult {
     ok: true,
     estimate: {
       model: ctx.lean ? '' : setup.model ?? `${a.family} (${formatCount(inv.total)} parameters)`,
-      architecture: ctx.lean ? '' : `${a.family}: ${a.layers} layers, hidden ${a.hidden}, ${a.heads} heads (${a.kvHeads} kv), MLP ${a.ffn}, vocab ${a.vocab}${a.moe ? `, ${a.moe.experts} experts top-${a.moe.topK}` : ''}`,
+      architecture: ctx.lean ? ''
+        : `${a.family}: ${a.layers} layers, hidden ${a.hidden}, ${a.heads} heads (${a.kvHeads} kv), MLP ${a.ffn}, vocab ${a.vocab}${a.moe ? `, ${a.moe.experts} experts top-${a.moe.topK}` : ''}`,
       parameters: {
         total: inv.total, trainable: inv.trainable, frozen: inv.total - (setup.method === 'full' ? inv.total : setup.method === 'freeze' ? inv.trainable : 0),
         quantized: inv.quantized, adapter: inv.adapter, source: inv.source,
       },
       layout,
-      perGpu: { peakBytes, reservedBytes, deviceBytes, phase: peak.phase, components: peak.components, runtime, phases, stage, ...(variableLengths ? { variableLengths } : {}),
+      perGpu: { peakBytes, reservedBytes, deviceBytes, phase: peak.phase, components: peak.components, runtime, phases, stage,
+        ...(variableLengths ? { variableLengths } : {}),
         ...(pagedBytes > pagedResident ? { pagedToHostBytes: pagedBytes - pagedResident } : {}) },
       cpuBytes: Math.round(cpuBytes),
       nvmeBytes: Math.round(nvmeBytes),

@@ -66,7 +66,8 @@ export interface ParameterTarget {
  * layer's, and a path with a layer index ('7.mlp.experts.gate_up_proj', 'model.layers.7.mlp.experts.down_proj') that
  * layer's only. Returns the targets and the names that match no expert parameter.
  */
-export function parameterTargets(names: readonly string[] | undefined, a: Architecture, mods: readonly LinearModule[]): { targets: ParameterTarget[]; unmatched: string[] } {
+export function parameterTargets(names: readonly string[] | undefined, a: Architecture,
+  mods: readonly LinearModule[]): { targets: ParameterTarget[]; unmatched: string[] } {
   const targets: ParameterTarget[] = [];
   const unmatched: string[] = [];
   if (!names || !a.moe) return { targets, unmatched: names ? [...names] : [] };
@@ -122,7 +123,8 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   const paramTargets = (method === 'lora' || method === 'qlora') && setup.lora ? parameterTargets(setup.lora.target_parameters, a, mods).targets : [];
   if ((method === 'lora' || method === 'qlora') && setup.lora) {
     // DoRA adds a magnitude vector per output feature of every target.
-    for (const m of mods) if (targets.has(m.name)) adapter += (setup.lora.r * (m.inFeatures + m.outFeatures) + (setup.lora.use_dora ? m.outFeatures : 0)) * m.count;
+    for (const m of mods) if (targets.has(m.name)) adapter += (setup.lora.r * (m.inFeatures + m.outFeatures)
+      + (setup.lora.use_dora ? m.outFeatures : 0)) * m.count;
     // ParamWrapper: lora_A (r·E x in) and lora_B (out x r·E) per targeted 3-D parameter and layer.
     for (const t of paramTargets) adapter += setup.lora.r * a.moe!.experts * (t.module.inFeatures + t.module.outFeatures) * t.layers;
   }
@@ -146,7 +148,8 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
       if (scope === 'lora-targets' && !targets.has(m.name)) continue;
       // bitsandbytes replaces nn.Linear modules only; GPTQ/AWQ checkpoints say what they packed; Axolotl's
       // quantize_moe_experts quantizes the fused expert parameters as well.
-      if (m.parameter && setup.quantization.type !== 'gptq' && setup.quantization.type !== 'awq' && !(setup.quantization.experts && m.group === 'expert')) continue;
+      if (m.parameter && setup.quantization.type !== 'gptq' && setup.quantization.type !== 'awq'
+        && !(setup.quantization.experts && m.group === 'expert')) continue;
       quantized += m.inFeatures * m.outFeatures * m.count;
       largestQuantized = Math.max(largestQuantized, m.inFeatures * m.outFeatures);
     }
@@ -209,16 +212,20 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
     }
   }
   return {
-    total, embedding: pc.embedding, head: pc.head, vision: pc.vision, blocks, largestBlock: pc.largestBlock, quantized, largestQuantized, quantBytesPerParam: qbpp,
-    adapter, savedModules, trainable, trainableMatrices: matrices, ...(ff ? { ia3Feedforward: ff } : {}), trainableVectors: vectors, largestTrainableTensor: largest,
+    total, embedding: pc.embedding, head: pc.head, vision: pc.vision, blocks, largestBlock: pc.largestBlock, quantized, largestQuantized,
+      quantBytesPerParam: qbpp,
+    adapter, savedModules, trainable, trainableMatrices: matrices, ...(ff ? { ia3Feedforward: ff }
+      : {}), trainableVectors: vectors, largestTrainableTensor: largest,
     headTrainable, source,
   };
 }
 
 // Key parts of the LoRA and quantization blocks, memoized per block (the advice search shares them between candidates).
-const loraKey = memoByObject((x: NonNullable<TrainingSetup['lora']>): string => `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}/${x.target_parameters?.join(',') ?? ''}`);
+const loraKey = memoByObject((x: NonNullable<TrainingSetup['lora']>): string =>
+  `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}/${x.target_parameters?.join(',') ?? ''}`);
 const ia3Key = memoByObject((y: NonNullable<TrainingSetup['ia3']>): string => `${y.dtype}/${y.target_modules.join(',')}/${y.feedforward_modules.join(',')}`);
-const quantKey = memoByObject((x: NonNullable<TrainingSetup['quantization']>): string => `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}/${x.experts === true ? 'experts' : ''}`);
+const quantKey = memoByObject((x: NonNullable<TrainingSetup['quantization']>): string =>
+  `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}/${x.experts === true ? 'experts' : ''}`);
 
 interface InventoryInputs {
   readonly setup: TrainingSetup;
@@ -242,8 +249,10 @@ const inventories = memo((k: InventoryInputs): { targets: Set<string>; inv: Inve
   recent: {
     size: 8,
     same: (x, y) => x.a === y.a && x.setup.method === y.setup.method && x.setup.parameters === y.setup.parameters && x.setup.head === y.setup.head
-      && x.setup.num_labels === y.setup.num_labels && x.setup.value_head === y.setup.value_head && x.setup.freeze_trainable_layers === y.setup.freeze_trainable_layers
-      && x.setup.lora === y.setup.lora && x.setup.quantization === y.setup.quantization && x.setup.ia3 === y.setup.ia3 && x.setup.torchao_version === y.setup.torchao_version,
+      && x.setup.num_labels === y.setup.num_labels && x.setup.value_head === y.setup.value_head
+        && x.setup.freeze_trainable_layers === y.setup.freeze_trainable_layers
+      && x.setup.lora === y.setup.lora && x.setup.quantization === y.setup.quantization && x.setup.ia3 === y.setup.ia3
+        && x.setup.torchao_version === y.setup.torchao_version,
   },
 });
 

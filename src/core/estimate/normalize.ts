@@ -57,7 +57,8 @@ export function normalizeSetup(setupAsGiven: TrainingSetup): NormalizedSetup {
   const setup: TrainingSetup = badamLayer
     ? { ...galoreSetup, method: 'freeze', freeze_trainable_layers: 1, master_weights: galoreSetup.weights_dtype !== 'fp32' || galoreSetup.master_weights }
     : badamRatio !== undefined
-      ? { ...galoreSetup, method: 'freeze', freeze_trainable_layers: Number.MAX_SAFE_INTEGER, master_weights: false, optimizer: 'adamw', optimizer_in_backward: false }
+      ? { ...galoreSetup, method: 'freeze', freeze_trainable_layers: Number.MAX_SAFE_INTEGER, master_weights: false, optimizer: 'adamw',
+        optimizer_in_backward: false }
       : galoreSetup;
   return { parsed, code, checkpointingIgnored, attentionIgnored, badamLayer, badamRatio, setup };
 }
@@ -88,7 +89,8 @@ export function frozenModels(setup: TrainingSetup): { teacher: { arch: Architect
   const rewardModels: RewardModel[] = [];
   for (const [i, rm] of (setup.rollout?.reward_models ?? []).entries()) {
     const t = parseArchitecture(rm.architecture);
-    if (!t.ok) return { ok: false, errors: t.problems.map((p) => ({ key: `rollout.reward_models.${i}.architecture.${p.field}`, message: `${rm.model}: ${p.message}` })) };
+    if (!t.ok) return { ok: false, errors: t.problems.map((p) => ({ key: `rollout.reward_models.${i}.architecture.${p.field}`,
+      message: `${rm.model}: ${p.message}` })) };
     const count = countParameters(t.arch, 'seq_cls', 1);
     rewardModels.push({ model: rm.model, arch: t.arch, params: rm.parameters ?? count.total, largestBlock: count.largestBlock });
   }

@@ -58,26 +58,39 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
   const { evalBatch, evalLossBytes, evalLayerBytes, evalLossFormula, gradsKeptInEval } = terms.evaluation;
   if (ctx.lean) return leanPhases(ctx, st, terms, gradsAtPhase);
   const pers = persistent;
-  const gradC = (bytes: number, note: string): Component => comp(ctx, 'gradients', gradLabel, bytes, () => (`${gradFormula()}${note}`), () => ({ params: Math.round(trainableGradHere), bytesPerGrad: gradBytes, shard: shardGrads }));
+  const gradC = (bytes: number, note: string): Component => comp(ctx, 'gradients', gradLabel, bytes, () => (`${gradFormula()}${note}`),
+    () => ({ params: Math.round(trainableGradHere), bytesPerGrad: gradBytes, shard: shardGrads }));
   // The forward peaks either at the loss (logits, loss temporaries) or inside the last layer (its intermediates,
   // before any logits exist), whichever is higher.
   const lossTemps = lossFwd > 0 ? [rollout
-    ? comp(ctx, 'logits-loss', 'Completion log-probs forward temporaries', lossFwd, () => (onlineDpo ? 'the logits of every position, of which the completions are sliced for their log_softmax' : 'the completion logits, divided by the temperature, and one row\'s fp32 copy at its log_softmax'), () => ({}))
+    ? comp(ctx, 'logits-loss', 'Completion log-probs forward temporaries', lossFwd,
+      () => (onlineDpo ? 'the logits of every position, of which the completions are sliced for their log_softmax'
+      : 'the completion logits, divided by the temperature, and one row\'s fp32 copy at its log_softmax'), () => ({}))
     : gkd
-      ? comp(ctx, 'logits-loss', 'Distillation loss forward temporaries', lossFwd, () => ('the student\'s and the teacher\'s logits, their copies divided by the temperature and the JSD\'s fp32 temporaries at its high point'), () => ({}))
-      : setup.value_head ? comp(ctx, 'logits-loss', 'LM logits, computed and unused (value head)', lossFwd, () => ('AutoModelForCausalLMWithValueHead computes the logits and their fp32 copy; no loss uses them'), () => ({}))
-      : setup.label_smoothing ? comp(ctx, 'logits-loss', 'Label smoothing forward temporaries', lossFwd, () => ('the model\'s logits and their shifted copy (and the fp32 sum\'s cast) at the LabelSmoother'), () => ({}))
-      : comp(ctx, 'logits-loss', 'Cross-entropy forward temporaries', lossFwd, () => (`logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ', and the teacher\'s logits' : ''}`), () => ({}))] : [];
-  const layerTemps = comp(ctx, 'backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2, () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
-  const refTemps = refForwardBytes > 0 ? [comp(ctx, 'logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes, () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];
+      ? comp(ctx, 'logits-loss', 'Distillation loss forward temporaries', lossFwd,
+        () => ('the student\'s and the teacher\'s logits, their copies divided by the temperature and the JSD\'s fp32 temporaries at its high point'),
+          () => ({}))
+      : setup.value_head ? comp(ctx, 'logits-loss', 'LM logits, computed and unused (value head)', lossFwd,
+        () => ('AutoModelForCausalLMWithValueHead computes the logits and their fp32 copy; no loss uses them'), () => ({}))
+      : setup.label_smoothing ? comp(ctx, 'logits-loss', 'Label smoothing forward temporaries', lossFwd,
+        () => ('the model\'s logits and their shifted copy (and the fp32 sum\'s cast) at the LabelSmoother'), () => ({}))
+      : comp(ctx, 'logits-loss', 'Cross-entropy forward temporaries', lossFwd,
+        () => (`logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ', and the teacher\'s logits' : ''}`), () => ({}))] : [];
+  const layerTemps = comp(ctx, 'backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2,
+    () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
+  const refTemps = refForwardBytes > 0 ? [comp(ctx, 'logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes,
+    () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];
   // The forward's tail: the loss's temporaries, the reference's forward, or (online DPO) a reward model's layer.
   const lossTail = [...outside, ...[lossTemps, refTemps, ...rewardFwdC.map((c) => [c])].reduce((m, t) => (sum(t) > sum(m) ? t : m))];
   const fwdTail = sum(lossTail) >= layerTemps.bytes + sum(dequantFwdC) ? lossTail : [layerTemps, ...dequantFwdC];
-  const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered, ...headGather, actComp, ...maskC, ...(ck === 'full' ? castCacheComp : castComp), ...fwdTail];
+  const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered,
+    ...headGather, actComp, ...maskC, ...(ck === 'full' ? castCacheComp : castComp), ...fwdTail];
   // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
   const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
-  const recomputeC = recompute > 0 ? [comp(ctx, 'checkpoint-recompute', 'Recomputed layer (checkpointing)', recompute, () => ('one layer\'s saved tensors, recomputed during its backward'), () => ({ perLayerBytes: Math.round(recompute) }))] : [];
-  const working = comp(ctx, 'backward-working', 'Backward working set of one layer', layer.backwardWorkingBytes, () => ('gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients'), () => ({}));
+  const recomputeC = recompute > 0 ? [comp(ctx, 'checkpoint-recompute', 'Recomputed layer (checkpointing)', recompute,
+    () => ('one layer\'s saved tensors, recomputed during its backward'), () => ({ perLayerBytes: Math.round(recompute) }))] : [];
+  const working = comp(ctx, 'backward-working', 'Backward working set of one layer', layer.backwardWorkingBytes,
+    () => ('gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients'), () => ({}));
   // Backward runs through the loss first (logit gradients live, no layer recomputed yet), then the last layer
   // (loss buffers freed, one layer recomputed and its gradients in flight), then down to the first layer
   // (all gradients produced, activations freed).
@@ -85,13 +98,22 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
   // The head's weight gradient comes after the loss backward (its matmul runs next), except with a chunked loss,
   // where the chunks before the current one have already added theirs to it.
   const headAtLossC = headAccum > 0 ? headGradC : gradC(gradsInForward, ' (kept from the previous micro-step)');
-  const accumC = headAccum > 0 ? [comp(ctx, 'backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum, () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
+  const accumC = headAccum > 0 ? [comp(ctx, 'backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum,
+    () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab,
+    hidden: a.hidden }))] : [];
   const atLoss: Component[] = [...pers, headAtLossC, ...gathered, ...headGather, actComp, ...maskHeld, ...(ck === 'full' ? [] : castComp), ...outside,
-    comp(ctx, 'loss-backward', 'Loss backward (gradient of logits)', lossBwd, () => (onlineDpo ? 'the gather\'s and log_softmax\'s gradients of the completion slice, then the zero-filled gradient of every position\'s logits' : (pref?.logps === 'rows' || rollout) && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them' : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
+    comp(ctx, 'loss-backward', 'Loss backward (gradient of logits)', lossBwd,
+      () => (onlineDpo
+      ? 'the gather\'s and log_softmax\'s gradients of the completion slice, then the zero-filled gradient of every position\'s logits'
+      : (pref?.logps === 'rows' || rollout) && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them'
+      : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
   const rootHeld = rootUnit ? headGather : [];
-  const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...maskHeld, ...castComp, ...recomputeC, working, ...dequantC];
-  const tiedC = tiedAccum > 0 ? [comp(ctx, 'backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum, () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
-  const atFirstLayer: Component[] = [...pers, gradC(gradAtFirst, embGradLater > 0 ? ' (all but the embedding\'s, which comes after the first layer)' : ''), ...gathered, ...rootHeld, ...gatheredGrads, ...maskHeld, ...recomputeC, working, ...dequantC];
+  const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...maskHeld, ...castComp, ...recomputeC,
+    working, ...dequantC];
+  const tiedC = tiedAccum > 0 ? [comp(ctx, 'backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum,
+    () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
+  const atFirstLayer: Component[] = [...pers, gradC(gradAtFirst, embGradLater > 0 ? ' (all but the embedding\'s, which comes after the first layer)'
+    : ''), ...gathered, ...rootHeld, ...gatheredGrads, ...maskHeld, ...recomputeC, working, ...dequantC];
   // The embedding's backward runs after the first layer's is done: its gradient meets the tied head's there.
   const atEmbedding: Component[] = tiedC.length > 0 ? [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...tiedC] : [];
   const candidates: Array<[Component[], string]> = [
@@ -112,20 +134,29 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
   if (gradsAtPhase) for (const ph of phasesOut) gradsAtPhase.set(ph, sum(ph.components.filter((c) => c.id === 'gradients')));
   if (evalBatch !== undefined) {
     const evalTail = evalLossBytes >= evalLayerBytes + sum(dequantFwdC)
-      ? [comp(ctx, 'logits-loss', `Evaluation: logits and cross-entropy at the eval batch (${evalBatch})`, evalLossBytes, () => (`${evalBatch} x ${setup.seq_len} tokens, no grad; ${evalLossFormula}`), () => ({ evalBatch, tokens: evalBatch * setup.seq_len, vocab: a.vocab }))]
-      : [comp(ctx, 'backward-working', `Evaluation: one layer's forward at the eval batch (${evalBatch})`, evalLayerBytes, () => ('the largest intermediates of one layer, its input and output, no grad'), () => ({ evalBatch })), ...dequantFwdC];
-    const ev: Component[] = [...pers, ...(gradsKeptInEval > 0 ? [gradC(gradsKeptInEval, ' (not freed: zero_grad(set_to_none=False))')] : []), ...gathered, ...headGather, ...evalTail];
-    phasesOut.push({ phase: 'evaluation', allocatedBytes: sum(ev), components: ev, note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})` });
+      ? [comp(ctx, 'logits-loss', `Evaluation: logits and cross-entropy at the eval batch (${evalBatch})`, evalLossBytes,
+        () => (`${evalBatch} x ${setup.seq_len} tokens, no grad; ${evalLossFormula}`), () => ({ evalBatch, tokens: evalBatch * setup.seq_len,
+        vocab: a.vocab }))]
+      : [comp(ctx, 'backward-working', `Evaluation: one layer's forward at the eval batch (${evalBatch})`, evalLayerBytes,
+        () => ('the largest intermediates of one layer, its input and output, no grad'), () => ({ evalBatch })), ...dequantFwdC];
+    const ev: Component[] = [...pers, ...(gradsKeptInEval > 0 ? [gradC(gradsKeptInEval, ' (not freed: zero_grad(set_to_none=False))')] : []),
+      ...gathered, ...headGather, ...evalTail];
+    phasesOut.push({ phase: 'evaluation', allocatedBytes: sum(ev), components: ev,
+      note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})` });
   }
   if (generation) {
     const gen = [...pers, ...genComps];
-    phasesOut.push({ phase: 'generation', allocatedBytes: sum(gen), components: gen, note: gkdGeneration ? `on-policy generation (GKD lmbda ${setup.distillation!.on_policy}): ${gkdGeneration.batch} completions of up to ${gkdGeneration.completion_len} tokens (prompts prefilled, then decoded with a KV cache)`
-      : onlineDpo ? `online DPO generation in the training step: two completions for each of the micro-batch's ${setup.micro_batch_size} prompts${generation.engine === 'generate' ? ' (prompts prefilled, then decoded with a KV cache)' : generation.engine === 'vllm-colocate' ? ' in the colocated vLLM engine' : ' on the vLLM server (other GPUs)'}`
-      : generation.engine === 'generate' ? `generation of ${generation.batch} completions (prompts prefilled, then decoded with a KV cache)` : generation.engine === 'vllm-colocate' ? 'generation in the colocated vLLM engine' : 'generation on the vLLM server (other GPUs)' });
+    phasesOut.push({ phase: 'generation', allocatedBytes: sum(gen), components: gen, note: gkdGeneration
+      ? `on-policy generation (GKD lmbda ${setup.distillation!.on_policy}): ${gkdGeneration.batch} completions of up to ${gkdGeneration.completion_len} tokens (prompts prefilled, then decoded with a KV cache)`
+      : onlineDpo
+        ? `online DPO generation in the training step: two completions for each of the micro-batch's ${setup.micro_batch_size} prompts${generation.engine === 'generate' ? ' (prompts prefilled, then decoded with a KV cache)' : generation.engine === 'vllm-colocate' ? ' in the colocated vLLM engine' : ' on the vLLM server (other GPUs)'}`
+      : generation.engine === 'generate' ? `generation of ${generation.batch} completions (prompts prefilled, then decoded with a KV cache)`
+        : generation.engine === 'vllm-colocate' ? 'generation in the colocated vLLM engine' : 'generation on the vLLM server (other GPUs)' });
   }
   if (zero >= 1 && setup.optimizer !== 'none') {
     // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
-    const init = comp(ctx, 'first-step-init', 'ZeRO flatten buffer (initialisation)', (flatHere * wb) / (zero === 3 ? shardParams : 1), () => ('one flat copy of the 16-bit parameters while groups are built'), () => ({}));
+    const init = comp(ctx, 'first-step-init', 'ZeRO flatten buffer (initialisation)', (flatHere * wb) / (zero === 3 ? shardParams : 1),
+      () => ('one flat copy of the 16-bit parameters while groups are built'), () => ({}));
     const fs = [...pers.filter((c) => c.id !== 'optimizer-states'), init];
     phasesOut.push({ phase: 'first-step', allocatedBytes: sum(fs), components: fs, note: 'initialisation and first step: flat parameter groups are built' });
   }
@@ -164,7 +195,8 @@ function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, g
   const castSum = tot(castComp);
   const castCacheSum = tot(castCacheComp);
   const act = actComp.bytes;
-  const fwdTail = Math.max(outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0, ...rewardFwdC.map((c) => r(c.bytes))), r(layer.backwardWorkingBytes / 2) + r(dequantFwdBytes));
+  const fwdTail = Math.max(outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0, ...rewardFwdC.map((c) => r(c.bytes))),
+    r(layer.backwardWorkingBytes / 2) + r(dequantFwdBytes));
   const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
   const rec = recompute > 0 ? r(recompute) : 0;
   const work = r(layer.backwardWorkingBytes);
@@ -194,15 +226,18 @@ function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, g
     // kept from the previous micro-step (and the head's with a chunked loss), the last-layer point the head's, the
     // end of the backward all of them.
     gradsAtPhase.set(out[0], gradsInForward > 0 ? r(gradsInForward) : 0);
-    gradsAtPhase.set(out[1], atLoss >= atLast && atLoss >= atFirst ? headAtLossB : atLast >= atFirst ? headGradB : atFirstLayer >= atEmbedding ? r(gradAtFirst) : r(gradAtEnd));
+    gradsAtPhase.set(out[1], atLoss >= atLast && atLoss >= atFirst ? headAtLossB : atLast >= atFirst ? headGradB : atFirstLayer >= atEmbedding
+      ? r(gradAtFirst) : r(gradAtEnd));
     gradsAtPhase.set(out[2], r(setup.optimizer_in_backward ? 0 : gradAtEnd));
   }
   if (evalBatch !== undefined) {
     const evalTail = r(evalLossBytes) >= r(evalLayerBytes) + r(dequantFwdBytes) ? r(evalLossBytes) : r(evalLayerBytes) + r(dequantFwdBytes);
-    out.push({ phase: 'evaluation', allocatedBytes: pSum + (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + gSum + hgSum + evalTail, components: persistentOnly, note: '' });
+    out.push({ phase: 'evaluation', allocatedBytes: pSum + (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + gSum + hgSum + evalTail,
+      components: persistentOnly, note: '' });
   }
   // The sleeping vLLM engine's share is held, not churned, like the persistent components.
-  if (generation) out.push({ phase: 'generation', allocatedBytes: pSum + tot(genComps), components: generation.vllm_sleep ? [...persistentOnly, ...engineC] : persistentOnly, note: '' });
+  if (generation) out.push({ phase: 'generation', allocatedBytes: pSum + tot(genComps), components: generation.vllm_sleep
+    ? [...persistentOnly, ...engineC] : persistentOnly, note: '' });
   if (zero >= 1 && setup.optimizer !== 'none') {
     let fs = r((flatHere * wb) / (zero === 3 ? shardParams : 1));
     for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));

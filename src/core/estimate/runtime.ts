@@ -59,18 +59,22 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   const runtime: RuntimeTerm[] = [
     {
       id: 'allocator-reserve', label: 'Allocator reserve (cached, not allocated)', bytes: reserve,
-      formula: ctx.lean ? '' : `${ALLOCATOR_FRAGMENTATION * 100}% x memory allocated and freed every step (${Math.round(churnBytes / MiB)} MiB: gradients, activations, temporaries)`,
+      formula: ctx.lean ? ''
+        : `${ALLOCATOR_FRAGMENTATION * 100}% x memory allocated and freed every step (${Math.round(churnBytes / MiB)} MiB: gradients, activations, temporaries)`,
     },
   ];
   if (setup.cuda_context_bytes === undefined && !ctx.lean) {
-    assumptions.push({ key: 'cuda_context_bytes', value: `${contextBytes / MiB} MiB`, source: 'VRAM Lens default: CUDA context + cuBLAS/cuDNN with lazy loading (CUDA >= 11.7); set vramLens.cudaContextGiB or cuda_context_bytes' });
+    assumptions.push({ key: 'cuda_context_bytes', value: `${contextBytes / MiB} MiB`,
+      source: 'VRAM Lens default: CUDA context + cuBLAS/cuDNN with lazy loading (CUDA >= 11.7); set vramLens.cudaContextGiB or cuda_context_bytes' });
   }
-  runtime.push({ id: 'cuda-context', label: 'CUDA context and kernels', bytes: contextBytes, formula: ctx.lean ? '' : `${Math.round(contextBytes / MiB)} MiB per process` });
+  runtime.push({ id: 'cuda-context', label: 'CUDA context and kernels', bytes: contextBytes, formula: ctx.lean ? ''
+    : `${Math.round(contextBytes / MiB)} MiB per process` });
   if (world > 1) {
     // NCCL keeps per-channel send/recv buffers of NCCL_BUFFSIZE (4 MiB) for its protocols; 16 channels x 2 x 4 MiB
     // on NVLink systems is the usual order of magnitude (NCCL docs, NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS).
     const channels = ctx.gpu?.nvlink === false ? 4 : 16;
-    runtime.push({ id: 'nccl', label: 'NCCL communication buffers', bytes: channels * 2 * 4 * MiB, formula: ctx.lean ? '' : `${channels} channels x 2 directions x 4 MiB (NCCL_BUFFSIZE)` });
+    runtime.push({ id: 'nccl', label: 'NCCL communication buffers', bytes: channels * 2 * 4 * MiB, formula: ctx.lean ? ''
+      : `${channels} channels x 2 directions x 4 MiB (NCCL_BUFFSIZE)` });
   }
   // bitsandbytes' paged optimizers allocate their state with cudaMallocManaged (bitsandbytes/functional.py
   // get_paged): the driver keeps it on the GPU while there is room and evicts pages to host RAM under pressure; each
@@ -88,7 +92,8 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
     poolBytes = Math.max(0, shardGradBytes - (gradsAtPhase.get(stepPeak) ?? 0));
     if (poolBytes > 0) {
       runtime.push({ id: 'stream-pools', label: 'Gradient shards cached in the reduce-scatter stream pool', bytes: poolBytes,
-        formula: ctx.lean ? '' : `${formatCount(inv.trainable / (tp * shardGrads))} gradient elements x ${gradBytes} B allocated on FSDP's reduce-scatter stream, freed by zero_grad but reusable only by that stream` });
+        formula: ctx.lean ? ''
+          : `${formatCount(inv.trainable / (tp * shardGrads))} gradient elements x ${gradBytes} B allocated on FSDP's reduce-scatter stream, freed by zero_grad but reusable only by that stream` });
     }
   }
   const peakBytes = peak.allocatedBytes;
@@ -96,7 +101,8 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   const loadCache = nf4Load ? Math.max(0, nf4Load.reservedBytes - (peakBytes + reserve + poolBytes)) : 0;
   if (loadCache > 0) {
     runtime.push({ id: 'load-cache', label: 'Segments cached since the model was quantized and loaded', bytes: loadCache,
-      formula: ctx.lean ? '' : `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)` });
+      formula: ctx.lean ? ''
+        : `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)` });
   }
   const reservedBytes = peakBytes + reserve + poolBytes + loadCache;
   const unpagedDevice = reservedBytes + runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id)).reduce((s, r) => s + r.bytes, 0);

@@ -36,7 +36,8 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
   // expert data parallel groups, torchtitan's dp_shard_mod_ep mesh). So an expert quantity sharded over S is divided
   // by max(ep, S) per GPU, not by ep x S: blockFor(S) is the block parameter count that is then divided by S.
   const expertParams = a.moe ? mods.filter((m) => m.group === 'expert').reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0) : 0;
-  const blockFor = (S: number): number => (inv.blocks - (a.moe && ep > 1 ? expertParams * (1 - Math.min(ep, Number.isFinite(S) ? S : 1) / ep) : 0)) * layerShare;
+  const blockFor = (S: number): number => (inv.blocks - (a.moe && ep > 1 ? expertParams * (1 - Math.min(ep, Number.isFinite(S) ? S : 1) / ep)
+    : 0)) * layerShare;
   const blockParams = blockFor(shardParams);
   const embHere = (first ? inv.embedding : 0) + (last ? inv.head : 0);
   const quantHere = inv.quantized * layerShare / tp;
@@ -49,7 +50,8 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
   // (they differ only for the experts under expert parallelism, see blockFor).
   // Under a value head the untied LM head gets no gradient (its logits reach no loss): not trained.
   const headUnused = setup.method === 'full' && last && !inv.headTrainable ? inv.head : 0;
-  const trainableFor = (S: number): number => setup.method === 'full' ? (blockFor(S) / tp + (embHere - headUnused) / tp) : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
+  const trainableFor = (S: number): number => setup.method === 'full' ? (blockFor(S) / tp + (embHere - headUnused) / tp)
+    : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
   const trainableHere = trainableFor(shardOptimizer);
   const trainableGradHere = trainableFor(shardGrads);
   const flatHere = trainableFor(zero === 3 ? shardParams : 1);
@@ -68,7 +70,8 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
  * The phases of one pipeline stage, from its terms in the order the persistent components are listed; the loss's
  * largest tensors when the stage computes the loss.
  */
-function stagePhases(ctx: EstimateContext, stageIndex: number, gradsAtPhase: Map<PhaseEstimate, number> | undefined): { phases: PhaseEstimate[]; lossTensorBytes: number | undefined } {
+function stagePhases(ctx: EstimateContext, stageIndex: number, gradsAtPhase: Map<PhaseEstimate,
+  number> | undefined): { phases: PhaseEstimate[]; lossTensorBytes: number | undefined } {
   const st = stageContext(ctx, stageIndex);
   const persistent: Component[] = [...weights(ctx, st), ...frozenModelWeights(ctx, st), ...adapterWeights(ctx, st)];
   persistent.push(...masterWeights(ctx, st));
@@ -88,11 +91,13 @@ function stagePhases(ctx: EstimateContext, stageIndex: number, gradsAtPhase: Map
   const rewardFwdC = rewardForwards(ctx, st);
   const evaluation = evaluationWork(ctx, activations.layerPlan, grads.gradStored);
   const { gradStored, gradLabel, gradFormula } = grads;
-  const genComps = generationComponents(ctx, st, { gathered, headGather, engineC, gradStored, gradLabel, gradFormula, gradsKeptInEval: evaluation.gradsKeptInEval });
+  const genComps = generationComponents(ctx, st, { gathered, headGather, engineC, gradStored, gradLabel, gradFormula,
+    gradsKeptInEval: evaluation.gradsKeptInEval });
   const loss = logitsAndLoss(ctx, st);
   const terms: StageTerms = {
     persistent, engineC, grads, gathered, gatheredGrads, headGather, activations, headAccum, tiedAccum, dequantFwdC, dequantC, dequantFwdBytes, dequantBytes,
-    refForwardBytes, refForwardFormula, rewardFwdC, evaluation, genComps, outside: loss ? loss.outside : [], lossFwd: loss ? loss.lossFwd : 0, lossBwd: loss ? loss.lossBwd : 0,
+    refForwardBytes, refForwardFormula, rewardFwdC, evaluation, genComps, outside: loss ? loss.outside : [], lossFwd: loss ? loss.lossFwd
+      : 0, lossBwd: loss ? loss.lossBwd : 0,
   };
   return { phases: phasesFor(ctx, st, terms, gradsAtPhase), lossTensorBytes: loss ? loss.lossTensorBytes : undefined };
 }

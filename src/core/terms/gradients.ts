@@ -50,7 +50,8 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
   const gradAtEnd = fsdpOffload ? 0 : setup.optimizer_in_backward ? gradStored : gradFull / shardGrads;
   // The token embedding's backward runs after the first layer's: while that layer is in flight, an untied embedding
   // has no gradient yet (a tied one shares the head's, produced at the loss).
-  const embGradLater = setup.method === 'full' && first && !a.tied && !fsdpOffload && !setup.optimizer_in_backward ? (inv.embedding / tp) * gradBytes / shardGrads : 0;
+  const embGradLater = setup.method === 'full' && first && !a.tied && !fsdpOffload && !setup.optimizer_in_backward
+    ? (inv.embedding / tp) * gradBytes / shardGrads : 0;
   // BAdam ratio: the tensor whose gradient is being cut to sparse is dense until its hook runs.
   const badamDense = badamRatio !== undefined ? inv.largestTrainableTensor * trainableBytes : 0;
   const gradAtFirst = gradAtEnd - embGradLater + badamDense;
@@ -69,7 +70,8 @@ export function ddpBuckets(ctx: EstimateContext, st: StageContext, grads: Gradie
   if (ddp) {
     // DDP's Reducer allocates flat bucket buffers for every gradient at construction; with the default
     // gradient_as_bucket_view=False they are a second copy next to param.grad.
-    persistent.push(comp(ctx, 'ddp-buckets', 'DDP gradient buckets', gradFull, () => (`${formatCount(trainableGradHere)} x ${gradBytes} B (gradient_as_bucket_view=False)`), () => ({ params: Math.round(trainableGradHere) })));
+    persistent.push(comp(ctx, 'ddp-buckets', 'DDP gradient buckets', gradFull,
+      () => (`${formatCount(trainableGradHere)} x ${gradBytes} B (gradient_as_bucket_view=False)`), () => ({ params: Math.round(trainableGradHere) })));
   }
   return persistent;
 }

@@ -15,7 +15,8 @@ import type { EstimateContext, StageContext } from '../estimate/context';
  */
 export function recurrentStates(a: Architecture, cb: number): { layers: number; perLayer: number } {
   const la = a.linearAttention;
-  if (la) return { layers: la.layers, perLayer: la.valueHeads * la.keyDim * la.valueDim * 4 + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * cb };
+  if (la) return { layers: la.layers, perLayer: la.valueHeads * la.keyDim * la.valueDim * 4
+    + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * cb };
   const mb = a.mamba;
   if (mb) return { layers: mb.layers, perLayer: (mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * cb };
   const m1 = a.mamba1;
@@ -61,7 +62,8 @@ export function kvCache(ctx: EstimateContext, shape: KvCacheShape, G: number, to
   const la = a.linearAttention;
   const mb = a.mamba;
   const m1 = a.mamba1;
-  const kvBytes = (tokens: number): number => G * kvLayerToken * ((cachedHere - slidingHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow)) + G * linearHere * stateSequence;
+  const kvBytes = (tokens: number): number => G * kvLayerToken * ((cachedHere - slidingHere) * tokens
+    + slidingHere * Math.min(tokens, a.slidingWindow)) + G * linearHere * stateSequence;
   return comp(ctx, 'kv-cache', `KV cache (${G} sequences x ${tokens} tokens)`, kvBytes(tokens),
     () => (`${G} sequences x ${tokens} tokens x ${+cachedHere.toFixed(1)} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B${slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : ''}${la ? ` + ${+linearHere.toFixed(1)} linear-attention layers x ${G} sequences x (recurrent state ${la.valueHeads} x ${la.keyDim} x ${la.valueDim} x 4 B + conv state ${2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim} x ${la.convKernel} x ${cb} B)` : ''}${mb ? ` + ${+linearHere.toFixed(1)} Mamba2 layers x ${G} sequences x (SSM state ${mb.heads} x ${mb.headDim} x ${mb.state} + conv state ${mb.heads * mb.headDim + 2 * mb.groups * mb.state} x ${mb.convKernel}) x ${cb} B` : ''}${m1 ? ` + ${+linearHere.toFixed(1)} Mamba layers x ${G} sequences x (SSM state ${m1.inner} x ${m1.state} + conv state ${m1.inner} x ${m1.convKernel}) x ${cb} B` : ''}`), () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
 }

@@ -182,7 +182,8 @@ export function ktoReferenceLogps(p: LossPlan): { bytes: number; formula: string
     // LLaMA-Factory (train/kto/trainer.py): the policy's chosen and rejected fp32 logits (boolean-index copies) are kept
     // for the metrics; the reference's concatenated_forward holds its completions' fp32 logits while its KL batch runs
     // the same pass: fp32 logits, the slice's copy and the log_softmax. Profiled: tools/peak/measure_step.py --lf-kto.
-    return { bytes: 20 * TV, formula: 'the policy\'s chosen and rejected fp32 logits (index copies) 4·T·V; the reference\'s completion fp32 logits 4·T·V beside its KL batch\'s fp32 logits, the slice\'s copy and the log_softmax 3 x 4·T·V' };
+    return { bytes: 20 * TV,
+      formula: 'the policy\'s chosen and rejected fp32 logits (index copies) 4·T·V; the reference\'s completion fp32 logits 4·T·V beside its KL batch\'s fp32 logits, the slice\'s copy and the log_softmax 3 x 4·T·V' };
   }
   const out = p.amp ? 4 : lb;
   const rows = lb === 4 || p.preferenceRowTokens === undefined ? 0 : 2 * out * p.preferenceRowTokens * p.vocab;
@@ -203,12 +204,14 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
     const plain = referenceLogps({ ...p, chosenNll: undefined });
     const nll = (lb * TV) / 2 + (p.amp && lb < 4 ? 2 * TV : 0) + ((p.amp ? 4 : lb) * TV) / 2;
     const logits = lb * TV;
-    return { bytes: Math.max(plain.bytes, logits + nll), formula: `${plain.formula}, or the logits ${lb}·T·V and the chosen half's NLL (its copy and log_softmax)` };
+    return { bytes: Math.max(plain.bytes, logits + nll),
+      formula: `${plain.formula}, or the logits ${lb}·T·V and the chosen half's NLL (its copy and log_softmax)` };
   }
   if (p.completionShare !== undefined) {
     const TcV = p.completionShare * TV;
     const slice = p.amp ? 4 : lb;
-    return { bytes: lb * TV + 2 * slice * TcV, formula: `logits of every position ${lb}·T·V, the completion slice's ${p.amp ? 'fp32 ' : ''}copy and its log_softmax 2 x ${slice}·Tc·V` };
+    return { bytes: lb * TV + 2 * slice * TcV,
+      formula: `logits of every position ${lb}·T·V, the completion slice's ${p.amp ? 'fp32 ' : ''}copy and its log_softmax 2 x ${slice}·Tc·V` };
   }
   if (p.loss === 'fused') {
     const f = lossMemory(p);
@@ -219,13 +222,15 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
     // LLaMA-Factory get_batch_loss_metrics: the policy's fp32 logits are still referenced (chosen_logits /
     // rejected_logits, for the metrics) while the reference runs the same pass: its fp32 logits, the slice's copy and
     // the log_softmax.
-    return { bytes: 16 * TV, formula: 'the policy\'s fp32 logits, still referenced for the metrics, 4·T·V; the reference\'s fp32 logits, the slice\'s copy and its log_softmax 3 x 4·T·V' };
+    return { bytes: 16 * TV,
+      formula: 'the policy\'s fp32 logits, still referenced for the metrics, 4·T·V; the reference\'s fp32 logits, the slice\'s copy and its log_softmax 3 x 4·T·V' };
   }
   if (p.preferenceRowTokens === undefined) return { bytes: 8 * TV, formula: 'fp32 logits 4·T·V and their log_softmax 4·T·V' };
   if (lb === 4) return { bytes: 6 * TV, formula: 'fp32 logits 4·T·V + masked half for the mean logits 2·T·V' };
   const out = p.amp ? 4 : lb;
   const rowTV = p.preferenceRowTokens * p.vocab;
-  return { bytes: lb * TV + Math.max(2 * out * rowTV, (lb * TV) / 2), formula: `logits ${lb}·T·V + max(one row's ${out}-byte copy and log_softmax, masked half for the mean logits)` };
+  return { bytes: lb * TV + Math.max(2 * out * rowTV, (lb * TV) / 2),
+    formula: `logits ${lb}·T·V + max(one row's ${out}-byte copy and log_softmax, masked half for the mean logits)` };
 }
 
 export function lossMemory(p: LossPlan): LossMemory {
@@ -234,7 +239,8 @@ export function lossMemory(p: LossPlan): LossMemory {
     // Liger's fused linear JSD (TRL GKD with use_liger_kernel) runs chunk by chunk like its fused cross-entropy: the
     // logits of the student and the teacher never exist whole.
     const f = crossEntropyMemory(p);
-    return { ...f, forwardTransientBytes: 2 * f.forwardTransientBytes, formula: `fused linear JSD (Liger): ${f.formula}, for the student's and the teacher's chunk` };
+    return { ...f, forwardTransientBytes: 2 * f.forwardTransientBytes,
+      formula: `fused linear JSD (Liger): ${f.formula}, for the student's and the teacher's chunk` };
   }
   const ce = crossEntropyMemory(p);
   if (!p.distill) return ce;

@@ -236,7 +236,8 @@ export function nf4LoadPhase(ctx: EstimateContext, stepPeak: PhaseEstimate, cont
   const quantizes = (m: LinearModule): boolean => q.scope === 'all-linear' || targets.has(m.name);
   const model: Nf4LoadModel = {
     layers: a.layers,
-    linears: mods.map((m) => ({ elements: m.inFeatures * m.outFeatures, quantized: quantizes(m), adapterElements: lora && targets.has(m.name) ? [lora.r * m.inFeatures, lora.r * m.outFeatures] : [] })),
+    linears: mods.map((m) => ({ elements: m.inFeatures * m.outFeatures, quantized: quantizes(m), adapterElements: lora && targets.has(m.name)
+      ? [lora.r * m.inFeatures, lora.r * m.outFeatures] : [] })),
     // Two norm scales and the rotary cache (max positions x head dim, fp32) that torchtune keeps in each attention.
     layerOtherBytes: [2 * a.hidden, 2 * a.hidden, a.maxPositions * a.headDim * 4],
     outsideBytes: [2 * a.vocab * a.hidden, ...(a.tied ? [] : [2 * a.vocab * a.hidden]), 2 * a.hidden],
@@ -252,7 +253,8 @@ export function nf4LoadPhase(ctx: EstimateContext, stepPeak: PhaseEstimate, cont
     () => ({ elements: sim.largest, layers: a.layers })) ];
   return {
     phase: { phase: 'load', allocatedBytes: sum(components), components,
-      note: ctx.lean ? '' : `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, load_state_dict)` },
+      note: ctx.lean ? ''
+        : `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, load_state_dict)` },
     // What the replay reserved, plus any model tensors the estimate counts that the replay did not allocate. With
     // expandable segments freed ranges serve requests of any size: what stays reserved is the load's high point.
     reservedBytes: setup.expandable_segments ? sum(components) : sim.reserved + Math.max(0, sum(kept) - sim.allocated),

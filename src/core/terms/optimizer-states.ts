@@ -34,12 +34,14 @@ export function optimizerStateBytes(ctx: EstimateContext): { bytes: number; perP
   const matricesForState = galore ? [...galore.matrices, ...inv.trainableMatrices.slice(mods.length)] : inv.trainableMatrices;
   const apollo = setup.galore?.kind === 'apollo';
   const projector = galore && !apollo ? galore.projectorElems * sb : 0;
-  const galoreNote = galore ? ` (${apollo ? 'APOLLO' : 'GaLore'} rank ${setup.galore!.rank}: ${formatCount(galore.targetElems)} target params as ${formatCount(galore.projectedElems)} projected${apollo ? '; random projections regenerated from a seed' : ` + projection matrices ${formatCount(galore.projectorElems)} x ${sb} B`})` : '';
+  const galoreNote = galore
+    ? ` (${apollo ? 'APOLLO' : 'GaLore'} rank ${setup.galore!.rank}: ${formatCount(galore.targetElems)} target params as ${formatCount(galore.projectedElems)} projected${apollo ? '; random projections regenerated from a seed' : ` + projection matrices ${formatCount(galore.projectorElems)} x ${sb} B`})` : '';
   const out = baseStates(ctx, n, matricesForState);
   if (badamRatio !== undefined) {
     out.formula = `2 sparse Adam states (exp_avg, exp_avg_sq) x ${trainableBytes} B for the ${badamRatio} share of every trainable tensor (BAdam BlockOptimizerRatio)`;
   }
-  return { bytes: out.bytes + projector, perParamBytes: inv.trainable > 0 ? (out.bytes + projector) / inv.trainable : 0, formula: `${out.formula}${galoreNote}` };
+  return { bytes: out.bytes + projector, perParamBytes: inv.trainable > 0 ? (out.bytes + projector) / inv.trainable : 0,
+    formula: `${out.formula}${galoreNote}` };
 }
 
 /** What an optimizer's states are sized by: n trainable parameters, their matrices as [rows, cols, count], the rest vectors. */
@@ -82,7 +84,8 @@ const torchao4bit: StateRule = ({ n, matricesForState, vectors, sb }) => {
   small += vectors;
   const scale = Math.max(0, n / Math.max(1, big + small));
   const bytes = 2 * ((big * scale) * (0.5 + sb / TORCHAO_4BIT_BLOCK) + (small * scale) * sb);
-  return { bytes, formula: `2 x (0.5 B + ${sb} B/${TORCHAO_4BIT_BLOCK} scale) per param of tensors >= ${BNB_MIN_8BIT} elements; ${sb} B for smaller tensors (torchao AdamW4bit)` };
+  return { bytes,
+    formula: `2 x (0.5 B + ${sb} B/${TORCHAO_4BIT_BLOCK} scale) per param of tensors >= ${BNB_MIN_8BIT} elements; ${sb} B for smaller tensors (torchao AdamW4bit)` };
 };
 
 /**
@@ -143,7 +146,8 @@ export const OPTIMIZER_STATES: Readonly<Record<TrainingSetup['optimizer'], State
 
 /** The states of the optimizer itself over `n` trainable parameters, the matrices among them as [rows, cols, count]. */
 function baseStates(ctx: EstimateContext, n: number, matricesForState: ReadonlyArray<[number, number, number]>): { bytes: number; formula: string } {
-  return OPTIMIZER_STATES[ctx.setup.optimizer]({ n, matricesForState, vectors: ctx.model.inventory.trainableVectors, vocab: ctx.model.arch.vocab, sb: ctx.dtypes.stateBytes });
+  return OPTIMIZER_STATES[ctx.setup.optimizer]({ n, matricesForState, vectors: ctx.model.inventory.trainableVectors, vocab: ctx.model.arch.vocab,
+    sb: ctx.dtypes.stateBytes });
 }
 
 /** The optimizer states on this stage's GPU, and BAdam's sparse masks (first stage). */
@@ -164,10 +168,13 @@ export function optimizerStates(ctx: EstimateContext, st: StageContext): Compone
     for (const m of mods) if (m.group !== 'expert' || !m.parameter) shapes.set(`${m.inFeatures}x${m.outFeatures}`, m.inFeatures * m.outFeatures);
     const maskBytes = [...shapes.values()].reduce((t, n) => t + Math.floor(n * badamRatio) * (wb + 16), 0) + Math.floor(a.hidden * badamRatio) * (wb + 8);
     persistent.push(comp(ctx, 'optimizer-states', 'BAdam sparse masks (one per tensor shape)', maskBytes,
-      () => (`${shapes.size} matrix shapes x ${badamRatio} of their entries x (${wb} B + 2 x 8 B indices) + the norm vectors' mask`), () => ({ shapes: shapes.size + 1 })));
+      () => (`${shapes.size} matrix shapes x ${badamRatio} of their entries x (${wb} B + 2 x 8 B indices) + the norm vectors' mask`),
+        () => ({ shapes: shapes.size + 1 })));
   }
   if (!offloadOpt && !fsdpOffload && !paged && optHere > 0) {
-    persistent.push(comp(ctx, 'optimizer-states', `Optimizer states (${badamRatio !== undefined ? 'BAdam sparse Adam' : setup.optimizer})`, optHere / shardOptimizer, () => (`${opt.formula}${shardOptimizer > 1 ? ` / ${shardOptimizer} (sharded)` : ''}`), () => ({ params: Math.round(trainableHere), stateBytes, shard: shardOptimizer })));
+    persistent.push(comp(ctx, 'optimizer-states', `Optimizer states (${badamRatio !== undefined ? 'BAdam sparse Adam' : setup.optimizer})`,
+      optHere / shardOptimizer, () => (`${opt.formula}${shardOptimizer > 1 ? ` / ${shardOptimizer} (sharded)` : ''}`),
+        () => ({ params: Math.round(trainableHere), stateBytes, shard: shardOptimizer })));
   }
   return persistent;
 }

@@ -31,8 +31,10 @@ export function weights(ctx: EstimateContext, st: StageContext): Component[] {
   const weightBytes = modelBytes / weightShard;
   persistent.push(comp(ctx, 'weights', 'Weights', weightBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory (see gathered parameters)'
       : fsdpMaster && setup.method === 'full' ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
-      : kbitQ !== 'none' ? `${formatCount(denseBlock)} ${a.fusedExperts ? 'fused expert, router and norm/bias' : 'norm/bias'} params x 4 B (fp32 upcast) + ${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`
-      : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base })));
+      : kbitQ !== 'none'
+        ? `${formatCount(denseBlock)} ${a.fusedExperts ? 'fused expert, router and norm/bias' : 'norm/bias'} params x 4 B (fp32 upcast) + ${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`
+      : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`),
+        () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base })));
   // Before transformers 4.39 every attention layer of Llama, Mistral, Qwen2 and Mixtral built its own rotary
   // embedding with cos and sin tables for all max_position_embeddings positions, in the default dtype at load (the
   // load dtype): modeling_llama.py LlamaRotaryEmbedding._set_cos_sin_cache registers cos_cached / sin_cached
@@ -46,7 +48,11 @@ export function weights(ctx: EstimateContext, st: StageContext): Component[] {
   }
   if (quantHere > 0 && effSetup.quantization) {
     const q = quantBytesPerParam(effSetup.quantization, setup.torchao_version);
-    persistent.push(comp(ctx, 'quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`, (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams), () => (`${formatCount(quantHere)} params x ${q.formula}${shardParams > 1 && !offloadParams ? ` / ${shardParams} (sharded)` : ''}`), () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
+    persistent.push(comp(ctx, 'quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`,
+      (quantHere * q.bytes) / (offloadParams ? Infinity
+      : shardParams),
+        () => (`${formatCount(quantHere)} params x ${q.formula}${shardParams > 1 && !offloadParams ? ` / ${shardParams} (sharded)` : ''}`),
+        () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
   }
   // ZeRO++ hpZ (zero_hpz_partition_size): a secondary partition of the 16-bit parameters within the node, from which
   // the backward's all-gathers read (DeepSpeed ZeRO++ tutorial; zero/partition_parameters.py ds_secondary_tensor).

@@ -24,7 +24,8 @@ export function attentionCore(bc: BlockContext, q: Tensor, k: Tensor, v: Tensor,
   // repeat_kv expands a (b, kv, n_rep, s, d) view and reshapes it to (b, heads, s, d): a copy, except with one key
   // and value head (multi-query attention), where the reshape is a view of the unrepeated tensor. Eager attention's
   // torch.matmul then folds batch and heads for bmm, which copies a head dimension of stride 0 unless the batch is 1.
-  const repeatKv = (x: Tensor, what: string, viewOk: boolean): Tensor => (viewOk ? tape.view(x, what, kvTokens * qd) : tape.free(x, what, kvTokens * qd, x.bytesPerElem));
+  const repeatKv = (x: Tensor, what: string, viewOk: boolean): Tensor => (viewOk ? tape.view(x, what, kvTokens * qd)
+    : tape.free(x, what, kvTokens * qd, x.bytesPerElem));
   if (p.attention === 'eager') {
     const mqaView = kvHeads === 1 && b === 1;
     const kk = gqa ? repeatKv(k, 'repeat_kv(k)', mqaView) : k;

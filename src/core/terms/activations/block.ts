@@ -85,7 +85,8 @@ const FAMILY_BLOCKS: Partial<Record<Architecture['family'], (bc: BlockContext) =
  * false a Llama 4 NoPE layer, `linearLayer` a Gated DeltaNet layer (Qwen3-Next, Qwen3.5); `adaptedExperts` names the
  * expert parameters LoRA adapts in this layer (PEFT target_parameters); `blockKind` the one mixer of a Nemotron-H layer.
  */
-export function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false, adaptedExperts: readonly string[] = [], blockKind?: 'M' | '*' | '-' | 'E'): LayerActivations {
+export function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false, adaptedExperts: readonly string[] = [],
+  blockKind?: 'M' | '*' | '-' | 'E'): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const bc = blockContext(p, moeBlock, rope, linearLayer, blockKind);
   // The block's output itself is not needed: what its ops saved is on the tape.

@@ -35,7 +35,8 @@ function mlaLayer(bc: BlockContext, h1: Tensor): Tensor {
   const x1 = tape.free(mlaAttention(bc, h1), 'residual', Tsp * a.hidden, residualBytes);
   const beforeMlp = tape.totalBytes();
   const h2 = norm(x1, 'post_attention_layernorm');
-  layerOutputs = moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe(tape, p, h2, linear) : deepseekMoe(tape, p, h2, linear, moeInfo)) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+  layerOutputs = moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe(tape, p, h2, linear) : deepseekMoe(tape, p, h2, linear, moeInfo))
+    : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
   state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
   return layerOutputs;
 }
@@ -52,7 +53,8 @@ function linearMixerLayer(bc: BlockContext, h1: Tensor): Tensor {
   const beforeMlp = tape.totalBytes();
   const h2 = norm(x1, 'post_attention_layernorm');
   layerOutputs = a.family === 'granite_hybrid' ? graniteMlp(tape, p, h2, linear, moeBlock)
-    : moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear, moeInfo)) : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+    : moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear, moeInfo)) : gatedMlp(tape,
+      a.ffn / tp, a.hidden, h2, linear, 'llama');
   state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
   return layerOutputs;
 }
@@ -93,7 +95,8 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
     kr = tape.rmsNorm(kr, T * kvHeads, false, 'k L2 norm', kr.bytesPerElem, 'llama');
   }
   // Llama 4's eager attention takes the softmax in the scores' dtype (no fp32 upcast).
-  let att = attentionCore(bc, qr, kr, v, { causalRepeat: true, softmaxFp32: a.family !== 'gpt_oss' && a.family !== 'llama4', dropout: a.attentionDropout, sinks: a.family === 'gpt_oss' });
+  let att = attentionCore(bc, qr, kr, v, { causalRepeat: true, softmaxFp32: a.family !== 'gpt_oss' && a.family !== 'llama4',
+    dropout: a.attentionDropout, sinks: a.family === 'gpt_oss' });
   if (outputGate) {
     // attn_output * torch.sigmoid(gate): the gate chunk is reshaped (a copy of the strided view), sigmoid keeps its
     // output, and the product keeps both factors.
@@ -149,7 +152,8 @@ function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
   let layerOutputs: Tensor;
   const beforeMlp = tape.totalBytes();
   const h2 = postOnly ? x1 : norm(x1, sandwich ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
-  const denseMlp = (): Tensor => gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' || a.family === 'glm4' ? 'phi3' : a.family === 'qwen' ? 'qwen' : a.family === 'granite_hybrid' ? 'granite' : 'llama');
+  const denseMlp = (): Tensor => gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' || a.family === 'glm4' ? 'phi3'
+    : a.family === 'qwen' ? 'qwen' : a.family === 'granite_hybrid' ? 'granite' : 'llama');
   if (a.family === 'granite_hybrid') {
     layerOutputs = graniteMlp(tape, p, h2, linear, moeBlock);
   } else if (p.tiledMlpShards && !(moeBlock && a.moe) && a.family !== 'gpt_oss') {
@@ -161,7 +165,8 @@ function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
     tape.save(h2);
   } else {
     layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2, moeInfo)
-      : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear, moeInfo) : a.family === 'llama4' ? llama4Moe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear, moeInfo)) : denseMlp();
+      : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear, moeInfo) : a.family === 'llama4' ? llama4Moe(tape, p, h2,
+        linear) : moeMlp(tape, p, h2, linear, moeInfo)) : denseMlp();
   }
   if (sandwich || postOnly) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
   state.mlpSavedBytes = tape.totalBytes() - beforeMlp;

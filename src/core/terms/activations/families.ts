@@ -15,7 +15,8 @@ import { nemotronMoe } from './moe';
  * the fused output, or copies (BLOOM's reshapes of transposed views); the attention output projected, dropped out
  * and added to the residual; the second LayerNorm, the MLP's up projection, its activation and down projection.
  */
-function fusedQkvBlock(bc: BlockContext, n: { ln1: string; qkv: string; out: string; ln2: string; up: string; down: string }, copies: boolean, softmaxFp32: boolean,
+function fusedQkvBlock(bc: BlockContext, n: { ln1: string; qkv: string; out: string; ln2: string; up: string; down: string }, copies: boolean,
+  softmaxFp32: boolean,
   act: (x: Tensor) => Tensor): Tensor {
   const { p, a, tape, T, tp, Tsp, residualBytes, x0, qd, linear } = bc;
   const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, n.ln1);
@@ -63,7 +64,8 @@ export function bloomBlock(bc: BlockContext): Tensor {
   // BloomBlock (modeling_bloom.py): query_key_value's output viewed per head and reshaped to (b * heads, s,
   // head_dim), copies of the transposed views, for alibi.baddbmm and bmm; the causal mask added; softmax in fp32
   // cast back to the query's dtype; GeLUFunction keeps its input.
-  return fusedQkvBlock(bc, { ln1: 'input_layernorm', qkv: 'query_key_value', out: 'dense', ln2: 'post_attention_layernorm', up: 'dense_h_to_4h', down: 'dense_4h_to_h' },
+  return fusedQkvBlock(bc, { ln1: 'input_layernorm', qkv: 'query_key_value', out: 'dense', ln2: 'post_attention_layernorm', up: 'dense_h_to_4h',
+    down: 'dense_4h_to_h' },
     true, true, (x) => tape.unarySavesInput(x, 'GeLUFunction output'));
 }
 
@@ -96,7 +98,8 @@ export function nemotronHBlock(bc: BlockContext): Tensor {
     state.linearWorking = mixer.workingBytes;
     layerOutputs = mixer.out;
   } else if (blockKind === '*') {
-    const att = attentionCore(bc, linear(h1, 'q_proj', qd, 'q_proj output'), linear(h1, 'k_proj', kvd, 'k_proj output'), linear(h1, 'v_proj', kvd, 'v_proj output'),
+    const att = attentionCore(bc, linear(h1, 'q_proj', qd, 'q_proj output'), linear(h1, 'k_proj', kvd, 'k_proj output'),
+      linear(h1, 'v_proj', kvd, 'v_proj output'),
       { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
     layerOutputs = linear(att, 'o_proj', a.hidden, 'o_proj output');
   } else if (blockKind === 'E') {

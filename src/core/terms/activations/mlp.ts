@@ -24,7 +24,8 @@ export function graniteMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: Lin
       p.baseTrainable ? pairs * (30 + 8 * Ie + 6 * a.hidden) : pairs * (30 + 6 * Ie + 4 * a.hidden));
     // Axolotl's quantize_moe_experts: each expert's F.linear takes a view of the whole dequantized input_linear (2 x Ie)
     // and output_linear weights, which the views keep alive for the input's gradient.
-    if ((p.dequantizedExperts ?? 0) > 0 && x.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the expert matmuls)', p.dequantizedExperts! * 3 * Ie * a.hidden * tape.half);
+    if ((p.dequantizedExperts ?? 0) > 0 && x.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the expert matmuls)',
+      p.dequantizedExperts! * 3 * Ie * a.hidden * tape.half);
     // The router's and the experts' weight gradients need the block input (one storage with the shared MLP's).
     if (p.baseTrainable) tape.save(x);
   }

@@ -29,9 +29,11 @@ export function nemotronMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
     const trained = p.baseTrainable;
     const perPair = 41 + (trained ? 4 : 2) * Im + (trained ? 4 : 2) * d - (r.normTopk ? 0 : 4);
     const perToken = 5 * E + 16 * r.groups + 8 * r.topkGroups + 4 + (trained ? 4 * a.hidden : 0) - (r.normTopk ? 0 : 4);
-    tape.saveExtra('router (fp32 scores, masks, indices, weights) and routed experts (grouped_mm inputs, relu², weighted products)', S * perPair + T * perToken + 4 * E * (a.hidden + 1));
+    tape.saveExtra('router (fp32 scores, masks, indices, weights) and routed experts (grouped_mm inputs, relu², weighted products)', S * perPair
+      + T * perToken + 4 * E * (a.hidden + 1));
     // Axolotl's quantize_moe_experts: the grouped matmuls keep the dequantized up and down weights (E x Im x d each).
-    if ((p.dequantizedExperts ?? 0) > 0 && x.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the grouped matmuls)', p.dequantizedExperts! * 2 * Im * d * tape.half);
+    if ((p.dequantizedExperts ?? 0) > 0 && x.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the grouped matmuls)',
+      p.dequantizedExperts! * 2 * Im * d * tape.half);
   }
   let routed = tape.tensor('routed experts output', T * d, tape.computeBytes, routedIn.rg || p.baseTrainable);
   if (a.moeLatent) routed = linear(routed, 'fc2_latent_proj', a.hidden, 'fc2_latent_proj output');
@@ -82,7 +84,8 @@ export function kimiMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: Linear
   const routed = tape.tensor('routed tokens (gathered, sorted by expert)', S * a.hidden, x.bytesPerElem, x.rg);
   const down = expertMlp(tape, a, routed, linear, ['w1', 'w3', 'w2']);
   tape.save(down); // the concatenated expert outputs, kept by the product with the fp32 weights
-  if (moe.sharedExpertFfn > 0) gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, `shared_experts.${name}`, out, what), 'llama');
+  if (moe.sharedExpertFfn > 0) gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x,
+    (xx, name, out, what) => linear(xx, `shared_experts.${name}`, out, what), 'llama');
   return tape.tensor('moe output (fp32)', T * a.hidden, 4, true);
 }
 
@@ -91,13 +94,15 @@ export function kimiMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: Linear
  * gate_up_proj chunked into two views and down_proj of transformers 5 (MixtralExperts.forward and its grouped_mm
  * implementation keep the same tensors: the gathered input, gate_up, act(gate), the product).
  */
-function expertMlp(tape: Tape, a: Architecture, routed: Tensor, linear: LinearFn, [gate, up, down]: readonly [string, string, string], dequantizedExperts = 0): Tensor {
+function expertMlp(tape: Tape, a: Architecture, routed: Tensor, linear: LinearFn, [gate, up, down]: readonly [string, string, string],
+  dequantizedExperts = 0): Tensor {
   const ffn = a.moe!.expertFfn;
   if (a.fusedExperts) {
     // Axolotl's quantize_moe_experts: the NF4 experts are dequantized whole (E x 2f x h and E x h x f in 16 bits) for
     // the grouped matmuls, which keep them for the routed input's gradient (bitsandbytes nn/parametrize.py,
     // transformers integrations/moe.py grouped_mm).
-    if (dequantizedExperts > 0 && routed.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the grouped matmuls)', dequantizedExperts * 3 * ffn * a.hidden * tape.half);
+    if (dequantizedExperts > 0 && routed.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the grouped matmuls)',
+      dequantizedExperts * 3 * ffn * a.hidden * tape.half);
     const gu = linear(routed, 'experts.gate_up_proj', 2 * ffn, 'expert gate_up output');
     const g = tape.view(gu, 'expert gate (view)', gu.elems / 2);
     const u = tape.view(gu, 'expert up (view)', gu.elems / 2);
@@ -203,7 +208,8 @@ export function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
   const grouped = groupedExperts(p);
   // transformers 5 grouped_mm: the token, sort and unsort indices (int64); the 4.x loop: torch.where(mask[e]) returns
   // the token and slot indices as views of one nonzero() result, 2 x int64 per token.
-  if (x.rg) tape.saveExtra(grouped ? 'token, sort and unsort indices (int64)' : 'token and slot indices per expert (int64)', routedTokens * (grouped ? 24 : 16));
+  if (x.rg) tape.saveExtra(grouped ? 'token, sort and unsort indices (int64)' : 'token and slot indices per expert (int64)',
+    routedTokens * (grouped ? 24 : 16));
   const down = expertMlp(tape, a, routed, linear, ['gate_proj', 'up_proj', 'down_proj'], p.dequantizedExperts);
   const weighted = tape.mul(down, tape.tensor('routing weight per routed token', routedTokens, wb, scores.rg), 'weighted expert output', wb);
   if (info) info.looped = p.expertsLooped === true;
@@ -211,7 +217,8 @@ export function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
   if (!grouped) tape.save(weighted); // index_add_ keeps its source (grouped_mm's index back to token order does not)
   if (moe.sharedExpertFfn > 0) {
     const before = tape.totalBytes();
-    gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, name.replace(/^(gate|up|down)_proj$/, 'shared_experts.$1_proj'), out, what), 'llama');
+    gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, name.replace(/^(gate|up|down)_proj$/,
+      'shared_experts.$1_proj'), out, what), 'llama');
     if (info) info.savedAfterRouted = tape.totalBytes() - before;
   }
   return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
@@ -258,7 +265,8 @@ function llama4BmmExperts(tape: Tape, p: ActivationPlan, routedIn: Tensor): void
   const f = a.moe!.expertFfn;
   const expertWeight = (what: string, elems: number): Weight => ({ what, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes, uncachedCopies: E });
   // Axolotl's quantize_moe_experts: bmm takes the whole dequantized 3-D weights and keeps them for the input's gradient.
-  if ((p.dequantizedExperts ?? 0) > 0 && routedIn.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by bmm)', p.dequantizedExperts! * 3 * f * a.hidden * tape.half);
+  if ((p.dequantizedExperts ?? 0) > 0 && routedIn.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by bmm)',
+    p.dequantizedExperts! * 3 * f * a.hidden * tape.half);
   const gateUp = tape.linear(routedIn, expertWeight('experts.gate_up_proj', a.hidden * 2 * f), 2 * f, 'expert gate_up');
   tape.save(gateUp); // silu keeps the gate half, a view of gate_up; the product keeps the up half
   const rows = routedIn.elems / a.hidden; // E x T
@@ -302,10 +310,12 @@ export function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor, info?: MoeIn
   if (grouped && info) info.forwardEnd = cb * (5 * routedTokens * a.hidden + 3 * routedTokens * f + 2 * T * a.hidden);
   // Axolotl's quantize_moe_experts: each expert's matmul takes a view of the whole dequantized 3-D weight, which its
   // views keep alive for the input's gradient (as in expertMlp).
-  if ((p.dequantizedExperts ?? 0) > 0 && routed.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the expert matmuls)', p.dequantizedExperts! * 3 * f * a.hidden * tape.half);
+  if ((p.dequantizedExperts ?? 0) > 0 && routed.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the expert matmuls)',
+    p.dequantizedExperts! * 3 * f * a.hidden * tape.half);
   // Each expert's matmul uses a view of its slice of the 3-D parameter: under autocast every view is cast anew (not a
   // leaf, so not cached) and each copy is kept for the input's gradient: one per expert, per layer.
-  const expertWeight = (what: string, elems: number): Weight => ({ what, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes, uncachedCopies: moe.experts });
+  const expertWeight = (what: string, elems: number): Weight => ({ what, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes,
+    uncachedCopies: moe.experts });
   // The biases are added after the matmul, so the sum takes the wider dtype (fp32 with fp32 weights under autocast).
   const gateUp0 = tape.linear(routed, expertWeight('experts.gate_up_proj', a.hidden * 2 * f), 2 * f, 'expert gate_up');
   const gateUp = tape.free(gateUp0, 'expert gate_up + bias', undefined, Math.max(gateUp0.bytesPerElem, p.weightBytes));

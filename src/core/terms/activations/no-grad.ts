@@ -12,7 +12,8 @@ import type { Architecture } from '../../architecture';
  * grouped-query attention (eager, or SDPA with a padding mask: transformers repeat_kv), the attention output and, for
  * eager attention, the scores and their fp32 softmax. Checked against the profiler (tools/peak/measure_generation.py).
  */
-export function noGradLayerBytes(a: Architecture, tokens: number, seq: number, cb: number, attention: 'eager' | 'sdpa' | 'flash', tp = 1, residualBytes = cb): number {
+export function noGradLayerBytes(a: Architecture, tokens: number, seq: number, cb: number, attention: 'eager' | 'sdpa' | 'flash', tp = 1,
+  residualBytes = cb): number {
   const T = tokens;
   const h = a.hidden;
   const held = 2 * T * h * residualBytes + T * h * cb; // layer input, residual after attention (fp32 under autocast over fp32 weights), norm output

@@ -100,7 +100,9 @@ export interface ActivationPlan {
    * (W + BA and the routed input of its matmul) and its backward working set; `indices` limits it to those layers
    * (else every MoE layer).
    */
-  readonly expertLora?: { readonly targets: ReadonlyArray<{ readonly name: string; readonly savedBytes: number; readonly workingBytes: number; readonly indices?: ReadonlySet<number> }> };
+  readonly expertLora?: {
+    readonly targets: ReadonlyArray<{ readonly name: string; readonly savedBytes: number; readonly workingBytes: number; readonly indices?: ReadonlySet<number> }>;
+  };
 }
 
 export type LinearKernels = 'fla' | 'torch';

@@ -21,7 +21,8 @@ export function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   // weighted by layer count.
   const kinds = new Map<string, { moeBlock: boolean; rope: boolean; linearLayer: boolean; adapted: string[]; blockKind?: 'M' | '*' | '-' | 'E'; n: number }>();
   for (let i = 0; i < p.arch.layers; i++) {
-    const moeBlock = blockKinds ? blockKinds[i] === 'E' : pattern ? pattern.moe[i] : p.arch.moeMask ? p.arch.moeMask[i] : i >= p.arch.layers - (moe?.moeLayers ?? 0);
+    const moeBlock = blockKinds ? blockKinds[i] === 'E' : pattern ? pattern.moe[i] : p.arch.moeMask ? p.arch.moeMask[i]
+      : i >= p.arch.layers - (moe?.moeLayers ?? 0);
     const rope = pattern ? pattern.rope[i] : true;
     const linearLayer = linearPattern?.[i] === true;
     const adapted = moeBlock && p.expertLora ? p.expertLora.targets.filter((t) => !t.indices || t.indices.has(i)).map((t) => t.name) : [];
@@ -39,7 +40,9 @@ export function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   const dense = blocks.filter((c) => !c.moeBlock);
   const largest = blocks.reduce((a, b) => (b.l.bytesPerLayer > a.l.bytesPerLayer ? b : a));
   return {
-    ...(sparse[0] ?? blocks[0]).l, bytesPerLayer: avg((l) => l.bytesPerLayer), selectiveBytes: avg((l) => l.selectiveBytes), weightCopyBytesPerLayer: avg((l) => l.weightCopyBytesPerLayer),
+    ...(sparse[0]
+      ?? blocks[0]).l, bytesPerLayer: avg((l) => l.bytesPerLayer), selectiveBytes: avg((l) => l.selectiveBytes),
+        weightCopyBytesPerLayer: avg((l) => l.weightCopyBytesPerLayer),
     backwardWorkingBytes: Math.max(...blocks.map((c) => c.l.backwardWorkingBytes)),
     largestLayerBytes: largest.l.bytesPerLayer,
     kinds: {

@@ -68,5 +68,6 @@ export function unslothBlock(p: ActivationPlan): LayerActivations {
   const residual = 2 * cb * T * a.hidden;
   const backwardWorkingBytes = Math.max(cb * T * a.ffn, cb * T * (2 * qd + 2 * kvd)) + residual;
   const layerInputBytes = T * a.hidden * cb;
-  return { bytesPerLayer, entries: tape.entries(), backwardWorkingBytes, layerInputBytes, selectiveBytes: bytesPerLayer, checkpointHeldBytes: 0, weightCopyBytesPerLayer: 0 };
+  return { bytesPerLayer, entries: tape.entries(), backwardWorkingBytes, layerInputBytes, selectiveBytes: bytesPerLayer, checkpointHeldBytes: 0,
+    weightCopyBytesPerLayer: 0 };
 }

@@ -26,7 +26,8 @@ function mixerSavedBytes(p: ActivationPlan, mixer: (tape: Tape, p: ActivationPla
   const x = tape.tensor('mixer input', p.batch * p.seq * p.arch.hidden, p.half, true);
   const linear: LinearFn = (xin, name, outFeatures, what) => {
     const m = linearModules(p.arch).find((l) => l.name === name && l.layerKind !== 'full');
-    const y = tape.linear(xin, { what: name, elems: (m ? m.inFeatures : p.arch.hidden) * outFeatures, trainable: p.baseTrainable, bytesPerElem: p.weightBytes }, outFeatures, what);
+    const y = tape.linear(xin, { what: name, elems: (m ? m.inFeatures : p.arch.hidden) * outFeatures, trainable: p.baseTrainable,
+      bytesPerElem: p.weightBytes }, outFeatures, what);
     if (p.int8Base && xin.rg && !p.baseTrainable && !m?.parameter) tape.save(xin); // MatMul8bitLt keeps its input
     return y;
   };

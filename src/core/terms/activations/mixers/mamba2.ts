@@ -44,7 +44,8 @@ export function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
     if (proj.rg) {
       tape.save(proj);
       if (p.mambaKernels === 'split-masked') tape.saveExtra('x masked for the padding (scan input)', T * d * cb);
-      tape.saveExtra('scan output, its fp32 dA_cumsum, the torch gated norm\'s fp32 input, gate and factors', T * (24 * d + 8 * GN + 2 * H + 4 * mb.normGroups) - 2 * T * projW + 4 * p.batch * nc * C * H + 4 * H);
+      tape.saveExtra('scan output, its fp32 dA_cumsum, the torch gated norm\'s fp32 input, gate and factors',
+        T * (24 * d + 8 * GN + 2 * H + 4 * mb.normGroups) - 2 * T * projW + 4 * p.batch * nc * C * H + 4 * H);
     }
     if (p.baseTrainable) tape.saveExtra('exp(A_log) (fp32)', 4 * H);
     if (p.normsTrainable) tape.saveExtra('normalized input for the gated norm weight', 2 * T * d);
@@ -83,7 +84,8 @@ export function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
       // view), conv1d casts its input and weight to 16 bits (both copies kept), the dt path works in fp32, and the gate
       // is fp32 already: silu(gate) is fp32 without the gated norm, and the norm's gate.float() is no copy
       // (tools/activations/measure.py, falcon_h1 amp_bf16 torch cases, exact).
-      tape.saveExtra('fp32 in_proj output, 16-bit conv1d input and weight copies, fp32 dt path and gate', 2 * T * projW + 2 * T * convDim + 2 * convDim * mb.convKernel + 6 * T * H
+      tape.saveExtra('fp32 in_proj output, 16-bit conv1d input and weight copies, fp32 dt path and gate', 2 * T * projW + 2 * T * convDim
+        + 2 * convDim * mb.convKernel + 6 * T * H
         + (mb.gatedNorm ? -4 * T * d : 2 * T * d));
     }
   }
