@@ -23,18 +23,14 @@ export function weights(ctx: EstimateContext, st: StageContext): Component[] {
   const a = ctx.model.arch;
   const { tensorParallel: tp, pipelineParallel: pp } = ctx.layout;
   const { shardParams, offloadParams, fsdpOffload, zeroStage: zero } = ctx.sharding;
-  const { weightBytes: wb, embeddingBytes: embBytes, half, kbitQuantized: kbitQ, fsdpMaster } = ctx.dtypes;
-  const { layerShare, embeddingHere: embHere, quantizedHere: quantHere, denseBlock, visionHere, unquantizedParams, modelBytes } = st;
+  const { weightBytes: wb, half, kbitQuantized: kbitQ, fsdpMaster } = ctx.dtypes;
+  const { layerShare, quantizedHere: quantHere, unquantizedParams, modelBytes } = st;
   const persistent: Component[] = [];
   const base = { tp, pp, shard: shardParams };
   const weightShard = offloadParams || fsdpOffload || (fsdpMaster && setup.method === 'full') ? Infinity : shardParams;
   const weightBytes = modelBytes / weightShard;
-  persistent.push(comp(ctx, 'weights', 'Weights', weightBytes, () => (offloadParams || fsdpOffload ? 'offloaded to host memory (see gathered parameters)'
-      : fsdpMaster && setup.method === 'full' ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
-      : kbitQ !== 'none'
-        ? `${formatCount(denseBlock)} ${a.fusedExperts ? 'fused expert, router and norm/bias' : 'norm/bias'} params x 4 B (fp32 upcast) + ${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`
-      : `${formatCount(unquantizedParams)} params x ${wb} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`),
-        () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base })));
+  persistent.push(comp(ctx, 'weights', 'Weights', weightBytes, () => weightsFormula(ctx, st),
+    () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base })));
   // Before transformers 4.39 every attention layer of Llama, Mistral, Qwen2 and Mixtral built its own rotary
   // embedding with cos and sin tables for all max_position_embeddings positions, in the default dtype at load (the
   // load dtype): modeling_llama.py LlamaRotaryEmbedding._set_cos_sin_cache registers cos_cached / sin_cached
@@ -63,4 +59,20 @@ export function weights(ctx: EstimateContext, st: StageContext): Component[] {
       () => (`${formatCount(params)} params x ${half} B / ${hpz} (zero_hpz_partition_size)`), () => ({ params: Math.round(params), hpz })));
   }
   return persistent;
+}
+
+/** The weights' formula: offloaded, FSDP's fp32 shard only, the kbit upcast's split, or params x bytes. */
+function weightsFormula(ctx: EstimateContext, st: StageContext): string {
+  const setup = ctx.setup;
+  const a = ctx.model.arch;
+  const tp = ctx.layout.tensorParallel;
+  const { shardParams, offloadParams, fsdpOffload } = ctx.sharding;
+  const { weightBytes: wb, embeddingBytes: embBytes, kbitQuantized: kbitQ, fsdpMaster } = ctx.dtypes;
+  const { embeddingHere: embHere, denseBlock, visionHere, unquantizedParams } = st;
+  const sharded = shardParams > 1 ? ` / ${shardParams} (sharded)` : '';
+  return offloadParams || fsdpOffload ? 'offloaded to host memory (see gathered parameters)'
+    : fsdpMaster && setup.method === 'full' ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
+    : kbitQ !== 'none' ? `${formatCount(denseBlock)} ${a.fusedExperts ? 'fused expert, router and norm/bias' : 'norm/bias'} params x 4 B (fp32 upcast) + `
+      + `${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${sharded}`
+    : `${formatCount(unquantizedParams)} params x ${wb} B${sharded}`;
 }
