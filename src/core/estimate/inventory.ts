@@ -100,7 +100,23 @@ function adapterTargets(setup: TrainingSetup, mods: LinearModule[]): Set<string>
   return setup.lora ? matchModules(setup.lora.target_modules, mods) : new Set();
 }
 
+/** The setup's parameter inventory (see Inventory). */
 function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], targets: Set<string>): Inventory {
+  const { pc, total, blocks, source } = parameterCounts(setup, a);
+  const { adapter, largestVector, ff, paramTargets } = adapterCounts(setup, a, mods, targets);
+  const { quantized, largestQuantized, qbpp } = quantizedCounts(setup, mods, targets);
+  const savedModules = savedModuleCount(setup, a);
+  const { matrices, vectors, trainable, largest, headTrainable } = trainableShapes(setup, a, mods, targets, { pc, total, blocks },
+    { adapter, largestVector, ff, paramTargets }, savedModules);
+  return {
+    total, embedding: pc.embedding, head: pc.head, vision: pc.vision, blocks, largestBlock: pc.largestBlock, quantized, largestQuantized, quantBytesPerParam: qbpp,
+    adapter, savedModules, trainable, trainableMatrices: matrices, ...(ff ? { ia3Feedforward: ff } : {}), trainableVectors: vectors,
+    largestTrainableTensor: largest, headTrainable, source,
+  };
+}
+
+/** The architecture's count, or the given one (with the head the model is loaded with), and where it came from. */
+function parameterCounts(setup: TrainingSetup, a: Architecture): { pc: ReturnType<typeof countParameters>; total: number; blocks: number; source: string } {
   const head = setup.head ?? a.defaultHead;
   const pc = countParameters(a, head, setup.num_labels);
   let total = pc.total;
@@ -118,6 +134,12 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   } else if (given !== undefined) {
     source = `given parameter count${swapNote} (matches the architecture)`;
   }
+  return { pc, total, blocks, source };
+}
+
+/** LoRA's (DoRA's, ParamWrapper's) or (IA)^3's parameters, and (IA)^3's feed-forward targets. */
+function adapterCounts(setup: TrainingSetup, a: Architecture, mods: LinearModule[], targets: Set<string>): { adapter: number; largestVector: number;
+  ff: Set<string> | undefined; paramTargets: ParameterTarget[] } {
   const method = setup.method;
   let adapter = 0;
   const paramTargets = (method === 'lora' || method === 'qlora') && setup.lora ? parameterTargets(setup.lora.target_parameters, a, mods).targets : [];
@@ -139,6 +161,11 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
       largestVector = Math.max(largestVector, n);
     }
   }
+  return { adapter, largestVector, ff, paramTargets };
+}
+
+/** The quantized block parameters, the largest quantized matrix, and their bytes per parameter with the constants. */
+function quantizedCounts(setup: TrainingSetup, mods: LinearModule[], targets: Set<string>): { quantized: number; largestQuantized: number; qbpp: number } {
   let quantized = 0;
   let largestQuantized = 0;
   let qbpp = 0;
@@ -155,6 +182,12 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
     }
     qbpp = quantBytesPerParam(setup.quantization, setup.torchao_version).bytes;
   }
+  return { quantized, largestQuantized, qbpp };
+}
+
+/** modules_to_save copies: the embedding or the head, trained beside the frozen original. */
+function savedModuleCount(setup: TrainingSetup, a: Architecture): number {
+  const method = setup.method;
   const saveNames = setup.lora?.modules_to_save ?? [];
   let savedModules = 0;
   if (method === 'lora' || method === 'qlora') {
@@ -163,6 +196,17 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
       else if (/lm_head|output|embed_out/.test(n)) savedModules += a.vocab * a.hidden;
     }
   }
+  return savedModules;
+}
+
+/** The trainable parameters by method, their matrices as [rows, cols, count], the rest as vectors, and the largest tensor. */
+function trainableShapes(setup: TrainingSetup, a: Architecture, mods: LinearModule[], targets: Set<string>,
+  counts: { pc: ReturnType<typeof countParameters>; total: number; blocks: number },
+  adapters: { adapter: number; largestVector: number; ff: Set<string> | undefined; paramTargets: ParameterTarget[] }, savedModules: number):
+  { matrices: Array<[number, number, number]>; vectors: number; trainable: number; largest: number; headTrainable: boolean } {
+  const method = setup.method;
+  const { pc, total, blocks } = counts;
+  const { adapter, largestVector, ff, paramTargets } = adapters;
   const matrices: Array<[number, number, number]> = [];
   let vectors = 0;
   let trainable: number;
@@ -211,13 +255,7 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
       headTrainable = true;
     }
   }
-  return {
-    total, embedding: pc.embedding, head: pc.head, vision: pc.vision, blocks, largestBlock: pc.largestBlock, quantized, largestQuantized,
-      quantBytesPerParam: qbpp,
-    adapter, savedModules, trainable, trainableMatrices: matrices, ...(ff ? { ia3Feedforward: ff }
-      : {}), trainableVectors: vectors, largestTrainableTensor: largest,
-    headTrainable, source,
-  };
+  return { matrices, vectors, trainable, largest, headTrainable };
 }
 
 // Key parts of the LoRA and quantization blocks, memoized per block (the advice search shares them between candidates).
