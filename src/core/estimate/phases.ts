@@ -45,17 +45,16 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
-  const { zeroStage: zero, shardGrads, shardParams, rootUnit } = ctx.sharding;
-  const { weightBytes: wb, half, gradBytes } = ctx.dtypes;
-  const { teacher, rollout, onlineDpo, gkd, generation, gkdGeneration } = ctx.methods;
+  const { shardGrads, rootUnit } = ctx.sharding;
+  const { half, gradBytes } = ctx.dtypes;
+  const { teacher, rollout, onlineDpo, gkd } = ctx.methods;
   const pref = setup.preference;
   const ck = setup.gradient_checkpointing;
-  const { last, trainableGradHere, flatHere, sequences: seqs, tokens: T } = st;
+  const { last, trainableGradHere, sequences: seqs, tokens: T } = st;
   const { persistent, gathered, gatheredGrads, headGather, headAccum, tiedAccum, dequantFwdC, dequantC, refForwardBytes, refForwardFormula, rewardFwdC,
     genComps, outside, lossFwd, lossBwd } = terms;
   const { gradLabel, gradFormula, gradsInForward, gradAtEnd, embGradLater, gradAtFirst } = terms.grads;
   const { layer, actComp, maskC, maskHeld, castComp, castCacheComp, recompute } = terms.activations;
-  const { evalBatch, evalLossBytes, evalLayerBytes, evalLossFormula, gradsKeptInEval } = terms.evaluation;
   if (ctx.lean) return leanPhases(ctx, st, terms, gradsAtPhase);
   const pers = persistent;
   const gradC = (bytes: number, note: string): Component => comp(ctx, 'gradients', gradLabel, bytes, () => (`${gradFormula()}${note}`),
@@ -132,35 +131,61 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
     { phase: 'optimizer', allocatedBytes: sum(optC), components: optC, note: 'optimizer step: gradients, states and step temporaries' },
   ];
   if (gradsAtPhase) for (const ph of phasesOut) gradsAtPhase.set(ph, sum(ph.components.filter((c) => c.id === 'gradients')));
-  if (evalBatch !== undefined) {
-    const evalTail = evalLossBytes >= evalLayerBytes + sum(dequantFwdC)
-      ? [comp(ctx, 'logits-loss', `Evaluation: logits and cross-entropy at the eval batch (${evalBatch})`, evalLossBytes,
-        () => (`${evalBatch} x ${setup.seq_len} tokens, no grad; ${evalLossFormula}`), () => ({ evalBatch, tokens: evalBatch * setup.seq_len,
-        vocab: a.vocab }))]
-      : [comp(ctx, 'backward-working', `Evaluation: one layer's forward at the eval batch (${evalBatch})`, evalLayerBytes,
-        () => ('the largest intermediates of one layer, its input and output, no grad'), () => ({ evalBatch })), ...dequantFwdC];
-    const ev: Component[] = [...pers, ...(gradsKeptInEval > 0 ? [gradC(gradsKeptInEval, ' (not freed: zero_grad(set_to_none=False))')] : []),
-      ...gathered, ...headGather, ...evalTail];
-    phasesOut.push({ phase: 'evaluation', allocatedBytes: sum(ev), components: ev,
-      note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})` });
-  }
-  if (generation) {
-    const gen = [...pers, ...genComps];
-    phasesOut.push({ phase: 'generation', allocatedBytes: sum(gen), components: gen, note: gkdGeneration
-      ? `on-policy generation (GKD lmbda ${setup.distillation!.on_policy}): ${gkdGeneration.batch} completions of up to ${gkdGeneration.completion_len} tokens (prompts prefilled, then decoded with a KV cache)`
-      : onlineDpo
-        ? `online DPO generation in the training step: two completions for each of the micro-batch's ${setup.micro_batch_size} prompts${generation.engine === 'generate' ? ' (prompts prefilled, then decoded with a KV cache)' : generation.engine === 'vllm-colocate' ? ' in the colocated vLLM engine' : ' on the vLLM server (other GPUs)'}`
-      : generation.engine === 'generate' ? `generation of ${generation.batch} completions (prompts prefilled, then decoded with a KV cache)`
-        : generation.engine === 'vllm-colocate' ? 'generation in the colocated vLLM engine' : 'generation on the vLLM server (other GPUs)' });
-  }
-  if (zero >= 1 && setup.optimizer !== 'none') {
-    // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
-    const init = comp(ctx, 'first-step-init', 'ZeRO flatten buffer (initialisation)', (flatHere * wb) / (zero === 3 ? shardParams : 1),
-      () => ('one flat copy of the 16-bit parameters while groups are built'), () => ({}));
-    const fs = [...pers.filter((c) => c.id !== 'optimizer-states'), init];
-    phasesOut.push({ phase: 'first-step', allocatedBytes: sum(fs), components: fs, note: 'initialisation and first step: flat parameter groups are built' });
-  }
+  const evaluation = evaluationPhase(ctx, terms, pers, gradC);
+  if (evaluation) phasesOut.push(evaluation);
+  const generationOut = generationPhase(ctx, pers, genComps);
+  if (generationOut) phasesOut.push(generationOut);
+  const firstStep = firstStepPhase(ctx, st, pers);
+  if (firstStep) phasesOut.push(firstStep);
   return phasesOut;
+}
+
+/** Evaluation during training: a no-grad forward at the eval batch (terms/evaluation.ts). */
+function evaluationPhase(ctx: EstimateContext, terms: StageTerms, pers: Component[],
+  gradC: (bytes: number, note: string) => Component): PhaseEstimate | undefined {
+  const setup = ctx.setup;
+  const a = ctx.model.arch;
+  const { gathered, headGather, dequantFwdC } = terms;
+  const { evalBatch, evalLossBytes, evalLayerBytes, evalLossFormula, gradsKeptInEval } = terms.evaluation;
+  if (evalBatch === undefined) return undefined;
+  const evalTail = evalLossBytes >= evalLayerBytes + sum(dequantFwdC)
+    ? [comp(ctx, 'logits-loss', `Evaluation: logits and cross-entropy at the eval batch (${evalBatch})`, evalLossBytes,
+      () => (`${evalBatch} x ${setup.seq_len} tokens, no grad; ${evalLossFormula}`), () => ({ evalBatch, tokens: evalBatch * setup.seq_len,
+      vocab: a.vocab }))]
+    : [comp(ctx, 'backward-working', `Evaluation: one layer's forward at the eval batch (${evalBatch})`, evalLayerBytes,
+      () => ('the largest intermediates of one layer, its input and output, no grad'), () => ({ evalBatch })), ...dequantFwdC];
+  const ev: Component[] = [...pers, ...(gradsKeptInEval > 0 ? [gradC(gradsKeptInEval, ' (not freed: zero_grad(set_to_none=False))')] : []),
+    ...gathered, ...headGather, ...evalTail];
+  return { phase: 'evaluation', allocatedBytes: sum(ev), components: ev,
+    note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})` };
+}
+
+/** Generation (online RL, GKD's on-policy rounds): the persistent components and generation's own (terms/generation.ts). */
+function generationPhase(ctx: EstimateContext, pers: Component[], genComps: Component[]): PhaseEstimate | undefined {
+  const setup = ctx.setup;
+  const { onlineDpo, generation, gkdGeneration } = ctx.methods;
+  if (!generation) return undefined;
+  const gen = [...pers, ...genComps];
+  return { phase: 'generation', allocatedBytes: sum(gen), components: gen, note: gkdGeneration
+    ? `on-policy generation (GKD lmbda ${setup.distillation!.on_policy}): ${gkdGeneration.batch} completions of up to ${gkdGeneration.completion_len} tokens (prompts prefilled, then decoded with a KV cache)`
+    : onlineDpo
+      ? `online DPO generation in the training step: two completions for each of the micro-batch's ${setup.micro_batch_size} prompts${generation.engine === 'generate' ? ' (prompts prefilled, then decoded with a KV cache)' : generation.engine === 'vllm-colocate' ? ' in the colocated vLLM engine' : ' on the vLLM server (other GPUs)'}`
+    : generation.engine === 'generate' ? `generation of ${generation.batch} completions (prompts prefilled, then decoded with a KV cache)`
+      : generation.engine === 'vllm-colocate' ? 'generation in the colocated vLLM engine' : 'generation on the vLLM server (other GPUs)' };
+}
+
+/** The first step under ZeRO: the optimizer state not built yet, a flat copy of the 16-bit parameters. */
+function firstStepPhase(ctx: EstimateContext, st: StageContext, pers: Component[]): PhaseEstimate | undefined {
+  const setup = ctx.setup;
+  const { zeroStage: zero, shardParams } = ctx.sharding;
+  const wb = ctx.dtypes.weightBytes;
+  const { flatHere } = st;
+  if (!(zero >= 1 && setup.optimizer !== 'none')) return undefined;
+  // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
+  const init = comp(ctx, 'first-step-init', 'ZeRO flatten buffer (initialisation)', (flatHere * wb) / (zero === 3 ? shardParams : 1),
+    () => ('one flat copy of the 16-bit parameters while groups are built'), () => ({}));
+  const fs = [...pers.filter((c) => c.id !== 'optimizer-states'), init];
+  return { phase: 'first-step', allocatedBytes: sum(fs), components: fs, note: 'initialisation and first step: flat parameter groups are built' };
 }
 
 /**
