@@ -12,7 +12,7 @@ import type { EstimateContext } from './context';
 
 /** CUDA context + cuBLAS/cuDNN handles with lazy module loading (CUDA >= 11.7), per process. */
 export const DEFAULT_CUDA_CONTEXT_BYTES = 512 * MiB;
-/** Share of the memory allocated and freed every step that the caching allocator cannot hand back out (see README). */
+/** Share of the memory allocated and freed every step that the caching allocator cannot hand back out (docs/estimate/runtime.md). */
 export const ALLOCATOR_FRAGMENTATION = 0.05;
 
 /** The step's high point and what the model load left (estimate/stage.ts, terms/nf4-load.ts). */
