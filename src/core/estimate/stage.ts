@@ -70,12 +70,11 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
  * The phases of one pipeline stage, from its terms in the order the persistent components are listed; the loss's
  * largest tensors when the stage computes the loss.
  */
-function stagePhases(ctx: EstimateContext, stageIndex: number, gradsAtPhase: Map<PhaseEstimate,
-  number> | undefined): { phases: PhaseEstimate[]; lossTensorBytes: number | undefined } {
+function stagePhases(ctx: EstimateContext, stageIndex: number, gradsAtPhase: Map<PhaseEstimate, number> | undefined):
+  { phases: PhaseEstimate[]; lossTensorBytes: number | undefined } {
   const st = stageContext(ctx, stageIndex);
-  const persistent: Component[] = [...weights(ctx, st), ...frozenModelWeights(ctx, st), ...adapterWeights(ctx, st)];
-  persistent.push(...masterWeights(ctx, st));
-  persistent.push(...optimizerStates(ctx, st));
+  const persistent: Component[] = weights(ctx, st);
+  persistent.push(...frozenModelWeights(ctx, st), ...adapterWeights(ctx, st), ...masterWeights(ctx, st), ...optimizerStates(ctx, st));
 
   const engineC = rolloutEngine(ctx, persistent);
   if (!ctx.methods.rollout?.vllm_sleep) persistent.push(...engineC);
