@@ -24,9 +24,8 @@ export const EAGER_ONLY_ATTENTION: Partial<Record<Architecture['family'], { read
 export const dtypeBytes = (d: 'fp32' | 'bf16' | 'fp16'): number => DTYPE_BYTES[d];
 
 /** The dtypes of the run (warns of an upcast of a model that is not 4/8-bit and of pure fp16 training). */
-export function planDtypes(ctx: PlanningContext, a: Architecture, layout: Layout, sharding: ShardingPlan, adapterPlan: Pick<MethodPlan,
-  'peft' | 'adapters' | 'lora' | 'ia3'>
-  & { effectiveSetup: TrainingSetup }, badamRatio: number | undefined): DtypePlan {
+export function planDtypes(ctx: PlanningContext, a: Architecture, layout: Layout, sharding: ShardingPlan,
+  adapterPlan: Pick<MethodPlan, 'peft' | 'adapters' | 'lora' | 'ia3'> & { effectiveSetup: TrainingSetup }, badamRatio: number | undefined): DtypePlan {
   const setup = ctx.setup;
   const { warnings } = ctx.notes;
   const cp = layout.contextParallel;

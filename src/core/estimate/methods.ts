@@ -85,10 +85,12 @@ export function adapterDefaults(ctx: PlanningContext): { lora: TrainingSetup['lo
   return { lora, ia3, effectiveSetup: effSetup, peft, adapters };
 }
 
+/** What the inventory step gives the context: the modules, the inventory, the adapters' targets, GaLore's shapes. */
+type TrainingPlan = Pick<MethodPlan, 'targets' | 'parameterTargets' | 'galore' | 'paged' | 'oldTorchaoNf4'>
+  & { modules: ReturnType<typeof linearModules>; inventory: ReturnType<typeof memoInventory>['inv'] };
+
 /** The modules, the inventory and the adapters' targets, GaLore's shapes, and the checks they allow. */
-export function planTraining(ctx: PlanningContext, a: Architecture, defaults: ReturnType<typeof adapterDefaults>, sharding: ShardingPlan): Pick<MethodPlan,
-  'targets' | 'parameterTargets' | 'galore' | 'paged' | 'oldTorchaoNf4'>
-  & { modules: ReturnType<typeof linearModules>; inventory: ReturnType<typeof memoInventory>['inv'] } {
+export function planTraining(ctx: PlanningContext, a: Architecture, defaults: ReturnType<typeof adapterDefaults>, sharding: ShardingPlan): TrainingPlan {
   const setup = ctx.setup;
   const { lora, ia3, effectiveSetup: effSetup } = defaults;
   const rollout = setup.rollout;

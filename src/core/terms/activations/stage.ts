@@ -57,9 +57,8 @@ function expertLoraPlan(ctx: EstimateContext, tokens: number): NonNullable<Activ
 }
 
 /** The plan one block of this stage is replayed with, and the kernels its mixers run. */
-function activationPlan(ctx: EstimateContext, st: StageContext): { layerPlan: ActivationPlan; mixerKernels: Pick<ActivationPlan,
-  'linearKernels' | 'mambaKernels'>;
-  mambaPath: MambaKernels; kernelsOff: boolean } {
+function activationPlan(ctx: EstimateContext, st: StageContext):
+  { layerPlan: ActivationPlan; mixerKernels: Pick<ActivationPlan, 'linearKernels' | 'mambaKernels'>; mambaPath: MambaKernels; kernelsOff: boolean } {
   const { setup, effectiveSetup: effSetup } = ctx;
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
   const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
