@@ -40,9 +40,10 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
   const notes: Notes = { warnings: [], assumptions: [] };
   const planning: PlanningContext = { given: setupAsGiven, setup, provenance: opts.provenance ?? {}, lean: opts.lean === true, notes, gpu: opts.gpu };
   modelCodeCheckpointing(planning, norm);
-  gpuSupportChecks(planning);
+  // gpuSupportChecks, defaultAssumptions and moeNotes note in full mode only: lean estimates skip the calls.
+  if (!planning.lean) gpuSupportChecks(planning);
   modelCodeAttention(planning, norm);
-  defaultAssumptions(planning, norm.code, frozen.gkd);
+  if (!planning.lean) defaultAssumptions(planning, norm.code, frozen.gkd);
   const parallel = planLayout(planning, a, norm.badamRatio);
   if ('ok' in parallel) return parallel;
   const rollout = planRollout(planning, frozen.gkd);
@@ -67,7 +68,7 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
       paged: training.paged, oldTorchaoNf4: training.oldTorchaoNf4 },
     gpu: planning.gpu, provenance: planning.provenance, lean: planning.lean, notes,
   };
-  moeNotes(ctx);
+  if (!ctx.lean) moeNotes(ctx);
   attentionNotes(ctx);
   evaluationNotes(ctx);
   return assemble(ctx, opts);

@@ -21,7 +21,7 @@ import { phasesFor, type StageTerms } from './phases';
 export function stageContext(ctx: EstimateContext, stageIndex: number): StageContext {
   const setup = ctx.setup;
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
-  const { tensorParallel: tp, pipelineParallel: pp, expertParallel: ep, contextParallel: cp } = ctx.layout;
+  const { tensorParallel: tp, pipelineParallel: pp, contextParallel: cp } = ctx.layout;
   const { shardOptimizer, shardGrads, shardParams, zeroStage: zero } = ctx.sharding;
   const { denseBytes, embeddingBytes: embBytes } = ctx.dtypes;
   const first = stageIndex === 0;
@@ -36,9 +36,7 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
   // expert data parallel groups, torchtitan's dp_shard_mod_ep mesh). So an expert quantity sharded over S is divided
   // by max(ep, S) per GPU, not by ep x S: blockFor(S) is the block parameter count that is then divided by S.
   const expertParams = a.moe ? mods.filter((m) => m.group === 'expert').reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0) : 0;
-  const blockFor = (S: number): number => (inv.blocks - (a.moe && ep > 1 ? expertParams * (1 - Math.min(ep, Number.isFinite(S) ? S : 1) / ep)
-    : 0)) * layerShare;
-  const blockParams = blockFor(shardParams);
+  const blockParams = blockFor(ctx, expertParams, layerShare, shardParams);
   const embHere = (first ? inv.embedding : 0) + (last ? inv.head : 0);
   const quantHere = inv.quantized * layerShare / tp;
   const denseBlock = blockParams / tp - quantHere;
@@ -50,11 +48,9 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
   // (they differ only for the experts under expert parallelism, see blockFor).
   // Under a value head the untied LM head gets no gradient (its logits reach no loss): not trained.
   const headUnused = setup.method === 'full' && last && !inv.headTrainable ? inv.head : 0;
-  const trainableFor = (S: number): number => setup.method === 'full' ? (blockFor(S) / tp + (embHere - headUnused) / tp)
-    : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
-  const trainableHere = trainableFor(shardOptimizer);
-  const trainableGradHere = trainableFor(shardGrads);
-  const flatHere = trainableFor(zero === 3 ? shardParams : 1);
+  const trainableHere = trainableFor(ctx, expertParams, layerShare, last, embHere - headUnused, shardOptimizer);
+  const trainableGradHere = trainableFor(ctx, expertParams, layerShare, last, embHere - headUnused, shardGrads);
+  const flatHere = trainableFor(ctx, expertParams, layerShare, last, embHere - headUnused, zero === 3 ? shardParams : 1);
   // Paired preference training runs the chosen and the rejected sequence of each example in one forward.
   const seqs = setup.micro_batch_size * sequencesPerExample(setup);
   // Each context-parallel rank holds its share of every sequence.
@@ -64,6 +60,22 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
     stage: stageIndex, first, last, layersHere, layerShare, inFlight, expertParams, blockParams, embeddingHere: embHere, quantizedHere: quantHere, denseBlock,
     visionHere, unquantizedParams, modelBytes, trainableHere, trainableGradHere, flatHere, sequences: seqs, seqHere, tokens: T,
   };
+}
+
+/** The block parameters of a stage that are then divided by S (experts: over the expert-data-parallel group). */
+function blockFor(ctx: EstimateContext, expertParams: number, layerShare: number, S: number): number {
+  const { arch: a, inventory: inv } = ctx.model;
+  const ep = ctx.layout.expertParallel;
+  return (inv.blocks - (a.moe && ep > 1 ? expertParams * (1 - Math.min(ep, Number.isFinite(S) ? S : 1) / ep) : 0)) * layerShare;
+}
+
+/** A stage's trainable parameters per GPU to divide by a shard degree S; `embTrained`: its trained embedding and head parameters. */
+function trainableFor(ctx: EstimateContext, expertParams: number, layerShare: number, last: boolean, embTrained: number, S: number): number {
+  const setup = ctx.setup;
+  const inv = ctx.model.inventory;
+  const tp = ctx.layout.tensorParallel;
+  return setup.method === 'full' ? (blockFor(ctx, expertParams, layerShare, S) / tp + embTrained / tp)
+    : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
 }
 
 /**

@@ -44,10 +44,11 @@ export function memo<K, V>(compute: (k: K) => V, options: MemoOptions<K>): (k: K
   };
   if (!recent) return byKey;
   const items: Array<{ key: K; value: V }> = [];
+  const { size, same } = recent;
   return (k: K): V => {
-    for (const r of items) if (recent.same(r.key, k)) return r.value;
+    for (const r of items) if (same(r.key, k)) return r.value;
     const value = byKey(k);
-    if (items.length >= recent.size) items.pop();
+    if (items.length >= size) items.pop();
     items.unshift({ key: k, value });
     return value;
   };

@@ -170,7 +170,8 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
   const { badamLayer } = ctx.methods;
   const { inFlight, sequences: seqs, seqHere, tokens: T } = st;
   const { layerPlan, mixerKernels, mambaPath, kernelsOff } = activationPlan(ctx, st);
-  kernelNotes(ctx, st, layerPlan, mambaPath, kernelsOff);
+  // (Assumptions and warnings of the first stage, in full mode.)
+  if (!ctx.lean && st.first) kernelNotes(ctx, st, layerPlan, mambaPath, kernelsOff);
   const layer = layerActivations(layerPlan);
   let freezeLayer: ReturnType<typeof layerActivations> | undefined;
   if (setup.method === 'freeze') {
