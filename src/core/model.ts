@@ -3,11 +3,58 @@ import type { SetupKey } from './setup';
 
 export type Phase = 'load' | 'forward' | 'backward' | 'optimizer' | 'first-step' | 'evaluation' | 'generation';
 
+/**
+ * What a component holds. Each id is made by the files named (under src/core/), and documented in docs/estimate/.
+ */
 export type ComponentId =
-  | 'weights' | 'quantization-constants' | 'adapter-weights' | 'master-weights' | 'gradients' | 'ddp-buckets'
-  | 'optimizer-states' | 'optimizer-step' | 'activations' | 'checkpoint-recompute' | 'backward-working'
-  | 'autocast-weight-copies' | 'logits-loss' | 'loss-backward' | 'zero-buckets' | 'gathered-params' | 'gathered-grads' | 'first-step-init'
-  | 'kv-cache' | 'rollout-engine' | 'load-transient' | 'rotary-tables';
+  /** The model's parameters, ZeRO++'s hpZ partition (terms/weights.ts); frozen models' (terms/reference-models.ts). */
+  | 'weights'
+  /** 4/8-bit base weights with their quantization constants (terms/weights.ts, terms/quantization.ts). */
+  | 'quantization-constants'
+  /** LoRA / DoRA / IA3 parameters and modules_to_save copies (terms/adapters.ts). */
+  | 'adapter-weights'
+  /** The fp32 copy of 16-bit trainable parameters (terms/master-weights.ts). */
+  | 'master-weights'
+  /** Gradients live at a phase (terms/gradients.ts, placed by estimate/phases.ts; in generation: terms/generation.ts). */
+  | 'gradients'
+  /** DDP's flat gradient buckets (terms/gradients.ts). */
+  | 'ddp-buckets'
+  /** Optimizer states and BAdam's masks (terms/optimizer-states.ts). */
+  | 'optimizer-states'
+  /** Temporaries of the optimizer step (terms/optimizer-step.ts, placed by estimate/phases.ts). */
+  | 'optimizer-step'
+  /** Tensors saved for backward and eager attention's causal mask (terms/activations/stage.ts). */
+  | 'activations'
+  /** One layer recomputed under checkpointing (estimate/phases.ts, from terms/activations/stage.ts). */
+  | 'checkpoint-recompute'
+  /**
+   * A working set of one layer or op at a time: a layer's forward or backward temporaries (estimate/phases.ts), a
+   * dequantized weight or DoRA's norm (terms/activations/stage.ts), prefill and decoding (terms/generation.ts), a frozen
+   * model's no-grad layer (terms/reference-models.ts), gradient accumulation buffers (estimate/phases.ts).
+   */
+  | 'backward-working'
+  /** Autocast's 16-bit copies of fp32 weights (terms/activations/stage.ts, terms/logits-loss.ts). */
+  | 'autocast-weight-copies'
+  /** Logits, the loss and log-probabilities: saved and transient (terms/logits-loss.ts, estimate/phases.ts, generation). */
+  | 'logits-loss'
+  /** The loss's backward: gradients of the logits (estimate/phases.ts, from terms/loss.ts). */
+  | 'loss-backward'
+  /** ZeRO's reduce and gradient buckets (terms/sharding-buffers.ts). */
+  | 'zero-buckets'
+  /** Parameters all-gathered by ZeRO-3 or FSDP (terms/sharding-buffers.ts; for generation: terms/generation.ts). */
+  | 'gathered-params'
+  /** FSDP's unsharded gradients of one unit (terms/sharding-buffers.ts). */
+  | 'gathered-grads'
+  /** ZeRO's flat parameter copy built at the first step (estimate/phases.ts). */
+  | 'first-step-init'
+  /** The generation cache: keys, values and recurrent states (terms/kv-cache.ts). */
+  | 'kv-cache'
+  /** A colocated vLLM engine's share of the GPU (terms/generation.ts). */
+  | 'rollout-engine'
+  /** Temporaries of torchao < 0.2 quantizing NF4 weights at load (terms/nf4-load.ts). */
+  | 'load-transient'
+  /** Rotary cos/sin tables per attention layer before transformers 4.39 (terms/weights.ts). */
+  | 'rotary-tables';
 
 /** One memory term: how many bytes, the formula in words and symbols, and the inputs that went into it. */
 export interface Component {

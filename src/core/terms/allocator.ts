@@ -14,6 +14,7 @@
 // - when the driver has no room for a new segment, every cached segment with no block in use is released and the
 //   request retried (the out-of-memory path, release_cached_blocks).
 // Pure arithmetic; no I/O.
+// Docs: docs/estimate/runtime.md
 
 const MIN_BLOCK = 512;
 const SMALL_SIZE = 1 << 20;

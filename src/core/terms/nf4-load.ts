@@ -19,7 +19,14 @@
 // qlora_finetune.rst, April 2024) reports 9.13 GB reserved after model init for Llama-2-7B, whose NF4 model with its
 // bf16 embeddings, head and adapters takes about 4.2 GB.
 // Pure arithmetic; no I/O.
+// Docs: docs/estimate/runtime.md
 
+import type { LinearModule } from '../architecture';
+import { comp, MODEL_TENSOR_IDS, sum } from '../estimate/component';
+import type { EstimateContext } from '../estimate/context';
+import type { PhaseEstimate } from '../model';
+import { DTYPE_BYTES, formatCount } from '../units';
+import { memo } from '../util/memo';
 import { CachingAllocator, type Allocation } from './allocator';
 
 export interface Nf4LoadLinear {
@@ -193,4 +200,63 @@ export function simulateNf4Load(m: Nf4LoadModel, capacity = Infinity): Nf4LoadRe
     });
   }
   return { peakAllocated: A.peakAllocated, reserved: A.peakReserved, allocated: A.allocated, largest };
+}
+
+/**
+ * The model-load replay depends only on the model's shapes and the room on the GPU; an advice search asks for the same
+ * one many times. On a GPU too small for the load itself the allocator fails; the replay is then run without a limit,
+ * and the load phase's peak shows that it does not fit.
+ */
+const nf4Loads = memo(({ m, capacity }: { m: Nf4LoadModel; capacity: number }): Nf4LoadResult => {
+  try {
+    return simulateNf4Load(m, capacity);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return simulateNf4Load(m);
+  }
+}, { key: ({ m, capacity }) => `${capacity}|${JSON.stringify(m)}`, limit: 64 });
+const memoNf4Load = (m: Nf4LoadModel, capacity: number): Nf4LoadResult => nf4Loads({ m, capacity });
+
+/**
+ * torchtune 0.1 QLoRA with torchao < 0.2 (terms/nf4-load.ts): the builder's to_nf4 calls, the deep copies of the
+ * layer and load_state_dict's copy_ each quantize a weight on the GPU with numel x 16 x 2 B temporaries, twice. The
+ * high point of that is the load phase; what the allocator reserved by then stays reserved. Replayed through the
+ * caching-allocator model for a single GPU holding dense decoder layers (one instance of each linear per layer).
+ * `stepPeak` is the training step's highest phase (its weights are the model as loaded).
+ */
+export function nf4LoadPhase(ctx: EstimateContext, stepPeak: PhaseEstimate, contextBytes: number): { phase: PhaseEstimate; reservedBytes: number } | undefined {
+  const { setup, effectiveSetup: effSetup } = ctx;
+  const { arch: a, modules: mods } = ctx.model;
+  const world = ctx.layout.world;
+  const { targets, oldTorchaoNf4 } = ctx.methods;
+  const q = effSetup.quantization;
+  if (!oldTorchaoNf4 || !q || world > 1 || a.moe || a.layers === 0 || mods.some((m) => m.count !== a.layers || m.parameter)) return undefined;
+  const lora = setup.lora;
+  const adapterBytes = lora ? DTYPE_BYTES[lora.dtype] : 2;
+  const quantizes = (m: LinearModule): boolean => q.scope === 'all-linear' || targets.has(m.name);
+  const model: Nf4LoadModel = {
+    layers: a.layers,
+    linears: mods.map((m) => ({ elements: m.inFeatures * m.outFeatures, quantized: quantizes(m), adapterElements: lora && targets.has(m.name)
+      ? [lora.r * m.inFeatures, lora.r * m.outFeatures] : [] })),
+    // Two norm scales and the rotary cache (max positions x head dim, fp32) that torchtune keeps in each attention.
+    layerOtherBytes: [2 * a.hidden, 2 * a.hidden, a.maxPositions * a.headDim * 4],
+    outsideBytes: [2 * a.vocab * a.hidden, ...(a.tied ? [] : [2 * a.vocab * a.hidden]), 2 * a.hidden],
+    adapterBytesPerElement: adapterBytes,
+  };
+  // The driver's room for the allocator: the GPU less the CUDA context (released cached segments make room first).
+  const sim = memoNf4Load(model, ctx.gpu ? ctx.gpu.memoryBytes - contextBytes : Infinity);
+  // The model as trained is the step's own weights; the simulation adds what its load held on top of them.
+  const kept = stepPeak.components.filter((c) => MODEL_TENSOR_IDS.has(c.id));
+  const transient = sim.peakAllocated - sim.allocated;
+  const components = [...kept, comp(ctx, 'load-transient', 'NF4 quantization temporaries (model build and load)', transient,
+    () => (`to_nf4 of the largest weight (${formatCount(sim.largest)} elements): |w/scale - 16 NF4 codes| as ${formatCount(sim.largest * 16)} x 2 B twice, int64 codes, the 16-bit copy being quantized; plus the builder's template layer, replayed through the caching allocator`),
+    () => ({ elements: sim.largest, layers: a.layers })) ];
+  return {
+    phase: { phase: 'load', allocatedBytes: sum(components), components,
+      note: ctx.lean ? ''
+        : `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, load_state_dict)` },
+    // What the replay reserved, plus any model tensors the estimate counts that the replay did not allocate. With
+    // expandable segments freed ranges serve requests of any size: what stays reserved is the load's high point.
+    reservedBytes: setup.expandable_segments ? sum(components) : sim.reserved + Math.max(0, sum(kept) - sim.allocated),
+  };
 }

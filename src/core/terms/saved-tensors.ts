@@ -3,6 +3,7 @@
 // an input is saved only when the derivative of another input that requires grad needs it
 // (tools/autograd/gen_variable_type.py guards each SavedVariable with should_compute_output), so frozen
 // layers (LoRA base weights, frozen embeddings) save less. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
 
 /** How the forward runs: all fp32; everything in 16-bit ("pure" bf16/fp16); or fp32 weights under autocast. */
 export type ComputeMode = 'fp32' | 'half' | 'amp';

@@ -1,0 +1,147 @@
+// The advice engine: searches the changes a practitioner would make (precision, checkpointing, attention,
+// ZeRO/FSDP, offload, 8-bit optimizers, LoRA/QLoRA, micro-batch vs accumulation, sequence length, more GPUs,
+// and pairs/triples of them), estimates each, prices it with the step-time model, and returns the Pareto set
+// of changes that fit, cheapest first. Also answers the largest micro-batch / sequence that fits and how many
+// GPUs are needed. Pure; no I/O.
+// Docs: docs/estimate/advice.md
+import { applyAll, moves } from './moves';
+import { type Applied, chain, changesOf, forEachChain, gpusNeeded, largestFitting, type Light, ParetoFront, signature, timeOf } from './search';
+import type { AdviceItem, AdviceOptions, AdviceResult, SetupChange } from './types';
+import { estimate, type EstimateOptions } from '../estimate';
+import type { Estimate } from '../model';
+import type { TrainingSetup } from '../setup';
+import type { StepTime } from '../step-time';
+export { type SetupChange, type AdviceItem, type AdviceResult, type AdviceOptions } from './types';
+export { largestFitting, gpusNeeded } from './search';
+
+/** Advice for a setup on a GPU: the fitting changes, cheapest first. */
+export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceResult | undefined {
+  const cur = estimate(setup, opts);
+  if (!cur.ok) return undefined;
+  const current = cur.estimate;
+  const spec = opts.gpuSpec;
+  const currentStep = timeOf(setup, current, spec);
+  const capacity = opts.gpu?.memoryBytes;
+  const all = moves(setup, spec?.bf16 ?? true);
+  const maxK = Math.max(1, Math.min(3, opts.maxCombination ?? 3));
+  const paretoFront = new ParetoFront(capacity);
+  const lean: EstimateOptions = { ...opts, lean: true };
+  let evaluated = 0;
+
+  const consider = (applied: Applied): void => {
+    const r = estimate(applied.setup, lean);
+    evaluated++;
+    if (!r.ok) return;
+    const e = r.estimate;
+    if ((capacity !== undefined && e.fits !== true) || current.perGpu.deviceBytes - e.perGpu.deviceBytes <= 0) return;
+    const st = timeOf(applied.setup, e, spec, true);
+    const keys = new Set<string>();
+    let changesResult = false;
+    let nMoves = 0;
+    for (let a: Applied | undefined = applied; a?.move && a.patch; a = a.parent) {
+      for (const k in a.patch) keys.add(k);
+      changesResult ||= a.move.changesResult;
+      nMoves++;
+    }
+    const c: Light = {
+      applied, deviceBytes: e.perGpu.deviceBytes, stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
+      changesResult, gpus: applied.setup.gpus_per_node * applied.setup.nodes, nChanges: keys.size, nMoves,
+    };
+    paretoFront.add(c);
+  };
+  forEachChain(setup, all, maxK, consider);
+  const items = shownItems(setup, opts, current, paretoFront.front());
+
+  const result: { maxMicroBatch?: number; maxSeqLen?: number; gpusNeeded?: number } = {};
+  if (capacity !== undefined) {
+    result.maxMicroBatch = largestFitting(setup, opts, 'micro_batch_size', 1, 1024);
+    result.maxSeqLen = largestFitting(setup, opts, 'seq_len', 128, 1 << 20);
+    result.gpusNeeded = gpusNeeded(setup, opts);
+    evaluated += 40;
+    const more = moreGpusItem(setup, opts, current, currentStep, result.gpusNeeded, items);
+    if (more) items.push(more);
+  }
+  return { current, currentStep, items, evaluated, ...result };
+}
+
+/**
+ * The items shown, cheapest first, estimated again in full (formulas and assumptions). Different move chains can reach
+ * the same setup; the search does not de-duplicate as it goes (a signature per candidate costs more than the few
+ * hundred repeated estimates), so the front keeps the first of each setup.
+ */
+function shownItems(setup: TrainingSetup, opts: AdviceOptions, current: Estimate, front: Light[]): AdviceItem[] {
+  const spec = opts.gpuSpec;
+  const capacity = opts.gpu?.memoryBytes;
+  const shown = new Set<string>([signature(setup)]);
+  const items: AdviceItem[] = [];
+  for (const c of front.sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor
+    || x.nChanges - y.nChanges || x.nMoves - y.nMoves || x.deviceBytes - y.deviceBytes)) {
+    const sig = signature(c.applied.setup);
+    if (shown.has(sig)) continue;
+    shown.add(sig);
+    const full = estimate(c.applied.setup, opts);
+    if (!full.ok) continue;
+    const { moves: combo, patches } = chain(c.applied);
+    items.push({
+      id: combo.map((m) => m.id).join('+'), title: combo.map((m) => m.title).join(' + '), changes: changesOf(patches),
+      savedBytes: current.perGpu.deviceBytes - full.estimate.perGpu.deviceBytes, stepTimeFactor: c.stepTimeFactor, changesResult: c.changesResult,
+      fits: capacity === undefined ? true : full.estimate.fits === true, estimate: full.estimate,
+      costExplain: timeOf(c.applied.setup, full.estimate, spec).explain, gpus: c.gpus,
+    });
+  }
+  return items;
+}
+
+/** Total GPUs needed with sharded model states, as an item, when the search does not already list that change. */
+function moreGpusItem(setup: TrainingSetup, opts: AdviceOptions, current: Estimate, currentStep: StepTime, gpusNeededTotal: number | undefined,
+  items: readonly AdviceItem[]): AdviceItem | undefined {
+  const spec = opts.gpuSpec;
+  const now = setup.gpus_per_node * setup.nodes;
+  if (!(gpusNeededTotal !== undefined && gpusNeededTotal > now && !current.fits)) return undefined;
+  const total = gpusNeededTotal;
+  const perNode = Math.min(total, 8);
+  const sharded = setup.zero_stage === 3 || setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard';
+  const patch: Partial<TrainingSetup> = { gpus_per_node: perNode, nodes: Math.max(1, total / perNode), ...(sharded ? {} : { zero_stage: 3 as const }) };
+  const s2 = { ...setup, ...patch };
+  const r = estimate(s2, opts);
+  // The search may already list this very change (its 2x / 4x the GPUs move).
+  const sig = (cs: readonly SetupChange[]): string => cs.map((c) => `${String(c.key)}=${JSON.stringify(c.value)}`).sort().join(' ');
+  const listed = items.some((i) => sig(i.changes) === sig(Object.entries(patch).map(([key, value]) => ({ key: key as keyof TrainingSetup, value }))));
+  if (!(r.ok && !listed)) return undefined;
+  const st = timeOf(s2, r.estimate, spec);
+  // Per-GPU step time; the cost is hardware: the title says how many GPUs.
+  return {
+    id: 'more-gpus', title: `Use ${total} GPUs with sharded model states (ZeRO-3)`, changes: Object.entries(patch).map(([key,
+      value]) => ({ key: key as keyof TrainingSetup, value })),
+    savedBytes: current.perGpu.deviceBytes - r.estimate.perGpu.deviceBytes, stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
+    changesResult: false, fits: r.estimate.fits === true, estimate: r.estimate, costExplain: [...st.explain,
+      `needs ${total} GPUs instead of ${now}`], gpus: total,
+  };
+}
+
+/**
+ * Each single change on its own (fitting or not), for quick fixes: what it saves and what it costs.
+ * Sorted by saved bytes, largest first.
+ */
+export function singleChanges(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceItem[] {
+  const cur = estimate(setup, { ...opts, lean: true });
+  if (!cur.ok) return [];
+  const spec = opts.gpuSpec;
+  const base = timeOf(setup, cur.estimate, spec);
+  const out: AdviceItem[] = [];
+  for (const mv of moves(setup, spec?.bf16 ?? true)) {
+    const applied = applyAll(setup, [mv]);
+    if (!applied) continue;
+    const r = estimate(applied.setup, opts);
+    if (!r.ok) continue;
+    const saved = cur.estimate.perGpu.deviceBytes - r.estimate.perGpu.deviceBytes;
+    if (saved <= 0) continue;
+    const st = timeOf(applied.setup, r.estimate, spec);
+    out.push({
+      id: mv.id, title: mv.title, changes: applied.changes, savedBytes: saved, stepTimeFactor: base.seconds > 0 ? st.seconds / base.seconds : 1,
+      changesResult: mv.changesResult, fits: opts.gpu === undefined ? true : r.estimate.fits === true, estimate: r.estimate, costExplain: st.explain,
+      gpus: applied.setup.gpus_per_node * applied.setup.nodes,
+    });
+  }
+  return out.sort((a, b) => b.savedBytes - a.savedBytes);
+}

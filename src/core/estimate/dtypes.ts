@@ -1,0 +1,74 @@
+// Bytes per element of each kind of tensor (weights, unquantized parameters after the kbit upcast, embeddings,
+// activations, adapters, optimizer states, gradients), the compute mode, and the attention implementation that runs.
+// Docs: docs/estimate/weights-and-quantization.md. Pure.
+import type { Architecture } from '../architecture';
+import type { Attention, TrainingSetup } from '../setup';
+import type { ComputeMode } from '../terms/saved-tensors';
+import { DTYPE_BYTES } from '../units';
+import { olderThan } from '../util/version';
+import type { Layout } from '../model';
+import type { DtypePlan, MethodPlan, PlanningContext, ShardingPlan } from './context';
+
+/**
+ * Families whose attention transformers runs in eager code for the implementations listed: gpt-oss has no SDPA path
+ * (GptOssPreTrainedModel._supports_sdpa = False: its attention sinks need eager attention or a kernel that takes them);
+ * BLOOM adds its ALiBi bias by baddbmm in eager code only (no SDPA or FlashAttention path).
+ */
+export const EAGER_ONLY_ATTENTION: Partial<Record<Architecture['family'], { readonly replaces: readonly Attention[]; readonly why: string }>> = {
+  gpt_oss: { replaces: ['sdpa'],
+    why: 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash' },
+  bloom: { replaces: ['sdpa', 'flash'],
+    why: 'transformers runs BLOOM\'s ALiBi attention in eager code only (no SDPA or FlashAttention path): eager attention is used' },
+};
+
+export const dtypeBytes = (d: 'fp32' | 'bf16' | 'fp16'): number => DTYPE_BYTES[d];
+
+/** The dtypes of the run (warns of an upcast of a model that is not 4/8-bit and of pure fp16 training). */
+export function planDtypes(ctx: PlanningContext, a: Architecture, layout: Layout, sharding: ShardingPlan,
+  adapterPlan: Pick<MethodPlan, 'peft' | 'adapters' | 'lora' | 'ia3'> & { effectiveSetup: TrainingSetup }, badamRatio: number | undefined): DtypePlan {
+  const setup = ctx.setup;
+  const { warnings } = ctx.notes;
+  const cp = layout.contextParallel;
+  const fsdp = sharding.fsdp;
+  const { peft, adapters, lora, ia3, effectiveSetup: effSetup } = adapterPlan;
+  // PEFT prepare_model_for_kbit_training casts every 16-bit parameter that is not a quantized weight to fp32
+  // (peft/utils/other.py); GPTQ models are skipped. On a model that is not quantized that is every parameter.
+  const q8 = effSetup.quantization;
+  const kbit = setup.kbit_upcast !== 'none' && q8?.type !== 'gptq' ? setup.kbit_upcast : 'none';
+  const wholeModelUpcast = kbit === 'all' && !q8 && setup.weights_dtype !== 'fp32';
+  if (wholeModelUpcast) {
+    warnings.push({ key: 'kbit_upcast',
+      message: 'prepare_model_for_kbit_training on a model that is not 4/8-bit casts every 16-bit parameter to fp32: weights take twice the memory' });
+  }
+  const wb = wholeModelUpcast ? 4 : dtypeBytes(setup.weights_dtype);
+  // With a quantized model: norms (and biases) in fp32; with 'all' also the embeddings and the output head.
+  const kbitQ = q8 ? kbit : 'none';
+  const denseBytes = kbitQ !== 'none' ? 4 : wb;
+  const embBytes = kbitQ === 'all' ? 4 : wb;
+  const half: 2 | 4 = setup.mixed_precision !== 'none' ? 2 : wb === 4 ? 4 : 2;
+  const mode: ComputeMode = setup.mixed_precision !== 'none' ? 'amp' : wb === 4 ? 'fp32' : 'half';
+  if (setup.mixed_precision === 'none' && setup.weights_dtype === 'fp16') {
+    warnings.push({ key: 'weights_dtype', message: 'pure fp16 training without loss scaling or master weights is numerically fragile' });
+  }
+  const adapterBytes = peft ? dtypeBytes(lora!.dtype) : ia3 ? dtypeBytes(ia3.dtype) : wb;
+  const trainableBytes = adapters ? adapterBytes : wb;
+  const masterCopy = setup.master_weights && trainableBytes < 4;
+  // BAdam ratio: per trainable entry, the sparse gradient's share (a value and two int64 indices) and each sparse Adam
+  // state's share (a value).
+  const stateBytes = badamRatio !== undefined ? badamRatio * trainableBytes : masterCopy ? 4 : trainableBytes;
+  // FSDP mixed precision stores only the fp32 shard (the master); the 16-bit copy exists only when all-gathered,
+  // and sharded gradients are kept in the fp32 parameter dtype (reduce_dtype fp32).
+  const fsdpMaster = fsdp && masterCopy && setup.fsdp !== 'shard_grad_op';
+  const gradBytes = badamRatio !== undefined ? badamRatio * (trainableBytes + 16) : fsdpMaster ? 4 : trainableBytes;
+  // Context parallelism runs attention block by block with flash kernels (torchtitan's ring attention over SDPA flash,
+  // ring-flash-attn, DeepSpeed-Ulysses over flash-attention); no s x s matrix is kept.
+  const eagerOnly = EAGER_ONLY_ATTENTION[a.family];
+  const attention = cp > 1 ? 'flash' : eagerOnly?.replaces.includes(setup.attention) ? 'eager' : setup.attention;
+  // Before PyTorch 1.11 the softmax / log_softmax backward took the input too (derivatives.yaml:
+  // _softmax_backward_data(grad, result, dim, self)), so both were saved.
+  const oldSoftmax = olderThan(setup.pytorch_version, 1, 11);
+  const cb = mode === 'fp32' ? 4 : half;
+  return { kbit, kbitQuantized: kbitQ, wholeModelUpcast, weightBytes: wb, denseBytes, embeddingBytes: embBytes, half, mode, computeBytes: cb,
+    residualBytes: mode === 'amp' && wb === 4 ? 4
+      : cb, adapterBytes, trainableBytes, masterCopy, stateBytes, fsdpMaster, gradBytes, attention, eagerOnly, oldSoftmax };
+}

@@ -1,0 +1,129 @@
+// estimate(): TrainingSetup -> per-GPU memory for the busiest rank, phase by phase, each term with its formula.
+// Pure and deterministic; no I/O, no clock. The steps, in the order their warnings and assumptions are listed:
+// normalize the setup (normalize.ts), check it and note its defaults (checks.ts, assumptions.ts), plan the layout,
+// the methods and the dtypes (layout.ts, methods.ts, dtypes.ts) into an EstimateContext (context.ts), evaluate each
+// pipeline stage's memory terms (stage.ts, phases.ts, core/terms/*), then the runtime terms and host memory
+// (runtime.ts, host.ts). Docs: docs/estimate/index.md.
+import type { EstimateResult, Phase } from '../model';
+import type { TrainingSetup } from '../setup';
+import { nf4LoadPhase } from '../terms/nf4-load';
+import { variableLengthCache } from '../terms/variable-length';
+import { formatCount, GiB } from '../units';
+import { defaultAssumptions } from './assumptions';
+import { attentionNotes, evaluationNotes, gpuSupportChecks, modelCodeAttention, modelCodeCheckpointing, moeNotes } from './checks';
+import type { EstimateContext, EstimateOptions, Notes, PlanningContext } from './context';
+import { planDtypes } from './dtypes';
+import { hostMemory } from './host';
+import { planLayout } from './layout';
+import { adapterDefaults, planRollout, planTraining } from './methods';
+import { frozenModels, modelVariant, normalizeSetup } from './normalize';
+import { DEFAULT_CUDA_CONTEXT_BYTES, runtimeTerms } from './runtime';
+import { busiestStage } from './stage';
+export { type EstimateOptions } from './context';
+export { DEFAULT_CUDA_CONTEXT_BYTES, ALLOCATOR_FRAGMENTATION } from './runtime';
+export { parameterTargets, type ParameterTarget } from './inventory';
+export { quantizesWholeAtLoad } from '../terms/quantization';
+export { fusedExpertsIn } from './normalize';
+
+/**
+ * Per-GPU memory estimate. Never throws on user input: impossible values come back as errors. Lean mode (the advice
+ * search) skips formula text and assumptions; the items shown to the user are estimated again in full.
+ */
+export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}): EstimateResult {
+  const norm = normalizeSetup(setupAsGiven);
+  const { parsed, setup } = norm;
+  if (!parsed.ok) return { ok: false, errors: parsed.problems.map((p) => ({ key: `architecture.${p.field}`, message: p.message })) };
+  const variant = modelVariant(setup, parsed.arch);
+  const a = variant.arch;
+  const frozen = frozenModels(setup);
+  if ('ok' in frozen) return frozen;
+  const notes: Notes = { warnings: [], assumptions: [] };
+  const planning: PlanningContext = { given: setupAsGiven, setup, provenance: opts.provenance ?? {}, lean: opts.lean === true, notes, gpu: opts.gpu };
+  modelCodeCheckpointing(planning, norm);
+  // gpuSupportChecks, defaultAssumptions and moeNotes note in full mode only: lean estimates skip the calls.
+  if (!planning.lean) gpuSupportChecks(planning);
+  modelCodeAttention(planning, norm);
+  if (!planning.lean) defaultAssumptions(planning, norm.code, frozen.gkd);
+  const parallel = planLayout(planning, a, norm.badamRatio);
+  if ('ok' in parallel) return parallel;
+  const rollout = planRollout(planning, frozen.gkd);
+  if ('ok' in rollout) return rollout;
+  const adapters = adapterDefaults(planning);
+  const training = planTraining(planning, a, adapters, parallel.sharding);
+  const dtypes = planDtypes(planning, a, parallel.layout, parallel.sharding, adapters, norm.badamRatio);
+  const headKind = setup.head ?? a.defaultHead;
+  const ctx: EstimateContext = {
+    given: setupAsGiven, setup, effectiveSetup: adapters.effectiveSetup,
+    model: { arch: a, baseArch: parsed.arch, code: norm.code, bitsandbytes: variant.bitsandbytes, fusedFamily: variant.fusedFamily, modules: training.modules,
+      inventory: training.inventory, lmHead: headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm' },
+    layout: parallel.layout,
+    sharding: parallel.sharding,
+    dtypes,
+    methods: { peft: adapters.peft, adapters: adapters.adapters, lora: adapters.lora, ia3: adapters.ia3, targets: training.targets,
+      parameterTargets: training.parameterTargets,
+      galore: training.galore, badamLayer: norm.badamLayer, badamRatio: norm.badamRatio, teacher: frozen.teacher, rewardModels: frozen.rewardModels,
+        gkd: frozen.gkd,
+      rollout: rollout.rollout, gkdGeneration: rollout.gkdGeneration, onlineDpo: rollout.onlineDpo, generation: rollout.generation,
+        vllmShare: rollout.vllmShare,
+      paged: training.paged, oldTorchaoNf4: training.oldTorchaoNf4 },
+    gpu: planning.gpu, provenance: planning.provenance, lean: planning.lean, notes,
+  };
+  if (!ctx.lean) moeNotes(ctx);
+  attentionNotes(ctx);
+  evaluationNotes(ctx);
+  return assemble(ctx, opts);
+}
+
+/** The busiest stage's phases, the runtime terms and host memory, as the estimate reports them. */
+function assemble(ctx: EstimateContext, opts: EstimateOptions): EstimateResult {
+  const setup = ctx.setup;
+  const { arch: a, inventory: inv } = ctx.model;
+  const layout = ctx.layout;
+  const { assumptions, warnings } = ctx.notes;
+  // ---- Busiest rank: evaluate each distinct pipeline stage -----------------------------------------------
+  const { phases: stepPhases, peak: stepPeak, stage, lossTensorBytes, gradsAtPhase } = busiestStage(ctx);
+  const contextBytes = setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES;
+  // torchao < 0.2 NF4 under torchtune 0.1: building and loading the model can peak above the training step.
+  const nf4Load = nf4LoadPhase(ctx, stepPeak, contextBytes);
+  const phases = nf4Load ? [nf4Load.phase, ...stepPhases] : stepPhases;
+  const peak = nf4Load && nf4Load.phase.allocatedBytes > stepPeak.allocatedBytes ? nf4Load.phase : stepPeak;
+
+  // ---- Runtime terms outside PyTorch's allocated bytes ---------------------------------------------------
+  const totals = runtimeTerms(ctx, { stepPeak, peak, nf4Load, gradsAtPhase, contextBytes });
+  const { runtime, peakBytes, reservedBytes, deviceBytes, pagedBytes, pagedResident } = totals;
+  const variableLengths = variableLengthCache(ctx, totals, stage, lossTensorBytes);
+
+  // ---- Host memory --------------------------------------------------------------------------------------
+  const { cpuBytes, nvmeBytes } = hostMemory(ctx, pagedBytes, pagedResident);
+
+  const gpu = opts.gpu;
+  const headroomFraction = opts.headroomFraction ?? 0;
+  const fits = gpu ? deviceBytes <= gpu.memoryBytes * (1 - headroomFraction) : undefined;
+  return {
+    ok: true,
+    estimate: {
+      model: ctx.lean ? '' : setup.model ?? `${a.family} (${formatCount(inv.total)} parameters)`,
+      architecture: ctx.lean ? ''
+        : `${a.family}: ${a.layers} layers, hidden ${a.hidden}, ${a.heads} heads (${a.kvHeads} kv), MLP ${a.ffn}, vocab ${a.vocab}${a.moe ? `, ${a.moe.experts} experts top-${a.moe.topK}` : ''}`,
+      parameters: {
+        total: inv.total, trainable: inv.trainable, frozen: inv.total - (setup.method === 'full' ? inv.total : setup.method === 'freeze' ? inv.trainable : 0),
+        quantized: inv.quantized, adapter: inv.adapter, source: inv.source,
+      },
+      layout,
+      perGpu: { peakBytes, reservedBytes, deviceBytes, phase: peak.phase, components: peak.components, runtime, phases, stage,
+        ...(variableLengths ? { variableLengths } : {}),
+        ...(pagedBytes > pagedResident ? { pagedToHostBytes: pagedBytes - pagedResident } : {}) },
+      cpuBytes: Math.round(cpuBytes),
+      nvmeBytes: Math.round(nvmeBytes),
+      gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source } : undefined,
+      fits,
+      headroomBytes: gpu ? gpu.memoryBytes - deviceBytes : undefined,
+      assumptions,
+      warnings,
+    },
+  };
+}
+
+/** Phase order for ties: steady-state phases first. */
+export const PHASES: readonly Phase[] = ['forward', 'backward', 'optimizer', 'first-step', 'evaluation', 'generation', 'load'];
+export { GiB };

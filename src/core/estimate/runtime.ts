@@ -1,0 +1,119 @@
+// Runtime terms outside PyTorch's allocated bytes: the caching allocator's reserve, the CUDA context, NCCL's buffers,
+// FSDP's reduce-scatter stream pool, segments a model load left cached, and paged optimizer state in CUDA unified
+// memory; they turn the peak allocated bytes into what the driver reports. Sources: c10/cuda/CUDACachingAllocator.cpp,
+// NCCL docs (NCCL_BUFFSIZE), bitsandbytes functional.py get_paged, torch/distributed/fsdp/_fully_shard.
+// Docs: docs/estimate/runtime.md. Pure.
+import type { PhaseEstimate, RuntimeTerm } from '../model';
+import { RESERVED_RUNTIME_IDS } from '../model';
+import { optimizerStateBytes } from '../terms/optimizer-states';
+import { formatBytes, formatCount, MiB } from '../units';
+import { PERSISTENT_IDS } from './component';
+import type { EstimateContext } from './context';
+
+/** CUDA context + cuBLAS/cuDNN handles with lazy module loading (CUDA >= 11.7), per process. */
+export const DEFAULT_CUDA_CONTEXT_BYTES = 512 * MiB;
+/** Share of the memory allocated and freed every step that the caching allocator cannot hand back out (docs/estimate/runtime.md). */
+export const ALLOCATOR_FRAGMENTATION = 0.05;
+
+/** The step's high point and what the model load left (estimate/stage.ts, terms/nf4-load.ts). */
+export interface StepPeak {
+  /** The highest phase of the training step, and of the step or the load. */
+  readonly stepPeak: PhaseEstimate;
+  readonly peak: PhaseEstimate;
+  readonly nf4Load: { phase: PhaseEstimate; reservedBytes: number } | undefined;
+  readonly gradsAtPhase: Map<PhaseEstimate, number> | undefined;
+  readonly contextBytes: number;
+}
+
+/** What the driver reports for one GPU: the runtime terms and the totals they make. */
+export interface RuntimeTotals {
+  readonly runtime: RuntimeTerm[];
+  readonly peakBytes: number;
+  readonly reservedBytes: number;
+  readonly deviceBytes: number;
+  readonly loadCache: number;
+  readonly pagedBytes: number;
+  readonly pagedWorking: number;
+  readonly pagedResident: number;
+}
+
+/** The runtime terms of the busiest GPU, in the order they are reported. */
+export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotals {
+  const setup = ctx.setup;
+  const inv = ctx.model.inventory;
+  const { world, tensorParallel: tp } = ctx.layout;
+  const { shardOptimizer, shardGrads } = ctx.sharding;
+  const gradBytes = ctx.dtypes.gradBytes;
+  const paged = ctx.methods.paged;
+  const { assumptions } = ctx.notes;
+  const { stepPeak, peak, nf4Load, gradsAtPhase, contextBytes } = step;
+  let churnBytes = 0;
+  if (ctx.lean) {
+    // Lean phases list only their persistent components; everything else in the peak churns.
+    churnBytes = stepPeak.allocatedBytes;
+    for (const c of stepPeak.components) churnBytes -= c.bytes;
+  } else {
+    for (const c of stepPeak.components) if (!PERSISTENT_IDS.has(c.id)) churnBytes += c.bytes;
+  }
+  const reserve = Math.round(ALLOCATOR_FRAGMENTATION * churnBytes);
+  const runtime: RuntimeTerm[] = [
+    {
+      id: 'allocator-reserve', label: 'Allocator reserve (cached, not allocated)', bytes: reserve,
+      formula: ctx.lean ? ''
+        : `${ALLOCATOR_FRAGMENTATION * 100}% x memory allocated and freed every step (${Math.round(churnBytes / MiB)} MiB: gradients, activations, temporaries)`,
+    },
+  ];
+  if (setup.cuda_context_bytes === undefined && !ctx.lean) {
+    assumptions.push({ key: 'cuda_context_bytes', value: `${contextBytes / MiB} MiB`,
+      source: 'VRAM Lens default: CUDA context + cuBLAS/cuDNN with lazy loading (CUDA >= 11.7); set vramLens.cudaContextGiB or cuda_context_bytes' });
+  }
+  runtime.push({ id: 'cuda-context', label: 'CUDA context and kernels', bytes: contextBytes, formula: ctx.lean ? ''
+    : `${Math.round(contextBytes / MiB)} MiB per process` });
+  if (world > 1) {
+    // NCCL keeps per-channel send/recv buffers of NCCL_BUFFSIZE (4 MiB) for its protocols; 16 channels x 2 x 4 MiB
+    // on NVLink systems is the usual order of magnitude (NCCL docs, NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS).
+    const channels = ctx.gpu?.nvlink === false ? 4 : 16;
+    runtime.push({ id: 'nccl', label: 'NCCL communication buffers', bytes: channels * 2 * 4 * MiB, formula: ctx.lean ? ''
+      : `${channels} channels x 2 directions x 4 MiB (NCCL_BUFFSIZE)` });
+  }
+  // bitsandbytes' paged optimizers allocate their state with cudaMallocManaged (bitsandbytes/functional.py
+  // get_paged): the driver keeps it on the GPU while there is room and evicts pages to host RAM under pressure; each
+  // parameter's state is paged back in for its update. So it takes what the GPU has left, at least one tensor's state.
+  const pagedState = paged ? optimizerStateBytes(ctx) : undefined;
+  const pagedBytes = pagedState ? pagedState.bytes / shardOptimizer : 0;
+  const pagedWorking = pagedState ? Math.min(pagedBytes, pagedState.perParamBytes * inv.largestTrainableTensor / tp) : 0;
+  // FSDP reduce-scatters gradients on its own stream, and the sharded gradients are allocated there ("The RS
+  // output is allocated in the RS stream", torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py). Blocks freed
+  // on one stream are reused only by that stream (CUDA caching allocator), so after zero_grad(set_to_none) the
+  // previous step's gradient shards stay reserved in that pool while the compute stream peaks without them.
+  let poolBytes = 0;
+  if (gradsAtPhase) {
+    const shardGradBytes = Math.round((inv.trainable * gradBytes) / (tp * shardGrads));
+    poolBytes = Math.max(0, shardGradBytes - (gradsAtPhase.get(stepPeak) ?? 0));
+    if (poolBytes > 0) {
+      runtime.push({ id: 'stream-pools', label: 'Gradient shards cached in the reduce-scatter stream pool', bytes: poolBytes,
+        formula: ctx.lean ? ''
+          : `${formatCount(inv.trainable / (tp * shardGrads))} gradient elements x ${gradBytes} B allocated on FSDP's reduce-scatter stream, freed by zero_grad but reusable only by that stream` });
+    }
+  }
+  const peakBytes = peak.allocatedBytes;
+  // Segments the model's load left cached (nf4LoadPhase) serve the step's tensors: they count where they exceed it.
+  const loadCache = nf4Load ? Math.max(0, nf4Load.reservedBytes - (peakBytes + reserve + poolBytes)) : 0;
+  if (loadCache > 0) {
+    runtime.push({ id: 'load-cache', label: 'Segments cached since the model was quantized and loaded', bytes: loadCache,
+      formula: ctx.lean ? ''
+        : `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)` });
+  }
+  const reservedBytes = peakBytes + reserve + poolBytes + loadCache;
+  const unpagedDevice = reservedBytes + runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id)).reduce((s, r) => s + r.bytes, 0);
+  const pagedResident = paged ? Math.min(pagedBytes, Math.max(pagedWorking, ctx.gpu ? ctx.gpu.memoryBytes - unpagedDevice : Infinity)) : 0;
+  if (paged) {
+    const evicted = pagedBytes - pagedResident;
+    runtime.push({ id: 'paged-optimizer', label: 'Paged optimizer state (CUDA unified memory, outside the allocator)', bytes: pagedResident,
+      formula: ctx.lean ? '' : evicted > 0
+        ? `${formatBytes(pagedBytes)} allocated with cudaMallocManaged by bitsandbytes: ${formatBytes(pagedResident)} fits beside the rest on this GPU, ${formatBytes(evicted)} is paged to host RAM and back at each step (slower)`
+        : 'optimizer state allocated with cudaMallocManaged by bitsandbytes: resident while the GPU has room, paged to host RAM under pressure' });
+  }
+  const deviceBytes = unpagedDevice + pagedResident;
+  return { runtime, peakBytes, reservedBytes, deviceBytes, loadCache, pagedBytes, pagedWorking, pagedResident };
+}

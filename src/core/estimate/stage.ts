@@ -1,0 +1,138 @@
+// The busiest rank: one StageContext per distinct pipeline stage (the first and the last hold the embeddings and the
+// head), with the stage's share of every kind of parameter. Pure.
+// Docs: docs/estimate/index.md
+import type { Component, PhaseEstimate } from '../model';
+import { sequencesPerExample } from '../setup';
+import { adapterWeights } from '../terms/adapters';
+import { dequantWorkingSets, stageActivations } from '../terms/activations/stage';
+import { evaluationWork } from '../terms/evaluation';
+import { generationComponents, rolloutEngine } from '../terms/generation';
+import { accumulationBuffers, ddpBuckets, gradientPlan } from '../terms/gradients';
+import { logitsAndLoss } from '../terms/logits-loss';
+import { masterWeights } from '../terms/master-weights';
+import { optimizerStates } from '../terms/optimizer-states';
+import { frozenModelWeights, referenceForward, rewardForwards } from '../terms/reference-models';
+import { shardingBuffers } from '../terms/sharding-buffers';
+import { weights } from '../terms/weights';
+import type { EstimateContext, StageContext } from './context';
+import { phasesFor, type StageTerms } from './phases';
+
+/** The geometry of pipeline stage `stageIndex` as one of its GPUs holds it. */
+export function stageContext(ctx: EstimateContext, stageIndex: number): StageContext {
+  const setup = ctx.setup;
+  const { arch: a, modules: mods, inventory: inv } = ctx.model;
+  const { tensorParallel: tp, pipelineParallel: pp, contextParallel: cp } = ctx.layout;
+  const { shardOptimizer, shardGrads, shardParams, zeroStage: zero } = ctx.sharding;
+  const { denseBytes, embeddingBytes: embBytes } = ctx.dtypes;
+  const first = stageIndex === 0;
+  const last = stageIndex === pp - 1;
+  const layersHere = Math.ceil(a.layers / pp);
+  const layerShare = layersHere / a.layers;
+  const inFlight = pp === 1 ? 1 : Math.min(pp - stageIndex, setup.gradient_accumulation_steps);
+
+  // Block linears split by TP; embeddings/head vocab-parallel; experts by EP; stage share by PP.
+  // Expert parallelism splits each MoE layer's experts over ep ranks; ZeRO / FSDP then shard a rank's experts over
+  // the ranks that hold the same ones (the expert-data-parallel group: S / ep of a shard group of S; DeepSpeed-MoE's
+  // expert data parallel groups, torchtitan's dp_shard_mod_ep mesh). So an expert quantity sharded over S is divided
+  // by max(ep, S) per GPU, not by ep x S: blockFor(S) is the block parameter count that is then divided by S.
+  const expertParams = a.moe ? mods.filter((m) => m.group === 'expert').reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0) : 0;
+  const blockParams = blockFor(ctx, expertParams, layerShare, shardParams);
+  const embHere = (first ? inv.embedding : 0) + (last ? inv.head : 0);
+  const quantHere = inv.quantized * layerShare / tp;
+  const denseBlock = blockParams / tp - quantHere;
+  // A vision tower (Gemma 3) sits with the embeddings on the first stage, in the model dtype.
+  const visionHere = first ? inv.vision / tp : 0;
+  const unquantizedParams = denseBlock + embHere / tp + visionHere;
+  const modelBytes = denseBlock * denseBytes + (embHere / tp) * embBytes + visionHere * embBytes;
+  // Trainable parameters to divide by the optimizer's shard degree, by the gradients' and by ZeRO's flat buffer's
+  // (they differ only for the experts under expert parallelism, see blockFor).
+  // Under a value head the untied LM head gets no gradient (its logits reach no loss): not trained.
+  const headUnused = setup.method === 'full' && last && !inv.headTrainable ? inv.head : 0;
+  const trainableHere = trainableFor(ctx, expertParams, layerShare, last, embHere - headUnused, shardOptimizer);
+  const trainableGradHere = trainableFor(ctx, expertParams, layerShare, last, embHere - headUnused, shardGrads);
+  const flatHere = trainableFor(ctx, expertParams, layerShare, last, embHere - headUnused, zero === 3 ? shardParams : 1);
+  // Paired preference training runs the chosen and the rejected sequence of each example in one forward.
+  const seqs = setup.micro_batch_size * sequencesPerExample(setup);
+  // Each context-parallel rank holds its share of every sequence.
+  const seqHere = setup.seq_len / cp;
+  const T = seqs * seqHere;
+  return {
+    stage: stageIndex, first, last, layersHere, layerShare, inFlight, expertParams, blockParams, embeddingHere: embHere, quantizedHere: quantHere, denseBlock,
+    visionHere, unquantizedParams, modelBytes, trainableHere, trainableGradHere, flatHere, sequences: seqs, seqHere, tokens: T,
+  };
+}
+
+/** The block parameters of a stage that are then divided by S (experts: over the expert-data-parallel group). */
+function blockFor(ctx: EstimateContext, expertParams: number, layerShare: number, S: number): number {
+  const { arch: a, inventory: inv } = ctx.model;
+  const ep = ctx.layout.expertParallel;
+  return (inv.blocks - (a.moe && ep > 1 ? expertParams * (1 - Math.min(ep, Number.isFinite(S) ? S : 1) / ep) : 0)) * layerShare;
+}
+
+/** A stage's trainable parameters per GPU to divide by a shard degree S; `embTrained`: its trained embedding and head parameters. */
+function trainableFor(ctx: EstimateContext, expertParams: number, layerShare: number, last: boolean, embTrained: number, S: number): number {
+  const setup = ctx.setup;
+  const inv = ctx.model.inventory;
+  const tp = ctx.layout.tensorParallel;
+  return setup.method === 'full' ? (blockFor(ctx, expertParams, layerShare, S) / tp + embTrained / tp)
+    : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
+}
+
+/**
+ * The phases of one pipeline stage, from its terms in the order the persistent components are listed; the loss's
+ * largest tensors when the stage computes the loss.
+ */
+function stagePhases(ctx: EstimateContext, stageIndex: number, gradsAtPhase: Map<PhaseEstimate, number> | undefined):
+  { phases: PhaseEstimate[]; lossTensorBytes: number | undefined } {
+  const st = stageContext(ctx, stageIndex);
+  const persistent: Component[] = weights(ctx, st);
+  persistent.push(...frozenModelWeights(ctx, st), ...adapterWeights(ctx, st), ...masterWeights(ctx, st), ...optimizerStates(ctx, st));
+
+  const engineC = rolloutEngine(ctx, persistent);
+  if (!ctx.methods.rollout?.vllm_sleep) persistent.push(...engineC);
+
+  const grads = gradientPlan(ctx, st);
+  persistent.push(...ddpBuckets(ctx, st, grads));
+
+  const { gathered, gatheredGrads, headGather } = shardingBuffers(ctx, st);
+  const activations = stageActivations(ctx, st);
+  const { headAccum, tiedAccum } = accumulationBuffers(ctx, st);
+  const { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes } = dequantWorkingSets(ctx, st);
+  const { refForwardBytes, refForwardFormula } = referenceForward(ctx, st);
+  const rewardFwdC = rewardForwards(ctx, st);
+  const evaluation = evaluationWork(ctx, activations.layerPlan, grads.gradStored);
+  const { gradStored, gradLabel, gradFormula } = grads;
+  const genComps = generationComponents(ctx, st, { gathered, headGather, engineC, gradStored, gradLabel, gradFormula,
+    gradsKeptInEval: evaluation.gradsKeptInEval });
+  const loss = logitsAndLoss(ctx, st);
+  const terms: StageTerms = {
+    persistent, engineC, grads, gathered, gatheredGrads, headGather, activations, headAccum, tiedAccum, dequantFwdC, dequantC, dequantFwdBytes, dequantBytes,
+    refForwardBytes, refForwardFormula, rewardFwdC, evaluation, genComps, outside: loss ? loss.outside : [], lossFwd: loss ? loss.lossFwd
+      : 0, lossBwd: loss ? loss.lossBwd : 0,
+  };
+  return { phases: phasesFor(ctx, st, terms, gradsAtPhase), lossTensorBytes: loss ? loss.lossTensorBytes : undefined };
+}
+
+/** The busiest rank: each distinct pipeline stage evaluated, the one with the highest peak kept. */
+export function busiestStage(ctx: EstimateContext): { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number; lossTensorBytes: number;
+  gradsAtPhase: Map<PhaseEstimate, number> | undefined } {
+  const setup = ctx.setup;
+  const pp = ctx.layout.pipelineParallel;
+  const { fsdp, shardGrads, fsdpOffload } = ctx.sharding;
+  // FSDP's reduce-scatter pool (below) needs the gradient bytes allocated at each phase's high point.
+  const rsPool = fsdp && shardGrads > 1 && !fsdpOffload && !setup.optimizer_in_backward;
+  const gradsAtPhase = rsPool ? new Map<PhaseEstimate, number>() : undefined;
+  // Bytes of the vocabulary-sized tensors live at the loss (set by the last stage): the largest tensors of a step.
+  let lossTensorBytes = 0;
+  const stages = pp === 1 ? [0] : [0, pp - 1];
+  let best: { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number } | undefined;
+  for (const stage of stages) {
+    const run = stagePhases(ctx, stage, gradsAtPhase);
+    if (run.lossTensorBytes !== undefined) lossTensorBytes = run.lossTensorBytes;
+    const phases = run.phases;
+    const peak = phases.reduce((m, p) => (p.allocatedBytes > m.allocatedBytes ? p : m));
+    if (!best || peak.allocatedBytes > best.peak.allocatedBytes) best = { phases, peak, stage };
+  }
+  // (Fields copied one by one: an object spread here makes every estimate several times slower in V8.)
+  return { phases: best!.phases, peak: best!.peak, stage: best!.stage, lossTensorBytes, gradsAtPhase };
+}

@@ -1,0 +1,119 @@
+// Attention in the block replays: the attention kernel by implementation (eager with its fp32 softmax, sinks and
+// soft-cap; SDPA and flash keeping q, k, v, the output and the logsumexp; repeat_kv for grouped-query attention),
+// multi-head latent attention, and the softmax input PyTorch < 1.11 kept. Sources: transformers modeling_llama.py
+// eager_attention_forward, modeling_deepseek_v3.py, the aten::_scaled_dot_product_flash_attention schema,
+// flash_attn_interface.py. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
+import type { BlockContext } from './block';
+import type { ActivationPlan } from './plan';
+import { Tape, type Tensor } from '../saved-tensors';
+
+/** Before PyTorch 1.11 the softmax node also saved its input (see ActivationPlan.softmaxSavesInput). */
+export function legacySoftmaxInput(tape: Tape, p: ActivationPlan, scores: Tensor, what: string, bytesPerElem: number): void {
+  if (p.softmaxSavesInput && scores.rg) tape.save(tape.tensor(`${what} (PyTorch < 1.11)`, scores.elems, bytesPerElem, true));
+}
+
+/** softmax(QK^T)V for one block, by implementation. Returns the (b, s, qd) output in compute dtype. */
+export function attentionCore(bc: BlockContext, q: Tensor, k: Tensor, v: Tensor, opts: { causalRepeat: boolean; softmaxFp32: boolean; dropout: number;
+  kvTokens?: number; sinks?: boolean; outWidth?: number }): Tensor {
+  const { p, a, tape, T, heads, kvHeads, qd, b, s, state } = bc;
+  const kvTokens = opts.kvTokens ?? T;
+  /** Output width per token: the value heads' (MLA's value heads are narrower than its q/k heads). */
+  const od = opts.outWidth ?? qd;
+  const gqa = kvHeads < heads;
+  // repeat_kv expands a (b, kv, n_rep, s, d) view and reshapes it to (b, heads, s, d): a copy, except with one key
+  // and value head (multi-query attention), where the reshape is a view of the unrepeated tensor. Eager attention's
+  // torch.matmul then folds batch and heads for bmm, which copies a head dimension of stride 0 unless the batch is 1.
+  const repeatKv = (x: Tensor, what: string, viewOk: boolean): Tensor => (viewOk ? tape.view(x, what, kvTokens * qd)
+    : tape.free(x, what, kvTokens * qd, x.bytesPerElem));
+  if (p.attention === 'eager') {
+    const mqaView = kvHeads === 1 && b === 1;
+    const kk = gqa ? repeatKv(k, 'repeat_kv(k)', mqaView) : k;
+    const vv = gqa ? repeatKv(v, 'repeat_kv(v)', mqaView) : v;
+    const scoresElems = b * heads * s * (kvTokens / b);
+    let scores = tape.matmul(q, kk, scoresElems, 'attention scores QK^T');
+    if (a.attnLogitSoftcap) {
+      // Gemma 2 eager_attention_forward: tanh(scores / cap) * cap; tanh keeps its output.
+      scores = tape.free(tape.unarySavesOutput(tape.free(scores, 'scores / soft-cap'), 'tanh(scores / soft-cap)'), 'soft-capped scores');
+    }
+    let probs: Tensor;
+    if (opts.sinks) {
+      // gpt-oss eager_attention_forward: one sink logit per head appended (cat promotes to the sinks' dtype: fp32
+      // with fp32 weights under autocast), the row max subtracted (max keeps its int64 indices), softmax in the
+      // logits' dtype (an explicit dtype, so autocast leaves it), the sink column dropped by a view.
+      const rows = b * heads * s;
+      const combined = tape.free(scores, 'scores + sink logit (cat)', scoresElems + rows, Math.max(scores.bytesPerElem, p.weightBytes));
+      if (combined.rg) tape.saveExtra('row max indices (int64)', rows * 8);
+      probs = tape.view(tape.unarySavesOutput(combined, 'softmax output (with sink)'), 'probabilities without the sink (view)', scoresElems);
+    } else {
+      state.softmaxUpcast = p.mode === 'amp' || opts.softmaxFp32;
+      legacySoftmaxInput(tape, p, scores, 'softmax input', p.mode === 'amp' || opts.softmaxFp32 ? 4 : scores.bytesPerElem);
+      if (p.mode === 'amp' || opts.softmaxFp32) {
+        const sm = tape.unarySavesOutput(scores, 'softmax output (fp32)', 4);
+        probs = tape.to(sm, p.mode === 'amp' ? 4 : tape.computeBytes, 'attention probs');
+      } else {
+        probs = tape.unarySavesOutput(scores, 'softmax output');
+      }
+    }
+    probs = tape.dropout(probs, opts.dropout, 'attention dropout');
+    tape.attentionOutputBytes += probs.storageBytes;
+    const out = tape.matmul(probs, vv, T * od, 'attention output');
+    return tape.free(out, 'attention output (transposed, contiguous)');
+  }
+  // SDPA (flash / memory-efficient kernels) and flash_attention_2: no s x s matrix is kept; backward needs
+  // q, k, v, the output and the fp32 logsumexp per (batch, head, query).
+  const repeat = p.attention === 'sdpa' && gqa && opts.causalRepeat;
+  const qq = tape.castForMatmul(q);
+  const kk = repeat ? repeatKv(tape.castForMatmul(k), 'repeat_kv(k)', kvHeads === 1) : tape.castForMatmul(k);
+  const vv = repeat ? repeatKv(tape.castForMatmul(v), 'repeat_kv(v)', kvHeads === 1) : tape.castForMatmul(v);
+  const out = tape.tensor('attention output', T * od, tape.computeBytes, q.rg || k.rg || v.rg);
+  if (out.rg) {
+    tape.save(qq);
+    tape.save(kk);
+    tape.save(vv);
+    tape.save(out);
+    tape.saveExtra('attention logsumexp (fp32)', b * heads * s * 4);
+    // flash_attn's FlashAttnFunc also keeps its RNG state (two int64: flash_attn_interface.py save_for_backward).
+    if (p.attention === 'flash') tape.saveExtra('flash-attn RNG state (2 x int64)', 16);
+    tape.attentionOutputBytes += out.storageBytes + b * heads * s * 4;
+  }
+  return out;
+}
+
+/**
+ * Multi-head latent attention (transformers modeling_deepseek_v3.py DeepseekV3Attention): q through q_proj, or
+ * q_a_proj -> q_a_layernorm -> q_b_proj; kv_a_proj_with_mqa gives the latent and one rotary key; kv_a_layernorm ->
+ * kv_b_proj gives every head's key part and value (split views of one output); the rotary parts are rotated
+ * (interleaved: a reshape copy), and cat builds new q and k of width nope + rope. Eager attention copies the value
+ * view for its matmul; flash_attention_2 pads the value to the q/k width and slices the output back. The output is
+ * made contiguous for o_proj.
+ */
+export function mlaAttention(bc: BlockContext, h1: Tensor): Tensor {
+  const { p, a, tape, T, heads, b, rms, linear } = bc;
+  const m = a.mla!;
+  const qkd = m.qkNope + m.qkRope;
+  let qOut: Tensor;
+  if (m.qLoraRank > 0) {
+    const qa = linear(h1, 'q_a_proj', m.qLoraRank, 'q_a_proj output');
+    const qn = tape.rmsNorm(qa, T, p.normsTrainable, 'q_a_layernorm', rms.weightBytes, rms.style);
+    qOut = linear(qn, 'q_b_proj', heads * qkd, 'q_b_proj output');
+  } else {
+    qOut = linear(h1, 'q_proj', heads * qkd, 'q_proj output');
+  }
+  const ckv = linear(h1, 'kv_a_proj_with_mqa', m.kvLoraRank + m.qkRope, 'kv_a_proj_with_mqa output');
+  const latent = tape.view(ckv, 'compressed kv (view)', T * m.kvLoraRank);
+  const kvn = tape.rmsNorm(latent, T, p.normsTrainable, 'kv_a_layernorm', rms.weightBytes, rms.style);
+  const kvb = linear(kvn, 'kv_b_proj', heads * (m.qkNope + m.vHeadDim), 'kv_b_proj output');
+  // q = cat(q_pass, rotated q_rot), k = cat(k_pass, rotated k_rot expanded over the heads): new tensors.
+  const q = tape.free(qOut, 'query (cat of pass and rotary parts)', T * heads * qkd, tape.computeBytes);
+  const k = tape.free(kvb, 'key (cat of pass and rotary parts)', T * heads * qkd, tape.computeBytes);
+  let v: Tensor;
+  if (p.attention === 'flash') v = tape.free(kvb, 'value padded to the q/k width (F.pad)', T * heads * qkd, tape.computeBytes);
+  // Eager attention's batched matmul copies the value view, except with one sequence, where the reshape is a view.
+  else if (p.attention === 'eager' && b > 1) v = tape.free(kvb, 'value (contiguous copy for the matmul)', T * heads * m.vHeadDim);
+  else v = tape.view(kvb, 'value (view of kv_b_proj output)', T * heads * m.vHeadDim);
+  const outWidth = heads * (p.attention === 'flash' ? qkd : m.vHeadDim);
+  const att = attentionCore(bc, q, k, v, { causalRepeat: false, softmaxFp32: true, dropout: a.attentionDropout, outWidth });
+  const o = tape.free(att, 'attention output (contiguous, value width)', T * heads * m.vHeadDim);
+  return linear(o, 'o_proj', a.hidden, 'o_proj output');
+}

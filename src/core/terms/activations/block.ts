@@ -1,0 +1,207 @@
+// One decoder block of a family, replayed op by op on the tape: the block's context (geometry, dtypes, the adapters'
+// linear and the norms, bound to this block), the dispatch to the family's block (families.ts, decoder.ts), and what
+// the block's backward holds at its largest op. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
+import { type Architecture, type LinearModule, linearModules } from '../../architecture';
+import { Tape, type Tensor, type Weight } from '../saved-tensors';
+import { decoderBlock } from './decoder';
+import { bertBlock, bloomBlock, falconH1Block, gpt2Block, gptNeoxBlock, nemotronHBlock } from './families';
+import { linear as linearOf } from './linear';
+import type { MoeInfo } from './moe';
+import { rmsNormOf } from './norms';
+import type { ActivationPlan, LayerActivations, LinearFn } from './plan';
+import { t5Blocks } from './t5';
+import { unslothBlock, unslothFastPath } from './unsloth';
+
+const moduleByName = (mods: LinearModule[]): Map<string, LinearModule> => new Map(mods.map((m) => [m.name, m]));
+
+/** What the ops of a block report back to its result. */
+export interface BlockState {
+  /** What the second half of a pre-norm block (norm + MLP) saves: freed by its backward before the attention's runs. */
+  mlpSavedBytes: number;
+  readonly moeInfo: MoeInfo;
+  /** Under a tiled MLP: what the untiled MLP would have kept (bytes, and its 16-bit weight copies under autocast). */
+  tiledMlp: { savedBytes: number; weightCopyBytes: number } | undefined;
+  /** A Gated DeltaNet layer's backward working set (its kernel's recomputed tensors and gradients). */
+  linearWorking: number | undefined;
+  /** Eager attention computes the softmax in fp32 (HF llama-family `softmax(..., dtype=torch.float32)`, autocast). */
+  softmaxUpcast: boolean;
+}
+
+/** One block's replay: the plan, the tape, the geometry every op reads on this TP rank, and the ops bound to the block. */
+export interface BlockContext {
+  readonly p: ActivationPlan;
+  readonly a: Architecture;
+  readonly tape: Tape;
+  /** This layer's linear modules by name. */
+  readonly mods: Map<string, LinearModule>;
+  readonly moeBlock: boolean;
+  readonly rope: boolean;
+  readonly linearLayer: boolean;
+  readonly blockKind: 'M' | '*' | '-' | 'E' | undefined;
+  /** Tokens, tensor-parallel degree, and tokens of the sequence-parallel regions. */
+  readonly T: number;
+  readonly tp: number;
+  readonly Tsp: number;
+  /** 4/8-bit model's unquantized parameters upcast to fp32. */
+  readonly upcast: boolean;
+  readonly residualBytes: number;
+  readonly x0: Tensor;
+  readonly normWeight: Weight;
+  readonly rms: ReturnType<typeof rmsNormOf>;
+  /** Gemma 2 and 3 normalize the attention and MLP outputs too (post_attention, pre/post_feedforward norms). */
+  readonly sandwich: boolean;
+  /** Attention geometry on this TP rank. */
+  readonly heads: number;
+  readonly kvHeads: number;
+  readonly qd: number;
+  readonly kvd: number;
+  readonly b: number;
+  readonly s: number;
+  /** A linear layer with its LoRA adapter or (IA)^3 vector when targeted (linear.ts), and the family's norm. */
+  readonly linear: LinearFn;
+  readonly norm: (x: Tensor, what: string) => Tensor;
+  readonly state: BlockState;
+}
+
+/**
+ * The block of each family that is not Llama-shaped (those run decoderBlock). T5's encoder and decoder blocks are
+ * replayed by t5Blocks (blockResult): its block input only here.
+ */
+const FAMILY_BLOCKS: Partial<Record<Architecture['family'], (bc: BlockContext) => Tensor>> = {
+  gpt2: gpt2Block,
+  gpt_neox: gptNeoxBlock,
+  phi: gptNeoxBlock,
+  bloom: bloomBlock,
+  bert: bertBlock,
+  roberta: bertBlock,
+  t5: (bc) => bc.x0,
+  nemotron_h: nemotronHBlock,
+  falcon_h1: falconH1Block,
+};
+
+/**
+ * One block's saved tensors; `moeBlock` false replays a dense layer of a model that mixes dense and MoE layers, `rope`
+ * false a Llama 4 NoPE layer, `linearLayer` a Gated DeltaNet layer (Qwen3-Next, Qwen3.5); `adaptedExperts` names the
+ * expert parameters LoRA adapts in this layer (PEFT target_parameters); `blockKind` the one mixer of a Nemotron-H layer.
+ */
+export function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false, adaptedExperts: readonly string[] = [],
+  blockKind?: 'M' | '*' | '-' | 'E'): LayerActivations {
+  if (unslothFastPath(p)) return unslothBlock(p);
+  const bc = blockContext(p, moeBlock, rope, linearLayer, blockKind);
+  // The block's output itself is not needed: what its ops saved is on the tape.
+  (FAMILY_BLOCKS[bc.a.family] ?? decoderBlock)(bc);
+  return blockResult(bc, adaptedExperts);
+}
+
+/** The block's context: its tape, this layer's modules, the geometry on this TP rank, its linear and norm. */
+function blockContext(p: ActivationPlan, moeBlock: boolean, rope: boolean, linearLayer: boolean, blockKind: 'M' | '*' | '-' | 'E' | undefined): BlockContext {
+  const a = p.arch;
+  // Liger's RMSNorm and SiLU/GELU-mul kernels keep what a compiled block keeps of those ops: the norm's input and
+  // inverse RMS (liger_kernel/ops/rms_norm.py), the gate and up projections (ops/swiglu.py, ops/geglu.py).
+  const tape = new Tape(p.mode, p.half, p.compile === true || p.kernels === 'liger');
+  // Kimi Linear's KDA and MLA layers both have a q_proj and an o_proj, of different shapes: this layer's kind only.
+  const mods = moduleByName(linearModules(a).filter((m) => m.layerKind === undefined || m.layerKind === (linearLayer ? 'linear' : 'full')));
+  const T = p.batch * p.seq;
+  const tp = p.tp;
+  // Sequence parallel splits the tokens of the non-tensor-parallel regions (norms, dropout, residual) over TP ranks.
+  const Tsp = p.sequenceParallel ? T / tp : T;
+  const upcast = p.kbitUpcast !== undefined && p.kbitUpcast !== 'none';
+  // Autocast keeps fp32 residuals only with fp32 weights, or when fp32 norms feed 4/8-bit linears (which return
+  // their input's dtype): their fp32 outputs reach the residual sum.
+  // Kimi Linear's MoE blocks weight their experts' outputs with fp32 routing weights: from the first one on the residual
+  // stream is fp32 (every MoE layer but the first gets an fp32 input; counted for all of them).
+  const residualBytes = p.weightBytes === 4 || (upcast && p.quantizedBase) || (a.family === 'kimi_linear' && moeBlock && a.moe !== undefined) ? 4 : p.half;
+  const normBytes = upcast ? 4 : p.weightBytes;
+  const x0 = tape.tensor('block input', Tsp * a.hidden, residualBytes, p.inputRequiresGrad || p.baseTrainable);
+  const state: BlockState = { mlpSavedBytes: 0, moeInfo: { looped: false, forwardEnd: 0, savedAfterRouted: 0 }, tiledMlp: undefined, linearWorking: undefined,
+    softmaxUpcast: false };
+  const normWeight: Weight = { what: 'norm', elems: a.hidden, trainable: p.normsTrainable, bytesPerElem: normBytes };
+  const rms = rmsNormOf(a, normBytes);
+  const sandwich = a.family === 'gemma2' || a.family === 'gemma3' || a.family === 'glm4';
+  const norm = (x: Tensor, what: string): Tensor =>
+    a.norm === 'rms'
+      ? tape.rmsNorm(x, x.elems / a.hidden, normWeight.trainable, what, rms.weightBytes, rms.style)
+      : tape.layerNorm(x, x.elems / a.hidden, normWeight.trainable, what);
+  const heads = a.heads / tp;
+  const kvHeads = Math.max(1, a.kvHeads / tp);
+  const qd = heads * a.headDim;
+  const kvd = kvHeads * a.headDim;
+  const b = p.batch;
+  const s = p.seq;
+  const bc: BlockContext = {
+    p, a, tape, mods, moeBlock, rope, linearLayer, blockKind, T, tp, Tsp, upcast, residualBytes, x0, normWeight, rms, sandwich, heads, kvHeads, qd, kvd, b, s,
+    linear: (x, name, outFeatures, what) => linearOf(bc, x, name, outFeatures, what), norm, state,
+  };
+  return bc;
+}
+
+/** What the block keeps and what its backward holds at its largest op, from the replayed tape. */
+function blockResult(bc: BlockContext, adaptedExperts: readonly string[]): LayerActivations {
+  const { p, a, tape, moeBlock, T, tp, Tsp, residualBytes, heads, qd, b, s, state } = bc;
+  const { moeInfo, tiledMlp, linearWorking, mlpSavedBytes, softmaxUpcast } = state;
+  // LoRA on this layer's expert parameters (PEFT target_parameters): W + BA and each matmul's routed input are kept.
+  let expertLoraWorking = 0;
+  if (moeBlock && a.moe && p.expertLora) {
+    for (const t of p.expertLora.targets) {
+      if (!adaptedExperts.includes(t.name)) continue;
+      tape.saveExtra(`${t.name}: W + BA (LoRA on the parameter) and its routed input`, t.savedBytes);
+      expertLoraWorking = Math.max(expertLoraWorking, t.workingBytes);
+    }
+  }
+
+  let entries = tape.entries();
+  let bytesPerLayer = tape.totalBytes();
+  let checkpointHeldBytes = 0;
+  if (a.family === 't5') {
+    const t5 = t5Blocks(p);
+    entries = t5.entries;
+    bytesPerLayer = t5.bytesPerLayer;
+    checkpointHeldBytes = t5.checkpointHeldBytes;
+  }
+  const cb = tape.computeBytes;
+  const ffnLocal = a.moe ? a.moe.expertFfn * a.moe.topK : a.ffn / tp;
+  const width = a.gatedMlp ? 3 : 2;
+  // Looped experts (p.expertsLooped: transformers 4.x gathers each expert's tokens, runs its MLP, index_add_-s the
+  // weighted output) run one after another, and so does their backward, in reverse, each releasing what it saved:
+  // the high point of an MoE layer's backward is the largest of (a) one expert's share of the routed tokens (T·k/E,
+  // routing balanced) with its intermediates' and its output's gradients, (b) the gather's zero-filled gradient of
+  // every token beside that expert's input gradient, (c) a shared expert over every token, and (d) the end of the
+  // layer's forward when checkpointing recomputes it, with all it saves: the MoE input and its output accumulator,
+  // the int64 one-hot expert mask (E x k x T) and the last expert's unsaved matmul outputs. Profiled on the CPU
+  // (tools/peak/measure_step.py --moe-checkpointing, 4-16 experts): every routed token's intermediates at once put the
+  // estimate 8-24 % high where the layers make the high point; within 2.1 % with these terms. transformers 5's grouped
+  // matmul runs every routed token at once: its backward holds their gradients together, as counted below.
+  const loopedExperts = moeBlock && a.moe !== undefined && moeInfo.looped && !p.tiledMlpShards;
+  let moeWorking = 0;
+  if (loopedExperts) {
+    const m = a.moe!;
+    const share = (T * m.topK) / m.experts;
+    const oneExpert = width * cb * share * m.expertFfn + cb * share * a.hidden;
+    const gatherGrad = cb * T * a.hidden + cb * share * a.hidden;
+    const shared = width * cb * T * m.sharedExpertFfn;
+    const forwardEnd = 2 * cb * T * a.hidden + 8 * m.experts * m.topK * T + cb * share * (m.expertFfn + a.hidden) - moeInfo.savedAfterRouted;
+    moeWorking = Math.max(oneExpert, gatherGrad, shared, forwardEnd);
+  }
+  // grouped_mm (transformers 5): the backward holds every routed token's gate, up and product gradients at once (as a
+  // dense MLP of width top-k x expert width, below); the end of the recomputed forward holds the routed tokens' copies
+  // (MoeInfo.forwardEnd), less what a shared expert, which runs after that point, saves. Profiled on the CPU
+  // (tools/peak/measure_step.py --moe-checkpointing, a replica of transformers' grouped_mm).
+  const groupedEnd = Math.max(0, moeInfo.forwardEnd - moeInfo.savedAfterRouted);
+  // A tiled MLP's backward holds one shard's recomputed tensors and their gradients, plus the full input gradient.
+  const mlpWorking = tiledMlp
+    ? (width * cb * T * ffnLocal + tiledMlp.savedBytes + tiledMlp.weightCopyBytes) / p.tiledMlpShards! + cb * T * a.hidden
+    : loopedExperts ? moeWorking : Math.max(width * cb * T * ffnLocal, groupedEnd);
+  // Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward), plus
+  // the fp32 copy of the gradient when the softmax ran in fp32 on 16-bit scores. By then the block's MLP half has
+  // been through its backward and released what it saved. Flash / SDPA backward holds dQ, dK, dV and dO; a gated
+  // attention output (Qwen3.5) adds the gradients of the gate and of the ungated output. A Gated DeltaNet layer has
+  // its own (gatedDeltaNet).
+  const scoreGradBytes = 2 * cb + (softmaxUpcast && cb < 4 ? 4 : 0);
+  const attnWorking = linearWorking ?? (p.attention === 'eager' ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));
+  const backwardWorkingBytes = Math.max(mlpWorking, expertLoraWorking, Math.max(0, attnWorking - mlpSavedBytes)) + 2 * residualBytes * Tsp * a.hidden;
+  const layerInputBytes = Tsp * a.hidden * residualBytes;
+  const everyOtherMatmul = tape.matmulOutputs.filter((_, i) => i % 2 === 0).reduce((x, y) => x + y, 0);
+  const selectiveBytes = Math.min(bytesPerLayer, layerInputBytes + everyOtherMatmul + tape.attentionOutputBytes);
+  return { bytesPerLayer, entries, backwardWorkingBytes, layerInputBytes, selectiveBytes, checkpointHeldBytes, weightCopyBytesPerLayer: tape.weightCopyBytes };
+}

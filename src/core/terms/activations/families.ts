@@ -1,0 +1,151 @@
+// The blocks of the families that are not Llama-shaped: GPT-2 and BLOOM (fused q/k/v, pre-LayerNorm), GPT-NeoX and
+// Phi (parallel residual), BERT and RoBERTa (post-LayerNorm encoders), Nemotron-H (one mixer per layer), Falcon-H1
+// (Mamba2 beside attention). Sources: transformers models/{gpt2,bloom,gpt_neox,phi,bert,roberta,nemotron_h,
+// falcon_h1}/modeling_*.py. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
+import type { Tensor } from '../saved-tensors';
+import { attentionCore } from './attention';
+import type { BlockContext } from './block';
+import { mamba2Mixer } from './mixers/mamba2';
+import { gatedMlp, geluNew } from './mlp';
+import { nemotronMoe } from './moe';
+
+/**
+ * A pre-LayerNorm block with one fused q/k/v projection and a two-layer MLP (GPT-2, BLOOM): q, k and v are views of
+ * the fused output, or copies (BLOOM's reshapes of transposed views); the attention output projected, dropped out
+ * and added to the residual; the second LayerNorm, the MLP's up projection, its activation and down projection.
+ */
+function fusedQkvBlock(bc: BlockContext, n: { ln1: string; qkv: string; out: string; ln2: string; up: string; down: string }, copies: boolean,
+  softmaxFp32: boolean,
+  act: (x: Tensor) => Tensor): Tensor {
+  const { p, a, tape, T, tp, Tsp, residualBytes, x0, qd, linear } = bc;
+  const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, n.ln1);
+  const qkv = linear(h1, n.qkv, 3 * qd, `${n.qkv} output`);
+  const part = (what: string): Tensor => (copies ? tape.free(qkv, `${what} (reshape copy)`, T * qd) : tape.view(qkv, what, T * qd));
+  const att = attentionCore(bc, part('q'), part('k'), part('v'), { causalRepeat: false, softmaxFp32, dropout: a.attentionDropout });
+  const o = tape.dropout(linear(att, n.out, a.hidden, `${n.out} output`), a.hiddenDropout, 'attention output dropout');
+  const x1 = tape.free(o, 'residual', Tsp * a.hidden, residualBytes);
+  const h2 = tape.layerNorm(x1, Tsp, p.normsTrainable, n.ln2);
+  const g = act(linear(h2, n.up, a.ffn / tp, `${n.up} output`));
+  return tape.dropout(linear(g, n.down, a.hidden, `${n.down} output`), a.hiddenDropout, 'mlp dropout');
+}
+
+/** GPT-2. */
+export function gpt2Block(bc: BlockContext): Tensor {
+  const tape = bc.tape;
+  // q, k, v are views (split) of the one c_attn output: saving any of them keeps all of it.
+  return fusedQkvBlock(bc, { ln1: 'ln_1', qkv: 'c_attn', out: 'c_proj', ln2: 'ln_2', up: 'c_fc', down: 'mlp.c_proj' }, false, false, (x) => geluNew(tape, x));
+}
+
+/** GPT-NeoX and Phi: attention and MLP side by side on the block input. */
+export function gptNeoxBlock(bc: BlockContext): Tensor {
+  const { p, a, tape, T, tp, Tsp, x0, qd, kvd, b, linear } = bc;
+  // Parallel residual: attention and MLP both read the block input (gpt_neox: through two LayerNorms).
+  const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, 'input_layernorm');
+  const qkvName = a.family === 'phi' ? 'q_proj' : 'query_key_value';
+  const qkv = linear(h1, qkvName, a.family === 'phi' ? qd : 3 * qd, 'qkv output');
+  const q = tape.free(qkv, 'q (rotary)', T * qd);
+  const k = tape.free(qkv, 'k (rotary)', T * kvd);
+  // v is a view of the fused qkv output; eager attention's batched matmul copies it unless the batch is 1.
+  const v = a.family === 'phi' ? linear(h1, 'v_proj', kvd, 'v_proj output')
+    : p.attention === 'eager' && b > 1 ? tape.free(qkv, 'v (contiguous)', T * kvd) : tape.view(qkv, 'v', T * kvd);
+  // GPT-NeoX takes the softmax in the activation dtype.
+  const att = attentionCore(bc, q, k, v, { causalRepeat: true, softmaxFp32: a.family === 'phi', dropout: a.attentionDropout });
+  linear(att, a.family === 'phi' ? 'dense' : 'dense', a.hidden, 'dense output');
+  const h2 = a.family === 'phi' ? h1 : tape.layerNorm(x0, Tsp, p.normsTrainable, 'post_attention_layernorm');
+  const up = linear(h2, a.family === 'phi' ? 'fc1' : 'dense_h_to_4h', a.ffn / tp, 'mlp up output');
+  const g = tape.unarySavesInput(up, 'gelu output');
+  return linear(g, a.family === 'phi' ? 'fc2' : 'dense_4h_to_h', a.hidden, 'mlp down output');
+}
+
+/** BLOOM. */
+export function bloomBlock(bc: BlockContext): Tensor {
+  const tape = bc.tape;
+  // BloomBlock (modeling_bloom.py): query_key_value's output viewed per head and reshaped to (b * heads, s,
+  // head_dim), copies of the transposed views, for alibi.baddbmm and bmm; the causal mask added; softmax in fp32
+  // cast back to the query's dtype; GeLUFunction keeps its input.
+  return fusedQkvBlock(bc, { ln1: 'input_layernorm', qkv: 'query_key_value', out: 'dense', ln2: 'post_attention_layernorm', up: 'dense_h_to_4h',
+    down: 'dense_4h_to_h' },
+    true, true, (x) => tape.unarySavesInput(x, 'GeLUFunction output'));
+}
+
+/** BERT and RoBERTa: post-LayerNorm encoder blocks. */
+export function bertBlock(bc: BlockContext): Tensor {
+  const { p, a, tape, tp, Tsp, x0, qd, linear } = bc;
+  const q = linear(x0, 'query', qd, 'query output');
+  const k = linear(x0, 'key', qd, 'key output');
+  const v = linear(x0, 'value', qd, 'value output');
+  const att = attentionCore(bc, q, k, v, { causalRepeat: false, softmaxFp32: false, dropout: a.attentionDropout });
+  const o = linear(att, 'attention.output.dense', a.hidden, 'attention output dense');
+  const od = tape.dropout(o, a.hiddenDropout, 'attention output dropout');
+  const x1 = tape.layerNorm(tape.free(od, 'residual'), Tsp, p.normsTrainable, 'attention LayerNorm');
+  const i1 = linear(x1, 'intermediate.dense', a.ffn / tp, 'intermediate output');
+  const g = tape.unarySavesInput(i1, 'gelu output');
+  const o2 = linear(g, 'output.dense', a.hidden, 'output dense');
+  const o2d = tape.dropout(o2, a.hiddenDropout, 'output dropout');
+  return tape.layerNorm(tape.free(o2d, 'residual'), Tsp, p.normsTrainable, 'output LayerNorm');
+}
+
+/** Nemotron-H: one mixer per layer (Mamba2, attention, MoE or MLP). */
+export function nemotronHBlock(bc: BlockContext): Tensor {
+  const { p, a, tape, tp, x0, qd, kvd, blockKind, linear, norm, state } = bc;
+  let layerOutputs: Tensor;
+  // NemotronHBlock: norm, then its one mixer, then the residual sum. The MLP is up_proj, ReLU² (relu keeps its output,
+  // square the same tensor), down_proj; attention has no position embedding.
+  const h1 = norm(x0, 'norm');
+  if (blockKind === 'M') {
+    const mixer = mamba2Mixer(tape, p, h1, linear);
+    state.linearWorking = mixer.workingBytes;
+    layerOutputs = mixer.out;
+  } else if (blockKind === '*') {
+    const att = attentionCore(bc, linear(h1, 'q_proj', qd, 'q_proj output'), linear(h1, 'k_proj', kvd, 'k_proj output'),
+      linear(h1, 'v_proj', kvd, 'v_proj output'),
+      { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
+    layerOutputs = linear(att, 'o_proj', a.hidden, 'o_proj output');
+  } else if (blockKind === 'E') {
+    const beforeMlp = tape.totalBytes();
+    layerOutputs = nemotronMoe(tape, p, h1, linear).out;
+    state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
+  } else {
+    const beforeMlp = tape.totalBytes();
+    const r = tape.unarySavesOutput(linear(h1, 'up_proj', a.ffn / tp, 'up_proj output'), 'relu(up_proj output)');
+    layerOutputs = linear(tape.free(r, 'relu(...)^2'), 'down_proj', a.hidden, 'down_proj output');
+    state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
+  }
+  return layerOutputs;
+}
+
+/** Falcon-H1: Mamba2 and attention side by side on the input norm's output, then the MLP. */
+export function falconH1Block(bc: BlockContext): Tensor {
+  const { p, a, tape, T, tp, Tsp, upcast, residualBytes, x0, qd, kvd, linear, norm, state } = bc;
+  let layerOutputs: Tensor;
+  // FalconH1DecoderLayer: the input norm's output goes to the Mamba2 mixer (x ssm_in_multiplier) and to attention
+  // (x attention_in_multiplier) side by side; their outputs, scaled by python floats, are summed into the residual;
+  // then pre_ff_layernorm and the SwiGLU MLP (gate_proj's output x gate_multiplier feeds silu, byte for byte what
+  // Llama's keeps). A product with a python float keeps nothing, but makes a new tensor: in_proj and q/k/v keep their
+  // own scaled copies of the norm output, and nothing keeps the norm output itself.
+  const h1 = norm(x0, 'input_layernorm');
+  const mixer = mamba2Mixer(tape, p, tape.free(h1, 'input norm output x ssm_in_multiplier'), linear);
+  state.linearWorking = mixer.workingBytes;
+  const xa = tape.free(h1, 'input norm output x attention_in_multiplier');
+  const q = linear(xa, 'q_proj', qd, 'q_proj output');
+  const k = tape.free(linear(xa, 'k_proj', kvd, 'k_proj output'), 'k x key_multiplier');
+  const v = linear(xa, 'v_proj', kvd, 'v_proj output');
+  const qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
+  const kr = tape.free(k, 'k after rotary', T * kvd, upcast && p.quantizedBase ? k.bytesPerElem : tape.computeBytes);
+  const att = attentionCore(bc, qr, kr, v, { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
+  const o = linear(att, 'o_proj', a.hidden, 'o_proj output');
+  const x1 = tape.free(o, 'residual', Tsp * a.hidden, residualBytes);
+  const beforeMlp = tape.totalBytes();
+  const h2 = norm(x1, 'pre_ff_layernorm');
+  if (p.tiledMlpShards) {
+    const mark = tape.mark();
+    layerOutputs = gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+    state.tiledMlp = tape.rollback(mark);
+    tape.save(h2);
+  } else {
+    layerOutputs = gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+  }
+  state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
+  return layerOutputs;
+}

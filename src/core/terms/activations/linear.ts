@@ -1,0 +1,65 @@
+// A block's linear layers: the weight as the tape sees it (sharded by TP, its dtype and whether it trains), and the
+// forward of a linear with its LoRA adapter (dropout, lora_A, lora_B, DoRA's magnitude) or (IA)^3 vector, and
+// LLM.int8's kept input. Sources: peft/tuners/lora/layer.py, peft/tuners/lora/bnb.py, peft/tuners/ia3/layer.py,
+// bitsandbytes/autograd/_functions.py. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
+import type { Tensor, Weight } from '../saved-tensors';
+import type { BlockContext } from './block';
+
+/** A module's weight on this TP rank (a hidden x hidden stand-in for a module the architecture does not list). */
+export function weight(bc: BlockContext, name: string): Weight {
+  const { p, a, mods, tp } = bc;
+  const m = mods.get(name);
+  const elems = m ? (m.inFeatures * m.outFeatures) / tp : a.hidden * a.hidden;
+  // A 4/8-bit base weight is dequantized to the compute dtype inside bitsandbytes' matmul and never saved, so
+  // autocast makes no 16-bit copy of it, whatever dtype the model's other parameters are stored in. A bare
+  // parameter (transformers 5 fused experts and routers) is never quantized: it keeps the model dtype, or fp32 when
+  // prepare_model_for_kbit_training upcast the unquantized parameters.
+  if (m?.parameter && p.quantizedBase) {
+    return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.kbitUpcast !== undefined && p.kbitUpcast !== 'none' ? 4 : p.weightBytes };
+  }
+  return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.quantizedBase ? p.half : p.weightBytes, keepsInputDtype: p.quantizedBase };
+}
+
+/** A linear layer with its LoRA adapter or (IA)^3 vector when targeted (PEFT lora.Linear / ia3.Linear forward). */
+export function linear(bc: BlockContext, x: Tensor, name: string, outFeatures: number, what: string): Tensor {
+  const { p, a, tape, mods, tp } = bc;
+  const w = weight(bc, name);
+  const ia3 = p.ia3;
+  if (ia3 && ia3.targets.has(name)) {
+    // The input (feed-forward) or the output is cast to the vector's dtype and multiplied by it: the multiply keeps
+    // that cast copy for the vector's gradient; the product goes back to the base dtype.
+    if (ia3.feedforward.has(name)) {
+      const xc = tape.to(x, ia3.dtypeBytes, `${name} IA3 input (adapter dtype)`);
+      tape.save(xc);
+      return tape.linear(tape.to(tape.free(xc, `${name} input x IA3 vector`), x.bytesPerElem, `${name} scaled input`), w, outFeatures, what);
+    }
+    const y0 = tape.linear(x, w, outFeatures, what);
+    const yc = tape.to(y0, ia3.dtypeBytes, `${what} (adapter dtype)`);
+    tape.save(yc);
+    return tape.to(tape.free(yc, `${what} x IA3 vector`), y0.bytesPerElem, `${what} (scaled)`);
+  }
+  const y = tape.linear(x, w, outFeatures, what);
+  const m = mods.get(name);
+  if (p.int8Base && x.rg && !w.trainable && !m?.parameter) tape.save(x);
+  const lora = p.lora;
+  if (!lora || !lora.targets.has(name)) return y;
+  const tokens = x.elems / ((m ? m.inFeatures : a.hidden) / (name === 'o_proj' || name === 'down_proj' ? tp : 1));
+  // PEFT casts x to the adapter dtype, applies dropout, then lora_A and lora_B (both trainable). Its 4/8-bit
+  // layers skip the cast under autocast (peft/tuners/lora/bnb.py: requires_conversion = not is_autocast_enabled()).
+  let xa = p.quantizedBase && p.mode === 'amp' ? x : tape.to(x, lora.dtypeBytes, `${name} LoRA input (adapter dtype)`);
+  xa = tape.dropout(xa, lora.dropout, `${name} LoRA dropout`);
+  const A: Weight = { what: `${name}.lora_A`, elems: (m?.inFeatures ?? a.hidden) * lora.r, trainable: true, bytesPerElem: lora.dtypeBytes };
+  const ya = tape.linear(xa, A, lora.r, `${name} lora_A output`);
+  const B: Weight = { what: `${name}.lora_B`, elems: lora.r * outFeatures, trainable: true, bytesPerElem: lora.dtypeBytes };
+  const yb = tape.linear(ya, B, outFeatures, `${name} lora_B output`);
+  if (lora.dora) {
+    // peft/tuners/lora/dora.py DoraLinearLayer.forward: (mag_norm_scale - 1) * base_result + mag_norm_scale * lora_result
+    // * scaling; the magnitude is trained, so both products keep their tensor operand for its gradient.
+    tape.save(y);
+    tape.save(yb);
+  }
+  void tokens;
+  // result + lora_B(...) * scaling, cast back to the base output dtype.
+  return tape.tensor(`${what} (+LoRA)`, y.elems, y.bytesPerElem, true);
+}

@@ -1,0 +1,62 @@
+// RMSNorm flavours per family, and what the final norm and the output head keep for backward. Pure arithmetic;
+// no I/O.
+// Docs: docs/estimate/activations.md
+import type { Architecture } from '../../architecture';
+import { memo } from '../../util/memo';
+import { type ComputeMode, Tape } from '../saved-tensors';
+
+/**
+ * How a family writes its RMSNorm and what its weights are stored in: Gemma's (1 + weight) in fp32; gpt-oss keeps its
+ * norms in fp32 (GptOssPreTrainedModel._keep_in_fp32_modules) and casts after the weight; the rest as Llama, in
+ * `weightBytes` (the model dtype, or fp32 after a 4/8-bit model's upcast).
+ */
+export function rmsNormOf(a: Architecture, weightBytes: number): { style: 'llama' | 'gemma' | 'gpt_oss'; weightBytes: number } {
+  // Qwen3NextRMSNorm: Gemma's zero-centred x.float() normalized * (1 + weight.float()).
+  if (a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3' || a.family === 'qwen3_next') return { style: 'gemma', weightBytes };
+  if (a.family === 'gpt_oss') return { style: 'gpt_oss', weightBytes: 4 };
+  // Olmo2RMSNorm: (weight * normalized_fp32).to(input_dtype), as gpt-oss's, with the weight in the model dtype.
+  if (a.family === 'olmo2') return { style: 'gpt_oss', weightBytes };
+  return { style: 'llama', weightBytes };
+}
+
+/** What the final norm and the head are replayed with (finalNormSaved). */
+interface FinalNormPlan {
+  arch: Architecture; mode: ComputeMode; half: 2 | 4; weightBytes: number; tokens: number; normTrainable: boolean; headTrainable: boolean;
+  /** Storage of the final norm's and the head's weights when it differs from weightBytes (fp32 upcast of a 4/8-bit model). */
+  normWeightBytes?: number; headWeightBytes?: number;
+  /** Bytes per element of the residual stream when it differs from the model's (fp32 behind 4/8-bit layers). */
+  residualBytes?: number;
+}
+
+/**
+ * What the final norm and the output head keep for backward, replayed on the tape like a block: the norm's fp32
+ * upcast (and its normalized input when the norm weight trains), and the head's input when the head trains. A frozen
+ * norm and head (LoRA, QLoRA) keep only the upcast input the norm's backward needs.
+ */
+export function finalNormSaved(p: FinalNormPlan): number {
+  return finalNormPerToken(p) * p.tokens;
+}
+
+// Every saved tensor is proportional to the tokens: replay one token once per setting (the advice search asks often).
+const finalNormPerToken = memo((p: FinalNormPlan): number => {
+  const normBytes = p.normWeightBytes ?? p.weightBytes;
+  const headBytes = p.headWeightBytes ?? p.weightBytes;
+  const a = p.arch;
+  const tape = new Tape(p.mode, p.half, false);
+  const residualBytes = p.residualBytes ?? (p.weightBytes === 4 ? 4 : p.half);
+  const x = tape.tensor('final hidden states', a.hidden, residualBytes, true);
+  const rms = rmsNormOf(a, normBytes);
+  const normed = a.norm === 'rms'
+    ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', rms.weightBytes, rms.style)
+    : tape.layerNorm(x, 1, p.normTrainable, 'final norm');
+  tape.linear(normed, { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: headBytes }, a.vocab, 'logits');
+  return tape.totalBytes();
+}, {
+  scope: (p) => p.arch,
+  limit: 4096,
+  key: (p) => {
+    const normBytes = p.normWeightBytes ?? p.weightBytes;
+    const headBytes = p.headWeightBytes ?? p.weightBytes;
+    return `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}`;
+  },
+});

@@ -1,0 +1,143 @@
+// The activation plan (what one block of a model is replayed with) and what the replay returns. Types only.
+// Imports only the architecture, setup and tape types.
+// Docs: docs/estimate/activations.md
+import type { Architecture } from '../../architecture';
+import type { Attention } from '../../setup';
+import type { ComputeMode, SavedEntry, Tensor } from '../saved-tensors';
+
+export interface LoraPlan {
+  readonly r: number;
+  readonly dropout: number;
+  readonly dtypeBytes: number;
+  /** DoRA: the magnitude's gradient keeps the base output and the LoRA output of each target. */
+  readonly dora?: boolean;
+  /** Module names (as in linearModules) that carry an adapter. */
+  readonly targets: ReadonlySet<string>;
+}
+
+/** PEFT (IA)^3 vectors (peft/tuners/ia3/layer.py Linear.forward). */
+export interface Ia3Plan {
+  /** Module names (as in linearModules) that carry a vector. */
+  readonly targets: ReadonlySet<string>;
+  /** Targets whose input is scaled (feed-forward); the others scale their output. */
+  readonly feedforward: ReadonlySet<string>;
+  readonly dtypeBytes: number;
+}
+
+export interface ActivationPlan {
+  readonly arch: Architecture;
+  readonly mode: ComputeMode;
+  /** 2 for bf16/fp16 weights and autocast, 4 for fp32. */
+  readonly half: 2 | 4;
+  readonly weightBytes: number;
+  readonly batch: number;
+  readonly seq: number;
+  readonly attention: Attention;
+  /** Base weights of the blocks are trainable (full fine-tune / unfrozen layer). */
+  readonly baseTrainable: boolean;
+  /** Norm weights are trainable. */
+  readonly normsTrainable: boolean;
+  /** The hidden states entering the first block require grad (trainable embeddings, or enable_input_require_grads). */
+  readonly inputRequiresGrad: boolean;
+  readonly lora?: LoraPlan;
+  readonly ia3?: Ia3Plan;
+  /** Tensor-parallel degree: attention heads and MLP width are split; with sequence parallel the rest too. */
+  readonly tp: number;
+  readonly sequenceParallel: boolean;
+  /** torch.compile fuses elementwise chains. */
+  readonly compile?: boolean;
+  /**
+   * PyTorch < 1.11: softmax's backward took the input as well as the output (`_softmax_backward_data(grad, output,
+   * dim, self)` in derivatives.yaml), so autograd saved both; 1.11 passes only the input dtype (pytorch/pytorch
+   * issue 64000, fixed by PR 66018).
+   */
+  readonly softmaxSavesInput?: boolean;
+  /** The block's base linears are bitsandbytes 4/8-bit layers (their output keeps the input's dtype). */
+  readonly quantizedBase?: boolean;
+  /**
+   * They are LLM.int8 layers (bitsandbytes 8-bit): MatMul8bitLt keeps its input A in ctx.tensors = (CAt, subA, A)
+   * whenever the input or the weight needs a gradient (bitsandbytes/autograd/_functions.py), so a frozen 8-bit linear
+   * under LoRA keeps its input, which a 4-bit one (MatMul4Bit: ctx.tensors = (None, B)) does not.
+   */
+  readonly int8Base?: boolean;
+  /**
+   * Fused 3-D experts quantized by Axolotl's quantize_moe_experts (bitsandbytes parametrizations): each forward
+   * dequantizes every local expert's whole weight to 16 bits (cached for the experts module's forward), and the grouped
+   * matmul keeps that tensor for the input's gradient. The number of experts on this rank.
+   */
+  readonly dequantizedExperts?: number;
+  /**
+   * The experts run one after another (transformers 4.x's loop over the experts a batch reaches, nn.Linear or gpt-oss's
+   * training path), not in one grouped matmul over every routed token (transformers 5's default experts
+   * implementation, grouped_mm).
+   */
+  readonly expertsLooped?: boolean;
+  /**
+   * fp32 upcast of the parameters a 4/8-bit model keeps unquantized: 'all' (PEFT prepare_model_for_kbit_training:
+   * norms, embeddings, head), 'norms' (the norms only). fp32 norm weights make every norm output fp32; quantized
+   * linears return fp32 for fp32 inputs, and from the first MLP on the residual stream is fp32.
+   */
+  readonly kbitUpcast?: KbitUpcast;
+  /** The block runs Unsloth's fused kernels (see unslothFastPath). */
+  readonly kernels?: Kernels;
+  /**
+   * Tiled MLP (DeepSpeed ALST TiledMLP, Axolotl tiled_mlp): the dense MLP runs in this many sequence shards without
+   * grad and keeps only its input; backward recomputes and differentiates one shard at a time.
+   */
+  readonly tiledMlpShards?: number;
+  /**
+   * Gated DeltaNet layers (Qwen3-Next, Qwen3.5): flash-linear-attention's chunked kernel with causal-conv1d (the
+   * recommended install), or transformers' torch fallback when those packages are missing. See gatedDeltaNet.
+   */
+  readonly linearKernels?: LinearKernels;
+  /**
+   * Mamba2 layers (Granite 4.0 H): mamba_ssm's fused mamba_split_conv1d_scan_combined with causal-conv1d ('cuda'), or
+   * transformers' torch_forward ('torch'). See mamba2Mixer.
+   */
+  readonly mambaKernels?: MambaKernels;
+  /**
+   * LoRA on bare expert parameters (PEFT target_parameters): per target, what a layer it adapts keeps for backward
+   * (W + BA and the routed input of its matmul) and its backward working set; `indices` limits it to those layers
+   * (else every MoE layer).
+   */
+  readonly expertLora?: {
+    readonly targets: ReadonlyArray<{ readonly name: string; readonly savedBytes: number; readonly workingBytes: number; readonly indices?: ReadonlySet<number> }>;
+  };
+}
+
+export type LinearKernels = 'fla' | 'torch';
+/**
+ * 'split': causal_conv1d_fn + mamba_chunk_scan_combined + the torch gated norm and out_proj (Nemotron-H with a cache);
+ * 'split-masked': the same on a padded batch, where the conv output's x is masked before the scan.
+ */
+export type MambaKernels = 'cuda' | 'split' | 'split-masked' | 'torch';
+
+export type KbitUpcast = 'none' | 'norms' | 'all';
+export type Kernels = 'pytorch' | 'liger' | 'unsloth';
+
+export interface LayerActivations {
+  /** Bytes saved for backward by one block (the average block for MoE / T5 stacks). */
+  readonly bytesPerLayer: number;
+  /** What one block saves, for the formula view. */
+  readonly entries: readonly SavedEntry[];
+  /** Bytes one block's backward needs on top (gradients of its intermediates), at its largest op. */
+  readonly backwardWorkingBytes: number;
+  /** Input of the block, what full checkpointing keeps per layer. */
+  readonly layerInputBytes: number;
+  /**
+   * What op-level selective checkpointing keeps per block (torchtitan's SAC policy: the outputs of every other
+   * matmul and of the attention kernel; everything else is recomputed), including the block input.
+   */
+  readonly selectiveBytes: number;
+  /** Tensors computed once and held by every checkpointed layer (T5's position biases), counted once per model. */
+  readonly checkpointHeldBytes: number;
+  /** Autocast's 16-bit copies of one block's fp32 weights, kept for backward (per block, not per token). */
+  readonly weightCopyBytesPerLayer: number;
+  /** Models whose first layers are dense and the rest MoE (DeepSeek): each kind's block; bytesPerLayer averages them. */
+  readonly kinds?: { readonly dense: number; readonly moe: number; readonly denseLayers: number };
+  /** With layers of different kinds: the largest block's saved tensors (what one recomputed layer holds at most). */
+  readonly largestLayerBytes?: number;
+}
+
+/** A linear layer as a block applies it (with its adapter when targeted): input, module name, output features, label. */
+export type LinearFn = (x: Tensor, name: string, outFeatures: number, what: string) => Tensor;

@@ -1,0 +1,292 @@
+// Term: activations of a stage. What one GPU keeps for backward: per layer what the block replay saves (block.ts),
+// times the layers on the stage and the micro-batches in flight; with full checkpointing only each layer's input and
+// one layer recomputed at a time; with selective checkpointing the input, every other matmul output and the attention
+// output. Plus autocast's 16-bit copies of fp32 weights, eager attention's 4D causal mask, T5's position biases, and
+// the working sets of a dequantized 4/8-bit weight and of DoRA's weight norm.
+// Sources: Korthikanti et al. 2022 (arXiv:2205.05198); torch.utils.checkpoint; aten/src/ATen/autocast_mode.cpp
+// (cached_cast); transformers masking_utils; peft/tuners/lora/dora.py. Docs: docs/estimate/activations.md. Pure.
+import type { Component } from '../../model';
+import { comp } from '../../estimate/component';
+import type { EstimateContext, StageContext } from '../../estimate/context';
+import { formatCount } from '../../units';
+import { olderThan } from '../../util/version';
+import { layerActivations, unslothFastPath } from './index';
+import type { ActivationPlan, Ia3Plan, LayerActivations, LoraPlan, MambaKernels } from './plan';
+
+/** The activation terms of a stage, for the phases to place. */
+export interface StageActivations {
+  readonly layerPlan: ActivationPlan;
+  readonly layer: LayerActivations;
+  /** Saved for backward by the stage's layers. */
+  readonly actComp: Component;
+  /** Eager attention's 4D causal mask, and the same when checkpointed layers hold it to the end of the backward. */
+  readonly maskC: Component[];
+  readonly maskHeld: Component[];
+  readonly maskBytes: number;
+  /** Autocast's 16-bit weight copies kept for backward, and its cache until the forward ends. */
+  readonly castComp: Component[];
+  readonly castCacheComp: Component[];
+  /** One layer recomputed during its backward (checkpointing). */
+  readonly recompute: number;
+}
+
+/**
+ * LoRA on bare expert parameters (PEFT ParamWrapper, huggingface/peft src/peft/tuners/lora/layer.py): each forward
+ * builds delta = einsum(B, A) x scaling in the adapter dtype, casts it to the parameter's, and registers W + delta as a
+ * parametrization of the experts module. W + delta is a new tensor that requires grad: the expert matmul keeps it and
+ * its routed input for backward (one full copy of the parameter per targeted layer). Building the delta holds it in
+ * the adapter dtype and its cast; the backward holds W + delta's gradient and its cast to the adapter dtype
+ * (tools/activations/lora_target_parameters.py measures both on a grouped_mm replica).
+ */
+function expertLoraPlan(ctx: EstimateContext, tokens: number): NonNullable<ActivationPlan['expertLora']> {
+  const a = ctx.model.arch;
+  const ep = ctx.layout.expertParallel;
+  const { mode, half, denseBytes, adapterBytes } = ctx.dtypes;
+  const paramTargets = ctx.methods.parameterTargets;
+  return {
+    targets: paramTargets.targets.map((t) => {
+      const elems = (a.moe!.experts / ep) * t.module.inFeatures * t.module.outFeatures;
+      // The routed input in the compute dtype (the autocast / model dtype).
+      const routedBytes = mode === 'fp32' ? 4 : half;
+      return {
+        name: t.module.name, savedBytes: elems * denseBytes + tokens * a.moe!.topK * t.module.inFeatures * routedBytes,
+        workingBytes: 2 * Math.max(adapterBytes, denseBytes) * elems, ...(t.indices ? { indices: t.indices } : {}),
+      };
+    }),
+  };
+}
+
+/** The plan one block of this stage is replayed with, and the kernels its mixers run. */
+function activationPlan(ctx: EstimateContext, st: StageContext):
+  { layerPlan: ActivationPlan; mixerKernels: Pick<ActivationPlan, 'linearKernels' | 'mambaKernels'>; mambaPath: MambaKernels; kernelsOff: boolean } {
+  const { setup, effectiveSetup: effSetup } = ctx;
+  const { arch: a, modules: mods, inventory: inv } = ctx.model;
+  const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
+  const { weightBytes: wb, half, mode, attention, adapterBytes, kbitQuantized: kbitQ, oldSoftmax } = ctx.dtypes;
+  const { peft, adapters, lora, ia3, targets, badamLayer, parameterTargets: paramTargets } = ctx.methods;
+  const { assumptions, warnings } = ctx.notes;
+  const { first, quantizedHere: quantHere, sequences: seqs, seqHere } = st;
+  const normsTrainable = setup.method === 'full';
+  const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets, dora: lora.use_dora }
+    : undefined;
+  const ia3Plan: Ia3Plan | undefined = ia3 ? { targets, feedforward: inv.ia3Feedforward ?? new Set(), dtypeBytes: adapterBytes } : undefined;
+  const embTrainable = setup.method === 'full' || inv.savedModules > 0;
+  // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
+  const inputRg = embTrainable || (adapters && setup.gradient_checkpointing !== 'none') || badamLayer;
+  // Tiled MLP: Axolotl's default shard count is ceil(seq / hidden) of the sequence each GPU holds.
+  const tiledShards = setup.tiled_mlp === false ? undefined : setup.tiled_mlp === true ? Math.max(1, Math.ceil(seqHere / a.hidden)) : setup.tiled_mlp;
+  if (tiledShards !== undefined && first && !ctx.lean) {
+    if (setup.tiled_mlp === true) assumptions.push({ key: 'tiled_mlp', value: `${tiledShards} shards`,
+      source: `default of axolotl: ceil(sequence length ${seqHere} / hidden size ${a.hidden}) (monkeypatch/tiled_mlp)` });
+    if (a.moe) warnings.push({ key: 'tiled_mlp', message: 'the tiled MLP is modeled for dense MLP layers; MoE blocks are estimated untiled' });
+  }
+  // Mamba2 kernels: Nemotron-H keeps its cache in training unless gradient checkpointing turns it off, and takes the split
+  // kernels instead of the fused one with a cache or a padded batch (modeling_nemotron_h.py cuda_kernels_forward: the
+  // fused kernel only when cache_params is None and the attention mask is all ones).
+  const paddedBatch = setup.batch_lengths === 'variable' && seqs > 1;
+  // Jamba's config can switch the kernels off (use_mamba_kernels: false): slow_forward runs whatever is installed.
+  const kernelsOff = a.mamba1 !== undefined && !a.mamba1.useKernels;
+  const mambaPath: MambaKernels = (setup.mamba_kernels ?? (kernelsOff ? 'torch' : 'cuda')) === 'torch' ? 'torch'
+    : a.family === 'nemotron_h' && paddedBatch ? 'split-masked' : a.family === 'nemotron_h' && setup.gradient_checkpointing === 'none' ? 'split' : 'cuda';
+  // The hybrid mixers' kernels, for every plan of this stage.
+  const mixerKernels: Pick<ActivationPlan, 'linearKernels' | 'mambaKernels'> = {
+    ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}), ...(a.mamba || a.mamba1 ? { mambaKernels: mambaPath } : {}),
+  };
+  const layerPlan: ActivationPlan = {
+    arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
+    baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
+    sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
+    quantizedBase: quantHere > 0, int8Base: quantHere > 0 && setup.quantization?.type === 'int8', kbitUpcast: kbitQ,
+    ...(a.moe && effSetup.quantization?.experts && mods.some((m) => m.parameter && m.group === 'expert') ? { dequantizedExperts: a.moe.experts / ep }
+      : {}), kernels: setup.kernels, tiledMlpShards: tiledShards,
+    // transformers 5 runs fused experts through grouped_mm by default (modeling_utils get_correct_experts_implementation).
+    ...(a.moe && olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth' ? { expertsLooped: true } : {}),
+    ...mixerKernels,
+    ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
+  };
+  return { layerPlan, mixerKernels, mambaPath, kernelsOff };
+}
+
+/** The kernels the stage's layers are estimated with, said once (first stage): Mamba, linear attention, Unsloth. */
+function kernelNotes(ctx: EstimateContext, st: StageContext, layerPlan: ActivationPlan, mambaPath: MambaKernels, kernelsOff: boolean): void {
+  const setup = ctx.setup;
+  const a = ctx.model.arch;
+  const { targets, parameterTargets: paramTargets } = ctx.methods;
+  const { assumptions, warnings } = ctx.notes;
+  const { first } = st;
+  if (a.mamba && a.mamba.layers > 0 && !ctx.lean && first) {
+    const split = mambaPath === 'split'
+      ? '; Nemotron-H keeps a cache in training unless gradient checkpointing is on (use_cache comes from the config), and with it its Mamba2 layers run the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined), which keep more than the fused one'
+      : mambaPath === 'split-masked'
+        ? '; on padded batches (variable lengths, micro-batch > 1) Nemotron-H\'s Mamba2 layers run the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined) with the scan input masked, which keep more than the fused one'
+        : '';
+    if (setup.mamba_kernels === undefined) {
+      assumptions.push({ key: 'mamba_kernels', value: mambaPath === 'split' || mambaPath === 'split-masked' ? 'cuda (split kernels)' : 'cuda',
+        source: `VRAM Lens default: mamba_ssm and causal-conv1d installed (the fused mamba_split_conv1d_scan_combined kernel in training); without them torch_forward runs and keeps many times more for backward (set mamba_kernels: torch)${a.family === 'granite_hybrid' ? "; Granite's current mixer looks the kernels up through the kernels package (the hub build of mamba-ssm), and with only the pip package it runs torch_forward" : ''}${split}` });
+    } else if (split) {
+      assumptions.push({ key: 'mamba_kernels', value: 'cuda (split kernels)', source: split.slice(2) });
+    }
+    if (mambaPath === 'cuda' && targets.has('out_proj')) {
+      warnings.push({ key: 'lora.target_modules',
+        message: "the fused Mamba2 kernel applies out_proj's weight itself (mamba_split_conv1d_scan_combined), so a LoRA adapter on out_proj is never used in training: its parameters and optimizer state are counted, no activations" });
+    }
+  }
+  if (a.mamba1 && a.mamba1.layers > 0 && setup.mamba_kernels === undefined && kernelsOff && !ctx.lean && first) {
+    assumptions.push({ key: 'mamba_kernels', value: 'torch',
+      source: 'the model config: use_mamba_kernels is false, so transformers runs slow_forward (the sequential scan) whatever is installed' });
+  } else if (a.mamba1 && a.mamba1.layers > 0 && setup.mamba_kernels === undefined && !ctx.lean && first) {
+    assumptions.push({ key: 'mamba_kernels', value: 'cuda',
+      source: 'VRAM Lens default: mamba_ssm and causal-conv1d installed (Jamba\'s use_mamba_kernels: causal_conv1d_fn and the selective_scan_fn kernel in training); without them transformers runs slow_forward, which keeps the scan\'s per-step states for backward (set mamba_kernels: torch)' });
+  }
+  if (paramTargets.targets.length > 0 && !ctx.lean && first) {
+    assumptions.push({ key: 'lora.target_parameters', value: 'W + BA materialized once per forward, grouped_mm experts',
+      source: 'VRAM Lens default: PEFT with its parametrization cached for the forward (huggingface/peft#2912) and transformers 5\'s default experts implementation (grouped_mm), which reads each parameter once; older PEFT with a per-expert loop built W + BA again for every expert' });
+  }
+  if (a.linearAttention?.kda && !ctx.lean && first) {
+    // modeling_kimi.py imports fla's kernels unconditionally: there is no torch path to fall back to.
+    if (setup.linear_attention_kernels === 'torch') warnings.push({ key: 'linear_attention_kernels',
+      message: 'Kimi Linear\'s modeling_kimi.py has no torch path for its KDA layers (it imports flash-linear-attention\'s kernels and fails without them): estimated with fla' });
+    else if (setup.linear_attention_kernels === undefined) assumptions.push({ key: 'linear_attention_kernels', value: 'fla',
+      source: 'VRAM Lens default: Kimi Linear\'s modeling_kimi.py runs its KDA layers on flash-linear-attention\'s kernels only (Axolotl pins fla-core 0.4.1)' });
+  } else if (a.linearAttention && setup.linear_attention_kernels === undefined && !ctx.lean && first) {
+    assumptions.push({ key: 'linear_attention_kernels', value: 'fla',
+      source: 'VRAM Lens default: flash-linear-attention (>= 0.5) and causal-conv1d installed, as Qwen recommends for its Gated DeltaNet layers; without them transformers falls back to a torch implementation that keeps several times more for backward (set linear_attention_kernels: torch)' });
+  }
+  if (setup.kernels === 'unsloth' && !ctx.lean && first) {
+    assumptions.push(unslothFastPath(layerPlan)
+      ? { key: 'kernels', value: 'unsloth',
+        source: "Unsloth's fused LoRA_QKV / LoRA_W / LoRA_MLP, RMSNorm and RoPE kernels: what they keep for backward, read from unsloth/kernels" }
+      : { key: 'kernels', value: 'pytorch layers',
+        source: "Unsloth's fused LoRA kernels need LoRA without dropout on q, k, v, o, gate, up and down of a Llama, Mistral, Qwen2 or Qwen3 model (one GPU); the layers are estimated as PyTorch runs them" });
+  }
+}
+
+/** The activations one GPU of this stage keeps: saved tensors, checkpointing, autocast copies, the causal mask. */
+export function stageActivations(ctx: EstimateContext, st: StageContext): StageActivations {
+  const setup = ctx.setup;
+  const a = ctx.model.arch;
+  const { tensorParallel: tp, pipelineParallel: pp } = ctx.layout;
+  const { weightBytes: wb, half, mode, attention, oldSoftmax } = ctx.dtypes;
+  const { badamLayer } = ctx.methods;
+  const { inFlight, sequences: seqs, seqHere, tokens: T } = st;
+  const { layerPlan, mixerKernels, mambaPath, kernelsOff } = activationPlan(ctx, st);
+  // (Assumptions and warnings of the first stage, in full mode.)
+  if (!ctx.lean && st.first) kernelNotes(ctx, st, layerPlan, mambaPath, kernelsOff);
+  const layer = layerActivations(layerPlan);
+  let freezeLayer: ReturnType<typeof layerActivations> | undefined;
+  if (setup.method === 'freeze') {
+    freezeLayer = layerActivations({
+      arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
+      baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
+      softmaxSavesInput: oldSoftmax, ...mixerKernels,
+    });
+  }
+  const totalLayers = a.family === 't5' ? a.layers + a.encoderLayers : a.layers;
+  const layersStage = Math.ceil(totalLayers / pp);
+  const trainableLayers = setup.method === 'freeze' ? Math.min(layersStage, setup.freeze_trainable_layers ?? 2) : layersStage;
+  const perLayerFull = freezeLayer ? freezeLayer.bytesPerLayer : layer.bytesPerLayer;
+  const ck = setup.gradient_checkpointing;
+  let actBytes: number;
+  let actFormula: () => string;
+  let recompute = 0;
+  // Checkpointed layers keep their inputs when gradients flow through them: the trained ones, and under BAdam every
+  // layer above the active one.
+  const ckLayers = badamLayer ? layersStage : trainableLayers;
+  if (ck === 'full') {
+    actBytes = ckLayers * layer.layerInputBytes * inFlight;
+    // One layer is recomputed at a time: the largest kind when the model mixes dense and MoE layers.
+    recompute = freezeLayer ? perLayerFull : layer.largestLayerBytes ?? perLayerFull;
+    actFormula = () => `${ckLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input (b·s·h·${layer.layerInputBytes / (T * a.hidden / (setup.sequence_parallel ? tp : 1))} B)`;
+  } else if (ck === 'selective') {
+    // Op-level selective checkpointing (torchtitan SAC, Korthikanti et al. 2022 §5 in spirit): keep the outputs
+    // of every other matmul and of the attention kernel, recompute the rest during backward.
+    const kept = freezeLayer ? freezeLayer.selectiveBytes : layer.selectiveBytes;
+    actBytes = (trainableLayers * kept + (badamLayer ? (layersStage - trainableLayers) * layer.selectiveBytes : 0)) * inFlight;
+    recompute = perLayerFull - kept;
+    actFormula = () => `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}(layer input + every other matmul output + attention output)`;
+  } else {
+    actBytes = (trainableLayers * perLayerFull + (layersStage - trainableLayers) * layer.bytesPerLayer) * inFlight;
+    actFormula = () => `${layersStage} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}saved per layer`;
+  }
+  if (setup.activation_offloading && ck !== 'none') {
+    actBytes = layer.layerInputBytes * 2; // checkpointed inputs live on the host; two in flight on the GPU (prefetch)
+    actFormula = () => 'activation offloading: checkpointed layer inputs on the host, 2 in flight';
+  }
+  // Autocast's 16-bit copies of fp32 weights, kept by each matmul for backward; with full checkpointing only the
+  // recomputed layer holds them.
+  const castPerLayer = layer.weightCopyBytesPerLayer;
+  const castBytes = castPerLayer > 0 && !setup.activation_offloading ? (ck === 'full' ? castPerLayer : castPerLayer * layersStage * inFlight) : 0;
+  const castComp = castBytes > 0 ? [comp(ctx, 'autocast-weight-copies', 'Autocast weight copies (16-bit, kept for backward)', castBytes,
+    () => (`${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${formatCount(castPerLayer / half)} linear weights x ${half} B`),
+      () => ({ perLayerBytes: castPerLayer }))] : [];
+  // Autocast caches the 16-bit copy of every fp32 leaf weight it casts until the autocast region exits (the end
+  // of the forward and loss in HF Trainer), also in the no-grad forward of checkpointed layers
+  // (aten/src/ATen/autocast_mode.cpp, cached_cast): with checkpointing the whole cache is live at the loss call.
+  const castCacheComp = castPerLayer > 0 && ck === 'full' && !setup.activation_offloading
+    ? [comp(ctx, 'autocast-weight-copies', 'Autocast weight cache (16-bit copies, until the forward ends)', castPerLayer * layersStage,
+      () => (`${layersStage} layers x ${formatCount(castPerLayer / half)} linear weights x ${half} B`), () => ({ perLayerBytes: castPerLayer }))]
+    : [];
+  if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
+  const perLayerLabel = Math.round(perLayerFull);
+  // Eager attention in the decoder families takes a 4D causal mask (b x 1 x s x s, in the embeddings' dtype: transformers
+  // masking_utils eager_mask) built once per forward; under checkpointing every layer's saved inputs reference it, so
+  // it lives until the end of the backward.
+  const maskElem = wb === 4 ? 4 : 2;
+  const maskBytes = attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(a.family)
+    ? seqs * setup.seq_len * setup.seq_len * maskElem : 0;
+  const maskC = maskBytes > 0 ? [comp(ctx, 'activations', 'Causal attention mask (4D, eager attention)', maskBytes,
+    () => (`b x s x s x ${maskElem} B = ${seqs} x ${setup.seq_len}²${ck !== 'none' ? ', held by the checkpointed layers until the end of the backward' : ''}`), () => ({ sequences: seqs, seqLen: setup.seq_len }))] : [];
+  const maskHeld = ck !== 'none' ? maskC : [];
+  const actComp = comp(ctx, 'activations', 'Activations saved for backward', actBytes, actFormula,
+    () => ({ perLayerBytes: perLayerLabel, layers: layersStage, microBatch: seqs, seqLen: setup.seq_len, attention, checkpointing: ck, inFlight }));
+  return { layerPlan, layer, actComp, maskC, maskHeld, maskBytes, castComp, castCacheComp, recompute };
+}
+
+/** Tensors held once per model by checkpointed layers (T5 position biases). */
+function checkpointHeld(l: { checkpointHeldBytes: number }): number {
+  return l.checkpointHeldBytes;
+}
+
+/**
+ * The working set of one linear at a time: a 4/8-bit weight dequantized for its matmul, or DoRA's weight norm,
+ * in the forward and (with checkpointing recomputing the forward) in the backward.
+ */
+export function dequantWorkingSets(ctx: EstimateContext, st: StageContext): { dequantFwdC: Component[]; dequantC: Component[]; dequantFwdBytes: number;
+  dequantBytes: number } {
+  const setup = ctx.setup;
+  const { modules: mods, inventory: inv } = ctx.model;
+  const tp = ctx.layout.tensorParallel;
+  const { computeBytes: cb, adapterBytes } = ctx.dtypes;
+  const { peft, lora, targets } = ctx.methods;
+  const quantHere = st.quantizedHere;
+  const ck = setup.gradient_checkpointing;
+  // 4-bit / 8-bit base weights are dequantized whole for each matmul, forward and backward (bitsandbytes
+  // MatMul4Bit: F.linear(A, dequantize_4bit(B)); torchao linear_nf4: weight.to(input.dtype)): one weight at a time.
+  const quantDequant = quantHere > 0 ? (inv.largestQuantized / tp) * cb : 0;
+  // DoRA recomputes each target's weight norm in every forward (peft/tuners/lora/dora.py get_weight_norm, without grad):
+  // an identity of in x in features through lora_A and lora_B (the LoRA product, in x out), the base weight in the
+  // input's dtype and their sum, in the adapter dtype, one target at a time. The backward does not, unless
+  // checkpointing recomputes the forward.
+  let doraBytes = 0;
+  let doraModule = '';
+  if (peft && lora?.use_dora) {
+    for (const m of mods) {
+      if (!targets.has(m.name)) continue;
+      const bytes = (m.inFeatures * m.inFeatures + 3 * m.inFeatures * m.outFeatures) / tp * adapterBytes;
+      if (bytes > doraBytes) [doraBytes, doraModule] = [bytes, m.name];
+    }
+  }
+  const moduleComp = (bytes: number): Component[] => (bytes <= 0 || ctx.lean ? []
+    : bytes > quantDequant
+      ? [comp(ctx, 'backward-working', 'DoRA weight norm (one target at a time)', bytes,
+        () => (`${doraModule}: (in² + 3 x in x out) x ${adapterBytes} B: identity, LoRA product, base weight in the input's dtype and their sum`),
+          () => ({ module: doraModule }))]
+      : [comp(ctx, 'backward-working', 'Dequantized base weight (one linear at a time)', bytes,
+        () => (`largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${cb} B, dequantized for its matmul`),
+          () => ({ elements: inv.largestQuantized / tp }))]);
+  const dequantFwdBytes = Math.max(quantDequant, doraBytes);
+  const dequantBytes = Math.max(quantDequant, ck !== 'none' ? doraBytes : 0);
+  const dequantFwdC = moduleComp(dequantFwdBytes);
+  const dequantC = moduleComp(dequantBytes);
+  return { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes };
+}

@@ -1,0 +1,35 @@
+// Term: adapter weights. Per GPU, sharded over the parameter shard degree:
+//   LoRA: r x (in + out) per targeted module (+ out for DoRA's magnitude) x the adapter dtype; on bare expert parameters
+//   (PEFT target_parameters) r·E x (in + out) per targeted layer; (IA)^3: one value per output feature (input feature
+//   of feed-forward targets) x the adapter dtype; modules_to_save: a trainable copy in the weight dtype.
+// Sources: peft/tuners/lora/layer.py, peft/tuners/ia3/layer.py, peft/utils/other.py (ModulesToSaveWrapper).
+// Docs: docs/estimate/adapters.md. Pure arithmetic; no I/O.
+import type { Component } from '../model';
+import { comp } from '../estimate/component';
+import type { EstimateContext, StageContext } from '../estimate/context';
+import { formatCount } from '../units';
+
+/** LoRA / IA3 adapter weights and modules_to_save copies on this stage's GPU. */
+export function adapterWeights(ctx: EstimateContext, st: StageContext): Component[] {
+  const inv = ctx.model.inventory;
+  const tp = ctx.layout.tensorParallel;
+  const { shardParams } = ctx.sharding;
+  const { weightBytes: wb, adapterBytes } = ctx.dtypes;
+  const { lora, ia3, targets } = ctx.methods;
+  const { layerShare } = st;
+  const persistent: Component[] = [];
+  const adapterHere = (inv.adapter * layerShare) / tp;
+  if (adapterHere > 0) {
+    persistent.push(ia3
+      ? comp(ctx, 'adapter-weights', 'IA3 scaling vectors', (adapterHere * adapterBytes) / shardParams,
+        () => (`one per output feature (input feature of feed-forward targets) of ${[...targets].join(', ')} = ${formatCount(adapterHere)} params x ${adapterBytes} B`), () => ({ targets: [...targets].join(','), params: Math.round(adapterHere) }))
+      : comp(ctx, 'adapter-weights', 'LoRA adapter weights', (adapterHere * adapterBytes) / shardParams,
+        () => (`r x (in + out) x targeted modules = ${formatCount(adapterHere)} params x ${adapterBytes} B`), () => ({ r: lora!.r,
+        targets: [...targets].join(','), params: Math.round(adapterHere) })));
+  }
+  if (inv.savedModules > 0) {
+    persistent.push(comp(ctx, 'adapter-weights', 'modules_to_save copies', (inv.savedModules * wb) / shardParams,
+      () => (`${formatCount(inv.savedModules)} params x ${wb} B (trainable copy kept next to the frozen original)`), () => ({ params: inv.savedModules })));
+  }
+  return persistent;
+}

@@ -1,0 +1,51 @@
+// Term: evaluation during training (a single pipeline stage): a no-grad forward at the eval batch after an optimizer
+// step. Nothing is kept for backward; the high point is the larger of one layer's intermediates (noGradLayerBytes)
+// and the loss call's logits, fp32 upcast and log-softmax at the eval batch (HF Trainer prediction_step computes the
+// loss). Gradients stay allocated only when zero_grad keeps them. Docs: docs/estimate/evaluation.md. Pure arithmetic.
+import { sequencesPerExample } from '../setup';
+import type { EstimateContext } from '../estimate/context';
+import { layerActivations, noGradLayerBytes, type ActivationPlan } from './activations';
+import { lossAt } from './logits-loss';
+
+/** What the evaluation phase holds besides the persistent components; evalBatch undefined: no evaluation phase. */
+export interface EvaluationWork {
+  readonly evalBatch: number | undefined;
+  readonly evalLossBytes: number;
+  readonly evalLayerBytes: number;
+  readonly evalLossFormula: string;
+  /** Gradients not freed by zero_grad(set_to_none=False). */
+  readonly gradsKeptInEval: number;
+}
+
+/**
+ * Evaluation during training (a single pipeline stage): a no-grad forward at the eval batch after an optimizer
+ * step. Nothing is kept for backward, but the largest intermediates of one layer, or the logits, their fp32 upcast
+ * and the log-softmax at the loss call, exist at the eval batch (HF Trainer prediction_step computes the loss).
+ */
+export function evaluationWork(ctx: EstimateContext, layerPlan: ActivationPlan, gradStored: number): EvaluationWork {
+  const setup = ctx.setup;
+  const { arch: a, lmHead } = ctx.model;
+  const { tensorParallel: tp, pipelineParallel: pp } = ctx.layout;
+  const { computeBytes: cb, attention, residualBytes } = ctx.dtypes;
+  const { rollout, onlineDpo } = ctx.methods;
+  const evalBatch = setup.eval_batch_size !== undefined && pp === 1 ? setup.eval_batch_size : undefined;
+  let evalLossBytes = 0;
+  let evalLayerBytes = 0;
+  let evalLossFormula = '';
+  if (evalBatch !== undefined) {
+    if (a.family === 't5') {
+      const evalLayer = layerActivations({ ...layerPlan, batch: evalBatch });
+      evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
+    } else {
+      evalLayerBytes = noGradLayerBytes(a, evalBatch * sequencesPerExample(setup) * setup.seq_len, setup.seq_len, cb, attention, tp, residualBytes);
+    }
+    if (lmHead) {
+      const lm = lossAt(ctx, evalBatch * sequencesPerExample(setup) * (rollout && !onlineDpo ? rollout.completion_len : setup.seq_len), false);
+      evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
+      const perTV = evalLossBytes / (evalBatch * setup.seq_len * (a.vocab / tp));
+      evalLossFormula = setup.loss === 'fused' ? lm.formula : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
+    }
+  }
+  const gradsKeptInEval = setup.zero_grad_set_to_none || setup.optimizer_in_backward ? 0 : gradStored;
+  return { evalBatch, evalLossBytes, evalLayerBytes, evalLossFormula, gradsKeptInEval };
+}

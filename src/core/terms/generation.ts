@@ -1,0 +1,144 @@
+// Term: generation (GRPO / online DPO rollouts, GKD's on-policy rounds) and the colocated vLLM engine's share. Per
+// round, with generate(): the KV cache of G sequences (terms/kv-cache.ts) beside the prefill's or a decoding step's
+// temporaries (next-token logits in fp32, the growing cache's torch.cat copy, repeated key/value heads); the
+// reference's and the old policy's no-grad log-probabilities; the reward models' forwards; ZeRO-3 gathers the whole
+// model for it. A colocated vLLM engine takes vllm_gpu_memory_utilization x the GPU, less the weights it shares.
+// Sources: TRL GRPOTrainer / OnlineDPOTrainer / GKDTrainer, transformers generation utils (_sample, DynamicCache),
+// vLLM gpu_worker.py. Docs: docs/estimate/generation.md. Pure arithmetic; no I/O.
+import type { Component } from '../model';
+import { comp, sum } from '../estimate/component';
+import type { EstimateContext, StageContext } from '../estimate/context';
+import { formatBytes, formatCount, GiB } from '../units';
+import { noGradLayerBytes } from './activations';
+import { kvCache, kvCacheShape } from './kv-cache';
+import { logitTokens } from './logits-loss';
+import { rewardForward } from './reference-models';
+
+/** The colocated vLLM engine's share of the GPU, less the weights it shares with the policy (given the persistent components so far). */
+export function rolloutEngine(ctx: EstimateContext, persistent: readonly Component[]): Component[] {
+  const { rollout, vllmShare } = ctx.methods;
+  // A colocated vLLM engine (TRL vllm_mode="colocate") reserves its share of the GPU for its own copy of the weights,
+  // its KV cache and CUDA graphs at start-up (vLLM gpu_memory_utilization is a fraction of the GPU's total memory),
+  // and keeps it while the policy trains unless sleep mode releases it.
+  // Unsloth's fast_inference engine holds the weights the policy trains on: its share counts them once.
+  const sharedWeights = rollout?.vllm_shared_weights ? sum(persistent.filter((c) => c.id === 'weights' || c.id === 'quantization-constants')) : 0;
+  const engineBytes = Math.max(0, vllmShare - sharedWeights);
+  const engineC = engineBytes > 0 ? [comp(ctx, 'rollout-engine', 'vLLM engine (colocated)', engineBytes,
+    () => (`vllm_gpu_memory_utilization ${rollout!.vllm_memory_fraction} x ${(ctx.gpu!.memoryBytes / GiB).toFixed(1)} GiB (${ctx.gpu!.id})${sharedWeights > 0 ? ` - the weights it shares with the policy (${formatBytes(sharedWeights)})` : ''}`), () => ({ fraction: rollout!.vllm_memory_fraction, gpuBytes: ctx.gpu!.memoryBytes }))] : [];
+  return engineC;
+}
+
+/** What the stage holds besides generation's own tensors, from the other terms. */
+export interface GenerationInputs {
+  readonly gathered: readonly Component[];
+  readonly headGather: readonly Component[];
+  readonly engineC: readonly Component[];
+  readonly gradStored: number;
+  readonly gradLabel: string;
+  readonly gradFormula: () => string;
+  readonly gradsKeptInEval: number;
+}
+
+/**
+ * Generation (GRPO rollouts): once per round, before its micro-batches train, with the optimizer step done and the
+ * gradients freed. TRL's transformers path (unwrap_model_for_generation, checkpointing switched off, use_cache)
+ * prefills the prompts and decodes the completions of the whole round at once; DynamicCache grows each layer's keys
+ * and values by torch.cat, a new tensor per step. DeepSpeed ZeRO-3 gathers the full weights for it
+ * (ds3_gather_for_generation) and FSDP summons its root unit. vLLM generates in its own memory (its share of the
+ * GPU, or another GPU); merging LoRA adapters into ZeRO-3 weights for the weight sync gathers them all. The
+ * reference's (beta > 0) and the old policy's log-probabilities are then taken without grad, one training
+ * micro-batch at a time.
+ */
+export function generationComponents(ctx: EstimateContext, st: StageContext, inputs: GenerationInputs): Component[] {
+  const setup = ctx.setup;
+  const lmHead = ctx.model.lmHead;
+  const zero = ctx.sharding.zeroStage;
+  const { weightBytes: wb, half } = ctx.dtypes;
+  const { peft, rollout, gkdGeneration, onlineDpo, generation, rewardModels } = ctx.methods;
+  const { first, unquantizedParams, modelBytes } = st;
+  const { gathered, headGather, engineC, gradStored, gradLabel, gradFormula, gradsKeptInEval } = inputs;
+  const genComps: Component[] = [];
+  if (generation && lmHead) {
+    const G = generation.batch;
+    const C = generation.completion_len;
+    const P = setup.seq_len - C;
+    // GKD generates inside the training step: the gradients of the earlier micro-steps of an accumulation are held.
+    // Online DPO generates in every micro-step too.
+    const inStep = gkdGeneration !== undefined || onlineDpo;
+    const gradsAtGeneration = inStep && setup.gradient_accumulation_steps > 1 ? gradStored : gradsKeptInEval;
+    genComps.push(...gradsAtGeneration > 0 ? [comp(ctx, 'gradients', gradLabel, gradsAtGeneration,
+      () => (`${gradFormula()} (${inStep ? 'from the earlier micro-steps of the accumulation' : 'not freed: zero_grad(set_to_none=False)'})`),
+        () => ({}))] : []);
+    if (zero === 3 && generation.gather_weights && (generation.engine === 'generate' || peft)) {
+      genComps.push(comp(ctx, 'gathered-params', generation.engine === 'generate' ? 'ZeRO-3 weights gathered for generation'
+        : 'ZeRO-3 weights gathered to merge the adapters for vLLM', modelBytes * half / wb,
+        () => (`${formatCount(unquantizedParams)} params x ${half} B, every layer at once (ds3_gather_for_generation)`),
+          () => ({ params: Math.round(unquantizedParams) })));
+    } else {
+      genComps.push(...gathered, ...headGather);
+    }
+    if (generation.vllm_sleep) genComps.push(...engineC);
+    const tails: Component[][] = [];
+    if (generation.engine === 'generate') tails.push(...decodeTails(ctx, st, G, P));
+    const scoring = scoringTail(ctx, st, C);
+    if (scoring) tails.push(scoring);
+    // Scoring the round's completions: each reward model runs one no-grad forward over the round's G sequences at once.
+    if (rollout && !onlineDpo && first) for (const rm of rewardModels) tails.push([rewardForward(ctx, rm, G)]);
+    if (tails.length > 0) genComps.push(...tails.reduce((m, t) => (sum(t) > sum(m) ? t : m)));
+  }
+  return genComps;
+}
+
+/** Generation with generate(): the prefill of the prompts and the decoding steps, each beside the KV cache it holds. */
+function decodeTails(ctx: EstimateContext, st: StageContext, G: number, P: number): Component[][] {
+  const setup = ctx.setup;
+  const a = ctx.model.arch;
+  const tp = ctx.layout.tensorParallel;
+  const { computeBytes: cb, attention } = ctx.dtypes;
+  const { layersHere } = st;
+  const shape = kvCacheShape(ctx, st);
+  const { kvHeadsHere, kvLayerToken, slidingHere } = shape;
+  const kv = (tokens: number): Component => kvCache(ctx, shape, G, tokens);
+  const tails: Component[][] = [];
+  const prefill = noGradLayerBytes(a, G * P, P, cb, attention, tp);
+  tails.push([kv(P), comp(ctx, 'backward-working', `Prefill: one layer's forward over ${G} prompts (no grad)`, prefill,
+    () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${G} x ${P} tokens`),
+      () => ({ sequences: G, tokens: P }))]);
+  // Each step: the previous step's fp32 next-token logits and probabilities are still held (transformers _sample)
+  // while the layers run; in a layer, torch.cat copies its keys (and values) to a longer tensor, and attention
+  // with a padding mask repeats the key and value heads for grouped-query attention (repeat_kv). At the end of the
+  // step: the model's logits, their fp32 copy, the scores and the probabilities, the previous ones being replaced.
+  const VL = G * (a.vocab / tp);
+  // The longest layer cache: a global layer's, or the window when every layer slides.
+  const longest = slidingHere < layersHere ? setup.seq_len : Math.min(setup.seq_len, a.slidingWindow);
+  const layerKv = (G * kvLayerToken * longest) / 2;
+  const nhHere = a.heads / tp;
+  const repeated = attention !== 'flash' && kvHeadsHere < nhHere ? 2 * G * longest * nhHere * a.headDim * cb : 0;
+  const decode = Math.max(VL * (cb + 3 * 4), 2 * VL * 4 + Math.max(layerKv, repeated));
+  tails.push([kv(setup.seq_len), comp(ctx, 'backward-working', 'Decoding: next-token logits, the growing cache\'s copy and repeated heads', decode,
+    () => (`max(${G} x V x (${cb} B logits + 3 x 4 B: fp32 copy, scores, probabilities), the previous step's fp32 logits and probabilities 2 x 4 B x ${G} x V + max(one layer's keys at full length (torch.cat), its keys and values repeated to ${nhHere} heads (repeat_kv)))`), () => ({ sequences: G, vocab: a.vocab }))]);
+  return tails;
+}
+
+/** The reference's and the old policy's log-probabilities of the round's completions, without grad. */
+function scoringTail(ctx: EstimateContext, st: StageContext, C: number): Component[] | undefined {
+  const setup = ctx.setup;
+  const a = ctx.model.arch;
+  const tp = ctx.layout.tensorParallel;
+  const { computeBytes: cb, mode, attention, residualBytes } = ctx.dtypes;
+  const { rollout, onlineDpo } = ctx.methods;
+  const { sequences: seqs, tokens: T } = st;
+  const lossTokens = logitTokens(ctx, st);
+  if (!(rollout && !onlineDpo && (rollout.reference !== 'none' || rollout.old_logps))) return undefined;
+  const rowOut = mode === 'amp' ? 4 : cb;
+  const TV = lossTokens * (a.vocab / tp);
+  const logps = cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
+  const fwd = noGradLayerBytes(a, T, setup.seq_len, cb, attention, tp, residualBytes);
+  const who = [rollout.reference === 'copy' ? 'the reference model' : rollout.reference === 'adapters-off' ? 'the model with its adapters disabled'
+    : '', rollout.old_logps ? 'the old policy' : ''].filter((x) => x).join(' and ');
+  return [logps >= fwd
+    ? comp(ctx, 'logits-loss', `Scoring: ${who}, no grad, ${seqs} sequences`, logps,
+      () => (`completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`), () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }))
+    : comp(ctx, 'backward-working', `Scoring: ${who}, one layer's forward (no grad)`, fwd,
+      () => ('the layer\'s input, residual and norm output, and the larger of the MLP\'s and the attention\'s temporaries, at the training micro-batch'), () => ({ sequences: seqs }))];
+}

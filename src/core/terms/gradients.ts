@@ -1,0 +1,94 @@
+// Term: gradients. trainable params x the gradient dtype / gradient shard degree (ZeRO-2/3, FSDP), or the largest
+// trainable tensor when the optimizer steps in the backward; BAdam ratio: a share of each tensor as sparse COO
+// (value + two int64 indices). Which of them are live differs by phase: kept from the previous micro-step while
+// accumulating (or when zero_grad keeps the buffers), produced through the backward, all of them at the step. DDP adds
+// its flat bucket copy. Sources: PyTorch DDP Reducer (gradient_as_bucket_view), DeepSpeed ZeRO paper §5.
+// Docs: docs/estimate/gradients.md. Pure arithmetic; no I/O.
+import type { Component } from '../model';
+import { comp } from '../estimate/component';
+import type { EstimateContext, StageContext } from '../estimate/context';
+import { formatCount } from '../units';
+
+/** The gradients of a stage at each point of the step. */
+export interface GradientPlan {
+  /** All of this stage's gradients, unsharded. */
+  readonly gradFull: number;
+  /** What stays stored between micro-steps. */
+  readonly gradStored: number;
+  readonly gradLabel: string;
+  readonly gradFormula: () => string;
+  /** Live during the forward (accumulation, or zero_grad(set_to_none=False)). */
+  readonly gradsInForward: number;
+  /** Live at the end of the backward and at the optimizer step. */
+  readonly gradAtEnd: number;
+  /** The untied embedding's, produced after the first layer's backward. */
+  readonly embGradLater: number;
+  /** Live while the first layer's backward runs. */
+  readonly gradAtFirst: number;
+}
+
+/** The gradients of this stage's GPU through the step. */
+export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPlan {
+  const setup = ctx.setup;
+  const { arch: a, inventory: inv } = ctx.model;
+  const tp = ctx.layout.tensorParallel;
+  const { shardGrads, fsdpOffload } = ctx.sharding;
+  const { gradBytes, trainableBytes } = ctx.dtypes;
+  const { badamRatio } = ctx.methods;
+  const { first, trainableGradHere } = st;
+  const gradFull = trainableGradHere * gradBytes;
+  const gradStored = fsdpOffload ? 0 : setup.optimizer_in_backward ? inv.largestTrainableTensor * gradBytes : gradFull / shardGrads;
+  const gradLabel = setup.optimizer_in_backward ? 'Gradients (optimizer in backward: one tensor at a time)' : 'Gradients';
+  const gradFormula = (): string => (setup.optimizer_in_backward
+    ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
+    : badamRatio !== undefined
+      ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
+      : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`);
+  // Gradients exist during the forward only when accumulating, or when zero_grad keeps the buffers
+  // (set_to_none=False, the default before PyTorch 2.0).
+  const gradsInForward = setup.gradient_accumulation_steps > 1 || !setup.zero_grad_set_to_none ? gradStored : 0;
+  const gradAtEnd = fsdpOffload ? 0 : setup.optimizer_in_backward ? gradStored : gradFull / shardGrads;
+  // The token embedding's backward runs after the first layer's: while that layer is in flight, an untied embedding
+  // has no gradient yet (a tied one shares the head's, produced at the loss).
+  const embGradLater = setup.method === 'full' && first && !a.tied && !fsdpOffload && !setup.optimizer_in_backward
+    ? (inv.embedding / tp) * gradBytes / shardGrads : 0;
+  // BAdam ratio: the tensor whose gradient is being cut to sparse is dense until its hook runs.
+  const badamDense = badamRatio !== undefined ? inv.largestTrainableTensor * trainableBytes : 0;
+  const gradAtFirst = gradAtEnd - embGradLater + badamDense;
+  return { gradFull, gradStored, gradLabel, gradFormula, gradsInForward, gradAtEnd, embGradLater, gradAtFirst };
+}
+
+/** DDP's gradient buckets (data parallelism without ZeRO or FSDP). */
+export function ddpBuckets(ctx: EstimateContext, st: StageContext, grads: GradientPlan): Component[] {
+  const { dataParallel: dp, contextParallel: cp } = ctx.layout;
+  const { fsdp, zeroStage: zero } = ctx.sharding;
+  const gradBytes = ctx.dtypes.gradBytes;
+  const { trainableHere, trainableGradHere } = st;
+  const { gradFull } = grads;
+  const persistent: Component[] = [];
+  const ddp = dp * cp > 1 && zero === 0 && !fsdp && trainableHere > 0;
+  if (ddp) {
+    // DDP's Reducer allocates flat bucket buffers for every gradient at construction; with the default
+    // gradient_as_bucket_view=False they are a second copy next to param.grad.
+    persistent.push(comp(ctx, 'ddp-buckets', 'DDP gradient buckets', gradFull,
+      () => (`${formatCount(trainableGradHere)} x ${gradBytes} B (gradient_as_bucket_view=False)`), () => ({ params: Math.round(trainableGradHere) })));
+  }
+  return persistent;
+}
+
+/**
+ * A trainable weight used more than once gets its gradients summed in autograd's input buffer: each new
+ * contribution coexists with the running sum. torchtune's chunked output applies the head once per chunk (the
+ * head's gradient arrives chunk by chunk during the loss backward); a tied embedding gets its second gradient from
+ * the embedding lookup at the very end of the backward.
+ */
+export function accumulationBuffers(ctx: EstimateContext, st: StageContext): { headAccum: number; tiedAccum: number } {
+  const setup = ctx.setup;
+  const { arch: a, lmHead } = ctx.model;
+  const { tensorParallel: tp, pipelineParallel: pp } = ctx.layout;
+  const half = ctx.dtypes.half;
+  const { first, last } = st;
+  const headAccum = setup.method === 'full' && last && setup.loss === 'chunked' ? (a.vocab * a.hidden * half) / tp : 0;
+  const tiedAccum = setup.method === 'full' && first && a.tied && lmHead && pp === 1 ? (a.vocab * a.hidden * half) / tp : 0;
+  return { headAccum, tiedAccum };
+}

@@ -1,0 +1,85 @@
+// Term: logits and loss on the last stage. The loss plan of a stage (tokens, vocabulary shard, loss kind, preference
+// and RL log-probabilities, distillation), and what the final norm, the head and the loss keep for backward:
+//   full cross-entropy: the logits in the compute dtype + the fp32 upcast and log-softmax, ~ (cb + 4 + 4)·T·V;
+//   chunked (torchtune): one chunk's fp32 copies at a time; fused (Liger, Cut Cross-Entropy): no full logits.
+// The formulas per loss are in terms/loss.ts. Sources: HF ForCausalLMLoss, torchtune CEWithChunkedOutputLoss, Liger
+// fused linear cross-entropy, TRL selective_log_softmax. Docs: docs/estimate/loss-and-logits.md. Pure arithmetic.
+import type { Component } from '../model';
+import { comp } from '../estimate/component';
+import type { EstimateContext, StageContext } from '../estimate/context';
+import { formatCount } from '../units';
+import { finalNormSaved } from './activations';
+import { lossMemory, type LossPlan } from './loss';
+
+/**
+ * The loss of `tokens` tokens as this stage computes it.
+ * Preference log-probs: TRL row by row, torchtune one log_softmax in the logits' dtype; LLaMA-Factory's one
+ * log_softmax over fp32 logits has the full cross-entropy's tensors.
+ * GRPO (TRL _get_per_token_logps_and_entropies): logits of the completion tokens only (logits_to_keep), divided by
+ * the temperature, then row by row through selective_log_softmax.
+ * The distillation loss runs in training only (evaluation scores the student's cross-entropy).
+ */
+export function lossPlan(ctx: EstimateContext, tokens: number, training = true): LossPlan {
+  const setup = ctx.setup;
+  const a = ctx.model.arch;
+  const tp = ctx.layout.tensorParallel;
+  const { computeBytes: cb, mode, oldSoftmax } = ctx.dtypes;
+  const { teacher, rollout, onlineDpo } = ctx.methods;
+  const pref = setup.preference;
+  return { tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap,
+    distill: training && teacher !== undefined && !rollout,
+    ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),
+    compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, amp: mode === 'amp',
+    preferenceRowTokens: rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len
+      : undefined, nativeLogSoftmax: pref?.logps === 'native', wholeLogSoftmax: pref?.logps === 'whole', ...(pref?.chosen_nll === true
+      && pref.logps === 'rows' ? { chosenNll: pref.reference === 'none' ? 'orpo' as const : 'dpo' as const }
+      : {}), unusedLogits: setup.value_head === true, labelSmoothing: setup.label_smoothing === true,
+    policyGradient: rollout !== undefined && !onlineDpo, ...(onlineDpo ? { completionShare: rollout!.completion_len / setup.seq_len } : {}) };
+}
+
+/** Tokens whose logits one micro-batch computes (online DPO: every position's, of which the completions are sliced). */
+export function logitTokens(ctx: EstimateContext, st: StageContext): number {
+  const { rollout, onlineDpo } = ctx.methods;
+  const { sequences: seqs, tokens: T } = st;
+  return rollout && !onlineDpo ? seqs * rollout.completion_len : T;
+}
+
+/** The loss's memory at `tokens` tokens. */
+export const lossAt = (ctx: EstimateContext, tokens: number, training = true): ReturnType<typeof lossMemory> => lossMemory(lossPlan(ctx, tokens, training));
+
+/**
+ * Embedding output / final norm / loss on the last stage: what is saved at the end of the forward, and the loss's
+ * transient bytes in the forward and at the start of the backward. Undefined on other stages and without an LM head.
+ */
+export function logitsAndLoss(ctx: EstimateContext,
+  st: StageContext): { outside: Component[]; lossFwd: number; lossBwd: number; lossTensorBytes: number } | undefined {
+  const setup = ctx.setup;
+  const { arch: a, inventory: inv, lmHead } = ctx.model;
+  const tp = ctx.layout.tensorParallel;
+  const { weightBytes: wb, denseBytes, embeddingBytes: embBytes, half, mode, computeBytes: cb, kbitQuantized: kbitQ } = ctx.dtypes;
+  const { rollout, gkd } = ctx.methods;
+  const pref = setup.preference;
+  const { last, quantizedHere: quantHere, tokens: T } = st;
+  if (!(last && lmHead)) return undefined;
+  const outside: Component[] = [];
+  const lossTokens = logitTokens(ctx, st);
+  const lm = lossAt(ctx, lossTokens);
+  const lossTensorBytes = lm.savedBytes + Math.max(lm.forwardTransientBytes, lm.backwardTransientBytes);
+  const finalNorm = finalNormSaved({ arch: a, mode, half, weightBytes: wb, tokens: T, normTrainable: setup.method === 'full',
+    headTrainable: setup.method === 'full' || inv.headTrainable,
+    normWeightBytes: denseBytes, headWeightBytes: embBytes, residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined });
+  outside.push(comp(ctx, 'logits-loss', rollout ? 'Completion logits and log-probabilities (saved)' : gkd ? 'Logits and distillation loss (saved)'
+    : setup.value_head ? 'Final norm and head inputs (value head)' : 'Logits and cross-entropy (saved)', lm.savedBytes
+    + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`), () => ({ tokens: lossTokens,
+    vocab: a.vocab, loss: setup.loss })));
+  if (kbitQ === 'all' && mode === 'amp') {
+    // The fp32 head is frozen, so autocast does not cache its cast (cached_cast needs requires_grad), but the
+    // matmul keeps the 16-bit copy for the gradient of its input until the head's backward.
+    const headElems = (a.vocab * a.hidden) / tp;
+    outside.push(comp(ctx, 'autocast-weight-copies', 'Autocast copy of the fp32 output head (kept for backward)', headElems * half,
+      () => (`V x h${tp > 1 ? ' / TP' : ''} = ${formatCount(headElems)} x ${half} B`), () => ({ vocab: a.vocab, hidden: a.hidden })));
+  }
+  // KTO: the policy's no-grad logits of the KL batch stay referenced through its forward (TRL KTOTrainer.forward).
+  const klLogits = pref && !pref.paired ? cb * T * (a.vocab / tp) : 0;
+  return { outside, lossFwd: lm.forwardTransientBytes + klLogits, lossBwd: lm.backwardTransientBytes, lossTensorBytes };
+}

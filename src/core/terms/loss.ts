@@ -1,0 +1,378 @@
+// The loss: logits, their fp32 upcast and the cross-entropy (full, chunked, fused), the distillation JSD, and the
+// log-probabilities of preference and RL training with their reference passes. Pure arithmetic; no I/O.
+//
+// Logits and cross-entropy. HF ForCausalLMLoss upcasts the logits to fp32 (logits.float()) before
+// F.cross_entropy, whose log_softmax saves its fp32 output; in backward, nll_loss_backward and
+// log_softmax_backward each produce an fp32 b x s x V gradient. With 128k-152k vocabularies this is often the
+// largest single term. torchtune's CEWithChunkedOutputLoss upcasts chunk by chunk; Liger / Cut Cross-Entropy
+// never materialise the logits.
+// Docs: docs/estimate/loss-and-logits.md
+
+export interface LossPlan {
+  readonly tokens: number;
+  readonly vocab: number;
+  readonly logitsBytes: number;
+  readonly loss: 'full' | 'chunked' | 'fused';
+  /** Hidden size: the fused linear cross-entropy sizes its token chunks by it. */
+  readonly hidden?: number;
+  /** Paired preference training with TRL's selective_log_softmax: the tokens of one sequence (a row). */
+  readonly preferenceRowTokens?: number;
+  /** Autocast runs log_softmax in fp32. */
+  readonly amp?: boolean;
+  /**
+   * GRPO's per-token log-probabilities (TRL _get_per_token_logps_and_entropies): the completion logits divided by the
+   * temperature (a second tensor of their size), then selective_log_softmax row by row; no mean-logits copies.
+   */
+  readonly policyGradient?: boolean;
+  /** Preference log-probabilities from one log_softmax in the logits' own dtype (torchtune get_batch_log_probs). */
+  readonly nativeLogSoftmax?: boolean;
+  /**
+   * LLaMA-Factory's preference log-probabilities (train/dpo/trainer.py concatenated_forward, trainer_utils.py
+   * get_batch_logps): the logits cast to fp32, logits[:, :-1, :] through one log_softmax; the fp32 logits stay
+   * referenced for the metrics until the loss is computed.
+   */
+  readonly wholeLogSoftmax?: boolean;
+  /** The HF Trainer's LabelSmoother instead of the model's own loss. */
+  readonly labelSmoothing?: boolean;
+  /** A value head scores the hidden states; the LM head's logits are computed (and cast to fp32) but unused. */
+  readonly unusedLogits?: boolean;
+  /**
+   * With preferenceRowTokens: the chosen half's NLL beside the rows' log-probs, TRL ORPO / CPO's ('orpo': no reference,
+   * no masked mean logits, the rows' backward first) or TRL DPO's with rpo_alpha ('dpo': after the rows, the NLL's
+   * backward first, and the reference's pass computes it too).
+   */
+  readonly chosenNll?: 'orpo' | 'dpo';
+  /**
+   * Online DPO (TRL OnlineDPOTrainer._forward): the logits of every position exist (`tokens`), and one log_softmax runs
+   * over the completion slice, this share of the tokens, in the logits' dtype (fp32 under autocast).
+   */
+  readonly completionShare?: number;
+  /** Chunks of CEWithChunkedOutputLoss (torchtune uses 8). */
+  readonly chunks: number;
+  readonly softcap: boolean;
+  /** torch.compile fuses the upcast, log-softmax and nll: it saves the logits and a per-row logsumexp. */
+  readonly compile?: boolean;
+  /** PyTorch < 1.11: log_softmax's backward also took its input, so the fp32 logits are saved next to its output. */
+  readonly logSoftmaxSavesInput?: boolean;
+  /** Knowledge distillation: a forward-KL loss against a teacher's logits, beside the cross-entropy. */
+  readonly distill?: boolean;
+  /** With distill: TRL GKD's generalized JSD (this beta) over the full logits, instead of the cross-entropy. */
+  readonly jsdBeta?: number;
+}
+
+export interface LossMemory {
+  /** Saved for backward at the end of forward (log-softmax output, logits kept by the caller). */
+  readonly savedBytes: number;
+  /** Live at the cross-entropy call in forward, beyond what stays saved. */
+  readonly forwardTransientBytes: number;
+  /** Live at the start of backward through the loss (gradients of logits), beyond what stays saved. */
+  readonly backwardTransientBytes: number;
+  readonly formula: string;
+}
+
+/**
+ * TRL's per-token log-probabilities of a chosen + rejected batch (trl/trainer/utils.py selective_log_softmax, DPOTrainer
+ * concatenated_forward). 16-bit logits go row by row through log_softmax, whose outputs (fp32 under autocast) are kept
+ * for backward; fp32 logits take the logsumexp path, which keeps the logits themselves. The mean chosen / rejected
+ * logits are taken over boolean-masked copies of half the logits. In backward each row's gradient goes through fp32
+ * temporaries, and unbind's backward stacks the rows' gradients into one tensor of the logits' size.
+ */
+function preferenceLogps(p: LossPlan, TV: number): LossMemory {
+  if (p.chosenNll) return withChosenNll(p, TV, p.chosenNll);
+  const lb = p.logitsBytes;
+  const rowTV = p.preferenceRowTokens! * p.vocab;
+  if (lb === 4 && p.policyGradient) {
+    return { savedBytes: 4 * TV, forwardTransientBytes: 4 * TV, backwardTransientBytes: 8 * TV,
+      formula: 'completion log-probs (fp32 logits, logsumexp path): logits divided by the temperature 4·T·V kept; the undivided logits 4·T·V; backward: gradients of the logits 8·T·V (T: completion tokens)' };
+  }
+  if (lb === 4) {
+    return { savedBytes: 4 * TV, forwardTransientBytes: 2 * TV, backwardTransientBytes: 8 * TV,
+      formula: 'preference log-probs (fp32 logits, logsumexp path): logits 4·T·V kept; masked half for the mean logits 2·T·V; backward: gradients of the logits 8·T·V' };
+  }
+  const out = p.amp ? 4 : lb;
+  // Backward: each row's saved output is freed once its log_softmax backward has run, while its gradient (in the logits'
+  // dtype) waits for unbind's backward to stack them all: the saved outputs plus one row's temporaries at the start,
+  // the rows' gradients and their stack at the end (tools/peak: GRPO cases within 3 % of the profiler's peak).
+  const backward = Math.max(2 * out * rowTV, 2 * lb * TV - out * TV);
+  const backwardFormula = `backward: max(one row's gradients ${2 * out}·s·V beside the kept outputs, the rows' gradients and their stack 2 x ${lb}·T·V)`;
+  if (p.policyGradient) {
+    return {
+      savedBytes: out * TV,
+      // The undivided logits are freed once divided, before any row's output exists.
+      forwardTransientBytes: Math.max(2 * lb * TV - out * TV, lb * TV + (p.amp ? 4 * rowTV : 0)),
+      backwardTransientBytes: backward,
+      formula: `completion log-probs row by row: log_softmax outputs ${out}·T·V kept; forward: max(the logits and their copy divided by the temperature 2 x ${lb}·T·V, the divided logits ${lb}·T·V${p.amp ? ' + one row\'s fp32 copy' : ''} beside the kept outputs); ${backwardFormula} (T: completion tokens)`,
+    };
+  }
+  return {
+    savedBytes: out * TV,
+    forwardTransientBytes: lb * TV + Math.max(p.amp ? 4 * rowTV : 0, (lb * TV) / 2),
+    backwardTransientBytes: backward,
+    formula: `preference log-probs row by row: log_softmax outputs ${out}·T·V kept; logits ${lb}·T·V + max(one row's fp32 copy, masked half for the mean logits); ${backwardFormula}`,
+  };
+}
+
+/**
+ * Online DPO's log-probabilities (trl/trainer/online_dpo_trainer.py _forward): the model's logits of every position
+ * (T·V, freed when _forward returns), logits[:, prompt_len - 1:-1].log_softmax(-1) over the completion slice (Tc·V, in the
+ * logits' dtype, fp32 under autocast), then take_along_dim. The slice is not contiguous: log_softmax's kernel copies it
+ * (autocast's fp32 cast is that copy). log_softmax keeps its output for backward; the slice and the gather keep nothing
+ * of that size. Backward: take_along_dim's gradient and log_softmax's (2 x Tc·V) beside the kept output; then, the kept
+ * output freed, `logits[:, a:b]` unwinds two recorded slices (the batch dimension's full `:` is a slice op too): each
+ * SliceBackward fills a zero gradient of all the logits, the second while the first is copied into it (2 x T·V).
+ * Profiled on the CPU (tools/peak/measure_step.py --online-dpo: within 1 %).
+ */
+function onlineDpoLogps(p: LossPlan, TV: number): LossMemory {
+  const lb = p.logitsBytes;
+  const out = p.amp ? 4 : lb;
+  const TcV = p.completionShare! * TV;
+  return {
+    savedBytes: out * TcV,
+    forwardTransientBytes: lb * TV + (p.amp ? 4 : lb) * TcV,
+    backwardTransientBytes: Math.max(2 * out * TcV, 2 * lb * TV - out * TcV),
+    formula: `completion log-probs, one log_softmax over the completion slice: output ${out}·Tc·V kept; forward: logits of every position ${lb}·T·V + the slice's ${p.amp ? 'fp32 ' : ''}copy ${p.amp ? 4 : lb}·Tc·V; backward: max(gather and log_softmax gradients 2 x ${out}·Tc·V, two slices' zero-filled gradients of all the logits 2 x ${lb}·T·V once the kept output is freed) (Tc = ${+p.completionShare!.toFixed(3)} x T completion tokens)`,
+  };
+}
+
+/**
+ * TRL ORPO / CPO (orpo_trainer.py, cpo_trainer.py concatenated_forward): nn.CrossEntropyLoss over the chosen half's
+ * logits[..., :-1, :].contiguous() (its log_softmax output kept, in fp32 under autocast), then the rows' log-probs over
+ * all the logits without the DPO trainer's masked mean logits. In backward the rows run first: their gradient of all the
+ * logits waits in autograd's input buffer while the NLL's log_softmax backward runs, and then its zero-filled gradient of
+ * all the logits is added to it (three of them at once). Profiled on the CPU: tools/peak/measure_step.py --trl-orpo.
+ */
+function withChosenNll(p: LossPlan, TV: number, kind: 'orpo' | 'dpo'): LossMemory {
+  const lb = p.logitsBytes;
+  const rows = preferenceLogps({ ...p, chosenNll: undefined }, TV);
+  const half = ((p.amp ? 4 : lb) * TV) / 2; // the chosen half's log_softmax output
+  const copy = (lb * TV) / 2 + (p.amp && lb < 4 ? (4 * TV) / 2 : 0); // its contiguous copy (and autocast's fp32 cast)
+  const rowTV = p.preferenceRowTokens! * p.vocab;
+  // ORPO's rows run without the masked copies of DPO's mean logits: 16-bit logits (and one row's fp32 copy under
+  // autocast) beside the outputs; fp32 logits are what the logsumexp path keeps.
+  const rowsForward = kind === 'dpo' ? rows.forwardTransientBytes : lb === 4 ? 0 : lb * TV + (p.amp ? 4 * rowTV : 0);
+  const saved = rows.savedBytes + half;
+  // At the NLL's log_softmax: the logits (fp32 ones are what the rows keep), DPO's rows' outputs (its NLL comes after
+  // them; ORPO's before), the half's copy and its output.
+  const atNll = (lb === 4 ? rows.savedBytes : lb * TV + (kind === 'dpo' ? rows.savedBytes : 0)) + copy + half;
+  const forward = Math.max(atNll, rows.savedBytes + half + rowsForward);
+  // ORPO: the rows' backward runs first, then the NLL's beside the rows' gradient of the logits, then their sum. DPO:
+  // the NLL's backward first (its gradients beside everything kept, then its zero-filled gradient of all the logits),
+  // then the rows' beside that gradient, then their sum.
+  const backward = kind === 'orpo'
+    ? Math.max(rows.savedBytes + half + rows.backwardTransientBytes, lb * TV + 3 * half, 3 * lb * TV)
+    : Math.max(saved + 2 * half, rows.savedBytes + half + lb * TV, rows.savedBytes + lb * TV + rows.backwardTransientBytes, 3 * lb * TV);
+  return {
+    savedBytes: saved,
+    forwardTransientBytes: forward - saved,
+    backwardTransientBytes: backward - saved,
+    formula: `preference log-probs row by row (${rows.savedBytes / TV}·T·V kept) and the chosen half's NLL: its log_softmax ${(2 * half) / TV}·T·V/2 kept, its contiguous copy${p.amp ? ' and fp32 cast' : ''} in forward; backward: the rows' and the NLL's gradients of all the logits and their sum 3 x ${lb}·T·V`,
+  };
+}
+
+/**
+ * TRL KTO's reference pass (kto_trainer.py get_batch_loss_metrics, forward): the policy's chosen and rejected logits,
+ * taken by index (copies of all the completion logits), are kept for the metrics while the reference runs the same
+ * forward without grad: the KL batch, then the completions, whose logits go row by row through log_softmax and are
+ * then copied by index in turn. Profiled on the CPU: tools/peak/measure_step.py --trl-kto.
+ */
+export function ktoReferenceLogps(p: LossPlan): { bytes: number; formula: string } {
+  const TV = p.tokens * p.vocab;
+  const lb = p.logitsBytes;
+  if (p.wholeLogSoftmax) {
+    // LLaMA-Factory (train/kto/trainer.py): the policy's chosen and rejected fp32 logits (boolean-index copies) are kept
+    // for the metrics; the reference's concatenated_forward holds its completions' fp32 logits while its KL batch runs
+    // the same pass: fp32 logits, the slice's copy and the log_softmax. Profiled: tools/peak/measure_step.py --lf-kto.
+    return { bytes: 20 * TV,
+      formula: 'the policy\'s chosen and rejected fp32 logits (index copies) 4·T·V; the reference\'s completion fp32 logits 4·T·V beside its KL batch\'s fp32 logits, the slice\'s copy and the log_softmax 3 x 4·T·V' };
+  }
+  const out = p.amp ? 4 : lb;
+  const rows = lb === 4 || p.preferenceRowTokens === undefined ? 0 : 2 * out * p.preferenceRowTokens * p.vocab;
+  return { bytes: 2 * lb * TV + Math.max(lb * TV, rows),
+    formula: `the policy's chosen and rejected logits (index copies) ${lb}·T·V; the reference's completion logits ${lb}·T·V and their index copies ${lb}·T·V${rows > 0 ? ' (or one row\'s log_softmax temporaries)' : ''}` };
+}
+
+/**
+ * The reference model's no-grad log-probabilities of the same batch: the logits and, with nothing kept for backward,
+ * one row's log_softmax at a time (TRL), or one log_softmax over fp32 logits (LLaMA-Factory's get_batch_logps).
+ */
+export function referenceLogps(p: LossPlan): { bytes: number; formula: string } {
+  const TV = p.tokens * p.vocab;
+  const lb = p.logitsBytes;
+  if (p.chosenNll === 'dpo') {
+    // TRL DPO with rpo_alpha: the reference's concatenated_forward computes the chosen half's NLL too (its copy, fp32
+    // cast under autocast and log_softmax, without grad), the largest of its temporaries beside its logits.
+    const plain = referenceLogps({ ...p, chosenNll: undefined });
+    const nll = (lb * TV) / 2 + (p.amp && lb < 4 ? 2 * TV : 0) + ((p.amp ? 4 : lb) * TV) / 2;
+    const logits = lb * TV;
+    return { bytes: Math.max(plain.bytes, logits + nll),
+      formula: `${plain.formula}, or the logits ${lb}·T·V and the chosen half's NLL (its copy and log_softmax)` };
+  }
+  if (p.completionShare !== undefined) {
+    const TcV = p.completionShare * TV;
+    const slice = p.amp ? 4 : lb;
+    return { bytes: lb * TV + 2 * slice * TcV,
+      formula: `logits of every position ${lb}·T·V, the completion slice's ${p.amp ? 'fp32 ' : ''}copy and its log_softmax 2 x ${slice}·Tc·V` };
+  }
+  if (p.loss === 'fused') {
+    const f = lossMemory(p);
+    return { bytes: f.savedBytes + f.forwardTransientBytes, formula: f.formula };
+  }
+  if (p.nativeLogSoftmax) return { bytes: 2 * lb * TV, formula: `logits ${lb}·T·V and their log_softmax ${lb}·T·V` };
+  if (p.wholeLogSoftmax) {
+    // LLaMA-Factory get_batch_loss_metrics: the policy's fp32 logits are still referenced (chosen_logits /
+    // rejected_logits, for the metrics) while the reference runs the same pass: its fp32 logits, the slice's copy and
+    // the log_softmax.
+    return { bytes: 16 * TV,
+      formula: 'the policy\'s fp32 logits, still referenced for the metrics, 4·T·V; the reference\'s fp32 logits, the slice\'s copy and its log_softmax 3 x 4·T·V' };
+  }
+  if (p.preferenceRowTokens === undefined) return { bytes: 8 * TV, formula: 'fp32 logits 4·T·V and their log_softmax 4·T·V' };
+  if (lb === 4) return { bytes: 6 * TV, formula: 'fp32 logits 4·T·V + masked half for the mean logits 2·T·V' };
+  const out = p.amp ? 4 : lb;
+  const rowTV = p.preferenceRowTokens * p.vocab;
+  return { bytes: lb * TV + Math.max(2 * out * rowTV, (lb * TV) / 2),
+    formula: `logits ${lb}·T·V + max(one row's ${out}-byte copy and log_softmax, masked half for the mean logits)` };
+}
+
+export function lossMemory(p: LossPlan): LossMemory {
+  if (p.distill && p.jsdBeta !== undefined) {
+    if (p.loss !== 'fused') return jsdMemory(p, p.jsdBeta);
+    // Liger's fused linear JSD (TRL GKD with use_liger_kernel) runs chunk by chunk like its fused cross-entropy: the
+    // logits of the student and the teacher never exist whole.
+    const f = crossEntropyMemory(p);
+    return { ...f, forwardTransientBytes: 2 * f.forwardTransientBytes,
+      formula: `fused linear JSD (Liger): ${f.formula}, for the student's and the teacher's chunk` };
+  }
+  const ce = crossEntropyMemory(p);
+  if (!p.distill) return ce;
+  // torchtune ForwardKLLoss, chunk by chunk: softmax(teacher, fp32) is kept by the product with the student's
+  // log-probabilities (which need a gradient), log_softmax(student, fp32) keeps its output, masked_fill keeps the bool
+  // isinf mask: 9 B per logit until the backward. The teacher's logits (no grad, the model's dtype) are held from its
+  // forward through the student's forward to the loss; at the last chunk's masked_fill its product and the filled
+  // copy (2 x 4 B per logit of the chunk) exist beside them, where the cross-entropy's chunk upcast is gone. The
+  // backward of each chunk: the product's and the log-softmax's gradients (2 x 4 B per logit of the chunk). Profiled
+  // on the CPU: tools/peak/measure_step.py --torchtune-kd.
+  const TV = p.tokens * p.vocab;
+  const c = Math.max(1, p.chunks);
+  const up = p.logitsBytes === 4 ? 0 : 4;
+  const cc = p.loss === 'chunked' ? c : 1; // the cross-entropy's and the KL's pieces: one chunk, or the whole logits
+  return {
+    savedBytes: ce.savedBytes + 9 * TV,
+    forwardTransientBytes: ce.forwardTransientBytes - (up * TV) / cc + p.logitsBytes * TV + (Math.max(up, 8) * TV) / cc,
+    backwardTransientBytes: ce.backwardTransientBytes + (8 * TV) / c,
+    formula: `${ce.formula}; forward-KL distillation: teacher softmax 4·T·V + student log-softmax 4·T·V + isinf mask 1·T·V kept, teacher logits ${p.logitsBytes}·T·V held to the loss, backward +8·T·V/${c}`,
+  };
+}
+
+/**
+ * TRL GKDTrainer.generalized_jsd_loss on the student's and the teacher's logits (no cross-entropy): both divided by
+ * the temperature, log_softmax in fp32 (autocast), then for 0 < beta < 1 the mixture's logsumexp over the two stacked
+ * log-probability tensors and two kl_div terms; beta 0 or 1 is one kl_div. Bytes per logit measured with the profiler
+ * on the CPU (tools/peak/measure_jsd.py: the same for 16- and 32-bit logits except the two divided copies): kept for
+ * backward 28 / 8 / 12 B (mixture / beta 0 / beta 1), forward high point 52 / 20 / 24 B + the divided copies, loss
+ * backward 20 / 8 / 12 B above what is kept. The student's and the teacher's logits are held through the loss.
+ */
+function jsdMemory(p: LossPlan, beta: number): LossMemory {
+  const TV = p.tokens * p.vocab;
+  const lb = p.logitsBytes;
+  const [kept, peak, back, what] = beta === 0 ? [8, 20, 8, 'forward KL'] : beta === 1 ? [12, 24, 12, 'reverse KL'] : [28, 52, 20, `mixture, beta ${beta}`];
+  return {
+    savedBytes: kept * TV,
+    forwardTransientBytes: (peak - kept + 4 * lb) * TV,
+    backwardTransientBytes: back * TV,
+    formula: `GKD generalized JSD (${what}): ${kept}·T·V kept (fp32 log-probabilities${beta > 0 && beta < 1 ? ', their stack and the mixture' : ''}); forward +${peak - kept}·T·V temporaries + the student's and teacher's logits and their copies divided by the temperature 4 x ${lb}·T·V; backward +${back}·T·V`,
+  };
+}
+
+function crossEntropyMemory(p: LossPlan): LossMemory {
+  const TV = p.tokens * p.vocab;
+  const lb = p.logitsBytes;
+  // OnlineDPOTrainer takes its log-probabilities from the model's logits whatever loss kernel the config names.
+  if (p.completionShare !== undefined) return onlineDpoLogps(p, TV);
+  if (p.labelSmoothing) {
+    // transformers trainer_pt_utils.py LabelSmoother: compute_loss keeps the model's logits (outputs) while the smoother
+    // makes logits[..., :-1, :].contiguous(), -log_softmax of it (the log_softmax output kept by its backward, the
+    // negation by gather's) and an fp32 sum over the classes (a cast copy when the log-probs are 16-bit). Backward: the
+    // gather's zero-filled gradient beside the sum's (cast back to 16 bits), then their sum. Profiled on the CPU:
+    // tools/peak/measure_step.py --label-smoothing.
+    const out = p.amp ? 4 : lb;
+    const sumCast = out < 4 ? 4 * TV : 0;
+    const saved = 2 * out * TV;
+    const forward = Math.max(2 * lb * TV + (p.amp ? 4 * TV : 0) + out * TV, 2 * lb * TV + saved + sumCast);
+    return { savedBytes: saved, forwardTransientBytes: forward - saved, backwardTransientBytes: (out < 4 ? 2 : 1) * out * TV,
+      formula: `label smoothing (LabelSmoother): log_softmax output and its negation 2 x ${out}·T·V kept; forward: the model's logits and their shifted copy 2 x ${lb}·T·V${sumCast > 0 ? ' + the fp32 sum\'s cast 4·T·V' : ''}; backward: the gather's gradient${out < 4 ? ' and the sum\'s' : ''} ${out < 4 ? 2 : 1} x ${out}·T·V` };
+  }
+  if (p.unusedLogits) {
+    // AutoModelForCausalLMWithValueHead.forward: lm_logits = base_model_output.logits, then .float(); both exist at the
+    // end of the forward and are dropped unused, so nothing of their size is kept or has a gradient.
+    // Profiled on the CPU: tools/peak/measure_step.py --lf-rm.
+    return { savedBytes: 0, forwardTransientBytes: lb * TV + (lb < 4 ? 4 * TV : 0), backwardTransientBytes: 0,
+      formula: `logits computed but unused (value head): ${lb}·T·V${lb < 4 ? ' and their fp32 copy 4·T·V' : ''} at the end of the forward; nothing kept` };
+  }
+  if (p.wholeLogSoftmax && p.loss !== 'fused') {
+    // get_batch_logps: .to(float32) (the 16-bit logits freed once cast), then log_softmax over the non-contiguous
+    // logits[:, :-1, :], whose kernel copies it; its output is kept for backward. Backward: the gather's and
+    // log_softmax's gradients beside the kept output (the slices' zero-filled gradients come after, one at a time).
+    // Profiled on the CPU: tools/peak/measure_step.py --lf-dpo.
+    return {
+      savedBytes: 4 * TV,
+      forwardTransientBytes: 8 * TV,
+      backwardTransientBytes: 8 * TV,
+      formula: 'preference log-probs, one log_softmax over the fp32 logits: output 4·T·V kept; forward: the fp32 logits and the slice\'s copy 2 x 4·T·V; backward: gather and log_softmax gradients 2 x 4·T·V',
+    };
+  }
+  if (p.loss === 'fused') {
+    // Liger's fused linear cross-entropy (liger_kernel/ops/fused_linear_cross_entropy.py) computes the gradient during
+    // the forward: it allocates the input's gradient (T x h, input dtype) and a fp32 loss per token, both kept for
+    // backward, and runs the tokens in chunks of next_pow2(ceil(T / ceil(V / h))), so that one chunk's logits
+    // (written over by their gradient in place) are about the size of the input. Cut-cross-entropy (Apple cce, used by
+    // Unsloth and Axolotl's plugin) keeps less: its logits never leave on-chip memory.
+    const h = p.hidden ?? 4096;
+    const chunkTokens = Math.min(p.tokens, 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(p.tokens / Math.ceil(p.vocab / h))))));
+    return {
+      savedBytes: p.tokens * h * lb + 4 * p.tokens,
+      forwardTransientBytes: chunkTokens * p.vocab * lb,
+      backwardTransientBytes: 0,
+      formula: `fused linear-cross-entropy: input gradient T·h·${lb} B + fp32 loss 4·T kept; one chunk of ${chunkTokens} tokens x V x ${lb} B of logits (chunk = next_pow2(T / ceil(V/h)))`,
+    };
+  }
+  const up = lb === 4 ? 0 : 4; // the .float() copy exists only when logits are 16-bit
+  if (p.preferenceRowTokens !== undefined) return preferenceLogps(p, TV);
+  if (p.nativeLogSoftmax) {
+    // torchtune rlhf.get_batch_log_probs: gather(logits.log_softmax(-1)) on the model's logits, no upcast.
+    return { savedBytes: lb * TV, forwardTransientBytes: lb * TV, backwardTransientBytes: 2 * lb * TV,
+      formula: `preference log-probs, one log_softmax in the logits' dtype: output ${lb}·T·V kept; logits ${lb}·T·V; backward: gather and log_softmax gradients 2 x ${lb}·T·V` };
+  }
+  if (p.compile) {
+    const c = p.loss === 'chunked' ? Math.max(1, p.chunks) : 1;
+    // Inductor fuses the .float() upcast, log-softmax and nll into reductions over the saved logits (forward) and one
+    // pointwise kernel that writes the logits' gradient in their own dtype (backward): no fp32 T x V buffer exists.
+    return {
+      savedBytes: lb * TV + 4 * p.tokens,
+      forwardTransientBytes: 0,
+      backwardTransientBytes: (lb * TV) / c,
+      formula: `compiled CE${c > 1 ? ` (${c} chunks)` : ''}: saved logits ${lb}·T·V + fp32 logsumexp 4·T; backward: gradient of ${c > 1 ? 'one chunk' : 'the logits'} ${lb}·T·V${c > 1 ? `/${c}` : ''} (upcast fused)`,
+    };
+  }
+  if (p.loss === 'chunked') {
+    const c = Math.max(1, p.chunks);
+    // Saved: fp32 log-softmax of every chunk (4TV). Forward: 16-bit logits chunks (lb*TV) + one fp32 chunk copy.
+    // Backward: per chunk, nll grad + log_softmax grad (2 x 4TV/c).
+    const oldIn = p.logSoftmaxSavesInput ? 4 * TV : 0;
+    return {
+      savedBytes: 4 * TV + oldIn,
+      forwardTransientBytes: lb * TV + (oldIn > 0 ? 0 : (up * TV) / c),
+      backwardTransientBytes: (8 * TV) / c + (lb * TV) / c,
+      formula: `chunked CE (${c} chunks): saved 4·T·V (fp32 log-softmax)${oldIn > 0 ? ' + 4·T·V (its fp32 input, PyTorch < 1.11)' : ''}; forward +${lb}·T·V logits${oldIn > 0 ? '' : ` +${up}·T·V/${c}`}; backward +8·T·V/${c}`,
+    };
+  }
+  // Gemma 2/3 soft-capping, tanh(logits / cap) * cap: tanh's backward keeps its output; the divisions and products by a
+  // scalar keep nothing (profiled: tools/peak/measure_step.py --gemma2).
+  const softcap = p.softcap ? lb * TV : 0;
+  const oldIn = p.logSoftmaxSavesInput ? 4 * TV : 0;
+  return {
+    savedBytes: 4 * TV + softcap + oldIn,
+    forwardTransientBytes: lb * TV + (oldIn > 0 ? 0 : up * TV),
+    backwardTransientBytes: 8 * TV,
+    formula: `full CE: logits ${lb}·T·V, fp32 upcast ${up}·T·V, saved log-softmax 4·T·V${oldIn > 0 ? ' and its fp32 input 4·T·V (PyTorch < 1.11)' : ''}; backward nll grad + log-softmax grad 8·T·V`,
+  };
+}

@@ -1,0 +1,68 @@
+// Memoization for the estimator's pure, repeated computations (the advice search estimates thousands of candidates
+// that share most of their inputs). One keyed, bounded memo; and a per-object one for derived keys. Pure: no clock,
+// no I/O; results depend only on the arguments.
+
+/** How a memo finds a result. */
+export interface MemoOptions<K> {
+  /** The result's identity as a string: every input the computation reads must be in it (or in `scope`). */
+  readonly key: (k: K) => string;
+  /** Entries per map (per scope): a map holding more is emptied before the next entry goes in. */
+  readonly limit: number;
+  /** An object the entries belong to (an Architecture): kept in a WeakMap, so its entries go with it. */
+  readonly scope?: (k: K) => object;
+  /**
+   * The last `size` arguments and their results, compared with `same` before any key string is built (cheaper than
+   * building and hashing a key when the same few arguments come again and again). Newest first.
+   */
+  readonly recent?: { readonly size: number; readonly same: (a: K, b: K) => boolean };
+}
+
+/** `compute`, remembered by `options.key` (and scope), bounded by `options.limit`, with an optional front list of recent arguments. */
+export function memo<K, V>(compute: (k: K) => V, options: MemoOptions<K>): (k: K) => V {
+  const { key, limit, scope, recent } = options;
+  const scoped = new WeakMap<object, Map<string, V>>();
+  const unscoped = new Map<string, V>();
+  const byKey = (k: K): V => {
+    let map = unscoped;
+    if (scope) {
+      const s = scope(k);
+      let m = scoped.get(s);
+      if (!m) {
+        m = new Map();
+        scoped.set(s, m);
+      }
+      map = m;
+    }
+    const id = key(k);
+    let hit = map.get(id);
+    if (hit === undefined) {
+      if (map.size > limit) map.clear();
+      hit = compute(k);
+      map.set(id, hit);
+    }
+    return hit;
+  };
+  if (!recent) return byKey;
+  const items: Array<{ key: K; value: V }> = [];
+  const { size, same } = recent;
+  return (k: K): V => {
+    for (const r of items) if (same(r.key, k)) return r.value;
+    const value = byKey(k);
+    if (items.length >= size) items.pop();
+    items.unshift({ key: k, value });
+    return value;
+  };
+}
+
+/** `make`, remembered per object (a WeakMap): keys derived from a block of a setup, shared by the candidates that share it. */
+export function memoByObject<T extends object, V>(make: (o: T) => V): (o: T) => V {
+  const cache = new WeakMap<T, V>();
+  return (o: T): V => {
+    let v = cache.get(o);
+    if (v === undefined) {
+      v = make(o);
+      cache.set(o, v);
+    }
+    return v;
+  };
+}

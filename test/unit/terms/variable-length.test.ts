@@ -1,0 +1,53 @@
+// Term: variable-length batches (src/core/terms/variable-length.ts), against the allocator replay; each test names its
+// source.
+import * as assert from 'node:assert/strict';
+import { GiB } from '../../../src/core/units';
+import { run, setupFor } from '../helpers';
+
+describe('estimate: variable-length batches', () => {
+  // Qwen2-7B (vocab 152,064), LoRA on bf16 weights without autocast: the logits are bf16 and the loss is the full
+  // fp32-upcast cross-entropy, whose vocabulary-sized tensors peak at 4·T·V saved + 8·T·V of logit gradients.
+  const base = { weights_dtype: 'bf16' as const, method: 'lora' as const, gradient_checkpointing: 'full' as const, micro_batch_size: 1, seq_len: 2048 };
+  const lossSet = 12 * 2048 * 152_064; // 3,737,124,864 B
+
+  it('the cache of earlier, shorter batches is one more set of loss tensors (12·T·V = 3,737,124,864 B), beside the fit', () => {
+    const gpu = { id: 'A100-80GB', memoryBytes: 80 * GiB, source: 'test' };
+    const fixed = run(setupFor('Qwen/Qwen2-7B', base), { gpu });
+    const v = run(setupFor('Qwen/Qwen2-7B', { ...base, batch_lengths: 'variable' }), { gpu });
+    assert.equal(fixed.perGpu.variableLengths, undefined);
+    const vl = v.perGpu.variableLengths!;
+    assert.equal(vl.cacheBytes, lossSet);
+    assert.equal(vl.reservedBytes, v.perGpu.reservedBytes + lossSet);
+    assert.equal(vl.deviceBytes, v.perGpu.deviceBytes + lossSet);
+    // The allocator frees its cache before an out-of-memory error: the fit and the per-step figures do not change.
+    assert.equal(v.perGpu.deviceBytes, fixed.perGpu.deviceBytes);
+    assert.equal(v.fits, fixed.fits);
+    assert.ok(v.assumptions.some((a) => a.key === 'batch_lengths.cache' && /one set/.test(a.value)));
+  });
+
+  it('keeps no cache of earlier batches with expandable segments or with the cache emptied every few steps', () => {
+    const fixed = run(setupFor('Qwen/Qwen2-7B', base));
+    for (const extra of [{ expandable_segments: true }, { empty_cache_steps: 10 }]) {
+      const e = run(setupFor('Qwen/Qwen2-7B', { ...base, ...extra, batch_lengths: 'variable' }));
+      assert.equal(e.perGpu.variableLengths, undefined);
+      assert.equal(e.perGpu.reservedBytes, fixed.perGpu.reservedBytes);
+      assert.ok(e.assumptions.some((a) => a.key === 'batch_lengths.cache' && a.value === 'none kept over the run'));
+    }
+  });
+
+  it('stops at the GPU\'s capacity', () => {
+    const probe = run(setupFor('Qwen/Qwen2-7B', { ...base, batch_lengths: 'variable' }));
+    const gpu = { id: 'small', memoryBytes: probe.perGpu.deviceBytes + GiB, source: 'test' };
+    const vl = run(setupFor('Qwen/Qwen2-7B', { ...base, batch_lengths: 'variable' }), { gpu }).perGpu.variableLengths!;
+    assert.equal(vl.cacheBytes, GiB);
+    assert.equal(vl.deviceBytes, gpu.memoryBytes);
+    assert.match(vl.formula, /capped/);
+  });
+
+  it('a fused linear-cross-entropy caches only its input gradient, per-token loss and one chunk of logits', () => {
+    // Liger chunking at T = 8192, h = 3584, V = 152,064: ceil(V/h) = 43, ceil(8192/43) = 191 -> 256 tokens a chunk.
+    // T·h·2 + 4·T + 256·V·2 = 58,720,256 + 32,768 + 77,856,768 = 136,609,792 B.
+    const vl = run(setupFor('Qwen/Qwen2-7B', { ...base, seq_len: 8192, loss: 'fused', batch_lengths: 'variable' })).perGpu.variableLengths!;
+    assert.equal(vl.cacheBytes, 136_609_792);
+  });
+});
