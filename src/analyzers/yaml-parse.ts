@@ -10,7 +10,8 @@ export function parseYaml(text: string, options: ParseOptions & DocumentOptions 
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    const doc = parseDocument(text, options);
+    // logLevel 'error': the library's console warnings (a collection used as a key) would reach the host's log.
+    const doc = parseDocument(text, { logLevel: 'error', ...options });
     if (doc.errors.length > MAX_REPORTED) doc.errors = doc.errors.slice(0, MAX_REPORTED);
     if (doc.warnings.length > MAX_REPORTED) doc.warnings = doc.warnings.slice(0, MAX_REPORTED);
     return doc;

@@ -80,8 +80,8 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   // get_paged): the driver keeps it on the GPU while there is room and evicts pages to host RAM under pressure; each
   // parameter's state is paged back in for its update. So it takes what the GPU has left, at least one tensor's state.
   const pagedState = paged ? optimizerStateBytes(ctx) : undefined;
-  const pagedBytes = pagedState ? pagedState.bytes / shardOptimizer : 0;
-  const pagedWorking = pagedState ? Math.min(pagedBytes, pagedState.perParamBytes * inv.largestTrainableTensor / tp) : 0;
+  const pagedBytes = pagedState ? Math.round(pagedState.bytes / shardOptimizer) : 0;
+  const pagedWorking = pagedState ? Math.min(pagedBytes, Math.round(pagedState.perParamBytes * inv.largestTrainableTensor / tp)) : 0;
   // FSDP reduce-scatters gradients on its own stream, and the sharded gradients are allocated there ("The RS
   // output is allocated in the RS stream", torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py). Blocks freed
   // on one stream are reused only by that stream (CUDA caching allocator), so after zero_grad(set_to_none) the

@@ -218,13 +218,13 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
   const castBytes = castPerLayer > 0 && !setup.activation_offloading ? (ck === 'full' ? castPerLayer : castPerLayer * layersStage * inFlight) : 0;
   const castComp = castBytes > 0 ? [comp(ctx, 'autocast-weight-copies', 'Autocast weight copies (16-bit, kept for backward)', castBytes,
     () => (`${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${formatCount(castPerLayer / half)} linear weights x ${half} B`),
-      () => ({ perLayerBytes: castPerLayer }))] : [];
+      () => ({ perLayerBytes: Math.round(castPerLayer) }))] : [];
   // Autocast caches the 16-bit copy of every fp32 leaf weight it casts until the autocast region exits (the end
   // of the forward and loss in HF Trainer), also in the no-grad forward of checkpointed layers
   // (aten/src/ATen/autocast_mode.cpp, cached_cast): with checkpointing the whole cache is live at the loss call.
   const castCacheComp = castPerLayer > 0 && ck === 'full' && !setup.activation_offloading
     ? [comp(ctx, 'autocast-weight-copies', 'Autocast weight cache (16-bit copies, until the forward ends)', castPerLayer * layersStage,
-      () => (`${layersStage} layers x ${formatCount(castPerLayer / half)} linear weights x ${half} B`), () => ({ perLayerBytes: castPerLayer }))]
+      () => (`${layersStage} layers x ${formatCount(castPerLayer / half)} linear weights x ${half} B`), () => ({ perLayerBytes: Math.round(castPerLayer) }))]
     : [];
   if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
   const perLayerLabel = Math.round(perLayerFull);
