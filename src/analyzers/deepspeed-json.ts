@@ -6,7 +6,8 @@
 // config_utils.py, zero/config.py, zero/offload_config.py}; huggingface/transformers@0234833:
 // src/transformers/integrations/deepspeed.py for which "auto" values HF Trainer fills.
 import { createScanner, parseTree, printParseErrorCode, SyntaxKind, type Node, type ParseError } from 'jsonc-parser';
-import { MAX_PROBLEMS, msg, normalizeOptimizer, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Span, type Unknown } from './facts';
+import { MAX_PROBLEMS, msg, normalizeOptimizer, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem,
+  type Span, type Unknown } from './facts';
 
 /** The reason carried by facts whose value is "auto" (resolve fills them from TrainingArguments or the launcher). */
 export const AUTO_REASON = 'auto: filled from TrainingArguments / launcher';
@@ -62,7 +63,8 @@ const ZERO_COUNTS: readonly { key: CanonicalKey; names: readonly string[]; hfAut
   { key: 'allgatherBucketSize', names: ['allgather_bucket_size'], dflt: 5e8 },
   { key: 'stage3PrefetchBucketSize', names: ['stage3_prefetch_bucket_size', 'prefetch_bucket_size'], hfAuto: 'stage3_prefetch_bucket_size', dflt: 5e7 },
   { key: 'stage3MaxLiveParameters', names: ['stage3_max_live_parameters', 'max_live_parameters'], dflt: 1e9 },
-  { key: 'stage3ParamPersistenceThreshold', names: ['stage3_param_persistence_threshold', 'param_persistence_threshold'], hfAuto: 'stage3_param_persistence_threshold', dflt: 1e5 },
+  { key: 'stage3ParamPersistenceThreshold', names: ['stage3_param_persistence_threshold', 'param_persistence_threshold'],
+    hfAuto: 'stage3_param_persistence_threshold', dflt: 1e5 },
   { key: 'subGroupSize', names: ['sub_group_size'], dflt: 1e9 },
 ];
 
@@ -146,7 +148,8 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
     switch (kind) {
       case SyntaxKind.LineCommentTrivia:
       case SyntaxKind.BlockCommentTrivia:
-        report(() => strictProblem({ start: off, end: off + len }, msg('a comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
+        report(() => strictProblem({ start: off, end: off + len },
+          msg('a comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
         continue;
       case SyntaxKind.Trivia:
       case SyntaxKind.LineBreakTrivia:
@@ -158,7 +161,9 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
         break;
       case SyntaxKind.CloseBraceToken:
       case SyntaxKind.CloseBracketToken:
-        if (prev === SyntaxKind.CommaToken && lastComma >= 0) report(() => strictProblem({ start: lastComma, end: lastComma + 1 }, msg('a trailing comma: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
+        if (prev === SyntaxKind.CommaToken && lastComma >= 0)
+          report(() => strictProblem({ start: lastComma, end: lastComma + 1 },
+          msg('a trailing comma: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
         stack.pop();
         break;
       case SyntaxKind.CommaToken:
@@ -173,7 +178,8 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
           pieces.push(' '.repeat(eol - off));
           outLen += eol - off;
           copied = eol;
-          report(() => strictProblem({ start: off, end: eol }, msg('a `#` comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
+          report(() => strictProblem({ start: off, end: eol },
+            msg('a `#` comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
           scanner.setPosition(eol);
           continue;
         }
@@ -191,7 +197,8 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
           outLen += py.length;
           copied = end;
           bare.set(off, { word, kind: 'python' });
-          report(() => strictProblem({ start: off, end }, msg('the Python literal `{0}` (JSON spells it `{1}`): hjson reads it as the string "{0}", but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word, py)));
+          report(() => strictProblem({ start: off, end },
+            msg('the Python literal `{0}` (JSON spells it `{1}`): hjson reads it as the string "{0}", but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word, py)));
         } else {
           pieces.push('"');
           inserts.push(outLen);
@@ -208,7 +215,8 @@ function prepare(text: string, problems: ParseProblem[]): Prepared {
               ...msg('`{0}` is a template placeholder, not a value: replace it before training (neither json.load nor DeepSpeed can use it)', word),
             }));
           } else {
-            report(() => strictProblem({ start: off, end }, atKey ? msg('the unquoted key `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word) : msg('the unquoted string `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word)));
+            report(() => strictProblem({ start: off, end },
+              atKey ? msg('the unquoted key `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word) : msg('the unquoted string `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word)));
           }
         }
         scanner.setPosition(end);
@@ -397,7 +405,8 @@ class Walker {
 
   fact(key: CanonicalKey, p: Prop, value: FactValue | Unknown, valueNode?: Node): void {
     const valueSpan = valueNode ? this.span(valueNode) : p.value ? this.span(p.value) : p.keySpan;
-    this.facts.push({ key, rawKey: p.path, value, rawValue: this.text.slice(valueSpan.start, valueSpan.end), keySpan: p.keySpan, valueSpan, tool: 'deepspeed' });
+    this.facts.push({ key, rawKey: p.path, value, rawValue: this.text.slice(valueSpan.start, valueSpan.end), keySpan: p.keySpan,
+      valueSpan, tool: 'deepspeed' });
   }
 
   problem(code: ParseProblem['code'], severity: ParseProblem['severity'], span: Span, m: Message, rawKey?: string): void {
@@ -419,14 +428,16 @@ class Walker {
 
   autoFact(key: CanonicalKey, p: Prop, reason = AUTO_REASON, source = 'TrainingArguments or the launcher'): void {
     this.fact(key, p, { unknown: reason });
-    this.problem('unresolved-auto', 'info', this.valueSpan(p), msg('`{0}` is "auto": HF Trainer or Accelerate fill it from {1}; DeepSpeed alone does not accept "auto"', p.path, source), p.path);
+    this.problem('unresolved-auto', 'info', this.valueSpan(p),
+      msg('`{0}` is "auto": HF Trainer or Accelerate fill it from {1}; DeepSpeed alone does not accept "auto"', p.path, source), p.path);
   }
 
   invalid(p: Prop, expected: string, severity: ParseProblem['severity'] = 'error', note?: string): void {
     const s = this.valueSpan(p);
     const got = p.value ? this.text.slice(s.start, s.end) : 'nothing';
     const shown = got.length > 60 ? got.slice(0, 57) + '...' : got;
-    this.problem('invalid-value', severity, s, note ? msg('`{0}` must be {1}, not {2}: {3}', p.path, expected, shown, note) : msg('`{0}` must be {1}, not {2}', p.path, expected, shown), p.path);
+    this.problem('invalid-value', severity, s, note ? msg('`{0}` must be {1}, not {2}: {3}', p.path, expected, shown, note)
+      : msg('`{0}` must be {1}, not {2}', p.path, expected, shown), p.path);
   }
 
   // ----- top-level keys -----
@@ -522,7 +533,8 @@ class Walker {
     if (v.kind === 'bool') {
       // The legacy form `"zero_optimization": true` means stage 1 (zero/config.py read_zero_config_deprecated).
       this.fact('zeroStage', p, v.b ? 1 : 0);
-      this.problem('deprecated-key', 'warning', p.keySpan, msg('`"zero_optimization": {0}` is deprecated: use {"stage": {1}}', String(v.b), v.b ? 1 : 0), p.path);
+      this.problem('deprecated-key', 'warning', p.keySpan,
+        msg('`"zero_optimization": {0}` is deprecated: use {"stage": {1}}', String(v.b), v.b ? 1 : 0), p.path);
       return;
     }
     if (v.kind === 'placeholder') {
@@ -553,7 +565,8 @@ class Walker {
         if (other) {
           // Both spellings of one pydantic field: the alias (stage3_ prefixed) is the one pydantic validates.
           const [keep, drop] = other.name.startsWith('stage3_') ? [other, q] : q.name.startsWith('stage3_') ? [q, other] : [q, other];
-          this.problem('duplicate-key', 'warning', drop.keySpan, msg('`{0}` and `{1}` are two spellings of the same DeepSpeed field; only `{1}` is used', drop.name, keep.name), drop.path);
+          this.problem('duplicate-key', 'warning', drop.keySpan,
+            msg('`{0}` and `{1}` are two spellings of the same DeepSpeed field; only `{1}` is used', drop.name, keep.name), drop.path);
           counts.set(count.key, keep);
         } else {
           counts.set(count.key, q);
@@ -562,7 +575,8 @@ class Walker {
         this.unknownKey(q, DEEPSPEED_KEYS.zeroOptimization, true);
       }
       const dep = DEPRECATED_ZERO[q.name];
-      if (dep) this.problem('deprecated-key', 'warning', q.keySpan, msg('`{0}` is deprecated: use {1} (deepspeed/runtime/zero/config.py)', q.name, dep), q.path);
+      if (dep) this.problem('deprecated-key', 'warning', q.keySpan,
+        msg('`{0}` is deprecated: use {1} (deepspeed/runtime/zero/config.py)', q.name, dep), q.path);
     }
     for (const c of ZERO_COUNTS) {
       const q = counts.get(c.key);
@@ -610,7 +624,9 @@ class Walker {
     if (legacy) {
       const v = this.read(legacy.value);
       if (block) {
-        this.problem('invalid-value', 'error', legacy.keySpan, msg('`{0}` and `{1}` cannot be given together (DeepSpeed asserts "Cannot provide deprecated parameter and replacing parameter together")', legacy.name, block.name), legacy.path);
+        this.problem('invalid-value', 'error', legacy.keySpan,
+          msg('`{0}` and `{1}` cannot be given together (DeepSpeed asserts "Cannot provide deprecated parameter and replacing parameter together")',
+          legacy.name, block.name), legacy.path);
       } else if (v.kind === 'bool') {
         this.fact(key, legacy, v.b ? 'cpu' : 'none');
       } else if (v.kind === 'placeholder') {
@@ -674,7 +690,8 @@ class Walker {
     const fp16 = byKey('fp16');
     if (bf16?.value === true && fp16?.value === true) {
       const second = bf16.valueSpan.start > fp16.valueSpan.start ? bf16 : fp16;
-      this.problem('conflicting-precision', 'error', second.valueSpan, msg('bf16 and fp16 are both enabled: DeepSpeed stops with "bfloat16 and fp16 modes cannot be simultaneously enabled"'), second.rawKey);
+      this.problem('conflicting-precision', 'error', second.valueSpan,
+        msg('bf16 and fp16 are both enabled: DeepSpeed stops with "bfloat16 and fp16 modes cannot be simultaneously enabled"'), second.rawKey);
     }
     if (zeroProp) {
       const st = byKey('zeroStage');
@@ -683,11 +700,13 @@ class Walker {
       if (stage !== undefined) {
         const op = byKey('offloadParams');
         if (op && (op.value === 'cpu' || op.value === 'nvme') && stage < 3) {
-          this.problem('offload-needs-zero', 'warning', op.keySpan, msg('offload_param needs ZeRO stage 3 (stage is {0}): parameters stay on the GPU (zero/config.py: "Valid only with stage 3")', stage), op.rawKey);
+          this.problem('offload-needs-zero', 'warning', op.keySpan,
+            msg('offload_param needs ZeRO stage 3 (stage is {0}): parameters stay on the GPU (zero/config.py: "Valid only with stage 3")', stage), op.rawKey);
         }
         const oo = byKey('offloadOptimizer');
         if (oo && (oo.value === 'cpu' || oo.value === 'nvme') && stage === 0) {
-          this.problem('offload-needs-zero', 'warning', oo.keySpan, msg('offload_optimizer needs ZeRO stage 1, 2 or 3 (stage is 0): the optimizer state stays on the GPU'), oo.rawKey);
+          this.problem('offload-needs-zero', 'warning', oo.keySpan,
+            msg('offload_optimizer needs ZeRO stage 1, 2 or 3 (stage is 0): the optimizer state stays on the GPU'), oo.rawKey);
         }
       }
     }
@@ -769,7 +788,8 @@ const ERROR_TEXT: Partial<Record<string, string>> = {
 
 function analyze(text: string, problems: ParseProblem[]): Fact[] {
   if (text.charCodeAt(0) === 0xfeff) {
-    problems.push({ code: 'syntax-error', severity: 'warning', span: { start: 0, end: 1 }, ...msg('the file starts with a byte-order mark, which json.load rejects') });
+    problems.push({ code: 'syntax-error', severity: 'warning', span: { start: 0, end: 1 },
+      ...msg('the file starts with a byte-order mark, which json.load rejects') });
   }
   const prep = prepare(text, problems);
   const w = new Walker(text, prep, problems);
@@ -792,7 +812,8 @@ function analyze(text: string, problems: ParseProblem[]): Fact[] {
     problems.push({ code: 'syntax-error', severity: 'error', span: { start, end }, ...msg('{0} (line {1})', ERROR_TEXT[code] ?? code, w.line(start)) });
   }
   if (!root) {
-    if (text.trim() === '') problems.push({ code: 'syntax-error', severity: 'error', span: { start: 0, end: 0 }, ...msg('the file is empty: a DeepSpeed config is a JSON object') });
+    if (text.trim() === '') problems.push({ code: 'syntax-error', severity: 'error', span: { start: 0, end: 0 },
+      ...msg('the file is empty: a DeepSpeed config is a JSON object') });
     return w.facts;
   }
   if (root.type !== 'object') {
@@ -826,7 +847,9 @@ function analyze(text: string, problems: ParseProblem[]): Fact[] {
         break;
       case 'bfloat16':
         // The legacy spelling is read only when there is no `bf16` block (config.py get_bfloat16_config).
-        w.problem('deprecated-key', 'warning', p.keySpan, hasBf16 ? msg('`bfloat16` is the legacy name of `bf16`, and `bf16` is also given, so this block is ignored') : msg('`bfloat16` is the legacy name of this block: use `bf16`'), p.path);
+        w.problem('deprecated-key', 'warning', p.keySpan,
+          hasBf16 ? msg('`bfloat16` is the legacy name of `bf16`, and `bf16` is also given, so this block is ignored')
+          : msg('`bfloat16` is the legacy name of this block: use `bf16`'), p.path);
         if (!hasBf16) w.precision('bf16', p);
         break;
       case 'optimizer':
@@ -864,7 +887,8 @@ export function analyzeDeepSpeedJson(text: string): ConfigFacts {
     facts = analyze(typeof text === 'string' ? text : String(text), problems);
   } catch (err) {
     // A last guard so that an editor or CLI never sees an exception from user text (e.g. a stack overflow).
-    problems.push({ code: 'syntax-error', severity: 'error', span: { start: 0, end: 0 }, ...msg('the file could not be read: {0}', err instanceof Error ? err.message : String(err)) });
+    problems.push({ code: 'syntax-error', severity: 'error', span: { start: 0, end: 0 },
+      ...msg('the file could not be read: {0}', err instanceof Error ? err.message : String(err)) });
   }
   return { format: 'deepspeed-json', facts, problems, references: [], tools: ['deepspeed'] };
 }
@@ -881,7 +905,8 @@ export interface BatchInput {
 }
 
 export type BatchDerivation =
-  | { readonly ok: true; readonly trainBatchSize: number; readonly microBatchSize: number; readonly gradientAccumulationSteps: number; readonly derived: readonly BatchKey[] }
+  | { readonly ok: true; readonly trainBatchSize: number; readonly microBatchSize: number; readonly gradientAccumulationSteps: number;
+    readonly derived: readonly BatchKey[] }
   | { readonly ok: false; readonly message: string; readonly missing: readonly BatchKey[] };
 
 /**
@@ -899,12 +924,18 @@ export function deriveBatch(given: BatchInput, worldSize: number): BatchDerivati
   const m = given.microBatchSize;
   const g = given.gradientAccumulationSteps;
   const fdiv = (a: number, b: number): number => Math.floor(a / b);
-  if (t !== undefined && m !== undefined && g !== undefined) return { ok: true, trainBatchSize: t, microBatchSize: m, gradientAccumulationSteps: g, derived: [] };
-  if (t !== undefined && m !== undefined) return { ok: true, trainBatchSize: t, microBatchSize: m, gradientAccumulationSteps: m === 0 ? 0 : fdiv(fdiv(t, m), worldSize), derived: ['gradientAccumulationSteps'] };
-  if (t !== undefined && g !== undefined) return { ok: true, trainBatchSize: t, microBatchSize: g === 0 ? 0 : fdiv(fdiv(t, worldSize), g), gradientAccumulationSteps: g, derived: ['microBatchSize'] };
-  if (m !== undefined && g !== undefined) return { ok: true, trainBatchSize: m * g * worldSize, microBatchSize: m, gradientAccumulationSteps: g, derived: ['trainBatchSize'] };
-  if (t !== undefined) return { ok: true, trainBatchSize: t, microBatchSize: fdiv(t, worldSize), gradientAccumulationSteps: 1, derived: ['microBatchSize', 'gradientAccumulationSteps'] };
-  if (m !== undefined) return { ok: true, trainBatchSize: m * worldSize, microBatchSize: m, gradientAccumulationSteps: 1, derived: ['trainBatchSize', 'gradientAccumulationSteps'] };
+  if (t !== undefined && m !== undefined && g !== undefined)
+    return { ok: true, trainBatchSize: t, microBatchSize: m, gradientAccumulationSteps: g, derived: [] };
+  if (t !== undefined && m !== undefined) return { ok: true, trainBatchSize: t, microBatchSize: m,
+    gradientAccumulationSteps: m === 0 ? 0 : fdiv(fdiv(t, m), worldSize), derived: ['gradientAccumulationSteps'] };
+  if (t !== undefined && g !== undefined) return { ok: true, trainBatchSize: t, microBatchSize: g === 0 ? 0 : fdiv(fdiv(t, worldSize), g),
+    gradientAccumulationSteps: g, derived: ['microBatchSize'] };
+  if (m !== undefined && g !== undefined) return { ok: true, trainBatchSize: m * g * worldSize, microBatchSize: m, gradientAccumulationSteps: g,
+    derived: ['trainBatchSize'] };
+  if (t !== undefined) return { ok: true, trainBatchSize: t, microBatchSize: fdiv(t, worldSize), gradientAccumulationSteps: 1,
+    derived: ['microBatchSize', 'gradientAccumulationSteps'] };
+  if (m !== undefined) return { ok: true, trainBatchSize: m * worldSize, microBatchSize: m, gradientAccumulationSteps: 1,
+    derived: ['trainBatchSize', 'gradientAccumulationSteps'] };
   return {
     ok: false,
     message: 'Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided (DeepSpeed config.py)',
@@ -926,9 +957,11 @@ export function checkBatchRule(facts: ConfigFacts, worldSize: number): ParseProb
   const tf = pick('trainBatchSize');
   const mf = pick('microBatchSize');
   const gf = pick('gradientAccumulationSteps');
-  const anyUnknown = facts.facts.some((f) => (f.key === 'trainBatchSize' || f.key === 'microBatchSize' || f.key === 'gradientAccumulationSteps') && typeof f.value !== 'number');
+  const anyUnknown = facts.facts.some((f) => (f.key === 'trainBatchSize' || f.key === 'microBatchSize' || f.key === 'gradientAccumulationSteps')
+    && typeof f.value !== 'number');
   if (anyUnknown) return undefined;
-  const d = deriveBatch({ trainBatchSize: tf?.value as number | undefined, microBatchSize: mf?.value as number | undefined, gradientAccumulationSteps: gf?.value as number | undefined }, worldSize);
+  const d = deriveBatch({ trainBatchSize: tf?.value as number | undefined, microBatchSize: mf?.value as number | undefined,
+    gradientAccumulationSteps: gf?.value as number | undefined }, worldSize);
   if (!d.ok) return undefined;
   const at = tf ?? mf ?? gf;
   if (!at) return undefined;
@@ -938,8 +971,10 @@ export function checkBatchRule(facts: ConfigFacts, worldSize: number): ParseProb
   const span = at.valueSpan;
   if (d.microBatchSize <= 0 || d.gradientAccumulationSteps <= 0) {
     const m = d.microBatchSize <= 0
-      ? msg('with {0} GPUs the micro batch per GPU comes out as {1}, and DeepSpeed requires it to be greater than 0: {2} vs {3}', worldSize, d.microBatchSize, lhs, rhs)
-      : msg('with {0} GPUs gradient accumulation comes out as {1}, and DeepSpeed requires it to be greater than 0: {2} vs {3}', worldSize, d.gradientAccumulationSteps, lhs, rhs);
+      ? msg('with {0} GPUs the micro batch per GPU comes out as {1}, and DeepSpeed requires it to be greater than 0: {2} vs {3}', worldSize,
+        d.microBatchSize, lhs, rhs)
+      : msg('with {0} GPUs gradient accumulation comes out as {1}, and DeepSpeed requires it to be greater than 0: {2} vs {3}', worldSize,
+        d.gradientAccumulationSteps, lhs, rhs);
     return { code: 'batch-size-mismatch', severity: 'error', span, rawKey: at.rawKey, ...m };
   }
   const product = d.microBatchSize * d.gradientAccumulationSteps * worldSize;

@@ -34,7 +34,8 @@ const UNMODELED_TRL: Readonly<Record<string, string>> = {
   PPOConfig: 'ppo', NashMDConfig: 'xpo', XPOConfig: 'xpo',
 };
 const PREFERENCE_CONFIGS: Readonly<Record<string, string>> = {
-  DPOConfig: 'dpo', DPOTrainer: 'dpo', KTOConfig: 'kto', KTOTrainer: 'kto', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free', CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
+  DPOConfig: 'dpo', DPOTrainer: 'dpo', KTOConfig: 'kto', KTOTrainer: 'kto', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free',
+    CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
   // RewardTrainer scores the chosen and the rejected sequence of each pair with a sequence classifier, no reference.
   RewardConfig: 'reward', RewardTrainer: 'reward',
 };
@@ -200,7 +201,8 @@ class Analyzer {
         this.syntaxIn(c, last);
       } else if (last === 'LoraConfig') {
         this.loraCall(c);
-        this.facts.push({ key: 'method', rawKey: 'LoraConfig', value: 'lora', rawValue: 'LoraConfig(...)', keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'peft' });
+        this.facts.push({ key: 'method', rawKey: 'LoraConfig', value: 'lora', rawValue: 'LoraConfig(...)', keySpan: span(calleeNode),
+          valueSpan: span(calleeNode), tool: 'peft' });
         this.syntaxIn(c, last);
       } else if (OTHER_PEFT_CONFIGS.has(last)) {
         this.tools.add('peft');
@@ -208,14 +210,16 @@ class Analyzer {
         this.syntaxIn(c, last);
       } else if (last === 'IA3Config') {
         for (const e of this.args(c).entries) this.mapEntry('ia3', e, 'peft');
-        this.facts.push({ key: 'method', rawKey: 'IA3Config', value: 'ia3', rawValue: 'IA3Config(...)', keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'peft' });
+        this.facts.push({ key: 'method', rawKey: 'IA3Config', value: 'ia3', rawValue: 'IA3Config(...)', keySpan: span(calleeNode),
+          valueSpan: span(calleeNode), tool: 'peft' });
         this.syntaxIn(c, last);
       } else if (last === 'ModelConfig' && (parts.length === 1 || parts[0] === 'trl')) {
         this.tools.add('trl');
         for (const e of this.args(c).entries) this.mapEntry('trl-model', e, 'trl');
       } else if (PADDING_COLLATORS.has(last) && !padsToMax) {
         // Each batch is padded to its longest sample: the allocator caches blocks of shorter batches.
-        this.facts.push({ key: 'batchLengths', rawKey: last, value: 'variable', rawValue: `${last}(...)`, keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'hf-trainer' });
+        this.facts.push({ key: 'batchLengths', rawKey: last, value: 'variable', rawValue: `${last}(...)`, keySpan: span(calleeNode),
+          valueSpan: span(calleeNode), tool: 'hf-trainer' });
       } else if (HF_TRAINERS.has(last) || TRL_TRAINERS.test(last)) {
         this.tools.add(TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
         this.trainerCall(c, TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
@@ -238,7 +242,8 @@ class Analyzer {
     this.facts.push(...(gc.peft.length > 0 ? gc.peft : gc.load));
     // LoRA over 4-bit base weights is QLoRA (FORMATS.md §2.5).
     if (this.facts.some((f) => f.key === 'quantBits' && f.value === 4)) {
-      for (let i = 0; i < this.facts.length; i++) if (this.facts[i].key === 'method' && this.facts[i].value === 'lora') this.facts[i] = { ...this.facts[i], value: 'qlora' };
+      for (let i = 0; i < this.facts.length; i++) if (this.facts[i].key === 'method' && this.facts[i].value === 'lora')
+        this.facts[i] = { ...this.facts[i], value: 'qlora' };
     }
     this.precisionConflicts();
   }
@@ -295,7 +300,8 @@ class Analyzer {
     if (/ForSequenceClassification$/.test(cls)) {
       const node = call.firstChild!;
       const callee = this.text.slice(node.from, node.to);
-      this.facts.push({ key: 'head', rawKey: callee, value: 'seq_cls', rawValue: `${callee}(...)`, keySpan: span(node), valueSpan: span(node), tool: 'hf-trainer' });
+      this.facts.push({ key: 'head', rawKey: callee, value: 'seq_cls', rawValue: `${callee}(...)`, keySpan: span(node),
+        valueSpan: span(node), tool: 'hf-trainer' });
     }
     const first = args.positional[0];
     if (first) {
@@ -340,10 +346,12 @@ class Analyzer {
     const at = span(call.firstChild!);
     const name = this.text.slice(at.start, at.end);
     if (!has('bnb_4bit_quant_type')) {
-      this.facts.push({ key: 'quantType', rawKey: 'bnb_4bit_quant_type', value: 'fp4', rawValue: `${name}: default "fp4"`, keySpan: at, valueSpan: at, tool, origin: 'call-default' });
+      this.facts.push({ key: 'quantType', rawKey: 'bnb_4bit_quant_type', value: 'fp4', rawValue: `${name}: default "fp4"`, keySpan: at, valueSpan: at, tool,
+        origin: 'call-default' });
     }
     if (!has('bnb_4bit_use_double_quant')) {
-      this.facts.push({ key: 'doubleQuant', rawKey: 'bnb_4bit_use_double_quant', value: false, rawValue: `${name}: default False`, keySpan: at, valueSpan: at, tool, origin: 'call-default' });
+      this.facts.push({ key: 'doubleQuant', rawKey: 'bnb_4bit_use_double_quant', value: false, rawValue: `${name}: default False`, keySpan: at, valueSpan: at,
+        tool, origin: 'call-default' });
     }
   }
 
@@ -359,7 +367,8 @@ class Analyzer {
       if (node.name !== 'VariableName' || node.parent?.name !== 'ArgList') continue;
       const keySpan = { start: at, end: at + 'padding'.length };
       const valueSpan = { start: keySpan.end + m[1].length, end: at + m[0].length };
-      this.facts.push({ key: 'batchLengths', rawKey: 'padding', value: 'fixed', rawValue: this.text.slice(valueSpan.start, valueSpan.end), keySpan, valueSpan, tool: 'hf-trainer' });
+      this.facts.push({ key: 'batchLengths', rawKey: 'padding', value: 'fixed', rawValue: this.text.slice(valueSpan.start, valueSpan.end), keySpan,
+        valueSpan, tool: 'hf-trainer' });
       found = true;
     }
     return found;
@@ -378,7 +387,8 @@ class Analyzer {
       const valueStart = at + m[0].length - m[4].length - 1;
       const keySpan = { start: keyStart, end: keyStart + 'PYTORCH_CUDA_ALLOC_CONF'.length };
       const valueSpan = { start: valueStart, end: valueStart + m[4].length };
-      this.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value: expandableSegmentsOf(m[4]), rawValue: m[4], keySpan, valueSpan, tool: 'hf-trainer' });
+      this.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value: expandableSegmentsOf(m[4]), rawValue: m[4], keySpan,
+        valueSpan, tool: 'hf-trainer' });
     }
   }
 
@@ -390,10 +400,12 @@ class Analyzer {
     const name = this.text.slice(at.start, at.end);
     const opaque = args.opaque.length > 0;
     if (!opaque && !args.entries.some((e) => e.rawKey === 'r')) {
-      this.facts.push({ key: 'loraR', rawKey: 'r', value: 8, rawValue: `${name}: default 8`, keySpan: at, valueSpan: at, tool: 'peft', origin: 'call-default' });
+      this.facts.push({ key: 'loraR', rawKey: 'r', value: 8, rawValue: `${name}: default 8`, keySpan: at, valueSpan: at, tool: 'peft',
+        origin: 'call-default' });
     }
     if (!opaque && !args.entries.some((e) => e.rawKey === 'lora_alpha')) {
-      this.facts.push({ key: 'loraAlpha', rawKey: 'lora_alpha', value: 8, rawValue: `${name}: default 8`, keySpan: at, valueSpan: at, tool: 'peft', origin: 'call-default' });
+      this.facts.push({ key: 'loraAlpha', rawKey: 'lora_alpha', value: 8, rawValue: `${name}: default 8`, keySpan: at, valueSpan: at, tool: 'peft',
+        origin: 'call-default' });
     }
     this.opaqueSpreads(args.opaque);
   }
@@ -407,18 +419,21 @@ class Analyzer {
     const calleeNode = call.firstChild!;
     const at = span(calleeNode);
     const name = this.text.slice(at.start, at.end);
-    this.facts.push({ key: 'kbitUpcast', rawKey: 'prepare_model_for_kbit_training', value: 'all', rawValue: `${name}(...)`, keySpan: at, valueSpan: at, tool: 'peft' });
+    this.facts.push({ key: 'kbitUpcast', rawKey: 'prepare_model_for_kbit_training', value: 'all', rawValue: `${name}(...)`, keySpan: at,
+      valueSpan: at, tool: 'peft' });
     const args = this.args(call);
     const gc = this.argument(args)('use_gradient_checkpointing', 1);
     if (!gc) {
-      this.facts.push({ key: 'gradientCheckpointing', rawKey: 'prepare_model_for_kbit_training', value: 'full', rawValue: `${name}: use_gradient_checkpointing default True`, keySpan: at, valueSpan: at, tool: 'peft', origin: 'call-default' });
+      this.facts.push({ key: 'gradientCheckpointing', rawKey: 'prepare_model_for_kbit_training', value: 'full',
+        rawValue: `${name}: use_gradient_checkpointing default True`, keySpan: at, valueSpan: at, tool: 'peft', origin: 'call-default' });
       return;
     }
     const v = this.valueOf(gc);
     // False leaves checkpointing to the training arguments; an expression that is not a literal is reported as such.
     if (v.k === 'lit' && v.v === false) return;
     if (v.k === 'lit' && v.v === true) {
-      this.facts.push({ key: 'gradientCheckpointing', rawKey: 'prepare_model_for_kbit_training', value: 'full', rawValue: clip(this.text.slice(gc.valueSpan.start, gc.valueSpan.end)), keySpan: gc.keySpan, valueSpan: gc.valueSpan, tool: 'peft' });
+      this.facts.push({ key: 'gradientCheckpointing', rawKey: 'prepare_model_for_kbit_training', value: 'full',
+        rawValue: clip(this.text.slice(gc.valueSpan.start, gc.valueSpan.end)), keySpan: gc.keySpan, valueSpan: gc.valueSpan, tool: 'peft' });
     }
   }
 
@@ -461,7 +476,8 @@ class Analyzer {
     }
     if (!isTrue(full)) {
       // Unsloth's prepare_model_for_kbit_training casts only the LoRA weights to fp32 (unsloth/models/_utils.py).
-      this.unslothDefault(call, 'kbitUpcast', isTrue(eight) ? 'load_in_8bit' : 'load_in_4bit', 'none', 'keeps norms, embeddings and head of a 4/8-bit model in the model dtype');
+      this.unslothDefault(call, 'kbitUpcast', isTrue(eight) ? 'load_in_8bit' : 'load_in_4bit', 'none',
+        'keeps norms, embeddings and head of a 4/8-bit model in the model dtype');
     }
     this.unslothDefault(call, 'kernels', 'from_pretrained', 'unsloth', 'patches the model with Unsloth\'s fused kernels');
     // fast_inference=True loads the model into a vLLM engine in the same process (gpu_memory_utilization of the GPU, 0.5
@@ -494,7 +510,8 @@ class Analyzer {
     if (!has('lora_alpha')) this.unslothDefault(call, 'loraAlpha', 'lora_alpha', 16, 'lora_alpha default 16');
     if (!has('lora_dropout')) this.unslothDefault(call, 'loraDropout', 'lora_dropout', 0, 'lora_dropout default 0');
     if (!has('target_modules')) {
-      if (cls === 'FastLanguageModel') this.unslothDefault(call, 'loraTargets', 'target_modules', UNSLOTH_TARGETS, `target_modules default ${UNSLOTH_TARGETS.join(', ')}`);
+      if (cls === 'FastLanguageModel') this.unslothDefault(call, 'loraTargets', 'target_modules', UNSLOTH_TARGETS,
+        `target_modules default ${UNSLOTH_TARGETS.join(', ')}`);
       else this.unslothDefault(call, 'loraTargets', 'target_modules', 'all-linear', 'target_modules default: every attention and MLP linear layer');
     }
     this.unslothGc(call, arg('use_gradient_checkpointing'), this.unslothCheckpointing.peft);
@@ -589,7 +606,8 @@ class Analyzer {
       } else if (e.rawKey === 'reward_funcs' && rollout && e.valueNode) {
         // A string names a reward model: GRPOTrainer loads it (AutoModelForSequenceClassification) on every GPU.
         const node = e.valueNode;
-        const strings = node.name === 'String' ? [node] : node.name === 'ArrayExpression' || node.name === 'TupleExpression' ? children(node).filter((c) => c.name === 'String') : [];
+        const strings = node.name === 'String' ? [node]
+          : node.name === 'ArrayExpression' || node.name === 'TupleExpression' ? children(node).filter((c) => c.name === 'String') : [];
         const ids = strings.map((str) => this.evalNode(str, 0)).flatMap((v) => (v.k === 'lit' && typeof v.v === 'string' ? [v.v] : []));
         if (ids.length > 0) this.push('rewardModels', e, ids, tool);
       } else if (e.rawKey === 'reward_model' && rollout === 'online-dpo' && !isNone(e) && this.scoringIds === 0) {
@@ -663,13 +681,16 @@ class Analyzer {
         // GKDConfig: the on-policy share, the tokens of an on-policy round, the teacher the student is distilled from.
         case 'lmbda': return emit('onPolicyFraction', (x) => this.num(x, e, false));
         case 'max_new_tokens': return emit('maxNewTokens', (x) => this.num(x, e, true));
-        case 'teacher_model_name_or_path': return emit('teacherModel', (x) => (x.k === 'lit' && typeof x.v === 'string' ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
+        case 'teacher_model_name_or_path': return emit('teacherModel',
+          (x) => (x.k === 'lit' && typeof x.v === 'string' ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
         case 'use_vllm': return emit('useVllm', (x) => this.bool(x, e));
-        case 'vllm_mode': return emit('vllmMode', (x) => (x.k === 'lit' && (x.v === 'colocate' || x.v === 'server') ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
+        case 'vllm_mode': return emit('vllmMode', (x) =>
+          (x.k === 'lit' && (x.v === 'colocate' || x.v === 'server') ? x.v : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
         case 'vllm_gpu_memory_utilization': return emit('vllmMemoryFraction', (x) => this.num(x, e, false));
         // OnlineDPOConfig before TRL 0.20: the colocated engine's share; reward_model_path: the reward model's Hub id or path.
         case 'gpu_memory_utilization': return emit('vllmMemoryFraction', (x) => this.num(x, e, false));
-        case 'reward_model_path': return emit('rewardModels', (x) => (x.k === 'lit' && typeof x.v === 'string' ? [x.v] : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
+        case 'reward_model_path': return emit('rewardModels',
+          (x) => (x.k === 'lit' && typeof x.v === 'string' ? [x.v] : x.k === 'lit' && x.v === null ? undefined : { unknown: this.describe(x) }));
         case 'vllm_tensor_parallel_size': return emit('vllmTensorParallel', (x) => this.num(x, e, true));
         case 'vllm_enable_sleep_mode': return emit('vllmSleep', (x) => this.bool(x, e));
         case 'ds3_gather_for_generation': return emit('gatherForGeneration', (x) => this.bool(x, e));
@@ -841,7 +862,8 @@ class Analyzer {
     if (x.k === 'lit') {
       if (x.v === null) return undefined;
       if (typeof x.v === 'number' && (!integer || Number.isInteger(x.v))) return x.v;
-      this.problem('invalid-value', 'warning', msg(integer ? '{0} expects an integer, not {1}' : '{0} expects a number, not {1}', e.rawKey, this.text.slice(e.valueSpan.start, e.valueSpan.end)), e.valueSpan, e.rawKey);
+      this.problem('invalid-value', 'warning', msg(integer ? '{0} expects an integer, not {1}' : '{0} expects a number, not {1}', e.rawKey,
+        this.text.slice(e.valueSpan.start, e.valueSpan.end)), e.valueSpan, e.rawKey);
       return { unknown: `not a number: ${fmt(x.v)}` };
     }
     return { unknown: this.describe(x) };
@@ -883,7 +905,8 @@ class Analyzer {
     else if (x.k === 'lit' && typeof x.v === 'string') name = x.v.replace(/^torch\./, '');
     if (name === undefined) return { unknown: this.describe(x) };
     if (name === 'auto') return { unknown: 'dtype "auto" takes the dtype stored in the checkpoint config' };
-    const d = ({ bfloat16: 'bf16', bf16: 'bf16', float16: 'fp16', fp16: 'fp16', half: 'fp16', float32: 'fp32', fp32: 'fp32', float: 'fp32' } as Record<string, string>)[name];
+    const d = ({ bfloat16: 'bf16', bf16: 'bf16', float16: 'fp16', fp16: 'fp16', half: 'fp16', float32: 'fp32', fp32: 'fp32',
+      float: 'fp32' } as Record<string, string>)[name];
     return d ?? { unknown: `dtype ${name} has no estimate` };
   }
 
@@ -911,7 +934,8 @@ class Analyzer {
 
   /** PEFT target_modules: a list, "all-linear", or any other string, which PEFT treats as a regex. */
   private targets(x: Val, e: Entry): FactValue | Unknown | undefined {
-    if (x.k === 'lit' && typeof x.v === 'string') return x.v === 'all-linear' ? 'all-linear' : { unknown: `the regular expression ${fmt(x.v)} selects modules by name` };
+    if (x.k === 'lit' && typeof x.v === 'string') return x.v === 'all-linear' ? 'all-linear'
+      : { unknown: `the regular expression ${fmt(x.v)} selects modules by name` };
     return this.strList(x, e);
   }
 
@@ -954,7 +978,8 @@ class Analyzer {
     for (const fs of byCall.values()) {
       if (fs.some((f) => f.key === 'bf16') && fs.some((f) => f.key === 'fp16')) {
         const later = fs[fs.length - 1];
-        this.problem('conflicting-precision', 'error', msg('bf16=True and fp16=True together: TrainingArguments raises a ValueError'), { start: later.keySpan.start, end: later.valueSpan.end }, later.rawKey);
+        this.problem('conflicting-precision', 'error', msg('bf16=True and fp16=True together: TrainingArguments raises a ValueError'),
+          { start: later.keySpan.start, end: later.valueSpan.end }, later.rawKey);
       }
     }
   }
@@ -964,7 +989,8 @@ class Analyzer {
     const at = this.errors.find((p) => p >= call.from && p <= call.to);
     if (at === undefined) return;
     const end = Math.min(this.text.length, at + 1);
-    this.problem('syntax-error', 'error', msg('Python syntax error inside {0}(...): the values after it may be missing', name), { start: at, end: Math.max(at, end) });
+    this.problem('syntax-error', 'error', msg('Python syntax error inside {0}(...): the values after it may be missing', name),
+      { start: at, end: Math.max(at, end) });
   }
 
   // ---- Classes, parsers, argparse ----
@@ -1002,8 +1028,10 @@ class Analyzer {
     const def = args.entries.find((e) => e.rawKey === 'default');
     const action = args.entries.find((e) => e.rawKey === 'action');
     const actionVal = action ? this.valueOf(action) : undefined;
-    if (def?.valueNode) this.fieldDefaults.set(name, { text: clip(this.text.slice(def.valueSpan.start, def.valueSpan.end)), line: this.line(def.valueSpan.start), where: 'argparse default' });
-    else if (actionVal?.k === 'lit' && actionVal.v === 'store_true') this.fieldDefaults.set(name, { text: 'False', line: this.line(call.from), where: 'argparse store_true default' });
+    if (def?.valueNode) this.fieldDefaults.set(name, { text: clip(this.text.slice(def.valueSpan.start, def.valueSpan.end)),
+      line: this.line(def.valueSpan.start), where: 'argparse default' });
+    else if (actionVal?.k === 'lit' && actionVal.v === 'store_true')
+      this.fieldDefaults.set(name, { text: 'False', line: this.line(call.from), where: 'argparse store_true default' });
   }
 
   /** Arguments dataclasses: subclasses of TrainingArguments/TRL configs, classes given to HfArgumentParser, *Arguments. */
@@ -1013,7 +1041,8 @@ class Analyzer {
       const bases: string[] = [];
       const argList = c.getChild('ArgList');
       if (argList) for (let ch = argList.firstChild; ch; ch = ch.nextSibling) { const d = this.dotted(ch); if (d) bases.push(d); }
-      const deco = c.parent?.name === 'DecoratedStatement' ? c.parent.getChildren('Decorator').some((d) => /\bdataclass\b/.test(this.text.slice(d.from, d.to))) : false;
+      const deco = c.parent?.name === 'DecoratedStatement'
+        ? c.parent.getChildren('Decorator').some((d) => /\bdataclass\b/.test(this.text.slice(d.from, d.to))) : false;
       return { node: c, name: nameNode ? this.text.slice(nameNode.from, nameNode.to) : '', bases, dataclass: deco };
     });
     // Subclass chains resolve over a few rounds (a local class may extend another local class).
@@ -1030,7 +1059,8 @@ class Analyzer {
     // Field defaults first (for the reasons of `x.field` unknowns), then the facts themselves.
     const fields = selected.map((c) => ({ c, fields: this.fields(c.node) }));
     for (const { fields: fs } of fields) {
-      for (const f of fs) if (f.valueNode) this.fieldDefaults.set(f.rawKey, { text: clip(this.text.slice(f.valueSpan.start, f.valueSpan.end)), line: this.line(f.valueSpan.start), where: 'dataclass default' });
+      for (const f of fs) if (f.valueNode) this.fieldDefaults.set(f.rawKey,
+        { text: clip(this.text.slice(f.valueSpan.start, f.valueSpan.end)), line: this.line(f.valueSpan.start), where: 'dataclass default' });
     }
     for (const { c, fields: fs } of fields) {
       const tool = this.localArgs.get(c.name) ?? (this.tools.has('trl') && this.parsedClasses.has(c.name) ? 'trl' : 'hf-trainer');
@@ -1142,7 +1172,8 @@ class Analyzer {
         if (node.getChild('FormatReplacement')) return { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` };
         {
           const s = pyString(t);
-          return s === undefined ? { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` } : { k: 'lit', v: s.replace(/\{\{/g, '{').replace(/\}\}/g, '}') };
+          return s === undefined ? { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` }
+            : { k: 'lit', v: s.replace(/\{\{/g, '{').replace(/\}\}/g, '}') };
         }
       case 'ContinuedString': {
         let acc = '';
@@ -1206,7 +1237,8 @@ class Analyzer {
       const value = colon.nextSibling;
       const key = ch.name === 'String' ? pyString(this.text.slice(ch.from, ch.to)) : undefined;
       if (key === undefined) opaque.push(`the key ${clip(this.text.slice(ch.from, ch.to))} is computed at run time`);
-      else if (value && value.name !== ',' && value.name !== '}') entries.push({ rawKey: key, keySpan: stringInner(this.text, ch), valueNode: value, valueSpan: span(value) });
+      else if (value && value.name !== ',' && value.name !== '}')
+        entries.push({ rawKey: key, keySpan: stringInner(this.text, ch), valueNode: value, valueSpan: span(value) });
       ch = value && value.name !== ',' && value.name !== '}' ? value : colon;
     }
     return { k: 'dict', entries, opaque };
@@ -1227,12 +1259,14 @@ class Analyzer {
     const b = found.binding;
     const line = this.line(b.pos);
     if (b.kind !== 'assign' || !b.valueNode) {
-      const why = { unpack: 'is unpacked from a call', aug: 'is updated in place', loop: 'is a loop variable', def: 'is a function or class', assign: 'has no value' }[b.kind];
+      const why = { unpack: 'is unpacked from a call', aug: 'is updated in place', loop: 'is a loop variable', def: 'is a function or class',
+        assign: 'has no value' }[b.kind];
       return { k: 'unknown', reason: `${name} ${why} (line ${line})` };
     }
     if (b.condLine !== undefined) return { k: 'unknown', reason: `${name} is set conditionally at line ${b.condLine}` };
     const inner = this.evalNode(b.valueNode, depth + 1);
-    const via: Via = inner.via ?? { text: `${name} = ${clip(this.text.slice(b.valueNode.from, b.valueNode.to), 40)} at line ${line}`, span: span(b.valueNode) };
+    const via: Via = inner.via ?? { text: `${name} = ${clip(this.text.slice(b.valueNode.from, b.valueNode.to), 40)} at line ${line}`,
+      span: span(b.valueNode) };
     if (inner.k === 'dict') return { ...inner, entries: this.applyItems(name, found.scope, b, node, inner.entries), via };
     if (inner.k === 'unknown') return { k: 'unknown', reason: clip(`${name} = ${inner.reason} (line ${line})`, 240), via };
     return { ...inner, via };
@@ -1292,7 +1326,8 @@ class Analyzer {
     const hit = this.scopeKeys.get(key);
     if (hit) return hit;
     const nameNode = node.name === 'FunctionDefinition' ? node.getChild('VariableName') : null;
-    const scope: Scope = { node, fn: nameNode ? this.text.slice(nameNode.from, nameNode.to) : undefined, params: new Map(), bindings: new Map(), items: new Map() };
+    const scope: Scope = { node, fn: nameNode ? this.text.slice(nameNode.from, nameNode.to) : undefined, params: new Map(),
+      bindings: new Map(), items: new Map() };
     this.scopeKeys.set(key, scope);
     const params = node.name === 'Script' ? null : node.getChild('ParamList');
     if (params) {
@@ -1315,7 +1350,8 @@ class Analyzer {
         case 'AssignStatement': this.assignment(scope, st, condLine); break;
         case 'UpdateStatement': {
           const target = st.firstChild;
-          if (target?.name === 'VariableName') this.bind(scope, this.text.slice(target.from, target.to), { kind: 'aug', valueNode: null, pos: st.from, end: st.to, condLine });
+          if (target?.name === 'VariableName') this.bind(scope, this.text.slice(target.from, target.to),
+            { kind: 'aug', valueNode: null, pos: st.from, end: st.to, condLine });
           break;
         }
         case 'FunctionDefinition': case 'ClassDefinition': {
@@ -1326,7 +1362,8 @@ class Analyzer {
         case 'DecoratedStatement': this.collectBindings(scope, st, condLine, depth + 1); break;
         case 'ForStatement': {
           for (let ch = st.firstChild; ch && ch.name !== 'in'; ch = ch.nextSibling) {
-            if (ch.name === 'VariableName') this.bind(scope, this.text.slice(ch.from, ch.to), { kind: 'loop', valueNode: null, pos: st.from, end: st.to, condLine });
+            if (ch.name === 'VariableName') this.bind(scope, this.text.slice(ch.from, ch.to),
+              { kind: 'loop', valueNode: null, pos: st.from, end: st.to, condLine });
           }
           this.collectBlocks(scope, st, condLine ?? this.line(st.from), depth);
           break;
@@ -1366,10 +1403,12 @@ class Analyzer {
     const unpack = targets.length > 1 || targets.some((t) => t.name === 'TupleExpression' || t.name === 'ArrayExpression');
     for (const t of targets) {
       if (t.name === 'VariableName') {
-        this.bind(scope, this.text.slice(t.from, t.to), { kind: unpack ? 'unpack' : 'assign', valueNode: unpack ? null : value, pos: st.from, end: st.to, condLine });
+        this.bind(scope, this.text.slice(t.from, t.to), { kind: unpack ? 'unpack' : 'assign', valueNode: unpack ? null : value, pos: st.from,
+          end: st.to, condLine });
       } else if (t.name === 'TupleExpression' || t.name === 'ArrayExpression' || t.name === 'ParenthesizedExpression') {
         for (let ch = t.firstChild; ch; ch = ch.nextSibling) {
-          if (ch.name === 'VariableName') this.bind(scope, this.text.slice(ch.from, ch.to), { kind: 'unpack', valueNode: null, pos: st.from, end: st.to, condLine });
+          if (ch.name === 'VariableName') this.bind(scope, this.text.slice(ch.from, ch.to),
+            { kind: 'unpack', valueNode: null, pos: st.from, end: st.to, condLine });
         }
       } else if (t.name === 'MemberExpression') {
         // `name["key"] = value`: an item assignment on a dict bound to `name`.

@@ -85,7 +85,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   for (const f of files) {
     for (const p of f.facts.problems) {
       if (p.severity === 'info') continue;
-      problems.push({ ...locateOffset(f.file, f.text, p.span.start, p.span.end), severity: p.severity, code: p.code, message: p.message, ...(p.template ? { template: p.template } : {}), key: p.rawKey });
+      problems.push({ ...locateOffset(f.file, f.text, p.span.start, p.span.end), severity: p.severity, code: p.code, message: p.message,
+        ...(p.template ? { template: p.template } : {}), key: p.rawKey });
     }
   }
   // Winning fact per key: highest rank, later file on ties; a known value beats an unknown one of any rank.
@@ -93,7 +94,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   const unknownOnly: Partial<Record<CanonicalKey, WinningFact>> = {};
   for (const f of files) {
     for (const fact of f.facts.facts) {
-      const w: WinningFact = { fact, file: f.file, location: locateOffset(f.file, f.text, fact.valueSpan.start, fact.valueSpan.end), ...(f.origin?.kind === 'bundled' ? { bundled: { owner: f.origin.owner, note: f.origin.note } } : {}) };
+      const w: WinningFact = { fact, file: f.file, location: locateOffset(f.file, f.text, fact.valueSpan.start, fact.valueSpan.end),
+        ...(f.origin?.kind === 'bundled' ? { bundled: { owner: f.origin.owner, note: f.origin.note } } : {}) };
       if (isUnknown(fact.value)) {
         unknownOnly[fact.key] = w;
         continue;
@@ -233,7 +235,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   if (pure) {
     setup.weights_dtype = 'bf16';
     setup.mixed_precision = 'none';
-    prov.weights_dtype = prov.mixed_precision = { kind: 'file', file: decided.pureBf16!.file, line: decided.pureBf16!.location.line, key: decided.pureBf16!.fact.rawKey };
+    prov.weights_dtype = prov.mixed_precision = { kind: 'file', file: decided.pureBf16!.file, line: decided.pureBf16!.location.line,
+      key: decided.pureBf16!.fact.rawKey };
   } else if (half && deepspeedOn && method === 'full') {
     setup.weights_dtype = half;
     setup.master_weights = true;
@@ -261,7 +264,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   fromFact('optimizer', 'optimizer', (v) => (typeof v === 'string' && OPTIMIZERS.has(v) ? v : undefined));
   if (decided.optimizer && setup.optimizer === undefined) {
     const w = decided.optimizer;
-    problems.push({ ...w.location, severity: 'warning', code: 'invalid-value', ...msg('optimizer \'{0}\' is not modeled; AdamW is assumed', w.fact.rawValue), key: w.fact.rawKey });
+    problems.push({ ...w.location, severity: 'warning', code: 'invalid-value',
+      ...msg('optimizer \'{0}\' is not modeled; AdamW is assumed', w.fact.rawValue), key: w.fact.rawKey });
   }
   fromDefault('optimizer', 'optimizer');
   // BAdam: layer mode (one decoder layer at a time) or ratio mode (a sparse share of every tensor, badam_update_ratio
@@ -288,8 +292,10 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     prov.galore = fileProv(galoreFact);
     if (decided.galoreRank) prov['galore.rank'] = fileProv(decided.galoreRank);
     if (decided.galoreTargets) prov['galore.target_modules'] = fileProv(decided.galoreTargets);
-    if (!decided.galoreRank) prov['galore.rank'] = { kind: 'default', owner: lf ? 'llamafactory' : 'hf-trainer', note: lf ? `${kind}_rank defaults to 16` : 'the rank in optim_args defaults to 128' };
-    if (!decided.galoreTargets) prov['galore.target_modules'] = { kind: 'default', owner: lf ? 'llamafactory' : 'hf-trainer', note: lf ? `${kind}_target defaults to all (every linear layer)` : 'optim_target_modules is required by transformers; every linear layer assumed' };
+    if (!decided.galoreRank) prov['galore.rank'] = { kind: 'default', owner: lf ? 'llamafactory' : 'hf-trainer',
+      note: lf ? `${kind}_rank defaults to 16` : 'the rank in optim_args defaults to 128' };
+    if (!decided.galoreTargets) prov['galore.target_modules'] = { kind: 'default', owner: lf ? 'llamafactory' : 'hf-trainer',
+      note: lf ? `${kind}_target defaults to all (every linear layer)` : 'optim_target_modules is required by transformers; every linear layer assumed' };
   }
   fromFact('micro_batch_size', 'microBatchSize', num);
   fromFact('gradient_accumulation_steps', 'gradientAccumulationSteps', num);
@@ -329,7 +335,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const v = prefFact.fact.value;
     const peftMethod = method === 'lora' || method === 'qlora' || method === 'ia3';
     const given = decided.referenceModel?.fact.value;
-    const reference = v === 'reference-free' || v === 'reward' ? 'none' : given === 'precomputed' ? 'precomputed' : given === 'given' ? 'copy' : peftMethod ? 'adapters-off' : 'copy';
+    const reference = v === 'reference-free' || v === 'reward' ? 'none'
+      : given === 'precomputed' ? 'precomputed' : given === 'given' ? 'copy' : peftMethod ? 'adapters-off' : 'copy';
     const tool = prefFact.fact.tool;
     const logps = tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows';
     // TRL's ORPOTrainer and CPOTrainer (also behind Axolotl rl: orpo / simpo) add the chosen half's NLL unless
@@ -363,7 +370,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     if (setup.fsdp === undefined) setup.fsdp = 'full_shard';
   }
   const buckets: Record<string, number> = {};
-  for (const [k, field] of [['reduceBucketSize', 'reduce_bucket_size'], ['allgatherBucketSize', 'allgather_bucket_size'], ['stage3PrefetchBucketSize', 'stage3_prefetch_bucket_size'],
+  for (const [k, field] of [['reduceBucketSize', 'reduce_bucket_size'], ['allgatherBucketSize', 'allgather_bucket_size'],
+    ['stage3PrefetchBucketSize', 'stage3_prefetch_bucket_size'],
     ['stage3MaxLiveParameters', 'stage3_max_live_parameters'], ['stage3ParamPersistenceThreshold', 'stage3_param_persistence_threshold'],
     ['subGroupSize', 'sub_group_size']] as const) {
     const v = decided[k] ? num(decided[k]!.fact.value as FactValue) : undefined;
@@ -419,7 +427,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   }
 
   // torchtune's distributed recipes shard with FSDP2 (fully_shard) whenever more than one GPU runs.
-  if (tools.includes('torchtune') && setup.fsdp === undefined && ((setup.gpus_per_node as number | undefined) ?? 1) * ((setup.nodes as number | undefined) ?? 1) > 1) {
+  if (tools.includes('torchtune') && setup.fsdp === undefined
+    && ((setup.gpus_per_node as number | undefined) ?? 1) * ((setup.nodes as number | undefined) ?? 1) > 1) {
     setup.fsdp = 'full_shard';
     prov.fsdp = { kind: 'default', owner: 'torchtune', note: 'distributed recipes shard parameters, gradients and optimizer state with FSDP2' };
   }
@@ -452,7 +461,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const ng = decided.numGenerations && typeof decided.numGenerations.fact.value === 'number' ? decided.numGenerations.fact.value : undefined;
     if (ng !== undefined && tools.includes('unsloth') && ((setup.micro_batch_size as number | undefined) ?? 8) % ng !== 0) {
       setup.micro_batch_size = ng;
-      prov.micro_batch_size = { kind: 'default', owner: 'unsloth', note: `Unsloth raises per_device_train_batch_size to a multiple of num_generations (${ng})` };
+      prov.micro_batch_size = { kind: 'default', owner: 'unsloth',
+        note: `Unsloth raises per_device_train_batch_size to a multiple of num_generations (${ng})` };
     }
     const micro = (setup.micro_batch_size as number | undefined) ?? 1;
     const gas = (setup.gradient_accumulation_steps as number | undefined) ?? 1;
@@ -474,7 +484,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const at = decided.numGenerations ?? decided.rollout!;
     if ((batch * dpWorld) % groups !== 0) {
       problems.push({ ...at.location, severity: 'error', code: 'invalid-value', key: at.fact.rawKey,
-        ...msg('the generation batch ({0} completions per GPU x {1} GPUs) is not a multiple of num_generations ({2}): the trainer stops with a ValueError', batch, dpWorld, groups) });
+        ...msg('the generation batch ({0} completions per GPU x {1} GPUs) is not a multiple of num_generations ({2}): the trainer stops with a ValueError',
+          batch, dpWorld, groups) });
     }
     const completion = value('completionLen', 'completion_len', 256, 'GRPOConfig max_completion_length defaults to 256');
     const promptFact = decided.promptLen;
@@ -503,7 +514,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
     const srvFacts = [decided.vllmServerTp, decided.vllmServerMemoryFraction, decided.vllmServerMaxModelLen];
     if (engine === 'vllm-server' && srvFacts.some((f) => f !== undefined)) {
       const maxLen = numberOf(decided.vllmServerMaxModelLen, 0);
-      r.vllm_server = { tensor_parallel: numberOf(decided.vllmServerTp, 1), memory_fraction: numberOf(decided.vllmServerMemoryFraction, 0.9), ...(maxLen > 0 ? { max_model_len: maxLen } : {}) };
+      r.vllm_server = { tensor_parallel: numberOf(decided.vllmServerTp, 1), memory_fraction: numberOf(decided.vllmServerMemoryFraction, 0.9),
+        ...(maxLen > 0 ? { max_model_len: maxLen } : {}) };
       prov['rollout.vllm_server'] = fileProv(srvFacts.find((f) => f !== undefined)!);
     }
     if (engine === 'vllm-colocate') colocatedEngine(value, r, 0.3, 'vllm_gpu_memory_utilization defaults to 0.3');
@@ -555,7 +567,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   function engineOf(value: RolloutValue, defaultMode: 'server' | 'colocate', note: string): 'generate' | 'vllm-colocate' | 'vllm-server' {
     const w = decided.useVllm;
     if (w?.fact.value !== true) {
-      prov['rollout.engine'] = w ? fileProv(w) : { kind: 'default', owner: 'trl', note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU' };
+      prov['rollout.engine'] = w ? fileProv(w) : { kind: 'default', owner: 'trl',
+        note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU' };
       return 'generate';
     }
     return value<string>('vllmMode', 'engine', defaultMode, note) === 'colocate' ? 'vllm-colocate' : 'vllm-server';
@@ -564,7 +577,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   /** A colocated vLLM engine's share of the GPU (each trainer's default), tensor parallelism, sleep mode and weights. */
   function colocatedEngine(value: RolloutValue, r: Record<string, unknown>, fraction: number, fractionNote: string): void {
     r.vllm_memory_fraction = value('vllmMemoryFraction', 'vllm_memory_fraction', fraction, fractionNote);
-    r.vllm_tensor_parallel = value('vllmTensorParallel', 'vllm_tensor_parallel', 1, 'vllm_tensor_parallel_size defaults to 1: each GPU\'s engine holds the whole model');
+    r.vllm_tensor_parallel = value('vllmTensorParallel', 'vllm_tensor_parallel', 1,
+      'vllm_tensor_parallel_size defaults to 1: each GPU\'s engine holds the whole model');
     r.vllm_sleep = value('vllmSleep', 'vllm_sleep', false, 'vllm_enable_sleep_mode defaults to False: the engine keeps its share while the policy trains');
     r.vllm_shared_weights = value('vllmSharedWeights', 'vllm_shared_weights', false, 'TRL\'s colocated engine loads its own copy of the weights');
   }
@@ -579,7 +593,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       for (const id of rm.fact.value as readonly string[]) {
         const t = resolveModel(id);
         if (t.ok) models.push({ model: id, architecture: t.model.config });
-        else problems.push({ ...rm.location, severity: 'warning', code: 'not-modeled', key: rm.fact.rawKey, ...rewardModelNotCounted(id, t.message, rm.fact.rawKey) });
+        else problems.push({ ...rm.location, severity: 'warning', code: 'not-modeled', key: rm.fact.rawKey,
+          ...rewardModelNotCounted(id, t.message, rm.fact.rawKey) });
       }
       r.reward_models = models;
       prov['rollout.reward_models'] = fileProv(rm);
@@ -628,7 +643,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   // Offload sanity: DeepSpeed offload without a ZeRO stage does nothing.
   if ((setup.offload_optimizer && setup.offload_optimizer !== 'none') && !setup.zero_stage && !setup.fsdp) {
     const w = decided.offloadOptimizer;
-    if (w) problems.push({ ...w.location, severity: 'warning', code: 'offload-needs-zero', key: w.fact.rawKey, ...msg('optimizer offload needs ZeRO stage 1-3 (or FSDP); without it nothing is offloaded') });
+    if (w) problems.push({ ...w.location, severity: 'warning', code: 'offload-needs-zero', key: w.fact.rawKey,
+      ...msg('optimizer offload needs ZeRO stage 1-3 (or FSDP); without it nothing is offloaded') });
   }
 
   if (overrides.gpu) {
@@ -644,7 +660,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   if (!ref) {
     const unknown = unknownOnly.model;
     problems.push({ ...(unknown?.location ?? modelAt), severity: 'error', code: 'unknown-model',
-      ...(unknown ? msg('the model ({0}) is not known statically: pass --model or set vramLens.model', unknown.fact.rawValue) : msg('no model found in these files: pass --model <hub id | dir | config.json> or set vramLens.model')) });
+      ...(unknown ? msg('the model ({0}) is not known statically: pass --model or set vramLens.model', unknown.fact.rawValue)
+        : msg('no model found in these files: pass --model <hub id | dir | config.json> or set vramLens.model')) });
     return { provenance, problems, decided, tools, gpu: setup.gpu as string | undefined };
   }
   const r = resolveModel(ref);
@@ -654,7 +671,8 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   }
   setup.architecture = r.model.config;
   prov.architecture = { kind: 'catalog', entry: r.model.source };
-  for (const note of r.model.notes ?? []) problems.push({ ...modelAt, severity: 'warning', code: 'model-files', ...msg('{0}', note), key: decided.model?.fact.rawKey });
+  for (const note of r.model.notes ?? []) problems.push({ ...modelAt, severity: 'warning', code: 'model-files', ...msg('{0}', note),
+    key: decided.model?.fact.rawKey });
   // A model id given to a TRL trainer is loaded with dtype "auto" unless model_init_kwargs says otherwise
   // (trl@006d32c: GRPOTrainer / SFTTrainer / DPOTrainer, model_init_kwargs.get("dtype", "auto")), and so is a
   // from_pretrained call without a dtype since transformers 5 (huggingface/transformers PR 42805): the checkpoint's dtype.
@@ -696,13 +714,15 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
         ...(gkd ? {
           loss: 'jsd', jsd_beta: Math.min(1, Math.max(0, beta)),
           // GKDConfig lmbda 0.5 and max_new_tokens 128 unless set.
-          on_policy: Math.min(1, Math.max(0, numberOf(decided.onPolicyFraction, 0.5))), max_new_tokens: Math.max(1, Math.round(numberOf(decided.maxNewTokens, 128))),
+          on_policy: Math.min(1, Math.max(0, numberOf(decided.onPolicyFraction, 0.5))),
+            max_new_tokens: Math.max(1, Math.round(numberOf(decided.maxNewTokens, 128))),
         } : {}),
       };
       prov.distillation = fileProv(teacherFact);
     } else {
       problems.push({ ...teacherFact.location, severity: 'warning', code: 'not-modeled', key: teacherFact.fact.rawKey,
-        ...msg('{0}: the teacher model ({1}) is not known, so its weights and the distillation loss are not counted: {2}', teacherFact.fact.rawKey, teacherFact.fact.rawValue,
+        ...msg('{0}: the teacher model ({1}) is not known, so its weights and the distillation loss are not counted: {2}', teacherFact.fact.rawKey,
+          teacherFact.fact.rawValue,
           t && !t.ok ? t.message : 'no Hub id for this builder') });
     }
   }
@@ -713,14 +733,16 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       const w = decided[keyOfField(field)];
       const where = w && issue.path.length === 1 ? `\`${w.fact.rawKey}\`` : `\`${issue.path.join('.')}\``;
       const written = w && issue.path.length === 1 ? quoteWritten(w.fact.rawValue) : undefined;
-      problems.push({ ...(w?.location ?? modelAt), severity: 'error', code: 'invalid-value', key: w?.fact.rawKey ?? field, ...describeSetupIssue(issue, where, valueAt(setup, issue.path), written) });
+      problems.push({ ...(w?.location ?? modelAt), severity: 'error', code: 'invalid-value', key: w?.fact.rawKey ?? field,
+        ...describeSetupIssue(issue, where, valueAt(setup, issue.path), written) });
     }
     return { provenance, problems, decided, tools };
   }
   return { setup: parsed.data, provenance, problems, decided, tools, gpu: parsed.data.gpu };
 }
 
-const OPTIMIZERS = new Set(['adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'paged_adamw', 'adafactor', 'sgd', 'sgd_momentum', 'lion', 'lion_8bit', 'adam_mini', 'muon', 'adamw_4bit', 'none']);
+const OPTIMIZERS = new Set(['adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'paged_adamw', 'adafactor', 'sgd', 'sgd_momentum', 'lion',
+  'lion_8bit', 'adam_mini', 'muon', 'adamw_4bit', 'none']);
 
 /** A rollout field from its winning fact, or the trainer's default with the note that says so. */
 type RolloutValue = <T>(key: CanonicalKey, field: string, fallback: T, note: string) => T;

@@ -44,7 +44,8 @@ export interface Resolution {
 export const catalogResolver: ModelResolver = (ref) => {
   const hit = findModel(ref);
   if (hit.ok) {
-    return { ok: true, model: { id: hit.model.id, config: hit.model.config, parameters: hit.model.publishedParams, source: `built-in catalog (${hit.model.source})` } };
+    return { ok: true, model: { id: hit.model.id, config: hit.model.config, parameters: hit.model.publishedParams,
+      source: `built-in catalog (${hit.model.source})` } };
   }
   return { ok: false, message: `unknown model '${ref}'${hit.suggestions.length ? `; closest catalog entries: ${hit.suggestions.join(', ')}` : ''}` };
 };
@@ -65,7 +66,8 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
       (provenance as Record<string, Provenance>)[k] = { kind: 'file', file: f.file, line: loc?.line, key: k };
       // The own keys of the rollout and galore blocks: those written are not assumptions.
       if ((k === 'rollout' || k === 'galore') && v !== null && typeof v === 'object') {
-        for (const sub of Object.keys(v)) (provenance as Record<string, Provenance>)[`${k}.${sub}`] = { kind: 'file', file: f.file, line: loc?.line, key: `${k}.${sub}` };
+        for (const sub of Object.keys(v)) (provenance as Record<string, Provenance>)[`${k}.${sub}`] = { kind: 'file', file: f.file,
+          line: loc?.line, key: `${k}.${sub}` };
       }
     }
   }
@@ -89,7 +91,8 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
   if (merged.architecture === undefined) {
     const ref = merged.model;
     if (typeof ref !== 'string' || ref.length === 0) {
-      problems.push({ ...anchor('model'), severity: 'error', code: 'missing-model', ...msg('no model: give `model` (Hub id, model directory or config.json) or an `architecture` block') });
+      problems.push({ ...anchor('model'), severity: 'error', code: 'missing-model',
+        ...msg('no model: give `model` (Hub id, model directory or config.json) or an `architecture` block') });
       return { provenance, problems };
     }
     const r = resolveModel(ref);
@@ -115,7 +118,8 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
         problems.push({ ...anchor('distillation'), severity: 'error', code: 'unknown-model', ...msg('{0}', t.message), key: 'distillation.teacher_model' });
         return { provenance, problems };
       }
-      merged.distillation = { ...dist, teacher_architecture: t.model.config, ...(dist.teacher_parameters === undefined && t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}) };
+      merged.distillation = { ...dist, teacher_architecture: t.model.config,
+        ...(dist.teacher_parameters === undefined && t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}) };
     }
   }
   // GRPO reward models: each named by `model` (resolved like the policy) unless its architecture is given.
@@ -144,7 +148,8 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const key = issue.path.map(String).join('.');
-      problems.push({ ...anchor(String(issue.path[0] ?? 'model')), severity: 'error', code: 'invalid-value', ...describeSetupIssue(issue, `\`${key || 'setup'}\``, valueAt(merged, issue.path)), key });
+      problems.push({ ...anchor(String(issue.path[0] ?? 'model')), severity: 'error', code: 'invalid-value',
+        ...describeSetupIssue(issue, `\`${key || 'setup'}\``, valueAt(merged, issue.path)), key });
     }
     return { provenance, problems };
   }

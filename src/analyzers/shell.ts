@@ -6,14 +6,16 @@
 // `${VAR:-default}`, `$((arithmetic))`, `$(...)` (unknown), heredocs (skipped), redirects, `&&`/`;` chains,
 // `if`/`for`/`while`/`case` blocks and `#SBATCH` directives. Values built from the script's own assignments are
 // evaluated; anything else (the environment, `$1`, `$(...)`) becomes an {unknown} fact, never a guess.
-import { evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled, UNMODELED_OBJECTIVES, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown } from './facts';
+import { evaluationOn, expandableSegmentsOf, galoreOf, galoreRankOf, msg, normalizeOptimizer, notModeled, UNMODELED_OBJECTIVES, type CanonicalKey,
+  type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool, type Unknown } from './facts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Lexer: words made of segments that remember where they were written.
 
 type Seg =
   | { readonly k: 'lit'; readonly text: string; readonly start: number; readonly end: number; readonly quoted: boolean; readonly exact: boolean }
-  | { readonly k: 'param'; readonly name: string; readonly op?: string; readonly arg?: readonly Seg[]; readonly complex?: string; readonly start: number; readonly end: number; readonly quoted: boolean }
+  | { readonly k: 'param'; readonly name: string; readonly op?: string; readonly arg?: readonly Seg[]; readonly complex?: string; readonly start: number;
+    readonly end: number; readonly quoted: boolean }
   | { readonly k: 'arith'; readonly expr: string; readonly start: number; readonly end: number; readonly quoted: boolean }
   | { readonly k: 'cmdsub'; readonly start: number; readonly end: number; readonly quoted: boolean };
 
@@ -543,7 +545,8 @@ const oneOf = (key: CanonicalKey, table: Record<string, FactValue | Unknown>): F
   return k in table ? [[key, table[k]]] : undefined;
 };
 const gcOf = (b: FactValue): Out => [['gradientCheckpointing', b === true ? 'full' : 'none']];
-const intIn = (key: CanonicalKey, lo: number, hi: number): FlagSpec['conv'] => (v) => (typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? [[key, v]] : undefined);
+const intIn = (key: CanonicalKey, lo: number, hi: number): FlagSpec['conv'] =>
+  (v) => (typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? [[key, v]] : undefined);
 const DTYPES: Record<string, FactValue | Unknown> = {
   bfloat16: 'bf16', bf16: 'bf16', float16: 'fp16', fp16: 'fp16', half: 'fp16', float32: 'fp32', fp32: 'fp32', float: 'fp32',
   auto: { unknown: "dtype 'auto' takes the checkpoint's dtype" },
@@ -599,7 +602,8 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   // TRL GRPOConfig: prompt and completion lengths, the generation round, the KL reference and the vLLM engine.
   max_prompt_length: spec('promptLen', 'int'), max_completion_length: spec('completionLen', 'int'),
   steps_per_generation: spec('stepsPerGeneration', 'int'), generation_batch_size: spec('generationBatchSize', 'int'),
-  num_iterations: spec('numIterations', 'int'), num_generations: spec('numGenerations', 'int'), beta: spec('klBeta', 'num'), cpo_alpha: spec('cpoAlpha', 'num'), rpo_alpha: spec('rpoAlpha', 'num'),
+  num_iterations: spec('numIterations', 'int'), num_generations: spec('numGenerations', 'int'), beta: spec('klBeta', 'num'),
+    cpo_alpha: spec('cpoAlpha', 'num'), rpo_alpha: spec('rpoAlpha', 'num'),
   // trl grpo (trl/scripts/grpo.py GRPOScriptArguments): a reward model by Hub id beside the reward functions.
   reward_model_name_or_path: spec('rewardModels', 'str', (v) => (typeof v === 'string' && v.length > 0 ? [['rewardModels', [v]]] : undefined)),
   // trl online_dpo (OnlineDPOConfig reward_model_path): the reward model the script loads by Hub id or path.
@@ -620,7 +624,8 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   recompute_granularity: spec('gradientCheckpointing', 'str', oneOf('gradientCheckpointing', { full: 'full', selective: 'selective' })),
   checkpoint_activations: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'full'])),
   recompute_activations: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'selective'])),
-  activation_offloading: spec('activationOffloading', 'bool'), auto_find_batch_size: spec('autoFindBatchSize', 'bool'), enable_activation_offloading: spec('activationOffloading', 'bool'),
+  activation_offloading: spec('activationOffloading', 'bool'), auto_find_batch_size: spec('autoFindBatchSize', 'bool'),
+    enable_activation_offloading: spec('activationOffloading', 'bool'),
   optim: spec('optimizer', 'str', (v) => {
     const g = galoreOf(String(v));
     return [['optimizer', normalizeOptimizer(String(v))], ...(g ? [['galore', 'galore'], ['galoreLayerwise', g.layerwise]] as Out : [])];
@@ -638,7 +643,8 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   model_name_or_path: MODEL, pretrained_model_name_or_path: MODEL, base_model: MODEL, model_id: MODEL, model_path: MODEL, base_model_name_or_path: MODEL,
   max_seq_length: SEQ, model_max_length: SEQ, max_length: SEQ, max_seq_len: SEQ, cutoff_len: SEQ, block_size: SEQ, seq_length: SEQ,
   sequence_len: SEQ, 'tokenizer.max_seq_len': SEQ,
-  packing: spec('batchLengths', 'bool', packingOf), sample_packing: spec('batchLengths', 'bool', packingOf), 'dataset.packed': spec('batchLengths', 'bool', packingOf),
+  packing: spec('batchLengths', 'bool', packingOf), sample_packing: spec('batchLengths', 'bool', packingOf),
+    'dataset.packed': spec('batchLengths', 'bool', packingOf),
   lora_r: spec('loraR', 'int'), lora_dim: spec('loraR', 'int'), lora_rank: spec('loraR', 'int'), 'model.lora_rank': spec('loraR', 'int'),
   lora_alpha: spec('loraAlpha', 'num'), 'model.lora_alpha': spec('loraAlpha', 'num'),
   lora_dropout: spec('loraDropout', 'num'), 'model.lora_dropout': spec('loraDropout', 'num'),
@@ -661,15 +667,18 @@ const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   torch_compile: spec('compile', 'bool'), compile: spec('compile', 'bool'),
   attn_implementation: spec('attention', 'str', oneOf('attention', ATTENTION)),
   // FastChat's `--flash_attn True|False` and LLaMA-Factory's `--flash_attn fa2|sdpa|disabled|auto`; False keeps the model default.
-  flash_attn: spec('attention', 'str', (v) => (toBool(String(v)) === false ? [] : toBool(String(v)) === true ? [['attention', 'flash']] : oneOf('attention', ATTENTION)!(v))),
+  flash_attn: spec('attention', 'str', (v) => (toBool(String(v)) === false ? []
+    : toBool(String(v)) === true ? [['attention', 'flash']] : oneOf('attention', ATTENTION)!(v))),
   use_flash_attn: spec('attention', 'bool', whenTrue(['attention', 'flash'])),
   use_flash_attention_2: spec('attention', 'bool', whenTrue(['attention', 'flash'])),
   flash_attention: spec('attention', 'bool', whenTrue(['attention', 'flash'])),
   sdp_attention: spec('attention', 'bool', whenTrue(['attention', 'sdpa'])),
-  use_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'], ['kernels', 'liger'])), enable_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'], ['kernels', 'liger'])),
+  use_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'], ['kernels', 'liger'])),
+    enable_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'], ['kernels', 'liger'])),
   fsdp_cpu_offload: spec('fsdpOffload', 'bool'),
   optimizer_in_bwd: spec('optimizerInBackward', 'bool'),
-  tensor_model_parallel_size: spec('tensorParallel', 'int'), tensor_parallel_size: spec('tensorParallel', 'int'), tensor_parallel_dim: spec('tensorParallel', 'int'),
+  tensor_model_parallel_size: spec('tensorParallel', 'int'), tensor_parallel_size: spec('tensorParallel', 'int'),
+    tensor_parallel_dim: spec('tensorParallel', 'int'),
   pipeline_model_parallel_size: spec('pipelineParallel', 'int'), pipeline_parallel_size: spec('pipelineParallel', 'int'),
   sequence_parallel: spec('sequenceParallel', 'bool'),
 };
@@ -739,7 +748,8 @@ function deviceCount(s: string): number | undefined {
 
 type Tri = boolean | undefined;
 
-interface IfFrame { kind: 'if'; line: number; snapshot: Env; branches: { env: Env; cond: Tri }[]; cond: Tri; state: 'cond' | 'body'; parentDead: boolean; sawElse: boolean }
+interface IfFrame { kind: 'if'; line: number; snapshot: Env; branches: { env: Env; cond: Tri }[]; cond: Tri; state: 'cond' | 'body';
+  parentDead: boolean; sawElse: boolean }
 interface LoopFrame { kind: 'loop'; line: number; snapshot: Env; parentDead: boolean; runsOnce: boolean }
 interface CaseFrame { kind: 'case'; line: number; snapshot: Env; branches: Env[]; state: 'pattern' | 'body'; parentDead: boolean; sawDefault: boolean }
 interface BlockFrame { kind: 'group' | 'func' | 'sub'; snapshot: Env; parentDead: boolean }
@@ -764,7 +774,8 @@ interface Opt { readonly name: string; readonly rawKey: string; readonly keySpan
 const and3 = (a: Tri, b: Tri): Tri => (a === false || b === false ? false : a === true && b === true ? true : undefined);
 const or3 = (a: Tri, b: Tri): Tri => (a === true || b === true ? true : a === false && b === false ? false : undefined);
 const basename = (s: string): string => s.slice(s.lastIndexOf('/') + 1);
-const TRAINING_KEYS = new Set<CanonicalKey>(['microBatchSize', 'gradientAccumulationSteps', 'bf16', 'fp16', 'mixedPrecision', 'optimizer', 'gradientCheckpointing',
+const TRAINING_KEYS = new Set<CanonicalKey>(['microBatchSize', 'gradientAccumulationSteps', 'bf16', 'fp16', 'mixedPrecision', 'optimizer',
+  'gradientCheckpointing',
   'deepspeedConfig', 'zeroStage', 'fsdp', 'seqLen', 'loraR', 'trainBatchSize', 'pureBf16', 'tensorParallel', 'pipelineParallel', 'gpusPerNode', 'worldSize']);
 
 function literalWord(w: WordTok): string | undefined {
@@ -782,7 +793,8 @@ function assignParts(w: WordTok): { name: string; append: boolean; valueSegs: Se
   const valueSegs: Seg[] = [];
   if (rest) valueSegs.push({ k: 'lit', text: rest, start: s.start + m[0].length, end: s.end, quoted: false, exact: true });
   valueSegs.push(...w.segs.slice(1));
-  return { name: m[1], append: m[2] === '+', valueSegs, nameSpan: { start: s.start, end: s.start + m[1].length }, valueSpan: { start: s.start + m[0].length, end: w.end } };
+  return { name: m[1], append: m[2] === '+', valueSegs, nameSpan: { start: s.start, end: s.start + m[1].length },
+    valueSpan: { start: s.start + m[0].length, end: w.end } };
 }
 
 class Interpreter {
@@ -823,7 +835,8 @@ class Interpreter {
           out.push({ text: s.text, start: s.start, end: s.end, exact: s.exact, quoted: s.quoted });
           break;
         case 'cmdsub':
-          out.push({ text: '', start: s.start, end: s.end, exact: false, unknown: `\`${this.text.slice(s.start, Math.min(s.end, s.start + 60))}\` is the output of a command`, expanded: true, quoted: s.quoted });
+          out.push({ text: '', start: s.start, end: s.end, exact: false,
+            unknown: `\`${this.text.slice(s.start, Math.min(s.end, s.start + 60))}\` is the output of a command`, expanded: true, quoted: s.quoted });
           break;
         case 'arith': {
           const r = evalArith(s.expr, (name) => this.lookupForArith(name, env));
@@ -846,7 +859,8 @@ class Interpreter {
   }
 
   private expandParam(s: Extract<Seg, { k: 'param' }>, env: Env, split: boolean): Piece[] {
-    const unknownPiece = (reason: string): Piece[] => [{ text: '', start: s.start, end: s.end, exact: false, unknown: reason, expanded: true, quoted: s.quoted, split: !s.quoted && split }];
+    const unknownPiece = (reason: string): Piece[] => [{ text: '', start: s.start, end: s.end, exact: false, unknown: reason, expanded: true, quoted: s.quoted,
+      split: !s.quoted && split }];
     if (s.complex !== undefined) return unknownPiece(`\`${s.complex.slice(0, 60)}\` is not evaluated statically`);
     const name = s.name;
     let state: { k: 'unset'; reason: string } | { k: 'unknown'; reason: string } | { k: 'value'; pieces: readonly Piece[] };
@@ -872,7 +886,8 @@ class Interpreter {
       }
       if (state.k === 'unset' || (op.startsWith(':') && empty)) {
         pieces = argPieces();
-        if (op.endsWith('=')) env.set(name, { pieces: pieces.map((p) => ({ ...p, split: false })), exported: env.get(name)?.exported ?? false, valueSpan: { start: s.start, end: s.end } });
+        if (op.endsWith('=')) env.set(name, { pieces: pieces.map((p) => ({ ...p, split: false })), exported: env.get(name)?.exported ?? false,
+          valueSpan: { start: s.start, end: s.end } });
       } else pieces = (state as { pieces: readonly Piece[] }).pieces;
     } else if (op === ':+' || op === '+') {
       if (state.k === 'unknown') return unknownPiece(state.reason);
@@ -915,7 +930,8 @@ class Interpreter {
       const last = [...vals].reverse().find((v) => v !== undefined)!;
       const reason = `\`${name}\` depends on the ${what} at line ${line} (${described.join(' or ')})`;
       const span = last.valueSpan ?? { start: 0, end: 0 };
-      out.set(name, { pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }], exported: vals.some((v) => v?.exported), nameSpan: last.nameSpan, valueSpan: last.valueSpan });
+      out.set(name, { pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }], exported: vals.some((v) => v?.exported),
+        nameSpan: last.nameSpan, valueSpan: last.valueSpan });
     }
     return out;
   }
@@ -1001,7 +1017,8 @@ class Interpreter {
     const line = this.lineOf(t.start);
     switch (kw) {
       case 'if':
-        this.frames.push({ kind: 'if', line, snapshot: new Map(this.env), branches: [], cond: undefined, state: 'cond', parentDead: this.dead, sawElse: false });
+        this.frames.push({ kind: 'if', line, snapshot: new Map(this.env), branches: [], cond: undefined, state: 'cond',
+          parentDead: this.dead, sawElse: false });
         this.pos++;
         return true;
       case 'then':
@@ -1161,11 +1178,14 @@ class Interpreter {
     frame.runsOnce = hasIn && fields.length > 0 && fields.every((f) => !f.opaque);
     const span = { start: n.start, end: n.end };
     if (fields.length === 1 && fields[0].unknown === undefined) {
-      this.env.set(name, { pieces: [{ text: fields[0].text, start: fields[0].span.start, end: fields[0].span.end, exact: false }], exported: false, nameSpan: span, valueSpan: fields[0].span });
+      this.env.set(name, { pieces: [{ text: fields[0].text, start: fields[0].span.start, end: fields[0].span.end, exact: false }], exported: false,
+        nameSpan: span, valueSpan: fields[0].span });
     } else {
       const list = fields.map((f) => (f.unknown === undefined ? f.text : '?')).slice(0, 6).join(', ');
-      const reason = hasIn ? `\`${name}\` is the variable of the \`for\` loop at line ${line} (${list || 'no items'})` : `\`${name}\` loops over the script's arguments`;
-      this.env.set(name, { pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }], exported: false, nameSpan: span, valueSpan: span });
+      const reason = hasIn ? `\`${name}\` is the variable of the \`for\` loop at line ${line} (${list || 'no items'})`
+        : `\`${name}\` loops over the script's arguments`;
+      this.env.set(name, { pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }], exported: false,
+        nameSpan: span, valueSpan: span });
     }
   }
 
@@ -1190,7 +1210,8 @@ class Interpreter {
             this.pos += 2;
             return undefined;
           }
-          if (last && t.start === last.end && /=$/.test(literalWord(last) ?? (last.segs[last.segs.length - 1]?.k === 'lit' ? (last.segs[last.segs.length - 1] as { text: string }).text : ''))) {
+          if (last && t.start === last.end && /=$/.test(literalWord(last)
+            ?? (last.segs[last.segs.length - 1]?.k === 'lit' ? (last.segs[last.segs.length - 1] as { text: string }).text : ''))) {
             let depth = 0;
             while (this.pos < toks.length) {
               const x = toks[this.pos++];
@@ -1206,7 +1227,8 @@ class Interpreter {
       if (words.length === 0 && literalWord(t) === '[[') {
         while (this.pos < toks.length) {
           const x = toks[this.pos++];
-          const w: WordTok = x.t === 'word' ? x : { t: 'word', segs: [{ k: 'lit', text: x.op, start: x.start, end: x.end, quoted: false, exact: true }], start: x.start, end: x.end };
+          const w: WordTok = x.t === 'word' ? x : { t: 'word', segs: [{ k: 'lit', text: x.op, start: x.start, end: x.end, quoted: false, exact: true }],
+            start: x.start, end: x.end };
           words.push(w);
           if (x.t === 'word' && literalWord(x) === ']]') break;
           if (x.t === 'op' && x.op === '\n') break;
@@ -1334,7 +1356,8 @@ function allocatorConf(text: string, r: CmdResult, env: Env): void {
   const rawValue = text.slice(v.valueSpan.start, v.valueSpan.end);
   const u = unknownOf(v.pieces);
   const value: FactValue | Unknown = u !== undefined ? { unknown: u } : expandableSegmentsOf(textOf(v.pieces));
-  r.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value, rawValue, keySpan: v.nameSpan, valueSpan: v.valueSpan, tool: r.launcherTool ?? r.tools[0] ?? 'torchrun' });
+  r.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value, rawValue, keySpan: v.nameSpan, valueSpan: v.valueSpan,
+    tool: r.launcherTool ?? r.tools[0] ?? 'torchrun' });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1369,7 +1392,8 @@ const looksLikeFlag = (f: Field): boolean => f.unknown === undefined && /^-[A-Za
  * Parses `--k v`, `--k=v`, bare flags and (with `kv`) `key=value` overrides from fields[j]. A launcher stops at its
  * first positional (the script); a script's arguments run to the end.
  */
-function parseArgs(fields: readonly Field[], j: number, consume: (name: string) => Consume, stopAtPositional: boolean, kv: boolean, opaque: (f: Field) => void): Parsed {
+function parseArgs(fields: readonly Field[], j: number, consume: (name: string) => Consume, stopAtPositional: boolean, kv: boolean,
+  opaque: (f: Field) => void): Parsed {
   const opts: Opt[] = [];
   const positionals: Field[] = [];
   while (j < fields.length) {
@@ -1394,7 +1418,8 @@ function parseArgs(fields: readonly Field[], j: number, consume: (name: string) 
         while (k < fields.length && !looksLikeFlag(fields[k]) && !(kv && /^[A-Za-z_][\w.-]*=/.test(fields[k].text))) k++;
         if (k > j + 1) {
           const items = fields.slice(j + 1, k);
-          value = { text: items.map((x) => x.text).join(' '), items: items.map((x) => x.text), span: { start: items[0].span.start, end: items[items.length - 1].span.end },
+          value = { text: items.map((x) => x.text).join(' '), items: items.map((x) => x.text),
+            span: { start: items[0].span.start, end: items[items.length - 1].span.end },
             unknown: items.find((x) => x.unknown !== undefined)?.unknown };
         }
         opts.push({ name, rawKey: f.text, keySpan: f.span, value });
@@ -1461,7 +1486,8 @@ class Launch {
 
   invalid(o: Opt, what: string): void {
     const span = o.value?.span ?? o.keySpan;
-    this.r.problems.push({ code: 'invalid-value', severity: 'warning', ...msg('{0} expects {1}, got \'{2}\'', o.rawKey, what, o.value?.text ?? ''), span, rawKey: o.rawKey });
+    this.r.problems.push({ code: 'invalid-value', severity: 'warning', ...msg('{0} expects {1}, got \'{2}\'', o.rawKey, what, o.value?.text ?? ''),
+      span, rawKey: o.rawKey });
   }
 
   notStatic(span: Span, m: Message, rawKey?: string): void {
@@ -1545,7 +1571,8 @@ function torchrunFacts(l: Launch, opts: readonly Opt[], env: Env): void {
       } else l.spec(spec('gpusPerNode', 'int'), o, 'torchrun');
     } else if (o.name === 'nnodes') {
       const m = o.value && o.value.unknown === undefined ? /^(\d+):(\d+)$/.exec(o.value.text.trim()) : null;
-      if (m && o.value) l.fact('nodes', o.rawKey, o.keySpan, o.value.span, m[1] === m[2] ? Number(m[1]) : { unknown: `elastic range of ${m[1]} to ${m[2]} nodes` }, 'torchrun');
+      if (m && o.value) l.fact('nodes', o.rawKey, o.keySpan, o.value.span,
+        m[1] === m[2] ? Number(m[1]) : { unknown: `elastic range of ${m[1]} to ${m[2]} nodes` }, 'torchrun');
       else l.spec(spec('nodes', 'int'), o, 'torchrun');
     } else if (o.name === 'standalone' && !o.value) {
       l.fact('nodes', o.rawKey, o.keySpan, o.keySpan, 1, 'torchrun');
@@ -1558,10 +1585,12 @@ function deepspeedFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Fie
   const has = (n: string): boolean => opts.some((o) => o.name === n);
   for (const o of opts) {
     if (o.name === 'num_gpus' || o.name === 'num_accelerators') {
-      if (o.value && o.value.unknown === undefined && o.value.text.trim() === '-1') l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, ALL_GPUS, 'deepspeed');
+      if (o.value && o.value.unknown === undefined && o.value.text.trim() === '-1')
+        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, ALL_GPUS, 'deepspeed');
       else l.spec(spec('gpusPerNode', 'int'), o, 'deepspeed');
     } else if (o.name === 'num_nodes') {
-      if (o.value && o.value.unknown === undefined && o.value.text.trim() === '-1') l.fact('nodes', o.rawKey, o.keySpan, o.value.span, { unknown: 'all hosts in the hostfile' }, 'deepspeed');
+      if (o.value && o.value.unknown === undefined && o.value.text.trim() === '-1')
+        l.fact('nodes', o.rawKey, o.keySpan, o.value.span, { unknown: 'all hosts in the hostfile' }, 'deepspeed');
       else l.spec(spec('nodes', 'int'), o, 'deepspeed');
     } else if ((o.name === 'include' || o.name === 'i') && o.value) {
       if (o.value.unknown !== undefined) { l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'deepspeed'); continue; }
@@ -1569,7 +1598,8 @@ function deepspeedFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Fie
       const counts = hosts.map((h) => { const c = h.split(':')[1]; return c === undefined ? undefined : deviceCount(c); });
       if (hosts.length > 1 && !has('num_nodes')) l.fact('nodes', o.rawKey, o.keySpan, o.value.span, hosts.length, 'deepspeed');
       const same = counts.every((c) => c !== undefined && c === counts[0]);
-      l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, same && counts[0] !== undefined ? counts[0] : { unknown: `the GPUs of ${o.value.text.trim()}` }, 'deepspeed');
+      l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span,
+        same && counts[0] !== undefined ? counts[0] : { unknown: `the GPUs of ${o.value.text.trim()}` }, 'deepspeed');
     } else if ((o.name === 'exclude' || o.name === 'e') && o.value && !has('num_gpus') && !has('include') && !has('i')) {
       l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: 'all visible GPUs except the excluded ones' }, 'deepspeed');
     } else if ((o.name === 'hostfile' || o.name === 'h') && o.value && !has('num_nodes')) {
@@ -1700,7 +1730,8 @@ function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdR
         const f = fields[i];
         const m = /^([A-Za-z_]\w*)=/.exec(f.text);
         if (m) {
-          env.set(m[1], { pieces: pieceRange(f, m[0].length, f.text.length), exported: true, nameSpan: subSpan(f, 0, m[1].length), valueSpan: subSpan(f, m[0].length, f.text.length) });
+          env.set(m[1], { pieces: pieceRange(f, m[0].length, f.text.length), exported: true, nameSpan: subSpan(f, 0, m[1].length),
+            valueSpan: subSpan(f, m[0].length, f.text.length) });
           i++;
         } else if (f.text.startsWith('-')) i++;
         else break;
@@ -1801,7 +1832,8 @@ function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdR
     if (sub === 'grpo' || sub === 'rloo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, sub, 'trl');
     if (sub === 'online_dpo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, 'online-dpo', 'trl');
     const objective = sub === 'xpo' ? 'xpo' : sub;
-    if (UNMODELED_OBJECTIVES[objective]) l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...notModeled(`trl ${sub}`, objective), span: subField.span, rawKey: `trl ${sub}` });
+    if (UNMODELED_OBJECTIVES[objective]) l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...notModeled(`trl ${sub}`, objective),
+      span: subField.span, rawKey: `trl ${sub}` });
     const p = parseArgs(fields, i + 2, scriptConsume('trl'), false, false, opaque);
     scriptFacts(l, p, 'trl', false);
     l.r.training = true;
@@ -1861,7 +1893,8 @@ function parseSbatch(text: string, comments: readonly Comment[]): SbatchOpt[] {
           keySpan: { start, end: start + eq }, valueSpan: { start: start + eq + 1, end: start + w.length } });
       } else if (words[k + 1] && !words[k + 1].w.startsWith('-')) {
         const v = words[k + 1];
-        out.push({ name: w.replace(/^-+/, '').replace(/-/g, '_'), rawKey: w, value: v.w, keySpan: { start, end: start + w.length }, valueSpan: { start: v.start, end: v.start + v.w.length } });
+        out.push({ name: w.replace(/^-+/, '').replace(/-/g, '_'), rawKey: w, value: v.w, keySpan: { start, end: start + w.length },
+          valueSpan: { start: v.start, end: v.start + v.w.length } });
         k++;
       }
     }
@@ -1889,7 +1922,8 @@ function sbatchFacts(opts: readonly SbatchOpt[]): SbatchFacts {
   const seed = (name: string, o: SbatchOpt | undefined, value?: number): void => {
     if (!o) return;
     const text = value !== undefined ? String(value) : o.value;
-    seeds.set(name, { pieces: [{ text, start: o.valueSpan.start, end: o.valueSpan.end, exact: text === o.value }], exported: true, nameSpan: o.keySpan, valueSpan: o.valueSpan });
+    seeds.set(name, { pieces: [{ text, start: o.valueSpan.start, end: o.valueSpan.end, exact: text === o.value }], exported: true, nameSpan: o.keySpan,
+      valueSpan: o.valueSpan });
   };
   seed('SLURM_NNODES', nodes);
   seed('SLURM_JOB_NUM_NODES', nodes);
@@ -1914,7 +1948,8 @@ export function analyzeShell(text: string): ConfigFacts {
   } catch (e) {
     return {
       format: 'shell', facts: [], references: [], tools: [],
-      problems: [{ code: 'syntax-error', severity: 'info', ...msg('the script could not be analyzed: {0}', e instanceof Error ? e.message : String(e)), span: { start: 0, end: 0 } }],
+      problems: [{ code: 'syntax-error', severity: 'info', ...msg('the script could not be analyzed: {0}', e instanceof Error ? e.message : String(e)),
+        span: { start: 0, end: 0 } }],
     };
   }
 }
@@ -1930,8 +1965,10 @@ function analyze(text: string): ConfigFacts {
   const problems: ParseProblem[] = [...lexed.problems, ...interp.problems];
   const tools: Tool[] = [];
   const sbTool: Tool = chosen.find((r) => r.launcherTool)?.launcherTool ?? 'torchrun';
-  const known = (k: CanonicalKey): boolean => chosen.some((r) => r.facts.some((f) => f.key === k && !(typeof f.value === 'object' && f.value !== null && !Array.isArray(f.value))));
-  if (sb.nodes && !known('nodes')) facts.push({ key: 'nodes', rawKey: sb.nodes.rawKey, value: sb.nodes.n, rawValue: sb.nodes.value, keySpan: sb.nodes.keySpan, valueSpan: sb.nodes.valueSpan, tool: sbTool });
+  const known = (k: CanonicalKey): boolean => chosen.some((r) =>
+    r.facts.some((f) => f.key === k && !(typeof f.value === 'object' && f.value !== null && !Array.isArray(f.value))));
+  if (sb.nodes && !known('nodes')) facts.push({ key: 'nodes', rawKey: sb.nodes.rawKey, value: sb.nodes.n, rawValue: sb.nodes.value, keySpan: sb.nodes.keySpan,
+    valueSpan: sb.nodes.valueSpan, tool: sbTool });
   if (sb.gpusPerNode && !known('gpusPerNode') && !known('worldSize')) {
     const g = sb.gpusPerNode;
     facts.push({ key: 'gpusPerNode', rawKey: g.rawKey, value: g.n, rawValue: g.value, keySpan: g.keySpan, valueSpan: g.valueSpan, tool: sbTool });

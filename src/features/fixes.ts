@@ -80,9 +80,11 @@ type PyCall = 'train' | 'lora' | 'bnb' | 'load' | 'unsloth-load' | 'unsloth-peft
 type Planned = { readonly ops: readonly Op[] } | { readonly reason: string };
 type Written = { readonly text: string } | { readonly reason: string };
 
-const isRaw = (v: Val): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as Raw).raw === 'string' && Object.keys(v).length === 1;
+const isRaw = (v: Val): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as Raw).raw === 'string'
+  && Object.keys(v).length === 1;
 const isObj = (v: Val): v is { readonly [k: string]: Val } => typeof v === 'object' && v !== null && !Array.isArray(v) && !isRaw(v);
-const op = (path: string | readonly string[], value: Val, extra: Partial<Op> = {}): Op => ({ path: typeof path === 'string' ? path.split('.') : path, value, ...extra });
+const op = (path: string | readonly string[], value: Val,
+  extra: Partial<Op> = {}): Op => ({ path: typeof path === 'string' ? path.split('.') : path, value, ...extra });
 const ok = (...ops: Op[]): Planned => ({ ops });
 const no = (reason: string): Planned => ({ reason });
 const failed = (x: Planned | Written): x is { readonly reason: string } => 'reason' in x;
@@ -316,7 +318,8 @@ function yamlInsertUnder(text: string, pair: Pair, rest: readonly string[], v: V
 }
 
 /** Inserts `rest: value` into a mapping, after its last entry, at the indentation of its entries. */
-function yamlInsert(text: string, map: YAMLMap, parentPair: Pair | undefined, rest: readonly string[], v: Val, step: string, pyBools: boolean, eol: string): Written {
+function yamlInsert(text: string, map: YAMLMap, parentPair: Pair | undefined, rest: readonly string[], v: Val, step: string,
+  pyBools: boolean, eol: string): Written {
   if (map.flow) {
     const r = map.range;
     if (!r) return { reason: 'the mapping has no source range' };
@@ -392,7 +395,8 @@ function calleeName(text: string, call: SyntaxNode): string {
 function callKind(name: string): PyCall | 'trl' | undefined {
   const parts = name.split('.');
   const last = parts.pop() ?? '';
-  if (UNSLOTH_CLASSES.has(parts[parts.length - 1] ?? '')) return last === 'from_pretrained' ? 'unsloth-load' : last === 'get_peft_model' ? 'unsloth-peft' : undefined;
+  if (UNSLOTH_CLASSES.has(parts[parts.length - 1] ?? ''))
+    return last === 'from_pretrained' ? 'unsloth-load' : last === 'get_peft_model' ? 'unsloth-peft' : undefined;
   if (last === 'TrainingArguments' || last === 'Seq2SeqTrainingArguments') return 'train';
   if (TRL_CONFIGS.has(last)) return 'trl';
   if (last === 'LoraConfig') return 'lora';
@@ -660,9 +664,11 @@ const AXOLOTL_ATTN_FLAGS: Record<string, string> = { flash: 'flash_attention', s
 /** Accelerate `mixed_precision` (FORMATS.md §4): 'no' is quoted because PyYAML reads a plain no as False. */
 const ACCELERATE_MP: Record<string, string> = { none: 'no', bf16: 'bf16', fp16: 'fp16' };
 /** HF `fsdp` option strings (FORMATS.md §2.1). */
-const HF_FSDP: Record<string, string> = { none: '', full_shard: 'full_shard auto_wrap', shard_grad_op: 'shard_grad_op auto_wrap', hybrid_shard: 'hybrid_shard auto_wrap', no_shard: 'no_shard' };
+const HF_FSDP: Record<string, string> = { none: '', full_shard: 'full_shard auto_wrap', shard_grad_op: 'shard_grad_op auto_wrap',
+  hybrid_shard: 'hybrid_shard auto_wrap', no_shard: 'no_shard' };
 /** Accelerate `fsdp_sharding_strategy` (FORMATS.md §4). */
-const ACCELERATE_FSDP: Record<string, string> = { full_shard: 'FULL_SHARD', shard_grad_op: 'SHARD_GRAD_OP', hybrid_shard: 'HYBRID_SHARD', no_shard: 'NO_SHARD' };
+const ACCELERATE_FSDP: Record<string, string> = { full_shard: 'FULL_SHARD', shard_grad_op: 'SHARD_GRAD_OP',
+  hybrid_shard: 'HYBRID_SHARD', no_shard: 'NO_SHARD' };
 const TORCH_DTYPE: Record<string, string> = { bf16: 'bfloat16', fp16: 'float16', fp32: 'float32' };
 
 /** Canonical keys through which a file says it sets a setup key. */
@@ -708,7 +714,8 @@ const OWNERS: Partial<Record<string, readonly Format[]>> = {
 const DERIVED = new Set(['master_weights']);
 
 /** The value a key has when no file writes it (so writing nothing is correct). */
-const ABSENT_MEANS: Partial<Record<string, unknown>> = { zero_stage: 0, offload_optimizer: 'none', offload_params: 'none', fsdp: 'none', nodes: 1, compile: false, activation_offloading: false, tiled_mlp: false };
+const ABSENT_MEANS: Partial<Record<string, unknown>> = { zero_stage: 0, offload_optimizer: 'none', offload_params: 'none', fsdp: 'none', nodes: 1,
+  compile: false, activation_offloading: false, tiled_mlp: false };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Planners: one setup change -> operations in one file's format.
@@ -731,7 +738,8 @@ function planCtx(file: FixFile, changes: readonly SetupChange[]): PlanCtx {
   };
 }
 
-type Lora = { r?: number; alpha?: number; dropout?: number; target_modules?: readonly string[] | 'all-linear'; modules_to_save?: readonly string[]; use_dora?: boolean };
+type Lora = { r?: number; alpha?: number; dropout?: number; target_modules?: readonly string[] | 'all-linear';
+  modules_to_save?: readonly string[]; use_dora?: boolean };
 type Quant = { bits?: number; type?: string; double_quant?: boolean; experts?: boolean };
 
 function plan(file: FixFile, ch: SetupChange, changes: readonly SetupChange[]): Planned {
@@ -772,13 +780,15 @@ function planDeepSpeed(c: PlanCtx, ch: SetupChange): Planned {
   };
   switch (ch.key) {
     case 'zero_stage':
-      if (c.file.facts.facts.some((f) => f.key === 'zeroStage' && f.rawKey === 'zero_optimization')) return no('`"zero_optimization": true` is the legacy form; write it as {"stage": N} first');
+      if (c.file.facts.facts.some((f) => f.key === 'zeroStage' && f.rawKey === 'zero_optimization'))
+        return no('`"zero_optimization": true` is the legacy form; write it as {"stage": N} first');
       return ok(op('zero_optimization.stage', Number(v)));
     case 'offload_optimizer':
     case 'offload_params': {
       const block = ch.key === 'offload_optimizer' ? 'offload_optimizer' : 'offload_param';
       if (v === 'nvme' && !/"nvme_path"/.test(c.file.text)) return no('NVMe offload needs an nvme_path; write it by hand');
-      return ok(op(['zero_optimization', block, 'device'], str(v)), ...(v !== 'none' ? [op(['zero_optimization', block, 'pin_memory'], true, { when: 'absent' })] : []));
+      return ok(op(['zero_optimization', block, 'device'], str(v)),
+        ...(v !== 'none' ? [op(['zero_optimization', block, 'pin_memory'], true, { when: 'absent' })] : []));
     }
     case 'mixed_precision':
       if (v === 'bf16') return ok(op('bf16.enabled', true), op('fp16.enabled', false, { when: 'present' }));
@@ -802,7 +812,8 @@ function planDeepSpeed(c: PlanCtx, ch: SetupChange): Planned {
         const micro1 = (c.changed('micro_batch_size') as number | undefined) ?? micro0;
         const gas1 = (c.changed('gradient_accumulation_steps') as number | undefined) ?? gas0;
         if (micro0 === undefined || gas0 === undefined || micro1 === undefined || gas1 === undefined) {
-          if (!known('microBatchSize') || !known('gradientAccumulationSteps')) return no('train_batch_size is fixed and the other batch keys are derived from it; change train_batch_size by hand');
+          if (!known('microBatchSize') || !known('gradientAccumulationSteps'))
+            return no('train_batch_size is fixed and the other batch keys are derived from it; change train_batch_size by hand');
         } else if (micro0 * gas0 !== micro1 * gas1) {
           const next = (tb.value * micro1 * gas1) / (micro0 * gas0);
           if (!Number.isInteger(next)) return no('train_batch_size would not be a whole number');
@@ -830,7 +841,8 @@ function seqKey(c: PlanCtx, fallback: string | undefined): string | undefined {
   return f ? f.rawKey.replace(/^-+/, '') : fallback;
 }
 
-function loraOps(l: Lora, keys: { r: string; alpha: string; dropout: string; dora?: string }, targets: (t: NonNullable<Lora['target_modules']>) => Op[], extra: Partial<Op> = {}): Op[] {
+function loraOps(l: Lora, keys: { r: string; alpha: string; dropout: string; dora?: string }, targets: (t: NonNullable<Lora['target_modules']>) => Op[],
+  extra: Partial<Op> = {}): Op[] {
   const ops: Op[] = [];
   // DoRA on is written; off only where the file has the key.
   if (keys.dora && l.use_dora !== undefined) ops.push(op(keys.dora, l.use_dora, l.use_dora ? extra : { ...extra, when: 'present' }));
@@ -888,7 +900,8 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
   const hasCall = (k: PyCall | 'trl'): boolean => calls.some((x) => x.kind === k);
   const trainCall = hasCall('train') || hasCall('trl');
   const train = (path: string, value: Val, extra: Partial<Op> = {}): Op => op([path], value, { call: 'train', ...extra });
-  if (!trainCall && ['micro_batch_size', 'eval_batch_size', 'gradient_accumulation_steps', 'mixed_precision', 'gradient_checkpointing', 'optimizer', 'loss', 'compile', 'activation_offloading', 'fsdp', 'seq_len'].includes(ch.key)) {
+  if (!trainCall && ['micro_batch_size', 'eval_batch_size', 'gradient_accumulation_steps', 'mixed_precision', 'gradient_checkpointing', 'optimizer', 'loss',
+    'compile', 'activation_offloading', 'fsdp', 'seq_len'].includes(ch.key)) {
     return no('no TrainingArguments / TRL config call in this file (the script may read its settings from the command line)');
   }
   if (hasCall('unsloth-load') || hasCall('unsloth-peft')) {
@@ -915,7 +928,9 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
     }
     case 'loss':
       // DPOConfig's fused preference loss is use_liger_loss; use_liger_kernel patches the model only.
-      if (c.file.facts.facts.some((f) => f.key === 'preference')) return v === 'fused' ? ok(train('use_liger_loss', true)) : v === 'full' ? ok(train('use_liger_loss', false, { when: 'present' })) : no('DPOConfig has no chunked loss');
+      if (c.file.facts.facts.some((f) => f.key === 'preference'))
+        return v === 'fused' ? ok(train('use_liger_loss', true))
+        : v === 'full' ? ok(train('use_liger_loss', false, { when: 'present' })) : no('DPOConfig has no chunked loss');
       if (v === 'fused') return ok(train('use_liger_kernel', true));
       if (v === 'full') return ok(train('use_liger_kernel', false, { when: 'present' }));
       return no('TrainingArguments has no chunked-loss switch');
@@ -938,7 +953,8 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
       return typeof keys === 'string' ? no(keys) : hasCall('trl') ? ok(...keys.map(([k, x]) => train(k, x))) : no('the rollout settings are GRPOConfig keys');
     }
     case 'seq_len': {
-      if (c.fact('rollout') && c.fact('rollout')?.value !== 'online-dpo') return hasCall('trl') ? ok(train(...promptKey(c, Number(v)))) : no('the prompt length is a GRPOConfig key (max_prompt_length)');
+      if (c.fact('rollout') && c.fact('rollout')?.value !== 'online-dpo')
+        return hasCall('trl') ? ok(train(...promptKey(c, Number(v)))) : no('the prompt length is a GRPOConfig key (max_prompt_length)');
       const k = seqKey(c, hasCall('trl') ? 'max_length' : undefined);
       return k ? ok(train(k, Number(v))) : no('TrainingArguments has no sequence length; it is a data or tokenizer setting of the script');
     }
@@ -968,7 +984,8 @@ function planPython(c: PlanCtx, ch: SetupChange): Planned {
     case 'lora': {
       if (!hasCall('lora')) return no('the file builds no LoraConfig');
       const l = v as Lora;
-      const ops = loraOps(l, { r: 'r', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' }, (t) => [op(['target_modules'], t === 'all-linear' ? 'all-linear' : [...t], { call: 'lora' })], { call: 'lora' });
+      const ops = loraOps(l, { r: 'r', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' },
+        (t) => [op(['target_modules'], t === 'all-linear' ? 'all-linear' : [...t], { call: 'lora' })], { call: 'lora' });
       if (l.modules_to_save && l.modules_to_save.length > 0) ops.push(op(['modules_to_save'], [...l.modules_to_save], { call: 'lora' }));
       return ok(...ops);
     }
@@ -1012,7 +1029,8 @@ function planUnsloth(c: PlanCtx, ch: SetupChange, hasCall: (k: PyCall | 'trl') =
     case 'lora': {
       if (!peft) return undefined;
       const l = v as Lora;
-      return ok(...loraOps(l, { r: 'r', alpha: 'lora_alpha', dropout: 'lora_dropout' }, (t) => [op(['target_modules'], t === 'all-linear' ? 'all-linear' : [...t], { call: 'unsloth-peft' })], { call: 'unsloth-peft' }));
+      return ok(...loraOps(l, { r: 'r', alpha: 'lora_alpha', dropout: 'lora_dropout' },
+        (t) => [op(['target_modules'], t === 'all-linear' ? 'all-linear' : [...t], { call: 'unsloth-peft' })], { call: 'unsloth-peft' }));
     }
     case 'quantization': {
       if (!hasCall('unsloth-load')) return undefined;
@@ -1046,11 +1064,13 @@ function planShell(c: PlanCtx, ch: SetupChange): Planned {
   const flag = (name: string, value: Val, extra: Partial<Op> = {}): Op => op([name], value, extra);
   // A flag the script already takes can be rewritten whatever the script is; a new flag only for HfArgumentParser scripts.
   const present = (raw: string): boolean => c.has(`--${raw}`) || c.has(raw);
-  const needHf = (name: string): Planned | undefined => (present(name) || hfScript ? undefined : no(`the script's own flags are unknown, so \`--${name}\` is not added`));
+  const needHf = (name: string): Planned | undefined => (present(name) || hfScript ? undefined
+    : no(`the script's own flags are unknown, so \`--${name}\` is not added`));
   switch (ch.key) {
     case 'micro_batch_size': return needHf('per_device_train_batch_size') ?? ok(flag('per_device_train_batch_size', Number(v)));
     case 'eval_batch_size':
-      return v === undefined ? needHf('eval_strategy') ?? ok(flag('eval_strategy', 'no')) : needHf('per_device_eval_batch_size') ?? ok(flag('per_device_eval_batch_size', Number(v)));
+      return v === undefined ? needHf('eval_strategy') ?? ok(flag('eval_strategy', 'no'))
+        : needHf('per_device_eval_batch_size') ?? ok(flag('per_device_eval_batch_size', Number(v)));
     case 'gradient_accumulation_steps': return needHf('gradient_accumulation_steps') ?? ok(flag('gradient_accumulation_steps', Number(v)));
     case 'mixed_precision': {
       const mp = c.fact('mixedPrecision');
@@ -1085,7 +1105,8 @@ function planShell(c: PlanCtx, ch: SetupChange): Planned {
       if (v !== 'fused') return no('no flag for this loss');
       return needHf('use_liger_kernel') ?? ok(flag(present('enable_liger_kernel') ? 'enable_liger_kernel' : 'use_liger_kernel', true));
     case 'zero_stage':
-      return present('zero_stage') ? ok(flag('zero_stage', Number(v))) : no('the launch command has no --zero_stage flag; ZeRO is set in the DeepSpeed config');
+      return present('zero_stage') ? ok(flag('zero_stage', Number(v)))
+        : no('the launch command has no --zero_stage flag; ZeRO is set in the DeepSpeed config');
     case 'offload_optimizer':
       return present('offload_optimizer_device') ? ok(flag('offload_optimizer_device', str(v))) : no('no offload flag in the launch command');
     case 'offload_params':
@@ -1098,9 +1119,11 @@ function planShell(c: PlanCtx, ch: SetupChange): Planned {
       }
       if (present('nproc_per_node')) return ok(flag('nproc_per_node', Number(v), { launcher: 'torchrun' }));
       if (present('num_gpus')) return ok(flag('num_gpus', Number(v), { launcher: 'deepspeed' }));
-      if (/(^|[\s;&|(])(torchrun|python3? -m torch\.distributed\.(run|launch))\s/m.test(text)) return ok(flag('nproc_per_node', Number(v), { launcher: 'torchrun' }));
+      if (/(^|[\s;&|(])(torchrun|python3? -m torch\.distributed\.(run|launch))\s/m.test(text))
+        return ok(flag('nproc_per_node', Number(v), { launcher: 'torchrun' }));
       if (/(^|[\s;&|(])tune\s+run\s/m.test(text)) return ok(flag('nproc_per_node', Number(v), { launcher: 'tune' }));
-      if (/(^|[\s;&|(])accelerate\s+launch\s/m.test(text)) return ok(flag('num_processes', Number(v) * ((c.changed('nodes') as number | undefined) ?? 1), { launcher: 'accelerate' }));
+      if (/(^|[\s;&|(])accelerate\s+launch\s/m.test(text))
+        return ok(flag('num_processes', Number(v) * ((c.changed('nodes') as number | undefined) ?? 1), { launcher: 'accelerate' }));
       if (/(^|[\s;&|(])deepspeed\s+(?!-)\S/m.test(text)) return ok(flag('num_gpus', Number(v), { launcher: 'deepspeed' }));
       return no('no distributed launcher (torchrun, accelerate launch, deepspeed, tune run) to give the GPU count to');
     }
@@ -1142,7 +1165,8 @@ function planAccelerate(c: PlanCtx, ch: SetupChange): Planned {
     case 'offload_optimizer': return deepspeed('offload_optimizer_device', str(v));
     case 'offload_params': return deepspeed('offload_param_device', str(v));
     case 'gradient_accumulation_steps':
-      return dt === 'DEEPSPEED' && c.fact('gradientAccumulationSteps') ? ok(op('deepspeed_config.gradient_accumulation_steps', Number(v))) : no('Accelerate takes the accumulation from the training script');
+      return dt === 'DEEPSPEED' && c.fact('gradientAccumulationSteps') ? ok(op('deepspeed_config.gradient_accumulation_steps', Number(v)))
+        : no('Accelerate takes the accumulation from the training script');
     case 'gpus_per_node': {
       const nodesFact = c.fact('nodes');
       const nodes = (c.changed('nodes') as number | undefined) ?? (typeof nodesFact?.value === 'number' ? nodesFact.value : 1);
@@ -1164,7 +1188,8 @@ function planAccelerate(c: PlanCtx, ch: SetupChange): Planned {
 function hfYamlCommon(c: PlanCtx, ch: SetupChange): Planned | undefined {
   const v = ch.value;
   switch (ch.key) {
-    case 'micro_batch_size': return ok(op(c.has('micro_batch_size') && !c.has('per_device_train_batch_size') ? 'micro_batch_size' : 'per_device_train_batch_size', Number(v)));
+    case 'micro_batch_size': return ok(op(c.has('micro_batch_size') && !c.has('per_device_train_batch_size') ? 'micro_batch_size'
+      : 'per_device_train_batch_size', Number(v)));
     case 'eval_batch_size': return v === undefined ? ok(op('eval_strategy', 'no')) : ok(op('per_device_eval_batch_size', Number(v)));
     case 'gradient_accumulation_steps': return ok(op('gradient_accumulation_steps', Number(v)));
     case 'mixed_precision':
@@ -1207,12 +1232,14 @@ function planLlamaFactory(c: PlanCtx, ch: SetupChange): Planned {
       if (v === 'full') return ok(op('enable_liger_kernel', false, { when: 'present' }));
       return no('LLaMA-Factory has no chunked-loss switch');
     case 'method':
-      if (v === 'lora' || v === 'full' || v === 'freeze') return ok(op('finetuning_type', str(v)), ...(v === 'lora' ? [] : [op('quantization_bit', null, { when: 'present' })]));
+      if (v === 'lora' || v === 'full' || v === 'freeze')
+        return ok(op('finetuning_type', str(v)), ...(v === 'lora' ? [] : [op('quantization_bit', null, { when: 'present' })]));
       if (v === 'qlora') return ok(op('finetuning_type', 'lora'), op('quantization_bit', 4));
       return no(`LLaMA-Factory has no method ${str(v)}`);
     case 'lora': {
       const l = v as Lora;
-      const ops = loraOps(l, { r: 'lora_rank', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' }, (t) => [op('lora_target', t === 'all-linear' ? 'all' : t.join(','))]);
+      const ops = loraOps(l, { r: 'lora_rank', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' },
+        (t) => [op('lora_target', t === 'all-linear' ? 'all' : t.join(','))]);
       if (l.modules_to_save && l.modules_to_save.length > 0) ops.push(op('additional_target', l.modules_to_save.join(',')));
       return ok(...ops);
     }
@@ -1250,7 +1277,8 @@ function planHfYaml(c: PlanCtx, ch: SetupChange): Planned {
     case 'attention': {
       const s = HF_ATTN[str(v)];
       if (!s) return no(`no attn_implementation for ${str(v)}`);
-      return ok(op(c.has('model_init_kwargs.attn_implementation') && !c.has('attn_implementation') ? 'model_init_kwargs.attn_implementation' : 'attn_implementation', s));
+      return ok(op(c.has('model_init_kwargs.attn_implementation') && !c.has('attn_implementation') ? 'model_init_kwargs.attn_implementation'
+        : 'attn_implementation', s));
     }
     case 'loss':
       if (v === 'fused') return ok(op('use_liger_kernel', true));
@@ -1269,7 +1297,8 @@ function planHfYaml(c: PlanCtx, ch: SetupChange): Planned {
       return no(`no method ${str(v)} in TRL configs`);
     case 'lora': {
       const l = v as Lora;
-      const ops = loraOps(l, { r: 'lora_r', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' }, (t) => [op('lora_target_modules', t === 'all-linear' ? 'all-linear' : [...t])]);
+      const ops = loraOps(l, { r: 'lora_r', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' },
+        (t) => [op('lora_target_modules', t === 'all-linear' ? 'all-linear' : [...t])]);
       if (l.modules_to_save && l.modules_to_save.length > 0) ops.push(op('lora_modules_to_save', [...l.modules_to_save]));
       return ok(...ops);
     }
@@ -1329,7 +1358,8 @@ function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
     case 'micro_batch_size': return ok(op('micro_batch_size', Number(v)));
     case 'eval_batch_size': return v === undefined ? ok(op('eval_strategy', 'no')) : ok(op('eval_batch_size', Number(v)));
     case 'gradient_accumulation_steps':
-      if (c.has('batch_size') && !c.has('gradient_accumulation_steps')) return no('the accumulation is derived from batch_size here; change batch_size by hand');
+      if (c.has('batch_size') && !c.has('gradient_accumulation_steps'))
+        return no('the accumulation is derived from batch_size here; change batch_size by hand');
       return ok(op('gradient_accumulation_steps', Number(v)));
     case 'seq_len': return ok(op('sequence_len', Number(v)));
     case 'zero_stage': case 'offload_optimizer': case 'offload_params': return bundledZeroOp(c, 'axolotl', 'Axolotl');
@@ -1358,7 +1388,8 @@ function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
       // The Liger plugin with its fused linear cross-entropy (axolotl integrations/liger).
       if (v === 'fused') return ok(op('plugins', 'axolotl.integrations.liger.LigerPlugin', { append: true }), op('liger_fused_linear_cross_entropy', true));
       if (v === 'chunked') return ok(op('chunked_cross_entropy', true));
-      return ok(op('liger_fused_linear_cross_entropy', false, { when: 'present' }), op('cut_cross_entropy', false, { when: 'present' }), op('chunked_cross_entropy', false, { when: 'present' }));
+      return ok(op('liger_fused_linear_cross_entropy', false, { when: 'present' }), op('cut_cross_entropy', false, { when: 'present' }),
+        op('chunked_cross_entropy', false, { when: 'present' }));
     case 'compile': return ok(op('torch_compile', Boolean(v)));
     case 'activation_offloading': return ok(op('activation_offloading', Boolean(v)));
     case 'tiled_mlp':
@@ -1367,7 +1398,8 @@ function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
     case 'method':
       if (v === 'lora') return ok(op('adapter', 'lora'), op('load_in_4bit', false, { when: 'present' }));
       if (v === 'qlora') return ok(op('adapter', 'qlora'), op('load_in_4bit', true), op('load_in_8bit', false, { when: 'present' }));
-      if (v === 'full') return ok(op('adapter', null, { when: 'present' }), op('load_in_4bit', false, { when: 'present' }), op('load_in_8bit', false, { when: 'present' }));
+      if (v === 'full') return ok(op('adapter', null, { when: 'present' }), op('load_in_4bit', false, { when: 'present' }),
+        op('load_in_8bit', false, { when: 'present' }));
       return no(`Axolotl has no method ${str(v)}`);
     case 'lora': {
       const l = v as Lora;
@@ -1381,11 +1413,13 @@ function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
       if (!q) return ok(op('load_in_4bit', false, { when: 'present' }), op('load_in_8bit', false, { when: 'present' }));
       if (q.type && q.type !== 'nf4' && q.type !== 'int8') return no(`Axolotl's 4-bit loading is nf4; ${q.type} needs bnb_config_kwargs`);
       const experts = q.experts ? [op('quantize_moe_experts', true)] : [op('quantize_moe_experts', false, { when: 'present' })];
-      return q.bits === 8 ? ok(op('load_in_8bit', true), op('load_in_4bit', false, { when: 'present' }), ...experts) : ok(op('load_in_4bit', true), op('load_in_8bit', false, { when: 'present' }), ...experts);
+      return q.bits === 8 ? ok(op('load_in_8bit', true), op('load_in_4bit', false, { when: 'present' }), ...experts)
+        : ok(op('load_in_4bit', true), op('load_in_8bit', false, { when: 'present' }), ...experts);
     }
     case 'weights_dtype': {
       const k = { bf16: 'bfloat16', fp16: 'float16', fp32: 'float32' }[str(v)];
-      return k ? ok(op(k, true), ...['bfloat16', 'float16', 'float32'].filter((x) => x !== k).map((x) => op(x, false, { when: 'present' }))) : no(`no dtype for ${str(v)}`);
+      return k ? ok(op(k, true), ...['bfloat16', 'float16', 'float32'].filter((x) => x !== k).map((x) => op(x, false, { when: 'present' })))
+        : no(`no dtype for ${str(v)}`);
     }
     default:
       return no(`Axolotl has no setting for ${ch.key}`);
@@ -1416,7 +1450,8 @@ function planTorchtune(c: PlanCtx, ch: SetupChange): Planned {
     case 'optimizer': {
       const comp = TORCHTUNE_OPTIM[str(v)];
       if (!comp) return no(`no torchtune optimizer component for ${str(v)}`);
-      if (!comp.startsWith('torch.') && /^\s+fused:/m.test(c.file.text)) return no('the optimizer block passes `fused`, which bitsandbytes optimizers do not take');
+      if (!comp.startsWith('torch.') && /^\s+fused:/m.test(c.file.text))
+        return no('the optimizer block passes `fused`, which bitsandbytes optimizers do not take');
       return ok(op('optimizer._component_', comp));
     }
     case 'loss':
@@ -1514,7 +1549,8 @@ function diffEdits(file: string, a: string, b: string): EditData[] {
     const n = ma.length;
     const m = mb.length;
     const dp: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-    for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) dp[i]![j] = ma[i] === mb[j] ? dp[i + 1]![j + 1]! + 1 : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
+    for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) dp[i]![j] = ma[i] === mb[j] ? dp[i + 1]![j + 1]! + 1
+      : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
     let i = 0;
     let j = 0;
     let open: { a0: number; b0: number } | undefined;
@@ -1571,7 +1607,8 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** The operations (per file) for one change: every file that sets the key, else the owner, else the primary file. */
-function planChange(ch: SetupChange, changes: readonly SetupChange[], files: readonly FixFile[], primaryFile: string): Map<FixFile, readonly Op[]> | { reason: string } {
+function planChange(ch: SetupChange, changes: readonly SetupChange[], files: readonly FixFile[],
+  primaryFile: string): Map<FixFile, readonly Op[]> | { reason: string } {
   const out = new Map<FixFile, readonly Op[]>();
   if (DERIVED.has(ch.key)) return out;
   const scenario = files.find((f) => f.format === 'scenario' && f.file === primaryFile);

@@ -45,8 +45,10 @@ export function breakdownBlock(e: Estimate, gpuLine: boolean): string {
   rows.push(['= reserved', formatBytes(e.perGpu.reservedBytes)]);
   rows.push(['= device (nvidia-smi)', formatBytes(e.perGpu.deviceBytes)]);
   const vl = e.perGpu.variableLengths;
-  if (vl && vl.cacheBytes > 0) rows.push(['over a run (variable lengths)', `about ${formatBytes(vl.reservedBytes)} reserved or more, ${formatBytes(vl.deviceBytes)} nvidia-smi (+${formatBytes(vl.cacheBytes)} cached, freed before OOM)`]);
-  if (e.perGpu.pagedToHostBytes) rows.push(['paged optimizer state in host RAM', `${formatBytes(e.perGpu.pagedToHostBytes)} (does not fit beside the rest; paged in and out at each step)`]);
+  if (vl && vl.cacheBytes > 0) rows.push(['over a run (variable lengths)',
+    `about ${formatBytes(vl.reservedBytes)} reserved or more, ${formatBytes(vl.deviceBytes)} nvidia-smi (+${formatBytes(vl.cacheBytes)} cached, freed before OOM)`]);
+  if (e.perGpu.pagedToHostBytes) rows.push(['paged optimizer state in host RAM',
+    `${formatBytes(e.perGpu.pagedToHostBytes)} (does not fit beside the rest; paged in and out at each step)`]);
   if (gpuLine && e.gpu) rows.push([`${e.gpu.id}`, `${formatBytes(e.gpu.memoryBytes)}  ${e.fits ? 'fits' : 'DOES NOT FIT'}, headroom ${formatBytes(e.headroomBytes ?? 0)}`]);
   const w = Math.max(...rows.map((r) => r[0].length)) + 2;
   return rows.map(([l, v]) => l + ' '.repeat(Math.max(1, w - l.length)) + v).join('\n');
@@ -65,11 +67,13 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
   switch (key) {
     case 'microBatchSize':
       v.push({ label: `micro-batch ${s.micro_batch_size} -> ${s.micro_batch_size + 1}`, patch: { micro_batch_size: s.micro_batch_size + 1 } });
-      if (s.micro_batch_size > 1) v.push({ label: `micro-batch ${s.micro_batch_size} -> ${s.micro_batch_size - 1}`, patch: { micro_batch_size: s.micro_batch_size - 1 } });
+      if (s.micro_batch_size > 1) v.push({ label: `micro-batch ${s.micro_batch_size} -> ${s.micro_batch_size - 1}`,
+        patch: { micro_batch_size: s.micro_batch_size - 1 } });
       break;
     case 'trainBatchSize':
     case 'gradientAccumulationSteps':
-      v.push({ label: `accumulation ${s.gradient_accumulation_steps} -> ${s.gradient_accumulation_steps * 2}`, patch: { gradient_accumulation_steps: s.gradient_accumulation_steps * 2 } });
+      v.push({ label: `accumulation ${s.gradient_accumulation_steps} -> ${s.gradient_accumulation_steps * 2}`,
+        patch: { gradient_accumulation_steps: s.gradient_accumulation_steps * 2 } });
       break;
     case 'seqLen':
       v.push({ label: `sequence ${s.seq_len} -> ${s.seq_len * 2}`, patch: { seq_len: s.seq_len * 2 } });
@@ -93,23 +97,28 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
     case 'mixedPrecision':
     case 'weightsDtype':
       if (s.mixed_precision === 'none' && s.weights_dtype === 'fp32') v.push({ label: 'fp32 -> bf16 autocast', patch: { mixed_precision: 'bf16' } });
-      else if (s.mixed_precision !== 'none') v.push({ label: `${s.mixed_precision} autocast -> fp32`, patch: { mixed_precision: 'none', weights_dtype: 'fp32' } });
+      else if (s.mixed_precision !== 'none') v.push({ label: `${s.mixed_precision} autocast -> fp32`,
+        patch: { mixed_precision: 'none', weights_dtype: 'fp32' } });
       else v.push({ label: `${s.weights_dtype} -> fp32`, patch: { weights_dtype: 'fp32', master_weights: false } });
       break;
     case 'offloadOptimizer':
-      v.push(s.offload_optimizer === 'none' ? { label: 'optimizer offload none -> cpu', patch: { offload_optimizer: 'cpu' } } : { label: `optimizer offload ${s.offload_optimizer} -> none`, patch: { offload_optimizer: 'none' } });
+      v.push(s.offload_optimizer === 'none' ? { label: 'optimizer offload none -> cpu', patch: { offload_optimizer: 'cpu' } }
+        : { label: `optimizer offload ${s.offload_optimizer} -> none`, patch: { offload_optimizer: 'none' } });
       break;
     case 'offloadParams':
-      v.push(s.offload_params === 'none' ? { label: 'parameter offload none -> cpu', patch: { offload_params: 'cpu' } } : { label: `parameter offload ${s.offload_params} -> none`, patch: { offload_params: 'none' } });
+      v.push(s.offload_params === 'none' ? { label: 'parameter offload none -> cpu', patch: { offload_params: 'cpu' } }
+        : { label: `parameter offload ${s.offload_params} -> none`, patch: { offload_params: 'none' } });
       break;
     case 'fsdp':
     case 'fsdpOffload':
-      v.push(s.fsdp === 'none' ? { label: 'FSDP none -> full_shard', patch: { fsdp: 'full_shard' } } : { label: `FSDP ${s.fsdp} -> none`, patch: { fsdp: 'none' } });
+      v.push(s.fsdp === 'none' ? { label: 'FSDP none -> full_shard', patch: { fsdp: 'full_shard' } }
+        : { label: `FSDP ${s.fsdp} -> none`, patch: { fsdp: 'none' } });
       break;
     case 'loraR':
       if (s.lora) {
         v.push({ label: `LoRA rank ${s.lora.r} -> ${s.lora.r * 2}`, patch: { lora: { ...s.lora, r: s.lora.r * 2 } } });
-        if (s.lora.r > 1) v.push({ label: `LoRA rank ${s.lora.r} -> ${Math.max(1, Math.floor(s.lora.r / 2))}`, patch: { lora: { ...s.lora, r: Math.max(1, Math.floor(s.lora.r / 2)) } } });
+        if (s.lora.r > 1) v.push({ label: `LoRA rank ${s.lora.r} -> ${Math.max(1, Math.floor(s.lora.r / 2))}`,
+          patch: { lora: { ...s.lora, r: Math.max(1, Math.floor(s.lora.r / 2)) } } });
       }
       break;
     case 'galore':
@@ -117,7 +126,8 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
     case 'galoreTargets':
     case 'galoreLayerwise':
       if (s.galore) {
-        v.push({ label: `${s.galore.kind === 'apollo' ? 'APOLLO' : 'GaLore'} rank ${s.galore.rank} -> ${s.galore.rank * 2}`, patch: { galore: { ...s.galore, rank: s.galore.rank * 2 } } });
+        v.push({ label: `${s.galore.kind === 'apollo' ? 'APOLLO' : 'GaLore'} rank ${s.galore.rank} -> ${s.galore.rank * 2}`,
+          patch: { galore: { ...s.galore, rank: s.galore.rank * 2 } } });
         v.push({ label: `no ${s.galore.kind === 'apollo' ? 'APOLLO' : 'GaLore'} (full optimizer states)`, patch: { galore: undefined } });
       }
       break;
@@ -125,26 +135,31 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
     case 'badamUpdateRatio':
       if (s.badam) v.push({ label: 'no BAdam (every layer trains at once)', patch: { badam: undefined } });
       if (s.badam?.mode === 'ratio') {
-        v.push({ label: `BAdam update ratio ${s.badam.update_ratio} -> ${s.badam.update_ratio / 2}`, patch: { badam: { ...s.badam, update_ratio: s.badam.update_ratio / 2 } } });
+        v.push({ label: `BAdam update ratio ${s.badam.update_ratio} -> ${s.badam.update_ratio / 2}`,
+          patch: { badam: { ...s.badam, update_ratio: s.badam.update_ratio / 2 } } });
         v.push({ label: 'BAdam ratio -> layer mode', patch: { badam: { ...s.badam, mode: 'layer' } } });
       }
       break;
     case 'rewardModels':
-      if (s.rollout && s.rollout.reward_models.length > 0) v.push({ label: 'no reward model (reward functions only)', patch: { rollout: { ...s.rollout, reward_models: [] } } });
+      if (s.rollout && s.rollout.reward_models.length > 0)
+        v.push({ label: 'no reward model (reward functions only)', patch: { rollout: { ...s.rollout, reward_models: [] } } });
       break;
     case 'loraDora':
       if (s.lora?.use_dora) v.push({ label: 'DoRA -> plain LoRA', patch: { lora: { ...s.lora, use_dora: false } } });
       else if (s.lora) v.push({ label: 'LoRA -> DoRA', patch: { lora: { ...s.lora, use_dora: true } } });
       break;
     case 'loraTargets':
-      if (s.lora && s.lora.target_modules !== 'all-linear') v.push({ label: 'targets -> all-linear', patch: { lora: { ...s.lora, target_modules: 'all-linear' } } });
+      if (s.lora && s.lora.target_modules !== 'all-linear')
+        v.push({ label: 'targets -> all-linear', patch: { lora: { ...s.lora, target_modules: 'all-linear' } } });
       break;
     case 'quantBits':
-      if (s.quantization) v.push({ label: `${s.quantization.bits}-bit base -> 16-bit`, patch: { quantization: undefined, method: s.method === 'qlora' ? 'lora' : s.method } });
+      if (s.quantization) v.push({ label: `${s.quantization.bits}-bit base -> 16-bit`,
+        patch: { quantization: undefined, method: s.method === 'qlora' ? 'lora' : s.method } });
       break;
     case 'quantizeExperts':
       // Axolotl quantize_moe_experts: what leaving the fused experts in 16 bits would cost (or quantizing them save).
-      if (s.quantization) v.push({ label: s.quantization.experts ? 'fused experts quantized -> left in 16 bits' : 'fused experts in 16 bits -> quantized', patch: { quantization: { ...s.quantization, experts: !s.quantization.experts } } });
+      if (s.quantization) v.push({ label: s.quantization.experts ? 'fused experts quantized -> left in 16 bits' : 'fused experts in 16 bits -> quantized',
+        patch: { quantization: { ...s.quantization, experts: !s.quantization.experts } } });
       break;
     case 'gpusPerNode':
     case 'worldSize':
@@ -152,8 +167,11 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       break;
     case 'contextParallel':
       // Doubling the split takes twice the GPUs (the data-parallel degree stays); halving it returns them.
-      v.push({ label: `context parallel ${s.context_parallel} -> ${s.context_parallel * 2} (GPUs x2)`, patch: { context_parallel: s.context_parallel * 2, gpus_per_node: s.gpus_per_node * 2 } });
-      if (s.context_parallel > 1 && s.gpus_per_node % 2 === 0) v.push({ label: `context parallel ${s.context_parallel} -> ${s.context_parallel / 2} (GPUs /2)`, patch: { context_parallel: s.context_parallel / 2, gpus_per_node: s.gpus_per_node / 2 } });
+      v.push({ label: `context parallel ${s.context_parallel} -> ${s.context_parallel * 2} (GPUs x2)`,
+        patch: { context_parallel: s.context_parallel * 2, gpus_per_node: s.gpus_per_node * 2 } });
+      if (s.context_parallel > 1 && s.gpus_per_node % 2 === 0)
+        v.push({ label: `context parallel ${s.context_parallel} -> ${s.context_parallel / 2} (GPUs /2)`,
+        patch: { context_parallel: s.context_parallel / 2, gpus_per_node: s.gpus_per_node / 2 } });
       break;
     case 'expertParallel':
       v.push({ label: `expert parallel ${s.expert_parallel} -> ${s.expert_parallel * 2}`, patch: { expert_parallel: s.expert_parallel * 2 } });
@@ -184,15 +202,20 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       if (s.loss !== 'fused') v.push({ label: `loss ${s.loss} -> fused linear-CE`, patch: { loss: 'fused' } });
       break;
     case 'activationOffloading':
-      v.push({ label: `activation offloading ${s.activation_offloading ? 'on -> off' : 'off -> on'}`, patch: { activation_offloading: !s.activation_offloading, gradient_checkpointing: s.gradient_checkpointing === 'none' ? 'full' : s.gradient_checkpointing } });
+      v.push({ label: `activation offloading ${s.activation_offloading ? 'on -> off' : 'off -> on'}`,
+        patch: { activation_offloading: !s.activation_offloading,
+        gradient_checkpointing: s.gradient_checkpointing === 'none' ? 'full' : s.gradient_checkpointing } });
       break;
     case 'tiledMlp':
       v.push({ label: `tiled MLP ${s.tiled_mlp === false ? 'off -> on' : 'on -> off'}`, patch: { tiled_mlp: s.tiled_mlp === false } });
-      if (typeof s.tiled_mlp === 'number' && s.tiled_mlp > 1) v.push({ label: `tiled MLP shards ${s.tiled_mlp} -> ${s.tiled_mlp * 2}`, patch: { tiled_mlp: s.tiled_mlp * 2 } });
+      if (typeof s.tiled_mlp === 'number' && s.tiled_mlp > 1)
+        v.push({ label: `tiled MLP shards ${s.tiled_mlp} -> ${s.tiled_mlp * 2}`, patch: { tiled_mlp: s.tiled_mlp * 2 } });
       break;
     case 'evalBatchSize':
     case 'evalStrategy':
-      if (s.eval_batch_size !== undefined && s.eval_batch_size > 1) v.push({ label: `eval batch ${s.eval_batch_size} -> ${Math.floor(s.eval_batch_size / 2)}`, patch: { eval_batch_size: Math.floor(s.eval_batch_size / 2) } });
+      if (s.eval_batch_size !== undefined && s.eval_batch_size > 1)
+        v.push({ label: `eval batch ${s.eval_batch_size} -> ${Math.floor(s.eval_batch_size / 2)}`,
+        patch: { eval_batch_size: Math.floor(s.eval_batch_size / 2) } });
       if (s.eval_batch_size !== undefined) v.push({ label: 'no evaluation during training', patch: { eval_batch_size: undefined } });
       break;
     case 'kbitUpcast':
@@ -209,7 +232,8 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
     case 'useVllm':
     case 'vllmMode':
       if (s.rollout) {
-        for (const [engine, label] of [['generate', 'generation with the policy\'s generate()'], ['vllm-colocate', 'vLLM colocated'], ['vllm-server', 'vLLM server on other GPUs']] as const) {
+        for (const [engine, label] of [['generate', 'generation with the policy\'s generate()'], ['vllm-colocate', 'vLLM colocated'],
+          ['vllm-server', 'vLLM server on other GPUs']] as const) {
           if (s.rollout.engine !== engine) v.push({ label: `${label}`, patch: { rollout: { ...s.rollout, engine } } });
         }
       }
@@ -217,7 +241,8 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
     case 'completionLen':
       if (s.rollout && s.rollout.completion_len > 1) {
         const c = Math.floor(s.rollout.completion_len / 2);
-        v.push({ label: `completions ${s.rollout.completion_len} -> ${c} tokens`, patch: { rollout: { ...s.rollout, completion_len: c }, seq_len: s.seq_len - (s.rollout.completion_len - c) } });
+        v.push({ label: `completions ${s.rollout.completion_len} -> ${c} tokens`,
+          patch: { rollout: { ...s.rollout, completion_len: c }, seq_len: s.seq_len - (s.rollout.completion_len - c) } });
       }
       break;
     case 'maxNewTokens':
@@ -236,10 +261,13 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       break;
     case 'stepsPerGeneration':
     case 'generationBatchSize':
-      if (s.rollout && s.rollout.objective !== 'online-dpo' && s.rollout.batch >= 2 * s.micro_batch_size) v.push({ label: `completions per round ${s.rollout.batch} -> ${s.rollout.batch / 2}`, patch: { rollout: { ...s.rollout, batch: Math.max(1, Math.floor(s.rollout.batch / 2)) } } });
+      if (s.rollout && s.rollout.objective !== 'online-dpo' && s.rollout.batch >= 2 * s.micro_batch_size)
+        v.push({ label: `completions per round ${s.rollout.batch} -> ${s.rollout.batch / 2}`,
+        patch: { rollout: { ...s.rollout, batch: Math.max(1, Math.floor(s.rollout.batch / 2)) } } });
       break;
     case 'klBeta':
-      if (s.rollout && s.rollout.objective !== 'online-dpo' && s.rollout.reference !== 'none') v.push({ label: 'beta 0 (no reference model)', patch: { rollout: { ...s.rollout, reference: 'none' } } });
+      if (s.rollout && s.rollout.objective !== 'online-dpo' && s.rollout.reference !== 'none')
+        v.push({ label: 'beta 0 (no reference model)', patch: { rollout: { ...s.rollout, reference: 'none' } } });
       break;
     case 'vllmMemoryFraction':
       if (s.rollout?.engine === 'vllm-colocate' && s.rollout.vllm_memory_fraction > 0.1) {
@@ -248,7 +276,8 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
       }
       break;
     case 'vllmSleep':
-      if (s.rollout?.engine === 'vllm-colocate') v.push({ label: `vLLM sleep mode ${s.rollout.vllm_sleep ? 'on -> off' : 'off -> on'}`, patch: { rollout: { ...s.rollout, vllm_sleep: !s.rollout.vllm_sleep } } });
+      if (s.rollout?.engine === 'vllm-colocate') v.push({ label: `vLLM sleep mode ${s.rollout.vllm_sleep ? 'on -> off' : 'off -> on'}`,
+        patch: { rollout: { ...s.rollout, vllm_sleep: !s.rollout.vllm_sleep } } });
       break;
     case 'kernels':
       if (s.kernels !== 'pytorch') v.push({ label: `${s.kernels} kernels -> PyTorch layers`, patch: { kernels: 'pytorch' } });
@@ -256,7 +285,8 @@ function variantsFor(key: string, s: TrainingSetup): Variant[] {
     case 'expandableSegments':
     case 'emptyCacheSteps':
       if (s.batch_lengths === 'variable' && (s.expandable_segments || s.empty_cache_steps !== undefined)) {
-        v.push({ label: 'default allocator (cache of earlier batches kept)', patch: { expandable_segments: false, empty_cache_steps: undefined }, overRun: true });
+        v.push({ label: 'default allocator (cache of earlier batches kept)',
+          patch: { expandable_segments: false, empty_cache_steps: undefined }, overRun: true });
       }
       break;
     case 'batchLengths': {
@@ -288,7 +318,8 @@ export function hoverAt(a: Analysis, offset: number, text: string, t: Translate 
       const x = arch.arch;
       lines.push(t('{0}: {1} layers, hidden {2}, {3} heads ({4} kv), MLP {5}, vocab {6}', x.family, x.layers, x.hidden, x.heads, x.kvHeads, x.ffn, x.vocab));
     }
-    if (params) lines.push(t('{0} parameters ({1} trainable) · source: {2}', formatCount(params.total), formatCount(params.trainable), mdText(src?.kind === 'catalog' ? src.entry : params.source)));
+    if (params) lines.push(t('{0} parameters ({1} trainable) · source: {2}', formatCount(params.total), formatCount(params.trainable),
+      mdText(src?.kind === 'catalog' ? src.entry : params.source)));
   }
   const e = a.estimate;
   if (!a.setup || !e) {
@@ -303,7 +334,8 @@ export function hoverAt(a: Analysis, offset: number, text: string, t: Translate 
   const overRun = (x: typeof e): number => x.perGpu.variableLengths?.deviceBytes ?? x.perGpu.deviceBytes;
   for (const variant of variantsFor(String(target.key), s)) {
     // Lean estimates leave out the over-a-run figure; a variant that compares it needs the full one.
-    const r = estimate({ ...s, ...variant.patch }, { gpu: e.gpu ? { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source } : undefined, lean: !variant.overRun });
+    const r = estimate({ ...s, ...variant.patch }, { gpu: e.gpu ? { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source } : undefined,
+      lean: !variant.overRun });
     if (!r.ok) continue;
     if (variant.overRun) {
       effects.push(`${variant.label}: ${signed(overRun(r.estimate) - overRun(e))}${t(' over a run (nvidia-smi); the per-step peak is unchanged')}`);

@@ -5,7 +5,8 @@
 import { Document, LineCounter, YAMLMap, isAlias, isMap, isPair, isScalar, isSeq, type Node, type YAMLError } from 'yaml';
 import { parseYaml } from '../yaml-parse';
 import { about, bySubject, evaluationOn, galoreOf, galoreRankOf, msg } from '../facts';
-import type { CanonicalKey, ConfigFacts, Fact, FactValue, Format, Message, ParseProblem, ProblemCode, Reference, Span, SubjectMessage, Tool, Unknown } from '../facts';
+import type { CanonicalKey, ConfigFacts, Fact, FactValue, Format, Message, ParseProblem, ProblemCode, Reference, Span, SubjectMessage, Tool,
+  Unknown } from '../facts';
 
 /** One `key: value` of a mapping, with the value resolved through aliases and interpolation. */
 export interface Entry {
@@ -130,7 +131,8 @@ const KEEP_CHOMP = /[|>][1-9]?\+/;
  * A block starts at a line with a key at column 0 (`name:` followed by a space or the line end).
  */
 export function topLevelBlocks(text: string): number[] | undefined {
-  if (text.length === 0 || text.includes('\t') || text.includes('\uFEFF') || text.includes('<<') || /\r(?!\n)/.test(text) || ANCHOR_OR_ALIAS.test(text) || KEEP_CHOMP.test(text)) return undefined;
+  if (text.length === 0 || text.includes('\t') || text.includes('\uFEFF') || text.includes('<<') || /\r(?!\n)/.test(text) || ANCHOR_OR_ALIAS.test(text)
+    || KEEP_CHOMP.test(text)) return undefined;
   const starts: number[] = [];
   let afterComment = false; // a column-0 comment since the last line of content
   let seenKey = false;
@@ -325,7 +327,8 @@ export class YamlCtx {
     }
     this.doc = doc;
     for (const e of doc?.errors ?? []) {
-      this.problem('syntax-error', 'error', e.message.split('\n')[0] !== undefined ? msg('{0}', e.message.split('\n')[0]) : msg('YAML syntax error'), this.span(e.pos[0], e.pos[1]));
+      this.problem('syntax-error', 'error', e.message.split('\n')[0] !== undefined ? msg('{0}', e.message.split('\n')[0]) : msg('YAML syntax error'),
+        this.span(e.pos[0], e.pos[1]));
     }
     const contents = doc?.contents;
     this.root = isMap(contents) ? contents : undefined;
@@ -502,7 +505,8 @@ export class YamlCtx {
     if (!node) return { t: 'absent' };
     if (isAlias(node)) return depth > MAX_ALIAS_DEPTH ? { t: 'absent' } : this.viewNode(this.resolveAlias(node), depth + 1);
     if (isMap(node)) return { t: 'map', node };
-    if (isSeq(node)) return depth > MAX_ALIAS_DEPTH ? { t: 'seq', items: [] } : { t: 'seq', items: (node.items as Node[]).map((i) => this.viewNode(i, depth + 1)) };
+    if (isSeq(node)) return depth > MAX_ALIAS_DEPTH ? { t: 'seq', items: [] }
+      : { t: 'seq', items: (node.items as Node[]).map((i) => this.viewNode(i, depth + 1)) };
     if (!isScalar(node)) return { t: 'absent' };
     const v = node.value;
     const plain = node.type === 'PLAIN' || node.type === undefined;
@@ -816,7 +820,8 @@ export function galoreKeys(ctx: YamlCtx, m: ReadonlyMap<string, Entry>): void {
   if (!g || !optim) return;
   ctx.add('galore', optim, 'galore');
   ctx.add('galoreLayerwise', optim, g.layerwise);
-  ctx.put('galoreTargets', m.get('optim_target_modules'), (v) => listOf(v) ?? (strOf(v) !== undefined ? [strOf(v)!] : new Invalid(about('{0}: expected module names, found {1}', describe(v)))));
+  ctx.put('galoreTargets', m.get('optim_target_modules'),
+    (v) => listOf(v) ?? (strOf(v) !== undefined ? [strOf(v)!] : new Invalid(about('{0}: expected module names, found {1}', describe(v)))));
   ctx.put('galoreRank', m.get('optim_args'), (v) => {
     const s = strOf(v);
     return s === undefined ? undefined : galoreRankOf(s);
