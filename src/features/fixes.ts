@@ -10,7 +10,7 @@ import { parsePython } from '../analyzers/python-parse';
 import { applyEdits, findNodeAtLocation, modify, parseTree, type ParseError } from 'jsonc-parser';
 import { isAlias, isMap, isScalar, isSeq, type Document, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { parseYaml } from '../analyzers/yaml-parse';
-import { bundledDeepspeedFor, findBundledDeepspeed } from '../analyzers/bundled-deepspeed';
+import { bundledDeepspeedFor, findBundledDeepspeed } from '../analyzers/deepspeed-json/bundled';
 import { analyzeAs } from '../analyzers/detect';
 import type { AnalyzedFile } from '../analyzers/resolve-facts';
 import { UNSLOTH_CLASSES } from '../analyzers/hf-python';

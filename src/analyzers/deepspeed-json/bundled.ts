@@ -4,7 +4,7 @@
 // shown as that tool's default. The entries list the memory settings each file writes (the rest of each file is
 // batch-size and precision "auto" values that the trainer fills in, and logging), as published in
 // axolotl-ai-cloud/axolotl deepspeed_configs/ and hiyouga/LLaMA-Factory examples/deepspeed/.
-import type { Format } from './facts';
+import type { Format } from '../facts';
 
 export interface BundledDeepspeed {
   readonly tool: 'axolotl' | 'llamafactory';
