@@ -7,7 +7,7 @@ import { analyzeAs, detectFormat } from './detect';
 import { DEPENDENCY_FILES, findPins, PARENT_LEVELS } from './pins';
 import { msg, type ConfigFacts, type Format } from './facts';
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
-import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve-facts';
+import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve';
 import { analyzeScenario, ScenarioSchema, type Problem, type ScenarioFacts } from './scenario';
 import type { ProvenanceMap, TrainingSetup } from '../core/setup';
 

@@ -12,7 +12,7 @@ import { isAlias, isMap, isScalar, isSeq, type Document, type Pair, type YAMLMap
 import { parseYaml } from '../analyzers/yaml-parse';
 import { bundledDeepspeedFor, findBundledDeepspeed } from '../analyzers/deepspeed-json/bundled';
 import { analyzeAs } from '../analyzers/detect';
-import type { AnalyzedFile } from '../analyzers/resolve-facts';
+import type { AnalyzedFile } from '../analyzers/resolve';
 import { UNSLOTH_CLASSES } from '../analyzers/hf-python';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Format, type Tool } from '../analyzers/facts';
 import { analyzeScenario } from '../analyzers/scenario';

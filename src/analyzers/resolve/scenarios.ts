@@ -1,44 +1,13 @@
-// Merges the facts of one or several files and the command-line / editor overrides into a validated
-// TrainingSetup where every field knows where it came from. Model references are resolved through a
-// caller-supplied resolver (the catalog in the core; the CLI and the extension add local files).
-// Pure: no I/O here.
-import type { HfConfig, Provenance, ProvenanceMap, TrainingSetup, TrainingSetupInput } from '../core/setup';
-import { TrainingSetupSchema } from '../core/setup';
-import { findModel } from '../core/lookup';
-import { msg } from './facts';
-import { describeSetupIssue, valueAt } from './issues';
-import type { Location, Problem, ScenarioFacts } from './scenario';
-
-export interface ResolvedModel {
-  readonly id: string;
-  readonly config: HfConfig;
-  readonly parameters?: number;
-  readonly source: string;
-  /** What was read of a local model and what was not (refused weight headers, unmodelled quantization), said at the model. */
-  readonly notes?: readonly string[];
-}
-
-export type ModelResolver = (ref: string) => { ok: true; model: ResolvedModel } | { ok: false; message: string };
-
-/** Values given on the command line or in editor settings; they win over every file. */
-export interface Overrides {
-  readonly model?: string;
-  readonly gpu?: string;
-  readonly gpusPerNode?: number;
-  readonly nodes?: number;
-  readonly seqLen?: number;
-  /** How the override is named to the user: a CLI flag or a setting. */
-  readonly origin?: 'flag' | 'setting';
-}
-
-export interface Resolution {
-  readonly setup?: TrainingSetup;
-  readonly provenance: ProvenanceMap;
-  readonly problems: readonly Problem[];
-  /** The GPU name asked for (from a file or an override), not yet looked up. */
-  readonly gpu?: string;
-  readonly gpuLocation?: Location;
-}
+// Scenario files (*.vram.yaml, *.vram.json) and the overrides into a validated TrainingSetup: the values are the
+// scenario's own keys, so the merge is a copy; models (the policy, a distillation teacher, reward models) are resolved
+// through the caller's resolver. Also the catalog as a resolver. Pure: no I/O here.
+import type { Provenance, ProvenanceMap, TrainingSetupInput } from '../../core/setup';
+import { TrainingSetupSchema } from '../../core/setup';
+import { findModel } from '../../core/lookup';
+import { msg } from '../facts';
+import { describeSetupIssue, valueAt } from '../issues';
+import type { Location, Problem, ScenarioFacts } from '../scenario';
+import type { ModelResolver, Overrides, Resolution } from './types';
 
 /** The built-in catalog as a resolver. */
 export const catalogResolver: ModelResolver = (ref) => {
