@@ -11,13 +11,10 @@ import type { AnalyzedFile } from '../../analyzers/resolve';
 import type { CanonicalKey, FactValue } from '../../analyzers/facts';
 import { analyzeScenario } from '../../analyzers/scenario';
 import type { SetupChange } from '../../core/advice';
-import { type EditData, type FixFile, type FixPlan, type Op, type Written, failed } from './ops';
+import { type EditData, type FixFile, type FixPlan, type Op, failed } from './ops';
 import { diffEdits } from './diff';
-import { jsonSet } from './writers/json';
-import { yamlSet, yamlWriteDeep } from './writers/yaml';
-import { pySet } from './writers/python';
-import { shellSet } from './writers/shell';
 import { planChange } from './choose';
+import { PLANNERS } from './planners';
 export type { EditData, FixFile, FixPlan } from './ops';
 export { applyEditData } from './diff';
 
@@ -29,19 +26,6 @@ export function editableFiles(files: readonly AnalyzedFile[]): FixFile[] {
   return files
     .filter((f) => !f.origin && !f.facts.problems.some((p) => p.code === 'not-analyzed'))
     .map((f) => ({ file: f.file, text: f.text, format: f.facts.format, facts: f.facts }));
-}
-
-function writeOp(file: FixFile, text: string, o: Op): Written {
-  switch (file.format) {
-    case 'deepspeed-json': return jsonSet(text, o);
-    case 'scenario':
-      if (/\.json$/i.test(file.file)) return jsonSet(text, o);
-      return yamlWriteDeep(text, o);
-    case 'hf-python': return pySet(text, o);
-    case 'shell': return shellSet(file, text, o);
-    case 'accelerate-yaml': case 'axolotl-yaml': case 'hf-yaml': return yamlSet(text, o, false);
-    case 'llamafactory-yaml': case 'torchtune-yaml': return yamlSet(text, o, true);
-  }
 }
 
 function syntaxErrors(file: FixFile, text: string): number {
@@ -70,7 +54,7 @@ export function editsForChanges(changes: readonly SetupChange[], files: readonly
   for (const [f, ops] of perFile) {
     let text = f.text;
     for (const { key, op: o } of ops) {
-      const w = writeOp(f, text, o);
+      const w = PLANNERS[f.format].write(f, text, o);
       if (failed(w)) {
         unsupported.push({ key, reason: `${f.file}: ${w.reason}` });
         break;
