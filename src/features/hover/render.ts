@@ -18,7 +18,8 @@ export function breakdownBlock(e: Estimate, gpuLine: boolean): string {
     `about ${formatBytes(vl.reservedBytes)} reserved or more, ${formatBytes(vl.deviceBytes)} nvidia-smi (+${formatBytes(vl.cacheBytes)} cached, freed before OOM)`]);
   if (e.perGpu.pagedToHostBytes) rows.push(['paged optimizer state in host RAM',
     `${formatBytes(e.perGpu.pagedToHostBytes)} (does not fit beside the rest; paged in and out at each step)`]);
-  if (gpuLine && e.gpu) rows.push([`${e.gpu.id}`, `${formatBytes(e.gpu.memoryBytes)}  ${e.fits ? 'fits' : 'DOES NOT FIT'}, headroom ${formatBytes(e.headroomBytes ?? 0)}`]);
+  if (gpuLine && e.gpu) rows.push([`${e.gpu.id}`,
+    `${formatBytes(e.gpu.memoryBytes)}  ${e.fits ? 'fits' : 'DOES NOT FIT'}, headroom ${formatBytes(e.headroomBytes ?? 0)}`]);
   const w = Math.max(...rows.map((r) => r[0].length)) + 2;
   return rows.map(([l, v]) => l + ' '.repeat(Math.max(1, w - l.length)) + v).join('\n');
 }

@@ -21,7 +21,8 @@ export function jsonSet(text: string, o: Op): Written {
   const path = [...o.path];
   for (let i = 1; i < path.length; i++) {
     const parent = findNodeAtLocation(root, path.slice(0, i));
-    if (parent && parent.type !== 'object') return { reason: `\`${path.slice(0, i).join('.')}\` is not an object here, so \`${path[i]}\` cannot be set inside it` };
+    if (parent && parent.type !== 'object')
+      return { reason: `\`${path.slice(0, i).join('.')}\` is not an object here, so \`${path[i]}\` cannot be set inside it` };
   }
   const existing = findNodeAtLocation(root, path);
   if (o.when === 'present' && !existing) return { text };

@@ -49,44 +49,49 @@ export function pyCalls(text: string): PyCallSite[] {
   tree.iterate({
     enter: (n) => {
       if (n.name !== 'CallExpression') return;
-      const node = n.node;
-      const kind = callKind(calleeName(text, node));
-      const argList = node.getChild('ArgList');
-      if (!kind || !argList) return;
-      const kids: SyntaxNode[] = [];
-      for (let c = argList.firstChild; c; c = c.nextSibling) kids.push(c);
-      const open = kids[0];
-      const close = kids[kids.length - 1];
-      if (!open || open.name !== '(' || !close || close.name !== ')') return;
-      const args: PyArg[] = [];
-      let cur: SyntaxNode[] = [];
-      let trailingComma = false;
-      const flush = (): void => {
-        if (cur.length === 0) return;
-        const a = cur[0]!;
-        const b = cur[cur.length - 1]!;
-        const eq = cur.findIndex((x) => x.name === 'AssignOp');
-        if (eq === 1 && a.name === 'VariableName' && cur[2]) {
-          args.push({ from: a.from, to: b.to, kw: text.slice(a.from, a.to), value: { from: cur[2].from, to: b.to } });
-        } else {
-          args.push({ from: a.from, to: b.to });
-        }
-        cur = [];
-      };
-      for (const k of kids.slice(1, -1)) {
-        if (k.name === ',') {
-          flush();
-          trailingComma = true;
-        } else {
-          cur.push(k);
-          trailingComma = false;
-        }
-      }
-      flush();
-      out.push({ kind, open: open.from, close: close.from, args, trailingComma });
+      const site = callSite(text, n.node);
+      if (site) out.push(site);
     },
   });
   return out;
+}
+
+/** The arguments of a call the planners write to (its kind from the callee), or undefined for any other call. */
+function callSite(text: string, node: SyntaxNode): PyCallSite | undefined {
+  const kind = callKind(calleeName(text, node));
+  const argList = node.getChild('ArgList');
+  if (!kind || !argList) return undefined;
+  const kids: SyntaxNode[] = [];
+  for (let c = argList.firstChild; c; c = c.nextSibling) kids.push(c);
+  const open = kids[0];
+  const close = kids[kids.length - 1];
+  if (!open || open.name !== '(' || !close || close.name !== ')') return undefined;
+  const args: PyArg[] = [];
+  let cur: SyntaxNode[] = [];
+  let trailingComma = false;
+  const flush = (): void => {
+    if (cur.length === 0) return;
+    const a = cur[0]!;
+    const b = cur[cur.length - 1]!;
+    const eq = cur.findIndex((x) => x.name === 'AssignOp');
+    if (eq === 1 && a.name === 'VariableName' && cur[2]) {
+      args.push({ from: a.from, to: b.to, kw: text.slice(a.from, a.to), value: { from: cur[2].from, to: b.to } });
+    } else {
+      args.push({ from: a.from, to: b.to });
+    }
+    cur = [];
+  };
+  for (const k of kids.slice(1, -1)) {
+    if (k.name === ',') {
+      flush();
+      trailingComma = true;
+    } else {
+      cur.push(k);
+      trailingComma = false;
+    }
+  }
+  flush();
+  return { kind, open: open.from, close: close.from, args, trailingComma };
 }
 
 function pyLiteral(v: Val, quote: string): string {

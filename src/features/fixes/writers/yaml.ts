@@ -24,7 +24,8 @@ function yamlScalar(v: Val, style: string | undefined, pyBools: boolean): string
 function yamlBlock(path: readonly string[], v: Val, indent: string, step: string, pyBools: boolean, eol: string): string {
   const [head, ...rest] = path;
   if (rest.length > 0) return `${indent}${head}:${eol}${yamlBlock(rest, v, indent + step, step, pyBools, eol)}`;
-  if (Array.isArray(v) && v.length > 0) return `${indent}${head}:${eol}${v.map((x) => `${indent}${step}- ${yamlScalar(x, undefined, pyBools)}${eol}`).join('')}`;
+  if (Array.isArray(v) && v.length > 0)
+    return `${indent}${head}:${eol}${v.map((x) => `${indent}${step}- ${yamlScalar(x, undefined, pyBools)}${eol}`).join('')}`;
   if (isObj(v)) return `${indent}${head}:${eol}${Object.entries(v).map(([k, x]) => yamlBlock([k], x, indent + step, step, pyBools, eol)).join('')}`;
   return `${indent}${head}: ${yamlScalar(v, undefined, pyBools)}${eol}`;
 }
