@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import type { ConfigFacts } from '../../../src/analyzers/facts';
 import { analyzeAccelerateYaml, analyzeAxolotlYaml, analyzeHfYaml, analyzeLlamaFactoryYaml, analyzeTorchtuneYaml } from '../../../src/analyzers/yaml';
-import { clearYamlBlockCache, setYamlBlockCache, topLevelBlocks } from '../../../src/analyzers/yaml/common';
+import { clearYamlBlockCache, setYamlBlockCache, topLevelBlocks } from '../../../src/analyzers/yaml/blocks';
 import { mutated } from './yaml-common.test';
 
 const ANALYZERS: readonly [string, (text: string) => ConfigFacts][] = [
