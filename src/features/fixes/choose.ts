@@ -74,8 +74,8 @@ export function planChange(ch: SetupChange, changes: readonly SetupChange[], fil
     out.set(scenario, [op([ch.key], ch.value as Val)]);
     return out;
   }
-  // LoRA and QLoRA load the base model in the training dtype (resolve-facts applies the same rule), so a weights
-  // dtype that comes with a method change is written only where a file can say it.
+  // LoRA and QLoRA load the base model in the training dtype (resolve/precision.ts applies the same rule), so a
+  // weights dtype that comes with a method change is written only where a file can say it.
   const implied = ch.key === 'weights_dtype' && changes.some((c) => c.key === 'method' && (c.value === 'lora' || c.value === 'qlora'));
   const setters = files.filter((f) => setsKey(f, ch.key));
   const reasons: string[] = [];

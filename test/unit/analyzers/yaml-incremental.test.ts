@@ -1,4 +1,4 @@
-// The top-level block cache of the YAML analyzers (src/analyzers/yaml/common.ts): whatever the block path does —
+// The top-level block cache of the YAML analyzers (src/analyzers/yaml/blocks.ts): whatever the block path does —
 // cut, cache, shift, join, fall back — every analyzer must return exactly the ConfigFacts of a full parse, over the
 // corpus, the test fixtures, mutated texts and a simulated typing session with a warm cache.
 import * as assert from 'node:assert/strict';
