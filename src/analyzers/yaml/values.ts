@@ -194,7 +194,9 @@ export function shardingOf(v: View): string | undefined {
   return undefined;
 }
 
-export const asSharding: Conv = (v) => shardingOf(v) ?? new Invalid(about('{0}: expected FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD or HYBRID_SHARD_ZERO2, found {1}', describe(v)));
+export const asSharding: Conv = (v) => shardingOf(v)
+  ?? new Invalid(about('{0}: expected FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD or HYBRID_SHARD_ZERO2, found {1}',
+    describe(v)));
 
 /** Optimizer names of the HF family; 4-bit states have no setup value yet, so their raw name is kept. */
 export function optimizerOf(raw: string, normalize: (s: string) => string): string {
