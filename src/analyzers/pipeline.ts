@@ -2,12 +2,12 @@
 // references it makes (a DeepSpeed JSON named by TrainingArguments, a launcher flag, an Accelerate or Axolotl
 // key) relative to the referencing file, then merge everything with precedence and tool defaults.
 // Pure: file access goes through the FileReader the caller provides (the CLI and the extension each have one).
-import { bundledFileName, bundledNote, findBundledDeepspeed } from './bundled-deepspeed';
+import { bundledFileName, bundledNote, findBundledDeepspeed } from './deepspeed-json/bundled';
 import { analyzeAs, detectFormat } from './detect';
 import { DEPENDENCY_FILES, findPins, PARENT_LEVELS } from './pins';
 import { msg, type ConfigFacts, type Format } from './facts';
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
-import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve-facts';
+import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve';
 import { analyzeScenario, ScenarioSchema, type Problem, type ScenarioFacts } from './scenario';
 import type { ProvenanceMap, TrainingSetup } from '../core/setup';
 

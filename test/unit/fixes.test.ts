@@ -1,4 +1,4 @@
-// Tests of features/fixes.ts: before -> after text per format (in the style of jsonc-parser's modify tests), the
+// Tests of features/fixes/: before -> after text per format (in the style of jsonc-parser's modify tests), the
 // all-or-nothing rule for multi-key changes, file choice across several files, and a round-trip property: after the
 // edits, re-analyzing the file yields the requested values and no new syntax problems.
 import * as assert from 'node:assert/strict';

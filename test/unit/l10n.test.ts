@@ -11,8 +11,9 @@ import { PANEL_STRINGS } from '../../webview-ui/src/strings';
 const repo = path.resolve(__dirname, '..', '..', '..');
 const read = (p: string): string => fs.readFileSync(path.join(repo, p), 'utf8');
 
+/** The TypeScript sources of a folder and its subfolders (analyzers and features keep one folder per format or feature). */
 function sources(dir: string): string[] {
-  return fs.readdirSync(path.join(repo, dir)).filter((f) => f.endsWith('.ts')).map((f) => read(path.join(dir, f)));
+  return fs.readdirSync(path.join(repo, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => read(path.join(dir, f)));
 }
 
 describe('l10n (zh-cn)', () => {

@@ -2,7 +2,8 @@
 // FSDP / N-D parallel plugin blocks, as facts with exact spans. Keys and defaults follow FORMATS.md §4
 // (huggingface/accelerate@16cb6eb:src/accelerate/commands/config/config_args.py, commands/launch.py). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, type ConfigFacts } from '../facts';
-import { Invalid, YamlCtx, asBool, asEnumInt, asOffload, asPosInt, asSharding, boolOf, describe, guarded, numOf, strOf, type Conv, type Entry } from './common';
+import { YamlCtx, guarded } from './common';
+import { Invalid, asBool, asEnumInt, asOffload, asPosInt, asSharding, boolOf, describe, numOf, strOf, type Conv, type Entry } from './values';
 
 /**
  * Fields of ClusterConfig / SageMakerConfig (config_args.py) plus the legacy keys process_config converts

@@ -2,12 +2,11 @@
 // attention, kernels, DeepSpeed and FSDP keys as facts with exact spans. Keys and defaults follow FORMATS.md §5
 // (axolotl-ai-cloud/axolotl@067b021:src/axolotl/utils/schemas/*.py, utils/config/__init__.py). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
+import { YamlCtx, guarded } from './common';
 import {
-  asEvalStrategy,
-  asPacking,
-  Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asSharding, asString, attentionOf, boolOf, describe, fsdpFromOptions,
-  galoreKeys, grpoKeys, guarded, listOf, numOf, optimizerOf, strOf, type Conv, type Entry,
-} from './common';
+  asEvalStrategy, asPacking, Invalid, asBool, asNonNegNumber, asPosInt, asSharding, asString, attentionOf, boolOf,
+  describe, fsdpFromOptions, galoreKeys, grpoKeys, listOf, numOf, optimizerOf, strOf, type Conv, type Entry,
+} from './values';
 
 /** Deprecated attention booleans and the attn_implementation they stand for (schemas/model.py). */
 const ATTENTION_FLAGS: Readonly<Record<string, string>> = {

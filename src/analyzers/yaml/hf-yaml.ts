@@ -2,11 +2,11 @@
 // YAML passed to HfArgumentParser.parse_yaml_file): TrainingArguments, TRL and ModelConfig keys as facts with exact
 // spans. Keys and defaults follow FORMATS.md §2 (transformers@00349ae:training_args.py, trl@f2cd577). Pure: no I/O, no node:* or vscode imports.
 import { about, normalizeOptimizer, type ConfigFacts, type Tool } from '../facts';
+import { YamlCtx, guarded } from './common';
 import {
-  asEvalStrategy,
-  Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, dtypeOf, fsdpFromOptions,
-  galoreKeys, grpoKeys, guarded, listOf, optimizerOf, strOf, type Entry,
-} from './common';
+  asEvalStrategy, Invalid, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, dtypeOf,
+  fsdpFromOptions, galoreKeys, grpoKeys, listOf, optimizerOf, strOf, type Entry,
+} from './values';
 
 /** Keys that only TRL configs (SFTConfig, ModelConfig, ScriptArguments) have; their presence means TRL defaults apply. */
 export const TRL_KEYS = new Set([

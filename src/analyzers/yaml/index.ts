@@ -6,4 +6,4 @@ export { analyzeLlamaFactoryYaml } from './llamafactory';
 export { analyzeTorchtuneYaml, parseBuilder } from './torchtune';
 export { analyzeHfYaml, TRL_KEYS } from './hf-yaml';
 export { detectYamlFormat } from './detect';
-export type { Entry, View } from './common';
+export type { Entry, View } from './values';

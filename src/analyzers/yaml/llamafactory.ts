@@ -2,12 +2,11 @@
 // schema and the v1 schema (`model:`, `micro_batch_size`, `dist_config`, `kernel_config`), as facts with exact spans.
 // Keys and defaults follow FORMATS.md §6 (hiyouga/LLaMA-Factory@ff6d4d1:src/llamafactory/hparams/*.py). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, notModeled, type ConfigFacts } from '../facts';
+import { YamlCtx, guarded } from './common';
 import {
-  asEvalStrategy,
-  asPacking,
-  Invalid, YamlCtx, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, fsdpFromOptions, guarded,
-  listOf, numOf, optimizerOf, strOf, type Entry,
-} from './common';
+  asEvalStrategy, asPacking, Invalid, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe,
+  fsdpFromOptions, listOf, numOf, optimizerOf, strOf, type Entry,
+} from './values';
 
 export function analyzeLlamaFactoryYaml(text: string): ConfigFacts {
   // OmegaConf.load (parser.py:117-124): duplicate keys are an error and `${...}` is interpolated.

@@ -3,7 +3,8 @@
 // loss and FSDP/TP keys as facts with exact spans, `${...}` interpolation resolved. Keys and defaults follow
 // FORMATS.md §7 (pytorch/torchtune@bd2a0fc:recipes/*.py, recipes/configs/**). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
-import { Invalid, YamlCtx, asBool, asNonNegNumber, asPacking, asPosInt, boolOf, describe, guarded, listOf, numOf, strOf, type Entry } from './common';
+import { YamlCtx, guarded } from './common';
+import { Invalid, asBool, asNonNegNumber, asPacking, asPosInt, boolOf, describe, listOf, numOf, strOf, type Entry } from './values';
 
 /**
  * torchtune model builders (the last segment of `_component_` without its lora_/qlora_ prefix and _base/_instruct

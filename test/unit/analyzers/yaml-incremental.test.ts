@@ -1,4 +1,4 @@
-// The top-level block cache of the YAML analyzers (src/analyzers/yaml/common.ts): whatever the block path does —
+// The top-level block cache of the YAML analyzers (src/analyzers/yaml/blocks.ts): whatever the block path does —
 // cut, cache, shift, join, fall back — every analyzer must return exactly the ConfigFacts of a full parse, over the
 // corpus, the test fixtures, mutated texts and a simulated typing session with a warm cache.
 import * as assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import type { ConfigFacts } from '../../../src/analyzers/facts';
 import { analyzeAccelerateYaml, analyzeAxolotlYaml, analyzeHfYaml, analyzeLlamaFactoryYaml, analyzeTorchtuneYaml } from '../../../src/analyzers/yaml';
-import { clearYamlBlockCache, setYamlBlockCache, topLevelBlocks } from '../../../src/analyzers/yaml/common';
+import { clearYamlBlockCache, setYamlBlockCache, topLevelBlocks } from '../../../src/analyzers/yaml/blocks';
 import { mutated } from './yaml-common.test';
 
 const ANALYZERS: readonly [string, (text: string) => ConfigFacts][] = [

@@ -21,7 +21,8 @@ const Offload = (what: string) => z.object({
 }).describe(`Offload of ${what} (ZeRO-Offload / ZeRO-Infinity).`);
 
 export const DeepSpeedZeroSchema = z.object({
-  stage: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).default(0).describe('ZeRO stage: 1 shards optimizer states, 2 also gradients, 3 also parameters (VRAM Lens shows the saving on hover).'),
+  stage: z.union([z.literal(0), z.literal(1), z.literal(2),
+    z.literal(3)]).default(0).describe('ZeRO stage: 1 shards optimizer states, 2 also gradients, 3 also parameters (VRAM Lens shows the saving on hover).'),
   offload_optimizer: Offload('optimizer states and fp32 master weights').optional(),
   offload_param: Offload('parameters (ZeRO-3 only)').optional(),
   overlap_comm: boolOrAuto('Overlap gradient reduction with backward (uses 2 reduce buckets).').optional(),
@@ -72,8 +73,10 @@ export const DeepSpeedConfigSchema = z.looseObject({
     min_loss_scale: z.number().optional(),
     consecutive_hysteresis: z.boolean().optional(),
   }).partial().optional(),
-  bf16: z.object({ enabled: boolOrAuto('bf16 training (fp32 master weights in the optimizer).'), immediate_grad_update: z.boolean().optional() }).partial().optional(),
-  optimizer: z.object({ type: z.string().describe('Adam, AdamW, Lamb, OneBitAdam, ... (case-insensitive).'), params: z.record(z.string(), z.unknown()).optional() }).optional(),
+  bf16: z.object({ enabled: boolOrAuto('bf16 training (fp32 master weights in the optimizer).'),
+    immediate_grad_update: z.boolean().optional() }).partial().optional(),
+  optimizer: z.object({ type: z.string().describe('Adam, AdamW, Lamb, OneBitAdam, ... (case-insensitive).'),
+    params: z.record(z.string(), z.unknown()).optional() }).optional(),
   scheduler: z.object({ type: z.string(), params: z.record(z.string(), z.unknown()).optional() }).optional(),
   zero_optimization: DeepSpeedZeroSchema.optional(),
   zero_allow_untested_optimizer: z.boolean().optional(),

@@ -1,50 +1,20 @@
-// Merges the facts of one or several files and the command-line / editor overrides into a validated
-// TrainingSetup where every field knows where it came from. Model references are resolved through a
-// caller-supplied resolver (the catalog in the core; the CLI and the extension add local files).
-// Pure: no I/O here.
-import type { HfConfig, Provenance, ProvenanceMap, TrainingSetup, TrainingSetupInput } from '../core/setup';
-import { TrainingSetupSchema } from '../core/setup';
-import { findModel } from '../core/lookup';
-import { msg } from './facts';
-import { describeSetupIssue, valueAt } from './issues';
-import type { Location, Problem, ScenarioFacts } from './scenario';
-
-export interface ResolvedModel {
-  readonly id: string;
-  readonly config: HfConfig;
-  readonly parameters?: number;
-  readonly source: string;
-  /** What was read of a local model and what was not (refused weight headers, unmodelled quantization), said at the model. */
-  readonly notes?: readonly string[];
-}
-
-export type ModelResolver = (ref: string) => { ok: true; model: ResolvedModel } | { ok: false; message: string };
-
-/** Values given on the command line or in editor settings; they win over every file. */
-export interface Overrides {
-  readonly model?: string;
-  readonly gpu?: string;
-  readonly gpusPerNode?: number;
-  readonly nodes?: number;
-  readonly seqLen?: number;
-  /** How the override is named to the user: a CLI flag or a setting. */
-  readonly origin?: 'flag' | 'setting';
-}
-
-export interface Resolution {
-  readonly setup?: TrainingSetup;
-  readonly provenance: ProvenanceMap;
-  readonly problems: readonly Problem[];
-  /** The GPU name asked for (from a file or an override), not yet looked up. */
-  readonly gpu?: string;
-  readonly gpuLocation?: Location;
-}
+// Scenario files (*.vram.yaml, *.vram.json) and the overrides into a validated TrainingSetup: the values are the
+// scenario's own keys, so the merge is a copy; models (the policy, a distillation teacher, reward models) are resolved
+// through the caller's resolver. Also the catalog as a resolver. Pure: no I/O here.
+import type { Provenance, ProvenanceMap, TrainingSetupInput } from '../../core/setup';
+import { TrainingSetupSchema } from '../../core/setup';
+import { findModel } from '../../core/lookup';
+import { msg } from '../facts';
+import { describeSetupIssue, valueAt } from '../issues';
+import type { Location, Problem, ScenarioFacts } from '../scenario';
+import type { ModelResolver, Overrides, Resolution } from './types';
 
 /** The built-in catalog as a resolver. */
 export const catalogResolver: ModelResolver = (ref) => {
   const hit = findModel(ref);
   if (hit.ok) {
-    return { ok: true, model: { id: hit.model.id, config: hit.model.config, parameters: hit.model.publishedParams, source: `built-in catalog (${hit.model.source})` } };
+    return { ok: true, model: { id: hit.model.id, config: hit.model.config, parameters: hit.model.publishedParams,
+      source: `built-in catalog (${hit.model.source})` } };
   }
   return { ok: false, message: `unknown model '${ref}'${hit.suggestions.length ? `; closest catalog entries: ${hit.suggestions.join(', ')}` : ''}` };
 };
@@ -65,7 +35,8 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
       (provenance as Record<string, Provenance>)[k] = { kind: 'file', file: f.file, line: loc?.line, key: k };
       // The own keys of the rollout and galore blocks: those written are not assumptions.
       if ((k === 'rollout' || k === 'galore') && v !== null && typeof v === 'object') {
-        for (const sub of Object.keys(v)) (provenance as Record<string, Provenance>)[`${k}.${sub}`] = { kind: 'file', file: f.file, line: loc?.line, key: `${k}.${sub}` };
+        for (const sub of Object.keys(v)) (provenance as Record<string, Provenance>)[`${k}.${sub}`] = { kind: 'file', file: f.file,
+          line: loc?.line, key: `${k}.${sub}` };
       }
     }
   }
@@ -89,7 +60,8 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
   if (merged.architecture === undefined) {
     const ref = merged.model;
     if (typeof ref !== 'string' || ref.length === 0) {
-      problems.push({ ...anchor('model'), severity: 'error', code: 'missing-model', ...msg('no model: give `model` (Hub id, model directory or config.json) or an `architecture` block') });
+      problems.push({ ...anchor('model'), severity: 'error', code: 'missing-model',
+        ...msg('no model: give `model` (Hub id, model directory or config.json) or an `architecture` block') });
       return { provenance, problems };
     }
     const r = resolveModel(ref);
@@ -115,7 +87,8 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
         problems.push({ ...anchor('distillation'), severity: 'error', code: 'unknown-model', ...msg('{0}', t.message), key: 'distillation.teacher_model' });
         return { provenance, problems };
       }
-      merged.distillation = { ...dist, teacher_architecture: t.model.config, ...(dist.teacher_parameters === undefined && t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}) };
+      merged.distillation = { ...dist, teacher_architecture: t.model.config,
+        ...(dist.teacher_parameters === undefined && t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}) };
     }
   }
   // GRPO reward models: each named by `model` (resolved like the policy) unless its architecture is given.
@@ -144,7 +117,8 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const key = issue.path.map(String).join('.');
-      problems.push({ ...anchor(String(issue.path[0] ?? 'model')), severity: 'error', code: 'invalid-value', ...describeSetupIssue(issue, `\`${key || 'setup'}\``, valueAt(merged, issue.path)), key });
+      problems.push({ ...anchor(String(issue.path[0] ?? 'model')), severity: 'error', code: 'invalid-value',
+        ...describeSetupIssue(issue, `\`${key || 'setup'}\``, valueAt(merged, issue.path)), key });
     }
     return { provenance, problems };
   }

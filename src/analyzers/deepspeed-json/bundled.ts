@@ -4,7 +4,7 @@
 // shown as that tool's default. The entries list the memory settings each file writes (the rest of each file is
 // batch-size and precision "auto" values that the trainer fills in, and logging), as published in
 // axolotl-ai-cloud/axolotl deepspeed_configs/ and hiyouga/LLaMA-Factory examples/deepspeed/.
-import type { Format } from './facts';
+import type { Format } from '../facts';
 
 export interface BundledDeepspeed {
   readonly tool: 'axolotl' | 'llamafactory';
@@ -33,7 +33,8 @@ const AXOLOTL_Z3 = {
   stage3_param_persistence_threshold: 'auto', stage3_max_live_parameters: 0, stage3_max_reuse_distance: 0,
 };
 // LLaMA-Factory: stage 2 files with 5e8 buckets and no overlap; stage 3 files with DeepSpeed's usual 1e9 limits.
-const LF_Z2 = { allgather_partitions: true, allgather_bucket_size: 5e8, overlap_comm: false, reduce_scatter: true, reduce_bucket_size: 5e8, contiguous_gradients: true, round_robin_gradients: true };
+const LF_Z2 = { allgather_partitions: true, allgather_bucket_size: 5e8, overlap_comm: false, reduce_scatter: true, reduce_bucket_size: 5e8,
+  contiguous_gradients: true, round_robin_gradients: true };
 const LF_Z3 = {
   overlap_comm: false, contiguous_gradients: true, sub_group_size: 1e9, reduce_bucket_size: 'auto', stage3_prefetch_bucket_size: 'auto',
   stage3_param_persistence_threshold: 'auto', stage3_max_live_parameters: 1e9, stage3_max_reuse_distance: 1e9,
@@ -54,12 +55,14 @@ export const BUNDLED_DEEPSPEED: readonly BundledDeepspeed[] = [
   entry('axolotl', 'deepspeed_configs/zero3.json', { stage: 3, ...AXOLOTL_Z3 }),
   entry('axolotl', 'deepspeed_configs/zero3_bf16.json', { stage: 3, ...AXOLOTL_Z3 }, true),
   entry('axolotl', 'deepspeed_configs/zero3_bf16_cpuoffload_params.json', { stage: 3, offload_param: offload('cpu', true), ...AXOLOTL_Z3 }, true),
-  entry('axolotl', 'deepspeed_configs/zero3_bf16_cpuoffload_all.json', { stage: 3, offload_optimizer: offload('cpu', true), offload_param: offload('cpu', true), ...AXOLOTL_Z3 }, true),
+  entry('axolotl', 'deepspeed_configs/zero3_bf16_cpuoffload_all.json',
+    { stage: 3, offload_optimizer: offload('cpu', true), offload_param: offload('cpu', true), ...AXOLOTL_Z3 }, true),
   entry('llamafactory', 'examples/deepspeed/ds_z0_config.json', { stage: 0, ...LF_Z2 }),
   entry('llamafactory', 'examples/deepspeed/ds_z2_config.json', { stage: 2, ...LF_Z2 }),
   entry('llamafactory', 'examples/deepspeed/ds_z2_offload_config.json', { stage: 2, offload_optimizer: offload('cpu', true), ...LF_Z2 }),
   entry('llamafactory', 'examples/deepspeed/ds_z3_config.json', { stage: 3, ...LF_Z3 }),
-  entry('llamafactory', 'examples/deepspeed/ds_z3_offload_config.json', { stage: 3, offload_optimizer: offload('cpu', true), offload_param: offload('cpu', true), ...LF_Z3 }),
+  entry('llamafactory', 'examples/deepspeed/ds_z3_offload_config.json',
+    { stage: 3, offload_optimizer: offload('cpu', true), offload_param: offload('cpu', true), ...LF_Z3 }),
 ];
 
 /** The bundled file a config of `format` names with `path` (as written, or ending in the bundled path), if any. */
@@ -69,8 +72,10 @@ export function findBundledDeepspeed(path: string, format: Format | undefined): 
 }
 
 /** The bundled file of `tool` with exactly these ZeRO settings (bf16 files preferred when training in bf16). */
-export function bundledDeepspeedFor(tool: BundledDeepspeed['tool'], stage: number, offloadOptimizer: string, offloadParams: string, bf16: boolean): BundledDeepspeed | undefined {
-  const hits = BUNDLED_DEEPSPEED.filter((b) => b.tool === tool && b.stage === stage && b.offloadOptimizer === offloadOptimizer && b.offloadParams === offloadParams);
+export function bundledDeepspeedFor(tool: BundledDeepspeed['tool'], stage: number, offloadOptimizer: string, offloadParams: string,
+  bf16: boolean): BundledDeepspeed | undefined {
+  const hits = BUNDLED_DEEPSPEED.filter((b) => b.tool === tool && b.stage === stage && b.offloadOptimizer === offloadOptimizer
+    && b.offloadParams === offloadParams);
   return hits.find((b) => b.bf16 === bf16) ?? hits.find((b) => !b.bf16);
 }
 

@@ -1,0 +1,86 @@
+// FORMATS: the training-config formats VRAM Lens reads, one row each: the syntax a file is written in (it sets the
+// size and nesting limits of guards.ts, and the fix writer), the tool whose format it is, how a file is recognised and
+// its analyzer. A Format without a row does not compile; detect.ts runs the rows. Pure: no I/O.
+import { analyzeDeepSpeedJson } from './deepspeed-json';
+import { emptyFacts, type ConfigFacts, type Format, type Tool } from './facts';
+import type { Syntax } from './guards';
+import { analyzeHfPython } from './hf-python';
+import { isScenarioFile } from './scenario';
+import { analyzeShell } from './shell';
+import { analyzeAccelerateYaml, analyzeAxolotlYaml, analyzeHfYaml, analyzeLlamaFactoryYaml, analyzeTorchtuneYaml, detectYamlFormat } from './yaml';
+
+const DS_KEYS = /"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|zero_allow_untested_optimizer|bf16|fp16|steps_per_print|gradient_clipping)"\s*:/;
+// A name, or a call whose opening parenthesis may be followed by anything (a newline, a quote).
+const PY_TRAINING = /\b(?:TrainingArguments|Seq2SeqTrainingArguments|LoraConfig|BitsAndBytesConfig|HfArgumentParser|TrlParser)\b|\b(?:[A-Z][A-Za-z]*Config|from_pretrained|get_peft_model)\s*\(/;
+const SHELL_LAUNCH = /\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|llamafactory-cli|axolotl|tune\s+run|trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|python3?\s+\S+\.py|srun|mpirun)\b/;
+
+function baseName(fileName: string): string {
+  const i = Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\'));
+  return (i >= 0 ? fileName.slice(i + 1) : fileName).toLowerCase();
+}
+
+/** A file as detection sees it: its name, extension, language id and text. */
+export class DetectionInput {
+  /** The base name, lower-cased. */
+  readonly name: string;
+  /** The extension of the base name, lower-cased ('' when it has none). */
+  readonly ext: string;
+  private yaml?: { readonly format: Format | undefined };
+
+  constructor(readonly fileName: string, readonly text: string, readonly languageId?: string) {
+    this.name = baseName(fileName);
+    this.ext = this.name.includes('.') ? this.name.slice(this.name.lastIndexOf('.') + 1) : '';
+  }
+
+  /** The YAML format of the text (yaml/detect.ts decides among the YAML formats at once), computed once. */
+  get yamlFormat(): Format | undefined {
+    this.yaml ??= { format: detectYamlFormat(this.text, this.fileName) };
+    return this.yaml.format;
+  }
+}
+
+export interface FormatSpec {
+  /** The syntax the format is written in: the size and nesting limits (guards.ts) and the fix writer follow from it. */
+  readonly syntax: Syntax;
+  /**
+   * The tool whose format this is (HF Trainer for TrainingArguments in Python or YAML, torchrun for launch scripts).
+   * Which tool's defaults apply is decided from the facts (each names its tool); this says whose files they are.
+   */
+  readonly tool: Tool;
+  /** Whether a file that SYNTAX_CLAIMS gives to this format's syntax is of this format. */
+  readonly detect: (file: DetectionInput) => boolean;
+  /** The analyzer: text to facts with spans. It never throws on user text. */
+  readonly analyze: (text: string) => ConfigFacts;
+}
+
+const yamlFormat = (format: Format, tool: Tool, analyze: (text: string) => ConfigFacts): FormatSpec => ({
+  syntax: 'yaml', tool, detect: (file) => file.yamlFormat === format, analyze,
+});
+
+export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
+  // *.vram.yaml / *.vram.json scenario files have their own reader (scenario.ts analyzeScenario), found by name.
+  scenario: { syntax: 'yaml', tool: 'vram-lens', detect: (file) => isScenarioFile(file.name), analyze: () => emptyFacts('scenario') },
+  'deepspeed-json': {
+    syntax: 'json', tool: 'deepspeed', analyze: analyzeDeepSpeedJson,
+    detect: (file) => /^ds_?config|deepspeed|zero[0-3]?/.test(file.name) || DS_KEYS.test(file.text.slice(0, 200_000)),
+  },
+  'hf-python': { syntax: 'python', tool: 'hf-trainer', detect: (file) => PY_TRAINING.test(file.text), analyze: analyzeHfPython },
+  shell: { syntax: 'shell', tool: 'torchrun', detect: (file) => SHELL_LAUNCH.test(file.text), analyze: analyzeShell },
+  'accelerate-yaml': yamlFormat('accelerate-yaml', 'accelerate', analyzeAccelerateYaml),
+  'axolotl-yaml': yamlFormat('axolotl-yaml', 'axolotl', analyzeAxolotlYaml),
+  'llamafactory-yaml': yamlFormat('llamafactory-yaml', 'llamafactory', analyzeLlamaFactoryYaml),
+  'torchtune-yaml': yamlFormat('torchtune-yaml', 'torchtune', analyzeTorchtuneYaml),
+  'hf-yaml': yamlFormat('hf-yaml', 'hf-trainer', analyzeHfYaml),
+};
+
+/**
+ * The syntax of a file, by its extension or language id (a shebang also makes a shell script): the first claim that
+ * holds decides, and only that syntax's formats are tried. A file no claim takes is not a training config.
+ */
+export const SYNTAX_CLAIMS: ReadonlyArray<readonly [Syntax, (file: DetectionInput) => boolean]> = [
+  ['json', (f) => f.ext === 'json' || f.ext === 'jsonc' || f.ext === 'conf' || f.ext === 'hjson' || f.languageId === 'json' || f.languageId === 'jsonc'],
+  ['python', (f) => f.ext === 'py' || f.languageId === 'python'],
+  ['shell', (f) => f.ext === 'sh' || f.ext === 'bash' || f.ext === 'slurm' || f.ext === 'sbatch' || f.languageId === 'shellscript'
+    || /^#!.*\b(ba)?sh\b/.test(f.text)],
+  ['yaml', (f) => f.ext === 'yaml' || f.ext === 'yml' || f.languageId === 'yaml'],
+];

@@ -1,0 +1,266 @@
+// The calls a training program is read from: training arguments and TRL configs, trainers, from_pretrained (the
+// policy, or a reward model), BitsAndBytesConfig, LoraConfig, prepare_model_for_kbit_training, and what the text says
+// around them (padding, PYTORCH_CUDA_ALLOC_CONF). Pure: no I/O, no node:* and no 'vscode'.
+import type { SyntaxNode } from '@lezer/common';
+import { expandableSegmentsOf, msg, notModeled, rewardModelObjectNotCounted, type CanonicalKey, type Fact, type FactValue, type Tool } from '../facts';
+import { UNMODELED_TRL, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS } from './vocab';
+import { type Entry, PythonFile } from './file';
+import { children, span, clip } from './syntax';
+import { implicitBnbDefaults, mapEntry } from './mapping';
+
+export function trainingCall(file: PythonFile, call: SyntaxNode, tool: Tool, trlOrLocal: boolean): void {
+  const args = file.args(call);
+  const name = file.calleeName(call)?.split('.').pop() ?? '';
+  const pref = PREFERENCE_CONFIGS[name];
+  const unmodeled = UNMODELED_TRL[name];
+  if (unmodeled) file.problem('not-modeled', 'warning', notModeled(name, unmodeled), span(call.firstChild!), name);
+  if (pref) calleeFact(file, call, 'preference', name, pref, `${name}(...)`, tool);
+  if (ROLLOUT_CONFIGS[name]) calleeFact(file, call, 'rollout', name, ROLLOUT_CONFIGS[name], `${name}(...)`, tool);
+  if (name === 'RewardConfig') rewardHead(file, call, name, tool);
+  for (const e of args.entries) mapEntry(file, 'train', e, tool, undefined, trlOrLocal);
+  file.opaqueSpreads(args.opaque);
+}
+
+/**
+ * Names passed to a trainer as its reward model (OnlineDPOTrainer reward_model=, GRPOTrainer reward_funcs=, PPO's
+ * value_model=): their from_pretrained loads a scoring model beside the policy, not the model that trains.
+ */
+export function scoringModelNames(file: PythonFile, calls: readonly SyntaxNode[]): Set<string> {
+  const out = new Set<string>();
+  for (const c of calls) {
+    if (!/Trainer$/.test(file.calleeName(c)?.split('.').pop() ?? '')) continue;
+    for (const e of file.args(c).entries) {
+      if (!['reward_model', 'reward_funcs', 'value_model'].includes(e.rawKey) || !e.valueNode) continue;
+      const nodes = e.valueNode.name === 'VariableName' ? [e.valueNode] : children(e.valueNode).filter((n) => n.name === 'VariableName');
+      for (const n of nodes) out.add(file.text.slice(n.from, n.to));
+    }
+  }
+  return out;
+}
+
+/** A reward model's from_pretrained: a Hub id string names it (counted like GRPO's reward_funcs ids); its keywords are its own. */
+export function scoringModel(file: PythonFile, call: SyntaxNode): void {
+  const args = file.args(call);
+  const first = args.positional[0] ?? args.entries.find((e) => e.rawKey === 'pretrained_model_name_or_path')?.valueNode ?? undefined;
+  if (!first) return;
+  const v = file.evalNode(first, 0);
+  if (v.k === 'lit' && typeof v.v === 'string') {
+    file.push('rewardModels', { rawKey: 'reward_model', keySpan: span(first), valueNode: first, valueSpan: span(first) }, [v.v], 'trl');
+    file.scoringIds++;
+  }
+}
+
+export function fromPretrained(file: PythonFile, call: SyntaxNode): void {
+  const args = file.args(call);
+  // A sequence classifier's class replaces the LM head with a score layer (no vocabulary logits); the other model
+  // classes load the head of the model's family.
+  const cls = file.calleeName(call)?.split('.').slice(-2, -1)[0] ?? '';
+  if (/ForSequenceClassification$/.test(cls)) {
+    const node = call.firstChild!;
+    const callee = file.text.slice(node.from, node.to);
+    file.facts.push({ key: 'head', rawKey: callee, value: 'seq_cls', rawValue: `${callee}(...)`, keySpan: span(node),
+      valueSpan: span(node), tool: 'hf-trainer' });
+  }
+  const first = args.positional[0];
+  if (first) {
+    const e: Entry = { rawKey: 'pretrained_model_name_or_path', keySpan: span(first), valueNode: first, valueSpan: span(first) };
+    emitModel(file, e, 'hf-trainer');
+  }
+  const entries = args.entries;
+  const named = entries.find((e) => e.rawKey === 'pretrained_model_name_or_path');
+  if (!first && named) emitModel(file, named, 'hf-trainer');
+  for (const e of entries) mapEntry(file, 'load', e, 'hf-trainer');
+  implicitBnbDefaults(file, entries, call, 'hf-trainer');
+  file.opaqueSpreads(args.opaque);
+}
+
+export function bnbCall(file: PythonFile, call: SyntaxNode): void {
+  const args = file.args(call);
+  const cond = file.conditionOf(call);
+  for (const e of args.entries) {
+    if (cond && (e.rawKey === 'load_in_4bit' || e.rawKey === 'load_in_8bit')) {
+      const v = file.valueOf(e);
+      if (v.k === 'lit' && v.v === true) {
+        file.push('quantBits', e, { unknown: `the quantization config is used only when ${cond}` }, 'hf-trainer');
+        continue;
+      }
+    }
+    mapEntry(file, 'bnb', e, 'hf-trainer');
+  }
+  implicitBnbDefaults(file, args.entries, call, 'hf-trainer');
+  file.opaqueSpreads(args.opaque);
+}
+
+/**
+ * `padding="max_length"` passed to a call (the tokenizer or a collator): every batch has the maximum length. Found
+ * by a scan of the text, kept only where the syntax tree has a keyword argument (not a comment or a string).
+ */
+export function padToMaxLength(file: PythonFile): boolean {
+  let found = false;
+  for (const m of file.text.matchAll(/\bpadding(\s*=\s*)(["'])max_length\2/g)) {
+    const at = m.index ?? 0;
+    const node = file.root.resolveInner(at, 1);
+    if (node.name !== 'VariableName' || node.parent?.name !== 'ArgList') continue;
+    const keySpan = { start: at, end: at + 'padding'.length };
+    const valueSpan = { start: keySpan.end + m[1].length, end: at + m[0].length };
+    file.facts.push({ key: 'batchLengths', rawKey: 'padding', value: 'fixed', rawValue: file.text.slice(valueSpan.start, valueSpan.end), keySpan,
+      valueSpan, tool: 'hf-trainer' });
+    found = true;
+  }
+  return found;
+}
+
+/**
+ * `os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "..."` (or os.environ.setdefault) in the script: the caching allocator
+ * reads it at the first CUDA allocation, so a script that sets it before training configures its own run.
+ */
+export function allocatorConf(file: PythonFile): void {
+  const re = /\bos\.environ(?:\s*\[\s*(["'])PYTORCH_CUDA_ALLOC_CONF\1\s*\]\s*=\s*|\.setdefault\(\s*(["'])PYTORCH_CUDA_ALLOC_CONF\2\s*,\s*)(["'])([^"'\n]*)\3/g;
+  for (const m of file.text.matchAll(re)) {
+    const at = m.index ?? 0;
+    if (file.root.resolveInner(at, 1).name !== 'VariableName') continue;
+    const keyStart = at + m[0].indexOf('PYTORCH_CUDA_ALLOC_CONF');
+    const valueStart = at + m[0].length - m[4].length - 1;
+    const keySpan = { start: keyStart, end: keyStart + 'PYTORCH_CUDA_ALLOC_CONF'.length };
+    const valueSpan = { start: valueStart, end: valueStart + m[4].length };
+    file.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value: expandableSegmentsOf(m[4]), rawValue: m[4], keySpan,
+      valueSpan, tool: 'hf-trainer' });
+  }
+}
+
+/** PEFT LoraConfig: r=8 and lora_alpha=8 when absent (peft@5d602fd:src/peft/tuners/lora/config.py). */
+export function loraCall(file: PythonFile, call: SyntaxNode): void {
+  const args = file.args(call);
+  for (const e of args.entries) mapEntry(file, 'lora', e, 'peft');
+  const at = span(call.firstChild!);
+  const name = file.text.slice(at.start, at.end);
+  const opaque = args.opaque.length > 0;
+  if (!opaque && !args.entries.some((e) => e.rawKey === 'r')) {
+    file.facts.push({ key: 'loraR', rawKey: 'r', value: 8, rawValue: `${name}: default 8`, keySpan: at, valueSpan: at, tool: 'peft',
+      origin: 'call-default' });
+  }
+  if (!opaque && !args.entries.some((e) => e.rawKey === 'lora_alpha')) {
+    file.facts.push({ key: 'loraAlpha', rawKey: 'lora_alpha', value: 8, rawValue: `${name}: default 8`, keySpan: at, valueSpan: at, tool: 'peft',
+      origin: 'call-default' });
+  }
+  file.opaqueSpreads(args.opaque);
+}
+
+/**
+ * PEFT prepare_model_for_kbit_training(model, use_gradient_checkpointing=True): casts every parameter that is not
+ * a 4/8-bit weight to fp32 (norms, embeddings, head, biases; on a model that is not quantized, all of them) and
+ * enables gradient checkpointing unless use_gradient_checkpointing=False (peft/utils/other.py).
+ */
+export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
+  const calleeNode = call.firstChild!;
+  const at = span(calleeNode);
+  const name = file.text.slice(at.start, at.end);
+  file.facts.push({ key: 'kbitUpcast', rawKey: 'prepare_model_for_kbit_training', value: 'all', rawValue: `${name}(...)`, keySpan: at,
+    valueSpan: at, tool: 'peft' });
+  const args = file.args(call);
+  const gc = argument(args)('use_gradient_checkpointing', 1);
+  if (!gc) {
+    file.facts.push({ key: 'gradientCheckpointing', rawKey: 'prepare_model_for_kbit_training', value: 'full',
+      rawValue: `${name}: use_gradient_checkpointing default True`, keySpan: at, valueSpan: at, tool: 'peft', origin: 'call-default' });
+    return;
+  }
+  const v = file.valueOf(gc);
+  // False leaves checkpointing to the training arguments; an expression that is not a literal is reported as such.
+  if (v.k === 'lit' && v.v === false) return;
+  if (v.k === 'lit' && v.v === true) {
+    file.facts.push({ key: 'gradientCheckpointing', rawKey: 'prepare_model_for_kbit_training', value: 'full',
+      rawValue: clip(file.text.slice(gc.valueSpan.start, gc.valueSpan.end)), keySpan: gc.keySpan, valueSpan: gc.valueSpan, tool: 'peft' });
+  }
+}
+
+/** A fact that the call itself states, located at its callee. */
+/**
+ * TRL's RewardTrainer trains a sequence classifier with one label: a model id is loaded with
+ * AutoModelForSequenceClassification(num_labels=1) (trl/trainer/reward_trainer.py); a model loaded by the script
+ * keeps the head of its own from_pretrained class, which is read there and wins.
+ */
+function rewardHead(file: PythonFile, call: SyntaxNode, name: string, tool: Tool): void {
+  calleeFact(file, call, 'head', name, 'seq_cls', `${name}(...)`, tool, 'call-default');
+  calleeFact(file, call, 'numLabels', name, 1, `${name}(...)`, tool, 'call-default');
+}
+
+export function calleeFact(file: PythonFile, call: SyntaxNode, key: CanonicalKey, rawKey: string, value: FactValue, rawValue: string, tool: Tool,
+  origin?: Fact['origin']): void {
+  const at = span(call.firstChild!);
+  file.facts.push({ key, rawKey, value, rawValue, keySpan: at, valueSpan: at, tool, ...(origin ? { origin } : {}) });
+}
+
+/** A keyword argument, or the positional one at `pos`, as an Entry. */
+export function argument(args: { positional: SyntaxNode[]; entries: Entry[] }): (k: string, pos?: number) => Entry | undefined {
+  return (k, pos) => {
+    const named = args.entries.find((e) => e.rawKey === k);
+    if (named) return named;
+    const p = pos !== undefined ? args.positional[pos] : undefined;
+    return p ? { rawKey: k, keySpan: span(p), valueNode: p, valueSpan: span(p) } : undefined;
+  };
+}
+
+export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool): void {
+  const args = file.args(call);
+  const trainer = file.calleeName(call)?.split('.').pop() ?? '';
+  const pref = PREFERENCE_CONFIGS[trainer];
+  // The trainer names the objective when the arguments are a plain TrainingArguments (older TRL scripts).
+  if (pref && !file.facts.some((f) => f.key === 'preference')) calleeFact(file, call, 'preference', trainer, pref, `${trainer}(...)`, tool);
+  const rollout = ROLLOUT_CONFIGS[trainer];
+  if (rollout && !file.facts.some((f) => f.key === 'rollout')) calleeFact(file, call, 'rollout', trainer, rollout, `${trainer}(...)`, tool);
+  if (trainer === 'RewardTrainer' && !file.facts.some((f) => f.key === 'head' && f.rawKey === 'RewardConfig')) rewardHead(file, call, trainer, tool);
+  const isNone = (e: Entry): boolean => {
+    const v = file.valueOf(e);
+    return v.k === 'lit' && v.v === null;
+  };
+  const present = (k: string): boolean => args.entries.some((e) => e.rawKey === k && !isNone(e));
+  for (const e of args.entries) {
+    if (e.rawKey === 'compute_metrics') {
+      // Trainer.evaluation_loop keeps each batch's logits on the device (EvalLoopContainer) unless
+      // eval_accumulation_steps moves them to the host or preprocess_logits_for_metrics reduces them.
+      if (!isNone(e) && !present('preprocess_logits_for_metrics')) file.keptLogits.push({ e, tool });
+    } else if (e.rawKey === 'model') {
+      const v = file.valueOf(e);
+      // Only a model id string names the model; a model object was loaded elsewhere (from_pretrained is read there).
+      if (v.k === 'lit' && typeof v.v === 'string') emitModel(file, e, tool);
+    } else if (e.rawKey === 'teacher_model' && trainer === 'GKDTrainer') {
+      // GKDTrainer(teacher_model="org/model") loads the teacher by its Hub id; a model object was loaded elsewhere.
+      const v = file.valueOf(e);
+      if (v.k === 'lit' && typeof v.v === 'string') file.push('teacherModel', e, v.v, tool);
+    } else if (e.rawKey === 'ref_model' && (pref === 'dpo' || pref === 'kto' || rollout === 'online-dpo')) {
+      // An explicit reference model is a second resident model (TRL keeps it even with PEFT).
+      if (!isNone(e)) file.push('referenceModel', e, 'given', tool);
+    } else if (e.rawKey === 'reward_funcs' && rollout && e.valueNode) {
+      // A string names a reward model: GRPOTrainer loads it (AutoModelForSequenceClassification) on every GPU.
+      const node = e.valueNode;
+      const strings = node.name === 'String' ? [node]
+        : node.name === 'ArrayExpression' || node.name === 'TupleExpression' ? children(node).filter((c) => c.name === 'String') : [];
+      const ids = strings.map((str) => file.evalNode(str, 0)).flatMap((v) => (v.k === 'lit' && typeof v.v === 'string' ? [v.v] : []));
+      if (ids.length > 0) file.push('rewardModels', e, ids, tool);
+    } else if (e.rawKey === 'reward_model' && rollout === 'online-dpo' && !isNone(e) && file.scoringIds === 0) {
+      // OnlineDPOTrainer(reward_model=...) takes a model loaded elsewhere: it sits on every GPU, but which model it is
+      // is not known here (OnlineDPOConfig reward_model_path, or reward_funcs with a Hub id, name it).
+      file.problem('not-modeled', 'warning', rewardModelObjectNotCounted(), e.keySpan, 'reward_model');
+    } else if (e.rawKey === 'peft_config') {
+      const v = file.valueOf(e);
+      if (v.k === 'lit' && v.v === null) continue;
+      if (v.k === 'call' && /(^|\.)(LoraConfig|IA3Config)$/.test(v.callee)) continue;
+      file.push('method', e, { unknown: `peft_config is ${file.describe(v)}` }, tool);
+    }
+  }
+}
+
+export function emitModel(file: PythonFile, e: Entry, tool: Tool): void {
+  const v = file.valueOf(e);
+  if (v.k === 'lit' && typeof v.v === 'string') file.push('model', e, v.v, tool, v);
+  else if (!(v.k === 'lit' && v.v === null)) file.push('model', e, { unknown: file.describe(v) }, tool, v);
+}
+
+/** A syntax error inside a recognized call changes what the call says; elsewhere the Python extension reports it. */
+export function syntaxIn(file: PythonFile, call: SyntaxNode, name: string): void {
+  const at = file.errors.find((p) => p >= call.from && p <= call.to);
+  if (at === undefined) return;
+  const end = Math.min(file.text.length, at + 1);
+  file.problem('syntax-error', 'error', msg('Python syntax error inside {0}(...): the values after it may be missing', name),
+    { start: at, end: Math.max(at, end) });
+}

@@ -1,0 +1,110 @@
+// Arguments classes: dataclasses that subclass TrainingArguments or a TRL config, or are given to HfArgumentParser /
+// TrlParser, with their field defaults; and argparse defaults, which explain `args.x` unknowns. Pure.
+import type { SyntaxNode } from '@lezer/common';
+import type { Tool } from '../facts';
+import { HF_ARGS, TRL_CONFIGS } from './vocab';
+import { type Entry, PythonFile } from './file';
+import { span, clip } from './syntax';
+import { mapEntry } from './mapping';
+
+export function noteParser(file: PythonFile, call: SyntaxNode, which: string): void {
+  const args = file.args(call);
+  const first = args.positional[0] ?? args.entries.find((e) => e.rawKey === 'dataclass_types')?.valueNode ?? null;
+  if (!first) return;
+  const target = first.name === 'VariableName' ? file.bindingValue(first) ?? first : first;
+  const names: string[] = [];
+  if (target.name === 'TupleExpression' || target.name === 'ArrayExpression') {
+    for (let ch = target.firstChild; ch; ch = ch.nextSibling) {
+      const n = file.dotted(ch);
+      if (n) names.push(n.split('.').pop()!);
+    }
+  } else {
+    const n = file.dotted(target);
+    if (n) names.push(n.split('.').pop()!);
+  }
+  for (const n of names) {
+    file.parsedClasses.add(n);
+    if (TRL_CONFIGS.has(n) || n === 'ModelConfig') file.tools.add('trl');
+    else if (HF_ARGS.has(n)) file.tools.add('hf-trainer');
+  }
+  if (which === 'TrlParser') file.tools.add('trl');
+}
+
+export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
+  const args = file.args(call);
+  const flag = args.positional.map((p) => file.evalNode(p, 0)).find((v) => v.k === 'lit' && typeof v.v === 'string' && v.v.startsWith('--'));
+  if (!flag || flag.k !== 'lit') return;
+  const dest = args.entries.find((e) => e.rawKey === 'dest');
+  const destVal = dest ? file.valueOf(dest) : undefined;
+  const name = destVal?.k === 'lit' && typeof destVal.v === 'string' ? destVal.v : String(flag.v).replace(/^-+/, '').replace(/-/g, '_');
+  const def = args.entries.find((e) => e.rawKey === 'default');
+  const action = args.entries.find((e) => e.rawKey === 'action');
+  const actionVal = action ? file.valueOf(action) : undefined;
+  if (def?.valueNode) file.fieldDefaults.set(name, { text: clip(file.text.slice(def.valueSpan.start, def.valueSpan.end)),
+    line: file.line(def.valueSpan.start), where: 'argparse default' });
+  else if (actionVal?.k === 'lit' && actionVal.v === 'store_true')
+    file.fieldDefaults.set(name, { text: 'False', line: file.line(call.from), where: 'argparse store_true default' });
+}
+
+/** Arguments dataclasses: subclasses of TrainingArguments/TRL configs, classes given to HfArgumentParser, *Arguments. */
+export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
+  const info = classes.map((c) => {
+    const nameNode = c.getChild('VariableName');
+    const bases: string[] = [];
+    const argList = c.getChild('ArgList');
+    if (argList) for (let ch = argList.firstChild; ch; ch = ch.nextSibling) { const d = file.dotted(ch); if (d) bases.push(d); }
+    const deco = c.parent?.name === 'DecoratedStatement'
+      ? c.parent.getChildren('Decorator').some((d) => /\bdataclass\b/.test(file.text.slice(d.from, d.to))) : false;
+    return { node: c, name: nameNode ? file.text.slice(nameNode.from, nameNode.to) : '', bases, dataclass: deco };
+  });
+  // Subclass chains resolve over a few rounds (a local class may extend another local class).
+  for (let round = 0; round < 4; round++) {
+    for (const c of info) {
+      for (const b of c.bases) {
+        const last = b.split('.').pop()!;
+        const root: Tool | undefined = TRL_CONFIGS.has(last) || b.startsWith('trl.') ? 'trl' : HF_ARGS.has(last) ? 'hf-trainer' : file.localArgs.get(last);
+        if (root && !file.localArgs.has(c.name)) file.localArgs.set(c.name, root);
+      }
+    }
+  }
+  const selected = info.filter((c) => c.dataclass && (file.localArgs.has(c.name) || file.parsedClasses.has(c.name) || /(Arguments|Args)$/.test(c.name)));
+  // Field defaults first (for the reasons of `x.field` unknowns), then the facts themselves.
+  const fields = selected.map((c) => ({ c, fields: dataclassFields(file, c.node) }));
+  for (const { fields: fs } of fields) {
+    for (const f of fs) if (f.valueNode) file.fieldDefaults.set(f.rawKey,
+      { text: clip(file.text.slice(f.valueSpan.start, f.valueSpan.end)), line: file.line(f.valueSpan.start), where: 'dataclass default' });
+  }
+  for (const { c, fields: fs } of fields) {
+    const tool = file.localArgs.get(c.name) ?? (file.tools.has('trl') && file.parsedClasses.has(c.name) ? 'trl' : 'hf-trainer');
+    if (file.localArgs.has(c.name)) file.tools.add(tool);
+    for (const f of fs) {
+      const x = file.valueOf(f);
+      if (x.k === 'lit' && x.v === null) continue;
+      mapEntry(file, 'dataclass', f, tool, 'dataclass-default', tool === 'trl');
+    }
+  }
+}
+
+/** Dataclass fields with a default: `name: T = value`, `field(default=...)`, `field(default_factory=lambda: [...])`. */
+function dataclassFields(file: PythonFile, cls: SyntaxNode): Entry[] {
+  const out: Entry[] = [];
+  const body = cls.getChild('Body');
+  if (!body) return out;
+  for (let st = body.firstChild; st; st = st.nextSibling) {
+    if (st.name !== 'AssignStatement') continue;
+    const nameNode = st.firstChild;
+    const value = st.lastChild;
+    if (!nameNode || nameNode.name !== 'VariableName' || !value || value.from === nameNode.from || !st.getChild('TypeDef')) continue;
+    const rawKey = file.text.slice(nameNode.from, nameNode.to);
+    let vnode: SyntaxNode | null = value;
+    if (value.name === 'CallExpression' && /^(dataclasses\.)?field$/.test(file.calleeName(value) ?? '')) {
+      const args = file.args(value);
+      const def = args.entries.find((e) => e.rawKey === 'default');
+      const fac = args.entries.find((e) => e.rawKey === 'default_factory');
+      vnode = def?.valueNode ?? (fac?.valueNode?.name === 'LambdaExpression' ? fac.valueNode.lastChild : null);
+    }
+    if (!vnode) continue;
+    out.push({ rawKey, keySpan: span(nameNode), valueNode: vnode, valueSpan: span(vnode) });
+  }
+  return out;
+}

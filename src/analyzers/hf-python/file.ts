@@ -1,0 +1,529 @@
+// The state of one Python file under analysis (facts, problems, the indexes built over its tree) and the static
+// evaluation every recognized call uses: the arguments of a call, literals, names bound to literals, dict spreads and
+// item assignments, scopes and bindings. Pure: no I/O, no node:* and no 'vscode'; it never runs code.
+import type { SyntaxNode } from '@lezer/common';
+import { msg, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool,
+  type Unknown } from '../facts';
+import { span, stringInner, parseNumber, pyString, fmt, clip } from './syntax';
+
+export type Val =
+  | { readonly k: 'lit'; readonly v: FactValue; readonly via?: Via }
+  | { readonly k: 'dotted'; readonly text: string; readonly via?: Via }
+  | { readonly k: 'call'; readonly callee: string; readonly node: SyntaxNode; readonly via?: Via }
+  | { readonly k: 'dict'; readonly entries: readonly Entry[]; readonly opaque: string[]; readonly via?: Via }
+  | { readonly k: 'unknown'; readonly reason: string; readonly via?: Via };
+
+/** The name binding a value came through, for rawValue and originSpan. */
+interface Via {
+  readonly text: string;
+  readonly span: Span;
+}
+
+/** One key/value pair as written: a keyword argument, a dict entry, a dataclass field or an item assignment. */
+export interface Entry {
+  readonly rawKey: string;
+  readonly keySpan: Span;
+  readonly valueNode: SyntaxNode | null;
+  readonly valueSpan: Span;
+  /** Set when the value is known not to be static whatever it says (an assignment under `if`). */
+  readonly forced?: string;
+}
+
+interface Binding {
+  readonly kind: 'assign' | 'unpack' | 'aug' | 'loop' | 'def';
+  readonly valueNode: SyntaxNode | null;
+  readonly pos: number;
+  /** End of the binding statement: a use inside it (`x = x + 1`) sees the earlier binding. */
+  readonly end: number;
+  readonly condLine?: number;
+}
+
+interface ItemAssign {
+  readonly keyNode: SyntaxNode;
+  readonly key: string;
+  readonly valueNode: SyntaxNode;
+  readonly pos: number;
+  readonly condLine?: number;
+}
+
+interface Scope {
+  readonly node: SyntaxNode;
+  readonly fn?: string;
+  readonly params: Map<string, SyntaxNode | null>;
+  readonly bindings: Map<string, Binding[]>;
+  readonly items: Map<string, ItemAssign[]>;
+}
+
+const MAX_DEPTH = 40;
+
+/**
+ * One Python file under analysis: what it has found so far (facts, problems, references, tools), the indexes built
+ * over its tree (scopes and bindings, local argument classes, field defaults), and the static evaluation that every
+ * recognized call uses. The calls themselves are read by functions of this state (trainingCall, mapEntry, ...).
+ */
+export class PythonFile {
+  facts: Fact[] = [];
+  /** Trainer calls with compute_metrics and no preprocess_logits_for_metrics (see trainerCall). */
+  readonly keptLogits: Array<{ e: Entry; tool: Tool }> = [];
+  /** eval_accumulation_steps, prediction_loss_only=True or batch_eval_metrics=True seen in training arguments. */
+  logitsReleased = false;
+  /** Reward models loaded with from_pretrained and passed to a trainer whose Hub id is a literal. */
+  scoringIds = 0;
+  /** Checkpointing set on the model by Unsloth's from_pretrained / get_peft_model: it decides over the trainer's. */
+  readonly unslothCheckpointing = { load: [] as Fact[], peft: [] as Fact[] };
+  readonly problems: ParseProblem[] = [];
+  readonly references: Reference[] = [];
+  readonly tools = new Set<Tool>();
+  private readonly lineStarts: number[] = [0];
+  private readonly scopeKeys = new Map<string, Scope>();
+  /** Local classes that subclass a training-arguments class, with the tool of their root. */
+  readonly localArgs = new Map<string, Tool>();
+  /** Field defaults of the file's dataclasses and argparse options, for the reasons of `args.x` unknowns. */
+  readonly fieldDefaults = new Map<string, { text: string; line: number; where: string }>();
+  readonly parsedClasses = new Set<string>();
+  readonly errors: number[] = [];
+  root!: SyntaxNode;
+
+  constructor(readonly text: string) {
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
+  }
+
+  result(): ConfigFacts {
+    const tools = [...this.tools].sort((x, y) => (x === 'trl' ? -1 : y === 'trl' ? 1 : 0));
+    return { format: 'hf-python', facts: this.facts, problems: this.problems, references: this.references, tools };
+  }
+
+  // ---- Facts and problems ----
+
+  push(key: CanonicalKey, e: Entry, value: FactValue | Unknown, tool: Tool, from?: Val, origin?: Fact['origin']): void {
+    const written = this.text.slice(e.valueSpan.start, e.valueSpan.end);
+    const rawValue = clip(from?.via ? `${written} (${from.via.text})` : written);
+    const fact: Fact = {
+      key, rawKey: e.rawKey, value, rawValue, keySpan: e.keySpan, valueSpan: e.valueSpan, tool,
+      ...(from?.via ? { originSpan: from.via.span } : {}),
+      ...(origin ? { origin } : {}),
+    };
+    this.facts.push(fact);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      this.problem('not-static', 'info', msg('{0} is not known statically: {1}', e.rawKey, (value as Unknown).unknown), e.valueSpan, e.rawKey);
+    }
+  }
+
+  problem(code: ParseProblem['code'], severity: ParseProblem['severity'], m: Message, at: Span, rawKey?: string): void {
+    this.problems.push({ code, severity, message: m.message, template: m.template, span: at, ...(rawKey ? { rawKey } : {}) });
+  }
+
+  opaqueSpreads(list: readonly { reason: string; span: Span }[]): void {
+    for (const o of list) this.problem('not-static', 'info', msg('{0}: the keys it sets are not known statically', o.reason), o.span);
+  }
+
+  // ---- Arguments of a call ----
+
+  args(call: SyntaxNode): { positional: SyntaxNode[]; entries: Entry[]; opaque: { reason: string; span: Span }[] } {
+    const positional: SyntaxNode[] = [];
+    const entries: Entry[] = [];
+    const opaque: { reason: string; span: Span }[] = [];
+    const list = call.getChild('ArgList');
+    if (!list) return { positional, entries, opaque };
+    for (let ch = list.firstChild; ch; ch = ch.nextSibling) {
+      const n = ch.name;
+      if (n === '(' || n === ')' || n === ',' || ch.type.isError) continue;
+      if (n === '**' || n === '*') {
+        const target = ch.nextSibling;
+        if (!target || target.name === ')' || target.name === ',') continue;
+        ch = target;
+        if (n === '*') continue;
+        const v = this.evalNode(target, 0);
+        if (v.k === 'dict') {
+          entries.push(...v.entries);
+          for (const r of v.opaque) opaque.push({ reason: r, span: span(target) });
+        } else {
+          opaque.push({ reason: `**${clip(this.text.slice(target.from, target.to))} is ${this.describe(v)}`, span: span(target) });
+        }
+        continue;
+      }
+      const next = ch.nextSibling;
+      if (n === 'VariableName' && next?.name === 'AssignOp') {
+        const value = next.nextSibling;
+        const valueOk = value && value.name !== ',' && value.name !== ')' && !value.type.isError;
+        entries.push({
+          rawKey: this.text.slice(ch.from, ch.to), keySpan: span(ch), valueNode: valueOk ? value : null,
+          valueSpan: valueOk ? span(value) : { start: next.to, end: next.to }, ...(valueOk ? {} : { forced: 'the value is missing' }),
+        });
+        ch = valueOk ? value : next;
+        continue;
+      }
+      positional.push(ch);
+    }
+    return { positional, entries, opaque };
+  }
+
+  valueOf(e: Entry): Val {
+    if (e.forced) return { k: 'unknown', reason: e.forced };
+    if (!e.valueNode) return { k: 'unknown', reason: 'the value is missing' };
+    return this.evalNode(e.valueNode, 0);
+  }
+
+  // ---- Static evaluation ----
+
+  evalNode(node: SyntaxNode, depth: number): Val {
+    if (depth > MAX_DEPTH) return { k: 'unknown', reason: 'too deeply nested to read' };
+    const t = this.text.slice(node.from, node.to);
+    switch (node.name) {
+      case 'Number': {
+        const n = parseNumber(t);
+        return n === undefined ? { k: 'unknown', reason: `the number ${t} is not a plain int or float` } : { k: 'lit', v: n };
+      }
+      case 'UnaryExpression': {
+        const op = node.firstChild;
+        const arg = op?.nextSibling;
+        if (op && arg && (op.name === 'ArithOp') && arg.name === 'Number') {
+          const n = parseNumber(this.text.slice(arg.from, arg.to));
+          const sign = this.text.slice(op.from, op.to);
+          if (n !== undefined && (sign === '-' || sign === '+')) return { k: 'lit', v: sign === '-' ? -n : n };
+        }
+        return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
+      }
+      case 'String': {
+        const s = pyString(t);
+        return s === undefined ? { k: 'unknown', reason: `the string ${clip(t)} is not a plain str literal` } : { k: 'lit', v: s };
+      }
+      case 'FormatString':
+        if (node.getChild('FormatReplacement')) return { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` };
+        {
+          const s = pyString(t);
+          return s === undefined ? { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` }
+            : { k: 'lit', v: s.replace(/\{\{/g, '{').replace(/\}\}/g, '}') };
+        }
+      case 'ContinuedString': {
+        let acc = '';
+        for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
+          const v = this.evalNode(ch, depth + 1);
+          if (v.k !== 'lit' || typeof v.v !== 'string') return { k: 'unknown', reason: `${clip(t)} is formatted at run time` };
+          acc += v.v;
+        }
+        return { k: 'lit', v: acc };
+      }
+      case 'Boolean': return { k: 'lit', v: t === 'True' };
+      case 'None': return { k: 'lit', v: null };
+      case 'ParenthesizedExpression': {
+        const inner = node.firstChild?.nextSibling;
+        return inner && inner.name !== ')' ? this.evalNode(inner, depth + 1) : { k: 'unknown', reason: 'empty parentheses' };
+      }
+      case 'ArrayExpression': case 'TupleExpression': {
+        const items: string[] = [];
+        for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
+          if (['[', ']', '(', ')', ','].includes(ch.name)) continue;
+          const v = this.evalNode(ch, depth + 1);
+          if (v.k !== 'lit' || typeof v.v !== 'string') return { k: 'unknown', reason: `${clip(t)} is not a list of string literals` };
+          items.push(v.v);
+        }
+        return { k: 'lit', v: items };
+      }
+      case 'DictionaryExpression': return this.dictLiteral(node, depth);
+      case 'CallExpression': {
+        const callee = this.calleeName(node) ?? clip(this.text.slice(node.firstChild?.from ?? node.from, node.firstChild?.to ?? node.to));
+        if (callee === 'dict') return this.dictCall(node, depth);
+        return { k: 'call', callee, node };
+      }
+      case 'VariableName': return this.evalName(node, depth);
+      case 'MemberExpression': {
+        const d = this.dotted(node);
+        if (d) return { k: 'dotted', text: d };
+        return { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
+      }
+      case 'ConditionalExpression':
+        return { k: 'unknown', reason: `${clip(t)} is chosen at run time` };
+      default:
+        return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
+    }
+  }
+
+  private dictLiteral(node: SyntaxNode, depth: number): Val {
+    const entries: Entry[] = [];
+    const opaque: string[] = [];
+    for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
+      if (ch.name === '{' || ch.name === '}' || ch.name === ',' || ch.type.isError) continue;
+      if (ch.name === '**') {
+        const target = ch.nextSibling;
+        if (!target) break;
+        ch = target;
+        const v = this.evalNode(target, depth + 1);
+        if (v.k === 'dict') {
+          entries.push(...v.entries);
+          opaque.push(...v.opaque);
+        } else opaque.push(`**${clip(this.text.slice(target.from, target.to))} is ${this.describe(v)}`);
+        continue;
+      }
+      const colon = ch.nextSibling;
+      if (!colon || colon.name !== ':') continue;
+      const value = colon.nextSibling;
+      const key = ch.name === 'String' ? pyString(this.text.slice(ch.from, ch.to)) : undefined;
+      if (key === undefined) opaque.push(`the key ${clip(this.text.slice(ch.from, ch.to))} is computed at run time`);
+      else if (value && value.name !== ',' && value.name !== '}')
+        entries.push({ rawKey: key, keySpan: stringInner(this.text, ch), valueNode: value, valueSpan: span(value) });
+      ch = value && value.name !== ',' && value.name !== '}' ? value : colon;
+    }
+    return { k: 'dict', entries, opaque };
+  }
+
+  private dictCall(node: SyntaxNode, depth: number): Val {
+    if (depth > MAX_DEPTH) return { k: 'unknown', reason: 'too deeply nested to read' };
+    const a = this.args(node);
+    const opaque = a.opaque.map((o) => o.reason);
+    if (a.positional.length) opaque.push('dict(...) built from a positional argument');
+    return { k: 'dict', entries: a.entries, opaque };
+  }
+
+  private evalName(node: SyntaxNode, depth: number): Val {
+    const name = this.text.slice(node.from, node.to);
+    const found = this.lookup(name, node);
+    if (found.k !== 'binding') return { k: 'unknown', reason: found.reason };
+    const b = found.binding;
+    const line = this.line(b.pos);
+    if (b.kind !== 'assign' || !b.valueNode) {
+      const why = { unpack: 'is unpacked from a call', aug: 'is updated in place', loop: 'is a loop variable', def: 'is a function or class',
+        assign: 'has no value' }[b.kind];
+      return { k: 'unknown', reason: `${name} ${why} (line ${line})` };
+    }
+    if (b.condLine !== undefined) return { k: 'unknown', reason: `${name} is set conditionally at line ${b.condLine}` };
+    const inner = this.evalNode(b.valueNode, depth + 1);
+    const via: Via = inner.via ?? { text: `${name} = ${clip(this.text.slice(b.valueNode.from, b.valueNode.to), 40)} at line ${line}`,
+      span: span(b.valueNode) };
+    if (inner.k === 'dict') return { ...inner, entries: this.applyItems(name, found.scope, b, node, inner.entries), via };
+    if (inner.k === 'unknown') return { k: 'unknown', reason: clip(`${name} = ${inner.reason} (line ${line})`, 240), via };
+    return { ...inner, via };
+  }
+
+  /** Later `name["key"] = value` statements change a dict; under `if` the key's value is no longer static. */
+  private applyItems(name: string, scope: Scope, b: Binding, use: SyntaxNode, entries: readonly Entry[]): Entry[] {
+    const out = [...entries];
+    const sameScope = this.scopeChain(use)[0] === scope;
+    for (const it of scope.items.get(name) ?? []) {
+      if (it.pos <= b.pos || (sameScope && it.pos > use.from)) continue;
+      const entry: Entry = {
+        rawKey: it.key, keySpan: stringInner(this.text, it.keyNode), valueNode: it.valueNode, valueSpan: span(it.valueNode),
+        ...(it.condLine !== undefined ? { forced: `set conditionally at line ${it.condLine}` } : {}),
+      };
+      const i = out.findIndex((x) => x.rawKey === it.key);
+      if (i >= 0) out.splice(i, 1);
+      out.push(entry);
+    }
+    return out;
+  }
+
+  private lookup(name: string, use: SyntaxNode): { k: 'binding'; binding: Binding; scope: Scope } | { k: 'none'; reason: string } {
+    const chain = this.scopeChain(use);
+    for (let i = 0; i < chain.length; i++) {
+      const s = chain[i];
+      if (s.params.has(name)) {
+        const d = s.params.get(name);
+        return { k: 'none', reason: `${name} is a parameter of ${s.fn ?? 'a function'}()${d ? ` (default ${clip(this.text.slice(d.from, d.to), 40)})` : ''}` };
+      }
+      const bs = s.bindings.get(name);
+      if (!bs || bs.length === 0) continue;
+      const before = i === 0 ? bs.filter((b) => b.end <= use.from) : bs;
+      const pick = (before.length ? before : bs)[(before.length ? before : bs).length - 1];
+      return { k: 'binding', binding: pick, scope: s };
+    }
+    return { k: 'none', reason: `${name} is not assigned in this file` };
+  }
+
+  bindingValue(node: SyntaxNode): SyntaxNode | null {
+    const found = this.lookup(this.text.slice(node.from, node.to), node);
+    return found.k === 'binding' && found.binding.kind === 'assign' ? found.binding.valueNode : null;
+  }
+
+  /** Innermost first: enclosing functions, then the module. Class bodies are not scopes for the code inside them. */
+  private scopeChain(node: SyntaxNode): Scope[] {
+    const chain: Scope[] = [];
+    for (let p: SyntaxNode | null = node.parent; p; p = p.parent) {
+      if (p.name === 'FunctionDefinition' || p.name === 'LambdaExpression') chain.push(this.scopeOf(p));
+    }
+    chain.push(this.scopeOf(this.root));
+    return chain;
+  }
+
+  private scopeOf(node: SyntaxNode): Scope {
+    const key = `${node.name}@${node.from}`;
+    const hit = this.scopeKeys.get(key);
+    if (hit) return hit;
+    const nameNode = node.name === 'FunctionDefinition' ? node.getChild('VariableName') : null;
+    const scope: Scope = { node, fn: nameNode ? this.text.slice(nameNode.from, nameNode.to) : undefined, params: new Map(),
+      bindings: new Map(), items: new Map() };
+    this.scopeKeys.set(key, scope);
+    const params = node.name === 'Script' ? null : node.getChild('ParamList');
+    if (params) {
+      for (let ch = params.firstChild; ch; ch = ch.nextSibling) {
+        if (ch.name !== 'VariableName' || ch.prevSibling?.name === 'AssignOp') continue;
+        let def: SyntaxNode | null = null;
+        for (let n = ch.nextSibling; n && n.name !== ','; n = n.nextSibling) if (n.name === 'AssignOp') def = n.nextSibling;
+        scope.params.set(this.text.slice(ch.from, ch.to), def);
+      }
+    }
+    const body = node.name === 'Script' ? node : node.getChild('Body');
+    if (body && node.name !== 'LambdaExpression') this.collectBindings(scope, body, undefined, 0);
+    return scope;
+  }
+
+  private collectBindings(scope: Scope, node: SyntaxNode, condLine: number | undefined, depth: number): void {
+    if (depth > 200) return;
+    for (let st = node.firstChild; st; st = st.nextSibling) {
+      switch (st.name) {
+        case 'AssignStatement': this.assignment(scope, st, condLine); break;
+        case 'UpdateStatement': {
+          const target = st.firstChild;
+          if (target?.name === 'VariableName') this.bind(scope, this.text.slice(target.from, target.to),
+            { kind: 'aug', valueNode: null, pos: st.from, end: st.to, condLine });
+          break;
+        }
+        case 'FunctionDefinition': case 'ClassDefinition': {
+          const n = st.getChild('VariableName');
+          if (n) this.bind(scope, this.text.slice(n.from, n.to), { kind: 'def', valueNode: null, pos: st.from, end: st.to, condLine });
+          break;
+        }
+        case 'DecoratedStatement': this.collectBindings(scope, st, condLine, depth + 1); break;
+        case 'ForStatement': {
+          for (let ch = st.firstChild; ch && ch.name !== 'in'; ch = ch.nextSibling) {
+            if (ch.name === 'VariableName') this.bind(scope, this.text.slice(ch.from, ch.to),
+              { kind: 'loop', valueNode: null, pos: st.from, end: st.to, condLine });
+          }
+          this.collectBlocks(scope, st, condLine ?? this.line(st.from), depth);
+          break;
+        }
+        case 'IfStatement': {
+          const cond = this.text.slice(st.firstChild?.to ?? st.from, st.getChild('Body')?.from ?? st.from);
+          const mainGuard = /__name__\s*==\s*['"]__main__['"]/.test(cond);
+          this.collectBlocks(scope, st, mainGuard ? condLine : condLine ?? this.line(st.from), depth);
+          break;
+        }
+        case 'WhileStatement': case 'TryStatement': case 'WithStatement': case 'MatchStatement':
+          this.collectBlocks(scope, st, condLine ?? this.line(st.from), depth);
+          break;
+        default: break;
+      }
+    }
+  }
+
+  private collectBlocks(scope: Scope, st: SyntaxNode, condLine: number | undefined, depth: number): void {
+    for (let ch = st.firstChild; ch; ch = ch.nextSibling) {
+      if (ch.name === 'Body') this.collectBindings(scope, ch, condLine, depth + 1);
+      else if (ch.name === 'MatchBody') this.collectBlocks(scope, ch, condLine, depth + 1);
+      else if (ch.name === 'MatchClause') this.collectBlocks(scope, ch, condLine, depth + 1);
+    }
+  }
+
+  private assignment(scope: Scope, st: SyntaxNode, condLine: number | undefined): void {
+    const value = st.lastChild;
+    if (!value || value.name === 'AssignOp') return;
+    const targets: SyntaxNode[] = [];
+    let sawOp = false;
+    for (let ch = st.firstChild; ch && ch.from < value.from; ch = ch.nextSibling) {
+      if (ch.name === 'AssignOp') { sawOp = true; continue; }
+      if (ch.name !== 'TypeDef' && ch.name !== ',') targets.push(ch);
+    }
+    if (!sawOp) return;
+    const unpack = targets.length > 1 || targets.some((t) => t.name === 'TupleExpression' || t.name === 'ArrayExpression');
+    for (const t of targets) {
+      if (t.name === 'VariableName') {
+        this.bind(scope, this.text.slice(t.from, t.to), { kind: unpack ? 'unpack' : 'assign', valueNode: unpack ? null : value, pos: st.from,
+          end: st.to, condLine });
+      } else if (t.name === 'TupleExpression' || t.name === 'ArrayExpression' || t.name === 'ParenthesizedExpression') {
+        for (let ch = t.firstChild; ch; ch = ch.nextSibling) {
+          if (ch.name === 'VariableName') this.bind(scope, this.text.slice(ch.from, ch.to),
+            { kind: 'unpack', valueNode: null, pos: st.from, end: st.to, condLine });
+        }
+      } else if (t.name === 'MemberExpression') {
+        // `name["key"] = value`: an item assignment on a dict bound to `name`.
+        const obj = t.firstChild;
+        const open = obj?.nextSibling;
+        const key = open?.nextSibling;
+        if (obj?.name === 'VariableName' && open?.name === '[' && key?.name === 'String') {
+          const k = pyString(this.text.slice(key.from, key.to));
+          if (k !== undefined) {
+            const name = this.text.slice(obj.from, obj.to);
+            const list = scope.items.get(name) ?? [];
+            list.push({ keyNode: key, key: k, valueNode: value, pos: st.from, condLine });
+            scope.items.set(name, list);
+          }
+        }
+      }
+    }
+  }
+
+  private bind(scope: Scope, name: string, b: Binding): void {
+    const list = scope.bindings.get(name) ?? [];
+    list.push(b);
+    scope.bindings.set(name, list);
+  }
+
+  // ---- Helpers over nodes ----
+
+  /** The condition under which a call's value is used: a conditional expression or an `if` around it (not the main guard). */
+  conditionOf(call: SyntaxNode): string | undefined {
+    let child: SyntaxNode = call;
+    for (let p = call.parent; p; child = p, p = p.parent) {
+      if (p.name === 'ConditionalExpression') {
+        const kw = p.getChild('if');
+        const els = p.getChild('else');
+        if (kw && els && child.from < kw.from) return `${clip(this.text.slice(kw.to, els.from).trim(), 60)} is true (line ${this.line(kw.from)})`;
+        if (kw && els && child.from > els.from) return `${clip(this.text.slice(kw.to, els.from).trim(), 60)} is false (line ${this.line(kw.from)})`;
+      }
+      if (p.name === 'IfStatement') {
+        const cond = this.text.slice(p.firstChild?.to ?? p.from, p.getChild('Body')?.from ?? p.from).trim();
+        if (!/__name__\s*==\s*['"]__main__['"]/.test(cond)) return `the if at line ${this.line(p.from)} runs this branch`;
+      }
+      if (p.name === 'FunctionDefinition' || p.name === 'Script') return undefined;
+    }
+    return undefined;
+  }
+
+  calleeName(call: SyntaxNode): string | undefined {
+    const c = call.firstChild;
+    return c ? this.dotted(c) : undefined;
+  }
+
+  /** `a.b.c` as text when the node is only names and attributes (at most 64 deep), else undefined. */
+  dotted(node: SyntaxNode): string | undefined {
+    const props: string[] = [];
+    let n: SyntaxNode = node;
+    for (let i = 0; i < 64; i++) {
+      if (n.name === 'VariableName') return [this.text.slice(n.from, n.to), ...props.reverse()].join('.');
+      if (n.name !== 'MemberExpression') return undefined;
+      const obj = n.firstChild;
+      const dot = obj?.nextSibling;
+      const prop = dot?.nextSibling;
+      if (!obj || dot?.name !== '.' || prop?.name !== 'PropertyName' || prop.nextSibling) return undefined;
+      props.push(this.text.slice(prop.from, prop.to));
+      n = obj;
+    }
+    return undefined;
+  }
+
+  /** Why a value is not a static literal, with the dataclass or argparse default of `x.field` when the file has one. */
+  describe(v: Val): string {
+    switch (v.k) {
+      case 'unknown': return v.reason;
+      case 'dotted': {
+        const field = v.text.split('.').pop()!;
+        const d = this.fieldDefaults.get(field);
+        const hint = d ? `; the ${d.where} is ${d.text} (line ${d.line})` : '';
+        return `${v.text} is read at run time${hint}`;
+      }
+      case 'call': return `computed by ${clip(v.callee, 60)}(...) at run time`;
+      case 'dict': return 'a dict';
+      case 'lit': return `the literal ${fmt(v.v)}`;
+    }
+  }
+
+  line(pos: number): number {
+    let lo = 0;
+    let hi = this.lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.lineStarts[mid] <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  }
+}

@@ -1,0 +1,151 @@
+// Reads the memory-relevant settings of Hugging Face training programs written in Python: TrainingArguments and TRL
+// config calls, PEFT LoraConfig, BitsAndBytesConfig, from_pretrained and arguments dataclasses. It walks the
+// @lezer/python tree and evaluates only literals, names bound to literals and dict spreads; it never runs code.
+//
+// The parts: file.ts (the state of one file and its static evaluation), calls.ts (the calls it recognizes), mapping.ts
+// (each call's keys to canonical keys) with values.ts (value conversions), unsloth.ts (Unsloth's loaders), classes.ts
+// (arguments dataclasses, HfArgumentParser and argparse defaults), vocab.ts (class and trainer names) and syntax.ts
+// (helpers over nodes and literals). This file walks the tree and dispatches each call.
+import type { SyntaxNode } from '@lezer/common';
+import { parsePython } from '../python-parse';
+import { msg, type ConfigFacts, type Fact, type Tool } from '../facts';
+import { HF_ARGS, TRL_CONFIGS, TRL_TRAINERS, HF_TRAINERS, PADDING_COLLATORS, OTHER_PEFT_CONFIGS, PARSERS, UNSLOTH_CLASSES } from './vocab';
+import { PythonFile } from './file';
+import { assignedName, isModelClass, span } from './syntax';
+import { trainingCall, scoringModelNames, scoringModel, fromPretrained, bnbCall, padToMaxLength, allocatorConf, loraCall, kbitPreparation, trainerCall,
+  syntaxIn } from './calls';
+import { unslothLoad, unslothPeft } from './unsloth';
+import { mapEntry } from './mapping';
+import { noteParser, noteArgparse, collectClasses } from './classes';
+export { UNSLOTH_CLASSES } from './vocab';
+
+export function analyzeHfPython(text: string): ConfigFacts {
+  const file = new PythonFile(text);
+  try {
+    run(file);
+  } catch {
+    // A parser or walker failure must not hide what was found before it; the partial result is returned.
+  }
+  return file.result();
+}
+
+function run(file: PythonFile): void {
+  const parsed = parsePython(file.text);
+  file.problems.push(...parsed.problems);
+  file.root = parsed.tree.topNode;
+  const classes: SyntaxNode[] = [];
+  const calls: SyntaxNode[] = [];
+  const cur = file.root.cursor();
+  for (;;) {
+    if (cur.type.isError) file.errors.push(cur.from);
+    if (cur.name === 'ClassDefinition') classes.push(cur.node);
+    else if (cur.name === 'CallExpression') calls.push(cur.node);
+    if (cur.firstChild()) continue;
+    while (!cur.nextSibling()) if (!cur.parent()) return afterWalk(file, classes, calls);
+  }
+}
+
+function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[]): void {
+  // Parsers and argparse options first: they tell which dataclasses are arguments and give the defaults of `args.x`.
+  for (const c of calls) {
+    const callee = file.calleeName(c);
+    const last = callee?.split('.').pop() ?? '';
+    if (PARSERS.has(last)) noteParser(file, c, last);
+    else if (last === 'add_argument') noteArgparse(file, c);
+  }
+  collectClasses(file, classes);
+  const padsToMax = padToMaxLength(file);
+  allocatorConf(file);
+  const scorers = scoringModelNames(file, calls);
+  for (const c of calls) {
+    const callee = file.calleeName(c);
+    if (!callee) continue;
+    const parts = callee.split('.');
+    const last = parts[parts.length - 1];
+    const calleeNode = c.firstChild!;
+    if (HF_ARGS.has(last) || TRL_CONFIGS.has(last) || file.localArgs.has(last)) {
+      const tool: Tool = TRL_CONFIGS.has(last) || parts[0] === 'trl' ? 'trl' : file.localArgs.get(last) ?? 'hf-trainer';
+      file.tools.add(tool);
+      trainingCall(file, c, tool, TRL_CONFIGS.has(last) || file.localArgs.has(last));
+      syntaxIn(file, c, last);
+    } else if ((last === 'from_pretrained' || last === 'get_peft_model') && parts.length >= 2 && UNSLOTH_CLASSES.has(parts[parts.length - 2])) {
+      file.tools.add('unsloth');
+      if (last === 'from_pretrained') unslothLoad(file, c);
+      else unslothPeft(file, c, parts[parts.length - 2]);
+      syntaxIn(file, c, last);
+    } else if (last === 'from_pretrained' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
+      const target = assignedName(c, file.text);
+      if (target !== undefined && scorers.has(target)) scoringModel(file, c);
+      else fromPretrained(file, c);
+    } else if (last === 'BitsAndBytesConfig') {
+      bnbCall(file, c);
+      syntaxIn(file, c, last);
+    } else if (last === 'LoraConfig') {
+      loraCall(file, c);
+      file.facts.push({ key: 'method', rawKey: 'LoraConfig', value: 'lora', rawValue: 'LoraConfig(...)', keySpan: span(calleeNode),
+        valueSpan: span(calleeNode), tool: 'peft' });
+      syntaxIn(file, c, last);
+    } else if (OTHER_PEFT_CONFIGS.has(last)) {
+      file.tools.add('peft');
+      file.problem('not-modeled', 'warning', msg('{0}: this PEFT method is not modeled; unless a method is set elsewhere the model is estimated as fully fine-tuned, far above what it needs', last), span(calleeNode), last);
+      syntaxIn(file, c, last);
+    } else if (last === 'IA3Config') {
+      for (const e of file.args(c).entries) mapEntry(file, 'ia3', e, 'peft');
+      file.facts.push({ key: 'method', rawKey: 'IA3Config', value: 'ia3', rawValue: 'IA3Config(...)', keySpan: span(calleeNode),
+        valueSpan: span(calleeNode), tool: 'peft' });
+      syntaxIn(file, c, last);
+    } else if (last === 'ModelConfig' && (parts.length === 1 || parts[0] === 'trl')) {
+      file.tools.add('trl');
+      for (const e of file.args(c).entries) mapEntry(file, 'trl-model', e, 'trl');
+    } else if (PADDING_COLLATORS.has(last) && !padsToMax) {
+      // Each batch is padded to its longest sample: the allocator caches blocks of shorter batches.
+      file.facts.push({ key: 'batchLengths', rawKey: last, value: 'variable', rawValue: `${last}(...)`, keySpan: span(calleeNode),
+        valueSpan: span(calleeNode), tool: 'hf-trainer' });
+    } else if (HF_TRAINERS.has(last) || TRL_TRAINERS.test(last)) {
+      file.tools.add(TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
+      trainerCall(file, c, TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
+    } else if (last === 'prepare_model_for_kbit_training') {
+      kbitPreparation(file, c);
+    }
+  }
+  // prepare_model_for_kbit_training turns checkpointing on in the model itself; Trainer only ever turns it on, so
+  // the call decides over a gradient_checkpointing=False (or its absence) anywhere in the file.
+  if (!file.logitsReleased) for (const { e, tool } of file.keptLogits) file.push('evalKeepsLogits', e, true, tool);
+  const prepared = file.facts.filter((f) => f.rawKey === 'prepare_model_for_kbit_training');
+  if (prepared.length > 0) {
+    // Checkpointing first, the upcast last: a hover on the call speaks of the upcast.
+    file.facts = file.facts.filter((f) => f.rawKey !== 'prepare_model_for_kbit_training');
+    file.facts.push(...prepared.filter((f) => f.key === 'gradientCheckpointing'), ...prepared.filter((f) => f.key !== 'gradientCheckpointing'));
+  }
+  // Unsloth enables checkpointing on the model; the trainer's gradient_checkpointing=False does not undo it.
+  // get_peft_model sets it again after from_pretrained, so the latter's speaks only when there is no get_peft_model.
+  const gc = file.unslothCheckpointing;
+  file.facts.push(...(gc.peft.length > 0 ? gc.peft : gc.load));
+  // LoRA over 4-bit base weights is QLoRA (FORMATS.md §2.5).
+  if (file.facts.some((f) => f.key === 'quantBits' && f.value === 4)) {
+    for (let i = 0; i < file.facts.length; i++) if (file.facts[i].key === 'method' && file.facts[i].value === 'lora')
+      file.facts[i] = { ...file.facts[i], value: 'qlora' };
+  }
+  precisionConflicts(file);
+}
+
+/** HF TrainingArguments raises when bf16 and fp16 are both True (training_args.py __post_init__). */
+function precisionConflicts(file: PythonFile): void {
+  const byCall = new Map<string, Fact[]>();
+  for (const f of file.facts) {
+    if ((f.key === 'bf16' || f.key === 'fp16') && f.value === true && !f.origin) {
+      const node = file.root.resolveInner(f.keySpan.start, 1);
+      let c: SyntaxNode | null = node;
+      while (c && c.name !== 'CallExpression') c = c.parent;
+      const id = c ? `${c.from}` : 'file';
+      byCall.set(id, [...(byCall.get(id) ?? []), f]);
+    }
+  }
+  for (const fs of byCall.values()) {
+    if (fs.some((f) => f.key === 'bf16') && fs.some((f) => f.key === 'fp16')) {
+      const later = fs[fs.length - 1];
+      file.problem('conflicting-precision', 'error', msg('bf16=True and fp16=True together: TrainingArguments raises a ValueError'),
+        { start: later.keySpan.start, end: later.valueSpan.end }, later.rawKey);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+// Helpers over @lezer/python nodes and Python literals (spans, string and number literals, clipped text). Pure.
+import type { SyntaxNode } from '@lezer/common';
+import type { FactValue, Span } from '../facts';
+
+/** The variable a call's result is assigned to (`name = call(...)`), if any. */
+export function assignedName(call: SyntaxNode, text: string): string | undefined {
+  const parent = call.parent;
+  if (parent?.name !== 'AssignStatement') return undefined;
+  const target = parent.firstChild;
+  return target?.name === 'VariableName' && target.nextSibling?.name === 'AssignOp' ? text.slice(target.from, target.to) : undefined;
+}
+
+/** Model classes whose from_pretrained loads trainable weights (not tokenizers, processors, configs or adapters). */
+export function isModelClass(name: string): boolean {
+  if (/Tokenizer|Processor|Config|FeatureExtractor|Peft|Adapter/.test(name)) return false;
+  return /^Auto\w*Model\w*$|For[A-Z]\w*$|(LM|Model)$|LMHeadModel$/.test(name);
+}
+
+/** The child nodes of a syntax node, in order. */
+export function children(node: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (let c = node.firstChild; c; c = c.nextSibling) out.push(c);
+  return out;
+}
+
+export function span(n: SyntaxNode): Span {
+  return { start: n.from, end: n.to };
+}
+
+/** The characters between the quotes of a string literal node, so that slicing gives the key as written. */
+export function stringInner(text: string, n: SyntaxNode): Span {
+  const raw = text.slice(n.from, n.to);
+  const m = /^[rRbBuUfF]*('''|"""|'|")/.exec(raw);
+  if (!m) return span(n);
+  const q = m[1];
+  const start = n.from + m[0].length;
+  const end = raw.length >= m[0].length + q.length && raw.endsWith(q) ? n.to - q.length : n.to;
+  return { start: Math.min(start, end), end };
+}
+
+export function parseNumber(t: string): number | undefined {
+  const s = t.replace(/_/g, '');
+  if (/[jJ]$/.test(s)) return undefined;
+  if (/^0[0-7]+$/.test(s) && !/^0+$/.test(s)) return undefined;
+  const n = /^0[xXoObB]/.test(s) ? Number(s.toLowerCase()) : Number(s.replace(/[lL]$/, ''));
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** The value of a Python str literal (not bytes), or undefined when it is not one. */
+export function pyString(raw: string): string | undefined {
+  const m = /^([rRbBuUfF]*)('''|"""|'|")/.exec(raw);
+  if (!m) return undefined;
+  const prefix = m[1].toLowerCase();
+  if (prefix.includes('b')) return undefined;
+  const q = m[2];
+  if (raw.length < m[0].length + q.length || !raw.endsWith(q)) return undefined;
+  const body = raw.slice(m[0].length, raw.length - q.length);
+  if (prefix.includes('r')) return body;
+  return body.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\n|.)/g, (_, c: string) => {
+    if (c[0] === 'u' || c[0] === 'x') return String.fromCharCode(parseInt(c.slice(1), 16));
+    return ({ n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '\n': '', '0': '\0' } as Record<string, string>)[c] ?? `\\${c}`;
+  });
+}
+
+export function fmt(v: FactValue): string {
+  return typeof v === 'string' ? JSON.stringify(v) : Array.isArray(v) ? JSON.stringify(v) : String(v);
+}
+
+export function clip(s: string, n = 200): string {
+  const one = s.replace(/\s*\n\s*/g, ' ');
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+}

@@ -1,0 +1,92 @@
+// Value conversions: an evaluated Python value to the canonical vocabulary (numbers, booleans, dtypes, attention,
+// optimizer names, module lists), or an unknown with the reason and an invalid-value problem. Pure.
+import { msg, normalizeOptimizer, type FactValue, type Unknown } from '../facts';
+import { type Val, type Entry, PythonFile } from './file';
+import { fmt } from './syntax';
+
+export function numberOf(file: PythonFile, x: Val, e: Entry, integer: boolean): number | Unknown | undefined {
+  if (x.k === 'lit') {
+    if (x.v === null) return undefined;
+    if (typeof x.v === 'number' && (!integer || Number.isInteger(x.v))) return x.v;
+    file.problem('invalid-value', 'warning', msg(integer ? '{0} expects an integer, not {1}' : '{0} expects a number, not {1}', e.rawKey,
+      file.text.slice(e.valueSpan.start, e.valueSpan.end)), e.valueSpan, e.rawKey);
+    return { unknown: `not a number: ${fmt(x.v)}` };
+  }
+  return { unknown: file.describe(x) };
+}
+
+export function boolOf(file: PythonFile, x: Val, e: Entry): boolean | Unknown | undefined {
+  if (x.k === 'lit') {
+    if (x.v === null) return undefined;
+    if (typeof x.v === 'boolean') return x.v;
+    file.problem('invalid-value', 'warning', msg('{0} expects True or False', e.rawKey), e.valueSpan, e.rawKey);
+    return { unknown: `not a boolean: ${fmt(x.v)}` };
+  }
+  return { unknown: file.describe(x) };
+}
+
+export function enumOf(file: PythonFile, x: Val, e: Entry, allowed: readonly string[]): string | Unknown | undefined {
+  if (x.k === 'lit' && x.v === null) return undefined;
+  if (x.k === 'lit' && typeof x.v === 'string') {
+    if (allowed.includes(x.v)) return x.v;
+    file.problem('invalid-value', 'warning', msg('{0} is one of {1}', e.rawKey, allowed.join(', ')), e.valueSpan, e.rawKey);
+    return { unknown: `unexpected value ${fmt(x.v)}` };
+  }
+  return { unknown: file.describe(x) };
+}
+
+export function optimizerOf(file: PythonFile, x: Val, e: Entry): string | Unknown | undefined {
+  if (x.k === 'lit' && x.v === null) return undefined;
+  if (x.k === 'lit' && typeof x.v === 'string') return normalizeOptimizer(x.v);
+  // OptimizerNames.ADAMW_TORCH_FUSED: the enum member's value is its lower-cased name.
+  if (x.k === 'dotted' && /(^|\.)OptimizerNames\.\w+$/.test(x.text)) return normalizeOptimizer(x.text.split('.').pop()!.toLowerCase());
+  if (x.k === 'lit') return enumOf(file, x, e, []);
+  return { unknown: file.describe(x) };
+}
+
+export function dtypeOf(file: PythonFile, x: Val): string | Unknown | undefined {
+  if (x.k === 'lit' && x.v === null) return undefined;
+  let name: string | undefined;
+  if (x.k === 'dotted' && /^torch\.\w+$/.test(x.text)) name = x.text.slice(6);
+  else if (x.k === 'lit' && typeof x.v === 'string') name = x.v.replace(/^torch\./, '');
+  if (name === undefined) return { unknown: file.describe(x) };
+  if (name === 'auto') return { unknown: 'dtype "auto" takes the dtype stored in the checkpoint config' };
+  const d = ({ bfloat16: 'bf16', bf16: 'bf16', float16: 'fp16', fp16: 'fp16', half: 'fp16', float32: 'fp32', fp32: 'fp32',
+    float: 'fp32' } as Record<string, string>)[name];
+  return d ?? { unknown: `dtype ${name} has no estimate` };
+}
+
+export function attentionOf(file: PythonFile, x: Val): string | Unknown | undefined {
+  if (x.k === 'lit' && x.v === null) return undefined;
+  if (x.k === 'lit' && typeof x.v === 'string') {
+    const s = x.v;
+    if (s === 'eager' || s === 'sdpa') return s;
+    if (/^flash_attention_[23]$|flash[-_]?attn/.test(s)) return 'flash';
+    return { unknown: `attention "${s}" has no estimate` };
+  }
+  return { unknown: file.describe(x) };
+}
+
+export function stringListOf(file: PythonFile, x: Val, e: Entry): readonly string[] | Unknown | undefined {
+  if (x.k === 'lit' && x.v === null) return undefined;
+  if (x.k === 'lit' && Array.isArray(x.v)) return x.v as readonly string[];
+  if (x.k === 'lit' && typeof x.v === 'string') return [x.v];
+  if (x.k === 'lit') {
+    file.problem('invalid-value', 'warning', msg('{0} expects a list of module names', e.rawKey), e.valueSpan, e.rawKey);
+    return { unknown: `not a list: ${fmt(x.v)}` };
+  }
+  return { unknown: file.describe(x) };
+}
+
+/** PEFT target_modules: a list, "all-linear", or any other string, which PEFT treats as a regex. */
+export function targetsOf(file: PythonFile, x: Val, e: Entry): FactValue | Unknown | undefined {
+  if (x.k === 'lit' && typeof x.v === 'string') return x.v === 'all-linear' ? 'all-linear'
+    : { unknown: `the regular expression ${fmt(x.v)} selects modules by name` };
+  return stringListOf(file, x, e);
+}
+
+export function mapBool<T>(b: boolean | Unknown | undefined, f: (b: boolean) => T | undefined): T | Unknown | undefined {
+  if (b === undefined) return undefined;
+  if (typeof b === 'boolean') return f(b);
+  return b;
+}

@@ -1,0 +1,84 @@
+// The context every resolve rule reads and writes: the ranked facts, the tools in default order, the setup and its
+// provenance as they are built, the problems so far, and the two ways a field is filled (from the fact that decided
+// its key, or from the tool's default). Pure.
+import type { Provenance, ProvenanceMap } from '../../core/setup';
+import { toolDefault } from '../defaults';
+import type { CanonicalKey, FactValue, Tool } from '../facts';
+import type { Problem } from '../scenario';
+import type { AnalyzedFile, ModelResolver, Overrides, WinningFact } from './types';
+
+/** A field of the tools' defaults table (analyzers/defaults.ts). */
+export type DefaultField = Parameters<typeof toolDefault>[1];
+
+export class ResolveContext {
+  /** The setup as it is built; TrainingSetupSchema validates it at the end. */
+  readonly setup: Record<string, unknown> = {};
+  readonly provenance: ProvenanceMap = {};
+  /** The provenance map, indexed by any field name (dotted for the fields of a block: `rollout.batch`). */
+  readonly prov = this.provenance as Record<string, Provenance>;
+  /**
+   * The training method the files name ('full' when none does), as decided before a 4/8-bit load turns full
+   * fine-tuning into QLoRA: the rules after the method's read this one. Set by resolveMethod.
+   */
+  method = 'full';
+
+  constructor(
+    readonly files: readonly AnalyzedFile[],
+    readonly overrides: Overrides,
+    readonly resolveModel: ModelResolver,
+    /** The fact that decided each canonical key (winningFacts). */
+    readonly decided: Partial<Record<CanonicalKey, WinningFact>>,
+    /** The unknown fact of each key that has no known one. */
+    readonly unknownOnly: Partial<Record<CanonicalKey, WinningFact>>,
+    /** The tools in the order their defaults apply (toolOrder). */
+    readonly tools: readonly Tool[],
+    readonly problems: Problem[],
+  ) {}
+
+  /** Sets a field from the fact that decided its key, through `map`; false when there is no such fact or `map` refuses it. */
+  fromFact(field: string, key: CanonicalKey, map?: (v: FactValue) => unknown): boolean {
+    const w = this.decided[key];
+    if (!w) return false;
+    const v = map ? map(w.fact.value as FactValue) : w.fact.value;
+    if (v === undefined) return false;
+    this.setup[field] = v;
+    this.prov[field] = fileProv(w);
+    return true;
+  }
+
+  /** Sets a field still unset to the first tool's default for it, saying so in its provenance. */
+  fromDefault(field: string, defaultField: DefaultField): void {
+    if (this.setup[field] !== undefined) return;
+    const d = toolDefault(this.tools, defaultField);
+    if (!d) return;
+    this.setup[field] = d.value;
+    const unknown = this.unknownOnly[keyOfField(field)];
+    this.prov[field] = { kind: 'default', owner: d.tool,
+      note: unknown ? `${d.note}; the file's value ${unknown.fact.rawValue} is not known statically` : d.note };
+  }
+}
+
+export const num = (v: FactValue): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+export const bool = (v: FactValue): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+const FIELD_KEYS: Record<string, CanonicalKey> = {
+  micro_batch_size: 'microBatchSize', gradient_accumulation_steps: 'gradientAccumulationSteps', seq_len: 'seqLen', optimizer: 'optimizer',
+  gradient_checkpointing: 'gradientCheckpointing', attention: 'attention', weights_dtype: 'weightsDtype', mixed_precision: 'mixedPrecision',
+  zero_stage: 'zeroStage', fsdp: 'fsdp', model: 'model', method: 'method', loss: 'loss', gpus_per_node: 'gpusPerNode', nodes: 'nodes',
+};
+
+/** A winning fact's number, or the default when it is absent or not a number. */
+export function numberOf(w: WinningFact | undefined, dflt: number): number {
+  return w && typeof w.fact.value === 'number' ? w.fact.value : dflt;
+}
+
+/** Where a winning fact was written: its file, line and key. */
+export function fileProv(w: WinningFact): Provenance {
+  if (w.bundled) return { kind: 'default', owner: w.bundled.owner, note: `${w.fact.rawKey} in ${w.bundled.note}` };
+  return { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+}
+
+/** The canonical key a setup field is read from (the model's when the field has none), for the messages about it. */
+export function keyOfField(field: string): CanonicalKey {
+  return FIELD_KEYS[field] ?? 'model';
+}

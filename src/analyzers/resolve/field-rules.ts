@@ -1,0 +1,108 @@
+// FIELD_RULES: the order in which resolve fills the setup. A row copies a field from the fact that decided its
+// canonical key (through a mapper that keeps only values of the right kind), or sets a field still unset to the tool's
+// default; a function is a rule that needs more than a copy (the method's adapters, precision, the GPU layout, the
+// rollout). The order is behaviour: a rule reads what earlier ones set (the eval batch reads micro_batch_size, the
+// train-batch derivation the GPU count, the rollout both), and provenance lists fields in the order they were set.
+import type { CanonicalKey, FactValue } from '../facts';
+import { bool, num, type DefaultField, type ResolveContext } from './context';
+import { resolveEvalBatch, resolveTrainBatch } from './batch';
+import { resolveIa3, resolveKbitUpcast, resolveLora, resolveMethod, resolveModelRef, resolveQuantization } from './method';
+import { resolveBadam, resolveGalore, resolveOptimizer } from './optimizer';
+import {
+  checkOffloadNeedsZero, resolveFsdpOffload, resolveGpu, resolveGpuOverrides, resolveLayoutWorld, resolveSeqLenOverride, resolveTorchtuneFsdp,
+  resolveWorldSize, resolveZeroBuckets,
+} from './parallelism';
+import { resolvePrecision } from './precision';
+import { resolvePreference } from './preference';
+import { resolveRollout } from './rollout';
+
+export type FieldRule =
+  /** The field from the fact that decided `key`, through `map` (a value it maps to undefined is not taken). */
+  | { readonly field: string; readonly key: CanonicalKey; readonly map?: (v: FactValue) => unknown }
+  /** The field, when still unset, from the first tool that has a default for it (analyzers/defaults.ts). */
+  | { readonly field: string; readonly toolDefault: DefaultField }
+  | ((ctx: ResolveContext) => void);
+
+/** A row: the field from the fact that decided `key`. */
+const fromFact = (field: string, key: CanonicalKey, map?: (v: FactValue) => unknown): FieldRule => ({ field, key, ...(map ? { map } : {}) });
+/** A row: the field, when still unset, from the tools' default for `defaultField`. */
+const fromDefault = (field: string, defaultField: DefaultField): FieldRule => ({ field, toolDefault: defaultField });
+
+export const FIELD_RULES: readonly FieldRule[] = [
+  resolveModelRef,
+  // Method, LoRA and quantization.
+  resolveMethod,
+  resolveIa3,
+  resolveLora,
+  resolveQuantization,
+  fromFact('freeze_trainable_layers', 'freezeTrainableLayers', num),
+  resolvePrecision,
+  // Optimizer, batch, sequence, checkpointing, attention, loss.
+  resolveOptimizer,
+  resolveBadam,
+  resolveGalore,
+  fromFact('micro_batch_size', 'microBatchSize', num),
+  fromFact('gradient_accumulation_steps', 'gradientAccumulationSteps', num),
+  fromFact('seq_len', 'seqLen', num),
+  resolveEvalBatch,
+  fromFact('batch_lengths', 'batchLengths'),
+  resolveKbitUpcast,
+  fromFact('gradient_checkpointing', 'gradientCheckpointing'),
+  fromFact('attention', 'attention'),
+  fromFact('loss', 'loss'),
+  fromFact('compile', 'compile', bool),
+  fromFact('head', 'head'),
+  fromFact('num_labels', 'numLabels', num),
+  // The HF Trainer's LabelSmoother (label_smoothing_factor > 0) replaces the model's own loss.
+  fromFact('label_smoothing', 'labelSmoothing', (v) => (typeof v === 'number' && v > 0 ? true : undefined)),
+  fromFact('activation_offloading', 'activationOffloading', bool),
+  fromFact('tiled_mlp', 'tiledMlp', (v) => (typeof v === 'boolean' || typeof v === 'number' ? v : undefined)),
+  fromFact('kernels', 'kernels'),
+  fromFact('expandable_segments', 'expandableSegments', bool),
+  fromFact('empty_cache_steps', 'emptyCacheSteps', num),
+  resolvePreference,
+  fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool),
+  fromFact('optimizer_in_backward', 'optimizerInBackward', bool),
+  // Parallelism.
+  fromFact('zero_stage', 'zeroStage', num),
+  fromFact('offload_optimizer', 'offloadOptimizer'),
+  fromFact('offload_params', 'offloadParams'),
+  fromFact('fsdp', 'fsdp'),
+  resolveFsdpOffload,
+  resolveZeroBuckets,
+  fromFact('tensor_parallel', 'tensorParallel', num),
+  fromFact('pipeline_parallel', 'pipelineParallel', num),
+  fromFact('sequence_parallel', 'sequenceParallel', bool),
+  fromFact('context_parallel', 'contextParallel', num),
+  fromFact('zero_hpz_partition_size', 'zeroHpzPartitionSize', (v) => { const n = num(v); return n !== undefined && n > 1 ? n : undefined; }),
+  fromFact('zero_mics_shard_size', 'micsShardSize', (v) => { const n = num(v); return n !== undefined && n > 0 ? n : undefined; }),
+  fromFact('expert_parallel', 'expertParallel', num),
+  fromFact('nodes', 'nodes', num),
+  fromFact('gpus_per_node', 'gpusPerNode', num),
+  resolveWorldSize,
+  resolveGpuOverrides,
+  // An FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config dp_shard_size, torchtune
+  // data_parallel_shard_dim) is the hybrid-shard group size, and the sharding degree when nothing replicates.
+  fromFact('fsdp_shard_size', 'fsdpShardSize', num),
+  resolveLayoutWorld,
+  resolveSeqLenOverride,
+  resolveTorchtuneFsdp,
+  resolveTrainBatch,
+  fromDefault('micro_batch_size', 'micro_batch_size'),
+  fromDefault('gradient_accumulation_steps', 'gradient_accumulation_steps'),
+  resolveRollout,
+  fromDefault('seq_len', 'seq_len'),
+  fromDefault('batch_lengths', 'batch_lengths'),
+  fromDefault('gradient_checkpointing', 'gradient_checkpointing'),
+  fromDefault('attention', 'attention'),
+  fromDefault('loss', 'loss'),
+  checkOffloadNeedsZero,
+  resolveGpu,
+];
+
+/** Applies one rule of FIELD_RULES. */
+export function applyRule(ctx: ResolveContext, rule: FieldRule): void {
+  if (typeof rule === 'function') rule(ctx);
+  else if ('key' in rule) ctx.fromFact(rule.field, rule.key, rule.map);
+  else ctx.fromDefault(rule.field, rule.toolDefault);
+}

@@ -1,0 +1,111 @@
+// The model reference, the training method and what it brings: IA3 and LoRA settings (the files', else the tool's
+// defaults), the 4/8-bit quantization block, and the fp32 upcast of a quantized model. Rules of FIELD_RULES; pure.
+import { toolDefault } from '../defaults';
+import type { CanonicalKey, FactValue } from '../facts';
+import { fileProv, num, type ResolveContext } from './context';
+
+/** The 4/8-bit load the files ask for (load_in_4bit, quantization_bit, ...), as a number of bits. */
+function quantBitsOf(decided: ResolveContext['decided']): number | undefined {
+  return decided.quantBits ? num(decided.quantBits.fact.value as FactValue) : undefined;
+}
+
+/** The model reference: the file's, unless --model or vramLens.model gives one. */
+export function resolveModelRef(ctx: ResolveContext): void {
+  const { overrides, setup, prov } = ctx;
+  ctx.fromFact('model', 'model', (v) => (typeof v === 'string' ? v : undefined));
+  if (overrides.model) {
+    setup.model = overrides.model;
+    prov.model = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.model' } : { kind: 'flag', flag: '--model' };
+  }
+}
+
+/** The training method: the files', else LoRA (QLoRA over a 4-bit load) when LoRA keys are set; fixes ctx.method. */
+export function resolveMethod(ctx: ResolveContext): void {
+  const { decided, setup, prov } = ctx;
+  ctx.fromFact('method', 'method');
+  const hasLora = decided.loraR || decided.loraTargets || decided.loraAlpha;
+  const quantBits = quantBitsOf(decided);
+  if (setup.method === undefined && hasLora) {
+    setup.method = quantBits === 4 ? 'qlora' : 'lora';
+    const w = (decided.loraR ?? decided.loraTargets ?? decided.loraAlpha)!;
+    prov.method = fileProv(w);
+  }
+  ctx.method = (setup.method as string | undefined) ?? 'full';
+}
+
+/** IA3's targets: the files', else PEFT's defaults for llama-family models. */
+export function resolveIa3(ctx: ResolveContext): void {
+  const { decided, setup, prov, method } = ctx;
+  if (method === 'ia3') {
+    // PEFT's IA3 defaults for llama-family models (TRANSFORMERS_MODELS_TO_IA3_TARGET_MODULES_MAPPING and the
+    // feed-forward mapping in peft/utils/constants.py).
+    const targets = decided.ia3Targets?.fact.value;
+    const ff = decided.ia3Feedforward?.fact.value;
+    setup.ia3 = {
+      target_modules: Array.isArray(targets) ? targets : ['k_proj', 'v_proj', 'down_proj'],
+      feedforward_modules: Array.isArray(ff) ? ff : ['down_proj'],
+      dtype: 'fp32',
+    };
+    const w = decided.ia3Targets ?? decided.method;
+    prov.ia3 = w ? fileProv(w) : { kind: 'default', owner: 'peft', note: 'IA3Config defaults for llama-family models' };
+  }
+}
+
+/** LoRA's rank, alpha, dropout and targets: the files', else the first tool's defaults; its dtype is the tool's. */
+export function resolveLora(ctx: ResolveContext): void {
+  const { decided, tools, setup, prov, method } = ctx;
+  if (method === 'lora' || method === 'qlora') {
+    const lora: Record<string, unknown> = {};
+    const loraField = (name: string, key: CanonicalKey, def: Parameters<typeof toolDefault>[1]): void => {
+      const w = decided[key];
+      if (w) {
+        lora[name] = w.fact.value;
+      } else {
+        const d = toolDefault(tools, def);
+        if (d) lora[name] = d.value;
+      }
+    };
+    loraField('r', 'loraR', 'lora.r');
+    loraField('alpha', 'loraAlpha', 'lora.alpha');
+    loraField('dropout', 'loraDropout', 'lora.dropout');
+    loraField('target_modules', 'loraTargets', 'lora.target_modules');
+    if (decided.loraModulesToSave) lora.modules_to_save = decided.loraModulesToSave.fact.value;
+    if (decided.loraTargetParameters) lora.target_parameters = decided.loraTargetParameters.fact.value;
+    if (decided.loraDora?.fact.value === true) lora.use_dora = true;
+    const dt = toolDefault(tools, 'lora.dtype');
+    lora.dtype = dt?.value === 'model' ? 'model' : dt?.value;
+    setup.lora = lora;
+    const w = decided.loraR ?? decided.loraTargets;
+    prov.lora = w ? fileProv(w) : { kind: 'default', owner: dt?.tool ?? 'peft', note: 'LoRA settings of the tool' };
+  }
+}
+
+/** A 4/8-bit load: the quantization block with the tool's type and double quantization; full fine-tuning becomes QLoRA. */
+export function resolveQuantization(ctx: ResolveContext): void {
+  const { decided, tools, setup, prov, method } = ctx;
+  const quantBits = quantBitsOf(decided);
+  if (quantBits === 4 || quantBits === 8) {
+    const q: Record<string, unknown> = { bits: quantBits };
+    const t = decided.quantType?.fact.value ?? (quantBits === 8 ? 'int8' : toolDefault(tools, 'quantization.type')?.value ?? 'nf4');
+    q.type = t;
+    q.double_quant = decided.doubleQuant?.fact.value ?? toolDefault(tools, 'quantization.double_quant')?.value ?? false;
+    // torchtune's qlora builders quantize every linear of the blocks: LoRA-wrapped ones and, when quantize_base is set,
+    // the others as FrozenNF4Linear (torchtune/models/*/_component_builders.py); the output head stays 16-bit.
+    if (tools[0] === 'torchtune') q.scope = 'all-linear';
+    if (decided.quantizeExperts?.fact.value === true) q.experts = true;
+    setup.quantization = q;
+    const w = decided.quantBits!;
+    prov.quantization = fileProv(w);
+    if (method === 'full') setup.method = 'qlora';
+  }
+}
+
+/** Which parameters a 4/8-bit model keeps in fp32 (kbit_upcast): the files', or TRL's current default said in provenance. */
+export function resolveKbitUpcast(ctx: ResolveContext): void {
+  const { tools, setup, prov } = ctx;
+  if (!ctx.fromFact('kbit_upcast', 'kbitUpcast') && setup.quantization !== undefined && tools.includes('trl')) {
+    // TRL's SFTTrainer called prepare_model_for_kbit_training for 4/8-bit models until its model-preparation
+    // clean-up (trl PR 4577, Nov 2025); the installed version is not in the files.
+    prov.kbit_upcast = { kind: 'default', owner: 'trl', note: 'current SFTTrainer keeps unquantized parameters in 16 bits (since trl PR 4577, Nov 2025); older releases kept the norms in fp32: set kbit_upcast: norms for them' };
+  }
+}

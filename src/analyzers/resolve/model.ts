@@ -1,0 +1,100 @@
+// The model: its reference resolved to an architecture (through the resolver the caller gives: catalog, model folder
+// or the Hub), the dtype a model id is loaded in, a checkpoint's own quantization, the parameter count, and the
+// distillation teacher, resolved like the student. Pure: resolving is the resolver's job.
+import { quantizationFromConfig } from '../checkpoint-quantization';
+import { msg } from '../facts';
+import type { Location } from '../scenario';
+import { fileProv, numberOf, type ResolveContext } from './context';
+
+/** Where the model's problems are reported: at the model key, else at the start of the first file. */
+export function modelLocation(ctx: ResolveContext): Location {
+  const { files, decided } = ctx;
+  return decided.model?.location ?? { file: files[0]?.file ?? '', start: 0, end: 0, line: 1, column: 1 };
+}
+
+/** The architecture of the model the files name; false when there is none or it is not known (a problem says which). */
+export function resolveArchitecture(ctx: ResolveContext): boolean {
+  const { resolveModel, decided, unknownOnly, setup, prov, problems } = ctx;
+  const ref = setup.model as string | undefined;
+  const modelAt = modelLocation(ctx);
+  if (!ref) {
+    const unknown = unknownOnly.model;
+    problems.push({ ...(unknown?.location ?? modelAt), severity: 'error', code: 'unknown-model',
+      ...(unknown ? msg('the model ({0}) is not known statically: pass --model or set vramLens.model', unknown.fact.rawValue)
+        : msg('no model found in these files: pass --model <hub id | dir | config.json> or set vramLens.model')) });
+    return false;
+  }
+  const r = resolveModel(ref);
+  if (!r.ok) {
+    problems.push({ ...modelAt, severity: 'error', code: 'unknown-model', ...msg('{0}', r.message), key: decided.model?.fact.rawKey });
+    return false;
+  }
+  setup.architecture = r.model.config;
+  prov.architecture = { kind: 'catalog', entry: r.model.source };
+  for (const note of r.model.notes ?? []) problems.push({ ...modelAt, severity: 'warning', code: 'model-files', ...msg('{0}', note),
+    key: decided.model?.fact.rawKey });
+  // A model id given to a TRL trainer is loaded with dtype "auto" unless model_init_kwargs says otherwise
+  // (trl@006d32c: GRPOTrainer / SFTTrainer / DPOTrainer, model_init_kwargs.get("dtype", "auto")), and so is a
+  // from_pretrained call without a dtype since transformers 5 (huggingface/transformers PR 42805): the checkpoint's dtype.
+  const loadedBy = decided.model?.fact.rawKey === 'model' && decided.model.fact.tool === 'trl' ? 'trainer'
+    : decided.model?.fact.rawKey === 'pretrained_model_name_or_path' ? 'from_pretrained' : undefined;
+  const ckptDtype = checkpointDtype(r.model.config);
+  if (loadedBy && !decided.weightsDtype && prov.weights_dtype?.kind === 'default' && ckptDtype && setup.weights_dtype === 'fp32') {
+    const name = ckptDtype === 'bf16' ? 'bfloat16' : 'float16';
+    setup.weights_dtype = ckptDtype;
+    prov.weights_dtype = loadedBy === 'trainer'
+      ? { kind: 'default', owner: 'trl', note: `the trainer loads a model id with dtype="auto": the checkpoint's ${name}` }
+      : { kind: 'default', owner: 'hf-trainer', note: `from_pretrained without a dtype loads the checkpoint's ${name} (dtype="auto", the default since transformers 5; 4.x loaded float32: pass dtype to pin it)` };
+  }
+  // A pre-quantized checkpoint (bitsandbytes, GPTQ, AWQ upload) is loaded in its stored bits whatever the script says;
+  // training it needs adapters, as with quantization set in the files.
+  const stored = setup.quantization === undefined ? quantizationFromConfig(r.model.config) : undefined;
+  if (stored) {
+    setup.quantization = Object.fromEntries(Object.entries(stored).filter(([, v]) => v !== undefined));
+    prov.quantization = { kind: 'catalog', entry: `${r.model.source}: the checkpoint's quantization_config` };
+    const m = (setup.method as string | undefined) ?? 'full';
+    if (m === 'full' || (m === 'lora' && stored.bits === 4)) setup.method = 'qlora';
+  }
+  if (r.model.parameters !== undefined) {
+    setup.parameters = r.model.parameters;
+    prov.parameters = { kind: 'catalog', entry: r.model.source };
+  }
+  return true;
+}
+
+/** Knowledge distillation: the teacher (torchtune teacher_model) is resolved like the student. */
+export function resolveTeacher(ctx: ResolveContext): void {
+  const { resolveModel, decided, unknownOnly, setup, prov, problems } = ctx;
+  const teacherFact = decided.teacherModel ?? unknownOnly.teacherModel;
+  if (teacherFact) {
+    const id = typeof teacherFact.fact.value === 'string' ? teacherFact.fact.value : undefined;
+    const t = id ? resolveModel(id) : undefined;
+    if (t?.ok) {
+      // torchtune's KD recipes add a chunked forward KL to the cross-entropy; TRL's GKDTrainer trains on the
+      // generalized JSD alone, with GKDConfig's beta (0.5 unless set).
+      const gkd = teacherFact.fact.tool !== 'torchtune';
+      const beta = gkd && decided.klBeta && typeof decided.klBeta.fact.value === 'number' ? decided.klBeta.fact.value : 0.5;
+      setup.distillation = {
+        teacher_model: id, teacher_architecture: t.model.config, ...(t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}),
+        ...(gkd ? {
+          loss: 'jsd', jsd_beta: Math.min(1, Math.max(0, beta)),
+          // GKDConfig lmbda 0.5 and max_new_tokens 128 unless set.
+          on_policy: Math.min(1, Math.max(0, numberOf(decided.onPolicyFraction, 0.5))),
+            max_new_tokens: Math.max(1, Math.round(numberOf(decided.maxNewTokens, 128))),
+        } : {}),
+      };
+      prov.distillation = fileProv(teacherFact);
+    } else {
+      problems.push({ ...teacherFact.location, severity: 'warning', code: 'not-modeled', key: teacherFact.fact.rawKey,
+        ...msg('{0}: the teacher model ({1}) is not known, so its weights and the distillation loss are not counted: {2}', teacherFact.fact.rawKey,
+          teacherFact.fact.rawValue,
+          t && !t.ok ? t.message : 'no Hub id for this builder') });
+    }
+  }
+}
+
+/** The dtype a checkpoint's config.json stores its weights in (torch_dtype, or dtype in newer transformers). */
+function checkpointDtype(config: Readonly<Record<string, unknown>>): 'bf16' | 'fp16' | undefined {
+  const d = config.torch_dtype ?? config.dtype;
+  return d === 'bfloat16' ? 'bf16' : d === 'float16' ? 'fp16' : undefined;
+}

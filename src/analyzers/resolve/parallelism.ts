@@ -1,0 +1,118 @@
+// The layout: FSDP offload, ZeRO buckets, the GPU count (launcher world size, overrides, the smallest world a
+// tensor-, pipeline- or context-parallel layout needs), torchtune's FSDP default, the offload check and the GPU.
+// Rules of FIELD_RULES; pure.
+import { msg, type FactValue } from '../facts';
+import { fileProv, num, type ResolveContext } from './context';
+
+/** FSDP's CPU offload (Accelerate fsdp_offload_params, HF fsdp "offload"): parameters and optimizer state in host memory. */
+export function resolveFsdpOffload(ctx: ResolveContext): void {
+  const { decided, setup, prov } = ctx;
+  if (decided.fsdpOffload && decided.fsdpOffload.fact.value === true) {
+    const w = decided.fsdpOffload;
+    setup.offload_params = 'cpu';
+    setup.offload_optimizer = 'cpu';
+    prov.offload_params = prov.offload_optimizer = fileProv(w);
+    if (setup.fsdp === undefined) setup.fsdp = 'full_shard';
+  }
+}
+
+/** ZeRO's bucket sizes and thresholds, as the zero_buckets block. */
+export function resolveZeroBuckets(ctx: ResolveContext): void {
+  const { decided, setup } = ctx;
+  const buckets: Record<string, number> = {};
+  for (const [k, field] of [['reduceBucketSize', 'reduce_bucket_size'], ['allgatherBucketSize', 'allgather_bucket_size'],
+    ['stage3PrefetchBucketSize', 'stage3_prefetch_bucket_size'],
+    ['stage3MaxLiveParameters', 'stage3_max_live_parameters'], ['stage3ParamPersistenceThreshold', 'stage3_param_persistence_threshold'],
+    ['subGroupSize', 'sub_group_size']] as const) {
+    const v = decided[k] ? num(decided[k]!.fact.value as FactValue) : undefined;
+    if (v !== undefined) buckets[field] = v;
+  }
+  if (Object.keys(buckets).length > 0) setup.zero_buckets = buckets;
+}
+
+/** GPUs per node from a world size (Accelerate num_processes counts every machine's) when nothing gives them per node. */
+export function resolveWorldSize(ctx: ResolveContext): void {
+  const { decided, setup, prov } = ctx;
+  const world = decided.worldSize ? num(decided.worldSize.fact.value as FactValue) : undefined;
+  if (world !== undefined && setup.gpus_per_node === undefined) {
+    const nodes = (setup.nodes as number | undefined) ?? 1;
+    setup.gpus_per_node = Math.max(1, Math.round(world / nodes));
+    const w = decided.worldSize!;
+    prov.gpus_per_node = fileProv(w);
+  }
+}
+
+/** --gpus / --nodes (or vramLens.gpusPerNode / vramLens.nodes) win over the files. */
+export function resolveGpuOverrides(ctx: ResolveContext): void {
+  const { overrides, setup, prov } = ctx;
+  if (overrides.gpusPerNode !== undefined) {
+    setup.gpus_per_node = overrides.gpusPerNode;
+    prov.gpus_per_node = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.gpusPerNode' } : { kind: 'flag', flag: '--gpus' };
+  }
+  if (overrides.nodes !== undefined) {
+    setup.nodes = overrides.nodes;
+    prov.nodes = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.nodes' } : { kind: 'flag', flag: '--nodes' };
+  }
+}
+
+/**
+ * A tensor-parallel, pipeline-parallel or sharded layout runs on tp x pp x shard GPUs at least. When no launcher,
+ * file, flag or setting says how many GPUs run (torchtune's multi-node configs leave it to `tune run --nnodes
+ * --nproc_per_node`, Axolotl's to its launcher), the smallest such world is assumed, eight GPUs to a node, instead of
+ * a single GPU that cannot hold the layout.
+ */
+export function resolveLayoutWorld(ctx: ResolveContext): void {
+  const { setup, prov } = ctx;
+  const layoutGpus = ((setup.tensor_parallel as number | undefined) ?? 1) * ((setup.pipeline_parallel as number | undefined) ?? 1)
+    * ((setup.fsdp_shard_size as number | undefined) ?? 1) * ((setup.context_parallel as number | undefined) ?? 1);
+  if (layoutGpus > 1 && setup.gpus_per_node === undefined && setup.nodes === undefined) {
+    const multiNode = layoutGpus > 8 && layoutGpus % 8 === 0;
+    setup.gpus_per_node = multiNode ? 8 : layoutGpus;
+    const note = `the smallest world that holds tensor_parallel x pipeline_parallel x context_parallel x the FSDP shard group = ${layoutGpus} GPUs (no launcher, flag or setting gives the GPU count)`;
+    prov.gpus_per_node = { kind: 'default', owner: 'VRAM Lens', note };
+    if (multiNode) {
+      setup.nodes = layoutGpus / 8;
+      prov.nodes = { kind: 'default', owner: 'VRAM Lens', note };
+    }
+  }
+}
+
+/** --seq-len wins over the files. */
+export function resolveSeqLenOverride(ctx: ResolveContext): void {
+  const { overrides, setup, prov } = ctx;
+  if (overrides.seqLen !== undefined) {
+    setup.seq_len = overrides.seqLen;
+    prov.seq_len = { kind: 'flag', flag: '--seq-len' };
+  }
+}
+
+/** torchtune's distributed recipes shard with FSDP2 (fully_shard) whenever more than one GPU runs. */
+export function resolveTorchtuneFsdp(ctx: ResolveContext): void {
+  const { tools, setup, prov } = ctx;
+  if (tools.includes('torchtune') && setup.fsdp === undefined
+    && ((setup.gpus_per_node as number | undefined) ?? 1) * ((setup.nodes as number | undefined) ?? 1) > 1) {
+    setup.fsdp = 'full_shard';
+    prov.fsdp = { kind: 'default', owner: 'torchtune', note: 'distributed recipes shard parameters, gradients and optimizer state with FSDP2' };
+  }
+}
+
+/** Offload sanity: DeepSpeed offload without a ZeRO stage does nothing. */
+export function checkOffloadNeedsZero(ctx: ResolveContext): void {
+  const { decided, setup, problems } = ctx;
+  if ((setup.offload_optimizer && setup.offload_optimizer !== 'none') && !setup.zero_stage && !setup.fsdp) {
+    const w = decided.offloadOptimizer;
+    if (w) problems.push({ ...w.location, severity: 'warning', code: 'offload-needs-zero', key: w.fact.rawKey,
+      ...msg('optimizer offload needs ZeRO stage 1-3 (or FSDP); without it nothing is offloaded') });
+  }
+}
+
+/** The GPU: --gpu or vramLens.gpu, else the files'. */
+export function resolveGpu(ctx: ResolveContext): void {
+  const { overrides, setup, prov } = ctx;
+  if (overrides.gpu) {
+    setup.gpu = overrides.gpu;
+    prov.gpu = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.gpu' } : { kind: 'flag', flag: '--gpu' };
+  } else {
+    ctx.fromFact('gpu', 'gpu', (v) => (typeof v === 'string' ? v : undefined));
+  }
+}

@@ -1,0 +1,73 @@
+// Precision: the weights' dtype, mixed precision and the fp32 master copy, from DeepSpeed's bf16/fp16 blocks (16-bit
+// model with an fp32 master copy), the HF and Accelerate switches (autocast over the loaded weights), LLaMA-Factory's
+// pure_bf16 and torchtune's dtype (pure), and FP8 (estimated as bf16 autocast). A rule of FIELD_RULES; pure.
+import type { Provenance } from '../../core/setup';
+import { toolDefault } from '../defaults';
+import { msg, type FactValue } from '../facts';
+import { bool, fileProv, type ResolveContext } from './context';
+
+/**
+ * Precision: DeepSpeed bf16/fp16 blocks run the model in 16 bits with an fp32 master copy; HF/Accelerate
+ * bf16/fp16 switches are autocast over the loaded weights; LLaMA-Factory pure_bf16 and torchtune dtype are pure.
+ */
+export function resolvePrecision(ctx: ResolveContext): void {
+  const { files, decided, tools, setup, prov, problems, method } = ctx;
+  const deepspeedOn = decided.zeroStage !== undefined || files.some((f) => f.facts.format === 'deepspeed-json');
+  const bf16 = decided.bf16 ? bool(decided.bf16.fact.value as FactValue) : undefined;
+  const fp16 = decided.fp16 ? bool(decided.fp16.fact.value as FactValue) : undefined;
+  const mp = decided.mixedPrecision?.fact.value;
+  // FP8 training (Accelerate mixed_precision fp8, Axolotl and LLaMA-Factory fp8): Accelerate autocasts to bf16 around
+  // the FP8 linears, and torchao's Float8Linear keeps its bf16 input and weight for backward
+  // (torchao/float8/float8_linear.py matmul_with_hp_or_float8_args: save_for_backward(input_hp, weight_hp_t)); the FP8
+  // casts are per-layer transients. Memory is estimated as bf16 autocast, and the file says so at the key.
+  const fp8 = mp === 'fp8' && !bf16 && !fp16;
+  let half: 'bf16' | 'fp16' | undefined = bf16 ? 'bf16' : fp16 ? 'fp16' : mp === 'bf16' || mp === 'fp16' ? mp : fp8 ? 'bf16' : undefined;
+  const halfFact = bf16 ? decided.bf16 : fp16 ? decided.fp16 : decided.mixedPrecision;
+  if (mp === 'fp8' && decided.mixedPrecision) {
+    const w = decided.mixedPrecision;
+    problems.push({ ...w.location, severity: 'warning', code: 'not-modeled', key: w.fact.rawKey,
+      ...msg('{0}: FP8 matmuls are estimated as bf16 mixed precision (torchao Float8Linear keeps bf16 inputs for backward; Transformer Engine\'s smaller FP8 copies are not modeled)', w.fact.rawKey) });
+    // torchao's float8 all-gather under FSDP2: the linear weights travel and wait in fp8.
+    const ag = decided.fp8AllGather;
+    if (ag && ag.fact.value === true) {
+      setup.fp8_all_gather = true;
+      prov.fp8_all_gather = fileProv(ag);
+    }
+  }
+  if (!half && bf16 === undefined && fp16 === undefined && mp === undefined) {
+    const d = toolDefault(tools, 'mixed_precision');
+    if (d && (d.value === 'bf16' || d.value === 'fp16')) {
+      half = d.value;
+      prov.mixed_precision = { kind: 'default', owner: d.tool, note: d.note };
+    }
+  }
+  const pure = decided.pureBf16 && decided.pureBf16.fact.value === true;
+  ctx.fromFact('weights_dtype', 'weightsDtype');
+  if (pure) {
+    setup.weights_dtype = 'bf16';
+    setup.mixed_precision = 'none';
+    prov.weights_dtype = prov.mixed_precision = { kind: 'file', file: decided.pureBf16!.file, line: decided.pureBf16!.location.line,
+      key: decided.pureBf16!.fact.rawKey };
+  } else if (half && deepspeedOn && method === 'full') {
+    setup.weights_dtype = half;
+    setup.master_weights = true;
+    setup.mixed_precision = 'none';
+    const p: Provenance = halfFact ? fileProv(halfFact) : prov.mixed_precision ?? { kind: 'default', owner: 'deepspeed' };
+    prov.weights_dtype = prov.master_weights = prov.mixed_precision = p;
+  } else if (half) {
+    setup.mixed_precision = half;
+    if (halfFact) prov.mixed_precision = fileProv(halfFact);
+    if (setup.weights_dtype === undefined && (tools[0] === 'axolotl' || tools[0] === 'llamafactory' || method === 'qlora' || method === 'lora')) {
+      // Axolotl and LLaMA-Factory load the model in the compute dtype; PEFT recipes load 16-bit bases.
+      setup.weights_dtype = half;
+      prov.weights_dtype = { kind: 'default', owner: tools[0] ?? 'peft', note: `the base model is loaded in ${half} when ${half} training is on` };
+    }
+  } else if (tools[0] === 'torchtune' && setup.weights_dtype !== undefined) {
+    setup.mixed_precision = 'none';
+  }
+  if (setup.weights_dtype === undefined) ctx.fromDefault('weights_dtype', 'weights_dtype');
+  // Adapters in the model dtype (torchtune) follow the resolved weights dtype.
+  const loraSetup = setup.lora as Record<string, unknown> | undefined;
+  if (loraSetup && loraSetup.dtype === 'model') loraSetup.dtype = setup.weights_dtype ?? 'fp32';
+  if (setup.weights_dtype === 'bf16' && deepspeedOn && method === 'full' && setup.master_weights === undefined) setup.master_weights = true;
+}

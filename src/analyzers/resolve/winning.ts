@@ -1,0 +1,57 @@
+// Ranking: the file problems resolve reports, the fact that decides each canonical key (launcher over config over
+// referenced file, the later file on ties, a known value over an unknown one), and the order in which the tools'
+// defaults apply. Pure.
+import { isUnknown, type CanonicalKey, type Tool } from '../facts';
+import type { Problem } from '../scenario';
+import { locateOffset } from './locate';
+import type { AnalyzedFile, FileRole, WinningFact } from './types';
+
+const RANK: Record<FileRole, number> = { referenced: 1, config: 2, launcher: 3 };
+
+/** The warnings and errors of the files' analyses, located. */
+export function fileProblems(files: readonly AnalyzedFile[]): Problem[] {
+  const problems: Problem[] = [];
+  for (const f of files) {
+    for (const p of f.facts.problems) {
+      if (p.severity === 'info') continue;
+      problems.push({ ...locateOffset(f.file, f.text, p.span.start, p.span.end), severity: p.severity, code: p.code, message: p.message,
+        ...(p.template ? { template: p.template } : {}), key: p.rawKey });
+    }
+  }
+  return problems;
+}
+
+/** The winning fact per canonical key, and the unknown fact of each key that has no known one. */
+export function winningFacts(files: readonly AnalyzedFile[]): {
+  decided: Partial<Record<CanonicalKey, WinningFact>>;
+  unknownOnly: Partial<Record<CanonicalKey, WinningFact>>;
+} {
+  // Winning fact per key: highest rank, later file on ties; a known value beats an unknown one of any rank.
+  const decided: Partial<Record<CanonicalKey, WinningFact>> = {};
+  const unknownOnly: Partial<Record<CanonicalKey, WinningFact>> = {};
+  for (const f of files) {
+    for (const fact of f.facts.facts) {
+      const w: WinningFact = { fact, file: f.file, location: locateOffset(f.file, f.text, fact.valueSpan.start, fact.valueSpan.end),
+        ...(f.origin?.kind === 'bundled' ? { bundled: { owner: f.origin.owner, note: f.origin.note } } : {}) };
+      if (isUnknown(fact.value)) {
+        unknownOnly[fact.key] = w;
+        continue;
+      }
+      const prev = decided[fact.key];
+      const prevRank = prev ? RANK[files.find((x) => x.file === prev.file)?.role ?? 'config'] : -1;
+      if (!prev || RANK[f.role] >= prevRank) decided[fact.key] = w;
+    }
+  }
+  return { decided, unknownOnly };
+}
+
+/** Tools in priority order for defaults: the trainer named by the most specific file wins. */
+export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
+  const order: Tool[] = [];
+  const prio: Tool[] = ['unsloth', 'trl', 'llamafactory', 'axolotl', 'torchtune', 'hf-trainer', 'accelerate', 'deepspeed'];
+  const seen = new Set<Tool>();
+  for (const f of files) for (const t of f.facts.tools) seen.add(t);
+  for (const f of files) for (const fact of f.facts.facts) seen.add(fact.tool);
+  for (const t of prio) if (seen.has(t)) order.push(t);
+  return order;
+}

@@ -1,0 +1,89 @@
+// Expansion: a word's segments against the variables the script sets (`$VAR`, `${VAR:-default}` and the other
+// operators, `$((...))`), into pieces that keep their spans; `$(...)`, positional arguments and the environment
+// become unknown pieces with a reason. Pure: no I/O, no node:* and no 'vscode'.
+import type { Seg, WordTok } from './lexer';
+import { type Piece, type Env, unknownOf, textOf, type Field, toFields } from './fields';
+import { evalArith } from './arith';
+
+export function expandSegs(script: string, segs: readonly Seg[], env: Env, split: boolean): Piece[] {
+  const out: Piece[] = [];
+  for (const s of segs) {
+    switch (s.k) {
+      case 'lit':
+        out.push({ text: s.text, start: s.start, end: s.end, exact: s.exact, quoted: s.quoted });
+        break;
+      case 'cmdsub':
+        out.push({ text: '', start: s.start, end: s.end, exact: false,
+          unknown: `\`${script.slice(s.start, Math.min(s.end, s.start + 60))}\` is the output of a command`, expanded: true, quoted: s.quoted });
+        break;
+      case 'arith': {
+        const r = evalArith(s.expr, (name) => lookupForArith(name, env));
+        out.push(r.ok
+          ? { text: String(r.v), start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted }
+          : { text: '', start: s.start, end: s.end, exact: false, unknown: r.reason, expanded: true, quoted: s.quoted });
+        break;
+      }
+      case 'param':
+        out.push(...expandParam(script, s, env, split));
+        break;
+    }
+  }
+  return out;
+}
+
+function lookupForArith(name: string, env: Env): Piece[] | string {
+  const v = env.get(name);
+  return v ? [...v.pieces] : `\`${name}\` is not set in this script`;
+}
+
+function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, split: boolean): Piece[] {
+  const unknownPiece = (reason: string): Piece[] => [{ text: '', start: s.start, end: s.end, exact: false, unknown: reason, expanded: true, quoted: s.quoted,
+    split: !s.quoted && split }];
+  if (s.complex !== undefined) return unknownPiece(`\`${s.complex.slice(0, 60)}\` is not evaluated statically`);
+  const name = s.name;
+  let state: { k: 'unset'; reason: string } | { k: 'unknown'; reason: string } | { k: 'value'; pieces: readonly Piece[] };
+  if (/^[1-9]$/.test(name)) state = { k: 'unknown', reason: `positional argument $${name} of the script` };
+  else if (name === '@' || name === '*') state = { k: 'unknown', reason: `the script's arguments ($${name})` };
+  else if (/^[0#?$!-]$/.test(name)) state = { k: 'unknown', reason: `the shell parameter $${name}` };
+  else {
+    const v = env.get(name);
+    if (!v) state = { k: 'unset', reason: `\`${name}\` is not set in this script (it comes from the environment)` };
+    else {
+      const u = unknownOf(v.pieces);
+      state = u !== undefined && !/\s/.test(textOf(v.pieces)) ? { k: 'unknown', reason: u } : { k: 'value', pieces: v.pieces };
+    }
+  }
+  const op = s.op;
+  let pieces: readonly Piece[];
+  const argPieces = (): Piece[] => expandSegs(script, s.arg ?? [], env, false);
+  if (op === ':-' || op === '-' || op === ':=' || op === '=') {
+    const empty = state.k === 'value' && textOf(state.pieces) === '' && unknownOf(state.pieces) === undefined;
+    if (state.k === 'unknown') {
+      const def = textOf(argPieces());
+      return unknownPiece(`${state.reason}; the script's default is '${def}'`);
+    }
+    if (state.k === 'unset' || (op.startsWith(':') && empty)) {
+      pieces = argPieces();
+      if (op.endsWith('=')) env.set(name, { pieces: pieces.map((p) => ({ ...p, split: false })), exported: env.get(name)?.exported ?? false,
+        valueSpan: { start: s.start, end: s.end } });
+    } else pieces = (state as { pieces: readonly Piece[] }).pieces;
+  } else if (op === ':+' || op === '+') {
+    if (state.k === 'unknown') return unknownPiece(state.reason);
+    const set = state.k === 'value' && (op === '+' || textOf(state.pieces) !== '');
+    pieces = set ? argPieces() : [];
+  } else {
+    if (state.k !== 'value') return unknownPiece(state.reason);
+    pieces = state.pieces;
+  }
+  const text = textOf(pieces);
+  const unknown = unknownOf(pieces);
+  // A value with blanks keeps where each part was written, so `$LAUNCHER` splits into flags with their own spans;
+  // a single word points at the reference written here (`$BATCH_SIZE`).
+  if (/\s/.test(text)) return pieces.map((p) => ({ ...p, split: !s.quoted && split, quoted: s.quoted, expanded: true }));
+  if (unknown !== undefined) return unknownPiece(unknown);
+  return [{ text, start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted }];
+}
+
+export function fieldsOf(script: string, words: readonly WordTok[], env: Env): Field[] {
+  return words.flatMap((w) => toFields(expandSegs(script, w.segs, env, true)));
+}

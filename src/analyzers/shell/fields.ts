@@ -1,0 +1,111 @@
+// Values: text pieces that remember their source, so word splitting keeps exact spans; the variables a script
+// sets (Env) and the fields its words split into. Pure: no I/O, no node:* and no 'vscode'.
+import type { Span } from '../facts';
+
+export interface Piece {
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+  /** text[i] was written at start + i. */
+  readonly exact: boolean;
+  readonly unknown?: string;
+  /** Subject to word splitting (an unquoted expansion). */
+  readonly split?: boolean;
+  /** Came from a quoted segment (keeps an empty word alive). */
+  readonly quoted?: boolean;
+  /** Came from an expansion (not written literally in this word). */
+  readonly expanded?: boolean;
+}
+
+export interface VarVal {
+  readonly pieces: readonly Piece[];
+  readonly exported: boolean;
+  readonly nameSpan?: Span;
+  readonly valueSpan?: Span;
+}
+
+export type Env = Map<string, VarVal>;
+
+export const unknownOf = (pieces: readonly Piece[]): string | undefined => pieces.find((p) => p.unknown !== undefined)?.unknown;
+export const textOf = (pieces: readonly Piece[]): string => pieces.map((p) => p.text).join('');
+
+export interface Field {
+  readonly text: string;
+  readonly span: Span;
+  readonly pieces: readonly Piece[];
+  readonly unknown?: string;
+  /** The field is only an expansion whose value is unknown (`$EXTRA_ARGS`, `"$@"`): it may hold any number of words. */
+  readonly opaque: boolean;
+}
+
+export function pieceSlice(p: Piece, a: number, b: number): Piece {
+  if (p.exact) return { ...p, text: p.text.slice(a, b), start: p.start + a, end: p.start + b };
+  return { ...p, text: p.text.slice(a, b) };
+}
+
+function makeField(pieces: Piece[]): Field {
+  let start = Infinity;
+  let end = -Infinity;
+  for (const p of pieces) {
+    start = Math.min(start, p.start);
+    end = Math.max(end, p.end);
+  }
+  if (!Number.isFinite(start)) start = end = 0;
+  const unknown = unknownOf(pieces);
+  const opaque = unknown !== undefined && pieces.every((p) => p.expanded && (p.unknown !== undefined || p.text === ''));
+  return { text: textOf(pieces), span: { start, end }, pieces, unknown, opaque };
+}
+
+/** Word splitting over pieces: blanks in `split` pieces separate fields. */
+export function toFields(pieces: readonly Piece[]): Field[] {
+  const out: Field[] = [];
+  let cur: Piece[] = [];
+  let alive = false;
+  const end = (): void => {
+    if (alive || cur.some((p) => p.text.length > 0 || p.unknown !== undefined)) out.push(makeField(cur));
+    cur = [];
+    alive = false;
+  };
+  for (const p of pieces) {
+    if (p.unknown !== undefined || !p.split) {
+      cur.push(p);
+      if (p.quoted) alive = true;
+      continue;
+    }
+    const re = /[ \t\n]+/g;
+    let last = 0;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(p.text)) !== null) {
+      if (m.index > last) cur.push(pieceSlice(p, last, m.index));
+      end();
+      last = m.index + m[0].length;
+    }
+    if (last < p.text.length) cur.push(pieceSlice(p, last, p.text.length));
+  }
+  end();
+  return out;
+}
+
+/** The source span of field characters [a, b). */
+export function subSpan(f: Field, a: number, b: number): Span {
+  let pos = 0;
+  let start = Infinity;
+  let end = -Infinity;
+  for (const p of f.pieces) {
+    const pa = pos;
+    const pb = pos + p.text.length;
+    pos = pb;
+    const lo = Math.max(a, pa);
+    const hi = Math.min(b, pb);
+    if (lo > hi || (lo === hi && !(a === b && lo === a))) continue;
+    if (p.exact) {
+      start = Math.min(start, p.start + (lo - pa));
+      end = Math.max(end, p.start + (hi - pa));
+    } else {
+      start = Math.min(start, p.start);
+      end = Math.max(end, p.end);
+    }
+  }
+  if (!Number.isFinite(start)) return f.span;
+  return { start, end };
+}

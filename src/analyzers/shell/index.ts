@@ -1,0 +1,81 @@
+// Shell launch scripts (*.sh, *.slurm) -> ConfigFacts: which launcher runs how many processes, and the training
+// flags passed to the script, with exact spans. Pure (no I/O, no node:*, no 'vscode'); never throws on user text.
+//
+// The tokenizer is hand-written: no maintained shell parser on npm fits (they are unmaintained, lose offsets, or
+// need WASM). It covers what launch scripts use (FORMATS.md §0.5): `\` continuations, comments, quotes, `$VAR`,
+// `${VAR:-default}`, `$((arithmetic))`, `$(...)` (unknown), heredocs (skipped), redirects, `&&`/`;` chains,
+// `if`/`for`/`while`/`case` blocks and `#SBATCH` directives. Values built from the script's own assignments are
+// evaluated; anything else (the environment, `$1`, `$(...)`) becomes an {unknown} fact, never a guess.
+//
+// The parts, in the order a script goes through them: lexer.ts (words and operators), sbatch.ts (#SBATCH directives
+// seeding SLURM_* variables), interpreter.ts (commands, control flow and variables; expand.ts, fields.ts and arith.ts
+// evaluate values), launch.ts (one launch command into facts; args.ts parses its arguments, flags.ts maps them).
+import { msg, type CanonicalKey, type ConfigFacts, type Fact, type ParseProblem, type Reference, type Tool } from '../facts';
+import { Lexer } from './lexer';
+import { VLLM_SERVER_KEYS } from './flags';
+import { Interpreter } from './interpreter';
+import { parseSbatch, sbatchFacts } from './sbatch';
+
+/**
+ * Reads a launch script. Facts come from the training launches (a launcher, or a script given training flags); when a
+ * script has other commands too (`train && merge`), only the training ones count, and two training launches that
+ * disagree on a key get an info problem.
+ */
+export function analyzeShell(text: string): ConfigFacts {
+  try {
+    return analyze(text);
+  } catch (e) {
+    return {
+      format: 'shell', facts: [], references: [], tools: [],
+      problems: [{ code: 'syntax-error', severity: 'info', ...msg('the script could not be analyzed: {0}', e instanceof Error ? e.message : String(e)),
+        span: { start: 0, end: 0 } }],
+    };
+  }
+}
+
+function analyze(text: string): ConfigFacts {
+  const lexed = new Lexer(text).run();
+  const sb = sbatchFacts(parseSbatch(text, lexed.comments));
+  const interp = new Interpreter(text, lexed.toks, sb.seeds);
+  interp.run();
+  const training = interp.results.filter((r) => r.training);
+  const chosen = training.length ? training : interp.results;
+  const facts: Fact[] = [];
+  const problems: ParseProblem[] = [...lexed.problems, ...interp.problems];
+  const tools: Tool[] = [];
+  const sbTool: Tool = chosen.find((r) => r.launcherTool)?.launcherTool ?? 'torchrun';
+  const known = (k: CanonicalKey): boolean => chosen.some((r) =>
+    r.facts.some((f) => f.key === k && !(typeof f.value === 'object' && f.value !== null && !Array.isArray(f.value))));
+  if (sb.nodes && !known('nodes')) facts.push({ key: 'nodes', rawKey: sb.nodes.rawKey, value: sb.nodes.n, rawValue: sb.nodes.value, keySpan: sb.nodes.keySpan,
+    valueSpan: sb.nodes.valueSpan, tool: sbTool });
+  if (sb.gpusPerNode && !known('gpusPerNode') && !known('worldSize')) {
+    const g = sb.gpusPerNode;
+    facts.push({ key: 'gpusPerNode', rawKey: g.rawKey, value: g.n, rawValue: g.value, keySpan: g.keySpan, valueSpan: g.valueSpan, tool: sbTool });
+  }
+  for (const r of chosen) {
+    facts.push(...r.facts);
+    problems.push(...r.problems);
+    for (const t of r.tools) if (!tools.includes(t)) tools.push(t);
+  }
+  // A trl vllm-serve line beside the training launch: the server's settings.
+  if (training.length > 0) for (const r of interp.results) if (!r.training) facts.push(...r.facts.filter((f) => VLLM_SERVER_KEYS.has(f.key)));
+  if (training.length > 1) {
+    const byKey = new Map<CanonicalKey, Fact[]>();
+    for (const r of training) {
+      for (const f of r.facts) {
+        if (typeof f.value === 'object' && f.value !== null && !Array.isArray(f.value)) continue;
+        byKey.set(f.key, [...(byKey.get(f.key) ?? []), f]);
+      }
+    }
+    for (const [key, fs] of byKey) {
+      const values = [...new Set(fs.map((f) => JSON.stringify(f.value)))];
+      if (values.length < 2) continue;
+      const lastFact = fs[fs.length - 1];
+      problems.push({ code: 'not-static', severity: 'info', span: lastFact.valueSpan, rawKey: lastFact.rawKey,
+        ...msg('this script launches training more than once with different {0} ({1}); the last launch is used', key, values.join(', ')) });
+    }
+  }
+  const references: Reference[] = [];
+  for (const r of chosen) for (const ref of r.refs) if (!references.some((x) => x.path === ref.path && x.span.start === ref.span.start)) references.push(ref);
+  return { format: 'shell', facts, problems, references, tools };
+}

@@ -1,0 +1,423 @@
+// Launch commands: wrappers (srun, mpirun, env), launchers (torchrun, deepspeed, accelerate, tune, trl) and the
+// training script's flags, into the facts of one command. Pure: no I/O, no node:* and no 'vscode'.
+import { msg, notModeled, UNMODELED_OBJECTIVES, type CanonicalKey, type Message, type Fact, type FactValue, type ParseProblem, type Reference, type Span,
+  type Tool, type Unknown } from '../facts';
+import { type Env, unknownOf, textOf, type Field, subSpan } from './fields';
+import { type FlagSpec, spec, SCRIPT_FLAGS, TOOL_FLAGS, ACCELERATE_FLAGS, ACCELERATE_BOOL, TORCHRUN_BOOL, DEEPSPEED_BOOL, SRUN_VALUE, MPIRUN_VALUE,
+  TRL_SCRIPTS, VLLM_SERVE_FLAGS, VLLM_SERVE_BOOL, TRL_SUBCOMMANDS, isNumberText, toBool, deviceCount } from './flags';
+import { type Opt, pieceRange, type Consume, type Parsed, looksLikeFlag, parseArgs, skipOpts } from './args';
+
+export interface CmdResult {
+  readonly facts: Fact[];
+  readonly refs: Reference[];
+  readonly problems: ParseProblem[];
+  readonly tools: Tool[];
+  training: boolean;
+  launcherTool?: Tool;
+}
+const basename = (s: string): string => s.slice(s.lastIndexOf('/') + 1);
+const TRAINING_KEYS = new Set<CanonicalKey>(['microBatchSize', 'gradientAccumulationSteps', 'bf16', 'fp16', 'mixedPrecision', 'optimizer',
+  'gradientCheckpointing',
+  'deepspeedConfig', 'zeroStage', 'fsdp', 'seqLen', 'loraR', 'trainBatchSize', 'pureBf16', 'tensorParallel', 'pipelineParallel', 'gpusPerNode', 'worldSize']);
+
+class Launch {
+  readonly r: CmdResult = { facts: [], refs: [], problems: [], tools: [], training: false };
+
+  constructor(private readonly text: string) {}
+
+  tool(t: Tool): void {
+    if (!this.r.tools.includes(t)) this.r.tools.push(t);
+  }
+
+  fact(key: CanonicalKey, rawKey: string, keySpan: Span, valueSpan: Span, value: FactValue | Unknown, tool: Tool): void {
+    this.r.facts.push({ key, rawKey, value, rawValue: this.text.slice(valueSpan.start, valueSpan.end), keySpan, valueSpan, tool });
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      this.r.problems.push({ code: 'not-static', severity: 'info', ...msg('{0}: {1}', rawKey, (value as Unknown).unknown), span: valueSpan, rawKey });
+    }
+  }
+
+  ref(kind: Reference['kind'], path: string, span: Span): void {
+    this.r.refs.push({ kind, path, span });
+  }
+
+  invalid(o: Opt, what: string): void {
+    const span = o.value?.span ?? o.keySpan;
+    this.r.problems.push({ code: 'invalid-value', severity: 'warning', ...msg('{0} expects {1}, got \'{2}\'', o.rawKey, what, o.value?.text ?? ''),
+      span, rawKey: o.rawKey });
+  }
+
+  notStatic(span: Span, m: Message, rawKey?: string): void {
+    this.r.problems.push({ code: 'not-static', severity: 'info', ...m, span, rawKey });
+  }
+
+  /** Emits the facts of one option through its spec; a bare flag is `true` for booleans and ignored otherwise. */
+  spec(s: FlagSpec, o: Opt, tool: Tool): void {
+    const t = s.tool ?? tool;
+    const valueSpan = o.value?.span ?? o.keySpan;
+    if (!o.value) {
+      if (s.kind !== 'bool') return;
+      this.emit(s, o, true, valueSpan, t);
+      return;
+    }
+    if (o.value.unknown !== undefined) {
+      this.fact(s.key, o.rawKey, o.keySpan, valueSpan, { unknown: o.value.unknown }, t);
+      return;
+    }
+    const raw = o.value.text.trim();
+    let v: FactValue;
+    switch (s.kind) {
+      case 'int':
+        if (!isNumberText(raw) || !Number.isInteger(Number(raw))) return this.invalid(o, 'an integer');
+        v = Number(raw);
+        break;
+      case 'num':
+        if (!isNumberText(raw)) return this.invalid(o, 'a number');
+        v = Number(raw);
+        break;
+      case 'bool': {
+        const b = toBool(raw);
+        if (b === undefined) return this.invalid(o, 'true or false');
+        v = b;
+        break;
+      }
+      case 'list':
+        v = o.value.items ?? [raw];
+        break;
+      case 'str':
+        v = raw;
+        break;
+    }
+    this.emit(s, o, v, valueSpan, t);
+  }
+
+  private emit(s: FlagSpec, o: Opt, v: FactValue, valueSpan: Span, tool: Tool): void {
+    const out = s.conv ? s.conv(v) : [[s.key, v] as [CanonicalKey, FactValue]];
+    if (!out) return this.invalid(o, `a valid value for ${s.key}`);
+    for (const [k, val] of out) this.fact(k, o.rawKey, o.keySpan, valueSpan, val, tool);
+  }
+}
+
+interface Visible { readonly count?: number; readonly unknown?: string; readonly rawKey: string; readonly keySpan: Span; readonly valueSpan: Span }
+
+/** CUDA_VISIBLE_DEVICES as the launched process sees it (exported or given as a prefix), if the script sets it. */
+function visibleDevices(env: Env, name = 'CUDA_VISIBLE_DEVICES'): Visible | undefined {
+  const v = env.get(name);
+  if (!v || !v.exported || !v.nameSpan || !v.valueSpan) return undefined;
+  const u = unknownOf(v.pieces);
+  const text = textOf(v.pieces);
+  const base = { rawKey: name, keySpan: v.nameSpan, valueSpan: v.valueSpan };
+  if (u !== undefined) return { ...base, unknown: u };
+  const count = name === 'CUDA_VISIBLE_DEVICES' ? deviceCount(text) : isNumberText(text.trim()) ? Number(text.trim()) : undefined;
+  return count === undefined ? { ...base, unknown: `${name}='${text}' is not a device count` } : { ...base, count };
+}
+
+function emitVisible(l: Launch, vis: Visible, key: CanonicalKey, tool: Tool): void {
+  l.fact(key, vis.rawKey, vis.keySpan, vis.valueSpan, vis.count !== undefined ? vis.count : { unknown: vis.unknown ?? 'not known statically' }, tool);
+}
+
+const ALL_GPUS: Unknown = { unknown: 'all visible GPUs' };
+
+function torchrunFacts(l: Launch, opts: readonly Opt[], env: Env): void {
+  for (const o of opts) {
+    if (o.name === 'nproc_per_node') {
+      if (!o.value) continue;
+      if (o.value.unknown === undefined && /^(gpu|auto)$/i.test(o.value.text.trim())) {
+        const vis = visibleDevices(env);
+        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, vis?.count ?? ALL_GPUS, 'torchrun');
+      } else l.spec(spec('gpusPerNode', 'int'), o, 'torchrun');
+    } else if (o.name === 'nnodes') {
+      const m = o.value && o.value.unknown === undefined ? /^(\d+):(\d+)$/.exec(o.value.text.trim()) : null;
+      if (m && o.value) l.fact('nodes', o.rawKey, o.keySpan, o.value.span,
+        m[1] === m[2] ? Number(m[1]) : { unknown: `elastic range of ${m[1]} to ${m[2]} nodes` }, 'torchrun');
+      else l.spec(spec('nodes', 'int'), o, 'torchrun');
+    } else if (o.name === 'standalone' && !o.value) {
+      l.fact('nodes', o.rawKey, o.keySpan, o.keySpan, 1, 'torchrun');
+    }
+  }
+}
+
+/** deepspeed launcher (deepspeedai/DeepSpeed@edaa722:deepspeed/launcher/runner.py:55-112, 452-465). */
+function deepspeedFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Field): void {
+  const has = (n: string): boolean => opts.some((o) => o.name === n);
+  for (const o of opts) {
+    if (o.name === 'num_gpus' || o.name === 'num_accelerators') {
+      if (o.value && o.value.unknown === undefined && o.value.text.trim() === '-1')
+        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, ALL_GPUS, 'deepspeed');
+      else l.spec(spec('gpusPerNode', 'int'), o, 'deepspeed');
+    } else if (o.name === 'num_nodes') {
+      if (o.value && o.value.unknown === undefined && o.value.text.trim() === '-1')
+        l.fact('nodes', o.rawKey, o.keySpan, o.value.span, { unknown: 'all hosts in the hostfile' }, 'deepspeed');
+      else l.spec(spec('nodes', 'int'), o, 'deepspeed');
+    } else if ((o.name === 'include' || o.name === 'i') && o.value) {
+      if (o.value.unknown !== undefined) { l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'deepspeed'); continue; }
+      const hosts = o.value.text.trim().split('@').filter((h) => h);
+      const counts = hosts.map((h) => { const c = h.split(':')[1]; return c === undefined ? undefined : deviceCount(c); });
+      if (hosts.length > 1 && !has('num_nodes')) l.fact('nodes', o.rawKey, o.keySpan, o.value.span, hosts.length, 'deepspeed');
+      const same = counts.every((c) => c !== undefined && c === counts[0]);
+      l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span,
+        same && counts[0] !== undefined ? counts[0] : { unknown: `the GPUs of ${o.value.text.trim()}` }, 'deepspeed');
+    } else if ((o.name === 'exclude' || o.name === 'e') && o.value && !has('num_gpus') && !has('include') && !has('i')) {
+      l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: 'all visible GPUs except the excluded ones' }, 'deepspeed');
+    } else if ((o.name === 'hostfile' || o.name === 'h') && o.value && !has('num_nodes')) {
+      l.fact('nodes', o.rawKey, o.keySpan, o.value.span, { unknown: 'the hosts listed in the hostfile' }, 'deepspeed');
+    }
+  }
+  const counted = has('num_gpus') || has('num_accelerators') || has('include') || has('i') || has('exclude') || has('e');
+  if (!counted) {
+    // runner.py turns CUDA_VISIBLE_DEVICES into --include localhost:<ids> only when no count flag is given.
+    const vis = has('num_nodes') ? undefined : visibleDevices(env);
+    if (vis) emitVisible(l, vis, 'gpusPerNode', 'deepspeed');
+    else l.fact('gpusPerNode', 'deepspeed', launcher.span, launcher.span, ALL_GPUS, 'deepspeed');
+  }
+}
+
+/** `accelerate launch` options; explicit flags win over the config file (accelerate@16cb6eb:src/accelerate/commands/launch.py). */
+function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env): void {
+  const has = (n: string): boolean => opts.some((o) => o.name === n);
+  for (const o of opts) {
+    if (o.name === 'config_file') {
+      if (!o.value) continue;
+      if (o.value.unknown !== undefined) l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
+      else l.ref('config', o.value.text, o.value.span);
+    } else if (o.name === 'deepspeed_config_file') {
+      deepspeedRef(l, o, 'accelerate');
+    } else if (o.name === 'use_fsdp' && !o.value) {
+      if (!has('fsdp_sharding_strategy')) l.fact('fsdp', o.rawKey, o.keySpan, o.keySpan, 'full_shard', 'accelerate');
+    } else if (o.name === 'gpu_ids' && o.value && !has('num_processes')) {
+      if (o.value.unknown !== undefined) l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'accelerate');
+      else {
+        const c = deviceCount(o.value.text);
+        if (c !== undefined) l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, c, 'accelerate');
+      }
+    } else {
+      const s = ACCELERATE_FLAGS[o.name];
+      if (s) l.spec(s, o, 'accelerate');
+    }
+  }
+  if (!has('num_processes') && !has('gpu_ids')) {
+    const vis = visibleDevices(env);
+    if (vis) emitVisible(l, vis, 'gpusPerNode', 'accelerate');
+  }
+}
+
+function deepspeedRef(l: Launch, o: Opt, tool: Tool): void {
+  if (!o.value) return;
+  if (o.value.unknown !== undefined) {
+    l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, tool);
+    return;
+  }
+  const v = o.value.text.trim();
+  if (v.startsWith('{')) {
+    l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, '{inline json}', tool);
+    return;
+  }
+  l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, v, tool);
+  l.ref('deepspeed', v, o.value.span);
+}
+
+/** The training script's own flags (everything after the script path). */
+function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean): void {
+  for (const o of p.opts) {
+    if (o.name === 'deepspeed' || o.name === 'deepspeed_config') {
+      deepspeedRef(l, o, tool);
+      continue;
+    }
+    if (o.name === 'config' && (tool === 'trl' || tool === 'torchtune' || tool === 'axolotl')) {
+      if (!o.value) continue;
+      if (o.value.unknown !== undefined) l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
+      else if (/\.(ya?ml|json)$/i.test(o.value.text.trim())) l.ref('config', o.value.text.trim(), o.value.span);
+      continue;
+    }
+    const s = TOOL_FLAGS[tool]?.[o.name] ?? SCRIPT_FLAGS[o.name];
+    if (s) l.spec(s, o, tool);
+  }
+  const first = p.positionals[0];
+  if (configPositional && first) {
+    if (first.unknown !== undefined) l.notStatic(first.span, msg('the config file: {0}', first.unknown));
+    else if (/\.(ya?ml|yml|json)$/i.test(first.text)) l.ref('config', first.text, first.span);
+  }
+}
+
+const scriptConsume = (tool: Tool) => (name: string): Consume => {
+  const s = TOOL_FLAGS[tool]?.[name] ?? SCRIPT_FLAGS[name];
+  if (name === 'deepspeed') return 'one';
+  return s?.kind === 'bool' ? 'bool' : s?.kind === 'list' ? 'list' : 'one';
+};
+
+/** The tool whose semantics the script's flags follow. */
+function scriptTool(script: string, fields: readonly Field[], from: number): Tool {
+  if (/^axolotl\.cli\.train/.test(script)) return 'axolotl';
+  if (TRL_SCRIPTS.test(script) || /(^|\/)trl\//.test(script) || /^trl\./.test(script)) return 'trl';
+  for (let k = from; k < fields.length; k++) {
+    const t = fields[k].text;
+    if (t === '--deepspeed_config' || t.startsWith('--deepspeed_config=')) return 'deepspeed';
+    if (t === '--deepspeed' && (k + 1 >= fields.length || looksLikeFlag(fields[k + 1]))) return 'deepspeed';
+  }
+  return 'hf-trainer';
+}
+
+export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdResult | undefined {
+  const l = new Launch(text);
+  const opaque = (f: Field): void => l.notStatic(f.span, f.unknown === undefined
+    ? msg('{0} may add arguments that are not visible here: not known statically', text.slice(f.span.start, f.span.end))
+    : msg('{0} may add arguments that are not visible here: {1}', text.slice(f.span.start, f.span.end), f.unknown));
+  let env = envIn;
+  let i = 0;
+  for (let guard = 0; guard < 16 && i < fields.length; guard++) {
+    const w = basename(fields[i].text);
+    if (w === 'srun' || w === 'salloc') { i = skipOpts(fields, i + 1, SRUN_VALUE); continue; }
+    if (w === 'mpirun' || w === 'mpiexec') { i = skipOpts(fields, i + 1, MPIRUN_VALUE); continue; }
+    if (['nohup', 'time', 'exec', 'stdbuf', 'nice', 'ionice', 'command', 'sudo', 'unbuffer', 'xvfb-run'].includes(w)) {
+      i++;
+      while (i < fields.length && fields[i].text.startsWith('-')) i += fields[i].text === '-n' ? 2 : 1;
+      continue;
+    }
+    if (w === 'numactl' || w === 'taskset') {
+      i++;
+      let sawOpt = false;
+      while (i < fields.length && fields[i].text.startsWith('-')) { sawOpt = true; i += fields[i].text.includes('=') ? 1 : 2; }
+      if (w === 'taskset' && !sawOpt) i++;
+      continue;
+    }
+    if (w === 'env') {
+      i++;
+      env = new Map(env);
+      while (i < fields.length) {
+        const f = fields[i];
+        const m = /^([A-Za-z_]\w*)=/.exec(f.text);
+        if (m) {
+          env.set(m[1], { pieces: pieceRange(f, m[0].length, f.text.length), exported: true, nameSpan: subSpan(f, 0, m[1].length),
+            valueSpan: subSpan(f, m[0].length, f.text.length) });
+          i++;
+        } else if (f.text.startsWith('-')) i++;
+        else break;
+      }
+      continue;
+    }
+    break;
+  }
+  const f0 = fields[i];
+  if (!f0 || f0.unknown !== undefined) return undefined;
+  const cmd = basename(f0.text);
+  const sub = fields[i + 1]?.text;
+  const launcherConsume = (bools: Set<string>) => (name: string): Consume => (bools.has(name) ? 'never' : 'one');
+  let launcherTool: Tool | undefined;
+  let scriptAt: number;
+  let moduleName: string | undefined;
+
+  if (cmd === 'torchrun' || cmd === 'deepspeed' || (cmd === 'accelerate' && sub === 'launch') || cmd === 'accelerate-launch' || /^python[\d.]*$/.test(cmd)) {
+    let j = i + 1;
+    let kind = cmd === 'accelerate-launch' ? 'accelerate' : cmd;
+    if (cmd === 'accelerate') j = i + 2;
+    if (/^python[\d.]*$/.test(cmd)) {
+      while (j < fields.length && /^-/.test(fields[j].text)) {
+        const t = fields[j].text;
+        if (t === '-c') return undefined;
+        if (t === '-m') { moduleName = fields[j + 1]?.text; j += 2; break; }
+        j += t === '-W' || t === '-X' ? 2 : 1;
+      }
+      if (moduleName === 'torch.distributed.launch' || moduleName === 'torch.distributed.run') { kind = 'torchrun'; moduleName = undefined; }
+      else if (moduleName === 'accelerate.commands.launch') { kind = 'accelerate'; moduleName = undefined; }
+      else if (moduleName === 'deepspeed.launcher.runner') { kind = 'deepspeed'; moduleName = undefined; }
+      else kind = 'python';
+    }
+    if (kind === 'python') {
+      scriptAt = moduleName !== undefined ? j - 1 : j;
+    } else {
+      const bools = kind === 'torchrun' ? TORCHRUN_BOOL : kind === 'deepspeed' ? DEEPSPEED_BOOL : ACCELERATE_BOOL;
+      const p = parseArgs(fields, j, launcherConsume(bools), true, false, opaque);
+      launcherTool = kind === 'torchrun' ? 'torchrun' : kind === 'deepspeed' ? 'deepspeed' : 'accelerate';
+      l.tool(launcherTool);
+      if (kind === 'torchrun') torchrunFacts(l, p.opts, env);
+      else if (kind === 'deepspeed') deepspeedFacts(l, p.opts, env, f0);
+      else accelerateFacts(l, p.opts, env);
+      if (p.opts.some((o) => o.name === 'm' || o.name === 'module')) moduleName = fields[p.next]?.text;
+      scriptAt = p.next;
+    }
+  } else if ((cmd === 'llamafactory-cli' || cmd === 'lmf') && sub === 'train') {
+    launcherTool = 'llamafactory';
+    l.tool('llamafactory');
+    const p = parseArgs(fields, i + 2, scriptConsume('llamafactory'), false, true, opaque);
+    scriptFacts(l, p, 'llamafactory', true);
+    // LLaMA-Factory runs torchrun itself when more than one device is visible (LLaMA-Factory@ff6d4d1:src/llamafactory/launcher.py:58-77).
+    const nproc = visibleDevices(env, 'NPROC_PER_NODE');
+    const nnodes = visibleDevices(env, 'NNODES');
+    if (nnodes) emitVisible(l, nnodes, 'nodes', 'llamafactory');
+    const vis = nproc ?? visibleDevices(env);
+    if (vis) emitVisible(l, vis, 'gpusPerNode', 'llamafactory');
+    else l.fact('gpusPerNode', f0.text, f0.span, f0.span, ALL_GPUS, 'llamafactory');
+    l.r.training = true;
+    l.r.launcherTool = 'llamafactory';
+    return l.r;
+  } else if (cmd === 'axolotl' && sub === 'train') {
+    launcherTool = 'axolotl';
+    l.tool('axolotl');
+    const p = parseArgs(fields, i + 2, scriptConsume('axolotl'), false, false, opaque);
+    scriptFacts(l, p, 'axolotl', true);
+    const vis = visibleDevices(env);
+    if (vis) emitVisible(l, vis, 'gpusPerNode', 'axolotl');
+    l.r.training = true;
+    l.r.launcherTool = 'axolotl';
+    return l.r;
+  } else if (cmd === 'tune' && sub === 'run') {
+    const p = parseArgs(fields, i + 2, launcherConsume(TORCHRUN_BOOL), true, false, opaque);
+    l.tool('torchtune');
+    torchrunFacts(l, p.opts, env);
+    const rest = parseArgs(fields, p.next + 1, scriptConsume('torchtune'), false, true, opaque);
+    scriptFacts(l, rest, 'torchtune', false);
+    l.r.training = true;
+    l.r.launcherTool = 'torchtune';
+    return l.r;
+  } else if (cmd === 'trl' && sub === 'vllm-serve') {
+    // The vLLM server of GRPO's vllm_mode server (trl/scripts/vllm_serve.py ScriptArguments): not a training launch;
+    // its tensor parallelism, memory share and longest sequence are read for the server check.
+    l.tool('trl');
+    const p = parseArgs(fields, i + 2, (name) => (VLLM_SERVE_BOOL.has(name) ? 'bool' : 'one'), false, false, opaque);
+    for (const o of p.opts) {
+      const s = VLLM_SERVE_FLAGS[o.name];
+      if (s) l.spec(s, o, 'trl');
+    }
+    l.r.training = false;
+    return l.r;
+  } else if (cmd === 'trl' && sub !== undefined && TRL_SUBCOMMANDS.has(sub)) {
+    l.tool('trl');
+    // The subcommand names the trainer: paired preference trainers, or objectives whose extra memory is not modeled.
+    const subField = fields[i + 1];
+    const pref = sub === 'dpo' || sub === 'kto' ? sub : sub === 'orpo' || sub === 'cpo' ? 'reference-free' : undefined;
+    if (pref) l.fact('preference', `trl ${sub}`, subField.span, subField.span, pref, 'trl');
+    if (sub === 'grpo' || sub === 'rloo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, sub, 'trl');
+    if (sub === 'online_dpo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, 'online-dpo', 'trl');
+    const objective = sub === 'xpo' ? 'xpo' : sub;
+    if (UNMODELED_OBJECTIVES[objective]) l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...notModeled(`trl ${sub}`, objective),
+      span: subField.span, rawKey: `trl ${sub}` });
+    const p = parseArgs(fields, i + 2, scriptConsume('trl'), false, false, opaque);
+    scriptFacts(l, p, 'trl', false);
+    l.r.training = true;
+    l.r.launcherTool = 'trl';
+    return l.r;
+  } else if (/\.py$/.test(f0.text)) {
+    scriptAt = i;
+  } else {
+    return undefined;
+  }
+
+  const scriptField = fields[scriptAt];
+  if (!scriptField) {
+    if (launcherTool) { l.r.training = true; l.r.launcherTool = launcherTool; return l.r; }
+    return undefined;
+  }
+  const script = moduleName ?? scriptField.text;
+  if (scriptField.opaque) opaque(scriptField);
+  const tool = scriptTool(script, fields, scriptAt + 1);
+  const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);
+  scriptFacts(l, p, tool, true);
+  // A plain script says which trainer it uses only through the flags it was given.
+  if (tool !== 'hf-trainer' || l.r.facts.some((f) => f.tool === tool)) l.tool(tool);
+  // open-instruct passes `--use_qlora --use_lora`: QLoRA is LoRA on 4-bit weights, so the LoRA switch does not undo it.
+  if (l.r.facts.some((f) => f.key === 'method' && f.value === 'qlora')) {
+    for (let k = l.r.facts.length - 1; k >= 0; k--) if (l.r.facts[k].key === 'method' && l.r.facts[k].value === 'lora') l.r.facts.splice(k, 1);
+  }
+  l.r.launcherTool = launcherTool;
+  l.r.training = launcherTool !== undefined || l.r.facts.some((f) => TRAINING_KEYS.has(f.key));
+  return l.r;
+}

@@ -1,0 +1,324 @@
+// The shell lexer: words made of segments that remember where they were written (text, `$VAR`, `${...}`,
+// `$((...))`, `$(...)`), operators, comments, and heredocs (skipped). Pure: no I/O, no node:* and no 'vscode'.
+import { msg, type Message, type ParseProblem } from '../facts';
+
+export type Seg =
+  | { readonly k: 'lit'; readonly text: string; readonly start: number; readonly end: number; readonly quoted: boolean; readonly exact: boolean }
+  | { readonly k: 'param'; readonly name: string; readonly op?: string; readonly arg?: readonly Seg[]; readonly complex?: string; readonly start: number;
+    readonly end: number; readonly quoted: boolean }
+  | { readonly k: 'arith'; readonly expr: string; readonly start: number; readonly end: number; readonly quoted: boolean }
+  | { readonly k: 'cmdsub'; readonly start: number; readonly end: number; readonly quoted: boolean };
+
+export interface WordTok { readonly t: 'word'; readonly segs: readonly Seg[]; readonly start: number; readonly end: number }
+export interface OpTok { readonly t: 'op'; readonly op: string; readonly start: number; readonly end: number }
+export type Tok = WordTok | OpTok;
+
+export interface Comment { readonly start: number; readonly end: number; readonly lineStart: boolean }
+
+interface Lexed {
+  readonly toks: Tok[];
+  readonly comments: Comment[];
+  readonly problems: ParseProblem[];
+}
+
+const OPERATORS = ['&&', '||', ';;&', ';;', ';&', '|&', '&>>', '&>', '>>', '>&', '<<<', '<<-', '<<', '<&', '<>', '>|', '|', '&', ';', '(', ')', '<', '>'];
+export const REDIRECTS = new Set(['&>>', '&>', '>>', '>&', '<<<', '<&', '<>', '>|', '<', '>']);
+export const isBlank = (c: string): boolean => c === ' ' || c === '\t' || c === '\r';
+const isNameStart = (c: string): boolean => /[A-Za-z_]/.test(c);
+const isNameChar = (c: string): boolean => /[A-Za-z0-9_]/.test(c);
+
+function opAt(text: string, i: number): string | undefined {
+  for (const op of OPERATORS) if (text.startsWith(op, i)) return op;
+  return undefined;
+}
+
+/** Length of a `\`-newline continuation at i (2 or 3 with CRLF), else 0. */
+function continuationAt(text: string, i: number): number {
+  if (text[i] !== '\\') return 0;
+  if (text[i + 1] === '\n') return 2;
+  if (text[i + 1] === '\r' && text[i + 2] === '\n') return 3;
+  return 0;
+}
+
+/** Index just past the `)` matching the `(` before `from` (depth 1), skipping quotes; -1 when unterminated. */
+function matchParen(text: string, from: number, depth = 1): number {
+  let i = from;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '\\') { i += 2; continue; }
+    if (c === "'") { const j = text.indexOf("'", i + 1); if (j < 0) return -1; i = j + 1; continue; }
+    if (c === '"') {
+      i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      i++;
+      continue;
+    }
+    if (c === '(') depth++;
+    else if (c === ')') { depth--; if (depth === 0) return i + 1; }
+    i++;
+  }
+  return -1;
+}
+
+/** Index just past the `}` closing a `${` whose body starts at `from`; -1 when unterminated. */
+function matchBrace(text: string, from: number): number {
+  let depth = 1;
+  let i = from;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '\\') { i += 2; continue; }
+    if (c === "'") { const j = text.indexOf("'", i + 1); if (j < 0) return -1; i = j + 1; continue; }
+    if (c === '"') { i++; while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1; i++; continue; }
+    if (c === '$' && text[i + 1] === '{') { depth++; i += 2; continue; }
+    if (c === '}') { depth--; if (depth === 0) return i + 1; }
+    i++;
+  }
+  return -1;
+}
+
+export class Lexer {
+  readonly toks: Tok[] = [];
+  readonly comments: Comment[] = [];
+  readonly problems: ParseProblem[] = [];
+  private pendingHeredocs: { delim: string; stripTabs: boolean }[] = [];
+
+  constructor(private readonly text: string) {}
+
+  run(): Lexed {
+    const text = this.text;
+    let i = 0;
+    let atLineStart = true;
+    while (i < text.length) {
+      const c = text[i];
+      const cont = continuationAt(text, i);
+      if (cont) { i += cont; continue; }
+      if (isBlank(c)) { i++; continue; }
+      if (c === '\n') {
+        this.toks.push({ t: 'op', op: '\n', start: i, end: i + 1 });
+        i++;
+        atLineStart = true;
+        if (this.pendingHeredocs.length) i = this.skipHeredocs(i);
+        continue;
+      }
+      if (c === '#') {
+        const e = text.indexOf('\n', i);
+        const end = e < 0 ? text.length : e;
+        this.comments.push({ start: i, end, lineStart: atLineStart });
+        i = end;
+        continue;
+      }
+      atLineStart = false;
+      const op = opAt(text, i);
+      if (op) {
+        this.toks.push({ t: 'op', op, start: i, end: i + op.length });
+        i += op.length;
+        if (op === '<<' || op === '<<-') i = this.readHeredocDelimiter(i, op === '<<-');
+        continue;
+      }
+      const w = this.readWord(i, text.length, false);
+      // A file-descriptor number glued to a redirect (`2>&1`) is not a word.
+      if (/^\d+$/.test(w.segs.map((s) => (s.k === 'lit' ? s.text : '?')).join('')) && (text[w.end] === '>' || text[w.end] === '<')) {
+        i = w.end;
+        continue;
+      }
+      if (w.end <= i) { i++; continue; }
+      this.toks.push(w);
+      i = w.end;
+    }
+    return { toks: this.toks, comments: this.comments, problems: this.problems };
+  }
+
+  private readHeredocDelimiter(from: number, stripTabs: boolean): number {
+    let i = from;
+    while (i < this.text.length && isBlank(this.text[i])) i++;
+    const w = this.readWord(i, this.text.length, false);
+    if (w.end <= i) return i;
+    const delim = w.segs.map((s) => (s.k === 'lit' ? s.text : '')).join('');
+    this.pendingHeredocs.push({ delim, stripTabs });
+    return w.end;
+  }
+
+  /** Skips heredoc bodies that start at the line beginning at `from`; returns the index after the last one. */
+  private skipHeredocs(from: number): number {
+    let i = from;
+    for (const h of this.pendingHeredocs) {
+      while (i < this.text.length) {
+        const e = this.text.indexOf('\n', i);
+        const lineEnd = e < 0 ? this.text.length : e;
+        let line = this.text.slice(i, lineEnd).replace(/\r$/, '');
+        if (h.stripTabs) line = line.replace(/^\t+/, '');
+        i = e < 0 ? this.text.length : e + 1;
+        if (line === h.delim) break;
+      }
+    }
+    this.pendingHeredocs = [];
+    return i;
+  }
+
+  private unterminated(start: number, end: number, m: Message): void {
+    this.problems.push({ code: 'syntax-error', severity: 'warning', ...m, span: { start, end: Math.max(start, end) } });
+  }
+
+  /**
+   * Reads segments from `from`. Outside `inArg` mode a word ends at a blank, a newline or an operator; in
+   * `inArg` mode (the body of `${X:-...}`) everything up to `to` belongs to it.
+   */
+  readWord(from: number, to: number, inArg: boolean): WordTok {
+    const text = this.text;
+    const segs: Seg[] = [];
+    let litStart = -1;
+    let litText = '';
+    const flush = (end: number): void => {
+      if (litStart >= 0 && litText.length) segs.push({ k: 'lit', text: litText, start: litStart, end, quoted: false, exact: true });
+      litStart = -1;
+      litText = '';
+    };
+    let i = from;
+    while (i < to) {
+      const c = text[i];
+      const cont = continuationAt(text, i);
+      if (cont) { flush(i); i += cont; continue; }
+      if (!inArg && (isBlank(c) || c === '\n' || ';&|()<>'.includes(c))) break;
+      if (c === '\\') {
+        flush(i);
+        const n = text[i + 1] ?? '';
+        segs.push({ k: 'lit', text: n, start: i, end: Math.min(to, i + 2), quoted: true, exact: false });
+        i = Math.min(to, i + 2);
+        continue;
+      }
+      if (c === "'") {
+        flush(i);
+        const j = text.indexOf("'", i + 1);
+        const end = j < 0 || j >= to ? to : j;
+        if (j < 0 || j >= to) this.unterminated(i, to, msg('unterminated single quote'));
+        segs.push({ k: 'lit', text: text.slice(i + 1, end), start: i + 1, end, quoted: true, exact: true });
+        i = Math.min(to, end + 1);
+        continue;
+      }
+      if (c === '"') {
+        flush(i);
+        i = this.readDouble(i + 1, to, segs);
+        continue;
+      }
+      if (c === '$' && text[i + 1] === "'") {
+        flush(i);
+        const j = text.indexOf("'", i + 2);
+        const end = j < 0 || j >= to ? to : j;
+        const body = text.slice(i + 2, end);
+        segs.push({ k: 'lit', text: body, start: i + 2, end, quoted: true, exact: !body.includes('\\') });
+        i = Math.min(to, end + 1);
+        continue;
+      }
+      if (c === '$' || c === '`') {
+        const r = this.readDollar(i, to, false);
+        if (r) { flush(i); segs.push(r.seg); i = r.end; continue; }
+      }
+      if (litStart < 0) litStart = i;
+      litText += c;
+      i++;
+    }
+    flush(i);
+    return { t: 'word', segs, start: from, end: i };
+  }
+
+  /** Reads the inside of "..." starting after the opening quote; returns the index after the closing quote. */
+  private readDouble(from: number, to: number, segs: Seg[]): number {
+    const text = this.text;
+    let litStart = -1;
+    let litText = '';
+    const flush = (end: number): void => {
+      if (litStart >= 0) segs.push({ k: 'lit', text: litText, start: litStart, end, quoted: true, exact: true });
+      litStart = -1;
+      litText = '';
+    };
+    let i = from;
+    let sawAny = false;
+    while (i < to) {
+      const c = text[i];
+      if (c === '"') {
+        flush(i);
+        if (!sawAny) segs.push({ k: 'lit', text: '', start: from, end: from, quoted: true, exact: true });
+        return i + 1;
+      }
+      sawAny = true;
+      const cont = continuationAt(text, i);
+      if (cont) { flush(i); i += cont; continue; }
+      if (c === '\\' && '$`"\\'.includes(text[i + 1] ?? '')) {
+        flush(i);
+        segs.push({ k: 'lit', text: text[i + 1], start: i, end: i + 2, quoted: true, exact: false });
+        i += 2;
+        continue;
+      }
+      if (c === '$' || c === '`') {
+        const r = this.readDollar(i, to, true);
+        if (r) { flush(i); segs.push(r.seg); i = r.end; continue; }
+      }
+      if (litStart < 0) litStart = i;
+      litText += c;
+      i++;
+    }
+    flush(i);
+    this.unterminated(from - 1, to, msg('unterminated double quote'));
+    return to;
+  }
+
+  /** Reads `$...` or a backquoted command at i; undefined when the `$` is a plain character. */
+  private readDollar(i: number, to: number, quoted: boolean): { seg: Seg; end: number } | undefined {
+    const text = this.text;
+    if (text[i] === '`') {
+      let j = i + 1;
+      while (j < to && text[j] !== '`') j += text[j] === '\\' ? 2 : 1;
+      if (j >= to) this.unterminated(i, to, msg('unterminated backquote'));
+      const end = Math.min(to, j + 1);
+      return { seg: { k: 'cmdsub', start: i, end, quoted }, end };
+    }
+    const n = text[i + 1] ?? '';
+    if (n === '(' && text[i + 2] === '(') {
+      const close = matchParen(text, i + 3, 2);
+      if (close > 0 && close <= to && text[close - 2] === ')') {
+        return { seg: { k: 'arith', expr: text.slice(i + 3, close - 2), start: i, end: close, quoted }, end: close };
+      }
+    }
+    if (n === '(') {
+      const close = matchParen(text, i + 2);
+      if (close < 0 || close > to) { this.unterminated(i, to, msg('unterminated $(')); return { seg: { k: 'cmdsub', start: i, end: to, quoted }, end: to }; }
+      return { seg: { k: 'cmdsub', start: i, end: close, quoted }, end: close };
+    }
+    if (n === '{') {
+      const close = matchBrace(text, i + 2);
+      if (close < 0 || close > to) {
+        this.unterminated(i, to, msg('unterminated ${'));
+        return { seg: { k: 'param', name: '', complex: 'an unterminated ${', start: i, end: to, quoted }, end: to };
+      }
+      return { seg: this.parseBraced(i, close, quoted), end: close };
+    }
+    if (isNameStart(n)) {
+      let j = i + 1;
+      while (j < to && isNameChar(text[j])) j++;
+      return { seg: { k: 'param', name: text.slice(i + 1, j), start: i, end: j, quoted }, end: j };
+    }
+    if (/[0-9@*#?$!-]/.test(n) && n !== '') {
+      return { seg: { k: 'param', name: n, start: i, end: i + 2, quoted }, end: i + 2 };
+    }
+    return undefined;
+  }
+
+  /** Parses `${...}` spanning [start, end). */
+  private parseBraced(start: number, end: number, quoted: boolean): Seg {
+    const text = this.text;
+    const bodyStart = start + 2;
+    const bodyEnd = end - 1;
+    let j = bodyStart;
+    if (text[j] === '#' || text[j] === '!') return { k: 'param', name: '', complex: `\${${text.slice(bodyStart, bodyEnd)}}`, start, end, quoted };
+    if (isNameStart(text[j] ?? '')) while (j < bodyEnd && isNameChar(text[j])) j++;
+    else if (/[0-9@*?$!-]/.test(text[j] ?? '')) j++;
+    const name = text.slice(bodyStart, j);
+    if (!name) return { k: 'param', name: '', complex: text.slice(start, end), start, end, quoted };
+    if (j === bodyEnd) return { k: 'param', name, start, end, quoted };
+    const m = /^(:-|:=|:\+|:\?|-|=|\+|\?)/.exec(text.slice(j, bodyEnd));
+    if (!m) return { k: 'param', name, complex: text.slice(start, end), start, end, quoted };
+    const argFrom = j + m[1].length;
+    const arg = this.readWord(argFrom, bodyEnd, true).segs.map((s) => (quoted && s.k === 'lit' ? { ...s, quoted: true } : s));
+    return { k: 'param', name, op: m[1], arg, start, end, quoted };
+  }
+}

@@ -1,0 +1,57 @@
+// PLANNERS: for each format, the planner of its vocabulary and the writer of its syntax, so that a Format without a
+// row does not compile; and planning one change for one file: the checks every format shares, then the format's
+// planner. Pure: no I/O.
+import type { Format } from '../../../analyzers/facts';
+import type { SetupChange } from '../../../core/advice';
+import { type FixFile, type Op, type PlanCtx, type Planned, type Written, no, planCtx, type Quant } from '../ops';
+import { jsonSet } from '../writers/json';
+import { pySet } from '../writers/python';
+import { shellSet } from '../writers/shell';
+import { yamlSet, yamlWriteDeep } from '../writers/yaml';
+import { planScenario } from './scenario';
+import { planDeepSpeed } from './deepspeed';
+import { planPython } from './python';
+import { planShell } from './shell';
+import { planAccelerate } from './accelerate';
+import { planLlamaFactory } from './llamafactory';
+import { planHfYaml } from './hf-yaml';
+import { planAxolotl } from './axolotl';
+import { planTorchtune } from './torchtune';
+
+/** How one format takes a setup change: the planner of its vocabulary, and the writer of its syntax. */
+export interface Planner {
+  /** One setup change -> the operations that say it in this format, or the reason the format cannot. */
+  readonly plan: (c: PlanCtx, ch: SetupChange) => Planned;
+  /** Writes one operation into the text of a file of this format. */
+  readonly write: (file: FixFile, text: string, o: Op) => Written;
+}
+
+/** The YAML writer; with `omegaconf` (LLaMA-Factory, torchtune) an interpolated value (`${x}`) is edited where x is written. */
+const yamlWriter = (omegaconf: boolean) => (_file: FixFile, text: string, o: Op): Written => yamlSet(text, o, omegaconf);
+
+export const PLANNERS: Readonly<Record<Format, Planner>> = {
+  // Scenario objects (lora, quantization) are written key by key; a *.vram.json scenario is JSON.
+  scenario: { plan: (_c, ch) => planScenario(ch), write: (file, text, o) => (/\.json$/i.test(file.file) ? jsonSet(text, o) : yamlWriteDeep(text, o)) },
+  'deepspeed-json': { plan: planDeepSpeed, write: (_file, text, o) => jsonSet(text, o) },
+  'hf-python': { plan: planPython, write: (_file, text, o) => pySet(text, o) },
+  shell: { plan: planShell, write: shellSet },
+  'accelerate-yaml': { plan: planAccelerate, write: yamlWriter(false) },
+  'axolotl-yaml': { plan: planAxolotl, write: yamlWriter(false) },
+  'llamafactory-yaml': { plan: planLlamaFactory, write: yamlWriter(true) },
+  'torchtune-yaml': { plan: planTorchtune, write: yamlWriter(true) },
+  'hf-yaml': { plan: planHfYaml, write: yamlWriter(false) },
+};
+
+/** The operations that write one change into one file, or the reason the file cannot say it. */
+export function plan(file: FixFile, ch: SetupChange, changes: readonly SetupChange[]): Planned {
+  const c = planCtx(file, changes);
+  // Quantized fused experts are Axolotl's own loading step (quantize_moe_experts): no other format can ask for it.
+  if (ch.key === 'quantization' && (ch.value as Quant | undefined)?.experts && file.format !== 'scenario' && file.format !== 'axolotl-yaml') {
+    return no('only Axolotl quantizes fused MoE experts (quantize_moe_experts)');
+  }
+  // Package versions live in the environment (and a requirements pin), not in a training config.
+  if ((ch.key === 'torchao_version' || ch.key === 'transformers_version' || ch.key === 'pytorch_version') && file.format !== 'scenario') {
+    return no(`${ch.key.replace('_version', '').replace('pytorch', 'torch')} is a package version: upgrade it in the environment and its requirements pin`);
+  }
+  return PLANNERS[file.format].plan(c, ch);
+}

@@ -1,0 +1,156 @@
+// Python writer: keyword arguments of one call, found on the @lezer/python tree; nothing outside the call changes.
+// Pure: no I/O.
+import type { SyntaxNode } from '@lezer/common';
+import { parsePython } from '../../../analyzers/python-parse';
+import { UNSLOTH_CLASSES } from '../../../analyzers/hf-python';
+import { type Val, type Op, type PyCall, type Written, isRaw, isObj, eolOf, lineStartOf, splice } from '../ops';
+
+const TRL_CONFIGS = new Set([
+  'SFTConfig', 'DPOConfig', 'GRPOConfig', 'RLOOConfig', 'ORPOConfig', 'KTOConfig', 'PPOConfig', 'RewardConfig', 'CPOConfig',
+  'BCOConfig', 'GKDConfig', 'PRMConfig', 'NashMDConfig', 'OnlineDPOConfig', 'XPOConfig', 'IterativeSFTConfig', 'GOLDConfig', 'MiniLLMConfig',
+]);
+
+function calleeName(text: string, call: SyntaxNode): string {
+  const c = call.firstChild;
+  return c ? text.slice(c.from, c.to).replace(/\s+/g, '') : '';
+}
+
+function callKind(name: string): PyCall | 'trl' | undefined {
+  const parts = name.split('.');
+  const last = parts.pop() ?? '';
+  if (UNSLOTH_CLASSES.has(parts[parts.length - 1] ?? ''))
+    return last === 'from_pretrained' ? 'unsloth-load' : last === 'get_peft_model' ? 'unsloth-peft' : undefined;
+  if (last === 'TrainingArguments' || last === 'Seq2SeqTrainingArguments') return 'train';
+  if (TRL_CONFIGS.has(last)) return 'trl';
+  if (last === 'LoraConfig') return 'lora';
+  if (last === 'BitsAndBytesConfig') return 'bnb';
+  if (last === 'from_pretrained') return 'load';
+  return undefined;
+}
+
+interface PyArg {
+  readonly from: number;
+  readonly to: number;
+  readonly kw?: string;
+  readonly value?: { readonly from: number; readonly to: number };
+}
+
+interface PyCallSite {
+  readonly kind: PyCall | 'trl';
+  readonly open: number;
+  readonly close: number;
+  readonly args: readonly PyArg[];
+  readonly trailingComma: boolean;
+}
+
+export function pyCalls(text: string): PyCallSite[] {
+  const tree = parsePython(text).tree;
+  const out: PyCallSite[] = [];
+  tree.iterate({
+    enter: (n) => {
+      if (n.name !== 'CallExpression') return;
+      const site = callSite(text, n.node);
+      if (site) out.push(site);
+    },
+  });
+  return out;
+}
+
+/** The arguments of a call the planners write to (its kind from the callee), or undefined for any other call. */
+function callSite(text: string, node: SyntaxNode): PyCallSite | undefined {
+  const kind = callKind(calleeName(text, node));
+  const argList = node.getChild('ArgList');
+  if (!kind || !argList) return undefined;
+  const kids: SyntaxNode[] = [];
+  for (let c = argList.firstChild; c; c = c.nextSibling) kids.push(c);
+  const open = kids[0];
+  const close = kids[kids.length - 1];
+  if (!open || open.name !== '(' || !close || close.name !== ')') return undefined;
+  const args: PyArg[] = [];
+  let cur: SyntaxNode[] = [];
+  let trailingComma = false;
+  const flush = (): void => {
+    if (cur.length === 0) return;
+    const a = cur[0]!;
+    const b = cur[cur.length - 1]!;
+    const eq = cur.findIndex((x) => x.name === 'AssignOp');
+    if (eq === 1 && a.name === 'VariableName' && cur[2]) {
+      args.push({ from: a.from, to: b.to, kw: text.slice(a.from, a.to), value: { from: cur[2].from, to: b.to } });
+    } else {
+      args.push({ from: a.from, to: b.to });
+    }
+    cur = [];
+  };
+  for (const k of kids.slice(1, -1)) {
+    if (k.name === ',') {
+      flush();
+      trailingComma = true;
+    } else {
+      cur.push(k);
+      trailingComma = false;
+    }
+  }
+  flush();
+  return { kind, open: open.from, close: close.from, args, trailingComma };
+}
+
+function pyLiteral(v: Val, quote: string): string {
+  if (isRaw(v)) return v.raw;
+  if (v === null) return 'None';
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'number') return String(v);
+  if (Array.isArray(v)) return `[${v.map((x) => pyLiteral(x, quote)).join(', ')}]`;
+  if (isObj(v)) return `{${Object.entries(v).map(([k, x]) => `${quote}${k}${quote}: ${pyLiteral(x, quote)}`).join(', ')}}`;
+  const s = String(v);
+  return quote === "'" ? `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : JSON.stringify(s);
+}
+
+const PY_CALL_NAMES: Record<PyCall, string> = {
+  train: 'TrainingArguments / TRL config', lora: 'LoraConfig', bnb: 'BitsAndBytesConfig', load: 'from_pretrained',
+  'unsloth-load': 'FastLanguageModel.from_pretrained', 'unsloth-peft': 'FastLanguageModel.get_peft_model',
+};
+
+export function pySet(text: string, o: Op): Written {
+  const want = o.call ?? 'train';
+  const calls = pyCalls(text).filter((c) => c.kind === want || (want === 'train' && c.kind === 'trl'));
+  const kw = o.path[0]!;
+  if (o.path.length !== 1) return { reason: `nested keyword \`${o.path.join('.')}\` is not written in Python` };
+  const site = calls.find((c) => c.args.some((a) => a.kw === kw)) ?? calls[0];
+  if (!site) return { reason: `no ${PY_CALL_NAMES[want]}(...) call to write \`${kw}\` into` };
+  const quote = /^'/.test(text.slice(site.open, site.close).match(/=\s*(['"])/)?.[1] ?? '"') ? "'" : '"';
+  const value = pyLiteral(o.value, quote);
+  const arg = site.args.find((a) => a.kw === kw);
+  if (arg?.value) {
+    if (o.when === 'absent') return { text };
+    return { text: splice(text, arg.value.from, arg.value.to, value) };
+  }
+  if (o.when === 'present') return { text };
+  const item = `${kw}=${value}`;
+  const last = site.args[site.args.length - 1];
+  if (!last) return { text: splice(text, site.open + 1, site.close, item) };
+  const eol = eolOf(text);
+  const inner = text.slice(site.open + 1, last.to);
+  const firstArg = site.args[0]!;
+  const multiLine = /\n/.test(text.slice(site.open, firstArg.from));
+  if (multiLine) {
+    // One argument per line: the new keyword gets its own line at the indentation of the last one.
+    const ls = lineStartOf(text, last.from);
+    const indent = text.slice(ls, last.from).match(/^[ \t]*/)?.[0] ?? '';
+    if (site.trailingComma) {
+      const comma = text.indexOf(',', last.to);
+      return { text: splice(text, comma + 1, comma + 1, `${eol}${indent}${item},`) };
+    }
+    return { text: splice(text, last.to, last.to, `,${eol}${indent}${item}`) };
+  }
+  if (/\n/.test(inner)) {
+    // Hanging indentation: continue under the last argument.
+    const col = last.from - lineStartOf(text, last.from);
+    const at = site.trailingComma ? text.indexOf(',', last.to) + 1 : last.to;
+    return { text: splice(text, at, at, `${site.trailingComma ? '' : ','}${eol}${' '.repeat(col)}${item}`) };
+  }
+  if (site.trailingComma) {
+    const comma = text.indexOf(',', last.to);
+    return { text: splice(text, comma + 1, comma + 1, ` ${item}`) };
+  }
+  return { text: splice(text, last.to, last.to, `, ${item}`) };
+}
