@@ -20,6 +20,6 @@ export function startFeatures(context: vscode.ExtensionContext): Features {
   });
   return {
     openPanel: () => openPanel(client, context.extensionUri),
-    selectGpu: () => selectGpu(),
+    selectGpu: () => selectGpu(log),
   };
 }
