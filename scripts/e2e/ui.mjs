@@ -110,7 +110,7 @@ export async function openFile(page, relPath, { timeout = 30_000 } = {}) {
       await page.waitForTimeout(500);
     }
   }
-  await page.locator('.tabs-container .tab.active', { hasText: base }).waitFor({ timeout });
+  await page.locator('.editor-group-container.active .tab.active', { hasText: base }).waitFor({ timeout });
   await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor({ timeout });
   return page;
 }
@@ -203,4 +203,168 @@ export async function screenshot(page, file) {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   await page.screenshot({ path: file });
   return file;
+}
+
+/** The VRAM panel's document (the webview's inner frame). */
+export function panelFrame(page) {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+/**
+ * Switch the colour theme through the workspace settings (the workbench applies them live) and wait until the
+ * workbench wears it. `kind`: 'vs' | 'vs-dark' | 'hc-black' | 'hc-light' (the class on .monaco-workbench).
+ */
+export async function setColorTheme(page, workspace, theme, kind, { timeout = 20_000 } = {}) {
+  const settingsFile = path.join(workspace, '.vscode', 'settings.json');
+  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+  settings['workbench.colorTheme'] = theme;
+  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  await page.waitForFunction((k) => {
+    const w = document.querySelector('.monaco-workbench');
+    return !!w && w.classList.contains(k);
+  }, kind, { timeout });
+}
+
+/**
+ * WCAG contrast of rendered text in a frame: for every element matching each selector (visible or inside a closed
+ * <details>), the computed text colour (fill for SVG text) against the background it sits on, alpha layers
+ * composited from the page down. Returns [{ label, selector, count, min, worst: { text, fg, bg } }].
+ */
+export async function measureContrast(frame, checks) {
+  return frame.locator('body').evaluate((body, list) => {
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = 1;
+    const ctx = canvas.getContext('2d', { willReadFrequently: true });
+    const rgba = (css) => {
+      ctx.clearRect(0, 0, 1, 1);
+      ctx.fillStyle = '#010203';
+      ctx.fillStyle = css;
+      if (ctx.fillStyle === '#010203' && !/^#010203$/i.test(css)) throw new Error(`cannot read colour ${css}`);
+      ctx.fillRect(0, 0, 1, 1);
+      const d = ctx.getImageData(0, 0, 1, 1).data;
+      return [d[0], d[1], d[2], d[3] / 255];
+    };
+    const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat(1);
+    const lum = (c) => {
+      const ch = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+      return 0.2126 * ch(c[0]) + 0.7152 * ch(c[1]) + 0.0722 * ch(c[2]);
+    };
+    const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+    const hex = (c) => '#' + c.slice(0, 3).map((v) => Math.round(v).toString(16).padStart(2, '0')).join('');
+    const backgroundOf = (el) => {
+      const chain = [];
+      for (let e = el; e; e = e.parentElement) chain.unshift(e);
+      let bg = [255, 255, 255, 1];
+      const root = rgba(getComputedStyle(document.documentElement).backgroundColor);
+      if (root[3] > 0) bg = over(root, bg);
+      for (const e of chain) {
+        const c = rgba(getComputedStyle(e).backgroundColor);
+        if (c[3] > 0) bg = over(c, bg);
+      }
+      return bg;
+    };
+    return list.map(({ label, selector }) => {
+      const els = [...document.querySelectorAll(selector)].filter((e) => (e.textContent ?? '').trim() !== '').slice(0, 60);
+      let min = Infinity;
+      let worst = null;
+      for (const el of els) {
+        const cs = getComputedStyle(el);
+        const isSvg = el instanceof SVGElement;
+        const bg = backgroundOf(isSvg ? el.closest('svg').parentElement : el);
+        const fg = over(rgba(isSvg ? cs.fill : cs.color), bg);
+        const r = ratio(fg, bg);
+        if (r < min) { min = r; worst = { text: (el.textContent ?? '').trim().slice(0, 60), fg: hex(fg), bg: hex(bg) }; }
+      }
+      return { label, selector, count: els.length, min: els.length ? Math.round(min * 100) / 100 : null, worst };
+    });
+  }, checks);
+}
+
+/**
+ * Screenshot of the whole VRAM panel: the side bar and the bottom panel closed and the window made wide and tall
+ * enough for the panel's content, then put back. Run it with the focus in an editor (commands come from F1).
+ */
+export async function screenshotPanel(page, file) {
+  const frame = panelFrame(page);
+  const height = await frame.locator('main').evaluate((m) => m.scrollHeight + 40).catch(() => 1600);
+  const size = page.viewportSize();
+  const sidebar = await page.locator('.part.sidebar').isVisible();
+  if (sidebar) await runCommand(page, 'View: Close Primary Side Bar');
+  if (await page.locator('.part.panel.bottom').isVisible()) await runCommand(page, 'View: Hide Panel');
+  await page.setViewportSize({ width: 1800, height: Math.min(6000, Math.max(900, height + 120)) });
+  await page.waitForTimeout(800);
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  await page.locator('iframe.webview.ready').first().screenshot({ path: file });
+  await page.setViewportSize(size);
+  if (sidebar) await runCommand(page, 'View: Toggle Primary Side Bar Visibility');
+  await page.waitForTimeout(300);
+  return file;
+}
+
+/**
+ * The rendered colour of each breakdown group's swatch (the legend's, composited over its background) and the
+ * smallest CIEDE2000 difference between two of them: [{ group, color }], { min, pair }.
+ */
+export async function measureSwatches(frame) {
+  return frame.locator('body').evaluate(() => {
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = 1;
+    const ctx = canvas.getContext('2d', { willReadFrequently: true });
+    const rgba = (css) => {
+      ctx.clearRect(0, 0, 1, 1);
+      ctx.fillStyle = css;
+      ctx.fillRect(0, 0, 1, 1);
+      const d = ctx.getImageData(0, 0, 1, 1).data;
+      return [d[0], d[1], d[2], d[3] / 255];
+    };
+    const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3]));
+    const lab = ([r, g, b]) => {
+      const lin = (v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+      const [R, G, B] = [lin(r), lin(g), lin(b)];
+      const f = (t) => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116);
+      const X = f((0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047), Y = f(0.2126 * R + 0.7152 * G + 0.0722 * B), Z = f((0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883);
+      return [116 * Y - 16, 500 * (X - Y), 200 * (Y - Z)];
+    };
+    // CIEDE2000 (Sharma, Wu and Dalal 2005).
+    const de2000 = ([L1, a1, b1], [L2, a2, b2]) => {
+      const rad = Math.PI / 180;
+      const C1 = Math.hypot(a1, b1), C2 = Math.hypot(a2, b2), Cb = (C1 + C2) / 2;
+      const G = 0.5 * (1 - Math.sqrt(Cb ** 7 / (Cb ** 7 + 25 ** 7)));
+      const a1p = (1 + G) * a1, a2p = (1 + G) * a2;
+      const C1p = Math.hypot(a1p, b1), C2p = Math.hypot(a2p, b2);
+      const h = (b, a) => { const d = Math.atan2(b, a) / rad; return d < 0 ? d + 360 : d; };
+      const h1p = h(b1, a1p), h2p = h(b2, a2p);
+      const dLp = L2 - L1, dCp = C2p - C1p;
+      let dhp = C1p * C2p === 0 ? 0 : h2p - h1p;
+      if (dhp > 180) dhp -= 360; else if (dhp < -180) dhp += 360;
+      const dHp = 2 * Math.sqrt(C1p * C2p) * Math.sin((dhp / 2) * rad);
+      const Lbp = (L1 + L2) / 2, Cbp = (C1p + C2p) / 2;
+      let hbp = h1p + h2p;
+      if (C1p * C2p !== 0) hbp = Math.abs(h1p - h2p) <= 180 ? hbp / 2 : (hbp < 360 ? (hbp + 360) / 2 : (hbp - 360) / 2);
+      const T = 1 - 0.17 * Math.cos((hbp - 30) * rad) + 0.24 * Math.cos(2 * hbp * rad) + 0.32 * Math.cos((3 * hbp + 6) * rad) - 0.2 * Math.cos((4 * hbp - 63) * rad);
+      const dth = 30 * Math.exp(-(((hbp - 275) / 25) ** 2));
+      const Rc = 2 * Math.sqrt(Cbp ** 7 / (Cbp ** 7 + 25 ** 7));
+      const Sl = 1 + (0.015 * (Lbp - 50) ** 2) / Math.sqrt(20 + (Lbp - 50) ** 2), Sc = 1 + 0.045 * Cbp, Sh = 1 + 0.015 * Cbp * T;
+      const Rt = -Math.sin(2 * dth * rad) * Rc;
+      return Math.sqrt((dLp / Sl) ** 2 + (dCp / Sc) ** 2 + (dHp / Sh) ** 2 + Rt * (dCp / Sc) * (dHp / Sh));
+    };
+    const bg = rgba(getComputedStyle(document.body).backgroundColor);
+    const groups = ['weights', 'optimizer', 'gradients', 'activations', 'loss', 'buffers', 'runtime'];
+    const colors = groups.map((g) => {
+      const probe = document.createElement('span');
+      probe.className = `swatch seg-${g}`;
+      document.body.append(probe);
+      const c = over(rgba(getComputedStyle(probe).backgroundColor), bg);
+      probe.remove();
+      return { group: g, color: '#' + c.map((v) => Math.round(v).toString(16).padStart(2, '0')).join(''), lab: lab(c) };
+    });
+    let min = { de: Infinity, pair: [] };
+    for (let i = 0; i < colors.length; i++) {
+      for (let j = i + 1; j < colors.length; j++) {
+        const de = de2000(colors[i].lab, colors[j].lab);
+        if (de < min.de) min = { de: Math.round(de * 10) / 10, pair: [colors[i].group, colors[j].group] };
+      }
+    }
+    return { colors: colors.map(({ group, color }) => ({ group, color })), min };
+  });
 }

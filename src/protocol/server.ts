@@ -44,6 +44,8 @@ export const Methods = {
   panel: 'vramLens/panel',
   /** Client -> server: { uri, adviceId } -> { applied: boolean; message?: string }. */
   applyAdvice: 'vramLens/applyAdvice',
+  /** Client -> server: ApplyChangesParams (the panel's what-if changes) -> ApplyResult. */
+  applyChanges: 'vramLens/applyChanges',
   /** Client -> server: { uri, key } -> { start, end } | null. */
   keySpan: 'vramLens/keySpan',
   /** Server -> client: an analysis starts ({ uri, version }) or ends ({ uri: null }). */

@@ -13,6 +13,9 @@ import type { Analysis } from '../features/analysis';
 import { editsForChanges, type EditData } from '../features/fixes';
 import { gpuCountNote } from '../features/findings';
 import { fixFiles, quickFixes } from '../features/quick-fixes';
+import { ApplyChangesParams } from '../protocol/messages';
+import { TrainingSetupSchema, type TrainingSetup } from '../core/setup';
+import type { SetupChange } from '../core/advice/types';
 import { APPLY_FIX_COMMAND, SET_GPU_COUNT_COMMAND, type ApplyFixArgs } from '../protocol/server';
 import type { Analyses } from './analyses';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
@@ -138,4 +141,26 @@ export async function applyAdvice(ctx: FixContext, uri: string, adviceId: string
     return { applied: false, message: ctx.analyses.translate('This change cannot be written into these files: {0}', plan.unsupported.map((u) => u.reason).join('; ')) };
   }
   return applyChecked(ctx, plan.edits, basesOf(a, plan.edits), fsPathOf(uri), item.title);
+}
+
+/**
+ * Writes the panel's what-if changes into the run's files: each key must be a setup key with a value its schema
+ * accepts, and every change must be expressible in the files (otherwise nothing is written and the answer says why).
+ */
+export async function applyChanges(ctx: FixContext, raw: unknown): Promise<{ applied: boolean; message?: string }> {
+  const parsed = ApplyChangesParams.safeParse(raw);
+  if (!parsed.success) return { applied: false, message: ctx.analyses.translate('This change cannot be written into these files: {0}', 'invalid request') };
+  const { uri, changes: asSent } = parsed.data;
+  const shape = TrainingSetupSchema.shape as Record<string, { safeParse(v: unknown): { success: boolean } } | undefined>;
+  const bad = asSent.filter((c) => !shape[c.key]?.safeParse(c.value).success).map((c) => c.key);
+  if (bad.length > 0) return { applied: false, message: ctx.analyses.translate('This change cannot be written into these files: {0}', bad.join(', ')) };
+  const changes: SetupChange[] = asSent.map((c) => ({ key: c.key as keyof TrainingSetup, value: c.value }));
+  const doc = ctx.documents.get(uri);
+  const a = doc ? await ctx.analyses.analysis(doc) : undefined;
+  if (!a) return { applied: false, message: ctx.analyses.translate('This advice no longer applies to the file as it is now.') };
+  const plan = editsForChanges(changes, fixFiles(a), a.file);
+  if (plan.edits.length === 0 || plan.unsupported.length > 0) {
+    return { applied: false, message: ctx.analyses.translate('This change cannot be written into these files: {0}', plan.unsupported.map((u) => u.reason).join('; ')) };
+  }
+  return applyChecked(ctx, plan.edits, basesOf(a, plan.edits), fsPathOf(uri), changes.map((c) => c.key).join(', '));
 }

@@ -13,7 +13,7 @@ import type { CanonicalKey } from '../analyzers/facts';
 import { APPLY_FIX_COMMAND, Methods, type ApplyFixArgs, type PanelResult, type ServerInit, type StatusResult } from '../protocol/server';
 import { Analyses, bundleTranslator } from './analyses';
 import { fileDiagnostic, toDiagnostic } from './diagnostics';
-import { applyAdvice, applyFix, codeActions, type FixContext } from './fixes';
+import { applyAdvice, applyChanges, applyFix, codeActions, type FixContext } from './fixes';
 import { RunIndex } from './runs';
 import { fsPathOf, Workspace } from './workspace';
 
@@ -188,6 +188,8 @@ connection.onRequest(Methods.panel, (p: { uri: string; strings: Record<string, s
 
 connection.onRequest(Methods.applyAdvice, (p: { uri: string; adviceId: string }) =>
   guard('apply advice', { applied: false }, () => applyAdvice(ctx, p.uri, p.adviceId)));
+
+connection.onRequest(Methods.applyChanges, (p: unknown) => guard('apply what-if changes', { applied: false }, () => applyChanges(ctx, p)));
 
 connection.onRequest(Methods.keySpan, (p: { uri: string; key: string }) => guard('reveal key', null, async () => {
   const doc = documents.get(p.uri);

@@ -1,8 +1,10 @@
 // The VRAM panel host: one webview beside the editor, following the active config document. HTML comes from
 // one function with a strict CSP and a nonce; no data in the HTML: the webview posts `ready` and gets the model.
+// Edits asked for in the panel go to the language server; the host answers with the files they changed, by id.
 import * as crypto from 'node:crypto';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { FromWebview, type ToWebview } from '../protocol/messages';
+import { ApplyResult, FromWebview, type ApplyChangesParams, type ToWebview } from '../protocol/messages';
 import { Methods, type PanelResult } from '../protocol/server';
 import type { ServerClient } from './client';
 import { panelStrings } from './l10n';
@@ -13,6 +15,9 @@ export class BreakdownPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private doc: vscode.TextDocument | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Files edited from the panel, by the id the webview knows them by, with the first range each edit changed. */
+  private readonly edited = new Map<string, { uri: vscode.Uri; range: vscode.Range }>();
+  private nextFileId = 0;
 
   static show(client: ServerClient, extensionUri: vscode.Uri, doc: vscode.TextDocument | undefined): BreakdownPanel {
     if (BreakdownPanel.current) {
@@ -78,8 +83,23 @@ export class BreakdownPanel implements vscode.Disposable {
         return;
       case 'applyAdvice': {
         if (!this.doc) return;
-        const r = await this.client.request<{ applied: boolean; message?: string }>(Methods.applyAdvice, { uri: this.doc.uri.toString(), adviceId: msg.adviceId });
-        if (r && !r.applied && r.message) void vscode.window.showWarningMessage(r.message);
+        const uri = this.doc.uri.toString();
+        await this.applyAndReport(msg.requestId, `advice ${msg.adviceId}`, () => this.client.request<unknown>(Methods.applyAdvice, { uri, adviceId: msg.adviceId }));
+        return;
+      }
+      case 'applyChanges': {
+        if (!this.doc) return;
+        const params: ApplyChangesParams = { uri: this.doc.uri.toString(), changes: msg.changes };
+        const keys = msg.changes.map((c) => c.key).join(', ');
+        await this.applyAndReport(msg.requestId, `what-if (${keys})`, () => this.client.request<unknown>(Methods.applyChanges, params));
+        return;
+      }
+      case 'revealFile': {
+        const target = this.edited.get(msg.fileId);
+        if (!target) return;
+        const editor = await vscode.window.showTextDocument(target.uri, { viewColumn: vscode.ViewColumn.One, preserveFocus: false });
+        editor.selection = new vscode.Selection(target.range.start, target.range.end);
+        editor.revealRange(target.range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
         return;
       }
       case 'revealKey': {
@@ -97,6 +117,44 @@ export class BreakdownPanel implements vscode.Disposable {
         void never;
       }
     }
+  }
+
+  /**
+   * Sends one edit request to the server and tells the webview what came of it. The server applies the edit
+   * through the client (workspace/applyEdit) before it answers, so the documents that change meanwhile are the
+   * ones it edited; the webview gets their names and ids to reveal them, never their paths.
+   */
+  private async applyAndReport(requestId: number, what: string, send: () => Promise<unknown>): Promise<void> {
+    const changed = new Map<string, { uri: vscode.Uri; range: vscode.Range }>();
+    const watch = vscode.workspace.onDidChangeTextDocument((e) => {
+      const first = e.contentChanges[0];
+      if (!first || changed.has(e.document.uri.toString())) return;
+      const start = first.range.start;
+      const lines = first.text.split('\n');
+      const end = lines.length > 1 ? new vscode.Position(start.line + lines.length - 1, lines[lines.length - 1].length) : start.translate(0, first.text.length);
+      changed.set(e.document.uri.toString(), { uri: e.document.uri, range: new vscode.Range(start, end) });
+    });
+    let result: ApplyResult;
+    try {
+      const parsed = ApplyResult.safeParse(await send());
+      result = parsed.success ? parsed.data : { applied: false, message: vscode.l10n.t('The VRAM Lens server is not running; nothing was written.') };
+    } catch (e) {
+      const notHandled = (e as { code?: unknown }).code === -32601;
+      result = { applied: false, message: notHandled ? vscode.l10n.t('This VRAM Lens server cannot write what-if changes yet; nothing was written.') : String(e instanceof Error ? e.message : e) };
+    } finally {
+      watch.dispose();
+    }
+    if (result.applied && changed.size === 0 && this.doc) changed.set(this.doc.uri.toString(), { uri: this.doc.uri, range: new vscode.Range(0, 0, 0, 0) });
+    const files = result.applied ? [...changed.values()].map((f) => {
+      const id = `f${this.nextFileId++}`;
+      this.edited.set(id, f);
+      if (this.edited.size > 32) this.edited.delete(this.edited.keys().next().value as string);
+      return { id, name: path.posix.basename(f.uri.path) };
+    }) : [];
+    const names = files.map((f) => f.name).join(', ');
+    if (result.applied) this.client.log.info(`panel: wrote ${what} into ${names}`);
+    else this.client.log.info(`panel: ${what} not written: ${result.message ?? ''}`);
+    this.post({ type: 'adviceApplied', requestId, applied: result.applied, ...(result.message ? { message: result.message } : {}), files });
   }
 
   private html(): string {

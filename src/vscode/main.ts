@@ -24,7 +24,7 @@ export function startFeatures(context: vscode.ExtensionContext): Features {
   });
   return {
     openPanel: () => openPanel(client, context.extensionUri),
-    selectGpu: () => selectGpu(),
+    selectGpu: () => selectGpu(log),
     chooseRun: () => client.chooseRun(vscode.window.activeTextEditor?.document),
     setGpuCount: () => setGpuCount(log),
   };

@@ -33,8 +33,11 @@ export function registerStatusBar(client: ServerClient): vscode.Disposable[] {
   item.name = vscode.l10n.t('VRAM Lens');
   item.command = CommandId.SelectGpu;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // The document the item speaks for: the active editor's, kept while the focus is in the VRAM panel, a terminal or
+  // another view without a text editor (the panel's numbers and the item's then stay side by side).
+  let doc = vscode.window.activeTextEditor?.document;
   const update = async (): Promise<void> => {
-    const doc = vscode.window.activeTextEditor?.document;
+    if (doc?.isClosed) doc = undefined;
     const r = doc ? await client.request<StatusResult>(Methods.status, { uri: doc.uri.toString() }).catch(() => undefined) : undefined;
     timed('statusBar', () => show(item, r ?? { state: 'none' }));
   };
@@ -42,6 +45,10 @@ export function registerStatusBar(client: ServerClient): vscode.Disposable[] {
     clearTimeout(timer);
     timer = setTimeout(() => void update(), 150);
   };
+  const follow = (e: vscode.TextEditor | undefined): void => {
+    if (e) doc = e.document;
+    later();
+  };
   later();
-  return [item, vscode.window.onDidChangeActiveTextEditor(later), client.onDidRefresh(later), { dispose: () => clearTimeout(timer) }];
+  return [item, vscode.window.onDidChangeActiveTextEditor(follow), vscode.workspace.onDidCloseTextDocument(later), client.onDidRefresh(later), { dispose: () => clearTimeout(timer) }];
 }

@@ -60,7 +60,7 @@ describe('webview strings and rules', () => {
     const named = css.match(/(?:color|background|fill|stroke|border[a-z-]*)\s*:\s*(red|green|blue|black|white|gray|grey|yellow|orange|purple)\b/g);
     assert.equal(named, null);
     for (const v of css.match(/var\(--[a-z0-9-]+/gi) ?? []) {
-      assert.ok(/^var\(--(vscode-|gap|radius|fits|near|oom)/.test(v), v);
+      assert.ok(/^var\(--(vscode-|gap|radius|fits|near|oom|good|warn|bad|seg-)/.test(v), v);
     }
   });
 });

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { estimate } from '../../src/core/estimate';
 import {
   DEFAULT_LORA, DEFAULT_QLORA_QUANT, applyChanges, applyOverrides, controlsFromSetup, gpuCountOptions, gpuOptions, gpuTarget,
-  parseCount, pruneOverrides, recompute, whatIfPatch,
+  parseCount, pruneOverrides, recompute, whatIfPatch, whatIfWrite,
 } from '../../webview-ui/src/whatif';
 import { setupFor } from './helpers';
 
@@ -105,5 +105,24 @@ describe('webview what-if', () => {
     assert.equal(parseCount('8', 1, 4096), 8);
     assert.equal(parseCount(' 16 ', 1, 4096), 16);
     for (const bad of ['', '0', '-1', '1.5', '1e3', 'abc', '5000']) assert.equal(parseCount(bad, 1, 4096), undefined, bad);
+  });
+
+  it('writes back only the keys the what-if changes; the GPU only into a scenario file', () => {
+    assert.deepEqual(whatIfWrite(base(), {}, 'deepspeed-json'), { changes: [], removed: [], gpuOnly: false });
+    // bf16 + master weights -> amp-bf16 changes two of the three precision keys (mixed_precision stays bf16), and
+    // 4 -> 2 GPUs changes the GPUs per node but not the single node.
+    assert.deepEqual(whatIfWrite(base(), { precision: 'amp-bf16', gpus: 2 }, 'deepspeed-json').changes, [
+      { key: 'gpus_per_node', value: 2 }, { key: 'weights_dtype', value: 'fp32' }, { key: 'master_weights', value: false },
+    ]);
+    assert.deepEqual(whatIfWrite(base(), { gpu: 'H100-80GB' }, 'deepspeed-json'), { changes: [], removed: [], gpuOnly: true });
+    assert.deepEqual(whatIfWrite(base(), { gpu: 'H100-80GB', sharding: 'zero3' }, 'deepspeed-json'), { changes: [{ key: 'zero_stage', value: 3 }], removed: [], gpuOnly: false });
+    assert.deepEqual(whatIfWrite(base(), { gpu: 'H100-80GB' }, 'scenario').changes, [{ key: 'gpu', value: 'H100-80GB' }]);
+  });
+
+  it('does not write a what-if that removes a key (leaving QLoRA drops the quantization block)', () => {
+    const qlora = applyOverrides(base(), { method: 'qlora' });
+    const w = whatIfWrite(qlora, { method: 'lora' }, 'scenario');
+    assert.deepEqual(w.removed, ['quantization']);
+    assert.deepEqual(w.changes, [{ key: 'method', value: 'lora' }]);
   });
 });

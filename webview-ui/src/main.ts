@@ -5,14 +5,14 @@ import type { AdviceView, EstimateView, PanelModel } from '../../src/protocol/me
 import { ToWebview } from '../../src/protocol/messages';
 import { computeFitMap, type FitMap } from './fitmap';
 import {
-  countChanged, drawChart, fill, renderAdvice, renderAssumptions, renderBreakdown, renderFitMapPlaceholder, renderFitMaps,
-  renderHeader, renderMessage, renderShell, renderSummary, renderWhatIf, setControlValues, markChanged, whatIfShape,
-  type ControlKey, type ResultView, type Slots,
+  changesText, countChanged, drawChart, fill, renderAdvice, renderAssumptions, renderBreakdown, renderFitMapPlaceholder, renderFitMaps,
+  renderHeader, renderMessage, renderNotice, renderShell, renderSummary, renderWhatIf, setControlValues, setWriteState, markChanged,
+  whatIfShape, type ControlKey, type Notice, type ResultView, type Slots,
 } from './render';
 import { setStrings, tr } from './strings';
 import { getState, post, setState } from './vscode-api';
 import {
-  applyChanges, controlsFromSetup, gpuTarget, pruneOverrides, recompute, toView,
+  applyChanges, controlsFromSetup, gpuTarget, pruneOverrides, recompute, toView, whatIfWrite,
   type Controls, type GpuTarget, type Overrides,
 } from './whatif';
 import { estimate } from '../../src/core/estimate';
@@ -50,6 +50,10 @@ let effControls: Controls | undefined;
 let fitTimer: number | undefined;
 const fitCache = new Map<string, FitMap>();
 const adviceCache = new Map<string, EstimateView | null>();
+/** Edits asked of the host and not answered yet, by request id: where the answer shows, and the change in words. */
+const pending = new Map<number, { where: 'advice' | 'whatif'; text: string }>();
+let nextRequest = 1;
+const notices: { advice?: Notice; whatif?: Notice } = {};
 
 /** Timings for the preview page and for curious developers (window.__vramLens). */
 const timings = { updateMs: 0, estimateMs: 0, fitMapMs: 0, fitMapEstimates: 0 };
@@ -80,6 +84,8 @@ function onModel(m: PanelModel): void {
   } else {
     overrides = {};
     expanded = new Set();
+    notices.advice = undefined;
+    notices.whatif = undefined;
   }
   model = m;
   setStrings(m.strings);
@@ -96,9 +102,10 @@ function onModel(m: PanelModel): void {
     slots = renderShell(root);
     chartSizer.disconnect();
     chartSizer.observe(slots.chartBox);
-    renderWhatIf(slots.whatif, effControls, base, m.gpu?.id, { change: onControl, reset: onReset });
+    renderWhatIf(slots.whatif, effControls, base, m.gpu?.id, { change: onControl, reset: onReset, write: onWrite }, slots.whatifNotice);
     formShape = shape;
   }
+  showNotices();
   renderHeader(slots.header, m);
   renderAssumptions(slots.assumptions, m, (key) => post({ type: 'revealKey', key }));
   renderAdviceList();
@@ -108,8 +115,8 @@ function onModel(m: PanelModel): void {
 
 function renderAdviceList(): void {
   if (!model || !slots) return;
-  renderAdvice(slots.advice, model, expanded, countChanged(overrides) > 0, {
-    apply: (adviceId) => post({ type: 'applyAdvice', adviceId }),
+  renderAdvice(slots.adviceBody, model, expanded, countChanged(overrides) > 0, {
+    apply: onApply,
     toggle: (id) => {
       if (expanded.has(id)) expanded.delete(id);
       else expanded.add(id);
@@ -120,6 +127,44 @@ function renderAdviceList(): void {
     },
     details: adviceDetails,
   });
+}
+
+function showNotices(): void {
+  if (!slots) return;
+  const reveal = (fileId: string): void => post({ type: 'revealFile', fileId });
+  renderNotice(slots.adviceNotice, notices.advice, reveal);
+  renderNotice(slots.whatifNotice, notices.whatif, reveal);
+}
+
+/** Asks the host for an edit; the answer (adviceApplied, same request id) replaces the pending notice. */
+function request(where: 'advice' | 'whatif', text: string, send: (requestId: number) => void): void {
+  const requestId = nextRequest++;
+  pending.set(requestId, { where, text });
+  notices[where] = { state: 'pending', text, files: [] };
+  showNotices();
+  send(requestId);
+}
+
+function onApply(adviceId: string): void {
+  const a = model?.advice.find((x) => x.id === adviceId);
+  if (!model || !a || !a.applicable) return;
+  request('advice', changesText(a.changes, model.setup) || a.title, (requestId) => post({ type: 'applyAdvice', adviceId, requestId }));
+}
+
+function onWrite(): void {
+  if (!model) return;
+  const w = whatIfWrite(model.setup, overrides, model.format);
+  if (w.changes.length === 0 || w.removed.length > 0) return;
+  const changes = w.changes.map((c) => ({ key: c.key, value: c.value }));
+  request('whatif', changesText(changes, model.setup), (requestId) => post({ type: 'applyChanges', changes, requestId }));
+}
+
+function onApplied(msg: { requestId: number; applied: boolean; message?: string; files: Array<{ id: string; name: string }> }): void {
+  const p = pending.get(msg.requestId);
+  if (!p) return;
+  pending.delete(msg.requestId);
+  notices[p.where] = { state: msg.applied ? 'applied' : 'failed', text: p.text, message: msg.message, files: msg.files };
+  showNotices();
 }
 
 /** The advised setup estimated in full (formulas), for "Show formula"; computed once per model and item. */
@@ -188,8 +233,9 @@ function update(): void {
   renderSummary(slots.summary, result);
   renderBreakdown(slots.breakdown, slots.chartBox, result, chartWidth);
   markChanged(slots.whatif, effControls, base);
-  // The note is the section's own paragraph; items that cannot be applied have a nested p.small of their own.
-  const banner = slots.advice.querySelector<HTMLElement>(':scope > p.small');
+  setWriteState(slots.whatif, whatIfWrite(m.setup, overrides, m.format), m.setup);
+  // The note is the list's own first paragraph (blocked items have nested p.small of their own).
+  const banner = slots.adviceBody.querySelector<HTMLElement>(':scope > p.small');
   if ((changed > 0) !== (!!banner && !banner.hidden)) renderAdviceList();
   timings.updateMs = performance.now() - t0;
   scheduleFitMap();
@@ -256,6 +302,9 @@ function onMessage(data: unknown): void {
       model = undefined;
       slots = undefined;
       renderMessage(root, tr('noConfig'), msg.reason || tr('noConfigHint'));
+      break;
+    case 'adviceApplied':
+      onApplied(msg);
       break;
     default:
       assertNever(msg);

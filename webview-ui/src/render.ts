@@ -11,10 +11,11 @@ import type { AdviceView, EstimateView, PanelModel } from '../../src/protocol/me
 import { formatBytes, formatCount } from '../../src/core/units';
 import { groupLabel, groupOf, groupTotals, renderChart } from './chart';
 import { classify, type CellStatus, type FitMap } from './fitmap';
+import { describeChanges } from './changes';
 import { tr, type StringId } from './strings';
 import {
   CHECKPOINTINGS, LIMITS, METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS, SHARDINGS,
-  gpuCountOptions, gpuOptions, parseCount, type Controls, type Overrides,
+  gpuCountOptions, gpuOptions, parseCount, type Controls, type Overrides, type WhatIfWrite,
 } from './whatif';
 
 type Attrs = Record<string, string | number | boolean | undefined>;
@@ -41,6 +42,24 @@ function custom(tag: string, attrs: Attrs = {}, ...children: Array<Node | string
 const section = (id: string, heading: StringId | null, ...children: Array<Node | null>): HTMLElement =>
   h('section', { id, class: 'card', 'aria-labelledby': heading ? `${id}-h` : undefined }, heading ? h('h2', { id: `${id}-h` }, tr(heading)) : null, ...children);
 
+/** tr() with nodes for its placeholders: "Applied: {0} in {1}" with a link for {1}. */
+export function trNodes(id: StringId, ...args: ReadonlyArray<Node | string>): Array<Node | string> {
+  const out: Array<Node | string> = [];
+  const text = tr(id);
+  let at = 0;
+  for (const m of text.matchAll(/\{(\d+)\}/g)) {
+    if (m.index > at) out.push(text.slice(at, m.index));
+    out.push(args[Number(m[1])] ?? m[0]);
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) out.push(text.slice(at));
+  return out;
+}
+
+/** The changes of an advice item or a what-if, in words, joined. */
+export const changesText = (changes: ReadonlyArray<{ key: string; value: unknown }>, setup: object): string =>
+  describeChanges(changes, setup as Readonly<Record<string, unknown>>).join(tr('listSeparator'));
+
 export const phaseName = (p: string): string => (['load', 'forward', 'backward', 'optimizer', 'first-step', 'evaluation', 'generation'].includes(p) ? tr(`phase.${p}` as StringId) : p);
 
 // ---- Layout ------------------------------------------------------------------------------------------------
@@ -51,22 +70,34 @@ export interface Slots {
   breakdown: HTMLElement;
   chartBox: HTMLElement;
   whatif: HTMLElement;
+  /** The what-if's "Write these changes" outcome (role=status). */
+  whatifNotice: HTMLElement;
   fitmap: HTMLElement;
   advice: HTMLElement;
+  /** The outcome of the last Apply (role=status), above the list. */
+  adviceNotice: HTMLElement;
+  /** The advice list itself (renderAdvice fills it). */
+  adviceBody: HTMLElement;
   assumptions: HTMLElement;
 }
 
 /** Empties root and lays out the panel's sections. */
 export function renderShell(root: HTMLElement): Slots {
   const chartBox = h('div', { class: 'chart-box' });
+  const notice = (id: string): HTMLElement => h('div', { id, class: 'notice-box', role: 'status', 'aria-live': 'polite' });
+  const adviceNotice = notice('advice-notice');
+  const adviceBody = h('div', { class: 'advice-body' });
   const slots: Slots = {
     header: h('header', { class: 'head' }),
     summary: h('section', { id: 'summary', class: 'card summary', 'aria-live': 'polite' }),
     breakdown: section('breakdown', 'breakdownHeading'),
     chartBox,
     whatif: section('whatif', 'whatIfHeading'),
+    whatifNotice: notice('whatif-notice'),
     fitmap: section('fitmap', 'fitMapHeading'),
-    advice: section('advice', 'adviceHeading'),
+    advice: section('advice', 'adviceHeading', adviceNotice, adviceBody),
+    adviceNotice,
+    adviceBody,
     assumptions: section('assumptions', null),
   };
   const main = h('main', { class: 'panel' }, slots.header, slots.summary, slots.breakdown, slots.whatif, slots.fitmap, slots.advice, slots.assumptions);
@@ -218,6 +249,8 @@ export type ControlKey = keyof Controls;
 export interface ControlHandlers {
   change(key: ControlKey, value: string | number): void;
   reset(): void;
+  /** Write the what-if's changes into the run's files. */
+  write(): void;
 }
 
 const OPTION_LABEL: Partial<Record<ControlKey, (v: string) => string>> = {
@@ -241,7 +274,7 @@ const CONTROL_LABEL: Record<ControlKey, StringId> = {
 };
 
 /** Builds the what-if form for the controls' current values. Built once per model; values change in place. */
-export function renderWhatIf(slot: HTMLElement, c: Controls, base: Controls, fileGpuId: string | undefined, handlers: ControlHandlers): void {
+export function renderWhatIf(slot: HTMLElement, c: Controls, base: Controls, fileGpuId: string | undefined, handlers: ControlHandlers, notice: HTMLElement): void {
   const fields: Array<[ControlKey, HTMLElement]> = [
     ['gpu', select('gpu', gpuOptions(fileGpuId), c.gpu, false, true)],
     ['gpus', select('gpus', gpuCountOptions(base.gpus), c.gpus, false)],
@@ -275,8 +308,26 @@ export function renderWhatIf(slot: HTMLElement, c: Controls, base: Controls, fil
   }
   const reset = custom('vscode-button', { secondary: true, id: 'whatif-reset', title: tr('resetHint') }, tr('reset'));
   reset.addEventListener('click', () => handlers.reset());
-  fill(slot, grid, h('div', { class: 'actions' }, reset));
+  const write = custom('vscode-button', { id: 'whatif-write', title: tr('whatIfWriteHint'), disabled: true }, tr('whatIfWrite'));
+  write.addEventListener('click', () => { if (!write.hasAttribute('disabled')) handlers.write(); });
+  const writes = h('p', { id: 'whatif-writes', class: 'muted small', hidden: true });
+  fill(slot, grid, h('div', { class: 'actions' }, write, reset), writes, notice);
   markChanged(slot, c, base);
+}
+
+/** The write button and the line that says what it writes (or why it does not). */
+export function setWriteState(slot: HTMLElement, w: WhatIfWrite, setup: object): void {
+  const button = slot.querySelector<HTMLElement>('#whatif-write');
+  const line = slot.querySelector<HTMLElement>('#whatif-writes');
+  if (!button || !line) return;
+  const can = w.changes.length > 0 && w.removed.length === 0;
+  button.toggleAttribute('disabled', !can);
+  let text = '';
+  if (w.removed.length > 0) text = tr('whatIfRemoval', w.removed.join(tr('listSeparator')));
+  else if (can) text = tr('whatIfWrites', changesText(w.changes, setup));
+  else if (w.gpuOnly) text = tr('whatIfGpuNote');
+  setText(line, text);
+  line.hidden = text === '';
 }
 
 /**
@@ -396,6 +447,9 @@ export function renderFitMaps(slot: HTMLElement, panels: readonly FitMapPanel[],
 
 // ---- Advice -------------------------------------------------------------------------------------------------
 
+/** Applicable items shown before the "more" fold. */
+export const ADVICE_SHOWN = 6;
+
 export interface AdviceHandlers {
   apply(id: string): void;
   toggle(id: string): void;
@@ -409,7 +463,15 @@ function costText(a: AdviceView): string {
   return f < 1 ? tr('faster', f.toFixed(2)) : tr('slower', f.toFixed(2));
 }
 
-/** The DOM of one advice item, kept between redraws so that its buttons (web components) are not rebuilt. */
+/** The saving, the step-time cost and the labels of an item. */
+function adviceTags(a: AdviceView, currentGpus: number): HTMLElement[] {
+  const tags = [h('span', { class: 'saves' }, tr('saves', formatBytes(a.savedBytes), formatBytes(a.deviceBytes))), h('span', { class: 'tag' }, costText(a))];
+  if (a.changesResult) tags.push(h('span', { class: 'tag tag-warn' }, tr('changesResult')));
+  if (a.gpus !== currentGpus) tags.push(h('span', { class: 'tag' }, tr('needsGpus', a.gpus)));
+  return tags;
+}
+
+/** The DOM of one applicable item, kept between redraws so that its buttons (web components) are not rebuilt. */
 interface AdviceEntry {
   li: HTMLLIElement;
   title: HTMLSpanElement;
@@ -417,7 +479,6 @@ interface AdviceEntry {
   changes: HTMLParagraphElement;
   apply: HTMLElement;
   toggle: HTMLElement;
-  notApplicable: HTMLParagraphElement;
   detail: HTMLDivElement;
   view: AdviceView;
   /** What the detail box shows ('' when closed), to redraw it only when it changes. */
@@ -425,8 +486,20 @@ interface AdviceEntry {
 }
 
 interface AdviceState {
-  list: HTMLOListElement;
   banner: HTMLParagraphElement;
+  /** Said when no item can be applied to these files. */
+  none: HTMLParagraphElement;
+  list: HTMLOListElement;
+  more: HTMLDetailsElement;
+  moreSummary: HTMLElement;
+  moreList: HTMLOListElement;
+  blocked: HTMLDetailsElement;
+  blockedSummary: HTMLElement;
+  blockedList: HTMLUListElement;
+  /** What the blocked list shows, to rebuild it only when it changes. */
+  blockedKey: string;
+  /** Whether the folds were ever drawn for this file (they open by default only then). */
+  file: string;
   entries: Map<string, AdviceEntry>;
   handlers: AdviceHandlers;
 }
@@ -443,9 +516,37 @@ const setAttr = (el: HTMLElement, name: string, value: string | null): void => {
   } else if (el.getAttribute(name) !== value) el.setAttribute(name, value);
 };
 
+function adviceShell(slot: HTMLElement, handlers: AdviceHandlers): AdviceState {
+  const moreSummary = h('summary', {});
+  const moreList = h('ol', { class: 'advice-list', start: ADVICE_SHOWN + 1 });
+  const blockedSummary = h('summary', {});
+  const blockedList = h('ul', { class: 'blocked-list' });
+  const st: AdviceState = {
+    banner: h('p', { class: 'muted small' }), none: h('p', { class: 'muted' }), list: h('ol', { class: 'advice-list' }),
+    more: h('details', { class: 'advice-more' }, moreSummary, moreList), moreSummary, moreList,
+    blocked: h('details', { class: 'advice-blocked' }, blockedSummary, blockedList), blockedSummary, blockedList,
+    blockedKey: '', file: '', entries: new Map(), handlers,
+  };
+  fill(slot, st.banner, st.none, st.list, st.more, st.blocked);
+  return st;
+}
+
+/** Puts the entries in `list` in the given order, moving only those out of place (moving re-connects web components). */
+function placeEntries(list: HTMLElement, entries: readonly AdviceEntry[]): void {
+  let prev: Node | null = null;
+  for (const e of entries) {
+    const want: Node | null = prev ? prev.nextSibling : list.firstChild;
+    if (want !== e.li) list.insertBefore(e.li, want);
+    prev = e.li;
+  }
+  while (prev?.nextSibling) prev.nextSibling.remove();
+  if (!prev) list.replaceChildren();
+}
+
 /**
- * The ranked advice. Items are updated in place by id: a model update changes their numbers, and rebuilding the
- * list would re-create (and re-render) two web-component buttons per item, the largest cost of a panel redraw.
+ * The ranked advice: the first applicable items, the rest of them under one fold, and the items these files cannot
+ * express under another whose line says why. Applicable items are updated in place by id: a model update changes
+ * their numbers, and rebuilding them would re-create two web-component buttons per item, the largest cost of a redraw.
  */
 export function renderAdvice(slot: HTMLElement, m: PanelModel, expanded: ReadonlySet<string>, whatIfActive: boolean, handlers: AdviceHandlers): void {
   const items = m.advice;
@@ -457,62 +558,88 @@ export function renderAdvice(slot: HTMLElement, m: PanelModel, expanded: Readonl
     return;
   }
   if (!st || !st.list.isConnected || st.list.parentElement !== slot) {
-    st = { list: h('ol', { class: 'advice-list' }), banner: h('p', { class: 'muted small' }), entries: new Map(), handlers };
+    st = adviceShell(slot, handlers);
     adviceStates.set(slot, st);
-    fill(slot, st.banner, st.list);
   }
   st.handlers = handlers;
   setText(st.banner, tr('adviceForFile'));
   st.banner.hidden = !whatIfActive;
   const currentGpus = m.setup.gpus_per_node * m.setup.nodes;
+  const applicable = items.filter((a) => a.applicable);
+  const blocked = items.filter((a) => !a.applicable);
+  setText(st.none, tr('adviceNoneApplicable', m.title));
+  st.none.hidden = applicable.length > 0;
+
   const keep = new Set<string>();
-  let prev: Node | null = null;
-  for (const a of items) {
+  const placed = applicable.map((a) => {
     keep.add(a.id);
-    let e = st.entries.get(a.id);
+    let e = st!.entries.get(a.id);
     if (!e) {
-      e = adviceEntry(st, a);
-      st.entries.set(a.id, e);
+      e = adviceEntry(st!, a);
+      st!.entries.set(a.id, e);
     }
-    e.view = a;
-    const open = expanded.has(a.id);
-    setText(e.title, a.title);
-    const tags: Node[] = [h('span', { class: 'saves' }, tr('saves', formatBytes(a.savedBytes), formatBytes(a.deviceBytes))), h('span', { class: 'tag' }, costText(a))];
-    if (a.changesResult) tags.push(h('span', { class: 'tag tag-warn' }, tr('changesResult')));
-    if (a.gpus !== currentGpus) tags.push(h('span', { class: 'tag' }, tr('needsGpus', a.gpus)));
-    const metaText = tags.map((t) => t.textContent).join('\u0000');
-    if (e.meta.dataset.text !== metaText) {
-      e.meta.replaceChildren(...tags);
-      e.meta.dataset.text = metaText;
-    }
-    setText(e.changes, a.changes.map((c) => `${c.key}: ${typeof c.value === 'object' ? JSON.stringify(c.value) : String(c.value)}`).join(' · '));
-    setAttr(e.apply, 'title', a.applicable ? tr('applyTitle') : tr('notApplicable'));
-    setAttr(e.apply, 'disabled', a.applicable ? null : '');
-    setText(e.apply, tr('apply'));
-    setAttr(e.toggle, 'aria-expanded', String(open));
-    setText(e.toggle, tr(open ? 'hideFormula' : 'showFormula'));
-    setText(e.notApplicable, tr('notApplicable'));
-    e.notApplicable.hidden = a.applicable;
-    e.detail.hidden = !open;
-    const detailKey = open ? JSON.stringify([a.costExplain, a.changes, a.deviceBytes, m.estimate.deviceBytes]) : '';
-    if (detailKey !== e.detailKey) {
-      e.detail.replaceChildren();
-      if (open) {
-        const d = handlers.details(a);
-        e.detail.append(h('h3', {}, tr('costHeading')), h('ul', { class: 'cost' }, ...a.costExplain.map((line) => h('li', {}, h('code', {}, line)))));
-        if (d.after) e.detail.append(h('h3', {}, tr('componentsAfter')), componentTable(d.after, d.before));
-      }
-      e.detailKey = detailKey;
-    }
-    // Move the item only when it is out of place (moving re-connects its web components).
-    const want: Node | null = prev ? prev.nextSibling : st.list.firstChild;
-    if (want !== e.li) st.list.insertBefore(e.li, want);
-    prev = e.li;
-  }
+    updateEntry(e, a, m, expanded.has(a.id), currentGpus, handlers);
+    return e;
+  });
   for (const [id, e] of st.entries) {
     if (keep.has(id)) continue;
     e.li.remove();
     st.entries.delete(id);
+  }
+  placeEntries(st.list, placed.slice(0, ADVICE_SHOWN));
+  placeEntries(st.moreList, placed.slice(ADVICE_SHOWN));
+  st.more.hidden = placed.length <= ADVICE_SHOWN;
+  setText(st.moreSummary, tr('adviceMore', placed.length - ADVICE_SHOWN));
+
+  st.blocked.hidden = blocked.length === 0;
+  if (st.file !== m.title) {
+    // A new file: nothing folded open yet, except the blocked items when they are all there is.
+    st.more.open = false;
+    st.blocked.open = applicable.length === 0;
+    st.file = m.title;
+  }
+  const counts = new Map<string, number>();
+  for (const a of blocked) {
+    const kind = tr(`blocked.${a.blocked?.kind ?? 'other'}` as StringId);
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  const why = [...counts].map(([kind, n]) => (counts.size > 1 ? `${kind} (${n})` : kind)).join(tr('listSeparator'));
+  setText(st.blockedSummary, tr('adviceBlocked', blocked.length, m.title, why));
+  const blockedKey = JSON.stringify([blocked.map((a) => [a.id, a.savedBytes, a.deviceBytes, a.stepTimeFactor, a.blocked, a.changes]), currentGpus, m.title, tr('blockedWhy', '')]);
+  if (blockedKey !== st.blockedKey) {
+    st.blockedList.replaceChildren(...blocked.map((a) => h('li', { class: 'blocked', 'data-advice': a.id },
+      h('div', { class: 'advice-head' }, h('span', { class: 'advice-title' }, a.title)),
+      h('p', { class: 'advice-meta' }, ...adviceTags(a, currentGpus)),
+      h('p', { class: 'changes' }, changesText(a.changes, m.setup)),
+      a.blocked?.detail ? h('p', { class: 'muted small why' }, tr('blockedWhy', a.blocked.detail)) : null)));
+    st.blockedKey = blockedKey;
+  }
+}
+
+function updateEntry(e: AdviceEntry, a: AdviceView, m: PanelModel, open: boolean, currentGpus: number, handlers: AdviceHandlers): void {
+  e.view = a;
+  setText(e.title, a.title);
+  const tags = adviceTags(a, currentGpus);
+  const metaText = tags.map((t) => t.textContent).join('\u0000');
+  if (e.meta.dataset.text !== metaText) {
+    e.meta.replaceChildren(...tags);
+    e.meta.dataset.text = metaText;
+  }
+  setText(e.changes, changesText(a.changes, m.setup));
+  setAttr(e.apply, 'title', tr('applyTitle'));
+  setText(e.apply, tr('apply'));
+  setAttr(e.toggle, 'aria-expanded', String(open));
+  setText(e.toggle, tr(open ? 'hideFormula' : 'showFormula'));
+  e.detail.hidden = !open;
+  const detailKey = open ? JSON.stringify([a.costExplain, a.changes, a.deviceBytes, m.estimate.deviceBytes]) : '';
+  if (detailKey !== e.detailKey) {
+    e.detail.replaceChildren();
+    if (open) {
+      const d = handlers.details(a);
+      e.detail.append(h('h3', {}, tr('costHeading')), h('ul', { class: 'cost' }, ...a.costExplain.map((line) => h('li', {}, h('code', {}, line)))));
+      if (d.after) e.detail.append(h('h3', {}, tr('componentsAfter')), componentTable(d.after, d.before));
+    }
+    e.detailKey = detailKey;
   }
 }
 
@@ -522,15 +649,48 @@ function adviceEntry(st: AdviceState, a: AdviceView): AdviceEntry {
   const toggle = custom('vscode-button', { secondary: true, 'aria-controls': detailId }, tr('showFormula'));
   const title = h('span', { class: 'advice-title' });
   const meta = h('p', { class: 'advice-meta' });
-  const changes = h('p', { class: 'changes muted' });
-  const notApplicable = h('p', { class: 'muted small' });
+  const changes = h('p', { class: 'changes' });
   const detail = h('div', { class: 'formula-box', id: detailId, hidden: true });
-  const li = h('li', { class: 'advice' }, h('div', { class: 'advice-head' }, title), meta, changes, h('div', { class: 'actions' }, apply, toggle), notApplicable, detail);
-  const e: AdviceEntry = { li, title, meta, changes, apply, toggle, notApplicable, detail, view: a, detailKey: '' };
+  const li = h('li', { class: 'advice' }, h('div', { class: 'advice-head' }, title), meta, changes, h('div', { class: 'actions' }, apply, toggle), detail);
+  const e: AdviceEntry = { li, title, meta, changes, apply, toggle, detail, view: a, detailKey: '' };
   // The handlers read the entry's current view and the state's current handlers: both change between redraws.
-  apply.addEventListener('click', () => { if (e.view.applicable) st.handlers.apply(e.view.id); });
+  apply.addEventListener('click', () => st.handlers.apply(e.view.id));
   toggle.addEventListener('click', () => st.handlers.toggle(e.view.id));
   return e;
+}
+
+// ---- Notices (the outcome of Apply and of "Write these changes") --------------------------------------------------
+
+export interface Notice {
+  readonly state: 'pending' | 'applied' | 'failed';
+  /** The change in words. */
+  readonly text: string;
+  readonly message?: string;
+  readonly files: ReadonlyArray<{ id: string; name: string }>;
+}
+
+/** Shows the notice (or clears the box); file names are links that ask the host to reveal the file. */
+export function renderNotice(box: HTMLElement, n: Notice | undefined, reveal: (fileId: string) => void): void {
+  if (!n) {
+    box.replaceChildren();
+    return;
+  }
+  if (n.state === 'pending') {
+    box.replaceChildren(h('p', { class: 'notice notice-pending' }, tr('applying')));
+    return;
+  }
+  if (n.state === 'failed') {
+    box.replaceChildren(h('p', { class: 'notice notice-failed' }, h('span', { class: 'notice-icon', 'aria-hidden': 'true' }, '✗'), ' ', tr('notApplied', n.message ?? n.text)));
+    return;
+  }
+  const links: Array<Node | string> = [];
+  n.files.forEach((f, i) => {
+    if (i > 0) links.push(tr('listSeparator'));
+    const b = h('button', { type: 'button', class: 'linkish file-link', title: tr('revealFile', f.name), 'data-file': f.id }, f.name);
+    b.addEventListener('click', () => reveal(f.id));
+    links.push(b);
+  });
+  box.replaceChildren(h('p', { class: 'notice notice-applied' }, h('span', { class: 'notice-icon', 'aria-hidden': 'true' }, '✓'), ' ', ...trNodes('appliedIn', n.text, ...[h('span', {}, ...links)])));
 }
 
 // ---- Warnings and assumptions -----------------------------------------------------------------------------------

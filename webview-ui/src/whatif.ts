@@ -190,3 +190,34 @@ export function applyChanges(setup: TrainingSetup, changes: ReadonlyArray<{ key:
   const r = TrainingSetupSchema.safeParse(next);
   return r.success ? r.data : undefined;
 }
+
+export interface WhatIfWrite {
+  /** The setup keys the what-if changes, with their new values: what "Write these changes to the file" sends. */
+  readonly changes: ReadonlyArray<{ key: string; value: unknown }>;
+  /** Keys the what-if removes from the setup (e.g. quantization, leaving QLoRA): not written, the user edits them. */
+  readonly removed: readonly string[];
+  /** The what-if picks another GPU, which is a setting (vramLens.gpu) rather than part of the file. */
+  readonly gpuOnly: boolean;
+}
+
+/**
+ * What the what-if would write into the run's files: the patch's keys whose value differs from the file's setup.
+ * The GPU is written only into a scenario file (*.vram.yaml has a `gpu:` key; other formats name no GPU).
+ */
+export function whatIfWrite(setup: TrainingSetup, o: Overrides, format: string): WhatIfWrite {
+  const patch = whatIfPatch(setup, o) as Record<string, unknown>;
+  const now = setup as unknown as Record<string, unknown>;
+  const changes: Array<{ key: string; value: unknown }> = [];
+  const removed: string[] = [];
+  let gpu = false;
+  for (const [key, value] of Object.entries(patch)) {
+    if (JSON.stringify(value) === JSON.stringify(now[key])) continue;
+    if (key === 'gpu' && format !== 'scenario') {
+      gpu = true;
+      continue;
+    }
+    if (value === undefined) removed.push(key);
+    else changes.push({ key, value });
+  }
+  return { changes, removed, gpuOnly: gpu && changes.length === 0 && removed.length === 0 };
+}
