@@ -1,7 +1,7 @@
 // Reads the quantization_config of a checkpoint's config.json (bitsandbytes, GPTQ, AWQ) into the TrainingSetup
 // quantization vocabulary: a pre-quantized upload (unsloth/*-bnb-4bit, *-GPTQ, *-AWQ) is stored in 4 or 8 bits
 // whatever the training script says. Pure.
-import type { HfConfig, Quantization } from '../core/setup';
+import type { HfConfig, Quantization } from '../core';
 
 /** Base-weight quantization in the TrainingSetup vocabulary (see QuantizationSchema in src/core/setup.ts). */
 export type QuantizationInfo = Pick<Quantization, 'bits' | 'type' | 'double_quant' | 'block_size'>;

@@ -9,7 +9,7 @@ import { msg, type ConfigFacts, type Format } from './facts';
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve';
 import { analyzeScenario, ScenarioSchema, type Problem, type ScenarioFacts } from './scenario';
-import type { ProvenanceMap, TrainingSetup } from '../core/setup';
+import type { ProvenanceMap, TrainingSetup } from '../core';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
 export type ReadKind = 'config' | 'dependency';

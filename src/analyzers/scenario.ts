@@ -4,7 +4,7 @@
 import { LineCounter, isMap, isScalar, type Document, type Node } from 'yaml';
 import { parseYaml } from './yaml-parse';
 import { z } from 'zod';
-import { DistillationSchema, HfConfigSchema, RewardModelSchema, RolloutSchema, TrainingSetupSchema } from '../core/setup';
+import { DistillationSchema, HfConfigSchema, RewardModelSchema, RolloutSchema, TrainingSetupSchema } from '../core';
 import { msg, quoteWritten, type Message, type MessageTemplate } from './facts';
 import { notAnalyzed } from './guards';
 import { describeSetupIssue, valueAt } from './issues';

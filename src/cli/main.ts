@@ -6,18 +6,18 @@ import { parseArgs } from 'node:util';
 import { runPipeline, type InputFile, type PipelineResult } from '../analyzers/pipeline';
 import type { ModelResolver, Overrides } from '../analyzers/resolve';
 import type { Problem } from '../analyzers/scenario';
-import { advise, type AdviceResult } from '../core/advice';
-import type { GpuSpec } from '../core/catalog/gpus';
-import { estimate } from '../core/estimate';
+import { advise, type AdviceResult } from '../core';
+import type { GpuSpec } from '../core';
+import { estimate } from '../core';
 import { editableFiles, editsForChanges, type FixFile } from '../features/fixes';
-import { formatBytes } from '../core/units';
-import { findGpu } from '../core/lookup';
-import type { Estimate } from '../core/model';
+import { formatBytes } from '../core';
+import { findGpu } from '../core';
+import type { Estimate } from '../core';
 import { offlineModelResolver, prefetchModelResolver } from '../node/models';
 import { nodeFileReader } from '../node/files';
 import { readBounded } from '../node/read';
 import { renderTable } from './table';
-import type { Provenance } from '../core/setup';
+import type { Provenance } from '../core';
 
 const USAGE = `usage: vram-lens estimate <config-file>... [--model <hub-id | dir | config.json>] [--gpu <name | size>]
                           [--gpus <n>] [--nodes <n>] [--seq-len <n>] [--json] [--check] [--advise] [--allow-network]`;

@@ -1,6 +1,6 @@
 // The readable terminal report: components at the peak, the three totals, fit, assumptions and warnings.
-import { RESERVED_RUNTIME_IDS, type Estimate } from '../core/model';
-import { formatBytes, formatCount } from '../core/units';
+import { RESERVED_RUNTIME_IDS, type Estimate } from '../core';
+import { formatBytes, formatCount } from '../core';
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const lpad = (s: string, n: number): string => (s.length >= n ? s : ' '.repeat(n - s.length) + s);

@@ -6,6 +6,7 @@ import { countParameters, parseArchitecture } from './architecture';
 import { GPU_CATALOG, type GpuSpec } from './catalog/gpus';
 import { MODEL_CATALOG, type CatalogModel } from './catalog/models';
 import { GiB } from './units';
+import { memo } from './util/memo';
 
 const normalize = (s: string): string => s.toLowerCase().replace(/[\s_]+/g, '-').replace(/-+/g, '-').trim();
 const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -95,20 +96,17 @@ interface Candidate {
   readonly size?: number;
 }
 
-let candidates: Candidate[] | undefined;
-
 /** Each catalog entry with the parts of its id and aliases and its size (the name's, else the count from its config). */
-function catalogCandidates(): Candidate[] {
-  if (!candidates) {
-    candidates = MODEL_CATALOG.map((m) => {
+const catalogCandidates = memo<void, Candidate[]>(
+  (): Candidate[] =>
+    MODEL_CATALOG.map((m) => {
       const names = [m.id, ...(m.aliases ?? [])].map(nameParts);
       const parsed = names[0].size === undefined ? parseArchitecture(m.config) : undefined;
       const size = names[0].size ?? m.publishedParams ?? (parsed?.ok ? countParameters(parsed.arch).total : undefined);
       return { id: m.id, names, ...(size !== undefined ? { size } : {}) };
-    });
-  }
-  return candidates;
-}
+    }),
+  { key: () => 'catalog', limit: 1 },
+);
 
 /**
  * How near a catalog entry is to a name, as a family tier: 0 the same family (opt, llama-2), 1 a family word in

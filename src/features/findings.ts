@@ -7,10 +7,10 @@
 // not-analyzed: a file over the size or nesting limits of analyzers/guards.ts.
 // Editor-free and pure.
 import type { CanonicalKey, MessageTemplate, Span } from '../analyzers/facts';
-import { parseArchitecture } from '../core/architecture';
-import { estimate } from '../core/estimate';
-import type { ComponentId } from '../core/model';
-import { formatBytes } from '../core/units';
+import { parseArchitecture } from '../core';
+import { estimate } from '../core';
+import type { ComponentId } from '../core';
+import { formatBytes } from '../core';
 import type { Analysis } from './analysis';
 
 export type FindingCode =

@@ -1,10 +1,10 @@
 // Quick fixes for the memory diagnostics: single changes (bf16, checkpointing, ZeRO stage, offload, 8-bit
 // optimizer, micro-batch vs accumulation, ...) and the best advised combination, each with its edits in the
 // user's own files and a title stating the saving and the cost. Editor-free and pure.
-import type { AdviceItem } from '../core/advice';
-import { singleChanges } from '../core/advice';
-import type { GpuSpec } from '../core/catalog/gpus';
-import { formatBytes } from '../core/units';
+import type { AdviceItem } from '../core';
+import { singleChanges } from '../core';
+import type { GpuSpec } from '../core';
+import { formatBytes } from '../core';
 import type { Analysis } from './analysis';
 import { editableFiles, editsForChanges, type EditData, type FixFile } from './fixes';
 

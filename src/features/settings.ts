@@ -1,7 +1,7 @@
 // The vramLens.* settings as a zod schema: the single source of their defaults (package.json repeats them and a
 // unit test checks that both agree) and the conversion to the analysis settings. Editor-free.
 import { z } from 'zod';
-import { PYTORCH_VERSION } from '../core/setup';
+import { PYTORCH_VERSION } from '../core';
 import type { AnalysisSettings } from './analysis';
 
 export const SettingsSchema = z.object({

@@ -15,8 +15,8 @@ import {
 } from '@huggingface/hub';
 import { quantConfigOf, quantizationFromConfig, quantMethodOf, type QuantizationInfo } from '../analyzers/checkpoint-quantization';
 import { catalogResolver, type ModelResolver, type ResolvedModel } from '../analyzers/resolve';
-import { findModel } from '../core/lookup';
-import type { HfConfig } from '../core/setup';
+import { findModel } from '../core';
+import type { HfConfig } from '../core';
 import { checkRegularFile, readBounded, readPolicy, type ReadPolicy } from './read';
 
 /** Environment variables as read from process.env; tests pass their own object so nothing touches the real home. */

@@ -2,8 +2,8 @@
 // direction. Both ends safeParse what they receive and drop (and log) anything that does not match.
 // Imports only zod and the core's setup schema (the webview recomputes what-ifs with the core itself).
 import { z } from 'zod';
-import type { Estimate } from '../core/model';
-import { TrainingSetupSchema } from '../core/setup';
+import type { Estimate } from '../core';
+import { TrainingSetupSchema } from '../core';
 
 const Bytes = z.number().finite();
 

@@ -1,7 +1,7 @@
 // Command ids and what the commands do (registered by extension.ts).
 import * as vscode from 'vscode';
-import { GPU_CATALOG } from '../core/catalog/gpus';
-import { formatBytes } from '../core/units';
+import { GPU_CATALOG } from '../core';
+import { formatBytes } from '../core';
 import { BreakdownPanel } from './breakdown-panel';
 import type { ServerClient } from './client';
 import { isConfigDocument } from './selector';

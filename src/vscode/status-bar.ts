@@ -1,7 +1,7 @@
 // The status bar item for the active config: "VRAM 61.3 / 80 GiB (A100-80GB)", red when it does not fit;
 // clicking it picks the GPU. The numbers come from the language server's analysis of the document.
 import * as vscode from 'vscode';
-import { formatBytes } from '../core/units';
+import { formatBytes } from '../core';
 import { Methods, type StatusResult } from '../protocol/server';
 import type { ServerClient } from './client';
 import { CommandId } from './commands';

@@ -4,7 +4,7 @@
 // from CSS classes (styles.css, --vscode-charts-*); text is set with textContent only. role=img + aria-label
 // carries a one-sentence summary; the legend next to it is a real <table> with every number (the fallback).
 import type { EstimateView } from '../../src/protocol/messages';
-import { formatBytes } from '../../src/core/units';
+import { formatBytes } from '../../src/core';
 import { tr, type StringId } from './strings';
 
 export const GROUPS = ['weights', 'optimizer', 'gradients', 'activations', 'loss', 'buffers', 'runtime'] as const;

@@ -1,7 +1,7 @@
 // The fit map: micro-batch x sequence length, each cell estimated with the core (lean) and classified as
 // fits (device <= capacity x (1 - headroom)), near (within the headroom) or oom. Pure (no DOM); render.ts draws it.
-import { estimate } from '../../src/core/estimate';
-import type { TrainingSetup } from '../../src/core/setup';
+import { estimate } from '../../src/core';
+import type { TrainingSetup } from '../../src/core';
 
 export const FIT_MICROS: readonly number[] = [1, 2, 4, 8, 16, 32];
 export const FIT_SEQS: readonly number[] = [512, 1024, 2048, 4096, 8192, 16384, 32768];

@@ -15,8 +15,8 @@ import {
   applyChanges, controlsFromSetup, gpuTarget, pruneOverrides, recompute, toView, whatIfWrite,
   type Controls, type GpuTarget, type Overrides,
 } from './whatif';
-import { estimate } from '../../src/core/estimate';
-import type { TrainingSetup } from '../../src/core/setup';
+import { estimate } from '../../src/core';
+import type { TrainingSetup } from '../../src/core';
 
 function assertNever(x: never): never {
   throw new Error(`unexpected message ${JSON.stringify(x)}`);

@@ -8,7 +8,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { AdviceView, EstimateView, PanelModel } from '../../src/protocol/messages';
-import { formatBytes, formatCount } from '../../src/core/units';
+import { formatBytes, formatCount } from '../../src/core';
 import { groupLabel, groupOf, groupTotals, renderChart } from './chart';
 import { classify, type CellStatus, type FitMap } from './fitmap';
 import { describeChanges } from './changes';

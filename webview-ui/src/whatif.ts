@@ -1,13 +1,13 @@
 // What-if: the controls' state -> a TrainingSetup patch -> the core's estimate, in the webview, no round trip.
 // Pure (no DOM), so unit tests run it in Node. Only the controls the user touched are stored (overrides);
 // everything else follows the file, so an edit to the file still shows through an active what-if.
-import { estimate } from '../../src/core/estimate';
-import { GPU_NAMES, findGpu } from '../../src/core/lookup';
-import type { EstimateResult } from '../../src/core/model';
+import { estimate } from '../../src/core';
+import { GPU_NAMES, findGpu } from '../../src/core';
+import type { EstimateResult } from '../../src/core';
 import {
   CheckpointingSchema, MethodSchema, OptimizerSchema, TrainingSetupSchema,
   type Checkpointing, type Method, type Optimizer, type TrainingSetup,
-} from '../../src/core/setup';
+} from '../../src/core';
 import { estimateView, type EstimateView } from '../../src/protocol/messages';
 
 export const PRECISIONS = ['fp32', 'amp-bf16', 'amp-fp16', 'bf16', 'bf16-master', 'fp16-master'] as const;

@@ -1,7 +1,7 @@
 // The context every resolve rule reads and writes: the ranked facts, the tools in default order, the setup and its
 // provenance as they are built, the problems so far, and the two ways a field is filled (from the fact that decided
 // its key, or from the tool's default). Pure.
-import type { Provenance, ProvenanceMap } from '../../core/setup';
+import type { Provenance, ProvenanceMap } from '../../core';
 import { toolDefault } from '../defaults';
 import type { CanonicalKey, FactValue, Tool } from '../facts';
 import type { Problem } from '../scenario';

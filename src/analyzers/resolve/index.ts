@@ -7,8 +7,8 @@
 // The parts: winning.ts ranks the facts; FIELD_RULES (field-rules.ts) fills the setup field by field, in order, with
 // the rules of method.ts, precision.ts, optimizer.ts, batch.ts, preference.ts, parallelism.ts and rollout.ts over the
 // ResolveContext (context.ts); model.ts resolves the model; scenarios.ts resolves scenario files.
-import type { TrainingSetupInput } from '../../core/setup';
-import { TrainingSetupSchema } from '../../core/setup';
+import type { TrainingSetupInput } from '../../core';
+import { TrainingSetupSchema } from '../../core';
 import { quoteWritten } from '../facts';
 import { describeSetupIssue, valueAt } from '../issues';
 import { keyOfField, ResolveContext } from './context';

@@ -1,7 +1,7 @@
 // Precision: the weights' dtype, mixed precision and the fp32 master copy, from DeepSpeed's bf16/fp16 blocks (16-bit
 // model with an fp32 master copy), the HF and Accelerate switches (autocast over the loaded weights), LLaMA-Factory's
 // pure_bf16 and torchtune's dtype (pure), and FP8 (estimated as bf16 autocast). A rule of FIELD_RULES; pure.
-import type { Provenance } from '../../core/setup';
+import type { Provenance } from '../../core';
 import { toolDefault } from '../defaults';
 import { msg, type FactValue } from '../facts';
 import { bool, fileProv, type ResolveContext } from './context';

@@ -1,9 +1,9 @@
 // Scenario files (*.vram.yaml, *.vram.json) and the overrides into a validated TrainingSetup: the values are the
 // scenario's own keys, so the merge is a copy; models (the policy, a distillation teacher, reward models) are resolved
 // through the caller's resolver. Also the catalog as a resolver. Pure: no I/O here.
-import type { Provenance, ProvenanceMap, TrainingSetupInput } from '../../core/setup';
-import { TrainingSetupSchema } from '../../core/setup';
-import { findModel } from '../../core/lookup';
+import type { Provenance, ProvenanceMap, TrainingSetupInput } from '../../core';
+import { TrainingSetupSchema } from '../../core';
+import { findModel } from '../../core';
 import { msg } from '../facts';
 import { describeSetupIssue, valueAt } from '../issues';
 import type { Location, Problem, ScenarioFacts } from '../scenario';

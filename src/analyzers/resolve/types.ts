@@ -1,7 +1,7 @@
 // The shapes resolve works with: the files it is given (AnalyzedFile, with the role that ranks them), the fact that
 // decided each canonical key, the overrides from flags and settings, the model resolver the caller supplies, and what
 // it returns (FactResolution for config files, Resolution for scenario files). Types only.
-import type { HfConfig, ProvenanceMap, TrainingSetup } from '../../core/setup';
+import type { HfConfig, ProvenanceMap, TrainingSetup } from '../../core';
 import type { CanonicalKey, ConfigFacts, Fact, Tool } from '../facts';
 import type { Location, Problem } from '../scenario';
 

@@ -2,7 +2,7 @@
 // the concept, else to the file the fix was asked in; keys derived from others and absent keys that already mean the
 // value need no edit. Pure: no I/O.
 import { isUnknown, type CanonicalKey, type Format } from '../../analyzers/facts';
-import type { SetupChange } from '../../core/advice';
+import type { SetupChange } from '../../core';
 import { type FixFile, type Val, type Op, op, failed } from './ops';
 import { plan } from './planners';
 

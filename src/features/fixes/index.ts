@@ -10,7 +10,7 @@ import { analyzeAs } from '../../analyzers/detect';
 import type { AnalyzedFile } from '../../analyzers/resolve';
 import type { CanonicalKey, FactValue } from '../../analyzers/facts';
 import { analyzeScenario } from '../../analyzers/scenario';
-import type { SetupChange } from '../../core/advice';
+import type { SetupChange } from '../../core';
 import { type EditData, type FixFile, type FixPlan, type Op, failed } from './ops';
 import { diffEdits } from './diff';
 import { planChange } from './choose';

@@ -2,7 +2,7 @@
 // to this value), what a planner and a writer return, the text helpers the writers share, and the planning context
 // of one file. Pure: no I/O.
 import type { CanonicalKey, ConfigFacts, Fact, FactValue, Format } from '../../analyzers/facts';
-import type { SetupChange } from '../../core/advice';
+import type { SetupChange } from '../../core';
 
 export interface EditData {
   readonly file: string;

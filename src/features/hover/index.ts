@@ -5,8 +5,8 @@
 // are in render.ts.
 import type { CanonicalKey, Fact, Span } from '../../analyzers/facts';
 import { isUnknown } from '../../analyzers/facts';
-import { parseArchitecture } from '../../core/architecture';
-import { formatCount } from '../../core/units';
+import { parseArchitecture } from '../../core';
+import { formatCount } from '../../core';
 import type { Analysis } from '../analysis';
 import { SETUP_FIELD_KEY } from '../findings';
 import { mdCode, mdText, messageMarkdown } from '../markdown';

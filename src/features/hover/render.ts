@@ -1,8 +1,8 @@
 // Text for the hover: the breakdown as an aligned block (the `vram-breakdown` language, highlighted by
 // syntaxes/vram-breakdown.tmLanguage.json), signed byte deltas, and the translation function the host passes in.
 // Editor-free and pure.
-import type { Estimate } from '../../core/model';
-import { formatBytes } from '../../core/units';
+import type { Estimate } from '../../core';
+import { formatBytes } from '../../core';
 
 export type Translate = (message: string, ...args: Array<string | number>) => string;
 export const identity: Translate = (m, ...args) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));

@@ -2,10 +2,10 @@
 // ("micro-batch 4 -> 5"); each is estimated (lean unless it compares the over-a-run figure) and said as the change in
 // device memory. A key without a row has none. Editor-free and pure.
 import type { CanonicalKey } from '../../analyzers/facts';
-import { parseArchitecture } from '../../core/architecture';
-import { estimate } from '../../core/estimate';
-import type { Estimate } from '../../core/model';
-import type { TrainingSetup } from '../../core/setup';
+import { parseArchitecture } from '../../core';
+import { estimate } from '../../core';
+import type { Estimate } from '../../core';
+import type { TrainingSetup } from '../../core';
 import { signed, type Translate } from './render';
 
 export interface Variant {

@@ -1,5 +1,5 @@
 // The Accelerate YAML planner. Pure: no I/O.
-import type { SetupChange } from '../../../core/advice';
+import type { SetupChange } from '../../../core';
 import { type Val, type Planned, op, ok, no, type PlanCtx } from '../ops';
 import { ACCELERATE_MP, ACCELERATE_FSDP } from './vocab';
 import { str } from './common';

@@ -1,5 +1,5 @@
 // The Axolotl YAML planner. Pure: no I/O.
-import type { SetupChange } from '../../../core/advice';
+import type { SetupChange } from '../../../core';
 import { type Planned, op, ok, no, type PlanCtx, type Lora, type Quant } from '../ops';
 import { HF_OPTIM, HF_ATTN, AXOLOTL_ATTN_FLAGS } from './vocab';
 import { str, loraOps, bundledZeroOp } from './common';

@@ -2,8 +2,8 @@
 // formats share, and the ZeRO settings Axolotl and LLaMA-Factory take from the DeepSpeed configs they ship. Pure: no I/O.
 import { bundledDeepspeedFor, findBundledDeepspeed } from '../../../analyzers/deepspeed-json/bundled';
 import type { CanonicalKey } from '../../../analyzers/facts';
-import type { SetupChange } from '../../../core/advice';
-import type { TrainingSetup } from '../../../core/setup';
+import type { SetupChange } from '../../../core';
+import type { TrainingSetup } from '../../../core';
 import { type Val, type Op, type Planned, op, ok, no, type PlanCtx, type Lora } from '../ops';
 import { HF_OPTIM, HF_FSDP } from './vocab';
 

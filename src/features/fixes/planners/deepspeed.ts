@@ -1,6 +1,6 @@
 // The DeepSpeed JSON planner. Pure: no I/O.
 import { isUnknown, type CanonicalKey } from '../../../analyzers/facts';
-import type { SetupChange } from '../../../core/advice';
+import type { SetupChange } from '../../../core';
 import { type Planned, op, ok, no, type PlanCtx } from '../ops';
 import { DS_OPTIM } from './vocab';
 import { str } from './common';

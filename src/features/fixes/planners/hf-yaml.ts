@@ -1,5 +1,5 @@
 // The TRL / alignment-handbook YAML planner. Pure: no I/O.
-import type { SetupChange } from '../../../core/advice';
+import type { SetupChange } from '../../../core';
 import { type Planned, op, ok, no, type PlanCtx, type Lora, type Quant } from '../ops';
 import { HF_ATTN, TORCH_DTYPE } from './vocab';
 import { str, seqKey, loraOps, type Rollout, rolloutKeys, promptKey, hfYamlCommon } from './common';

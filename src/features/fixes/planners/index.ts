@@ -2,7 +2,7 @@
 // row does not compile; and planning one change for one file: the checks every format shares, then the format's
 // planner. Pure: no I/O.
 import type { Format } from '../../../analyzers/facts';
-import type { SetupChange } from '../../../core/advice';
+import type { SetupChange } from '../../../core';
 import { type FixFile, type Op, type PlanCtx, type Planned, type Written, no, planCtx, type Quant } from '../ops';
 import { jsonSet } from '../writers/json';
 import { pySet } from '../writers/python';

@@ -1,5 +1,5 @@
 // The LLaMA-Factory YAML planner. Pure: no I/O.
-import type { SetupChange } from '../../../core/advice';
+import type { SetupChange } from '../../../core';
 import { type Planned, op, ok, no, type PlanCtx, type Lora, type Quant } from '../ops';
 import { LF_ATTN } from './vocab';
 import { str, loraOps, hfYamlCommon, bundledZeroOp } from './common';

@@ -1,5 +1,5 @@
 // The Python planner: HF TrainingArguments / TRL configs, PEFT LoraConfig, BitsAndBytesConfig, from_pretrained. Pure: no I/O.
-import type { SetupChange } from '../../../core/advice';
+import type { SetupChange } from '../../../core';
 import { type Val, type Op, type PyCall, type Planned, op, ok, no, type PlanCtx, type Lora, type Quant } from '../ops';
 import { pyCalls } from '../writers/python';
 import { HF_OPTIM, HF_ATTN, HF_FSDP, TORCH_DTYPE } from './vocab';

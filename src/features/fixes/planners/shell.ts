@@ -1,5 +1,5 @@
 // The launch-script planner: launcher options and HF-style script flags. Pure: no I/O.
-import type { SetupChange } from '../../../core/advice';
+import type { SetupChange } from '../../../core';
 import { type Val, type Op, type Planned, op, ok, no, type PlanCtx, type Lora } from '../ops';
 import { HF_OPTIM, HF_ATTN, LF_ATTN } from './vocab';
 import { str, seqKey } from './common';

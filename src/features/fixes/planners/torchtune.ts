@@ -1,5 +1,5 @@
 // The torchtune YAML planner. Pure: no I/O.
-import type { SetupChange } from '../../../core/advice';
+import type { SetupChange } from '../../../core';
 import { type Planned, op, ok, no, type PlanCtx, type Lora } from '../ops';
 import { TORCHTUNE_OPTIM } from './vocab';
 import { str, loraOps } from './common';

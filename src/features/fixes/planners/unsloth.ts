@@ -1,5 +1,5 @@
 // Unsloth's from_pretrained and get_peft_model, planned before the other Python calls. Pure: no I/O.
-import type { SetupChange } from '../../../core/advice';
+import type { SetupChange } from '../../../core';
 import { type Val, type Op, type PyCall, type Planned, op, ok, no, type PlanCtx, type Lora, type Quant } from '../ops';
 import { loraOps } from './common';
 
