@@ -14,6 +14,7 @@ type Field =
   | 'mixed_precision' | 'weights_dtype' | 'loss' | 'batch_lengths';
 
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
+const LITGPT = 'Lightning-AI/litgpt@2685705:litgpt/';
 
 export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefault>>>> = {
   'hf-trainer': {
@@ -91,6 +92,20 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'lora.dropout': { value: 0, note: 'torchtune lora_dropout defaults to 0.0' },
     'quantization.type': { value: 'nf4', note: 'torchtune QLoRA: torchao NF4 (block 64, quantized scales)' },
     'quantization.double_quant': { value: true, note: 'torchao NF4 quantizes its scales' },
+  },
+  litgpt: {
+    micro_batch_size: { value: 1, note: `LitGPT train.micro_batch_size defaults to 1 in finetune_lora (${LITGPT}finetune/lora.py setup)` },
+    gradient_checkpointing: { value: 'none', note: `LitGPT checkpoints blocks only when it shards over several GPUs (${LITGPT}finetune/lora.py parallelize_fn)` },
+    weights_dtype: { value: 'fp32', note: `LitGPT precision defaults to bf16-mixed on a bf16 GPU: fp32 weights under autocast (${LITGPT}utils.py get_default_supported_precision)` },
+    mixed_precision: { value: 'bf16', note: `LitGPT precision defaults to bf16-mixed on a bf16 GPU (${LITGPT}utils.py get_default_supported_precision)` },
+    attention: { value: 'sdpa', note: `LitGPT's attention calls torch's scaled_dot_product_attention (${LITGPT}model.py CausalSelfAttention.scaled_dot_product_attention)` },
+    optimizer: { value: 'adamw', note: `LitGPT's optimizer defaults to "AdamW" (${LITGPT}finetune/lora.py setup)` },
+    loss: { value: 'chunked', note: `LitGPT computes the head in chunks of 128 positions and the cross-entropy per chunk (${LITGPT}finetune/lora.py fit, lm_head_chunk_size=128; utils.py chunked_cross_entropy)` },
+    'lora.r': { value: 8, note: `LitGPT lora_r defaults to 8 (${LITGPT}finetune/lora.py setup)` },
+    'lora.alpha': { value: 16, note: `LitGPT lora_alpha defaults to 16 (${LITGPT}finetune/lora.py setup)` },
+    'lora.dropout': { value: 0.05, note: `LitGPT lora_dropout defaults to 0.05 (${LITGPT}finetune/lora.py setup)` },
+    'lora.target_modules': { value: ['q_proj', 'v_proj'], note: `LitGPT switches LoRA on for the query and the value only by default (${LITGPT}finetune/lora.py setup)` },
+    'lora.dtype': { value: 'model', note: 'LitGPT keeps the adapters in the precision of the model (Fabric converts the whole module)' },
   },
   deepspeed: {
     micro_batch_size: { value: 1, note: 'DeepSpeed train_micro_batch_size_per_gpu defaults to 1 when no batch key is given (deepspeed/runtime/config.py)' },

@@ -10,13 +10,13 @@ export interface Span {
 
 export type Format =
   | 'scenario' | 'deepspeed-json' | 'hf-python' | 'shell'
-  | 'accelerate-yaml' | 'axolotl-yaml' | 'llamafactory-yaml' | 'torchtune-yaml' | 'hf-yaml';
+  | 'accelerate-yaml' | 'axolotl-yaml' | 'llamafactory-yaml' | 'torchtune-yaml' | 'hf-yaml' | 'litgpt-yaml';
 
 /**
  * The tool whose defaults apply to a fact that is absent. A DeepSpeed JSON loaded by HF Trainer is still
  * 'deepspeed' for its own keys; the launcher script or TrainingArguments say which trainer ran.
  */
-export type Tool = 'vram-lens' | 'deepspeed' | 'hf-trainer' | 'trl' | 'accelerate' | 'axolotl' | 'llamafactory' | 'torchtune' | 'torchrun' | 'peft' | 'unsloth';
+export type Tool = 'vram-lens' | 'deepspeed' | 'hf-trainer' | 'trl' | 'accelerate' | 'axolotl' | 'llamafactory' | 'torchtune' | 'litgpt' | 'torchrun' | 'peft' | 'unsloth';
 
 /**
  * Canonical keys: one vocabulary for every format. Values are normalized to the TrainingSetup vocabulary

@@ -7,7 +7,7 @@ import type { Syntax } from './guards';
 import { analyzeHfPython } from './hf-python';
 import { isScenarioFile } from './scenario';
 import { analyzeShell } from './shell';
-import { analyzeAccelerateYaml, analyzeAxolotlYaml, analyzeHfYaml, analyzeLlamaFactoryYaml, analyzeTorchtuneYaml, detectYamlFormat } from './yaml';
+import { analyzeAccelerateYaml, analyzeAxolotlYaml, analyzeHfYaml, analyzeLitgptYaml, analyzeLlamaFactoryYaml, analyzeTorchtuneYaml, detectYamlFormat } from './yaml';
 
 const DS_KEYS = /"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|zero_allow_untested_optimizer|bf16|fp16|steps_per_print|gradient_clipping)"\s*:/;
 // A name, or a call whose opening parenthesis may be followed by anything (a newline, a quote).
@@ -71,6 +71,7 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'llamafactory-yaml': yamlFormat('llamafactory-yaml', 'llamafactory', analyzeLlamaFactoryYaml),
   'torchtune-yaml': yamlFormat('torchtune-yaml', 'torchtune', analyzeTorchtuneYaml),
   'hf-yaml': yamlFormat('hf-yaml', 'hf-trainer', analyzeHfYaml),
+  'litgpt-yaml': yamlFormat('litgpt-yaml', 'litgpt', analyzeLitgptYaml),
 };
 
 /**

@@ -100,7 +100,7 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
     let res: PipelineResult = runPipeline(inputs, reader, overrides, resolver);
     if (res.unrecognized.length > 0) {
       const f = res.unrecognized[0];
-      throw new UsageError(`${f}: not a recognised training config (DeepSpeed JSON, HF/TRL Python, launch script, Accelerate, Axolotl, LLaMA-Factory or torchtune YAML, or a *.vram.yaml scenario)`);
+      throw new UsageError(`${f}: not a recognised training config (DeepSpeed JSON, HF/TRL Python, launch script, Accelerate, Axolotl, LLaMA-Factory, torchtune or LitGPT YAML, or a *.vram.yaml scenario)`);
     }
     if (v['allow-network'] && !res.setup && res.problems.some((p) => p.code === 'unknown-model')) {
       // Second pass with the Hub: fetch the model the files name (or --model), then resolve synchronously again.

@@ -36,4 +36,9 @@ describe('the same run in every format', () => {
     const got = await perGpu(['torchtune/run.sh', 'torchtune/8B_lora.yaml']);
     assert.deepEqual(got, want);
   });
+  it('LitGPT config (finetune_lora, 8 devices) = its scenario (bf16-true, FSDP with every block checkpointed, chunked head)', async () => {
+    const want = await perGpu(['scenario/run-litgpt.vram.yaml']);
+    const got = await perGpu(['litgpt/lora.yaml']);
+    assert.deepEqual(got, want);
+  });
 });

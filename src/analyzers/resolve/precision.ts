@@ -62,6 +62,10 @@ export function resolvePrecision(ctx: ResolveContext): void {
       setup.weights_dtype = half;
       prov.weights_dtype = { kind: 'default', owner: tools[0] ?? 'peft', note: `the base model is loaded in ${half} when ${half} training is on` };
     }
+  } else if (mp === 'none' && decided.mixedPrecision) {
+    // A file that says "no autocast" (Accelerate mixed_precision: no, LitGPT's *-true precisions).
+    setup.mixed_precision = 'none';
+    prov.mixed_precision = fileProv(decided.mixedPrecision);
   } else if (tools[0] === 'torchtune' && setup.weights_dtype !== undefined) {
     setup.mixed_precision = 'none';
   }

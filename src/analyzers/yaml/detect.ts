@@ -13,6 +13,8 @@ const ACCELERATE = ['compute_environment', 'distributed_type', 'num_machines', '
 const AXOLOTL = ['base_model', 'micro_batch_size', 'sequence_len', 'adapter', 'lora_target_linear', 'sample_packing', 'datasets', 'num_epochs', 'load_in_4bit', 'load_in_8bit', 'wandb_project', 'special_tokens', 'base_model_config'];
 const LLAMAFACTORY = ['stage', 'finetuning_type', 'cutoff_len', 'template', 'lora_rank', 'lora_target', 'quantization_bit', 'dataset_dir', 'pure_bf16', 'flash_attn', 'disable_gradient_checkpointing'];
 const LLAMAFACTORY_V1 = ['dist_config', 'kernel_config', 'model_class', 'quant_config', 'peft_config', 'train_dataset'];
+/** Keys of LitGPT's configs (litgpt/finetune/*.py and pretrain.py setup() arguments, config_hub/*.yaml). */
+const LITGPT = ['checkpoint_dir', 'initial_checkpoint_dir', 'model_name', 'precision', 'quantize', 'devices', 'num_nodes', 'lora_query', 'lora_key', 'lora_value', 'lora_projection', 'lora_mlp', 'lora_head', 'out_dir', 'logger_name', 'tokenizer_dir', 'train', 'eval'];
 const HF = ['per_device_train_batch_size', 'gradient_accumulation_steps', 'learning_rate', 'model_name_or_path', 'output_dir', 'num_train_epochs', 'bf16', 'fp16', 'optim', 'gradient_checkpointing', 'max_length', 'max_seq_length', 'use_peft', 'dataset_name', 'lr_scheduler_type', 'warmup_ratio', 'logging_steps'];
 
 /** A plain YAML value without its trailing comment (a `#` after whitespace); linear in the value's length. */
@@ -94,6 +96,9 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   if (keys.has('distributed_type') || count(ACCELERATE) >= 2) return 'accelerate-yaml';
   if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2)) return 'llamafactory-yaml';
   if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len')))) return 'llamafactory-yaml';
+  // LitGPT: a checkpoint or model name with LitGPT's own keys (Axolotl and HF YAML have neither checkpoint_dir nor the
+  // lora_query/lora_value switches, and none of them nests its batch under `train:`).
+  if ((keys.has('checkpoint_dir') || keys.has('model_name') || keys.has('initial_checkpoint_dir')) && count(LITGPT) >= 4 && !keys.has('base_model')) return 'litgpt-yaml';
   const axolotl = count(AXOLOTL);
   if (keys.has('base_model') || axolotl >= 3) return 'axolotl-yaml';
   if (count(HF) >= 1 && !keys.has('stage') && !keys.has('finetuning_type')) return 'hf-yaml';

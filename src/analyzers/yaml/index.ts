@@ -5,5 +5,6 @@ export { analyzeAxolotlYaml } from './axolotl';
 export { analyzeLlamaFactoryYaml } from './llamafactory';
 export { analyzeTorchtuneYaml, parseBuilder } from './torchtune';
 export { analyzeHfYaml, TRL_KEYS } from './hf-yaml';
+export { analyzeLitgptYaml } from './litgpt';
 export { detectYamlFormat } from './detect';
 export type { Entry, View } from './values';

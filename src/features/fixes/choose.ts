@@ -32,7 +32,7 @@ const RELATED: Partial<Record<string, readonly CanonicalKey[]>> = {
 };
 
 /** Which formats own a concept, in order of preference, when no file writes it yet. */
-const TRAINER_FORMATS: readonly Format[] = ['scenario', 'hf-python', 'hf-yaml', 'axolotl-yaml', 'llamafactory-yaml', 'torchtune-yaml', 'shell'];
+const TRAINER_FORMATS: readonly Format[] = ['scenario', 'hf-python', 'hf-yaml', 'axolotl-yaml', 'llamafactory-yaml', 'torchtune-yaml', 'litgpt-yaml', 'shell'];
 const OWNERS: Partial<Record<string, readonly Format[]>> = {
   zero_stage: ['scenario', 'deepspeed-json', 'accelerate-yaml'],
   offload_optimizer: ['scenario', 'deepspeed-json', 'accelerate-yaml', 'torchtune-yaml'],

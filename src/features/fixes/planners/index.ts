@@ -17,6 +17,7 @@ import { planLlamaFactory } from './llamafactory';
 import { planHfYaml } from './hf-yaml';
 import { planAxolotl } from './axolotl';
 import { planTorchtune } from './torchtune';
+import { planLitgpt } from './litgpt';
 
 /** How one format takes a setup change: the planner of its vocabulary, and the writer of its syntax. */
 export interface Planner {
@@ -40,6 +41,7 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'llamafactory-yaml': { plan: planLlamaFactory, write: yamlWriter(true) },
   'torchtune-yaml': { plan: planTorchtune, write: yamlWriter(true) },
   'hf-yaml': { plan: planHfYaml, write: yamlWriter(false) },
+  'litgpt-yaml': { plan: planLitgpt, write: yamlWriter(false) },
 };
 
 /** The operations that write one change into one file, or the reason the file cannot say it. */

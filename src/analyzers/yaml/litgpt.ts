@@ -1,0 +1,216 @@
+// LitGPT's config files (`litgpt finetune_lora|finetune_full|finetune|pretrain --config cfg.yaml`, the config_hub
+// YAMLs): the checkpoint or model name, precision, bitsandbytes quantization, devices and nodes, LoRA's switches,
+// the `train:` batch and sequence keys and the optimizer, as facts with exact spans. Semantics from
+// Lightning-AI/litgpt@2685705 (litgpt/finetune/lora.py setup(), litgpt/finetune/full.py, litgpt/pretrain.py,
+// litgpt/args.py TrainArgs, litgpt/utils.py instantiate_bnb_optimizer). Pure: no I/O, no node:* or vscode imports.
+import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
+import { YamlCtx, guarded } from './common';
+import { Invalid, asNonNegNumber, asPosInt, boolOf, describe, numOf, strOf, type Entry, type View } from './values';
+
+export function analyzeLitgptYaml(text: string): ConfigFacts {
+  const ctx = new YamlCtx(text, { format: 'litgpt-yaml', tool: 'litgpt', omegaconf: false });
+  return guarded(ctx, () => analyze(ctx));
+}
+
+/**
+ * LitGPT's LoRA switches (litgpt/lora.py Config: lora_query ... lora_head) to the Hugging Face module names the
+ * estimator's module lists use, with the fused and family-specific names of the same projections, so that every
+ * family's modules are matched. LitGPT fuses q, k and v into one `attn.qkv` layer and adds LoRA to the parts that are
+ * switched on; the estimator counts the adapter per projection, which is the same parameter count.
+ */
+const LORA_SWITCHES: ReadonlyArray<readonly [string, boolean, readonly string[]]> = [
+  ['lora_query', true, ['q_proj']],
+  ['lora_key', false, ['k_proj']],
+  ['lora_value', true, ['v_proj']],
+  ['lora_projection', false, ['o_proj']],
+  ['lora_mlp', false, ['gate_proj', 'up_proj', 'down_proj', 'fc1', 'fc2', 'dense_h_to_4h', 'dense_4h_to_h']],
+  ['lora_head', false, ['lm_head']],
+];
+
+/** LitGPT model names (pretrain's `model_name`) whose Hub id is not the name itself, by prefix. */
+const MODEL_NAME_PREFIXES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^pythia-/i, 'EleutherAI/'],
+  [/^Llama-2-/, 'meta-llama/'],
+  [/^(Meta-)?Llama-3/, 'meta-llama/'],
+  [/^Qwen/, 'Qwen/'],
+  [/^Mistral-/, 'mistralai/'],
+  [/^gemma-/, 'google/'],
+  [/^phi-/, 'microsoft/'],
+];
+
+function analyze(ctx: YamlCtx): void {
+  const top = ctx.top();
+  model(ctx, top);
+  precision(ctx, top);
+  quantize(ctx, top);
+  lora(ctx, top);
+  devices(ctx, top);
+  const train = ctx.sub(top.get('train'));
+  ctx.put('microBatchSize', train.get('micro_batch_size'), asPosInt, 'train.micro_batch_size');
+  // global_batch_size counts samples between optimizer steps over every data-parallel rank (litgpt/args.py
+  // TrainArgs.batch_size / gradient_accumulation_iters): DeepSpeed's train_batch_size.
+  ctx.put('trainBatchSize', train.get('global_batch_size'), asPosInt, 'train.global_batch_size');
+  const seq = train.get('max_seq_length');
+  if (seq && ctx.view(seq).t === 'absent') {
+    // lora.py fit(): model.max_seq_length = min(longest sample, train.max_seq_length or inf).
+    ctx.add('seqLen', seq, { unknown: "unbounded: the longest sample in the dataset (up to the model's context length)" }, 'train.max_seq_length');
+  } else {
+    ctx.put('seqLen', seq, asPosInt, 'train.max_seq_length');
+  }
+  optimizer(ctx, top);
+}
+
+/** `checkpoint_dir: checkpoints/<org>/<name>` (LitGPT's download layout), or pretrain's `model_name`. */
+function model(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const dir = top.get('checkpoint_dir') ?? top.get('initial_checkpoint_dir');
+  const name = top.get('model_name');
+  if (dir && ctx.view(dir).t !== 'absent') {
+    ctx.put('model', dir, (v) => {
+      const s = strOf(v)?.trim().replace(/\\/g, '/').replace(/\/+$/, '');
+      if (!s) return new Invalid(about('{0}: expected a checkpoint directory, found {1}', describe(v)));
+      const m = /(?:^|\/)checkpoints\/([^/]+\/[^/]+)$/.exec(s);
+      return m?.[1] ?? s;
+    });
+    return;
+  }
+  ctx.put('model', name, (v) => {
+    const s = strOf(v)?.trim();
+    if (!s) return new Invalid(about('{0}: expected a LitGPT model name, found {1}', describe(v)));
+    const prefix = MODEL_NAME_PREFIXES.find(([re]) => re.test(s));
+    return prefix ? `${prefix[1]}${s}` : s;
+  });
+}
+
+/**
+ * `precision` is Lightning Fabric's: "bf16-true" / "16-true" keep the weights (and the optimizer state) in 16 bits with
+ * no autocast; "bf16-mixed" / "16-mixed" keep fp32 weights under autocast; "32-true" is fp32 throughout.
+ */
+function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const e = top.get('precision');
+  if (!e) return;
+  const v = ctx.view(e);
+  if (v.t === 'absent') return;
+  const s = (strOf(v) ?? (v.t === 'num' ? String(v.v) : '')).trim().toLowerCase();
+  const table: Readonly<Record<string, readonly [string, string]>> = {
+    'bf16-true': ['bf16', 'none'], '16-true': ['fp16', 'none'], 'bf16-mixed': ['fp32', 'bf16'], '16-mixed': ['fp32', 'fp16'],
+    '32-true': ['fp32', 'none'], '32': ['fp32', 'none'], bf16: ['fp32', 'bf16'], '16': ['fp32', 'fp16'],
+  };
+  const pair = table[s];
+  if (!pair) {
+    ctx.problem('invalid-value', 'warning', msg('{0}: expected bf16-true, bf16-mixed, 16-true, 16-mixed or 32-true, found {1}', e.path, describe(v)), e.valueSpan, e.path);
+    return;
+  }
+  ctx.add('weightsDtype', e, pair[0]);
+  ctx.add('mixedPrecision', e, pair[1]);
+}
+
+/** `quantize: bnb.nf4 | bnb.nf4-dq | bnb.fp4 | bnb.fp4-dq | bnb.int8-training` (Fabric's BitsandbytesPrecision). */
+function quantize(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const e = top.get('quantize');
+  if (!e) return;
+  const v = ctx.view(e);
+  if (v.t === 'absent') return;
+  const m = /^bnb\.(nf4|fp4|int8)(-dq|-training)?$/.exec(strOf(v)?.trim().toLowerCase() ?? '');
+  if (!m) {
+    ctx.problem('invalid-value', 'error', msg('{0}: expected bnb.nf4, bnb.nf4-dq, bnb.fp4, bnb.fp4-dq or bnb.int8-training, found {1}', e.path, describe(v)), e.valueSpan, e.path);
+    return;
+  }
+  ctx.add('quantBits', e, m[1] === 'int8' ? 8 : 4);
+  if (m[1] !== 'int8') ctx.add('quantType', e, m[1]);
+  ctx.add('doubleQuant', e, m[2] === '-dq');
+  const p = top.get('precision');
+  const ps = p ? strOf(ctx.view(p))?.trim().toLowerCase() ?? '' : '';
+  if (ps.includes('mixed')) {
+    ctx.problem('invalid-value', 'error', msg('LitGPT refuses quantization with mixed precision ("Quantization and mixed precision is not supported."): use bf16-true'), p!.valueSpan, 'precision');
+  }
+}
+
+/** The LoRA keys: present means the config is for `litgpt finetune_lora`; the switches select the projections. Without
+ * them the config is a full fine-tune's or a pretraining run's. */
+function lora(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const keys = ['lora_r', 'lora_alpha', 'lora_dropout', ...LORA_SWITCHES.map(([k]) => k)];
+  const first = keys.map((k) => top.get(k)).find((e): e is Entry => e !== undefined);
+  if (!first) {
+    const anchor = top.get('checkpoint_dir') ?? top.get('model_name');
+    if (anchor) ctx.add('method', anchor, 'full', anchor.path);
+    return;
+  }
+  // No method fact: resolve makes it LoRA, or QLoRA over a 4-bit `quantize`, from the LoRA keys.
+  ctx.put('loraR', top.get('lora_r'), asPosInt);
+  ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
+  ctx.put('loraDropout', top.get('lora_dropout'), asNonNegNumber);
+  const targets: string[] = [];
+  for (const [key, byDefault, names] of LORA_SWITCHES) {
+    const e = top.get(key);
+    const on = e ? boolOf(ctx.view(e)) : undefined;
+    if (e && on === undefined && ctx.view(e).t !== 'absent') {
+      ctx.problem('invalid-value', 'error', msg('{0}: expected true or false, found {1}', key, describe(ctx.view(e))), e.valueSpan, key);
+    }
+    if (on ?? byDefault) targets.push(...names);
+  }
+  ctx.add('loraTargets', first, targets, LORA_SWITCHES.map(([k]) => k).filter((k) => top.has(k)).join(', ') || first.path);
+}
+
+/**
+ * `devices` (an integer, or "auto" / -1 for every GPU of the node) and `num_nodes`. More than one process shards the
+ * model: finetune_lora with FSDP2 (fully_shard) and finetune_full / pretrain with Fabric's FSDPStrategy, both with
+ * every Block checkpointed (activation_checkpointing_policy={Block}, checkpoint_wrapper).
+ */
+function devices(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const d = top.get('devices');
+  const n = top.get('num_nodes');
+  ctx.put('nodes', n, asPosInt);
+  if (!d) return;
+  const v = ctx.view(d);
+  const count = deviceCount(v);
+  if (count === 'all') {
+    ctx.add('gpusPerNode', d, { unknown: 'devices: auto uses every GPU of the node; set vramLens.gpusPerNode' });
+    return;
+  }
+  if (count === undefined) {
+    if (v.t !== 'absent') ctx.problem('invalid-value', 'error', msg('{0}: expected a number of GPUs or auto, found {1}', 'devices', describe(v)), d.valueSpan, 'devices');
+    return;
+  }
+  ctx.add('gpusPerNode', d, count);
+  const nodes = n ? numOf(ctx.view(n)) ?? 1 : 1;
+  if (count * nodes > 1) {
+    ctx.add('fsdp', d, 'full_shard');
+    ctx.add('gradientCheckpointing', d, 'full');
+    if (ctx.has('quantBits')) {
+      ctx.problem('invalid-value', 'error', msg('LitGPT trains quantized models on one GPU only ("Quantization is currently not supported for multi-GPU training")'), d.valueSpan, 'devices');
+    }
+  }
+}
+
+function deviceCount(v: View): number | 'all' | undefined {
+  if (v.t === 'num') return v.v === -1 ? 'all' : Number.isInteger(v.v) && v.v >= 1 ? v.v : undefined;
+  const s = strOf(v)?.trim().toLowerCase();
+  if (s === 'auto' || s === '-1') return 'all';
+  const k = s !== undefined && /^\d+$/.test(s) ? Number(s) : undefined;
+  return k !== undefined && k >= 1 ? k : undefined;
+}
+
+/**
+ * `optimizer: AdamW` or `{class_path: torch.optim.AdamW, init_args: {...}}`. With bitsandbytes quantization LitGPT
+ * replaces an AdamW by bnb.optim.PagedAdamW (utils.py instantiate_bnb_optimizer) and refuses any other optimizer.
+ */
+function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const e = top.get('optimizer');
+  const quantized = ctx.has('quantBits');
+  if (!e) return;
+  const v = ctx.view(e);
+  const classPath = v.t === 'map' ? ctx.sub(e).get('class_path') : undefined;
+  const name = (classPath ? strOf(ctx.view(classPath)) : strOf(v))?.trim();
+  if (!name) return;
+  const where = classPath ?? e;
+  const short = name.split('.').pop() ?? name;
+  if (quantized) {
+    if (!/AdamW/.test(short)) {
+      ctx.problem('invalid-value', 'error', msg('LitGPT allows only AdamW with quantization ("The chosen quantization format only supports the AdamW optimizer.")'), where.valueSpan, where.path);
+      return;
+    }
+    ctx.add('optimizer', where, 'paged_adamw', where.path);
+    return;
+  }
+  ctx.add('optimizer', where, normalizeOptimizer(short), where.path);
+}

@@ -1,0 +1,150 @@
+// LitGPT config YAML (config_hub/finetune/*/{full,lora,qlora}.yaml, config_hub/pretrain/*.yaml): detection, the
+// checkpoint directory as the model, Fabric precision strings, bitsandbytes quantization with its paged AdamW,
+// LoRA's switches, devices (FSDP and checkpointing above one process) and the `train:` keys. The expected values
+// follow Lightning-AI/litgpt@2685705 (litgpt/finetune/lora.py setup(), litgpt/args.py, litgpt/utils.py).
+import * as assert from 'node:assert/strict';
+import { detectFormat } from '../../../src/analyzers/detect';
+import { analyzeLitgptYaml } from '../../../src/analyzers/yaml';
+import { estimate } from '../../../src/core';
+import { resolveText } from '../helpers';
+import { checkFacts, codes, factOf, robustnessProperty } from './yaml-common.test';
+
+/** config_hub/finetune/llama-2-7b/qlora.yaml, its keys and values (comments left out). */
+const QLORA = `checkpoint_dir: checkpoints/meta-llama/Llama-2-7b-hf
+out_dir: out/finetune/qlora-llama2-7b
+precision: bf16-true
+quantize: bnb.nf4
+devices: 1
+num_nodes: 1
+lora_r: 32
+lora_alpha: 16
+lora_dropout: 0.05
+lora_query: true
+lora_key: false
+lora_value: true
+lora_projection: false
+lora_mlp: false
+lora_head: false
+data:
+  class_path: litgpt.data.Alpaca2k
+  init_args:
+    mask_prompt: false
+train:
+  save_interval: 200
+  log_interval: 1
+  global_batch_size: 8
+  micro_batch_size: 2
+  lr_warmup_steps: 10
+  epochs: 4
+  max_tokens:
+  max_steps:
+  max_seq_length: 512
+eval:
+  interval: 100
+logger_name: csv
+seed: 1337
+optimizer:
+  class_path: torch.optim.AdamW
+  init_args:
+    lr: 0.0002
+`;
+
+/** config_hub/pretrain/tinyllama.yaml's memory keys. */
+const PRETRAIN = `model_name: tiny-llama-1.1b
+model_config:
+out_dir: out/pretrain/tiny-llama
+precision: bf16-mixed
+initial_checkpoint_dir:
+train:
+  global_batch_size: 512
+  micro_batch_size: 4
+  max_seq_length: 2048
+optimizer:
+  class_path: torch.optim.AdamW
+devices: auto
+num_nodes: 1
+tokenizer_dir: checkpoints/meta-llama/Llama-2-7b-hf
+logger_name: tensorboard
+`;
+
+describe('LitGPT config YAML', () => {
+  it('is detected by its keys (checkpoint_dir or model_name with LitGPT keys), not taken for Axolotl or HF YAML', () => {
+    assert.equal(detectFormat('qlora.yaml', QLORA), 'litgpt-yaml');
+    assert.equal(detectFormat('tinyllama.yaml', PRETRAIN), 'litgpt-yaml');
+    assert.equal(detectFormat('config.yml', 'base_model: meta-llama/Llama-2-7b-hf\nmicro_batch_size: 2\nsequence_len: 512\n'), 'axolotl-yaml');
+  });
+
+  it('reads a QLoRA config: the checkpoint as a Hub id, bf16-true, nf4, q and v adapted, the batch under train:', () => {
+    const r = analyzeLitgptYaml(QLORA);
+    checkFacts(r, QLORA, [
+      ['model', 'meta-llama/Llama-2-7b-hf', 'checkpoint_dir', 'checkpoints/meta-llama/Llama-2-7b-hf'],
+      ['weightsDtype', 'bf16', 'precision', 'bf16-true'],
+      ['mixedPrecision', 'none'],
+      ['quantBits', 4, 'quantize', 'bnb.nf4'],
+      ['quantType', 'nf4'],
+      ['doubleQuant', false],
+      ['loraR', 32],
+      ['loraAlpha', 16],
+      ['loraTargets', ['q_proj', 'v_proj']],
+      ['gpusPerNode', 1, 'devices', '1'],
+      ['microBatchSize', 2, 'micro_batch_size', '2'],
+      ['trainBatchSize', 8, 'global_batch_size', '8'],
+      ['seqLen', 512, 'max_seq_length', '512'],
+      // instantiate_bnb_optimizer replaces AdamW by bnb.optim.PagedAdamW under quantization.
+      ['optimizer', 'paged_adamw', 'class_path', 'torch.optim.AdamW'],
+    ]);
+    assert.deepEqual(codes(r), []);
+    assert.equal(factOf(r, 'fsdp'), undefined);
+  });
+
+  it('estimates the QLoRA config as QLoRA on one GPU: 16.8M adapter parameters, accumulation 8 / 2 = 4', () => {
+    const res = resolveText('qlora.yaml', QLORA);
+    const s = res.setup as { method?: string; gradient_accumulation_steps?: number; optimizer?: string; lora?: { r: number } };
+    assert.equal(s.method, 'qlora');
+    assert.equal(s.gradient_accumulation_steps, 4);
+    assert.equal(s.optimizer, 'paged_adamw');
+    const e = estimate(res.setup as Parameters<typeof estimate>[0]);
+    assert.ok(e.ok, JSON.stringify(e));
+    // r x (in + out) for q_proj and v_proj (4096 -> 4096) in 32 layers: 32 x (4096 + 4096) x 2 x 32 = 16,777,216.
+    assert.equal(e.estimate.parameters.trainable, 16_777_216);
+  });
+
+  it('reads a pretraining config: a LitGPT model name, bf16-mixed, devices auto as unknown (every GPU of the node)', () => {
+    const r = analyzeLitgptYaml(PRETRAIN);
+    checkFacts(r, PRETRAIN, [
+      ['model', 'tiny-llama-1.1b', 'model_name', 'tiny-llama-1.1b'],
+      ['weightsDtype', 'fp32'],
+      ['mixedPrecision', 'bf16'],
+      ['method', 'full'],
+      ['microBatchSize', 4],
+      ['seqLen', 2048],
+      ['optimizer', 'adamw'],
+    ]);
+    const gpus = factOf(r, 'gpusPerNode');
+    assert.ok(gpus && typeof gpus.value === 'object' && gpus.value !== null && 'unknown' in gpus.value);
+  });
+
+  it('shards above one process: devices 4 is FSDP with every block checkpointed', () => {
+    const text = 'checkpoint_dir: checkpoints/meta-llama/Llama-2-7b-hf\nprecision: bf16-true\ndevices: 4\nlora_r: 8\ntrain:\n  micro_batch_size: 1\n';
+    checkFacts(analyzeLitgptYaml(text), text, [['gpusPerNode', 4], ['fsdp', 'full_shard', 'devices'], ['gradientCheckpointing', 'full', 'devices']]);
+  });
+
+  it('says what LitGPT refuses, at the key: quantization with mixed precision, with several GPUs, with another optimizer', () => {
+    const mixed = 'checkpoint_dir: checkpoints/a/b\nprecision: bf16-mixed\nquantize: bnb.nf4\nlora_r: 8\n';
+    const r1 = analyzeLitgptYaml(mixed);
+    assert.deepEqual(codes(r1), ['invalid-value']);
+    assert.equal(mixed.slice(r1.problems[0].span.start, r1.problems[0].span.end), 'bf16-mixed');
+    const multi = 'checkpoint_dir: checkpoints/a/b\nprecision: bf16-true\nquantize: bnb.nf4-dq\ndevices: 2\nlora_r: 8\n';
+    assert.deepEqual(codes(analyzeLitgptYaml(multi)), ['invalid-value']);
+    const sgd = 'checkpoint_dir: checkpoints/a/b\nprecision: bf16-true\nquantize: bnb.nf4\nlora_r: 8\noptimizer: SGD\n';
+    assert.deepEqual(codes(analyzeLitgptYaml(sgd)), ['invalid-value']);
+  });
+
+  it('a max_seq_length left empty is unknown (the longest sample decides), not a default', () => {
+    const text = 'checkpoint_dir: checkpoints/a/b\nprecision: bf16-true\ntrain:\n  micro_batch_size: 1\n  max_seq_length:\n';
+    const f = factOf(analyzeLitgptYaml(text), 'seqLen');
+    assert.ok(f && typeof f.value === 'object' && f.value !== null && 'unknown' in f.value);
+  });
+
+  robustnessProperty(analyzeLitgptYaml, [QLORA, PRETRAIN], 500);
+});
