@@ -83,7 +83,7 @@ export function parsePython(input: string): ParsedPython {
   const parse = parser.startParse(masked.text, fragments);
   const budget = stepBudget(masked.text.length);
   const deadline = performance.now() + PARSE_BUDGET_MS;
-  let tree: Tree | null = null;
+  let tree: Tree | null;
   let stopped = false;
   for (let steps = 0; !(tree = parse.advance()); steps++) {
     if (!stopped && (steps >= budget || (steps % 256 === 0 && performance.now() > deadline))) {

@@ -183,10 +183,10 @@ describe('cli: vram-lens estimate', async () => {
     // (deepspeed_configs/zero3_bf16_cpuoffload_all.json, the config trains in bf16).
     const r = await cli('estimate', 'test/e2e/fixtures/workspace/axolotl.yml', '--gpu', 'T4', '--advise');
     assert.equal(r.code, 0, r.err);
-    const items = r.out.split(/\n(?=  \d+\. )/).slice(1);
+    const items = r.out.split(/\n(?= {2}\d+\. )/).slice(1);
     const offload = items.find((i) => i.startsWith('  3. Offload parameters and optimizer to CPU'));
     assert.ok(offload && !offload.includes('not written by a quick fix'), r.out);
-    const more = items.find((i) => /^  \d+\. 2x the GPUs/.test(i));
+    const more = items.find((i) => /^ {2}\d+\. 2x the GPUs/.test(i));
     assert.ok(more, r.out);
     assert.match(more, /not written by a quick fix: test\/e2e\/fixtures\/workspace\/axolotl\.yml: Axolotl has no setting for gpus_per_node$/m);
     const json = await cli('estimate', 'test/e2e/fixtures/workspace/axolotl.yml', '--gpu', 'T4', '--advise', '--json');

@@ -582,7 +582,7 @@ describe('real files (test/real-files)', function () {
       const cwd = path.join(root!, file.slice(0, file.indexOf('/')));
       let detected: string | undefined;
       let facts: ConfigFacts | undefined;
-      let referenced: ConfigFacts[] = [];
+      let referenced: ConfigFacts[];
       try {
         const res = runPipeline([{ file: abs, text: fs.readFileSync(abs, 'utf8') }], nodeFileReader(cwd), {}, offlineModelResolver({ cwd, env }));
         const own = res.files.find((f) => f.file === abs);

@@ -77,7 +77,7 @@ export function yamlSet(text: string, o: Op, omegaconf: boolean): Written {
   const eol = eolOf(text);
   const pyBools = /:\s*(True|False)\s*(#.*)?$/m.test(text);
   const step = yamlStep(text);
-  let node: unknown = doc.contents;
+  const node: unknown = doc.contents;
   if (node === null || (isScalar(node) && node.value === null)) {
     if (o.when === 'present') return { text };
     const pre = text.length > 0 && !text.endsWith('\n') ? eol : '';
@@ -111,7 +111,6 @@ export function yamlSet(text: string, o: Op, omegaconf: boolean): Written {
     if (!isMap(value)) return { reason: `\`${o.path.slice(0, i + 1).join('.')}\` is not a mapping, so \`${o.path[i + 1]}\` cannot be set inside it` };
     map = value;
     mapKeyPair = pair;
-    value = undefined;
   }
   return { text };
 }
