@@ -1,16 +1,8 @@
 // Term: ZeRO and FSDP working buffers (src/core/terms/sharding-buffers.ts), against numbers worked out by hand; each
 // test names its source.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { TrainingSetupSchema } from '../../../src/core';
 import { component, near, phase, run, setupFor } from '../helpers';
-
-/** A point of the CPU truth (test/fixtures/truth/<suite>.json, tools/truth/README.md). */
-function truthPoint(suite: string, id: string): { scenario: unknown } {
-  const file = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'truth', `${suite}.json`);
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { points: Array<{ id: string; scenario: unknown }> }).points.find((p) => p.id === id)!;
-}
+import { truthSetup } from './helpers';
 
 describe('estimate: FSDP and ZeRO-3 gather quantized layers as stored', () => {
   it('QLoRA under FSDP full_shard gathers 4-bit codes and constants, the norms in bf16', () => {
@@ -138,7 +130,7 @@ describe('estimate: FSDP reshards layers after the forward; the all-gather strea
 
   it('truth point fsdp2/llama-w4-amp: within 4 % of the measured 54,009,456 B (was +14.2 % with the cache and two units at the loss)', () => {
     // test/fixtures/truth/fsdp2.json: 2-layer Llama (h 256, ffn 688, vocab 4,096), fp32 weights, bf16 autocast, 4 ranks.
-    const e = run(TrainingSetupSchema.parse(truthPoint('fsdp2', 'fsdp2/llama-w4-amp').scenario));
+    const e = run(truthSetup('fsdp2/llama-w4-amp'));
     near(e.perGpu.peakBytes, 54_009_456, 0.04, 'peak allocated against the CPU truth');
   });
 });

@@ -101,6 +101,7 @@ function activationPlan(ctx: EstimateContext, st: StageContext):
       : {}), kernels: setup.kernels, tiledMlpShards: tiledShards,
     // transformers 5 runs fused experts through grouped_mm by default (modeling_utils get_correct_experts_implementation).
     ...(a.moe && olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth' ? { expertsLooped: true } : {}),
+    ...(fsdpMixedPrecision(ctx) ? { unshardedParamBytes: half } : {}),
     ...mixerKernels,
     ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
   };
