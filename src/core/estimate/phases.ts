@@ -5,6 +5,7 @@
 // Docs: docs/estimate/index.md. Pure.
 import type { Component, PhaseEstimate } from '../model';
 import { comp, sum } from './component';
+import { formatCount } from '../units';
 import type { EstimateContext, StageContext } from './context';
 import type { StageActivations } from '../terms/activations/stage';
 import type { EvaluationWork } from '../terms/evaluation';
@@ -80,7 +81,11 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
   const { layer, actComp, maskC, maskHeld, castComp, castCacheComp, recompute } = terms.activations;
   if (ctx.lean) return leanPhases(ctx, st, terms, poolsAtPhase);
   const pers = persistent;
-  const gradC = (bytes: number, note: string): Component => comp(ctx, 'gradients', gradLabel, bytes, () => (`${gradFormula()}${note}`),
+  // A share of the gradients (none kept from a previous micro-step, the head's first, all but the embedding's, none on
+  // the GPU under offload) states its own elements, so that its numbers multiply to its bytes.
+  const gradC = (bytes: number, note: string): Component => comp(ctx, 'gradients', gradLabel, bytes, () => (Math.abs(bytes - terms.grads.gradFormulaBytes) < 1
+    || Number.isNaN(terms.grads.gradFormulaBytes) ? `${gradFormula()}${note}`
+    : `${formatCount(bytes / gradBytes)} of ${formatCount(trainableGradHere / shardGrads)} gradient elements x ${gradBytes} B${note}`),
     () => ({ params: Math.round(trainableGradHere), bytesPerGrad: gradBytes, shard: shardGrads }));
   // The forward peaks either at the loss (logits, loss temporaries) or inside the last layer (its intermediates,
   // before any logits exist), whichever is higher.
