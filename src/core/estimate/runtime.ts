@@ -77,7 +77,7 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   if (ctx.lean) return { reduceScatter, allGather, reduceScatterFormula: '', allGatherFormula: '' };
   return { reduceScatter, allGather,
     reduceScatterFormula: `${formatCount(reduceScatter / gradBytes)} gradient elements x ${gradBytes} B (of the ${formatCount(inv.trainable / (tp * shardGrads))} shards allocated on FSDP's reduce-scatter stream, those not allocated at that point): freed by zero_grad but reusable only by that stream`,
-    allGatherFormula: `${formatBytes(capacity)} of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, reusable only by that stream, beside the compute stream's memory where their sum is highest (${best.phase.phase})` };
+    allGatherFormula: `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, reusable only by that stream, beside the compute stream's memory where their sum is highest (${best.phase.phase})` };
 }
 
 /** What the driver reports for one GPU: the runtime terms and the totals they make. */
