@@ -18,7 +18,7 @@ const GROUP_OF: Record<string, GroupId> = {
   'activations': 'activations', 'checkpoint-recompute': 'activations', 'backward-working': 'activations', 'kv-cache': 'activations',
   'logits-loss': 'loss', 'loss-backward': 'loss',
   'ddp-buckets': 'buffers', 'zero-buckets': 'buffers', 'gathered-params': 'buffers', 'gathered-grads': 'buffers', 'rollout-engine': 'buffers', 'load-transient': 'buffers',
-  'allocator-reserve': 'runtime', 'stream-pools': 'runtime', 'load-cache': 'runtime', 'cuda-context': 'runtime', 'nccl': 'runtime',
+  'allocator-reserve': 'runtime', 'stream-pools': 'runtime', 'all-gather-pool': 'runtime', 'load-cache': 'runtime', 'cuda-context': 'runtime', 'nccl': 'runtime',
 };
 
 export function groupOf(id: string): GroupId {

@@ -94,8 +94,12 @@ export interface FamilyTraits {
   readonly qkvBiasFlag?: 'add_qkv_bias' | 'use_qkv_bias';
   /** Norms on q and k per head; or when the config's use_qk_norm (GLM-4.5) or qk_layernorm (StableLM 2 12B) says so. */
   readonly qkNorm: boolean | 'use_qk_norm' | 'qk_layernorm';
-  /** tanh soft-caps on the final logits and the attention scores, when the config gives them (Gemma 2 and 3). */
-  readonly softcaps: boolean;
+  /**
+   * tanh soft-caps on the final logits and the attention scores, when the config gives them (Gemma 2 and 3); 'default'
+   * also when the config leaves them out (Gemma2Config defaults final_logit_softcapping 30.0 and attn_logit_softcapping
+   * 50.0, transformers models/gemma2/configuration_gemma2.py; Gemma 3's default to None). A null turns them off.
+   */
+  readonly softcaps: boolean | 'default';
   /** Eager attention takes its softmax in fp32 (false: in the scores' dtype: GPT-2, GPT-NeoX, BERT, gpt-oss, Llama 4). */
   readonly eagerSoftmaxFp32: boolean;
   /** One learned logit per head in the softmax (gpt-oss attention sinks). */
@@ -273,7 +277,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   qwen2: { ...DECODER, qkvBias: true, ropeTablesPerLayerBefore: '4.39', unslothFastPath: true },
   qwen3: { ...DECODER, outBias: 'attention_bias', qkNorm: true, unslothFastPath: true },
   gemma: GEMMA,
-  gemma2: { ...GEMMA, normPlacement: 'sandwich', softcaps: true, slidingDefault: 'alternate' },
+  gemma2: { ...GEMMA, normPlacement: 'sandwich', softcaps: 'default', slidingDefault: 'alternate' },
   phi3: { ...DECODER, gatedMlpStyle: 'phi3', fusedQkv: 'qkv_proj' },
   phi: { ...DECODER, ...LAYERNORM_BIASED, normPlacement: 'shared', parallelResidual: true, lmHeadBias: true },
   qwen: { ...DECODER, qkvBias: true, gatedMlpStyle: 'qwen', fusedQkv: 'c_attn' },

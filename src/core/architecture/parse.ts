@@ -291,8 +291,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     hiddenDropout: num(cfg, ...traits.keys.hiddenDropout) ?? traits.dropoutDefault,
     attentionDropout: num(cfg, ...traits.keys.attentionDropout) ?? traits.attentionDropoutDefault ?? traits.dropoutDefault,
     defaultHead: checkpointHead(cfg) ?? traits.defaultHead,
-    finalLogitSoftcap: traits.softcaps && num(cfg, 'final_logit_softcapping') !== undefined,
-    attnLogitSoftcap: traits.softcaps && num(cfg, 'attn_logit_softcapping') !== undefined,
+    finalLogitSoftcap: softcapOn(cfg, traits.softcaps, 'final_logit_softcapping'),
+    attnLogitSoftcap: softcapOn(cfg, traits.softcaps, 'attn_logit_softcapping'),
     typeVocab: num(cfg, 'type_vocab_size') ?? traits.typeVocabDefault,
     visionParams,
     slidingLayers: Math.min(layers, slidingLayers),
@@ -317,4 +317,10 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   };
   const problems = ctx.problems;
   return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };
+}
+
+/** A tanh soft-cap is on when the config gives it, or (family default) when the config leaves the key out. */
+function softcapOn(cfg: HfConfig, trait: boolean | 'default', key: string): boolean {
+  if (trait === false) return false;
+  return num(cfg, key) !== undefined || (trait === 'default' && !(key in cfg));
 }

@@ -5,11 +5,13 @@
 // Docs: docs/estimate/index.md. Pure.
 import type { Component, PhaseEstimate } from '../model';
 import { comp, sum } from './component';
+import { formatCount } from '../units';
 import type { EstimateContext, StageContext } from './context';
 import type { StageActivations } from '../terms/activations/stage';
 import type { EvaluationWork } from '../terms/evaluation';
 import type { GradientPlan } from '../terms/gradients';
 import { optimizerStepTerms } from '../terms/optimizer-step';
+import type { GatheredAt } from '../terms/sharding-buffers';
 
 /** A stage's terms, as the phases place them. */
 export interface StageTerms {
@@ -19,6 +21,8 @@ export interface StageTerms {
   readonly engineC: Component[];
   readonly grads: GradientPlan;
   readonly gathered: Component[];
+  /** The gathered layer units at the loss and in the backward (FSDP reshards each layer after its forward). */
+  readonly gatheredAt: GatheredAt;
   readonly gatheredGrads: Component[];
   readonly headGather: Component[];
   readonly activations: StageActivations;
@@ -40,8 +44,28 @@ export interface StageTerms {
   readonly lossBwd: number;
 }
 
-/** The phases of a stage with their components; lean mode: leanPhases. Records the gradients at each phase for FSDP's pool. */
-export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTerms, gradsAtPhase: Map<PhaseEstimate, number> | undefined): PhaseEstimate[] {
+/**
+ * A high point of the step (each phase's, and each candidate point of the backward) with what it holds of the blocks
+ * FSDP allocates on its own streams: the gradients (their shards come from the reduce-scatter stream) and the
+ * gathered layer units (all-gather outputs, from the all-gather streams).
+ */
+export interface StreamPoolPoint {
+  readonly phase: PhaseEstimate;
+  readonly allocated: number;
+  readonly grads: number;
+  readonly units: number;
+}
+
+/** What the phases record for FSDP's stream pools (estimate/runtime.ts): their high points, and the most units gathered at once. */
+export interface StreamPoolLedger {
+  readonly points: StreamPoolPoint[];
+  /** The layer units gathered at once on the all-gather streams (current + prefetch), in bytes. */
+  unitCapacity: number;
+}
+
+/** The phases of a stage with their components; lean mode: leanPhases. Records what each phase holds of FSDP's stream pools. */
+export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTerms, poolsAtPhase: StreamPoolLedger | undefined):
+  PhaseEstimate[] {
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
@@ -51,13 +75,17 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
   const pref = setup.preference;
   const ck = setup.gradient_checkpointing;
   const { last, trainableGradHere, sequences: seqs, tokens: T } = st;
-  const { persistent, gathered, gatheredGrads, headGather, headAccum, tiedAccum, dequantFwdC, dequantC, refForwardBytes, refForwardFormula, rewardFwdC,
-    genComps, outside, lossFwd, lossBwd } = terms;
+  const { persistent, gathered, gatheredAt, gatheredGrads, headGather, headAccum, tiedAccum, dequantFwdC, dequantC, refForwardBytes, refForwardFormula,
+    rewardFwdC, genComps, outside, lossFwd, lossBwd } = terms;
   const { gradLabel, gradFormula, gradsInForward, gradAtEnd, embGradLater, gradAtFirst } = terms.grads;
   const { layer, actComp, maskC, maskHeld, castComp, castCacheComp, recompute } = terms.activations;
-  if (ctx.lean) return leanPhases(ctx, st, terms, gradsAtPhase);
+  if (ctx.lean) return leanPhases(ctx, st, terms, poolsAtPhase);
   const pers = persistent;
-  const gradC = (bytes: number, note: string): Component => comp(ctx, 'gradients', gradLabel, bytes, () => (`${gradFormula()}${note}`),
+  // A share of the gradients (none kept from a previous micro-step, the head's first, all but the embedding's, none on
+  // the GPU under offload) states its own elements, so that its numbers multiply to its bytes.
+  const gradC = (bytes: number, note: string): Component => comp(ctx, 'gradients', gradLabel, bytes, () => (Math.abs(bytes - terms.grads.gradFormulaBytes) < 1
+    || Number.isNaN(terms.grads.gradFormulaBytes) ? `${gradFormula()}${note}`
+    : `${formatCount(bytes / gradBytes)} of ${formatCount(trainableGradHere / shardGrads)} gradient elements x ${gradBytes} B${note}`),
     () => ({ params: Math.round(trainableGradHere), bytesPerGrad: gradBytes, shard: shardGrads }));
   // The forward peaks either at the loss (logits, loss temporaries) or inside the last layer (its intermediates,
   // before any logits exist), whichever is higher.
@@ -81,8 +109,11 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
     () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];
   // The forward's tail: the loss's temporaries, the reference's forward, or (online DPO) a reward model's layer.
   const lossTail = [...outside, ...[lossTemps, refTemps, ...rewardFwdC.map((c) => [c])].reduce((m, t) => (sum(t) > sum(m) ? t : m))];
-  const fwdTail = sum(lossTail) >= layerTemps.bytes + sum(dequantFwdC) ? lossTail : [layerTemps, ...dequantFwdC];
-  const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []), ...gathered,
+  // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
+  const atLossTail = sum(lossTail) + sum(gatheredAt.loss) >= layerTemps.bytes + sum(dequantFwdC) + sum(gathered);
+  const fwdTail = atLossTail ? lossTail : [layerTemps, ...dequantFwdC];
+  const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []),
+    ...(atLossTail ? gatheredAt.loss : gathered),
     ...headGather, actComp, ...maskC, ...(ck === 'full' ? castCacheComp : castComp), ...fwdTail];
   // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
   const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
@@ -100,21 +131,21 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
   const accumC = headAccum > 0 ? [comp(ctx, 'backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum,
     () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab,
     hidden: a.hidden }))] : [];
-  const atLoss: Component[] = [...pers, headAtLossC, ...gathered, ...headGather, actComp, ...maskHeld, ...(ck === 'full' ? [] : castComp), ...outside,
+  const atLoss: Component[] = [...pers, headAtLossC, ...gatheredAt.loss, ...headGather, actComp, ...maskHeld, ...(ck === 'full' ? [] : castComp), ...outside,
     comp(ctx, 'loss-backward', 'Loss backward (gradient of logits)', lossBwd,
       () => (onlineDpo
       ? 'the gather\'s and log_softmax\'s gradients of the completion slice, then the zero-filled gradient of every position\'s logits'
       : (pref?.logps === 'rows' || rollout) && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them'
       : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
   const rootHeld = rootUnit ? headGather : [];
-  const atLastLayer: Component[] = [...pers, headGradC, ...gathered, ...rootHeld, ...gatheredGrads, actComp, ...maskHeld, ...castComp, ...recomputeC,
+  const atLastLayer: Component[] = [...pers, headGradC, ...gatheredAt.lastLayer, ...rootHeld, ...gatheredGrads, actComp, ...maskHeld, ...castComp, ...recomputeC,
     working, ...dequantC];
   const tiedC = tiedAccum > 0 ? [comp(ctx, 'backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum,
     () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
   const atFirstLayer: Component[] = [...pers, gradC(gradAtFirst, embGradLater > 0 ? ' (all but the embedding\'s, which comes after the first layer)'
-    : ''), ...gathered, ...rootHeld, ...gatheredGrads, ...maskHeld, ...recomputeC, working, ...dequantC];
+    : ''), ...gatheredAt.firstLayer, ...rootHeld, ...gatheredGrads, ...maskHeld, ...recomputeC, working, ...dequantC];
   // The embedding's backward runs after the first layer's is done: its gradient meets the tied head's there.
-  const atEmbedding: Component[] = tiedC.length > 0 ? [...pers, gradC(gradAtEnd, ''), ...gathered, ...rootHeld, ...tiedC] : [];
+  const atEmbedding: Component[] = tiedC.length > 0 ? [...pers, gradC(gradAtEnd, ''), ...gatheredAt.firstLayer, ...rootHeld, ...tiedC] : [];
   const candidates: Array<[Component[], string]> = [
     [atLoss, 'start of backward: activations + gradients of the logits'],
     [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
@@ -130,7 +161,14 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
     { phase: 'backward', allocatedBytes: sum(bwd), components: bwd, note: bwdNote },
     { phase: 'optimizer', allocatedBytes: sum(optC), components: optC, note: 'optimizer step: gradients, states and step temporaries' },
   ];
-  if (gradsAtPhase) for (const ph of phasesOut) gradsAtPhase.set(ph, sum(ph.components.filter((c) => c.id === 'gradients')));
+  if (poolsAtPhase) {
+    const units = new Set([...gathered, ...gatheredAt.firstLayer]);
+    poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, sum(gathered));
+    const point = (ph: PhaseEstimate, cs: Component[]): StreamPoolPoint => ({ phase: ph, allocated: sum(cs),
+      grads: sum(cs.filter((c) => c.id === 'gradients')), units: sum(cs.filter((c) => units.has(c))) });
+    poolsAtPhase.points.push(point(phasesOut[0], fwd), ...candidates.filter((c) => c[0].length > 0).map((c) => point(phasesOut[1], c[0])),
+      point(phasesOut[2], optC));
+  }
   const evaluation = evaluationPhase(ctx, terms, pers, gradC);
   if (evaluation) phasesOut.push(evaluation);
   const generationOut = generationPhase(ctx, pers, genComps);
@@ -192,7 +230,8 @@ function firstStepPhase(ctx: EstimateContext, st: StageContext, pers: Component[
  * The same phases as phasesFor, as totals only (no component lists): the advice search estimates thousands of
  * candidates and needs the peak, the phase and the churn. A unit test holds both paths equal.
  */
-function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, gradsAtPhase: Map<PhaseEstimate, number> | undefined): PhaseEstimate[] {
+function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, poolsAtPhase: StreamPoolLedger | undefined):
+  PhaseEstimate[] {
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
@@ -201,8 +240,8 @@ function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, g
   const { generation } = ctx.methods;
   const ck = setup.gradient_checkpointing;
   const { last, flatHere } = st;
-  const { persistent, engineC, gathered, gatheredGrads, headGather, headAccum, tiedAccum, dequantFwdBytes, dequantBytes, refForwardBytes, rewardFwdC, genComps,
-    outside, lossFwd, lossBwd } = terms;
+  const { persistent, engineC, gathered, gatheredAt, gatheredGrads, headGather, headAccum, tiedAccum, dequantFwdBytes, dequantBytes, refForwardBytes,
+    rewardFwdC, genComps, outside, lossFwd, lossBwd } = terms;
   const { gradsInForward, gradAtEnd, gradAtFirst } = terms.grads;
   const { layer, actComp, maskBytes, castComp, castCacheComp, recompute } = terms.activations;
   const { evalBatch, evalLossBytes, evalLayerBytes, gradsKeptInEval } = terms.evaluation;
@@ -214,14 +253,20 @@ function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, g
   const r = (x: number): number => Math.max(0, Math.round(x));
   const pSum = tot(persistent);
   const gSum = tot(gathered);
+  const gLoss = tot(gatheredAt.loss);
+  const gLast = tot(gatheredAt.lastLayer);
+  const gFirst = tot(gatheredAt.firstLayer);
   const hgSum = tot(headGather);
   const ggSum = tot(gatheredGrads);
   const outSum = tot(outside);
   const castSum = tot(castComp);
   const castCacheSum = tot(castCacheComp);
   const act = actComp.bytes;
-  const fwdTail = Math.max(outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0, ...rewardFwdC.map((c) => r(c.bytes))),
-    r(layer.backwardWorkingBytes / 2) + r(dequantFwdBytes));
+  const lossTail = outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0, ...rewardFwdC.map((c) => r(c.bytes)));
+  const layerTail = r(layer.backwardWorkingBytes / 2) + r(dequantFwdBytes);
+  // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
+  const atLossTail = lossTail + gLoss >= layerTail + gSum;
+  const fwdTail = atLossTail ? lossTail + gLoss : layerTail + gSum;
   const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
   const rec = recompute > 0 ? r(recompute) : 0;
   const work = r(layer.backwardWorkingBytes);
@@ -229,12 +274,12 @@ function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, g
   const headAtLossB = headAccum > 0 ? headGradB : r(gradsInForward);
   const mask = r(maskBytes);
   const held = ck !== 'none' ? mask : 0;
-  const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + gSum + hgSum + act + mask + (ck === 'full' ? castCacheSum : castSum) + fwdTail;
-  const atLoss = pSum + headAtLossB + gSum + hgSum + act + held + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
+  const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + hgSum + act + mask + (ck === 'full' ? castCacheSum : castSum) + fwdTail;
+  const atLoss = pSum + headAtLossB + gLoss + hgSum + act + held + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
   const rootSum = rootUnit ? hgSum : 0;
-  const atLast = pSum + headGradB + gSum + rootSum + ggSum + act + held + castSum + rec + work + r(dequantBytes);
-  const atFirstLayer = pSum + r(gradAtFirst) + gSum + rootSum + ggSum + held + rec + work + r(dequantBytes);
-  const atEmbedding = tiedAccum > 0 ? pSum + r(gradAtEnd) + gSum + rootSum + r(tiedAccum) : 0;
+  const atLast = pSum + headGradB + gLast + rootSum + ggSum + act + held + castSum + rec + work + r(dequantBytes);
+  const atFirstLayer = pSum + r(gradAtFirst) + gFirst + rootSum + ggSum + held + rec + work + r(dequantBytes);
+  const atEmbedding = tiedAccum > 0 ? pSum + r(gradAtEnd) + gFirst + rootSum + r(tiedAccum) : 0;
   const atFirst = Math.max(atFirstLayer, atEmbedding);
   const bwd = Math.max(atLoss, atLast, atFirst);
   const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
@@ -246,14 +291,15 @@ function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, g
     { phase: 'backward', allocatedBytes: bwd, components: persistentOnly, note: '' },
     { phase: 'optimizer', allocatedBytes: opt, components: persistentOnly, note: '' },
   ];
-  if (gradsAtPhase) {
-    // The backward point is phasesFor's choice (the first of equal maxima): the loss point holds the gradients
-    // kept from the previous micro-step (and the head's with a chunked loss), the last-layer point the head's, the
-    // end of the backward all of them.
-    gradsAtPhase.set(out[0], gradsInForward > 0 ? r(gradsInForward) : 0);
-    gradsAtPhase.set(out[1], atLoss >= atLast && atLoss >= atFirst ? headAtLossB : atLast >= atFirst ? headGradB : atFirstLayer >= atEmbedding
-      ? r(gradAtFirst) : r(gradAtEnd));
-    gradsAtPhase.set(out[2], r(setup.optimizer_in_backward ? 0 : gradAtEnd));
+  if (poolsAtPhase) {
+    // Each backward candidate: the loss point holds the gradients kept from the previous micro-step (and the head's
+    // with a chunked loss), the last-layer point the head's, the end of the backward all of them; the layer units
+    // gathered there with them.
+    poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, gSum);
+    const pt = (ph: PhaseEstimate, allocated: number, grads: number, units: number): StreamPoolPoint => ({ phase: ph, allocated, grads, units });
+    poolsAtPhase.points.push(pt(out[0], fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gLoss : gSum), pt(out[1], atLoss, headAtLossB, gLoss),
+      pt(out[1], atLast, headGradB, gLast), pt(out[1], atFirstLayer, r(gradAtFirst), gFirst), pt(out[2], opt, r(setup.optimizer_in_backward ? 0 : gradAtEnd), 0));
+    if (atEmbedding > 0) poolsAtPhase.points.push(pt(out[1], atEmbedding, r(gradAtEnd), gFirst));
   }
   if (evalBatch !== undefined) {
     const evalTail = r(evalLossBytes) >= r(evalLayerBytes) + r(dequantFwdBytes) ? r(evalLossBytes) : r(evalLayerBytes) + r(dequantFwdBytes);

@@ -1,5 +1,5 @@
 // Runtime terms outside PyTorch's allocated bytes: the caching allocator's reserve, the CUDA context, NCCL's buffers,
-// FSDP's reduce-scatter stream pool, segments a model load left cached, and paged optimizer state in CUDA unified
+// FSDP's reduce-scatter and all-gather stream pools, segments a model load left cached, and paged optimizer state in CUDA unified
 // memory; they turn the peak allocated bytes into what the driver reports. Sources: c10/cuda/CUDACachingAllocator.cpp,
 // NCCL docs (NCCL_BUFFSIZE), bitsandbytes functional.py get_paged, torch/distributed/fsdp/_fully_shard.
 // Docs: docs/estimate/runtime.md. Pure.
@@ -9,6 +9,7 @@ import { optimizerStateBytes } from '../terms/optimizer-states';
 import { formatBytes, formatCount, MiB } from '../units';
 import { PERSISTENT_IDS } from './component';
 import type { EstimateContext } from './context';
+import type { StreamPoolLedger } from './phases';
 
 /** CUDA context + cuBLAS/cuDNN handles with lazy module loading (CUDA >= 11.7), per process. */
 export const DEFAULT_CUDA_CONTEXT_BYTES = 512 * MiB;
@@ -21,8 +22,62 @@ export interface StepPeak {
   readonly stepPeak: PhaseEstimate;
   readonly peak: PhaseEstimate;
   readonly nf4Load: { phase: PhaseEstimate; reservedBytes: number } | undefined;
-  readonly gradsAtPhase: Map<PhaseEstimate, number> | undefined;
+  readonly poolsAtPhase: StreamPoolLedger | undefined;
   readonly contextBytes: number;
+}
+
+/**
+ * Which of FSDP's stream pools apply: the reduce-scatter pool of gradient shards (sharded gradients that live on the
+ * GPU and are freed by zero_grad), the all-gather pool of unsharded layer units (FULL_SHARD / HYBRID_SHARD).
+ */
+export function fsdpStreamPools(ctx: EstimateContext): { reduceScatter: boolean; allGather: boolean } {
+  const { fsdp, shardGrads, shardParams, fsdpOffload } = ctx.sharding;
+  return { reduceScatter: fsdp && shardGrads > 1 && !fsdpOffload && !ctx.setup.optimizer_in_backward,
+    allGather: fsdp && shardParams > 1 && ctx.setup.fsdp !== 'shard_grad_op' };
+}
+
+/** FSDP's stream pools beside the compute stream's peak, in bytes, with their formulas. */
+interface StreamPoolBytes { reduceScatter: number; allGather: number; reduceScatterFormula: string; allGatherFormula: string }
+
+/**
+ * FSDP reduce-scatters gradients on its own stream, and the sharded gradients are allocated there ("The RS output is
+ * allocated in the RS stream", torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py). The unsharded layer units
+ * are views of all-gather outputs allocated on FSDP's all-gather streams (FSDP2 foreach_all_gather:
+ * all_gather_comm.allocate under all_gather_copy_in_stream; FSDP1 FlatParamHandle._full_param_padded, filled in the
+ * unshard stream, _flat_param.py / _runtime_utils.py). Blocks freed on one stream are reused only by that stream
+ * (CUDA caching allocator): after zero_grad(set_to_none) the gradient shards stay reserved in the reduce-scatter pool,
+ * and once a unit is resharded its blocks stay in the all-gather pool (the units gathered at once: current +
+ * prefetch). Reserved memory peaks where the compute stream's allocation plus what the pools keep beside it is
+ * highest, which need not be the allocated peak: at the loss every layer unit is resharded.
+ */
+function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
+  const inv = ctx.model.inventory;
+  const tp = ctx.layout.tensorParallel;
+  const shardGrads = ctx.sharding.shardGrads;
+  const gradBytes = ctx.dtypes.gradBytes;
+  const ledger = step.poolsAtPhase;
+  const on = fsdpStreamPools(ctx);
+  const none = { reduceScatter: 0, allGather: 0, reduceScatterFormula: '', allGatherFormula: '' };
+  if (!ledger) return none;
+  const shardGradBytes = on.reduceScatter ? Math.round((inv.trainable * gradBytes) / (tp * shardGrads)) : 0;
+  const capacity = on.allGather ? Math.round(ledger.unitCapacity) : 0;
+  // The point where allocated + pooled is highest: the step's allocated peak first (a phase with no point recorded,
+  // evaluation or generation, holds neither gradients nor units of the training step), then every high point.
+  const points = ledger.points.some((p) => p.phase === step.stepPeak) ? ledger.points
+    : [{ phase: step.stepPeak, allocated: step.stepPeak.allocatedBytes, grads: 0, units: 0 }, ...ledger.points];
+  let best = { phase: step.stepPeak, rs: 0, ag: 0, total: -1 };
+  for (const p of points) {
+    const rs = Math.max(0, shardGradBytes - Math.round(p.grads));
+    const ag = Math.max(0, capacity - Math.round(p.units));
+    if (p.allocated + rs + ag > best.total) best = { phase: p.phase, rs, ag, total: p.allocated + rs + ag };
+  }
+  const extra = Math.max(0, best.total - step.stepPeak.allocatedBytes);
+  const reduceScatter = Math.min(best.rs, extra);
+  const allGather = extra - reduceScatter;
+  if (ctx.lean) return { reduceScatter, allGather, reduceScatterFormula: '', allGatherFormula: '' };
+  return { reduceScatter, allGather,
+    reduceScatterFormula: `${formatCount(reduceScatter / gradBytes)} gradient elements x ${gradBytes} B (of the ${formatCount(inv.trainable / (tp * shardGrads))} shards allocated on FSDP's reduce-scatter stream, those not allocated at that point): freed by zero_grad but reusable only by that stream`,
+    allGatherFormula: `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, reusable only by that stream, beside the compute stream's memory where their sum is highest (${best.phase.phase})` };
 }
 
 /** What the driver reports for one GPU: the runtime terms and the totals they make. */
@@ -42,11 +97,10 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   const setup = ctx.setup;
   const inv = ctx.model.inventory;
   const { world, tensorParallel: tp } = ctx.layout;
-  const { shardOptimizer, shardGrads } = ctx.sharding;
-  const gradBytes = ctx.dtypes.gradBytes;
+  const { shardOptimizer } = ctx.sharding;
   const paged = ctx.methods.paged;
   const { assumptions } = ctx.notes;
-  const { stepPeak, peak, nf4Load, gradsAtPhase, contextBytes } = step;
+  const { stepPeak, peak, nf4Load, contextBytes } = step;
   let churnBytes = 0;
   if (ctx.lean) {
     // Lean phases list only their persistent components; everything else in the peak churns.
@@ -55,6 +109,9 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   } else {
     for (const c of stepPeak.components) if (!PERSISTENT_IDS.has(c.id)) churnBytes += c.bytes;
   }
+  // The all-gather pool's blocks are allocated and freed every step too (on their own stream).
+  const pools = streamPools(ctx, step);
+  churnBytes += pools.allGather;
   const reserve = Math.round(ALLOCATOR_FRAGMENTATION * churnBytes);
   const runtime: RuntimeTerm[] = [
     {
@@ -82,20 +139,15 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   const pagedState = paged ? optimizerStateBytes(ctx) : undefined;
   const pagedBytes = pagedState ? Math.round(pagedState.bytes / shardOptimizer) : 0;
   const pagedWorking = pagedState ? Math.min(pagedBytes, Math.round(pagedState.perParamBytes * inv.largestTrainableTensor / tp)) : 0;
-  // FSDP reduce-scatters gradients on its own stream, and the sharded gradients are allocated there ("The RS
-  // output is allocated in the RS stream", torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py). Blocks freed
-  // on one stream are reused only by that stream (CUDA caching allocator), so after zero_grad(set_to_none) the
-  // previous step's gradient shards stay reserved in that pool while the compute stream peaks without them.
-  let poolBytes = 0;
-  if (gradsAtPhase) {
-    const shardGradBytes = Math.round((inv.trainable * gradBytes) / (tp * shardGrads));
-    poolBytes = Math.max(0, shardGradBytes - (gradsAtPhase.get(stepPeak) ?? 0));
-    if (poolBytes > 0) {
-      runtime.push({ id: 'stream-pools', label: 'Gradient shards cached in the reduce-scatter stream pool', bytes: poolBytes,
-        formula: ctx.lean ? ''
-          : `${formatCount(inv.trainable / (tp * shardGrads))} gradient elements x ${gradBytes} B allocated on FSDP's reduce-scatter stream, freed by zero_grad but reusable only by that stream` });
-    }
+  if (pools.reduceScatter > 0) {
+    runtime.push({ id: 'stream-pools', label: 'Gradient shards cached in the reduce-scatter stream pool', bytes: pools.reduceScatter,
+      formula: ctx.lean ? '' : pools.reduceScatterFormula });
   }
+  if (pools.allGather > 0) {
+    runtime.push({ id: 'all-gather-pool', label: 'Unsharded layer units cached in the all-gather stream pool', bytes: pools.allGather,
+      formula: ctx.lean ? '' : pools.allGatherFormula });
+  }
+  const poolBytes = pools.reduceScatter + pools.allGather;
   const peakBytes = peak.allocatedBytes;
   // Segments the model's load left cached (nf4LoadPhase) serve the step's tensors: they count where they exceed it.
   const loadCache = nf4Load ? Math.max(0, nf4Load.reservedBytes - (peakBytes + reserve + poolBytes)) : 0;

@@ -15,7 +15,8 @@ import { frozenModelWeights, referenceForward, rewardForwards } from '../terms/r
 import { shardingBuffers } from '../terms/sharding-buffers';
 import { weights } from '../terms/weights';
 import type { EstimateContext, StageContext } from './context';
-import { phasesFor, type StageTerms } from './phases';
+import { phasesFor, type StageTerms, type StreamPoolLedger } from './phases';
+import { fsdpStreamPools } from './runtime';
 
 /** The geometry of pipeline stage `stageIndex` as one of its GPUs holds it. */
 export function stageContext(ctx: EstimateContext, stageIndex: number): StageContext {
@@ -82,7 +83,7 @@ function trainableFor(ctx: EstimateContext, expertParams: number, layerShare: nu
  * The phases of one pipeline stage, from its terms in the order the persistent components are listed; the loss's
  * largest tensors when the stage computes the loss.
  */
-function stagePhases(ctx: EstimateContext, stageIndex: number, gradsAtPhase: Map<PhaseEstimate, number> | undefined):
+function stagePhases(ctx: EstimateContext, stageIndex: number, poolsAtPhase: StreamPoolLedger | undefined):
   { phases: PhaseEstimate[]; lossTensorBytes: number | undefined } {
   const st = stageContext(ctx, stageIndex);
   const persistent: Component[] = weights(ctx, st);
@@ -94,7 +95,7 @@ function stagePhases(ctx: EstimateContext, stageIndex: number, gradsAtPhase: Map
   const grads = gradientPlan(ctx, st);
   persistent.push(...ddpBuckets(ctx, st, grads));
 
-  const { gathered, gatheredGrads, headGather } = shardingBuffers(ctx, st);
+  const { gathered, gatheredAt, gatheredGrads, headGather } = shardingBuffers(ctx, st);
   const activations = stageActivations(ctx, st);
   const { headAccum, tiedAccum } = accumulationBuffers(ctx, st);
   const { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes } = dequantWorkingSets(ctx, st);
@@ -106,33 +107,31 @@ function stagePhases(ctx: EstimateContext, stageIndex: number, gradsAtPhase: Map
     gradsKeptInEval: evaluation.gradsKeptInEval });
   const loss = logitsAndLoss(ctx, st);
   const terms: StageTerms = {
-    persistent, engineC, grads, gathered, gatheredGrads, headGather, activations, headAccum, tiedAccum, dequantFwdC, dequantC, dequantFwdBytes, dequantBytes,
+    persistent, engineC, grads, gathered, gatheredAt, gatheredGrads, headGather, activations, headAccum, tiedAccum, dequantFwdC, dequantC, dequantFwdBytes, dequantBytes,
     refForwardBytes, refForwardFormula, rewardFwdC, evaluation, genComps, outside: loss ? loss.outside : [], lossFwd: loss ? loss.lossFwd
       : 0, lossBwd: loss ? loss.lossBwd : 0,
   };
-  return { phases: phasesFor(ctx, st, terms, gradsAtPhase), lossTensorBytes: loss ? loss.lossTensorBytes : undefined };
+  return { phases: phasesFor(ctx, st, terms, poolsAtPhase), lossTensorBytes: loss ? loss.lossTensorBytes : undefined };
 }
 
 /** The busiest rank: each distinct pipeline stage evaluated, the one with the highest peak kept. */
 export function busiestStage(ctx: EstimateContext): { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number; lossTensorBytes: number;
-  gradsAtPhase: Map<PhaseEstimate, number> | undefined } {
-  const setup = ctx.setup;
+  poolsAtPhase: StreamPoolLedger | undefined } {
   const pp = ctx.layout.pipelineParallel;
-  const { fsdp, shardGrads, fsdpOffload } = ctx.sharding;
-  // FSDP's reduce-scatter pool (below) needs the gradient bytes allocated at each phase's high point.
-  const rsPool = fsdp && shardGrads > 1 && !fsdpOffload && !setup.optimizer_in_backward;
-  const gradsAtPhase = rsPool ? new Map<PhaseEstimate, number>() : undefined;
+  // FSDP's stream pools (estimate/runtime.ts) need the gradients and gathered units allocated at each phase's high point.
+  const pools = fsdpStreamPools(ctx);
+  const poolsAtPhase: StreamPoolLedger | undefined = pools.reduceScatter || pools.allGather ? { points: [], unitCapacity: 0 } : undefined;
   // Bytes of the vocabulary-sized tensors live at the loss (set by the last stage): the largest tensors of a step.
   let lossTensorBytes = 0;
   const stages = pp === 1 ? [0] : [0, pp - 1];
   let best: { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number } | undefined;
   for (const stage of stages) {
-    const run = stagePhases(ctx, stage, gradsAtPhase);
+    const run = stagePhases(ctx, stage, poolsAtPhase);
     if (run.lossTensorBytes !== undefined) lossTensorBytes = run.lossTensorBytes;
     const phases = run.phases;
     const peak = phases.reduce((m, p) => (p.allocatedBytes > m.allocatedBytes ? p : m));
     if (!best || peak.allocatedBytes > best.peak.allocatedBytes) best = { phases, peak, stage };
   }
   // (Fields copied one by one: an object spread here makes every estimate several times slower in V8.)
-  return { phases: best!.phases, peak: best!.peak, stage: best!.stage, lossTensorBytes, gradsAtPhase };
+  return { phases: best!.phases, peak: best!.peak, stage: best!.stage, lossTensorBytes, poolsAtPhase };
 }

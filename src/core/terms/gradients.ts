@@ -17,6 +17,8 @@ export interface GradientPlan {
   readonly gradStored: number;
   readonly gradLabel: string;
   readonly gradFormula: () => string;
+  /** The bytes gradFormula states (all of this GPU's gradients, or the one tensor with the optimizer in backward). */
+  readonly gradFormulaBytes: number;
   /** Live during the forward (accumulation, or zero_grad(set_to_none=False)). */
   readonly gradsInForward: number;
   /** Live at the end of the backward and at the optimizer step. */
@@ -55,7 +57,8 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
   // BAdam ratio: the tensor whose gradient is being cut to sparse is dense until its hook runs.
   const badamDense = badamRatio !== undefined ? inv.largestTrainableTensor * trainableBytes : 0;
   const gradAtFirst = gradAtEnd - embGradLater + badamDense;
-  return { gradFull, gradStored, gradLabel, gradFormula, gradsInForward, gradAtEnd, embGradLater, gradAtFirst };
+  const gradFormulaBytes = setup.optimizer_in_backward ? inv.largestTrainableTensor * gradBytes : badamRatio !== undefined ? NaN : gradFull / shardGrads;
+  return { gradFull, gradStored, gradLabel, gradFormula, gradFormulaBytes, gradsInForward, gradAtEnd, embGradLater, gradAtFirst };
 }
 
 /** DDP's gradient buckets (data parallelism without ZeRO or FSDP). */

@@ -33,6 +33,12 @@ export interface Weight {
    */
   readonly keepsInputDtype?: boolean;
   /**
+   * The matmul is not autocast-enabled (transformers 5 grouped_mm over fused 3-D experts: integrations/moe.py
+   * _grouped_mm calls torch.nn.functional.grouped_mm(input.to(weight.dtype), weight, ...)): the input is cast to the
+   * weight's dtype, the output is in that dtype, and no 16-bit copy of the weight is made.
+   */
+  readonly notAutocast?: boolean;
+  /**
    * The weight is a view of a larger parameter (gpt-oss experts), used this many times per block: autocast caches only
    * leaf tensors, so each use casts anew and the matmul keeps that 16-bit copy as a saved tensor of the block.
    */
@@ -130,6 +136,7 @@ export class Tape {
    * parameter and costs nothing extra, except under autocast where its 16-bit copy is kept until backward.
    */
   linear(x: Tensor, w: Weight, outFeatures: number, what: string): Tensor {
+    if (w.notAutocast) return this.groupedMm(x, w, outFeatures, what);
     const xin = this.castForMatmul(x);
     if (w.trainable) this.save(xin);
     if (xin.rg && this.mode === 'amp' && w.bytesPerElem === 4) {
@@ -142,6 +149,16 @@ export class Tape {
     // LoRA adapter on a bf16 model computes in fp32).
     const outBytes = w.keepsInputDtype ? x.bytesPerElem : this.mode === 'amp' ? this.half : Math.max(xin.bytesPerElem, w.bytesPerElem);
     const y = this.tensor(what, tokens * outFeatures, outBytes, x.rg || w.trainable);
+    this.matmulOutputs.push(y.storageBytes);
+    return y;
+  }
+
+  /** A matmul outside autocast: the input cast to the weight's dtype (a copy when it differs), the output in it. */
+  groupedMm(x: Tensor, w: Weight, outFeatures: number, what: string): Tensor {
+    const xin = x.bytesPerElem === w.bytesPerElem ? x : this.tensor(`${x.what} (cast to the weight dtype)`, x.elems, w.bytesPerElem, x.rg);
+    if (w.trainable) this.save(xin);
+    const tokens = x.elems / (w.elems / outFeatures);
+    const y = this.tensor(what, tokens * outFeatures, w.bytesPerElem, x.rg || w.trainable);
     this.matmulOutputs.push(y.storageBytes);
     return y;
   }

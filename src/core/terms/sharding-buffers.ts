@@ -4,9 +4,12 @@
 //   gradient dtype. ZeRO-2: 2 x min(reduce_bucket_size, trainable) gradient buckets. FSDP: 2 units (current +
 //   prefetch) gathered, one unit's unsharded gradients (+ the fp32 reduce copy); SHARD_GRAD_OP keeps the stage's
 //   parameters gathered from forward to backward. The output head gathered for the loss, or FSDP's root unit kept
-//   unsharded. 4/8-bit layers are gathered as stored, fp8 all-gather at 1 B.
+//   unsharded. 4/8-bit layers are gathered as stored, fp8 all-gather at 1 B. FSDP reshards each layer unit after its
+//   forward, so at the loss and the start of the backward only the root unit is unsharded; the last layer's backward
+//   gathers its unit and prefetches the next, the first layer's has nothing left to prefetch (the root is unsharded).
 // Sources: deepspeed/runtime/zero/config.py and partitioned_param_coordinator.py; torch.distributed FSDP
-// (fully_shard reshard_after_forward); torchao float8 enable_fsdp_float8_all_gather.
+// (fully_shard reshard_after_forward, _fully_shard/_fsdp_state.py; FSDP1 _runtime_utils.py _post_forward_reshard);
+// torchao float8 enable_fsdp_float8_all_gather.
 // Docs: docs/estimate/parallelism.md. Pure arithmetic; no I/O.
 import type { LinearModule } from '../architecture';
 import type { Component } from '../model';
@@ -19,8 +22,20 @@ import { quantBytesPerParam } from './quantization';
 export const ZERO_DEFAULTS = { reduce_bucket_size: 5e8, allgather_bucket_size: 5e8, stage3_prefetch_bucket_size: 5e7, stage3_max_live_parameters: 1e9,
   stage3_param_persistence_threshold: 1e5, sub_group_size: 1e9 };
 
+/**
+ * The gathered layer parameters at the backward's points. ZeRO-3 and SHARD_GRAD_OP hold the same throughout; FULL_SHARD
+ * FSDP none at the loss (every layer was resharded after its forward), current + prefetch in the last layer's
+ * backward, the first layer's unit alone at the end.
+ */
+export interface GatheredAt {
+  readonly loss: Component[];
+  readonly lastLayer: Component[];
+  readonly firstLayer: Component[];
+}
+
 /** What ZeRO / FSDP hold gathered on this stage's GPU: layer parameters, gradient buckets, the head or root unit. */
-export function shardingBuffers(ctx: EstimateContext, st: StageContext): { gathered: Component[]; gatheredGrads: Component[]; headGather: Component[] } {
+export function shardingBuffers(ctx: EstimateContext, st: StageContext): { gathered: Component[]; gatheredAt: GatheredAt; gatheredGrads: Component[];
+  headGather: Component[] } {
   const { setup, effectiveSetup: effSetup } = ctx;
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
   const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
@@ -32,6 +47,7 @@ export function shardingBuffers(ctx: EstimateContext, st: StageContext): { gathe
   const expertsPerMoeLayer = a.moe && a.moe.moeLayers > 0 ? expertParams / a.moe.moeLayers : 0;
   const blockUnit = ((inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep)) * layerShare * a.layers / Math.max(1, layersHere)) / tp;
   const gathered: Component[] = [];
+  let gatheredAt: GatheredAt | undefined;
   const gatheredGrads: Component[] = [];
   // A 4/8-bit layer is all-gathered as stored: FSDP-QLoRA keeps bitsandbytes' packed weights in a 16-bit storage
   // (bnb_4bit_quant_storage) and gathers those bytes; torchao's NF4Tensor gathers its codes and scales under FSDP2
@@ -74,6 +90,14 @@ export function shardingBuffers(ctx: EstimateContext, st: StageContext): { gathe
       // Current unit + one prefetched unit all-gathered in the compute dtype (FSDP forward/backward prefetch).
       gathered.push(comp(ctx, 'gathered-params', 'FSDP all-gathered units', 2 * blockUnit * gatherBytesPerParam,
         () => (`2 units (current + prefetch) x ${formatCount(blockUnit)} params x ${gatherDtype}`), () => ({ unitParams: Math.round(blockUnit) })));
+      // Each layer unit is resharded after its forward (reshard_after_forward=True: FSDP2 FSDPParamGroup.post_forward,
+      // FSDP1 _post_forward_reshard); the first unit of the backward is gathered by the last layer's pre-backward hook,
+      // after the loss's backward. At the end, the first layer's unit has no unit left to prefetch but the root.
+      if (shardParams > 1) {
+        gatheredAt = { loss: [], lastLayer: gathered, firstLayer: [comp(ctx, 'gathered-params', 'FSDP all-gathered unit (first layer)',
+          blockUnit * gatherBytesPerParam, () => (`1 unit x ${formatCount(blockUnit)} params x ${gatherDtype}`),
+          () => ({ unitParams: Math.round(blockUnit) }))] };
+      }
     } else {
       gathered.push(comp(ctx, 'gathered-params', 'SHARD_GRAD_OP unsharded parameters (kept from forward to backward)', (blockParams / tp) * half,
         () => (`${formatCount(blockParams / tp)} params x ${half} B`), () => ({})));
@@ -102,5 +126,5 @@ export function shardingBuffers(ctx: EstimateContext, st: StageContext): { gathe
     headGather.push(comp(ctx, 'gathered-params', 'Output projection all-gathered for the loss', headParams * half,
       () => (`V x h / TP = ${formatCount(headParams)} params x ${half} B`), () => ({ vocab: a.vocab, hidden: a.hidden })));
   }
-  return { gathered, gatheredGrads, headGather };
+  return { gathered, gatheredAt: gatheredAt ?? { loss: gathered, lastLayer: gathered, firstLayer: gathered }, gatheredGrads, headGather };
 }

@@ -3,7 +3,8 @@
 import * as assert from 'node:assert/strict';
 import { finalNormSaved, lossMemory, referenceLogps } from '../../../src/core/terms/activations';
 import { parseArchitecture } from '../../../src/core/architecture';
-import { component, phase, run, setupFor } from '../helpers';
+import { component, near, phase, run, setupFor } from '../helpers';
+import { truthPeak, truthSetup } from './helpers';
 
 describe('estimate: logits and loss', () => {
   it('final RMSNorm + output head keep 8 / 4 / 6 B per token x hidden in bf16 (trained / frozen / head only) and 12 / 4 / 8 in fp32', () => {
@@ -118,5 +119,20 @@ describe('estimate: the HF Trainer\'s label smoothing', () => {
     const TV = 2048 * 128_256;
     const l = lossMemory({ tokens: 2048, vocab: 128_256, hidden: 2048, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, amp: true, labelSmoothing: true });
     assert.deepEqual([l.savedBytes, l.forwardTransientBytes, l.backwardTransientBytes], [8 * TV, 12 * TV - 8 * TV, 4 * TV]);
+  });
+});
+
+describe('estimate: Gemma 2 soft-caps by default (Gemma2Config final_logit_softcapping 30.0, attn_logit_softcapping 50.0)', () => {
+  // Truth point loop/gemma2-full-fp32 (2 layers, h 256, 4 heads, vocab 4,096, 2 x 256 tokens, eager attention) leaves both
+  // keys out of its config, so transformers applies its defaults: Gemma2ForCausalLM.forward soft-caps the logits
+  // (logits / cap, tanh, * cap: tanh keeps its fp32 output, 512 x 4,096 x 4 B = 8,388,608 B, seen with
+  // saved_tensors_hooks as TanhBackward0 (2, 256, 4096)), and each layer's eager attention its scores (tanh keeps
+  // 2 x 4 x 256 x 256 x 4 B = 2,097,152 B per layer, TanhBackward0 (2, 4, 256, 256)).
+  it('keeps tanh\'s output of the logits and of each layer\'s scores: 8,388,608 + 2 x 2,097,152 B more than without', () => {
+    const on = run(truthSetup('loop/gemma2-full-fp32'));
+    const arch = truthSetup('loop/gemma2-full-fp32').architecture as Record<string, unknown>;
+    const offArch = run(truthSetup('loop/gemma2-full-fp32', { architecture: { ...arch, final_logit_softcapping: null, attn_logit_softcapping: null } }));
+    assert.equal(on.perGpu.peakBytes - offArch.perGpu.peakBytes, 8_388_608 + 2 * 2_097_152);
+    near(on.perGpu.peakBytes, truthPeak('loop/gemma2-full-fp32'), 0.01, 'against the measured 99,645,872 B (was -12.2 %)');
   });
 });

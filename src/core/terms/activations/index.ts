@@ -38,7 +38,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   && a.inputRequiresGrad === b.inputRequiresGrad && a.sequenceParallel === b.sequenceParallel && (a.compile === true) === (b.compile === true)
   && (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) && (a.quantizedBase === true) === (b.quantizedBase === true)
     && (a.int8Base === true) === (b.int8Base === true) && (a.dequantizedExperts ?? 0) === (b.dequantizedExperts ?? 0)
-  && (a.expertsLooped === true) === (b.expertsLooped === true)
+  && (a.expertsLooped === true) === (b.expertsLooped === true) && (a.unshardedParamBytes ?? 0) === (b.unshardedParamBytes ?? 0)
   && (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') && (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch')
   && (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) && (a.linearKernels ?? 'fla') === (b.linearKernels ?? 'fla') && (a.mambaKernels
     ?? 'cuda') === (b.mambaKernels ?? 'cuda')
@@ -51,7 +51,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
 export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true } = {
   arch: true, mode: true, half: true, weightBytes: true, batch: true, seq: true, attention: true, baseTrainable: true, normsTrainable: true,
   inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true,
-    int8Base: true, dequantizedExperts: true, expertsLooped: true,
+    int8Base: true, dequantizedExperts: true, expertsLooped: true, unshardedParamBytes: true,
   kbitUpcast: true, kernels: true, tiledMlpShards: true, linearKernels: true, mambaKernels: true, expertLora: true,
 };
 /**
@@ -61,7 +61,7 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
 const layers = memo(layerActivationsUncached, {
   scope: (p) => p.arch,
   limit: 4096,
-  key: (p) => `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`,
+  key: (p) => `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}u${p.unshardedParamBytes ?? 0}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`,
   recent: { size: 32, same: samePlan },
 });
 

@@ -18,6 +18,12 @@ export function weight(bc: BlockContext, name: string): Weight {
   if (m?.parameter && p.quantizedBase) {
     return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.kbitUpcast !== undefined && p.kbitUpcast !== 'none' ? 4 : p.weightBytes };
   }
+  // transformers 5's grouped_mm over the fused 3-D experts is not autocast-enabled: it casts the input to the weight's
+  // dtype (integrations/moe.py _grouped_mm), so fp32 experts compute in fp32 under autocast. Under FSDP mixed
+  // precision the unsharded experts are 16-bit (p.unshardedParamBytes).
+  if (m?.parameter && m.group === 'expert' && p.arch.fusedExperts === true && p.expertsLooped !== true && !p.quantizedBase) {
+    return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.unshardedParamBytes ?? p.weightBytes, notAutocast: true };
+  }
   return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.quantizedBase ? p.half : p.weightBytes, keepsInputDtype: p.quantizedBase };
 }
 

@@ -72,6 +72,8 @@ export interface ActivationPlan {
    * implementation, grouped_mm).
    */
   readonly expertsLooped?: boolean;
+  /** FSDP mixed precision: the unsharded parameters the layers compute with are 16-bit (param_dtype), over fp32 weights. */
+  readonly unshardedParamBytes?: number;
   /**
    * fp32 upcast of the parameters a 4/8-bit model keeps unquantized: 'all' (PEFT prepare_model_for_kbit_training:
    * norms, embeddings, head), 'norms' (the norms only). fp32 norm weights make every norm output fp32; quantized

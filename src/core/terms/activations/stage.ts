@@ -101,6 +101,7 @@ function activationPlan(ctx: EstimateContext, st: StageContext):
       : {}), kernels: setup.kernels, tiledMlpShards: tiledShards,
     // transformers 5 runs fused experts through grouped_mm by default (modeling_utils get_correct_experts_implementation).
     ...(a.moe && olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth' ? { expertsLooped: true } : {}),
+    ...(fsdpMixedPrecision(ctx) ? { unshardedParamBytes: half } : {}),
     ...mixerKernels,
     ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
   };
@@ -161,6 +162,11 @@ function kernelNotes(ctx: EstimateContext, st: StageContext, layerPlan: Activati
   }
 }
 
+/** FSDP with a 16-bit param dtype over fp32 weights: the unsharded parameters the layers see are already 16-bit. */
+export function fsdpMixedPrecision(ctx: EstimateContext): boolean {
+  return ctx.sharding.fsdp && ctx.dtypes.mode === 'amp' && ctx.dtypes.weightBytes === 4;
+}
+
 /** The activations one GPU of this stage keeps: saved tensors, checkpointing, autocast copies, the causal mask. */
 export function stageActivations(ctx: EstimateContext, st: StageContext): StageActivations {
   const setup = ctx.setup;
@@ -213,8 +219,12 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
     actFormula = () => 'activation offloading: checkpointed layer inputs on the host, 2 in flight';
   }
   // Autocast's 16-bit copies of fp32 weights, kept by each matmul for backward; with full checkpointing only the
-  // recomputed layer holds them.
-  const castPerLayer = layer.weightCopyBytesPerLayer;
+  // recomputed layer holds them. Under FSDP mixed precision the layers compute with 16-bit unsharded parameters
+  // (FSDP2 MixedPrecisionPolicy param_dtype: FSDPParam.init_unsharded_param views of the bf16 all-gather output;
+  // FSDP1 MixedPrecision: views of the bf16 _full_param_padded, _flat_param.py _use_unsharded_views; Accelerate sets
+  // param_dtype to the autocast dtype, accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin), so autocast's
+  // cast is a no-op and nothing is copied or cached (aten/src/ATen/autocast_mode.cpp cached_cast casts fp32 only).
+  const castPerLayer = fsdpMixedPrecision(ctx) ? 0 : layer.weightCopyBytesPerLayer;
   const castBytes = castPerLayer > 0 && !setup.activation_offloading ? (ck === 'full' ? castPerLayer : castPerLayer * layersStage * inFlight) : 0;
   const castComp = castBytes > 0 ? [comp(ctx, 'autocast-weight-copies', 'Autocast weight copies (16-bit, kept for backward)', castBytes,
     () => (`${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${formatCount(castPerLayer / half)} linear weights x ${half} B`),
