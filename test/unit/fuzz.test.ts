@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { checkInput, mutate, rng, seeds } from '../fuzz/harness';
 
-const COUNT = Number(process.env.VRAM_LENS_FUZZ_COUNT ?? 2_000);
+const COUNT = Number(process.env.VRAM_LENS_FUZZ_COUNT ?? 10_000);
 
 describe(`fuzz: ${COUNT.toLocaleString('en-US')} mutated configs through the editor's entry points`, function () {
   this.timeout(0);

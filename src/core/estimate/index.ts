@@ -71,7 +71,18 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
   if (!ctx.lean) moeNotes(ctx);
   attentionNotes(ctx);
   evaluationNotes(ctx);
-  return assemble(ctx, opts);
+  return safeTotals(assemble(ctx, opts));
+}
+
+/**
+ * The estimate's contract is whole bytes below 2^53: a result whose device figure is not a safe integer (sizes beyond
+ * any GPU cluster, which the setup's bounds should already refuse) is an error, never a number.
+ */
+function safeTotals(r: EstimateResult): EstimateResult {
+  if (!r.ok) return r;
+  const g = r.estimate.perGpu;
+  if ([g.peakBytes, g.reservedBytes, g.deviceBytes, r.estimate.cpuBytes].every((b) => Number.isSafeInteger(b))) return r;
+  return { ok: false, errors: [{ key: 'micro_batch_size', message: 'the estimate exceeds 2^53 bytes (8 PiB) per GPU: the sizes in these files are beyond what any GPU holds' }] };
 }
 
 /** The busiest stage's phases, the runtime terms and host memory, as the estimate reports them. */
