@@ -67,6 +67,11 @@ const DRIVERS: Partial<Record<ComponentId, readonly CanonicalKey[]>> = {
   'rollout-engine': ['vllmMemoryFraction', 'vllmMode', 'useVllm'],
 };
 
+/** The memory components a key drives (the hover lists them beside the largest). */
+export function componentsDrivenBy(key: string): ComponentId[] {
+  return (Object.entries(DRIVERS) as Array<[ComponentId, readonly CanonicalKey[]]>).filter(([, keys]) => keys.includes(key as CanonicalKey)).map(([id]) => id);
+}
+
 /** Scenario files name setup fields directly. */
 const SCENARIO_KEY: Partial<Record<CanonicalKey, string>> = {
   microBatchSize: 'micro_batch_size', seqLen: 'seq_len', gradientCheckpointing: 'gradient_checkpointing', attention: 'attention',

@@ -175,7 +175,7 @@ describe('features: hover', () => {
   it('torchtune without dataset.packed: batches padded per batch (torchtune default), the run-long reserved figure in the hover', () => {
     const text = 'model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_attn_modules: [q_proj, v_proj]\n  lora_rank: 8\n'
       + 'tokenizer:\n  max_seq_len: 2048\nbatch_size: ‸2\ndtype: bf16\nenable_activation_checkpointing: True\n';
-    const md = checkHover('/w/8B_lora.yaml', text, [/over a run \(variable lengths\)/, /cached, freed before OOM/]);
+    const md = checkHover('/w/8B_lora.yaml', text, [/over a run \(variable lengths\)\s+[\d.]+ GiB nvidia-smi \(\+[\d.]+ GiB cached\)/]);
     const packed = `${text.replace('‸', '')}dataset:\n  _component_: torchtune.datasets.alpaca_cleaned_dataset\n  packed: ‸False\n`;
     // Packing removes the cache of earlier batches (one set of loss tensors: 12 x 4096 x 128,256 B = 5.9 GiB).
     checkHover('/w/8B_lora.yaml', packed, [/variable -> fixed batch lengths: -5\.9 GiB over a run/]);
@@ -190,8 +190,52 @@ describe('features: hover', () => {
 
   it('scenario: micro_batch_size shows the breakdown and what one more micro-batch costs', () => {
     const md = checkHover('/w/run.vram.yaml', 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nmicro_batch_size: ‸4\nseq_len: 1024\n',
-      [/```vram-breakdown/, /peak allocated/, /micro-batch 4 -> 5: \+[\d.]+ (GiB|MiB)/, /micro-batch 4 -> 3: -[\d.]+ (GiB|MiB)/, /command:vramLens.openPanel/, /A100-40GB/]);
+      [/^\*\*fits: [\d.]+ GiB of 40\.0 GiB on A100-40GB\*\* · `micro_batch_size`\n\nmicro-batch 4 -> 5/, /```vram-breakdown/, /= device \(nvidia-smi\)/, /micro-batch 4 -> 5: \+[\d.]+ (GiB|MiB)/, /micro-batch 4 -> 3: -[\d.]+ (GiB|MiB)/, /command:vramLens.openPanel/, /A100-40GB/]);
     assert.doesNotMatch(md, /undefined|NaN/);
+  });
+
+  it('answer first: the verdict, then what the key does, then at most the largest terms; formulas only in the panel', () => {
+    // Llama-3.1-8B LoRA at micro-batch 4 x 4,096 on an RTX 4090: does not fit; the diagnostic sits at micro_batch_size.
+    const text = 'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nsequence_len: 4096\nmicro_batch_size: 4\ngradient_accumulation_steps: 2\nbf16: true\ngradient_checkpointing: true\noptimizer: adamw_torch\n';
+    const s = { ...settings, gpu: 'RTX-4090' };
+    const a = analyze('/w/ax.yml', text, s);
+    const over = a.findings.find((f) => f.code === 'exceeds-gpu-memory');
+    assert.ok(over, JSON.stringify(a.findings.map((f) => f.message)));
+    const at = (key: string): string => hoverAt(a, text.indexOf(key) + 1, text) ?? '';
+    const keyWithDiagnostic = text.slice(over.span.start, over.span.end);
+    const mb = at(keyWithDiagnostic);
+    // Line 1: the verdict; line 2: what this key does (with the largest micro-batch that fits).
+    const [first, , second] = mb.split('\n');
+    assert.match(first, /^\*\*[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\)\*\* · `/);
+    if (keyWithDiagnostic === 'micro_batch_size') assert.match(second, /^micro-batch 4 -> 5: \+[\d.]+ GiB · micro-batch 4 -> 3: -[\d.]+ GiB( \(fits\))? · (\d+ fits|no micro-batch fits)$/);
+    // The key with the diagnostic repeats neither its message nor its related lines (the editor shows them beside it).
+    assert.ok(!mb.includes(over.message.split('. Peak')[0] + ', assuming'), mb);
+    for (const r of over.related) assert.ok(!mb.includes(r.message.split(':')[0]), `${r.message} repeated in\n${mb}`);
+    assert.doesNotMatch(mb, /= peak allocated|= reserved/);
+    // Another key: a small block of the largest terms (at most 3 + the key's own + the rest + the total), no formulas.
+    const seq = at('sequence_len');
+    const block = /```vram-breakdown\n([\s\S]*?)\n```/.exec(seq)?.[1] ?? '';
+    assert.ok(block.split('\n').length <= 7, block);
+    assert.match(block, /^\* Activations saved for backward/m);
+    assert.doesNotMatch(seq, /·\s*\d+ x|= peak allocated/);
+    assert.match(seq, /\[Full breakdown, formulas and advice\]\(command:vramLens\.openPanel\)$/);
+    // Not the same table on every key: the key's own terms are marked.
+    const rank = at('lora_r');
+    assert.notEqual(/```vram-breakdown\n([\s\S]*?)\n```/.exec(rank)?.[1], block);
+  });
+
+  it('micro-batch that does not fit: the largest that fits is named', () => {
+    const text = 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\ngradient_checkpointing: full\nmicro_batch_size: ‸32\nseq_len: 1024\n';
+    const md = checkHover('/w/run.vram.yaml', text, [/^\*\*[\d.]+ GiB > 24\.0 GiB on RTX-4090/, /· (\d+) fits/], { ...settings, gpu: 'RTX-4090' });
+    const m = Number(/· (\d+) fits/.exec(md)![1]);
+    const fits = (n: number): boolean | undefined => analyze('/w/run.vram.yaml', text.replace('‸', '').replace('micro_batch_size: 32', `micro_batch_size: ${n}`), { ...settings, gpu: 'RTX-4090' }).estimate?.fits;
+    assert.equal(fits(m), true);
+    assert.equal(fits(m + 1), false);
+  });
+
+  it('Python: the hover at a model id constant\'s definition is the model\'s (MODEL_ID = "..." then from_pretrained(MODEL_ID))', () => {
+    const text = 'from transformers import AutoModelForCausalLM, TrainingArguments\nMODEL_‸ID = "Qwen/Qwen2.5-7B"\nmodel = AutoModelForCausalLM.from_pretrained(MODEL_ID)\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True)\n';
+    checkHover('/w/train.py', text, [/`MODEL_ID`/, /7\.62B parameters/, /qwen2: 28 layers, hidden 3584/, /catalog/]);
   });
 
   it('DeepSpeed JSON: zero_optimization.stage shows the saving of the next stage (with the launcher beside it)', () => {
