@@ -526,7 +526,9 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   const abs = path.resolve(opts.cwd, expandHome(trimmed, homeDir(opts.env)));
   const local = fromLocalPath(trimmed, abs, explicitPath, policy);
   if (local) return local;
-  if (explicitPath) return { kind: 'error', message: `${abs}: no such file or directory` };
+  if (explicitPath) {
+    return { kind: 'error', message: `model path '${trimmed}' does not exist (no ${abs}): point it at a model folder with a config.json, or at the config.json itself; a relative path is read from ${opts.cwd}` };
+  }
   const hub = parseHubRef(trimmed);
   if (!hub) return { kind: 'missing' };
   const cached = fromHfCache(hub, hfCache, policy) ?? fromOurCache(hub, ourCache, policy);

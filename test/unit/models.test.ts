@@ -279,7 +279,7 @@ describe('models: resolution from anywhere', () => {
     });
 
     it('names the path when an explicit path does not exist or is not a config', () => {
-      assert.match(fail(resolveModelSync('./nowhere', { cwd: tmp, env })), /nowhere: no such file or directory/);
+      assert.match(fail(resolveModelSync('./nowhere', { cwd: tmp, env })), /model path '\.\/nowhere' does not exist \(no .*nowhere\): point it at a model folder/);
       write(path.join(tmp, 'broken', 'config.json'), '{ "hidden_size": ');
       assert.match(fail(resolveModelSync('./broken', { cwd: tmp, env })), /broken[\\/]config\.json: invalid JSON/);
       fs.mkdirSync(path.join(tmp, 'empty-dir'), { recursive: true });
