@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { catalogResolver } from '../../src/analyzers/resolve';
+import { detectFormat } from '../../src/analyzers/detect';
 import { analyzeDocument, type AnalysisSettings } from '../../src/features/analysis';
 import { hoverAt } from '../../src/features/hover';
 import { SettingsSchema, SETTING_KEYS } from '../../src/features/settings';
@@ -443,5 +444,60 @@ describe('features: settings', () => {
     const pinned = analyze('/w/run.vram.yaml', `${text}transformers_version: "5.1"\n`, { ...settings, transformersVersion: '4.57' }).estimate!;
     assert.equal(pinned.parameters.quantized, now.parameters.quantized);
     assert.equal(SettingsSchema.shape.transformersVersion.safeParse('v5').success, false);
+  });
+});
+
+describe('features: no false alarms', () => {
+  // lm-evaluation-harness lm_eval/tasks/arc/arc_easy.yaml, with the batch_size and max_length an evaluation run sets.
+  const LM_EVAL_TASK = [
+    'tag:', '  - ai2_arc', 'task: arc_easy', 'dataset_path: allenai/ai2_arc', 'dataset_name: ARC-Easy', 'output_type: multiple_choice',
+    'training_split: train', 'validation_split: validation', 'test_split: test', 'doc_to_text: "Question: {{question}}\\nAnswer:"',
+    'doc_to_target: "{{choices.label.index(answerKey)}}"', 'doc_to_choice: "{{choices.text}}"', 'batch_size: 8', 'max_length: 2048',
+    'metric_list:', '  - metric: acc', '    aggregation: mean', '    higher_is_better: true', 'metadata:', '  version: 1.0', '',
+  ].join('\n');
+  // transformers docs/source/en/deepspeed.md, "ZeRO-2 example" (ds_config_zero2.json), as HF Trainer users copy it.
+  const HF_ZERO2 = JSON.stringify({
+    fp16: { enabled: 'auto', loss_scale: 0, loss_scale_window: 1000, initial_scale_power: 16, hysteresis: 2, min_loss_scale: 1 },
+    bf16: { enabled: 'auto' },
+    optimizer: { type: 'AdamW', params: { lr: 'auto', betas: 'auto', eps: 'auto', weight_decay: 'auto' } },
+    scheduler: { type: 'WarmupLR', params: { warmup_min_lr: 'auto', warmup_max_lr: 'auto', warmup_num_steps: 'auto' } },
+    zero_optimization: { stage: 2, offload_optimizer: { device: 'cpu', pin_memory: true }, allgather_partitions: true, allgather_bucket_size: 2e8,
+      overlap_comm: true, reduce_scatter: true, reduce_bucket_size: 2e8, contiguous_gradients: true },
+    gradient_accumulation_steps: 'auto', gradient_clipping: 'auto', steps_per_print: 2000, train_batch_size: 'auto', train_micro_batch_size_per_gpu: 'auto',
+    wall_clock_breakdown: false,
+  }, null, 4);
+
+  it('an lm-evaluation-harness task YAML is not a training config: no format, so no "no model found"', () => {
+    assert.equal(detectFormat('/w/tasks/arc_easy.yaml', LM_EVAL_TASK), undefined);
+    // A training YAML that also names a task is still read.
+    assert.equal(detectFormat('/w/sft.yaml', `${LM_EVAL_TASK}per_device_train_batch_size: 4\nlearning_rate: 2.0e-5\n`), 'hf-yaml');
+    // One loose key alone (max_length) does not make a YAML TrainingArguments.
+    assert.equal(detectFormat('/w/generation.yaml', 'max_length: 512\ntemperature: 0.7\n'), undefined);
+  });
+
+  it('the HF ZeRO-2 JSON\'s "auto" values are no diagnostics on their own or beside a Trainer launcher; the hover says what fills them', () => {
+    const file = '/w/ds_config_zero2.json';
+    assert.deepEqual(analyze(file, HF_ZERO2).findings.filter((f) => f.code === 'unresolved-auto'), []);
+    const launcher = { file: '/w/train.sh', text: 'deepspeed --num_gpus 4 train.py --deepspeed ds_config_zero2.json --model_name_or_path meta-llama/Llama-2-7b-hf --per_device_train_batch_size 4 --gradient_accumulation_steps 2 --bf16\n' };
+    const a = analyzeDocument({ file, text: HF_ZERO2 }, settings, { reader, resolver: catalogResolver, related: [launcher] });
+    assert.deepEqual(a.findings.filter((f) => f.code === 'unresolved-auto'), []);
+    const md = hoverAt(a, HF_ZERO2.indexOf('"auto"', HF_ZERO2.indexOf('train_micro_batch_size_per_gpu')) + 2, HF_ZERO2) ?? '';
+    assert.match(md, /HF Trainer or Accelerate fill it from TrainingArguments/);
+    assert.match(md, /In this run: `4` \(from `--per_device_train_batch_size` in `train\.sh`\)/);
+    // DeepSpeed's own launcher with deepspeed.initialize fills nothing: there "auto" is said.
+    const plain = { file: '/w/train.sh', text: 'deepspeed --num_gpus 4 pretrain.py --deepspeed_config ds_config_zero2.json\n' };
+    const b = analyzeDocument({ file, text: HF_ZERO2 }, settings, { reader, resolver: catalogResolver, related: [plain] });
+    assert.ok(b.findings.some((f) => f.code === 'unresolved-auto'));
+    // ... once: the hover at such a value does not repeat the diagnostic.
+    const at = HF_ZERO2.indexOf('"auto"', HF_ZERO2.indexOf('train_micro_batch_size_per_gpu')) + 2;
+    assert.doesNotMatch(hoverAt(b, at, HF_ZERO2) ?? '', /DeepSpeed alone does not accept/);
+  });
+
+  it('a missing model is said once, and the setting it names is not asked for twice', () => {
+    const b = analyzeDocument({ file: '/w/ds.json', text: HF_ZERO2 }, settings, { reader, resolver: catalogResolver,
+      related: [{ file: '/w/train.sh', text: 'deepspeed --num_gpus 4 pretrain.py --deepspeed_config ds.json\n' }] });
+    const m = b.findings.filter((f) => f.code === 'unknown-model');
+    assert.equal(m.length, 1);
+    assert.equal(m[0].message.match(/vramLens\.model/g)?.length, 1, m[0].message);
   });
 });

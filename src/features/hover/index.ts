@@ -81,12 +81,12 @@ function fieldOf(key: string): string | undefined {
 }
 
 /** What fills an "auto" value of a DeepSpeed JSON: the analyzer's note, and the value the run gives it, if any. */
-function autoLine(a: Analysis, target: HoverTarget, t: Translate): string | undefined {
+function autoLine(a: Analysis, target: HoverTarget, here: readonly Finding[], t: Translate): string | undefined {
   const f = target.fact;
   if (!f || !isUnknown(f.value) || !/^auto\b/.test(f.value.unknown)) return undefined;
   const p = a.facts.problems.find((x) => x.code === 'unresolved-auto' && x.span.start === f.valueSpan.start);
   const lines: string[] = [];
-  if (p) lines.push(messageMarkdown(p.message, p.template, t));
+  if (p && !here.some((x) => x.code === 'unresolved-auto')) lines.push(messageMarkdown(p.message, p.template, t));
   const field = fieldOf(String(target.key));
   const prov = field ? (a.pipeline.provenance as Record<string, (typeof a.pipeline.provenance)[keyof typeof a.pipeline.provenance]>)[field] : undefined;
   const value = field && a.setup ? (a.setup as unknown as Record<string, unknown>)[field] : undefined;
@@ -95,7 +95,7 @@ function autoLine(a: Analysis, target: HoverTarget, t: Translate): string | unde
       : prov.kind === 'default' ? mdText(`${prov.owner}: ${prov.note}`) : prov.kind === 'setting' ? mdCode(prov.setting) : prov.kind === 'flag' ? mdCode(prov.flag) : '';
     if (from) lines.push(t('In this run: {0} (from {1}).', mdCode(String(value)), from));
   }
-  return lines.length > 0 ? lines.join(' ') : t('"auto" is filled in by the trainer from TrainingArguments.');
+  return lines.length > 0 ? lines.join(' ') : undefined;
 }
 
 /** Markdown for a hover at `offset`, or undefined when the offset is not on a memory-relevant key. */
@@ -124,7 +124,7 @@ export function hoverAt(a: Analysis, offset: number, text: string, t: Translate 
     const shown = reason && here.some((f) => f.message === reason.message);
     const why = reason ? messageMarkdown(reason.message, 'template' in reason ? reason.template : undefined, t) : mdText(t('the setup is incomplete'));
     lines.push(shown ? `${t('No estimate yet')} · ${mdCode(target.rawKey)}` : t('No estimate yet: {0}', why));
-    const auto = autoLine(a, target, t);
+    const auto = autoLine(a, target, here, t);
     if (auto) lines.push(auto);
     return lines.join('\n\n');
   }
@@ -133,7 +133,7 @@ export function hoverAt(a: Analysis, offset: number, text: string, t: Translate 
   if (model.length > 0) lines.push(model.join('  \n'));
   const effects = whatIfEffects(String(target.key), a.setup, e, t);
   if (effects.length > 0) lines.push(effects.join(' · '));
-  const auto = autoLine(a, target, t);
+  const auto = autoLine(a, target, here, t);
   if (auto) lines.push(auto);
   // 3. The largest terms and those this key drives, unless the diagnostic here lists them already.
   const fitHere = here.some((f) => f.code === 'exceeds-gpu-memory' || f.code === 'near-gpu-memory');
