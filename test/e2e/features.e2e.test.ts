@@ -34,6 +34,9 @@ async function waitForDiagnostics(uri: vscode.Uri, cond: () => boolean, what: st
   });
 }
 
+/** The hover's first line: the verdict against the GPU of the settings (RTX-4090), then the hovered key. */
+const VERDICT = /^\*\*(fits: [\d.]+ GiB of 24\.0 GiB on RTX-4090|[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\))\*\* · `/m;
+
 async function hoverText(doc: vscode.TextDocument, needle: string, delta = 1): Promise<string> {
   const offset = doc.getText().indexOf(needle);
   assert.ok(offset >= 0, `${needle} in ${doc.fileName}`);
@@ -51,26 +54,51 @@ suite('VRAM Lens features (real extension host)', () => {
     assert.ok(ext.isActive, 'activated by its own activation events');
   });
 
-  test('hover in a scenario file: breakdown and the cost of one more micro-batch', async () => {
+  test('hover in a scenario file: the verdict first, then the cost of one more micro-batch', async () => {
     const doc = await open('run.vram.yaml');
     const text = await hoverText(doc, 'micro_batch_size');
-    assert.match(text, /peak allocated/);
-    assert.match(text, /micro-batch 4 -> 5: \+/);
-    assert.match(text, /RTX-4090/);
+    const lines = text.split('\n').filter((l) => l.trim().length > 0);
+    assert.match(lines[0], /^\*\*[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\)\*\* · `micro_batch_size`$/);
+    assert.match(lines[1], /^micro-batch 4 -> 5: \+/);
+    // The diagnostic at this key lists the largest terms; the hover does not repeat them, and links to the panel.
+    assert.doesNotMatch(text, /vram-breakdown|peak allocated/);
+    assert.match(text, /command:vramLens\.openPanel/);
+    // A key without the diagnostic: the verdict, its what-ifs, then a small block of the largest terms.
+    const seq = await hoverText(doc, 'seq_len');
+    assert.match(seq, VERDICT);
+    const block = /```vram-breakdown\n([\s\S]*?)\n```/.exec(seq)?.[1] ?? '';
+    assert.ok(block.split('\n').length <= 7 && /= device \(nvidia-smi\)/.test(block), seq);
   });
 
   test('hover in a DeepSpeed JSON (with its launcher beside it): what the next ZeRO stage saves', async () => {
     const doc = await open('ds_config.json');
     const text = await hoverText(doc, '"stage"', 2);
-    assert.match(text, /peak allocated/);
+    assert.match(text, VERDICT);
     assert.match(text, /stage 2 -> 3: [+-][\d.]+ (GiB|MiB)/);
     assert.match(text, /stage 2 -> 1: \+/);
   });
 
   test('hover in TrainingArguments (Python), a launch script and Axolotl YAML', async () => {
-    assert.match(await hoverText(await open('train.py'), 'per_device_train_batch_size'), /micro-batch 2 -> 3/);
-    assert.match(await hoverText(await open('train.sh'), '--max_seq_length', 3), /sequence 1024 -> 2048/);
-    assert.match(await hoverText(await open('axolotl.yml'), 'sequence_len'), /peak allocated/);
+    const py = await hoverText(await open('train.py'), 'per_device_train_batch_size');
+    assert.match(py, VERDICT);
+    assert.match(py, /micro-batch 2 -> 3/);
+    const sh = await hoverText(await open('train.sh'), '--max_seq_length', 3);
+    assert.match(sh, VERDICT);
+    assert.match(sh, /sequence 1024 -> 2048/);
+    assert.match(await hoverText(await open('axolotl.yml'), 'sequence_len'), VERDICT);
+  });
+
+  test('the VRAM Lens output channel says what was analysed: file, run, headline, time', async () => {
+    await open('run.vram.yaml');
+    const end = Date.now() + 15_000;
+    let lines: string[] = [];
+    const analysed = (l: string): boolean => /^analysed .*run\.vram\.yaml \[scenario\] in \d+ ms; run: .*; [\d.]+ GiB > 24\.0 GiB on RTX-4090/.test(l);
+    while (!(lines = await vscode.commands.executeCommand<string[]>('vramLens.internal.recentLog')).some(analysed) && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(lines.length > 0, 'the output channel is not empty');
+    assert.ok(lines.some(analysed), lines.slice(-20).join('\n'));
+    assert.ok(lines.some((l) => /^language server started in \d+ ms/.test(l)), lines.slice(0, 5).join('\n'));
   });
 
   test('exceeds-gpu-memory appears on the key that drives the peak, and disappears when the file changes', async () => {
@@ -93,9 +121,9 @@ suite('VRAM Lens features (real extension host)', () => {
     const d = ours(doc.uri, 'exceeds-gpu-memory')[0];
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range, vscode.CodeActionKind.QuickFix.value);
     // The command returns actions without their diagnostics attached; ours are recognised by their titles.
-    const mine = actions.filter((a) => /\(-[\d.]+ (GiB|MiB), /.test(a.title));
+    const mine = actions.filter((a) => /^-[\d.]+ (GiB|MiB) · /.test(a.title));
     assert.ok(mine.length >= 2, `quick fixes: ${actions.length} actions: ${actions.map((a) => `${a.title} [${(a.diagnostics ?? []).map((x) => x.source).join()}]`).join(' | ')}`);
-    assert.ok(mine.every((a) => /\(-[\d.]+ (GiB|MiB), /.test(a.title)), 'each title states the saving and the cost');
+    assert.equal(new Set(mine.map((a) => a.title.replace(/^\S+ \S+ · /, ''))).size, mine.length, 'no two rows name the same change');
     const preferred = mine.find((a) => a.isPreferred);
     assert.ok(preferred?.command, 'one preferred fix, applied through the command that re-checks the files');
     await vscode.commands.executeCommand(preferred.command.command, ...(preferred.command.arguments ?? []));
@@ -108,7 +136,7 @@ suite('VRAM Lens features (real extension host)', () => {
     await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'exceeds-gpu-memory');
     const d = ours(doc.uri, 'exceeds-gpu-memory')[0];
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range, vscode.CodeActionKind.QuickFix.value);
-    const fitting = actions.filter((a) => /\(-[\d.]+ (GiB|MiB), /.test(a.title) && !/still does not fit/.test(a.title));
+    const fitting = actions.filter((a) => /^-[\d.]+ (GiB|MiB) · /.test(a.title) && !/still does not fit/.test(a.title));
     assert.ok(fitting.length >= 3, fitting.map((a) => a.title).join(' | '));
     const original = doc.getText();
     for (const a of fitting) {
