@@ -5,7 +5,9 @@ import * as path from 'node:path';
 import { catalogResolver } from '../../src/analyzers/resolve';
 import { detectFormat } from '../../src/analyzers/detect';
 import { analyzeDocument, type AnalysisSettings } from '../../src/features/analysis';
+import { applyEditData } from '../../src/features/fixes';
 import { hoverAt } from '../../src/features/hover';
+import { keyFixes } from '../../src/features/quick-fixes';
 import { SettingsSchema, SETTING_KEYS } from '../../src/features/settings';
 
 const repo = path.resolve(__dirname, '..', '..', '..');
@@ -499,5 +501,26 @@ describe('features: no false alarms', () => {
     const m = b.findings.filter((f) => f.code === 'unknown-model');
     assert.equal(m.length, 1);
     assert.equal(m[0].message.match(/vramLens\.model/g)?.length, 1, m[0].message);
+  });
+});
+
+describe('features: deprecated Axolotl attention switches', () => {
+  it('flash_attention: true gets a fix that writes attn_implementation: flash_attention_2 in its place', () => {
+    const text = 'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nflash_attention: true  # fast\nbf16: true\n';
+    const a = analyze('/w/ax.yml', text);
+    assert.ok(a.findings.some((f) => f.code === 'deprecated-key' && text.slice(f.span.start, f.span.end) === 'flash_attention'));
+    const fixes = keyFixes(a);
+    assert.equal(fixes.length, 1);
+    assert.equal(fixes[0].title, 'Use attn_implementation: flash_attention_2 (the current key for flash_attention)');
+    const edited = applyEditData(text, fixes[0].edits);
+    assert.match(edited, /^attn_implementation: flash_attention_2\nbf16: true$/m);
+    const after = analyze('/w/ax.yml', edited);
+    assert.equal(after.findings.filter((f) => f.code === 'deprecated-key').length, 0);
+    assert.equal(after.setup?.attention, a.setup?.attention);
+    // With attn_implementation already set, the switch is removed.
+    const both = `${text}attn_implementation: sdpa\n`;
+    const [remove] = keyFixes(analyze('/w/ax.yml', both));
+    assert.equal(remove.title, 'Remove the deprecated flash_attention');
+    assert.doesNotMatch(applyEditData(both, remove.edits), /flash_attention:/);
   });
 });
