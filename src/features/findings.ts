@@ -223,7 +223,8 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     const span = driver?.key?.span ?? spanOfKey(a, 'model') ?? firstLine(text);
     const related: RelatedInfo[] = big.slice(0, 4).map((c) => {
       const k = (DRIVERS[c.id] ?? []).map((x) => spanOfKey(a, x)).find((s) => s);
-      return { file: a.file, span: k ?? span, message: `${c.label}: ${formatBytes(c.bytes)} (${c.formula})` };
+      // One line each (the editor shows them in the hover of the key): the formulas are in the panel.
+      return { file: a.file, span: k ?? span, message: `${c.label}: ${formatBytes(c.bytes)}` };
     });
     const phase = e.perGpu.phases.find((p) => p.phase === e.perGpu.phase);
     // HF Trainer's auto_find_batch_size catches the out-of-memory error and halves the micro-batch until a step runs

@@ -40,6 +40,7 @@ export default async function features({ url, screenshots, workspace, check }) {
     const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
     const first = lines.findIndex((l) => /^[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\) · micro_batch_size$/.test(l));
     if (first < 0 || !/^micro-batch 4 -> 5: \+/.test(lines[first + 1] ?? '')) throw new Error(`hover: ${text}`);
+    await page.waitForTimeout(600); // the hover fades in
     await screenshot(page, path.join(screenshots, 'hover.png'));
     await page.mouse.move(2, 2);
   });
@@ -51,6 +52,7 @@ export default async function features({ url, screenshots, workspace, check }) {
       const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
       const first = lines.findIndex((l) => /^[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\) · seq_len$/.test(l));
       if (first < 0 || !/^sequence 2048 -> 4096: \+/.test(lines[first + 1] ?? '') || !/= device \(nvidia-smi\)/.test(text)) throw new Error(`hover: ${text}`);
+      await page.waitForTimeout(600); // the hover fades in
       await screenshot(page, path.join(screenshots, `hover-${t.name}.png`));
       await page.mouse.move(2, 2);
     });
@@ -220,7 +222,8 @@ export default async function features({ url, screenshots, workspace, check }) {
     if (await notice.evaluate((n) => n.classList.contains('notice-applied'))) {
       // The server writes it: the editor holds the new value.
       if (!/Applied: sequence length 1024 in panel\.vram\.yaml/.test(said)) throw new Error(`notice: ${said}`);
-      const text = await page.locator('.editor-group-container .monaco-editor .view-lines').first().innerText();
+      // The editor renders spaces as no-break spaces.
+      const text = (await page.locator('.editor-group-container .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
       if (!/seq_len: 1024/.test(text)) throw new Error(`editor: ${text}`);
     } else if (!/Not applied: This VRAM Lens server cannot write what-if changes yet/.test(said)) {
       throw new Error(`notice: ${said}`);
