@@ -150,6 +150,37 @@ suite('VRAM Lens features (real extension host)', () => {
     }
   });
 
+  test('an unknown model offers Set vramLens.model and network access; a deprecated switch offers its current key', async () => {
+    const folder = vscode.workspace.workspaceFolders![0].uri;
+    const uri = vscode.Uri.joinPath(folder, 'unknown-model.yml');
+    const text = 'base_model: acme/not-a-real-model-7b\nadapter: lora\nlora_r: 16\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nflash_attention: true\nbf16: true\n';
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(text));
+    try {
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc);
+      await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'unknown-model').length === 1 && ours(doc.uri, 'deprecated-key').length === 1, 'unknown-model and deprecated-key');
+      const model = ours(doc.uri, 'unknown-model')[0];
+      assert.equal(doc.getText(model.range), 'acme/not-a-real-model-7b');
+      // Said once (HF_HUB_OFFLINE in the environment replaces the network hint with a note that the Hub is not asked).
+      const offline = /HF_HUB_OFFLINE/.test(model.message);
+      assert.equal(model.message.match(/vramLens\.allowNetwork/g)?.length, offline ? undefined : 1, model.message);
+      const titles = async (range: vscode.Range): Promise<vscode.CodeAction[]> =>
+        vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, range, vscode.CodeActionKind.QuickFix.value);
+      const forModel = (await titles(model.range)).map((a) => a.title);
+      assert.ok(forModel.includes('Set vramLens.model for this workspace…'), forModel.join(' | '));
+      assert.equal(forModel.includes('Allow VRAM Lens to fetch config.json from the Hugging Face Hub…'), !offline, forModel.join(' | '));
+      const deprecated = ours(doc.uri, 'deprecated-key')[0];
+      const fix = (await titles(deprecated.range)).find((a) => a.title === 'Use attn_implementation: flash_attention_2 (the current key for flash_attention)');
+      assert.ok(fix?.command, 'the deprecated switch has a fix');
+      await vscode.commands.executeCommand(fix.command.command, ...(fix.command.arguments ?? []));
+      await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'deprecated-key').length === 0, 'the deprecated-key diagnostic to clear');
+      assert.match(doc.getText(), /^attn_implementation: flash_attention_2$/m);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    } finally {
+      await vscode.workspace.fs.delete(uri);
+    }
+  });
+
   test('changing vramLens.gpu re-runs the analysis', async () => {
     const doc = await open('run.vram.yaml');
     await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'exceeds-gpu-memory');
