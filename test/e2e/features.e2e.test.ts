@@ -91,10 +91,12 @@ suite('VRAM Lens features (real extension host)', () => {
   test('the VRAM Lens output channel says what was analysed: file, run, headline, time', async () => {
     await open('run.vram.yaml');
     const end = Date.now() + 15_000;
-    let lines: string[] = [];
     const analysed = (l: string): boolean => /analysed .*run\.vram\.yaml \[scenario\] in \d+ ms; run: .*; [\d.]+ GiB > 24\.0 GiB on RTX-4090/.test(l);
-    while (!(lines = await vscode.commands.executeCommand<string[]>('vramLens.internal.recentLog')).some(analysed) && Date.now() < end) {
+    const read = async (): Promise<string[]> => vscode.commands.executeCommand<string[]>('vramLens.internal.recentLog');
+    let lines = await read();
+    while (!lines.some(analysed) && Date.now() < end) {
       await new Promise((r) => setTimeout(r, 200));
+      lines = await read();
     }
     assert.ok(lines.length > 0, 'the output channel is not empty');
     assert.ok(lines.some(analysed), lines.slice(-20).join('\n'));
