@@ -25,6 +25,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('vramLens.selectGpu', () => load().selectGpu()),
     vscode.commands.registerCommand('vramLens.chooseRun', () => load().chooseRun()),
     vscode.commands.registerCommand('vramLens.setGpuCount', () => load().setGpuCount()),
+    vscode.commands.registerCommand('vramLens.setModel', (arg?: { uri?: string }) => load().setModel(arg)),
+    vscode.commands.registerCommand('vramLens.allowNetwork', () => load().allowNetwork()),
   );
   // The server, diagnostics and the status bar start right after activation.
   const timer = setTimeout(() => load(), 0);

@@ -67,6 +67,11 @@ const DRIVERS: Partial<Record<ComponentId, readonly CanonicalKey[]>> = {
   'rollout-engine': ['vllmMemoryFraction', 'vllmMode', 'useVllm'],
 };
 
+/** The memory components a key drives (the hover lists them beside the largest). */
+export function componentsDrivenBy(key: string): ComponentId[] {
+  return (Object.entries(DRIVERS) as Array<[ComponentId, readonly CanonicalKey[]]>).filter(([, keys]) => keys.includes(key as CanonicalKey)).map(([id]) => id);
+}
+
 /** Scenario files name setup fields directly. */
 const SCENARIO_KEY: Partial<Record<CanonicalKey, string>> = {
   microBatchSize: 'micro_batch_size', seqLen: 'seq_len', gradientCheckpointing: 'gradient_checkpointing', attention: 'attention',
@@ -134,6 +139,21 @@ function firstLine(text: string): Span {
   return { start: 0, end: nl < 0 ? Math.min(text.length, 1) : nl };
 }
 
+/** The tools whose DeepSpeed integration fills "auto" (transformers integrations/deepspeed.py, Accelerate). */
+const AUTO_FILLERS = new Set(['hf-trainer', 'accelerate', 'trl', 'axolotl', 'llamafactory']);
+
+/**
+ * Whether the run fills the "auto" values of its DeepSpeed JSON: a JSON on its own is the HF convention (the Trainer
+ * or Accelerate that loads it fills them), and so is one that a Trainer, Accelerate, TRL, Axolotl or LLaMA-Factory
+ * file of the run names. Only a run whose other files are none of those (DeepSpeed's own launcher and
+ * deepspeed.initialize) is told that "auto" is not a value.
+ */
+export function autoFilled(a: Analysis): boolean {
+  const others = a.pipeline.files.filter((f) => f.file !== a.file && f.origin === undefined);
+  return others.length === 0 || others.some((f) => f.facts.tools.some((t) => AUTO_FILLERS.has(t)) || FORMAT_FILLS.has(f.facts.format));
+}
+const FORMAT_FILLS = new Set(['hf-python', 'hf-yaml', 'accelerate-yaml', 'axolotl-yaml', 'llamafactory-yaml']);
+
 type Translate = (message: string, ...args: Array<string | number>) => string;
 const identity: Translate = (m, ...args) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
 
@@ -148,9 +168,10 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     seen.add(k);
     out.push(f);
   };
-  // Problems the analyzers found in this document.
+  // Problems the analyzers found in this document ("auto" only where nothing of the run fills it; the hover says what does).
+  const filled = autoFilled(a);
   for (const p of a.facts.problems) {
-    if (!REPORTED_FROM_ANALYZERS.has(p.code)) continue;
+    if (!REPORTED_FROM_ANALYZERS.has(p.code) || (p.code === 'unresolved-auto' && filled)) continue;
     push({ code: p.code as FindingCode, severity: p.severity, message: problemText(p), span: p.span, related: [], template: p.template });
   }
   if (a.scenario) {
@@ -161,7 +182,7 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
   }
   // Problems found while merging files, located in this document.
   for (const p of a.pipeline.problems) {
-    if (p.file !== a.file || !REPORTED_FROM_ANALYZERS.has(p.code)) continue;
+    if (p.file !== a.file || !REPORTED_FROM_ANALYZERS.has(p.code) || (p.code === 'unresolved-auto' && filled)) continue;
     push({ code: p.code as FindingCode, severity: p.severity, message: problemText(p), span: { start: p.start, end: Math.max(p.end, p.start) }, related: [], template: p.template });
   }
   // The estimator refused the setup (values that contradict each other), or warns about a rollout it cannot count:
@@ -185,7 +206,10 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
       const span = modelProblem.file === a.file ? { start: modelProblem.start, end: modelProblem.end } : spanOfKey(a, 'model') ?? firstLine(text);
       push({
         code: 'unknown-model', severity: 'warning', span, related: [],
-        message: t('{0}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), or open the launch script / training file that names it.', problemText(modelProblem)),
+        // Said once: a message that already names the setting gets only the pointer to the file that may name the model.
+        message: /vramLens\.model/.test(problemText(modelProblem))
+          ? t('{0}; or open the launch script / training file that names it.', problemText(modelProblem))
+          : t('{0}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), or open the launch script / training file that names it.', problemText(modelProblem)),
       });
     }
     return out;
@@ -199,7 +223,8 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     const span = driver?.key?.span ?? spanOfKey(a, 'model') ?? firstLine(text);
     const related: RelatedInfo[] = big.slice(0, 4).map((c) => {
       const k = (DRIVERS[c.id] ?? []).map((x) => spanOfKey(a, x)).find((s) => s);
-      return { file: a.file, span: k ?? span, message: `${c.label}: ${formatBytes(c.bytes)} (${c.formula})` };
+      // One line each (the editor shows them in the hover of the key): the formulas are in the panel.
+      return { file: a.file, span: k ?? span, message: `${c.label}: ${formatBytes(c.bytes)}` };
     });
     const phase = e.perGpu.phases.find((p) => p.phase === e.perGpu.phase);
     // HF Trainer's auto_find_batch_size catches the out-of-memory error and halves the micro-batch until a step runs

@@ -73,6 +73,13 @@ export interface AsyncResolveOptions extends Omit<SyncResolveOptions, 'allowNetw
 
 const DEFAULT_HUB_URL = 'https://huggingface.co';
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** A config.json larger than this is not read (the largest in the catalog's sources are under 100 KB). */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
+/** Hosts an answer may come from: the Hub asked (hubUrl or HF_ENDPOINT) and Hugging Face's own hosts (its CDN and storage). */
+function hubHost(host: string, hubUrl: string): boolean {
+  return host === new URL(hubUrl).hostname || host === 'huggingface.co' || host.endsWith('.huggingface.co') || host === 'hf.co' || host.endsWith('.hf.co');
+}
 const DEFAULT_NETWORK_HINT = '--allow-network';
 /** Safetensors headers above this size are refused (the largest real MoE headers are a few MB). */
 const MAX_HEADER_BYTES = 100_000_000;
@@ -526,7 +533,9 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   const abs = path.resolve(opts.cwd, expandHome(trimmed, homeDir(opts.env)));
   const local = fromLocalPath(trimmed, abs, explicitPath, policy);
   if (local) return local;
-  if (explicitPath) return { kind: 'error', message: `${abs}: no such file or directory` };
+  if (explicitPath) {
+    return { kind: 'error', message: `model path '${trimmed}' does not exist (no ${abs}): point it at a model folder with a config.json, or at the config.json itself; a relative path is read from ${opts.cwd}` };
+  }
   const hub = parseHubRef(trimmed);
   if (!hub) return { kind: 'missing' };
   const cached = fromHfCache(hub, hfCache, policy) ?? fromOurCache(hub, ourCache, policy);
@@ -666,8 +675,21 @@ async function fetchFromHub(hub: HubRef, opts: AsyncResolveOptions): Promise<Mod
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const ctx: HubContext = { hub, hubUrl, timeoutMs, token, signal: controller.signal };
   const base = opts.fetch ?? globalThis.fetch;
+  // Every answer is checked: one redirected off Hugging Face's hosts, or a config.json over MAX_CONFIG_BYTES, is refused
+  // before its body is read.
   const timedFetch: typeof fetch = async (input, init) => {
     const res = await base(input, { ...init, signal: controller.signal });
+    const host = res.url ? new URL(res.url).hostname : undefined;
+    if (host !== undefined && !hubHost(host, hubUrl)) {
+      void res.body?.cancel().catch(() => undefined);
+      throw new Error(`the Hub's answer came from ${host}, which is not a Hugging Face host; nothing was read from it`);
+    }
+    const asked = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const size = Number(res.headers.get('content-length') ?? '0');
+    if (/\/config\.json(\?|$)/.test(asked) && size > MAX_CONFIG_BYTES) {
+      void res.body?.cancel().catch(() => undefined);
+      throw new Error(`config.json is ${size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit; not read`);
+    }
     if (!res.ok) ctx.errorCode = res.headers.get('x-error-code') ?? undefined;
     return res;
   };

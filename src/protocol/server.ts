@@ -71,6 +71,12 @@ export const MAX_SYNCED_CHARS = 1024 * 1024;
 /** The client's command that asks for GPUs per node and nodes and writes them as workspace settings. */
 export const SET_GPU_COUNT_COMMAND = 'vramLens.setGpuCount';
 
+/** The client's command that asks for a model (Hub id, folder or config.json) and writes vramLens.model for the workspace. */
+export const SET_MODEL_COMMAND = 'vramLens.setModel';
+
+/** The client's command that asks once whether VRAM Lens may fetch config.json from the Hub, and sets vramLens.allowNetwork. */
+export const ALLOW_NETWORK_COMMAND = 'vramLens.allowNetwork';
+
 /** The command behind every quick fix: the server recomputes and applies it only if the files are as they were. */
 export const APPLY_FIX_COMMAND = 'vramLens.applyFix';
 

@@ -6,7 +6,9 @@ import type { Connection } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { InputFile } from '../analyzers/pipeline';
 import type { ModelResolver } from '../analyzers/resolve';
+import * as path from 'node:path';
 import { analyzeDocument, type Analysis } from '../features/analysis';
+import { verdictLine } from '../features/hover';
 import { parseSettings, toAnalysisSettings, type Settings } from '../features/settings';
 import { offlineModelResolver, prefetchModelResolver } from '../node/models';
 import { Methods, type SkippedDocument } from '../protocol/server';
@@ -77,6 +79,7 @@ export class Analyses {
     const file = fsPathOf(doc.uri);
     const cwd = this.workspace.cwdOf(file);
     void this.connection.sendNotification(Methods.analyzing, { uri: doc.uri, version: doc.version });
+    const started = performance.now();
     try {
       const analysis = analyzeDocument(
         { file, text: doc.getText(), languageId: doc.languageId },
@@ -84,11 +87,23 @@ export class Analyses {
         { reader: this.workspace.reader(cwd), resolver: this.resolverFor(settings, cwd), related: this.relatedFiles(file), translate: this.translate },
       );
       this.cache.set(doc.uri, { key, analysis });
+      this.connection.console.info(this.describe(analysis, Math.round(performance.now() - started)));
       if (settings.allowNetwork && this.workspace.trusted && !analysis.setup) this.fetchInBackground(analysis, settings, cwd);
       return analysis;
     } finally {
       void this.connection.sendNotification(Methods.analyzing, { uri: null });
     }
+  }
+
+  /** One line for the output channel: what was analysed (the file, its run's entry and files), the headline, the time. */
+  private describe(a: Analysis, ms: number): string {
+    const entry = this.runs.ready ? this.runs.runFor(a.file)?.entry : undefined;
+    const files = a.pipeline.files.map((f) => (f.origin ? `${path.basename(f.file)} (${f.origin.kind})` : path.basename(f.file)));
+    const run = `${entry && entry !== a.file ? `run of ${path.basename(entry)}` : 'run'}: ${files.join(', ') || path.basename(a.file)}`;
+    const e = a.estimate;
+    const reason = a.findings.find((f) => f.severity === 'error')?.message ?? a.estimateErrors?.[0]?.message ?? 'no estimate';
+    const headline = e ? `${verdictLine(e)}, peak in ${e.perGpu.phase}` : `no estimate (${reason.length > 160 ? `${reason.slice(0, 157)}...` : reason})`;
+    return `analysed ${a.file} [${a.format ?? 'not a config'}] in ${ms} ms; ${run}; ${headline}; ${a.findings.length} diagnostic(s)`;
   }
 
   /** The other files of the document's run: its entry file from the index, or the files beside it while the index builds. */
@@ -108,8 +123,11 @@ export class Analyses {
     const ref = settings.model || (a.pipeline.decided.model?.fact.value as string | undefined);
     if (typeof ref !== 'string' || this.fetched.has(ref)) return;
     this.fetched.set(ref, offlineModelResolver({ cwd, env: this.env }));
+    this.connection.console.info(`fetching config.json of ${ref} from the Hugging Face Hub (vramLens.allowNetwork is on)`);
     prefetchModelResolver([ref], { cwd, env: this.env, allowNetwork: true, networkHint: NETWORK_HINT })
       .then((r) => {
+        const got = r(ref);
+        this.connection.console.info(got.ok ? `${ref}: ${got.model.source}` : `${ref}: ${got.message}`);
         this.fetched.set(ref, r);
         this.workspace.changed();
         this.onModelFetched();

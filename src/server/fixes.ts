@@ -12,11 +12,11 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Analysis } from '../features/analysis';
 import { editsForChanges, type EditData } from '../features/fixes';
 import { gpuCountNote } from '../features/findings';
-import { fixFiles, quickFixes } from '../features/quick-fixes';
+import { fixFiles, keyFixes, quickFixes } from '../features/quick-fixes';
 import { ApplyChangesParams } from '../protocol/messages';
 import { TrainingSetupSchema, type TrainingSetup } from '../core';
 import type { SetupChange } from '../core';
-import { APPLY_FIX_COMMAND, SET_GPU_COUNT_COMMAND, type ApplyFixArgs } from '../protocol/server';
+import { ALLOW_NETWORK_COMMAND, APPLY_FIX_COMMAND, SET_GPU_COUNT_COMMAND, SET_MODEL_COMMAND, type ApplyFixArgs } from '../protocol/server';
 import type { Analyses } from './analyses';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 import { fsPathOf, textHash, type Workspace } from './workspace';
@@ -53,14 +53,27 @@ function otherFiles(edits: readonly EditData[], active: string): string[] {
   return [...new Set(edits.map((e) => e.file).filter((f) => f !== active))];
 }
 
-/** The quick fixes for the memory diagnostics in the request's range. */
+/** The quick fixes for the diagnostics in the request's range: memory changes, the model, deprecated keys. */
 export async function codeActions(ctx: FixContext, params: CodeActionParams): Promise<CodeAction[]> {
-  const ours: Diagnostic[] = params.context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE && MEMORY_CODES.has(String(d.code)));
+  const mine = params.context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE);
+  const ours: Diagnostic[] = mine.filter((d) => MEMORY_CODES.has(String(d.code)));
+  const model = mine.filter((d) => d.code === 'unknown-model');
+  const deprecated = mine.filter((d) => d.code === 'deprecated-key');
   const doc = ctx.documents.get(params.textDocument.uri);
-  if (ours.length === 0 || !doc) return [];
+  if ((ours.length === 0 && model.length === 0 && deprecated.length === 0) || !doc) return [];
   const a = await ctx.analyses.analysis(doc);
   if (!a) return [];
   const actions: CodeAction[] = [];
+  if (model.length > 0) actions.push(...await modelActions(ctx, doc.uri, model));
+  for (const fix of deprecated.length > 0 ? keyFixes(a, ctx.analyses.translate) : []) {
+    const d = deprecated.filter((x) => doc.offsetAt(x.range.start) === fix.at);
+    if (d.length === 0) continue;
+    const bases = basesOf(a, fix.edits);
+    if (refusal(ctx, bases)) continue;
+    const args: ApplyFixArgs = { uri: doc.uri, fixId: fix.id, bases };
+    actions.push({ title: fix.title, kind: CodeActionKind.QuickFix, diagnostics: d, isPreferred: true, command: { title: fix.title, command: APPLY_FIX_COMMAND, arguments: [args] } });
+  }
+  if (ours.length === 0) return actions;
   if (gpuCountNote(a)) {
     const title = ctx.analyses.translate('Set the GPU count of this workspace (now assumed: {0})', (a.setup?.gpus_per_node ?? 1) * (a.setup?.nodes ?? 1));
     actions.push({ title, kind: CodeActionKind.QuickFix, diagnostics: ours, command: { title, command: SET_GPU_COUNT_COMMAND } });
@@ -74,6 +87,23 @@ export async function codeActions(ctx: FixContext, params: CodeActionParams): Pr
     actions.push({ title, kind: CodeActionKind.QuickFix, diagnostics: ours, isPreferred: fix.preferred, command: { title, command: APPLY_FIX_COMMAND, arguments: [args] } });
   }
   return actions;
+}
+
+/**
+ * For a model VRAM Lens cannot find: set vramLens.model for the workspace, and, where the model is a Hub id and
+ * network access is off, let VRAM Lens fetch its config.json (the client asks before it sets vramLens.allowNetwork).
+ */
+async function modelActions(ctx: FixContext, uri: string, diagnostics: Diagnostic[]): Promise<CodeAction[]> {
+  const t = ctx.analyses.translate;
+  const settings = await ctx.analyses.settings(uri);
+  const out: CodeAction[] = [];
+  const set = t('Set vramLens.model for this workspace…');
+  out.push({ title: set, kind: CodeActionKind.QuickFix, diagnostics, command: { title: set, command: SET_MODEL_COMMAND, arguments: [{ uri }] } });
+  if (!settings.allowNetwork && diagnostics.some((d) => /allowNetwork/.test(d.message))) {
+    const allow = t('Allow VRAM Lens to fetch config.json from the Hugging Face Hub…');
+    out.push({ title: allow, kind: CodeActionKind.QuickFix, diagnostics, command: { title: allow, command: ALLOW_NETWORK_COMMAND } });
+  }
+  return out;
 }
 
 /** Versioned edits per file; another file than the active one is annotated for confirmation. */
@@ -116,7 +146,8 @@ async function applyChecked(ctx: FixContext, edits: readonly EditData[], bases: 
 export async function applyFix(ctx: FixContext, args: ApplyFixArgs): Promise<void> {
   const doc = ctx.documents.get(args.uri);
   const a = doc ? await ctx.analyses.analysis(doc) : undefined;
-  const fix = a ? quickFixes(a, ctx.analyses.translate).find((f) => f.id === args.fixId) : undefined;
+  const fix = !a ? undefined : args.fixId.startsWith('key:') ? keyFixes(a, ctx.analyses.translate).find((f) => f.id === args.fixId)
+    : quickFixes(a, ctx.analyses.translate).find((f) => f.id === args.fixId);
   if (!a || !fix) {
     void ctx.connection.window.showWarningMessage(ctx.analyses.translate('This fix no longer applies to the file as it is now; nothing was written.'));
     return;

@@ -58,7 +58,9 @@ export class ServerClient implements vscode.Disposable {
     });
     client.onNotification(Methods.refreshed, () => this.emitter.fire());
     this.client = client;
+    const started = performance.now();
     await client.start();
+    this.log.info(`language server started in ${Math.round(performance.now() - started)} ms (${module})`);
     this.context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void client.sendNotification(Methods.trusted)));
   }
 

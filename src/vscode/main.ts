@@ -3,21 +3,26 @@
 import * as vscode from 'vscode';
 import { ServerClient } from './client';
 import { setGpuCount } from './gpu-count';
+import { allowNetwork, setModel } from './model-settings';
 import { openPanel, selectGpu } from './commands';
 import { registerStatusBar } from './status-bar';
 import { hostTimings } from './timings';
+import { createLog, recentLog } from './log';
 
 export interface Features {
   openPanel(): void;
   selectGpu(): Promise<void>;
   chooseRun(): Promise<void>;
   setGpuCount(): Promise<void>;
+  setModel(arg?: { uri?: string }): Promise<void>;
+  allowNetwork(): Promise<void>;
 }
 
 export function startFeatures(context: vscode.ExtensionContext): Features {
-  const log = vscode.window.createOutputChannel('VRAM Lens', { log: true });
+  const log = createLog();
   const client = new ServerClient(context, log);
-  context.subscriptions.push(log, client, ...registerStatusBar(client), vscode.commands.registerCommand('vramLens.internal.hostTimings', hostTimings));
+  context.subscriptions.push(log, client, ...registerStatusBar(client), vscode.commands.registerCommand('vramLens.internal.hostTimings', hostTimings),
+    vscode.commands.registerCommand('vramLens.internal.recentLog', recentLog));
   client.start().catch((e: unknown) => {
     log.error(`the VRAM Lens server did not start: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
     void vscode.window.showErrorMessage(vscode.l10n.t('VRAM Lens could not start: {0}', e instanceof Error ? e.message : String(e)));
@@ -27,5 +32,7 @@ export function startFeatures(context: vscode.ExtensionContext): Features {
     selectGpu: () => selectGpu(log),
     chooseRun: () => client.chooseRun(vscode.window.activeTextEditor?.document),
     setGpuCount: () => setGpuCount(log),
+    setModel: (arg) => setModel(log, arg),
+    allowNetwork: () => allowNetwork(log),
   };
 }

@@ -3,8 +3,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { catalogResolver } from '../../src/analyzers/resolve';
+import { detectFormat } from '../../src/analyzers/detect';
 import { analyzeDocument, type AnalysisSettings } from '../../src/features/analysis';
+import { applyEditData } from '../../src/features/fixes';
 import { hoverAt } from '../../src/features/hover';
+import { keyFixes } from '../../src/features/quick-fixes';
 import { SettingsSchema, SETTING_KEYS } from '../../src/features/settings';
 
 const repo = path.resolve(__dirname, '..', '..', '..');
@@ -175,7 +178,7 @@ describe('features: hover', () => {
   it('torchtune without dataset.packed: batches padded per batch (torchtune default), the run-long reserved figure in the hover', () => {
     const text = 'model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_attn_modules: [q_proj, v_proj]\n  lora_rank: 8\n'
       + 'tokenizer:\n  max_seq_len: 2048\nbatch_size: ‸2\ndtype: bf16\nenable_activation_checkpointing: True\n';
-    const md = checkHover('/w/8B_lora.yaml', text, [/over a run \(variable lengths\)/, /cached, freed before OOM/]);
+    const md = checkHover('/w/8B_lora.yaml', text, [/over a run \(variable lengths\)\s+[\d.]+ GiB nvidia-smi \(\+[\d.]+ GiB cached\)/]);
     const packed = `${text.replace('‸', '')}dataset:\n  _component_: torchtune.datasets.alpaca_cleaned_dataset\n  packed: ‸False\n`;
     // Packing removes the cache of earlier batches (one set of loss tensors: 12 x 4096 x 128,256 B = 5.9 GiB).
     checkHover('/w/8B_lora.yaml', packed, [/variable -> fixed batch lengths: -5\.9 GiB over a run/]);
@@ -190,8 +193,52 @@ describe('features: hover', () => {
 
   it('scenario: micro_batch_size shows the breakdown and what one more micro-batch costs', () => {
     const md = checkHover('/w/run.vram.yaml', 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nmicro_batch_size: ‸4\nseq_len: 1024\n',
-      [/```vram-breakdown/, /peak allocated/, /micro-batch 4 -> 5: \+[\d.]+ (GiB|MiB)/, /micro-batch 4 -> 3: -[\d.]+ (GiB|MiB)/, /command:vramLens.openPanel/, /A100-40GB/]);
+      [/^\*\*fits: [\d.]+ GiB of 40\.0 GiB on A100-40GB\*\* · `micro_batch_size`\n\nmicro-batch 4 -> 5/, /```vram-breakdown/, /= device \(nvidia-smi\)/, /micro-batch 4 -> 5: \+[\d.]+ (GiB|MiB)/, /micro-batch 4 -> 3: -[\d.]+ (GiB|MiB)/, /command:vramLens.openPanel/, /A100-40GB/]);
     assert.doesNotMatch(md, /undefined|NaN/);
+  });
+
+  it('answer first: the verdict, then what the key does, then at most the largest terms; formulas only in the panel', () => {
+    // Llama-3.1-8B LoRA at micro-batch 4 x 4,096 on an RTX 4090: does not fit; the diagnostic sits at micro_batch_size.
+    const text = 'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nsequence_len: 4096\nmicro_batch_size: 4\ngradient_accumulation_steps: 2\nbf16: true\ngradient_checkpointing: true\noptimizer: adamw_torch\n';
+    const s = { ...settings, gpu: 'RTX-4090' };
+    const a = analyze('/w/ax.yml', text, s);
+    const over = a.findings.find((f) => f.code === 'exceeds-gpu-memory');
+    assert.ok(over, JSON.stringify(a.findings.map((f) => f.message)));
+    const at = (key: string): string => hoverAt(a, text.indexOf(key) + 1, text) ?? '';
+    const keyWithDiagnostic = text.slice(over.span.start, over.span.end);
+    const mb = at(keyWithDiagnostic);
+    // Line 1: the verdict; line 2: what this key does (with the largest micro-batch that fits).
+    const [first, , second] = mb.split('\n');
+    assert.match(first, /^\*\*[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\)\*\* · `/);
+    if (keyWithDiagnostic === 'micro_batch_size') assert.match(second, /^micro-batch 4 -> 5: \+[\d.]+ GiB · micro-batch 4 -> 3: -[\d.]+ GiB( \(fits\))? · (\d+ fits|no micro-batch fits)$/);
+    // The key with the diagnostic repeats neither its message nor its related lines (the editor shows them beside it).
+    assert.ok(!mb.includes(over.message.split('. Peak')[0] + ', assuming'), mb);
+    for (const r of over.related) assert.ok(!mb.includes(r.message.split(':')[0]), `${r.message} repeated in\n${mb}`);
+    assert.doesNotMatch(mb, /= peak allocated|= reserved/);
+    // Another key: a small block of the largest terms (at most 3 + the key's own + the rest + the total), no formulas.
+    const seq = at('sequence_len');
+    const block = /```vram-breakdown\n([\s\S]*?)\n```/.exec(seq)?.[1] ?? '';
+    assert.ok(block.split('\n').length <= 7, block);
+    assert.match(block, /^\* Activations saved for backward/m);
+    assert.doesNotMatch(seq, /·\s*\d+ x|= peak allocated/);
+    assert.match(seq, /\[Full breakdown, formulas and advice\]\(command:vramLens\.openPanel\)$/);
+    // Not the same table on every key: the key's own terms are marked.
+    const rank = at('lora_r');
+    assert.notEqual(/```vram-breakdown\n([\s\S]*?)\n```/.exec(rank)?.[1], block);
+  });
+
+  it('micro-batch that does not fit: the largest that fits is named', () => {
+    const text = 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\ngradient_checkpointing: full\nmicro_batch_size: ‸32\nseq_len: 1024\n';
+    const md = checkHover('/w/run.vram.yaml', text, [/^\*\*[\d.]+ GiB > 24\.0 GiB on RTX-4090/, /· (\d+) fits/], { ...settings, gpu: 'RTX-4090' });
+    const m = Number(/· (\d+) fits/.exec(md)![1]);
+    const fits = (n: number): boolean | undefined => analyze('/w/run.vram.yaml', text.replace('‸', '').replace('micro_batch_size: 32', `micro_batch_size: ${n}`), { ...settings, gpu: 'RTX-4090' }).estimate?.fits;
+    assert.equal(fits(m), true);
+    assert.equal(fits(m + 1), false);
+  });
+
+  it('Python: the hover at a model id constant\'s definition is the model\'s (MODEL_ID = "..." then from_pretrained(MODEL_ID))', () => {
+    const text = 'from transformers import AutoModelForCausalLM, TrainingArguments\nMODEL_‸ID = "Qwen/Qwen2.5-7B"\nmodel = AutoModelForCausalLM.from_pretrained(MODEL_ID)\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True)\n';
+    checkHover('/w/train.py', text, [/`MODEL_ID`/, /7\.62B parameters/, /qwen2: 28 layers, hidden 3584/, /catalog/]);
   });
 
   it('DeepSpeed JSON: zero_optimization.stage shows the saving of the next stage (with the launcher beside it)', () => {
@@ -399,5 +446,81 @@ describe('features: settings', () => {
     const pinned = analyze('/w/run.vram.yaml', `${text}transformers_version: "5.1"\n`, { ...settings, transformersVersion: '4.57' }).estimate!;
     assert.equal(pinned.parameters.quantized, now.parameters.quantized);
     assert.equal(SettingsSchema.shape.transformersVersion.safeParse('v5').success, false);
+  });
+});
+
+describe('features: no false alarms', () => {
+  // lm-evaluation-harness lm_eval/tasks/arc/arc_easy.yaml, with the batch_size and max_length an evaluation run sets.
+  const LM_EVAL_TASK = [
+    'tag:', '  - ai2_arc', 'task: arc_easy', 'dataset_path: allenai/ai2_arc', 'dataset_name: ARC-Easy', 'output_type: multiple_choice',
+    'training_split: train', 'validation_split: validation', 'test_split: test', 'doc_to_text: "Question: {{question}}\\nAnswer:"',
+    'doc_to_target: "{{choices.label.index(answerKey)}}"', 'doc_to_choice: "{{choices.text}}"', 'batch_size: 8', 'max_length: 2048',
+    'metric_list:', '  - metric: acc', '    aggregation: mean', '    higher_is_better: true', 'metadata:', '  version: 1.0', '',
+  ].join('\n');
+  // transformers docs/source/en/deepspeed.md, "ZeRO-2 example" (ds_config_zero2.json), as HF Trainer users copy it.
+  const HF_ZERO2 = JSON.stringify({
+    fp16: { enabled: 'auto', loss_scale: 0, loss_scale_window: 1000, initial_scale_power: 16, hysteresis: 2, min_loss_scale: 1 },
+    bf16: { enabled: 'auto' },
+    optimizer: { type: 'AdamW', params: { lr: 'auto', betas: 'auto', eps: 'auto', weight_decay: 'auto' } },
+    scheduler: { type: 'WarmupLR', params: { warmup_min_lr: 'auto', warmup_max_lr: 'auto', warmup_num_steps: 'auto' } },
+    zero_optimization: { stage: 2, offload_optimizer: { device: 'cpu', pin_memory: true }, allgather_partitions: true, allgather_bucket_size: 2e8,
+      overlap_comm: true, reduce_scatter: true, reduce_bucket_size: 2e8, contiguous_gradients: true },
+    gradient_accumulation_steps: 'auto', gradient_clipping: 'auto', steps_per_print: 2000, train_batch_size: 'auto', train_micro_batch_size_per_gpu: 'auto',
+    wall_clock_breakdown: false,
+  }, null, 4);
+
+  it('an lm-evaluation-harness task YAML is not a training config: no format, so no "no model found"', () => {
+    assert.equal(detectFormat('/w/tasks/arc_easy.yaml', LM_EVAL_TASK), undefined);
+    // A training YAML that also names a task is still read.
+    assert.equal(detectFormat('/w/sft.yaml', `${LM_EVAL_TASK}per_device_train_batch_size: 4\nlearning_rate: 2.0e-5\n`), 'hf-yaml');
+    // One loose key alone (max_length) does not make a YAML TrainingArguments.
+    assert.equal(detectFormat('/w/generation.yaml', 'max_length: 512\ntemperature: 0.7\n'), undefined);
+  });
+
+  it('the HF ZeRO-2 JSON\'s "auto" values are no diagnostics on their own or beside a Trainer launcher; the hover says what fills them', () => {
+    const file = '/w/ds_config_zero2.json';
+    assert.deepEqual(analyze(file, HF_ZERO2).findings.filter((f) => f.code === 'unresolved-auto'), []);
+    const launcher = { file: '/w/train.sh', text: 'deepspeed --num_gpus 4 train.py --deepspeed ds_config_zero2.json --model_name_or_path meta-llama/Llama-2-7b-hf --per_device_train_batch_size 4 --gradient_accumulation_steps 2 --bf16\n' };
+    const a = analyzeDocument({ file, text: HF_ZERO2 }, settings, { reader, resolver: catalogResolver, related: [launcher] });
+    assert.deepEqual(a.findings.filter((f) => f.code === 'unresolved-auto'), []);
+    const md = hoverAt(a, HF_ZERO2.indexOf('"auto"', HF_ZERO2.indexOf('train_micro_batch_size_per_gpu')) + 2, HF_ZERO2) ?? '';
+    assert.match(md, /HF Trainer or Accelerate fill it from TrainingArguments/);
+    assert.match(md, /In this run: `4` \(from `--per_device_train_batch_size` in `train\.sh`\)/);
+    // DeepSpeed's own launcher with deepspeed.initialize fills nothing: there "auto" is said.
+    const plain = { file: '/w/train.sh', text: 'deepspeed --num_gpus 4 pretrain.py --deepspeed_config ds_config_zero2.json\n' };
+    const b = analyzeDocument({ file, text: HF_ZERO2 }, settings, { reader, resolver: catalogResolver, related: [plain] });
+    assert.ok(b.findings.some((f) => f.code === 'unresolved-auto'));
+    // ... once: the hover at such a value does not repeat the diagnostic.
+    const at = HF_ZERO2.indexOf('"auto"', HF_ZERO2.indexOf('train_micro_batch_size_per_gpu')) + 2;
+    assert.doesNotMatch(hoverAt(b, at, HF_ZERO2) ?? '', /DeepSpeed alone does not accept/);
+  });
+
+  it('a missing model is said once, and the setting it names is not asked for twice', () => {
+    const b = analyzeDocument({ file: '/w/ds.json', text: HF_ZERO2 }, settings, { reader, resolver: catalogResolver,
+      related: [{ file: '/w/train.sh', text: 'deepspeed --num_gpus 4 pretrain.py --deepspeed_config ds.json\n' }] });
+    const m = b.findings.filter((f) => f.code === 'unknown-model');
+    assert.equal(m.length, 1);
+    assert.equal(m[0].message.match(/vramLens\.model/g)?.length, 1, m[0].message);
+  });
+});
+
+describe('features: deprecated Axolotl attention switches', () => {
+  it('flash_attention: true gets a fix that writes attn_implementation: flash_attention_2 in its place', () => {
+    const text = 'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nflash_attention: true  # fast\nbf16: true\n';
+    const a = analyze('/w/ax.yml', text);
+    assert.ok(a.findings.some((f) => f.code === 'deprecated-key' && text.slice(f.span.start, f.span.end) === 'flash_attention'));
+    const fixes = keyFixes(a);
+    assert.equal(fixes.length, 1);
+    assert.equal(fixes[0].title, 'Use attn_implementation: flash_attention_2 (the current key for flash_attention)');
+    const edited = applyEditData(text, fixes[0].edits);
+    assert.match(edited, /^attn_implementation: flash_attention_2\nbf16: true$/m);
+    const after = analyze('/w/ax.yml', edited);
+    assert.equal(after.findings.filter((f) => f.code === 'deprecated-key').length, 0);
+    assert.equal(after.setup?.attention, a.setup?.attention);
+    // With attn_implementation already set, the switch is removed.
+    const both = `${text}attn_implementation: sdpa\n`;
+    const [remove] = keyFixes(analyze('/w/ax.yml', both));
+    assert.equal(remove.title, 'Remove the deprecated flash_attention');
+    assert.doesNotMatch(applyEditData(both, remove.edits), /flash_attention:/);
   });
 });

@@ -1,7 +1,8 @@
 // Quick-fix titles keep their word: for every fix offered on the real corpus, our fixtures and the examples, the
 // files are edited as the fix edits them and analyzed afresh (a new analysis of the edited texts, as the editor
 // would see them after the fix); the saving in the title must be what that analysis gives, within the title's
-// rounding, and a title that says the run fits must fit.
+// rounding, and a title that says the run fits must fit. No two rows are alike, and an edit that turns on a Liger
+// kernel says in its title that it needs the liger-kernel package.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -22,7 +23,7 @@ const listFiles = (dir: string): string[] =>
 
 /** The saving a title states and half its last printed digit, in bytes (formatBytes: GiB with one decimal, whole MiB). */
 function titleSaving(title: string): { bytes: number; rounding: number } | undefined {
-  const m = /\(-([\d.]+) (GiB|MiB)/.exec(title);
+  const m = /^-([\d.]+) (GiB|MiB) · /.exec(title);
   if (!m) return undefined;
   const unit = m[2] === 'GiB' ? GiB : 2 ** 20;
   const decimals = m[1].includes('.') ? m[1].split('.')[1].length : 0;
@@ -51,7 +52,14 @@ describe('quick-fix titles state what the edited files deliver', function () {
       const text = fs.readFileSync(file, 'utf8');
       const opts = { reader: nodeFileReader(path.dirname(file)), resolver: offlineModelResolver({ cwd: path.dirname(file), env }) };
       const a = analyzeDocument({ file, text }, settings, opts);
-      for (const fix of quickFixes(a)) {
+      const fixes = quickFixes(a);
+      // No two rows alike: neither the same edits nor the same change named twice.
+      const names = fixes.map((f) => f.title.replace(/^-\S+ \S+ · /, ''));
+      assert.equal(new Set(names).size, names.length, `${path.basename(file)}: ${JSON.stringify(names)}`);
+      const edits = fixes.map((f) => JSON.stringify(f.edits));
+      assert.equal(new Set(edits).size, edits.length, `${path.basename(file)}: two fixes write the same edits`);
+      for (const fix of fixes) {
+        if (fix.edits.some((e) => /liger/i.test(e.newText))) assert.match(fix.title, /needs liger-kernel/);
         const saving = titleSaving(fix.title);
         assert.ok(saving !== undefined, fix.title);
         const own = fix.edits.filter((e) => e.file === file);

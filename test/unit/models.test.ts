@@ -279,7 +279,7 @@ describe('models: resolution from anywhere', () => {
     });
 
     it('names the path when an explicit path does not exist or is not a config', () => {
-      assert.match(fail(resolveModelSync('./nowhere', { cwd: tmp, env })), /nowhere: no such file or directory/);
+      assert.match(fail(resolveModelSync('./nowhere', { cwd: tmp, env })), /model path '\.\/nowhere' does not exist \(no .*nowhere\): point it at a model folder/);
       write(path.join(tmp, 'broken', 'config.json'), '{ "hidden_size": ');
       assert.match(fail(resolveModelSync('./broken', { cwd: tmp, env })), /broken[\\/]config\.json: invalid JSON/);
       fs.mkdirSync(path.join(tmp, 'empty-dir'), { recursive: true });
@@ -454,6 +454,17 @@ describe('models: resolution from anywhere', () => {
       assert.ok(weightGets.length >= 2, 'the header was fetched');
       assert.ok(weightGets.every((h) => h.range !== undefined), 'every safetensors GET was a ranged request');
       assert.ok(fs.existsSync(path.join(opts.cacheDir!, 'models--tiny--llama-net', 'main.json')), 'the look-up was cached');
+    });
+
+    it('refuses an answer redirected off Hugging Face\'s hosts, and a config.json over 4 MiB, before reading it', async () => {
+      const elsewhere: typeof fetch = async (input, init) => {
+        const res = await globalThis.fetch(input, init);
+        Object.defineProperty(res, 'url', { value: 'https://files.example.com/config.json' });
+        return res;
+      };
+      assert.match(fail(await resolveModelAsync('tiny/config-only', net({ fetch: elsewhere }))), /came from files\.example\.com, which is not a Hugging Face host/);
+      const huge: typeof fetch = async () => new Response('{}', { status: 200, headers: { 'content-length': String(5 * 1024 * 1024), 'content-type': 'application/json' } });
+      assert.match(fail(await resolveModelAsync('tiny/config-only', net({ fetch: huge }))), /config\.json is 5242880 bytes, over the 4194304-byte limit/);
     });
 
     it('serves a second run from the vram-lens cache with the network off', async () => {

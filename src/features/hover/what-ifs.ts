@@ -356,6 +356,27 @@ export function variantsFor(key: string, s: TrainingSetup): Variant[] {
   return whatIf ? whatIf(s) : [];
 }
 
+/**
+ * The largest micro-batch below the current one that fits the estimate's GPU (device memory grows with the
+ * micro-batch, so a binary search over lean estimates), or undefined when not even 1 fits.
+ */
+export function largestFittingMicroBatch(s: TrainingSetup, e: Estimate): number | undefined {
+  if (!e.gpu) return undefined;
+  const gpu = { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source };
+  const fits = (m: number): boolean => {
+    const r = estimate({ ...s, micro_batch_size: m }, { gpu, lean: true });
+    return r.ok && r.estimate.fits === true;
+  };
+  let lo = 0;
+  let hi = s.micro_batch_size;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo >= 1 ? lo : undefined;
+}
+
 /** Each what-if of a key, estimated: its label and the change in device memory (or over a run), with the fit when it changes. */
 export function whatIfEffects(key: string, s: TrainingSetup, e: Estimate, t: Translate): string[] {
   const effects: string[] = [];
@@ -371,6 +392,10 @@ export function whatIfEffects(key: string, s: TrainingSetup, e: Estimate, t: Tra
     }
     const delta = r.estimate.perGpu.deviceBytes - e.perGpu.deviceBytes;
     effects.push(`${variant.label}: ${signed(delta)}${r.estimate.fits === false && e.fits ? t(' (no longer fits)') : r.estimate.fits && e.fits === false ? t(' (fits)') : ''}`);
+  }
+  if (key === 'microBatchSize' && e.fits === false) {
+    const m = largestFittingMicroBatch(s, e);
+    effects.push(m === undefined ? t('no micro-batch fits') : t('{0} fits', m));
   }
   return effects;
 }

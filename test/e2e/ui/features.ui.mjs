@@ -1,8 +1,9 @@
-// UI test driving the real workbench in headless Chromium (scripts/e2e/run.mjs --ui): the hover shows the
-// breakdown, the Problems panel lists the diagnostic, the quick fix edits the file, and the VRAM panel renders
-// its breakdown in the light, dark and both high-contrast themes with every text element at 4.5:1 or more
-// (measured from the rendered colours; the figures go to contrast.json), folds the advice these files cannot take,
-// confirms an Apply with a link to the edited file, writes a what-if back, and Select GPU asks where to save.
+// UI test driving the real workbench in headless Chromium (scripts/e2e/run.mjs --ui): the hover answers first (the
+// verdict, then what the key does; screenshots in the light and dark themes), the Problems panel lists the
+// diagnostic, the quick fix edits the file, and the VRAM panel renders its breakdown in the light, dark and both
+// high-contrast themes with every text element at 4.5:1 or more (measured from the rendered colours; the figures go
+// to contrast.json), folds the advice these files cannot take, confirms an Apply with a link to the edited file,
+// writes a what-if back, and Select GPU asks where to save.
 // Screenshots of the workbench and of the whole panel in each theme go to the screenshots folder.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,20 +33,37 @@ const TEXT = [
 export default async function features({ url, screenshots, workspace, check }) {
   let page;
   if (!await check('workbench loads', async () => { page = await openWorkbench(url); })) return;
-  await check('hover on micro_batch_size shows the per-GPU breakdown and the cost of one more micro-batch', async () => {
+  await check('hover on micro_batch_size answers first: the verdict, then the cost of one more micro-batch', async () => {
     await openFile(page, 'run.vram.yaml');
-    const text = await hoverAt(page, 'micro_batch_size', { expect: /peak allocated/ });
-    if (!/micro-batch 4 -> 5: \+/.test(text)) throw new Error(`hover: ${text}`);
+    const text = await hoverAt(page, 'micro_batch_size', { expect: /micro-batch 4 -> 5: \+/ });
+    // The hover's own first line is the verdict with the key (the diagnostic's message has no key), the next its what-ifs.
+    const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+    const first = lines.findIndex((l) => /^[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\) · micro_batch_size$/.test(l));
+    if (first < 0 || !/^micro-batch 4 -> 5: \+/.test(lines[first + 1] ?? '')) throw new Error(`hover: ${text}`);
+    await page.waitForTimeout(600); // the hover fades in
     await screenshot(page, path.join(screenshots, 'hover.png'));
     await page.mouse.move(2, 2);
   });
+  for (const t of THEMES.slice(0, 2)) {
+    await check(`the hover on seq_len in ${t.theme}: verdict, what-ifs, the largest terms, the panel link`, async () => {
+      await setColorTheme(page, workspace, t.theme, t.kind);
+      await openFile(page, 'run.vram.yaml');
+      const text = await hoverAt(page, 'seq_len', { expect: /Full breakdown, formulas and advice/ });
+      const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+      const first = lines.findIndex((l) => /^[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\) · seq_len$/.test(l));
+      if (first < 0 || !/^sequence 2048 -> 4096: \+/.test(lines[first + 1] ?? '') || !/= device \(nvidia-smi\)/.test(text)) throw new Error(`hover: ${text}`);
+      await page.waitForTimeout(600); // the hover fades in
+      await screenshot(page, path.join(screenshots, `hover-${t.name}.png`));
+      await page.mouse.move(2, 2);
+    });
+  }
   await check('the Problems panel lists exceeds-gpu-memory', async () => {
     const rows = await readProblems(page, { waitFor: /exceeds-gpu-memory/ });
     if (!rows.some((r) => /RTX-4090/.test(r))) throw new Error(`rows: ${JSON.stringify(rows)}`);
     await screenshot(page, path.join(screenshots, 'problems.png'));
   });
-  await check('the quick fix "Enable gradient checkpointing" edits the file', async () => {
-    await runQuickFix(page, 'Enable gradient checkpointing', { at: 'micro_batch_size' });
+  await check('the quick fix "Gradient checkpointing" edits the file', async () => {
+    await runQuickFix(page, /-[\d.]+ GiB · Gradient checkpointing \(/, { at: 'micro_batch_size' });
     // The fix is applied by the language server (a round trip): wait for the edit, then save from the editor.
     await page.locator('.editor-group-container.active .view-lines', { hasText: 'gradient_checkpointing: full' }).first().waitFor({ timeout: 10_000 });
     await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
