@@ -28,6 +28,7 @@ export type CanonicalKey =
   | 'loraR' | 'loraAlpha' | 'loraDropout' // numbers
   | 'loraTargets'                // string[] | 'all-linear'
   | 'loraModulesToSave'          // string[]
+  | 'loraTargetRegex'            // string: a PEFT target_modules str, re.fullmatch-ed against each module's full name
   | 'loraTargetParameters'       // string[]: PEFT target_parameters (bare parameters such as fused MoE experts), Axolotl lora_target_parameters
   | 'loraDora'                   // boolean: DoRA (PEFT use_dora, LLaMA-Factory use_dora, Axolotl peft_use_dora, torchtune use_dora)
   | 'ia3Targets'                 // string[] (PEFT IA3Config target_modules)

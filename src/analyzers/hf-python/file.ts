@@ -109,6 +109,8 @@ export class PythonFile {
   readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();
   /** Attribute names assigned anywhere (`args.x = ...`): a default of that name may not be what runs. */
   readonly attrAssigned = new Set<string>();
+  /** Set while the test of a conditional expression is evaluated: None defaults are read there (they pick a branch). */
+  private noneDefaults = false;
   /** Every call of the file, for the call sites of a function whose parameter a value comes from. */
   calls: SyntaxNode[] = [];
   readonly errors: number[] = [];
@@ -261,6 +263,8 @@ export class PythonFile {
       case 'CallExpression': {
         const callee = this.calleeName(node) ?? clip(this.text.slice(node.firstChild?.from ?? node.from, node.firstChild?.to ?? node.to));
         if (callee === 'dict') return this.dictCall(node, depth);
+        const split = this.staticSplit(node, depth);
+        if (split) return split;
         return { k: 'call', callee, node };
       }
       case 'VariableName': return this.evalName(node, depth);
@@ -269,11 +273,48 @@ export class PythonFile {
         if (d) return this.scriptDefault(d, node, depth) ?? { k: 'dotted', text: d };
         return { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
       }
-      case 'ConditionalExpression':
+      case 'ConditionalExpression': {
+        // `a if test else b` with a test known statically (a default of None or a literal): the branch it picks.
+        const kw = node.getChild('if');
+        const els = node.getChild('else');
+        const test = kw?.nextSibling;
+        const yes = node.firstChild;
+        const no = els?.nextSibling;
+        if (kw && els && test && yes && no && test.from < els.from) {
+          // A test reads None defaults too (`x.split(",") if x else [...]` with x defaulting to None).
+          const before = this.noneDefaults;
+          this.noneDefaults = true;
+          let c: Val;
+          try {
+            c = this.evalNode(test, depth + 1);
+          } finally {
+            this.noneDefaults = before;
+          }
+          if (c.k === 'lit') {
+            const truthy = Array.isArray(c.v) ? c.v.length > 0 : Boolean(c.v);
+            return this.evalNode(truthy ? yes : no, depth + 1);
+          }
+        }
         return { k: 'unknown', reason: `${clip(t)} is chosen at run time` };
+      }
       default:
         return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
     }
+  }
+
+  /** `s.split(",")` (or `.split()`) on a string known statically: the list of its parts, as Python's str.split gives. */
+  private staticSplit(node: SyntaxNode, depth: number): Val | undefined {
+    const callee = node.firstChild;
+    if (callee?.name !== 'MemberExpression' || callee.lastChild?.name !== 'PropertyName') return undefined;
+    if (this.text.slice(callee.lastChild.from, callee.lastChild.to) !== 'split' || !callee.firstChild) return undefined;
+    const a = this.args(node);
+    if (a.entries.length > 0 || a.opaque.length > 0 || a.positional.length > 1) return undefined;
+    const sepVal = a.positional[0] ? this.evalNode(a.positional[0], depth + 1) : undefined;
+    if (sepVal && !(sepVal.k === 'lit' && typeof sepVal.v === 'string' && sepVal.v.length > 0)) return undefined;
+    const obj = this.evalNode(callee.firstChild, depth + 1);
+    if (obj.k !== 'lit' || typeof obj.v !== 'string') return undefined;
+    const parts = sepVal && sepVal.k === 'lit' ? obj.v.split(sepVal.v as string) : obj.v.split(/\s+/).filter((x) => x.length > 0);
+    return { k: 'lit', v: parts, ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
   }
 
   private dictLiteral(node: SyntaxNode, depth: number): Val {
@@ -583,6 +624,7 @@ export class PythonFile {
     const d = this.scriptDefaults.get(field);
     if (d === undefined || d === 'ambiguous' || this.attrAssigned.has(field) || !this.holdsParsedArgs(obj, use)) return undefined;
     let v: Val = d.node ? this.evalNode(d.node, depth + 1) : { k: 'lit', v: d.lit ?? null };
+    if (v.k === 'lit' && v.v === null && this.noneDefaults) return { k: 'lit', v: null, dflt: d };
     if (v.k !== 'lit' || v.v === null || v.v === '' || placeholder(v.v)) return undefined;
     if (d.type && typeof v.v === 'string') {
       const n = Number(v.v);
@@ -624,11 +666,13 @@ export class PythonFile {
     if (kw === undefined && a.opaque.length > 0) return undefined;
     if (node) {
       const v = this.evalNode(node, depth + 1);
+      if (v.k === 'lit' && v.v === null && !this.noneDefaults) return undefined;
       return v.k === 'lit' || v.k === 'dict' ? v : undefined;
     }
     const def = scope.params.get(name);
     if (!def) return undefined;
     const v = this.evalNode(def, depth + 1);
+    if (v.k === 'lit' && v.v === null && this.noneDefaults) return v;
     if (v.k !== 'lit' || v.v === null || v.v === '' || placeholder(v.v)) return undefined;
     let at: Span = span(def);
     if (params) for (let ch = params.firstChild; ch; ch = ch.nextSibling) if (ch.name === 'VariableName' && this.text.slice(ch.from, ch.to) === name) at = span(ch);
