@@ -4,8 +4,7 @@
 // per-model default (peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING), raising a ValueError
 // for a model type without one. A target list that matches none of the model's modules is a located warning naming the
 // modules it has (PEFT raises "Target modules ... not found in the base model"), never a silent 0 trainable. Pure.
-import { linearModules, parseArchitecture, type LinearModule } from '../../core';
-import type { HfConfig } from '../../core/setup';
+import { linearModules, parseArchitecture, type HfConfig, type LinearModule } from '../../core';
 import { msg } from '../facts';
 import type { ResolveContext } from './context';
 import type { WinningFact } from './types';
