@@ -223,10 +223,9 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     ],
   },
   {
-    cause: "defaults of the script's own argument dataclasses are not taken where the value is computed from them (qlora.py's `bits == 4` and its `lora_modules` found at run time)",
+    cause: "LoRA targets found at run time from the model (qlora.py's find_all_linear_names) are not read",
     entries: [
       "artidoro__qlora/qlora.py#loraTargets",
-      "artidoro__qlora/qlora.py#method",
     ],
   },
   {

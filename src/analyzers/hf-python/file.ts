@@ -273,6 +273,26 @@ export class PythonFile {
         if (d) return this.scriptDefault(d, node, depth) ?? { k: 'dotted', text: d };
         return { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
       }
+      case 'BinaryExpression': {
+        // A comparison of two values known statically (`args.bits == 4` with bits defaulting to 4): a boolean.
+        const l = node.firstChild;
+        const op = l?.nextSibling;
+        const r = op?.nextSibling;
+        if (l && op?.name === 'CompareOp' && r && !r.nextSibling) {
+          const a = this.evalNode(l, depth + 1);
+          const b = this.evalNode(r, depth + 1);
+          const o = this.text.slice(op.from, op.to);
+          if (a.k === 'lit' && b.k === 'lit' && !Array.isArray(a.v) && !Array.isArray(b.v)) {
+            const x = a.v as string | number | boolean | null;
+            const y = b.v as string | number | boolean | null;
+            const num = typeof x === 'number' && typeof y === 'number';
+            const v = o === '==' ? x === y : o === '!=' ? x !== y : !num ? undefined
+              : o === '<' ? x < y : o === '<=' ? x <= y : o === '>' ? x > y : o === '>=' ? x >= y : undefined;
+            if (v !== undefined) return { k: 'lit', v, ...(a.dflt ?? b.dflt ? { dflt: (a.dflt ?? b.dflt)! } : {}) };
+          }
+        }
+        return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
+      }
       case 'ConditionalExpression': {
         // `a if test else b` with a test known statically (a default of None or a literal): the branch it picks.
         const kw = node.getChild('if');

@@ -159,4 +159,19 @@ describe('hf-python: the script\'s own values', () => {
     assert.ok(isUnknown(last(r, 'kbitUpcast')!.value));
     assert.equal(facts(r, 'gradientCheckpointing').length, 0);
   });
+
+  it('a comparison of a default with a literal is known (artidoro/qlora qlora.py: load_in_4bit=args.bits == 4, bits defaulting to 4)', () => {
+    const text = [
+      '@dataclass',
+      'class TrainingArguments(transformers.Seq2SeqTrainingArguments):',
+      '    bits: int = field(default=4, metadata={"help": "How many bits to use."})',
+      'def get_accelerate_model(args):',
+      '    model = AutoModelForCausalLM.from_pretrained("EleutherAI/pythia-12b", load_in_4bit=args.bits == 4, load_in_8bit=args.bits == 8)',
+      '',
+    ].join('\n');
+    const q = facts(analyzeHfPython(text), 'quantBits');
+    assert.deepEqual(q.map((f) => f.value), [4]);
+    assert.equal(at(text, q[0]), '4');
+  });
 });
+
