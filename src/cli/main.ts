@@ -104,7 +104,8 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
       // not read), else at the top of the file.
       const f = res.unrecognized[0];
       const text = inputs.find((i) => i.file === f)?.text;
-      const h = text === undefined ? undefined : firstHeredoc(text);
+      // (`<<` in Python, JSON or YAML is not a heredoc: `1 << bits`.)
+      const h = text === undefined || /\.(py|json|jsonc|hjson|ya?ml|toml)$/i.test(f) ? undefined : firstHeredoc(text);
       const kinds = 'DeepSpeed JSON, HF/TRL Python, launch script, Accelerate, Axolotl, LLaMA-Factory or torchtune YAML, or a *.vram.yaml scenario';
       io.err(h
         ? `${f}:${h.line}:${h.column}: error: not a recognised training config (${kinds}): heredocs (<<${h.delimiter}) are not read, and no command outside one is a training command (unrecognized-format)`

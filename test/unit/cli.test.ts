@@ -134,6 +134,9 @@ describe('cli: vram-lens estimate', async () => {
     const r = await cli('estimate', plain);
     assert.equal(r.code, 2);
     assert.match(r.err, /notes\.sh:1:1: error: not a recognised training config/);
+    const py = path.join(dir, 'util.py');
+    fs.writeFileSync(py, 'def mask(bits):\n    return 1 << bits\n');
+    assert.match((await cli('estimate', py)).err, /util\.py:1:1: error: not a recognised training config \(/);
     // OpenRLHF examples/scripts/train_sft.sh keeps the command in a heredoc and runs it later.
     const heredoc = path.join(dir, 'train_sft.sh');
     fs.writeFileSync(heredoc, "set -x\n\nread -r -d '' training_commands <<EOF\nopenrlhf.cli.train_sft \\\n   --model.model_name_or_path meta-llama/Meta-Llama-3-8B\nEOF\n\nif [[ ${1} != \"slurm\" ]]; then\n    deepspeed --module $training_commands\nfi\n");
