@@ -28,6 +28,7 @@ export type CanonicalKey =
   | 'loraR' | 'loraAlpha' | 'loraDropout' // numbers
   | 'loraTargets'                // string[] | 'all-linear'
   | 'loraModulesToSave'          // string[]
+  | 'loraTargetRegex'            // string: a PEFT target_modules str, re.fullmatch-ed against each module's full name
   | 'loraTargetParameters'       // string[]: PEFT target_parameters (bare parameters such as fused MoE experts), Axolotl lora_target_parameters
   | 'loraDora'                   // boolean: DoRA (PEFT use_dora, LLaMA-Factory use_dora, Axolotl peft_use_dora, torchtune use_dora)
   | 'ia3Targets'                 // string[] (PEFT IA3Config target_modules)
@@ -148,9 +149,11 @@ export interface Fact {
    * Set when the value is a default rather than a setting written for this run: 'dataclass-default' is a field default
    * of a script's own arguments dataclass (HfArgumentParser uses it unless the command line overrides it);
    * 'call-default' is a library default made explicit because tools disagree on it (BitsAndBytesConfig's fp4,
-   * LoraConfig's r=8 under a TRL trainer whose ModelConfig would say 16).
+   * LoraConfig's r=8 under a TRL trainer whose ModelConfig would say 16); 'script-default' is a default of the
+   * script's own options read through `args.x` (argparse `default=`, an arguments dataclass field, the parameter of a
+   * function called once): what runs when the launcher passes nothing, located at the default.
    */
-  readonly origin?: 'dataclass-default' | 'call-default';
+  readonly origin?: 'dataclass-default' | 'call-default' | 'script-default';
 }
 
 /**

@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runPipeline, type InputFile, type PipelineResult } from '../analyzers/pipeline';
+import { firstHeredoc } from '../analyzers/heredoc';
 import type { ModelResolver, Overrides } from '../analyzers/resolve';
 import type { Problem } from '../analyzers/scenario';
 import { advise, type AdviceResult } from '../core';
@@ -99,8 +100,17 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
     let resolver: ModelResolver = offlineModelResolver({ cwd: io.cwd, env, networkHint: '--allow-network' });
     let res: PipelineResult = runPipeline(inputs, reader, overrides, resolver);
     if (res.unrecognized.length > 0) {
+      // Located like every other error (file:line:col): at the first heredoc when the file has one (its body is
+      // not read), else at the top of the file.
       const f = res.unrecognized[0];
-      throw new UsageError(`${f}: not a recognised training config (DeepSpeed JSON, HF/TRL Python, launch script, Accelerate, Axolotl, LLaMA-Factory, torchtune or LitGPT YAML, or a *.vram.yaml scenario)`);
+      const text = inputs.find((i) => i.file === f)?.text;
+      // (`<<` in Python, JSON or YAML is not a heredoc: `1 << bits`.)
+      const h = text === undefined || /\.(py|json|jsonc|hjson|ya?ml|toml)$/i.test(f) ? undefined : firstHeredoc(text);
+      const kinds = 'DeepSpeed JSON, HF/TRL Python, launch script, Accelerate, Axolotl, LLaMA-Factory, torchtune or LitGPT YAML, or a *.vram.yaml scenario';
+      io.err(h
+        ? `${f}:${h.line}:${h.column}: error: not a recognised training config (${kinds}): heredocs (<<${h.delimiter}) are not read, and no command outside one is a training command (unrecognized-format)`
+        : `${f}:1:1: error: not a recognised training config (${kinds}) (unrecognized-format)`);
+      return 2;
     }
     if (v['allow-network'] && !res.setup && res.problems.some((p) => p.code === 'unknown-model')) {
       // Second pass with the Hub: fetch the model the files name (or --model), then resolve synchronously again.

@@ -127,6 +127,24 @@ describe('cli: vram-lens estimate', async () => {
     assert.equal((await cli('frobnicate')).code, 2);
   });
 
+  it('an unrecognised file and a heredoc launcher: exit 2 with file:line:col', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-'));
+    const plain = path.join(dir, 'notes.sh');
+    fs.writeFileSync(plain, 'echo hello\n');
+    const r = await cli('estimate', plain);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /notes\.sh:1:1: error: not a recognised training config/);
+    const py = path.join(dir, 'util.py');
+    fs.writeFileSync(py, 'def mask(bits):\n    return 1 << bits\n');
+    assert.match((await cli('estimate', py)).err, /util\.py:1:1: error: not a recognised training config \(/);
+    // OpenRLHF examples/scripts/train_sft.sh keeps the command in a heredoc and runs it later.
+    const heredoc = path.join(dir, 'train_sft.sh');
+    fs.writeFileSync(heredoc, "set -x\n\nread -r -d '' training_commands <<EOF\nopenrlhf.cli.train_sft \\\n   --model.model_name_or_path meta-llama/Meta-Llama-3-8B\nEOF\n\nif [[ ${1} != \"slurm\" ]]; then\n    deepspeed --module $training_commands\nfi\n");
+    const h = await cli('estimate', heredoc);
+    assert.equal(h.code, 2);
+    assert.match(h.err, /train_sft\.sh:3:33: error: no model found in these files: heredocs \(<<EOF\) are not read/);
+  });
+
   it('reads a model from a local config.json path', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-'));
     fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'llama', num_hidden_layers: 2, hidden_size: 64, num_attention_heads: 4, intermediate_size: 128, vocab_size: 1000 }));

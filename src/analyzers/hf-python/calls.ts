@@ -155,6 +155,14 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
   const calleeNode = call.firstChild!;
   const at = span(calleeNode);
   const name = file.text.slice(at.start, at.end);
+  const cond = file.conditionOf(call);
+  if (cond) {
+    // Under `if quantize:` (PEFT's DoRA example) the call runs only on the quantized branch: not known statically.
+    file.facts.push({ key: 'kbitUpcast', rawKey: 'prepare_model_for_kbit_training', value: { unknown: `${name}(...) runs only when ${cond}` },
+      rawValue: `${name}(...)`, keySpan: at, valueSpan: at, tool: 'peft' });
+    file.problem('not-static', 'info', msg('{0} is not known statically: {1}', name, `it runs only when ${cond}`), at, name);
+    return;
+  }
   file.facts.push({ key: 'kbitUpcast', rawKey: 'prepare_model_for_kbit_training', value: 'all', rawValue: `${name}(...)`, keySpan: at,
     valueSpan: at, tool: 'peft' });
   const args = file.args(call);

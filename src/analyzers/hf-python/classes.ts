@@ -4,7 +4,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { Tool } from '../facts';
 import { HF_ARGS, TRL_CONFIGS } from './vocab';
 import { type Entry, PythonFile } from './file';
-import { span, clip } from './syntax';
+import { span, clip, stringInner } from './syntax';
 import { mapEntry } from './mapping';
 
 export function noteParser(file: PythonFile, call: SyntaxNode, which: string): void {
@@ -40,10 +40,27 @@ export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
   const def = args.entries.find((e) => e.rawKey === 'default');
   const action = args.entries.find((e) => e.rawKey === 'action');
   const actionVal = action ? file.valueOf(action) : undefined;
-  if (def?.valueNode) file.fieldDefaults.set(name, { text: clip(file.text.slice(def.valueSpan.start, def.valueSpan.end)),
-    line: file.line(def.valueSpan.start), where: 'argparse default' });
-  else if (actionVal?.k === 'lit' && actionVal.v === 'store_true')
-    file.fieldDefaults.set(name, { text: 'False', line: file.line(call.from), where: 'argparse store_true default' });
+  const flagNode = args.positional.find((p) => { const v = file.evalNode(p, 0); return v.k === 'lit' && v.v === flag.v; })!;
+  const typeEntry = args.entries.find((e) => e.rawKey === 'type');
+  const typeName = typeEntry?.valueNode ? file.text.slice(typeEntry.valueSpan.start, typeEntry.valueSpan.end) : '';
+  const type = typeName === 'int' ? 'int' as const : typeName === 'float' ? 'float' as const : undefined;
+  const required = args.entries.find((e) => e.rawKey === 'required');
+  const isRequired = required ? (() => { const r = file.valueOf(required); return r.k === 'lit' && r.v === true; })() : false;
+  if (def?.valueNode) {
+    file.fieldDefaults.set(name, { text: clip(file.text.slice(def.valueSpan.start, def.valueSpan.end)),
+      line: file.line(def.valueSpan.start), where: 'argparse default' });
+    if (!isRequired) file.noteDefault(name, { node: def.valueNode, keySpan: stringInner(file.text, flagNode), valueSpan: def.valueSpan,
+      where: `argparse default of ${String(flag.v)}`, ...(type ? { type } : {}) });
+  } else if (actionVal?.k === 'lit' && (actionVal.v === 'store_true' || actionVal.v === 'store_false')) {
+    const off = actionVal.v === 'store_true';
+    file.fieldDefaults.set(name, { text: off ? 'False' : 'True', line: file.line(call.from), where: `argparse ${actionVal.v} default` });
+    file.noteDefault(name, { node: null, lit: !off, keySpan: stringInner(file.text, flagNode), valueSpan: stringInner(file.text, flagNode),
+      where: `argparse ${String(actionVal.v)} of ${String(flag.v)}: ${off ? 'False' : 'True'} unless given` });
+  } else if (!isRequired && !def) {
+    // No default: argparse gives None, which stays unknown; a second option of the name with a default is ambiguous.
+    file.noteDefault(name, { node: null, lit: null, keySpan: stringInner(file.text, flagNode), valueSpan: stringInner(file.text, flagNode),
+      where: `argparse option ${String(flag.v)} without a default` });
+  }
 }
 
 /** Arguments dataclasses: subclasses of TrainingArguments/TRL configs, classes given to HfArgumentParser, *Arguments. */
@@ -70,9 +87,12 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
   const selected = info.filter((c) => c.dataclass && (file.localArgs.has(c.name) || file.parsedClasses.has(c.name) || /(Arguments|Args)$/.test(c.name)));
   // Field defaults first (for the reasons of `x.field` unknowns), then the facts themselves.
   const fields = selected.map((c) => ({ c, fields: dataclassFields(file, c.node) }));
-  for (const { fields: fs } of fields) {
-    for (const f of fs) if (f.valueNode) file.fieldDefaults.set(f.rawKey,
-      { text: clip(file.text.slice(f.valueSpan.start, f.valueSpan.end)), line: file.line(f.valueSpan.start), where: 'dataclass default' });
+  for (const { c, fields: fs } of fields) {
+    for (const f of fs) if (f.valueNode) {
+      file.fieldDefaults.set(f.rawKey,
+        { text: clip(file.text.slice(f.valueSpan.start, f.valueSpan.end)), line: file.line(f.valueSpan.start), where: 'dataclass default' });
+      file.noteDefault(f.rawKey, { node: f.valueNode, keySpan: f.keySpan, valueSpan: f.valueSpan, where: `${c.name}.${f.rawKey} default` });
+    }
   }
   for (const { c, fields: fs } of fields) {
     const tool = file.localArgs.get(c.name) ?? (file.tools.has('trl') && file.parsedClasses.has(c.name) ? 'trl' : 'hf-trainer');

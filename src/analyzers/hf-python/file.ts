@@ -7,7 +7,7 @@ import { msg, type CanonicalKey, type Message, type ConfigFacts, type Fact, type
 import { span, stringInner, parseNumber, pyString, fmt, clip } from './syntax';
 
 export type Val =
-  | { readonly k: 'lit'; readonly v: FactValue; readonly via?: Via }
+  | { readonly k: 'lit'; readonly v: FactValue; readonly via?: Via; readonly dflt?: ScriptDefault }
   | { readonly k: 'dotted'; readonly text: string; readonly via?: Via }
   | { readonly k: 'call'; readonly callee: string; readonly node: SyntaxNode; readonly via?: Via }
   | { readonly k: 'dict'; readonly entries: readonly Entry[]; readonly opaque: string[]; readonly via?: Via }
@@ -17,6 +17,23 @@ export type Val =
 interface Via {
   readonly text: string;
   readonly span: Span;
+}
+
+/**
+ * A default of the script's own options: an argparse `default=` (or store_true's False) or a field default of an
+ * arguments dataclass. It is what runs when the command line does not set the option, so `args.x` reads it, and the
+ * fact is located at the default (keySpan: the option or field name, valueSpan: the default).
+ */
+export interface ScriptDefault {
+  readonly node: SyntaxNode | null;
+  /** The value when no node gives it (store_true: False). */
+  readonly lit?: FactValue;
+  readonly keySpan: Span;
+  readonly valueSpan: Span;
+  /** 'argparse default of --model_name' / 'ScriptArguments.model_name default'. */
+  readonly where: string;
+  /** argparse `type=int` / `type=float`: a string default is converted (argparse applies type to string defaults). */
+  readonly type?: 'int' | 'float';
 }
 
 /** One key/value pair as written: a keyword argument, a dict entry, a dataclass field or an item assignment. */
@@ -32,6 +49,8 @@ export interface Entry {
 interface Binding {
   readonly kind: 'assign' | 'unpack' | 'aug' | 'loop' | 'def';
   readonly valueNode: SyntaxNode | null;
+  /** The right-hand side an unpacked name comes from (`a, b = parser.parse_args_into_dataclasses()`). */
+  readonly rhs?: SyntaxNode;
   readonly pos: number;
   /** End of the binding statement: a use inside it (`x = x + 1`) sees the earlier binding. */
   readonly end: number;
@@ -55,6 +74,11 @@ interface Scope {
 }
 
 const MAX_DEPTH = 40;
+
+/** A default that stands for "fill this in" ("path/to/model", "<model>", "your-model"): not taken as the value. */
+function placeholder(v: FactValue): boolean {
+  return typeof v === 'string' && /^(\.?\/?path\/to\b|<[^>]*>$|your[-_ ])/i.test(v);
+}
 
 /**
  * One Python file under analysis: what it has found so far (facts, problems, references, tools), the indexes built
@@ -81,6 +105,14 @@ export class PythonFile {
   /** Field defaults of the file's dataclasses and argparse options, for the reasons of `args.x` unknowns. */
   readonly fieldDefaults = new Map<string, { text: string; line: number; where: string }>();
   readonly parsedClasses = new Set<string>();
+  /** Script defaults by option / field name; 'ambiguous' when two options or fields of that name disagree. */
+  readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();
+  /** Attribute names assigned anywhere (`args.x = ...`): a default of that name may not be what runs. */
+  readonly attrAssigned = new Set<string>();
+  /** Set while the test of a conditional expression is evaluated: None defaults are read there (they pick a branch). */
+  private noneDefaults = false;
+  /** Every call of the file, for the call sites of a function whose parameter a value comes from. */
+  calls: SyntaxNode[] = [];
   readonly errors: number[] = [];
   root!: SyntaxNode;
 
@@ -97,6 +129,13 @@ export class PythonFile {
 
   push(key: CanonicalKey, e: Entry, value: FactValue | Unknown, tool: Tool, from?: Val, origin?: Fact['origin']): void {
     const written = this.text.slice(e.valueSpan.start, e.valueSpan.end);
+    const d = from?.k === 'lit' ? from.dflt : undefined;
+    if (d) {
+      // The script's default: located where it is defined, and said to be a default the command line can override.
+      const rawValue = clip(`${written}: the script's default ${this.text.slice(d.valueSpan.start, d.valueSpan.end) || fmt(value as FactValue)} (${d.where}, line ${this.line(d.valueSpan.start)})`);
+      this.facts.push({ key, rawKey: e.rawKey, value, rawValue, keySpan: d.keySpan, valueSpan: d.valueSpan, tool, origin: 'script-default' });
+      return;
+    }
     const rawValue = clip(from?.via ? `${written} (${from.via.text})` : written);
     const fact: Fact = {
       key, rawKey: e.rawKey, value, rawValue, keySpan: e.keySpan, valueSpan: e.valueSpan, tool,
@@ -224,19 +263,78 @@ export class PythonFile {
       case 'CallExpression': {
         const callee = this.calleeName(node) ?? clip(this.text.slice(node.firstChild?.from ?? node.from, node.firstChild?.to ?? node.to));
         if (callee === 'dict') return this.dictCall(node, depth);
+        const split = this.staticSplit(node, depth);
+        if (split) return split;
         return { k: 'call', callee, node };
       }
       case 'VariableName': return this.evalName(node, depth);
       case 'MemberExpression': {
         const d = this.dotted(node);
-        if (d) return { k: 'dotted', text: d };
+        if (d) return this.scriptDefault(d, node, depth) ?? { k: 'dotted', text: d };
         return { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
       }
-      case 'ConditionalExpression':
+      case 'BinaryExpression': {
+        // A comparison of two values known statically (`args.bits == 4` with bits defaulting to 4): a boolean.
+        const l = node.firstChild;
+        const op = l?.nextSibling;
+        const r = op?.nextSibling;
+        if (l && op?.name === 'CompareOp' && r && !r.nextSibling) {
+          const a = this.evalNode(l, depth + 1);
+          const b = this.evalNode(r, depth + 1);
+          const o = this.text.slice(op.from, op.to);
+          if (a.k === 'lit' && b.k === 'lit' && !Array.isArray(a.v) && !Array.isArray(b.v)) {
+            const x = a.v as string | number | boolean | null;
+            const y = b.v as string | number | boolean | null;
+            const num = typeof x === 'number' && typeof y === 'number';
+            const v = o === '==' ? x === y : o === '!=' ? x !== y : !num ? undefined
+              : o === '<' ? x < y : o === '<=' ? x <= y : o === '>' ? x > y : o === '>=' ? x >= y : undefined;
+            if (v !== undefined) return { k: 'lit', v, ...(a.dflt ?? b.dflt ? { dflt: (a.dflt ?? b.dflt)! } : {}) };
+          }
+        }
+        return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
+      }
+      case 'ConditionalExpression': {
+        // `a if test else b` with a test known statically (a default of None or a literal): the branch it picks.
+        const kw = node.getChild('if');
+        const els = node.getChild('else');
+        const test = kw?.nextSibling;
+        const yes = node.firstChild;
+        const no = els?.nextSibling;
+        if (kw && els && test && yes && no && test.from < els.from) {
+          // A test reads None defaults too (`x.split(",") if x else [...]` with x defaulting to None).
+          const before = this.noneDefaults;
+          this.noneDefaults = true;
+          let c: Val;
+          try {
+            c = this.evalNode(test, depth + 1);
+          } finally {
+            this.noneDefaults = before;
+          }
+          if (c.k === 'lit') {
+            const truthy = Array.isArray(c.v) ? c.v.length > 0 : Boolean(c.v);
+            return this.evalNode(truthy ? yes : no, depth + 1);
+          }
+        }
         return { k: 'unknown', reason: `${clip(t)} is chosen at run time` };
+      }
       default:
         return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
     }
+  }
+
+  /** `s.split(",")` (or `.split()`) on a string known statically: the list of its parts, as Python's str.split gives. */
+  private staticSplit(node: SyntaxNode, depth: number): Val | undefined {
+    const callee = node.firstChild;
+    if (callee?.name !== 'MemberExpression' || callee.lastChild?.name !== 'PropertyName') return undefined;
+    if (this.text.slice(callee.lastChild.from, callee.lastChild.to) !== 'split' || !callee.firstChild) return undefined;
+    const a = this.args(node);
+    if (a.entries.length > 0 || a.opaque.length > 0 || a.positional.length > 1) return undefined;
+    const sepVal = a.positional[0] ? this.evalNode(a.positional[0], depth + 1) : undefined;
+    if (sepVal && !(sepVal.k === 'lit' && typeof sepVal.v === 'string' && sepVal.v.length > 0)) return undefined;
+    const obj = this.evalNode(callee.firstChild, depth + 1);
+    if (obj.k !== 'lit' || typeof obj.v !== 'string') return undefined;
+    const parts = sepVal && sepVal.k === 'lit' ? obj.v.split(sepVal.v as string) : obj.v.split(/\s+/).filter((x) => x.length > 0);
+    return { k: 'lit', v: parts, ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
   }
 
   private dictLiteral(node: SyntaxNode, depth: number): Val {
@@ -278,7 +376,10 @@ export class PythonFile {
   private evalName(node: SyntaxNode, depth: number): Val {
     const name = this.text.slice(node.from, node.to);
     const found = this.lookup(name, node);
-    if (found.k !== 'binding') return { k: 'unknown', reason: found.reason };
+    if (found.k !== 'binding') {
+      const arg = found.param ? this.singleCallArgument(found.param.scope, found.param.name, depth) : undefined;
+      return arg ?? { k: 'unknown', reason: found.reason };
+    }
     const b = found.binding;
     const line = this.line(b.pos);
     if (b.kind !== 'assign' || !b.valueNode) {
@@ -312,13 +413,14 @@ export class PythonFile {
     return out;
   }
 
-  private lookup(name: string, use: SyntaxNode): { k: 'binding'; binding: Binding; scope: Scope } | { k: 'none'; reason: string } {
+  private lookup(name: string, use: SyntaxNode): { k: 'binding'; binding: Binding; scope: Scope }
+    | { k: 'none'; reason: string; param?: { scope: Scope; name: string } } {
     const chain = this.scopeChain(use);
     for (let i = 0; i < chain.length; i++) {
       const s = chain[i];
       if (s.params.has(name)) {
         const d = s.params.get(name);
-        return { k: 'none', reason: `${name} is a parameter of ${s.fn ?? 'a function'}()${d ? ` (default ${clip(this.text.slice(d.from, d.to), 40)})` : ''}` };
+        return { k: 'none', param: { scope: s, name }, reason: `${name} is a parameter of ${s.fn ?? 'a function'}()${d ? ` (default ${clip(this.text.slice(d.from, d.to), 40)})` : ''}` };
       }
       const bs = s.bindings.get(name);
       if (!bs || bs.length === 0) continue;
@@ -427,11 +529,11 @@ export class PythonFile {
     for (const t of targets) {
       if (t.name === 'VariableName') {
         this.bind(scope, this.text.slice(t.from, t.to), { kind: unpack ? 'unpack' : 'assign', valueNode: unpack ? null : value, pos: st.from,
-          end: st.to, condLine });
+          end: st.to, condLine, ...(unpack ? { rhs: value } : {}) });
       } else if (t.name === 'TupleExpression' || t.name === 'ArrayExpression' || t.name === 'ParenthesizedExpression') {
         for (let ch = t.firstChild; ch; ch = ch.nextSibling) {
           if (ch.name === 'VariableName') this.bind(scope, this.text.slice(ch.from, ch.to),
-            { kind: 'unpack', valueNode: null, pos: st.from, end: st.to, condLine });
+            { kind: 'unpack', valueNode: null, pos: st.from, end: st.to, condLine, rhs: value });
         }
       } else if (t.name === 'MemberExpression') {
         // `name["key"] = value`: an item assignment on a dict bound to `name`.
@@ -514,6 +616,87 @@ export class PythonFile {
       case 'dict': return 'a dict';
       case 'lit': return `the literal ${fmt(v.v)}`;
     }
+  }
+
+  // ---- Script defaults ----
+
+  /** Records a default of the script's own options; two different defaults of one name make it ambiguous. */
+  noteDefault(name: string, d: ScriptDefault): void {
+    const prev = this.scriptDefaults.get(name);
+    if (prev === undefined) this.scriptDefaults.set(name, d);
+    else if (prev !== 'ambiguous' && this.defaultText(prev) !== this.defaultText(d)) this.scriptDefaults.set(name, 'ambiguous');
+  }
+
+  private defaultText(d: ScriptDefault): string {
+    return d.node ? this.text.slice(d.node.from, d.node.to) : fmt(d.lit ?? null);
+  }
+
+  /**
+   * `args.x`, where `args` holds the parsed command line (`parser.parse_args()`, a tuple of HfArgumentParser's
+   * dataclasses, or a function parameter named `*args`), reads the default of option / field x when the script has one
+   * and never assigns `.x` itself: the value that runs when the launcher passes nothing (a launcher flag wins in
+   * resolve, as the launcher's facts outrank the script's). None, "" and computed defaults stay unknown.
+   */
+  private scriptDefault(dotted: string, use: SyntaxNode, depth: number): Val | undefined {
+    const parts = dotted.split('.');
+    if (parts.length !== 2 || this.scriptDefaults.size === 0) return undefined;
+    const [obj, field] = parts;
+    const d = this.scriptDefaults.get(field);
+    if (d === undefined || d === 'ambiguous' || this.attrAssigned.has(field) || !this.holdsParsedArgs(obj, use)) return undefined;
+    let v: Val = d.node ? this.evalNode(d.node, depth + 1) : { k: 'lit', v: d.lit ?? null };
+    if (v.k === 'lit' && v.v === null && this.noneDefaults) return { k: 'lit', v: null, dflt: d };
+    if (v.k !== 'lit' || v.v === null || v.v === '' || placeholder(v.v)) return undefined;
+    if (d.type && typeof v.v === 'string') {
+      const n = Number(v.v);
+      if (v.v.trim() === '' || !Number.isFinite(n) || (d.type === 'int' && !Number.isInteger(n))) return undefined;
+      v = { k: 'lit', v: n };
+    }
+    return { k: 'lit', v: v.v, dflt: d };
+  }
+
+  private holdsParsedArgs(obj: string, use: SyntaxNode): boolean {
+    const found = this.lookup(obj, use);
+    const parsing = (n: SyntaxNode | null | undefined): boolean => {
+      if (!n || n.name !== 'CallExpression') return false;
+      const last = this.calleeName(n)?.split('.').pop() ?? '';
+      return /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse)_(args|arguments|config)$/.test(last);
+    };
+    if (found.k === 'binding') return parsing(found.binding.kind === 'assign' ? found.binding.valueNode : found.binding.kind === 'unpack' ? found.binding.rhs : null);
+    return found.param !== undefined && /(^|_)(args|arguments)$/.test(obj);
+  }
+
+  /**
+   * A parameter's value when its function is called exactly once in the file: the argument at that call (by keyword
+   * or position), else the parameter's default. Two call sites, or none (a function given to fire.Fire), stay unknown.
+   */
+  private singleCallArgument(scope: Scope, name: string, depth: number): Val | undefined {
+    if (!scope.fn || depth > MAX_DEPTH / 2) return undefined;
+    const sites = this.calls.filter((c) => this.calleeName(c) === scope.fn);
+    if (sites.length !== 1) return undefined;
+    const params = scope.node.getChild('ParamList');
+    const names: string[] = [];
+    if (params) for (let ch = params.firstChild; ch; ch = ch.nextSibling) {
+      if (ch.name === 'VariableName' && ch.prevSibling?.name !== 'AssignOp') names.push(this.text.slice(ch.from, ch.to));
+      if (ch.name === '*' || ch.name === '**') break;
+    }
+    const a = this.args(sites[0]);
+    const kw = a.entries.find((e) => e.rawKey === name);
+    const i = names.indexOf(name);
+    const node = kw?.valueNode ?? (i >= 0 && i < a.positional.length ? a.positional[i] : null);
+    if (kw === undefined && a.opaque.length > 0) return undefined;
+    if (node) {
+      const v = this.evalNode(node, depth + 1);
+      if (v.k === 'lit' && v.v === null && !this.noneDefaults) return undefined;
+      return v.k === 'lit' || v.k === 'dict' ? v : undefined;
+    }
+    const def = scope.params.get(name);
+    if (!def) return undefined;
+    const v = this.evalNode(def, depth + 1);
+    if (v.k === 'lit' && v.v === null && this.noneDefaults) return v;
+    if (v.k !== 'lit' || v.v === null || v.v === '' || placeholder(v.v)) return undefined;
+    let at: Span = span(def);
+    if (params) for (let ch = params.firstChild; ch; ch = ch.nextSibling) if (ch.name === 'VariableName' && this.text.slice(ch.from, ch.to) === name) at = span(ch);
+    return { k: 'lit', v: v.v, dflt: { node: def, keySpan: at, valueSpan: span(def), where: `default of ${scope.fn}(${name})` } };
   }
 
   line(pos: number): number {

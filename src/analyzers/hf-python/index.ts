@@ -40,12 +40,22 @@ function run(file: PythonFile): void {
     if (cur.type.isError) file.errors.push(cur.from);
     if (cur.name === 'ClassDefinition') classes.push(cur.node);
     else if (cur.name === 'CallExpression') calls.push(cur.node);
+    else if (cur.name === 'AssignStatement' || cur.name === 'UpdateStatement') noteAttributeAssignment(file, cur.node);
     if (cur.firstChild()) continue;
     while (!cur.nextSibling()) if (!cur.parent()) return afterWalk(file, classes, calls);
   }
 }
 
+/** `args.x = ...` / `args.x += ...`: the option x is changed at run time, so its default is not what runs. */
+function noteAttributeAssignment(file: PythonFile, st: SyntaxNode): void {
+  for (let ch = st.firstChild; ch && ch.name !== 'AssignOp' && ch.name !== 'UpdateOp'; ch = ch.nextSibling) {
+    const prop = ch.name === 'MemberExpression' ? ch.lastChild : null;
+    if (prop?.name === 'PropertyName') file.attrAssigned.add(file.text.slice(prop.from, prop.to));
+  }
+}
+
 function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[]): void {
+  file.calls = calls;
   // Parsers and argparse options first: they tell which dataclasses are arguments and give the defaults of `args.x`.
   for (const c of calls) {
     const callee = file.calleeName(c);

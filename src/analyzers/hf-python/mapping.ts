@@ -6,7 +6,7 @@ import { evaluationOn, galoreOf, galoreRankOf, msg, type CanonicalKey, type Fact
 import { SEQ_KEYS } from './vocab';
 import { type Val, type Entry, PythonFile } from './file';
 import { span } from './syntax';
-import { numberOf, boolOf, enumOf, optimizerOf, dtypeOf, attentionOf, stringListOf, targetsOf, mapBool } from './values';
+import { numberOf, boolOf, enumOf, optimizerOf, dtypeOf, attentionOf, stringListOf, targetsOf, scriptTargetsOf, mapBool } from './values';
 
 type Ctx = 'train' | 'load' | 'bnb' | 'lora' | 'ia3' | 'trl-model' | 'dataclass';
 
@@ -176,7 +176,13 @@ export function mapEntry(file: PythonFile, ctx: Ctx, e: Entry, tool: Tool, origi
       case 'r': return emit('loraR', (x) => numberOf(file, x, e, true));
       case 'lora_alpha': return emit('loraAlpha', (x) => numberOf(file, x, e, false));
       case 'lora_dropout': return emit('loraDropout', (x) => numberOf(file, x, e, false));
-      case 'target_modules': return emit('loraTargets', (x) => targetsOf(file, x, e));
+      case 'target_modules': {
+        // A str other than "all-linear": PEFT re.fullmatch-es it against every module's full name
+        // (peft/tuners/tuners_utils.py check_target_module_exists); resolve matches it once the model is known.
+        const x = v();
+        if (x.k === 'lit' && typeof x.v === 'string' && x.v !== 'all-linear') return file.push('loraTargetRegex', e, x.v, tool, x, origin);
+        return emit('loraTargets', (y) => targetsOf(file, y, e));
+      }
       case 'modules_to_save': return emit('loraModulesToSave', (x) => stringListOf(file, x, e));
       case 'use_dora': return emit('loraDora', (x) => boolOf(file, x, e));
       case 'target_parameters': return emit('loraTargetParameters', (x) => stringListOf(file, x, e));
@@ -192,7 +198,7 @@ export function mapEntry(file: PythonFile, ctx: Ctx, e: Entry, tool: Tool, origi
       case 'lora_r': case 'lora_rank': return emit('loraR', (x) => numberOf(file, x, e, true));
       case 'lora_alpha': return emit('loraAlpha', (x) => numberOf(file, x, e, false));
       case 'lora_dropout': return emit('loraDropout', (x) => numberOf(file, x, e, false));
-      case 'lora_target_modules': return emit('loraTargets', (x) => targetsOf(file, x, e));
+      case 'lora_target_modules': return emit('loraTargets', (x) => scriptTargetsOf(file, x, e));
       case 'lora_modules_to_save': return emit('loraModulesToSave', (x) => stringListOf(file, x, e));
       case 'use_dora': return emit('loraDora', (x) => boolOf(file, x, e));
       case 'use_peft': return emit('method', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'lora' : undefined)));

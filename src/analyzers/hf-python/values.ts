@@ -85,6 +85,22 @@ export function targetsOf(file: PythonFile, x: Val, e: Entry): FactValue | Unkno
   return stringListOf(file, x, e);
 }
 
+/**
+ * A script's own lora_target_modules option (a dataclass field or argparse option, not LoraConfig's): a
+ * comma-separated string is the list the script splits before it builds LoraConfig (PEFT examples/sft utils.py:
+ * `args.lora_target_modules.split(",")`); "all-linear" and one name stay as they are.
+ */
+export function scriptTargetsOf(file: PythonFile, x: Val, e: Entry): FactValue | Unknown | undefined {
+  if (x.k === 'lit' && typeof x.v === 'string') {
+    const s = x.v.trim();
+    if (s === 'all-linear') return 'all-linear';
+    const names = s.split(',').map((t) => t.trim()).filter((t) => t.length > 0);
+    if (names.length > 0 && names.every((t) => /^[\w.-]+$/.test(t))) return names;
+    return { unknown: `${fmt(x.v)} is not a comma-separated list of module names` };
+  }
+  return stringListOf(file, x, e);
+}
+
 export function mapBool<T>(b: boolean | Unknown | undefined, f: (b: boolean) => T | undefined): T | Unknown | undefined {
   if (b === undefined) return undefined;
   if (typeof b === 'boolean') return f(b);

@@ -14,6 +14,7 @@ import { describeSetupIssue, valueAt } from '../issues';
 import { keyOfField, ResolveContext } from './context';
 import { applyRule, FIELD_RULES } from './field-rules';
 import { modelLocation, resolveArchitecture, resolveTeacher } from './model';
+import { resolveLoraTargets } from './lora-targets';
 import type { AnalyzedFile, FactResolution, ModelResolver, Overrides } from './types';
 import { fileProblems, toolOrder, winningFacts } from './winning';
 export { locateOffset } from './locate';
@@ -30,6 +31,7 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
   const { setup, provenance } = ctx;
   if (!resolveArchitecture(ctx)) return { provenance, problems, decided, tools, gpu: setup.gpu as string | undefined };
   resolveTeacher(ctx);
+  resolveLoraTargets(ctx);
   const modelAt = modelLocation(ctx);
   const parsed = TrainingSetupSchema.safeParse(setup as TrainingSetupInput);
   if (!parsed.success) {

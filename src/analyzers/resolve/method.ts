@@ -107,5 +107,13 @@ export function resolveKbitUpcast(ctx: ResolveContext): void {
     // TRL's SFTTrainer called prepare_model_for_kbit_training for 4/8-bit models until its model-preparation
     // clean-up (trl PR 4577, Nov 2025); the installed version is not in the files.
     prov.kbit_upcast = { kind: 'default', owner: 'trl', note: 'current SFTTrainer keeps unquantized parameters in 16 bits (since trl PR 4577, Nov 2025); older releases kept the norms in fp32: set kbit_upcast: norms for them' };
+  } else if (!ctx.fromFact('kbit_upcast', 'kbitUpcast') && setup.quantization !== undefined && tools[0] === 'axolotl') {
+    // Axolotl's ModelLoader.load (src/axolotl/loaders/model.py): prepare_model(), for an adapter on a load_in_4bit /
+    // load_in_8bit model, calls peft's prepare_model_for_kbit_training (every unquantized parameter to fp32) unless
+    // QLoRA under FSDP, fsdp_cpu_ram_efficient_loading or ZeRO-3 skips it; then, for a lora / qlora adapter outside
+    // QLoRA+FSDP (should_convert), convert_embedding_modules_dtype puts the norms, embeddings and head back in
+    // torch_dtype. What stays fp32 are the biases of quantized linears and MoE router gates: a few MB, not modeled.
+    setup.kbit_upcast = 'none';
+    prov.kbit_upcast = { kind: 'default', owner: 'axolotl', note: "Axolotl's loader calls prepare_model_for_kbit_training (unquantized parameters to fp32; skipped under QLoRA+FSDP and ZeRO-3), then casts the norms, embeddings and head back to torch_dtype for a lora / qlora adapter (src/axolotl/loaders/model.py, ModelLoader.load); only biases and MoE router gates stay fp32" };
   }
 }

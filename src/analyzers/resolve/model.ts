@@ -3,6 +3,8 @@
 // distillation teacher, resolved like the student. Pure: resolving is the resolver's job.
 import { quantizationFromConfig } from '../checkpoint-quantization';
 import { msg } from '../facts';
+import { heredocNamingModel } from '../heredoc';
+import { locateOffset } from './locate';
 import type { Location } from '../scenario';
 import { fileProv, numberOf, type ResolveContext } from './context';
 
@@ -19,6 +21,15 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
   const modelAt = modelLocation(ctx);
   if (!ref) {
     const unknown = unknownOnly.model;
+    // A launcher that keeps its command in a heredoc (OpenRLHF's `read -r -d '' cmds <<EOF`) whose body passes a model
+    // option: the body is not read, so the refusal points at the heredoc and says so.
+    const launcher = unknown ? undefined : ctx.files.find((f) => f.facts.format === 'shell' && heredocNamingModel(f.text));
+    const h = launcher ? heredocNamingModel(launcher.text) : undefined;
+    if (launcher && h) {
+      problems.push({ ...locateOffset(launcher.file, launcher.text, h.offset, h.offset + 2 + h.delimiter.length), severity: 'error', code: 'unknown-model',
+        ...msg('no model found in these files: heredocs (<<{0}) are not read, so a model named inside one is not seen: pass --model <hub id | dir | config.json> or set vramLens.model', h.delimiter) });
+      return false;
+    }
     problems.push({ ...(unknown?.location ?? modelAt), severity: 'error', code: 'unknown-model',
       ...(unknown ? msg('the model ({0}) is not known statically: pass --model or set vramLens.model', unknown.fact.rawValue)
         : msg('no model found in these files: pass --model <hub id | dir | config.json> or set vramLens.model')) });

@@ -46,10 +46,12 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
     prov.micro_batch_size = { kind: 'default', owner: 'unsloth',
       note: `Unsloth raises per_device_train_batch_size to a multiple of num_generations (${ng})` };
   }
-  const micro = (setup.micro_batch_size as number | undefined) ?? 1;
-  const gas = (setup.gradient_accumulation_steps as number | undefined) ?? 1;
-  const gbs = decided.generationBatchSize ? num(decided.generationBatchSize.fact.value as FactValue) : undefined;
-  const spg = decided.stepsPerGeneration ? num(decided.stepsPerGeneration.fact.value as FactValue) : undefined;
+  // Only whole positive counts are counts (a mutated or overflowing literal such as -1e999 reads as -Infinity).
+  const count = (n: number | undefined): number | undefined => (n !== undefined && Number.isSafeInteger(n) && n > 0 ? n : undefined);
+  const micro = count(setup.micro_batch_size as number | undefined) ?? 1;
+  const gas = count(setup.gradient_accumulation_steps as number | undefined) ?? 1;
+  const gbs = count(decided.generationBatchSize ? num(decided.generationBatchSize.fact.value as FactValue) : undefined);
+  const spg = count(decided.stepsPerGeneration ? num(decided.stepsPerGeneration.fact.value as FactValue) : undefined);
   let batch: number;
   if (gbs !== undefined && Number.isInteger(gbs / dpWorld)) {
     batch = gbs / dpWorld;

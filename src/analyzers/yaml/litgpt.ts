@@ -49,7 +49,7 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('microBatchSize', train.get('micro_batch_size'), asPosInt, 'train.micro_batch_size');
   // global_batch_size counts samples between optimizer steps over every data-parallel rank (litgpt/args.py
   // TrainArgs.batch_size / gradient_accumulation_iters): DeepSpeed's train_batch_size.
-  ctx.put('trainBatchSize', train.get('global_batch_size'), asPosInt, 'train.global_batch_size');
+  accumulation(ctx, train);
   const seq = train.get('max_seq_length');
   if (seq && ctx.view(seq).t === 'absent') {
     // lora.py fit(): model.max_seq_length = min(longest sample, train.max_seq_length or inf).
@@ -58,6 +58,34 @@ function analyze(ctx: YamlCtx): void {
     ctx.put('seqLen', seq, asPosInt, 'train.max_seq_length');
   }
   optimizer(ctx, top);
+}
+
+/**
+ * train.global_batch_size / (micro_batch_size x devices x num_nodes) is the accumulation (TrainArgs
+ * gradient_accumulation_iters); with the GPU count unknown (devices: auto), the global batch is left to resolve.
+ */
+function accumulation(ctx: YamlCtx, train: Map<string, Entry>): void {
+  const g = train.get('global_batch_size');
+  const micro = ctx.get('microBatchSize')?.value;
+  const gpus = ctx.get('gpusPerNode')?.value;
+  const nodes = ctx.get('nodes')?.value ?? 1;
+  const global = g ? numOf(ctx.view(g)) : undefined;
+  if (g && global !== undefined && typeof micro === 'number' && typeof gpus === 'number' && typeof nodes === 'number') {
+    const steps = global / (micro * gpus * nodes);
+    if (Number.isInteger(steps) && steps >= 1) {
+      ctx.add('gradientAccumulationSteps', g, steps, 'train.global_batch_size');
+      return;
+    }
+    // LitGPT's integer division (batch_size // micro_batch_size), with its assertion that the result is positive.
+    const floored = Math.floor(Math.floor(global / (gpus * nodes)) / micro);
+    if (floored >= 1) {
+      ctx.add('gradientAccumulationSteps', g, floored, 'train.global_batch_size');
+      return;
+    }
+    ctx.problem('invalid-value', 'error', msg('{0}: LitGPT needs a global batch of at least micro-batch x GPUs ({1})', 'train.global_batch_size', micro * gpus * nodes), g.valueSpan, 'train.global_batch_size');
+    return;
+  }
+  ctx.put('trainBatchSize', g, asPosInt, 'train.global_batch_size');
 }
 
 /** `checkpoint_dir: checkpoints/<org>/<name>` (LitGPT's download layout), or pretrain's `model_name`. */
@@ -135,7 +163,8 @@ function lora(ctx: YamlCtx, top: Map<string, Entry>): void {
     if (anchor) ctx.add('method', anchor, 'full', anchor.path);
     return;
   }
-  // No method fact: resolve makes it LoRA, or QLoRA over a 4-bit `quantize`, from the LoRA keys.
+  // LoRA, or QLoRA over a 4-bit `quantize` (read before this), as LitGPT's finetune_lora runs it.
+  ctx.add('method', first, ctx.get('quantBits')?.value === 4 ? 'qlora' : 'lora', first.path);
   ctx.put('loraR', top.get('lora_r'), asPosInt);
   ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
   ctx.put('loraDropout', top.get('lora_dropout'), asNonNegNumber);
@@ -148,7 +177,10 @@ function lora(ctx: YamlCtx, top: Map<string, Entry>): void {
     }
     if (on ?? byDefault) targets.push(...names);
   }
-  ctx.add('loraTargets', first, targets, LORA_SWITCHES.map(([k]) => k).filter((k) => top.has(k)).join(', ') || first.path);
+  // Every projection of the blocks (query to MLP) is PEFT's all-linear; lora_head's adapter on the head
+  // (r x (hidden + vocab)) is then left out, a few million parameters at most.
+  const all = LORA_SWITCHES.slice(0, 5).every(([, , names]) => names.every((n) => targets.includes(n)));
+  ctx.add('loraTargets', first, all ? 'all-linear' : targets, LORA_SWITCHES.map(([k]) => k).filter((k) => top.has(k)).join(', ') || first.path);
 }
 
 /**

@@ -141,6 +141,22 @@ describe('analyzeAxolotlYaml', () => {
     checkFacts(analyzeAxolotlYaml(text), text, [['quantBits', 8, 'load_in_8bit', 'true']]);
   });
 
+  it('says why a 4/8-bit adapter run keeps no fp32 upcast: the loader casts norms and embeddings back after prepare_model_for_kbit_training', () => {
+    // axolotl src/axolotl/loaders/model.py ModelLoader.load: prepare_model() then convert_embedding_modules_dtype(torch_dtype).
+    for (const text of [
+      'base_model: NousResearch/Llama-2-7b-hf\nadapter: qlora\nload_in_4bit: true\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n',
+      'base_model: NousResearch/Llama-2-7b-hf\nadapter: lora\nload_in_8bit: true\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n',
+    ]) {
+      const res = resolveText('/w/axolotl.yml', text);
+      assert.ok(res.setup, JSON.stringify(res.problems));
+      assert.equal(res.setup.kbit_upcast, 'none');
+      const p = res.provenance.kbit_upcast;
+      assert.ok(p?.kind === 'default' && p.owner === 'axolotl' && /prepare_model_for_kbit_training/.test(p.note ?? '') && /loaders\/model\.py/.test(p.note ?? ''), JSON.stringify(p));
+    }
+    const full = resolveText('/w/axolotl.yml', 'base_model: NousResearch/Llama-2-7b-hf\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n');
+    assert.notEqual(full.provenance.kbit_upcast?.kind === 'default' && full.provenance.kbit_upcast.owner, 'axolotl');
+  });
+
   it('flags adapter: qlora without load_in_4bit', () => {
     const text = 'adapter: qlora\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n';
     assert.ok(codes(analyzeAxolotlYaml(text)).includes('invalid-value'));

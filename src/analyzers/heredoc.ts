@@ -1,0 +1,45 @@
+// Heredocs (`cmd <<EOF ... EOF`, `read -r -d '' cmds <<EOF`): their bodies are not read as commands (OpenRLHF's
+// examples keep the whole training command in one and run it later as `$training_commands`). This finds them so that
+// a refusal can point at one. Pure.
+
+export interface Heredoc {
+  readonly line: number;
+  readonly column: number;
+  /** Offset of the `<<` operator. */
+  readonly offset: number;
+  readonly delimiter: string;
+  /** The lines between the operator's line and the closing delimiter (to the end of the text when it is missing). */
+  readonly body: string;
+}
+
+/** The heredocs of a shell text, in order (at most 50). */
+export function heredocs(text: string): Heredoc[] {
+  const out: Heredoc[] = [];
+  const re = /<<(-?)[ \t]*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\2/g;
+  for (let m = re.exec(text); m && out.length < 50; m = re.exec(text)) {
+    // `<<<` is a here-string, not a heredoc; `#` starts a comment.
+    if (text[m.index + 2] === '<' || (m.index > 0 && text[m.index - 1] === '<')) continue;
+    const lineStart = text.lastIndexOf('\n', m.index - 1) + 1;
+    if (text.slice(lineStart, m.index).includes('#')) continue;
+    let line = 1;
+    for (let i = 0; i < lineStart; i++) if (text.charCodeAt(i) === 10) line++;
+    const nl = text.indexOf('\n', m.index);
+    const bodyStart = nl < 0 ? text.length : nl + 1;
+    const close = new RegExp(`^${m[1] ? '\\t*' : ''}${m[3]}[ \\t]*$`, 'm');
+    const rest = text.slice(bodyStart);
+    const end = rest.search(close);
+    out.push({ line, column: m.index - lineStart + 1, offset: m.index, delimiter: m[3], body: end < 0 ? rest : rest.slice(0, end) });
+    re.lastIndex = end < 0 ? text.length : bodyStart + end;
+  }
+  return out;
+}
+
+/** The first heredoc, or undefined. */
+export function firstHeredoc(text: string): Heredoc | undefined {
+  return heredocs(text)[0];
+}
+
+/** The first heredoc whose body passes a model option (`--model.model_name_or_path`, `--pretrain`, `--model`). */
+export function heredocNamingModel(text: string): Heredoc | undefined {
+  return heredocs(text).find((h) => /(^|\s)--[\w.-]*(model|pretrain)[\w.-]*[\s=]/i.test(h.body));
+}

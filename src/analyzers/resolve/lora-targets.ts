@@ -1,0 +1,133 @@
+// LoRA targets as PEFT reads them, once the model is known: a str target_modules is a regular expression
+// re.fullmatch-ed against every module's full name, a list matches a module whose name equals an entry or ends with
+// "." + entry (peft/tuners/tuners_utils.py check_target_module_exists), and no target_modules at all takes PEFT's
+// per-model default (peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING), raising a ValueError
+// for a model type without one. A target list that matches none of the model's modules is a located warning naming the
+// modules it has (PEFT raises "Target modules ... not found in the base model"), never a silent 0 trainable. Pure.
+import { linearModules, parseArchitecture, type HfConfig, type LinearModule } from '../../core';
+import { msg } from '../facts';
+import type { ResolveContext } from './context';
+import type { WinningFact } from './types';
+
+/**
+ * PEFT's default LoRA targets per config.json model_type, used when LoraConfig has no target_modules
+ * (huggingface/peft@00073fe src/peft/utils/constants.py, TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
+ */
+export const PEFT_LORA_DEFAULT_TARGETS: Readonly<Record<string, readonly string[]>> = {
+  t5: ['q', 'v'], mt5: ['q', 'v'], bart: ['q_proj', 'v_proj'], gpt2: ['c_attn'], bloom: ['query_key_value'],
+  'blip-2': ['q', 'v', 'q_proj', 'v_proj'], opt: ['q_proj', 'v_proj'], gptj: ['q_proj', 'v_proj'], gpt_neox: ['query_key_value'],
+  gpt_neo: ['q_proj', 'v_proj'], bert: ['query', 'value'], roberta: ['query', 'value'], 'xlm-roberta': ['query', 'value'],
+  electra: ['query', 'value'], 'deberta-v2': ['query_proj', 'value_proj'], deberta: ['in_proj'], layoutlm: ['query', 'value'],
+  llama: ['q_proj', 'v_proj'], llama4: ['q_proj', 'v_proj'], chatglm: ['query_key_value'], gpt_bigcode: ['c_attn'], mpt: ['Wqkv'],
+  RefinedWebModel: ['query_key_value'], RefinedWeb: ['query_key_value'], falcon: ['query_key_value'], btlm: ['c_proj', 'c_attn'],
+  codegen: ['qkv_proj'], mistral: ['q_proj', 'v_proj'], mixtral: ['q_proj', 'v_proj'], stablelm: ['q_proj', 'v_proj'],
+  phi: ['q_proj', 'v_proj', 'fc1', 'fc2'], gemma: ['q_proj', 'v_proj'], gemma2: ['q_proj', 'v_proj'], gemma3_text: ['q_proj', 'v_proj'],
+  qwen2: ['q_proj', 'v_proj'], qwen3: ['q_proj', 'v_proj'],
+};
+
+const PEFT_SOURCE = 'peft src/peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING';
+
+/** Parents a module sits under in Hugging Face models, by group: the full names a regex is matched against. */
+const PARENTS: Readonly<Record<LinearModule['group'], readonly string[]>> = {
+  attention: ['self_attn', 'attn', 'attention', 'self_attention', 'attention.self'],
+  cross_attention: ['cross_attn', 'encoder_attn', 'crossattention'],
+  mlp: ['mlp', 'feed_forward'],
+  expert: ['mlp', 'block_sparse_moe', 'feed_forward'],
+  router: ['mlp', 'block_sparse_moe'],
+};
+const PREFIXES = ['model.layers.0', 'transformer.h.0', 'model.language_model.layers.0'];
+
+/** Full module names of the kind PEFT sees (`model.layers.0.self_attn.q_proj`, `model.layers.0.mlp.experts.0.gate_proj`). */
+function fullNames(m: LinearModule): string[] {
+  const leaf = m.name.startsWith('experts.') ? `experts.0.${m.name.slice('experts.'.length)}` : m.name;
+  // A name with its parent already in it (gpt2's mlp.c_proj) is not put under a second one.
+  const parents = m.name.includes('.') && !m.name.startsWith('experts.') ? [''] : PARENTS[m.group].map((x) => `${x}.`);
+  return PREFIXES.flatMap((p) => parents.map((parent) => `${p}.${parent}${leaf}`));
+}
+
+/** PEFT's list rule: a full name equal to the entry or ending with "." + entry. */
+function listMatches(target: string, m: LinearModule): boolean {
+  return fullNames(m).some((n) => n === target || n.endsWith(`.${target}`));
+}
+
+/** Python's re.fullmatch in JS terms: anchored, or undefined when the pattern uses syntax JS does not read. */
+function fullmatcher(pattern: string): RegExp | undefined {
+  if (/\(\?P[<=]|\(\?[aiLmsux]+\)|\\[AZ]/.test(pattern)) return undefined;
+  try {
+    return new RegExp(`^(?:${pattern})$`);
+  } catch {
+    return undefined;
+  }
+}
+
+export function resolveLoraTargets(ctx: ResolveContext): void {
+  const { setup, decided, problems, tools, prov } = ctx;
+  const lora = setup.lora as Record<string, unknown> | undefined;
+  if (!lora || (setup.method !== 'lora' && setup.method !== 'qlora') || !setup.architecture) return;
+  const parsed = parseArchitecture(setup.architecture as HfConfig);
+  if (!parsed.ok) return;
+  const a = parsed.arch;
+  const mods = linearModules(a).filter((m) => !m.parameter);
+  const have = [...new Set(mods.map((m) => m.name))];
+  const haveText = have.join(', ');
+  const family = a.family;
+  const top = { file: ctx.files[0]?.file ?? '', start: 0, end: 0, line: 1, column: 1 };
+  const warn = (w: WinningFact | undefined, m: ReturnType<typeof msg>): void => {
+    problems.push({ ...(w?.location ?? top), severity: 'warning', code: 'invalid-value', ...m, ...(w ? { key: w.fact.rawKey } : {}) });
+  };
+  const listW = decided.loraTargets;
+  const regexW = decided.loraTargetRegex;
+  if (regexW && !listW) {
+    const pattern = String(regexW.fact.value);
+    const re = fullmatcher(pattern);
+    if (!re) {
+      warn(regexW, msg('{0}: this regular expression uses Python syntax that is not read here; the LoRA targets are not known (this {1} model has {2}): give a list', pattern, family, haveText));
+      return;
+    }
+    const hits = mods.filter((m) => fullNames(m).some((n) => re.test(n)));
+    if (hits.length === 0) {
+      warn(regexW, msg('target_modules {0} is a regular expression that PEFT matches against whole module names (model.layers.0.self_attn.q_proj), and it matches none of this {1} model\'s: PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}', pattern, family, haveText));
+      return;
+    }
+    lora.target_modules = [...new Set(hits.map((m) => m.name))];
+    return;
+  }
+  if (!listW) {
+    // No target_modules in the files: PEFT's per-model default, for the tools whose default is PEFT's own.
+    const d = tools.find((t) => t === 'hf-trainer' || t === 'trl' || t === 'peft') !== undefined && !tools.some((t) => t === 'unsloth' || t === 'axolotl' || t === 'llamafactory' || t === 'torchtune');
+    if (!d) return;
+    const modelType = (setup.architecture as { model_type?: unknown }).model_type;
+    const def = typeof modelType === 'string' ? PEFT_LORA_DEFAULT_TARGETS[modelType] : undefined;
+    const at = decided.method?.fact.rawKey === 'LoraConfig' ? decided.method : decided.loraR;
+    if (def) {
+      lora.target_modules = [...def];
+      // With r and the rest from the files, lora's provenance stays the file's (as before this table).
+      if (prov.lora?.kind === 'default') prov.lora = { kind: 'default', owner: 'peft', note: `LoRA settings of the tool; target_modules ${def.join(', ')}: PEFT's default for model_type ${String(modelType)} (${PEFT_SOURCE})` };
+    } else {
+      warn(at, msg('no target_modules, and PEFT has no default for model_type {0}: get_peft_model raises "Please specify `target_modules` in `peft_config`". This {1} model\'s linear modules: {2}; q_proj, v_proj are assumed', String(modelType), family, haveText));
+    }
+    return;
+  }
+  const value = listW.fact.value;
+  if (!Array.isArray(value)) return;
+  let list = value as readonly string[];
+  // A comma-separated string given to a script's list option (`--lora_target_modules "q_proj,k_proj"`): the script
+  // splits it (PEFT examples/sft: args.lora_target_modules.split(",")). LoraConfig's own list is taken as written.
+  if (listW.fact.rawKey !== 'target_modules' && list.some((t) => t.includes(','))) {
+    list = list.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t.length > 0);
+    lora.target_modules = list;
+  }
+  // PEFT's suffix rule reaches `self_attn.q_proj`; the estimate counts modules by their own names, so such entries
+  // become the names they reach.
+  const unmatched = list.filter((t) => !mods.some((m) => listMatches(t, m)));
+  if (unmatched.length > 0) {
+    if (unmatched.length === list.length) {
+      warn(listW, msg('none of the LoRA target modules ({0}) is a module of this {1} model: PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}', list.join(', '), family, haveText));
+    } else {
+      warn(listW, msg('{0}: not a module of this {1} model; PEFT adapts the other targets. Its linear modules: {2}', unmatched.join(', '), family, haveText));
+    }
+  }
+  const reached = mods.filter((m) => list.some((t) => listMatches(t, m)));
+  const dotted = list.some((t) => t.includes('.') && !have.includes(t));
+  if (dotted && reached.length > 0) lora.target_modules = [...new Set(reached.map((m) => m.name))];
+}

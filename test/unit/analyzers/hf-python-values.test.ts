@@ -1,0 +1,177 @@
+// The script's own values: module constants, argparse defaults, arguments-dataclass defaults and the arguments of a
+// function called once, read where `args.x` uses them; each is a fact located at its default, and a launcher's flag
+// wins over it. Snippets follow the real scripts they are cut from (cited per test).
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { analyzeHfPython } from '../../../src/analyzers/hf-python';
+import { runPipeline } from '../../../src/analyzers/pipeline';
+import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact } from '../../../src/analyzers/facts';
+
+function facts(r: ConfigFacts, key: CanonicalKey): Fact[] {
+  return r.facts.filter((f) => f.key === key);
+}
+function last(r: ConfigFacts, key: CanonicalKey): Fact | undefined {
+  const fs = facts(r, key);
+  return fs[fs.length - 1];
+}
+const at = (text: string, f: Fact | undefined): string => (f ? text.slice(f.valueSpan.start, f.valueSpan.end) : '');
+
+describe('hf-python: the script\'s own values', () => {
+  it('argparse defaults, a module constant as the default: the model and the sequence length, located at the default', () => {
+    // huggingface/accelerate examples/torch_native_parallelism/nd_parallel_trainer.py
+    const text = [
+      'import argparse',
+      'from transformers import AutoModelForCausalLM, TrainingArguments',
+      'MODEL_ID = "NousResearch/Hermes-3-Llama-3.1-8B"',
+      'def parse_args():',
+      '    parser = argparse.ArgumentParser()',
+      '    parser.add_argument("--sequence-length", type=int, default=4096)',
+      '    parser.add_argument("--batch-size", type=int, default="8")',
+      '    parser.add_argument("--model-name", type=str, default=MODEL_ID)',
+      '    parser.add_argument("--bf16", action="store_true")',
+      '    return parser.parse_args()',
+      'def main():',
+      '    args = parse_args()',
+      '    model = AutoModelForCausalLM.from_pretrained(args.model_name, use_cache=False)',
+      '    training_args = TrainingArguments(per_device_train_batch_size=args.batch_size, bf16=args.bf16, output_dir="out")',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    const model = last(r, 'model');
+    assert.equal(model?.value, 'NousResearch/Hermes-3-Llama-3.1-8B');
+    assert.equal(model?.origin, 'script-default');
+    assert.equal(at(text, model), 'MODEL_ID', 'located at the argparse default');
+    assert.equal(text.slice(model!.keySpan.start, model!.keySpan.end), '--model-name');
+    assert.match(model!.rawValue, /args\.model_name: the script's default MODEL_ID \(argparse default of --model-name, line 8\)/);
+    // argparse applies type=int to a string default.
+    assert.equal(last(r, 'microBatchSize')?.value, 8);
+    // store_true: False unless the flag is given.
+    assert.equal(last(r, 'bf16')?.value, false);
+  });
+
+  it('HfArgumentParser dataclasses: a field default read through parse_args_into_dataclasses', () => {
+    // tatsu-lab/stanford_alpaca train.py, lm-sys/FastChat fastchat/train/train.py
+    const text = [
+      'from dataclasses import dataclass, field',
+      'import transformers',
+      '@dataclass',
+      'class ModelArguments:',
+      '    model_name_or_path: str = field(default="facebook/opt-125m")',
+      '@dataclass',
+      'class LoraArguments:',
+      '    lora_r: int = 8',
+      '    lora_target_modules: list = field(default_factory=lambda: ["q_proj", "v_proj"])',
+      'def train():',
+      '    parser = transformers.HfArgumentParser((ModelArguments, LoraArguments, transformers.TrainingArguments))',
+      '    model_args, lora_args, training_args = parser.parse_args_into_dataclasses()',
+      '    model = transformers.AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)',
+      '    config = LoraConfig(r=lora_args.lora_r, target_modules=lora_args.lora_target_modules)',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    const model = last(r, 'model');
+    assert.equal(model?.value, 'facebook/opt-125m');
+    assert.equal(model?.rawKey, 'pretrained_model_name_or_path');
+    assert.equal(at(text, model), '"facebook/opt-125m"');
+    assert.equal(last(r, 'loraR')?.value, 8);
+    assert.deepEqual(last(r, 'loraTargets')?.value, ['q_proj', 'v_proj']);
+    assert.ok(!r.problems.some((p) => p.code === 'not-static' && /model_name_or_path/.test(p.message)), JSON.stringify(r.problems));
+  });
+
+  it('a function called once takes the argument of its call site (PEFT DoRA example: train_model(base_model=args.base_model))', () => {
+    // huggingface/peft examples/dora_finetuning/dora_finetuning.py
+    const text = [
+      'def train_model(base_model: str, batch_size: int, cutoff_len: int = 256):',
+      '    model = AutoModelForCausalLM.from_pretrained(base_model)',
+      '    args = TrainingArguments(per_device_train_batch_size=batch_size, output_dir="o")',
+      'if __name__ == "__main__":',
+      '    import argparse',
+      '    parser = argparse.ArgumentParser()',
+      '    parser.add_argument("--base_model", type=str, default="huggyllama/llama-7b")',
+      '    parser.add_argument("--batch_size", type=int, default=1)',
+      '    args = parser.parse_args()',
+      '    train_model(base_model=args.base_model, batch_size=args.batch_size)',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'model')?.value, 'huggyllama/llama-7b');
+    assert.equal(at(text, last(r, 'model')), '"huggyllama/llama-7b"');
+    assert.equal(last(r, 'microBatchSize')?.value, 1);
+    // Two call sites: the parameter stays unknown.
+    const twice = analyzeHfPython(`${text}    train_model(base_model="gpt2", batch_size=2)\n`);
+    assert.ok(isUnknown(last(twice, 'model')!.value));
+  });
+
+  it('leaves unknown: None defaults, placeholders, required options, options the script reassigns, and clashing names', () => {
+    const base = (opts: string, extra = ''): string => [
+      'import argparse',
+      'parser = argparse.ArgumentParser()',
+      opts,
+      'args = parser.parse_args()',
+      extra,
+      'model = AutoModelForCausalLM.from_pretrained(args.model)',
+      '',
+    ].join('\n');
+    for (const [opts, extra] of [
+      ['parser.add_argument("--model", type=str, default=None)', ''],
+      ['parser.add_argument("--model", type=str, default="path/to/model")', ''],
+      ['parser.add_argument("--model", type=str, required=True, default="gpt2")', ''],
+      ['parser.add_argument("--model", type=str, default="gpt2")', 'args.model = resolve(args.model)'],
+      ['parser.add_argument("--model", type=str, default="gpt2")\nparser.add_argument("--model", dest="model", default="gpt2-xl")', ''],
+    ]) {
+      const r = analyzeHfPython(base(opts, extra));
+      const m = last(r, 'model');
+      assert.ok(m && isUnknown(m.value), `${opts} ${extra}: ${JSON.stringify(m?.value)}`);
+    }
+    // An attribute of something that is not the parsed command line is not an option.
+    const other = analyzeHfPython('parser.add_argument("--model", default="gpt2")\nmodel = AutoModelForCausalLM.from_pretrained(cfg.model)\n');
+    assert.ok(isUnknown(last(other, 'model')!.value));
+  });
+
+  it('a launcher flag wins over the script\'s default; without it the default runs, said as such', () => {
+    const script = [
+      'import argparse',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--model_name_or_path", type=str, default="Qwen/Qwen2.5-0.5B")',
+      'parser.add_argument("--per_device_train_batch_size", type=int, default=4)',
+      'args = parser.parse_args()',
+      'model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path)',
+      'training_args = TrainingArguments(per_device_train_batch_size=args.per_device_train_batch_size, output_dir="o")',
+      '',
+    ].join('\n');
+    const reader = { read: (f: string): string | undefined => (f === '/w/train.py' ? script : undefined), join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r) };
+    // The launcher and the script it runs, analyzed together (as `vram-lens estimate run.sh train.py` and the editor's run index do).
+    const launched = runPipeline([{ file: '/w/run.sh', text: 'torchrun --nproc_per_node 2 train.py --per_device_train_batch_size 16\n' },
+      { file: '/w/train.py', text: script }], reader, {});
+    assert.ok(launched.setup, JSON.stringify(launched.problems));
+    assert.equal(launched.setup.micro_batch_size, 16);
+    assert.equal(launched.setup.model, 'Qwen/Qwen2.5-0.5B');
+    const alone = runPipeline([{ file: '/w/train.py', text: script }], reader, {});
+    assert.ok(alone.setup, JSON.stringify(alone.problems));
+    assert.equal(alone.setup.micro_batch_size, 4);
+    const p = alone.provenance.micro_batch_size;
+    assert.ok(p && p.kind === 'file' && p.line === 4, JSON.stringify(p));
+  });
+
+  it('prepare_model_for_kbit_training under `if quantize:` is not taken as run (PEFT DoRA example, quantize is store_true)', () => {
+    const text = 'if quantize:\n    model = AutoModelForCausalLM.from_pretrained("gpt2")\n    model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)\n';
+    const r = analyzeHfPython(text);
+    assert.ok(isUnknown(last(r, 'kbitUpcast')!.value));
+    assert.equal(facts(r, 'gradientCheckpointing').length, 0);
+  });
+
+  it('a comparison of a default with a literal is known (artidoro/qlora qlora.py: load_in_4bit=args.bits == 4, bits defaulting to 4)', () => {
+    const text = [
+      '@dataclass',
+      'class TrainingArguments(transformers.Seq2SeqTrainingArguments):',
+      '    bits: int = field(default=4, metadata={"help": "How many bits to use."})',
+      'def get_accelerate_model(args):',
+      '    model = AutoModelForCausalLM.from_pretrained("EleutherAI/pythia-12b", load_in_4bit=args.bits == 4, load_in_8bit=args.bits == 8)',
+      '',
+    ].join('\n');
+    const q = facts(analyzeHfPython(text), 'quantBits');
+    assert.deepEqual(q.map((f) => f.value), [4]);
+    assert.equal(at(text, q[0]), '4');
+  });
+});
+
