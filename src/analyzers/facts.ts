@@ -151,6 +151,12 @@ export interface Fact {
    * LoraConfig's r=8 under a TRL trainer whose ModelConfig would say 16).
    */
   readonly origin?: 'dataclass-default' | 'call-default';
+  /**
+   * Set when the value is one of several the file can give (a shell variable set on some branches of an `if` or
+   * `case`): the note says which values it can take and that the worst for memory is estimated. Resolve reports it
+   * as an assumption, not as the file's setting.
+   */
+  readonly assumed?: string;
 }
 
 /**
@@ -249,7 +255,8 @@ export function msg(text: string, ...args: (string | number)[]): Message {
 
 /** A reference from this file to another one, followed by resolve relative to this file. */
 export interface Reference {
-  readonly kind: 'deepspeed' | 'config';
+  /** `script`: the training script a launcher runs (its own values rank below the launcher's flags; a missing one is skipped). */
+  readonly kind: 'deepspeed' | 'config' | 'script';
   readonly path: string;
   readonly span: Span;
 }

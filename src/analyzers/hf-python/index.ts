@@ -82,8 +82,10 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
       syntaxIn(file, c, last);
     } else if (last === 'LoraConfig') {
       loraCall(file, c);
-      file.facts.push({ key: 'method', rawKey: 'LoraConfig', value: 'lora', rawValue: 'LoraConfig(...)', keySpan: span(calleeNode),
-        valueSpan: span(calleeNode), tool: 'peft' });
+      // A LoraConfig built only on some branch (`if args.use_lora:`) does not say the run uses LoRA.
+      const cond = file.conditionOf(c);
+      file.facts.push({ key: 'method', rawKey: 'LoraConfig', value: cond ? { unknown: `LoRA is applied only when ${cond}` } : 'lora', rawValue: 'LoraConfig(...)',
+        keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'peft' });
       syntaxIn(file, c, last);
     } else if (OTHER_PEFT_CONFIGS.has(last)) {
       file.tools.add('peft');

@@ -1,6 +1,6 @@
 // Interpreter: walks the commands in order, keeps the variables the script sets (through `if`, `case` and loops,
 // merged where branches disagree), and analyzes each launch. Pure: no I/O, no node:* and no 'vscode'.
-import { expandableSegmentsOf, type FactValue, type ParseProblem, type Span, type Unknown } from '../facts';
+import { expandableSegmentsOf, type CanonicalKey, type Fact, type FactValue, type ParseProblem, type Span, type Unknown } from '../facts';
 import { type Seg, type WordTok, type OpTok, type Tok, REDIRECTS } from './lexer';
 import { type Piece, type VarVal, type Env, unknownOf, textOf, type Field } from './fields';
 import { expandSegs, fieldsOf } from './expand';
@@ -37,6 +37,15 @@ function assignParts(w: WordTok): { name: string; append: boolean; valueSegs: Se
   valueSegs.push(...w.segs.slice(1));
   return { name: m[1], append: m[2] === '+', valueSegs, nameSpan: { start: s.start, end: s.start + m[1].length },
     valueSpan: { start: s.start + m[0].length, end: w.end } };
+}
+
+/** At most this many values per branch-set variable, and this many analyses of one launch line, are tried. */
+const MAX_CHOICES = 6;
+const MAX_COMBINATIONS = 16;
+
+function sameValue(a: VarVal | undefined, b: VarVal | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return unknownOf(a.pieces) === undefined && unknownOf(b.pieces) === undefined && textOf(a.pieces) === textOf(b.pieces);
 }
 
 export class Interpreter {
@@ -87,8 +96,15 @@ export class Interpreter {
       const last = [...vals].reverse().find((v) => v !== undefined)!;
       const reason = `\`${name}\` depends on the ${what} at line ${line} (${described.join(' or ')})`;
       const span = last.valueSpan ?? { start: 0, end: 0 };
+      // The values each branch gives, when every one is known (a loop's are not choices: it may run any number of times).
+      const distinct: (VarVal | undefined)[] = [];
+      for (const v of vals) {
+        if (v?.choices) { for (const c of v.choices.values) if (!distinct.some((d) => sameValue(d, c))) distinct.push(c); continue; }
+        if (!distinct.some((d) => sameValue(d, v))) distinct.push(v);
+      }
+      const choosable = what !== 'loop' && distinct.length <= MAX_CHOICES && distinct.every((v) => v === undefined || unknownOf(v.pieces) === undefined);
       out.set(name, { pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }], exported: vals.some((v) => v?.exported),
-        nameSpan: last.nameSpan, valueSpan: last.valueSpan });
+        nameSpan: last.nameSpan, valueSpan: last.valueSpan, ...(choosable ? { choices: { values: distinct, what, line } } : {}) });
     }
     return out;
   }
@@ -448,6 +464,54 @@ export class Interpreter {
     return neg && r !== undefined ? !r : r;
   }
 
+  /**
+   * One launch line analyzed as written; when it uses variables set differently on the branches of an `if` or `case`,
+   * also once per combination of their values, and each fact the variables leave unknown takes the worst of the
+   * values it can take (chooseWorst), said as an assumption.
+   */
+  private launchOverChoices(words: readonly WordTok[], fields: Field[], env: Env): CmdResult | undefined {
+    const r = analyzeLaunch(this.text, fields, env);
+    if (!r || !r.facts.some((f) => isUnknownValue(f.value))) return r;
+    const used = usedChoices(this.text.slice(words[0].start, words[words.length - 1].end), env);
+    if (used.length === 0) return r;
+    let combos: Env[] = [env];
+    for (const [name, v] of used) {
+      const next: Env[] = [];
+      for (const e of combos) for (const c of v.choices!.values) {
+        const e2 = new Map(e);
+        if (c === undefined) e2.delete(name);
+        else e2.set(name, c);
+        next.push(e2);
+      }
+      combos = next;
+      if (combos.length > MAX_COMBINATIONS) return r;
+    }
+    const rs = combos.map((e) => analyzeLaunch(this.text, fieldsOf(this.text, words, e), e));
+    if (rs.some((x) => !x || x.facts.length !== r.facts.length || x.facts.some((f, k) => f.key !== r.facts[k].key))) return r;
+    const noteOf = (f: Fact): string => {
+      const named = used.filter(([name]) => usedChoices(this.text.slice(f.valueSpan.start, f.valueSpan.end), new Map([[name, env.get(name)!]])).length > 0);
+      return (named.length > 0 ? named : used).map(([name, v]) => `\`${name}\` is ${v.choices!.values.map((c) => (c === undefined ? 'unset' : `'${textOf(c.pieces).slice(0, 40)}'`)).join(' or ')}`
+        + ` depending on the ${v.choices!.what} at line ${v.choices!.line}`).join('; ');
+    };
+    const facts = r.facts.map((f, k) => {
+      if (!isUnknownValue(f.value)) return f;
+      const values = rs.map((x) => x!.facts[k].value);
+      if (values.some(isUnknownValue)) return f;
+      const worst = chooseWorst(f.key, values as FactValue[]);
+      if (worst === undefined) return f;
+      const distinct = [...new Set(values.map((v) => JSON.stringify(v)))];
+      const note = noteOf(f);
+      const assumed = distinct.length === 1 ? `${note}; ${f.rawKey} is ${distinct[0]} either way`
+        : `${note}; ${f.rawKey} can be ${distinct.join(' or ')}: the worst for memory (${JSON.stringify(worst)}) is estimated`;
+      return { ...f, value: worst, assumed };
+    });
+    const decided = new Set(facts.filter((f, k) => f !== r.facts[k]).map((f) => `${f.valueSpan.start}:${f.valueSpan.end}`));
+    r.facts.splice(0, r.facts.length, ...facts);
+    const problems = r.problems.filter((p) => !(p.code === 'not-static' && decided.has(`${p.span.start}:${p.span.end}`)));
+    r.problems.splice(0, r.problems.length, ...problems);
+    return r;
+  }
+
   private exec(cmd: Command, connector: string | undefined): void {
     const negate = this.negate;
     this.negate = false;
@@ -496,7 +560,7 @@ export class Interpreter {
     if (inCond && top?.kind === 'if') top.cond = connector === '&&' ? and3(top.cond, tri) : connector === '||' ? or3(top.cond, tri) : tri;
     // Other commands are assumed to succeed, so `mkdir -p x && X=1` sets X; a test with an unknown outcome does not.
     this.lastTri = isTest ? tri : tri ?? true;
-    const r = analyzeLaunch(this.text, fields, env);
+    const r = this.launchOverChoices(words.slice(i), fields, env);
     if (r) {
       allocatorConf(this.text, r, env);
       this.results.push(r);
@@ -515,4 +579,41 @@ function allocatorConf(text: string, r: CmdResult, env: Env): void {
   const value: FactValue | Unknown = u !== undefined ? { unknown: u } : expandableSegmentsOf(textOf(v.pieces));
   r.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value, rawValue, keySpan: v.nameSpan, valueSpan: v.valueSpan,
     tool: r.launcherTool ?? r.tools[0] ?? 'torchrun' });
+}
+
+const isUnknownValue = (v: Fact['value']): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The branch-set variables a launch line names (`$X`, `${X...}`). */
+function usedChoices(line: string, env: Env): [string, VarVal][] {
+  const out: [string, VarVal][] = [];
+  for (const [name, v] of env) {
+    if (!v.choices) continue;
+    if (new RegExp(`\\$(\\{[#!]?)?${name}(?![A-Za-z0-9_])`).test(line)) out.push([name, v]);
+  }
+  return out;
+}
+
+/** Keys whose memory grows as the value shrinks (more sharding, more GPUs to share state). */
+const SMALLER_IS_WORSE = new Set<CanonicalKey>(['zeroStage', 'gpusPerNode', 'nodes', 'worldSize', 'tensorParallel', 'pipelineParallel', 'contextParallel']);
+/** Keys whose memory grows with the value. */
+const LARGER_IS_WORSE = new Set<CanonicalKey>(['microBatchSize', 'seqLen', 'loraR', 'evalBatchSize', 'gradientAccumulationSteps', 'trainBatchSize']);
+/** Switches whose `false` costs more memory. */
+const FALSE_IS_WORSE = new Set<CanonicalKey>(['gradientCheckpointing', 'bf16', 'fp16']);
+const METHOD_COST = ['full', 'freeze', 'lora', 'qlora'];
+
+/** The value of the several a key can take that needs the most memory; undefined when there is no such order. */
+export function chooseWorst(key: CanonicalKey, values: readonly FactValue[]): FactValue | undefined {
+  const first = values[0];
+  if (values.every((v) => JSON.stringify(v) === JSON.stringify(first))) return first;
+  if (values.every((v) => typeof v === 'number')) {
+    const ns = values as number[];
+    if (SMALLER_IS_WORSE.has(key)) return Math.min(...ns);
+    if (LARGER_IS_WORSE.has(key)) return Math.max(...ns);
+    return undefined;
+  }
+  if (values.every((v) => typeof v === 'boolean') && FALSE_IS_WORSE.has(key)) return false;
+  if (key === 'method' && values.every((v) => typeof v === 'string' && METHOD_COST.includes(v))) {
+    return METHOD_COST[Math.min(...values.map((v) => METHOD_COST.indexOf(v as string)))];
+  }
+  return undefined;
 }
