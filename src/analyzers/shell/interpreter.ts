@@ -39,6 +39,113 @@ function assignParts(w: WordTok): { name: string; append: boolean; valueSegs: Se
     valueSpan: { start: s.start + m[0].length, end: w.end } };
 }
 
+/**
+ * The variables inside a block: a layer over the variables where the block starts. Writes stay in the layer (a
+ * deleted name is kept as undefined), reads fall through to the parent, so starting a block costs nothing and the
+ * names a block changed are the layers' own keys. Chains are flattened past MAX_LAYERS so a read stays short.
+ */
+class LayeredEnv extends Map<string, VarVal> {
+  readonly depth: number;
+
+  constructor(readonly parent: Env) {
+    super();
+    this.depth = parent instanceof LayeredEnv ? parent.depth + 1 : 1;
+  }
+
+  override get(name: string): VarVal | undefined {
+    return super.has(name) ? super.get(name) : this.parent.get(name);
+  }
+
+  override has(name: string): boolean {
+    return super.has(name) ? super.get(name) !== undefined : this.parent.has(name);
+  }
+
+  override set(name: string, v: VarVal): this {
+    super.set(name, v);
+    return this;
+  }
+
+  override delete(name: string): boolean {
+    const had = this.has(name);
+    super.set(name, undefined as unknown as VarVal);
+    return had;
+  }
+
+  override get size(): number {
+    let n = 0;
+    for (const _ of this.entries()) n++;
+    return n;
+  }
+
+  ownKeys(): IterableIterator<string> {
+    return super.keys();
+  }
+
+  override entries(): MapIterator<[string, VarVal]> {
+    return flatten(this).entries();
+  }
+
+  /** The layer's own writes, oldest first; undefined values are deletions. */
+  ownEntries(): IterableIterator<[string, VarVal | undefined]> {
+    return super.entries();
+  }
+
+  override *keys(): MapIterator<string> {
+    for (const [k] of this.entries()) yield k;
+  }
+
+  override *values(): MapIterator<VarVal> {
+    for (const [, v] of this.entries()) yield v;
+  }
+
+  override [Symbol.iterator](): MapIterator<[string, VarVal]> {
+    return this.entries();
+  }
+
+  override forEach(f: (v: VarVal, k: string, m: Map<string, VarVal>) => void): void {
+    for (const [k, v] of this.entries()) f(v, k, this);
+  }
+}
+
+const MAX_LAYERS = 24;
+
+/** A fresh layer over env. */
+function layer(env: Env): Env {
+  return new LayeredEnv(env);
+}
+
+/** The variables of a chain of layers as one plain map: the root's, then each layer's writes from the oldest. */
+function flatten(env: Env): Map<string, VarVal> {
+  const chain: LayeredEnv[] = [];
+  let e: Env = env;
+  while (e instanceof LayeredEnv) { chain.push(e); e = e.parent; }
+  const out = new Map(e);
+  for (let k = chain.length - 1; k >= 0; k--) {
+    for (const [name, v] of chain[k].ownEntries()) {
+      if (v === undefined) out.delete(name);
+      else out.set(name, v);
+    }
+  }
+  return out;
+}
+
+/** env, flattened when its chain of layers is long (a block's snapshot: the layers of the block are read through it). */
+function shallow(env: Env): Env {
+  return env instanceof LayeredEnv && env.depth >= MAX_LAYERS ? flatten(env) : env;
+}
+
+/** The names env set or deleted since base, when env is a chain of layers over base; undefined otherwise. */
+function changedSince(env: Env, base: Env): string[] | undefined {
+  const out: string[] = [];
+  let e: Env = env;
+  for (let guard = 0; e !== base; guard++) {
+    if (!(e instanceof LayeredEnv) || guard > MAX_LAYERS + 1) return undefined;
+    for (const k of e.ownKeys()) out.push(k);
+    e = e.parent;
+  }
+  return out;
+}
+
 /** At most this many values per branch-set variable, and this many analyses of one launch line, are tried. */
 const MAX_CHOICES = 6;
 const MAX_COMBINATIONS = 16;
@@ -78,14 +185,29 @@ export class Interpreter {
 
   // ----- control flow -----
 
-  private merge(envs: readonly Env[], line: number, what: string): Env {
-    const out: Env = new Map();
+  private merge(envs: readonly Env[], line: number, what: string, base?: Env): Env {
+    // Only the names some branch changed are merged. Branches are layers over the snapshot taken where they start
+    // (layer()), so the changed names are the layers' own keys; every other name is the snapshot's. Copying and
+    // comparing every variable at each `if` / `fi` made a script with many variables and many if-blocks quadratic.
+    const layered = base ? envs.map((e) => changedSince(e, base)) : [];
+    let out: Env;
     const names = new Set<string>();
-    for (const e of envs) for (const k of e.keys()) names.add(k);
+    if (base && layered.every((x) => x !== undefined)) {
+      out = layer(base);
+      for (const x of layered) for (const n of x!) names.add(n);
+    } else {
+      out = new Map(envs[0]);
+      for (const e of envs) for (const k of e.keys()) names.add(k);
+      for (const k of envs[0].keys()) names.add(k);
+    }
     for (const name of names) {
       const vals = envs.map((e) => e.get(name));
       const first = vals[0];
-      if (vals.every((v) => v === first) && first) { out.set(name, first); continue; }
+      if (vals.every((v) => v === first)) {
+        if (first) out.set(name, first);
+        else out.delete(name);
+        continue;
+      }
       if (first && vals.every((v) => v && unknownOf(v.pieces) === undefined && textOf(v.pieces) === textOf(first.pieces))) { out.set(name, first); continue; }
       const described = [...new Set(vals.map((v) => {
         if (!v) return 'unset';
@@ -133,7 +255,7 @@ export class Interpreter {
         if (op === ';;' || op === ';&' || op === ';;&') {
           if (top?.kind === 'case' && top.state === 'body') {
             top.branches.push(this.env);
-            this.env = new Map(top.snapshot);
+            this.env = layer(top.snapshot);
             top.state = 'pattern';
             this.dead = top.parentDead;
           }
@@ -144,7 +266,8 @@ export class Interpreter {
         if (op === '(') {
           const n = toks[this.pos + 1];
           if (n && n.t === 'op' && n.op === '(' && n.start === t.end) { this.skipArithCommand(); continue; }
-          this.frames.push({ kind: 'sub', snapshot: new Map(this.env), parentDead: this.dead });
+          this.frames.push({ kind: 'sub', snapshot: (this.env = shallow(this.env)), parentDead: this.dead });
+          this.env = layer(this.env);
           this.pos++;
           continue;
         }
@@ -190,8 +313,9 @@ export class Interpreter {
     const line = this.lineOf(t.start);
     switch (kw) {
       case 'if':
-        this.frames.push({ kind: 'if', line, snapshot: new Map(this.env), branches: [], cond: undefined, state: 'cond',
+        this.frames.push({ kind: 'if', line, snapshot: (this.env = shallow(this.env)), branches: [], cond: undefined, state: 'cond',
           parentDead: this.dead, sawElse: false });
+        this.env = layer(this.env);
         this.pos++;
         return true;
       case 'then':
@@ -206,7 +330,7 @@ export class Interpreter {
       case 'else':
         if (top?.kind === 'if') {
           top.branches.push({ env: this.env, cond: top.cond });
-          this.env = new Map(top.snapshot);
+          this.env = layer(top.snapshot);
           this.dead = top.parentDead;
           if (kw === 'elif') {
             top.state = 'cond';
@@ -226,7 +350,7 @@ export class Interpreter {
           top.branches.push({ env: this.env, cond: top.cond });
           if (!top.sawElse) top.branches.push({ env: top.snapshot, cond: this.branchCondElse(top) });
           const live = top.branches.filter((b) => b.cond !== false);
-          this.env = live.length === 0 ? top.snapshot : live.length === 1 ? live[0].env : this.merge(live.map((b) => b.env), top.line, '`if`');
+          this.env = live.length === 0 ? top.snapshot : live.length === 1 ? live[0].env : this.merge(live.map((b) => b.env), top.line, '`if`', top.snapshot);
           this.dead = top.parentDead;
         }
         this.pos++;
@@ -237,7 +361,8 @@ export class Interpreter {
         return true;
       case 'while':
       case 'until':
-        this.frames.push({ kind: 'loop', line, snapshot: new Map(this.env), parentDead: this.dead, runsOnce: false });
+        this.frames.push({ kind: 'loop', line, snapshot: (this.env = shallow(this.env)), parentDead: this.dead, runsOnce: false });
+        this.env = layer(this.env);
         this.pos++;
         return true;
       case 'do':
@@ -246,7 +371,7 @@ export class Interpreter {
       case 'done':
         if (top?.kind === 'loop') {
           this.frames.pop();
-          this.env = top.runsOnce ? this.env : this.merge([top.snapshot, this.env], top.line, 'loop');
+          this.env = top.runsOnce ? this.env : this.merge([top.snapshot, this.env], top.line, 'loop', top.snapshot);
           this.dead = top.parentDead;
         }
         this.pos++;
@@ -256,7 +381,8 @@ export class Interpreter {
         if (this.toks[this.pos]?.t === 'word') this.pos++;
         const n = this.toks[this.pos];
         if (n && n.t === 'word' && literalWord(n) === 'in') this.pos++;
-        this.frames.push({ kind: 'case', line, snapshot: new Map(this.env), branches: [], state: 'pattern', parentDead: this.dead, sawDefault: false });
+        this.frames.push({ kind: 'case', line, snapshot: (this.env = shallow(this.env)), branches: [], state: 'pattern', parentDead: this.dead, sawDefault: false });
+        this.env = layer(this.env);
         return true;
       }
       case 'esac':
@@ -267,7 +393,8 @@ export class Interpreter {
         this.pos++;
         return true;
       case '{':
-        this.frames.push({ kind: this.pendingFunc ? 'func' : 'group', snapshot: new Map(this.env), parentDead: this.dead });
+        this.frames.push({ kind: this.pendingFunc ? 'func' : 'group', snapshot: (this.env = shallow(this.env)), parentDead: this.dead });
+        this.env = layer(this.env);
         this.pendingFunc = false;
         this.pos++;
         return true;
@@ -299,7 +426,7 @@ export class Interpreter {
   private finishCase(top: CaseFrame): void {
     this.frames.pop();
     const envs = top.sawDefault ? top.branches : [...top.branches, top.snapshot];
-    this.env = envs.length ? this.merge(envs, top.line, '`case`') : top.snapshot;
+    this.env = envs.length ? this.merge(envs, top.line, '`case`', top.snapshot) : top.snapshot;
     this.dead = top.parentDead;
   }
 
@@ -316,14 +443,15 @@ export class Interpreter {
       if (x.t === 'word' && literalWord(x) === '*') top.sawDefault = true;
     }
     top.state = 'body';
-    this.env = new Map(top.snapshot);
+    this.env = layer(top.snapshot);
     this.dead = top.parentDead;
   }
 
   private parseFor(line: number): void {
     this.pos++;
     const n = this.toks[this.pos];
-    const frame: LoopFrame = { kind: 'loop', line, snapshot: new Map(this.env), parentDead: this.dead, runsOnce: false };
+    const frame: LoopFrame = { kind: 'loop', line, snapshot: (this.env = shallow(this.env)), parentDead: this.dead, runsOnce: false };
+    this.env = layer(this.env);
     if (!n || n.t === 'op') {
       // `for ((i = 0; ...))`: skip the header; the body runs an unknown number of times.
       while (this.pos < this.toks.length) {
