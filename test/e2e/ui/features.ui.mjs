@@ -204,7 +204,8 @@ export default async function features({ url, screenshots, workspace, check }) {
     if (await notice.evaluate((n) => n.classList.contains('notice-applied'))) {
       // The server writes it: the editor holds the new value.
       if (!/Applied: sequence length 1024 in panel\.vram\.yaml/.test(said)) throw new Error(`notice: ${said}`);
-      const text = await page.locator('.editor-group-container .monaco-editor .view-lines').first().innerText();
+      // Monaco renders spaces as no-break spaces in its view lines.
+      const text = (await page.locator('.editor-group-container .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
       if (!/seq_len: 1024/.test(text)) throw new Error(`editor: ${text}`);
     } else if (!/Not applied: This VRAM Lens server cannot write what-if changes yet/.test(said)) {
       throw new Error(`notice: ${said}`);
