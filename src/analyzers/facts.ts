@@ -157,6 +157,11 @@ export interface Fact {
    * as an assumption, not as the file's setting.
    */
   readonly assumed?: string;
+  /**
+   * The value is a script's own command-line option read at run time (`args.batch` of an argparse option `--batch`),
+   * with the option's default as written: a launcher that runs the script gives the value (its flag, else the default).
+   */
+  readonly fromArg?: { readonly name: string; readonly default?: string; readonly line?: number };
 }
 
 /**
@@ -259,6 +264,8 @@ export interface Reference {
   readonly kind: 'deepspeed' | 'config' | 'script';
   readonly path: string;
   readonly span: Span;
+  /** For a script: the options the launch line passes it (name without dashes; value text, absent for a bare flag, null when unknown). */
+  readonly args?: readonly { readonly name: string; readonly value?: string | null }[];
 }
 
 export interface ConfigFacts {

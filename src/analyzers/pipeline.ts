@@ -5,7 +5,7 @@
 import { bundledFileName, bundledNote, findBundledDeepspeed } from './deepspeed-json/bundled';
 import { analyzeAs, detectFormat } from './detect';
 import { DEPENDENCY_FILES, findPins, PARENT_LEVELS } from './pins';
-import { msg, type ConfigFacts, type Format } from './facts';
+import { isUnknown, msg, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Format, type Reference } from './facts';
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve';
 import { analyzeScenario, ScenarioSchema, type Location, type Problem, type ScenarioFacts } from './scenario';
@@ -72,7 +72,8 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
   const problems: Problem[] = [];
   const unrecognized: string[] = [];
   const seen = new Set<string>();
-  const visit = (file: string, text: string, role: FileRole, depth: number, languageId?: string, forced?: Format, origin?: AnalyzedFile['origin']): void => {
+  const visit = (file: string, text: string, role: FileRole, depth: number, languageId?: string, forced?: Format, origin?: AnalyzedFile['origin'],
+    scriptArgs?: Reference['args']): void => {
     if (seen.has(file)) return;
     seen.add(file);
     const format = forced ?? detectFormat(file, text, languageId);
@@ -84,7 +85,8 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
       scenarios.push(analyzeScenario(text, file));
       return;
     }
-    const facts: ConfigFacts = analyzeAs(format, text);
+    const analyzed: ConfigFacts = analyzeAs(format, text);
+    const facts = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
     const effectiveRole: FileRole = role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
     files.push({ file, text, role: effectiveRole, facts, ...(origin ? { origin } : {}) });
     if (depth >= MAX_DEPTH) return;
@@ -112,7 +114,7 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
         const scriptFormat = detectFormat(target, t);
         if (scriptFormat !== 'hf-python') continue;
         if (found.above) problems.push(foundAbove(at, ref.path, found.up));
-        visit(target, t, 'referenced', depth + 1, undefined, 'hf-python');
+        visit(target, t, 'referenced', depth + 1, undefined, 'hf-python', undefined, ref.args ?? []);
         continue;
       }
       if (found.above && t !== undefined) problems.push(foundAbove(at, ref.path, found.up));
@@ -140,6 +142,42 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
   };
   for (const i of inputs) visit(i.file, i.text, 'config', 0, i.languageId);
   return { files, scenarios, problems, unrecognized, missingScripts };
+}
+
+/** Keys whose value is a number, and keys whose value is a switch, when a script's option gives them. */
+const NUMBER_KEYS = new Set<CanonicalKey>(['microBatchSize', 'gradientAccumulationSteps', 'seqLen', 'loraR', 'loraAlpha', 'evalBatchSize',
+  'trainBatchSize', 'quantBits', 'zeroStage']);
+const SWITCH_KEYS = new Set<CanonicalKey>(['bf16', 'fp16', 'gradientCheckpointing', 'pureBf16']);
+
+/**
+ * The script's own options as the launch line runs it: a value the script reads from `args.x` of an argparse option
+ * `--x` is the launcher's `--x`, else the option's default as the script writes it. Only numbers, switches and the
+ * model id are filled in; any other value stays unknown, as does an option the launcher passes from a variable.
+ */
+function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['args']>): ConfigFacts {
+  const norm = (n: string): string => n.replace(/-/g, '_');
+  const out = facts.facts.map((f): Fact => {
+    if (!f.fromArg || !isUnknown(f.value)) return f;
+    const passed = [...args].reverse().find((a) => norm(a.name) === norm(f.fromArg!.name));
+    if (passed && passed.value === null) return f;
+    const text = passed ? passed.value ?? 'True' : f.fromArg.default;
+    const v = text === undefined ? undefined : optionValue(f.key, text);
+    if (v === undefined) return f;
+    const how = passed ? `--${f.fromArg.name} on the launch line` : `the default of --${f.fromArg.name} (line ${f.fromArg.line})`;
+    return { ...f, value: v, rawValue: `${f.rawValue} = ${(text ?? '').trim()}, ${how}` };
+  });
+  return { ...facts, facts: out };
+}
+
+function optionValue(key: CanonicalKey, text: string): FactValue | undefined {
+  const t = text.trim();
+  if (NUMBER_KEYS.has(key)) return /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : undefined;
+  if (SWITCH_KEYS.has(key)) return /^(True|true|1)$/.test(t) ? true : /^(False|false|0)$/.test(t) ? false : undefined;
+  if (key === 'model') {
+    const m = /^(['"])([^'"]+)\1$/.exec(t) ?? /^()([\w.\/-]+)$/.exec(t);
+    return m && m[2] !== 'None' ? m[2] : undefined;
+  }
+  return undefined;
 }
 
 /** A training script a launcher names that is not there: said only when the model is then unknown. */

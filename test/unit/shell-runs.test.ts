@@ -98,7 +98,7 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.equal(missing[0].column, 29);
   });
 
-  it.skip('a script\'s argparse defaults explain what the launch line leaves to them', () => {
+  it('a script\'s argparse options: the launch line\'s flag, else the default the script writes', () => {
     const files = {
       '/w/run.sh': 'torchrun --nproc_per_node 2 train.py --bf16 True\n',
       '/w/train.py': 'import argparse\nfrom transformers import AutoModelForCausalLM, TrainingArguments\np = argparse.ArgumentParser()\n'
@@ -108,8 +108,16 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     const r = runPipeline([{ file: '/w/run.sh', text: files['/w/run.sh'] }], inMemory(files), {});
     assert.equal(r.setup?.model, 'Qwen/Qwen2.5-0.5B');
     assert.equal(r.setup?.gpus_per_node, 2);
-    const p = r.provenance.micro_batch_size;
-    assert.ok(p?.kind === 'default' && /argparse default is 16/.test(p.note ?? ""), JSON.stringify(p));
+    assert.equal(r.setup?.micro_batch_size, 16, 'the default of --batch, which the launch line does not pass');
+    assert.deepEqual(r.provenance.micro_batch_size, { kind: 'file', file: '/w/train.py', line: 7, key: 'per_device_train_batch_size' });
+    assert.match(r.decided.microBatchSize?.fact.rawValue ?? '', /args\.batch = 16, the default of --batch \(line 4\)/);
+    const passed = runPipeline([{ file: '/w/run.sh', text: 'torchrun --nproc_per_node 2 train.py --batch 4\n' }], inMemory(files), {});
+    assert.equal(passed.setup?.micro_batch_size, 4, 'the launch line passes --batch 4');
+    const fromVar = runPipeline([{ file: '/w/run.sh', text: 'torchrun --nproc_per_node 2 train.py --batch $BS\n' }], inMemory(files), {});
+    assert.equal(fromVar.provenance.micro_batch_size?.kind, 'default', 'a flag from an unset variable leaves it unknown');
+    // The script alone (not run by a launcher): the option stays unknown, its default said in the reason.
+    const alone = runPipeline([{ file: '/w/train.py', text: files['/w/train.py'] }], inMemory(files), {});
+    assert.equal(alone.provenance.micro_batch_size?.kind, 'default');
   });
 });
 

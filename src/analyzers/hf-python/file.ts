@@ -102,6 +102,7 @@ export class PythonFile {
       key, rawKey: e.rawKey, value, rawValue, keySpan: e.keySpan, valueSpan: e.valueSpan, tool,
       ...(from?.via ? { originSpan: from.via.span } : {}),
       ...(origin ? { origin } : {}),
+      ...(typeof value === 'object' && value !== null && !Array.isArray(value) ? this.argOf(from) : {}),
     };
     this.facts.push(fact);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
@@ -498,6 +499,15 @@ export class PythonFile {
       n = obj;
     }
     return undefined;
+  }
+
+  /** `args.x` of an argparse option `--x` of this file: the option and its default, for a launcher to fill in. */
+  private argOf(from: Val | undefined): Pick<Fact, 'fromArg'> {
+    if (from?.k !== 'dotted' || from.text.split('.').length !== 2) return {};
+    const name = from.text.split('.')[1];
+    const d = this.fieldDefaults.get(name);
+    if (!d || !d.where.startsWith('argparse')) return {};
+    return { fromArg: { name, default: d.text, line: d.line } };
   }
 
   /** Why a value is not a static literal, with the dataclass or argparse default of `x.field` when the file has one. */

@@ -417,9 +417,12 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   const script = moduleName ?? scriptField.text;
   if (scriptField.opaque) opaque(scriptField);
   // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.
-  if (moduleName === undefined && scriptField.unknown === undefined && !scriptField.opaque && /\.py$/.test(script)) l.ref('script', script, scriptField.span);
   const tool = scriptTool(script, fields, scriptAt + 1);
   const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);
+  if (moduleName === undefined && scriptField.unknown === undefined && !scriptField.opaque && /\.py$/.test(script)) {
+    const args = p.opts.map((o) => ({ name: o.name, ...(o.value ? { value: o.value.unknown === undefined ? o.value.text : null } : {}) }));
+    l.r.refs.push({ kind: 'script', path: script, span: scriptField.span, args });
+  }
   scriptFacts(l, p, tool, true);
   // A plain script says which trainer it uses only through the flags it was given.
   if (tool !== 'hf-trainer' || l.r.facts.some((f) => f.tool === tool)) l.tool(tool);
