@@ -154,6 +154,17 @@ export interface Fact {
    * function called once): what runs when the launcher passes nothing, located at the default.
    */
   readonly origin?: 'dataclass-default' | 'call-default' | 'script-default';
+  /**
+   * Set when the value is one of several the file can give (a shell variable set on some branches of an `if` or
+   * `case`): the note says which values it can take and that the worst for memory is estimated. Resolve reports it
+   * as an assumption, not as the file's setting.
+   */
+  readonly assumed?: string;
+  /**
+   * The value is a script's own command-line option read at run time (`args.batch` of an argparse option `--batch`),
+   * with the option's default as written: a launcher that runs the script gives the value (its flag, else the default).
+   */
+  readonly fromArg?: { readonly name: string; readonly default?: string; readonly line?: number };
 }
 
 /**
@@ -252,9 +263,12 @@ export function msg(text: string, ...args: (string | number)[]): Message {
 
 /** A reference from this file to another one, followed by resolve relative to this file. */
 export interface Reference {
-  readonly kind: 'deepspeed' | 'config';
+  /** `script`: the training script a launcher runs (its own values rank below the launcher's flags; a missing one is skipped). */
+  readonly kind: 'deepspeed' | 'config' | 'script';
   readonly path: string;
   readonly span: Span;
+  /** For a script: the options the launch line passes it (name without dashes; value text, absent for a bare flag, null when unknown). */
+  readonly args?: readonly { readonly name: string; readonly value?: string | null }[];
 }
 
 export interface ConfigFacts {

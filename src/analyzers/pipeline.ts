@@ -5,10 +5,10 @@
 import { bundledFileName, bundledNote, findBundledDeepspeed } from './deepspeed-json/bundled';
 import { analyzeAs, detectFormat } from './detect';
 import { DEPENDENCY_FILES, findPins, PARENT_LEVELS } from './pins';
-import { msg, type ConfigFacts, type Format } from './facts';
+import { isUnknown, msg, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Format, type Reference } from './facts';
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve';
-import { analyzeScenario, ScenarioSchema, type Problem, type ScenarioFacts } from './scenario';
+import { analyzeScenario, ScenarioSchema, type Location, type Problem, type ScenarioFacts } from './scenario';
 import type { ProvenanceMap, TrainingSetup } from '../core';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
@@ -24,6 +24,22 @@ export interface FileReader {
   refusal?(path: string): string | undefined;
   /** A path relative to the referencing file's folder (absolute paths stay as they are). */
   join(fromFile: string, relative: string): string;
+  /**
+   * Where a relative reference may be, in the order to try: beside the referencing file, then the same path from each
+   * folder above it up to the reader's root or the repository's top (the folder with .git): scripts are often written
+   * to run from the repository root. Without it, only join(fromFile, relative).
+   */
+  lookup?(fromFile: string, relative: string): string[];
+}
+
+/** The first place a reference is found at (or its place beside the file when it is nowhere), and whether it was beside it. */
+export function findReference(reader: FileReader, fromFile: string, relative: string): { path: string; text?: string; above: boolean; up: number } {
+  const places = reader.lookup?.(fromFile, relative) ?? [reader.join(fromFile, relative)];
+  for (let k = 0; k < places.length; k++) {
+    const text = reader.read(places[k]);
+    if (text !== undefined || reader.refusal?.(places[k]) !== undefined) return { path: places[k], text, above: k > 0, up: k };
+  }
+  return { path: places[0] ?? reader.join(fromFile, relative), above: false, up: 0 };
 }
 
 export interface InputFile {
@@ -47,13 +63,17 @@ export interface PipelineResult {
 const MAX_DEPTH = 3;
 
 /** Analyzes the given files and everything they reference. */
-export function collectFiles(inputs: readonly InputFile[], reader: FileReader): { files: AnalyzedFile[]; scenarios: ScenarioFacts[]; problems: Problem[]; unrecognized: string[] } {
+export function collectFiles(inputs: readonly InputFile[], reader: FileReader): {
+  files: AnalyzedFile[]; scenarios: ScenarioFacts[]; problems: Problem[]; unrecognized: string[]; missingScripts: MissingScript[];
+} {
+  const missingScripts: MissingScript[] = [];
   const files: AnalyzedFile[] = [];
   const scenarios: ScenarioFacts[] = [];
   const problems: Problem[] = [];
   const unrecognized: string[] = [];
   const seen = new Set<string>();
-  const visit = (file: string, text: string, role: FileRole, depth: number, languageId?: string, forced?: Format, origin?: AnalyzedFile['origin']): void => {
+  const visit = (file: string, text: string, role: FileRole, depth: number, languageId?: string, forced?: Format, origin?: AnalyzedFile['origin'],
+    scriptArgs?: Reference['args']): void => {
     if (seen.has(file)) return;
     seen.add(file);
     const format = forced ?? detectFormat(file, text, languageId);
@@ -65,7 +85,8 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
       scenarios.push(analyzeScenario(text, file));
       return;
     }
-    const facts: ConfigFacts = analyzeAs(format, text);
+    const analyzed: ConfigFacts = analyzeAs(format, text);
+    const facts = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
     const effectiveRole: FileRole = role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
     files.push({ file, text, role: effectiveRole, facts, ...(origin ? { origin } : {}) });
     if (depth >= MAX_DEPTH) return;
@@ -79,9 +100,24 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
         problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...msg('the referenced file \'{0}\' depends on a variable and cannot be followed statically', ref.path) });
         continue;
       }
-      const target = reader.join(file, ref.path);
-      const t = reader.read(target);
+      const found = findReference(reader, file, ref.path);
+      const target = found.path;
+      const t = found.text;
       const refusal = t === undefined ? reader.refusal?.(target) : undefined;
+      // The training script a launcher runs: read when it is there; a script that is not (a module, another
+      // checkout) is skipped without a word unless nothing else names the model (mergeFiles says so then).
+      if (ref.kind === 'script') {
+        if (t === undefined) {
+          missingScripts.push({ ...at, path: ref.path });
+          continue;
+        }
+        const scriptFormat = detectFormat(target, t);
+        if (scriptFormat !== 'hf-python') continue;
+        if (found.above) problems.push(foundAbove(at, ref.path, found.up));
+        visit(target, t, 'referenced', depth + 1, undefined, 'hf-python', undefined, ref.args ?? []);
+        continue;
+      }
+      if (found.above && t !== undefined) problems.push(foundAbove(at, ref.path, found.up));
       // A DeepSpeed config that Axolotl or LLaMA-Factory ships, named as their examples do, read as published.
       const bundled = t === undefined && !refusal && ref.kind === 'deepspeed' ? findBundledDeepspeed(ref.path, format) : undefined;
       if (bundled) {
@@ -105,7 +141,62 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
     }
   };
   for (const i of inputs) visit(i.file, i.text, 'config', 0, i.languageId);
-  return { files, scenarios, problems, unrecognized };
+  return { files, scenarios, problems, unrecognized, missingScripts };
+}
+
+/** Keys whose value is a number, and keys whose value is a switch, when a script's option gives them. */
+const NUMBER_KEYS = new Set<CanonicalKey>(['microBatchSize', 'gradientAccumulationSteps', 'seqLen', 'loraR', 'loraAlpha', 'evalBatchSize',
+  'trainBatchSize', 'quantBits', 'zeroStage']);
+const SWITCH_KEYS = new Set<CanonicalKey>(['bf16', 'fp16', 'gradientCheckpointing', 'pureBf16']);
+
+/**
+ * The script's own options as the launch line runs it: a value the script reads from `args.x` of an argparse option
+ * `--x` is the launcher's `--x`, else the option's default as the script writes it. Only numbers, switches and the
+ * model id are filled in; any other value stays unknown, as does an option the launcher passes from a variable.
+ */
+function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['args']>): ConfigFacts {
+  const norm = (n: string): string => n.replace(/-/g, '_');
+  const out = facts.facts.map((f): Fact => {
+    const scriptDefault = f.origin === 'script-default';
+    if (!f.fromArg || !(isUnknown(f.value) || scriptDefault)) return f;
+    const passed = [...args].reverse().find((a) => norm(a.name) === norm(f.fromArg!.name));
+    // The script's default already stands where the launch line passes nothing.
+    if (scriptDefault && !passed) return f;
+    if (passed && passed.value === null) {
+      return scriptDefault ? { ...f, value: { unknown: `--${f.fromArg.name} is passed from a variable the launch line does not set` } } : f;
+    }
+    const text = passed ? passed.value ?? 'True' : f.fromArg.default;
+    const v = text === undefined ? undefined : optionValue(f.key, text);
+    if (v === undefined) {
+      // The launch line overrides the script's default with a value not read here: unknown, not the default.
+      return scriptDefault && passed ? { ...f, value: { unknown: `--${f.fromArg.name} ${passed.value ?? ''} on the launch line is not read` } } : f;
+    }
+    const how = passed ? `--${f.fromArg.name} on the launch line` : `the default of --${f.fromArg.name} (line ${f.fromArg.line})`;
+    return { ...f, value: v, rawValue: `${f.rawValue} = ${(text ?? '').trim()}, ${how}` };
+  });
+  return { ...facts, facts: out };
+}
+
+function optionValue(key: CanonicalKey, text: string): FactValue | undefined {
+  const t = text.trim();
+  if (NUMBER_KEYS.has(key)) return /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : undefined;
+  if (SWITCH_KEYS.has(key)) return /^(True|true|1)$/.test(t) ? true : /^(False|false|0)$/.test(t) ? false : undefined;
+  if (key === 'model') {
+    const m = /^(['"])([^'"]+)\1$/.exec(t) ?? /^()([\w.\/-]+)$/.exec(t);
+    return m && m[2] !== 'None' ? m[2] : undefined;
+  }
+  return undefined;
+}
+
+/** A training script a launcher names that is not there: said only when the model is then unknown. */
+export interface MissingScript extends Location {
+  readonly path: string;
+}
+
+function foundAbove(at: Location, written: string, up: number): Problem {
+  const rel = `${'../'.repeat(up)}${written.trim().replace(/^['"]|['"]$/g, '').replace(/^\.\//, '')}`;
+  return { ...at, severity: 'info', code: 'reference-found-above',
+    ...msg('{0} is not beside this file: read {1}, the path from {2} folder(s) up (the script runs from there, as from a repository root)', written, rel, up) };
 }
 
 /**
@@ -168,7 +259,13 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
 }
 
 function mergeFiles(inputs: readonly InputFile[], reader: FileReader, overrides: Overrides, resolver: ModelResolver): PipelineResult {
-  const { files, scenarios, problems, unrecognized } = collectFiles(inputs, reader);
+  const { files, scenarios, problems, unrecognized, missingScripts } = collectFiles(inputs, reader);
+  // A missing training script matters only when the model is nowhere else: then it is said at the script's name.
+  const noModel = !files.some((f) => f.facts.facts.some((x) => x.key === 'model'));
+  const withMissing = (ps: Problem[]): Problem[] => (noModel && missingScripts.length > 0 && ps.some((p) => p.code === 'unknown-model')
+    ? [...ps, ...missingScripts.map((m): Problem => ({ ...m, severity: 'warning', code: 'reference-not-found',
+      ...msg('the training script {0} was not found, and no other file of the run names the model', m.path) }))]
+    : ps);
   if (files.length === 0) {
     const r = resolveScenarios(scenarios, overrides, resolver);
     return { setup: r.setup, provenance: r.provenance, problems: [...problems, ...r.problems], files, scenarios, gpu: r.gpu, decided: {}, unrecognized };
@@ -176,7 +273,7 @@ function mergeFiles(inputs: readonly InputFile[], reader: FileReader, overrides:
   // Scenario values (what-ifs) apply on top of the config files; flags and settings still win.
   const scenarioModel = scenarios.map((s) => s.values.model).filter((m): m is string => typeof m === 'string').pop();
   const fr = resolveFacts(files, { ...overrides, model: overrides.model ?? scenarioModel }, resolver);
-  const all = [...problems, ...fr.problems, ...scenarios.flatMap((s) => s.problems)];
+  const all = withMissing([...problems, ...fr.problems, ...scenarios.flatMap((s) => s.problems)]);
   if (!fr.setup || scenarios.length === 0) return { setup: fr.setup, provenance: fr.provenance, problems: all, files, scenarios, gpu: fr.gpu, decided: fr.decided, unrecognized };
   const merged: Record<string, unknown> = { ...fr.setup };
   const prov = { ...fr.provenance } as Record<string, ProvenanceMap[keyof ProvenanceMap]>;

@@ -20,7 +20,8 @@ export interface Location {
 }
 
 export interface Problem extends Location {
-  readonly severity: 'error' | 'warning';
+  /** `info`: a note at its place (where a reference was found), not a fault. */
+  readonly severity: 'error' | 'warning' | 'info';
   readonly code: string;
   readonly message: string;
   /** `message` as a template for translation (see ParseProblem.template). */

@@ -121,7 +121,8 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
       }
     }
     const errors = res.problems.filter((p) => p.severity === 'error');
-    for (const p of res.problems.filter((p) => p.severity === 'warning')) io.err(formatProblem(p));
+    // Warnings, and the notes that say which file a reference was read from.
+    for (const p of res.problems.filter((p) => p.severity === 'warning' || (p.severity === 'info' && p.code === 'reference-found-above'))) io.err(formatProblem(p));
     if (errors.length > 0 || !res.setup) {
       for (const p of errors) io.err(formatProblem(p));
       if (errors.length === 0) io.err('vram-lens: no setup could be resolved');

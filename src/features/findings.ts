@@ -19,7 +19,7 @@ export type FindingCode =
   | 'exceeds-gpu-memory' | 'near-gpu-memory' | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero'
   | 'unresolved-auto' | 'unknown-model' | 'reference-not-found' | 'strict-json-comments' | 'deprecated-key' | 'unknown-key'
   | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache' | 'fused-experts'
-  | 'no-effect' | 'gpu-unsupported' | 'model-files' | 'not-analyzed';
+  | 'no-effect' | 'gpu-unsupported' | 'model-files' | 'not-analyzed' | 'reference-found-above';
 
 export interface RelatedInfo {
   readonly file: string;
@@ -41,7 +41,7 @@ export interface Finding {
 const REPORTED_FROM_ANALYZERS = new Set<string>([
   'batch-size-mismatch', 'conflicting-precision', 'offload-needs-zero', 'unresolved-auto', 'reference-not-found', 'strict-json-comments',
   'deprecated-key', 'unknown-key', 'invalid-value', 'placeholder', 'duplicate-key', 'unknown-model',
-  'not-modeled', 'model-files', 'not-analyzed',
+  'not-modeled', 'model-files', 'not-analyzed', 'reference-found-above',
 ]);
 
 /** Which keys drive each memory component, most specific first (the key a diagnostic points at). */

@@ -23,12 +23,48 @@ export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): 
     refusal(p: string): string | undefined {
       return refusals.get(path.resolve(cwd, p));
     },
-    join(fromFile: string, relative: string): string {
+    join,
+    lookup(fromFile: string, relative: string): string[] {
+      const beside = join(fromFile, relative);
       const r = relative.trim().replace(/^['"]|['"]$/g, '');
-      if (r.startsWith('~/')) return path.join(os.homedir(), r.slice(2));
-      return path.isAbsolute(r) ? r : path.join(path.dirname(fromFile), r);
+      if (r.startsWith('~/') || path.isAbsolute(r)) return [beside];
+      return [beside, ...foldersAbove(path.resolve(cwd, fromFile), path.resolve(cwd)).map((d) => path.join(d, r))];
     },
   };
+}
+
+function join(fromFile: string, relative: string): string {
+  const r = relative.trim().replace(/^['"]|['"]$/g, '');
+  if (r.startsWith('~/')) return path.join(os.homedir(), r.slice(2));
+  return path.isAbsolute(r) ? r : path.join(path.dirname(fromFile), r);
+}
+
+/** Most folders above a file that a relative reference is looked up from. */
+const MAX_LEVELS_UP = 8;
+
+/**
+ * The folders above a file's own, nearest first, up to the reader's root or the repository's top (the nearest folder
+ * with .git), whichever comes first; none when neither is found within MAX_LEVELS_UP folders.
+ */
+export function foldersAbove(file: string, root: string): string[] {
+  const out: string[] = [];
+  let dir = path.dirname(file);
+  for (let k = 0; k < MAX_LEVELS_UP; k++) {
+    if (dir === root || isRepoTop(dir)) return out;
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+    out.push(dir);
+  }
+  return [];
+}
+
+function isRepoTop(dir: string): boolean {
+  try {
+    return fs.existsSync(path.join(dir, '.git'));
+  } catch {
+    return false;
+  }
 }
 
 /** The files of a folder (at most `max`, in name order), or none when it cannot be listed. */

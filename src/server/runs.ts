@@ -5,7 +5,7 @@
 // it stand in. A file reached from several entry files belongs to several runs: the user picks one.
 import * as path from 'node:path';
 import { analyzeAs, detectFormat } from '../analyzers/detect';
-import type { InputFile } from '../analyzers/pipeline';
+import { findReference, type InputFile } from '../analyzers/pipeline';
 import { listEntries } from '../node/files';
 import type { Workspace } from './workspace';
 
@@ -111,10 +111,11 @@ export class RunIndex {
     if (text === undefined) return undefined;
     const format = detectFormat(file, text);
     if (!format || format === 'scenario') return undefined;
-    const reader = this.workspace.reader(path.dirname(file));
+    // The pipeline's lookup: beside the file, then from the folders above it (a script run from the repository root).
+    const reader = this.workspace.reader(this.workspace.cwdOf(file));
     return analyzeAs(format, text).references
       .filter((r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path))
-      .map((r) => path.resolve(reader.join(file, r.path)));
+      .map((r) => path.resolve(findReference(reader, file, r.path).path));
   }
 
   private scheduleScan(): void {

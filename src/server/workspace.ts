@@ -98,6 +98,7 @@ export class Workspace {
       read: (p: string, kind?: ReadKind) => this.open.get(path.resolve(cwd, p))?.getText() ?? disk.read(p, kind),
       refusal: (p: string) => disk.refusal?.(p),
       join: (from: string, rel: string) => disk.join(from, rel),
+      lookup: (from: string, rel: string) => disk.lookup?.(from, rel) ?? [disk.join(from, rel)],
     };
   }
 

@@ -55,6 +55,10 @@ interface Expected {
  */
 const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   {
+    cause: 'a LoraConfig built in the else of `if checkpoint_dir is not None:` inside a function (a parameter whose value is not known statically): the branch that runs is not known, so the method is reported as unknown rather than assumed',
+    entries: ['artidoro__qlora/qlora.py#method'],
+  },
+  {
     cause: "ms-swift command lines (`swift sft` / `swift rlhf`, or swift/cli/sft.py under torchrun, deepspeed or accelerate launch) are not read: a script is not recognised unless another launcher word appears in it, and swift's flags (--model, --tuner_type, --lora_rank, --target_modules, --max_length, --torch_dtype, --quant_bits, NPROC_PER_NODE=, --deepspeed zero2 naming its bundled config, a positional YAML) are not mapped",
     entries: [
       "modelscope__ms-swift/examples/train/full/qwen2_5_32b.sh#gpus",
@@ -275,13 +279,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     ],
   },
   {
-    cause: "a LoraConfig built behind a runtime switch (`if args.use_lora:`) is read as always on",
-    entries: [
-      "allenai__open-instruct/open_instruct/dpo_tune_cache.py#method",
-      "allenai__open-instruct/open_instruct/finetune.py#method",
-    ],
-  },
-  {
     cause: "a LoRA adapter loaded from a checkpoint (PeftModel.from_pretrained(..., is_trainable=True)) on a 4-bit base is not read as QLoRA",
     entries: [
       "huggingface__peft/examples/loftq_finetuning/train_gsm8k_llama.py#method",
@@ -291,15 +288,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     cause: "Axolotl unfrozen_parameters (train only the parameters matching the regexes) is not read",
     entries: [
       "axolotl-ai-cloud__axolotl/examples/mistral/bigstral/bigstral-ds-zero3.yaml#method",
-    ],
-  },
-  {
-    cause: "paths relative to the repository root, where these scripts are run from (--deepspeed_config_file configs/ds_configs/...), are looked up beside the script",
-    entries: [
-      "allenai__open-instruct/scripts/dpo_train_with_accelerate.sh#zeroStage",
-      "allenai__open-instruct/scripts/finetune_lora_with_accelerate.sh#zeroStage",
-      "allenai__open-instruct/scripts/finetune_with_accelerate.sh#zeroStage",
-      "allenai__open-instruct/scripts/finetune_with_accelerate_config.sh#zeroStage",
     ],
   },
   {
@@ -571,7 +559,8 @@ describe('real files (test/real-files)', function () {
         const own = res.files.find((f) => f.file === abs);
         detected = own?.facts.format;
         facts = own?.facts;
-        referenced = res.files.filter((f) => f !== own).map((f) => f.facts);
+        // The training script a launcher runs has its own row in expected.json: its facts are not the launcher's.
+        referenced = res.files.filter((f) => f !== own && !(own?.facts.format === 'shell' && f.facts.format === 'hf-python')).map((f) => f.facts);
       } catch (e) {
         failures.push(`${file}: the pipeline threw ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
         continue;

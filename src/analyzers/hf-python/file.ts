@@ -133,7 +133,9 @@ export class PythonFile {
     if (d) {
       // The script's default: located where it is defined, and said to be a default the command line can override.
       const rawValue = clip(`${written}: the script's default ${this.text.slice(d.valueSpan.start, d.valueSpan.end) || fmt(value as FactValue)} (${d.where}, line ${this.line(d.valueSpan.start)})`);
-      this.facts.push({ key, rawKey: e.rawKey, value, rawValue, keySpan: d.keySpan, valueSpan: d.valueSpan, tool, origin: 'script-default' });
+      const option = /^argparse default of --([\w-]+)/.exec(d.where)?.[1] ?? /^\w+\.(\w+) default$/.exec(d.where)?.[1];
+      const fromArg = option ? { fromArg: { name: option, default: this.defaultText(d), line: this.line(d.valueSpan.start) } } : {};
+      this.facts.push({ key, rawKey: e.rawKey, value, rawValue, keySpan: d.keySpan, valueSpan: d.valueSpan, tool, origin: 'script-default', ...fromArg });
       return;
     }
     const rawValue = clip(from?.via ? `${written} (${from.via.text})` : written);
@@ -141,6 +143,7 @@ export class PythonFile {
       key, rawKey: e.rawKey, value, rawValue, keySpan: e.keySpan, valueSpan: e.valueSpan, tool,
       ...(from?.via ? { originSpan: from.via.span } : {}),
       ...(origin ? { origin } : {}),
+      ...(typeof value === 'object' && value !== null && !Array.isArray(value) ? this.argOf(from) : {}),
     };
     this.facts.push(fact);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
@@ -580,6 +583,57 @@ export class PythonFile {
     return undefined;
   }
 
+  /**
+   * Whether the `if` statements around a call run it, as far as their tests are known statically (script defaults
+   * such as `if args.use_lora:` with use_lora False): false when one of them is known to take another branch, true
+   * when every one is known to take the call's, undefined otherwise. The main guard counts as taken.
+   */
+  branchTaken(call: SyntaxNode): boolean | undefined {
+    let all = true;
+    for (let p = call.parent; p; p = p.parent) {
+      if (p.name !== 'IfStatement') continue;
+      const taken = this.clauseTaken(p, call);
+      if (taken === false) return false;
+      if (taken === undefined) all = false;
+    }
+    return all ? true : undefined;
+  }
+
+  /** Whether an if statement runs the clause that holds `call`: its test true (or, for else, every test false). */
+  private clauseTaken(stmt: SyntaxNode, call: SyntaxNode): boolean | undefined {
+    const tests: boolean[] = [];
+    let test: SyntaxNode | null = null;
+    for (let c = stmt.firstChild; c; c = c.nextSibling) {
+      if (c.name === 'Body') {
+        const inside = call.from >= c.from && call.to <= c.to;
+        const value = test ? this.testValue(test) : undefined;
+        if (inside) {
+          if (test === null) return tests.every((t) => t === false) ? tests.length === 0 || tests.every((t) => t === false) : undefined;
+          if (/__name__\s*==\s*['"]__main__['"]/.test(this.text.slice(test.from, test.to))) return true;
+          if (tests.some((t) => t === true)) return false;
+          return value;
+        }
+        if (value === undefined) return undefined;
+        tests.push(value);
+        test = null;
+      } else if (c.name !== 'if' && c.name !== 'elif' && c.name !== 'else' && c.name !== ':') {
+        test = c;
+      }
+    }
+    return undefined;
+  }
+
+  private testValue(test: SyntaxNode): boolean | undefined {
+    const before = this.noneDefaults;
+    this.noneDefaults = true;
+    try {
+      const v = this.evalNode(test, 0);
+      return v.k === 'lit' ? (Array.isArray(v.v) ? v.v.length > 0 : Boolean(v.v)) : undefined;
+    } finally {
+      this.noneDefaults = before;
+    }
+  }
+
   calleeName(call: SyntaxNode): string | undefined {
     const c = call.firstChild;
     return c ? this.dotted(c) : undefined;
@@ -600,6 +654,15 @@ export class PythonFile {
       n = obj;
     }
     return undefined;
+  }
+
+  /** `args.x` of an argparse option `--x` of this file: the option and its default, for a launcher to fill in. */
+  private argOf(from: Val | undefined): Pick<Fact, 'fromArg'> {
+    if (from?.k !== 'dotted' || from.text.split('.').length !== 2) return {};
+    const name = from.text.split('.')[1];
+    const d = this.fieldDefaults.get(name);
+    if (!d || !d.where.startsWith('argparse')) return {};
+    return { fromArg: { name, default: d.text, line: d.line } };
   }
 
   /** Why a value is not a static literal, with the dataclass or argparse default of `x.field` when the file has one. */

@@ -92,8 +92,14 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
       syntaxIn(file, c, last);
     } else if (last === 'LoraConfig') {
       loraCall(file, c);
-      file.facts.push({ key: 'method', rawKey: 'LoraConfig', value: 'lora', rawValue: 'LoraConfig(...)', keySpan: span(calleeNode),
-        valueSpan: span(calleeNode), tool: 'peft' });
+      // A LoraConfig built on a branch: LoRA when the branch is known to run (its tests read from the script's
+      // defaults), nothing when it is known not to (`if args.use_lora:` with use_lora False), unknown otherwise.
+      const taken = file.branchTaken(c);
+      const cond = taken === undefined ? file.conditionOf(c) : undefined;
+      if (taken !== false) {
+        file.facts.push({ key: 'method', rawKey: 'LoraConfig', value: cond ? { unknown: `LoRA is applied only when ${cond}` } : 'lora',
+          rawValue: 'LoraConfig(...)', keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'peft' });
+      }
       syntaxIn(file, c, last);
     } else if (OTHER_PEFT_CONFIGS.has(last)) {
       file.tools.add('peft');

@@ -75,6 +75,8 @@ export function numberOf(w: WinningFact | undefined, dflt: number): number {
 /** Where a winning fact was written: its file, line and key. */
 export function fileProv(w: WinningFact): Provenance {
   if (w.bundled) return { kind: 'default', owner: w.bundled.owner, note: `${w.fact.rawKey} in ${w.bundled.note}` };
+  // One of the values a branch-set variable can take: an assumption, said with the file and line it is read at.
+  if (w.fact.assumed) return { kind: 'default', owner: 'VRAM Lens', note: `${w.fact.assumed} (${baseName(w.file)}:${w.location.line})` };
   return { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
 }
 
@@ -82,3 +84,5 @@ export function fileProv(w: WinningFact): Provenance {
 export function keyOfField(field: string): CanonicalKey {
   return FIELD_KEYS[field] ?? 'model';
 }
+
+const baseName = (file: string): string => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);

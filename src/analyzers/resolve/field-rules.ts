@@ -9,7 +9,7 @@ import { resolveEvalBatch, resolveTrainBatch } from './batch';
 import { resolveIa3, resolveKbitUpcast, resolveLora, resolveMethod, resolveModelRef, resolveQuantization } from './method';
 import { resolveBadam, resolveGalore, resolveOptimizer } from './optimizer';
 import {
-  checkOffloadNeedsZero, resolveFsdpOffload, resolveGpu, resolveGpuOverrides, resolveLayoutWorld, resolveSeqLenOverride, resolveTorchtuneFsdp,
+  checkOffloadNeedsZero, resolveFsdpOffload, resolveGpu, resolveGpuOverrides, resolveLayoutWorld, resolveOpenGpuCount, resolveSeqLenOverride, resolveTorchtuneFsdp,
   resolveWorldSize, resolveZeroBuckets,
 } from './parallelism';
 import { resolvePrecision } from './precision';
@@ -85,6 +85,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   // data_parallel_shard_dim) is the hybrid-shard group size, and the sharding degree when nothing replicates.
   fromFact('fsdp_shard_size', 'fsdpShardSize', num),
   resolveLayoutWorld,
+  resolveOpenGpuCount,
   resolveSeqLenOverride,
   resolveTorchtuneFsdp,
   resolveTrainBatch,

@@ -35,6 +35,11 @@ export function resolveWorldSize(ctx: ResolveContext): void {
   const { decided, setup, prov } = ctx;
   const world = decided.worldSize ? num(decided.worldSize.fact.value as FactValue) : undefined;
   if (world !== undefined && setup.gpus_per_node === undefined) {
+    // vramLens.nodes fills in a node count the files leave out before the world is split per node.
+    if (setup.nodes === undefined && ctx.overrides.origin === 'setting' && ctx.overrides.nodes !== undefined) {
+      setup.nodes = ctx.overrides.nodes;
+      prov.nodes = { kind: 'setting', setting: 'vramLens.nodes' };
+    }
     const nodes = (setup.nodes as number | undefined) ?? 1;
     setup.gpus_per_node = Math.max(1, Math.round(world / nodes));
     const w = decided.worldSize!;
@@ -42,16 +47,35 @@ export function resolveWorldSize(ctx: ResolveContext): void {
   }
 }
 
-/** --gpus / --nodes (or vramLens.gpusPerNode / vramLens.nodes) win over the files. */
+/**
+ * --gpus / --nodes win over the files. vramLens.gpusPerNode / vramLens.nodes apply only where the files do not give
+ * the count (a launcher flag, Accelerate num_processes / num_machines, a SLURM header): a setting is the user's
+ * machine, the files are the run.
+ */
 export function resolveGpuOverrides(ctx: ResolveContext): void {
   const { overrides, setup, prov } = ctx;
-  if (overrides.gpusPerNode !== undefined) {
+  const setting = overrides.origin === 'setting';
+  if (overrides.gpusPerNode !== undefined && (!setting || setup.gpus_per_node === undefined)) {
     setup.gpus_per_node = overrides.gpusPerNode;
-    prov.gpus_per_node = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.gpusPerNode' } : { kind: 'flag', flag: '--gpus' };
+    prov.gpus_per_node = setting ? { kind: 'setting', setting: 'vramLens.gpusPerNode' } : { kind: 'flag', flag: '--gpus' };
   }
-  if (overrides.nodes !== undefined) {
+  if (overrides.nodes !== undefined && (!setting || setup.nodes === undefined)) {
     setup.nodes = overrides.nodes;
-    prov.nodes = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.nodes' } : { kind: 'flag', flag: '--nodes' };
+    prov.nodes = setting ? { kind: 'setting', setting: 'vramLens.nodes' } : { kind: 'flag', flag: '--nodes' };
+  }
+}
+
+/**
+ * A launcher that takes every GPU it sees (`deepspeed` without --num_gpus, torchrun --nproc_per_node gpu), or a count
+ * from a variable, when no flag, setting or layout gives the count: one GPU, the most memory per GPU, said so.
+ */
+export function resolveOpenGpuCount(ctx: ResolveContext): void {
+  const { setup, prov, unknownOnly } = ctx;
+  const open = unknownOnly.gpusPerNode;
+  if (setup.gpus_per_node === undefined && open && typeof open.fact.value === 'object' && open.fact.value !== null && 'unknown' in open.fact.value) {
+    setup.gpus_per_node = 1;
+    prov.gpus_per_node = { kind: 'default', owner: 'VRAM Lens',
+      note: `${open.fact.value.unknown} (${open.fact.rawKey} at line ${open.location.line}); one GPU is estimated, the most memory per GPU: set vramLens.gpusPerNode (or --gpus)` };
   }
 }
 

@@ -22,6 +22,12 @@ export interface VarVal {
   readonly exported: boolean;
   readonly nameSpan?: Span;
   readonly valueSpan?: Span;
+  /**
+   * A variable set differently on the branches of an `if` or `case`: the value of each branch (undefined where a
+   * branch leaves it unset) and where the branching is. The pieces stay unknown; a launch that uses it is analyzed
+   * once per value.
+   */
+  readonly choices?: { readonly values: readonly (VarVal | undefined)[]; readonly what: string; readonly line: number };
 }
 
 export type Env = Map<string, VarVal>;

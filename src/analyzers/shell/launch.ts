@@ -25,6 +25,10 @@ class Launch {
 
   constructor(private readonly text: string) {}
 
+  slice(span: Span): string {
+    return this.text.slice(span.start, span.end);
+  }
+
   tool(t: Tool): void {
     if (!this.r.tools.includes(t)) this.r.tools.push(t);
   }
@@ -167,7 +171,7 @@ function deepspeedFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Fie
     // runner.py turns CUDA_VISIBLE_DEVICES into --include localhost:<ids> only when no count flag is given.
     const vis = has('num_nodes') ? undefined : visibleDevices(env);
     if (vis) emitVisible(l, vis, 'gpusPerNode', 'deepspeed');
-    else l.fact('gpusPerNode', 'deepspeed', launcher.span, launcher.span, ALL_GPUS, 'deepspeed');
+    else l.fact('gpusPerNode', 'deepspeed', launcher.span, launcher.span, { unknown: 'deepspeed without --num_gpus uses every GPU of the node' }, 'deepspeed');
   }
 }
 
@@ -203,7 +207,11 @@ function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env): void {
 function deepspeedRef(l: Launch, o: Opt, tool: Tool): void {
   if (!o.value) return;
   if (o.value.unknown !== undefined) {
-    l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, tool);
+    // The run's DeepSpeed config is a file VRAM Lens cannot follow: a located warning, not a silent drop.
+    const span = o.value.span;
+    l.r.facts.push({ key: 'deepspeedConfig', rawKey: o.rawKey, value: { unknown: o.value.unknown }, rawValue: l.slice(span), keySpan: o.keySpan, valueSpan: span, tool });
+    l.r.problems.push({ code: 'reference-not-found', severity: 'warning', span, rawKey: o.rawKey,
+      ...msg('not resolved: {0} ({1}); the DeepSpeed config is not read', l.slice(span), o.value.unknown) });
     return;
   }
   const v = o.value.text.trim();
@@ -408,8 +416,13 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   }
   const script = moduleName ?? scriptField.text;
   if (scriptField.opaque) opaque(scriptField);
+  // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.
   const tool = scriptTool(script, fields, scriptAt + 1);
   const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);
+  if (moduleName === undefined && scriptField.unknown === undefined && !scriptField.opaque && /\.py$/.test(script)) {
+    const args = p.opts.map((o) => ({ name: o.name, ...(o.value ? { value: o.value.unknown === undefined ? o.value.text : null } : {}) }));
+    l.r.refs.push({ kind: 'script', path: script, span: scriptField.span, args });
+  }
   scriptFacts(l, p, tool, true);
   // A plain script says which trainer it uses only through the flags it was given.
   if (tool !== 'hf-trainer' || l.r.facts.some((f) => f.tool === tool)) l.tool(tool);

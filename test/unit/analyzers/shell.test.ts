@@ -94,7 +94,7 @@ describe('shell analyzer: launchers and world size', () => {
   it('deepspeed without --num_gpus uses all visible GPUs: an unknown fact and a not-static info', () => {
     const text = 'deepspeed train.py --fp16 True\n';
     const r = checkFacts(text, [['gpusPerNode', '?', 'deepspeed', 'deepspeed']]);
-    assert.deepEqual(r.facts.find((f) => f.key === 'gpusPerNode')!.value, { unknown: 'all visible GPUs' });
+    assert.deepEqual(r.facts.find((f) => f.key === 'gpusPerNode')!.value, { unknown: 'deepspeed without --num_gpus uses every GPU of the node' });
     assert.ok(r.problems.some((p) => p.code === 'not-static' && p.severity === 'info' && text.slice(p.span.start, p.span.end) === 'deepspeed'));
   });
 
@@ -126,7 +126,8 @@ describe('shell analyzer: launchers and world size', () => {
       ['offloadParams', 'nvme', '--offload_param_device', 'nvme'], ['deepspeedConfig', 'ds/z3.json', '--deepspeed_config_file', 'ds/z3.json'],
       ['gradientAccumulationSteps', 2, '--gradient_accumulation_steps', '2'],
     ], { exact: true });
-    assert.deepEqual(r.references.map((x) => [x.kind, x.path, text.slice(x.span.start, x.span.end)]), [['config', 'cfg/acc.yaml', 'cfg/acc.yaml'], ['deepspeed', 'ds/z3.json', 'ds/z3.json']]);
+    assert.deepEqual(r.references.map((x) => [x.kind, x.path, text.slice(x.span.start, x.span.end)]), [['config', 'cfg/acc.yaml', 'cfg/acc.yaml'], ['deepspeed', 'ds/z3.json', 'ds/z3.json'],
+      ['script', 'train.py', 'train.py']]);
     checkFacts('accelerate launch --use_fsdp --fsdp_offload_params true --fsdp_activation_checkpointing true t.py\n', [
       ['fsdp', 'full_shard', '--use_fsdp', '--use_fsdp'], ['fsdpOffload', true, '--fsdp_offload_params', 'true'], ['gradientCheckpointing', 'full', '--fsdp_activation_checkpointing', 'true'],
     ]);
@@ -137,8 +138,8 @@ describe('shell analyzer: launchers and world size', () => {
   it('CUDA_VISIBLE_DEVICES=0,1 accelerate launch with no count gives 2 GPUs; a positional YAML is a config reference', () => {
     const text = 'CUDA_VISIBLE_DEVICES=0,1 accelerate launch \\\n    --config_file examples/fsdp.yaml \\\n    src/train.py examples/lora_sft.yaml\n';
     const r = checkFacts(text, [['gpusPerNode', 2, 'CUDA_VISIBLE_DEVICES', '0,1']], { exact: true });
-    assert.deepEqual(r.references.map((x) => x.path), ['examples/fsdp.yaml', 'examples/lora_sft.yaml']);
-    assert.ok(r.references.every((x) => x.kind === 'config'));
+    assert.deepEqual(r.references.map((x) => x.path), ['examples/fsdp.yaml', 'src/train.py', 'examples/lora_sft.yaml']);
+    assert.ok(r.references.every((x) => x.kind === (x.path.endsWith('.py') ? 'script' : 'config')));
   });
 
   it('accelerate launch -m axolotl.cli.train cfg.yml and axolotl train', () => {
@@ -204,11 +205,11 @@ describe('shell analyzer: script flags', () => {
 
   it('--deepspeed <path> is a reference; bare --deepspeed (DeepSpeed-Chat) is a flag and --zero_stage follows', () => {
     const a = checkFacts('deepspeed --num_gpus 2 t.py --deepspeed ./ds_z2.json --bf16\n', [['deepspeedConfig', './ds_z2.json', '--deepspeed', './ds_z2.json']]);
-    assert.deepEqual(a.references.map((x) => [x.kind, x.path]), [['deepspeed', './ds_z2.json']]);
+    assert.deepEqual(a.references.map((x) => [x.kind, x.path]), [['script', 't.py'], ['deepspeed', './ds_z2.json']]);
     const b = checkFacts('deepspeed main.py --deepspeed --zero_stage 2 --offload --dtype bf16\n', [
       ['zeroStage', 2, '--zero_stage', '2'], ['offloadOptimizer', 'cpu', '--offload', '--offload'], ['offloadParams', 'cpu', '--offload', '--offload'], ['weightsDtype', 'bf16', '--dtype', 'bf16'],
     ]);
-    assert.equal(b.references.length, 0);
+    assert.deepEqual(b.references.map((x) => [x.kind, x.path]), [['script', 'main.py']], 'bare --deepspeed names no config');
     assert.deepEqual(b.tools, ['deepspeed']);
     checkFacts('python t.py --deepspeed_config=cfg/ds.json --deepspeed\n', [['deepspeedConfig', 'cfg/ds.json', '--deepspeed_config', 'cfg/ds.json']]);
   });

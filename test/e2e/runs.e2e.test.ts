@@ -1,0 +1,91 @@
+// One run in three files (test/e2e/fixtures/workspace/fsdp-run): launch.sh runs `accelerate launch --config_file
+// fsdp.yaml train.py`. Each of the three shows the run's FSDP estimate on 4 GPUs, and an edit to fsdp.yaml reaches the
+// estimate of the other two within a second.
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+
+async function open(name: string): Promise<vscode.TextDocument> {
+  const [file] = await vscode.workspace.findFiles(name, '**/node_modules/**', 1);
+  assert.ok(file, `${name} in the workspace`);
+  const doc = await vscode.workspace.openTextDocument(file);
+  await vscode.window.showTextDocument(doc, { preview: false });
+  return doc;
+}
+
+async function hoverText(doc: vscode.TextDocument, needle: string, delta = 2): Promise<string> {
+  const offset = doc.getText().indexOf(needle);
+  assert.ok(offset >= 0, `${needle} in ${doc.fileName}`);
+  const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, doc.positionAt(offset + delta));
+  return hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))).join('\n');
+}
+
+/** The breakdown lines of a hover (component and bytes), the part every file of one run shares. */
+function breakdown(hover: string): string {
+  return /```vram-breakdown\n([\s\S]*?)```/.exec(hover)?.[1] ?? '';
+}
+
+/** Polls `f` until `cond` holds or `timeoutMs` passes; the last value either way. */
+async function until<T>(f: () => Promise<T>, cond: (v: T) => boolean, timeoutMs: number): Promise<{ value: T; ok: boolean }> {
+  const end = Date.now() + timeoutMs;
+  let value = await f();
+  while (!cond(value) && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 50));
+    value = await f();
+  }
+  return { value, ok: cond(value) };
+}
+
+const FILES: ReadonlyArray<[string, string]> = [
+  ['fsdp-run/launch.sh', '--per_device_train_batch_size'],
+  ['fsdp-run/fsdp.yaml', 'fsdp_sharding_strategy'],
+  ['fsdp-run/train.py', 'gradient_checkpointing'],
+];
+
+suite('VRAM Lens runs: launcher, Accelerate config and training script (real extension host)', () => {
+  suiteSetup(async () => {
+    const ext = vscode.extensions.getExtension('vram-lens.vram-lens');
+    assert.ok(ext);
+    await open('fsdp-run/launch.sh');
+    const end = Date.now() + 20_000;
+    while (!ext.isActive && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(ext.isActive);
+  });
+
+  test('launch.sh, fsdp.yaml and train.py each show the same FSDP estimate', async () => {
+    const shown: string[] = [];
+    for (const [name, needle] of FILES) {
+      const doc = await open(name);
+      // The workspace index builds in the background: wait for the run's estimate (FSDP from fsdp.yaml) on each file.
+      const r = await until(() => hoverText(doc, needle), (h) => /FSDP all-gathered units/.test(h), 20_000);
+      assert.ok(r.ok, `${name}: the FSDP estimate; hover: ${r.value}`);
+      assert.match(r.value, /peak allocated/);
+      shown.push(breakdown(r.value));
+    }
+    assert.ok(shown[0].length > 0);
+    assert.deepEqual(shown, [shown[0], shown[0], shown[0]], 'one run, one estimate');
+    assert.match(await hoverText(await open('fsdp-run/fsdp.yaml'), 'num_processes'), /GPUs 4 -> 8/);
+  });
+
+  test('an edit to fsdp.yaml reaches the estimate of launch.sh and train.py within a second', async () => {
+    const docs = await Promise.all(FILES.map(([name]) => open(name)));
+    const before = await Promise.all(docs.map(async (d, k) => breakdown(await hoverText(d, FILES[k][1]))));
+    const yaml = docs[1];
+    const editor = await vscode.window.showTextDocument(yaml);
+    const at = yaml.getText().indexOf('num_processes: 4');
+    assert.ok(at >= 0);
+    const edited = Date.now();
+    await editor.edit((b) => b.replace(new vscode.Range(yaml.positionAt(at), yaml.positionAt(at + 'num_processes: 4'.length)), 'num_processes: 2'));
+    try {
+      for (const k of [0, 2]) {
+        const left = Math.max(0, 1000 - (Date.now() - edited));
+        const r = await until(async () => breakdown(await hoverText(docs[k], FILES[k][1])), (b) => b.length > 0 && b !== before[k], left);
+        assert.ok(r.ok, `${FILES[k][0]}: the estimate changed within a second of the edit (${Date.now() - edited} ms)`);
+      }
+      const after = breakdown(await hoverText(docs[1], FILES[1][1]));
+      assert.equal(breakdown(await hoverText(docs[0], FILES[0][1])), after);
+      assert.equal(breakdown(await hoverText(docs[2], FILES[2][1])), after);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+    }
+  });
+});
