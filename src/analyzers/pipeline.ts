@@ -182,7 +182,7 @@ function optionValue(key: CanonicalKey, text: string): FactValue | undefined {
   if (NUMBER_KEYS.has(key)) return /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : undefined;
   if (SWITCH_KEYS.has(key)) return /^(True|true|1)$/.test(t) ? true : /^(False|false|0)$/.test(t) ? false : undefined;
   if (key === 'model') {
-    const m = /^(['"])([^'"]+)\1$/.exec(t) ?? /^()([\w.\/-]+)$/.exec(t);
+    const m = /^(['"])([^'"]+)\1$/.exec(t) ?? /^()([\w./-]+)$/.exec(t);
     return m && m[2] !== 'None' ? m[2] : undefined;
   }
   return undefined;

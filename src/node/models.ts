@@ -312,7 +312,7 @@ function headerOf(file: string, policy: ReadPolicy): SafetensorsFileHeader {
   try {
     return readSafetensorsHeader(file);
   } catch (e) {
-    throw new Error(`${path.basename(file)}: ${(e as Error).message}`);
+    throw new Error(`${path.basename(file)}: ${(e as Error).message}`, { cause: e });
   }
 }
 

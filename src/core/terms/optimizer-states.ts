@@ -65,7 +65,10 @@ const adamw: StateRule = ({ n, sb }) => ({ bytes: 2 * sb * n, formula: `2 states
 const bnb8bit = (states: number): StateRule => ({ n, matricesForState, vectors }) => {
   let big = 0;
   let small = 0;
-  for (const [r, c, k] of matricesForState) (r * c >= BNB_MIN_8BIT ? (big += r * c * k) : (small += r * c * k));
+  for (const [r, c, k] of matricesForState) {
+    if (r * c >= BNB_MIN_8BIT) big += r * c * k;
+    else small += r * c * k;
+  }
   small += vectors;
   const scale = Math.max(0, n / Math.max(1, big + small));
   const bytes = states * ((big * scale) * (1 + 4 / BNB_BLOCK) + (small * scale) * 4);
@@ -80,7 +83,10 @@ const bnb8bit = (states: number): StateRule => ({ n, matricesForState, vectors }
 const torchao4bit: StateRule = ({ n, matricesForState, vectors, sb }) => {
   let big = 0;
   let small = 0;
-  for (const [r, c, k] of matricesForState) (r * c >= BNB_MIN_8BIT && (r * c) % TORCHAO_4BIT_BLOCK === 0 ? (big += r * c * k) : (small += r * c * k));
+  for (const [r, c, k] of matricesForState) {
+    if (r * c >= BNB_MIN_8BIT && (r * c) % TORCHAO_4BIT_BLOCK === 0) big += r * c * k;
+    else small += r * c * k;
+  }
   small += vectors;
   const scale = Math.max(0, n / Math.max(1, big + small));
   const bytes = 2 * ((big * scale) * (0.5 + sb / TORCHAO_4BIT_BLOCK) + (small * scale) * sb);

@@ -31,11 +31,10 @@ export function decoderBlock(bc: BlockContext): Tensor {
 function mlaLayer(bc: BlockContext, h1: Tensor): Tensor {
   const { p, a, tape, tp, Tsp, residualBytes, moeBlock, linear, norm, state } = bc;
   const { moeInfo } = state;
-  let layerOutputs: Tensor;
   const x1 = tape.free(mlaAttention(bc, h1), 'residual', Tsp * a.hidden, residualBytes);
   const beforeMlp = tape.totalBytes();
   const h2 = norm(x1, 'post_attention_layernorm');
-  layerOutputs = moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe(tape, p, h2, linear) : deepseekMoe(tape, p, h2, linear, moeInfo))
+  const layerOutputs = moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe(tape, p, h2, linear) : deepseekMoe(tape, p, h2, linear, moeInfo))
     : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
   state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
   return layerOutputs;
@@ -45,14 +44,13 @@ function mlaLayer(bc: BlockContext, h1: Tensor): Tensor {
 function linearMixerLayer(bc: BlockContext, h1: Tensor): Tensor {
   const { p, a, tape, tp, Tsp, residualBytes, moeBlock, linear, norm, state } = bc;
   const { moeInfo } = state;
-  let layerOutputs: Tensor;
   const mixer = a.mamba ? mamba2Mixer(tape, p, h1, linear) : a.mamba1 ? mamba1Mixer(tape, p, h1, linear)
     : a.linearAttention?.kda ? kimiDeltaAttention(tape, p, h1, linear) : gatedDeltaNet(tape, p, h1, linear);
   state.linearWorking = mixer.workingBytes;
   const x1 = tape.free(mixer.out, 'residual', Tsp * a.hidden, residualBytes);
   const beforeMlp = tape.totalBytes();
   const h2 = norm(x1, 'post_attention_layernorm');
-  layerOutputs = a.family === 'granite_hybrid' ? graniteMlp(tape, p, h2, linear, moeBlock)
+  const layerOutputs = a.family === 'granite_hybrid' ? graniteMlp(tape, p, h2, linear, moeBlock)
     : moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear, moeInfo)) : gatedMlp(tape,
       a.ffn / tp, a.hidden, h2, linear, 'llama');
   state.mlpSavedBytes = tape.totalBytes() - beforeMlp;

@@ -51,7 +51,7 @@ export function t5Blocks(p: ActivationPlan): { bytesPerLayer: number; entries: S
   const rg = p.inputRequiresGrad || p.baseTrainable;
   let e = tape.tensor('encoder block input', T * a.hidden, rb, rg);
   e = sub(e, (n) => attn(n, n, 'self-attention'), 'encoder self-attention');
-  e = sub(e, ff, 'encoder MLP');
+  sub(e, ff, 'encoder MLP');
   const encoderBytes = tape.totalBytes();
   const enc = tape.tensor('encoder output', T * a.hidden, rb, rg);
   let d = tape.tensor('decoder block input', T * a.hidden, rb, rg);

@@ -93,7 +93,7 @@ export function yamlSet(text: string, o: Op, omegaconf: boolean): Written {
       if (o.when === 'present') return { text };
       return yamlInsert(text, map, mapKeyPair, o.path.slice(i), o.append ? [o.value as string] : o.value, step, pyBools, eol);
     }
-    let value = derefYaml(doc, pair.value);
+    const value = derefYaml(doc, pair.value);
     // An OmegaConf interpolation (`${batch_size}`) is edited where its target is written.
     if (omegaconf && isScalar(value) && typeof value.value === 'string') {
       const m = /^\$\{([\w.]+)\}$/.exec(value.value);
