@@ -70,7 +70,9 @@ function accumulation(ctx: YamlCtx, train: Map<string, Entry>): void {
   const gpus = ctx.get('gpusPerNode')?.value;
   const nodes = ctx.get('nodes')?.value ?? 1;
   const global = g ? numOf(ctx.view(g)) : undefined;
-  if (g && global !== undefined && typeof micro === 'number' && typeof gpus === 'number' && typeof nodes === 'number') {
+  const counts = [global, micro, gpus, nodes];
+  if (g && counts.every((n) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 1) && Number.isSafeInteger(Number(micro) * Number(gpus) * Number(nodes))) {
+    if (typeof global !== 'number' || typeof micro !== 'number' || typeof gpus !== 'number' || typeof nodes !== 'number') return;
     const steps = global / (micro * gpus * nodes);
     if (Number.isInteger(steps) && steps >= 1) {
       ctx.add('gradientAccumulationSteps', g, steps, 'train.global_batch_size');

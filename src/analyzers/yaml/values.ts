@@ -97,7 +97,7 @@ export const asPacking: Conv = (v) => {
 export const asPosInt: Conv = (v) => {
   const n = numOf(v);
   if (n === undefined) return new Invalid(about('{0}: expected a positive integer, found {1}', describe(v)));
-  if (!Number.isInteger(n) || n <= 0) return new Invalid(about('{0}: must be a positive integer, found {1}', n));
+  if (!Number.isInteger(n) || n <= 0) return new Invalid(about('{0}: must be a positive integer, found {1}', describe(v)));
   return n;
 };
 
@@ -140,7 +140,8 @@ export const asOffload: Conv = (v) => {
 export function describe(v: View): string {
   switch (v.t) {
     case 'str': return JSON.stringify(v.v.length > 40 ? `${v.v.slice(0, 40)}…` : v.v);
-    case 'num': return String(v.v);
+    // YAML reads 1e999 as Infinity: say what it is rather than print a word the file does not contain.
+    case 'num': return Number.isFinite(v.v) ? String(v.v) : `a number beyond ${v.v > 0 ? '' : '-'}1.8e308`;
     case 'bool': return String(v.v);
     case 'seq': return 'a list';
     case 'map': return 'a mapping';
