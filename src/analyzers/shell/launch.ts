@@ -6,6 +6,7 @@ import { type Env, unknownOf, textOf, type Field, subSpan } from './fields';
 import { type FlagSpec, spec, SCRIPT_FLAGS, TOOL_FLAGS, ACCELERATE_FLAGS, ACCELERATE_BOOL, TORCHRUN_BOOL, DEEPSPEED_BOOL, SRUN_VALUE, MPIRUN_VALUE,
   TRL_SCRIPTS, VLLM_SERVE_FLAGS, VLLM_SERVE_BOOL, TRL_SUBCOMMANDS, isNumberText, toBool, deviceCount } from './flags';
 import { type Opt, pieceRange, type Consume, type Parsed, looksLikeFlag, parseArgs, skipOpts } from './args';
+import { isSwiftTrain, swiftLaunch } from './swift';
 
 export interface CmdResult {
   readonly facts: Fact[];
@@ -20,7 +21,7 @@ const TRAINING_KEYS = new Set<CanonicalKey>(['microBatchSize', 'gradientAccumula
   'gradientCheckpointing',
   'deepspeedConfig', 'zeroStage', 'fsdp', 'seqLen', 'loraR', 'trainBatchSize', 'pureBf16', 'tensorParallel', 'pipelineParallel', 'gpusPerNode', 'worldSize']);
 
-class Launch {
+export class Launch {
   readonly r: CmdResult = { facts: [], refs: [], problems: [], tools: [], training: false };
 
   constructor(private readonly text: string) {}
@@ -97,10 +98,10 @@ class Launch {
   }
 }
 
-interface Visible { readonly count?: number; readonly unknown?: string; readonly rawKey: string; readonly keySpan: Span; readonly valueSpan: Span }
+export interface Visible { readonly count?: number; readonly unknown?: string; readonly rawKey: string; readonly keySpan: Span; readonly valueSpan: Span }
 
 /** CUDA_VISIBLE_DEVICES as the launched process sees it (exported or given as a prefix), if the script sets it. */
-function visibleDevices(env: Env, name = 'CUDA_VISIBLE_DEVICES'): Visible | undefined {
+export function visibleDevices(env: Env, name = 'CUDA_VISIBLE_DEVICES'): Visible | undefined {
   const v = env.get(name);
   if (!v || !v.exported || !v.nameSpan || !v.valueSpan) return undefined;
   const u = unknownOf(v.pieces);
@@ -111,7 +112,7 @@ function visibleDevices(env: Env, name = 'CUDA_VISIBLE_DEVICES'): Visible | unde
   return count === undefined ? { ...base, unknown: `${name}='${text}' is not a device count` } : { ...base, count };
 }
 
-function emitVisible(l: Launch, vis: Visible, key: CanonicalKey, tool: Tool): void {
+export function emitVisible(l: Launch, vis: Visible, key: CanonicalKey, tool: Tool): void {
   l.fact(key, vis.rawKey, vis.keySpan, vis.valueSpan, vis.count !== undefined ? vis.count : { unknown: vis.unknown ?? 'not known statically' }, tool);
 }
 
@@ -200,7 +201,7 @@ function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env): void {
   }
 }
 
-function deepspeedRef(l: Launch, o: Opt, tool: Tool): void {
+export function deepspeedRef(l: Launch, o: Opt, tool: Tool): void {
   if (!o.value) return;
   if (o.value.unknown !== undefined) {
     l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, tool);
@@ -395,6 +396,8 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
     l.r.training = true;
     l.r.launcherTool = 'trl';
     return l.r;
+  } else if (cmd === 'swift' && isSwiftTrain(sub)) {
+    return swiftLaunch(l, fields, i, env, opaque);
   } else if (/\.py$/.test(f0.text)) {
     scriptAt = i;
   } else {
