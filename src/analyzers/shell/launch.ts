@@ -7,6 +7,7 @@ import { type FlagSpec, spec, SCRIPT_FLAGS, TOOL_FLAGS, ACCELERATE_FLAGS, ACCELE
   TRL_SCRIPTS, VLLM_SERVE_FLAGS, VLLM_SERVE_BOOL, TRL_SUBCOMMANDS, isNumberText, toBool, deviceCount } from './flags';
 import { type Opt, pieceRange, type Consume, type Parsed, looksLikeFlag, parseArgs, skipOpts } from './args';
 import { isSwiftTrain, swiftLaunch } from './swift';
+import { isLitgptTrain, litgptLaunch } from './litgpt';
 
 export interface CmdResult {
   readonly facts: Fact[];
@@ -398,6 +399,8 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
     return l.r;
   } else if (cmd === 'swift' && isSwiftTrain(sub)) {
     return swiftLaunch(l, fields, i, env, opaque);
+  } else if (cmd === 'litgpt' && isLitgptTrain(sub)) {
+    return litgptLaunch(l, fields, i, opaque);
   } else if (/\.py$/.test(f0.text)) {
     scriptAt = i;
   } else {
