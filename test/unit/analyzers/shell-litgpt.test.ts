@@ -111,4 +111,12 @@ describe('shell analyzer: LitGPT command lines', () => {
     assert.equal(s.gradient_accumulation_steps, 2, 'global 8 / micro 4');
     assert.equal(res.provenance.micro_batch_size && 'file' in res.provenance.micro_batch_size ? res.provenance.micro_batch_size.file : undefined, 'run.sh');
   });
+
+  it('every prefix of its command lines is analyzed without an internal error', () => {
+    const text = 'litgpt finetune_lora checkpoints/a/b --config c.yaml --devices 2 --precision bf16-true --quantize bnb.nf4 --lora_mlp true --lora_query --optimizer AdamW\nlitgpt pretrain pythia-14m --devices auto\n';
+    for (let n = 0; n <= text.length; n++) {
+      const r = analyzeShell(text.slice(0, n));
+      assert.ok(!r.problems.some((p) => p.code === 'syntax-error' && /could not be analyzed/.test(p.message)), `prefix of ${n} characters`);
+    }
+  });
 });

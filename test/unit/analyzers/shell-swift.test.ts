@@ -202,4 +202,12 @@ describe('shell analyzer: ms-swift command lines', () => {
     assert.equal(q.method, 'qlora');
     assert.deepEqual([q.quantization?.bits, q.quantization?.type, q.quantization?.double_quant], [4, 'nf4', true]);
   });
+
+  it('every prefix of its command lines is analyzed without an internal error', () => {
+    const text = QLORA + DPO_FULL + ZERO3;
+    for (let n = 0; n <= text.length; n++) {
+      const r = analyzeShell(text.slice(0, n));
+      assert.ok(!r.problems.some((p) => p.code === 'syntax-error' && /could not be analyzed/.test(p.message)), `prefix of ${n} characters`);
+    }
+  });
 });
