@@ -82,13 +82,18 @@ export function swiftLaunch(l: Launch, fields: readonly Field[], i: number, env:
       if (s) l.spec(s, o, 'ms-swift');
     }
   }
+  // `swift sft args.yaml` (4.x: the first argument, swift/cli/main.py parse_yaml_args) or `--config args.yaml` (3.x):
+  // the file's flags are not read, so swift's defaults are not made explicit where the file may set them.
+  const argFile = fields[i + 2] && fields[i + 2].unknown === undefined && /\.(ya?ml|json)$/i.test(fields[i + 2].text) ? fields[i + 2] : undefined;
+  if (argFile) l.notStatic(argFile.span, msg('{0}: the flags in this file are not read; write the memory-relevant ones on the command line', argFile.text));
+  const defaults = !argFile && !last('config');
   const quant = quantFacts(l, last('quant_bits'), last('quant_method'));
-  methodFacts(l, last('train_type', 'tuner_type'), quant === 4, subField.span);
+  methodFacts(l, last('train_type', 'tuner_type'), quant === 4, subField.span, defaults);
   dtypeFacts(l, last('torch_dtype'), p.opts.some((o) => o.name === 'bf16' || o.name === 'fp16'));
-  if (sub === 'rlhf') rlhfFacts(l, last('rlhf_type'), subField.span);
+  if (sub === 'rlhf') rlhfFacts(l, last('rlhf_type'), subField.span, defaults);
   const world = worldFacts(l, env, fields[i]);
-  if (!last('gradient_accumulation_steps')) accumulationDefault(l, last('per_device_train_batch_size'), world, subField.span);
-  if (!last('max_length')) {
+  if (defaults && !last('gradient_accumulation_steps')) accumulationDefault(l, last('per_device_train_batch_size'), world, subField.span);
+  if (defaults && !last('max_length')) {
     defaultFact(l, 'seqLen', 'max_length', subField.span, { unknown: "max_length defaults to the model's longest context (max_model_len); give --max_length" },
       'max_length: None');
   }
@@ -134,9 +139,10 @@ function quantFacts(l: Launch, bits: Opt | undefined, method: Opt | undefined): 
  * `--train_type` (3.x) / `--tuner_type` (4.x), lora by default (base_args.py): LoRA and LongLoRA are LoRA (QLoRA over
  * 4-bit weights), full is full fine-tuning; the other tuners are not modeled.
  */
-function methodFacts(l: Launch, o: Opt | undefined, fourBit: boolean, sub: Span): void {
+function methodFacts(l: Launch, o: Opt | undefined, fourBit: boolean, sub: Span, defaults: boolean): void {
   const lora = fourBit ? 'qlora' : 'lora';
   if (!o?.value) {
+    if (!defaults) return;
     l.r.facts.push({ key: 'method', rawKey: 'train_type', value: lora, rawValue: 'train_type: lora (swift default)', keySpan: sub, valueSpan: sub, tool: 'ms-swift',
       origin: 'call-default' });
     return;
@@ -165,7 +171,8 @@ function dtypeFacts(l: Launch, o: Opt | undefined, explicitAmp: boolean): void {
 }
 
 /** `swift rlhf --rlhf_type ...` (dpo by default): the preference objective or rollout, or a not-modeled warning. */
-function rlhfFacts(l: Launch, o: Opt | undefined, sub: Span): void {
+function rlhfFacts(l: Launch, o: Opt | undefined, sub: Span, defaults: boolean): void {
+  if (!o && !defaults) return;
   const t = o ? known(o)?.toLowerCase() : 'dpo';
   if (t === undefined) {
     if (o?.value) l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown ?? 'not known statically'), o.rawKey);

@@ -186,6 +186,15 @@ describe('shell analyzer: ms-swift command lines', () => {
     assert.equal(fact(analyzeShell('swift sft --model_type qwen2_5 --dataset d\n'), 'model'), undefined);
   });
 
+  it('an argument file (`swift sft args.yaml`, 3.x `--config`) is not read, so no default is made explicit where it may set one', () => {
+    const text = 'NPROC_PER_NODE=2 \\\nCUDA_VISIBLE_DEVICES=0,1 \\\nswift sft examples/yaml/deepspeed/sft.yaml\n';
+    const r = checkFacts(text, [['gpusPerNode', 2, 'NPROC_PER_NODE', '2']]);
+    assert.deepEqual(r.facts.map((f) => f.key), ['gpusPerNode']);
+    assert.ok(r.problems.some((p) => p.code === 'not-static' && text.slice(p.span.start, p.span.end) === 'examples/yaml/deepspeed/sft.yaml'));
+    const c = analyzeShell('swift rlhf --config dpo.yaml --model m/x\n');
+    assert.deepEqual(c.facts.map((f) => f.key).sort(), ['gpusPerNode', 'model']);
+  });
+
   it('resolve applies the ms-swift defaults with their sources', () => {
     const r = resolveText('train.sh', 'swift sft --model Qwen/Qwen2.5-7B-Instruct --max_length 1024\n');
     const s = r.setup!;
