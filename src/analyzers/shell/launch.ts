@@ -6,7 +6,7 @@ import { type Env, unknownOf, textOf, type Field, subSpan } from './fields';
 import { type FlagSpec, spec, SCRIPT_FLAGS, TOOL_FLAGS, ACCELERATE_FLAGS, ACCELERATE_BOOL, TORCHRUN_BOOL, DEEPSPEED_BOOL, SRUN_VALUE, MPIRUN_VALUE,
   TRL_SCRIPTS, VLLM_SERVE_FLAGS, VLLM_SERVE_BOOL, TRL_SUBCOMMANDS, isNumberText, toBool, deviceCount } from './flags';
 import { type Opt, pieceRange, type Consume, type Parsed, looksLikeFlag, parseArgs, skipOpts } from './args';
-import { isSwiftTrain, swiftLaunch } from './swift';
+import { isSwiftTrain, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
 import { isLitgptTrain, litgptLaunch } from './litgpt';
 
 export interface CmdResult {
@@ -414,6 +414,8 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   }
   const script = moduleName ?? scriptField.text;
   if (scriptField.opaque) opaque(scriptField);
+  const swiftSub = swiftScript(script);
+  if (swiftSub) return swiftScriptLaunch(l, fields, scriptAt, swiftSub, opaque, launcherTool);
   const tool = scriptTool(script, fields, scriptAt + 1);
   const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);
   scriptFacts(l, p, tool, true);

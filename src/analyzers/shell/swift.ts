@@ -4,7 +4,7 @@
 // mean to the HF Trainer are read through SCRIPT_FLAGS. The defaults that depend on the command (LoRA as the training
 // type, the accumulation swift derives from the world size, the sequence length of the model) are facts at the
 // subcommand with origin 'call-default'; the others are TOOL_DEFAULTS['ms-swift']. Pure: no I/O, no node:*, no 'vscode'.
-import { msg, notModeled, type CanonicalKey, type Fact, type FactValue, type Span, type Unknown } from '../facts';
+import { msg, notModeled, type CanonicalKey, type Fact, type FactValue, type Span, type Tool, type Unknown } from '../facts';
 import { parseArgs, type Consume, type Opt } from './args';
 import type { Env, Field } from './fields';
 import { SCRIPT_FLAGS, spec, isNumberText, type FlagSpec } from './flags';
@@ -65,9 +65,37 @@ const known = (o: Opt | undefined): string | undefined => (o?.value && o.value.u
 
 /** `swift sft|pt|rlhf ...` from fields[i] (the `swift` word): the facts of the run, its world size and swift's defaults. */
 export function swiftLaunch(l: Launch, fields: readonly Field[], i: number, env: Env, opaque: (f: Field) => void): CmdResult {
+  return swiftArgs(l, fields, i + 1, fields[i + 1].text, opaque, () => worldFacts(l, env, fields[i]));
+}
+
+/** The sub-command of swift's entry script (`swift/cli/sft.py`, `-m swift.cli.rlhf`), if `script` is one. */
+export function swiftScript(script: string): string | undefined {
+  return (/(?:^|\/)swift\/cli\/(sft|pt|rlhf)\.py$/.exec(script) ?? /^swift\.cli\.(sft|pt|rlhf)$/.exec(script))?.[1];
+}
+
+/**
+ * `torchrun|deepspeed|accelerate launch|python [-m] swift/cli/sft.py ...` from fields[at] (the script): the launcher's
+ * facts are already read, and its process count is the world size of swift's accumulation default.
+ */
+export function swiftScriptLaunch(l: Launch, fields: readonly Field[], at: number, sub: string, opaque: (f: Field) => void, launcher: Tool | undefined): CmdResult {
+  const num = (k: CanonicalKey): number | undefined => {
+    const f = l.r.facts.filter((x) => x.key === k).pop();
+    return f && typeof f.value === 'number' ? f.value : undefined;
+  };
+  const r = swiftArgs(l, fields, at, sub, opaque, () => {
+    const total = num('worldSize') ?? (num('gpusPerNode') !== undefined ? num('gpusPerNode')! * (num('nodes') ?? 1) : launcher ? undefined : 1);
+    return total ?? `the process count of ${launcher ?? 'the launcher'} is not known here`;
+  });
+  if (launcher) r.launcherTool = launcher;
+  return r;
+}
+
+/** swift's arguments from fields[subAt + 1]; fields[subAt] is the subcommand or the entry script (where defaults are said). */
+function swiftArgs(l: Launch, fields: readonly Field[], subAt: number, sub: string, opaque: (f: Field) => void,
+  worldOf: () => number | string): CmdResult {
   l.tool('ms-swift');
-  const subField = fields[i + 1];
-  const sub = subField.text;
+  const subField = fields[subAt];
+  const i = subAt - 1;
   const p = parseArgs(fields, i + 2, consume, false, false, opaque);
   const last = (...names: string[]): Opt | undefined => [...p.opts].reverse().find((o) => names.includes(o.name));
   for (const o of p.opts) {
@@ -91,7 +119,7 @@ export function swiftLaunch(l: Launch, fields: readonly Field[], i: number, env:
   methodFacts(l, last('train_type', 'tuner_type'), quant === 4, subField.span, defaults);
   dtypeFacts(l, last('torch_dtype'), p.opts.some((o) => o.name === 'bf16' || o.name === 'fp16'));
   if (sub === 'rlhf') rlhfFacts(l, last('rlhf_type'), subField.span, defaults);
-  const world = worldFacts(l, env, fields[i]);
+  const world = worldOf();
   if (defaults && !last('gradient_accumulation_steps')) accumulationDefault(l, last('per_device_train_batch_size'), world, subField.span);
   if (defaults && !last('max_length')) {
     defaultFact(l, 'seqLen', 'max_length', subField.span, { unknown: "max_length defaults to the model's longest context (max_model_len); give --max_length" },

@@ -195,6 +195,20 @@ describe('shell analyzer: ms-swift command lines', () => {
     assert.deepEqual(c.facts.map((f) => f.key).sort(), ['gpusPerNode', 'model']);
   });
 
+  it("swift's entry script under a launcher (swift/cli/sft.py, -m swift.cli.rlhf): the launcher's processes, swift's flags", () => {
+    const text = 'nnodes=2\nnproc_per_node=4\ntorchrun --nproc_per_node=$nproc_per_node --nnodes=$nnodes swift/cli/sft.py \\\n    --model Qwen/Qwen2.5-7B-Instruct --tuner_type full --torch_dtype bfloat16 --per_device_train_batch_size 1\n';
+    const r = checkFacts(text, [
+      ['gpusPerNode', 4, '--nproc_per_node', '$nproc_per_node'], ['nodes', 2, '--nnodes', '$nnodes'], ['model', 'Qwen/Qwen2.5-7B-Instruct', '--model', 'Qwen/Qwen2.5-7B-Instruct'],
+      ['method', 'full', '--tuner_type', 'full'], ['weightsDtype', 'bf16', '--torch_dtype', 'bfloat16'],
+      // max(1, ceil(16 / 1 / (4 x 2))) over the launcher's 8 processes
+      ['gradientAccumulationSteps', 2, 'swift/cli/sft.py', 'swift/cli/sft.py'],
+    ]);
+    assert.deepEqual(r.tools, ['torchrun', 'ms-swift']);
+    const m = analyzeShell('python -m swift.cli.rlhf --rlhf_type kto --model m/x\n');
+    assert.equal(fact(m, 'preference')?.value, 'kto');
+    assert.deepEqual(m.tools, ['ms-swift']);
+  });
+
   it('resolve applies the ms-swift defaults with their sources', () => {
     const r = resolveText('train.sh', 'swift sft --model Qwen/Qwen2.5-7B-Instruct --max_length 1024\n');
     const s = r.setup!;
