@@ -15,6 +15,7 @@ type Field =
 
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
 const LITGPT = 'Lightning-AI/litgpt@2685705:litgpt/';
+const SWIFT = 'modelscope/ms-swift@8773ecd:swift/'; // v3.12.6; 4.x (swift/arguments/) keeps these defaults
 
 export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefault>>>> = {
   'hf-trainer': {
@@ -106,6 +107,22 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'lora.dropout': { value: 0.05, note: `LitGPT lora_dropout defaults to 0.05 (${LITGPT}finetune/lora.py setup)` },
     'lora.target_modules': { value: ['q_proj', 'v_proj'], note: `LitGPT switches LoRA on for the query and the value only by default (${LITGPT}finetune/lora.py setup)` },
     'lora.dtype': { value: 'model', note: 'LitGPT keeps the adapters in the precision of the model (Fabric converts the whole module)' },
+  },
+  'ms-swift': {
+    micro_batch_size: { value: 1, note: `swift's per_device_train_batch_size defaults to 1 (${SWIFT}trainers/arguments.py TrainArgumentsMixin)` },
+    gradient_checkpointing: { value: 'full', note: `swift's gradient_checkpointing defaults to True (${SWIFT}trainers/arguments.py TrainArgumentsMixin)` },
+    batch_lengths: { value: 'variable', note: `swift's packing defaults to False: each batch is padded to its longest sample (${SWIFT}llm/argument/base_args/base_args.py)` },
+    optimizer: { value: 'adamw', note: `swift leaves optim to the HF default adamw_torch (${HF})` },
+    attention: { value: 'sdpa', note: `swift's attn_impl defaults to None: the transformers default, sdpa (${SWIFT}llm/argument/base_args/model_args.py)` },
+    weights_dtype: { value: 'bf16', note: `swift's torch_dtype defaults to the dtype in the model's config (bfloat16 for most current checkpoints; a float16 or float32 checkpoint loads in that dtype) (${SWIFT}llm/argument/base_args/model_args.py _init_torch_dtype)` },
+    mixed_precision: { value: 'bf16', note: `swift turns on bf16 autocast for a bfloat16 torch_dtype, fp16 for float16 and float32 (${SWIFT}llm/argument/base_args/model_args.py _init_mixed_precision)` },
+    'lora.r': { value: 8, note: `swift's lora_rank defaults to 8 (${SWIFT}llm/argument/tuner_args.py)` },
+    'lora.alpha': { value: 32, note: `swift's lora_alpha defaults to 32 (${SWIFT}llm/argument/tuner_args.py)` },
+    'lora.dropout': { value: 0.05, note: `swift's lora_dropout defaults to 0.05 (${SWIFT}llm/argument/tuner_args.py)` },
+    'lora.target_modules': { value: 'all-linear', note: `swift's target_modules defaults to ['all-linear'] (${SWIFT}llm/argument/tuner_args.py)` },
+    'lora.dtype': { value: 'fp32', note: 'PEFT upcasts adapter weights to fp32 (autocast_adapter_dtype=True)' },
+    'quantization.type': { value: 'nf4', note: `swift's bnb_4bit_quant_type defaults to nf4 (${SWIFT}llm/argument/base_args/quant_args.py)` },
+    'quantization.double_quant': { value: true, note: `swift's bnb_4bit_use_double_quant defaults to True (${SWIFT}llm/argument/base_args/quant_args.py)` },
   },
   deepspeed: {
     micro_batch_size: { value: 1, note: 'DeepSpeed train_micro_batch_size_per_gpu defaults to 1 when no batch key is given (deepspeed/runtime/config.py)' },

@@ -16,7 +16,7 @@ export type Format =
  * The tool whose defaults apply to a fact that is absent. A DeepSpeed JSON loaded by HF Trainer is still
  * 'deepspeed' for its own keys; the launcher script or TrainingArguments say which trainer ran.
  */
-export type Tool = 'vram-lens' | 'deepspeed' | 'hf-trainer' | 'trl' | 'accelerate' | 'axolotl' | 'llamafactory' | 'torchtune' | 'litgpt' | 'torchrun' | 'peft' | 'unsloth';
+export type Tool = 'vram-lens' | 'deepspeed' | 'hf-trainer' | 'trl' | 'accelerate' | 'axolotl' | 'llamafactory' | 'torchtune' | 'litgpt' | 'torchrun' | 'peft' | 'unsloth' | 'ms-swift';
 
 /**
  * Canonical keys: one vocabulary for every format. Values are normalized to the TrainingSetup vocabulary

@@ -12,7 +12,7 @@ import { analyzeAccelerateYaml, analyzeAxolotlYaml, analyzeHfYaml, analyzeLitgpt
 const DS_KEYS = /"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|zero_allow_untested_optimizer|bf16|fp16|steps_per_print|gradient_clipping)"\s*:/;
 // A name, or a call whose opening parenthesis may be followed by anything (a newline, a quote).
 const PY_TRAINING = /\b(?:TrainingArguments|Seq2SeqTrainingArguments|LoraConfig|BitsAndBytesConfig|HfArgumentParser|TrlParser)\b|\b(?:[A-Z][A-Za-z]*Config|from_pretrained|get_peft_model)\s*\(/;
-const SHELL_LAUNCH = /\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|llamafactory-cli|axolotl|tune\s+run|trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|python3?\s+\S+\.py|srun|mpirun)\b/;
+const SHELL_LAUNCH = /\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|llamafactory-cli|axolotl|tune\s+run|trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|litgpt\s+(finetune\w*|pretrain)|python3?\s+\S+\.py|srun|mpirun)\b/;
 
 function baseName(fileName: string): string {
   const i = Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\'));

@@ -366,6 +366,13 @@ describe('fixes: shell', () => {
   it('a single-process python command cannot take a GPU count', () => {
     checkFix(F, 'python train.py --per_device_train_batch_size 8\n', { gpus_per_node: 2 }, undefined);
   });
+  it('ms-swift takes the HF flags it parses, and --max_length for the sequence; LitGPT only the flags it already has', () => {
+    checkFix(F, 'swift sft \\\n  --model Qwen/Qwen2.5-7B-Instruct \\\n  --per_device_train_batch_size 4\n', { micro_batch_size: 2, seq_len: 1024, gradient_checkpointing: 'full' },
+      'swift sft \\\n  --model Qwen/Qwen2.5-7B-Instruct \\\n  --per_device_train_batch_size 2 \\\n  --max_length 1024 \\\n  --gradient_checkpointing True\n');
+    checkFix(F, 'litgpt finetune_lora checkpoints/a/b --train.max_seq_length 2048 --lora_r 16\n', { seq_len: 1024, lora: { r: 8 } },
+      'litgpt finetune_lora checkpoints/a/b --train.max_seq_length 1024 --lora_r 8\n');
+    checkFix(F, 'litgpt finetune_lora checkpoints/a/b\n', { micro_batch_size: 2 }, undefined);
+  });
 });
 
 describe('fixes: scenario', () => {

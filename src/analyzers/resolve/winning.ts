@@ -48,7 +48,7 @@ export function winningFacts(files: readonly AnalyzedFile[]): {
 /** Tools in priority order for defaults: the trainer named by the most specific file wins. */
 export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
   const order: Tool[] = [];
-  const prio: Tool[] = ['unsloth', 'trl', 'llamafactory', 'axolotl', 'torchtune', 'litgpt', 'hf-trainer', 'accelerate', 'deepspeed'];
+  const prio: Tool[] = ['unsloth', 'ms-swift', 'trl', 'llamafactory', 'axolotl', 'torchtune', 'litgpt', 'hf-trainer', 'accelerate', 'deepspeed'];
   const seen = new Set<Tool>();
   for (const f of files) for (const t of f.facts.tools) seen.add(t);
   for (const f of files) for (const fact of f.facts.facts) seen.add(fact.tool);

@@ -6,6 +6,8 @@ import { type Env, unknownOf, textOf, type Field, subSpan } from './fields';
 import { type FlagSpec, spec, SCRIPT_FLAGS, TOOL_FLAGS, ACCELERATE_FLAGS, ACCELERATE_BOOL, TORCHRUN_BOOL, DEEPSPEED_BOOL, SRUN_VALUE, MPIRUN_VALUE,
   TRL_SCRIPTS, VLLM_SERVE_FLAGS, VLLM_SERVE_BOOL, TRL_SUBCOMMANDS, isNumberText, toBool, deviceCount } from './flags';
 import { type Opt, pieceRange, type Consume, type Parsed, looksLikeFlag, parseArgs, skipOpts } from './args';
+import { isSwiftTrain, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
+import { isLitgptTrain, litgptLaunch } from './litgpt';
 
 export interface CmdResult {
   readonly facts: Fact[];
@@ -20,7 +22,7 @@ const TRAINING_KEYS = new Set<CanonicalKey>(['microBatchSize', 'gradientAccumula
   'gradientCheckpointing',
   'deepspeedConfig', 'zeroStage', 'fsdp', 'seqLen', 'loraR', 'trainBatchSize', 'pureBf16', 'tensorParallel', 'pipelineParallel', 'gpusPerNode', 'worldSize']);
 
-class Launch {
+export class Launch {
   readonly r: CmdResult = { facts: [], refs: [], problems: [], tools: [], training: false };
 
   constructor(private readonly text: string) {}
@@ -101,10 +103,10 @@ class Launch {
   }
 }
 
-interface Visible { readonly count?: number; readonly unknown?: string; readonly rawKey: string; readonly keySpan: Span; readonly valueSpan: Span }
+export interface Visible { readonly count?: number; readonly unknown?: string; readonly rawKey: string; readonly keySpan: Span; readonly valueSpan: Span }
 
 /** CUDA_VISIBLE_DEVICES as the launched process sees it (exported or given as a prefix), if the script sets it. */
-function visibleDevices(env: Env, name = 'CUDA_VISIBLE_DEVICES'): Visible | undefined {
+export function visibleDevices(env: Env, name = 'CUDA_VISIBLE_DEVICES'): Visible | undefined {
   const v = env.get(name);
   if (!v || !v.exported || !v.nameSpan || !v.valueSpan) return undefined;
   const u = unknownOf(v.pieces);
@@ -115,7 +117,7 @@ function visibleDevices(env: Env, name = 'CUDA_VISIBLE_DEVICES'): Visible | unde
   return count === undefined ? { ...base, unknown: `${name}='${text}' is not a device count` } : { ...base, count };
 }
 
-function emitVisible(l: Launch, vis: Visible, key: CanonicalKey, tool: Tool): void {
+export function emitVisible(l: Launch, vis: Visible, key: CanonicalKey, tool: Tool): void {
   l.fact(key, vis.rawKey, vis.keySpan, vis.valueSpan, vis.count !== undefined ? vis.count : { unknown: vis.unknown ?? 'not known statically' }, tool);
 }
 
@@ -204,7 +206,7 @@ function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env): void {
   }
 }
 
-function deepspeedRef(l: Launch, o: Opt, tool: Tool): void {
+export function deepspeedRef(l: Launch, o: Opt, tool: Tool): void {
   if (!o.value) return;
   if (o.value.unknown !== undefined) {
     // The run's DeepSpeed config is a file VRAM Lens cannot follow: a located warning, not a silent drop.
@@ -403,6 +405,10 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
     l.r.training = true;
     l.r.launcherTool = 'trl';
     return l.r;
+  } else if (cmd === 'swift' && isSwiftTrain(sub)) {
+    return swiftLaunch(l, fields, i, env, opaque);
+  } else if (cmd === 'litgpt' && isLitgptTrain(sub)) {
+    return litgptLaunch(l, fields, i, opaque);
   } else if (/\.py$/.test(f0.text)) {
     scriptAt = i;
   } else {
@@ -416,6 +422,8 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   }
   const script = moduleName ?? scriptField.text;
   if (scriptField.opaque) opaque(scriptField);
+  const swiftSub = swiftScript(script);
+  if (swiftSub) return swiftScriptLaunch(l, fields, scriptAt, swiftSub, opaque, launcherTool);
   // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.
   const tool = scriptTool(script, fields, scriptAt + 1);
   const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);

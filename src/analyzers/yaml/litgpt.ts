@@ -18,7 +18,7 @@ export function analyzeLitgptYaml(text: string): ConfigFacts {
  * family's modules are matched. LitGPT fuses q, k and v into one `attn.qkv` layer and adds LoRA to the parts that are
  * switched on; the estimator counts the adapter per projection, which is the same parameter count.
  */
-const LORA_SWITCHES: ReadonlyArray<readonly [string, boolean, readonly string[]]> = [
+export const LORA_SWITCHES: ReadonlyArray<readonly [string, boolean, readonly string[]]> = [
   ['lora_query', true, ['q_proj']],
   ['lora_key', false, ['k_proj']],
   ['lora_value', true, ['v_proj']],
@@ -61,33 +61,26 @@ function analyze(ctx: YamlCtx): void {
 }
 
 /**
- * train.global_batch_size / (micro_batch_size x devices x num_nodes) is the accumulation (TrainArgs
- * gradient_accumulation_iters); with the GPU count unknown (devices: auto), the global batch is left to resolve.
+ * train.global_batch_size counts samples per optimizer step over every data-parallel rank (litgpt/args.py TrainArgs
+ * gradient_accumulation_iters = global / GPUs // micro): DeepSpeed's train_batch_size, from which resolve derives the
+ * accumulation once the micro-batch and the GPU count are settled (a launch line's --train.micro_batch_size changes it).
  */
 function accumulation(ctx: YamlCtx, train: Map<string, Entry>): void {
-  const g = train.get('global_batch_size');
-  const micro = ctx.get('microBatchSize')?.value;
-  const gpus = ctx.get('gpusPerNode')?.value;
-  const nodes = ctx.get('nodes')?.value ?? 1;
-  const global = g ? numOf(ctx.view(g)) : undefined;
-  const counts = [global, micro, gpus, nodes];
-  if (g && counts.every((n) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 1) && Number.isSafeInteger(Number(micro) * Number(gpus) * Number(nodes))) {
-    if (typeof global !== 'number' || typeof micro !== 'number' || typeof gpus !== 'number' || typeof nodes !== 'number') return;
-    const steps = global / (micro * gpus * nodes);
-    if (Number.isInteger(steps) && steps >= 1) {
-      ctx.add('gradientAccumulationSteps', g, steps, 'train.global_batch_size');
-      return;
-    }
-    // LitGPT's integer division (batch_size // micro_batch_size), with its assertion that the result is positive.
-    const floored = Math.floor(Math.floor(global / (gpus * nodes)) / micro);
-    if (floored >= 1) {
-      ctx.add('gradientAccumulationSteps', g, floored, 'train.global_batch_size');
-      return;
-    }
-    ctx.problem('invalid-value', 'error', msg('{0}: LitGPT needs a global batch of at least micro-batch x GPUs ({1})', 'train.global_batch_size', micro * gpus * nodes), g.valueSpan, 'train.global_batch_size');
-    return;
-  }
-  ctx.put('trainBatchSize', g, asPosInt, 'train.global_batch_size');
+  ctx.put('trainBatchSize', train.get('global_batch_size'), asPosInt, 'train.global_batch_size');
+}
+
+/** The Hub id of a LitGPT checkpoint directory: `checkpoints/<org>/<name>` (LitGPT's download layout), else the path. */
+export function litgptCheckpointModel(dir: string): string {
+  const s = dir.trim().replace(/\\/g, '/').replace(/\/+$/, '');
+  const m = /(?:^|\/)checkpoints\/([^/]+\/[^/]+)$/.exec(s);
+  return m?.[1] ?? s;
+}
+
+/** The Hub id of a LitGPT model name (pretrain's `model_name`): the organisation's prefix where the name has none. */
+export function litgptModelName(name: string): string {
+  const s = name.trim();
+  const prefix = MODEL_NAME_PREFIXES.find(([re]) => re.test(s));
+  return prefix ? `${prefix[1]}${s}` : s;
 }
 
 /** `checkpoint_dir: checkpoints/<org>/<name>` (LitGPT's download layout), or pretrain's `model_name`. */
@@ -96,20 +89,24 @@ function model(ctx: YamlCtx, top: Map<string, Entry>): void {
   const name = top.get('model_name');
   if (dir && ctx.view(dir).t !== 'absent') {
     ctx.put('model', dir, (v) => {
-      const s = strOf(v)?.trim().replace(/\\/g, '/').replace(/\/+$/, '');
+      const s = strOf(v)?.trim();
       if (!s) return new Invalid(about('{0}: expected a checkpoint directory, found {1}', describe(v)));
-      const m = /(?:^|\/)checkpoints\/([^/]+\/[^/]+)$/.exec(s);
-      return m?.[1] ?? s;
+      return litgptCheckpointModel(s);
     });
     return;
   }
   ctx.put('model', name, (v) => {
     const s = strOf(v)?.trim();
     if (!s) return new Invalid(about('{0}: expected a LitGPT model name, found {1}', describe(v)));
-    const prefix = MODEL_NAME_PREFIXES.find(([re]) => re.test(s));
-    return prefix ? `${prefix[1]}${s}` : s;
+    return litgptModelName(s);
   });
 }
+
+/** Fabric's precision names to [weights dtype, autocast dtype]. */
+export const LITGPT_PRECISION: Readonly<Record<string, readonly [string, string]>> = {
+  'bf16-true': ['bf16', 'none'], '16-true': ['fp16', 'none'], 'bf16-mixed': ['fp32', 'bf16'], '16-mixed': ['fp32', 'fp16'],
+  '32-true': ['fp32', 'none'], '32': ['fp32', 'none'], bf16: ['fp32', 'bf16'], '16': ['fp32', 'fp16'],
+};
 
 /**
  * `precision` is Lightning Fabric's: "bf16-true" / "16-true" keep the weights (and the optimizer state) in 16 bits with
@@ -121,11 +118,7 @@ function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
   const v = ctx.view(e);
   if (v.t === 'absent') return;
   const s = (strOf(v) ?? (v.t === 'num' ? String(v.v) : '')).trim().toLowerCase();
-  const table: Readonly<Record<string, readonly [string, string]>> = {
-    'bf16-true': ['bf16', 'none'], '16-true': ['fp16', 'none'], 'bf16-mixed': ['fp32', 'bf16'], '16-mixed': ['fp32', 'fp16'],
-    '32-true': ['fp32', 'none'], '32': ['fp32', 'none'], bf16: ['fp32', 'bf16'], '16': ['fp32', 'fp16'],
-  };
-  const pair = table[s];
+  const pair = LITGPT_PRECISION[s];
   if (!pair) {
     ctx.problem('invalid-value', 'warning', msg('{0}: expected bf16-true, bf16-mixed, 16-true, 16-mixed or 32-true, found {1}', e.path, describe(v)), e.valueSpan, e.path);
     return;
@@ -134,20 +127,27 @@ function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.add('mixedPrecision', e, pair[1]);
 }
 
+/** A `quantize` value: its bits, 4-bit type and double quantization; undefined for anything else. */
+export function litgptQuantize(raw: string): { bits: 4 | 8; type?: 'nf4' | 'fp4'; doubleQuant: boolean } | undefined {
+  const m = /^bnb\.(nf4|fp4|int8)(-dq|-training)?$/.exec(raw.trim().toLowerCase());
+  if (!m) return undefined;
+  return m[1] === 'int8' ? { bits: 8, doubleQuant: false } : { bits: 4, type: m[1] as 'nf4' | 'fp4', doubleQuant: m[2] === '-dq' };
+}
+
 /** `quantize: bnb.nf4 | bnb.nf4-dq | bnb.fp4 | bnb.fp4-dq | bnb.int8-training` (Fabric's BitsandbytesPrecision). */
 function quantize(ctx: YamlCtx, top: Map<string, Entry>): void {
   const e = top.get('quantize');
   if (!e) return;
   const v = ctx.view(e);
   if (v.t === 'absent') return;
-  const m = /^bnb\.(nf4|fp4|int8)(-dq|-training)?$/.exec(strOf(v)?.trim().toLowerCase() ?? '');
-  if (!m) {
+  const q = litgptQuantize(strOf(v) ?? '');
+  if (!q) {
     ctx.problem('invalid-value', 'error', msg('{0}: expected bnb.nf4, bnb.nf4-dq, bnb.fp4, bnb.fp4-dq or bnb.int8-training, found {1}', e.path, describe(v)), e.valueSpan, e.path);
     return;
   }
-  ctx.add('quantBits', e, m[1] === 'int8' ? 8 : 4);
-  if (m[1] !== 'int8') ctx.add('quantType', e, m[1]);
-  ctx.add('doubleQuant', e, m[2] === '-dq');
+  ctx.add('quantBits', e, q.bits);
+  if (q.type) ctx.add('quantType', e, q.type);
+  ctx.add('doubleQuant', e, q.doubleQuant);
   const p = top.get('precision');
   const ps = p ? strOf(ctx.view(p))?.trim().toLowerCase() ?? '' : '';
   if (ps.includes('mixed')) {

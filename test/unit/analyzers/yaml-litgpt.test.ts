@@ -89,8 +89,8 @@ describe('LitGPT config YAML', () => {
       ['gpusPerNode', 1, 'devices', '1'],
       ['microBatchSize', 2, 'micro_batch_size', '2'],
       ['method', 'qlora', 'lora_r'],
-      // global_batch_size 8 / (micro 2 x 1 device) = 4 (litgpt/args.py gradient_accumulation_iters).
-      ['gradientAccumulationSteps', 4, 'global_batch_size', '8'],
+      // The global batch; resolve derives the accumulation, 8 / (micro 2 x 1 device) = 4 (next case).
+      ['trainBatchSize', 8, 'global_batch_size', '8'],
       ['seqLen', 512, 'max_seq_length', '512'],
       // instantiate_bnb_optimizer replaces AdamW by bnb.optim.PagedAdamW under quantization.
       ['optimizer', 'paged_adamw', 'class_path', 'torch.optim.AdamW'],

@@ -7,7 +7,8 @@ import { str, seqKey } from './common';
 /** Shell launch scripts (FORMATS.md §3, §2.3): launcher options and HF-style script flags. */
 export function planShell(c: PlanCtx, ch: SetupChange): Planned {
   const v = ch.value;
-  const hfScript = c.file.facts.tools.some((t) => t === 'hf-trainer' || t === 'trl' || t === 'llamafactory');
+  // ms-swift parses its flags with HfArgumentParser over the HF TrainingArguments (swift/trainers/arguments.py).
+  const hfScript = c.file.facts.tools.some((t) => t === 'hf-trainer' || t === 'trl' || t === 'llamafactory' || t === 'ms-swift');
   const flag = (name: string, value: Val, extra: Partial<Op> = {}): Op => op([name], value, extra);
   // A flag the script already takes can be rewritten whatever the script is; a new flag only for HfArgumentParser scripts.
   const present = (raw: string): boolean => c.has(`--${raw}`) || c.has(raw);
@@ -37,7 +38,7 @@ export function planShell(c: PlanCtx, ch: SetupChange): Planned {
       return !name ? no(`HF optim has no name for ${str(v)}`) : needHf('optim') ?? ok(flag('optim', name));
     }
     case 'seq_len': {
-      const k = seqKey(c, c.file.facts.tools.includes('trl') ? 'max_length' : undefined);
+      const k = seqKey(c, c.file.facts.tools.includes('trl') || c.file.facts.tools.includes('ms-swift') ? 'max_length' : undefined);
       return k ? ok(flag(k, Number(v))) : no("the script's sequence-length flag is unknown");
     }
     case 'attention': {

@@ -5,7 +5,7 @@ import type { Tool } from '../../../analyzers/facts';
 import { type FixFile, type Val, type Op, type Written, isRaw, eolOf, lineStartOf, splice } from '../ops';
 
 const LAUNCHER_TOOLS = new Set<Tool>(['torchrun', 'accelerate', 'deepspeed']);
-const SCRIPT_TOOLS = new Set<Tool>(['hf-trainer', 'trl', 'llamafactory', 'axolotl', 'torchtune', 'peft', 'vram-lens']);
+const SCRIPT_TOOLS = new Set<Tool>(['hf-trainer', 'trl', 'llamafactory', 'axolotl', 'torchtune', 'peft', 'vram-lens', 'ms-swift', 'litgpt']);
 
 function shellWord(v: Val, existing?: string): string {
   if (isRaw(v)) return v.raw;
