@@ -345,7 +345,6 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
       scriptAt = p.next;
     }
   } else if ((cmd === 'llamafactory-cli' || cmd === 'lmf') && sub === 'train') {
-    launcherTool = 'llamafactory';
     l.tool('llamafactory');
     const p = parseArgs(fields, i + 2, scriptConsume('llamafactory'), false, true, opaque);
     scriptFacts(l, p, 'llamafactory', true);
@@ -360,7 +359,6 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
     l.r.launcherTool = 'llamafactory';
     return l.r;
   } else if (cmd === 'axolotl' && sub === 'train') {
-    launcherTool = 'axolotl';
     l.tool('axolotl');
     const p = parseArgs(fields, i + 2, scriptConsume('axolotl'), false, false, opaque);
     scriptFacts(l, p, 'axolotl', true);
