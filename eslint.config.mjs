@@ -6,15 +6,52 @@ import tseslint from 'typescript-eslint';
 
 /** Node.js and browser globals the scripts use (CommonJS bench scripts, the e2e UI script's page callbacks). */
 const NODE_GLOBALS = Object.fromEntries(
-  ['require', 'module', '__dirname', '__filename', 'process', 'console', 'global', 'globalThis', 'setTimeout', 'clearTimeout',
-    'setInterval', 'clearInterval', 'URL', 'fetch', 'structuredClone', 'performance', 'Buffer'].map((g) => [g, 'readonly']),
+  [
+    'require',
+    'module',
+    '__dirname',
+    '__filename',
+    'process',
+    'console',
+    'global',
+    'globalThis',
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'URL',
+    'fetch',
+    'structuredClone',
+    'performance',
+    'Buffer',
+  ].map((g) => [g, 'readonly']),
 );
 const BROWSER_GLOBALS = Object.fromEntries(
-  ['window', 'document', 'requestAnimationFrame', 'MessageChannel', 'MessageEvent', 'InputEvent', 'getComputedStyle'].map((g) => [g, 'readonly']),
+  [
+    'window',
+    'document',
+    'requestAnimationFrame',
+    'MessageChannel',
+    'MessageEvent',
+    'InputEvent',
+    'getComputedStyle',
+  ].map((g) => [g, 'readonly']),
 );
 
 export default tseslint.config(
-  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test/fixtures/**', 'test/real-files/**', 'test/e2e/fixtures/**', 'tools/**', 'scripts/e2e/**', '*.mjs'] },
+  {
+    ignores: [
+      'out/**',
+      'dist/**',
+      'node_modules/**',
+      'test/fixtures/**',
+      'test/real-files/**',
+      'test/e2e/fixtures/**',
+      'tools/**',
+      'scripts/e2e/**',
+      '*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

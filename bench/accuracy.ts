@@ -18,13 +18,15 @@ function percentile(xs: number[], q: number): number {
 }
 
 function main(): void {
-  const file = process.env.VRAM_LENS_MEASURED ?? path.resolve(__dirname, '..', '..', 'shared', 'reference', 'measured.json');
+  const file =
+    process.env.VRAM_LENS_MEASURED ?? path.resolve(__dirname, '..', '..', 'shared', 'reference', 'measured.json');
   if (!fs.existsSync(file)) {
     console.log(`bench:accuracy: ${file} not found (it lives in ../shared beside the checkout); nothing to compare.`);
     return;
   }
   const cases = JSON.parse(fs.readFileSync(file, 'utf8')) as MeasuredCase[];
-  const rows: Array<{ id: string; metric: string; measured: number; estimated: number; err: number; phase: string }> = [];
+  const rows: Array<{ id: string; metric: string; measured: number; estimated: number; err: number; phase: string }> =
+    [];
   const skipped: string[] = [];
   for (const c of cases) {
     const conv = caseToSetup(c);
@@ -41,16 +43,28 @@ function main(): void {
     if (process.env.CASE && c.id.includes(process.env.CASE)) {
       for (const ph of r.estimate.perGpu.phases) {
         console.log(`  [${ph.phase}] ${(ph.allocatedBytes / GiB).toFixed(2)} GiB`);
-        for (const comp of ph.components) console.log(`      ${comp.label.padEnd(50)} ${(comp.bytes / GiB).toFixed(3)}  ${comp.formula}`);
+        for (const comp of ph.components)
+          console.log(`      ${comp.label.padEnd(50)} ${(comp.bytes / GiB).toFixed(3)}  ${comp.formula}`);
       }
       for (const rt of r.estimate.perGpu.runtime) console.log(`  + ${rt.label} ${(rt.bytes / GiB).toFixed(3)}`);
     }
-    rows.push({ id: c.id, metric: cmp.metric, measured: cmp.measuredGiB, estimated: cmp.estimatedGiB, err: (cmp.estimatedGiB - cmp.measuredGiB) / cmp.measuredGiB, phase: r.estimate.perGpu.phase });
+    rows.push({
+      id: c.id,
+      metric: cmp.metric,
+      measured: cmp.measuredGiB,
+      estimated: cmp.estimatedGiB,
+      err: (cmp.estimatedGiB - cmp.measuredGiB) / cmp.measuredGiB,
+      phase: r.estimate.perGpu.phase,
+    });
   }
   const pad = (s: string, n: number): string => (s.length >= n ? s.slice(0, n) : s + ' '.repeat(n - s.length));
-  console.log(`${pad('case', 44)} ${pad('metric', 22)} ${pad('measured', 9)} ${pad('estimate', 9)} ${pad('error', 8)} phase`);
+  console.log(
+    `${pad('case', 44)} ${pad('metric', 22)} ${pad('measured', 9)} ${pad('estimate', 9)} ${pad('error', 8)} phase`,
+  );
   for (const r of rows) {
-    console.log(`${pad(r.id, 44)} ${pad(r.metric, 22)} ${pad(r.measured.toFixed(2), 9)} ${pad(r.estimated.toFixed(2), 9)} ${pad(`${r.err >= 0 ? '+' : ''}${(r.err * 100).toFixed(1)}%`, 8)} ${r.phase}`);
+    console.log(
+      `${pad(r.id, 44)} ${pad(r.metric, 22)} ${pad(r.measured.toFixed(2), 9)} ${pad(r.estimated.toFixed(2), 9)} ${pad(`${r.err >= 0 ? '+' : ''}${(r.err * 100).toFixed(1)}%`, 8)} ${r.phase}`,
+    );
   }
   const abs = rows.map((r) => Math.abs(r.err));
   console.log('');
@@ -64,7 +78,9 @@ function main(): void {
   const metrics = [...new Set(rows.map((r) => r.metric))];
   for (const m of metrics) {
     const xs = rows.filter((r) => r.metric === m).map((r) => Math.abs(r.err));
-    console.log(`  ${pad(m, 22)} n=${xs.length}: median ${(percentile(xs, 0.5) * 100).toFixed(1)}%, p90 ${(percentile(xs, 0.9) * 100).toFixed(1)}%`);
+    console.log(
+      `  ${pad(m, 22)} n=${xs.length}: median ${(percentile(xs, 0.5) * 100).toFixed(1)}%, p90 ${(percentile(xs, 0.9) * 100).toFixed(1)}%`,
+    );
   }
   for (const s of skipped) console.log(`skipped ${s}`);
   void GiB;

@@ -5,7 +5,9 @@ const Module = require('node:module');
 const path = require('node:path');
 
 function stub() {
-  const fn = function () { return proxy; };
+  const fn = function () {
+    return proxy;
+  };
   const proxy = new Proxy(fn, {
     get(_t, prop) {
       if (prop === 'dispose') return () => undefined;
@@ -16,16 +18,46 @@ function stub() {
       if (prop === 't') return (m) => m;
       return proxy;
     },
-    set() { return true; },
-    apply() { return proxy; },
-    construct() { return proxy; },
+    set() {
+      return true;
+    },
+    apply() {
+      return proxy;
+    },
+    construct() {
+      return proxy;
+    },
   });
   return proxy;
 }
 
-const NAMES = ['EventEmitter', 'languages', 'window', 'workspace', 'commands', 'l10n', 'Uri', 'ViewColumn', 'StatusBarAlignment', 'ThemeColor',
-  'Range', 'Position', 'Selection', 'Location', 'DiagnosticSeverity', 'CodeActionKind', 'CodeAction', 'Diagnostic', 'DiagnosticRelatedInformation',
-  'MarkdownString', 'Hover', 'WorkspaceEdit', 'ConfigurationTarget', 'env', 'extensions'];
+const NAMES = [
+  'EventEmitter',
+  'languages',
+  'window',
+  'workspace',
+  'commands',
+  'l10n',
+  'Uri',
+  'ViewColumn',
+  'StatusBarAlignment',
+  'ThemeColor',
+  'Range',
+  'Position',
+  'Selection',
+  'Location',
+  'DiagnosticSeverity',
+  'CodeActionKind',
+  'CodeAction',
+  'Diagnostic',
+  'DiagnosticRelatedInformation',
+  'MarkdownString',
+  'Hover',
+  'WorkspaceEdit',
+  'ConfigurationTarget',
+  'env',
+  'extensions',
+];
 const vscode = Object.fromEntries(NAMES.map((n) => [n, stub()]));
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
@@ -37,7 +69,10 @@ require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports
 // The shell defers loading the features with setTimeout(0); run timers by hand to time that part separately.
 const realSetTimeout = global.setTimeout;
 const deferred = [];
-global.setTimeout = (fn) => { deferred.push(fn); return 0; };
+global.setTimeout = (fn) => {
+  deferred.push(fn);
+  return 0;
+};
 const t0 = process.hrtime.bigint();
 const ext = require(path.resolve(__dirname, '..', 'dist', 'extension.js'));
 const t1 = process.hrtime.bigint();
@@ -48,6 +83,22 @@ for (const fn of deferred) fn();
 const t3 = process.hrtime.bigint();
 const load = Number(t1 - t0) / 1e6;
 const activate = Number(t2 - t1) / 1e6;
-console.log(JSON.stringify({ name: 'extension: load dist/extension.js + activate()', unit: 'ms', median: Number((load + activate).toFixed(3)), p99: Number((load + activate).toFixed(3)), n: 1 }));
+console.log(
+  JSON.stringify({
+    name: 'extension: load dist/extension.js + activate()',
+    unit: 'ms',
+    median: Number((load + activate).toFixed(3)),
+    p99: Number((load + activate).toFixed(3)),
+    n: 1,
+  }),
+);
 const features = Number(t3 - t2) / 1e6;
-console.log(JSON.stringify({ name: 'extension: features loaded after activation (dist/features.js)', unit: 'ms', median: Number(features.toFixed(3)), p99: Number(features.toFixed(3)), n: 1 }));
+console.log(
+  JSON.stringify({
+    name: 'extension: features loaded after activation (dist/features.js)',
+    unit: 'ms',
+    median: Number(features.toFixed(3)),
+    p99: Number(features.toFixed(3)),
+    n: 1,
+  }),
+);

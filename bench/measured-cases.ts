@@ -9,8 +9,16 @@ import { findModel } from '../src/core/lookup';
 export interface MeasuredCase {
   id: string;
   model: {
-    family: string; num_layers: number; hidden_size: number; num_attention_heads: number; num_kv_heads: number;
-    intermediate_size: number; vocab_size: number; tied_embeddings: boolean; num_params: number; max_position_embeddings?: number;
+    family: string;
+    num_layers: number;
+    hidden_size: number;
+    num_attention_heads: number;
+    num_kv_heads: number;
+    intermediate_size: number;
+    vocab_size: number;
+    tied_embeddings: boolean;
+    num_params: number;
+    max_position_embeddings?: number;
     hf_id?: string;
   };
   source?: { repo?: string; date?: string; quote?: string };
@@ -31,16 +39,34 @@ export interface MeasuredCase {
     loss: string;
     compile?: boolean;
     activation_offloading?: boolean | null;
-    distributed: { strategy: string; num_gpus: number; zero_stage: number; cpu_offload_params: boolean; cpu_offload_optimizer: boolean };
+    distributed: {
+      strategy: string;
+      num_gpus: number;
+      zero_stage: number;
+      cpu_offload_params: boolean;
+      cpu_offload_optimizer: boolean;
+    };
   };
   hardware?: { gpu?: string; gpu_memory_gib?: number };
-  measurement: { metric_kind: string; metric?: string; value_gib: number; includes_cuda_context?: boolean; cuda_context_reference_mib?: number };
+  measurement: {
+    metric_kind: string;
+    metric?: string;
+    value_gib: number;
+    includes_cuda_context?: boolean;
+    cuda_context_reference_mib?: number;
+  };
 }
 
 const LORA_NAME_MAP: Array<[RegExp, string[]]> = [
-  [/^q_proj$/, ['q_proj']], [/^k_proj$/, ['k_proj']], [/^v_proj$/, ['v_proj']],
-  [/output_proj|o_proj/, ['o_proj']], [/w1\/w2\/w3|gate\/down\/up/, ['gate_proj', 'up_proj', 'down_proj']],
-  [/^gate_proj$/, ['gate_proj']], [/^up_proj$/, ['up_proj']], [/^down_proj$/, ['down_proj']], [/^c_attn$/, ['c_attn']],
+  [/^q_proj$/, ['q_proj']],
+  [/^k_proj$/, ['k_proj']],
+  [/^v_proj$/, ['v_proj']],
+  [/output_proj|o_proj/, ['o_proj']],
+  [/w1\/w2\/w3|gate\/down\/up/, ['gate_proj', 'up_proj', 'down_proj']],
+  [/^gate_proj$/, ['gate_proj']],
+  [/^up_proj$/, ['up_proj']],
+  [/^down_proj$/, ['down_proj']],
+  [/^c_attn$/, ['c_attn']],
   [/lm_head|final output/, ['lm_head']],
 ];
 
@@ -49,22 +75,42 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   const t = c.training;
   const fam = m.family === 'bert-encoder' ? 'bert' : m.family === 'qwen1' ? 'qwen' : m.family;
   const architecture: Record<string, unknown> = {
-    model_type: fam, num_hidden_layers: m.num_layers, hidden_size: m.hidden_size, num_attention_heads: m.num_attention_heads,
-    num_key_value_heads: m.num_kv_heads, intermediate_size: m.intermediate_size, vocab_size: m.vocab_size, tie_word_embeddings: m.tied_embeddings,
+    model_type: fam,
+    num_hidden_layers: m.num_layers,
+    hidden_size: m.hidden_size,
+    num_attention_heads: m.num_attention_heads,
+    num_key_value_heads: m.num_kv_heads,
+    intermediate_size: m.intermediate_size,
+    vocab_size: m.vocab_size,
+    tie_word_embeddings: m.tied_embeddings,
   };
   // The positions the case does not state come from the checkpoint's published config.json (the built-in catalog).
   const published = m.hf_id ? findModel(m.hf_id) : undefined;
-  const positions = m.max_position_embeddings ?? (published?.ok ? published.model.config.max_position_embeddings : undefined);
+  const positions =
+    m.max_position_embeddings ?? (published?.ok ? published.model.config.max_position_embeddings : undefined);
   if (typeof positions === 'number') architecture.max_position_embeddings = positions;
-  const method = t.method.startsWith('qlora') ? 'qlora' : t.method === 'lora' ? 'lora' : t.method === 'full' ? 'full' : t.method === 'ia3' ? 'ia3' : undefined;
+  const method = t.method.startsWith('qlora')
+    ? 'qlora'
+    : t.method === 'lora'
+      ? 'lora'
+      : t.method === 'full'
+        ? 'full'
+        : t.method === 'ia3'
+          ? 'ia3'
+          : undefined;
   if (!method) return { ok: false, reason: `method '${t.method}' is not modeled` };
 
   const s: TrainingSetupInput = {
-    architecture, parameters: m.num_params, method,
-    micro_batch_size: t.micro_batch_size, gradient_accumulation_steps: t.grad_accum, seq_len: t.seq_len,
+    architecture,
+    parameters: m.num_params,
+    method,
+    micro_batch_size: t.micro_batch_size,
+    gradient_accumulation_steps: t.grad_accum,
+    seq_len: t.seq_len,
   };
   // PEFT IA3Config: vectors in fp32 (autocast_adapter_dtype=True).
-  if (method === 'ia3' && t.ia3) s.ia3 = { target_modules: t.ia3.target_modules, feedforward_modules: t.ia3.feedforward_modules, dtype: 'fp32' };
+  if (method === 'ia3' && t.ia3)
+    s.ia3 = { target_modules: t.ia3.target_modules, feedforward_modules: t.ia3.feedforward_modules, dtype: 'fp32' };
   // Batches padded to their own longest sample (the case's seq_len is then the longest batch of the run).
   // A harness that calls torch.cuda.empty_cache() between steps (PEFT's MetaMathQA runner, every 10 steps, over batches
   // bucketed by length) returns that cache to the driver, so its runs are compared with the per-step figure. Those cases
@@ -72,7 +118,8 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   // max_memory_reserved, the peak of the longest batch that the estimate describes, not a percentile over shorter
   // batches (run.py runs its extra loss passes at the training batch size "to prevent this from ... affecting the max
   // memory metric").
-  if (/dynamic/i.test(t.seq_len_kind ?? '') && !/empty_cache/.test(c.measurement.metric ?? '')) s.batch_lengths = 'variable';
+  if (/dynamic/i.test(t.seq_len_kind ?? '') && !/empty_cache/.test(c.measurement.metric ?? ''))
+    s.batch_lengths = 'variable';
   if (fam === 'bert') {
     // BertForSequenceClassification, 2 labels; the case's parameter count includes its pooler and classifier.
     s.head = 'seq_cls';
@@ -81,37 +128,82 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   }
   if (t.lora) {
     const targets = new Set<string>();
-    for (const raw of t.lora.target_modules) for (const [re, names] of LORA_NAME_MAP) if (re.test(raw)) names.forEach((n) => targets.add(n));
-    s.lora = { r: t.lora.rank, alpha: t.lora.alpha, dropout: t.lora.dropout, target_modules: [...targets].filter((n) => n !== 'lm_head'), dtype: t.lora.adapter_dtype.startsWith('fp32') ? 'fp32' : 'bf16' };
+    for (const raw of t.lora.target_modules)
+      for (const [re, names] of LORA_NAME_MAP) if (re.test(raw)) names.forEach((n) => targets.add(n));
+    s.lora = {
+      r: t.lora.rank,
+      alpha: t.lora.alpha,
+      dropout: t.lora.dropout,
+      target_modules: [...targets].filter((n) => n !== 'lm_head'),
+      dtype: t.lora.adapter_dtype.startsWith('fp32') ? 'fp32' : 'bf16',
+    };
   }
   if (t.quantization) {
     const torchao = /torchao/i.test(t.quantization.type);
     s.quantization = {
-      bits: t.quantization.bits === 8 ? 8 : 4, type: /gptq/i.test(t.quantization.type) ? 'gptq' : 'nf4',
+      bits: t.quantization.bits === 8 ? 8 : 4,
+      type: /gptq/i.test(t.quantization.type) ? 'gptq' : 'nf4',
       // torchtune's qlora builders store every block linear in NF4 (FrozenNF4Linear for the ones without LoRA), so
       // its scope is all block linears whatever the case text says; other stacks follow the case.
-      double_quant: torchao || /double/i.test(t.quantization.type), scope: torchao || !/lora/i.test(t.quantization.applies_to) ? 'all-linear' : 'lora-targets',
+      double_quant: torchao || /double/i.test(t.quantization.type),
+      scope: torchao || !/lora/i.test(t.quantization.applies_to) ? 'all-linear' : 'lora-targets',
     };
     // torchtune's releases before May 2024 (v0.1.x) pinned torchao 0.1 (torchtune 0.1.1 requirements.txt).
-    if (torchao && c.source?.repo === 'pytorch/torchtune' && (c.source.date ?? '9999') < '2024-05') s.torchao_version = '0.1';
+    if (torchao && c.source?.repo === 'pytorch/torchtune' && (c.source.date ?? '9999') < '2024-05')
+      s.torchao_version = '0.1';
   }
   switch (t.precision_kind) {
-    case 'fp32': s.weights_dtype = 'fp32'; s.mixed_precision = 'none'; break;
-    case 'amp_fp16': s.weights_dtype = 'fp32'; s.mixed_precision = 'fp16'; break;
-    case 'pure_bf16': s.weights_dtype = 'bf16'; s.mixed_precision = 'none'; break;
-    case 'bf16_weights_plus_autocast': s.weights_dtype = 'bf16'; s.mixed_precision = 'bf16'; break;
-    case 'fsdp_mixed_bf16_fp32_master': s.weights_dtype = 'bf16'; s.master_weights = true; break;
-    case 'deepspeed_bf16_fp32_master_trainable_only': s.weights_dtype = 'bf16'; s.master_weights = true; break;
-    default: return { ok: false, reason: `precision '${t.precision_kind}' is not mapped` };
+    case 'fp32':
+      s.weights_dtype = 'fp32';
+      s.mixed_precision = 'none';
+      break;
+    case 'amp_fp16':
+      s.weights_dtype = 'fp32';
+      s.mixed_precision = 'fp16';
+      break;
+    case 'pure_bf16':
+      s.weights_dtype = 'bf16';
+      s.mixed_precision = 'none';
+      break;
+    case 'bf16_weights_plus_autocast':
+      s.weights_dtype = 'bf16';
+      s.mixed_precision = 'bf16';
+      break;
+    case 'fsdp_mixed_bf16_fp32_master':
+      s.weights_dtype = 'bf16';
+      s.master_weights = true;
+      break;
+    case 'deepspeed_bf16_fp32_master_trainable_only':
+      s.weights_dtype = 'bf16';
+      s.master_weights = true;
+      break;
+    default:
+      return { ok: false, reason: `precision '${t.precision_kind}' is not mapped` };
   }
   const on = t.optimizer.name;
-  s.optimizer = /adafactor/i.test(on) ? 'adafactor'
-    : /8bit/i.test(on) ? (/paged/i.test(on) && !/or/i.test(on) ? 'paged_adamw_8bit' : 'adamw_8bit')
-      : /adamw_hf|transformers\.AdamW/i.test(on) ? 'adamw_hf'
-        : /fused/i.test(on) ? 'adamw_fused' : 'adamw';
+  s.optimizer = /adafactor/i.test(on)
+    ? 'adafactor'
+    : /8bit/i.test(on)
+      ? /paged/i.test(on) && !/or/i.test(on)
+        ? 'paged_adamw_8bit'
+        : 'adamw_8bit'
+      : /adamw_hf|transformers\.AdamW/i.test(on)
+        ? 'adamw_hf'
+        : /fused/i.test(on)
+          ? 'adamw_fused'
+          : 'adamw';
   s.optimizer_in_backward = t.optimizer.optimizer_in_backward === true;
-  s.gradient_checkpointing = t.gradient_checkpointing_kind === 'none' ? 'none' : t.gradient_checkpointing_kind === 'selective_op' ? 'selective' : 'full';
-  s.attention = /eager/i.test(t.attention) ? 'eager' : /flash-attn|flash_attention_2|flash attn/i.test(t.attention) ? 'flash' : 'sdpa';
+  s.gradient_checkpointing =
+    t.gradient_checkpointing_kind === 'none'
+      ? 'none'
+      : t.gradient_checkpointing_kind === 'selective_op'
+        ? 'selective'
+        : 'full';
+  s.attention = /eager/i.test(t.attention)
+    ? 'eager'
+    : /flash-attn|flash_attention_2|flash attn/i.test(t.attention)
+      ? 'flash'
+      : 'sdpa';
   s.loss = /chunked/i.test(t.loss) ? 'chunked' : 'full';
   s.activation_offloading = t.activation_offloading === true;
   s.compile = t.compile === true;
@@ -136,9 +228,11 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
     if (d.cpu_offload_optimizer) s.offload_optimizer = 'cpu';
     if (d.cpu_offload_params) s.offload_params = 'cpu';
   }
-  if (c.measurement.includes_cuda_context && c.measurement.cuda_context_reference_mib) s.cuda_context_bytes = c.measurement.cuda_context_reference_mib * MiB;
+  if (c.measurement.includes_cuda_context && c.measurement.cuda_context_reference_mib)
+    s.cuda_context_bytes = c.measurement.cuda_context_reference_mib * MiB;
   const parsed = TrainingSetupSchema.safeParse(s);
-  if (!parsed.success) return { ok: false, reason: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  if (!parsed.success)
+    return { ok: false, reason: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
   return { ok: true, setup: parsed.data };
 }
 
@@ -150,12 +244,18 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
  */
 export function measuredGiB(c: MeasuredCase): number {
   const m = c.measurement;
-  const decimalGB = c.source?.repo === 'pytorch/torchtune' && (c.source.date ?? '9999') < '2024-05' && /\bGB\b/.test(c.source.quote ?? '');
+  const decimalGB =
+    c.source?.repo === 'pytorch/torchtune' &&
+    (c.source.date ?? '9999') < '2024-05' &&
+    /\bGB\b/.test(c.source.quote ?? '');
   return decimalGB ? (m.value_gib * 1e9) / GiB : m.value_gib;
 }
 
 /** The estimate figure comparable with the case's metric, in GiB. */
-export function compareMetric(c: MeasuredCase, e: Estimate): { metric: string; measuredGiB: number; estimatedGiB: number } {
+export function compareMetric(
+  c: MeasuredCase,
+  e: Estimate,
+): { metric: string; measuredGiB: number; estimatedGiB: number } {
   const m = c.measurement;
   const measured = measuredGiB(c);
   const pg = e.perGpu;
@@ -168,12 +268,18 @@ export function compareMetric(c: MeasuredCase, e: Estimate): { metric: string; m
     case 'nvidia_smi_used':
       return { metric: m.metric_kind, measuredGiB: measured, estimatedGiB: run.deviceBytes / GiB };
     default:
-      return { metric: m.metric_kind === 'max_memory_reserved' ? m.metric_kind : `${m.metric_kind} (vs reserved)`, measuredGiB: measured, estimatedGiB: run.reservedBytes / GiB };
+      return {
+        metric: m.metric_kind === 'max_memory_reserved' ? m.metric_kind : `${m.metric_kind} (vs reserved)`,
+        measuredGiB: measured,
+        estimatedGiB: run.reservedBytes / GiB,
+      };
   }
 }
 
 /** The case's GPU as an estimate target (its memory caps what the allocator can cache), when the case gives its size. */
 export function caseGpu(c: MeasuredCase): GpuTarget | undefined {
   const gib = c.hardware?.gpu_memory_gib;
-  return gib ? { id: c.hardware?.gpu ?? 'GPU', memoryBytes: gib * GiB, source: `${c.id}: hardware.gpu_memory_gib` } : undefined;
+  return gib
+    ? { id: c.hardware?.gpu ?? 'GPU', memoryBytes: gib * GiB, source: `${c.id}: hardware.gpu_memory_gib` }
+    : undefined;
 }

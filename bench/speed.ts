@@ -19,21 +19,45 @@ function time(name: string, n: number, fn: () => void): void {
   }
   xs.sort((a, b) => a - b);
   const q = (p: number): number => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))];
-  console.log(JSON.stringify({ name, unit: 'ms', median: Number(q(0.5).toFixed(5)), p99: Number(q(0.99).toFixed(5)), n }));
+  console.log(
+    JSON.stringify({ name, unit: 'ms', median: Number(q(0.5).toFixed(5)), p99: Number(q(0.99).toFixed(5)), n }),
+  );
 }
 
 const llama70 = findModel('meta-llama/Llama-3.1-70B');
 const mixtral = findModel('mistralai/Mixtral-8x7B-v0.1');
 if (!llama70.ok || !mixtral.ok) throw new Error('catalog entries missing');
 const large = TrainingSetupSchema.parse({
-  model: llama70.model.id, architecture: llama70.model.config, method: 'full', weights_dtype: 'bf16', master_weights: true,
-  optimizer: 'adamw', micro_batch_size: 4, gradient_accumulation_steps: 16, seq_len: 8192, gradient_checkpointing: 'selective',
-  attention: 'flash', gpus_per_node: 8, nodes: 16, zero_stage: 3, tensor_parallel: 2, pipeline_parallel: 4,
+  model: llama70.model.id,
+  architecture: llama70.model.config,
+  method: 'full',
+  weights_dtype: 'bf16',
+  master_weights: true,
+  optimizer: 'adamw',
+  micro_batch_size: 4,
+  gradient_accumulation_steps: 16,
+  seq_len: 8192,
+  gradient_checkpointing: 'selective',
+  attention: 'flash',
+  gpus_per_node: 8,
+  nodes: 16,
+  zero_stage: 3,
+  tensor_parallel: 2,
+  pipeline_parallel: 4,
 });
 const moeLora = TrainingSetupSchema.parse({
-  model: mixtral.model.id, architecture: mixtral.model.config, method: 'qlora', lora: { r: 64, target_modules: 'all-linear', dropout: 0.05 },
-  quantization: { bits: 4, type: 'nf4', double_quant: true }, weights_dtype: 'bf16', mixed_precision: 'bf16', optimizer: 'paged_adamw_8bit',
-  micro_batch_size: 2, seq_len: 4096, gradient_checkpointing: 'full', attention: 'eager',
+  model: mixtral.model.id,
+  architecture: mixtral.model.config,
+  method: 'qlora',
+  lora: { r: 64, target_modules: 'all-linear', dropout: 0.05 },
+  quantization: { bits: 4, type: 'nf4', double_quant: true },
+  weights_dtype: 'bf16',
+  mixed_precision: 'bf16',
+  optimizer: 'paged_adamw_8bit',
+  micro_batch_size: 2,
+  seq_len: 4096,
+  gradient_checkpointing: 'full',
+  attention: 'eager',
 });
 time('estimate: Llama-3.1-70B full, ZeRO-3 + TP2 + PP4, 128 GPUs', 5000, () => estimate(large));
 time('estimate: Mixtral-8x7B QLoRA all-linear, eager attention', 5000, () => estimate(moeLora));
@@ -41,11 +65,20 @@ time('estimate: Mixtral-8x7B QLoRA all-linear, eager attention', 5000, () => est
 // estimator keeps the result); timed here without that cache, as for the first estimate of a file.
 import { simulateNf4Load } from '../src/core/terms/nf4-load';
 {
-  const h = 4096, ffn = 11008, r = 8;
+  const h = 4096,
+    ffn = 11008,
+    r = 8;
   const lin = (i: number, o: number) => ({ elements: i * o, quantized: true, adapterElements: [r * i, r * o] });
-  const llama2 = { layers: 32, linears: [lin(h, h), lin(h, h), lin(h, h), lin(h, h), lin(h, ffn), lin(ffn, h), lin(h, ffn)],
-    layerOtherBytes: [2 * h, 2 * h, 4096 * 128 * 4], outsideBytes: [2 * 32000 * h, 2 * 32000 * h, 2 * h], adapterBytesPerElement: 2 };
-  time('model-load replay: Llama-2-7B QLoRA, torchtune 0.1 + torchao 0.1 (uncached)', 50, () => simulateNf4Load(llama2));
+  const llama2 = {
+    layers: 32,
+    linears: [lin(h, h), lin(h, h), lin(h, h), lin(h, h), lin(h, ffn), lin(ffn, h), lin(h, ffn)],
+    layerOtherBytes: [2 * h, 2 * h, 4096 * 128 * 4],
+    outsideBytes: [2 * 32000 * h, 2 * 32000 * h, 2 * h],
+    adapterBytesPerElement: 2,
+  };
+  time('model-load replay: Llama-2-7B QLoRA, torchtune 0.1 + torchao 0.1 (uncached)', 50, () =>
+    simulateNf4Load(llama2),
+  );
 }
 
 // Advice search: every candidate is a full estimate; the target is p99 < 20 ms for >= 2,000 candidates.
@@ -56,23 +89,44 @@ if (!gpu.ok) throw new Error('GPU catalog entry missing');
 const llama7 = findModel('meta-llama/Llama-2-7b-hf');
 if (!llama7.ok) throw new Error('catalog entry missing');
 const adviceSetup = TrainingSetupSchema.parse({
-  architecture: llama7.model.config, parameters: llama7.model.publishedParams, weights_dtype: 'bf16', mixed_precision: 'bf16',
-  micro_batch_size: 8, gradient_accumulation_steps: 4, seq_len: 4096, attention: 'eager', gpus_per_node: 2,
+  architecture: llama7.model.config,
+  parameters: llama7.model.publishedParams,
+  weights_dtype: 'bf16',
+  mixed_precision: 'bf16',
+  micro_batch_size: 8,
+  gradient_accumulation_steps: 4,
+  seq_len: 4096,
+  attention: 'eager',
+  gpus_per_node: 2,
 });
 let candidates = 0;
 time('advice: Llama-2-7B full on 2 x RTX-4090 (all singles, pairs, triples)', 200, () => {
   const r = advise(adviceSetup, { gpu: gpu.gpu, gpuSpec: gpu.gpu.spec });
   candidates = r?.evaluated ?? 0;
 });
-console.log(JSON.stringify({ name: 'advice: candidates evaluated per search', unit: 'count', median: candidates, p99: candidates, n: 1 }));
+console.log(
+  JSON.stringify({
+    name: 'advice: candidates evaluated per search',
+    unit: 'count',
+    median: candidates,
+    p99: candidates,
+    n: 1,
+  }),
+);
 // GRPO: the rollout moves (fewer completions per round, no KL reference) join the search, and every candidate has a
 // generation phase.
 const qwen7 = findModel('Qwen/Qwen2.5-7B-Instruct');
 const a100 = findGpu('A100-80GB');
 if (!qwen7.ok || !a100.ok) throw new Error('catalog entry missing');
 const grpoSetup = TrainingSetupSchema.parse({
-  architecture: qwen7.model.config, parameters: qwen7.model.publishedParams, weights_dtype: 'bf16', mixed_precision: 'bf16',
-  micro_batch_size: 8, gradient_accumulation_steps: 4, seq_len: 1536, gradient_checkpointing: 'full',
+  architecture: qwen7.model.config,
+  parameters: qwen7.model.publishedParams,
+  weights_dtype: 'bf16',
+  mixed_precision: 'bf16',
+  micro_batch_size: 8,
+  gradient_accumulation_steps: 4,
+  seq_len: 1536,
+  gradient_checkpointing: 'full',
   rollout: { batch: 32, completion_len: 1024, engine: 'generate', reference: 'copy', old_logps: true },
 });
 time('advice: Qwen2.5-7B full GRPO on 1 x A100-80GB', 200, () => {
@@ -83,8 +137,13 @@ for (const id of ['Qwen/Qwen3.5-27B', 'tiiuae/Falcon-H1-7B-Base']) {
   const m = findModel(id);
   if (!m.ok) throw new Error(`catalog entry missing: ${id}`);
   const s = TrainingSetupSchema.parse({
-    architecture: m.model.config, parameters: m.model.publishedParams, weights_dtype: 'bf16', mixed_precision: 'bf16',
-    micro_batch_size: 4, gradient_accumulation_steps: 4, seq_len: 4096,
+    architecture: m.model.config,
+    parameters: m.model.publishedParams,
+    weights_dtype: 'bf16',
+    mixed_precision: 'bf16',
+    micro_batch_size: 4,
+    gradient_accumulation_steps: 4,
+    seq_len: 4096,
   });
   time(`advice: ${id.split('/')[1]} full on 1 x A100-80GB`, 200, () => {
     advise(s, { gpu: a100.gpu, gpuSpec: a100.gpu.spec });
@@ -95,8 +154,20 @@ for (const id of ['Qwen/Qwen3.5-27B', 'tiiuae/Falcon-H1-7B-Base']) {
   const m = findModel('moonshotai/Kimi-Linear-48B-A3B-Instruct');
   if (!m.ok) throw new Error('catalog entry missing: Kimi-Linear-48B-A3B-Instruct');
   const s = TrainingSetupSchema.parse({
-    architecture: m.model.config, parameters: m.model.publishedParams, method: 'lora', lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] },
-    quantization: { bits: 8, type: 'int8' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 2, gradient_accumulation_steps: 2, seq_len: 2048,
+    architecture: m.model.config,
+    parameters: m.model.publishedParams,
+    method: 'lora',
+    lora: {
+      r: 16,
+      alpha: 32,
+      target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+    },
+    quantization: { bits: 8, type: 'int8' },
+    weights_dtype: 'bf16',
+    mixed_precision: 'bf16',
+    micro_batch_size: 2,
+    gradient_accumulation_steps: 2,
+    seq_len: 2048,
   });
   time('advice: Kimi-Linear-48B-A3B 8-bit LoRA on 1 x A100-80GB', 200, () => {
     advise(s, { gpu: a100.gpu, gpuSpec: a100.gpu.spec });
@@ -109,22 +180,47 @@ import { catalogResolver } from '../src/analyzers/resolve';
 import { estimate as estimateSetup } from '../src/core/estimate';
 
 function bigYaml(lines: number): string {
-  const out = ['base_model: meta-llama/Llama-2-7b-hf', 'adapter: lora', 'lora_r: 16', 'lora_alpha: 32', 'lora_target_linear: true',
-    'micro_batch_size: 2', 'gradient_accumulation_steps: 8', 'sequence_len: 4096', 'bf16: true', 'gradient_checkpointing: true', 'datasets:'];
-  for (let i = 0; out.length < lines; i++) out.push(`  - path: org/dataset-${i}`, `    type: alpaca`, `    split: train[:${i}%]`);
+  const out = [
+    'base_model: meta-llama/Llama-2-7b-hf',
+    'adapter: lora',
+    'lora_r: 16',
+    'lora_alpha: 32',
+    'lora_target_linear: true',
+    'micro_batch_size: 2',
+    'gradient_accumulation_steps: 8',
+    'sequence_len: 4096',
+    'bf16: true',
+    'gradient_checkpointing: true',
+    'datasets:',
+  ];
+  for (let i = 0; out.length < lines; i++)
+    out.push(`  - path: org/dataset-${i}`, `    type: alpaca`, `    split: train[:${i}%]`);
   return out.slice(0, lines).join('\n') + '\n';
 }
 function bigPython(lines: number): string {
   const out = ['import torch', 'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer', ''];
-  for (let i = 0; out.length < lines - 12; i++) out.push(`def helper_${i}(x, y=${i}):`, `    """Helper ${i}."""`, `    return [v * ${i} for v in x if v > y]`, '');
-  out.push('model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype=torch.bfloat16)', 'BATCH = 4',
-    'args = TrainingArguments(', '    output_dir="out",', '    per_device_train_batch_size=BATCH,', '    gradient_accumulation_steps=8,',
-    '    bf16=True,', '    gradient_checkpointing=True,', ')', 'trainer = Trainer(model=model, args=args)');
+  for (let i = 0; out.length < lines - 12; i++)
+    out.push(`def helper_${i}(x, y=${i}):`, `    """Helper ${i}."""`, `    return [v * ${i} for v in x if v > y]`, '');
+  out.push(
+    'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype=torch.bfloat16)',
+    'BATCH = 4',
+    'args = TrainingArguments(',
+    '    output_dir="out",',
+    '    per_device_train_batch_size=BATCH,',
+    '    gradient_accumulation_steps=8,',
+    '    bf16=True,',
+    '    gradient_checkpointing=True,',
+    ')',
+    'trainer = Trainer(model=model, args=args)',
+  );
   return out.join('\n') + '\n';
 }
 const noFiles = { read: () => undefined, join: (_f: string, r: string) => r };
 // Each iteration is one keystroke: the micro-batch value changes, as when the user types.
-for (const [name, file, text, key] of [['analysis per change: 1,000-line Axolotl YAML', 'config.yml', bigYaml(1000), 'micro_batch_size: 2'], ['analysis per change: 2,000-line Python (TrainingArguments)', 'train.py', bigPython(2000), 'BATCH = 4']] as const) {
+for (const [name, file, text, key] of [
+  ['analysis per change: 1,000-line Axolotl YAML', 'config.yml', bigYaml(1000), 'micro_batch_size: 2'],
+  ['analysis per change: 2,000-line Python (TrainingArguments)', 'train.py', bigPython(2000), 'BATCH = 4'],
+] as const) {
   let i = 0;
   time(name, 300, () => {
     const edited = text.replace(key, key.replace(/\d+$/, String(1 + (i++ % 9))));

@@ -14,7 +14,9 @@ export function activate(context: vscode.ExtensionContext): void {
         const main = require('./features.js') as typeof import('./vscode/main');
         features = main.startFeatures(context);
       } catch (e) {
-        void vscode.window.showErrorMessage(vscode.l10n.t('VRAM Lens could not start: {0}', e instanceof Error ? e.message : String(e)));
+        void vscode.window.showErrorMessage(
+          vscode.l10n.t('VRAM Lens could not start: {0}', e instanceof Error ? e.message : String(e)),
+        );
         throw e;
       }
     }

@@ -11,9 +11,17 @@ import path from 'node:path';
 export const E2E_HOME = process.env.E2E_HOME || path.join(os.homedir(), '.cache', 'vram-lens-e2e');
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--disable-default-apps', '--disable-extensions', '--mute-audio',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--mute-audio',
 ];
 const MOD = 'Control'; // code-server on Linux: Ctrl-based keybindings
 
@@ -23,7 +31,12 @@ export function playwright() {
   if (pw) return pw;
   const bases = [path.join(E2E_HOME, 'tools', 'package.json'), path.join(process.cwd(), 'package.json')];
   for (const base of bases) {
-    try { pw = createRequire(base)('playwright-core'); return pw; } catch { /* next */ }
+    try {
+      pw = createRequire(base)('playwright-core');
+      return pw;
+    } catch {
+      /* next */
+    }
   }
   throw new Error(`playwright-core not found in ${E2E_HOME}/tools: run "bash scripts/e2e/install.sh" first`);
 }
@@ -35,9 +48,13 @@ const pages = [];
 export async function launchBrowser() {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run "bash scripts/e2e/install.sh"`);
   const browser = await playwright().chromium.launch({
-    executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS,
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
     // run.mjs handles signals itself and calls closeAll()
-    handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
   });
   browsers.add(browser);
   browser.on('disconnected', () => browsers.delete(browser));
@@ -46,7 +63,7 @@ export async function launchBrowser() {
 
 /** New page (1400x900) in a fresh browser context. */
 export async function newPage(browser, { viewport = { width: 1400, height: 900 } } = {}) {
-  const context = await (browser ?? await launchBrowser()).newContext({ viewport });
+  const context = await (browser ?? (await launchBrowser())).newContext({ viewport });
   const page = await context.newPage();
   pages.push(page);
   if (process.env.VERBOSE) page.on('console', (m) => console.log(`[browser:${m.type()}]`, m.text()));
@@ -75,7 +92,9 @@ export async function closeAll() {
 }
 
 /** Pages opened through this module that are still open. */
-export function openPages() { return pages.filter((p) => !p.isClosed()); }
+export function openPages() {
+  return pages.filter((p) => !p.isClosed());
+}
 
 /** Run a command from the Command Palette by its label, e.g. 'VRAM Lens: Show Estimate'. */
 export async function runCommand(page, label, { timeout = 15_000 } = {}) {
@@ -138,12 +157,16 @@ export async function hoverAt(page, text, { expect, at = 0.5, timeout = 30_000 }
     try {
       await hover.first().waitFor({ timeout: 2_000 });
       last = (await hover.allInnerTexts()).join('\n').trim();
-      const ok = expect === undefined ? last.length > 0
-        : expect instanceof RegExp ? expect.test(last) : last.includes(expect);
+      const ok =
+        expect === undefined ? last.length > 0 : expect instanceof RegExp ? expect.test(last) : last.includes(expect);
       if (ok) return last;
-    } catch { /* no hover yet */ }
+    } catch {
+      /* no hover yet */
+    }
     if (Date.now() > end) {
-      throw new Error(`no hover${expect ? ` matching ${expect}` : ''} over "${text}" (last hover: ${JSON.stringify(last)})`);
+      throw new Error(
+        `no hover${expect ? ` matching ${expect}` : ''} over "${text}" (last hover: ${JSON.stringify(last)})`,
+      );
     }
   }
 }
@@ -161,8 +184,10 @@ export async function readProblems(page, { waitFor, timeout = 30_000 } = {}) {
   const end = Date.now() + timeout;
   for (;;) {
     const texts = await read();
-    const ok = waitFor === undefined ? true
-      : texts.some((t) => (waitFor instanceof RegExp ? waitFor.test(t) : t.includes(waitFor)));
+    const ok =
+      waitFor === undefined
+        ? true
+        : texts.some((t) => (waitFor instanceof RegExp ? waitFor.test(t) : t.includes(waitFor)));
     if (ok) return texts;
     if (Date.now() > end) throw new Error(`no problem matching ${waitFor}; rows: ${JSON.stringify(texts)}`);
     await page.waitForTimeout(250);
@@ -182,7 +207,10 @@ export async function runQuickFix(page, titleSubstring, { at, timeout = 30_000 }
     if (at) await editorToken(page, at).click();
     else await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
     await page.keyboard.press(`${MOD}+.`);
-    try { await item.waitFor({ timeout: 3_000 }); break; } catch (e) {
+    try {
+      await item.waitFor({ timeout: 3_000 });
+      break;
+    } catch (e) {
       await page.keyboard.press('Escape');
       if (Date.now() > end) throw new Error(`no quick fix "${titleSubstring}": ${e.message}`);
       await page.waitForTimeout(500);
@@ -219,10 +247,14 @@ export async function setColorTheme(page, workspace, theme, kind, { timeout = 20
   const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
   settings['workbench.colorTheme'] = theme;
   fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
-  await page.waitForFunction((k) => {
-    const w = document.querySelector('.monaco-workbench');
-    return !!w && w.classList.contains(k);
-  }, kind, { timeout });
+  await page.waitForFunction(
+    (k) => {
+      const w = document.querySelector('.monaco-workbench');
+      return !!w && w.classList.contains(k);
+    },
+    kind,
+    { timeout },
+  );
 }
 
 /**
@@ -246,11 +278,22 @@ export async function measureContrast(frame, checks) {
     };
     const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat(1);
     const lum = (c) => {
-      const ch = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+      const ch = (v) => {
+        v /= 255;
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+      };
       return 0.2126 * ch(c[0]) + 0.7152 * ch(c[1]) + 0.0722 * ch(c[2]);
     };
-    const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
-    const hex = (c) => '#' + c.slice(0, 3).map((v) => Math.round(v).toString(16).padStart(2, '0')).join('');
+    const ratio = (a, b) => {
+      const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+      return (x + 0.05) / (y + 0.05);
+    };
+    const hex = (c) =>
+      '#' +
+      c
+        .slice(0, 3)
+        .map((v) => Math.round(v).toString(16).padStart(2, '0'))
+        .join('');
     const backgroundOf = (el) => {
       const chain = [];
       for (let e = el; e; e = e.parentElement) chain.unshift(e);
@@ -264,7 +307,9 @@ export async function measureContrast(frame, checks) {
       return bg;
     };
     return list.map(({ label, selector }) => {
-      const els = [...document.querySelectorAll(selector)].filter((e) => (e.textContent ?? '').trim() !== '').slice(0, 60);
+      const els = [...document.querySelectorAll(selector)]
+        .filter((e) => (e.textContent ?? '').trim() !== '')
+        .slice(0, 60);
       let min = Infinity;
       let worst = null;
       for (const el of els) {
@@ -273,7 +318,10 @@ export async function measureContrast(frame, checks) {
         const bg = backgroundOf(isSvg ? el.closest('svg').parentElement : el);
         const fg = over(rgba(isSvg ? cs.fill : cs.color), bg);
         const r = ratio(fg, bg);
-        if (r < min) { min = r; worst = { text: (el.textContent ?? '').trim().slice(0, 60), fg: hex(fg), bg: hex(bg) }; }
+        if (r < min) {
+          min = r;
+          worst = { text: (el.textContent ?? '').trim().slice(0, 60), fg: hex(fg), bg: hex(bg) };
+        }
       }
       return { label, selector, count: els.length, min: els.length ? Math.round(min * 100) / 100 : null, worst };
     });
@@ -286,7 +334,10 @@ export async function measureContrast(frame, checks) {
  */
 export async function screenshotPanel(page, file) {
   const frame = panelFrame(page);
-  const height = await frame.locator('main').evaluate((m) => m.scrollHeight + 40).catch(() => 1600);
+  const height = await frame
+    .locator('main')
+    .evaluate((m) => m.scrollHeight + 40)
+    .catch(() => 1600);
   const size = page.viewportSize();
   const sidebar = await page.locator('.part.sidebar').isVisible();
   if (sidebar) await runCommand(page, 'View: Close Primary Side Bar');
@@ -319,32 +370,55 @@ export async function measureSwatches(frame) {
     };
     const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3]));
     const lab = ([r, g, b]) => {
-      const lin = (v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+      const lin = (v) => {
+        v /= 255;
+        return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+      };
       const [R, G, B] = [lin(r), lin(g), lin(b)];
-      const f = (t) => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116);
-      const X = f((0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047), Y = f(0.2126 * R + 0.7152 * G + 0.0722 * B), Z = f((0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883);
+      const f = (t) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
+      const X = f((0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047),
+        Y = f(0.2126 * R + 0.7152 * G + 0.0722 * B),
+        Z = f((0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883);
       return [116 * Y - 16, 500 * (X - Y), 200 * (Y - Z)];
     };
     // CIEDE2000 (Sharma, Wu and Dalal 2005).
     const de2000 = ([L1, a1, b1], [L2, a2, b2]) => {
       const rad = Math.PI / 180;
-      const C1 = Math.hypot(a1, b1), C2 = Math.hypot(a2, b2), Cb = (C1 + C2) / 2;
+      const C1 = Math.hypot(a1, b1),
+        C2 = Math.hypot(a2, b2),
+        Cb = (C1 + C2) / 2;
       const G = 0.5 * (1 - Math.sqrt(Cb ** 7 / (Cb ** 7 + 25 ** 7)));
-      const a1p = (1 + G) * a1, a2p = (1 + G) * a2;
-      const C1p = Math.hypot(a1p, b1), C2p = Math.hypot(a2p, b2);
-      const h = (b, a) => { const d = Math.atan2(b, a) / rad; return d < 0 ? d + 360 : d; };
-      const h1p = h(b1, a1p), h2p = h(b2, a2p);
-      const dLp = L2 - L1, dCp = C2p - C1p;
+      const a1p = (1 + G) * a1,
+        a2p = (1 + G) * a2;
+      const C1p = Math.hypot(a1p, b1),
+        C2p = Math.hypot(a2p, b2);
+      const h = (b, a) => {
+        const d = Math.atan2(b, a) / rad;
+        return d < 0 ? d + 360 : d;
+      };
+      const h1p = h(b1, a1p),
+        h2p = h(b2, a2p);
+      const dLp = L2 - L1,
+        dCp = C2p - C1p;
       let dhp = C1p * C2p === 0 ? 0 : h2p - h1p;
-      if (dhp > 180) dhp -= 360; else if (dhp < -180) dhp += 360;
+      if (dhp > 180) dhp -= 360;
+      else if (dhp < -180) dhp += 360;
       const dHp = 2 * Math.sqrt(C1p * C2p) * Math.sin((dhp / 2) * rad);
-      const Lbp = (L1 + L2) / 2, Cbp = (C1p + C2p) / 2;
+      const Lbp = (L1 + L2) / 2,
+        Cbp = (C1p + C2p) / 2;
       let hbp = h1p + h2p;
-      if (C1p * C2p !== 0) hbp = Math.abs(h1p - h2p) <= 180 ? hbp / 2 : (hbp < 360 ? (hbp + 360) / 2 : (hbp - 360) / 2);
-      const T = 1 - 0.17 * Math.cos((hbp - 30) * rad) + 0.24 * Math.cos(2 * hbp * rad) + 0.32 * Math.cos((3 * hbp + 6) * rad) - 0.2 * Math.cos((4 * hbp - 63) * rad);
+      if (C1p * C2p !== 0) hbp = Math.abs(h1p - h2p) <= 180 ? hbp / 2 : hbp < 360 ? (hbp + 360) / 2 : (hbp - 360) / 2;
+      const T =
+        1 -
+        0.17 * Math.cos((hbp - 30) * rad) +
+        0.24 * Math.cos(2 * hbp * rad) +
+        0.32 * Math.cos((3 * hbp + 6) * rad) -
+        0.2 * Math.cos((4 * hbp - 63) * rad);
       const dth = 30 * Math.exp(-(((hbp - 275) / 25) ** 2));
       const Rc = 2 * Math.sqrt(Cbp ** 7 / (Cbp ** 7 + 25 ** 7));
-      const Sl = 1 + (0.015 * (Lbp - 50) ** 2) / Math.sqrt(20 + (Lbp - 50) ** 2), Sc = 1 + 0.045 * Cbp, Sh = 1 + 0.015 * Cbp * T;
+      const Sl = 1 + (0.015 * (Lbp - 50) ** 2) / Math.sqrt(20 + (Lbp - 50) ** 2),
+        Sc = 1 + 0.045 * Cbp,
+        Sh = 1 + 0.015 * Cbp * T;
       const Rt = -Math.sin(2 * dth * rad) * Rc;
       return Math.sqrt((dLp / Sl) ** 2 + (dCp / Sc) ** 2 + (dHp / Sh) ** 2 + Rt * (dCp / Sc) * (dHp / Sh));
     };

@@ -21,7 +21,8 @@ export function quantConfigOf(config: HfConfig): Obj | undefined {
 export function quantMethodOf(qc: Obj): string | undefined {
   const m = str(qc.quant_method)?.toLowerCase();
   if (m) return m;
-  if (qc.load_in_4bit === true || qc._load_in_4bit === true || qc.load_in_8bit === true || qc._load_in_8bit === true) return 'bitsandbytes';
+  if (qc.load_in_4bit === true || qc._load_in_4bit === true || qc.load_in_8bit === true || qc._load_in_8bit === true)
+    return 'bitsandbytes';
   return undefined;
 }
 
@@ -49,7 +50,12 @@ export function quantizationFromConfig(config: HfConfig): QuantizationInfo | und
       const bits = num(qc.bits) ?? num(qc.w_bit);
       const group = num(qc.group_size) ?? num(qc.q_group_size);
       if (bits !== 4 && bits !== 8) return undefined;
-      return { bits, type: method, double_quant: false, block_size: group !== undefined && group > 0 ? group : undefined };
+      return {
+        bits,
+        type: method,
+        double_quant: false,
+        block_size: group !== undefined && group > 0 ? group : undefined,
+      };
     }
     default:
       return undefined;

@@ -9,9 +9,23 @@ export interface ToolDefault {
 }
 
 type Field =
-  | 'micro_batch_size' | 'gradient_accumulation_steps' | 'seq_len' | 'gradient_checkpointing' | 'optimizer' | 'attention'
-  | 'lora.r' | 'lora.alpha' | 'lora.dropout' | 'lora.target_modules' | 'lora.dtype' | 'quantization.type' | 'quantization.double_quant'
-  | 'mixed_precision' | 'weights_dtype' | 'loss' | 'batch_lengths';
+  | 'micro_batch_size'
+  | 'gradient_accumulation_steps'
+  | 'seq_len'
+  | 'gradient_checkpointing'
+  | 'optimizer'
+  | 'attention'
+  | 'lora.r'
+  | 'lora.alpha'
+  | 'lora.dropout'
+  | 'lora.target_modules'
+  | 'lora.dtype'
+  | 'quantization.type'
+  | 'quantization.double_quant'
+  | 'mixed_precision'
+  | 'weights_dtype'
+  | 'loss'
+  | 'batch_lengths';
 
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
 const LITGPT = 'Lightning-AI/litgpt@2685705:litgpt/';
@@ -28,25 +42,46 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'lora.r': { value: 8, note: 'PEFT LoraConfig r defaults to 8 (peft@5d602fd:src/peft/tuners/lora/config.py)' },
     'lora.alpha': { value: 8, note: 'PEFT LoraConfig lora_alpha defaults to 8' },
     'lora.dropout': { value: 0, note: 'PEFT LoraConfig lora_dropout defaults to 0.0' },
-    'lora.target_modules': { value: ['q_proj', 'v_proj'], note: 'PEFT targets q_proj and v_proj for llama-family models when target_modules is None' },
+    'lora.target_modules': {
+      value: ['q_proj', 'v_proj'],
+      note: 'PEFT targets q_proj and v_proj for llama-family models when target_modules is None',
+    },
     'lora.dtype': { value: 'fp32', note: 'PEFT upcasts adapter weights to fp32 (autocast_adapter_dtype=True)' },
-    'quantization.type': { value: 'fp4', note: 'BitsAndBytesConfig bnb_4bit_quant_type defaults to "fp4" (transformers quantization_config.py)' },
+    'quantization.type': {
+      value: 'fp4',
+      note: 'BitsAndBytesConfig bnb_4bit_quant_type defaults to "fp4" (transformers quantization_config.py)',
+    },
     'quantization.double_quant': { value: false, note: 'bnb_4bit_use_double_quant defaults to False' },
   },
   trl: {
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
     seq_len: { value: 1024, note: 'SFTConfig max_length defaults to 1024 (trl@f2cd577:trl/trainer/sft_config.py)' },
-    batch_lengths: { value: 'variable', note: 'each batch is padded to its longest sample: SFTConfig packing defaults to False (trl@f2cd577:trl/trainer/sft_config.py); GRPO and RLOO pad prompts and completions to the longest of the batch' },
-    gradient_checkpointing: { value: 'full', note: 'TRL configs default gradient_checkpointing=True (trl@f2cd577:trl/trainer/base_config.py)' },
-    mixed_precision: { value: 'bf16', note: 'TRL configs default bf16 = not fp16 (trl@f2cd577:trl/trainer/base_config.py)' },
+    batch_lengths: {
+      value: 'variable',
+      note: 'each batch is padded to its longest sample: SFTConfig packing defaults to False (trl@f2cd577:trl/trainer/sft_config.py); GRPO and RLOO pad prompts and completions to the longest of the batch',
+    },
+    gradient_checkpointing: {
+      value: 'full',
+      note: 'TRL configs default gradient_checkpointing=True (trl@f2cd577:trl/trainer/base_config.py)',
+    },
+    mixed_precision: {
+      value: 'bf16',
+      note: 'TRL configs default bf16 = not fp16 (trl@f2cd577:trl/trainer/base_config.py)',
+    },
     optimizer: { value: 'adamw', note: `optim defaults to adamw_torch (${HF})` },
     attention: { value: 'sdpa', note: 'attn_implementation defaults to sdpa in transformers >= 4.36' },
-    weights_dtype: { value: 'fp32', note: 'TRL ModelConfig dtype defaults to "float32" (trl@f2cd577:trl/trainer/model_config.py)' },
+    weights_dtype: {
+      value: 'fp32',
+      note: 'TRL ModelConfig dtype defaults to "float32" (trl@f2cd577:trl/trainer/model_config.py)',
+    },
     'lora.r': { value: 16, note: 'TRL ModelConfig lora_r defaults to 16' },
     'lora.alpha': { value: 32, note: 'TRL ModelConfig lora_alpha defaults to 32' },
     'lora.dropout': { value: 0.05, note: 'TRL ModelConfig lora_dropout defaults to 0.05' },
-    'lora.target_modules': { value: ['q_proj', 'v_proj'], note: 'PEFT targets q_proj and v_proj for llama-family models when none are given' },
+    'lora.target_modules': {
+      value: ['q_proj', 'v_proj'],
+      note: 'PEFT targets q_proj and v_proj for llama-family models when none are given',
+    },
     'lora.dtype': { value: 'fp32', note: 'PEFT upcasts adapter weights to fp32 (autocast_adapter_dtype=True)' },
     'quantization.type': { value: 'nf4', note: 'TRL ModelConfig bnb_4bit_quant_type defaults to "nf4"' },
     'quantization.double_quant': { value: false, note: 'TRL ModelConfig use_bnb_nested_quant defaults to False' },
@@ -55,11 +90,17 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     micro_batch_size: { value: 1, note: 'Axolotl micro_batch_size defaults to 1 (axolotl@067b021 config schema)' },
     gradient_accumulation_steps: { value: 1, note: 'Axolotl gradient_accumulation_steps defaults to 1' },
     seq_len: { value: 512, note: 'Axolotl sequence_len defaults to 512' },
-    batch_lengths: { value: 'variable', note: 'Axolotl sample_packing and pad_to_sequence_len default to off: each batch is padded to its longest sample' },
+    batch_lengths: {
+      value: 'variable',
+      note: 'Axolotl sample_packing and pad_to_sequence_len default to off: each batch is padded to its longest sample',
+    },
     gradient_checkpointing: { value: 'none', note: 'Axolotl gradient_checkpointing defaults to False' },
     optimizer: { value: 'adamw_fused', note: 'Axolotl optimizer defaults to adamw_torch_fused' },
     attention: { value: 'sdpa', note: 'transformers default attention (sdpa)' },
-    weights_dtype: { value: 'bf16', note: 'Axolotl loads the model in bf16 when bf16 is enabled (the common "auto" on Ampere+)' },
+    weights_dtype: {
+      value: 'bf16',
+      note: 'Axolotl loads the model in bf16 when bf16 is enabled (the common "auto" on Ampere+)',
+    },
     mixed_precision: { value: 'bf16', note: 'Axolotl bf16: auto becomes bf16 on Ampere and newer GPUs' },
     'lora.dtype': { value: 'fp32', note: 'PEFT upcasts adapter weights to fp32 (autocast_adapter_dtype=True)' },
     'lora.dropout': { value: 0, note: 'PEFT LoraConfig lora_dropout defaults to 0.0' },
@@ -67,23 +108,41 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.double_quant': { value: true, note: 'Axolotl QLoRA uses NF4 with double quantization' },
   },
   llamafactory: {
-    micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (LLaMA-Factory uses HF TrainingArguments)` },
+    micro_batch_size: {
+      value: 8,
+      note: `per_device_train_batch_size defaults to 8 (LLaMA-Factory uses HF TrainingArguments)`,
+    },
     gradient_accumulation_steps: { value: 1, note: 'gradient_accumulation_steps defaults to 1' },
     seq_len: { value: 2048, note: 'LLaMA-Factory cutoff_len defaults to 2048 (LLaMA-Factory@ff6d4d1 data_args.py)' },
-    batch_lengths: { value: 'variable', note: 'LLaMA-Factory packing is off except for stage pt: DataCollatorForSeq2Seq pads each batch to its longest sample' },
-    gradient_checkpointing: { value: 'full', note: 'LLaMA-Factory enables gradient checkpointing unless disable_gradient_checkpointing' },
+    batch_lengths: {
+      value: 'variable',
+      note: 'LLaMA-Factory packing is off except for stage pt: DataCollatorForSeq2Seq pads each batch to its longest sample',
+    },
+    gradient_checkpointing: {
+      value: 'full',
+      note: 'LLaMA-Factory enables gradient checkpointing unless disable_gradient_checkpointing',
+    },
     optimizer: { value: 'adamw', note: `optim defaults to adamw_torch (${HF})` },
     attention: { value: 'sdpa', note: 'LLaMA-Factory flash_attn: auto picks sdpa when flash-attn is absent' },
     'lora.r': { value: 8, note: 'LLaMA-Factory lora_rank defaults to 8' },
     'lora.dropout': { value: 0, note: 'LLaMA-Factory lora_dropout defaults to 0' },
     'lora.target_modules': { value: 'all-linear', note: 'LLaMA-Factory lora_target defaults to all' },
-    'lora.dtype': { value: 'fp32', note: 'LLaMA-Factory upcasts trainable parameters to fp32 (upcast_trainable_params)' },
-    'quantization.type': { value: 'nf4', note: 'LLaMA-Factory quantization_type defaults to nf4 with double quantization' },
+    'lora.dtype': {
+      value: 'fp32',
+      note: 'LLaMA-Factory upcasts trainable parameters to fp32 (upcast_trainable_params)',
+    },
+    'quantization.type': {
+      value: 'nf4',
+      note: 'LLaMA-Factory quantization_type defaults to nf4 with double quantization',
+    },
     'quantization.double_quant': { value: true, note: 'LLaMA-Factory double_quantization defaults to True' },
   },
   torchtune: {
     gradient_accumulation_steps: { value: 1, note: 'torchtune recipes default gradient_accumulation_steps to 1' },
-    batch_lengths: { value: 'variable', note: 'torchtune dataset.packed defaults to False: padded_collate_sft pads each batch to its longest sample' },
+    batch_lengths: {
+      value: 'variable',
+      note: 'torchtune dataset.packed defaults to False: padded_collate_sft pads each batch to its longest sample',
+    },
     gradient_checkpointing: { value: 'none', note: 'torchtune enable_activation_checkpointing defaults to False' },
     weights_dtype: { value: 'fp32', note: 'torchtune dtype defaults to fp32' },
     attention: { value: 'sdpa', note: 'torchtune attention uses torch SDPA' },
@@ -95,44 +154,107 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.double_quant': { value: true, note: 'torchao NF4 quantizes its scales' },
   },
   litgpt: {
-    micro_batch_size: { value: 1, note: `LitGPT train.micro_batch_size defaults to 1 in finetune_lora (${LITGPT}finetune/lora.py setup)` },
-    gradient_checkpointing: { value: 'none', note: `LitGPT checkpoints blocks only when it shards over several GPUs (${LITGPT}finetune/lora.py parallelize_fn)` },
-    weights_dtype: { value: 'fp32', note: `LitGPT precision defaults to bf16-mixed on a bf16 GPU: fp32 weights under autocast (${LITGPT}utils.py get_default_supported_precision)` },
-    mixed_precision: { value: 'bf16', note: `LitGPT precision defaults to bf16-mixed on a bf16 GPU (${LITGPT}utils.py get_default_supported_precision)` },
-    attention: { value: 'sdpa', note: `LitGPT's attention calls torch's scaled_dot_product_attention (${LITGPT}model.py CausalSelfAttention.scaled_dot_product_attention)` },
+    micro_batch_size: {
+      value: 1,
+      note: `LitGPT train.micro_batch_size defaults to 1 in finetune_lora (${LITGPT}finetune/lora.py setup)`,
+    },
+    gradient_checkpointing: {
+      value: 'none',
+      note: `LitGPT checkpoints blocks only when it shards over several GPUs (${LITGPT}finetune/lora.py parallelize_fn)`,
+    },
+    weights_dtype: {
+      value: 'fp32',
+      note: `LitGPT precision defaults to bf16-mixed on a bf16 GPU: fp32 weights under autocast (${LITGPT}utils.py get_default_supported_precision)`,
+    },
+    mixed_precision: {
+      value: 'bf16',
+      note: `LitGPT precision defaults to bf16-mixed on a bf16 GPU (${LITGPT}utils.py get_default_supported_precision)`,
+    },
+    attention: {
+      value: 'sdpa',
+      note: `LitGPT's attention calls torch's scaled_dot_product_attention (${LITGPT}model.py CausalSelfAttention.scaled_dot_product_attention)`,
+    },
     optimizer: { value: 'adamw', note: `LitGPT's optimizer defaults to "AdamW" (${LITGPT}finetune/lora.py setup)` },
-    loss: { value: 'chunked', note: `LitGPT computes the head in chunks of 128 positions and the cross-entropy per chunk (${LITGPT}finetune/lora.py fit, lm_head_chunk_size=128; utils.py chunked_cross_entropy)` },
+    loss: {
+      value: 'chunked',
+      note: `LitGPT computes the head in chunks of 128 positions and the cross-entropy per chunk (${LITGPT}finetune/lora.py fit, lm_head_chunk_size=128; utils.py chunked_cross_entropy)`,
+    },
     'lora.r': { value: 8, note: `LitGPT lora_r defaults to 8 (${LITGPT}finetune/lora.py setup)` },
     'lora.alpha': { value: 16, note: `LitGPT lora_alpha defaults to 16 (${LITGPT}finetune/lora.py setup)` },
     'lora.dropout': { value: 0.05, note: `LitGPT lora_dropout defaults to 0.05 (${LITGPT}finetune/lora.py setup)` },
-    'lora.target_modules': { value: ['q_proj', 'v_proj'], note: `LitGPT switches LoRA on for the query and the value only by default (${LITGPT}finetune/lora.py setup)` },
-    'lora.dtype': { value: 'model', note: 'LitGPT keeps the adapters in the precision of the model (Fabric converts the whole module)' },
+    'lora.target_modules': {
+      value: ['q_proj', 'v_proj'],
+      note: `LitGPT switches LoRA on for the query and the value only by default (${LITGPT}finetune/lora.py setup)`,
+    },
+    'lora.dtype': {
+      value: 'model',
+      note: 'LitGPT keeps the adapters in the precision of the model (Fabric converts the whole module)',
+    },
   },
   'ms-swift': {
-    micro_batch_size: { value: 1, note: `swift's per_device_train_batch_size defaults to 1 (${SWIFT}trainers/arguments.py TrainArgumentsMixin)` },
-    gradient_checkpointing: { value: 'full', note: `swift's gradient_checkpointing defaults to True (${SWIFT}trainers/arguments.py TrainArgumentsMixin)` },
-    batch_lengths: { value: 'variable', note: `swift's packing defaults to False: each batch is padded to its longest sample (${SWIFT}llm/argument/base_args/base_args.py)` },
+    micro_batch_size: {
+      value: 1,
+      note: `swift's per_device_train_batch_size defaults to 1 (${SWIFT}trainers/arguments.py TrainArgumentsMixin)`,
+    },
+    gradient_checkpointing: {
+      value: 'full',
+      note: `swift's gradient_checkpointing defaults to True (${SWIFT}trainers/arguments.py TrainArgumentsMixin)`,
+    },
+    batch_lengths: {
+      value: 'variable',
+      note: `swift's packing defaults to False: each batch is padded to its longest sample (${SWIFT}llm/argument/base_args/base_args.py)`,
+    },
     optimizer: { value: 'adamw', note: `swift leaves optim to the HF default adamw_torch (${HF})` },
-    attention: { value: 'sdpa', note: `swift's attn_impl defaults to None: the transformers default, sdpa (${SWIFT}llm/argument/base_args/model_args.py)` },
-    weights_dtype: { value: 'bf16', note: `swift's torch_dtype defaults to the dtype in the model's config (bfloat16 for most current checkpoints; a float16 or float32 checkpoint loads in that dtype) (${SWIFT}llm/argument/base_args/model_args.py _init_torch_dtype)` },
-    mixed_precision: { value: 'bf16', note: `swift turns on bf16 autocast for a bfloat16 torch_dtype, fp16 for float16 and float32 (${SWIFT}llm/argument/base_args/model_args.py _init_mixed_precision)` },
+    attention: {
+      value: 'sdpa',
+      note: `swift's attn_impl defaults to None: the transformers default, sdpa (${SWIFT}llm/argument/base_args/model_args.py)`,
+    },
+    weights_dtype: {
+      value: 'bf16',
+      note: `swift's torch_dtype defaults to the dtype in the model's config (bfloat16 for most current checkpoints; a float16 or float32 checkpoint loads in that dtype) (${SWIFT}llm/argument/base_args/model_args.py _init_torch_dtype)`,
+    },
+    mixed_precision: {
+      value: 'bf16',
+      note: `swift turns on bf16 autocast for a bfloat16 torch_dtype, fp16 for float16 and float32 (${SWIFT}llm/argument/base_args/model_args.py _init_mixed_precision)`,
+    },
     'lora.r': { value: 8, note: `swift's lora_rank defaults to 8 (${SWIFT}llm/argument/tuner_args.py)` },
     'lora.alpha': { value: 32, note: `swift's lora_alpha defaults to 32 (${SWIFT}llm/argument/tuner_args.py)` },
     'lora.dropout': { value: 0.05, note: `swift's lora_dropout defaults to 0.05 (${SWIFT}llm/argument/tuner_args.py)` },
-    'lora.target_modules': { value: 'all-linear', note: `swift's target_modules defaults to ['all-linear'] (${SWIFT}llm/argument/tuner_args.py)` },
+    'lora.target_modules': {
+      value: 'all-linear',
+      note: `swift's target_modules defaults to ['all-linear'] (${SWIFT}llm/argument/tuner_args.py)`,
+    },
     'lora.dtype': { value: 'fp32', note: 'PEFT upcasts adapter weights to fp32 (autocast_adapter_dtype=True)' },
-    'quantization.type': { value: 'nf4', note: `swift's bnb_4bit_quant_type defaults to nf4 (${SWIFT}llm/argument/base_args/quant_args.py)` },
-    'quantization.double_quant': { value: true, note: `swift's bnb_4bit_use_double_quant defaults to True (${SWIFT}llm/argument/base_args/quant_args.py)` },
+    'quantization.type': {
+      value: 'nf4',
+      note: `swift's bnb_4bit_quant_type defaults to nf4 (${SWIFT}llm/argument/base_args/quant_args.py)`,
+    },
+    'quantization.double_quant': {
+      value: true,
+      note: `swift's bnb_4bit_use_double_quant defaults to True (${SWIFT}llm/argument/base_args/quant_args.py)`,
+    },
   },
   deepspeed: {
-    micro_batch_size: { value: 1, note: 'DeepSpeed train_micro_batch_size_per_gpu defaults to 1 when no batch key is given (deepspeed/runtime/config.py)' },
+    micro_batch_size: {
+      value: 1,
+      note: 'DeepSpeed train_micro_batch_size_per_gpu defaults to 1 when no batch key is given (deepspeed/runtime/config.py)',
+    },
     gradient_accumulation_steps: { value: 1, note: 'DeepSpeed gradient_accumulation_steps defaults to 1' },
     optimizer: { value: 'adamw_fused', note: 'DeepSpeed builds FusedAdam for an "Adam/AdamW" optimizer block' },
   },
   unsloth: {
-    loss: { value: 'fused', note: 'Unsloth computes the training loss with a fused linear cross-entropy (cut-cross-entropy) that never materializes the logits when batch x length > 1024 (UNSLOTH_RETURN_LOGITS unset; unsloth/models/llama.py)' },
-    attention: { value: 'flash', note: 'Unsloth runs flash-attn or xformers attention kernels (memory linear in the sequence length)' },
-    weights_dtype: { value: 'bf16', note: 'Unsloth from_pretrained dtype=None loads bfloat16 where the GPU supports it (float16 on T4 / V100)' },
+    loss: {
+      value: 'fused',
+      note: 'Unsloth computes the training loss with a fused linear cross-entropy (cut-cross-entropy) that never materializes the logits when batch x length > 1024 (UNSLOTH_RETURN_LOGITS unset; unsloth/models/llama.py)',
+    },
+    attention: {
+      value: 'flash',
+      note: 'Unsloth runs flash-attn or xformers attention kernels (memory linear in the sequence length)',
+    },
+    weights_dtype: {
+      value: 'bf16',
+      note: 'Unsloth from_pretrained dtype=None loads bfloat16 where the GPU supports it (float16 on T4 / V100)',
+    },
     'lora.dtype': { value: 'fp32', note: "Unsloth's prepare_model_for_kbit_training keeps the LoRA weights in fp32" },
     'quantization.type': { value: 'nf4', note: 'Unsloth loads 4-bit weights as bitsandbytes NF4' },
     'quantization.double_quant': { value: true, note: 'Unsloth 4-bit loading uses double quantization' },

@@ -9,118 +9,147 @@ export interface Span {
 }
 
 export type Format =
-  | 'scenario' | 'deepspeed-json' | 'hf-python' | 'shell'
-  | 'accelerate-yaml' | 'axolotl-yaml' | 'llamafactory-yaml' | 'torchtune-yaml' | 'hf-yaml' | 'litgpt-yaml';
+  | 'scenario'
+  | 'deepspeed-json'
+  | 'hf-python'
+  | 'shell'
+  | 'accelerate-yaml'
+  | 'axolotl-yaml'
+  | 'llamafactory-yaml'
+  | 'torchtune-yaml'
+  | 'hf-yaml'
+  | 'litgpt-yaml';
 
 /**
  * The tool whose defaults apply to a fact that is absent. A DeepSpeed JSON loaded by HF Trainer is still
  * 'deepspeed' for its own keys; the launcher script or TrainingArguments say which trainer ran.
  */
-export type Tool = 'vram-lens' | 'deepspeed' | 'hf-trainer' | 'trl' | 'accelerate' | 'axolotl' | 'llamafactory' | 'torchtune' | 'litgpt' | 'torchrun' | 'peft' | 'unsloth' | 'ms-swift';
+export type Tool =
+  | 'vram-lens'
+  | 'deepspeed'
+  | 'hf-trainer'
+  | 'trl'
+  | 'accelerate'
+  | 'axolotl'
+  | 'llamafactory'
+  | 'torchtune'
+  | 'litgpt'
+  | 'torchrun'
+  | 'peft'
+  | 'unsloth'
+  | 'ms-swift';
 
 /**
  * Canonical keys: one vocabulary for every format. Values are normalized to the TrainingSetup vocabulary
  * noted next to each key (the raw text stays in `rawValue`).
  */
 export type CanonicalKey =
-  | 'model'                      // string: Hub id, directory or config.json path
-  | 'method'                     // 'full' | 'lora' | 'qlora' | 'freeze'
-  | 'loraR' | 'loraAlpha' | 'loraDropout' // numbers
-  | 'loraTargets'                // string[] | 'all-linear'
-  | 'loraModulesToSave'          // string[]
-  | 'loraTargetRegex'            // string: a PEFT target_modules str, re.fullmatch-ed against each module's full name
-  | 'loraTargetParameters'       // string[]: PEFT target_parameters (bare parameters such as fused MoE experts), Axolotl lora_target_parameters
-  | 'loraDora'                   // boolean: DoRA (PEFT use_dora, LLaMA-Factory use_dora, Axolotl peft_use_dora, torchtune use_dora)
-  | 'ia3Targets'                 // string[] (PEFT IA3Config target_modules)
-  | 'ia3Feedforward'             // string[] (PEFT IA3Config feedforward_modules)
-  | 'quantBits'                  // 4 | 8 (load_in_4bit / load_in_8bit / quantization_bit)
-  | 'quantType'                  // 'nf4' | 'fp4' | 'int8' | 'gptq' | 'awq'
-  | 'doubleQuant'                // boolean
-  | 'kbitUpcast'                 // 'none' | 'norms' | 'all': unquantized parameters of a 4/8-bit model cast to fp32
-  | 'freezeTrainableLayers'      // number
-  | 'weightsDtype'               // 'fp32' | 'bf16' | 'fp16' (dtype the model is loaded/stored in)
-  | 'bf16' | 'fp16'              // boolean: mixed-precision switches as the tool names them
-  | 'pureBf16'                   // boolean (LLaMA-Factory pure_bf16)
-  | 'mixedPrecision'             // 'none' | 'bf16' | 'fp16' | 'fp8' (Accelerate mixed_precision)
-  | 'optimizer'                  // TrainingSetup optimizer value ('adamw', 'adamw_8bit', ...) or the raw name when unknown
-  | 'galore'                     // 'galore' | 'apollo': the optimizer's gradients are projected (HF optim galore_*, LLaMA-Factory use_galore / use_apollo)
-  | 'galoreRank'                 // number: GaLore rank (HF optim_args rank=, LLaMA-Factory galore_rank)
-  | 'galoreTargets'              // string[] | 'all-linear': GaLore targets (HF optim_target_modules, LLaMA-Factory galore_target)
-  | 'galoreLayerwise'            // boolean: layer-wise GaLore (HF optim galore_*_layerwise, LLaMA-Factory galore_layerwise)
-  | 'badam'                      // 'layer' | 'ratio': BAdam block coordinate descent (LLaMA-Factory use_badam, badam_mode)
-  | 'microBatchSize'             // number
-  | 'evalBatchSize'              // number: per-device batch of the evaluation during training
-  | 'evalStrategy'               // boolean: evaluation runs during training (eval_strategy not 'no', Axolotl val_set_size > 0)
-  | 'autoFindBatchSize'          // boolean: HF Trainer auto_find_batch_size (halve the micro-batch after an out-of-memory error)
-  | 'evalKeepsLogits'            // boolean: HF Trainer gathers every eval batch's logits on the GPU (compute_metrics, no eval_accumulation_steps)
-  | 'gradientAccumulationSteps'  // number
-  | 'trainBatchSize'             // number (DeepSpeed train_batch_size, Axolotl batch_size)
-  | 'seqLen'                     // number
-  | 'batchLengths'               // 'fixed' (packed, or padded to the maximum length) | 'variable' (each batch padded to its longest sample)
-  | 'gradientCheckpointing'      // 'none' | 'full' | 'selective'
-  | 'activationOffloading'       // boolean
-  | 'tiledMlp'                   // true (shards from the sequence length) | number of shards: Axolotl tiled_mlp / tiled_mlp_num_shards
-  | 'kernels'                    // 'pytorch' | 'liger' | 'unsloth': the kernels the blocks run
-  | 'expandableSegments'         // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment
-  | 'emptyCacheSteps'            // number: HF TrainingArguments torch_empty_cache_steps
-  | 'preference'                 // preference objective: 'dpo' (paired, with a reference: a frozen copy, or the model with
-                                 // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO, CPO) | 'reward' (reward-model training: pairs, no reference)
-  | 'referenceModel'             // 'given' (an explicit reference model: TRL ref_model, LLaMA-Factory ref_model) | 'precomputed'
-  | 'rollout'                    // 'grpo' | 'rloo': online RL that generates its own completions (TRL GRPOConfig / GRPOTrainer, RLOOConfig /
-                                 // RLOOTrainer, `trl grpo|rloo`, Axolotl rl: grpo)
-  | 'promptLen'                  // number: longest prompt (TRL max_prompt_length)
-  | 'completionLen'              // number: generated tokens per completion (TRL max_completion_length)
-  | 'stepsPerGeneration'         // number: micro-batches one generation round serves (TRL steps_per_generation)
-  | 'generationBatchSize'        // number: completions per round over all GPUs (TRL generation_batch_size)
-  | 'klBeta'                     // number: KL coefficient; 0 means no reference model (TRL beta)
-  | 'cpoAlpha'                   // number: TRL CPOConfig cpo_alpha, the chosen NLL's weight; 0 skips the NLL
-  | 'rpoAlpha'                   // number: TRL DPOConfig rpo_alpha; set (even 0), DPO adds the chosen half's NLL
-  | 'head'                       // 'seq_cls': the model is loaded as a sequence classifier (from_pretrained's class, TRL RewardTrainer)
-  | 'numLabels'                  // number: labels of a sequence-classification head (from_pretrained num_labels)
-  | 'labelSmoothing'             // number: HF TrainingArguments label_smoothing_factor; above 0 the LabelSmoother replaces the model's loss
-  | 'onPolicyFraction'           // number: TRL GKD lmbda, the share of steps the student regenerates its batch
-  | 'maxNewTokens'               // number: TRL GKD max_new_tokens of an on-policy round
-  | 'numIterations'              // number: optimization passes per generated batch (TRL num_iterations)
-  | 'numGenerations'             // number: completions per prompt (TRL num_generations)
-  | 'useVllm'                    // boolean: completions generated by vLLM (TRL use_vllm)
-  | 'vllmMode'                   // 'colocate' | 'server' (TRL vllm_mode)
-  | 'vllmMemoryFraction'         // number: GPU share of a colocated vLLM engine (TRL vllm_gpu_memory_utilization)
-  | 'vllmTensorParallel'         // number: GPUs a colocated vLLM engine splits the model over (TRL vllm_tensor_parallel_size)
-  | 'vllmSleep'                  // boolean: the colocated engine sleeps while the policy trains (TRL vllm_enable_sleep_mode)
-  | 'gatherForGeneration'        // boolean: ZeRO-3 weights gathered for generation (TRL ds3_gather_for_generation)
-  | 'vllmSharedWeights'          // boolean: the colocated vLLM engine holds the weights the policy trains on (Unsloth fast_inference)
-  | 'attention'                  // 'eager' | 'sdpa' | 'flash'
-  | 'loss'                       // 'full' | 'chunked' | 'fused'
-  | 'compile'                    // boolean
-  | 'zeroStage'                  // 0 | 1 | 2 | 3
-  | 'offloadOptimizer'           // 'none' | 'cpu' | 'nvme'
-  | 'offloadParams'              // 'none' | 'cpu' | 'nvme'
-  | 'reduceBucketSize' | 'allgatherBucketSize' | 'stage3PrefetchBucketSize' | 'stage3MaxLiveParameters' | 'stage3ParamPersistenceThreshold' // numbers
-  | 'fsdp'                       // 'none' | 'full_shard' | 'shard_grad_op' | 'hybrid_shard' | 'no_shard'
-  | 'fsdpOffload'                // boolean (params + grads + optimizer to CPU)
-  | 'fsdpShardEmbeddings'        // boolean (embeddings / output head wrapped as their own FSDP units)
-  | 'optimizerInBackward'        // boolean
-  | 'gpusPerNode'                // number (torchrun --nproc_per_node, deepspeed --num_gpus)
-  | 'nodes'                      // number
-  | 'worldSize'                  // number (Accelerate num_processes: all machines)
-  | 'tensorParallel' | 'pipelineParallel' // numbers
-  | 'sequenceParallel'           // boolean
-  | 'subGroupSize'               // number: ZeRO-3 optimizer sub-group size (DeepSpeed sub_group_size)
-  | 'zeroHpzPartitionSize'       // number: ZeRO++ hpZ, GPUs that share a secondary copy of the parameters (DeepSpeed zero_hpz_partition_size)
-  | 'micsShardSize'              // number: MiCS, GPUs ZeRO-3 shards over, replicated across groups (DeepSpeed mics_shard_size)
-  | 'contextParallel'            // number: GPUs that split each sequence (Axolotl context_parallel_size / sequence_parallel_degree, Accelerate cp_size, DeepSpeed sequence_parallel_size)
-  | 'expertParallel'             // number: ranks one MoE layer's experts are split over (Axolotl expert_parallel_size)
-  | 'fsdpShardSize'              // number: GPUs in one FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config_dp_shard_size, torchtune data_parallel_shard_dim)
-  | 'vllmServerTp'               // number: GPUs one trl vllm-serve instance splits the model over (--tensor_parallel_size)
-  | 'vllmServerMemoryFraction'   // number: share of each server GPU vLLM takes (trl vllm-serve --gpu_memory_utilization)
-  | 'vllmServerMaxModelLen'      // number: longest sequence the server admits (trl vllm-serve --max_model_len)
-  | 'fp8AllGather'               // boolean: FSDP2 all-gathers the float8 linears' weights in fp8 (Axolotl fp8_enable_fsdp_float8_all_gather)
-  | 'quantizeExperts'            // boolean: the fused 3-D MoE expert parameters are quantized too (Axolotl quantize_moe_experts)
-  | 'badamUpdateRatio'           // number: BAdam ratio mode's share of each tensor updated (LLaMA-Factory badam_update_ratio)
-  | 'rewardModels'               // string[]: reward models named by Hub id (TRL GRPO reward_funcs, Axolotl trl.reward_funcs), resolved as 'model'
-  | 'teacherModel'               // string: a second resident model (torchtune knowledge distillation teacher_model, TRL GKD teacher_model_name_or_path), Hub id as 'model'
-  | 'deepspeedConfig'            // string: path of a referenced DeepSpeed JSON (or '{inline json}')
-  | 'gpu';                       // string: GPU name (scenario, settings)
+  | 'model' // string: Hub id, directory or config.json path
+  | 'method' // 'full' | 'lora' | 'qlora' | 'freeze'
+  | 'loraR'
+  | 'loraAlpha'
+  | 'loraDropout' // numbers
+  | 'loraTargets' // string[] | 'all-linear'
+  | 'loraModulesToSave' // string[]
+  | 'loraTargetRegex' // string: a PEFT target_modules str, re.fullmatch-ed against each module's full name
+  | 'loraTargetParameters' // string[]: PEFT target_parameters (bare parameters such as fused MoE experts), Axolotl lora_target_parameters
+  | 'loraDora' // boolean: DoRA (PEFT use_dora, LLaMA-Factory use_dora, Axolotl peft_use_dora, torchtune use_dora)
+  | 'ia3Targets' // string[] (PEFT IA3Config target_modules)
+  | 'ia3Feedforward' // string[] (PEFT IA3Config feedforward_modules)
+  | 'quantBits' // 4 | 8 (load_in_4bit / load_in_8bit / quantization_bit)
+  | 'quantType' // 'nf4' | 'fp4' | 'int8' | 'gptq' | 'awq'
+  | 'doubleQuant' // boolean
+  | 'kbitUpcast' // 'none' | 'norms' | 'all': unquantized parameters of a 4/8-bit model cast to fp32
+  | 'freezeTrainableLayers' // number
+  | 'weightsDtype' // 'fp32' | 'bf16' | 'fp16' (dtype the model is loaded/stored in)
+  | 'bf16'
+  | 'fp16' // boolean: mixed-precision switches as the tool names them
+  | 'pureBf16' // boolean (LLaMA-Factory pure_bf16)
+  | 'mixedPrecision' // 'none' | 'bf16' | 'fp16' | 'fp8' (Accelerate mixed_precision)
+  | 'optimizer' // TrainingSetup optimizer value ('adamw', 'adamw_8bit', ...) or the raw name when unknown
+  | 'galore' // 'galore' | 'apollo': the optimizer's gradients are projected (HF optim galore_*, LLaMA-Factory use_galore / use_apollo)
+  | 'galoreRank' // number: GaLore rank (HF optim_args rank=, LLaMA-Factory galore_rank)
+  | 'galoreTargets' // string[] | 'all-linear': GaLore targets (HF optim_target_modules, LLaMA-Factory galore_target)
+  | 'galoreLayerwise' // boolean: layer-wise GaLore (HF optim galore_*_layerwise, LLaMA-Factory galore_layerwise)
+  | 'badam' // 'layer' | 'ratio': BAdam block coordinate descent (LLaMA-Factory use_badam, badam_mode)
+  | 'microBatchSize' // number
+  | 'evalBatchSize' // number: per-device batch of the evaluation during training
+  | 'evalStrategy' // boolean: evaluation runs during training (eval_strategy not 'no', Axolotl val_set_size > 0)
+  | 'autoFindBatchSize' // boolean: HF Trainer auto_find_batch_size (halve the micro-batch after an out-of-memory error)
+  | 'evalKeepsLogits' // boolean: HF Trainer gathers every eval batch's logits on the GPU (compute_metrics, no eval_accumulation_steps)
+  | 'gradientAccumulationSteps' // number
+  | 'trainBatchSize' // number (DeepSpeed train_batch_size, Axolotl batch_size)
+  | 'seqLen' // number
+  | 'batchLengths' // 'fixed' (packed, or padded to the maximum length) | 'variable' (each batch padded to its longest sample)
+  | 'gradientCheckpointing' // 'none' | 'full' | 'selective'
+  | 'activationOffloading' // boolean
+  | 'tiledMlp' // true (shards from the sequence length) | number of shards: Axolotl tiled_mlp / tiled_mlp_num_shards
+  | 'kernels' // 'pytorch' | 'liger' | 'unsloth': the kernels the blocks run
+  | 'expandableSegments' // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment
+  | 'emptyCacheSteps' // number: HF TrainingArguments torch_empty_cache_steps
+  | 'preference' // preference objective: 'dpo' (paired, with a reference: a frozen copy, or the model with
+  // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO, CPO) | 'reward' (reward-model training: pairs, no reference)
+  | 'referenceModel' // 'given' (an explicit reference model: TRL ref_model, LLaMA-Factory ref_model) | 'precomputed'
+  | 'rollout' // 'grpo' | 'rloo': online RL that generates its own completions (TRL GRPOConfig / GRPOTrainer, RLOOConfig /
+  // RLOOTrainer, `trl grpo|rloo`, Axolotl rl: grpo)
+  | 'promptLen' // number: longest prompt (TRL max_prompt_length)
+  | 'completionLen' // number: generated tokens per completion (TRL max_completion_length)
+  | 'stepsPerGeneration' // number: micro-batches one generation round serves (TRL steps_per_generation)
+  | 'generationBatchSize' // number: completions per round over all GPUs (TRL generation_batch_size)
+  | 'klBeta' // number: KL coefficient; 0 means no reference model (TRL beta)
+  | 'cpoAlpha' // number: TRL CPOConfig cpo_alpha, the chosen NLL's weight; 0 skips the NLL
+  | 'rpoAlpha' // number: TRL DPOConfig rpo_alpha; set (even 0), DPO adds the chosen half's NLL
+  | 'head' // 'seq_cls': the model is loaded as a sequence classifier (from_pretrained's class, TRL RewardTrainer)
+  | 'numLabels' // number: labels of a sequence-classification head (from_pretrained num_labels)
+  | 'labelSmoothing' // number: HF TrainingArguments label_smoothing_factor; above 0 the LabelSmoother replaces the model's loss
+  | 'onPolicyFraction' // number: TRL GKD lmbda, the share of steps the student regenerates its batch
+  | 'maxNewTokens' // number: TRL GKD max_new_tokens of an on-policy round
+  | 'numIterations' // number: optimization passes per generated batch (TRL num_iterations)
+  | 'numGenerations' // number: completions per prompt (TRL num_generations)
+  | 'useVllm' // boolean: completions generated by vLLM (TRL use_vllm)
+  | 'vllmMode' // 'colocate' | 'server' (TRL vllm_mode)
+  | 'vllmMemoryFraction' // number: GPU share of a colocated vLLM engine (TRL vllm_gpu_memory_utilization)
+  | 'vllmTensorParallel' // number: GPUs a colocated vLLM engine splits the model over (TRL vllm_tensor_parallel_size)
+  | 'vllmSleep' // boolean: the colocated engine sleeps while the policy trains (TRL vllm_enable_sleep_mode)
+  | 'gatherForGeneration' // boolean: ZeRO-3 weights gathered for generation (TRL ds3_gather_for_generation)
+  | 'vllmSharedWeights' // boolean: the colocated vLLM engine holds the weights the policy trains on (Unsloth fast_inference)
+  | 'attention' // 'eager' | 'sdpa' | 'flash'
+  | 'loss' // 'full' | 'chunked' | 'fused'
+  | 'compile' // boolean
+  | 'zeroStage' // 0 | 1 | 2 | 3
+  | 'offloadOptimizer' // 'none' | 'cpu' | 'nvme'
+  | 'offloadParams' // 'none' | 'cpu' | 'nvme'
+  | 'reduceBucketSize'
+  | 'allgatherBucketSize'
+  | 'stage3PrefetchBucketSize'
+  | 'stage3MaxLiveParameters'
+  | 'stage3ParamPersistenceThreshold' // numbers
+  | 'fsdp' // 'none' | 'full_shard' | 'shard_grad_op' | 'hybrid_shard' | 'no_shard'
+  | 'fsdpOffload' // boolean (params + grads + optimizer to CPU)
+  | 'fsdpShardEmbeddings' // boolean (embeddings / output head wrapped as their own FSDP units)
+  | 'optimizerInBackward' // boolean
+  | 'gpusPerNode' // number (torchrun --nproc_per_node, deepspeed --num_gpus)
+  | 'nodes' // number
+  | 'worldSize' // number (Accelerate num_processes: all machines)
+  | 'tensorParallel'
+  | 'pipelineParallel' // numbers
+  | 'sequenceParallel' // boolean
+  | 'subGroupSize' // number: ZeRO-3 optimizer sub-group size (DeepSpeed sub_group_size)
+  | 'zeroHpzPartitionSize' // number: ZeRO++ hpZ, GPUs that share a secondary copy of the parameters (DeepSpeed zero_hpz_partition_size)
+  | 'micsShardSize' // number: MiCS, GPUs ZeRO-3 shards over, replicated across groups (DeepSpeed mics_shard_size)
+  | 'contextParallel' // number: GPUs that split each sequence (Axolotl context_parallel_size / sequence_parallel_degree, Accelerate cp_size, DeepSpeed sequence_parallel_size)
+  | 'expertParallel' // number: ranks one MoE layer's experts are split over (Axolotl expert_parallel_size)
+  | 'fsdpShardSize' // number: GPUs in one FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config_dp_shard_size, torchtune data_parallel_shard_dim)
+  | 'vllmServerTp' // number: GPUs one trl vllm-serve instance splits the model over (--tensor_parallel_size)
+  | 'vllmServerMemoryFraction' // number: share of each server GPU vLLM takes (trl vllm-serve --gpu_memory_utilization)
+  | 'vllmServerMaxModelLen' // number: longest sequence the server admits (trl vllm-serve --max_model_len)
+  | 'fp8AllGather' // boolean: FSDP2 all-gathers the float8 linears' weights in fp8 (Axolotl fp8_enable_fsdp_float8_all_gather)
+  | 'quantizeExperts' // boolean: the fused 3-D MoE expert parameters are quantized too (Axolotl quantize_moe_experts)
+  | 'badamUpdateRatio' // number: BAdam ratio mode's share of each tensor updated (LLaMA-Factory badam_update_ratio)
+  | 'rewardModels' // string[]: reward models named by Hub id (TRL GRPO reward_funcs, Axolotl trl.reward_funcs), resolved as 'model'
+  | 'teacherModel' // string: a second resident model (torchtune knowledge distillation teacher_model, TRL GKD teacher_model_name_or_path), Hub id as 'model'
+  | 'deepspeedConfig' // string: path of a referenced DeepSpeed JSON (or '{inline json}')
+  | 'gpu'; // string: GPU name (scenario, settings)
 
 export type FactValue = string | number | boolean | null | readonly string[];
 
@@ -187,24 +216,48 @@ export function expandableSegmentsOf(conf: string): boolean {
 
 /** A 'not-modeled' message for an objective of UNMODELED_OBJECTIVES. */
 export function notModeled(name: string, objective: string): Message {
-  return msg('{0}: {1} are not modeled; the estimate covers the training step of the policy only', name, UNMODELED_OBJECTIVES[objective] ?? objective);
+  return msg(
+    '{0}: {1} are not modeled; the estimate covers the training step of the policy only',
+    name,
+    UNMODELED_OBJECTIVES[objective] ?? objective,
+  );
 }
 
 /** A 'not-modeled' message for OnlineDPOTrainer's reward_model argument: a model object loaded elsewhere (not counted). */
 export function rewardModelObjectNotCounted(): Message {
-  return msg('{0}: a reward model is loaded on every GPU and scores each micro-step\'s completions, but which model it is is not known here, so its weights and forward are not counted; name it by Hub id (OnlineDPOConfig reward_model_path)', 'reward_model');
+  return msg(
+    "{0}: a reward model is loaded on every GPU and scores each micro-step's completions, but which model it is is not known here, so its weights and forward are not counted; name it by Hub id (OnlineDPOConfig reward_model_path)",
+    'reward_model',
+  );
 }
 
 /** A 'not-modeled' message for a GRPO reward model named by a Hub id that could not be resolved (not counted). */
 export function rewardModelNotCounted(name: string, reason: string, key = 'reward_funcs'): Message {
-  return msg('{0}: a reward model ({1}) is loaded on every GPU, but it is not known, so its weights and forward are not counted: {2}', key, name, reason);
+  return msg(
+    '{0}: a reward model ({1}) is loaded on every GPU, but it is not known, so its weights and forward are not counted: {2}',
+    key,
+    name,
+    reason,
+  );
 }
 
 export type ProblemCode =
   | 'not-modeled'
-  | 'syntax-error' | 'strict-json-comments' | 'duplicate-key' | 'unknown-key' | 'invalid-value' | 'unresolved-auto'
-  | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero' | 'deprecated-key' | 'reference-not-found'
-  | 'unknown-model' | 'placeholder' | 'not-static' | 'not-analyzed';
+  | 'syntax-error'
+  | 'strict-json-comments'
+  | 'duplicate-key'
+  | 'unknown-key'
+  | 'invalid-value'
+  | 'unresolved-auto'
+  | 'batch-size-mismatch'
+  | 'conflicting-precision'
+  | 'offload-needs-zero'
+  | 'deprecated-key'
+  | 'reference-not-found'
+  | 'unknown-model'
+  | 'placeholder'
+  | 'not-static'
+  | 'not-analyzed';
 
 /** Problems kept per file (a broken file reports its first ones; fixing them shows the next). */
 export const MAX_PROBLEMS = 100;
@@ -280,7 +333,8 @@ export interface ConfigFacts {
   readonly tools: readonly Tool[];
 }
 
-export const isUnknown = (v: Fact['value']): v is Unknown => typeof v === 'object' && v !== null && !Array.isArray(v) && 'unknown' in v;
+export const isUnknown = (v: Fact['value']): v is Unknown =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && 'unknown' in v;
 
 export function emptyFacts(format: Format): ConfigFacts {
   return { format, facts: [], problems: [], references: [], tools: [] };
@@ -291,7 +345,10 @@ export function emptyFacts(format: Format): ConfigFacts {
  * "no" means no evaluation; "steps" and "epoch" run it during training. Undefined for anything else.
  */
 export function evaluationOn(raw: string): boolean | undefined {
-  const s = raw.trim().toLowerCase().replace(/^intervalstrategy\./, '');
+  const s = raw
+    .trim()
+    .toLowerCase()
+    .replace(/^intervalstrategy\./, '');
   return s === 'no' ? false : s === 'steps' || s === 'epoch' ? true : undefined;
 }
 /** HF `optim` names of GaLore (transformers OptimizerNames: galore_adamw, galore_adamw_8bit, galore_adafactor, *_layerwise). */
@@ -308,7 +365,11 @@ export function galoreRankOf(optimArgs: string): number | undefined {
 
 /** Maps an optimizer name of any tool (HF `optim`, DeepSpeed optimizer.type, torchtune _component_) to the setup vocabulary. */
 export function normalizeOptimizer(raw: string): string {
-  const n = raw.toLowerCase().replace(/^torch\.optim\./, '').replace(/^bitsandbytes\.optim\./, '').replace(/^bnb\.optim\./, '');
+  const n = raw
+    .toLowerCase()
+    .replace(/^torch\.optim\./, '')
+    .replace(/^bitsandbytes\.optim\./, '')
+    .replace(/^bnb\.optim\./, '');
   // torchao's 4-bit AdamW (HF optim adamw_torch_4bit, torchao.optim.AdamW4bit); bitsandbytes has no 4-bit optimizer.
   if (/adamw?.*4bit/.test(n)) return 'adamw_4bit';
   if (/paged.*adamw?.*8bit|pagedadamw8bit/.test(n)) return 'paged_adamw_8bit';

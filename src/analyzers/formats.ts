@@ -7,12 +7,23 @@ import type { Syntax } from './guards';
 import { analyzeHfPython } from './hf-python';
 import { isScenarioFile } from './scenario';
 import { analyzeShell } from './shell';
-import { analyzeAccelerateYaml, analyzeAxolotlYaml, analyzeHfYaml, analyzeLitgptYaml, analyzeLlamaFactoryYaml, analyzeTorchtuneYaml, detectYamlFormat } from './yaml';
+import {
+  analyzeAccelerateYaml,
+  analyzeAxolotlYaml,
+  analyzeHfYaml,
+  analyzeLitgptYaml,
+  analyzeLlamaFactoryYaml,
+  analyzeTorchtuneYaml,
+  detectYamlFormat,
+} from './yaml';
 
-const DS_KEYS = /"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|zero_allow_untested_optimizer|bf16|fp16|steps_per_print|gradient_clipping)"\s*:/;
+const DS_KEYS =
+  /"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|zero_allow_untested_optimizer|bf16|fp16|steps_per_print|gradient_clipping)"\s*:/;
 // A name, or a call whose opening parenthesis may be followed by anything (a newline, a quote).
-const PY_TRAINING = /\b(?:TrainingArguments|Seq2SeqTrainingArguments|LoraConfig|BitsAndBytesConfig|HfArgumentParser|TrlParser)\b|\b(?:[A-Z][A-Za-z]*Config|from_pretrained|get_peft_model)\s*\(/;
-const SHELL_LAUNCH = /\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|llamafactory-cli|axolotl|tune\s+run|trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|litgpt\s+(finetune\w*|pretrain)|python3?\s+\S+\.py|srun|mpirun)\b/;
+const PY_TRAINING =
+  /\b(?:TrainingArguments|Seq2SeqTrainingArguments|LoraConfig|BitsAndBytesConfig|HfArgumentParser|TrlParser)\b|\b(?:[A-Z][A-Za-z]*Config|from_pretrained|get_peft_model)\s*\(/;
+const SHELL_LAUNCH =
+  /\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|llamafactory-cli|axolotl|tune\s+run|trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|litgpt\s+(finetune\w*|pretrain)|python3?\s+\S+\.py|srun|mpirun)\b/;
 
 function baseName(fileName: string): string {
   const i = Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\'));
@@ -27,7 +38,11 @@ export class DetectionInput {
   readonly ext: string;
   private yaml?: { readonly format: Format | undefined };
 
-  constructor(readonly fileName: string, readonly text: string, readonly languageId?: string) {
+  constructor(
+    readonly fileName: string,
+    readonly text: string,
+    readonly languageId?: string,
+  ) {
     this.name = baseName(fileName);
     this.ext = this.name.includes('.') ? this.name.slice(this.name.lastIndexOf('.') + 1) : '';
   }
@@ -54,17 +69,32 @@ export interface FormatSpec {
 }
 
 const yamlFormat = (format: Format, tool: Tool, analyze: (text: string) => ConfigFacts): FormatSpec => ({
-  syntax: 'yaml', tool, detect: (file) => file.yamlFormat === format, analyze,
+  syntax: 'yaml',
+  tool,
+  detect: (file) => file.yamlFormat === format,
+  analyze,
 });
 
 export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   // *.vram.yaml / *.vram.json scenario files have their own reader (scenario.ts analyzeScenario), found by name.
-  scenario: { syntax: 'yaml', tool: 'vram-lens', detect: (file) => isScenarioFile(file.name), analyze: () => emptyFacts('scenario') },
+  scenario: {
+    syntax: 'yaml',
+    tool: 'vram-lens',
+    detect: (file) => isScenarioFile(file.name),
+    analyze: () => emptyFacts('scenario'),
+  },
   'deepspeed-json': {
-    syntax: 'json', tool: 'deepspeed', analyze: analyzeDeepSpeedJson,
+    syntax: 'json',
+    tool: 'deepspeed',
+    analyze: analyzeDeepSpeedJson,
     detect: (file) => /^ds_?config|deepspeed|zero[0-3]?/.test(file.name) || DS_KEYS.test(file.text.slice(0, 200_000)),
   },
-  'hf-python': { syntax: 'python', tool: 'hf-trainer', detect: (file) => PY_TRAINING.test(file.text), analyze: analyzeHfPython },
+  'hf-python': {
+    syntax: 'python',
+    tool: 'hf-trainer',
+    detect: (file) => PY_TRAINING.test(file.text),
+    analyze: analyzeHfPython,
+  },
   shell: { syntax: 'shell', tool: 'torchrun', detect: (file) => SHELL_LAUNCH.test(file.text), analyze: analyzeShell },
   'accelerate-yaml': yamlFormat('accelerate-yaml', 'accelerate', analyzeAccelerateYaml),
   'axolotl-yaml': yamlFormat('axolotl-yaml', 'axolotl', analyzeAxolotlYaml),
@@ -79,9 +109,26 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
  * holds decides, and only that syntax's formats are tried. A file no claim takes is not a training config.
  */
 export const SYNTAX_CLAIMS: ReadonlyArray<readonly [Syntax, (file: DetectionInput) => boolean]> = [
-  ['json', (f) => f.ext === 'json' || f.ext === 'jsonc' || f.ext === 'conf' || f.ext === 'hjson' || f.languageId === 'json' || f.languageId === 'jsonc'],
+  [
+    'json',
+    (f) =>
+      f.ext === 'json' ||
+      f.ext === 'jsonc' ||
+      f.ext === 'conf' ||
+      f.ext === 'hjson' ||
+      f.languageId === 'json' ||
+      f.languageId === 'jsonc',
+  ],
   ['python', (f) => f.ext === 'py' || f.languageId === 'python'],
-  ['shell', (f) => f.ext === 'sh' || f.ext === 'bash' || f.ext === 'slurm' || f.ext === 'sbatch' || f.languageId === 'shellscript'
-    || /^#!.*\b(ba)?sh\b/.test(f.text)],
+  [
+    'shell',
+    (f) =>
+      f.ext === 'sh' ||
+      f.ext === 'bash' ||
+      f.ext === 'slurm' ||
+      f.ext === 'sbatch' ||
+      f.languageId === 'shellscript' ||
+      /^#!.*\b(ba)?sh\b/.test(f.text),
+  ],
   ['yaml', (f) => f.ext === 'yaml' || f.ext === 'yml' || f.languageId === 'yaml'],
 ];

@@ -10,7 +10,12 @@ export { MAX_PROBLEMS };
  * KB, YAML configs and launch scripts tens of KB, the longest training scripts a few hundred KB), low enough that any
  * text within them is analyzed in well under a second.
  */
-export const MAX_ANALYZED_CHARS: Readonly<Record<Syntax, number>> = { json: 256 * 1024, yaml: 512 * 1024, shell: 512 * 1024, python: 1024 * 1024 };
+export const MAX_ANALYZED_CHARS: Readonly<Record<Syntax, number>> = {
+  json: 256 * 1024,
+  yaml: 512 * 1024,
+  shell: 512 * 1024,
+  python: 1024 * 1024,
+};
 /** Bracket nesting above which a file is not analyzed. */
 export const MAX_NESTING = 100;
 
@@ -52,7 +57,7 @@ function lineEnd(text: string, i: number): number {
  * than MAX_NESTING entries or is indented by more than 4 x MAX_NESTING columns, or undefined.
  */
 function yamlBlockTooDeep(text: string): number | undefined {
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let i = start;
     while (text[i] === ' ') i++;
     if (i - start > 4 * MAX_NESTING) return start;
@@ -77,7 +82,7 @@ export function tooDeep(text: string, syntax: Syntax): number | undefined {
   const open = OPENERS[syntax];
   const close = CLOSERS[syntax];
   let depth = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const skipped = skipQuoted(text, i, syntax);
     if (skipped !== undefined) {
       i = Math.max(skipped, i + 1);
@@ -95,20 +100,40 @@ export function tooDeep(text: string, syntax: Syntax): number | undefined {
 export function notAnalyzed(text: string, syntax: Syntax): ParseProblem | undefined {
   const limit = MAX_ANALYZED_CHARS[syntax];
   if (text.length > limit) {
-    const size = (n: number): string => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.round(n / 1024)} KiB`);
-    return { code: 'not-analyzed', severity: 'warning', span: { start: 0, end: Math.min(1, text.length) },
-      ...msg('this file is not analyzed: it has {0} of text, and VRAM Lens reads configs like it up to {1}', size(text.length), size(limit)) };
+    const size = (n: number): string =>
+      n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.round(n / 1024)} KiB`;
+    return {
+      code: 'not-analyzed',
+      severity: 'warning',
+      span: { start: 0, end: Math.min(1, text.length) },
+      ...msg(
+        'this file is not analyzed: it has {0} of text, and VRAM Lens reads configs like it up to {1}',
+        size(text.length),
+        size(limit),
+      ),
+    };
   }
   const at = tooDeep(text, syntax);
   if (at === undefined) return undefined;
-  return { code: 'not-analyzed', severity: 'warning', span: { start: at, end: at + 1 },
-    ...msg('this file is not analyzed: it nests deeper than {0} levels here', MAX_NESTING) };
+  return {
+    code: 'not-analyzed',
+    severity: 'warning',
+    span: { start: at, end: at + 1 },
+    ...msg('this file is not analyzed: it nests deeper than {0} levels here', MAX_NESTING),
+  };
 }
 
 /** The first MAX_PROBLEMS problems, and one more that says the rest is left out. */
 export function capProblems(problems: readonly ParseProblem[]): readonly ParseProblem[] {
   if (problems.length <= MAX_PROBLEMS) return problems;
   const last = problems[MAX_PROBLEMS - 1];
-  return [...problems.slice(0, MAX_PROBLEMS), { code: 'syntax-error', severity: 'info', span: last.span,
-    ...msg('more problems in this file are not shown; fix the ones above first') }];
+  return [
+    ...problems.slice(0, MAX_PROBLEMS),
+    {
+      code: 'syntax-error',
+      severity: 'info',
+      span: last.span,
+      ...msg('more problems in this file are not shown; fix the ones above first'),
+    },
+  ];
 }

@@ -28,7 +28,13 @@ export function heredocs(text: string): Heredoc[] {
     const close = new RegExp(`^${m[1] ? '\\t*' : ''}${m[3]}[ \\t]*$`, 'm');
     const rest = text.slice(bodyStart);
     const end = rest.search(close);
-    out.push({ line, column: m.index - lineStart + 1, offset: m.index, delimiter: m[3], body: end < 0 ? rest : rest.slice(0, end) });
+    out.push({
+      line,
+      column: m.index - lineStart + 1,
+      offset: m.index,
+      delimiter: m[3],
+      body: end < 0 ? rest : rest.slice(0, end),
+    });
     re.lastIndex = end < 0 ? text.length : bodyStart + end;
   }
   return out;

@@ -5,9 +5,14 @@ import { msg, type Message } from './facts';
 
 /** One template per expected type, so that translations need no English words filled in. */
 const TYPE_TEMPLATES: Readonly<Record<string, string>> = {
-  number: '{0} must be a number (found {1})', int: '{0} must be a whole number (found {1})', bigint: '{0} must be a whole number (found {1})',
-  string: '{0} must be text (found {1})', boolean: '{0} must be true or false (found {1})', array: '{0} must be a list (found {1})',
-  object: '{0} must be a mapping (found {1})', record: '{0} must be a mapping (found {1})',
+  number: '{0} must be a number (found {1})',
+  int: '{0} must be a whole number (found {1})',
+  bigint: '{0} must be a whole number (found {1})',
+  string: '{0} must be text (found {1})',
+  boolean: '{0} must be true or false (found {1})',
+  array: '{0} must be a list (found {1})',
+  object: '{0} must be a mapping (found {1})',
+  record: '{0} must be a mapping (found {1})',
 };
 
 /** A value as it is shown in a message: what the user wrote when known, else a short rendering of the parsed value. */
@@ -32,10 +37,18 @@ export function describeSetupIssue(issue: z.core.$ZodIssue, where: string, value
   const found = shownValue(value, written);
   switch (issue.code) {
     case 'invalid_value':
-      return msg('{0} must be one of {1} (found {2})', where, issue.values.map((v) => JSON.stringify(v)).join(', '), found);
+      return msg(
+        '{0} must be one of {1} (found {2})',
+        where,
+        issue.values.map((v) => JSON.stringify(v)).join(', '),
+        found,
+      );
     case 'invalid_type':
-      if (issue.expected === 'number' && typeof value === 'number') return msg('{0} must be a finite number (found {1})', where, found);
-      return TYPE_TEMPLATES[issue.expected] ? msg(TYPE_TEMPLATES[issue.expected], where, found) : msg('{0} has an invalid value (found {1})', where, found);
+      if (issue.expected === 'number' && typeof value === 'number')
+        return msg('{0} must be a finite number (found {1})', where, found);
+      return TYPE_TEMPLATES[issue.expected]
+        ? msg(TYPE_TEMPLATES[issue.expected], where, found)
+        : msg('{0} has an invalid value (found {1})', where, found);
     case 'too_small':
       return issue.inclusive === false
         ? msg('{0} must be greater than {1} (found {2})', where, limit(issue.minimum), found)

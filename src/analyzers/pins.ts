@@ -18,7 +18,12 @@ export interface Pins {
 }
 
 /** Dependency files looked for, in this order, in the config's folder and then in the folders above it. */
-export const DEPENDENCY_FILES: readonly string[] = ['requirements.txt', 'pyproject.toml', 'environment.yml', 'environment.yaml'];
+export const DEPENDENCY_FILES: readonly string[] = [
+  'requirements.txt',
+  'pyproject.toml',
+  'environment.yml',
+  'environment.yaml',
+];
 /** How many folders above the config's are searched. */
 export const PARENT_LEVELS = 2;
 
@@ -28,7 +33,8 @@ const VERSION = /^\d+\.\d+(\.\d+)?/;
 export function findPins(text: string): Pins {
   const out: { transformers?: Pin; torch?: Pin; torchao?: Pin } = {};
   // A requirement: the name, optional extras, then comma-separated specifiers up to the end of the requirement.
-  const re = /(^|[\s"'[,])(transformers|torchao|torch)(\[[^\]]*\])?\s*((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+\s*,?\s*)+)/gm;
+  const re =
+    /(^|[\s"'[,])(transformers|torchao|torch)(\[[^\]]*\])?\s*((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+\s*,?\s*)+)/gm;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const name = m[2] as 'transformers' | 'torch' | 'torchao';
     if (out[name]) continue;

@@ -5,7 +5,16 @@
 import { bundledFileName, bundledNote, findBundledDeepspeed } from './deepspeed-json/bundled';
 import { analyzeAs, detectFormat } from './detect';
 import { DEPENDENCY_FILES, findPins, PARENT_LEVELS } from './pins';
-import { isUnknown, msg, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type Format, type Reference } from './facts';
+import {
+  isUnknown,
+  msg,
+  type CanonicalKey,
+  type ConfigFacts,
+  type Fact,
+  type FactValue,
+  type Format,
+  type Reference,
+} from './facts';
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve';
 import { analyzeScenario, ScenarioSchema, type Location, type Problem, type ScenarioFacts } from './scenario';
@@ -33,11 +42,16 @@ export interface FileReader {
 }
 
 /** The first place a reference is found at (or its place beside the file when it is nowhere), and whether it was beside it. */
-export function findReference(reader: FileReader, fromFile: string, relative: string): { path: string; text?: string; above: boolean; up: number } {
+export function findReference(
+  reader: FileReader,
+  fromFile: string,
+  relative: string,
+): { path: string; text?: string; above: boolean; up: number } {
   const places = reader.lookup?.(fromFile, relative) ?? [reader.join(fromFile, relative)];
   for (let k = 0; k < places.length; k++) {
     const text = reader.read(places[k]);
-    if (text !== undefined || reader.refusal?.(places[k]) !== undefined) return { path: places[k], text, above: k > 0, up: k };
+    if (text !== undefined || reader.refusal?.(places[k]) !== undefined)
+      return { path: places[k], text, above: k > 0, up: k };
   }
   return { path: places[0] ?? reader.join(fromFile, relative), above: false, up: 0 };
 }
@@ -63,8 +77,15 @@ export interface PipelineResult {
 const MAX_DEPTH = 3;
 
 /** Analyzes the given files and everything they reference. */
-export function collectFiles(inputs: readonly InputFile[], reader: FileReader): {
-  files: AnalyzedFile[]; scenarios: ScenarioFacts[]; problems: Problem[]; unrecognized: string[]; missingScripts: MissingScript[];
+export function collectFiles(
+  inputs: readonly InputFile[],
+  reader: FileReader,
+): {
+  files: AnalyzedFile[];
+  scenarios: ScenarioFacts[];
+  problems: Problem[];
+  unrecognized: string[];
+  missingScripts: MissingScript[];
 } {
   const missingScripts: MissingScript[] = [];
   const files: AnalyzedFile[] = [];
@@ -72,8 +93,16 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
   const problems: Problem[] = [];
   const unrecognized: string[] = [];
   const seen = new Set<string>();
-  const visit = (file: string, text: string, role: FileRole, depth: number, languageId?: string, forced?: Format, origin?: AnalyzedFile['origin'],
-    scriptArgs?: Reference['args']): void => {
+  const visit = (
+    file: string,
+    text: string,
+    role: FileRole,
+    depth: number,
+    languageId?: string,
+    forced?: Format,
+    origin?: AnalyzedFile['origin'],
+    scriptArgs?: Reference['args'],
+  ): void => {
     if (seen.has(file)) return;
     seen.add(file);
     const format = forced ?? detectFormat(file, text, languageId);
@@ -93,11 +122,18 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
     for (const ref of facts.references) {
       const at = locateOffset(file, text, ref.span.start, ref.span.end);
       if (/^\s*\{/.test(ref.path)) {
-        visit(`${file}#inline-deepspeed`, ref.path, 'referenced', depth + 1, undefined, 'deepspeed-json', { kind: 'inline' });
+        visit(`${file}#inline-deepspeed`, ref.path, 'referenced', depth + 1, undefined, 'deepspeed-json', {
+          kind: 'inline',
+        });
         continue;
       }
       if (/[$`]|\{\{/.test(ref.path) || ref.path.startsWith('<')) {
-        problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...msg('the referenced file \'{0}\' depends on a variable and cannot be followed statically', ref.path) });
+        problems.push({
+          ...at,
+          severity: 'warning',
+          code: 'reference-not-found',
+          ...msg("the referenced file '{0}' depends on a variable and cannot be followed statically", ref.path),
+        });
         continue;
       }
       const found = findReference(reader, file, ref.path);
@@ -119,25 +155,56 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
       }
       if (found.above && t !== undefined) problems.push(foundAbove(at, ref.path, found.up));
       // A DeepSpeed config that Axolotl or LLaMA-Factory ships, named as their examples do, read as published.
-      const bundled = t === undefined && !refusal && ref.kind === 'deepspeed' ? findBundledDeepspeed(ref.path, format) : undefined;
+      const bundled =
+        t === undefined && !refusal && ref.kind === 'deepspeed' ? findBundledDeepspeed(ref.path, format) : undefined;
       if (bundled) {
-        visit(bundledFileName(bundled), JSON.stringify(bundled.config, null, 2), 'referenced', depth + 1, undefined, 'deepspeed-json', { kind: 'bundled', ...bundledNote(bundled) });
+        visit(
+          bundledFileName(bundled),
+          JSON.stringify(bundled.config, null, 2),
+          'referenced',
+          depth + 1,
+          undefined,
+          'deepspeed-json',
+          { kind: 'bundled', ...bundledNote(bundled) },
+        );
         continue;
       }
       if (refusal) {
-        problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...msg('the referenced file {0} is not read: {1}', ref.path, refusal) });
+        problems.push({
+          ...at,
+          severity: 'warning',
+          code: 'reference-not-found',
+          ...msg('the referenced file {0} is not read: {1}', ref.path, refusal),
+        });
         continue;
       }
       if (t === undefined) {
-        problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...msg('referenced file not found: {0} (looked for {1})', ref.path, target) });
+        problems.push({
+          ...at,
+          severity: 'warning',
+          code: 'reference-not-found',
+          ...msg('referenced file not found: {0} (looked for {1})', ref.path, target),
+        });
         continue;
       }
       const notDeepspeed = ref.kind === 'deepspeed' ? notADeepspeedConfig(t) : undefined;
       if (notDeepspeed) {
-        problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...msg('the referenced file {0} is not a DeepSpeed config ({1}); it is not read', ref.path, notDeepspeed) });
+        problems.push({
+          ...at,
+          severity: 'warning',
+          code: 'reference-not-found',
+          ...msg('the referenced file {0} is not a DeepSpeed config ({1}); it is not read', ref.path, notDeepspeed),
+        });
         continue;
       }
-      visit(target, t, ref.kind === 'deepspeed' ? 'referenced' : 'config', depth + 1, undefined, ref.kind === 'deepspeed' ? 'deepspeed-json' : undefined);
+      visit(
+        target,
+        t,
+        ref.kind === 'deepspeed' ? 'referenced' : 'config',
+        depth + 1,
+        undefined,
+        ref.kind === 'deepspeed' ? 'deepspeed-json' : undefined,
+      );
     }
   };
   for (const i of inputs) visit(i.file, i.text, 'config', 0, i.languageId);
@@ -145,8 +212,17 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
 }
 
 /** Keys whose value is a number, and keys whose value is a switch, when a script's option gives them. */
-const NUMBER_KEYS = new Set<CanonicalKey>(['microBatchSize', 'gradientAccumulationSteps', 'seqLen', 'loraR', 'loraAlpha', 'evalBatchSize',
-  'trainBatchSize', 'quantBits', 'zeroStage']);
+const NUMBER_KEYS = new Set<CanonicalKey>([
+  'microBatchSize',
+  'gradientAccumulationSteps',
+  'seqLen',
+  'loraR',
+  'loraAlpha',
+  'evalBatchSize',
+  'trainBatchSize',
+  'quantBits',
+  'zeroStage',
+]);
 const SWITCH_KEYS = new Set<CanonicalKey>(['bf16', 'fp16', 'gradientCheckpointing', 'pureBf16']);
 
 /**
@@ -163,15 +239,21 @@ function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['args']>
     // The script's default already stands where the launch line passes nothing.
     if (scriptDefault && !passed) return f;
     if (passed && passed.value === null) {
-      return scriptDefault ? { ...f, value: { unknown: `--${f.fromArg.name} is passed from a variable the launch line does not set` } } : f;
+      return scriptDefault
+        ? { ...f, value: { unknown: `--${f.fromArg.name} is passed from a variable the launch line does not set` } }
+        : f;
     }
-    const text = passed ? passed.value ?? 'True' : f.fromArg.default;
+    const text = passed ? (passed.value ?? 'True') : f.fromArg.default;
     const v = text === undefined ? undefined : optionValue(f.key, text);
     if (v === undefined) {
       // The launch line overrides the script's default with a value not read here: unknown, not the default.
-      return scriptDefault && passed ? { ...f, value: { unknown: `--${f.fromArg.name} ${passed.value ?? ''} on the launch line is not read` } } : f;
+      return scriptDefault && passed
+        ? { ...f, value: { unknown: `--${f.fromArg.name} ${passed.value ?? ''} on the launch line is not read` } }
+        : f;
     }
-    const how = passed ? `--${f.fromArg.name} on the launch line` : `the default of --${f.fromArg.name} (line ${f.fromArg.line})`;
+    const how = passed
+      ? `--${f.fromArg.name} on the launch line`
+      : `the default of --${f.fromArg.name} (line ${f.fromArg.line})`;
     return { ...f, value: v, rawValue: `${f.rawValue} = ${(text ?? '').trim()}, ${how}` };
   });
   return { ...facts, facts: out };
@@ -194,9 +276,21 @@ export interface MissingScript extends Location {
 }
 
 function foundAbove(at: Location, written: string, up: number): Problem {
-  const rel = `${'../'.repeat(up)}${written.trim().replace(/^['"]|['"]$/g, '').replace(/^\.\//, '')}`;
-  return { ...at, severity: 'info', code: 'reference-found-above',
-    ...msg('{0} is not beside this file: read {1}, the path from {2} folder(s) up (the script runs from there, as from a repository root)', written, rel, up) };
+  const rel = `${'../'.repeat(up)}${written
+    .trim()
+    .replace(/^['"]|['"]$/g, '')
+    .replace(/^\.\//, '')}`;
+  return {
+    ...at,
+    severity: 'info',
+    code: 'reference-found-above',
+    ...msg(
+      '{0} is not beside this file: read {1}, the path from {2} folder(s) up (the script runs from there, as from a repository root)',
+      written,
+      rel,
+      up,
+    ),
+  };
 }
 
 /**
@@ -223,7 +317,12 @@ function nextLine(text: string, from: number): number {
 }
 
 /** The whole path: files -> facts -> TrainingSetup with provenance and located problems. */
-export function runPipeline(inputs: readonly InputFile[], reader: FileReader, overrides: Overrides, resolver: ModelResolver = catalogResolver): PipelineResult {
+export function runPipeline(
+  inputs: readonly InputFile[],
+  reader: FileReader,
+  overrides: Overrides,
+  resolver: ModelResolver = catalogResolver,
+): PipelineResult {
   return withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader);
 }
 
@@ -237,7 +336,11 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
   let setup = r.setup;
   // torchao's version matters for torchtune's NF4 weights (torchao NF4Tensor); other trainers quantize with bitsandbytes.
   const torchtune = r.files.some((f) => f.facts.tools.includes('torchtune'));
-  const want = { transformers: setup.transformers_version === undefined, torch: setup.pytorch_version === undefined, torchao: torchtune && setup.torchao_version === undefined };
+  const want = {
+    transformers: setup.transformers_version === undefined,
+    torch: setup.pytorch_version === undefined,
+    torchao: torchtune && setup.torchao_version === undefined,
+  };
   if (!want.transformers && !want.torch && !want.torchao) return r;
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
   for (let up = 0; up <= PARENT_LEVELS && (want.transformers || want.torch || want.torchao); up++) {
@@ -246,35 +349,79 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
       const text = reader.read(path, 'dependency');
       if (text === undefined) continue;
       const pins = findPins(text);
-      for (const [tool, field] of [['transformers', 'transformers_version'], ['torch', 'pytorch_version'], ['torchao', 'torchao_version']] as const) {
+      for (const [tool, field] of [
+        ['transformers', 'transformers_version'],
+        ['torch', 'pytorch_version'],
+        ['torchao', 'torchao_version'],
+      ] as const) {
         const pin = pins[tool];
         if (!want[tool] || !pin) continue;
         want[tool] = false;
         setup = { ...setup, [field]: pin.version };
-        provenance[field] = { kind: 'file', file: path, line: locateOffset(path, text, pin.start, pin.end).line, key: tool };
+        provenance[field] = {
+          kind: 'file',
+          file: path,
+          line: locateOffset(path, text, pin.start, pin.end).line,
+          key: tool,
+        };
       }
     }
   }
   return setup === r.setup ? r : { ...r, setup, provenance: provenance as ProvenanceMap };
 }
 
-function mergeFiles(inputs: readonly InputFile[], reader: FileReader, overrides: Overrides, resolver: ModelResolver): PipelineResult {
+function mergeFiles(
+  inputs: readonly InputFile[],
+  reader: FileReader,
+  overrides: Overrides,
+  resolver: ModelResolver,
+): PipelineResult {
   const { files, scenarios, problems, unrecognized, missingScripts } = collectFiles(inputs, reader);
   // A missing training script matters only when the model is nowhere else: then it is said at the script's name.
   const noModel = !files.some((f) => f.facts.facts.some((x) => x.key === 'model'));
-  const withMissing = (ps: Problem[]): Problem[] => (noModel && missingScripts.length > 0 && ps.some((p) => p.code === 'unknown-model')
-    ? [...ps, ...missingScripts.map((m): Problem => ({ ...m, severity: 'warning', code: 'reference-not-found',
-      ...msg('the training script {0} was not found, and no other file of the run names the model', m.path) }))]
-    : ps);
+  const withMissing = (ps: Problem[]): Problem[] =>
+    noModel && missingScripts.length > 0 && ps.some((p) => p.code === 'unknown-model')
+      ? [
+          ...ps,
+          ...missingScripts.map((m): Problem => ({
+            ...m,
+            severity: 'warning',
+            code: 'reference-not-found',
+            ...msg('the training script {0} was not found, and no other file of the run names the model', m.path),
+          })),
+        ]
+      : ps;
   if (files.length === 0) {
     const r = resolveScenarios(scenarios, overrides, resolver);
-    return { setup: r.setup, provenance: r.provenance, problems: [...problems, ...r.problems], files, scenarios, gpu: r.gpu, decided: {}, unrecognized };
+    return {
+      setup: r.setup,
+      provenance: r.provenance,
+      problems: [...problems, ...r.problems],
+      files,
+      scenarios,
+      gpu: r.gpu,
+      decided: {},
+      unrecognized,
+    };
   }
   // Scenario values (what-ifs) apply on top of the config files; flags and settings still win.
-  const scenarioModel = scenarios.map((s) => s.values.model).filter((m): m is string => typeof m === 'string').pop();
+  const scenarioModel = scenarios
+    .map((s) => s.values.model)
+    .filter((m): m is string => typeof m === 'string')
+    .pop();
   const fr = resolveFacts(files, { ...overrides, model: overrides.model ?? scenarioModel }, resolver);
   const all = withMissing([...problems, ...fr.problems, ...scenarios.flatMap((s) => s.problems)]);
-  if (!fr.setup || scenarios.length === 0) return { setup: fr.setup, provenance: fr.provenance, problems: all, files, scenarios, gpu: fr.gpu, decided: fr.decided, unrecognized };
+  if (!fr.setup || scenarios.length === 0)
+    return {
+      setup: fr.setup,
+      provenance: fr.provenance,
+      problems: all,
+      files,
+      scenarios,
+      gpu: fr.gpu,
+      decided: fr.decided,
+      unrecognized,
+    };
   const merged: Record<string, unknown> = { ...fr.setup };
   const prov = { ...fr.provenance } as Record<string, ProvenanceMap[keyof ProvenanceMap]>;
   for (const s of scenarios) {
@@ -287,8 +434,26 @@ function mergeFiles(inputs: readonly InputFile[], reader: FileReader, overrides:
   }
   const parsed = ScenarioSchema.safeParse(merged);
   if (!parsed.success || !parsed.data.architecture) {
-    return { setup: fr.setup, provenance: fr.provenance, problems: all, files, scenarios, gpu: fr.gpu, decided: fr.decided, unrecognized };
+    return {
+      setup: fr.setup,
+      provenance: fr.provenance,
+      problems: all,
+      files,
+      scenarios,
+      gpu: fr.gpu,
+      decided: fr.decided,
+      unrecognized,
+    };
   }
   const setup = parsed.data as TrainingSetup;
-  return { setup, provenance: prov as ProvenanceMap, problems: all, files, scenarios, gpu: setup.gpu, decided: fr.decided, unrecognized };
+  return {
+    setup,
+    provenance: prov as ProvenanceMap,
+    problems: all,
+    files,
+    scenarios,
+    gpu: setup.gpu,
+    decided: fr.decided,
+    unrecognized,
+  };
 }

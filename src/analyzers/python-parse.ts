@@ -40,7 +40,17 @@ function mask(text: string): { text: string; problems: ParseProblem[] } {
     const end = nl < 0 ? text.length : nl;
     if (end - start > MAX_LINE) {
       out = blank(out, start, end);
-      problems.push({ code: 'not-analyzed', severity: 'warning', span: { start, end: start + 1 }, ...msg('line {0} has {1} characters and is not read (VRAM Lens reads Python lines up to {2})', line, end - start, MAX_LINE) });
+      problems.push({
+        code: 'not-analyzed',
+        severity: 'warning',
+        span: { start, end: start + 1 },
+        ...msg(
+          'line {0} has {1} characters and is not read (VRAM Lens reads Python lines up to {2})',
+          line,
+          end - start,
+          MAX_LINE,
+        ),
+      });
     }
     start = end + 1;
   }
@@ -93,8 +103,15 @@ export function parsePython(input: string): ParsedPython {
   }
   const problems = [...masked.problems];
   if (tree.length < masked.text.length) {
-    problems.push({ code: 'not-analyzed', severity: 'warning', span: { start: tree.length, end: Math.min(masked.text.length, tree.length + 1) },
-      ...msg('this file is read up to line {0}: the text after it is not Python that VRAM Lens can parse', lineOf(masked.text, tree.length)) });
+    problems.push({
+      code: 'not-analyzed',
+      severity: 'warning',
+      span: { start: tree.length, end: Math.min(masked.text.length, tree.length + 1) },
+      ...msg(
+        'this file is read up to line {0}: the text after it is not Python that VRAM Lens can parse',
+        lineOf(masked.text, tree.length),
+      ),
+    });
   }
   const parsed: ParsedPython = { tree, text: masked.text, problems };
   recent.unshift({ input, parsed, fragments: TreeFragment.addTree(tree, fragments) });

@@ -47,7 +47,9 @@ export interface ScenarioFacts {
 export const ScenarioSchema = TrainingSetupSchema.extend({
   architecture: HfConfigSchema.optional(),
   distillation: DistillationSchema.extend({ teacher_architecture: HfConfigSchema.optional() }).optional(),
-  rollout: RolloutSchema.extend({ reward_models: z.array(RewardModelSchema.extend({ architecture: HfConfigSchema.optional() })).default([]) }).optional(),
+  rollout: RolloutSchema.extend({
+    reward_models: z.array(RewardModelSchema.extend({ architecture: HfConfigSchema.optional() })).default([]),
+  }).optional(),
 });
 
 export const SCENARIO_FILE = /\.vram\.(ya?ml|json)$/i;
@@ -76,14 +78,20 @@ function findNode(doc: Document, path: readonly PropertyKey[], wantKey: boolean)
       if (!pair) return keyRange ?? nodeRange(node);
       keyRange = nodeRange(pair.key);
       node = pair.value;
-    } else if (node && typeof node === 'object' && 'items' in node && Array.isArray((node as { items: unknown[] }).items) && typeof seg === 'number') {
+    } else if (
+      node &&
+      typeof node === 'object' &&
+      'items' in node &&
+      Array.isArray((node as { items: unknown[] }).items) &&
+      typeof seg === 'number'
+    ) {
       node = (node as { items: unknown[] }).items[seg];
       keyRange = nodeRange(node);
     } else {
       break;
     }
   }
-  return wantKey ? keyRange ?? nodeRange(node) : nodeRange(node) ?? keyRange;
+  return wantKey ? (keyRange ?? nodeRange(node)) : (nodeRange(node) ?? keyRange);
 }
 
 /** Reads a scenario file. Problems: syntax errors, unknown keys, wrong types, impossible values. */
@@ -92,17 +100,34 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
   const refused = notAnalyzed(text, 'yaml');
   if (refused) {
     lc.addNewLine(0);
-    for (let i = text.indexOf('\n'); i >= 0 && i < refused.span.start; i = text.indexOf('\n', i + 1)) lc.addNewLine(i + 1);
-    const problem: Problem = { ...locate(file, lc, refused.span.start, refused.span.end), severity: 'warning', code: refused.code, message: refused.message, template: refused.template };
+    for (let i = text.indexOf('\n'); i >= 0 && i < refused.span.start; i = text.indexOf('\n', i + 1))
+      lc.addNewLine(i + 1);
+    const problem: Problem = {
+      ...locate(file, lc, refused.span.start, refused.span.end),
+      severity: 'warning',
+      code: refused.code,
+      message: refused.message,
+      template: refused.template,
+    };
     return { file, values: {}, keyLocations: {}, valueLocations: {}, problems: [problem] };
   }
   const doc = parseYaml(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
   const problems: Problem[] = [];
   for (const e of doc.errors) {
-    problems.push({ ...locate(file, lc, e.pos[0], e.pos[1]), severity: 'error', code: 'syntax-error', ...msg('{0}', e.message.split('\n')[0]) });
+    problems.push({
+      ...locate(file, lc, e.pos[0], e.pos[1]),
+      severity: 'error',
+      code: 'syntax-error',
+      ...msg('{0}', e.message.split('\n')[0]),
+    });
   }
   for (const w of doc.warnings) {
-    problems.push({ ...locate(file, lc, w.pos[0], w.pos[1]), severity: 'warning', code: 'syntax-warning', ...msg('{0}', w.message.split('\n')[0]) });
+    problems.push({
+      ...locate(file, lc, w.pos[0], w.pos[1]),
+      severity: 'warning',
+      code: 'syntax-warning',
+      ...msg('{0}', w.message.split('\n')[0]),
+    });
   }
   const keyLocations: Record<string, Location> = {};
   const valueLocations: Record<string, Location> = {};
@@ -110,7 +135,12 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
   try {
     raw = doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
-    problems.push({ ...locate(file, lc, 0, Math.min(1, text.length)), severity: 'error', code: 'syntax-error', ...msg('{0}', err instanceof Error ? err.message : String(err)) });
+    problems.push({
+      ...locate(file, lc, 0, Math.min(1, text.length)),
+      severity: 'error',
+      code: 'syntax-error',
+      ...msg('{0}', err instanceof Error ? err.message : String(err)),
+    });
     raw = undefined;
   }
   if (isMap(doc.contents)) {
@@ -124,12 +154,23 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
     }
   }
   if (raw === null || raw === undefined) {
-    if (problems.length === 0) problems.push({ ...locate(file, lc, 0, 0), severity: 'error', code: 'missing-model', ...msg('the scenario is empty: it needs at least a model') });
+    if (problems.length === 0)
+      problems.push({
+        ...locate(file, lc, 0, 0),
+        severity: 'error',
+        code: 'missing-model',
+        ...msg('the scenario is empty: it needs at least a model'),
+      });
     return { file, values: {}, keyLocations, valueLocations, problems };
   }
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     const r = nodeRange(doc.contents) ?? [0, text.length];
-    problems.push({ ...locate(file, lc, r[0], r[1]), severity: 'error', code: 'invalid-value', ...msg('a scenario is a mapping of keys to values') });
+    problems.push({
+      ...locate(file, lc, r[0], r[1]),
+      severity: 'error',
+      code: 'invalid-value',
+      ...msg('a scenario is a mapping of keys to values'),
+    });
     return { file, values: {}, keyLocations, valueLocations, problems };
   }
   const values: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
@@ -143,7 +184,14 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
     for (const issue of parsed.error.issues) {
       for (const p of describeIssue(issue, values, writtenAt)) {
         const range = findNode(doc, p.path, p.atKey) ?? [0, 0];
-        problems.push({ ...locate(file, lc, range[0], range[1]), severity: 'error', code: p.code, message: p.message, template: p.template, key: p.path.join('.') });
+        problems.push({
+          ...locate(file, lc, range[0], range[1]),
+          severity: 'error',
+          code: p.code,
+          message: p.message,
+          template: p.template,
+          key: p.path.join('.'),
+        });
         if (p.path.length > 0) bad.add(String(p.path[0]));
       }
     }
@@ -159,17 +207,33 @@ interface Described extends Message {
   readonly code: string;
 }
 
-function describeIssue(issue: z.core.$ZodIssue, values: unknown, writtenAt: (path: readonly PropertyKey[]) => string | undefined): Described[] {
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  values: unknown,
+  writtenAt: (path: readonly PropertyKey[]) => string | undefined,
+): Described[] {
   const path = issue.path;
   const where = path.length > 0 ? `\`${path.join('.')}\`` : 'the scenario';
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((k) => {
       const key = [...path, k].join('.');
       const hit = suggestKey(k, path);
-      return { path: [...path, k], atKey: true, code: 'unknown-key', ...(hit ? msg('unknown key `{0}` (did you mean `{1}`?)', key, hit) : msg('unknown key `{0}`', key)) };
+      return {
+        path: [...path, k],
+        atKey: true,
+        code: 'unknown-key',
+        ...(hit ? msg('unknown key `{0}` (did you mean `{1}`?)', key, hit) : msg('unknown key `{0}`', key)),
+      };
     });
   }
-  return [{ path, atKey: false, code: 'invalid-value', ...describeSetupIssue(issue, where, valueAt(values, path), writtenAt(path)) }];
+  return [
+    {
+      path,
+      atKey: false,
+      code: 'invalid-value',
+      ...describeSetupIssue(issue, where, valueAt(values, path), writtenAt(path)),
+    },
+  ];
 }
 
 const TOP_KEYS = Object.keys(ScenarioSchema.shape);

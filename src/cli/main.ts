@@ -41,7 +41,10 @@ function positiveInt(flag: string, v: string | undefined): number | undefined {
 
 function readUserFile(file: string, cwd: string): string {
   const r = readBounded(path.resolve(cwd, file), 'config');
-  if (!r.ok) throw new UsageError(`${file}: ${r.missing ? 'no such file' : r.reason === 'a directory, not a file' ? 'is a directory, not a config file' : r.reason}`);
+  if (!r.ok)
+    throw new UsageError(
+      `${file}: ${r.missing ? 'no such file' : r.reason === 'a directory, not a file' ? 'is a directory, not a config file' : r.reason}`,
+    );
   return r.text;
 }
 
@@ -73,11 +76,20 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
     let parsed;
     try {
       parsed = parseArgs({
-        args: [...rest], allowPositionals: true, strict: true,
+        args: [...rest],
+        allowPositionals: true,
+        strict: true,
         options: {
-          model: { type: 'string' }, gpu: { type: 'string' }, gpus: { type: 'string' }, nodes: { type: 'string' },
-          'seq-len': { type: 'string' }, json: { type: 'boolean' }, check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-          'allow-network': { type: 'boolean' }, advise: { type: 'boolean' },
+          model: { type: 'string' },
+          gpu: { type: 'string' },
+          gpus: { type: 'string' },
+          nodes: { type: 'string' },
+          'seq-len': { type: 'string' },
+          json: { type: 'boolean' },
+          check: { type: 'boolean' },
+          help: { type: 'boolean', short: 'h' },
+          'allow-network': { type: 'boolean' },
+          advise: { type: 'boolean' },
         },
       });
     } catch (e) {
@@ -93,8 +105,12 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
     const env = io.env ?? process.env;
     const inputs: InputFile[] = files.map((f) => ({ file: f, text: readUserFile(f, io.cwd) }));
     const overrides: Overrides = {
-      model: v.model, gpu: v.gpu, gpusPerNode: positiveInt('--gpus', v.gpus), nodes: positiveInt('--nodes', v.nodes),
-      seqLen: positiveInt('--seq-len', v['seq-len']), origin: 'flag',
+      model: v.model,
+      gpu: v.gpu,
+      gpusPerNode: positiveInt('--gpus', v.gpus),
+      nodes: positiveInt('--nodes', v.nodes),
+      seqLen: positiveInt('--seq-len', v['seq-len']),
+      origin: 'flag',
     };
     const reader = nodeFileReader(io.cwd);
     let resolver: ModelResolver = offlineModelResolver({ cwd: io.cwd, env, networkHint: '--allow-network' });
@@ -106,23 +122,34 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
       const text = inputs.find((i) => i.file === f)?.text;
       // (`<<` in Python, JSON or YAML is not a heredoc: `1 << bits`.)
       const h = text === undefined || /\.(py|json|jsonc|hjson|ya?ml|toml)$/i.test(f) ? undefined : firstHeredoc(text);
-      const kinds = 'DeepSpeed JSON, HF/TRL Python, launch script, Accelerate, Axolotl, LLaMA-Factory, torchtune or LitGPT YAML, or a *.vram.yaml scenario';
-      io.err(h
-        ? `${f}:${h.line}:${h.column}: error: not a recognised training config (${kinds}): heredocs (<<${h.delimiter}) are not read, and no command outside one is a training command (unrecognized-format)`
-        : `${f}:1:1: error: not a recognised training config (${kinds}) (unrecognized-format)`);
+      const kinds =
+        'DeepSpeed JSON, HF/TRL Python, launch script, Accelerate, Axolotl, LLaMA-Factory, torchtune or LitGPT YAML, or a *.vram.yaml scenario';
+      io.err(
+        h
+          ? `${f}:${h.line}:${h.column}: error: not a recognised training config (${kinds}): heredocs (<<${h.delimiter}) are not read, and no command outside one is a training command (unrecognized-format)`
+          : `${f}:1:1: error: not a recognised training config (${kinds}) (unrecognized-format)`,
+      );
       return 2;
     }
     if (v['allow-network'] && !res.setup && res.problems.some((p) => p.code === 'unknown-model')) {
       // Second pass with the Hub: fetch the model the files name (or --model), then resolve synchronously again.
       const ref = overrides.model ?? modelRef(res);
       if (ref) {
-        resolver = await prefetchModelResolver([ref], { cwd: io.cwd, env, allowNetwork: true, networkHint: '--allow-network' });
+        resolver = await prefetchModelResolver([ref], {
+          cwd: io.cwd,
+          env,
+          allowNetwork: true,
+          networkHint: '--allow-network',
+        });
         res = runPipeline(inputs, reader, overrides, resolver);
       }
     }
     const errors = res.problems.filter((p) => p.severity === 'error');
     // Warnings, and the notes that say which file a reference was read from.
-    for (const p of res.problems.filter((p) => p.severity === 'warning' || (p.severity === 'info' && p.code === 'reference-found-above'))) io.err(formatProblem(p));
+    for (const p of res.problems.filter(
+      (p) => p.severity === 'warning' || (p.severity === 'info' && p.code === 'reference-found-above'),
+    ))
+      io.err(formatProblem(p));
     if (errors.length > 0 || !res.setup) {
       for (const p of errors) io.err(formatProblem(p));
       if (errors.length === 0) io.err('vram-lens: no setup could be resolved');
@@ -133,7 +160,9 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
     if (res.gpu) {
       const g = findGpu(res.gpu);
       if (!g.ok) {
-        io.err(`unknown GPU '${res.gpu}'; closest catalog names: ${g.suggestions.join(', ')} (or give a size such as 24GiB)`);
+        io.err(
+          `unknown GPU '${res.gpu}'; closest catalog names: ${g.suggestions.join(', ')} (or give a size such as 24GiB)`,
+        );
         return 2;
       }
       gpu = { ...g.gpu, nvlink: g.gpu.spec?.peerLink ? g.gpu.spec.peerLink.kind === 'nvlink' : undefined };
@@ -143,8 +172,10 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
     if (!r.ok) {
       for (const e of r.errors) {
         // At the file and line that set the value, when the provenance knows them.
-        const p = (res.provenance as Readonly<Record<string, Provenance | undefined>>)[e.key] ?? (res.provenance as Readonly<Record<string, Provenance | undefined>>)[e.key.split('.')[0]];
-        const at = p?.kind === 'file' ? `${p.file}${p.line !== undefined ? `:${p.line}` : ''}` : files[0] ?? 'setup';
+        const p =
+          (res.provenance as Readonly<Record<string, Provenance | undefined>>)[e.key] ??
+          (res.provenance as Readonly<Record<string, Provenance | undefined>>)[e.key.split('.')[0]];
+        const at = p?.kind === 'file' ? `${p.file}${p.line !== undefined ? `:${p.line}` : ''}` : (files[0] ?? 'setup');
         io.err(`${at}: error [${e.key}]: ${e.message}`);
       }
       return 2;
@@ -156,14 +187,28 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
       const a = advise(res.setup, { gpu, gpuSpec, provenance: res.provenance });
       const files: FixFile[] = [
         ...editableFiles(res.files),
-        ...inputs.filter((i) => res.scenarios.some((s) => s.file === i.file)).map((i) => ({ file: i.file, text: i.text, format: 'scenario' as const, facts: { format: 'scenario' as const, facts: [], problems: [], references: [], tools: [] } })),
+        ...inputs
+          .filter((i) => res.scenarios.some((s) => s.file === i.file))
+          .map((i) => ({
+            file: i.file,
+            text: i.text,
+            format: 'scenario' as const,
+            facts: { format: 'scenario' as const, facts: [], problems: [], references: [], tools: [] },
+          })),
       ];
       const primary = files[files.length - 1]?.file ?? '';
       if (v.json) adviceJson = a ? adviceToJson(a, files, primary) : [];
       else adviceText = a ? renderAdvice(a, e.gpu?.id, files, primary) : '';
     }
-    const hint = !v.advise && e.fits === false ? '\n\nit does not fit: --advise lists the changes that make it fit, cheapest first' : '';
-    io.out(v.json ? JSON.stringify({ ...toJson(e), ...(adviceJson ? { advice: adviceJson } : {}) }, null, 2) : renderTable(e) + adviceText + hint);
+    const hint =
+      !v.advise && e.fits === false
+        ? '\n\nit does not fit: --advise lists the changes that make it fit, cheapest first'
+        : '';
+    io.out(
+      v.json
+        ? JSON.stringify({ ...toJson(e), ...(adviceJson ? { advice: adviceJson } : {}) }, null, 2)
+        : renderTable(e) + adviceText + hint,
+    );
     if (v.check) {
       if (e.fits === undefined) {
         io.err('vram-lens: --check needs a GPU (--gpu or `gpu:` in the file)');
@@ -188,9 +233,18 @@ function adviceToJson(a: AdviceResult, files: readonly FixFile[], primary: strin
     const plan = editsForChanges(i.changes, files, primary);
     const est = toJson(i.estimate) as { perGpu: unknown };
     return {
-      id: i.id, title: i.title, changes: i.changes.map((c) => ({ key: c.key, value: c.value })), savedBytes: i.savedBytes,
-      stepTimeFactor: Number(i.stepTimeFactor.toFixed(4)), changesResult: i.changesResult, fits: i.fits, gpus: i.gpus,
-      estimate: est.perGpu, costExplain: i.costExplain, edits: plan.edits, unsupported: plan.unsupported,
+      id: i.id,
+      title: i.title,
+      changes: i.changes.map((c) => ({ key: c.key, value: c.value })),
+      savedBytes: i.savedBytes,
+      stepTimeFactor: Number(i.stepTimeFactor.toFixed(4)),
+      changesResult: i.changesResult,
+      fits: i.fits,
+      gpus: i.gpus,
+      estimate: est.perGpu,
+      costExplain: i.costExplain,
+      edits: plan.edits,
+      unsupported: plan.unsupported,
     };
   });
 }
@@ -200,12 +254,17 @@ function adviceToJson(a: AdviceResult, files: readonly FixFile[], primary: strin
  * format has no setting for, a method switch that needs new code) says why, as the quick fixes and the panel do.
  */
 function renderAdvice(a: AdviceResult, gpu: string | undefined, files: readonly FixFile[], primary: string): string {
-  const L: string[] = ['', `advice (${a.evaluated} candidate setups evaluated${gpu ? ` for ${gpu}` : ''}; cheapest first):`];
+  const L: string[] = [
+    '',
+    `advice (${a.evaluated} candidate setups evaluated${gpu ? ` for ${gpu}` : ''}; cheapest first):`,
+  ];
   if (a.items.length === 0) L.push('  nothing found that fits: more GPUs or a smaller model are needed');
   for (const [n, i] of a.items.slice(0, 12).entries()) {
     const pct = Math.round((i.stepTimeFactor - 1) * 100);
     L.push(`  ${n + 1}. ${i.title}`);
-    L.push(`     ${formatBytes(i.estimate.perGpu.deviceBytes)} per GPU (-${formatBytes(i.savedBytes)}), step time ${pct >= 0 ? '+' : ''}${pct}%${i.changesResult ? ', changes what is trained' : ''}${i.gpus > 1 ? `, ${i.gpus} GPUs` : ''}`);
+    L.push(
+      `     ${formatBytes(i.estimate.perGpu.deviceBytes)} per GPU (-${formatBytes(i.savedBytes)}), step time ${pct >= 0 ? '+' : ''}${pct}%${i.changesResult ? ', changes what is trained' : ''}${i.gpus > 1 ? `, ${i.gpus} GPUs` : ''}`,
+    );
     if (files.length === 0) continue;
     const { unsupported } = editsForChanges(i.changes, files, primary);
     if (unsupported.length > 0) L.push(`     not written by a quick fix: ${unwritable(unsupported, files)}`);
@@ -233,7 +292,9 @@ function unwritable(unsupported: readonly { key: string; reason: string }[], fil
     else if (!list.includes(text)) list.push(text);
     byFile.set(file, list);
   }
-  return [...byFile].map(([file, rs]) => (file && rs.every((r) => !r.startsWith(file)) ? `${file}: ${rs.join('; ')}` : rs.join('; '))).join('; ');
+  return [...byFile]
+    .map(([file, rs]) => (file && rs.every((r) => !r.startsWith(file)) ? `${file}: ${rs.join('; ')}` : rs.join('; ')))
+    .join('; ');
 }
 
 /** The model reference the files name (a scenario `model:` or a config fact), for the network pass. */
@@ -241,7 +302,8 @@ function modelRef(res: PipelineResult): string | undefined {
   const fromFacts = res.decided.model?.fact.value;
   if (typeof fromFacts === 'string') return fromFacts;
   for (const s of res.scenarios) if (typeof s.values.model === 'string') return s.values.model;
-  for (const f of res.files) for (const fact of f.facts.facts) if (fact.key === 'model' && typeof fact.value === 'string') return fact.value;
+  for (const f of res.files)
+    for (const fact of f.facts.facts) if (fact.key === 'model' && typeof fact.value === 'string') return fact.value;
   return undefined;
 }
 
@@ -258,7 +320,13 @@ export function toJson(e: Estimate): Record<string, unknown> {
       deviceBytes: e.perGpu.deviceBytes,
       phase: e.perGpu.phase,
       stage: e.perGpu.stage,
-      components: e.perGpu.components.map((c) => ({ id: c.id, label: c.label, bytes: c.bytes, formula: c.formula, inputs: c.inputs })),
+      components: e.perGpu.components.map((c) => ({
+        id: c.id,
+        label: c.label,
+        bytes: c.bytes,
+        formula: c.formula,
+        inputs: c.inputs,
+      })),
       runtime: e.perGpu.runtime,
       phases: e.perGpu.phases.map((p) => ({ phase: p.phase, allocatedBytes: p.allocatedBytes, note: p.note })),
       variableLengths: e.perGpu.variableLengths ?? null,
@@ -275,7 +343,11 @@ export function toJson(e: Estimate): Record<string, unknown> {
 }
 
 if (require.main === module) {
-  run(process.argv.slice(2), { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`), cwd: process.cwd() })
+  run(process.argv.slice(2), {
+    out: (s) => process.stdout.write(`${s}\n`),
+    err: (s) => process.stderr.write(`${s}\n`),
+    cwd: process.cwd(),
+  })
     .then((code) => {
       process.exitCode = code;
     })

@@ -8,7 +8,12 @@ import { MODEL_CATALOG, type CatalogModel } from './catalog/models';
 import { GiB } from './units';
 import { memo } from './util/memo';
 
-const normalize = (s: string): string => s.toLowerCase().replace(/[\s_]+/g, '-').replace(/-+/g, '-').trim();
+const normalize = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/[\s_]+/g, '-')
+    .replace(/-+/g, '-')
+    .trim();
 const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** Levenshtein distance (two-row dynamic programming). */
@@ -36,7 +41,12 @@ function closest(query: string, names: readonly string[], n = 3): string[] {
   return names
     .map((name) => {
       const s = squash(name);
-      const d = s.includes(q) || q.includes(s) ? Math.abs(s.length - q.length) / 4 : long ? Number.POSITIVE_INFINITY : editDistance(q, s);
+      const d =
+        s.includes(q) || q.includes(s)
+          ? Math.abs(s.length - q.length) / 4
+          : long
+            ? Number.POSITIVE_INFINITY
+            : editDistance(q, s);
       return { name, d };
     })
     .sort((x, y) => x.d - y.d || x.name.localeCompare(y.name))
@@ -58,8 +68,26 @@ export function sizeInName(name: string): number | undefined {
 
 /** Words that say what a checkpoint is for, not which family it belongs to. */
 const NOT_FAMILY = new Set([
-  'hf', 'meta', 'instruct', 'chat', 'base', 'it', 'pt', 'model', 'deduped', 'uncased', 'cased', 'v', 'the',
-  'tiny', 'mini', 'small', 'medium', 'large', 'xl', 'xxl',
+  'hf',
+  'meta',
+  'instruct',
+  'chat',
+  'base',
+  'it',
+  'pt',
+  'model',
+  'deduped',
+  'uncased',
+  'cased',
+  'v',
+  'the',
+  'tiny',
+  'mini',
+  'small',
+  'medium',
+  'large',
+  'xl',
+  'xxl',
 ]);
 /** Size words that end a family name the way a number does (gpt2-medium, bert-base, t5-small, flan-t5-xl). */
 const SIZE_WORD = /(^|[-_.])(tiny|mini|small|base|medium|large|xl|xxl)([-_.]|$)/;
@@ -133,11 +161,17 @@ export function suggestModels(name: string, n = 3): string[] {
   const scored = catalogCandidates()
     .map((c) => ({ c, tier: familyTier(q, c) }))
     .filter((x) => x.tier < 3);
-  const bySpelling = (): string[] => closest(name, MODEL_CATALOG.map((m) => m.id), n);
+  const bySpelling = (): string[] =>
+    closest(
+      name,
+      MODEL_CATALOG.map((m) => m.id),
+      n,
+    );
   if (scored.length === 0) return bySpelling();
   const long = name.length > MAX_COMPARED;
   const sq = squash(name.slice(0, MAX_COMPARED));
-  const sizeGap = (c: Candidate): number => (q.size !== undefined && c.size !== undefined ? Math.abs(Math.log(c.size / q.size)) : 0);
+  const sizeGap = (c: Candidate): number =>
+    q.size !== undefined && c.size !== undefined ? Math.abs(Math.log(c.size / q.size)) : 0;
   const spelling = (c: Candidate): number => (long ? 0 : editDistance(sq, squash(c.id)));
   const ranked = scored
     .map((x) => ({ ...x, gap: sizeGap(x.c), d: spelling(x.c) }))
@@ -154,7 +188,8 @@ for (const m of MODEL_CATALOG) {
   for (const al of m.aliases ?? []) modelIndex.set(normalize(al), m);
 }
 
-export type ModelLookup = { readonly ok: true; readonly model: CatalogModel } | { readonly ok: false; readonly suggestions: readonly string[] };
+export type ModelLookup =
+  { readonly ok: true; readonly model: CatalogModel } | { readonly ok: false; readonly suggestions: readonly string[] };
 
 /** A model by Hub id or alias, case-insensitive; `org/` prefixes are optional when the name is unique. */
 export function findModel(name: string): ModelLookup {
@@ -172,7 +207,9 @@ function findListed(name: string): CatalogModel | undefined {
   const hit = modelIndex.get(key);
   if (hit) return hit;
   const bare = key.includes('/') ? key.split('/').pop()! : key;
-  const byName = MODEL_CATALOG.filter((m) => [m.id, ...(m.aliases ?? [])].some((n) => normalize(n).split('/').pop() === bare));
+  const byName = MODEL_CATALOG.filter((m) =>
+    [m.id, ...(m.aliases ?? [])].some((n) => normalize(n).split('/').pop() === bare),
+  );
   return byName.length === 1 ? byName[0] : undefined;
 }
 
@@ -214,15 +251,27 @@ function gptqAwqUpload(name: string): CatalogModel | undefined {
   return {
     id: name.trim(),
     derivedFrom: base.id,
-    config: { ...base.config, quantization_config: { quant_method: method, bits, group_size: 128, ...(method === 'awq' ? { zero_point: true, version: 'gemm' } : { sym: true, desc_act: false }) } },
+    config: {
+      ...base.config,
+      quantization_config: {
+        quant_method: method,
+        bits,
+        group_size: 128,
+        ...(method === 'awq' ? { zero_point: true, version: 'gemm' } : { sym: true, desc_act: false }),
+      },
+    },
     ...(base.publishedParams !== undefined ? { publishedParams: base.publishedParams } : {}),
     source: `${base.id} (${base.source}) quantized with ${method.toUpperCase()}: ${bits}-bit ${m[3] ? 'from the name' : '(the name gives no width; 4 assumed)'}, group size 128 assumed (not read from its config.json)`,
   };
 }
 
 const UNSLOTH_BNB_4BIT = {
-  bnb_4bit_compute_dtype: 'bfloat16', bnb_4bit_quant_type: 'nf4', bnb_4bit_use_double_quant: true,
-  load_in_4bit: true, load_in_8bit: false, quant_method: 'bitsandbytes',
+  bnb_4bit_compute_dtype: 'bfloat16',
+  bnb_4bit_quant_type: 'nf4',
+  bnb_4bit_use_double_quant: true,
+  load_in_4bit: true,
+  load_in_8bit: false,
+  quant_method: 'bitsandbytes',
 };
 
 const gpuIndex = new Map<string, GpuSpec>();
@@ -238,18 +287,33 @@ export interface GpuChoice {
   readonly spec?: GpuSpec;
 }
 
-export type GpuLookup = { readonly ok: true; readonly gpu: GpuChoice } | { readonly ok: false; readonly suggestions: readonly string[] };
+export type GpuLookup =
+  { readonly ok: true; readonly gpu: GpuChoice } | { readonly ok: false; readonly suggestions: readonly string[] };
 
 /** A GPU by catalog name or alias (case and spacing tolerant), or a plain size: "24GiB", "24 GB", "80G". */
 export function findGpu(name: string): GpuLookup {
   const size = /^\s*(\d+(?:\.\d+)?)\s*(gib|gb|g)\s*$/i.exec(name);
   if (size) {
     const gib = Number(size[1]);
-    if (gib > 0) return { ok: true, gpu: { id: `${size[1]} GiB`, memoryBytes: Math.round(gib * GiB), source: 'a size given by the user' } };
+    if (gib > 0)
+      return {
+        ok: true,
+        gpu: { id: `${size[1]} GiB`, memoryBytes: Math.round(gib * GiB), source: 'a size given by the user' },
+      };
   }
   const hit = gpuIndex.get(squash(name)) ?? gpuIndex.get(squash(name.replace(/^nvidia\s*/i, '')));
-  if (hit) return { ok: true, gpu: { id: hit.id, memoryBytes: hit.memoryBytes, source: `GPU catalog: ${hit.id} (${hit.source})`, spec: hit } };
-  return { ok: false, suggestions: closest(name, GPU_CATALOG.map((g) => g.id)) };
+  if (hit)
+    return {
+      ok: true,
+      gpu: { id: hit.id, memoryBytes: hit.memoryBytes, source: `GPU catalog: ${hit.id} (${hit.source})`, spec: hit },
+    };
+  return {
+    ok: false,
+    suggestions: closest(
+      name,
+      GPU_CATALOG.map((g) => g.id),
+    ),
+  };
 }
 
 export const GPU_NAMES: readonly string[] = GPU_CATALOG.map((g) => g.id);

@@ -75,15 +75,26 @@ export interface PhaseEstimate {
 
 /** A term outside PyTorch's allocated bytes (allocator reserve, CUDA context, NCCL). */
 export interface RuntimeTerm {
-  readonly id: 'allocator-reserve' | 'stream-pools' | 'all-gather-pool' | 'load-cache' | 'cuda-context' | 'nccl' | 'paged-optimizer';
+  readonly id:
+    | 'allocator-reserve'
+    | 'stream-pools'
+    | 'all-gather-pool'
+    | 'load-cache'
+    | 'cuda-context'
+    | 'nccl'
+    | 'paged-optimizer';
   readonly label: string;
   readonly bytes: number;
   readonly formula: string;
 }
 
 /** Runtime terms held by the caching allocator: part of the reserved bytes, not on top of them. */
-export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<RuntimeTerm['id']>(['allocator-reserve', 'stream-pools', 'all-gather-pool',
-  'load-cache']);
+export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<RuntimeTerm['id']>([
+  'allocator-reserve',
+  'stream-pools',
+  'all-gather-pool',
+  'load-cache',
+]);
 
 export interface Assumption {
   readonly key: SetupKey | string;
@@ -184,5 +195,4 @@ export interface Estimate {
 }
 
 export type EstimateResult =
-  | { readonly ok: true; readonly estimate: Estimate }
-  | { readonly ok: false; readonly errors: readonly Warning[] };
+  { readonly ok: true; readonly estimate: Estimate } | { readonly ok: false; readonly errors: readonly Warning[] };

@@ -6,7 +6,10 @@
 export class Recent<K, V> {
   private readonly items: Array<{ key: K; value: V }> = [];
 
-  constructor(private readonly size: number, private readonly same: (a: K, b: K) => boolean) {}
+  constructor(
+    private readonly size: number,
+    private readonly same: (a: K, b: K) => boolean,
+  ) {}
 
   get(key: K, compute: (key: K) => V): V {
     for (const r of this.items) if (this.same(r.key, key)) return r.value;

@@ -9,16 +9,43 @@ import { z } from 'zod';
  * arithmetic overflow to Infinity or lose integer precision.
  */
 export const ARCHITECTURE_LIMITS: Readonly<Record<string, number>> = {
-  hidden_size: 2 ** 20, d_model: 2 ** 20, n_embd: 2 ** 20, dim: 2 ** 20,
-  num_hidden_layers: 10_000, n_layer: 10_000, num_layers: 10_000, n_layers: 10_000,
-  num_attention_heads: 65_536, n_head: 65_536, n_heads: 65_536, num_heads: 65_536, num_key_value_heads: 65_536, head_dim: 65_536,
-  intermediate_size: 2 ** 22, ffn_dim: 2 ** 22, d_ff: 2 ** 22, n_inner: 2 ** 22, moe_intermediate_size: 2 ** 22, shared_expert_intermediate_size: 2 ** 22,
-  vocab_size: 2 ** 24, max_position_embeddings: 2 ** 27, n_positions: 2 ** 27,
-  num_local_experts: 65_536, num_experts: 65_536, n_routed_experts: 65_536, num_experts_per_tok: 65_536, n_shared_experts: 65_536,
+  hidden_size: 2 ** 20,
+  d_model: 2 ** 20,
+  n_embd: 2 ** 20,
+  dim: 2 ** 20,
+  num_hidden_layers: 10_000,
+  n_layer: 10_000,
+  num_layers: 10_000,
+  n_layers: 10_000,
+  num_attention_heads: 65_536,
+  n_head: 65_536,
+  n_heads: 65_536,
+  num_heads: 65_536,
+  num_key_value_heads: 65_536,
+  head_dim: 65_536,
+  intermediate_size: 2 ** 22,
+  ffn_dim: 2 ** 22,
+  d_ff: 2 ** 22,
+  n_inner: 2 ** 22,
+  moe_intermediate_size: 2 ** 22,
+  shared_expert_intermediate_size: 2 ** 22,
+  vocab_size: 2 ** 24,
+  max_position_embeddings: 2 ** 27,
+  n_positions: 2 ** 27,
+  num_local_experts: 65_536,
+  num_experts: 65_536,
+  n_routed_experts: 65_536,
+  num_experts_per_tok: 65_536,
+  n_shared_experts: 65_536,
 };
 
 /** Flags a size field of a config.json (and of its text_config / vision_config) that is not a finite number within its limit. */
-function checkArchitectureBounds(config: Record<string, unknown>, ctx: z.core.$RefinementCtx<Record<string, unknown>>, path: PropertyKey[] = [], depth = 0): void {
+function checkArchitectureBounds(
+  config: Record<string, unknown>,
+  ctx: z.core.$RefinementCtx<Record<string, unknown>>,
+  path: PropertyKey[] = [],
+  depth = 0,
+): void {
   for (const [key, value] of Object.entries(config)) {
     if (value !== null && typeof value === 'object' && !Array.isArray(value) && depth < 2) {
       checkArchitectureBounds(value as Record<string, unknown>, ctx, [...path, key], depth + 1);
@@ -26,14 +53,33 @@ function checkArchitectureBounds(config: Record<string, unknown>, ctx: z.core.$R
     }
     const max = ARCHITECTURE_LIMITS[key];
     if (max === undefined || typeof value !== 'number') continue;
-    if (!Number.isFinite(value)) ctx.addIssue({ code: 'invalid_type', expected: 'number', input: value, path: [...path, key] });
-    else if (value > max) ctx.addIssue({ code: 'too_big', origin: 'number', maximum: max, inclusive: true, input: value, path: [...path, key] });
-    else if (value < 0) ctx.addIssue({ code: 'too_small', origin: 'number', minimum: 0, inclusive: true, input: value, path: [...path, key] });
+    if (!Number.isFinite(value))
+      ctx.addIssue({ code: 'invalid_type', expected: 'number', input: value, path: [...path, key] });
+    else if (value > max)
+      ctx.addIssue({
+        code: 'too_big',
+        origin: 'number',
+        maximum: max,
+        inclusive: true,
+        input: value,
+        path: [...path, key],
+      });
+    else if (value < 0)
+      ctx.addIssue({
+        code: 'too_small',
+        origin: 'number',
+        minimum: 0,
+        inclusive: true,
+        input: value,
+        path: [...path, key],
+      });
   }
 }
 
 /** Raw Hugging Face config.json fields (numbers, strings, booleans, lists), as written in the checkpoint; size fields bounded. */
-export const HfConfigSchema = z.record(z.string(), z.unknown()).superRefine((config, ctx) => checkArchitectureBounds(config, ctx));
+export const HfConfigSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((config, ctx) => checkArchitectureBounds(config, ctx));
 export type HfConfig = Readonly<Record<string, unknown>>;
 
 /** A count: a positive whole number, at most `max` (every count is bounded, so products stay exact). */
@@ -49,8 +95,21 @@ export const MethodSchema = z.enum(['full', 'lora', 'qlora', 'freeze', 'ia3']);
 export const DtypeSchema = z.enum(['fp32', 'bf16', 'fp16']);
 export const MixedPrecisionSchema = z.enum(['none', 'bf16', 'fp16']);
 export const OptimizerSchema = z.enum([
-  'adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'paged_adamw', 'adafactor',
-  'sgd', 'sgd_momentum', 'lion', 'lion_8bit', 'adam_mini', 'muon', 'adamw_4bit', 'none',
+  'adamw',
+  'adamw_fused',
+  'adamw_hf',
+  'adamw_8bit',
+  'paged_adamw_8bit',
+  'paged_adamw',
+  'adafactor',
+  'sgd',
+  'sgd_momentum',
+  'lion',
+  'lion_8bit',
+  'adam_mini',
+  'muon',
+  'adamw_4bit',
+  'none',
 ]);
 export const CheckpointingSchema = z.enum(['none', 'full', 'selective']);
 export const AttentionSchema = z.enum(['eager', 'sdpa', 'flash']);
@@ -149,63 +208,67 @@ export const RewardModelSchema = z.strictObject({
 });
 
 /** Online RL with generation (GRPO, RLOO): see TrainingSetupSchema.rollout. */
-export const RolloutSchema = z.object({
-  /**
-   * What trains on the completions. 'policy-gradient' (GRPO, RLOO): a round's completions are generated and scored, then
-   * trained on micro-batch by micro-batch. 'online-dpo' (TRL OnlineDPOTrainer): each micro-step generates two
-   * completions per prompt, runs the policy over both, then the reference and the reward model without grad while the
-   * policy's activations are held, and trains on the pair with the DPO loss (trl/trainer/online_dpo_trainer.py
-   * training_step).
-   */
-  objective: z.enum(['policy-gradient', 'online-dpo']).default('policy-gradient'),
-  /**
-   * Completions generated at once per GPU: TRL per_device_train_batch_size x steps_per_generation (GRPO). Online DPO
-   * generates two per prompt of the micro-batch in every micro-step, whatever this says.
-   */
-  batch: count(2 ** 20),
-  /** Generated tokens per completion (max_completion_length); the prompt is seq_len minus this. */
-  completion_len: count(2 ** 24),
-  /**
-   * Where completions are generated: the policy's own generate() on the training GPU (KV cache, 'generate'), vLLM
-   * in the training process taking a fixed share of the GPU ('vllm-colocate'), or a vLLM server on other GPUs.
-   */
-  engine: z.enum(['generate', 'vllm-colocate', 'vllm-server']).default('generate'),
-  /** Share of the GPU's memory a colocated vLLM engine takes (vllm_gpu_memory_utilization). */
-  vllm_memory_fraction: z.number().gt(0).max(1).default(0.3),
-  /** GPUs a colocated engine splits the model over (TRL vllm_tensor_parallel_size). */
-  vllm_tensor_parallel: positiveInt.default(1),
-  /** vLLM sleep mode: the colocated engine releases its memory while the policy trains. */
-  vllm_sleep: z.boolean().default(false),
-  /** The colocated engine's share holds the weights the policy trains on (Unsloth fast_inference), not a copy. */
-  vllm_shared_weights: z.boolean().default(false),
-  /**
-   * The KL reference (beta > 0): a frozen copy of the model ('copy'), the policy with its adapters disabled
-   * (PEFT, 'adapters-off'), or none (beta = 0, TRL's default).
-   */
-  reference: z.enum(['copy', 'adapters-off', 'none']).default('none'),
-  /**
-   * The old policy's log-probabilities are recomputed in a no-grad pass after generation (num_iterations > 1, or
-   * more generation steps than accumulation steps, or vLLM's importance-sampling correction).
-   */
-  old_logps: z.boolean().default(false),
-  /** DeepSpeed ZeRO-3: the full weights are gathered on each GPU for generation (ds3_gather_for_generation). */
-  gather_weights: z.boolean().default(true),
-  /**
-   * Reward models given by Hub id (TRL reward_funcs="org/model"): GRPOTrainer loads each as
-   * AutoModelForSequenceClassification (num_labels 1) with the policy's model_init_kwargs on every GPU, prepared like
-   * the reference model, and scores the round's completions with one no-grad forward.
-   */
-  reward_models: z.array(RewardModelSchema).default([]),
-  /**
-   * The vLLM server of vllm_mode server (trl vllm-serve on other GPUs of the training GPU's type): its tensor-parallel
-   * size, its share of each GPU and the longest sequence it admits (default: the model's positions).
-   */
-  vllm_server: z.strictObject({
-    tensor_parallel: positiveInt.default(1),
-    memory_fraction: z.number().gt(0).max(1).default(0.9),
-    max_model_len: positiveInt.optional(),
-  }).optional(),
-}).strict();
+export const RolloutSchema = z
+  .object({
+    /**
+     * What trains on the completions. 'policy-gradient' (GRPO, RLOO): a round's completions are generated and scored, then
+     * trained on micro-batch by micro-batch. 'online-dpo' (TRL OnlineDPOTrainer): each micro-step generates two
+     * completions per prompt, runs the policy over both, then the reference and the reward model without grad while the
+     * policy's activations are held, and trains on the pair with the DPO loss (trl/trainer/online_dpo_trainer.py
+     * training_step).
+     */
+    objective: z.enum(['policy-gradient', 'online-dpo']).default('policy-gradient'),
+    /**
+     * Completions generated at once per GPU: TRL per_device_train_batch_size x steps_per_generation (GRPO). Online DPO
+     * generates two per prompt of the micro-batch in every micro-step, whatever this says.
+     */
+    batch: count(2 ** 20),
+    /** Generated tokens per completion (max_completion_length); the prompt is seq_len minus this. */
+    completion_len: count(2 ** 24),
+    /**
+     * Where completions are generated: the policy's own generate() on the training GPU (KV cache, 'generate'), vLLM
+     * in the training process taking a fixed share of the GPU ('vllm-colocate'), or a vLLM server on other GPUs.
+     */
+    engine: z.enum(['generate', 'vllm-colocate', 'vllm-server']).default('generate'),
+    /** Share of the GPU's memory a colocated vLLM engine takes (vllm_gpu_memory_utilization). */
+    vllm_memory_fraction: z.number().gt(0).max(1).default(0.3),
+    /** GPUs a colocated engine splits the model over (TRL vllm_tensor_parallel_size). */
+    vllm_tensor_parallel: positiveInt.default(1),
+    /** vLLM sleep mode: the colocated engine releases its memory while the policy trains. */
+    vllm_sleep: z.boolean().default(false),
+    /** The colocated engine's share holds the weights the policy trains on (Unsloth fast_inference), not a copy. */
+    vllm_shared_weights: z.boolean().default(false),
+    /**
+     * The KL reference (beta > 0): a frozen copy of the model ('copy'), the policy with its adapters disabled
+     * (PEFT, 'adapters-off'), or none (beta = 0, TRL's default).
+     */
+    reference: z.enum(['copy', 'adapters-off', 'none']).default('none'),
+    /**
+     * The old policy's log-probabilities are recomputed in a no-grad pass after generation (num_iterations > 1, or
+     * more generation steps than accumulation steps, or vLLM's importance-sampling correction).
+     */
+    old_logps: z.boolean().default(false),
+    /** DeepSpeed ZeRO-3: the full weights are gathered on each GPU for generation (ds3_gather_for_generation). */
+    gather_weights: z.boolean().default(true),
+    /**
+     * Reward models given by Hub id (TRL reward_funcs="org/model"): GRPOTrainer loads each as
+     * AutoModelForSequenceClassification (num_labels 1) with the policy's model_init_kwargs on every GPU, prepared like
+     * the reference model, and scores the round's completions with one no-grad forward.
+     */
+    reward_models: z.array(RewardModelSchema).default([]),
+    /**
+     * The vLLM server of vllm_mode server (trl vllm-serve on other GPUs of the training GPU's type): its tensor-parallel
+     * size, its share of each GPU and the longest sequence it admits (default: the model's positions).
+     */
+    vllm_server: z
+      .strictObject({
+        tensor_parallel: positiveInt.default(1),
+        memory_fraction: z.number().gt(0).max(1).default(0.9),
+        max_model_len: positiveInt.optional(),
+      })
+      .optional(),
+  })
+  .strict();
 
 /**
  * A fully specified training run (after defaults). `architecture` is the model's HF config.json fields;
@@ -358,25 +421,28 @@ export const TrainingSetupSchema = z.strictObject({
    * 'precomputed' (computed once before training: precompute_ref_log_probs) or 'none' (reference-free losses: ORPO,
    * SimPO, CPO).
    */
-  preference: z.object({
-    reference: z.enum(['copy', 'adapters-off', 'precomputed', 'none']),
-    /**
-     * How the per-token log-probabilities are taken: 'rows' (TRL selective_log_softmax: one sequence at a time, 16-bit
-     * logits), 'whole' (one log_softmax over fp32 logits of the batch: LLaMA-Factory's get_batch_logps) or 'native'
-     * (one log_softmax in the logits' own dtype: torchtune rlhf.get_batch_log_probs).
-     */
-    logps: z.enum(['rows', 'whole', 'native']).default('rows'),
-    /**
-     * Chosen and rejected in one forward (DPO and its relatives); false for KTO, whose examples are single
-     * completions, each batch with a mismatched KL batch that the policy and the reference run without grad.
-     */
-    paired: z.boolean().default(true),
-    /**
-     * TRL ORPO and CPO (cpo_alpha > 0, SimPO's default too): the chosen half's NLL by nn.CrossEntropyLoss beside the
-     * log-probabilities, over its own contiguous copy of the logits; its gradient of all the logits is added to theirs.
-     */
-    chosen_nll: z.boolean().optional(),
-  }).strict().optional(),
+  preference: z
+    .object({
+      reference: z.enum(['copy', 'adapters-off', 'precomputed', 'none']),
+      /**
+       * How the per-token log-probabilities are taken: 'rows' (TRL selective_log_softmax: one sequence at a time, 16-bit
+       * logits), 'whole' (one log_softmax over fp32 logits of the batch: LLaMA-Factory's get_batch_logps) or 'native'
+       * (one log_softmax in the logits' own dtype: torchtune rlhf.get_batch_log_probs).
+       */
+      logps: z.enum(['rows', 'whole', 'native']).default('rows'),
+      /**
+       * Chosen and rejected in one forward (DPO and its relatives); false for KTO, whose examples are single
+       * completions, each batch with a mismatched KL batch that the policy and the reference run without grad.
+       */
+      paired: z.boolean().default(true),
+      /**
+       * TRL ORPO and CPO (cpo_alpha > 0, SimPO's default too): the chosen half's NLL by nn.CrossEntropyLoss beside the
+       * log-probabilities, over its own contiguous copy of the logits; its gradient of all the logits is added to theirs.
+       */
+      chosen_nll: z.boolean().optional(),
+    })
+    .strict()
+    .optional(),
   /**
    * Online reinforcement learning with generation (GRPO): each round the policy generates completions for a batch of
    * prompts, scores them, then trains on them micro-batch by micro-batch. seq_len is the prompt and the completion
@@ -388,28 +454,32 @@ export const TrainingSetupSchema = z.strictObject({
    * gradients of the target matrices projected to `rank` dimensions, beside the projection matrix; other parameters
    * keep full states. `layerwise` steps each parameter during backward (like optimizer_in_backward).
    */
-  galore: z.strictObject({
-    /** GaLore keeps its projection matrices (SVD of the gradient); APOLLO regenerates a random projection from a seed. */
-    kind: z.enum(['galore', 'apollo']).default('galore'),
-    rank: positiveInt.default(128),
-    /** Module names, 'attn' / 'mlp' groups, or 'all-linear'. */
-    target_modules: z.union([z.array(z.string()).min(1), z.literal('all-linear')]).default('all-linear'),
-    layerwise: z.boolean().default(false),
-  }).optional(),
+  galore: z
+    .strictObject({
+      /** GaLore keeps its projection matrices (SVD of the gradient); APOLLO regenerates a random projection from a seed. */
+      kind: z.enum(['galore', 'apollo']).default('galore'),
+      rank: positiveInt.default(128),
+      /** Module names, 'attn' / 'mlp' groups, or 'all-linear'. */
+      target_modules: z.union([z.array(z.string()).min(1), z.literal('all-linear')]).default('all-linear'),
+      layerwise: z.boolean().default(false),
+    })
+    .optional(),
   /**
    * BAdam (LLaMA-Factory use_badam, badam_mode: layer): block coordinate descent over the decoder layers of a full
    * fine-tune; one layer trains at a time (gradients, optimizer state and an fp32 copy for that block only) and the
    * layers above it keep what their inputs' gradients need.
    */
-  badam: z.strictObject({
-    /**
-     * 'layer': one decoder layer trained at a time (BlockOptimizer); 'ratio': every matrix of the decoder layers trained
-     * on a share of its entries (BlockOptimizerRatio: sparse gradients and sparse Adam states).
-     */
-    mode: z.enum(['layer', 'ratio']).default('layer'),
-    /** Ratio mode: the share of each tensor's entries updated (LLaMA-Factory badam_update_ratio, 0.05). */
-    update_ratio: z.number().gt(0).max(1).default(0.05),
-  }).optional(),
+  badam: z
+    .strictObject({
+      /**
+       * 'layer': one decoder layer trained at a time (BlockOptimizer); 'ratio': every matrix of the decoder layers trained
+       * on a share of its entries (BlockOptimizerRatio: sparse gradients and sparse Adam states).
+       */
+      mode: z.enum(['layer', 'ratio']).default('layer'),
+      /** Ratio mode: the share of each tensor's entries updated (LLaMA-Factory badam_update_ratio, 0.05). */
+      update_ratio: z.number().gt(0).max(1).default(0.05),
+    })
+    .optional(),
   /** torchtune's optimizer_in_bwd: the optimizer steps each parameter during backward; no gradient buffers persist. */
   optimizer_in_backward: z.boolean().default(false),
   tensor_parallel: count(1024).default(1),
@@ -430,7 +500,11 @@ export const TrainingSetupSchema = z.strictObject({
   distillation: DistillationSchema.optional(),
   gpu: z.string().optional(),
   /** Memory the CUDA context, cuBLAS/cuDNN workspaces and kernels take before PyTorch allocates, in bytes. */
-  cuda_context_bytes: z.number().nonnegative().max(64 * 2 ** 30).optional(),
+  cuda_context_bytes: z
+    .number()
+    .nonnegative()
+    .max(64 * 2 ** 30)
+    .optional(),
 });
 
 export type TrainingSetupInput = z.input<typeof TrainingSetupSchema>;
@@ -468,7 +542,7 @@ export function sequencesPerExample(s: Pick<TrainingSetup, 'preference' | 'rollo
  * (OnlineDPOTrainer._generate repeats each prompt twice).
  */
 export function generationBatch(s: Pick<TrainingSetup, 'rollout' | 'micro_batch_size'>): number {
-  return s.rollout?.objective === 'online-dpo' ? 2 * s.micro_batch_size : s.rollout?.batch ?? 0;
+  return s.rollout?.objective === 'online-dpo' ? 2 * s.micro_batch_size : (s.rollout?.batch ?? 0);
 }
 
 /** Defaults of the rollout block, with the reason shown to the user when a file does not set them. */
@@ -479,7 +553,7 @@ export const ROLLOUT_DEFAULT_NOTES: Readonly<Record<keyof NonNullable<TrainingSe
   engine: "the policy's own generate() on the training GPU",
   vllm_memory_fraction: "a colocated vLLM engine takes 0.3 of the GPU's memory (TRL vllm_gpu_memory_utilization)",
   vllm_sleep: 'the colocated engine keeps its share while the policy trains',
-  vllm_tensor_parallel: 'each GPU\'s colocated engine holds the whole model (vllm_tensor_parallel_size 1)',
+  vllm_tensor_parallel: "each GPU's colocated engine holds the whole model (vllm_tensor_parallel_size 1)",
   vllm_shared_weights: 'the colocated engine loads its own copy of the weights',
   reference: 'no KL reference model (beta = 0)',
   old_logps: "the old policy's log-probabilities come from the generation round itself",
@@ -505,7 +579,8 @@ export const SCHEMA_DEFAULT_NOTES: Partial<Record<SetupKey, string>> = {
   nodes: 'a single node',
   zero_stage: 'no ZeRO sharding',
   fsdp: 'no FSDP',
-  fsdp_shard_embeddings: 'embeddings and output head in the FSDP root unit (per-layer wrapping, the Accelerate / torchtitan default)',
+  fsdp_shard_embeddings:
+    'embeddings and output head in the FSDP root unit (per-layer wrapping, the Accelerate / torchtitan default)',
   batch_lengths: 'every batch seq_len tokens long (packed, or padded to the maximum length)',
   eval_batch_size: 'the evaluation batch during training',
   offload_optimizer: 'no offload',

@@ -46,15 +46,31 @@ export function tokenEfficiency(tokens: number): number {
  * `pagedToHostBytes`: paged optimizer state that does not fit beside the rest on the GPU (the estimate's
  * perGpu.pagedToHostBytes); it is paged in for each parameter's update and out again.
  */
-export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pick<GpuSpec, 'denseTflops' | 'hostLink' | 'peerLink' | 'hbmBandwidthGBps'>, lean = false, pagedToHostBytes = 0): StepTime {
+export function stepTime(
+  setup: TrainingSetup,
+  trainableParams: number,
+  gpu?: Pick<GpuSpec, 'denseTflops' | 'hostLink' | 'peerLink' | 'hbmBandwidthGBps'>,
+  lean = false,
+  pagedToHostBytes = 0,
+): StepTime {
   const g = gpu ?? DEFAULT_GPU;
   const parsed = parseArchitecture(setup.architecture);
   const explain: string[] = [];
-  if (!parsed.ok) return { seconds: NaN, computeSeconds: NaN, communicationSeconds: 0, offloadSeconds: 0, explain: ['architecture incomplete'] };
+  if (!parsed.ok)
+    return {
+      seconds: NaN,
+      computeSeconds: NaN,
+      communicationSeconds: 0,
+      offloadSeconds: 0,
+      explain: ['architecture incomplete'],
+    };
   const a = parsed.arch;
   const P = setup.parameters ?? countParameters(a).total;
   // MoE: only top-k experts run per token (transformers' Llama 4 runs every expert on every token).
-  const activeP = a.moe && a.family !== 'llama4' ? P - (a.moe.experts - a.moe.topK) * 3 * a.hidden * a.moe.expertFfn * a.moe.moeLayers : P;
+  const activeP =
+    a.moe && a.family !== 'llama4'
+      ? P - (a.moe.experts - a.moe.topK) * 3 * a.hidden * a.moe.expertFfn * a.moe.moeLayers
+      : P;
   const world = setup.gpus_per_node * setup.nodes;
   const tp = setup.tensor_parallel;
   const pp = setup.pipeline_parallel;
@@ -62,11 +78,19 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   // the reference on the completions and on the KL batch, and the policy on the KL batch without grad.
   const pref = setup.preference;
   // Tokens per GPU: context-parallel ranks split each sequence (each local query still attends to the whole sequence).
-  const T = setup.micro_batch_size * sequencesPerExample(setup) * setup.seq_len / setup.context_parallel;
+  const T = (setup.micro_batch_size * sequencesPerExample(setup) * setup.seq_len) / setup.context_parallel;
   const refActive = pref !== undefined && (pref.reference === 'copy' || pref.reference === 'adapters-off');
   // GRPO scores its completions without grad: the reference (beta > 0) and the old policy's log-probabilities.
   const ro = setup.rollout;
-  const extraForwards = ro ? (ro.reference !== 'none' ? 1 : 0) + (ro.old_logps ? 1 : 0) : !pref ? 0 : pref.paired ? (refActive ? 1 : 0) : (refActive ? 2 : 0) + 1;
+  const extraForwards = ro
+    ? (ro.reference !== 'none' ? 1 : 0) + (ro.old_logps ? 1 : 0)
+    : !pref
+      ? 0
+      : pref.paired
+        ? refActive
+          ? 1
+          : 0
+        : (refActive ? 2 : 0) + 1;
   const microSteps = setup.gradient_accumulation_steps;
 
   // FLOPs per token: forward 2P + attention 4·L·s·h (QK^T and AV, causal counted in full as kernels do). Gated DeltaNet
@@ -78,29 +102,43 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   // Mamba-1's selective scan: about 9 operations per channel and state element per token (discretization, state update,
   // output), beside its linears.
   const m1 = a.mamba1;
-  const attnFwd = 4 * attentionLayerCount(a) * setup.seq_len * a.heads * a.headDim
-    + (la ? la.layers * la.valueHeads * (4 * 64 * (la.keyDim + la.valueDim) + 6 * la.keyDim * la.valueDim) : 0)
-    + (mb ? mb.layers * mb.heads * (4 * mb.chunk * (mb.state + mb.headDim) + 6 * mb.state * mb.headDim) : 0)
-    + (m1 ? m1.layers * 9 * m1.inner * m1.state : 0);
+  const attnFwd =
+    4 * attentionLayerCount(a) * setup.seq_len * a.heads * a.headDim +
+    (la ? la.layers * la.valueHeads * (4 * 64 * (la.keyDim + la.valueDim) + 6 * la.keyDim * la.valueDim) : 0) +
+    (mb ? mb.layers * mb.heads * (4 * mb.chunk * (mb.state + mb.headDim) + 6 * mb.state * mb.headDim) : 0) +
+    (m1 ? m1.layers * 9 * m1.inner * m1.state : 0);
   const fwd = 2 * activeP + attnFwd;
   const peft = setup.method === 'lora' || setup.method === 'qlora' || setup.method === 'ia3';
   // Backward: activation gradients (= forward) + weight gradients (= forward) for trainable weights only.
   const bwd = peft || setup.method === 'freeze' ? fwd : 2 * fwd;
   // A tiled MLP runs each dense MLP's forward once more in backward (per shard).
   const tiledMlp = setup.tiled_mlp !== false && !a.moe ? 2 * (a.gatedMlp ? 3 : 2) * a.hidden * a.ffn * a.layers : 0;
-  const recompute = (setup.gradient_checkpointing === 'full' ? fwd : setup.gradient_checkpointing === 'selective' ? 0.3 * fwd : 0) + tiledMlp;
+  const recompute =
+    (setup.gradient_checkpointing === 'full' ? fwd : setup.gradient_checkpointing === 'selective' ? 0.3 * fwd : 0) +
+    tiledMlp;
   const flopsPerToken = fwd + bwd + recompute + extraForwards * fwd;
   const dtype = setup.mixed_precision !== 'none' ? setup.mixed_precision : setup.weights_dtype;
-  const peak = (dtype === 'fp32' ? (g.denseTflops.tf32 ?? g.denseTflops.fp32) : dtype === 'bf16' ? (g.denseTflops.bf16 ?? g.denseTflops.fp16) : g.denseTflops.fp16) * 1e12;
+  const peak =
+    (dtype === 'fp32'
+      ? (g.denseTflops.tf32 ?? g.denseTflops.fp32)
+      : dtype === 'bf16'
+        ? (g.denseTflops.bf16 ?? g.denseTflops.fp16)
+        : g.denseTflops.fp16) * 1e12;
   const eff = tokenEfficiency(T);
   // QLoRA dequantizes every 4-bit weight in forward and backward: extra memory traffic (QLoRA paper reports
   // slower steps than LoRA); modeled as the 16-bit weights being materialised twice per micro-step.
   const computeSeconds = (flopsPerToken * T * microSteps) / (tp * pp) / (peak * ASSUMED_MFU * eff);
-  if (!lean) explain.push(`compute: (forward ${fmt(fwd)} + backward ${fmt(bwd)}${recompute ? ` + recompute ${fmt(recompute)}` : ''}${extraForwards ? ` + ${extraForwards} no-grad forward${extraForwards > 1 ? 's' : ''} (reference / KL) ${fmt(extraForwards * fwd)}` : ''}) FLOPs/token x ${T} tokens x ${microSteps} micro-steps / (${(peak / 1e12).toFixed(0)} TFLOPS x ${ASSUMED_MFU} MFU x ${eff.toFixed(2)} small-batch efficiency) = ${(computeSeconds * 1e3).toFixed(1)} ms`);
+  if (!lean)
+    explain.push(
+      `compute: (forward ${fmt(fwd)} + backward ${fmt(bwd)}${recompute ? ` + recompute ${fmt(recompute)}` : ''}${extraForwards ? ` + ${extraForwards} no-grad forward${extraForwards > 1 ? 's' : ''} (reference / KL) ${fmt(extraForwards * fwd)}` : ''}) FLOPs/token x ${T} tokens x ${microSteps} micro-steps / (${(peak / 1e12).toFixed(0)} TFLOPS x ${ASSUMED_MFU} MFU x ${eff.toFixed(2)} small-batch efficiency) = ${(computeSeconds * 1e3).toFixed(1)} ms`,
+    );
   let dequant = 0;
   if (setup.method === 'qlora') {
     dequant = (2 * P * 2 * microSteps) / (g.hbmBandwidthGBps * 1e9);
-    if (!lean) explain.push(`4-bit dequantization: 2 passes x ${fmt(P)} params x 2 B / HBM bandwidth = ${(dequant * 1e3).toFixed(1)} ms`);
+    if (!lean)
+      explain.push(
+        `4-bit dequantization: 2 passes x ${fmt(P)} params x 2 B / HBM bandwidth = ${(dequant * 1e3).toFixed(1)} ms`,
+      );
   }
 
   // Generation (GRPO): decoding is bound by memory bandwidth, each new token reads every weight and the KV cache so far
@@ -115,33 +153,46 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
     // layer's up to its window.
     const avg = prompt + C / 2;
     // Gated DeltaNet layers read and write their fp32 state (value heads x dk x dv) instead.
-    const kvRead = a.kvHeads * (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) * 2 * ((attentionLayerCount(a) - a.slidingLayers) * avg + a.slidingLayers * Math.min(avg, a.slidingWindow))
-      + (la ? la.layers * 2 * la.valueHeads * la.keyDim * la.valueDim * 4 : 0) + (mb ? mb.layers * 2 * mb.heads * mb.headDim * mb.state * 2 : 0);
+    const kvRead =
+      a.kvHeads *
+        (a.headDim + (a.mla ? a.mla.vHeadDim : a.headDim)) *
+        2 *
+        ((attentionLayerCount(a) - a.slidingLayers) * avg + a.slidingLayers * Math.min(avg, a.slidingWindow)) +
+      (la ? la.layers * 2 * la.valueHeads * la.keyDim * la.valueDim * 4 : 0) +
+      (mb ? mb.layers * 2 * mb.heads * mb.headDim * mb.state * 2 : 0);
     // Online DPO generates two completions per prompt in every micro-step.
     const G = generationBatch(setup);
     const rounds = ro.objective === 'online-dpo' ? microSteps : (setup.micro_batch_size * microSteps) / G;
     const decode = (C * (activeP * wBytes + G * kvRead)) / (tp * pp) / (g.hbmBandwidthGBps * 1e9);
     const prefill = (fwd * G * prompt) / (tp * pp) / (peak * ASSUMED_MFU * tokenEfficiency(G * prompt));
     // vLLM's sleep mode (level 1) moves its weights to the host after each round and back before the next.
-    const wake = ro.engine === 'vllm-colocate' && ro.vllm_sleep ? (2 * activeP * wBytes) / (tp * pp) / (g.hostLink.GBps * 1e9) : 0;
+    const wake =
+      ro.engine === 'vllm-colocate' && ro.vllm_sleep ? (2 * activeP * wBytes) / (tp * pp) / (g.hostLink.GBps * 1e9) : 0;
     generation = rounds * (decode + prefill + wake);
-    if (!lean) explain.push(`generation: ${+rounds.toFixed(2)} round(s) x (decode ${C} tokens x (weights ${fmt(activeP * wBytes)} B + KV cache of ${G} sequences) / ${g.hbmBandwidthGBps} GB/s + prefill ${G} x ${prompt} tokens${wake > 0 ? ` + vLLM wake-up: weights to the host and back ${(wake * 1e3).toFixed(1)} ms` : ''}) = ${(generation * 1e3).toFixed(1)} ms${ro.engine === 'generate' ? '' : ' (vLLM)'}`);
+    if (!lean)
+      explain.push(
+        `generation: ${+rounds.toFixed(2)} round(s) x (decode ${C} tokens x (weights ${fmt(activeP * wBytes)} B + KV cache of ${G} sequences) / ${g.hbmBandwidthGBps} GB/s + prefill ${G} x ${prompt} tokens${wake > 0 ? ` + vLLM wake-up: weights to the host and back ${(wake * 1e3).toFixed(1)} ms` : ''}) = ${(generation * 1e3).toFixed(1)} ms${ro.engine === 'generate' ? '' : ' (vLLM)'}`,
+      );
   }
 
   // Communication over the peer link (NVLink or PCIe), per optimizer step.
   const dp = world / (tp * pp);
-  const peer = (g.peerLink?.GBps ?? g.hostLink.GBps) * 1e9 / 2; // one direction
+  const peer = ((g.peerLink?.GBps ?? g.hostLink.GBps) * 1e9) / 2; // one direction
   const trainable = trainableParams;
-  const gradBytes = (setup.mixed_precision !== 'none' || setup.weights_dtype !== 'fp32' ? 2 : 4) * trainable / (tp * pp);
+  const gradBytes =
+    ((setup.mixed_precision !== 'none' || setup.weights_dtype !== 'fp32' ? 2 : 4) * trainable) / (tp * pp);
   let comm = 0;
   if (dp > 1) {
     const ring = (dp - 1) / dp;
     const sharded = setup.zero_stage === 3 || setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard';
     // All-reduce = reduce-scatter + all-gather of the gradients: 2 x bytes x (N-1)/N; ZeRO-3/FSDP add two
     // parameter all-gathers (forward and backward) per micro-step.
-    comm = 2 * gradBytes * ring / peer;
-    if (sharded) comm += 2 * microSteps * (2 * P / (tp * pp)) * ring / peer;
-    if (!lean) explain.push(`communication: ${sharded ? 'gradient reduce-scatter + 2 parameter all-gathers per micro-step' : 'gradient all-reduce'} over ${(peer / 1e9).toFixed(0)} GB/s = ${(comm * 1e3).toFixed(1)} ms (overlapped with compute where possible)`);
+    comm = (2 * gradBytes * ring) / peer;
+    if (sharded) comm += (2 * microSteps * ((2 * P) / (tp * pp)) * ring) / peer;
+    if (!lean)
+      explain.push(
+        `communication: ${sharded ? 'gradient reduce-scatter + 2 parameter all-gathers per micro-step' : 'gradient all-reduce'} over ${(peer / 1e9).toFixed(0)} GB/s = ${(comm * 1e3).toFixed(1)} ms (overlapped with compute where possible)`,
+      );
   }
   // Offload: gradients go to the host and updated 16-bit parameters come back over PCIe; CPU Adam runs the step.
   let offload = 0;
@@ -150,32 +201,52 @@ export function stepTime(setup: TrainingSetup, trainableParams: number, gpu?: Pi
   if (setup.offload_optimizer !== 'none') {
     const pShard = trainable / shard / (tp * pp);
     offload += (2 * pShard * 2) / host + pShard / CPU_ADAM_PARAMS_PER_S;
-    if (!lean) explain.push(`optimizer offload: ${fmt(pShard)} params x (2 B grads down + 2 B params up) / ${(host / 1e9).toFixed(0)} GB/s + CPU Adam ${fmt(pShard)} / ${fmt(CPU_ADAM_PARAMS_PER_S)} params/s = ${(offload * 1e3).toFixed(1)} ms`);
+    if (!lean)
+      explain.push(
+        `optimizer offload: ${fmt(pShard)} params x (2 B grads down + 2 B params up) / ${(host / 1e9).toFixed(0)} GB/s + CPU Adam ${fmt(pShard)} / ${fmt(CPU_ADAM_PARAMS_PER_S)} params/s = ${(offload * 1e3).toFixed(1)} ms`,
+      );
     if (setup.offload_optimizer === 'nvme') offload *= 3;
   }
   // FSDP's one CPU offload moves the sharded parameters too, whichever key asked for it (the memory estimate does the same).
-  const paramsOffloaded = setup.offload_params !== 'none' || (setup.fsdp !== 'none' && setup.offload_optimizer !== 'none');
+  const paramsOffloaded =
+    setup.offload_params !== 'none' || (setup.fsdp !== 'none' && setup.offload_optimizer !== 'none');
   if (paramsOffloaded) {
     const pShard = P / shard / (tp * pp);
     const t = (2 * microSteps * pShard * 2) / host;
     offload += setup.offload_params === 'nvme' ? 3 * t : t;
-    if (!lean) explain.push(`parameter offload: 2 fetches per micro-step x ${fmt(pShard)} params x 2 B / ${(host / 1e9).toFixed(0)} GB/s = ${(t * 1e3).toFixed(1)} ms`);
+    if (!lean)
+      explain.push(
+        `parameter offload: 2 fetches per micro-step x ${fmt(pShard)} params x 2 B / ${(host / 1e9).toFixed(0)} GB/s = ${(t * 1e3).toFixed(1)} ms`,
+      );
   }
   if (pagedToHostBytes > 0) {
     const t = (2 * pagedToHostBytes) / host;
     offload += t;
-    if (!lean) explain.push(`paged optimizer state: ${fmt(pagedToHostBytes)} B paged in for the update and out again / ${(host / 1e9).toFixed(0)} GB/s = ${(t * 1e3).toFixed(1)} ms`);
+    if (!lean)
+      explain.push(
+        `paged optimizer state: ${fmt(pagedToHostBytes)} B paged in for the update and out again / ${(host / 1e9).toFixed(0)} GB/s = ${(t * 1e3).toFixed(1)} ms`,
+      );
   }
   if (setup.activation_offloading) {
     const t = (2 * a.layers * T * a.hidden * 2 * microSteps) / host;
     offload += t * 0.5; // overlapped with compute on a side stream about half the time
-    if (!lean) explain.push(`activation offloading: layer inputs to the host and back, half overlapped = ${(t * 500).toFixed(1)} ms`);
+    if (!lean)
+      explain.push(
+        `activation offloading: layer inputs to the host and back, half overlapped = ${(t * 500).toFixed(1)} ms`,
+      );
   }
   // Communication overlaps with backward compute; only the excess shows up.
   const exposedComm = Math.max(0, comm - 0.5 * computeSeconds);
   const seconds = computeSeconds + dequant + exposedComm + offload + generation;
-  if (!lean) explain.push(`step: ${(seconds * 1e3).toFixed(1)} ms (communication beyond half the compute time is exposed)`);
-  return { seconds, computeSeconds: computeSeconds + dequant + generation, communicationSeconds: exposedComm, offloadSeconds: offload, explain };
+  if (!lean)
+    explain.push(`step: ${(seconds * 1e3).toFixed(1)} ms (communication beyond half the compute time is exposed)`);
+  return {
+    seconds,
+    computeSeconds: computeSeconds + dequant + generation,
+    communicationSeconds: exposedComm,
+    offloadSeconds: offload,
+    explain,
+  };
 }
 
 function fmt(n: number): string {

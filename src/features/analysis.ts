@@ -83,9 +83,15 @@ interface Run {
 /** The pipeline over the document and its related files, the settings applied, then the estimate. */
 function runOnce(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOptions, lean = false): Run {
   const overrides: Overrides = {
-    gpu: settings.gpu || undefined, gpusPerNode: settings.gpusPerNode, nodes: settings.nodes, origin: 'setting',
+    gpu: settings.gpu || undefined,
+    gpusPerNode: settings.gpusPerNode,
+    nodes: settings.nodes,
+    origin: 'setting',
   };
-  const inputs: InputFile[] = [...(opts.related ?? []).filter((r) => r.file !== doc.file), { file: doc.file, text: doc.text, languageId: doc.languageId }];
+  const inputs: InputFile[] = [
+    ...(opts.related ?? []).filter((r) => r.file !== doc.file),
+    { file: doc.file, text: doc.text, languageId: doc.languageId },
+  ];
   let pipeline = runPipeline(inputs, opts.reader, overrides, opts.resolver);
   if (!pipeline.setup && settings.model && pipeline.problems.some((p) => p.code === 'unknown-model')) {
     pipeline = runPipeline(inputs, opts.reader, { ...overrides, model: settings.model }, opts.resolver);
@@ -96,19 +102,32 @@ function runOnce(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOp
   const gpu = found?.ok ? found.gpu : undefined;
   if (!setup) return { pipeline, setup, gpu, gpuName };
   const r = estimate(setup, {
-    gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source, nvlink: gpu.spec?.peerLink ? gpu.spec.peerLink.kind === 'nvlink' : undefined, spec: gpu.spec as GpuSpec | undefined } : undefined,
+    gpu: gpu
+      ? {
+          id: gpu.id,
+          memoryBytes: gpu.memoryBytes,
+          source: gpu.source,
+          nvlink: gpu.spec?.peerLink ? gpu.spec.peerLink.kind === 'nvlink' : undefined,
+          spec: gpu.spec as GpuSpec | undefined,
+        }
+      : undefined,
     provenance: pipeline.provenance,
     lean,
   });
-  return r.ok ? { pipeline, setup, gpu, gpuName, estimate: r.estimate } : { pipeline, setup, gpu, gpuName, estimateErrors: r.errors };
+  return r.ok
+    ? { pipeline, setup, gpu, gpuName, estimate: r.estimate }
+    : { pipeline, setup, gpu, gpuName, estimateErrors: r.errors };
 }
 
 /** The settings that fill what the files leave open: the CUDA context size and the library versions. */
 function withSettings(setup: TrainingSetup | undefined, settings: AnalysisSettings): TrainingSetup | undefined {
   let s = setup;
-  if (s && settings.cudaContextGiB !== undefined && s.cuda_context_bytes === undefined) s = { ...s, cuda_context_bytes: Math.round(settings.cudaContextGiB * GiB) };
-  if (s && settings.pytorchVersion && s.pytorch_version === undefined) s = { ...s, pytorch_version: settings.pytorchVersion };
-  if (s && settings.transformersVersion && s.transformers_version === undefined) s = { ...s, transformers_version: settings.transformersVersion };
+  if (s && settings.cudaContextGiB !== undefined && s.cuda_context_bytes === undefined)
+    s = { ...s, cuda_context_bytes: Math.round(settings.cudaContextGiB * GiB) };
+  if (s && settings.pytorchVersion && s.pytorch_version === undefined)
+    s = { ...s, pytorch_version: settings.pytorchVersion };
+  if (s && settings.transformersVersion && s.transformers_version === undefined)
+    s = { ...s, transformers_version: settings.transformersVersion };
   return s;
 }
 
@@ -117,10 +136,16 @@ function withSettings(setup: TrainingSetup | undefined, settings: AnalysisSettin
  * (quick-fix titles state the saving of the files as the fix leaves them). A lean estimate: the same figures and fit,
  * without formula texts.
  */
-function rerunWithEdits(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOptions, edits: readonly EditData[]): Run {
+function rerunWithEdits(
+  doc: DocumentInput,
+  settings: AnalysisSettings,
+  opts: AnalyzeOptions,
+  edits: readonly EditData[],
+): Run {
   const byFile = new Map<string, EditData[]>();
   for (const e of edits) byFile.set(e.file, [...(byFile.get(e.file) ?? []), e]);
-  const edited = (file: string, text: string): string => (byFile.has(file) ? applyEditData(text, byFile.get(file)!) : text);
+  const edited = (file: string, text: string): string =>
+    byFile.has(file) ? applyEditData(text, byFile.get(file)!) : text;
   const reader: FileReader = {
     ...opts.reader,
     read: (p, kind) => {
@@ -141,11 +166,29 @@ export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, 
   const headroomFraction = settings.headroomPercent / 100;
   let adviceCache: AdviceResult | undefined | null = null;
   const analysis: Analysis = {
-    file: doc.file, text: doc.text, format, facts, scenario, pipeline, setup, gpu, estimate: est, estimateErrors, settings,
+    file: doc.file,
+    text: doc.text,
+    format,
+    facts,
+    scenario,
+    pipeline,
+    setup,
+    gpu,
+    estimate: est,
+    estimateErrors,
+    settings,
     findings: [],
     advice(): AdviceResult | undefined {
       if (adviceCache === null) {
-        adviceCache = setup && gpu ? advise(setup, { gpu: { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source }, gpuSpec: gpu.spec as GpuSpec | undefined, provenance: pipeline.provenance, headroomFraction }) : undefined;
+        adviceCache =
+          setup && gpu
+            ? advise(setup, {
+                gpu: { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source },
+                gpuSpec: gpu.spec as GpuSpec | undefined,
+                provenance: pipeline.provenance,
+                headroomFraction,
+              })
+            : undefined;
       }
       return adviceCache ?? undefined;
     },
@@ -153,6 +196,11 @@ export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, 
       return rerunWithEdits(doc, settings, opts, edits).estimate;
     },
   };
-  (analysis as { findings: readonly Finding[] }).findings = computeFindings(analysis, doc.text, gpuName, opts.translate);
+  (analysis as { findings: readonly Finding[] }).findings = computeFindings(
+    analysis,
+    doc.text,
+    gpuName,
+    opts.translate,
+  );
   return analysis;
 }

@@ -16,10 +16,28 @@ import type { Analysis } from './analysis';
 export type FindingCode =
   | 'not-modeled'
   | 'eval-logits-kept'
-  | 'exceeds-gpu-memory' | 'near-gpu-memory' | 'batch-size-mismatch' | 'conflicting-precision' | 'offload-needs-zero'
-  | 'unresolved-auto' | 'unknown-model' | 'reference-not-found' | 'strict-json-comments' | 'deprecated-key' | 'unknown-key'
-  | 'invalid-value' | 'placeholder' | 'duplicate-key' | 'not-static' | 'variable-length-cache' | 'fused-experts'
-  | 'no-effect' | 'gpu-unsupported' | 'model-files' | 'not-analyzed' | 'reference-found-above';
+  | 'exceeds-gpu-memory'
+  | 'near-gpu-memory'
+  | 'batch-size-mismatch'
+  | 'conflicting-precision'
+  | 'offload-needs-zero'
+  | 'unresolved-auto'
+  | 'unknown-model'
+  | 'reference-not-found'
+  | 'strict-json-comments'
+  | 'deprecated-key'
+  | 'unknown-key'
+  | 'invalid-value'
+  | 'placeholder'
+  | 'duplicate-key'
+  | 'not-static'
+  | 'variable-length-cache'
+  | 'fused-experts'
+  | 'no-effect'
+  | 'gpu-unsupported'
+  | 'model-files'
+  | 'not-analyzed'
+  | 'reference-found-above';
 
 export interface RelatedInfo {
   readonly file: string;
@@ -39,9 +57,22 @@ export interface Finding {
 }
 
 const REPORTED_FROM_ANALYZERS = new Set<string>([
-  'batch-size-mismatch', 'conflicting-precision', 'offload-needs-zero', 'unresolved-auto', 'reference-not-found', 'strict-json-comments',
-  'deprecated-key', 'unknown-key', 'invalid-value', 'placeholder', 'duplicate-key', 'unknown-model',
-  'not-modeled', 'model-files', 'not-analyzed', 'reference-found-above',
+  'batch-size-mismatch',
+  'conflicting-precision',
+  'offload-needs-zero',
+  'unresolved-auto',
+  'reference-not-found',
+  'strict-json-comments',
+  'deprecated-key',
+  'unknown-key',
+  'invalid-value',
+  'placeholder',
+  'duplicate-key',
+  'unknown-model',
+  'not-modeled',
+  'model-files',
+  'not-analyzed',
+  'reference-found-above',
 ]);
 
 /** Which keys drive each memory component, most specific first (the key a diagnostic points at). */
@@ -69,17 +100,39 @@ const DRIVERS: Partial<Record<ComponentId, readonly CanonicalKey[]>> = {
 
 /** The memory components a key drives (the hover lists them beside the largest). */
 export function componentsDrivenBy(key: string): ComponentId[] {
-  return (Object.entries(DRIVERS) as Array<[ComponentId, readonly CanonicalKey[]]>).filter(([, keys]) => keys.includes(key as CanonicalKey)).map(([id]) => id);
+  return (Object.entries(DRIVERS) as Array<[ComponentId, readonly CanonicalKey[]]>)
+    .filter(([, keys]) => keys.includes(key as CanonicalKey))
+    .map(([id]) => id);
 }
 
 /** Scenario files name setup fields directly. */
 const SCENARIO_KEY: Partial<Record<CanonicalKey, string>> = {
-  microBatchSize: 'micro_batch_size', seqLen: 'seq_len', gradientCheckpointing: 'gradient_checkpointing', attention: 'attention',
-  loss: 'loss', optimizer: 'optimizer', zeroStage: 'zero_stage', offloadOptimizer: 'offload_optimizer', fsdp: 'fsdp', method: 'method',
-  gradientAccumulationSteps: 'gradient_accumulation_steps', model: 'model', quantBits: 'quantization', weightsDtype: 'weights_dtype',
-  mixedPrecision: 'mixed_precision', loraR: 'lora', loraTargets: 'lora', batchLengths: 'batch_lengths', kbitUpcast: 'kbit_upcast',
-  tensorParallel: 'tensor_parallel', pipelineParallel: 'pipeline_parallel', gpusPerNode: 'gpus_per_node', rollout: 'rollout', completionLen: 'rollout',
-  vllmMode: 'rollout', contextParallel: 'context_parallel',
+  microBatchSize: 'micro_batch_size',
+  seqLen: 'seq_len',
+  gradientCheckpointing: 'gradient_checkpointing',
+  attention: 'attention',
+  loss: 'loss',
+  optimizer: 'optimizer',
+  zeroStage: 'zero_stage',
+  offloadOptimizer: 'offload_optimizer',
+  fsdp: 'fsdp',
+  method: 'method',
+  gradientAccumulationSteps: 'gradient_accumulation_steps',
+  model: 'model',
+  quantBits: 'quantization',
+  weightsDtype: 'weights_dtype',
+  mixedPrecision: 'mixed_precision',
+  loraR: 'lora',
+  loraTargets: 'lora',
+  batchLengths: 'batch_lengths',
+  kbitUpcast: 'kbit_upcast',
+  tensorParallel: 'tensor_parallel',
+  pipelineParallel: 'pipeline_parallel',
+  gpusPerNode: 'gpus_per_node',
+  rollout: 'rollout',
+  completionLen: 'rollout',
+  vllmMode: 'rollout',
+  contextParallel: 'context_parallel',
 };
 
 /**
@@ -87,15 +140,49 @@ const SCENARIO_KEY: Partial<Record<CanonicalKey, string>> = {
  * warning names (dotted for a block's own field).
  */
 export const SETUP_FIELD_KEY: Readonly<Record<string, CanonicalKey>> = {
-  micro_batch_size: 'microBatchSize', seq_len: 'seqLen', gradient_checkpointing: 'gradientCheckpointing', attention: 'attention', loss: 'loss',
-  optimizer: 'optimizer', zero_stage: 'zeroStage', offload_optimizer: 'offloadOptimizer', offload_params: 'offloadParams', fsdp: 'fsdp',
-  method: 'method', gradient_accumulation_steps: 'gradientAccumulationSteps', model: 'model', weights_dtype: 'weightsDtype',
-  mixed_precision: 'mixedPrecision', gpus_per_node: 'gpusPerNode', nodes: 'nodes', lora: 'loraR', quantization: 'quantBits',
-  tensor_parallel: 'tensorParallel', pipeline_parallel: 'pipelineParallel', gpu: 'gpu', compile: 'compile', activation_offloading: 'activationOffloading', tiled_mlp: 'tiledMlp',
-  context_parallel: 'contextParallel', expert_parallel: 'expertParallel', zero_hpz_partition_size: 'zeroHpzPartitionSize',
-  zero_mics_shard_size: 'micsShardSize', batch_lengths: 'batchLengths', kbit_upcast: 'kbitUpcast', eval_batch_size: 'evalBatchSize', rollout: 'rollout', preference: 'preference',
-  kernels: 'kernels', expandable_segments: 'expandableSegments', empty_cache_steps: 'emptyCacheSteps', galore: 'galore', badam: 'badam',
-  'rollout.completion_len': 'completionLen', 'rollout.engine': 'vllmMode', 'lora.target_modules': 'loraTargets', 'lora.target_parameters': 'loraTargetParameters',
+  micro_batch_size: 'microBatchSize',
+  seq_len: 'seqLen',
+  gradient_checkpointing: 'gradientCheckpointing',
+  attention: 'attention',
+  loss: 'loss',
+  optimizer: 'optimizer',
+  zero_stage: 'zeroStage',
+  offload_optimizer: 'offloadOptimizer',
+  offload_params: 'offloadParams',
+  fsdp: 'fsdp',
+  method: 'method',
+  gradient_accumulation_steps: 'gradientAccumulationSteps',
+  model: 'model',
+  weights_dtype: 'weightsDtype',
+  mixed_precision: 'mixedPrecision',
+  gpus_per_node: 'gpusPerNode',
+  nodes: 'nodes',
+  lora: 'loraR',
+  quantization: 'quantBits',
+  tensor_parallel: 'tensorParallel',
+  pipeline_parallel: 'pipelineParallel',
+  gpu: 'gpu',
+  compile: 'compile',
+  activation_offloading: 'activationOffloading',
+  tiled_mlp: 'tiledMlp',
+  context_parallel: 'contextParallel',
+  expert_parallel: 'expertParallel',
+  zero_hpz_partition_size: 'zeroHpzPartitionSize',
+  zero_mics_shard_size: 'micsShardSize',
+  batch_lengths: 'batchLengths',
+  kbit_upcast: 'kbitUpcast',
+  eval_batch_size: 'evalBatchSize',
+  rollout: 'rollout',
+  preference: 'preference',
+  kernels: 'kernels',
+  expandable_segments: 'expandableSegments',
+  empty_cache_steps: 'emptyCacheSteps',
+  galore: 'galore',
+  badam: 'badam',
+  'rollout.completion_len': 'completionLen',
+  'rollout.engine': 'vllmMode',
+  'lora.target_modules': 'loraTargets',
+  'lora.target_parameters': 'loraTargetParameters',
 };
 
 /** The first halving of the micro-batch that fits the analysis's GPU (auto_find_batch_size), if any does. */
@@ -119,7 +206,10 @@ export function gpuCountNote(a: Analysis, t: Translate = identity): string {
     return p !== undefined && p.kind !== 'default';
   };
   if (!a.setup || given('gpus_per_node') || given('nodes')) return '';
-  return t(', assuming {0} GPU (nothing in these files says how many; set vramLens.gpusPerNode)', a.setup.gpus_per_node * a.setup.nodes);
+  return t(
+    ', assuming {0} GPU (nothing in these files says how many; set vramLens.gpusPerNode)',
+    a.setup.gpus_per_node * a.setup.nodes,
+  );
 }
 
 /** The span of a canonical key in this document (key span), if the document sets it. */
@@ -150,7 +240,10 @@ const AUTO_FILLERS = new Set(['hf-trainer', 'accelerate', 'trl', 'axolotl', 'lla
  */
 export function autoFilled(a: Analysis): boolean {
   const others = a.pipeline.files.filter((f) => f.file !== a.file && f.origin === undefined);
-  return others.length === 0 || others.some((f) => f.facts.tools.some((t) => AUTO_FILLERS.has(t)) || FORMAT_FILLS.has(f.facts.format));
+  return (
+    others.length === 0 ||
+    others.some((f) => f.facts.tools.some((t) => AUTO_FILLERS.has(t)) || FORMAT_FILLS.has(f.facts.format))
+  );
 }
 const FORMAT_FILLS = new Set(['hf-python', 'hf-yaml', 'accelerate-yaml', 'axolotl-yaml', 'llamafactory-yaml']);
 
@@ -161,7 +254,8 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
   const out: Finding[] = [];
   const seen = new Set<string>();
   // Analyzer problems carry their English message and, for translation, the template it was filled from.
-  const problemText = (p: { readonly message: string; readonly template?: MessageTemplate }): string => (p.template ? t(p.template.text, ...p.template.args) : p.message);
+  const problemText = (p: { readonly message: string; readonly template?: MessageTemplate }): string =>
+    p.template ? t(p.template.text, ...p.template.args) : p.message;
   const push = (f: Finding): void => {
     const k = `${f.code}:${f.span.start}:${f.span.end}`;
     if (seen.has(k)) return;
@@ -172,30 +266,65 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
   const filled = autoFilled(a);
   for (const p of a.facts.problems) {
     if (!REPORTED_FROM_ANALYZERS.has(p.code) || (p.code === 'unresolved-auto' && filled)) continue;
-    push({ code: p.code as FindingCode, severity: p.severity, message: problemText(p), span: p.span, related: [], template: p.template });
+    push({
+      code: p.code as FindingCode,
+      severity: p.severity,
+      message: problemText(p),
+      span: p.span,
+      related: [],
+      template: p.template,
+    });
   }
   if (a.scenario) {
     for (const p of a.scenario.problems) {
       if (p.code === 'syntax-error' || p.code === 'syntax-warning') continue; // the YAML/JSON language support reports these
-      push({ code: (p.code === 'missing-model' ? 'unknown-model' : p.code) as FindingCode, severity: p.severity, message: problemText(p), span: { start: p.start, end: p.end }, related: [], template: p.template });
+      push({
+        code: (p.code === 'missing-model' ? 'unknown-model' : p.code) as FindingCode,
+        severity: p.severity,
+        message: problemText(p),
+        span: { start: p.start, end: p.end },
+        related: [],
+        template: p.template,
+      });
     }
   }
   // Problems found while merging files, located in this document.
   for (const p of a.pipeline.problems) {
     if (p.file !== a.file || !REPORTED_FROM_ANALYZERS.has(p.code) || (p.code === 'unresolved-auto' && filled)) continue;
-    push({ code: p.code as FindingCode, severity: p.severity, message: problemText(p), span: { start: p.start, end: Math.max(p.end, p.start) }, related: [], template: p.template });
+    push({
+      code: p.code as FindingCode,
+      severity: p.severity,
+      message: problemText(p),
+      span: { start: p.start, end: Math.max(p.end, p.start) },
+      related: [],
+      template: p.template,
+    });
   }
   // The estimator refused the setup (values that contradict each other), or warns about a rollout it cannot count:
   // said at the key that sets the value.
-  for (const x of [...(a.estimateErrors ?? []).map((w) => ({ w, severity: 'error' as const })), ...(a.estimate?.warnings ?? []).filter((w) => w.key.startsWith('rollout')).map((w) => ({ w, severity: 'warning' as const }))]) {
+  for (const x of [
+    ...(a.estimateErrors ?? []).map((w) => ({ w, severity: 'error' as const })),
+    ...(a.estimate?.warnings ?? [])
+      .filter((w) => w.key.startsWith('rollout'))
+      .map((w) => ({ w, severity: 'warning' as const })),
+  ]) {
     const key = SETUP_FIELD_KEY[x.w.key] ?? SETUP_FIELD_KEY[x.w.key.split('.')[0]];
-    push({ code: 'invalid-value', severity: x.severity, message: x.w.message, span: (key ? spanOfKey(a, key) : undefined) ?? spanOfKey(a, 'model') ?? firstLine(text), related: [] });
+    push({
+      code: 'invalid-value',
+      severity: x.severity,
+      message: x.w.message,
+      span: (key ? spanOfKey(a, key) : undefined) ?? spanOfKey(a, 'model') ?? firstLine(text),
+      related: [],
+    });
   }
   // transformers 5's fused MoE experts (left in 16 bits by bitsandbytes, out of reach of target_modules), settings the
   // model's code ignores and what the chosen GPU cannot run: said at the key (bf16 at the switch that turns it on).
   for (const w of a.estimate?.warnings ?? []) {
     if (w.code !== 'fused-experts' && w.code !== 'no-effect' && w.code !== 'gpu-unsupported') continue;
-    const keySpan = w.code === 'gpu-unsupported' && w.key !== 'attention' ? spanOfKey(a, 'bf16') ?? spanOfKey(a, SETUP_FIELD_KEY[w.key]) : spanOfKey(a, SETUP_FIELD_KEY[w.key]);
+    const keySpan =
+      w.code === 'gpu-unsupported' && w.key !== 'attention'
+        ? (spanOfKey(a, 'bf16') ?? spanOfKey(a, SETUP_FIELD_KEY[w.key]))
+        : spanOfKey(a, SETUP_FIELD_KEY[w.key]);
     const span = keySpan ?? spanOfKey(a, 'model');
     if (span) push({ code: w.code, severity: w.severity ?? 'warning', message: w.message, span, related: [] });
   }
@@ -203,13 +332,22 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
   if (!a.setup) {
     const modelProblem = a.pipeline.problems.find((p) => p.code === 'unknown-model');
     if (modelProblem && !out.some((f) => f.code === 'unknown-model')) {
-      const span = modelProblem.file === a.file ? { start: modelProblem.start, end: modelProblem.end } : spanOfKey(a, 'model') ?? firstLine(text);
+      const span =
+        modelProblem.file === a.file
+          ? { start: modelProblem.start, end: modelProblem.end }
+          : (spanOfKey(a, 'model') ?? firstLine(text));
       push({
-        code: 'unknown-model', severity: 'warning', span, related: [],
+        code: 'unknown-model',
+        severity: 'warning',
+        span,
+        related: [],
         // Said once: a message that already names the setting gets only the pointer to the file that may name the model.
         message: /vramLens\.model/.test(problemText(modelProblem))
           ? t('{0}; or open the launch script / training file that names it.', problemText(modelProblem))
-          : t('{0}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), or open the launch script / training file that names it.', problemText(modelProblem)),
+          : t(
+              '{0}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), or open the launch script / training file that names it.',
+              problemText(modelProblem),
+            ),
       });
     }
     return out;
@@ -219,7 +357,9 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     const need = e.perGpu.deviceBytes;
     const headroom = a.settings.headroomPercent / 100;
     const big = [...e.perGpu.components].sort((x, y) => y.bytes - x.bytes);
-    const driver = big.map((c) => ({ c, key: (DRIVERS[c.id] ?? []).map((k) => ({ k, span: spanOfKey(a, k) })).find((x) => x.span) })).find((x) => x.key);
+    const driver = big
+      .map((c) => ({ c, key: (DRIVERS[c.id] ?? []).map((k) => ({ k, span: spanOfKey(a, k) })).find((x) => x.span) }))
+      .find((x) => x.key);
     const span = driver?.key?.span ?? spanOfKey(a, 'model') ?? firstLine(text);
     const related: RelatedInfo[] = big.slice(0, 4).map((c) => {
       const k = (DRIVERS[c.id] ?? []).map((x) => spanOfKey(a, x)).find((s) => s);
@@ -233,26 +373,68 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     const retried = !e.fits && auto ? autoBatch(a) : undefined;
     const gpus = gpuCountNote(a, t);
     if (!e.fits) {
-      const over = t('{0} > {1} on {2} ({3} over){4}. Peak in {5}; largest: {6}.', formatBytes(need), formatBytes(cap), a.gpu.id, formatBytes(need - cap), gpus, `${e.perGpu.phase}${phase ? `: ${phase.note}` : ''}`, big[0] ? `${big[0].label} ${formatBytes(big[0].bytes)}` : 'n/a');
-      push(retried
-        ? { code: 'exceeds-gpu-memory', severity: 'warning', span: auto!.keySpan, related,
-          message: `${over} ${t('auto_find_batch_size: after the out-of-memory error the Trainer halves the micro-batch and trains at {0} per GPU ({1}), with {2} accumulation steps: a smaller global batch.', retried.micro, formatBytes(retried.deviceBytes), a.setup.gradient_accumulation_steps)}` }
-        : { code: 'exceeds-gpu-memory', severity: 'error', span, related, message: over });
+      const over = t(
+        '{0} > {1} on {2} ({3} over){4}. Peak in {5}; largest: {6}.',
+        formatBytes(need),
+        formatBytes(cap),
+        a.gpu.id,
+        formatBytes(need - cap),
+        gpus,
+        `${e.perGpu.phase}${phase ? `: ${phase.note}` : ''}`,
+        big[0] ? `${big[0].label} ${formatBytes(big[0].bytes)}` : 'n/a',
+      );
+      push(
+        retried
+          ? {
+              code: 'exceeds-gpu-memory',
+              severity: 'warning',
+              span: auto!.keySpan,
+              related,
+              message: `${over} ${t('auto_find_batch_size: after the out-of-memory error the Trainer halves the micro-batch and trains at {0} per GPU ({1}), with {2} accumulation steps: a smaller global batch.', retried.micro, formatBytes(retried.deviceBytes), a.setup.gradient_accumulation_steps)}`,
+            }
+          : { code: 'exceeds-gpu-memory', severity: 'error', span, related, message: over },
+      );
     } else if (need > cap * (1 - headroom)) {
       push({
-        code: 'near-gpu-memory', severity: 'warning', span, related,
-        message: t('{0} of {1} on {2}: less than {3}% headroom left ({4}){5}. Fragmentation or longer batches may run out of memory.', formatBytes(need), formatBytes(cap), a.gpu.id, a.settings.headroomPercent, formatBytes(cap - need), gpus),
+        code: 'near-gpu-memory',
+        severity: 'warning',
+        span,
+        related,
+        message: t(
+          '{0} of {1} on {2}: less than {3}% headroom left ({4}){5}. Fragmentation or longer batches may run out of memory.',
+          formatBytes(need),
+          formatBytes(cap),
+          a.gpu.id,
+          a.settings.headroomPercent,
+          formatBytes(cap - need),
+          gpus,
+        ),
       });
     }
     const vl = e.perGpu.variableLengths;
     if (e.fits && vl && vl.cacheBytes > 0 && vl.deviceBytes > cap * (1 - headroom)) {
       push({
-        code: 'variable-length-cache', severity: 'info', span: spanOfKey(a, 'batchLengths') ?? spanOfKey(a, 'seqLen') ?? span, related: [],
-        message: t('Batches are padded to their own longest sample: over a run the allocator caches about {0} of earlier, shorter batches, which reaches {1} of {2} on {3}. It releases unsplit cached blocks before failing, but not split ones; if the run fails with memory "reserved but unallocated", set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True or pack the samples.', formatBytes(vl.cacheBytes), formatBytes(vl.deviceBytes), formatBytes(cap), a.gpu.id),
+        code: 'variable-length-cache',
+        severity: 'info',
+        span: spanOfKey(a, 'batchLengths') ?? spanOfKey(a, 'seqLen') ?? span,
+        related: [],
+        message: t(
+          'Batches are padded to their own longest sample: over a run the allocator caches about {0} of earlier, shorter batches, which reaches {1} of {2} on {3}. It releases unsplit cached blocks before failing, but not split ones; if the run fails with memory "reserved but unallocated", set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True or pack the samples.',
+          formatBytes(vl.cacheBytes),
+          formatBytes(vl.deviceBytes),
+          formatBytes(cap),
+          a.gpu.id,
+        ),
       });
     }
   } else if (e && gpuName && !a.gpu) {
-    push({ code: 'invalid-value', severity: 'warning', span: firstLine(text), related: [], message: t('unknown GPU \'{0}\' (see "vramLens.gpu")', gpuName) });
+    push({
+      code: 'invalid-value',
+      severity: 'warning',
+      span: firstLine(text),
+      related: [],
+      message: t('unknown GPU \'{0}\' (see "vramLens.gpu")', gpuName),
+    });
   }
   // HF Trainer with compute_metrics keeps every evaluation batch's logits on the GPU until the evaluation ends.
   const kept = a.facts.facts.find((f) => f.key === 'evalKeepsLogits' && f.value === true);
@@ -263,8 +445,18 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
       const bytes = a.setup.mixed_precision !== 'none' || a.setup.weights_dtype !== 'fp32' ? 2 : 4;
       const perBatch = evalBatch * a.setup.seq_len * arch.arch.vocab * bytes;
       push({
-        code: 'eval-logits-kept', severity: 'warning', span: kept.keySpan, related: [],
-        message: t('compute_metrics without eval_accumulation_steps: the Trainer keeps the logits of every evaluation batch on the GPU until the evaluation ends, {0} per batch ({1} x {2} tokens x {3} vocabulary x {4} B), so the total grows with the evaluation set. Set eval_accumulation_steps, or reduce the logits in preprocess_logits_for_metrics (e.g. argmax).', formatBytes(perBatch), evalBatch, a.setup.seq_len, arch.arch.vocab, bytes),
+        code: 'eval-logits-kept',
+        severity: 'warning',
+        span: kept.keySpan,
+        related: [],
+        message: t(
+          'compute_metrics without eval_accumulation_steps: the Trainer keeps the logits of every evaluation batch on the GPU until the evaluation ends, {0} per batch ({1} x {2} tokens x {3} vocabulary x {4} B), so the total grows with the evaluation set. Set eval_accumulation_steps, or reduce the logits in preprocess_logits_for_metrics (e.g. argmax).',
+          formatBytes(perBatch),
+          evalBatch,
+          a.setup.seq_len,
+          arch.arch.vocab,
+          bytes,
+        ),
       });
     }
   }

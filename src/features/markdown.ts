@@ -46,7 +46,11 @@ export function messageMarkdown(message: string, template: MessageTemplate | und
   return text
     .split(/(`[^`]*`)/)
     .map((part) => {
-      if (part.startsWith('`') && part.endsWith('`') && part.length >= 2) return mdCode(part.slice(1, -1).replace(/\{(\d+)\}/g, (_, i: string) => arg(i)), 200);
+      if (part.startsWith('`') && part.endsWith('`') && part.length >= 2)
+        return mdCode(
+          part.slice(1, -1).replace(/\{(\d+)\}/g, (_, i: string) => arg(i)),
+          200,
+        );
       return mdText(part.replace(/\{(\d+)\}/g, (_, i: string) => arg(i)));
     })
     .join('');

@@ -18,12 +18,24 @@ function baseName(file: string): string {
  * are ordered: the first match wins, and a reason none matches is 'other', which the panel words generically.
  */
 const KIND_PATTERNS: ReadonlyArray<readonly [BlockedKind, RegExp]> = [
-  ['layout', /syntax errors|break the file's syntax|is not (?:an object|a mapping|a list)|not closed|no source range|block scalar|shares its line|start (?:their|on its own) line|mapping is empty|unsupported YAML shape|no colon after the key|no value to write/],
+  [
+    'layout',
+    /syntax errors|break the file's syntax|is not (?:an object|a mapping|a list)|not closed|no source range|block scalar|shares its line|start (?:their|on its own) line|mapping is empty|unsupported YAML shape|no colon after the key|no value to write/,
+  ],
   ['environment', /package version|in the environment/],
-  ['code', /needs? (?:new )?code|code changes|builds no |\(\.\.\.\) call|does not import|another trainer|FastLanguageModel|shell expression/],
-  ['elsewhere', /change that file|live in |is set in the DeepSpeed config|deepspeed_config_file|uses FSDP, not DeepSpeed|the trainer picks|takes the accumulation from|derives the weights dtype|set \S+ there|no TrainingArguments \/ TRL config call/],
+  [
+    'code',
+    /needs? (?:new )?code|code changes|builds no |\(\.\.\.\) call|does not import|another trainer|FastLanguageModel|shell expression/,
+  ],
+  [
+    'elsewhere',
+    /change that file|live in |is set in the DeepSpeed config|deepspeed_config_file|uses FSDP, not DeepSpeed|the trainer picks|takes the accumulation from|derives the weights dtype|set \S+ there|no TrainingArguments \/ TRL config call/,
+  ],
   ['by-hand', /by hand|accelerate config/],
-  ['format', /has no |have no |no setting for|no key for|no .*flag|flags? (?:are|is) unknown|no .* option for|no .* for \S+$|cannot express|is not written in|is a \S+ (?:config )?(?:key|setting)|are \S+ keys|a \S+ setting|\bonly\b|is not one of|do(?:es)? not take|is the legacy form|no distributed launcher|no training command|no \S+ launcher|no chunked-loss switch|no method |reject|is nf4|whole layers|is not a lora_ builder|alone cannot be written|changes more than/],
+  [
+    'format',
+    /has no |have no |no setting for|no key for|no .*flag|flags? (?:are|is) unknown|no .* option for|no .* for \S+$|cannot express|is not written in|is a \S+ (?:config )?(?:key|setting)|are \S+ keys|a \S+ setting|\bonly\b|is not one of|do(?:es)? not take|is the legacy form|no distributed launcher|no training command|no \S+ launcher|no chunked-loss switch|no method |reject|is nf4|whole layers|is not a lora_ builder|alone cannot be written|changes more than/,
+  ],
 ];
 
 export function blockedKindOf(reason: string): BlockedKind {
@@ -41,7 +53,10 @@ function blockedOf(plan: FixPlan, files: readonly string[]): AdviceView['blocked
 /** The panel model, or undefined with the reason when there is no estimate. */
 export function buildPanelModel(a: Analysis, strings: Record<string, string>): { model?: PanelModel; reason?: string } {
   if (!a.setup || !a.estimate) {
-    const why = a.findings.find((f) => f.code === 'unknown-model')?.message ?? a.pipeline.problems.find((p) => p.severity === 'error')?.message ?? 'the setup is incomplete';
+    const why =
+      a.findings.find((f) => f.code === 'unknown-model')?.message ??
+      a.pipeline.problems.find((p) => p.severity === 'error')?.message ??
+      'the setup is incomplete';
     return { reason: why };
   }
   const advice = a.advice();
@@ -58,21 +73,34 @@ export function buildPanelModel(a: Analysis, strings: Record<string, string>): {
     if (why) blocked++;
     else applicable++;
     items.push({
-      id: i.id, title: i.title, changes: i.changes.map((c) => ({ key: String(c.key), value: c.value })), savedBytes: i.savedBytes,
-      stepTimeFactor: i.stepTimeFactor, changesResult: i.changesResult, fits: i.fits, deviceBytes: i.estimate.perGpu.deviceBytes,
-      costExplain: [...i.costExplain], gpus: i.gpus, applicable: why === null, blocked: why,
+      id: i.id,
+      title: i.title,
+      changes: i.changes.map((c) => ({ key: String(c.key), value: c.value })),
+      savedBytes: i.savedBytes,
+      stepTimeFactor: i.stepTimeFactor,
+      changesResult: i.changesResult,
+      fits: i.fits,
+      deviceBytes: i.estimate.perGpu.deviceBytes,
+      costExplain: [...i.costExplain],
+      gpus: i.gpus,
+      applicable: why === null,
+      blocked: why,
     });
   }
   return {
     model: {
-      title: baseName(a.file), format: a.format ?? 'unknown', setup: a.setup,
+      title: baseName(a.file),
+      format: a.format ?? 'unknown',
+      setup: a.setup,
       gpu: a.gpu ? { id: a.gpu.id, memoryBytes: a.gpu.memoryBytes } : null,
       headroomFraction: Math.min(0.5, a.settings.headroomPercent / 100),
       estimate: estimateView(a.estimate),
       assumptions: a.estimate.assumptions.map((x) => ({ key: String(x.key), value: x.value, source: x.source })),
       warnings: a.estimate.warnings.map((w) => ({ key: String(w.key), message: w.message })),
       advice: items,
-      maxMicroBatch: advice?.maxMicroBatch ?? null, maxSeqLen: advice?.maxSeqLen ?? null, gpusNeeded: advice?.gpusNeeded ?? null,
+      maxMicroBatch: advice?.maxMicroBatch ?? null,
+      maxSeqLen: advice?.maxSeqLen ?? null,
+      gpusNeeded: advice?.gpusNeeded ?? null,
       strings,
     },
   };

@@ -25,21 +25,44 @@ const identity: Translate = (m, ...args) => m.replace(/\{(\d+)\}/g, (_, i: strin
 export function fixFiles(a: Analysis): FixFile[] {
   const files = editableFiles(a.pipeline.files);
   if (a.scenario && a.format === 'scenario') {
-    files.push({ file: a.file, text: a.text, format: 'scenario', facts: { format: 'scenario', facts: [], problems: [], references: [], tools: [] } });
+    files.push({
+      file: a.file,
+      text: a.text,
+      format: 'scenario',
+      facts: { format: 'scenario', facts: [], problems: [], references: [], tools: [] },
+    });
   }
   return files;
 }
 
 /** Short names of the single changes (the lightbulb menu is narrow); a change without one keeps its advice title. */
 const SHORT: Readonly<Record<string, string>> = {
-  'gc-full': 'Gradient checkpointing', 'gc-selective': 'Selective checkpointing', 'chunked-loss': 'Chunked cross-entropy',
-  adam8bit: '8-bit AdamW', paged8bit: 'Paged 8-bit AdamW', 'offload-opt': 'Optimizer offload to CPU',
-  'offload-params': 'Parameter and optimizer offload to CPU', 'zero3-offload-opt': 'ZeRO-3, optimizer offload to CPU',
-  sdpa: 'SDPA attention', flash: 'FlashAttention-2', 'tiled-mlp': 'Tiled MLP', 'pure-bf16': 'Load the model in bf16',
-  adafactor: 'Adafactor optimizer', 'seq-half': 'Halve the sequence length', 'seq-3/4': 'Sequence length x3/4',
-  'eval-batch-1': 'Eval batch 1', lora: 'LoRA r=16 instead of full fine-tuning', qlora: 'QLoRA (4-bit base, LoRA r=16)',
-  'lora-attn': 'LoRA r=16 on attention only', 'lora-rank': 'Lower the LoRA rank', 'quantize-experts': 'Quantize the MoE experts too',
-  'vllm-sleep': 'vLLM sleep mode', 'rollout-half': 'Half the completions per round', 'kl-off': 'No KL term (beta 0)', 'precompute-ref': 'Precomputed reference log-probs', 'no-dora': 'Plain LoRA instead of DoRA',
+  'gc-full': 'Gradient checkpointing',
+  'gc-selective': 'Selective checkpointing',
+  'chunked-loss': 'Chunked cross-entropy',
+  adam8bit: '8-bit AdamW',
+  paged8bit: 'Paged 8-bit AdamW',
+  'offload-opt': 'Optimizer offload to CPU',
+  'offload-params': 'Parameter and optimizer offload to CPU',
+  'zero3-offload-opt': 'ZeRO-3, optimizer offload to CPU',
+  sdpa: 'SDPA attention',
+  flash: 'FlashAttention-2',
+  'tiled-mlp': 'Tiled MLP',
+  'pure-bf16': 'Load the model in bf16',
+  adafactor: 'Adafactor optimizer',
+  'seq-half': 'Halve the sequence length',
+  'seq-3/4': 'Sequence length x3/4',
+  'eval-batch-1': 'Eval batch 1',
+  lora: 'LoRA r=16 instead of full fine-tuning',
+  qlora: 'QLoRA (4-bit base, LoRA r=16)',
+  'lora-attn': 'LoRA r=16 on attention only',
+  'lora-rank': 'Lower the LoRA rank',
+  'quantize-experts': 'Quantize the MoE experts too',
+  'vllm-sleep': 'vLLM sleep mode',
+  'rollout-half': 'Half the completions per round',
+  'kl-off': 'No KL term (beta 0)',
+  'precompute-ref': 'Precomputed reference log-probs',
+  'no-dora': 'Plain LoRA instead of DoRA',
 };
 
 /** The short name of one change, with the values it writes where the name alone would be ambiguous. */
@@ -49,7 +72,11 @@ function shortTitle(item: Pick<AdviceItem, 'id' | 'title' | 'changes'>, t: Trans
   const value = (k: string): unknown => item.changes.find((c) => c.key === k)?.value;
   const parts = ids.map((id, i) => {
     if (id.startsWith('micro-') && typeof value('micro_batch_size') === 'number') {
-      return t('Micro-batch {0}, accumulation {1}', String(value('micro_batch_size')), String(value('gradient_accumulation_steps') ?? '?'));
+      return t(
+        'Micro-batch {0}, accumulation {1}',
+        String(value('micro_batch_size')),
+        String(value('gradient_accumulation_steps') ?? '?'),
+      );
     }
     const r = /^lora-r(\d+)$/.exec(id);
     if (r) return t('LoRA r={0} on all linear layers', r[1]);
@@ -64,8 +91,11 @@ function shortTitle(item: Pick<AdviceItem, 'id' | 'title' | 'changes'>, t: Trans
  * "-18.2 GiB · Gradient checkpointing (~+33% step time)": the saving first, then the change, then what it costs;
  * `needs` names a package the edit relies on (use_liger_kernel needs liger-kernel installed).
  */
-export function fixTitle(item: Pick<AdviceItem, 'id' | 'title' | 'changes' | 'savedBytes' | 'stepTimeFactor' | 'changesResult' | 'fits'>, t: Translate = identity,
-  needs?: string): string {
+export function fixTitle(
+  item: Pick<AdviceItem, 'id' | 'title' | 'changes' | 'savedBytes' | 'stepTimeFactor' | 'changesResult' | 'fits'>,
+  t: Translate = identity,
+  needs?: string,
+): string {
   const pct = Math.round((item.stepTimeFactor - 1) * 100);
   const notes: string[] = [];
   if (needs) notes.push(t('needs {0}', needs));
@@ -99,13 +129,19 @@ export function quickFixes(a: Analysis, t: Translate = identity): QuickFix[] {
   if (!a.setup || !a.estimate) return [];
   const gpu = a.gpu ? { id: a.gpu.id, memoryBytes: a.gpu.memoryBytes, source: a.gpu.source } : undefined;
   const headroomFraction = a.settings.headroomPercent / 100;
-  const items: AdviceItem[] = singleChanges(a.setup, { gpu, gpuSpec: a.gpu?.spec as GpuSpec | undefined, headroomFraction });
+  const items: AdviceItem[] = singleChanges(a.setup, {
+    gpu,
+    gpuSpec: a.gpu?.spec as GpuSpec | undefined,
+    headroomFraction,
+  });
   const best = a.advice()?.items.find((i) => i.changes.length > 1 && !i.changesResult);
   if (best) items.unshift(best);
   const files = fixFiles(a);
   // Fitting before not fitting, result-preserving before result-changing, a single change before a combination.
-  const rank = (i: AdviceItem): number => (i.fits ? 0 : 4) + (i.changesResult ? 2 : 0) + (i.changes.length > 1 && i.id.includes('+') ? 1 : 0);
-  const order = (x: AdviceItem, y: AdviceItem): number => rank(x) - rank(y) || x.stepTimeFactor - y.stepTimeFactor || y.savedBytes - x.savedBytes;
+  const rank = (i: AdviceItem): number =>
+    (i.fits ? 0 : 4) + (i.changesResult ? 2 : 0) + (i.changes.length > 1 && i.id.includes('+') ? 1 : 0);
+  const order = (x: AdviceItem, y: AdviceItem): number =>
+    rank(x) - rank(y) || x.stepTimeFactor - y.stepTimeFactor || y.savedBytes - x.savedBytes;
   // The proposals in the order they would be shown; each is verified on the edited files until MAX_FIXES are offered.
   // Two proposals that write the same edits, or that would read the same, are one row (the first, the better ranked).
   const out: QuickFix[] = [];
@@ -150,7 +186,11 @@ export function keyFixes(a: Analysis, t: Translate = identity): KeyFix[] {
   const hasImpl = /^attn_implementation\s*:/m.test(a.text);
   for (const f of a.findings) {
     if (f.code !== 'deprecated-key') continue;
-    const m = /^`(\w+)` is deprecated: use `attn_implementation: (\w+)`/.exec(f.message) ?? /^`(\w+)`.*`attn_implementation: (\w+)`/.exec(f.template?.text.replace('{0}', String(f.template.args[0])).replace('{1}', String(f.template.args[1])) ?? '');
+    const m =
+      /^`(\w+)` is deprecated: use `attn_implementation: (\w+)`/.exec(f.message) ??
+      /^`(\w+)`.*`attn_implementation: (\w+)`/.exec(
+        f.template?.text.replace('{0}', String(f.template.args[0])).replace('{1}', String(f.template.args[1])) ?? '',
+      );
     if (!m) continue;
     const [, key, impl] = m;
     const lineStart = a.text.lastIndexOf('\n', f.span.start - 1) + 1;
@@ -161,11 +201,21 @@ export function keyFixes(a: Analysis, t: Translate = identity): KeyFix[] {
     if (!line || line[1] !== key) continue;
     const on = /^(true|yes|on|True)$/.test(line[2]);
     if (on && !hasImpl) {
-      out.push({ id: `key:${key}`, code: f.code, at: f.span.start, title: t('Use attn_implementation: {0} (the current key for {1})', impl, key),
-        edits: [{ file: a.file, start: f.span.start, end: lineEnd, newText: `attn_implementation: ${impl}` }] });
+      out.push({
+        id: `key:${key}`,
+        code: f.code,
+        at: f.span.start,
+        title: t('Use attn_implementation: {0} (the current key for {1})', impl, key),
+        edits: [{ file: a.file, start: f.span.start, end: lineEnd, newText: `attn_implementation: ${impl}` }],
+      });
     } else {
-      out.push({ id: `key:${key}`, code: f.code, at: f.span.start, title: t('Remove the deprecated {0}', key),
-        edits: [{ file: a.file, start: lineStart, end: nl < 0 ? lineEnd : nl + 1, newText: '' }] });
+      out.push({
+        id: `key:${key}`,
+        code: f.code,
+        at: f.span.start,
+        title: t('Remove the deprecated {0}', key),
+        edits: [{ file: a.file, start: lineStart, end: nl < 0 ? lineEnd : nl + 1, newText: '' }],
+      });
     }
   }
   return out;

@@ -12,9 +12,15 @@ export const SettingsSchema = z.object({
   headroomPercent: z.number().min(0).max(50).default(5),
   cudaContextGiB: z.number().min(0).max(8).default(0.5),
   /** PyTorch version of the training environment ("" = a current release). */
-  pytorchVersion: z.string().refine((v) => v === '' || PYTORCH_VERSION.test(v)).default(''),
+  pytorchVersion: z
+    .string()
+    .refine((v) => v === '' || PYTORCH_VERSION.test(v))
+    .default(''),
   /** transformers version of the training environment ("" = a current release, 5.x). */
-  transformersVersion: z.string().refine((v) => v === '' || PYTORCH_VERSION.test(v)).default(''),
+  transformersVersion: z
+    .string()
+    .refine((v) => v === '' || PYTORCH_VERSION.test(v))
+    .default(''),
   allowNetwork: z.boolean().default(false),
   'diagnostics.enabled': z.boolean().default(true),
 });

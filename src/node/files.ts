@@ -70,7 +70,11 @@ function isRepoTop(dir: string): boolean {
 /** The files of a folder (at most `max`, in name order), or none when it cannot be listed. */
 export function listFolder(dir: string, max = 500): string[] {
   try {
-    return fs.readdirSync(dir).sort().slice(0, max).map((n) => path.join(dir, n));
+    return fs
+      .readdirSync(dir)
+      .sort()
+      .slice(0, max)
+      .map((n) => path.join(dir, n));
   } catch {
     return [];
   }
@@ -79,7 +83,8 @@ export function listFolder(dir: string, max = 500): string[] {
 /** The entries of a folder (at most `max`, in name order) with whether each is a folder; none when it cannot be listed. */
 export function listEntries(dir: string, max = 2000): Array<{ readonly path: string; readonly folder: boolean }> {
   try {
-    return fs.readdirSync(dir, { withFileTypes: true })
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .slice(0, max)
       .map((e) => ({ path: path.join(dir, e.name), folder: e.isDirectory() }));

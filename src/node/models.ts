@@ -13,7 +13,12 @@ import {
   type QuantizationConfig,
   type SafetensorsFileHeader,
 } from '@huggingface/hub';
-import { quantConfigOf, quantizationFromConfig, quantMethodOf, type QuantizationInfo } from '../analyzers/checkpoint-quantization';
+import {
+  quantConfigOf,
+  quantizationFromConfig,
+  quantMethodOf,
+  type QuantizationInfo,
+} from '../analyzers/checkpoint-quantization';
 import { catalogResolver, type ModelResolver, type ResolvedModel } from '../analyzers/resolve';
 import { findModel } from '../core';
 import type { HfConfig } from '../core';
@@ -40,7 +45,8 @@ export interface ModelInfo extends ResolvedModel {
   readonly notes: readonly string[];
 }
 
-export type ModelResolution = { readonly ok: true; readonly model: ModelInfo } | { readonly ok: false; readonly message: string };
+export type ModelResolution =
+  { readonly ok: true; readonly model: ModelInfo } | { readonly ok: false; readonly message: string };
 
 export interface SyncResolveOptions {
   /** Directory that relative paths are resolved against. */
@@ -78,7 +84,13 @@ const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
 /** Hosts an answer may come from: the Hub asked (hubUrl or HF_ENDPOINT) and Hugging Face's own hosts (its CDN and storage). */
 function hubHost(host: string, hubUrl: string): boolean {
-  return host === new URL(hubUrl).hostname || host === 'huggingface.co' || host.endsWith('.huggingface.co') || host === 'hf.co' || host.endsWith('.hf.co');
+  return (
+    host === new URL(hubUrl).hostname ||
+    host === 'huggingface.co' ||
+    host.endsWith('.huggingface.co') ||
+    host === 'hf.co' ||
+    host.endsWith('.hf.co')
+  );
 }
 const DEFAULT_NETWORK_HINT = '--allow-network';
 /** Safetensors headers above this size are refused (the largest real MoE headers are a few MB). */
@@ -95,9 +107,14 @@ function quantizationNotes(config: HfConfig): string[] {
   const method = quantMethodOf(qc) ?? 'unnamed';
   // gpt-oss ships its experts in MXFP4, whose kernels do not train: transformers dequantizes them to bf16 for
   // fine-tuning (Mxfp4Config(dequantize=True), and always where the kernels are missing).
-  if (method === 'mxfp4') return ['quantization_config (mxfp4): training dequantizes the MXFP4 experts to the model dtype (Mxfp4Config(dequantize=True)); weights are counted at 16 bits'];
+  if (method === 'mxfp4')
+    return [
+      'quantization_config (mxfp4): training dequantizes the MXFP4 experts to the model dtype (Mxfp4Config(dequantize=True)); weights are counted at 16 bits',
+    ];
   const bits = num(qc.bits) ?? num(qc.w_bit);
-  return [`quantization_config (${method}${bits !== undefined ? `, ${bits}-bit` : ''}) is not modelled; weights are taken at their stored dtype`];
+  return [
+    `quantization_config (${method}${bits !== undefined ? `, ${bits}-bit` : ''}) is not modelled; weights are taken at their stored dtype`,
+  ];
 }
 
 // Paths: the home directory, the caches and the token, from the environment as Hugging Face tools read it.
@@ -112,7 +129,10 @@ function expandHome(p: string, home: string): string {
 
 function hfHome(env: Env, home: string): string {
   if (env.HF_HOME) return expandHome(env.HF_HOME, home);
-  return path.join(env.XDG_CACHE_HOME ? expandHome(env.XDG_CACHE_HOME, home) : path.join(home, '.cache'), 'huggingface');
+  return path.join(
+    env.XDG_CACHE_HOME ? expandHome(env.XDG_CACHE_HOME, home) : path.join(home, '.cache'),
+    'huggingface',
+  );
 }
 
 /** The Hugging Face hub cache: HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub (as huggingface_hub does). */
@@ -125,7 +145,11 @@ export function hfHubCacheDir(env: Env): string {
 /** Our cache of Hub look-ups (config.json and counted parameters), one JSON file per repo and revision. */
 export function vramLensCacheDir(env: Env): string {
   const home = homeDir(env);
-  return path.join(env.XDG_CACHE_HOME ? expandHome(env.XDG_CACHE_HOME, home) : path.join(home, '.cache'), 'vram-lens', 'hub');
+  return path.join(
+    env.XDG_CACHE_HOME ? expandHome(env.XDG_CACHE_HOME, home) : path.join(home, '.cache'),
+    'vram-lens',
+    'hub',
+  );
 }
 
 /** The Hub token: HF_TOKEN, HUGGING_FACE_HUB_TOKEN, then the file at HF_TOKEN_PATH or HF_HOME/token. */
@@ -152,7 +176,12 @@ interface HubRef {
 
 /** True for references that can only be paths: ./x, ../x, /x, ~/x, C:\x, anything with a backslash or ending in .json. */
 function looksLikePath(ref: string): boolean {
-  return /^(\.{1,2}([\\/]|$)|~([\\/]|$)|[\\/])/.test(ref) || /^[A-Za-z]:[\\/]/.test(ref) || ref.includes('\\') || /\.json$/i.test(ref);
+  return (
+    /^(\.{1,2}([\\/]|$)|~([\\/]|$)|[\\/])/.test(ref) ||
+    /^[A-Za-z]:[\\/]/.test(ref) ||
+    ref.includes('\\') ||
+    /\.json$/i.test(ref)
+  );
 }
 
 function parseHubRef(ref: string): HubRef | undefined {
@@ -206,7 +235,8 @@ export function readSafetensorsHeader(file: string): SafetensorsFileHeader {
     const size = st.size;
     if (size < 8) throw new Error('too short for a safetensors file');
     const declared = readFully(fd, 8, 0).readBigUInt64LE(0);
-    if (declared === 0n || declared > BigInt(Math.min(MAX_HEADER_BYTES, size - 8))) throw new Error(`implausible header length ${declared}`);
+    if (declared === 0n || declared > BigInt(Math.min(MAX_HEADER_BYTES, size - 8)))
+      throw new Error(`implausible header length ${declared}`);
     const headerBytes = Number(declared);
     let header: unknown;
     try {
@@ -218,12 +248,18 @@ export function readSafetensorsHeader(file: string): SafetensorsFileHeader {
     const dataBytes = size - 8 - headerBytes;
     for (const [name, info] of Object.entries(header)) {
       if (name === '__metadata__') continue;
-      const ok = isObj(info) && typeof info.dtype === 'string' && Array.isArray(info.shape)
-        && info.shape.every((d) => Number.isInteger(d) && (d as number) >= 0)
-        && Array.isArray(info.data_offsets) && info.data_offsets.length === 2
-        && Number.isInteger(info.data_offsets[0]) && Number.isInteger(info.data_offsets[1])
-        && (info.data_offsets[0] as number) >= 0 && (info.data_offsets[0] as number) <= (info.data_offsets[1] as number)
-        && (info.data_offsets[1] as number) <= dataBytes;
+      const ok =
+        isObj(info) &&
+        typeof info.dtype === 'string' &&
+        Array.isArray(info.shape) &&
+        info.shape.every((d) => Number.isInteger(d) && (d as number) >= 0) &&
+        Array.isArray(info.data_offsets) &&
+        info.data_offsets.length === 2 &&
+        Number.isInteger(info.data_offsets[0]) &&
+        Number.isInteger(info.data_offsets[1]) &&
+        (info.data_offsets[0] as number) >= 0 &&
+        (info.data_offsets[0] as number) <= (info.data_offsets[1] as number) &&
+        (info.data_offsets[1] as number) <= dataBytes;
       if (!ok) throw new Error(`tensor '${name}' is malformed`);
     }
     return header as SafetensorsFileHeader;
@@ -238,8 +274,12 @@ function counterQuantConfig(config: HfConfig): QuantizationConfig | undefined {
   if (!qc) return undefined;
   const method = quantMethodOf(qc);
   const bits = num(qc.bits) ?? num(qc.w_bit);
-  return { ...(qc as QuantizationConfig), ...(method ? { quant_method: method } : {}), ...(bits !== undefined ? { bits } : {}),
-    ...(qc._load_in_4bit === true ? { load_in_4bit: true } : {}) };
+  return {
+    ...(qc as QuantizationConfig),
+    ...(method ? { quant_method: method } : {}),
+    ...(bits !== undefined ? { bits } : {}),
+    ...(qc._load_in_4bit === true ? { load_in_4bit: true } : {}),
+  };
 }
 
 interface Count {
@@ -259,7 +299,9 @@ function countHeaders(headers: readonly SafetensorsFileHeader[], config: HfConfi
   const dtypes: Record<string, number> = {};
   for (const header of headers) {
     const h = bnb8
-      ? Object.fromEntries(Object.entries(header).filter(([k]) => !/\.(SCB|weight_format)$/.test(k))) as SafetensorsFileHeader
+      ? (Object.fromEntries(
+          Object.entries(header).filter(([k]) => !/\.(SCB|weight_format)$/.test(k)),
+        ) as SafetensorsFileHeader)
       : header;
     for (const [dtype, n] of Object.entries(computeNumOfParamsByDtypeSingleFile(h, qc))) {
       dtypes[dtype] = (dtypes[dtype] ?? 0) + (n ?? 0);
@@ -295,7 +337,11 @@ function insideDir(dir: string, name: string): string | undefined {
 }
 
 /** The JSON in a file read through the bounded reader; a refusal or a parse failure says why, never what it held. */
-function readJsonFile(file: string, kind: 'model-config' | 'weights-index', policy: ReadPolicy): { ok: true; value: unknown } | { ok: false; reason: string } {
+function readJsonFile(
+  file: string,
+  kind: 'model-config' | 'weights-index',
+  policy: ReadPolicy,
+): { ok: true; value: unknown } | { ok: false; reason: string } {
   const r = readBounded(file, kind, policy);
   if (!r.ok) return { ok: false, reason: r.reason };
   try {
@@ -322,7 +368,11 @@ function countLocalWeights(dir: string, config: HfConfig, policy: ReadPolicy): L
   const index = path.join(dir, 'model.safetensors.index.json');
   try {
     if (fs.existsSync(single)) {
-      return { count: countHeaders([headerOf(single, policy)], config), parameterSource: `safetensors header of ${single}`, notes: [] };
+      return {
+        count: countHeaders([headerOf(single, policy)], config),
+        parameterSource: `safetensors header of ${single}`,
+        notes: [],
+      };
     }
     if (fs.existsSync(index)) {
       const read = readJsonFile(index, 'weights-index', policy);
@@ -332,43 +382,85 @@ function countLocalWeights(dir: string, config: HfConfig, policy: ReadPolicy): L
       if (!map) return { notes: [`${index} has no weight_map; parameters come from the architecture`] };
       const shards = [...new Set(Object.values(map).filter((v): v is string => typeof v === 'string'))];
       const files = shards.map((s) => insideDir(dir, s));
-      if (files.some((f) => f === undefined)) return { notes: [`${index} names a shard outside its directory; ignored`] };
+      if (files.some((f) => f === undefined))
+        return { notes: [`${index} names a shard outside its directory; ignored`] };
       const present = (files as string[]).filter((f) => fs.existsSync(f));
       if (present.length < shards.length) {
         const meta = isObj(idx) && isObj(idx.metadata) ? idx.metadata : undefined;
         const total = Number(meta?.total_parameters);
         const missing = `${shards.length - present.length} of ${shards.length} shards are not in ${dir}`;
         if (Number.isSafeInteger(total) && total > 0) {
-          return { count: { parameters: total, dtypes: {} }, parameterSource: `total_parameters in ${index}`, notes: [missing] };
+          return {
+            count: { parameters: total, dtypes: {} },
+            parameterSource: `total_parameters in ${index}`,
+            notes: [missing],
+          };
         }
         return { notes: [`${missing}; parameters come from the architecture`] };
       }
-      const count = countHeaders((files as string[]).map((f) => headerOf(f, policy)), config);
-      return { count, parameterSource: `safetensors headers of ${index} and its ${shards.length} shard${shards.length === 1 ? '' : 's'}`, notes: [] };
+      const count = countHeaders(
+        (files as string[]).map((f) => headerOf(f, policy)),
+        config,
+      );
+      return {
+        count,
+        parameterSource: `safetensors headers of ${index} and its ${shards.length} shard${shards.length === 1 ? '' : 's'}`,
+        notes: [],
+      };
     }
   } catch (e) {
-    return { notes: [`could not read the safetensors weights in ${dir} (${(e as Error).message}); parameters come from the architecture`] };
+    return {
+      notes: [
+        `could not read the safetensors weights in ${dir} (${(e as Error).message}); parameters come from the architecture`,
+      ],
+    };
   }
-  if (fs.existsSync(path.join(dir, 'pytorch_model.bin')) || fs.existsSync(path.join(dir, 'pytorch_model.bin.index.json'))) {
-    return { notes: ['the weights are pickled PyTorch files, whose headers cannot be read safely; parameters come from the architecture'] };
+  if (
+    fs.existsSync(path.join(dir, 'pytorch_model.bin')) ||
+    fs.existsSync(path.join(dir, 'pytorch_model.bin.index.json'))
+  ) {
+    return {
+      notes: [
+        'the weights are pickled PyTorch files, whose headers cannot be read safely; parameters come from the architecture',
+      ],
+    };
   }
   return { notes: [] };
 }
 
 // Local files and caches.
 
-type Step = { readonly kind: 'found'; readonly model: ModelInfo } | { readonly kind: 'error'; readonly message: string };
+type Step =
+  { readonly kind: 'found'; readonly model: ModelInfo } | { readonly kind: 'error'; readonly message: string };
 
 /** A model's config.json; a file that is not one is named by what it is, never by what it holds. */
-function readConfigFile(file: string, policy: ReadPolicy): { ok: true; config: HfConfig } | { ok: false; message: string } {
+function readConfigFile(
+  file: string,
+  policy: ReadPolicy,
+): { ok: true; config: HfConfig } | { ok: false; message: string } {
   const read = readJsonFile(file, 'model-config', policy);
-  if (!read.ok) return { ok: false, message: read.reason === 'invalid JSON' ? `${file}: invalid JSON (its content is not shown)` : `${file}: not read as a model config.json: ${read.reason}` };
-  if (!isObj(read.value)) return { ok: false, message: `${file}: not a model config.json (a JSON value that is not an object)` };
+  if (!read.ok)
+    return {
+      ok: false,
+      message:
+        read.reason === 'invalid JSON'
+          ? `${file}: invalid JSON (its content is not shown)`
+          : `${file}: not read as a model config.json: ${read.reason}`,
+    };
+  if (!isObj(read.value))
+    return { ok: false, message: `${file}: not a model config.json (a JSON value that is not an object)` };
   return { ok: true, config: read.value as HfConfig };
 }
 
 /** Builds the ModelInfo for a config file; weights are counted in `weightsDir` when given. */
-function modelFromConfigFile(id: string, configFile: string, source: string, weightsDir: string | undefined, policy: ReadPolicy, revision?: string): Step {
+function modelFromConfigFile(
+  id: string,
+  configFile: string,
+  source: string,
+  weightsDir: string | undefined,
+  policy: ReadPolicy,
+  revision?: string,
+): Step {
   const read = readConfigFile(configFile, policy);
   if (!read.ok) return { kind: 'error', message: read.message };
   const counted = weightsDir ? countLocalWeights(weightsDir, read.config, policy) : { notes: [] };
@@ -379,7 +471,10 @@ function assemble(id: string, config: HfConfig, source: string, counted: LocalCo
   const count = counted.count;
   const dtypes = count && Object.keys(count.dtypes).length > 0 ? count.dtypes : undefined;
   return {
-    id, config, source, revision,
+    id,
+    config,
+    source,
+    revision,
     parameters: count && count.parameters > 0 ? count.parameters : undefined,
     parameterSource: count && count.parameters > 0 ? counted.parameterSource : undefined,
     dtypes,
@@ -399,11 +494,18 @@ function fromLocalPath(ref: string, abs: string, explicitPath: boolean, policy: 
   }
   if (st.isDirectory()) {
     const config = path.join(abs, 'config.json');
-    if (!fs.existsSync(config)) return explicitPath ? { kind: 'error', message: `${abs}: a directory without config.json` } : undefined;
+    if (!fs.existsSync(config))
+      return explicitPath ? { kind: 'error', message: `${abs}: a directory without config.json` } : undefined;
     return modelFromConfigFile(ref, config, `local file ${config}`, abs, policy);
   }
   // Weights beside a file named config.json belong to it; any other JSON file is an architecture on its own.
-  return modelFromConfigFile(ref, abs, `local file ${abs}`, path.basename(abs) === 'config.json' ? path.dirname(abs) : undefined, policy);
+  return modelFromConfigFile(
+    ref,
+    abs,
+    `local file ${abs}`,
+    path.basename(abs) === 'config.json' ? path.dirname(abs) : undefined,
+    policy,
+  );
 }
 
 /** The repo folder in a hub cache, matched without regard to case as the Hub matches ids. */
@@ -455,12 +557,15 @@ function fromHfCache(hub: HubRef, cacheDir: string, policy: ReadPolicy): Step | 
   const configFile = path.join(snapshotDir, 'config.json');
   if (!fs.existsSync(configFile)) return undefined;
   const step = modelFromConfigFile(id, configFile, `Hugging Face cache ${configFile}`, snapshotDir, policy, commit);
-  return step.kind === 'found' ? { kind: 'found', model: { ...step.model, notes: [...notes, ...step.model.notes] } } : step;
+  return step.kind === 'found'
+    ? { kind: 'found', model: { ...step.model, notes: [...notes, ...step.model.notes] } }
+    : step;
 }
 
 function newestSnapshotWithConfig(snapshots: string): string | undefined {
   try {
-    return fs.readdirSync(snapshots)
+    return fs
+      .readdirSync(snapshots)
       .map((s) => ({ s, file: path.join(snapshots, s, 'config.json') }))
       .filter((x) => fs.existsSync(x.file))
       .map((x) => ({ s: x.s, t: fs.statSync(x.file).mtimeMs }))
@@ -484,7 +589,11 @@ interface CacheRecord {
 }
 
 function cacheFile(cacheDir: string, hub: HubRef): string {
-  return path.join(cacheDir, cacheFolderName(hub.id).toLowerCase(), `${encodeURIComponent(hub.revision ?? 'main')}.json`);
+  return path.join(
+    cacheDir,
+    cacheFolderName(hub.id).toLowerCase(),
+    `${encodeURIComponent(hub.revision ?? 'main')}.json`,
+  );
 }
 
 function fromOurCache(hub: HubRef, cacheDir: string, policy: ReadPolicy): Step | undefined {
@@ -495,10 +604,24 @@ function fromOurCache(hub: HubRef, cacheDir: string, policy: ReadPolicy): Step |
   if (!isObj(rec) || rec.format !== CACHE_FORMAT || !isObj(rec.config) || typeof rec.id !== 'string') return undefined;
   const r = rec as unknown as CacheRecord;
   const parameters = num(r.parameters);
-  const counted: LocalCount = parameters !== undefined
-    ? { count: { parameters, dtypes: isObj(r.dtypes) ? r.dtypes : {} }, parameterSource: r.parameterSource ?? 'safetensors headers on the Hub', notes: [] }
-    : { notes: [] };
-  return { kind: 'found', model: assemble(r.id, r.config, `vram-lens cache ${file} (fetched from ${r.hubUrl}/${r.id} on ${r.fetchedAt})`, counted, r.revision) };
+  const counted: LocalCount =
+    parameters !== undefined
+      ? {
+          count: { parameters, dtypes: isObj(r.dtypes) ? r.dtypes : {} },
+          parameterSource: r.parameterSource ?? 'safetensors headers on the Hub',
+          notes: [],
+        }
+      : { notes: [] };
+  return {
+    kind: 'found',
+    model: assemble(
+      r.id,
+      r.config,
+      `vram-lens cache ${file} (fetched from ${r.hubUrl}/${r.id} on ${r.fetchedAt})`,
+      counted,
+      r.revision,
+    ),
+  };
 }
 
 function writeOurCache(cacheDir: string, hub: HubRef, rec: CacheRecord): string | undefined {
@@ -516,7 +639,9 @@ function writeOurCache(cacheDir: string, hub: HubRef, rec: CacheRecord): string 
 
 // Resolution in the documented order.
 
-type Offline = (Step & { readonly fromName?: HubRef }) | { readonly kind: 'missing'; readonly hub?: HubRef; readonly hfCache?: string };
+type Offline =
+  | (Step & { readonly fromName?: HubRef })
+  | { readonly kind: 'missing'; readonly hub?: HubRef; readonly hfCache?: string };
 
 /** Every place that needs no network, in the documented order. */
 function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwork'>): Offline {
@@ -534,7 +659,10 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   const local = fromLocalPath(trimmed, abs, explicitPath, policy);
   if (local) return local;
   if (explicitPath) {
-    return { kind: 'error', message: `model path '${trimmed}' does not exist (no ${abs}): point it at a model folder with a config.json, or at the config.json itself; a relative path is read from ${opts.cwd}` };
+    return {
+      kind: 'error',
+      message: `model path '${trimmed}' does not exist (no ${abs}): point it at a model folder with a config.json, or at the config.json itself; a relative path is read from ${opts.cwd}`,
+    };
   }
   const hub = parseHubRef(trimmed);
   if (!hub) return { kind: 'missing' };
@@ -545,9 +673,24 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   if (loose.ok && hub.revision === undefined) {
     const named = findModel(trimmed);
     if (named.ok && named.model.derivedFrom) {
-      return { kind: 'found', fromName: hub, model: { ...loose.model, notes: [`'${trimmed}' is not in the Hugging Face cache: read from its name as ${named.model.derivedFrom} with the quantization the name gives`] } };
+      return {
+        kind: 'found',
+        fromName: hub,
+        model: {
+          ...loose.model,
+          notes: [
+            `'${trimmed}' is not in the Hugging Face cache: read from its name as ${named.model.derivedFrom} with the quantization the name gives`,
+          ],
+        },
+      };
     }
-    return { kind: 'found', model: { ...loose.model, notes: [`'${trimmed}' is not in the catalog; used the entry with the same name, ${loose.model.id}`] } };
+    return {
+      kind: 'found',
+      model: {
+        ...loose.model,
+        notes: [`'${trimmed}' is not in the catalog; used the entry with the same name, ${loose.model.id}`],
+      },
+    };
   }
   return { kind: 'missing', hub, hfCache };
 }
@@ -562,13 +705,19 @@ function suggestionText(ref: string): string {
   return !hit.ok && hit.suggestions.length > 0 ? `; closest catalog entries: ${hit.suggestions.join(', ')}` : '';
 }
 
-function missingMessage(ref: string, miss: { hub?: HubRef; hfCache?: string }, opts: Omit<SyncResolveOptions, 'allowNetwork'>): string {
+function missingMessage(
+  ref: string,
+  miss: { hub?: HubRef; hfCache?: string },
+  opts: Omit<SyncResolveOptions, 'allowNetwork'>,
+): string {
   const where = miss.hub
     ? `not in the built-in catalog, not a local path, not in the Hugging Face cache (${miss.hfCache})`
     : 'not in the built-in catalog, not a local path, and not a Hugging Face repo id';
-  const hint = !miss.hub ? ''
-    : hubOffline(opts.env) ? '; HF_HUB_OFFLINE is set, so the Hugging Face Hub is not asked'
-    : `; to fetch its config.json from the Hugging Face Hub, allow network access (${opts.networkHint ?? DEFAULT_NETWORK_HINT})`;
+  const hint = !miss.hub
+    ? ''
+    : hubOffline(opts.env)
+      ? '; HF_HUB_OFFLINE is set, so the Hugging Face Hub is not asked'
+      : `; to fetch its config.json from the Hugging Face Hub, allow network access (${opts.networkHint ?? DEFAULT_NETWORK_HINT})`;
   return `unknown model '${ref.trim()}': ${where}${suggestionText(ref.trim())}${hint}`;
 }
 
@@ -619,7 +768,10 @@ export function offlineModelResolver(opts: SyncResolveOptions): ModelResolver {
  * Resolves `refs` up front with resolveModelAsync (the Hub when allowed) and returns a synchronous ModelResolver that
  * answers those from memory and any other reference offline. This bridges the asynchronous Hub to resolveScenarios.
  */
-export async function prefetchModelResolver(refs: readonly string[], opts: AsyncResolveOptions): Promise<ModelResolver> {
+export async function prefetchModelResolver(
+  refs: readonly string[],
+  opts: AsyncResolveOptions,
+): Promise<ModelResolver> {
   const known = new Map<string, ModelResolution>();
   for (const ref of new Set(refs)) known.set(ref, await resolveModelAsync(ref, opts));
   return (ref) => known.get(ref) ?? resolveModelSync(ref, { ...opts, allowNetwork: false });
@@ -641,8 +793,10 @@ function hubMessage(e: unknown, ctx: HubContext): string {
   const { hub, hubUrl } = ctx;
   const at = hub.revision ? `${hub.id}@${hub.revision}` : hub.id;
   if (ctx.signal.aborted) {
-    return `the Hugging Face Hub (${hubUrl}) did not answer within ${ctx.timeoutMs} ms for '${at}'; try again, raise the timeout, `
-      + `or download the config once (hf download ${hub.id} config.json) so the local cache answers`;
+    return (
+      `the Hugging Face Hub (${hubUrl}) did not answer within ${ctx.timeoutMs} ms for '${at}'; try again, raise the timeout, ` +
+      `or download the config once (hf download ${hub.id} config.json) so the local cache answers`
+    );
   }
   if (e instanceof HubApiError) {
     const notFound = `'${at}' was not found on the Hugging Face Hub (${hubUrl})${suggestionText(hub.id)}`;
@@ -669,7 +823,10 @@ async function fetchFromHub(hub: HubRef, opts: AsyncResolveOptions): Promise<Mod
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const token = opts.token ? { token: opts.token, from: 'the token option' } : findHfToken(opts.env);
   if (token && !token.token.startsWith('hf_')) {
-    return { ok: false, message: `the token from ${token.from} is not a Hugging Face access token (those start with hf_)` };
+    return {
+      ok: false,
+      message: `the token from ${token.from} is not a Hugging Face access token (those start with hf_)`,
+    };
   }
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -697,14 +854,19 @@ async function fetchFromHub(hub: HubRef, opts: AsyncResolveOptions): Promise<Mod
   const common = { repo: hub.id, revision, hubUrl, fetch: timedFetch, accessToken: token?.token };
   try {
     const blob = await downloadFile({ ...common, path: 'config.json' });
-    if (!blob) return { ok: false, message: `'${hub.id}' on the Hugging Face Hub (${hubUrl}) has no config.json at revision ${revision}` };
+    if (!blob)
+      return {
+        ok: false,
+        message: `'${hub.id}' on the Hugging Face Hub (${hubUrl}) has no config.json at revision ${revision}`,
+      };
     let config: unknown;
     try {
       config = JSON.parse(await blob.text());
     } catch {
       return { ok: false, message: `${hubUrl}/${hub.id}/resolve/${revision}/config.json: invalid JSON` };
     }
-    if (!isObj(config)) return { ok: false, message: `${hubUrl}/${hub.id}/resolve/${revision}/config.json: not a config.json object` };
+    if (!isObj(config))
+      return { ok: false, message: `${hubUrl}/${hub.id}/resolve/${revision}/config.json: not a config.json object` };
 
     let counted: LocalCount = { notes: [] };
     try {
@@ -716,17 +878,32 @@ async function fetchFromHub(hub: HubRef, opts: AsyncResolveOptions): Promise<Mod
         notes: [],
       };
     } catch (e) {
-      const reason = controller.signal.aborted ? `the Hub did not answer within ${timeoutMs} ms` : (e as Error).message.split('\n')[0];
-      counted = { notes: [`no exact parameter count from safetensors headers (${reason}); parameters come from the architecture`] };
+      const reason = controller.signal.aborted
+        ? `the Hub did not answer within ${timeoutMs} ms`
+        : (e as Error).message.split('\n')[0];
+      counted = {
+        notes: [`no exact parameter count from safetensors headers (${reason}); parameters come from the architecture`],
+      };
     }
     const fetchedAt = new Date().toISOString();
     const cacheDir = opts.cacheDir ?? vramLensCacheDir(opts.env);
     const c = counted.count && counted.count.parameters > 0 ? counted.count : undefined;
     const cacheNote = writeOurCache(cacheDir, hub, {
-      format: CACHE_FORMAT, id: hub.id, revision, hubUrl, fetchedAt, config,
+      format: CACHE_FORMAT,
+      id: hub.id,
+      revision,
+      hubUrl,
+      fetchedAt,
+      config,
       ...(c ? { parameters: c.parameters, parameterSource: counted.parameterSource, dtypes: c.dtypes } : {}),
     });
-    const model = assemble(hub.id, config, `Hugging Face Hub ${hubUrl}/${hub.id}/resolve/${revision}/config.json`, counted, revision);
+    const model = assemble(
+      hub.id,
+      config,
+      `Hugging Face Hub ${hubUrl}/${hub.id}/resolve/${revision}/config.json`,
+      counted,
+      revision,
+    );
     return { ok: true, model: cacheNote ? { ...model, notes: [...model.notes, cacheNote] } : model };
   } catch (e) {
     return { ok: false, message: hubMessage(e, ctx) };

@@ -27,7 +27,9 @@ export interface ReadPolicy {
   readonly deadline?: number;
 }
 
-export type ReadResult = { readonly ok: true; readonly text: string; readonly realPath: string } | { readonly ok: false; readonly missing: boolean; readonly reason: string };
+export type ReadResult =
+  | { readonly ok: true; readonly text: string; readonly realPath: string }
+  | { readonly ok: false; readonly missing: boolean; readonly reason: string };
 
 const SYSTEM_TREES = ['/proc', '/sys', '/dev'];
 
@@ -65,7 +67,8 @@ function readAtMost(fd: number, limit: number): Buffer {
 function pathRefusal(real: string, policy: ReadPolicy): string | undefined {
   const tree = systemTree(real);
   if (tree) return `a system file under ${tree}`;
-  if (policy.roots && !policy.roots.some((r) => inside(real, r))) return 'outside the workspace (an untrusted workspace reads only its own files and the Hugging Face cache)';
+  if (policy.roots && !policy.roots.some((r) => inside(real, r)))
+    return 'outside the workspace (an untrusted workspace reads only its own files and the Hugging Face cache)';
   return undefined;
 }
 
@@ -82,11 +85,16 @@ function openRegular(real: string, kind: FileKind): { fd: number } | { reason: s
   fs.closeSync(fd);
   if (st.isDirectory()) return { reason: 'a directory, not a file' };
   if (!st.isFile()) return { reason: 'not a regular file (a device, FIFO or socket)' };
-  return { reason: `too large for a ${kind.replace('-', ' ')} (${mib(st.size)}; the limit is ${mib(SIZE_LIMITS[kind])})` };
+  return {
+    reason: `too large for a ${kind.replace('-', ' ')} (${mib(st.size)}; the limit is ${mib(SIZE_LIMITS[kind])})`,
+  };
 }
 
 /** Whether a file may be opened under the policy (after symlinks, a regular file in the allowed roots), without reading it. */
-export function checkRegularFile(file: string, policy: ReadPolicy = {}): { ok: true; realPath: string; size: number } | { ok: false; reason: string } {
+export function checkRegularFile(
+  file: string,
+  policy: ReadPolicy = {},
+): { ok: true; realPath: string; size: number } | { ok: false; reason: string } {
   let real: string;
   try {
     real = fs.realpathSync(path.resolve(file));
@@ -96,18 +104,24 @@ export function checkRegularFile(file: string, policy: ReadPolicy = {}): { ok: t
   const why = pathRefusal(real, policy);
   if (why) return { ok: false, reason: why };
   const st = fs.statSync(real);
-  return st.isFile() ? { ok: true, realPath: real, size: st.size } : { ok: false, reason: 'not a regular file (a device, FIFO or socket)' };
+  return st.isFile()
+    ? { ok: true, realPath: real, size: st.size }
+    : { ok: false, reason: 'not a regular file (a device, FIFO or socket)' };
 }
 
 /** Reads a file that user text or a setting names, within the policy; a refusal gives the reason in the user's terms. */
 export function readBounded(file: string, kind: FileKind, policy: ReadPolicy = {}): ReadResult {
-  if (policy.deadline !== undefined && Date.now() > policy.deadline) return refused(`not read: the analysis spent its ${READ_BUDGET_MS} ms for reading files`);
+  if (policy.deadline !== undefined && Date.now() > policy.deadline)
+    return refused(`not read: the analysis spent its ${READ_BUDGET_MS} ms for reading files`);
   let real: string;
   try {
     real = fs.realpathSync(path.resolve(file));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return refused(code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file' : `cannot be read (${code ?? 'error'})`, code === 'ENOENT' || code === 'ENOTDIR');
+    return refused(
+      code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file' : `cannot be read (${code ?? 'error'})`,
+      code === 'ENOENT' || code === 'ENOTDIR',
+    );
   }
   const why = pathRefusal(real, policy);
   if (why) return refused(why);
@@ -121,7 +135,8 @@ export function readBounded(file: string, kind: FileKind, policy: ReadPolicy = {
   } finally {
     fs.closeSync(opened.fd);
   }
-  if (bytes.length > SIZE_LIMITS[kind]) return refused(`too large for a ${kind.replace('-', ' ')} (over ${mib(SIZE_LIMITS[kind])})`);
+  if (bytes.length > SIZE_LIMITS[kind])
+    return refused(`too large for a ${kind.replace('-', ' ')} (over ${mib(SIZE_LIMITS[kind])})`);
   if (bytes.subarray(0, 8192).includes(0)) return refused('binary data, not a text config');
   return { ok: true, text: bytes.toString('utf8'), realPath: real };
 }

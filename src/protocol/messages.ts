@@ -26,25 +26,41 @@ export const EstimateView = z.object({
   parametersTotal: z.number(),
   parametersTrainable: z.number(),
   /** Variable-length batches: what the allocator can hold over a run (reported beside the fit). */
-  variableLengths: z.object({ cacheBytes: Bytes, reservedBytes: Bytes, deviceBytes: Bytes, formula: z.string() }).nullable().optional(),
+  variableLengths: z
+    .object({ cacheBytes: Bytes, reservedBytes: Bytes, deviceBytes: Bytes, formula: z.string() })
+    .nullable()
+    .optional(),
 });
 export type EstimateView = z.infer<typeof EstimateView>;
 
 /** The estimate's fields the panel shows: sent by the host, and recomputed by the webview for a what-if. */
 export function estimateView(e: Estimate): EstimateView {
   return {
-    peakBytes: e.perGpu.peakBytes, reservedBytes: e.perGpu.reservedBytes, deviceBytes: e.perGpu.deviceBytes, phase: e.perGpu.phase,
+    peakBytes: e.perGpu.peakBytes,
+    reservedBytes: e.perGpu.reservedBytes,
+    deviceBytes: e.perGpu.deviceBytes,
+    phase: e.perGpu.phase,
     components: e.perGpu.components.map((c) => ({ id: c.id, label: c.label, bytes: c.bytes, formula: c.formula })),
     runtime: e.perGpu.runtime.map((r) => ({ id: r.id, label: r.label, bytes: r.bytes, formula: r.formula })),
     phases: e.perGpu.phases.map((p) => ({ phase: p.phase, allocatedBytes: p.allocatedBytes, note: p.note })),
-    cpuBytes: e.cpuBytes, nvmeBytes: e.nvmeBytes, fits: e.fits ?? null, headroomBytes: e.headroomBytes ?? null,
-    parametersTotal: e.parameters.total, parametersTrainable: e.parameters.trainable,
+    cpuBytes: e.cpuBytes,
+    nvmeBytes: e.nvmeBytes,
+    fits: e.fits ?? null,
+    headroomBytes: e.headroomBytes ?? null,
+    parametersTotal: e.parameters.total,
+    parametersTrainable: e.parameters.trainable,
     variableLengths: e.perGpu.variableLengths ?? null,
   };
 }
 
 /** One setup change in scenario-key terms (core/advice SetupChange): `{ key: 'zero_stage', value: 3 }`. */
-export const SetupChangeView = z.object({ key: z.string().regex(/^[a-z][a-z0-9_]*$/).max(64), value: z.unknown() });
+export const SetupChangeView = z.object({
+  key: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]*$/)
+    .max(64),
+  value: z.unknown(),
+});
 export type SetupChangeView = z.infer<typeof SetupChangeView>;
 
 /**
@@ -54,7 +70,16 @@ export type SetupChangeView = z.infer<typeof SetupChangeView>;
  * layout: the file is written in a way the writer does not edit (syntax errors, shapes); nothing: no edit to make;
  * other: none of these.
  */
-export const BlockedKind = z.enum(['format', 'code', 'elsewhere', 'by-hand', 'environment', 'layout', 'nothing', 'other']);
+export const BlockedKind = z.enum([
+  'format',
+  'code',
+  'elsewhere',
+  'by-hand',
+  'environment',
+  'layout',
+  'nothing',
+  'other',
+]);
 export type BlockedKind = z.infer<typeof BlockedKind>;
 
 export const AdviceView = z.object({
@@ -106,7 +131,10 @@ export const ToWebview = z.discriminatedUnion('type', [
    * it changed (revealFile takes their ids).
    */
   z.object({
-    type: z.literal('adviceApplied'), requestId: z.number().int().nonnegative(), applied: z.boolean(), message: z.string().optional(),
+    type: z.literal('adviceApplied'),
+    requestId: z.number().int().nonnegative(),
+    applied: z.boolean(),
+    message: z.string().optional(),
     files: z.array(EditedFile),
   }),
 ]);
@@ -117,7 +145,11 @@ export const FromWebview = z.discriminatedUnion('type', [
   /** Apply one advice item to the file (the host looks the edits up by id; the webview never sends paths or edits). */
   z.object({ type: z.literal('applyAdvice'), adviceId: z.string(), requestId: z.number().int().nonnegative() }),
   /** Write the what-if's changed setup keys into the run's files, where their format can express them. */
-  z.object({ type: z.literal('applyChanges'), changes: z.array(SetupChangeView).min(1).max(32), requestId: z.number().int().nonnegative() }),
+  z.object({
+    type: z.literal('applyChanges'),
+    changes: z.array(SetupChangeView).min(1).max(32),
+    requestId: z.number().int().nonnegative(),
+  }),
   /** Reveal the key that sets a setup field in the editor. */
   z.object({ type: z.literal('revealKey'), key: z.string() }),
   /** Show a file the host edited (an id from adviceApplied). */

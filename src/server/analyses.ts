@@ -19,7 +19,8 @@ export type Translate = (message: string, ...args: Array<string | number>) => st
 
 /** A translate function over an l10n bundle (message -> translation); placeholders are filled after translation. */
 export function bundleTranslator(bundle: Readonly<Record<string, string>> | undefined): Translate {
-  return (m, ...args) => (bundle?.[m] ?? m).replace(/\{(\d+)\}/g, (x, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : x));
+  return (m, ...args) =>
+    (bundle?.[m] ?? m).replace(/\{(\d+)\}/g, (x, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : x));
 }
 
 const NETWORK_HINT = 'the vramLens.allowNetwork setting';
@@ -52,9 +53,15 @@ export class Analyses {
   async settings(uri: string): Promise<Settings> {
     const hit = this.settingsCache.get(uri);
     if (hit) return hit;
-    const raw = ((await this.connection.workspace.getConfiguration({ scopeUri: uri, section: 'vramLens' })) ?? {}) as Record<string, unknown>;
-    const flat: Record<string, unknown> = { ...raw, 'diagnostics.enabled': (raw.diagnostics as { enabled?: unknown } | undefined)?.enabled };
-    const settings = parseSettings(flat, (k, v) => this.connection.console.warn(`setting vramLens.${k} is invalid (${JSON.stringify(v)}); using its default`));
+    const raw = ((await this.connection.workspace.getConfiguration({ scopeUri: uri, section: 'vramLens' })) ??
+      {}) as Record<string, unknown>;
+    const flat: Record<string, unknown> = {
+      ...raw,
+      'diagnostics.enabled': (raw.diagnostics as { enabled?: unknown } | undefined)?.enabled,
+    };
+    const settings = parseSettings(flat, (k, v) =>
+      this.connection.console.warn(`setting vramLens.${k} is invalid (${JSON.stringify(v)}); using its default`),
+    );
     this.settingsCache.set(uri, settings);
     return settings;
   }
@@ -84,11 +91,17 @@ export class Analyses {
       const analysis = analyzeDocument(
         { file, text: doc.getText(), languageId: doc.languageId },
         toAnalysisSettings(settings),
-        { reader: this.workspace.reader(cwd), resolver: this.resolverFor(settings, cwd), related: this.relatedFiles(file), translate: this.translate },
+        {
+          reader: this.workspace.reader(cwd),
+          resolver: this.resolverFor(settings, cwd),
+          related: this.relatedFiles(file),
+          translate: this.translate,
+        },
       );
       this.cache.set(doc.uri, { key, analysis });
       this.connection.console.info(this.describe(analysis, Math.round(performance.now() - started)));
-      if (settings.allowNetwork && this.workspace.trusted && !analysis.setup) this.fetchInBackground(analysis, settings, cwd);
+      if (settings.allowNetwork && this.workspace.trusted && !analysis.setup)
+        this.fetchInBackground(analysis, settings, cwd);
       return analysis;
     } finally {
       void this.connection.sendNotification(Methods.analyzing, { uri: null });
@@ -98,11 +111,16 @@ export class Analyses {
   /** One line for the output channel: what was analysed (the file, its run's entry and files), the headline, the time. */
   private describe(a: Analysis, ms: number): string {
     const entry = this.runs.ready ? this.runs.runFor(a.file)?.entry : undefined;
-    const files = a.pipeline.files.map((f) => (f.origin ? `${path.basename(f.file)} (${f.origin.kind})` : path.basename(f.file)));
+    const files = a.pipeline.files.map((f) =>
+      f.origin ? `${path.basename(f.file)} (${f.origin.kind})` : path.basename(f.file),
+    );
     const run = `${entry && entry !== a.file ? `run of ${path.basename(entry)}` : 'run'}: ${files.join(', ') || path.basename(a.file)}`;
     const e = a.estimate;
-    const reason = a.findings.find((f) => f.severity === 'error')?.message ?? a.estimateErrors?.[0]?.message ?? 'no estimate';
-    const headline = e ? `${verdictLine(e)}, peak in ${e.perGpu.phase}` : `no estimate (${reason.length > 160 ? `${reason.slice(0, 157)}...` : reason})`;
+    const reason =
+      a.findings.find((f) => f.severity === 'error')?.message ?? a.estimateErrors?.[0]?.message ?? 'no estimate';
+    const headline = e
+      ? `${verdictLine(e)}, peak in ${e.perGpu.phase}`
+      : `no estimate (${reason.length > 160 ? `${reason.slice(0, 157)}...` : reason})`;
     return `analysed ${a.file} [${a.format ?? 'not a config'}] in ${ms} ms; ${run}; ${headline}; ${a.findings.length} diagnostic(s)`;
   }
 
@@ -113,7 +131,12 @@ export class Analyses {
   }
 
   private resolverFor(settings: Settings, cwd: string): ModelResolver {
-    const offline = offlineModelResolver({ cwd, env: this.env, networkHint: NETWORK_HINT, roots: this.workspace.allowedRoots() });
+    const offline = offlineModelResolver({
+      cwd,
+      env: this.env,
+      networkHint: NETWORK_HINT,
+      roots: this.workspace.allowedRoots(),
+    });
     if (!settings.allowNetwork || !this.workspace.trusted || this.fetched.size === 0) return offline;
     return (ref) => (this.fetched.get(ref) ?? offline)(ref);
   }
@@ -123,7 +146,9 @@ export class Analyses {
     const ref = settings.model || (a.pipeline.decided.model?.fact.value as string | undefined);
     if (typeof ref !== 'string' || this.fetched.has(ref)) return;
     this.fetched.set(ref, offlineModelResolver({ cwd, env: this.env }));
-    this.connection.console.info(`fetching config.json of ${ref} from the Hugging Face Hub (vramLens.allowNetwork is on)`);
+    this.connection.console.info(
+      `fetching config.json of ${ref} from the Hugging Face Hub (vramLens.allowNetwork is on)`,
+    );
     prefetchModelResolver([ref], { cwd, env: this.env, allowNetwork: true, networkHint: NETWORK_HINT })
       .then((r) => {
         const got = r(ref);

@@ -28,7 +28,8 @@ export function toDiagnostic(doc: TextDocument, f: Finding): Diagnostic {
     relatedInformation: f.related.map((r) => {
       const sameFile = r.file === fsPathOf(doc.uri);
       const uri = sameFile ? doc.uri : r.file.startsWith('untitled:') ? r.file : pathToFileURL(r.file).toString();
-      const start = r.span && sameFile ? doc.positionAt(r.span.start) : { line: Math.max(0, (r.line ?? 1) - 1), character: 0 };
+      const start =
+        r.span && sameFile ? doc.positionAt(r.span.start) : { line: Math.max(0, (r.line ?? 1) - 1), character: 0 };
       const end = r.span && sameFile ? doc.positionAt(r.span.end) : start;
       return { location: { uri, range: { start, end } }, message: r.message };
     }),
@@ -36,7 +37,18 @@ export function toDiagnostic(doc: TextDocument, f: Finding): Diagnostic {
 }
 
 /** A diagnostic about the whole file, at 1:1 (a file that is not analyzed, and why). */
-export function fileDiagnostic(code: string, message: string, severity: DiagnosticSeverity = DiagnosticSeverity.Warning): Diagnostic {
+export function fileDiagnostic(
+  code: string,
+  message: string,
+  severity: DiagnosticSeverity = DiagnosticSeverity.Warning,
+): Diagnostic {
   const at = { line: 0, character: 0 };
-  return { range: { start: at, end: { line: 0, character: 1 } }, severity, source: DIAGNOSTIC_SOURCE, code, codeDescription: { href: `${DIAGNOSTICS_DOCS}#${code}` }, message };
+  return {
+    range: { start: at, end: { line: 0, character: 1 } },
+    severity,
+    source: DIAGNOSTIC_SOURCE,
+    code,
+    codeDescription: { href: `${DIAGNOSTICS_DOCS}#${code}` },
+    message,
+  };
 }

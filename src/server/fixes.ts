@@ -5,8 +5,15 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  CodeActionKind, type AnnotatedTextEdit, type CodeAction, type CodeActionParams, type Connection, type Diagnostic, type TextDocumentEdit,
-  type TextDocuments, type WorkspaceEdit,
+  CodeActionKind,
+  type AnnotatedTextEdit,
+  type CodeAction,
+  type CodeActionParams,
+  type Connection,
+  type Diagnostic,
+  type TextDocumentEdit,
+  type TextDocuments,
+  type WorkspaceEdit,
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Analysis } from '../features/analysis';
@@ -16,7 +23,13 @@ import { fixFiles, keyFixes, quickFixes } from '../features/quick-fixes';
 import { ApplyChangesParams } from '../protocol/messages';
 import { TrainingSetupSchema, type TrainingSetup } from '../core';
 import type { SetupChange } from '../core';
-import { ALLOW_NETWORK_COMMAND, APPLY_FIX_COMMAND, SET_GPU_COUNT_COMMAND, SET_MODEL_COMMAND, type ApplyFixArgs } from '../protocol/server';
+import {
+  ALLOW_NETWORK_COMMAND,
+  APPLY_FIX_COMMAND,
+  SET_GPU_COUNT_COMMAND,
+  SET_MODEL_COMMAND,
+  type ApplyFixArgs,
+} from '../protocol/server';
 import type { Analyses } from './analyses';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 import { fsPathOf, textHash, type Workspace } from './workspace';
@@ -42,9 +55,14 @@ function basesOf(a: Analysis, edits: readonly EditData[]): Record<string, string
 /** Why the edits may not be written now (a file outside the workspace, or changed since), or undefined. */
 function refusal(ctx: FixContext, bases: Readonly<Record<string, string>>): string | undefined {
   for (const [file, hash] of Object.entries(bases)) {
-    if (!ctx.workspace.inside(file)) return ctx.analyses.translate('{0} is outside the workspace; VRAM Lens does not write there', file);
+    if (!ctx.workspace.inside(file))
+      return ctx.analyses.translate('{0} is outside the workspace; VRAM Lens does not write there', file);
     const now = ctx.workspace.currentText(file);
-    if (now === undefined || textHash(now) !== hash) return ctx.analyses.translate('{0} changed since this fix was computed; choose it again from the refreshed list', path.basename(file));
+    if (now === undefined || textHash(now) !== hash)
+      return ctx.analyses.translate(
+        '{0} changed since this fix was computed; choose it again from the refreshed list',
+        path.basename(file),
+      );
   }
   return undefined;
 }
@@ -64,27 +82,48 @@ export async function codeActions(ctx: FixContext, params: CodeActionParams): Pr
   const a = await ctx.analyses.analysis(doc);
   if (!a) return [];
   const actions: CodeAction[] = [];
-  if (model.length > 0) actions.push(...await modelActions(ctx, doc.uri, model));
+  if (model.length > 0) actions.push(...(await modelActions(ctx, doc.uri, model)));
   for (const fix of deprecated.length > 0 ? keyFixes(a, ctx.analyses.translate) : []) {
     const d = deprecated.filter((x) => doc.offsetAt(x.range.start) === fix.at);
     if (d.length === 0) continue;
     const bases = basesOf(a, fix.edits);
     if (refusal(ctx, bases)) continue;
     const args: ApplyFixArgs = { uri: doc.uri, fixId: fix.id, bases };
-    actions.push({ title: fix.title, kind: CodeActionKind.QuickFix, diagnostics: d, isPreferred: true, command: { title: fix.title, command: APPLY_FIX_COMMAND, arguments: [args] } });
+    actions.push({
+      title: fix.title,
+      kind: CodeActionKind.QuickFix,
+      diagnostics: d,
+      isPreferred: true,
+      command: { title: fix.title, command: APPLY_FIX_COMMAND, arguments: [args] },
+    });
   }
   if (ours.length === 0) return actions;
   if (gpuCountNote(a)) {
-    const title = ctx.analyses.translate('Set the GPU count of this workspace (now assumed: {0})', (a.setup?.gpus_per_node ?? 1) * (a.setup?.nodes ?? 1));
-    actions.push({ title, kind: CodeActionKind.QuickFix, diagnostics: ours, command: { title, command: SET_GPU_COUNT_COMMAND } });
+    const title = ctx.analyses.translate(
+      'Set the GPU count of this workspace (now assumed: {0})',
+      (a.setup?.gpus_per_node ?? 1) * (a.setup?.nodes ?? 1),
+    );
+    actions.push({
+      title,
+      kind: CodeActionKind.QuickFix,
+      diagnostics: ours,
+      command: { title, command: SET_GPU_COUNT_COMMAND },
+    });
   }
   for (const fix of quickFixes(a, ctx.analyses.translate)) {
     const bases = basesOf(a, fix.edits);
     if (refusal(ctx, bases)) continue;
     const others = otherFiles(fix.edits, a.file).map((f) => path.basename(f));
-    const title = others.length > 0 ? ctx.analyses.translate('{0} · also edits {1}', fix.title, others.join(', ')) : fix.title;
+    const title =
+      others.length > 0 ? ctx.analyses.translate('{0} · also edits {1}', fix.title, others.join(', ')) : fix.title;
     const args: ApplyFixArgs = { uri: doc.uri, fixId: fix.id, bases };
-    actions.push({ title, kind: CodeActionKind.QuickFix, diagnostics: ours, isPreferred: fix.preferred, command: { title, command: APPLY_FIX_COMMAND, arguments: [args] } });
+    actions.push({
+      title,
+      kind: CodeActionKind.QuickFix,
+      diagnostics: ours,
+      isPreferred: fix.preferred,
+      command: { title, command: APPLY_FIX_COMMAND, arguments: [args] },
+    });
   }
   return actions;
 }
@@ -98,10 +137,20 @@ async function modelActions(ctx: FixContext, uri: string, diagnostics: Diagnosti
   const settings = await ctx.analyses.settings(uri);
   const out: CodeAction[] = [];
   const set = t('Set vramLens.model for this workspace…');
-  out.push({ title: set, kind: CodeActionKind.QuickFix, diagnostics, command: { title: set, command: SET_MODEL_COMMAND, arguments: [{ uri }] } });
+  out.push({
+    title: set,
+    kind: CodeActionKind.QuickFix,
+    diagnostics,
+    command: { title: set, command: SET_MODEL_COMMAND, arguments: [{ uri }] },
+  });
   if (!settings.allowNetwork && diagnostics.some((d) => /allowNetwork/.test(d.message))) {
     const allow = t('Allow VRAM Lens to fetch config.json from the Hugging Face Hub…');
-    out.push({ title: allow, kind: CodeActionKind.QuickFix, diagnostics, command: { title: allow, command: ALLOW_NETWORK_COMMAND } });
+    out.push({
+      title: allow,
+      kind: CodeActionKind.QuickFix,
+      diagnostics,
+      command: { title: allow, command: ALLOW_NETWORK_COMMAND },
+    });
   }
   return out;
 }
@@ -114,20 +163,40 @@ function workspaceEdit(ctx: FixContext, edits: readonly EditData[], active: stri
   let annotated = false;
   for (const [file, list] of byFile) {
     const open = ctx.workspace.openDocument(file);
-    const doc = open ?? TextDocument.create(pathToFileURL(file).toString(), '', 0, ctx.workspace.currentText(file) ?? '');
+    const doc =
+      open ?? TextDocument.create(pathToFileURL(file).toString(), '', 0, ctx.workspace.currentText(file) ?? '');
     const other = file !== active;
     annotated ||= other;
     const textEdits: AnnotatedTextEdit[] = list.map((e) => ({
-      range: { start: doc.positionAt(e.start), end: doc.positionAt(e.end) }, newText: e.newText, ...(other ? { annotationId: OTHER_FILE } : {}),
+      range: { start: doc.positionAt(e.start), end: doc.positionAt(e.end) },
+      newText: e.newText,
+      ...(other ? { annotationId: OTHER_FILE } : {}),
     })) as AnnotatedTextEdit[];
-    documentChanges.push({ textDocument: { uri: open?.uri ?? pathToFileURL(file).toString(), version: open ? open.version : null }, edits: textEdits });
+    documentChanges.push({
+      textDocument: { uri: open?.uri ?? pathToFileURL(file).toString(), version: open ? open.version : null },
+      edits: textEdits,
+    });
   }
-  const changeAnnotations = annotated ? { [OTHER_FILE]: { label, needsConfirmation: true, description: ctx.analyses.translate('VRAM Lens edits a file of the same run') } } : undefined;
+  const changeAnnotations = annotated
+    ? {
+        [OTHER_FILE]: {
+          label,
+          needsConfirmation: true,
+          description: ctx.analyses.translate('VRAM Lens edits a file of the same run'),
+        },
+      }
+    : undefined;
   return { documentChanges, ...(changeAnnotations ? { changeAnnotations } : {}) };
 }
 
 /** Recomputes, re-checks and applies edits; says why when it does not. */
-async function applyChecked(ctx: FixContext, edits: readonly EditData[], bases: Readonly<Record<string, string>>, active: string, label: string): Promise<{ applied: boolean; message?: string }> {
+async function applyChecked(
+  ctx: FixContext,
+  edits: readonly EditData[],
+  bases: Readonly<Record<string, string>>,
+  active: string,
+  label: string,
+): Promise<{ applied: boolean; message?: string }> {
   const why = refusal(ctx, bases);
   if (why) {
     void ctx.connection.window.showWarningMessage(why);
@@ -135,7 +204,9 @@ async function applyChecked(ctx: FixContext, edits: readonly EditData[], bases: 
   }
   const r = await ctx.connection.workspace.applyEdit({ label, edit: workspaceEdit(ctx, edits, active, label) });
   if (!r.applied) {
-    const message = ctx.analyses.translate('A file changed while the edit was being applied; nothing was written. Choose the fix again.');
+    const message = ctx.analyses.translate(
+      'A file changed while the edit was being applied; nothing was written. Choose the fix again.',
+    );
     void ctx.connection.window.showWarningMessage(message);
     return { applied: false, message };
   }
@@ -146,30 +217,55 @@ async function applyChecked(ctx: FixContext, edits: readonly EditData[], bases: 
 export async function applyFix(ctx: FixContext, args: ApplyFixArgs): Promise<void> {
   const doc = ctx.documents.get(args.uri);
   const a = doc ? await ctx.analyses.analysis(doc) : undefined;
-  const fix = !a ? undefined : args.fixId.startsWith('key:') ? keyFixes(a, ctx.analyses.translate).find((f) => f.id === args.fixId)
-    : quickFixes(a, ctx.analyses.translate).find((f) => f.id === args.fixId);
+  const fix = !a
+    ? undefined
+    : args.fixId.startsWith('key:')
+      ? keyFixes(a, ctx.analyses.translate).find((f) => f.id === args.fixId)
+      : quickFixes(a, ctx.analyses.translate).find((f) => f.id === args.fixId);
   if (!a || !fix) {
-    void ctx.connection.window.showWarningMessage(ctx.analyses.translate('This fix no longer applies to the file as it is now; nothing was written.'));
+    void ctx.connection.window.showWarningMessage(
+      ctx.analyses.translate('This fix no longer applies to the file as it is now; nothing was written.'),
+    );
     return;
   }
   const bases = basesOf(a, fix.edits);
-  const same = Object.keys(bases).length === Object.keys(args.bases).length && Object.entries(bases).every(([f, h]) => args.bases[f] === h);
+  const same =
+    Object.keys(bases).length === Object.keys(args.bases).length &&
+    Object.entries(bases).every(([f, h]) => args.bases[f] === h);
   if (!same) {
-    void ctx.connection.window.showWarningMessage(ctx.analyses.translate('The files changed since this fix was offered; nothing was written. Choose the fix again.'));
+    void ctx.connection.window.showWarningMessage(
+      ctx.analyses.translate(
+        'The files changed since this fix was offered; nothing was written. Choose the fix again.',
+      ),
+    );
     return;
   }
   await applyChecked(ctx, fix.edits, bases, a.file, fix.title);
 }
 
 /** Applies one advice item from the panel. */
-export async function applyAdvice(ctx: FixContext, uri: string, adviceId: string): Promise<{ applied: boolean; message?: string }> {
+export async function applyAdvice(
+  ctx: FixContext,
+  uri: string,
+  adviceId: string,
+): Promise<{ applied: boolean; message?: string }> {
   const doc = ctx.documents.get(uri);
   const a = doc ? await ctx.analyses.analysis(doc) : undefined;
   const item = a?.advice()?.items.find((i) => i.id === adviceId);
-  if (!a || !item) return { applied: false, message: ctx.analyses.translate('This advice no longer applies to the file as it is now.') };
+  if (!a || !item)
+    return {
+      applied: false,
+      message: ctx.analyses.translate('This advice no longer applies to the file as it is now.'),
+    };
   const plan = editsForChanges(item.changes, fixFiles(a), a.file);
   if (plan.edits.length === 0 || plan.unsupported.length > 0) {
-    return { applied: false, message: ctx.analyses.translate('This change cannot be written into these files: {0}', plan.unsupported.map((u) => u.reason).join('; ')) };
+    return {
+      applied: false,
+      message: ctx.analyses.translate(
+        'This change cannot be written into these files: {0}',
+        plan.unsupported.map((u) => u.reason).join('; '),
+      ),
+    };
   }
   return applyChecked(ctx, plan.edits, basesOf(a, plan.edits), fsPathOf(uri), item.title);
 }
@@ -180,18 +276,39 @@ export async function applyAdvice(ctx: FixContext, uri: string, adviceId: string
  */
 export async function applyChanges(ctx: FixContext, raw: unknown): Promise<{ applied: boolean; message?: string }> {
   const parsed = ApplyChangesParams.safeParse(raw);
-  if (!parsed.success) return { applied: false, message: ctx.analyses.translate('This change cannot be written into these files: {0}', 'invalid request') };
+  if (!parsed.success)
+    return {
+      applied: false,
+      message: ctx.analyses.translate('This change cannot be written into these files: {0}', 'invalid request'),
+    };
   const { uri, changes: asSent } = parsed.data;
-  const shape = TrainingSetupSchema.shape as Record<string, { safeParse(v: unknown): { success: boolean } } | undefined>;
+  const shape = TrainingSetupSchema.shape as Record<
+    string,
+    { safeParse(v: unknown): { success: boolean } } | undefined
+  >;
   const bad = asSent.filter((c) => !shape[c.key]?.safeParse(c.value).success).map((c) => c.key);
-  if (bad.length > 0) return { applied: false, message: ctx.analyses.translate('This change cannot be written into these files: {0}', bad.join(', ')) };
+  if (bad.length > 0)
+    return {
+      applied: false,
+      message: ctx.analyses.translate('This change cannot be written into these files: {0}', bad.join(', ')),
+    };
   const changes: SetupChange[] = asSent.map((c) => ({ key: c.key as keyof TrainingSetup, value: c.value }));
   const doc = ctx.documents.get(uri);
   const a = doc ? await ctx.analyses.analysis(doc) : undefined;
-  if (!a) return { applied: false, message: ctx.analyses.translate('This advice no longer applies to the file as it is now.') };
+  if (!a)
+    return {
+      applied: false,
+      message: ctx.analyses.translate('This advice no longer applies to the file as it is now.'),
+    };
   const plan = editsForChanges(changes, fixFiles(a), a.file);
   if (plan.edits.length === 0 || plan.unsupported.length > 0) {
-    return { applied: false, message: ctx.analyses.translate('This change cannot be written into these files: {0}', plan.unsupported.map((u) => u.reason).join('; ')) };
+    return {
+      applied: false,
+      message: ctx.analyses.translate(
+        'This change cannot be written into these files: {0}',
+        plan.unsupported.map((u) => u.reason).join('; '),
+      ),
+    };
   }
   return applyChecked(ctx, plan.edits, basesOf(a, plan.edits), fsPathOf(uri), changes.map((c) => c.key).join(', '));
 }

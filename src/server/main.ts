@@ -2,7 +2,14 @@
 // stall the editor. Diagnostics are pushed for open training configs; hovers, quick fixes (through a command that
 // re-checks the files before writing), the status bar and the panel are answered from the same Analysis.
 import * as path from 'node:path';
-import { createConnection, DiagnosticSeverity, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeParams } from 'vscode-languageserver/node';
+import {
+  createConnection,
+  DiagnosticSeverity,
+  ProposedFeatures,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type InitializeParams,
+} from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { fileURLToPath } from 'node:url';
 import { detectFormat } from '../analyzers/detect';
@@ -10,7 +17,14 @@ import { spanOfKey } from '../features/findings';
 import { hoverAt } from '../features/hover';
 import { buildPanelModel } from '../features/panel-model';
 import type { CanonicalKey } from '../analyzers/facts';
-import { APPLY_FIX_COMMAND, Methods, type ApplyFixArgs, type PanelResult, type ServerInit, type StatusResult } from '../protocol/server';
+import {
+  APPLY_FIX_COMMAND,
+  Methods,
+  type ApplyFixArgs,
+  type PanelResult,
+  type ServerInit,
+  type StatusResult,
+} from '../protocol/server';
 import { Analyses, bundleTranslator } from './analyses';
 import { fileDiagnostic, toDiagnostic } from './diagnostics';
 import { applyAdvice, applyChanges, applyFix, codeActions, type FixContext } from './fixes';
@@ -43,7 +57,9 @@ async function publish(doc: TextDocument): Promise<void> {
     return;
   }
   if (analyses.isSkipped(doc)) {
-    const message = analyses.translate('VRAM Lens stopped analyzing this version of the file: it took longer than the time budget. Edit the file to try again.');
+    const message = analyses.translate(
+      'VRAM Lens stopped analyzing this version of the file: it took longer than the time budget. Edit the file to try again.',
+    );
     void connection.sendDiagnostics({ uri: doc.uri, diagnostics: [fileDiagnostic('not-analyzed', message)] });
     return;
   }
@@ -53,18 +69,34 @@ async function publish(doc: TextDocument): Promise<void> {
   if (a && several.length > 1) {
     const followed = runs.runFor(fsPathOf(doc.uri))?.entry ?? several[0].entry;
     const names = several.map((r) => path.basename(r.entry)).join(', ');
-    diagnostics.push(fileDiagnostic('several-runs', analyses.translate('This file belongs to {0} runs ({1}); the estimate follows {2}. Run "VRAM Lens: Choose the Run" to follow another.', several.length, names, path.basename(followed)), DiagnosticSeverity.Information));
+    diagnostics.push(
+      fileDiagnostic(
+        'several-runs',
+        analyses.translate(
+          'This file belongs to {0} runs ({1}); the estimate follows {2}. Run "VRAM Lens: Choose the Run" to follow another.',
+          several.length,
+          names,
+          path.basename(followed),
+        ),
+        DiagnosticSeverity.Information,
+      ),
+    );
   }
   void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
 }
 
 function schedule(doc: TextDocument, delay = DEBOUNCE_MS): void {
   clearTimeout(timers.get(doc.uri));
-  timers.set(doc.uri, setTimeout(() => {
-    timers.delete(doc.uri);
-    void publish(doc).catch((e: unknown) => connection.console.error(`diagnostics failed for ${doc.uri}: ${errorText(e)}`));
-    void connection.sendNotification(Methods.refreshed, {});
-  }, delay));
+  timers.set(
+    doc.uri,
+    setTimeout(() => {
+      timers.delete(doc.uri);
+      void publish(doc).catch((e: unknown) =>
+        connection.console.error(`diagnostics failed for ${doc.uri}: ${errorText(e)}`),
+      );
+      void connection.sendNotification(Methods.refreshed, {});
+    }, delay),
+  );
 }
 
 function refreshAll(): void {
@@ -72,7 +104,7 @@ function refreshAll(): void {
 }
 
 function errorText(e: unknown): string {
-  return e instanceof Error ? e.stack ?? e.message : String(e);
+  return e instanceof Error ? (e.stack ?? e.message) : String(e);
 }
 
 /** Runs a request handler; a failure is logged with its stack and answers `fallback`, so one feature never breaks another. */
@@ -88,8 +120,18 @@ async function guard<T>(name: string, fallback: T, fn: () => Promise<T> | T): Pr
 connection.onInitialize((params: InitializeParams) => {
   const init = (params.initializationOptions ?? {}) as Partial<ServerInit>;
   workspace.trusted = init.trusted === true;
-  workspace.setFolders((params.workspaceFolders ?? []).filter((f) => f.uri.startsWith('file:')).map((f) => fileURLToPath(f.uri)));
-  analyses = new Analyses(connection, workspace, runs, bundleTranslator(init.bundle), process.env, refreshAll, init.skipped ?? []);
+  workspace.setFolders(
+    (params.workspaceFolders ?? []).filter((f) => f.uri.startsWith('file:')).map((f) => fileURLToPath(f.uri)),
+  );
+  analyses = new Analyses(
+    connection,
+    workspace,
+    runs,
+    bundleTranslator(init.bundle),
+    process.env,
+    refreshAll,
+    init.skipped ?? [],
+  );
   for (const [file, entry] of Object.entries(init.runChoices ?? {})) runs.choose(file, entry);
   ctx = { connection, documents, workspace, analyses };
   return {
@@ -143,7 +185,11 @@ connection.onNotification(Methods.tooLarge, (p: { uri: string; chars: number; he
   // Only a file that looks like a training config by its name and first 64 KB gets the note.
   if (!detectFormat(fsPathOf(p.uri), p.head, p.languageId)) return;
   const size = `${(p.chars / 1024 / 1024).toFixed(1)} MiB`;
-  const message = analyses.translate('this file is not analyzed: it has {0} of text, and VRAM Lens reads configs like it up to {1}', size, '1.0 MiB');
+  const message = analyses.translate(
+    'this file is not analyzed: it has {0} of text, and VRAM Lens reads configs like it up to {1}',
+    size,
+    '1.0 MiB',
+  );
   void connection.sendDiagnostics({ uri: p.uri, diagnostics: [fileDiagnostic('not-analyzed', message)] });
 });
 connection.onNotification(Methods.trusted, () => {
@@ -152,52 +198,73 @@ connection.onNotification(Methods.trusted, () => {
   refreshAll();
 });
 
-connection.onHover((params) => guard('hover', null, async () => {
-  const doc = documents.get(params.textDocument.uri);
-  if (!doc || !isConfig(doc)) return null;
-  const a = await analyses.analysis(doc);
-  const md = a ? hoverAt(a, doc.offsetAt(params.position), doc.getText(), analyses.translate) : undefined;
-  return md ? { contents: { kind: 'markdown' as const, value: md } } : null;
-}));
+connection.onHover((params) =>
+  guard('hover', null, async () => {
+    const doc = documents.get(params.textDocument.uri);
+    if (!doc || !isConfig(doc)) return null;
+    const a = await analyses.analysis(doc);
+    const md = a ? hoverAt(a, doc.offsetAt(params.position), doc.getText(), analyses.translate) : undefined;
+    return md ? { contents: { kind: 'markdown' as const, value: md } } : null;
+  }),
+);
 
 connection.onCodeAction((params) => guard('code actions', [], () => codeActions(ctx, params)));
 
-connection.onExecuteCommand((params) => guard('apply fix', undefined, async () => {
-  if (params.command === APPLY_FIX_COMMAND && params.arguments?.[0]) await applyFix(ctx, params.arguments[0] as ApplyFixArgs);
-}));
+connection.onExecuteCommand((params) =>
+  guard('apply fix', undefined, async () => {
+    if (params.command === APPLY_FIX_COMMAND && params.arguments?.[0])
+      await applyFix(ctx, params.arguments[0] as ApplyFixArgs);
+  }),
+);
 
-connection.onRequest(Methods.status, (p: { uri: string }) => guard<StatusResult>('status', { state: 'none' }, async () => {
-  const doc = documents.get(p.uri);
-  if (!doc || !isConfig(doc)) return { state: 'none' };
-  const a = await analyses.analysis(doc);
-  if (!a) return { state: 'none' };
-  const e = a.estimate;
-  if (!e) return { state: 'no-estimate', reason: a.findings.find((f) => f.code === 'unknown-model')?.message };
-  return {
-    state: 'estimate', deviceBytes: e.perGpu.deviceBytes, peakBytes: e.perGpu.peakBytes, reservedBytes: e.perGpu.reservedBytes, phase: e.perGpu.phase,
-    gpu: a.gpu ? { id: a.gpu.id, memoryBytes: a.gpu.memoryBytes } : undefined, fits: e.fits,
-  };
-}));
+connection.onRequest(Methods.status, (p: { uri: string }) =>
+  guard<StatusResult>('status', { state: 'none' }, async () => {
+    const doc = documents.get(p.uri);
+    if (!doc || !isConfig(doc)) return { state: 'none' };
+    const a = await analyses.analysis(doc);
+    if (!a) return { state: 'none' };
+    const e = a.estimate;
+    if (!e) return { state: 'no-estimate', reason: a.findings.find((f) => f.code === 'unknown-model')?.message };
+    return {
+      state: 'estimate',
+      deviceBytes: e.perGpu.deviceBytes,
+      peakBytes: e.perGpu.peakBytes,
+      reservedBytes: e.perGpu.reservedBytes,
+      phase: e.perGpu.phase,
+      gpu: a.gpu ? { id: a.gpu.id, memoryBytes: a.gpu.memoryBytes } : undefined,
+      fits: e.fits,
+    };
+  }),
+);
 
-connection.onRequest(Methods.panel, (p: { uri: string; strings: Record<string, string> }) => guard<PanelResult>('panel', {}, async () => {
-  const doc = documents.get(p.uri);
-  const a = doc && isConfig(doc) ? await analyses.analysis(doc) : undefined;
-  if (!a) return {};
-  return buildPanelModel(a, p.strings);
-}));
+connection.onRequest(Methods.panel, (p: { uri: string; strings: Record<string, string> }) =>
+  guard<PanelResult>('panel', {}, async () => {
+    const doc = documents.get(p.uri);
+    const a = doc && isConfig(doc) ? await analyses.analysis(doc) : undefined;
+    if (!a) return {};
+    return buildPanelModel(a, p.strings);
+  }),
+);
 
 connection.onRequest(Methods.applyAdvice, (p: { uri: string; adviceId: string }) =>
-  guard('apply advice', { applied: false }, () => applyAdvice(ctx, p.uri, p.adviceId)));
+  guard('apply advice', { applied: false }, () => applyAdvice(ctx, p.uri, p.adviceId)),
+);
 
-connection.onRequest(Methods.applyChanges, (p: unknown) => guard('apply what-if changes', { applied: false }, () => applyChanges(ctx, p)));
+connection.onRequest(Methods.applyChanges, (p: unknown) =>
+  guard('apply what-if changes', { applied: false }, () => applyChanges(ctx, p)),
+);
 
-connection.onRequest(Methods.keySpan, (p: { uri: string; key: string }) => guard('reveal key', null, async () => {
-  const doc = documents.get(p.uri);
-  const a = doc ? await analyses.analysis(doc) : undefined;
-  return (a && spanOfKey(a, p.key as CanonicalKey)) ?? null;
-}));
+connection.onRequest(Methods.keySpan, (p: { uri: string; key: string }) =>
+  guard('reveal key', null, async () => {
+    const doc = documents.get(p.uri);
+    const a = doc ? await analyses.analysis(doc) : undefined;
+    return (a && spanOfKey(a, p.key as CanonicalKey)) ?? null;
+  }),
+);
 
-connection.onRequest(Methods.runs, (p: { uri: string }) => guard('runs', [], () => runs.runsOf(fsPathOf(p.uri)).map((r) => r.entry)));
+connection.onRequest(Methods.runs, (p: { uri: string }) =>
+  guard('runs', [], () => runs.runsOf(fsPathOf(p.uri)).map((r) => r.entry)),
+);
 connection.onNotification(Methods.chooseRun, (p: { uri: string; entry: string }) => {
   runs.choose(fsPathOf(p.uri), p.entry);
   workspace.changed();

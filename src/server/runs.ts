@@ -12,7 +12,25 @@ import type { Workspace } from './workspace';
 /** File kinds that can take part in a run. */
 const CANDIDATE = /\.(sh|bash|slurm|sbatch|py|ya?ml|json|jsonc|hjson|conf)$/i;
 /** Folders never scanned. */
-const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.venv', 'venv', 'env', '__pycache__', 'site-packages', 'dist', 'build', 'out', '.tox', '.mypy_cache', 'wandb', 'outputs', 'checkpoints']);
+const SKIP_DIRS = new Set([
+  'node_modules',
+  '.git',
+  '.hg',
+  '.svn',
+  '.venv',
+  'venv',
+  'env',
+  '__pycache__',
+  'site-packages',
+  'dist',
+  'build',
+  'out',
+  '.tox',
+  '.mypy_cache',
+  'wandb',
+  'outputs',
+  'checkpoints',
+]);
 const MAX_FILES = 5000;
 const MAX_DEPTH = 8;
 /** Files analyzed per slice of the background scan. */
@@ -113,8 +131,8 @@ export class RunIndex {
     if (!format || format === 'scenario') return undefined;
     // The pipeline's lookup: beside the file, then from the folders above it (a script run from the repository root).
     const reader = this.workspace.reader(this.workspace.cwdOf(file));
-    return analyzeAs(format, text).references
-      .filter((r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path))
+    return analyzeAs(format, text)
+      .references.filter((r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path))
       .map((r) => path.resolve(findReference(reader, file, r.path).path));
   }
 

@@ -127,7 +127,8 @@ export class Workspace {
         const format = detectFormat(p, text);
         if (!format || format === 'scenario') continue;
         const facts = analyzeAs(format, text);
-        if (facts.references.some((r) => path.resolve(reader.join(p, r.path)) === path.resolve(file))) out.push({ file: p, text });
+        if (facts.references.some((r) => path.resolve(reader.join(p, r.path)) === path.resolve(file)))
+          out.push({ file: p, text });
       }
     }
     return out;

@@ -3,7 +3,12 @@
 // is then skipped with a diagnostic that says so. Trust, the l10n bundle and the watched files are passed to it.
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import {
+  LanguageClient,
+  TransportKind,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
 import { OPEN_PANEL_COMMAND } from '../features/hover';
 import { MAX_SYNCED_CHARS, Methods, type ServerInit, type SkippedDocument } from '../protocol/server';
 import { CONFIG_FILTERS } from './selector';
@@ -27,7 +32,10 @@ export class ServerClient implements vscode.Disposable {
   /** Fires when analyses may have changed (the status bar and the panel refresh). */
   readonly onDidRefresh = this.emitter.event;
 
-  constructor(private readonly context: vscode.ExtensionContext, readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly log: vscode.LogOutputChannel,
+  ) {
     this.watchdog = setInterval(() => this.check(), 1000);
   }
 
@@ -41,14 +49,18 @@ export class ServerClient implements vscode.Disposable {
       documentSelector: ['file', 'untitled'].flatMap((scheme) => CONFIG_FILTERS.map((f) => ({ ...f, scheme }))),
       synchronize: { configurationSection: 'vramLens', fileEvents: vscode.workspace.createFileSystemWatcher(WATCHED) },
       initializationOptions: (): ServerInit => ({
-        trusted: vscode.workspace.isTrusted, bundle: vscode.l10n.bundle, skipped: this.skipped, runChoices: this.runChoices(),
+        trusted: vscode.workspace.isTrusted,
+        bundle: vscode.l10n.bundle,
+        skipped: this.skipped,
+        runChoices: this.runChoices(),
       }),
       markdown: { isTrusted: { enabledCommands: [OPEN_PANEL_COMMAND] } },
       outputChannel: this.log,
       diagnosticCollectionName: 'vram-lens',
       middleware: {
         didOpen: async (doc, next) => (timed('didOpen', () => this.isLarge(doc)) ? this.sendTooLarge(doc) : next(doc)),
-        didChange: async (e, next) => (timed('didChange', () => this.large.has(e.document.uri.toString())) ? undefined : next(e)),
+        didChange: async (e, next) =>
+          timed('didChange', () => this.large.has(e.document.uri.toString())) ? undefined : next(e),
         didClose: async (doc, next) => (this.large.delete(doc.uri.toString()) ? undefined : next(doc)),
       },
     };
@@ -61,7 +73,9 @@ export class ServerClient implements vscode.Disposable {
     const started = performance.now();
     await client.start();
     this.log.info(`language server started in ${Math.round(performance.now() - started)} ms (${module})`);
-    this.context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void client.sendNotification(Methods.trusted)));
+    this.context.subscriptions.push(
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void client.sendNotification(Methods.trusted)),
+    );
   }
 
   /**
@@ -88,8 +102,15 @@ export class ServerClient implements vscode.Disposable {
   private async sendTooLarge(doc: vscode.TextDocument): Promise<void> {
     const chars = this.sizeOf(doc);
     this.log.info(`${doc.uri.fsPath}: ${chars} characters, not sent to the server`);
-    const head = timed('tooLarge', () => doc.getText(new vscode.Range(0, 0, Math.min(doc.lineCount, 2000), 0)).slice(0, 65_536));
-    await this.client?.sendNotification(Methods.tooLarge, { uri: doc.uri.toString(), chars, head, languageId: doc.languageId });
+    const head = timed('tooLarge', () =>
+      doc.getText(new vscode.Range(0, 0, Math.min(doc.lineCount, 2000), 0)).slice(0, 65_536),
+    );
+    await this.client?.sendNotification(Methods.tooLarge, {
+      uri: doc.uri.toString(),
+      chars,
+      head,
+      languageId: doc.languageId,
+    });
   }
 
   private runChoices(): Record<string, string> {
@@ -101,12 +122,20 @@ export class ServerClient implements vscode.Disposable {
     if (!doc) return;
     const entries = (await this.request<string[]>(Methods.runs, { uri: doc.uri.toString() })) ?? [];
     if (entries.length === 0) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('No other file of the workspace runs {0}: it is a run of its own.', vscode.workspace.asRelativePath(doc.uri)));
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t(
+          'No other file of the workspace runs {0}: it is a run of its own.',
+          vscode.workspace.asRelativePath(doc.uri),
+        ),
+      );
       return;
     }
-    const pick = await vscode.window.showQuickPick(entries.map((e) => ({ label: vscode.workspace.asRelativePath(e), entry: e })), {
-      placeHolder: vscode.l10n.t('The run whose estimate {0} shows', vscode.workspace.asRelativePath(doc.uri)),
-    });
+    const pick = await vscode.window.showQuickPick(
+      entries.map((e) => ({ label: vscode.workspace.asRelativePath(e), entry: e })),
+      {
+        placeHolder: vscode.l10n.t('The run whose estimate {0} shows', vscode.workspace.asRelativePath(doc.uri)),
+      },
+    );
     if (!pick) return;
     await this.context.workspaceState.update(RUN_CHOICES, { ...this.runChoices(), [doc.uri.fsPath]: pick.entry });
     this.log.info(`${doc.uri.fsPath} follows the run of ${pick.entry}`);
@@ -125,7 +154,9 @@ export class ServerClient implements vscode.Disposable {
     if (!f || Date.now() - f.since < ANALYSIS_BUDGET_MS) return;
     this.inFlight = undefined;
     this.skipped.push({ uri: f.uri, version: f.version });
-    this.log.warn(`analysis of ${f.uri} (version ${f.version}) ran past ${ANALYSIS_BUDGET_MS} ms; restarting the server without it`);
+    this.log.warn(
+      `analysis of ${f.uri} (version ${f.version}) ran past ${ANALYSIS_BUDGET_MS} ms; restarting the server without it`,
+    );
     void this.client?.restart().catch((e: unknown) => this.log.error(`restarting the server failed: ${String(e)}`));
   }
 

@@ -14,13 +14,29 @@ async function askCount(prompt: string, current: number, max: number, invalid: s
 
 export async function setGpuCount(log: vscode.LogOutputChannel): Promise<void> {
   const cfg = vscode.workspace.getConfiguration('vramLens');
-  const perNode = await askCount(vscode.l10n.t('GPUs per node (vramLens.gpusPerNode)'), cfg.get<number>('gpusPerNode', 0), 1024, vscode.l10n.t('A whole number from 1 to 1024'));
+  const perNode = await askCount(
+    vscode.l10n.t('GPUs per node (vramLens.gpusPerNode)'),
+    cfg.get<number>('gpusPerNode', 0),
+    1024,
+    vscode.l10n.t('A whole number from 1 to 1024'),
+  );
   if (perNode === undefined) return;
-  const nodes = await askCount(vscode.l10n.t('Nodes (vramLens.nodes)'), cfg.get<number>('nodes', 0), 100_000, vscode.l10n.t('A whole number from 1 to 100000'));
+  const nodes = await askCount(
+    vscode.l10n.t('Nodes (vramLens.nodes)'),
+    cfg.get<number>('nodes', 0),
+    100_000,
+    vscode.l10n.t('A whole number from 1 to 100000'),
+  );
   if (nodes === undefined) return;
-  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  const target = vscode.workspace.workspaceFolders?.length
+    ? vscode.ConfigurationTarget.Workspace
+    : vscode.ConfigurationTarget.Global;
   await cfg.update('gpusPerNode', perNode, target);
   await cfg.update('nodes', nodes, target);
-  log.info(`vramLens.gpusPerNode = ${perNode}, vramLens.nodes = ${nodes} (${target === vscode.ConfigurationTarget.Workspace ? 'workspace' : 'user'} settings)`);
-  void vscode.window.showInformationMessage(vscode.l10n.t('Saved for this workspace: {0} GPU(s) per node, {1} node(s).', perNode, nodes));
+  log.info(
+    `vramLens.gpusPerNode = ${perNode}, vramLens.nodes = ${nodes} (${target === vscode.ConfigurationTarget.Workspace ? 'workspace' : 'user'} settings)`,
+  );
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t('Saved for this workspace: {0} GPU(s) per node, {1} node(s).', perNode, nodes),
+  );
 }

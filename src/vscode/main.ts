@@ -21,11 +21,18 @@ export interface Features {
 export function startFeatures(context: vscode.ExtensionContext): Features {
   const log = createLog();
   const client = new ServerClient(context, log);
-  context.subscriptions.push(log, client, ...registerStatusBar(client), vscode.commands.registerCommand('vramLens.internal.hostTimings', hostTimings),
-    vscode.commands.registerCommand('vramLens.internal.recentLog', recentLog));
+  context.subscriptions.push(
+    log,
+    client,
+    ...registerStatusBar(client),
+    vscode.commands.registerCommand('vramLens.internal.hostTimings', hostTimings),
+    vscode.commands.registerCommand('vramLens.internal.recentLog', recentLog),
+  );
   client.start().catch((e: unknown) => {
-    log.error(`the VRAM Lens server did not start: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
-    void vscode.window.showErrorMessage(vscode.l10n.t('VRAM Lens could not start: {0}', e instanceof Error ? e.message : String(e)));
+    log.error(`the VRAM Lens server did not start: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('VRAM Lens could not start: {0}', e instanceof Error ? e.message : String(e)),
+    );
   });
   return {
     openPanel: () => openPanel(client, context.extensionUri),

@@ -7,27 +7,40 @@ export async function setModel(log: vscode.LogOutputChannel, arg?: { uri?: strin
   const scope = arg?.uri ? vscode.Uri.parse(arg.uri) : vscode.window.activeTextEditor?.document.uri;
   const cfg = vscode.workspace.getConfiguration('vramLens', scope);
   const value = await vscode.window.showInputBox({
-    prompt: vscode.l10n.t('The model VRAM Lens estimates with (vramLens.model): a Hugging Face id, a model folder or a config.json'),
+    prompt: vscode.l10n.t(
+      'The model VRAM Lens estimates with (vramLens.model): a Hugging Face id, a model folder or a config.json',
+    ),
     placeHolder: 'Qwen/Qwen2.5-7B-Instruct',
     value: cfg.get<string>('model', ''),
-    validateInput: (v) => (v.trim().length > 0 ? undefined : vscode.l10n.t('Enter a Hugging Face id, a folder or a config.json path')),
+    validateInput: (v) =>
+      v.trim().length > 0 ? undefined : vscode.l10n.t('Enter a Hugging Face id, a folder or a config.json path'),
   });
   if (value === undefined) return;
-  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  const target = vscode.workspace.workspaceFolders?.length
+    ? vscode.ConfigurationTarget.Workspace
+    : vscode.ConfigurationTarget.Global;
   await cfg.update('model', value.trim(), target);
-  log.info(`vramLens.model = "${value.trim()}" written to the ${target === vscode.ConfigurationTarget.Workspace ? 'workspace' : 'user'} settings`);
+  log.info(
+    `vramLens.model = "${value.trim()}" written to the ${target === vscode.ConfigurationTarget.Workspace ? 'workspace' : 'user'} settings`,
+  );
 }
 
 export async function allowNetwork(log: vscode.LogOutputChannel): Promise<void> {
   const cfg = vscode.workspace.getConfiguration('vramLens');
   if (cfg.get<boolean>('allowNetwork', false)) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('VRAM Lens may already fetch config.json from the Hugging Face Hub (vramLens.allowNetwork).'));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('VRAM Lens may already fetch config.json from the Hugging Face Hub (vramLens.allowNetwork).'),
+    );
     return;
   }
   const allow = vscode.l10n.t('Allow');
   const answer = await vscode.window.showWarningMessage(
-    vscode.l10n.t('Let VRAM Lens download config.json and read the safetensors headers of the models your files name from the Hugging Face Hub? Nothing of your files is sent; what is fetched is cached. This sets vramLens.allowNetwork in your user settings.'),
-    { modal: true }, allow);
+    vscode.l10n.t(
+      'Let VRAM Lens download config.json and read the safetensors headers of the models your files name from the Hugging Face Hub? Nothing of your files is sent; what is fetched is cached. This sets vramLens.allowNetwork in your user settings.',
+    ),
+    { modal: true },
+    allow,
+  );
   if (answer !== allow) {
     log.info('network access for the Hugging Face Hub not allowed (declined)');
     return;

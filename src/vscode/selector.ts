@@ -3,8 +3,13 @@ import * as vscode from 'vscode';
 import { detectFormat } from '../analyzers/detect';
 
 export const CONFIG_FILTERS: ReadonlyArray<{ readonly language?: string; readonly pattern?: string }> = [
-  { language: 'json' }, { language: 'jsonc' }, { language: 'python' }, { language: 'yaml' }, { language: 'shellscript' },
-  { pattern: '**/*.vram.{yaml,yml,json}' }, { pattern: '**/*.conf' },
+  { language: 'json' },
+  { language: 'jsonc' },
+  { language: 'python' },
+  { language: 'yaml' },
+  { language: 'shellscript' },
+  { pattern: '**/*.vram.{yaml,yml,json}' },
+  { pattern: '**/*.conf' },
 ];
 
 /** Whether a document is a training config VRAM Lens reads (its name and, for ambiguous names, its first 64 KB). */

@@ -19,7 +19,13 @@ function show(item: vscode.StatusBarItem, r: StatusResult): void {
   } else if (r.gpu) {
     item.text = `$(server) VRAM ${formatBytes(r.deviceBytes).replace(' GiB', '')} / ${formatBytes(r.gpu.memoryBytes)} (${r.gpu.id})`;
     item.backgroundColor = r.fits === false ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
-    item.tooltip = vscode.l10n.t('Peak per GPU in {0}: {1} allocated, {2} reserved, {3} on the device. Click to choose the GPU.', r.phase ?? '', formatBytes(r.peakBytes ?? 0), formatBytes(r.reservedBytes ?? 0), formatBytes(r.deviceBytes));
+    item.tooltip = vscode.l10n.t(
+      'Peak per GPU in {0}: {1} allocated, {2} reserved, {3} on the device. Click to choose the GPU.',
+      r.phase ?? '',
+      formatBytes(r.peakBytes ?? 0),
+      formatBytes(r.reservedBytes ?? 0),
+      formatBytes(r.deviceBytes),
+    );
   } else {
     item.text = `$(server) VRAM ${formatBytes(r.deviceBytes)}`;
     item.backgroundColor = undefined;
@@ -38,7 +44,9 @@ export function registerStatusBar(client: ServerClient): vscode.Disposable[] {
   let doc = vscode.window.activeTextEditor?.document;
   const update = async (): Promise<void> => {
     if (doc?.isClosed) doc = undefined;
-    const r = doc ? await client.request<StatusResult>(Methods.status, { uri: doc.uri.toString() }).catch(() => undefined) : undefined;
+    const r = doc
+      ? await client.request<StatusResult>(Methods.status, { uri: doc.uri.toString() }).catch(() => undefined)
+      : undefined;
     timed('statusBar', () => show(item, r ?? { state: 'none' }));
   };
   const later = (): void => {
@@ -50,5 +58,11 @@ export function registerStatusBar(client: ServerClient): vscode.Disposable[] {
     later();
   };
   later();
-  return [item, vscode.window.onDidChangeActiveTextEditor(follow), vscode.workspace.onDidCloseTextDocument(later), client.onDidRefresh(later), { dispose: () => clearTimeout(timer) }];
+  return [
+    item,
+    vscode.window.onDidChangeActiveTextEditor(follow),
+    vscode.workspace.onDidCloseTextDocument(later),
+    client.onDidRefresh(later),
+    { dispose: () => clearTimeout(timer) },
+  ];
 }

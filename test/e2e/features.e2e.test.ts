@@ -13,11 +13,22 @@ async function open(name: string): Promise<vscode.TextDocument> {
 }
 
 function ours(uri: vscode.Uri, code?: string): vscode.Diagnostic[] {
-  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'vram-lens' && (code === undefined || (typeof d.code === 'object' && d.code !== null && String(d.code.value) === code)));
+  return vscode.languages
+    .getDiagnostics(uri)
+    .filter(
+      (d) =>
+        d.source === 'vram-lens' &&
+        (code === undefined || (typeof d.code === 'object' && d.code !== null && String(d.code.value) === code)),
+    );
 }
 
 /** Waits for the diagnostics of `uri` to satisfy `cond`, using onDidChangeDiagnostics (no fixed sleeps). */
-async function waitForDiagnostics(uri: vscode.Uri, cond: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+async function waitForDiagnostics(
+  uri: vscode.Uri,
+  cond: () => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<void> {
   if (cond()) return;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -35,13 +46,20 @@ async function waitForDiagnostics(uri: vscode.Uri, cond: () => boolean, what: st
 }
 
 /** The hover's first line: the verdict against the GPU of the settings (RTX-4090), then the hovered key. */
-const VERDICT = /^\*\*(fits: [\d.]+ GiB of 24\.0 GiB on RTX-4090|[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\))\*\* · `/m;
+const VERDICT =
+  /^\*\*(fits: [\d.]+ GiB of 24\.0 GiB on RTX-4090|[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\))\*\* · `/m;
 
 async function hoverText(doc: vscode.TextDocument, needle: string, delta = 1): Promise<string> {
   const offset = doc.getText().indexOf(needle);
   assert.ok(offset >= 0, `${needle} in ${doc.fileName}`);
-  const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, doc.positionAt(offset + delta));
-  return hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))).join('\n');
+  const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+    'vscode.executeHoverProvider',
+    doc.uri,
+    doc.positionAt(offset + delta),
+  );
+  return hovers
+    .flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : '')))
+    .join('\n');
 }
 
 suite('VRAM Lens features (real extension host)', () => {
@@ -91,7 +109,8 @@ suite('VRAM Lens features (real extension host)', () => {
   test('the VRAM Lens output channel says what was analysed: file, run, headline, time', async () => {
     await open('run.vram.yaml');
     const end = Date.now() + 15_000;
-    const analysed = (l: string): boolean => /analysed .*run\.vram\.yaml \[scenario\] in \d+ ms; run: .*; [\d.]+ GiB > 24\.0 GiB on RTX-4090/.test(l);
+    const analysed = (l: string): boolean =>
+      /analysed .*run\.vram\.yaml \[scenario\] in \d+ ms; run: .*; [\d.]+ GiB > 24\.0 GiB on RTX-4090/.test(l);
     const read = async (): Promise<string[]> => vscode.commands.executeCommand<string[]>('vramLens.internal.recentLog');
     let lines = await read();
     while (!lines.some(analysed) && Date.now() < end) {
@@ -100,7 +119,10 @@ suite('VRAM Lens features (real extension host)', () => {
     }
     assert.ok(lines.length > 0, 'the output channel is not empty');
     assert.ok(lines.some(analysed), lines.slice(-20).join('\n'));
-    assert.ok(lines.some((l) => /language server started in \d+ ms/.test(l)), lines.slice(0, 5).join('\n'));
+    assert.ok(
+      lines.some((l) => /language server started in \d+ ms/.test(l)),
+      lines.slice(0, 5).join('\n'),
+    );
   });
 
   test('exceeds-gpu-memory appears on the key that drives the peak, and disappears when the file changes', async () => {
@@ -112,24 +134,48 @@ suite('VRAM Lens features (real extension host)', () => {
     const editor = await vscode.window.showTextDocument(doc);
     const line = doc.lineAt(doc.positionAt(doc.getText().indexOf('micro_batch_size: 4')).line);
     await editor.edit((b) => b.replace(line.range, 'micro_batch_size: 1'));
-    await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 0, 'the diagnostic to clear');
+    await waitForDiagnostics(
+      doc.uri,
+      () => ours(doc.uri, 'exceeds-gpu-memory').length === 0,
+      'the diagnostic to clear',
+    );
     await vscode.commands.executeCommand('undo');
-    await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'the diagnostic to come back');
+    await waitForDiagnostics(
+      doc.uri,
+      () => ours(doc.uri, 'exceeds-gpu-memory').length === 1,
+      'the diagnostic to come back',
+    );
   });
 
   test('the preferred quick fix applies and the diagnostic goes away', async () => {
     const doc = await open('run.vram.yaml');
     await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'exceeds-gpu-memory');
     const d = ours(doc.uri, 'exceeds-gpu-memory')[0];
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range, vscode.CodeActionKind.QuickFix.value);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      doc.uri,
+      d.range,
+      vscode.CodeActionKind.QuickFix.value,
+    );
     // The command returns actions without their diagnostics attached; ours are recognised by their titles.
     const mine = actions.filter((a) => /^-[\d.]+ (GiB|MiB) · /.test(a.title));
-    assert.ok(mine.length >= 2, `quick fixes: ${actions.length} actions: ${actions.map((a) => `${a.title} [${(a.diagnostics ?? []).map((x) => x.source).join()}]`).join(' | ')}`);
-    assert.equal(new Set(mine.map((a) => a.title.replace(/^\S+ \S+ · /, ''))).size, mine.length, 'no two rows name the same change');
+    assert.ok(
+      mine.length >= 2,
+      `quick fixes: ${actions.length} actions: ${actions.map((a) => `${a.title} [${(a.diagnostics ?? []).map((x) => x.source).join()}]`).join(' | ')}`,
+    );
+    assert.equal(
+      new Set(mine.map((a) => a.title.replace(/^\S+ \S+ · /, ''))).size,
+      mine.length,
+      'no two rows name the same change',
+    );
     const preferred = mine.find((a) => a.isPreferred);
     assert.ok(preferred?.command, 'one preferred fix, applied through the command that re-checks the files');
     await vscode.commands.executeCommand(preferred.command.command, ...(preferred.command.arguments ?? []));
-    await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 0, 'the diagnostic to clear after the fix');
+    await waitForDiagnostics(
+      doc.uri,
+      () => ours(doc.uri, 'exceeds-gpu-memory').length === 0,
+      'the diagnostic to clear after the fix',
+    );
     await vscode.commands.executeCommand('undo');
   });
 
@@ -137,7 +183,12 @@ suite('VRAM Lens features (real extension host)', () => {
     const doc = await open('run.vram.yaml');
     await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'exceeds-gpu-memory');
     const d = ours(doc.uri, 'exceeds-gpu-memory')[0];
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range, vscode.CodeActionKind.QuickFix.value);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      doc.uri,
+      d.range,
+      vscode.CodeActionKind.QuickFix.value,
+    );
     const fitting = actions.filter((a) => /^-[\d.]+ (GiB|MiB) · /.test(a.title) && !/still does not fit/.test(a.title));
     assert.ok(fitting.length >= 3, fitting.map((a) => a.title).join(' | '));
     const original = doc.getText();
@@ -145,37 +196,67 @@ suite('VRAM Lens features (real extension host)', () => {
       assert.ok(a.command, a.title);
       await vscode.commands.executeCommand(a.command.command, ...(a.command.arguments ?? []));
       assert.notEqual(doc.getText(), original, `${a.title} changed the file`);
-      await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 0, `the diagnostic to clear after "${a.title}"`);
+      await waitForDiagnostics(
+        doc.uri,
+        () => ours(doc.uri, 'exceeds-gpu-memory').length === 0,
+        `the diagnostic to clear after "${a.title}"`,
+      );
       const editor = await vscode.window.showTextDocument(doc);
-      await editor.edit((b) => b.replace(new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), original));
-      await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'the diagnostic back after restoring the file');
+      await editor.edit((b) =>
+        b.replace(new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), original),
+      );
+      await waitForDiagnostics(
+        doc.uri,
+        () => ours(doc.uri, 'exceeds-gpu-memory').length === 1,
+        'the diagnostic back after restoring the file',
+      );
     }
   });
 
   test('an unknown model offers Set vramLens.model and network access; a deprecated switch offers its current key', async () => {
     const folder = vscode.workspace.workspaceFolders![0].uri;
     const uri = vscode.Uri.joinPath(folder, 'unknown-model.yml');
-    const text = 'base_model: acme/not-a-real-model-7b\nadapter: lora\nlora_r: 16\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nflash_attention: true\nbf16: true\n';
+    const text =
+      'base_model: acme/not-a-real-model-7b\nadapter: lora\nlora_r: 16\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nflash_attention: true\nbf16: true\n';
     await vscode.workspace.fs.writeFile(uri, Buffer.from(text));
     try {
       const doc = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(doc);
-      await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'unknown-model').length === 1 && ours(doc.uri, 'deprecated-key').length === 1, 'unknown-model and deprecated-key');
+      await waitForDiagnostics(
+        doc.uri,
+        () => ours(doc.uri, 'unknown-model').length === 1 && ours(doc.uri, 'deprecated-key').length === 1,
+        'unknown-model and deprecated-key',
+      );
       const model = ours(doc.uri, 'unknown-model')[0];
       assert.equal(doc.getText(model.range), 'acme/not-a-real-model-7b');
       // Said once (HF_HUB_OFFLINE in the environment replaces the network hint with a note that the Hub is not asked).
       const offline = /HF_HUB_OFFLINE/.test(model.message);
       assert.equal(model.message.match(/vramLens\.allowNetwork/g)?.length, offline ? undefined : 1, model.message);
       const titles = async (range: vscode.Range): Promise<vscode.CodeAction[]> =>
-        vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, range, vscode.CodeActionKind.QuickFix.value);
+        vscode.commands.executeCommand<vscode.CodeAction[]>(
+          'vscode.executeCodeActionProvider',
+          doc.uri,
+          range,
+          vscode.CodeActionKind.QuickFix.value,
+        );
       const forModel = (await titles(model.range)).map((a) => a.title);
       assert.ok(forModel.includes('Set vramLens.model for this workspace…'), forModel.join(' | '));
-      assert.equal(forModel.includes('Allow VRAM Lens to fetch config.json from the Hugging Face Hub…'), !offline, forModel.join(' | '));
+      assert.equal(
+        forModel.includes('Allow VRAM Lens to fetch config.json from the Hugging Face Hub…'),
+        !offline,
+        forModel.join(' | '),
+      );
       const deprecated = ours(doc.uri, 'deprecated-key')[0];
-      const fix = (await titles(deprecated.range)).find((a) => a.title === 'Use attn_implementation: flash_attention_2 (the current key for flash_attention)');
+      const fix = (await titles(deprecated.range)).find(
+        (a) => a.title === 'Use attn_implementation: flash_attention_2 (the current key for flash_attention)',
+      );
       assert.ok(fix?.command, 'the deprecated switch has a fix');
       await vscode.commands.executeCommand(fix.command.command, ...(fix.command.arguments ?? []));
-      await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'deprecated-key').length === 0, 'the deprecated-key diagnostic to clear');
+      await waitForDiagnostics(
+        doc.uri,
+        () => ours(doc.uri, 'deprecated-key').length === 0,
+        'the deprecated-key diagnostic to clear',
+      );
       assert.match(doc.getText(), /^attn_implementation: flash_attention_2$/m);
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     } finally {
@@ -189,11 +270,19 @@ suite('VRAM Lens features (real extension host)', () => {
     const cfg = vscode.workspace.getConfiguration('vramLens');
     await cfg.update('gpu', 'H100-80GB', vscode.ConfigurationTarget.Workspace);
     try {
-      await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 0, 'no diagnostic on an 80 GB GPU');
+      await waitForDiagnostics(
+        doc.uri,
+        () => ours(doc.uri, 'exceeds-gpu-memory').length === 0,
+        'no diagnostic on an 80 GB GPU',
+      );
     } finally {
       await cfg.update('gpu', 'RTX-4090', vscode.ConfigurationTarget.Workspace);
     }
-    await waitForDiagnostics(doc.uri, () => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'the diagnostic back on 24 GB');
+    await waitForDiagnostics(
+      doc.uri,
+      () => ours(doc.uri, 'exceeds-gpu-memory').length === 1,
+      'the diagnostic back on 24 GB',
+    );
   });
 
   test('the panel command opens the VRAM panel', async () => {

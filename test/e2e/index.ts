@@ -39,16 +39,26 @@ export function run(): Promise<void> {
         if (failures > 0) reject(new Error(`${failures} e2e test(s) failed`));
         else resolve();
       });
-      runner.on('pass', () => { results.passed++; });
-      runner.on('pending', () => { results.pending++; });
+      runner.on('pass', () => {
+        results.passed++;
+      });
+      runner.on('pending', () => {
+        results.pending++;
+      });
       runner.on('fail', (test, err: unknown) => {
         results.failed++;
-        results.failures.push({ title: test.fullTitle(), error: err instanceof Error ? err.stack ?? err.message : String(err) });
+        results.failures.push({
+          title: test.fullTitle(),
+          error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+        });
       });
     } catch (err) {
       // e.g. a test file that throws while loading
       results.failed++;
-      results.failures.push({ title: '(loading e2e test files)', error: err instanceof Error ? err.stack ?? err.message : String(err) });
+      results.failures.push({
+        title: '(loading e2e test files)',
+        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      });
       report();
       reject(err);
     }

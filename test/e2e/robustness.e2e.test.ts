@@ -10,7 +10,13 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 
 function ours(uri: vscode.Uri, code?: string): vscode.Diagnostic[] {
-  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'vram-lens' && (code === undefined || (typeof d.code === 'object' && d.code !== null && String(d.code.value) === code)));
+  return vscode.languages
+    .getDiagnostics(uri)
+    .filter(
+      (d) =>
+        d.source === 'vram-lens' &&
+        (code === undefined || (typeof d.code === 'object' && d.code !== null && String(d.code.value) === code)),
+    );
 }
 
 async function until(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
@@ -41,7 +47,9 @@ async function longestTask(fn: () => Promise<void>): Promise<number> {
 /** The extension's own synchronous work on the host thread stayed under 50 ms; the loop gap is printed beside it. */
 async function ourWorkUnder50ms(loopGap: number): Promise<void> {
   const timings = await vscode.commands.executeCommand<Record<string, number>>('vramLens.internal.hostTimings');
-  console.log(`extension-host timings (ms): ${JSON.stringify(timings, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v))}; longest loop gap ${loopGap.toFixed(0)} ms`);
+  console.log(
+    `extension-host timings (ms): ${JSON.stringify(timings, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v))}; longest loop gap ${loopGap.toFixed(0)} ms`,
+  );
   assert.ok(Object.keys(timings).includes('didOpen'), 'the document sync decision was timed');
   for (const [name, ms] of Object.entries(timings)) assert.ok(ms < 50, `${name}: ${ms.toFixed(1)} ms`);
 }
@@ -53,10 +61,13 @@ const root = (): string => {
 };
 
 suite('VRAM Lens robustness (real extension host)', () => {
-  test('a 20 MB Axolotl YAML: a not-analyzed warning at 1:1, and none of the extension\'s host work over 50 ms', async () => {
+  test("a 20 MB Axolotl YAML: a not-analyzed warning at 1:1, and none of the extension's host work over 50 ms", async () => {
     const file = path.join(root(), 'huge.yml');
     const row = '  - {path: data/shard.jsonl, type: alpaca, note: "a row of a long list of data files"}\n';
-    fs.writeFileSync(file, `base_model: meta-llama/Llama-2-7b-hf\nmicro_batch_size: 2\ndatasets:\n${row.repeat(Math.ceil(20e6 / row.length))}`);
+    fs.writeFileSync(
+      file,
+      `base_model: meta-llama/Llama-2-7b-hf\nmicro_batch_size: 2\ndatasets:\n${row.repeat(Math.ceil(20e6 / row.length))}`,
+    );
     await vscode.commands.executeCommand('vramLens.internal.hostTimings', 'reset');
     const doc = await vscode.workspace.openTextDocument(file);
     const worst = await longestTask(async () => {
@@ -73,10 +84,18 @@ suite('VRAM Lens robustness (real extension host)', () => {
     fs.rmSync(file);
   });
 
-  test('a 50,000-line training script: a warning instead of a stall, and none of the extension\'s host work over 50 ms', async () => {
+  test("a 50,000-line training script: a warning instead of a stall, and none of the extension's host work over 50 ms", async () => {
     const file = path.join(root(), 'long_train.py');
-    const header = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=4)\n';
-    fs.writeFileSync(file, header + Array.from({ length: 50_000 }, (_, i) => `value_${i} = compute(${i}, factor=0.5)  # a line of a long script`).join('\n'));
+    const header =
+      'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=4)\n';
+    fs.writeFileSync(
+      file,
+      header +
+        Array.from(
+          { length: 50_000 },
+          (_, i) => `value_${i} = compute(${i}, factor=0.5)  # a line of a long script`,
+        ).join('\n'),
+    );
     await vscode.commands.executeCommand('vramLens.internal.hostTimings', 'reset');
     const doc = await vscode.workspace.openTextDocument(file);
     const worst = await longestTask(async () => {
@@ -96,7 +115,12 @@ suite('VRAM Lens robustness (real extension host)', () => {
     await vscode.window.showTextDocument(doc);
     await until(() => ours(doc.uri, 'exceeds-gpu-memory').length === 1, 'exceeds-gpu-memory');
     const d = ours(doc.uri, 'exceeds-gpu-memory')[0];
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range, vscode.CodeActionKind.QuickFix.value);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      doc.uri,
+      d.range,
+      vscode.CodeActionKind.QuickFix.value,
+    );
     const fix = actions.find((a) => a.command?.command === 'vramLens.applyFix');
     assert.ok(fix?.command);
     const editor = await vscode.window.showTextDocument(doc);

@@ -15,8 +15,14 @@ async function open(name: string): Promise<vscode.TextDocument> {
 async function hoverText(doc: vscode.TextDocument, needle: string, delta = 2): Promise<string> {
   const offset = doc.getText().indexOf(needle);
   assert.ok(offset >= 0, `${needle} in ${doc.fileName}`);
-  const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, doc.positionAt(offset + delta));
-  return hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))).join('\n');
+  const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+    'vscode.executeHoverProvider',
+    doc.uri,
+    doc.positionAt(offset + delta),
+  );
+  return hovers
+    .flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : '')))
+    .join('\n');
 }
 
 /** The breakdown lines of a hover (component and bytes), the part every file of one run shares. */
@@ -25,7 +31,11 @@ function breakdown(hover: string): string {
 }
 
 /** Polls `f` until `cond` holds or `timeoutMs` passes; the last value either way. */
-async function until<T>(f: () => Promise<T>, cond: (v: T) => boolean, timeoutMs: number): Promise<{ value: T; ok: boolean }> {
+async function until<T>(
+  f: () => Promise<T>,
+  cond: (v: T) => boolean,
+  timeoutMs: number,
+): Promise<{ value: T; ok: boolean }> {
   const end = Date.now() + timeoutMs;
   let value = await f();
   while (!cond(value) && Date.now() < end) {
@@ -56,7 +66,11 @@ suite('VRAM Lens runs: launcher, Accelerate config and training script (real ext
     for (const [name, needle] of FILES) {
       const doc = await open(name);
       // The workspace index builds in the background: wait for the run's estimate (FSDP from fsdp.yaml) on each file.
-      const r = await until(() => hoverText(doc, needle), (h) => /FSDP all-gathered units/.test(h), 20_000);
+      const r = await until(
+        () => hoverText(doc, needle),
+        (h) => /FSDP all-gathered units/.test(h),
+        20_000,
+      );
       assert.ok(r.ok, `${name}: the FSDP estimate; hover: ${r.value}`);
       assert.match(r.value, /peak allocated/);
       shown.push(breakdown(r.value));
@@ -74,11 +88,20 @@ suite('VRAM Lens runs: launcher, Accelerate config and training script (real ext
     const at = yaml.getText().indexOf('num_processes: 4');
     assert.ok(at >= 0);
     const edited = Date.now();
-    await editor.edit((b) => b.replace(new vscode.Range(yaml.positionAt(at), yaml.positionAt(at + 'num_processes: 4'.length)), 'num_processes: 2'));
+    await editor.edit((b) =>
+      b.replace(
+        new vscode.Range(yaml.positionAt(at), yaml.positionAt(at + 'num_processes: 4'.length)),
+        'num_processes: 2',
+      ),
+    );
     try {
       for (const k of [0, 2]) {
         const left = Math.max(0, 1000 - (Date.now() - edited));
-        const r = await until(async () => breakdown(await hoverText(docs[k], FILES[k][1])), (b) => b.length > 0 && b !== before[k], left);
+        const r = await until(
+          async () => breakdown(await hoverText(docs[k], FILES[k][1])),
+          (b) => b.length > 0 && b !== before[k],
+          left,
+        );
         assert.ok(r.ok, `${FILES[k][0]}: the estimate changed within a second of the edit (${Date.now() - edited} ms)`);
       }
       const after = breakdown(await hoverText(docs[1], FILES[1][1]));

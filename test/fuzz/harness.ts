@@ -28,11 +28,42 @@ export interface Seed {
   readonly text: string;
 }
 
-const NUMBERS = ['0', '-1', '1e308', '-1e308', '1e15', '1e-300', 'NaN', 'Infinity', '-Infinity', '.inf', '9007199254740993', '1.5', '0x10', '1_000', '2e9', '65536'];
+const NUMBERS = [
+  '0',
+  '-1',
+  '1e308',
+  '-1e308',
+  '1e15',
+  '1e-300',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '.inf',
+  '9007199254740993',
+  '1.5',
+  '0x10',
+  '1_000',
+  '2e9',
+  '65536',
+];
 const PAYLOADS = [
-  '`` ` ``', '[link](http://example.invalid/x)', '![img](http://example.invalid/x.png)', '<img src=x onerror=alert(1)>',
-  '\u001b]8;;http://example.invalid\u0007click\u001b]8;;\u0007', '\u001b[2J\u001b[H', '\u001b]0;title\u0007', '\u202eevil', '${a:-${b:-${c}}}',
-  '$((1+2*3))', '"unterminated', "'", '{{ var }}', '\\', '\t', '\r\n', '\u0000',
+  '`` ` ``',
+  '[link](http://example.invalid/x)',
+  '![img](http://example.invalid/x.png)',
+  '<img src=x onerror=alert(1)>',
+  '\u001b]8;;http://example.invalid\u0007click\u001b]8;;\u0007',
+  '\u001b[2J\u001b[H',
+  '\u001b]0;title\u0007',
+  '\u202eevil',
+  '${a:-${b:-${c}}}',
+  '$((1+2*3))',
+  '"unterminated',
+  "'",
+  '{{ var }}',
+  '\\',
+  '\t',
+  '\r\n',
+  '\u0000',
 ];
 
 type Mutator = (text: string, r: () => number) => string;
@@ -66,7 +97,15 @@ const MUTATORS: readonly Mutator[] = [
   (t, r) => {
     const i = at(t, r);
     const n = Math.floor(r() * 20000);
-    const [open, close] = pick([['[', ']'], ['{a: ', '}'], ['(', ')'], ['{"a":', '}']], r);
+    const [open, close] = pick(
+      [
+        ['[', ']'],
+        ['{a: ', '}'],
+        ['(', ')'],
+        ['{"a":', '}'],
+      ],
+      r,
+    );
     return t.slice(0, i) + repeat(open, n) + repeat(close, r() < 0.5 ? n : 0) + t.slice(i);
   },
   // A line duplicated many times.
@@ -110,23 +149,32 @@ export interface Violation {
 
 export interface CheckResult {
   readonly violations: readonly Violation[];
-  readonly millis: { readonly analysis: number; readonly hovers: number; readonly fixes: number; readonly panel: number };
+  readonly millis: {
+    readonly analysis: number;
+    readonly hovers: number;
+    readonly fixes: number;
+    readonly panel: number;
+  };
 }
 
 const NO_FILES: FileReader = { read: () => undefined, join: (_f, r) => r };
 const SETTINGS: AnalysisSettings = { gpu: 'RTX-4090', headroomPercent: 5 };
 /** A schema library's own wording, never the product's. */
-const SCHEMA_WORDING = /Invalid input|expected number, received|Too (small|big):|Unrecognized key|invalid_type|too_big|too_small|Invalid option/;
+const SCHEMA_WORDING =
+  /Invalid input|expected number, received|Too (small|big):|Unrecognized key|invalid_type|too_big|too_small|Invalid option/;
 
 /** A message in the product's words: no schema wording, and no Infinity or NaN that the user did not write. */
 function badWording(message: string, text: string): boolean {
   if (SCHEMA_WORDING.test(message)) return true;
-  return ['Infinity', 'NaN'].some((w) => message.includes(w) && !text.includes(w) && !(w === 'Infinity' && /\.inf/i.test(text)));
+  return ['Infinity', 'NaN'].some(
+    (w) => message.includes(w) && !text.includes(w) && !(w === 'Infinity' && /\.inf/i.test(text)),
+  );
 }
 
 function walkNumbers(v: unknown, where: string, out: Violation[]): void {
   if (typeof v === 'number') {
-    if (/bytes$|Bytes$/i.test(where) && !Number.isSafeInteger(v)) out.push({ kind: 'unsafe-number', detail: `${where} = ${v}` });
+    if (/bytes$|Bytes$/i.test(where) && !Number.isSafeInteger(v))
+      out.push({ kind: 'unsafe-number', detail: `${where} = ${v}` });
     return;
   }
   if (Array.isArray(v)) v.forEach((x, i) => walkNumbers(x, `${where}[${i}]`, out));
@@ -134,7 +182,8 @@ function walkNumbers(v: unknown, where: string, out: Violation[]): void {
 }
 
 function checkSpan(s: { start: number; end: number }, len: number, what: string, out: Violation[]): void {
-  if (!(s.start >= 0 && s.end >= s.start && s.end <= len)) out.push({ kind: 'range', detail: `${what} ${s.start}-${s.end} outside 0-${len}` });
+  if (!(s.start >= 0 && s.end >= s.start && s.end <= len))
+    out.push({ kind: 'range', detail: `${what} ${s.start}-${s.end} outside 0-${len}` });
 }
 
 function timed<T>(fn: () => T): { value: T; ms: number } {
@@ -158,33 +207,55 @@ export function checkInput(file: string, text: string, budgetMs = 1000): CheckRe
     if (analysis.estimate) walkNumbers(analysis.estimate, 'estimate', out);
     const h = timed(() => analysis.facts.facts.slice(0, 40).map((f) => hoverAt(analysis, f.keySpan.start, text)));
     millis.hovers = h.ms;
-    for (const md of h.value) if (md && badWording(md, text)) out.push({ kind: 'wording', detail: `hover: ${md.slice(0, 200)}` });
+    for (const md of h.value)
+      if (md && badWording(md, text)) out.push({ kind: 'wording', detail: `hover: ${md.slice(0, 200)}` });
     const q = timed(() => quickFixes(analysis));
     millis.fixes = q.ms;
-    for (const fix of q.value) for (const e of fix.edits) if (e.file === file) checkSpan(e, text.length, `fix ${fix.id}`, out);
+    for (const fix of q.value)
+      for (const e of fix.edits) if (e.file === file) checkSpan(e, text.length, `fix ${fix.id}`, out);
     const p = timed(() => buildPanelModel(analysis, {}));
     millis.panel = p.ms;
     if (p.value.model) walkNumbers(p.value.model, 'panel', out);
   } catch (e) {
-    out.push({ kind: 'exception', detail: e instanceof Error ? `${e.name}: ${e.message.slice(0, 200)}\n${(e.stack ?? '').split('\n').slice(1, 4).join('\n')}` : String(e) });
+    out.push({
+      kind: 'exception',
+      detail:
+        e instanceof Error
+          ? `${e.name}: ${e.message.slice(0, 200)}\n${(e.stack ?? '').split('\n').slice(1, 4).join('\n')}`
+          : String(e),
+    });
   }
   const total = millis.analysis + millis.hovers + millis.fixes + millis.panel;
-  if (millis.analysis > budgetMs || total > 4 * budgetMs) out.push({ kind: 'slow', detail: `analysis ${millis.analysis.toFixed(0)} ms, hovers ${millis.hovers.toFixed(0)}, fixes ${millis.fixes.toFixed(0)}, panel ${millis.panel.toFixed(0)}` });
+  if (millis.analysis > budgetMs || total > 4 * budgetMs)
+    out.push({
+      kind: 'slow',
+      detail: `analysis ${millis.analysis.toFixed(0)} ms, hovers ${millis.hovers.toFixed(0)}, fixes ${millis.fixes.toFixed(0)}, panel ${millis.panel.toFixed(0)}`,
+    });
   return { violations: out, millis };
 }
-
 
 const repo = path.resolve(__dirname, '..', '..', '..');
 
 /** The seeds: the examples, our fixtures and, where it is beside the checkout, ../shared/corpus. */
 export function seeds(): Seed[] {
-  const dirs = ['examples', 'test/fixtures/deepspeed-json', 'test/fixtures/hf-python', 'test/fixtures/same-run', 'test/fixtures/scenario', 'test/fixtures/shell', '../shared/corpus'];
+  const dirs = [
+    'examples',
+    'test/fixtures/deepspeed-json',
+    'test/fixtures/hf-python',
+    'test/fixtures/same-run',
+    'test/fixtures/scenario',
+    'test/fixtures/shell',
+    '../shared/corpus',
+  ];
   const list = (d: string): string[] =>
-    fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? list(path.join(d, e.name)) : [path.join(d, e.name)])) : [];
+    fs.existsSync(d)
+      ? fs
+          .readdirSync(d, { withFileTypes: true })
+          .flatMap((e) => (e.isDirectory() ? list(path.join(d, e.name)) : [path.join(d, e.name)]))
+      : [];
   return dirs
     .flatMap((d) => list(path.join(repo, d)))
     .filter((f) => !/\.(md|tsv)$|expected\.json$/.test(f))
     .sort()
     .map((f) => ({ file: f, text: fs.readFileSync(f, 'utf8') }));
 }
-

@@ -26,14 +26,20 @@ function main(): void {
     const res = checkInput(s.file, text);
     for (const k of Object.keys(worst) as Array<keyof typeof worst>) worst[k] = Math.max(worst[k], res.millis[k]);
     if (Math.max(res.millis.analysis, res.millis.hovers, res.millis.fixes, res.millis.panel) > slow) {
-      console.log(`#${i} (seed ${seed0}) ${path.relative(repo, s.file)} [${text.length} chars]: ${JSON.stringify(res.millis, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`);
+      console.log(
+        `#${i} (seed ${seed0}) ${path.relative(repo, s.file)} [${text.length} chars]: ${JSON.stringify(res.millis, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`,
+      );
     }
     if (res.violations.length > 0) {
       bad++;
-      console.log(`#${i} (seed ${seed0}) ${path.relative(repo, s.file)} [${text.length} chars]: ${res.violations.map((v) => `${v.kind}: ${v.detail}`).join(' | ')}`);
+      console.log(
+        `#${i} (seed ${seed0}) ${path.relative(repo, s.file)} [${text.length} chars]: ${res.violations.map((v) => `${v.kind}: ${v.detail}`).join(' | ')}`,
+      );
     }
   }
-  console.log(`${count} inputs, ${bad} with violations, ${((Date.now() - t0) / 1000).toFixed(0)} s; slowest ms: ${JSON.stringify(worst, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`);
+  console.log(
+    `${count} inputs, ${bad} with violations, ${((Date.now() - t0) / 1000).toFixed(0)} s; slowest ms: ${JSON.stringify(worst, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`,
+  );
 }
 
 if (require.main === module) main();

@@ -15,7 +15,13 @@ function gpu(name: string) {
 describe('advice', () => {
   it('7B full fine-tune on one 24 GB GPU: nothing fits without LoRA/QLoRA or offload', () => {
     const g = gpu('RTX-4090');
-    const s = setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 4, seq_len: 2048, gradient_accumulation_steps: 4 });
+    const s = setupFor('meta-llama/Llama-2-7b-hf', {
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      micro_batch_size: 4,
+      seq_len: 2048,
+      gradient_accumulation_steps: 4,
+    });
     const r = advise(s, { gpu: g, gpuSpec: g.spec });
     assert.ok(r);
     assert.equal(r.current.fits, false);
@@ -27,17 +33,32 @@ describe('advice', () => {
       assert.ok(it.fits && it.savedBytes > 0);
     }
     assert.ok(r.evaluated >= 500);
-    assert.ok(r.items.some((i) => i.gpus > 1), 'scale-out is offered too');
+    assert.ok(
+      r.items.some((i) => i.gpus > 1),
+      'scale-out is offered too',
+    );
   });
 
   it('torchtune 0.1 QLoRA with torchao 0.1 on an 8 GiB card: upgrading torchao alone fits, at no step-time cost', () => {
     // The load phase (8.4 GiB reserved after the model's build and load, terms/nf4-load.ts) is what does not fit;
     // torchao 0.2 quantizes in 1M-element chunks (pytorch/ao#196) and the step itself needs about 4.5 GiB.
     const base = {
-      method: 'qlora', weights_dtype: 'bf16', mixed_precision: 'none', micro_batch_size: 2, seq_len: 512, gradient_checkpointing: 'full',
-      quantization: { bits: 4, type: 'nf4', double_quant: true, scope: 'all-linear' }, torchao_version: '0.1',
+      method: 'qlora',
+      weights_dtype: 'bf16',
+      mixed_precision: 'none',
+      micro_batch_size: 2,
+      seq_len: 512,
+      gradient_checkpointing: 'full',
+      quantization: { bits: 4, type: 'nf4', double_quant: true, scope: 'all-linear' },
+      torchao_version: '0.1',
     } as const;
-    const lora = { r: 8, alpha: 16, dropout: 0, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'], dtype: 'bf16' as const };
+    const lora = {
+      r: 8,
+      alpha: 16,
+      dropout: 0,
+      target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+      dtype: 'bf16' as const,
+    };
     const g = { id: '8 GiB', memoryBytes: 8 * 2 ** 30, source: 'test' };
     const r = advise(setupFor('meta-llama/Llama-2-7b-hf', { ...base, lora }), { gpu: g });
     assert.ok(r);
@@ -50,7 +71,16 @@ describe('advice', () => {
 
   it('QLoRA with the fp32 upcast of prepare_model_for_kbit_training on 12 GB: dropping the upcast leads the advice', () => {
     const g = gpu('RTX-3060-12GB');
-    const base = { method: 'qlora', weights_dtype: 'bf16', mixed_precision: 'bf16', quantization: { bits: 4, type: 'nf4', double_quant: true }, lora: { r: 16, target_modules: 'all-linear' }, gradient_checkpointing: 'full', seq_len: 2048, micro_batch_size: 1 } as const;
+    const base = {
+      method: 'qlora',
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      quantization: { bits: 4, type: 'nf4', double_quant: true },
+      lora: { r: 16, target_modules: 'all-linear' },
+      gradient_checkpointing: 'full',
+      seq_len: 2048,
+      micro_batch_size: 1,
+    } as const;
     const s = setupFor('meta-llama/Meta-Llama-3-8B', { ...base, kbit_upcast: 'all' });
     const r = advise(s, { gpu: g, gpuSpec: g.spec });
     assert.ok(r);
@@ -61,9 +91,15 @@ describe('advice', () => {
     const none = estimate(setupFor('meta-llama/Meta-Llama-3-8B', base), { gpu: g });
     assert.ok(none.ok);
     assert.equal(none.estimate.fits, true);
-    assert.equal(r.current.perGpu.peakBytes - none.estimate.perGpu.peakBytes, 3 * 128_256 * 4096 * 2 + 32 * 2048 * 4096 * 2 + 65 * 4096 * 2);
+    assert.equal(
+      r.current.perGpu.peakBytes - none.estimate.perGpu.peakBytes,
+      3 * 128_256 * 4096 * 2 + 32 * 2048 * 4096 * 2 + 65 * 4096 * 2,
+    );
     const first = r.items[0];
-    assert.ok(first.changes.some((c) => c.key === 'kbit_upcast' && c.value === 'none'), first.title);
+    assert.ok(
+      first.changes.some((c) => c.key === 'kbit_upcast' && c.value === 'none'),
+      first.title,
+    );
     assert.equal(first.changesResult, false);
   });
 
@@ -71,7 +107,16 @@ describe('advice', () => {
     // 4,096 tokens without checkpointing: the torch fallback keeps its fp32 chunk products in all 24 linear layers
     // (tools/activations/gated_deltanet.py), several times what fla keeps; with the kernels alone the run fits.
     const g = gpu('H100-80GB');
-    const base = { method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 4096, gradient_checkpointing: 'none', attention: 'flash' } as const;
+    const base = {
+      method: 'lora',
+      lora: { r: 16, target_modules: 'all-linear' },
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      micro_batch_size: 1,
+      seq_len: 4096,
+      gradient_checkpointing: 'none',
+      attention: 'flash',
+    } as const;
     const s = setupFor('Qwen/Qwen3.5-9B', { ...base, linear_attention_kernels: 'torch' });
     const r = advise(s, { gpu: g, gpuSpec: g.spec });
     assert.ok(r);
@@ -81,13 +126,26 @@ describe('advice', () => {
     assert.equal(fla.estimate.fits, true);
     // The kernels lead the advice (paired with the fused loss, which costs nothing either).
     const first = r.items[0];
-    assert.ok(first.changes.some((c) => c.key === 'linear_attention_kernels' && c.value === 'fla'), first.title);
+    assert.ok(
+      first.changes.some((c) => c.key === 'linear_attention_kernels' && c.value === 'fla'),
+      first.title,
+    );
     assert.equal(first.changesResult, false);
   });
 
   it('70B full fine-tune with ZeRO-3 on 8 x 80 GB does not fit as is; the advice moves the optimizer state off the GPU (paged, or offloaded)', () => {
     const g = gpu('A100-80GB');
-    const s = setupFor('meta-llama/Llama-3.1-70B', { weights_dtype: 'bf16', master_weights: true, optimizer: 'adamw_fused', gpus_per_node: 8, zero_stage: 3, micro_batch_size: 1, seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash' });
+    const s = setupFor('meta-llama/Llama-3.1-70B', {
+      weights_dtype: 'bf16',
+      master_weights: true,
+      optimizer: 'adamw_fused',
+      gpus_per_node: 8,
+      zero_stage: 3,
+      micro_batch_size: 1,
+      seq_len: 4096,
+      gradient_checkpointing: 'full',
+      attention: 'flash',
+    });
     const r = advise(s, { gpu: g, gpuSpec: g.spec });
     assert.ok(r);
     assert.equal(r.current.fits, false, `current ${(r.current.perGpu.deviceBytes / 2 ** 30).toFixed(1)} GiB`);
@@ -96,25 +154,46 @@ describe('advice', () => {
     // Paged 8-bit AdamW (its state partly in host RAM, paged at each step) is cheaper than CPU offload with its CPU Adam
     // step; both are offered, neither is free.
     const best = noResultChange[0];
-    assert.ok(best.changes.some((c) => (c.key === 'optimizer' && c.value === 'paged_adamw_8bit') || (c.key === 'offload_optimizer' && c.value === 'cpu')), `best: ${best.title}`);
+    assert.ok(
+      best.changes.some(
+        (c) =>
+          (c.key === 'optimizer' && c.value === 'paged_adamw_8bit') ||
+          (c.key === 'offload_optimizer' && c.value === 'cpu'),
+      ),
+      `best: ${best.title}`,
+    );
     assert.ok(best.stepTimeFactor > 1, 'moving the state off the GPU is not free');
     assert.ok(noResultChange.some((i) => i.changes.some((c) => c.key === 'offload_optimizer' && c.value === 'cpu')));
   });
 
   it('items are sorted: result-preserving first, then by step time', () => {
     const g = gpu('A100-40GB');
-    const r = advise(setupFor('meta-llama/Llama-3.2-3B', { weights_dtype: 'bf16', micro_batch_size: 8, seq_len: 4096 }), { gpu: g, gpuSpec: g.spec });
+    const r = advise(
+      setupFor('meta-llama/Llama-3.2-3B', { weights_dtype: 'bf16', micro_batch_size: 8, seq_len: 4096 }),
+      { gpu: g, gpuSpec: g.spec },
+    );
     assert.ok(r);
     for (let i = 1; i < r.items.length; i++) {
       const a = r.items[i - 1];
       const b = r.items[i];
-      assert.ok(Number(a.changesResult) < Number(b.changesResult) || (a.changesResult === b.changesResult && (a.gpus < b.gpus || (a.gpus === b.gpus && a.stepTimeFactor <= b.stepTimeFactor + 1e-12))));
+      assert.ok(
+        Number(a.changesResult) < Number(b.changesResult) ||
+          (a.changesResult === b.changesResult &&
+            (a.gpus < b.gpus || (a.gpus === b.gpus && a.stepTimeFactor <= b.stepTimeFactor + 1e-12))),
+      );
     }
   });
 
   it('finds the largest micro-batch and sequence length that fit', () => {
     const g = gpu('A100-80GB');
-    const s = setupFor('meta-llama/Llama-3.2-3B', { weights_dtype: 'bf16', method: 'lora', lora: { r: 16 }, micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'full' });
+    const s = setupFor('meta-llama/Llama-3.2-3B', {
+      weights_dtype: 'bf16',
+      method: 'lora',
+      lora: { r: 16 },
+      micro_batch_size: 1,
+      seq_len: 2048,
+      gradient_checkpointing: 'full',
+    });
     const r = advise(s, { gpu: g, gpuSpec: g.spec });
     assert.ok(r?.maxMicroBatch && r.maxMicroBatch > 1);
     const { estimate } = require('../../src/core/estimate') as typeof import('../../src/core/estimate');
@@ -130,8 +209,16 @@ describe('advice for GRPO', () => {
   it('puts the colocated vLLM engine to sleep first; dropping the KL term is marked as changing the result', () => {
     // Qwen2.5-7B full fine-tune in bf16, 32 completions of 1,024 tokens per round, vLLM colocated at 0.3 of an 80 GiB
     // GPU (24 GiB in every phase) and a frozen reference copy (beta > 0): about 111 GiB, far over 80.
-    const s = setupFor('Qwen/Qwen2.5-7B-Instruct', { method: 'full', weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 8, gradient_accumulation_steps: 4, seq_len: 1536,
-      gradient_checkpointing: 'full', rollout: { batch: 32, completion_len: 1024, engine: 'vllm-colocate', reference: 'copy', old_logps: true } });
+    const s = setupFor('Qwen/Qwen2.5-7B-Instruct', {
+      method: 'full',
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      micro_batch_size: 8,
+      gradient_accumulation_steps: 4,
+      seq_len: 1536,
+      gradient_checkpointing: 'full',
+      rollout: { batch: 32, completion_len: 1024, engine: 'vllm-colocate', reference: 'copy', old_logps: true },
+    });
     const g = { id: 'A100-80GB', memoryBytes: 80 * 2 ** 30, source: 'test' };
     const r = advise(s, { gpu: g });
     assert.ok(r && r.current.fits === false);
@@ -139,13 +226,21 @@ describe('advice for GRPO', () => {
     // among the changes that keep everything on the GPU, sleeping the engine comes first.
     const resident = r.items.filter((x) => x.estimate.perGpu.pagedToHostBytes === undefined);
     assert.ok(resident[0].id.split('+').includes('vllm-sleep'), resident[0].id);
-    assert.ok(r.items.filter((x) => x.estimate.perGpu.pagedToHostBytes !== undefined).every((x) => x.stepTimeFactor > 1));
+    assert.ok(
+      r.items.filter((x) => x.estimate.perGpu.pagedToHostBytes !== undefined).every((x) => x.stepTimeFactor > 1),
+    );
     // Sleeping frees the 24 GiB share outside the generation phase.
     const sleep = estimate({ ...s, rollout: { ...s.rollout!, vllm_sleep: true } }, { gpu: g });
     assert.ok(sleep.ok);
     // (less the generation phase's excess over the training peak, which now sets the peak with the share in it)
-    const genExcess = phase(sleep.estimate, 'generation').allocatedBytes - 0.3 * 80 * 2 ** 30 - Math.max(...sleep.estimate.perGpu.phases.filter((p) => p.phase !== 'generation').map((p) => p.allocatedBytes));
-    assert.equal(r.current.perGpu.peakBytes - sleep.estimate.perGpu.peakBytes, 0.3 * 80 * 2 ** 30 - Math.max(0, 0.3 * 80 * 2 ** 30 + genExcess));
+    const genExcess =
+      phase(sleep.estimate, 'generation').allocatedBytes -
+      0.3 * 80 * 2 ** 30 -
+      Math.max(...sleep.estimate.perGpu.phases.filter((p) => p.phase !== 'generation').map((p) => p.allocatedBytes));
+    assert.equal(
+      r.current.perGpu.peakBytes - sleep.estimate.perGpu.peakBytes,
+      0.3 * 80 * 2 ** 30 - Math.max(0, 0.3 * 80 * 2 ** 30 + genExcess),
+    );
     const kl = advise(s, { gpu: g, maxCombination: 1 });
     const k = kl?.items.find((x) => x.id === 'kl-off');
     assert.ok(!k || k.changesResult);
@@ -170,7 +265,26 @@ describe('step time', () => {
     // / 2,039 GB/s = 1.894 s. The prefill is a forward over 8 x 256 tokens at 40 % MFU.
     const s = setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', micro_batch_size: 8, seq_len: 512 });
     const a = stepTime(s, 6.7e9);
-    const b = stepTime({ ...s, rollout: { objective: 'policy-gradient', batch: 8, completion_len: 256, engine: 'generate', vllm_memory_fraction: 0.3, vllm_sleep: false, vllm_shared_weights: false, reference: 'none', old_logps: false, gather_weights: true, reward_models: [], vllm_tensor_parallel: 1 } }, 6.7e9);
+    const b = stepTime(
+      {
+        ...s,
+        rollout: {
+          objective: 'policy-gradient',
+          batch: 8,
+          completion_len: 256,
+          engine: 'generate',
+          vllm_memory_fraction: 0.3,
+          vllm_sleep: false,
+          vllm_shared_weights: false,
+          reference: 'none',
+          old_logps: false,
+          gather_weights: true,
+          reward_models: [],
+          vllm_tensor_parallel: 1,
+        },
+      },
+      6.7e9,
+    );
     const decode = (256 * (6_738_415_616 * 2 + 8 * 384 * 524_288)) / 2039e9;
     const fwd = 2 * 6_738_415_616 + 4 * 32 * 512 * 32 * 128;
     const prefill = (fwd * 8 * 256) / (312e12 * 0.4 * tokenEfficiency(2048));
@@ -198,14 +312,22 @@ describe('advice lists distinct trade-offs', () => {
     // Qwen3-4B full fine-tune on one RTX 4090 (LLaMA-Factory qwen3_full_sft without its DeepSpeed file): 8-bit AdamW and
     // its paged variant, or FlashAttention-2 beside SDPA, made items that differed by nothing the model can tell.
     const g = gpu('RTX-4090');
-    const s = setupFor('Qwen/Qwen3-4B-Instruct-2507', { weights_dtype: 'bf16', micro_batch_size: 1, gradient_accumulation_steps: 2, seq_len: 2048, gradient_checkpointing: 'full' });
+    const s = setupFor('Qwen/Qwen3-4B-Instruct-2507', {
+      weights_dtype: 'bf16',
+      micro_batch_size: 1,
+      gradient_accumulation_steps: 2,
+      seq_len: 2048,
+      gradient_checkpointing: 'full',
+    });
     const r = advise(s, { gpu: g, gpuSpec: g.spec });
     assert.ok(r && r.items.length > 3);
     const eps = 0.02 * g.memoryBytes;
     for (const [i, a] of r.items.entries()) {
       for (const b of r.items.slice(i + 1)) {
         if (a.gpus !== b.gpus || a.changesResult !== b.changesResult || a.changes.length !== b.changes.length) continue;
-        const tie = Math.abs(a.stepTimeFactor - b.stepTimeFactor) <= 0.02 && Math.abs(a.estimate.perGpu.deviceBytes - b.estimate.perGpu.deviceBytes) <= eps;
+        const tie =
+          Math.abs(a.stepTimeFactor - b.stepTimeFactor) <= 0.02 &&
+          Math.abs(a.estimate.perGpu.deviceBytes - b.estimate.perGpu.deviceBytes) <= eps;
         assert.ok(!tie, `${a.title} ~ ${b.title}`);
       }
     }
@@ -217,11 +339,29 @@ describe('advice: one setup, one item, by its shortest chain of moves', () => {
     // examples/llama3-8b-zero3.vram.yaml. Both chains reach ZeRO-3 with parameters and optimizer on the host; the
     // search met the three-move chain first, which used to be the one shown.
     const g = gpu('A100-80GB');
-    const s = setupFor('meta-llama/Llama-3.1-8B', { method: 'full', weights_dtype: 'bf16', master_weights: true, optimizer: 'adamw_fused', micro_batch_size: 2, gradient_accumulation_steps: 8, seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash', gpus_per_node: 8, zero_stage: 3 });
+    const s = setupFor('meta-llama/Llama-3.1-8B', {
+      method: 'full',
+      weights_dtype: 'bf16',
+      master_weights: true,
+      optimizer: 'adamw_fused',
+      micro_batch_size: 2,
+      gradient_accumulation_steps: 8,
+      seq_len: 4096,
+      gradient_checkpointing: 'full',
+      attention: 'flash',
+      gpus_per_node: 8,
+      zero_stage: 3,
+    });
     const r = advise(s, { gpu: g, gpuSpec: g.spec });
     assert.ok(r);
-    assert.ok(r.items.some((i) => i.id === 'chunked-loss+offload-params'), r.items.map((i) => i.id).join(' | '));
-    assert.ok(!r.items.some((i) => i.id.includes('zero3-offload-opt') && i.id.includes('offload-params')), r.items.map((i) => i.id).join(' | '));
+    assert.ok(
+      r.items.some((i) => i.id === 'chunked-loss+offload-params'),
+      r.items.map((i) => i.id).join(' | '),
+    );
+    assert.ok(
+      !r.items.some((i) => i.id.includes('zero3-offload-opt') && i.id.includes('offload-params')),
+      r.items.map((i) => i.id).join(' | '),
+    );
   });
 });
 
@@ -229,14 +369,34 @@ describe('advice: moves that change one setting the others do not see', () => {
   it('a batch of 1 for the evaluation is an item of its own when the evaluation sets the peak', () => {
     // Llama-3-8B LoRA, 4,096 tokens, eval batch 16 on an RTX 4090: the evaluation's logits (16 x 4096 x 128,256) peak.
     const g = gpu('RTX-4090');
-    const r = advise(setupFor('meta-llama/Meta-Llama-3-8B', { method: 'lora', weights_dtype: 'bf16', seq_len: 4096, eval_batch_size: 16, gradient_checkpointing: 'full', attention: 'flash' }), { gpu: g, gpuSpec: g.spec });
+    const r = advise(
+      setupFor('meta-llama/Meta-Llama-3-8B', {
+        method: 'lora',
+        weights_dtype: 'bf16',
+        seq_len: 4096,
+        eval_batch_size: 16,
+        gradient_checkpointing: 'full',
+        attention: 'flash',
+      }),
+      { gpu: g, gpuSpec: g.spec },
+    );
     assert.ok(r);
     assert.equal(r.current.perGpu.phase, 'evaluation');
     assert.deepEqual(r.items[0]?.changes, [{ key: 'eval_batch_size', value: 1 }]);
   });
   it('a tiled MLP at 131,072 tokens: fits on one H100, one more MLP forward per step', () => {
     const g = gpu('H100-80GB');
-    const r = advise(setupFor('meta-llama/Llama-3.1-8B', { method: 'lora', weights_dtype: 'bf16', seq_len: 131072, gradient_checkpointing: 'full', attention: 'flash', loss: 'fused' }), { gpu: g, gpuSpec: g.spec });
+    const r = advise(
+      setupFor('meta-llama/Llama-3.1-8B', {
+        method: 'lora',
+        weights_dtype: 'bf16',
+        seq_len: 131072,
+        gradient_checkpointing: 'full',
+        attention: 'flash',
+        loss: 'fused',
+      }),
+      { gpu: g, gpuSpec: g.spec },
+    );
     assert.ok(r);
     const tiled = r.items.find((i) => i.id === 'tiled-mlp');
     assert.ok(tiled && tiled.fits && tiled.stepTimeFactor > 1 && tiled.stepTimeFactor < 1.1, tiled?.title);
@@ -246,19 +406,28 @@ describe('advice: moves that change one setting the others do not see', () => {
 
 describe('advice under FSDP', () => {
   // GLM-4.5-Air LoRA over 2 H100s with FSDP: the weights alone are 99.5 GiB per GPU.
-  const s = setupFor('zai-org/GLM-4.5-Air', { method: 'lora', weights_dtype: 'bf16', seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash', gpus_per_node: 2, fsdp: 'full_shard' });
+  const s = setupFor('zai-org/GLM-4.5-Air', {
+    method: 'lora',
+    weights_dtype: 'bf16',
+    seq_len: 4096,
+    gradient_checkpointing: 'full',
+    attention: 'flash',
+    gpus_per_node: 2,
+    fsdp: 'full_shard',
+  });
   const g = gpu('H100-80GB');
   const found = advise(s, { gpu: g, gpuSpec: g.spec });
   assert.ok(found);
   const r = found;
-  it('names FSDP\'s CPU offload for what it is, and charges its parameter traffic', () => {
+  it("names FSDP's CPU offload for what it is, and charges its parameter traffic", () => {
     const off = r.items.find((i) => i.changes.length === 1 && i.changes[0].key === 'offload_optimizer');
     assert.ok(off);
     assert.match(off.title, /^FSDP CPU offload/);
     assert.ok(off.stepTimeFactor > 1.5, `step time x${off.stepTimeFactor}`);
   });
   it('never chains an FSDP mode with the switch to DeepSpeed ZeRO-3 NVMe offload that undoes it', () => {
-    for (const i of r.items) assert.ok(!(/FSDP (FULL_SHARD|SHARD_GRAD_OP|HYBRID_SHARD)/.test(i.title) && /NVMe/.test(i.title)), i.title);
+    for (const i of r.items)
+      assert.ok(!(/FSDP (FULL_SHARD|SHARD_GRAD_OP|HYBRID_SHARD)/.test(i.title) && /NVMe/.test(i.title)), i.title);
     assert.ok(r.items.filter((i) => /NVMe/.test(i.title)).every((i) => /Switch to DeepSpeed ZeRO-3/.test(i.title)));
   });
 });
@@ -269,8 +438,14 @@ describe('advice: bitsandbytes 8-bit layers cannot be sharded', () => {
     // (bitsandbytes#89): only ZeRO-1/2, smaller batches, shorter sequences or a 4-bit base remain.
     const g = gpu('RTX-3060-12GB');
     const s = setupFor('meta-llama/Llama-2-7b-hf', {
-      method: 'lora', quantization: { bits: 8, type: 'int8' }, lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16',
-      gradient_checkpointing: 'full', micro_batch_size: 4, seq_len: 2048,
+      method: 'lora',
+      quantization: { bits: 8, type: 'int8' },
+      lora: { r: 16, target_modules: 'all-linear' },
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      gradient_checkpointing: 'full',
+      micro_batch_size: 4,
+      seq_len: 2048,
     });
     const r = advise(s, { gpu: g, gpuSpec: g.spec });
     assert.ok(r);
@@ -278,12 +453,16 @@ describe('advice: bitsandbytes 8-bit layers cannot be sharded', () => {
     for (const it of r.items) {
       const keys = it.changes.map((c) => `${String(c.key)}=${JSON.stringify(c.value)}`).join(' ');
       const stillInt8 = !/quantization=/.test(keys) && !/method="qlora"/.test(keys);
-      if (stillInt8) assert.ok(!/zero_stage=3|fsdp=|offload_params=/.test(keys), `shards an 8-bit model: ${it.title} (${keys})`);
+      if (stillInt8)
+        assert.ok(!/zero_stage=3|fsdp=|offload_params=/.test(keys), `shards an 8-bit model: ${it.title} (${keys})`);
     }
     assert.equal(r.gpusNeeded, undefined);
     const fsdp = estimate({ ...s, gpus_per_node: 2, fsdp: 'full_shard' }, { gpu: g });
     assert.ok(fsdp.ok);
-    assert.match(fsdp.estimate.warnings.find((w) => w.key === 'fsdp')?.message ?? '', /8-bit layers cannot be sharded by FSDP/);
+    assert.match(
+      fsdp.estimate.warnings.find((w) => w.key === 'fsdp')?.message ?? '',
+      /8-bit layers cannot be sharded by FSDP/,
+    );
   });
 });
 
@@ -293,14 +472,25 @@ describe('advice: fused MoE experts left in 16 bits', () => {
     // to NF4 they take a quarter, with one layer's experts dequantized at a time.
     const g = gpu('H100-80GB');
     const s = setupFor('zai-org/GLM-4.5-Air', {
-      method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true }, lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
-      weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 2, seq_len: 2048, gradient_checkpointing: 'full', attention: 'flash', loss: 'fused',
+      method: 'qlora',
+      quantization: { bits: 4, type: 'nf4', double_quant: true },
+      lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      micro_batch_size: 2,
+      seq_len: 2048,
+      gradient_checkpointing: 'full',
+      attention: 'flash',
+      loss: 'fused',
     });
     const r = advise(s, { gpu: g, gpuSpec: g.spec });
     assert.ok(r);
     assert.equal(r.current.fits, false);
     assert.equal(r.items[0].id, 'quantize-experts');
     assert.ok(r.items[0].fits && r.items[0].gpus === 1 && !r.items[0].changesResult);
-    assert.deepEqual(r.items[0].changes.map((c) => c.key), ['quantization']);
+    assert.deepEqual(
+      r.items[0].changes.map((c) => c.key),
+      ['quantization'],
+    );
   });
 });

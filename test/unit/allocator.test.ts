@@ -3,7 +3,13 @@
 // reserved memory torchtune's QLoRA tutorial published for it.
 import * as assert from 'node:assert/strict';
 import { CachingAllocator, roundSize, segmentSize } from '../../src/core/terms/allocator';
-import { dequantizeTrace, oldTorchaoNf4Bytes, quantizeTrace, simulateNf4Load, type Memory } from '../../src/core/terms/nf4-load';
+import {
+  dequantizeTrace,
+  oldTorchaoNf4Bytes,
+  quantizeTrace,
+  simulateNf4Load,
+  type Memory,
+} from '../../src/core/terms/nf4-load';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { run, setupFor } from './helpers';
@@ -71,7 +77,10 @@ describe('caching allocator model', () => {
 
 describe('torchtune 0.1 QLoRA model load with torchao 0.1 (NF4 quantized on the GPU)', () => {
   // Llama-2-7B in torchtune's lora_llama2_7b(quantize_base=True), LoRA r8 on q, k, v, output_proj and the MLP.
-  const h = 4096, ffn = 11008, vocab = 32000, r = 8;
+  const h = 4096,
+    ffn = 11008,
+    vocab = 32000,
+    r = 8;
   const lin = (i: number, o: number) => ({ elements: i * o, quantized: true, adapterElements: [r * i, r * o] });
   const model = {
     layers: 32,
@@ -81,37 +90,64 @@ describe('torchtune 0.1 QLoRA model load with torchao 0.1 (NF4 quantized on the 
     adapterBytesPerElement: 2,
   };
 
-  it('quantizes and dequantizes one weight with the temporaries the profiler records for torchao 0.1\'s ops', () => {
+  it("quantizes and dequantizes one weight with the temporaries the profiler records for torchao 0.1's ops", () => {
     // tools/allocator/nf4_trace.py runs the same ops on a bf16 weight under torch.profiler(profile_memory=True) on the
     // CPU: bytes per element at the high point above what was allocated before, and what stays allocated.
-    const golden = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'tools', 'allocator', 'nf4_trace.json'), 'utf8')) as
-      { elements: number; quantize: { peak_over_input: number; kept: number }; dequantize: { peak: number; kept: number } };
+    const golden = JSON.parse(
+      fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'tools', 'allocator', 'nf4_trace.json'), 'utf8'),
+    ) as {
+      elements: number;
+      quantize: { peak_over_input: number; kept: number };
+      dequantize: { peak: number; kept: number };
+    };
     const exact = (): Memory & { cur: number; top: number } => {
-      const m = { cur: 0, top: 0, alloc: (b: number) => { m.cur += b; m.top = Math.max(m.top, m.cur); return { b }; }, free: (...xs: object[]) => { for (const x of xs) m.cur -= (x as { b: number }).b; } };
+      const m = {
+        cur: 0,
+        top: 0,
+        alloc: (b: number) => {
+          m.cur += b;
+          m.top = Math.max(m.top, m.cur);
+          return { b };
+        },
+        free: (...xs: object[]) => {
+          for (const x of xs) m.cur -= (x as { b: number }).b;
+        },
+      };
       return m;
     };
     const n = golden.elements;
     const q = exact();
     quantizeTrace(q, n);
-    assert.ok(Math.abs(q.top / n - golden.quantize.peak_over_input) < 0.01, `quantize peak ${q.top / n} vs ${golden.quantize.peak_over_input}`);
+    assert.ok(
+      Math.abs(q.top / n - golden.quantize.peak_over_input) < 0.01,
+      `quantize peak ${q.top / n} vs ${golden.quantize.peak_over_input}`,
+    );
     assert.ok(Math.abs(q.cur / n - golden.quantize.kept) < 0.001, `kept ${q.cur / n} vs ${golden.quantize.kept}`);
     const d = exact();
     dequantizeTrace(d, n);
-    assert.ok(Math.abs(d.top / n - golden.dequantize.peak) < 0.01 && Math.abs(d.cur / n - golden.dequantize.kept) < 0.001, `dequantize ${d.top / n}, ${d.cur / n}`);
+    assert.ok(
+      Math.abs(d.top / n - golden.dequantize.peak) < 0.01 && Math.abs(d.cur / n - golden.dequantize.kept) < 0.001,
+      `dequantize ${d.top / n}, ${d.cur / n}`,
+    );
   });
 
   it('keeps 0.546875 B per NF4 parameter: 4-bit codes, int8 scales per 64 and the realized bf16 factor', () => {
     assert.equal(oldTorchaoNf4Bytes(64), 32 + 1 + 2);
   });
 
-  it('reserves what torchtune\'s QLoRA tutorial measured after model init: 9.13 GB', () => {
+  it("reserves what torchtune's QLoRA tutorial measured after model init: 9.13 GB", () => {
     // torchtune docs/source/tutorials/qlora_finetune.rst (April 2024, torchao 0.1): "9.13 GB (peak reserved, model
     // init)", torch.cuda.max_memory_reserved() / 1e9.
     const sim = simulateNf4Load(model);
     assert.ok(Math.abs(sim.reserved / 1e9 - 9.13) / 9.13 < 0.02, `reserved ${sim.reserved / 1e9} GB`);
     // The model itself: 6.48B NF4 parameters x 0.546875 B + bf16 embeddings, head, norms, adapters, rotary caches.
     const nf4 = 32 * (4 * h * h + 3 * h * ffn);
-    const expected = oldTorchaoNf4Bytes(nf4) + 2 * 2 * vocab * h + 2 * (2 * 32 + 1) * h + 2 * 32 * r * (8 * h + 3 * (h + ffn)) + 32 * 4096 * 128 * 4;
+    const expected =
+      oldTorchaoNf4Bytes(nf4) +
+      2 * 2 * vocab * h +
+      2 * (2 * 32 + 1) * h +
+      2 * 32 * r * (8 * h + 3 * (h + ffn)) +
+      32 * 4096 * 128 * 4;
     // (A large block whose rest would be 1 MiB or less is handed out whole: allocated counts that slack too.)
     assert.ok(sim.allocated >= expected && sim.allocated < expected * 1.005, `${sim.allocated} vs ${expected}`);
     // The high point: the model so far plus one MLP weight's temporaries, 68 B per element of 45.1M at least.
@@ -119,15 +155,29 @@ describe('torchtune 0.1 QLoRA model load with torchao 0.1 (NF4 quantized on the 
     assert.ok(sim.peakAllocated - sim.allocated > 66 * h * ffn, `${sim.peakAllocated - sim.allocated}`);
   });
 
-  it('the estimate carries a load phase and keeps the load\'s segments reserved through training', () => {
+  it("the estimate carries a load phase and keeps the load's segments reserved through training", () => {
     const base = {
-      method: 'qlora' as const, weights_dtype: 'bf16' as const, mixed_precision: 'none' as const, micro_batch_size: 2, seq_len: 512, gradient_checkpointing: 'full' as const,
+      method: 'qlora' as const,
+      weights_dtype: 'bf16' as const,
+      mixed_precision: 'none' as const,
+      micro_batch_size: 2,
+      seq_len: 512,
+      gradient_checkpointing: 'full' as const,
       quantization: { bits: 4 as const, type: 'nf4' as const, double_quant: true, scope: 'all-linear' as const },
-      lora: { r: 8, alpha: 16, dropout: 0, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'], dtype: 'bf16' as const },
+      lora: {
+        r: 8,
+        alpha: 16,
+        dropout: 0,
+        target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+        dtype: 'bf16' as const,
+      },
     };
     const current = run(setupFor('meta-llama/Llama-2-7b-hf', base));
     const e = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, torchao_version: '0.1' }));
-    assert.equal(current.perGpu.phases.some((p) => p.phase === 'load'), false);
+    assert.equal(
+      current.perGpu.phases.some((p) => p.phase === 'load'),
+      false,
+    );
     assert.equal(e.perGpu.phase, 'load');
     const load = e.perGpu.phases.find((p) => p.phase === 'load')!;
     assert.ok(load.components.some((c) => c.id === 'load-transient' && c.bytes > 2.9e9));
@@ -136,14 +186,21 @@ describe('torchtune 0.1 QLoRA model load with torchao 0.1 (NF4 quantized on the 
     assert.ok(current.perGpu.reservedBytes < 6e9);
     assert.ok(e.perGpu.runtime.some((t) => t.id === 'load-cache'));
     // expandable_segments: no fragmentation left over; the load's high point (6.8 GiB) is what stays reserved.
-    const expandable = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, torchao_version: '0.1', expandable_segments: true }));
+    const expandable = run(
+      setupFor('meta-llama/Llama-2-7b-hf', { ...base, torchao_version: '0.1', expandable_segments: true }),
+    );
     const loadPeak = expandable.perGpu.phases.find((p) => p.phase === 'load')!.allocatedBytes;
-    assert.ok(expandable.perGpu.reservedBytes < e.perGpu.reservedBytes - 1.5e9 && expandable.perGpu.reservedBytes >= loadPeak, `${expandable.perGpu.reservedBytes}`);
+    assert.ok(
+      expandable.perGpu.reservedBytes < e.perGpu.reservedBytes - 1.5e9 && expandable.perGpu.reservedBytes >= loadPeak,
+      `${expandable.perGpu.reservedBytes}`,
+    );
     // The version is the user's, not an assumption.
     assert.ok(!e.assumptions.some((x) => x.key === 'torchao_version'));
     // An 8 GiB card: the load's temporaries and the segments the NF4 weights pin leave no room (the replay fails even
     // after releasing unused segments); the estimate still returns, with the load's needs, and says it does not fit.
-    const small = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, torchao_version: '0.1' }), { gpu: { id: '8 GiB', memoryBytes: 8 * 2 ** 30, source: 'test' } });
+    const small = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, torchao_version: '0.1' }), {
+      gpu: { id: '8 GiB', memoryBytes: 8 * 2 ** 30, source: 'test' },
+    });
     assert.equal(small.fits, false);
     assert.equal(small.perGpu.reservedBytes, e.perGpu.reservedBytes);
   });

@@ -1,7 +1,14 @@
 // Parameter counts against published figures (model cards, safetensors totals, papers).
 import * as assert from 'node:assert/strict';
 import {
-  countParameters, FAMILY_TRAITS, FUSED_EXPERT_FAMILIES, linearModules, parseArchitecture, type Architecture, type Family, type FamilyTraits,
+  countParameters,
+  FAMILY_TRAITS,
+  FUSED_EXPERT_FAMILIES,
+  linearModules,
+  parseArchitecture,
+  type Architecture,
+  type Family,
+  type FamilyTraits,
 } from '../../src/core/architecture';
 import { MODEL_CATALOG } from '../../src/core/catalog/models';
 import { findModel } from '../../src/core/lookup';
@@ -51,7 +58,9 @@ describe('architecture: exact parameter counts', () => {
         continue;
       }
       if (m.publishedParams === undefined) continue;
-      const counts = (['causal_lm', 'none', 'masked_lm', 'seq2seq_lm'] as const).map((h) => countParameters(r.arch, h).total);
+      const counts = (['causal_lm', 'none', 'masked_lm', 'seq2seq_lm'] as const).map(
+        (h) => countParameters(r.arch, h).total,
+      );
       if (!counts.includes(m.publishedParams)) bad.push(`${m.id}: ${m.publishedParams} not in ${counts.join(', ')}`);
     }
     assert.deepEqual(bad, []);
@@ -60,7 +69,23 @@ describe('architecture: exact parameter counts', () => {
   it('has at least 40 catalog checkpoints across the required families', () => {
     assert.ok(MODEL_CATALOG.length >= 40);
     const families = new Set(MODEL_CATALOG.map((m) => String(m.config.model_type)));
-    for (const f of ['llama', 'mistral', 'qwen2', 'qwen3', 'gemma', 'gemma2', 'phi3', 'gpt2', 'gpt_neox', 'bert', 'roberta', 't5', 'mixtral', 'qwen2_moe', 'qwen3_moe']) {
+    for (const f of [
+      'llama',
+      'mistral',
+      'qwen2',
+      'qwen3',
+      'gemma',
+      'gemma2',
+      'phi3',
+      'gpt2',
+      'gpt_neox',
+      'bert',
+      'roberta',
+      't5',
+      'mixtral',
+      'qwen2_moe',
+      'qwen3_moe',
+    ]) {
       assert.ok(families.has(f), `family ${f} in catalog`);
     }
   });
@@ -83,7 +108,7 @@ describe('architecture: exact parameter counts', () => {
   it('gpt-oss-20b by hand: attention with bias and sinks, 32 biased experts of 2880, a biased router (modeling_gpt_oss.py)', () => {
     const arch = archOf('openai/gpt-oss-20b');
     const h = 2880;
-    const attention = (h * 4096 + 4096) + 2 * (h * 512 + 512) + (4096 * h + h) + 64; // q, k, v, o with bias; 64 sinks
+    const attention = h * 4096 + 4096 + 2 * (h * 512 + 512) + (4096 * h + h) + 64; // q, k, v, o with bias; 64 sinks
     const experts = 32 * (h * 2 * 2880 + 2 * 2880 + 2880 * h + h); // gate_up (E, h, 2f) + bias, down (E, f, h) + bias
     const router = 32 * h + 32;
     const layer = attention + experts + router + 2 * h; // two RMSNorms
@@ -97,11 +122,16 @@ describe('architecture: exact parameter counts', () => {
   it('Gemma 3 4B by hand: 34 sandwich-norm layers with q/k norms, tied 262,208 x 2560 embedding, SigLIP tower + projector', () => {
     const arch = archOf('google/gemma-3-4b-it');
     const h = 2560;
-    const layer = (h * 2048 + 2 * h * 1024 + 2048 * h) + 3 * h * 10240 + 4 * h + 2 * 256; // attention, MLP, 4 norms, q/k norms
+    const layer = h * 2048 + 2 * h * 1024 + 2048 * h + 3 * h * 10240 + 4 * h + 2 * 256; // attention, MLP, 4 norms, q/k norms
     const text = 34 * layer + 262_208 * h + h;
     // SigLIP (modeling_siglip.py): patch conv 3 x 14 x 14 x 1152 + 1152, 4096 positions x 1152, 27 layers of
     // 4 x (1152^2 + 1152) + 2 LayerNorms + fc1/fc2 with biases, post LayerNorm; projector 1152 x 2560 + 1152.
-    const siglip = 3 * 14 * 14 * 1152 + 1152 + 4096 * 1152 + 27 * (4 * (1152 * 1152 + 1152) + 4 * 1152 + 2 * 1152 * 4304 + 4304 + 1152) + 2 * 1152;
+    const siglip =
+      3 * 14 * 14 * 1152 +
+      1152 +
+      4096 * 1152 +
+      27 * (4 * (1152 * 1152 + 1152) + 4 * 1152 + 2 * 1152 * 4304 + 4304 + 1152) +
+      2 * 1152;
     assert.equal(siglip, 416_866_032);
     assert.equal(arch.visionParams, siglip + 1152 * h + 1152);
     assert.equal(countParameters(arch).total, text + arch.visionParams);
@@ -109,12 +139,23 @@ describe('architecture: exact parameter counts', () => {
 
   it('Granite 3.1 8B (model_type granite) counts as Llama: 40 x 199,237,632 + tied 49,155 x 4096 + 4096 = 8,170,848,256', () => {
     const r = parseArchitecture({
-      model_type: 'granite', hidden_size: 4096, num_hidden_layers: 40, num_attention_heads: 32, num_key_value_heads: 8, intermediate_size: 12800,
-      vocab_size: 49155, tie_word_embeddings: true, attention_bias: false, mlp_bias: false, embedding_multiplier: 12.0, residual_multiplier: 0.22,
-      attention_multiplier: 0.0078125, logits_scaling: 16.0,
+      model_type: 'granite',
+      hidden_size: 4096,
+      num_hidden_layers: 40,
+      num_attention_heads: 32,
+      num_key_value_heads: 8,
+      intermediate_size: 12800,
+      vocab_size: 49155,
+      tie_word_embeddings: true,
+      attention_bias: false,
+      mlp_bias: false,
+      embedding_multiplier: 12.0,
+      residual_multiplier: 0.22,
+      attention_multiplier: 0.0078125,
+      logits_scaling: 16.0,
     });
     assert.ok(r.ok);
-    const layer = (4096 * 4096 + 2 * 4096 * 1024 + 4096 * 4096) + 3 * 4096 * 12800 + 2 * 4096;
+    const layer = 4096 * 4096 + 2 * 4096 * 1024 + 4096 * 4096 + 3 * 4096 * 12800 + 2 * 4096;
     assert.equal(layer, 199_237_632);
     assert.equal(countParameters(r.arch).total, 40 * layer + 49_155 * 4096 + 4096);
   });
@@ -128,10 +169,19 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('bigscience/bloomz-7b1'), 7_069_016_064);
     assert.equal(count('bigscience/bloom-1b7'), bloom(24, 2048));
     const a = archOf('bigscience/bloom-560m');
-    assert.deepEqual([a.family, a.positions, a.norm, a.tied, a.ffn, a.heads], ['bloom', 'alibi', 'layer', true, 4096, 16]);
-    assert.deepEqual(linearModules(a).map((m) => [m.name, m.inFeatures, m.outFeatures, m.bias]), [
-      ['query_key_value', 1024, 3072, true], ['dense', 1024, 1024, true], ['dense_h_to_4h', 1024, 4096, true], ['dense_4h_to_h', 4096, 1024, true],
-    ]);
+    assert.deepEqual(
+      [a.family, a.positions, a.norm, a.tied, a.ffn, a.heads],
+      ['bloom', 'alibi', 'layer', true, 4096, 16],
+    );
+    assert.deepEqual(
+      linearModules(a).map((m) => [m.name, m.inFeatures, m.outFeatures, m.bias]),
+      [
+        ['query_key_value', 1024, 3072, true],
+        ['dense', 1024, 1024, true],
+        ['dense_h_to_4h', 1024, 4096, true],
+        ['dense_4h_to_h', 4096, 1024, true],
+      ],
+    );
   });
 
   it('mT5-XXL / mT0-XXL by hand: 24 + 24 layers of width 4096, gated-GELU 10,240, 250,112-token untied vocabulary', () => {
@@ -153,10 +203,27 @@ describe('architecture: exact parameter counts', () => {
     // DeepSeek-V3 config.json (the 61 decoder layers transformers loads; the multi-token-prediction layer 61 is
     // ignored on load, DeepseekV3Model._keys_to_ignore_on_load_unexpected).
     const r = parseArchitecture({
-      model_type: 'deepseek_v3', hidden_size: 7168, intermediate_size: 18432, kv_lora_rank: 512, moe_intermediate_size: 2048, moe_layer_freq: 1,
-      n_group: 8, n_routed_experts: 256, n_shared_experts: 1, num_attention_heads: 128, num_experts_per_tok: 8, num_hidden_layers: 61,
-      num_key_value_heads: 128, q_lora_rank: 1536, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128, vocab_size: 129280,
-      first_k_dense_replace: 3, tie_word_embeddings: false, head_dim: 64,
+      model_type: 'deepseek_v3',
+      hidden_size: 7168,
+      intermediate_size: 18432,
+      kv_lora_rank: 512,
+      moe_intermediate_size: 2048,
+      moe_layer_freq: 1,
+      n_group: 8,
+      n_routed_experts: 256,
+      n_shared_experts: 1,
+      num_attention_heads: 128,
+      num_experts_per_tok: 8,
+      num_hidden_layers: 61,
+      num_key_value_heads: 128,
+      q_lora_rank: 1536,
+      qk_nope_head_dim: 128,
+      qk_rope_head_dim: 64,
+      v_head_dim: 128,
+      vocab_size: 129280,
+      first_k_dense_replace: 3,
+      tie_word_embeddings: false,
+      head_dim: 64,
     });
     assert.ok(r.ok);
     assert.equal(r.arch.headDim, 192); // q/k heads: nope 128 + rope 64 (the config's head_dim is the rotary width)
@@ -180,25 +247,35 @@ describe('architecture: exact parameter counts', () => {
   it('DeepSeek-V2-Lite and Moonlight-16B-A3B: q_proj without a q LoRA rank, 1 dense + 26 MoE layers', () => {
     const attn = 2048 * 3072 + 2048 * 576 + 512 + 512 * 4096 + 2048 * 2048 + 2 * 2048; // 13,767,168
     const moe = (64 + 2) * 3 * 2048 * 1408 + 64 * 2048;
-    assert.equal(count('deepseek-ai/DeepSeek-V2-Lite'), 27 * attn + 3 * 2048 * 10944 + 26 * moe + 2 * 102400 * 2048 + 2048); // 15,706,484,224
+    assert.equal(
+      count('deepseek-ai/DeepSeek-V2-Lite'),
+      27 * attn + 3 * 2048 * 10944 + 26 * moe + 2 * 102400 * 2048 + 2048,
+    ); // 15,706,484,224
     assert.equal(count('deepseek-ai/DeepSeek-V2-Lite'), 15_706_484_224);
-    assert.equal(count('moonshotai/Moonlight-16B-A3B'), 27 * attn + 3 * 2048 * 11264 + 26 * moe + 2 * 163840 * 2048 + 2048);
+    assert.equal(
+      count('moonshotai/Moonlight-16B-A3B'),
+      27 * attn + 3 * 2048 * 11264 + 26 * moe + 2 * 163840 * 2048 + 2048,
+    );
   });
 
   it('Qwen2.5-VL and Qwen2-VL by hand: the Qwen2(.5) language model plus a 32-block ViT and its merger', () => {
     // Qwen2.5-VL ViT (width 1280, SwiGLU 3420 with biases, RMSNorms): Conv3d patch embedding 3 x 2 x 14 x 14 x 1280
     // (no bias); per block 2 x 1280 norms, qkv 1280 x 3840 + 3840, proj 1280 x 1280 + 1280, gate/up/down with biases;
     // merger: RMSNorm 1280, 5120 x 5120 + 5120, 5120 x out + out.
-    const block25 = 2 * 1280 + (1280 * 3840 + 3840) + (1280 * 1280 + 1280) + 2 * (1280 * 3420 + 3420) + (3420 * 1280 + 1280);
+    const block25 =
+      2 * 1280 + (1280 * 3840 + 3840) + (1280 * 1280 + 1280) + 2 * (1280 * 3420 + 3420) + (3420 * 1280 + 1280);
     assert.equal(block25, 19_702_200);
-    const vit25 = (out: number): number => 3 * 2 * 14 * 14 * 1280 + 32 * block25 + 1280 + (5120 * 5120 + 5120) + (5120 * out + out);
+    const vit25 = (out: number): number =>
+      3 * 2 * 14 * 14 * 1280 + 32 * block25 + 1280 + (5120 * 5120 + 5120) + (5120 * out + out);
     assert.equal(count('Qwen/Qwen2.5-VL-7B-Instruct'), count('Qwen/Qwen2.5-7B') + vit25(3584)); // 7,615,616,512 + 676,550,144
     assert.equal(count('Qwen/Qwen2.5-VL-7B-Instruct'), 8_292_166_656);
     assert.equal(count('Qwen/Qwen2.5-VL-3B-Instruct'), count('Qwen/Qwen2.5-3B') + vit25(2048)); // 3,754,622,976
     assert.equal(count('Qwen/Qwen2.5-VL-72B-Instruct'), count('Qwen/Qwen2.5-72B') + vit25(8192)); // 73,406,351,360
     // Qwen2-VL ViT: LayerNorms with biases (2 x 2 x 1280), fc1 1280 x 5120 + 5120, fc2 5120 x 1280 + 1280, merger LayerNorm 2 x 1280.
-    const block2 = 2 * 2 * 1280 + (1280 * 3840 + 3840) + (1280 * 1280 + 1280) + (1280 * 5120 + 5120) + (5120 * 1280 + 1280);
-    const vit2 = (out: number): number => 3 * 2 * 14 * 14 * 1280 + 32 * block2 + 2 * 1280 + (5120 * 5120 + 5120) + (5120 * out + out);
+    const block2 =
+      2 * 2 * 1280 + (1280 * 3840 + 3840) + (1280 * 1280 + 1280) + (1280 * 5120 + 5120) + (5120 * 1280 + 1280);
+    const vit2 = (out: number): number =>
+      3 * 2 * 14 * 14 * 1280 + 32 * block2 + 2 * 1280 + (5120 * 5120 + 5120) + (5120 * out + out);
     assert.equal(count('Qwen/Qwen2-VL-7B-Instruct'), count('Qwen/Qwen2-7B') + vit2(3584)); // 8,291,375,616
     assert.equal(count('Qwen/Qwen2-VL-7B-Instruct'), 8_291_375_616);
     assert.equal(count('Qwen/Qwen2-VL-2B-Instruct'), 2_208_985_600);
@@ -209,8 +286,28 @@ describe('architecture: exact parameter counts', () => {
     // Newer config.json files move the language model's fields under text_config.
     const found = findModel('Qwen/Qwen2.5-VL-7B-Instruct');
     assert.ok(found.ok);
-    const { hidden_size, intermediate_size, num_attention_heads, num_hidden_layers, num_key_value_heads, vocab_size, tie_word_embeddings, ...rest } = found.model.config;
-    const nested = parseArchitecture({ ...rest, text_config: { hidden_size, intermediate_size, num_attention_heads, num_hidden_layers, num_key_value_heads, vocab_size, tie_word_embeddings } });
+    const {
+      hidden_size,
+      intermediate_size,
+      num_attention_heads,
+      num_hidden_layers,
+      num_key_value_heads,
+      vocab_size,
+      tie_word_embeddings,
+      ...rest
+    } = found.model.config;
+    const nested = parseArchitecture({
+      ...rest,
+      text_config: {
+        hidden_size,
+        intermediate_size,
+        num_attention_heads,
+        num_hidden_layers,
+        num_key_value_heads,
+        vocab_size,
+        tie_word_embeddings,
+      },
+    });
     assert.ok(nested.ok);
     assert.equal(countParameters(nested.arch).total, 8_292_166_656);
     assert.equal(parseArchitecture({ ...found.model.config, vision_config: {} }).ok, false);
@@ -223,8 +320,9 @@ describe('architecture: exact parameter counts', () => {
     // the same with a LayerNorm of 4608.
     const block = 4 * 1152 + (1152 * 3456 + 3456) + (1152 * 1152 + 1152) + (1152 * 4304 + 4304) + (4304 * 1152 + 1152);
     assert.equal(block, 15_239_504);
-    const linears = (4608 * 4608 + 4608) + (4608 * 4096 + 4096);
-    const vit = 3 * 2 * 16 * 16 * 1152 + 1152 + 2304 * 1152 + 27 * block + (2 * 1152 + linears) + 3 * (2 * 4608 + linears);
+    const linears = 4608 * 4608 + 4608 + (4608 * 4096 + 4096);
+    const vit =
+      3 * 2 * 16 * 16 * 1152 + 1152 + 2304 * 1152 + 27 * block + (2 * 1152 + linears) + 3 * (2 * 4608 + linears);
     assert.equal(vit, 576_388_336);
     assert.equal(count('Qwen/Qwen3-VL-8B-Instruct'), count('Qwen/Qwen3-8B') + vit); // 8,190,735,360 + 576,388,336
     assert.equal(count('Qwen/Qwen3-VL-8B-Instruct'), 8_767_123_696);
@@ -236,15 +334,27 @@ describe('architecture: exact parameter counts', () => {
   it('Qwen3-VL-30B-A3B by hand: Qwen3-30B-A3B under text_config with 3-D experts, a ViT merging into 2048', () => {
     // The tower of Qwen3-VL-8B (above) with its merger and three deepstack mergers ending in 4608 x 2048 + 2048.
     const block = 15_239_504;
-    const linears = (4608 * 4608 + 4608) + (4608 * 2048 + 2048);
-    const vit = 3 * 2 * 16 * 16 * 1152 + 1152 + 2304 * 1152 + 27 * block + (2 * 1152 + linears) + 3 * (2 * 4608 + linears);
+    const linears = 4608 * 4608 + 4608 + (4608 * 2048 + 2048);
+    const vit =
+      3 * 2 * 16 * 16 * 1152 + 1152 + 2304 * 1152 + 27 * block + (2 * 1152 + linears) + 3 * (2 * 4608 + linears);
     assert.equal(vit, 538_631_408);
     assert.equal(count('Qwen/Qwen3-VL-30B-A3B-Instruct'), 30_532_122_624 + vit);
     assert.equal(count('Qwen/Qwen3-VL-30B-A3B-Instruct'), 31_070_754_032); // the model page's 31.1B
     const a = archOf('Qwen/Qwen3-VL-30B-A3B-Instruct');
-    assert.deepEqual([a.family, a.qkNorm, a.fusedExperts, a.moe?.experts, a.moe?.topK], ['qwen3_moe', true, true, 128, 8]);
+    assert.deepEqual(
+      [a.family, a.qkNorm, a.fusedExperts, a.moe?.experts, a.moe?.topK],
+      ['qwen3_moe', true, true, 128, 8],
+    );
     // Qwen3VLMoeTextExperts: gate_up_proj and down_proj are bare parameters, not nn.Linear.
-    assert.deepEqual(linearModules(a).filter((m) => m.group === 'expert').map((m) => [m.name, m.parameter]), [['experts.gate_up_proj', true], ['experts.down_proj', true]]);
+    assert.deepEqual(
+      linearModules(a)
+        .filter((m) => m.group === 'expert')
+        .map((m) => [m.name, m.parameter]),
+      [
+        ['experts.gate_up_proj', true],
+        ['experts.down_proj', true],
+      ],
+    );
   });
 
   it('Qwen3.5-9B by hand: Gated DeltaNet in 24 layers, gated attention in 8, a dense MLP, the vision tower, no MTP head', () => {
@@ -260,7 +370,14 @@ describe('architecture: exact parameter counts', () => {
     const text = 248_320 * 4096 * 2 + 4096 + 24 * (gdn + mlp + 2 * 4096) + 8 * (attn + mlp + 2 * 4096);
     assert.equal(text, 8_953_803_264);
     // Qwen3-VL's tower of width 1152 (see Qwen3-VL above) without deepstack mergers, merging into 4096.
-    const vit = 3 * 2 * 16 * 16 * 1152 + 1152 + 2304 * 1152 + 27 * 15_239_504 + 2 * 1152 + (4608 * 4608 + 4608) + (4608 * 4096 + 4096);
+    const vit =
+      3 * 2 * 16 * 16 * 1152 +
+      1152 +
+      2304 * 1152 +
+      27 * 15_239_504 +
+      2 * 1152 +
+      (4608 * 4608 + 4608) +
+      (4608 * 4096 + 4096);
     assert.equal(vit, 456_010_480);
     assert.equal(count('Qwen/Qwen3.5-9B'), text + vit);
     // The Hub total 9,653,104,368 also counts the checkpoint's MTP head (mtp.fc 4096 x 8192, three norms, one full-attention
@@ -268,15 +385,29 @@ describe('architecture: exact parameter counts', () => {
     const mtp = 4096 * 8192 + 3 * 4096 + (2 * 4096 + attn + mlp);
     assert.equal(count('Qwen/Qwen3.5-9B') + mtp, 9_653_104_368);
     const a = archOf('Qwen/Qwen3.5-9B');
-    assert.deepEqual([a.family, a.layers, a.linearAttention?.layers, a.headDim, a.partialRotary, a.attnOutputGate], ['qwen3_next', 32, 24, 256, 0.25, true]);
-    assert.deepEqual(linearModules(a).filter((m) => m.count === 24).map((m) => [m.name, m.outFeatures]),
-      [['in_proj_qkv', 8192], ['in_proj_z', 4096], ['in_proj_b', 32], ['in_proj_a', 32], ['out_proj', 4096]]);
+    assert.deepEqual(
+      [a.family, a.layers, a.linearAttention?.layers, a.headDim, a.partialRotary, a.attnOutputGate],
+      ['qwen3_next', 32, 24, 256, 0.25, true],
+    );
+    assert.deepEqual(
+      linearModules(a)
+        .filter((m) => m.count === 24)
+        .map((m) => [m.name, m.outFeatures]),
+      [
+        ['in_proj_qkv', 8192],
+        ['in_proj_z', 4096],
+        ['in_proj_b', 32],
+        ['in_proj_a', 32],
+        ['out_proj', 4096],
+      ],
+    );
   });
 
   it('Qwen3.5 and Qwen3-Next: the Hub totals less the MTP head, for every size', () => {
     // Hub safetensors totals (text + vision + MTP head) and the MTP head by hand: mtp.fc h x 2h, three norms, and one
     // full-attention decoder layer with the model's MLP (a whole MoE block for the MoE models).
-    const mtp = (h: number, nh: number, nkv: number, mlp: number): number => 2 * h * h + 3 * h + 2 * h + (h * 2 * nh * 256 + 2 * h * nkv * 256 + nh * 256 * h + 512) + mlp;
+    const mtp = (h: number, nh: number, nkv: number, mlp: number): number =>
+      2 * h * h + 3 * h + 2 * h + (h * 2 * nh * 256 + 2 * h * nkv * 256 + nh * 256 * h + 512) + mlp;
     const moeBlock = (h: number, e: number, im: number, is: number): number => 3 * e * h * im + e * h + 3 * h * is + h;
     const cases: Array<[string, number, number]> = [
       ['Qwen/Qwen3.5-0.8B', 873_438_784, mtp(1024, 8, 2, 3 * 1024 * 3584)],
@@ -292,8 +423,25 @@ describe('architecture: exact parameter counts', () => {
     // Qwen3-Coder-Next stores no MTP head: its Hub total is the loaded count.
     assert.equal(count('Qwen/Qwen3-Coder-Next'), 79_674_391_296);
     const next = archOf('Qwen/Qwen3-Next-80B-A3B-Instruct');
-    assert.deepEqual([next.linearAttention?.layers, next.linearAttention?.splitProjections, next.moe?.moeLayers, next.moe?.sharedExpertGate, next.visionParams], [36, false, 48, true, 0]);
-    assert.deepEqual(linearModules(next).filter((m) => m.name.startsWith('in_proj')).map((m) => [m.name, m.outFeatures]), [['in_proj_qkvz', 12288], ['in_proj_ba', 64]]);
+    assert.deepEqual(
+      [
+        next.linearAttention?.layers,
+        next.linearAttention?.splitProjections,
+        next.moe?.moeLayers,
+        next.moe?.sharedExpertGate,
+        next.visionParams,
+      ],
+      [36, false, 48, true, 0],
+    );
+    assert.deepEqual(
+      linearModules(next)
+        .filter((m) => m.name.startsWith('in_proj'))
+        .map((m) => [m.name, m.outFeatures]),
+      [
+        ['in_proj_qkvz', 12288],
+        ['in_proj_ba', 64],
+      ],
+    );
     const moe = archOf('Qwen/Qwen3.5-35B-A3B');
     assert.deepEqual([moe.fusedExperts, moe.moe?.moeLayers, moe.moe?.experts], [true, 40, 256]);
   });
@@ -316,7 +464,8 @@ describe('architecture: exact parameter counts', () => {
   it('Jamba-v0.1 by hand: 28 Mamba-1 and 4 attention layers, MoE in every other layer, no position embedding', () => {
     // Mamba-1 (inner 8192, state 16, dt rank 256, conv 4): in_proj 4096 -> 2 x 8192, conv1d 8192 x 4 with bias, x_proj
     // 8192 -> 256 + 2 x 16, dt_proj 256 -> 8192 with bias, A_log 8192 x 16, D, the dt / B / C norms, out_proj 8192 -> 4096.
-    const mamba = 4096 * 16_384 + 8192 * 4 + 8192 + 8192 * 288 + 256 * 8192 + 8192 + 8192 * 16 + 8192 + 256 + 32 + 8192 * 4096;
+    const mamba =
+      4096 * 16_384 + 8192 * 4 + 8192 + 8192 * 288 + 256 * 8192 + 8192 + 8192 * 16 + 8192 + 256 + 32 + 8192 * 4096;
     assert.equal(mamba, 105_308_448);
     const attn = 2 * 4096 * 4096 + 2 * 4096 * 1024;
     const mlp = 3 * 4096 * 14_336;
@@ -325,8 +474,14 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(total, 51_570_323_328);
     assert.equal(count('ai21labs/Jamba-v0.1'), total);
     const a = archOf('ai21labs/Jamba-v0.1');
-    assert.deepEqual([a.family, a.mamba1?.layers, a.moe?.moeLayers, a.positions, a.moeMask?.slice(0, 4)], ['jamba', 28, 16, 'none', [false, true, false, true]]);
-    assert.deepEqual(a.mamba1?.pattern.map((m, i) => (m ? '' : i)).filter((x) => x !== ''), [4, 12, 20, 28]);
+    assert.deepEqual(
+      [a.family, a.mamba1?.layers, a.moe?.moeLayers, a.positions, a.moeMask?.slice(0, 4)],
+      ['jamba', 28, 16, 'none', [false, true, false, true]],
+    );
+    assert.deepEqual(
+      a.mamba1?.pattern.map((m, i) => (m ? '' : i)).filter((x) => x !== ''),
+      [4, 12, 20, 28],
+    );
     // Jamba 1.5 Large: 63 Mamba-1 layers (inner 16,384, dt rank 512), 9 attention layers, 36 MoE layers of 16 x 24,576.
     assert.equal(count('ai21labs/AI21-Jamba-1.5-Large'), 398_555_145_696);
   });
@@ -335,7 +490,18 @@ describe('architecture: exact parameter counts', () => {
     // KDA (32 heads of 128 over 2304, P = 4096): q/k/v_proj, three depthwise short convolutions of 4 taps (no bias), A_log
     // per head, forget gate f_a 2304 -> 128 -> f_b 4096 with dt_bias, b_proj 2304 -> 32, output gate g_a -> g_b, o_norm
     // (128), o_proj (modeling_kimi.py KimiDeltaAttention).
-    const kda = 3 * 2304 * 4096 + 3 * 4096 * 4 + 32 + 2304 * 128 + 128 * 4096 + 4096 + 2304 * 32 + 2304 * 128 + 128 * 4096 + 128 + 4096 * 2304;
+    const kda =
+      3 * 2304 * 4096 +
+      3 * 4096 * 4 +
+      32 +
+      2304 * 128 +
+      128 * 4096 +
+      4096 +
+      2304 * 32 +
+      2304 * 128 +
+      128 * 4096 +
+      128 +
+      4096 * 2304;
     assert.equal(kda, 39_514_272);
     // MLA without q LoRA: q_proj 2304 -> 32 x 192, kv_a_proj_with_mqa 2304 -> 512 + 64, kv_a_layernorm, kv_b_proj 512 ->
     // 32 x (128 + 128), o_proj 4096 -> 2304.
@@ -347,11 +513,30 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(total, 49_122_681_728); // model.safetensors.index.json: total_parameters
     assert.equal(count('moonshotai/Kimi-Linear-48B-A3B-Instruct'), total);
     const a = archOf('moonshotai/Kimi-Linear-48B-A3B-Instruct');
-    assert.deepEqual([a.family, a.linearAttention?.layers, a.linearAttention?.kda, a.moe?.moeLayers, a.positions, a.mla?.nope, a.attnOutputGate, a.maxPositions],
-      ['kimi_linear', 20, true, 26, 'none', true, undefined, 1_048_576]);
+    assert.deepEqual(
+      [
+        a.family,
+        a.linearAttention?.layers,
+        a.linearAttention?.kda,
+        a.moe?.moeLayers,
+        a.positions,
+        a.mla?.nope,
+        a.attnOutputGate,
+        a.maxPositions,
+      ],
+      ['kimi_linear', 20, true, 26, 'none', true, undefined, 1_048_576],
+    );
     // LoRA names: the routed experts are w1/w2/w3, so gate_proj / up_proj / down_proj reach the dense MLP and the shared
     // experts only; q_proj and o_proj exist in both kinds of layers, with different shapes.
-    assert.deepEqual(linearModules(a).filter((m) => m.name === 'q_proj').map((m) => [m.layerKind, m.outFeatures, m.count]), [['full', 6144, 7], ['linear', 4096, 20]]);
+    assert.deepEqual(
+      linearModules(a)
+        .filter((m) => m.name === 'q_proj')
+        .map((m) => [m.layerKind, m.outFeatures, m.count]),
+      [
+        ['full', 6144, 7],
+        ['linear', 4096, 20],
+      ],
+    );
     assert.ok(linearModules(a).some((m) => m.name === 'experts.w1' && m.count === 26 * 256));
   });
 
@@ -366,7 +551,10 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(total, 521_411_104); // the pinned checkpoint's parameter count
     assert.equal(count('tiiuae/Falcon-H1-0.5B-Base'), total);
     const a = archOf('tiiuae/Falcon-H1-0.5B-Base');
-    assert.deepEqual([a.family, a.mamba?.layers, a.mamba?.parallel, a.mamba?.gatedNorm, a.headDim, a.tied], ['falcon_h1', 36, true, false, 64, false]);
+    assert.deepEqual(
+      [a.family, a.mamba?.layers, a.mamba?.parallel, a.mamba?.gatedNorm, a.headDim, a.tied],
+      ['falcon_h1', 36, true, false, 64, false],
+    );
   });
 
   it('Falcon-H1-1.5B and 7B: the gated norm with mamba_rms_norm; published totals', () => {
@@ -380,7 +568,20 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('tiiuae/Falcon-H1-7B-Base'), 7_585_654_880);
     const a = archOf('tiiuae/Falcon-H1-7B-Base');
     assert.equal(a.mamba?.gatedNorm, true);
-    assert.deepEqual(linearModules(a).map((m) => [m.name, m.count]), [['in_proj', 44], ['out_proj', 44], ['q_proj', 44], ['k_proj', 44], ['v_proj', 44], ['o_proj', 44], ['gate_proj', 44], ['up_proj', 44], ['down_proj', 44]]);
+    assert.deepEqual(
+      linearModules(a).map((m) => [m.name, m.count]),
+      [
+        ['in_proj', 44],
+        ['out_proj', 44],
+        ['q_proj', 44],
+        ['k_proj', 44],
+        ['v_proj', 44],
+        ['o_proj', 44],
+        ['gate_proj', 44],
+        ['up_proj', 44],
+        ['down_proj', 44],
+      ],
+    );
   });
 
   it('Falcon-H1 inner width: mamba_d_ssm, the 1024 class default when absent, mamba_expand x hidden when null', () => {
@@ -410,7 +611,10 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(total, 8_888_227_328);
     assert.equal(count('nvidia/NVIDIA-Nemotron-Nano-9B-v2'), total);
     const a = archOf('nvidia/NVIDIA-Nemotron-Nano-9B-v2');
-    assert.deepEqual([a.family, a.layers, a.mamba?.layers, a.blockKinds?.filter((k) => k === '*').length, a.headDim, a.tied], ['nemotron_h', 56, 27, 4, 128, false]);
+    assert.deepEqual(
+      [a.family, a.layers, a.mamba?.layers, a.blockKinds?.filter((k) => k === '*').length, a.headDim, a.tied],
+      ['nemotron_h', 56, 27, 4, 128, false],
+    );
   });
 
   it('Nemotron 3 Nano 30B-A3B by hand: 23 Mamba2, 23 MoE (128 ReLU² experts, a shared expert) and 6 attention layers', () => {
@@ -424,7 +628,12 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16'), total);
     const a = archOf('nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16');
     assert.deepEqual([a.moe?.moeLayers, a.moe?.topK, a.moe?.experts], [23, 6, 128]);
-    assert.deepEqual(linearModules(a).filter((m) => m.parameter).map((m) => m.name), ['experts.up_proj', 'experts.down_proj', 'gate']);
+    assert.deepEqual(
+      linearModules(a)
+        .filter((m) => m.parameter)
+        .map((m) => m.name),
+      ['experts.up_proj', 'experts.down_proj', 'gate'],
+    );
   });
 
   it('Llama 4 Scout and Maverick by hand: text model under text_config, 3-D experts, a shared expert, the vision tower', () => {
@@ -436,7 +645,8 @@ describe('architecture: exact parameter counts', () => {
     // Vision: unfolded patch linear 3 x 14 x 14 x 1408, class embedding, 577 positions, two LayerNorms; 34 layers of q/k/v/o
     // and fc1/fc2 with biases and two LayerNorms; the adapter 5632 x 4096 + 4096 x 4096; the projector 4096 x 5120.
     const visionLayer = 4 * (1408 * 1408 + 1408) + (1408 * 5632 + 5632) + (5632 * 1408 + 1408) + 4 * 1408;
-    const vision = 3 * 14 * 14 * 1408 + 1408 + 577 * 1408 + 4 * 1408 + 34 * visionLayer + 5632 * 4096 + 4096 * 4096 + 4096 * 5120;
+    const vision =
+      3 * 14 * 14 * 1408 + 1408 + 577 * 1408 + 4 * 1408 + 34 * visionLayer + 5632 * 4096 + 4096 * 4096 + 4096 * 5120;
     assert.equal(vision, 871_932_416);
     const scout = 48 * (attn + moe(16)) + embeddings + vision;
     assert.equal(scout, 108_641_793_536); // the Hub's count for Llama-4-Scout-17B-16E
@@ -447,7 +657,12 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('meta-llama/Llama-4-Maverick-17B-128E-Instruct'), maverick);
     const a = archOf('meta-llama/Llama-4-Maverick-17B-128E-Instruct');
     assert.deepEqual(a.layerPattern?.moe.slice(0, 4), [false, true, false, true]);
-    assert.deepEqual(archOf('meta-llama/Llama-4-Scout-17B-16E-Instruct').layerPattern?.rope.slice(0, 4), [true, true, true, false]);
+    assert.deepEqual(archOf('meta-llama/Llama-4-Scout-17B-16E-Instruct').layerPattern?.rope.slice(0, 4), [
+      true,
+      true,
+      true,
+      false,
+    ]);
     assert.equal(countParameters(a).largestBlock, attn + moe(128));
     // The experts are 3-D parameters: PEFT's all-linear does not reach them; the router is an nn.Linear.
     const mods = linearModules(a);
@@ -484,25 +699,29 @@ describe('architecture: exact parameter counts', () => {
   });
 
   it('GLM-4-9B-0414 by hand: q/k/v biases (2 kv heads of 128), fused gate_up_proj, four norms per layer', () => {
-    const layer = (4096 * 4096 + 4096) + 2 * (4096 * 256 + 256) + 4096 * 4096 + 4096 * 2 * 13696 + 13696 * 4096 + 4 * 4096;
+    const layer =
+      4096 * 4096 + 4096 + 2 * (4096 * 256 + 256) + 4096 * 4096 + 4096 * 2 * 13696 + 13696 * 4096 + 4 * 4096;
     assert.equal(count('THUDM/GLM-4-9B-0414'), 40 * layer + 2 * 151_552 * 4096 + 4096); // 9,400,279,040
     assert.equal(count('THUDM/GLM-4-9B-0414'), 9_400_279_040);
     const a = archOf('THUDM/GLM-4-9B-0414');
     assert.equal(a.partialRotary, 0.5);
-    assert.deepEqual(linearModules(a).map((m) => m.name), ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
+    assert.deepEqual(
+      linearModules(a).map((m) => m.name),
+      ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_up_proj', 'down_proj'],
+    );
   });
 
   it('GLM-4.5-Air and GLM-4.5 by hand: GQA with q/k/v biases, heads wider than hidden / heads, DeepSeek-style MoE', () => {
     // GLM-4.5-Air config.json: 96 heads x 128 (12,288 > hidden 4,096), 8 kv heads, q/k/v biases (o_proj has none),
     // 1 dense layer of 10,944, then 45 MoE layers of 128 experts x 1,408 + 1 shared expert + the router weight.
-    const airAttn = (4096 * 12288 + 12288) + 2 * (4096 * 1024 + 1024) + 12288 * 4096 + 2 * 4096; // 109,074,432
+    const airAttn = 4096 * 12288 + 12288 + 2 * (4096 * 1024 + 1024) + 12288 * 4096 + 2 * 4096; // 109,074,432
     assert.equal(airAttn, 109_074_432);
     const airMoe = (128 + 1) * 3 * 4096 * 1408 + 128 * 4096;
     const air = 46 * airAttn + 3 * 4096 * 10944 + 45 * airMoe + 2 * 151552 * 4096 + 4096;
     assert.equal(air, 106_852_245_504); // the model card's "106 billion total parameters"
     assert.equal(count('zai-org/GLM-4.5-Air'), air);
     // GLM-4.5: hidden 5,120, 3 dense layers of 12,288, 89 MoE layers of 160 experts x 1,536, per-head q/k norms (2 x 128).
-    const attn = (5120 * 12288 + 12288) + 2 * (5120 * 1024 + 1024) + 12288 * 5120 + 2 * 5120 + 2 * 128;
+    const attn = 5120 * 12288 + 12288 + 2 * (5120 * 1024 + 1024) + 12288 * 5120 + 2 * 5120 + 2 * 128;
     const moe = (160 + 1) * 3 * 5120 * 1536 + 160 * 5120;
     const full = 92 * attn + 3 * 3 * 5120 * 12288 + 89 * moe + 2 * 151552 * 5120 + 5120;
     assert.equal(full, 352_797_814_784); // "355 billion" on the card; the Hub's 358B adds the stored MTP layer 92
@@ -512,7 +731,10 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(archOf('zai-org/GLM-4.5-Air').qkNorm, false);
     assert.equal(countParameters(arch).largestBlock, attn + moe);
     const mods = linearModules(arch);
-    assert.deepEqual(mods.filter((m) => m.group === 'attention').map((m) => `${m.name}${m.bias ? '+b' : ''}`), ['q_proj+b', 'k_proj+b', 'v_proj+b', 'o_proj']);
+    assert.deepEqual(
+      mods.filter((m) => m.group === 'attention').map((m) => `${m.name}${m.bias ? '+b' : ''}`),
+      ['q_proj+b', 'k_proj+b', 'v_proj+b', 'o_proj'],
+    );
     assert.equal(mods.find((m) => m.name === 'gate')?.parameter, true); // Glm4MoeTopkRouter.weight is an nn.Parameter
     assert.equal(mods.find((m) => m.name === 'experts.gate_proj')?.count, 89 * 160);
   });
@@ -530,9 +752,21 @@ describe('architecture: OPT (opt)', () => {
   // enable_bias, dropout). The totals are the ones PyTorch counts for the loaded checkpoints (125,239,296 in OpenVINO's
   // OPT-125m pruning notebook, 331,196,416 as OPT-350M's parameter count in DiZO's kernel benchmark).
   const OPT = {
-    model_type: 'opt', architectures: ['OPTForCausalLM'], activation_function: 'relu', attention_dropout: 0.0, do_layer_norm_before: true, dropout: 0.1,
-    enable_bias: true, ffn_dim: 3072, hidden_size: 768, layer_norm_elementwise_affine: true, max_position_embeddings: 2048, num_attention_heads: 12,
-    num_hidden_layers: 12, vocab_size: 50272, word_embed_proj_dim: 768,
+    model_type: 'opt',
+    architectures: ['OPTForCausalLM'],
+    activation_function: 'relu',
+    attention_dropout: 0.0,
+    do_layer_norm_before: true,
+    dropout: 0.1,
+    enable_bias: true,
+    ffn_dim: 3072,
+    hidden_size: 768,
+    layer_norm_elementwise_affine: true,
+    max_position_embeddings: 2048,
+    num_attention_heads: 12,
+    num_hidden_layers: 12,
+    vocab_size: 50272,
+    word_embed_proj_dim: 768,
   };
   const arch = (cfg: Record<string, unknown>): Architecture => {
     const r = parseArchitecture(cfg);
@@ -547,13 +781,25 @@ describe('architecture: OPT (opt)', () => {
     const perLayer = 4 * (768 * 768 + 768) + (768 * 3072 + 3072) + (3072 * 768 + 768) + 4 * 768;
     assert.equal(50272 * 768 + 2050 * 768 + 12 * perLayer + 2 * 768, 125_239_296);
     assert.equal(countParameters(a).total, 125_239_296);
-    assert.deepEqual(linearModules(a).map((m) => `${m.name}${m.bias ? '+b' : ''}`), ['q_proj+b', 'k_proj+b', 'v_proj+b', 'out_proj+b', 'fc1+b', 'fc2+b']);
-    assert.deepEqual([a.positions, a.gatedMlp, a.tied, a.norm, a.hiddenDropout, a.attentionDropout], ['learned', false, true, 'layer', 0.1, 0]);
+    assert.deepEqual(
+      linearModules(a).map((m) => `${m.name}${m.bias ? '+b' : ''}`),
+      ['q_proj+b', 'k_proj+b', 'v_proj+b', 'out_proj+b', 'fc1+b', 'fc2+b'],
+    );
+    assert.deepEqual(
+      [a.positions, a.gatedMlp, a.tied, a.norm, a.hiddenDropout, a.attentionDropout],
+      ['learned', false, true, 'layer', 0.1, 0],
+    );
   });
 
   it('opt-350m by hand: 512-wide embeddings projected in and out, post-LayerNorm blocks, no final norm', () => {
     const a = arch({
-      ...OPT, hidden_size: 1024, num_hidden_layers: 24, num_attention_heads: 16, ffn_dim: 4096, word_embed_proj_dim: 512, do_layer_norm_before: false,
+      ...OPT,
+      hidden_size: 1024,
+      num_hidden_layers: 24,
+      num_attention_heads: 16,
+      ffn_dim: 4096,
+      word_embed_proj_dim: 512,
+      do_layer_norm_before: false,
     });
     const perLayer = 4 * (1024 * 1024 + 1024) + (1024 * 4096 + 4096) + (4096 * 1024 + 1024) + 4 * 1024;
     // 50272 x 512 tokens + project_in and project_out (512 x 1024 each, no bias) + 2050 x 1024 positions + 24 layers.
@@ -562,7 +808,7 @@ describe('architecture: OPT (opt)', () => {
     assert.equal(countParameters({ ...a, tied: false }).head, 50272 * 512);
   });
 
-  it('enable_bias: false drops every linear bias; layer_norm_elementwise_affine: false drops the norms\' parameters', () => {
+  it("enable_bias: false drops every linear bias; layer_norm_elementwise_affine: false drops the norms' parameters", () => {
     const a = arch({ ...OPT, enable_bias: false });
     assert.ok(linearModules(a).every((m) => !m.bias));
     const b = arch({ ...OPT, layer_norm_elementwise_affine: false });
@@ -584,7 +830,14 @@ describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, Int
 
   it('GPT-J-6B: one LayerNorm per block, q/k/v/out_proj without bias, fc_in/fc_out with, an untied lm_head with a bias', () => {
     const cfg = {
-      model_type: 'gptj', n_embd: 4096, n_head: 16, n_inner: null, n_layer: 28, n_positions: 2048, rotary_dim: 64, tie_word_embeddings: false,
+      model_type: 'gptj',
+      n_embd: 4096,
+      n_head: 16,
+      n_inner: null,
+      n_layer: 28,
+      n_positions: 2048,
+      rotary_dim: 64,
+      tie_word_embeddings: false,
       vocab_size: 50400,
     };
     const layer = 4 * 4096 * 4096 + (4096 * 16384 + 16384) + (16384 * 4096 + 4096) + 2 * 4096;
@@ -597,7 +850,12 @@ describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, Int
 
   it('GPT-Neo-125M: learned positions, q/k/v_proj without bias, out_proj, c_fc and c_proj with, tied', () => {
     const cfg = {
-      model_type: 'gpt_neo', hidden_size: 768, num_layers: 12, num_heads: 12, max_position_embeddings: 2048, vocab_size: 50257,
+      model_type: 'gpt_neo',
+      hidden_size: 768,
+      num_layers: 12,
+      num_heads: 12,
+      max_position_embeddings: 2048,
+      vocab_size: 50257,
       intermediate_size: null,
     };
     const layer = 3 * 768 * 768 + (768 * 768 + 768) + (768 * 3072 + 3072) + (3072 * 768 + 768) + 4 * 768;
@@ -607,48 +865,115 @@ describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, Int
 
   it('Falcon: multi-query with one shared LayerNorm (7B), kv groups with ln_attn and ln_mlp (40B), a sequential biased block with ALiBi (RW-1B)', () => {
     const f7 = {
-      model_type: 'falcon', hidden_size: 4544, num_attention_heads: 71, num_hidden_layers: 32, multi_query: true, parallel_attn: true, bias: false,
-      alibi: false, vocab_size: 65024,
+      model_type: 'falcon',
+      hidden_size: 4544,
+      num_attention_heads: 71,
+      num_hidden_layers: 32,
+      multi_query: true,
+      parallel_attn: true,
+      bias: false,
+      alibi: false,
+      vocab_size: 65024,
     };
     // query_key_value: 4544 -> (71 + 2) x 64; dense 4544²; MLP 4 x 4544 each way; one LayerNorm; tied head.
-    assert.equal(total(f7), 65024 * 4544 + 32 * (4544 * 73 * 64 + 4544 * 4544 + 2 * 4544 * 18176 + 2 * 4544) + 2 * 4544);
+    assert.equal(
+      total(f7),
+      65024 * 4544 + 32 * (4544 * 73 * 64 + 4544 * 4544 + 2 * 4544 * 18176 + 2 * 4544) + 2 * 4544,
+    );
     assert.equal(total(f7), 6_921_720_704);
-    assert.deepEqual(names(f7), ['query_key_value 4544x4672', 'dense 4544x4544', 'dense_h_to_4h 4544x18176', 'dense_4h_to_h 18176x4544']);
+    assert.deepEqual(names(f7), [
+      'query_key_value 4544x4672',
+      'dense 4544x4544',
+      'dense_h_to_4h 4544x18176',
+      'dense_4h_to_h 18176x4544',
+    ]);
     const f40 = {
-      model_type: 'falcon', hidden_size: 8192, num_attention_heads: 128, num_kv_heads: 8, num_hidden_layers: 60, new_decoder_architecture: true,
-      bias: false, vocab_size: 65024,
+      model_type: 'falcon',
+      hidden_size: 8192,
+      num_attention_heads: 128,
+      num_kv_heads: 8,
+      num_hidden_layers: 60,
+      new_decoder_architecture: true,
+      bias: false,
+      vocab_size: 65024,
     };
-    assert.equal(total(f40), 65024 * 8192 + 60 * (8192 * (128 + 16) * 64 + 8192 * 8192 + 2 * 8192 * 32768 + 2 * 2 * 8192) + 2 * 8192);
+    assert.equal(
+      total(f40),
+      65024 * 8192 + 60 * (8192 * (128 + 16) * 64 + 8192 * 8192 + 2 * 8192 * 32768 + 2 * 2 * 8192) + 2 * 8192,
+    );
     const rw = {
-      model_type: 'falcon', hidden_size: 2048, num_attention_heads: 32, num_hidden_layers: 24, multi_query: false, parallel_attn: false, bias: true,
-      alibi: true, vocab_size: 50304,
+      model_type: 'falcon',
+      hidden_size: 2048,
+      num_attention_heads: 32,
+      num_hidden_layers: 24,
+      multi_query: false,
+      parallel_attn: false,
+      bias: true,
+      alibi: true,
+      vocab_size: 50304,
     };
-    const rwLayer = (2048 * 6144 + 6144) + (2048 * 2048 + 2048) + (2048 * 8192 + 8192) + (8192 * 2048 + 2048) + 2 * 2 * 2048;
+    const rwLayer =
+      2048 * 6144 + 6144 + (2048 * 2048 + 2048) + (2048 * 8192 + 8192) + (8192 * 2048 + 2048) + 2 * 2 * 2048;
     assert.equal(total(rw), 50304 * 2048 + 24 * rwLayer + 2 * 2048);
     const p = parseArchitecture(rw);
     assert.ok(p.ok && p.arch.positions === 'alibi');
   });
 
   it('StarCoder (gpt_bigcode): c_attn to the queries and one key and value head, learned positions, tied', () => {
-    const cfg = { model_type: 'gpt_bigcode', n_embd: 6144, n_head: 48, n_inner: 24576, n_layer: 40, n_positions: 8192, multi_query: true, vocab_size: 49152 };
-    const layer = (6144 * (6144 + 2 * 128) + 6144 + 256) + (6144 * 6144 + 6144) + (6144 * 24576 + 24576) + (24576 * 6144 + 6144) + 4 * 6144;
+    const cfg = {
+      model_type: 'gpt_bigcode',
+      n_embd: 6144,
+      n_head: 48,
+      n_inner: 24576,
+      n_layer: 40,
+      n_positions: 8192,
+      multi_query: true,
+      vocab_size: 49152,
+    };
+    const layer =
+      6144 * (6144 + 2 * 128) +
+      6144 +
+      256 +
+      (6144 * 6144 + 6144) +
+      (6144 * 24576 + 24576) +
+      (24576 * 6144 + 6144) +
+      4 * 6144;
     assert.equal(total(cfg), 49152 * 6144 + 8192 * 6144 + 40 * layer + 2 * 6144);
     assert.equal(total(cfg), 15_517_456_384);
   });
 
   it('StarCoder2-15B: LayerNorms and biases (use_bias), GQA, c_fc / c_proj, untied', () => {
     const cfg = {
-      model_type: 'starcoder2', hidden_size: 6144, intermediate_size: 24576, num_attention_heads: 48, num_hidden_layers: 40, num_key_value_heads: 4,
-      use_bias: true, vocab_size: 49152, tie_word_embeddings: false,
+      model_type: 'starcoder2',
+      hidden_size: 6144,
+      intermediate_size: 24576,
+      num_attention_heads: 48,
+      num_hidden_layers: 40,
+      num_key_value_heads: 4,
+      use_bias: true,
+      vocab_size: 49152,
+      tie_word_embeddings: false,
     };
-    const layer = (6144 * 6144 + 6144) + 2 * (6144 * 512 + 512) + (6144 * 6144 + 6144) + (6144 * 24576 + 24576) + (24576 * 6144 + 6144) + 4 * 6144;
+    const layer =
+      6144 * 6144 +
+      6144 +
+      2 * (6144 * 512 + 512) +
+      (6144 * 6144 + 6144) +
+      (6144 * 24576 + 24576) +
+      (24576 * 6144 + 6144) +
+      4 * 6144;
     assert.equal(total(cfg), 2 * 49152 * 6144 + 40 * layer + 2 * 6144);
     assert.equal(total(cfg), 15_957_889_024);
   });
 
-  it('OLMo (1): Llama\'s modules, LayerNorms without weights (no norm parameters at all)', () => {
+  it("OLMo (1): Llama's modules, LayerNorms without weights (no norm parameters at all)", () => {
     const cfg = {
-      model_type: 'olmo', hidden_size: 2048, intermediate_size: 8192, num_attention_heads: 16, num_hidden_layers: 16, vocab_size: 50304,
+      model_type: 'olmo',
+      hidden_size: 2048,
+      intermediate_size: 8192,
+      num_attention_heads: 16,
+      num_hidden_layers: 16,
+      vocab_size: 50304,
       tie_word_embeddings: true,
     };
     assert.equal(total(cfg), 50304 * 2048 + 16 * (4 * 2048 * 2048 + 3 * 2048 * 8192));
@@ -657,31 +982,61 @@ describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, Int
 
   it('InternLM2-7B: wqkv with 8 kv groups, wo, w1 / w3 / w2, untied', () => {
     const cfg = {
-      model_type: 'internlm2', bias: false, hidden_size: 4096, intermediate_size: 14336, num_attention_heads: 32, num_hidden_layers: 32,
-      num_key_value_heads: 8, vocab_size: 92544, tie_word_embeddings: false,
+      model_type: 'internlm2',
+      bias: false,
+      hidden_size: 4096,
+      intermediate_size: 14336,
+      num_attention_heads: 32,
+      num_hidden_layers: 32,
+      num_key_value_heads: 8,
+      vocab_size: 92544,
+      tie_word_embeddings: false,
     };
     assert.equal(total(cfg), 2 * 92544 * 4096 + 32 * (4096 * 6144 + 4096 * 4096 + 3 * 4096 * 14336 + 2 * 4096) + 4096);
-    assert.deepEqual(names(cfg).map((n) => n.split(' ')[0]), ['wqkv', 'wo', 'w1', 'w3', 'w2']);
+    assert.deepEqual(
+      names(cfg).map((n) => n.split(' ')[0]),
+      ['wqkv', 'wo', 'w1', 'w3', 'w2'],
+    );
   });
 
-  it('Baichuan2-7B: W_pack (q, k, v), o_proj, Llama\'s MLP, untied', () => {
+  it("Baichuan2-7B: W_pack (q, k, v), o_proj, Llama's MLP, untied", () => {
     const cfg = {
-      model_type: 'baichuan', hidden_size: 4096, intermediate_size: 11008, num_attention_heads: 32, num_hidden_layers: 32, vocab_size: 125696,
+      model_type: 'baichuan',
+      hidden_size: 4096,
+      intermediate_size: 11008,
+      num_attention_heads: 32,
+      num_hidden_layers: 32,
+      vocab_size: 125696,
       tie_word_embeddings: false,
     };
     assert.equal(total(cfg), 2 * 125696 * 4096 + 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096) + 4096);
     assert.equal(total(cfg), 7_505_973_248);
   });
 
-  it('StableLM 2: Llama\'s modules with q/k/v biases (use_qkv_bias) and LayerNorms; the 12B\'s parallel block and per-head q/k LayerNorms', () => {
+  it("StableLM 2: Llama's modules with q/k/v biases (use_qkv_bias) and LayerNorms; the 12B's parallel block and per-head q/k LayerNorms", () => {
     const cfg = {
-      model_type: 'stablelm', hidden_size: 2048, intermediate_size: 5632, num_attention_heads: 32, num_hidden_layers: 24, num_key_value_heads: 32, vocab_size: 100352,
-      use_qkv_bias: true, partial_rotary_factor: 0.25, tie_word_embeddings: false,
+      model_type: 'stablelm',
+      hidden_size: 2048,
+      intermediate_size: 5632,
+      num_attention_heads: 32,
+      num_hidden_layers: 24,
+      num_key_value_heads: 32,
+      vocab_size: 100352,
+      use_qkv_bias: true,
+      partial_rotary_factor: 0.25,
+      tie_word_embeddings: false,
     };
     const layer = 4 * 2048 * 2048 + 3 * 2048 + 3 * 2048 * 5632 + 2 * 2 * 2048;
     assert.equal(total(cfg), 2 * 100352 * 2048 + 24 * layer + 2 * 2048);
     const big = {
-      ...cfg, hidden_size: 5120, intermediate_size: 13824, num_hidden_layers: 40, num_key_value_heads: 8, use_qkv_bias: false, use_parallel_residual: true, qk_layernorm: true,
+      ...cfg,
+      hidden_size: 5120,
+      intermediate_size: 13824,
+      num_hidden_layers: 40,
+      num_key_value_heads: 8,
+      use_qkv_bias: false,
+      use_parallel_residual: true,
+      qk_layernorm: true,
     };
     const bigLayer = 2 * 5120 * 5120 + 2 * 5120 * 1280 + 3 * 5120 * 13824 + 2 * 5120 + (32 + 8) * 160;
     assert.equal(total(big), 2 * 100352 * 5120 + 40 * bigLayer + 2 * 5120);
@@ -689,18 +1044,33 @@ describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, Int
 
   it('ChatGLM3-6B: query_key_value with 2 kv groups and q/k/v biases, SwiGLU dense_h_to_4h, padded vocabulary', () => {
     const cfg = {
-      model_type: 'chatglm', add_bias_linear: false, add_qkv_bias: true, ffn_hidden_size: 13696, hidden_size: 4096, kv_channels: 128,
+      model_type: 'chatglm',
+      add_bias_linear: false,
+      add_qkv_bias: true,
+      ffn_hidden_size: 13696,
+      hidden_size: 4096,
+      kv_channels: 128,
       multi_query_attention: true,
-      multi_query_group_num: 2, num_attention_heads: 32, num_layers: 28, padded_vocab_size: 65024, seq_length: 8192, tie_word_embeddings: false,
+      multi_query_group_num: 2,
+      num_attention_heads: 32,
+      num_layers: 28,
+      padded_vocab_size: 65024,
+      seq_length: 8192,
+      tie_word_embeddings: false,
     };
     // 6,243,584,000: the total printed for ChatGLM2-6B and ChatGLM3-6B in calflops' README and many fine-tuning logs.
     assert.equal(total(cfg), 6_243_584_000);
-    assert.deepEqual(names(cfg), ['query_key_value 4096x4608+b', 'dense 4096x4096', 'dense_h_to_4h 4096x27392', 'dense_4h_to_h 13696x4096']);
+    assert.deepEqual(names(cfg), [
+      'query_key_value 4096x4608+b',
+      'dense 4096x4096',
+      'dense_h_to_4h 4096x27392',
+      'dense_4h_to_h 13696x4096',
+    ]);
   });
 });
 
 describe('the head a checkpoint was saved with', () => {
-  it('reads config.json architectures: a sequence classifier or a masked LM; causal LMs keep the family\'s head', () => {
+  it("reads config.json architectures: a sequence classifier or a masked LM; causal LMs keep the family's head", () => {
     const m = findModel('meta-llama/Llama-3.1-8B');
     assert.ok(m.ok);
     const head = (architectures: unknown): string => {
@@ -733,60 +1103,191 @@ describe('FAMILY_TRAITS', () => {
   // the check by the trait is a mechanical change with the same estimates. A family added later is not listed: where its
   // right trait differs from what the name check does for it today, the switch changes its estimate on purpose.
   const families: readonly Family[] = [
-    'llama', 'mistral', 'qwen2', 'qwen3', 'gemma', 'gemma2', 'phi3', 'phi', 'qwen', 'gpt2', 'gpt_neox', 'bert', 'roberta', 't5', 'mixtral', 'qwen2_moe',
-    'qwen3_moe', 'gpt_oss', 'gemma3', 'deepseek_v3', 'glm4_moe', 'llama4', 'olmo2', 'glm4', 'bloom', 'qwen3_next', 'granite_hybrid', 'nemotron_h',
-    'falcon_h1', 'jamba', 'kimi_linear',
+    'llama',
+    'mistral',
+    'qwen2',
+    'qwen3',
+    'gemma',
+    'gemma2',
+    'phi3',
+    'phi',
+    'qwen',
+    'gpt2',
+    'gpt_neox',
+    'bert',
+    'roberta',
+    't5',
+    'mixtral',
+    'qwen2_moe',
+    'qwen3_moe',
+    'gpt_oss',
+    'gemma3',
+    'deepseek_v3',
+    'glm4_moe',
+    'llama4',
+    'olmo2',
+    'glm4',
+    'bloom',
+    'qwen3_next',
+    'granite_hybrid',
+    'nemotron_h',
+    'falcon_h1',
+    'jamba',
+    'kimi_linear',
   ];
   /** The families blockActivations' `default:` case replays (the others have a case of their own). */
-  const defaultCase = families.filter((f) => !['gpt2', 'gpt_neox', 'phi', 'bloom', 'bert', 'roberta', 't5', 'nemotron_h', 'falcon_h1'].includes(f));
-  const is = (...names: Family[]) => (f: Family): boolean => names.includes(f);
+  const defaultCase = families.filter(
+    (f) => !['gpt2', 'gpt_neox', 'phi', 'bloom', 'bert', 'roberta', 't5', 'nemotron_h', 'falcon_h1'].includes(f),
+  );
+  const is =
+    (...names: Family[]) =>
+    (f: Family): boolean =>
+      names.includes(f);
   /** [where the name check is, what it tests today, the trait that replaces it, the families that reach it]. */
   type Check = [string, (f: Family) => unknown, (t: FamilyTraits) => unknown, (readonly Family[])?];
   const checks: Check[] = [
-    ['estimate.ts fusedExpertsIn and estimateImpl: FUSED_EXPERT_FAMILIES.has(family) (twice)',
-      is('mixtral', 'qwen2_moe', 'qwen3_moe', 'deepseek_v3', 'glm4_moe', 'qwen3_next', 'granite_hybrid', 'nemotron_h', 'jamba'),
-      (t) => t.fusedExperts === 'from-5.0' || t.fusedExperts === 'only'],
-    ['estimate.ts estimateImpl: family === \'llama4\' && bnb (withSequentialExperts)', is('llama4'), (t) => t.sequentialExpertsUnderBnb],
-    ['estimate.ts estimateImpl: family === \'gpt_oss\' (transformers_version assumption)', is('gpt_oss'), (t) => t.moeBlock === 'gpt_oss'],
-    ['estimate.ts EAGER_ONLY_ATTENTION[family]', (f) => (f === 'gpt_oss' ? ['sdpa'] : f === 'bloom' ? ['sdpa', 'flash'] : undefined),
-      (t) => t.eagerOnlyAttention?.replaces],
-    ['estimate.ts estimateImpl: family === \'llama4\' && attention flash', is('llama4'), (t) => !t.flashAttention2],
-    ['estimate.ts ROPE_TABLES_PER_LAYER.has(family)', is('llama', 'mistral', 'qwen2', 'mixtral'), (t) => t.ropeTablesPerLayerBefore === '4.39'],
-    ['estimate.ts stagePhases: family === \'nemotron_h\' (mamba split kernels, twice)', is('nemotron_h'), (t) => t.mambaSplitKernels],
-    ['estimate.ts stagePhases: family === \'t5\' (layers, evaluation; twice)', is('t5'), (t) => t.stack === 'encoder-decoder'],
-    ['estimate.ts stagePhases: the eager mask, not for gpt2, gpt_neox, bert, roberta, t5', (f) => !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(f),
-      (t) => t.eagerMask4d],
+    [
+      'estimate.ts fusedExpertsIn and estimateImpl: FUSED_EXPERT_FAMILIES.has(family) (twice)',
+      is(
+        'mixtral',
+        'qwen2_moe',
+        'qwen3_moe',
+        'deepseek_v3',
+        'glm4_moe',
+        'qwen3_next',
+        'granite_hybrid',
+        'nemotron_h',
+        'jamba',
+      ),
+      (t) => t.fusedExperts === 'from-5.0' || t.fusedExperts === 'only',
+    ],
+    [
+      "estimate.ts estimateImpl: family === 'llama4' && bnb (withSequentialExperts)",
+      is('llama4'),
+      (t) => t.sequentialExpertsUnderBnb,
+    ],
+    [
+      "estimate.ts estimateImpl: family === 'gpt_oss' (transformers_version assumption)",
+      is('gpt_oss'),
+      (t) => t.moeBlock === 'gpt_oss',
+    ],
+    [
+      'estimate.ts EAGER_ONLY_ATTENTION[family]',
+      (f) => (f === 'gpt_oss' ? ['sdpa'] : f === 'bloom' ? ['sdpa', 'flash'] : undefined),
+      (t) => t.eagerOnlyAttention?.replaces,
+    ],
+    ["estimate.ts estimateImpl: family === 'llama4' && attention flash", is('llama4'), (t) => !t.flashAttention2],
+    [
+      'estimate.ts ROPE_TABLES_PER_LAYER.has(family)',
+      is('llama', 'mistral', 'qwen2', 'mixtral'),
+      (t) => t.ropeTablesPerLayerBefore === '4.39',
+    ],
+    [
+      "estimate.ts stagePhases: family === 'nemotron_h' (mamba split kernels, twice)",
+      is('nemotron_h'),
+      (t) => t.mambaSplitKernels,
+    ],
+    [
+      "estimate.ts stagePhases: family === 't5' (layers, evaluation; twice)",
+      is('t5'),
+      (t) => t.stack === 'encoder-decoder',
+    ],
+    [
+      'estimate.ts stagePhases: the eager mask, not for gpt2, gpt_neox, bert, roberta, t5',
+      (f) => !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(f),
+      (t) => t.eagerMask4d,
+    ],
     ['activations.ts UNSLOTH_FAMILIES.has(family)', is('llama', 'mistral', 'qwen2', 'qwen3'), (t) => t.unslothFastPath],
-    ['activations.ts rmsNormOf: gemma, gemma2, gemma3, qwen3_next', is('gemma', 'gemma2', 'gemma3', 'qwen3_next'), (t) => t.rmsNormStyle === 'gemma'],
+    [
+      'activations.ts rmsNormOf: gemma, gemma2, gemma3, qwen3_next',
+      is('gemma', 'gemma2', 'gemma3', 'qwen3_next'),
+      (t) => t.rmsNormStyle === 'gemma',
+    ],
     ['activations.ts rmsNormOf: gpt_oss, olmo2', is('gpt_oss', 'olmo2'), (t) => t.rmsNormStyle === 'gpt_oss'],
-    ['activations.ts rmsNormOf: gpt_oss\'s weights in fp32', is('gpt_oss'), (t) => t.fp32NormWeights],
-    ['activations.ts blockActivations: kimi_linear\'s fp32 residual', is('kimi_linear'), (t) => t.fp32MoeResidual],
-    ['activations.ts blockActivations: sandwich = gemma2, gemma3, glm4', is('gemma2', 'gemma3', 'glm4'), (t) => t.normPlacement === 'sandwich'],
+    ["activations.ts rmsNormOf: gpt_oss's weights in fp32", is('gpt_oss'), (t) => t.fp32NormWeights],
+    ["activations.ts blockActivations: kimi_linear's fp32 residual", is('kimi_linear'), (t) => t.fp32MoeResidual],
+    [
+      'activations.ts blockActivations: sandwich = gemma2, gemma3, glm4',
+      is('gemma2', 'gemma3', 'glm4'),
+      (t) => t.normPlacement === 'sandwich',
+    ],
     ['activations.ts blockActivations: postOnly = olmo2', is('olmo2'), (t) => t.normPlacement === 'post', defaultCase],
-    ['activations.ts blockActivations: normBeforeSum = postOnly or glm4', is('olmo2', 'glm4'), (t) => t.postNormBeforeResidual],
-    ['activations.ts blockActivations case gpt_neox / phi: family === \'phi\' (8 times)', is('phi'), (t) => t.fusedQkv === undefined, ['gpt_neox', 'phi']],
-    ['activations.ts blockActivations case gpt_neox / phi: one shared LayerNorm', is('phi'), (t) => t.normPlacement === 'shared', ['gpt_neox', 'phi']],
-    ['activations.ts blockActivations case gpt_neox / phi: softmaxFp32', is('phi'), (t) => t.eagerSoftmaxFp32, ['gpt_neox', 'phi']],
-    ['activations.ts blockActivations: phi3\'s fused qkv_proj', is('phi3'), (t) => t.fusedQkv === 'qkv_proj', defaultCase],
-    ['activations.ts blockActivations: qwen\'s c_attn and c_proj (twice)', is('qwen'), (t) => t.fusedQkv === 'c_attn', defaultCase],
-    ['activations.ts blockActivations: glm4\'s interleaved cos / sin', is('glm4'), (t) => t.interleavedRotary],
-    ['activations.ts blockActivations: softmaxFp32 unless gpt_oss or llama4 (twice)', (f) => f !== 'gpt_oss' && f !== 'llama4', (t) => t.eagerSoftmaxFp32,
-      defaultCase],
+    [
+      'activations.ts blockActivations: normBeforeSum = postOnly or glm4',
+      is('olmo2', 'glm4'),
+      (t) => t.postNormBeforeResidual,
+    ],
+    [
+      "activations.ts blockActivations case gpt_neox / phi: family === 'phi' (8 times)",
+      is('phi'),
+      (t) => t.fusedQkv === undefined,
+      ['gpt_neox', 'phi'],
+    ],
+    [
+      'activations.ts blockActivations case gpt_neox / phi: one shared LayerNorm',
+      is('phi'),
+      (t) => t.normPlacement === 'shared',
+      ['gpt_neox', 'phi'],
+    ],
+    [
+      'activations.ts blockActivations case gpt_neox / phi: softmaxFp32',
+      is('phi'),
+      (t) => t.eagerSoftmaxFp32,
+      ['gpt_neox', 'phi'],
+    ],
+    [
+      "activations.ts blockActivations: phi3's fused qkv_proj",
+      is('phi3'),
+      (t) => t.fusedQkv === 'qkv_proj',
+      defaultCase,
+    ],
+    [
+      "activations.ts blockActivations: qwen's c_attn and c_proj (twice)",
+      is('qwen'),
+      (t) => t.fusedQkv === 'c_attn',
+      defaultCase,
+    ],
+    ["activations.ts blockActivations: glm4's interleaved cos / sin", is('glm4'), (t) => t.interleavedRotary],
+    [
+      'activations.ts blockActivations: softmaxFp32 unless gpt_oss or llama4 (twice)',
+      (f) => f !== 'gpt_oss' && f !== 'llama4',
+      (t) => t.eagerSoftmaxFp32,
+      defaultCase,
+    ],
     ['activations.ts blockActivations: sinks for gpt_oss', is('gpt_oss'), (t) => t.attentionSinks],
-    ['activations.ts blockActivations: gatedMlp style (phi3, glm4, qwen, granite_hybrid)',
-      (f) => (f === 'phi3' || f === 'glm4' ? 'phi3' : f === 'qwen' ? 'qwen' : f === 'granite_hybrid' ? 'granite' : 'llama'), (t) => t.gatedMlpStyle,
-      defaultCase],
-    ['activations.ts blockActivations: granite_hybrid\'s shared MLP (twice)', is('granite_hybrid'), (t) => t.gatedMlpStyle === 'granite'],
-    ['activations.ts blockActivations and groupedExperts: gpt_oss (three times)', is('gpt_oss'), (t) => t.moeBlock === 'gpt_oss'],
-    ['activations.ts blockActivations: kimi_linear\'s MoE (twice)', is('kimi_linear'), (t) => t.moeBlock === 'kimi'],
-    ['activations.ts blockActivations: glm4_moe\'s DeepSeek MoE (deepseek_v3 takes the MLA branch)', is('glm4_moe', 'deepseek_v3'),
-      (t) => t.moeBlock === 'deepseek'],
-    ['activations.ts blockActivations: llama4\'s MoE', is('llama4'), (t) => t.moeBlock === 'llama4'],
-    ['activations.ts blockActivations: family === \'t5\'', is('t5'), (t) => t.stack === 'encoder-decoder'],
-    ['activations.ts moeMlp: jamba\'s router', is('jamba'), (t) => t.moeBlock === 'jamba'],
-    ['activations.ts moeMlp: mixtral\'s expert names', is('mixtral'), (t) => t.expertNames.join() === 'w1,w3,w2',
-      families.filter((f) => FAMILY_TRAITS[f].moeBlock === 'mixtral' || FAMILY_TRAITS[f].moeBlock === 'jamba')],
-    ['step-time.ts: family !== \'llama4\' (active parameters)', (f) => f !== 'llama4', (t) => !t.expertsRunAllTokens],
+    [
+      'activations.ts blockActivations: gatedMlp style (phi3, glm4, qwen, granite_hybrid)',
+      (f) =>
+        f === 'phi3' || f === 'glm4' ? 'phi3' : f === 'qwen' ? 'qwen' : f === 'granite_hybrid' ? 'granite' : 'llama',
+      (t) => t.gatedMlpStyle,
+      defaultCase,
+    ],
+    [
+      "activations.ts blockActivations: granite_hybrid's shared MLP (twice)",
+      is('granite_hybrid'),
+      (t) => t.gatedMlpStyle === 'granite',
+    ],
+    [
+      'activations.ts blockActivations and groupedExperts: gpt_oss (three times)',
+      is('gpt_oss'),
+      (t) => t.moeBlock === 'gpt_oss',
+    ],
+    ["activations.ts blockActivations: kimi_linear's MoE (twice)", is('kimi_linear'), (t) => t.moeBlock === 'kimi'],
+    [
+      "activations.ts blockActivations: glm4_moe's DeepSeek MoE (deepseek_v3 takes the MLA branch)",
+      is('glm4_moe', 'deepseek_v3'),
+      (t) => t.moeBlock === 'deepseek',
+    ],
+    ["activations.ts blockActivations: llama4's MoE", is('llama4'), (t) => t.moeBlock === 'llama4'],
+    ["activations.ts blockActivations: family === 't5'", is('t5'), (t) => t.stack === 'encoder-decoder'],
+    ["activations.ts moeMlp: jamba's router", is('jamba'), (t) => t.moeBlock === 'jamba'],
+    [
+      "activations.ts moeMlp: mixtral's expert names",
+      is('mixtral'),
+      (t) => t.expertNames.join() === 'w1,w3,w2',
+      families.filter((f) => FAMILY_TRAITS[f].moeBlock === 'mixtral' || FAMILY_TRAITS[f].moeBlock === 'jamba'),
+    ],
+    ["step-time.ts: family !== 'llama4' (active parameters)", (f) => f !== 'llama4', (t) => !t.expertsRunAllTokens],
   ];
   for (const [where, today, trait, reached] of checks) {
     it(`replaces ${where}`, () => {
@@ -797,7 +1298,15 @@ describe('FAMILY_TRAITS', () => {
   it('has a row for every family, and FUSED_EXPERT_FAMILIES is read from it', () => {
     for (const f of families) assert.ok(FAMILY_TRAITS[f], f);
     assert.deepEqual([...FUSED_EXPERT_FAMILIES].sort(), [
-      'deepseek_v3', 'glm4_moe', 'granite_hybrid', 'jamba', 'mixtral', 'nemotron_h', 'qwen2_moe', 'qwen3_moe', 'qwen3_next',
+      'deepseek_v3',
+      'glm4_moe',
+      'granite_hybrid',
+      'jamba',
+      'mixtral',
+      'nemotron_h',
+      'qwen2_moe',
+      'qwen3_moe',
+      'qwen3_next',
     ]);
   });
 });

@@ -6,17 +6,26 @@ import * as path from 'node:path';
 import { run } from '../../src/cli/main';
 
 const repo = path.resolve(__dirname, '..', '..', '..');
-const isolatedEnv = { HOME: os.tmpdir(), HF_HUB_CACHE: path.join(os.tmpdir(), 'vram-lens-no-cache'), XDG_CACHE_HOME: path.join(os.tmpdir(), 'vram-lens-no-cache') };
+const isolatedEnv = {
+  HOME: os.tmpdir(),
+  HF_HUB_CACHE: path.join(os.tmpdir(), 'vram-lens-no-cache'),
+  XDG_CACHE_HOME: path.join(os.tmpdir(), 'vram-lens-no-cache'),
+};
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await run(args, { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`), cwd: repo, env: isolatedEnv });
+  const code = await run(args, {
+    out: (s) => (out += `${s}\n`),
+    err: (s) => (err += `${s}\n`),
+    cwd: repo,
+    env: isolatedEnv,
+  });
   return { code, out, err };
 }
 
 describe('cli: vram-lens estimate', async () => {
   it('prints the breakdown of the bundled example and exits 0', async () => {
-    const r = (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml'));
+    const r = await cli('estimate', 'examples/llama2-7b-lora.vram.yaml');
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /peak allocated/);
     assert.match(r.out, /RTX-4090: .* FITS/);
@@ -29,7 +38,12 @@ describe('cli: vram-lens estimate', async () => {
     fs.writeFileSync(file, 'model: Qwen/Qwen2.5-0.5B\nseq_len: 512\nrollout:\n  batch: 8\n  completion_len: 600\n');
     const r = await cli('estimate', file);
     assert.equal(r.code, 2);
-    assert.ok(r.err.includes(`${file}:3: error [rollout.completion_len]: completion_len (600) must be shorter than seq_len (512)`), r.err);
+    assert.ok(
+      r.err.includes(
+        `${file}:3: error [rollout.completion_len]: completion_len (600) must be shorter than seq_len (512)`,
+      ),
+      r.err,
+    );
   });
 
   it('the GRPO example: a generation phase beside the training phases, and the rollout in the assumptions', async () => {
@@ -46,7 +60,10 @@ describe('cli: vram-lens estimate', async () => {
     const r = await cli('estimate', 'examples/moonlight-16b-long-context.vram.yaml', '--json');
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
-    assert.deepEqual([j.layout.world, j.layout.contextParallel, j.layout.expertParallel, j.layout.dataParallel, j.layout.shardGroup], [8, 4, 2, 2, 8]);
+    assert.deepEqual(
+      [j.layout.world, j.layout.contextParallel, j.layout.expertParallel, j.layout.dataParallel, j.layout.shardGroup],
+      [8, 4, 2, 2, 8],
+    );
     // Checkpointed layer inputs: 27 layers x 1 x (32,768 / 4) tokens x 2048 x 2 B.
     const act = j.perGpu.components.find((c: { id: string }) => c.id === 'activations');
     assert.equal(act.bytes, 27 * 8192 * 2048 * 2);
@@ -54,15 +71,24 @@ describe('cli: vram-lens estimate', async () => {
   });
 
   it('--json prints the contract fields', async () => {
-    const r = (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json'));
+    const r = await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json');
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
     for (const k of ['peakBytes', 'reservedBytes', 'deviceBytes', 'phase', 'components']) assert.ok(k in j.perGpu, k);
-    assert.ok(j.perGpu.components.every((c: { id: string; label: string; bytes: number }) => typeof c.id === 'string' && typeof c.label === 'string' && Number.isInteger(c.bytes)));
+    assert.ok(
+      j.perGpu.components.every(
+        (c: { id: string; label: string; bytes: number }) =>
+          typeof c.id === 'string' && typeof c.label === 'string' && Number.isInteger(c.bytes),
+      ),
+    );
     assert.equal(typeof j.cpuBytes, 'number');
     assert.equal(typeof j.gpu.memoryBytes, 'number');
     assert.equal(typeof j.fits, 'boolean');
-    assert.ok(j.assumptions.every((a: { key: string; value: string; source: string }) => a.key && a.value !== undefined && a.source));
+    assert.ok(
+      j.assumptions.every(
+        (a: { key: string; value: string; source: string }) => a.key && a.value !== undefined && a.source,
+      ),
+    );
     assert.ok(j.perGpu.deviceBytes >= j.perGpu.reservedBytes && j.perGpu.reservedBytes >= j.perGpu.peakBytes);
   });
 
@@ -70,11 +96,17 @@ describe('cli: vram-lens estimate', async () => {
     // Llama-2-7B, T = 1 x 1024 tokens, vocab 32,000, bf16 logits + full fp32 cross-entropy: 12 x 1024 x 32000 B.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-cli-'));
     const file = path.join(dir, 'padded.vram.yaml');
-    fs.writeFileSync(file, 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nseq_len: 1024\nbatch_lengths: variable\ngpu: A100-80GB\n');
+    fs.writeFileSync(
+      file,
+      'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nseq_len: 1024\nbatch_lengths: variable\ngpu: A100-80GB\n',
+    );
     const j = JSON.parse((await cli('estimate', file, '--json')).out);
     assert.equal(j.perGpu.variableLengths.cacheBytes, 12 * 1024 * 32000);
     assert.equal(j.perGpu.variableLengths.reservedBytes, j.perGpu.reservedBytes + 12 * 1024 * 32000);
-    assert.match((await cli('estimate', file)).out, /variable-length batches: over a run reserved grows to about .* or more/);
+    assert.match(
+      (await cli('estimate', file)).out,
+      /variable-length batches: over a run reserved grows to about .* or more/,
+    );
     const fixed = JSON.parse((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json')).out);
     assert.equal(fixed.perGpu.variableLengths, null);
   });
@@ -86,15 +118,20 @@ describe('cli: vram-lens estimate', async () => {
 
   it('flags override the file (--gpus, --seq-len, --model, --gpu as a size)', async () => {
     const a = JSON.parse((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json')).out);
-    const b = JSON.parse((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json', '--seq-len', '4096', '--gpu', '48GiB')).out);
+    const b = JSON.parse(
+      (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json', '--seq-len', '4096', '--gpu', '48GiB')).out,
+    );
     assert.ok(b.perGpu.peakBytes > a.perGpu.peakBytes);
     assert.equal(b.gpu.memoryBytes, 48 * 2 ** 30);
-    const c = JSON.parse((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json', '--model', 'meta-llama/Meta-Llama-3-8B')).out);
+    const c = JSON.parse(
+      (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--json', '--model', 'meta-llama/Meta-Llama-3-8B'))
+        .out,
+    );
     assert.equal(c.parameters.total, 8_030_261_248);
   });
 
   it('unknown GPU: exit 2 naming the closest catalog names', async () => {
-    const r = (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'A100-81GB'));
+    const r = await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'A100-81GB');
     assert.equal(r.code, 2);
     assert.match(r.err, /unknown GPU 'A100-81GB'.*A100-80GB/);
   });
@@ -103,13 +140,13 @@ describe('cli: vram-lens estimate', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-'));
     const f = path.join(dir, 'm.vram.yaml');
     fs.writeFileSync(f, 'seq_len: 128\nmodel: mistralai/Mistral-7B\n');
-    const r = (await cli('estimate', f));
+    const r = await cli('estimate', f);
     assert.equal(r.code, 2);
     assert.match(r.err, /m\.vram\.yaml:2:8: error \[model\]: unknown model 'mistralai\/Mistral-7B'.*Mistral-7B-v0\.1/);
   });
 
   it('bad values: exit 2, one line per problem naming file, line and key', async () => {
-    const r = (await cli('estimate', 'test/fixtures/scenario/bad-keys.vram.yaml'));
+    const r = await cli('estimate', 'test/fixtures/scenario/bad-keys.vram.yaml');
     assert.equal(r.code, 2);
     assert.match(r.err, /bad-keys\.vram\.yaml:3:1: error \[seq_lenght\]: unknown key/);
     assert.match(r.err, /bad-keys\.vram\.yaml:5:13: error \[zero_stage\]/);
@@ -119,7 +156,7 @@ describe('cli: vram-lens estimate', async () => {
   it('nonexistent file, directory, unsupported format, usage: exit 2 naming the path', async () => {
     assert.match((await cli('estimate', 'nope.vram.yaml')).err, /nope\.vram\.yaml: no such file/);
     assert.equal((await cli('estimate', 'nope.vram.yaml')).code, 2);
-    const d = (await cli('estimate', 'examples'));
+    const d = await cli('estimate', 'examples');
     assert.equal(d.code, 2);
     assert.match(d.err, /examples: is a directory/);
     assert.equal((await cli('estimate', 'package.json')).code, 2);
@@ -139,7 +176,10 @@ describe('cli: vram-lens estimate', async () => {
     assert.match((await cli('estimate', py)).err, /util\.py:1:1: error: not a recognised training config \(/);
     // OpenRLHF examples/scripts/train_sft.sh keeps the command in a heredoc and runs it later.
     const heredoc = path.join(dir, 'train_sft.sh');
-    fs.writeFileSync(heredoc, "set -x\n\nread -r -d '' training_commands <<EOF\nopenrlhf.cli.train_sft \\\n   --model.model_name_or_path meta-llama/Meta-Llama-3-8B\nEOF\n\nif [[ ${1} != \"slurm\" ]]; then\n    deepspeed --module $training_commands\nfi\n");
+    fs.writeFileSync(
+      heredoc,
+      'set -x\n\nread -r -d \'\' training_commands <<EOF\nopenrlhf.cli.train_sft \\\n   --model.model_name_or_path meta-llama/Meta-Llama-3-8B\nEOF\n\nif [[ ${1} != "slurm" ]]; then\n    deepspeed --module $training_commands\nfi\n',
+    );
     const h = await cli('estimate', heredoc);
     assert.equal(h.code, 2);
     assert.match(h.err, /train_sft\.sh:3:33: error: no model found in these files: heredocs \(<<EOF\) are not read/);
@@ -147,39 +187,68 @@ describe('cli: vram-lens estimate', async () => {
 
   it('reads a model from a local config.json path', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-'));
-    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'llama', num_hidden_layers: 2, hidden_size: 64, num_attention_heads: 4, intermediate_size: 128, vocab_size: 1000 }));
+    fs.writeFileSync(
+      path.join(dir, 'config.json'),
+      JSON.stringify({
+        model_type: 'llama',
+        num_hidden_layers: 2,
+        hidden_size: 64,
+        num_attention_heads: 4,
+        intermediate_size: 128,
+        vocab_size: 1000,
+      }),
+    );
     const f = path.join(dir, 's.vram.yaml');
     fs.writeFileSync(f, `model: ${dir}\n`);
-    const r = (await cli('estimate', f, '--json'));
+    const r = await cli('estimate', f, '--json');
     assert.equal(r.code, 0, r.err);
     // 2 x (4·64² + 3·64·128 + 2·64) + 64 + 2 x 1000·64 (untied) = 2 x 41,088 + 64 + 128,000 = 210,240.
     assert.equal(JSON.parse(r.out).parameters.total, 210_240);
   });
 
   it('a JSON scenario on a T4: gpt2 fp32 eager b=8 s=1024', async () => {
-    const r = (await cli('estimate', 'test/fixtures/scenario/gpt2.vram.json', '--json'));
+    const r = await cli('estimate', 'test/fixtures/scenario/gpt2.vram.json', '--json');
     assert.equal(r.code, 0, r.err);
     assert.equal(JSON.parse(r.out).gpu.id, 'T4');
   });
 
   it('--advise --json adds `advice`: cheapest first, with changes, savings, cost, fit, estimate and edits', async () => {
-    const r = (await cli('estimate', 'test/e2e/fixtures/workspace/run.vram.yaml', '--gpu', 'RTX-4090', '--advise', '--json'));
+    const r = await cli(
+      'estimate',
+      'test/e2e/fixtures/workspace/run.vram.yaml',
+      '--gpu',
+      'RTX-4090',
+      '--advise',
+      '--json',
+    );
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
     assert.ok(Array.isArray(j.advice) && j.advice.length > 0);
     for (const a of j.advice) {
-      for (const k of ['title', 'changes', 'savedBytes', 'stepTimeFactor', 'changesResult', 'fits', 'estimate', 'edits']) assert.ok(k in a, k);
+      for (const k of [
+        'title',
+        'changes',
+        'savedBytes',
+        'stepTimeFactor',
+        'changesResult',
+        'fits',
+        'estimate',
+        'edits',
+      ])
+        assert.ok(k in a, k);
       assert.ok(a.changes.every((c: { key: string }) => typeof c.key === 'string'));
       assert.ok(typeof a.estimate.deviceBytes === 'number' && a.fits === true);
     }
     // Result-preserving advice comes before result-changing advice, and edits target the scenario file itself.
     const firstChanging = j.advice.findIndex((a: { changesResult: boolean }) => a.changesResult);
-    assert.ok(firstChanging === -1 || j.advice.slice(firstChanging).every((a: { changesResult: boolean }) => a.changesResult));
+    assert.ok(
+      firstChanging === -1 || j.advice.slice(firstChanging).every((a: { changesResult: boolean }) => a.changesResult),
+    );
     assert.ok(j.advice[0].edits.length > 0 && j.advice[0].edits[0].file.endsWith('run.vram.yaml'));
   });
 
   it('--advise prints the ranked list under the table', async () => {
-    const r = (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'T4', '--advise'));
+    const r = await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'T4', '--advise');
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /advice \(\d+ candidate setups evaluated for T4; cheapest first\):/);
     assert.match(r.out, /largest micro-batch that fits: \d+/);
@@ -192,7 +261,10 @@ describe('cli: vram-lens estimate', async () => {
     const small = await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'RTX-3060-12GB');
     assert.match(small.out, /DOES NOT FIT/);
     assert.match(small.out, hint);
-    assert.doesNotMatch((await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'RTX-3060-12GB', '--advise')).out, hint);
+    assert.doesNotMatch(
+      (await cli('estimate', 'examples/llama2-7b-lora.vram.yaml', '--gpu', 'RTX-3060-12GB', '--advise')).out,
+      hint,
+    );
   });
 
   it('--advise says which advice a quick fix cannot write into the files, and why', async () => {
@@ -206,10 +278,17 @@ describe('cli: vram-lens estimate', async () => {
     assert.ok(offload && !offload.includes('not written by a quick fix'), r.out);
     const more = items.find((i) => /^ {2}\d+\. 2x the GPUs/.test(i));
     assert.ok(more, r.out);
-    assert.match(more, /not written by a quick fix: test\/e2e\/fixtures\/workspace\/axolotl\.yml: Axolotl has no setting for gpus_per_node$/m);
+    assert.match(
+      more,
+      /not written by a quick fix: test\/e2e\/fixtures\/workspace\/axolotl\.yml: Axolotl has no setting for gpus_per_node$/m,
+    );
     const json = await cli('estimate', 'test/e2e/fixtures/workspace/axolotl.yml', '--gpu', 'T4', '--advise', '--json');
-    const advice = (JSON.parse(json.out) as { advice: Array<{ title: string; edits: Array<{ newText: string }> }> }).advice;
+    const advice = (JSON.parse(json.out) as { advice: Array<{ title: string; edits: Array<{ newText: string }> }> })
+      .advice;
     const edit = advice.find((a) => a.title === 'Offload parameters and optimizer to CPU (ZeRO-Infinity)')!.edits;
-    assert.deepEqual(edit.map((e) => e.newText), ['deepspeed: deepspeed_configs/zero3_bf16_cpuoffload_all.json\n']);
+    assert.deepEqual(
+      edit.map((e) => e.newText),
+      ['deepspeed: deepspeed_configs/zero3_bf16_cpuoffload_all.json\n'],
+    );
   });
 });

@@ -15,8 +15,10 @@ const expectedRoot = path.join(repo, 'test', 'fixtures', 'corpus-expected');
 
 function corpusFiles(shared: string): string[] {
   const root = path.join(shared, 'corpus');
-  return fs.readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).flatMap((d) =>
-    fs.readdirSync(path.join(root, d.name)).map((f) => path.join(root, d.name, f)));
+  return fs
+    .readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) => fs.readdirSync(path.join(root, d.name)).map((f) => path.join(root, d.name, f)));
 }
 
 describe('corpus (needs ../shared/corpus)', function () {
@@ -33,7 +35,12 @@ describe('corpus (needs ../shared/corpus)', function () {
     for (const f of files) {
       let out = '';
       let err = '';
-      const code = await run(['estimate', f, '--json'], { out: (s) => (out += s), err: (s) => (err += s), cwd: repo, env });
+      const code = await run(['estimate', f, '--json'], {
+        out: (s) => (out += s),
+        err: (s) => (err += s),
+        cwd: repo,
+        env,
+      });
       assert.ok(code === 0 || code === 2, `${path.basename(f)}: exit ${code}`);
       assert.doesNotMatch(err, /\n\s+at .*\.js:\d+|internal error|TypeError|RangeError/, `${path.basename(f)}: ${err}`);
       if (code === 0) assert.ok(JSON.parse(out).perGpu.peakBytes > 0);
@@ -49,7 +56,12 @@ describe('corpus (needs ../shared/corpus)', function () {
       const exp = path.join(expectedRoot, dir, `${path.basename(f)}.expected.json`);
       if (!fs.existsSync(exp)) continue;
       checked++;
-      const expected = JSON.parse(fs.readFileSync(exp, 'utf8')) as { format: string; facts: Record<string, unknown>; problems?: string[]; references?: string[] };
+      const expected = JSON.parse(fs.readFileSync(exp, 'utf8')) as {
+        format: string;
+        facts: Record<string, unknown>;
+        problems?: string[];
+        references?: string[];
+      };
       const text = fs.readFileSync(f, 'utf8');
       const format = detectFormat(f, text);
       if (format !== expected.format) {
@@ -61,13 +73,16 @@ describe('corpus (needs ../shared/corpus)', function () {
       for (const fact of facts.facts) byKey.set(fact.key, isUnknown(fact.value) ? { unknown: true } : fact.value);
       for (const [k, v] of Object.entries(expected.facts)) {
         const got = byKey.get(k);
-        if (JSON.stringify(got) !== JSON.stringify(v)) failures.push(`${dir}/${path.basename(f)}: ${k} = ${JSON.stringify(got)}, expected ${JSON.stringify(v)}`);
+        if (JSON.stringify(got) !== JSON.stringify(v))
+          failures.push(`${dir}/${path.basename(f)}: ${k} = ${JSON.stringify(got)}, expected ${JSON.stringify(v)}`);
       }
       for (const code of expected.problems ?? []) {
-        if (!facts.problems.some((p) => p.code === code)) failures.push(`${dir}/${path.basename(f)}: expected a '${code}' problem`);
+        if (!facts.problems.some((p) => p.code === code))
+          failures.push(`${dir}/${path.basename(f)}: expected a '${code}' problem`);
       }
       for (const r of expected.references ?? []) {
-        if (!facts.references.some((x) => x.path === r)) failures.push(`${dir}/${path.basename(f)}: expected a reference to ${r}`);
+        if (!facts.references.some((x) => x.path === r))
+          failures.push(`${dir}/${path.basename(f)}: expected a reference to ${r}`);
       }
     }
     assert.deepEqual(failures, []);

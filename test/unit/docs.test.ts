@@ -18,11 +18,17 @@ describe('docs', () => {
   it('every diagnostic code has its heading in docs/diagnostics.md', () => {
     const headings = new Set([...read('docs/diagnostics.md').matchAll(/^## ([a-z-]+)$/gm)].map((m) => m[1]));
     assert.ok(codes().length >= 20);
-    assert.deepEqual(codes().filter((c) => !headings.has(c)), []);
+    assert.deepEqual(
+      codes().filter((c) => !headings.has(c)),
+      [],
+    );
   });
 
   it('README.md links every diagnostic code to its heading', () => {
     const readme = read('README.md');
-    assert.deepEqual(codes().filter((c) => !readme.includes(`docs/diagnostics.md#${c})`)), []);
+    assert.deepEqual(
+      codes().filter((c) => !readme.includes(`docs/diagnostics.md#${c})`)),
+      [],
+    );
   });
 });

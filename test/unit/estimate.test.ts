@@ -10,15 +10,29 @@ import { archOf } from './terms/helpers';
 /** Model states on the optimizer step: weights + master + optimizer states + gradients (no temporaries). */
 function modelStates(e: ReturnType<typeof run>): number {
   const p = phase(e, 'optimizer');
-  return ['weights', 'master-weights', 'optimizer-states', 'gradients'].reduce((s, id) => s + component(p, id as never), 0);
+  return ['weights', 'master-weights', 'optimizer-states', 'gradients'].reduce(
+    (s, id) => s + component(p, id as never),
+    0,
+  );
 }
 
 describe('estimate: model states', () => {
   // ZeRO paper (Rajbhandari et al. 2019, §5.1 and Figure 1): Psi = 7.5B, N_d = 64, mixed-precision Adam (K = 12):
   // baseline 16 Psi = 120 GB; P_os 4 Psi + 12 Psi/64 = 31.4 GB; P_os+g 2 Psi + 14 Psi/64 = 16.6 GB; P_os+g+p 16 Psi/64 = 1.9 GB.
   const psi = 7.5e9;
-  const base = { parameters: psi, weights_dtype: 'bf16' as const, master_weights: true, optimizer: 'adamw_fused' as const, gpus_per_node: 8, nodes: 8 };
-  const cases: Array<[0 | 1 | 2 | 3, number]> = [[1, 4 * psi + (12 * psi) / 64], [2, 2 * psi + (14 * psi) / 64], [3, (16 * psi) / 64]];
+  const base = {
+    parameters: psi,
+    weights_dtype: 'bf16' as const,
+    master_weights: true,
+    optimizer: 'adamw_fused' as const,
+    gpus_per_node: 8,
+    nodes: 8,
+  };
+  const cases: Array<[0 | 1 | 2 | 3, number]> = [
+    [1, 4 * psi + (12 * psi) / 64],
+    [2, 2 * psi + (14 * psi) / 64],
+    [3, (16 * psi) / 64],
+  ];
   for (const [stage, expected] of cases) {
     it(`ZeRO-${stage}: ${(expected / GB).toFixed(1)} GB per GPU for 7.5B params on 64 GPUs (ZeRO paper)`, () => {
       const e = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, zero_stage: stage }));
@@ -41,24 +55,50 @@ describe('estimate: model states', () => {
   });
 
   it('LoRA r=16 on q,k,v,o of Llama-2-7B: 16 x (4096 + 4096) x 4 modules x 32 layers = 16,777,216 trainable', () => {
-    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { method: 'lora', weights_dtype: 'bf16', lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] } }));
+    const e = run(
+      setupFor('meta-llama/Llama-2-7b-hf', {
+        method: 'lora',
+        weights_dtype: 'bf16',
+        lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
+      }),
+    );
     assert.equal(e.parameters.trainable, 16_777_216);
     // PEFT keeps adapters in fp32: AdamW states are 2 x 4 B per adapter parameter.
     assert.equal(component(phase(e, 'optimizer'), 'optimizer-states'), 16_777_216 * 8);
   });
 
   it('QLoRA NF4 with double quantization: 0.5 + 1/64 + 4/(64*256) bytes per quantized parameter (QLoRA paper §2)', () => {
-    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { method: 'qlora', weights_dtype: 'bf16', quantization: { bits: 4, type: 'nf4', double_quant: true }, lora: { r: 8 } }));
+    const e = run(
+      setupFor('meta-llama/Llama-2-7b-hf', {
+        method: 'qlora',
+        weights_dtype: 'bf16',
+        quantization: { bits: 4, type: 'nf4', double_quant: true },
+        lora: { r: 8 },
+      }),
+    );
     // Llama-2-7B block linears: 32 x (4 x 4096^2 + 3 x 4096 x 11008) = 6,476,005,376 parameters.
     const linear = 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008);
     assert.equal(e.parameters.quantized, linear);
-    near(component(phase(e, 'optimizer'), 'quantization-constants'), linear * (0.5 + 1 / 64 + 4 / (64 * 256)), 1e-9, 'nf4 bytes');
+    near(
+      component(phase(e, 'optimizer'), 'quantization-constants'),
+      linear * (0.5 + 1 / 64 + 4 / (64 * 256)),
+      1e-9,
+      'nf4 bytes',
+    );
     // The embeddings, lm_head and norms stay in bf16: 6,738,415,616 - 6,476,005,376 = 262,410,240 params x 2 B.
     assert.equal(component(phase(e, 'optimizer'), 'weights'), (6_738_415_616 - linear) * 2);
   });
 
   it('fp32 upcast of a 4-bit model (PEFT prepare_model_for_kbit_training / TRL before Nov 2025): weights, residual stream, head copy', () => {
-    const base = { method: 'qlora', weights_dtype: 'bf16', mixed_precision: 'bf16', quantization: { bits: 4, type: 'nf4' }, lora: { r: 8 }, gradient_checkpointing: 'full', seq_len: 2048 } as const;
+    const base = {
+      method: 'qlora',
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      quantization: { bits: 4, type: 'nf4' },
+      lora: { r: 8 },
+      gradient_checkpointing: 'full',
+      seq_len: 2048,
+    } as const;
     const none = run(setupFor('meta-llama/Llama-2-7b-hf', base));
     const all = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, kbit_upcast: 'all' }));
     const norms = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, kbit_upcast: 'norms' }));
@@ -79,30 +119,69 @@ describe('estimate: model states', () => {
     assert.equal(component(phase(none, 'forward'), 'autocast-weight-copies'), adapterCache);
     assert.equal(component(phase(all, 'forward'), 'autocast-weight-copies'), adapterCache + 32000 * 4096 * 2);
     assert.equal(component(phase(norms, 'forward'), 'autocast-weight-copies'), adapterCache);
-    assert.ok(all.perGpu.peakBytes - none.perGpu.peakBytes > emb * 2 + 32000 * 4096 * 2, 'upcast costs at least the fp32 embeddings/head and the head copy');
+    assert.ok(
+      all.perGpu.peakBytes - none.perGpu.peakBytes > emb * 2 + 32000 * 4096 * 2,
+      'upcast costs at least the fp32 embeddings/head and the head copy',
+    );
   });
 
   it('prepare_model_for_kbit_training on a 16-bit model that is not quantized makes every weight fp32', () => {
-    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { method: 'lora', weights_dtype: 'bf16', mixed_precision: 'bf16', kbit_upcast: 'all' }));
+    const e = run(
+      setupFor('meta-llama/Llama-2-7b-hf', {
+        method: 'lora',
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        kbit_upcast: 'all',
+      }),
+    );
     assert.equal(component(phase(e, 'optimizer'), 'weights'), 6_738_415_616 * 4);
     assert.ok(e.warnings.some((w) => w.key === 'kbit_upcast'));
   });
 
   it('gpt-oss-20b LoRA: all-linear reaches only q/k/v/o (the experts and router are bare parameters); bitsandbytes leaves the experts 16-bit', () => {
-    const lora = run(setupFor('openai/gpt-oss-20b', { method: 'lora', weights_dtype: 'bf16', mixed_precision: 'bf16', lora: { r: 8, target_modules: 'all-linear' } }));
+    const lora = run(
+      setupFor('openai/gpt-oss-20b', {
+        method: 'lora',
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        lora: { r: 8, target_modules: 'all-linear' },
+      }),
+    );
     // 24 layers x 8 x ((2880 + 4096) + 2 x (2880 + 512) + (4096 + 2880)) = 4,644,864 adapter parameters.
-    assert.equal(lora.parameters.trainable, 24 * 8 * ((2880 + 4096) + 2 * (2880 + 512) + (4096 + 2880)));
-    const q = run(setupFor('openai/gpt-oss-20b', { method: 'qlora', weights_dtype: 'bf16', quantization: { bits: 4, type: 'nf4' }, lora: { r: 8, target_modules: 'all-linear' } }));
+    assert.equal(lora.parameters.trainable, 24 * 8 * (2880 + 4096 + 2 * (2880 + 512) + (4096 + 2880)));
+    const q = run(
+      setupFor('openai/gpt-oss-20b', {
+        method: 'qlora',
+        weights_dtype: 'bf16',
+        quantization: { bits: 4, type: 'nf4' },
+        lora: { r: 8, target_modules: 'all-linear' },
+      }),
+    );
     // Only the attention projections are nn.Linear: 24 x (2880 x 4096 + 2 x 2880 x 512 + 4096 x 2880).
     assert.equal(q.parameters.quantized, 24 * (2 * 2880 * 4096 + 2 * 2880 * 512));
     // No SDPA path for gpt-oss in transformers: the estimate runs eager attention and says so.
-    assert.deepEqual(lora.assumptions.filter((x) => x.key === 'attention').map((x) => x.value), ['eager']);
-    const sdpa = run(setupFor('openai/gpt-oss-20b', { method: 'lora', weights_dtype: 'bf16', attention: 'sdpa' }), { provenance: { attention: { kind: 'file', file: 'train.py', key: 'attn_implementation' } } });
-    assert.ok(sdpa.warnings.some((w) => w.key === 'attention' && /eager/.test(w.message)), 'an sdpa written in the file is answered with a warning');
+    assert.deepEqual(
+      lora.assumptions.filter((x) => x.key === 'attention').map((x) => x.value),
+      ['eager'],
+    );
+    const sdpa = run(setupFor('openai/gpt-oss-20b', { method: 'lora', weights_dtype: 'bf16', attention: 'sdpa' }), {
+      provenance: { attention: { kind: 'file', file: 'train.py', key: 'attn_implementation' } },
+    });
+    assert.ok(
+      sdpa.warnings.some((w) => w.key === 'attention' && /eager/.test(w.message)),
+      'an sdpa written in the file is answered with a warning',
+    );
   });
 
   it('Gemma 3 4B full fine-tune on text: the vision tower is loaded (weights) but has no gradients or optimizer state', () => {
-    const e = run(setupFor('google/gemma-3-4b-it', { weights_dtype: 'bf16', mixed_precision: 'bf16', gradient_checkpointing: 'full', seq_len: 1024 }));
+    const e = run(
+      setupFor('google/gemma-3-4b-it', {
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        gradient_checkpointing: 'full',
+        seq_len: 1024,
+      }),
+    );
     const vision = 416_866_032 + 1152 * 2560 + 1152;
     assert.equal(e.parameters.total, 4_300_079_472);
     assert.equal(e.parameters.trainable, 4_300_079_472 - vision);
@@ -111,8 +190,16 @@ describe('estimate: model states', () => {
     assert.ok(e.assumptions.some((x) => x.key === 'architecture' && /vision tower/.test(x.value)));
   });
 
-  it('evaluation during training at HF\'s default eval batch of 8 is the peak of a micro-batch-1 LoRA run', () => {
-    const base = { method: 'lora', weights_dtype: 'bf16', mixed_precision: 'bf16', lora: { r: 16, target_modules: 'all-linear' }, gradient_checkpointing: 'full', seq_len: 2048, micro_batch_size: 1 } as const;
+  it("evaluation during training at HF's default eval batch of 8 is the peak of a micro-batch-1 LoRA run", () => {
+    const base = {
+      method: 'lora',
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      lora: { r: 16, target_modules: 'all-linear' },
+      gradient_checkpointing: 'full',
+      seq_len: 2048,
+      micro_batch_size: 1,
+    } as const;
     const train = run(setupFor('meta-llama/Meta-Llama-3-8B', base));
     const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, eval_batch_size: 8 }));
     // No-grad forward at 8 x 2048 tokens: at the loss call the bf16 logits (2 B), their fp32 upcast (4 B) and the fp32
@@ -123,9 +210,18 @@ describe('estimate: model states', () => {
     assert.equal(component(ev, 'weights'), component(phase(train, 'optimizer'), 'weights'));
     assert.equal(e.perGpu.phase, 'evaluation');
     assert.ok(e.perGpu.peakBytes > train.perGpu.peakBytes);
-    assert.equal(train.perGpu.phases.some((p) => p.phase === 'evaluation'), false, 'no evaluation phase without eval_batch_size');
-    const pp = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, eval_batch_size: 8, gpus_per_node: 2, pipeline_parallel: 2 }));
-    assert.ok(pp.warnings.some((w) => w.key === 'eval_batch_size'), 'said, not silently dropped, under pipeline parallelism');
+    assert.equal(
+      train.perGpu.phases.some((p) => p.phase === 'evaluation'),
+      false,
+      'no evaluation phase without eval_batch_size',
+    );
+    const pp = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', { ...base, eval_batch_size: 8, gpus_per_node: 2, pipeline_parallel: 2 }),
+    );
+    assert.ok(
+      pp.warnings.some((w) => w.key === 'eval_batch_size'),
+      'said, not silently dropped, under pipeline parallelism',
+    );
   });
 
   it('8-bit AdamW (bitsandbytes): 2 x (1 + 4/2048) bytes per parameter of large tensors', () => {
@@ -142,7 +238,16 @@ describe('estimate: model states', () => {
   });
 
   it('optimizer offload moves states and master weights to the host: 16 B/param/shard on the CPU (DeepSpeed ZeRO-Offload)', () => {
-    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', master_weights: true, zero_stage: 2, offload_optimizer: 'cpu', gpus_per_node: 8, optimizer: 'adamw_fused' }));
+    const e = run(
+      setupFor('meta-llama/Llama-2-7b-hf', {
+        weights_dtype: 'bf16',
+        master_weights: true,
+        zero_stage: 2,
+        offload_optimizer: 'cpu',
+        gpus_per_node: 8,
+        optimizer: 'adamw_fused',
+      }),
+    );
     const p = phase(e, 'optimizer');
     assert.equal(component(p, 'optimizer-states'), 0);
     assert.equal(component(p, 'master-weights'), 0);
@@ -153,22 +258,36 @@ describe('estimate: model states', () => {
 
 describe('estimate: totals, fit and provenance', () => {
   it('device = reserved + CUDA context; reserved >= allocated', () => {
-    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', method: 'lora', cuda_context_bytes: 600 * MiB }));
+    const e = run(
+      setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', method: 'lora', cuda_context_bytes: 600 * MiB }),
+    );
     assert.ok(e.perGpu.reservedBytes >= e.perGpu.peakBytes);
     assert.equal(e.perGpu.deviceBytes, e.perGpu.reservedBytes + 600 * MiB);
   });
 
   it('a 7B full fine-tune in bf16 with AdamW does not fit a 24 GiB card; LoRA does', () => {
     const gpu = { id: 'RTX-4090', memoryBytes: 24564 * MiB, source: 'test' };
-    const full = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', gradient_checkpointing: 'full' }), { gpu });
+    const full = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', gradient_checkpointing: 'full' }), {
+      gpu,
+    });
     assert.equal(full.fits, false);
-    const lora = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', method: 'lora', gradient_checkpointing: 'full', seq_len: 1024 }), { gpu });
+    const lora = run(
+      setupFor('meta-llama/Llama-2-7b-hf', {
+        weights_dtype: 'bf16',
+        method: 'lora',
+        gradient_checkpointing: 'full',
+        seq_len: 1024,
+      }),
+      { gpu },
+    );
     assert.equal(lora.fits, true);
     assert.ok((lora.headroomBytes ?? 0) > 2 * GiB);
   });
 
   it('lists every value that was not in the user files as an assumption with its source', () => {
-    const e = run(setupFor('gpt2'), { provenance: { seq_len: { kind: 'file', file: 'x.vram.yaml', line: 3, key: 'seq_len' } } });
+    const e = run(setupFor('gpt2'), {
+      provenance: { seq_len: { kind: 'file', file: 'x.vram.yaml', line: 3, key: 'seq_len' } },
+    });
     const keys = e.assumptions.map((a) => a.key);
     assert.ok(keys.includes('micro_batch_size'));
     assert.ok(!keys.includes('seq_len'));
@@ -184,8 +303,17 @@ describe('estimate: totals, fit and provenance', () => {
   });
 
   it('every component has a formula', () => {
-    const e = run(setupFor('mistralai/Mixtral-8x7B-v0.1', { method: 'qlora', weights_dtype: 'bf16', lora: { r: 16, target_modules: 'all-linear' }, quantization: { bits: 4 }, gradient_checkpointing: 'full' }));
-    for (const p of e.perGpu.phases) for (const c of p.components) assert.ok(c.formula.length > 0, `${c.id} has a formula`);
+    const e = run(
+      setupFor('mistralai/Mixtral-8x7B-v0.1', {
+        method: 'qlora',
+        weights_dtype: 'bf16',
+        lora: { r: 16, target_modules: 'all-linear' },
+        quantization: { bits: 4 },
+        gradient_checkpointing: 'full',
+      }),
+    );
+    for (const p of e.perGpu.phases)
+      for (const c of p.components) assert.ok(c.formula.length > 0, `${c.id} has a formula`);
   });
 });
 
@@ -198,7 +326,16 @@ describe('estimate: BAdam', () => {
     // The estimator takes one layer's share of the blocks, the final norm's 4,096 spread over the 32 layers.
     const block = (8_030_261_248 - 2 * 128_256 * 4096) / 32;
     assert.equal(block, 218_112_128);
-    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { method: 'full', weights_dtype: 'bf16', micro_batch_size: 1, seq_len: 1024, gradient_checkpointing: 'full', badam: { mode: 'layer' } }));
+    const e = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', {
+        method: 'full',
+        weights_dtype: 'bf16',
+        micro_batch_size: 1,
+        seq_len: 1024,
+        gradient_checkpointing: 'full',
+        badam: { mode: 'layer' },
+      }),
+    );
     const opt = phase(e, 'optimizer');
     assert.equal(component(opt, 'optimizer-states'), 2 * 4 * block);
     assert.equal(component(opt, 'master-weights'), 4 * block);
@@ -215,17 +352,37 @@ describe('estimate: BAdam', () => {
     // states for those entries; no fp32 copy.
     const trainable = 8_030_261_248 - 2 * 128_256 * 4096;
     assert.equal(trainable, 6_979_588_096);
-    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { method: 'full', weights_dtype: 'bf16', micro_batch_size: 1, seq_len: 1024, gradient_checkpointing: 'full', badam: { mode: 'ratio', update_ratio: 0.05 } }));
+    const e = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', {
+        method: 'full',
+        weights_dtype: 'bf16',
+        micro_batch_size: 1,
+        seq_len: 1024,
+        gradient_checkpointing: 'full',
+        badam: { mode: 'ratio', update_ratio: 0.05 },
+      }),
+    );
     const opt = phase(e, 'optimizer');
     assert.equal(component(opt, 'gradients'), Math.round(trainable * 0.05 * (2 + 16)));
     assert.equal(component(opt, 'master-weights'), 0);
     // keep_mask: one mask per tensor shape, (4096, 4096) for q and o, (1024, 4096) for k and v, (14336, 4096) for gate and
     // up, (4096, 14336) for down, and the norms' (4096,): 5 % of their entries, a 2 B value and the indices.
-    const masks = (Math.floor(4096 * 4096 * 0.05) + Math.floor(1024 * 4096 * 0.05) + 2 * Math.floor(14_336 * 4096 * 0.05)) * 18 + Math.floor(4096 * 0.05) * 10;
+    const masks =
+      (Math.floor(4096 * 4096 * 0.05) + Math.floor(1024 * 4096 * 0.05) + 2 * Math.floor(14_336 * 4096 * 0.05)) * 18 +
+      Math.floor(4096 * 0.05) * 10;
     assert.equal(component(opt, 'optimizer-states'), Math.round(2 * 0.05 * 2 * trainable) + masks);
     // LLaMA-Factory refuses it in distributed training (hparams/parser.py).
     assert.ok(!e.warnings.some((w) => w.key === 'badam'));
-    const two = run(setupFor('meta-llama/Meta-Llama-3-8B', { method: 'full', weights_dtype: 'bf16', micro_batch_size: 1, seq_len: 1024, gpus_per_node: 2, badam: { mode: 'ratio', update_ratio: 0.05 } }));
+    const two = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', {
+        method: 'full',
+        weights_dtype: 'bf16',
+        micro_batch_size: 1,
+        seq_len: 1024,
+        gpus_per_node: 2,
+        badam: { mode: 'ratio', update_ratio: 0.05 },
+      }),
+    );
     assert.ok(two.warnings.some((w) => w.key === 'badam' && /one GPU only/.test(w.message)));
   });
 });
@@ -234,10 +391,20 @@ describe('estimate: paged optimizer state (CUDA unified memory)', () => {
   // torchtune llama3_1/8B_full_single_device: Llama-3.1-8B pure bf16, bitsandbytes PagedAdamW8bit, optimizer in
   // backward, checkpointing, batch 2 x 2,048 packed, chunked loss, compiled. torchtune's README: "Runnable on 1x 4090", 18.9 GiB.
   // The state: 2 x (1 B + 4 B/2048) for tensors >= 4,096 elements, 4 B for the 266,240 norm weights.
-  const s = setupFor('meta-llama/Llama-3.1-8B', { method: 'full', weights_dtype: 'bf16', optimizer: 'paged_adamw_8bit', optimizer_in_backward: true,
-    gradient_checkpointing: 'full', micro_batch_size: 2, seq_len: 2048, loss: 'chunked', compile: true });
+  const s = setupFor('meta-llama/Llama-3.1-8B', {
+    method: 'full',
+    weights_dtype: 'bf16',
+    optimizer: 'paged_adamw_8bit',
+    optimizer_in_backward: true,
+    gradient_checkpointing: 'full',
+    micro_batch_size: 2,
+    seq_len: 2048,
+    loss: 'chunked',
+    compile: true,
+  });
   const state = 2 * (8_029_995_008 * (1 + 4 / 2048) + 266_240 * 4);
-  const paged = (e: ReturnType<typeof run>): number => e.perGpu.runtime.find((r) => r.id === 'paged-optimizer')?.bytes ?? 0;
+  const paged = (e: ReturnType<typeof run>): number =>
+    e.perGpu.runtime.find((r) => r.id === 'paged-optimizer')?.bytes ?? 0;
 
   it('is resident while the GPU has room', () => {
     const e = run(s, { gpu: { id: 'A100-80GB', memoryBytes: 80 * GiB, source: 'test' } });
@@ -258,7 +425,7 @@ describe('estimate: paged optimizer state (CUDA unified memory)', () => {
     assert.ok(Math.abs(e.perGpu.reservedBytes / (18.9 * GiB) - 1) < 0.03, `${e.perGpu.reservedBytes / GiB}`);
   });
 
-  it('does not fit when the rest alone leaves no room for one tensor\'s state', () => {
+  it("does not fit when the rest alone leaves no room for one tensor's state", () => {
     const e = run(s, { gpu: { id: '16GiB', memoryBytes: 16 * GiB, source: 'test' } });
     assert.equal(e.fits, false);
   });
@@ -268,23 +435,41 @@ describe('estimate: context parallelism', () => {
   // Llama-3.1-8B full fine-tune, pure bf16, FSDP full_shard over 8 GPUs. Context parallelism 2 splits each 8,192-token
   // sequence into two 4,096-token shares: per GPU everything is as for 4,096-token sequences, and FSDP still shards
   // over all 8 GPUs (torchtitan's dp_shard x cp mesh); only the data-parallel degree (the batch) halves.
-  const base = { method: 'full' as const, weights_dtype: 'bf16' as const, fsdp: 'full_shard' as const, gpus_per_node: 8, micro_batch_size: 1, gradient_checkpointing: 'full' as const, attention: 'flash' as const };
+  const base = {
+    method: 'full' as const,
+    weights_dtype: 'bf16' as const,
+    fsdp: 'full_shard' as const,
+    gpus_per_node: 8,
+    micro_batch_size: 1,
+    gradient_checkpointing: 'full' as const,
+    attention: 'flash' as const,
+  };
   it('holds seq_len / context_parallel tokens per GPU, sharded over every GPU', () => {
     const cp = run(setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 8192, context_parallel: 2 }));
     const half = run(setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 4096 }));
     assert.equal(cp.perGpu.peakBytes, half.perGpu.peakBytes);
     assert.equal(component(phase(cp, 'backward'), 'activations'), component(phase(half, 'backward'), 'activations'));
-    assert.deepEqual([cp.layout.dataParallel, cp.layout.contextParallel, cp.layout.shardGroup, cp.layout.globalBatch], [4, 2, 8, 4]);
+    assert.deepEqual(
+      [cp.layout.dataParallel, cp.layout.contextParallel, cp.layout.shardGroup, cp.layout.globalBatch],
+      [4, 2, 8, 4],
+    );
   });
   it('refuses a layout or a length that does not split, and runs attention as flash blocks', () => {
-    const bad = estimate(setupFor('meta-llama/Llama-3.1-8B', { ...base, gpus_per_node: 6, seq_len: 8192, context_parallel: 4 }));
+    const bad = estimate(
+      setupFor('meta-llama/Llama-3.1-8B', { ...base, gpus_per_node: 6, seq_len: 8192, context_parallel: 4 }),
+    );
     assert.equal(bad.ok, false);
     assert.equal(!bad.ok && bad.errors[0].key, 'context_parallel');
     const odd = estimate(setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 8191, context_parallel: 2 }));
     assert.equal(!odd.ok && odd.errors[0].key, 'context_parallel');
-    const eager = run(setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 8192, context_parallel: 2, attention: 'eager' }));
+    const eager = run(
+      setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 8192, context_parallel: 2, attention: 'eager' }),
+    );
     assert.ok(eager.warnings.some((w) => w.key === 'attention'));
-    assert.equal(eager.perGpu.peakBytes, run(setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 8192, context_parallel: 2 })).perGpu.peakBytes);
+    assert.equal(
+      eager.perGpu.peakBytes,
+      run(setupFor('meta-llama/Llama-3.1-8B', { ...base, seq_len: 8192, context_parallel: 2 })).perGpu.peakBytes,
+    );
   });
 });
 
@@ -293,28 +478,60 @@ describe('estimate: expert parallelism with sharding', () => {
   // Expert parallelism splits the experts over ep ranks; ZeRO / FSDP shard each rank's experts over the ranks that hold
   // the same ones (S / ep), so per GPU an expert quantity sharded over S ranks is divided by max(ep, S).
   const experts = 48 * 128 * 3 * 2048 * 768;
-  const s = (extra: Record<string, unknown>) => setupFor('Qwen/Qwen3-30B-A3B', { method: 'full', weights_dtype: 'bf16', gpus_per_node: 8, micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'full', ...extra });
+  const s = (extra: Record<string, unknown>) =>
+    setupFor('Qwen/Qwen3-30B-A3B', {
+      method: 'full',
+      weights_dtype: 'bf16',
+      gpus_per_node: 8,
+      micro_batch_size: 1,
+      seq_len: 2048,
+      gradient_checkpointing: 'full',
+      ...extra,
+    });
   it('FSDP over 8 GPUs: the same weights, gradients and states per GPU with ep 8 as without; each rank gathers its 16 experts only', () => {
     const e1 = run(s({ fsdp: 'full_shard' }));
     const e8 = run(s({ fsdp: 'full_shard', expert_parallel: 8 }));
-    for (const id of ['weights', 'optimizer-states'] as const) assert.equal(component(phase(e8, 'optimizer'), id), component(phase(e1, 'optimizer'), id));
+    for (const id of ['weights', 'optimizer-states'] as const)
+      assert.equal(component(phase(e8, 'optimizer'), id), component(phase(e1, 'optimizer'), id));
     // The units gathered at once: those allocated at the peak and what the all-gather stream's pool keeps beside them.
-    const unit = (e: ReturnType<typeof run>): number => e.perGpu.components.filter((c) => c.label === 'FSDP all-gathered units').reduce((t, c) => t + c.bytes, 0)
-      + (e.perGpu.runtime.find((r) => r.id === 'all-gather-pool')?.bytes ?? 0);
+    const unit = (e: ReturnType<typeof run>): number =>
+      e.perGpu.components.filter((c) => c.label === 'FSDP all-gathered units').reduce((t, c) => t + c.bytes, 0) +
+      (e.perGpu.runtime.find((r) => r.id === 'all-gather-pool')?.bytes ?? 0);
     assert.ok(Math.abs(unit(e1) - unit(e8) - 2 * (experts / 48) * (7 / 8) * 2) < 1); // 2 units x 7/8 of a layer's experts x 2 B
   });
   it('ZeRO-1 over 8 GPUs with ep 4: weights keep a quarter of the experts, optimizer states are sharded over all 8', () => {
     const e1 = run(s({ zero_stage: 1 }));
     const e4 = run(s({ zero_stage: 1, expert_parallel: 4 }));
-    assert.equal(component(phase(e4, 'optimizer'), 'optimizer-states'), component(phase(e1, 'optimizer'), 'optimizer-states'));
-    assert.ok(Math.abs(component(phase(e1, 'optimizer'), 'weights') - component(phase(e4, 'optimizer'), 'weights') - experts * (3 / 4) * 2) < 1);
+    assert.equal(
+      component(phase(e4, 'optimizer'), 'optimizer-states'),
+      component(phase(e1, 'optimizer'), 'optimizer-states'),
+    );
+    assert.ok(
+      Math.abs(
+        component(phase(e1, 'optimizer'), 'weights') -
+          component(phase(e4, 'optimizer'), 'weights') -
+          experts * (3 / 4) * 2,
+      ) < 1,
+    );
   });
 });
 
 describe('estimate: GLM-4.5-Air LoRA with FSDP over 8 GPUs (worked by hand)', () => {
   // 106,852,245,504 parameters (architecture.test.ts); the largest block is an MoE layer: attention 109,074,432 +
   // 128 experts, 1 shared expert and the router 2,232,418,304 = 2,341,492,736.
-  const e = run(setupFor('zai-org/GLM-4.5-Air', { method: 'lora', lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] }, weights_dtype: 'bf16', micro_batch_size: 1, seq_len: 4096, gradient_checkpointing: 'full', attention: 'flash', gpus_per_node: 8, fsdp: 'full_shard' }));
+  const e = run(
+    setupFor('zai-org/GLM-4.5-Air', {
+      method: 'lora',
+      lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
+      weights_dtype: 'bf16',
+      micro_batch_size: 1,
+      seq_len: 4096,
+      gradient_checkpointing: 'full',
+      attention: 'flash',
+      gpus_per_node: 8,
+      fsdp: 'full_shard',
+    }),
+  );
   const b = phase(e, 'backward');
   it('bf16 weights sharded over 8, two gathered MoE blocks, the embeddings and head unsharded in the root unit', () => {
     assert.equal(component(b, 'weights'), (106_852_245_504 * 2) / 8);
@@ -333,30 +550,46 @@ describe('estimate: MoE experts as transformers 5 stores them (3-D parameters)',
   const v4 = { transformers_version: '4.57' };
 
   it('keeps the parameter count (Mixtral-8x7B 46,702,792,704 either way)', () => {
-    const { countParameters, withFusedExperts } = require('../../src/core/architecture') as typeof import('../../src/core/architecture');
+    const { countParameters, withFusedExperts } =
+      require('../../src/core/architecture') as typeof import('../../src/core/architecture');
     const a = archOf('mistralai/Mixtral-8x7B-v0.1');
     const fused = withFusedExperts(a);
     assert.equal(countParameters(a).total, 46_702_792_704);
     assert.equal(countParameters(fused).total, 46_702_792_704);
-    assert.equal(withFusedExperts(archOf('meta-llama/Llama-2-7b-hf')).fusedExperts, undefined, 'dense models are left as they are');
+    assert.equal(
+      withFusedExperts(archOf('meta-llama/Llama-2-7b-hf')).fusedExperts,
+      undefined,
+      'dense models are left as they are',
+    );
   });
 
   it('all-linear LoRA r16 on Mixtral-8x7B reaches the experts under 4.x only: 240,123,904 vs 13,631,488 adapter params', () => {
     // r x (in + out) per target: q 16·(4096+4096), k and v 16·(4096+1024), o 16·(4096+4096) = 425,984 per layer, x 32
     // layers = 13,631,488. 4.x adds w1, w3 (4096 -> 14336) and w2 of 8 experts: 3 x 16 x 18,432 x 8 x 32 = 226,492,416.
-    const s = { method: 'lora' as const, weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, lora: { r: 16, target_modules: 'all-linear' as const } };
+    const s = {
+      method: 'lora' as const,
+      weights_dtype: 'bf16' as const,
+      mixed_precision: 'bf16' as const,
+      lora: { r: 16, target_modules: 'all-linear' as const },
+    };
     const v5 = run(setupFor('mistralai/Mixtral-8x7B-v0.1', s));
     const old = run(setupFor('mistralai/Mixtral-8x7B-v0.1', { ...s, ...v4 }));
     assert.equal(v5.parameters.trainable, 13_631_488);
     assert.equal(old.parameters.trainable, 240_123_904);
-    assert.ok(v5.warnings.some((w) => w.key === 'lora.target_modules' && /target_modules does not reach/.test(w.message)));
+    assert.ok(
+      v5.warnings.some((w) => w.key === 'lora.target_modules' && /target_modules does not reach/.test(w.message)),
+    );
     assert.ok(!old.warnings.some((w) => w.key === 'lora.target_modules'));
   });
 
   it('named targets reach the shared expert, not the routed ones (Qwen1.5-MoE-A2.7B r8: 4,423,680 vs 123,863,040)', () => {
     // gate_proj / up_proj / down_proj of the shared expert (2048 <-> 5632): 3 x 8 x 7,680 = 184,320 per layer x 24.
     // 4.x adds 60 experts of 1,408: 3 x 8 x (2048 + 1408) x 60 x 24 = 119,439,360.
-    const s = { method: 'lora' as const, weights_dtype: 'bf16' as const, lora: { r: 8, target_modules: ['gate_proj', 'up_proj', 'down_proj'] } };
+    const s = {
+      method: 'lora' as const,
+      weights_dtype: 'bf16' as const,
+      lora: { r: 8, target_modules: ['gate_proj', 'up_proj', 'down_proj'] },
+    };
     assert.equal(run(setupFor('Qwen/Qwen1.5-MoE-A2.7B', s)).parameters.trainable, 4_423_680);
     assert.equal(run(setupFor('Qwen/Qwen1.5-MoE-A2.7B', { ...s, ...v4 })).parameters.trainable, 123_863_040);
   });
@@ -364,35 +597,65 @@ describe('estimate: MoE experts as transformers 5 stores them (3-D parameters)',
   it('bitsandbytes 4-bit leaves the experts of Qwen3-30B-A3B in bf16: 905,969,664 params quantized, not 29,909,581,824', () => {
     // Attention per layer: q 2048 x 4096, k and v 2048 x 512, o 4096 x 2048 = 18,874,368; x 48 = 905,969,664.
     // Experts 48 x 128 x 3 x 2048 x 768 = 28,991,029,248 and routers 48 x 128 x 2048 = 12,582,912 (bitsandbytes#1849).
-    const s = { method: 'qlora' as const, weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, quantization: { bits: 4 as const, double_quant: true }, lora: { r: 16, target_modules: 'all-linear' as const }, gradient_checkpointing: 'full' as const };
+    const s = {
+      method: 'qlora' as const,
+      weights_dtype: 'bf16' as const,
+      mixed_precision: 'bf16' as const,
+      quantization: { bits: 4 as const, double_quant: true },
+      lora: { r: 16, target_modules: 'all-linear' as const },
+      gradient_checkpointing: 'full' as const,
+    };
     const v5 = run(setupFor('Qwen/Qwen3-30B-A3B', s));
     assert.equal(v5.parameters.quantized, 905_969_664);
     // Everything not quantized is stored in bf16: total minus the quantized attention, 2 B each.
     assert.equal(component(phase(v5, 'optimizer'), 'weights'), (v5.parameters.total - 905_969_664) * 2);
-    assert.ok(v5.warnings.some((w) => w.key === 'quantization' && /29\.00B expert and router params stay bf16/.test(w.message)));
+    assert.ok(
+      v5.warnings.some((w) => w.key === 'quantization' && /29\.00B expert and router params stay bf16/.test(w.message)),
+    );
     assert.ok(v5.assumptions.some((a) => a.key === 'transformers_version' && a.value === '5'));
     const old = run(setupFor('Qwen/Qwen3-30B-A3B', { ...s, ...v4 }));
     assert.equal(old.parameters.quantized, 905_969_664 + 28_991_029_248 + 12_582_912);
-    assert.ok(!old.assumptions.some((a) => a.key === 'transformers_version'), 'a version the setup gives is not an assumption');
+    assert.ok(
+      !old.assumptions.some((a) => a.key === 'transformers_version'),
+      'a version the setup gives is not an assumption',
+    );
     // Unsloth swaps the fused experts for per-expert 4-bit linears (unslothai/unsloth#4032).
-    assert.equal(run(setupFor('Qwen/Qwen3-30B-A3B', { ...s, kernels: 'unsloth' })).parameters.quantized, old.parameters.quantized);
+    assert.equal(
+      run(setupFor('Qwen/Qwen3-30B-A3B', { ...s, kernels: 'unsloth' })).parameters.quantized,
+      old.parameters.quantized,
+    );
   });
 
   it('Qwen3-VL-30B-A3B keeps 3-D experts under 4.x too: 4-bit quantizes the attention only, no version assumed', () => {
     // Qwen3VLMoeTextExperts were 3-D parameters from the model's first release (transformers 4.57).
-    const s = { method: 'qlora' as const, weights_dtype: 'bf16' as const, quantization: { bits: 4 as const }, lora: { r: 16, target_modules: 'all-linear' as const }, gradient_checkpointing: 'full' as const };
+    const s = {
+      method: 'qlora' as const,
+      weights_dtype: 'bf16' as const,
+      quantization: { bits: 4 as const },
+      lora: { r: 16, target_modules: 'all-linear' as const },
+      gradient_checkpointing: 'full' as const,
+    };
     for (const extra of [{}, v4]) {
       const e = run(setupFor('Qwen/Qwen3-VL-30B-A3B-Instruct', { ...s, ...extra }));
       assert.equal(e.parameters.quantized, 905_969_664);
       assert.ok(!e.assumptions.some((a) => a.key === 'transformers_version'));
       const w = e.warnings.find((x) => x.key === 'quantization');
       assert.ok(w && !/transformers 4\.x or Unsloth/.test(w.message), w?.message);
-      assert.ok(e.warnings.some((x) => x.key === 'lora.target_modules' && /target_modules does not reach/.test(x.message)));
+      assert.ok(
+        e.warnings.some((x) => x.key === 'lora.target_modules' && /target_modules does not reach/.test(x.message)),
+      );
     }
   });
 
   it('prepare_model_for_kbit_training upcasts the unquantized experts to fp32 (4 B each)', () => {
-    const s = { method: 'qlora' as const, weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, quantization: { bits: 4 as const }, kbit_upcast: 'all' as const, gradient_checkpointing: 'full' as const };
+    const s = {
+      method: 'qlora' as const,
+      weights_dtype: 'bf16' as const,
+      mixed_precision: 'bf16' as const,
+      quantization: { bits: 4 as const },
+      kbit_upcast: 'all' as const,
+      gradient_checkpointing: 'full' as const,
+    };
     const e = run(setupFor('Qwen/Qwen3-30B-A3B', s));
     const w = phase(e, 'optimizer').components.find((c) => c.id === 'weights')!;
     // Block params not quantized (experts, routers, norms) x 4 B + embeddings and head (151,936 x 2048 each) x 4 B.
@@ -400,7 +663,7 @@ describe('estimate: MoE experts as transformers 5 stores them (3-D parameters)',
     assert.match(w.formula, /fused expert, router and norm\/bias params x 4 B/);
   });
 
-  it('a full fine-tune: grouped_mm (5.x) keeps three index tensors where the 4.x loop keeps index_add_\'s source', () => {
+  it("a full fine-tune: grouped_mm (5.x) keeps three index tensors where the 4.x loop keeps index_add_'s source", () => {
     // gate_up chunked in two views keeps what gate and up keep; the difference is how the weighted outputs return to
     // token order: 4.x index_add_ keeps its source (routed tokens x hidden, bf16) and the token indices, 5.x grouped_mm
     // an index (int64 token, sort and unsort indices) whose source it does not keep. 48 MoE layers, 1,024 tokens x top-8
@@ -422,8 +685,22 @@ describe('estimate: bitsandbytes 8-bit base layers and Kimi Linear', () => {
     // (the second norm output) and down_proj (act x up) are kept in addition: 2·T·h x 2 + 2·T·f. o_proj's input is the
     // attention output flash-attn keeps anyway.
     const arch = archOf('meta-llama/Llama-2-7b-hf');
-    const plan: ActivationPlan = { arch, mode: 'amp', half: 2, weightBytes: 2, batch: 1, seq: 1024, attention: 'flash', baseTrainable: false, normsTrainable: false,
-      inputRequiresGrad: true, tp: 1, sequenceParallel: false, quantizedBase: true, lora: { r: 8, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) } };
+    const plan: ActivationPlan = {
+      arch,
+      mode: 'amp',
+      half: 2,
+      weightBytes: 2,
+      batch: 1,
+      seq: 1024,
+      attention: 'flash',
+      baseTrainable: false,
+      normsTrainable: false,
+      inputRequiresGrad: true,
+      tp: 1,
+      sequenceParallel: false,
+      quantizedBase: true,
+      lora: { r: 8, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) },
+    };
     const int8 = layerActivations({ ...plan, int8Base: true }).bytesPerLayer;
     const nf4 = layerActivations(plan).bytesPerLayer;
     assert.equal(int8 - nf4, 1024 * (4 * 4096 + 2 * 11008));
@@ -431,19 +708,36 @@ describe('estimate: bitsandbytes 8-bit base layers and Kimi Linear', () => {
 
   it('Kimi Linear ignores gradient checkpointing: the estimate is the one without, with a no-effect warning at the key', () => {
     // modeling_kimi.py: KimiDecoderLayer is a plain nn.Module and KimiLinearModel.forward calls each layer itself.
-    const base: Omit<TrainingSetupInput, 'architecture'> = { method: 'lora', lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] }, weights_dtype: 'bf16',
-      mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 1024, attention: 'flash' };
+    const base: Omit<TrainingSetupInput, 'architecture'> = {
+      method: 'lora',
+      lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      micro_batch_size: 1,
+      seq_len: 1024,
+      attention: 'flash',
+    };
     const on = run(setupFor('moonshotai/Kimi-Linear-48B-A3B-Instruct', { ...base, gradient_checkpointing: 'full' }));
     const off = run(setupFor('moonshotai/Kimi-Linear-48B-A3B-Instruct', { ...base, gradient_checkpointing: 'none' }));
     assert.equal(on.perGpu.peakBytes, off.perGpu.peakBytes);
-    assert.deepEqual(on.warnings.filter((w) => w.code === 'no-effect').map((w) => w.key), ['gradient_checkpointing']);
+    assert.deepEqual(
+      on.warnings.filter((w) => w.code === 'no-effect').map((w) => w.key),
+      ['gradient_checkpointing'],
+    );
     assert.equal(off.warnings.filter((w) => w.code === 'no-effect').length, 0);
     // KimiLinearModel sets flash_attention_2 whatever is asked for: eager costs nothing more.
-    const eager = run(setupFor('moonshotai/Kimi-Linear-48B-A3B-Instruct', { ...base, attention: 'eager', gradient_checkpointing: 'none' }));
+    const eager = run(
+      setupFor('moonshotai/Kimi-Linear-48B-A3B-Instruct', {
+        ...base,
+        attention: 'eager',
+        gradient_checkpointing: 'none',
+      }),
+    );
     assert.equal(eager.perGpu.peakBytes, off.perGpu.peakBytes);
     assert.ok(eager.assumptions.some((x) => x.key === 'attention' && x.value === 'flash'));
     // Llama is checkpointed as asked: the flag matters there.
-    const llama = (ck: 'full' | 'none') => run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, gradient_checkpointing: ck })).perGpu.peakBytes;
+    const llama = (ck: 'full' | 'none') =>
+      run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, gradient_checkpointing: ck })).perGpu.peakBytes;
     assert.ok(llama('full') < llama('none'));
   });
 });
@@ -455,8 +749,15 @@ describe('estimate: fused MoE experts quantized by Axolotl (quantize_moe_experts
     // forward then dequantizes a layer's whole experts to bf16 (bitsandbytes parametrize, cached for the module's
     // forward) and grouped_mm keeps them for the routed input's gradient: 128 x 3 x 1,408 x 4,096 x 2 B per layer.
     const base = {
-      method: 'qlora' as const, quantization: { bits: 4 as const, type: 'nf4' as const, double_quant: true }, lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
-      weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, micro_batch_size: 2, seq_len: 2048, gradient_checkpointing: 'full' as const, attention: 'flash' as const,
+      method: 'qlora' as const,
+      quantization: { bits: 4 as const, type: 'nf4' as const, double_quant: true },
+      lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
+      weights_dtype: 'bf16' as const,
+      mixed_precision: 'bf16' as const,
+      micro_batch_size: 2,
+      seq_len: 2048,
+      gradient_checkpointing: 'full' as const,
+      attention: 'flash' as const,
       loss: 'fused' as const, // Axolotl's example runs Cut Cross Entropy: the peak is in the last layer's backward
     };
     const plain = run(setupFor('zai-org/GLM-4.5-Air', base));
@@ -470,5 +771,4 @@ describe('estimate: fused MoE experts quantized by Axolotl (quantize_moe_experts
     const recomputed = (e: ReturnType<typeof run>): number => component(phase(e, 'backward'), 'checkpoint-recompute');
     assert.equal(recomputed(q) - recomputed(plain), 128 * 3 * 1408 * 4096 * 2);
   });
-
 });

@@ -13,7 +13,10 @@ import { SettingsSchema, SETTING_KEYS } from '../../src/features/settings';
 const repo = path.resolve(__dirname, '..', '..', '..');
 const settings: AnalysisSettings = { gpu: 'A100-40GB', headroomPercent: 5 };
 const files = new Map<string, string>();
-const reader = { read: (p: string) => files.get(p), join: (from: string, rel: string) => path.join(path.dirname(from), rel) };
+const reader = {
+  read: (p: string) => files.get(p),
+  join: (from: string, rel: string) => path.join(path.dirname(from), rel),
+};
 
 function analyze(file: string, text: string, s: AnalysisSettings = settings) {
   return analyzeDocument({ file, text }, s, { reader, resolver: catalogResolver });
@@ -33,11 +36,18 @@ function checkHover(file: string, marked: string, expect: RegExp[], s: AnalysisS
 describe('features: fused MoE experts (transformers 5)', () => {
   it('an Axolotl QLoRA of Qwen3-30B-A3B gets a warning at load_in_4bit and at lora_target_linear', () => {
     // 29.0B expert and router parameters stay bf16 (bitsandbytes#1849); lora_target_linear reaches no expert.
-    const text = 'base_model: Qwen/Qwen3-30B-A3B\nadapter: qlora\nload_in_4bit: true\nlora_r: 16\nlora_target_linear: true\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\n';
+    const text =
+      'base_model: Qwen/Qwen3-30B-A3B\nadapter: qlora\nload_in_4bit: true\nlora_r: 16\nlora_target_linear: true\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\n';
     const found = analyze('/w/qwen3-moe.yml', text).findings.filter((x) => x.code === 'fused-experts');
-    assert.deepEqual(found.map((f) => text.slice(f.span.start, f.span.end)).sort(), ['load_in_4bit', 'lora_target_linear']);
+    assert.deepEqual(found.map((f) => text.slice(f.span.start, f.span.end)).sort(), [
+      'load_in_4bit',
+      'lora_target_linear',
+    ]);
     assert.ok(found.every((f) => f.severity === 'warning'));
-    assert.match(found.find((f) => /bitsandbytes/.test(f.message))!.message, /29\.00B expert and router params stay bf16/);
+    assert.match(
+      found.find((f) => /bitsandbytes/.test(f.message))!.message,
+      /29\.00B expert and router params stay bf16/,
+    );
     // With transformers 4.x set, the experts are per-expert nn.Linear layers again: no such warning.
     const old = analyze('/w/qwen3-moe.yml', text, { ...settings, transformersVersion: '4.57' });
     assert.equal(old.findings.filter((x) => x.code === 'fused-experts').length, 0);
@@ -47,9 +57,13 @@ describe('features: fused MoE experts (transformers 5)', () => {
 describe('features: settings the model code ignores', () => {
   it('an Axolotl LoRA of Kimi Linear gets a no-effect warning at gradient_checkpointing', () => {
     // modeling_kimi.py calls every decoder layer itself: gradient_checkpointing_enable() checkpoints nothing.
-    const text = 'base_model: moonshotai/Kimi-Linear-48B-A3B-Instruct\ntrust_remote_code: true\nadapter: lora\nload_in_8bit: true\nlora_r: 16\nlora_target_modules:\n  - q_proj\n  - v_proj\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\ngradient_checkpointing: true\n';
+    const text =
+      'base_model: moonshotai/Kimi-Linear-48B-A3B-Instruct\ntrust_remote_code: true\nadapter: lora\nload_in_8bit: true\nlora_r: 16\nlora_target_modules:\n  - q_proj\n  - v_proj\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\ngradient_checkpointing: true\n';
     const found = analyze('/w/kimi.yml', text).findings.filter((x) => x.code === 'no-effect');
-    assert.deepEqual(found.map((f) => text.slice(f.span.start, f.span.end)), ['gradient_checkpointing']);
+    assert.deepEqual(
+      found.map((f) => text.slice(f.span.start, f.span.end)),
+      ['gradient_checkpointing'],
+    );
     assert.match(found[0].message, /all 27 layers keep their activations/);
     const off = analyze('/w/kimi.yml', text.replace('gradient_checkpointing: true\n', ''));
     assert.equal(off.findings.filter((x) => x.code === 'no-effect').length, 0);
@@ -58,39 +72,75 @@ describe('features: settings the model code ignores', () => {
 
 describe('features: Axolotl quantize_moe_experts', () => {
   it('reaches the setup: the fused experts are quantized, and no fused-experts warning is left at load_in_4bit', () => {
-    const text = 'base_model: zai-org/GLM-4.5-Air\nload_in_4bit: true\nquantize_moe_experts: true\nadapter: qlora\nlora_r: 16\nlora_target_modules:\n  - q_proj\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 1\nbf16: true\ngradient_checkpointing: true\n';
+    const text =
+      'base_model: zai-org/GLM-4.5-Air\nload_in_4bit: true\nquantize_moe_experts: true\nadapter: qlora\nlora_r: 16\nlora_target_modules:\n  - q_proj\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 1\nbf16: true\ngradient_checkpointing: true\n';
     const a = analyze('/w/glm.yml', text, { ...settings, gpu: 'H100-80GB' });
     assert.equal(a.setup?.quantization?.experts, true);
-    assert.equal(a.findings.filter((x) => x.code === 'fused-experts' && text.slice(x.span.start, x.span.end) === 'load_in_4bit').length, 0);
+    assert.equal(
+      a.findings.filter((x) => x.code === 'fused-experts' && text.slice(x.span.start, x.span.end) === 'load_in_4bit')
+        .length,
+      0,
+    );
     // The hover at the key prices leaving the experts in bf16: 45 x 128 x 3 x 1,408 x 4,096 params at 2 B instead of NF4.
     const marked = text.replace('quantize_moe_experts', 'quantize_moe‸_experts');
-    checkHover('/w/glm.yml', marked, [/fused experts quantized -> left in 16 bits: \+1[0-9]{2}\.\d GiB/], { ...settings, gpu: 'H100-80GB' });
-    const without = analyze('/w/glm.yml', text.replace('quantize_moe_experts: true\n', ''), { ...settings, gpu: 'H100-80GB' });
+    checkHover('/w/glm.yml', marked, [/fused experts quantized -> left in 16 bits: \+1[0-9]{2}\.\d GiB/], {
+      ...settings,
+      gpu: 'H100-80GB',
+    });
+    const without = analyze('/w/glm.yml', text.replace('quantize_moe_experts: true\n', ''), {
+      ...settings,
+      gpu: 'H100-80GB',
+    });
     assert.equal(without.setup?.quantization?.experts, undefined);
-    assert.equal(without.findings.filter((x) => x.code === 'fused-experts' && text.slice(x.span.start, x.span.end) === 'load_in_4bit').length, 1);
+    assert.equal(
+      without.findings.filter(
+        (x) => x.code === 'fused-experts' && text.slice(x.span.start, x.span.end) === 'load_in_4bit',
+      ).length,
+      1,
+    );
   });
 });
 
 describe('features: what the chosen GPU cannot run', () => {
   it('bf16 and FlashAttention-2 on a T4 are flagged at their keys; on an A100 nothing is said', () => {
     // Turing (T4) has no bf16 hardware and flash-attn's kernels need Ampere or newer.
-    const text = 'base_model: meta-llama/Llama-3.2-1B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nbf16: true\nflash_attention: true\nsequence_len: 1024\nmicro_batch_size: 1\n';
-    const t4 = analyze('/w/small.yml', text, { ...settings, gpu: 'T4' }).findings.filter((x) => x.code === 'gpu-unsupported');
-    assert.deepEqual(t4.map((f) => [text.slice(f.span.start, f.span.end), f.severity]), [['bf16', 'warning'], ['flash_attention', 'error']]);
+    const text =
+      'base_model: meta-llama/Llama-3.2-1B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nbf16: true\nflash_attention: true\nsequence_len: 1024\nmicro_batch_size: 1\n';
+    const t4 = analyze('/w/small.yml', text, { ...settings, gpu: 'T4' }).findings.filter(
+      (x) => x.code === 'gpu-unsupported',
+    );
+    assert.deepEqual(
+      t4.map((f) => [text.slice(f.span.start, f.span.end), f.severity]),
+      [
+        ['bf16', 'warning'],
+        ['flash_attention', 'error'],
+      ],
+    );
     assert.match(t4[0].message, /T4 has no bf16 hardware/);
     assert.equal(analyze('/w/small.yml', text).findings.filter((x) => x.code === 'gpu-unsupported').length, 0);
     // Axolotl's bf16: auto trains in fp16 there: nothing to say about it.
-    const auto = analyze('/w/small.yml', text.replace('bf16: true', 'bf16: auto'), { ...settings, gpu: 'T4' }).findings.filter((x) => x.code === 'gpu-unsupported');
-    assert.deepEqual(auto.map((f) => f.severity), ['error']);
+    const auto = analyze('/w/small.yml', text.replace('bf16: true', 'bf16: auto'), {
+      ...settings,
+      gpu: 'T4',
+    }).findings.filter((x) => x.code === 'gpu-unsupported');
+    assert.deepEqual(
+      auto.map((f) => f.severity),
+      ['error'],
+    );
     // sdpa and fp16 run on a T4: nothing to say.
     const ok = text.replace('bf16: true', 'fp16: true').replace('flash_attention: true', 'sdp_attention: true');
-    assert.equal(analyze('/w/small.yml', ok, { ...settings, gpu: 'T4' }).findings.filter((x) => x.code === 'gpu-unsupported').length, 0);
+    assert.equal(
+      analyze('/w/small.yml', ok, { ...settings, gpu: 'T4' }).findings.filter((x) => x.code === 'gpu-unsupported')
+        .length,
+      0,
+    );
   });
 });
 
 describe('features: Qwen3.5 (Gated DeltaNet layers)', () => {
   it('hovering the attention key of a Qwen3.5 config also prices the Gated DeltaNet kernels, and the kernels are an assumption', () => {
-    const text = 'base_model: Qwen/Qwen3.5-9B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nbf16: true\nsequence_len: 4096\nmicro_batch_size: 1\n‸attn_implementation: flash_attention_2\n';
+    const text =
+      'base_model: Qwen/Qwen3.5-9B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nbf16: true\nsequence_len: 4096\nmicro_batch_size: 1\n‸attn_implementation: flash_attention_2\n';
     const md = checkHover('/w/qwen35.yml', text, [/Gated DeltaNet kernels fla -> torch/]);
     assert.ok(md.length > 0);
     const a = analyze('/w/qwen35.yml', text.replace('‸', ''));
@@ -102,8 +152,9 @@ describe('features: auto_find_batch_size', () => {
   it('an over-budget micro-batch is a warning at auto_find_batch_size, with the halving the Trainer will run', () => {
     // Qwen2.5-0.5B full fine-tune in bf16 at 2,048 tokens on an A100-40GB: micro-batch 32 does not fit; the Trainer
     // halves it after the out-of-memory error until a step runs.
-    const text = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=32, bf16=True, auto_find_batch_size=True)\n'
-      + 'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B", torch_dtype=torch.bfloat16)\n';
+    const text =
+      'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=32, bf16=True, auto_find_batch_size=True)\n' +
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B", torch_dtype=torch.bfloat16)\n';
     const a = analyze('/w/auto.py', text);
     const f = a.findings.find((x) => x.code === 'exceeds-gpu-memory');
     assert.equal(f?.severity, 'warning');
@@ -117,68 +168,95 @@ describe('features: auto_find_batch_size', () => {
     const above = estimate({ ...a.setup!, micro_batch_size: micro * 2 }, { gpu });
     assert.ok(at.ok && at.estimate.fits === true && above.ok && above.estimate.fits === false);
     // Without the flag the same setup is an error at the key that drives it.
-    assert.equal(analyze('/w/plain.py', text.replace(', auto_find_batch_size=True', '')).findings.find((x) => x.code === 'exceeds-gpu-memory')?.severity, 'error');
+    assert.equal(
+      analyze('/w/plain.py', text.replace(', auto_find_batch_size=True', '')).findings.find(
+        (x) => x.code === 'exceeds-gpu-memory',
+      )?.severity,
+      'error',
+    );
   });
 });
 
 describe('features: hover', () => {
   it('on a DPO config: the reference and what precomputing its log-probs saves', () => {
-    const text = 'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", torch_dtype=torch.bfloat16)\nargs = ‸DPOConfig(output_dir="o", per_device_train_batch_size=2, max_length=1024, bf16=True)\n';
-    checkHover('/w/dpo.py', text, [/`DPOConfig`/, /Reference model weights/, /reference log-probs precomputed: -\d/, /plain training \(no preference objective\): -\d/]);
+    const text =
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", torch_dtype=torch.bfloat16)\nargs = ‸DPOConfig(output_dir="o", per_device_train_batch_size=2, max_length=1024, bf16=True)\n';
+    checkHover('/w/dpo.py', text, [
+      /`DPOConfig`/,
+      /Reference model weights/,
+      /reference log-probs precomputed: -\d/,
+      /plain training \(no preference objective\): -\d/,
+    ]);
   });
 
-  it('on a GRPO config: the completion length\'s cost and the generation engines', () => {
-    const text = 'args = GRPOConfig(output_dir="o", per_device_train_batch_size=8, ‸max_completion_length=1024, bf16=True, use_vllm=False)\n'
-      + 'trainer = GRPOTrainer(model="Qwen/Qwen2.5-1.5B-Instruct", args=args, reward_funcs=f)\n';
+  it("on a GRPO config: the completion length's cost and the generation engines", () => {
+    const text =
+      'args = GRPOConfig(output_dir="o", per_device_train_batch_size=8, ‸max_completion_length=1024, bf16=True, use_vllm=False)\n' +
+      'trainer = GRPOTrainer(model="Qwen/Qwen2.5-1.5B-Instruct", args=args, reward_funcs=f)\n';
     checkHover('/w/grpo.py', text, [/`max_completion_length`/, /completions 1024 -> 512 tokens: -\d/]);
     const engine = text.replace('‸', '').replace('use_vllm=False', '‸use_vllm=False');
     checkHover('/w/grpo.py', engine, [/vLLM colocated: \+\d/, /vLLM server on other GPUs: [+-]\d/]);
   });
 
   it('on an online DPO config: what fewer generated tokens and vLLM would cost', () => {
-    const text = 'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-1.5B-Instruct", torch_dtype="bfloat16")\n'
-      + 'args = OnlineDPOConfig(output_dir="o", per_device_train_batch_size=4, ‸max_new_tokens=256, max_length=1024, bf16=True)\n'
-      + 'trainer = OnlineDPOTrainer(model=model, args=args, reward_funcs=["Qwen/Qwen2.5-0.5B"])\n';
+    const text =
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-1.5B-Instruct", torch_dtype="bfloat16")\n' +
+      'args = OnlineDPOConfig(output_dir="o", per_device_train_batch_size=4, ‸max_new_tokens=256, max_length=1024, bf16=True)\n' +
+      'trainer = OnlineDPOTrainer(model=model, args=args, reward_funcs=["Qwen/Qwen2.5-0.5B"])\n';
     checkHover('/w/odpo.py', text, [/`max_new_tokens`/, /completions 256 -> 128 tokens: -\d/]);
     const engine = text.replace('‸', '').replace('bf16=True', 'bf16=True, ‸use_vllm=False');
     checkHover('/w/odpo.py', engine, [/vLLM colocated: \+\d/]);
   });
 
   it('on LLaMA-Factory GaLore and BAdam keys: what full optimizer states would cost', () => {
-    const text = 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_galore: ‸true\ngalore_rank: 128\npure_bf16: true\n';
+    const text =
+      'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_galore: ‸true\ngalore_rank: 128\npure_bf16: true\n';
     checkHover('/w/lf.yaml', text, [/GaLore rank 128 -> 256: \+\d/, /no GaLore \(full optimizer states\): \+\d/]);
-    const badam = 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_badam: ‸true\npure_bf16: true\n';
+    const badam =
+      'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_badam: ‸true\npure_bf16: true\n';
     checkHover('/w/lf.yaml', badam, [/no BAdam \(every layer trains at once\): \+\d/]);
     // Ratio mode: half the update ratio halves the sparse gradients and states; layer mode keeps one layer's dense ones.
-    const ratio = 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_badam: true\nbadam_mode: ratio\nbadam_update_ratio: ‸0.05\npure_bf16: true\n';
+    const ratio =
+      'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_badam: true\nbadam_mode: ratio\nbadam_update_ratio: ‸0.05\npure_bf16: true\n';
     checkHover('/w/lf.yaml', ratio, [/BAdam update ratio 0.05 -> 0.025: -\d/, /BAdam ratio -> layer mode: [+-]\d/]);
   });
 
   it('on a GRPO reward model by Hub id: what scoring with reward functions only would save', () => {
-    const text = 'args = GRPOConfig(output_dir="o", per_device_train_batch_size=8, max_completion_length=256, bf16=True)\n'
-      + 'trainer = GRPOTrainer(model="Qwen/Qwen2.5-1.5B-Instruct", args=args, ‸reward_funcs=[f, "meta-llama/Llama-3.2-1B"])\n';
+    const text =
+      'args = GRPOConfig(output_dir="o", per_device_train_batch_size=8, max_completion_length=256, bf16=True)\n' +
+      'trainer = GRPOTrainer(model="Qwen/Qwen2.5-1.5B-Instruct", args=args, ‸reward_funcs=[f, "meta-llama/Llama-3.2-1B"])\n';
     checkHover('/w/grpo.py', text, [/no reward model \(reward functions only\): -\d/]);
   });
 
   it('on Axolotl sequence splitting: what a wider or narrower context-parallel split costs', () => {
     // Llama-3.2-3B at 32,768 tokens split over 4 GPUs: splitting over 8 saves memory per GPU, over 2 costs it.
-    const text = 'base_model: meta-llama/Llama-3.2-3B\nsequence_len: 32768\nsequence_parallel_degree: ‸4\nflash_attention: true\nbf16: true\ngradient_checkpointing: true\n';
-    checkHover('/w/sp.yaml', text, [/context parallel 4 -> 8 \(GPUs x2\): -\d/, /context parallel 4 -> 2 \(GPUs \/2\): \+\d/]);
+    const text =
+      'base_model: meta-llama/Llama-3.2-3B\nsequence_len: 32768\nsequence_parallel_degree: ‸4\nflash_attention: true\nbf16: true\ngradient_checkpointing: true\n';
+    checkHover('/w/sp.yaml', text, [
+      /context parallel 4 -> 8 \(GPUs x2\): -\d/,
+      /context parallel 4 -> 2 \(GPUs \/2\): \+\d/,
+    ]);
   });
 
   it('a setup the estimator refuses: the reason at the key, in the diagnostics and the hover', () => {
     const text = 'model: Qwen/Qwen2.5-0.5B\nseq_len: 512\nrollout:\n  batch: 8\n  completion_len: 600\n';
     const a = analyze('/w/grpo.vram.yaml', text);
     const f = a.findings.find((x) => x.code === 'invalid-value' && x.severity === 'error');
-    assert.ok(f && /completion_len \(600\) must be shorter than seq_len \(512\)/.test(f.message), JSON.stringify(a.findings));
+    assert.ok(
+      f && /completion_len \(600\) must be shorter than seq_len \(512\)/.test(f.message),
+      JSON.stringify(a.findings),
+    );
     assert.equal(text.slice(f.span.start, f.span.end), 'rollout');
     assert.match(hoverAt(a, text.indexOf('seq_len'), text) ?? '', /No estimate yet: completion_len/);
   });
 
   it('torchtune without dataset.packed: batches padded per batch (torchtune default), the run-long reserved figure in the hover', () => {
-    const text = 'model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_attn_modules: [q_proj, v_proj]\n  lora_rank: 8\n'
-      + 'tokenizer:\n  max_seq_len: 2048\nbatch_size: ‸2\ndtype: bf16\nenable_activation_checkpointing: True\n';
-    const md = checkHover('/w/8B_lora.yaml', text, [/over a run \(variable lengths\)\s+[\d.]+ GiB nvidia-smi \(\+[\d.]+ GiB cached\)/]);
+    const text =
+      'model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_attn_modules: [q_proj, v_proj]\n  lora_rank: 8\n' +
+      'tokenizer:\n  max_seq_len: 2048\nbatch_size: ‸2\ndtype: bf16\nenable_activation_checkpointing: True\n';
+    const md = checkHover('/w/8B_lora.yaml', text, [
+      /over a run \(variable lengths\)\s+[\d.]+ GiB nvidia-smi \(\+[\d.]+ GiB cached\)/,
+    ]);
     const packed = `${text.replace('‸', '')}dataset:\n  _component_: torchtune.datasets.alpaca_cleaned_dataset\n  packed: ‸False\n`;
     // Packing removes the cache of earlier batches (one set of loss tensors: 12 x 4096 x 128,256 B = 5.9 GiB).
     checkHover('/w/8B_lora.yaml', packed, [/variable -> fixed batch lengths: -5\.9 GiB over a run/]);
@@ -192,14 +270,26 @@ describe('features: hover', () => {
   });
 
   it('scenario: micro_batch_size shows the breakdown and what one more micro-batch costs', () => {
-    const md = checkHover('/w/run.vram.yaml', 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nmicro_batch_size: ‸4\nseq_len: 1024\n',
-      [/^\*\*fits: [\d.]+ GiB of 40\.0 GiB on A100-40GB\*\* · `micro_batch_size`\n\nmicro-batch 4 -> 5/, /```vram-breakdown/, /= device \(nvidia-smi\)/, /micro-batch 4 -> 5: \+[\d.]+ (GiB|MiB)/, /micro-batch 4 -> 3: -[\d.]+ (GiB|MiB)/, /command:vramLens.openPanel/, /A100-40GB/]);
+    const md = checkHover(
+      '/w/run.vram.yaml',
+      'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nmicro_batch_size: ‸4\nseq_len: 1024\n',
+      [
+        /^\*\*fits: [\d.]+ GiB of 40\.0 GiB on A100-40GB\*\* · `micro_batch_size`\n\nmicro-batch 4 -> 5/,
+        /```vram-breakdown/,
+        /= device \(nvidia-smi\)/,
+        /micro-batch 4 -> 5: \+[\d.]+ (GiB|MiB)/,
+        /micro-batch 4 -> 3: -[\d.]+ (GiB|MiB)/,
+        /command:vramLens.openPanel/,
+        /A100-40GB/,
+      ],
+    );
     assert.doesNotMatch(md, /undefined|NaN/);
   });
 
   it('answer first: the verdict, then what the key does, then at most the largest terms; formulas only in the panel', () => {
     // Llama-3.1-8B LoRA at micro-batch 4 x 4,096 on an RTX 4090: does not fit; the diagnostic sits at micro_batch_size.
-    const text = 'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nsequence_len: 4096\nmicro_batch_size: 4\ngradient_accumulation_steps: 2\nbf16: true\ngradient_checkpointing: true\noptimizer: adamw_torch\n';
+    const text =
+      'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nsequence_len: 4096\nmicro_batch_size: 4\ngradient_accumulation_steps: 2\nbf16: true\ngradient_checkpointing: true\noptimizer: adamw_torch\n';
     const s = { ...settings, gpu: 'RTX-4090' };
     const a = analyze('/w/ax.yml', text, s);
     const over = a.findings.find((f) => f.code === 'exceeds-gpu-memory');
@@ -210,7 +300,11 @@ describe('features: hover', () => {
     // Line 1: the verdict; line 2: what this key does (with the largest micro-batch that fits).
     const [first, , second] = mb.split('\n');
     assert.match(first, /^\*\*[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\)\*\* · `/);
-    if (keyWithDiagnostic === 'micro_batch_size') assert.match(second, /^micro-batch 4 -> 5: \+[\d.]+ GiB · micro-batch 4 -> 3: -[\d.]+ GiB( \(fits\))? · (\d+ fits|no micro-batch fits)$/);
+    if (keyWithDiagnostic === 'micro_batch_size')
+      assert.match(
+        second,
+        /^micro-batch 4 -> 5: \+[\d.]+ GiB · micro-batch 4 -> 3: -[\d.]+ GiB( \(fits\))? · (\d+ fits|no micro-batch fits)$/,
+      );
     // The key with the diagnostic repeats neither its message nor its related lines (the editor shows them beside it).
     assert.ok(!mb.includes(over.message.split('. Peak')[0] + ', assuming'), mb);
     for (const r of over.related) assert.ok(!mb.includes(r.message.split(':')[0]), `${r.message} repeated in\n${mb}`);
@@ -228,26 +322,45 @@ describe('features: hover', () => {
   });
 
   it('micro-batch that does not fit: the largest that fits is named', () => {
-    const text = 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\ngradient_checkpointing: full\nmicro_batch_size: ‸32\nseq_len: 1024\n';
-    const md = checkHover('/w/run.vram.yaml', text, [/^\*\*[\d.]+ GiB > 24\.0 GiB on RTX-4090/, /· (\d+) fits/], { ...settings, gpu: 'RTX-4090' });
+    const text =
+      'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\ngradient_checkpointing: full\nmicro_batch_size: ‸32\nseq_len: 1024\n';
+    const md = checkHover('/w/run.vram.yaml', text, [/^\*\*[\d.]+ GiB > 24\.0 GiB on RTX-4090/, /· (\d+) fits/], {
+      ...settings,
+      gpu: 'RTX-4090',
+    });
     const m = Number(/· (\d+) fits/.exec(md)![1]);
-    const fits = (n: number): boolean | undefined => analyze('/w/run.vram.yaml', text.replace('‸', '').replace('micro_batch_size: 32', `micro_batch_size: ${n}`), { ...settings, gpu: 'RTX-4090' }).estimate?.fits;
+    const fits = (n: number): boolean | undefined =>
+      analyze('/w/run.vram.yaml', text.replace('‸', '').replace('micro_batch_size: 32', `micro_batch_size: ${n}`), {
+        ...settings,
+        gpu: 'RTX-4090',
+      }).estimate?.fits;
     assert.equal(fits(m), true);
     assert.equal(fits(m + 1), false);
   });
 
   it('Python: the hover at a model id constant\'s definition is the model\'s (MODEL_ID = "..." then from_pretrained(MODEL_ID))', () => {
-    const text = 'from transformers import AutoModelForCausalLM, TrainingArguments\nMODEL_‸ID = "Qwen/Qwen2.5-7B"\nmodel = AutoModelForCausalLM.from_pretrained(MODEL_ID)\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True)\n';
+    const text =
+      'from transformers import AutoModelForCausalLM, TrainingArguments\nMODEL_‸ID = "Qwen/Qwen2.5-7B"\nmodel = AutoModelForCausalLM.from_pretrained(MODEL_ID)\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True)\n';
     checkHover('/w/train.py', text, [/`MODEL_ID`/, /7\.62B parameters/, /qwen2: 28 layers, hidden 3584/, /catalog/]);
   });
 
   it('DeepSpeed JSON: zero_optimization.stage shows the saving of the next stage (with the launcher beside it)', () => {
     files.clear();
-    files.set('/w/ds.json', '{\n  "train_micro_batch_size_per_gpu": 2,\n  "bf16": {"enabled": true},\n  "zero_optimization": {"stage": 1}\n}\n');
-    const launcher = { file: '/w/train.sh', text: 'deepspeed --num_gpus 8 train.py --model_name_or_path meta-llama/Llama-2-7b-hf --deepspeed ds.json --max_seq_length 2048\n' };
+    files.set(
+      '/w/ds.json',
+      '{\n  "train_micro_batch_size_per_gpu": 2,\n  "bf16": {"enabled": true},\n  "zero_optimization": {"stage": 1}\n}\n',
+    );
+    const launcher = {
+      file: '/w/train.sh',
+      text: 'deepspeed --num_gpus 8 train.py --model_name_or_path meta-llama/Llama-2-7b-hf --deepspeed ds.json --max_seq_length 2048\n',
+    };
     const text = files.get('/w/ds.json')!;
     const offset = text.indexOf('"stage"') + 2;
-    const a = analyzeDocument({ file: '/w/ds.json', text }, settings, { reader, resolver: catalogResolver, related: [launcher] });
+    const a = analyzeDocument({ file: '/w/ds.json', text }, settings, {
+      reader,
+      resolver: catalogResolver,
+      related: [launcher],
+    });
     const md = hoverAt(a, offset, text);
     assert.ok(md);
     assert.match(md, /stage 1 -> 2: [+-][\d.]+ (GiB|MiB)/);
@@ -257,8 +370,11 @@ describe('features: hover', () => {
   });
 
   it('Python: hovering the model id shows the architecture and the parameter count with its source', () => {
-    checkHover('/w/train.py', 'from transformers import AutoModelForCausalLM, TrainingArguments\nm = AutoModelForCausalLM.from_pretrained("‸meta-llama/Meta-Llama-3-8B")\nargs = TrainingArguments(per_device_train_batch_size=1, bf16=True, gradient_checkpointing=True)\n',
-      [/llama: 32 layers, hidden 4096, 32 heads \(8 kv\)/, /8\.03B parameters/, /catalog/]);
+    checkHover(
+      '/w/train.py',
+      'from transformers import AutoModelForCausalLM, TrainingArguments\nm = AutoModelForCausalLM.from_pretrained("‸meta-llama/Meta-Llama-3-8B")\nargs = TrainingArguments(per_device_train_batch_size=1, bf16=True, gradient_checkpointing=True)\n',
+      [/llama: 32 layers, hidden 4096, 32 heads \(8 kv\)/, /8\.03B parameters/, /catalog/],
+    );
   });
 
   it('Python: prepare_model_for_kbit_training shows what its fp32 upcast costs and turns checkpointing on', () => {
@@ -274,7 +390,10 @@ describe('features: hover', () => {
     ].join('\n');
     // Embeddings + head of Llama-3-8B: 2 x 128,256 x 4096 params, 2 B more each in fp32, plus the head's bf16 copy
     // (2 B each): about 1.96 + 0.98 GiB, and the fp32 residual stream on top.
-    const md = checkHover('/w/train.py', text, [/fp32 upcast \(all\) -> none: -([3-9]|\d\d)\.\d+ GiB/, /fp32 upcast all -> norms only: -/]);
+    const md = checkHover('/w/train.py', text, [
+      /fp32 upcast \(all\) -> none: -([3-9]|\d\d)\.\d+ GiB/,
+      /fp32 upcast all -> norms only: -/,
+    ]);
     assert.doesNotMatch(md, /undefined|NaN/);
     const a = analyze('/w/train.py', text.replace('‸', ''));
     assert.equal(a.setup?.kbit_upcast, 'all');
@@ -297,27 +416,39 @@ describe('features: hover', () => {
   });
 
   it('tiled_mlp: the hover on the key prices turning it off (Llama-3.1-8B LoRA at 65,536 tokens, fused CE)', () => {
-    const yml = 'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\nsequence_len: 65536\n'
-      + 'gradient_checkpointing: true\nattn_implementation: flash_attention_2\nbf16: true\ncut_cross_entropy: true\nplugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\ntiled_mlp: true\n';
+    const yml =
+      'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\nsequence_len: 65536\n' +
+      'gradient_checkpointing: true\nattn_implementation: flash_attention_2\nbf16: true\ncut_cross_entropy: true\nplugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\ntiled_mlp: true\n';
     checkHover('/w/axolotl.yml', yml.replace('tiled_mlp', '‸tiled_mlp'), [/tiled MLP on -> off: \+/]);
   });
 
-  it('evaluation during training: HF\'s default eval batch of 8 is an assumption; Axolotl evaluates at micro_batch_size', () => {
-    const py = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True, gradient_checkpointing=True, eval_strategy="steps")\n'
-      + 'm = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B")\n';
+  it("evaluation during training: HF's default eval batch of 8 is an assumption; Axolotl evaluates at micro_batch_size", () => {
+    const py =
+      'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True, gradient_checkpointing=True, eval_strategy="steps")\n' +
+      'm = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B")\n';
     const a = analyze('/w/train.py', py);
     assert.equal(a.setup?.eval_batch_size, 8);
-    assert.match(a.estimate?.assumptions.find((x) => x.key === 'eval_batch_size')?.source ?? '', /per_device_eval_batch_size defaults to 8/);
+    assert.match(
+      a.estimate?.assumptions.find((x) => x.key === 'eval_batch_size')?.source ?? '',
+      /per_device_eval_batch_size defaults to 8/,
+    );
     assert.ok(a.estimate?.perGpu.phases.some((p) => p.phase === 'evaluation'));
-    const off = analyze('/w/train.py', py.replace('eval_strategy="steps"', 'eval_strategy="no", per_device_eval_batch_size=4'));
+    const off = analyze(
+      '/w/train.py',
+      py.replace('eval_strategy="steps"', 'eval_strategy="no", per_device_eval_batch_size=4'),
+    );
     assert.equal(off.setup?.eval_batch_size, undefined, 'no evaluation, no phase');
-    const yml = 'base_model: meta-llama/Meta-Llama-3-8B\nadapter: lora\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nsequence_len: 2048\nval_set_size: 0.05\n';
+    const yml =
+      'base_model: meta-llama/Meta-Llama-3-8B\nadapter: lora\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nsequence_len: 2048\nval_set_size: 0.05\n';
     const ax = analyze('/w/axolotl.yml', yml);
     assert.equal(ax.setup?.eval_batch_size, 2);
-    checkHover('/w/axolotl.yml', yml.replace('val_set_size', '‸val_set_size'), [/eval batch 2 -> 1: [+-]/, /no evaluation during training: [+-]/]);
+    checkHover('/w/axolotl.yml', yml.replace('val_set_size', '‸val_set_size'), [
+      /eval batch 2 -> 1: [+-]/,
+      /no evaluation during training: [+-]/,
+    ]);
   });
 
-  it('eval-logits-kept: compute_metrics with evaluation on keeps every eval batch\'s logits; eval_accumulation_steps releases them', () => {
+  it("eval-logits-kept: compute_metrics with evaluation on keeps every eval batch's logits; eval_accumulation_steps releases them", () => {
     const py = [
       'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
       'm = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B")',
@@ -336,15 +467,21 @@ describe('features: hover', () => {
       const ok = analyze('/w/train.py', py.replace('eval_strategy=', `${fix}eval_strategy=`));
       assert.ok(!ok.findings.some((x) => x.code === 'eval-logits-kept'), fix);
     }
-    const reduced = analyze('/w/train.py', py.replace('compute_metrics=metrics', 'compute_metrics=metrics, preprocess_logits_for_metrics=argmax'));
+    const reduced = analyze(
+      '/w/train.py',
+      py.replace('compute_metrics=metrics', 'compute_metrics=metrics, preprocess_logits_for_metrics=argmax'),
+    );
     assert.ok(!reduced.findings.some((x) => x.code === 'eval-logits-kept'));
     const noEval = analyze('/w/train.py', py.replace('eval_strategy="steps"', 'eval_strategy="no"'));
     assert.ok(!noEval.findings.some((x) => x.code === 'eval-logits-kept'));
   });
 
   it('YAML (Axolotl): sequence_len shows the effect of doubling it', () => {
-    checkHover('/w/axolotl.yml', 'base_model: mistralai/Mistral-7B-v0.1\nadapter: qlora\nload_in_4bit: true\nmicro_batch_size: 2\nsequence_len: ‸4096\ngradient_checkpointing: true\n',
-      [/sequence 4096 -> 8192: \+/, /qlora|4-bit/i]);
+    checkHover(
+      '/w/axolotl.yml',
+      'base_model: mistralai/Mistral-7B-v0.1\nadapter: qlora\nload_in_4bit: true\nmicro_batch_size: 2\nsequence_len: ‸4096\ngradient_checkpointing: true\n',
+      [/sequence 4096 -> 8192: \+/, /qlora|4-bit/i],
+    );
   });
 
   it('no hover away from keys; a clear "no estimate" without a model', () => {
@@ -372,15 +509,23 @@ describe('features: findings', () => {
 
   it('near-gpu-memory when less than the headroom stays free', () => {
     // Pick the GPU size just above the need: the run fits but with < 5 % left.
-    const text = 'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nmicro_batch_size: 1\nseq_len: 512\n';
+    const text =
+      'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nmicro_batch_size: 1\nseq_len: 512\n';
     const a0 = analyze('/w/near.vram.yaml', text, { gpu: '', headroomPercent: 5 });
     const need = a0.estimate!.perGpu.deviceBytes;
-    const a = analyze('/w/near.vram.yaml', text, { gpu: `${((need * 1.02) / 2 ** 30).toFixed(3)}GiB`, headroomPercent: 5 });
-    assert.ok(a.findings.some((x) => x.code === 'near-gpu-memory'), JSON.stringify(a.findings.map((x) => x.code)));
+    const a = analyze('/w/near.vram.yaml', text, {
+      gpu: `${((need * 1.02) / 2 ** 30).toFixed(3)}GiB`,
+      headroomPercent: 5,
+    });
+    assert.ok(
+      a.findings.some((x) => x.code === 'near-gpu-memory'),
+      JSON.stringify(a.findings.map((x) => x.code)),
+    );
   });
 
   it('variable-length-cache (info) when the cache of earlier, shorter batches would fill the GPU; none with fixed lengths', () => {
-    const text = 'model: Qwen/Qwen2-7B\nweights_dtype: bf16\nmethod: lora\ngradient_checkpointing: full\nseq_len: 2048\nbatch_lengths: variable\n';
+    const text =
+      'model: Qwen/Qwen2-7B\nweights_dtype: bf16\nmethod: lora\ngradient_checkpointing: full\nseq_len: 2048\nbatch_lengths: variable\n';
     const need = analyze('/w/v.vram.yaml', text, { gpu: '', headroomPercent: 5 }).estimate!.perGpu.deviceBytes;
     // 12 % above the per-step need: fits with headroom, but one set of loss tensors (3.5 GiB) would not.
     const gpu = `${((need * 1.12) / 2 ** 30).toFixed(3)}GiB`;
@@ -396,7 +541,8 @@ describe('features: findings', () => {
   });
 
   it('batch-size-mismatch and conflicting-precision from a DeepSpeed file are reported at their keys', () => {
-    const text = '{\n  "train_batch_size": 63,\n  "train_micro_batch_size_per_gpu": 4,\n  "gradient_accumulation_steps": 2,\n  "bf16": {"enabled": true},\n  "fp16": {"enabled": true}\n}\n';
+    const text =
+      '{\n  "train_batch_size": 63,\n  "train_micro_batch_size_per_gpu": 4,\n  "gradient_accumulation_steps": 2,\n  "bf16": {"enabled": true},\n  "fp16": {"enabled": true}\n}\n';
     files.clear();
     const a = analyze('/w/ds_config.json', text);
     const codes = a.findings.map((f) => f.code);
@@ -416,9 +562,12 @@ describe('features: findings', () => {
 
 describe('features: settings', () => {
   it('package.json defaults equal the zod schema defaults (settings checklist, STYLE.md §8)', () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { contributes: { configuration: Array<{ properties: Record<string, { default: unknown }> }> } };
+    const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as {
+      contributes: { configuration: Array<{ properties: Record<string, { default: unknown }> }> };
+    };
     const props: Record<string, unknown> = {};
-    for (const group of pkg.contributes.configuration) for (const [k, v] of Object.entries(group.properties)) props[k] = v.default;
+    for (const group of pkg.contributes.configuration)
+      for (const [k, v] of Object.entries(group.properties)) props[k] = v.default;
     const defaults = SettingsSchema.parse({});
     for (const k of SETTING_KEYS) assert.deepEqual(props[`vramLens.${k}`], defaults[k], `vramLens.${k}`);
     assert.equal(Object.keys(props).length, SETTING_KEYS.length);
@@ -426,12 +575,20 @@ describe('features: settings', () => {
 
   it('vramLens.pytorchVersion 1.10 adds the softmax input of every eager layer; a version in the file wins', () => {
     // bert-large, fp32, eager, b=4, s=512: 24 layers x 4 x 16 heads x 512 x 512 x 4 B = 1,610,612,736 B more saved.
-    const text = 'model: google-bert/bert-large-uncased\nweights_dtype: fp32\nmicro_batch_size: 4\nseq_len: 512\nattention: eager\n';
-    const saved = (a: ReturnType<typeof analyze>): number => a.estimate!.perGpu.phases.find((p) => p.phase === 'forward')!.components.filter((c) => c.id === 'activations').reduce((t, c) => t + c.bytes, 0);
+    const text =
+      'model: google-bert/bert-large-uncased\nweights_dtype: fp32\nmicro_batch_size: 4\nseq_len: 512\nattention: eager\n';
+    const saved = (a: ReturnType<typeof analyze>): number =>
+      a
+        .estimate!.perGpu.phases.find((p) => p.phase === 'forward')!
+        .components.filter((c) => c.id === 'activations')
+        .reduce((t, c) => t + c.bytes, 0);
     const now = analyze('/w/run.vram.yaml', text);
     const old = analyze('/w/run.vram.yaml', text, { ...settings, pytorchVersion: '1.10' });
     assert.equal(saved(old) - saved(now), 24 * 4 * 16 * 512 * 512 * 4);
-    const pinned = analyze('/w/run.vram.yaml', `${text}pytorch_version: "2.4"\n`, { ...settings, pytorchVersion: '1.10' });
+    const pinned = analyze('/w/run.vram.yaml', `${text}pytorch_version: "2.4"\n`, {
+      ...settings,
+      pytorchVersion: '1.10',
+    });
     assert.equal(saved(pinned), saved(now));
     assert.equal(SettingsSchema.shape.pytorchVersion.safeParse('latest').success, false);
   });
@@ -443,7 +600,10 @@ describe('features: settings', () => {
     const now = analyze('/w/run.vram.yaml', text).estimate!;
     const old = analyze('/w/run.vram.yaml', text, { ...settings, transformersVersion: '4.57' }).estimate!;
     assert.equal(old.parameters.quantized - now.parameters.quantized, 45_097_156_608 + 1_048_576);
-    const pinned = analyze('/w/run.vram.yaml', `${text}transformers_version: "5.1"\n`, { ...settings, transformersVersion: '4.57' }).estimate!;
+    const pinned = analyze('/w/run.vram.yaml', `${text}transformers_version: "5.1"\n`, {
+      ...settings,
+      transformersVersion: '4.57',
+    }).estimate!;
     assert.equal(pinned.parameters.quantized, now.parameters.quantized);
     assert.equal(SettingsSchema.shape.transformersVersion.safeParse('v5').success, false);
   });
@@ -452,43 +612,110 @@ describe('features: settings', () => {
 describe('features: no false alarms', () => {
   // lm-evaluation-harness lm_eval/tasks/arc/arc_easy.yaml, with the batch_size and max_length an evaluation run sets.
   const LM_EVAL_TASK = [
-    'tag:', '  - ai2_arc', 'task: arc_easy', 'dataset_path: allenai/ai2_arc', 'dataset_name: ARC-Easy', 'output_type: multiple_choice',
-    'training_split: train', 'validation_split: validation', 'test_split: test', 'doc_to_text: "Question: {{question}}\\nAnswer:"',
-    'doc_to_target: "{{choices.label.index(answerKey)}}"', 'doc_to_choice: "{{choices.text}}"', 'batch_size: 8', 'max_length: 2048',
-    'metric_list:', '  - metric: acc', '    aggregation: mean', '    higher_is_better: true', 'metadata:', '  version: 1.0', '',
+    'tag:',
+    '  - ai2_arc',
+    'task: arc_easy',
+    'dataset_path: allenai/ai2_arc',
+    'dataset_name: ARC-Easy',
+    'output_type: multiple_choice',
+    'training_split: train',
+    'validation_split: validation',
+    'test_split: test',
+    'doc_to_text: "Question: {{question}}\\nAnswer:"',
+    'doc_to_target: "{{choices.label.index(answerKey)}}"',
+    'doc_to_choice: "{{choices.text}}"',
+    'batch_size: 8',
+    'max_length: 2048',
+    'metric_list:',
+    '  - metric: acc',
+    '    aggregation: mean',
+    '    higher_is_better: true',
+    'metadata:',
+    '  version: 1.0',
+    '',
   ].join('\n');
   // transformers docs/source/en/deepspeed.md, "ZeRO-2 example" (ds_config_zero2.json), as HF Trainer users copy it.
-  const HF_ZERO2 = JSON.stringify({
-    fp16: { enabled: 'auto', loss_scale: 0, loss_scale_window: 1000, initial_scale_power: 16, hysteresis: 2, min_loss_scale: 1 },
-    bf16: { enabled: 'auto' },
-    optimizer: { type: 'AdamW', params: { lr: 'auto', betas: 'auto', eps: 'auto', weight_decay: 'auto' } },
-    scheduler: { type: 'WarmupLR', params: { warmup_min_lr: 'auto', warmup_max_lr: 'auto', warmup_num_steps: 'auto' } },
-    zero_optimization: { stage: 2, offload_optimizer: { device: 'cpu', pin_memory: true }, allgather_partitions: true, allgather_bucket_size: 2e8,
-      overlap_comm: true, reduce_scatter: true, reduce_bucket_size: 2e8, contiguous_gradients: true },
-    gradient_accumulation_steps: 'auto', gradient_clipping: 'auto', steps_per_print: 2000, train_batch_size: 'auto', train_micro_batch_size_per_gpu: 'auto',
-    wall_clock_breakdown: false,
-  }, null, 4);
+  const HF_ZERO2 = JSON.stringify(
+    {
+      fp16: {
+        enabled: 'auto',
+        loss_scale: 0,
+        loss_scale_window: 1000,
+        initial_scale_power: 16,
+        hysteresis: 2,
+        min_loss_scale: 1,
+      },
+      bf16: { enabled: 'auto' },
+      optimizer: { type: 'AdamW', params: { lr: 'auto', betas: 'auto', eps: 'auto', weight_decay: 'auto' } },
+      scheduler: {
+        type: 'WarmupLR',
+        params: { warmup_min_lr: 'auto', warmup_max_lr: 'auto', warmup_num_steps: 'auto' },
+      },
+      zero_optimization: {
+        stage: 2,
+        offload_optimizer: { device: 'cpu', pin_memory: true },
+        allgather_partitions: true,
+        allgather_bucket_size: 2e8,
+        overlap_comm: true,
+        reduce_scatter: true,
+        reduce_bucket_size: 2e8,
+        contiguous_gradients: true,
+      },
+      gradient_accumulation_steps: 'auto',
+      gradient_clipping: 'auto',
+      steps_per_print: 2000,
+      train_batch_size: 'auto',
+      train_micro_batch_size_per_gpu: 'auto',
+      wall_clock_breakdown: false,
+    },
+    null,
+    4,
+  );
 
   it('an lm-evaluation-harness task YAML is not a training config: no format, so no "no model found"', () => {
     assert.equal(detectFormat('/w/tasks/arc_easy.yaml', LM_EVAL_TASK), undefined);
     // A training YAML that also names a task is still read.
-    assert.equal(detectFormat('/w/sft.yaml', `${LM_EVAL_TASK}per_device_train_batch_size: 4\nlearning_rate: 2.0e-5\n`), 'hf-yaml');
+    assert.equal(
+      detectFormat('/w/sft.yaml', `${LM_EVAL_TASK}per_device_train_batch_size: 4\nlearning_rate: 2.0e-5\n`),
+      'hf-yaml',
+    );
     // One loose key alone (max_length) does not make a YAML TrainingArguments.
     assert.equal(detectFormat('/w/generation.yaml', 'max_length: 512\ntemperature: 0.7\n'), undefined);
   });
 
   it('the HF ZeRO-2 JSON\'s "auto" values are no diagnostics on their own or beside a Trainer launcher; the hover says what fills them', () => {
     const file = '/w/ds_config_zero2.json';
-    assert.deepEqual(analyze(file, HF_ZERO2).findings.filter((f) => f.code === 'unresolved-auto'), []);
-    const launcher = { file: '/w/train.sh', text: 'deepspeed --num_gpus 4 train.py --deepspeed ds_config_zero2.json --model_name_or_path meta-llama/Llama-2-7b-hf --per_device_train_batch_size 4 --gradient_accumulation_steps 2 --bf16\n' };
-    const a = analyzeDocument({ file, text: HF_ZERO2 }, settings, { reader, resolver: catalogResolver, related: [launcher] });
-    assert.deepEqual(a.findings.filter((f) => f.code === 'unresolved-auto'), []);
-    const md = hoverAt(a, HF_ZERO2.indexOf('"auto"', HF_ZERO2.indexOf('train_micro_batch_size_per_gpu')) + 2, HF_ZERO2) ?? '';
+    assert.deepEqual(
+      analyze(file, HF_ZERO2).findings.filter((f) => f.code === 'unresolved-auto'),
+      [],
+    );
+    const launcher = {
+      file: '/w/train.sh',
+      text: 'deepspeed --num_gpus 4 train.py --deepspeed ds_config_zero2.json --model_name_or_path meta-llama/Llama-2-7b-hf --per_device_train_batch_size 4 --gradient_accumulation_steps 2 --bf16\n',
+    };
+    const a = analyzeDocument({ file, text: HF_ZERO2 }, settings, {
+      reader,
+      resolver: catalogResolver,
+      related: [launcher],
+    });
+    assert.deepEqual(
+      a.findings.filter((f) => f.code === 'unresolved-auto'),
+      [],
+    );
+    const md =
+      hoverAt(a, HF_ZERO2.indexOf('"auto"', HF_ZERO2.indexOf('train_micro_batch_size_per_gpu')) + 2, HF_ZERO2) ?? '';
     assert.match(md, /HF Trainer or Accelerate fill it from TrainingArguments/);
     assert.match(md, /In this run: `4` \(from `--per_device_train_batch_size` in `train\.sh`\)/);
     // DeepSpeed's own launcher with deepspeed.initialize fills nothing: there "auto" is said.
-    const plain = { file: '/w/train.sh', text: 'deepspeed --num_gpus 4 pretrain.py --deepspeed_config ds_config_zero2.json\n' };
-    const b = analyzeDocument({ file, text: HF_ZERO2 }, settings, { reader, resolver: catalogResolver, related: [plain] });
+    const plain = {
+      file: '/w/train.sh',
+      text: 'deepspeed --num_gpus 4 pretrain.py --deepspeed_config ds_config_zero2.json\n',
+    };
+    const b = analyzeDocument({ file, text: HF_ZERO2 }, settings, {
+      reader,
+      resolver: catalogResolver,
+      related: [plain],
+    });
     assert.ok(b.findings.some((f) => f.code === 'unresolved-auto'));
     // ... once: the hover at such a value does not repeat the diagnostic.
     const at = HF_ZERO2.indexOf('"auto"', HF_ZERO2.indexOf('train_micro_batch_size_per_gpu')) + 2;
@@ -496,8 +723,11 @@ describe('features: no false alarms', () => {
   });
 
   it('a missing model is said once, and the setting it names is not asked for twice', () => {
-    const b = analyzeDocument({ file: '/w/ds.json', text: HF_ZERO2 }, settings, { reader, resolver: catalogResolver,
-      related: [{ file: '/w/train.sh', text: 'deepspeed --num_gpus 4 pretrain.py --deepspeed_config ds.json\n' }] });
+    const b = analyzeDocument({ file: '/w/ds.json', text: HF_ZERO2 }, settings, {
+      reader,
+      resolver: catalogResolver,
+      related: [{ file: '/w/train.sh', text: 'deepspeed --num_gpus 4 pretrain.py --deepspeed_config ds.json\n' }],
+    });
     const m = b.findings.filter((f) => f.code === 'unknown-model');
     assert.equal(m.length, 1);
     assert.equal(m[0].message.match(/vramLens\.model/g)?.length, 1, m[0].message);
@@ -506,9 +736,12 @@ describe('features: no false alarms', () => {
 
 describe('features: deprecated Axolotl attention switches', () => {
   it('flash_attention: true gets a fix that writes attn_implementation: flash_attention_2 in its place', () => {
-    const text = 'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nflash_attention: true  # fast\nbf16: true\n';
+    const text =
+      'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nflash_attention: true  # fast\nbf16: true\n';
     const a = analyze('/w/ax.yml', text);
-    assert.ok(a.findings.some((f) => f.code === 'deprecated-key' && text.slice(f.span.start, f.span.end) === 'flash_attention'));
+    assert.ok(
+      a.findings.some((f) => f.code === 'deprecated-key' && text.slice(f.span.start, f.span.end) === 'flash_attention'),
+    );
     const fixes = keyFixes(a);
     assert.equal(fixes.length, 1);
     assert.equal(fixes[0].title, 'Use attn_implementation: flash_attention_2 (the current key for flash_attention)');

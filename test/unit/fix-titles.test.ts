@@ -19,7 +19,11 @@ const env = { HOME: '/nonexistent', HF_HUB_CACHE: '/nonexistent', XDG_CACHE_HOME
 const GiB = 2 ** 30;
 
 const listFiles = (dir: string): string[] =>
-  fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? listFiles(path.join(dir, d.name)) : [path.join(dir, d.name)])) : [];
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((d) => (d.isDirectory() ? listFiles(path.join(dir, d.name)) : [path.join(dir, d.name)]))
+    : [];
 
 /** The saving a title states and half its last printed digit, in bytes (formatBytes: GiB with one decimal, whole MiB). */
 function titleSaving(title: string): { bytes: number; rounding: number } | undefined {
@@ -32,25 +36,34 @@ function titleSaving(title: string): { bytes: number; rounding: number } | undef
 
 /** A reader that sees the edited texts of the files a fix touches, and the disk otherwise. */
 function editedReader(base: FileReader, edits: readonly EditData[]): FileReader {
-  return { ...base, read: (p, kind) => {
-    const text = base.read(p, kind);
-    const mine = edits.filter((e) => e.file === p);
-    return text === undefined || mine.length === 0 ? text : applyEditData(text, mine);
-  } };
+  return {
+    ...base,
+    read: (p, kind) => {
+      const text = base.read(p, kind);
+      const mine = edits.filter((e) => e.file === p);
+      return text === undefined || mine.length === 0 ? text : applyEditData(text, mine);
+    },
+  };
 }
 
 describe('quick-fix titles state what the edited files deliver', function () {
   this.timeout(600_000);
   it('every fix on the corpus, fixtures and examples: the title saving within its rounding of a fresh analysis', () => {
     const shared = sharedDir();
-    const files = [...listFiles(path.join(repo, 'examples')), ...listFiles(path.join(repo, 'test', 'fixtures', 'same-run')), ...(shared ? listFiles(path.join(shared, 'corpus')) : [])]
-      .filter((f) => !/\.(md|tsv)$/.test(f));
+    const files = [
+      ...listFiles(path.join(repo, 'examples')),
+      ...listFiles(path.join(repo, 'test', 'fixtures', 'same-run')),
+      ...(shared ? listFiles(path.join(shared, 'corpus')) : []),
+    ].filter((f) => !/\.(md|tsv)$/.test(f));
     const settings: AnalysisSettings = { gpu: 'RTX-4090', headroomPercent: 5 };
     let checked = 0;
     const misses: string[] = [];
     for (const file of files) {
       const text = fs.readFileSync(file, 'utf8');
-      const opts = { reader: nodeFileReader(path.dirname(file)), resolver: offlineModelResolver({ cwd: path.dirname(file), env }) };
+      const opts = {
+        reader: nodeFileReader(path.dirname(file)),
+        resolver: offlineModelResolver({ cwd: path.dirname(file), env }),
+      };
       const a = analyzeDocument({ file, text }, settings, opts);
       const fixes = quickFixes(a);
       // No two rows alike: neither the same edits nor the same change named twice.
@@ -63,13 +76,19 @@ describe('quick-fix titles state what the edited files deliver', function () {
         const saving = titleSaving(fix.title);
         assert.ok(saving !== undefined, fix.title);
         const own = fix.edits.filter((e) => e.file === file);
-        const fresh = analyzeDocument({ file, text: applyEditData(text, own) }, settings, { ...opts, reader: editedReader(opts.reader, fix.edits) });
+        const fresh = analyzeDocument({ file, text: applyEditData(text, own) }, settings, {
+          ...opts,
+          reader: editedReader(opts.reader, fix.edits),
+        });
         assert.ok(a.estimate && fresh.estimate, `${path.basename(file)}: ${fix.title}: no estimate after the fix`);
         const actual = a.estimate.perGpu.deviceBytes - fresh.estimate.perGpu.deviceBytes;
         if (Math.abs(actual - saving.bytes) > Math.max(0.01 * Math.abs(actual), saving.rounding)) {
-          misses.push(`${path.basename(file)}: "${fix.title}" but the edited files save ${(actual / GiB).toFixed(2)} GiB`);
+          misses.push(
+            `${path.basename(file)}: "${fix.title}" but the edited files save ${(actual / GiB).toFixed(2)} GiB`,
+          );
         }
-        if (!/still does not fit/.test(fix.title) && fresh.estimate.fits === false) misses.push(`${path.basename(file)}: "${fix.title}" but the edited files do not fit`);
+        if (!/still does not fit/.test(fix.title) && fresh.estimate.fits === false)
+          misses.push(`${path.basename(file)}: "${fix.title}" but the edited files do not fit`);
         checked++;
       }
     }

@@ -24,8 +24,15 @@ describe(`fuzz: ${COUNT.toLocaleString('en-US')} mutated configs through the edi
       const text = mutate(s, r);
       const res = checkInput(s.file, text);
       worst = Math.max(worst, res.millis.analysis);
-      if (res.violations.length > 0) failures.push(`#${i} ${path.basename(s.file)} [${text.length} chars]: ${res.violations.map((v) => `${v.kind}: ${v.detail}`).join(' | ')}`);
+      if (res.violations.length > 0)
+        failures.push(
+          `#${i} ${path.basename(s.file)} [${text.length} chars]: ${res.violations.map((v) => `${v.kind}: ${v.detail}`).join(' | ')}`,
+        );
     }
-    assert.deepEqual(failures.slice(0, 20), [], `${failures.length} of ${COUNT} inputs failed (slowest analysis ${worst.toFixed(0)} ms)`);
+    assert.deepEqual(
+      failures.slice(0, 20),
+      [],
+      `${failures.length} of ${COUNT} inputs failed (slowest analysis ${worst.toFixed(0)} ms)`,
+    );
   });
 });

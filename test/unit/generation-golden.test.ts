@@ -19,15 +19,23 @@ interface GenerationCase {
   peakAt: string;
 }
 
-const golden = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'peak', 'generation.json'), 'utf8')) as { cases: GenerationCase[] };
+const golden = JSON.parse(
+  fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'peak', 'generation.json'), 'utf8'),
+) as { cases: GenerationCase[] };
 
 describe('GRPO generation phase against the profiler ground truth (tools/peak)', () => {
   assert.ok(golden.cases.length >= 3);
   for (const c of golden.cases) {
     it(`${c.dtype} ${c.completions} completions x (${c.prompt} + ${c.completion}) tokens: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`, () => {
       const setup = TrainingSetupSchema.parse({
-        architecture: { ...c.config, model_type: 'llama' }, weights_dtype: c.dtype, mixed_precision: 'none', optimizer: 'adamw', attention: 'sdpa',
-        micro_batch_size: 1, seq_len: c.prompt + c.completion, cuda_context_bytes: 0,
+        architecture: { ...c.config, model_type: 'llama' },
+        weights_dtype: c.dtype,
+        mixed_precision: 'none',
+        optimizer: 'adamw',
+        attention: 'sdpa',
+        micro_batch_size: 1,
+        seq_len: c.prompt + c.completion,
+        cuda_context_bytes: 0,
         rollout: { batch: c.completions, completion_len: c.completion, engine: 'generate' },
       });
       const r = estimate(setup);
@@ -35,7 +43,10 @@ describe('GRPO generation phase against the profiler ground truth (tools/peak)',
       const gen = r.estimate.perGpu.phases.find((p) => p.phase === 'generation');
       assert.ok(gen);
       const err = (gen.allocatedBytes - c.peakBytes) / c.peakBytes;
-      assert.ok(Math.abs(err) <= 0.05, `estimate ${gen.allocatedBytes} is ${(err * 100).toFixed(1)} % from ${c.peakBytes}: ${gen.components.map((x) => `${x.label} ${x.bytes}`).join('; ')}`);
+      assert.ok(
+        Math.abs(err) <= 0.05,
+        `estimate ${gen.allocatedBytes} is ${(err * 100).toFixed(1)} % from ${c.peakBytes}: ${gen.components.map((x) => `${x.label} ${x.bytes}`).join('; ')}`,
+      );
     });
   }
 });

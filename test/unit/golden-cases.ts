@@ -50,16 +50,58 @@ export function peakInput(c: PeakCase): TrainingSetupInput {
   return {
     // The reference models' config.json fields (tools/activations/measure.py make_cfg).
     architecture: { ...c.config, model_type: c.family },
-    weights_dtype: c.dtype, mixed_precision: 'none', optimizer: 'adamw', gradient_accumulation_steps: c.accumulation ?? 1, micro_batch_size: c.onlineDpo || (c.preference && !c.kto) ? c.batch / 2 : c.batch, seq_len: c.seq, attention: c.attention,
-    gradient_checkpointing: c.checkpointing === 'none' ? 'none' : 'full', cuda_context_bytes: 0, loss: c.loss ?? 'full',
-    ...(c.lora ? { method: 'lora' as const, lora: { r: c.lora.r, target_modules: c.lora.targets, dtype: 'fp32' as const, use_dora: c.lora.dora === true } } : {}),
+    weights_dtype: c.dtype,
+    mixed_precision: 'none',
+    optimizer: 'adamw',
+    gradient_accumulation_steps: c.accumulation ?? 1,
+    micro_batch_size: c.onlineDpo || (c.preference && !c.kto) ? c.batch / 2 : c.batch,
+    seq_len: c.seq,
+    attention: c.attention,
+    gradient_checkpointing: c.checkpointing === 'none' ? 'none' : 'full',
+    cuda_context_bytes: 0,
+    loss: c.loss ?? 'full',
+    ...(c.lora
+      ? {
+          method: 'lora' as const,
+          lora: { r: c.lora.r, target_modules: c.lora.targets, dtype: 'fp32' as const, use_dora: c.lora.dora === true },
+        }
+      : {}),
     // The measured reference is the policy's own weights without grad (TRL: the PEFT model with its adapters disabled).
-    ...(c.completion ? { rollout: { batch: c.batch, completion_len: c.completion, engine: 'vllm-server' as const, ...(c.onlineDpo ? { objective: 'online-dpo' as const, reference: 'adapters-off' as const } : {}) } } : {}),
-    ...(c.preference ? { preference: { reference: c.orpo || c.valueHead ? 'none' as const : 'adapters-off' as const, logps: c.preference, chosen_nll: c.orpo === true || c.rpo === true, paired: c.kto !== true }, value_head: c.valueHead === true } : {}),
+    ...(c.completion
+      ? {
+          rollout: {
+            batch: c.batch,
+            completion_len: c.completion,
+            engine: 'vllm-server' as const,
+            ...(c.onlineDpo ? { objective: 'online-dpo' as const, reference: 'adapters-off' as const } : {}),
+          },
+        }
+      : {}),
+    ...(c.preference
+      ? {
+          preference: {
+            reference: c.orpo || c.valueHead ? ('none' as const) : ('adapters-off' as const),
+            logps: c.preference,
+            chosen_nll: c.orpo === true || c.rpo === true,
+            paired: c.kto !== true,
+          },
+          value_head: c.valueHead === true,
+        }
+      : {}),
     ...(c.labelSmoothing ? { label_smoothing: true } : {}),
     // The reference MoE blocks loop over their experts as transformers 4.x does, or run them through grouped_mm as 5.x does.
     ...(c.balancedRouting ? { transformers_version: c.expertsImpl === 'grouped_mm' ? '5.2' : '4.57' } : {}),
-    ...(c.distill ? { loss: 'chunked' as const, distillation: { teacher_architecture: { ...c.config, model_type: c.family }, loss: c.distill } } : {}),
-    ...(c.ia3 ? { method: 'ia3' as const, ia3: { target_modules: c.ia3.targets, feedforward_modules: c.ia3.feedforward, dtype: 'fp32' as const } } : {}),
+    ...(c.distill
+      ? {
+          loss: 'chunked' as const,
+          distillation: { teacher_architecture: { ...c.config, model_type: c.family }, loss: c.distill },
+        }
+      : {}),
+    ...(c.ia3
+      ? {
+          method: 'ia3' as const,
+          ia3: { target_modules: c.ia3.targets, feedforward_modules: c.ia3.feedforward, dtype: 'fp32' as const },
+        }
+      : {}),
   };
 }

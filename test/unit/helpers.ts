@@ -14,7 +14,12 @@ export const GB = 1e9;
 export function setupFor(model: string, extra: Partial<TrainingSetupInput> = {}): TrainingSetup {
   const m = findModel(model);
   assert.ok(m.ok, `catalog has ${model}`);
-  return TrainingSetupSchema.parse({ model: m.model.id, architecture: m.model.config, parameters: m.model.publishedParams, ...extra });
+  return TrainingSetupSchema.parse({
+    model: m.model.id,
+    architecture: m.model.config,
+    parameters: m.model.publishedParams,
+    ...extra,
+  });
 }
 
 export function run(setup: TrainingSetup, opts?: EstimateOptions): Estimate {
@@ -41,7 +46,10 @@ export function sharedDir(): string | undefined {
 
 export const near = (actual: number, expected: number, relTol: number, what: string): void => {
   const err = Math.abs(actual - expected) / Math.abs(expected);
-  assert.ok(err <= relTol, `${what}: ${actual} vs ${expected} (${(err * 100).toFixed(2)}% > ${(relTol * 100).toFixed(1)}%)`);
+  assert.ok(
+    err <= relTol,
+    `${what}: ${actual} vs ${expected} (${(err * 100).toFixed(2)}% > ${(relTol * 100).toFixed(1)}%)`,
+  );
 };
 
 /** One file through the analysis pipeline with the built-in catalog and no other files (references unread). */

@@ -13,7 +13,10 @@ const read = (p: string): string => fs.readFileSync(path.join(repo, p), 'utf8');
 
 /** The TypeScript sources of a folder and its subfolders (analyzers and features keep one folder per format or feature). */
 function sources(dir: string): string[] {
-  return fs.readdirSync(path.join(repo, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => read(path.join(dir, f)));
+  return fs
+    .readdirSync(path.join(repo, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => read(path.join(dir, f)));
 }
 
 describe('l10n (zh-cn)', () => {
@@ -29,7 +32,10 @@ describe('l10n (zh-cn)', () => {
     assert.deepEqual(missing, []);
   });
   it('every panel string has a translation', () => {
-    assert.deepEqual(PANEL_STRINGS.filter((s) => !(s in bundle)), []);
+    assert.deepEqual(
+      PANEL_STRINGS.filter((s) => !(s in bundle)),
+      [],
+    );
   });
   it('every analyzer message template has a translation that keeps its placeholders and code spans', () => {
     // Analyzer problems carry `template` from msg('...', args) or about('...', args) (src/analyzers/facts.ts).
@@ -38,32 +44,60 @@ describe('l10n (zh-cn)', () => {
       for (const m of text.matchAll(/\b(?:msg|about)\('((?:[^'\\]|\\.)*)'/g)) templates.add(m[1].replace(/\\'/g, "'"));
     }
     assert.ok(templates.size > 50, `found only ${templates.size} templates`);
-    assert.deepEqual([...templates].filter((s) => !(s in bundle)), []);
+    assert.deepEqual(
+      [...templates].filter((s) => !(s in bundle)),
+      [],
+    );
     const marks = (s: string): string[] => [...s.matchAll(/\{\d+\}|`[^`]*`/g)].map((m) => m[0]).sort();
-    assert.deepEqual([...templates].filter((s) => JSON.stringify(marks(s)) !== JSON.stringify(marks(bundle[s]))), []);
+    assert.deepEqual(
+      [...templates].filter((s) => JSON.stringify(marks(s)) !== JSON.stringify(marks(bundle[s]))),
+      [],
+    );
   });
   it('a DeepSpeed problem renders in Chinese through computeFindings', () => {
     const zh = (message: string, ...args: Array<string | number>): string =>
       (bundle[message] ?? message).replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
-    const text = '{\n  "train_micro_batch_size_per_gpu": 4,\n  "bf16": {"enabled": true},\n  "fp16": {"enabled": true}\n}\n';
-    const reader = { read: (): string | undefined => undefined, join: (from: string, rel: string) => path.join(path.dirname(from), rel) };
-    const a = analyzeDocument({ file: '/w/ds_config.json', text }, { gpu: 'A100-40GB', headroomPercent: 5 }, { reader, resolver: catalogResolver });
+    const text =
+      '{\n  "train_micro_batch_size_per_gpu": 4,\n  "bf16": {"enabled": true},\n  "fp16": {"enabled": true}\n}\n';
+    const reader = {
+      read: (): string | undefined => undefined,
+      join: (from: string, rel: string) => path.join(path.dirname(from), rel),
+    };
+    const a = analyzeDocument(
+      { file: '/w/ds_config.json', text },
+      { gpu: 'A100-40GB', headroomPercent: 5 },
+      { reader, resolver: catalogResolver },
+    );
     const en = a.findings.find((f) => f.code === 'conflicting-precision');
     assert.ok(en, JSON.stringify(a.findings));
     assert.match(en.message, /^bf16 and fp16 are both enabled/);
     const f = computeFindings(a, text, undefined, zh).find((x) => x.code === 'conflicting-precision');
     assert.ok(f);
-    assert.equal(f.message, 'bf16 和 fp16 同时启用：DeepSpeed 会报错退出（"bfloat16 and fp16 modes cannot be simultaneously enabled"）');
+    assert.equal(
+      f.message,
+      'bf16 和 fp16 同时启用：DeepSpeed 会报错退出（"bfloat16 and fp16 modes cannot be simultaneously enabled"）',
+    );
     assert.match(f.message, /[\u4e00-\u9fff]/);
     // A template with arguments is filled after translation.
-    const stage = computeFindings(analyzeDocument({ file: '/w/ds.json', text: '{\n  "zero_optimization": {"stage": 1, "offload_param": {"device": "cpu"}}\n}\n' },
-      { gpu: 'A100-40GB', headroomPercent: 5 }, { reader, resolver: catalogResolver }), '', undefined, zh).find((x) => x.code === 'offload-needs-zero');
+    const stage = computeFindings(
+      analyzeDocument(
+        { file: '/w/ds.json', text: '{\n  "zero_optimization": {"stage": 1, "offload_param": {"device": "cpu"}}\n}\n' },
+        { gpu: 'A100-40GB', headroomPercent: 5 },
+        { reader, resolver: catalogResolver },
+      ),
+      '',
+      undefined,
+      zh,
+    ).find((x) => x.code === 'offload-needs-zero');
     assert.ok(stage);
     assert.match(stage.message, /^offload_param 需要 ZeRO stage 3（当前 stage 为 1）/);
   });
   it('package.nls.zh-cn.json covers package.nls.json', () => {
     const en = JSON.parse(read('package.nls.json')) as Record<string, string>;
     const zh = JSON.parse(read('package.nls.zh-cn.json')) as Record<string, string>;
-    assert.deepEqual(Object.keys(en).filter((k) => !(k in zh)), []);
+    assert.deepEqual(
+      Object.keys(en).filter((k) => !(k in zh)),
+      [],
+    );
   });
 });

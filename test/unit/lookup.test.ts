@@ -6,11 +6,30 @@ import { countParameters, parseArchitecture } from '../../src/core/architecture'
 
 describe('lookup', () => {
   it('finds GPUs by catalog name with any case or spacing', () => {
-    for (const n of ['A100-80GB', 'a100 80gb', 'H100-80GB', 'rtx 4090', 'RTX-4090', 'L4', 't4']) assert.ok(findGpu(n).ok, n);
+    for (const n of ['A100-80GB', 'a100 80gb', 'H100-80GB', 'rtx 4090', 'RTX-4090', 'L4', 't4'])
+      assert.ok(findGpu(n).ok, n);
   });
   it('has at least 30 accelerators including consumer cards and AMD', () => {
     assert.ok(GPU_CATALOG.length >= 30);
-    for (const n of ['RTX-3060', 'RTX-3090', 'RTX-4090', 'RTX-5090', 'T4', 'L4', 'L40S', 'A10G', 'V100-16GB', 'V100-32GB', 'A100-40GB', 'A100-80GB', 'H100-80GB', 'H200', 'B200', 'MI250X', 'MI300X']) {
+    for (const n of [
+      'RTX-3060',
+      'RTX-3090',
+      'RTX-4090',
+      'RTX-5090',
+      'T4',
+      'L4',
+      'L40S',
+      'A10G',
+      'V100-16GB',
+      'V100-32GB',
+      'A100-40GB',
+      'A100-80GB',
+      'H100-80GB',
+      'H200',
+      'B200',
+      'MI250X',
+      'MI300X',
+    ]) {
       assert.ok(findGpu(n).ok, `${n} in catalog`);
     }
   });
@@ -25,18 +44,34 @@ describe('lookup', () => {
     assert.equal(g.ok, false);
     assert.ok(!g.ok && g.suggestions.includes('H100-80GB'));
   });
-  it('reads Unsloth\'s bnb-4bit uploads as their base model with an NF4 double-quantized quantization_config', () => {
-    for (const [name, base] of [['unsloth/Meta-Llama-3.1-8B-bnb-4bit', 'meta-llama/Llama-3.1-8B'], ['unsloth/Qwen2.5-7B-Instruct-bnb-4bit', 'Qwen/Qwen2.5-7B'],
-      ['unsloth/Qwen3-8B-unsloth-bnb-4bit', 'Qwen/Qwen3-8B'], ['unsloth/llama-3-8b-Instruct-bnb-4bit', 'meta-llama/Meta-Llama-3-8B']]) {
+  it("reads Unsloth's bnb-4bit uploads as their base model with an NF4 double-quantized quantization_config", () => {
+    for (const [name, base] of [
+      ['unsloth/Meta-Llama-3.1-8B-bnb-4bit', 'meta-llama/Llama-3.1-8B'],
+      ['unsloth/Qwen2.5-7B-Instruct-bnb-4bit', 'Qwen/Qwen2.5-7B'],
+      ['unsloth/Qwen3-8B-unsloth-bnb-4bit', 'Qwen/Qwen3-8B'],
+      ['unsloth/llama-3-8b-Instruct-bnb-4bit', 'meta-llama/Meta-Llama-3-8B'],
+    ]) {
       const hit = findModel(name);
       const b = findModel(base);
       assert.ok(hit.ok && b.ok, name);
       assert.equal(hit.model.id, name);
       assert.equal(hit.model.config.hidden_size, b.model.config.hidden_size, name);
       assert.equal(hit.model.publishedParams, b.model.publishedParams, name);
-      assert.deepEqual(hit.model.config.quantization_config, { bnb_4bit_compute_dtype: 'bfloat16', bnb_4bit_quant_type: 'nf4', bnb_4bit_use_double_quant: true, load_in_4bit: true, load_in_8bit: false, quant_method: 'bitsandbytes' });
+      assert.deepEqual(hit.model.config.quantization_config, {
+        bnb_4bit_compute_dtype: 'bfloat16',
+        bnb_4bit_quant_type: 'nf4',
+        bnb_4bit_use_double_quant: true,
+        load_in_4bit: true,
+        load_in_8bit: false,
+        quant_method: 'bitsandbytes',
+      });
     }
-    assert.match(findModel('unsloth/Qwen3-8B-unsloth-bnb-4bit').ok ? (findModel('unsloth/Qwen3-8B-unsloth-bnb-4bit') as { model: { source: string } }).model.source : '', /dynamic 4-bit/);
+    assert.match(
+      findModel('unsloth/Qwen3-8B-unsloth-bnb-4bit').ok
+        ? (findModel('unsloth/Qwen3-8B-unsloth-bnb-4bit') as { model: { source: string } }).model.source
+        : '',
+      /dynamic 4-bit/,
+    );
     assert.equal(findModel('unsloth/not-a-model-bnb-4bit').ok, false);
   });
   it('reads GPTQ / AWQ uploads named after a catalog model as that model, with the bit width from the name (4 when absent)', () => {
@@ -68,7 +103,7 @@ describe('lookup', () => {
     assert.ok(findModel('META-LLAMA/LLAMA-2-7B-HF').ok);
     assert.ok(findModel('gpt2').ok);
   });
-  it('QwQ-32B is Qwen2.5-32B; Phi-3.5-mini has Phi-3-mini\'s 3,821,079,552 parameters and its own 128k context', () => {
+  it("QwQ-32B is Qwen2.5-32B; Phi-3.5-mini has Phi-3-mini's 3,821,079,552 parameters and its own 128k context", () => {
     // QwQ-32B config.json: hidden 5120, 64 layers, 40 heads / 8 kv, MLP 27648, vocab 152064, untied (Qwen2.5-32B's).
     const qwq = findModel('Qwen/QwQ-32B');
     assert.ok(qwq.ok && qwq.model.id === 'Qwen/Qwen2.5-32B');
@@ -114,12 +149,23 @@ describe('lookup', () => {
       assert.deepEqual(suggested('facebook/opt-175b'), ['facebook/opt-66b', 'facebook/opt-30b', 'facebook/opt-13b']);
       const s = suggested('facebook/opt-1.3b-my-finetune');
       assert.equal(s[0], 'facebook/opt-1.3b');
-      assert.ok(s.every((id) => id.startsWith('facebook/opt-')), s.join(', '));
-      assert.deepEqual(suggestModels('facebook/opt-1.3b'), ['facebook/opt-1.3b', 'facebook/opt-2.7b', 'facebook/opt-350m']);
+      assert.ok(
+        s.every((id) => id.startsWith('facebook/opt-')),
+        s.join(', '),
+      );
+      assert.deepEqual(suggestModels('facebook/opt-1.3b'), [
+        'facebook/opt-1.3b',
+        'facebook/opt-2.7b',
+        'facebook/opt-350m',
+      ]);
     });
     it('sizes pick within the family: Pythia 6B -> 6.9B, a 34B Llama 2 -> the 70B and 13B, a 1B StarCoder2 -> 3B', () => {
       assert.equal(suggested('EleutherAI/pythia-6b')[0], 'EleutherAI/pythia-6.9b');
-      assert.deepEqual(suggested('meta-llama/Llama-2-34b-hf'), ['meta-llama/Llama-2-70b-hf', 'meta-llama/Llama-2-13b-hf', 'meta-llama/Llama-2-7b-hf']);
+      assert.deepEqual(suggested('meta-llama/Llama-2-34b-hf'), [
+        'meta-llama/Llama-2-70b-hf',
+        'meta-llama/Llama-2-13b-hf',
+        'meta-llama/Llama-2-7b-hf',
+      ]);
       assert.equal(suggested('bigcode/starcoder2-1b')[0], 'bigcode/starcoder2-3b');
       assert.equal(suggested('Qwen/Qwen4-8B')[0], 'Qwen/Qwen3-8B'); // a family word in common (qwen), then the size
     });

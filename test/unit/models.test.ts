@@ -8,8 +8,16 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  findHfToken, hfHubCacheDir, prefetchModelResolver, readSafetensorsHeader, resolveModelAsync, resolveModelSync,
-  type AsyncResolveOptions, type Env, type ModelInfo, type ModelResolution,
+  findHfToken,
+  hfHubCacheDir,
+  prefetchModelResolver,
+  readSafetensorsHeader,
+  resolveModelAsync,
+  resolveModelSync,
+  type AsyncResolveOptions,
+  type Env,
+  type ModelInfo,
+  type ModelResolution,
 } from '../../src/node/models';
 import { quantizationFromConfig } from '../../src/analyzers/checkpoint-quantization';
 
@@ -43,20 +51,40 @@ function safetensors(tensors: readonly Tensor[], metadata?: Record<string, strin
  */
 const TINY_PARAMS = 1704;
 const tinyConfig = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  model_type: 'llama', architectures: ['LlamaForCausalLM'], vocab_size: 32, hidden_size: 8, intermediate_size: 16,
-  num_hidden_layers: 2, num_attention_heads: 2, num_key_value_heads: 1, tie_word_embeddings: false, torch_dtype: 'bfloat16', ...extra,
+  model_type: 'llama',
+  architectures: ['LlamaForCausalLM'],
+  vocab_size: 32,
+  hidden_size: 8,
+  intermediate_size: 16,
+  num_hidden_layers: 2,
+  num_attention_heads: 2,
+  num_key_value_heads: 1,
+  tie_word_embeddings: false,
+  torch_dtype: 'bfloat16',
+  ...extra,
 });
 const LINEAR: ReadonlyArray<readonly [string, number, number]> = [
-  ['self_attn.q_proj', 8, 8], ['self_attn.k_proj', 4, 8], ['self_attn.v_proj', 4, 8], ['self_attn.o_proj', 8, 8],
-  ['mlp.gate_proj', 16, 8], ['mlp.up_proj', 16, 8], ['mlp.down_proj', 8, 16],
+  ['self_attn.q_proj', 8, 8],
+  ['self_attn.k_proj', 4, 8],
+  ['self_attn.v_proj', 4, 8],
+  ['self_attn.o_proj', 8, 8],
+  ['mlp.gate_proj', 16, 8],
+  ['mlp.up_proj', 16, 8],
+  ['mlp.down_proj', 8, 16],
 ];
 
 /** Tensors of the tiny Llama; `linear` decides how each [out, in] linear weight is stored. */
-function tinyTensors(linear: (prefix: string, out: number, inp: number) => Tensor[] = (p, o, i) => [[`${p}.weight`, 'BF16', [o, i]]], embed = 'BF16'): Tensor[] {
+function tinyTensors(
+  linear: (prefix: string, out: number, inp: number) => Tensor[] = (p, o, i) => [[`${p}.weight`, 'BF16', [o, i]]],
+  embed = 'BF16',
+): Tensor[] {
   const t: Tensor[] = [['model.embed_tokens.weight', embed, [32, 8]]];
   for (let l = 0; l < 2; l++) {
     for (const [name, out, inp] of LINEAR) t.push(...linear(`model.layers.${l}.${name}`, out, inp));
-    t.push([`model.layers.${l}.input_layernorm.weight`, 'F32', [8]], [`model.layers.${l}.post_attention_layernorm.weight`, 'F32', [8]]);
+    t.push(
+      [`model.layers.${l}.input_layernorm.weight`, 'F32', [8]],
+      [`model.layers.${l}.post_attention_layernorm.weight`, 'F32', [8]],
+    );
   }
   t.push(['model.norm.weight', 'F32', [8]], ['lm_head.weight', embed, [32, 8]]);
   return t;
@@ -81,8 +109,12 @@ const gptqLinear = (p: string, out: number, inp: number): Tensor[] => [
 ];
 
 const BNB4_CONFIG = {
-  quant_method: 'bitsandbytes', load_in_4bit: true, load_in_8bit: false, bnb_4bit_quant_type: 'nf4',
-  bnb_4bit_use_double_quant: true, bnb_4bit_compute_dtype: 'bfloat16',
+  quant_method: 'bitsandbytes',
+  load_in_4bit: true,
+  load_in_8bit: false,
+  bnb_4bit_quant_type: 'nf4',
+  bnb_4bit_use_double_quant: true,
+  bnb_4bit_compute_dtype: 'bfloat16',
 };
 
 function write(file: string, data: string | Buffer): void {
@@ -105,7 +137,10 @@ function shardedFiles(total?: number): Record<string, Buffer | string> {
   const names = ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors'];
   const weightMap = Object.fromEntries([...a.map((t) => [t[0], names[0]]), ...b.map((t) => [t[0], names[1]])]);
   return {
-    'model.safetensors.index.json': JSON.stringify({ metadata: { total_size: 3000, ...(total ? { total_parameters: total } : {}) }, weight_map: weightMap }),
+    'model.safetensors.index.json': JSON.stringify({
+      metadata: { total_size: 3000, ...(total ? { total_parameters: total } : {}) },
+      weight_map: weightMap,
+    }),
     [names[0]]: safetensors(a, { format: 'pt' }),
     [names[1]]: safetensors(b, { format: 'pt' }),
   };
@@ -115,7 +150,13 @@ function shardedFiles(total?: number): Record<string, Buffer | string> {
  * A Hugging Face cache entry: blobs/ hold the bytes, snapshots/{commit}/ holds symlinks to them (as huggingface_hub
  * writes them), and refs/{name} holds the commit hash.
  */
-function hfCacheEntry(cacheDir: string, id: string, commit: string, files: Record<string, Buffer | string>, refs: Record<string, string> = { main: commit }): string {
+function hfCacheEntry(
+  cacheDir: string,
+  id: string,
+  commit: string,
+  files: Record<string, Buffer | string>,
+  refs: Record<string, string> = { main: commit },
+): string {
   const repo = path.join(cacheDir, `models--${id.replace('/', '--')}`);
   for (const [name, data] of Object.entries(files)) {
     const blob = path.join(repo, 'blobs', `${commit.slice(0, 8)}-${name.replace(/[^\w.-]/g, '_')}`);
@@ -157,16 +198,29 @@ interface FakeRepo {
 const GOOD_TOKEN = 'hf_fake_good_token';
 
 const HUB_REPOS: Record<string, FakeRepo> = {
-  'tiny/llama-net': { files: { 'config.json': JSON.stringify(tinyConfig()), 'model.safetensors': safetensors(tinyTensors(), { format: 'pt' }) } },
+  'tiny/llama-net': {
+    files: {
+      'config.json': JSON.stringify(tinyConfig()),
+      'model.safetensors': safetensors(tinyTensors(), { format: 'pt' }),
+    },
+  },
   'tiny/llama-sharded': { files: { 'config.json': JSON.stringify(tinyConfig()), ...shardedFiles() } },
   'tiny/config-only': { files: { 'config.json': JSON.stringify(tinyConfig()) } },
-  'gated/llama': { files: { 'config.json': JSON.stringify(tinyConfig()), 'model.safetensors': safetensors(tinyTensors()) }, gatedToken: GOOD_TOKEN },
+  'gated/llama': {
+    files: { 'config.json': JSON.stringify(tinyConfig()), 'model.safetensors': safetensors(tinyTensors()) },
+    gatedToken: GOOD_TOKEN,
+  },
   'slow/model': { files: {}, hang: true },
 };
 
 function serveHub(hits: Hit[], hanging: http.ServerResponse[]): http.Server {
   return http.createServer((req, res) => {
-    hits.push({ method: req.method ?? '', url: req.url ?? '', range: req.headers.range, auth: req.headers.authorization });
+    hits.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      range: req.headers.range,
+      auth: req.headers.authorization,
+    });
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const m = /^\/([^/]+\/[^/]+)\/(resolve|raw)\/([^/]+)\/(.+)$/.exec(url.pathname);
     const json = (status: number, code: string, body: object): void => {
@@ -174,7 +228,8 @@ function serveHub(hits: Hit[], hanging: http.ServerResponse[]): http.Server {
       res.end(JSON.stringify(body));
     };
     // Like the real Hub, an unknown repo answers 401 to anonymous requests (it could be private) and 404 otherwise.
-    const notFound = (): void => json(req.headers.authorization ? 404 : 401, 'RepoNotFound', { error: 'Repository not found' });
+    const notFound = (): void =>
+      json(req.headers.authorization ? 404 : 401, 'RepoNotFound', { error: 'Repository not found' });
     if (!m) return notFound();
     const [, id, , revision, file] = m;
     const repo = HUB_REPOS[id];
@@ -185,8 +240,14 @@ function serveHub(hits: Hit[], hanging: http.ServerResponse[]): http.Server {
     }
     if (repo.gatedToken) {
       const auth = req.headers.authorization;
-      if (!auth) return json(401, 'GatedRepo', { error: `Access to model ${id} is restricted. You must have access to it and be authenticated to access it. Please log in.` });
-      if (auth !== `Bearer ${repo.gatedToken}`) return json(403, 'GatedRepo', { error: `Access to model ${id} is restricted and you are not in the authorized list.` });
+      if (!auth)
+        return json(401, 'GatedRepo', {
+          error: `Access to model ${id} is restricted. You must have access to it and be authenticated to access it. Please log in.`,
+        });
+      if (auth !== `Bearer ${repo.gatedToken}`)
+        return json(403, 'GatedRepo', {
+          error: `Access to model ${id} is restricted and you are not in the authorized list.`,
+        });
     }
     if (decodeURIComponent(revision) !== 'main') return json(404, 'RevisionNotFound', { error: 'Invalid rev id' });
     const data = repo.files[decodeURIComponent(file)];
@@ -201,7 +262,11 @@ function serveHub(hits: Hit[], hanging: http.ServerResponse[]): http.Server {
     if (range) {
       const start = Number(range[1]);
       const end = Math.min(range[2] ? Number(range[2]) : body.length - 1, body.length - 1);
-      res.writeHead(206, { ...headers, 'Content-Range': `bytes ${start}-${end}/${body.length}`, 'Content-Length': end - start + 1 });
+      res.writeHead(206, {
+        ...headers,
+        'Content-Range': `bytes ${start}-${end}/${body.length}`,
+        'Content-Length': end - start + 1,
+      });
       res.end(req.method === 'HEAD' ? undefined : body.subarray(start, end + 1));
       return;
     }
@@ -244,7 +309,13 @@ describe('models: resolution from anywhere', () => {
   let n = 0;
   /** Options for one network test, with a fresh vram-lens cache directory so tests do not see each other's fetches. */
   const net = (extra: Partial<AsyncResolveOptions> = {}): AsyncResolveOptions => ({
-    cwd: tmp, env, allowNetwork: true, timeoutMs: 5000, hubUrl, cacheDir: path.join(tmp, `vl-cache-${++n}`), ...extra,
+    cwd: tmp,
+    env,
+    allowNetwork: true,
+    timeoutMs: 5000,
+    hubUrl,
+    cacheDir: path.join(tmp, `vl-cache-${++n}`),
+    ...extra,
   });
 
   describe('without network', () => {
@@ -279,7 +350,10 @@ describe('models: resolution from anywhere', () => {
     });
 
     it('names the path when an explicit path does not exist or is not a config', () => {
-      assert.match(fail(resolveModelSync('./nowhere', { cwd: tmp, env })), /model path '\.\/nowhere' does not exist \(no .*nowhere\): point it at a model folder/);
+      assert.match(
+        fail(resolveModelSync('./nowhere', { cwd: tmp, env })),
+        /model path '\.\/nowhere' does not exist \(no .*nowhere\): point it at a model folder/,
+      );
       write(path.join(tmp, 'broken', 'config.json'), '{ "hidden_size": ');
       assert.match(fail(resolveModelSync('./broken', { cwd: tmp, env })), /broken[\\/]config\.json: invalid JSON/);
       fs.mkdirSync(path.join(tmp, 'empty-dir'), { recursive: true });
@@ -303,20 +377,31 @@ describe('models: resolution from anywhere', () => {
     it('finds a model in the HF cache through HF_HUB_CACHE (refs/main -> snapshot) and counts its weights', () => {
       const cache = path.join(tmp, 'hf-hub-cache');
       const commit = '0123456789abcdef0123456789abcdef01234567';
-      hfCacheEntry(cache, 'tiny/cached-llama', commit, { 'config.json': JSON.stringify(tinyConfig()), 'model.safetensors': safetensors(tinyTensors()) });
+      hfCacheEntry(cache, 'tiny/cached-llama', commit, {
+        'config.json': JSON.stringify(tinyConfig()),
+        'model.safetensors': safetensors(tinyTensors()),
+      });
       const m = ok(resolveModelSync('tiny/cached-llama', { cwd: tmp, env: { ...env, HF_HUB_CACHE: cache } }));
       assert.equal(m.id, 'tiny/cached-llama');
       assert.equal(m.revision, commit);
       assert.equal(m.parameters, TINY_PARAMS);
-      assert.equal(m.source, `Hugging Face cache ${path.join(cache, 'models--tiny--cached-llama', 'snapshots', commit, 'config.json')}`);
+      assert.equal(
+        m.source,
+        `Hugging Face cache ${path.join(cache, 'models--tiny--cached-llama', 'snapshots', commit, 'config.json')}`,
+      );
       // The Hub matches ids without regard to case; so do we.
-      assert.equal(ok(resolveModelSync('Tiny/Cached-Llama', { cwd: tmp, env: { ...env, HF_HUB_CACHE: cache } })).revision, commit);
+      assert.equal(
+        ok(resolveModelSync('Tiny/Cached-Llama', { cwd: tmp, env: { ...env, HF_HUB_CACHE: cache } })).revision,
+        commit,
+      );
     });
 
     it('finds a model in the HF cache through HF_HOME/hub', () => {
       const hfHome = path.join(tmp, 'hf-home');
       const commit = 'fedcba9876543210fedcba9876543210fedcba98';
-      hfCacheEntry(path.join(hfHome, 'hub'), 'tiny/home-llama', commit, { 'config.json': JSON.stringify(tinyConfig({ hidden_size: 16 })) });
+      hfCacheEntry(path.join(hfHome, 'hub'), 'tiny/home-llama', commit, {
+        'config.json': JSON.stringify(tinyConfig({ hidden_size: 16 })),
+      });
       const e = { ...env, HF_HOME: hfHome };
       assert.equal(hfHubCacheDir(e), path.join(hfHome, 'hub'));
       const m = ok(resolveModelSync('tiny/home-llama', { cwd: tmp, env: e }));
@@ -334,8 +419,20 @@ describe('models: resolution from anywhere', () => {
       assert.equal(noRefs.revision, c1);
       assert.match(noRefs.notes.join(' '), /refs\/main is missing/);
 
-      hfCacheEntry(cache, 'tiny/revs', c1, { 'config.json': JSON.stringify(tinyConfig({ hidden_size: 8 })) }, { main: c1 });
-      hfCacheEntry(cache, 'tiny/revs', c2, { 'config.json': JSON.stringify(tinyConfig({ hidden_size: 24 })) }, { 'v2.0': c2 });
+      hfCacheEntry(
+        cache,
+        'tiny/revs',
+        c1,
+        { 'config.json': JSON.stringify(tinyConfig({ hidden_size: 8 })) },
+        { main: c1 },
+      );
+      hfCacheEntry(
+        cache,
+        'tiny/revs',
+        c2,
+        { 'config.json': JSON.stringify(tinyConfig({ hidden_size: 24 })) },
+        { 'v2.0': c2 },
+      );
       assert.equal(ok(resolveModelSync('tiny/revs', { cwd: tmp, env })).config.hidden_size, 8);
       assert.equal(ok(resolveModelSync('tiny/revs@v2.0', { cwd: tmp, env })).config.hidden_size, 24);
       assert.equal(ok(resolveModelSync(`tiny/revs@${c2.slice(0, 10)}`, { cwd: tmp, env })).revision, c2);
@@ -348,7 +445,10 @@ describe('models: resolution from anywhere', () => {
       assert.match(msg, /not in the Hugging Face cache \(.*\.cache[\\/]huggingface[\\/]hub\)/);
       assert.match(msg, /closest catalog entries: .*meta-llama\/Llama-2-7b-hf/);
       assert.match(msg, /allow network access \(--allow-network\)/);
-      assert.match(fail(resolveModelSync('tiny/x', { cwd: tmp, env, networkHint: 'vramLens.model.allowNetwork' })), /vramLens\.model\.allowNetwork/);
+      assert.match(
+        fail(resolveModelSync('tiny/x', { cwd: tmp, env, networkHint: 'vramLens.model.allowNetwork' })),
+        /vramLens\.model\.allowNetwork/,
+      );
     });
 
     it('counts a sharded checkpoint through model.safetensors.index.json, and falls back when a shard is missing', () => {
@@ -364,7 +464,9 @@ describe('models: resolution from anywhere', () => {
     });
 
     it('recognises a bitsandbytes 4-bit checkpoint and counts its packed weights as the unquantized model', () => {
-      const dir = modelDir(path.join(tmp, 'bnb4'), tinyConfig({ quantization_config: BNB4_CONFIG }), { 'model.safetensors': safetensors(tinyTensors(bnb4Linear)) });
+      const dir = modelDir(path.join(tmp, 'bnb4'), tinyConfig({ quantization_config: BNB4_CONFIG }), {
+        'model.safetensors': safetensors(tinyTensors(bnb4Linear)),
+      });
       const m = ok(resolveModelSync(dir, { cwd: tmp, env }));
       assert.deepEqual(m.quantization, { bits: 4, type: 'nf4', double_quant: true, block_size: 64 });
       // The 1152 linear weights sit two per uint8 byte; absmax, quant_map and quant_state are constants, not parameters.
@@ -373,8 +475,12 @@ describe('models: resolution from anywhere', () => {
     });
 
     it('counts a GPTQ checkpoint: each int32 qweight word holds eight 4-bit weights', () => {
-      const config = tinyConfig({ quantization_config: { quant_method: 'gptq', bits: 4, group_size: 8, desc_act: false, sym: true } });
-      const dir = modelDir(path.join(tmp, 'gptq'), config, { 'model.safetensors': safetensors(tinyTensors(gptqLinear, 'F16')) });
+      const config = tinyConfig({
+        quantization_config: { quant_method: 'gptq', bits: 4, group_size: 8, desc_act: false, sym: true },
+      });
+      const dir = modelDir(path.join(tmp, 'gptq'), config, {
+        'model.safetensors': safetensors(tinyTensors(gptqLinear, 'F16')),
+      });
       const m = ok(resolveModelSync(dir, { cwd: tmp, env }));
       assert.deepEqual(m.quantization, { bits: 4, type: 'gptq', double_quant: false, block_size: 8 });
       assert.equal(m.parameters, TINY_PARAMS);
@@ -392,7 +498,9 @@ describe('models: resolution from anywhere', () => {
     });
 
     it('reports a broken safetensors file as a note and keeps the config', () => {
-      const dir = modelDir(path.join(tmp, 'bad-weights'), tinyConfig(), { 'model.safetensors': Buffer.from('not a safetensors file') });
+      const dir = modelDir(path.join(tmp, 'bad-weights'), tinyConfig(), {
+        'model.safetensors': Buffer.from('not a safetensors file'),
+      });
       const m = ok(resolveModelSync(dir, { cwd: tmp, env }));
       assert.equal(m.parameters, undefined);
       assert.match(m.notes.join(' '), /could not read the safetensors weights/);
@@ -402,20 +510,50 @@ describe('models: resolution from anywhere', () => {
   describe('quantizationFromConfig', () => {
     it('maps bitsandbytes, GPTQ and AWQ configs to the TrainingSetup vocabulary', () => {
       assert.equal(quantizationFromConfig(tinyConfig()), undefined);
-      assert.deepEqual(quantizationFromConfig({ quantization_config: BNB4_CONFIG }), { bits: 4, type: 'nf4', double_quant: true, block_size: 64 });
+      assert.deepEqual(quantizationFromConfig({ quantization_config: BNB4_CONFIG }), {
+        bits: 4,
+        type: 'nf4',
+        double_quant: true,
+        block_size: 64,
+      });
       // transformers' BitsAndBytesConfig defaults to fp4; old configs have no quant_method.
-      assert.deepEqual(quantizationFromConfig({ quantization_config: { load_in_4bit: true } }), { bits: 4, type: 'fp4', double_quant: false, block_size: 64 });
-      assert.deepEqual(quantizationFromConfig({ quantization_config: { quant_method: 'bitsandbytes', load_in_8bit: true } }), { bits: 8, type: 'int8', double_quant: false });
-      assert.deepEqual(quantizationFromConfig({ quantization_config: { quant_method: 'gptq', bits: 8, group_size: -1 } }), { bits: 8, type: 'gptq', double_quant: false, block_size: undefined });
-      assert.deepEqual(quantizationFromConfig({ quantization_config: { quant_method: 'awq', bits: 4, group_size: 128, version: 'gemm' } }), { bits: 4, type: 'awq', double_quant: false, block_size: 128 });
-      assert.deepEqual(quantizationFromConfig({ quantization_config: { quant_method: 'AWQ', w_bit: 4, q_group_size: 64 } }), { bits: 4, type: 'awq', double_quant: false, block_size: 64 });
+      assert.deepEqual(quantizationFromConfig({ quantization_config: { load_in_4bit: true } }), {
+        bits: 4,
+        type: 'fp4',
+        double_quant: false,
+        block_size: 64,
+      });
+      assert.deepEqual(
+        quantizationFromConfig({ quantization_config: { quant_method: 'bitsandbytes', load_in_8bit: true } }),
+        { bits: 8, type: 'int8', double_quant: false },
+      );
+      assert.deepEqual(
+        quantizationFromConfig({ quantization_config: { quant_method: 'gptq', bits: 8, group_size: -1 } }),
+        { bits: 8, type: 'gptq', double_quant: false, block_size: undefined },
+      );
+      assert.deepEqual(
+        quantizationFromConfig({
+          quantization_config: { quant_method: 'awq', bits: 4, group_size: 128, version: 'gemm' },
+        }),
+        { bits: 4, type: 'awq', double_quant: false, block_size: 128 },
+      );
+      assert.deepEqual(
+        quantizationFromConfig({ quantization_config: { quant_method: 'AWQ', w_bit: 4, q_group_size: 64 } }),
+        { bits: 4, type: 'awq', double_quant: false, block_size: 64 },
+      );
       assert.equal(quantizationFromConfig({ quantization_config: { quant_method: 'gptq', bits: 3 } }), undefined);
       assert.equal(quantizationFromConfig({ quantization_config: { quant_method: 'fp8' } }), undefined);
     });
 
     it('leaves a note for a quantization method it does not model', () => {
-      const dir = modelDir(path.join(tmp, 'fp8'), tinyConfig({ quantization_config: { quant_method: 'fp8', weight_block_size: [128, 128] } }));
-      assert.match(ok(resolveModelSync(dir, { cwd: tmp, env })).notes.join(' '), /quantization_config \(fp8\) is not modelled/);
+      const dir = modelDir(
+        path.join(tmp, 'fp8'),
+        tinyConfig({ quantization_config: { quant_method: 'fp8', weight_block_size: [128, 128] } }),
+      );
+      assert.match(
+        ok(resolveModelSync(dir, { cwd: tmp, env })).notes.join(' '),
+        /quantization_config \(fp8\) is not modelled/,
+      );
     });
   });
 
@@ -452,19 +590,35 @@ describe('models: resolution from anywhere', () => {
       assert.match(m.parameterSource ?? '', /model\.safetensors .*read by ranged requests/);
       const weightGets = hits.slice(before).filter((h) => h.method === 'GET' && h.url.includes('.safetensors'));
       assert.ok(weightGets.length >= 2, 'the header was fetched');
-      assert.ok(weightGets.every((h) => h.range !== undefined), 'every safetensors GET was a ranged request');
-      assert.ok(fs.existsSync(path.join(opts.cacheDir!, 'models--tiny--llama-net', 'main.json')), 'the look-up was cached');
+      assert.ok(
+        weightGets.every((h) => h.range !== undefined),
+        'every safetensors GET was a ranged request',
+      );
+      assert.ok(
+        fs.existsSync(path.join(opts.cacheDir!, 'models--tiny--llama-net', 'main.json')),
+        'the look-up was cached',
+      );
     });
 
-    it('refuses an answer redirected off Hugging Face\'s hosts, and a config.json over 4 MiB, before reading it', async () => {
+    it("refuses an answer redirected off Hugging Face's hosts, and a config.json over 4 MiB, before reading it", async () => {
       const elsewhere: typeof fetch = async (input, init) => {
         const res = await globalThis.fetch(input, init);
         Object.defineProperty(res, 'url', { value: 'https://files.example.com/config.json' });
         return res;
       };
-      assert.match(fail(await resolveModelAsync('tiny/config-only', net({ fetch: elsewhere }))), /came from files\.example\.com, which is not a Hugging Face host/);
-      const huge: typeof fetch = async () => new Response('{}', { status: 200, headers: { 'content-length': String(5 * 1024 * 1024), 'content-type': 'application/json' } });
-      assert.match(fail(await resolveModelAsync('tiny/config-only', net({ fetch: huge }))), /config\.json is 5242880 bytes, over the 4194304-byte limit/);
+      assert.match(
+        fail(await resolveModelAsync('tiny/config-only', net({ fetch: elsewhere }))),
+        /came from files\.example\.com, which is not a Hugging Face host/,
+      );
+      const huge: typeof fetch = async () =>
+        new Response('{}', {
+          status: 200,
+          headers: { 'content-length': String(5 * 1024 * 1024), 'content-type': 'application/json' },
+        });
+      assert.match(
+        fail(await resolveModelAsync('tiny/config-only', net({ fetch: huge }))),
+        /config\.json is 5242880 bytes, over the 4194304-byte limit/,
+      );
     });
 
     it('serves a second run from the vram-lens cache with the network off', async () => {
@@ -472,7 +626,10 @@ describe('models: resolution from anywhere', () => {
       ok(await resolveModelAsync('tiny/llama-net', opts));
       const before = hits.length;
       const offline = ok(resolveModelSync('tiny/llama-net', { cwd: tmp, env, cacheDir: opts.cacheDir }));
-      assert.match(offline.source, /^vram-lens cache .*main\.json \(fetched from http:\/\/127\.0\.0\.1:\d+\/tiny\/llama-net on /);
+      assert.match(
+        offline.source,
+        /^vram-lens cache .*main\.json \(fetched from http:\/\/127\.0\.0\.1:\d+\/tiny\/llama-net on /,
+      );
       assert.equal(offline.parameters, TINY_PARAMS);
       assert.deepEqual(offline.dtypes, { BF16: 1664, F32: 40 });
       const again = ok(await resolveModelAsync('tiny/llama-net', { ...opts, allowNetwork: false }));
@@ -484,7 +641,10 @@ describe('models: resolution from anywhere', () => {
     it('counts a sharded repo on the Hub through its index', async () => {
       const m = ok(await resolveModelAsync('tiny/llama-sharded', net()));
       assert.equal(m.parameters, TINY_PARAMS);
-      assert.match(m.parameterSource ?? '', /model\.safetensors\.index\.json, model-00001-of-00002\.safetensors, model-00002-of-00002\.safetensors/);
+      assert.match(
+        m.parameterSource ?? '',
+        /model\.safetensors\.index\.json, model-00001-of-00002\.safetensors, model-00002-of-00002\.safetensors/,
+      );
     });
 
     it('keeps the config and leaves a note when the repo has no safetensors weights', async () => {
@@ -495,7 +655,12 @@ describe('models: resolution from anywhere', () => {
 
     it('explains a gated repo (401 without a token): accept the license and set HF_TOKEN', async () => {
       const msg = fail(await resolveModelAsync('gated/llama', net()));
-      assert.match(msg, new RegExp(`'gated/llama' is gated or private \\(HTTP 401\\): accept the license at ${hubUrl}/gated/llama and set HF_TOKEN`));
+      assert.match(
+        msg,
+        new RegExp(
+          `'gated/llama' is gated or private \\(HTTP 401\\): accept the license at ${hubUrl}/gated/llama and set HF_TOKEN`,
+        ),
+      );
       assert.match(msg, /no token was found/);
       const wrong = fail(await resolveModelAsync('gated/llama', net({ env: { ...env, HF_TOKEN: 'hf_wrong' } })));
       assert.match(wrong, /HTTP 403.*the token from HF_TOKEN was refused/);
@@ -505,7 +670,10 @@ describe('models: resolution from anywhere', () => {
       const before = hits.length;
       const m = ok(await resolveModelAsync('gated/llama', net({ env: { ...env, HF_TOKEN: GOOD_TOKEN } })));
       assert.equal(m.parameters, TINY_PARAMS);
-      assert.ok(hits.slice(before).every((h) => h.auth === `Bearer ${GOOD_TOKEN}`), 'every request carried the token');
+      assert.ok(
+        hits.slice(before).every((h) => h.auth === `Bearer ${GOOD_TOKEN}`),
+        'every request carried the token',
+      );
 
       const hfHome = path.join(tmp, 'token-home');
       write(path.join(hfHome, 'token'), `${GOOD_TOKEN}\n`);
@@ -517,11 +685,17 @@ describe('models: resolution from anywhere', () => {
 
     it('answers a missing repo (401 RepoNotFound anonymously, 404 with a token) with the closest catalog names', async () => {
       const msg = fail(await resolveModelAsync('meta-llama/Llama-2-7b-hff', net()));
-      assert.match(msg, /'meta-llama\/Llama-2-7b-hff' was not found on the Hugging Face Hub \(http:\/\/127\.0\.0\.1:\d+\)/);
+      assert.match(
+        msg,
+        /'meta-llama\/Llama-2-7b-hff' was not found on the Hugging Face Hub \(http:\/\/127\.0\.0\.1:\d+\)/,
+      );
       assert.match(msg, /closest catalog entries: .*meta-llama\/Llama-2-7b-hf/);
       assert.match(msg, /if it is private, set HF_TOKEN/);
       const withToken = fail(await resolveModelAsync('meta-llama/Llama-2-7b-hff', net({ token: GOOD_TOKEN })));
-      assert.match(withToken, /was not found on the Hugging Face Hub .*closest catalog entries: meta-llama\/Llama-2-7b-hf, [^;]*$/);
+      assert.match(
+        withToken,
+        /was not found on the Hugging Face Hub .*closest catalog entries: meta-llama\/Llama-2-7b-hf, [^;]*$/,
+      );
     });
 
     it('honours HF_HUB_OFFLINE even when the network is allowed', async () => {
@@ -554,7 +728,10 @@ describe('models: resolution from anywhere', () => {
       const port = (closed.address() as AddressInfo).port;
       await new Promise<void>((resolve) => closed.close(() => resolve()));
       const msg = fail(await resolveModelAsync('tiny/llama-net', net({ hubUrl: `http://127.0.0.1:${port}` })));
-      assert.match(msg, /could not reach the Hugging Face Hub at http:\/\/127\.0\.0\.1:\d+ for 'tiny\/llama-net' \(ECONNREFUSED\)/);
+      assert.match(
+        msg,
+        /could not reach the Hugging Face Hub at http:\/\/127\.0\.0\.1:\d+ for 'tiny\/llama-net' \(ECONNREFUSED\)/,
+      );
     });
   });
 });

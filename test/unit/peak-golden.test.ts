@@ -10,8 +10,9 @@ import { estimate } from '../../src/core/estimate';
 import { TrainingSetupSchema } from '../../src/core/setup';
 import { peakInput, type PeakCase } from './golden-cases';
 
-
-const golden = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'peak', 'golden.json'), 'utf8')) as { cases: PeakCase[] };
+const golden = JSON.parse(
+  fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'peak', 'golden.json'), 'utf8'),
+) as { cases: PeakCase[] };
 
 function peakOf(c: PeakCase): { bytes: number; phase: string } {
   const input = peakInput(c);
@@ -30,22 +31,47 @@ describe('step peak against the profiler ground truth (tools/peak)', () => {
     it(name, () => {
       const got = peakOf(c);
       const err = (got.bytes - c.peakBytes) / c.peakBytes;
-      assert.ok(Math.abs(err) <= 0.03, `estimate ${got.bytes} (${got.phase}) is ${(err * 100).toFixed(1)} % from ${c.peakBytes}`);
+      assert.ok(
+        Math.abs(err) <= 0.03,
+        `estimate ${got.bytes} (${got.phase}) is ${(err * 100).toFixed(1)} % from ${c.peakBytes}`,
+      );
     });
   }
 });
 
-interface JsdCase { batch: number; seq: number; vocab: number; beta: number; dtype: 'bfloat16' | 'float32'; forwardPeakBytes: number; keptBytes: number; backwardPeakBytes: number }
-const jsd = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'peak', 'jsd.json'), 'utf8')) as { cases: JsdCase[] };
+interface JsdCase {
+  batch: number;
+  seq: number;
+  vocab: number;
+  beta: number;
+  dtype: 'bfloat16' | 'float32';
+  forwardPeakBytes: number;
+  keptBytes: number;
+  backwardPeakBytes: number;
+}
+const jsd = JSON.parse(
+  fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'peak', 'jsd.json'), 'utf8'),
+) as { cases: JsdCase[] };
 
 describe('TRL GKD generalized JSD loss against the profiler ground truth (tools/peak/measure_jsd.py)', () => {
-  const { lossMemory } = require('../../src/core/terms/activations') as typeof import('../../src/core/terms/activations');
+  const { lossMemory } =
+    require('../../src/core/terms/activations') as typeof import('../../src/core/terms/activations');
   for (const c of jsd.cases) {
     it(`beta ${c.beta}, ${c.dtype} logits, ${c.batch} x ${c.seq} x ${c.vocab}: kept, forward and backward high points within 1 %`, () => {
       const lb = c.dtype === 'float32' ? 4 : 2;
       const TV = c.batch * c.seq * c.vocab;
-      const m = lossMemory({ tokens: c.batch * c.seq, vocab: c.vocab, logitsBytes: lb, loss: 'full', chunks: 8, softcap: false, distill: true, jsdBeta: c.beta });
-      const near = (got: number, want: number, what: string): void => assert.ok(Math.abs(got - want) / want <= 0.01, `${what}: ${got} vs ${want}`);
+      const m = lossMemory({
+        tokens: c.batch * c.seq,
+        vocab: c.vocab,
+        logitsBytes: lb,
+        loss: 'full',
+        chunks: 8,
+        softcap: false,
+        distill: true,
+        jsdBeta: c.beta,
+      });
+      const near = (got: number, want: number, what: string): void =>
+        assert.ok(Math.abs(got - want) / want <= 0.01, `${what}: ${got} vs ${want}`);
       near(m.savedBytes, c.keptBytes, 'kept for backward');
       // The measurement starts with both logit tensors allocated; the estimate counts them in the forward's temporaries.
       near(m.savedBytes + m.forwardTransientBytes - 2 * lb * TV, c.forwardPeakBytes, 'forward high point');

@@ -18,30 +18,34 @@ describe('purity and boundaries of the source folders', () => {
       const bad: string[] = [];
       for (const f of tsFiles(path.join(root, folder))) {
         const text = fs.readFileSync(f, 'utf8');
-        if (/from ['"](vscode|node:[\w/]+|fs|path|os|child_process)['"]|require\(['"](vscode|node:|fs|path)/.test(text)) bad.push(path.relative(root, f));
+        if (/from ['"](vscode|node:[\w/]+|fs|path|os|child_process)['"]|require\(['"](vscode|node:|fs|path)/.test(text))
+          bad.push(path.relative(root, f));
       }
       assert.deepEqual(bad, []);
     });
   }
   it('only src/vscode imports vscode', () => {
-    const bad = tsFiles(path.join(root, 'src')).filter((f) => !f.includes(`${path.sep}src${path.sep}vscode${path.sep}`) && !f.endsWith('extension.ts'))
+    const bad = tsFiles(path.join(root, 'src'))
+      .filter((f) => !f.includes(`${path.sep}src${path.sep}vscode${path.sep}`) && !f.endsWith('extension.ts'))
       .filter((f) => /from ['"]vscode['"]/.test(fs.readFileSync(f, 'utf8')));
     assert.deepEqual(bad, []);
   });
   it('outside src/core, the core is imported through src/core/index.ts only', () => {
-    const bad = tsFiles(path.join(root, 'src')).filter((f) => !f.includes(`${path.sep}src${path.sep}core${path.sep}`))
+    const bad = tsFiles(path.join(root, 'src'))
+      .filter((f) => !f.includes(`${path.sep}src${path.sep}core${path.sep}`))
       .filter((f) => /from ['"](\.\.\/)+core\/[^'"]+['"]/.test(fs.readFileSync(f, 'utf8')))
       .map((f) => path.relative(root, f));
     assert.deepEqual(bad, []);
   });
   it('src/node (host file access) is imported only by the CLI, the server and the extension', () => {
     const allowed = ['cli', 'server', 'vscode', 'node'].map((d) => `${path.sep}src${path.sep}${d}${path.sep}`);
-    const bad = tsFiles(path.join(root, 'src')).filter((f) => !allowed.some((d) => f.includes(d)))
+    const bad = tsFiles(path.join(root, 'src'))
+      .filter((f) => !allowed.some((d) => f.includes(d)))
       .filter((f) => /from ['"](\.\.\/)+node(\/[^'"]*)?['"]/.test(fs.readFileSync(f, 'utf8')))
       .map((f) => path.relative(root, f));
     assert.deepEqual(bad, []);
   });
-  it('the webview imports from src only the core\'s index and the protocol', () => {
+  it("the webview imports from src only the core's index and the protocol", () => {
     const bad: string[] = [];
     for (const f of tsFiles(path.join(root, 'webview-ui', 'src'))) {
       for (const m of fs.readFileSync(f, 'utf8').matchAll(/from ['"]((?:\.\.\/)+src\/[^'"]+)['"]/g)) {
@@ -51,7 +55,8 @@ describe('purity and boundaries of the source folders', () => {
     assert.deepEqual(bad, []);
   });
   it('src/core holds no module-level mutable bindings (let or var at the top level)', () => {
-    const bad = tsFiles(path.join(root, 'src', 'core')).filter((f) => /^(export )?(let|var) /m.test(fs.readFileSync(f, 'utf8')))
+    const bad = tsFiles(path.join(root, 'src', 'core'))
+      .filter((f) => /^(export )?(let|var) /m.test(fs.readFileSync(f, 'utf8')))
       .map((f) => path.relative(root, f));
     assert.deepEqual(bad, []);
   });

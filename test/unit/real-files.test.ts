@@ -55,7 +55,8 @@ interface Expected {
  */
 const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   {
-    cause: 'LitGPT YAML: the accumulation is derived by resolve from train.global_batch_size, the micro-batch and the GPUs (a launch line may change the micro-batch), not read as a fact',
+    cause:
+      'LitGPT YAML: the accumulation is derived by resolve from train.global_batch_size, the micro-batch and the GPUs (a launch line may change the micro-batch), not read as a fact',
     entries: [
       'Lightning-AI__litgpt/config_hub/finetune/gemma-2b/qlora.yaml#gradAccum',
       'Lightning-AI__litgpt/config_hub/finetune/llama-3.1-8b/full.yaml#gradAccum',
@@ -66,274 +67,277 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     ],
   },
   {
-    cause: 'a LoraConfig built in the else of `if checkpoint_dir is not None:` inside a function (a parameter whose value is not known statically): the branch that runs is not known, so the method is reported as unknown rather than assumed',
+    cause:
+      'a LoraConfig built in the else of `if checkpoint_dir is not None:` inside a function (a parameter whose value is not known statically): the branch that runs is not known, so the method is reported as unknown rather than assumed',
     entries: ['artidoro__qlora/qlora.py#method'],
   },
   {
-    cause: "ms-swift: the accumulation written as a command substitution (`$(expr 16 / $nproc_per_node)`) is not evaluated",
+    cause:
+      'ms-swift: the accumulation written as a command substitution (`$(expr 16 / $nproc_per_node)`) is not evaluated',
     entries: [
-      "modelscope__ms-swift/examples/train/multi-gpu/ddp/train.sh#gradAccum",
-      "modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero2.sh#gradAccum",
-      "modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero3.sh#gradAccum",
+      'modelscope__ms-swift/examples/train/multi-gpu/ddp/train.sh#gradAccum',
+      'modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero2.sh#gradAccum',
+      'modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero3.sh#gradAccum',
     ],
   },
   {
-    cause: "ms-swift: a DeepSpeed preset (`--deepspeed zero2`) is read as its stage and offload, not as a reference to swift's bundled file",
+    cause:
+      "ms-swift: a DeepSpeed preset (`--deepspeed zero2`) is read as its stage and offload, not as a reference to swift's bundled file",
     entries: [
-      "modelscope__ms-swift/examples/train/full/qwen2_5_32b.sh#ref:zero3",
-      "modelscope__ms-swift/examples/train/grpo/internal/qlora.sh#ref:zero2",
-      "modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero2.sh#ref:zero2",
-      "modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero3.sh#ref:zero3",
-      "modelscope__ms-swift/examples/train/multi-node/torchrun/train_node1.sh#ref:zero2",
+      'modelscope__ms-swift/examples/train/full/qwen2_5_32b.sh#ref:zero3',
+      'modelscope__ms-swift/examples/train/grpo/internal/qlora.sh#ref:zero2',
+      'modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero2.sh#ref:zero2',
+      'modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero3.sh#ref:zero3',
+      'modelscope__ms-swift/examples/train/multi-node/torchrun/train_node1.sh#ref:zero2',
     ],
   },
   {
-    cause: "ms-swift: an argument file (`swift sft args.yaml`) is not followed",
+    cause: 'ms-swift: an argument file (`swift sft args.yaml`) is not followed',
+    entries: ['modelscope__ms-swift/examples/yaml/deepspeed/sft.sh#ref:examples/yaml/deepspeed/sft.yaml'],
+  },
+  {
+    cause: 'ms-swift argument files (sft.yaml, sft.json) are read as HF YAML / a DeepSpeed JSON',
     entries: [
-      "modelscope__ms-swift/examples/yaml/deepspeed/sft.sh#ref:examples/yaml/deepspeed/sft.yaml",
+      'modelscope__ms-swift/examples/yaml/deepspeed/sft.json#format',
+      'modelscope__ms-swift/examples/yaml/deepspeed/sft.yaml#format',
     ],
   },
   {
-    cause: "ms-swift argument files (sft.yaml, sft.json) are read as HF YAML / a DeepSpeed JSON",
+    cause: 'an Accelerate config written in JSON is not recognised',
+    entries: ['modelscope__ms-swift/examples/train/multi-gpu/fsdp_qlora/fsdp_offload.json#format'],
+  },
+  {
+    cause:
+      "OpenRLHF: the command is assembled in a heredoc (`read -r -d '' training_commands <<EOF`) and run as `deepspeed --module $training_commands`; its dotted flags (--model.model_name_or_path, --train.micro_batch_size, --data.max_len, --ds.zero_stage, --ds.param_dtype, --ds.lora.rank, --model.gradient_checkpointing_enable) are not read",
     entries: [
-      "modelscope__ms-swift/examples/yaml/deepspeed/sft.json#format",
-      "modelscope__ms-swift/examples/yaml/deepspeed/sft.yaml#format",
+      'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#gradientCheckpointing',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#microBatch',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#model',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#precision',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#seqLen',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#zeroStage',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#gradientCheckpointing',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#microBatch',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#model',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#precision',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#seqLen',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#zeroStage',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#gradientCheckpointing',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#microBatch',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#model',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#precision',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#seqLen',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#zeroStage',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#gradientCheckpointing',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#loraR',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#method',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#microBatch',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#model',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#precision',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#seqLen',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#zeroStage',
     ],
   },
   {
-    cause: "an Accelerate config written in JSON is not recognised",
+    cause:
+      'launchers the shell detector does not know: `python -m accelerate.commands.launch`, `python3 -m openrlhf.cli.train_ppo_ray`, a sweep of `sbatch <script>` calls',
     entries: [
-      "modelscope__ms-swift/examples/train/multi-gpu/fsdp_qlora/fsdp_offload.json#format",
+      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_hybrid_engine.sh#format',
+      'huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.sh#format',
+      'huggingface__alignment-handbook/recipes/pref_align_scan/launch_scan.sh#format',
     ],
   },
   {
-    cause: "OpenRLHF: the command is assembled in a heredoc (`read -r -d '' training_commands <<EOF`) and run as `deepspeed --module $training_commands`; its dotted flags (--model.model_name_or_path, --train.micro_batch_size, --data.max_len, --ds.zero_stage, --ds.param_dtype, --ds.lora.rank, --model.gradient_checkpointing_enable) are not read",
+    cause:
+      'a GPU count given only in a comment ("Config for 1 node of 8 x H100s", "note, this is set up for 8 GPUs") or in a variable used only inside a quoted `bash -c "... torchrun --nproc_per_node $GPUS_PER_NODE"` string',
     entries: [
-      "OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#gradientCheckpointing",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#microBatch",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#model",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#precision",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#seqLen",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#zeroStage",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#gradientCheckpointing",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#microBatch",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#model",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#precision",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#seqLen",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#zeroStage",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#gradientCheckpointing",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#microBatch",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#model",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#precision",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#seqLen",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#zeroStage",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#gradientCheckpointing",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#loraR",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#method",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#microBatch",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#model",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#precision",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#seqLen",
-      "OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#zeroStage",
+      'OpenRLHF__OpenRLHF/examples/scripts/train_nonrl_slurm.sh#gpus',
+      'allenai__open-instruct/configs/train_configs/dpo/default.yaml#gpus',
+      'allenai__open-instruct/configs/train_configs/sft/tulu2_7b.yaml#gpus',
+      'allenai__open-instruct/configs/train_configs/sft/tulu2_7b_lora.yaml#gpus',
+      'huggingface__open-r1/recipes/OlympicCoder-32B/sft/config_v00.00.yaml#gpus',
+      'huggingface__open-r1/recipes/OlympicCoder-32B/sft/config_v00.00.yaml#nodes',
+      'huggingface__open-r1/recipes/OlympicCoder-7B/sft/config_v00.00.yaml#gpus',
+      'huggingface__open-r1/recipes/OlympicCoder-7B/sft/config_v00.00.yaml#nodes',
+      'huggingface__open-r1/recipes/OpenR1-Distill-7B/sft/config_distill.yaml#gpus',
+      'huggingface__open-r1/recipes/OpenR1-Distill-7B/sft/config_distill.yaml#nodes',
     ],
   },
   {
-    cause: "launchers the shell detector does not know: `python -m accelerate.commands.launch`, `python3 -m openrlhf.cli.train_ppo_ray`, a sweep of `sbatch <script>` calls",
+    cause:
+      'torchtune: a single-device recipe named in the `tune run <recipe>_single_device` comment is not read as one GPU',
     entries: [
-      "OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_hybrid_engine.sh#format",
-      "huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.sh#format",
-      "huggingface__alignment-handbook/recipes/pref_align_scan/launch_scan.sh#format",
+      'pytorch__torchtune/recipes/configs/gemma2/9B_qlora_single_device.yaml#gpus',
+      'pytorch__torchtune/recipes/configs/llama3/8B_qlora_single_device.yaml#gpus',
+      'pytorch__torchtune/recipes/configs/llama3_2/1B_full_single_device.yaml#gpus',
+      'pytorch__torchtune/recipes/configs/llama3_2/3B_lora_single_device.yaml#gpus',
+      'pytorch__torchtune/recipes/configs/mistral/7B_full_low_memory.yaml#gpus',
+      'pytorch__torchtune/recipes/configs/phi3/mini_qlora_single_device.yaml#gpus',
     ],
   },
   {
-    cause: "a GPU count given only in a comment (\"Config for 1 node of 8 x H100s\", \"note, this is set up for 8 GPUs\") or in a variable used only inside a quoted `bash -c \"... torchrun --nproc_per_node $GPUS_PER_NODE\"` string",
+    cause:
+      'torchtune: the model is named after the builder (the base checkpoint) rather than the checkpoint_dir / `tune download` id of the -Instruct checkpoint (same architecture, so the estimate is unaffected)',
     entries: [
-      "OpenRLHF__OpenRLHF/examples/scripts/train_nonrl_slurm.sh#gpus",
-      "allenai__open-instruct/configs/train_configs/dpo/default.yaml#gpus",
-      "allenai__open-instruct/configs/train_configs/sft/tulu2_7b.yaml#gpus",
-      "allenai__open-instruct/configs/train_configs/sft/tulu2_7b_lora.yaml#gpus",
-      "huggingface__open-r1/recipes/OlympicCoder-32B/sft/config_v00.00.yaml#gpus",
-      "huggingface__open-r1/recipes/OlympicCoder-32B/sft/config_v00.00.yaml#nodes",
-      "huggingface__open-r1/recipes/OlympicCoder-7B/sft/config_v00.00.yaml#gpus",
-      "huggingface__open-r1/recipes/OlympicCoder-7B/sft/config_v00.00.yaml#nodes",
-      "huggingface__open-r1/recipes/OpenR1-Distill-7B/sft/config_distill.yaml#gpus",
-      "huggingface__open-r1/recipes/OpenR1-Distill-7B/sft/config_distill.yaml#nodes",
+      'pytorch__torchtune/recipes/configs/llama3/8B_dora.yaml#model',
+      'pytorch__torchtune/recipes/configs/llama3/8B_qlora_single_device.yaml#model',
+      'pytorch__torchtune/recipes/configs/llama3_1/8B_lora_dpo.yaml#model',
+      'pytorch__torchtune/recipes/configs/llama3_2/1B_full_single_device.yaml#model',
+      'pytorch__torchtune/recipes/configs/llama3_2/3B_lora_single_device.yaml#model',
+      'pytorch__torchtune/recipes/configs/qwen2_5/32B_lora.yaml#model',
+      'pytorch__torchtune/recipes/configs/qwen2_5/7B_lora.yaml#model',
     ],
   },
   {
-    cause: "torchtune: a single-device recipe named in the `tune run <recipe>_single_device` comment is not read as one GPU",
+    cause: 'torchtune: the builder torchtune.models.phi4.phi4_14b is not mapped to a model',
+    entries: ['pytorch__torchtune/recipes/configs/phi4/14B_full.yaml#model'],
+  },
+  {
+    cause:
+      'a launcher\'s comma-separated --lora_target_modules "q_proj,k_proj,..." is one string in the shell facts (resolve splits it into modules for the estimate; the fact itself is not split)',
     entries: [
-      "pytorch__torchtune/recipes/configs/gemma2/9B_qlora_single_device.yaml#gpus",
-      "pytorch__torchtune/recipes/configs/llama3/8B_qlora_single_device.yaml#gpus",
-      "pytorch__torchtune/recipes/configs/llama3_2/1B_full_single_device.yaml#gpus",
-      "pytorch__torchtune/recipes/configs/llama3_2/3B_lora_single_device.yaml#gpus",
-      "pytorch__torchtune/recipes/configs/mistral/7B_full_low_memory.yaml#gpus",
-      "pytorch__torchtune/recipes/configs/phi3/mini_qlora_single_device.yaml#gpus",
+      'huggingface__peft/examples/sft/run_peft_fsdp_gptq.sh#loraTargets',
+      'huggingface__peft/examples/sft/run_unsloth_peft.sh#loraTargets',
     ],
   },
   {
-    cause: "torchtune: the model is named after the builder (the base checkpoint) rather than the checkpoint_dir / `tune download` id of the -Instruct checkpoint (same architecture, so the estimate is unaffected)",
-    entries: [
-      "pytorch__torchtune/recipes/configs/llama3/8B_dora.yaml#model",
-      "pytorch__torchtune/recipes/configs/llama3/8B_qlora_single_device.yaml#model",
-      "pytorch__torchtune/recipes/configs/llama3_1/8B_lora_dpo.yaml#model",
-      "pytorch__torchtune/recipes/configs/llama3_2/1B_full_single_device.yaml#model",
-      "pytorch__torchtune/recipes/configs/llama3_2/3B_lora_single_device.yaml#model",
-      "pytorch__torchtune/recipes/configs/qwen2_5/32B_lora.yaml#model",
-      "pytorch__torchtune/recipes/configs/qwen2_5/7B_lora.yaml#model",
-    ],
+    cause: 'a quantization that only the checkpoint states (a -GPTQ-INT4 model id) is not inferred',
+    entries: ['huggingface__peft/examples/sft/run_peft_fsdp_gptq.sh#method'],
   },
   {
-    cause: "torchtune: the builder torchtune.models.phi4.phi4_14b is not mapped to a model",
+    cause:
+      "defaults of a function's keyword parameters when the function is not called once in the file (fire.Fire(train)), argparse options without a default, and defaults read through a value that is not `args.x` (a comprehension, `args.x * 2`, a tokenizer call) are not taken",
     entries: [
-      "pytorch__torchtune/recipes/configs/phi4/14B_full.yaml#model",
-    ],
-  },
-  {
-    cause: "a launcher's comma-separated --lora_target_modules \"q_proj,k_proj,...\" is one string in the shell facts (resolve splits it into modules for the estimate; the fact itself is not split)",
-    entries: [
-      "huggingface__peft/examples/sft/run_peft_fsdp_gptq.sh#loraTargets",
-      "huggingface__peft/examples/sft/run_unsloth_peft.sh#loraTargets",
-    ],
-  },
-  {
-    cause: "a quantization that only the checkpoint states (a -GPTQ-INT4 model id) is not inferred",
-    entries: [
-      "huggingface__peft/examples/sft/run_peft_fsdp_gptq.sh#method",
-    ],
-  },
-  {
-    cause: "defaults of a function's keyword parameters when the function is not called once in the file (fire.Fire(train)), argparse options without a default, and defaults read through a value that is not `args.x` (a comprehension, `args.x * 2`, a tokenizer call) are not taken",
-    entries: [
-      "huggingface__accelerate/examples/by_feature/deepspeed_with_config_support.py#gradAccum",
-      "huggingface__accelerate/examples/by_feature/deepspeed_with_config_support.py#microBatch",
-      "huggingface__accelerate/examples/torch_native_parallelism/nd_parallel_trainer.py#seqLen",
-      "huggingface__peft/examples/dora_finetuning/dora_finetuning.py#seqLen",
-      "huggingface__peft/examples/loftq_finetuning/train_gsm8k_llama.py#gradAccum",
-      "huggingface__peft/examples/loftq_finetuning/train_gsm8k_llama.py#microBatch",
-      "huggingface__peft/examples/olora_finetuning/olora_finetuning.py#precision",
-      "huggingface__peft/examples/olora_finetuning/olora_finetuning.py#seqLen",
-      "tloen__alpaca-lora/finetune.py#gradAccum",
-      "tloen__alpaca-lora/finetune.py#loraR",
-      "tloen__alpaca-lora/finetune.py#loraTargets",
-      "tloen__alpaca-lora/finetune.py#microBatch",
-      "tloen__alpaca-lora/finetune.py#seqLen",
+      'huggingface__accelerate/examples/by_feature/deepspeed_with_config_support.py#gradAccum',
+      'huggingface__accelerate/examples/by_feature/deepspeed_with_config_support.py#microBatch',
+      'huggingface__accelerate/examples/torch_native_parallelism/nd_parallel_trainer.py#seqLen',
+      'huggingface__peft/examples/dora_finetuning/dora_finetuning.py#seqLen',
+      'huggingface__peft/examples/loftq_finetuning/train_gsm8k_llama.py#gradAccum',
+      'huggingface__peft/examples/loftq_finetuning/train_gsm8k_llama.py#microBatch',
+      'huggingface__peft/examples/olora_finetuning/olora_finetuning.py#precision',
+      'huggingface__peft/examples/olora_finetuning/olora_finetuning.py#seqLen',
+      'tloen__alpaca-lora/finetune.py#gradAccum',
+      'tloen__alpaca-lora/finetune.py#loraR',
+      'tloen__alpaca-lora/finetune.py#loraTargets',
+      'tloen__alpaca-lora/finetune.py#microBatch',
+      'tloen__alpaca-lora/finetune.py#seqLen',
     ],
   },
   {
     cause: "LoRA targets found at run time from the model (qlora.py's find_all_linear_names) are not read",
-    entries: [
-      "artidoro__qlora/qlora.py#loraTargets",
-    ],
+    entries: ['artidoro__qlora/qlora.py#loraTargets'],
   },
   {
     cause: "a sequence length given as two parts (qlora.py's source_max_len + target_max_len) is not read",
     entries: [
-      "artidoro__qlora/qlora.py#seqLen",
-      "artidoro__qlora/scripts/finetune.sh#seqLen",
-      "artidoro__qlora/scripts/finetune_guanaco_13b.sh#seqLen",
-      "artidoro__qlora/scripts/finetune_guanaco_33b.sh#seqLen",
-      "artidoro__qlora/scripts/finetune_guanaco_65b.sh#seqLen",
-      "artidoro__qlora/scripts/finetune_guanaco_7b.sh#seqLen",
-      "artidoro__qlora/scripts/finetune_llama2_guanaco_7b.sh#seqLen",
+      'artidoro__qlora/qlora.py#seqLen',
+      'artidoro__qlora/scripts/finetune.sh#seqLen',
+      'artidoro__qlora/scripts/finetune_guanaco_13b.sh#seqLen',
+      'artidoro__qlora/scripts/finetune_guanaco_33b.sh#seqLen',
+      'artidoro__qlora/scripts/finetune_guanaco_65b.sh#seqLen',
+      'artidoro__qlora/scripts/finetune_guanaco_7b.sh#seqLen',
+      'artidoro__qlora/scripts/finetune_llama2_guanaco_7b.sh#seqLen',
     ],
   },
   {
     cause: "qlora.py's own flags (--bits 4, --quant_type nf4, --double_quant, --lora_modules all) are not mapped",
     entries: [
-      "artidoro__qlora/scripts/finetune.sh#method",
-      "artidoro__qlora/scripts/finetune_guanaco_13b.sh#loraTargets",
-      "artidoro__qlora/scripts/finetune_guanaco_13b.sh#method",
-      "artidoro__qlora/scripts/finetune_guanaco_33b.sh#loraTargets",
-      "artidoro__qlora/scripts/finetune_guanaco_33b.sh#method",
-      "artidoro__qlora/scripts/finetune_guanaco_65b.sh#loraTargets",
-      "artidoro__qlora/scripts/finetune_guanaco_65b.sh#method",
-      "artidoro__qlora/scripts/finetune_guanaco_7b.sh#loraTargets",
-      "artidoro__qlora/scripts/finetune_guanaco_7b.sh#method",
-      "artidoro__qlora/scripts/finetune_llama2_guanaco_7b.sh#loraTargets",
-      "artidoro__qlora/scripts/finetune_llama2_guanaco_7b.sh#method",
+      'artidoro__qlora/scripts/finetune.sh#method',
+      'artidoro__qlora/scripts/finetune_guanaco_13b.sh#loraTargets',
+      'artidoro__qlora/scripts/finetune_guanaco_13b.sh#method',
+      'artidoro__qlora/scripts/finetune_guanaco_33b.sh#loraTargets',
+      'artidoro__qlora/scripts/finetune_guanaco_33b.sh#method',
+      'artidoro__qlora/scripts/finetune_guanaco_65b.sh#loraTargets',
+      'artidoro__qlora/scripts/finetune_guanaco_65b.sh#method',
+      'artidoro__qlora/scripts/finetune_guanaco_7b.sh#loraTargets',
+      'artidoro__qlora/scripts/finetune_guanaco_7b.sh#method',
+      'artidoro__qlora/scripts/finetune_llama2_guanaco_7b.sh#loraTargets',
+      'artidoro__qlora/scripts/finetune_llama2_guanaco_7b.sh#method',
     ],
   },
   {
-    cause: "a hand-written PyTorch / Accelerate loop: DataLoader(batch_size=...) and the tokenizer's max_length (local variables, a config dict) are not read as micro-batch and sequence length",
+    cause:
+      "a hand-written PyTorch / Accelerate loop: DataLoader(batch_size=...) and the tokenizer's max_length (local variables, a config dict) are not read as micro-batch and sequence length",
     entries: [
-      "huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.py#microBatch",
-      "huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.py#seqLen",
-      "huggingface__accelerate/examples/complete_nlp_example.py#microBatch",
-      "huggingface__peft/examples/causal_language_modeling/peft_lora_clm_accelerate_ds_zero3_offload.py#microBatch",
-      "huggingface__peft/examples/causal_language_modeling/peft_lora_clm_accelerate_ds_zero3_offload.py#seqLen",
+      'huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.py#microBatch',
+      'huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.py#seqLen',
+      'huggingface__accelerate/examples/complete_nlp_example.py#microBatch',
+      'huggingface__peft/examples/causal_language_modeling/peft_lora_clm_accelerate_ds_zero3_offload.py#microBatch',
+      'huggingface__peft/examples/causal_language_modeling/peft_lora_clm_accelerate_ds_zero3_offload.py#seqLen',
     ],
   },
   {
-    cause: "LoRA switched on by a trainer's own keys: open-instruct use_lora / lora_rank, FastChat's --lora_r on train_lora.py (no separate switch)",
+    cause:
+      "LoRA switched on by a trainer's own keys: open-instruct use_lora / lora_rank, FastChat's --lora_r on train_lora.py (no separate switch)",
     entries: [
-      "allenai__open-instruct/configs/train_configs/sft/tulu2_7b_lora.yaml#loraR",
-      "allenai__open-instruct/configs/train_configs/sft/tulu2_7b_lora.yaml#method",
-      "lm-sys__FastChat/scripts/train_lora.sh#method",
+      'allenai__open-instruct/configs/train_configs/sft/tulu2_7b_lora.yaml#loraR',
+      'allenai__open-instruct/configs/train_configs/sft/tulu2_7b_lora.yaml#method',
+      'lm-sys__FastChat/scripts/train_lora.sh#method',
     ],
   },
   {
-    cause: "a LoRA adapter loaded from a checkpoint (PeftModel.from_pretrained(..., is_trainable=True)) on a 4-bit base is not read as QLoRA",
+    cause:
+      'a LoRA adapter loaded from a checkpoint (PeftModel.from_pretrained(..., is_trainable=True)) on a 4-bit base is not read as QLoRA',
+    entries: ['huggingface__peft/examples/loftq_finetuning/train_gsm8k_llama.py#method'],
+  },
+  {
+    cause: 'Axolotl unfrozen_parameters (train only the parameters matching the regexes) is not read',
+    entries: ['axolotl-ai-cloud__axolotl/examples/mistral/bigstral/bigstral-ds-zero3.yaml#method'],
+  },
+  {
+    cause:
+      'a variable whose default is set in an if-block (`ZERO_STAGE=$2; if [ "$ZERO_STAGE" == "" ]; then ZERO_STAGE=3; fi`) stays unknown',
     entries: [
-      "huggingface__peft/examples/loftq_finetuning/train_gsm8k_llama.py#method",
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/llama2/run_llama2_7b_lora.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/multi_node/run_66b.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_gpu/run_1.3b.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_node/run_13b.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_dpo_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_reward_model_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage',
     ],
   },
   {
-    cause: "Axolotl unfrozen_parameters (train only the parameters matching the regexes) is not read",
+    cause:
+      'DeepSpeed-Chat step-3 (PPO) flags --per_device_training_batch_size, --actor_zero_stage, --actor_gradient_checkpointing are not mapped',
     entries: [
-      "axolotl-ai-cloud__axolotl/examples/mistral/bigstral/bigstral-ds-zero3.yaml#method",
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/llama2/run_llama2_7b.sh#gradientCheckpointing',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/llama2/run_llama2_7b.sh#microBatch',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage',
     ],
   },
   {
-    cause: "a variable whose default is set in an if-block (`ZERO_STAGE=$2; if [ \"$ZERO_STAGE\" == \"\" ]; then ZERO_STAGE=3; fi`) stays unknown",
+    cause:
+      "a Python training file without a construct the detector looks for (a wrapper that calls train(); DeepSpeed-Chat's argparse main.py with deepspeed.initialize and AutoModelForCausalLM via its own helper) is not recognised",
     entries: [
-      "microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage",
-      "microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/llama2/run_llama2_7b_lora.sh#zeroStage",
-      "microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/multi_node/run_66b.sh#zeroStage",
-      "microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_gpu/run_1.3b.sh#zeroStage",
-      "microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_node/run_13b.sh#zeroStage",
-      "microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_dpo_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage",
-      "microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_reward_model_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage",
+      'lm-sys__FastChat/fastchat/train/train_mem.py#format',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/main.py#format',
     ],
   },
   {
-    cause: "DeepSpeed-Chat step-3 (PPO) flags --per_device_training_batch_size, --actor_zero_stage, --actor_gradient_checkpointing are not mapped",
+    cause:
+      'if/elif branches chosen by a positional argument: the DeepSpeed file of one branch is taken although the file does not fix one',
+    entries: ['microsoft__DeepSpeedExamples/training/autotuning/hf/gpt2-large/test_tune.sh#zeroStage'],
+  },
+  {
+    cause: 'arithmetic through `$(expr 16 / $nproc_per_node)` is not evaluated',
     entries: [
-      "microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/llama2/run_llama2_7b.sh#gradientCheckpointing",
-      "microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/llama2/run_llama2_7b.sh#microBatch",
-      "microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage",
+      'modelscope__ms-swift/examples/train/multi-gpu/fsdp_qlora/train.sh#gradAccum',
+      'modelscope__ms-swift/examples/train/multi-node/torchrun/train_node1.sh#gradAccum',
     ],
   },
   {
-    cause: "a Python training file without a construct the detector looks for (a wrapper that calls train(); DeepSpeed-Chat's argparse main.py with deepspeed.initialize and AutoModelForCausalLM via its own helper) is not recognised",
+    cause: 'a DeepSpeed hostfile (--hostfile=...) is not followed',
     entries: [
-      "lm-sys__FastChat/fastchat/train/train_mem.py#format",
-      "microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/main.py#format",
-    ],
-  },
-  {
-    cause: "if/elif branches chosen by a positional argument: the DeepSpeed file of one branch is taken although the file does not fix one",
-    entries: [
-      "microsoft__DeepSpeedExamples/training/autotuning/hf/gpt2-large/test_tune.sh#zeroStage",
-    ],
-  },
-  {
-    cause: "arithmetic through `$(expr 16 / $nproc_per_node)` is not evaluated",
-    entries: [
-      "modelscope__ms-swift/examples/train/multi-gpu/fsdp_qlora/train.sh#gradAccum",
-      "modelscope__ms-swift/examples/train/multi-node/torchrun/train_node1.sh#gradAccum",
-    ],
-  },
-  {
-    cause: "a DeepSpeed hostfile (--hostfile=...) is not followed",
-    entries: [
-      "modelscope__ms-swift/examples/train/multi-node/deepspeed/train.sh#ref:./examples/train/multi-node/deepspeed/host.txt",
+      'modelscope__ms-swift/examples/train/multi-node/deepspeed/train.sh#ref:./examples/train/multi-node/deepspeed/host.txt',
     ],
   },
 ];
 
 function loadExpected(): Record<string, Expected> {
-  return (JSON.parse(fs.readFileSync(path.join(realDir, 'expected.json'), 'utf8')) as { files: Record<string, Expected> }).files;
+  return (
+    JSON.parse(fs.readFileSync(path.join(realDir, 'expected.json'), 'utf8')) as { files: Record<string, Expected> }
+  ).files;
 }
 
 function loadSources(): { file: string; repository: string; path: string; commit: string; license: string }[] {
@@ -347,7 +351,11 @@ function loadSources(): { file: string; repository: string; path: string; commit
 /** Where the files are: $VRAM_LENS_REAL_FILES, test/real-files/files, or ../shared/real-files/files. */
 function filesRoot(): string | undefined {
   const shared = sharedDir();
-  const candidates = [process.env.VRAM_LENS_REAL_FILES, path.join(realDir, 'files'), shared && path.join(shared, 'real-files', 'files')];
+  const candidates = [
+    process.env.VRAM_LENS_REAL_FILES,
+    path.join(realDir, 'files'),
+    shared && path.join(shared, 'real-files', 'files'),
+  ];
   return candidates.find((d): d is string => !!d && fs.existsSync(d));
 }
 
@@ -365,7 +373,13 @@ interface Mismatch {
  * own; `referenced` those of the files it references (a DeepSpeed JSON, an Accelerate config), consulted for a fact
  * the file itself does not give, since a person reads `deepspeed: ds_z3_config.json` as ZeRO-3.
  */
-function checkFile(file: string, exp: Expected, detected: string | undefined, facts: ConfigFacts | undefined, referenced: readonly ConfigFacts[]): Mismatch[] {
+function checkFile(
+  file: string,
+  exp: Expected,
+  detected: string | undefined,
+  facts: ConfigFacts | undefined,
+  referenced: readonly ConfigFacts[],
+): Mismatch[] {
   const out: Mismatch[] = [];
   const miss = (field: string, message: string): void => {
     out.push({ key: `${file}#${field}`, message: `${file}#${field}: ${message}` });
@@ -412,23 +426,42 @@ function checkFile(file: string, exp: Expected, detected: string | undefined, fa
   const m = typeof method === 'string' ? method : undefined;
   let methodOk: boolean;
   switch (exp.method) {
-    case 'full': methodOk = method === undefined || m === 'full'; break;
-    case 'lora':
-      methodOk = m === 'lora' && bits !== 4 && (exp.quant === undefined ? true : exp.quant === '8bit' ? bits === 8 : qtype === exp.quant);
+    case 'full':
+      methodOk = method === undefined || m === 'full';
       break;
-    case 'qlora': methodOk = m === 'qlora' || (m === 'lora' && bits === 4); break;
-    case 'dora': methodOk = (m === 'lora' || m === 'qlora') && get('loraDora') === true; break;
-    case 'freeze': methodOk = m === 'freeze'; break;
-    default: methodOk = absentOrUnknown(method);
+    case 'lora':
+      methodOk =
+        m === 'lora' &&
+        bits !== 4 &&
+        (exp.quant === undefined ? true : exp.quant === '8bit' ? bits === 8 : qtype === exp.quant);
+      break;
+    case 'qlora':
+      methodOk = m === 'qlora' || (m === 'lora' && bits === 4);
+      break;
+    case 'dora':
+      methodOk = (m === 'lora' || m === 'qlora') && get('loraDora') === true;
+      break;
+    case 'freeze':
+      methodOk = m === 'freeze';
+      break;
+    default:
+      methodOk = absentOrUnknown(method);
   }
-  if (!methodOk) miss('method', `method = ${show(method)}, quantBits = ${show(bits)}, quantType = ${show(qtype)}, loraDora = ${show(get('loraDora'))}; expected ${exp.method ?? 'none'}${exp.quant ? ` (${exp.quant})` : ''}`);
+  if (!methodOk)
+    miss(
+      'method',
+      `method = ${show(method)}, quantBits = ${show(bits)}, quantType = ${show(qtype)}, loraDora = ${show(get('loraDora'))}; expected ${exp.method ?? 'none'}${exp.quant ? ` (${exp.quant})` : ''}`,
+    );
 
   exact('loraR', 'loraR', exp.loraR);
   if (exp.loraTargets !== null) {
     const got = get('loraTargets');
     const norm = (v: Value): string => (Array.isArray(v) ? JSON.stringify([...(v as string[])].sort()) : show(v));
-    const wantN = Array.isArray(exp.loraTargets) ? JSON.stringify([...exp.loraTargets].sort()) : JSON.stringify(exp.loraTargets);
-    if (norm(got) !== wantN) miss('loraTargets', `loraTargets = ${show(got)}, expected ${JSON.stringify(exp.loraTargets)}`);
+    const wantN = Array.isArray(exp.loraTargets)
+      ? JSON.stringify([...exp.loraTargets].sort())
+      : JSON.stringify(exp.loraTargets);
+    if (norm(got) !== wantN)
+      miss('loraTargets', `loraTargets = ${show(got)}, expected ${JSON.stringify(exp.loraTargets)}`);
   }
   exact('microBatch', 'microBatchSize', exp.microBatch);
   exact('gradAccum', 'gradientAccumulationSteps', exp.gradAccum);
@@ -449,25 +482,37 @@ function checkFile(file: string, exp: Expected, detected: string | undefined, fa
       fp8: mp === 'fp8',
       auto: (bf16 !== undefined && isUnknown(bf16)) || (fp16 !== undefined && isUnknown(fp16)),
     }[exp.precision];
-    if (!ok) miss('precision', `bf16 = ${show(bf16)}, fp16 = ${show(fp16)}, mixedPrecision = ${show(mp)}, weightsDtype = ${show(wd)}; expected ${exp.precision}`);
+    if (!ok)
+      miss(
+        'precision',
+        `bf16 = ${show(bf16)}, fp16 = ${show(fp16)}, mixedPrecision = ${show(mp)}, weightsDtype = ${show(wd)}; expected ${exp.precision}`,
+      );
   }
   if (exp.fsdp !== null) exact('fsdp', 'fsdp', exp.fsdp);
   if (exp.offload) {
     const sharded = exp.fsdp !== null || exp.format === 'torchtune-yaml';
     if (sharded && exp.offload.params !== undefined) {
       const got = get('fsdpOffload');
-      if (!(got === (exp.offload.params === 'cpu') || (got === undefined && exp.offload.params === 'none'))) miss('offload', `fsdpOffload = ${show(got)}, expected ${exp.offload.params === 'cpu'}`);
+      if (!(got === (exp.offload.params === 'cpu') || (got === undefined && exp.offload.params === 'none')))
+        miss('offload', `fsdpOffload = ${show(got)}, expected ${exp.offload.params === 'cpu'}`);
     } else {
-      const same = (key: string, want: string): boolean => get(key) === want || (want === 'none' && get(key) === undefined);
-      if (exp.offload.optimizer !== undefined && !same('offloadOptimizer', exp.offload.optimizer)) miss('offload', `offloadOptimizer = ${show(get('offloadOptimizer'))}, expected ${exp.offload.optimizer}`);
-      if (exp.offload.params !== undefined && !same('offloadParams', exp.offload.params)) miss('offload.params', `offloadParams = ${show(get('offloadParams'))}, expected ${exp.offload.params}`);
+      const same = (key: string, want: string): boolean =>
+        get(key) === want || (want === 'none' && get(key) === undefined);
+      if (exp.offload.optimizer !== undefined && !same('offloadOptimizer', exp.offload.optimizer))
+        miss('offload', `offloadOptimizer = ${show(get('offloadOptimizer'))}, expected ${exp.offload.optimizer}`);
+      if (exp.offload.params !== undefined && !same('offloadParams', exp.offload.params))
+        miss('offload.params', `offloadParams = ${show(get('offloadParams'))}, expected ${exp.offload.params}`);
     }
   }
   if (exp.gradientCheckpointing !== null) {
     const got = get('gradientCheckpointing');
     // Off is every trainer's default here, so an absent fact reads the same.
     const ok = exp.gradientCheckpointing ? got === 'full' || got === 'selective' : got === 'none' || got === undefined;
-    if (!ok) miss('gradientCheckpointing', `gradientCheckpointing = ${show(got)}, expected ${exp.gradientCheckpointing ? 'on' : 'off'}`);
+    if (!ok)
+      miss(
+        'gradientCheckpointing',
+        `gradientCheckpointing = ${show(got)}, expected ${exp.gradientCheckpointing ? 'on' : 'off'}`,
+      );
   }
   // GPUs: the total the file gives (world size, or per node x nodes), then the node count.
   const total = (ws: unknown, per: unknown, nodes: unknown): number | undefined =>
@@ -475,20 +520,33 @@ function checkFile(file: string, exp: Expected, detected: string | undefined, fa
   const wantGpus = total(exp.worldSize, exp.gpusPerNode, exp.nodes);
   if (wantGpus !== undefined) {
     const got = total(get('worldSize'), get('gpusPerNode'), get('nodes'));
-    if (got !== wantGpus) miss('gpus', `worldSize = ${show(get('worldSize'))}, gpusPerNode = ${show(get('gpusPerNode'))}, nodes = ${show(get('nodes'))}; expected ${wantGpus} GPUs in all`);
+    if (got !== wantGpus)
+      miss(
+        'gpus',
+        `worldSize = ${show(get('worldSize'))}, gpusPerNode = ${show(get('gpusPerNode'))}, nodes = ${show(get('nodes'))}; expected ${wantGpus} GPUs in all`,
+      );
   }
   if (exp.nodes !== null) exact('nodes', 'nodes', exp.nodes);
   // References the tool follows: DeepSpeed JSON, Accelerate and training configs, when the path is static.
   for (const r of exp.references) {
     if (r.kind === 'script' || r.path.includes('$')) continue;
     if (!facts.references.some((x) => x.path.trim().replace(/^['"]|['"]$/g, '') === r.path)) {
-      miss(`ref:${r.path}`, `no reference to ${r.path} (found ${facts.references.map((x) => x.path).join(', ') || 'none'})`);
+      miss(
+        `ref:${r.path}`,
+        `no reference to ${r.path} (found ${facts.references.map((x) => x.path).join(', ') || 'none'})`,
+      );
     }
   }
   // A file of which nothing expected is read is one gap ('#all'), not one per field; once any field is read, the
   // fields are listed one by one again.
   const checked = checkedFields(exp);
-  if (out.length >= 3 && out.length === checked) return [{ key: `${file}#all`, message: `${file}#all: none of the ${checked} facts is read (${out.map((o) => o.key.slice(o.key.indexOf('#') + 1)).join(', ')})` }];
+  if (out.length >= 3 && out.length === checked)
+    return [
+      {
+        key: `${file}#all`,
+        message: `${file}#all: none of the ${checked} facts is read (${out.map((o) => o.key.slice(o.key.indexOf('#') + 1)).join(', ')})`,
+      },
+    ];
   return out;
 }
 
@@ -496,10 +554,17 @@ function checkFile(file: string, exp: Expected, detected: string | undefined, fa
 function checkedFields(exp: Expected): number {
   let n = 2; // model and method are always compared
   for (const k of ['loraR', 'microBatch', 'gradAccum', 'seqLen', 'zeroStage'] as const) if (exp[k] !== undefined) n++;
-  for (const k of ['loraTargets', 'precision', 'fsdp', 'gradientCheckpointing', 'nodes'] as const) if (exp[k] !== null) n++;
+  for (const k of ['loraTargets', 'precision', 'fsdp', 'gradientCheckpointing', 'nodes'] as const)
+    if (exp[k] !== null) n++;
   if (exp.promptLen !== undefined) n++;
   if (exp.completionLen !== undefined) n++;
-  if (exp.offload) n += exp.fsdp !== null || exp.format === 'torchtune-yaml' ? (exp.offload.params !== undefined ? 1 : 0) : (exp.offload.optimizer !== undefined ? 1 : 0) + (exp.offload.params !== undefined ? 1 : 0);
+  if (exp.offload)
+    n +=
+      exp.fsdp !== null || exp.format === 'torchtune-yaml'
+        ? exp.offload.params !== undefined
+          ? 1
+          : 0
+        : (exp.offload.optimizer !== undefined ? 1 : 0) + (exp.offload.params !== undefined ? 1 : 0);
   if (exp.worldSize !== null || exp.gpusPerNode !== null) n++;
   n += exp.references.filter((r) => r.kind !== 'script' && !r.path.includes('$')).length;
   return n;
@@ -511,21 +576,42 @@ describe('real files (test/real-files)', function () {
 
   it('SOURCES.tsv and expected.json describe the same files, with a commit and a permissive license each', function () {
     const inSources = new Set(sources.map((s) => s.file));
-    assert.deepEqual(Object.keys(expected).filter((f) => !inSources.has(f)), [], 'expected.json entries without a SOURCES.tsv row');
-    assert.deepEqual([...inSources].filter((f) => !(f in expected)), [], 'SOURCES.tsv rows without expected facts');
+    assert.deepEqual(
+      Object.keys(expected).filter((f) => !inSources.has(f)),
+      [],
+      'expected.json entries without a SOURCES.tsv row',
+    );
+    assert.deepEqual(
+      [...inSources].filter((f) => !(f in expected)),
+      [],
+      'SOURCES.tsv rows without expected facts',
+    );
     assert.ok(sources.length >= 160, `at least 160 files, found ${sources.length}`);
     for (const s of sources) {
       assert.match(s.commit, /^[0-9a-f]{40}$/, `${s.file}: commit`);
-      assert.ok(['Apache-2.0', 'MIT', 'BSD-3-Clause', 'BSD-2-Clause'].includes(s.license), `${s.file}: license ${s.license}`);
+      assert.ok(
+        ['Apache-2.0', 'MIT', 'BSD-3-Clause', 'BSD-2-Clause'].includes(s.license),
+        `${s.file}: license ${s.license}`,
+      );
       assert.equal(s.file, `${s.repository.replace('/', '__')}/${s.path}`, `${s.file}: path`);
     }
     for (const [f, e] of Object.entries(expected)) {
-      for (const r of e.references) if (r.inSet) assert.ok(r.inSet in expected, `${f}: reference ${r.path} names ${r.inSet}, which is not in the set`);
+      for (const r of e.references)
+        if (r.inSet)
+          assert.ok(r.inSet in expected, `${f}: reference ${r.path} names ${r.inSet}, which is not in the set`);
     }
     const gapFiles = KNOWN_GAPS.flatMap((g) => g.entries.map((e) => e.slice(0, e.indexOf('#'))));
-    assert.deepEqual(gapFiles.filter((f) => !(f in expected)), [], 'KNOWN_GAPS entries for files that are not in the set');
+    assert.deepEqual(
+      gapFiles.filter((f) => !(f in expected)),
+      [],
+      'KNOWN_GAPS entries for files that are not in the set',
+    );
     const all = KNOWN_GAPS.flatMap((g) => g.entries);
-    assert.deepEqual(all.filter((e, i) => all.indexOf(e) !== i), [], 'KNOWN_GAPS entries listed twice');
+    assert.deepEqual(
+      all.filter((e, i) => all.indexOf(e) !== i),
+      [],
+      'KNOWN_GAPS entries listed twice',
+    );
   });
 
   it('every file goes through the pipeline; the facts it reads today match, the known gaps still differ', function () {
@@ -549,25 +635,34 @@ describe('real files (test/real-files)', function () {
       let facts: ConfigFacts | undefined;
       let referenced: ConfigFacts[];
       try {
-        const res = runPipeline([{ file: abs, text: fs.readFileSync(abs, 'utf8') }], nodeFileReader(cwd), {}, offlineModelResolver({ cwd, env }));
+        const res = runPipeline(
+          [{ file: abs, text: fs.readFileSync(abs, 'utf8') }],
+          nodeFileReader(cwd),
+          {},
+          offlineModelResolver({ cwd, env }),
+        );
         const own = res.files.find((f) => f.file === abs);
         detected = own?.facts.format;
         facts = own?.facts;
         // The training script a launcher runs has its own row in expected.json: its facts are not the launcher's.
-        referenced = res.files.filter((f) => f !== own && !(own?.facts.format === 'shell' && f.facts.format === 'hf-python')).map((f) => f.facts);
+        referenced = res.files
+          .filter((f) => f !== own && !(own?.facts.format === 'shell' && f.facts.format === 'hf-python'))
+          .map((f) => f.facts);
       } catch (e) {
-        failures.push(`${file}: the pipeline threw ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+        failures.push(`${file}: the pipeline threw ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         continue;
       }
       for (const m of checkFile(file, expected[file], detected, facts, referenced)) found.set(m.key, m.message);
     }
-    for (const [key, message] of found) if (!gapCause.has(key)) failures.push(`${message} (not a known gap: a regression, or expected.json is wrong)`);
+    for (const [key, message] of found)
+      if (!gapCause.has(key)) failures.push(`${message} (not a known gap: a regression, or expected.json is wrong)`);
     for (const [key, cause] of gapCause) {
       if (!found.has(key) && fs.existsSync(path.join(root!, key.slice(0, key.indexOf('#'))))) {
         failures.push(`${key} now matches expected.json: remove it from KNOWN_GAPS ("${cause}")`);
       }
     }
-    if (process.env.VRAM_LENS_REAL_FILES_REPORT) fs.writeFileSync(process.env.VRAM_LENS_REAL_FILES_REPORT, JSON.stringify(Object.fromEntries(found), null, 2));
+    if (process.env.VRAM_LENS_REAL_FILES_REPORT)
+      fs.writeFileSync(process.env.VRAM_LENS_REAL_FILES_REPORT, JSON.stringify(Object.fromEntries(found), null, 2));
     assert.deepEqual(failures, []);
     assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
   });

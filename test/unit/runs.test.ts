@@ -33,7 +33,10 @@ describe('runs: the workspace index of which file runs which', () => {
     });
     const index = new RunIndex(workspace, () => undefined);
     await built(index);
-    assert.deepEqual(index.runsOf(path.join(dir, 'configs/fsdp.yaml')).map((r) => r.entry), [path.join(dir, 'scripts/launch.sh')]);
+    assert.deepEqual(
+      index.runsOf(path.join(dir, 'configs/fsdp.yaml')).map((r) => r.entry),
+      [path.join(dir, 'scripts/launch.sh')],
+    );
     assert.deepEqual(index.runsOf(path.join(dir, 'configs/other.yaml')), []);
     assert.deepEqual(index.runsOf(path.join(dir, 'scripts/launch.sh')), []);
   });
@@ -47,7 +50,10 @@ describe('runs: the workspace index of which file runs which', () => {
     const index = new RunIndex(workspace, () => undefined);
     await built(index);
     const ds = path.join(dir, 'ds.json');
-    assert.deepEqual(index.runsOf(ds).map((r) => path.basename(r.entry)), ['a.sh', 'b.sh']);
+    assert.deepEqual(
+      index.runsOf(ds).map((r) => path.basename(r.entry)),
+      ['a.sh', 'b.sh'],
+    );
     assert.equal(path.basename(index.runFor(ds)!.entry), 'a.sh');
     index.choose(ds, path.join(dir, 'b.sh'));
     assert.equal(path.basename(index.runFor(ds)!.entry), 'b.sh');
@@ -68,6 +74,9 @@ describe('runs: the workspace index of which file runs which', () => {
     index.update(path.join(dir, 'run.sh'));
     assert.equal(changes, before + 1);
     assert.deepEqual(index.runsOf(path.join(dir, 'ds_z2.json')), []);
-    assert.deepEqual(index.runsOf(path.join(dir, 'ds_z3.json')).map((r) => path.basename(r.entry)), ['run.sh']);
+    assert.deepEqual(
+      index.runsOf(path.join(dir, 'ds_z3.json')).map((r) => path.basename(r.entry)),
+      ['run.sh'],
+    );
   });
 });

@@ -5,15 +5,36 @@ import * as path from 'node:path';
 import { run } from '../../src/cli/main';
 
 const root = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'same-run');
-const env = { HOME: os.tmpdir(), HF_HUB_CACHE: path.join(os.tmpdir(), 'vram-lens-none'), XDG_CACHE_HOME: path.join(os.tmpdir(), 'vram-lens-none') };
+const env = {
+  HOME: os.tmpdir(),
+  HF_HUB_CACHE: path.join(os.tmpdir(), 'vram-lens-none'),
+  XDG_CACHE_HOME: path.join(os.tmpdir(), 'vram-lens-none'),
+};
 
-async function perGpu(args: string[]): Promise<{ peakBytes: number; reservedBytes: number; deviceBytes: number; phase: string; setup: string }> {
+async function perGpu(
+  args: string[],
+): Promise<{ peakBytes: number; reservedBytes: number; deviceBytes: number; phase: string; setup: string }> {
   let out = '';
   let err = '';
-  const code = await run(['estimate', ...args.map((a) => (a.startsWith('--') || /^\d+$/.test(a) ? a : path.join(root, a))), '--json', '--gpu', 'A100-80GB'], { out: (s) => (out += s), err: (s) => (err += s), cwd: root, env });
+  const code = await run(
+    [
+      'estimate',
+      ...args.map((a) => (a.startsWith('--') || /^\d+$/.test(a) ? a : path.join(root, a))),
+      '--json',
+      '--gpu',
+      'A100-80GB',
+    ],
+    { out: (s) => (out += s), err: (s) => (err += s), cwd: root, env },
+  );
   assert.equal(code, 0, `${args.join(' ')}: ${err}`);
   const j = JSON.parse(out);
-  return { peakBytes: j.perGpu.peakBytes, reservedBytes: j.perGpu.reservedBytes, deviceBytes: j.perGpu.deviceBytes, phase: j.perGpu.phase, setup: j.perGpu.components.map((c: { id: string; bytes: number }) => `${c.id}=${c.bytes}`).join(' ') };
+  return {
+    peakBytes: j.perGpu.peakBytes,
+    reservedBytes: j.perGpu.reservedBytes,
+    deviceBytes: j.perGpu.deviceBytes,
+    phase: j.perGpu.phase,
+    setup: j.perGpu.components.map((c: { id: string; bytes: number }) => `${c.id}=${c.bytes}`).join(' '),
+  };
 }
 
 describe('the same run in every format', () => {

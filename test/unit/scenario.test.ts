@@ -62,7 +62,12 @@ describe('resolve', () => {
     assert.ok(r.setup);
     assert.equal(r.setup.micro_batch_size, 8);
     assert.equal(r.setup.seq_len, 256);
-    assert.deepEqual(r.provenance.micro_batch_size, { kind: 'file', file: 'b.vram.yaml', line: 1, key: 'micro_batch_size' });
+    assert.deepEqual(r.provenance.micro_batch_size, {
+      kind: 'file',
+      file: 'b.vram.yaml',
+      line: 1,
+      key: 'micro_batch_size',
+    });
     assert.deepEqual(r.provenance.seq_len, { kind: 'flag', flag: '--seq-len' });
     assert.equal(r.provenance.architecture?.kind, 'catalog');
   });
@@ -77,32 +82,55 @@ describe('resolve', () => {
   });
 
   it('a distillation teacher named by teacher_model resolves like the model; an unknown one is a located problem', () => {
-    const a = analyzeScenario('model: Qwen/Qwen2.5-0.5B-Instruct\ndistillation: { teacher_model: Qwen/Qwen2.5-7B-Instruct, loss: jsd, on_policy: 0.5 }\n', 'a.vram.yaml');
+    const a = analyzeScenario(
+      'model: Qwen/Qwen2.5-0.5B-Instruct\ndistillation: { teacher_model: Qwen/Qwen2.5-7B-Instruct, loss: jsd, on_policy: 0.5 }\n',
+      'a.vram.yaml',
+    );
     const r = resolveScenarios([a], {}, catalogResolver);
     assert.ok(r.setup?.distillation, JSON.stringify(r.problems));
     assert.equal(r.setup.distillation.teacher_parameters, 7_615_616_512);
-    assert.deepEqual([r.setup.distillation.loss, r.setup.distillation.jsd_beta, r.setup.distillation.on_policy, r.setup.distillation.max_new_tokens], ['jsd', 0.5, 0.5, 128]);
-    const bad = resolveScenarios([analyzeScenario('model: gpt2\ndistillation: { teacher_model: org/nope }\n', 'b.vram.yaml')], {}, catalogResolver);
+    assert.deepEqual(
+      [
+        r.setup.distillation.loss,
+        r.setup.distillation.jsd_beta,
+        r.setup.distillation.on_policy,
+        r.setup.distillation.max_new_tokens,
+      ],
+      ['jsd', 0.5, 0.5, 128],
+    );
+    const bad = resolveScenarios(
+      [analyzeScenario('model: gpt2\ndistillation: { teacher_model: org/nope }\n', 'b.vram.yaml')],
+      {},
+      catalogResolver,
+    );
     const p = bad.problems.find((x) => x.code === 'unknown-model');
     assert.equal(p?.key, 'distillation.teacher_model');
     assert.equal(p?.line, 2);
   });
 
   it('a GRPO reward model named by model resolves like the model; an unknown one is a located problem', () => {
-    const text = 'model: Qwen/Qwen2.5-0.5B-Instruct\nseq_len: 1024\nrollout:\n  batch: 8\n  completion_len: 512\n  reward_models:\n    - model: meta-llama/Llama-3.2-1B\n';
+    const text =
+      'model: Qwen/Qwen2.5-0.5B-Instruct\nseq_len: 1024\nrollout:\n  batch: 8\n  completion_len: 512\n  reward_models:\n    - model: meta-llama/Llama-3.2-1B\n';
     const r = resolveScenarios([analyzeScenario(text, 'a.vram.yaml')], {}, catalogResolver);
     assert.ok(r.setup?.rollout, JSON.stringify(r.problems));
     assert.equal(r.setup.rollout.reward_models[0].model, 'meta-llama/Llama-3.2-1B');
     assert.equal(r.setup.rollout.reward_models[0].architecture.model_type, 'llama');
     // The causal LM's published count is not the sequence classifier's: none is carried over.
     assert.equal(r.setup.rollout.reward_models[0].parameters, undefined);
-    const bad = resolveScenarios([analyzeScenario(text.replace('meta-llama/Llama-3.2-1B', 'org/nope'), 'b.vram.yaml')], {}, catalogResolver);
+    const bad = resolveScenarios(
+      [analyzeScenario(text.replace('meta-llama/Llama-3.2-1B', 'org/nope'), 'b.vram.yaml')],
+      {},
+      catalogResolver,
+    );
     const p = bad.problems.find((x) => x.code === 'unknown-model');
     assert.equal(p?.key, 'rollout.reward_models.0.model');
   });
 
   it('an explicit architecture needs no catalog entry', () => {
-    const a = analyzeScenario('architecture:\n  model_type: llama\n  num_hidden_layers: 2\n  hidden_size: 64\n  num_attention_heads: 4\n  intermediate_size: 128\n  vocab_size: 1000\n', 'a.vram.yaml');
+    const a = analyzeScenario(
+      'architecture:\n  model_type: llama\n  num_hidden_layers: 2\n  hidden_size: 64\n  num_attention_heads: 4\n  intermediate_size: 128\n  vocab_size: 1000\n',
+      'a.vram.yaml',
+    );
     const r = resolveScenarios([a], {}, catalogResolver);
     assert.ok(r.setup, JSON.stringify(r.problems));
   });
@@ -111,14 +139,20 @@ describe('resolve', () => {
 describe('scenario blocks: keys left out are assumptions, keys written are not', () => {
   it('galore and rollout', () => {
     const { estimate } = require('../../src/core/estimate') as typeof import('../../src/core/estimate');
-    const f = analyzeScenario('model: meta-llama/Meta-Llama-3-8B\nweights_dtype: bf16\ngalore: { rank: 64 }\nrollout: { batch: 8, completion_len: 256 }\nseq_len: 768\n', 'g.vram.yaml');
+    const f = analyzeScenario(
+      'model: meta-llama/Meta-Llama-3-8B\nweights_dtype: bf16\ngalore: { rank: 64 }\nrollout: { batch: 8, completion_len: 256 }\nseq_len: 768\n',
+      'g.vram.yaml',
+    );
     const r = resolveScenarios([f], {}, catalogResolver);
     assert.ok(r.setup);
     const e = estimate(r.setup, { provenance: r.provenance });
     assert.ok(e.ok);
     const keys = e.estimate.assumptions.map((a) => a.key);
     assert.ok(keys.includes('galore.target_modules') && !keys.includes('galore.rank'), keys.join(', '));
-    assert.ok(keys.includes('rollout.engine') && !keys.includes('rollout.batch') && !keys.includes('rollout.completion_len'), keys.join(', '));
+    assert.ok(
+      keys.includes('rollout.engine') && !keys.includes('rollout.batch') && !keys.includes('rollout.completion_len'),
+      keys.join(', '),
+    );
     // vLLM's settings matter only with a colocated engine.
     assert.ok(!keys.some((k) => k.startsWith('rollout.vllm_')), keys.join(', '));
   });

@@ -38,17 +38,26 @@ describe('security: files that are not configs of the run', () => {
     if (process.platform !== 'linux') this.skip();
     const dir = tmp();
     process.env.VRAM_LENS_TEST_SECRET = 'ghp_notarealtoken_123456';
-    fs.writeFileSync(path.join(dir, 'launch.sh'), 'deepspeed train.py --model_name_or_path meta-llama/Llama-2-7b-hf --deepspeed /proc/self/environ\n');
+    fs.writeFileSync(
+      path.join(dir, 'launch.sh'),
+      'deepspeed train.py --model_name_or_path meta-llama/Llama-2-7b-hf --deepspeed /proc/self/environ\n',
+    );
     const r = await cli(dir, 'estimate', 'launch.sh');
     delete process.env.VRAM_LENS_TEST_SECRET;
     assert.doesNotMatch(r.out, /ghp_notarealtoken|PATH=|HOME=/);
-    assert.match(r.out, /launch\.sh:1:\d+: warning: the referenced file \/proc\/self\/environ is not read: a system file under \/proc/);
+    assert.match(
+      r.out,
+      /launch\.sh:1:\d+: warning: the referenced file \/proc\/self\/environ is not read: a system file under \/proc/,
+    );
   });
 
   it('a model path that names a token file: not JSON, and not one character of it shown', async () => {
     const dir = tmp();
     fs.writeFileSync(path.join(dir, 'token'), 'hf_SECRETTOKENVALUE1234567890\n');
-    fs.writeFileSync(path.join(dir, 'ax.yaml'), 'base_model: ./token\nadapter: lora\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n');
+    fs.writeFileSync(
+      path.join(dir, 'ax.yaml'),
+      'base_model: ./token\nadapter: lora\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n',
+    );
     const r = await cli(dir, 'estimate', 'ax.yaml');
     assert.equal(r.code, 2);
     assert.doesNotMatch(r.out, /hf_|SECRET|TOKENVALUE/);
@@ -58,16 +67,25 @@ describe('security: files that are not configs of the run', () => {
   it('a referenced "DeepSpeed config" that is not a JSON object is not analyzed, so none of its words are quoted', async () => {
     const dir = tmp();
     fs.writeFileSync(path.join(dir, 'secrets.txt'), 'AWS_SECRET_ACCESS_KEY=abc123secret\n');
-    fs.writeFileSync(path.join(dir, 'run.sh'), 'deepspeed train.py --model_name_or_path gpt2 --deepspeed secrets.txt\n');
+    fs.writeFileSync(
+      path.join(dir, 'run.sh'),
+      'deepspeed train.py --model_name_or_path gpt2 --deepspeed secrets.txt\n',
+    );
     const r = await cli(dir, 'estimate', 'run.sh');
     assert.doesNotMatch(r.out, /AWS_SECRET|abc123secret/);
-    assert.match(r.out, /the referenced file secrets\.txt is not a DeepSpeed config \(it is not a JSON object\); it is not read/);
+    assert.match(
+      r.out,
+      /the referenced file secrets\.txt is not a DeepSpeed config \(it is not a JSON object\); it is not read/,
+    );
   });
 
   it('/dev/zero as a model path and as a config: refused at once, no read', async function () {
     if (process.platform !== 'linux') this.skip();
     const dir = tmp();
-    fs.writeFileSync(path.join(dir, 'z.yaml'), 'base_model: /dev/zero\nadapter: lora\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n');
+    fs.writeFileSync(
+      path.join(dir, 'z.yaml'),
+      'base_model: /dev/zero\nadapter: lora\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n',
+    );
     const t0 = Date.now();
     const r = await cli(dir, 'estimate', 'z.yaml');
     assert.match(r.out, /\/dev\/zero: not read as a model config\.json: a system file under \/dev/);
@@ -95,7 +113,10 @@ describe('security: files that are not configs of the run', () => {
     const big = path.join(dir, 'big.json');
     fs.writeFileSync(big, `{"a": "${'x'.repeat(8 * 1024 * 1024)}"}`);
     const r = readBounded(big, 'config');
-    assert.ok(!r.ok && /too large for a config \(8\.0 MiB; the limit is 4\.0 MiB\)/.test(r.reason), JSON.stringify(r.ok ? '' : r.reason));
+    assert.ok(
+      !r.ok && /too large for a config \(8\.0 MiB; the limit is 4\.0 MiB\)/.test(r.reason),
+      JSON.stringify(r.ok ? '' : r.reason),
+    );
   });
 
   it('an untrusted workspace: a symlink out of the workspace and a model path outside it are not read', () => {
@@ -103,7 +124,10 @@ describe('security: files that are not configs of the run', () => {
     const ws = tmp();
     fs.writeFileSync(path.join(outside, 'ds.json'), '{"train_micro_batch_size_per_gpu": 4}');
     fs.mkdirSync(path.join(outside, 'model'));
-    fs.writeFileSync(path.join(outside, 'model', 'config.json'), JSON.stringify({ model_type: 'gpt2', n_layer: 2, n_embd: 64, n_head: 2, vocab_size: 100 }));
+    fs.writeFileSync(
+      path.join(outside, 'model', 'config.json'),
+      JSON.stringify({ model_type: 'gpt2', n_layer: 2, n_embd: 64, n_head: 2, vocab_size: 100 }),
+    );
     fs.symlinkSync(path.join(outside, 'ds.json'), path.join(ws, 'ds.json'));
     const reader = nodeFileReader(ws, readPolicy([ws]));
     assert.equal(reader.read(path.join(ws, 'ds.json')), undefined);
@@ -129,16 +153,26 @@ describe('security: Markdown and terminal escapes', () => {
     assert.equal(mdText('seq_len stays, _emph_ does not'), 'seq_len stays, \\_emph\\_ does not');
   });
 
-  it('messageMarkdown: the template\'s words and bare values as escaped text, quoted values in long enough fences', () => {
-    const md = messageMarkdown('', { text: 'unknown key `{0}` (did you mean `{1}`?)', args: ['a`](http://x)', 'lora_r'] });
+  it("messageMarkdown: the template's words and bare values as escaped text, quoted values in long enough fences", () => {
+    const md = messageMarkdown('', {
+      text: 'unknown key `{0}` (did you mean `{1}`?)',
+      args: ['a`](http://x)', 'lora_r'],
+    });
     assert.equal(md, 'unknown key ``a`](http://x)`` (did you mean `lora_r`?)');
-    assert.equal(messageMarkdown('', { text: 'the model ({0}) is not known', args: ['[x](http://evil)'] }), 'the model (\\[x\\](`http://evil`)) is not known');
+    assert.equal(
+      messageMarkdown('', { text: 'the model ({0}) is not known', args: ['[x](http://evil)'] }),
+      'the model (\\[x\\](`http://evil`)) is not known',
+    );
   });
 
   it('a hover over a key written with backticks and a link shows them as code', () => {
     const text = 'model: "[x](https://evil.example/a.png)"\n"`](https://evil.example)": 1\nmicro_batch_size: 2\n';
     const file = '/w/s.vram.yaml';
-    const a = analyzeDocument({ file, text }, { gpu: '', headroomPercent: 5 }, { reader: { read: () => undefined, join: (_f, r) => r }, resolver: catalogResolver });
+    const a = analyzeDocument(
+      { file, text },
+      { gpu: '', headroomPercent: 5 },
+      { reader: { read: () => undefined, join: (_f, r) => r }, resolver: catalogResolver },
+    );
     const md = hoverAt(a, text.indexOf('micro_batch_size'), text) ?? '';
     // The key that starts with a backtick is inside a longer fence, so its `](...)` cannot close a link.
     assert.match(md, /No estimate yet: unknown key `` `\]\(https:\/\/evil\.example\) ``$/);
@@ -146,7 +180,10 @@ describe('security: Markdown and terminal escapes', () => {
 
   it('the CLI strips terminal escapes (screen clear, window title, hyperlinks) from what it prints', async () => {
     const dir = tmp();
-    fs.writeFileSync(path.join(dir, 'e.vram.yaml'), 'model: "x\\u001b[2J\\u001b]0;title\\u0007\\u001b]8;;http://evil\\u0007y\\u202e"\n');
+    fs.writeFileSync(
+      path.join(dir, 'e.vram.yaml'),
+      'model: "x\\u001b[2J\\u001b]0;title\\u0007\\u001b]8;;http://evil\\u0007y\\u202e"\n',
+    );
     const r = await cli(dir, 'estimate', 'e.vram.yaml');
     assert.equal(r.code, 2);
     assert.doesNotMatch(r.out, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
@@ -157,11 +194,20 @@ describe('security: Markdown and terminal escapes', () => {
 describe('security: numbers out of range', () => {
   it('hidden_size 1e308, micro_batch_size 1e15 and an infinite dropout: located messages in our words', async () => {
     const dir = tmp();
-    fs.writeFileSync(path.join(dir, 'big.vram.yaml'), 'architecture:\n  model_type: llama\n  hidden_size: 1e308\n  num_hidden_layers: 2\n  num_attention_heads: 2\n  vocab_size: 100\n  intermediate_size: 64\nmicro_batch_size: 1e15\nlora: {r: 8, dropout: .inf}\n');
+    fs.writeFileSync(
+      path.join(dir, 'big.vram.yaml'),
+      'architecture:\n  model_type: llama\n  hidden_size: 1e308\n  num_hidden_layers: 2\n  num_attention_heads: 2\n  vocab_size: 100\n  intermediate_size: 64\nmicro_batch_size: 1e15\nlora: {r: 8, dropout: .inf}\n',
+    );
     const r = await cli(dir, 'estimate', 'big.vram.yaml');
     assert.equal(r.code, 2);
-    assert.match(r.out, /big\.vram\.yaml:3:16: error \[architecture\.hidden_size\]: `architecture\.hidden_size` must be at most 1,048,576 \(found 1e308\)/);
-    assert.match(r.out, /big\.vram\.yaml:8:19: error \[micro_batch_size\]: `micro_batch_size` must be at most 65,536 \(found 1e15\)/);
+    assert.match(
+      r.out,
+      /big\.vram\.yaml:3:16: error \[architecture\.hidden_size\]: `architecture\.hidden_size` must be at most 1,048,576 \(found 1e308\)/,
+    );
+    assert.match(
+      r.out,
+      /big\.vram\.yaml:8:19: error \[micro_batch_size\]: `micro_batch_size` must be at most 65,536 \(found 1e15\)/,
+    );
     assert.match(r.out, /`lora\.dropout` must be a finite number \(found \.inf\)/);
     assert.doesNotMatch(r.out, /Too big|Too small|expected number|Invalid input/);
   });

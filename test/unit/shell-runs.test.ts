@@ -14,39 +14,70 @@ import { RunIndex } from '../../src/server/runs';
 import { Workspace } from '../../src/server/workspace';
 
 const fixtures = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'shell-run');
-const input = (name: string): InputFile => ({ file: path.join(fixtures, name), text: fs.readFileSync(path.join(fixtures, name), 'utf8') });
+const input = (name: string): InputFile => ({
+  file: path.join(fixtures, name),
+  text: fs.readFileSync(path.join(fixtures, name), 'utf8'),
+});
 const inMemory = (files: Record<string, string>): FileReader => ({
   read: (p) => files[p],
   join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
 });
-const pipelineOf = (inputs: InputFile[], overrides: Overrides = {}) => runPipeline(inputs, nodeFileReader(fixtures), overrides);
+const pipelineOf = (inputs: InputFile[], overrides: Overrides = {}) =>
+  runPipeline(inputs, nodeFileReader(fixtures), overrides);
 
 describe('shell runs: a launcher, its configs and its training script are one run', () => {
   it('the launcher names its training script as a reference; a module or a script from a variable is not one', () => {
-    const refs = analyzeShell('accelerate launch --config_file fsdp.yaml train.py --per_device_train_batch_size 2\n').references;
-    assert.deepEqual(refs.map((r) => [r.kind, r.path]), [['config', 'fsdp.yaml'], ['script', 'train.py']]);
-    for (const line of ['torchrun --nproc_per_node 8 train.py', 'deepspeed train.py --deepspeed ds.json', 'python train.py --bf16']) {
-      assert.ok(analyzeShell(`${line}\n`).references.some((r) => r.kind === 'script' && r.path === 'train.py'), line);
+    const refs = analyzeShell(
+      'accelerate launch --config_file fsdp.yaml train.py --per_device_train_batch_size 2\n',
+    ).references;
+    assert.deepEqual(
+      refs.map((r) => [r.kind, r.path]),
+      [
+        ['config', 'fsdp.yaml'],
+        ['script', 'train.py'],
+      ],
+    );
+    for (const line of [
+      'torchrun --nproc_per_node 8 train.py',
+      'deepspeed train.py --deepspeed ds.json',
+      'python train.py --bf16',
+    ]) {
+      assert.ok(
+        analyzeShell(`${line}\n`).references.some((r) => r.kind === 'script' && r.path === 'train.py'),
+        line,
+      );
     }
     assert.deepEqual(analyzeShell('python -m trl.scripts.sft --model_name_or_path gpt2\n').references, []);
-    assert.deepEqual(analyzeShell('torchrun --nproc_per_node 2 $SCRIPT --bf16\n').references.filter((r) => r.kind === 'script'), []);
+    assert.deepEqual(
+      analyzeShell('torchrun --nproc_per_node 2 $SCRIPT --bf16\n').references.filter((r) => r.kind === 'script'),
+      [],
+    );
   });
 
   it('launch.sh + fsdp.yaml + train.py: FSDP on 4 GPUs, the model from the script, the launcher flag over the script value', () => {
     const r = pipelineOf([input('launch.sh')]);
-    assert.deepEqual(r.files.map((f) => path.basename(f.file)), ['launch.sh', 'fsdp.yaml', 'train.py']);
+    assert.deepEqual(
+      r.files.map((f) => path.basename(f.file)),
+      ['launch.sh', 'fsdp.yaml', 'train.py'],
+    );
     assert.ok(r.setup);
     assert.equal(r.setup.model, 'Qwen/Qwen2.5-1.5B');
     assert.equal(r.setup.fsdp, 'full_shard');
     assert.equal(r.setup.gpus_per_node, 4);
     assert.equal(r.setup.micro_batch_size, 2, 'the launcher flag wins over TrainingArguments in the script');
     assert.equal(r.setup.gradient_checkpointing, 'full', 'the script gives what the launcher does not');
-    assert.equal(r.provenance.micro_batch_size?.kind === 'file' && path.basename(r.provenance.micro_batch_size.file), 'launch.sh');
+    assert.equal(
+      r.provenance.micro_batch_size?.kind === 'file' && path.basename(r.provenance.micro_batch_size.file),
+      'launch.sh',
+    );
     assert.equal(r.provenance.model?.kind === 'file' && path.basename(r.provenance.model.file), 'train.py');
-    assert.deepEqual(r.problems.filter((p) => p.severity !== 'info'), []);
+    assert.deepEqual(
+      r.problems.filter((p) => p.severity !== 'info'),
+      [],
+    );
   });
 
-  it('each file of the run, analyzed with the run\'s entry file, gives the same setup', () => {
+  it("each file of the run, analyzed with the run's entry file, gives the same setup", () => {
     const fromLauncher = pipelineOf([input('launch.sh')]).setup;
     for (const doc of ['fsdp.yaml', 'train.py']) {
       assert.deepEqual(pipelineOf([input('launch.sh'), input(doc)]).setup, fromLauncher, doc);
@@ -60,13 +91,19 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     index.rebuild();
     for (let i = 0; i < 400 && !index.ready; i++) await new Promise((r) => setTimeout(r, 5));
     assert.ok(index.ready);
-    const entries = (f: string): string[] => index.runsOf(path.join(fixtures, f)).map((r) => path.relative(fixtures, r.entry));
+    const entries = (f: string): string[] =>
+      index.runsOf(path.join(fixtures, f)).map((r) => path.relative(fixtures, r.entry));
     assert.deepEqual(entries('fsdp.yaml'), ['launch.sh']);
     assert.deepEqual(entries('train.py'), ['launch.sh', path.join('scripts', 'run_from_root.sh')]);
     assert.deepEqual(entries('launch.sh'), []);
     assert.equal(path.basename(index.runFor(path.join(fixtures, 'train.py'))!.entry), 'launch.sh');
-    assert.deepEqual(index.runsOf(path.join(fixtures, 'examples/accelerate/fsdp_config.yaml')).map((r) => path.relative(fixtures, r.entry)),
-      [path.join('scripts', 'run_from_root.sh')], 'a path written from the repository root is linked where it is found');
+    assert.deepEqual(
+      index
+        .runsOf(path.join(fixtures, 'examples/accelerate/fsdp_config.yaml'))
+        .map((r) => path.relative(fixtures, r.entry)),
+      [path.join('scripts', 'run_from_root.sh')],
+      'a path written from the repository root is linked where it is found',
+    );
   });
 
   it('a path written from the repository root is found from the folder above, with a note at the reference', () => {
@@ -74,36 +111,61 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.equal(r.setup?.fsdp, 'full_shard');
     assert.equal(r.setup?.model, 'Qwen/Qwen2.5-1.5B');
     const notes = r.problems.filter((p) => p.code === 'reference-found-above');
-    assert.deepEqual(notes.map((p) => [path.basename(p.file), p.line, p.severity]), [['run_from_root.sh', 3, 'info'], ['run_from_root.sh', 3, 'info']]);
-    assert.match(notes[0].message, /read \.\.\/examples\/accelerate\/fsdp_config\.yaml, the path from 1 folder\(s\) up/);
+    assert.deepEqual(
+      notes.map((p) => [path.basename(p.file), p.line, p.severity]),
+      [
+        ['run_from_root.sh', 3, 'info'],
+        ['run_from_root.sh', 3, 'info'],
+      ],
+    );
+    assert.match(
+      notes[0].message,
+      /read \.\.\/examples\/accelerate\/fsdp_config\.yaml, the path from 1 folder\(s\) up/,
+    );
   });
 
-  it('the folders above stop at the reader\'s root or at the folder with .git', () => {
+  it("the folders above stop at the reader's root or at the folder with .git", () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-above-')));
     fs.mkdirSync(path.join(dir, 'repo/.git'), { recursive: true });
     fs.mkdirSync(path.join(dir, 'repo/a/b'), { recursive: true });
-    assert.deepEqual(foldersAbove(path.join(dir, 'repo/a/b/run.sh'), dir), [path.join(dir, 'repo/a'), path.join(dir, 'repo')]);
-    assert.deepEqual(foldersAbove(path.join(dir, 'repo/a/b/run.sh'), path.join(dir, 'repo/a')), [path.join(dir, 'repo/a')]);
+    assert.deepEqual(foldersAbove(path.join(dir, 'repo/a/b/run.sh'), dir), [
+      path.join(dir, 'repo/a'),
+      path.join(dir, 'repo'),
+    ]);
+    assert.deepEqual(foldersAbove(path.join(dir, 'repo/a/b/run.sh'), path.join(dir, 'repo/a')), [
+      path.join(dir, 'repo/a'),
+    ]);
     assert.deepEqual(foldersAbove(path.join(dir, 'repo/run.sh'), dir), []);
   });
 
   it('a training script that is not there is skipped without a word, unless nothing else names the model', () => {
     const withModel = pipelineOf([input('scripts/missing_script.sh')]);
     assert.ok(withModel.setup);
-    assert.deepEqual(withModel.problems.filter((p) => p.code === 'reference-not-found'), []);
-    const r = runPipeline([{ file: '/w/run.sh', text: 'torchrun --nproc_per_node 2 train.py --bf16 True\n' }], inMemory({}), {});
+    assert.deepEqual(
+      withModel.problems.filter((p) => p.code === 'reference-not-found'),
+      [],
+    );
+    const r = runPipeline(
+      [{ file: '/w/run.sh', text: 'torchrun --nproc_per_node 2 train.py --bf16 True\n' }],
+      inMemory({}),
+      {},
+    );
     const missing = r.problems.filter((p) => p.code === 'reference-not-found');
     assert.equal(missing.length, 1);
-    assert.match(missing[0].message, /the training script train\.py was not found, and no other file of the run names the model/);
+    assert.match(
+      missing[0].message,
+      /the training script train\.py was not found, and no other file of the run names the model/,
+    );
     assert.equal(missing[0].column, 29);
   });
 
-  it('a script\'s argparse options: the launch line\'s flag, else the default the script writes', () => {
+  it("a script's argparse options: the launch line's flag, else the default the script writes", () => {
     const files = {
       '/w/run.sh': 'torchrun --nproc_per_node 2 train.py --bf16 True\n',
-      '/w/train.py': 'import argparse\nfrom transformers import AutoModelForCausalLM, TrainingArguments\np = argparse.ArgumentParser()\n'
-        + 'p.add_argument("--batch", type=int, default=16)\nargs = p.parse_args()\n'
-        + 'm = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\nTrainingArguments(output_dir="o", per_device_train_batch_size=args.batch)\n',
+      '/w/train.py':
+        'import argparse\nfrom transformers import AutoModelForCausalLM, TrainingArguments\np = argparse.ArgumentParser()\n' +
+        'p.add_argument("--batch", type=int, default=16)\nargs = p.parse_args()\n' +
+        'm = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\nTrainingArguments(output_dir="o", per_device_train_batch_size=args.batch)\n',
     };
     const r = runPipeline([{ file: '/w/run.sh', text: files['/w/run.sh'] }], inMemory(files), {});
     assert.equal(r.setup?.model, 'Qwen/Qwen2.5-0.5B');
@@ -112,11 +174,26 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     // Located at the default the script writes (line 4), where the value comes from.
     assert.deepEqual(r.provenance.micro_batch_size?.kind, 'file');
     assert.equal((r.provenance.micro_batch_size as { line?: number }).line, 4);
-    assert.match(r.decided.microBatchSize?.fact.rawValue ?? '', /args\.batch: the script's default 16 \(argparse default of --batch, line 4\)/);
-    const passed = runPipeline([{ file: '/w/run.sh', text: 'torchrun --nproc_per_node 2 train.py --batch 4\n' }], inMemory(files), {});
+    assert.match(
+      r.decided.microBatchSize?.fact.rawValue ?? '',
+      /args\.batch: the script's default 16 \(argparse default of --batch, line 4\)/,
+    );
+    const passed = runPipeline(
+      [{ file: '/w/run.sh', text: 'torchrun --nproc_per_node 2 train.py --batch 4\n' }],
+      inMemory(files),
+      {},
+    );
     assert.equal(passed.setup?.micro_batch_size, 4, 'the launch line passes --batch 4');
-    const fromVar = runPipeline([{ file: '/w/run.sh', text: 'torchrun --nproc_per_node 2 train.py --batch $BS\n' }], inMemory(files), {});
-    assert.equal(fromVar.provenance.micro_batch_size?.kind, 'default', 'a flag from an unset variable leaves it unknown');
+    const fromVar = runPipeline(
+      [{ file: '/w/run.sh', text: 'torchrun --nproc_per_node 2 train.py --batch $BS\n' }],
+      inMemory(files),
+      {},
+    );
+    assert.equal(
+      fromVar.provenance.micro_batch_size?.kind,
+      'default',
+      'a flag from an unset variable leaves it unknown',
+    );
     // The script alone (not run by a launcher) runs with its own default.
     const alone = runPipeline([{ file: '/w/train.py', text: files['/w/train.py'] }], inMemory(files), {});
     assert.equal(alone.setup?.micro_batch_size, 16);
@@ -140,16 +217,21 @@ describe('shell: values set on some branches, unresolved references', () => {
     const facts = analyzeShell(script).facts;
     const mbs = facts.find((f) => f.key === 'microBatchSize');
     assert.equal(mbs?.value, 8);
-    assert.match(mbs?.assumed ?? '', /`MBS` is '8' or unset depending on the `if` at line 2; --per_device_train_batch_size can be 8 or 4: the worst for memory \(8\) is estimated/);
+    assert.match(
+      mbs?.assumed ?? '',
+      /`MBS` is '8' or unset depending on the `if` at line 2; --per_device_train_batch_size can be 8 or 4: the worst for memory \(8\) is estimated/,
+    );
     const r = runPipeline([{ file: '/w/run.sh', text: script }], inMemory({}), {});
     assert.equal(r.setup?.micro_batch_size, 8);
     const p = r.provenance.micro_batch_size;
-    assert.ok(p?.kind === 'default' && /worst for memory \(8\).*\(run\.sh:8\)/.test(p.note ?? ""), JSON.stringify(p));
+    assert.ok(p?.kind === 'default' && /worst for memory \(8\).*\(run\.sh:8\)/.test(p.note ?? ''), JSON.stringify(p));
   });
 
   it('an environment variable stays unknown; a DeepSpeed config from one is a located warning, not a silent drop', () => {
     const facts = analyzeShell(script).facts;
-    assert.deepEqual(facts.find((f) => f.key === 'gradientCheckpointing')?.value, { unknown: '`GC` is not set in this script (it comes from the environment)' });
+    assert.deepEqual(facts.find((f) => f.key === 'gradientCheckpointing')?.value, {
+      unknown: '`GC` is not set in this script (it comes from the environment)',
+    });
     const r = runPipeline([{ file: '/w/run.sh', text: script }], inMemory({}), {});
     const w = r.problems.find((p) => p.code === 'reference-not-found');
     assert.ok(w);
@@ -160,25 +242,38 @@ describe('shell: values set on some branches, unresolved references', () => {
   });
 
   it('a case branch: the smallest ZeRO stage of the branches is the worst', () => {
-    const text = 'case "$SIZE" in\n  small) ZERO=3 ;;\n  big) ZERO=2 ;;\n  *) ZERO=1 ;;\nesac\ndeepspeed --num_gpus 2 train.py --model_name_or_path gpt2 --zero_stage $ZERO\n';
+    const text =
+      'case "$SIZE" in\n  small) ZERO=3 ;;\n  big) ZERO=2 ;;\n  *) ZERO=1 ;;\nesac\ndeepspeed --num_gpus 2 train.py --model_name_or_path gpt2 --zero_stage $ZERO\n';
     const z = analyzeShell(text).facts.find((f) => f.key === 'zeroStage');
     assert.equal(z?.value, 1);
-    assert.match(z?.assumed ?? '', /`ZERO` is '3' or '2' or '1' depending on the `case` at line 1; --zero_stage can be 3 or 2 or 1: the worst for memory \(1\) is estimated/);
+    assert.match(
+      z?.assumed ?? '',
+      /`ZERO` is '3' or '2' or '1' depending on the `case` at line 1; --zero_stage can be 3 or 2 or 1: the worst for memory \(1\) is estimated/,
+    );
     // Unset on a branch, with no default at the use: the flag has no value there, so no value is chosen.
-    const open = analyzeShell('case "$SIZE" in\n  small) ZERO=3 ;;\nesac\ndeepspeed train.py --zero_stage $ZERO\n').facts.find((f) => f.key === 'zeroStage');
+    const open = analyzeShell(
+      'case "$SIZE" in\n  small) ZERO=3 ;;\nesac\ndeepspeed train.py --zero_stage $ZERO\n',
+    ).facts.find((f) => f.key === 'zeroStage');
     assert.ok(open && typeof open.value === 'object' && open.value !== null && 'unknown' in open.value);
   });
 });
 
 describe('GPU counts: settings fill what the files leave open', () => {
-  const ds = (flags: string): InputFile => ({ file: '/w/run.sh', text: `deepspeed ${flags} train.py --model_name_or_path Qwen/Qwen2.5-0.5B\n` });
+  const ds = (flags: string): InputFile => ({
+    file: '/w/run.sh',
+    text: `deepspeed ${flags} train.py --model_name_or_path Qwen/Qwen2.5-0.5B\n`,
+  });
   const setting: Overrides = { gpusPerNode: 8, nodes: 2, origin: 'setting' };
 
   it('deepspeed without --num_gpus uses every GPU of the node: an assumption that says so, or vramLens.gpusPerNode', () => {
     const bare = runPipeline([ds('')], inMemory({}), {});
     assert.equal(bare.setup?.gpus_per_node, 1);
     const p = bare.provenance.gpus_per_node;
-    assert.ok(p?.kind === 'default' && /deepspeed without --num_gpus uses every GPU of the node .*set vramLens\.gpusPerNode/.test(p.note ?? ""), JSON.stringify(p));
+    assert.ok(
+      p?.kind === 'default' &&
+        /deepspeed without --num_gpus uses every GPU of the node .*set vramLens\.gpusPerNode/.test(p.note ?? ''),
+      JSON.stringify(p),
+    );
     const set = runPipeline([ds('')], inMemory({}), setting);
     assert.equal(set.setup?.gpus_per_node, 8);
     assert.deepEqual(set.provenance.gpus_per_node, { kind: 'setting', setting: 'vramLens.gpusPerNode' });
@@ -189,9 +284,28 @@ describe('GPU counts: settings fill what the files leave open', () => {
     assert.equal(flagged.setup?.gpus_per_node, 4);
     assert.equal(flagged.setup?.nodes, 1);
     assert.equal(flagged.provenance.gpus_per_node?.kind, 'file');
-    const acc = runPipeline([{ file: '/w/a.yaml', text: 'distributed_type: MULTI_GPU\nnum_processes: 4\n' }, { file: '/w/t.py', text: 'from transformers import TrainingArguments\nTrainingArguments(output_dir="o")\nAutoModelForCausalLM.from_pretrained("gpt2")\n' }], inMemory({}), { gpusPerNode: 8, origin: 'setting' });
+    const acc = runPipeline(
+      [
+        { file: '/w/a.yaml', text: 'distributed_type: MULTI_GPU\nnum_processes: 4\n' },
+        {
+          file: '/w/t.py',
+          text: 'from transformers import TrainingArguments\nTrainingArguments(output_dir="o")\nAutoModelForCausalLM.from_pretrained("gpt2")\n',
+        },
+      ],
+      inMemory({}),
+      { gpusPerNode: 8, origin: 'setting' },
+    );
     assert.equal(acc.setup?.gpus_per_node, 4);
-    const slurm = runPipeline([{ file: '/w/job.slurm', text: '#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:4\nsrun torchrun --nnodes 2 --nproc_per_node 4 train.py --model_name_or_path gpt2\n' }], inMemory({}), setting);
+    const slurm = runPipeline(
+      [
+        {
+          file: '/w/job.slurm',
+          text: '#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:4\nsrun torchrun --nnodes 2 --nproc_per_node 4 train.py --model_name_or_path gpt2\n',
+        },
+      ],
+      inMemory({}),
+      setting,
+    );
     assert.equal(slurm.setup?.gpus_per_node, 4);
     assert.equal(slurm.setup?.nodes, 2);
     const cli = runPipeline([ds('--num_gpus 4')], inMemory({}), { gpusPerNode: 2, origin: 'flag' });

@@ -36,22 +36,117 @@ const hash = (s: string): string => crypto.createHash('sha256').update(s).digest
 /** Training variants applied to every catalog model: each exercises other terms of the estimate. */
 const VARIANTS: Readonly<Record<string, Partial<TrainingSetupInput>>> = {
   defaults: {},
-  'full bf16 AMP flash': { weights_dtype: 'bf16', mixed_precision: 'bf16', master_weights: true, micro_batch_size: 2, seq_len: 2048, gradient_checkpointing: 'full', attention: 'flash' },
-  'full fp32 eager': { weights_dtype: 'fp32', mixed_precision: 'none', micro_batch_size: 1, seq_len: 512, attention: 'eager' },
-  'lora all-linear sdpa': { method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', seq_len: 1024, attention: 'sdpa' },
-  'qlora nf4 paged': { method: 'qlora', lora: { r: 64, target_modules: 'all-linear' }, quantization: { bits: 4, type: 'nf4', double_quant: true }, weights_dtype: 'bf16', optimizer: 'paged_adamw_8bit', gradient_checkpointing: 'full', seq_len: 2048 },
-  'dora eager': { method: 'lora', lora: { r: 8, use_dora: true }, weights_dtype: 'bf16', attention: 'eager', seq_len: 512 },
+  'full bf16 AMP flash': {
+    weights_dtype: 'bf16',
+    mixed_precision: 'bf16',
+    master_weights: true,
+    micro_batch_size: 2,
+    seq_len: 2048,
+    gradient_checkpointing: 'full',
+    attention: 'flash',
+  },
+  'full fp32 eager': {
+    weights_dtype: 'fp32',
+    mixed_precision: 'none',
+    micro_batch_size: 1,
+    seq_len: 512,
+    attention: 'eager',
+  },
+  'lora all-linear sdpa': {
+    method: 'lora',
+    lora: { r: 16, target_modules: 'all-linear' },
+    weights_dtype: 'bf16',
+    seq_len: 1024,
+    attention: 'sdpa',
+  },
+  'qlora nf4 paged': {
+    method: 'qlora',
+    lora: { r: 64, target_modules: 'all-linear' },
+    quantization: { bits: 4, type: 'nf4', double_quant: true },
+    weights_dtype: 'bf16',
+    optimizer: 'paged_adamw_8bit',
+    gradient_checkpointing: 'full',
+    seq_len: 2048,
+  },
+  'dora eager': {
+    method: 'lora',
+    lora: { r: 8, use_dora: true },
+    weights_dtype: 'bf16',
+    attention: 'eager',
+    seq_len: 512,
+  },
   ia3: { method: 'ia3', weights_dtype: 'bf16' },
   freeze: { method: 'freeze', weights_dtype: 'bf16', seq_len: 1024 },
-  'zero3 offload x8': { weights_dtype: 'bf16', mixed_precision: 'bf16', master_weights: true, gpus_per_node: 8, zero_stage: 3, offload_optimizer: 'cpu', offload_params: 'cpu', gradient_checkpointing: 'full' },
-  'zero2 x4 8-bit adam': { weights_dtype: 'bf16', gpus_per_node: 4, zero_stage: 2, optimizer: 'adamw_8bit', micro_batch_size: 4, seq_len: 1024 },
-  'fsdp x8 selective': { weights_dtype: 'bf16', mixed_precision: 'bf16', gpus_per_node: 8, fsdp: 'full_shard', gradient_checkpointing: 'selective', seq_len: 4096 },
-  'tp2 pp2 sp x8': { weights_dtype: 'bf16', gpus_per_node: 8, tensor_parallel: 2, pipeline_parallel: 2, sequence_parallel: true, gradient_checkpointing: 'full' },
-  'grpo vllm colocate': { method: 'lora', lora: { r: 16 }, weights_dtype: 'bf16', rollout: { batch: 8, completion_len: 256, engine: 'vllm-colocate' }, seq_len: 768 },
-  'dpo reference copy': { weights_dtype: 'bf16', preference: { reference: 'copy' }, micro_batch_size: 2, seq_len: 1024, gradient_checkpointing: 'full' },
-  'liger chunked fp16': { weights_dtype: 'fp32', mixed_precision: 'fp16', kernels: 'liger', loss: 'chunked', optimizer: 'adafactor' },
-  'transformers 4.38 variable lengths': { weights_dtype: 'bf16', transformers_version: '4.38', batch_lengths: 'variable', expandable_segments: true, micro_batch_size: 4 },
-  'unsloth qlora': { method: 'qlora', lora: { r: 16 }, quantization: { bits: 4, type: 'nf4' }, weights_dtype: 'bf16', kernels: 'unsloth', gradient_checkpointing: 'full' },
+  'zero3 offload x8': {
+    weights_dtype: 'bf16',
+    mixed_precision: 'bf16',
+    master_weights: true,
+    gpus_per_node: 8,
+    zero_stage: 3,
+    offload_optimizer: 'cpu',
+    offload_params: 'cpu',
+    gradient_checkpointing: 'full',
+  },
+  'zero2 x4 8-bit adam': {
+    weights_dtype: 'bf16',
+    gpus_per_node: 4,
+    zero_stage: 2,
+    optimizer: 'adamw_8bit',
+    micro_batch_size: 4,
+    seq_len: 1024,
+  },
+  'fsdp x8 selective': {
+    weights_dtype: 'bf16',
+    mixed_precision: 'bf16',
+    gpus_per_node: 8,
+    fsdp: 'full_shard',
+    gradient_checkpointing: 'selective',
+    seq_len: 4096,
+  },
+  'tp2 pp2 sp x8': {
+    weights_dtype: 'bf16',
+    gpus_per_node: 8,
+    tensor_parallel: 2,
+    pipeline_parallel: 2,
+    sequence_parallel: true,
+    gradient_checkpointing: 'full',
+  },
+  'grpo vllm colocate': {
+    method: 'lora',
+    lora: { r: 16 },
+    weights_dtype: 'bf16',
+    rollout: { batch: 8, completion_len: 256, engine: 'vllm-colocate' },
+    seq_len: 768,
+  },
+  'dpo reference copy': {
+    weights_dtype: 'bf16',
+    preference: { reference: 'copy' },
+    micro_batch_size: 2,
+    seq_len: 1024,
+    gradient_checkpointing: 'full',
+  },
+  'liger chunked fp16': {
+    weights_dtype: 'fp32',
+    mixed_precision: 'fp16',
+    kernels: 'liger',
+    loss: 'chunked',
+    optimizer: 'adafactor',
+  },
+  'transformers 4.38 variable lengths': {
+    weights_dtype: 'bf16',
+    transformers_version: '4.38',
+    batch_lengths: 'variable',
+    expandable_segments: true,
+    micro_batch_size: 4,
+  },
+  'unsloth qlora': {
+    method: 'qlora',
+    lora: { r: 16 },
+    quantization: { bits: 4, type: 'nf4' },
+    weights_dtype: 'bf16',
+    kernels: 'unsloth',
+    gradient_checkpointing: 'full',
+  },
   'galore layerwise': { weights_dtype: 'bf16', galore: { rank: 128, layerwise: true }, optimizer: 'adamw' },
 };
 
@@ -73,7 +168,11 @@ function measuredCases(shared: string | undefined): Case[] {
 function goldenCases(): Case[] {
   const file = path.join(repo, 'test', 'fixtures', 'peak', 'golden.json');
   const golden = JSON.parse(fs.readFileSync(file, 'utf8')) as { cases: PeakCase[] };
-  return golden.cases.map((c, i) => ({ id: `peak golden #${i} ${c.family}`, setup: TrainingSetupSchema.parse(peakInput(c)), opts: {} }));
+  return golden.cases.map((c, i) => ({
+    id: `peak golden #${i} ${c.family}`,
+    setup: TrainingSetupSchema.parse(peakInput(c)),
+    opts: {},
+  }));
 }
 
 function catalogCases(): Case[] {
@@ -82,7 +181,12 @@ function catalogCases(): Case[] {
   const target = gpu.ok ? { id: gpu.gpu.id, memoryBytes: gpu.gpu.memoryBytes, source: gpu.gpu.source } : undefined;
   for (const m of MODEL_CATALOG) {
     for (const [name, patch] of Object.entries(VARIANTS)) {
-      const parsed = TrainingSetupSchema.safeParse({ model: m.id, architecture: m.config, parameters: m.publishedParams, ...patch });
+      const parsed = TrainingSetupSchema.safeParse({
+        model: m.id,
+        architecture: m.config,
+        parameters: m.publishedParams,
+        ...patch,
+      });
       if (parsed.success) out.push({ id: `${m.id} / ${name}`, setup: parsed.data, opts: { gpu: target } });
     }
   }
@@ -97,12 +201,24 @@ function estimateText(c: Case): string {
 }
 
 const listFiles = (dir: string): string[] =>
-  fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? listFiles(path.join(dir, d.name)) : [path.join(dir, d.name)])) : [];
-const documentsOnly = (files: string[]): string[] => files.filter((f) => !/\.(md|tsv)$|\.expected\.json$/.test(f)).sort();
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((d) => (d.isDirectory() ? listFiles(path.join(dir, d.name)) : [path.join(dir, d.name)]))
+    : [];
+const documentsOnly = (files: string[]): string[] =>
+  files.filter((f) => !/\.(md|tsv)$|\.expected\.json$/.test(f)).sort();
 
 /** The examples and our own fixtures, as the editor would open them. */
 function ourDocuments(): string[] {
-  const dirs = ['examples', 'test/fixtures/deepspeed-json', 'test/fixtures/hf-python', 'test/fixtures/same-run', 'test/fixtures/scenario', 'test/fixtures/shell'];
+  const dirs = [
+    'examples',
+    'test/fixtures/deepspeed-json',
+    'test/fixtures/hf-python',
+    'test/fixtures/same-run',
+    'test/fixtures/scenario',
+    'test/fixtures/shell',
+  ];
   return documentsOnly(dirs.flatMap((d) => listFiles(path.join(repo, d))));
 }
 
@@ -125,7 +241,16 @@ function documentText(file: string): string {
   const shared = sharedDir() ?? '<no shared dir>';
   const rel = (s: string): string =>
     s.split(repo).join('<repo>').split(path.dirname(file)).join('<dir>').split(shared).join('<shared>');
-  return rel(JSON.stringify({ findings: a.findings, estimate: a.estimate ?? null, errors: a.estimateErrors ?? null, hovers, fixes, panel }));
+  return rel(
+    JSON.stringify({
+      findings: a.findings,
+      estimate: a.estimate ?? null,
+      errors: a.estimateErrors ?? null,
+      hovers,
+      fixes,
+      panel,
+    }),
+  );
 }
 
 /** Compares a map of case id -> output text against the stored hashes (or rewrites them under UPDATE_EXPECT=1). */
@@ -151,8 +276,11 @@ function checkAgainst(name: string, outputs: ReadonlyMap<string, string>): void 
     fs.mkdirSync(dir, { recursive: true });
     for (const id of changed) fs.writeFileSync(path.join(dir, `${hash(id)}.json`), `${id}\n${outputs.get(id)}\n`);
   }
-  assert.deepEqual({ changed: changed.slice(0, 10), changedCount: changed.length, missing: missing.slice(0, 10) }, { changed: [], changedCount: 0, missing: [] },
-    `${name}: outputs differ from test/fixtures/snapshot/${name}.json (actual outputs in out/snapshot-actual/${name}/)`);
+  assert.deepEqual(
+    { changed: changed.slice(0, 10), changedCount: changed.length, missing: missing.slice(0, 10) },
+    { changed: [], changedCount: 0, missing: [] },
+    `${name}: outputs differ from test/fixtures/snapshot/${name}.json (actual outputs in out/snapshot-actual/${name}/)`,
+  );
 }
 
 describe('full-output snapshot (UPDATE_EXPECT=1 refreshes it)', function () {
@@ -173,14 +301,17 @@ describe('full-output snapshot (UPDATE_EXPECT=1 refreshes it)', function () {
     checkAgainst('measured', outputs);
   });
 
-  it('advice over the catalog variants of three models (the examples\' advice is in their panel model)', () => {
+  it("advice over the catalog variants of three models (the examples' advice is in their panel model)", () => {
     const outputs = new Map<string, string>();
     const gpu = findGpu('RTX-4090');
     assert.ok(gpu.ok);
     const target = { id: gpu.gpu.id, memoryBytes: gpu.gpu.memoryBytes, source: gpu.gpu.source };
     const picks = new Set(['meta-llama/Llama-2-7b-hf', 'Qwen/Qwen2.5-7B', 'mistralai/Mixtral-8x7B-v0.1']);
     for (const c of catalogCases().filter((x) => picks.has(x.setup.model ?? ''))) {
-      outputs.set(c.id, JSON.stringify(advise(c.setup, { gpu: target, gpuSpec: gpu.gpu.spec, headroomFraction: 0.05 }) ?? null));
+      outputs.set(
+        c.id,
+        JSON.stringify(advise(c.setup, { gpu: target, gpuSpec: gpu.gpu.spec, headroomFraction: 0.05 }) ?? null),
+      );
     }
     assert.ok(outputs.size >= 40, `${outputs.size} advice cases`);
     checkAgainst('advice', outputs);

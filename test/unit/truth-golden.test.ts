@@ -28,7 +28,10 @@ interface Status {
 
 const dir = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'truth');
 const status = JSON.parse(fs.readFileSync(path.join(dir, 'status.json'), 'utf8')) as Status;
-const points: TruthPoint[] = fs.readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'status.json').sort()
+const points: TruthPoint[] = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.json') && f !== 'status.json')
+  .sort()
   .flatMap((f) => (JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as { points: TruthPoint[] }).points);
 
 const GAP_SLACK = 0.01;

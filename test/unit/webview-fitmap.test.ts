@@ -26,7 +26,12 @@ describe('webview fit map', () => {
   });
 
   it('matches direct estimates, cell by cell, on a hand-sized GPU', () => {
-    const s = setupFor('Qwen/Qwen2.5-0.5B', { weights_dtype: 'bf16', mixed_precision: 'bf16', gradient_checkpointing: 'full', attention: 'flash' });
+    const s = setupFor('Qwen/Qwen2.5-0.5B', {
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      gradient_checkpointing: 'full',
+      attention: 'flash',
+    });
     // A GPU sized so that micro-batch 2 x 2048 sits at 97 % of it: inside the 5 % headroom band ("near").
     const anchor = device(s, 2, 2048);
     const gpu = { id: 'test', memoryBytes: anchor / 0.97 };

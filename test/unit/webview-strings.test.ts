@@ -31,24 +31,35 @@ describe('webview strings and rules', () => {
 
   const sources = (): Array<[string, string]> => {
     const dir = path.join(root, 'webview-ui', 'src');
-    return fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]);
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]);
   };
 
   it('never builds DOM from HTML strings (innerHTML, outerHTML, insertAdjacentHTML, document.write)', () => {
     const files = sources();
     assert.ok(files.some(([f]) => f === 'render.ts'));
-    const bad = files.filter(([, text]) => /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|DOMParser|createContextualFragment/.test(text)).map(([f]) => f);
+    const bad = files
+      .filter(([, text]) =>
+        /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|DOMParser|createContextualFragment/.test(text),
+      )
+      .map(([f]) => f);
     assert.deepEqual(bad, []);
   });
 
   it('sets no inline style attributes and evaluates no strings (the CSP forbids both)', () => {
-    const bad = sources().filter(([, text]) => /setAttribute\(\s*['"]style['"]|\beval\(|new Function\(|style=\\?["']/.test(text)).map(([f]) => f);
+    const bad = sources()
+      .filter(([, text]) => /setAttribute\(\s*['"]style['"]|\beval\(|new Function\(|style=\\?["']/.test(text))
+      .map(([f]) => f);
     assert.deepEqual(bad, []);
   });
 
   it('posts only through the typed helper and answers every host message type', () => {
     const files = Object.fromEntries(sources());
-    const direct = Object.entries(files).filter(([f, t]) => f !== 'vscode-api.ts' && /\.postMessage\(/.test(t) && !/window\.postMessage/.test(t)).map(([f]) => f);
+    const direct = Object.entries(files)
+      .filter(([f, t]) => f !== 'vscode-api.ts' && /\.postMessage\(/.test(t) && !/window\.postMessage/.test(t))
+      .map(([f]) => f);
     assert.deepEqual(direct, []);
     assert.match(files['main.ts'], /assertNever\(msg\)/);
     assert.match(files['main.ts'], /post\(\{ type: 'ready' \}\)/);
@@ -57,7 +68,9 @@ describe('webview strings and rules', () => {
   it('takes colours only from --vscode-* variables', () => {
     const css = fs.readFileSync(path.join(root, 'webview-ui', 'styles.css'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
     assert.doesNotMatch(css, /#[0-9a-fA-F]{3,8}\b|\brgba?\(|\bhsla?\(/);
-    const named = css.match(/(?:color|background|fill|stroke|border[a-z-]*)\s*:\s*(red|green|blue|black|white|gray|grey|yellow|orange|purple)\b/g);
+    const named = css.match(
+      /(?:color|background|fill|stroke|border[a-z-]*)\s*:\s*(red|green|blue|black|white|gray|grey|yellow|orange|purple)\b/g,
+    );
     assert.equal(named, null);
     for (const v of css.match(/var\(--[a-z0-9-]+/gi) ?? []) {
       assert.ok(/^var\(--(vscode-|gap|radius|fits|near|oom|good|warn|bad|seg-)/.test(v), v);

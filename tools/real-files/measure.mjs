@@ -24,7 +24,16 @@ const asJson = flag('--json');
 const timeoutMs = Number(option('--timeout-ms', '5000'));
 
 /** Formats VRAM Lens reads (README): a file of another format is reported but not counted in the rate. */
-const SUPPORTED = new Set(['deepspeed-json', 'hf-python', 'shell', 'accelerate-yaml', 'axolotl-yaml', 'llamafactory-yaml', 'torchtune-yaml', 'hf-yaml']);
+const SUPPORTED = new Set([
+  'deepspeed-json',
+  'hf-python',
+  'shell',
+  'accelerate-yaml',
+  'axolotl-yaml',
+  'llamafactory-yaml',
+  'torchtune-yaml',
+  'hf-yaml',
+]);
 
 function log(s) {
   if (!asJson) process.stdout.write(`${s}\n`);
@@ -40,7 +49,10 @@ function filesRoot() {
 }
 
 function build() {
-  for (const cmd of [['npm', ['ci', '--no-audit', '--no-fund']], ['npm', ['run', 'build']]]) {
+  for (const cmd of [
+    ['npm', ['ci', '--no-audit', '--no-fund']],
+    ['npm', ['run', 'build']],
+  ]) {
     log(`$ ${cmd[0]} ${cmd[1].join(' ')}`);
     const r = spawnSync(cmd[0], cmd[1], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
     if (r.status !== 0) {
@@ -54,7 +66,11 @@ function build() {
 function runCli(file, cwd, env) {
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, [path.join(repo, 'dist', 'cli.js'), 'estimate', file, '--json'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(repo, 'dist', 'cli.js'), 'estimate', file, '--json'], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -99,13 +115,20 @@ function percentile(xs, p) {
 async function main() {
   const root = filesRoot();
   if (!root) {
-    process.stderr.write('test/real-files/files is missing: run `node test/real-files/collect.mjs` first (see test/real-files/README.md)\n');
+    process.stderr.write(
+      'test/real-files/files is missing: run `node test/real-files/collect.mjs` first (see test/real-files/README.md)\n',
+    );
     process.exitCode = 2;
     return;
   }
   if (!flag('--skip-build') || !fs.existsSync(path.join(repo, 'dist', 'cli.js'))) build();
   const expected = JSON.parse(fs.readFileSync(path.join(realDir, 'expected.json'), 'utf8')).files;
-  const rows = fs.readFileSync(path.join(realDir, 'SOURCES.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+  const rows = fs
+    .readFileSync(path.join(realDir, 'SOURCES.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t'));
   const nowhere = path.join(os.tmpdir(), 'vram-lens-real-files-no-cache');
   const env = { ...process.env, HOME: nowhere, HF_HOME: nowhere, HF_HUB_CACHE: nowhere, XDG_CACHE_HOME: nowhere };
   const records = [];
@@ -126,11 +149,19 @@ async function main() {
     }
     const errorLines = r.stderr.split('\n').filter((l) => / error\b/.test(l) || l.startsWith('vram-lens:'));
     records.push({
-      file, repository, format: exp.format, namesModel: typeof exp.model === 'string',
-      supported: SUPPORTED.has(exp.format), exit: r.timedOut ? null : r.code, estimated, peakBytes,
+      file,
+      repository,
+      format: exp.format,
+      namesModel: typeof exp.model === 'string',
+      supported: SUPPORTED.has(exp.format),
+      exit: r.timedOut ? null : r.code,
+      estimated,
+      peakBytes,
       cause: estimated ? null : r.code === 0 ? 'exit 0 without an estimate' : causeOf(r),
       located: r.code === 2 ? errorLines.length > 0 && errorLines.every((l) => LOCATED.test(l)) : null,
-      message: estimated ? null : (errorLines[0] ?? r.stderr.trim().split('\n')[0] ?? '').replaceAll(root + path.sep, ''),
+      message: estimated
+        ? null
+        : (errorLines[0] ?? r.stderr.trim().split('\n')[0] ?? '').replaceAll(root + path.sep, ''),
       ms: Math.round(r.ms),
     });
   }
@@ -144,7 +175,17 @@ async function main() {
     exit2Located: records.filter((x) => x.exit === 2 && x.located).length,
     crashes: records.filter((x) => x.cause === 'crash').length,
     timeouts: records.filter((x) => x.cause === 'timeout').length,
-    ms: { median: percentile(records.map((x) => x.ms), 50), p95: percentile(records.map((x) => x.ms), 95), max: Math.max(...records.map((x) => x.ms)) },
+    ms: {
+      median: percentile(
+        records.map((x) => x.ms),
+        50,
+      ),
+      p95: percentile(
+        records.map((x) => x.ms),
+        95,
+      ),
+      max: Math.max(...records.map((x) => x.ms)),
+    },
   };
   const group = (list) => {
     const by = new Map();
@@ -153,11 +194,24 @@ async function main() {
       g.push(x);
       by.set(x.cause, g);
     }
-    return [...by].sort((a, b) => b[1].length - a[1].length).map(([cause, xs]) => ({ cause, count: xs.length, examples: xs.slice(0, 3).map((x) => x.file), located: xs.filter((x) => x.located).length }));
+    return [...by]
+      .sort((a, b) => b[1].length - a[1].length)
+      .map(([cause, xs]) => ({
+        cause,
+        count: xs.length,
+        examples: xs.slice(0, 3).map((x) => x.file),
+        located: xs.filter((x) => x.located).length,
+      }));
   };
   const byFormat = [...new Set(records.map((x) => x.format))].sort().map((f) => {
     const xs = records.filter((x) => x.format === f);
-    return { format: f, files: xs.length, namesModel: xs.filter((x) => x.namesModel).length, estimated: xs.filter((x) => x.estimated).length, estimatedNamingModel: xs.filter((x) => x.estimated && x.namesModel).length };
+    return {
+      format: f,
+      files: xs.length,
+      namesModel: xs.filter((x) => x.namesModel).length,
+      estimated: xs.filter((x) => x.estimated).length,
+      estimatedNamingModel: xs.filter((x) => x.estimated && x.namesModel).length,
+    };
   });
   const result = { summary, causesInTarget: group(target), causesAll: group(records), byFormat, records };
   if (asJson) {
@@ -167,18 +221,33 @@ async function main() {
   const pad = (s, n) => String(s).padEnd(n);
   const lpad = (s, n) => String(s).padStart(n);
   log('');
-  log(`${summary.targetEstimated} of ${summary.target} estimated: files in a supported format that name a model (${records.length} files in all, ${summary.allEstimated} estimated)`);
-  log(`exit 2: ${summary.exit2} files, ${summary.exit2Located} with every error at file:line:col; crashes: ${summary.crashes}; timeouts (${timeoutMs} ms): ${summary.timeouts}`);
-  log(`time per run: median ${summary.ms.median} ms, p95 ${summary.ms.p95} ms, max ${summary.ms.max} ms (a fresh node process each)`);
-  for (const [title, groups] of [['not estimated, supported format naming a model', result.causesInTarget], ['not estimated, all files', result.causesAll]]) {
+  log(
+    `${summary.targetEstimated} of ${summary.target} estimated: files in a supported format that name a model (${records.length} files in all, ${summary.allEstimated} estimated)`,
+  );
+  log(
+    `exit 2: ${summary.exit2} files, ${summary.exit2Located} with every error at file:line:col; crashes: ${summary.crashes}; timeouts (${timeoutMs} ms): ${summary.timeouts}`,
+  );
+  log(
+    `time per run: median ${summary.ms.median} ms, p95 ${summary.ms.p95} ms, max ${summary.ms.max} ms (a fresh node process each)`,
+  );
+  for (const [title, groups] of [
+    ['not estimated, supported format naming a model', result.causesInTarget],
+    ['not estimated, all files', result.causesAll],
+  ]) {
     log('');
     log(`${title}:`);
     log(`  ${pad('cause', 48)} ${lpad('files', 5)} ${lpad('located', 7)}  examples`);
-    for (const g of groups) log(`  ${pad(g.cause, 48)} ${lpad(g.count, 5)} ${lpad(g.located, 7)}  ${g.examples.join(', ')}`);
+    for (const g of groups)
+      log(`  ${pad(g.cause, 48)} ${lpad(g.count, 5)} ${lpad(g.located, 7)}  ${g.examples.join(', ')}`);
   }
   log('');
-  log(`  ${pad('format', 18)} ${lpad('files', 5)} ${lpad('model', 5)} ${lpad('estimated', 9)} ${lpad('of those with model', 19)}`);
-  for (const f of byFormat) log(`  ${pad(f.format, 18)} ${lpad(f.files, 5)} ${lpad(f.namesModel, 5)} ${lpad(f.estimated, 9)} ${lpad(f.estimatedNamingModel, 19)}`);
+  log(
+    `  ${pad('format', 18)} ${lpad('files', 5)} ${lpad('model', 5)} ${lpad('estimated', 9)} ${lpad('of those with model', 19)}`,
+  );
+  for (const f of byFormat)
+    log(
+      `  ${pad(f.format, 18)} ${lpad(f.files, 5)} ${lpad(f.namesModel, 5)} ${lpad(f.estimated, 9)} ${lpad(f.estimatedNamingModel, 19)}`,
+    );
 }
 
 main().catch((e) => {

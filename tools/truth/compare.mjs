@@ -22,14 +22,27 @@ export const TOLERANCE = { within: 0.03, maxLow: 0.05 };
 async function loadCore() {
   const outfile = path.join(here, 'out', 'core.cjs');
   await esbuild.build({
-    stdin: { contents: "export { estimate } from './src/core/estimate'; export { TrainingSetupSchema } from './src/core/setup';", resolveDir: repo, loader: 'ts' },
-    bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile, logLevel: 'warning',
+    stdin: {
+      contents:
+        "export { estimate } from './src/core/estimate'; export { TrainingSetupSchema } from './src/core/setup';",
+      resolveDir: repo,
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile,
+    logLevel: 'warning',
   });
   return createRequire(import.meta.url)(outfile);
 }
 
 export function loadPoints() {
-  return fs.readdirSync(fixtures).filter((f) => f.endsWith('.json') && f !== 'status.json').sort()
+  return fs
+    .readdirSync(fixtures)
+    .filter((f) => f.endsWith('.json') && f !== 'status.json')
+    .sort()
     .flatMap((f) => JSON.parse(fs.readFileSync(path.join(fixtures, f), 'utf8')).points);
 }
 
@@ -37,7 +50,11 @@ function estimateOf(core, point) {
   const r = core.estimate(core.TrainingSetupSchema.parse(point.scenario));
   if (!r.ok) return { error: JSON.stringify(r.error ?? r) };
   const g = r.estimate.perGpu;
-  return { peakBytes: g.peakBytes, phase: g.phase, phases: Object.fromEntries(g.phases.map((p) => [p.phase, p.allocatedBytes])) };
+  return {
+    peakBytes: g.peakBytes,
+    phase: g.phase,
+    phases: Object.fromEntries(g.phases.map((p) => [p.phase, p.allocatedBytes])),
+  };
 }
 
 function method(p) {
@@ -55,12 +72,20 @@ export function groupsOf(p) {
     family: p.scenario.architecture.model_type,
     world: `w${p.worldSize}`,
     offload: p.offloadSeparated ? 'offload' : 'resident',
-    checkpointing: p.scenario.gradient_checkpointing && p.scenario.gradient_checkpointing !== 'none' ? (p.harness.reentrant ? 'reentrant' : 'non-reentrant') : 'none',
+    checkpointing:
+      p.scenario.gradient_checkpointing && p.scenario.gradient_checkpointing !== 'none'
+        ? p.harness.reentrant
+          ? 'reentrant'
+          : 'non-reentrant'
+        : 'none',
   };
 }
 
 const pct = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`;
-const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * (s.length - 1) + 0.5))]; };
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * (s.length - 1) + 0.5))];
+};
 
 function summarize(rows, label) {
   const abs = rows.map((r) => Math.abs(r.err));
@@ -80,15 +105,35 @@ async function main() {
   const rows = [];
   for (const p of loadPoints()) {
     const e = estimateOf(core, p);
-    if (e.error) { console.log(`${p.id}: estimator error ${e.error}`); continue; }
-    rows.push({ id: p.id, measured: p.peakBytes, measuredPhase: p.peakPhase, est: e.peakBytes, estPhase: e.phase, err: (e.peakBytes - p.peakBytes) / p.peakBytes,
-      phases: Object.fromEntries(Object.entries(p.phases).map(([k, v]) => [k, { measured: v.peakBytes, est: e.phases[k] ?? null }])), groups: groupsOf(p) });
+    if (e.error) {
+      console.log(`${p.id}: estimator error ${e.error}`);
+      continue;
+    }
+    rows.push({
+      id: p.id,
+      measured: p.peakBytes,
+      measuredPhase: p.peakPhase,
+      est: e.peakBytes,
+      estPhase: e.phase,
+      err: (e.peakBytes - p.peakBytes) / p.peakBytes,
+      phases: Object.fromEntries(
+        Object.entries(p.phases).map(([k, v]) => [k, { measured: v.peakBytes, est: e.phases[k] ?? null }]),
+      ),
+      groups: groupsOf(p),
+    });
   }
-  if (args.has('--json')) { for (const r of rows) console.log(JSON.stringify(r)); return; }
+  if (args.has('--json')) {
+    for (const r of rows) console.log(JSON.stringify(r));
+    return;
+  }
   if (!args.has('--summary')) {
     for (const r of rows) {
-      const ph = Object.entries(r.phases).map(([k, v]) => `${k} ${v.est === null ? 'n/a' : pct((v.est - v.measured) / v.measured)}`).join(', ');
-      console.log(`${r.id.padEnd(48)} measured ${r.measured.toLocaleString('en-US').padStart(12)} (${r.measuredPhase})  estimate ${r.est.toLocaleString('en-US').padStart(12)} (${r.estPhase})  ${pct(r.err).padStart(8)}   [${ph}]`);
+      const ph = Object.entries(r.phases)
+        .map(([k, v]) => `${k} ${v.est === null ? 'n/a' : pct((v.est - v.measured) / v.measured)}`)
+        .join(', ');
+      console.log(
+        `${r.id.padEnd(48)} measured ${r.measured.toLocaleString('en-US').padStart(12)} (${r.measuredPhase})  estimate ${r.est.toLocaleString('en-US').padStart(12)} (${r.estPhase})  ${pct(r.err).padStart(8)}   [${ph}]`,
+      );
     }
     console.log('');
   }
@@ -104,10 +149,19 @@ async function main() {
 
 function writeStatus(rows) {
   const status = {
-    comment: 'Written by tools/truth/compare.mjs --write-status. passing: points whose estimate is within tolerance (test/unit/truth-golden.test.ts asserts it). knownGaps: the error of the other points when this file was written; the test fails when one of them gets worse by more than 1 point, or passes (then move it).',
+    comment:
+      'Written by tools/truth/compare.mjs --write-status. passing: points whose estimate is within tolerance (test/unit/truth-golden.test.ts asserts it). knownGaps: the error of the other points when this file was written; the test fails when one of them gets worse by more than 1 point, or passes (then move it).',
     tolerance: TOLERANCE,
-    passing: rows.filter((r) => passes(r.err)).map((r) => r.id).sort(),
-    knownGaps: Object.fromEntries(rows.filter((r) => !passes(r.err)).sort((a, b) => a.id.localeCompare(b.id)).map((r) => [r.id, Number(r.err.toFixed(4))])),
+    passing: rows
+      .filter((r) => passes(r.err))
+      .map((r) => r.id)
+      .sort(),
+    knownGaps: Object.fromEntries(
+      rows
+        .filter((r) => !passes(r.err))
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .map((r) => [r.id, Number(r.err.toFixed(4))]),
+    ),
   };
   fs.writeFileSync(path.join(fixtures, 'status.json'), JSON.stringify(status, null, 1) + '\n');
   console.log(`\nstatus.json: ${status.passing.length} passing, ${Object.keys(status.knownGaps).length} known gaps`);

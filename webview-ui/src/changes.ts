@@ -17,7 +17,23 @@ const VALUE_IDS: Readonly<Record<string, readonly string[]>> = {
   gradient_checkpointing: ['none', 'full', 'selective'],
   attention: ['eager', 'sdpa', 'flash'],
   loss: ['full', 'chunked', 'fused'],
-  optimizer: ['adamw', 'adamw_fused', 'adamw_hf', 'adamw_8bit', 'paged_adamw_8bit', 'paged_adamw', 'adafactor', 'sgd', 'sgd_momentum', 'lion', 'lion_8bit', 'adam_mini', 'muon', 'adamw_4bit', 'none'],
+  optimizer: [
+    'adamw',
+    'adamw_fused',
+    'adamw_hf',
+    'adamw_8bit',
+    'paged_adamw_8bit',
+    'paged_adamw',
+    'adafactor',
+    'sgd',
+    'sgd_momentum',
+    'lion',
+    'lion_8bit',
+    'adam_mini',
+    'muon',
+    'adamw_4bit',
+    'none',
+  ],
   kbit_upcast: ['none', 'norms', 'all'],
   linear_attention_kernels: ['fla', 'torch'],
   mamba_kernels: ['cuda', 'torch'],
@@ -29,7 +45,10 @@ function plain(v: unknown): string {
   if (v === null || v === undefined) return tr('change.unset');
   if (typeof v === 'boolean') return tr(v ? 'change.on' : 'change.off');
   if (Array.isArray(v)) return v.map(plain).join(', ');
-  if (isRec(v)) return Object.entries(v).map(([k, x]) => `${words(k)} ${plain(x)}`).join(', ');
+  if (isRec(v))
+    return Object.entries(v)
+      .map(([k, x]) => `${words(k)} ${plain(x)}`)
+      .join(', ');
   return String(v);
 }
 
@@ -42,14 +61,26 @@ function offload(what: 'optimizer' | 'params', v: unknown): string {
 
 function lora(v: Rec, before: unknown): string {
   const old = isRec(before) ? before : {};
-  const targets = v.target_modules === 'all-linear' ? tr('change.lora.allLinear') : Array.isArray(v.target_modules) ? v.target_modules.join(', ') : undefined;
+  const targets =
+    v.target_modules === 'all-linear'
+      ? tr('change.lora.allLinear')
+      : Array.isArray(v.target_modules)
+        ? v.target_modules.join(', ')
+        : undefined;
   // A whole new block says rank and targets; a change to an existing one says the fields that change.
   const fresh = !isRec(before);
   const parts: string[] = [];
-  if (fresh || v.r !== old.r || (targets !== undefined && JSON.stringify(v.target_modules) !== JSON.stringify(old.target_modules))) {
-    parts.push(targets ? tr('change.lora.rankOn', plain(v.r ?? old.r), targets) : tr('change.lora.rank', plain(v.r ?? old.r)));
+  if (
+    fresh ||
+    v.r !== old.r ||
+    (targets !== undefined && JSON.stringify(v.target_modules) !== JSON.stringify(old.target_modules))
+  ) {
+    parts.push(
+      targets ? tr('change.lora.rankOn', plain(v.r ?? old.r), targets) : tr('change.lora.rank', plain(v.r ?? old.r)),
+    );
   }
-  if (v.use_dora !== undefined && (fresh ? v.use_dora === true : v.use_dora !== old.use_dora)) parts.push(tr(v.use_dora ? 'change.lora.dora' : 'change.lora.noDora'));
+  if (v.use_dora !== undefined && (fresh ? v.use_dora === true : v.use_dora !== old.use_dora))
+    parts.push(tr(v.use_dora ? 'change.lora.dora' : 'change.lora.noDora'));
   return parts.length > 0 ? parts.join(', ') : tr('change.lora.rank', plain(v.r ?? old.r));
 }
 
@@ -152,7 +183,12 @@ export function describeChanges(changes: readonly Change[], setup: Rec): string[
     // What the setup already says is no change (advice sets a few keys along, e.g. master_weights: false with LoRA).
     if (JSON.stringify(c.value) === JSON.stringify(setup[c.key])) continue;
     // "LoRA r 16 on all linear layers" and "4-bit NF4 base weights" say the method themselves.
-    if (c.key === 'method' && byKey.has('lora') && (c.value === 'lora' || (c.value === 'qlora' && byKey.has('quantization')))) continue;
+    if (
+      c.key === 'method' &&
+      byKey.has('lora') &&
+      (c.value === 'lora' || (c.value === 'qlora' && byKey.has('quantization')))
+    )
+      continue;
     out.push(...one(c, setup));
   }
   return out;

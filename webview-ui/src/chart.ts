@@ -11,14 +11,35 @@ export const GROUPS = ['weights', 'optimizer', 'gradients', 'activations', 'loss
 export type GroupId = (typeof GROUPS)[number];
 
 const GROUP_OF: Record<string, GroupId> = {
-  'weights': 'weights', 'quantization-constants': 'weights', 'adapter-weights': 'weights', 'master-weights': 'weights',
-  'autocast-weight-copies': 'weights', 'rotary-tables': 'weights',
-  'optimizer-states': 'optimizer', 'optimizer-step': 'optimizer', 'first-step-init': 'optimizer', 'paged-optimizer': 'optimizer',
-  'gradients': 'gradients',
-  'activations': 'activations', 'checkpoint-recompute': 'activations', 'backward-working': 'activations', 'kv-cache': 'activations',
-  'logits-loss': 'loss', 'loss-backward': 'loss',
-  'ddp-buckets': 'buffers', 'zero-buckets': 'buffers', 'gathered-params': 'buffers', 'gathered-grads': 'buffers', 'rollout-engine': 'buffers', 'load-transient': 'buffers',
-  'allocator-reserve': 'runtime', 'stream-pools': 'runtime', 'all-gather-pool': 'runtime', 'load-cache': 'runtime', 'cuda-context': 'runtime', 'nccl': 'runtime',
+  weights: 'weights',
+  'quantization-constants': 'weights',
+  'adapter-weights': 'weights',
+  'master-weights': 'weights',
+  'autocast-weight-copies': 'weights',
+  'rotary-tables': 'weights',
+  'optimizer-states': 'optimizer',
+  'optimizer-step': 'optimizer',
+  'first-step-init': 'optimizer',
+  'paged-optimizer': 'optimizer',
+  gradients: 'gradients',
+  activations: 'activations',
+  'checkpoint-recompute': 'activations',
+  'backward-working': 'activations',
+  'kv-cache': 'activations',
+  'logits-loss': 'loss',
+  'loss-backward': 'loss',
+  'ddp-buckets': 'buffers',
+  'zero-buckets': 'buffers',
+  'gathered-params': 'buffers',
+  'gathered-grads': 'buffers',
+  'rollout-engine': 'buffers',
+  'load-transient': 'buffers',
+  'allocator-reserve': 'runtime',
+  'stream-pools': 'runtime',
+  'all-gather-pool': 'runtime',
+  'load-cache': 'runtime',
+  'cuda-context': 'runtime',
+  nccl: 'runtime',
 };
 
 export function groupOf(id: string): GroupId {
@@ -35,7 +56,10 @@ export interface GroupTotal {
 
 /** Components of the peak phase and runtime terms, summed per group, in GROUPS order (empty groups dropped). */
 export function groupTotals(v: EstimateView): GroupTotal[] {
-  const out = new Map<GroupId, { bytes: number; items: Array<{ id: string; label: string; bytes: number; formula: string }> }>();
+  const out = new Map<
+    GroupId,
+    { bytes: number; items: Array<{ id: string; label: string; bytes: number; formula: string }> }
+  >();
   for (const c of [...v.components, ...v.runtime]) {
     if (c.bytes <= 0) continue;
     const g = c.id === 'paged-optimizer' ? 'optimizer' : groupOf(c.id);
@@ -49,7 +73,11 @@ export function groupTotals(v: EstimateView): GroupTotal[] {
 
 const SVG = 'http://www.w3.org/2000/svg';
 
-function el<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, parent?: Element): SVGElementTagNameMap[K] {
+function el<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number>,
+  parent?: Element,
+): SVGElementTagNameMap[K] {
   const e = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
   parent?.appendChild(e);
@@ -82,11 +110,22 @@ export function renderChart({ view, capacity, headroomFraction, width }: ChartIn
   const scaleMax = Math.max(view.deviceBytes, cap) * 1.04 || 1;
   const x = (b: number): number => pad + (b / scaleMax) * (W - 2 * pad);
 
-  const summary = tr('chartSummary',
+  const summary = tr(
+    'chartSummary',
     totals.map((t) => `${groupLabel(t.group)} ${formatBytes(t.bytes)}`).join(', '),
-    formatBytes(view.peakBytes), formatBytes(view.reservedBytes), formatBytes(view.deviceBytes),
-    capacity ? `${capacity.id} ${formatBytes(cap)}` : '—');
-  const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': summary, class: 'chart' });
+    formatBytes(view.peakBytes),
+    formatBytes(view.reservedBytes),
+    formatBytes(view.deviceBytes),
+    capacity ? `${capacity.id} ${formatBytes(cap)}` : '—',
+  );
+  const svg = el('svg', {
+    viewBox: `0 0 ${W} ${H}`,
+    width: W,
+    height: H,
+    role: 'img',
+    'aria-label': summary,
+    class: 'chart',
+  });
   el('title', {}, svg).textContent = summary;
 
   // Track (the whole capacity), then the segments.
@@ -95,16 +134,35 @@ export function renderChart({ view, capacity, headroomFraction, width }: ChartIn
   for (const t of totals) {
     const x0 = x(at);
     const x1 = x(at + t.bytes);
-    const r = el('rect', { x: x0, y: barTop, width: Math.max(0.5, x1 - x0), height: barH, class: `seg seg-${t.group}` }, svg);
+    const r = el(
+      'rect',
+      { x: x0, y: barTop, width: Math.max(0.5, x1 - x0), height: barH, class: `seg seg-${t.group}` },
+      svg,
+    );
     el('title', {}, r).textContent = `${groupLabel(t.group)}: ${formatBytes(t.bytes)}`;
     at += t.bytes;
   }
   // Beyond the capacity: hatched overlay, so "over" reads without colour.
   if (cap > 0 && view.deviceBytes > cap) {
     const defs = el('defs', {}, svg);
-    const pat = el('pattern', { id: 'vl-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, defs);
+    const pat = el(
+      'pattern',
+      { id: 'vl-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+      defs,
+    );
     el('rect', { x: 0, y: 0, width: 3, height: 6, class: 'hatch' }, pat);
-    el('rect', { x: x(cap), y: barTop, width: x(view.deviceBytes) - x(cap), height: barH, fill: 'url(#vl-hatch)', class: 'over' }, svg);
+    el(
+      'rect',
+      {
+        x: x(cap),
+        y: barTop,
+        width: x(view.deviceBytes) - x(cap),
+        height: barH,
+        fill: 'url(#vl-hatch)',
+        class: 'over',
+      },
+      svg,
+    );
   }
   // Capacity and headroom lines, labelled on the top row.
   if (cap > 0) {
@@ -114,7 +172,11 @@ export function renderChart({ view, capacity, headroomFraction, width }: ChartIn
     }
     const cx = x(cap);
     el('line', { x1: cx, x2: cx, y1: barTop - 6, y2: barTop + barH + 6, class: 'capacity-line' }, svg);
-    const label = el('text', { x: cx, y: barTop - 9, class: 'chart-text capacity-text', 'text-anchor': cx > W * 0.6 ? 'end' : 'start' }, svg);
+    const label = el(
+      'text',
+      { x: cx, y: barTop - 9, class: 'chart-text capacity-text', 'text-anchor': cx > W * 0.6 ? 'end' : 'start' },
+      svg,
+    );
     label.textContent = `${tr('capacity')} ${capacity!.id} ${formatBytes(cap)}`;
   }
   // Markers: a tick under the bar and a label on its own row, kept inside the drawing.
@@ -123,7 +185,16 @@ export function renderChart({ view, capacity, headroomFraction, width }: ChartIn
     const y = barTop + barH + 8 + (i + 1) * rowH - 3;
     el('line', { x1: mx, x2: mx, y1: barTop, y2: y - 9, class: `marker marker-${m.key}` }, svg);
     const anchor = mx > W * 0.6 ? 'end' : 'start';
-    const t = el('text', { x: anchor === 'end' ? mx - 3 : mx + 3, y, class: `chart-text marker-text marker-${m.key}`, 'text-anchor': anchor }, svg);
+    const t = el(
+      'text',
+      {
+        x: anchor === 'end' ? mx - 3 : mx + 3,
+        y,
+        class: `chart-text marker-text marker-${m.key}`,
+        'text-anchor': anchor,
+      },
+      svg,
+    );
     t.textContent = `${tr(m.key)} ${formatBytes(m.bytes)}`;
   });
   return svg;

@@ -5,15 +5,43 @@ import type { AdviceView, EstimateView, PanelModel } from '../../src/protocol/me
 import { ToWebview } from '../../src/protocol/messages';
 import { computeFitMap, type FitMap } from './fitmap';
 import {
-  changesText, countChanged, drawChart, fill, renderAdvice, renderAssumptions, renderBreakdown, renderFitMapPlaceholder, renderFitMaps,
-  renderHeader, renderMessage, renderNotice, renderShell, renderSummary, renderWhatIf, setControlValues, setWriteState, markChanged,
-  whatIfShape, type ControlKey, type Notice, type ResultView, type Slots,
+  changesText,
+  countChanged,
+  drawChart,
+  fill,
+  renderAdvice,
+  renderAssumptions,
+  renderBreakdown,
+  renderFitMapPlaceholder,
+  renderFitMaps,
+  renderHeader,
+  renderMessage,
+  renderNotice,
+  renderShell,
+  renderSummary,
+  renderWhatIf,
+  setControlValues,
+  setWriteState,
+  markChanged,
+  whatIfShape,
+  type ControlKey,
+  type Notice,
+  type ResultView,
+  type Slots,
 } from './render';
 import { setStrings, tr } from './strings';
 import { getState, post, setState } from './vscode-api';
 import {
-  applyChanges, controlsFromSetup, gpuTarget, pruneOverrides, recompute, toView, whatIfWrite,
-  type Controls, type GpuTarget, type Overrides,
+  applyChanges,
+  controlsFromSetup,
+  gpuTarget,
+  pruneOverrides,
+  recompute,
+  toView,
+  whatIfWrite,
+  type Controls,
+  type GpuTarget,
+  type Overrides,
 } from './whatif';
 import { estimate } from '../../src/core';
 import type { TrainingSetup } from '../../src/core';
@@ -32,7 +60,9 @@ interface SavedState {
 
 function loadState(): SavedState | undefined {
   const s = getState() as Partial<SavedState> | undefined;
-  return s && s.v === 1 && typeof s.title === 'string' && typeof s.overrides === 'object' && Array.isArray(s.expanded) ? (s as SavedState) : undefined;
+  return s && s.v === 1 && typeof s.title === 'string' && typeof s.overrides === 'object' && Array.isArray(s.expanded)
+    ? (s as SavedState)
+    : undefined;
 }
 
 const root = document.getElementById('root') ?? document.body;
@@ -102,7 +132,14 @@ function onModel(m: PanelModel): void {
     slots = renderShell(root);
     chartSizer.disconnect();
     chartSizer.observe(slots.chartBox);
-    renderWhatIf(slots.whatif, effControls, base, m.gpu?.id, { change: onControl, reset: onReset, write: onWrite }, slots.whatifNotice);
+    renderWhatIf(
+      slots.whatif,
+      effControls,
+      base,
+      m.gpu?.id,
+      { change: onControl, reset: onReset, write: onWrite },
+      slots.whatifNotice,
+    );
     formShape = shape;
   }
   showNotices();
@@ -123,7 +160,9 @@ function renderAdviceList(): void {
       save();
       renderAdviceList();
       // keep keyboard focus on the toggle that was pressed
-      slots?.advice.querySelector<HTMLElement>(`[aria-controls="adv-${id.replace(/[^a-zA-Z0-9_-]/g, '_')}-f"]`)?.focus();
+      slots?.advice
+        .querySelector<HTMLElement>(`[aria-controls="adv-${id.replace(/[^a-zA-Z0-9_-]/g, '_')}-f"]`)
+        ?.focus();
     },
     details: adviceDetails,
   });
@@ -148,7 +187,9 @@ function request(where: 'advice' | 'whatif', text: string, send: (requestId: num
 function onApply(adviceId: string): void {
   const a = model?.advice.find((x) => x.id === adviceId);
   if (!model || !a || !a.applicable) return;
-  request('advice', changesText(a.changes, model.setup) || a.title, (requestId) => post({ type: 'applyAdvice', adviceId, requestId }));
+  request('advice', changesText(a.changes, model.setup) || a.title, (requestId) =>
+    post({ type: 'applyAdvice', adviceId, requestId }),
+  );
 }
 
 function onWrite(): void {
@@ -156,14 +197,26 @@ function onWrite(): void {
   const w = whatIfWrite(model.setup, overrides, model.format);
   if (w.changes.length === 0 || w.removed.length > 0) return;
   const changes = w.changes.map((c) => ({ key: c.key, value: c.value }));
-  request('whatif', changesText(changes, model.setup), (requestId) => post({ type: 'applyChanges', changes, requestId }));
+  request('whatif', changesText(changes, model.setup), (requestId) =>
+    post({ type: 'applyChanges', changes, requestId }),
+  );
 }
 
-function onApplied(msg: { requestId: number; applied: boolean; message?: string; files: Array<{ id: string; name: string }> }): void {
+function onApplied(msg: {
+  requestId: number;
+  applied: boolean;
+  message?: string;
+  files: Array<{ id: string; name: string }>;
+}): void {
   const p = pending.get(msg.requestId);
   if (!p) return;
   pending.delete(msg.requestId);
-  notices[p.where] = { state: msg.applied ? 'applied' : 'failed', text: p.text, message: msg.message, files: msg.files };
+  notices[p.where] = {
+    state: msg.applied ? 'applied' : 'failed',
+    text: p.text,
+    message: msg.message,
+    files: msg.files,
+  };
   showNotices();
 }
 
@@ -227,8 +280,13 @@ function update(): void {
     if (!r.ok) errors = r.errors;
   }
   result = {
-    view, errors, gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes } : null, headroomFraction: m.headroomFraction, changed,
-    fileLimits: changed === 0 ? { maxMicroBatch: m.maxMicroBatch, maxSeqLen: m.maxSeqLen, gpusNeeded: m.gpusNeeded } : null,
+    view,
+    errors,
+    gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes } : null,
+    headroomFraction: m.headroomFraction,
+    changed,
+    fileLimits:
+      changed === 0 ? { maxMicroBatch: m.maxMicroBatch, maxSeqLen: m.maxSeqLen, gpusNeeded: m.gpusNeeded } : null,
   };
   renderSummary(slots.summary, result);
   renderBreakdown(slots.breakdown, slots.chartBox, result, chartWidth);
@@ -236,7 +294,7 @@ function update(): void {
   setWriteState(slots.whatif, whatIfWrite(m.setup, overrides, m.format), m.setup);
   // The note is the list's own first paragraph (blocked items have nested p.small of their own).
   const banner = slots.adviceBody.querySelector<HTMLElement>(':scope > p.small');
-  if ((changed > 0) !== (!!banner && !banner.hidden)) renderAdviceList();
+  if (changed > 0 !== (!!banner && !banner.hidden)) renderAdviceList();
   timings.updateMs = performance.now() - t0;
   scheduleFitMap();
 }
@@ -276,13 +334,25 @@ function scheduleFitMap(): void {
       // The best advised strategy: the top item that changes more than the batch shape (the grid varies that itself).
       const shape = new Set(['micro_batch_size', 'gradient_accumulation_steps', 'seq_len']);
       const best = m.advice.find((a) => a.changes.some((c) => !shape.has(c.key)));
-      const bestSetup = best ? applyChanges(effSetup, best.changes.filter((c) => !shape.has(c.key))) : undefined;
+      const bestSetup = best
+        ? applyChanges(
+            effSetup,
+            best.changes.filter((c) => !shape.has(c.key)),
+          )
+        : undefined;
       if (best && bestSetup) panels.push({ title: tr('fitMapBest', best.title), map: grid(bestSetup) });
       if (evaluated > 0) {
         timings.fitMapMs = performance.now() - t;
         timings.fitMapEstimates = evaluated;
       }
-      renderFitMaps(slots.fitmap, panels, gpu.id, m.headroomFraction, { micro: effSetup.micro_batch_size, seq: effSetup.seq_len }, pickCell);
+      renderFitMaps(
+        slots.fitmap,
+        panels,
+        gpu.id,
+        m.headroomFraction,
+        { micro: effSetup.micro_batch_size, seq: effSetup.seq_len },
+        pickCell,
+      );
     }, 0);
   });
 }
@@ -321,7 +391,9 @@ const chartSizer = new ResizeObserver(() => {
   if (width === 0 || width === chartWidth) return;
   chartWidth = width;
   cancelAnimationFrame(resizeFrame);
-  resizeFrame = requestAnimationFrame(() => { if (slots && result) drawChart(slots.chartBox, result, chartWidth); });
+  resizeFrame = requestAnimationFrame(() => {
+    if (slots && result) drawChart(slots.chartBox, result, chartWidth);
+  });
 });
 
 renderMessage(root, tr('appName'), tr('waiting'));

@@ -40,7 +40,8 @@ export const S = {
   // Chart
   breakdownHeading: 'Memory breakdown',
   chartSummary: 'Stacked bar of per-GPU memory: {0}. Allocated {1}, reserved {2}, device {3}, capacity {4}.',
-  variableLengths: 'Batches of varying length: over a run the allocator holds about {0} reserved or more ({1} in nvidia-smi), {2} of it in blocks of earlier, shorter batches, more or less depending on the order of lengths. It frees them before running out of memory, so the fit does not count them.',
+  variableLengths:
+    'Batches of varying length: over a run the allocator holds about {0} reserved or more ({1} in nvidia-smi), {2} of it in blocks of earlier, shorter batches, more or less depending on the order of lengths. It frees them before running out of memory, so the fit does not count them.',
   'group.weights': 'Weights',
   'group.optimizer': 'Optimizer',
   'group.gradients': 'Gradients',
@@ -72,7 +73,8 @@ export const S = {
   whatIfWriteHint: 'Edit the run’s files to match the what-if, where their format can express it',
   whatIfWrites: 'Writes: {0}',
   whatIfGpuNote: 'The GPU is a setting, not part of the file: choose it with “VRAM Lens: Select GPU”.',
-  whatIfRemoval: 'This what-if removes {0} from the setup; VRAM Lens does not delete settings, so edit the file by hand.',
+  whatIfRemoval:
+    'This what-if removes {0} from the setup; VRAM Lens does not delete settings, so edit the file by hand.',
   ctlGpu: 'GPU',
   ctlGpus: 'GPUs',
   ctlMicro: 'Micro-batch',
@@ -265,5 +267,7 @@ export function setStrings(strings: Readonly<Record<string, string>>): void {
 export function tr(id: StringId, ...args: ReadonlyArray<string | number>): string {
   const english: string = S[id];
   const text = table[english] ?? english;
-  return args.length === 0 ? text : text.replace(/\{(\d+)\}/g, (m, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : m));
+  return args.length === 0
+    ? text
+    : text.replace(/\{(\d+)\}/g, (m, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : m));
 }

@@ -5,14 +5,28 @@ import { estimate } from '../../src/core';
 import { GPU_NAMES, findGpu } from '../../src/core';
 import type { EstimateResult } from '../../src/core';
 import {
-  CheckpointingSchema, MethodSchema, OptimizerSchema, TrainingSetupSchema,
-  type Checkpointing, type Method, type Optimizer, type TrainingSetup,
+  CheckpointingSchema,
+  MethodSchema,
+  OptimizerSchema,
+  TrainingSetupSchema,
+  type Checkpointing,
+  type Method,
+  type Optimizer,
+  type TrainingSetup,
 } from '../../src/core';
 import { estimateView, type EstimateView } from '../../src/protocol/messages';
 
 export const PRECISIONS = ['fp32', 'amp-bf16', 'amp-fp16', 'bf16', 'bf16-master', 'fp16-master'] as const;
 export type Precision = (typeof PRECISIONS)[number];
-export const SHARDINGS = ['none', 'zero1', 'zero2', 'zero3', 'fsdp-full_shard', 'fsdp-shard_grad_op', 'fsdp-hybrid_shard'] as const;
+export const SHARDINGS = [
+  'none',
+  'zero1',
+  'zero2',
+  'zero3',
+  'fsdp-full_shard',
+  'fsdp-shard_grad_op',
+  'fsdp-hybrid_shard',
+] as const;
 export type Sharding = (typeof SHARDINGS)[number];
 export const OFFLOADS = ['none', 'opt-cpu', 'opt-nvme', 'all-cpu', 'all-nvme'] as const;
 export type OffloadChoice = (typeof OFFLOADS)[number];
@@ -37,27 +51,30 @@ export interface Controls {
 }
 export type Overrides = Partial<Controls>;
 
-const PRECISION_FIELDS: Record<Precision, Pick<TrainingSetup, 'weights_dtype' | 'mixed_precision' | 'master_weights'>> = {
-  'fp32': { weights_dtype: 'fp32', mixed_precision: 'none', master_weights: false },
+const PRECISION_FIELDS: Record<
+  Precision,
+  Pick<TrainingSetup, 'weights_dtype' | 'mixed_precision' | 'master_weights'>
+> = {
+  fp32: { weights_dtype: 'fp32', mixed_precision: 'none', master_weights: false },
   'amp-bf16': { weights_dtype: 'fp32', mixed_precision: 'bf16', master_weights: false },
   'amp-fp16': { weights_dtype: 'fp32', mixed_precision: 'fp16', master_weights: false },
-  'bf16': { weights_dtype: 'bf16', mixed_precision: 'bf16', master_weights: false },
+  bf16: { weights_dtype: 'bf16', mixed_precision: 'bf16', master_weights: false },
   'bf16-master': { weights_dtype: 'bf16', mixed_precision: 'bf16', master_weights: true },
   'fp16-master': { weights_dtype: 'fp16', mixed_precision: 'fp16', master_weights: true },
 };
 
 const SHARDING_FIELDS: Record<Sharding, Pick<TrainingSetup, 'zero_stage' | 'fsdp'>> = {
-  'none': { zero_stage: 0, fsdp: 'none' },
-  'zero1': { zero_stage: 1, fsdp: 'none' },
-  'zero2': { zero_stage: 2, fsdp: 'none' },
-  'zero3': { zero_stage: 3, fsdp: 'none' },
+  none: { zero_stage: 0, fsdp: 'none' },
+  zero1: { zero_stage: 1, fsdp: 'none' },
+  zero2: { zero_stage: 2, fsdp: 'none' },
+  zero3: { zero_stage: 3, fsdp: 'none' },
   'fsdp-full_shard': { zero_stage: 0, fsdp: 'full_shard' },
   'fsdp-shard_grad_op': { zero_stage: 0, fsdp: 'shard_grad_op' },
   'fsdp-hybrid_shard': { zero_stage: 0, fsdp: 'hybrid_shard' },
 };
 
 const OFFLOAD_FIELDS: Record<OffloadChoice, Pick<TrainingSetup, 'offload_optimizer' | 'offload_params'>> = {
-  'none': { offload_optimizer: 'none', offload_params: 'none' },
+  none: { offload_optimizer: 'none', offload_params: 'none' },
   'opt-cpu': { offload_optimizer: 'cpu', offload_params: 'none' },
   'opt-nvme': { offload_optimizer: 'nvme', offload_params: 'none' },
   'all-cpu': { offload_optimizer: 'cpu', offload_params: 'cpu' },
@@ -65,9 +82,26 @@ const OFFLOAD_FIELDS: Record<OffloadChoice, Pick<TrainingSetup, 'offload_optimiz
 };
 
 /** The LoRA block the what-if adds when a setup without one switches to LoRA/QLoRA (the advice engine's default). */
-export const DEFAULT_LORA: NonNullable<TrainingSetup['lora']> = { r: 16, alpha: 32, dropout: 0.05, target_modules: 'all-linear', modules_to_save: [], dtype: 'fp32', use_dora: false };
-export const DEFAULT_IA3: NonNullable<TrainingSetup['ia3']> = { target_modules: ['k_proj', 'v_proj', 'down_proj'], feedforward_modules: ['down_proj'], dtype: 'fp32' };
-export const DEFAULT_QLORA_QUANT: NonNullable<TrainingSetup['quantization']> = { bits: 4, type: 'nf4', double_quant: true, scope: 'all-linear' };
+export const DEFAULT_LORA: NonNullable<TrainingSetup['lora']> = {
+  r: 16,
+  alpha: 32,
+  dropout: 0.05,
+  target_modules: 'all-linear',
+  modules_to_save: [],
+  dtype: 'fp32',
+  use_dora: false,
+};
+export const DEFAULT_IA3: NonNullable<TrainingSetup['ia3']> = {
+  target_modules: ['k_proj', 'v_proj', 'down_proj'],
+  feedforward_modules: ['down_proj'],
+  dtype: 'fp32',
+};
+export const DEFAULT_QLORA_QUANT: NonNullable<TrainingSetup['quantization']> = {
+  bits: 4,
+  type: 'nf4',
+  double_quant: true,
+  scope: 'all-linear',
+};
 
 function matchKey<K extends string, V extends object>(table: Record<K, V>, s: object): K | 'file' {
   for (const [k, fields] of Object.entries(table) as Array<[K, V]>) {
@@ -141,7 +175,11 @@ export function pruneOverrides(setup: TrainingSetup, gpuId: string | undefined, 
   return out as Overrides;
 }
 
-export interface GpuTarget { readonly id: string; readonly memoryBytes: number; readonly source: string }
+export interface GpuTarget {
+  readonly id: string;
+  readonly memoryBytes: number;
+  readonly source: string;
+}
 
 /** The GPU to check against: the picked catalog entry, or the file's GPU (which may be a plain size). */
 export function gpuTarget(id: string, fileGpu: { id: string; memoryBytes: number } | null): GpuTarget | undefined {
@@ -177,14 +215,24 @@ export type WhatIfResult =
   | { readonly ok: false; readonly setup: TrainingSetup; readonly errors: readonly string[] };
 
 /** Estimates the setup with the overrides, with formulas (for the chart and "all components"). */
-export function recompute(setup: TrainingSetup, o: Overrides, gpu: GpuTarget | undefined, headroomFraction: number): WhatIfResult {
+export function recompute(
+  setup: TrainingSetup,
+  o: Overrides,
+  gpu: GpuTarget | undefined,
+  headroomFraction: number,
+): WhatIfResult {
   const s = applyOverrides(setup, o);
   const r: EstimateResult = estimate(s, { gpu, headroomFraction });
-  return r.ok ? { ok: true, setup: s, view: toView(r.estimate) } : { ok: false, setup: s, errors: r.errors.map((e) => `${e.key}: ${e.message}`) };
+  return r.ok
+    ? { ok: true, setup: s, view: toView(r.estimate) }
+    : { ok: false, setup: s, errors: r.errors.map((e) => `${e.key}: ${e.message}`) };
 }
 
 /** The setup with an advice item's changes applied, validated by the setup schema (values arrive as unknown). */
-export function applyChanges(setup: TrainingSetup, changes: ReadonlyArray<{ key: string; value: unknown }>): TrainingSetup | undefined {
+export function applyChanges(
+  setup: TrainingSetup,
+  changes: ReadonlyArray<{ key: string; value: unknown }>,
+): TrainingSetup | undefined {
   const next: Record<string, unknown> = { ...setup };
   for (const c of changes) next[c.key] = c.value;
   const r = TrainingSetupSchema.safeParse(next);

@@ -20,28 +20,63 @@ export interface BundledDeepspeed {
 }
 
 const OWNER: Record<BundledDeepspeed['tool'], { name: string; format: Format; fetch: string }> = {
-  axolotl: { name: 'Axolotl', format: 'axolotl-yaml', fetch: '`axolotl fetch deepspeed_configs` puts them in the working directory' },
-  llamafactory: { name: 'LLaMA-Factory', format: 'llamafactory-yaml', fetch: 'runs start from a LLaMA-Factory checkout' },
+  axolotl: {
+    name: 'Axolotl',
+    format: 'axolotl-yaml',
+    fetch: '`axolotl fetch deepspeed_configs` puts them in the working directory',
+  },
+  llamafactory: {
+    name: 'LLaMA-Factory',
+    format: 'llamafactory-yaml',
+    fetch: 'runs start from a LLaMA-Factory checkout',
+  },
 };
 
-const offload = (device: 'cpu', pin?: boolean): Record<string, unknown> => (pin ? { device, pin_memory: true } : { device });
+const offload = (device: 'cpu', pin?: boolean): Record<string, unknown> =>
+  pin ? { device, pin_memory: true } : { device };
 
 // Axolotl: stage 3 files share overlap_comm, contiguous gradients, sub_group_size 0, auto buckets and thresholds and
 // no live-parameter limit set (0).
 const AXOLOTL_Z3 = {
-  overlap_comm: true, contiguous_gradients: true, sub_group_size: 0, reduce_bucket_size: 'auto', stage3_prefetch_bucket_size: 'auto',
-  stage3_param_persistence_threshold: 'auto', stage3_max_live_parameters: 0, stage3_max_reuse_distance: 0,
+  overlap_comm: true,
+  contiguous_gradients: true,
+  sub_group_size: 0,
+  reduce_bucket_size: 'auto',
+  stage3_prefetch_bucket_size: 'auto',
+  stage3_param_persistence_threshold: 'auto',
+  stage3_max_live_parameters: 0,
+  stage3_max_reuse_distance: 0,
 };
 // LLaMA-Factory: stage 2 files with 5e8 buckets and no overlap; stage 3 files with DeepSpeed's usual 1e9 limits.
-const LF_Z2 = { allgather_partitions: true, allgather_bucket_size: 5e8, overlap_comm: false, reduce_scatter: true, reduce_bucket_size: 5e8,
-  contiguous_gradients: true, round_robin_gradients: true };
+const LF_Z2 = {
+  allgather_partitions: true,
+  allgather_bucket_size: 5e8,
+  overlap_comm: false,
+  reduce_scatter: true,
+  reduce_bucket_size: 5e8,
+  contiguous_gradients: true,
+  round_robin_gradients: true,
+};
 const LF_Z3 = {
-  overlap_comm: false, contiguous_gradients: true, sub_group_size: 1e9, reduce_bucket_size: 'auto', stage3_prefetch_bucket_size: 'auto',
-  stage3_param_persistence_threshold: 'auto', stage3_max_live_parameters: 1e9, stage3_max_reuse_distance: 1e9,
+  overlap_comm: false,
+  contiguous_gradients: true,
+  sub_group_size: 1e9,
+  reduce_bucket_size: 'auto',
+  stage3_prefetch_bucket_size: 'auto',
+  stage3_param_persistence_threshold: 'auto',
+  stage3_max_live_parameters: 1e9,
+  stage3_max_reuse_distance: 1e9,
 };
 
-const entry = (tool: BundledDeepspeed['tool'], path: string, zero: Record<string, unknown>, bf16 = false): BundledDeepspeed => ({
-  tool, path, bf16,
+const entry = (
+  tool: BundledDeepspeed['tool'],
+  path: string,
+  zero: Record<string, unknown>,
+  bf16 = false,
+): BundledDeepspeed => ({
+  tool,
+  path,
+  bf16,
   stage: zero.stage as BundledDeepspeed['stage'],
   offloadOptimizer: zero.offload_optimizer ? 'cpu' : 'none',
   offloadParams: zero.offload_param ? 'cpu' : 'none',
@@ -51,18 +86,40 @@ const entry = (tool: BundledDeepspeed['tool'], path: string, zero: Record<string
 export const BUNDLED_DEEPSPEED: readonly BundledDeepspeed[] = [
   entry('axolotl', 'deepspeed_configs/zero1.json', { stage: 1, overlap_comm: true }),
   // Axolotl's ZeRO-2 file offloads the optimizer to the CPU.
-  entry('axolotl', 'deepspeed_configs/zero2.json', { stage: 2, offload_optimizer: offload('cpu'), contiguous_gradients: true, overlap_comm: true }),
+  entry('axolotl', 'deepspeed_configs/zero2.json', {
+    stage: 2,
+    offload_optimizer: offload('cpu'),
+    contiguous_gradients: true,
+    overlap_comm: true,
+  }),
   entry('axolotl', 'deepspeed_configs/zero3.json', { stage: 3, ...AXOLOTL_Z3 }),
   entry('axolotl', 'deepspeed_configs/zero3_bf16.json', { stage: 3, ...AXOLOTL_Z3 }, true),
-  entry('axolotl', 'deepspeed_configs/zero3_bf16_cpuoffload_params.json', { stage: 3, offload_param: offload('cpu', true), ...AXOLOTL_Z3 }, true),
-  entry('axolotl', 'deepspeed_configs/zero3_bf16_cpuoffload_all.json',
-    { stage: 3, offload_optimizer: offload('cpu', true), offload_param: offload('cpu', true), ...AXOLOTL_Z3 }, true),
+  entry(
+    'axolotl',
+    'deepspeed_configs/zero3_bf16_cpuoffload_params.json',
+    { stage: 3, offload_param: offload('cpu', true), ...AXOLOTL_Z3 },
+    true,
+  ),
+  entry(
+    'axolotl',
+    'deepspeed_configs/zero3_bf16_cpuoffload_all.json',
+    { stage: 3, offload_optimizer: offload('cpu', true), offload_param: offload('cpu', true), ...AXOLOTL_Z3 },
+    true,
+  ),
   entry('llamafactory', 'examples/deepspeed/ds_z0_config.json', { stage: 0, ...LF_Z2 }),
   entry('llamafactory', 'examples/deepspeed/ds_z2_config.json', { stage: 2, ...LF_Z2 }),
-  entry('llamafactory', 'examples/deepspeed/ds_z2_offload_config.json', { stage: 2, offload_optimizer: offload('cpu', true), ...LF_Z2 }),
+  entry('llamafactory', 'examples/deepspeed/ds_z2_offload_config.json', {
+    stage: 2,
+    offload_optimizer: offload('cpu', true),
+    ...LF_Z2,
+  }),
   entry('llamafactory', 'examples/deepspeed/ds_z3_config.json', { stage: 3, ...LF_Z3 }),
-  entry('llamafactory', 'examples/deepspeed/ds_z3_offload_config.json',
-    { stage: 3, offload_optimizer: offload('cpu', true), offload_param: offload('cpu', true), ...LF_Z3 }),
+  entry('llamafactory', 'examples/deepspeed/ds_z3_offload_config.json', {
+    stage: 3,
+    offload_optimizer: offload('cpu', true),
+    offload_param: offload('cpu', true),
+    ...LF_Z3,
+  }),
 ];
 
 /** The bundled file a config of `format` names with `path` (as written, or ending in the bundled path), if any. */
@@ -72,16 +129,29 @@ export function findBundledDeepspeed(path: string, format: Format | undefined): 
 }
 
 /** The bundled file of `tool` with exactly these ZeRO settings (bf16 files preferred when training in bf16). */
-export function bundledDeepspeedFor(tool: BundledDeepspeed['tool'], stage: number, offloadOptimizer: string, offloadParams: string,
-  bf16: boolean): BundledDeepspeed | undefined {
-  const hits = BUNDLED_DEEPSPEED.filter((b) => b.tool === tool && b.stage === stage && b.offloadOptimizer === offloadOptimizer
-    && b.offloadParams === offloadParams);
+export function bundledDeepspeedFor(
+  tool: BundledDeepspeed['tool'],
+  stage: number,
+  offloadOptimizer: string,
+  offloadParams: string,
+  bf16: boolean,
+): BundledDeepspeed | undefined {
+  const hits = BUNDLED_DEEPSPEED.filter(
+    (b) =>
+      b.tool === tool &&
+      b.stage === stage &&
+      b.offloadOptimizer === offloadOptimizer &&
+      b.offloadParams === offloadParams,
+  );
   return hits.find((b) => b.bf16 === bf16) ?? hits.find((b) => !b.bf16);
 }
 
 /** Where a value read from a bundled file comes from, for the assumptions list. */
 export function bundledNote(b: BundledDeepspeed): { owner: string; note: string } {
-  return { owner: b.tool, note: `${b.path} as ${OWNER[b.tool].name} ships it (not found beside the config; ${OWNER[b.tool].fetch})` };
+  return {
+    owner: b.tool,
+    note: `${b.path} as ${OWNER[b.tool].name} ships it (not found beside the config; ${OWNER[b.tool].fetch})`,
+  };
 }
 
 /** The synthetic file name under which a bundled config is analyzed. */

@@ -22,7 +22,9 @@ export interface Prepared {
 /** A placeholder: `$VAR`, `${VAR}`, `{{var}}`, or an identifier in capitals (`BATCH_SIZE_PER_GPU`, `QuantW_FORWARD`). */
 function isPlaceholder(word: string): boolean {
   if (/^\$/.test(word) || /^\{\{.*\}\}$/.test(word)) return true;
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(word) && /[A-Z]/.test(word) && (word === word.toUpperCase() || word.includes('_'));
+  return (
+    /^[A-Za-z_][A-Za-z0-9_]*$/.test(word) && /[A-Z]/.test(word) && (word === word.toUpperCase() || word.includes('_'))
+  );
 }
 
 const PY_LITERAL: Record<string, string> = { True: 'true', False: 'false', None: 'null' };
@@ -66,8 +68,14 @@ export function prepare(text: string, problems: ParseProblem[]): Prepared {
     switch (kind) {
       case SyntaxKind.LineCommentTrivia:
       case SyntaxKind.BlockCommentTrivia:
-        report(() => strictProblem({ start: off, end: off + len },
-          msg('a comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
+        report(() =>
+          strictProblem(
+            { start: off, end: off + len },
+            msg(
+              'a comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+            ),
+          ),
+        );
         continue;
       case SyntaxKind.Trivia:
       case SyntaxKind.LineBreakTrivia:
@@ -80,8 +88,14 @@ export function prepare(text: string, problems: ParseProblem[]): Prepared {
       case SyntaxKind.CloseBraceToken:
       case SyntaxKind.CloseBracketToken:
         if (prev === SyntaxKind.CommaToken && lastComma >= 0)
-          report(() => strictProblem({ start: lastComma, end: lastComma + 1 },
-          msg('a trailing comma: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
+          report(() =>
+            strictProblem(
+              { start: lastComma, end: lastComma + 1 },
+              msg(
+                'a trailing comma: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+              ),
+            ),
+          );
         stack.pop();
         break;
       case SyntaxKind.CommaToken:
@@ -96,8 +110,14 @@ export function prepare(text: string, problems: ParseProblem[]): Prepared {
           pieces.push(' '.repeat(eol - off));
           outLen += eol - off;
           copied = eol;
-          report(() => strictProblem({ start: off, end: eol },
-            msg('a `#` comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
+          report(() =>
+            strictProblem(
+              { start: off, end: eol },
+              msg(
+                'a `#` comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+              ),
+            ),
+          );
           scanner.setPosition(eol);
           continue;
         }
@@ -115,8 +135,16 @@ export function prepare(text: string, problems: ParseProblem[]): Prepared {
           outLen += py.length;
           copied = end;
           bare.set(off, { word, kind: 'python' });
-          report(() => strictProblem({ start: off, end },
-            msg('the Python literal `{0}` (JSON spells it `{1}`): hjson reads it as the string "{0}", but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word, py)));
+          report(() =>
+            strictProblem(
+              { start: off, end },
+              msg(
+                'the Python literal `{0}` (JSON spells it `{1}`): hjson reads it as the string "{0}", but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+                word,
+                py,
+              ),
+            ),
+          );
         } else {
           pieces.push('"');
           inserts.push(outLen);
@@ -129,12 +157,29 @@ export function prepare(text: string, problems: ParseProblem[]): Prepared {
           bare.set(off, { word, kind: placeholder ? 'placeholder' : 'string' });
           if (placeholder) {
             report(() => ({
-              code: 'placeholder', severity: 'error', span: { start: off, end },
-              ...msg('`{0}` is a template placeholder, not a value: replace it before training (neither json.load nor DeepSpeed can use it)', word),
+              code: 'placeholder',
+              severity: 'error',
+              span: { start: off, end },
+              ...msg(
+                '`{0}` is a template placeholder, not a value: replace it before training (neither json.load nor DeepSpeed can use it)',
+                word,
+              ),
             }));
           } else {
-            report(() => strictProblem({ start: off, end },
-              atKey ? msg('the unquoted key `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word) : msg('the unquoted string `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it', word)));
+            report(() =>
+              strictProblem(
+                { start: off, end },
+                atKey
+                  ? msg(
+                      'the unquoted key `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+                      word,
+                    )
+                  : msg(
+                      'the unquoted string `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+                      word,
+                    ),
+              ),
+            );
           }
         }
         scanner.setPosition(end);

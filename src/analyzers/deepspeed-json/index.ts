@@ -38,17 +38,30 @@ const ERROR_TEXT: Partial<Record<string, string>> = {
 
 function analyze(text: string, problems: ParseProblem[]): Fact[] {
   if (text.charCodeAt(0) === 0xfeff) {
-    problems.push({ code: 'syntax-error', severity: 'warning', span: { start: 0, end: 1 },
-      ...msg('the file starts with a byte-order mark, which json.load rejects') });
+    problems.push({
+      code: 'syntax-error',
+      severity: 'warning',
+      span: { start: 0, end: 1 },
+      ...msg('the file starts with a byte-order mark, which json.load rejects'),
+    });
   }
   const prep = prepare(text, problems);
   const w = new Walker(text, prep, problems);
   if (prep.tooDeep) {
-    w.problem('syntax-error', 'error', { start: 0, end: Math.min(1, text.length) }, msg('the JSON nests deeper than {0} levels; it is not read', MAX_DEPTH));
+    w.problem(
+      'syntax-error',
+      'error',
+      { start: 0, end: Math.min(1, text.length) },
+      msg('the JSON nests deeper than {0} levels; it is not read', MAX_DEPTH),
+    );
     return w.facts;
   }
   const errors: ParseError[] = [];
-  const root = parseTree(prep.json, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
+  const root = parseTree(prep.json, errors, {
+    allowTrailingComma: true,
+    disallowComments: false,
+    allowEmptyContent: true,
+  });
   for (const e of errors.slice(0, MAX_PROBLEMS)) {
     const start = w.orig(e.offset);
     const end = Math.max(start, w.orig(e.offset + e.length));
@@ -56,14 +69,31 @@ function analyze(text: string, problems: ParseProblem[]): Fact[] {
     w.errorOffsets.push(start);
     // hjson lets a line break stand in for a comma.
     if (code === 'CommaExpected' && /[\r\n]/.test(prevGap(text, start))) {
-      problems.push(strictProblem({ start, end }, msg('a missing comma before this line: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it')));
+      problems.push(
+        strictProblem(
+          { start, end },
+          msg(
+            'a missing comma before this line: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+          ),
+        ),
+      );
       continue;
     }
-    problems.push({ code: 'syntax-error', severity: 'error', span: { start, end }, ...msg('{0} (line {1})', ERROR_TEXT[code] ?? code, w.line(start)) });
+    problems.push({
+      code: 'syntax-error',
+      severity: 'error',
+      span: { start, end },
+      ...msg('{0} (line {1})', ERROR_TEXT[code] ?? code, w.line(start)),
+    });
   }
   if (!root) {
-    if (text.trim() === '') problems.push({ code: 'syntax-error', severity: 'error', span: { start: 0, end: 0 },
-      ...msg('the file is empty: a DeepSpeed config is a JSON object') });
+    if (text.trim() === '')
+      problems.push({
+        code: 'syntax-error',
+        severity: 'error',
+        span: { start: 0, end: 0 },
+        ...msg('the file is empty: a DeepSpeed config is a JSON object'),
+      });
     return w.facts;
   }
   if (root.type !== 'object') {
@@ -97,9 +127,15 @@ function analyze(text: string, problems: ParseProblem[]): Fact[] {
         break;
       case 'bfloat16':
         // The legacy spelling is read only when there is no `bf16` block (config.py get_bfloat16_config).
-        w.problem('deprecated-key', 'warning', p.keySpan,
-          hasBf16 ? msg('`bfloat16` is the legacy name of `bf16`, and `bf16` is also given, so this block is ignored')
-          : msg('`bfloat16` is the legacy name of this block: use `bf16`'), p.path);
+        w.problem(
+          'deprecated-key',
+          'warning',
+          p.keySpan,
+          hasBf16
+            ? msg('`bfloat16` is the legacy name of `bf16`, and `bf16` is also given, so this block is ignored')
+            : msg('`bfloat16` is the legacy name of this block: use `bf16`'),
+          p.path,
+        );
         if (!hasBf16) w.precision('bf16', p);
         break;
       case 'optimizer':
@@ -137,8 +173,12 @@ export function analyzeDeepSpeedJson(text: string): ConfigFacts {
     facts = analyze(typeof text === 'string' ? text : String(text), problems);
   } catch (err) {
     // A last guard so that an editor or CLI never sees an exception from user text (e.g. a stack overflow).
-    problems.push({ code: 'syntax-error', severity: 'error', span: { start: 0, end: 0 },
-      ...msg('the file could not be read: {0}', err instanceof Error ? err.message : String(err)) });
+    problems.push({
+      code: 'syntax-error',
+      severity: 'error',
+      span: { start: 0, end: 0 },
+      ...msg('the file could not be read: {0}', err instanceof Error ? err.message : String(err)),
+    });
   }
   return { format: 'deepspeed-json', facts, problems, references: [], tools: ['deepspeed'] };
 }

@@ -2,7 +2,17 @@
 // blocks, optimizer, ZeRO with its offload blocks and buckets), and unknown, deprecated, duplicate or invalid keys
 // become problems. Pure: no I/O, no node:* and no 'vscode'.
 import type { Node } from 'jsonc-parser';
-import { msg, normalizeOptimizer, type CanonicalKey, type Message, type Fact, type FactValue, type ParseProblem, type Span, type Unknown } from '../facts';
+import {
+  msg,
+  normalizeOptimizer,
+  type CanonicalKey,
+  type Message,
+  type Fact,
+  type FactValue,
+  type ParseProblem,
+  type Span,
+  type Unknown,
+} from '../facts';
 import { AUTO_REASON, DEEPSPEED_KEYS, ZERO_COUNTS, HF_BUCKET_FILL, DEPRECATED_ZERO } from './keys';
 import type { Prepared } from './hjson';
 
@@ -30,7 +40,11 @@ export class Walker {
   readonly errorOffsets: number[] = [];
   private lineStarts: number[] | undefined;
 
-  constructor(private readonly text: string, private readonly prep: Prepared, problems: ParseProblem[]) {
+  constructor(
+    private readonly text: string,
+    private readonly prep: Prepared,
+    problems: ParseProblem[],
+  ) {
     this.problems = problems;
   }
 
@@ -82,7 +96,13 @@ export class Walker {
     for (const p of obj.children ?? []) {
       const k = p.children?.[0];
       if (p.type !== 'property' || !k || typeof k.value !== 'string') continue;
-      all.push({ name: k.value, path: parent ? `${parent}.${k.value}` : k.value, keyNode: k, keySpan: this.keySpan(k), value: p.children?.[1] });
+      all.push({
+        name: k.value,
+        path: parent ? `${parent}.${k.value}` : k.value,
+        keyNode: k,
+        keySpan: this.keySpan(k),
+        value: p.children?.[1],
+      });
     }
     const last = new Map<string, Prop>();
     for (const p of all) last.set(p.name, p);
@@ -103,15 +123,23 @@ export class Walker {
           const first = seen.get(k.value);
           if (first) {
             this.problems.push({
-              code: 'duplicate-key', severity: 'error', span: ks, rawKey: k.value,
-              ...msg('duplicate key `{0}` (first on line {1}): DeepSpeed rejects duplicate keys (config_utils.py dict_raise_error_on_duplicate_keys); json.load keeps the last one', k.value, this.line(first.start)),
+              code: 'duplicate-key',
+              severity: 'error',
+              span: ks,
+              rawKey: k.value,
+              ...msg(
+                'duplicate key `{0}` (first on line {1}): DeepSpeed rejects duplicate keys (config_utils.py dict_raise_error_on_duplicate_keys); json.load keeps the last one',
+                k.value,
+                this.line(first.start),
+              ),
             });
           } else {
             seen.set(k.value, ks);
           }
         }
       }
-      for (const c of n.children ?? []) if (c.type === 'object' || c.type === 'array' || c.type === 'property') todo.push(c);
+      for (const c of n.children ?? [])
+        if (c.type === 'object' || c.type === 'array' || c.type === 'property') todo.push(c);
     }
   }
 
@@ -119,7 +147,9 @@ export class Walker {
     if (!node) return { kind: 'missing' };
     switch (node.type) {
       case 'number':
-        return typeof node.value === 'number' && Number.isFinite(node.value) ? { kind: 'number', n: node.value } : { kind: 'string', s: String(node.value) };
+        return typeof node.value === 'number' && Number.isFinite(node.value)
+          ? { kind: 'number', n: node.value }
+          : { kind: 'string', s: String(node.value) };
       case 'boolean':
         return { kind: 'bool', b: node.value === true };
       case 'null':
@@ -143,13 +173,30 @@ export class Walker {
 
   fact(key: CanonicalKey, p: Prop, value: FactValue | Unknown, valueNode?: Node): void {
     const valueSpan = valueNode ? this.span(valueNode) : p.value ? this.span(p.value) : p.keySpan;
-    this.facts.push({ key, rawKey: p.path, value, rawValue: this.text.slice(valueSpan.start, valueSpan.end), keySpan: p.keySpan,
-      valueSpan, tool: 'deepspeed' });
+    this.facts.push({
+      key,
+      rawKey: p.path,
+      value,
+      rawValue: this.text.slice(valueSpan.start, valueSpan.end),
+      keySpan: p.keySpan,
+      valueSpan,
+      tool: 'deepspeed',
+    });
   }
 
-  problem(code: ParseProblem['code'], severity: ParseProblem['severity'], span: Span, m: Message, rawKey?: string): void {
+  problem(
+    code: ParseProblem['code'],
+    severity: ParseProblem['severity'],
+    span: Span,
+    m: Message,
+    rawKey?: string,
+  ): void {
     const { message, template } = m;
-    this.problems.push(rawKey === undefined ? { code, severity, span, message, template } : { code, severity, span, message, template, rawKey });
+    this.problems.push(
+      rawKey === undefined
+        ? { code, severity, span, message, template }
+        : { code, severity, span, message, template, rawKey },
+    );
   }
 
   valueSpan(p: Prop): Span {
@@ -159,23 +206,45 @@ export class Walker {
   /** A placeholder (already reported by the pre-pass when bare) becomes an unknown fact. */
   placeholderFact(key: CanonicalKey, p: Prop, word: string): void {
     if (!this.prep.bare.has(this.valueSpan(p).start)) {
-      this.problem('placeholder', 'error', this.valueSpan(p), msg('`{0}` is a template placeholder, not a value: replace it before training', word), p.path);
+      this.problem(
+        'placeholder',
+        'error',
+        this.valueSpan(p),
+        msg('`{0}` is a template placeholder, not a value: replace it before training', word),
+        p.path,
+      );
     }
     this.fact(key, p, { unknown: `placeholder ${word}` });
   }
 
   autoFact(key: CanonicalKey, p: Prop, reason = AUTO_REASON, source = 'TrainingArguments or the launcher'): void {
     this.fact(key, p, { unknown: reason });
-    this.problem('unresolved-auto', 'info', this.valueSpan(p),
-      msg('`{0}` is "auto": HF Trainer or Accelerate fill it from {1}; DeepSpeed alone does not accept "auto"', p.path, source), p.path);
+    this.problem(
+      'unresolved-auto',
+      'info',
+      this.valueSpan(p),
+      msg(
+        '`{0}` is "auto": HF Trainer or Accelerate fill it from {1}; DeepSpeed alone does not accept "auto"',
+        p.path,
+        source,
+      ),
+      p.path,
+    );
   }
 
   invalid(p: Prop, expected: string, severity: ParseProblem['severity'] = 'error', note?: string): void {
     const s = this.valueSpan(p);
     const got = p.value ? this.text.slice(s.start, s.end) : 'nothing';
     const shown = got.length > 60 ? got.slice(0, 57) + '...' : got;
-    this.problem('invalid-value', severity, s, note ? msg('`{0}` must be {1}, not {2}: {3}', p.path, expected, shown, note)
-      : msg('`{0}` must be {1}, not {2}', p.path, expected, shown), p.path);
+    this.problem(
+      'invalid-value',
+      severity,
+      s,
+      note
+        ? msg('`{0}` must be {1}, not {2}: {3}', p.path, expected, shown, note)
+        : msg('`{0}` must be {1}, not {2}', p.path, expected, shown),
+      p.path,
+    );
   }
 
   // ----- top-level keys -----
@@ -186,7 +255,13 @@ export class Walker {
     switch (v.kind) {
       case 'number':
         if (Number.isInteger(v.n) && v.n > 0) this.fact(key, p, v.n);
-        else this.invalid(p, 'a whole number greater than 0', 'error', 'DeepSpeed asserts it (config.py _batch_assertion)');
+        else
+          this.invalid(
+            p,
+            'a whole number greater than 0',
+            'error',
+            'DeepSpeed asserts it (config.py _batch_assertion)',
+          );
         return;
       case 'auto':
         this.autoFact(key, p);
@@ -227,7 +302,13 @@ export class Walker {
     // DeepSpeed matches optimizer.type case-insensitively (config.py DEEPSPEED_OPTIMIZERS, engine.py _configure_basic_optimizer).
     if (v.kind === 'string' && v.s.trim() !== '') this.fact('optimizer', type, normalizeOptimizer(v.s));
     else if (v.kind === 'placeholder') this.placeholderFact('optimizer', type, v.word);
-    else if (v.kind === 'auto') this.invalid(type, 'an optimizer name', 'error', 'neither HF Trainer nor DeepSpeed fills "auto" for optimizer.type');
+    else if (v.kind === 'auto')
+      this.invalid(
+        type,
+        'an optimizer name',
+        'error',
+        'neither HF Trainer nor DeepSpeed fills "auto" for optimizer.type',
+      );
     else this.invalid(type, 'an optimizer name such as "AdamW"');
   }
 
@@ -271,8 +352,13 @@ export class Walker {
     if (v.kind === 'bool') {
       // The legacy form `"zero_optimization": true` means stage 1 (zero/config.py read_zero_config_deprecated).
       this.fact('zeroStage', p, v.b ? 1 : 0);
-      this.problem('deprecated-key', 'warning', p.keySpan,
-        msg('`"zero_optimization": {0}` is deprecated: use {"stage": {1}}', String(v.b), v.b ? 1 : 0), p.path);
+      this.problem(
+        'deprecated-key',
+        'warning',
+        p.keySpan,
+        msg('`"zero_optimization": {0}` is deprecated: use {"stage": {1}}', String(v.b), v.b ? 1 : 0),
+        p.path,
+      );
       return;
     }
     if (v.kind === 'placeholder') {
@@ -302,9 +388,22 @@ export class Walker {
         const other = counts.get(count.key);
         if (other) {
           // Both spellings of one pydantic field: the alias (stage3_ prefixed) is the one pydantic validates.
-          const [keep, drop] = other.name.startsWith('stage3_') ? [other, q] : q.name.startsWith('stage3_') ? [q, other] : [q, other];
-          this.problem('duplicate-key', 'warning', drop.keySpan,
-            msg('`{0}` and `{1}` are two spellings of the same DeepSpeed field; only `{1}` is used', drop.name, keep.name), drop.path);
+          const [keep, drop] = other.name.startsWith('stage3_')
+            ? [other, q]
+            : q.name.startsWith('stage3_')
+              ? [q, other]
+              : [q, other];
+          this.problem(
+            'duplicate-key',
+            'warning',
+            drop.keySpan,
+            msg(
+              '`{0}` and `{1}` are two spellings of the same DeepSpeed field; only `{1}` is used',
+              drop.name,
+              keep.name,
+            ),
+            drop.path,
+          );
           counts.set(count.key, keep);
         } else {
           counts.set(count.key, q);
@@ -313,8 +412,14 @@ export class Walker {
         this.unknownKey(q, DEEPSPEED_KEYS.zeroOptimization, true);
       }
       const dep = DEPRECATED_ZERO[q.name];
-      if (dep) this.problem('deprecated-key', 'warning', q.keySpan,
-        msg('`{0}` is deprecated: use {1} (deepspeed/runtime/zero/config.py)', q.name, dep), q.path);
+      if (dep)
+        this.problem(
+          'deprecated-key',
+          'warning',
+          q.keySpan,
+          msg('`{0}` is deprecated: use {1} (deepspeed/runtime/zero/config.py)', q.name, dep),
+          q.path,
+        );
     }
     for (const c of ZERO_COUNTS) {
       const q = counts.get(c.key);
@@ -340,7 +445,12 @@ export class Walker {
     else if (v.kind === 'auto') {
       // Nothing fills "auto" for the stage; DeepSpeed drops it and the default stage 0 applies.
       this.fact('zeroStage', q, 0);
-      this.invalid(q, '0, 1, 2 or 3', 'warning', 'neither HF Trainer nor Accelerate fills "auto" here, so DeepSpeed drops it and uses stage 0');
+      this.invalid(
+        q,
+        '0, 1, 2 or 3',
+        'warning',
+        'neither HF Trainer nor Accelerate fills "auto" here, so DeepSpeed drops it and uses stage 0',
+      );
     } else this.invalid(q, '0, 1, 2 or 3');
   }
 
@@ -351,20 +461,43 @@ export class Walker {
     else if (v.kind === 'placeholder') this.placeholderFact(c.key, q, v.word);
     else if (v.kind === 'auto' && c.hfAuto === q.name) {
       const fill = HF_BUCKET_FILL[q.name] ?? 'hidden_size';
-      this.autoFact(c.key, q, `auto: filled by HF Trainer from the model config (${fill})`, `the model config (${fill})`);
+      this.autoFact(
+        c.key,
+        q,
+        `auto: filled by HF Trainer from the model config (${fill})`,
+        `the model config (${fill})`,
+      );
     } else if (v.kind === 'auto') {
       this.fact(c.key, q, c.dflt);
-      this.invalid(q, 'a number', 'warning', `HF Trainer fills "auto" only for ${c.hfAuto ?? 'other keys'}, so DeepSpeed drops it and uses its default ${c.dflt.toExponential().replace('+', '')}`);
+      this.invalid(
+        q,
+        'a number',
+        'warning',
+        `HF Trainer fills "auto" only for ${c.hfAuto ?? 'other keys'}, so DeepSpeed drops it and uses its default ${c.dflt.toExponential().replace('+', '')}`,
+      );
     } else this.invalid(q, 'a whole number of elements >= 0 (5e8 is fine)');
   }
 
-  offload(key: 'offloadOptimizer' | 'offloadParams', block: Prop | undefined, legacy: Prop | undefined, known: ReadonlySet<string>): void {
+  offload(
+    key: 'offloadOptimizer' | 'offloadParams',
+    block: Prop | undefined,
+    legacy: Prop | undefined,
+    known: ReadonlySet<string>,
+  ): void {
     if (legacy) {
       const v = this.read(legacy.value);
       if (block) {
-        this.problem('invalid-value', 'error', legacy.keySpan,
-          msg('`{0}` and `{1}` cannot be given together (DeepSpeed asserts "Cannot provide deprecated parameter and replacing parameter together")',
-          legacy.name, block.name), legacy.path);
+        this.problem(
+          'invalid-value',
+          'error',
+          legacy.keySpan,
+          msg(
+            '`{0}` and `{1}` cannot be given together (DeepSpeed asserts "Cannot provide deprecated parameter and replacing parameter together")',
+            legacy.name,
+            block.name,
+          ),
+          legacy.path,
+        );
       } else if (v.kind === 'bool') {
         this.fact(key, legacy, v.b ? 'cpu' : 'none');
       } else if (v.kind === 'placeholder') {
@@ -405,7 +538,12 @@ export class Walker {
     else if (v.kind === 'placeholder') this.placeholderFact(key, device, v.word);
     else if (v.kind === 'auto') {
       this.fact(key, device, 'none');
-      this.invalid(device, '"cpu", "nvme" or "none"', 'warning', 'nothing fills "auto" here, so DeepSpeed drops it and offloads nothing');
+      this.invalid(
+        device,
+        '"cpu", "nvme" or "none"',
+        'warning',
+        'nothing fills "auto" here, so DeepSpeed drops it and offloads nothing',
+      );
     } else this.invalid(device, '"cpu", "nvme" or "none" (lower case; OffloadDeviceEnum)');
   }
 
@@ -413,10 +551,18 @@ export class Walker {
     const hit = suggest(q.name, known);
     if (!hit && !always) return;
     const m = !always
-      ? msg('unknown key `{0}` (did you mean `{1}`?): DeepSpeed ignores unknown top-level keys, so this setting has no effect', q.path, hit ?? '')
+      ? msg(
+          'unknown key `{0}` (did you mean `{1}`?): DeepSpeed ignores unknown top-level keys, so this setting has no effect',
+          q.path,
+          hit ?? '',
+        )
       : hit
-        ? msg('unknown key `{0}` (did you mean `{1}`?): DeepSpeed\'s config model forbids unknown keys here', q.path, hit)
-        : msg('unknown key `{0}`: DeepSpeed\'s config model forbids unknown keys here', q.path);
+        ? msg(
+            "unknown key `{0}` (did you mean `{1}`?): DeepSpeed's config model forbids unknown keys here",
+            q.path,
+            hit,
+          )
+        : msg("unknown key `{0}`: DeepSpeed's config model forbids unknown keys here", q.path);
     this.problem('unknown-key', 'warning', q.keySpan, m, q.path);
   }
 
@@ -428,8 +574,15 @@ export class Walker {
     const fp16 = byKey('fp16');
     if (bf16?.value === true && fp16?.value === true) {
       const second = bf16.valueSpan.start > fp16.valueSpan.start ? bf16 : fp16;
-      this.problem('conflicting-precision', 'error', second.valueSpan,
-        msg('bf16 and fp16 are both enabled: DeepSpeed stops with "bfloat16 and fp16 modes cannot be simultaneously enabled"'), second.rawKey);
+      this.problem(
+        'conflicting-precision',
+        'error',
+        second.valueSpan,
+        msg(
+          'bf16 and fp16 are both enabled: DeepSpeed stops with "bfloat16 and fp16 modes cannot be simultaneously enabled"',
+        ),
+        second.rawKey,
+      );
     }
     if (zeroProp) {
       const st = byKey('zeroStage');
@@ -438,13 +591,26 @@ export class Walker {
       if (stage !== undefined) {
         const op = byKey('offloadParams');
         if (op && (op.value === 'cpu' || op.value === 'nvme') && stage < 3) {
-          this.problem('offload-needs-zero', 'warning', op.keySpan,
-            msg('offload_param needs ZeRO stage 3 (stage is {0}): parameters stay on the GPU (zero/config.py: "Valid only with stage 3")', stage), op.rawKey);
+          this.problem(
+            'offload-needs-zero',
+            'warning',
+            op.keySpan,
+            msg(
+              'offload_param needs ZeRO stage 3 (stage is {0}): parameters stay on the GPU (zero/config.py: "Valid only with stage 3")',
+              stage,
+            ),
+            op.rawKey,
+          );
         }
         const oo = byKey('offloadOptimizer');
         if (oo && (oo.value === 'cpu' || oo.value === 'nvme') && stage === 0) {
-          this.problem('offload-needs-zero', 'warning', oo.keySpan,
-            msg('offload_optimizer needs ZeRO stage 1, 2 or 3 (stage is 0): the optimizer state stays on the GPU'), oo.rawKey);
+          this.problem(
+            'offload-needs-zero',
+            'warning',
+            oo.keySpan,
+            msg('offload_optimizer needs ZeRO stage 1, 2 or 3 (stage is 0): the optimizer state stays on the GPU'),
+            oo.rawKey,
+          );
         }
       }
     }
@@ -461,10 +627,20 @@ export class Walker {
       const g = gas ? (gas.value as number) : undefined;
       const per = (m ?? 1) * (g ?? 1);
       if ((m !== undefined || g !== undefined) && t % per !== 0) {
-        const parts = [m !== undefined ? `${m} (micro)` : '', g !== undefined ? `${g} (accumulation)` : ''].filter(Boolean).join(' x ');
-        this.problem('batch-size-mismatch', 'error', train.valueSpan,
-          msg('train_batch_size {0} is not a multiple of {1}: no whole number of GPUs satisfies train_batch_size = micro x accumulation x GPUs (config.py _batch_assertion)', t, `${parts}${m !== undefined && g !== undefined ? ` = ${per}` : ''}`),
-          train.rawKey);
+        const parts = [m !== undefined ? `${m} (micro)` : '', g !== undefined ? `${g} (accumulation)` : '']
+          .filter(Boolean)
+          .join(' x ');
+        this.problem(
+          'batch-size-mismatch',
+          'error',
+          train.valueSpan,
+          msg(
+            'train_batch_size {0} is not a multiple of {1}: no whole number of GPUs satisfies train_batch_size = micro x accumulation x GPUs (config.py _batch_assertion)',
+            t,
+            `${parts}${m !== undefined && g !== undefined ? ` = ${per}` : ''}`,
+          ),
+          train.rawKey,
+        );
       }
     }
   }

@@ -2,7 +2,16 @@
 // policy, or a reward model), BitsAndBytesConfig, LoraConfig, prepare_model_for_kbit_training, and what the text says
 // around them (padding, PYTORCH_CUDA_ALLOC_CONF). Pure: no I/O, no node:* and no 'vscode'.
 import type { SyntaxNode } from '@lezer/common';
-import { expandableSegmentsOf, msg, notModeled, rewardModelObjectNotCounted, type CanonicalKey, type Fact, type FactValue, type Tool } from '../facts';
+import {
+  expandableSegmentsOf,
+  msg,
+  notModeled,
+  rewardModelObjectNotCounted,
+  type CanonicalKey,
+  type Fact,
+  type FactValue,
+  type Tool,
+} from '../facts';
 import { UNMODELED_TRL, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS } from './vocab';
 import { type Entry, PythonFile } from './file';
 import { children, span, clip } from './syntax';
@@ -31,7 +40,10 @@ export function scoringModelNames(file: PythonFile, calls: readonly SyntaxNode[]
     if (!/Trainer$/.test(file.calleeName(c)?.split('.').pop() ?? '')) continue;
     for (const e of file.args(c).entries) {
       if (!['reward_model', 'reward_funcs', 'value_model'].includes(e.rawKey) || !e.valueNode) continue;
-      const nodes = e.valueNode.name === 'VariableName' ? [e.valueNode] : children(e.valueNode).filter((n) => n.name === 'VariableName');
+      const nodes =
+        e.valueNode.name === 'VariableName'
+          ? [e.valueNode]
+          : children(e.valueNode).filter((n) => n.name === 'VariableName');
       for (const n of nodes) out.add(file.text.slice(n.from, n.to));
     }
   }
@@ -41,11 +53,19 @@ export function scoringModelNames(file: PythonFile, calls: readonly SyntaxNode[]
 /** A reward model's from_pretrained: a Hub id string names it (counted like GRPO's reward_funcs ids); its keywords are its own. */
 export function scoringModel(file: PythonFile, call: SyntaxNode): void {
   const args = file.args(call);
-  const first = args.positional[0] ?? args.entries.find((e) => e.rawKey === 'pretrained_model_name_or_path')?.valueNode ?? undefined;
+  const first =
+    args.positional[0] ??
+    args.entries.find((e) => e.rawKey === 'pretrained_model_name_or_path')?.valueNode ??
+    undefined;
   if (!first) return;
   const v = file.evalNode(first, 0);
   if (v.k === 'lit' && typeof v.v === 'string') {
-    file.push('rewardModels', { rawKey: 'reward_model', keySpan: span(first), valueNode: first, valueSpan: span(first) }, [v.v], 'trl');
+    file.push(
+      'rewardModels',
+      { rawKey: 'reward_model', keySpan: span(first), valueNode: first, valueSpan: span(first) },
+      [v.v],
+      'trl',
+    );
     file.scoringIds++;
   }
 }
@@ -58,12 +78,24 @@ export function fromPretrained(file: PythonFile, call: SyntaxNode): void {
   if (/ForSequenceClassification$/.test(cls)) {
     const node = call.firstChild!;
     const callee = file.text.slice(node.from, node.to);
-    file.facts.push({ key: 'head', rawKey: callee, value: 'seq_cls', rawValue: `${callee}(...)`, keySpan: span(node),
-      valueSpan: span(node), tool: 'hf-trainer' });
+    file.facts.push({
+      key: 'head',
+      rawKey: callee,
+      value: 'seq_cls',
+      rawValue: `${callee}(...)`,
+      keySpan: span(node),
+      valueSpan: span(node),
+      tool: 'hf-trainer',
+    });
   }
   const first = args.positional[0];
   if (first) {
-    const e: Entry = { rawKey: 'pretrained_model_name_or_path', keySpan: span(first), valueNode: first, valueSpan: span(first) };
+    const e: Entry = {
+      rawKey: 'pretrained_model_name_or_path',
+      keySpan: span(first),
+      valueNode: first,
+      valueSpan: span(first),
+    };
     emitModel(file, e, 'hf-trainer');
   }
   const entries = args.entries;
@@ -103,8 +135,15 @@ export function padToMaxLength(file: PythonFile): boolean {
     if (node.name !== 'VariableName' || node.parent?.name !== 'ArgList') continue;
     const keySpan = { start: at, end: at + 'padding'.length };
     const valueSpan = { start: keySpan.end + m[1].length, end: at + m[0].length };
-    file.facts.push({ key: 'batchLengths', rawKey: 'padding', value: 'fixed', rawValue: file.text.slice(valueSpan.start, valueSpan.end), keySpan,
-      valueSpan, tool: 'hf-trainer' });
+    file.facts.push({
+      key: 'batchLengths',
+      rawKey: 'padding',
+      value: 'fixed',
+      rawValue: file.text.slice(valueSpan.start, valueSpan.end),
+      keySpan,
+      valueSpan,
+      tool: 'hf-trainer',
+    });
     found = true;
   }
   return found;
@@ -115,7 +154,8 @@ export function padToMaxLength(file: PythonFile): boolean {
  * reads it at the first CUDA allocation, so a script that sets it before training configures its own run.
  */
 export function allocatorConf(file: PythonFile): void {
-  const re = /\bos\.environ(?:\s*\[\s*(["'])PYTORCH_CUDA_ALLOC_CONF\1\s*\]\s*=\s*|\.setdefault\(\s*(["'])PYTORCH_CUDA_ALLOC_CONF\2\s*,\s*)(["'])([^"'\n]*)\3/g;
+  const re =
+    /\bos\.environ(?:\s*\[\s*(["'])PYTORCH_CUDA_ALLOC_CONF\1\s*\]\s*=\s*|\.setdefault\(\s*(["'])PYTORCH_CUDA_ALLOC_CONF\2\s*,\s*)(["'])([^"'\n]*)\3/g;
   for (const m of file.text.matchAll(re)) {
     const at = m.index ?? 0;
     if (file.root.resolveInner(at, 1).name !== 'VariableName') continue;
@@ -123,8 +163,15 @@ export function allocatorConf(file: PythonFile): void {
     const valueStart = at + m[0].length - m[4].length - 1;
     const keySpan = { start: keyStart, end: keyStart + 'PYTORCH_CUDA_ALLOC_CONF'.length };
     const valueSpan = { start: valueStart, end: valueStart + m[4].length };
-    file.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value: expandableSegmentsOf(m[4]), rawValue: m[4], keySpan,
-      valueSpan, tool: 'hf-trainer' });
+    file.facts.push({
+      key: 'expandableSegments',
+      rawKey: 'PYTORCH_CUDA_ALLOC_CONF',
+      value: expandableSegmentsOf(m[4]),
+      rawValue: m[4],
+      keySpan,
+      valueSpan,
+      tool: 'hf-trainer',
+    });
   }
 }
 
@@ -136,12 +183,28 @@ export function loraCall(file: PythonFile, call: SyntaxNode): void {
   const name = file.text.slice(at.start, at.end);
   const opaque = args.opaque.length > 0;
   if (!opaque && !args.entries.some((e) => e.rawKey === 'r')) {
-    file.facts.push({ key: 'loraR', rawKey: 'r', value: 8, rawValue: `${name}: default 8`, keySpan: at, valueSpan: at, tool: 'peft',
-      origin: 'call-default' });
+    file.facts.push({
+      key: 'loraR',
+      rawKey: 'r',
+      value: 8,
+      rawValue: `${name}: default 8`,
+      keySpan: at,
+      valueSpan: at,
+      tool: 'peft',
+      origin: 'call-default',
+    });
   }
   if (!opaque && !args.entries.some((e) => e.rawKey === 'lora_alpha')) {
-    file.facts.push({ key: 'loraAlpha', rawKey: 'lora_alpha', value: 8, rawValue: `${name}: default 8`, keySpan: at, valueSpan: at, tool: 'peft',
-      origin: 'call-default' });
+    file.facts.push({
+      key: 'loraAlpha',
+      rawKey: 'lora_alpha',
+      value: 8,
+      rawValue: `${name}: default 8`,
+      keySpan: at,
+      valueSpan: at,
+      tool: 'peft',
+      origin: 'call-default',
+    });
   }
   file.opaqueSpreads(args.opaque);
 }
@@ -158,26 +221,61 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
   const cond = file.conditionOf(call);
   if (cond) {
     // Under `if quantize:` (PEFT's DoRA example) the call runs only on the quantized branch: not known statically.
-    file.facts.push({ key: 'kbitUpcast', rawKey: 'prepare_model_for_kbit_training', value: { unknown: `${name}(...) runs only when ${cond}` },
-      rawValue: `${name}(...)`, keySpan: at, valueSpan: at, tool: 'peft' });
-    file.problem('not-static', 'info', msg('{0} is not known statically: {1}', name, `it runs only when ${cond}`), at, name);
+    file.facts.push({
+      key: 'kbitUpcast',
+      rawKey: 'prepare_model_for_kbit_training',
+      value: { unknown: `${name}(...) runs only when ${cond}` },
+      rawValue: `${name}(...)`,
+      keySpan: at,
+      valueSpan: at,
+      tool: 'peft',
+    });
+    file.problem(
+      'not-static',
+      'info',
+      msg('{0} is not known statically: {1}', name, `it runs only when ${cond}`),
+      at,
+      name,
+    );
     return;
   }
-  file.facts.push({ key: 'kbitUpcast', rawKey: 'prepare_model_for_kbit_training', value: 'all', rawValue: `${name}(...)`, keySpan: at,
-    valueSpan: at, tool: 'peft' });
+  file.facts.push({
+    key: 'kbitUpcast',
+    rawKey: 'prepare_model_for_kbit_training',
+    value: 'all',
+    rawValue: `${name}(...)`,
+    keySpan: at,
+    valueSpan: at,
+    tool: 'peft',
+  });
   const args = file.args(call);
   const gc = argument(args)('use_gradient_checkpointing', 1);
   if (!gc) {
-    file.facts.push({ key: 'gradientCheckpointing', rawKey: 'prepare_model_for_kbit_training', value: 'full',
-      rawValue: `${name}: use_gradient_checkpointing default True`, keySpan: at, valueSpan: at, tool: 'peft', origin: 'call-default' });
+    file.facts.push({
+      key: 'gradientCheckpointing',
+      rawKey: 'prepare_model_for_kbit_training',
+      value: 'full',
+      rawValue: `${name}: use_gradient_checkpointing default True`,
+      keySpan: at,
+      valueSpan: at,
+      tool: 'peft',
+      origin: 'call-default',
+    });
     return;
   }
   const v = file.valueOf(gc);
   // False leaves checkpointing to the training arguments; an expression that is not a literal is reported as such.
   if (v.k === 'lit' && v.v === false) return;
   if (v.k === 'lit' && v.v === true) {
-    file.facts.push({ key: 'gradientCheckpointing', rawKey: 'prepare_model_for_kbit_training', value: 'full',
-      rawValue: clip(file.text.slice(gc.valueSpan.start, gc.valueSpan.end)), keySpan: gc.keySpan, valueSpan: gc.valueSpan, tool: 'peft' });
+    file.facts.push({
+      key: 'gradientCheckpointing',
+      rawKey: 'prepare_model_for_kbit_training',
+      value: 'full',
+      rawValue: clip(file.text.slice(gc.valueSpan.start, gc.valueSpan.end)),
+      keySpan: gc.keySpan,
+      valueSpan: gc.valueSpan,
+      tool: 'peft',
+    });
   }
 }
 
@@ -192,14 +290,25 @@ function rewardHead(file: PythonFile, call: SyntaxNode, name: string, tool: Tool
   calleeFact(file, call, 'numLabels', name, 1, `${name}(...)`, tool, 'call-default');
 }
 
-export function calleeFact(file: PythonFile, call: SyntaxNode, key: CanonicalKey, rawKey: string, value: FactValue, rawValue: string, tool: Tool,
-  origin?: Fact['origin']): void {
+export function calleeFact(
+  file: PythonFile,
+  call: SyntaxNode,
+  key: CanonicalKey,
+  rawKey: string,
+  value: FactValue,
+  rawValue: string,
+  tool: Tool,
+  origin?: Fact['origin'],
+): void {
   const at = span(call.firstChild!);
   file.facts.push({ key, rawKey, value, rawValue, keySpan: at, valueSpan: at, tool, ...(origin ? { origin } : {}) });
 }
 
 /** A keyword argument, or the positional one at `pos`, as an Entry. */
-export function argument(args: { positional: SyntaxNode[]; entries: Entry[] }): (k: string, pos?: number) => Entry | undefined {
+export function argument(args: {
+  positional: SyntaxNode[];
+  entries: Entry[];
+}): (k: string, pos?: number) => Entry | undefined {
   return (k, pos) => {
     const named = args.entries.find((e) => e.rawKey === k);
     if (named) return named;
@@ -213,10 +322,13 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool): voi
   const trainer = file.calleeName(call)?.split('.').pop() ?? '';
   const pref = PREFERENCE_CONFIGS[trainer];
   // The trainer names the objective when the arguments are a plain TrainingArguments (older TRL scripts).
-  if (pref && !file.facts.some((f) => f.key === 'preference')) calleeFact(file, call, 'preference', trainer, pref, `${trainer}(...)`, tool);
+  if (pref && !file.facts.some((f) => f.key === 'preference'))
+    calleeFact(file, call, 'preference', trainer, pref, `${trainer}(...)`, tool);
   const rollout = ROLLOUT_CONFIGS[trainer];
-  if (rollout && !file.facts.some((f) => f.key === 'rollout')) calleeFact(file, call, 'rollout', trainer, rollout, `${trainer}(...)`, tool);
-  if (trainer === 'RewardTrainer' && !file.facts.some((f) => f.key === 'head' && f.rawKey === 'RewardConfig')) rewardHead(file, call, trainer, tool);
+  if (rollout && !file.facts.some((f) => f.key === 'rollout'))
+    calleeFact(file, call, 'rollout', trainer, rollout, `${trainer}(...)`, tool);
+  if (trainer === 'RewardTrainer' && !file.facts.some((f) => f.key === 'head' && f.rawKey === 'RewardConfig'))
+    rewardHead(file, call, trainer, tool);
   const isNone = (e: Entry): boolean => {
     const v = file.valueOf(e);
     return v.k === 'lit' && v.v === null;
@@ -241,9 +353,15 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool): voi
     } else if (e.rawKey === 'reward_funcs' && rollout && e.valueNode) {
       // A string names a reward model: GRPOTrainer loads it (AutoModelForSequenceClassification) on every GPU.
       const node = e.valueNode;
-      const strings = node.name === 'String' ? [node]
-        : node.name === 'ArrayExpression' || node.name === 'TupleExpression' ? children(node).filter((c) => c.name === 'String') : [];
-      const ids = strings.map((str) => file.evalNode(str, 0)).flatMap((v) => (v.k === 'lit' && typeof v.v === 'string' ? [v.v] : []));
+      const strings =
+        node.name === 'String'
+          ? [node]
+          : node.name === 'ArrayExpression' || node.name === 'TupleExpression'
+            ? children(node).filter((c) => c.name === 'String')
+            : [];
+      const ids = strings
+        .map((str) => file.evalNode(str, 0))
+        .flatMap((v) => (v.k === 'lit' && typeof v.v === 'string' ? [v.v] : []));
       if (ids.length > 0) file.push('rewardModels', e, ids, tool);
     } else if (e.rawKey === 'reward_model' && rollout === 'online-dpo' && !isNone(e) && file.scoringIds === 0) {
       // OnlineDPOTrainer(reward_model=...) takes a model loaded elsewhere: it sits on every GPU, but which model it is
@@ -269,6 +387,10 @@ export function syntaxIn(file: PythonFile, call: SyntaxNode, name: string): void
   const at = file.errors.find((p) => p >= call.from && p <= call.to);
   if (at === undefined) return;
   const end = Math.min(file.text.length, at + 1);
-  file.problem('syntax-error', 'error', msg('Python syntax error inside {0}(...): the values after it may be missing', name),
-    { start: at, end: Math.max(at, end) });
+  file.problem(
+    'syntax-error',
+    'error',
+    msg('Python syntax error inside {0}(...): the values after it may be missing', name),
+    { start: at, end: Math.max(at, end) },
+  );
 }

@@ -11,7 +11,7 @@ export function noteParser(file: PythonFile, call: SyntaxNode, which: string): v
   const args = file.args(call);
   const first = args.positional[0] ?? args.entries.find((e) => e.rawKey === 'dataclass_types')?.valueNode ?? null;
   if (!first) return;
-  const target = first.name === 'VariableName' ? file.bindingValue(first) ?? first : first;
+  const target = first.name === 'VariableName' ? (file.bindingValue(first) ?? first) : first;
   const names: string[] = [];
   if (target.name === 'TupleExpression' || target.name === 'ArrayExpression') {
     for (let ch = target.firstChild; ch; ch = ch.nextSibling) {
@@ -32,34 +32,70 @@ export function noteParser(file: PythonFile, call: SyntaxNode, which: string): v
 
 export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
   const args = file.args(call);
-  const flag = args.positional.map((p) => file.evalNode(p, 0)).find((v) => v.k === 'lit' && typeof v.v === 'string' && v.v.startsWith('--'));
+  const flag = args.positional
+    .map((p) => file.evalNode(p, 0))
+    .find((v) => v.k === 'lit' && typeof v.v === 'string' && v.v.startsWith('--'));
   if (!flag || flag.k !== 'lit') return;
   const dest = args.entries.find((e) => e.rawKey === 'dest');
   const destVal = dest ? file.valueOf(dest) : undefined;
-  const name = destVal?.k === 'lit' && typeof destVal.v === 'string' ? destVal.v : String(flag.v).replace(/^-+/, '').replace(/-/g, '_');
+  const name =
+    destVal?.k === 'lit' && typeof destVal.v === 'string'
+      ? destVal.v
+      : String(flag.v).replace(/^-+/, '').replace(/-/g, '_');
   const def = args.entries.find((e) => e.rawKey === 'default');
   const action = args.entries.find((e) => e.rawKey === 'action');
   const actionVal = action ? file.valueOf(action) : undefined;
-  const flagNode = args.positional.find((p) => { const v = file.evalNode(p, 0); return v.k === 'lit' && v.v === flag.v; })!;
+  const flagNode = args.positional.find((p) => {
+    const v = file.evalNode(p, 0);
+    return v.k === 'lit' && v.v === flag.v;
+  })!;
   const typeEntry = args.entries.find((e) => e.rawKey === 'type');
   const typeName = typeEntry?.valueNode ? file.text.slice(typeEntry.valueSpan.start, typeEntry.valueSpan.end) : '';
-  const type = typeName === 'int' ? 'int' as const : typeName === 'float' ? 'float' as const : undefined;
+  const type = typeName === 'int' ? ('int' as const) : typeName === 'float' ? ('float' as const) : undefined;
   const required = args.entries.find((e) => e.rawKey === 'required');
-  const isRequired = required ? (() => { const r = file.valueOf(required); return r.k === 'lit' && r.v === true; })() : false;
+  const isRequired = required
+    ? (() => {
+        const r = file.valueOf(required);
+        return r.k === 'lit' && r.v === true;
+      })()
+    : false;
   if (def?.valueNode) {
-    file.fieldDefaults.set(name, { text: clip(file.text.slice(def.valueSpan.start, def.valueSpan.end)),
-      line: file.line(def.valueSpan.start), where: 'argparse default' });
-    if (!isRequired) file.noteDefault(name, { node: def.valueNode, keySpan: stringInner(file.text, flagNode), valueSpan: def.valueSpan,
-      where: `argparse default of ${String(flag.v)}`, ...(type ? { type } : {}) });
+    file.fieldDefaults.set(name, {
+      text: clip(file.text.slice(def.valueSpan.start, def.valueSpan.end)),
+      line: file.line(def.valueSpan.start),
+      where: 'argparse default',
+    });
+    if (!isRequired)
+      file.noteDefault(name, {
+        node: def.valueNode,
+        keySpan: stringInner(file.text, flagNode),
+        valueSpan: def.valueSpan,
+        where: `argparse default of ${String(flag.v)}`,
+        ...(type ? { type } : {}),
+      });
   } else if (actionVal?.k === 'lit' && (actionVal.v === 'store_true' || actionVal.v === 'store_false')) {
     const off = actionVal.v === 'store_true';
-    file.fieldDefaults.set(name, { text: off ? 'False' : 'True', line: file.line(call.from), where: `argparse ${actionVal.v} default` });
-    file.noteDefault(name, { node: null, lit: !off, keySpan: stringInner(file.text, flagNode), valueSpan: stringInner(file.text, flagNode),
-      where: `argparse ${String(actionVal.v)} of ${String(flag.v)}: ${off ? 'False' : 'True'} unless given` });
+    file.fieldDefaults.set(name, {
+      text: off ? 'False' : 'True',
+      line: file.line(call.from),
+      where: `argparse ${actionVal.v} default`,
+    });
+    file.noteDefault(name, {
+      node: null,
+      lit: !off,
+      keySpan: stringInner(file.text, flagNode),
+      valueSpan: stringInner(file.text, flagNode),
+      where: `argparse ${String(actionVal.v)} of ${String(flag.v)}: ${off ? 'False' : 'True'} unless given`,
+    });
   } else if (!isRequired && !def) {
     // No default: argparse gives None, which stays unknown; a second option of the name with a default is ambiguous.
-    file.noteDefault(name, { node: null, lit: null, keySpan: stringInner(file.text, flagNode), valueSpan: stringInner(file.text, flagNode),
-      where: `argparse option ${String(flag.v)} without a default` });
+    file.noteDefault(name, {
+      node: null,
+      lit: null,
+      keySpan: stringInner(file.text, flagNode),
+      valueSpan: stringInner(file.text, flagNode),
+      where: `argparse option ${String(flag.v)} without a default`,
+    });
   }
 }
 
@@ -69,9 +105,15 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
     const nameNode = c.getChild('VariableName');
     const bases: string[] = [];
     const argList = c.getChild('ArgList');
-    if (argList) for (let ch = argList.firstChild; ch; ch = ch.nextSibling) { const d = file.dotted(ch); if (d) bases.push(d); }
-    const deco = c.parent?.name === 'DecoratedStatement'
-      ? c.parent.getChildren('Decorator').some((d) => /\bdataclass\b/.test(file.text.slice(d.from, d.to))) : false;
+    if (argList)
+      for (let ch = argList.firstChild; ch; ch = ch.nextSibling) {
+        const d = file.dotted(ch);
+        if (d) bases.push(d);
+      }
+    const deco =
+      c.parent?.name === 'DecoratedStatement'
+        ? c.parent.getChildren('Decorator').some((d) => /\bdataclass\b/.test(file.text.slice(d.from, d.to)))
+        : false;
     return { node: c, name: nameNode ? file.text.slice(nameNode.from, nameNode.to) : '', bases, dataclass: deco };
   });
   // Subclass chains resolve over a few rounds (a local class may extend another local class).
@@ -79,23 +121,41 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
     for (const c of info) {
       for (const b of c.bases) {
         const last = b.split('.').pop()!;
-        const root: Tool | undefined = TRL_CONFIGS.has(last) || b.startsWith('trl.') ? 'trl' : HF_ARGS.has(last) ? 'hf-trainer' : file.localArgs.get(last);
+        const root: Tool | undefined =
+          TRL_CONFIGS.has(last) || b.startsWith('trl.')
+            ? 'trl'
+            : HF_ARGS.has(last)
+              ? 'hf-trainer'
+              : file.localArgs.get(last);
         if (root && !file.localArgs.has(c.name)) file.localArgs.set(c.name, root);
       }
     }
   }
-  const selected = info.filter((c) => c.dataclass && (file.localArgs.has(c.name) || file.parsedClasses.has(c.name) || /(Arguments|Args)$/.test(c.name)));
+  const selected = info.filter(
+    (c) =>
+      c.dataclass && (file.localArgs.has(c.name) || file.parsedClasses.has(c.name) || /(Arguments|Args)$/.test(c.name)),
+  );
   // Field defaults first (for the reasons of `x.field` unknowns), then the facts themselves.
   const fields = selected.map((c) => ({ c, fields: dataclassFields(file, c.node) }));
   for (const { c, fields: fs } of fields) {
-    for (const f of fs) if (f.valueNode) {
-      file.fieldDefaults.set(f.rawKey,
-        { text: clip(file.text.slice(f.valueSpan.start, f.valueSpan.end)), line: file.line(f.valueSpan.start), where: 'dataclass default' });
-      file.noteDefault(f.rawKey, { node: f.valueNode, keySpan: f.keySpan, valueSpan: f.valueSpan, where: `${c.name}.${f.rawKey} default` });
-    }
+    for (const f of fs)
+      if (f.valueNode) {
+        file.fieldDefaults.set(f.rawKey, {
+          text: clip(file.text.slice(f.valueSpan.start, f.valueSpan.end)),
+          line: file.line(f.valueSpan.start),
+          where: 'dataclass default',
+        });
+        file.noteDefault(f.rawKey, {
+          node: f.valueNode,
+          keySpan: f.keySpan,
+          valueSpan: f.valueSpan,
+          where: `${c.name}.${f.rawKey} default`,
+        });
+      }
   }
   for (const { c, fields: fs } of fields) {
-    const tool = file.localArgs.get(c.name) ?? (file.tools.has('trl') && file.parsedClasses.has(c.name) ? 'trl' : 'hf-trainer');
+    const tool =
+      file.localArgs.get(c.name) ?? (file.tools.has('trl') && file.parsedClasses.has(c.name) ? 'trl' : 'hf-trainer');
     if (file.localArgs.has(c.name)) file.tools.add(tool);
     for (const f of fs) {
       const x = file.valueOf(f);
@@ -114,7 +174,14 @@ function dataclassFields(file: PythonFile, cls: SyntaxNode): Entry[] {
     if (st.name !== 'AssignStatement') continue;
     const nameNode = st.firstChild;
     const value = st.lastChild;
-    if (!nameNode || nameNode.name !== 'VariableName' || !value || value.from === nameNode.from || !st.getChild('TypeDef')) continue;
+    if (
+      !nameNode ||
+      nameNode.name !== 'VariableName' ||
+      !value ||
+      value.from === nameNode.from ||
+      !st.getChild('TypeDef')
+    )
+      continue;
     const rawKey = file.text.slice(nameNode.from, nameNode.to);
     let vnode: SyntaxNode | null = value;
     if (value.name === 'CallExpression' && /^(dataclasses\.)?field$/.test(file.calleeName(value) ?? '')) {

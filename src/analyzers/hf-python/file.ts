@@ -2,8 +2,19 @@
 // evaluation every recognized call uses: the arguments of a call, literals, names bound to literals, dict spreads and
 // item assignments, scopes and bindings. Pure: no I/O, no node:* and no 'vscode'; it never runs code.
 import type { SyntaxNode } from '@lezer/common';
-import { msg, type CanonicalKey, type Message, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type Reference, type Span, type Tool,
-  type Unknown } from '../facts';
+import {
+  msg,
+  type CanonicalKey,
+  type Message,
+  type ConfigFacts,
+  type Fact,
+  type FactValue,
+  type ParseProblem,
+  type Reference,
+  type Span,
+  type Tool,
+  type Unknown,
+} from '../facts';
 import { span, stringInner, parseNumber, pyString, fmt, clip } from './syntax';
 
 export type Val =
@@ -132,31 +143,65 @@ export class PythonFile {
     const d = from?.k === 'lit' ? from.dflt : undefined;
     if (d) {
       // The script's default: located where it is defined, and said to be a default the command line can override.
-      const rawValue = clip(`${written}: the script's default ${this.text.slice(d.valueSpan.start, d.valueSpan.end) || fmt(value as FactValue)} (${d.where}, line ${this.line(d.valueSpan.start)})`);
+      const rawValue = clip(
+        `${written}: the script's default ${this.text.slice(d.valueSpan.start, d.valueSpan.end) || fmt(value as FactValue)} (${d.where}, line ${this.line(d.valueSpan.start)})`,
+      );
       const option = /^argparse default of --([\w-]+)/.exec(d.where)?.[1] ?? /^\w+\.(\w+) default$/.exec(d.where)?.[1];
-      const fromArg = option ? { fromArg: { name: option, default: this.defaultText(d), line: this.line(d.valueSpan.start) } } : {};
-      this.facts.push({ key, rawKey: e.rawKey, value, rawValue, keySpan: d.keySpan, valueSpan: d.valueSpan, tool, origin: 'script-default', ...fromArg });
+      const fromArg = option
+        ? { fromArg: { name: option, default: this.defaultText(d), line: this.line(d.valueSpan.start) } }
+        : {};
+      this.facts.push({
+        key,
+        rawKey: e.rawKey,
+        value,
+        rawValue,
+        keySpan: d.keySpan,
+        valueSpan: d.valueSpan,
+        tool,
+        origin: 'script-default',
+        ...fromArg,
+      });
       return;
     }
     const rawValue = clip(from?.via ? `${written} (${from.via.text})` : written);
     const fact: Fact = {
-      key, rawKey: e.rawKey, value, rawValue, keySpan: e.keySpan, valueSpan: e.valueSpan, tool,
+      key,
+      rawKey: e.rawKey,
+      value,
+      rawValue,
+      keySpan: e.keySpan,
+      valueSpan: e.valueSpan,
+      tool,
       ...(from?.via ? { originSpan: from.via.span } : {}),
       ...(origin ? { origin } : {}),
       ...(typeof value === 'object' && value !== null && !Array.isArray(value) ? this.argOf(from) : {}),
     };
     this.facts.push(fact);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      this.problem('not-static', 'info', msg('{0} is not known statically: {1}', e.rawKey, (value as Unknown).unknown), e.valueSpan, e.rawKey);
+      this.problem(
+        'not-static',
+        'info',
+        msg('{0} is not known statically: {1}', e.rawKey, (value as Unknown).unknown),
+        e.valueSpan,
+        e.rawKey,
+      );
     }
   }
 
   problem(code: ParseProblem['code'], severity: ParseProblem['severity'], m: Message, at: Span, rawKey?: string): void {
-    this.problems.push({ code, severity, message: m.message, template: m.template, span: at, ...(rawKey ? { rawKey } : {}) });
+    this.problems.push({
+      code,
+      severity,
+      message: m.message,
+      template: m.template,
+      span: at,
+      ...(rawKey ? { rawKey } : {}),
+    });
   }
 
   opaqueSpreads(list: readonly { reason: string; span: Span }[]): void {
-    for (const o of list) this.problem('not-static', 'info', msg('{0}: the keys it sets are not known statically', o.reason), o.span);
+    for (const o of list)
+      this.problem('not-static', 'info', msg('{0}: the keys it sets are not known statically', o.reason), o.span);
   }
 
   // ---- Arguments of a call ----
@@ -180,7 +225,10 @@ export class PythonFile {
           entries.push(...v.entries);
           for (const r of v.opaque) opaque.push({ reason: r, span: span(target) });
         } else {
-          opaque.push({ reason: `**${clip(this.text.slice(target.from, target.to))} is ${this.describe(v)}`, span: span(target) });
+          opaque.push({
+            reason: `**${clip(this.text.slice(target.from, target.to))} is ${this.describe(v)}`,
+            span: span(target),
+          });
         }
         continue;
       }
@@ -189,8 +237,11 @@ export class PythonFile {
         const value = next.nextSibling;
         const valueOk = value && value.name !== ',' && value.name !== ')' && !value.type.isError;
         entries.push({
-          rawKey: this.text.slice(ch.from, ch.to), keySpan: span(ch), valueNode: valueOk ? value : null,
-          valueSpan: valueOk ? span(value) : { start: next.to, end: next.to }, ...(valueOk ? {} : { forced: 'the value is missing' }),
+          rawKey: this.text.slice(ch.from, ch.to),
+          keySpan: span(ch),
+          valueNode: valueOk ? value : null,
+          valueSpan: valueOk ? span(value) : { start: next.to, end: next.to },
+          ...(valueOk ? {} : { forced: 'the value is missing' }),
         });
         ch = valueOk ? value : next;
         continue;
@@ -214,12 +265,14 @@ export class PythonFile {
     switch (node.name) {
       case 'Number': {
         const n = parseNumber(t);
-        return n === undefined ? { k: 'unknown', reason: `the number ${t} is not a plain int or float` } : { k: 'lit', v: n };
+        return n === undefined
+          ? { k: 'unknown', reason: `the number ${t} is not a plain int or float` }
+          : { k: 'lit', v: n };
       }
       case 'UnaryExpression': {
         const op = node.firstChild;
         const arg = op?.nextSibling;
-        if (op && arg && (op.name === 'ArithOp') && arg.name === 'Number') {
+        if (op && arg && op.name === 'ArithOp' && arg.name === 'Number') {
           const n = parseNumber(this.text.slice(arg.from, arg.to));
           const sign = this.text.slice(op.from, op.to);
           if (n !== undefined && (sign === '-' || sign === '+')) return { k: 'lit', v: sign === '-' ? -n : n };
@@ -228,49 +281,64 @@ export class PythonFile {
       }
       case 'String': {
         const s = pyString(t);
-        return s === undefined ? { k: 'unknown', reason: `the string ${clip(t)} is not a plain str literal` } : { k: 'lit', v: s };
+        return s === undefined
+          ? { k: 'unknown', reason: `the string ${clip(t)} is not a plain str literal` }
+          : { k: 'lit', v: s };
       }
       case 'FormatString':
-        if (node.getChild('FormatReplacement')) return { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` };
+        if (node.getChild('FormatReplacement'))
+          return { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` };
         {
           const s = pyString(t);
-          return s === undefined ? { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` }
+          return s === undefined
+            ? { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` }
             : { k: 'lit', v: s.replace(/\{\{/g, '{').replace(/\}\}/g, '}') };
         }
       case 'ContinuedString': {
         let acc = '';
         for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
           const v = this.evalNode(ch, depth + 1);
-          if (v.k !== 'lit' || typeof v.v !== 'string') return { k: 'unknown', reason: `${clip(t)} is formatted at run time` };
+          if (v.k !== 'lit' || typeof v.v !== 'string')
+            return { k: 'unknown', reason: `${clip(t)} is formatted at run time` };
           acc += v.v;
         }
         return { k: 'lit', v: acc };
       }
-      case 'Boolean': return { k: 'lit', v: t === 'True' };
-      case 'None': return { k: 'lit', v: null };
+      case 'Boolean':
+        return { k: 'lit', v: t === 'True' };
+      case 'None':
+        return { k: 'lit', v: null };
       case 'ParenthesizedExpression': {
         const inner = node.firstChild?.nextSibling;
-        return inner && inner.name !== ')' ? this.evalNode(inner, depth + 1) : { k: 'unknown', reason: 'empty parentheses' };
+        return inner && inner.name !== ')'
+          ? this.evalNode(inner, depth + 1)
+          : { k: 'unknown', reason: 'empty parentheses' };
       }
-      case 'ArrayExpression': case 'TupleExpression': {
+      case 'ArrayExpression':
+      case 'TupleExpression': {
         const items: string[] = [];
         for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
           if (['[', ']', '(', ')', ','].includes(ch.name)) continue;
           const v = this.evalNode(ch, depth + 1);
-          if (v.k !== 'lit' || typeof v.v !== 'string') return { k: 'unknown', reason: `${clip(t)} is not a list of string literals` };
+          if (v.k !== 'lit' || typeof v.v !== 'string')
+            return { k: 'unknown', reason: `${clip(t)} is not a list of string literals` };
           items.push(v.v);
         }
         return { k: 'lit', v: items };
       }
-      case 'DictionaryExpression': return this.dictLiteral(node, depth);
+      case 'DictionaryExpression':
+        return this.dictLiteral(node, depth);
       case 'CallExpression': {
-        const callee = this.calleeName(node) ?? clip(this.text.slice(node.firstChild?.from ?? node.from, node.firstChild?.to ?? node.to));
+        const callee =
+          this.calleeName(node) ??
+          clip(this.text.slice(node.firstChild?.from ?? node.from, node.firstChild?.to ?? node.to));
         if (callee === 'dict') return this.dictCall(node, depth);
         const split = this.staticSplit(node, depth);
         if (split) return split;
         return { k: 'call', callee, node };
       }
-      case 'VariableName': return this.evalName(node, depth);
+      case 'VariableName':
+        return this.evalName(node, depth);
       case 'MemberExpression': {
         const d = this.dotted(node);
         if (d) return this.scriptDefault(d, node, depth) ?? { k: 'dotted', text: d };
@@ -289,9 +357,23 @@ export class PythonFile {
             const x = a.v as string | number | boolean | null;
             const y = b.v as string | number | boolean | null;
             const num = typeof x === 'number' && typeof y === 'number';
-            const v = o === '==' ? x === y : o === '!=' ? x !== y : !num ? undefined
-              : o === '<' ? x < y : o === '<=' ? x <= y : o === '>' ? x > y : o === '>=' ? x >= y : undefined;
-            if (v !== undefined) return { k: 'lit', v, ...(a.dflt ?? b.dflt ? { dflt: (a.dflt ?? b.dflt)! } : {}) };
+            const v =
+              o === '=='
+                ? x === y
+                : o === '!='
+                  ? x !== y
+                  : !num
+                    ? undefined
+                    : o === '<'
+                      ? x < y
+                      : o === '<='
+                        ? x <= y
+                        : o === '>'
+                          ? x > y
+                          : o === '>='
+                            ? x >= y
+                            : undefined;
+            if (v !== undefined) return { k: 'lit', v, ...((a.dflt ?? b.dflt) ? { dflt: (a.dflt ?? b.dflt)! } : {}) };
           }
         }
         return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
@@ -336,7 +418,8 @@ export class PythonFile {
     if (sepVal && !(sepVal.k === 'lit' && typeof sepVal.v === 'string' && sepVal.v.length > 0)) return undefined;
     const obj = this.evalNode(callee.firstChild, depth + 1);
     if (obj.k !== 'lit' || typeof obj.v !== 'string') return undefined;
-    const parts = sepVal && sepVal.k === 'lit' ? obj.v.split(sepVal.v as string) : obj.v.split(/\s+/).filter((x) => x.length > 0);
+    const parts =
+      sepVal && sepVal.k === 'lit' ? obj.v.split(sepVal.v as string) : obj.v.split(/\s+/).filter((x) => x.length > 0);
     return { k: 'lit', v: parts, ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
   }
 
@@ -386,16 +469,25 @@ export class PythonFile {
     const b = found.binding;
     const line = this.line(b.pos);
     if (b.kind !== 'assign' || !b.valueNode) {
-      const why = { unpack: 'is unpacked from a call', aug: 'is updated in place', loop: 'is a loop variable', def: 'is a function or class',
-        assign: 'has no value' }[b.kind];
+      const why = {
+        unpack: 'is unpacked from a call',
+        aug: 'is updated in place',
+        loop: 'is a loop variable',
+        def: 'is a function or class',
+        assign: 'has no value',
+      }[b.kind];
       return { k: 'unknown', reason: `${name} ${why} (line ${line})` };
     }
     if (b.condLine !== undefined) return { k: 'unknown', reason: `${name} is set conditionally at line ${b.condLine}` };
     const inner = this.evalNode(b.valueNode, depth + 1);
-    const via: Via = inner.via ?? { text: `${name} = ${clip(this.text.slice(b.valueNode.from, b.valueNode.to), 40)} at line ${line}`,
-      span: span(b.valueNode) };
-    if (inner.k === 'dict') return { ...inner, entries: this.applyItems(name, found.scope, b, node, inner.entries), via };
-    if (inner.k === 'unknown') return { k: 'unknown', reason: clip(`${name} = ${inner.reason} (line ${line})`, 240), via };
+    const via: Via = inner.via ?? {
+      text: `${name} = ${clip(this.text.slice(b.valueNode.from, b.valueNode.to), 40)} at line ${line}`,
+      span: span(b.valueNode),
+    };
+    if (inner.k === 'dict')
+      return { ...inner, entries: this.applyItems(name, found.scope, b, node, inner.entries), via };
+    if (inner.k === 'unknown')
+      return { k: 'unknown', reason: clip(`${name} = ${inner.reason} (line ${line})`, 240), via };
     return { ...inner, via };
   }
 
@@ -406,7 +498,10 @@ export class PythonFile {
     for (const it of scope.items.get(name) ?? []) {
       if (it.pos <= b.pos || (sameScope && it.pos > use.from)) continue;
       const entry: Entry = {
-        rawKey: it.key, keySpan: stringInner(this.text, it.keyNode), valueNode: it.valueNode, valueSpan: span(it.valueNode),
+        rawKey: it.key,
+        keySpan: stringInner(this.text, it.keyNode),
+        valueNode: it.valueNode,
+        valueSpan: span(it.valueNode),
         ...(it.condLine !== undefined ? { forced: `set conditionally at line ${it.condLine}` } : {}),
       };
       const i = out.findIndex((x) => x.rawKey === it.key);
@@ -416,14 +511,22 @@ export class PythonFile {
     return out;
   }
 
-  private lookup(name: string, use: SyntaxNode): { k: 'binding'; binding: Binding; scope: Scope }
+  private lookup(
+    name: string,
+    use: SyntaxNode,
+  ):
+    | { k: 'binding'; binding: Binding; scope: Scope }
     | { k: 'none'; reason: string; param?: { scope: Scope; name: string } } {
     const chain = this.scopeChain(use);
     for (let i = 0; i < chain.length; i++) {
       const s = chain[i];
       if (s.params.has(name)) {
         const d = s.params.get(name);
-        return { k: 'none', param: { scope: s, name }, reason: `${name} is a parameter of ${s.fn ?? 'a function'}()${d ? ` (default ${clip(this.text.slice(d.from, d.to), 40)})` : ''}` };
+        return {
+          k: 'none',
+          param: { scope: s, name },
+          reason: `${name} is a parameter of ${s.fn ?? 'a function'}()${d ? ` (default ${clip(this.text.slice(d.from, d.to), 40)})` : ''}`,
+        };
       }
       const bs = s.bindings.get(name);
       if (!bs || bs.length === 0) continue;
@@ -454,15 +557,21 @@ export class PythonFile {
     const hit = this.scopeKeys.get(key);
     if (hit) return hit;
     const nameNode = node.name === 'FunctionDefinition' ? node.getChild('VariableName') : null;
-    const scope: Scope = { node, fn: nameNode ? this.text.slice(nameNode.from, nameNode.to) : undefined, params: new Map(),
-      bindings: new Map(), items: new Map() };
+    const scope: Scope = {
+      node,
+      fn: nameNode ? this.text.slice(nameNode.from, nameNode.to) : undefined,
+      params: new Map(),
+      bindings: new Map(),
+      items: new Map(),
+    };
     this.scopeKeys.set(key, scope);
     const params = node.name === 'Script' ? null : node.getChild('ParamList');
     if (params) {
       for (let ch = params.firstChild; ch; ch = ch.nextSibling) {
         if (ch.name !== 'VariableName' || ch.prevSibling?.name === 'AssignOp') continue;
         let def: SyntaxNode | null = null;
-        for (let n = ch.nextSibling; n && n.name !== ','; n = n.nextSibling) if (n.name === 'AssignOp') def = n.nextSibling;
+        for (let n = ch.nextSibling; n && n.name !== ','; n = n.nextSibling)
+          if (n.name === 'AssignOp') def = n.nextSibling;
         scope.params.set(this.text.slice(ch.from, ch.to), def);
       }
     }
@@ -475,23 +584,47 @@ export class PythonFile {
     if (depth > 200) return;
     for (let st = node.firstChild; st; st = st.nextSibling) {
       switch (st.name) {
-        case 'AssignStatement': this.assignment(scope, st, condLine); break;
+        case 'AssignStatement':
+          this.assignment(scope, st, condLine);
+          break;
         case 'UpdateStatement': {
           const target = st.firstChild;
-          if (target?.name === 'VariableName') this.bind(scope, this.text.slice(target.from, target.to),
-            { kind: 'aug', valueNode: null, pos: st.from, end: st.to, condLine });
+          if (target?.name === 'VariableName')
+            this.bind(scope, this.text.slice(target.from, target.to), {
+              kind: 'aug',
+              valueNode: null,
+              pos: st.from,
+              end: st.to,
+              condLine,
+            });
           break;
         }
-        case 'FunctionDefinition': case 'ClassDefinition': {
+        case 'FunctionDefinition':
+        case 'ClassDefinition': {
           const n = st.getChild('VariableName');
-          if (n) this.bind(scope, this.text.slice(n.from, n.to), { kind: 'def', valueNode: null, pos: st.from, end: st.to, condLine });
+          if (n)
+            this.bind(scope, this.text.slice(n.from, n.to), {
+              kind: 'def',
+              valueNode: null,
+              pos: st.from,
+              end: st.to,
+              condLine,
+            });
           break;
         }
-        case 'DecoratedStatement': this.collectBindings(scope, st, condLine, depth + 1); break;
+        case 'DecoratedStatement':
+          this.collectBindings(scope, st, condLine, depth + 1);
+          break;
         case 'ForStatement': {
           for (let ch = st.firstChild; ch && ch.name !== 'in'; ch = ch.nextSibling) {
-            if (ch.name === 'VariableName') this.bind(scope, this.text.slice(ch.from, ch.to),
-              { kind: 'loop', valueNode: null, pos: st.from, end: st.to, condLine });
+            if (ch.name === 'VariableName')
+              this.bind(scope, this.text.slice(ch.from, ch.to), {
+                kind: 'loop',
+                valueNode: null,
+                pos: st.from,
+                end: st.to,
+                condLine,
+              });
           }
           this.collectBlocks(scope, st, condLine ?? this.line(st.from), depth);
           break;
@@ -499,13 +632,17 @@ export class PythonFile {
         case 'IfStatement': {
           const cond = this.text.slice(st.firstChild?.to ?? st.from, st.getChild('Body')?.from ?? st.from);
           const mainGuard = /__name__\s*==\s*['"]__main__['"]/.test(cond);
-          this.collectBlocks(scope, st, mainGuard ? condLine : condLine ?? this.line(st.from), depth);
+          this.collectBlocks(scope, st, mainGuard ? condLine : (condLine ?? this.line(st.from)), depth);
           break;
         }
-        case 'WhileStatement': case 'TryStatement': case 'WithStatement': case 'MatchStatement':
+        case 'WhileStatement':
+        case 'TryStatement':
+        case 'WithStatement':
+        case 'MatchStatement':
           this.collectBlocks(scope, st, condLine ?? this.line(st.from), depth);
           break;
-        default: break;
+        default:
+          break;
       }
     }
   }
@@ -524,19 +661,36 @@ export class PythonFile {
     const targets: SyntaxNode[] = [];
     let sawOp = false;
     for (let ch = st.firstChild; ch && ch.from < value.from; ch = ch.nextSibling) {
-      if (ch.name === 'AssignOp') { sawOp = true; continue; }
+      if (ch.name === 'AssignOp') {
+        sawOp = true;
+        continue;
+      }
       if (ch.name !== 'TypeDef' && ch.name !== ',') targets.push(ch);
     }
     if (!sawOp) return;
-    const unpack = targets.length > 1 || targets.some((t) => t.name === 'TupleExpression' || t.name === 'ArrayExpression');
+    const unpack =
+      targets.length > 1 || targets.some((t) => t.name === 'TupleExpression' || t.name === 'ArrayExpression');
     for (const t of targets) {
       if (t.name === 'VariableName') {
-        this.bind(scope, this.text.slice(t.from, t.to), { kind: unpack ? 'unpack' : 'assign', valueNode: unpack ? null : value, pos: st.from,
-          end: st.to, condLine, ...(unpack ? { rhs: value } : {}) });
+        this.bind(scope, this.text.slice(t.from, t.to), {
+          kind: unpack ? 'unpack' : 'assign',
+          valueNode: unpack ? null : value,
+          pos: st.from,
+          end: st.to,
+          condLine,
+          ...(unpack ? { rhs: value } : {}),
+        });
       } else if (t.name === 'TupleExpression' || t.name === 'ArrayExpression' || t.name === 'ParenthesizedExpression') {
         for (let ch = t.firstChild; ch; ch = ch.nextSibling) {
-          if (ch.name === 'VariableName') this.bind(scope, this.text.slice(ch.from, ch.to),
-            { kind: 'unpack', valueNode: null, pos: st.from, end: st.to, condLine, rhs: value });
+          if (ch.name === 'VariableName')
+            this.bind(scope, this.text.slice(ch.from, ch.to), {
+              kind: 'unpack',
+              valueNode: null,
+              pos: st.from,
+              end: st.to,
+              condLine,
+              rhs: value,
+            });
         }
       } else if (t.name === 'MemberExpression') {
         // `name["key"] = value`: an item assignment on a dict bound to `name`.
@@ -571,12 +725,15 @@ export class PythonFile {
       if (p.name === 'ConditionalExpression') {
         const kw = p.getChild('if');
         const els = p.getChild('else');
-        if (kw && els && child.from < kw.from) return `${clip(this.text.slice(kw.to, els.from).trim(), 60)} is true (line ${this.line(kw.from)})`;
-        if (kw && els && child.from > els.from) return `${clip(this.text.slice(kw.to, els.from).trim(), 60)} is false (line ${this.line(kw.from)})`;
+        if (kw && els && child.from < kw.from)
+          return `${clip(this.text.slice(kw.to, els.from).trim(), 60)} is true (line ${this.line(kw.from)})`;
+        if (kw && els && child.from > els.from)
+          return `${clip(this.text.slice(kw.to, els.from).trim(), 60)} is false (line ${this.line(kw.from)})`;
       }
       if (p.name === 'IfStatement') {
         const cond = this.text.slice(p.firstChild?.to ?? p.from, p.getChild('Body')?.from ?? p.from).trim();
-        if (!/__name__\s*==\s*['"]__main__['"]/.test(cond)) return `the if at line ${this.line(p.from)} runs this branch`;
+        if (!/__name__\s*==\s*['"]__main__['"]/.test(cond))
+          return `the if at line ${this.line(p.from)} runs this branch`;
       }
       if (p.name === 'FunctionDefinition' || p.name === 'Script') return undefined;
     }
@@ -608,7 +765,8 @@ export class PythonFile {
         const inside = call.from >= c.from && call.to <= c.to;
         const value = test ? this.testValue(test) : undefined;
         if (inside) {
-          if (test === null) return tests.every((t) => t === false) ? tests.length === 0 || tests.every((t) => t === false) : undefined;
+          if (test === null)
+            return tests.every((t) => t === false) ? tests.length === 0 || tests.every((t) => t === false) : undefined;
           if (/__name__\s*==\s*['"]__main__['"]/.test(this.text.slice(test.from, test.to))) return true;
           if (tests.some((t) => t === true)) return false;
           return value;
@@ -668,16 +826,20 @@ export class PythonFile {
   /** Why a value is not a static literal, with the dataclass or argparse default of `x.field` when the file has one. */
   describe(v: Val): string {
     switch (v.k) {
-      case 'unknown': return v.reason;
+      case 'unknown':
+        return v.reason;
       case 'dotted': {
         const field = v.text.split('.').pop()!;
         const d = this.fieldDefaults.get(field);
         const hint = d ? `; the ${d.where} is ${d.text} (line ${d.line})` : '';
         return `${v.text} is read at run time${hint}`;
       }
-      case 'call': return `computed by ${clip(v.callee, 60)}(...) at run time`;
-      case 'dict': return 'a dict';
-      case 'lit': return `the literal ${fmt(v.v)}`;
+      case 'call':
+        return `computed by ${clip(v.callee, 60)}(...) at run time`;
+      case 'dict':
+        return 'a dict';
+      case 'lit':
+        return `the literal ${fmt(v.v)}`;
     }
   }
 
@@ -687,7 +849,8 @@ export class PythonFile {
   noteDefault(name: string, d: ScriptDefault): void {
     const prev = this.scriptDefaults.get(name);
     if (prev === undefined) this.scriptDefaults.set(name, d);
-    else if (prev !== 'ambiguous' && this.defaultText(prev) !== this.defaultText(d)) this.scriptDefaults.set(name, 'ambiguous');
+    else if (prev !== 'ambiguous' && this.defaultText(prev) !== this.defaultText(d))
+      this.scriptDefaults.set(name, 'ambiguous');
   }
 
   private defaultText(d: ScriptDefault): string {
@@ -705,7 +868,8 @@ export class PythonFile {
     if (parts.length !== 2 || this.scriptDefaults.size === 0) return undefined;
     const [obj, field] = parts;
     const d = this.scriptDefaults.get(field);
-    if (d === undefined || d === 'ambiguous' || this.attrAssigned.has(field) || !this.holdsParsedArgs(obj, use)) return undefined;
+    if (d === undefined || d === 'ambiguous' || this.attrAssigned.has(field) || !this.holdsParsedArgs(obj, use))
+      return undefined;
     let v: Val = d.node ? this.evalNode(d.node, depth + 1) : { k: 'lit', v: d.lit ?? null };
     if (v.k === 'lit' && v.v === null && this.noneDefaults) return { k: 'lit', v: null, dflt: d };
     if (v.k !== 'lit' || v.v === null || v.v === '' || placeholder(v.v)) return undefined;
@@ -724,7 +888,14 @@ export class PythonFile {
       const last = this.calleeName(n)?.split('.').pop() ?? '';
       return /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse)_(args|arguments|config)$/.test(last);
     };
-    if (found.k === 'binding') return parsing(found.binding.kind === 'assign' ? found.binding.valueNode : found.binding.kind === 'unpack' ? found.binding.rhs : null);
+    if (found.k === 'binding')
+      return parsing(
+        found.binding.kind === 'assign'
+          ? found.binding.valueNode
+          : found.binding.kind === 'unpack'
+            ? found.binding.rhs
+            : null,
+      );
     return found.param !== undefined && /(^|_)(args|arguments)$/.test(obj);
   }
 
@@ -738,10 +909,12 @@ export class PythonFile {
     if (sites.length !== 1) return undefined;
     const params = scope.node.getChild('ParamList');
     const names: string[] = [];
-    if (params) for (let ch = params.firstChild; ch; ch = ch.nextSibling) {
-      if (ch.name === 'VariableName' && ch.prevSibling?.name !== 'AssignOp') names.push(this.text.slice(ch.from, ch.to));
-      if (ch.name === '*' || ch.name === '**') break;
-    }
+    if (params)
+      for (let ch = params.firstChild; ch; ch = ch.nextSibling) {
+        if (ch.name === 'VariableName' && ch.prevSibling?.name !== 'AssignOp')
+          names.push(this.text.slice(ch.from, ch.to));
+        if (ch.name === '*' || ch.name === '**') break;
+      }
     const a = this.args(sites[0]);
     const kw = a.entries.find((e) => e.rawKey === name);
     const i = names.indexOf(name);
@@ -758,8 +931,14 @@ export class PythonFile {
     if (v.k === 'lit' && v.v === null && this.noneDefaults) return v;
     if (v.k !== 'lit' || v.v === null || v.v === '' || placeholder(v.v)) return undefined;
     let at: Span = span(def);
-    if (params) for (let ch = params.firstChild; ch; ch = ch.nextSibling) if (ch.name === 'VariableName' && this.text.slice(ch.from, ch.to) === name) at = span(ch);
-    return { k: 'lit', v: v.v, dflt: { node: def, keySpan: at, valueSpan: span(def), where: `default of ${scope.fn}(${name})` } };
+    if (params)
+      for (let ch = params.firstChild; ch; ch = ch.nextSibling)
+        if (ch.name === 'VariableName' && this.text.slice(ch.from, ch.to) === name) at = span(ch);
+    return {
+      k: 'lit',
+      v: v.v,
+      dflt: { node: def, keySpan: at, valueSpan: span(def), where: `default of ${scope.fn}(${name})` },
+    };
   }
 
   line(pos: number): number {

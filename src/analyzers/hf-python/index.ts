@@ -9,11 +9,31 @@
 import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../python-parse';
 import { msg, type ConfigFacts, type Fact, type Tool } from '../facts';
-import { HF_ARGS, TRL_CONFIGS, TRL_TRAINERS, HF_TRAINERS, PADDING_COLLATORS, OTHER_PEFT_CONFIGS, PARSERS, UNSLOTH_CLASSES } from './vocab';
+import {
+  HF_ARGS,
+  TRL_CONFIGS,
+  TRL_TRAINERS,
+  HF_TRAINERS,
+  PADDING_COLLATORS,
+  OTHER_PEFT_CONFIGS,
+  PARSERS,
+  UNSLOTH_CLASSES,
+} from './vocab';
 import { PythonFile } from './file';
 import { assignedName, isModelClass, span } from './syntax';
-import { trainingCall, scoringModelNames, scoringModel, fromPretrained, bnbCall, padToMaxLength, allocatorConf, loraCall, kbitPreparation, trainerCall,
-  syntaxIn } from './calls';
+import {
+  trainingCall,
+  scoringModelNames,
+  scoringModel,
+  fromPretrained,
+  bnbCall,
+  padToMaxLength,
+  allocatorConf,
+  loraCall,
+  kbitPreparation,
+  trainerCall,
+  syntaxIn,
+} from './calls';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { mapEntry } from './mapping';
 import { noteParser, noteArgparse, collectClasses } from './classes';
@@ -74,11 +94,16 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
     const last = parts[parts.length - 1];
     const calleeNode = c.firstChild!;
     if (HF_ARGS.has(last) || TRL_CONFIGS.has(last) || file.localArgs.has(last)) {
-      const tool: Tool = TRL_CONFIGS.has(last) || parts[0] === 'trl' ? 'trl' : file.localArgs.get(last) ?? 'hf-trainer';
+      const tool: Tool =
+        TRL_CONFIGS.has(last) || parts[0] === 'trl' ? 'trl' : (file.localArgs.get(last) ?? 'hf-trainer');
       file.tools.add(tool);
       trainingCall(file, c, tool, TRL_CONFIGS.has(last) || file.localArgs.has(last));
       syntaxIn(file, c, last);
-    } else if ((last === 'from_pretrained' || last === 'get_peft_model') && parts.length >= 2 && UNSLOTH_CLASSES.has(parts[parts.length - 2])) {
+    } else if (
+      (last === 'from_pretrained' || last === 'get_peft_model') &&
+      parts.length >= 2 &&
+      UNSLOTH_CLASSES.has(parts[parts.length - 2])
+    ) {
       file.tools.add('unsloth');
       if (last === 'from_pretrained') unslothLoad(file, c);
       else unslothPeft(file, c, parts[parts.length - 2]);
@@ -97,26 +122,56 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
       const taken = file.branchTaken(c);
       const cond = taken === undefined ? file.conditionOf(c) : undefined;
       if (taken !== false) {
-        file.facts.push({ key: 'method', rawKey: 'LoraConfig', value: cond ? { unknown: `LoRA is applied only when ${cond}` } : 'lora',
-          rawValue: 'LoraConfig(...)', keySpan: span(calleeNode), valueSpan: span(calleeNode), tool: 'peft' });
+        file.facts.push({
+          key: 'method',
+          rawKey: 'LoraConfig',
+          value: cond ? { unknown: `LoRA is applied only when ${cond}` } : 'lora',
+          rawValue: 'LoraConfig(...)',
+          keySpan: span(calleeNode),
+          valueSpan: span(calleeNode),
+          tool: 'peft',
+        });
       }
       syntaxIn(file, c, last);
     } else if (OTHER_PEFT_CONFIGS.has(last)) {
       file.tools.add('peft');
-      file.problem('not-modeled', 'warning', msg('{0}: this PEFT method is not modeled; unless a method is set elsewhere the model is estimated as fully fine-tuned, far above what it needs', last), span(calleeNode), last);
+      file.problem(
+        'not-modeled',
+        'warning',
+        msg(
+          '{0}: this PEFT method is not modeled; unless a method is set elsewhere the model is estimated as fully fine-tuned, far above what it needs',
+          last,
+        ),
+        span(calleeNode),
+        last,
+      );
       syntaxIn(file, c, last);
     } else if (last === 'IA3Config') {
       for (const e of file.args(c).entries) mapEntry(file, 'ia3', e, 'peft');
-      file.facts.push({ key: 'method', rawKey: 'IA3Config', value: 'ia3', rawValue: 'IA3Config(...)', keySpan: span(calleeNode),
-        valueSpan: span(calleeNode), tool: 'peft' });
+      file.facts.push({
+        key: 'method',
+        rawKey: 'IA3Config',
+        value: 'ia3',
+        rawValue: 'IA3Config(...)',
+        keySpan: span(calleeNode),
+        valueSpan: span(calleeNode),
+        tool: 'peft',
+      });
       syntaxIn(file, c, last);
     } else if (last === 'ModelConfig' && (parts.length === 1 || parts[0] === 'trl')) {
       file.tools.add('trl');
       for (const e of file.args(c).entries) mapEntry(file, 'trl-model', e, 'trl');
     } else if (PADDING_COLLATORS.has(last) && !padsToMax) {
       // Each batch is padded to its longest sample: the allocator caches blocks of shorter batches.
-      file.facts.push({ key: 'batchLengths', rawKey: last, value: 'variable', rawValue: `${last}(...)`, keySpan: span(calleeNode),
-        valueSpan: span(calleeNode), tool: 'hf-trainer' });
+      file.facts.push({
+        key: 'batchLengths',
+        rawKey: last,
+        value: 'variable',
+        rawValue: `${last}(...)`,
+        keySpan: span(calleeNode),
+        valueSpan: span(calleeNode),
+        tool: 'hf-trainer',
+      });
     } else if (HF_TRAINERS.has(last) || TRL_TRAINERS.test(last)) {
       file.tools.add(TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
       trainerCall(file, c, TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
@@ -131,7 +186,10 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
   if (prepared.length > 0) {
     // Checkpointing first, the upcast last: a hover on the call speaks of the upcast.
     file.facts = file.facts.filter((f) => f.rawKey !== 'prepare_model_for_kbit_training');
-    file.facts.push(...prepared.filter((f) => f.key === 'gradientCheckpointing'), ...prepared.filter((f) => f.key !== 'gradientCheckpointing'));
+    file.facts.push(
+      ...prepared.filter((f) => f.key === 'gradientCheckpointing'),
+      ...prepared.filter((f) => f.key !== 'gradientCheckpointing'),
+    );
   }
   // Unsloth enables checkpointing on the model; the trainer's gradient_checkpointing=False does not undo it.
   // get_peft_model sets it again after from_pretrained, so the latter's speaks only when there is no get_peft_model.
@@ -139,8 +197,9 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
   file.facts.push(...(gc.peft.length > 0 ? gc.peft : gc.load));
   // LoRA over 4-bit base weights is QLoRA (FORMATS.md §2.5).
   if (file.facts.some((f) => f.key === 'quantBits' && f.value === 4)) {
-    for (let i = 0; i < file.facts.length; i++) if (file.facts[i].key === 'method' && file.facts[i].value === 'lora')
-      file.facts[i] = { ...file.facts[i], value: 'qlora' };
+    for (let i = 0; i < file.facts.length; i++)
+      if (file.facts[i].key === 'method' && file.facts[i].value === 'lora')
+        file.facts[i] = { ...file.facts[i], value: 'qlora' };
   }
   precisionConflicts(file);
 }
@@ -160,8 +219,13 @@ function precisionConflicts(file: PythonFile): void {
   for (const fs of byCall.values()) {
     if (fs.some((f) => f.key === 'bf16') && fs.some((f) => f.key === 'fp16')) {
       const later = fs[fs.length - 1];
-      file.problem('conflicting-precision', 'error', msg('bf16=True and fp16=True together: TrainingArguments raises a ValueError'),
-        { start: later.keySpan.start, end: later.valueSpan.end }, later.rawKey);
+      file.problem(
+        'conflicting-precision',
+        'error',
+        msg('bf16=True and fp16=True together: TrainingArguments raises a ValueError'),
+        { start: later.keySpan.start, end: later.valueSpan.end },
+        later.rawKey,
+      );
     }
   }
 }

@@ -7,7 +7,9 @@ export function assignedName(call: SyntaxNode, text: string): string | undefined
   const parent = call.parent;
   if (parent?.name !== 'AssignStatement') return undefined;
   const target = parent.firstChild;
-  return target?.name === 'VariableName' && target.nextSibling?.name === 'AssignOp' ? text.slice(target.from, target.to) : undefined;
+  return target?.name === 'VariableName' && target.nextSibling?.name === 'AssignOp'
+    ? text.slice(target.from, target.to)
+    : undefined;
 }
 
 /** Model classes whose from_pretrained loads trainable weights (not tokenizers, processors, configs or adapters). */
@@ -58,7 +60,11 @@ export function pyString(raw: string): string | undefined {
   if (prefix.includes('r')) return body;
   return body.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\n|.)/g, (_, c: string) => {
     if (c[0] === 'u' || c[0] === 'x') return String.fromCharCode(parseInt(c.slice(1), 16));
-    return ({ n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '\n': '', '0': '\0' } as Record<string, string>)[c] ?? `\\${c}`;
+    return (
+      ({ n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '\n': '', '0': '\0' } as Record<string, string>)[
+        c
+      ] ?? `\\${c}`
+    );
   });
 }
 

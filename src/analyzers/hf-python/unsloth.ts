@@ -24,7 +24,15 @@ export function unslothLoad(file: PythonFile, call: SyntaxNode): void {
   };
   const model = arg('model_name', 0);
   if (model) emitModel(file, model, 'unsloth');
-  else unslothDefault(file, call, 'model', 'model_name', 'unsloth/Llama-3.2-1B-Instruct', 'model_name default "unsloth/Llama-3.2-1B-Instruct"');
+  else
+    unslothDefault(
+      file,
+      call,
+      'model',
+      'model_name',
+      'unsloth/Llama-3.2-1B-Instruct',
+      'model_name default "unsloth/Llama-3.2-1B-Instruct"',
+    );
   const seq = arg('max_seq_length', 1);
   if (seq) emitAs(file, 'seqLen', seq, (x) => numberOf(file, x, seq, true));
   else unslothDefault(file, call, 'seqLen', 'max_seq_length', 2048, 'max_seq_length default 2048');
@@ -48,10 +56,16 @@ export function unslothLoad(file: PythonFile, call: SyntaxNode): void {
   }
   if (!isTrue(full)) {
     // Unsloth's prepare_model_for_kbit_training casts only the LoRA weights to fp32 (unsloth/models/_utils.py).
-    unslothDefault(file, call, 'kbitUpcast', isTrue(eight) ? 'load_in_8bit' : 'load_in_4bit', 'none',
-      'keeps norms, embeddings and head of a 4/8-bit model in the model dtype');
+    unslothDefault(
+      file,
+      call,
+      'kbitUpcast',
+      isTrue(eight) ? 'load_in_8bit' : 'load_in_4bit',
+      'none',
+      'keeps norms, embeddings and head of a 4/8-bit model in the model dtype',
+    );
   }
-  unslothDefault(file, call, 'kernels', 'from_pretrained', 'unsloth', 'patches the model with Unsloth\'s fused kernels');
+  unslothDefault(file, call, 'kernels', 'from_pretrained', 'unsloth', "patches the model with Unsloth's fused kernels");
   // fast_inference=True loads the model into a vLLM engine in the same process (gpu_memory_utilization of the GPU, 0.5
   // by default) whose weights the policy trains on; Unsloth's GRPO then generates with it (use_vllm set for it).
   const fast = arg('fast_inference');
@@ -61,7 +75,15 @@ export function unslothLoad(file: PythonFile, call: SyntaxNode): void {
     file.push('vllmSharedWeights', fast, true, 'unsloth');
     const util = arg('gpu_memory_utilization');
     if (util) emitAs(file, 'vllmMemoryFraction', util, (x) => numberOf(file, x, util, false));
-    else unslothDefault(file, call, 'vllmMemoryFraction', 'gpu_memory_utilization', 0.5, 'gpu_memory_utilization default 0.5');
+    else
+      unslothDefault(
+        file,
+        call,
+        'vllmMemoryFraction',
+        'gpu_memory_utilization',
+        0.5,
+        'gpu_memory_utilization default 0.5',
+      );
   }
   unslothGc(file, call, arg('use_gradient_checkpointing'), file.unslothCheckpointing.load);
   file.opaqueSpreads(args.opaque);
@@ -75,16 +97,39 @@ export function unslothLoad(file: PythonFile, call: SyntaxNode): void {
 export function unslothPeft(file: PythonFile, call: SyntaxNode, cls: string): void {
   const args = file.args(call);
   const arg = argument(args);
-  calleeFact(file, call, 'method', 'get_peft_model', 'lora', `${file.text.slice(call.firstChild!.from, call.firstChild!.to)}(...)`, 'unsloth');
+  calleeFact(
+    file,
+    call,
+    'method',
+    'get_peft_model',
+    'lora',
+    `${file.text.slice(call.firstChild!.from, call.firstChild!.to)}(...)`,
+    'unsloth',
+  );
   for (const e of args.entries) if (e.rawKey !== 'use_gradient_checkpointing') mapEntry(file, 'lora', e, 'unsloth');
   const has = (k: string): boolean => args.entries.some((e) => e.rawKey === k) || args.opaque.length > 0;
   if (!has('r')) unslothDefault(file, call, 'loraR', 'r', 16, 'r default 16');
   if (!has('lora_alpha')) unslothDefault(file, call, 'loraAlpha', 'lora_alpha', 16, 'lora_alpha default 16');
   if (!has('lora_dropout')) unslothDefault(file, call, 'loraDropout', 'lora_dropout', 0, 'lora_dropout default 0');
   if (!has('target_modules')) {
-    if (cls === 'FastLanguageModel') unslothDefault(file, call, 'loraTargets', 'target_modules', UNSLOTH_TARGETS,
-      `target_modules default ${UNSLOTH_TARGETS.join(', ')}`);
-    else unslothDefault(file, call, 'loraTargets', 'target_modules', 'all-linear', 'target_modules default: every attention and MLP linear layer');
+    if (cls === 'FastLanguageModel')
+      unslothDefault(
+        file,
+        call,
+        'loraTargets',
+        'target_modules',
+        UNSLOTH_TARGETS,
+        `target_modules default ${UNSLOTH_TARGETS.join(', ')}`,
+      );
+    else
+      unslothDefault(
+        file,
+        call,
+        'loraTargets',
+        'target_modules',
+        'all-linear',
+        'target_modules default: every attention and MLP linear layer',
+      );
   }
   unslothGc(file, call, arg('use_gradient_checkpointing'), file.unslothCheckpointing.peft);
   file.opaqueSpreads(args.opaque);
@@ -98,9 +143,25 @@ function unslothGc(file: PythonFile, call: SyntaxNode, e: Entry | undefined, out
   const offload = !e || (v?.k === 'lit' && v.v === 'unsloth');
   const on = offload || (v?.k === 'lit' && v.v === true);
   const off = v?.k === 'lit' && (v.v === false || v.v === null);
-  const where = e ? { keySpan: e.keySpan, valueSpan: e.valueSpan, rawValue: clip(file.text.slice(e.valueSpan.start, e.valueSpan.end)) }
-    : { keySpan: at, valueSpan: at, rawValue: `${name}: use_gradient_checkpointing default "unsloth"`, origin: 'call-default' as const };
-  const fact = (key: CanonicalKey, value: FactValue | Unknown): Fact => ({ key, rawKey: 'use_gradient_checkpointing', value, tool: 'unsloth', ...where });
+  const where = e
+    ? {
+        keySpan: e.keySpan,
+        valueSpan: e.valueSpan,
+        rawValue: clip(file.text.slice(e.valueSpan.start, e.valueSpan.end)),
+      }
+    : {
+        keySpan: at,
+        valueSpan: at,
+        rawValue: `${name}: use_gradient_checkpointing default "unsloth"`,
+        origin: 'call-default' as const,
+      };
+  const fact = (key: CanonicalKey, value: FactValue | Unknown): Fact => ({
+    key,
+    rawKey: 'use_gradient_checkpointing',
+    value,
+    tool: 'unsloth',
+    ...where,
+  });
   if (!on && !off) {
     out.push(fact('gradientCheckpointing', { unknown: file.describe(v!) }));
     return;
@@ -109,11 +170,32 @@ function unslothGc(file: PythonFile, call: SyntaxNode, e: Entry | undefined, out
 }
 
 /** An Unsloth default made explicit at the call (origin 'call-default'). */
-function unslothDefault(file: PythonFile, call: SyntaxNode, key: CanonicalKey, rawKey: string, value: FactValue, why: string): void {
-  calleeFact(file, call, key, rawKey, value, `${file.text.slice(call.firstChild!.from, call.firstChild!.to)}: ${why}`, 'unsloth', 'call-default');
+function unslothDefault(
+  file: PythonFile,
+  call: SyntaxNode,
+  key: CanonicalKey,
+  rawKey: string,
+  value: FactValue,
+  why: string,
+): void {
+  calleeFact(
+    file,
+    call,
+    key,
+    rawKey,
+    value,
+    `${file.text.slice(call.firstChild!.from, call.firstChild!.to)}: ${why}`,
+    'unsloth',
+    'call-default',
+  );
 }
 
-function emitAs(file: PythonFile, key: CanonicalKey, e: Entry, conv: (x: Val) => FactValue | Unknown | undefined): void {
+function emitAs(
+  file: PythonFile,
+  key: CanonicalKey,
+  e: Entry,
+  conv: (x: Val) => FactValue | Unknown | undefined,
+): void {
   const x = file.valueOf(e);
   const value = conv(x);
   if (value !== undefined) file.push(key, e, value, 'unsloth', x);

@@ -8,8 +8,17 @@ export function numberOf(file: PythonFile, x: Val, e: Entry, integer: boolean): 
   if (x.k === 'lit') {
     if (x.v === null) return undefined;
     if (typeof x.v === 'number' && (!integer || Number.isInteger(x.v))) return x.v;
-    file.problem('invalid-value', 'warning', msg(integer ? '{0} expects an integer, not {1}' : '{0} expects a number, not {1}', e.rawKey,
-      file.text.slice(e.valueSpan.start, e.valueSpan.end)), e.valueSpan, e.rawKey);
+    file.problem(
+      'invalid-value',
+      'warning',
+      msg(
+        integer ? '{0} expects an integer, not {1}' : '{0} expects a number, not {1}',
+        e.rawKey,
+        file.text.slice(e.valueSpan.start, e.valueSpan.end),
+      ),
+      e.valueSpan,
+      e.rawKey,
+    );
     return { unknown: `not a number: ${fmt(x.v)}` };
   }
   return { unknown: file.describe(x) };
@@ -29,7 +38,13 @@ export function enumOf(file: PythonFile, x: Val, e: Entry, allowed: readonly str
   if (x.k === 'lit' && x.v === null) return undefined;
   if (x.k === 'lit' && typeof x.v === 'string') {
     if (allowed.includes(x.v)) return x.v;
-    file.problem('invalid-value', 'warning', msg('{0} is one of {1}', e.rawKey, allowed.join(', ')), e.valueSpan, e.rawKey);
+    file.problem(
+      'invalid-value',
+      'warning',
+      msg('{0} is one of {1}', e.rawKey, allowed.join(', ')),
+      e.valueSpan,
+      e.rawKey,
+    );
     return { unknown: `unexpected value ${fmt(x.v)}` };
   }
   return { unknown: file.describe(x) };
@@ -39,7 +54,8 @@ export function optimizerOf(file: PythonFile, x: Val, e: Entry): string | Unknow
   if (x.k === 'lit' && x.v === null) return undefined;
   if (x.k === 'lit' && typeof x.v === 'string') return normalizeOptimizer(x.v);
   // OptimizerNames.ADAMW_TORCH_FUSED: the enum member's value is its lower-cased name.
-  if (x.k === 'dotted' && /(^|\.)OptimizerNames\.\w+$/.test(x.text)) return normalizeOptimizer(x.text.split('.').pop()!.toLowerCase());
+  if (x.k === 'dotted' && /(^|\.)OptimizerNames\.\w+$/.test(x.text))
+    return normalizeOptimizer(x.text.split('.').pop()!.toLowerCase());
   if (x.k === 'lit') return enumOf(file, x, e, []);
   return { unknown: file.describe(x) };
 }
@@ -51,8 +67,18 @@ export function dtypeOf(file: PythonFile, x: Val): string | Unknown | undefined 
   else if (x.k === 'lit' && typeof x.v === 'string') name = x.v.replace(/^torch\./, '');
   if (name === undefined) return { unknown: file.describe(x) };
   if (name === 'auto') return { unknown: 'dtype "auto" takes the dtype stored in the checkpoint config' };
-  const d = ({ bfloat16: 'bf16', bf16: 'bf16', float16: 'fp16', fp16: 'fp16', half: 'fp16', float32: 'fp32', fp32: 'fp32',
-    float: 'fp32' } as Record<string, string>)[name];
+  const d = (
+    {
+      bfloat16: 'bf16',
+      bf16: 'bf16',
+      float16: 'fp16',
+      fp16: 'fp16',
+      half: 'fp16',
+      float32: 'fp32',
+      fp32: 'fp32',
+      float: 'fp32',
+    } as Record<string, string>
+  )[name];
   return d ?? { unknown: `dtype ${name} has no estimate` };
 }
 
@@ -72,7 +98,13 @@ export function stringListOf(file: PythonFile, x: Val, e: Entry): readonly strin
   if (x.k === 'lit' && Array.isArray(x.v)) return x.v as readonly string[];
   if (x.k === 'lit' && typeof x.v === 'string') return [x.v];
   if (x.k === 'lit') {
-    file.problem('invalid-value', 'warning', msg('{0} expects a list of module names', e.rawKey), e.valueSpan, e.rawKey);
+    file.problem(
+      'invalid-value',
+      'warning',
+      msg('{0} expects a list of module names', e.rawKey),
+      e.valueSpan,
+      e.rawKey,
+    );
     return { unknown: `not a list: ${fmt(x.v)}` };
   }
   return { unknown: file.describe(x) };
@@ -80,8 +112,10 @@ export function stringListOf(file: PythonFile, x: Val, e: Entry): readonly strin
 
 /** PEFT target_modules: a list, "all-linear", or any other string, which PEFT treats as a regex. */
 export function targetsOf(file: PythonFile, x: Val, e: Entry): FactValue | Unknown | undefined {
-  if (x.k === 'lit' && typeof x.v === 'string') return x.v === 'all-linear' ? 'all-linear'
-    : { unknown: `the regular expression ${fmt(x.v)} selects modules by name` };
+  if (x.k === 'lit' && typeof x.v === 'string')
+    return x.v === 'all-linear'
+      ? 'all-linear'
+      : { unknown: `the regular expression ${fmt(x.v)} selects modules by name` };
   return stringListOf(file, x, e);
 }
 
@@ -94,14 +128,20 @@ export function scriptTargetsOf(file: PythonFile, x: Val, e: Entry): FactValue |
   if (x.k === 'lit' && typeof x.v === 'string') {
     const s = x.v.trim();
     if (s === 'all-linear') return 'all-linear';
-    const names = s.split(',').map((t) => t.trim()).filter((t) => t.length > 0);
+    const names = s
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => t.length > 0);
     if (names.length > 0 && names.every((t) => /^[\w.-]+$/.test(t))) return names;
     return { unknown: `${fmt(x.v)} is not a comma-separated list of module names` };
   }
   return stringListOf(file, x, e);
 }
 
-export function mapBool<T>(b: boolean | Unknown | undefined, f: (b: boolean) => T | undefined): T | Unknown | undefined {
+export function mapBool<T>(
+  b: boolean | Unknown | undefined,
+  f: (b: boolean) => T | undefined,
+): T | Unknown | undefined {
   if (b === undefined) return undefined;
   if (typeof b === 'boolean') return f(b);
   return b;

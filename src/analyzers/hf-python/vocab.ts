@@ -4,33 +4,86 @@
 // (trl@f2cd577:trl/trainer/base_config.py), so their facts carry the 'trl' tool.
 export const HF_ARGS = new Set(['TrainingArguments', 'Seq2SeqTrainingArguments']);
 export const TRL_CONFIGS = new Set([
-  'SFTConfig', 'DPOConfig', 'GRPOConfig', 'RLOOConfig', 'ORPOConfig', 'KTOConfig', 'PPOConfig', 'RewardConfig', 'CPOConfig',
-  'BCOConfig', 'GKDConfig', 'PRMConfig', 'NashMDConfig', 'OnlineDPOConfig', 'XPOConfig', 'IterativeSFTConfig', 'GOLDConfig',
-  'MiniLLMConfig', 'AlignPropConfig', 'DDPOConfig',
+  'SFTConfig',
+  'DPOConfig',
+  'GRPOConfig',
+  'RLOOConfig',
+  'ORPOConfig',
+  'KTOConfig',
+  'PPOConfig',
+  'RewardConfig',
+  'CPOConfig',
+  'BCOConfig',
+  'GKDConfig',
+  'PRMConfig',
+  'NashMDConfig',
+  'OnlineDPOConfig',
+  'XPOConfig',
+  'IterativeSFTConfig',
+  'GOLDConfig',
+  'MiniLLMConfig',
+  'AlignPropConfig',
+  'DDPOConfig',
 ]);
-export const TRL_TRAINERS = /^(SFT|DPO|GRPO|RLOO|ORPO|KTO|PPO|Reward|CPO|BCO|GKD|PRM|NashMD|OnlineDPO|XPO|IterativeSFT|GOLD|MiniLLM)Trainer$/;
+export const TRL_TRAINERS =
+  /^(SFT|DPO|GRPO|RLOO|ORPO|KTO|PPO|Reward|CPO|BCO|GKD|PRM|NashMD|OnlineDPO|XPO|IterativeSFT|GOLD|MiniLLM)Trainer$/;
 export const HF_TRAINERS = new Set(['Trainer', 'Seq2SeqTrainer']);
 /** transformers collators that pad each batch to its longest sample unless padding="max_length". */
 export const PADDING_COLLATORS = new Set(['DataCollatorForSeq2Seq', 'DataCollatorWithPadding']);
 /** PEFT methods other than LoRA and IA3 (peft/tuners): their adapters and saved tensors are not modeled. */
-export const OTHER_PEFT_CONFIGS = new Set(['PromptTuningConfig', 'PrefixTuningConfig', 'PromptEncoderConfig',
-  'MultitaskPromptTuningConfig', 'AdaptionPromptConfig',
-  'CPTConfig', 'LoHaConfig', 'LoKrConfig', 'AdaLoraConfig', 'OFTConfig', 'BOFTConfig', 'VeraConfig', 'FourierFTConfig', 'LNTuningConfig', 'BoneConfig',
-  'MissConfig', 'HRAConfig', 'VBLoRAConfig', 'C3AConfig', 'ShiraConfig', 'RoadConfig', 'TrainableTokensConfig', 'XLoraConfig', 'PolyConfig',
-  'RandLoraConfig', 'WaveFTConfig', 'DeloraConfig', 'GraloraConfig', 'OSFConfig']);
+export const OTHER_PEFT_CONFIGS = new Set([
+  'PromptTuningConfig',
+  'PrefixTuningConfig',
+  'PromptEncoderConfig',
+  'MultitaskPromptTuningConfig',
+  'AdaptionPromptConfig',
+  'CPTConfig',
+  'LoHaConfig',
+  'LoKrConfig',
+  'AdaLoraConfig',
+  'OFTConfig',
+  'BOFTConfig',
+  'VeraConfig',
+  'FourierFTConfig',
+  'LNTuningConfig',
+  'BoneConfig',
+  'MissConfig',
+  'HRAConfig',
+  'VBLoRAConfig',
+  'C3AConfig',
+  'ShiraConfig',
+  'RoadConfig',
+  'TrainableTokensConfig',
+  'XLoraConfig',
+  'PolyConfig',
+  'RandLoraConfig',
+  'WaveFTConfig',
+  'DeloraConfig',
+  'GraloraConfig',
+  'OSFConfig',
+]);
 export const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
 /**
  * TRL's paired preference trainers: chosen and rejected run in one forward. DPO compares with a reference model (a
  * frozen copy, or the model with its adapters disabled); ORPO and CPO (SimPO with cpo_alpha=0) need none.
  */
 export const UNMODELED_TRL: Readonly<Record<string, string>> = {
-  PPOConfig: 'ppo', NashMDConfig: 'xpo', XPOConfig: 'xpo',
+  PPOConfig: 'ppo',
+  NashMDConfig: 'xpo',
+  XPOConfig: 'xpo',
 };
 export const PREFERENCE_CONFIGS: Readonly<Record<string, string>> = {
-  DPOConfig: 'dpo', DPOTrainer: 'dpo', KTOConfig: 'kto', KTOTrainer: 'kto', ORPOConfig: 'reference-free', ORPOTrainer: 'reference-free',
-    CPOConfig: 'reference-free', CPOTrainer: 'reference-free',
+  DPOConfig: 'dpo',
+  DPOTrainer: 'dpo',
+  KTOConfig: 'kto',
+  KTOTrainer: 'kto',
+  ORPOConfig: 'reference-free',
+  ORPOTrainer: 'reference-free',
+  CPOConfig: 'reference-free',
+  CPOTrainer: 'reference-free',
   // RewardTrainer scores the chosen and the rejected sequence of each pair with a sequence classifier, no reference.
-  RewardConfig: 'reward', RewardTrainer: 'reward',
+  RewardConfig: 'reward',
+  RewardTrainer: 'reward',
 };
 /**
  * TRL's online RL trainers whose rollouts are modeled: GRPO generates completions, scores them, then trains on them;
@@ -38,11 +91,23 @@ export const PREFERENCE_CONFIGS: Readonly<Record<string, string>> = {
  * online DPO generates two completions per prompt in each micro-step and trains on the pair.
  */
 export const ROLLOUT_CONFIGS: Readonly<Record<string, string>> = {
-  GRPOConfig: 'grpo', GRPOTrainer: 'grpo', RLOOConfig: 'rloo', RLOOTrainer: 'rloo', OnlineDPOConfig: 'online-dpo', OnlineDPOTrainer: 'online-dpo',
+  GRPOConfig: 'grpo',
+  GRPOTrainer: 'grpo',
+  RLOOConfig: 'rloo',
+  RLOOTrainer: 'rloo',
+  OnlineDPOConfig: 'online-dpo',
+  OnlineDPOTrainer: 'online-dpo',
 };
 /** Unsloth's model classes (unsloth/models/loader.py FastLanguageModel and FastModel, vision.py FastVisionModel). */
 export const UNSLOTH_CLASSES: ReadonlySet<string> = new Set(['FastLanguageModel', 'FastModel', 'FastVisionModel']);
 /** FastLanguageModel.get_peft_model's target_modules default (unsloth/models/llama.py). */
 export const UNSLOTH_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
 /** Sequence-length names used by TRL configs, the HF example scripts and the Alpaca/FastChat family (FORMATS.md §2.3). */
-export const SEQ_KEYS = new Set(['max_seq_length', 'model_max_length', 'max_seq_len', 'block_size', 'cutoff_len', 'sequence_len']);
+export const SEQ_KEYS = new Set([
+  'max_seq_length',
+  'model_max_length',
+  'max_seq_len',
+  'block_size',
+  'cutoff_len',
+  'sequence_len',
+]);

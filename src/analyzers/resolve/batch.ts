@@ -6,7 +6,10 @@ import { num, type ResolveContext } from './context';
 /** The data-parallel world: every GPU of the run over the tensor- and pipeline-parallel groups. */
 export function dataParallelWorld(setup: ResolveContext['setup']): number {
   const worldSize = ((setup.gpus_per_node as number | undefined) ?? 1) * ((setup.nodes as number | undefined) ?? 1);
-  return worldSize / (((setup.tensor_parallel as number | undefined) ?? 1) * ((setup.pipeline_parallel as number | undefined) ?? 1));
+  return (
+    worldSize /
+    (((setup.tensor_parallel as number | undefined) ?? 1) * ((setup.pipeline_parallel as number | undefined) ?? 1))
+  );
 }
 
 /**
@@ -15,11 +18,20 @@ export function dataParallelWorld(setup: ResolveContext['setup']): number {
  */
 export function resolveEvalBatch(ctx: ResolveContext): void {
   const { decided, tools, setup, prov } = ctx;
-  if (decided.evalStrategy && decided.evalStrategy.fact.value === true && !ctx.fromFact('eval_batch_size', 'evalBatchSize', num)) {
+  if (
+    decided.evalStrategy &&
+    decided.evalStrategy.fact.value === true &&
+    !ctx.fromFact('eval_batch_size', 'evalBatchSize', num)
+  ) {
     const axolotl = tools[0] === 'axolotl';
-    setup.eval_batch_size = axolotl ? (setup.micro_batch_size as number | undefined) ?? 1 : 8;
-    prov.eval_batch_size = { kind: 'default', owner: axolotl ? 'axolotl' : tools[0] ?? 'hf-trainer',
-      note: axolotl ? 'eval_batch_size defaults to micro_batch_size' : 'per_device_eval_batch_size defaults to 8 (transformers TrainingArguments)' };
+    setup.eval_batch_size = axolotl ? ((setup.micro_batch_size as number | undefined) ?? 1) : 8;
+    prov.eval_batch_size = {
+      kind: 'default',
+      owner: axolotl ? 'axolotl' : (tools[0] ?? 'hf-trainer'),
+      note: axolotl
+        ? 'eval_batch_size defaults to micro_batch_size'
+        : 'per_device_eval_batch_size defaults to 8 (transformers TrainingArguments)',
+    };
   }
 }
 
@@ -34,20 +46,42 @@ export function resolveTrainBatch(ctx: ResolveContext): void {
     const gas = setup.gradient_accumulation_steps as number | undefined;
     if (micro !== undefined && gas !== undefined) {
       if (micro * gas * dpWorld !== tb) {
-        problems.push({ ...w.location, severity: 'error', code: 'batch-size-mismatch', key: w.fact.rawKey,
-          ...msg('train_batch_size {0} != {1} (micro) x {2} (accumulation) x {3} (GPUs) = {4}', tb, micro, gas, dpWorld, micro * gas * dpWorld) });
+        problems.push({
+          ...w.location,
+          severity: 'error',
+          code: 'batch-size-mismatch',
+          key: w.fact.rawKey,
+          ...msg(
+            'train_batch_size {0} != {1} (micro) x {2} (accumulation) x {3} (GPUs) = {4}',
+            tb,
+            micro,
+            gas,
+            dpWorld,
+            micro * gas * dpWorld,
+          ),
+        });
       }
     } else if (micro !== undefined) {
       const g = tb / (micro * dpWorld);
       if (Number.isInteger(g) && g > 0) {
         setup.gradient_accumulation_steps = g;
-        prov.gradient_accumulation_steps = { kind: 'file', file: w.file, line: w.location.line, key: `${w.fact.rawKey} / (micro x GPUs)` };
+        prov.gradient_accumulation_steps = {
+          kind: 'file',
+          file: w.file,
+          line: w.location.line,
+          key: `${w.fact.rawKey} / (micro x GPUs)`,
+        };
       }
     } else {
       const m = tb / ((gas ?? 1) * dpWorld);
       if (Number.isInteger(m) && m > 0) {
         setup.micro_batch_size = m;
-        prov.micro_batch_size = { kind: 'file', file: w.file, line: w.location.line, key: `${w.fact.rawKey} / (accumulation x GPUs)` };
+        prov.micro_batch_size = {
+          kind: 'file',
+          file: w.file,
+          line: w.location.line,
+          key: `${w.fact.rawKey} / (accumulation x GPUs)`,
+        };
       }
     }
   }

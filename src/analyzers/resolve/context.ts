@@ -53,8 +53,11 @@ export class ResolveContext {
     if (!d) return;
     this.setup[field] = d.value;
     const unknown = this.unknownOnly[keyOfField(field)];
-    this.prov[field] = { kind: 'default', owner: d.tool,
-      note: unknown ? `${d.note}; the file's value ${unknown.fact.rawValue} is not known statically` : d.note };
+    this.prov[field] = {
+      kind: 'default',
+      owner: d.tool,
+      note: unknown ? `${d.note}; the file's value ${unknown.fact.rawValue} is not known statically` : d.note,
+    };
   }
 }
 
@@ -62,9 +65,21 @@ export const num = (v: FactValue): number | undefined => (typeof v === 'number' 
 export const bool = (v: FactValue): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
 
 const FIELD_KEYS: Record<string, CanonicalKey> = {
-  micro_batch_size: 'microBatchSize', gradient_accumulation_steps: 'gradientAccumulationSteps', seq_len: 'seqLen', optimizer: 'optimizer',
-  gradient_checkpointing: 'gradientCheckpointing', attention: 'attention', weights_dtype: 'weightsDtype', mixed_precision: 'mixedPrecision',
-  zero_stage: 'zeroStage', fsdp: 'fsdp', model: 'model', method: 'method', loss: 'loss', gpus_per_node: 'gpusPerNode', nodes: 'nodes',
+  micro_batch_size: 'microBatchSize',
+  gradient_accumulation_steps: 'gradientAccumulationSteps',
+  seq_len: 'seqLen',
+  optimizer: 'optimizer',
+  gradient_checkpointing: 'gradientCheckpointing',
+  attention: 'attention',
+  weights_dtype: 'weightsDtype',
+  mixed_precision: 'mixedPrecision',
+  zero_stage: 'zeroStage',
+  fsdp: 'fsdp',
+  model: 'model',
+  method: 'method',
+  loss: 'loss',
+  gpus_per_node: 'gpusPerNode',
+  nodes: 'nodes',
 };
 
 /** A winning fact's number, or the default when it is absent or not a number. */
@@ -76,7 +91,8 @@ export function numberOf(w: WinningFact | undefined, dflt: number): number {
 export function fileProv(w: WinningFact): Provenance {
   if (w.bundled) return { kind: 'default', owner: w.bundled.owner, note: `${w.fact.rawKey} in ${w.bundled.note}` };
   // One of the values a branch-set variable can take: an assumption, said with the file and line it is read at.
-  if (w.fact.assumed) return { kind: 'default', owner: 'VRAM Lens', note: `${w.fact.assumed} (${baseName(w.file)}:${w.location.line})` };
+  if (w.fact.assumed)
+    return { kind: 'default', owner: 'VRAM Lens', note: `${w.fact.assumed} (${baseName(w.file)}:${w.location.line})` };
   return { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
 }
 

@@ -6,11 +6,26 @@
 import type { CanonicalKey, FactValue } from '../facts';
 import { bool, num, type DefaultField, type ResolveContext } from './context';
 import { resolveEvalBatch, resolveTrainBatch } from './batch';
-import { resolveIa3, resolveKbitUpcast, resolveLora, resolveMethod, resolveModelRef, resolveQuantization } from './method';
+import {
+  resolveIa3,
+  resolveKbitUpcast,
+  resolveLora,
+  resolveMethod,
+  resolveModelRef,
+  resolveQuantization,
+} from './method';
 import { resolveBadam, resolveGalore, resolveOptimizer } from './optimizer';
 import {
-  checkOffloadNeedsZero, resolveFsdpOffload, resolveGpu, resolveGpuOverrides, resolveLayoutWorld, resolveOpenGpuCount, resolveSeqLenOverride, resolveTorchtuneFsdp,
-  resolveWorldSize, resolveZeroBuckets,
+  checkOffloadNeedsZero,
+  resolveFsdpOffload,
+  resolveGpu,
+  resolveGpuOverrides,
+  resolveLayoutWorld,
+  resolveOpenGpuCount,
+  resolveSeqLenOverride,
+  resolveTorchtuneFsdp,
+  resolveWorldSize,
+  resolveZeroBuckets,
 } from './parallelism';
 import { resolvePrecision } from './precision';
 import { resolvePreference } from './preference';
@@ -24,7 +39,11 @@ export type FieldRule =
   | ((ctx: ResolveContext) => void);
 
 /** A row: the field from the fact that decided `key`. */
-const fromFact = (field: string, key: CanonicalKey, map?: (v: FactValue) => unknown): FieldRule => ({ field, key, ...(map ? { map } : {}) });
+const fromFact = (field: string, key: CanonicalKey, map?: (v: FactValue) => unknown): FieldRule => ({
+  field,
+  key,
+  ...(map ? { map } : {}),
+});
 /** A row: the field, when still unset, from the tools' default for `defaultField`. */
 const fromDefault = (field: string, defaultField: DefaultField): FieldRule => ({ field, toolDefault: defaultField });
 
@@ -74,8 +93,14 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('pipeline_parallel', 'pipelineParallel', num),
   fromFact('sequence_parallel', 'sequenceParallel', bool),
   fromFact('context_parallel', 'contextParallel', num),
-  fromFact('zero_hpz_partition_size', 'zeroHpzPartitionSize', (v) => { const n = num(v); return n !== undefined && n > 1 ? n : undefined; }),
-  fromFact('zero_mics_shard_size', 'micsShardSize', (v) => { const n = num(v); return n !== undefined && n > 0 ? n : undefined; }),
+  fromFact('zero_hpz_partition_size', 'zeroHpzPartitionSize', (v) => {
+    const n = num(v);
+    return n !== undefined && n > 1 ? n : undefined;
+  }),
+  fromFact('zero_mics_shard_size', 'micsShardSize', (v) => {
+    const n = num(v);
+    return n !== undefined && n > 0 ? n : undefined;
+  }),
   fromFact('expert_parallel', 'expertParallel', num),
   fromFact('nodes', 'nodes', num),
   fromFact('gpus_per_node', 'gpusPerNode', num),

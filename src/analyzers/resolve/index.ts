@@ -19,10 +19,23 @@ import type { AnalyzedFile, FactResolution, ModelResolver, Overrides } from './t
 import { fileProblems, toolOrder, winningFacts } from './winning';
 export { locateOffset } from './locate';
 export { catalogResolver, resolveScenarios } from './scenarios';
-export type { AnalyzedFile, FactResolution, FileRole, ModelResolver, Overrides, Resolution, ResolvedModel, WinningFact } from './types';
+export type {
+  AnalyzedFile,
+  FactResolution,
+  FileRole,
+  ModelResolver,
+  Overrides,
+  Resolution,
+  ResolvedModel,
+  WinningFact,
+} from './types';
 
 /** The setup the files describe, with the provenance of each field, the fact that decided each key, and located problems. */
-export function resolveFacts(files: readonly AnalyzedFile[], overrides: Overrides, resolveModel: ModelResolver): FactResolution {
+export function resolveFacts(
+  files: readonly AnalyzedFile[],
+  overrides: Overrides,
+  resolveModel: ModelResolver,
+): FactResolution {
   const problems = fileProblems(files);
   const { decided, unknownOnly } = winningFacts(files);
   const tools = toolOrder(files);
@@ -40,8 +53,13 @@ export function resolveFacts(files: readonly AnalyzedFile[], overrides: Override
       const w = decided[keyOfField(field)];
       const where = w && issue.path.length === 1 ? `\`${w.fact.rawKey}\`` : `\`${issue.path.join('.')}\``;
       const written = w && issue.path.length === 1 ? quoteWritten(w.fact.rawValue) : undefined;
-      problems.push({ ...(w?.location ?? modelAt), severity: 'error', code: 'invalid-value', key: w?.fact.rawKey ?? field,
-        ...describeSetupIssue(issue, where, valueAt(setup, issue.path), written) });
+      problems.push({
+        ...(w?.location ?? modelAt),
+        severity: 'error',
+        code: 'invalid-value',
+        key: w?.fact.rawKey ?? field,
+        ...describeSetupIssue(issue, where, valueAt(setup, issue.path), written),
+      });
     }
     return { provenance, problems, decided, tools };
   }

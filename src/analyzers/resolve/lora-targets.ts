@@ -14,15 +14,42 @@ import type { WinningFact } from './types';
  * (huggingface/peft@00073fe src/peft/utils/constants.py, TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
  */
 export const PEFT_LORA_DEFAULT_TARGETS: Readonly<Record<string, readonly string[]>> = {
-  t5: ['q', 'v'], mt5: ['q', 'v'], bart: ['q_proj', 'v_proj'], gpt2: ['c_attn'], bloom: ['query_key_value'],
-  'blip-2': ['q', 'v', 'q_proj', 'v_proj'], opt: ['q_proj', 'v_proj'], gptj: ['q_proj', 'v_proj'], gpt_neox: ['query_key_value'],
-  gpt_neo: ['q_proj', 'v_proj'], bert: ['query', 'value'], roberta: ['query', 'value'], 'xlm-roberta': ['query', 'value'],
-  electra: ['query', 'value'], 'deberta-v2': ['query_proj', 'value_proj'], deberta: ['in_proj'], layoutlm: ['query', 'value'],
-  llama: ['q_proj', 'v_proj'], llama4: ['q_proj', 'v_proj'], chatglm: ['query_key_value'], gpt_bigcode: ['c_attn'], mpt: ['Wqkv'],
-  RefinedWebModel: ['query_key_value'], RefinedWeb: ['query_key_value'], falcon: ['query_key_value'], btlm: ['c_proj', 'c_attn'],
-  codegen: ['qkv_proj'], mistral: ['q_proj', 'v_proj'], mixtral: ['q_proj', 'v_proj'], stablelm: ['q_proj', 'v_proj'],
-  phi: ['q_proj', 'v_proj', 'fc1', 'fc2'], gemma: ['q_proj', 'v_proj'], gemma2: ['q_proj', 'v_proj'], gemma3_text: ['q_proj', 'v_proj'],
-  qwen2: ['q_proj', 'v_proj'], qwen3: ['q_proj', 'v_proj'],
+  t5: ['q', 'v'],
+  mt5: ['q', 'v'],
+  bart: ['q_proj', 'v_proj'],
+  gpt2: ['c_attn'],
+  bloom: ['query_key_value'],
+  'blip-2': ['q', 'v', 'q_proj', 'v_proj'],
+  opt: ['q_proj', 'v_proj'],
+  gptj: ['q_proj', 'v_proj'],
+  gpt_neox: ['query_key_value'],
+  gpt_neo: ['q_proj', 'v_proj'],
+  bert: ['query', 'value'],
+  roberta: ['query', 'value'],
+  'xlm-roberta': ['query', 'value'],
+  electra: ['query', 'value'],
+  'deberta-v2': ['query_proj', 'value_proj'],
+  deberta: ['in_proj'],
+  layoutlm: ['query', 'value'],
+  llama: ['q_proj', 'v_proj'],
+  llama4: ['q_proj', 'v_proj'],
+  chatglm: ['query_key_value'],
+  gpt_bigcode: ['c_attn'],
+  mpt: ['Wqkv'],
+  RefinedWebModel: ['query_key_value'],
+  RefinedWeb: ['query_key_value'],
+  falcon: ['query_key_value'],
+  btlm: ['c_proj', 'c_attn'],
+  codegen: ['qkv_proj'],
+  mistral: ['q_proj', 'v_proj'],
+  mixtral: ['q_proj', 'v_proj'],
+  stablelm: ['q_proj', 'v_proj'],
+  phi: ['q_proj', 'v_proj', 'fc1', 'fc2'],
+  gemma: ['q_proj', 'v_proj'],
+  gemma2: ['q_proj', 'v_proj'],
+  gemma3_text: ['q_proj', 'v_proj'],
+  qwen2: ['q_proj', 'v_proj'],
+  qwen3: ['q_proj', 'v_proj'],
 };
 
 const PEFT_SOURCE = 'peft src/peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING';
@@ -73,7 +100,13 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
   const family = a.family;
   const top = { file: ctx.files[0]?.file ?? '', start: 0, end: 0, line: 1, column: 1 };
   const warn = (w: WinningFact | undefined, m: ReturnType<typeof msg>): void => {
-    problems.push({ ...(w?.location ?? top), severity: 'warning', code: 'invalid-value', ...m, ...(w ? { key: w.fact.rawKey } : {}) });
+    problems.push({
+      ...(w?.location ?? top),
+      severity: 'warning',
+      code: 'invalid-value',
+      ...m,
+      ...(w ? { key: w.fact.rawKey } : {}),
+    });
   };
   const listW = decided.loraTargets;
   const regexW = decided.loraTargetRegex;
@@ -81,12 +114,28 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
     const pattern = String(regexW.fact.value);
     const re = fullmatcher(pattern);
     if (!re) {
-      warn(regexW, msg('{0}: this regular expression uses Python syntax that is not read here; the LoRA targets are not known (this {1} model has {2}): give a list', pattern, family, haveText));
+      warn(
+        regexW,
+        msg(
+          '{0}: this regular expression uses Python syntax that is not read here; the LoRA targets are not known (this {1} model has {2}): give a list',
+          pattern,
+          family,
+          haveText,
+        ),
+      );
       return;
     }
     const hits = mods.filter((m) => fullNames(m).some((n) => re.test(n)));
     if (hits.length === 0) {
-      warn(regexW, msg('target_modules {0} is a regular expression that PEFT matches against whole module names (model.layers.0.self_attn.q_proj), and it matches none of this {1} model\'s: PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}', pattern, family, haveText));
+      warn(
+        regexW,
+        msg(
+          'target_modules {0} is a regular expression that PEFT matches against whole module names (model.layers.0.self_attn.q_proj), and it matches none of this {1} model\'s: PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}',
+          pattern,
+          family,
+          haveText,
+        ),
+      );
       return;
     }
     lora.target_modules = [...new Set(hits.map((m) => m.name))];
@@ -94,7 +143,9 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
   }
   if (!listW) {
     // No target_modules in the files: PEFT's per-model default, for the tools whose default is PEFT's own.
-    const d = tools.find((t) => t === 'hf-trainer' || t === 'trl' || t === 'peft') !== undefined && !tools.some((t) => t === 'unsloth' || t === 'axolotl' || t === 'llamafactory' || t === 'torchtune');
+    const d =
+      tools.find((t) => t === 'hf-trainer' || t === 'trl' || t === 'peft') !== undefined &&
+      !tools.some((t) => t === 'unsloth' || t === 'axolotl' || t === 'llamafactory' || t === 'torchtune');
     if (!d) return;
     const modelType = (setup.architecture as { model_type?: unknown }).model_type;
     const def = typeof modelType === 'string' ? PEFT_LORA_DEFAULT_TARGETS[modelType] : undefined;
@@ -102,9 +153,22 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
     if (def) {
       lora.target_modules = [...def];
       // With r and the rest from the files, lora's provenance stays the file's (as before this table).
-      if (prov.lora?.kind === 'default') prov.lora = { kind: 'default', owner: 'peft', note: `LoRA settings of the tool; target_modules ${def.join(', ')}: PEFT's default for model_type ${String(modelType)} (${PEFT_SOURCE})` };
+      if (prov.lora?.kind === 'default')
+        prov.lora = {
+          kind: 'default',
+          owner: 'peft',
+          note: `LoRA settings of the tool; target_modules ${def.join(', ')}: PEFT's default for model_type ${String(modelType)} (${PEFT_SOURCE})`,
+        };
     } else {
-      warn(at, msg('no target_modules, and PEFT has no default for model_type {0}: get_peft_model raises "Please specify `target_modules` in `peft_config`". This {1} model\'s linear modules: {2}; q_proj, v_proj are assumed', String(modelType), family, haveText));
+      warn(
+        at,
+        msg(
+          'no target_modules, and PEFT has no default for model_type {0}: get_peft_model raises "Please specify `target_modules` in `peft_config`". This {1} model\'s linear modules: {2}; q_proj, v_proj are assumed',
+          String(modelType),
+          family,
+          haveText,
+        ),
+      );
     }
     return;
   }
@@ -114,7 +178,10 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
   // A comma-separated string given to a script's list option (`--lora_target_modules "q_proj,k_proj"`): the script
   // splits it (PEFT examples/sft: args.lora_target_modules.split(",")). LoraConfig's own list is taken as written.
   if (listW.fact.rawKey !== 'target_modules' && list.some((t) => t.includes(','))) {
-    list = list.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t.length > 0);
+    list = list
+      .flatMap((t) => t.split(','))
+      .map((t) => t.trim())
+      .filter((t) => t.length > 0);
     lora.target_modules = list;
   }
   // PEFT's suffix rule reaches `self_attn.q_proj`; the estimate counts modules by their own names, so such entries
@@ -122,9 +189,25 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
   const unmatched = list.filter((t) => !mods.some((m) => listMatches(t, m)));
   if (unmatched.length > 0) {
     if (unmatched.length === list.length) {
-      warn(listW, msg('none of the LoRA target modules ({0}) is a module of this {1} model: PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}', list.join(', '), family, haveText));
+      warn(
+        listW,
+        msg(
+          'none of the LoRA target modules ({0}) is a module of this {1} model: PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}',
+          list.join(', '),
+          family,
+          haveText,
+        ),
+      );
     } else {
-      warn(listW, msg('{0}: not a module of this {1} model; PEFT adapts the other targets. Its linear modules: {2}', unmatched.join(', '), family, haveText));
+      warn(
+        listW,
+        msg(
+          '{0}: not a module of this {1} model; PEFT adapts the other targets. Its linear modules: {2}',
+          unmatched.join(', '),
+          family,
+          haveText,
+        ),
+      );
     }
   }
   const reached = mods.filter((m) => list.some((t) => listMatches(t, m)));

@@ -15,7 +15,10 @@ export function resolveModelRef(ctx: ResolveContext): void {
   ctx.fromFact('model', 'model', (v) => (typeof v === 'string' ? v : undefined));
   if (overrides.model) {
     setup.model = overrides.model;
-    prov.model = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.model' } : { kind: 'flag', flag: '--model' };
+    prov.model =
+      overrides.origin === 'setting'
+        ? { kind: 'setting', setting: 'vramLens.model' }
+        : { kind: 'flag', flag: '--model' };
   }
 }
 
@@ -86,7 +89,9 @@ export function resolveQuantization(ctx: ResolveContext): void {
   const quantBits = quantBitsOf(decided);
   if (quantBits === 4 || quantBits === 8) {
     const q: Record<string, unknown> = { bits: quantBits };
-    const t = decided.quantType?.fact.value ?? (quantBits === 8 ? 'int8' : toolDefault(tools, 'quantization.type')?.value ?? 'nf4');
+    const t =
+      decided.quantType?.fact.value ??
+      (quantBits === 8 ? 'int8' : (toolDefault(tools, 'quantization.type')?.value ?? 'nf4'));
     q.type = t;
     q.double_quant = decided.doubleQuant?.fact.value ?? toolDefault(tools, 'quantization.double_quant')?.value ?? false;
     // torchtune's qlora builders quantize every linear of the blocks: LoRA-wrapped ones and, when quantize_base is set,
@@ -106,7 +111,11 @@ export function resolveKbitUpcast(ctx: ResolveContext): void {
   if (!ctx.fromFact('kbit_upcast', 'kbitUpcast') && setup.quantization !== undefined && tools.includes('trl')) {
     // TRL's SFTTrainer called prepare_model_for_kbit_training for 4/8-bit models until its model-preparation
     // clean-up (trl PR 4577, Nov 2025); the installed version is not in the files.
-    prov.kbit_upcast = { kind: 'default', owner: 'trl', note: 'current SFTTrainer keeps unquantized parameters in 16 bits (since trl PR 4577, Nov 2025); older releases kept the norms in fp32: set kbit_upcast: norms for them' };
+    prov.kbit_upcast = {
+      kind: 'default',
+      owner: 'trl',
+      note: 'current SFTTrainer keeps unquantized parameters in 16 bits (since trl PR 4577, Nov 2025); older releases kept the norms in fp32: set kbit_upcast: norms for them',
+    };
   } else if (!ctx.fromFact('kbit_upcast', 'kbitUpcast') && setup.quantization !== undefined && tools[0] === 'axolotl') {
     // Axolotl's ModelLoader.load (src/axolotl/loaders/model.py): prepare_model(), for an adapter on a load_in_4bit /
     // load_in_8bit model, calls peft's prepare_model_for_kbit_training (every unquantized parameter to fp32) unless
@@ -114,6 +123,10 @@ export function resolveKbitUpcast(ctx: ResolveContext): void {
     // QLoRA+FSDP (should_convert), convert_embedding_modules_dtype puts the norms, embeddings and head back in
     // torch_dtype. What stays fp32 are the biases of quantized linears and MoE router gates: a few MB, not modeled.
     setup.kbit_upcast = 'none';
-    prov.kbit_upcast = { kind: 'default', owner: 'axolotl', note: "Axolotl's loader calls prepare_model_for_kbit_training (unquantized parameters to fp32; skipped under QLoRA+FSDP and ZeRO-3), then casts the norms, embeddings and head back to torch_dtype for a lora / qlora adapter (src/axolotl/loaders/model.py, ModelLoader.load); only biases and MoE router gates stay fp32" };
+    prov.kbit_upcast = {
+      kind: 'default',
+      owner: 'axolotl',
+      note: "Axolotl's loader calls prepare_model_for_kbit_training (unquantized parameters to fp32; skipped under QLoRA+FSDP and ZeRO-3), then casts the norms, embeddings and head back to torch_dtype for a lora / qlora adapter (src/axolotl/loaders/model.py, ModelLoader.load); only biases and MoE router gates stay fp32",
+    };
   }
 }

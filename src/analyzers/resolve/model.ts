@@ -23,39 +23,84 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
     const unknown = unknownOnly.model;
     // A launcher that keeps its command in a heredoc (OpenRLHF's `read -r -d '' cmds <<EOF`) whose body passes a model
     // option: the body is not read, so the refusal points at the heredoc and says so.
-    const launcher = unknown ? undefined : ctx.files.find((f) => f.facts.format === 'shell' && heredocNamingModel(f.text));
+    const launcher = unknown
+      ? undefined
+      : ctx.files.find((f) => f.facts.format === 'shell' && heredocNamingModel(f.text));
     const h = launcher ? heredocNamingModel(launcher.text) : undefined;
     if (launcher && h) {
-      problems.push({ ...locateOffset(launcher.file, launcher.text, h.offset, h.offset + 2 + h.delimiter.length), severity: 'error', code: 'unknown-model',
-        ...msg('no model found in these files: heredocs (<<{0}) are not read, so a model named inside one is not seen: pass --model <hub id | dir | config.json> or set vramLens.model', h.delimiter) });
+      problems.push({
+        ...locateOffset(launcher.file, launcher.text, h.offset, h.offset + 2 + h.delimiter.length),
+        severity: 'error',
+        code: 'unknown-model',
+        ...msg(
+          'no model found in these files: heredocs (<<{0}) are not read, so a model named inside one is not seen: pass --model <hub id | dir | config.json> or set vramLens.model',
+          h.delimiter,
+        ),
+      });
       return false;
     }
-    problems.push({ ...(unknown?.location ?? modelAt), severity: 'error', code: 'unknown-model',
-      ...(unknown ? msg('the model ({0}) is not known statically: pass --model or set vramLens.model', unknown.fact.rawValue)
-        : msg('no model found in these files: pass --model <hub id | dir | config.json> or set vramLens.model')) });
+    problems.push({
+      ...(unknown?.location ?? modelAt),
+      severity: 'error',
+      code: 'unknown-model',
+      ...(unknown
+        ? msg('the model ({0}) is not known statically: pass --model or set vramLens.model', unknown.fact.rawValue)
+        : msg('no model found in these files: pass --model <hub id | dir | config.json> or set vramLens.model')),
+    });
     return false;
   }
   const r = resolveModel(ref);
   if (!r.ok) {
-    problems.push({ ...modelAt, severity: 'error', code: 'unknown-model', ...msg('{0}', r.message), key: decided.model?.fact.rawKey });
+    problems.push({
+      ...modelAt,
+      severity: 'error',
+      code: 'unknown-model',
+      ...msg('{0}', r.message),
+      key: decided.model?.fact.rawKey,
+    });
     return false;
   }
   setup.architecture = r.model.config;
   prov.architecture = { kind: 'catalog', entry: r.model.source };
-  for (const note of r.model.notes ?? []) problems.push({ ...modelAt, severity: 'warning', code: 'model-files', ...msg('{0}', note),
-    key: decided.model?.fact.rawKey });
+  for (const note of r.model.notes ?? [])
+    problems.push({
+      ...modelAt,
+      severity: 'warning',
+      code: 'model-files',
+      ...msg('{0}', note),
+      key: decided.model?.fact.rawKey,
+    });
   // A model id given to a TRL trainer is loaded with dtype "auto" unless model_init_kwargs says otherwise
   // (trl@006d32c: GRPOTrainer / SFTTrainer / DPOTrainer, model_init_kwargs.get("dtype", "auto")), and so is a
   // from_pretrained call without a dtype since transformers 5 (huggingface/transformers PR 42805): the checkpoint's dtype.
-  const loadedBy = decided.model?.fact.rawKey === 'model' && decided.model.fact.tool === 'trl' ? 'trainer'
-    : decided.model?.fact.rawKey === 'pretrained_model_name_or_path' ? 'from_pretrained' : undefined;
+  const loadedBy =
+    decided.model?.fact.rawKey === 'model' && decided.model.fact.tool === 'trl'
+      ? 'trainer'
+      : decided.model?.fact.rawKey === 'pretrained_model_name_or_path'
+        ? 'from_pretrained'
+        : undefined;
   const ckptDtype = checkpointDtype(r.model.config);
-  if (loadedBy && !decided.weightsDtype && prov.weights_dtype?.kind === 'default' && ckptDtype && setup.weights_dtype === 'fp32') {
+  if (
+    loadedBy &&
+    !decided.weightsDtype &&
+    prov.weights_dtype?.kind === 'default' &&
+    ckptDtype &&
+    setup.weights_dtype === 'fp32'
+  ) {
     const name = ckptDtype === 'bf16' ? 'bfloat16' : 'float16';
     setup.weights_dtype = ckptDtype;
-    prov.weights_dtype = loadedBy === 'trainer'
-      ? { kind: 'default', owner: 'trl', note: `the trainer loads a model id with dtype="auto": the checkpoint's ${name}` }
-      : { kind: 'default', owner: 'hf-trainer', note: `from_pretrained without a dtype loads the checkpoint's ${name} (dtype="auto", the default since transformers 5; 4.x loaded float32: pass dtype to pin it)` };
+    prov.weights_dtype =
+      loadedBy === 'trainer'
+        ? {
+            kind: 'default',
+            owner: 'trl',
+            note: `the trainer loads a model id with dtype="auto": the checkpoint's ${name}`,
+          }
+        : {
+            kind: 'default',
+            owner: 'hf-trainer',
+            note: `from_pretrained without a dtype loads the checkpoint's ${name} (dtype="auto", the default since transformers 5; 4.x loaded float32: pass dtype to pin it)`,
+          };
   }
   // A pre-quantized checkpoint (bitsandbytes, GPTQ, AWQ upload) is loaded in its stored bits whatever the script says;
   // training it needs adapters, as with quantization set in the files.
@@ -84,22 +129,36 @@ export function resolveTeacher(ctx: ResolveContext): void {
       // torchtune's KD recipes add a chunked forward KL to the cross-entropy; TRL's GKDTrainer trains on the
       // generalized JSD alone, with GKDConfig's beta (0.5 unless set).
       const gkd = teacherFact.fact.tool !== 'torchtune';
-      const beta = gkd && decided.klBeta && typeof decided.klBeta.fact.value === 'number' ? decided.klBeta.fact.value : 0.5;
+      const beta =
+        gkd && decided.klBeta && typeof decided.klBeta.fact.value === 'number' ? decided.klBeta.fact.value : 0.5;
       setup.distillation = {
-        teacher_model: id, teacher_architecture: t.model.config, ...(t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}),
-        ...(gkd ? {
-          loss: 'jsd', jsd_beta: Math.min(1, Math.max(0, beta)),
-          // GKDConfig lmbda 0.5 and max_new_tokens 128 unless set.
-          on_policy: Math.min(1, Math.max(0, numberOf(decided.onPolicyFraction, 0.5))),
-            max_new_tokens: Math.max(1, Math.round(numberOf(decided.maxNewTokens, 128))),
-        } : {}),
+        teacher_model: id,
+        teacher_architecture: t.model.config,
+        ...(t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}),
+        ...(gkd
+          ? {
+              loss: 'jsd',
+              jsd_beta: Math.min(1, Math.max(0, beta)),
+              // GKDConfig lmbda 0.5 and max_new_tokens 128 unless set.
+              on_policy: Math.min(1, Math.max(0, numberOf(decided.onPolicyFraction, 0.5))),
+              max_new_tokens: Math.max(1, Math.round(numberOf(decided.maxNewTokens, 128))),
+            }
+          : {}),
       };
       prov.distillation = fileProv(teacherFact);
     } else {
-      problems.push({ ...teacherFact.location, severity: 'warning', code: 'not-modeled', key: teacherFact.fact.rawKey,
-        ...msg('{0}: the teacher model ({1}) is not known, so its weights and the distillation loss are not counted: {2}', teacherFact.fact.rawKey,
+      problems.push({
+        ...teacherFact.location,
+        severity: 'warning',
+        code: 'not-modeled',
+        key: teacherFact.fact.rawKey,
+        ...msg(
+          '{0}: the teacher model ({1}) is not known, so its weights and the distillation loss are not counted: {2}',
+          teacherFact.fact.rawKey,
           teacherFact.fact.rawValue,
-          t && !t.ok ? t.message : 'no Hub id for this builder') });
+          t && !t.ok ? t.message : 'no Hub id for this builder',
+        ),
+      });
     }
   }
 }

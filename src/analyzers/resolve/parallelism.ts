@@ -20,10 +20,14 @@ export function resolveFsdpOffload(ctx: ResolveContext): void {
 export function resolveZeroBuckets(ctx: ResolveContext): void {
   const { decided, setup } = ctx;
   const buckets: Record<string, number> = {};
-  for (const [k, field] of [['reduceBucketSize', 'reduce_bucket_size'], ['allgatherBucketSize', 'allgather_bucket_size'],
+  for (const [k, field] of [
+    ['reduceBucketSize', 'reduce_bucket_size'],
+    ['allgatherBucketSize', 'allgather_bucket_size'],
     ['stage3PrefetchBucketSize', 'stage3_prefetch_bucket_size'],
-    ['stage3MaxLiveParameters', 'stage3_max_live_parameters'], ['stage3ParamPersistenceThreshold', 'stage3_param_persistence_threshold'],
-    ['subGroupSize', 'sub_group_size']] as const) {
+    ['stage3MaxLiveParameters', 'stage3_max_live_parameters'],
+    ['stage3ParamPersistenceThreshold', 'stage3_param_persistence_threshold'],
+    ['subGroupSize', 'sub_group_size'],
+  ] as const) {
     const v = decided[k] ? num(decided[k]!.fact.value as FactValue) : undefined;
     if (v !== undefined) buckets[field] = v;
   }
@@ -57,7 +61,9 @@ export function resolveGpuOverrides(ctx: ResolveContext): void {
   const setting = overrides.origin === 'setting';
   if (overrides.gpusPerNode !== undefined && (!setting || setup.gpus_per_node === undefined)) {
     setup.gpus_per_node = overrides.gpusPerNode;
-    prov.gpus_per_node = setting ? { kind: 'setting', setting: 'vramLens.gpusPerNode' } : { kind: 'flag', flag: '--gpus' };
+    prov.gpus_per_node = setting
+      ? { kind: 'setting', setting: 'vramLens.gpusPerNode' }
+      : { kind: 'flag', flag: '--gpus' };
   }
   if (overrides.nodes !== undefined && (!setting || setup.nodes === undefined)) {
     setup.nodes = overrides.nodes;
@@ -72,10 +78,19 @@ export function resolveGpuOverrides(ctx: ResolveContext): void {
 export function resolveOpenGpuCount(ctx: ResolveContext): void {
   const { setup, prov, unknownOnly } = ctx;
   const open = unknownOnly.gpusPerNode;
-  if (setup.gpus_per_node === undefined && open && typeof open.fact.value === 'object' && open.fact.value !== null && 'unknown' in open.fact.value) {
+  if (
+    setup.gpus_per_node === undefined &&
+    open &&
+    typeof open.fact.value === 'object' &&
+    open.fact.value !== null &&
+    'unknown' in open.fact.value
+  ) {
     setup.gpus_per_node = 1;
-    prov.gpus_per_node = { kind: 'default', owner: 'VRAM Lens',
-      note: `${open.fact.value.unknown} (${open.fact.rawKey} at line ${open.location.line}); one GPU is estimated, the most memory per GPU: set vramLens.gpusPerNode (or --gpus)` };
+    prov.gpus_per_node = {
+      kind: 'default',
+      owner: 'VRAM Lens',
+      note: `${open.fact.value.unknown} (${open.fact.rawKey} at line ${open.location.line}); one GPU is estimated, the most memory per GPU: set vramLens.gpusPerNode (or --gpus)`,
+    };
   }
 }
 
@@ -87,8 +102,11 @@ export function resolveOpenGpuCount(ctx: ResolveContext): void {
  */
 export function resolveLayoutWorld(ctx: ResolveContext): void {
   const { setup, prov } = ctx;
-  const layoutGpus = ((setup.tensor_parallel as number | undefined) ?? 1) * ((setup.pipeline_parallel as number | undefined) ?? 1)
-    * ((setup.fsdp_shard_size as number | undefined) ?? 1) * ((setup.context_parallel as number | undefined) ?? 1);
+  const layoutGpus =
+    ((setup.tensor_parallel as number | undefined) ?? 1) *
+    ((setup.pipeline_parallel as number | undefined) ?? 1) *
+    ((setup.fsdp_shard_size as number | undefined) ?? 1) *
+    ((setup.context_parallel as number | undefined) ?? 1);
   if (layoutGpus > 1 && setup.gpus_per_node === undefined && setup.nodes === undefined) {
     const multiNode = layoutGpus > 8 && layoutGpus % 8 === 0;
     setup.gpus_per_node = multiNode ? 8 : layoutGpus;
@@ -113,20 +131,33 @@ export function resolveSeqLenOverride(ctx: ResolveContext): void {
 /** torchtune's distributed recipes shard with FSDP2 (fully_shard) whenever more than one GPU runs. */
 export function resolveTorchtuneFsdp(ctx: ResolveContext): void {
   const { tools, setup, prov } = ctx;
-  if (tools.includes('torchtune') && setup.fsdp === undefined
-    && ((setup.gpus_per_node as number | undefined) ?? 1) * ((setup.nodes as number | undefined) ?? 1) > 1) {
+  if (
+    tools.includes('torchtune') &&
+    setup.fsdp === undefined &&
+    ((setup.gpus_per_node as number | undefined) ?? 1) * ((setup.nodes as number | undefined) ?? 1) > 1
+  ) {
     setup.fsdp = 'full_shard';
-    prov.fsdp = { kind: 'default', owner: 'torchtune', note: 'distributed recipes shard parameters, gradients and optimizer state with FSDP2' };
+    prov.fsdp = {
+      kind: 'default',
+      owner: 'torchtune',
+      note: 'distributed recipes shard parameters, gradients and optimizer state with FSDP2',
+    };
   }
 }
 
 /** Offload sanity: DeepSpeed offload without a ZeRO stage does nothing. */
 export function checkOffloadNeedsZero(ctx: ResolveContext): void {
   const { decided, setup, problems } = ctx;
-  if ((setup.offload_optimizer && setup.offload_optimizer !== 'none') && !setup.zero_stage && !setup.fsdp) {
+  if (setup.offload_optimizer && setup.offload_optimizer !== 'none' && !setup.zero_stage && !setup.fsdp) {
     const w = decided.offloadOptimizer;
-    if (w) problems.push({ ...w.location, severity: 'warning', code: 'offload-needs-zero', key: w.fact.rawKey,
-      ...msg('optimizer offload needs ZeRO stage 1-3 (or FSDP); without it nothing is offloaded') });
+    if (w)
+      problems.push({
+        ...w.location,
+        severity: 'warning',
+        code: 'offload-needs-zero',
+        key: w.fact.rawKey,
+        ...msg('optimizer offload needs ZeRO stage 1-3 (or FSDP); without it nothing is offloaded'),
+      });
   }
 }
 
@@ -135,7 +166,8 @@ export function resolveGpu(ctx: ResolveContext): void {
   const { overrides, setup, prov } = ctx;
   if (overrides.gpu) {
     setup.gpu = overrides.gpu;
-    prov.gpu = overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.gpu' } : { kind: 'flag', flag: '--gpu' };
+    prov.gpu =
+      overrides.origin === 'setting' ? { kind: 'setting', setting: 'vramLens.gpu' } : { kind: 'flag', flag: '--gpu' };
   } else {
     ctx.fromFact('gpu', 'gpu', (v) => (typeof v === 'string' ? v : undefined));
   }

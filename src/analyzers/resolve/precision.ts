@@ -21,12 +21,28 @@ export function resolvePrecision(ctx: ResolveContext): void {
   // (torchao/float8/float8_linear.py matmul_with_hp_or_float8_args: save_for_backward(input_hp, weight_hp_t)); the FP8
   // casts are per-layer transients. Memory is estimated as bf16 autocast, and the file says so at the key.
   const fp8 = mp === 'fp8' && !bf16 && !fp16;
-  let half: 'bf16' | 'fp16' | undefined = bf16 ? 'bf16' : fp16 ? 'fp16' : mp === 'bf16' || mp === 'fp16' ? mp : fp8 ? 'bf16' : undefined;
+  let half: 'bf16' | 'fp16' | undefined = bf16
+    ? 'bf16'
+    : fp16
+      ? 'fp16'
+      : mp === 'bf16' || mp === 'fp16'
+        ? mp
+        : fp8
+          ? 'bf16'
+          : undefined;
   const halfFact = bf16 ? decided.bf16 : fp16 ? decided.fp16 : decided.mixedPrecision;
   if (mp === 'fp8' && decided.mixedPrecision) {
     const w = decided.mixedPrecision;
-    problems.push({ ...w.location, severity: 'warning', code: 'not-modeled', key: w.fact.rawKey,
-      ...msg('{0}: FP8 matmuls are estimated as bf16 mixed precision (torchao Float8Linear keeps bf16 inputs for backward; Transformer Engine\'s smaller FP8 copies are not modeled)', w.fact.rawKey) });
+    problems.push({
+      ...w.location,
+      severity: 'warning',
+      code: 'not-modeled',
+      key: w.fact.rawKey,
+      ...msg(
+        "{0}: FP8 matmuls are estimated as bf16 mixed precision (torchao Float8Linear keeps bf16 inputs for backward; Transformer Engine's smaller FP8 copies are not modeled)",
+        w.fact.rawKey,
+      ),
+    });
     // torchao's float8 all-gather under FSDP2: the linear weights travel and wait in fp8.
     const ag = decided.fp8AllGather;
     if (ag && ag.fact.value === true) {
@@ -46,21 +62,34 @@ export function resolvePrecision(ctx: ResolveContext): void {
   if (pure) {
     setup.weights_dtype = 'bf16';
     setup.mixed_precision = 'none';
-    prov.weights_dtype = prov.mixed_precision = { kind: 'file', file: decided.pureBf16!.file, line: decided.pureBf16!.location.line,
-      key: decided.pureBf16!.fact.rawKey };
+    prov.weights_dtype = prov.mixed_precision = {
+      kind: 'file',
+      file: decided.pureBf16!.file,
+      line: decided.pureBf16!.location.line,
+      key: decided.pureBf16!.fact.rawKey,
+    };
   } else if (half && deepspeedOn && method === 'full') {
     setup.weights_dtype = half;
     setup.master_weights = true;
     setup.mixed_precision = 'none';
-    const p: Provenance = halfFact ? fileProv(halfFact) : prov.mixed_precision ?? { kind: 'default', owner: 'deepspeed' };
+    const p: Provenance = halfFact
+      ? fileProv(halfFact)
+      : (prov.mixed_precision ?? { kind: 'default', owner: 'deepspeed' });
     prov.weights_dtype = prov.master_weights = prov.mixed_precision = p;
   } else if (half) {
     setup.mixed_precision = half;
     if (halfFact) prov.mixed_precision = fileProv(halfFact);
-    if (setup.weights_dtype === undefined && (tools[0] === 'axolotl' || tools[0] === 'llamafactory' || method === 'qlora' || method === 'lora')) {
+    if (
+      setup.weights_dtype === undefined &&
+      (tools[0] === 'axolotl' || tools[0] === 'llamafactory' || method === 'qlora' || method === 'lora')
+    ) {
       // Axolotl and LLaMA-Factory load the model in the compute dtype; PEFT recipes load 16-bit bases.
       setup.weights_dtype = half;
-      prov.weights_dtype = { kind: 'default', owner: tools[0] ?? 'peft', note: `the base model is loaded in ${half} when ${half} training is on` };
+      prov.weights_dtype = {
+        kind: 'default',
+        owner: tools[0] ?? 'peft',
+        note: `the base model is loaded in ${half} when ${half} training is on`,
+      };
     }
   } else if (mp === 'none' && decided.mixedPrecision) {
     // A file that says "no autocast" (Accelerate mixed_precision: no, LitGPT's *-true precisions).
@@ -73,5 +102,6 @@ export function resolvePrecision(ctx: ResolveContext): void {
   // Adapters in the model dtype (torchtune) follow the resolved weights dtype.
   const loraSetup = setup.lora as Record<string, unknown> | undefined;
   if (loraSetup && loraSetup.dtype === 'model') loraSetup.dtype = setup.weights_dtype ?? 'fp32';
-  if (setup.weights_dtype === 'bf16' && deepspeedOn && method === 'full' && setup.master_weights === undefined) setup.master_weights = true;
+  if (setup.weights_dtype === 'bf16' && deepspeedOn && method === 'full' && setup.master_weights === undefined)
+    setup.master_weights = true;
 }

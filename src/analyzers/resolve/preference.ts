@@ -14,8 +14,16 @@ export function resolvePreference(ctx: ResolveContext): void {
     const v = prefFact.fact.value;
     const peftMethod = method === 'lora' || method === 'qlora' || method === 'ia3';
     const given = decided.referenceModel?.fact.value;
-    const reference = v === 'reference-free' || v === 'reward' ? 'none'
-      : given === 'precomputed' ? 'precomputed' : given === 'given' ? 'copy' : peftMethod ? 'adapters-off' : 'copy';
+    const reference =
+      v === 'reference-free' || v === 'reward'
+        ? 'none'
+        : given === 'precomputed'
+          ? 'precomputed'
+          : given === 'given'
+            ? 'copy'
+            : peftMethod
+              ? 'adapters-off'
+              : 'copy';
     const tool = prefFact.fact.tool;
     const logps = tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows';
     // TRL's ORPOTrainer and CPOTrainer (also behind Axolotl rl: orpo / simpo) add the chosen half's NLL unless

@@ -20,7 +20,11 @@ function rolloutValue<T>(ctx: ResolveContext, key: CanonicalKey, field: string, 
     return w.fact.value as T;
   }
   const u = unknownOnly[key];
-  prov[`rollout.${field}`] = { kind: 'default', owner: 'trl', note: u ? `${u.fact.rawKey} is not known statically (${u.fact.rawValue}); ${note}` : note };
+  prov[`rollout.${field}`] = {
+    kind: 'default',
+    owner: 'trl',
+    note: u ? `${u.fact.rawKey} is not known statically (${u.fact.rawValue}); ${note}` : note,
+  };
   return fallback;
 }
 
@@ -40,14 +44,25 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
   }
   // The round holds whole groups of num_generations completions: TRL's GRPOConfig raises a ValueError otherwise, and
   // Unsloth raises per_device_train_batch_size to num_generations instead (unsloth rl.py).
-  const ng = decided.numGenerations && typeof decided.numGenerations.fact.value === 'number' ? decided.numGenerations.fact.value : undefined;
-  if (ng !== undefined && tools.includes('unsloth') && ((setup.micro_batch_size as number | undefined) ?? 8) % ng !== 0) {
+  const ng =
+    decided.numGenerations && typeof decided.numGenerations.fact.value === 'number'
+      ? decided.numGenerations.fact.value
+      : undefined;
+  if (
+    ng !== undefined &&
+    tools.includes('unsloth') &&
+    ((setup.micro_batch_size as number | undefined) ?? 8) % ng !== 0
+  ) {
     setup.micro_batch_size = ng;
-    prov.micro_batch_size = { kind: 'default', owner: 'unsloth',
-      note: `Unsloth raises per_device_train_batch_size to a multiple of num_generations (${ng})` };
+    prov.micro_batch_size = {
+      kind: 'default',
+      owner: 'unsloth',
+      note: `Unsloth raises per_device_train_batch_size to a multiple of num_generations (${ng})`,
+    };
   }
   // Only whole positive counts are counts (a mutated or overflowing literal such as -1e999 reads as -Infinity).
-  const count = (n: number | undefined): number | undefined => (n !== undefined && Number.isSafeInteger(n) && n > 0 ? n : undefined);
+  const count = (n: number | undefined): number | undefined =>
+    n !== undefined && Number.isSafeInteger(n) && n > 0 ? n : undefined;
   const micro = count(setup.micro_batch_size as number | undefined) ?? 1;
   const gas = count(setup.gradient_accumulation_steps as number | undefined) ?? 1;
   const gbs = count(decided.generationBatchSize ? num(decided.generationBatchSize.fact.value as FactValue) : undefined);
@@ -60,55 +75,129 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
   } else {
     batch = micro * (spg ?? gas);
     const w = decided.stepsPerGeneration;
-    prov['rollout.batch'] = w ? { kind: 'file', file: w.file, line: w.location.line, key: `per_device_train_batch_size x ${w.fact.rawKey}` }
-      : { kind: 'default', owner: 'trl', note: 'per_device_train_batch_size x steps_per_generation, which defaults to gradient_accumulation_steps' };
+    prov['rollout.batch'] = w
+      ? { kind: 'file', file: w.file, line: w.location.line, key: `per_device_train_batch_size x ${w.fact.rawKey}` }
+      : {
+          kind: 'default',
+          owner: 'trl',
+          note: 'per_device_train_batch_size x steps_per_generation, which defaults to gradient_accumulation_steps',
+        };
   }
   // num_generations defaults to 8 (GRPOConfig) or 2 (RLOOConfig).
   const groups = ng ?? (decided.rollout?.fact.value === 'rloo' ? 2 : 8);
   const at = decided.numGenerations ?? decided.rollout!;
   if ((batch * dpWorld) % groups !== 0) {
-    problems.push({ ...at.location, severity: 'error', code: 'invalid-value', key: at.fact.rawKey,
-      ...msg('the generation batch ({0} completions per GPU x {1} GPUs) is not a multiple of num_generations ({2}): the trainer stops with a ValueError',
-        batch, dpWorld, groups) });
+    problems.push({
+      ...at.location,
+      severity: 'error',
+      code: 'invalid-value',
+      key: at.fact.rawKey,
+      ...msg(
+        'the generation batch ({0} completions per GPU x {1} GPUs) is not a multiple of num_generations ({2}): the trainer stops with a ValueError',
+        batch,
+        dpWorld,
+        groups,
+      ),
+    });
   }
-  const completion = rolloutValue(ctx, 'completionLen', 'completion_len', 256, 'GRPOConfig max_completion_length defaults to 256');
+  const completion = rolloutValue(
+    ctx,
+    'completionLen',
+    'completion_len',
+    256,
+    'GRPOConfig max_completion_length defaults to 256',
+  );
   const promptFact = decided.promptLen;
   const prompt = promptFact && typeof promptFact.fact.value === 'number' ? promptFact.fact.value : 512;
   if (overrides.seqLen === undefined) {
     setup.seq_len = prompt + completion;
     const lens = [promptFact, decided.completionLen].filter((w): w is WinningFact => w !== undefined);
-    prov.seq_len = lens.length === 2
-      ? { kind: 'file', file: lens[1].file, line: lens[1].location.line, key: `${lens[0].fact.rawKey} + ${lens[1].fact.rawKey}` }
-      : { kind: 'default', owner: 'trl', note: `prompt ${prompt}${promptFact ? '' : ' (max_prompt_length: 512 in TRL releases that truncate prompts; set it to the longest prompt)'} + completion ${completion} tokens` };
+    prov.seq_len =
+      lens.length === 2
+        ? {
+            kind: 'file',
+            file: lens[1].file,
+            line: lens[1].location.line,
+            key: `${lens[0].fact.rawKey} + ${lens[1].fact.rawKey}`,
+          }
+        : {
+            kind: 'default',
+            owner: 'trl',
+            note: `prompt ${prompt}${promptFact ? '' : ' (max_prompt_length: 512 in TRL releases that truncate prompts; set it to the longest prompt)'} + completion ${completion} tokens`,
+          };
   }
   const useVllm = decided.useVllm?.fact.value === true;
-  const engine = engineOf(ctx, 'server', 'use_vllm=True generates with a vLLM server on other GPUs unless vllm_mode="colocate"');
+  const engine = engineOf(
+    ctx,
+    'server',
+    'use_vllm=True generates with a vLLM server on other GPUs unless vllm_mode="colocate"',
+  );
   const rloo = decided.rollout?.fact.value === 'rloo';
-  const beta = rloo ? rolloutValue(ctx, 'klBeta', 'reference', 0.05, 'RLOOConfig beta defaults to 0.05: the reference scores every round')
-    : rolloutValue(ctx, 'klBeta', 'reference', 0, 'GRPOConfig beta defaults to 0.0 (0.04 before TRL 0.19): no reference model is loaded');
+  const beta = rloo
+    ? rolloutValue(
+        ctx,
+        'klBeta',
+        'reference',
+        0.05,
+        'RLOOConfig beta defaults to 0.05: the reference scores every round',
+      )
+    : rolloutValue(
+        ctx,
+        'klBeta',
+        'reference',
+        0,
+        'GRPOConfig beta defaults to 0.0 (0.04 before TRL 0.19): no reference model is loaded',
+      );
   const peftMethod = ['lora', 'qlora', 'ia3'].includes(String(setup.method ?? 'full'));
-  const iterations = decided.numIterations ? num(decided.numIterations.fact.value as FactValue) ?? 1 : 1;
+  const iterations = decided.numIterations ? (num(decided.numIterations.fact.value as FactValue) ?? 1) : 1;
   const r: Record<string, unknown> = {
-    batch, completion_len: completion, engine,
+    batch,
+    completion_len: completion,
+    engine,
     reference: beta > 0 ? (peftMethod && !decided.referenceModel ? 'adapters-off' : 'copy') : 'none',
     old_logps: iterations > 1 || (spg ?? gas) > gas || useVllm,
-    gather_weights: rolloutValue(ctx, 'gatherForGeneration', 'gather_weights', true, 'ds3_gather_for_generation defaults to True'),
+    gather_weights: rolloutValue(
+      ctx,
+      'gatherForGeneration',
+      'gather_weights',
+      true,
+      'ds3_gather_for_generation defaults to True',
+    ),
   };
   // A trl vllm-serve line in the launch script: the server's tensor parallelism, memory share and longest sequence.
   const srvFacts = [decided.vllmServerTp, decided.vllmServerMemoryFraction, decided.vllmServerMaxModelLen];
   if (engine === 'vllm-server' && srvFacts.some((f) => f !== undefined)) {
     const maxLen = numberOf(decided.vllmServerMaxModelLen, 0);
-    r.vllm_server = { tensor_parallel: numberOf(decided.vllmServerTp, 1), memory_fraction: numberOf(decided.vllmServerMemoryFraction, 0.9),
-      ...(maxLen > 0 ? { max_model_len: maxLen } : {}) };
+    r.vllm_server = {
+      tensor_parallel: numberOf(decided.vllmServerTp, 1),
+      memory_fraction: numberOf(decided.vllmServerMemoryFraction, 0.9),
+      ...(maxLen > 0 ? { max_model_len: maxLen } : {}),
+    };
     prov['rollout.vllm_server'] = fileProv(srvFacts.find((f) => f !== undefined)!);
   }
   if (engine === 'vllm-colocate') colocatedEngine(ctx, r, 0.3, 'vllm_gpu_memory_utilization defaults to 0.3');
-  const oldWhy = iterations > 1 ? decided.numIterations : (spg ?? gas) > gas ? decided.stepsPerGeneration : useVllm ? decided.useVllm : undefined;
-  prov['rollout.old_logps'] = oldWhy ? fileProv(oldWhy)
-    : { kind: 'default', owner: 'trl', note: 'one optimization pass per round, one round per optimizer step and no vLLM: the training pass\'s own log-probabilities serve as the old policy\'s' };
+  const oldWhy =
+    iterations > 1
+      ? decided.numIterations
+      : (spg ?? gas) > gas
+        ? decided.stepsPerGeneration
+        : useVllm
+          ? decided.useVllm
+          : undefined;
+  prov['rollout.old_logps'] = oldWhy
+    ? fileProv(oldWhy)
+    : {
+        kind: 'default',
+        owner: 'trl',
+        note: "one optimization pass per round, one round per optimizer step and no vLLM: the training pass's own log-probabilities serve as the old policy's",
+      };
   if (setup.loss === undefined) {
     setup.loss = 'full';
-    prov.loss = { kind: 'default', owner: 'trl', note: 'the completion tokens\' log-probabilities are taken row by row from the logits (selective_log_softmax); use_liger_loss fuses them with the head' };
+    prov.loss = {
+      kind: 'default',
+      owner: 'trl',
+      note: "the completion tokens' log-probabilities are taken row by row from the logits (selective_log_softmax); use_liger_loss fuses them with the head",
+    };
   }
   finishRollout(ctx, r);
 }
@@ -123,51 +212,118 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
 function onlineDpo(ctx: ResolveContext): void {
   const { overrides, decided, setup, prov } = ctx;
   prov['rollout.batch'] = { kind: 'default', owner: 'trl', note: 'two completions for each prompt of the micro-batch' };
-  const completion = rolloutValue(ctx, 'maxNewTokens', 'completion_len', 64, 'OnlineDPOConfig max_new_tokens defaults to 64');
+  const completion = rolloutValue(
+    ctx,
+    'maxNewTokens',
+    'completion_len',
+    64,
+    'OnlineDPOConfig max_new_tokens defaults to 64',
+  );
   if (overrides.seqLen === undefined && setup.seq_len === undefined) {
     setup.seq_len = 512;
-    prov.seq_len = { kind: 'default', owner: 'trl', note: 'OnlineDPOConfig max_length defaults to 512: prompt + completion, the prompt cut from the left' };
+    prov.seq_len = {
+      kind: 'default',
+      owner: 'trl',
+      note: 'OnlineDPOConfig max_length defaults to 512: prompt + completion, the prompt cut from the left',
+    };
   }
-  const engine = engineOf(ctx, 'colocate', 'use_vllm=True generates in a vLLM engine colocated with the policy unless vllm_mode="server"');
+  const engine = engineOf(
+    ctx,
+    'colocate',
+    'use_vllm=True generates in a vLLM engine colocated with the policy unless vllm_mode="server"',
+  );
   const peftMethod = ['lora', 'qlora', 'ia3'].includes(String(setup.method ?? 'full'));
   const given = decided.referenceModel;
-  prov['rollout.reference'] = given ? fileProv(given) : { kind: 'default', owner: 'trl', note: peftMethod
-    ? 'OnlineDPOTrainer with a PEFT model and no ref_model: the reference is the model with its adapters disabled'
-    : 'OnlineDPOTrainer without ref_model: a frozen copy of the model (create_reference_model)' };
+  prov['rollout.reference'] = given
+    ? fileProv(given)
+    : {
+        kind: 'default',
+        owner: 'trl',
+        note: peftMethod
+          ? 'OnlineDPOTrainer with a PEFT model and no ref_model: the reference is the model with its adapters disabled'
+          : 'OnlineDPOTrainer without ref_model: a frozen copy of the model (create_reference_model)',
+      };
   const r: Record<string, unknown> = {
-    objective: 'online-dpo', batch: 2 * ((setup.micro_batch_size as number | undefined) ?? 1), completion_len: completion, engine,
-    reference: peftMethod && !given ? 'adapters-off' : 'copy', old_logps: false,
-    gather_weights: rolloutValue(ctx, 'gatherForGeneration', 'gather_weights', true, 'ds3_gather_for_generation defaults to True'),
+    objective: 'online-dpo',
+    batch: 2 * ((setup.micro_batch_size as number | undefined) ?? 1),
+    completion_len: completion,
+    engine,
+    reference: peftMethod && !given ? 'adapters-off' : 'copy',
+    old_logps: false,
+    gather_weights: rolloutValue(
+      ctx,
+      'gatherForGeneration',
+      'gather_weights',
+      true,
+      'ds3_gather_for_generation defaults to True',
+    ),
   };
   prov['rollout.objective'] = fileProv(decided.rollout!);
-  if (engine === 'vllm-colocate') colocatedEngine(ctx, r, 0.55, 'OnlineDPOConfig vllm_gpu_memory_utilization defaults to 0.55');
+  if (engine === 'vllm-colocate')
+    colocatedEngine(ctx, r, 0.55, 'OnlineDPOConfig vllm_gpu_memory_utilization defaults to 0.55');
   if (setup.loss === undefined) {
     setup.loss = 'full';
-    prov.loss = { kind: 'default', owner: 'trl', note: 'OnlineDPOTrainer takes the completions\' log-probabilities from the model\'s logits: one log_softmax over the completion slice' };
+    prov.loss = {
+      kind: 'default',
+      owner: 'trl',
+      note: "OnlineDPOTrainer takes the completions' log-probabilities from the model's logits: one log_softmax over the completion slice",
+    };
   }
   finishRollout(ctx, r);
 }
 
 /** Where completions are generated: the policy's generate() unless use_vllm, then vllm_mode or the trainer's default mode. */
-function engineOf(ctx: ResolveContext, defaultMode: 'server' | 'colocate', note: string): 'generate' | 'vllm-colocate' | 'vllm-server' {
+function engineOf(
+  ctx: ResolveContext,
+  defaultMode: 'server' | 'colocate',
+  note: string,
+): 'generate' | 'vllm-colocate' | 'vllm-server' {
   const { decided, prov } = ctx;
   const w = decided.useVllm;
   if (w?.fact.value !== true) {
-    prov['rollout.engine'] = w ? fileProv(w) : { kind: 'default', owner: 'trl',
-      note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU' };
+    prov['rollout.engine'] = w
+      ? fileProv(w)
+      : {
+          kind: 'default',
+          owner: 'trl',
+          note: 'use_vllm defaults to False: the policy generates with transformers on the training GPU',
+        };
     return 'generate';
   }
-  return rolloutValue<string>(ctx, 'vllmMode', 'engine', defaultMode, note) === 'colocate' ? 'vllm-colocate' : 'vllm-server';
+  return rolloutValue<string>(ctx, 'vllmMode', 'engine', defaultMode, note) === 'colocate'
+    ? 'vllm-colocate'
+    : 'vllm-server';
 }
 
 /** A colocated vLLM engine's share of the GPU (each trainer's default), tensor parallelism, sleep mode and weights. */
-function colocatedEngine(ctx: ResolveContext, r: Record<string, unknown>, fraction: number, fractionNote: string): void {
+function colocatedEngine(
+  ctx: ResolveContext,
+  r: Record<string, unknown>,
+  fraction: number,
+  fractionNote: string,
+): void {
   r.vllm_memory_fraction = rolloutValue(ctx, 'vllmMemoryFraction', 'vllm_memory_fraction', fraction, fractionNote);
-  r.vllm_tensor_parallel = rolloutValue(ctx, 'vllmTensorParallel', 'vllm_tensor_parallel', 1,
-    'vllm_tensor_parallel_size defaults to 1: each GPU\'s engine holds the whole model');
-  r.vllm_sleep = rolloutValue(ctx, 'vllmSleep', 'vllm_sleep', false,
-    'vllm_enable_sleep_mode defaults to False: the engine keeps its share while the policy trains');
-  r.vllm_shared_weights = rolloutValue(ctx, 'vllmSharedWeights', 'vllm_shared_weights', false, 'TRL\'s colocated engine loads its own copy of the weights');
+  r.vllm_tensor_parallel = rolloutValue(
+    ctx,
+    'vllmTensorParallel',
+    'vllm_tensor_parallel',
+    1,
+    "vllm_tensor_parallel_size defaults to 1: each GPU's engine holds the whole model",
+  );
+  r.vllm_sleep = rolloutValue(
+    ctx,
+    'vllmSleep',
+    'vllm_sleep',
+    false,
+    'vllm_enable_sleep_mode defaults to False: the engine keeps its share while the policy trains',
+  );
+  r.vllm_shared_weights = rolloutValue(
+    ctx,
+    'vllmSharedWeights',
+    'vllm_shared_weights',
+    false,
+    "TRL's colocated engine loads its own copy of the weights",
+  );
 }
 
 /** Reward models and the rollout block, shared by GRPO / RLOO and online DPO. */
@@ -181,8 +337,14 @@ function finishRollout(ctx: ResolveContext, r: Record<string, unknown>): void {
     for (const id of rm.fact.value as readonly string[]) {
       const t = resolveModel(id);
       if (t.ok) models.push({ model: id, architecture: t.model.config });
-      else problems.push({ ...rm.location, severity: 'warning', code: 'not-modeled', key: rm.fact.rawKey,
-        ...rewardModelNotCounted(id, t.message, rm.fact.rawKey) });
+      else
+        problems.push({
+          ...rm.location,
+          severity: 'warning',
+          code: 'not-modeled',
+          key: rm.fact.rawKey,
+          ...rewardModelNotCounted(id, t.message, rm.fact.rawKey),
+        });
     }
     r.reward_models = models;
     prov['rollout.reward_models'] = fileProv(rm);

@@ -13,15 +13,35 @@ import type { ModelResolver, Overrides, Resolution } from './types';
 export const catalogResolver: ModelResolver = (ref) => {
   const hit = findModel(ref);
   if (hit.ok) {
-    return { ok: true, model: { id: hit.model.id, config: hit.model.config, parameters: hit.model.publishedParams,
-      source: `built-in catalog (${hit.model.source})` } };
+    return {
+      ok: true,
+      model: {
+        id: hit.model.id,
+        config: hit.model.config,
+        parameters: hit.model.publishedParams,
+        source: `built-in catalog (${hit.model.source})`,
+      },
+    };
   }
-  return { ok: false, message: `unknown model '${ref}'${hit.suggestions.length ? `; closest catalog entries: ${hit.suggestions.join(', ')}` : ''}` };
+  return {
+    ok: false,
+    message: `unknown model '${ref}'${hit.suggestions.length ? `; closest catalog entries: ${hit.suggestions.join(', ')}` : ''}`,
+  };
 };
 
-const FLAG_NAMES: Record<string, string> = { model: '--model', gpu: '--gpu', gpus_per_node: '--gpus', nodes: '--nodes', seq_len: '--seq-len' };
+const FLAG_NAMES: Record<string, string> = {
+  model: '--model',
+  gpu: '--gpu',
+  gpus_per_node: '--gpus',
+  nodes: '--nodes',
+  seq_len: '--seq-len',
+};
 
-export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Overrides, resolveModel: ModelResolver): Resolution {
+export function resolveScenarios(
+  files: readonly ScenarioFacts[],
+  overrides: Overrides,
+  resolveModel: ModelResolver,
+): Resolution {
   const merged: Record<string, unknown> = {};
   const provenance: ProvenanceMap = {};
   const where: Record<string, Location> = {};
@@ -35,17 +55,23 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
       (provenance as Record<string, Provenance>)[k] = { kind: 'file', file: f.file, line: loc?.line, key: k };
       // The own keys of the rollout and galore blocks: those written are not assumptions.
       if ((k === 'rollout' || k === 'galore') && v !== null && typeof v === 'object') {
-        for (const sub of Object.keys(v)) (provenance as Record<string, Provenance>)[`${k}.${sub}`] = { kind: 'file', file: f.file,
-          line: loc?.line, key: `${k}.${sub}` };
+        for (const sub of Object.keys(v))
+          (provenance as Record<string, Provenance>)[`${k}.${sub}`] = {
+            kind: 'file',
+            file: f.file,
+            line: loc?.line,
+            key: `${k}.${sub}`,
+          };
       }
     }
   }
   const set = (key: string, value: unknown): void => {
     if (value === undefined) return;
     merged[key] = value;
-    (provenance as Record<string, Provenance>)[key] = overrides.origin === 'setting'
-      ? { kind: 'setting', setting: `vramLens.${key}` }
-      : { kind: 'flag', flag: FLAG_NAMES[key] ?? key };
+    (provenance as Record<string, Provenance>)[key] =
+      overrides.origin === 'setting'
+        ? { kind: 'setting', setting: `vramLens.${key}` }
+        : { kind: 'flag', flag: FLAG_NAMES[key] ?? key };
   };
   set('model', overrides.model);
   set('gpu', overrides.gpu);
@@ -53,25 +79,44 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
   set('nodes', overrides.nodes);
   set('seq_len', overrides.seqLen);
 
-  const anchor = (key: string): Location => where[key] ?? { file: files[0]?.file ?? '', start: 0, end: 0, line: 1, column: 1 };
-  if (problems.some((p) => p.severity === 'error')) return { provenance, problems, gpu: merged.gpu as string | undefined, gpuLocation: where.gpu };
+  const anchor = (key: string): Location =>
+    where[key] ?? { file: files[0]?.file ?? '', start: 0, end: 0, line: 1, column: 1 };
+  if (problems.some((p) => p.severity === 'error'))
+    return { provenance, problems, gpu: merged.gpu as string | undefined, gpuLocation: where.gpu };
 
   // Model: an explicit architecture wins; otherwise the reference is resolved.
   if (merged.architecture === undefined) {
     const ref = merged.model;
     if (typeof ref !== 'string' || ref.length === 0) {
-      problems.push({ ...anchor('model'), severity: 'error', code: 'missing-model',
-        ...msg('no model: give `model` (Hub id, model directory or config.json) or an `architecture` block') });
+      problems.push({
+        ...anchor('model'),
+        severity: 'error',
+        code: 'missing-model',
+        ...msg('no model: give `model` (Hub id, model directory or config.json) or an `architecture` block'),
+      });
       return { provenance, problems };
     }
     const r = resolveModel(ref);
     if (!r.ok) {
-      problems.push({ ...anchor('model'), severity: 'error', code: 'unknown-model', ...msg('{0}', r.message), key: 'model' });
+      problems.push({
+        ...anchor('model'),
+        severity: 'error',
+        code: 'unknown-model',
+        ...msg('{0}', r.message),
+        key: 'model',
+      });
       return { provenance, problems };
     }
     merged.architecture = r.model.config;
     provenance.architecture = { kind: 'catalog', entry: r.model.source };
-    for (const note of r.model.notes ?? []) problems.push({ ...anchor('model'), severity: 'warning', code: 'model-files', ...msg('{0}', note), key: 'model' });
+    for (const note of r.model.notes ?? [])
+      problems.push({
+        ...anchor('model'),
+        severity: 'warning',
+        code: 'model-files',
+        ...msg('{0}', note),
+        key: 'model',
+      });
     if (merged.parameters === undefined && r.model.parameters !== undefined) {
       merged.parameters = r.model.parameters;
       provenance.parameters = { kind: 'catalog', entry: r.model.source };
@@ -81,27 +126,59 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
   const d = merged.distillation;
   if (d !== null && typeof d === 'object' && !Array.isArray(d)) {
     const dist = d as Record<string, unknown>;
-    if (dist.teacher_architecture === undefined && typeof dist.teacher_model === 'string' && dist.teacher_model.length > 0) {
+    if (
+      dist.teacher_architecture === undefined &&
+      typeof dist.teacher_model === 'string' &&
+      dist.teacher_model.length > 0
+    ) {
       const t = resolveModel(dist.teacher_model);
       if (!t.ok) {
-        problems.push({ ...anchor('distillation'), severity: 'error', code: 'unknown-model', ...msg('{0}', t.message), key: 'distillation.teacher_model' });
+        problems.push({
+          ...anchor('distillation'),
+          severity: 'error',
+          code: 'unknown-model',
+          ...msg('{0}', t.message),
+          key: 'distillation.teacher_model',
+        });
         return { provenance, problems };
       }
-      merged.distillation = { ...dist, teacher_architecture: t.model.config,
-        ...(dist.teacher_parameters === undefined && t.model.parameters !== undefined ? { teacher_parameters: t.model.parameters } : {}) };
+      merged.distillation = {
+        ...dist,
+        teacher_architecture: t.model.config,
+        ...(dist.teacher_parameters === undefined && t.model.parameters !== undefined
+          ? { teacher_parameters: t.model.parameters }
+          : {}),
+      };
     }
   }
   // GRPO reward models: each named by `model` (resolved like the policy) unless its architecture is given.
   const ro = merged.rollout;
-  if (ro !== null && typeof ro === 'object' && !Array.isArray(ro) && Array.isArray((ro as Record<string, unknown>).reward_models)) {
+  if (
+    ro !== null &&
+    typeof ro === 'object' &&
+    !Array.isArray(ro) &&
+    Array.isArray((ro as Record<string, unknown>).reward_models)
+  ) {
     const list = (ro as Record<string, unknown>).reward_models as unknown[];
     const resolved: unknown[] = [];
     for (const [i, item] of list.entries()) {
       const rm = item as Record<string, unknown>;
-      if (rm !== null && typeof rm === 'object' && rm.architecture === undefined && typeof rm.model === 'string' && rm.model.length > 0) {
+      if (
+        rm !== null &&
+        typeof rm === 'object' &&
+        rm.architecture === undefined &&
+        typeof rm.model === 'string' &&
+        rm.model.length > 0
+      ) {
         const t = resolveModel(rm.model);
         if (!t.ok) {
-          problems.push({ ...anchor('rollout'), severity: 'error', code: 'unknown-model', ...msg('{0}', t.message), key: `rollout.reward_models.${i}.model` });
+          problems.push({
+            ...anchor('rollout'),
+            severity: 'error',
+            code: 'unknown-model',
+            ...msg('{0}', t.message),
+            key: `rollout.reward_models.${i}.model`,
+          });
           return { provenance, problems };
         }
         // A published count is the causal LM's; the reward model is a sequence classifier (a 1-label score head, no
@@ -117,8 +194,13 @@ export function resolveScenarios(files: readonly ScenarioFacts[], overrides: Ove
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const key = issue.path.map(String).join('.');
-      problems.push({ ...anchor(String(issue.path[0] ?? 'model')), severity: 'error', code: 'invalid-value',
-        ...describeSetupIssue(issue, `\`${key || 'setup'}\``, valueAt(merged, issue.path)), key });
+      problems.push({
+        ...anchor(String(issue.path[0] ?? 'model')),
+        severity: 'error',
+        code: 'invalid-value',
+        ...describeSetupIssue(issue, `\`${key || 'setup'}\``, valueAt(merged, issue.path)),
+        key,
+      });
     }
     return { provenance, problems };
   }

@@ -48,7 +48,8 @@ export interface AnalyzedFile {
    * Not a file on disk: a DeepSpeed config written inline in another file, or one a tool ships that was not found
    * beside the config (its values are that tool's defaults). Quick fixes never edit these.
    */
-  readonly origin?: { readonly kind: 'inline' } | { readonly kind: 'bundled'; readonly owner: string; readonly note: string };
+  readonly origin?:
+    { readonly kind: 'inline' } | { readonly kind: 'bundled'; readonly owner: string; readonly note: string };
 }
 
 export interface WinningFact {

@@ -14,8 +14,14 @@ export function fileProblems(files: readonly AnalyzedFile[]): Problem[] {
   for (const f of files) {
     for (const p of f.facts.problems) {
       if (p.severity === 'info') continue;
-      problems.push({ ...locateOffset(f.file, f.text, p.span.start, p.span.end), severity: p.severity, code: p.code, message: p.message,
-        ...(p.template ? { template: p.template } : {}), key: p.rawKey });
+      problems.push({
+        ...locateOffset(f.file, f.text, p.span.start, p.span.end),
+        severity: p.severity,
+        code: p.code,
+        message: p.message,
+        ...(p.template ? { template: p.template } : {}),
+        key: p.rawKey,
+      });
     }
   }
   return problems;
@@ -31,8 +37,12 @@ export function winningFacts(files: readonly AnalyzedFile[]): {
   const unknownOnly: Partial<Record<CanonicalKey, WinningFact>> = {};
   for (const f of files) {
     for (const fact of f.facts.facts) {
-      const w: WinningFact = { fact, file: f.file, location: locateOffset(f.file, f.text, fact.valueSpan.start, fact.valueSpan.end),
-        ...(f.origin?.kind === 'bundled' ? { bundled: { owner: f.origin.owner, note: f.origin.note } } : {}) };
+      const w: WinningFact = {
+        fact,
+        file: f.file,
+        location: locateOffset(f.file, f.text, fact.valueSpan.start, fact.valueSpan.end),
+        ...(f.origin?.kind === 'bundled' ? { bundled: { owner: f.origin.owner, note: f.origin.note } } : {}),
+      };
       if (isUnknown(fact.value)) {
         unknownOnly[fact.key] = w;
         continue;
@@ -48,7 +58,18 @@ export function winningFacts(files: readonly AnalyzedFile[]): {
 /** Tools in priority order for defaults: the trainer named by the most specific file wins. */
 export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
   const order: Tool[] = [];
-  const prio: Tool[] = ['unsloth', 'ms-swift', 'trl', 'llamafactory', 'axolotl', 'torchtune', 'litgpt', 'hf-trainer', 'accelerate', 'deepspeed'];
+  const prio: Tool[] = [
+    'unsloth',
+    'ms-swift',
+    'trl',
+    'llamafactory',
+    'axolotl',
+    'torchtune',
+    'litgpt',
+    'hf-trainer',
+    'accelerate',
+    'deepspeed',
+  ];
   const seen = new Set<Tool>();
   for (const f of files) for (const t of f.facts.tools) seen.add(t);
   for (const f of files) for (const fact of f.facts.facts) seen.add(fact.tool);

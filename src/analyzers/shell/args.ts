@@ -5,9 +5,19 @@ import { type Piece, unknownOf, type Field, pieceSlice, subSpan } from './fields
 import { normName, toBool } from './flags';
 
 /** A flag value: the text after `=` or the next field. */
-interface Val { readonly text: string; readonly span: Span; readonly unknown?: string; readonly items?: readonly string[] }
+interface Val {
+  readonly text: string;
+  readonly span: Span;
+  readonly unknown?: string;
+  readonly items?: readonly string[];
+}
 
-export interface Opt { readonly name: string; readonly rawKey: string; readonly keySpan: Span; readonly value?: Val }
+export interface Opt {
+  readonly name: string;
+  readonly rawKey: string;
+  readonly keySpan: Span;
+  readonly value?: Val;
+}
 
 /** The pieces of field characters [a, b). */
 export function pieceRange(f: Field, a: number, b: number): Piece[] {
@@ -30,7 +40,11 @@ export function pieceRange(f: Field, a: number, b: number): Piece[] {
 
 export type Consume = 'never' | 'bool' | 'list' | 'one';
 
-export interface Parsed { readonly opts: Opt[]; readonly positionals: Field[]; readonly next: number }
+export interface Parsed {
+  readonly opts: Opt[];
+  readonly positionals: Field[];
+  readonly next: number;
+}
 
 export const looksLikeFlag = (f: Field): boolean => f.unknown === undefined && /^-[A-Za-z-]/.test(f.text);
 
@@ -38,20 +52,38 @@ export const looksLikeFlag = (f: Field): boolean => f.unknown === undefined && /
  * Parses `--k v`, `--k=v`, bare flags and (with `kv`) `key=value` overrides from fields[j]. A launcher stops at its
  * first positional (the script); a script's arguments run to the end.
  */
-export function parseArgs(fields: readonly Field[], j: number, consume: (name: string) => Consume, stopAtPositional: boolean, kv: boolean,
-  opaque: (f: Field) => void): Parsed {
+export function parseArgs(
+  fields: readonly Field[],
+  j: number,
+  consume: (name: string) => Consume,
+  stopAtPositional: boolean,
+  kv: boolean,
+  opaque: (f: Field) => void,
+): Parsed {
   const opts: Opt[] = [];
   const positionals: Field[] = [];
   while (j < fields.length) {
     const f = fields[j];
-    if (f.opaque) { opaque(f); j++; continue; }
-    if (f.text === '--') { j++; if (stopAtPositional) break; continue; }
+    if (f.opaque) {
+      opaque(f);
+      j++;
+      continue;
+    }
+    if (f.text === '--') {
+      j++;
+      if (stopAtPositional) break;
+      continue;
+    }
     if (looksLikeFlag(f)) {
       const eq = f.text.indexOf('=');
       if (eq > 0) {
         const vp = pieceRange(f, eq + 1, f.text.length);
-        opts.push({ name: normName(f.text.slice(0, eq)), rawKey: f.text.slice(0, eq), keySpan: subSpan(f, 0, eq),
-          value: { text: f.text.slice(eq + 1), span: subSpan(f, eq + 1, f.text.length), unknown: unknownOf(vp) } });
+        opts.push({
+          name: normName(f.text.slice(0, eq)),
+          rawKey: f.text.slice(0, eq),
+          keySpan: subSpan(f, 0, eq),
+          value: { text: f.text.slice(eq + 1), span: subSpan(f, eq + 1, f.text.length), unknown: unknownOf(vp) },
+        });
         j++;
         continue;
       }
@@ -61,20 +93,27 @@ export function parseArgs(fields: readonly Field[], j: number, consume: (name: s
       let value: Val | undefined;
       if (c === 'list') {
         let k = j + 1;
-        while (k < fields.length && !looksLikeFlag(fields[k]) && !(kv && /^[A-Za-z_][\w.-]*=/.test(fields[k].text))) k++;
+        while (k < fields.length && !looksLikeFlag(fields[k]) && !(kv && /^[A-Za-z_][\w.-]*=/.test(fields[k].text)))
+          k++;
         if (k > j + 1) {
           const items = fields.slice(j + 1, k);
-          value = { text: items.map((x) => x.text).join(' '), items: items.map((x) => x.text),
+          value = {
+            text: items.map((x) => x.text).join(' '),
+            items: items.map((x) => x.text),
             span: { start: items[0].span.start, end: items[items.length - 1].span.end },
-            unknown: items.find((x) => x.unknown !== undefined)?.unknown };
+            unknown: items.find((x) => x.unknown !== undefined)?.unknown,
+          };
         }
         opts.push({ name, rawKey: f.text, keySpan: f.span, value });
         j = k;
         continue;
       }
-      const takes = next !== undefined && !looksLikeFlag(next) && c !== 'never'
-        && (c !== 'bool' || next.unknown !== undefined || toBool(next.text) !== undefined)
-        && !(kv && next.unknown === undefined && /^[A-Za-z_][\w.-]*=/.test(next.text));
+      const takes =
+        next !== undefined &&
+        !looksLikeFlag(next) &&
+        c !== 'never' &&
+        (c !== 'bool' || next.unknown !== undefined || toBool(next.text) !== undefined) &&
+        !(kv && next.unknown === undefined && /^[A-Za-z_][\w.-]*=/.test(next.text));
       if (takes) value = { text: next.text, span: next.span, unknown: next.unknown };
       opts.push({ name, rawKey: f.text, keySpan: f.span, value });
       j += takes ? 2 : 1;
@@ -85,8 +124,12 @@ export function parseArgs(fields: readonly Field[], j: number, consume: (name: s
       if (!f.text.startsWith('~')) {
         const eq = m[0].length - 1;
         const vp = pieceRange(f, eq + 1, f.text.length);
-        opts.push({ name: m[1].replace(/-/g, '_').toLowerCase(), rawKey: m[1], keySpan: subSpan(f, 0, eq),
-          value: { text: f.text.slice(eq + 1), span: subSpan(f, eq + 1, f.text.length), unknown: unknownOf(vp) } });
+        opts.push({
+          name: m[1].replace(/-/g, '_').toLowerCase(),
+          rawKey: m[1],
+          keySpan: subSpan(f, 0, eq),
+          value: { text: f.text.slice(eq + 1), span: subSpan(f, eq + 1, f.text.length), unknown: unknownOf(vp) },
+        });
       }
       j++;
       continue;

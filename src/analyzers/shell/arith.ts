@@ -5,7 +5,8 @@ import { type Piece, unknownOf, textOf } from './fields';
 type Num = { ok: true; v: number } | { ok: false; reason: string };
 
 export function evalArith(expr: string, lookup: (name: string) => Piece[] | string): Num {
-  const toks = expr.match(/\s+|0[xX][0-9a-fA-F]+|\d+|\$\{[^}]*\}|\$[A-Za-z_]\w*|\$[0-9@#*?]|[A-Za-z_]\w*|\*\*|[-+*/%()]|./g) ?? [];
+  const toks =
+    expr.match(/\s+|0[xX][0-9a-fA-F]+|\d+|\$\{[^}]*\}|\$[A-Za-z_]\w*|\$[0-9@#*?]|[A-Za-z_]\w*|\*\*|[-+*/%()]|./g) ?? [];
   const ts = toks.filter((t) => !/^\s+$/.test(t));
   let i = 0;
   const fail = (reason: string): Num => ({ ok: false, reason });

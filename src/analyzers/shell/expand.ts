@@ -13,14 +13,31 @@ export function expandSegs(script: string, segs: readonly Seg[], env: Env, split
         out.push({ text: s.text, start: s.start, end: s.end, exact: s.exact, quoted: s.quoted });
         break;
       case 'cmdsub':
-        out.push({ text: '', start: s.start, end: s.end, exact: false,
-          unknown: `\`${script.slice(s.start, Math.min(s.end, s.start + 60))}\` is the output of a command`, expanded: true, quoted: s.quoted });
+        out.push({
+          text: '',
+          start: s.start,
+          end: s.end,
+          exact: false,
+          unknown: `\`${script.slice(s.start, Math.min(s.end, s.start + 60))}\` is the output of a command`,
+          expanded: true,
+          quoted: s.quoted,
+        });
         break;
       case 'arith': {
         const r = evalArith(s.expr, (name) => lookupForArith(name, env));
-        out.push(r.ok
-          ? { text: String(r.v), start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted }
-          : { text: '', start: s.start, end: s.end, exact: false, unknown: r.reason, expanded: true, quoted: s.quoted });
+        out.push(
+          r.ok
+            ? { text: String(r.v), start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted }
+            : {
+                text: '',
+                start: s.start,
+                end: s.end,
+                exact: false,
+                unknown: r.reason,
+                expanded: true,
+                quoted: s.quoted,
+              },
+        );
         break;
       }
       case 'param':
@@ -37,11 +54,22 @@ function lookupForArith(name: string, env: Env): Piece[] | string {
 }
 
 function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, split: boolean): Piece[] {
-  const unknownPiece = (reason: string): Piece[] => [{ text: '', start: s.start, end: s.end, exact: false, unknown: reason, expanded: true, quoted: s.quoted,
-    split: !s.quoted && split }];
+  const unknownPiece = (reason: string): Piece[] => [
+    {
+      text: '',
+      start: s.start,
+      end: s.end,
+      exact: false,
+      unknown: reason,
+      expanded: true,
+      quoted: s.quoted,
+      split: !s.quoted && split,
+    },
+  ];
   if (s.complex !== undefined) return unknownPiece(`\`${s.complex.slice(0, 60)}\` is not evaluated statically`);
   const name = s.name;
-  let state: { k: 'unset'; reason: string } | { k: 'unknown'; reason: string } | { k: 'value'; pieces: readonly Piece[] };
+  let state:
+    { k: 'unset'; reason: string } | { k: 'unknown'; reason: string } | { k: 'value'; pieces: readonly Piece[] };
   if (/^[1-9]$/.test(name)) state = { k: 'unknown', reason: `positional argument $${name} of the script` };
   else if (name === '@' || name === '*') state = { k: 'unknown', reason: `the script's arguments ($${name})` };
   else if (/^[0#?$!-]$/.test(name)) state = { k: 'unknown', reason: `the shell parameter $${name}` };
@@ -50,7 +78,10 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
     if (!v) state = { k: 'unset', reason: `\`${name}\` is not set in this script (it comes from the environment)` };
     else {
       const u = unknownOf(v.pieces);
-      state = u !== undefined && !/\s/.test(textOf(v.pieces)) ? { k: 'unknown', reason: u } : { k: 'value', pieces: v.pieces };
+      state =
+        u !== undefined && !/\s/.test(textOf(v.pieces))
+          ? { k: 'unknown', reason: u }
+          : { k: 'value', pieces: v.pieces };
     }
   }
   const op = s.op;
@@ -64,8 +95,12 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
     }
     if (state.k === 'unset' || (op.startsWith(':') && empty)) {
       pieces = argPieces();
-      if (op.endsWith('=')) env.set(name, { pieces: pieces.map((p) => ({ ...p, split: false })), exported: env.get(name)?.exported ?? false,
-        valueSpan: { start: s.start, end: s.end } });
+      if (op.endsWith('='))
+        env.set(name, {
+          pieces: pieces.map((p) => ({ ...p, split: false })),
+          exported: env.get(name)?.exported ?? false,
+          valueSpan: { start: s.start, end: s.end },
+        });
     } else pieces = (state as { pieces: readonly Piece[] }).pieces;
   } else if (op === ':+' || op === '+') {
     if (state.k === 'unknown') return unknownPiece(state.reason);
@@ -79,7 +114,8 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
   const unknown = unknownOf(pieces);
   // A value with blanks keeps where each part was written, so `$LAUNCHER` splits into flags with their own spans;
   // a single word points at the reference written here (`$BATCH_SIZE`).
-  if (/\s/.test(text)) return pieces.map((p) => ({ ...p, split: !s.quoted && split, quoted: s.quoted, expanded: true }));
+  if (/\s/.test(text))
+    return pieces.map((p) => ({ ...p, split: !s.quoted && split, quoted: s.quoted, expanded: true }));
   if (unknown !== undefined) return unknownPiece(unknown);
   return [{ text, start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted }];
 }

@@ -32,7 +32,8 @@ export interface VarVal {
 
 export type Env = Map<string, VarVal>;
 
-export const unknownOf = (pieces: readonly Piece[]): string | undefined => pieces.find((p) => p.unknown !== undefined)?.unknown;
+export const unknownOf = (pieces: readonly Piece[]): string | undefined =>
+  pieces.find((p) => p.unknown !== undefined)?.unknown;
 export const textOf = (pieces: readonly Piece[]): string => pieces.map((p) => p.text).join('');
 
 export interface Field {

@@ -1,6 +1,15 @@
 // Flags: how each launcher and script flag maps to canonical keys (one FlagSpec per flag, per tool), and which
 // launcher options take a value. Data and small converters; pure: no I/O, no node:* and no 'vscode'.
-import { evaluationOn, galoreOf, galoreRankOf, normalizeOptimizer, type CanonicalKey, type FactValue, type Tool, type Unknown } from '../facts';
+import {
+  evaluationOn,
+  galoreOf,
+  galoreRankOf,
+  normalizeOptimizer,
+  type CanonicalKey,
+  type FactValue,
+  type Tool,
+  type Unknown,
+} from '../facts';
 
 type Kind = 'int' | 'num' | 'bool' | 'str' | 'list';
 type Out = Array<[CanonicalKey, FactValue | Unknown]>;
@@ -13,28 +22,62 @@ export interface FlagSpec {
   readonly tool?: Tool;
 }
 
-export const spec = (key: CanonicalKey, kind: Kind, conv?: FlagSpec['conv'], tool?: Tool): FlagSpec => ({ key, kind, conv, tool });
-const whenTrue = (...facts: Out): FlagSpec['conv'] => (v) => (v === true ? facts : []);
-const oneOf = (key: CanonicalKey, table: Record<string, FactValue | Unknown>): FlagSpec['conv'] => (v) => {
-  const k = String(v).toLowerCase();
-  return k in table ? [[key, table[k]]] : undefined;
-};
+export const spec = (key: CanonicalKey, kind: Kind, conv?: FlagSpec['conv'], tool?: Tool): FlagSpec => ({
+  key,
+  kind,
+  conv,
+  tool,
+});
+const whenTrue =
+  (...facts: Out): FlagSpec['conv'] =>
+  (v) =>
+    v === true ? facts : [];
+const oneOf =
+  (key: CanonicalKey, table: Record<string, FactValue | Unknown>): FlagSpec['conv'] =>
+  (v) => {
+    const k = String(v).toLowerCase();
+    return k in table ? [[key, table[k]]] : undefined;
+  };
 const gcOf = (b: FactValue): Out => [['gradientCheckpointing', b === true ? 'full' : 'none']];
-const intIn = (key: CanonicalKey, lo: number, hi: number): FlagSpec['conv'] =>
-  (v) => (typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? [[key, v]] : undefined);
+const intIn =
+  (key: CanonicalKey, lo: number, hi: number): FlagSpec['conv'] =>
+  (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? [[key, v]] : undefined;
 const DTYPES: Record<string, FactValue | Unknown> = {
-  bfloat16: 'bf16', bf16: 'bf16', float16: 'fp16', fp16: 'fp16', half: 'fp16', float32: 'fp32', fp32: 'fp32', float: 'fp32',
+  bfloat16: 'bf16',
+  bf16: 'bf16',
+  float16: 'fp16',
+  fp16: 'fp16',
+  half: 'fp16',
+  float32: 'fp32',
+  fp32: 'fp32',
+  float: 'fp32',
   auto: { unknown: "dtype 'auto' takes the checkpoint's dtype" },
 };
 const MIXED: Record<string, FactValue> = { no: 'none', none: 'none', fp16: 'fp16', bf16: 'bf16', fp8: 'fp8' };
 const OFFLOAD: Record<string, FactValue> = { none: 'none', cpu: 'cpu', nvme: 'nvme' };
 const ATTENTION: Record<string, FactValue | Unknown> = {
-  eager: 'eager', sdpa: 'sdpa', flash_attention_2: 'flash', flash_attention_3: 'flash', fa2: 'flash', fa3: 'flash',
-  disabled: 'eager', flex_attention: { unknown: 'flex attention is not modeled' }, auto: { unknown: "attention 'auto' depends on the installed packages" },
+  eager: 'eager',
+  sdpa: 'sdpa',
+  flash_attention_2: 'flash',
+  flash_attention_3: 'flash',
+  fa2: 'flash',
+  fa3: 'flash',
+  disabled: 'eager',
+  flex_attention: { unknown: 'flex attention is not modeled' },
+  auto: { unknown: "attention 'auto' depends on the installed packages" },
 };
 const FSDP_STRATEGY: Record<string, FactValue> = {
-  full_shard: 'full_shard', '1': 'full_shard', shard_grad_op: 'shard_grad_op', '2': 'shard_grad_op', no_shard: 'no_shard', '3': 'no_shard',
-  hybrid_shard: 'hybrid_shard', '4': 'hybrid_shard', hybrid_shard_zero2: 'hybrid_shard', '5': 'hybrid_shard',
+  full_shard: 'full_shard',
+  '1': 'full_shard',
+  shard_grad_op: 'shard_grad_op',
+  '2': 'shard_grad_op',
+  no_shard: 'no_shard',
+  '3': 'no_shard',
+  hybrid_shard: 'hybrid_shard',
+  '4': 'hybrid_shard',
+  hybrid_shard_zero2: 'hybrid_shard',
+  '5': 'hybrid_shard',
 };
 
 /** `--fsdp "full_shard auto_wrap offload"` (HF TrainingArguments `fsdp`, transformers training_args.py `_process_fsdp_args`). */
@@ -69,41 +112,75 @@ const EVAL_STRATEGY: FlagSpec['conv'] = (v) => {
 
 /** Flags of the training script (HF TrainingArguments, TRL, PEFT examples, FastChat, open-instruct, DeepSpeed-Chat, Megatron), by normalized name. */
 export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
-  per_device_train_batch_size: MICRO, per_gpu_train_batch_size: MICRO, micro_batch_size: MICRO, train_micro_batch_size_per_gpu: MICRO,
-  per_device_eval_batch_size: spec('evalBatchSize', 'int'), per_gpu_eval_batch_size: spec('evalBatchSize', 'int'),
-  eval_strategy: spec('evalStrategy', 'str', EVAL_STRATEGY), evaluation_strategy: spec('evalStrategy', 'str', EVAL_STRATEGY),
+  per_device_train_batch_size: MICRO,
+  per_gpu_train_batch_size: MICRO,
+  micro_batch_size: MICRO,
+  train_micro_batch_size_per_gpu: MICRO,
+  per_device_eval_batch_size: spec('evalBatchSize', 'int'),
+  per_gpu_eval_batch_size: spec('evalBatchSize', 'int'),
+  eval_strategy: spec('evalStrategy', 'str', EVAL_STRATEGY),
+  evaluation_strategy: spec('evalStrategy', 'str', EVAL_STRATEGY),
   gradient_accumulation_steps: spec('gradientAccumulationSteps', 'int'),
-  torch_empty_cache_steps: spec('emptyCacheSteps', 'int'), label_smoothing_factor: spec('labelSmoothing', 'num'),
+  torch_empty_cache_steps: spec('emptyCacheSteps', 'int'),
+  label_smoothing_factor: spec('labelSmoothing', 'num'),
   // TRL GRPOConfig: prompt and completion lengths, the generation round, the KL reference and the vLLM engine.
-  max_prompt_length: spec('promptLen', 'int'), max_completion_length: spec('completionLen', 'int'),
-  steps_per_generation: spec('stepsPerGeneration', 'int'), generation_batch_size: spec('generationBatchSize', 'int'),
-  num_iterations: spec('numIterations', 'int'), num_generations: spec('numGenerations', 'int'), beta: spec('klBeta', 'num'),
-    cpo_alpha: spec('cpoAlpha', 'num'), rpo_alpha: spec('rpoAlpha', 'num'),
+  max_prompt_length: spec('promptLen', 'int'),
+  max_completion_length: spec('completionLen', 'int'),
+  steps_per_generation: spec('stepsPerGeneration', 'int'),
+  generation_batch_size: spec('generationBatchSize', 'int'),
+  num_iterations: spec('numIterations', 'int'),
+  num_generations: spec('numGenerations', 'int'),
+  beta: spec('klBeta', 'num'),
+  cpo_alpha: spec('cpoAlpha', 'num'),
+  rpo_alpha: spec('rpoAlpha', 'num'),
   // trl grpo (trl/scripts/grpo.py GRPOScriptArguments): a reward model by Hub id beside the reward functions.
-  reward_model_name_or_path: spec('rewardModels', 'str', (v) => (typeof v === 'string' && v.length > 0 ? [['rewardModels', [v]]] : undefined)),
+  reward_model_name_or_path: spec('rewardModels', 'str', (v) =>
+    typeof v === 'string' && v.length > 0 ? [['rewardModels', [v]]] : undefined,
+  ),
   // trl online_dpo (OnlineDPOConfig reward_model_path): the reward model the script loads by Hub id or path.
-  reward_model_path: spec('rewardModels', 'str', (v) => (typeof v === 'string' && v.length > 0 ? [['rewardModels', [v]]] : undefined)),
+  reward_model_path: spec('rewardModels', 'str', (v) =>
+    typeof v === 'string' && v.length > 0 ? [['rewardModels', [v]]] : undefined,
+  ),
   // OnlineDPOConfig before TRL 0.20: the colocated vLLM engine's share of the GPU.
   gpu_memory_utilization: spec('vllmMemoryFraction', 'num'),
-  teacher_model_name_or_path: spec('teacherModel', 'str'), lmbda: spec('onPolicyFraction', 'num'), max_new_tokens: spec('maxNewTokens', 'int'),
-  use_vllm: spec('useVllm', 'bool'), vllm_mode: spec('vllmMode', 'str', oneOf('vllmMode', { colocate: 'colocate', server: 'server' })),
-  vllm_gpu_memory_utilization: spec('vllmMemoryFraction', 'num'), vllm_enable_sleep_mode: spec('vllmSleep', 'bool'),
+  teacher_model_name_or_path: spec('teacherModel', 'str'),
+  lmbda: spec('onPolicyFraction', 'num'),
+  max_new_tokens: spec('maxNewTokens', 'int'),
+  use_vllm: spec('useVllm', 'bool'),
+  vllm_mode: spec('vllmMode', 'str', oneOf('vllmMode', { colocate: 'colocate', server: 'server' })),
+  vllm_gpu_memory_utilization: spec('vllmMemoryFraction', 'num'),
+  vllm_enable_sleep_mode: spec('vllmSleep', 'bool'),
   vllm_tensor_parallel_size: spec('vllmTensorParallel', 'int'),
   ds3_gather_for_generation: spec('gatherForGeneration', 'bool'),
   global_batch_size: spec('trainBatchSize', 'int'),
-  bf16: spec('bf16', 'bool'), fp16: spec('fp16', 'bool'), pure_bf16: spec('pureBf16', 'bool'),
+  bf16: spec('bf16', 'bool'),
+  fp16: spec('fp16', 'bool'),
+  pure_bf16: spec('pureBf16', 'bool'),
   mixed_precision: spec('mixedPrecision', 'str', oneOf('mixedPrecision', MIXED), 'accelerate'),
   gradient_checkpointing: spec('gradientCheckpointing', 'bool', gcOf),
   enable_activation_checkpointing: spec('gradientCheckpointing', 'bool', gcOf),
   disable_gradient_checkpointing: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'none'])),
-  recompute_granularity: spec('gradientCheckpointing', 'str', oneOf('gradientCheckpointing', { full: 'full', selective: 'selective' })),
+  recompute_granularity: spec(
+    'gradientCheckpointing',
+    'str',
+    oneOf('gradientCheckpointing', { full: 'full', selective: 'selective' }),
+  ),
   checkpoint_activations: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'full'])),
   recompute_activations: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'selective'])),
-  activation_offloading: spec('activationOffloading', 'bool'), auto_find_batch_size: spec('autoFindBatchSize', 'bool'),
-    enable_activation_offloading: spec('activationOffloading', 'bool'),
+  activation_offloading: spec('activationOffloading', 'bool'),
+  auto_find_batch_size: spec('autoFindBatchSize', 'bool'),
+  enable_activation_offloading: spec('activationOffloading', 'bool'),
   optim: spec('optimizer', 'str', (v) => {
     const g = galoreOf(String(v));
-    return [['optimizer', normalizeOptimizer(String(v))], ...(g ? [['galore', 'galore'], ['galoreLayerwise', g.layerwise]] as Out : [])];
+    return [
+      ['optimizer', normalizeOptimizer(String(v))],
+      ...(g
+        ? ([
+            ['galore', 'galore'],
+            ['galoreLayerwise', g.layerwise],
+          ] as Out)
+        : []),
+    ];
   }),
   optim_target_modules: spec('galoreTargets', 'list'),
   optim_args: spec('galoreRank', 'str', (v) => {
@@ -114,47 +191,80 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   'optimizer._component_': spec('optimizer', 'str', (v) => [['optimizer', normalizeOptimizer(String(v))]]),
   zero_stage: spec('zeroStage', 'int', intIn('zeroStage', 0, 3)),
   offload: spec('offloadOptimizer', 'bool', whenTrue(['offloadOptimizer', 'cpu'], ['offloadParams', 'cpu'])),
-  dtype: spec('weightsDtype', 'str', oneOf('weightsDtype', DTYPES)), torch_dtype: spec('weightsDtype', 'str', oneOf('weightsDtype', DTYPES)),
-  model_name_or_path: MODEL, pretrained_model_name_or_path: MODEL, base_model: MODEL, model_id: MODEL, model_path: MODEL, base_model_name_or_path: MODEL,
-  max_seq_length: SEQ, model_max_length: SEQ, max_length: SEQ, max_seq_len: SEQ, cutoff_len: SEQ, block_size: SEQ, seq_length: SEQ,
-  sequence_len: SEQ, 'tokenizer.max_seq_len': SEQ,
-  packing: spec('batchLengths', 'bool', packingOf), sample_packing: spec('batchLengths', 'bool', packingOf),
-    'dataset.packed': spec('batchLengths', 'bool', packingOf),
-  lora_r: spec('loraR', 'int'), lora_dim: spec('loraR', 'int'), lora_rank: spec('loraR', 'int'), 'model.lora_rank': spec('loraR', 'int'),
-  lora_alpha: spec('loraAlpha', 'num'), 'model.lora_alpha': spec('loraAlpha', 'num'),
-  lora_dropout: spec('loraDropout', 'num'), 'model.lora_dropout': spec('loraDropout', 'num'),
-  lora_target_modules: spec('loraTargets', 'list', loraTargetsOf), lora_target: spec('loraTargets', 'str', loraTargetsOf),
+  dtype: spec('weightsDtype', 'str', oneOf('weightsDtype', DTYPES)),
+  torch_dtype: spec('weightsDtype', 'str', oneOf('weightsDtype', DTYPES)),
+  model_name_or_path: MODEL,
+  pretrained_model_name_or_path: MODEL,
+  base_model: MODEL,
+  model_id: MODEL,
+  model_path: MODEL,
+  base_model_name_or_path: MODEL,
+  max_seq_length: SEQ,
+  model_max_length: SEQ,
+  max_length: SEQ,
+  max_seq_len: SEQ,
+  cutoff_len: SEQ,
+  block_size: SEQ,
+  seq_length: SEQ,
+  sequence_len: SEQ,
+  'tokenizer.max_seq_len': SEQ,
+  packing: spec('batchLengths', 'bool', packingOf),
+  sample_packing: spec('batchLengths', 'bool', packingOf),
+  'dataset.packed': spec('batchLengths', 'bool', packingOf),
+  lora_r: spec('loraR', 'int'),
+  lora_dim: spec('loraR', 'int'),
+  lora_rank: spec('loraR', 'int'),
+  'model.lora_rank': spec('loraR', 'int'),
+  lora_alpha: spec('loraAlpha', 'num'),
+  'model.lora_alpha': spec('loraAlpha', 'num'),
+  lora_dropout: spec('loraDropout', 'num'),
+  'model.lora_dropout': spec('loraDropout', 'num'),
+  lora_target_modules: spec('loraTargets', 'list', loraTargetsOf),
+  lora_target: spec('loraTargets', 'str', loraTargetsOf),
   q_lora: spec('quantBits', 'bool', whenTrue(['method', 'qlora'], ['quantBits', 4])),
   use_qlora: spec('quantBits', 'bool', whenTrue(['method', 'qlora'], ['quantBits', 4])),
   qlora: spec('quantBits', 'bool', whenTrue(['method', 'qlora'], ['quantBits', 4])),
-  load_in_4bit: spec('quantBits', 'bool', whenTrue(['quantBits', 4])), use_4bit_quantization: spec('quantBits', 'bool', whenTrue(['quantBits', 4])),
-  load_in_8bit: spec('quantBits', 'bool', whenTrue(['quantBits', 8])), use_8bit_quantization: spec('quantBits', 'bool', whenTrue(['quantBits', 8])),
+  load_in_4bit: spec('quantBits', 'bool', whenTrue(['quantBits', 4])),
+  use_4bit_quantization: spec('quantBits', 'bool', whenTrue(['quantBits', 4])),
+  load_in_8bit: spec('quantBits', 'bool', whenTrue(['quantBits', 8])),
+  use_8bit_quantization: spec('quantBits', 'bool', whenTrue(['quantBits', 8])),
   quantization_bit: spec('quantBits', 'int', (v) => (v === 4 || v === 8 ? [['quantBits', v]] : undefined)),
   bnb_4bit_quant_type: spec('quantType', 'str', oneOf('quantType', { nf4: 'nf4', fp4: 'fp4' })),
-  use_nested_quant: spec('doubleQuant', 'bool'), use_bnb_nested_quant: spec('doubleQuant', 'bool'),
-  bnb_4bit_use_double_quant: spec('doubleQuant', 'bool'), double_quantization: spec('doubleQuant', 'bool'),
-  use_peft: spec('method', 'bool', whenTrue(['method', 'lora'])), use_peft_lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
+  use_nested_quant: spec('doubleQuant', 'bool'),
+  use_bnb_nested_quant: spec('doubleQuant', 'bool'),
+  bnb_4bit_use_double_quant: spec('doubleQuant', 'bool'),
+  double_quantization: spec('doubleQuant', 'bool'),
+  use_peft: spec('method', 'bool', whenTrue(['method', 'lora'])),
+  use_peft_lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
   use_lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
   finetuning_type: spec('method', 'str', oneOf('method', { lora: 'lora', freeze: 'freeze', full: 'full' })),
   adapter: spec('method', 'str', oneOf('method', { lora: 'lora', qlora: 'qlora' })),
   freeze_trainable_layers: spec('freezeTrainableLayers', 'int'),
   fsdp: spec('fsdp', 'str', fsdpOf),
-  torch_compile: spec('compile', 'bool'), compile: spec('compile', 'bool'),
+  torch_compile: spec('compile', 'bool'),
+  compile: spec('compile', 'bool'),
   attn_implementation: spec('attention', 'str', oneOf('attention', ATTENTION)),
   // FastChat's `--flash_attn True|False` and LLaMA-Factory's `--flash_attn fa2|sdpa|disabled|auto`; False keeps the model default.
-  flash_attn: spec('attention', 'str', (v) => (toBool(String(v)) === false ? []
-    : toBool(String(v)) === true ? [['attention', 'flash']] : oneOf('attention', ATTENTION)!(v))),
+  flash_attn: spec('attention', 'str', (v) =>
+    toBool(String(v)) === false
+      ? []
+      : toBool(String(v)) === true
+        ? [['attention', 'flash']]
+        : oneOf('attention', ATTENTION)!(v),
+  ),
   use_flash_attn: spec('attention', 'bool', whenTrue(['attention', 'flash'])),
   use_flash_attention_2: spec('attention', 'bool', whenTrue(['attention', 'flash'])),
   flash_attention: spec('attention', 'bool', whenTrue(['attention', 'flash'])),
   sdp_attention: spec('attention', 'bool', whenTrue(['attention', 'sdpa'])),
   use_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'], ['kernels', 'liger'])),
-    enable_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'], ['kernels', 'liger'])),
+  enable_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'], ['kernels', 'liger'])),
   fsdp_cpu_offload: spec('fsdpOffload', 'bool'),
   optimizer_in_bwd: spec('optimizerInBackward', 'bool'),
-  tensor_model_parallel_size: spec('tensorParallel', 'int'), tensor_parallel_size: spec('tensorParallel', 'int'),
-    tensor_parallel_dim: spec('tensorParallel', 'int'),
-  pipeline_model_parallel_size: spec('pipelineParallel', 'int'), pipeline_parallel_size: spec('pipelineParallel', 'int'),
+  tensor_model_parallel_size: spec('tensorParallel', 'int'),
+  tensor_parallel_size: spec('tensorParallel', 'int'),
+  tensor_parallel_dim: spec('tensorParallel', 'int'),
+  pipeline_model_parallel_size: spec('pipelineParallel', 'int'),
+  pipeline_parallel_size: spec('pipelineParallel', 'int'),
   sequence_parallel: spec('sequenceParallel', 'bool'),
 };
 
@@ -178,26 +288,149 @@ export const ACCELERATE_FLAGS: Record<string, FlagSpec> = {
   fsdp_activation_checkpointing: spec('gradientCheckpointing', 'bool', gcOf),
   dynamo_backend: spec('compile', 'str', (v) => [['compile', !/^no(ne)?$/i.test(String(v))]]),
 };
-export const ACCELERATE_BOOL = new Set(['multi_gpu', 'cpu', 'tpu', 'use_deepspeed', 'use_fsdp', 'use_megatron_lm', 'use_xpu', 'use_mps_device', 'm', 'module',
-  'no_python', 'debug', 'quiet', 'q', 'dynamo_use_fullgraph', 'dynamo_use_dynamic', 'dynamo_use_regional_compilation', 'same_network',
-  'enable_cpu_affinity', 'tpu_use_cluster', 'tpu_use_sudo', 'downcast_bf16', 'ipex', 'h', 'help', 'use_parallelism_config']);
-export const TORCHRUN_BOOL = new Set(['standalone', 'no_python', 'module', 'm', 'use_env', 'run_path', 'virtual_local_rank', 'h', 'help']);
-export const DEEPSPEED_BOOL = new Set(['module', 'no_python', 'no_local_rank', 'no_ssh', 'no_ssh_check', 'force_multi', 'save_pid', 'elastic_training',
-  'bind_cores_to_rank', 'h', 'help']);
-export const SRUN_VALUE = new Set(['N', 'n', 'w', 'c', 'p', 't', 'J', 'o', 'e', 'A', 'q', 'G', 'nodes', 'ntasks', 'ntasks_per_node', 'gpus', 'gpus_per_node',
-  'gpus_per_task', 'cpus_per_task', 'partition', 'time', 'job_name', 'output', 'error', 'nodelist', 'gres', 'mem', 'account', 'qos',
-  'container_image', 'container_mounts', 'container_workdir', 'export', 'mpi', 'jobid', 'cpu_bind', 'distribution', 'exclude', 'x', 'chdir', 'D']);
-export const MPIRUN_VALUE = new Set(['np', 'n', 'N', 'H', 'host', 'hostfile', 'machinefile', 'x', 'bind_to', 'map_by', 'rank_by', 'npernode', 'ppn', 'wdir',
-  'genv', 'env', 'f']);
-export const TRL_SCRIPTS = /(^|\/)(sft|dpo|grpo|rloo|kto|orpo|reward|reward_modeling|ppo|online_dpo|xpo|nash_md|gkd|cpo|bco|prm)\.py$/;
+export const ACCELERATE_BOOL = new Set([
+  'multi_gpu',
+  'cpu',
+  'tpu',
+  'use_deepspeed',
+  'use_fsdp',
+  'use_megatron_lm',
+  'use_xpu',
+  'use_mps_device',
+  'm',
+  'module',
+  'no_python',
+  'debug',
+  'quiet',
+  'q',
+  'dynamo_use_fullgraph',
+  'dynamo_use_dynamic',
+  'dynamo_use_regional_compilation',
+  'same_network',
+  'enable_cpu_affinity',
+  'tpu_use_cluster',
+  'tpu_use_sudo',
+  'downcast_bf16',
+  'ipex',
+  'h',
+  'help',
+  'use_parallelism_config',
+]);
+export const TORCHRUN_BOOL = new Set([
+  'standalone',
+  'no_python',
+  'module',
+  'm',
+  'use_env',
+  'run_path',
+  'virtual_local_rank',
+  'h',
+  'help',
+]);
+export const DEEPSPEED_BOOL = new Set([
+  'module',
+  'no_python',
+  'no_local_rank',
+  'no_ssh',
+  'no_ssh_check',
+  'force_multi',
+  'save_pid',
+  'elastic_training',
+  'bind_cores_to_rank',
+  'h',
+  'help',
+]);
+export const SRUN_VALUE = new Set([
+  'N',
+  'n',
+  'w',
+  'c',
+  'p',
+  't',
+  'J',
+  'o',
+  'e',
+  'A',
+  'q',
+  'G',
+  'nodes',
+  'ntasks',
+  'ntasks_per_node',
+  'gpus',
+  'gpus_per_node',
+  'gpus_per_task',
+  'cpus_per_task',
+  'partition',
+  'time',
+  'job_name',
+  'output',
+  'error',
+  'nodelist',
+  'gres',
+  'mem',
+  'account',
+  'qos',
+  'container_image',
+  'container_mounts',
+  'container_workdir',
+  'export',
+  'mpi',
+  'jobid',
+  'cpu_bind',
+  'distribution',
+  'exclude',
+  'x',
+  'chdir',
+  'D',
+]);
+export const MPIRUN_VALUE = new Set([
+  'np',
+  'n',
+  'N',
+  'H',
+  'host',
+  'hostfile',
+  'machinefile',
+  'x',
+  'bind_to',
+  'map_by',
+  'rank_by',
+  'npernode',
+  'ppn',
+  'wdir',
+  'genv',
+  'env',
+  'f',
+]);
+export const TRL_SCRIPTS =
+  /(^|\/)(sft|dpo|grpo|rloo|kto|orpo|reward|reward_modeling|ppo|online_dpo|xpo|nash_md|gkd|cpo|bco|prm)\.py$/;
 /** trl vllm-serve flags read for the server check, and its boolean flags (which take no value). */
 export const VLLM_SERVE_FLAGS: Record<string, FlagSpec> = {
-  tensor_parallel_size: spec('vllmServerTp', 'int'), gpu_memory_utilization: spec('vllmServerMemoryFraction', 'num'),
+  tensor_parallel_size: spec('vllmServerTp', 'int'),
+  gpu_memory_utilization: spec('vllmServerMemoryFraction', 'num'),
   max_model_len: spec('vllmServerMaxModelLen', 'int'),
 };
 export const VLLM_SERVE_BOOL = new Set(['enforce_eager', 'trust_remote_code', 'enable_prefix_caching']);
-export const VLLM_SERVER_KEYS: ReadonlySet<CanonicalKey> = new Set(['vllmServerTp', 'vllmServerMemoryFraction', 'vllmServerMaxModelLen']);
-export const TRL_SUBCOMMANDS = new Set(['sft', 'dpo', 'grpo', 'rloo', 'kto', 'reward', 'orpo', 'ppo', 'online_dpo', 'xpo', 'gkd', 'cpo', 'bco']);
+export const VLLM_SERVER_KEYS: ReadonlySet<CanonicalKey> = new Set([
+  'vllmServerTp',
+  'vllmServerMemoryFraction',
+  'vllmServerMaxModelLen',
+]);
+export const TRL_SUBCOMMANDS = new Set([
+  'sft',
+  'dpo',
+  'grpo',
+  'rloo',
+  'kto',
+  'reward',
+  'orpo',
+  'ppo',
+  'online_dpo',
+  'xpo',
+  'gkd',
+  'cpo',
+  'bco',
+]);
 
 export const normName = (raw: string): string => raw.replace(/^-+/, '').replace(/-/g, '_').toLowerCase();
 export const isNumberText = (s: string): boolean => /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s);
@@ -214,6 +447,9 @@ export function toBool(s: string): boolean | undefined {
 export function deviceCount(s: string): number | undefined {
   const t = s.trim();
   if (t === '' || /^all$/i.test(t)) return undefined;
-  const items = t.split(',').map((x) => x.trim()).filter((x) => x);
+  const items = t
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x);
   return items.length && items.every((x) => /^(\d+|GPU-[\w-]+|MIG-[\w-/]+)$/.test(x)) ? items.length : undefined;
 }

@@ -10,7 +10,15 @@
 // The parts, in the order a script goes through them: lexer.ts (words and operators), sbatch.ts (#SBATCH directives
 // seeding SLURM_* variables), interpreter.ts (commands, control flow and variables; expand.ts, fields.ts and arith.ts
 // evaluate values), launch.ts (one launch command into facts; args.ts parses its arguments, flags.ts maps them).
-import { msg, type CanonicalKey, type ConfigFacts, type Fact, type ParseProblem, type Reference, type Tool } from '../facts';
+import {
+  msg,
+  type CanonicalKey,
+  type ConfigFacts,
+  type Fact,
+  type ParseProblem,
+  type Reference,
+  type Tool,
+} from '../facts';
 import { Lexer } from './lexer';
 import { VLLM_SERVER_KEYS } from './flags';
 import { Interpreter } from './interpreter';
@@ -26,9 +34,18 @@ export function analyzeShell(text: string): ConfigFacts {
     return analyze(text);
   } catch (e) {
     return {
-      format: 'shell', facts: [], references: [], tools: [],
-      problems: [{ code: 'syntax-error', severity: 'info', ...msg('the script could not be analyzed: {0}', e instanceof Error ? e.message : String(e)),
-        span: { start: 0, end: 0 } }],
+      format: 'shell',
+      facts: [],
+      references: [],
+      tools: [],
+      problems: [
+        {
+          code: 'syntax-error',
+          severity: 'info',
+          ...msg('the script could not be analyzed: {0}', e instanceof Error ? e.message : String(e)),
+          span: { start: 0, end: 0 },
+        },
+      ],
     };
   }
 }
@@ -44,13 +61,31 @@ function analyze(text: string): ConfigFacts {
   const problems: ParseProblem[] = [...lexed.problems, ...interp.problems];
   const tools: Tool[] = [];
   const sbTool: Tool = chosen.find((r) => r.launcherTool)?.launcherTool ?? 'torchrun';
-  const known = (k: CanonicalKey): boolean => chosen.some((r) =>
-    r.facts.some((f) => f.key === k && !(typeof f.value === 'object' && f.value !== null && !Array.isArray(f.value))));
-  if (sb.nodes && !known('nodes')) facts.push({ key: 'nodes', rawKey: sb.nodes.rawKey, value: sb.nodes.n, rawValue: sb.nodes.value, keySpan: sb.nodes.keySpan,
-    valueSpan: sb.nodes.valueSpan, tool: sbTool });
+  const known = (k: CanonicalKey): boolean =>
+    chosen.some((r) =>
+      r.facts.some((f) => f.key === k && !(typeof f.value === 'object' && f.value !== null && !Array.isArray(f.value))),
+    );
+  if (sb.nodes && !known('nodes'))
+    facts.push({
+      key: 'nodes',
+      rawKey: sb.nodes.rawKey,
+      value: sb.nodes.n,
+      rawValue: sb.nodes.value,
+      keySpan: sb.nodes.keySpan,
+      valueSpan: sb.nodes.valueSpan,
+      tool: sbTool,
+    });
   if (sb.gpusPerNode && !known('gpusPerNode') && !known('worldSize')) {
     const g = sb.gpusPerNode;
-    facts.push({ key: 'gpusPerNode', rawKey: g.rawKey, value: g.n, rawValue: g.value, keySpan: g.keySpan, valueSpan: g.valueSpan, tool: sbTool });
+    facts.push({
+      key: 'gpusPerNode',
+      rawKey: g.rawKey,
+      value: g.n,
+      rawValue: g.value,
+      keySpan: g.keySpan,
+      valueSpan: g.valueSpan,
+      tool: sbTool,
+    });
   }
   for (const r of chosen) {
     facts.push(...r.facts);
@@ -58,7 +93,8 @@ function analyze(text: string): ConfigFacts {
     for (const t of r.tools) if (!tools.includes(t)) tools.push(t);
   }
   // A trl vllm-serve line beside the training launch: the server's settings.
-  if (training.length > 0) for (const r of interp.results) if (!r.training) facts.push(...r.facts.filter((f) => VLLM_SERVER_KEYS.has(f.key)));
+  if (training.length > 0)
+    for (const r of interp.results) if (!r.training) facts.push(...r.facts.filter((f) => VLLM_SERVER_KEYS.has(f.key)));
   if (training.length > 1) {
     const byKey = new Map<CanonicalKey, Fact[]>();
     for (const r of training) {
@@ -71,11 +107,22 @@ function analyze(text: string): ConfigFacts {
       const values = [...new Set(fs.map((f) => JSON.stringify(f.value)))];
       if (values.length < 2) continue;
       const lastFact = fs[fs.length - 1];
-      problems.push({ code: 'not-static', severity: 'info', span: lastFact.valueSpan, rawKey: lastFact.rawKey,
-        ...msg('this script launches training more than once with different {0} ({1}); the last launch is used', key, values.join(', ')) });
+      problems.push({
+        code: 'not-static',
+        severity: 'info',
+        span: lastFact.valueSpan,
+        rawKey: lastFact.rawKey,
+        ...msg(
+          'this script launches training more than once with different {0} ({1}); the last launch is used',
+          key,
+          values.join(', '),
+        ),
+      });
     }
   }
   const references: Reference[] = [];
-  for (const r of chosen) for (const ref of r.refs) if (!references.some((x) => x.path === ref.path && x.span.start === ref.span.start)) references.push(ref);
+  for (const r of chosen)
+    for (const ref of r.refs)
+      if (!references.some((x) => x.path === ref.path && x.span.start === ref.span.start)) references.push(ref);
   return { format: 'shell', facts, problems, references, tools };
 }

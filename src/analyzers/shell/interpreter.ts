@@ -1,6 +1,14 @@
 // Interpreter: walks the commands in order, keeps the variables the script sets (through `if`, `case` and loops,
 // merged where branches disagree), and analyzes each launch. Pure: no I/O, no node:* and no 'vscode'.
-import { expandableSegmentsOf, type CanonicalKey, type Fact, type FactValue, type ParseProblem, type Span, type Unknown } from '../facts';
+import {
+  expandableSegmentsOf,
+  type CanonicalKey,
+  type Fact,
+  type FactValue,
+  type ParseProblem,
+  type Span,
+  type Unknown,
+} from '../facts';
 import { type Seg, type WordTok, type OpTok, type Tok, REDIRECTS } from './lexer';
 import { type Piece, type VarVal, type Env, unknownOf, textOf, type Field } from './fields';
 import { expandSegs, fieldsOf } from './expand';
@@ -8,16 +16,46 @@ import { type CmdResult, analyzeLaunch } from './launch';
 
 type Tri = boolean | undefined;
 
-interface IfFrame { kind: 'if'; line: number; snapshot: Env; branches: { env: Env; cond: Tri }[]; cond: Tri; state: 'cond' | 'body';
-  parentDead: boolean; sawElse: boolean }
-interface LoopFrame { kind: 'loop'; line: number; snapshot: Env; parentDead: boolean; runsOnce: boolean }
-interface CaseFrame { kind: 'case'; line: number; snapshot: Env; branches: Env[]; state: 'pattern' | 'body'; parentDead: boolean; sawDefault: boolean }
-interface BlockFrame { kind: 'group' | 'func' | 'sub'; snapshot: Env; parentDead: boolean }
+interface IfFrame {
+  kind: 'if';
+  line: number;
+  snapshot: Env;
+  branches: { env: Env; cond: Tri }[];
+  cond: Tri;
+  state: 'cond' | 'body';
+  parentDead: boolean;
+  sawElse: boolean;
+}
+interface LoopFrame {
+  kind: 'loop';
+  line: number;
+  snapshot: Env;
+  parentDead: boolean;
+  runsOnce: boolean;
+}
+interface CaseFrame {
+  kind: 'case';
+  line: number;
+  snapshot: Env;
+  branches: Env[];
+  state: 'pattern' | 'body';
+  parentDead: boolean;
+  sawDefault: boolean;
+}
+interface BlockFrame {
+  kind: 'group' | 'func' | 'sub';
+  snapshot: Env;
+  parentDead: boolean;
+}
 type Frame = IfFrame | LoopFrame | CaseFrame | BlockFrame;
 
-interface Command { readonly words: WordTok[]; readonly arrays: Set<WordTok> }
+interface Command {
+  readonly words: WordTok[];
+  readonly arrays: Set<WordTok>;
+}
 
-const and3 = (a: Tri, b: Tri): Tri => (a === false || b === false ? false : a === true && b === true ? true : undefined);
+const and3 = (a: Tri, b: Tri): Tri =>
+  a === false || b === false ? false : a === true && b === true ? true : undefined;
 const or3 = (a: Tri, b: Tri): Tri => (a === true || b === true ? true : a === false && b === false ? false : undefined);
 
 function literalWord(w: WordTok): string | undefined {
@@ -26,17 +64,25 @@ function literalWord(w: WordTok): string | undefined {
   return s.k === 'lit' && !s.quoted ? s.text : undefined;
 }
 
-function assignParts(w: WordTok): { name: string; append: boolean; valueSegs: Seg[]; nameSpan: Span; valueSpan: Span } | undefined {
+function assignParts(
+  w: WordTok,
+): { name: string; append: boolean; valueSegs: Seg[]; nameSpan: Span; valueSpan: Span } | undefined {
   const s = w.segs[0];
   if (!s || s.k !== 'lit' || s.quoted || !s.exact) return undefined;
   const m = /^([A-Za-z_]\w*)(\+?)=/.exec(s.text);
   if (!m) return undefined;
   const rest = s.text.slice(m[0].length);
   const valueSegs: Seg[] = [];
-  if (rest) valueSegs.push({ k: 'lit', text: rest, start: s.start + m[0].length, end: s.end, quoted: false, exact: true });
+  if (rest)
+    valueSegs.push({ k: 'lit', text: rest, start: s.start + m[0].length, end: s.end, quoted: false, exact: true });
   valueSegs.push(...w.segs.slice(1));
-  return { name: m[1], append: m[2] === '+', valueSegs, nameSpan: { start: s.start, end: s.start + m[1].length },
-    valueSpan: { start: s.start + m[0].length, end: w.end } };
+  return {
+    name: m[1],
+    append: m[2] === '+',
+    valueSegs,
+    nameSpan: { start: s.start, end: s.start + m[1].length },
+    valueSpan: { start: s.start + m[0].length, end: w.end },
+  };
 }
 
 /**
@@ -118,7 +164,10 @@ function layer(env: Env): Env {
 function flatten(env: Env): Map<string, VarVal> {
   const chain: LayeredEnv[] = [];
   let e: Env = env;
-  while (e instanceof LayeredEnv) { chain.push(e); e = e.parent; }
+  while (e instanceof LayeredEnv) {
+    chain.push(e);
+    e = e.parent;
+  }
   const out = new Map(e);
   for (let k = chain.length - 1; k >= 0; k--) {
     for (const [name, v] of chain[k].ownEntries()) {
@@ -152,7 +201,9 @@ const MAX_COMBINATIONS = 16;
 
 function sameValue(a: VarVal | undefined, b: VarVal | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
-  return unknownOf(a.pieces) === undefined && unknownOf(b.pieces) === undefined && textOf(a.pieces) === textOf(b.pieces);
+  return (
+    unknownOf(a.pieces) === undefined && unknownOf(b.pieces) === undefined && textOf(a.pieces) === textOf(b.pieces)
+  );
 }
 
 export class Interpreter {
@@ -167,7 +218,11 @@ export class Interpreter {
   readonly problems: ParseProblem[] = [];
   private readonly lineStarts: number[] = [0];
 
-  constructor(private readonly text: string, private readonly toks: Tok[], seeds: Env) {
+  constructor(
+    private readonly text: string,
+    private readonly toks: Tok[],
+    seeds: Env,
+  ) {
     this.env = new Map(seeds);
     for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
   }
@@ -208,25 +263,46 @@ export class Interpreter {
         else out.delete(name);
         continue;
       }
-      if (first && vals.every((v) => v && unknownOf(v.pieces) === undefined && textOf(v.pieces) === textOf(first.pieces))) { out.set(name, first); continue; }
-      const described = [...new Set(vals.map((v) => {
-        if (!v) return 'unset';
-        const u = unknownOf(v.pieces);
-        if (u !== undefined) return u.length <= 60 ? u : 'unknown';
-        return `'${textOf(v.pieces).slice(0, 40)}'`;
-      }))];
+      if (
+        first &&
+        vals.every((v) => v && unknownOf(v.pieces) === undefined && textOf(v.pieces) === textOf(first.pieces))
+      ) {
+        out.set(name, first);
+        continue;
+      }
+      const described = [
+        ...new Set(
+          vals.map((v) => {
+            if (!v) return 'unset';
+            const u = unknownOf(v.pieces);
+            if (u !== undefined) return u.length <= 60 ? u : 'unknown';
+            return `'${textOf(v.pieces).slice(0, 40)}'`;
+          }),
+        ),
+      ];
       const last = [...vals].reverse().find((v) => v !== undefined)!;
       const reason = `\`${name}\` depends on the ${what} at line ${line} (${described.join(' or ')})`;
       const span = last.valueSpan ?? { start: 0, end: 0 };
       // The values each branch gives, when every one is known (a loop's are not choices: it may run any number of times).
       const distinct: (VarVal | undefined)[] = [];
       for (const v of vals) {
-        if (v?.choices) { for (const c of v.choices.values) if (!distinct.some((d) => sameValue(d, c))) distinct.push(c); continue; }
+        if (v?.choices) {
+          for (const c of v.choices.values) if (!distinct.some((d) => sameValue(d, c))) distinct.push(c);
+          continue;
+        }
         if (!distinct.some((d) => sameValue(d, v))) distinct.push(v);
       }
-      const choosable = what !== 'loop' && distinct.length <= MAX_CHOICES && distinct.every((v) => v === undefined || unknownOf(v.pieces) === undefined);
-      out.set(name, { pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }], exported: vals.some((v) => v?.exported),
-        nameSpan: last.nameSpan, valueSpan: last.valueSpan, ...(choosable ? { choices: { values: distinct, what, line } } : {}) });
+      const choosable =
+        what !== 'loop' &&
+        distinct.length <= MAX_CHOICES &&
+        distinct.every((v) => v === undefined || unknownOf(v.pieces) === undefined);
+      out.set(name, {
+        pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }],
+        exported: vals.some((v) => v?.exported),
+        nameSpan: last.nameSpan,
+        valueSpan: last.valueSpan,
+        ...(choosable ? { choices: { values: distinct, what, line } } : {}),
+      });
     }
     return out;
   }
@@ -244,14 +320,26 @@ export class Interpreter {
       const t = toks[this.pos];
       const top = this.top();
       if (top?.kind === 'case' && top.state === 'pattern') {
-        if (t.t === 'op' && (t.op === '\n' || t.op === ';')) { this.pos++; continue; }
+        if (t.t === 'op' && (t.op === '\n' || t.op === ';')) {
+          this.pos++;
+          continue;
+        }
         this.casePattern(top);
         continue;
       }
       if (t.t === 'op') {
         const op = t.op;
-        if (op === '\n' || op === ';' || op === '&') { connector = undefined; this.lastTri = true; this.pos++; continue; }
-        if (op === '&&' || op === '||' || op === '|' || op === '|&') { connector = op; this.pos++; continue; }
+        if (op === '\n' || op === ';' || op === '&') {
+          connector = undefined;
+          this.lastTri = true;
+          this.pos++;
+          continue;
+        }
+        if (op === '&&' || op === '||' || op === '|' || op === '|&') {
+          connector = op;
+          this.pos++;
+          continue;
+        }
         if (op === ';;' || op === ';&' || op === ';;&') {
           if (top?.kind === 'case' && top.state === 'body') {
             top.branches.push(this.env);
@@ -265,7 +353,10 @@ export class Interpreter {
         }
         if (op === '(') {
           const n = toks[this.pos + 1];
-          if (n && n.t === 'op' && n.op === '(' && n.start === t.end) { this.skipArithCommand(); continue; }
+          if (n && n.t === 'op' && n.op === '(' && n.start === t.end) {
+            this.skipArithCommand();
+            continue;
+          }
           this.frames.push({ kind: 'sub', snapshot: (this.env = shallow(this.env)), parentDead: this.dead });
           this.env = layer(this.env);
           this.pos++;
@@ -298,7 +389,10 @@ export class Interpreter {
       const t = this.toks[this.pos++];
       if (t.t !== 'op') continue;
       if (t.op === '(') depth++;
-      else if (t.op === ')') { depth--; if (depth <= 0) break; }
+      else if (t.op === ')') {
+        depth--;
+        if (depth <= 0) break;
+      }
     }
   }
 
@@ -313,8 +407,16 @@ export class Interpreter {
     const line = this.lineOf(t.start);
     switch (kw) {
       case 'if':
-        this.frames.push({ kind: 'if', line, snapshot: (this.env = shallow(this.env)), branches: [], cond: undefined, state: 'cond',
-          parentDead: this.dead, sawElse: false });
+        this.frames.push({
+          kind: 'if',
+          line,
+          snapshot: (this.env = shallow(this.env)),
+          branches: [],
+          cond: undefined,
+          state: 'cond',
+          parentDead: this.dead,
+          sawElse: false,
+        });
         this.env = layer(this.env);
         this.pos++;
         return true;
@@ -350,7 +452,17 @@ export class Interpreter {
           top.branches.push({ env: this.env, cond: top.cond });
           if (!top.sawElse) top.branches.push({ env: top.snapshot, cond: this.branchCondElse(top) });
           const live = top.branches.filter((b) => b.cond !== false);
-          this.env = live.length === 0 ? top.snapshot : live.length === 1 ? live[0].env : this.merge(live.map((b) => b.env), top.line, '`if`', top.snapshot);
+          this.env =
+            live.length === 0
+              ? top.snapshot
+              : live.length === 1
+                ? live[0].env
+                : this.merge(
+                    live.map((b) => b.env),
+                    top.line,
+                    '`if`',
+                    top.snapshot,
+                  );
           this.dead = top.parentDead;
         }
         this.pos++;
@@ -361,7 +473,13 @@ export class Interpreter {
         return true;
       case 'while':
       case 'until':
-        this.frames.push({ kind: 'loop', line, snapshot: (this.env = shallow(this.env)), parentDead: this.dead, runsOnce: false });
+        this.frames.push({
+          kind: 'loop',
+          line,
+          snapshot: (this.env = shallow(this.env)),
+          parentDead: this.dead,
+          runsOnce: false,
+        });
         this.env = layer(this.env);
         this.pos++;
         return true;
@@ -381,7 +499,15 @@ export class Interpreter {
         if (this.toks[this.pos]?.t === 'word') this.pos++;
         const n = this.toks[this.pos];
         if (n && n.t === 'word' && literalWord(n) === 'in') this.pos++;
-        this.frames.push({ kind: 'case', line, snapshot: (this.env = shallow(this.env)), branches: [], state: 'pattern', parentDead: this.dead, sawDefault: false });
+        this.frames.push({
+          kind: 'case',
+          line,
+          snapshot: (this.env = shallow(this.env)),
+          branches: [],
+          state: 'pattern',
+          parentDead: this.dead,
+          sawDefault: false,
+        });
         this.env = layer(this.env);
         return true;
       }
@@ -393,7 +519,11 @@ export class Interpreter {
         this.pos++;
         return true;
       case '{':
-        this.frames.push({ kind: this.pendingFunc ? 'func' : 'group', snapshot: (this.env = shallow(this.env)), parentDead: this.dead });
+        this.frames.push({
+          kind: this.pendingFunc ? 'func' : 'group',
+          snapshot: (this.env = shallow(this.env)),
+          parentDead: this.dead,
+        });
         this.env = layer(this.env);
         this.pendingFunc = false;
         this.pos++;
@@ -450,7 +580,13 @@ export class Interpreter {
   private parseFor(line: number): void {
     this.pos++;
     const n = this.toks[this.pos];
-    const frame: LoopFrame = { kind: 'loop', line, snapshot: (this.env = shallow(this.env)), parentDead: this.dead, runsOnce: false };
+    const frame: LoopFrame = {
+      kind: 'loop',
+      line,
+      snapshot: (this.env = shallow(this.env)),
+      parentDead: this.dead,
+      runsOnce: false,
+    };
     this.env = layer(this.env);
     if (!n || n.t === 'op') {
       // `for ((i = 0; ...))`: skip the header; the body runs an unknown number of times.
@@ -466,12 +602,14 @@ export class Interpreter {
     this.pos++;
     const words: WordTok[] = [];
     let hasIn = false;
-    while (this.pos < this.toks.length && this.toks[this.pos].t === 'op' && (this.toks[this.pos] as OpTok).op === '\n') this.pos++;
+    while (this.pos < this.toks.length && this.toks[this.pos].t === 'op' && (this.toks[this.pos] as OpTok).op === '\n')
+      this.pos++;
     const inTok = this.toks[this.pos];
     if (inTok && inTok.t === 'word' && literalWord(inTok) === 'in') {
       hasIn = true;
       this.pos++;
-      while (this.pos < this.toks.length && this.toks[this.pos].t === 'word') words.push(this.toks[this.pos++] as WordTok);
+      while (this.pos < this.toks.length && this.toks[this.pos].t === 'word')
+        words.push(this.toks[this.pos++] as WordTok);
     }
     this.frames.push(frame);
     if (this.dead || !/^[A-Za-z_]\w*$/.test(name)) return;
@@ -479,14 +617,26 @@ export class Interpreter {
     frame.runsOnce = hasIn && fields.length > 0 && fields.every((f) => !f.opaque);
     const span = { start: n.start, end: n.end };
     if (fields.length === 1 && fields[0].unknown === undefined) {
-      this.env.set(name, { pieces: [{ text: fields[0].text, start: fields[0].span.start, end: fields[0].span.end, exact: false }], exported: false,
-        nameSpan: span, valueSpan: fields[0].span });
+      this.env.set(name, {
+        pieces: [{ text: fields[0].text, start: fields[0].span.start, end: fields[0].span.end, exact: false }],
+        exported: false,
+        nameSpan: span,
+        valueSpan: fields[0].span,
+      });
     } else {
-      const list = fields.map((f) => (f.unknown === undefined ? f.text : '?')).slice(0, 6).join(', ');
-      const reason = hasIn ? `\`${name}\` is the variable of the \`for\` loop at line ${line} (${list || 'no items'})`
+      const list = fields
+        .map((f) => (f.unknown === undefined ? f.text : '?'))
+        .slice(0, 6)
+        .join(', ');
+      const reason = hasIn
+        ? `\`${name}\` is the variable of the \`for\` loop at line ${line} (${list || 'no items'})`
         : `\`${name}\` loops over the script's arguments`;
-      this.env.set(name, { pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }], exported: false,
-        nameSpan: span, valueSpan: span });
+      this.env.set(name, {
+        pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }],
+        exported: false,
+        nameSpan: span,
+        valueSpan: span,
+      });
     }
   }
 
@@ -502,7 +652,10 @@ export class Interpreter {
           if (toks[this.pos]?.t === 'word') this.pos++;
           continue;
         }
-        if (t.op === '<<' || t.op === '<<-') { this.pos++; continue; }
+        if (t.op === '<<' || t.op === '<<-') {
+          this.pos++;
+          continue;
+        }
         if (t.op === '(') {
           const next = toks[this.pos + 1];
           const last = words[words.length - 1];
@@ -511,13 +664,24 @@ export class Interpreter {
             this.pos += 2;
             return undefined;
           }
-          if (last && t.start === last.end && /=$/.test(literalWord(last)
-            ?? (last.segs[last.segs.length - 1]?.k === 'lit' ? (last.segs[last.segs.length - 1] as { text: string }).text : ''))) {
+          if (
+            last &&
+            t.start === last.end &&
+            /=$/.test(
+              literalWord(last) ??
+                (last.segs[last.segs.length - 1]?.k === 'lit'
+                  ? (last.segs[last.segs.length - 1] as { text: string }).text
+                  : ''),
+            )
+          ) {
             let depth = 0;
             while (this.pos < toks.length) {
               const x = toks[this.pos++];
               if (x.t === 'op' && x.op === '(') depth++;
-              else if (x.t === 'op' && x.op === ')') { depth--; if (depth <= 0) break; }
+              else if (x.t === 'op' && x.op === ')') {
+                depth--;
+                if (depth <= 0) break;
+              }
             }
             arrays.add(last);
             continue;
@@ -528,8 +692,15 @@ export class Interpreter {
       if (words.length === 0 && literalWord(t) === '[[') {
         while (this.pos < toks.length) {
           const x = toks[this.pos++];
-          const w: WordTok = x.t === 'word' ? x : { t: 'word', segs: [{ k: 'lit', text: x.op, start: x.start, end: x.end, quoted: false, exact: true }],
-            start: x.start, end: x.end };
+          const w: WordTok =
+            x.t === 'word'
+              ? x
+              : {
+                  t: 'word',
+                  segs: [{ k: 'lit', text: x.op, start: x.start, end: x.end, quoted: false, exact: true }],
+                  start: x.start,
+                  end: x.end,
+                };
           words.push(w);
           if (x.t === 'word' && literalWord(x) === ']]') break;
           if (x.t === 'op' && x.op === '\n') break;
@@ -546,11 +717,24 @@ export class Interpreter {
     const p = assignParts(w);
     if (!p || mode === 'skip') return;
     let pieces: Piece[] = array
-      ? [{ text: '', start: p.valueSpan.start, end: p.valueSpan.end, exact: false, unknown: `\`${p.name}\` is an array` }]
+      ? [
+          {
+            text: '',
+            start: p.valueSpan.start,
+            end: p.valueSpan.end,
+            exact: false,
+            unknown: `\`${p.name}\` is an array`,
+          },
+        ]
       : expandSegs(this.text, p.valueSegs, env, false).map((x) => ({ ...x, split: false }));
     const old = env.get(p.name);
     if (p.append && old) pieces = [...old.pieces, ...pieces];
-    let val: VarVal = { pieces, exported: exported || (old?.exported ?? false), nameSpan: p.nameSpan, valueSpan: p.valueSpan };
+    let val: VarVal = {
+      pieces,
+      exported: exported || (old?.exported ?? false),
+      nameSpan: p.nameSpan,
+      valueSpan: p.valueSpan,
+    };
     if (mode === 'maybe') {
       const tmpA: Env = new Map(old ? [[p.name, old]] : []);
       const tmpB: Env = new Map([[p.name, val]]);
@@ -567,26 +751,48 @@ export class Interpreter {
       args = args.slice(0, -1);
     }
     let neg = false;
-    if (args[0]?.text === '!') { neg = true; args = args.slice(1); }
+    if (args[0]?.text === '!') {
+      neg = true;
+      args = args.slice(1);
+    }
     if (args.some((a) => a.unknown !== undefined)) return undefined;
     let r: Tri;
     const int = (s: string): number | undefined => (/^\s*[-+]?\d+\s*$/.test(s) ? Number.parseInt(s, 10) : undefined);
     if (args.length === 1) r = args[0].text !== '';
-    else if (args.length === 2) r = args[0].text === '-z' ? args[1].text === '' : args[0].text === '-n' ? args[1].text !== '' : undefined;
+    else if (args.length === 2)
+      r = args[0].text === '-z' ? args[1].text === '' : args[0].text === '-n' ? args[1].text !== '' : undefined;
     else if (args.length === 3) {
       const [a, op, b] = [args[0].text, args[1].text, args[2].text];
       const x = int(a);
       const y = int(b);
       switch (op) {
-        case '=': case '==': r = a === b; break;
-        case '!=': r = a !== b; break;
-        case '-eq': r = x === undefined || y === undefined ? undefined : x === y; break;
-        case '-ne': r = x === undefined || y === undefined ? undefined : x !== y; break;
-        case '-lt': r = x === undefined || y === undefined ? undefined : x < y; break;
-        case '-le': r = x === undefined || y === undefined ? undefined : x <= y; break;
-        case '-gt': r = x === undefined || y === undefined ? undefined : x > y; break;
-        case '-ge': r = x === undefined || y === undefined ? undefined : x >= y; break;
-        default: r = undefined;
+        case '=':
+        case '==':
+          r = a === b;
+          break;
+        case '!=':
+          r = a !== b;
+          break;
+        case '-eq':
+          r = x === undefined || y === undefined ? undefined : x === y;
+          break;
+        case '-ne':
+          r = x === undefined || y === undefined ? undefined : x !== y;
+          break;
+        case '-lt':
+          r = x === undefined || y === undefined ? undefined : x < y;
+          break;
+        case '-le':
+          r = x === undefined || y === undefined ? undefined : x <= y;
+          break;
+        case '-gt':
+          r = x === undefined || y === undefined ? undefined : x > y;
+          break;
+        case '-ge':
+          r = x === undefined || y === undefined ? undefined : x >= y;
+          break;
+        default:
+          r = undefined;
       }
     }
     return neg && r !== undefined ? !r : r;
@@ -605,21 +811,32 @@ export class Interpreter {
     let combos: Env[] = [env];
     for (const [name, v] of used) {
       const next: Env[] = [];
-      for (const e of combos) for (const c of v.choices!.values) {
-        const e2 = new Map(e);
-        if (c === undefined) e2.delete(name);
-        else e2.set(name, c);
-        next.push(e2);
-      }
+      for (const e of combos)
+        for (const c of v.choices!.values) {
+          const e2 = new Map(e);
+          if (c === undefined) e2.delete(name);
+          else e2.set(name, c);
+          next.push(e2);
+        }
       combos = next;
       if (combos.length > MAX_COMBINATIONS) return r;
     }
     const rs = combos.map((e) => analyzeLaunch(this.text, fieldsOf(this.text, words, e), e));
-    if (rs.some((x) => !x || x.facts.length !== r.facts.length || x.facts.some((f, k) => f.key !== r.facts[k].key))) return r;
+    if (rs.some((x) => !x || x.facts.length !== r.facts.length || x.facts.some((f, k) => f.key !== r.facts[k].key)))
+      return r;
     const noteOf = (f: Fact): string => {
-      const named = used.filter(([name]) => usedChoices(this.text.slice(f.valueSpan.start, f.valueSpan.end), new Map([[name, env.get(name)!]])).length > 0);
-      return (named.length > 0 ? named : used).map(([name, v]) => `\`${name}\` is ${v.choices!.values.map((c) => (c === undefined ? 'unset' : `'${textOf(c.pieces).slice(0, 40)}'`)).join(' or ')}`
-        + ` depending on the ${v.choices!.what} at line ${v.choices!.line}`).join('; ');
+      const named = used.filter(
+        ([name]) =>
+          usedChoices(this.text.slice(f.valueSpan.start, f.valueSpan.end), new Map([[name, env.get(name)!]])).length >
+          0,
+      );
+      return (named.length > 0 ? named : used)
+        .map(
+          ([name, v]) =>
+            `\`${name}\` is ${v.choices!.values.map((c) => (c === undefined ? 'unset' : `'${textOf(c.pieces).slice(0, 40)}'`)).join(' or ')}` +
+            ` depending on the ${v.choices!.what} at line ${v.choices!.line}`,
+        )
+        .join('; ');
     };
     const facts = r.facts.map((f, k) => {
       if (!isUnknownValue(f.value)) return f;
@@ -629,13 +846,19 @@ export class Interpreter {
       if (worst === undefined) return f;
       const distinct = [...new Set(values.map((v) => JSON.stringify(v)))];
       const note = noteOf(f);
-      const assumed = distinct.length === 1 ? `${note}; ${f.rawKey} is ${distinct[0]} either way`
-        : `${note}; ${f.rawKey} can be ${distinct.join(' or ')}: the worst for memory (${JSON.stringify(worst)}) is estimated`;
+      const assumed =
+        distinct.length === 1
+          ? `${note}; ${f.rawKey} is ${distinct[0]} either way`
+          : `${note}; ${f.rawKey} can be ${distinct.join(' or ')}: the worst for memory (${JSON.stringify(worst)}) is estimated`;
       return { ...f, value: worst, assumed };
     });
-    const decided = new Set(facts.filter((f, k) => f !== r.facts[k]).map((f) => `${f.valueSpan.start}:${f.valueSpan.end}`));
+    const decided = new Set(
+      facts.filter((f, k) => f !== r.facts[k]).map((f) => `${f.valueSpan.start}:${f.valueSpan.end}`),
+    );
     r.facts.splice(0, r.facts.length, ...facts);
-    const problems = r.problems.filter((p) => !(p.code === 'not-static' && decided.has(`${p.span.start}:${p.span.end}`)));
+    const problems = r.problems.filter(
+      (p) => !(p.code === 'not-static' && decided.has(`${p.span.start}:${p.span.end}`)),
+    );
     r.problems.splice(0, r.problems.length, ...problems);
     return r;
   }
@@ -645,14 +868,26 @@ export class Interpreter {
     this.negate = false;
     const words = cmd.words;
     const top = this.top();
-    const inCond = (top?.kind === 'if' && top.state === 'cond');
+    const inCond = top?.kind === 'if' && top.state === 'cond';
     if (this.dead) return;
     let i = 0;
     while (i < words.length && assignParts(words[i])) i++;
     const prior = this.lastTri;
     if (i === words.length) {
-      const mode = connector === '&&' ? (prior === true ? 'set' : prior === false ? 'skip' : 'maybe')
-        : connector === '||' ? (prior === false ? 'set' : prior === true ? 'skip' : 'maybe') : 'set';
+      const mode =
+        connector === '&&'
+          ? prior === true
+            ? 'set'
+            : prior === false
+              ? 'skip'
+              : 'maybe'
+          : connector === '||'
+            ? prior === false
+              ? 'set'
+              : prior === true
+                ? 'skip'
+                : 'maybe'
+            : 'set';
       for (const w of words) this.assign(w, this.env, false, mode, cmd.arrays.has(w));
       this.lastTri = true;
       return;
@@ -667,7 +902,10 @@ export class Interpreter {
       let exported = head === 'export';
       for (const w of words.slice(i + 1)) {
         const lit = literalWord(w);
-        if (lit && /^[-+][a-zA-Z]+$/.test(lit)) { if (lit.includes('x')) exported = true; continue; }
+        if (lit && /^[-+][a-zA-Z]+$/.test(lit)) {
+          if (lit.includes('x')) exported = true;
+          continue;
+        }
         if (assignParts(w)) this.assign(w, this.env, exported, 'set', cmd.arrays.has(w));
         else if (lit && exported && this.env.has(lit)) this.env.set(lit, { ...this.env.get(lit)!, exported: true });
       }
@@ -675,7 +913,10 @@ export class Interpreter {
       return;
     }
     if (head === 'unset') {
-      for (const w of words.slice(i + 1)) { const lit = literalWord(w); if (lit) this.env.delete(lit); }
+      for (const w of words.slice(i + 1)) {
+        const lit = literalWord(w);
+        if (lit) this.env.delete(lit);
+      }
       this.lastTri = true;
       return;
     }
@@ -683,11 +924,18 @@ export class Interpreter {
     if (!fields.length) return;
     const name = fields[0].text;
     const isTest = name === '[' || name === '[[' || name === 'test';
-    let tri: Tri = isTest ? this.evalTest(fields) : name === 'true' || name === ':' ? true : name === 'false' ? false : undefined;
+    let tri: Tri = isTest
+      ? this.evalTest(fields)
+      : name === 'true' || name === ':'
+        ? true
+        : name === 'false'
+          ? false
+          : undefined;
     if (negate && tri !== undefined) tri = !tri;
-    if (inCond && top?.kind === 'if') top.cond = connector === '&&' ? and3(top.cond, tri) : connector === '||' ? or3(top.cond, tri) : tri;
+    if (inCond && top?.kind === 'if')
+      top.cond = connector === '&&' ? and3(top.cond, tri) : connector === '||' ? or3(top.cond, tri) : tri;
     // Other commands are assumed to succeed, so `mkdir -p x && X=1` sets X; a test with an unknown outcome does not.
-    this.lastTri = isTest ? tri : tri ?? true;
+    this.lastTri = isTest ? tri : (tri ?? true);
     const r = this.launchOverChoices(words.slice(i), fields, env);
     if (r) {
       allocatorConf(this.text, r, env);
@@ -705,8 +953,15 @@ function allocatorConf(text: string, r: CmdResult, env: Env): void {
   const rawValue = text.slice(v.valueSpan.start, v.valueSpan.end);
   const u = unknownOf(v.pieces);
   const value: FactValue | Unknown = u !== undefined ? { unknown: u } : expandableSegmentsOf(textOf(v.pieces));
-  r.facts.push({ key: 'expandableSegments', rawKey: 'PYTORCH_CUDA_ALLOC_CONF', value, rawValue, keySpan: v.nameSpan, valueSpan: v.valueSpan,
-    tool: r.launcherTool ?? r.tools[0] ?? 'torchrun' });
+  r.facts.push({
+    key: 'expandableSegments',
+    rawKey: 'PYTORCH_CUDA_ALLOC_CONF',
+    value,
+    rawValue,
+    keySpan: v.nameSpan,
+    valueSpan: v.valueSpan,
+    tool: r.launcherTool ?? r.tools[0] ?? 'torchrun',
+  });
 }
 
 const isUnknownValue = (v: Fact['value']): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -722,9 +977,24 @@ function usedChoices(line: string, env: Env): [string, VarVal][] {
 }
 
 /** Keys whose memory grows as the value shrinks (more sharding, more GPUs to share state). */
-const SMALLER_IS_WORSE = new Set<CanonicalKey>(['zeroStage', 'gpusPerNode', 'nodes', 'worldSize', 'tensorParallel', 'pipelineParallel', 'contextParallel']);
+const SMALLER_IS_WORSE = new Set<CanonicalKey>([
+  'zeroStage',
+  'gpusPerNode',
+  'nodes',
+  'worldSize',
+  'tensorParallel',
+  'pipelineParallel',
+  'contextParallel',
+]);
 /** Keys whose memory grows with the value. */
-const LARGER_IS_WORSE = new Set<CanonicalKey>(['microBatchSize', 'seqLen', 'loraR', 'evalBatchSize', 'gradientAccumulationSteps', 'trainBatchSize']);
+const LARGER_IS_WORSE = new Set<CanonicalKey>([
+  'microBatchSize',
+  'seqLen',
+  'loraR',
+  'evalBatchSize',
+  'gradientAccumulationSteps',
+  'trainBatchSize',
+]);
 /** Switches whose `false` costs more memory. */
 const FALSE_IS_WORSE = new Set<CanonicalKey>(['gradientCheckpointing', 'bf16', 'fp16']);
 const METHOD_COST = ['full', 'freeze', 'lora', 'qlora'];

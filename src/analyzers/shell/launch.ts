@@ -1,10 +1,39 @@
 // Launch commands: wrappers (srun, mpirun, env), launchers (torchrun, deepspeed, accelerate, tune, trl) and the
 // training script's flags, into the facts of one command. Pure: no I/O, no node:* and no 'vscode'.
-import { msg, notModeled, UNMODELED_OBJECTIVES, type CanonicalKey, type Message, type Fact, type FactValue, type ParseProblem, type Reference, type Span,
-  type Tool, type Unknown } from '../facts';
+import {
+  msg,
+  notModeled,
+  UNMODELED_OBJECTIVES,
+  type CanonicalKey,
+  type Message,
+  type Fact,
+  type FactValue,
+  type ParseProblem,
+  type Reference,
+  type Span,
+  type Tool,
+  type Unknown,
+} from '../facts';
 import { type Env, unknownOf, textOf, type Field, subSpan } from './fields';
-import { type FlagSpec, spec, SCRIPT_FLAGS, TOOL_FLAGS, ACCELERATE_FLAGS, ACCELERATE_BOOL, TORCHRUN_BOOL, DEEPSPEED_BOOL, SRUN_VALUE, MPIRUN_VALUE,
-  TRL_SCRIPTS, VLLM_SERVE_FLAGS, VLLM_SERVE_BOOL, TRL_SUBCOMMANDS, isNumberText, toBool, deviceCount } from './flags';
+import {
+  type FlagSpec,
+  spec,
+  SCRIPT_FLAGS,
+  TOOL_FLAGS,
+  ACCELERATE_FLAGS,
+  ACCELERATE_BOOL,
+  TORCHRUN_BOOL,
+  DEEPSPEED_BOOL,
+  SRUN_VALUE,
+  MPIRUN_VALUE,
+  TRL_SCRIPTS,
+  VLLM_SERVE_FLAGS,
+  VLLM_SERVE_BOOL,
+  TRL_SUBCOMMANDS,
+  isNumberText,
+  toBool,
+  deviceCount,
+} from './flags';
 import { type Opt, pieceRange, type Consume, type Parsed, looksLikeFlag, parseArgs, skipOpts } from './args';
 import { isSwiftTrain, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
 import { isLitgptTrain, litgptLaunch } from './litgpt';
@@ -18,9 +47,26 @@ export interface CmdResult {
   launcherTool?: Tool;
 }
 const basename = (s: string): string => s.slice(s.lastIndexOf('/') + 1);
-const TRAINING_KEYS = new Set<CanonicalKey>(['microBatchSize', 'gradientAccumulationSteps', 'bf16', 'fp16', 'mixedPrecision', 'optimizer',
+const TRAINING_KEYS = new Set<CanonicalKey>([
+  'microBatchSize',
+  'gradientAccumulationSteps',
+  'bf16',
+  'fp16',
+  'mixedPrecision',
+  'optimizer',
   'gradientCheckpointing',
-  'deepspeedConfig', 'zeroStage', 'fsdp', 'seqLen', 'loraR', 'trainBatchSize', 'pureBf16', 'tensorParallel', 'pipelineParallel', 'gpusPerNode', 'worldSize']);
+  'deepspeedConfig',
+  'zeroStage',
+  'fsdp',
+  'seqLen',
+  'loraR',
+  'trainBatchSize',
+  'pureBf16',
+  'tensorParallel',
+  'pipelineParallel',
+  'gpusPerNode',
+  'worldSize',
+]);
 
 export class Launch {
   readonly r: CmdResult = { facts: [], refs: [], problems: [], tools: [], training: false };
@@ -35,10 +81,31 @@ export class Launch {
     if (!this.r.tools.includes(t)) this.r.tools.push(t);
   }
 
-  fact(key: CanonicalKey, rawKey: string, keySpan: Span, valueSpan: Span, value: FactValue | Unknown, tool: Tool): void {
-    this.r.facts.push({ key, rawKey, value, rawValue: this.text.slice(valueSpan.start, valueSpan.end), keySpan, valueSpan, tool });
+  fact(
+    key: CanonicalKey,
+    rawKey: string,
+    keySpan: Span,
+    valueSpan: Span,
+    value: FactValue | Unknown,
+    tool: Tool,
+  ): void {
+    this.r.facts.push({
+      key,
+      rawKey,
+      value,
+      rawValue: this.text.slice(valueSpan.start, valueSpan.end),
+      keySpan,
+      valueSpan,
+      tool,
+    });
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      this.r.problems.push({ code: 'not-static', severity: 'info', ...msg('{0}: {1}', rawKey, (value as Unknown).unknown), span: valueSpan, rawKey });
+      this.r.problems.push({
+        code: 'not-static',
+        severity: 'info',
+        ...msg('{0}: {1}', rawKey, (value as Unknown).unknown),
+        span: valueSpan,
+        rawKey,
+      });
     }
   }
 
@@ -48,8 +115,13 @@ export class Launch {
 
   invalid(o: Opt, what: string): void {
     const span = o.value?.span ?? o.keySpan;
-    this.r.problems.push({ code: 'invalid-value', severity: 'warning', ...msg('{0} expects {1}, got \'{2}\'', o.rawKey, what, o.value?.text ?? ''),
-      span, rawKey: o.rawKey });
+    this.r.problems.push({
+      code: 'invalid-value',
+      severity: 'warning',
+      ...msg("{0} expects {1}, got '{2}'", o.rawKey, what, o.value?.text ?? ''),
+      span,
+      rawKey: o.rawKey,
+    });
   }
 
   notStatic(span: Span, m: Message, rawKey?: string): void {
@@ -103,7 +175,13 @@ export class Launch {
   }
 }
 
-export interface Visible { readonly count?: number; readonly unknown?: string; readonly rawKey: string; readonly keySpan: Span; readonly valueSpan: Span }
+export interface Visible {
+  readonly count?: number;
+  readonly unknown?: string;
+  readonly rawKey: string;
+  readonly keySpan: Span;
+  readonly valueSpan: Span;
+}
 
 /** CUDA_VISIBLE_DEVICES as the launched process sees it (exported or given as a prefix), if the script sets it. */
 export function visibleDevices(env: Env, name = 'CUDA_VISIBLE_DEVICES'): Visible | undefined {
@@ -113,12 +191,20 @@ export function visibleDevices(env: Env, name = 'CUDA_VISIBLE_DEVICES'): Visible
   const text = textOf(v.pieces);
   const base = { rawKey: name, keySpan: v.nameSpan, valueSpan: v.valueSpan };
   if (u !== undefined) return { ...base, unknown: u };
-  const count = name === 'CUDA_VISIBLE_DEVICES' ? deviceCount(text) : isNumberText(text.trim()) ? Number(text.trim()) : undefined;
+  const count =
+    name === 'CUDA_VISIBLE_DEVICES' ? deviceCount(text) : isNumberText(text.trim()) ? Number(text.trim()) : undefined;
   return count === undefined ? { ...base, unknown: `${name}='${text}' is not a device count` } : { ...base, count };
 }
 
 export function emitVisible(l: Launch, vis: Visible, key: CanonicalKey, tool: Tool): void {
-  l.fact(key, vis.rawKey, vis.keySpan, vis.valueSpan, vis.count !== undefined ? vis.count : { unknown: vis.unknown ?? 'not known statically' }, tool);
+  l.fact(
+    key,
+    vis.rawKey,
+    vis.keySpan,
+    vis.valueSpan,
+    vis.count !== undefined ? vis.count : { unknown: vis.unknown ?? 'not known statically' },
+    tool,
+  );
 }
 
 const ALL_GPUS: Unknown = { unknown: 'all visible GPUs' };
@@ -133,8 +219,15 @@ function torchrunFacts(l: Launch, opts: readonly Opt[], env: Env): void {
       } else l.spec(spec('gpusPerNode', 'int'), o, 'torchrun');
     } else if (o.name === 'nnodes') {
       const m = o.value && o.value.unknown === undefined ? /^(\d+):(\d+)$/.exec(o.value.text.trim()) : null;
-      if (m && o.value) l.fact('nodes', o.rawKey, o.keySpan, o.value.span,
-        m[1] === m[2] ? Number(m[1]) : { unknown: `elastic range of ${m[1]} to ${m[2]} nodes` }, 'torchrun');
+      if (m && o.value)
+        l.fact(
+          'nodes',
+          o.rawKey,
+          o.keySpan,
+          o.value.span,
+          m[1] === m[2] ? Number(m[1]) : { unknown: `elastic range of ${m[1]} to ${m[2]} nodes` },
+          'torchrun',
+        );
       else l.spec(spec('nodes', 'int'), o, 'torchrun');
     } else if (o.name === 'standalone' && !o.value) {
       l.fact('nodes', o.rawKey, o.keySpan, o.keySpan, 1, 'torchrun');
@@ -155,25 +248,63 @@ function deepspeedFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Fie
         l.fact('nodes', o.rawKey, o.keySpan, o.value.span, { unknown: 'all hosts in the hostfile' }, 'deepspeed');
       else l.spec(spec('nodes', 'int'), o, 'deepspeed');
     } else if ((o.name === 'include' || o.name === 'i') && o.value) {
-      if (o.value.unknown !== undefined) { l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'deepspeed'); continue; }
-      const hosts = o.value.text.trim().split('@').filter((h) => h);
-      const counts = hosts.map((h) => { const c = h.split(':')[1]; return c === undefined ? undefined : deviceCount(c); });
-      if (hosts.length > 1 && !has('num_nodes')) l.fact('nodes', o.rawKey, o.keySpan, o.value.span, hosts.length, 'deepspeed');
+      if (o.value.unknown !== undefined) {
+        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'deepspeed');
+        continue;
+      }
+      const hosts = o.value.text
+        .trim()
+        .split('@')
+        .filter((h) => h);
+      const counts = hosts.map((h) => {
+        const c = h.split(':')[1];
+        return c === undefined ? undefined : deviceCount(c);
+      });
+      if (hosts.length > 1 && !has('num_nodes'))
+        l.fact('nodes', o.rawKey, o.keySpan, o.value.span, hosts.length, 'deepspeed');
       const same = counts.every((c) => c !== undefined && c === counts[0]);
-      l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span,
-        same && counts[0] !== undefined ? counts[0] : { unknown: `the GPUs of ${o.value.text.trim()}` }, 'deepspeed');
-    } else if ((o.name === 'exclude' || o.name === 'e') && o.value && !has('num_gpus') && !has('include') && !has('i')) {
-      l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: 'all visible GPUs except the excluded ones' }, 'deepspeed');
+      l.fact(
+        'gpusPerNode',
+        o.rawKey,
+        o.keySpan,
+        o.value.span,
+        same && counts[0] !== undefined ? counts[0] : { unknown: `the GPUs of ${o.value.text.trim()}` },
+        'deepspeed',
+      );
+    } else if (
+      (o.name === 'exclude' || o.name === 'e') &&
+      o.value &&
+      !has('num_gpus') &&
+      !has('include') &&
+      !has('i')
+    ) {
+      l.fact(
+        'gpusPerNode',
+        o.rawKey,
+        o.keySpan,
+        o.value.span,
+        { unknown: 'all visible GPUs except the excluded ones' },
+        'deepspeed',
+      );
     } else if ((o.name === 'hostfile' || o.name === 'h') && o.value && !has('num_nodes')) {
       l.fact('nodes', o.rawKey, o.keySpan, o.value.span, { unknown: 'the hosts listed in the hostfile' }, 'deepspeed');
     }
   }
-  const counted = has('num_gpus') || has('num_accelerators') || has('include') || has('i') || has('exclude') || has('e');
+  const counted =
+    has('num_gpus') || has('num_accelerators') || has('include') || has('i') || has('exclude') || has('e');
   if (!counted) {
     // runner.py turns CUDA_VISIBLE_DEVICES into --include localhost:<ids> only when no count flag is given.
     const vis = has('num_nodes') ? undefined : visibleDevices(env);
     if (vis) emitVisible(l, vis, 'gpusPerNode', 'deepspeed');
-    else l.fact('gpusPerNode', 'deepspeed', launcher.span, launcher.span, { unknown: 'deepspeed without --num_gpus uses every GPU of the node' }, 'deepspeed');
+    else
+      l.fact(
+        'gpusPerNode',
+        'deepspeed',
+        launcher.span,
+        launcher.span,
+        { unknown: 'deepspeed without --num_gpus uses every GPU of the node' },
+        'deepspeed',
+      );
   }
 }
 
@@ -183,14 +314,16 @@ function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env): void {
   for (const o of opts) {
     if (o.name === 'config_file') {
       if (!o.value) continue;
-      if (o.value.unknown !== undefined) l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
+      if (o.value.unknown !== undefined)
+        l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
       else l.ref('config', o.value.text, o.value.span);
     } else if (o.name === 'deepspeed_config_file') {
       deepspeedRef(l, o, 'accelerate');
     } else if (o.name === 'use_fsdp' && !o.value) {
       if (!has('fsdp_sharding_strategy')) l.fact('fsdp', o.rawKey, o.keySpan, o.keySpan, 'full_shard', 'accelerate');
     } else if (o.name === 'gpu_ids' && o.value && !has('num_processes')) {
-      if (o.value.unknown !== undefined) l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'accelerate');
+      if (o.value.unknown !== undefined)
+        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'accelerate');
       else {
         const c = deviceCount(o.value.text);
         if (c !== undefined) l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, c, 'accelerate');
@@ -211,9 +344,22 @@ export function deepspeedRef(l: Launch, o: Opt, tool: Tool): void {
   if (o.value.unknown !== undefined) {
     // The run's DeepSpeed config is a file VRAM Lens cannot follow: a located warning, not a silent drop.
     const span = o.value.span;
-    l.r.facts.push({ key: 'deepspeedConfig', rawKey: o.rawKey, value: { unknown: o.value.unknown }, rawValue: l.slice(span), keySpan: o.keySpan, valueSpan: span, tool });
-    l.r.problems.push({ code: 'reference-not-found', severity: 'warning', span, rawKey: o.rawKey,
-      ...msg('not resolved: {0} ({1}); the DeepSpeed config is not read', l.slice(span), o.value.unknown) });
+    l.r.facts.push({
+      key: 'deepspeedConfig',
+      rawKey: o.rawKey,
+      value: { unknown: o.value.unknown },
+      rawValue: l.slice(span),
+      keySpan: o.keySpan,
+      valueSpan: span,
+      tool,
+    });
+    l.r.problems.push({
+      code: 'reference-not-found',
+      severity: 'warning',
+      span,
+      rawKey: o.rawKey,
+      ...msg('not resolved: {0} ({1}); the DeepSpeed config is not read', l.slice(span), o.value.unknown),
+    });
     return;
   }
   const v = o.value.text.trim();
@@ -234,7 +380,8 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
     }
     if (o.name === 'config' && (tool === 'trl' || tool === 'torchtune' || tool === 'axolotl')) {
       if (!o.value) continue;
-      if (o.value.unknown !== undefined) l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
+      if (o.value.unknown !== undefined)
+        l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
       else if (/\.(ya?ml|json)$/i.test(o.value.text.trim())) l.ref('config', o.value.text.trim(), o.value.span);
       continue;
     }
@@ -248,11 +395,13 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
   }
 }
 
-const scriptConsume = (tool: Tool) => (name: string): Consume => {
-  const s = TOOL_FLAGS[tool]?.[name] ?? SCRIPT_FLAGS[name];
-  if (name === 'deepspeed') return 'one';
-  return s?.kind === 'bool' ? 'bool' : s?.kind === 'list' ? 'list' : 'one';
-};
+const scriptConsume =
+  (tool: Tool) =>
+  (name: string): Consume => {
+    const s = TOOL_FLAGS[tool]?.[name] ?? SCRIPT_FLAGS[name];
+    if (name === 'deepspeed') return 'one';
+    return s?.kind === 'bool' ? 'bool' : s?.kind === 'list' ? 'list' : 'one';
+  };
 
 /** The tool whose semantics the script's flags follow. */
 function scriptTool(script: string, fields: readonly Field[], from: number): Tool {
@@ -268,15 +417,28 @@ function scriptTool(script: string, fields: readonly Field[], from: number): Too
 
 export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdResult | undefined {
   const l = new Launch(text);
-  const opaque = (f: Field): void => l.notStatic(f.span, f.unknown === undefined
-    ? msg('{0} may add arguments that are not visible here: not known statically', text.slice(f.span.start, f.span.end))
-    : msg('{0} may add arguments that are not visible here: {1}', text.slice(f.span.start, f.span.end), f.unknown));
+  const opaque = (f: Field): void =>
+    l.notStatic(
+      f.span,
+      f.unknown === undefined
+        ? msg(
+            '{0} may add arguments that are not visible here: not known statically',
+            text.slice(f.span.start, f.span.end),
+          )
+        : msg('{0} may add arguments that are not visible here: {1}', text.slice(f.span.start, f.span.end), f.unknown),
+    );
   let env = envIn;
   let i = 0;
   for (let guard = 0; guard < 16 && i < fields.length; guard++) {
     const w = basename(fields[i].text);
-    if (w === 'srun' || w === 'salloc') { i = skipOpts(fields, i + 1, SRUN_VALUE); continue; }
-    if (w === 'mpirun' || w === 'mpiexec') { i = skipOpts(fields, i + 1, MPIRUN_VALUE); continue; }
+    if (w === 'srun' || w === 'salloc') {
+      i = skipOpts(fields, i + 1, SRUN_VALUE);
+      continue;
+    }
+    if (w === 'mpirun' || w === 'mpiexec') {
+      i = skipOpts(fields, i + 1, MPIRUN_VALUE);
+      continue;
+    }
     if (['nohup', 'time', 'exec', 'stdbuf', 'nice', 'ionice', 'command', 'sudo', 'unbuffer', 'xvfb-run'].includes(w)) {
       i++;
       while (i < fields.length && fields[i].text.startsWith('-')) i += fields[i].text === '-n' ? 2 : 1;
@@ -285,7 +447,10 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
     if (w === 'numactl' || w === 'taskset') {
       i++;
       let sawOpt = false;
-      while (i < fields.length && fields[i].text.startsWith('-')) { sawOpt = true; i += fields[i].text.includes('=') ? 1 : 2; }
+      while (i < fields.length && fields[i].text.startsWith('-')) {
+        sawOpt = true;
+        i += fields[i].text.includes('=') ? 1 : 2;
+      }
       if (w === 'taskset' && !sawOpt) i++;
       continue;
     }
@@ -296,8 +461,12 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
         const f = fields[i];
         const m = /^([A-Za-z_]\w*)=/.exec(f.text);
         if (m) {
-          env.set(m[1], { pieces: pieceRange(f, m[0].length, f.text.length), exported: true, nameSpan: subSpan(f, 0, m[1].length),
-            valueSpan: subSpan(f, m[0].length, f.text.length) });
+          env.set(m[1], {
+            pieces: pieceRange(f, m[0].length, f.text.length),
+            exported: true,
+            nameSpan: subSpan(f, 0, m[1].length),
+            valueSpan: subSpan(f, m[0].length, f.text.length),
+          });
           i++;
         } else if (f.text.startsWith('-')) i++;
         else break;
@@ -310,12 +479,21 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (!f0 || f0.unknown !== undefined) return undefined;
   const cmd = basename(f0.text);
   const sub = fields[i + 1]?.text;
-  const launcherConsume = (bools: Set<string>) => (name: string): Consume => (bools.has(name) ? 'never' : 'one');
+  const launcherConsume =
+    (bools: Set<string>) =>
+    (name: string): Consume =>
+      bools.has(name) ? 'never' : 'one';
   let launcherTool: Tool | undefined;
   let scriptAt: number;
   let moduleName: string | undefined;
 
-  if (cmd === 'torchrun' || cmd === 'deepspeed' || (cmd === 'accelerate' && sub === 'launch') || cmd === 'accelerate-launch' || /^python[\d.]*$/.test(cmd)) {
+  if (
+    cmd === 'torchrun' ||
+    cmd === 'deepspeed' ||
+    (cmd === 'accelerate' && sub === 'launch') ||
+    cmd === 'accelerate-launch' ||
+    /^python[\d.]*$/.test(cmd)
+  ) {
     let j = i + 1;
     let kind = cmd === 'accelerate-launch' ? 'accelerate' : cmd;
     if (cmd === 'accelerate') j = i + 2;
@@ -323,13 +501,23 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
       while (j < fields.length && /^-/.test(fields[j].text)) {
         const t = fields[j].text;
         if (t === '-c') return undefined;
-        if (t === '-m') { moduleName = fields[j + 1]?.text; j += 2; break; }
+        if (t === '-m') {
+          moduleName = fields[j + 1]?.text;
+          j += 2;
+          break;
+        }
         j += t === '-W' || t === '-X' ? 2 : 1;
       }
-      if (moduleName === 'torch.distributed.launch' || moduleName === 'torch.distributed.run') { kind = 'torchrun'; moduleName = undefined; }
-      else if (moduleName === 'accelerate.commands.launch') { kind = 'accelerate'; moduleName = undefined; }
-      else if (moduleName === 'deepspeed.launcher.runner') { kind = 'deepspeed'; moduleName = undefined; }
-      else kind = 'python';
+      if (moduleName === 'torch.distributed.launch' || moduleName === 'torch.distributed.run') {
+        kind = 'torchrun';
+        moduleName = undefined;
+      } else if (moduleName === 'accelerate.commands.launch') {
+        kind = 'accelerate';
+        moduleName = undefined;
+      } else if (moduleName === 'deepspeed.launcher.runner') {
+        kind = 'deepspeed';
+        moduleName = undefined;
+      } else kind = 'python';
     }
     if (kind === 'python') {
       scriptAt = moduleName !== undefined ? j - 1 : j;
@@ -396,8 +584,14 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
     if (sub === 'grpo' || sub === 'rloo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, sub, 'trl');
     if (sub === 'online_dpo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, 'online-dpo', 'trl');
     const objective = sub === 'xpo' ? 'xpo' : sub;
-    if (UNMODELED_OBJECTIVES[objective]) l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...notModeled(`trl ${sub}`, objective),
-      span: subField.span, rawKey: `trl ${sub}` });
+    if (UNMODELED_OBJECTIVES[objective])
+      l.r.problems.push({
+        code: 'not-modeled',
+        severity: 'warning',
+        ...notModeled(`trl ${sub}`, objective),
+        span: subField.span,
+        rawKey: `trl ${sub}`,
+      });
     const p = parseArgs(fields, i + 2, scriptConsume('trl'), false, false, opaque);
     scriptFacts(l, p, 'trl', false);
     l.r.training = true;
@@ -415,7 +609,11 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
 
   const scriptField = fields[scriptAt];
   if (!scriptField) {
-    if (launcherTool) { l.r.training = true; l.r.launcherTool = launcherTool; return l.r; }
+    if (launcherTool) {
+      l.r.training = true;
+      l.r.launcherTool = launcherTool;
+      return l.r;
+    }
     return undefined;
   }
   const script = moduleName ?? scriptField.text;
@@ -426,7 +624,10 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   const tool = scriptTool(script, fields, scriptAt + 1);
   const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);
   if (moduleName === undefined && scriptField.unknown === undefined && !scriptField.opaque && /\.py$/.test(script)) {
-    const args = p.opts.map((o) => ({ name: o.name, ...(o.value ? { value: o.value.unknown === undefined ? o.value.text : null } : {}) }));
+    const args = p.opts.map((o) => ({
+      name: o.name,
+      ...(o.value ? { value: o.value.unknown === undefined ? o.value.text : null } : {}),
+    }));
     l.r.refs.push({ kind: 'script', path: script, span: scriptField.span, args });
   }
   scriptFacts(l, p, tool, true);
@@ -434,7 +635,8 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (tool !== 'hf-trainer' || l.r.facts.some((f) => f.tool === tool)) l.tool(tool);
   // open-instruct passes `--use_qlora --use_lora`: QLoRA is LoRA on 4-bit weights, so the LoRA switch does not undo it.
   if (l.r.facts.some((f) => f.key === 'method' && f.value === 'qlora')) {
-    for (let k = l.r.facts.length - 1; k >= 0; k--) if (l.r.facts[k].key === 'method' && l.r.facts[k].value === 'lora') l.r.facts.splice(k, 1);
+    for (let k = l.r.facts.length - 1; k >= 0; k--)
+      if (l.r.facts[k].key === 'method' && l.r.facts[k].value === 'lora') l.r.facts.splice(k, 1);
   }
   l.r.launcherTool = launcherTool;
   l.r.training = launcherTool !== undefined || l.r.facts.some((f) => TRAINING_KEYS.has(f.key));

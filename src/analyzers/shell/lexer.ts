@@ -3,17 +3,52 @@
 import { msg, type Message, type ParseProblem } from '../facts';
 
 export type Seg =
-  | { readonly k: 'lit'; readonly text: string; readonly start: number; readonly end: number; readonly quoted: boolean; readonly exact: boolean }
-  | { readonly k: 'param'; readonly name: string; readonly op?: string; readonly arg?: readonly Seg[]; readonly complex?: string; readonly start: number;
-    readonly end: number; readonly quoted: boolean }
-  | { readonly k: 'arith'; readonly expr: string; readonly start: number; readonly end: number; readonly quoted: boolean }
+  | {
+      readonly k: 'lit';
+      readonly text: string;
+      readonly start: number;
+      readonly end: number;
+      readonly quoted: boolean;
+      readonly exact: boolean;
+    }
+  | {
+      readonly k: 'param';
+      readonly name: string;
+      readonly op?: string;
+      readonly arg?: readonly Seg[];
+      readonly complex?: string;
+      readonly start: number;
+      readonly end: number;
+      readonly quoted: boolean;
+    }
+  | {
+      readonly k: 'arith';
+      readonly expr: string;
+      readonly start: number;
+      readonly end: number;
+      readonly quoted: boolean;
+    }
   | { readonly k: 'cmdsub'; readonly start: number; readonly end: number; readonly quoted: boolean };
 
-export interface WordTok { readonly t: 'word'; readonly segs: readonly Seg[]; readonly start: number; readonly end: number }
-export interface OpTok { readonly t: 'op'; readonly op: string; readonly start: number; readonly end: number }
+export interface WordTok {
+  readonly t: 'word';
+  readonly segs: readonly Seg[];
+  readonly start: number;
+  readonly end: number;
+}
+export interface OpTok {
+  readonly t: 'op';
+  readonly op: string;
+  readonly start: number;
+  readonly end: number;
+}
 export type Tok = WordTok | OpTok;
 
-export interface Comment { readonly start: number; readonly end: number; readonly lineStart: boolean }
+export interface Comment {
+  readonly start: number;
+  readonly end: number;
+  readonly lineStart: boolean;
+}
 
 interface Lexed {
   readonly toks: Tok[];
@@ -21,7 +56,31 @@ interface Lexed {
   readonly problems: ParseProblem[];
 }
 
-const OPERATORS = ['&&', '||', ';;&', ';;', ';&', '|&', '&>>', '&>', '>>', '>&', '<<<', '<<-', '<<', '<&', '<>', '>|', '|', '&', ';', '(', ')', '<', '>'];
+const OPERATORS = [
+  '&&',
+  '||',
+  ';;&',
+  ';;',
+  ';&',
+  '|&',
+  '&>>',
+  '&>',
+  '>>',
+  '>&',
+  '<<<',
+  '<<-',
+  '<<',
+  '<&',
+  '<>',
+  '>|',
+  '|',
+  '&',
+  ';',
+  '(',
+  ')',
+  '<',
+  '>',
+];
 export const REDIRECTS = new Set(['&>>', '&>', '>>', '>&', '<<<', '<&', '<>', '>|', '<', '>']);
 export const isBlank = (c: string): boolean => c === ' ' || c === '\t' || c === '\r';
 const isNameStart = (c: string): boolean => /[A-Za-z_]/.test(c);
@@ -45,8 +104,16 @@ function matchParen(text: string, from: number, depth = 1): number {
   let i = from;
   while (i < text.length) {
     const c = text[i];
-    if (c === '\\') { i += 2; continue; }
-    if (c === "'") { const j = text.indexOf("'", i + 1); if (j < 0) return -1; i = j + 1; continue; }
+    if (c === '\\') {
+      i += 2;
+      continue;
+    }
+    if (c === "'") {
+      const j = text.indexOf("'", i + 1);
+      if (j < 0) return -1;
+      i = j + 1;
+      continue;
+    }
     if (c === '"') {
       i++;
       while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
@@ -54,7 +121,10 @@ function matchParen(text: string, from: number, depth = 1): number {
       continue;
     }
     if (c === '(') depth++;
-    else if (c === ')') { depth--; if (depth === 0) return i + 1; }
+    else if (c === ')') {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
     i++;
   }
   return -1;
@@ -66,11 +136,31 @@ function matchBrace(text: string, from: number): number {
   let i = from;
   while (i < text.length) {
     const c = text[i];
-    if (c === '\\') { i += 2; continue; }
-    if (c === "'") { const j = text.indexOf("'", i + 1); if (j < 0) return -1; i = j + 1; continue; }
-    if (c === '"') { i++; while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1; i++; continue; }
-    if (c === '$' && text[i + 1] === '{') { depth++; i += 2; continue; }
-    if (c === '}') { depth--; if (depth === 0) return i + 1; }
+    if (c === '\\') {
+      i += 2;
+      continue;
+    }
+    if (c === "'") {
+      const j = text.indexOf("'", i + 1);
+      if (j < 0) return -1;
+      i = j + 1;
+      continue;
+    }
+    if (c === '"') {
+      i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      i++;
+      continue;
+    }
+    if (c === '$' && text[i + 1] === '{') {
+      depth++;
+      i += 2;
+      continue;
+    }
+    if (c === '}') {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
     i++;
   }
   return -1;
@@ -91,8 +181,14 @@ export class Lexer {
     while (i < text.length) {
       const c = text[i];
       const cont = continuationAt(text, i);
-      if (cont) { i += cont; continue; }
-      if (isBlank(c)) { i++; continue; }
+      if (cont) {
+        i += cont;
+        continue;
+      }
+      if (isBlank(c)) {
+        i++;
+        continue;
+      }
       if (c === '\n') {
         this.toks.push({ t: 'op', op: '\n', start: i, end: i + 1 });
         i++;
@@ -117,11 +213,17 @@ export class Lexer {
       }
       const w = this.readWord(i, text.length, false);
       // A file-descriptor number glued to a redirect (`2>&1`) is not a word.
-      if (/^\d+$/.test(w.segs.map((s) => (s.k === 'lit' ? s.text : '?')).join('')) && (text[w.end] === '>' || text[w.end] === '<')) {
+      if (
+        /^\d+$/.test(w.segs.map((s) => (s.k === 'lit' ? s.text : '?')).join('')) &&
+        (text[w.end] === '>' || text[w.end] === '<')
+      ) {
         i = w.end;
         continue;
       }
-      if (w.end <= i) { i++; continue; }
+      if (w.end <= i) {
+        i++;
+        continue;
+      }
       this.toks.push(w);
       i = w.end;
     }
@@ -169,7 +271,8 @@ export class Lexer {
     let litStart = -1;
     let litText = '';
     const flush = (end: number): void => {
-      if (litStart >= 0 && litText.length) segs.push({ k: 'lit', text: litText, start: litStart, end, quoted: false, exact: true });
+      if (litStart >= 0 && litText.length)
+        segs.push({ k: 'lit', text: litText, start: litStart, end, quoted: false, exact: true });
       litStart = -1;
       litText = '';
     };
@@ -177,7 +280,11 @@ export class Lexer {
     while (i < to) {
       const c = text[i];
       const cont = continuationAt(text, i);
-      if (cont) { flush(i); i += cont; continue; }
+      if (cont) {
+        flush(i);
+        i += cont;
+        continue;
+      }
       if (!inArg && (isBlank(c) || c === '\n' || ';&|()<>'.includes(c))) break;
       if (c === '\\') {
         flush(i);
@@ -211,7 +318,12 @@ export class Lexer {
       }
       if (c === '$' || c === '`') {
         const r = this.readDollar(i, to, false);
-        if (r) { flush(i); segs.push(r.seg); i = r.end; continue; }
+        if (r) {
+          flush(i);
+          segs.push(r.seg);
+          i = r.end;
+          continue;
+        }
       }
       if (litStart < 0) litStart = i;
       litText += c;
@@ -242,7 +354,11 @@ export class Lexer {
       }
       sawAny = true;
       const cont = continuationAt(text, i);
-      if (cont) { flush(i); i += cont; continue; }
+      if (cont) {
+        flush(i);
+        i += cont;
+        continue;
+      }
       if (c === '\\' && '$`"\\'.includes(text[i + 1] ?? '')) {
         flush(i);
         segs.push({ k: 'lit', text: text[i + 1], start: i, end: i + 2, quoted: true, exact: false });
@@ -251,7 +367,12 @@ export class Lexer {
       }
       if (c === '$' || c === '`') {
         const r = this.readDollar(i, to, true);
-        if (r) { flush(i); segs.push(r.seg); i = r.end; continue; }
+        if (r) {
+          flush(i);
+          segs.push(r.seg);
+          i = r.end;
+          continue;
+        }
       }
       if (litStart < 0) litStart = i;
       litText += c;
@@ -281,7 +402,10 @@ export class Lexer {
     }
     if (n === '(') {
       const close = matchParen(text, i + 2);
-      if (close < 0 || close > to) { this.unterminated(i, to, msg('unterminated $(')); return { seg: { k: 'cmdsub', start: i, end: to, quoted }, end: to }; }
+      if (close < 0 || close > to) {
+        this.unterminated(i, to, msg('unterminated $('));
+        return { seg: { k: 'cmdsub', start: i, end: to, quoted }, end: to };
+      }
       return { seg: { k: 'cmdsub', start: i, end: close, quoted }, end: close };
     }
     if (n === '{') {
@@ -309,7 +433,8 @@ export class Lexer {
     const bodyStart = start + 2;
     const bodyEnd = end - 1;
     let j = bodyStart;
-    if (text[j] === '#' || text[j] === '!') return { k: 'param', name: '', complex: `\${${text.slice(bodyStart, bodyEnd)}}`, start, end, quoted };
+    if (text[j] === '#' || text[j] === '!')
+      return { k: 'param', name: '', complex: `\${${text.slice(bodyStart, bodyEnd)}}`, start, end, quoted };
     if (isNameStart(text[j] ?? '')) while (j < bodyEnd && isNameChar(text[j])) j++;
     else if (/[0-9@*?$!-]/.test(text[j] ?? '')) j++;
     const name = text.slice(bodyStart, j);
@@ -318,7 +443,9 @@ export class Lexer {
     const m = /^(:-|:=|:\+|:\?|-|=|\+|\?)/.exec(text.slice(j, bodyEnd));
     if (!m) return { k: 'param', name, complex: text.slice(start, end), start, end, quoted };
     const argFrom = j + m[1].length;
-    const arg = this.readWord(argFrom, bodyEnd, true).segs.map((s) => (quoted && s.k === 'lit' ? { ...s, quoted: true } : s));
+    const arg = this.readWord(argFrom, bodyEnd, true).segs.map((s) =>
+      quoted && s.k === 'lit' ? { ...s, quoted: true } : s,
+    );
     return { k: 'param', name, op: m[1], arg, start, end, quoted };
   }
 }

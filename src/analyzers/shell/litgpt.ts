@@ -5,7 +5,13 @@
 // reference to that YAML, which the pipeline reads as a config file, so the flags here win over it. Pure: no I/O,
 // no node:*, no 'vscode'.
 import { msg, normalizeOptimizer, type FactValue } from '../facts';
-import { LITGPT_PRECISION, LORA_SWITCHES, litgptCheckpointModel, litgptModelName, litgptQuantize } from '../yaml/litgpt';
+import {
+  LITGPT_PRECISION,
+  LORA_SWITCHES,
+  litgptCheckpointModel,
+  litgptModelName,
+  litgptQuantize,
+} from '../yaml/litgpt';
 import { parseArgs, type Consume, type Opt } from './args';
 import type { Field } from './fields';
 import { spec, type FlagSpec } from './flags';
@@ -17,20 +23,24 @@ const FULL = new Set(['finetune_full', 'pretrain']);
 const ADAPTER = new Set(['finetune_adapter', 'finetune_adapter_v2']);
 
 /** Whether `litgpt <sub>` is a training command. */
-export const isLitgptTrain = (sub: string | undefined): boolean => sub !== undefined && (LORA.has(sub) || FULL.has(sub) || ADAPTER.has(sub));
+export const isLitgptTrain = (sub: string | undefined): boolean =>
+  sub !== undefined && (LORA.has(sub) || FULL.has(sub) || ADAPTER.has(sub));
 
 /** Flags read through a spec, as the YAML keys of the same name (yaml/litgpt.ts). */
 const LITGPT_FLAGS: Record<string, FlagSpec> = {
   'train.micro_batch_size': spec('microBatchSize', 'int'),
   'train.global_batch_size': spec('trainBatchSize', 'int'),
   'train.max_seq_length': spec('seqLen', 'int'),
-  lora_r: spec('loraR', 'int'), lora_alpha: spec('loraAlpha', 'num'), lora_dropout: spec('loraDropout', 'num'),
+  lora_r: spec('loraR', 'int'),
+  lora_alpha: spec('loraAlpha', 'num'),
+  lora_dropout: spec('loraDropout', 'num'),
   num_nodes: spec('nodes', 'int'),
 };
 const SWITCHES = new Set(LORA_SWITCHES.map(([k]) => k));
 
 const consume = (name: string): Consume => (SWITCHES.has(name) ? 'bool' : 'one');
-const known = (o: Opt | undefined): string | undefined => (o?.value && o.value.unknown === undefined ? o.value.text.trim() : undefined);
+const known = (o: Opt | undefined): string | undefined =>
+  o?.value && o.value.unknown === undefined ? o.value.text.trim() : undefined;
 
 /** `litgpt <sub> ...` from fields[i] (the `litgpt` word). */
 export function litgptLaunch(l: Launch, fields: readonly Field[], i: number, opaque: (f: Field) => void): CmdResult {
@@ -41,8 +51,13 @@ export function litgptLaunch(l: Launch, fields: readonly Field[], i: number, opa
   const last = (name: string): Opt | undefined => [...p.opts].reverse().find((o) => o.name === name);
   const quantize = litgptQuantize(known(last('quantize')) ?? '');
   if (ADAPTER.has(sub)) {
-    l.r.problems.push({ code: 'not-modeled', severity: 'warning', span: subField.span, rawKey: `litgpt ${sub}`,
-      ...msg('{0}: LitGPT adapter fine-tuning is not modeled; the estimate is not for this run', `litgpt ${sub}`) });
+    l.r.problems.push({
+      code: 'not-modeled',
+      severity: 'warning',
+      span: subField.span,
+      rawKey: `litgpt ${sub}`,
+      ...msg('{0}: LitGPT adapter fine-tuning is not modeled; the estimate is not for this run', `litgpt ${sub}`),
+    });
   } else if (!LORA.has(sub)) {
     l.fact('method', `litgpt ${sub}`, subField.span, subField.span, 'full', 'litgpt');
   } else if (quantize || !last('config')) {
@@ -63,7 +78,10 @@ export function litgptLaunch(l: Launch, fields: readonly Field[], i: number, opa
     else if (o.name === 'devices') devicesFacts(l, o, known(last('num_nodes')));
     else if (o.name === 'optimizer' || o.name === 'optimizer.class_path') optimizerFact(l, o, quantize !== undefined);
   }
-  loraTargets(l, p.opts.filter((o) => SWITCHES.has(o.name)));
+  loraTargets(
+    l,
+    p.opts.filter((o) => SWITCHES.has(o.name)),
+  );
   quantizeChecks(l, quantize !== undefined, last('precision'), last('devices'));
   l.r.training = true;
   l.r.launcherTool = 'litgpt';
@@ -84,7 +102,14 @@ function modelFact(l: Launch, at: Field | Opt | undefined, sub: string): void {
     l.fact('model', rawKey, keySpan, span, { unknown: reason ?? 'not known statically' }, 'litgpt');
     return;
   }
-  l.fact('model', rawKey, keySpan, span, sub === 'pretrain' && !text.includes('/') ? litgptModelName(text) : litgptCheckpointModel(text), 'litgpt');
+  l.fact(
+    'model',
+    rawKey,
+    keySpan,
+    span,
+    sub === 'pretrain' && !text.includes('/') ? litgptModelName(text) : litgptCheckpointModel(text),
+    'litgpt',
+  );
 }
 
 function configRef(l: Launch, o: Opt): void {
@@ -96,7 +121,8 @@ function configRef(l: Launch, o: Opt): void {
 /** `--precision`: Fabric's names, as the YAML key (pure 16-bit weights for *-true, autocast over fp32 for *-mixed). */
 function precisionFacts(l: Launch, o: Opt): void {
   if (!o.value) return;
-  if (o.value.unknown !== undefined) return l.fact('weightsDtype', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'litgpt');
+  if (o.value.unknown !== undefined)
+    return l.fact('weightsDtype', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'litgpt');
   const pair = LITGPT_PRECISION[o.value.text.trim().toLowerCase()];
   if (!pair) return l.invalid(o, 'bf16-true, bf16-mixed, 16-true, 16-mixed or 32-true');
   l.fact('weightsDtype', o.rawKey, o.keySpan, o.value.span, pair[0], 'litgpt');
@@ -106,7 +132,8 @@ function precisionFacts(l: Launch, o: Opt): void {
 /** `--quantize bnb.nf4|bnb.nf4-dq|bnb.fp4|bnb.fp4-dq|bnb.int8-training`. */
 function quantizeFacts(l: Launch, o: Opt): void {
   if (!o.value) return;
-  if (o.value.unknown !== undefined) return l.fact('quantBits', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'litgpt');
+  if (o.value.unknown !== undefined)
+    return l.fact('quantBits', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'litgpt');
   const q = litgptQuantize(o.value.text);
   if (!q) return l.invalid(o, 'bnb.nf4, bnb.nf4-dq, bnb.fp4, bnb.fp4-dq or bnb.int8-training');
   l.fact('quantBits', o.rawKey, o.keySpan, o.value.span, q.bits, 'litgpt');
@@ -117,10 +144,18 @@ function quantizeFacts(l: Launch, o: Opt): void {
 /** `--devices N|auto|-1`: more than one process shards with FSDP and checkpoints every block, as the YAML key says. */
 function devicesFacts(l: Launch, o: Opt, nodes: string | undefined): void {
   if (!o.value) return;
-  if (o.value.unknown !== undefined) return l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'litgpt');
+  if (o.value.unknown !== undefined)
+    return l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'litgpt');
   const t = o.value.text.trim().toLowerCase();
   if (t === 'auto' || t === '-1') {
-    return l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: 'devices: auto uses every GPU of the node; set vramLens.gpusPerNode' }, 'litgpt');
+    return l.fact(
+      'gpusPerNode',
+      o.rawKey,
+      o.keySpan,
+      o.value.span,
+      { unknown: 'devices: auto uses every GPU of the node; set vramLens.gpusPerNode' },
+      'litgpt',
+    );
   }
   if (!/^\d+$/.test(t) || Number(t) < 1) return l.invalid(o, 'a number of GPUs or auto');
   const n = Number(t);
@@ -161,12 +196,26 @@ function loraTargets(l: Launch, given: readonly Opt[]): void {
 function quantizeChecks(l: Launch, quantized: boolean, precision: Opt | undefined, devices: Opt | undefined): void {
   if (!quantized) return;
   if (precision?.value && /mixed/.test(known(precision) ?? '')) {
-    l.r.problems.push({ code: 'invalid-value', severity: 'error', span: precision.value.span, rawKey: precision.rawKey,
-      ...msg('LitGPT refuses quantization with mixed precision ("Quantization and mixed precision is not supported."): use bf16-true') });
+    l.r.problems.push({
+      code: 'invalid-value',
+      severity: 'error',
+      span: precision.value.span,
+      rawKey: precision.rawKey,
+      ...msg(
+        'LitGPT refuses quantization with mixed precision ("Quantization and mixed precision is not supported."): use bf16-true',
+      ),
+    });
   }
   const d = known(devices);
   if (devices?.value && d !== undefined && /^\d+$/.test(d) && Number(d) > 1) {
-    l.r.problems.push({ code: 'invalid-value', severity: 'error', span: devices.value.span, rawKey: devices.rawKey,
-      ...msg('LitGPT trains quantized models on one GPU only ("Quantization is currently not supported for multi-GPU training")') });
+    l.r.problems.push({
+      code: 'invalid-value',
+      severity: 'error',
+      span: devices.value.span,
+      rawKey: devices.rawKey,
+      ...msg(
+        'LitGPT trains quantized models on one GPU only ("Quantization is currently not supported for multi-GPU training")',
+      ),
+    });
   }
 }

@@ -4,7 +4,13 @@ import type { Span } from '../facts';
 import { type Comment, isBlank } from './lexer';
 import type { Env } from './fields';
 
-interface SbatchOpt { readonly name: string; readonly rawKey: string; readonly value: string; readonly keySpan: Span; readonly valueSpan: Span }
+interface SbatchOpt {
+  readonly name: string;
+  readonly rawKey: string;
+  readonly value: string;
+  readonly keySpan: Span;
+  readonly valueSpan: Span;
+}
 
 export function parseSbatch(text: string, comments: readonly Comment[]): SbatchOpt[] {
   const out: SbatchOpt[] = [];
@@ -24,12 +30,22 @@ export function parseSbatch(text: string, comments: readonly Comment[]): SbatchO
       if (!w.startsWith('-')) continue;
       const eq = w.indexOf('=');
       if (eq > 0) {
-        out.push({ name: w.slice(0, eq).replace(/^-+/, '').replace(/-/g, '_'), rawKey: w.slice(0, eq), value: w.slice(eq + 1),
-          keySpan: { start, end: start + eq }, valueSpan: { start: start + eq + 1, end: start + w.length } });
+        out.push({
+          name: w.slice(0, eq).replace(/^-+/, '').replace(/-/g, '_'),
+          rawKey: w.slice(0, eq),
+          value: w.slice(eq + 1),
+          keySpan: { start, end: start + eq },
+          valueSpan: { start: start + eq + 1, end: start + w.length },
+        });
       } else if (words[k + 1] && !words[k + 1].w.startsWith('-')) {
         const v = words[k + 1];
-        out.push({ name: w.replace(/^-+/, '').replace(/-/g, '_'), rawKey: w, value: v.w, keySpan: { start, end: start + w.length },
-          valueSpan: { start: v.start, end: v.start + v.w.length } });
+        out.push({
+          name: w.replace(/^-+/, '').replace(/-/g, '_'),
+          rawKey: w,
+          value: v.w,
+          keySpan: { start, end: start + w.length },
+          valueSpan: { start: v.start, end: v.start + v.w.length },
+        });
         k++;
       }
     }
@@ -37,7 +53,11 @@ export function parseSbatch(text: string, comments: readonly Comment[]): SbatchO
   return out;
 }
 
-interface SbatchFacts { nodes?: SbatchOpt & { n: number }; gpusPerNode?: SbatchOpt & { n: number }; seeds: Env }
+interface SbatchFacts {
+  nodes?: SbatchOpt & { n: number };
+  gpusPerNode?: SbatchOpt & { n: number };
+  seeds: Env;
+}
 
 export function sbatchFacts(opts: readonly SbatchOpt[]): SbatchFacts {
   const last = (...names: string[]): SbatchOpt | undefined => [...opts].reverse().find((o) => names.includes(o.name));
@@ -46,7 +66,8 @@ export function sbatchFacts(opts: readonly SbatchOpt[]): SbatchFacts {
     return o && m ? { ...o, n: Number(m[m.length - 1]) } : undefined;
   };
   const nodes = intOf(last('nodes', 'N'));
-  const perNode = intOf(last('gpus_per_node'), /^(?:[\w-]+:)?(\d+)$/) ?? intOf(last('gres'), /(?:^|,)gpu(?::[\w-]+)?:(\d+)/);
+  const perNode =
+    intOf(last('gpus_per_node'), /^(?:[\w-]+:)?(\d+)$/) ?? intOf(last('gres'), /(?:^|,)gpu(?::[\w-]+)?:(\d+)/);
   const tasksPerNode = intOf(last('ntasks_per_node'));
   const tasks = intOf(last('ntasks', 'n'));
   const perTask = intOf(last('gpus_per_task'), /^(?:[\w-]+:)?(\d+)$/);
@@ -57,8 +78,12 @@ export function sbatchFacts(opts: readonly SbatchOpt[]): SbatchFacts {
   const seed = (name: string, o: SbatchOpt | undefined, value?: number): void => {
     if (!o) return;
     const text = value !== undefined ? String(value) : o.value;
-    seeds.set(name, { pieces: [{ text, start: o.valueSpan.start, end: o.valueSpan.end, exact: text === o.value }], exported: true, nameSpan: o.keySpan,
-      valueSpan: o.valueSpan });
+    seeds.set(name, {
+      pieces: [{ text, start: o.valueSpan.start, end: o.valueSpan.end, exact: text === o.value }],
+      exported: true,
+      nameSpan: o.keySpan,
+      valueSpan: o.valueSpan,
+    });
   };
   seed('SLURM_NNODES', nodes);
   seed('SLURM_JOB_NUM_NODES', nodes);

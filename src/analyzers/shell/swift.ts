@@ -4,7 +4,16 @@
 // mean to the HF Trainer are read through SCRIPT_FLAGS. The defaults that depend on the command (LoRA as the training
 // type, the accumulation swift derives from the world size, the sequence length of the model) are facts at the
 // subcommand with origin 'call-default'; the others are TOOL_DEFAULTS['ms-swift']. Pure: no I/O, no node:*, no 'vscode'.
-import { msg, notModeled, type CanonicalKey, type Fact, type FactValue, type Span, type Tool, type Unknown } from '../facts';
+import {
+  msg,
+  notModeled,
+  type CanonicalKey,
+  type Fact,
+  type FactValue,
+  type Span,
+  type Tool,
+  type Unknown,
+} from '../facts';
 import { parseArgs, type Consume, type Opt } from './args';
 import type { Env, Field } from './fields';
 import { SCRIPT_FLAGS, spec, isNumberText, type FlagSpec } from './flags';
@@ -16,7 +25,11 @@ const SUBCOMMANDS = new Set(['sft', 'pt', 'rlhf']);
 export const isSwiftTrain = (sub: string | undefined): boolean => sub !== undefined && SUBCOMMANDS.has(sub);
 
 const ATTN: Record<string, FactValue | Unknown> = {
-  flash_attn: 'flash', flash_attention_2: 'flash', flash_attention_3: 'flash', sdpa: 'sdpa', eager: 'eager',
+  flash_attn: 'flash',
+  flash_attention_2: 'flash',
+  flash_attention_3: 'flash',
+  sdpa: 'sdpa',
+  eager: 'eager',
   flex_attention: { unknown: 'flex attention is not modeled' },
 };
 
@@ -26,26 +39,52 @@ const SWIFT_FLAGS: Record<string, FlagSpec> = {
     const items = (Array.isArray(v) ? v : String(v).split(/[\s,]+/)).map((x) => String(x).trim()).filter((x) => x);
     return [['loraTargets', items.length === 1 && items[0] === 'all-linear' ? 'all-linear' : items]];
   }),
-  attn_impl: spec('attention', 'str', (v) => { const k = String(v).toLowerCase(); return k in ATTN ? [['attention', ATTN[k]]] : undefined; }),
+  attn_impl: spec('attention', 'str', (v) => {
+    const k = String(v).toLowerCase();
+    return k in ATTN ? [['attention', ATTN[k]]] : undefined;
+  }),
   use_dora: spec('loraDora', 'bool'),
   sequence_parallel_size: spec('contextParallel', 'int'),
   teacher_model: spec('teacherModel', 'str'),
-  ref_model: spec('referenceModel', 'str', (v) => (typeof v === 'string' && v ? [['referenceModel', 'given']] : undefined)),
+  ref_model: spec('referenceModel', 'str', (v) =>
+    typeof v === 'string' && v ? [['referenceModel', 'given']] : undefined,
+  ),
   model: spec('model', 'str'),
 };
 /** Flags read below rather than through a spec. */
-const OWN = new Set(['train_type', 'tuner_type', 'quant_bits', 'quant_method', 'torch_dtype', 'deepspeed', 'fsdp', 'rlhf_type', 'config']);
+const OWN = new Set([
+  'train_type',
+  'tuner_type',
+  'quant_bits',
+  'quant_method',
+  'torch_dtype',
+  'deepspeed',
+  'fsdp',
+  'rlhf_type',
+  'config',
+]);
 
 /** swift's DeepSpeed presets (modelscope/ms-swift@8773ecd:swift/llm/ds_config/*.json): stage and CPU offload. */
 const DS_PRESETS: Record<string, readonly [number, 'none' | 'cpu', 'none' | 'cpu']> = {
-  zero0: [0, 'none', 'none'], zero1: [1, 'none', 'none'], zero2: [2, 'none', 'none'], zero2_offload: [2, 'cpu', 'none'],
-  zero3: [3, 'none', 'none'], zero3_offload: [3, 'cpu', 'cpu'],
+  zero0: [0, 'none', 'none'],
+  zero1: [1, 'none', 'none'],
+  zero2: [2, 'none', 'none'],
+  zero2_offload: [2, 'cpu', 'none'],
+  zero3: [3, 'none', 'none'],
+  zero3_offload: [3, 'cpu', 'cpu'],
 };
 
 /** `swift rlhf --rlhf_type`: the preference objective or the rollout it trains with (rlhf_args.py, default dpo). */
 const RLHF: Record<string, readonly [CanonicalKey, string] | undefined> = {
-  dpo: ['preference', 'dpo'], kto: ['preference', 'kto'], orpo: ['preference', 'reference-free'], simpo: ['preference', 'reference-free'],
-  cpo: ['preference', 'reference-free'], rm: ['preference', 'reward'], grpo: ['rollout', 'grpo'], ppo: undefined, gkd: undefined,
+  dpo: ['preference', 'dpo'],
+  kto: ['preference', 'kto'],
+  orpo: ['preference', 'reference-free'],
+  simpo: ['preference', 'reference-free'],
+  cpo: ['preference', 'reference-free'],
+  rm: ['preference', 'reward'],
+  grpo: ['rollout', 'grpo'],
+  ppo: undefined,
+  gkd: undefined,
 };
 
 const consume = (name: string): Consume => {
@@ -55,16 +94,40 @@ const consume = (name: string): Consume => {
 };
 
 /** A default of swift's made explicit at the subcommand (not written in the file: origin 'call-default'). */
-function defaultFact(l: Launch, key: CanonicalKey, rawKey: string, at: Span, value: FactValue | Unknown, rawValue: string): void {
-  const f: Fact = { key, rawKey, value, rawValue, keySpan: at, valueSpan: at, tool: 'ms-swift', origin: 'call-default' };
+function defaultFact(
+  l: Launch,
+  key: CanonicalKey,
+  rawKey: string,
+  at: Span,
+  value: FactValue | Unknown,
+  rawValue: string,
+): void {
+  const f: Fact = {
+    key,
+    rawKey,
+    value,
+    rawValue,
+    keySpan: at,
+    valueSpan: at,
+    tool: 'ms-swift',
+    origin: 'call-default',
+  };
   l.r.facts.push(f);
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) l.notStatic(at, msg('{0}: {1}', rawKey, (value as Unknown).unknown), rawKey);
+  if (typeof value === 'object' && value !== null && !Array.isArray(value))
+    l.notStatic(at, msg('{0}: {1}', rawKey, (value as Unknown).unknown), rawKey);
 }
 
-const known = (o: Opt | undefined): string | undefined => (o?.value && o.value.unknown === undefined ? o.value.text.trim() : undefined);
+const known = (o: Opt | undefined): string | undefined =>
+  o?.value && o.value.unknown === undefined ? o.value.text.trim() : undefined;
 
 /** `swift sft|pt|rlhf ...` from fields[i] (the `swift` word): the facts of the run, its world size and swift's defaults. */
-export function swiftLaunch(l: Launch, fields: readonly Field[], i: number, env: Env, opaque: (f: Field) => void): CmdResult {
+export function swiftLaunch(
+  l: Launch,
+  fields: readonly Field[],
+  i: number,
+  env: Env,
+  opaque: (f: Field) => void,
+): CmdResult {
   return swiftArgs(l, fields, i + 1, fields[i + 1].text, opaque, () => worldFacts(l, env, fields[i]));
 }
 
@@ -77,13 +140,22 @@ export function swiftScript(script: string): string | undefined {
  * `torchrun|deepspeed|accelerate launch|python [-m] swift/cli/sft.py ...` from fields[at] (the script): the launcher's
  * facts are already read, and its process count is the world size of swift's accumulation default.
  */
-export function swiftScriptLaunch(l: Launch, fields: readonly Field[], at: number, sub: string, opaque: (f: Field) => void, launcher: Tool | undefined): CmdResult {
+export function swiftScriptLaunch(
+  l: Launch,
+  fields: readonly Field[],
+  at: number,
+  sub: string,
+  opaque: (f: Field) => void,
+  launcher: Tool | undefined,
+): CmdResult {
   const num = (k: CanonicalKey): number | undefined => {
     const f = l.r.facts.filter((x) => x.key === k).pop();
     return f && typeof f.value === 'number' ? f.value : undefined;
   };
   const r = swiftArgs(l, fields, at, sub, opaque, () => {
-    const total = num('worldSize') ?? (num('gpusPerNode') !== undefined ? num('gpusPerNode')! * (num('nodes') ?? 1) : launcher ? undefined : 1);
+    const total =
+      num('worldSize') ??
+      (num('gpusPerNode') !== undefined ? num('gpusPerNode')! * (num('nodes') ?? 1) : launcher ? undefined : 1);
     return total ?? `the process count of ${launcher ?? 'the launcher'} is not known here`;
   });
   if (launcher) r.launcherTool = launcher;
@@ -91,8 +163,14 @@ export function swiftScriptLaunch(l: Launch, fields: readonly Field[], at: numbe
 }
 
 /** swift's arguments from fields[subAt + 1]; fields[subAt] is the subcommand or the entry script (where defaults are said). */
-function swiftArgs(l: Launch, fields: readonly Field[], subAt: number, sub: string, opaque: (f: Field) => void,
-  worldOf: () => number | string): CmdResult {
+function swiftArgs(
+  l: Launch,
+  fields: readonly Field[],
+  subAt: number,
+  sub: string,
+  opaque: (f: Field) => void,
+  worldOf: () => number | string,
+): CmdResult {
   l.tool('ms-swift');
   const subField = fields[subAt];
   const i = subAt - 1;
@@ -104,7 +182,11 @@ function swiftArgs(l: Launch, fields: readonly Field[], subAt: number, sub: stri
       if (known(o) === 'fsdp2') l.fact('fsdp', o.rawKey, o.keySpan, o.value!.span, 'full_shard', 'ms-swift');
       else l.spec(SCRIPT_FLAGS.fsdp, o, 'ms-swift');
     } else if (o.name === 'config' && o.value) {
-      l.notStatic(o.value.span, msg('{0}: the flags in this file are not read; write the memory-relevant ones on the command line', o.rawKey), o.rawKey);
+      l.notStatic(
+        o.value.span,
+        msg('{0}: the flags in this file are not read; write the memory-relevant ones on the command line', o.rawKey),
+        o.rawKey,
+      );
     } else if (!OWN.has(o.name)) {
       const s = SWIFT_FLAGS[o.name] ?? SCRIPT_FLAGS[o.name];
       if (s) l.spec(s, o, 'ms-swift');
@@ -112,18 +194,36 @@ function swiftArgs(l: Launch, fields: readonly Field[], subAt: number, sub: stri
   }
   // `swift sft args.yaml` (4.x: the first argument, swift/cli/main.py parse_yaml_args) or `--config args.yaml` (3.x):
   // the file's flags are not read, so swift's defaults are not made explicit where the file may set them.
-  const argFile = fields[i + 2] && fields[i + 2].unknown === undefined && /\.(ya?ml|json)$/i.test(fields[i + 2].text) ? fields[i + 2] : undefined;
-  if (argFile) l.notStatic(argFile.span, msg('{0}: the flags in this file are not read; write the memory-relevant ones on the command line', argFile.text));
+  const argFile =
+    fields[i + 2] && fields[i + 2].unknown === undefined && /\.(ya?ml|json)$/i.test(fields[i + 2].text)
+      ? fields[i + 2]
+      : undefined;
+  if (argFile)
+    l.notStatic(
+      argFile.span,
+      msg('{0}: the flags in this file are not read; write the memory-relevant ones on the command line', argFile.text),
+    );
   const defaults = !argFile && !last('config');
   const quant = quantFacts(l, last('quant_bits'), last('quant_method'));
   methodFacts(l, last('train_type', 'tuner_type'), quant === 4, subField.span, defaults);
-  dtypeFacts(l, last('torch_dtype'), p.opts.some((o) => o.name === 'bf16' || o.name === 'fp16'));
+  dtypeFacts(
+    l,
+    last('torch_dtype'),
+    p.opts.some((o) => o.name === 'bf16' || o.name === 'fp16'),
+  );
   if (sub === 'rlhf') rlhfFacts(l, last('rlhf_type'), subField.span, defaults);
   const world = worldOf();
-  if (defaults && !last('gradient_accumulation_steps')) accumulationDefault(l, last('per_device_train_batch_size'), world, subField.span);
+  if (defaults && !last('gradient_accumulation_steps'))
+    accumulationDefault(l, last('per_device_train_batch_size'), world, subField.span);
   if (defaults && !last('max_length')) {
-    defaultFact(l, 'seqLen', 'max_length', subField.span, { unknown: "max_length defaults to the model's longest context (max_model_len); give --max_length" },
-      'max_length: None');
+    defaultFact(
+      l,
+      'seqLen',
+      'max_length',
+      subField.span,
+      { unknown: "max_length defaults to the model's longest context (max_model_len); give --max_length" },
+      'max_length: None',
+    );
   }
   l.r.training = true;
   l.r.launcherTool = 'ms-swift';
@@ -150,15 +250,25 @@ function quantFacts(l: Launch, bits: Opt | undefined, method: Opt | undefined): 
   }
   const n = Number(bits.value.text.trim());
   if (n !== 4 && n !== 8) {
-    l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...msg('{0}: {1}-bit weights are not modeled (4 and 8 are)', bits.rawKey, bits.value.text.trim()),
-      span: bits.value.span, rawKey: bits.rawKey });
+    l.r.problems.push({
+      code: 'not-modeled',
+      severity: 'warning',
+      ...msg('{0}: {1}-bit weights are not modeled (4 and 8 are)', bits.rawKey, bits.value.text.trim()),
+      span: bits.value.span,
+      rawKey: bits.rawKey,
+    });
     return undefined;
   }
   l.fact('quantBits', bits.rawKey, bits.keySpan, bits.value.span, n, 'ms-swift');
   const m = known(method)?.toLowerCase();
   if (m !== undefined && m !== 'bnb' && method?.value) {
-    l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...msg('{0}: {1} quantization is estimated as bitsandbytes {2}-bit weights', method.rawKey, m, n),
-      span: method.value.span, rawKey: method.rawKey });
+    l.r.problems.push({
+      code: 'not-modeled',
+      severity: 'warning',
+      ...msg('{0}: {1} quantization is estimated as bitsandbytes {2}-bit weights', method.rawKey, m, n),
+      span: method.value.span,
+      rawKey: method.rawKey,
+    });
   }
   return n;
 }
@@ -171,17 +281,31 @@ function methodFacts(l: Launch, o: Opt | undefined, fourBit: boolean, sub: Span,
   const lora = fourBit ? 'qlora' : 'lora';
   if (!o?.value) {
     if (!defaults) return;
-    l.r.facts.push({ key: 'method', rawKey: 'train_type', value: lora, rawValue: 'train_type: lora (swift default)', keySpan: sub, valueSpan: sub, tool: 'ms-swift',
-      origin: 'call-default' });
+    l.r.facts.push({
+      key: 'method',
+      rawKey: 'train_type',
+      value: lora,
+      rawValue: 'train_type: lora (swift default)',
+      keySpan: sub,
+      valueSpan: sub,
+      tool: 'ms-swift',
+      origin: 'call-default',
+    });
     return;
   }
-  if (o.value.unknown !== undefined) return l.fact('method', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'ms-swift');
+  if (o.value.unknown !== undefined)
+    return l.fact('method', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'ms-swift');
   const t = o.value.text.trim().toLowerCase();
   if (t === 'full') l.fact('method', o.rawKey, o.keySpan, o.value.span, 'full', 'ms-swift');
   else if (t === 'lora' || t === 'longlora') l.fact('method', o.rawKey, o.keySpan, o.value.span, lora, 'ms-swift');
   else {
-    l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...msg('{0}: the {1} tuner is not modeled; the estimate is not for this run', o.rawKey, t),
-      span: o.value.span, rawKey: o.rawKey });
+    l.r.problems.push({
+      code: 'not-modeled',
+      severity: 'warning',
+      ...msg('{0}: the {1} tuner is not modeled; the estimate is not for this run', o.rawKey, t),
+      span: o.value.span,
+      rawKey: o.rawKey,
+    });
   }
 }
 
@@ -194,7 +318,12 @@ function dtypeFacts(l: Launch, o: Opt | undefined, explicitAmp: boolean): void {
   l.spec(SCRIPT_FLAGS.torch_dtype, o, 'ms-swift');
   const t = known(o)?.toLowerCase();
   if (explicitAmp || !o.value || t === undefined) return;
-  const amp = t === 'bfloat16' || t === 'bf16' ? 'bf16' : t === 'float16' || t === 'fp16' || t === 'float32' || t === 'fp32' ? 'fp16' : undefined;
+  const amp =
+    t === 'bfloat16' || t === 'bf16'
+      ? 'bf16'
+      : t === 'float16' || t === 'fp16' || t === 'float32' || t === 'fp32'
+        ? 'fp16'
+        : undefined;
   if (amp) l.fact('mixedPrecision', o.rawKey, o.keySpan, o.value.span, amp, 'ms-swift');
 }
 
@@ -203,7 +332,8 @@ function rlhfFacts(l: Launch, o: Opt | undefined, sub: Span, defaults: boolean):
   if (!o && !defaults) return;
   const t = o ? known(o)?.toLowerCase() : 'dpo';
   if (t === undefined) {
-    if (o?.value) l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown ?? 'not known statically'), o.rawKey);
+    if (o?.value)
+      l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown ?? 'not known statically'), o.rawKey);
     return;
   }
   const key = o?.rawKey ?? 'rlhf_type';
@@ -211,8 +341,17 @@ function rlhfFacts(l: Launch, o: Opt | undefined, sub: Span, defaults: boolean):
   const m = RLHF[t];
   if (m) {
     if (o) l.fact(m[0], key, o.keySpan, span, m[1], 'ms-swift');
-    else l.r.facts.push({ key: m[0], rawKey: key, value: m[1], rawValue: 'rlhf_type: dpo (swift default)', keySpan: sub, valueSpan: sub, tool: 'ms-swift',
-      origin: 'call-default' });
+    else
+      l.r.facts.push({
+        key: m[0],
+        rawKey: key,
+        value: m[1],
+        rawValue: 'rlhf_type: dpo (swift default)',
+        keySpan: sub,
+        valueSpan: sub,
+        tool: 'ms-swift',
+        origin: 'call-default',
+      });
   } else if (t === 'ppo') {
     l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...notModeled(key, 'ppo'), span, rawKey: key });
   }
@@ -228,17 +367,36 @@ function worldFacts(l: Launch, env: Env, swiftWord: Field): number | string {
   const nnodes = visibleDevices(env, 'NNODES');
   if (nnodes) emitVisible(l, nnodes, 'nodes', 'ms-swift');
   if (nproc) emitVisible(l, nproc, 'gpusPerNode', 'ms-swift');
-  else l.r.facts.push({ key: 'gpusPerNode', rawKey: 'NPROC_PER_NODE', value: 1, rawValue: 'NPROC_PER_NODE unset: one process', keySpan: swiftWord.span,
-    valueSpan: swiftWord.span, tool: 'ms-swift', origin: 'call-default' });
+  else
+    l.r.facts.push({
+      key: 'gpusPerNode',
+      rawKey: 'NPROC_PER_NODE',
+      value: 1,
+      rawValue: 'NPROC_PER_NODE unset: one process',
+      keySpan: swiftWord.span,
+      valueSpan: swiftWord.span,
+      tool: 'ms-swift',
+      origin: 'call-default',
+    });
   const vis = visibleDevices(env);
   const perProc = nproc ? nproc.count : 1;
   if (vis?.count !== undefined && perProc !== undefined && vis.count > perProc) {
-    l.r.problems.push({ code: 'not-modeled', severity: 'warning', span: vis.valueSpan, rawKey: vis.rawKey,
-      ...msg('{0}: {1} GPUs for {2} process(es): swift splits the model over the GPUs of each process (device_map), which is not modeled; the estimate is for one GPU per process', vis.rawKey, vis.count, perProc) });
+    l.r.problems.push({
+      code: 'not-modeled',
+      severity: 'warning',
+      span: vis.valueSpan,
+      rawKey: vis.rawKey,
+      ...msg(
+        '{0}: {1} GPUs for {2} process(es): swift splits the model over the GPUs of each process (device_map), which is not modeled; the estimate is for one GPU per process',
+        vis.rawKey,
+        vis.count,
+        perProc,
+      ),
+    });
   }
-  const a = nproc ? nproc.count ?? nproc.unknown ?? 'NPROC_PER_NODE is not known' : 1;
-  const b = nnodes ? nnodes.count ?? nnodes.unknown ?? 'NNODES is not known' : 1;
-  return typeof a === 'number' && typeof b === 'number' ? a * b : typeof a === 'string' ? a : b as string;
+  const a = nproc ? (nproc.count ?? nproc.unknown ?? 'NPROC_PER_NODE is not known') : 1;
+  const b = nnodes ? (nnodes.count ?? nnodes.unknown ?? 'NNODES is not known') : 1;
+  return typeof a === 'number' && typeof b === 'number' ? a * b : typeof a === 'string' ? a : (b as string);
 }
 
 /**
@@ -249,8 +407,18 @@ function accumulationDefault(l: Launch, micro: Opt | undefined, world: number | 
   const m = known(micro);
   const per = micro ? (m !== undefined && isNumberText(m) && Number(m) >= 1 ? Number(m) : undefined) : 1;
   const formula = `max(1, ceil(16 / ${per ?? 'per_device_train_batch_size'} / ${typeof world === 'number' ? world : 'world_size'}))`;
-  const value: FactValue | Unknown = per === undefined ? { unknown: `${formula}: the per-device batch is not known statically` }
-    : typeof world === 'string' ? { unknown: `${formula}: the world size is not known (${world})` }
-      : Math.max(1, Math.ceil(16 / per / world));
-  defaultFact(l, 'gradientAccumulationSteps', 'gradient_accumulation_steps', sub, value, `gradient_accumulation_steps: ${formula}`);
+  const value: FactValue | Unknown =
+    per === undefined
+      ? { unknown: `${formula}: the per-device batch is not known statically` }
+      : typeof world === 'string'
+        ? { unknown: `${formula}: the world size is not known (${world})` }
+        : Math.max(1, Math.ceil(16 / per / world));
+  defaultFact(
+    l,
+    'gradientAccumulationSteps',
+    'gradient_accumulation_steps',
+    sub,
+    value,
+    `gradient_accumulation_steps: ${formula}`,
+  );
 }

@@ -3,24 +3,94 @@
 // (huggingface/accelerate@16cb6eb:src/accelerate/commands/config/config_args.py, commands/launch.py). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
-import { Invalid, asBool, asEnumInt, asOffload, asPosInt, asSharding, boolOf, describe, numOf, strOf, type Conv, type Entry } from './values';
+import {
+  Invalid,
+  asBool,
+  asEnumInt,
+  asOffload,
+  asPosInt,
+  asSharding,
+  boolOf,
+  describe,
+  numOf,
+  strOf,
+  type Conv,
+  type Entry,
+} from './values';
 
 /**
  * Fields of ClusterConfig / SageMakerConfig (config_args.py) plus the legacy keys process_config converts
  * (`fp16`, `dynamo_backend`). Anything else makes `accelerate launch` raise "had unknown keys".
  */
 const KNOWN_TOP_KEYS = new Set([
-  'compute_environment', 'distributed_type', 'mixed_precision', 'use_cpu', 'debug',
-  'num_processes', 'machine_rank', 'num_machines', 'gpu_ids', 'main_process_ip', 'main_process_port', 'rdzv_backend',
-  'same_network', 'main_training_function', 'enable_cpu_affinity', 'fp8_config', 'deepspeed_config', 'fsdp_config',
-  'tp_config', 'parallelism_config', 'megatron_lm_config', 'ipex_config', 'mpirun_config', 'downcast_bf16',
-  'tpu_name', 'tpu_zone', 'tpu_use_cluster', 'tpu_use_sudo', 'command_file', 'commands', 'tpu_vm', 'tpu_env',
-  'dynamo_config', 'fp16', 'dynamo_backend',
-  'ec2_instance_type', 'iam_role_name', 'image_uri', 'profile', 'region', 'base_job_name', 'pytorch_version',
-  'transformers_version', 'py_version', 'sagemaker_inputs_file', 'sagemaker_metrics_file', 'additional_args',
+  'compute_environment',
+  'distributed_type',
+  'mixed_precision',
+  'use_cpu',
+  'debug',
+  'num_processes',
+  'machine_rank',
+  'num_machines',
+  'gpu_ids',
+  'main_process_ip',
+  'main_process_port',
+  'rdzv_backend',
+  'same_network',
+  'main_training_function',
+  'enable_cpu_affinity',
+  'fp8_config',
+  'deepspeed_config',
+  'fsdp_config',
+  'tp_config',
+  'parallelism_config',
+  'megatron_lm_config',
+  'ipex_config',
+  'mpirun_config',
+  'downcast_bf16',
+  'tpu_name',
+  'tpu_zone',
+  'tpu_use_cluster',
+  'tpu_use_sudo',
+  'command_file',
+  'commands',
+  'tpu_vm',
+  'tpu_env',
+  'dynamo_config',
+  'fp16',
+  'dynamo_backend',
+  'ec2_instance_type',
+  'iam_role_name',
+  'image_uri',
+  'profile',
+  'region',
+  'base_job_name',
+  'pytorch_version',
+  'transformers_version',
+  'py_version',
+  'sagemaker_inputs_file',
+  'sagemaker_metrics_file',
+  'additional_args',
 ]);
 
-const DISTRIBUTED_TYPES = new Set(['NO', 'MULTI_GPU', 'DEEPSPEED', 'FSDP', 'MEGATRON_LM', 'XLA', 'MULTI_CPU', 'MULTI_NPU', 'MULTI_XPU', 'MULTI_MLU', 'MULTI_SDAA', 'MULTI_MUSA', 'MULTI_HPU', 'MULTI_NEURON', 'TP', 'DATA_PARALLEL', 'MODEL_PARALLEL']);
+const DISTRIBUTED_TYPES = new Set([
+  'NO',
+  'MULTI_GPU',
+  'DEEPSPEED',
+  'FSDP',
+  'MEGATRON_LM',
+  'XLA',
+  'MULTI_CPU',
+  'MULTI_NPU',
+  'MULTI_XPU',
+  'MULTI_MLU',
+  'MULTI_SDAA',
+  'MULTI_MUSA',
+  'MULTI_HPU',
+  'MULTI_NEURON',
+  'TP',
+  'DATA_PARALLEL',
+  'MODEL_PARALLEL',
+]);
 
 /**
  * `mixed_precision`: Accelerate writes 'no' quoted because PyYAML (YAML 1.1) reads a plain `no` as False; both
@@ -31,7 +101,7 @@ const asMixedPrecision: Conv = (v) => {
   const s = strOf(v)?.trim().toLowerCase();
   if (s === 'no' || s === 'none' || s === 'false' || s === 'off') return 'none';
   if (s === 'bf16' || s === 'fp16' || s === 'fp8') return s;
-  return new Invalid(about('{0}: expected \'no\', \'fp16\', \'bf16\' or \'fp8\', found {1}', describe(v)));
+  return new Invalid(about("{0}: expected 'no', 'fp16', 'bf16' or 'fp8', found {1}", describe(v)));
 };
 
 /** num_processes counts every process on every machine; -1 asks for `--num_processes` at launch. */
@@ -49,15 +119,32 @@ export function analyzeAccelerateYaml(text: string): ConfigFacts {
 function analyze(ctx: YamlCtx): void {
   const top = ctx.top();
   for (const [k, e] of top) {
-    if (!KNOWN_TOP_KEYS.has(k)) ctx.problem('unknown-key', 'warning', msg('`{0}` is not an Accelerate config key; `accelerate launch` refuses files with unknown keys', k), e.keySpan, k);
+    if (!KNOWN_TOP_KEYS.has(k))
+      ctx.problem(
+        'unknown-key',
+        'warning',
+        msg('`{0}` is not an Accelerate config key; `accelerate launch` refuses files with unknown keys', k),
+        e.keySpan,
+        k,
+      );
   }
 
   const dtEntry = top.get('distributed_type');
   const dtView = dtEntry ? ctx.view(dtEntry) : undefined;
   // A plain `NO` is False under PyYAML; Accelerate's own files quote it.
-  const distributed = dtView ? (dtView.t === 'bool' && !dtView.v ? 'NO' : strOf(dtView)?.trim().toUpperCase()) : undefined;
+  const distributed = dtView
+    ? dtView.t === 'bool' && !dtView.v
+      ? 'NO'
+      : strOf(dtView)?.trim().toUpperCase()
+    : undefined;
   if (dtEntry && distributed !== undefined && !DISTRIBUTED_TYPES.has(distributed)) {
-    ctx.problem('invalid-value', 'error', msg('distributed_type: unknown value {0}', JSON.stringify(distributed)), dtEntry.valueSpan, 'distributed_type');
+    ctx.problem(
+      'invalid-value',
+      'error',
+      msg('distributed_type: unknown value {0}', JSON.stringify(distributed)),
+      dtEntry.valueSpan,
+      'distributed_type',
+    );
   }
 
   ctx.put('worldSize', top.get('num_processes'), asWorldSize);
@@ -120,7 +207,12 @@ function fsdpKey(m: Map<string, Entry>, name: string): Entry | undefined {
  * (true = ZeRO-3-like full shard, false = SHARD_GRAD_OP-like). parallelism_config with dp_replicate and dp_shard
  * both above 1 is hybrid sharding (HSDP).
  */
-function fsdp(ctx: YamlCtx, dtEntry: Entry | undefined, block: Entry | undefined, parallelBlock: Entry | undefined): void {
+function fsdp(
+  ctx: YamlCtx,
+  dtEntry: Entry | undefined,
+  block: Entry | undefined,
+  parallelBlock: Entry | undefined,
+): void {
   const f = ctx.sub(block);
   const hybrid = parallelism(ctx, parallelBlock);
   if (!hybrid) {
@@ -144,7 +236,8 @@ function fsdp(ctx: YamlCtx, dtEntry: Entry | undefined, block: Entry | undefined
   const version = fsdpKey(f, 'version');
   if (version && ctx.view(version).t !== 'absent') {
     const n = numOf(ctx.view(version));
-    if (n !== 1 && n !== 2) ctx.problem('invalid-value', 'error', msg('{0}: expected 1 or 2', version.path), version.valueSpan, version.path);
+    if (n !== 1 && n !== 2)
+      ctx.problem('invalid-value', 'error', msg('{0}: expected 1 or 2', version.path), version.valueSpan, version.path);
   }
 }
 
@@ -156,7 +249,9 @@ function parallelism(ctx: YamlCtx, block: Entry | undefined): boolean {
   ctx.put('contextParallel', get('cp_size'), asPosInt);
   const shard = get('dp_shard_size');
   const replicate = get('dp_replicate_size');
-  ctx.put('fsdpShardSize', shard, (v) => (numOf(v) === -1 ? { unknown: 'dp_shard_size -1: inferred from the world size' } : asPosInt(v)));
+  ctx.put('fsdpShardSize', shard, (v) =>
+    numOf(v) === -1 ? { unknown: 'dp_shard_size -1: inferred from the world size' } : asPosInt(v),
+  );
   const s = shard ? numOf(ctx.view(shard)) : undefined;
   const r = replicate ? numOf(ctx.view(replicate)) : undefined;
   if (replicate && s !== undefined && r !== undefined && s > 1 && r > 1) {

@@ -4,14 +4,36 @@
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import {
-  asEvalStrategy, asPacking, Invalid, asBool, asNonNegNumber, asPosInt, asSharding, asString, attentionOf, boolOf,
-  describe, fsdpFromOptions, galoreKeys, grpoKeys, listOf, numOf, optimizerOf, strOf, type Conv, type Entry,
+  asEvalStrategy,
+  asPacking,
+  Invalid,
+  asBool,
+  asNonNegNumber,
+  asPosInt,
+  asSharding,
+  asString,
+  attentionOf,
+  boolOf,
+  describe,
+  fsdpFromOptions,
+  galoreKeys,
+  grpoKeys,
+  listOf,
+  numOf,
+  optimizerOf,
+  strOf,
+  type Conv,
+  type Entry,
 } from './values';
 
 /** Deprecated attention booleans and the attn_implementation they stand for (schemas/model.py). */
 const ATTENTION_FLAGS: Readonly<Record<string, string>> = {
-  flash_attention: 'flash_attention_2', sdp_attention: 'sdpa', xformers_attention: 'xformers',
-  flex_attention: 'flex_attention', sage_attention: 'sage', eager_attention: 'eager',
+  flash_attention: 'flash_attention_2',
+  sdp_attention: 'sdpa',
+  xformers_attention: 'xformers',
+  flex_attention: 'flex_attention',
+  sage_attention: 'sage',
+  eager_attention: 'eager',
 };
 
 export function analyzeAxolotlYaml(text: string): ConfigFacts {
@@ -37,10 +59,22 @@ function analyze(ctx: YamlCtx): void {
   const given = [micro, gas, batch].filter((e) => isSet(ctx, e));
   const base = top.get('base_model');
   if (base && given.length < 2) {
-    ctx.problem('invalid-value', 'warning', msg('Axolotl needs at least two of micro_batch_size, gradient_accumulation_steps and batch_size'), (given[0] ?? base).keySpan, 'micro_batch_size');
+    ctx.problem(
+      'invalid-value',
+      'warning',
+      msg('Axolotl needs at least two of micro_batch_size, gradient_accumulation_steps and batch_size'),
+      (given[0] ?? base).keySpan,
+      'micro_batch_size',
+    );
   }
   if (gas && batch && isSet(ctx, gas) && isSet(ctx, batch)) {
-    ctx.problem('invalid-value', 'error', msg('batch_size and gradient_accumulation_steps cannot both be set; Axolotl derives one from the other'), batch.keySpan, 'batch_size');
+    ctx.problem(
+      'invalid-value',
+      'error',
+      msg('batch_size and gradient_accumulation_steps cannot both be set; Axolotl derives one from the other'),
+      batch.keySpan,
+      'batch_size',
+    );
   }
   ctx.put('seqLen', top.get('sequence_len'), asPosInt);
   // Evaluation runs during training when a validation split (val_set_size > 0) or test_datasets exist, unless
@@ -49,10 +83,18 @@ function analyze(ctx: YamlCtx): void {
   const evalStrategy = top.get('eval_strategy');
   if (evalStrategy && isSet(ctx, evalStrategy)) ctx.put('evalStrategy', evalStrategy, asEvalStrategy);
   else if (isSet(ctx, top.get('test_datasets'))) ctx.put('evalStrategy', top.get('test_datasets'), () => true);
-  else ctx.put('evalStrategy', top.get('val_set_size'), (v) => { const n = numOf(v); return n === undefined ? undefined : n > 0; });
+  else
+    ctx.put('evalStrategy', top.get('val_set_size'), (v) => {
+      const n = numOf(v);
+      return n === undefined ? undefined : n > 0;
+    });
   // sample_packing fills every batch to sequence_len; pad_to_sequence_len pads to it. Otherwise batches vary.
   const packing = top.get('sample_packing');
-  ctx.put('batchLengths', packing && isOn(ctx, packing) ? packing : top.get('pad_to_sequence_len') ?? packing, asPacking);
+  ctx.put(
+    'batchLengths',
+    packing && isOn(ctx, packing) ? packing : (top.get('pad_to_sequence_len') ?? packing),
+    asPacking,
+  );
 
   method(ctx, top);
   precision(ctx, top);
@@ -73,21 +115,42 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
   ctx.put('loraDropout', top.get('lora_dropout'), asNonNegNumber);
   ctx.put('loraDora', top.get('peft_use_dora'), asBool);
-  ctx.put('loraTargetParameters', top.get('lora_target_parameters'), (v) => listOf(v) ?? new Invalid(about('{0}: expected a list of parameter names')));
+  ctx.put(
+    'loraTargetParameters',
+    top.get('lora_target_parameters'),
+    (v) => listOf(v) ?? new Invalid(about('{0}: expected a list of parameter names')),
+  );
   // lora_target_linear adds every linear layer, which subsumes an explicit module list.
   const linear = top.get('lora_target_linear');
   if (isOn(ctx, linear) && linear) ctx.add('loraTargets', linear, 'all-linear');
   else ctx.put('loraTargets', top.get('lora_target_modules'), asTargets);
-  ctx.put('loraModulesToSave', top.get('lora_modules_to_save'), (v) => listOf(v) ?? new Invalid(about('{0}: expected a list of module names')));
+  ctx.put(
+    'loraModulesToSave',
+    top.get('lora_modules_to_save'),
+    (v) => listOf(v) ?? new Invalid(about('{0}: expected a list of module names')),
+  );
 
   const q4 = top.get('load_in_4bit');
   const q8 = top.get('load_in_8bit');
   if (isOn(ctx, q4) && q4) ctx.add('quantBits', q4, 4);
   else if (isOn(ctx, q8) && q8) ctx.add('quantBits', q8, 8);
-  if (isOn(ctx, q4) && isOn(ctx, q8) && q8) ctx.problem('invalid-value', 'error', msg('load_in_4bit and load_in_8bit are both true'), q8.keySpan, 'load_in_8bit');
+  if (isOn(ctx, q4) && isOn(ctx, q8) && q8)
+    ctx.problem(
+      'invalid-value',
+      'error',
+      msg('load_in_4bit and load_in_8bit are both true'),
+      q8.keySpan,
+      'load_in_8bit',
+    );
   const adapter = top.get('adapter');
   if (adapter && strOf(ctx.view(adapter))?.trim().toLowerCase() === 'qlora' && !isOn(ctx, q4)) {
-    ctx.problem('invalid-value', 'error', msg('adapter: qlora requires load_in_4bit: true'), adapter.valueSpan, 'adapter');
+    ctx.problem(
+      'invalid-value',
+      'error',
+      msg('adapter: qlora requires load_in_4bit: true'),
+      adapter.valueSpan,
+      'adapter',
+    );
   }
   // rl: paired preference trainers built on TRL (axolotl core/trainers/dpo): dpo and ipo compare with a reference model,
   // orpo and simpo need none. KTO's unpaired batches are not modelled here.
@@ -105,7 +168,13 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
   }
   ctx.put('preference', top.get('rl'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();
-    return s === 'dpo' || s === 'ipo' ? 'dpo' : s === 'kto' ? 'kto' : s === 'orpo' || s === 'simpo' ? 'reference-free' : undefined;
+    return s === 'dpo' || s === 'ipo'
+      ? 'dpo'
+      : s === 'kto'
+        ? 'kto'
+        : s === 'orpo' || s === 'simpo'
+          ? 'reference-free'
+          : undefined;
   });
   // rl: simpo trains with TRL's CPOTrainer: cpo_alpha weighs its chosen NLL (0: none).
   ctx.put('cpoAlpha', top.get('cpo_alpha'), asNonNegNumber);
@@ -132,7 +201,11 @@ function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
   });
   ctx.put('fp16', top.get('fp16'), asBool);
   ctx.checkPrecisionConflict();
-  for (const [k, d] of [['bfloat16', 'bf16'], ['float16', 'fp16'], ['float32', 'fp32']] as const) {
+  for (const [k, d] of [
+    ['bfloat16', 'bf16'],
+    ['float16', 'fp16'],
+    ['float32', 'fp32'],
+  ] as const) {
     const e = top.get(k);
     if (isOn(ctx, e) && e && !ctx.has('weightsDtype')) ctx.add('weightsDtype', e, d);
   }
@@ -153,7 +226,11 @@ function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
     const s = strOf(v)?.trim().toLowerCase();
     if (s === 'offload' || s === 'offload_disk') return 'full';
     const b = boolOf(v);
-    return b === undefined ? new Invalid(about('{0}: expected true, false, offload or offload_disk, found {1}', describe(v))) : b ? 'full' : 'none';
+    return b === undefined
+      ? new Invalid(about('{0}: expected true, false, offload or offload_disk, found {1}', describe(v)))
+      : b
+        ? 'full'
+        : 'none';
   });
   if (isSet(ctx, ao)) {
     ctx.put('activationOffloading', ao, (v) => {
@@ -172,7 +249,9 @@ function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
     if (shards && n !== undefined && Number.isInteger(n) && n > 0) ctx.add('tiledMlp', shards, n);
     else ctx.add('tiledMlp', tiled, true);
   } else if (tiled) {
-    ctx.put('tiledMlp', tiled, (v) => (boolOf(v) === false ? false : new Invalid(about('{0}: expected true or false, found {1}', describe(v)))));
+    ctx.put('tiledMlp', tiled, (v) =>
+      boolOf(v) === false ? false : new Invalid(about('{0}: expected true or false, found {1}', describe(v))),
+    );
   }
   // The default optimizer is adamw_torch_fused (schemas/training.py); 4-bit optimizers keep their raw name.
   galoreKeys(ctx, top);
@@ -186,7 +265,8 @@ function attention(ctx: YamlCtx, top: Map<string, Entry>): void {
   const impl = top.get('attn_implementation');
   ctx.put('attention', impl, (v) => {
     const s = strOf(v);
-    if (s === undefined) return new Invalid(about('{0}: expected an attention implementation name, found {1}', describe(v)));
+    if (s === undefined)
+      return new Invalid(about('{0}: expected an attention implementation name, found {1}', describe(v)));
     return attentionOf(s) ?? { unknown: `attn_implementation ${s}: memory behaviour not known` };
   });
   for (const [flag, replacement] of Object.entries(ATTENTION_FLAGS)) {
@@ -204,12 +284,13 @@ function attention(ctx: YamlCtx, top: Map<string, Entry>): void {
  */
 function kernels(ctx: YamlCtx, top: Map<string, Entry>): void {
   const plugins = top.get('plugins');
-  const names = plugins ? listOf(ctx.view(plugins)) ?? [] : [];
+  const names = plugins ? (listOf(ctx.view(plugins)) ?? []) : [];
   const liger = top.get('liger_fused_linear_cross_entropy');
   const cce = top.get('cut_cross_entropy');
   if (isOn(ctx, liger) && liger) ctx.add('loss', liger, 'fused');
   else if (isOn(ctx, cce) && cce) ctx.add('loss', cce, 'fused');
-  else if (plugins && !(cce && isSet(ctx, cce)) && names.some((n) => /cut_cross_entropy/i.test(n))) ctx.add('loss', plugins, 'fused');
+  else if (plugins && !(cce && isSet(ctx, cce)) && names.some((n) => /cut_cross_entropy/i.test(n)))
+    ctx.add('loss', plugins, 'fused');
   // Liger's plugin swaps RMSNorm and the gated MLP activation for its kernels when liger_rms_norm / liger_glu_activation.
   const ligerNorm = top.get('liger_rms_norm') ?? top.get('liger_glu_activation');
   if (isOn(ctx, ligerNorm) && ligerNorm) ctx.add('kernels', ligerNorm, 'liger');
@@ -217,7 +298,8 @@ function kernels(ctx: YamlCtx, top: Map<string, Entry>): void {
   if (!ctx.has('loss') && isOn(ctx, chunked) && chunked) ctx.add('loss', chunked, 'chunked');
 
   ctx.put('compile', top.get('torch_compile'), (v) => {
-    if (strOf(v)?.trim().toLowerCase() === 'auto') return { unknown: 'auto: compiled when the installed torch supports it' };
+    if (strOf(v)?.trim().toLowerCase() === 'auto')
+      return { unknown: 'auto: compiled when the installed torch supports it' };
     return asBool(v);
   });
 }
@@ -231,7 +313,11 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
     const v = ctx.view(list);
     const options = listOf(v);
     if (options && options.length > 0) {
-      ctx.deprecated(list, about('`{0}` is deprecated: the `fsdp:` option list is replaced by `fsdp_version` and `fsdp_config`'), 'info');
+      ctx.deprecated(
+        list,
+        about('`{0}` is deprecated: the `fsdp:` option list is replaced by `fsdp_version` and `fsdp_config`'),
+        'info',
+      );
       const parsed = fsdpFromOptions(options);
       if (parsed.fsdp) ctx.add('fsdp', list, parsed.fsdp);
       if (parsed.offload) ctx.add('fsdpOffload', list, true);
@@ -245,12 +331,14 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
   // A `fsdp_` prefix on fsdp_config keys is accepted and stripped with a deprecation warning (validation.py:1083-1103).
   const get = (name: string): Entry | undefined => cfg.get(name) ?? cfg.get(`fsdp_${name}`);
   for (const [k, e] of cfg) {
-    if (k.startsWith('fsdp_') && k !== 'fsdp_version') ctx.deprecated(e, about('`{0}` is deprecated: write `{1}` without the `fsdp_` prefix', k.slice(5)), 'info');
+    if (k.startsWith('fsdp_') && k !== 'fsdp_version')
+      ctx.deprecated(e, about('`{0}` is deprecated: write `{1}` without the `fsdp_` prefix', k.slice(5)), 'info');
   }
   const version = top.get('fsdp_version') ?? get('version') ?? cfg.get('fsdp_version');
   if (version && isSet(ctx, version)) {
     const n = numOf(ctx.view(version));
-    if (n !== 1 && n !== 2) ctx.problem('invalid-value', 'error', msg('{0}: expected 1 or 2', version.path), version.valueSpan, version.path);
+    if (n !== 1 && n !== 2)
+      ctx.problem('invalid-value', 'error', msg('{0}: expected 1 or 2', version.path), version.valueSpan, version.path);
   }
   const fsdpOn = cfg.size > 0 || (version !== undefined && isSet(ctx, version));
   if (fsdpOn && !ctx.has('fsdp')) {

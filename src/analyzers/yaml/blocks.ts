@@ -55,8 +55,16 @@ const KEEP_CHOMP = /[|>][1-9]?\+/;
  * A block starts at a line with a key at column 0 (`name:` followed by a space or the line end).
  */
 export function topLevelBlocks(text: string): number[] | undefined {
-  if (text.length === 0 || text.includes('\t') || text.includes('\uFEFF') || text.includes('<<') || /\r(?!\n)/.test(text) || ANCHOR_OR_ALIAS.test(text)
-    || KEEP_CHOMP.test(text)) return undefined;
+  if (
+    text.length === 0 ||
+    text.includes('\t') ||
+    text.includes('\uFEFF') ||
+    text.includes('<<') ||
+    /\r(?!\n)/.test(text) ||
+    ANCHOR_OR_ALIAS.test(text) ||
+    KEEP_CHOMP.test(text)
+  )
+    return undefined;
   const starts: number[] = [];
   let afterComment = false; // a column-0 comment since the last line of content
   let seenKey = false;
@@ -114,7 +122,8 @@ function shiftErrors(errors: YAMLError[], delta: number): void {
 /** One block at its offset in the file: from the cache (shifted when it moved) or freshly parsed and cached. */
 function placeBlock(blockText: string, offset: number): CachedBlock | undefined {
   let cached = blockCache.get(blockText);
-  if (cached && cached.generation === generation) cached = undefined; // the same text twice in one file: parse the copy alone
+  if (cached && cached.generation === generation)
+    cached = undefined; // the same text twice in one file: parse the copy alone
   else if (cached) {
     const delta = offset - cached.offset;
     if (delta !== 0) {

@@ -5,8 +5,21 @@
 import { Document, LineCounter, YAMLMap, isAlias, isMap, isScalar, isSeq, type Node } from 'yaml';
 import { parseYaml } from '../yaml-parse';
 import { bySubject, msg } from '../facts';
-import type { CanonicalKey, ConfigFacts, Fact, FactValue, Format, Message, ParseProblem, ProblemCode, Reference, Span, SubjectMessage, Tool,
-  Unknown } from '../facts';
+import type {
+  CanonicalKey,
+  ConfigFacts,
+  Fact,
+  FactValue,
+  Format,
+  Message,
+  ParseProblem,
+  ProblemCode,
+  Reference,
+  Span,
+  SubjectMessage,
+  Tool,
+  Unknown,
+} from '../facts';
 import { PARSE_OPTIONS, parseCachedBlocks } from './blocks';
 import { type Entry, type View, Invalid, type Conv, asPosInt, asEnumInt, asOffload } from './values';
 
@@ -56,29 +69,51 @@ export class YamlCtx {
   /** The tool whose semantics the facts follow; an analyzer may settle it after looking at the keys. */
   tool: Tool;
 
-  constructor(readonly text: string, readonly opts: CtxOptions) {
+  constructor(
+    readonly text: string,
+    readonly opts: CtxOptions,
+  ) {
     this.tool = opts.tool;
     this.tools = [opts.tool];
     let doc: Document.Parsed | undefined;
     try {
       if (flowDepth(text) > MAX_FLOW_DEPTH) {
-        this.problem('syntax-error', 'error', msg('brackets nested more than {0} levels deep; the file is not read', MAX_FLOW_DEPTH), { start: 0, end: 0 });
+        this.problem(
+          'syntax-error',
+          'error',
+          msg('brackets nested more than {0} levels deep; the file is not read', MAX_FLOW_DEPTH),
+          { start: 0, end: 0 },
+        );
       } else {
         doc = parseCachedBlocks(text, this.lines) ?? parseYaml(text, { lineCounter: this.lines, ...PARSE_OPTIONS });
       }
     } catch (err) {
       // eemeli/yaml reports problems in doc.errors; this guards the never-throw contract against library bugs.
-      this.problem('syntax-error', 'error', msg('YAML could not be parsed: {0}', err instanceof Error ? err.message : String(err)), { start: 0, end: 0 });
+      this.problem(
+        'syntax-error',
+        'error',
+        msg('YAML could not be parsed: {0}', err instanceof Error ? err.message : String(err)),
+        { start: 0, end: 0 },
+      );
     }
     this.doc = doc;
     for (const e of doc?.errors ?? []) {
-      this.problem('syntax-error', 'error', e.message.split('\n')[0] !== undefined ? msg('{0}', e.message.split('\n')[0]) : msg('YAML syntax error'),
-        this.span(e.pos[0], e.pos[1]));
+      this.problem(
+        'syntax-error',
+        'error',
+        e.message.split('\n')[0] !== undefined ? msg('{0}', e.message.split('\n')[0]) : msg('YAML syntax error'),
+        this.span(e.pos[0], e.pos[1]),
+      );
     }
     const contents = doc?.contents;
     this.root = isMap(contents) ? contents : undefined;
     if (contents && !this.root && !(isScalar(contents) && contents.value === null)) {
-      this.problem('syntax-error', 'error', msg('expected a mapping of keys to values at the top level'), this.nodeSpan(contents));
+      this.problem(
+        'syntax-error',
+        'error',
+        msg('expected a mapping of keys to values at the top level'),
+        this.nodeSpan(contents),
+      );
     }
   }
 
@@ -109,7 +144,11 @@ export class YamlCtx {
 
   problem(code: ProblemCode, severity: ParseProblem['severity'], m: Message, span: Span, rawKey?: string): void {
     const { message, template } = m;
-    this.problems.push(rawKey === undefined ? { code, severity, message, template, span } : { code, severity, message, template, span, rawKey });
+    this.problems.push(
+      rawKey === undefined
+        ? { code, severity, message, template, span }
+        : { code, severity, message, template, span, rawKey },
+    );
   }
 
   line(offset: number): number {
@@ -133,7 +172,12 @@ export class YamlCtx {
     if (depth > MAX_ALIAS_DEPTH) return out;
     for (const pair of map.items) {
       const keyNode = pair.key as Node | null;
-      const keyName = keyNode && isScalar(keyNode) ? String(keyNode.value) : keyNode && isAlias(keyNode) ? `*${keyNode.source}` : undefined;
+      const keyName =
+        keyNode && isScalar(keyNode)
+          ? String(keyNode.value)
+          : keyNode && isAlias(keyNode)
+            ? `*${keyNode.source}`
+            : undefined;
       if (keyName === undefined || !keyNode) continue;
       const keySpan = this.nodeSpan(keyNode);
       if (keyName === '<<' && isScalar(keyNode) && keyNode.type === 'PLAIN') {
@@ -193,7 +237,8 @@ export class YamlCtx {
     const valueSpan = this.nodeSpan(raw);
     if (isAlias(raw)) {
       const target = this.resolveAlias(raw);
-      if (!target) return { key, path, keySpan, node: null, valueSpan, unresolved: `alias ${raw.source} has no anchor` };
+      if (!target)
+        return { key, path, keySpan, node: null, valueSpan, unresolved: `alias ${raw.source} has no anchor` };
       return { key, path, keySpan, node: target, valueSpan, originSpan: this.nodeSpan(target) };
     }
     return { key, path, keySpan, node: raw, valueSpan };
@@ -208,14 +253,34 @@ export class YamlCtx {
       if (!n || !isScalar(n) || typeof n.value !== 'string') return cur;
       const m = /^\$\{\s*([^${}]+?)\s*\}$/.exec(n.value.trim());
       if (!m) {
-        if (n.value.includes('${')) return { ...e, node: null, unresolved: `\`${n.value}\` is built by OmegaConf string interpolation at launch time` };
+        if (n.value.includes('${'))
+          return {
+            ...e,
+            node: null,
+            unresolved: `\`${n.value}\` is built by OmegaConf string interpolation at launch time`,
+          };
         return cur;
       }
       const ref = m[1] ?? '';
-      if (ref.includes(':')) return { ...e, node: null, unresolved: `\`${n.value}\` is an OmegaConf resolver call, known only at launch time` };
+      if (ref.includes(':'))
+        return {
+          ...e,
+          node: null,
+          unresolved: `\`${n.value}\` is an OmegaConf resolver call, known only at launch time`,
+        };
       const target = this.lookup(ref.replace(/^\.+/, ''));
-      if (!target) return { ...e, node: null, unresolved: `\`${n.value}\`: no key \`${ref}\` in this file (it may come from a command-line override)` };
-      cur = { ...e, node: target.node, originSpan: target.originSpan ?? target.valueSpan, unresolved: target.unresolved };
+      if (!target)
+        return {
+          ...e,
+          node: null,
+          unresolved: `\`${n.value}\`: no key \`${ref}\` in this file (it may come from a command-line override)`,
+        };
+      cur = {
+        ...e,
+        node: target.node,
+        originSpan: target.originSpan ?? target.valueSpan,
+        unresolved: target.unresolved,
+      };
     }
     return { ...e, node: null, unresolved: 'interpolation cycle' };
   }
@@ -248,10 +313,13 @@ export class YamlCtx {
 
   private viewNode(node: Node | null | undefined, depth: number): View {
     if (!node) return { t: 'absent' };
-    if (isAlias(node)) return depth > MAX_ALIAS_DEPTH ? { t: 'absent' } : this.viewNode(this.resolveAlias(node), depth + 1);
+    if (isAlias(node))
+      return depth > MAX_ALIAS_DEPTH ? { t: 'absent' } : this.viewNode(this.resolveAlias(node), depth + 1);
     if (isMap(node)) return { t: 'map', node };
-    if (isSeq(node)) return depth > MAX_ALIAS_DEPTH ? { t: 'seq', items: [] }
-      : { t: 'seq', items: (node.items as Node[]).map((i) => this.viewNode(i, depth + 1)) };
+    if (isSeq(node))
+      return depth > MAX_ALIAS_DEPTH
+        ? { t: 'seq', items: [] }
+        : { t: 'seq', items: (node.items as Node[]).map((i) => this.viewNode(i, depth + 1)) };
     if (!isScalar(node)) return { t: 'absent' };
     const v = node.value;
     const plain = node.type === 'PLAIN' || node.type === undefined;
@@ -278,7 +346,9 @@ export class YamlCtx {
   put(key: CanonicalKey, e: Entry | undefined, conv: Conv, rawKey?: string): Fact | undefined {
     if (!e) return undefined;
     const resolved = this.interpolate(e);
-    const view = resolved.unresolved ? ({ t: 'unknown', reason: resolved.unresolved } as const) : this.viewNode(resolved.node, 0);
+    const view = resolved.unresolved
+      ? ({ t: 'unknown', reason: resolved.unresolved } as const)
+      : this.viewNode(resolved.node, 0);
     if (view.t === 'absent') return undefined;
     if (view.t === 'unknown') {
       this.problem('not-static', 'warning', msg('{0}: {1}', e.path, view.reason), e.valueSpan, e.path);
@@ -294,11 +364,22 @@ export class YamlCtx {
   }
 
   /** Records a fact with a value already computed (derived facts such as method from a component name). */
-  add(key: CanonicalKey, e: Entry, value: FactValue | Unknown, rawKey?: string, spans?: { keySpan?: Span; valueSpan?: Span }): Fact {
+  add(
+    key: CanonicalKey,
+    e: Entry,
+    value: FactValue | Unknown,
+    rawKey?: string,
+    spans?: { keySpan?: Span; valueSpan?: Span },
+  ): Fact {
     const valueSpan = spans?.valueSpan ?? e.valueSpan;
     const base = {
-      key, rawKey: rawKey ?? e.path, value, rawValue: this.text.slice(valueSpan.start, valueSpan.end),
-      keySpan: spans?.keySpan ?? e.keySpan, valueSpan, tool: this.tool,
+      key,
+      rawKey: rawKey ?? e.path,
+      value,
+      rawValue: this.text.slice(valueSpan.start, valueSpan.end),
+      keySpan: spans?.keySpan ?? e.keySpan,
+      valueSpan,
+      tool: this.tool,
     };
     const fact: Fact = e.originSpan && !spans?.valueSpan ? { ...base, originSpan: e.originSpan } : base;
     this.facts.push(fact);
@@ -307,7 +388,15 @@ export class YamlCtx {
 
   /** Records a fact read outside the YAML tree (a comment), at the given spans. */
   addAt(key: CanonicalKey, value: FactValue, rawKey: string, keySpan: Span, valueSpan: Span): Fact {
-    const fact: Fact = { key, rawKey, value, rawValue: this.text.slice(valueSpan.start, valueSpan.end), keySpan, valueSpan, tool: this.tool };
+    const fact: Fact = {
+      key,
+      rawKey,
+      value,
+      rawValue: this.text.slice(valueSpan.start, valueSpan.end),
+      keySpan,
+      valueSpan,
+      tool: this.tool,
+    };
     this.facts.push(fact);
     return fact;
   }
@@ -345,7 +434,13 @@ export class YamlCtx {
     } else if (v.t === 'unknown') {
       this.put('deepspeedConfig', e, () => undefined);
     } else if (v.t !== 'absent') {
-      this.problem('invalid-value', 'error', msg('{0}: expected the path of a DeepSpeed JSON file', e.path), e.valueSpan, e.path);
+      this.problem(
+        'invalid-value',
+        'error',
+        msg('{0}: expected the path of a DeepSpeed JSON file', e.path),
+        e.valueSpan,
+        e.path,
+      );
     }
   }
 
@@ -367,7 +462,13 @@ export class YamlCtx {
     const fp = this.get('fp16');
     if (bf && fp && bf.value === true && fp.value === true) {
       const later = bf.keySpan.start > fp.keySpan.start ? bf : fp;
-      this.problem('conflicting-precision', 'error', msg('bf16 and fp16 are both enabled; the trainer refuses to start'), later.keySpan, later.rawKey);
+      this.problem(
+        'conflicting-precision',
+        'error',
+        msg('bf16 and fp16 are both enabled; the trainer refuses to start'),
+        later.keySpan,
+        later.rawKey,
+      );
     }
   }
 
@@ -377,7 +478,13 @@ export class YamlCtx {
   }
 
   result(): ConfigFacts {
-    return { format: this.opts.format, facts: this.facts, problems: this.problems, references: this.references, tools: this.tools };
+    return {
+      format: this.opts.format,
+      facts: this.facts,
+      problems: this.problems,
+      references: this.references,
+      tools: this.tools,
+    };
   }
 }
 
@@ -386,7 +493,12 @@ export function guarded(ctx: YamlCtx, body: () => void): ConfigFacts {
   try {
     body();
   } catch (err) {
-    ctx.problem('syntax-error', 'error', msg('could not analyze the file: {0}', err instanceof Error ? err.message : String(err)), ctx.span(0, 0));
+    ctx.problem(
+      'syntax-error',
+      'error',
+      msg('could not analyze the file: {0}', err instanceof Error ? err.message : String(err)),
+      ctx.span(0, 0),
+    );
   }
   return ctx.result();
 }

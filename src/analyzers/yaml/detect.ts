@@ -9,25 +9,142 @@ import { MAX_FLOW_DEPTH, flowDepth } from './common';
 const SCENARIO = /\.vram\.(ya?ml|json)$/i;
 
 /** Keys that only an Accelerate config has (config_args.py ClusterConfig). */
-const ACCELERATE = ['compute_environment', 'distributed_type', 'num_machines', 'machine_rank', 'main_training_function', 'rdzv_backend', 'same_network', 'deepspeed_config', 'downcast_bf16', 'tpu_env', 'gpu_ids', 'enable_cpu_affinity'];
-const AXOLOTL = ['base_model', 'micro_batch_size', 'sequence_len', 'adapter', 'lora_target_linear', 'sample_packing', 'datasets', 'num_epochs', 'load_in_4bit', 'load_in_8bit', 'wandb_project', 'special_tokens', 'base_model_config'];
-const LLAMAFACTORY = ['stage', 'finetuning_type', 'cutoff_len', 'template', 'lora_rank', 'lora_target', 'quantization_bit', 'dataset_dir', 'pure_bf16', 'flash_attn', 'disable_gradient_checkpointing'];
+const ACCELERATE = [
+  'compute_environment',
+  'distributed_type',
+  'num_machines',
+  'machine_rank',
+  'main_training_function',
+  'rdzv_backend',
+  'same_network',
+  'deepspeed_config',
+  'downcast_bf16',
+  'tpu_env',
+  'gpu_ids',
+  'enable_cpu_affinity',
+];
+const AXOLOTL = [
+  'base_model',
+  'micro_batch_size',
+  'sequence_len',
+  'adapter',
+  'lora_target_linear',
+  'sample_packing',
+  'datasets',
+  'num_epochs',
+  'load_in_4bit',
+  'load_in_8bit',
+  'wandb_project',
+  'special_tokens',
+  'base_model_config',
+];
+const LLAMAFACTORY = [
+  'stage',
+  'finetuning_type',
+  'cutoff_len',
+  'template',
+  'lora_rank',
+  'lora_target',
+  'quantization_bit',
+  'dataset_dir',
+  'pure_bf16',
+  'flash_attn',
+  'disable_gradient_checkpointing',
+];
 const LLAMAFACTORY_V1 = ['dist_config', 'kernel_config', 'model_class', 'quant_config', 'peft_config', 'train_dataset'];
 /** Keys of LitGPT's configs (litgpt/finetune/*.py and pretrain.py setup() arguments, config_hub/*.yaml). */
-const LITGPT = ['checkpoint_dir', 'initial_checkpoint_dir', 'model_name', 'precision', 'quantize', 'devices', 'num_nodes', 'lora_query', 'lora_key', 'lora_value', 'lora_projection', 'lora_mlp', 'lora_head', 'out_dir', 'logger_name', 'tokenizer_dir', 'train', 'eval'];
-const HF = ['per_device_train_batch_size', 'gradient_accumulation_steps', 'learning_rate', 'model_name_or_path', 'output_dir', 'num_train_epochs', 'bf16', 'fp16', 'optim', 'gradient_checkpointing', 'max_length', 'max_seq_length', 'use_peft', 'dataset_name', 'lr_scheduler_type', 'warmup_ratio', 'logging_steps'];
+const LITGPT = [
+  'checkpoint_dir',
+  'initial_checkpoint_dir',
+  'model_name',
+  'precision',
+  'quantize',
+  'devices',
+  'num_nodes',
+  'lora_query',
+  'lora_key',
+  'lora_value',
+  'lora_projection',
+  'lora_mlp',
+  'lora_head',
+  'out_dir',
+  'logger_name',
+  'tokenizer_dir',
+  'train',
+  'eval',
+];
+const HF = [
+  'per_device_train_batch_size',
+  'gradient_accumulation_steps',
+  'learning_rate',
+  'model_name_or_path',
+  'output_dir',
+  'num_train_epochs',
+  'bf16',
+  'fp16',
+  'optim',
+  'gradient_checkpointing',
+  'max_length',
+  'max_seq_length',
+  'use_peft',
+  'dataset_name',
+  'lr_scheduler_type',
+  'warmup_ratio',
+  'logging_steps',
+];
 
 /**
  * Keys of lm-evaluation-harness task and run configs (lm_eval/api/task.py TaskConfig; the CLI's --config file): an
  * evaluation, not a training run, though it has batch_size and max_length.
  */
-const LM_EVAL = ['task', 'tasks', 'dataset_path', 'dataset_name', 'doc_to_text', 'doc_to_target', 'doc_to_choice', 'output_type', 'metric_list',
-  'test_split', 'validation_split', 'fewshot_split', 'num_fewshot', 'generation_kwargs', 'model_args', 'filter_list', 'process_docs', 'group', 'tag'];
+const LM_EVAL = [
+  'task',
+  'tasks',
+  'dataset_path',
+  'dataset_name',
+  'doc_to_text',
+  'doc_to_target',
+  'doc_to_choice',
+  'output_type',
+  'metric_list',
+  'test_split',
+  'validation_split',
+  'fewshot_split',
+  'num_fewshot',
+  'generation_kwargs',
+  'model_args',
+  'filter_list',
+  'process_docs',
+  'group',
+  'tag',
+];
 /** Keys only a training config has (an lm-eval file with one of them is read as a training config after all). */
-const TRAINING_ONLY = ['per_device_train_batch_size', 'learning_rate', 'num_train_epochs', 'gradient_accumulation_steps', 'max_steps', 'lr_scheduler_type',
-  'warmup_ratio', 'warmup_steps', 'optim', 'gradient_checkpointing', 'micro_batch_size', 'sequence_len', 'base_model', 'stage', 'finetuning_type'];
+const TRAINING_ONLY = [
+  'per_device_train_batch_size',
+  'learning_rate',
+  'num_train_epochs',
+  'gradient_accumulation_steps',
+  'max_steps',
+  'lr_scheduler_type',
+  'warmup_ratio',
+  'warmup_steps',
+  'optim',
+  'gradient_checkpointing',
+  'micro_batch_size',
+  'sequence_len',
+  'base_model',
+  'stage',
+  'finetuning_type',
+];
 /** HF keys that alone say "TrainingArguments" (the others, such as max_length or bf16, need a second). */
-const HF_STRONG = ['per_device_train_batch_size', 'gradient_accumulation_steps', 'model_name_or_path', 'num_train_epochs', 'use_peft', 'gradient_checkpointing'];
+const HF_STRONG = [
+  'per_device_train_batch_size',
+  'gradient_accumulation_steps',
+  'model_name_or_path',
+  'num_train_epochs',
+  'use_peft',
+  'gradient_checkpointing',
+];
 
 /** A plain YAML value without its trailing comment (a `#` after whitespace); linear in the value's length. */
 function withoutComment(value: string): string {
@@ -106,13 +223,25 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   const count = (list: readonly string[]): number => list.filter((k) => keys.has(k)).length;
   if (components) return 'torchtune-yaml';
   // An lm-evaluation-harness task (task:, dataset_path:, doc_to_text:, ...) is not a training config.
-  if ((keys.has('task') || keys.has('tasks') || keys.has('dataset_path')) && count(LM_EVAL) >= 2 && count(TRAINING_ONLY) === 0) return undefined;
+  if (
+    (keys.has('task') || keys.has('tasks') || keys.has('dataset_path')) &&
+    count(LM_EVAL) >= 2 &&
+    count(TRAINING_ONLY) === 0
+  )
+    return undefined;
   if (keys.has('distributed_type') || count(ACCELERATE) >= 2) return 'accelerate-yaml';
-  if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2)) return 'llamafactory-yaml';
-  if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len')))) return 'llamafactory-yaml';
+  if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2))
+    return 'llamafactory-yaml';
+  if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))
+    return 'llamafactory-yaml';
   // LitGPT: a checkpoint or model name with LitGPT's own keys (Axolotl and HF YAML have neither checkpoint_dir nor the
   // lora_query/lora_value switches, and none of them nests its batch under `train:`).
-  if ((keys.has('checkpoint_dir') || keys.has('model_name') || keys.has('initial_checkpoint_dir')) && count(LITGPT) >= 4 && !keys.has('base_model')) return 'litgpt-yaml';
+  if (
+    (keys.has('checkpoint_dir') || keys.has('model_name') || keys.has('initial_checkpoint_dir')) &&
+    count(LITGPT) >= 4 &&
+    !keys.has('base_model')
+  )
+    return 'litgpt-yaml';
   const axolotl = count(AXOLOTL);
   if (keys.has('base_model') || axolotl >= 3) return 'axolotl-yaml';
   if ((count(HF) >= 2 || count(HF_STRONG) >= 1) && !keys.has('stage') && !keys.has('finetuning_type')) return 'hf-yaml';

@@ -4,17 +4,55 @@
 import { about, normalizeOptimizer, type ConfigFacts, type Tool } from '../facts';
 import { YamlCtx, guarded } from './common';
 import {
-  asEvalStrategy, Invalid, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe, dtypeOf,
-  fsdpFromOptions, galoreKeys, grpoKeys, listOf, optimizerOf, strOf, type Entry,
+  asEvalStrategy,
+  Invalid,
+  asBool,
+  asNonNegNumber,
+  asPosInt,
+  asString,
+  attentionOf,
+  boolOf,
+  describe,
+  dtypeOf,
+  fsdpFromOptions,
+  galoreKeys,
+  grpoKeys,
+  listOf,
+  optimizerOf,
+  strOf,
+  type Entry,
 } from './values';
 
 /** Keys that only TRL configs (SFTConfig, ModelConfig, ScriptArguments) have; their presence means TRL defaults apply. */
 export const TRL_KEYS = new Set([
-  'max_length', 'max_seq_length', 'packing', 'packing_strategy', 'padding_free', 'use_peft', 'dataset_text_field',
-  'dataset_name', 'assistant_only_loss', 'completion_only_loss', 'loss_type', 'activation_offloading', 'lora_r',
-  'lora_target_modules', 'use_bnb_nested_quant', 'bnb_4bit_quant_type', 'num_generations', 'max_completion_length',
-  'max_prompt_length', 'use_vllm', 'vllm_mode', 'beta', 'precompute_ref_log_probs', 'model_init_kwargs', 'eos_token',
-  'teacher_model_name_or_path', 'lmbda', 'reward_model_name_or_path',
+  'max_length',
+  'max_seq_length',
+  'packing',
+  'packing_strategy',
+  'padding_free',
+  'use_peft',
+  'dataset_text_field',
+  'dataset_name',
+  'assistant_only_loss',
+  'completion_only_loss',
+  'loss_type',
+  'activation_offloading',
+  'lora_r',
+  'lora_target_modules',
+  'use_bnb_nested_quant',
+  'bnb_4bit_quant_type',
+  'num_generations',
+  'max_completion_length',
+  'max_prompt_length',
+  'use_vllm',
+  'vllm_mode',
+  'beta',
+  'precompute_ref_log_probs',
+  'model_init_kwargs',
+  'eos_token',
+  'teacher_model_name_or_path',
+  'lmbda',
+  'reward_model_name_or_path',
 ]);
 
 export function analyzeHfYaml(text: string): ConfigFacts {
@@ -63,7 +101,13 @@ function analyze(ctx: YamlCtx): void {
   const oldLen = top.get('max_seq_length');
   ctx.put('seqLen', maxLen, asPosInt);
   if (oldLen) {
-    if (ctx.tool === 'trl') ctx.deprecated(oldLen, about('`{0}` is deprecated: TRL renamed it `max_length` in v0.16 and removed it in v0.20; newer TRL fails on it'));
+    if (ctx.tool === 'trl')
+      ctx.deprecated(
+        oldLen,
+        about(
+          '`{0}` is deprecated: TRL renamed it `max_length` in v0.16 and removed it in v0.20; newer TRL fails on it',
+        ),
+      );
     if (!ctx.has('seqLen')) ctx.put('seqLen', oldLen, asPosInt);
   }
 
@@ -75,10 +119,15 @@ function analyze(ctx: YamlCtx): void {
     if (s.trim().toLowerCase() === 'auto') return { unknown: 'auto: the dtype stored in the checkpoint config' };
     return dtypeOf(s) ?? new Invalid(about('{0}: expected bfloat16, float16 or float32, found {1}', describe(v)));
   });
-  if (dtype?.key === 'torch_dtype') ctx.deprecated(dtype, about('`{0}` is deprecated: renamed `dtype` (TRL deprecated it in v0.23 and removed it in v0.27)'));
+  if (dtype?.key === 'torch_dtype')
+    ctx.deprecated(
+      dtype,
+      about('`{0}` is deprecated: renamed `dtype` (TRL deprecated it in v0.23 and removed it in v0.27)'),
+    );
   ctx.put('attention', top.get('attn_implementation') ?? init.get('attn_implementation'), (v) => {
     const s = strOf(v);
-    if (s === undefined) return new Invalid(about('{0}: expected an attention implementation name, found {1}', describe(v)));
+    if (s === undefined)
+      return new Invalid(about('{0}: expected an attention implementation name, found {1}', describe(v)));
     return attentionOf(s) ?? { unknown: `attn_implementation ${s}: memory behaviour not known` };
   });
 
@@ -90,17 +139,23 @@ function analyze(ctx: YamlCtx): void {
     ctx.put('fsdp', fsdp, (v) => {
       if (v.t === 'bool') return v.v ? 'full_shard' : undefined;
       const options = listOf(v);
-      return options ? fsdpFromOptions(options).fsdp : new Invalid(about('{0}: expected FSDP options, found {1}', describe(v)));
+      return options
+        ? fsdpFromOptions(options).fsdp
+        : new Invalid(about('{0}: expected FSDP options, found {1}', describe(v)));
     });
     const options = listOf(ctx.view(fsdp));
     if (options && fsdpFromOptions(options).offload) ctx.add('fsdpOffload', fsdp, true);
   }
   const fsdpCfg = ctx.sub(top.get('fsdp_config'));
   if (!ctx.has('gradientCheckpointing')) {
-    ctx.put('gradientCheckpointing', fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'), (v) => {
-      const b = boolOf(v);
-      return b === undefined ? asBool(v) : b ? 'full' : undefined;
-    });
+    ctx.put(
+      'gradientCheckpointing',
+      fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'),
+      (v) => {
+        const b = boolOf(v);
+        return b === undefined ? asBool(v) : b ? 'full' : undefined;
+      },
+    );
   }
 
   ctx.put('emptyCacheSteps', top.get('torch_empty_cache_steps'), asPosInt);
@@ -140,7 +195,11 @@ function peft(ctx: YamlCtx, top: Map<string, Entry>): void {
     if (!list || list.length === 0) return undefined;
     return list.length === 1 && list[0] === 'all-linear' ? 'all-linear' : list;
   });
-  ctx.put('loraModulesToSave', top.get('lora_modules_to_save'), (v) => listOf(v) ?? new Invalid(about('{0}: expected module names')));
+  ctx.put(
+    'loraModulesToSave',
+    top.get('lora_modules_to_save'),
+    (v) => listOf(v) ?? new Invalid(about('{0}: expected module names')),
+  );
   const q4 = top.get('load_in_4bit');
   const q8 = top.get('load_in_8bit');
   if (isOn(ctx, q4) && q4) ctx.add('quantBits', q4, 4);

@@ -53,7 +53,12 @@ function analyze(ctx: YamlCtx): void {
   const seq = train.get('max_seq_length');
   if (seq && ctx.view(seq).t === 'absent') {
     // lora.py fit(): model.max_seq_length = min(longest sample, train.max_seq_length or inf).
-    ctx.add('seqLen', seq, { unknown: "unbounded: the longest sample in the dataset (up to the model's context length)" }, 'train.max_seq_length');
+    ctx.add(
+      'seqLen',
+      seq,
+      { unknown: "unbounded: the longest sample in the dataset (up to the model's context length)" },
+      'train.max_seq_length',
+    );
   } else {
     ctx.put('seqLen', seq, asPosInt, 'train.max_seq_length');
   }
@@ -104,8 +109,14 @@ function model(ctx: YamlCtx, top: Map<string, Entry>): void {
 
 /** Fabric's precision names to [weights dtype, autocast dtype]. */
 export const LITGPT_PRECISION: Readonly<Record<string, readonly [string, string]>> = {
-  'bf16-true': ['bf16', 'none'], '16-true': ['fp16', 'none'], 'bf16-mixed': ['fp32', 'bf16'], '16-mixed': ['fp32', 'fp16'],
-  '32-true': ['fp32', 'none'], '32': ['fp32', 'none'], bf16: ['fp32', 'bf16'], '16': ['fp32', 'fp16'],
+  'bf16-true': ['bf16', 'none'],
+  '16-true': ['fp16', 'none'],
+  'bf16-mixed': ['fp32', 'bf16'],
+  '16-mixed': ['fp32', 'fp16'],
+  '32-true': ['fp32', 'none'],
+  '32': ['fp32', 'none'],
+  bf16: ['fp32', 'bf16'],
+  '16': ['fp32', 'fp16'],
 };
 
 /**
@@ -120,7 +131,13 @@ function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
   const s = (strOf(v) ?? (v.t === 'num' ? String(v.v) : '')).trim().toLowerCase();
   const pair = LITGPT_PRECISION[s];
   if (!pair) {
-    ctx.problem('invalid-value', 'warning', msg('{0}: expected bf16-true, bf16-mixed, 16-true, 16-mixed or 32-true, found {1}', e.path, describe(v)), e.valueSpan, e.path);
+    ctx.problem(
+      'invalid-value',
+      'warning',
+      msg('{0}: expected bf16-true, bf16-mixed, 16-true, 16-mixed or 32-true, found {1}', e.path, describe(v)),
+      e.valueSpan,
+      e.path,
+    );
     return;
   }
   ctx.add('weightsDtype', e, pair[0]);
@@ -131,7 +148,9 @@ function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
 export function litgptQuantize(raw: string): { bits: 4 | 8; type?: 'nf4' | 'fp4'; doubleQuant: boolean } | undefined {
   const m = /^bnb\.(nf4|fp4|int8)(-dq|-training)?$/.exec(raw.trim().toLowerCase());
   if (!m) return undefined;
-  return m[1] === 'int8' ? { bits: 8, doubleQuant: false } : { bits: 4, type: m[1] as 'nf4' | 'fp4', doubleQuant: m[2] === '-dq' };
+  return m[1] === 'int8'
+    ? { bits: 8, doubleQuant: false }
+    : { bits: 4, type: m[1] as 'nf4' | 'fp4', doubleQuant: m[2] === '-dq' };
 }
 
 /** `quantize: bnb.nf4 | bnb.nf4-dq | bnb.fp4 | bnb.fp4-dq | bnb.int8-training` (Fabric's BitsandbytesPrecision). */
@@ -142,16 +161,34 @@ function quantize(ctx: YamlCtx, top: Map<string, Entry>): void {
   if (v.t === 'absent') return;
   const q = litgptQuantize(strOf(v) ?? '');
   if (!q) {
-    ctx.problem('invalid-value', 'error', msg('{0}: expected bnb.nf4, bnb.nf4-dq, bnb.fp4, bnb.fp4-dq or bnb.int8-training, found {1}', e.path, describe(v)), e.valueSpan, e.path);
+    ctx.problem(
+      'invalid-value',
+      'error',
+      msg(
+        '{0}: expected bnb.nf4, bnb.nf4-dq, bnb.fp4, bnb.fp4-dq or bnb.int8-training, found {1}',
+        e.path,
+        describe(v),
+      ),
+      e.valueSpan,
+      e.path,
+    );
     return;
   }
   ctx.add('quantBits', e, q.bits);
   if (q.type) ctx.add('quantType', e, q.type);
   ctx.add('doubleQuant', e, q.doubleQuant);
   const p = top.get('precision');
-  const ps = p ? strOf(ctx.view(p))?.trim().toLowerCase() ?? '' : '';
+  const ps = p ? (strOf(ctx.view(p))?.trim().toLowerCase() ?? '') : '';
   if (ps.includes('mixed')) {
-    ctx.problem('invalid-value', 'error', msg('LitGPT refuses quantization with mixed precision ("Quantization and mixed precision is not supported."): use bf16-true'), p!.valueSpan, 'precision');
+    ctx.problem(
+      'invalid-value',
+      'error',
+      msg(
+        'LitGPT refuses quantization with mixed precision ("Quantization and mixed precision is not supported."): use bf16-true',
+      ),
+      p!.valueSpan,
+      'precision',
+    );
   }
 }
 
@@ -175,14 +212,27 @@ function lora(ctx: YamlCtx, top: Map<string, Entry>): void {
     const e = top.get(key);
     const on = e ? boolOf(ctx.view(e)) : undefined;
     if (e && on === undefined && ctx.view(e).t !== 'absent') {
-      ctx.problem('invalid-value', 'error', msg('{0}: expected true or false, found {1}', key, describe(ctx.view(e))), e.valueSpan, key);
+      ctx.problem(
+        'invalid-value',
+        'error',
+        msg('{0}: expected true or false, found {1}', key, describe(ctx.view(e))),
+        e.valueSpan,
+        key,
+      );
     }
     if (on ?? byDefault) targets.push(...names);
   }
   // Every projection of the blocks (query to MLP) is PEFT's all-linear; lora_head's adapter on the head
   // (r x (hidden + vocab)) is then left out, a few million parameters at most.
   const all = LORA_SWITCHES.slice(0, 5).every(([, , names]) => names.every((n) => targets.includes(n)));
-  ctx.add('loraTargets', first, all ? 'all-linear' : targets, LORA_SWITCHES.map(([k]) => k).filter((k) => top.has(k)).join(', ') || first.path);
+  ctx.add(
+    'loraTargets',
+    first,
+    all ? 'all-linear' : targets,
+    LORA_SWITCHES.map(([k]) => k)
+      .filter((k) => top.has(k))
+      .join(', ') || first.path,
+  );
 }
 
 /**
@@ -202,16 +252,31 @@ function devices(ctx: YamlCtx, top: Map<string, Entry>): void {
     return;
   }
   if (count === undefined) {
-    if (v.t !== 'absent') ctx.problem('invalid-value', 'error', msg('{0}: expected a number of GPUs or auto, found {1}', 'devices', describe(v)), d.valueSpan, 'devices');
+    if (v.t !== 'absent')
+      ctx.problem(
+        'invalid-value',
+        'error',
+        msg('{0}: expected a number of GPUs or auto, found {1}', 'devices', describe(v)),
+        d.valueSpan,
+        'devices',
+      );
     return;
   }
   ctx.add('gpusPerNode', d, count);
-  const nodes = n ? numOf(ctx.view(n)) ?? 1 : 1;
+  const nodes = n ? (numOf(ctx.view(n)) ?? 1) : 1;
   if (count * nodes > 1) {
     ctx.add('fsdp', d, 'full_shard');
     ctx.add('gradientCheckpointing', d, 'full');
     if (ctx.has('quantBits')) {
-      ctx.problem('invalid-value', 'error', msg('LitGPT trains quantized models on one GPU only ("Quantization is currently not supported for multi-GPU training")'), d.valueSpan, 'devices');
+      ctx.problem(
+        'invalid-value',
+        'error',
+        msg(
+          'LitGPT trains quantized models on one GPU only ("Quantization is currently not supported for multi-GPU training")',
+        ),
+        d.valueSpan,
+        'devices',
+      );
     }
   }
 }
@@ -240,7 +305,15 @@ function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
   const short = name.split('.').pop() ?? name;
   if (quantized) {
     if (!/AdamW/.test(short)) {
-      ctx.problem('invalid-value', 'error', msg('LitGPT allows only AdamW with quantization ("The chosen quantization format only supports the AdamW optimizer.")'), where.valueSpan, where.path);
+      ctx.problem(
+        'invalid-value',
+        'error',
+        msg(
+          'LitGPT allows only AdamW with quantization ("The chosen quantization format only supports the AdamW optimizer.")',
+        ),
+        where.valueSpan,
+        where.path,
+      );
       return;
     }
     ctx.add('optimizer', where, 'paged_adamw', where.path);

@@ -4,8 +4,22 @@
 import { about, msg, normalizeOptimizer, notModeled, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import {
-  asEvalStrategy, asPacking, Invalid, asBool, asNonNegNumber, asPosInt, asString, attentionOf, boolOf, describe,
-  fsdpFromOptions, listOf, numOf, optimizerOf, strOf, type Entry,
+  asEvalStrategy,
+  asPacking,
+  Invalid,
+  asBool,
+  asNonNegNumber,
+  asPosInt,
+  asString,
+  attentionOf,
+  boolOf,
+  describe,
+  fsdpFromOptions,
+  listOf,
+  numOf,
+  optimizerOf,
+  strOf,
+  type Entry,
 } from './values';
 
 export function analyzeLlamaFactoryYaml(text: string): ConfigFacts {
@@ -18,7 +32,11 @@ const isOn = (ctx: YamlCtx, e: Entry | undefined): boolean => (e ? boolOf(ctx.vi
 
 /** Optimizer replacements switched on by a flag (finetuning_args.py); the raw name is kept for the estimator. */
 const OPTIMIZER_FLAGS: readonly (readonly [string, string])[] = [
-  ['use_galore', 'galore'], ['use_apollo', 'apollo'], ['use_badam', 'badam'], ['use_adam_mini', 'adam_mini'], ['use_muon', 'muon'],
+  ['use_galore', 'galore'],
+  ['use_apollo', 'apollo'],
+  ['use_badam', 'badam'],
+  ['use_adam_mini', 'adam_mini'],
+  ['use_muon', 'muon'],
 ];
 
 function analyze(ctx: YamlCtx): void {
@@ -43,10 +61,16 @@ function analyze(ctx: YamlCtx): void {
     if (!list || list.length === 0) return undefined;
     return list.length === 1 && list[0]?.toLowerCase() === 'all' ? 'all-linear' : list;
   });
-  ctx.put('loraModulesToSave', top.get('additional_target'), (v) => listOf(v, /,/) ?? new Invalid(about('{0}: expected module names')));
+  ctx.put(
+    'loraModulesToSave',
+    top.get('additional_target'),
+    (v) => listOf(v, /,/) ?? new Invalid(about('{0}: expected module names')),
+  );
   ctx.put('freezeTrainableLayers', top.get('freeze_trainable_layers'), (v) => {
     const n = numOf(v);
-    return n === undefined || !Number.isInteger(n) || n === 0 ? new Invalid(about('{0}: expected a non-zero integer, found {1}', describe(v))) : n;
+    return n === undefined || !Number.isInteger(n) || n === 0
+      ? new Invalid(about('{0}: expected a non-zero integer, found {1}', describe(v)))
+      : n;
   });
 
   quantization(ctx, top);
@@ -56,7 +80,7 @@ function analyze(ctx: YamlCtx): void {
   // disables its adapters (create_ref_model).
   const stage = top.get('stage');
   const prefLossEntry = top.get('pref_loss');
-  const prefLoss = prefLossEntry ? strOf(ctx.view(prefLossEntry))?.trim().toLowerCase() ?? '' : '';
+  const prefLoss = prefLossEntry ? (strOf(ctx.view(prefLossEntry))?.trim().toLowerCase() ?? '') : '';
   const refFree = prefLoss === 'orpo' || prefLoss === 'simpo';
   ctx.put('preference', stage, (v) => {
     const s = strOf(v)?.trim();
@@ -65,15 +89,26 @@ function analyze(ctx: YamlCtx): void {
     return s === 'dpo' ? (refFree ? 'reference-free' : 'dpo') : s === 'kto' ? 'kto' : s === 'rm' ? 'reward' : undefined;
   });
   const stageName = stage ? strOf(ctx.view(stage))?.trim().toLowerCase() : undefined;
-  if (stage && stageName === 'ppo') ctx.problem('not-modeled', 'warning', notModeled(`stage: ${stageName}`, stageName), stage.valueSpan, 'stage');
+  if (stage && stageName === 'ppo')
+    ctx.problem('not-modeled', 'warning', notModeled(`stage: ${stageName}`, stageName), stage.valueSpan, 'stage');
   // Multimodal models: the vision tower is frozen by default (freeze_vision_tower: true, finetuning_args.py); training it
   // adds its gradients, optimizer state and activations, which the estimate does not count.
   const freezeVision = top.get('freeze_vision_tower');
   if (freezeVision && boolOf(ctx.view(freezeVision)) === false) {
-    ctx.problem('not-modeled', 'warning', msg('{0}: a trained vision tower (its gradients, optimizer state and activations over the images) is not modeled; the estimate keeps it frozen', 'freeze_vision_tower: false'), freezeVision.valueSpan, 'freeze_vision_tower');
+    ctx.problem(
+      'not-modeled',
+      'warning',
+      msg(
+        '{0}: a trained vision tower (its gradients, optimizer state and activations over the images) is not modeled; the estimate keeps it frozen',
+        'freeze_vision_tower: false',
+      ),
+      freezeVision.valueSpan,
+      'freeze_vision_tower',
+    );
   }
   const refModel = top.get('ref_model');
-  if (refModel && !refFree && (stageName === 'dpo' || stageName === 'kto')) ctx.put('referenceModel', refModel, (v) => (strOf(v) ? 'given' : undefined));
+  if (refModel && !refFree && (stageName === 'dpo' || stageName === 'kto'))
+    ctx.put('referenceModel', refModel, (v) => (strOf(v) ? 'given' : undefined));
 
   ctx.put('microBatchSize', top.get('per_device_train_batch_size') ?? top.get('micro_batch_size'), asPosInt);
   ctx.put('evalBatchSize', top.get('per_device_eval_batch_size'), asPosInt);
@@ -89,7 +124,10 @@ function analyze(ctx: YamlCtx): void {
 
   // upcast_layernorm casts the norm weights to fp32 (model/model_utils/checkpointing.py prepare_model_for_training); with 4/8-bit
   // layers their fp32 outputs carry on through the residual stream.
-  ctx.put('kbitUpcast', top.get('upcast_layernorm'), (v) => { const b = boolOf(v); return b === undefined ? undefined : b ? 'norms' : 'none'; });
+  ctx.put('kbitUpcast', top.get('upcast_layernorm'), (v) => {
+    const b = boolOf(v);
+    return b === undefined ? undefined : b ? 'norms' : 'none';
+  });
   ctx.put('bf16', top.get('bf16'), asBool);
   ctx.put('fp16', top.get('fp16'), asBool);
   ctx.put('pureBf16', top.get('pure_bf16'), asBool);
@@ -108,7 +146,10 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('attention', top.get('flash_attn'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();
     if (s === 'auto') return { unknown: 'auto: FlashAttention-2 when installed, else SDPA' };
-    return (s && attentionOf(s)) ?? new Invalid(about('{0}: expected auto, disabled, sdpa, fa2 or fa3, found {1}', describe(v)));
+    return (
+      (s && attentionOf(s)) ??
+      new Invalid(about('{0}: expected auto, disabled, sdpa, fa2 or fa3, found {1}', describe(v)))
+    );
   });
 
   const liger = top.get('enable_liger_kernel');
@@ -159,7 +200,12 @@ function quantization(ctx: YamlCtx, top: Map<string, Entry>): void {
   const q = ctx.sub(qc);
   if (qc && q.size > 0 && !ctx.has('quantBits')) {
     const bits = q.get('quantization_bit') ?? q.get('bits');
-    if (bits) ctx.put('quantBits', bits, (v) => (numOf(v) === 4 || numOf(v) === 8 ? numOf(v) : new Invalid(about('{0}: expected 4 or 8, found {1}', describe(v)))));
+    if (bits)
+      ctx.put('quantBits', bits, (v) =>
+        numOf(v) === 4 || numOf(v) === 8
+          ? numOf(v)
+          : new Invalid(about('{0}: expected 4 or 8, found {1}', describe(v))),
+      );
     else ctx.add('quantBits', qc, { unknown: 'quant_config: bit width not written' });
   }
 }
@@ -188,7 +234,12 @@ function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
     ctx.add('galore', on, kind);
     ctx.put('galoreRank', top.get(`${kind}_rank`), asPosInt);
     ctx.put('galoreTargets', top.get(`${kind}_target`), (v) => {
-      const list = listOf(v) ?? (strOf(v) ?? '').split(',').map((x) => x.trim()).filter((x) => x);
+      const list =
+        listOf(v) ??
+        (strOf(v) ?? '')
+          .split(',')
+          .map((x) => x.trim())
+          .filter((x) => x);
       return list.length === 1 && list[0] === 'all' ? 'all-linear' : list;
     });
     ctx.put('galoreLayerwise', top.get(`${kind}_layerwise`), asBool);
@@ -229,12 +280,20 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
     const options = listOf(ctx.view(fsdp));
     if (options && fsdpFromOptions(options).offload) ctx.add('fsdpOffload', fsdp, true);
   }
-  ctx.deprecated(top.get('fsdp_transformer_layer_cls_to_wrap'), about('`{0}` is deprecated: a transformers v4 key; use `fsdp_config: {transformer_layer_cls_to_wrap: ...}`'), 'info');
+  ctx.deprecated(
+    top.get('fsdp_transformer_layer_cls_to_wrap'),
+    about('`{0}` is deprecated: a transformers v4 key; use `fsdp_config: {transformer_layer_cls_to_wrap: ...}`'),
+    'info',
+  );
   const fsdpCfg = ctx.sub(top.get('fsdp_config'));
-  ctx.put('gradientCheckpointing', fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'), (v) => {
-    const b = boolOf(v);
-    return b === undefined ? asBool(v) : b && !ctx.has('gradientCheckpointing') ? 'full' : undefined;
-  });
+  ctx.put(
+    'gradientCheckpointing',
+    fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'),
+    (v) => {
+      const b = boolOf(v);
+      return b === undefined ? asBool(v) : b && !ctx.has('gradientCheckpointing') ? 'full' : undefined;
+    },
+  );
 
   const dist = ctx.sub(top.get('dist_config'));
   const name = dist.get('name');

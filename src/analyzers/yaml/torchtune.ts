@@ -4,7 +4,19 @@
 // FORMATS.md §7 (pytorch/torchtune@bd2a0fc:recipes/*.py, recipes/configs/**). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
-import { Invalid, asBool, asNonNegNumber, asPacking, asPosInt, boolOf, describe, listOf, numOf, strOf, type Entry } from './values';
+import {
+  Invalid,
+  asBool,
+  asNonNegNumber,
+  asPacking,
+  asPosInt,
+  boolOf,
+  describe,
+  listOf,
+  numOf,
+  strOf,
+  type Entry,
+} from './values';
 
 /**
  * torchtune model builders (the last segment of `_component_` without its lora_/qlora_ prefix and _base/_instruct
@@ -12,25 +24,46 @@ import { Invalid, asBool, asNonNegNumber, asPacking, asPosInt, boolOf, describe,
  * base id stands for both.
  */
 const BUILDERS: Readonly<Record<string, string>> = {
-  llama2_7b: 'meta-llama/Llama-2-7b-hf', llama2_13b: 'meta-llama/Llama-2-13b-hf', llama2_70b: 'meta-llama/Llama-2-70b-hf',
-  llama3_8b: 'meta-llama/Meta-Llama-3-8B', llama3_70b: 'meta-llama/Meta-Llama-3-70B',
-  llama3_1_8b: 'meta-llama/Llama-3.1-8B', llama3_1_70b: 'meta-llama/Llama-3.1-70B', llama3_1_405b: 'meta-llama/Llama-3.1-405B',
-  llama3_2_1b: 'meta-llama/Llama-3.2-1B', llama3_2_3b: 'meta-llama/Llama-3.2-3B',
+  llama2_7b: 'meta-llama/Llama-2-7b-hf',
+  llama2_13b: 'meta-llama/Llama-2-13b-hf',
+  llama2_70b: 'meta-llama/Llama-2-70b-hf',
+  llama3_8b: 'meta-llama/Meta-Llama-3-8B',
+  llama3_70b: 'meta-llama/Meta-Llama-3-70B',
+  llama3_1_8b: 'meta-llama/Llama-3.1-8B',
+  llama3_1_70b: 'meta-llama/Llama-3.1-70B',
+  llama3_1_405b: 'meta-llama/Llama-3.1-405B',
+  llama3_2_1b: 'meta-llama/Llama-3.2-1B',
+  llama3_2_3b: 'meta-llama/Llama-3.2-3B',
   llama3_3_70b: 'meta-llama/Llama-3.3-70B-Instruct',
-  qwen2_5_0_5b: 'Qwen/Qwen2.5-0.5B', qwen2_5_1_5b: 'Qwen/Qwen2.5-1.5B', qwen2_5_3b: 'Qwen/Qwen2.5-3B', qwen2_5_7b: 'Qwen/Qwen2.5-7B',
-  qwen2_5_14b: 'Qwen/Qwen2.5-14B', qwen2_5_32b: 'Qwen/Qwen2.5-32B', qwen2_5_72b: 'Qwen/Qwen2.5-72B',
+  qwen2_5_0_5b: 'Qwen/Qwen2.5-0.5B',
+  qwen2_5_1_5b: 'Qwen/Qwen2.5-1.5B',
+  qwen2_5_3b: 'Qwen/Qwen2.5-3B',
+  qwen2_5_7b: 'Qwen/Qwen2.5-7B',
+  qwen2_5_14b: 'Qwen/Qwen2.5-14B',
+  qwen2_5_32b: 'Qwen/Qwen2.5-32B',
+  qwen2_5_72b: 'Qwen/Qwen2.5-72B',
   qwen2_7b: 'Qwen/Qwen2-7B',
-  qwen3_0_6b: 'Qwen/Qwen3-0.6B', qwen3_1_7b: 'Qwen/Qwen3-1.7B', qwen3_4b: 'Qwen/Qwen3-4B', qwen3_8b: 'Qwen/Qwen3-8B',
-  qwen3_14b: 'Qwen/Qwen3-14B', qwen3_32b: 'Qwen/Qwen3-32B',
-  gemma_2b: 'google/gemma-2b', gemma_7b: 'google/gemma-7b',
-  gemma2_2b: 'google/gemma-2-2b', gemma2_9b: 'google/gemma-2-9b', gemma2_27b: 'google/gemma-2-27b',
+  qwen3_0_6b: 'Qwen/Qwen3-0.6B',
+  qwen3_1_7b: 'Qwen/Qwen3-1.7B',
+  qwen3_4b: 'Qwen/Qwen3-4B',
+  qwen3_8b: 'Qwen/Qwen3-8B',
+  qwen3_14b: 'Qwen/Qwen3-14B',
+  qwen3_32b: 'Qwen/Qwen3-32B',
+  gemma_2b: 'google/gemma-2b',
+  gemma_7b: 'google/gemma-7b',
+  gemma2_2b: 'google/gemma-2-2b',
+  gemma2_9b: 'google/gemma-2-9b',
+  gemma2_27b: 'google/gemma-2-27b',
   mistral_7b: 'mistralai/Mistral-7B-v0.1',
   phi3_mini: 'microsoft/Phi-3-mini-4k-instruct',
 };
 
 /** torchtune's attention/MLP projection names to the Hugging Face module names PEFT uses. */
 const MODULE_NAMES: Readonly<Record<string, string>> = {
-  q_proj: 'q_proj', k_proj: 'k_proj', v_proj: 'v_proj', output_proj: 'o_proj',
+  q_proj: 'q_proj',
+  k_proj: 'k_proj',
+  v_proj: 'v_proj',
+  output_proj: 'o_proj',
 };
 
 export interface Builder {
@@ -65,14 +98,23 @@ function launchComment(ctx: YamlCtx): void {
   const m = re.exec(ctx.text);
   if (!m) return;
   const argsStart = m.index + m[0].length - m[1].length;
-  for (const [flag, key] of [['nproc_per_node', 'gpusPerNode'], ['nnodes', 'nodes']] as const) {
+  for (const [flag, key] of [
+    ['nproc_per_node', 'gpusPerNode'],
+    ['nnodes', 'nodes'],
+  ] as const) {
     const f = new RegExp(`--${flag}(?:[ \t]+|=)(\\d+)\\b`).exec(m[1]);
     if (!f) continue;
     const n = Number(f[1]);
     if (!Number.isSafeInteger(n) || n < 1) continue;
     const keyStart = argsStart + f.index;
     const valueStart = keyStart + f[0].length - f[1].length;
-    ctx.addAt(key, n, `--${flag}`, { start: keyStart, end: keyStart + flag.length + 2 }, { start: valueStart, end: valueStart + f[1].length });
+    ctx.addAt(
+      key,
+      n,
+      `--${flag}`,
+      { start: keyStart, end: keyStart + flag.length + 2 },
+      { start: valueStart, end: valueStart + f[1].length },
+    );
   }
 }
 
@@ -82,18 +124,24 @@ function analyze(ctx: YamlCtx): void {
   launchComment(ctx);
 
   const teacher = ctx.sub(top.get('teacher_model')).get('_component_');
-  ctx.put('teacherModel', teacher, (v) => {
-    const s = strOf(v);
-    if (!s) return new Invalid(about('{0}: expected a model builder path, found {1}', describe(v)));
-    const b = parseBuilder(s);
-    return b.hubId ?? { unknown: `torchtune builder ${b.builder}: no known Hub id` };
-  }, 'teacher_model._component_');
+  ctx.put(
+    'teacherModel',
+    teacher,
+    (v) => {
+      const s = strOf(v);
+      if (!s) return new Invalid(about('{0}: expected a model builder path, found {1}', describe(v)));
+      const b = parseBuilder(s);
+      return b.hubId ?? { unknown: `torchtune builder ${b.builder}: no known Hub id` };
+    },
+    'teacher_model._component_',
+  );
 
   ctx.put('microBatchSize', top.get('batch_size'), asPosInt);
   ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
   // tokenizer.max_seq_len: null means no truncation, so the longest sample sets the length.
   const seq = ctx.sub(top.get('tokenizer')).get('max_seq_len');
-  if (seq && ctx.view(seq).t === 'absent' && seq.node) ctx.add('seqLen', seq, { unknown: 'unbounded: the longest sample in the dataset' }, 'tokenizer.max_seq_len');
+  if (seq && ctx.view(seq).t === 'absent' && seq.node)
+    ctx.add('seqLen', seq, { unknown: 'unbounded: the longest sample in the dataset' }, 'tokenizer.max_seq_len');
   else ctx.put('seqLen', seq, asPosInt, 'tokenizer.max_seq_len');
 
   // dataset.packed: samples packed to max_seq_len; otherwise padded_collate pads each batch to its longest sample.
@@ -103,7 +151,8 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('weightsDtype', top.get('dtype'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();
     if (s === 'bf16' || s === 'fp32') return s;
-    if (s === 'fp16') return new Invalid(about('{0}: fp16 is rejected by the full-finetune recipes; use bf16 or fp32'), 'warning');
+    if (s === 'fp16')
+      return new Invalid(about('{0}: fp16 is rejected by the full-finetune recipes; use bf16 or fp32'), 'warning');
     if (s === 'fp64') return { unknown: 'fp64 is not modelled' };
     return new Invalid(about('{0}: expected bf16 or fp32, found {1}', describe(v)));
   });
@@ -122,18 +171,28 @@ function analyze(ctx: YamlCtx): void {
   // The DPO recipes (lora_dpo_*: the reference is the model with its adapters disabled; full_dpo_distributed: a copy)
   // run chosen and rejected together; SimPO needs no reference. Their loss component names the objective.
   const lossComponent = ctx.sub(top.get('loss')).get('_component_');
-  ctx.put('preference', lossComponent, (v) => {
-    const s = strOf(v)?.trim() ?? '';
-    return /\.(DPOLoss|RSOLoss)$/.test(s) ? 'dpo' : /\.SimPOLoss$/.test(s) ? 'reference-free' : undefined;
-  }, 'loss._component_');
-  ctx.put('loss', lossComponent, (v) => {
-    const s = strOf(v)?.trim() ?? '';
-    if (/\.(DPOLoss|RSOLoss|SimPOLoss)$/.test(s)) return undefined;
-    if (/LinearCrossEntropyLoss$/.test(s)) return 'fused';
-    if (/Chunked/.test(s)) return 'chunked';
-    if (/CrossEntropyLoss$/.test(s)) return 'full';
-    return { unknown: `loss ${s}: memory behaviour not known` };
-  }, 'loss._component_');
+  ctx.put(
+    'preference',
+    lossComponent,
+    (v) => {
+      const s = strOf(v)?.trim() ?? '';
+      return /\.(DPOLoss|RSOLoss)$/.test(s) ? 'dpo' : /\.SimPOLoss$/.test(s) ? 'reference-free' : undefined;
+    },
+    'loss._component_',
+  );
+  ctx.put(
+    'loss',
+    lossComponent,
+    (v) => {
+      const s = strOf(v)?.trim() ?? '';
+      if (/\.(DPOLoss|RSOLoss|SimPOLoss)$/.test(s)) return undefined;
+      if (/LinearCrossEntropyLoss$/.test(s)) return 'fused';
+      if (/Chunked/.test(s)) return 'chunked';
+      if (/CrossEntropyLoss$/.test(s)) return 'full';
+      return { unknown: `loss ${s}: memory behaviour not known` };
+    },
+    'loss._component_',
+  );
   ctx.put('compile', top.get('compile'), (v) => (v.t === 'map' ? true : asBool(v)));
 
   ctx.put('fsdpOffload', top.get('fsdp_cpu_offload'), asBool);
@@ -144,12 +203,20 @@ function analyze(ctx: YamlCtx): void {
   });
   const nested = top.get('fsdp');
   if (nested && nested.node) {
-    ctx.problem('unknown-key', 'info', msg('the recipes never read a nested `fsdp:` block; CPU offload is the top-level `fsdp_cpu_offload`'), nested.keySpan, 'fsdp');
+    ctx.problem(
+      'unknown-key',
+      'info',
+      msg('the recipes never read a nested `fsdp:` block; CPU offload is the top-level `fsdp_cpu_offload`'),
+      nested.keySpan,
+      'fsdp',
+    );
   }
   ctx.put('tensorParallel', top.get('tensor_parallel_dim'), asPosInt);
   // The distributed recipes split each sequence over context_parallel_dim GPUs (cfg.get("context_parallel_dim", 1)).
   ctx.put('contextParallel', top.get('context_parallel_dim'), asPosInt);
-  ctx.put('fsdpShardSize', top.get('data_parallel_shard_dim'), (v) => (numOf(v) === -1 ? { unknown: '-1: inferred from the world size and the other parallel dims' } : asPosInt(v)));
+  ctx.put('fsdpShardSize', top.get('data_parallel_shard_dim'), (v) =>
+    numOf(v) === -1 ? { unknown: '-1: inferred from the world size and the other parallel dims' } : asPosInt(v),
+  );
 }
 
 /**
@@ -172,7 +239,12 @@ function model(ctx: YamlCtx, top: Map<string, Entry>): void {
     return;
   }
   const b = parseBuilder(s);
-  ctx.add('model', comp, b.hubId ?? { unknown: `torchtune builder ${b.builder}: no known Hub id` }, 'model._component_');
+  ctx.add(
+    'model',
+    comp,
+    b.hubId ?? { unknown: `torchtune builder ${b.builder}: no known Hub id` },
+    'model._component_',
+  );
   ctx.add('method', comp, b.method, 'model._component_');
   const quantizeBase = m.get('quantize_base');
   if (b.method === 'qlora' || isOn(ctx, quantizeBase)) {
@@ -204,10 +276,15 @@ function model(ctx: YamlCtx, top: Map<string, Entry>): void {
 function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
   const opt = ctx.sub(top.get('optimizer'));
   const fused = opt.get('fused');
-  ctx.put('optimizer', opt.get('_component_'), (v) => {
-    const s = strOf(v)?.trim();
-    if (!s) return new Invalid(about('{0}: expected an optimizer class path, found {1}', describe(v)));
-    const n = normalizeOptimizer(s);
-    return n === 'adamw' && isOn(ctx, fused) ? 'adamw_fused' : n;
-  }, 'optimizer._component_');
+  ctx.put(
+    'optimizer',
+    opt.get('_component_'),
+    (v) => {
+      const s = strOf(v)?.trim();
+      if (!s) return new Invalid(about('{0}: expected an optimizer class path, found {1}', describe(v)));
+      const n = normalizeOptimizer(s);
+      return n === 'adamw' && isOn(ctx, fused) ? 'adamw_fused' : n;
+    },
+    'optimizer._component_',
+  );
 }

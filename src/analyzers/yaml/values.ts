@@ -37,7 +37,10 @@ export type View =
 /** A value the tool would reject; recorded as an 'invalid-value' problem instead of a fact. */
 export class Invalid {
   /** `why` is about the key path (its `{0}`), filled in when the problem is recorded. */
-  constructor(readonly why: SubjectMessage, readonly severity: 'error' | 'warning' = 'error') {}
+  constructor(
+    readonly why: SubjectMessage,
+    readonly severity: 'error' | 'warning' = 'error',
+  ) {}
 }
 
 export type Converted = FactValue | Unknown | Invalid | undefined;
@@ -78,7 +81,11 @@ export function strOf(v: View): string | undefined {
 /** A list of strings: a YAML sequence, or one comma- or space-separated string. */
 export function listOf(v: View, sep: RegExp = /[,\s]+/): string[] | undefined {
   if (v.t === 'seq') return v.items.map((i) => strOf(i)).filter((s): s is string => s !== undefined && s.length > 0);
-  if (v.t === 'str') return v.v.split(sep).map((s) => s.trim()).filter((s) => s.length > 0);
+  if (v.t === 'str')
+    return v.v
+      .split(sep)
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
   return undefined;
 }
 
@@ -97,14 +104,18 @@ export const asPacking: Conv = (v) => {
 export const asPosInt: Conv = (v) => {
   const n = numOf(v);
   if (n === undefined) return new Invalid(about('{0}: expected a positive integer, found {1}', describe(v)));
-  if (!Number.isInteger(n) || n <= 0) return new Invalid(about('{0}: must be a positive integer, found {1}', describe(v)));
+  if (!Number.isInteger(n) || n <= 0)
+    return new Invalid(about('{0}: must be a positive integer, found {1}', describe(v)));
   return n;
 };
 
 /** HF eval_strategy / evaluation_strategy: "no" turns evaluation off; "steps" and "epoch" run it during training. */
 export const asEvalStrategy: Conv = (v) => {
   const s = strOf(v);
-  return (s === undefined ? undefined : evaluationOn(s)) ?? new Invalid(about('{0}: expected one of {1}, found {2}', 'no, steps, epoch', describe(v)));
+  return (
+    (s === undefined ? undefined : evaluationOn(s)) ??
+    new Invalid(about('{0}: expected one of {1}, found {2}', 'no, steps, epoch', describe(v)))
+  );
 };
 
 export const asNonNegNumber: Conv = (v) => {
@@ -123,7 +134,8 @@ export const asString: Conv = (v) => {
 export function asEnumInt(allowed: readonly number[]): Conv {
   return (v) => {
     const n = numOf(v);
-    if (n === undefined || !allowed.includes(n)) return new Invalid(about('{0}: expected one of {1}, found {2}', allowed.join(', '), describe(v)));
+    if (n === undefined || !allowed.includes(n))
+      return new Invalid(about('{0}: expected one of {1}, found {2}', allowed.join(', '), describe(v)));
     return n;
   };
 }
@@ -139,20 +151,30 @@ export const asOffload: Conv = (v) => {
 
 export function describe(v: View): string {
   switch (v.t) {
-    case 'str': return JSON.stringify(v.v.length > 40 ? `${v.v.slice(0, 40)}…` : v.v);
+    case 'str':
+      return JSON.stringify(v.v.length > 40 ? `${v.v.slice(0, 40)}…` : v.v);
     // YAML reads 1e999 as Infinity: say what it is rather than print a word the file does not contain.
-    case 'num': return Number.isFinite(v.v) ? String(v.v) : `a number beyond ${v.v > 0 ? '' : '-'}1.8e308`;
-    case 'bool': return String(v.v);
-    case 'seq': return 'a list';
-    case 'map': return 'a mapping';
-    case 'unknown': return 'an unresolved value';
-    default: return 'nothing';
+    case 'num':
+      return Number.isFinite(v.v) ? String(v.v) : `a number beyond ${v.v > 0 ? '' : '-'}1.8e308`;
+    case 'bool':
+      return String(v.v);
+    case 'seq':
+      return 'a list';
+    case 'map':
+      return 'a mapping';
+    case 'unknown':
+      return 'an unresolved value';
+    default:
+      return 'nothing';
   }
 }
 
 /** HF / PyTorch dtype names to the setup vocabulary. */
 export function dtypeOf(raw: string): 'fp32' | 'bf16' | 'fp16' | undefined {
-  const s = raw.trim().toLowerCase().replace(/^torch\./, '');
+  const s = raw
+    .trim()
+    .toLowerCase()
+    .replace(/^torch\./, '');
   if (s === 'bfloat16' || s === 'bf16') return 'bf16';
   if (s === 'float16' || s === 'fp16' || s === 'half') return 'fp16';
   if (s === 'float32' || s === 'fp32' || s === 'float') return 'fp32';
@@ -195,9 +217,14 @@ export function shardingOf(v: View): string | undefined {
   return undefined;
 }
 
-export const asSharding: Conv = (v) => shardingOf(v)
-  ?? new Invalid(about('{0}: expected FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD or HYBRID_SHARD_ZERO2, found {1}',
-    describe(v)));
+export const asSharding: Conv = (v) =>
+  shardingOf(v) ??
+  new Invalid(
+    about(
+      '{0}: expected FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD or HYBRID_SHARD_ZERO2, found {1}',
+      describe(v),
+    ),
+  );
 
 /** Optimizer names of the HF family; 4-bit states have no setup value yet, so their raw name is kept. */
 export function optimizerOf(raw: string, normalize: (s: string) => string): string {
@@ -214,8 +241,13 @@ export function galoreKeys(ctx: YamlCtx, m: ReadonlyMap<string, Entry>): void {
   if (!g || !optim) return;
   ctx.add('galore', optim, 'galore');
   ctx.add('galoreLayerwise', optim, g.layerwise);
-  ctx.put('galoreTargets', m.get('optim_target_modules'),
-    (v) => listOf(v) ?? (strOf(v) !== undefined ? [strOf(v)!] : new Invalid(about('{0}: expected module names, found {1}', describe(v)))));
+  ctx.put(
+    'galoreTargets',
+    m.get('optim_target_modules'),
+    (v) =>
+      listOf(v) ??
+      (strOf(v) !== undefined ? [strOf(v)!] : new Invalid(about('{0}: expected module names, found {1}', describe(v)))),
+  );
   ctx.put('galoreRank', m.get('optim_args'), (v) => {
     const s = strOf(v);
     return s === undefined ? undefined : galoreRankOf(s);
@@ -237,7 +269,9 @@ export function grpoKeys(ctx: YamlCtx, m: ReadonlyMap<string, Entry>): void {
   ctx.put('useVllm', m.get('use_vllm'), asBool);
   ctx.put('vllmMode', m.get('vllm_mode'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();
-    return s === 'colocate' || s === 'server' ? s : new Invalid(about('{0}: expected colocate or server, found {1}', describe(v)));
+    return s === 'colocate' || s === 'server'
+      ? s
+      : new Invalid(about('{0}: expected colocate or server, found {1}', describe(v)));
   });
   ctx.put('vllmMemoryFraction', m.get('vllm_gpu_memory_utilization'), asNonNegNumber);
   ctx.put('vllmTensorParallel', m.get('vllm_tensor_parallel_size'), asPosInt);

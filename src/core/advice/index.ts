@@ -5,7 +5,18 @@
 // GPUs are needed. Pure; no I/O.
 // Docs: docs/estimate/advice.md
 import { applyAll, moves } from './moves';
-import { type Applied, chain, changesOf, forEachChain, gpusNeeded, largestFitting, type Light, ParetoFront, signature, timeOf } from './search';
+import {
+  type Applied,
+  chain,
+  changesOf,
+  forEachChain,
+  gpusNeeded,
+  largestFitting,
+  type Light,
+  ParetoFront,
+  signature,
+  timeOf,
+} from './search';
 import type { AdviceItem, AdviceOptions, AdviceResult, SetupChange } from './types';
 import { estimate, type EstimateOptions } from '../estimate';
 import type { Estimate } from '../model';
@@ -44,8 +55,13 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
       nMoves++;
     }
     const c: Light = {
-      applied, deviceBytes: e.perGpu.deviceBytes, stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
-      changesResult, gpus: applied.setup.gpus_per_node * applied.setup.nodes, nChanges: keys.size, nMoves,
+      applied,
+      deviceBytes: e.perGpu.deviceBytes,
+      stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
+      changesResult,
+      gpus: applied.setup.gpus_per_node * applied.setup.nodes,
+      nChanges: keys.size,
+      nMoves,
     };
     paretoFront.add(c);
   };
@@ -74,8 +90,15 @@ function shownItems(setup: TrainingSetup, opts: AdviceOptions, current: Estimate
   const capacity = opts.gpu?.memoryBytes;
   const shown = new Set<string>([signature(setup)]);
   const items: AdviceItem[] = [];
-  for (const c of front.sort((x, y) => Number(x.changesResult) - Number(y.changesResult) || x.gpus - y.gpus || x.stepTimeFactor - y.stepTimeFactor
-    || x.nChanges - y.nChanges || x.nMoves - y.nMoves || x.deviceBytes - y.deviceBytes)) {
+  for (const c of front.sort(
+    (x, y) =>
+      Number(x.changesResult) - Number(y.changesResult) ||
+      x.gpus - y.gpus ||
+      x.stepTimeFactor - y.stepTimeFactor ||
+      x.nChanges - y.nChanges ||
+      x.nMoves - y.nMoves ||
+      x.deviceBytes - y.deviceBytes,
+  )) {
     const sig = signature(c.applied.setup);
     if (shown.has(sig)) continue;
     shown.add(sig);
@@ -83,39 +106,67 @@ function shownItems(setup: TrainingSetup, opts: AdviceOptions, current: Estimate
     if (!full.ok) continue;
     const { moves: combo, patches } = chain(c.applied);
     items.push({
-      id: combo.map((m) => m.id).join('+'), title: combo.map((m) => m.title).join(' + '), changes: changesOf(patches),
-      savedBytes: current.perGpu.deviceBytes - full.estimate.perGpu.deviceBytes, stepTimeFactor: c.stepTimeFactor, changesResult: c.changesResult,
-      fits: capacity === undefined ? true : full.estimate.fits === true, estimate: full.estimate,
-      costExplain: timeOf(c.applied.setup, full.estimate, spec).explain, gpus: c.gpus,
+      id: combo.map((m) => m.id).join('+'),
+      title: combo.map((m) => m.title).join(' + '),
+      changes: changesOf(patches),
+      savedBytes: current.perGpu.deviceBytes - full.estimate.perGpu.deviceBytes,
+      stepTimeFactor: c.stepTimeFactor,
+      changesResult: c.changesResult,
+      fits: capacity === undefined ? true : full.estimate.fits === true,
+      estimate: full.estimate,
+      costExplain: timeOf(c.applied.setup, full.estimate, spec).explain,
+      gpus: c.gpus,
     });
   }
   return items;
 }
 
 /** Total GPUs needed with sharded model states, as an item, when the search does not already list that change. */
-function moreGpusItem(setup: TrainingSetup, opts: AdviceOptions, current: Estimate, currentStep: StepTime, gpusNeededTotal: number | undefined,
-  items: readonly AdviceItem[]): AdviceItem | undefined {
+function moreGpusItem(
+  setup: TrainingSetup,
+  opts: AdviceOptions,
+  current: Estimate,
+  currentStep: StepTime,
+  gpusNeededTotal: number | undefined,
+  items: readonly AdviceItem[],
+): AdviceItem | undefined {
   const spec = opts.gpuSpec;
   const now = setup.gpus_per_node * setup.nodes;
   if (!(gpusNeededTotal !== undefined && gpusNeededTotal > now && !current.fits)) return undefined;
   const total = gpusNeededTotal;
   const perNode = Math.min(total, 8);
   const sharded = setup.zero_stage === 3 || setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard';
-  const patch: Partial<TrainingSetup> = { gpus_per_node: perNode, nodes: Math.max(1, total / perNode), ...(sharded ? {} : { zero_stage: 3 as const }) };
+  const patch: Partial<TrainingSetup> = {
+    gpus_per_node: perNode,
+    nodes: Math.max(1, total / perNode),
+    ...(sharded ? {} : { zero_stage: 3 as const }),
+  };
   const s2 = { ...setup, ...patch };
   const r = estimate(s2, opts);
   // The search may already list this very change (its 2x / 4x the GPUs move).
-  const sig = (cs: readonly SetupChange[]): string => cs.map((c) => `${String(c.key)}=${JSON.stringify(c.value)}`).sort().join(' ');
-  const listed = items.some((i) => sig(i.changes) === sig(Object.entries(patch).map(([key, value]) => ({ key: key as keyof TrainingSetup, value }))));
+  const sig = (cs: readonly SetupChange[]): string =>
+    cs
+      .map((c) => `${String(c.key)}=${JSON.stringify(c.value)}`)
+      .sort()
+      .join(' ');
+  const listed = items.some(
+    (i) =>
+      sig(i.changes) === sig(Object.entries(patch).map(([key, value]) => ({ key: key as keyof TrainingSetup, value }))),
+  );
   if (!(r.ok && !listed)) return undefined;
   const st = timeOf(s2, r.estimate, spec);
   // Per-GPU step time; the cost is hardware: the title says how many GPUs.
   return {
-    id: 'more-gpus', title: `Use ${total} GPUs with sharded model states (ZeRO-3)`, changes: Object.entries(patch).map(([key,
-      value]) => ({ key: key as keyof TrainingSetup, value })),
-    savedBytes: current.perGpu.deviceBytes - r.estimate.perGpu.deviceBytes, stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
-    changesResult: false, fits: r.estimate.fits === true, estimate: r.estimate, costExplain: [...st.explain,
-      `needs ${total} GPUs instead of ${now}`], gpus: total,
+    id: 'more-gpus',
+    title: `Use ${total} GPUs with sharded model states (ZeRO-3)`,
+    changes: Object.entries(patch).map(([key, value]) => ({ key: key as keyof TrainingSetup, value })),
+    savedBytes: current.perGpu.deviceBytes - r.estimate.perGpu.deviceBytes,
+    stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
+    changesResult: false,
+    fits: r.estimate.fits === true,
+    estimate: r.estimate,
+    costExplain: [...st.explain, `needs ${total} GPUs instead of ${now}`],
+    gpus: total,
   };
 }
 
@@ -138,8 +189,15 @@ export function singleChanges(setup: TrainingSetup, opts: AdviceOptions = {}): A
     if (saved <= 0) continue;
     const st = timeOf(applied.setup, r.estimate, spec);
     out.push({
-      id: mv.id, title: mv.title, changes: applied.changes, savedBytes: saved, stepTimeFactor: base.seconds > 0 ? st.seconds / base.seconds : 1,
-      changesResult: mv.changesResult, fits: opts.gpu === undefined ? true : r.estimate.fits === true, estimate: r.estimate, costExplain: st.explain,
+      id: mv.id,
+      title: mv.title,
+      changes: applied.changes,
+      savedBytes: saved,
+      stepTimeFactor: base.seconds > 0 ? st.seconds / base.seconds : 1,
+      changesResult: mv.changesResult,
+      fits: opts.gpu === undefined ? true : r.estimate.fits === true,
+      estimate: r.estimate,
+      costExplain: st.explain,
       gpus: applied.setup.gpus_per_node * applied.setup.nodes,
     });
   }

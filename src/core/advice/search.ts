@@ -38,18 +38,29 @@ export function changesOf(patches: readonly Partial<TrainingSetup>[]): SetupChan
 
 /** Identity of a candidate setup for de-duplication (the fields the moves change). */
 export const signature = (s: TrainingSetup): string =>
-  `${s.method}|${s.lora?.r}|${s.lora?.use_dora ? 'dora' : ''}|${s.lora ? (s.lora.target_modules === 'all-linear' ? 'all' : s.lora.target_modules.length) : ''}|${s.quantization?.bits}${s.quantization?.experts ? 'E' : ''}|${s.weights_dtype}|${s.mixed_precision}|${s.master_weights}|${s.optimizer}|`
-  + `${s.micro_batch_size}|${s.gradient_accumulation_steps}|${s.seq_len}|${s.gradient_checkpointing}|${s.attention}|${s.loss}|${s.zero_stage}|${s.fsdp}|`
-  + `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}|${s.eval_batch_size}|${s.kbit_upcast}|${s.tiled_mlp}|${s.preference?.reference}|${s.torchao_version}`
-  + (s.rollout ? `|${s.rollout.batch}|${s.rollout.completion_len}|${s.rollout.reference}|${s.rollout.vllm_sleep}` : '');
+  `${s.method}|${s.lora?.r}|${s.lora?.use_dora ? 'dora' : ''}|${s.lora ? (s.lora.target_modules === 'all-linear' ? 'all' : s.lora.target_modules.length) : ''}|${s.quantization?.bits}${s.quantization?.experts ? 'E' : ''}|${s.weights_dtype}|${s.mixed_precision}|${s.master_weights}|${s.optimizer}|` +
+  `${s.micro_batch_size}|${s.gradient_accumulation_steps}|${s.seq_len}|${s.gradient_checkpointing}|${s.attention}|${s.loss}|${s.zero_stage}|${s.fsdp}|` +
+  `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}|${s.eval_batch_size}|${s.kbit_upcast}|${s.tiled_mlp}|${s.preference?.reference}|${s.torchao_version}` +
+  (s.rollout ? `|${s.rollout.batch}|${s.rollout.completion_len}|${s.rollout.reference}|${s.rollout.vllm_sleep}` : '');
 
 /** The step time of a setup as estimated: its trainable parameters and the paged optimizer state left in host RAM. */
-export function timeOf(setup: TrainingSetup, e: Estimate, spec: Parameters<typeof stepTime>[2], lean = false): ReturnType<typeof stepTime> {
+export function timeOf(
+  setup: TrainingSetup,
+  e: Estimate,
+  spec: Parameters<typeof stepTime>[2],
+  lean = false,
+): ReturnType<typeof stepTime> {
   return stepTime(setup, e.parameters.trainable, spec, lean, e.perGpu.pagedToHostBytes);
 }
 
 /** Largest value of an integer field (micro-batch or sequence length) at which the setup fits, by bisection. */
-export function largestFitting(setup: TrainingSetup, opts: EstimateOptions, key: 'micro_batch_size' | 'seq_len', lo: number, hi: number): number | undefined {
+export function largestFitting(
+  setup: TrainingSetup,
+  opts: EstimateOptions,
+  key: 'micro_batch_size' | 'seq_len',
+  lo: number,
+  hi: number,
+): number | undefined {
   const fits = (v: number): boolean => {
     const r = estimate({ ...setup, [key]: v }, { ...opts, lean: true });
     return r.ok && r.estimate.fits === true;
@@ -82,8 +93,12 @@ export function gpusNeeded(setup: TrainingSetup, opts: AdviceOptions): number | 
   const sharded = setup.zero_stage === 3 || setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard';
   for (let total = setup.gpus_per_node * setup.nodes; total <= max; total *= 2) {
     const perNode = Math.min(total, 8);
-    const s: TrainingSetup = { ...setup, gpus_per_node: perNode, nodes: Math.max(1, total / perNode),
-      ...(sharded || total === 1 ? {} : { zero_stage: 3 as const }) };
+    const s: TrainingSetup = {
+      ...setup,
+      gpus_per_node: perNode,
+      nodes: Math.max(1, total / perNode),
+      ...(sharded || total === 1 ? {} : { zero_stage: 3 as const }),
+    };
     const r = estimate(s, { ...opts, lean: true });
     if (r.ok && r.estimate.fits) return total;
   }
@@ -91,7 +106,15 @@ export function gpusNeeded(setup: TrainingSetup, opts: AdviceOptions): number | 
 }
 
 /** What the search keeps of a fitting candidate: numbers only; the items shown are estimated again in full. */
-export interface Light { applied: Applied; deviceBytes: number; stepTimeFactor: number; changesResult: boolean; gpus: number; nChanges: number; nMoves: number }
+export interface Light {
+  applied: Applied;
+  deviceBytes: number;
+  stepTimeFactor: number;
+  changesResult: boolean;
+  gpus: number;
+  nChanges: number;
+  nMoves: number;
+}
 
 /**
  * The Pareto set of the fitting candidates, kept per group of (changes result, GPUs, number of changes) as the search
@@ -114,11 +137,18 @@ export class ParetoFront {
   /** Whether b dominates a. */
   dominated(a: Light, b: Light): boolean {
     const { memEps, stepEps } = this;
-    return b.gpus <= a.gpus && b.stepTimeFactor <= a.stepTimeFactor + stepEps && (!b.changesResult || a.changesResult)
-      && b.deviceBytes <= a.deviceBytes + memEps
-      && b.nChanges <= a.nChanges
-      && (b.gpus < a.gpus || b.stepTimeFactor < a.stepTimeFactor - stepEps || (a.changesResult && !b.changesResult)
-        || b.deviceBytes < a.deviceBytes - memEps || b.nChanges < a.nChanges);
+    return (
+      b.gpus <= a.gpus &&
+      b.stepTimeFactor <= a.stepTimeFactor + stepEps &&
+      (!b.changesResult || a.changesResult) &&
+      b.deviceBytes <= a.deviceBytes + memEps &&
+      b.nChanges <= a.nChanges &&
+      (b.gpus < a.gpus ||
+        b.stepTimeFactor < a.stepTimeFactor - stepEps ||
+        (a.changesResult && !b.changesResult) ||
+        b.deviceBytes < a.deviceBytes - memEps ||
+        b.nChanges < a.nChanges)
+    );
   }
 
   /** A fitting candidate: kept unless one of its group dominates it or ties with it in fewer moves. */
@@ -134,7 +164,8 @@ export class ParetoFront {
     }
     // Candidates that tie within the tolerances on every count (8-bit AdamW and its paged variant when nothing is
     // paged, or one setup reached by a longer chain of moves) are one item: the one of fewest moves, else the first.
-    const tie = (b: Light): boolean => Math.abs(b.stepTimeFactor - c.stepTimeFactor) <= stepEps && Math.abs(b.deviceBytes - c.deviceBytes) <= memEps;
+    const tie = (b: Light): boolean =>
+      Math.abs(b.stepTimeFactor - c.stepTimeFactor) <= stepEps && Math.abs(b.deviceBytes - c.deviceBytes) <= memEps;
     if (g.some((b) => dominated(c, b))) return;
     const tied = g.findIndex(tie);
     if (tied >= 0) {
@@ -155,7 +186,12 @@ export class ParetoFront {
 }
 
 /** Singles, pairs and triples of moves from different groups, each chain handed to `visit`; each prefix is applied once and reused. */
-export function forEachChain(setup: TrainingSetup, all: readonly Move[], maxK: number, consider: (applied: Applied) => void): void {
+export function forEachChain(
+  setup: TrainingSetup,
+  all: readonly Move[],
+  maxK: number,
+  consider: (applied: Applied) => void,
+): void {
   const n = all.length;
   const root: Applied = { setup };
   for (let i = 0; i < n; i++) {

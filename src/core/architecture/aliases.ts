@@ -3,13 +3,35 @@
 import type { Family } from './types';
 
 export const FAMILY_ALIASES: Record<string, Family> = {
-  llama: 'llama', mistral: 'mistral', qwen2: 'qwen2', qwen3: 'qwen3', yi: 'llama', gemma: 'gemma', gemma2: 'gemma2',
-  phi3: 'phi3', phi: 'phi', qwen: 'qwen', gpt2: 'gpt2', gpt_neox: 'gpt_neox', bert: 'bert', roberta: 'roberta',
-  t5: 't5', mt5: 't5', bloom: 'bloom', mixtral: 'mixtral', qwen2_moe: 'qwen2_moe', qwen3_moe: 'qwen3_moe', smollm3: 'llama', gpt_oss: 'gpt_oss',
-  gemma3_text: 'gemma3', gemma3: 'gemma3',
+  llama: 'llama',
+  mistral: 'mistral',
+  qwen2: 'qwen2',
+  qwen3: 'qwen3',
+  yi: 'llama',
+  gemma: 'gemma',
+  gemma2: 'gemma2',
+  phi3: 'phi3',
+  phi: 'phi',
+  qwen: 'qwen',
+  gpt2: 'gpt2',
+  gpt_neox: 'gpt_neox',
+  bert: 'bert',
+  roberta: 'roberta',
+  t5: 't5',
+  mt5: 't5',
+  bloom: 'bloom',
+  mixtral: 'mixtral',
+  qwen2_moe: 'qwen2_moe',
+  qwen3_moe: 'qwen3_moe',
+  smollm3: 'llama',
+  gpt_oss: 'gpt_oss',
+  gemma3_text: 'gemma3',
+  gemma3: 'gemma3',
   // DeepSeek-V2 and V3 share the decoder (MLA attention, routed + shared experts, dense first layers); Kimi K2 and
   // Moonlight are DeepSeek-V3 checkpoints (modeling_deepseek_v3.py).
-  deepseek_v3: 'deepseek_v3', deepseek_v2: 'deepseek_v3', kimi_k2: 'deepseek_v3',
+  deepseek_v3: 'deepseek_v3',
+  deepseek_v2: 'deepseek_v3',
+  kimi_k2: 'deepseek_v3',
   // Moonshot Kimi Linear (48B-A3B): Kimi Delta Attention layers (kda_layers) and MLA layers without rotary embedding
   // (full_attn_layers), a dense MLP in the first first_k_dense_replace layers and DeepSeek-V3-style MoE after them
   // (routed experts as one w1/w2/w3 MLP each, shared experts); the trust_remote_code modeling_kimi.py that Axolotl
@@ -22,15 +44,18 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   // of each head rotated with interleaved pairs (modeling_glm4.py).
   glm4: 'glm4',
   // Llama 4 (Scout, Maverick): the text model under text_config of the image-text checkpoints (modeling_llama4.py).
-  llama4: 'llama4', llama4_text: 'llama4',
+  llama4: 'llama4',
+  llama4_text: 'llama4',
   // Mistral Small 3.1 / 3.2: the Mistral language model under text_config beside a Pixtral vision tower.
   mistral3: 'mistral',
   // OLMo 2 and 3: norms after the attention and the MLP only, q/k RMSNorms over the whole projections
   // (modeling_olmo2.py; OLMo 3 adds sliding-window layers, read from layer_types).
-  olmo2: 'olmo2', olmo3: 'olmo2',
+  olmo2: 'olmo2',
+  olmo3: 'olmo2',
   // Qwen2-VL and Qwen2.5-VL: Qwen2 language models (multimodal rotary positions save nothing more) beside a ViT and a
   // patch merger (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py).
-  qwen2_vl: 'qwen2', qwen2_5_vl: 'qwen2',
+  qwen2_vl: 'qwen2',
+  qwen2_5_vl: 'qwen2',
   // Qwen3-VL (dense): a Qwen3 language model; the deepstack features added to the first layers' hidden states keep
   // nothing per layer beyond the image tokens' rows (modeling_qwen3_vl.py).
   qwen3_vl: 'qwen3',
@@ -41,7 +66,11 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   // every full_attention_interval (modeling_qwen3_next.py, modular_qwen3_5.py, modular_qwen3_5_moe.py). Qwen3.5's
   // checkpoints are image-text models: the language model under text_config beside Qwen3-VL's vision tower without its
   // deepstack mergers.
-  qwen3_next: 'qwen3_next', qwen3_5: 'qwen3_next', qwen3_5_text: 'qwen3_next', qwen3_5_moe: 'qwen3_next', qwen3_5_moe_text: 'qwen3_next',
+  qwen3_next: 'qwen3_next',
+  qwen3_5: 'qwen3_next',
+  qwen3_5_text: 'qwen3_next',
+  qwen3_5_moe: 'qwen3_next',
+  qwen3_5_moe_text: 'qwen3_next',
   // IBM Granite 4.0 (granitemoehybrid): Mamba2 and attention layers by layer_types, each with a gated shared MLP
   // (input_linear chunked into gate and up, output_linear); the H models use no position embedding.
   granitemoehybrid: 'granite_hybrid',
@@ -68,7 +97,9 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   gpt_neo: 'gpt_neo',
   // TII Falcon (7B, 40B, 180B, RW, 11B) and its first remote-code names: a fused query_key_value (multi-query, or kv
   // groups in the new decoder architecture), parallel attention and MLP, rotary or ALiBi, tied (modeling_falcon.py).
-  falcon: 'falcon', refinedwebmodel: 'falcon', refinedweb: 'falcon',
+  falcon: 'falcon',
+  refinedwebmodel: 'falcon',
+  refinedweb: 'falcon',
   // BigCode StarCoder / StarCoderBase / SantaCoder-style GPT-2 blocks with multi-query attention (modeling_gpt_bigcode.py).
   gpt_bigcode: 'gpt_bigcode',
   // BigCode StarCoder2: LayerNorms with biases, GQA with biases (use_bias), a c_fc / c_proj GELU MLP (modeling_starcoder2.py).
@@ -86,7 +117,8 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   'xlm-roberta': 'roberta',
   // Stability AI StableLM (3B-4E1T, 2 1.6B / 12B, Stable Code): Llama's modules with LayerNorms, partial rotary, q/k/v
   // biases with use_qkv_bias; the 12B runs attention and the MLP in parallel with per-head q/k LayerNorms (modeling_stablelm.py).
-  stablelm: 'stablelm', stablelm_epoch: 'stablelm',
+  stablelm: 'stablelm',
+  stablelm_epoch: 'stablelm',
 };
 
 /** Every model_type the estimator reads, in the order messages list them. */

@@ -17,7 +17,9 @@ export function attentionLayerCount(a: Architecture): number {
 /** A Mamba2 mixer's parameters outside its two linears: conv1d weight (and bias), dt_bias, A_log, D, the gated norm. */
 function mambaExtra(mb: Mamba2Spec): number {
   const convDim = mb.heads * mb.headDim + 2 * mb.groups * mb.state;
-  return convDim * mb.convKernel + (mb.convBias ? convDim : 0) + 3 * mb.heads + (mb.gatedNorm ? mb.heads * mb.headDim : 0);
+  return (
+    convDim * mb.convKernel + (mb.convBias ? convDim : 0) + 3 * mb.heads + (mb.gatedNorm ? mb.heads * mb.headDim : 0)
+  );
 }
 
 /** A Mamba-1 mixer's parameters outside its linears: conv1d weight (and bias), A_log, D, the dt / B / C norms. */
@@ -26,7 +28,12 @@ function mamba1Extra(m: Mamba1Spec): number {
 }
 
 /** Norms per block by FamilyTraits.normPlacement. */
-const NORMS_PER_BLOCK: Readonly<Record<FamilyTraits['normPlacement'], number>> = { shared: 1, pre: 2, post: 2, sandwich: 4 };
+const NORMS_PER_BLOCK: Readonly<Record<FamilyTraits['normPlacement'], number>> = {
+  shared: 1,
+  pre: 2,
+  post: 2,
+  sandwich: 4,
+};
 
 const countCache = new WeakMap<Architecture, Map<string, ParameterCount>>();
 
@@ -139,7 +146,9 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
       const la = a.linearAttention!;
       const convDim = 2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim;
       blockNorms = 2 * normSize * a.layers;
-      extra += 2 * a.headDim * (a.layers - la.layers) + la.layers * (convDim * la.convKernel + 2 * la.valueHeads + la.valueDim);
+      extra +=
+        2 * a.headDim * (a.layers - la.layers) +
+        la.layers * (convDim * la.convKernel + 2 * la.valueHeads + la.valueDim);
       break;
     }
     default:
@@ -162,7 +171,7 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
     case 'masked_lm':
       // BertLMPredictionHead: transform dense h*h + h, LayerNorm 2h, decoder tied to the embedding plus a V bias
       // (BertForMaskedLM builds BertModel without its pooler).
-      headParams = traits.stack === 'encoder' ? h * h + h + 2 * h + a.vocab : (a.tied ? 0 : a.vocab * h);
+      headParams = traits.stack === 'encoder' ? h * h + h + 2 * h + a.vocab : a.tied ? 0 : a.vocab * h;
       break;
     case 'seq_cls':
       // Pooler (BERT; RoBERTa's classification head has the same dense layer) + classifier; decoder models score with a
@@ -176,8 +185,14 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
   const total = embedding + blocks + finalNorm + headParams + a.visionParams;
   const largestBlock = largestBlockOf(a, mods, blocks);
   return {
-    total, embedding, head: headParams, blocks: blocks + finalNorm, largestBlock, linear,
-    other: linearBias + blockNorms + extra + finalNorm, vision: a.visionParams,
+    total,
+    embedding,
+    head: headParams,
+    blocks: blocks + finalNorm,
+    largestBlock,
+    linear,
+    other: linearBias + blockNorms + extra + finalNorm,
+    vision: a.visionParams,
   };
 }
 
@@ -190,26 +205,42 @@ function largestBlockOf(a: Architecture, mods: readonly LinearModule[], blocks: 
   const t5 = FAMILY_TRAITS[a.family].stack === 'encoder-decoder';
   // T5: a module's count spreads over encoder + decoder blocks (the decoder's attention twice: self and cross).
   const blocksHolding = (m: LinearModule): number =>
-    (t5 ? (m.group === 'mlp' ? a.encoderLayers + a.layers : a.encoderLayers + 2 * a.layers) : a.layers);
+    t5 ? (m.group === 'mlp' ? a.encoderLayers + a.layers : a.encoderLayers + 2 * a.layers) : a.layers;
   const perBlockLinear = mods.reduce((s, m) => s + withBias(m) * (m.count / blocksHolding(m)), 0);
   // A model whose first layers are dense (DeepSeek) or that mixes dense and MoE layers: its largest block is the
   // larger of the two kinds, not the average.
   const moe = a.moe;
   let largestBlock = t5 ? Math.round(perBlockLinear + 3 * h) : Math.round(blocks / a.layers);
   if (moe && moe.moeLayers > 0 && moe.moeLayers < a.layers) {
-    const per = (g: (m: LinearModule) => boolean, n: number): number => mods.filter(g).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0) / n;
-    const moeMlp = per((m) => m.group === 'expert' || m.group === 'router' || m.name.startsWith('shared_expert'), moe.moeLayers);
+    const per = (g: (m: LinearModule) => boolean, n: number): number =>
+      mods.filter(g).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0) / n;
+    const moeMlp = per(
+      (m) => m.group === 'expert' || m.group === 'router' || m.name.startsWith('shared_expert'),
+      moe.moeLayers,
+    );
     const denseMlp = per((m) => m.group === 'mlp' && !m.name.startsWith('shared_expert'), a.layers - moe.moeLayers);
-    largestBlock = Math.round(blocks / a.layers - (moeMlp * moe.moeLayers + denseMlp * (a.layers - moe.moeLayers)) / a.layers + Math.max(moeMlp, denseMlp));
+    largestBlock = Math.round(
+      blocks / a.layers -
+        (moeMlp * moe.moeLayers + denseMlp * (a.layers - moe.moeLayers)) / a.layers +
+        Math.max(moeMlp, denseMlp),
+    );
   }
   const la = a.linearAttention ?? a.mamba ?? a.mamba1;
   if (a.blockKinds) {
     // Nemotron-H: a layer is one norm and one mixer; the largest block is the largest of the three kinds present.
-    const sizeOf = (names: string[], extraParams: number): number => mods.filter((m) => names.includes(m.name))
-      .reduce((t, m) => t + withBias(m), 0) + extraParams + h;
+    const sizeOf = (names: string[], extraParams: number): number =>
+      mods.filter((m) => names.includes(m.name)).reduce((t, m) => t + withBias(m), 0) + extraParams + h;
     const present = new Set(a.blockKinds);
-    const moeBlock = mods.filter((m) => m.group === 'expert' || m.group === 'router' || m.name.startsWith('shared_experts') || m.name.includes('latent_proj'))
-      .reduce((t, m) => t + withBias(m) * (m.count / (a.moe?.moeLayers || 1)), 0) + h;
+    const moeBlock =
+      mods
+        .filter(
+          (m) =>
+            m.group === 'expert' ||
+            m.group === 'router' ||
+            m.name.startsWith('shared_experts') ||
+            m.name.includes('latent_proj'),
+        )
+        .reduce((t, m) => t + withBias(m) * (m.count / (a.moe?.moeLayers || 1)), 0) + h;
     largestBlock = Math.max(
       present.has('M') ? sizeOf(['in_proj', 'out_proj'], mambaExtra(a.mamba!)) : 0,
       present.has('*') ? sizeOf(['q_proj', 'k_proj', 'v_proj', 'o_proj'], 0) : 0,
@@ -224,13 +255,21 @@ function largestBlockOf(a: Architecture, mods: readonly LinearModule[], blocks: 
     const mixerExtra = kda
       ? lin!.keyHeads * lin!.keyDim * (3 * lin!.convKernel + 1) + lin!.keyHeads + lin!.keyDim
       : lin
-        ? (2 * lin.keyHeads * lin.keyDim + lin.valueHeads * lin.valueDim) * lin.convKernel + 2 * lin.valueHeads + lin.valueDim
-        : a.mamba ? mambaExtra(a.mamba) : mamba1Extra(a.mamba1!);
-    const isFull = (m: LinearModule): boolean => (kda ? m.layerKind === 'full' : ['q_proj', 'k_proj', 'v_proj', 'o_proj'].includes(m.name));
-    const isLinear = (m: LinearModule): boolean => (kda ? m.layerKind === 'linear' : m.group === 'attention' && m.count === la.layers && !isFull(m));
+        ? (2 * lin.keyHeads * lin.keyDim + lin.valueHeads * lin.valueDim) * lin.convKernel +
+          2 * lin.valueHeads +
+          lin.valueDim
+        : a.mamba
+          ? mambaExtra(a.mamba)
+          : mamba1Extra(a.mamba1!);
+    const isFull = (m: LinearModule): boolean =>
+      kda ? m.layerKind === 'full' : ['q_proj', 'k_proj', 'v_proj', 'o_proj'].includes(m.name);
+    const isLinear = (m: LinearModule): boolean =>
+      kda ? m.layerKind === 'linear' : m.group === 'attention' && m.count === la.layers && !isFull(m);
     const linearHalf = mods.filter(isLinear).reduce((t, m) => t + withBias(m), 0) + mixerExtra;
-    const fullHalf = mods.filter(isFull).reduce((t, m) => t + withBias(m), 0) + (a.qkNorm ? 2 * a.headDim : 0)
-      + (kda ? a.mla!.kvLoraRank : 0);
+    const fullHalf =
+      mods.filter(isFull).reduce((t, m) => t + withBias(m), 0) +
+      (a.qkNorm ? 2 * a.headDim : 0) +
+      (kda ? a.mla!.kvLoraRank : 0);
     const mean = (linearHalf * la.layers + fullHalf * (a.layers - la.layers)) / a.layers;
     largestBlock = Math.round(largestBlock - mean + Math.max(linearHalf, fullHalf));
   }

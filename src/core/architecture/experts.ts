@@ -12,13 +12,19 @@ import type { Dimensions } from './parse';
  * 'from-5.0' or 'only'); gpt-oss and Llama 4 always had their own.
  */
 export const FUSED_EXPERT_FAMILIES: ReadonlySet<Family> = new Set<Family>(
-  (Object.keys(FAMILY_TRAITS) as Family[]).filter((f) => FAMILY_TRAITS[f].fusedExperts === 'from-5.0' || FAMILY_TRAITS[f].fusedExperts === 'only'),
+  (Object.keys(FAMILY_TRAITS) as Family[]).filter(
+    (f) => FAMILY_TRAITS[f].fusedExperts === 'from-5.0' || FAMILY_TRAITS[f].fusedExperts === 'only',
+  ),
 );
 
 const sequentialExpertsCache = new WeakMap<Architecture, Architecture>();
 const fusedExpertsCache = new WeakMap<Architecture, Architecture>();
 
-function variant(cache: WeakMap<Architecture, Architecture>, a: Architecture, change: Partial<Architecture>): Architecture {
+function variant(
+  cache: WeakMap<Architecture, Architecture>,
+  a: Architecture,
+  change: Partial<Architecture>,
+): Architecture {
   let out = cache.get(a);
   if (!out) {
     out = { ...a, ...change };
@@ -34,7 +40,9 @@ export function withSequentialExperts(a: Architecture): Architecture {
 
 /** The architecture as transformers 5 builds it (see Architecture.fusedExperts); one object per architecture. */
 export function withFusedExperts(a: Architecture): Architecture {
-  return FUSED_EXPERT_FAMILIES.has(a.family) && !a.fusedExperts ? variant(fusedExpertsCache, a, { fusedExperts: true }) : a;
+  return FUSED_EXPERT_FAMILIES.has(a.family) && !a.fusedExperts
+    ? variant(fusedExpertsCache, a, { fusedExperts: true })
+    : a;
 }
 
 export interface ExpertsParse {
@@ -61,7 +69,9 @@ export function parseExperts(ctx: ParseContext, dims: Dimensions): ExpertsParse 
     case 'qwen3_next':
       return (num(cfg, 'num_experts') ?? 0) > 0 ? { moe: qwen3NextMoe(ctx, dims) } : {};
     case 'kimi_linear':
-      return (num(cfg, 'num_experts', 'num_local_experts', 'n_routed_experts') ?? 0) > 0 ? { moe: kimiMoe(ctx, dims) } : {};
+      return (num(cfg, 'num_experts', 'num_local_experts', 'n_routed_experts') ?? 0) > 0
+        ? { moe: kimiMoe(ctx, dims) }
+        : {};
     case 'deepseek_v3':
     case 'glm4_moe':
       return { moe: deepseekMoe(ctx, dims) };
@@ -77,16 +87,28 @@ function sparseMoe(ctx: ParseContext, dims: Dimensions): MoeSpec {
   const { cfg, family } = ctx;
   const { layers, ffn } = dims;
   const localExperts = family === 'mixtral' || family === 'gpt_oss';
-  const experts = ctx.need(num(cfg, 'num_local_experts', 'num_experts'), localExperts ? 'num_local_experts' : 'num_experts');
+  const experts = ctx.need(
+    num(cfg, 'num_local_experts', 'num_experts'),
+    localExperts ? 'num_local_experts' : 'num_experts',
+  );
   const topK = ctx.need(num(cfg, 'num_experts_per_tok', 'experts_per_token'), 'num_experts_per_tok');
   // gpt-oss: intermediate_size is the width of one expert (modeling_gpt_oss.py GptOssExperts.expert_dim).
   const expertFfn = localExperts ? ffn : ctx.need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
   const sharedExpertFfn = family === 'qwen2_moe' ? (num(cfg, 'shared_expert_intermediate_size') ?? 0) : 0;
   const step = num(cfg, 'decoder_sparse_step') ?? 1;
-  const onlyMlp = Array.isArray(cfg['mlp_only_layers']) ? (cfg['mlp_only_layers'] as unknown[]).filter((x) => typeof x === 'number') as number[] : [];
+  const onlyMlp = Array.isArray(cfg['mlp_only_layers'])
+    ? ((cfg['mlp_only_layers'] as unknown[]).filter((x) => typeof x === 'number') as number[])
+    : [];
   let moeLayers = countLayers(layers, (i) => !onlyMlp.includes(i) && experts > 0 && (i + 1) % step === 0);
   if (localExperts) moeLayers = layers;
-  return { experts, topK, expertFfn, sharedExpertFfn, sharedExpertGate: family === 'qwen2_moe' && sharedExpertFfn > 0, moeLayers };
+  return {
+    experts,
+    topK,
+    expertFfn,
+    sharedExpertFfn,
+    sharedExpertGate: family === 'qwen2_moe' && sharedExpertFfn > 0,
+    moeLayers,
+  };
 }
 
 /**
@@ -99,15 +121,20 @@ function qwen3NextMoe(ctx: ParseContext, dims: Dimensions): MoeSpec {
   const { cfg, modelType } = ctx;
   const experts = ctx.need(num(cfg, 'num_experts'), 'num_experts');
   const everyLayer = modelType === 'qwen3_5_moe' || modelType === 'qwen3_5_moe_text';
-  const step = everyLayer ? 1 : num(cfg, 'decoder_sparse_step') ?? 1;
-  const onlyMlp = !everyLayer && Array.isArray(cfg['mlp_only_layers'])
-    ? (cfg['mlp_only_layers'] as unknown[]).filter((x) => typeof x === 'number') as number[] : [];
+  const step = everyLayer ? 1 : (num(cfg, 'decoder_sparse_step') ?? 1);
+  const onlyMlp =
+    !everyLayer && Array.isArray(cfg['mlp_only_layers'])
+      ? ((cfg['mlp_only_layers'] as unknown[]).filter((x) => typeof x === 'number') as number[])
+      : [];
   const moeLayers = countLayers(dims.layers, (i) => !onlyMlp.includes(i) && (i + 1) % step === 0);
   const sharedExpertFfn = num(cfg, 'shared_expert_intermediate_size') ?? 0;
   return {
-    experts, topK: ctx.need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'),
+    experts,
+    topK: ctx.need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'),
     expertFfn: ctx.need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size'),
-    sharedExpertFfn, sharedExpertGate: sharedExpertFfn > 0, moeLayers,
+    sharedExpertFfn,
+    sharedExpertGate: sharedExpertFfn > 0,
+    moeLayers,
   };
 }
 
@@ -123,8 +150,12 @@ function kimiMoe(ctx: ParseContext, dims: Dimensions): MoeSpec {
   const expertFfn = ctx.need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
   const moeLayers = countLayers(dims.layers, (i) => i >= firstDense && i % freq === 0);
   return {
-    experts, topK: ctx.need(num(cfg, 'num_experts_per_token', 'num_experts_per_tok'), 'num_experts_per_token'), expertFfn,
-    sharedExpertFfn: expertFfn * (num(cfg, 'num_shared_experts', 'n_shared_experts') ?? 0), sharedExpertGate: false, moeLayers,
+    experts,
+    topK: ctx.need(num(cfg, 'num_experts_per_token', 'num_experts_per_tok'), 'num_experts_per_token'),
+    expertFfn,
+    sharedExpertFfn: expertFfn * (num(cfg, 'num_shared_experts', 'n_shared_experts') ?? 0),
+    sharedExpertGate: false,
+    moeLayers,
   };
 }
 
@@ -141,8 +172,12 @@ function deepseekMoe(ctx: ParseContext, dims: Dimensions): MoeSpec {
   const expertFfn = ctx.need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size');
   const moeLayers = countLayers(dims.layers, (i) => i >= firstDense && i % freq === 0);
   return {
-    experts, topK: ctx.need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'), expertFfn,
-    sharedExpertFfn: expertFfn * (num(cfg, 'n_shared_experts') ?? 0), sharedExpertGate: false, moeLayers,
+    experts,
+    topK: ctx.need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'),
+    expertFfn,
+    sharedExpertFfn: expertFfn * (num(cfg, 'n_shared_experts') ?? 0),
+    sharedExpertGate: false,
+    moeLayers,
   };
 }
 
@@ -155,18 +190,31 @@ function llama4Layers(ctx: ParseContext, dims: Dimensions): ExpertsParse {
   const { layers } = dims;
   const experts = ctx.need(num(cfg, 'num_local_experts') ?? 16, 'num_local_experts');
   const step = num(cfg, 'interleave_moe_layer_step') ?? 1;
-  const listed = Array.isArray(cfg.moe_layers) ? new Set((cfg.moe_layers as unknown[]).filter((x): x is number => typeof x === 'number')) : undefined;
+  const listed = Array.isArray(cfg.moe_layers)
+    ? new Set((cfg.moe_layers as unknown[]).filter((x): x is number => typeof x === 'number'))
+    : undefined;
   const noRope = Array.isArray(cfg.no_rope_layers) ? (cfg.no_rope_layers as unknown[]) : undefined;
   const interval = num(cfg, 'no_rope_layer_interval') ?? 4;
-  const moeFlags = Array.from({ length: layers }, (_, i) => (listed ? listed.has(i) : step > 0 && i >= step - 1 && (i - (step - 1)) % step === 0));
-  const ropeFlags = Array.from({ length: layers }, (_, i) => (noRope ? noRope[i] !== 0 && noRope[i] !== false : (i + 1) % interval !== 0));
+  const moeFlags = Array.from({ length: layers }, (_, i) =>
+    listed ? listed.has(i) : step > 0 && i >= step - 1 && (i - (step - 1)) % step === 0,
+  );
+  const ropeFlags = Array.from({ length: layers }, (_, i) =>
+    noRope ? noRope[i] !== 0 && noRope[i] !== false : (i + 1) % interval !== 0,
+  );
   const tuning = cfg.attn_temperature_tuning;
-  const layerPattern = { moe: moeFlags, rope: ropeFlags, temperatureTuning: tuning === undefined || tuning === null ? true : Boolean(tuning) };
+  const layerPattern = {
+    moe: moeFlags,
+    rope: ropeFlags,
+    temperatureTuning: tuning === undefined || tuning === null ? true : Boolean(tuning),
+  };
   const expertFfn = ctx.need(num(cfg, 'intermediate_size') ?? 8192, 'intermediate_size');
   const moe: MoeSpec = {
-    experts, topK: ctx.need(num(cfg, 'num_experts_per_tok') ?? 1, 'num_experts_per_tok'), expertFfn, sharedExpertFfn: expertFfn, sharedExpertGate: false,
+    experts,
+    topK: ctx.need(num(cfg, 'num_experts_per_tok') ?? 1, 'num_experts_per_tok'),
+    expertFfn,
+    sharedExpertFfn: expertFfn,
+    sharedExpertGate: false,
     moeLayers: moeFlags.filter(Boolean).length,
   };
   return { moe, layerPattern };
 }
-

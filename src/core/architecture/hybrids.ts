@@ -14,11 +14,21 @@ type BlockKind = 'M' | '*' | '-' | 'E';
 export function nemotronPattern(ctx: ParseContext): BlockKind[] | undefined {
   const { cfg } = ctx;
   const pat = str(cfg, 'hybrid_override_pattern');
-  const list = Array.isArray(cfg.layers_block_type) ? cfg.layers_block_type as unknown[]
-    : Array.isArray(cfg.layer_types) ? cfg.layer_types as unknown[] : undefined;
-  const kindOf = (t: unknown): BlockKind | undefined => (t === 'M' || t === 'mamba' || t === 'linear_attention' ? 'M'
-    : t === '*' || t === 'attention' || t === 'full_attention' ? '*'
-      : t === '-' || t === 'mlp' ? '-' : t === 'E' || t === 'moe' ? 'E' : undefined);
+  const list = Array.isArray(cfg.layers_block_type)
+    ? (cfg.layers_block_type as unknown[])
+    : Array.isArray(cfg.layer_types)
+      ? (cfg.layer_types as unknown[])
+      : undefined;
+  const kindOf = (t: unknown): BlockKind | undefined =>
+    t === 'M' || t === 'mamba' || t === 'linear_attention'
+      ? 'M'
+      : t === '*' || t === 'attention' || t === 'full_attention'
+        ? '*'
+        : t === '-' || t === 'mlp'
+          ? '-'
+          : t === 'E' || t === 'moe'
+            ? 'E'
+            : undefined;
   const raw = pat !== undefined ? [...pat] : list;
   if (!raw || raw.length === 0) {
     ctx.problem('hybrid_override_pattern', 'a nemotron_h config needs hybrid_override_pattern (or layers_block_type)');
@@ -27,7 +37,10 @@ export function nemotronPattern(ctx: ParseContext): BlockKind[] | undefined {
   const kinds = raw.map(kindOf);
   const bad = raw.filter((_, i) => kinds[i] === undefined);
   if (bad.length > 0) {
-    ctx.problem('hybrid_override_pattern', `unknown layer kinds ${[...new Set(bad.map(String))].join(', ')} (M mamba, * attention, - MLP, E MoE)`);
+    ctx.problem(
+      'hybrid_override_pattern',
+      `unknown layer kinds ${[...new Set(bad.map(String))].join(', ')} (M mamba, * attention, - MLP, E MoE)`,
+    );
   }
   return kinds.filter((k): k is BlockKind => k !== undefined);
 }
@@ -45,7 +58,12 @@ export interface HybridParse {
 }
 
 /** The hybrid mixers of a family and the MoE block they come with; `moe` is what the experts step found. */
-export function parseHybrid(ctx: ParseContext, dims: Dimensions, moe: MoeSpec | undefined, nemotronKinds: readonly BlockKind[] | undefined): HybridParse {
+export function parseHybrid(
+  ctx: ParseContext,
+  dims: Dimensions,
+  moe: MoeSpec | undefined,
+  nemotronKinds: readonly BlockKind[] | undefined,
+): HybridParse {
   const { cfg } = ctx;
   switch (ctx.family) {
     case 'qwen3_next':
@@ -54,7 +72,11 @@ export function parseHybrid(ctx: ParseContext, dims: Dimensions, moe: MoeSpec | 
       const linearAttention = kimiDeltaAttention(ctx, dims);
       // KimiSparseMoeBlock renormalises the chosen weights when moe_renormalize (default true) and top-k > 1.
       const moeRouting = moe
-        ? { groups: num(cfg, 'num_expert_group') ?? 1, topkGroups: num(cfg, 'topk_group') ?? 1, normTopk: bool(cfg, 'moe_renormalize') ?? true }
+        ? {
+            groups: num(cfg, 'num_expert_group') ?? 1,
+            topkGroups: num(cfg, 'topk_group') ?? 1,
+            normTopk: bool(cfg, 'moe_renormalize') ?? true,
+          }
         : undefined;
       return { moe, ...(linearAttention ? { linearAttention } : {}), ...(moeRouting ? { moeRouting } : {}) };
     }
@@ -79,10 +101,14 @@ function gatedDeltaNet(ctx: ParseContext, { layers }: Dimensions): LinearAttenti
   const { cfg, modelType } = ctx;
   const listed = Array.isArray(cfg.layer_types) ? (cfg.layer_types as unknown[]) : undefined;
   const interval = num(cfg, 'full_attention_interval') ?? 4;
-  const pattern = Array.from({ length: layers }, (_, i) => (listed ? listed[i] !== 'full_attention' : (i + 1) % Math.max(1, interval) !== 0));
-  if (listed && listed.length !== layers) ctx.problem('layer_types', `layer_types lists ${listed.length} layers, num_hidden_layers is ${layers}`);
+  const pattern = Array.from({ length: layers }, (_, i) =>
+    listed ? listed[i] !== 'full_attention' : (i + 1) % Math.max(1, interval) !== 0,
+  );
+  if (listed && listed.length !== layers)
+    ctx.problem('layer_types', `layer_types lists ${listed.length} layers, num_hidden_layers is ${layers}`);
   const la: LinearAttentionSpec = {
-    layers: pattern.filter(Boolean).length, pattern,
+    layers: pattern.filter(Boolean).length,
+    pattern,
     keyHeads: ctx.need(num(cfg, 'linear_num_key_heads') ?? 16, 'linear_num_key_heads'),
     valueHeads: ctx.need(num(cfg, 'linear_num_value_heads') ?? 32, 'linear_num_value_heads'),
     keyDim: ctx.need(num(cfg, 'linear_key_head_dim') ?? 128, 'linear_key_head_dim'),
@@ -91,7 +117,10 @@ function gatedDeltaNet(ctx: ParseContext, { layers }: Dimensions): LinearAttenti
     splitProjections: modelType !== 'qwen3_next',
   };
   if (la.valueHeads % la.keyHeads !== 0) {
-    ctx.problem('linear_num_value_heads', `linear_num_value_heads (${la.valueHeads}) must be a multiple of linear_num_key_heads (${la.keyHeads})`);
+    ctx.problem(
+      'linear_num_value_heads',
+      `linear_num_value_heads (${la.valueHeads}) must be a multiple of linear_num_key_heads (${la.keyHeads})`,
+    );
   }
   return la;
 }
@@ -103,20 +132,40 @@ function gatedDeltaNet(ctx: ParseContext, { layers }: Dimensions): LinearAttenti
 function kimiDeltaAttention(ctx: ParseContext, { layers }: Dimensions): LinearAttentionSpec | undefined {
   const lac = obj(ctx.cfg, 'linear_attn_config');
   if (!lac) {
-    ctx.problem('linear_attn_config', 'a kimi_linear config needs linear_attn_config (kda_layers, num_heads, head_dim, short_conv_kernel_size)');
+    ctx.problem(
+      'linear_attn_config',
+      'a kimi_linear config needs linear_attn_config (kda_layers, num_heads, head_dim, short_conv_kernel_size)',
+    );
     return undefined;
   }
-  const listed = Array.isArray(lac.kda_layers) ? (lac.kda_layers as unknown[]).filter((x): x is number => typeof x === 'number') : undefined;
-  if (!listed) ctx.problem('linear_attn_config.kda_layers', 'linear_attn_config needs kda_layers (the 1-based indices of the KDA layers)');
+  const listed = Array.isArray(lac.kda_layers)
+    ? (lac.kda_layers as unknown[]).filter((x): x is number => typeof x === 'number')
+    : undefined;
+  if (!listed)
+    ctx.problem(
+      'linear_attn_config.kda_layers',
+      'linear_attn_config needs kda_layers (the 1-based indices of the KDA layers)',
+    );
   const bad = (listed ?? []).filter((x) => !Number.isInteger(x) || x < 1 || x > layers);
-  if (bad.length > 0) ctx.problem('linear_attn_config.kda_layers', `kda_layers ${bad.join(', ')} are outside 1..${layers} (the indices are 1-based)`);
+  if (bad.length > 0)
+    ctx.problem(
+      'linear_attn_config.kda_layers',
+      `kda_layers ${bad.join(', ')} are outside 1..${layers} (the indices are 1-based)`,
+    );
   const kdaSet = new Set(listed ?? []);
   const pattern = Array.from({ length: layers }, (_, i) => kdaSet.has(i + 1));
   const kh = ctx.need(num(lac, 'num_heads'), 'linear_attn_config.num_heads');
   const kdim = ctx.need(num(lac, 'head_dim'), 'linear_attn_config.head_dim');
   return {
-    layers: pattern.filter(Boolean).length, pattern, keyHeads: kh, valueHeads: kh, keyDim: kdim, valueDim: kdim,
-    convKernel: ctx.need(num(lac, 'short_conv_kernel_size') ?? 4, 'linear_attn_config.short_conv_kernel_size'), splitProjections: true, kda: true,
+    layers: pattern.filter(Boolean).length,
+    pattern,
+    keyHeads: kh,
+    valueHeads: kh,
+    keyDim: kdim,
+    valueDim: kdim,
+    convKernel: ctx.need(num(lac, 'short_conv_kernel_size') ?? 4, 'linear_attn_config.short_conv_kernel_size'),
+    splitProjections: true,
+    kda: true,
   };
 }
 
@@ -129,27 +178,47 @@ function kimiDeltaAttention(ctx: ParseContext, { layers }: Dimensions): LinearAt
 function graniteLayers(ctx: ParseContext, { hidden, layers }: Dimensions): { moe?: MoeSpec; mamba: Mamba2Spec } {
   const { cfg } = ctx;
   const experts = num(cfg, 'num_local_experts') ?? 0;
-  const moe: MoeSpec | undefined = experts > 0
-    ? {
-      experts, topK: ctx.need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'), expertFfn: ctx.need(num(cfg, 'intermediate_size'), 'intermediate_size'),
-      sharedExpertFfn: 0, sharedExpertGate: false, moeLayers: layers,
-    }
-    : undefined;
-  const listed = Array.isArray(cfg.layer_types) ? cfg.layer_types as unknown[]
-    : Array.isArray(cfg.layers_block_type) ? cfg.layers_block_type as unknown[] : undefined;
-  if (listed && listed.length !== layers) ctx.problem('layer_types', `layer_types lists ${listed.length} layers, num_hidden_layers is ${layers}`);
+  const moe: MoeSpec | undefined =
+    experts > 0
+      ? {
+          experts,
+          topK: ctx.need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'),
+          expertFfn: ctx.need(num(cfg, 'intermediate_size'), 'intermediate_size'),
+          sharedExpertFfn: 0,
+          sharedExpertGate: false,
+          moeLayers: layers,
+        }
+      : undefined;
+  const listed = Array.isArray(cfg.layer_types)
+    ? (cfg.layer_types as unknown[])
+    : Array.isArray(cfg.layers_block_type)
+      ? (cfg.layers_block_type as unknown[])
+      : undefined;
+  if (listed && listed.length !== layers)
+    ctx.problem('layer_types', `layer_types lists ${listed.length} layers, num_hidden_layers is ${layers}`);
   const pattern = Array.from({ length: layers }, (_, i) => (listed ? listed[i] !== 'attention' : true));
   const inner = (num(cfg, 'mamba_expand') ?? 2) * hidden;
   const mHeads = ctx.need(num(cfg, 'mamba_n_heads') ?? 128, 'mamba_n_heads');
   const headDimM = num(cfg, 'mamba_d_head') ?? inner / mHeads;
   if (headDimM * mHeads !== inner) {
-    ctx.problem('mamba_d_head', `mamba_n_heads (${mHeads}) x mamba_d_head (${headDimM}) must equal mamba_expand x hidden_size (${inner})`);
+    ctx.problem(
+      'mamba_d_head',
+      `mamba_n_heads (${mHeads}) x mamba_d_head (${headDimM}) must equal mamba_expand x hidden_size (${inner})`,
+    );
   }
   const mamba: Mamba2Spec = {
-    layers: pattern.filter(Boolean).length, pattern, heads: mHeads, headDim: headDimM,
-    groups: ctx.need(num(cfg, 'mamba_n_groups') ?? 1, 'mamba_n_groups'), state: ctx.need(num(cfg, 'mamba_d_state') ?? 256, 'mamba_d_state'),
-    convKernel: ctx.need(num(cfg, 'mamba_d_conv') ?? 4, 'mamba_d_conv'), chunk: ctx.need(num(cfg, 'mamba_chunk_size') ?? 256, 'mamba_chunk_size'),
-    convBias: bool(cfg, 'mamba_conv_bias') ?? true, projBias: bool(cfg, 'mamba_proj_bias') ?? false, normGroups: 1, gatedNorm: true,
+    layers: pattern.filter(Boolean).length,
+    pattern,
+    heads: mHeads,
+    headDim: headDimM,
+    groups: ctx.need(num(cfg, 'mamba_n_groups') ?? 1, 'mamba_n_groups'),
+    state: ctx.need(num(cfg, 'mamba_d_state') ?? 256, 'mamba_d_state'),
+    convKernel: ctx.need(num(cfg, 'mamba_d_conv') ?? 4, 'mamba_d_conv'),
+    chunk: ctx.need(num(cfg, 'mamba_chunk_size') ?? 256, 'mamba_chunk_size'),
+    convBias: bool(cfg, 'mamba_conv_bias') ?? true,
+    projBias: bool(cfg, 'mamba_proj_bias') ?? false,
+    normGroups: 1,
+    gatedNorm: true,
     outBias: bool(cfg, 'mamba_proj_bias') ?? false,
   };
   return { ...(moe ? { moe } : {}), mamba };
@@ -163,19 +232,32 @@ function graniteLayers(ctx: ParseContext, { hidden, layers }: Dimensions): { moe
 function falconH1Mixer(ctx: ParseContext, { hidden, layers }: Dimensions): Mamba2Spec {
   const { cfg } = ctx;
   const dssm = cfg.mamba_d_ssm;
-  const inner = dssm === null ? (num(cfg, 'mamba_expand') ?? 2) * hidden : ctx.need(num(cfg, 'mamba_d_ssm') ?? 1024, 'mamba_d_ssm');
+  const inner =
+    dssm === null ? (num(cfg, 'mamba_expand') ?? 2) * hidden : ctx.need(num(cfg, 'mamba_d_ssm') ?? 1024, 'mamba_d_ssm');
   const mHeads = ctx.need(num(cfg, 'mamba_n_heads') ?? 128, 'mamba_n_heads');
   const headDimM = num(cfg, 'mamba_d_head') ?? inner / mHeads;
   if (headDimM * mHeads !== inner) {
-    ctx.problem('mamba_d_head', `mamba_n_heads (${mHeads}) x mamba_d_head (${headDimM}) must equal the mixer's inner width mamba_d_ssm (${inner})`);
+    ctx.problem(
+      'mamba_d_head',
+      `mamba_n_heads (${mHeads}) x mamba_d_head (${headDimM}) must equal the mixer's inner width mamba_d_ssm (${inner})`,
+    );
   }
   const groups = ctx.need(num(cfg, 'mamba_n_groups') ?? 1, 'mamba_n_groups');
   return {
-    layers, pattern: Array.from({ length: layers }, () => true), heads: mHeads, headDim: headDimM, groups,
-    state: ctx.need(num(cfg, 'mamba_d_state') ?? 256, 'mamba_d_state'), convKernel: ctx.need(num(cfg, 'mamba_d_conv') ?? 4, 'mamba_d_conv'),
-    chunk: ctx.need(num(cfg, 'mamba_chunk_size') ?? 256, 'mamba_chunk_size'), convBias: bool(cfg, 'mamba_conv_bias') ?? true,
-    projBias: bool(cfg, 'mamba_proj_bias') ?? false, outBias: bool(cfg, 'projectors_bias') ?? false,
-    normGroups: groups, gatedNorm: bool(cfg, 'mamba_rms_norm') ?? false, parallel: true,
+    layers,
+    pattern: Array.from({ length: layers }, () => true),
+    heads: mHeads,
+    headDim: headDimM,
+    groups,
+    state: ctx.need(num(cfg, 'mamba_d_state') ?? 256, 'mamba_d_state'),
+    convKernel: ctx.need(num(cfg, 'mamba_d_conv') ?? 4, 'mamba_d_conv'),
+    chunk: ctx.need(num(cfg, 'mamba_chunk_size') ?? 256, 'mamba_chunk_size'),
+    convBias: bool(cfg, 'mamba_conv_bias') ?? true,
+    projBias: bool(cfg, 'mamba_proj_bias') ?? false,
+    outBias: bool(cfg, 'projectors_bias') ?? false,
+    normGroups: groups,
+    gatedNorm: bool(cfg, 'mamba_rms_norm') ?? false,
+    parallel: true,
   };
 }
 
@@ -184,7 +266,10 @@ function falconH1Mixer(ctx: ParseContext, { hidden, layers }: Dimensions): Mamba
  * holds the MoE block when num_experts > 1 and i % expert_layer_period == expert_layer_offset (2, 1). Mamba-1 inner
  * width mamba_expand x hidden, dt rank "auto" = ceil(hidden / 16).
  */
-function jambaLayers(ctx: ParseContext, { hidden, layers, ffn }: Dimensions): { moe?: MoeSpec; moeMask?: boolean[]; mamba1: Mamba1Spec } {
+function jambaLayers(
+  ctx: ParseContext,
+  { hidden, layers, ffn }: Dimensions,
+): { moe?: MoeSpec; moeMask?: boolean[]; mamba1: Mamba1Spec } {
   const { cfg } = ctx;
   const period = ctx.need(num(cfg, 'attn_layer_period') ?? 8, 'attn_layer_period');
   const offset = num(cfg, 'attn_layer_offset') ?? 4;
@@ -197,17 +282,28 @@ function jambaLayers(ctx: ParseContext, { hidden, layers, ffn }: Dimensions): { 
   if (experts > 1) {
     moeMask = Array.from({ length: layers }, (_, i) => i % ePeriod === eOffset);
     moe = {
-      experts, topK: ctx.need(num(cfg, 'num_experts_per_tok') ?? 2, 'num_experts_per_tok'), expertFfn: ffn, sharedExpertFfn: 0, sharedExpertGate: false,
+      experts,
+      topK: ctx.need(num(cfg, 'num_experts_per_tok') ?? 2, 'num_experts_per_tok'),
+      expertFfn: ffn,
+      sharedExpertFfn: 0,
+      sharedExpertGate: false,
       moeLayers: moeMask.filter(Boolean).length,
     };
   }
   const rank = cfg.mamba_dt_rank;
   const mamba1: Mamba1Spec = {
-    layers: pattern.filter(Boolean).length, pattern, inner: ctx.need(num(cfg, 'mamba_expand') ?? 2, 'mamba_expand') * hidden,
+    layers: pattern.filter(Boolean).length,
+    pattern,
+    inner: ctx.need(num(cfg, 'mamba_expand') ?? 2, 'mamba_expand') * hidden,
     state: ctx.need(num(cfg, 'mamba_d_state') ?? 16, 'mamba_d_state'),
-    dtRank: rank === undefined || rank === null || rank === 'auto' ? Math.ceil(hidden / 16) : ctx.need(num(cfg, 'mamba_dt_rank'), 'mamba_dt_rank'),
-    convKernel: ctx.need(num(cfg, 'mamba_d_conv') ?? 4, 'mamba_d_conv'), convBias: bool(cfg, 'mamba_conv_bias') ?? true,
-    projBias: bool(cfg, 'mamba_proj_bias') ?? false, useKernels: bool(cfg, 'use_mamba_kernels') ?? true,
+    dtRank:
+      rank === undefined || rank === null || rank === 'auto'
+        ? Math.ceil(hidden / 16)
+        : ctx.need(num(cfg, 'mamba_dt_rank'), 'mamba_dt_rank'),
+    convKernel: ctx.need(num(cfg, 'mamba_d_conv') ?? 4, 'mamba_d_conv'),
+    convBias: bool(cfg, 'mamba_conv_bias') ?? true,
+    projBias: bool(cfg, 'mamba_proj_bias') ?? false,
+    useKernels: bool(cfg, 'use_mamba_kernels') ?? true,
   };
   return { ...(moe ? { moe, moeMask } : {}), mamba1 };
 }
@@ -228,22 +324,42 @@ function nemotronLayers(ctx: ParseContext, blockKinds: readonly BlockKind[]): Hy
     // the routed experts work in that width between fc1_latent_proj and fc2_latent_proj.
     const latent = num(cfg, 'moe_latent_size');
     if (latent !== undefined && latent > 0) moeLatent = latent;
-    moeRouting = { groups: num(cfg, 'n_group') ?? 1, topkGroups: num(cfg, 'topk_group') ?? 1, normTopk: bool(cfg, 'norm_topk_prob') ?? true };
+    moeRouting = {
+      groups: num(cfg, 'n_group') ?? 1,
+      topkGroups: num(cfg, 'topk_group') ?? 1,
+      normTopk: bool(cfg, 'norm_topk_prob') ?? true,
+    };
     moe = {
-      experts: ctx.need(num(cfg, 'n_routed_experts'), 'n_routed_experts'), topK: ctx.need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'),
+      experts: ctx.need(num(cfg, 'n_routed_experts'), 'n_routed_experts'),
+      topK: ctx.need(num(cfg, 'num_experts_per_tok'), 'num_experts_per_tok'),
       expertFfn: ctx.need(num(cfg, 'moe_intermediate_size'), 'moe_intermediate_size'),
-      sharedExpertFfn: (num(cfg, 'moe_shared_expert_intermediate_size') ?? 0) * (num(cfg, 'n_shared_experts') ?? 1), sharedExpertGate: false, moeLayers,
+      sharedExpertFfn: (num(cfg, 'moe_shared_expert_intermediate_size') ?? 0) * (num(cfg, 'n_shared_experts') ?? 1),
+      sharedExpertGate: false,
+      moeLayers,
     };
   }
   const groups = ctx.need(num(cfg, 'n_groups', 'mamba_n_groups') ?? 8, 'n_groups');
   const pattern = blockKinds.map((k) => k === 'M');
   const mamba: Mamba2Spec = {
-    layers: pattern.filter(Boolean).length, pattern,
-    heads: ctx.need(num(cfg, 'mamba_num_heads') ?? 128, 'mamba_num_heads'), headDim: ctx.need(num(cfg, 'mamba_head_dim') ?? 64, 'mamba_head_dim'),
-    groups, state: ctx.need(num(cfg, 'ssm_state_size', 'mamba_state_dim') ?? 128, 'ssm_state_size'),
+    layers: pattern.filter(Boolean).length,
+    pattern,
+    heads: ctx.need(num(cfg, 'mamba_num_heads') ?? 128, 'mamba_num_heads'),
+    headDim: ctx.need(num(cfg, 'mamba_head_dim') ?? 64, 'mamba_head_dim'),
+    groups,
+    state: ctx.need(num(cfg, 'ssm_state_size', 'mamba_state_dim') ?? 128, 'ssm_state_size'),
     convKernel: ctx.need(num(cfg, 'conv_kernel', 'mamba_d_conv') ?? 4, 'conv_kernel'),
-    chunk: ctx.need(num(cfg, 'chunk_size') ?? 128, 'chunk_size'), convBias: bool(cfg, 'use_conv_bias') ?? bool(cfg, 'mamba_conv_bias') ?? true,
-    projBias: bool(cfg, 'use_bias') ?? false, outBias: bool(cfg, 'use_bias') ?? false, normGroups: groups, gatedNorm: true,
+    chunk: ctx.need(num(cfg, 'chunk_size') ?? 128, 'chunk_size'),
+    convBias: bool(cfg, 'use_conv_bias') ?? bool(cfg, 'mamba_conv_bias') ?? true,
+    projBias: bool(cfg, 'use_bias') ?? false,
+    outBias: bool(cfg, 'use_bias') ?? false,
+    normGroups: groups,
+    gatedNorm: true,
   };
-  return { ...(moe ? { moe } : {}), ...(moeLatent ? { moeLatent } : {}), ...(moeRouting ? { moeRouting } : {}), blockKinds, mamba };
+  return {
+    ...(moe ? { moe } : {}),
+    ...(moeLatent ? { moeLatent } : {}),
+    ...(moeRouting ? { moeRouting } : {}),
+    blockKinds,
+    mamba,
+  };
 }

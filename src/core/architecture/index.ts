@@ -8,5 +8,15 @@ export { FAMILY_TRAITS, type ConfigKeys, type EagerOnlyAttention, type FamilyTra
 export { linearModules } from './modules';
 export { parseArchitecture } from './parse';
 export type {
-  Architecture, ArchitectureProblem, ArchitectureResult, Family, LinearAttentionSpec, LinearModule, Mamba1Spec, Mamba2Spec, MlaSpec, MoeSpec, ParameterCount,
+  Architecture,
+  ArchitectureProblem,
+  ArchitectureResult,
+  Family,
+  LinearAttentionSpec,
+  LinearModule,
+  Mamba1Spec,
+  Mamba2Spec,
+  MlaSpec,
+  MoeSpec,
+  ParameterCount,
 } from './types';

@@ -17,7 +17,14 @@ export function linearModules(a: Architecture): LinearModule[] {
 }
 
 type AddLinear = (
-  name: string, inF: number, outF: number, bias: boolean, count: number, group: LinearModule['group'], tokenFraction?: number, parameter?: boolean,
+  name: string,
+  inF: number,
+  outF: number,
+  bias: boolean,
+  count: number,
+  group: LinearModule['group'],
+  tokenFraction?: number,
+  parameter?: boolean,
 ) => void;
 
 /** q/k/v/o nn.Linear projections of grouped-query attention (q/k/v biases per qkvBias, o per outBias). */
@@ -77,7 +84,17 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
   const L = a.layers;
   const m: LinearModule[] = [];
   const add: AddLinear = (name, inF, outF, bias, count, group, tokenFraction = 1, parameter = false) => {
-    if (count > 0) m.push({ name, inFeatures: inF, outFeatures: outF, bias, count, group, tokenFraction, ...(parameter ? { parameter } : {}) });
+    if (count > 0)
+      m.push({
+        name,
+        inFeatures: inF,
+        outFeatures: outF,
+        bias,
+        count,
+        group,
+        tokenFraction,
+        ...(parameter ? { parameter } : {}),
+      });
   };
   switch (a.family) {
     case 'gpt2':
@@ -110,7 +127,11 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       break;
     case 't5': {
       const E = a.encoderLayers;
-      for (const [n, c, g] of [['q', E + 2 * L, 'attention'], ['k', E + 2 * L, 'attention'], ['v', E + 2 * L, 'attention']] as const) {
+      for (const [n, c, g] of [
+        ['q', E + 2 * L, 'attention'],
+        ['k', E + 2 * L, 'attention'],
+        ['v', E + 2 * L, 'attention'],
+      ] as const) {
         add(n, h, qd, false, c, g);
       }
       add('o', qd, h, false, E + 2 * L, 'attention');
@@ -305,9 +326,12 @@ function kimiLinearModules(a: Architecture, m: LinearModule[], add: AddLinear): 
   const la = a.linearAttention;
   const kdaLayers = la?.layers ?? 0;
   const full = L - kdaLayers;
-  const addIn = (kind: 'linear' | 'full'): AddLinear => (name, inF, outF, bias, count, group) => {
-    if (count > 0) m.push({ name, inFeatures: inF, outFeatures: outF, bias, count, group, tokenFraction: 1, layerKind: kind });
-  };
+  const addIn =
+    (kind: 'linear' | 'full'): AddLinear =>
+    (name, inF, outF, bias, count, group) => {
+      if (count > 0)
+        m.push({ name, inFeatures: inF, outFeatures: outF, bias, count, group, tokenFraction: 1, layerKind: kind });
+    };
   const addFull = addIn('full');
   addFull('q_proj', h, qd, false, full, 'attention');
   addFull('kv_a_proj_with_mqa', h, mla.kvLoraRank + mla.qkRope, false, full, 'attention');

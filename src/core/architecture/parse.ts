@@ -15,7 +15,12 @@ import { visionTowerParams, type ImageText } from './vision';
  * checkpoints leave out of their text_config.
  */
 const GEMMA3_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
-  vocab_size: 262_208, num_attention_heads: 8, num_key_value_heads: 4, head_dim: 256, hidden_act: 'gelu_pytorch_tanh', tie_word_embeddings: true,
+  vocab_size: 262_208,
+  num_attention_heads: 8,
+  num_key_value_heads: 4,
+  head_dim: 256,
+  hidden_act: 'gelu_pytorch_tanh',
+  tie_word_embeddings: true,
 };
 
 /**
@@ -23,13 +28,19 @@ const GEMMA3_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
  * word_embed_proj_dim (token embeddings narrower than the hidden size, with project_in / project_out), its final norm
  * (only with do_layer_norm_before and without _remove_final_layer_norm) and layer_norm_elementwise_affine.
  */
-function embeddingLayout(cfg: HfConfig, family: string, hidden: number): Pick<Architecture, 'embedWidth' | 'finalNorm' | 'normAffine'> {
+function embeddingLayout(
+  cfg: HfConfig,
+  family: string,
+  hidden: number,
+): Pick<Architecture, 'embedWidth' | 'finalNorm' | 'normAffine'> {
   if (family !== 'opt') return {};
   const width = num(cfg, 'word_embed_proj_dim');
   const finalNorm = (bool(cfg, 'do_layer_norm_before') ?? true) && bool(cfg, '_remove_final_layer_norm') !== true;
   const affine = bool(cfg, 'layer_norm_elementwise_affine') ?? true;
   return {
-    ...(width !== undefined && width !== hidden ? { embedWidth: width } : {}), ...(finalNorm ? {} : { finalNorm }), ...(affine ? {} : { normAffine: false }),
+    ...(width !== undefined && width !== hidden ? { embedWidth: width } : {}),
+    ...(finalNorm ? {} : { finalNorm }),
+    ...(affine ? {} : { normAffine: false }),
   };
 }
 
@@ -83,7 +94,8 @@ function languageModelConfig(config: HfConfig, modelType: string | undefined, la
   const textConfig = obj(config, 'text_config');
   if (layout === 'gemma3') return { ...GEMMA3_TEXT_DEFAULTS, ...textConfig, model_type: 'gemma3' };
   if (modelType === 'gemma3' || modelType === 'gemma3_text') return { ...GEMMA3_TEXT_DEFAULTS, ...config };
-  if ((layout === 'qwen-vl' || layout === 'qwen3.5') && textConfig) return { ...config, ...textConfig, model_type: modelType };
+  if ((layout === 'qwen-vl' || layout === 'qwen3.5') && textConfig)
+    return { ...config, ...textConfig, model_type: modelType };
   if (layout === 'llama4-or-mistral3') return { ...textConfig, model_type: modelType };
   return config;
 }
@@ -102,20 +114,31 @@ export interface Dimensions {
   readonly mla?: MlaSpec;
 }
 
-function parseDimensions(ctx: ParseContext, traits: FamilyTraits, nemotronKinds: readonly unknown[] | undefined): Dimensions {
+function parseDimensions(
+  ctx: ParseContext,
+  traits: FamilyTraits,
+  nemotronKinds: readonly unknown[] | undefined,
+): Dimensions {
   const { cfg } = ctx;
   const { keys } = traits;
   const hidden = ctx.need(num(cfg, ...keys.hidden.keys), keys.hidden.field);
-  const layers = nemotronKinds ? Math.max(1, nemotronKinds.length) : ctx.need(num(cfg, ...keys.layers.keys), keys.layers.field);
+  const layers = nemotronKinds
+    ? Math.max(1, nemotronKinds.length)
+    : ctx.need(num(cfg, ...keys.layers.keys), keys.layers.field);
   const encoderLayers = traits.stack === 'encoder-decoder' ? ctx.need(num(cfg, 'num_layers'), 'num_layers') : 0;
   const heads = ctx.need(num(cfg, ...keys.heads.keys), keys.heads.field);
   const mla = traits.mla ? parseMla(ctx) : undefined;
   const kvHeads = mla ? heads : kvHeadsOf(ctx, heads);
-  const headDim = mla ? mla.qkNope + mla.qkRope : num(cfg, ...keys.headDim) ?? traits.headDimDefault ?? Math.floor(hidden / heads);
+  const headDim = mla
+    ? mla.qkNope + mla.qkRope
+    : (num(cfg, ...keys.headDim) ?? traits.headDimDefault ?? Math.floor(hidden / heads));
   const vocab = ctx.need(num(cfg, ...keys.vocab), 'vocab_size');
   const ffn = ffnWidth(ctx, hidden);
   if (kvHeads <= 0 || heads % kvHeads !== 0) {
-    ctx.problem('num_key_value_heads', `num_attention_heads (${heads}) must be a multiple of num_key_value_heads (${kvHeads})`);
+    ctx.problem(
+      'num_key_value_heads',
+      `num_attention_heads (${heads}) must be a multiple of num_key_value_heads (${kvHeads})`,
+    );
   }
   return { hidden, layers, encoderLayers, heads, kvHeads, headDim, vocab, ffn, ...(mla ? { mla } : {}) };
 }
@@ -130,12 +153,16 @@ function kvHeadsOf(ctx: ParseContext, heads: number): number {
   switch (family) {
     case 'falcon': {
       const newArchitecture = bool(cfg, 'new_decoder_architecture') ?? modelType.toLowerCase() === 'refinedweb';
-      return newArchitecture ? num(cfg, 'num_kv_heads', 'n_head_kv') ?? heads : bool(cfg, 'multi_query') === true ? 1 : heads;
+      return newArchitecture
+        ? (num(cfg, 'num_kv_heads', 'n_head_kv') ?? heads)
+        : bool(cfg, 'multi_query') === true
+          ? 1
+          : heads;
     }
     case 'gpt_bigcode':
       return (bool(cfg, 'multi_query') ?? true) ? 1 : heads;
     case 'chatglm':
-      return bool(cfg, 'multi_query_attention') === true ? num(cfg, 'multi_query_group_num') ?? heads : heads;
+      return bool(cfg, 'multi_query_attention') === true ? (num(cfg, 'multi_query_group_num') ?? heads) : heads;
     default:
       return num(cfg, 'num_key_value_heads') ?? heads;
   }
@@ -149,14 +176,16 @@ function parseMla(ctx: ParseContext): MlaSpec {
   const { cfg, family } = ctx;
   const qLora = num(cfg, 'q_lora_rank');
   const mla: MlaSpec = {
-    qLoraRank: qLora !== undefined && qLora > 0 ? qLora : 0, kvLoraRank: ctx.need(num(cfg, 'kv_lora_rank'), 'kv_lora_rank'),
-    qkNope: ctx.need(num(cfg, 'qk_nope_head_dim'), 'qk_nope_head_dim'), qkRope: ctx.need(num(cfg, 'qk_rope_head_dim'), 'qk_rope_head_dim'),
+    qLoraRank: qLora !== undefined && qLora > 0 ? qLora : 0,
+    kvLoraRank: ctx.need(num(cfg, 'kv_lora_rank'), 'kv_lora_rank'),
+    qkNope: ctx.need(num(cfg, 'qk_nope_head_dim'), 'qk_nope_head_dim'),
+    qkRope: ctx.need(num(cfg, 'qk_rope_head_dim'), 'qk_rope_head_dim'),
     vHeadDim: ctx.need(num(cfg, 'v_head_dim'), 'v_head_dim'),
     ...(family === 'kimi_linear' && bool(cfg, 'mla_use_nope') === true ? { nope: true } : {}),
   };
   // KimiMLAAttention asserts q_lora_rank is None and mla_use_nope (modeling_kimi.py).
   if (family === 'kimi_linear' && mla.qLoraRank > 0) {
-    ctx.problem('q_lora_rank', 'Kimi Linear\'s MLA layers take q_lora_rank: null (modeling_kimi.py asserts it)');
+    ctx.problem('q_lora_rank', "Kimi Linear's MLA layers take q_lora_rank: null (modeling_kimi.py asserts it)");
   }
   return mla;
 }
@@ -214,8 +243,13 @@ function checkpointHead(cfg: HfConfig): Head | undefined {
   const archs = cfg.architectures;
   const first = Array.isArray(archs) && typeof archs[0] === 'string' ? archs[0] : undefined;
   if (!first) return undefined;
-  return /ForSequenceClassification$/.test(first) ? 'seq_cls' : /ForMaskedLM$/.test(first) ? 'masked_lm'
-    : /^(Bert|Roberta|XLMRoberta)Model$/.test(first) ? 'none' : undefined;
+  return /ForSequenceClassification$/.test(first)
+    ? 'seq_cls'
+    : /ForMaskedLM$/.test(first)
+      ? 'masked_lm'
+      : /^(Bert|Roberta|XLMRoberta)Model$/.test(first)
+        ? 'none'
+        : undefined;
 }
 
 /**
@@ -251,7 +285,12 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   if (!family) {
     return {
       ok: false,
-      problems: [{ field: 'model_type', message: `model_type '${modelType}' is not supported (supported: ${SUPPORTED_MODEL_TYPES.join(', ')})` }],
+      problems: [
+        {
+          field: 'model_type',
+          message: `model_type '${modelType}' is not supported (supported: ${SUPPORTED_MODEL_TYPES.join(', ')})`,
+        },
+      ],
     };
   }
   const ctx = new ParseContext(cfg, config, modelType, family);
@@ -267,29 +306,56 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const hybrid = parseHybrid(ctx, dims, experts.moe, nemotronKinds);
   const moe = hybrid.moe;
 
-  const gatedMlp = traits.gatedMlp === 'feed_forward_proj' ? (str(cfg, 'feed_forward_proj') ?? '').toLowerCase().startsWith('gated') : traits.gatedMlp;
-  const tied = traits.tiedDefault === 'never' ? false : bool(cfg, 'tie_word_embeddings') ?? traits.tiedDefault;
+  const gatedMlp =
+    traits.gatedMlp === 'feed_forward_proj'
+      ? (str(cfg, 'feed_forward_proj') ?? '').toLowerCase().startsWith('gated')
+      : traits.gatedMlp;
+  const tied = traits.tiedDefault === 'never' ? false : (bool(cfg, 'tie_word_embeddings') ?? traits.tiedDefault);
   const allBias = traits.biasFlag ? bool(cfg, traits.biasFlag) : undefined;
   const attentionBias = bool(cfg, 'attention_bias') ?? allBias;
   // ChatGLM: add_qkv_bias adds q/k/v biases whatever add_bias_linear says.
   const qkvBias = (traits.qkvBiasFlag && bool(cfg, traits.qkvBiasFlag) === true) || (attentionBias ?? traits.qkvBias);
-  const outBias = traits.outBias === 'attention_bias' ? (attentionBias ?? false) : allBias ?? traits.outBias;
+  const outBias = traits.outBias === 'attention_bias' ? (attentionBias ?? false) : (allBias ?? traits.outBias);
   const mlpBias = bool(cfg, 'mlp_bias') ?? allBias ?? traits.mlpBias;
-  const positions: Architecture['positions'] = traits.positions === 'position_embedding_type'
-    ? (str(cfg, 'position_embedding_type') === 'rope' ? 'rotary' : 'none') // Granite 4.0: "nope" (the H models) or "rope"
-    : traits.positions === 'rotary-or-alibi' ? (bool(cfg, 'alibi') === true ? 'alibi' : 'rotary')
-      : mla?.nope === true ? 'none' : traits.positions;
+  const positions: Architecture['positions'] =
+    traits.positions === 'position_embedding_type'
+      ? str(cfg, 'position_embedding_type') === 'rope'
+        ? 'rotary'
+        : 'none' // Granite 4.0: "nope" (the H models) or "rope"
+      : traits.positions === 'rotary-or-alibi'
+        ? bool(cfg, 'alibi') === true
+          ? 'alibi'
+          : 'rotary'
+        : mla?.nope === true
+          ? 'none'
+          : traits.positions;
   const window = num(cfg, 'sliding_window') ?? 0;
   const slidingLayers = window > 0 ? slidingLayerCount(cfg, traits, layers) : 0;
   const { linearAttention, mamba, mamba1, moeMask, blockKinds, moeLatent, moeRouting } = hybrid;
   const layerPattern = experts.layerPattern;
   const arch: Architecture = {
-    family, layers, encoderLayers: dims.encoderLayers, hidden, heads, kvHeads: dims.kvHeads, headDim: dims.headDim, ffn: dims.ffn, vocab: dims.vocab,
-    tied, norm: traits.norm, gatedMlp, qkvBias, outBias, mlpBias,
+    family,
+    layers,
+    encoderLayers: dims.encoderLayers,
+    hidden,
+    heads,
+    kvHeads: dims.kvHeads,
+    headDim: dims.headDim,
+    ffn: dims.ffn,
+    vocab: dims.vocab,
+    tied,
+    norm: traits.norm,
+    gatedMlp,
+    qkvBias,
+    outBias,
+    mlpBias,
     qkNorm: typeof traits.qkNorm === 'string' ? bool(cfg, traits.qkNorm) === true : traits.qkNorm,
-    positions, maxPositions: num(cfg, ...traits.keys.maxPositions) ?? traits.maxPositionsDefault, moe,
+    positions,
+    maxPositions: num(cfg, ...traits.keys.maxPositions) ?? traits.maxPositionsDefault,
+    moe,
     hiddenDropout: num(cfg, ...traits.keys.hiddenDropout) ?? traits.dropoutDefault,
-    attentionDropout: num(cfg, ...traits.keys.attentionDropout) ?? traits.attentionDropoutDefault ?? traits.dropoutDefault,
+    attentionDropout:
+      num(cfg, ...traits.keys.attentionDropout) ?? traits.attentionDropoutDefault ?? traits.dropoutDefault,
     defaultHead: checkpointHead(cfg) ?? traits.defaultHead,
     finalLogitSoftcap: softcapOn(cfg, traits.softcaps, 'final_logit_softcapping'),
     attnLogitSoftcap: softcapOn(cfg, traits.softcaps, 'attn_logit_softcapping'),
@@ -299,7 +365,11 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     slidingWindow: slidingLayers > 0 ? window : 0,
     ...(mla ? { mla } : {}),
     ...(layerPattern ? { layerPattern, qkL2Norm: bool(cfg, 'use_qk_norm') ?? true } : {}),
-    partialRotary: num(cfg, 'partial_rotary_factor') ?? ropePartial(cfg) ?? rotaryShare(cfg, traits, dims.headDim) ?? traits.partialRotary,
+    partialRotary:
+      num(cfg, 'partial_rotary_factor') ??
+      ropePartial(cfg) ??
+      rotaryShare(cfg, traits, dims.headDim) ??
+      traits.partialRotary,
     ...(linearAttention ? { linearAttention, ...(traits.attnOutputGate ? { attnOutputGate: true } : {}) } : {}),
     ...(mamba ? { mamba } : {}),
     ...(mamba1 ? { mamba1 } : {}),

@@ -37,7 +37,7 @@ export function str(cfg: HfConfig, key: string): string | undefined {
 /** A nested object field (text_config, vision_config, linear_attn_config), or undefined. */
 export function obj(cfg: HfConfig, key: string): HfConfig | undefined {
   const v = cfg[key];
-  return typeof v === 'object' && v !== null ? v as HfConfig : undefined;
+  return typeof v === 'object' && v !== null ? (v as HfConfig) : undefined;
 }
 
 /** The numbers of a list field (mlp_only_layers, moe_layers, kda_layers); undefined when the field is not a list. */

@@ -3,10 +3,48 @@
 import type { Head } from '../setup';
 
 export type Family =
-  | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma' | 'gemma2' | 'phi3' | 'phi' | 'qwen'
-  | 'gpt2' | 'gpt_neox' | 'bert' | 'roberta' | 't5' | 'mixtral' | 'qwen2_moe' | 'qwen3_moe' | 'gpt_oss' | 'gemma3'
-  | 'deepseek_v3' | 'glm4_moe' | 'llama4' | 'olmo2' | 'glm4' | 'bloom' | 'qwen3_next' | 'granite_hybrid' | 'nemotron_h' | 'falcon_h1' | 'jamba' | 'kimi_linear'
-  | 'opt' | 'gptj' | 'gpt_neo' | 'falcon' | 'gpt_bigcode' | 'starcoder2' | 'olmo' | 'internlm2' | 'baichuan' | 'chatglm' | 'stablelm';
+  | 'llama'
+  | 'mistral'
+  | 'qwen2'
+  | 'qwen3'
+  | 'gemma'
+  | 'gemma2'
+  | 'phi3'
+  | 'phi'
+  | 'qwen'
+  | 'gpt2'
+  | 'gpt_neox'
+  | 'bert'
+  | 'roberta'
+  | 't5'
+  | 'mixtral'
+  | 'qwen2_moe'
+  | 'qwen3_moe'
+  | 'gpt_oss'
+  | 'gemma3'
+  | 'deepseek_v3'
+  | 'glm4_moe'
+  | 'llama4'
+  | 'olmo2'
+  | 'glm4'
+  | 'bloom'
+  | 'qwen3_next'
+  | 'granite_hybrid'
+  | 'nemotron_h'
+  | 'falcon_h1'
+  | 'jamba'
+  | 'kimi_linear'
+  | 'opt'
+  | 'gptj'
+  | 'gpt_neo'
+  | 'falcon'
+  | 'gpt_bigcode'
+  | 'starcoder2'
+  | 'olmo'
+  | 'internlm2'
+  | 'baichuan'
+  | 'chatglm'
+  | 'stablelm';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {
@@ -211,7 +249,11 @@ export interface Architecture {
    * others are NoPE layers with attention temperature tuning). Its q/k norm (qkL2Norm) has no weight and runs only on
    * the rotary layers.
    */
-  readonly layerPattern?: { readonly moe: readonly boolean[]; readonly rope: readonly boolean[]; readonly temperatureTuning: boolean };
+  readonly layerPattern?: {
+    readonly moe: readonly boolean[];
+    readonly rope: readonly boolean[];
+    readonly temperatureTuning: boolean;
+  };
   readonly qkL2Norm?: boolean;
   /** Fraction of each head that is rotated (partial_rotary_factor; 1 unless the config says otherwise). */
   readonly partialRotary: number;
@@ -247,7 +289,12 @@ export interface Architecture {
    * Kimi Linear's modeling_kimi.py calls each decoder layer itself (gradient_checkpointing_enable() only sets a flag
    * nothing reads) and sets flash_attention_2 in KimiLinearModel.__init__.
    */
-  readonly modelCode?: { readonly name: string; readonly file: string; readonly attention: 'flash'; readonly modeled: string };
+  readonly modelCode?: {
+    readonly name: string;
+    readonly file: string;
+    readonly attention: 'flash';
+    readonly modeled: string;
+  };
 }
 
 export interface ArchitectureProblem {

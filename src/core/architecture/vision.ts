@@ -21,7 +21,10 @@ function siglipWithProjector(v: HfConfig, textHidden: number): number | undefine
  * The ViT encoder both SigLIP and Llama 4's vision tower are built on: a patch projection (channels x patch^2 x width)
  * and per layer q/k/v/o with biases, two LayerNorms and a two-layer MLP with biases.
  */
-function vitEncoder(v: HfConfig): { width: number; layers: number; patches: number; patchEmbedding: number; layer: number; inner: number } | undefined {
+function vitEncoder(
+  v: HfConfig,
+):
+  { width: number; layers: number; patches: number; patchEmbedding: number; layer: number; inner: number } | undefined {
   const w = num(v, 'hidden_size');
   const inner = num(v, 'intermediate_size');
   const layers = num(v, 'num_hidden_layers');
@@ -29,7 +32,11 @@ function vitEncoder(v: HfConfig): { width: number; layers: number; patches: numb
   const patch = num(v, 'patch_size');
   if (!w || !inner || !layers || !image || !patch) return undefined;
   return {
-    width: w, layers, inner, patches: (image / patch) ** 2, patchEmbedding: (num(v, 'num_channels') ?? 3) * patch * patch * w,
+    width: w,
+    layers,
+    inner,
+    patches: (image / patch) ** 2,
+    patchEmbedding: (num(v, 'num_channels') ?? 3) * patch * patch * w,
     layer: 4 * (w * w + w) + 2 * 2 * w + (w * inner + inner) + (inner * w + w),
   };
 }
@@ -54,7 +61,7 @@ function qwenVisionParams(v: HfConfig, modelType: string, textHidden: number): n
   const embed = (num(v, 'in_chans', 'in_channels') ?? 3) * (num(v, 'temporal_patch_size') ?? 2) * patch * patch * w;
   const merge = (num(v, 'spatial_merge_size') ?? 2) ** 2 * w;
   const norm = v25 ? w : 2 * w;
-  const mlp = v25 ? 2 * (w * inner + inner) + (inner * w + w) : (w * inner + inner) + (inner * w + w);
+  const mlp = v25 ? 2 * (w * inner + inner) + (inner * w + w) : w * inner + inner + (inner * w + w);
   const block = 2 * norm + (w * 3 * w + 3 * w) + (w * w + w) + mlp;
   return embed + depth * block + norm + (merge * merge + merge) + (merge * out + out);
 }
@@ -73,10 +80,11 @@ function qwen3VisionParams(v: HfConfig, textHidden: number): number | undefined 
   if (!w || !depth || !inner || !positions) return undefined;
   const out = num(v, 'out_hidden_size') ?? textHidden;
   const patch = num(v, 'patch_size') ?? 16;
-  const embed = (num(v, 'in_channels') ?? 3) * (num(v, 'temporal_patch_size') ?? 2) * patch * patch * w + w + positions * w;
+  const embed =
+    (num(v, 'in_channels') ?? 3) * (num(v, 'temporal_patch_size') ?? 2) * patch * patch * w + w + positions * w;
   const block = 2 * 2 * w + (w * 3 * w + 3 * w) + (w * w + w) + (w * inner + inner) + (inner * w + w);
   const merge = (num(v, 'spatial_merge_size') ?? 2) ** 2 * w;
-  const linears = (merge * merge + merge) + (merge * out + out);
+  const linears = merge * merge + merge + (merge * out + out);
   const deepstack = Array.isArray(v.deepstack_visual_indexes) ? v.deepstack_visual_indexes.length : 0;
   return embed + depth * block + (2 * w + linears) + deepstack * (2 * merge + linears);
 }
@@ -112,7 +120,11 @@ function pixtralParams(v: HfConfig, textHidden: number, merge: number, bias: boo
   const patch = num(v, 'patch_size');
   if (!w || !inner || !layers || !patch) return undefined;
   const tower = (num(v, 'num_channels') ?? 3) * patch * patch * w + w + layers * (2 * w + 4 * w * w + 3 * w * inner);
-  const projector = w + merge * merge * w * w + (w * textHidden + (bias ? textHidden : 0)) + (textHidden * textHidden + (bias ? textHidden : 0));
+  const projector =
+    w +
+    merge * merge * w * w +
+    (w * textHidden + (bias ? textHidden : 0)) +
+    (textHidden * textHidden + (bias ? textHidden : 0));
   return tower + projector;
 }
 
@@ -135,17 +147,32 @@ export function visionTowerParams(ctx: ParseContext, hidden: number, layout: Ima
       return 0;
     case 'llama4-or-mistral3':
       if (!vc) return 0;
-      v = modelType === 'llama4' ? llama4VisionParams(vc, hidden)
-        : pixtralParams(vc, hidden, num(config, 'spatial_merge_size') ?? 2, bool(config, 'multimodal_projector_bias') ?? false);
+      v =
+        modelType === 'llama4'
+          ? llama4VisionParams(vc, hidden)
+          : pixtralParams(
+              vc,
+              hidden,
+              num(config, 'spatial_merge_size') ?? 2,
+              bool(config, 'multimodal_projector_bias') ?? false,
+            );
       if (v === undefined) {
-        ctx.problem('vision_config', `a ${modelType} config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size`);
+        ctx.problem(
+          'vision_config',
+          `a ${modelType} config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size`,
+        );
       }
       return v ?? 0;
     case 'qwen-vl': {
       v = vc ? qwenVisionParams(vc, modelType, hidden) : undefined;
-      const fields = modelType === 'qwen2_vl' ? 'embed_dim'
-        : isQwen3Vl(modelType) ? 'hidden_size, intermediate_size, num_position_embeddings' : 'hidden_size, intermediate_size';
-      if (v === undefined) ctx.problem('vision_config', `a ${modelType} config needs vision_config depth and ${fields}`);
+      const fields =
+        modelType === 'qwen2_vl'
+          ? 'embed_dim'
+          : isQwen3Vl(modelType)
+            ? 'hidden_size, intermediate_size, num_position_embeddings'
+            : 'hidden_size, intermediate_size';
+      if (v === undefined)
+        ctx.problem('vision_config', `a ${modelType} config needs vision_config depth and ${fields}`);
       return v ?? 0;
     }
     case 'qwen3.5':
@@ -154,13 +181,19 @@ export function visionTowerParams(ctx: ParseContext, hidden: number, layout: Ima
       if (!vc) return 0;
       v = qwen3VisionParams({ ...vc, deepstack_visual_indexes: [] }, hidden);
       if (v === undefined) {
-        ctx.problem('vision_config', `a ${modelType} config needs vision_config depth, hidden_size, intermediate_size and num_position_embeddings`);
+        ctx.problem(
+          'vision_config',
+          `a ${modelType} config needs vision_config depth, hidden_size, intermediate_size and num_position_embeddings`,
+        );
       }
       return v ?? 0;
     case 'gemma3':
       v = vc ? siglipWithProjector(vc, hidden) : undefined;
       if (v === undefined) {
-        ctx.problem('vision_config', 'a gemma3 config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size');
+        ctx.problem(
+          'vision_config',
+          'a gemma3 config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size',
+        );
       }
       return v ?? 0;
   }

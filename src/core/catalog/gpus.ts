@@ -148,7 +148,13 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
   },
   {
     id: 'RTX-4070-Ti-Super',
-    aliases: ['rtx 4070 ti super', 'rtx4070tisuper', 'rtx 4070 ti s', 'geforce rtx 4070 ti super', 'nvidia geforce rtx 4070 ti super'],
+    aliases: [
+      'rtx 4070 ti super',
+      'rtx4070tisuper',
+      'rtx 4070 ti s',
+      'geforce rtx 4070 ti super',
+      'nvidia geforce rtx 4070 ti super',
+    ],
     vendor: 'nvidia',
     memoryBytes: 16376 * MiB,
     marketingMemoryGB: 16,
@@ -247,7 +253,8 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     bf16: true,
     fp8: false,
     denseTflops: { fp32: 38.7, tf32: 38.7, bf16: 154.8, fp16: 154.8 },
-    source: 'https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/quadro-product-literature/proviz-print-nvidia-rtx-a6000-datasheet-us-nvidia-1454980-r9-web%20(1).pdf',
+    source:
+      'https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/quadro-product-literature/proviz-print-nvidia-rtx-a6000-datasheet-us-nvidia-1454980-r9-web%20(1).pdf',
   },
   {
     id: 'RTX-6000-Ada',
@@ -261,7 +268,8 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     bf16: true,
     fp8: true,
     denseTflops: { fp32: 91.1, tf32: 182.1, bf16: 364.2, fp16: 364.2, fp8: 728.5 },
-    source: 'https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/rtx-6000/proviz-print-rtx6000-datasheet-web-2504660.pdf',
+    source:
+      'https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/rtx-6000/proviz-print-rtx6000-datasheet-web-2504660.pdf',
   },
 
   // ---------------------------------------------------------------------------------------------
@@ -280,7 +288,8 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     bf16: false,
     fp8: false,
     denseTflops: { fp32: 8.1, fp16: 65 },
-    source: 'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf',
+    source:
+      'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf',
   },
   {
     id: 'L4',
@@ -336,7 +345,8 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     bf16: true,
     fp8: false,
     denseTflops: { fp32: 31.2, tf32: 62.5, bf16: 125, fp16: 125 },
-    source: 'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a10/pdf/datasheet-new/nvidia-a10-datasheet.pdf',
+    source:
+      'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a10/pdf/datasheet-new/nvidia-a10-datasheet.pdf',
   },
   {
     // The A10G is an AWS-only variant with no public NVIDIA datasheet. Its tensor rates are the commonly quoted
@@ -460,7 +470,8 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     bf16: true,
     fp8: false,
     denseTflops: { fp32: 19.5, tf32: 156, bf16: 312, fp16: 312 },
-    source: 'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
+    source:
+      'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
   },
   {
     // The 40 GB PCIe board runs at 250 W, so sustained throughput is lower than the SXM part even though the peaks match.
@@ -475,7 +486,8 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     bf16: true,
     fp8: false,
     denseTflops: { fp32: 19.5, tf32: 156, bf16: 312, fp16: 312 },
-    source: 'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
+    source:
+      'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
   },
   {
     id: 'A100-80GB',
@@ -489,7 +501,8 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     bf16: true,
     fp8: false,
     denseTflops: { fp32: 19.5, tf32: 156, bf16: 312, fp16: 312 },
-    source: 'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
+    source:
+      'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
   },
   {
     // The PCIe board pairs over an NVLink bridge at the same 600 GB/s as SXM.
@@ -504,7 +517,8 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     bf16: true,
     fp8: false,
     denseTflops: { fp32: 19.5, tf32: 156, bf16: 312, fp16: 312 },
-    source: 'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
+    source:
+      'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
   },
 
   // ---------------------------------------------------------------------------------------------

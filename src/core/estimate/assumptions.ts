@@ -10,8 +10,11 @@ import type { PlanningContext } from './context';
  * says so with its reason.
  */
 function defaultSource(p: Provenance | undefined, schemaNote: string): string {
-  return p?.kind !== 'default' ? `VRAM Lens default: ${schemaNote}` : p.owner === 'VRAM Lens' ? `VRAM Lens default: ${p.note ?? schemaNote}`
-    : `default of ${p.owner}${p.note ? `: ${p.note}` : ''}`;
+  return p?.kind !== 'default'
+    ? `VRAM Lens default: ${schemaNote}`
+    : p.owner === 'VRAM Lens'
+      ? `VRAM Lens default: ${p.note ?? schemaNote}`
+      : `default of ${p.owner}${p.note ? `: ${p.note}` : ''}`;
 }
 
 /** The assumptions of the setup's defaults: schema fields, distillation, a catalog's quantization, the rollout and GaLore blocks. */
@@ -22,9 +25,12 @@ export function defaultAssumptions(ctx: PlanningContext, code: Architecture['mod
   const { assumptions } = ctx.notes;
   if (!ctx.lean && gkd) {
     const d = setup.distillation!;
-    assumptions.push({ key: 'distillation',
+    assumptions.push({
+      key: 'distillation',
       value: `generalized JSD, beta ${d.jsd_beta}${d.on_policy > 0 ? `, on-policy rounds (lmbda ${d.on_policy}) of ${d.max_new_tokens} new tokens` : ''}`,
-      source: 'TRL GKDTrainer: the loss runs over the completion positions, counted here over all seq_len positions (the most a batch holds); beta, lmbda and max_new_tokens are GKDConfig\'s (0.5, 0.5, 128 unless set); an on-policy round generates the micro-batch\'s completions after a prompt of seq_len minus max_new_tokens' });
+      source:
+        "TRL GKDTrainer: the loss runs over the completion positions, counted here over all seq_len positions (the most a batch holds); beta, lmbda and max_new_tokens are GKDConfig's (0.5, 0.5, 128 unless set); an on-policy round generates the micro-batch's completions after a prompt of seq_len minus max_new_tokens",
+    });
   }
 
   // A pre-quantized checkpoint's quantization comes from its catalog entry (or one derived from its name), not a file.
@@ -41,21 +47,30 @@ function schemaDefaults(ctx: PlanningContext, code: Architecture['modelCode'], g
   const setup = ctx.setup;
   const prov = ctx.provenance;
   const { assumptions } = ctx.notes;
-  if (!ctx.lean) for (const [key, note] of Object.entries(SCHEMA_DEFAULT_NOTES)) {
-    const k = key as keyof TrainingSetup;
-    if (k === 'fsdp_shard_embeddings' && (setup.fsdp === 'none' || setup.fsdp === 'no_shard')) continue; // only matters under FSDP
-    if (k === 'kbit_upcast' && !setup.quantization && setup.method !== 'qlora') continue; // only matters for 4/8-bit models
-    if (k === 'attention' && code) continue; // fixed by the model's code (above)
-    const p = prov[k];
-    if (p === undefined || p.kind === 'default') {
-      const v = setup[k];
-      if (v === undefined) continue;
-      // GKD trains on the generalized JSD, not the cross-entropy: 'full' means its logits are whole (no fused kernel).
-      const gkdLoss = k === 'loss' && gkd;
-      assumptions.push({ key: k, value: String(v), source: defaultSource(p, gkdLoss
-        ? 'the generalized JSD over the whole logits of the student and the teacher (no Liger fused linear JSD)' : note) });
+  if (!ctx.lean)
+    for (const [key, note] of Object.entries(SCHEMA_DEFAULT_NOTES)) {
+      const k = key as keyof TrainingSetup;
+      if (k === 'fsdp_shard_embeddings' && (setup.fsdp === 'none' || setup.fsdp === 'no_shard')) continue; // only matters under FSDP
+      if (k === 'kbit_upcast' && !setup.quantization && setup.method !== 'qlora') continue; // only matters for 4/8-bit models
+      if (k === 'attention' && code) continue; // fixed by the model's code (above)
+      const p = prov[k];
+      if (p === undefined || p.kind === 'default') {
+        const v = setup[k];
+        if (v === undefined) continue;
+        // GKD trains on the generalized JSD, not the cross-entropy: 'full' means its logits are whole (no fused kernel).
+        const gkdLoss = k === 'loss' && gkd;
+        assumptions.push({
+          key: k,
+          value: String(v),
+          source: defaultSource(
+            p,
+            gkdLoss
+              ? 'the generalized JSD over the whole logits of the student and the teacher (no Liger fused linear JSD)'
+              : note,
+          ),
+        });
+      }
     }
-  }
 }
 
 /** The fields of the rollout and galore blocks that no file wrote, or that a tool's default filled in. */
@@ -72,18 +87,34 @@ function blockDefaults(ctx: PlanningContext): void {
   if (!ctx.lean && setup.rollout) {
     const r = setup.rollout;
     for (const [f, note] of Object.entries(ROLLOUT_DEFAULT_NOTES) as Array<[keyof typeof r, string]>) {
-      if ((f === 'vllm_memory_fraction' || f === 'vllm_sleep' || f === 'vllm_shared_weights' || f === 'vllm_tensor_parallel')
-        && r.engine !== 'vllm-colocate') continue;
+      if (
+        (f === 'vllm_memory_fraction' ||
+          f === 'vllm_sleep' ||
+          f === 'vllm_shared_weights' ||
+          f === 'vllm_tensor_parallel') &&
+        r.engine !== 'vllm-colocate'
+      )
+        continue;
       if (f === 'gather_weights' && setup.zero_stage !== 3) continue;
       // Online DPO generates two completions per prompt of each micro-batch and takes no old policy's log-probabilities.
       if ((f === 'batch' || f === 'old_logps') && r.objective === 'online-dpo') continue;
       if (f === 'vllm_server' && (r.engine !== 'vllm-server' || r.vllm_server)) continue;
-      blockAssumption('rollout', f, f === 'reward_models' ? (r.reward_models.length > 0 ? r.reward_models.map((m) => m.model).join(', ') : 'none')
-        : f === 'vllm_server' ? 'tensor_parallel 1, memory_fraction 0.9' : r[f], note);
+      blockAssumption(
+        'rollout',
+        f,
+        f === 'reward_models'
+          ? r.reward_models.length > 0
+            ? r.reward_models.map((m) => m.model).join(', ')
+            : 'none'
+          : f === 'vllm_server'
+            ? 'tensor_parallel 1, memory_fraction 0.9'
+            : r[f],
+        note,
+      );
     }
   }
   if (!ctx.lean && setup.galore) {
-    blockAssumption('galore', 'rank', setup.galore.rank, 'rank 128 (transformers\' GaLore default)');
+    blockAssumption('galore', 'rank', setup.galore.rank, "rank 128 (transformers' GaLore default)");
     blockAssumption('galore', 'target_modules', setup.galore.target_modules, 'every linear layer');
   }
 }

@@ -21,8 +21,11 @@ export function modelCodeCheckpointing(ctx: PlanningContext, norm: NormalizedSet
   const { code, checkpointingIgnored } = norm;
   const { warnings } = ctx.notes;
   if (code && checkpointingIgnored !== undefined) {
-    warnings.push({ key: 'gradient_checkpointing', code: 'no-effect',
-      message: `gradient checkpointing has no effect on ${code.name}: its ${code.file} (remote code, and Axolotl's copy) calls every decoder layer directly, so all ${checkpointingIgnored} layers keep their activations; estimated without checkpointing` });
+    warnings.push({
+      key: 'gradient_checkpointing',
+      code: 'no-effect',
+      message: `gradient checkpointing has no effect on ${code.name}: its ${code.file} (remote code, and Axolotl's copy) calls every decoder layer directly, so all ${checkpointingIgnored} layers keep their activations; estimated without checkpointing`,
+    });
   }
 }
 
@@ -37,16 +40,27 @@ export function gpuSupportChecks(ctx: PlanningContext): void {
   const { warnings } = ctx.notes;
   const spec = ctx.gpu?.spec;
   if (spec && !ctx.lean) {
-    const bf16Key = setupAsGiven.mixed_precision === 'bf16' && given(ctx, 'mixed_precision') ? 'mixed_precision'
-      : setupAsGiven.weights_dtype === 'bf16' && given(ctx, 'weights_dtype') ? 'weights_dtype' : undefined;
+    const bf16Key =
+      setupAsGiven.mixed_precision === 'bf16' && given(ctx, 'mixed_precision')
+        ? 'mixed_precision'
+        : setupAsGiven.weights_dtype === 'bf16' && given(ctx, 'weights_dtype')
+          ? 'weights_dtype'
+          : undefined;
     if (bf16Key && !spec.bf16) {
-      warnings.push({ key: bf16Key, code: 'gpu-unsupported',
-        message: `${spec.id} has no bf16 hardware: recent PyTorch emulates bf16 matmuls on it (much slower) and older releases refuse bf16 training; use fp16 mixed precision on this GPU` });
+      warnings.push({
+        key: bf16Key,
+        code: 'gpu-unsupported',
+        message: `${spec.id} has no bf16 hardware: recent PyTorch emulates bf16 matmuls on it (much slower) and older releases refuse bf16 training; use fp16 mixed precision on this GPU`,
+      });
     }
     const flashCapable = (spec.vendor === 'nvidia' || spec.vendor === 'amd') && spec.bf16;
     if (setupAsGiven.attention === 'flash' && given(ctx, 'attention') && !flashCapable) {
-      warnings.push({ key: 'attention', code: 'gpu-unsupported', severity: 'error',
-        message: `FlashAttention-2 does not run on ${spec.id}: its kernels need an NVIDIA Ampere or newer GPU, or an AMD Instinct MI200 / MI300; use sdpa (PyTorch picks a kernel the GPU has, and keeps no s x s matrix either)` });
+      warnings.push({
+        key: 'attention',
+        code: 'gpu-unsupported',
+        severity: 'error',
+        message: `FlashAttention-2 does not run on ${spec.id}: its kernels need an NVIDIA Ampere or newer GPU, or an AMD Instinct MI200 / MI300; use sdpa (PyTorch picks a kernel the GPU has, and keeps no s x s matrix either)`,
+      });
     }
   }
 }
@@ -56,11 +70,17 @@ export function modelCodeAttention(ctx: PlanningContext, norm: NormalizedSetup):
   const { code, attentionIgnored } = norm;
   const { warnings, assumptions } = ctx.notes;
   if (code && attentionIgnored !== undefined && given(ctx, 'attention')) {
-    warnings.push({ key: 'attention', code: 'no-effect',
-      message: `attention '${attentionIgnored}' has no effect on ${code.name}: its ${code.file} sets flash_attention_2 for every MLA layer; estimated with it` });
+    warnings.push({
+      key: 'attention',
+      code: 'no-effect',
+      message: `attention '${attentionIgnored}' has no effect on ${code.name}: its ${code.file} sets flash_attention_2 for every MLA layer; estimated with it`,
+    });
   } else if (code && !given(ctx, 'attention') && !ctx.lean) {
-    assumptions.push({ key: 'attention', value: code.attention,
-      source: `${code.name}'s ${code.file}: KimiLinearModel sets flash_attention_2 whatever attention is asked for` });
+    assumptions.push({
+      key: 'attention',
+      value: code.attention,
+      source: `${code.name}'s ${code.file}: KimiLinearModel sets flash_attention_2 whatever attention is asked for`,
+    });
   }
   if (code && !ctx.lean) {
     assumptions.push({ key: 'model', value: `${code.file} (trust_remote_code)`, source: `VRAM Lens: ${code.modeled}` });
@@ -74,17 +94,25 @@ export function modelCodeAttention(ctx: PlanningContext, norm: NormalizedSetup):
  * the linear-attention and Mamba layers' states per sequence, and keys and values elsewhere; its profiling run's
  * activations and CUDA graphs come on top, so a shortfall here is certain.
  */
-export function vllmEngineChecks(ctx: PlanningContext, a: Architecture, inv: Inventory, engine: 'vllm-colocate' | 'vllm-server',
-  gpu: NonNullable<EstimateOptions['gpu']>): void {
+export function vllmEngineChecks(
+  ctx: PlanningContext,
+  a: Architecture,
+  inv: Inventory,
+  engine: 'vllm-colocate' | 'vllm-server',
+  gpu: NonNullable<EstimateOptions['gpu']>,
+): void {
   const setup = ctx.setup;
   const rollout = setup.rollout;
   const { warnings } = ctx.notes;
   const weights = inv.total * 2;
-  const kvToken = a.mla ? (a.mla.kvLoraRank + a.mla.qkRope) * 2 * attentionLayerCount(a) : 2 * a.kvHeads * a.headDim * 2 * attentionLayerCount(a);
+  const kvToken = a.mla
+    ? (a.mla.kvLoraRank + a.mla.qkRope) * 2 * attentionLayerCount(a)
+    : 2 * a.kvHeads * a.headDim * 2 * attentionLayerCount(a);
   const states = recurrentStates(a, 2);
   const stateSeq = states.layers * states.perLayer;
   const gib = (x: number): string => `${(x / GiB).toFixed(1)} GiB`;
-  const parts = (tokens: number): string => `the weights ${formatCount(inv.total)} x 2 B = ${gib(weights)} and one ${tokens}-token sequence's KV cache ${gib(kvToken * tokens + stateSeq)}`;
+  const parts = (tokens: number): string =>
+    `the weights ${formatCount(inv.total)} x 2 B = ${gib(weights)} and one ${tokens}-token sequence's KV cache ${gib(kvToken * tokens + stateSeq)}`;
   // Over `tp` GPUs each holds 1/tp of the weights and of the key/value heads (a head is replicated when there are
   // fewer heads than GPUs; MLA's latent cache is whole on every GPU): what one GPU holds with a `tokens`-long cache.
   const cacheShare = (tp: number): number => (a.mla ? 1 : Math.max(1, a.kvHeads / tp) / a.kvHeads);
@@ -96,9 +124,13 @@ export function vllmEngineChecks(ctx: PlanningContext, a: Architecture, inv: Inv
   // 32 bytes per logit with TRL's processed log-probs). CUDA graphs are captured after the KV cache, outside the share.
   const profilePeak = (tokens: number, rows: number, tp: number): number => {
     const width = a.moe ? a.moe.topK * a.moe.expertFfn + a.moe.sharedExpertFfn : a.ffn;
-    return Math.max(tokens * ((6 * width) / tp + 8 * a.hidden), Math.min(rows, tokens) * a.vocab * 32 + 2 * tokens * a.hidden);
+    return Math.max(
+      tokens * ((6 * width) / tp + 8 * a.hidden),
+      Math.min(rows, tokens) * a.vocab * 32 + 2 * tokens * a.hidden,
+    );
   };
-  const perGpu = (tp: number, tokens: number, peak: number): number => weights / tp + (kvToken * tokens + stateSeq) * cacheShare(tp) + peak;
+  const perGpu = (tp: number, tokens: number, peak: number): number =>
+    weights / tp + (kvToken * tokens + stateSeq) * cacheShare(tp) + peak;
   if (engine === 'vllm-colocate') {
     // TRL's colocated engine admits prompt + completion (max_model_len = max_prompt_length + max_completion_length);
     // with vllm_tensor_parallel_size it splits the weights and the key/value heads over that many GPUs. TRL passes
@@ -109,8 +141,10 @@ export function vllmEngineChecks(ctx: PlanningContext, a: Architecture, inv: Inv
     const mine = perGpu(ctp, setup.seq_len, peak);
     const share = rollout!.vllm_memory_fraction * gpu.memoryBytes;
     if (mine > share) {
-      warnings.push({ key: 'rollout.vllm_memory_fraction',
-        message: `the colocated vLLM engine's share (${rollout!.vllm_memory_fraction} x ${gib(gpu.memoryBytes)} = ${gib(share)}) cannot hold ${ctp > 1 ? `its 1/${ctp} share of ` : ''}${parts(setup.seq_len)}, with its start-up profile run (4096 tokens, ${Math.min(rows, 4096)} sampled sequences: ${gib(peak)}): vLLM stops at start-up; raise vllm_gpu_memory_utilization to at least ${(Math.ceil((100 * mine) / gpu.memoryBytes) / 100).toFixed(2)} (CUDA graphs come on top) or split the engine with vllm_tensor_parallel_size` });
+      warnings.push({
+        key: 'rollout.vllm_memory_fraction',
+        message: `the colocated vLLM engine's share (${rollout!.vllm_memory_fraction} x ${gib(gpu.memoryBytes)} = ${gib(share)}) cannot hold ${ctp > 1 ? `its 1/${ctp} share of ` : ''}${parts(setup.seq_len)}, with its start-up profile run (4096 tokens, ${Math.min(rows, 4096)} sampled sequences: ${gib(peak)}): vLLM stops at start-up; raise vllm_gpu_memory_utilization to at least ${(Math.ceil((100 * mine) / gpu.memoryBytes) / 100).toFixed(2)} (CUDA graphs come on top) or split the engine with vllm_tensor_parallel_size`,
+      });
     }
     return;
   }
@@ -128,18 +162,25 @@ export function vllmEngineChecks(ctx: PlanningContext, a: Architecture, inv: Inv
   const maxLen = srv.max_model_len ?? a.maxPositions;
   const partsPerGpu = (tokens: number): string => `${tp > 1 ? `its share of ${parts(tokens)}` : parts(tokens)}`;
   if (srv.max_model_len !== undefined && srv.max_model_len < setup.seq_len) {
-    warnings.push({ key: 'rollout.engine',
-      message: `the vLLM server admits ${srv.max_model_len} tokens (--max_model_len) but a sequence is ${setup.seq_len} (prompt + completion): requests that long fail` });
+    warnings.push({
+      key: 'rollout.engine',
+      message: `the vLLM server admits ${srv.max_model_len} tokens (--max_model_len) but a sequence is ${setup.seq_len} (prompt + completion): requests that long fail`,
+    });
   }
   if (perGpu(tp, setup.seq_len, peak) > budget) {
     let gpus = tp;
-    while (gpus < 64 && perGpu(gpus, setup.seq_len, profilePeak(big ? 16_384 : 8192, big ? 1024 : 256, gpus)) > budget) gpus *= 2;
-    warnings.push({ key: 'rollout.engine',
-      message: `a vLLM server on ${where} cannot hold ${partsPerGpu(setup.seq_len)} with ${profileRun}; serve it over ${gpus} GPUs (--tensor_parallel_size)${gpus >= 64 ? ' or more' : ''}` });
+    while (gpus < 64 && perGpu(gpus, setup.seq_len, profilePeak(big ? 16_384 : 8192, big ? 1024 : 256, gpus)) > budget)
+      gpus *= 2;
+    warnings.push({
+      key: 'rollout.engine',
+      message: `a vLLM server on ${where} cannot hold ${partsPerGpu(setup.seq_len)} with ${profileRun}; serve it over ${gpus} GPUs (--tensor_parallel_size)${gpus >= 64 ? ' or more' : ''}`,
+    });
   } else if (perGpu(tp, maxLen, peak) > budget) {
     const fit = Math.floor((budget - weights / tp - stateSeq * cacheShare(tp) - peak) / (kvToken * cacheShare(tp)));
-    warnings.push({ key: 'rollout.engine',
-      message: `a vLLM server on ${where} cannot hold ${partsPerGpu(maxLen)} at ${srv.max_model_len !== undefined ? 'its --max_model_len' : `its default max_model_len (the model's ${a.maxPositions} positions)`} with ${profileRun}, so it stops at start-up; pass trl vllm-serve --max_model_len between ${setup.seq_len} and ${fit} tokens (the KV cache left beside the weights and the profile run; CUDA graphs come on top)` });
+    warnings.push({
+      key: 'rollout.engine',
+      message: `a vLLM server on ${where} cannot hold ${partsPerGpu(maxLen)} at ${srv.max_model_len !== undefined ? 'its --max_model_len' : `its default max_model_len (the model's ${a.maxPositions} positions)`} with ${profileRun}, so it stops at start-up; pass trl vllm-serve --max_model_len between ${setup.seq_len} and ${fit} tokens (the KV cache left beside the weights and the profile run; CUDA graphs come on top)`,
+    });
   }
 }
 
@@ -150,8 +191,12 @@ export function moeNotes(ctx: EstimateContext): void {
   const { assumptions } = ctx.notes;
   if (fusedFamily && !ctx.lean) fusedExpertNotes(ctx);
   else if (baseArch.family === 'gpt_oss' && setup.transformers_version === undefined && !ctx.lean) {
-    assumptions.push({ key: 'transformers_version', value: '5',
-      source: 'VRAM Lens default: a current transformers release, which runs the gpt-oss experts through one grouped matmul (grouped_mm; 4.x: one expert after another)' });
+    assumptions.push({
+      key: 'transformers_version',
+      value: '5',
+      source:
+        'VRAM Lens default: a current transformers release, which runs the gpt-oss experts through one grouped matmul (grouped_mm; 4.x: one expert after another)',
+    });
   }
 }
 
@@ -173,27 +218,44 @@ function fusedExpertNotes(ctx: EstimateContext): void {
   const loraNames = lora && peft ? lora.target_modules : undefined;
   const linearExperts = linearModules(alwaysFused ? { ...baseArch, fusedExperts: false } : baseArch);
   const unfusedTargets = loraNames ? matchModules(loraNames, linearExperts) : undefined;
-  const lostExperts = unfusedTargets !== undefined && linearExperts.some((m) => m.group === 'expert' && unfusedTargets.has(m.name));
+  const lostExperts =
+    unfusedTargets !== undefined && linearExperts.some((m) => m.group === 'expert' && unfusedTargets.has(m.name));
   // The release decides how the experts are stored (3-D parameters or one nn.Linear per expert projection) and run
   // (one grouped matmul, or one expert after another): the saved tensors and the backward's working set.
   if (setup.transformers_version === undefined && !alwaysFused) {
-    assumptions.push(setup.kernels === 'unsloth'
-      ? { key: 'transformers_version', value: '5',
-        source: 'VRAM Lens default: a current transformers release; Unsloth loads its experts as one linear layer per expert projection (unslothai/unsloth#4032)' }
-      : { key: 'transformers_version', value: '5',
-        source: `VRAM Lens default: a current transformers release, which stores the ${a.moe!.experts} experts of each ${a.family} MoE layer as two 3-D parameters and runs them through one grouped matmul (grouped_mm; 4.x: one nn.Linear per expert projection, one expert after another)` });
+    assumptions.push(
+      setup.kernels === 'unsloth'
+        ? {
+            key: 'transformers_version',
+            value: '5',
+            source:
+              'VRAM Lens default: a current transformers release; Unsloth loads its experts as one linear layer per expert projection (unslothai/unsloth#4032)',
+          }
+        : {
+            key: 'transformers_version',
+            value: '5',
+            source: `VRAM Lens default: a current transformers release, which stores the ${a.moe!.experts} experts of each ${a.family} MoE layer as two 3-D parameters and runs them through one grouped matmul (grouped_mm; 4.x: one nn.Linear per expert projection, one expert after another)`,
+          },
+    );
   }
   if (!a.fusedExperts) return;
   if (bnbHere && !effSetup.quantization!.experts) {
-    const expertParams = mods.filter((m) => m.parameter && (m.group === 'expert' || m.group === 'router')).reduce((t, m) => t
-      + m.inFeatures * m.outFeatures * m.count, 0);
+    const expertParams = mods
+      .filter((m) => m.parameter && (m.group === 'expert' || m.group === 'router'))
+      .reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0);
     const bytes = kbit !== 'none' ? 4 : wb;
-    warnings.push({ key: 'quantization', code: 'fused-experts',
-      message: `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize (it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params stay ${bytes === 4 ? 'fp32' : setup.weights_dtype}${kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : ''}, ${formatBytes(expertParams * bytes)}${alwaysFused ? '' : '. transformers 4.x or Unsloth quantize them per expert'}; Axolotl's quantize_moe_experts quantizes them` });
+    warnings.push({
+      key: 'quantization',
+      code: 'fused-experts',
+      message: `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize (it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params stay ${bytes === 4 ? 'fp32' : setup.weights_dtype}${kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : ''}, ${formatBytes(expertParams * bytes)}${alwaysFused ? '' : '. transformers 4.x or Unsloth quantize them per expert'}; Axolotl's quantize_moe_experts quantizes them`,
+    });
   }
   if (lostExperts && paramTargets.targets.length === 0) {
-    warnings.push({ key: 'lora.target_modules', code: 'fused-experts',
-      message: `transformers ${version} stores the experts as 3-D parameters, which target_modules does not reach: the adapters sit on ${targets.size > 0 ? [...targets].join(', ') : 'no layer'} only (PEFT target_parameters adapts fused experts)` });
+    warnings.push({
+      key: 'lora.target_modules',
+      code: 'fused-experts',
+      message: `transformers ${version} stores the experts as 3-D parameters, which target_modules does not reach: the adapters sit on ${targets.size > 0 ? [...targets].join(', ') : 'no layer'} only (PEFT target_parameters adapts fused experts)`,
+    });
   }
 }
 
@@ -204,13 +266,19 @@ export function attentionNotes(ctx: EstimateContext): void {
   const cp = ctx.layout.contextParallel;
   const { attention, eagerOnly } = ctx.dtypes;
   const { warnings, assumptions } = ctx.notes;
-  if (cp > 1 && setup.attention === 'eager') warnings.push({ key: 'attention',
-    message: 'context parallelism splits attention into flash-attention blocks; eager attention is not used with it' });
+  if (cp > 1 && setup.attention === 'eager')
+    warnings.push({
+      key: 'attention',
+      message: 'context parallelism splits attention into flash-attention blocks; eager attention is not used with it',
+    });
   // Llama4PreTrainedModel._supports_flash_attn = False: from_pretrained refuses flash_attention_2; SDPA and flex attention
   // keep what the flash kernel keeps, so the estimate is the same.
   if (a.family === 'llama4' && setup.attention === 'flash' && cp === 1 && !ctx.lean) {
-    warnings.push({ key: 'attention',
-      message: 'transformers has no FlashAttention-2 path for Llama 4 (from_pretrained refuses flash_attention_2); use sdpa or flex_attention, which keep the same tensors' });
+    warnings.push({
+      key: 'attention',
+      message:
+        'transformers has no FlashAttention-2 path for Llama 4 (from_pretrained refuses flash_attention_2); use sdpa or flex_attention, which keep the same tensors',
+    });
   }
   if (attention === 'eager' && setup.attention !== 'eager' && !ctx.lean) {
     const why = eagerOnly!.why;
@@ -226,6 +294,9 @@ export function evaluationNotes(ctx: EstimateContext): void {
   const pp = ctx.layout.pipelineParallel;
   const { warnings } = ctx.notes;
   if (setup.eval_batch_size !== undefined && pp > 1) {
-    warnings.push({ key: 'eval_batch_size', message: 'the evaluation phase is not modeled with pipeline parallelism; the estimate covers training only' });
+    warnings.push({
+      key: 'eval_batch_size',
+      message: 'the evaluation phase is not modeled with pipeline parallelism; the estimate covers training only',
+    });
   }
 }

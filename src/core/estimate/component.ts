@@ -9,14 +9,37 @@ const NO_INPUTS: Readonly<Record<string, never>> = Object.freeze({});
  * A component of a phase. Its formula and inputs are built only outside lean mode (the advice search estimates
  * thousands of candidates and shows none of them; the items it shows are estimated again in full).
  */
-export function comp(ctx: { readonly lean: boolean }, id: ComponentId, label: string, bytes: number, formula: () => string,
-  inputs: () => Record<string, number | string | boolean>): Component {
-  return { id, label, bytes: Math.max(0, Math.round(bytes)), formula: ctx.lean ? '' : formula(), inputs: ctx.lean ? NO_INPUTS : inputs() };
+export function comp(
+  ctx: { readonly lean: boolean },
+  id: ComponentId,
+  label: string,
+  bytes: number,
+  formula: () => string,
+  inputs: () => Record<string, number | string | boolean>,
+): Component {
+  return {
+    id,
+    label,
+    bytes: Math.max(0, Math.round(bytes)),
+    formula: ctx.lean ? '' : formula(),
+    inputs: ctx.lean ? NO_INPUTS : inputs(),
+  };
 }
 
 /** Components that are the model's own tensors (what a model load leaves allocated). */
-export const MODEL_TENSOR_IDS: ReadonlySet<ComponentId> = new Set<ComponentId>(['weights', 'quantization-constants', 'adapter-weights', 'rotary-tables']);
+export const MODEL_TENSOR_IDS: ReadonlySet<ComponentId> = new Set<ComponentId>([
+  'weights',
+  'quantization-constants',
+  'adapter-weights',
+  'rotary-tables',
+]);
 /** Components allocated once (they do not fragment the allocator's pool). */
-export const PERSISTENT_IDS = new Set<ComponentId>([...MODEL_TENSOR_IDS, 'master-weights', 'optimizer-states', 'ddp-buckets', 'rollout-engine']);
+export const PERSISTENT_IDS = new Set<ComponentId>([
+  ...MODEL_TENSOR_IDS,
+  'master-weights',
+  'optimizer-states',
+  'ddp-buckets',
+  'rollout-engine',
+]);
 
 export const sum = (cs: readonly Component[]): number => cs.reduce((s, c) => s + c.bytes, 0);

@@ -12,7 +12,13 @@ import type { Inventory, ParameterTarget } from './inventory';
 
 export interface EstimateOptions {
   /** GPU memory to check the fit against (driver-reported total), with its catalog id. */
-  readonly gpu?: { readonly id: string; readonly memoryBytes: number; readonly source: string; readonly nvlink?: boolean; readonly spec?: GpuSpec };
+  readonly gpu?: {
+    readonly id: string;
+    readonly memoryBytes: number;
+    readonly source: string;
+    readonly nvlink?: boolean;
+    readonly spec?: GpuSpec;
+  };
   /** Where each setup value came from; values without a file/flag/setting source become assumptions. */
   readonly provenance?: ProvenanceMap;
   /** Margin kept free below the GPU size for 'fits' (fraction, e.g. 0.05). */
@@ -70,8 +76,18 @@ export interface ShardingPlan {
 }
 
 /** The generation of online RL (GRPO, online DPO) or of on-policy distillation, per round. */
-export type GenerationPlan = Pick<NonNullable<TrainingSetup['rollout']>, 'batch' | 'completion_len' | 'engine' | 'vllm_memory_fraction' | 'vllm_sleep'
-  | 'vllm_shared_weights' | 'reference' | 'old_logps' | 'gather_weights'>;
+export type GenerationPlan = Pick<
+  NonNullable<TrainingSetup['rollout']>,
+  | 'batch'
+  | 'completion_len'
+  | 'engine'
+  | 'vllm_memory_fraction'
+  | 'vllm_sleep'
+  | 'vllm_shared_weights'
+  | 'reference'
+  | 'old_logps'
+  | 'gather_weights'
+>;
 
 /** What is trained and how: adapters, GaLore, BAdam, distillation, preference and RL. */
 export interface MethodPlan {

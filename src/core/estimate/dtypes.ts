@@ -14,18 +14,30 @@ import type { DtypePlan, MethodPlan, PlanningContext, ShardingPlan } from './con
  * (GptOssPreTrainedModel._supports_sdpa = False: its attention sinks need eager attention or a kernel that takes them);
  * BLOOM adds its ALiBi bias by baddbmm in eager code only (no SDPA or FlashAttention path).
  */
-export const EAGER_ONLY_ATTENTION: Partial<Record<Architecture['family'], { readonly replaces: readonly Attention[]; readonly why: string }>> = {
-  gpt_oss: { replaces: ['sdpa'],
-    why: 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash' },
-  bloom: { replaces: ['sdpa', 'flash'],
-    why: 'transformers runs BLOOM\'s ALiBi attention in eager code only (no SDPA or FlashAttention path): eager attention is used' },
+export const EAGER_ONLY_ATTENTION: Partial<
+  Record<Architecture['family'], { readonly replaces: readonly Attention[]; readonly why: string }>
+> = {
+  gpt_oss: {
+    replaces: ['sdpa'],
+    why: 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash',
+  },
+  bloom: {
+    replaces: ['sdpa', 'flash'],
+    why: "transformers runs BLOOM's ALiBi attention in eager code only (no SDPA or FlashAttention path): eager attention is used",
+  },
 };
 
 export const dtypeBytes = (d: 'fp32' | 'bf16' | 'fp16'): number => DTYPE_BYTES[d];
 
 /** The dtypes of the run (warns of an upcast of a model that is not 4/8-bit and of pure fp16 training). */
-export function planDtypes(ctx: PlanningContext, a: Architecture, layout: Layout, sharding: ShardingPlan,
-  adapterPlan: Pick<MethodPlan, 'peft' | 'adapters' | 'lora' | 'ia3'> & { effectiveSetup: TrainingSetup }, badamRatio: number | undefined): DtypePlan {
+export function planDtypes(
+  ctx: PlanningContext,
+  a: Architecture,
+  layout: Layout,
+  sharding: ShardingPlan,
+  adapterPlan: Pick<MethodPlan, 'peft' | 'adapters' | 'lora' | 'ia3'> & { effectiveSetup: TrainingSetup },
+  badamRatio: number | undefined,
+): DtypePlan {
   const setup = ctx.setup;
   const { warnings } = ctx.notes;
   const cp = layout.contextParallel;
@@ -37,8 +49,11 @@ export function planDtypes(ctx: PlanningContext, a: Architecture, layout: Layout
   const kbit = setup.kbit_upcast !== 'none' && q8?.type !== 'gptq' ? setup.kbit_upcast : 'none';
   const wholeModelUpcast = kbit === 'all' && !q8 && setup.weights_dtype !== 'fp32';
   if (wholeModelUpcast) {
-    warnings.push({ key: 'kbit_upcast',
-      message: 'prepare_model_for_kbit_training on a model that is not 4/8-bit casts every 16-bit parameter to fp32: weights take twice the memory' });
+    warnings.push({
+      key: 'kbit_upcast',
+      message:
+        'prepare_model_for_kbit_training on a model that is not 4/8-bit casts every 16-bit parameter to fp32: weights take twice the memory',
+    });
   }
   const wb = wholeModelUpcast ? 4 : dtypeBytes(setup.weights_dtype);
   // With a quantized model: norms (and biases) in fp32; with 'all' also the embeddings and the output head.
@@ -48,7 +63,10 @@ export function planDtypes(ctx: PlanningContext, a: Architecture, layout: Layout
   const half: 2 | 4 = setup.mixed_precision !== 'none' ? 2 : wb === 4 ? 4 : 2;
   const mode: ComputeMode = setup.mixed_precision !== 'none' ? 'amp' : wb === 4 ? 'fp32' : 'half';
   if (setup.mixed_precision === 'none' && setup.weights_dtype === 'fp16') {
-    warnings.push({ key: 'weights_dtype', message: 'pure fp16 training without loss scaling or master weights is numerically fragile' });
+    warnings.push({
+      key: 'weights_dtype',
+      message: 'pure fp16 training without loss scaling or master weights is numerically fragile',
+    });
   }
   const adapterBytes = peft ? dtypeBytes(lora!.dtype) : ia3 ? dtypeBytes(ia3.dtype) : wb;
   const trainableBytes = adapters ? adapterBytes : wb;
@@ -68,7 +86,25 @@ export function planDtypes(ctx: PlanningContext, a: Architecture, layout: Layout
   // _softmax_backward_data(grad, result, dim, self)), so both were saved.
   const oldSoftmax = olderThan(setup.pytorch_version, 1, 11);
   const cb = mode === 'fp32' ? 4 : half;
-  return { kbit, kbitQuantized: kbitQ, wholeModelUpcast, weightBytes: wb, denseBytes, embeddingBytes: embBytes, half, mode, computeBytes: cb,
-    residualBytes: mode === 'amp' && wb === 4 ? 4
-      : cb, adapterBytes, trainableBytes, masterCopy, stateBytes, fsdpMaster, gradBytes, attention, eagerOnly, oldSoftmax };
+  return {
+    kbit,
+    kbitQuantized: kbitQ,
+    wholeModelUpcast,
+    weightBytes: wb,
+    denseBytes,
+    embeddingBytes: embBytes,
+    half,
+    mode,
+    computeBytes: cb,
+    residualBytes: mode === 'amp' && wb === 4 ? 4 : cb,
+    adapterBytes,
+    trainableBytes,
+    masterCopy,
+    stateBytes,
+    fsdpMaster,
+    gradBytes,
+    attention,
+    eagerOnly,
+    oldSoftmax,
+  };
 }

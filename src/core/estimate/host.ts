@@ -5,7 +5,11 @@ import { optimizerStateBytes } from '../terms/optimizer-states';
 import type { EstimateContext } from './context';
 
 /** Bytes per node in host RAM and on NVMe. */
-export function hostMemory(ctx: EstimateContext, pagedBytes: number, pagedResident: number): { cpuBytes: number; nvmeBytes: number } {
+export function hostMemory(
+  ctx: EstimateContext,
+  pagedBytes: number,
+  pagedResident: number,
+): { cpuBytes: number; nvmeBytes: number } {
   const setup = ctx.setup;
   const inv = ctx.model.inventory;
   const { shardOptimizer, shardParams, offloadOptimizer: offloadOpt, offloadParams, fsdpOffload } = ctx.sharding;

@@ -10,7 +10,14 @@ import { nf4LoadPhase } from '../terms/nf4-load';
 import { variableLengthCache } from '../terms/variable-length';
 import { formatCount, GiB } from '../units';
 import { defaultAssumptions } from './assumptions';
-import { attentionNotes, evaluationNotes, gpuSupportChecks, modelCodeAttention, modelCodeCheckpointing, moeNotes } from './checks';
+import {
+  attentionNotes,
+  evaluationNotes,
+  gpuSupportChecks,
+  modelCodeAttention,
+  modelCodeCheckpointing,
+  moeNotes,
+} from './checks';
 import type { EstimateContext, EstimateOptions, Notes, PlanningContext } from './context';
 import { planDtypes } from './dtypes';
 import { hostMemory } from './host';
@@ -32,13 +39,21 @@ export { fusedExpertsIn } from './normalize';
 export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}): EstimateResult {
   const norm = normalizeSetup(setupAsGiven);
   const { parsed, setup } = norm;
-  if (!parsed.ok) return { ok: false, errors: parsed.problems.map((p) => ({ key: `architecture.${p.field}`, message: p.message })) };
+  if (!parsed.ok)
+    return { ok: false, errors: parsed.problems.map((p) => ({ key: `architecture.${p.field}`, message: p.message })) };
   const variant = modelVariant(setup, parsed.arch);
   const a = variant.arch;
   const frozen = frozenModels(setup);
   if ('ok' in frozen) return frozen;
   const notes: Notes = { warnings: [], assumptions: [] };
-  const planning: PlanningContext = { given: setupAsGiven, setup, provenance: opts.provenance ?? {}, lean: opts.lean === true, notes, gpu: opts.gpu };
+  const planning: PlanningContext = {
+    given: setupAsGiven,
+    setup,
+    provenance: opts.provenance ?? {},
+    lean: opts.lean === true,
+    notes,
+    gpu: opts.gpu,
+  };
   modelCodeCheckpointing(planning, norm);
   // gpuSupportChecks, defaultAssumptions and moeNotes note in full mode only: lean estimates skip the calls.
   if (!planning.lean) gpuSupportChecks(planning);
@@ -53,20 +68,47 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
   const dtypes = planDtypes(planning, a, parallel.layout, parallel.sharding, adapters, norm.badamRatio);
   const headKind = setup.head ?? a.defaultHead;
   const ctx: EstimateContext = {
-    given: setupAsGiven, setup, effectiveSetup: adapters.effectiveSetup,
-    model: { arch: a, baseArch: parsed.arch, code: norm.code, bitsandbytes: variant.bitsandbytes, fusedFamily: variant.fusedFamily, modules: training.modules,
-      inventory: training.inventory, lmHead: headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm' },
+    given: setupAsGiven,
+    setup,
+    effectiveSetup: adapters.effectiveSetup,
+    model: {
+      arch: a,
+      baseArch: parsed.arch,
+      code: norm.code,
+      bitsandbytes: variant.bitsandbytes,
+      fusedFamily: variant.fusedFamily,
+      modules: training.modules,
+      inventory: training.inventory,
+      lmHead: headKind === 'causal_lm' || headKind === 'seq2seq_lm' || headKind === 'masked_lm',
+    },
     layout: parallel.layout,
     sharding: parallel.sharding,
     dtypes,
-    methods: { peft: adapters.peft, adapters: adapters.adapters, lora: adapters.lora, ia3: adapters.ia3, targets: training.targets,
+    methods: {
+      peft: adapters.peft,
+      adapters: adapters.adapters,
+      lora: adapters.lora,
+      ia3: adapters.ia3,
+      targets: training.targets,
       parameterTargets: training.parameterTargets,
-      galore: training.galore, badamLayer: norm.badamLayer, badamRatio: norm.badamRatio, teacher: frozen.teacher, rewardModels: frozen.rewardModels,
-        gkd: frozen.gkd,
-      rollout: rollout.rollout, gkdGeneration: rollout.gkdGeneration, onlineDpo: rollout.onlineDpo, generation: rollout.generation,
-        vllmShare: rollout.vllmShare,
-      paged: training.paged, oldTorchaoNf4: training.oldTorchaoNf4 },
-    gpu: planning.gpu, provenance: planning.provenance, lean: planning.lean, notes,
+      galore: training.galore,
+      badamLayer: norm.badamLayer,
+      badamRatio: norm.badamRatio,
+      teacher: frozen.teacher,
+      rewardModels: frozen.rewardModels,
+      gkd: frozen.gkd,
+      rollout: rollout.rollout,
+      gkdGeneration: rollout.gkdGeneration,
+      onlineDpo: rollout.onlineDpo,
+      generation: rollout.generation,
+      vllmShare: rollout.vllmShare,
+      paged: training.paged,
+      oldTorchaoNf4: training.oldTorchaoNf4,
+    },
+    gpu: planning.gpu,
+    provenance: planning.provenance,
+    lean: planning.lean,
+    notes,
   };
   if (!ctx.lean) moeNotes(ctx);
   attentionNotes(ctx);
@@ -81,8 +123,18 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
 function safeTotals(r: EstimateResult): EstimateResult {
   if (!r.ok) return r;
   const g = r.estimate.perGpu;
-  if ([g.peakBytes, g.reservedBytes, g.deviceBytes, r.estimate.cpuBytes].every((b) => Number.isSafeInteger(b))) return r;
-  return { ok: false, errors: [{ key: 'micro_batch_size', message: 'the estimate exceeds 2^53 bytes (8 PiB) per GPU: the sizes in these files are beyond what any GPU holds' }] };
+  if ([g.peakBytes, g.reservedBytes, g.deviceBytes, r.estimate.cpuBytes].every((b) => Number.isSafeInteger(b)))
+    return r;
+  return {
+    ok: false,
+    errors: [
+      {
+        key: 'micro_batch_size',
+        message:
+          'the estimate exceeds 2^53 bytes (8 PiB) per GPU: the sizes in these files are beyond what any GPU holds',
+      },
+    ],
+  };
 }
 
 /** The busiest stage's phases, the runtime terms and host memory, as the estimate reports them. */
@@ -113,17 +165,31 @@ function assemble(ctx: EstimateContext, opts: EstimateOptions): EstimateResult {
   return {
     ok: true,
     estimate: {
-      model: ctx.lean ? '' : setup.model ?? `${a.family} (${formatCount(inv.total)} parameters)`,
-      architecture: ctx.lean ? ''
+      model: ctx.lean ? '' : (setup.model ?? `${a.family} (${formatCount(inv.total)} parameters)`),
+      architecture: ctx.lean
+        ? ''
         : `${a.family}: ${a.layers} layers, hidden ${a.hidden}, ${a.heads} heads (${a.kvHeads} kv), MLP ${a.ffn}, vocab ${a.vocab}${a.moe ? `, ${a.moe.experts} experts top-${a.moe.topK}` : ''}`,
       parameters: {
-        total: inv.total, trainable: inv.trainable, frozen: inv.total - (setup.method === 'full' ? inv.total : setup.method === 'freeze' ? inv.trainable : 0),
-        quantized: inv.quantized, adapter: inv.adapter, source: inv.source,
+        total: inv.total,
+        trainable: inv.trainable,
+        frozen: inv.total - (setup.method === 'full' ? inv.total : setup.method === 'freeze' ? inv.trainable : 0),
+        quantized: inv.quantized,
+        adapter: inv.adapter,
+        source: inv.source,
       },
       layout,
-      perGpu: { peakBytes, reservedBytes, deviceBytes, phase: peak.phase, components: peak.components, runtime, phases, stage,
+      perGpu: {
+        peakBytes,
+        reservedBytes,
+        deviceBytes,
+        phase: peak.phase,
+        components: peak.components,
+        runtime,
+        phases,
+        stage,
         ...(variableLengths ? { variableLengths } : {}),
-        ...(pagedBytes > pagedResident ? { pagedToHostBytes: pagedBytes - pagedResident } : {}) },
+        ...(pagedBytes > pagedResident ? { pagedToHostBytes: pagedBytes - pagedResident } : {}),
+      },
       cpuBytes: Math.round(cpuBytes),
       nvmeBytes: Math.round(nvmeBytes),
       gpu: gpu ? { id: gpu.id, memoryBytes: gpu.memoryBytes, source: gpu.source } : undefined,
@@ -136,5 +202,13 @@ function assemble(ctx: EstimateContext, opts: EstimateOptions): EstimateResult {
 }
 
 /** Phase order for ties: steady-state phases first. */
-export const PHASES: readonly Phase[] = ['forward', 'backward', 'optimizer', 'first-step', 'evaluation', 'generation', 'load'];
+export const PHASES: readonly Phase[] = [
+  'forward',
+  'backward',
+  'optimizer',
+  'first-step',
+  'evaluation',
+  'generation',
+  'load',
+];
 export { GiB };

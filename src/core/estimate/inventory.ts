@@ -66,19 +66,28 @@ export interface ParameterTarget {
  * layer's, and a path with a layer index ('7.mlp.experts.gate_up_proj', 'model.layers.7.mlp.experts.down_proj') that
  * layer's only. Returns the targets and the names that match no expert parameter.
  */
-export function parameterTargets(names: readonly string[] | undefined, a: Architecture,
-  mods: readonly LinearModule[]): { targets: ParameterTarget[]; unmatched: string[] } {
+export function parameterTargets(
+  names: readonly string[] | undefined,
+  a: Architecture,
+  mods: readonly LinearModule[],
+): { targets: ParameterTarget[]; unmatched: string[] } {
   const targets: ParameterTarget[] = [];
   const unmatched: string[] = [];
   if (!names || !a.moe) return { targets, unmatched: names ? [...names] : [] };
   const experts = mods.filter((m) => m.parameter && m.group === 'expert');
   const found = new Map<LinearModule, Set<number> | 'all'>();
   for (const raw of names) {
-    const parts = raw.trim().split('.').filter((x) => x.length > 0);
+    const parts = raw
+      .trim()
+      .split('.')
+      .filter((x) => x.length > 0);
     const indexAt = parts.findIndex((x) => /^\d+$/.test(x));
     const rest = indexAt >= 0 ? parts.slice(indexAt + 1) : parts;
     const param = rest[rest.length - 1]?.toLowerCase();
-    const m = experts.find((e) => e.name.split('.').pop()!.toLowerCase() === param && (rest.length === 1 || rest.some((x) => /experts/i.test(x))));
+    const m = experts.find(
+      (e) =>
+        e.name.split('.').pop()!.toLowerCase() === param && (rest.length === 1 || rest.some((x) => /experts/i.test(x))),
+    );
     const index = indexAt >= 0 ? Number(parts[indexAt]) : undefined;
     if (!m || (index !== undefined && index >= a.layers)) {
       unmatched.push(raw);
@@ -89,7 +98,11 @@ export function parameterTargets(names: readonly string[] | undefined, a: Archit
     else if (prev !== 'all') found.set(m, new Set([...(prev ?? []), index]));
   }
   for (const [module, where] of found) {
-    targets.push(where === 'all' ? { module, layers: a.moe.moeLayers } : { module, layers: Math.min(where.size, a.moe.moeLayers), indices: where });
+    targets.push(
+      where === 'all'
+        ? { module, layers: a.moe.moeLayers }
+        : { module, layers: Math.min(where.size, a.moe.moeLayers), indices: where },
+    );
   }
   return { targets, unmatched };
 }
@@ -106,17 +119,42 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   const { adapter, largestVector, ff, paramTargets } = adapterCounts(setup, a, mods, targets);
   const { quantized, largestQuantized, qbpp } = quantizedCounts(setup, mods, targets);
   const savedModules = savedModuleCount(setup, a);
-  const { matrices, vectors, trainable, largest, headTrainable } = trainableShapes(setup, a, mods, targets, { pc, total, blocks },
-    { adapter, largestVector, ff, paramTargets }, savedModules);
+  const { matrices, vectors, trainable, largest, headTrainable } = trainableShapes(
+    setup,
+    a,
+    mods,
+    targets,
+    { pc, total, blocks },
+    { adapter, largestVector, ff, paramTargets },
+    savedModules,
+  );
   return {
-    total, embedding: pc.embedding, head: pc.head, vision: pc.vision, blocks, largestBlock: pc.largestBlock, quantized, largestQuantized, quantBytesPerParam: qbpp,
-    adapter, savedModules, trainable, trainableMatrices: matrices, ...(ff ? { ia3Feedforward: ff } : {}), trainableVectors: vectors,
-    largestTrainableTensor: largest, headTrainable, source,
+    total,
+    embedding: pc.embedding,
+    head: pc.head,
+    vision: pc.vision,
+    blocks,
+    largestBlock: pc.largestBlock,
+    quantized,
+    largestQuantized,
+    quantBytesPerParam: qbpp,
+    adapter,
+    savedModules,
+    trainable,
+    trainableMatrices: matrices,
+    ...(ff ? { ia3Feedforward: ff } : {}),
+    trainableVectors: vectors,
+    largestTrainableTensor: largest,
+    headTrainable,
+    source,
   };
 }
 
 /** The architecture's count, or the given one (with the head the model is loaded with), and where it came from. */
-function parameterCounts(setup: TrainingSetup, a: Architecture): { pc: ReturnType<typeof countParameters>; total: number; blocks: number; source: string } {
+function parameterCounts(
+  setup: TrainingSetup,
+  a: Architecture,
+): { pc: ReturnType<typeof countParameters>; total: number; blocks: number; source: string } {
   const head = setup.head ?? a.defaultHead;
   const pc = countParameters(a, head, setup.num_labels);
   let total = pc.total;
@@ -125,8 +163,12 @@ function parameterCounts(setup: TrainingSetup, a: Architecture): { pc: ReturnTyp
   // A given count is the checkpoint's, with the head it was saved with: loaded with another head (a causal LM as a
   // sequence classifier: reward models, classification fine-tunes), that head is swapped in the count.
   const swapped = head !== a.defaultHead && setup.parameters !== undefined;
-  const given = swapped ? setup.parameters! - countParameters(a, a.defaultHead, setup.num_labels).head + pc.head : setup.parameters;
-  const swapNote = swapped ? ` with the ${a.defaultHead.replace('_', ' ')} head replaced by the ${head.replace('_', ' ')} head` : '';
+  const given = swapped
+    ? setup.parameters! - countParameters(a, a.defaultHead, setup.num_labels).head + pc.head
+    : setup.parameters;
+  const swapNote = swapped
+    ? ` with the ${a.defaultHead.replace('_', ' ')} head replaced by the ${head.replace('_', ' ')} head`
+    : '';
   if (given !== undefined && given !== pc.total) {
     blocks = Math.max(0, given - pc.embedding - pc.head - pc.vision);
     total = given;
@@ -138,17 +180,27 @@ function parameterCounts(setup: TrainingSetup, a: Architecture): { pc: ReturnTyp
 }
 
 /** LoRA's (DoRA's, ParamWrapper's) or (IA)^3's parameters, and (IA)^3's feed-forward targets. */
-function adapterCounts(setup: TrainingSetup, a: Architecture, mods: LinearModule[], targets: Set<string>): { adapter: number; largestVector: number;
-  ff: Set<string> | undefined; paramTargets: ParameterTarget[] } {
+function adapterCounts(
+  setup: TrainingSetup,
+  a: Architecture,
+  mods: LinearModule[],
+  targets: Set<string>,
+): { adapter: number; largestVector: number; ff: Set<string> | undefined; paramTargets: ParameterTarget[] } {
   const method = setup.method;
   let adapter = 0;
-  const paramTargets = (method === 'lora' || method === 'qlora') && setup.lora ? parameterTargets(setup.lora.target_parameters, a, mods).targets : [];
+  const paramTargets =
+    (method === 'lora' || method === 'qlora') && setup.lora
+      ? parameterTargets(setup.lora.target_parameters, a, mods).targets
+      : [];
   if ((method === 'lora' || method === 'qlora') && setup.lora) {
     // DoRA adds a magnitude vector per output feature of every target.
-    for (const m of mods) if (targets.has(m.name)) adapter += (setup.lora.r * (m.inFeatures + m.outFeatures)
-      + (setup.lora.use_dora ? m.outFeatures : 0)) * m.count;
+    for (const m of mods)
+      if (targets.has(m.name))
+        adapter +=
+          (setup.lora.r * (m.inFeatures + m.outFeatures) + (setup.lora.use_dora ? m.outFeatures : 0)) * m.count;
     // ParamWrapper: lora_A (r·E x in) and lora_B (out x r·E) per targeted 3-D parameter and layer.
-    for (const t of paramTargets) adapter += setup.lora.r * a.moe!.experts * (t.module.inFeatures + t.module.outFeatures) * t.layers;
+    for (const t of paramTargets)
+      adapter += setup.lora.r * a.moe!.experts * (t.module.inFeatures + t.module.outFeatures) * t.layers;
   }
   // (IA)^3: one value per output feature of a target, per input feature of a feed-forward target.
   const ff = method === 'ia3' && setup.ia3 ? matchModules(setup.ia3.feedforward_modules, mods) : undefined;
@@ -165,7 +217,11 @@ function adapterCounts(setup: TrainingSetup, a: Architecture, mods: LinearModule
 }
 
 /** The quantized block parameters, the largest quantized matrix, and their bytes per parameter with the constants. */
-function quantizedCounts(setup: TrainingSetup, mods: LinearModule[], targets: Set<string>): { quantized: number; largestQuantized: number; qbpp: number } {
+function quantizedCounts(
+  setup: TrainingSetup,
+  mods: LinearModule[],
+  targets: Set<string>,
+): { quantized: number; largestQuantized: number; qbpp: number } {
   let quantized = 0;
   let largestQuantized = 0;
   let qbpp = 0;
@@ -175,8 +231,13 @@ function quantizedCounts(setup: TrainingSetup, mods: LinearModule[], targets: Se
       if (scope === 'lora-targets' && !targets.has(m.name)) continue;
       // bitsandbytes replaces nn.Linear modules only; GPTQ/AWQ checkpoints say what they packed; Axolotl's
       // quantize_moe_experts quantizes the fused expert parameters as well.
-      if (m.parameter && setup.quantization.type !== 'gptq' && setup.quantization.type !== 'awq'
-        && !(setup.quantization.experts && m.group === 'expert')) continue;
+      if (
+        m.parameter &&
+        setup.quantization.type !== 'gptq' &&
+        setup.quantization.type !== 'awq' &&
+        !(setup.quantization.experts && m.group === 'expert')
+      )
+        continue;
       quantized += m.inFeatures * m.outFeatures * m.count;
       largestQuantized = Math.max(largestQuantized, m.inFeatures * m.outFeatures);
     }
@@ -200,10 +261,21 @@ function savedModuleCount(setup: TrainingSetup, a: Architecture): number {
 }
 
 /** The trainable parameters by method, their matrices as [rows, cols, count], the rest as vectors, and the largest tensor. */
-function trainableShapes(setup: TrainingSetup, a: Architecture, mods: LinearModule[], targets: Set<string>,
+function trainableShapes(
+  setup: TrainingSetup,
+  a: Architecture,
+  mods: LinearModule[],
+  targets: Set<string>,
   counts: { pc: ReturnType<typeof countParameters>; total: number; blocks: number },
-  adapters: { adapter: number; largestVector: number; ff: Set<string> | undefined; paramTargets: ParameterTarget[] }, savedModules: number):
-  { matrices: Array<[number, number, number]>; vectors: number; trainable: number; largest: number; headTrainable: boolean } {
+  adapters: { adapter: number; largestVector: number; ff: Set<string> | undefined; paramTargets: ParameterTarget[] },
+  savedModules: number,
+): {
+  matrices: Array<[number, number, number]>;
+  vectors: number;
+  trainable: number;
+  largest: number;
+  headTrainable: boolean;
+} {
   const method = setup.method;
   const { pc, total, blocks } = counts;
   const { adapter, largestVector, ff, paramTargets } = adapters;
@@ -259,11 +331,18 @@ function trainableShapes(setup: TrainingSetup, a: Architecture, mods: LinearModu
 }
 
 // Key parts of the LoRA and quantization blocks, memoized per block (the advice search shares them between candidates).
-const loraKey = memoByObject((x: NonNullable<TrainingSetup['lora']>): string =>
-  `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}/${x.target_parameters?.join(',') ?? ''}`);
-const ia3Key = memoByObject((y: NonNullable<TrainingSetup['ia3']>): string => `${y.dtype}/${y.target_modules.join(',')}/${y.feedforward_modules.join(',')}`);
-const quantKey = memoByObject((x: NonNullable<TrainingSetup['quantization']>): string =>
-  `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}/${x.experts === true ? 'experts' : ''}`);
+const loraKey = memoByObject(
+  (x: NonNullable<TrainingSetup['lora']>): string =>
+    `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}/${x.target_parameters?.join(',') ?? ''}`,
+);
+const ia3Key = memoByObject(
+  (y: NonNullable<TrainingSetup['ia3']>): string =>
+    `${y.dtype}/${y.target_modules.join(',')}/${y.feedforward_modules.join(',')}`,
+);
+const quantKey = memoByObject(
+  (x: NonNullable<TrainingSetup['quantization']>): string =>
+    `${x.bits}/${x.type}/${x.double_quant}/${x.scope}/${x.block_size}/${x.experts === true ? 'experts' : ''}`,
+);
 
 interface InventoryInputs {
   readonly setup: TrainingSetup;
@@ -272,29 +351,43 @@ interface InventoryInputs {
   readonly mods: LinearModule[];
 }
 
-const inventories = memo((k: InventoryInputs): { targets: Set<string>; inv: Inventory } => {
-  const targets = adapterTargets(k.setup, k.mods);
-  return { targets, inv: inventory(k.setup, k.a, k.mods, targets) };
-}, {
-  scope: (k) => k.a,
-  limit: 2048,
-  key: ({ setup }) => {
-    const l = setup.lora;
-    const q = setup.quantization;
-    return `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.value_head === true}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}|${setup.torchao_version ?? ''}`;
+const inventories = memo(
+  (k: InventoryInputs): { targets: Set<string>; inv: Inventory } => {
+    const targets = adapterTargets(k.setup, k.mods);
+    return { targets, inv: inventory(k.setup, k.a, k.mods, targets) };
   },
-  // The last calls' inputs, compared by identity (the advice search's candidates share these blocks); mods follow from a.
-  recent: {
-    size: 8,
-    same: (x, y) => x.a === y.a && x.setup.method === y.setup.method && x.setup.parameters === y.setup.parameters && x.setup.head === y.setup.head
-      && x.setup.num_labels === y.setup.num_labels && x.setup.value_head === y.setup.value_head
-        && x.setup.freeze_trainable_layers === y.setup.freeze_trainable_layers
-      && x.setup.lora === y.setup.lora && x.setup.quantization === y.setup.quantization && x.setup.ia3 === y.setup.ia3
-        && x.setup.torchao_version === y.setup.torchao_version,
+  {
+    scope: (k) => k.a,
+    limit: 2048,
+    key: ({ setup }) => {
+      const l = setup.lora;
+      const q = setup.quantization;
+      return `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.value_head === true}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}|${setup.torchao_version ?? ''}`;
+    },
+    // The last calls' inputs, compared by identity (the advice search's candidates share these blocks); mods follow from a.
+    recent: {
+      size: 8,
+      same: (x, y) =>
+        x.a === y.a &&
+        x.setup.method === y.setup.method &&
+        x.setup.parameters === y.setup.parameters &&
+        x.setup.head === y.setup.head &&
+        x.setup.num_labels === y.setup.num_labels &&
+        x.setup.value_head === y.setup.value_head &&
+        x.setup.freeze_trainable_layers === y.setup.freeze_trainable_layers &&
+        x.setup.lora === y.setup.lora &&
+        x.setup.quantization === y.setup.quantization &&
+        x.setup.ia3 === y.setup.ia3 &&
+        x.setup.torchao_version === y.setup.torchao_version,
+    },
   },
-});
+);
 
 /** Targets and parameter inventory, memoized per architecture and the fields they depend on (the advice search reuses them). */
-export function memoInventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): { targets: Set<string>; inv: Inventory } {
+export function memoInventory(
+  setup: TrainingSetup,
+  a: Architecture,
+  mods: LinearModule[],
+): { targets: Set<string>; inv: Inventory } {
   return inventories({ setup, a, mods });
 }

@@ -7,30 +7,62 @@ import type { PlanningContext, ShardingPlan } from './context';
 import type { EstimateFailure } from './normalize';
 
 /** The layout and the sharding plan, or the first impossible value. */
-export function planLayout(ctx: PlanningContext, a: Architecture,
-  badamRatio: number | undefined): { layout: Layout; sharding: ShardingPlan } | EstimateFailure {
+export function planLayout(
+  ctx: PlanningContext,
+  a: Architecture,
+  badamRatio: number | undefined,
+): { layout: Layout; sharding: ShardingPlan } | EstimateFailure {
   const setup = ctx.setup;
   const { warnings } = ctx.notes;
   const world = setup.gpus_per_node * setup.nodes;
   // LLaMA-Factory refuses ratio-based BAdam in distributed training (hparams/parser.py: "does not yet support
   // distributed training, use layer-wise BAdam"); its sparse gradients fit no data-parallel reduction.
-  if (badamRatio !== undefined && world > 1) warnings.push({ key: 'badam',
-    message: `BAdam's ratio mode runs on one GPU only (LLaMA-Factory stops on ${world} GPUs: use badam_mode layer)` });
+  if (badamRatio !== undefined && world > 1)
+    warnings.push({
+      key: 'badam',
+      message: `BAdam's ratio mode runs on one GPU only (LLaMA-Factory stops on ${world} GPUs: use badam_mode layer)`,
+    });
   const tp = setup.tensor_parallel;
   const pp = setup.pipeline_parallel;
   const cp = setup.context_parallel;
   if (world % (tp * pp) !== 0) {
-    return { ok: false, errors: [{ key: 'tensor_parallel',
-      message: `GPUs (${world}) must be a multiple of tensor_parallel x pipeline_parallel (${tp} x ${pp})` }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          key: 'tensor_parallel',
+          message: `GPUs (${world}) must be a multiple of tensor_parallel x pipeline_parallel (${tp} x ${pp})`,
+        },
+      ],
+    };
   }
   if (world % (tp * pp * cp) !== 0) {
-    return { ok: false, errors: [{ key: 'context_parallel',
-      message: `GPUs (${world}) must be a multiple of tensor_parallel x pipeline_parallel x context_parallel (${tp} x ${pp} x ${cp})` }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          key: 'context_parallel',
+          message: `GPUs (${world}) must be a multiple of tensor_parallel x pipeline_parallel x context_parallel (${tp} x ${pp} x ${cp})`,
+        },
+      ],
+    };
   }
   if (setup.seq_len % cp !== 0) {
-    return { ok: false, errors: [{ key: 'context_parallel', message: `seq_len (${setup.seq_len}) must split evenly over context_parallel (${cp}) GPUs` }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          key: 'context_parallel',
+          message: `seq_len (${setup.seq_len}) must split evenly over context_parallel (${cp}) GPUs`,
+        },
+      ],
+    };
   }
-  if (a.heads % tp !== 0) warnings.push({ key: 'tensor_parallel', message: `attention heads (${a.heads}) are not divisible by tensor_parallel (${tp})` });
+  if (a.heads % tp !== 0)
+    warnings.push({
+      key: 'tensor_parallel',
+      message: `attention heads (${a.heads}) are not divisible by tensor_parallel (${tp})`,
+    });
   // Context-parallel ranks share each batch (they split its sequences), so they are not data-parallel for the batch,
   // but FSDP and ZeRO shard over them as over data-parallel ranks (torchtitan's dp_shard x cp mesh).
   const dp = world / (tp * pp * cp);
@@ -43,20 +75,32 @@ export function planLayout(ctx: PlanningContext, a: Architecture,
   // parameters with 16-bit ones (accelerate#1415, bitsandbytes#1709; PEFT's FSDP-QLoRA is 4-bit only, peft#2833) and
   // DeepSpeed ZeRO-3 cannot partition them either (bitsandbytes#89). 4-bit layers can, through bnb_4bit_quant_storage.
   if (setup.quantization?.type === 'int8' && (fsdp || zero === 3)) {
-    warnings.push({ key: fsdp ? 'fsdp' : 'zero_stage',
-      message: `bitsandbytes 8-bit layers cannot be sharded by ${fsdp ? 'FSDP (integer parameters: accelerate#1415, bitsandbytes#1709)' : 'DeepSpeed ZeRO-3 (bitsandbytes#89)'}: training stops at start-up; use 4-bit QLoRA with bnb_4bit_quant_storage, or ZeRO-2` });
+    warnings.push({
+      key: fsdp ? 'fsdp' : 'zero_stage',
+      message: `bitsandbytes 8-bit layers cannot be sharded by ${fsdp ? 'FSDP (integer parameters: accelerate#1415, bitsandbytes#1709)' : 'DeepSpeed ZeRO-3 (bitsandbytes#89)'}: training stops at start-up; use 4-bit QLoRA with bnb_4bit_quant_storage, or ZeRO-2`,
+    });
   }
   // MiCS (DeepSpeed mics_shard_size) shards ZeRO's states within groups of that many GPUs, like FSDP's hybrid shard.
-  const shardGroup = setup.fsdp === 'hybrid_shard' ? Math.min(dp * cp, setup.fsdp_shard_size ?? setup.gpus_per_node)
-    : !fsdp && setup.zero_stage >= 1 && setup.zero_mics_shard_size !== undefined ? Math.min(dp * cp, setup.zero_mics_shard_size) : dp * cp;
+  const shardGroup =
+    setup.fsdp === 'hybrid_shard'
+      ? Math.min(dp * cp, setup.fsdp_shard_size ?? setup.gpus_per_node)
+      : !fsdp && setup.zero_stage >= 1 && setup.zero_mics_shard_size !== undefined
+        ? Math.min(dp * cp, setup.zero_mics_shard_size)
+        : dp * cp;
   const shardOptimizer = fsdp || zero >= 1 ? shardGroup : 1;
-  const shardGrads = setup.fsdp === 'full_shard' || setup.fsdp === 'shard_grad_op' || setup.fsdp === 'hybrid_shard' || zero >= 2 ? shardGroup : 1;
+  const shardGrads =
+    setup.fsdp === 'full_shard' || setup.fsdp === 'shard_grad_op' || setup.fsdp === 'hybrid_shard' || zero >= 2
+      ? shardGroup
+      : 1;
   const shardParams = setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard' || zero === 3 ? shardGroup : 1;
   if (setup.offload_params !== 'none' && !(zero === 3 || fsdp)) {
     warnings.push({ key: 'offload_params', message: 'parameter offload needs ZeRO stage 3 (or FSDP); it is ignored' });
   }
   if (setup.offload_optimizer !== 'none' && zero === 0 && !fsdp) {
-    warnings.push({ key: 'offload_optimizer', message: 'optimizer offload needs a ZeRO stage (1-3) or FSDP; it is ignored' });
+    warnings.push({
+      key: 'offload_optimizer',
+      message: 'optimizer offload needs a ZeRO stage (1-3) or FSDP; it is ignored',
+    });
   }
   const offloadOpt = setup.offload_optimizer !== 'none' && (zero > 0 || fsdp);
   const offloadParams = setup.offload_params !== 'none' && (zero === 3 || fsdp);
@@ -65,15 +109,43 @@ export function planLayout(ctx: PlanningContext, a: Architecture,
   const ep = Math.max(1, setup.expert_parallel);
   // Expert parallelism is carved out of the data-parallel ranks (they hold different experts of the same layers).
   if (ep > 1 && (dp * cp) % ep !== 0) {
-    return { ok: false, errors: [{ key: 'expert_parallel', message: `expert_parallel (${ep}) must divide the data-parallel GPUs (${dp * cp})` }] };
+    return {
+      ok: false,
+      errors: [
+        { key: 'expert_parallel', message: `expert_parallel (${ep}) must divide the data-parallel GPUs (${dp * cp})` },
+      ],
+    };
   }
-  if (ep > 1 && a.moe && a.moe.experts % ep !== 0) warnings.push({ key: 'expert_parallel',
-    message: `${a.moe.experts} experts do not split evenly over expert_parallel (${ep})` });
+  if (ep > 1 && a.moe && a.moe.experts % ep !== 0)
+    warnings.push({
+      key: 'expert_parallel',
+      message: `${a.moe.experts} experts do not split evenly over expert_parallel (${ep})`,
+    });
   const globalBatch = setup.micro_batch_size * setup.gradient_accumulation_steps * dp;
-  const layout: Layout = { world, dataParallel: dp, shardGroup, tensorParallel: tp, pipelineParallel: pp, expertParallel: ep, contextParallel: cp,
-    globalBatch };
+  const layout: Layout = {
+    world,
+    dataParallel: dp,
+    shardGroup,
+    tensorParallel: tp,
+    pipelineParallel: pp,
+    expertParallel: ep,
+    contextParallel: cp,
+    globalBatch,
+  };
   // FSDP keeps its root unit (embeddings + output head unless they are wrapped on their own) unsharded.
   const rootUnit = fsdp && shardParams > 1 && !setup.fsdp_shard_embeddings;
-  return { layout, sharding: { fsdp, zeroStage: zero, shardOptimizer, shardGrads, shardParams, offloadOptimizer: offloadOpt, offloadParams,
-    fsdpOffload, rootUnit } };
+  return {
+    layout,
+    sharding: {
+      fsdp,
+      zeroStage: zero,
+      shardOptimizer,
+      shardGrads,
+      shardParams,
+      offloadOptimizer: offloadOpt,
+      offloadParams,
+      fsdpOffload,
+      rootUnit,
+    },
+  };
 }

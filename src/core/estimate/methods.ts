@@ -13,61 +13,126 @@ import { memoInventory, parameterTargets } from './inventory';
 import type { EstimateFailure } from './normalize';
 
 /** Online RL's rollout or GKD's on-policy rounds: what generates, how many, and the colocated engine's share. */
-export function planRollout(ctx: PlanningContext,
-  gkd: boolean): Pick<MethodPlan, 'rollout' | 'gkdGeneration' | 'onlineDpo' | 'generation' | 'vllmShare'> | EstimateFailure {
+export function planRollout(
+  ctx: PlanningContext,
+  gkd: boolean,
+): Pick<MethodPlan, 'rollout' | 'gkdGeneration' | 'onlineDpo' | 'generation' | 'vllmShare'> | EstimateFailure {
   const setup = ctx.setup;
   const { warnings, assumptions } = ctx.notes;
   const rollout = setup.rollout;
   // TRL GKD's on-policy rounds: with probability lmbda the student regenerates the micro-batch's completions with
   // generate() (its own KV cache, the weights gathered under ZeRO-3) before the training step; no reference scores it.
-  const gkdGeneration = gkd && setup.distillation!.on_policy > 0
-    ? { batch: setup.micro_batch_size, completion_len: Math.min(setup.distillation!.max_new_tokens, setup.seq_len - 1), engine: 'generate' as const,
-      vllm_memory_fraction: 0.3,
-      vllm_sleep: false, vllm_shared_weights: false, reference: 'none' as const, old_logps: false, gather_weights: true }
-    : undefined;
+  const gkdGeneration =
+    gkd && setup.distillation!.on_policy > 0
+      ? {
+          batch: setup.micro_batch_size,
+          completion_len: Math.min(setup.distillation!.max_new_tokens, setup.seq_len - 1),
+          engine: 'generate' as const,
+          vllm_memory_fraction: 0.3,
+          vllm_sleep: false,
+          vllm_shared_weights: false,
+          reference: 'none' as const,
+          old_logps: false,
+          gather_weights: true,
+        }
+      : undefined;
   // TRL OnlineDPOTrainer: each micro-step generates two completions per prompt, then trains on the pair.
   const onlineDpo = rollout?.objective === 'online-dpo';
   const generation = rollout ? { ...rollout, batch: generationBatch(setup) } : gkdGeneration;
   if (onlineDpo && !ctx.lean) {
-    assumptions.push({ key: 'rollout.batch', value: `${2 * setup.micro_batch_size} completions per micro-step`,
-      source: 'TRL OnlineDPOTrainer: two completions for each prompt of the micro-batch (the rollout block\'s batch is not used)' });
+    assumptions.push({
+      key: 'rollout.batch',
+      value: `${2 * setup.micro_batch_size} completions per micro-step`,
+      source:
+        "TRL OnlineDPOTrainer: two completions for each prompt of the micro-batch (the rollout block's batch is not used)",
+    });
   }
   if (onlineDpo && rollout.reference === 'none') {
-    return { ok: false, errors: [{ key: 'rollout.reference',
-      message: "online DPO always scores the completions with a reference: a frozen copy of the model ('copy') or, with PEFT, the model with its adapters disabled ('adapters-off')" }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          key: 'rollout.reference',
+          message:
+            "online DPO always scores the completions with a reference: a frozen copy of the model ('copy') or, with PEFT, the model with its adapters disabled ('adapters-off')",
+        },
+      ],
+    };
   }
   if (rollout && setup.preference) {
-    return { ok: false, errors: [{ key: 'rollout',
-      message: 'rollout (online RL with generation) and preference (offline DPO-style training) cannot both be set' }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          key: 'rollout',
+          message: 'rollout (online RL with generation) and preference (offline DPO-style training) cannot both be set',
+        },
+      ],
+    };
   }
   if (rollout && rollout.completion_len >= setup.seq_len) {
-    return { ok: false, errors: [{ key: 'rollout.completion_len',
-      message: `completion_len (${rollout.completion_len}) must be shorter than seq_len (${setup.seq_len}), which counts the prompt and the completion` }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          key: 'rollout.completion_len',
+          message: `completion_len (${rollout.completion_len}) must be shorter than seq_len (${setup.seq_len}), which counts the prompt and the completion`,
+        },
+      ],
+    };
   }
   // A colocated vLLM engine takes a fixed share of the GPU's memory, so the GPU must be known.
-  const vllmShare = rollout?.engine === 'vllm-colocate' ? (ctx.gpu ? rollout.vllm_memory_fraction * ctx.gpu.memoryBytes : 0) : 0;
+  const vllmShare =
+    rollout?.engine === 'vllm-colocate' ? (ctx.gpu ? rollout.vllm_memory_fraction * ctx.gpu.memoryBytes : 0) : 0;
   if (rollout?.engine === 'vllm-colocate' && !ctx.gpu) {
-    warnings.push({ key: 'rollout.engine',
-      message: `the colocated vLLM engine takes ${rollout.vllm_memory_fraction} of the GPU's memory; choose a GPU to count it` });
+    warnings.push({
+      key: 'rollout.engine',
+      message: `the colocated vLLM engine takes ${rollout.vllm_memory_fraction} of the GPU's memory; choose a GPU to count it`,
+    });
   }
   return { rollout, gkdGeneration, onlineDpo, generation, vllmShare };
 }
 
 /** The LoRA, IA3 and quantization blocks as run: PEFT's defaults where the method asks for one without its block. */
-export function adapterDefaults(ctx: PlanningContext): { lora: TrainingSetup['lora']; ia3: TrainingSetup['ia3']; effectiveSetup: TrainingSetup; peft: boolean;
-  adapters: boolean } {
+export function adapterDefaults(ctx: PlanningContext): {
+  lora: TrainingSetup['lora'];
+  ia3: TrainingSetup['ia3'];
+  effectiveSetup: TrainingSetup;
+  peft: boolean;
+  adapters: boolean;
+} {
   const setup = ctx.setup;
   const { warnings, assumptions } = ctx.notes;
   if ((setup.method === 'lora' || setup.method === 'qlora') && !setup.lora) {
-    warnings.push({ key: 'lora', message: `method '${setup.method}' without a lora block: PEFT defaults used (r=8 on q_proj, v_proj)` });
+    warnings.push({
+      key: 'lora',
+      message: `method '${setup.method}' without a lora block: PEFT defaults used (r=8 on q_proj, v_proj)`,
+    });
   }
-  const lora = setup.lora ?? ((setup.method === 'lora' || setup.method === 'qlora') ? { r: 8, dropout: 0, target_modules: ['q_proj', 'v_proj'],
-    modules_to_save: [], dtype: 'fp32' as const, use_dora: false } : undefined);
+  const lora =
+    setup.lora ??
+    (setup.method === 'lora' || setup.method === 'qlora'
+      ? {
+          r: 8,
+          dropout: 0,
+          target_modules: ['q_proj', 'v_proj'],
+          modules_to_save: [],
+          dtype: 'fp32' as const,
+          use_dora: false,
+        }
+      : undefined);
   // Copy the setup only when defaults must be filled in (the advice search calls this thousands of times).
   let effSetup: TrainingSetup = lora === setup.lora ? setup : { ...setup, lora };
   if (setup.method === 'ia3' && !setup.ia3) {
-    warnings.push({ key: 'ia3', message: "method 'ia3' without an ia3 block: PEFT defaults used (k_proj, v_proj, down_proj; down_proj feed-forward)" });
-    effSetup = { ...effSetup, ia3: { target_modules: ['k_proj', 'v_proj', 'down_proj'], feedforward_modules: ['down_proj'], dtype: 'fp32' } };
+    warnings.push({
+      key: 'ia3',
+      message:
+        "method 'ia3' without an ia3 block: PEFT defaults used (k_proj, v_proj, down_proj; down_proj feed-forward)",
+    });
+    effSetup = {
+      ...effSetup,
+      ia3: { target_modules: ['k_proj', 'v_proj', 'down_proj'], feedforward_modules: ['down_proj'], dtype: 'fp32' },
+    };
   }
   const ia3 = setup.method === 'ia3' ? effSetup.ia3 : undefined;
   if (setup.method === 'qlora' && !setup.quantization) {
@@ -77,7 +142,10 @@ export function adapterDefaults(ctx: PlanningContext): { lora: TrainingSetup['lo
     assumptions.push({ key: 'quantization', value: 'nf4 4-bit', source: 'VRAM Lens default for qlora' });
   }
   if (setup.quantization && setup.method === 'full') {
-    warnings.push({ key: 'quantization', message: 'quantized weights cannot be fully fine-tuned; use method lora/qlora' });
+    warnings.push({
+      key: 'quantization',
+      message: 'quantized weights cannot be fully fine-tuned; use method lora/qlora',
+    });
   }
   const peft = setup.method === 'lora' || setup.method === 'qlora';
   // Adapters of any kind: a frozen base with small trainable tensors beside it.
@@ -86,11 +154,18 @@ export function adapterDefaults(ctx: PlanningContext): { lora: TrainingSetup['lo
 }
 
 /** What the inventory step gives the context: the modules, the inventory, the adapters' targets, GaLore's shapes. */
-type TrainingPlan = Pick<MethodPlan, 'targets' | 'parameterTargets' | 'galore' | 'paged' | 'oldTorchaoNf4'>
-  & { modules: ReturnType<typeof linearModules>; inventory: ReturnType<typeof memoInventory>['inv'] };
+type TrainingPlan = Pick<MethodPlan, 'targets' | 'parameterTargets' | 'galore' | 'paged' | 'oldTorchaoNf4'> & {
+  modules: ReturnType<typeof linearModules>;
+  inventory: ReturnType<typeof memoInventory>['inv'];
+};
 
 /** The modules, the inventory and the adapters' targets, GaLore's shapes, and the checks they allow. */
-export function planTraining(ctx: PlanningContext, a: Architecture, defaults: ReturnType<typeof adapterDefaults>, sharding: ShardingPlan): TrainingPlan {
+export function planTraining(
+  ctx: PlanningContext,
+  a: Architecture,
+  defaults: ReturnType<typeof adapterDefaults>,
+  sharding: ShardingPlan,
+): TrainingPlan {
   const setup = ctx.setup;
   const { lora, ia3, effectiveSetup: effSetup } = defaults;
   const rollout = setup.rollout;
@@ -100,27 +175,50 @@ export function planTraining(ctx: PlanningContext, a: Architecture, defaults: Re
   const { targets, inv } = memoInventory(effSetup, a, mods);
   const oldTorchaoNf4 = quantizesWholeAtLoad(effSetup);
   if (setup.galore && setup.method !== 'full') {
-    warnings.push({ key: 'galore', message: `GaLore projects the gradients of full-parameter training; with method '${setup.method}' it is ignored` });
+    warnings.push({
+      key: 'galore',
+      message: `GaLore projects the gradients of full-parameter training; with method '${setup.method}' it is ignored`,
+    });
   }
   const galore = setup.galore && setup.method === 'full' ? galoreShapes(setup.galore, mods) : undefined;
   // (A quantized checkpoint is loaded by vLLM in its stored bits, which this check does not follow: skipped.)
-  if (rollout && rollout.engine !== 'generate' && !rollout.vllm_shared_weights && !setup.quantization && ctx.gpu && !ctx.lean) vllmEngineChecks(ctx,
-    a, inv, rollout.engine, ctx.gpu);
+  if (
+    rollout &&
+    rollout.engine !== 'generate' &&
+    !rollout.vllm_shared_weights &&
+    !setup.quantization &&
+    ctx.gpu &&
+    !ctx.lean
+  )
+    vllmEngineChecks(ctx, a, inv, rollout.engine, ctx.gpu);
   if (inv.vision > 0 && !ctx.lean) {
-    assumptions.push({ key: 'architecture', value: `vision tower ${formatCount(inv.vision)} params: weights only`,
-      source: 'VRAM Lens: the vision tower is frozen (LLaMA-Factory freeze_vision_tower, its default) or never reached by text-only batches: no activations, gradients or optimizer state; its no-grad forward over a batch\'s images runs before the language model and is not counted; it is loaded with the language model in its dtype' });
+    assumptions.push({
+      key: 'architecture',
+      value: `vision tower ${formatCount(inv.vision)} params: weights only`,
+      source:
+        "VRAM Lens: the vision tower is frozen (LLaMA-Factory freeze_vision_tower, its default) or never reached by text-only batches: no activations, gradients or optimizer state; its no-grad forward over a batch's images runs before the language model and is not counted; it is loaded with the language model in its dtype",
+    });
   }
   // PEFT target_parameters: LoRA on bare expert parameters (ParamWrapper).
-  const paramTargets = (setup.method === 'lora' || setup.method === 'qlora') && lora ? parameterTargets(lora.target_parameters, a, mods)
-    : { targets: [], unmatched: [] };
+  const paramTargets =
+    (setup.method === 'lora' || setup.method === 'qlora') && lora
+      ? parameterTargets(lora.target_parameters, a, mods)
+      : { targets: [], unmatched: [] };
   if (paramTargets.unmatched.length > 0) {
     const bare = mods.filter((m) => m.parameter && m.group === 'expert').map((m) => m.name);
-    warnings.push({ key: 'lora.target_parameters',
-      message: `${paramTargets.unmatched.join(', ')}: no ${bare.length > 0 ? `expert parameter of this ${a.family} model (${bare.join(', ')})` : `3-D expert parameter in this ${a.family} model${a.moe ? ' (its experts are nn.Linear layers: target_modules reaches them)' : ''}`}; no adapter counted for ${paramTargets.unmatched.length > 1 ? 'them' : 'it'}` });
+    warnings.push({
+      key: 'lora.target_parameters',
+      message: `${paramTargets.unmatched.join(', ')}: no ${bare.length > 0 ? `expert parameter of this ${a.family} model (${bare.join(', ')})` : `3-D expert parameter in this ${a.family} model${a.moe ? ' (its experts are nn.Linear layers: target_modules reaches them)' : ''}`}; no adapter counted for ${paramTargets.unmatched.length > 1 ? 'them' : 'it'}`,
+    });
   }
   if ((lora || ia3) && targets.size === 0 && paramTargets.targets.length === 0) {
-    warnings.push({ key: ia3 ? 'ia3.target_modules' : 'lora.target_modules',
-      message: `none of the ${ia3 ? 'IA3' : 'LoRA'} target modules match ${a.family} layers (${mods.filter((m) => !m.parameter).map((m) => m.name).join(', ')})` });
+    warnings.push({
+      key: ia3 ? 'ia3.target_modules' : 'lora.target_modules',
+      message: `none of the ${ia3 ? 'IA3' : 'LoRA'} target modules match ${a.family} layers (${mods
+        .filter((m) => !m.parameter)
+        .map((m) => m.name)
+        .join(', ')})`,
+    });
   }
   const paged = setup.optimizer.startsWith('paged_') && !offloadOpt;
   return { modules: mods, inventory: inv, targets, parameterTargets: paramTargets, galore, paged, oldTorchaoNf4 };

@@ -2,7 +2,14 @@
 // the backward, BAdam as a freeze run; the architecture as loaded (fused or per-expert MoE experts); the frozen
 // models beside it (distillation teacher, reward models). Pure.
 // Docs: docs/estimate/index.md
-import { type Architecture, countParameters, FUSED_EXPERT_FAMILIES, parseArchitecture, withFusedExperts, withSequentialExperts } from '../architecture';
+import {
+  type Architecture,
+  countParameters,
+  FUSED_EXPERT_FAMILIES,
+  parseArchitecture,
+  withFusedExperts,
+  withSequentialExperts,
+} from '../architecture';
 import type { EstimateResult } from '../model';
 import type { TrainingSetup } from '../setup';
 import { olderThan } from '../util/version';
@@ -18,7 +25,10 @@ export type EstimateFailure = Extract<EstimateResult, { ok: false }>;
  */
 export function fusedExpertsIn(setup: TrainingSetup, a: Architecture): boolean {
   if (a.moe === undefined) return false;
-  return a.fusedExperts === true || (FUSED_EXPERT_FAMILIES.has(a.family) && !olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth');
+  return (
+    a.fusedExperts === true ||
+    (FUSED_EXPERT_FAMILIES.has(a.family) && !olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth')
+  );
 }
 
 /** The setup normalized, with what the model's code overrode and BAdam's mode. */
@@ -39,13 +49,16 @@ export function normalizeSetup(setupAsGiven: TrainingSetup): NormalizedSetup {
   // A model whose own code fixes checkpointing or attention (Architecture.modelCode) runs with what its code sets.
   const parsed = parseArchitecture(setupAsGiven.architecture);
   const code = parsed.ok ? parsed.arch.modelCode : undefined;
-  const checkpointingIgnored = parsed.ok && code && setupAsGiven.gradient_checkpointing !== 'none' ? parsed.arch.layers : undefined;
+  const checkpointingIgnored =
+    parsed.ok && code && setupAsGiven.gradient_checkpointing !== 'none' ? parsed.arch.layers : undefined;
   const attentionIgnored = code && setupAsGiven.attention !== code.attention ? setupAsGiven.attention : undefined;
-  const setupIn: TrainingSetup = code && (checkpointingIgnored !== undefined || attentionIgnored !== undefined)
-    ? { ...setupAsGiven, gradient_checkpointing: 'none', attention: code.attention }
-    : setupAsGiven;
+  const setupIn: TrainingSetup =
+    code && (checkpointingIgnored !== undefined || attentionIgnored !== undefined)
+      ? { ...setupAsGiven, gradient_checkpointing: 'none', attention: code.attention }
+      : setupAsGiven;
   // Layer-wise GaLore steps each parameter in its gradient hook: the optimizer runs in the backward.
-  const galoreSetup = setupIn.galore?.layerwise && !setupIn.optimizer_in_backward ? { ...setupIn, optimizer_in_backward: true } : setupIn;
+  const galoreSetup =
+    setupIn.galore?.layerwise && !setupIn.optimizer_in_backward ? { ...setupIn, optimizer_in_backward: true } : setupIn;
   // BAdam trains one decoder layer at a time (BlockOptimizer, badam_mode layer): a one-layer 'freeze' run for the
   // parameters, gradients and optimizer state, with an fp32 copy of the active block when the weights are 16-bit. Its
   // worst point is the first layer active: every layer above keeps what its input's gradient needs.
@@ -53,46 +66,85 @@ export function normalizeSetup(setupAsGiven: TrainingSetup): NormalizedSetup {
   // BAdam's ratio mode (BlockOptimizerRatio) trains every decoder-layer tensor (the embedding and the head frozen) on a
   // share of its entries: each gradient is cut to a sparse COO tensor by a post-accumulate hook, and its own sparse Adam
   // keeps two states for those entries only, in the parameters' dtype, with no fp32 copy.
-  const badamRatio = setupIn.badam?.mode === 'ratio' && setupIn.method === 'full' ? setupIn.badam.update_ratio : undefined;
+  const badamRatio =
+    setupIn.badam?.mode === 'ratio' && setupIn.method === 'full' ? setupIn.badam.update_ratio : undefined;
   const setup: TrainingSetup = badamLayer
-    ? { ...galoreSetup, method: 'freeze', freeze_trainable_layers: 1, master_weights: galoreSetup.weights_dtype !== 'fp32' || galoreSetup.master_weights }
+    ? {
+        ...galoreSetup,
+        method: 'freeze',
+        freeze_trainable_layers: 1,
+        master_weights: galoreSetup.weights_dtype !== 'fp32' || galoreSetup.master_weights,
+      }
     : badamRatio !== undefined
-      ? { ...galoreSetup, method: 'freeze', freeze_trainable_layers: Number.MAX_SAFE_INTEGER, master_weights: false, optimizer: 'adamw',
-        optimizer_in_backward: false }
+      ? {
+          ...galoreSetup,
+          method: 'freeze',
+          freeze_trainable_layers: Number.MAX_SAFE_INTEGER,
+          master_weights: false,
+          optimizer: 'adamw',
+          optimizer_in_backward: false,
+        }
       : galoreSetup;
   return { parsed, code, checkpointingIgnored, attentionIgnored, badamLayer, badamRatio, setup };
 }
 
 /** The architecture as loaded: Llama 4's experts per-expert linears under bitsandbytes, fused 3-D experts under transformers 5. */
-export function modelVariant(setup: TrainingSetup, baseArch: Architecture): { bitsandbytes: boolean; fusedFamily: boolean; arch: Architecture } {
+export function modelVariant(
+  setup: TrainingSetup,
+  baseArch: Architecture,
+): { bitsandbytes: boolean; fusedFamily: boolean; arch: Architecture } {
   // Llama 4 under bitsandbytes: the experts become per-expert linear layers (quantized, targetable by LoRA).
-  const bnb = setup.quantization !== undefined && setup.quantization.type !== 'gptq' && setup.quantization.type !== 'awq';
+  const bnb =
+    setup.quantization !== undefined && setup.quantization.type !== 'gptq' && setup.quantization.type !== 'awq';
   // transformers 5 fuses the experts of Mixtral, Qwen-MoE, DeepSeek and GLM-4.5 into 3-D parameters. Unsloth (2026.6 on)
   // swaps them back for per-expert 4-bit linears when it loads a model in 4 bits (unslothai/unsloth#4032), so its runs
   // are estimated with per-expert linears.
   const fusedFamily = FUSED_EXPERT_FAMILIES.has(baseArch.family) && baseArch.moe !== undefined;
   const fuseExperts = fusedFamily && fusedExpertsIn(setup, baseArch);
-  const a = baseArch.family === 'llama4' && bnb ? withSequentialExperts(baseArch) : fuseExperts ? withFusedExperts(baseArch) : baseArch;
+  const a =
+    baseArch.family === 'llama4' && bnb
+      ? withSequentialExperts(baseArch)
+      : fuseExperts
+        ? withFusedExperts(baseArch)
+        : baseArch;
   return { bitsandbytes: bnb, fusedFamily, arch: a };
 }
 
 /** The distillation teacher and the reward models, parsed; errors name the block they come from. */
-export function frozenModels(setup: TrainingSetup): { teacher: { arch: Architecture; params: number } | undefined; rewardModels: RewardModel[]; gkd: boolean }
+export function frozenModels(
+  setup: TrainingSetup,
+):
+  | { teacher: { arch: Architecture; params: number } | undefined; rewardModels: RewardModel[]; gkd: boolean }
   | EstimateFailure {
   let teacher: { arch: Architecture; params: number } | undefined;
   if (setup.distillation) {
     const t = parseArchitecture(setup.distillation.teacher_architecture);
-    if (!t.ok) return { ok: false, errors: t.problems.map((p) => ({ key: `distillation.teacher_architecture.${p.field}`, message: p.message })) };
+    if (!t.ok)
+      return {
+        ok: false,
+        errors: t.problems.map((p) => ({ key: `distillation.teacher_architecture.${p.field}`, message: p.message })),
+      };
     teacher = { arch: t.arch, params: setup.distillation.teacher_parameters ?? countParameters(t.arch).total };
   }
   // GRPO reward models named by Hub id: frozen sequence classifiers (one score) beside the policy.
   const rewardModels: RewardModel[] = [];
   for (const [i, rm] of (setup.rollout?.reward_models ?? []).entries()) {
     const t = parseArchitecture(rm.architecture);
-    if (!t.ok) return { ok: false, errors: t.problems.map((p) => ({ key: `rollout.reward_models.${i}.architecture.${p.field}`,
-      message: `${rm.model}: ${p.message}` })) };
+    if (!t.ok)
+      return {
+        ok: false,
+        errors: t.problems.map((p) => ({
+          key: `rollout.reward_models.${i}.architecture.${p.field}`,
+          message: `${rm.model}: ${p.message}`,
+        })),
+      };
     const count = countParameters(t.arch, 'seq_cls', 1);
-    rewardModels.push({ model: rm.model, arch: t.arch, params: rm.parameters ?? count.total, largestBlock: count.largestBlock });
+    rewardModels.push({
+      model: rm.model,
+      arch: t.arch,
+      params: rm.parameters ?? count.total,
+      largestBlock: count.largestBlock,
+    });
   }
   // TRL GKD: the student trains on the generalized JSD against the teacher (not the cross-entropy), outside online RL.
   const gkd = teacher !== undefined && setup.distillation?.loss === 'jsd' && !setup.rollout;

@@ -64,8 +64,12 @@ export interface StreamPoolLedger {
 }
 
 /** The phases of a stage with their components; lean mode: leanPhases. Records what each phase holds of FSDP's stream pools. */
-export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTerms, poolsAtPhase: StreamPoolLedger | undefined):
-  PhaseEstimate[] {
+export function phasesFor(
+  ctx: EstimateContext,
+  st: StageContext,
+  terms: StageTerms,
+  poolsAtPhase: StreamPoolLedger | undefined,
+): PhaseEstimate[] {
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
@@ -75,52 +79,161 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
   const pref = setup.preference;
   const ck = setup.gradient_checkpointing;
   const { last, trainableGradHere, sequences: seqs, tokens: T } = st;
-  const { persistent, gathered, gatheredAt, gatheredGrads, headGather, headAccum, tiedAccum, dequantFwdC, dequantC, refForwardBytes, refForwardFormula,
-    rewardFwdC, genComps, outside, lossFwd, lossBwd } = terms;
+  const {
+    persistent,
+    gathered,
+    gatheredAt,
+    gatheredGrads,
+    headGather,
+    headAccum,
+    tiedAccum,
+    dequantFwdC,
+    dequantC,
+    refForwardBytes,
+    refForwardFormula,
+    rewardFwdC,
+    genComps,
+    outside,
+    lossFwd,
+    lossBwd,
+  } = terms;
   const { gradLabel, gradFormula, gradsInForward, gradAtEnd, embGradLater, gradAtFirst } = terms.grads;
   const { layer, actComp, maskC, maskHeld, castComp, castCacheComp, recompute } = terms.activations;
   if (ctx.lean) return leanPhases(ctx, st, terms, poolsAtPhase);
   const pers = persistent;
   // A share of the gradients (none kept from a previous micro-step, the head's first, all but the embedding's, none on
   // the GPU under offload) states its own elements, so that its numbers multiply to its bytes.
-  const gradC = (bytes: number, note: string): Component => comp(ctx, 'gradients', gradLabel, bytes, () => (Math.abs(bytes - terms.grads.gradFormulaBytes) < 1
-    || Number.isNaN(terms.grads.gradFormulaBytes) ? `${gradFormula()}${note}`
-    : `${formatCount(bytes / gradBytes)} of ${formatCount(trainableGradHere / shardGrads)} gradient elements x ${gradBytes} B${note}`),
-    () => ({ params: Math.round(trainableGradHere), bytesPerGrad: gradBytes, shard: shardGrads }));
+  const gradC = (bytes: number, note: string): Component =>
+    comp(
+      ctx,
+      'gradients',
+      gradLabel,
+      bytes,
+      () =>
+        Math.abs(bytes - terms.grads.gradFormulaBytes) < 1 || Number.isNaN(terms.grads.gradFormulaBytes)
+          ? `${gradFormula()}${note}`
+          : `${formatCount(bytes / gradBytes)} of ${formatCount(trainableGradHere / shardGrads)} gradient elements x ${gradBytes} B${note}`,
+      () => ({ params: Math.round(trainableGradHere), bytesPerGrad: gradBytes, shard: shardGrads }),
+    );
   // The forward peaks either at the loss (logits, loss temporaries) or inside the last layer (its intermediates,
   // before any logits exist), whichever is higher.
-  const lossTemps = lossFwd > 0 ? [rollout
-    ? comp(ctx, 'logits-loss', 'Completion log-probs forward temporaries', lossFwd,
-      () => (onlineDpo ? 'the logits of every position, of which the completions are sliced for their log_softmax'
-      : 'the completion logits, divided by the temperature, and one row\'s fp32 copy at its log_softmax'), () => ({}))
-    : gkd
-      ? comp(ctx, 'logits-loss', 'Distillation loss forward temporaries', lossFwd,
-        () => ('the student\'s and the teacher\'s logits, their copies divided by the temperature and the JSD\'s fp32 temporaries at its high point'),
-          () => ({}))
-      : setup.value_head ? comp(ctx, 'logits-loss', 'LM logits, computed and unused (value head)', lossFwd,
-        () => ('AutoModelForCausalLMWithValueHead computes the logits and their fp32 copy; no loss uses them'), () => ({}))
-      : setup.label_smoothing ? comp(ctx, 'logits-loss', 'Label smoothing forward temporaries', lossFwd,
-        () => ('the model\'s logits and their shifted copy (and the fp32 sum\'s cast) at the LabelSmoother'), () => ({}))
-      : comp(ctx, 'logits-loss', 'Cross-entropy forward temporaries', lossFwd,
-        () => (`logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ', and the teacher\'s logits' : ''}`), () => ({}))] : [];
-  const layerTemps = comp(ctx, 'backward-working', 'Forward temporaries of one layer', layer.backwardWorkingBytes / 2,
-    () => ('the largest intermediates of one layer while it runs (MLP or attention)'), () => ({}));
-  const refTemps = refForwardBytes > 0 ? [comp(ctx, 'logits-loss', 'Reference forward: logits and log-probs (no grad)', refForwardBytes,
-    () => refForwardFormula, () => ({ sequences: seqs, tokens: T, vocab: a.vocab }))] : [];
+  const lossTemps =
+    lossFwd > 0
+      ? [
+          rollout
+            ? comp(
+                ctx,
+                'logits-loss',
+                'Completion log-probs forward temporaries',
+                lossFwd,
+                () =>
+                  onlineDpo
+                    ? 'the logits of every position, of which the completions are sliced for their log_softmax'
+                    : "the completion logits, divided by the temperature, and one row's fp32 copy at its log_softmax",
+                () => ({}),
+              )
+            : gkd
+              ? comp(
+                  ctx,
+                  'logits-loss',
+                  'Distillation loss forward temporaries',
+                  lossFwd,
+                  () =>
+                    "the student's and the teacher's logits, their copies divided by the temperature and the JSD's fp32 temporaries at its high point",
+                  () => ({}),
+                )
+              : setup.value_head
+                ? comp(
+                    ctx,
+                    'logits-loss',
+                    'LM logits, computed and unused (value head)',
+                    lossFwd,
+                    () =>
+                      'AutoModelForCausalLMWithValueHead computes the logits and their fp32 copy; no loss uses them',
+                    () => ({}),
+                  )
+                : setup.label_smoothing
+                  ? comp(
+                      ctx,
+                      'logits-loss',
+                      'Label smoothing forward temporaries',
+                      lossFwd,
+                      () => "the model's logits and their shifted copy (and the fp32 sum's cast) at the LabelSmoother",
+                      () => ({}),
+                    )
+                  : comp(
+                      ctx,
+                      'logits-loss',
+                      'Cross-entropy forward temporaries',
+                      lossFwd,
+                      () =>
+                        `logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ", and the teacher's logits" : ''}`,
+                      () => ({}),
+                    ),
+        ]
+      : [];
+  const layerTemps = comp(
+    ctx,
+    'backward-working',
+    'Forward temporaries of one layer',
+    layer.backwardWorkingBytes / 2,
+    () => 'the largest intermediates of one layer while it runs (MLP or attention)',
+    () => ({}),
+  );
+  const refTemps =
+    refForwardBytes > 0
+      ? [
+          comp(
+            ctx,
+            'logits-loss',
+            'Reference forward: logits and log-probs (no grad)',
+            refForwardBytes,
+            () => refForwardFormula,
+            () => ({ sequences: seqs, tokens: T, vocab: a.vocab }),
+          ),
+        ]
+      : [];
   // The forward's tail: the loss's temporaries, the reference's forward, or (online DPO) a reward model's layer.
-  const lossTail = [...outside, ...[lossTemps, refTemps, ...rewardFwdC.map((c) => [c])].reduce((m, t) => (sum(t) > sum(m) ? t : m))];
+  const lossTail = [
+    ...outside,
+    ...[lossTemps, refTemps, ...rewardFwdC.map((c) => [c])].reduce((m, t) => (sum(t) > sum(m) ? t : m)),
+  ];
   // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
   const atLossTail = sum(lossTail) + sum(gatheredAt.loss) >= layerTemps.bytes + sum(dequantFwdC) + sum(gathered);
   const fwdTail = atLossTail ? lossTail : [layerTemps, ...dequantFwdC];
-  const fwd: Component[] = [...pers, ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []),
+  const fwd: Component[] = [
+    ...pers,
+    ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []),
     ...(atLossTail ? gatheredAt.loss : gathered),
-    ...headGather, actComp, ...maskC, ...(ck === 'full' ? castCacheComp : castComp), ...fwdTail];
+    ...headGather,
+    actComp,
+    ...maskC,
+    ...(ck === 'full' ? castCacheComp : castComp),
+    ...fwdTail,
+  ];
   // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
   const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
-  const recomputeC = recompute > 0 ? [comp(ctx, 'checkpoint-recompute', 'Recomputed layer (checkpointing)', recompute,
-    () => ('one layer\'s saved tensors, recomputed during its backward'), () => ({ perLayerBytes: Math.round(recompute) }))] : [];
-  const working = comp(ctx, 'backward-working', 'Backward working set of one layer', layer.backwardWorkingBytes,
-    () => ('gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients'), () => ({}));
+  const recomputeC =
+    recompute > 0
+      ? [
+          comp(
+            ctx,
+            'checkpoint-recompute',
+            'Recomputed layer (checkpointing)',
+            recompute,
+            () => "one layer's saved tensors, recomputed during its backward",
+            () => ({ perLayerBytes: Math.round(recompute) }),
+          ),
+        ]
+      : [];
+  const working = comp(
+    ctx,
+    'backward-working',
+    'Backward working set of one layer',
+    layer.backwardWorkingBytes,
+    () => 'gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients',
+    () => ({}),
+  );
   // Backward runs through the loss first (logit gradients live, no layer recomputed yet), then the last layer
   // (loss buffers freed, one layer recomputed and its gradients in flight), then down to the first layer
   // (all gradients produced, activations freed).
@@ -128,24 +241,85 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
   // The head's weight gradient comes after the loss backward (its matmul runs next), except with a chunked loss,
   // where the chunks before the current one have already added theirs to it.
   const headAtLossC = headAccum > 0 ? headGradC : gradC(gradsInForward, ' (kept from the previous micro-step)');
-  const accumC = headAccum > 0 ? [comp(ctx, 'backward-working', 'Output head gradient of one chunk (summed into the head\'s gradient)', headAccum,
-    () => (`V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`), () => ({ vocab: a.vocab,
-    hidden: a.hidden }))] : [];
-  const atLoss: Component[] = [...pers, headAtLossC, ...gatheredAt.loss, ...headGather, actComp, ...maskHeld, ...(ck === 'full' ? [] : castComp), ...outside,
-    comp(ctx, 'loss-backward', 'Loss backward (gradient of logits)', lossBwd,
-      () => (onlineDpo
-      ? 'the gather\'s and log_softmax\'s gradients of the completion slice, then the zero-filled gradient of every position\'s logits'
-      : (pref?.logps === 'rows' || rollout) && setup.loss !== 'fused' ? 'the rows\' log_softmax gradients and the logits\' gradient stacked from them'
-      : 'nll_loss and log_softmax gradients of the logits'), () => ({})), ...accumC];
+  const accumC =
+    headAccum > 0
+      ? [
+          comp(
+            ctx,
+            'backward-working',
+            "Output head gradient of one chunk (summed into the head's gradient)",
+            headAccum,
+            () =>
+              `V x h / TP x ${half} B: each output chunk's weight gradient is added to the running sum (autograd InputBuffer)`,
+            () => ({ vocab: a.vocab, hidden: a.hidden }),
+          ),
+        ]
+      : [];
+  const atLoss: Component[] = [
+    ...pers,
+    headAtLossC,
+    ...gatheredAt.loss,
+    ...headGather,
+    actComp,
+    ...maskHeld,
+    ...(ck === 'full' ? [] : castComp),
+    ...outside,
+    comp(
+      ctx,
+      'loss-backward',
+      'Loss backward (gradient of logits)',
+      lossBwd,
+      () =>
+        onlineDpo
+          ? "the gather's and log_softmax's gradients of the completion slice, then the zero-filled gradient of every position's logits"
+          : (pref?.logps === 'rows' || rollout) && setup.loss !== 'fused'
+            ? "the rows' log_softmax gradients and the logits' gradient stacked from them"
+            : 'nll_loss and log_softmax gradients of the logits',
+      () => ({}),
+    ),
+    ...accumC,
+  ];
   const rootHeld = rootUnit ? headGather : [];
-  const atLastLayer: Component[] = [...pers, headGradC, ...gatheredAt.lastLayer, ...rootHeld, ...gatheredGrads, actComp, ...maskHeld, ...castComp, ...recomputeC,
-    working, ...dequantC];
-  const tiedC = tiedAccum > 0 ? [comp(ctx, 'backward-working', 'Embedding gradient before it is added to the tied output head\'s', tiedAccum,
-    () => (`V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`), () => ({ vocab: a.vocab, hidden: a.hidden }))] : [];
-  const atFirstLayer: Component[] = [...pers, gradC(gradAtFirst, embGradLater > 0 ? ' (all but the embedding\'s, which comes after the first layer)'
-    : ''), ...gatheredAt.firstLayer, ...rootHeld, ...gatheredGrads, ...maskHeld, ...recomputeC, working, ...dequantC];
+  const atLastLayer: Component[] = [
+    ...pers,
+    headGradC,
+    ...gatheredAt.lastLayer,
+    ...rootHeld,
+    ...gatheredGrads,
+    actComp,
+    ...maskHeld,
+    ...castComp,
+    ...recomputeC,
+    working,
+    ...dequantC,
+  ];
+  const tiedC =
+    tiedAccum > 0
+      ? [
+          comp(
+            ctx,
+            'backward-working',
+            "Embedding gradient before it is added to the tied output head's",
+            tiedAccum,
+            () => `V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`,
+            () => ({ vocab: a.vocab, hidden: a.hidden }),
+          ),
+        ]
+      : [];
+  const atFirstLayer: Component[] = [
+    ...pers,
+    gradC(gradAtFirst, embGradLater > 0 ? " (all but the embedding's, which comes after the first layer)" : ''),
+    ...gatheredAt.firstLayer,
+    ...rootHeld,
+    ...gatheredGrads,
+    ...maskHeld,
+    ...recomputeC,
+    working,
+    ...dequantC,
+  ];
   // The embedding's backward runs after the first layer's is done: its gradient meets the tied head's there.
-  const atEmbedding: Component[] = tiedC.length > 0 ? [...pers, gradC(gradAtEnd, ''), ...gatheredAt.firstLayer, ...rootHeld, ...tiedC] : [];
+  const atEmbedding: Component[] =
+    tiedC.length > 0 ? [...pers, gradC(gradAtEnd, ''), ...gatheredAt.firstLayer, ...rootHeld, ...tiedC] : [];
   const candidates: Array<[Component[], string]> = [
     [atLoss, 'start of backward: activations + gradients of the logits'],
     [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
@@ -154,20 +328,39 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
   ];
   const [bwd, bwdNote] = candidates.reduce((m, c) => (sum(c[0]) > sum(m[0]) ? c : m));
   // Optimizer step: activations are gone; gradients, states and step temporaries are live.
-  const stepTemps: Component[] = optimizerStepTerms(ctx, st).map((t) => comp(ctx, 'optimizer-step', t.label, t.bytes, t.formula, () => ({})));
+  const stepTemps: Component[] = optimizerStepTerms(ctx, st).map((t) =>
+    comp(ctx, 'optimizer-step', t.label, t.bytes, t.formula, () => ({})),
+  );
   const optC: Component[] = [...pers, gradC(setup.optimizer_in_backward ? 0 : gradAtEnd, ''), ...stepTemps];
   const phasesOut: PhaseEstimate[] = [
-    { phase: 'forward', allocatedBytes: sum(fwd), components: fwd, note: 'end of forward: saved activations and the loss' },
+    {
+      phase: 'forward',
+      allocatedBytes: sum(fwd),
+      components: fwd,
+      note: 'end of forward: saved activations and the loss',
+    },
     { phase: 'backward', allocatedBytes: sum(bwd), components: bwd, note: bwdNote },
-    { phase: 'optimizer', allocatedBytes: sum(optC), components: optC, note: 'optimizer step: gradients, states and step temporaries' },
+    {
+      phase: 'optimizer',
+      allocatedBytes: sum(optC),
+      components: optC,
+      note: 'optimizer step: gradients, states and step temporaries',
+    },
   ];
   if (poolsAtPhase) {
     const units = new Set([...gathered, ...gatheredAt.firstLayer]);
     poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, sum(gathered));
-    const point = (ph: PhaseEstimate, cs: Component[]): StreamPoolPoint => ({ phase: ph, allocated: sum(cs),
-      grads: sum(cs.filter((c) => c.id === 'gradients')), units: sum(cs.filter((c) => units.has(c))) });
-    poolsAtPhase.points.push(point(phasesOut[0], fwd), ...candidates.filter((c) => c[0].length > 0).map((c) => point(phasesOut[1], c[0])),
-      point(phasesOut[2], optC));
+    const point = (ph: PhaseEstimate, cs: Component[]): StreamPoolPoint => ({
+      phase: ph,
+      allocated: sum(cs),
+      grads: sum(cs.filter((c) => c.id === 'gradients')),
+      units: sum(cs.filter((c) => units.has(c))),
+    });
+    poolsAtPhase.points.push(
+      point(phasesOut[0], fwd),
+      ...candidates.filter((c) => c[0].length > 0).map((c) => point(phasesOut[1], c[0])),
+      point(phasesOut[2], optC),
+    );
   }
   const evaluation = evaluationPhase(ctx, terms, pers, gradC);
   if (evaluation) phasesOut.push(evaluation);
@@ -179,23 +372,53 @@ export function phasesFor(ctx: EstimateContext, st: StageContext, terms: StageTe
 }
 
 /** Evaluation during training: a no-grad forward at the eval batch (terms/evaluation.ts). */
-function evaluationPhase(ctx: EstimateContext, terms: StageTerms, pers: Component[],
-  gradC: (bytes: number, note: string) => Component): PhaseEstimate | undefined {
+function evaluationPhase(
+  ctx: EstimateContext,
+  terms: StageTerms,
+  pers: Component[],
+  gradC: (bytes: number, note: string) => Component,
+): PhaseEstimate | undefined {
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const { gathered, headGather, dequantFwdC } = terms;
   const { evalBatch, evalLossBytes, evalLayerBytes, evalLossFormula, gradsKeptInEval } = terms.evaluation;
   if (evalBatch === undefined) return undefined;
-  const evalTail = evalLossBytes >= evalLayerBytes + sum(dequantFwdC)
-    ? [comp(ctx, 'logits-loss', `Evaluation: logits and cross-entropy at the eval batch (${evalBatch})`, evalLossBytes,
-      () => (`${evalBatch} x ${setup.seq_len} tokens, no grad; ${evalLossFormula}`), () => ({ evalBatch, tokens: evalBatch * setup.seq_len,
-      vocab: a.vocab }))]
-    : [comp(ctx, 'backward-working', `Evaluation: one layer's forward at the eval batch (${evalBatch})`, evalLayerBytes,
-      () => ('the largest intermediates of one layer, its input and output, no grad'), () => ({ evalBatch })), ...dequantFwdC];
-  const ev: Component[] = [...pers, ...(gradsKeptInEval > 0 ? [gradC(gradsKeptInEval, ' (not freed: zero_grad(set_to_none=False))')] : []),
-    ...gathered, ...headGather, ...evalTail];
-  return { phase: 'evaluation', allocatedBytes: sum(ev), components: ev,
-    note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})` };
+  const evalTail =
+    evalLossBytes >= evalLayerBytes + sum(dequantFwdC)
+      ? [
+          comp(
+            ctx,
+            'logits-loss',
+            `Evaluation: logits and cross-entropy at the eval batch (${evalBatch})`,
+            evalLossBytes,
+            () => `${evalBatch} x ${setup.seq_len} tokens, no grad; ${evalLossFormula}`,
+            () => ({ evalBatch, tokens: evalBatch * setup.seq_len, vocab: a.vocab }),
+          ),
+        ]
+      : [
+          comp(
+            ctx,
+            'backward-working',
+            `Evaluation: one layer's forward at the eval batch (${evalBatch})`,
+            evalLayerBytes,
+            () => 'the largest intermediates of one layer, its input and output, no grad',
+            () => ({ evalBatch }),
+          ),
+          ...dequantFwdC,
+        ];
+  const ev: Component[] = [
+    ...pers,
+    ...(gradsKeptInEval > 0 ? [gradC(gradsKeptInEval, ' (not freed: zero_grad(set_to_none=False))')] : []),
+    ...gathered,
+    ...headGather,
+    ...evalTail,
+  ];
+  return {
+    phase: 'evaluation',
+    allocatedBytes: sum(ev),
+    components: ev,
+    note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})`,
+  };
 }
 
 /** Generation (online RL, GKD's on-policy rounds): the persistent components and generation's own (terms/generation.ts). */
@@ -204,12 +427,20 @@ function generationPhase(ctx: EstimateContext, pers: Component[], genComps: Comp
   const { onlineDpo, generation, gkdGeneration } = ctx.methods;
   if (!generation) return undefined;
   const gen = [...pers, ...genComps];
-  return { phase: 'generation', allocatedBytes: sum(gen), components: gen, note: gkdGeneration
-    ? `on-policy generation (GKD lmbda ${setup.distillation!.on_policy}): ${gkdGeneration.batch} completions of up to ${gkdGeneration.completion_len} tokens (prompts prefilled, then decoded with a KV cache)`
-    : onlineDpo
-      ? `online DPO generation in the training step: two completions for each of the micro-batch's ${setup.micro_batch_size} prompts${generation.engine === 'generate' ? ' (prompts prefilled, then decoded with a KV cache)' : generation.engine === 'vllm-colocate' ? ' in the colocated vLLM engine' : ' on the vLLM server (other GPUs)'}`
-    : generation.engine === 'generate' ? `generation of ${generation.batch} completions (prompts prefilled, then decoded with a KV cache)`
-      : generation.engine === 'vllm-colocate' ? 'generation in the colocated vLLM engine' : 'generation on the vLLM server (other GPUs)' };
+  return {
+    phase: 'generation',
+    allocatedBytes: sum(gen),
+    components: gen,
+    note: gkdGeneration
+      ? `on-policy generation (GKD lmbda ${setup.distillation!.on_policy}): ${gkdGeneration.batch} completions of up to ${gkdGeneration.completion_len} tokens (prompts prefilled, then decoded with a KV cache)`
+      : onlineDpo
+        ? `online DPO generation in the training step: two completions for each of the micro-batch's ${setup.micro_batch_size} prompts${generation.engine === 'generate' ? ' (prompts prefilled, then decoded with a KV cache)' : generation.engine === 'vllm-colocate' ? ' in the colocated vLLM engine' : ' on the vLLM server (other GPUs)'}`
+        : generation.engine === 'generate'
+          ? `generation of ${generation.batch} completions (prompts prefilled, then decoded with a KV cache)`
+          : generation.engine === 'vllm-colocate'
+            ? 'generation in the colocated vLLM engine'
+            : 'generation on the vLLM server (other GPUs)',
+  };
 }
 
 /** The first step under ZeRO: the optimizer state not built yet, a flat copy of the 16-bit parameters. */
@@ -220,18 +451,33 @@ function firstStepPhase(ctx: EstimateContext, st: StageContext, pers: Component[
   const { flatHere } = st;
   if (!(zero >= 1 && setup.optimizer !== 'none')) return undefined;
   // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
-  const init = comp(ctx, 'first-step-init', 'ZeRO flatten buffer (initialisation)', (flatHere * wb) / (zero === 3 ? shardParams : 1),
-    () => ('one flat copy of the 16-bit parameters while groups are built'), () => ({}));
+  const init = comp(
+    ctx,
+    'first-step-init',
+    'ZeRO flatten buffer (initialisation)',
+    (flatHere * wb) / (zero === 3 ? shardParams : 1),
+    () => 'one flat copy of the 16-bit parameters while groups are built',
+    () => ({}),
+  );
   const fs = [...pers.filter((c) => c.id !== 'optimizer-states'), init];
-  return { phase: 'first-step', allocatedBytes: sum(fs), components: fs, note: 'initialisation and first step: flat parameter groups are built' };
+  return {
+    phase: 'first-step',
+    allocatedBytes: sum(fs),
+    components: fs,
+    note: 'initialisation and first step: flat parameter groups are built',
+  };
 }
 
 /**
  * The same phases as phasesFor, as totals only (no component lists): the advice search estimates thousands of
  * candidates and needs the peak, the phase and the churn. A unit test holds both paths equal.
  */
-function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, poolsAtPhase: StreamPoolLedger | undefined):
-  PhaseEstimate[] {
+function leanPhases(
+  ctx: EstimateContext,
+  st: StageContext,
+  terms: StageTerms,
+  poolsAtPhase: StreamPoolLedger | undefined,
+): PhaseEstimate[] {
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
@@ -240,8 +486,24 @@ function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, p
   const { generation } = ctx.methods;
   const ck = setup.gradient_checkpointing;
   const { last, flatHere } = st;
-  const { persistent, engineC, gathered, gatheredAt, gatheredGrads, headGather, headAccum, tiedAccum, dequantFwdBytes, dequantBytes, refForwardBytes,
-    rewardFwdC, genComps, outside, lossFwd, lossBwd } = terms;
+  const {
+    persistent,
+    engineC,
+    gathered,
+    gatheredAt,
+    gatheredGrads,
+    headGather,
+    headAccum,
+    tiedAccum,
+    dequantFwdBytes,
+    dequantBytes,
+    refForwardBytes,
+    rewardFwdC,
+    genComps,
+    outside,
+    lossFwd,
+    lossBwd,
+  } = terms;
   const { gradsInForward, gradAtEnd, gradAtFirst } = terms.grads;
   const { layer, actComp, maskBytes, castComp, castCacheComp, recompute } = terms.activations;
   const { evalBatch, evalLossBytes, evalLayerBytes, gradsKeptInEval } = terms.evaluation;
@@ -262,7 +524,8 @@ function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, p
   const castSum = tot(castComp);
   const castCacheSum = tot(castCacheComp);
   const act = actComp.bytes;
-  const lossTail = outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0, ...rewardFwdC.map((c) => r(c.bytes)));
+  const lossTail =
+    outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0, ...rewardFwdC.map((c) => r(c.bytes)));
   const layerTail = r(layer.backwardWorkingBytes / 2) + r(dequantFwdBytes);
   // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
   const atLossTail = lossTail + gLoss >= layerTail + gSum;
@@ -274,8 +537,25 @@ function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, p
   const headAtLossB = headAccum > 0 ? headGradB : r(gradsInForward);
   const mask = r(maskBytes);
   const held = ck !== 'none' ? mask : 0;
-  const fwd = pSum + (gradsInForward > 0 ? r(gradsInForward) : 0) + hgSum + act + mask + (ck === 'full' ? castCacheSum : castSum) + fwdTail;
-  const atLoss = pSum + headAtLossB + gLoss + hgSum + act + held + (ck === 'full' ? 0 : castSum) + outSum + r(lossBwd) + (headAccum > 0 ? r(headAccum) : 0);
+  const fwd =
+    pSum +
+    (gradsInForward > 0 ? r(gradsInForward) : 0) +
+    hgSum +
+    act +
+    mask +
+    (ck === 'full' ? castCacheSum : castSum) +
+    fwdTail;
+  const atLoss =
+    pSum +
+    headAtLossB +
+    gLoss +
+    hgSum +
+    act +
+    held +
+    (ck === 'full' ? 0 : castSum) +
+    outSum +
+    r(lossBwd) +
+    (headAccum > 0 ? r(headAccum) : 0);
   const rootSum = rootUnit ? hgSum : 0;
   const atLast = pSum + headGradB + gLast + rootSum + ggSum + act + held + castSum + rec + work + r(dequantBytes);
   const atFirstLayer = pSum + r(gradAtFirst) + gFirst + rootSum + ggSum + held + rec + work + r(dequantBytes);
@@ -296,23 +576,50 @@ function leanPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, p
     // with a chunked loss), the last-layer point the head's, the end of the backward all of them; the layer units
     // gathered there with them.
     poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, gSum);
-    const pt = (ph: PhaseEstimate, allocated: number, grads: number, units: number): StreamPoolPoint => ({ phase: ph, allocated, grads, units });
-    poolsAtPhase.points.push(pt(out[0], fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gLoss : gSum), pt(out[1], atLoss, headAtLossB, gLoss),
-      pt(out[1], atLast, headGradB, gLast), pt(out[1], atFirstLayer, r(gradAtFirst), gFirst), pt(out[2], opt, r(setup.optimizer_in_backward ? 0 : gradAtEnd), 0));
+    const pt = (ph: PhaseEstimate, allocated: number, grads: number, units: number): StreamPoolPoint => ({
+      phase: ph,
+      allocated,
+      grads,
+      units,
+    });
+    poolsAtPhase.points.push(
+      pt(out[0], fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gLoss : gSum),
+      pt(out[1], atLoss, headAtLossB, gLoss),
+      pt(out[1], atLast, headGradB, gLast),
+      pt(out[1], atFirstLayer, r(gradAtFirst), gFirst),
+      pt(out[2], opt, r(setup.optimizer_in_backward ? 0 : gradAtEnd), 0),
+    );
     if (atEmbedding > 0) poolsAtPhase.points.push(pt(out[1], atEmbedding, r(gradAtEnd), gFirst));
   }
   if (evalBatch !== undefined) {
-    const evalTail = r(evalLossBytes) >= r(evalLayerBytes) + r(dequantFwdBytes) ? r(evalLossBytes) : r(evalLayerBytes) + r(dequantFwdBytes);
-    out.push({ phase: 'evaluation', allocatedBytes: pSum + (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + gSum + hgSum + evalTail,
-      components: persistentOnly, note: '' });
+    const evalTail =
+      r(evalLossBytes) >= r(evalLayerBytes) + r(dequantFwdBytes)
+        ? r(evalLossBytes)
+        : r(evalLayerBytes) + r(dequantFwdBytes);
+    out.push({
+      phase: 'evaluation',
+      allocatedBytes: pSum + (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + gSum + hgSum + evalTail,
+      components: persistentOnly,
+      note: '',
+    });
   }
   // The sleeping vLLM engine's share is held, not churned, like the persistent components.
-  if (generation) out.push({ phase: 'generation', allocatedBytes: pSum + tot(genComps), components: generation.vllm_sleep
-    ? [...persistentOnly, ...engineC] : persistentOnly, note: '' });
+  if (generation)
+    out.push({
+      phase: 'generation',
+      allocatedBytes: pSum + tot(genComps),
+      components: generation.vllm_sleep ? [...persistentOnly, ...engineC] : persistentOnly,
+      note: '',
+    });
   if (zero >= 1 && setup.optimizer !== 'none') {
     let fs = r((flatHere * wb) / (zero === 3 ? shardParams : 1));
     for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));
-    out.push({ phase: 'first-step', allocatedBytes: fs, components: persistentOnly.filter((c) => c.id !== 'optimizer-states'), note: '' });
+    out.push({
+      phase: 'first-step',
+      allocatedBytes: fs,
+      components: persistentOnly.filter((c) => c.id !== 'optimizer-states'),
+      note: '',
+    });
   }
   return out;
 }

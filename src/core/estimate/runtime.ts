@@ -32,12 +32,19 @@ export interface StepPeak {
  */
 export function fsdpStreamPools(ctx: EstimateContext): { reduceScatter: boolean; allGather: boolean } {
   const { fsdp, shardGrads, shardParams, fsdpOffload } = ctx.sharding;
-  return { reduceScatter: fsdp && shardGrads > 1 && !fsdpOffload && !ctx.setup.optimizer_in_backward,
-    allGather: fsdp && shardParams > 1 && ctx.setup.fsdp !== 'shard_grad_op' };
+  return {
+    reduceScatter: fsdp && shardGrads > 1 && !fsdpOffload && !ctx.setup.optimizer_in_backward,
+    allGather: fsdp && shardParams > 1 && ctx.setup.fsdp !== 'shard_grad_op',
+  };
 }
 
 /** FSDP's stream pools beside the compute stream's peak, in bytes, with their formulas. */
-interface StreamPoolBytes { reduceScatter: number; allGather: number; reduceScatterFormula: string; allGatherFormula: string }
+interface StreamPoolBytes {
+  reduceScatter: number;
+  allGather: number;
+  reduceScatterFormula: string;
+  allGatherFormula: string;
+}
 
 /**
  * FSDP reduce-scatters gradients on its own stream, and the sharded gradients are allocated there ("The RS output is
@@ -63,7 +70,8 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   const capacity = on.allGather ? Math.round(ledger.unitCapacity) : 0;
   // The point where allocated + pooled is highest: the step's allocated peak first (a phase with no point recorded,
   // evaluation or generation, holds neither gradients nor units of the training step), then every high point.
-  const points = ledger.points.some((p) => p.phase === step.stepPeak) ? ledger.points
+  const points = ledger.points.some((p) => p.phase === step.stepPeak)
+    ? ledger.points
     : [{ phase: step.stepPeak, allocated: step.stepPeak.allocatedBytes, grads: 0, units: 0 }, ...ledger.points];
   let best = { phase: step.stepPeak, rs: 0, ag: 0, total: -1 };
   for (const p of points) {
@@ -75,9 +83,12 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   const reduceScatter = Math.min(best.rs, extra);
   const allGather = extra - reduceScatter;
   if (ctx.lean) return { reduceScatter, allGather, reduceScatterFormula: '', allGatherFormula: '' };
-  return { reduceScatter, allGather,
+  return {
+    reduceScatter,
+    allGather,
     reduceScatterFormula: `${formatCount(reduceScatter / gradBytes)} gradient elements x ${gradBytes} B (of the ${formatCount(inv.trainable / (tp * shardGrads))} shards allocated on FSDP's reduce-scatter stream, those not allocated at that point): freed by zero_grad but reusable only by that stream`,
-    allGatherFormula: `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, reusable only by that stream, beside the compute stream's memory where their sum is highest (${best.phase.phase})` };
+    allGatherFormula: `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, reusable only by that stream, beside the compute stream's memory where their sum is highest (${best.phase.phase})`,
+  };
 }
 
 /** What the driver reports for one GPU: the runtime terms and the totals they make. */
@@ -115,56 +126,95 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   const reserve = Math.round(ALLOCATOR_FRAGMENTATION * churnBytes);
   const runtime: RuntimeTerm[] = [
     {
-      id: 'allocator-reserve', label: 'Allocator reserve (cached, not allocated)', bytes: reserve,
-      formula: ctx.lean ? ''
+      id: 'allocator-reserve',
+      label: 'Allocator reserve (cached, not allocated)',
+      bytes: reserve,
+      formula: ctx.lean
+        ? ''
         : `${ALLOCATOR_FRAGMENTATION * 100}% x memory allocated and freed every step (${Math.round(churnBytes / MiB)} MiB: gradients, activations, temporaries)`,
     },
   ];
   if (setup.cuda_context_bytes === undefined && !ctx.lean) {
-    assumptions.push({ key: 'cuda_context_bytes', value: `${contextBytes / MiB} MiB`,
-      source: 'VRAM Lens default: CUDA context + cuBLAS/cuDNN with lazy loading (CUDA >= 11.7); set vramLens.cudaContextGiB or cuda_context_bytes' });
+    assumptions.push({
+      key: 'cuda_context_bytes',
+      value: `${contextBytes / MiB} MiB`,
+      source:
+        'VRAM Lens default: CUDA context + cuBLAS/cuDNN with lazy loading (CUDA >= 11.7); set vramLens.cudaContextGiB or cuda_context_bytes',
+    });
   }
-  runtime.push({ id: 'cuda-context', label: 'CUDA context and kernels', bytes: contextBytes, formula: ctx.lean ? ''
-    : `${Math.round(contextBytes / MiB)} MiB per process` });
+  runtime.push({
+    id: 'cuda-context',
+    label: 'CUDA context and kernels',
+    bytes: contextBytes,
+    formula: ctx.lean ? '' : `${Math.round(contextBytes / MiB)} MiB per process`,
+  });
   if (world > 1) {
     // NCCL keeps per-channel send/recv buffers of NCCL_BUFFSIZE (4 MiB) for its protocols; 16 channels x 2 x 4 MiB
     // on NVLink systems is the usual order of magnitude (NCCL docs, NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS).
     const channels = ctx.gpu?.nvlink === false ? 4 : 16;
-    runtime.push({ id: 'nccl', label: 'NCCL communication buffers', bytes: channels * 2 * 4 * MiB, formula: ctx.lean ? ''
-      : `${channels} channels x 2 directions x 4 MiB (NCCL_BUFFSIZE)` });
+    runtime.push({
+      id: 'nccl',
+      label: 'NCCL communication buffers',
+      bytes: channels * 2 * 4 * MiB,
+      formula: ctx.lean ? '' : `${channels} channels x 2 directions x 4 MiB (NCCL_BUFFSIZE)`,
+    });
   }
   // bitsandbytes' paged optimizers allocate their state with cudaMallocManaged (bitsandbytes/functional.py
   // get_paged): the driver keeps it on the GPU while there is room and evicts pages to host RAM under pressure; each
   // parameter's state is paged back in for its update. So it takes what the GPU has left, at least one tensor's state.
   const pagedState = paged ? optimizerStateBytes(ctx) : undefined;
   const pagedBytes = pagedState ? Math.round(pagedState.bytes / shardOptimizer) : 0;
-  const pagedWorking = pagedState ? Math.min(pagedBytes, Math.round(pagedState.perParamBytes * inv.largestTrainableTensor / tp)) : 0;
+  const pagedWorking = pagedState
+    ? Math.min(pagedBytes, Math.round((pagedState.perParamBytes * inv.largestTrainableTensor) / tp))
+    : 0;
   if (pools.reduceScatter > 0) {
-    runtime.push({ id: 'stream-pools', label: 'Gradient shards cached in the reduce-scatter stream pool', bytes: pools.reduceScatter,
-      formula: ctx.lean ? '' : pools.reduceScatterFormula });
+    runtime.push({
+      id: 'stream-pools',
+      label: 'Gradient shards cached in the reduce-scatter stream pool',
+      bytes: pools.reduceScatter,
+      formula: ctx.lean ? '' : pools.reduceScatterFormula,
+    });
   }
   if (pools.allGather > 0) {
-    runtime.push({ id: 'all-gather-pool', label: 'Unsharded layer units cached in the all-gather stream pool', bytes: pools.allGather,
-      formula: ctx.lean ? '' : pools.allGatherFormula });
+    runtime.push({
+      id: 'all-gather-pool',
+      label: 'Unsharded layer units cached in the all-gather stream pool',
+      bytes: pools.allGather,
+      formula: ctx.lean ? '' : pools.allGatherFormula,
+    });
   }
   const poolBytes = pools.reduceScatter + pools.allGather;
   const peakBytes = peak.allocatedBytes;
   // Segments the model's load left cached (nf4LoadPhase) serve the step's tensors: they count where they exceed it.
   const loadCache = nf4Load ? Math.max(0, nf4Load.reservedBytes - (peakBytes + reserve + poolBytes)) : 0;
   if (loadCache > 0) {
-    runtime.push({ id: 'load-cache', label: 'Segments cached since the model was quantized and loaded', bytes: loadCache,
-      formula: ctx.lean ? ''
-        : `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)` });
+    runtime.push({
+      id: 'load-cache',
+      label: 'Segments cached since the model was quantized and loaded',
+      bytes: loadCache,
+      formula: ctx.lean
+        ? ''
+        : `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)`,
+    });
   }
   const reservedBytes = peakBytes + reserve + poolBytes + loadCache;
-  const unpagedDevice = reservedBytes + runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id)).reduce((s, r) => s + r.bytes, 0);
-  const pagedResident = paged ? Math.min(pagedBytes, Math.max(pagedWorking, ctx.gpu ? ctx.gpu.memoryBytes - unpagedDevice : Infinity)) : 0;
+  const unpagedDevice =
+    reservedBytes + runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id)).reduce((s, r) => s + r.bytes, 0);
+  const pagedResident = paged
+    ? Math.min(pagedBytes, Math.max(pagedWorking, ctx.gpu ? ctx.gpu.memoryBytes - unpagedDevice : Infinity))
+    : 0;
   if (paged) {
     const evicted = pagedBytes - pagedResident;
-    runtime.push({ id: 'paged-optimizer', label: 'Paged optimizer state (CUDA unified memory, outside the allocator)', bytes: pagedResident,
-      formula: ctx.lean ? '' : evicted > 0
-        ? `${formatBytes(pagedBytes)} allocated with cudaMallocManaged by bitsandbytes: ${formatBytes(pagedResident)} fits beside the rest on this GPU, ${formatBytes(evicted)} is paged to host RAM and back at each step (slower)`
-        : 'optimizer state allocated with cudaMallocManaged by bitsandbytes: resident while the GPU has room, paged to host RAM under pressure' });
+    runtime.push({
+      id: 'paged-optimizer',
+      label: 'Paged optimizer state (CUDA unified memory, outside the allocator)',
+      bytes: pagedResident,
+      formula: ctx.lean
+        ? ''
+        : evicted > 0
+          ? `${formatBytes(pagedBytes)} allocated with cudaMallocManaged by bitsandbytes: ${formatBytes(pagedResident)} fits beside the rest on this GPU, ${formatBytes(evicted)} is paged to host RAM and back at each step (slower)`
+          : 'optimizer state allocated with cudaMallocManaged by bitsandbytes: resident while the GPU has room, paged to host RAM under pressure',
+    });
   }
   const deviceBytes = unpagedDevice + pagedResident;
   return { runtime, peakBytes, reservedBytes, deviceBytes, loadCache, pagedBytes, pagedWorking, pagedResident };

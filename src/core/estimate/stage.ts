@@ -36,10 +36,12 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
   // the ranks that hold the same ones (the expert-data-parallel group: S / ep of a shard group of S; DeepSpeed-MoE's
   // expert data parallel groups, torchtitan's dp_shard_mod_ep mesh). So an expert quantity sharded over S is divided
   // by max(ep, S) per GPU, not by ep x S: blockFor(S) is the block parameter count that is then divided by S.
-  const expertParams = a.moe ? mods.filter((m) => m.group === 'expert').reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0) : 0;
+  const expertParams = a.moe
+    ? mods.filter((m) => m.group === 'expert').reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0)
+    : 0;
   const blockParams = blockFor(ctx, expertParams, layerShare, shardParams);
   const embHere = (first ? inv.embedding : 0) + (last ? inv.head : 0);
-  const quantHere = inv.quantized * layerShare / tp;
+  const quantHere = (inv.quantized * layerShare) / tp;
   const denseBlock = blockParams / tp - quantHere;
   // A vision tower (Gemma 3) sits with the embeddings on the first stage, in the model dtype.
   const visionHere = first ? inv.vision / tp : 0;
@@ -51,15 +53,40 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
   const headUnused = setup.method === 'full' && last && !inv.headTrainable ? inv.head : 0;
   const trainableHere = trainableFor(ctx, expertParams, layerShare, last, embHere - headUnused, shardOptimizer);
   const trainableGradHere = trainableFor(ctx, expertParams, layerShare, last, embHere - headUnused, shardGrads);
-  const flatHere = trainableFor(ctx, expertParams, layerShare, last, embHere - headUnused, zero === 3 ? shardParams : 1);
+  const flatHere = trainableFor(
+    ctx,
+    expertParams,
+    layerShare,
+    last,
+    embHere - headUnused,
+    zero === 3 ? shardParams : 1,
+  );
   // Paired preference training runs the chosen and the rejected sequence of each example in one forward.
   const seqs = setup.micro_batch_size * sequencesPerExample(setup);
   // Each context-parallel rank holds its share of every sequence.
   const seqHere = setup.seq_len / cp;
   const T = seqs * seqHere;
   return {
-    stage: stageIndex, first, last, layersHere, layerShare, inFlight, expertParams, blockParams, embeddingHere: embHere, quantizedHere: quantHere, denseBlock,
-    visionHere, unquantizedParams, modelBytes, trainableHere, trainableGradHere, flatHere, sequences: seqs, seqHere, tokens: T,
+    stage: stageIndex,
+    first,
+    last,
+    layersHere,
+    layerShare,
+    inFlight,
+    expertParams,
+    blockParams,
+    embeddingHere: embHere,
+    quantizedHere: quantHere,
+    denseBlock,
+    visionHere,
+    unquantizedParams,
+    modelBytes,
+    trainableHere,
+    trainableGradHere,
+    flatHere,
+    sequences: seqs,
+    seqHere,
+    tokens: T,
   };
 }
 
@@ -67,27 +94,47 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
 function blockFor(ctx: EstimateContext, expertParams: number, layerShare: number, S: number): number {
   const { arch: a, inventory: inv } = ctx.model;
   const ep = ctx.layout.expertParallel;
-  return (inv.blocks - (a.moe && ep > 1 ? expertParams * (1 - Math.min(ep, Number.isFinite(S) ? S : 1) / ep) : 0)) * layerShare;
+  return (
+    (inv.blocks - (a.moe && ep > 1 ? expertParams * (1 - Math.min(ep, Number.isFinite(S) ? S : 1) / ep) : 0)) *
+    layerShare
+  );
 }
 
 /** A stage's trainable parameters per GPU to divide by a shard degree S; `embTrained`: its trained embedding and head parameters. */
-function trainableFor(ctx: EstimateContext, expertParams: number, layerShare: number, last: boolean, embTrained: number, S: number): number {
+function trainableFor(
+  ctx: EstimateContext,
+  expertParams: number,
+  layerShare: number,
+  last: boolean,
+  embTrained: number,
+  S: number,
+): number {
   const setup = ctx.setup;
   const inv = ctx.model.inventory;
   const tp = ctx.layout.tensorParallel;
-  return setup.method === 'full' ? (blockFor(ctx, expertParams, layerShare, S) / tp + embTrained / tp)
-    : inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare) / (setup.method === 'freeze' ? 1 : tp);
+  return setup.method === 'full'
+    ? blockFor(ctx, expertParams, layerShare, S) / tp + embTrained / tp
+    : (inv.trainable * (setup.method === 'freeze' ? (last ? 1 : 0) : layerShare)) /
+        (setup.method === 'freeze' ? 1 : tp);
 }
 
 /**
  * The phases of one pipeline stage, from its terms in the order the persistent components are listed; the loss's
  * largest tensors when the stage computes the loss.
  */
-function stagePhases(ctx: EstimateContext, stageIndex: number, poolsAtPhase: StreamPoolLedger | undefined):
-  { phases: PhaseEstimate[]; lossTensorBytes: number | undefined } {
+function stagePhases(
+  ctx: EstimateContext,
+  stageIndex: number,
+  poolsAtPhase: StreamPoolLedger | undefined,
+): { phases: PhaseEstimate[]; lossTensorBytes: number | undefined } {
   const st = stageContext(ctx, stageIndex);
   const persistent: Component[] = weights(ctx, st);
-  persistent.push(...frozenModelWeights(ctx, st), ...adapterWeights(ctx, st), ...masterWeights(ctx, st), ...optimizerStates(ctx, st));
+  persistent.push(
+    ...frozenModelWeights(ctx, st),
+    ...adapterWeights(ctx, st),
+    ...masterWeights(ctx, st),
+    ...optimizerStates(ctx, st),
+  );
 
   const engineC = rolloutEngine(ctx, persistent);
   if (!ctx.methods.rollout?.vllm_sleep) persistent.push(...engineC);
@@ -103,24 +150,56 @@ function stagePhases(ctx: EstimateContext, stageIndex: number, poolsAtPhase: Str
   const rewardFwdC = rewardForwards(ctx, st);
   const evaluation = evaluationWork(ctx, activations.layerPlan, grads.gradStored);
   const { gradStored, gradLabel, gradFormula } = grads;
-  const genComps = generationComponents(ctx, st, { gathered, headGather, engineC, gradStored, gradLabel, gradFormula,
-    gradsKeptInEval: evaluation.gradsKeptInEval });
+  const genComps = generationComponents(ctx, st, {
+    gathered,
+    headGather,
+    engineC,
+    gradStored,
+    gradLabel,
+    gradFormula,
+    gradsKeptInEval: evaluation.gradsKeptInEval,
+  });
   const loss = logitsAndLoss(ctx, st);
   const terms: StageTerms = {
-    persistent, engineC, grads, gathered, gatheredAt, gatheredGrads, headGather, activations, headAccum, tiedAccum, dequantFwdC, dequantC, dequantFwdBytes, dequantBytes,
-    refForwardBytes, refForwardFormula, rewardFwdC, evaluation, genComps, outside: loss ? loss.outside : [], lossFwd: loss ? loss.lossFwd
-      : 0, lossBwd: loss ? loss.lossBwd : 0,
+    persistent,
+    engineC,
+    grads,
+    gathered,
+    gatheredAt,
+    gatheredGrads,
+    headGather,
+    activations,
+    headAccum,
+    tiedAccum,
+    dequantFwdC,
+    dequantC,
+    dequantFwdBytes,
+    dequantBytes,
+    refForwardBytes,
+    refForwardFormula,
+    rewardFwdC,
+    evaluation,
+    genComps,
+    outside: loss ? loss.outside : [],
+    lossFwd: loss ? loss.lossFwd : 0,
+    lossBwd: loss ? loss.lossBwd : 0,
   };
   return { phases: phasesFor(ctx, st, terms, poolsAtPhase), lossTensorBytes: loss ? loss.lossTensorBytes : undefined };
 }
 
 /** The busiest rank: each distinct pipeline stage evaluated, the one with the highest peak kept. */
-export function busiestStage(ctx: EstimateContext): { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number; lossTensorBytes: number;
-  poolsAtPhase: StreamPoolLedger | undefined } {
+export function busiestStage(ctx: EstimateContext): {
+  phases: PhaseEstimate[];
+  peak: PhaseEstimate;
+  stage: number;
+  lossTensorBytes: number;
+  poolsAtPhase: StreamPoolLedger | undefined;
+} {
   const pp = ctx.layout.pipelineParallel;
   // FSDP's stream pools (estimate/runtime.ts) need the gradients and gathered units allocated at each phase's high point.
   const pools = fsdpStreamPools(ctx);
-  const poolsAtPhase: StreamPoolLedger | undefined = pools.reduceScatter || pools.allGather ? { points: [], unitCapacity: 0 } : undefined;
+  const poolsAtPhase: StreamPoolLedger | undefined =
+    pools.reduceScatter || pools.allGather ? { points: [], unitCapacity: 0 } : undefined;
   // Bytes of the vocabulary-sized tensors live at the loss (set by the last stage): the largest tensors of a step.
   let lossTensorBytes = 0;
   const stages = pp === 1 ? [0] : [0, pp - 1];

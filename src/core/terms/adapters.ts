@@ -21,16 +21,39 @@ export function adapterWeights(ctx: EstimateContext, st: StageContext): Componen
   const shard = shardParams > 1 ? ` / ${shardParams} (sharded)` : '';
   const adapterHere = (inv.adapter * layerShare) / tp;
   if (adapterHere > 0) {
-    persistent.push(ia3
-      ? comp(ctx, 'adapter-weights', 'IA3 scaling vectors', (adapterHere * adapterBytes) / shardParams,
-        () => (`one per output feature (input feature of feed-forward targets) of ${[...targets].join(', ')} = ${formatCount(adapterHere)} params x ${adapterBytes} B${shard}`), () => ({ targets: [...targets].join(','), params: Math.round(adapterHere) }))
-      : comp(ctx, 'adapter-weights', 'LoRA adapter weights', (adapterHere * adapterBytes) / shardParams,
-        () => (`r x (in + out) x targeted modules = ${formatCount(adapterHere)} params x ${adapterBytes} B${shard}`), () => ({ r: lora!.r,
-        targets: [...targets].join(','), params: Math.round(adapterHere) })));
+    persistent.push(
+      ia3
+        ? comp(
+            ctx,
+            'adapter-weights',
+            'IA3 scaling vectors',
+            (adapterHere * adapterBytes) / shardParams,
+            () =>
+              `one per output feature (input feature of feed-forward targets) of ${[...targets].join(', ')} = ${formatCount(adapterHere)} params x ${adapterBytes} B${shard}`,
+            () => ({ targets: [...targets].join(','), params: Math.round(adapterHere) }),
+          )
+        : comp(
+            ctx,
+            'adapter-weights',
+            'LoRA adapter weights',
+            (adapterHere * adapterBytes) / shardParams,
+            () => `r x (in + out) x targeted modules = ${formatCount(adapterHere)} params x ${adapterBytes} B${shard}`,
+            () => ({ r: lora!.r, targets: [...targets].join(','), params: Math.round(adapterHere) }),
+          ),
+    );
   }
   if (inv.savedModules > 0) {
-    persistent.push(comp(ctx, 'adapter-weights', 'modules_to_save copies', (inv.savedModules * wb) / shardParams,
-      () => (`${formatCount(inv.savedModules)} params x ${wb} B${shard} (trainable copy kept next to the frozen original)`), () => ({ params: inv.savedModules })));
+    persistent.push(
+      comp(
+        ctx,
+        'adapter-weights',
+        'modules_to_save copies',
+        (inv.savedModules * wb) / shardParams,
+        () =>
+          `${formatCount(inv.savedModules)} params x ${wb} B${shard} (trainable copy kept next to the frozen original)`,
+        () => ({ params: inv.savedModules }),
+      ),
+    );
   }
   return persistent;
 }

@@ -37,13 +37,28 @@ export function evaluationWork(ctx: EstimateContext, layerPlan: ActivationPlan, 
       const evalLayer = layerActivations({ ...layerPlan, batch: evalBatch });
       evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
     } else {
-      evalLayerBytes = noGradLayerBytes(a, evalBatch * sequencesPerExample(setup) * setup.seq_len, setup.seq_len, cb, attention, tp, residualBytes);
+      evalLayerBytes = noGradLayerBytes(
+        a,
+        evalBatch * sequencesPerExample(setup) * setup.seq_len,
+        setup.seq_len,
+        cb,
+        attention,
+        tp,
+        residualBytes,
+      );
     }
     if (lmHead) {
-      const lm = lossAt(ctx, evalBatch * sequencesPerExample(setup) * (rollout && !onlineDpo ? rollout.completion_len : setup.seq_len), false);
+      const lm = lossAt(
+        ctx,
+        evalBatch * sequencesPerExample(setup) * (rollout && !onlineDpo ? rollout.completion_len : setup.seq_len),
+        false,
+      );
       evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
       const perTV = evalLossBytes / (evalBatch * setup.seq_len * (a.vocab / tp));
-      evalLossFormula = setup.loss === 'fused' ? lm.formula : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
+      evalLossFormula =
+        setup.loss === 'fused'
+          ? lm.formula
+          : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
     }
   }
   const gradsKeptInEval = setup.zero_grad_set_to_none || setup.optimizer_in_backward ? 0 : gradStored;

@@ -10,8 +10,15 @@ import type { TrainingSetup } from '../setup';
  * not wider than the rank keep their full gradient. Targets: module names, 'attn' / 'mlp' (as HF optim_target_modules
  * matches them in the module paths), or 'all-linear'.
  */
-export function galoreShapes(g: NonNullable<TrainingSetup['galore']>, mods: LinearModule[]): {
-  matrices: Array<[number, number, number]>; targetElems: number; projectedElems: number; projectorElems: number; largest: [number, number];
+export function galoreShapes(
+  g: NonNullable<TrainingSetup['galore']>,
+  mods: LinearModule[],
+): {
+  matrices: Array<[number, number, number]>;
+  targetElems: number;
+  projectedElems: number;
+  projectorElems: number;
+  largest: [number, number];
 } {
   const names = g.target_modules;
   const hit = (m: LinearModule): boolean => {

@@ -21,10 +21,24 @@ export function rolloutEngine(ctx: EstimateContext, persistent: readonly Compone
   // its KV cache and CUDA graphs at start-up (vLLM gpu_memory_utilization is a fraction of the GPU's total memory),
   // and keeps it while the policy trains unless sleep mode releases it.
   // Unsloth's fast_inference engine holds the weights the policy trains on: its share counts them once.
-  const sharedWeights = rollout?.vllm_shared_weights ? sum(persistent.filter((c) => c.id === 'weights' || c.id === 'quantization-constants')) : 0;
+  const sharedWeights = rollout?.vllm_shared_weights
+    ? sum(persistent.filter((c) => c.id === 'weights' || c.id === 'quantization-constants'))
+    : 0;
   const engineBytes = Math.max(0, vllmShare - sharedWeights);
-  const engineC = engineBytes > 0 ? [comp(ctx, 'rollout-engine', 'vLLM engine (colocated)', engineBytes,
-    () => (`vllm_gpu_memory_utilization ${rollout!.vllm_memory_fraction} x ${(ctx.gpu!.memoryBytes / GiB).toFixed(1)} GiB (${ctx.gpu!.id})${sharedWeights > 0 ? ` - the weights it shares with the policy (${formatBytes(sharedWeights)})` : ''}`), () => ({ fraction: rollout!.vllm_memory_fraction, gpuBytes: ctx.gpu!.memoryBytes }))] : [];
+  const engineC =
+    engineBytes > 0
+      ? [
+          comp(
+            ctx,
+            'rollout-engine',
+            'vLLM engine (colocated)',
+            engineBytes,
+            () =>
+              `vllm_gpu_memory_utilization ${rollout!.vllm_memory_fraction} x ${(ctx.gpu!.memoryBytes / GiB).toFixed(1)} GiB (${ctx.gpu!.id})${sharedWeights > 0 ? ` - the weights it shares with the policy (${formatBytes(sharedWeights)})` : ''}`,
+            () => ({ fraction: rollout!.vllm_memory_fraction, gpuBytes: ctx.gpu!.memoryBytes }),
+          ),
+        ]
+      : [];
   return engineC;
 }
 
@@ -66,14 +80,34 @@ export function generationComponents(ctx: EstimateContext, st: StageContext, inp
     // Online DPO generates in every micro-step too.
     const inStep = gkdGeneration !== undefined || onlineDpo;
     const gradsAtGeneration = inStep && setup.gradient_accumulation_steps > 1 ? gradStored : gradsKeptInEval;
-    genComps.push(...gradsAtGeneration > 0 ? [comp(ctx, 'gradients', gradLabel, gradsAtGeneration,
-      () => (`${gradFormula()} (${inStep ? 'from the earlier micro-steps of the accumulation' : 'not freed: zero_grad(set_to_none=False)'})`),
-        () => ({}))] : []);
+    genComps.push(
+      ...(gradsAtGeneration > 0
+        ? [
+            comp(
+              ctx,
+              'gradients',
+              gradLabel,
+              gradsAtGeneration,
+              () =>
+                `${gradFormula()} (${inStep ? 'from the earlier micro-steps of the accumulation' : 'not freed: zero_grad(set_to_none=False)'})`,
+              () => ({}),
+            ),
+          ]
+        : []),
+    );
     if (zero === 3 && generation.gather_weights && (generation.engine === 'generate' || peft)) {
-      genComps.push(comp(ctx, 'gathered-params', generation.engine === 'generate' ? 'ZeRO-3 weights gathered for generation'
-        : 'ZeRO-3 weights gathered to merge the adapters for vLLM', modelBytes * half / wb,
-        () => (`${formatCount(unquantizedParams)} params x ${half} B, every layer at once (ds3_gather_for_generation)`),
-          () => ({ params: Math.round(unquantizedParams) })));
+      genComps.push(
+        comp(
+          ctx,
+          'gathered-params',
+          generation.engine === 'generate'
+            ? 'ZeRO-3 weights gathered for generation'
+            : 'ZeRO-3 weights gathered to merge the adapters for vLLM',
+          (modelBytes * half) / wb,
+          () => `${formatCount(unquantizedParams)} params x ${half} B, every layer at once (ds3_gather_for_generation)`,
+          () => ({ params: Math.round(unquantizedParams) }),
+        ),
+      );
     } else {
       genComps.push(...gathered, ...headGather);
     }
@@ -101,9 +135,18 @@ function decodeTails(ctx: EstimateContext, st: StageContext, G: number, P: numbe
   const kv = (tokens: number): Component => kvCache(ctx, shape, G, tokens);
   const tails: Component[][] = [];
   const prefill = noGradLayerBytes(a, G * P, P, cb, attention, tp);
-  tails.push([kv(P), comp(ctx, 'backward-working', `Prefill: one layer's forward over ${G} prompts (no grad)`, prefill,
-    () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${G} x ${P} tokens`),
-      () => ({ sequences: G, tokens: P }))]);
+  tails.push([
+    kv(P),
+    comp(
+      ctx,
+      'backward-working',
+      `Prefill: one layer's forward over ${G} prompts (no grad)`,
+      prefill,
+      () =>
+        `the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${G} x ${P} tokens`,
+      () => ({ sequences: G, tokens: P }),
+    ),
+  ]);
   // Each step: the previous step's fp32 next-token logits and probabilities are still held (transformers _sample)
   // while the layers run; in a layer, torch.cat copies its keys (and values) to a longer tensor, and attention
   // with a padding mask repeats the key and value heads for grouped-query attention (repeat_kv). At the end of the
@@ -115,8 +158,18 @@ function decodeTails(ctx: EstimateContext, st: StageContext, G: number, P: numbe
   const nhHere = a.heads / tp;
   const repeated = attention !== 'flash' && kvHeadsHere < nhHere ? 2 * G * longest * nhHere * a.headDim * cb : 0;
   const decode = Math.max(VL * (cb + 3 * 4), 2 * VL * 4 + Math.max(layerKv, repeated));
-  tails.push([kv(setup.seq_len), comp(ctx, 'backward-working', 'Decoding: next-token logits, the growing cache\'s copy and repeated heads', decode,
-    () => (`max(${G} x V x (${cb} B logits + 3 x 4 B: fp32 copy, scores, probabilities), the previous step's fp32 logits and probabilities 2 x 4 B x ${G} x V + max(one layer's keys at full length (torch.cat), its keys and values repeated to ${nhHere} heads (repeat_kv)))`), () => ({ sequences: G, vocab: a.vocab }))]);
+  tails.push([
+    kv(setup.seq_len),
+    comp(
+      ctx,
+      'backward-working',
+      "Decoding: next-token logits, the growing cache's copy and repeated heads",
+      decode,
+      () =>
+        `max(${G} x V x (${cb} B logits + 3 x 4 B: fp32 copy, scores, probabilities), the previous step's fp32 logits and probabilities 2 x 4 B x ${G} x V + max(one layer's keys at full length (torch.cat), its keys and values repeated to ${nhHere} heads (repeat_kv)))`,
+      () => ({ sequences: G, vocab: a.vocab }),
+    ),
+  ]);
   return tails;
 }
 
@@ -134,11 +187,35 @@ function scoringTail(ctx: EstimateContext, st: StageContext, C: number): Compone
   const TV = lossTokens * (a.vocab / tp);
   const logps = cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
   const fwd = noGradLayerBytes(a, T, setup.seq_len, cb, attention, tp, residualBytes);
-  const who = [rollout.reference === 'copy' ? 'the reference model' : rollout.reference === 'adapters-off' ? 'the model with its adapters disabled'
-    : '', rollout.old_logps ? 'the old policy' : ''].filter((x) => x).join(' and ');
-  return [logps >= fwd
-    ? comp(ctx, 'logits-loss', `Scoring: ${who}, no grad, ${seqs} sequences`, logps,
-      () => (`completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`), () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }))
-    : comp(ctx, 'backward-working', `Scoring: ${who}, one layer's forward (no grad)`, fwd,
-      () => ('the layer\'s input, residual and norm output, and the larger of the MLP\'s and the attention\'s temporaries, at the training micro-batch'), () => ({ sequences: seqs }))];
+  const who = [
+    rollout.reference === 'copy'
+      ? 'the reference model'
+      : rollout.reference === 'adapters-off'
+        ? 'the model with its adapters disabled'
+        : '',
+    rollout.old_logps ? 'the old policy' : '',
+  ]
+    .filter((x) => x)
+    .join(' and ');
+  return [
+    logps >= fwd
+      ? comp(
+          ctx,
+          'logits-loss',
+          `Scoring: ${who}, no grad, ${seqs} sequences`,
+          logps,
+          () =>
+            `completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`,
+          () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }),
+        )
+      : comp(
+          ctx,
+          'backward-working',
+          `Scoring: ${who}, one layer's forward (no grad)`,
+          fwd,
+          () =>
+            "the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at the training micro-batch",
+          () => ({ sequences: seqs }),
+        ),
+  ];
 }

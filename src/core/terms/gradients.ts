@@ -39,26 +39,49 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
   const { badamRatio } = ctx.methods;
   const { first, trainableGradHere } = st;
   const gradFull = trainableGradHere * gradBytes;
-  const gradStored = fsdpOffload ? 0 : setup.optimizer_in_backward ? inv.largestTrainableTensor * gradBytes : gradFull / shardGrads;
-  const gradLabel = setup.optimizer_in_backward ? 'Gradients (optimizer in backward: one tensor at a time)' : 'Gradients';
-  const gradFormula = (): string => (setup.optimizer_in_backward
-    ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
-    : badamRatio !== undefined
-      ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
-      : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`);
+  const gradStored = fsdpOffload
+    ? 0
+    : setup.optimizer_in_backward
+      ? inv.largestTrainableTensor * gradBytes
+      : gradFull / shardGrads;
+  const gradLabel = setup.optimizer_in_backward
+    ? 'Gradients (optimizer in backward: one tensor at a time)'
+    : 'Gradients';
+  const gradFormula = (): string =>
+    setup.optimizer_in_backward
+      ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
+      : badamRatio !== undefined
+        ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
+        : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`;
   // Gradients exist during the forward only when accumulating, or when zero_grad keeps the buffers
   // (set_to_none=False, the default before PyTorch 2.0).
   const gradsInForward = setup.gradient_accumulation_steps > 1 || !setup.zero_grad_set_to_none ? gradStored : 0;
   const gradAtEnd = fsdpOffload ? 0 : setup.optimizer_in_backward ? gradStored : gradFull / shardGrads;
   // The token embedding's backward runs after the first layer's: while that layer is in flight, an untied embedding
   // has no gradient yet (a tied one shares the head's, produced at the loss).
-  const embGradLater = setup.method === 'full' && first && !a.tied && !fsdpOffload && !setup.optimizer_in_backward
-    ? (inv.embedding / tp) * gradBytes / shardGrads : 0;
+  const embGradLater =
+    setup.method === 'full' && first && !a.tied && !fsdpOffload && !setup.optimizer_in_backward
+      ? ((inv.embedding / tp) * gradBytes) / shardGrads
+      : 0;
   // BAdam ratio: the tensor whose gradient is being cut to sparse is dense until its hook runs.
   const badamDense = badamRatio !== undefined ? inv.largestTrainableTensor * trainableBytes : 0;
   const gradAtFirst = gradAtEnd - embGradLater + badamDense;
-  const gradFormulaBytes = setup.optimizer_in_backward ? inv.largestTrainableTensor * gradBytes : badamRatio !== undefined ? NaN : gradFull / shardGrads;
-  return { gradFull, gradStored, gradLabel, gradFormula, gradFormulaBytes, gradsInForward, gradAtEnd, embGradLater, gradAtFirst };
+  const gradFormulaBytes = setup.optimizer_in_backward
+    ? inv.largestTrainableTensor * gradBytes
+    : badamRatio !== undefined
+      ? NaN
+      : gradFull / shardGrads;
+  return {
+    gradFull,
+    gradStored,
+    gradLabel,
+    gradFormula,
+    gradFormulaBytes,
+    gradsInForward,
+    gradAtEnd,
+    embGradLater,
+    gradAtFirst,
+  };
 }
 
 /** DDP's gradient buckets (data parallelism without ZeRO or FSDP). */
@@ -73,8 +96,16 @@ export function ddpBuckets(ctx: EstimateContext, st: StageContext, grads: Gradie
   if (ddp) {
     // DDP's Reducer allocates flat bucket buffers for every gradient at construction; with the default
     // gradient_as_bucket_view=False they are a second copy next to param.grad.
-    persistent.push(comp(ctx, 'ddp-buckets', 'DDP gradient buckets', gradFull,
-      () => (`${formatCount(trainableGradHere)} x ${gradBytes} B (gradient_as_bucket_view=False)`), () => ({ params: Math.round(trainableGradHere) })));
+    persistent.push(
+      comp(
+        ctx,
+        'ddp-buckets',
+        'DDP gradient buckets',
+        gradFull,
+        () => `${formatCount(trainableGradHere)} x ${gradBytes} B (gradient_as_bucket_view=False)`,
+        () => ({ params: Math.round(trainableGradHere) }),
+      ),
+    );
   }
   return persistent;
 }
@@ -92,6 +123,7 @@ export function accumulationBuffers(ctx: EstimateContext, st: StageContext): { h
   const half = ctx.dtypes.half;
   const { first, last } = st;
   const headAccum = setup.method === 'full' && last && setup.loss === 'chunked' ? (a.vocab * a.hidden * half) / tp : 0;
-  const tiedAccum = setup.method === 'full' && first && a.tied && lmHead && pp === 1 ? (a.vocab * a.hidden * half) / tp : 0;
+  const tiedAccum =
+    setup.method === 'full' && first && a.tied && lmHead && pp === 1 ? (a.vocab * a.hidden * half) / tp : 0;
   return { headAccum, tiedAccum };
 }

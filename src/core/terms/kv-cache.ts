@@ -15,10 +15,20 @@ import type { EstimateContext, StageContext } from '../estimate/context';
  */
 export function recurrentStates(a: Architecture, cb: number): { layers: number; perLayer: number } {
   const la = a.linearAttention;
-  if (la) return { layers: la.layers, perLayer: la.valueHeads * la.keyDim * la.valueDim * 4
-    + (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * cb };
+  if (la)
+    return {
+      layers: la.layers,
+      perLayer:
+        la.valueHeads * la.keyDim * la.valueDim * 4 +
+        (2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim) * la.convKernel * cb,
+    };
   const mb = a.mamba;
-  if (mb) return { layers: mb.layers, perLayer: (mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * cb };
+  if (mb)
+    return {
+      layers: mb.layers,
+      perLayer:
+        (mb.heads * mb.headDim * mb.state + (mb.heads * mb.headDim + 2 * mb.groups * mb.state) * mb.convKernel) * cb,
+    };
   const m1 = a.mamba1;
   if (m1) return { layers: m1.layers, perLayer: m1.inner * (m1.state + m1.convKernel) * cb };
   return { layers: 0, perLayer: 0 };
@@ -58,10 +68,17 @@ export function kvCacheShape(ctx: EstimateContext, st: StageContext): KvCacheSha
 export function kvCache(ctx: EstimateContext, shape: KvCacheShape, G: number, tokens: number): Component {
   const a = ctx.model.arch;
   const { kvHeadsHere, kvLayerToken, slidingHere, linearHere, stateSequence, cachedHere } = shape;
-  const kvBytes = (tokens: number): number => G * kvLayerToken * ((cachedHere - slidingHere) * tokens
-    + slidingHere * Math.min(tokens, a.slidingWindow)) + G * linearHere * stateSequence;
-  return comp(ctx, 'kv-cache', `KV cache (${G} sequences x ${tokens} tokens)`, kvBytes(tokens), () => kvCacheFormula(ctx, shape, G, tokens),
-    () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }));
+  const kvBytes = (tokens: number): number =>
+    G * kvLayerToken * ((cachedHere - slidingHere) * tokens + slidingHere * Math.min(tokens, a.slidingWindow)) +
+    G * linearHere * stateSequence;
+  return comp(
+    ctx,
+    'kv-cache',
+    `KV cache (${G} sequences x ${tokens} tokens)`,
+    kvBytes(tokens),
+    () => kvCacheFormula(ctx, shape, G, tokens),
+    () => ({ sequences: G, tokens, kvHeads: kvHeadsHere, headDim: a.headDim }),
+  );
 }
 
 /** The KV cache's formula, from its parts: attention layers (sliding windows), linear-attention, Mamba2 and Mamba layers. */
@@ -73,11 +90,18 @@ function kvCacheFormula(ctx: EstimateContext, shape: KvCacheShape, G: number, to
   const mb = a.mamba;
   const m1 = a.mamba1;
   const layers = `${G} sequences x ${tokens} tokens x ${+cachedHere.toFixed(1)} layers x 2 (K, V) x ${kvHeadsHere} kv heads x ${a.headDim} x ${cb} B`;
-  const sliding = slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : '';
-  const linear = la ? ` + ${+linearHere.toFixed(1)} linear-attention layers x ${G} sequences x (recurrent state ${la.valueHeads} x ${la.keyDim} x ${la.valueDim} x 4 B`
-    + ` + conv state ${2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim} x ${la.convKernel} x ${cb} B)` : '';
-  const mamba2 = mb ? ` + ${+linearHere.toFixed(1)} Mamba2 layers x ${G} sequences x (SSM state ${mb.heads} x ${mb.headDim} x ${mb.state}`
-    + ` + conv state ${mb.heads * mb.headDim + 2 * mb.groups * mb.state} x ${mb.convKernel}) x ${cb} B` : '';
-  const mamba1 = m1 ? ` + ${+linearHere.toFixed(1)} Mamba layers x ${G} sequences x (SSM state ${m1.inner} x ${m1.state} + conv state ${m1.inner} x ${m1.convKernel}) x ${cb} B` : '';
+  const sliding =
+    slidingHere > 0 ? `; ${+slidingHere.toFixed(1)} sliding-window layers keep ${a.slidingWindow} tokens` : '';
+  const linear = la
+    ? ` + ${+linearHere.toFixed(1)} linear-attention layers x ${G} sequences x (recurrent state ${la.valueHeads} x ${la.keyDim} x ${la.valueDim} x 4 B` +
+      ` + conv state ${2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim} x ${la.convKernel} x ${cb} B)`
+    : '';
+  const mamba2 = mb
+    ? ` + ${+linearHere.toFixed(1)} Mamba2 layers x ${G} sequences x (SSM state ${mb.heads} x ${mb.headDim} x ${mb.state}` +
+      ` + conv state ${mb.heads * mb.headDim + 2 * mb.groups * mb.state} x ${mb.convKernel}) x ${cb} B`
+    : '';
+  const mamba1 = m1
+    ? ` + ${+linearHere.toFixed(1)} Mamba layers x ${G} sequences x (SSM state ${m1.inner} x ${m1.state} + conv state ${m1.inner} x ${m1.convKernel}) x ${cb} B`
+    : '';
   return `${layers}${sliding}${linear}${mamba2}${mamba1}`;
 }

@@ -26,15 +26,31 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
   const { computeBytes: cb, mode, oldSoftmax } = ctx.dtypes;
   const { teacher, rollout, onlineDpo } = ctx.methods;
   const pref = setup.preference;
-  return { tokens, vocab: a.vocab / tp, hidden: a.hidden, logitsBytes: cb, loss: setup.loss, chunks: 8, softcap: a.finalLogitSoftcap,
+  return {
+    tokens,
+    vocab: a.vocab / tp,
+    hidden: a.hidden,
+    logitsBytes: cb,
+    loss: setup.loss,
+    chunks: 8,
+    softcap: a.finalLogitSoftcap,
     distill: training && teacher !== undefined && !rollout,
     ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),
-    compile: setup.compile_loss ?? setup.compile, logSoftmaxSavesInput: oldSoftmax, amp: mode === 'amp',
-    preferenceRowTokens: rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len
-      : undefined, nativeLogSoftmax: pref?.logps === 'native', wholeLogSoftmax: pref?.logps === 'whole', ...(pref?.chosen_nll === true
-      && pref.logps === 'rows' ? { chosenNll: pref.reference === 'none' ? 'orpo' as const : 'dpo' as const }
-      : {}), unusedLogits: setup.value_head === true, labelSmoothing: setup.label_smoothing === true,
-    policyGradient: rollout !== undefined && !onlineDpo, ...(onlineDpo ? { completionShare: rollout!.completion_len / setup.seq_len } : {}) };
+    compile: setup.compile_loss ?? setup.compile,
+    logSoftmaxSavesInput: oldSoftmax,
+    amp: mode === 'amp',
+    preferenceRowTokens:
+      rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined,
+    nativeLogSoftmax: pref?.logps === 'native',
+    wholeLogSoftmax: pref?.logps === 'whole',
+    ...(pref?.chosen_nll === true && pref.logps === 'rows'
+      ? { chosenNll: pref.reference === 'none' ? ('orpo' as const) : ('dpo' as const) }
+      : {}),
+    unusedLogits: setup.value_head === true,
+    labelSmoothing: setup.label_smoothing === true,
+    policyGradient: rollout !== undefined && !onlineDpo,
+    ...(onlineDpo ? { completionShare: rollout!.completion_len / setup.seq_len } : {}),
+  };
 }
 
 /** Tokens whose logits one micro-batch computes (online DPO: every position's, of which the completions are sliced). */
@@ -45,18 +61,29 @@ export function logitTokens(ctx: EstimateContext, st: StageContext): number {
 }
 
 /** The loss's memory at `tokens` tokens. */
-export const lossAt = (ctx: EstimateContext, tokens: number, training = true): ReturnType<typeof lossMemory> => lossMemory(lossPlan(ctx, tokens, training));
+export const lossAt = (ctx: EstimateContext, tokens: number, training = true): ReturnType<typeof lossMemory> =>
+  lossMemory(lossPlan(ctx, tokens, training));
 
 /**
  * Embedding output / final norm / loss on the last stage: what is saved at the end of the forward, and the loss's
  * transient bytes in the forward and at the start of the backward. Undefined on other stages and without an LM head.
  */
-export function logitsAndLoss(ctx: EstimateContext,
-  st: StageContext): { outside: Component[]; lossFwd: number; lossBwd: number; lossTensorBytes: number } | undefined {
+export function logitsAndLoss(
+  ctx: EstimateContext,
+  st: StageContext,
+): { outside: Component[]; lossFwd: number; lossBwd: number; lossTensorBytes: number } | undefined {
   const setup = ctx.setup;
   const { arch: a, inventory: inv, lmHead } = ctx.model;
   const tp = ctx.layout.tensorParallel;
-  const { weightBytes: wb, denseBytes, embeddingBytes: embBytes, half, mode, computeBytes: cb, kbitQuantized: kbitQ } = ctx.dtypes;
+  const {
+    weightBytes: wb,
+    denseBytes,
+    embeddingBytes: embBytes,
+    half,
+    mode,
+    computeBytes: cb,
+    kbitQuantized: kbitQ,
+  } = ctx.dtypes;
   const { rollout, gkd } = ctx.methods;
   const pref = setup.preference;
   const { last, quantizedHere: quantHere, tokens: T } = st;
@@ -65,19 +92,48 @@ export function logitsAndLoss(ctx: EstimateContext,
   const lossTokens = logitTokens(ctx, st);
   const lm = lossAt(ctx, lossTokens);
   const lossTensorBytes = lm.savedBytes + Math.max(lm.forwardTransientBytes, lm.backwardTransientBytes);
-  const finalNorm = finalNormSaved({ arch: a, mode, half, weightBytes: wb, tokens: T, normTrainable: setup.method === 'full',
+  const finalNorm = finalNormSaved({
+    arch: a,
+    mode,
+    half,
+    weightBytes: wb,
+    tokens: T,
+    normTrainable: setup.method === 'full',
     headTrainable: setup.method === 'full' || inv.headTrainable,
-    normWeightBytes: denseBytes, headWeightBytes: embBytes, residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined });
-  outside.push(comp(ctx, 'logits-loss', rollout ? 'Completion logits and log-probabilities (saved)' : gkd ? 'Logits and distillation loss (saved)'
-    : setup.value_head ? 'Final norm and head inputs (value head)' : 'Logits and cross-entropy (saved)', lm.savedBytes
-    + finalNorm, () => (`${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`), () => ({ tokens: lossTokens,
-    vocab: a.vocab, loss: setup.loss })));
+    normWeightBytes: denseBytes,
+    headWeightBytes: embBytes,
+    residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined,
+  });
+  outside.push(
+    comp(
+      ctx,
+      'logits-loss',
+      rollout
+        ? 'Completion logits and log-probabilities (saved)'
+        : gkd
+          ? 'Logits and distillation loss (saved)'
+          : setup.value_head
+            ? 'Final norm and head inputs (value head)'
+            : 'Logits and cross-entropy (saved)',
+      lm.savedBytes + finalNorm,
+      () => `${lm.formula}; final norm + lm_head input ${+(finalNorm / (T * a.hidden)).toFixed(2)}·T·h`,
+      () => ({ tokens: lossTokens, vocab: a.vocab, loss: setup.loss }),
+    ),
+  );
   if (kbitQ === 'all' && mode === 'amp') {
     // The fp32 head is frozen, so autocast does not cache its cast (cached_cast needs requires_grad), but the
     // matmul keeps the 16-bit copy for the gradient of its input until the head's backward.
     const headElems = (a.vocab * a.hidden) / tp;
-    outside.push(comp(ctx, 'autocast-weight-copies', 'Autocast copy of the fp32 output head (kept for backward)', headElems * half,
-      () => (`V x h${tp > 1 ? ' / TP' : ''} = ${formatCount(headElems)} x ${half} B`), () => ({ vocab: a.vocab, hidden: a.hidden })));
+    outside.push(
+      comp(
+        ctx,
+        'autocast-weight-copies',
+        'Autocast copy of the fp32 output head (kept for backward)',
+        headElems * half,
+        () => `V x h${tp > 1 ? ' / TP' : ''} = ${formatCount(headElems)} x ${half} B`,
+        () => ({ vocab: a.vocab, hidden: a.hidden }),
+      ),
+    );
   }
   // KTO: the policy's no-grad logits of the KL batch stay referenced through its forward (TRL KTOTrainer.forward).
   const klLogits = pref && !pref.paired ? cb * T * (a.vocab / tp) : 0;

@@ -82,12 +82,22 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
   const lb = p.logitsBytes;
   const rowTV = p.preferenceRowTokens! * p.vocab;
   if (lb === 4 && p.policyGradient) {
-    return { savedBytes: 4 * TV, forwardTransientBytes: 4 * TV, backwardTransientBytes: 8 * TV,
-      formula: 'completion log-probs (fp32 logits, logsumexp path): logits divided by the temperature 4·T·V kept; the undivided logits 4·T·V; backward: gradients of the logits 8·T·V (T: completion tokens)' };
+    return {
+      savedBytes: 4 * TV,
+      forwardTransientBytes: 4 * TV,
+      backwardTransientBytes: 8 * TV,
+      formula:
+        'completion log-probs (fp32 logits, logsumexp path): logits divided by the temperature 4·T·V kept; the undivided logits 4·T·V; backward: gradients of the logits 8·T·V (T: completion tokens)',
+    };
   }
   if (lb === 4) {
-    return { savedBytes: 4 * TV, forwardTransientBytes: 2 * TV, backwardTransientBytes: 8 * TV,
-      formula: 'preference log-probs (fp32 logits, logsumexp path): logits 4·T·V kept; masked half for the mean logits 2·T·V; backward: gradients of the logits 8·T·V' };
+    return {
+      savedBytes: 4 * TV,
+      forwardTransientBytes: 2 * TV,
+      backwardTransientBytes: 8 * TV,
+      formula:
+        'preference log-probs (fp32 logits, logsumexp path): logits 4·T·V kept; masked half for the mean logits 2·T·V; backward: gradients of the logits 8·T·V',
+    };
   }
   const out = p.amp ? 4 : lb;
   // Backward: each row's saved output is freed once its log_softmax backward has run, while its gradient (in the logits'
@@ -101,7 +111,7 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
       // The undivided logits are freed once divided, before any row's output exists.
       forwardTransientBytes: Math.max(2 * lb * TV - out * TV, lb * TV + (p.amp ? 4 * rowTV : 0)),
       backwardTransientBytes: backward,
-      formula: `completion log-probs row by row: log_softmax outputs ${out}·T·V kept; forward: max(the logits and their copy divided by the temperature 2 x ${lb}·T·V, the divided logits ${lb}·T·V${p.amp ? ' + one row\'s fp32 copy' : ''} beside the kept outputs); ${backwardFormula} (T: completion tokens)`,
+      formula: `completion log-probs row by row: log_softmax outputs ${out}·T·V kept; forward: max(the logits and their copy divided by the temperature 2 x ${lb}·T·V, the divided logits ${lb}·T·V${p.amp ? " + one row's fp32 copy" : ''} beside the kept outputs); ${backwardFormula} (T: completion tokens)`,
     };
   }
   return {
@@ -158,9 +168,15 @@ function withChosenNll(p: LossPlan, TV: number, kind: 'orpo' | 'dpo'): LossMemor
   // ORPO: the rows' backward runs first, then the NLL's beside the rows' gradient of the logits, then their sum. DPO:
   // the NLL's backward first (its gradients beside everything kept, then its zero-filled gradient of all the logits),
   // then the rows' beside that gradient, then their sum.
-  const backward = kind === 'orpo'
-    ? Math.max(rows.savedBytes + half + rows.backwardTransientBytes, lb * TV + 3 * half, 3 * lb * TV)
-    : Math.max(saved + 2 * half, rows.savedBytes + half + lb * TV, rows.savedBytes + lb * TV + rows.backwardTransientBytes, 3 * lb * TV);
+  const backward =
+    kind === 'orpo'
+      ? Math.max(rows.savedBytes + half + rows.backwardTransientBytes, lb * TV + 3 * half, 3 * lb * TV)
+      : Math.max(
+          saved + 2 * half,
+          rows.savedBytes + half + lb * TV,
+          rows.savedBytes + lb * TV + rows.backwardTransientBytes,
+          3 * lb * TV,
+        );
   return {
     savedBytes: saved,
     forwardTransientBytes: forward - saved,
@@ -182,13 +198,18 @@ export function ktoReferenceLogps(p: LossPlan): { bytes: number; formula: string
     // LLaMA-Factory (train/kto/trainer.py): the policy's chosen and rejected fp32 logits (boolean-index copies) are kept
     // for the metrics; the reference's concatenated_forward holds its completions' fp32 logits while its KL batch runs
     // the same pass: fp32 logits, the slice's copy and the log_softmax. Profiled: tools/peak/measure_step.py --lf-kto.
-    return { bytes: 20 * TV,
-      formula: 'the policy\'s chosen and rejected fp32 logits (index copies) 4·T·V; the reference\'s completion fp32 logits 4·T·V beside its KL batch\'s fp32 logits, the slice\'s copy and the log_softmax 3 x 4·T·V' };
+    return {
+      bytes: 20 * TV,
+      formula:
+        "the policy's chosen and rejected fp32 logits (index copies) 4·T·V; the reference's completion fp32 logits 4·T·V beside its KL batch's fp32 logits, the slice's copy and the log_softmax 3 x 4·T·V",
+    };
   }
   const out = p.amp ? 4 : lb;
   const rows = lb === 4 || p.preferenceRowTokens === undefined ? 0 : 2 * out * p.preferenceRowTokens * p.vocab;
-  return { bytes: 2 * lb * TV + Math.max(lb * TV, rows),
-    formula: `the policy's chosen and rejected logits (index copies) ${lb}·T·V; the reference's completion logits ${lb}·T·V and their index copies ${lb}·T·V${rows > 0 ? ' (or one row\'s log_softmax temporaries)' : ''}` };
+  return {
+    bytes: 2 * lb * TV + Math.max(lb * TV, rows),
+    formula: `the policy's chosen and rejected logits (index copies) ${lb}·T·V; the reference's completion logits ${lb}·T·V and their index copies ${lb}·T·V${rows > 0 ? " (or one row's log_softmax temporaries)" : ''}`,
+  };
 }
 
 /**
@@ -204,14 +225,18 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
     const plain = referenceLogps({ ...p, chosenNll: undefined });
     const nll = (lb * TV) / 2 + (p.amp && lb < 4 ? 2 * TV : 0) + ((p.amp ? 4 : lb) * TV) / 2;
     const logits = lb * TV;
-    return { bytes: Math.max(plain.bytes, logits + nll),
-      formula: `${plain.formula}, or the logits ${lb}·T·V and the chosen half's NLL (its copy and log_softmax)` };
+    return {
+      bytes: Math.max(plain.bytes, logits + nll),
+      formula: `${plain.formula}, or the logits ${lb}·T·V and the chosen half's NLL (its copy and log_softmax)`,
+    };
   }
   if (p.completionShare !== undefined) {
     const TcV = p.completionShare * TV;
     const slice = p.amp ? 4 : lb;
-    return { bytes: lb * TV + 2 * slice * TcV,
-      formula: `logits of every position ${lb}·T·V, the completion slice's ${p.amp ? 'fp32 ' : ''}copy and its log_softmax 2 x ${slice}·Tc·V` };
+    return {
+      bytes: lb * TV + 2 * slice * TcV,
+      formula: `logits of every position ${lb}·T·V, the completion slice's ${p.amp ? 'fp32 ' : ''}copy and its log_softmax 2 x ${slice}·Tc·V`,
+    };
   }
   if (p.loss === 'fused') {
     const f = lossMemory(p);
@@ -222,15 +247,21 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
     // LLaMA-Factory get_batch_loss_metrics: the policy's fp32 logits are still referenced (chosen_logits /
     // rejected_logits, for the metrics) while the reference runs the same pass: its fp32 logits, the slice's copy and
     // the log_softmax.
-    return { bytes: 16 * TV,
-      formula: 'the policy\'s fp32 logits, still referenced for the metrics, 4·T·V; the reference\'s fp32 logits, the slice\'s copy and its log_softmax 3 x 4·T·V' };
+    return {
+      bytes: 16 * TV,
+      formula:
+        "the policy's fp32 logits, still referenced for the metrics, 4·T·V; the reference's fp32 logits, the slice's copy and its log_softmax 3 x 4·T·V",
+    };
   }
-  if (p.preferenceRowTokens === undefined) return { bytes: 8 * TV, formula: 'fp32 logits 4·T·V and their log_softmax 4·T·V' };
+  if (p.preferenceRowTokens === undefined)
+    return { bytes: 8 * TV, formula: 'fp32 logits 4·T·V and their log_softmax 4·T·V' };
   if (lb === 4) return { bytes: 6 * TV, formula: 'fp32 logits 4·T·V + masked half for the mean logits 2·T·V' };
   const out = p.amp ? 4 : lb;
   const rowTV = p.preferenceRowTokens * p.vocab;
-  return { bytes: lb * TV + Math.max(2 * out * rowTV, (lb * TV) / 2),
-    formula: `logits ${lb}·T·V + max(one row's ${out}-byte copy and log_softmax, masked half for the mean logits)` };
+  return {
+    bytes: lb * TV + Math.max(2 * out * rowTV, (lb * TV) / 2),
+    formula: `logits ${lb}·T·V + max(one row's ${out}-byte copy and log_softmax, masked half for the mean logits)`,
+  };
 }
 
 export function lossMemory(p: LossPlan): LossMemory {
@@ -239,8 +270,11 @@ export function lossMemory(p: LossPlan): LossMemory {
     // Liger's fused linear JSD (TRL GKD with use_liger_kernel) runs chunk by chunk like its fused cross-entropy: the
     // logits of the student and the teacher never exist whole.
     const f = crossEntropyMemory(p);
-    return { ...f, forwardTransientBytes: 2 * f.forwardTransientBytes,
-      formula: `fused linear JSD (Liger): ${f.formula}, for the student's and the teacher's chunk` };
+    return {
+      ...f,
+      forwardTransientBytes: 2 * f.forwardTransientBytes,
+      formula: `fused linear JSD (Liger): ${f.formula}, for the student's and the teacher's chunk`,
+    };
   }
   const ce = crossEntropyMemory(p);
   if (!p.distill) return ce;
@@ -274,7 +308,12 @@ export function lossMemory(p: LossPlan): LossMemory {
 function jsdMemory(p: LossPlan, beta: number): LossMemory {
   const TV = p.tokens * p.vocab;
   const lb = p.logitsBytes;
-  const [kept, peak, back, what] = beta === 0 ? [8, 20, 8, 'forward KL'] : beta === 1 ? [12, 24, 12, 'reverse KL'] : [28, 52, 20, `mixture, beta ${beta}`];
+  const [kept, peak, back, what] =
+    beta === 0
+      ? [8, 20, 8, 'forward KL']
+      : beta === 1
+        ? [12, 24, 12, 'reverse KL']
+        : [28, 52, 20, `mixture, beta ${beta}`];
   return {
     savedBytes: kept * TV,
     forwardTransientBytes: (peak - kept + 4 * lb) * TV,
@@ -298,15 +337,23 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
     const sumCast = out < 4 ? 4 * TV : 0;
     const saved = 2 * out * TV;
     const forward = Math.max(2 * lb * TV + (p.amp ? 4 * TV : 0) + out * TV, 2 * lb * TV + saved + sumCast);
-    return { savedBytes: saved, forwardTransientBytes: forward - saved, backwardTransientBytes: (out < 4 ? 2 : 1) * out * TV,
-      formula: `label smoothing (LabelSmoother): log_softmax output and its negation 2 x ${out}·T·V kept; forward: the model's logits and their shifted copy 2 x ${lb}·T·V${sumCast > 0 ? ' + the fp32 sum\'s cast 4·T·V' : ''}; backward: the gather's gradient${out < 4 ? ' and the sum\'s' : ''} ${out < 4 ? 2 : 1} x ${out}·T·V` };
+    return {
+      savedBytes: saved,
+      forwardTransientBytes: forward - saved,
+      backwardTransientBytes: (out < 4 ? 2 : 1) * out * TV,
+      formula: `label smoothing (LabelSmoother): log_softmax output and its negation 2 x ${out}·T·V kept; forward: the model's logits and their shifted copy 2 x ${lb}·T·V${sumCast > 0 ? " + the fp32 sum's cast 4·T·V" : ''}; backward: the gather's gradient${out < 4 ? " and the sum's" : ''} ${out < 4 ? 2 : 1} x ${out}·T·V`,
+    };
   }
   if (p.unusedLogits) {
     // AutoModelForCausalLMWithValueHead.forward: lm_logits = base_model_output.logits, then .float(); both exist at the
     // end of the forward and are dropped unused, so nothing of their size is kept or has a gradient.
     // Profiled on the CPU: tools/peak/measure_step.py --lf-rm.
-    return { savedBytes: 0, forwardTransientBytes: lb * TV + (lb < 4 ? 4 * TV : 0), backwardTransientBytes: 0,
-      formula: `logits computed but unused (value head): ${lb}·T·V${lb < 4 ? ' and their fp32 copy 4·T·V' : ''} at the end of the forward; nothing kept` };
+    return {
+      savedBytes: 0,
+      forwardTransientBytes: lb * TV + (lb < 4 ? 4 * TV : 0),
+      backwardTransientBytes: 0,
+      formula: `logits computed but unused (value head): ${lb}·T·V${lb < 4 ? ' and their fp32 copy 4·T·V' : ''} at the end of the forward; nothing kept`,
+    };
   }
   if (p.wholeLogSoftmax && p.loss !== 'fused') {
     // get_batch_logps: .to(float32) (the 16-bit logits freed once cast), then log_softmax over the non-contiguous
@@ -317,7 +364,8 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
       savedBytes: 4 * TV,
       forwardTransientBytes: 8 * TV,
       backwardTransientBytes: 8 * TV,
-      formula: 'preference log-probs, one log_softmax over the fp32 logits: output 4·T·V kept; forward: the fp32 logits and the slice\'s copy 2 x 4·T·V; backward: gather and log_softmax gradients 2 x 4·T·V',
+      formula:
+        "preference log-probs, one log_softmax over the fp32 logits: output 4·T·V kept; forward: the fp32 logits and the slice's copy 2 x 4·T·V; backward: gather and log_softmax gradients 2 x 4·T·V",
     };
   }
   if (p.loss === 'fused') {
@@ -327,7 +375,10 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
     // (written over by their gradient in place) are about the size of the input. Cut-cross-entropy (Apple cce, used by
     // Unsloth and Axolotl's plugin) keeps less: its logits never leave on-chip memory.
     const h = p.hidden ?? 4096;
-    const chunkTokens = Math.min(p.tokens, 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(p.tokens / Math.ceil(p.vocab / h))))));
+    const chunkTokens = Math.min(
+      p.tokens,
+      2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(p.tokens / Math.ceil(p.vocab / h))))),
+    );
     return {
       savedBytes: p.tokens * h * lb + 4 * p.tokens,
       forwardTransientBytes: chunkTokens * p.vocab * lb,
@@ -339,8 +390,12 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
   if (p.preferenceRowTokens !== undefined) return preferenceLogps(p, TV);
   if (p.nativeLogSoftmax) {
     // torchtune rlhf.get_batch_log_probs: gather(logits.log_softmax(-1)) on the model's logits, no upcast.
-    return { savedBytes: lb * TV, forwardTransientBytes: lb * TV, backwardTransientBytes: 2 * lb * TV,
-      formula: `preference log-probs, one log_softmax in the logits' dtype: output ${lb}·T·V kept; logits ${lb}·T·V; backward: gather and log_softmax gradients 2 x ${lb}·T·V` };
+    return {
+      savedBytes: lb * TV,
+      forwardTransientBytes: lb * TV,
+      backwardTransientBytes: 2 * lb * TV,
+      formula: `preference log-probs, one log_softmax in the logits' dtype: output ${lb}·T·V kept; logits ${lb}·T·V; backward: gather and log_softmax gradients 2 x ${lb}·T·V`,
+    };
   }
   if (p.compile) {
     const c = p.loss === 'chunked' ? Math.max(1, p.chunks) : 1;

@@ -15,9 +15,16 @@ export function masterWeights(ctx: EstimateContext, st: StageContext): Component
   const persistent: Component[] = [];
   // fp32 master copy (DeepSpeed bf16/fp16 optimizer, FSDP mixed precision with 16-bit storage).
   if (masterCopy && !offloadOpt && !fsdpOffload) {
-    persistent.push(comp(ctx, 'master-weights', 'fp32 master weights', (trainableHere * 4) / shardOptimizer,
-      () => (`${formatCount(trainableHere)} trainable x 4 B${shardOptimizer > 1 ? ` / ${shardOptimizer}` : ''}`),
-        () => ({ params: Math.round(trainableHere), shard: shardOptimizer })));
+    persistent.push(
+      comp(
+        ctx,
+        'master-weights',
+        'fp32 master weights',
+        (trainableHere * 4) / shardOptimizer,
+        () => `${formatCount(trainableHere)} trainable x 4 B${shardOptimizer > 1 ? ` / ${shardOptimizer}` : ''}`,
+        () => ({ params: Math.round(trainableHere), shard: shardOptimizer }),
+      ),
+    );
   }
   return persistent;
 }

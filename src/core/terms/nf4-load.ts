@@ -146,7 +146,12 @@ export function dequantizeTrace(mem: Memory, n: number): Allocation {
 
 export function simulateNf4Load(m: Nf4LoadModel, capacity = Infinity): Nf4LoadResult {
   const A = new CachingAllocator(capacity);
-  const mem: Memory = { alloc: (bytes) => A.malloc(Math.max(1, Math.round(bytes))), free: (...xs) => { for (const x of xs) A.free(x); } };
+  const mem: Memory = {
+    alloc: (bytes) => A.malloc(Math.max(1, Math.round(bytes))),
+    free: (...xs) => {
+      for (const x of xs) A.free(x);
+    },
+  };
   const alloc = mem.alloc;
   const free = mem.free;
   const quantize = (n: number): Allocation[] => quantizeTrace(mem, n);
@@ -207,14 +212,17 @@ export function simulateNf4Load(m: Nf4LoadModel, capacity = Infinity): Nf4LoadRe
  * one many times. On a GPU too small for the load itself the allocator fails; the replay is then run without a limit,
  * and the load phase's peak shows that it does not fit.
  */
-const nf4Loads = memo(({ m, capacity }: { m: Nf4LoadModel; capacity: number }): Nf4LoadResult => {
-  try {
-    return simulateNf4Load(m, capacity);
-  } catch (e) {
-    if (!(e instanceof RangeError)) throw e;
-    return simulateNf4Load(m);
-  }
-}, { key: ({ m, capacity }) => `${capacity}|${JSON.stringify(m)}`, limit: 64 });
+const nf4Loads = memo(
+  ({ m, capacity }: { m: Nf4LoadModel; capacity: number }): Nf4LoadResult => {
+    try {
+      return simulateNf4Load(m, capacity);
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      return simulateNf4Load(m);
+    }
+  },
+  { key: ({ m, capacity }) => `${capacity}|${JSON.stringify(m)}`, limit: 64 },
+);
 const memoNf4Load = (m: Nf4LoadModel, capacity: number): Nf4LoadResult => nf4Loads({ m, capacity });
 
 /**
@@ -224,20 +232,35 @@ const memoNf4Load = (m: Nf4LoadModel, capacity: number): Nf4LoadResult => nf4Loa
  * caching-allocator model for a single GPU holding dense decoder layers (one instance of each linear per layer).
  * `stepPeak` is the training step's highest phase (its weights are the model as loaded).
  */
-export function nf4LoadPhase(ctx: EstimateContext, stepPeak: PhaseEstimate, contextBytes: number): { phase: PhaseEstimate; reservedBytes: number } | undefined {
+export function nf4LoadPhase(
+  ctx: EstimateContext,
+  stepPeak: PhaseEstimate,
+  contextBytes: number,
+): { phase: PhaseEstimate; reservedBytes: number } | undefined {
   const { setup, effectiveSetup: effSetup } = ctx;
   const { arch: a, modules: mods } = ctx.model;
   const world = ctx.layout.world;
   const { targets, oldTorchaoNf4 } = ctx.methods;
   const q = effSetup.quantization;
-  if (!oldTorchaoNf4 || !q || world > 1 || a.moe || a.layers === 0 || mods.some((m) => m.count !== a.layers || m.parameter)) return undefined;
+  if (
+    !oldTorchaoNf4 ||
+    !q ||
+    world > 1 ||
+    a.moe ||
+    a.layers === 0 ||
+    mods.some((m) => m.count !== a.layers || m.parameter)
+  )
+    return undefined;
   const lora = setup.lora;
   const adapterBytes = lora ? DTYPE_BYTES[lora.dtype] : 2;
   const quantizes = (m: LinearModule): boolean => q.scope === 'all-linear' || targets.has(m.name);
   const model: Nf4LoadModel = {
     layers: a.layers,
-    linears: mods.map((m) => ({ elements: m.inFeatures * m.outFeatures, quantized: quantizes(m), adapterElements: lora && targets.has(m.name)
-      ? [lora.r * m.inFeatures, lora.r * m.outFeatures] : [] })),
+    linears: mods.map((m) => ({
+      elements: m.inFeatures * m.outFeatures,
+      quantized: quantizes(m),
+      adapterElements: lora && targets.has(m.name) ? [lora.r * m.inFeatures, lora.r * m.outFeatures] : [],
+    })),
     // Two norm scales and the rotary cache (max positions x head dim, fp32) that torchtune keeps in each attention.
     layerOtherBytes: [2 * a.hidden, 2 * a.hidden, a.maxPositions * a.headDim * 4],
     outsideBytes: [2 * a.vocab * a.hidden, ...(a.tied ? [] : [2 * a.vocab * a.hidden]), 2 * a.hidden],
@@ -248,13 +271,27 @@ export function nf4LoadPhase(ctx: EstimateContext, stepPeak: PhaseEstimate, cont
   // The model as trained is the step's own weights; the simulation adds what its load held on top of them.
   const kept = stepPeak.components.filter((c) => MODEL_TENSOR_IDS.has(c.id));
   const transient = sim.peakAllocated - sim.allocated;
-  const components = [...kept, comp(ctx, 'load-transient', 'NF4 quantization temporaries (model build and load)', transient,
-    () => (`to_nf4 of the largest weight (${formatCount(sim.largest)} elements): |w/scale - 16 NF4 codes| as ${formatCount(sim.largest * 16)} x 2 B twice, int64 codes, the 16-bit copy being quantized; plus the builder's template layer, replayed through the caching allocator`),
-    () => ({ elements: sim.largest, layers: a.layers })) ];
+  const components = [
+    ...kept,
+    comp(
+      ctx,
+      'load-transient',
+      'NF4 quantization temporaries (model build and load)',
+      transient,
+      () =>
+        `to_nf4 of the largest weight (${formatCount(sim.largest)} elements): |w/scale - 16 NF4 codes| as ${formatCount(sim.largest * 16)} x 2 B twice, int64 codes, the 16-bit copy being quantized; plus the builder's template layer, replayed through the caching allocator`,
+      () => ({ elements: sim.largest, layers: a.layers }),
+    ),
+  ];
   return {
-    phase: { phase: 'load', allocatedBytes: sum(components), components,
-      note: ctx.lean ? ''
-        : `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, load_state_dict)` },
+    phase: {
+      phase: 'load',
+      allocatedBytes: sum(components),
+      components,
+      note: ctx.lean
+        ? ''
+        : `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, load_state_dict)`,
+    },
     // What the replay reserved, plus any model tensors the estimate counts that the replay did not allocate. With
     // expandable segments freed ranges serve requests of any size: what stays reserved is the load's high point.
     reservedBytes: setup.expandable_segments ? sum(components) : sim.reserved + Math.max(0, sum(kept) - sim.allocated),

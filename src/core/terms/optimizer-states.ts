@@ -31,17 +31,23 @@ export function optimizerStateBytes(ctx: EstimateContext): { bytes: number; perP
   // (rank x min(rows, cols)) is kept beside it.
   const n = galore ? inv.trainable - galore.targetElems + galore.projectedElems : inv.trainable;
   // (A full fine-tune lists the linear modules first, then the embedding and the head.)
-  const matricesForState = galore ? [...galore.matrices, ...inv.trainableMatrices.slice(mods.length)] : inv.trainableMatrices;
+  const matricesForState = galore
+    ? [...galore.matrices, ...inv.trainableMatrices.slice(mods.length)]
+    : inv.trainableMatrices;
   const apollo = setup.galore?.kind === 'apollo';
   const projector = galore && !apollo ? galore.projectorElems * sb : 0;
   const galoreNote = galore
-    ? ` (${apollo ? 'APOLLO' : 'GaLore'} rank ${setup.galore!.rank}: ${formatCount(galore.targetElems)} target params as ${formatCount(galore.projectedElems)} projected${apollo ? '; random projections regenerated from a seed' : ` + projection matrices ${formatCount(galore.projectorElems)} x ${sb} B`})` : '';
+    ? ` (${apollo ? 'APOLLO' : 'GaLore'} rank ${setup.galore!.rank}: ${formatCount(galore.targetElems)} target params as ${formatCount(galore.projectedElems)} projected${apollo ? '; random projections regenerated from a seed' : ` + projection matrices ${formatCount(galore.projectorElems)} x ${sb} B`})`
+    : '';
   const out = baseStates(ctx, n, matricesForState);
   if (badamRatio !== undefined) {
     out.formula = `2 sparse Adam states (exp_avg, exp_avg_sq) x ${trainableBytes} B for the ${badamRatio} share of every trainable tensor (BAdam BlockOptimizerRatio)`;
   }
-  return { bytes: out.bytes + projector, perParamBytes: inv.trainable > 0 ? (out.bytes + projector) / inv.trainable : 0,
-    formula: `${out.formula}${galoreNote}` };
+  return {
+    bytes: out.bytes + projector,
+    perParamBytes: inv.trainable > 0 ? (out.bytes + projector) / inv.trainable : 0,
+    formula: `${out.formula}${galoreNote}`,
+  };
 }
 
 /** What an optimizer's states are sized by: n trainable parameters, their matrices as [rows, cols, count], the rest vectors. */
@@ -59,21 +65,29 @@ interface StateInputs {
 /** An optimizer's state bytes over its trainable parameters, with the formula. */
 type StateRule = (x: StateInputs) => { bytes: number; formula: string };
 
-const adamw: StateRule = ({ n, sb }) => ({ bytes: 2 * sb * n, formula: `2 states (exp_avg, exp_avg_sq) x ${sb} B x trainable params` });
+const adamw: StateRule = ({ n, sb }) => ({
+  bytes: 2 * sb * n,
+  formula: `2 states (exp_avg, exp_avg_sq) x ${sb} B x trainable params`,
+});
 
 /** bitsandbytes blockwise 8-bit states (AdamW: 2, Lion: 1). */
-const bnb8bit = (states: number): StateRule => ({ n, matricesForState, vectors }) => {
-  let big = 0;
-  let small = 0;
-  for (const [r, c, k] of matricesForState) {
-    if (r * c >= BNB_MIN_8BIT) big += r * c * k;
-    else small += r * c * k;
-  }
-  small += vectors;
-  const scale = Math.max(0, n / Math.max(1, big + small));
-  const bytes = states * ((big * scale) * (1 + 4 / BNB_BLOCK) + (small * scale) * 4);
-  return { bytes, formula: `${states} x (1 B + 4 B/${BNB_BLOCK} absmax) per param of tensors >= ${BNB_MIN_8BIT} elements; 4 B for smaller tensors` };
-};
+const bnb8bit =
+  (states: number): StateRule =>
+  ({ n, matricesForState, vectors }) => {
+    let big = 0;
+    let small = 0;
+    for (const [r, c, k] of matricesForState) {
+      if (r * c >= BNB_MIN_8BIT) big += r * c * k;
+      else small += r * c * k;
+    }
+    small += vectors;
+    const scale = Math.max(0, n / Math.max(1, big + small));
+    const bytes = states * (big * scale * (1 + 4 / BNB_BLOCK) + small * scale * 4);
+    return {
+      bytes,
+      formula: `${states} x (1 B + 4 B/${BNB_BLOCK} absmax) per param of tensors >= ${BNB_MIN_8BIT} elements; 4 B for smaller tensors`,
+    };
+  };
 
 /**
  * torchao AdamW4bit (torchao/optim/adam.py, subclass_4bit.py): each state of a tensor with >= 4096 elements
@@ -89,9 +103,11 @@ const torchao4bit: StateRule = ({ n, matricesForState, vectors, sb }) => {
   }
   small += vectors;
   const scale = Math.max(0, n / Math.max(1, big + small));
-  const bytes = 2 * ((big * scale) * (0.5 + sb / TORCHAO_4BIT_BLOCK) + (small * scale) * sb);
-  return { bytes,
-    formula: `2 x (0.5 B + ${sb} B/${TORCHAO_4BIT_BLOCK} scale) per param of tensors >= ${BNB_MIN_8BIT} elements; ${sb} B for smaller tensors (torchao AdamW4bit)` };
+  const bytes = 2 * (big * scale * (0.5 + sb / TORCHAO_4BIT_BLOCK) + small * scale * sb);
+  return {
+    bytes,
+    formula: `2 x (0.5 B + ${sb} B/${TORCHAO_4BIT_BLOCK} scale) per param of tensors >= ${BNB_MIN_8BIT} elements; ${sb} B for smaller tensors (torchao AdamW4bit)`,
+  };
 };
 
 /**
@@ -106,10 +122,16 @@ const adafactor: StateRule = ({ n, matricesForState }) => {
     covered += r * c * k;
   }
   elems += Math.max(0, n - covered);
-  return { bytes: 4 * elems, formula: '4 B x (rows + cols) per matrix, 4 B per element of vectors (factored second moment, no momentum)' };
+  return {
+    bytes: 4 * elems,
+    formula: '4 B x (rows + cols) per matrix, 4 B per element of vectors (factored second moment, no momentum)',
+  };
 };
 
-const momentum: StateRule = ({ n, sb }) => ({ bytes: sb * n, formula: `1 state (momentum) x ${sb} B x trainable params` });
+const momentum: StateRule = ({ n, sb }) => ({
+  bytes: sb * n,
+  formula: `1 state (momentum) x ${sb} B x trainable params`,
+});
 
 /**
  * Adam-mini (Zhang et al. 2024): the first moment of every parameter, one second moment per block (a head of
@@ -123,7 +145,10 @@ const adamMini: StateRule = ({ n, matricesForState, sb }) => {
     covered += r * c * k;
   }
   const bytes = sb * n + 4 * (rows + Math.max(0, n - covered));
-  return { bytes, formula: `first moment ${sb} B x trainable params + one fp32 second moment per matrix row (Adam-mini blocks)` };
+  return {
+    bytes,
+    formula: `first moment ${sb} B x trainable params + one fp32 second moment per matrix row (Adam-mini blocks)`,
+  };
 };
 
 /**
@@ -134,26 +159,44 @@ const muon: StateRule = ({ n, matricesForState, vocab, sb }) => {
   let hidden = 0;
   for (const [r, c, k] of matricesForState) if (r !== vocab && c !== vocab) hidden += r * c * k;
   const bytes = sb * hidden + 2 * sb * Math.max(0, n - hidden);
-  return { bytes, formula: `1 momentum x ${sb} B per hidden-matrix param (Muon) + 2 AdamW states x ${sb} B for the embedding, head and vectors` };
+  return {
+    bytes,
+    formula: `1 momentum x ${sb} B per hidden-matrix param (Muon) + 2 AdamW states x ${sb} B for the embedding, head and vectors`,
+  };
 };
 
 /** The optimizer's own states, by optimizer: an optimizer added to the setup schema does not compile until it has a row. */
 export const OPTIMIZER_STATES: Readonly<Record<TrainingSetup['optimizer'], StateRule>> = {
-  adamw, adamw_fused: adamw, adamw_hf: adamw, paged_adamw: adamw,
-  adamw_8bit: bnb8bit(2), paged_adamw_8bit: bnb8bit(2), lion_8bit: bnb8bit(1),
+  adamw,
+  adamw_fused: adamw,
+  adamw_hf: adamw,
+  paged_adamw: adamw,
+  adamw_8bit: bnb8bit(2),
+  paged_adamw_8bit: bnb8bit(2),
+  lion_8bit: bnb8bit(1),
   adamw_4bit: torchao4bit,
   adafactor,
   sgd: () => ({ bytes: 0, formula: 'plain SGD keeps no state' }),
-  sgd_momentum: momentum, lion: momentum,
+  sgd_momentum: momentum,
+  lion: momentum,
   adam_mini: adamMini,
   muon,
   none: () => ({ bytes: 0, formula: 'no optimizer' }),
 };
 
 /** The states of the optimizer itself over `n` trainable parameters, the matrices among them as [rows, cols, count]. */
-function baseStates(ctx: EstimateContext, n: number, matricesForState: ReadonlyArray<[number, number, number]>): { bytes: number; formula: string } {
-  return OPTIMIZER_STATES[ctx.setup.optimizer]({ n, matricesForState, vectors: ctx.model.inventory.trainableVectors, vocab: ctx.model.arch.vocab,
-    sb: ctx.dtypes.stateBytes });
+function baseStates(
+  ctx: EstimateContext,
+  n: number,
+  matricesForState: ReadonlyArray<[number, number, number]>,
+): { bytes: number; formula: string } {
+  return OPTIMIZER_STATES[ctx.setup.optimizer]({
+    n,
+    matricesForState,
+    vectors: ctx.model.inventory.trainableVectors,
+    vocab: ctx.model.arch.vocab,
+    sb: ctx.dtypes.stateBytes,
+  });
 }
 
 /** The optimizer states on this stage's GPU, and BAdam's sparse masks (first stage). */
@@ -171,16 +214,35 @@ export function optimizerStates(ctx: EstimateContext, st: StageContext): Compone
     // keep_mask: one sparse mask per distinct tensor shape, kept for switch_every steps (values in the parameter dtype
     // and int64 indices; a vector's one index row).
     const shapes = new Map<string, number>();
-    for (const m of mods) if (m.group !== 'expert' || !m.parameter) shapes.set(`${m.inFeatures}x${m.outFeatures}`, m.inFeatures * m.outFeatures);
-    const maskBytes = [...shapes.values()].reduce((t, n) => t + Math.floor(n * badamRatio) * (wb + 16), 0) + Math.floor(a.hidden * badamRatio) * (wb + 8);
-    persistent.push(comp(ctx, 'optimizer-states', 'BAdam sparse masks (one per tensor shape)', maskBytes,
-      () => (`${shapes.size} matrix shapes x ${badamRatio} of their entries x (${wb} B + 2 x 8 B indices) + the norm vectors' mask`),
-        () => ({ shapes: shapes.size + 1 })));
+    for (const m of mods)
+      if (m.group !== 'expert' || !m.parameter)
+        shapes.set(`${m.inFeatures}x${m.outFeatures}`, m.inFeatures * m.outFeatures);
+    const maskBytes =
+      [...shapes.values()].reduce((t, n) => t + Math.floor(n * badamRatio) * (wb + 16), 0) +
+      Math.floor(a.hidden * badamRatio) * (wb + 8);
+    persistent.push(
+      comp(
+        ctx,
+        'optimizer-states',
+        'BAdam sparse masks (one per tensor shape)',
+        maskBytes,
+        () =>
+          `${shapes.size} matrix shapes x ${badamRatio} of their entries x (${wb} B + 2 x 8 B indices) + the norm vectors' mask`,
+        () => ({ shapes: shapes.size + 1 }),
+      ),
+    );
   }
   if (!offloadOpt && !fsdpOffload && !paged && optHere > 0) {
-    persistent.push(comp(ctx, 'optimizer-states', `Optimizer states (${badamRatio !== undefined ? 'BAdam sparse Adam' : setup.optimizer})`,
-      optHere / shardOptimizer, () => (`${opt.formula}${shardOptimizer > 1 ? ` / ${shardOptimizer} (sharded)` : ''}`),
-        () => ({ params: Math.round(trainableHere), stateBytes, shard: shardOptimizer })));
+    persistent.push(
+      comp(
+        ctx,
+        'optimizer-states',
+        `Optimizer states (${badamRatio !== undefined ? 'BAdam sparse Adam' : setup.optimizer})`,
+        optHere / shardOptimizer,
+        () => `${opt.formula}${shardOptimizer > 1 ? ` / ${shardOptimizer} (sharded)` : ''}`,
+        () => ({ params: Math.round(trainableHere), stateBytes, shard: shardOptimizer }),
+      ),
+    );
   }
   return persistent;
 }

@@ -9,7 +9,10 @@ import { formatCount } from '../units';
 import { ZERO_DEFAULTS } from './sharding-buffers';
 
 /** Temporaries of the optimizer step, by optimizer (none when the step runs on the host). */
-export function optimizerStepTerms(ctx: EstimateContext, st: StageContext): Array<{ label: string; bytes: number; formula: () => string }> {
+export function optimizerStepTerms(
+  ctx: EstimateContext,
+  st: StageContext,
+): Array<{ label: string; bytes: number; formula: () => string }> {
   const setup = ctx.setup;
   const { modules: mods, inventory: inv } = ctx.model;
   const tp = ctx.layout.tensorParallel;
@@ -21,52 +24,88 @@ export function optimizerStepTerms(ctx: EstimateContext, st: StageContext): Arra
   // target, the gradient copy and the factors U (rows x k) and Vh (k x cols), k = min(rows, cols).
   // Muon orthogonalizes each update by Newton-Schulz iterations in bf16: for the largest hidden matrix, its bf16 copy
   // and the next iterate (2 x rows x cols) and X Xᵀ with its square and combination (3 x min²).
-  const muonTemps = setup.optimizer === 'muon' && trainableHere > 0 ? (() => {
-    let best = 0;
-    let small = 0;
-    for (const m of mods) if (m.inFeatures * m.outFeatures > best) [best, small] = [m.inFeatures * m.outFeatures, Math.min(m.inFeatures, m.outFeatures)];
-    return ((2 * best + 3 * small * small) * 2) / tp;
-  })() : 0;
-  const galoreSvd = galore && setup.galore!.kind !== 'apollo' ? (() => {
-    const [m, n] = galore.largest;
-    const k = Math.min(m, n);
-    return ((m * n + m * k + k * n) * 4) / tp;
-  })() : 0;
+  const muonTemps =
+    setup.optimizer === 'muon' && trainableHere > 0
+      ? (() => {
+          let best = 0;
+          let small = 0;
+          for (const m of mods)
+            if (m.inFeatures * m.outFeatures > best)
+              [best, small] = [m.inFeatures * m.outFeatures, Math.min(m.inFeatures, m.outFeatures)];
+          return ((2 * best + 3 * small * small) * 2) / tp;
+        })()
+      : 0;
+  const galoreSvd =
+    galore && setup.galore!.kind !== 'apollo'
+      ? (() => {
+          const [m, n] = galore.largest;
+          const k = Math.min(m, n);
+          return ((m * n + m * k + k * n) * 4) / tp;
+        })()
+      : 0;
   const out: Array<{ label: string; bytes: number; formula: () => string }> = [];
   if (offloadOpt || fsdpOffload) return out;
   const local = trainableHere / shardOptimizer;
   if (badamRatio !== undefined) {
     // BlockOptimizerRatio._sparse_adam, one tensor at a time: the coalesced gradient (values and indices), the two
     // state updates, and the numerator and denominator clones.
-    out.push({ label: 'BAdam sparse Adam temporaries (largest tensor)', bytes: inv.largestTrainableTensor * badamRatio * (5 * trainableBytes + 16),
-      formula: () => `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${badamRatio} x (coalesced gradient ${trainableBytes} B + 16 B indices, 4 temporaries x ${trainableBytes} B)` });
+    out.push({
+      label: 'BAdam sparse Adam temporaries (largest tensor)',
+      bytes: inv.largestTrainableTensor * badamRatio * (5 * trainableBytes + 16),
+      formula: () =>
+        `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${badamRatio} x (coalesced gradient ${trainableBytes} B + 16 B indices, 4 temporaries x ${trainableBytes} B)`,
+    });
   } else if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
     // torch.optim.AdamW foreach (the default on CUDA): _foreach_sqrt(exp_avg_sqs) allocates a full copy.
-    out.push({ label: 'AdamW foreach temporaries', bytes: local * stateBytes,
-      formula: () => `torch._foreach_sqrt(exp_avg_sq): ${formatCount(local)} x ${stateBytes} B` });
+    out.push({
+      label: 'AdamW foreach temporaries',
+      bytes: local * stateBytes,
+      formula: () => `torch._foreach_sqrt(exp_avg_sq): ${formatCount(local)} x ${stateBytes} B`,
+    });
   } else if (setup.optimizer === 'adafactor') {
-    out.push({ label: 'Adafactor step temporaries', bytes: 2 * inv.largestTrainableTensor * 4,
-      formula: () => '2 fp32 temporaries of the largest trainable tensor (grad², update)' });
+    out.push({
+      label: 'Adafactor step temporaries',
+      bytes: 2 * inv.largestTrainableTensor * 4,
+      formula: () => '2 fp32 temporaries of the largest trainable tensor (grad², update)',
+    });
   } else if (setup.optimizer === 'adamw_4bit') {
     // torchao steps one parameter at a time in a compiled function that dequantizes both states to fp32
     // (exp_avg.float().lerp(...), exp_avg_sq.float().lerp(...)) before requantizing them block by block.
-    out.push({ label: 'AdamW 4-bit per-parameter temporaries', bytes: inv.largestTrainableTensor * 2 * 4,
-      formula: () => 'the largest tensor\'s two states dequantized to fp32 (2 x 4 B per element)' });
+    out.push({
+      label: 'AdamW 4-bit per-parameter temporaries',
+      bytes: inv.largestTrainableTensor * 2 * 4,
+      formula: () => "the largest tensor's two states dequantized to fp32 (2 x 4 B per element)",
+    });
   } else if (setup.optimizer === 'adamw_hf') {
-    out.push({ label: 'AdamW per-parameter temporaries', bytes: inv.largestTrainableTensor * stateBytes, formula: () => 'denominator of the largest tensor' });
+    out.push({
+      label: 'AdamW per-parameter temporaries',
+      bytes: inv.largestTrainableTensor * stateBytes,
+      formula: () => 'denominator of the largest tensor',
+    });
   }
   if (muonTemps > 0) {
-    out.push({ label: 'Muon Newton-Schulz temporaries (largest matrix)', bytes: muonTemps,
-      formula: () => 'bf16: the update and its next iterate 2 x rows x cols + X Xᵀ, its square and their combination 3 x min(rows, cols)²' });
+    out.push({
+      label: 'Muon Newton-Schulz temporaries (largest matrix)',
+      bytes: muonTemps,
+      formula: () =>
+        'bf16: the update and its next iterate 2 x rows x cols + X Xᵀ, its square and their combination 3 x min(rows, cols)²',
+    });
   }
   if (galoreSvd > 0) {
-    out.push({ label: 'GaLore projection update (SVD of the largest target)', bytes: galoreSvd,
-      formula: () => `every update_proj_gap steps: the largest target's gradient in fp32 and its SVD factors, (${galore!.largest[0]} x ${galore!.largest[1]} + both factors) x 4 B` });
+    out.push({
+      label: 'GaLore projection update (SVD of the largest target)',
+      bytes: galoreSvd,
+      formula: () =>
+        `every update_proj_gap steps: the largest target's gradient in fp32 and its SVD factors, (${galore!.largest[0]} x ${galore!.largest[1]} + both factors) x 4 B`,
+    });
   }
   if (masterCopy && zero >= 1 && zero < 3) {
     // DeepSpeed upcasts the gradient partition to fp32 for the step (ZeRO-2 estimator: 4_grads_32bit).
-    out.push({ label: 'fp32 gradient partition', bytes: (trainableHere * 4) / shardOptimizer,
-      formula: () => `${formatCount(trainableHere)} x 4 B / ${shardOptimizer}` });
+    out.push({
+      label: 'fp32 gradient partition',
+      bytes: (trainableHere * 4) / shardOptimizer,
+      formula: () => `${formatCount(trainableHere)} x 4 B / ${shardOptimizer}`,
+    });
   } else if (masterCopy && zero === 3) {
     // ZeRO-3 steps one sub-group at a time (stage3.py step: _prepare_fp32_grad_for_sub_group, _optimizer_step,
     // _release_sub_group): the fp32 gradients of one sub-group. _create_fp16_sub_groups adds whole parameters until
@@ -75,8 +114,12 @@ export function optimizerStepTerms(ctx: EstimateContext, st: StageContext): Arra
     const subGroup = setup.zero_buckets?.sub_group_size ?? ZERO_DEFAULTS.sub_group_size;
     const partition = trainableHere / shardOptimizer;
     const oneParam = inv.largestTrainableTensor / tp / shardOptimizer;
-    out.push({ label: 'fp32 gradients of one optimizer sub-group (ZeRO-3)', bytes: Math.min(partition, Math.max(subGroup, oneParam)) * 4,
-      formula: () => `min(partition ${formatCount(partition)}, max(sub_group_size ${formatCount(subGroup)}, largest parameter's partition ${formatCount(oneParam)})) x 4 B` });
+    out.push({
+      label: 'fp32 gradients of one optimizer sub-group (ZeRO-3)',
+      bytes: Math.min(partition, Math.max(subGroup, oneParam)) * 4,
+      formula: () =>
+        `min(partition ${formatCount(partition)}, max(sub_group_size ${formatCount(subGroup)}, largest parameter's partition ${formatCount(oneParam)})) x 4 B`,
+    });
   }
   return out;
 }

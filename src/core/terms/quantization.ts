@@ -20,10 +20,16 @@ export function quantizesWholeAtLoad(setup: TrainingSetup): boolean {
 }
 
 /** bytes per parameter of 4/8-bit weights with their quantization constants (bitsandbytes, torchao, GPTQ). */
-export function quantBytesPerParam(q: NonNullable<TrainingSetup['quantization']>, torchaoVersion: string | undefined): { bytes: number; formula: string } {
+export function quantBytesPerParam(
+  q: NonNullable<TrainingSetup['quantization']>,
+  torchaoVersion: string | undefined,
+): { bytes: number; formula: string } {
   if (oldTorchao(q, torchaoVersion)) {
     // torchao < 0.2 keeps a view of the realized n/64-element bf16 quantization factor, so its whole storage stays.
-    return { bytes: oldTorchaoNf4Bytes(1), formula: '0.5 B + 1 B int8 scale/64 + 2 B realized bf16 factor/64 (torchao < 0.2)' };
+    return {
+      bytes: oldTorchaoNf4Bytes(1),
+      formula: '0.5 B + 1 B int8 scale/64 + 2 B realized bf16 factor/64 (torchao < 0.2)',
+    };
   }
   if (q.bits === 8) {
     // LLM.int8: int8 weights + one fp32 scale per output row (negligible per parameter for wide layers).
@@ -36,7 +42,10 @@ export function quantBytesPerParam(q: NonNullable<TrainingSetup['quantization']>
   }
   if (q.double_quant) {
     // NF4/FP4 with the absmax itself quantized to 8 bits, plus an fp32 constant per 256 blocks (QLoRA paper, §2).
-    return { bytes: 0.5 + 1 / block + 4 / (block * 256), formula: `0.5 B + 1 B/${block} + 4 B/(${block}·256) (double quant)` };
+    return {
+      bytes: 0.5 + 1 / block + 4 / (block * 256),
+      formula: `0.5 B + 1 B/${block} + 4 B/(${block}·256) (double quant)`,
+    };
   }
   return { bytes: 0.5 + 4 / block, formula: `0.5 B + 4 B fp32 absmax/${block}` };
 }

@@ -27,35 +27,70 @@ export function frozenModelWeights(ctx: EstimateContext, st: StageContext): Comp
     // KD recipes shard it with the same FSDP settings); no gradients, optimizer state or adapters.
     // TRL's GKDTrainer loads the teacher by its id with teacher_model_init_kwargs (none by default): the checkpoint's
     // dtype under transformers 5 (dtype="auto"), fp32 before; torchtune builds it in the training dtype.
-    const stored = setup.distillation!.teacher_architecture.torch_dtype ?? setup.distillation!.teacher_architecture.dtype;
-    const teacherBytes = setup.distillation!.loss !== 'jsd' ? wb : olderThan(setup.transformers_version, 5, 0) ? 4 : stored === 'bfloat16'
-      || stored === 'float16' ? 2 : 4;
-    persistent.push(comp(ctx, 'weights', 'Teacher model weights (frozen, distillation)',
-      (teacher.params * teacherBytes) / (offloadParams || fsdpOffload ? Infinity : shardParams),
-      () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the student\'s parameters'
-        : `${setup.distillation!.teacher_model ?? teacher.arch.family} ${formatCount(teacher.params)} params x ${teacherBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`),
-      () => ({ params: teacher.params, shard: shardParams })));
+    const stored =
+      setup.distillation!.teacher_architecture.torch_dtype ?? setup.distillation!.teacher_architecture.dtype;
+    const teacherBytes =
+      setup.distillation!.loss !== 'jsd'
+        ? wb
+        : olderThan(setup.transformers_version, 5, 0)
+          ? 4
+          : stored === 'bfloat16' || stored === 'float16'
+            ? 2
+            : 4;
+    persistent.push(
+      comp(
+        ctx,
+        'weights',
+        'Teacher model weights (frozen, distillation)',
+        (teacher.params * teacherBytes) / (offloadParams || fsdpOffload ? Infinity : shardParams),
+        () =>
+          offloadParams || fsdpOffload
+            ? "offloaded to host memory with the student's parameters"
+            : `${setup.distillation!.teacher_model ?? teacher.arch.family} ${formatCount(teacher.params)} params x ${teacherBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
+        () => ({ params: teacher.params, shard: shardParams }),
+      ),
+    );
   }
   if (setup.preference?.reference === 'copy' || rollout?.reference === 'copy') {
     // A frozen copy of the model (TRL create_reference_model, LLaMA-Factory create_ref_model), loaded and sharded as
     // the policy is (TRL prepares it with the same DeepSpeed ZeRO-3 / FSDP setup, offload included), without
     // gradients, optimizer state or adapters.
-    const quantRef = quantHere > 0 && effSetup.quantization ? quantHere * quantBytesPerParam(effSetup.quantization, setup.torchao_version).bytes : 0;
+    const quantRef =
+      quantHere > 0 && effSetup.quantization
+        ? quantHere * quantBytesPerParam(effSetup.quantization, setup.torchao_version).bytes
+        : 0;
     const refBytes = (modelBytes + quantRef) / (offloadParams || fsdpOffload ? Infinity : shardParams);
-    persistent.push(comp(ctx, 'weights', 'Reference model weights (frozen copy)', refBytes,
-      () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the policy\'s parameters'
-      : `the model's weights again: ${formatCount(unquantizedParams + quantHere)} params${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`),
-        () => ({ params: Math.round(unquantizedParams + quantHere), shard: shardParams })));
+    persistent.push(
+      comp(
+        ctx,
+        'weights',
+        'Reference model weights (frozen copy)',
+        refBytes,
+        () =>
+          offloadParams || fsdpOffload
+            ? "offloaded to host memory with the policy's parameters"
+            : `the model's weights again: ${formatCount(unquantizedParams + quantHere)} params${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
+        () => ({ params: Math.round(unquantizedParams + quantHere), shard: shardParams }),
+      ),
+    );
   }
   // GRPOTrainer loads each reward model with the policy's model_init_kwargs (its dtype) and prepares it like the
   // reference: sharded under ZeRO-3 / FSDP, a whole copy on every GPU otherwise (trl/trainer/grpo_trainer.py).
   if (first) {
     for (const rm of rewardModels) {
-      persistent.push(comp(ctx, 'weights', `Reward model weights (${rm.model}, frozen)`,
-        (rm.params * wb) / (offloadParams || fsdpOffload ? Infinity : shardParams),
-        () => (offloadParams || fsdpOffload ? 'offloaded to host memory with the policy\'s parameters'
-          : `${formatCount(rm.params)} params (sequence classifier, 1 label) x ${wb} B, the policy's load dtype${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`),
-        () => ({ params: rm.params, shard: shardParams })));
+      persistent.push(
+        comp(
+          ctx,
+          'weights',
+          `Reward model weights (${rm.model}, frozen)`,
+          (rm.params * wb) / (offloadParams || fsdpOffload ? Infinity : shardParams),
+          () =>
+            offloadParams || fsdpOffload
+              ? "offloaded to host memory with the policy's parameters"
+              : `${formatCount(rm.params)} params (sequence classifier, 1 label) x ${wb} B, the policy's load dtype${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
+          () => ({ params: rm.params, shard: shardParams }),
+        ),
+      );
     }
   }
   return persistent;
@@ -65,7 +100,10 @@ export function frozenModelWeights(ctx: EstimateContext, st: StageContext): Comp
  * The reference's no-grad forward during the training step: its logits and log-probs at the policy's batch, while the
  * policy's activations are held. Zero without a reference pass (or without an LM head).
  */
-export function referenceForward(ctx: EstimateContext, st: StageContext): { refForwardBytes: number; refForwardFormula: string } {
+export function referenceForward(
+  ctx: EstimateContext,
+  st: StageContext,
+): { refForwardBytes: number; refForwardFormula: string } {
   const setup = ctx.setup;
   const { arch: a, lmHead } = ctx.model;
   const tp = ctx.layout.tensorParallel;
@@ -106,9 +144,15 @@ export function rewardForward(ctx: EstimateContext, rm: RewardModel, sequences: 
   const { weightBytes: wb, attention } = ctx.dtypes;
   const fwd = noGradLayerBytes(rm.arch, sequences * setup.seq_len, setup.seq_len, wb, attention, tp);
   const gatheredLayers = shardParams > 1 ? 2 * rm.largestBlock * wb : 0;
-  return comp(ctx, 'backward-working', `Reward model ${rm.model}: one layer's forward over ${sequences} sequences (no grad)`, fwd + gatheredLayers,
-    () => (`the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${sequences} x ${setup.seq_len} tokens in ${wb} B${gatheredLayers > 0 ? `; two of its layers gathered (${formatCount(rm.largestBlock)} params each)` : ''}`),
-    () => ({ sequences, tokens: setup.seq_len }));
+  return comp(
+    ctx,
+    'backward-working',
+    `Reward model ${rm.model}: one layer's forward over ${sequences} sequences (no grad)`,
+    fwd + gatheredLayers,
+    () =>
+      `the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${sequences} x ${setup.seq_len} tokens in ${wb} B${gatheredLayers > 0 ? `; two of its layers gathered (${formatCount(rm.largestBlock)} params each)` : ''}`,
+    () => ({ sequences, tokens: setup.seq_len }),
+  );
 }
 
 /** Online DPO: the reward models' forwards over the micro-batch, in the training step (first stage). */

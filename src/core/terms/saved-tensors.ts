@@ -68,7 +68,11 @@ export class Tape {
    * @param fused torch.compile: Inductor's min-cut partitioner saves the inputs of fused elementwise chains and
    *   recomputes their intermediates in backward (functorch/_src/partitioners.py, min_cut_rematerialization_partition).
    */
-  constructor(readonly mode: ComputeMode, readonly half: 2 | 4, readonly fused = false) {}
+  constructor(
+    readonly mode: ComputeMode,
+    readonly half: 2 | 4,
+    readonly fused = false,
+  ) {}
 
   /** Bytes per element of activations produced by matmuls (the autocast / model dtype). */
   get computeBytes(): number {
@@ -82,7 +86,15 @@ export class Tape {
 
   /** A view (slice, chunk, transpose, reshape without copy) of x: same storage. */
   view(x: Tensor, what: string, elems: number): Tensor {
-    return { id: this.nextId++, what, elems, bytesPerElem: x.bytesPerElem, rg: x.rg, storage: x.storage, storageBytes: x.storageBytes };
+    return {
+      id: this.nextId++,
+      what,
+      elems,
+      bytesPerElem: x.bytesPerElem,
+      rg: x.rg,
+      storage: x.storage,
+      storageBytes: x.storageBytes,
+    };
   }
 
   save(t: Tensor): void {
@@ -98,7 +110,10 @@ export class Tape {
    * Forgets what was saved since `mark` (ops that ran without grad, as inside a recomputing autograd function) and
    * returns how much that was.
    */
-  rollback(mark: { saved: number; matmuls: number; weightCopyBytes: number }): { savedBytes: number; weightCopyBytes: number } {
+  rollback(mark: { saved: number; matmuls: number; weightCopyBytes: number }): {
+    savedBytes: number;
+    weightCopyBytes: number;
+  } {
     let savedBytes = 0;
     [...this.saved.keys()].slice(mark.saved).forEach((k) => {
       savedBytes += this.saved.get(k)!.bytes;
@@ -127,7 +142,8 @@ export class Tape {
 
   /** A tensor cast to the autocast dtype: under autocast a new 16-bit copy per call (not cached for activations). */
   castForMatmul(x: Tensor): Tensor {
-    if (this.mode === 'amp' && x.bytesPerElem === 4) return this.tensor(`${x.what} (autocast copy)`, x.elems, this.half, x.rg);
+    if (this.mode === 'amp' && x.bytesPerElem === 4)
+      return this.tensor(`${x.what} (autocast copy)`, x.elems, this.half, x.rg);
     return x;
   }
 
@@ -141,13 +157,18 @@ export class Tape {
     if (w.trainable) this.save(xin);
     if (xin.rg && this.mode === 'amp' && w.bytesPerElem === 4) {
       // Autocast casts fp32 weights to 16 bits for the matmul; mm keeps the copy for the input's gradient.
-      if (w.uncachedCopies) this.saveExtra(`${w.what} 16-bit copies (autocast, one per use)`, w.uncachedCopies * w.elems * this.half);
+      if (w.uncachedCopies)
+        this.saveExtra(`${w.what} 16-bit copies (autocast, one per use)`, w.uncachedCopies * w.elems * this.half);
       else this.weightCopyBytes += w.elems * this.half;
     }
     const tokens = x.elems / (w.elems / outFeatures);
     // Under autocast the matmul runs in 16 bits; otherwise in the wider of input and weight dtypes (an fp32
     // LoRA adapter on a bf16 model computes in fp32).
-    const outBytes = w.keepsInputDtype ? x.bytesPerElem : this.mode === 'amp' ? this.half : Math.max(xin.bytesPerElem, w.bytesPerElem);
+    const outBytes = w.keepsInputDtype
+      ? x.bytesPerElem
+      : this.mode === 'amp'
+        ? this.half
+        : Math.max(xin.bytesPerElem, w.bytesPerElem);
     const y = this.tensor(what, tokens * outFeatures, outBytes, x.rg || w.trainable);
     this.matmulOutputs.push(y.storageBytes);
     return y;
@@ -155,7 +176,10 @@ export class Tape {
 
   /** A matmul outside autocast: the input cast to the weight's dtype (a copy when it differs), the output in it. */
   groupedMm(x: Tensor, w: Weight, outFeatures: number, what: string): Tensor {
-    const xin = x.bytesPerElem === w.bytesPerElem ? x : this.tensor(`${x.what} (cast to the weight dtype)`, x.elems, w.bytesPerElem, x.rg);
+    const xin =
+      x.bytesPerElem === w.bytesPerElem
+        ? x
+        : this.tensor(`${x.what} (cast to the weight dtype)`, x.elems, w.bytesPerElem, x.rg);
     if (w.trainable) this.save(xin);
     const tokens = x.elems / (w.elems / outFeatures);
     const y = this.tensor(what, tokens * outFeatures, w.bytesPerElem, x.rg || w.trainable);
@@ -167,7 +191,12 @@ export class Tape {
   mul(a: Tensor, b: Tensor, what: string, bytesPerElem?: number): Tensor {
     if (b.rg) this.save(a);
     if (a.rg) this.save(b);
-    return this.tensor(what, Math.max(a.elems, b.elems), bytesPerElem ?? Math.max(a.bytesPerElem, b.bytesPerElem), a.rg || b.rg);
+    return this.tensor(
+      what,
+      Math.max(a.elems, b.elems),
+      bytesPerElem ?? Math.max(a.bytesPerElem, b.bytesPerElem),
+      a.rg || b.rg,
+    );
   }
 
   /** Elementwise op whose backward needs its input (silu, gelu, pow, tanh input). */
@@ -224,7 +253,14 @@ export class Tape {
    * cast back, times weight. Saves the fp32 input, the fp32 rsqrt per row, the normalized input in the input
    * dtype (for the weight grad) and returns the output (Gemma's (1 + weight) variant saves the same).
    */
-  rmsNorm(x: Tensor, rows: number, trainable: boolean, what: string, weightBytes: number, style: 'llama' | 't5' | 'gemma' | 'gpt_oss' = 'llama'): Tensor {
+  rmsNorm(
+    x: Tensor,
+    rows: number,
+    trainable: boolean,
+    what: string,
+    weightBytes: number,
+    style: 'llama' | 't5' | 'gemma' | 'gpt_oss' = 'llama',
+  ): Tensor {
     const rsq = this.tensor(`${what} rsqrt (fp32)`, rows, 4, x.rg);
     if (this.fused) {
       // One fused kernel: backward needs the input and the per-row rsqrt; the rest is recomputed.

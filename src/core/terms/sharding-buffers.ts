@@ -19,8 +19,14 @@ import { formatCount } from '../units';
 import { quantBytesPerParam } from './quantization';
 
 /** DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py). */
-export const ZERO_DEFAULTS = { reduce_bucket_size: 5e8, allgather_bucket_size: 5e8, stage3_prefetch_bucket_size: 5e7, stage3_max_live_parameters: 1e9,
-  stage3_param_persistence_threshold: 1e5, sub_group_size: 1e9 };
+export const ZERO_DEFAULTS = {
+  reduce_bucket_size: 5e8,
+  allgather_bucket_size: 5e8,
+  stage3_prefetch_bucket_size: 5e7,
+  stage3_max_live_parameters: 1e9,
+  stage3_param_persistence_threshold: 1e5,
+  sub_group_size: 1e9,
+};
 
 /**
  * The gathered layer parameters at the backward's points. ZeRO-3 and SHARD_GRAD_OP hold the same throughout; FULL_SHARD
@@ -34,78 +40,178 @@ export interface GatheredAt {
 }
 
 /** What ZeRO / FSDP hold gathered on this stage's GPU: layer parameters, gradient buckets, the head or root unit. */
-export function shardingBuffers(ctx: EstimateContext, st: StageContext): { gathered: Component[]; gatheredAt: GatheredAt; gatheredGrads: Component[];
-  headGather: Component[] } {
+export function shardingBuffers(
+  ctx: EstimateContext,
+  st: StageContext,
+): { gathered: Component[]; gatheredAt: GatheredAt; gatheredGrads: Component[]; headGather: Component[] } {
   const { setup, effectiveSetup: effSetup } = ctx;
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
   const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
   const { fsdp, zeroStage: zero, shardParams, rootUnit } = ctx.sharding;
   const { weightBytes: wb, half, gradBytes, masterCopy } = ctx.dtypes;
-  const { first, last, layersHere, layerShare, expertParams, blockParams, quantizedHere: quantHere, trainableHere } = st;
+  const {
+    first,
+    last,
+    layersHere,
+    layerShare,
+    expertParams,
+    blockParams,
+    quantizedHere: quantHere,
+    trainableHere,
+  } = st;
   const zb = { ...ZERO_DEFAULTS, ...(setup.zero_buckets ?? {}) };
   // A rank gathers its own experts only (over the expert-data-parallel group).
   const expertsPerMoeLayer = a.moe && a.moe.moeLayers > 0 ? expertParams / a.moe.moeLayers : 0;
-  const blockUnit = ((inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep)) * layerShare * a.layers / Math.max(1, layersHere)) / tp;
+  const blockUnit =
+    ((inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep)) * layerShare * a.layers) / Math.max(1, layersHere) / tp;
   const gathered: Component[] = [];
   let gatheredAt: GatheredAt | undefined;
   const gatheredGrads: Component[] = [];
   // A 4/8-bit layer is all-gathered as stored: FSDP-QLoRA keeps bitsandbytes' packed weights in a 16-bit storage
   // (bnb_4bit_quant_storage) and gathers those bytes; torchao's NF4Tensor gathers its codes and scales under FSDP2
   // (fsdp_pre_all_gather); ZeRO-3 partitions the packed storage. Only the rest of a layer is gathered in 16 bits.
-  const quantOfBlock = quantHere > 0 && effSetup.quantization && blockParams > 0 ? Math.min(1, quantHere / (blockParams / tp)) : 0;
-  const quantGatherBytes = quantOfBlock > 0 ? quantBytesPerParam(effSetup.quantization!, setup.torchao_version).bytes : half;
+  const quantOfBlock =
+    quantHere > 0 && effSetup.quantization && blockParams > 0 ? Math.min(1, quantHere / (blockParams / tp)) : 0;
+  const quantGatherBytes =
+    quantOfBlock > 0 ? quantBytesPerParam(effSetup.quantization!, setup.torchao_version).bytes : half;
   // FSDP2 with torchao's float8 all-gather (enable_fsdp_float8_all_gather): the Float8Linear weights are cast to fp8
   // before the all-gather (WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather), 1 B each; norms stay 16-bit.
-  const fp8Linear = setup.fp8_all_gather && fsdp && quantOfBlock === 0 && blockParams > 0
-    ? Math.min(1, mods.filter((m) => !m.parameter).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0) * layerShare / tp / (blockParams / tp))
-    : 0;
-  const gatherBytesPerParam = fp8Linear > 0 ? fp8Linear + (1 - fp8Linear) * half : quantOfBlock * quantGatherBytes + (1 - quantOfBlock) * half;
-  const gatherDtype = quantOfBlock > 0
-    ? `(${Math.round(quantOfBlock * 100)} % ${effSetup.quantization!.bits}-bit at ${quantGatherBytes.toFixed(3)} B, the rest ${half} B)`
-    : fp8Linear > 0 ? `(${Math.round(fp8Linear * 100)} % linear weights gathered in fp8 at 1 B, the rest ${half} B)` : `${half} B`;
+  const fp8Linear =
+    setup.fp8_all_gather && fsdp && quantOfBlock === 0 && blockParams > 0
+      ? Math.min(
+          1,
+          (mods.filter((m) => !m.parameter).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0) *
+            layerShare) /
+            tp /
+            (blockParams / tp),
+        )
+      : 0;
+  const gatherBytesPerParam =
+    fp8Linear > 0 ? fp8Linear + (1 - fp8Linear) * half : quantOfBlock * quantGatherBytes + (1 - quantOfBlock) * half;
+  const gatherDtype =
+    quantOfBlock > 0
+      ? `(${Math.round(quantOfBlock * 100)} % ${effSetup.quantization!.bits}-bit at ${quantGatherBytes.toFixed(3)} B, the rest ${half} B)`
+      : fp8Linear > 0
+        ? `(${Math.round(fp8Linear * 100)} % linear weights gathered in fp8 at 1 B, the rest ${half} B)`
+        : `${half} B`;
   if (zero === 3) {
     // The module running now is gathered whatever stage3_max_live_parameters says: the limit caps what is held
     // beyond it (the prefetch; DeepSpeed PartitionedParameterCoordinator: max_params_to_prefetch = max_live minus
     // what is available). A module is one linear layer, or one MoE layer's 3-D experts together.
-    const moduleParams = (m: LinearModule): number => m.inFeatures * m.outFeatures * (m.parameter && m.group === 'expert' && a.moe ? a.moe.experts / ep : 1);
-    const fusedExpertModule = mods.filter((m) => m.parameter && m.group === 'expert').reduce((t, m) => t + moduleParams(m), 0);
-    const largestModule = Math.max(fusedExpertModule, ...mods.filter((m) => !(m.parameter && m.group === 'expert')).map(moduleParams)) / tp;
-    const live = Math.max(Math.min(largestModule, blockUnit), Math.min(zb.stage3_max_live_parameters, blockUnit + zb.stage3_prefetch_bucket_size));
-    const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - inv.vision - (mods.reduce((s, m) => s
-      + m.inFeatures * m.outFeatures * m.count, 0)));
-    gathered.push(comp(ctx, 'gathered-params', 'ZeRO-3 gathered parameters', live * gatherBytesPerParam + persistentSmall * wb,
-      () => (`max(module running ${formatCount(Math.min(largestModule, blockUnit))}, min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + prefetch ${formatCount(zb.stage3_prefetch_bucket_size)})) x ${gatherDtype} + unsharded small params (< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`), () => ({ layerParams: Math.round(blockUnit), prefetch: zb.stage3_prefetch_bucket_size, maxLive: zb.stage3_max_live_parameters })));
-    gatheredGrads.push(comp(ctx, 'zero-buckets', 'ZeRO-3 reduce bucket', Math.min(zb.reduce_bucket_size, blockUnit) * gradBytes * 2,
-      () => (`2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, one layer) x ${gradBytes} B`),
-        () => ({ reduceBucket: zb.reduce_bucket_size })));
+    const moduleParams = (m: LinearModule): number =>
+      m.inFeatures * m.outFeatures * (m.parameter && m.group === 'expert' && a.moe ? a.moe.experts / ep : 1);
+    const fusedExpertModule = mods
+      .filter((m) => m.parameter && m.group === 'expert')
+      .reduce((t, m) => t + moduleParams(m), 0);
+    const largestModule =
+      Math.max(fusedExpertModule, ...mods.filter((m) => !(m.parameter && m.group === 'expert')).map(moduleParams)) / tp;
+    const live = Math.max(
+      Math.min(largestModule, blockUnit),
+      Math.min(zb.stage3_max_live_parameters, blockUnit + zb.stage3_prefetch_bucket_size),
+    );
+    const persistentSmall = Math.max(
+      0,
+      inv.total -
+        inv.embedding -
+        inv.head -
+        inv.vision -
+        mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0),
+    );
+    gathered.push(
+      comp(
+        ctx,
+        'gathered-params',
+        'ZeRO-3 gathered parameters',
+        live * gatherBytesPerParam + persistentSmall * wb,
+        () =>
+          `max(module running ${formatCount(Math.min(largestModule, blockUnit))}, min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + prefetch ${formatCount(zb.stage3_prefetch_bucket_size)})) x ${gatherDtype} + unsharded small params (< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`,
+        () => ({
+          layerParams: Math.round(blockUnit),
+          prefetch: zb.stage3_prefetch_bucket_size,
+          maxLive: zb.stage3_max_live_parameters,
+        }),
+      ),
+    );
+    gatheredGrads.push(
+      comp(
+        ctx,
+        'zero-buckets',
+        'ZeRO-3 reduce bucket',
+        Math.min(zb.reduce_bucket_size, blockUnit) * gradBytes * 2,
+        () => `2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, one layer) x ${gradBytes} B`,
+        () => ({ reduceBucket: zb.reduce_bucket_size }),
+      ),
+    );
   } else if (zero >= 1) {
     if (zero === 2) {
-      gatheredGrads.push(comp(ctx, 'zero-buckets', 'ZeRO-2 gradient buckets (contiguous_gradients, overlap_comm)',
-        Math.min(zb.reduce_bucket_size,
-        trainableHere) * gradBytes * 2, () => (`2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, trainable) x ${gradBytes} B`),
-          () => ({ reduceBucket: zb.reduce_bucket_size })));
+      gatheredGrads.push(
+        comp(
+          ctx,
+          'zero-buckets',
+          'ZeRO-2 gradient buckets (contiguous_gradients, overlap_comm)',
+          Math.min(zb.reduce_bucket_size, trainableHere) * gradBytes * 2,
+          () => `2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, trainable) x ${gradBytes} B`,
+          () => ({ reduceBucket: zb.reduce_bucket_size }),
+        ),
+      );
     }
   } else if (fsdp) {
     if (setup.fsdp !== 'shard_grad_op') {
       // Current unit + one prefetched unit all-gathered in the compute dtype (FSDP forward/backward prefetch).
-      gathered.push(comp(ctx, 'gathered-params', 'FSDP all-gathered units', 2 * blockUnit * gatherBytesPerParam,
-        () => (`2 units (current + prefetch) x ${formatCount(blockUnit)} params x ${gatherDtype}`), () => ({ unitParams: Math.round(blockUnit) })));
+      gathered.push(
+        comp(
+          ctx,
+          'gathered-params',
+          'FSDP all-gathered units',
+          2 * blockUnit * gatherBytesPerParam,
+          () => `2 units (current + prefetch) x ${formatCount(blockUnit)} params x ${gatherDtype}`,
+          () => ({ unitParams: Math.round(blockUnit) }),
+        ),
+      );
       // Each layer unit is resharded after its forward (reshard_after_forward=True: FSDP2 FSDPParamGroup.post_forward,
       // FSDP1 _post_forward_reshard); the first unit of the backward is gathered by the last layer's pre-backward hook,
       // after the loss's backward. At the end, the first layer's unit has no unit left to prefetch but the root.
       if (shardParams > 1) {
-        gatheredAt = { loss: [], lastLayer: gathered, firstLayer: [comp(ctx, 'gathered-params', 'FSDP all-gathered unit (first layer)',
-          blockUnit * gatherBytesPerParam, () => (`1 unit x ${formatCount(blockUnit)} params x ${gatherDtype}`),
-          () => ({ unitParams: Math.round(blockUnit) }))] };
+        gatheredAt = {
+          loss: [],
+          lastLayer: gathered,
+          firstLayer: [
+            comp(
+              ctx,
+              'gathered-params',
+              'FSDP all-gathered unit (first layer)',
+              blockUnit * gatherBytesPerParam,
+              () => `1 unit x ${formatCount(blockUnit)} params x ${gatherDtype}`,
+              () => ({ unitParams: Math.round(blockUnit) }),
+            ),
+          ],
+        };
       }
     } else {
-      gathered.push(comp(ctx, 'gathered-params', 'SHARD_GRAD_OP unsharded parameters (kept from forward to backward)', (blockParams / tp) * half,
-        () => (`${formatCount(blockParams / tp)} params x ${half} B`), () => ({})));
+      gathered.push(
+        comp(
+          ctx,
+          'gathered-params',
+          'SHARD_GRAD_OP unsharded parameters (kept from forward to backward)',
+          (blockParams / tp) * half,
+          () => `${formatCount(blockParams / tp)} params x ${half} B`,
+          () => ({}),
+        ),
+      );
     }
     // Unsharded gradients of one unit before reduce-scatter (param dtype, plus the fp32 reduce copy under mixed precision).
-    const unitTrain = setup.method === 'full' ? blockUnit : (inv.trainable / Math.max(1, a.layers));
-    gatheredGrads.push(comp(ctx, 'gathered-grads', 'FSDP unsharded gradients of one unit', unitTrain * (half + (masterCopy || wb === 4 ? 4 : 0)),
-      () => (`${formatCount(unitTrain)} params x (${half} B grad${masterCopy || wb === 4 ? ' + 4 B fp32 reduce copy' : ''})`), () => ({})));
+    const unitTrain = setup.method === 'full' ? blockUnit : inv.trainable / Math.max(1, a.layers);
+    gatheredGrads.push(
+      comp(
+        ctx,
+        'gathered-grads',
+        'FSDP unsharded gradients of one unit',
+        unitTrain * (half + (masterCopy || wb === 4 ? 4 : 0)),
+        () =>
+          `${formatCount(unitTrain)} params x (${half} B grad${masterCopy || wb === 4 ? ' + 4 B fp32 reduce copy' : ''})`,
+        () => ({}),
+      ),
+    );
   }
 
   // The output projection is all-gathered while the loss is computed (its own FSDP unit or the root unit;
@@ -118,13 +224,34 @@ export function shardingBuffers(ctx: EstimateContext, st: StageContext): { gathe
     // the root). It stays unsharded in the compute dtype until the end of the backward.
     const rootParams = ((first ? inv.embedding : 0) + (last ? inv.head : 0)) / tp;
     if (rootParams > 0) {
-      headGather.push(comp(ctx, 'gathered-params', 'FSDP root unit kept unsharded (embeddings + output head)', rootParams * half,
-        () => (`${formatCount(rootParams)} params x ${half} B (root unit: not resharded after forward)`), () => ({ params: Math.round(rootParams) })));
+      headGather.push(
+        comp(
+          ctx,
+          'gathered-params',
+          'FSDP root unit kept unsharded (embeddings + output head)',
+          rootParams * half,
+          () => `${formatCount(rootParams)} params x ${half} B (root unit: not resharded after forward)`,
+          () => ({ params: Math.round(rootParams) }),
+        ),
+      );
     }
   } else if (last && shardParams > 1 && (zero === 3 || fsdp)) {
     const headParams = (a.vocab * a.hidden) / tp;
-    headGather.push(comp(ctx, 'gathered-params', 'Output projection all-gathered for the loss', headParams * half,
-      () => (`V x h / TP = ${formatCount(headParams)} params x ${half} B`), () => ({ vocab: a.vocab, hidden: a.hidden })));
+    headGather.push(
+      comp(
+        ctx,
+        'gathered-params',
+        'Output projection all-gathered for the loss',
+        headParams * half,
+        () => `V x h / TP = ${formatCount(headParams)} params x ${half} B`,
+        () => ({ vocab: a.vocab, hidden: a.hidden }),
+      ),
+    );
   }
-  return { gathered, gatheredAt: gatheredAt ?? { loss: gathered, lastLayer: gathered, firstLayer: gathered }, gatheredGrads, headGather };
+  return {
+    gathered,
+    gatheredAt: gatheredAt ?? { loss: gathered, lastLayer: gathered, firstLayer: gathered },
+    gatheredGrads,
+    headGather,
+  };
 }

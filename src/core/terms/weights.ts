@@ -15,7 +15,12 @@ import { olderThan } from '../util/version';
 import { quantBytesPerParam } from './quantization';
 
 /** Families whose attention layers each kept rotary cos/sin tables for every position before transformers 4.39. */
-export const ROPE_TABLES_PER_LAYER: ReadonlySet<Architecture['family']> = new Set(['llama', 'mistral', 'qwen2', 'mixtral']);
+export const ROPE_TABLES_PER_LAYER: ReadonlySet<Architecture['family']> = new Set([
+  'llama',
+  'mistral',
+  'qwen2',
+  'mixtral',
+]);
 
 /** The model's own weights on this stage's GPU: weights, rotary tables, quantized weights, the hpZ partition. */
 export function weights(ctx: EstimateContext, st: StageContext): Component[] {
@@ -29,8 +34,16 @@ export function weights(ctx: EstimateContext, st: StageContext): Component[] {
   const base = { tp, pp, shard: shardParams };
   const weightShard = offloadParams || fsdpOffload || (fsdpMaster && setup.method === 'full') ? Infinity : shardParams;
   const weightBytes = modelBytes / weightShard;
-  persistent.push(comp(ctx, 'weights', 'Weights', weightBytes, () => weightsFormula(ctx, st),
-    () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base })));
+  persistent.push(
+    comp(
+      ctx,
+      'weights',
+      'Weights',
+      weightBytes,
+      () => weightsFormula(ctx, st),
+      () => ({ params: Math.round(unquantizedParams), bytesPerParam: kbitQ === 'all' ? 4 : wb, ...base }),
+    ),
+  );
   // Before transformers 4.39 every attention layer of Llama, Mistral, Qwen2 and Mixtral built its own rotary
   // embedding with cos and sin tables for all max_position_embeddings positions, in the default dtype at load (the
   // load dtype): modeling_llama.py LlamaRotaryEmbedding._set_cos_sin_cache registers cos_cached / sin_cached
@@ -38,25 +51,47 @@ export function weights(ctx: EstimateContext, st: StageContext): Component[] {
   if (ROPE_TABLES_PER_LAYER.has(a.family) && olderThan(setup.transformers_version, 4, 39)) {
     const tb = dtypeBytes(setup.weights_dtype);
     const ropeLayers = attentionLayerCount(a) * layerShare;
-    persistent.push(comp(ctx, 'rotary-tables', 'Rotary cos/sin tables (one pair per attention layer)', ropeLayers * 2 * a.maxPositions * a.headDim * tb,
-      () => (`${ropeLayers} layers x 2 x ${a.maxPositions} positions x ${a.headDim} head dim x ${tb} B (transformers ${setup.transformers_version}: each attention's rotary embedding keeps its own tables)`),
-      () => ({ layers: ropeLayers, positions: a.maxPositions, headDim: a.headDim, bytes: tb })));
+    persistent.push(
+      comp(
+        ctx,
+        'rotary-tables',
+        'Rotary cos/sin tables (one pair per attention layer)',
+        ropeLayers * 2 * a.maxPositions * a.headDim * tb,
+        () =>
+          `${ropeLayers} layers x 2 x ${a.maxPositions} positions x ${a.headDim} head dim x ${tb} B (transformers ${setup.transformers_version}: each attention's rotary embedding keeps its own tables)`,
+        () => ({ layers: ropeLayers, positions: a.maxPositions, headDim: a.headDim, bytes: tb }),
+      ),
+    );
   }
   if (quantHere > 0 && effSetup.quantization) {
     const q = quantBytesPerParam(effSetup.quantization, setup.torchao_version);
-    persistent.push(comp(ctx, 'quantization-constants', `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`,
-      (quantHere * q.bytes) / (offloadParams ? Infinity
-      : shardParams),
-        () => (`${formatCount(quantHere)} params x ${q.formula}${shardParams > 1 && !offloadParams ? ` / ${shardParams} (sharded)` : ''}`),
-        () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes })));
+    persistent.push(
+      comp(
+        ctx,
+        'quantization-constants',
+        `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`,
+        (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams),
+        () =>
+          `${formatCount(quantHere)} params x ${q.formula}${shardParams > 1 && !offloadParams ? ` / ${shardParams} (sharded)` : ''}`,
+        () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes }),
+      ),
+    );
   }
   // ZeRO++ hpZ (zero_hpz_partition_size): a secondary partition of the 16-bit parameters within the node, from which
   // the backward's all-gathers read (DeepSpeed ZeRO++ tutorial; zero/partition_parameters.py ds_secondary_tensor).
   const hpz = zero === 3 && !offloadParams ? Math.min(setup.zero_hpz_partition_size ?? 1, shardParams) : 1;
   if (hpz > 1) {
     const params = unquantizedParams + quantHere;
-    persistent.push(comp(ctx, 'weights', 'ZeRO++ secondary parameter partition (hpZ)', (params * half) / hpz,
-      () => (`${formatCount(params)} params x ${half} B / ${hpz} (zero_hpz_partition_size)`), () => ({ params: Math.round(params), hpz })));
+    persistent.push(
+      comp(
+        ctx,
+        'weights',
+        'ZeRO++ secondary parameter partition (hpZ)',
+        (params * half) / hpz,
+        () => `${formatCount(params)} params x ${half} B / ${hpz} (zero_hpz_partition_size)`,
+        () => ({ params: Math.round(params), hpz }),
+      ),
+    );
   }
   return persistent;
 }
@@ -70,9 +105,12 @@ function weightsFormula(ctx: EstimateContext, st: StageContext): string {
   const { weightBytes: wb, embeddingBytes: embBytes, kbitQuantized: kbitQ, fsdpMaster } = ctx.dtypes;
   const { embeddingHere: embHere, denseBlock, visionHere, unquantizedParams } = st;
   const sharded = shardParams > 1 ? ` / ${shardParams} (sharded)` : '';
-  return offloadParams || fsdpOffload ? 'offloaded to host memory (see gathered parameters)'
-    : fsdpMaster && setup.method === 'full' ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
-    : kbitQ !== 'none' ? `${formatCount(denseBlock)} ${a.fusedExperts ? 'fused expert, router and norm/bias' : 'norm/bias'} params x 4 B (fp32 upcast) + `
-      + `${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${sharded}`
-    : `${formatCount(unquantizedParams)} params x ${wb} B${sharded}`;
+  return offloadParams || fsdpOffload
+    ? 'offloaded to host memory (see gathered parameters)'
+    : fsdpMaster && setup.method === 'full'
+      ? 'FSDP mixed precision keeps only the fp32 shard (see master weights); 16-bit copies exist only all-gathered'
+      : kbitQ !== 'none'
+        ? `${formatCount(denseBlock)} ${a.fusedExperts ? 'fused expert, router and norm/bias' : 'norm/bias'} params x 4 B (fp32 upcast) + ` +
+          `${formatCount(embHere / tp + visionHere)} embedding/head${visionHere > 0 ? '/vision' : ''} params x ${embBytes} B${sharded}`
+        : `${formatCount(unquantizedParams)} params x ${wb} B${sharded}`;
 }

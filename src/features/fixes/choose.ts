@@ -32,7 +32,16 @@ const RELATED: Partial<Record<string, readonly CanonicalKey[]>> = {
 };
 
 /** Which formats own a concept, in order of preference, when no file writes it yet. */
-const TRAINER_FORMATS: readonly Format[] = ['scenario', 'hf-python', 'hf-yaml', 'axolotl-yaml', 'llamafactory-yaml', 'torchtune-yaml', 'litgpt-yaml', 'shell'];
+const TRAINER_FORMATS: readonly Format[] = [
+  'scenario',
+  'hf-python',
+  'hf-yaml',
+  'axolotl-yaml',
+  'llamafactory-yaml',
+  'torchtune-yaml',
+  'litgpt-yaml',
+  'shell',
+];
 const OWNERS: Partial<Record<string, readonly Format[]>> = {
   zero_stage: ['scenario', 'deepspeed-json', 'accelerate-yaml'],
   offload_optimizer: ['scenario', 'deepspeed-json', 'accelerate-yaml', 'torchtune-yaml'],
@@ -49,15 +58,27 @@ const OWNERS: Partial<Record<string, readonly Format[]>> = {
 const DERIVED = new Set(['master_weights']);
 
 /** The value a key has when no file writes it (so writing nothing is correct). */
-const ABSENT_MEANS: Partial<Record<string, unknown>> = { zero_stage: 0, offload_optimizer: 'none', offload_params: 'none', fsdp: 'none', nodes: 1,
-  compile: false, activation_offloading: false, tiled_mlp: false };
+const ABSENT_MEANS: Partial<Record<string, unknown>> = {
+  zero_stage: 0,
+  offload_optimizer: 'none',
+  offload_params: 'none',
+  fsdp: 'none',
+  nodes: 1,
+  compile: false,
+  activation_offloading: false,
+  tiled_mlp: false,
+};
 
 function setsKey(file: FixFile, key: string): boolean {
   const rel = RELATED[key];
   if (!rel) return false;
-  return file.facts.facts.some((f) => rel.includes(f.key) && f.origin !== 'call-default'
-    // "auto" is filled from the trainer's arguments: the file follows the trainer, it does not set the value.
-    && !(isUnknown(f.value) && /^auto/.test(f.value.unknown)));
+  return file.facts.facts.some(
+    (f) =>
+      rel.includes(f.key) &&
+      f.origin !== 'call-default' &&
+      // "auto" is filled from the trainer's arguments: the file follows the trainer, it does not set the value.
+      !(isUnknown(f.value) && /^auto/.test(f.value.unknown)),
+  );
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
@@ -65,8 +86,12 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** The operations (per file) for one change: every file that sets the key, else the owner, else the primary file. */
-export function planChange(ch: SetupChange, changes: readonly SetupChange[], files: readonly FixFile[],
-  primaryFile: string): Map<FixFile, readonly Op[]> | { reason: string } {
+export function planChange(
+  ch: SetupChange,
+  changes: readonly SetupChange[],
+  files: readonly FixFile[],
+  primaryFile: string,
+): Map<FixFile, readonly Op[]> | { reason: string } {
   const out = new Map<FixFile, readonly Op[]>();
   if (DERIVED.has(ch.key)) return out;
   const scenario = files.find((f) => f.format === 'scenario' && f.file === primaryFile);
@@ -76,7 +101,9 @@ export function planChange(ch: SetupChange, changes: readonly SetupChange[], fil
   }
   // LoRA and QLoRA load the base model in the training dtype (resolve/precision.ts applies the same rule), so a
   // weights dtype that comes with a method change is written only where a file can say it.
-  const implied = ch.key === 'weights_dtype' && changes.some((c) => c.key === 'method' && (c.value === 'lora' || c.value === 'qlora'));
+  const implied =
+    ch.key === 'weights_dtype' &&
+    changes.some((c) => c.key === 'method' && (c.value === 'lora' || c.value === 'qlora'));
   const setters = files.filter((f) => setsKey(f, ch.key));
   const reasons: string[] = [];
   if (setters.length > 0) {

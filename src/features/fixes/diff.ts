@@ -22,8 +22,9 @@ export function diffEdits(file: string, a: string, b: string): EditData[] {
     const n = ma.length;
     const m = mb.length;
     const dp: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-    for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) dp[i]![j] = ma[i] === mb[j] ? dp[i + 1]![j + 1]! + 1
-      : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
+    for (let i = n - 1; i >= 0; i--)
+      for (let j = m - 1; j >= 0; j--)
+        dp[i]![j] = ma[i] === mb[j] ? dp[i + 1]![j + 1]! + 1 : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
     let i = 0;
     let j = 0;
     let open: { a0: number; b0: number } | undefined;
@@ -52,7 +53,12 @@ export function diffEdits(file: string, a: string, b: string): EditData[] {
     let x = 0;
     while (x < oldText.length && x < newText.length && oldText[x] === newText[x]) x++;
     let y = 0;
-    while (y < oldText.length - x && y < newText.length - x && oldText[oldText.length - 1 - y] === newText[newText.length - 1 - y]) y++;
+    while (
+      y < oldText.length - x &&
+      y < newText.length - x &&
+      oldText[oldText.length - 1 - y] === newText[newText.length - 1 - y]
+    )
+      y++;
     return { file, start: start + x, end: end - y, newText: newText.slice(x, newText.length - y) };
   });
 }
@@ -60,6 +66,7 @@ export function diffEdits(file: string, a: string, b: string): EditData[] {
 /** Applies edits (offsets into the original text) to a text; used by callers and tests. */
 export function applyEditData(text: string, edits: readonly EditData[]): string {
   let out = text;
-  for (const e of [...edits].sort((a, b) => b.start - a.start || b.end - a.end)) out = out.slice(0, e.start) + e.newText + out.slice(e.end);
+  for (const e of [...edits].sort((a, b) => b.start - a.start || b.end - a.end))
+    out = out.slice(0, e.start) + e.newText + out.slice(e.end);
   return out;
 }

@@ -29,12 +29,17 @@ export function editableFiles(files: readonly AnalyzedFile[]): FixFile[] {
 }
 
 function syntaxErrors(file: FixFile, text: string): number {
-  if (file.format === 'scenario') return analyzeScenario(text, file.file).problems.filter((p) => p.code === 'syntax-error').length;
+  if (file.format === 'scenario')
+    return analyzeScenario(text, file.file).problems.filter((p) => p.code === 'syntax-error').length;
   return analyzeAs(file.format, text).problems.filter((p) => p.code === 'syntax-error').length;
 }
 
 /** Edits that apply a list of setup changes (scenario-key terms) to the user's own files, in each file's format and style. */
-export function editsForChanges(changes: readonly SetupChange[], files: readonly FixFile[], primaryFile: string): FixPlan {
+export function editsForChanges(
+  changes: readonly SetupChange[],
+  files: readonly FixFile[],
+  primaryFile: string,
+): FixPlan {
   const unsupported: { key: string; reason: string }[] = [];
   const perFile = new Map<FixFile, { key: string; op: Op }[]>();
   for (const ch of changes) {
@@ -72,10 +77,24 @@ export function editsForChanges(changes: readonly SetupChange[], files: readonly
 
 /** Canonical keys that have a setup-key counterpart, for setKey. */
 const CANONICAL_TO_SETUP: Partial<Record<CanonicalKey, string>> = {
-  microBatchSize: 'micro_batch_size', gradientAccumulationSteps: 'gradient_accumulation_steps', seqLen: 'seq_len',
-  gradientCheckpointing: 'gradient_checkpointing', weightsDtype: 'weights_dtype', mixedPrecision: 'mixed_precision', optimizer: 'optimizer',
-  attention: 'attention', loss: 'loss', compile: 'compile', activationOffloading: 'activation_offloading', zeroStage: 'zero_stage',
-  offloadOptimizer: 'offload_optimizer', offloadParams: 'offload_params', fsdp: 'fsdp', method: 'method', gpusPerNode: 'gpus_per_node', nodes: 'nodes',
+  microBatchSize: 'micro_batch_size',
+  gradientAccumulationSteps: 'gradient_accumulation_steps',
+  seqLen: 'seq_len',
+  gradientCheckpointing: 'gradient_checkpointing',
+  weightsDtype: 'weights_dtype',
+  mixedPrecision: 'mixed_precision',
+  optimizer: 'optimizer',
+  attention: 'attention',
+  loss: 'loss',
+  compile: 'compile',
+  activationOffloading: 'activation_offloading',
+  zeroStage: 'zero_stage',
+  offloadOptimizer: 'offload_optimizer',
+  offloadParams: 'offload_params',
+  fsdp: 'fsdp',
+  method: 'method',
+  gpusPerNode: 'gpus_per_node',
+  nodes: 'nodes',
 };
 
 /** One setting in one file: replace the value where the key is written, else insert the key where the format puts it. */

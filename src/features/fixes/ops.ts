@@ -52,11 +52,19 @@ export type PyCall = 'train' | 'lora' | 'bnb' | 'load' | 'unsloth-load' | 'unslo
 export type Planned = { readonly ops: readonly Op[] } | { readonly reason: string };
 export type Written = { readonly text: string } | { readonly reason: string };
 
-export const isRaw = (v: Val): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as Raw).raw === 'string'
-  && Object.keys(v).length === 1;
-export const isObj = (v: Val): v is { readonly [k: string]: Val } => typeof v === 'object' && v !== null && !Array.isArray(v) && !isRaw(v);
-export const op = (path: string | readonly string[], value: Val,
-  extra: Partial<Op> = {}): Op => ({ path: typeof path === 'string' ? path.split('.') : path, value, ...extra });
+export const isRaw = (v: Val): v is Raw =>
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  typeof (v as Raw).raw === 'string' &&
+  Object.keys(v).length === 1;
+export const isObj = (v: Val): v is { readonly [k: string]: Val } =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !isRaw(v);
+export const op = (path: string | readonly string[], value: Val, extra: Partial<Op> = {}): Op => ({
+  path: typeof path === 'string' ? path.split('.') : path,
+  value,
+  ...extra,
+});
 export const ok = (...ops: Op[]): Planned => ({ ops });
 export const no = (reason: string): Planned => ({ reason });
 export const failed = (x: Planned | Written): x is { readonly reason: string } => 'reason' in x;
@@ -91,6 +99,12 @@ export function planCtx(file: FixFile, changes: readonly SetupChange[]): PlanCtx
   };
 }
 
-export type Lora = { r?: number; alpha?: number; dropout?: number; target_modules?: readonly string[] | 'all-linear';
-  modules_to_save?: readonly string[]; use_dora?: boolean };
+export type Lora = {
+  r?: number;
+  alpha?: number;
+  dropout?: number;
+  target_modules?: readonly string[] | 'all-linear';
+  modules_to_save?: readonly string[];
+  use_dora?: boolean;
+};
 export type Quant = { bits?: number; type?: string; double_quant?: boolean; experts?: boolean };

@@ -30,13 +30,21 @@ interface HoverTarget {
 function targetAt(a: Analysis, offset: number, text: string): HoverTarget | undefined {
   const inside = (s: Span): boolean => offset >= s.start && offset <= s.end;
   const f: Fact | undefined = [...a.facts.facts].reverse().find((x) => inside(x.keySpan) || inside(x.valueSpan));
-  if (f) return { key: f.key, rawKey: f.rawKey, rawValue: f.rawValue, span: f.keySpan, valueSpan: f.valueSpan, fact: f };
+  if (f)
+    return { key: f.key, rawKey: f.rawKey, rawValue: f.rawValue, span: f.keySpan, valueSpan: f.valueSpan, fact: f };
   const defined = definitionAt(a, offset, text);
   if (defined) return defined;
   if (a.scenario) {
     for (const [k, loc] of Object.entries(a.scenario.keyLocations)) {
       const v = a.scenario.valueLocations[k];
-      if (inside(loc) || (v && inside(v))) return { key: SETUP_FIELD_KEY[k] ?? k, rawKey: k, rawValue: v ? text.slice(v.start, v.end) : '', span: loc, valueSpan: v };
+      if (inside(loc) || (v && inside(v)))
+        return {
+          key: SETUP_FIELD_KEY[k] ?? k,
+          rawKey: k,
+          rawValue: v ? text.slice(v.start, v.end) : '',
+          span: loc,
+          valueSpan: v,
+        };
     }
   }
   return undefined;
@@ -64,7 +72,14 @@ function definitionAt(a: Analysis, offset: number, text: string): HoverTarget | 
     const at = lineText.search(new RegExp(`\\b${name}\\s*=`));
     if (at < 0 || offset < start + at || offset > start + lineText.length) continue;
     const span = { start: start + at, end: start + at + name.length };
-    return { key: 'model', rawKey: name, rawValue: f.rawValue, span, valueSpan: { start: span.start, end: start + lineText.length }, fact: f };
+    return {
+      key: 'model',
+      rawKey: name,
+      rawValue: f.rawValue,
+      span,
+      valueSpan: { start: span.start, end: start + lineText.length },
+      fact: f,
+    };
   }
   return undefined;
 }
@@ -88,11 +103,23 @@ function autoLine(a: Analysis, target: HoverTarget, here: readonly Finding[], t:
   const lines: string[] = [];
   if (p && !here.some((x) => x.code === 'unresolved-auto')) lines.push(messageMarkdown(p.message, p.template, t));
   const field = fieldOf(String(target.key));
-  const prov = field ? (a.pipeline.provenance as Record<string, (typeof a.pipeline.provenance)[keyof typeof a.pipeline.provenance]>)[field] : undefined;
+  const prov = field
+    ? (a.pipeline.provenance as Record<string, (typeof a.pipeline.provenance)[keyof typeof a.pipeline.provenance]>)[
+        field
+      ]
+    : undefined;
   const value = field && a.setup ? (a.setup as unknown as Record<string, unknown>)[field] : undefined;
   if (prov && (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean')) {
-    const from = prov.kind === 'file' ? t('{0} in {1}', mdCode(prov.key), mdCode(prov.file.split(/[\\/]/).pop() ?? prov.file))
-      : prov.kind === 'default' ? mdText(`${prov.owner}: ${prov.note}`) : prov.kind === 'setting' ? mdCode(prov.setting) : prov.kind === 'flag' ? mdCode(prov.flag) : '';
+    const from =
+      prov.kind === 'file'
+        ? t('{0} in {1}', mdCode(prov.key), mdCode(prov.file.split(/[\\/]/).pop() ?? prov.file))
+        : prov.kind === 'default'
+          ? mdText(`${prov.owner}: ${prov.note}`)
+          : prov.kind === 'setting'
+            ? mdCode(prov.setting)
+            : prov.kind === 'flag'
+              ? mdCode(prov.flag)
+              : '';
     if (from) lines.push(t('In this run: {0} (from {1}).', mdCode(String(value)), from));
   }
   return lines.length > 0 ? lines.join(' ') : undefined;
@@ -111,18 +138,41 @@ export function hoverAt(a: Analysis, offset: number, text: string, t: Translate 
     const arch = parseArchitecture(a.setup.architecture);
     const src = a.pipeline.provenance.architecture;
     const params = a.estimate?.parameters;
-    if (params) model.push(t('{0} parameters ({1} trainable) · source: {2}', formatCount(params.total), formatCount(params.trainable),
-      mdText(src?.kind === 'catalog' ? src.entry : params.source)));
+    if (params)
+      model.push(
+        t(
+          '{0} parameters ({1} trainable) · source: {2}',
+          formatCount(params.total),
+          formatCount(params.trainable),
+          mdText(src?.kind === 'catalog' ? src.entry : params.source),
+        ),
+      );
     if (arch.ok) {
       const x = arch.arch;
-      model.push(t('{0}: {1} layers, hidden {2}, {3} heads ({4} kv), MLP {5}, vocab {6}', x.family, x.layers, x.hidden, x.heads, x.kvHeads, x.ffn, x.vocab));
+      model.push(
+        t(
+          '{0}: {1} layers, hidden {2}, {3} heads ({4} kv), MLP {5}, vocab {6}',
+          x.family,
+          x.layers,
+          x.hidden,
+          x.heads,
+          x.kvHeads,
+          x.ffn,
+          x.vocab,
+        ),
+      );
     }
   }
   if (!a.setup || !e) {
     // The reason is said once: by the diagnostic at this key when there is one, else here.
-    const reason = a.findings.find((f) => f.code === 'unknown-model') ?? a.pipeline.problems.find((p) => p.severity === 'error') ?? a.estimateErrors?.[0];
+    const reason =
+      a.findings.find((f) => f.code === 'unknown-model') ??
+      a.pipeline.problems.find((p) => p.severity === 'error') ??
+      a.estimateErrors?.[0];
     const shown = reason && here.some((f) => f.message === reason.message);
-    const why = reason ? messageMarkdown(reason.message, 'template' in reason ? reason.template : undefined, t) : mdText(t('the setup is incomplete'));
+    const why = reason
+      ? messageMarkdown(reason.message, 'template' in reason ? reason.template : undefined, t)
+      : mdText(t('the setup is incomplete'));
     lines.push(shown ? `${t('No estimate yet')} · ${mdCode(target.rawKey)}` : t('No estimate yet: {0}', why));
     const auto = autoLine(a, target, here, t);
     if (auto) lines.push(auto);

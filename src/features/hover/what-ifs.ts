@@ -20,33 +20,47 @@ export type WhatIf = (s: TrainingSetup) => Variant[];
 
 const accumulation: WhatIf = (s) => {
   const v: Variant[] = [];
-  v.push({ label: `accumulation ${s.gradient_accumulation_steps} -> ${s.gradient_accumulation_steps * 2}`,
-    patch: { gradient_accumulation_steps: s.gradient_accumulation_steps * 2 } });
+  v.push({
+    label: `accumulation ${s.gradient_accumulation_steps} -> ${s.gradient_accumulation_steps * 2}`,
+    patch: { gradient_accumulation_steps: s.gradient_accumulation_steps * 2 },
+  });
   return v;
 };
 
 const precision: WhatIf = (s) => {
   const v: Variant[] = [];
-  if (s.mixed_precision === 'none' && s.weights_dtype === 'fp32') v.push({ label: 'fp32 -> bf16 autocast', patch: { mixed_precision: 'bf16' } });
-  else if (s.mixed_precision !== 'none') v.push({ label: `${s.mixed_precision} autocast -> fp32`,
-    patch: { mixed_precision: 'none', weights_dtype: 'fp32' } });
+  if (s.mixed_precision === 'none' && s.weights_dtype === 'fp32')
+    v.push({ label: 'fp32 -> bf16 autocast', patch: { mixed_precision: 'bf16' } });
+  else if (s.mixed_precision !== 'none')
+    v.push({
+      label: `${s.mixed_precision} autocast -> fp32`,
+      patch: { mixed_precision: 'none', weights_dtype: 'fp32' },
+    });
   else v.push({ label: `${s.weights_dtype} -> fp32`, patch: { weights_dtype: 'fp32', master_weights: false } });
   return v;
 };
 
 const sharding: WhatIf = (s) => {
   const v: Variant[] = [];
-  v.push(s.fsdp === 'none' ? { label: 'FSDP none -> full_shard', patch: { fsdp: 'full_shard' } }
-    : { label: `FSDP ${s.fsdp} -> none`, patch: { fsdp: 'none' } });
+  v.push(
+    s.fsdp === 'none'
+      ? { label: 'FSDP none -> full_shard', patch: { fsdp: 'full_shard' } }
+      : { label: `FSDP ${s.fsdp} -> none`, patch: { fsdp: 'none' } },
+  );
   return v;
 };
 
 const galore: WhatIf = (s) => {
   const v: Variant[] = [];
   if (s.galore) {
-    v.push({ label: `${s.galore.kind === 'apollo' ? 'APOLLO' : 'GaLore'} rank ${s.galore.rank} -> ${s.galore.rank * 2}`,
-      patch: { galore: { ...s.galore, rank: s.galore.rank * 2 } } });
-    v.push({ label: `no ${s.galore.kind === 'apollo' ? 'APOLLO' : 'GaLore'} (full optimizer states)`, patch: { galore: undefined } });
+    v.push({
+      label: `${s.galore.kind === 'apollo' ? 'APOLLO' : 'GaLore'} rank ${s.galore.rank} -> ${s.galore.rank * 2}`,
+      patch: { galore: { ...s.galore, rank: s.galore.rank * 2 } },
+    });
+    v.push({
+      label: `no ${s.galore.kind === 'apollo' ? 'APOLLO' : 'GaLore'} (full optimizer states)`,
+      patch: { galore: undefined },
+    });
   }
   return v;
 };
@@ -55,8 +69,10 @@ const badam: WhatIf = (s) => {
   const v: Variant[] = [];
   if (s.badam) v.push({ label: 'no BAdam (every layer trains at once)', patch: { badam: undefined } });
   if (s.badam?.mode === 'ratio') {
-    v.push({ label: `BAdam update ratio ${s.badam.update_ratio} -> ${s.badam.update_ratio / 2}`,
-      patch: { badam: { ...s.badam, update_ratio: s.badam.update_ratio / 2 } } });
+    v.push({
+      label: `BAdam update ratio ${s.badam.update_ratio} -> ${s.badam.update_ratio / 2}`,
+      patch: { badam: { ...s.badam, update_ratio: s.badam.update_ratio / 2 } },
+    });
     v.push({ label: 'BAdam ratio -> layer mode', patch: { badam: { ...s.badam, mode: 'layer' } } });
   }
   return v;
@@ -64,24 +80,33 @@ const badam: WhatIf = (s) => {
 
 const gpuCount: WhatIf = (s) => {
   const v: Variant[] = [];
-  v.push({ label: `GPUs ${s.gpus_per_node * s.nodes} -> ${s.gpus_per_node * s.nodes * 2}`, patch: { gpus_per_node: s.gpus_per_node * 2 } });
+  v.push({
+    label: `GPUs ${s.gpus_per_node * s.nodes} -> ${s.gpus_per_node * s.nodes * 2}`,
+    patch: { gpus_per_node: s.gpus_per_node * 2 },
+  });
   return v;
 };
 
 const evaluation: WhatIf = (s) => {
   const v: Variant[] = [];
   if (s.eval_batch_size !== undefined && s.eval_batch_size > 1)
-    v.push({ label: `eval batch ${s.eval_batch_size} -> ${Math.floor(s.eval_batch_size / 2)}`,
-    patch: { eval_batch_size: Math.floor(s.eval_batch_size / 2) } });
-  if (s.eval_batch_size !== undefined) v.push({ label: 'no evaluation during training', patch: { eval_batch_size: undefined } });
+    v.push({
+      label: `eval batch ${s.eval_batch_size} -> ${Math.floor(s.eval_batch_size / 2)}`,
+      patch: { eval_batch_size: Math.floor(s.eval_batch_size / 2) },
+    });
+  if (s.eval_batch_size !== undefined)
+    v.push({ label: 'no evaluation during training', patch: { eval_batch_size: undefined } });
   return v;
 };
 
 const generationEngine: WhatIf = (s) => {
   const v: Variant[] = [];
   if (s.rollout) {
-    for (const [engine, label] of [['generate', 'generation with the policy\'s generate()'], ['vllm-colocate', 'vLLM colocated'],
-      ['vllm-server', 'vLLM server on other GPUs']] as const) {
+    for (const [engine, label] of [
+      ['generate', "generation with the policy's generate()"],
+      ['vllm-colocate', 'vLLM colocated'],
+      ['vllm-server', 'vLLM server on other GPUs'],
+    ] as const) {
       if (s.rollout.engine !== engine) v.push({ label: `${label}`, patch: { rollout: { ...s.rollout, engine } } });
     }
   }
@@ -91,16 +116,21 @@ const generationEngine: WhatIf = (s) => {
 const rolloutBatch: WhatIf = (s) => {
   const v: Variant[] = [];
   if (s.rollout && s.rollout.objective !== 'online-dpo' && s.rollout.batch >= 2 * s.micro_batch_size)
-    v.push({ label: `completions per round ${s.rollout.batch} -> ${s.rollout.batch / 2}`,
-    patch: { rollout: { ...s.rollout, batch: Math.max(1, Math.floor(s.rollout.batch / 2)) } } });
+    v.push({
+      label: `completions per round ${s.rollout.batch} -> ${s.rollout.batch / 2}`,
+      patch: { rollout: { ...s.rollout, batch: Math.max(1, Math.floor(s.rollout.batch / 2)) } },
+    });
   return v;
 };
 
 const allocator: WhatIf = (s) => {
   const v: Variant[] = [];
   if (s.batch_lengths === 'variable' && (s.expandable_segments || s.empty_cache_steps !== undefined)) {
-    v.push({ label: 'default allocator (cache of earlier batches kept)',
-      patch: { expandable_segments: false, empty_cache_steps: undefined }, overRun: true });
+    v.push({
+      label: 'default allocator (cache of earlier batches kept)',
+      patch: { expandable_segments: false, empty_cache_steps: undefined },
+      overRun: true,
+    });
   }
   return v;
 };
@@ -112,9 +142,15 @@ const allocator: WhatIf = (s) => {
 export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
   microBatchSize: (s) => {
     const v: Variant[] = [];
-    v.push({ label: `micro-batch ${s.micro_batch_size} -> ${s.micro_batch_size + 1}`, patch: { micro_batch_size: s.micro_batch_size + 1 } });
-    if (s.micro_batch_size > 1) v.push({ label: `micro-batch ${s.micro_batch_size} -> ${s.micro_batch_size - 1}`,
-      patch: { micro_batch_size: s.micro_batch_size - 1 } });
+    v.push({
+      label: `micro-batch ${s.micro_batch_size} -> ${s.micro_batch_size + 1}`,
+      patch: { micro_batch_size: s.micro_batch_size + 1 },
+    });
+    if (s.micro_batch_size > 1)
+      v.push({
+        label: `micro-batch ${s.micro_batch_size} -> ${s.micro_batch_size - 1}`,
+        patch: { micro_batch_size: s.micro_batch_size - 1 },
+      });
     return v;
   },
   trainBatchSize: accumulation,
@@ -122,25 +158,40 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
   seqLen: (s) => {
     const v: Variant[] = [];
     v.push({ label: `sequence ${s.seq_len} -> ${s.seq_len * 2}`, patch: { seq_len: s.seq_len * 2 } });
-    if (s.seq_len >= 256) v.push({ label: `sequence ${s.seq_len} -> ${Math.floor(s.seq_len / 2)}`, patch: { seq_len: Math.floor(s.seq_len / 2) } });
+    if (s.seq_len >= 256)
+      v.push({
+        label: `sequence ${s.seq_len} -> ${Math.floor(s.seq_len / 2)}`,
+        patch: { seq_len: Math.floor(s.seq_len / 2) },
+      });
     return v;
   },
   zeroStage: (s) => {
     const v: Variant[] = [];
-    if (s.zero_stage < 3) v.push({ label: `stage ${s.zero_stage} -> ${s.zero_stage + 1}`, patch: { zero_stage: (s.zero_stage + 1) as 1 | 2 | 3 } });
-    if (s.zero_stage > 0) v.push({ label: `stage ${s.zero_stage} -> ${s.zero_stage - 1}`, patch: { zero_stage: (s.zero_stage - 1) as 0 | 1 | 2 } });
+    if (s.zero_stage < 3)
+      v.push({
+        label: `stage ${s.zero_stage} -> ${s.zero_stage + 1}`,
+        patch: { zero_stage: (s.zero_stage + 1) as 1 | 2 | 3 },
+      });
+    if (s.zero_stage > 0)
+      v.push({
+        label: `stage ${s.zero_stage} -> ${s.zero_stage - 1}`,
+        patch: { zero_stage: (s.zero_stage - 1) as 0 | 1 | 2 },
+      });
     return v;
   },
   gradientCheckpointing: (s) => {
     const v: Variant[] = [];
-    v.push(s.gradient_checkpointing === 'none'
-      ? { label: 'checkpointing off -> on', patch: { gradient_checkpointing: 'full' } }
-      : { label: 'checkpointing on -> off', patch: { gradient_checkpointing: 'none' } });
+    v.push(
+      s.gradient_checkpointing === 'none'
+        ? { label: 'checkpointing off -> on', patch: { gradient_checkpointing: 'full' } }
+        : { label: 'checkpointing on -> off', patch: { gradient_checkpointing: 'none' } },
+    );
     return v;
   },
   optimizer: (s) => {
     const v: Variant[] = [];
-    if (s.optimizer !== 'adamw_8bit') v.push({ label: `${s.optimizer} -> adamw_8bit`, patch: { optimizer: 'adamw_8bit' } });
+    if (s.optimizer !== 'adamw_8bit')
+      v.push({ label: `${s.optimizer} -> adamw_8bit`, patch: { optimizer: 'adamw_8bit' } });
     if (s.optimizer !== 'adamw') v.push({ label: `${s.optimizer} -> adamw`, patch: { optimizer: 'adamw' } });
     return v;
   },
@@ -150,14 +201,20 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
   weightsDtype: precision,
   offloadOptimizer: (s) => {
     const v: Variant[] = [];
-    v.push(s.offload_optimizer === 'none' ? { label: 'optimizer offload none -> cpu', patch: { offload_optimizer: 'cpu' } }
-      : { label: `optimizer offload ${s.offload_optimizer} -> none`, patch: { offload_optimizer: 'none' } });
+    v.push(
+      s.offload_optimizer === 'none'
+        ? { label: 'optimizer offload none -> cpu', patch: { offload_optimizer: 'cpu' } }
+        : { label: `optimizer offload ${s.offload_optimizer} -> none`, patch: { offload_optimizer: 'none' } },
+    );
     return v;
   },
   offloadParams: (s) => {
     const v: Variant[] = [];
-    v.push(s.offload_params === 'none' ? { label: 'parameter offload none -> cpu', patch: { offload_params: 'cpu' } }
-      : { label: `parameter offload ${s.offload_params} -> none`, patch: { offload_params: 'none' } });
+    v.push(
+      s.offload_params === 'none'
+        ? { label: 'parameter offload none -> cpu', patch: { offload_params: 'cpu' } }
+        : { label: `parameter offload ${s.offload_params} -> none`, patch: { offload_params: 'none' } },
+    );
     return v;
   },
   fsdp: sharding,
@@ -166,8 +223,11 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
     const v: Variant[] = [];
     if (s.lora) {
       v.push({ label: `LoRA rank ${s.lora.r} -> ${s.lora.r * 2}`, patch: { lora: { ...s.lora, r: s.lora.r * 2 } } });
-      if (s.lora.r > 1) v.push({ label: `LoRA rank ${s.lora.r} -> ${Math.max(1, Math.floor(s.lora.r / 2))}`,
-        patch: { lora: { ...s.lora, r: Math.max(1, Math.floor(s.lora.r / 2)) } } });
+      if (s.lora.r > 1)
+        v.push({
+          label: `LoRA rank ${s.lora.r} -> ${Math.max(1, Math.floor(s.lora.r / 2))}`,
+          patch: { lora: { ...s.lora, r: Math.max(1, Math.floor(s.lora.r / 2)) } },
+        });
     }
     return v;
   },
@@ -180,7 +240,10 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
   rewardModels: (s) => {
     const v: Variant[] = [];
     if (s.rollout && s.rollout.reward_models.length > 0)
-      v.push({ label: 'no reward model (reward functions only)', patch: { rollout: { ...s.rollout, reward_models: [] } } });
+      v.push({
+        label: 'no reward model (reward functions only)',
+        patch: { rollout: { ...s.rollout, reward_models: [] } },
+      });
     return v;
   },
   loraDora: (s) => {
@@ -197,15 +260,23 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
   },
   quantBits: (s) => {
     const v: Variant[] = [];
-    if (s.quantization) v.push({ label: `${s.quantization.bits}-bit base -> 16-bit`,
-      patch: { quantization: undefined, method: s.method === 'qlora' ? 'lora' : s.method } });
+    if (s.quantization)
+      v.push({
+        label: `${s.quantization.bits}-bit base -> 16-bit`,
+        patch: { quantization: undefined, method: s.method === 'qlora' ? 'lora' : s.method },
+      });
     return v;
   },
   quantizeExperts: (s) => {
     const v: Variant[] = [];
     // Axolotl quantize_moe_experts: what leaving the fused experts in 16 bits would cost (or quantizing them save).
-    if (s.quantization) v.push({ label: s.quantization.experts ? 'fused experts quantized -> left in 16 bits' : 'fused experts in 16 bits -> quantized',
-      patch: { quantization: { ...s.quantization, experts: !s.quantization.experts } } });
+    if (s.quantization)
+      v.push({
+        label: s.quantization.experts
+          ? 'fused experts quantized -> left in 16 bits'
+          : 'fused experts in 16 bits -> quantized',
+        patch: { quantization: { ...s.quantization, experts: !s.quantization.experts } },
+      });
     return v;
   },
   gpusPerNode: gpuCount,
@@ -213,17 +284,25 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
   contextParallel: (s) => {
     const v: Variant[] = [];
     // Doubling the split takes twice the GPUs (the data-parallel degree stays); halving it returns them.
-    v.push({ label: `context parallel ${s.context_parallel} -> ${s.context_parallel * 2} (GPUs x2)`,
-      patch: { context_parallel: s.context_parallel * 2, gpus_per_node: s.gpus_per_node * 2 } });
+    v.push({
+      label: `context parallel ${s.context_parallel} -> ${s.context_parallel * 2} (GPUs x2)`,
+      patch: { context_parallel: s.context_parallel * 2, gpus_per_node: s.gpus_per_node * 2 },
+    });
     if (s.context_parallel > 1 && s.gpus_per_node % 2 === 0)
-      v.push({ label: `context parallel ${s.context_parallel} -> ${s.context_parallel / 2} (GPUs /2)`,
-      patch: { context_parallel: s.context_parallel / 2, gpus_per_node: s.gpus_per_node / 2 } });
+      v.push({
+        label: `context parallel ${s.context_parallel} -> ${s.context_parallel / 2} (GPUs /2)`,
+        patch: { context_parallel: s.context_parallel / 2, gpus_per_node: s.gpus_per_node / 2 },
+      });
     return v;
   },
   expertParallel: (s) => {
     const v: Variant[] = [];
-    v.push({ label: `expert parallel ${s.expert_parallel} -> ${s.expert_parallel * 2}`, patch: { expert_parallel: s.expert_parallel * 2 } });
-    if (s.expert_parallel > 1) v.push({ label: `expert parallel ${s.expert_parallel} -> 1`, patch: { expert_parallel: 1 } });
+    v.push({
+      label: `expert parallel ${s.expert_parallel} -> ${s.expert_parallel * 2}`,
+      patch: { expert_parallel: s.expert_parallel * 2 },
+    });
+    if (s.expert_parallel > 1)
+      v.push({ label: `expert parallel ${s.expert_parallel} -> 1`, patch: { expert_parallel: 1 } });
     return v;
   },
   attention: (s) => {
@@ -231,8 +310,10 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
     // A model whose own code sets the attention (Kimi Linear's modeling_kimi.py) has no attention what-if.
     const parsed = parseArchitecture(s.architecture);
     const fixedAttention = parsed.ok && parsed.arch.modelCode !== undefined;
-    if (s.attention !== 'flash' && !fixedAttention) v.push({ label: `attention ${s.attention} -> flash`, patch: { attention: 'flash' } });
-    if (s.attention !== 'eager' && !fixedAttention) v.push({ label: `attention ${s.attention} -> eager`, patch: { attention: 'eager' } });
+    if (s.attention !== 'flash' && !fixedAttention)
+      v.push({ label: `attention ${s.attention} -> flash`, patch: { attention: 'flash' } });
+    if (s.attention !== 'eager' && !fixedAttention)
+      v.push({ label: `attention ${s.attention} -> eager`, patch: { attention: 'eager' } });
     // Qwen3.5 / Qwen3-Next: the Gated DeltaNet layers' kernels matter more than the attention layers' here.
     const mt = String(s.architecture.model_type ?? '');
     if (/^qwen3_(next|5)/.test(mt)) {
@@ -244,7 +325,10 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
     if (parsed.ok && (parsed.arch.mamba || parsed.arch.mamba1)) {
       const k = s.mamba_kernels ?? 'cuda';
       const other = k === 'cuda' ? 'torch' : 'cuda';
-      v.push({ label: `${parsed.arch.mamba1 ? 'Mamba' : 'Mamba2'} kernels ${k} -> ${other}`, patch: { mamba_kernels: other } });
+      v.push({
+        label: `${parsed.arch.mamba1 ? 'Mamba' : 'Mamba2'} kernels ${k} -> ${other}`,
+        patch: { mamba_kernels: other },
+      });
     }
     return v;
   },
@@ -255,14 +339,21 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
   },
   activationOffloading: (s) => {
     const v: Variant[] = [];
-    v.push({ label: `activation offloading ${s.activation_offloading ? 'on -> off' : 'off -> on'}`,
-      patch: { activation_offloading: !s.activation_offloading,
-      gradient_checkpointing: s.gradient_checkpointing === 'none' ? 'full' : s.gradient_checkpointing } });
+    v.push({
+      label: `activation offloading ${s.activation_offloading ? 'on -> off' : 'off -> on'}`,
+      patch: {
+        activation_offloading: !s.activation_offloading,
+        gradient_checkpointing: s.gradient_checkpointing === 'none' ? 'full' : s.gradient_checkpointing,
+      },
+    });
     return v;
   },
   tiledMlp: (s) => {
     const v: Variant[] = [];
-    v.push({ label: `tiled MLP ${s.tiled_mlp === false ? 'off -> on' : 'on -> off'}`, patch: { tiled_mlp: s.tiled_mlp === false } });
+    v.push({
+      label: `tiled MLP ${s.tiled_mlp === false ? 'off -> on' : 'on -> off'}`,
+      patch: { tiled_mlp: s.tiled_mlp === false },
+    });
     if (typeof s.tiled_mlp === 'number' && s.tiled_mlp > 1)
       v.push({ label: `tiled MLP shards ${s.tiled_mlp} -> ${s.tiled_mlp * 2}`, patch: { tiled_mlp: s.tiled_mlp * 2 } });
     return v;
@@ -271,14 +362,19 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
   evalStrategy: evaluation,
   kbitUpcast: (s) => {
     const v: Variant[] = [];
-    if (s.kbit_upcast !== 'none') v.push({ label: `fp32 upcast (${s.kbit_upcast}) -> none`, patch: { kbit_upcast: 'none' } });
-    if (s.kbit_upcast === 'all' && s.quantization) v.push({ label: 'fp32 upcast all -> norms only', patch: { kbit_upcast: 'norms' } });
+    if (s.kbit_upcast !== 'none')
+      v.push({ label: `fp32 upcast (${s.kbit_upcast}) -> none`, patch: { kbit_upcast: 'none' } });
+    if (s.kbit_upcast === 'all' && s.quantization)
+      v.push({ label: 'fp32 upcast all -> norms only', patch: { kbit_upcast: 'norms' } });
     return v;
   },
   preference: (s) => {
     const v: Variant[] = [];
     if (s.preference && (s.preference.reference === 'copy' || s.preference.reference === 'adapters-off')) {
-      v.push({ label: 'reference log-probs precomputed', patch: { preference: { ...s.preference, reference: 'precomputed' } } });
+      v.push({
+        label: 'reference log-probs precomputed',
+        patch: { preference: { ...s.preference, reference: 'precomputed' } },
+      });
     }
     if (s.preference) v.push({ label: 'plain training (no preference objective)', patch: { preference: undefined } });
     return v;
@@ -290,8 +386,10 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
     const v: Variant[] = [];
     if (s.rollout && s.rollout.completion_len > 1) {
       const c = Math.floor(s.rollout.completion_len / 2);
-      v.push({ label: `completions ${s.rollout.completion_len} -> ${c} tokens`,
-        patch: { rollout: { ...s.rollout, completion_len: c }, seq_len: s.seq_len - (s.rollout.completion_len - c) } });
+      v.push({
+        label: `completions ${s.rollout.completion_len} -> ${c} tokens`,
+        patch: { rollout: { ...s.rollout, completion_len: c }, seq_len: s.seq_len - (s.rollout.completion_len - c) },
+      });
     }
     return v;
   },
@@ -301,7 +399,10 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
     // shorten the completion slice and the decoding, not the sequence.
     if (s.rollout?.objective === 'online-dpo' && s.rollout.completion_len > 1) {
       const c = Math.floor(s.rollout.completion_len / 2);
-      v.push({ label: `completions ${s.rollout.completion_len} -> ${c} tokens`, patch: { rollout: { ...s.rollout, completion_len: c } } });
+      v.push({
+        label: `completions ${s.rollout.completion_len} -> ${c} tokens`,
+        patch: { rollout: { ...s.rollout, completion_len: c } },
+      });
     }
     return v;
   },
@@ -309,7 +410,11 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
     const v: Variant[] = [];
     if (s.rollout) {
       const p = s.seq_len - s.rollout.completion_len;
-      if (p > 1) v.push({ label: `prompts ${p} -> ${Math.floor(p / 2)} tokens`, patch: { seq_len: s.seq_len - (p - Math.floor(p / 2)) } });
+      if (p > 1)
+        v.push({
+          label: `prompts ${p} -> ${Math.floor(p / 2)} tokens`,
+          patch: { seq_len: s.seq_len - (p - Math.floor(p / 2)) },
+        });
     }
     return v;
   },
@@ -325,19 +430,26 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
     const v: Variant[] = [];
     if (s.rollout?.engine === 'vllm-colocate' && s.rollout.vllm_memory_fraction > 0.1) {
       const f = Math.round((s.rollout.vllm_memory_fraction - 0.1) * 100) / 100;
-      v.push({ label: `vLLM share ${s.rollout.vllm_memory_fraction} -> ${f}`, patch: { rollout: { ...s.rollout, vllm_memory_fraction: f } } });
+      v.push({
+        label: `vLLM share ${s.rollout.vllm_memory_fraction} -> ${f}`,
+        patch: { rollout: { ...s.rollout, vllm_memory_fraction: f } },
+      });
     }
     return v;
   },
   vllmSleep: (s) => {
     const v: Variant[] = [];
-    if (s.rollout?.engine === 'vllm-colocate') v.push({ label: `vLLM sleep mode ${s.rollout.vllm_sleep ? 'on -> off' : 'off -> on'}`,
-      patch: { rollout: { ...s.rollout, vllm_sleep: !s.rollout.vllm_sleep } } });
+    if (s.rollout?.engine === 'vllm-colocate')
+      v.push({
+        label: `vLLM sleep mode ${s.rollout.vllm_sleep ? 'on -> off' : 'off -> on'}`,
+        patch: { rollout: { ...s.rollout, vllm_sleep: !s.rollout.vllm_sleep } },
+      });
     return v;
   },
   kernels: (s) => {
     const v: Variant[] = [];
-    if (s.kernels !== 'pytorch') v.push({ label: `${s.kernels} kernels -> PyTorch layers`, patch: { kernels: 'pytorch' } });
+    if (s.kernels !== 'pytorch')
+      v.push({ label: `${s.kernels} kernels -> PyTorch layers`, patch: { kernels: 'pytorch' } });
     return v;
   },
   expandableSegments: allocator,
@@ -345,7 +457,11 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
   batchLengths: (s) => {
     const v: Variant[] = [];
     const flipped = s.batch_lengths === 'variable' ? 'fixed' : 'variable';
-    v.push({ label: `${s.batch_lengths} -> ${flipped} batch lengths`, patch: { batch_lengths: flipped }, overRun: true });
+    v.push({
+      label: `${s.batch_lengths} -> ${flipped} batch lengths`,
+      patch: { batch_lengths: flipped },
+      overRun: true,
+    });
     return v;
   },
 };
@@ -383,15 +499,24 @@ export function whatIfEffects(key: string, s: TrainingSetup, e: Estimate, t: Tra
   const overRun = (x: typeof e): number => x.perGpu.variableLengths?.deviceBytes ?? x.perGpu.deviceBytes;
   for (const variant of variantsFor(key, s)) {
     // Lean estimates leave out the over-a-run figure; a variant that compares it needs the full one.
-    const r = estimate({ ...s, ...variant.patch }, { gpu: e.gpu ? { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source } : undefined,
-      lean: !variant.overRun });
+    const r = estimate(
+      { ...s, ...variant.patch },
+      {
+        gpu: e.gpu ? { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source } : undefined,
+        lean: !variant.overRun,
+      },
+    );
     if (!r.ok) continue;
     if (variant.overRun) {
-      effects.push(`${variant.label}: ${signed(overRun(r.estimate) - overRun(e))}${t(' over a run (nvidia-smi); the per-step peak is unchanged')}`);
+      effects.push(
+        `${variant.label}: ${signed(overRun(r.estimate) - overRun(e))}${t(' over a run (nvidia-smi); the per-step peak is unchanged')}`,
+      );
       continue;
     }
     const delta = r.estimate.perGpu.deviceBytes - e.perGpu.deviceBytes;
-    effects.push(`${variant.label}: ${signed(delta)}${r.estimate.fits === false && e.fits ? t(' (no longer fits)') : r.estimate.fits && e.fits === false ? t(' (fits)') : ''}`);
+    effects.push(
+      `${variant.label}: ${signed(delta)}${r.estimate.fits === false && e.fits ? t(' (no longer fits)') : r.estimate.fits && e.fits === false ? t(' (fits)') : ''}`,
+    );
   }
   if (key === 'microBatchSize' && e.fits === false) {
     const m = largestFittingMicroBatch(s, e);

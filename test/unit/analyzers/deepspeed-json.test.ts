@@ -4,8 +4,22 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { analyzeDeepSpeedJson, AUTO_REASON, checkBatchRule, DEEPSPEED_KEYS, deriveBatch } from '../../../src/analyzers/deepspeed-json';
-import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue, type ParseProblem, type ProblemCode } from '../../../src/analyzers/facts';
+import {
+  analyzeDeepSpeedJson,
+  AUTO_REASON,
+  checkBatchRule,
+  DEEPSPEED_KEYS,
+  deriveBatch,
+} from '../../../src/analyzers/deepspeed-json';
+import {
+  isUnknown,
+  type CanonicalKey,
+  type ConfigFacts,
+  type Fact,
+  type FactValue,
+  type ParseProblem,
+  type ProblemCode,
+} from '../../../src/analyzers/facts';
 
 const REPO = path.resolve(__dirname, '..', '..', '..', '..');
 const CORPUS = path.resolve(__dirname, '..', '..', '..', '..', '..', 'shared', 'corpus');
@@ -17,12 +31,14 @@ type Expected = FactValue | { unknown: true };
 /** Every span of a result lies in the text, and each fact's spans hold its key (last path segment) and raw value. */
 function checkSpans(text: string, r: ConfigFacts): void {
   for (const f of r.facts) {
-    for (const s of [f.keySpan, f.valueSpan]) assert.ok(0 <= s.start && s.start <= s.end && s.end <= text.length, `span of ${f.rawKey}`);
+    for (const s of [f.keySpan, f.valueSpan])
+      assert.ok(0 <= s.start && s.start <= s.end && s.end <= text.length, `span of ${f.rawKey}`);
     assert.equal(text.slice(f.keySpan.start, f.keySpan.end), f.rawKey.split('.').pop(), `key span of ${f.rawKey}`);
     assert.equal(text.slice(f.valueSpan.start, f.valueSpan.end), f.rawValue, `value span of ${f.rawKey}`);
     assert.equal(f.tool, 'deepspeed');
   }
-  for (const p of r.problems) assert.ok(0 <= p.span.start && p.span.start <= p.span.end && p.span.end <= text.length, `span of ${p.code}`);
+  for (const p of r.problems)
+    assert.ok(0 <= p.span.start && p.span.start <= p.span.end && p.span.end <= text.length, `span of ${p.code}`);
 }
 
 /** Asserts exactly these facts (unknown facts as {unknown: true}) and that their spans are exact. */
@@ -57,13 +73,17 @@ function problemAt(text: string, r: ConfigFacts, code: ProblemCode, where: strin
   for (let i = 0; i <= nth; i++) start = text.indexOf(where, start + 1);
   assert.ok(start >= 0, `${where} is in the text`);
   const p = ps.find((x) => x.span.start === start && x.span.end === start + where.length);
-  assert.ok(p, `${code} at ${JSON.stringify(where)}; got ${JSON.stringify(ps.map((x) => [x.span, text.slice(x.span.start, x.span.end)]))}`);
+  assert.ok(
+    p,
+    `${code} at ${JSON.stringify(where)}; got ${JSON.stringify(ps.map((x) => [x.span, text.slice(x.span.start, x.span.end)]))}`,
+  );
   return p;
 }
 
 describe('deepspeed-json analyzer: facts and spans', () => {
   it('reads the three batch keys from strict JSON', () => {
-    const text = '{\n  "train_batch_size": 64,\n  "train_micro_batch_size_per_gpu": 4,\n  "gradient_accumulation_steps": 2\n}\n';
+    const text =
+      '{\n  "train_batch_size": 64,\n  "train_micro_batch_size_per_gpu": 4,\n  "gradient_accumulation_steps": 2\n}\n';
     const r = checkFacts(text, { trainBatchSize: 64, microBatchSize: 4, gradientAccumulationSteps: 2 });
     assert.deepEqual(r.problems, []);
     assert.deepEqual(r.references, []);
@@ -83,16 +103,29 @@ describe('deepspeed-json analyzer: facts and spans', () => {
 
   it('numbers such as 5e8, 1e9 and 7000000 are read as numbers', () => {
     checkFacts('{"zero_optimization": {"stage": 2, "reduce_bucket_size": 5e8, "allgather_bucket_size": 7000000}}', {
-      zeroStage: 2, reduceBucketSize: 500000000, allgatherBucketSize: 7000000,
+      zeroStage: 2,
+      reduceBucketSize: 500000000,
+      allgatherBucketSize: 7000000,
     });
-    checkFacts('{"zero_optimization": {"stage": 3, "stage3_max_live_parameters": 1E9, "stage3_param_persistence_threshold": 1.0e4}}', {
-      zeroStage: 3, stage3MaxLiveParameters: 1e9, stage3ParamPersistenceThreshold: 1e4,
-    });
+    checkFacts(
+      '{"zero_optimization": {"stage": 3, "stage3_max_live_parameters": 1E9, "stage3_param_persistence_threshold": 1.0e4}}',
+      {
+        zeroStage: 3,
+        stage3MaxLiveParameters: 1e9,
+        stage3ParamPersistenceThreshold: 1e4,
+      },
+    );
   });
 
   it('accepts the stage3 keys without their stage3_ prefix (pydantic aliases)', () => {
-    const text = '{"zero_optimization": {"stage": 3, "max_live_parameters": 0, "prefetch_bucket_size": 5e7, "param_persistence_threshold": 1e4}}';
-    const r = checkFacts(text, { zeroStage: 3, stage3MaxLiveParameters: 0, stage3PrefetchBucketSize: 5e7, stage3ParamPersistenceThreshold: 1e4 });
+    const text =
+      '{"zero_optimization": {"stage": 3, "max_live_parameters": 0, "prefetch_bucket_size": 5e7, "param_persistence_threshold": 1e4}}';
+    const r = checkFacts(text, {
+      zeroStage: 3,
+      stage3MaxLiveParameters: 0,
+      stage3PrefetchBucketSize: 5e7,
+      stage3ParamPersistenceThreshold: 1e4,
+    });
     assert.equal(fact(r, 'stage3MaxLiveParameters').rawKey, 'zero_optimization.max_live_parameters');
     assert.deepEqual(r.problems, []);
   });
@@ -130,11 +163,16 @@ describe('deepspeed-json analyzer: facts and spans', () => {
     checkFacts('{"sequence_parallel_size": 1}', { contextParallel: 1 });
     checkFacts('{"tensor_parallel": {"autotp_size": 2}}', { tensorParallel: 2 });
     // ZeRO++ hpZ and MiCS group sizes (deepspeed/runtime/zero/config.py: zero_hpz_partition_size default 1, mics_shard_size -1).
-    checkFacts('{"zero_optimization": {"stage": 3, "zero_hpz_partition_size": 8, "mics_shard_size": 16}}', { zeroStage: 3, zeroHpzPartitionSize: 8, micsShardSize: 16 });
+    checkFacts('{"zero_optimization": {"stage": 3, "zero_hpz_partition_size": 8, "mics_shard_size": 16}}', {
+      zeroStage: 3,
+      zeroHpzPartitionSize: 8,
+      micsShardSize: 16,
+    });
   });
 
   it('keeps spans exact with CRLF line endings', () => {
-    const text = '{\r\n  "train_micro_batch_size_per_gpu": 2,\r\n  "zero_optimization": {\r\n    "stage": 1\r\n  }\r\n}\r\n';
+    const text =
+      '{\r\n  "train_micro_batch_size_per_gpu": 2,\r\n  "zero_optimization": {\r\n    "stage": 1\r\n  }\r\n}\r\n';
     const r = checkFacts(text, { microBatchSize: 2, zeroStage: 1 });
     assert.deepEqual(r.problems, []);
     assert.equal(fact(r, 'zeroStage').valueSpan.start, text.indexOf('1\r\n'));
@@ -154,7 +192,8 @@ describe('deepspeed-json analyzer: facts and spans', () => {
 
 describe('deepspeed-json analyzer: JSONC and hjson', () => {
   it('reads // and /* */ comments but flags each at its place', () => {
-    const text = '{\n  // micro batch\n  "train_micro_batch_size_per_gpu": 4, /* per GPU */\n  "gradient_accumulation_steps": 2\n}';
+    const text =
+      '{\n  // micro batch\n  "train_micro_batch_size_per_gpu": 4, /* per GPU */\n  "gradient_accumulation_steps": 2\n}';
     const r = checkFacts(text, { microBatchSize: 4, gradientAccumulationSteps: 2 });
     const a = problemAt(text, r, 'strict-json-comments', '// micro batch');
     assert.equal(a.severity, 'warning');
@@ -171,7 +210,8 @@ describe('deepspeed-json analyzer: JSONC and hjson', () => {
   });
 
   it('reads hjson # comments, unquoted keys, quoteless strings and newline-separated members', () => {
-    const text = '{\n  # comment\n  train_batch_size: 64\n  zero_optimization: {\n    stage: 2\n    offload_optimizer: { device: cpu }\n  }\n}\n';
+    const text =
+      '{\n  # comment\n  train_batch_size: 64\n  zero_optimization: {\n    stage: 2\n    offload_optimizer: { device: cpu }\n  }\n}\n';
     const r = checkFacts(text, { trainBatchSize: 64, zeroStage: 2, offloadOptimizer: 'cpu' });
     problemAt(text, r, 'strict-json-comments', '# comment');
     assert.match(problemAt(text, r, 'strict-json-comments', 'train_batch_size').message, /unquoted key/);
@@ -203,15 +243,30 @@ describe('deepspeed-json analyzer: auto, placeholders, broken text', () => {
   });
 
   it('HF fills only the stage3_-prefixed bucket "auto"; an unfilled "auto" falls back to the DeepSpeed default', () => {
-    const text = '{"zero_optimization": {"stage": 3, "stage3_prefetch_bucket_size": "auto", "param_persistence_threshold": "auto", "allgather_bucket_size": "auto"}}';
-    const r = checkFacts(text, { zeroStage: 3, stage3PrefetchBucketSize: { unknown: true }, stage3ParamPersistenceThreshold: 1e5, allgatherBucketSize: 5e8 });
-    assert.match(String((fact(r, 'stage3PrefetchBucketSize').value as { unknown: string }).unknown), /0\.9 × hidden_size²/);
+    const text =
+      '{"zero_optimization": {"stage": 3, "stage3_prefetch_bucket_size": "auto", "param_persistence_threshold": "auto", "allgather_bucket_size": "auto"}}';
+    const r = checkFacts(text, {
+      zeroStage: 3,
+      stage3PrefetchBucketSize: { unknown: true },
+      stage3ParamPersistenceThreshold: 1e5,
+      allgatherBucketSize: 5e8,
+    });
+    assert.match(
+      String((fact(r, 'stage3PrefetchBucketSize').value as { unknown: string }).unknown),
+      /0\.9 × hidden_size²/,
+    );
     assert.equal(problemAt(text, r, 'invalid-value', '"auto"', 1).severity, 'warning');
   });
 
   it('bare placeholders give unknown facts and a placeholder error at the word; the rest still parses', () => {
-    const text = '{\n    "train_batch_size": 32,\n    "train_micro_batch_size_per_gpu": BATCH_SIZE_PER_GPU,\n    "fp16": {\n      "enabled": FP16_ENABLE\n    },\n    "zero_optimization": {"stage": 0}\n}';
-    const r = checkFacts(text, { trainBatchSize: 32, microBatchSize: { unknown: true }, fp16: { unknown: true }, zeroStage: 0 });
+    const text =
+      '{\n    "train_batch_size": 32,\n    "train_micro_batch_size_per_gpu": BATCH_SIZE_PER_GPU,\n    "fp16": {\n      "enabled": FP16_ENABLE\n    },\n    "zero_optimization": {"stage": 0}\n}';
+    const r = checkFacts(text, {
+      trainBatchSize: 32,
+      microBatchSize: { unknown: true },
+      fp16: { unknown: true },
+      zeroStage: 0,
+    });
     assert.equal(problemAt(text, r, 'placeholder', 'BATCH_SIZE_PER_GPU').severity, 'error');
     problemAt(text, r, 'placeholder', 'FP16_ENABLE');
     assert.equal(problems(r, 'syntax-error').length, 0);
@@ -219,15 +274,21 @@ describe('deepspeed-json analyzer: auto, placeholders, broken text', () => {
   });
 
   it('shell variables from a heredoc ($X, ${X}) and "$X" strings are placeholders', () => {
-    const text = '{"train_batch_size": $GBS, "train_micro_batch_size_per_gpu": ${MBS}, "zero_optimization": {"stage": "$ZERO_STAGE"}}';
-    const r = checkFacts(text, { trainBatchSize: { unknown: true }, microBatchSize: { unknown: true }, zeroStage: { unknown: true } });
+    const text =
+      '{"train_batch_size": $GBS, "train_micro_batch_size_per_gpu": ${MBS}, "zero_optimization": {"stage": "$ZERO_STAGE"}}';
+    const r = checkFacts(text, {
+      trainBatchSize: { unknown: true },
+      microBatchSize: { unknown: true },
+      zeroStage: { unknown: true },
+    });
     problemAt(text, r, 'placeholder', '$GBS');
     problemAt(text, r, 'placeholder', '${MBS}');
     problemAt(text, r, 'placeholder', '"$ZERO_STAGE"');
   });
 
   it('a truncated file keeps the facts before the cut and reports a syntax error at the end', () => {
-    const text = '{\n  "train_micro_batch_size_per_gpu": 4,\n  "zero_optimization": {\n    "stage": 3,\n    "offload_param": {"dev';
+    const text =
+      '{\n  "train_micro_batch_size_per_gpu": 4,\n  "zero_optimization": {\n    "stage": 3,\n    "offload_param": {"dev';
     // The cut offload_param block may have lost its device, so no offload fact is assumed.
     const r = checkFacts(text, { microBatchSize: 4, zeroStage: 3 });
     assert.ok(problems(r, 'syntax-error').length > 0);
@@ -278,11 +339,18 @@ describe('deepspeed-json analyzer: problems between keys', () => {
     const p = problemAt(text, r, 'conflicting-precision', 'true', 1);
     assert.equal(p.severity, 'error');
     // "auto" with true is left to the trainer to decide.
-    assert.equal(problems(checkFacts('{"fp16": {"enabled": "auto"}, "bf16": {"enabled": true}}', { fp16: { unknown: true }, bf16: true }), 'conflicting-precision').length, 0);
+    assert.equal(
+      problems(
+        checkFacts('{"fp16": {"enabled": "auto"}, "bf16": {"enabled": true}}', { fp16: { unknown: true }, bf16: true }),
+        'conflicting-precision',
+      ).length,
+      0,
+    );
   });
 
   it('offload_param needs stage 3 and offload_optimizer needs stage >= 1', () => {
-    const t2 = '{"zero_optimization": {"stage": 2, "offload_param": {"device": "cpu"}, "offload_optimizer": {"device": "cpu"}}}';
+    const t2 =
+      '{"zero_optimization": {"stage": 2, "offload_param": {"device": "cpu"}, "offload_optimizer": {"device": "cpu"}}}';
     const r2 = checkFacts(t2, { zeroStage: 2, offloadParams: 'cpu', offloadOptimizer: 'cpu' });
     assert.equal(problems(r2, 'offload-needs-zero').length, 1);
     assert.equal(problemAt(t2, r2, 'offload-needs-zero', 'device', 0).severity, 'warning');
@@ -310,28 +378,54 @@ describe('deepspeed-json analyzer: problems between keys', () => {
   });
 
   it('an offload block without a device, or null, offloads nothing', () => {
-    checkFacts('{"zero_optimization": {"stage": 3, "offload_param": {"pin_memory": true}}}', { zeroStage: 3, offloadParams: 'none' });
-    checkFacts('{"zero_optimization": {"stage": 3, "offload_optimizer": null}}', { zeroStage: 3, offloadOptimizer: 'none' });
+    checkFacts('{"zero_optimization": {"stage": 3, "offload_param": {"pin_memory": true}}}', {
+      zeroStage: 3,
+      offloadParams: 'none',
+    });
+    checkFacts('{"zero_optimization": {"stage": 3, "offload_optimizer": null}}', {
+      zeroStage: 3,
+      offloadOptimizer: 'none',
+    });
   });
 
   it('invalid values are reported at the value and give no fact', () => {
-    const text = '{"train_batch_size": 0, "train_micro_batch_size_per_gpu": 2.5, "gradient_accumulation_steps": "8", "zero_optimization": {"stage": 4, "offload_optimizer": {"device": "CPU"}}}';
+    const text =
+      '{"train_batch_size": 0, "train_micro_batch_size_per_gpu": 2.5, "gradient_accumulation_steps": "8", "zero_optimization": {"stage": 4, "offload_optimizer": {"device": "CPU"}}}';
     const r = checkFacts(text, {});
-    for (const v of ['0', '2.5', '"8"', '4', '"CPU"']) assert.equal(problemAt(text, r, 'invalid-value', v).severity, 'error');
+    for (const v of ['0', '2.5', '"8"', '4', '"CPU"'])
+      assert.equal(problemAt(text, r, 'invalid-value', v).severity, 'error');
   });
 
   it('unknown keys: always under zero_optimization, at the top level only for likely typos', () => {
-    const text = '{"train_micro_batch_size_per_gp": 4, "cuda_visible_devices": 0, "zero_optimization": {"stage": 3, "stage3_max_live_parameter": 1e9, "offload_param": {"device": "cpu", "pin_memroy": true}, "my_flag": 1}}';
+    const text =
+      '{"train_micro_batch_size_per_gp": 4, "cuda_visible_devices": 0, "zero_optimization": {"stage": 3, "stage3_max_live_parameter": 1e9, "offload_param": {"device": "cpu", "pin_memroy": true}, "my_flag": 1}}';
     const r = checkFacts(text, { zeroStage: 3, offloadParams: 'cpu' });
-    assert.match(problemAt(text, r, 'unknown-key', 'train_micro_batch_size_per_gp').message, /did you mean `train_micro_batch_size_per_gpu`/);
-    assert.match(problemAt(text, r, 'unknown-key', 'stage3_max_live_parameter').message, /did you mean `stage3_max_live_parameters`/);
+    assert.match(
+      problemAt(text, r, 'unknown-key', 'train_micro_batch_size_per_gp').message,
+      /did you mean `train_micro_batch_size_per_gpu`/,
+    );
+    assert.match(
+      problemAt(text, r, 'unknown-key', 'stage3_max_live_parameter').message,
+      /did you mean `stage3_max_live_parameters`/,
+    );
     assert.match(problemAt(text, r, 'unknown-key', 'pin_memroy').message, /did you mean `pin_memory`/);
     assert.match(problemAt(text, r, 'unknown-key', 'my_flag').message, /forbids unknown keys/);
-    assert.equal(problems(r, 'unknown-key').length, 4, 'cuda_visible_devices is ignored by DeepSpeed and not close to a known key');
+    assert.equal(
+      problems(r, 'unknown-key').length,
+      4,
+      'cuda_visible_devices is ignored by DeepSpeed and not close to a known key',
+    );
   });
 
   it('DEEPSPEED_KEYS lists both spellings of the stage3 fields and the offload keys', () => {
-    for (const k of ['stage3_max_live_parameters', 'max_live_parameters', 'stage3_prefetch_bucket_size', 'prefetch_bucket_size', 'sub_group_size', 'offload_param']) {
+    for (const k of [
+      'stage3_max_live_parameters',
+      'max_live_parameters',
+      'stage3_prefetch_bucket_size',
+      'prefetch_bucket_size',
+      'sub_group_size',
+      'offload_param',
+    ]) {
       assert.ok(DEEPSPEED_KEYS.zeroOptimization.has(k), k);
     }
     assert.ok(DEEPSPEED_KEYS.topLevel.has('train_micro_batch_size_per_gpu'));
@@ -343,29 +437,92 @@ describe('deepspeed-json analyzer: problems between keys', () => {
 describe('deepspeed-json batch rule (deepspeed/runtime/config.py _set_batch_related_parameters / _batch_assertion)', () => {
   it('in the file: train_batch_size must be a multiple of micro x accumulation, whatever the GPU count', () => {
     const bad = '{"train_batch_size": 100, "train_micro_batch_size_per_gpu": 8, "gradient_accumulation_steps": 3}';
-    const p = problemAt(bad, checkFacts(bad, { trainBatchSize: 100, microBatchSize: 8, gradientAccumulationSteps: 3 }), 'batch-size-mismatch', '100');
+    const p = problemAt(
+      bad,
+      checkFacts(bad, { trainBatchSize: 100, microBatchSize: 8, gradientAccumulationSteps: 3 }),
+      'batch-size-mismatch',
+      '100',
+    );
     assert.equal(p.severity, 'error');
     assert.match(p.message, /100 is not a multiple of 8 \(micro\) x 3 \(accumulation\) = 24/);
     // 64 = 4 x 2 x 8 GPUs: consistent for some world size.
-    assert.equal(problems(checkFacts('{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}', { trainBatchSize: 64, microBatchSize: 4, gradientAccumulationSteps: 2 }), 'batch-size-mismatch').length, 0);
+    assert.equal(
+      problems(
+        checkFacts('{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}', {
+          trainBatchSize: 64,
+          microBatchSize: 4,
+          gradientAccumulationSteps: 2,
+        }),
+        'batch-size-mismatch',
+      ).length,
+      0,
+    );
     // Two keys: 65536 / 64 is whole (bing_bert), 100 / 8 is not.
-    assert.equal(problems(analyzeDeepSpeedJson('{"train_batch_size": 65536, "train_micro_batch_size_per_gpu": 64}'), 'batch-size-mismatch').length, 0);
-    assert.equal(problems(analyzeDeepSpeedJson('{"train_batch_size": 100, "train_micro_batch_size_per_gpu": 8}'), 'batch-size-mismatch').length, 1);
+    assert.equal(
+      problems(
+        analyzeDeepSpeedJson('{"train_batch_size": 65536, "train_micro_batch_size_per_gpu": 64}'),
+        'batch-size-mismatch',
+      ).length,
+      0,
+    );
+    assert.equal(
+      problems(
+        analyzeDeepSpeedJson('{"train_batch_size": 100, "train_micro_batch_size_per_gpu": 8}'),
+        'batch-size-mismatch',
+      ).length,
+      1,
+    );
   });
 
   it('deriveBatch follows the table of FORMATS.md §1.1 with floor division', () => {
     // train + micro: gas = 65536 // 64 // 16 = 64.
-    assert.deepEqual(deriveBatch({ trainBatchSize: 65536, microBatchSize: 64 }, 16), { ok: true, trainBatchSize: 65536, microBatchSize: 64, gradientAccumulationSteps: 64, derived: ['gradientAccumulationSteps'] });
+    assert.deepEqual(deriveBatch({ trainBatchSize: 65536, microBatchSize: 64 }, 16), {
+      ok: true,
+      trainBatchSize: 65536,
+      microBatchSize: 64,
+      gradientAccumulationSteps: 64,
+      derived: ['gradientAccumulationSteps'],
+    });
     // train + gas: micro = 256 // 8 // 2 = 16.
-    assert.deepEqual(deriveBatch({ trainBatchSize: 256, gradientAccumulationSteps: 2 }, 8), { ok: true, trainBatchSize: 256, microBatchSize: 16, gradientAccumulationSteps: 2, derived: ['microBatchSize'] });
+    assert.deepEqual(deriveBatch({ trainBatchSize: 256, gradientAccumulationSteps: 2 }, 8), {
+      ok: true,
+      trainBatchSize: 256,
+      microBatchSize: 16,
+      gradientAccumulationSteps: 2,
+      derived: ['microBatchSize'],
+    });
     // micro + gas: train = 4 x 2 x 8 = 64.
-    assert.deepEqual(deriveBatch({ microBatchSize: 4, gradientAccumulationSteps: 2 }, 8), { ok: true, trainBatchSize: 64, microBatchSize: 4, gradientAccumulationSteps: 2, derived: ['trainBatchSize'] });
+    assert.deepEqual(deriveBatch({ microBatchSize: 4, gradientAccumulationSteps: 2 }, 8), {
+      ok: true,
+      trainBatchSize: 64,
+      microBatchSize: 4,
+      gradientAccumulationSteps: 2,
+      derived: ['trainBatchSize'],
+    });
     // train only (torch_compile ds_config_z3.json): gas = 1, micro = 8 // 4 = 2.
-    assert.deepEqual(deriveBatch({ trainBatchSize: 8 }, 4), { ok: true, trainBatchSize: 8, microBatchSize: 2, gradientAccumulationSteps: 1, derived: ['microBatchSize', 'gradientAccumulationSteps'] });
+    assert.deepEqual(deriveBatch({ trainBatchSize: 8 }, 4), {
+      ok: true,
+      trainBatchSize: 8,
+      microBatchSize: 2,
+      gradientAccumulationSteps: 1,
+      derived: ['microBatchSize', 'gradientAccumulationSteps'],
+    });
     // micro only: gas = 1, train = 3 x 8 = 24.
-    assert.deepEqual(deriveBatch({ microBatchSize: 3 }, 8), { ok: true, trainBatchSize: 24, microBatchSize: 3, gradientAccumulationSteps: 1, derived: ['trainBatchSize', 'gradientAccumulationSteps'] });
+    assert.deepEqual(deriveBatch({ microBatchSize: 3 }, 8), {
+      ok: true,
+      trainBatchSize: 24,
+      microBatchSize: 3,
+      gradientAccumulationSteps: 1,
+      derived: ['trainBatchSize', 'gradientAccumulationSteps'],
+    });
     // All three: nothing is derived.
-    assert.deepEqual(deriveBatch({ trainBatchSize: 64, microBatchSize: 4, gradientAccumulationSteps: 2 }, 4), { ok: true, trainBatchSize: 64, microBatchSize: 4, gradientAccumulationSteps: 2, derived: [] });
+    assert.deepEqual(deriveBatch({ trainBatchSize: 64, microBatchSize: 4, gradientAccumulationSteps: 2 }, 4), {
+      ok: true,
+      trainBatchSize: 64,
+      microBatchSize: 4,
+      gradientAccumulationSteps: 2,
+      derived: [],
+    });
   });
 
   it('deriveBatch reports what cannot be derived', () => {
@@ -380,7 +537,9 @@ describe('deepspeed-json batch rule (deepspeed/runtime/config.py _set_batch_rela
   });
 
   it('checkBatchRule with the world size resolve found', () => {
-    const r = analyzeDeepSpeedJson('{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}');
+    const r = analyzeDeepSpeedJson(
+      '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}',
+    );
     const p = checkBatchRule(r, 4);
     assert.ok(p);
     assert.equal(p.code, 'batch-size-mismatch');
@@ -392,13 +551,19 @@ describe('deepspeed-json batch rule (deepspeed/runtime/config.py _set_batch_rela
   it('checkBatchRule applies the derivation first (floor division can lose a remainder)', () => {
     // gas = 10 // 4 // 1 = 2, then 4 x 2 x 1 = 8 != 10.
     const r = analyzeDeepSpeedJson('{"train_batch_size": 10, "train_micro_batch_size_per_gpu": 4}');
-    assert.equal(checkBatchRule(r, 1)?.message, 'train_batch_size 10 != 4 (micro) x 2 (accumulation, derived) x 1 (GPUs) = 8');
+    assert.equal(
+      checkBatchRule(r, 1)?.message,
+      'train_batch_size 10 != 4 (micro) x 2 (accumulation, derived) x 1 (GPUs) = 8',
+    );
     // train only with more GPUs than samples: micro = 8 // 16 = 0.
     const t = analyzeDeepSpeedJson('{"train_batch_size": 8}');
     assert.match(checkBatchRule(t, 16)?.message ?? '', /micro batch per GPU comes out as 0/);
     assert.equal(checkBatchRule(t, 8), undefined);
     // Unknown values ("auto") are resolve's to fill first; no keys at all are deriveBatch's to report.
-    assert.equal(checkBatchRule(analyzeDeepSpeedJson('{"train_batch_size": "auto", "train_micro_batch_size_per_gpu": 4}'), 2), undefined);
+    assert.equal(
+      checkBatchRule(analyzeDeepSpeedJson('{"train_batch_size": "auto", "train_micro_batch_size_per_gpu": 4}'), 2),
+      undefined,
+    );
     assert.equal(checkBatchRule(analyzeDeepSpeedJson('{"gradient_accumulation_steps": 4}'), 2), undefined);
   });
 });
@@ -409,8 +574,14 @@ describe('deepspeed-json fixtures (test/fixtures/deepspeed-json)', () => {
   it('JSONC comments and trailing commas with unprefixed stage3 keys', () => {
     const text = read('jsonc-comments-trailing-commas.json');
     const r = checkFacts(text, {
-      microBatchSize: 4, gradientAccumulationSteps: 8, bf16: true, zeroStage: 3, offloadParams: 'nvme',
-      stage3MaxLiveParameters: 3e8, stage3PrefetchBucketSize: 5e7, stage3ParamPersistenceThreshold: 1e4,
+      microBatchSize: 4,
+      gradientAccumulationSteps: 8,
+      bf16: true,
+      zeroStage: 3,
+      offloadParams: 'nvme',
+      stage3MaxLiveParameters: 3e8,
+      stage3PrefetchBucketSize: 5e7,
+      stage3ParamPersistenceThreshold: 1e4,
     });
     assert.equal(problems(r, 'strict-json-comments').length, 6);
     assert.equal(r.problems.length, 6);
@@ -418,13 +589,27 @@ describe('deepspeed-json fixtures (test/fixtures/deepspeed-json)', () => {
 
   it('hjson-isms', () => {
     const text = read('hjson-isms.hjson');
-    const r = checkFacts(text, { trainBatchSize: 64, microBatchSize: 4, optimizer: 'adamw', zeroStage: 2, offloadOptimizer: 'cpu' });
-    assert.ok(r.problems.every((p) => p.code === 'strict-json-comments'), JSON.stringify(r.problems));
+    const r = checkFacts(text, {
+      trainBatchSize: 64,
+      microBatchSize: 4,
+      optimizer: 'adamw',
+      zeroStage: 2,
+      offloadOptimizer: 'cpu',
+    });
+    assert.ok(
+      r.problems.every((p) => p.code === 'strict-json-comments'),
+      JSON.stringify(r.problems),
+    );
   });
 
   it('heredoc JSON with shell variables', () => {
     const text = read('heredoc-shell-vars.json');
-    const r = checkFacts(text, { trainBatchSize: { unknown: true }, microBatchSize: { unknown: true }, zeroStage: { unknown: true }, bf16: true });
+    const r = checkFacts(text, {
+      trainBatchSize: { unknown: true },
+      microBatchSize: { unknown: true },
+      zeroStage: { unknown: true },
+      bf16: true,
+    });
     assert.equal(problems(r, 'placeholder').length, 3);
     assert.equal(problems(r, 'syntax-error').length, 0);
   });
@@ -443,7 +628,10 @@ describe('deepspeed-json corpus expected files (skipped when ../shared/corpus is
   it('there is one expected file per corpus file', function () {
     const dir = path.join(CORPUS, 'deepspeed-json');
     if (!fs.existsSync(dir)) this.skip();
-    const corpus = fs.readdirSync(dir).filter((f) => !f.startsWith('.')).sort();
+    const corpus = fs
+      .readdirSync(dir)
+      .filter((f) => !f.startsWith('.'))
+      .sort();
     assert.deepEqual(files.map((f) => f.replace(/\.expected\.json$/, '')).sort(), corpus);
     assert.equal(files.length, 17);
   });
@@ -463,8 +651,15 @@ describe('deepspeed-json corpus expected files (skipped when ../shared/corpus is
       assert.deepEqual(got, exp.facts);
       const codes = new Set(r.problems.map((p) => p.code));
       for (const c of exp.problems) assert.ok(codes.has(c as ProblemCode), `problem ${c}`);
-      if (exp.problems.length === 0) assert.deepEqual(r.problems.filter((p) => p.severity !== 'info'), []);
-      assert.deepEqual(r.references.map((x) => x.path), exp.references);
+      if (exp.problems.length === 0)
+        assert.deepEqual(
+          r.problems.filter((p) => p.severity !== 'info'),
+          [],
+        );
+      assert.deepEqual(
+        r.references.map((x) => x.path),
+        exp.references,
+      );
     });
   }
 });
@@ -479,12 +674,42 @@ describe('deepspeed-json robustness (fast-check)', () => {
     ];
     for (const f of fs.readdirSync(FIXTURES)) seeds.push(fs.readFileSync(path.join(FIXTURES, f), 'utf8'));
     const corpusDir = path.join(CORPUS, 'deepspeed-json');
-    if (fs.existsSync(corpusDir)) for (const f of fs.readdirSync(corpusDir)) seeds.push(fs.readFileSync(path.join(corpusDir, f), 'utf8'));
+    if (fs.existsSync(corpusDir))
+      for (const f of fs.readdirSync(corpusDir)) seeds.push(fs.readFileSync(path.join(corpusDir, f), 'utf8'));
     const garbage = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 6 }),
-      fc.constantFrom('{', '}', '[', ']', '"', ',', ':', '#', '$', '${', '$(', '\\', '/*', '//', '*/', '\r\n', '\uFEFF', '\uD83D', 'auto', 'BATCH_X', 'True', '1e999', '-'),
+      fc.constantFrom(
+        '{',
+        '}',
+        '[',
+        ']',
+        '"',
+        ',',
+        ':',
+        '#',
+        '$',
+        '${',
+        '$(',
+        '\\',
+        '/*',
+        '//',
+        '*/',
+        '\r\n',
+        '\uFEFF',
+        '\uD83D',
+        'auto',
+        'BATCH_X',
+        'True',
+        '1e999',
+        '-',
+      ),
     );
-    const mutation = fc.record({ op: fc.constantFrom('truncate', 'delete', 'insert', 'swap'), a: fc.nat(), b: fc.nat(), g: garbage });
+    const mutation = fc.record({
+      op: fc.constantFrom('truncate', 'delete', 'insert', 'swap'),
+      a: fc.nat(),
+      b: fc.nat(),
+      g: garbage,
+    });
     const mutate = (text: string, m: { op: string; a: number; b: number; g: string }): string => {
       const i = text.length === 0 ? 0 : m.a % (text.length + 1);
       switch (m.op) {
@@ -509,11 +734,13 @@ describe('deepspeed-json robustness (fast-check)', () => {
         const text = ms.reduce(mutate, seeds[s]);
         const r = analyzeDeepSpeedJson(text);
         for (const f of r.facts) {
-          for (const sp of [f.keySpan, f.valueSpan]) assert.ok(0 <= sp.start && sp.start <= sp.end && sp.end <= text.length);
+          for (const sp of [f.keySpan, f.valueSpan])
+            assert.ok(0 <= sp.start && sp.start <= sp.end && sp.end <= text.length);
           assert.equal(text.slice(f.valueSpan.start, f.valueSpan.end), f.rawValue);
           if (!text.includes('\\')) assert.equal(text.slice(f.keySpan.start, f.keySpan.end), f.rawKey.split('.').pop());
         }
-        for (const p of r.problems) assert.ok(0 <= p.span.start && p.span.start <= p.span.end && p.span.end <= text.length);
+        for (const p of r.problems)
+          assert.ok(0 <= p.span.start && p.span.start <= p.span.end && p.span.end <= text.length);
         assert.ok(!r.problems.some((p) => /could not be read/.test(p.message)), 'no internal exception');
       }),
       { numRuns: 3000 },
@@ -524,7 +751,11 @@ describe('deepspeed-json robustness (fast-check)', () => {
   it('the analyzer source imports no node:*, vscode or I/O module', () => {
     // The analyzer is the folder analyzers/deepspeed-json/: what its files import from outside it, relative to analyzers/.
     const dir = path.join(REPO, 'src', 'analyzers', 'deepspeed-json');
-    const src = fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
+    const src = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
+      .join('\n');
     const outside = [...src.matchAll(/from '([^']+)'/g)].map((m) => m[1]).filter((m) => !m.startsWith('./'));
     const imports = [...new Set(outside.map((m) => m.replace(/^\.\.\//, './')))];
     assert.deepEqual(imports.sort(), ['./facts', 'jsonc-parser', 'zod']);

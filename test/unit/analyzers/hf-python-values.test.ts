@@ -16,7 +16,7 @@ function last(r: ConfigFacts, key: CanonicalKey): Fact | undefined {
 }
 const at = (text: string, f: Fact | undefined): string => (f ? text.slice(f.valueSpan.start, f.valueSpan.end) : '');
 
-describe('hf-python: the script\'s own values', () => {
+describe("hf-python: the script's own values", () => {
   it('argparse defaults, a module constant as the default: the model and the sequence length, located at the default', () => {
     // huggingface/accelerate examples/torch_native_parallelism/nd_parallel_trainer.py
     const text = [
@@ -42,7 +42,10 @@ describe('hf-python: the script\'s own values', () => {
     assert.equal(model?.origin, 'script-default');
     assert.equal(at(text, model), 'MODEL_ID', 'located at the argparse default');
     assert.equal(text.slice(model!.keySpan.start, model!.keySpan.end), '--model-name');
-    assert.match(model!.rawValue, /args\.model_name: the script's default MODEL_ID \(argparse default of --model-name, line 8\)/);
+    assert.match(
+      model!.rawValue,
+      /args\.model_name: the script's default MODEL_ID \(argparse default of --model-name, line 8\)/,
+    );
     // argparse applies type=int to a string default.
     assert.equal(last(r, 'microBatchSize')?.value, 8);
     // store_true: False unless the flag is given.
@@ -75,7 +78,10 @@ describe('hf-python: the script\'s own values', () => {
     assert.equal(at(text, model), '"facebook/opt-125m"');
     assert.equal(last(r, 'loraR')?.value, 8);
     assert.deepEqual(last(r, 'loraTargets')?.value, ['q_proj', 'v_proj']);
-    assert.ok(!r.problems.some((p) => p.code === 'not-static' && /model_name_or_path/.test(p.message)), JSON.stringify(r.problems));
+    assert.ok(
+      !r.problems.some((p) => p.code === 'not-static' && /model_name_or_path/.test(p.message)),
+      JSON.stringify(r.problems),
+    );
   });
 
   it('a function called once takes the argument of its call site (PEFT DoRA example: train_model(base_model=args.base_model))', () => {
@@ -103,32 +109,38 @@ describe('hf-python: the script\'s own values', () => {
   });
 
   it('leaves unknown: None defaults, placeholders, required options, options the script reassigns, and clashing names', () => {
-    const base = (opts: string, extra = ''): string => [
-      'import argparse',
-      'parser = argparse.ArgumentParser()',
-      opts,
-      'args = parser.parse_args()',
-      extra,
-      'model = AutoModelForCausalLM.from_pretrained(args.model)',
-      '',
-    ].join('\n');
+    const base = (opts: string, extra = ''): string =>
+      [
+        'import argparse',
+        'parser = argparse.ArgumentParser()',
+        opts,
+        'args = parser.parse_args()',
+        extra,
+        'model = AutoModelForCausalLM.from_pretrained(args.model)',
+        '',
+      ].join('\n');
     for (const [opts, extra] of [
       ['parser.add_argument("--model", type=str, default=None)', ''],
       ['parser.add_argument("--model", type=str, default="path/to/model")', ''],
       ['parser.add_argument("--model", type=str, required=True, default="gpt2")', ''],
       ['parser.add_argument("--model", type=str, default="gpt2")', 'args.model = resolve(args.model)'],
-      ['parser.add_argument("--model", type=str, default="gpt2")\nparser.add_argument("--model", dest="model", default="gpt2-xl")', ''],
+      [
+        'parser.add_argument("--model", type=str, default="gpt2")\nparser.add_argument("--model", dest="model", default="gpt2-xl")',
+        '',
+      ],
     ]) {
       const r = analyzeHfPython(base(opts, extra));
       const m = last(r, 'model');
       assert.ok(m && isUnknown(m.value), `${opts} ${extra}: ${JSON.stringify(m?.value)}`);
     }
     // An attribute of something that is not the parsed command line is not an option.
-    const other = analyzeHfPython('parser.add_argument("--model", default="gpt2")\nmodel = AutoModelForCausalLM.from_pretrained(cfg.model)\n');
+    const other = analyzeHfPython(
+      'parser.add_argument("--model", default="gpt2")\nmodel = AutoModelForCausalLM.from_pretrained(cfg.model)\n',
+    );
     assert.ok(isUnknown(last(other, 'model')!.value));
   });
 
-  it('a launcher flag wins over the script\'s default; without it the default runs, said as such', () => {
+  it("a launcher flag wins over the script's default; without it the default runs, said as such", () => {
     const script = [
       'import argparse',
       'parser = argparse.ArgumentParser()',
@@ -139,10 +151,19 @@ describe('hf-python: the script\'s own values', () => {
       'training_args = TrainingArguments(per_device_train_batch_size=args.per_device_train_batch_size, output_dir="o")',
       '',
     ].join('\n');
-    const reader = { read: (f: string): string | undefined => (f === '/w/train.py' ? script : undefined), join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r) };
+    const reader = {
+      read: (f: string): string | undefined => (f === '/w/train.py' ? script : undefined),
+      join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),
+    };
     // The launcher and the script it runs, analyzed together (as `vram-lens estimate run.sh train.py` and the editor's run index do).
-    const launched = runPipeline([{ file: '/w/run.sh', text: 'torchrun --nproc_per_node 2 train.py --per_device_train_batch_size 16\n' },
-      { file: '/w/train.py', text: script }], reader, {});
+    const launched = runPipeline(
+      [
+        { file: '/w/run.sh', text: 'torchrun --nproc_per_node 2 train.py --per_device_train_batch_size 16\n' },
+        { file: '/w/train.py', text: script },
+      ],
+      reader,
+      {},
+    );
     assert.ok(launched.setup, JSON.stringify(launched.problems));
     assert.equal(launched.setup.micro_batch_size, 16);
     assert.equal(launched.setup.model, 'Qwen/Qwen2.5-0.5B');
@@ -154,7 +175,8 @@ describe('hf-python: the script\'s own values', () => {
   });
 
   it('prepare_model_for_kbit_training under `if quantize:` is not taken as run (PEFT DoRA example, quantize is store_true)', () => {
-    const text = 'if quantize:\n    model = AutoModelForCausalLM.from_pretrained("gpt2")\n    model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)\n';
+    const text =
+      'if quantize:\n    model = AutoModelForCausalLM.from_pretrained("gpt2")\n    model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)\n';
     const r = analyzeHfPython(text);
     assert.ok(isUnknown(last(r, 'kbitUpcast')!.value));
     assert.equal(facts(r, 'gradientCheckpointing').length, 0);
@@ -170,8 +192,10 @@ describe('hf-python: the script\'s own values', () => {
       '',
     ].join('\n');
     const q = facts(analyzeHfPython(text), 'quantBits');
-    assert.deepEqual(q.map((f) => f.value), [4]);
+    assert.deepEqual(
+      q.map((f) => f.value),
+      [4],
+    );
     assert.equal(at(text, q[0]), '4');
   });
 });
-

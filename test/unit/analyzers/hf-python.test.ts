@@ -8,7 +8,13 @@ import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { resolveText } from '../helpers';
 import { estimate } from '../../../src/core/estimate';
-import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue } from '../../../src/analyzers/facts';
+import {
+  isUnknown,
+  type CanonicalKey,
+  type ConfigFacts,
+  type Fact,
+  type FactValue,
+} from '../../../src/analyzers/facts';
 
 interface Want {
   key: CanonicalKey;
@@ -28,11 +34,20 @@ function facts(r: ConfigFacts, key: CanonicalKey): Fact[] {
 function checkFacts(text: string, wants: Want[]): ConfigFacts {
   const r = analyzeHfPython(text);
   for (const w of wants) {
-    const cands = facts(r, w.key).filter((f) => (w.value === 'unknown' ? isUnknown(f.value) : !isUnknown(f.value) && JSON.stringify(f.value) === JSON.stringify(w.value)));
-    assert.ok(cands.length > 0, `${w.key} = ${JSON.stringify(w.value)} among ${JSON.stringify(facts(r, w.key).map((f) => f.value))}`);
-    const f = w.keyText === undefined ? cands[0] : cands.find((c) => text.slice(c.keySpan.start, c.keySpan.end) === w.keyText);
+    const cands = facts(r, w.key).filter((f) =>
+      w.value === 'unknown'
+        ? isUnknown(f.value)
+        : !isUnknown(f.value) && JSON.stringify(f.value) === JSON.stringify(w.value),
+    );
+    assert.ok(
+      cands.length > 0,
+      `${w.key} = ${JSON.stringify(w.value)} among ${JSON.stringify(facts(r, w.key).map((f) => f.value))}`,
+    );
+    const f =
+      w.keyText === undefined ? cands[0] : cands.find((c) => text.slice(c.keySpan.start, c.keySpan.end) === w.keyText);
     assert.ok(f, `${w.key}: a fact whose key text is ${w.keyText}`);
-    if (w.valueText !== undefined) assert.equal(text.slice(f.valueSpan.start, f.valueSpan.end), w.valueText, `${w.key} value span`);
+    if (w.valueText !== undefined)
+      assert.equal(text.slice(f.valueSpan.start, f.valueSpan.end), w.valueText, `${w.key} value span`);
     if (w.origin !== undefined) assert.equal(f.origin, w.origin, `${w.key} origin`);
   }
   return r;
@@ -46,7 +61,8 @@ function reason(r: ConfigFacts, key: CanonicalKey): string {
 
 describe('analyzeHfPython', () => {
   it('reads a plain TrainingArguments call with literal values', () => {
-    const text = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=4, gradient_accumulation_steps=16, bf16=True, optim="adamw_torch_fused", gradient_checkpointing=True, learning_rate=2e-5)\n';
+    const text =
+      'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=4, gradient_accumulation_steps=16, bf16=True, optim="adamw_torch_fused", gradient_checkpointing=True, learning_rate=2e-5)\n';
     const r = checkFacts(text, [
       { key: 'microBatchSize', value: 4, keyText: 'per_device_train_batch_size', valueText: '4' },
       { key: 'gradientAccumulationSteps', value: 16, keyText: 'gradient_accumulation_steps', valueText: '16' },
@@ -55,48 +71,77 @@ describe('analyzeHfPython', () => {
       { key: 'gradientCheckpointing', value: 'full', valueText: 'True' },
     ]);
     assert.deepEqual(r.tools, ['hf-trainer']);
-    assert.equal(r.facts.every((f) => f.tool === 'hf-trainer'), true);
+    assert.equal(
+      r.facts.every((f) => f.tool === 'hf-trainer'),
+      true,
+    );
     assert.deepEqual(r.problems, []);
   });
 
   it('reads optim="adamw_torch_4bit" as torchao 4-bit AdamW, not plain AdamW', () => {
-    const text = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", optim="adamw_torch_4bit")\n';
+    const text =
+      'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", optim="adamw_torch_4bit")\n';
     checkFacts(text, [{ key: 'optimizer', value: 'adamw_4bit', valueText: '"adamw_torch_4bit"' }]);
   });
 
   it('flags PEFT methods other than LoRA and IA3 at the config call instead of estimating a full fine-tune in silence', () => {
-    const text = 'from peft import PromptTuningConfig\nconfig = PromptTuningConfig(task_type="CAUSAL_LM", num_virtual_tokens=200)\n';
+    const text =
+      'from peft import PromptTuningConfig\nconfig = PromptTuningConfig(task_type="CAUSAL_LM", num_virtual_tokens=200)\n';
     const p = analyzeHfPython(text).problems.find((x) => x.code === 'not-modeled');
     assert.equal(p && text.slice(p.span.start, p.span.end), 'PromptTuningConfig');
-    assert.equal(analyzeHfPython('c = LoraConfig(r=8)\n').problems.some((x) => x.code === 'not-modeled'), false);
+    assert.equal(
+      analyzeHfPython('c = LoraConfig(r=8)\n').problems.some((x) => x.code === 'not-modeled'),
+      false,
+    );
   });
 
   it('TRL GKD: the teacher from GKDConfig(teacher_model_name_or_path) or GKDTrainer(teacher_model="id"); beta as klBeta', () => {
-    const cfg = 'from trl import GKDConfig\nargs = GKDConfig(output_dir="o", teacher_model_name_or_path="Qwen/Qwen2.5-7B-Instruct", beta=0.3)\n';
+    const cfg =
+      'from trl import GKDConfig\nargs = GKDConfig(output_dir="o", teacher_model_name_or_path="Qwen/Qwen2.5-7B-Instruct", beta=0.3)\n';
     const f = analyzeHfPython(cfg);
     assert.equal(f.facts.find((x) => x.key === 'teacherModel')?.value, 'Qwen/Qwen2.5-7B-Instruct');
     assert.equal(f.facts.find((x) => x.key === 'klBeta')?.value, 0.3);
     // GKD is modeled (teacher, loss and the on-policy generation rounds): no not-modeled warning.
-    assert.equal(f.problems.some((x) => x.code === 'not-modeled'), false);
+    assert.equal(
+      f.problems.some((x) => x.code === 'not-modeled'),
+      false,
+    );
     const rounds = analyzeHfPython(cfg.replace('beta=0.3', 'beta=0.3, lmbda=0.0, max_new_tokens=256'));
-    assert.deepEqual(['onPolicyFraction', 'maxNewTokens'].map((k) => rounds.facts.find((x) => x.key === k)?.value), [0, 256]);
-    const trainer = 'from trl import GKDTrainer\ntrainer = GKDTrainer(model=model, teacher_model="Qwen/Qwen2.5-7B-Instruct", args=args)\n';
-    assert.equal(analyzeHfPython(trainer).facts.find((x) => x.key === 'teacherModel')?.value, 'Qwen/Qwen2.5-7B-Instruct');
+    assert.deepEqual(
+      ['onPolicyFraction', 'maxNewTokens'].map((k) => rounds.facts.find((x) => x.key === k)?.value),
+      [0, 256],
+    );
+    const trainer =
+      'from trl import GKDTrainer\ntrainer = GKDTrainer(model=model, teacher_model="Qwen/Qwen2.5-7B-Instruct", args=args)\n';
+    assert.equal(
+      analyzeHfPython(trainer).facts.find((x) => x.key === 'teacherModel')?.value,
+      'Qwen/Qwen2.5-7B-Instruct',
+    );
     // A teacher given as a model object was loaded elsewhere: nothing to read here.
-    assert.equal(analyzeHfPython(trainer.replace('"Qwen/Qwen2.5-7B-Instruct"', 'teacher')).facts.some((x) => x.key === 'teacherModel'), false);
+    assert.equal(
+      analyzeHfPython(trainer.replace('"Qwen/Qwen2.5-7B-Instruct"', 'teacher')).facts.some(
+        (x) => x.key === 'teacherModel',
+      ),
+      false,
+    );
   });
 
   it('reads LoraConfig(target_parameters=...): LoRA on bare expert parameters, located at the keyword', () => {
-    const text = 'from peft import LoraConfig\nc = LoraConfig(r=16, target_modules="all-linear", target_parameters=["7.mlp.experts.gate_up_proj", "7.mlp.experts.down_proj"])\n';
+    const text =
+      'from peft import LoraConfig\nc = LoraConfig(r=16, target_modules="all-linear", target_parameters=["7.mlp.experts.gate_up_proj", "7.mlp.experts.down_proj"])\n';
     const r = analyzeHfPython(text);
-    assert.equal(r.problems.some((x) => x.code === 'not-modeled'), false);
+    assert.equal(
+      r.problems.some((x) => x.code === 'not-modeled'),
+      false,
+    );
     const f = r.facts.find((x) => x.key === 'loraTargetParameters');
     assert.deepEqual(f?.value, ['7.mlp.experts.gate_up_proj', '7.mlp.experts.down_proj']);
     assert.equal(f && text.slice(f.keySpan.start, f.keySpan.end), 'target_parameters');
   });
 
   it('reads a qualified call nested in Trainer(args=...)', () => {
-    const text = 'import transformers\ntrainer = transformers.Trainer(\n    model=model,\n    args=transformers.TrainingArguments(per_device_train_batch_size=2, fp16=True, gradient_checkpointing=False),\n)\n';
+    const text =
+      'import transformers\ntrainer = transformers.Trainer(\n    model=model,\n    args=transformers.TrainingArguments(per_device_train_batch_size=2, fp16=True, gradient_checkpointing=False),\n)\n';
     const r = checkFacts(text, [
       { key: 'microBatchSize', value: 2, keyText: 'per_device_train_batch_size', valueText: '2' },
       { key: 'fp16', value: true, valueText: 'True' },
@@ -106,7 +151,8 @@ describe('analyzeHfPython', () => {
   });
 
   it('follows a module-level constant and mentions its binding line', () => {
-    const text = 'BATCH = 8\nGAS = 4\n\ndef main():\n    return TrainingArguments(per_device_train_batch_size=BATCH, gradient_accumulation_steps=GAS)\n';
+    const text =
+      'BATCH = 8\nGAS = 4\n\ndef main():\n    return TrainingArguments(per_device_train_batch_size=BATCH, gradient_accumulation_steps=GAS)\n';
     const r = checkFacts(text, [
       { key: 'microBatchSize', value: 8, keyText: 'per_device_train_batch_size', valueText: 'BATCH' },
       { key: 'gradientAccumulationSteps', value: 4, valueText: 'GAS' },
@@ -131,14 +177,23 @@ describe('analyzeHfPython', () => {
       '',
     ].join('\n');
     const r = checkFacts(text, [
-      { key: 'microBatchSize', value: 'unknown', keyText: 'per_device_train_batch_size', valueText: 'args.per_device_train_batch_size' },
+      {
+        key: 'microBatchSize',
+        value: 'unknown',
+        keyText: 'per_device_train_batch_size',
+        valueText: 'args.per_device_train_batch_size',
+      },
       { key: 'gradientAccumulationSteps', value: 2, keyText: 'gradient_accumulation_steps', valueText: '2' },
       { key: 'seqLen', value: 4096, keyText: 'max_length', valueText: '4096' },
       { key: 'gradientCheckpointing', value: 'unknown', keyText: 'gradient_checkpointing', valueText: 'False' },
     ]);
     assert.equal(reason(r, 'gradientCheckpointing'), 'set conditionally at line 7');
     assert.deepEqual(r.tools, ['trl']);
-    assert.ok(r.problems.some((p) => p.code === 'not-static' && p.severity === 'info' && p.rawKey === 'per_device_train_batch_size'));
+    assert.ok(
+      r.problems.some(
+        (p) => p.code === 'not-static' && p.severity === 'info' && p.rawKey === 'per_device_train_batch_size',
+      ),
+    );
   });
 
   it('reads a {...} literal spread and reports an unreadable spread', () => {
@@ -233,17 +288,32 @@ describe('analyzeHfPython', () => {
     ].join('\n');
     const r = checkFacts(text, [
       { key: 'kbitUpcast', value: 'all', keyText: 'prepare_model_for_kbit_training' },
-      { key: 'gradientCheckpointing', value: 'full', keyText: 'prepare_model_for_kbit_training', origin: 'call-default' },
+      {
+        key: 'gradientCheckpointing',
+        value: 'full',
+        keyText: 'prepare_model_for_kbit_training',
+        origin: 'call-default',
+      },
     ]);
     const gc = facts(r, 'gradientCheckpointing');
     assert.equal(gc[gc.length - 1].value, 'full', 'the call decides over the training arguments');
-    const off = analyzeHfPython('m = peft.prepare_model_for_kbit_training(m, use_gradient_checkpointing=False)\nargs = TrainingArguments(gradient_checkpointing=False)\n');
-    assert.deepEqual(facts(off, 'gradientCheckpointing').map((f) => f.value), ['none'], 'use_gradient_checkpointing=False leaves it to the arguments');
-    assert.deepEqual(facts(off, 'kbitUpcast').map((f) => f.value), ['all']);
+    const off = analyzeHfPython(
+      'm = peft.prepare_model_for_kbit_training(m, use_gradient_checkpointing=False)\nargs = TrainingArguments(gradient_checkpointing=False)\n',
+    );
+    assert.deepEqual(
+      facts(off, 'gradientCheckpointing').map((f) => f.value),
+      ['none'],
+      'use_gradient_checkpointing=False leaves it to the arguments',
+    );
+    assert.deepEqual(
+      facts(off, 'kbitUpcast').map((f) => f.value),
+      ['all'],
+    );
   });
 
   it('makes the library defaults of BitsAndBytesConfig and LoraConfig explicit', () => {
-    const text = 'q = BitsAndBytesConfig(load_in_4bit=True)\nl = LoraConfig()\nm = AutoModelForCausalLM.from_pretrained("gpt2", load_in_8bit=True)\n';
+    const text =
+      'q = BitsAndBytesConfig(load_in_4bit=True)\nl = LoraConfig()\nm = AutoModelForCausalLM.from_pretrained("gpt2", load_in_8bit=True)\n';
     const r = checkFacts(text, [
       { key: 'quantType', value: 'fp4', keyText: 'BitsAndBytesConfig', origin: 'call-default' },
       { key: 'doubleQuant', value: false, origin: 'call-default' },
@@ -255,7 +325,8 @@ describe('analyzeHfPython', () => {
   });
 
   it('marks 4-bit loading that depends on a flag as unknown but keeps the quantization type', () => {
-    const text = 'm = AutoModelForCausalLM.from_pretrained(\n    path,\n    quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4") if args.q_lora else None,\n)\n';
+    const text =
+      'm = AutoModelForCausalLM.from_pretrained(\n    path,\n    quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4") if args.q_lora else None,\n)\n';
     const r = checkFacts(text, [
       { key: 'quantBits', value: 'unknown', keyText: 'load_in_4bit' },
       { key: 'quantType', value: 'nf4' },
@@ -266,7 +337,8 @@ describe('analyzeHfPython', () => {
   });
 
   it('reads PEFT IA3Config as method ia3 with its target and feed-forward modules', () => {
-    const text = 'from peft import IA3Config, get_peft_model\ncfg = IA3Config(task_type="CAUSAL_LM", target_modules=["k_proj", "v_proj", "down_proj"], feedforward_modules=["down_proj"])\n';
+    const text =
+      'from peft import IA3Config, get_peft_model\ncfg = IA3Config(task_type="CAUSAL_LM", target_modules=["k_proj", "v_proj", "down_proj"], feedforward_modules=["down_proj"])\n';
     checkFacts(text, [
       { key: 'method', value: 'ia3', keyText: 'IA3Config', valueText: 'IA3Config' },
       { key: 'ia3Targets', value: ['k_proj', 'v_proj', 'down_proj'], keyText: 'target_modules' },
@@ -275,21 +347,41 @@ describe('analyzeHfPython', () => {
   });
 
   it('reads SFTConfig packing as fixed-length batches (and packing=False as per-batch padding)', () => {
-    checkFacts('from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", packing=True)\n', [{ key: 'batchLengths', value: 'fixed', keyText: 'packing', valueText: 'True' }]);
-    checkFacts('from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", packing=False)\n', [{ key: 'batchLengths', value: 'variable', keyText: 'packing', valueText: 'False' }]);
+    checkFacts('from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", packing=True)\n', [
+      { key: 'batchLengths', value: 'fixed', keyText: 'packing', valueText: 'True' },
+    ]);
+    checkFacts('from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", packing=False)\n', [
+      { key: 'batchLengths', value: 'variable', keyText: 'packing', valueText: 'False' },
+    ]);
   });
 
   it('reads a padding collator as variable-length batches and padding="max_length" as fixed ones (not in comments)', () => {
-    const collator = 'from transformers import DataCollatorForSeq2Seq\n# padding="max_length" would pad every batch\ncollator = DataCollatorForSeq2Seq(tokenizer, model=model, pad_to_multiple_of=8)\n';
-    const r = checkFacts(collator, [{ key: 'batchLengths', value: 'variable', keyText: 'DataCollatorForSeq2Seq', valueText: 'DataCollatorForSeq2Seq' }]);
+    const collator =
+      'from transformers import DataCollatorForSeq2Seq\n# padding="max_length" would pad every batch\ncollator = DataCollatorForSeq2Seq(tokenizer, model=model, pad_to_multiple_of=8)\n';
+    const r = checkFacts(collator, [
+      {
+        key: 'batchLengths',
+        value: 'variable',
+        keyText: 'DataCollatorForSeq2Seq',
+        valueText: 'DataCollatorForSeq2Seq',
+      },
+    ]);
     assert.equal(facts(r, 'batchLengths').length, 1);
-    const padded = 'enc = tokenizer(batch["text"], padding="max_length", truncation=True, max_length=512)\ncollator = DataCollatorWithPadding(tokenizer)\n';
-    const p = checkFacts(padded, [{ key: 'batchLengths', value: 'fixed', keyText: 'padding', valueText: '"max_length"' }]);
-    assert.equal(facts(p, 'batchLengths').length, 1, 'the tokenizer pads to max_length, so the collator has nothing to pad');
+    const padded =
+      'enc = tokenizer(batch["text"], padding="max_length", truncation=True, max_length=512)\ncollator = DataCollatorWithPadding(tokenizer)\n';
+    const p = checkFacts(padded, [
+      { key: 'batchLengths', value: 'fixed', keyText: 'padding', valueText: '"max_length"' },
+    ]);
+    assert.equal(
+      facts(p, 'batchLengths').length,
+      1,
+      'the tokenizer pads to max_length, so the collator has nothing to pad',
+    );
   });
 
   it('leaves the TRL defaults to resolve and records the trl tool', () => {
-    const text = 'from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", per_device_train_batch_size=2, max_length=2048, activation_offloading=True, use_liger_kernel=True, torch_compile=True)\n';
+    const text =
+      'from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", per_device_train_batch_size=2, max_length=2048, activation_offloading=True, use_liger_kernel=True, torch_compile=True)\n';
     const r = checkFacts(text, [
       { key: 'microBatchSize', value: 2 },
       { key: 'seqLen', value: 2048, keyText: 'max_length', valueText: '2048' },
@@ -358,7 +450,8 @@ describe('analyzeHfPython', () => {
   });
 
   it('ignores calls inside docstrings and comments', () => {
-    const text = '"""Usage:\n    TrainingArguments(per_device_train_batch_size=64)\n"""\n# SFTConfig(max_length=99)\nx = "LoraConfig(r=4)"\n';
+    const text =
+      '"""Usage:\n    TrainingArguments(per_device_train_batch_size=64)\n"""\n# SFTConfig(max_length=99)\nx = "LoraConfig(r=4)"\n';
     const r = analyzeHfPython(text);
     assert.deepEqual(r.facts, []);
     assert.deepEqual(r.tools, []);
@@ -366,7 +459,8 @@ describe('analyzeHfPython', () => {
   });
 
   it('keeps UTF-16 offsets after astral and BMP characters', () => {
-    const text = '"""Fine-tune with 🤗 peft — fast, 🤗 again."""\n# café — naïve\nargs = TrainingArguments(per_device_train_batch_size=3, optim="paged_adamw_8bit")\n';
+    const text =
+      '"""Fine-tune with 🤗 peft — fast, 🤗 again."""\n# café — naïve\nargs = TrainingArguments(per_device_train_batch_size=3, optim="paged_adamw_8bit")\n';
     const r = checkFacts(text, [
       { key: 'microBatchSize', value: 3, keyText: 'per_device_train_batch_size', valueText: '3' },
       { key: 'optimizer', value: 'paged_adamw_8bit', keyText: 'optim', valueText: '"paged_adamw_8bit"' },
@@ -375,7 +469,8 @@ describe('analyzeHfPython', () => {
   });
 
   it('handles CRLF line endings', () => {
-    const text = 'bs = 2\r\nargs = TrainingArguments(\r\n    per_device_train_batch_size=bs,\r\n    fp16=True,\r\n)\r\n';
+    const text =
+      'bs = 2\r\nargs = TrainingArguments(\r\n    per_device_train_batch_size=bs,\r\n    fp16=True,\r\n)\r\n';
     checkFacts(text, [
       { key: 'microBatchSize', value: 2, valueText: 'bs' },
       { key: 'fp16', value: true, valueText: 'True' },
@@ -383,17 +478,28 @@ describe('analyzeHfPython', () => {
   });
 
   it('reads deepspeed paths as references and inline configs as unknown', () => {
-    const text = 'a = TrainingArguments(deepspeed="./ds_zero3.json")\nb = TrainingArguments(deepspeed=\'{"zero_optimization": {"stage": 3}}\')\nc = TrainingArguments(deepspeed={"train_batch_size": "auto"})\n';
+    const text =
+      'a = TrainingArguments(deepspeed="./ds_zero3.json")\nb = TrainingArguments(deepspeed=\'{"zero_optimization": {"stage": 3}}\')\nc = TrainingArguments(deepspeed={"train_batch_size": "auto"})\n';
     const r = checkFacts(text, [{ key: 'deepspeedConfig', value: './ds_zero3.json', valueText: '"./ds_zero3.json"' }]);
-    assert.deepEqual(r.references.map((x) => [x.kind, x.path, text.slice(x.span.start, x.span.end)]), [['deepspeed', './ds_zero3.json', '"./ds_zero3.json"']]);
+    assert.deepEqual(
+      r.references.map((x) => [x.kind, x.path, text.slice(x.span.start, x.span.end)]),
+      [['deepspeed', './ds_zero3.json', '"./ds_zero3.json"']],
+    );
     assert.equal(facts(r, 'deepspeedConfig').filter((f) => isUnknown(f.value)).length, 2);
   });
 
   it('reads fsdp in its string, list and bool forms', () => {
-    const text = 'a = TrainingArguments(fsdp="full_shard auto_wrap")\nb = TrainingArguments(fsdp="shard_grad_op offload")\nc = TrainingArguments(fsdp=True)\nd = TrainingArguments(fsdp="offload")\n';
+    const text =
+      'a = TrainingArguments(fsdp="full_shard auto_wrap")\nb = TrainingArguments(fsdp="shard_grad_op offload")\nc = TrainingArguments(fsdp=True)\nd = TrainingArguments(fsdp="offload")\n';
     const r = analyzeHfPython(text);
-    assert.deepEqual(facts(r, 'fsdp').map((f) => f.value), ['full_shard', 'shard_grad_op', 'full_shard', { unknown: 'offload without a sharding mode' }]);
-    assert.deepEqual(facts(r, 'fsdpOffload').map((f) => f.value), [true, true]);
+    assert.deepEqual(
+      facts(r, 'fsdp').map((f) => f.value),
+      ['full_shard', 'shard_grad_op', 'full_shard', { unknown: 'offload without a sharding mode' }],
+    );
+    assert.deepEqual(
+      facts(r, 'fsdpOffload').map((f) => f.value),
+      [true, true],
+    );
     assert.ok(r.problems.some((p) => p.code === 'invalid-value' && p.rawKey === 'fsdp'));
   });
 
@@ -414,9 +520,18 @@ describe('analyzeHfPython', () => {
       '',
     ].join('\n');
     const r = analyzeHfPython(text);
-    assert.deepEqual(facts(r, 'weightsDtype').map((f) => (isUnknown(f.value) ? 'unknown' : f.value)), ['fp16', 'unknown', 'fp32']);
-    assert.deepEqual(facts(r, 'attention').map((f) => f.value), ['eager', 'flash']);
-    assert.deepEqual(facts(r, 'model').map((f) => f.value), ['m', 'm', 'org/enc']);
+    assert.deepEqual(
+      facts(r, 'weightsDtype').map((f) => (isUnknown(f.value) ? 'unknown' : f.value)),
+      ['fp16', 'unknown', 'fp32'],
+    );
+    assert.deepEqual(
+      facts(r, 'attention').map((f) => f.value),
+      ['eager', 'flash'],
+    );
+    assert.deepEqual(
+      facts(r, 'model').map((f) => f.value),
+      ['m', 'm', 'org/enc'],
+    );
   });
 
   it('reports invalid literal types', () => {
@@ -429,12 +544,23 @@ describe('analyzeHfPython', () => {
     const inCall = analyzeHfPython('args = TrainingArguments(per_device_train_batch_size=4, fp16=\n');
     assert.ok(inCall.problems.some((p) => p.code === 'syntax-error' && p.severity === 'error'));
     assert.equal(facts(inCall, 'microBatchSize')[0].value, 4);
-    const elsewhere = analyzeHfPython('def broken(:\n    pass\nargs = TrainingArguments(per_device_train_batch_size=4)\n');
+    const elsewhere = analyzeHfPython(
+      'def broken(:\n    pass\nargs = TrainingArguments(per_device_train_batch_size=4)\n',
+    );
     assert.equal(elsewhere.problems.filter((p) => p.code === 'syntax-error').length, 0);
   });
 
   it('never throws on empty, binary or deeply nested input', () => {
-    for (const t of ['', '\0\x01\x02', '('.repeat(5000), 'x = ' + '['.repeat(3000), 'TrainingArguments(' + 'a='.repeat(2000), '"""unterminated', '\uD83E', 'a = b = c = TrainingArguments(bf16=a)\n']) {
+    for (const t of [
+      '',
+      '\0\x01\x02',
+      '('.repeat(5000),
+      'x = ' + '['.repeat(3000),
+      'TrainingArguments(' + 'a='.repeat(2000),
+      '"""unterminated',
+      '\uD83E',
+      'a = b = c = TrainingArguments(bf16=a)\n',
+    ]) {
       const r = analyzeHfPython(t);
       assert.equal(r.format, 'hf-python');
     }
@@ -489,7 +615,12 @@ trainer = SFTTrainer(
 describe('analyzeHfPython: Unsloth scripts', () => {
   it('reads FastLanguageModel.from_pretrained and get_peft_model of the notebook pattern', () => {
     const r = checkFacts(UNSLOTH_NOTEBOOK, [
-      { key: 'model', value: 'unsloth/Meta-Llama-3.1-8B-bnb-4bit', keyText: 'model_name', valueText: '"unsloth/Meta-Llama-3.1-8B-bnb-4bit"' },
+      {
+        key: 'model',
+        value: 'unsloth/Meta-Llama-3.1-8B-bnb-4bit',
+        keyText: 'model_name',
+        valueText: '"unsloth/Meta-Llama-3.1-8B-bnb-4bit"',
+      },
       { key: 'seqLen', value: 2048, keyText: 'max_seq_length', valueText: 'max_seq_length' },
       { key: 'quantBits', value: 4, keyText: 'load_in_4bit', valueText: 'True' },
       { key: 'quantType', value: 'nf4', origin: 'call-default' },
@@ -509,8 +640,9 @@ describe('analyzeHfPython: Unsloth scripts', () => {
     assert.equal(facts(r, 'weightsDtype').length, 0);
   });
 
-  it('makes Unsloth\'s defaults explicit: 4-bit NF4, 2,048 tokens, r=16 on seven projections, offloaded checkpointing', () => {
-    const text = 'model, tok = FastLanguageModel.from_pretrained("unsloth/Qwen2.5-7B")\nmodel = FastLanguageModel.get_peft_model(model)\n';
+  it("makes Unsloth's defaults explicit: 4-bit NF4, 2,048 tokens, r=16 on seven projections, offloaded checkpointing", () => {
+    const text =
+      'model, tok = FastLanguageModel.from_pretrained("unsloth/Qwen2.5-7B")\nmodel = FastLanguageModel.get_peft_model(model)\n';
     checkFacts(text, [
       { key: 'model', value: 'unsloth/Qwen2.5-7B', valueText: '"unsloth/Qwen2.5-7B"' },
       { key: 'seqLen', value: 2048, keyText: 'FastLanguageModel.from_pretrained', origin: 'call-default' },
@@ -518,30 +650,50 @@ describe('analyzeHfPython: Unsloth scripts', () => {
       { key: 'loraR', value: 16, keyText: 'FastLanguageModel.get_peft_model', origin: 'call-default' },
       { key: 'loraAlpha', value: 16, origin: 'call-default' },
       { key: 'loraDropout', value: 0, origin: 'call-default' },
-      { key: 'loraTargets', value: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'], origin: 'call-default' },
-      { key: 'gradientCheckpointing', value: 'full', keyText: 'FastLanguageModel.get_peft_model', origin: 'call-default' },
+      {
+        key: 'loraTargets',
+        value: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+        origin: 'call-default',
+      },
+      {
+        key: 'gradientCheckpointing',
+        value: 'full',
+        keyText: 'FastLanguageModel.get_peft_model',
+        origin: 'call-default',
+      },
       { key: 'activationOffloading', value: true, origin: 'call-default' },
     ]);
     // FastModel targets every linear layer of the language model when target_modules is None.
-    checkFacts('m, t = FastModel.from_pretrained("unsloth/gemma-3-4b-it")\nm = FastModel.get_peft_model(m)\n', [{ key: 'loraTargets', value: 'all-linear', origin: 'call-default' }]);
+    checkFacts('m, t = FastModel.from_pretrained("unsloth/gemma-3-4b-it")\nm = FastModel.get_peft_model(m)\n', [
+      { key: 'loraTargets', value: 'all-linear', origin: 'call-default' },
+    ]);
   });
 
   it('reads full_finetuning and 8-bit loading, and plain checkpointing without offload', () => {
-    const full = checkFacts('m, t = FastLanguageModel.from_pretrained("unsloth/Qwen3-8B", full_finetuning=True, use_gradient_checkpointing=True)\n', [
-      { key: 'method', value: 'full', keyText: 'full_finetuning', valueText: 'True' },
-      { key: 'gradientCheckpointing', value: 'full', valueText: 'True' },
-      { key: 'activationOffloading', value: false },
-    ]);
+    const full = checkFacts(
+      'm, t = FastLanguageModel.from_pretrained("unsloth/Qwen3-8B", full_finetuning=True, use_gradient_checkpointing=True)\n',
+      [
+        { key: 'method', value: 'full', keyText: 'full_finetuning', valueText: 'True' },
+        { key: 'gradientCheckpointing', value: 'full', valueText: 'True' },
+        { key: 'activationOffloading', value: false },
+      ],
+    );
     assert.equal(facts(full, 'quantBits').length, 0, 'full fine-tuning turns 4/8-bit loading off');
-    checkFacts('m, t = FastLanguageModel.from_pretrained("unsloth/Qwen3-8B", load_in_8bit=True)\n', [{ key: 'quantBits', value: 8, keyText: 'load_in_8bit' }]);
-    const off = checkFacts('m, t = FastLanguageModel.from_pretrained("unsloth/Qwen3-8B", load_in_4bit=False)\nm = FastLanguageModel.get_peft_model(m, use_gradient_checkpointing=False)\n', [
-      { key: 'gradientCheckpointing', value: 'none', valueText: 'False' },
+    checkFacts('m, t = FastLanguageModel.from_pretrained("unsloth/Qwen3-8B", load_in_8bit=True)\n', [
+      { key: 'quantBits', value: 8, keyText: 'load_in_8bit' },
     ]);
+    const off = checkFacts(
+      'm, t = FastLanguageModel.from_pretrained("unsloth/Qwen3-8B", load_in_4bit=False)\nm = FastLanguageModel.get_peft_model(m, use_gradient_checkpointing=False)\n',
+      [{ key: 'gradientCheckpointing', value: 'none', valueText: 'False' }],
+    );
     assert.equal(facts(off, 'quantBits').length, 0);
   });
 
   it('resolves the notebook to a QLoRA setup whose checkpointing the trainer arguments cannot turn off', () => {
-    const text = UNSLOTH_NOTEBOOK.replace('output_dir = "outputs",', 'output_dir = "outputs",\n        gradient_checkpointing = False,');
+    const text = UNSLOTH_NOTEBOOK.replace(
+      'output_dir = "outputs",',
+      'output_dir = "outputs",\n        gradient_checkpointing = False,',
+    );
     const res = resolveText('train.py', text);
     const s = res.setup!;
     assert.ok(s, JSON.stringify(res.problems));
@@ -557,27 +709,42 @@ describe('analyzeHfPython: Unsloth scripts', () => {
     assert.deepEqual([s.micro_batch_size, s.seq_len, s.lora?.r], [2, 2048, 16]);
     assert.equal(s.architecture?.hidden_size, 4096, 'unsloth/Meta-Llama-3.1-8B-bnb-4bit is Llama-3.1-8B');
     const loss = res.provenance.loss;
-    assert.ok(loss?.kind === 'default' && loss.owner === 'unsloth' && /cut-cross-entropy/.test(loss.note ?? ''), JSON.stringify(loss));
+    assert.ok(
+      loss?.kind === 'default' && loss.owner === 'unsloth' && /cut-cross-entropy/.test(loss.note ?? ''),
+      JSON.stringify(loss),
+    );
   });
 });
 
 describe('analyzeHfPython: allocator settings', () => {
   it('reads PYTORCH_CUDA_ALLOC_CONF set in os.environ (not in comments) and torch_empty_cache_steps', () => {
-    const text = 'import os\n# os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:False"\nos.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"\nargs = TrainingArguments(output_dir="o", torch_empty_cache_steps=8)\n';
+    const text =
+      'import os\n# os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:False"\nos.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"\nargs = TrainingArguments(output_dir="o", torch_empty_cache_steps=8)\n';
     const r = checkFacts(text, [
-      { key: 'expandableSegments', value: true, keyText: 'PYTORCH_CUDA_ALLOC_CONF', valueText: 'expandable_segments:True' },
+      {
+        key: 'expandableSegments',
+        value: true,
+        keyText: 'PYTORCH_CUDA_ALLOC_CONF',
+        valueText: 'expandable_segments:True',
+      },
       { key: 'emptyCacheSteps', value: 8, keyText: 'torch_empty_cache_steps', valueText: '8' },
     ]);
     assert.equal(facts(r, 'expandableSegments').length, 1);
-    checkFacts('os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")\n', [{ key: 'expandableSegments', value: true }]);
+    checkFacts('os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")\n', [
+      { key: 'expandableSegments', value: true },
+    ]);
   });
 });
 
 describe('analyzeHfPython: GaLore', () => {
   it('optim galore_adamw with optim_target_modules and optim_args: projected AdamW states', () => {
-    const text = 'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", torch_dtype=torch.bfloat16)\n'
-      + 'args = TrainingArguments(output_dir="o", optim="galore_adamw_8bit_layerwise", optim_target_modules=["attn", "mlp"], optim_args="rank=64, update_proj_gap=100, scale=0.10")\n';
-    checkFacts(text, [{ key: 'galore', value: 'galore', keyText: 'optim' }, { key: 'galoreRank', value: 64, keyText: 'optim_args' }]);
+    const text =
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", torch_dtype=torch.bfloat16)\n' +
+      'args = TrainingArguments(output_dir="o", optim="galore_adamw_8bit_layerwise", optim_target_modules=["attn", "mlp"], optim_args="rank=64, update_proj_gap=100, scale=0.10")\n';
+    checkFacts(text, [
+      { key: 'galore', value: 'galore', keyText: 'optim' },
+      { key: 'galoreRank', value: 64, keyText: 'optim_args' },
+    ]);
     const r = resolveText('train.py', text);
     assert.deepEqual(r.setup?.galore, { kind: 'galore', rank: 64, target_modules: ['attn', 'mlp'], layerwise: true });
     assert.equal(r.setup?.optimizer, 'adamw_8bit');
@@ -586,34 +753,46 @@ describe('analyzeHfPython: GaLore', () => {
 
 describe('analyzeHfPython: DoRA', () => {
   it('LoraConfig(use_dora=True) trains DoRA adapters', () => {
-    const text = 'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-3B")\nmodel = get_peft_model(model, LoraConfig(r=32, target_modules=["q_proj", "v_proj"], use_dora=True))\n';
+    const text =
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-3B")\nmodel = get_peft_model(model, LoraConfig(r=32, target_modules=["q_proj", "v_proj"], use_dora=True))\n';
     checkFacts(text, [{ key: 'loraDora', value: true, keyText: 'use_dora', valueText: 'True' }]);
     assert.equal(resolveText('train.py', text).setup?.lora?.use_dora, true);
   });
 });
 
 describe('analyzeHfPython: the dtype a model id is loaded in', () => {
-  const trainer = (load: string): string => `${load}\nargs = TrainingArguments(output_dir="o", bf16=True)\ntrainer = Trainer(model=model, args=args)\n`;
+  const trainer = (load: string): string =>
+    `${load}\nargs = TrainingArguments(output_dir="o", bf16=True)\ntrainer = Trainer(model=model, args=args)\n`;
   it('from_pretrained without a dtype: the checkpoint\'s (transformers 5 dtype="auto"); an explicit dtype wins', () => {
     // meta-llama/Llama-3.2-1B stores torch_dtype bfloat16 in its config.json.
-    const auto = resolveText('train.py', trainer('model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")'));
+    const auto = resolveText(
+      'train.py',
+      trainer('model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")'),
+    );
     assert.equal(auto.setup?.weights_dtype, 'bf16');
     const p = auto.provenance.weights_dtype;
     assert.ok(p?.kind === 'default' && /transformers 5/.test(p.note ?? ''), JSON.stringify(p));
-    const pinned = resolveText('train.py', trainer('model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B", torch_dtype=torch.float32)'));
+    const pinned = resolveText(
+      'train.py',
+      trainer('model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B", torch_dtype=torch.float32)'),
+    );
     assert.equal(pinned.setup?.weights_dtype, 'fp32');
   });
   it('a model id given to a TRL trainer: dtype="auto" unless model_init_kwargs says otherwise', () => {
     const sft = 'args = SFTConfig(output_dir="o")\ntrainer = SFTTrainer(model="meta-llama/Llama-3.2-1B", args=args)\n';
     assert.equal(resolveText('train.py', sft).setup?.weights_dtype, 'bf16');
-    const f32 = 'args = SFTConfig(output_dir="o", model_init_kwargs={"dtype": "float32"})\ntrainer = SFTTrainer(model="meta-llama/Llama-3.2-1B", args=args)\n';
+    const f32 =
+      'args = SFTConfig(output_dir="o", model_init_kwargs={"dtype": "float32"})\ntrainer = SFTTrainer(model="meta-llama/Llama-3.2-1B", args=args)\n';
     assert.equal(resolveText('train.py', f32).setup?.weights_dtype, 'fp32');
   });
 });
 
 describe('analyzeHfPython: GRPO', () => {
   // The TRL GRPO quick start (trl docs, grpo_trainer.md) with LoRA, vLLM colocated and a KL term.
-  const grpo = (args: string, peft = ', peft_config=LoraConfig(r=16, target_modules="all-linear")'): string => `from trl import GRPOConfig, GRPOTrainer
+  const grpo = (
+    args: string,
+    peft = ', peft_config=LoraConfig(r=16, target_modules="all-linear")',
+  ): string => `from trl import GRPOConfig, GRPOTrainer
 from peft import LoraConfig
 
 training_args = GRPOConfig(output_dir="out"${args})
@@ -621,7 +800,9 @@ trainer = GRPOTrainer(model="Qwen/Qwen2.5-7B-Instruct", reward_funcs=reward_len,
 trainer.train()
 `;
   it('reads the generation round, the lengths, the KL reference and the vLLM engine', () => {
-    const text = grpo(', per_device_train_batch_size=8, gradient_accumulation_steps=4, max_prompt_length=512, max_completion_length=1024, beta=0.04, use_vllm=True, vllm_mode="colocate", vllm_gpu_memory_utilization=0.4');
+    const text = grpo(
+      ', per_device_train_batch_size=8, gradient_accumulation_steps=4, max_prompt_length=512, max_completion_length=1024, beta=0.04, use_vllm=True, vllm_mode="colocate", vllm_gpu_memory_utilization=0.4',
+    );
     checkFacts(text, [
       { key: 'rollout', value: 'grpo', keyText: 'GRPOConfig' },
       { key: 'completionLen', value: 1024, keyText: 'max_completion_length', valueText: '1024' },
@@ -631,30 +812,73 @@ trainer.train()
     const r = resolveText('train_grpo.py', text);
     // One round: 8 x 4 completions per GPU; each sequence 512 + 1,024 tokens; beta > 0 with LoRA: the adapters are
     // disabled for the reference; vLLM's importance-sampling correction recomputes the old log-probs.
-    assert.deepEqual(r.setup?.rollout, { objective: 'policy-gradient', batch: 32, completion_len: 1024, engine: 'vllm-colocate', vllm_memory_fraction: 0.4, vllm_tensor_parallel: 1, vllm_sleep: false, vllm_shared_weights: false, reference: 'adapters-off', old_logps: true, gather_weights: true, reward_models: [] });
+    assert.deepEqual(r.setup?.rollout, {
+      objective: 'policy-gradient',
+      batch: 32,
+      completion_len: 1024,
+      engine: 'vllm-colocate',
+      vllm_memory_fraction: 0.4,
+      vllm_tensor_parallel: 1,
+      vllm_sleep: false,
+      vllm_shared_weights: false,
+      reference: 'adapters-off',
+      old_logps: true,
+      gather_weights: true,
+      reward_models: [],
+    });
     assert.equal(r.setup?.seq_len, 1536);
     assert.ok(!r.problems.some((p) => p.code === 'not-modeled'));
     // vllm_tensor_parallel_size splits the colocated engine over GPUs.
-    const tp2 = resolveText('train_grpo.py', text.replace('vllm_gpu_memory_utilization=0.4', 'vllm_gpu_memory_utilization=0.4, vllm_tensor_parallel_size=2'));
+    const tp2 = resolveText(
+      'train_grpo.py',
+      text.replace('vllm_gpu_memory_utilization=0.4', 'vllm_gpu_memory_utilization=0.4, vllm_tensor_parallel_size=2'),
+    );
     assert.equal(tp2.setup?.rollout?.vllm_tensor_parallel, 2);
   });
-  it('fills in TRL\'s defaults and lists them as assumptions', () => {
+  it("fills in TRL's defaults and lists them as assumptions", () => {
     const r = resolveText('train_grpo.py', grpo('', ''));
     // per_device_train_batch_size 8 (TrainingArguments) x steps_per_generation = gradient_accumulation_steps 1; a 512-token
     // prompt and 256 generated tokens; beta 0.0: no reference; use_vllm False: the policy generates itself.
-    assert.deepEqual(r.setup?.rollout, { objective: 'policy-gradient', batch: 8, completion_len: 256, engine: 'generate', vllm_memory_fraction: 0.3, vllm_tensor_parallel: 1, vllm_sleep: false, vllm_shared_weights: false, reference: 'none', old_logps: false, gather_weights: true, reward_models: [] });
+    assert.deepEqual(r.setup?.rollout, {
+      objective: 'policy-gradient',
+      batch: 8,
+      completion_len: 256,
+      engine: 'generate',
+      vllm_memory_fraction: 0.3,
+      vllm_tensor_parallel: 1,
+      vllm_sleep: false,
+      vllm_shared_weights: false,
+      reference: 'none',
+      old_logps: false,
+      gather_weights: true,
+      reward_models: [],
+    });
     assert.equal(r.setup?.seq_len, 768);
     const e = estimate(r.setup!, { provenance: r.provenance });
     assert.ok(e.ok);
     const keys = e.estimate.assumptions.map((a) => a.key);
-    for (const k of ['rollout.batch', 'rollout.completion_len', 'rollout.engine', 'rollout.reference', 'seq_len']) assert.ok(keys.includes(k), k);
+    for (const k of ['rollout.batch', 'rollout.completion_len', 'rollout.engine', 'rollout.reference', 'seq_len'])
+      assert.ok(keys.includes(k), k);
     assert.ok(e.estimate.perGpu.phases.some((p) => p.phase === 'generation'));
   });
   it('counts a reward model given by name: its weights on every GPU and its forward over the round', () => {
-    const text = grpo('', '').replace('reward_funcs=reward_len', 'reward_funcs=[reward_len, "meta-llama/Llama-3.2-1B"]');
-    checkFacts(text, [{ key: 'rewardModels', value: ['meta-llama/Llama-3.2-1B'], keyText: 'reward_funcs', valueText: '[reward_len, "meta-llama/Llama-3.2-1B"]' }]);
+    const text = grpo('', '').replace(
+      'reward_funcs=reward_len',
+      'reward_funcs=[reward_len, "meta-llama/Llama-3.2-1B"]',
+    );
+    checkFacts(text, [
+      {
+        key: 'rewardModels',
+        value: ['meta-llama/Llama-3.2-1B'],
+        keyText: 'reward_funcs',
+        valueText: '[reward_len, "meta-llama/Llama-3.2-1B"]',
+      },
+    ]);
     const r = resolveText('train_grpo.py', text);
-    assert.deepEqual(r.setup?.rollout?.reward_models.map((m) => m.model), ['meta-llama/Llama-3.2-1B']);
+    assert.deepEqual(
+      r.setup?.rollout?.reward_models.map((m) => m.model),
+      ['meta-llama/Llama-3.2-1B'],
+    );
     assert.ok(!r.problems.some((x) => x.code === 'not-modeled'));
     const e = estimate(r.setup!, { provenance: r.provenance });
     assert.ok(e.ok);
@@ -664,7 +888,13 @@ trainer.train()
     assert.equal(w?.bytes, (1_235_814_400 + 2048) * 2);
     assert.ok(!e.estimate.assumptions.some((a) => a.key === 'rollout.reward_models'));
     // A reward model that cannot be resolved (offline, not in the catalog) is a warning that names it.
-    const unknown = resolveText('train_grpo.py', grpo('').replace('reward_funcs=reward_len', 'reward_funcs=[reward_len, "OpenAssistant/reward-model-deberta-v3-large-v2"]'));
+    const unknown = resolveText(
+      'train_grpo.py',
+      grpo('').replace(
+        'reward_funcs=reward_len',
+        'reward_funcs=[reward_len, "OpenAssistant/reward-model-deberta-v3-large-v2"]',
+      ),
+    );
     const p = unknown.problems.filter((x) => x.code === 'not-modeled');
     assert.equal(p.length, 1);
     assert.match(p[0].message, /OpenAssistant\/reward-model-deberta-v3-large-v2.*not counted/);
@@ -682,13 +912,18 @@ trainer = GRPOTrainer(model=model, reward_funcs=[f], args=args, train_dataset=ds
 `;
     const r = resolveText('grpo.py', text);
     const ro = r.setup?.rollout;
-    assert.ok(ro && ro.engine === 'vllm-colocate' && ro.vllm_shared_weights && ro.vllm_memory_fraction === 0.6, JSON.stringify(ro));
+    assert.ok(
+      ro && ro.engine === 'vllm-colocate' && ro.vllm_shared_weights && ro.vllm_memory_fraction === 0.6,
+      JSON.stringify(ro),
+    );
     // On a 40 GiB GPU the engine takes 0.6 x 40 GiB in all, the 4-bit weights it shares with the policy included.
     const gpu = { id: 'A100-40GB', memoryBytes: 40 * 2 ** 30, source: 'test' };
     const e = estimate(r.setup!, { gpu, provenance: r.provenance });
     assert.ok(e.ok);
     const ph = e.estimate.perGpu.phases.find((p) => p.phase === 'optimizer')!;
-    const sharedBytes = ph.components.filter((c) => c.id === 'weights' || c.id === 'quantization-constants').reduce((x, c) => x + c.bytes, 0);
+    const sharedBytes = ph.components
+      .filter((c) => c.id === 'weights' || c.id === 'quantization-constants')
+      .reduce((x, c) => x + c.bytes, 0);
     const engine = ph.components.find((c) => c.id === 'rollout-engine');
     assert.equal(engine?.bytes, Math.round(0.6 * 40 * 2 ** 30 - sharedBytes));
   });
@@ -712,9 +947,12 @@ trainer = GRPOTrainer(model=model, args=args, reward_funcs=[f])
     const u = resolveText('grpo.py', unsloth);
     assert.equal(u.setup?.micro_batch_size, 6);
     assert.equal(u.setup?.rollout?.batch, 6);
-    assert.match(u.provenance.micro_batch_size?.kind === 'default' ? u.provenance.micro_batch_size.note ?? '' : '', /multiple of num_generations \(6\)/);
+    assert.match(
+      u.provenance.micro_batch_size?.kind === 'default' ? (u.provenance.micro_batch_size.note ?? '') : '',
+      /multiple of num_generations \(6\)/,
+    );
   });
-  it('RLOO (TRL 0.23 and later) has GRPO\'s structure, with a reference by default (beta 0.05)', () => {
+  it("RLOO (TRL 0.23 and later) has GRPO's structure, with a reference by default (beta 0.05)", () => {
     const text = grpo(', per_device_train_batch_size=4', '').replace(/GRPO/g, 'RLOO');
     checkFacts(text, [{ key: 'rollout', value: 'rloo', keyText: 'RLOOConfig' }]);
     const r = resolveText('train_rloo.py', text);
@@ -722,14 +960,21 @@ trainer = GRPOTrainer(model=model, args=args, reward_funcs=[f])
     assert.ok(!r.problems.some((p) => p.code === 'not-modeled'));
   });
   it('a generation_batch_size counts every GPU; steps_per_generation above the accumulation recomputes old log-probs', () => {
-    const r = resolveText('train_grpo.py', grpo(', per_device_train_batch_size=4, gradient_accumulation_steps=2, steps_per_generation=8'));
+    const r = resolveText(
+      'train_grpo.py',
+      grpo(', per_device_train_batch_size=4, gradient_accumulation_steps=2, steps_per_generation=8'),
+    );
     assert.equal(r.setup?.rollout?.batch, 32);
     assert.equal(r.setup?.rollout?.old_logps, true);
   });
 });
 
 describe('analyzeHfPython: preference trainers', () => {
-  const script = (extra: string, trainer = 'DPOTrainer', config = 'DPOConfig'): string => `model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype=torch.bfloat16)
+  const script = (
+    extra: string,
+    trainer = 'DPOTrainer',
+    config = 'DPOConfig',
+  ): string => `model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype=torch.bfloat16)
 args = ${config}(output_dir="o", per_device_train_batch_size=2, max_length=1024${extra})
 trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
 `;
@@ -755,7 +1000,9 @@ trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
 
   it('reads precompute_ref_log_probs, an explicit ref_model and the reference-free trainers', () => {
     const pre = script(', precompute_ref_log_probs=True').replace(', PEFT', '');
-    checkFacts(pre, [{ key: 'referenceModel', value: 'precomputed', keyText: 'precompute_ref_log_probs', valueText: 'True' }]);
+    checkFacts(pre, [
+      { key: 'referenceModel', value: 'precomputed', keyText: 'precompute_ref_log_probs', valueText: 'True' },
+    ]);
     assert.equal(resolve(pre)?.preference?.reference, 'precomputed');
     const ref = script('').replace('PEFT', 'ref_model=ref, peft_config=LoraConfig(r=16)');
     assert.equal(resolve(ref)?.preference?.reference, 'copy');
@@ -767,10 +1014,19 @@ trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
     // ORPO and CPO add the chosen half's NLL (trl orpo_trainer.py / cpo_trainer.py); CPO skips it with cpo_alpha=0.
     assert.equal(resolve(orpo)?.preference?.chosen_nll, true);
     assert.equal(resolve(script('', 'CPOTrainer', 'CPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll, true);
-    assert.equal(resolve(script(', cpo_alpha=0.0', 'CPOTrainer', 'CPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll, undefined);
+    assert.equal(
+      resolve(script(', cpo_alpha=0.0', 'CPOTrainer', 'CPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll,
+      undefined,
+    );
     // DPO with rpo_alpha set (even 0) adds the same NLL; unset (None), it does not.
-    assert.equal(resolve(script(', rpo_alpha=1.0', 'DPOTrainer', 'DPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll, true);
-    assert.equal(resolve(script(', rpo_alpha=None', 'DPOTrainer', 'DPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll, undefined);
+    assert.equal(
+      resolve(script(', rpo_alpha=1.0', 'DPOTrainer', 'DPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll,
+      true,
+    );
+    assert.equal(
+      resolve(script(', rpo_alpha=None', 'DPOTrainer', 'DPOConfig').replace(', PEFT', ''))?.preference?.chosen_nll,
+      undefined,
+    );
     // A plain TrainingArguments with a DPOTrainer (older TRL scripts): the trainer names the objective.
     const old = script('', 'DPOTrainer', 'TrainingArguments').replace(', PEFT', '').replace(', max_length=1024', '');
     checkFacts(old, [{ key: 'preference', value: 'dpo', keyText: 'DPOTrainer' }]);
@@ -780,15 +1036,25 @@ trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
 
 describe('resolution of pre-quantized checkpoints', () => {
   it('takes the quantization of a GPTQ or bnb-4bit upload from its quantization_config, and LoRA over it is QLoRA', () => {
-    const script = (id: string): string => `model = AutoModelForCausalLM.from_pretrained("${id}", torch_dtype=torch.bfloat16)\npeft_config = LoraConfig(r=16)\nargs = TrainingArguments(output_dir="o", bf16=True)\n`;
+    const script = (id: string): string =>
+      `model = AutoModelForCausalLM.from_pretrained("${id}", torch_dtype=torch.bfloat16)\npeft_config = LoraConfig(r=16)\nargs = TrainingArguments(output_dir="o", bf16=True)\n`;
     const gptq = resolveText('train.py', script('TheBloke/Llama-2-7B-GPTQ'));
     assert.equal(gptq.setup?.method, 'qlora');
-    assert.deepEqual([gptq.setup?.quantization?.bits, gptq.setup?.quantization?.type, gptq.setup?.quantization?.block_size], [4, 'gptq', 128]);
+    assert.deepEqual(
+      [gptq.setup?.quantization?.bits, gptq.setup?.quantization?.type, gptq.setup?.quantization?.block_size],
+      [4, 'gptq', 128],
+    );
     assert.equal(gptq.provenance.quantization?.kind, 'catalog');
     const bnb = resolveText('train.py', script('unsloth/Meta-Llama-3.1-8B-bnb-4bit'));
-    assert.deepEqual([bnb.setup?.method, bnb.setup?.quantization?.type, bnb.setup?.quantization?.double_quant], ['qlora', 'nf4', true]);
+    assert.deepEqual(
+      [bnb.setup?.method, bnb.setup?.quantization?.type, bnb.setup?.quantization?.double_quant],
+      ['qlora', 'nf4', true],
+    );
     // A quantization written in the files wins over the checkpoint's.
-    const own = resolveText('train.py', script('meta-llama/Llama-3.1-8B') + 'q = BitsAndBytesConfig(load_in_8bit=True)\n');
+    const own = resolveText(
+      'train.py',
+      script('meta-llama/Llama-3.1-8B') + 'q = BitsAndBytesConfig(load_in_8bit=True)\n',
+    );
     assert.deepEqual([own.setup?.quantization?.bits, own.provenance.quantization?.kind], [8, 'file']);
   });
 });
@@ -796,8 +1062,14 @@ describe('resolution of pre-quantized checkpoints', () => {
 describe('detectFormat for Python files', () => {
   it('recognizes training calls whose arguments start on the next line or with a string', () => {
     assert.equal(detectFormat('train.py', 'args = SFTConfig(\n    output_dir="out",\n)\n'), 'hf-python');
-    assert.equal(detectFormat('train.py', 'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")\n'), 'hf-python');
-    assert.equal(detectFormat('train.py', 'model = FastLanguageModel.get_peft_model(\n    model, r=16)\n'), 'hf-python');
+    assert.equal(
+      detectFormat('train.py', 'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")\n'),
+      'hf-python',
+    );
+    assert.equal(
+      detectFormat('train.py', 'model = FastLanguageModel.get_peft_model(\n    model, r=16)\n'),
+      'hf-python',
+    );
     assert.equal(detectFormat('util.py', 'def add(a, b):\n    return a + b\n'), undefined);
   });
 });
@@ -811,16 +1083,29 @@ describe('analyzeHfPython on the fixture programs', () => {
   for (const f of files) {
     it(`matches ${f}.expected.json`, () => {
       const text = fs.readFileSync(path.join(fixturesDir, f), 'utf8');
-      const exp = JSON.parse(fs.readFileSync(path.join(expectedDir, `${f}.expected.json`), 'utf8')) as { format: string; facts: Record<string, unknown>; problems: string[]; references: string[] };
+      const exp = JSON.parse(fs.readFileSync(path.join(expectedDir, `${f}.expected.json`), 'utf8')) as {
+        format: string;
+        facts: Record<string, unknown>;
+        problems: string[];
+        references: string[];
+      };
       const r = analyzeHfPython(text);
       assert.equal(r.format, exp.format);
       for (const [k, v] of Object.entries(exp.facts)) assert.deepEqual(decided(r, k as CanonicalKey), v, k);
       assert.deepEqual([...new Set(r.facts.map((x) => x.key))].sort(), Object.keys(exp.facts).sort(), 'keys found');
-      for (const code of exp.problems) assert.ok(r.problems.some((p) => p.code === code), code);
-      assert.deepEqual(r.references.map((x) => x.path), exp.references);
+      for (const code of exp.problems)
+        assert.ok(
+          r.problems.some((p) => p.code === code),
+          code,
+        );
+      assert.deepEqual(
+        r.references.map((x) => x.path),
+        exp.references,
+      );
       for (const x of r.facts) {
         assert.equal(text.slice(x.keySpan.start, x.keySpan.end).length, x.keySpan.end - x.keySpan.start);
-        if (!x.origin && x.rawKey !== 'pretrained_model_name_or_path') assert.equal(text.slice(x.keySpan.start, x.keySpan.end), x.rawKey, `${x.key} key span`);
+        if (!x.origin && x.rawKey !== 'pretrained_model_name_or_path')
+          assert.equal(text.slice(x.keySpan.start, x.keySpan.end), x.rawKey, `${x.key} key span`);
       }
     });
   }
@@ -829,36 +1114,70 @@ describe('analyzeHfPython on the fixture programs', () => {
 describe('analyzeHfPython property: mutated programs', () => {
   it('never throws and keeps every span inside the text (2,000 runs over our fixtures)', function () {
     this.timeout(60_000);
-    const texts = fs.existsSync(fixturesDir) ? fs.readdirSync(fixturesDir).filter((f) => f.endsWith('.py')).map((f) => fs.readFileSync(path.join(fixturesDir, f), 'utf8')) : [];
+    const texts = fs.existsSync(fixturesDir)
+      ? fs
+          .readdirSync(fixturesDir)
+          .filter((f) => f.endsWith('.py'))
+          .map((f) => fs.readFileSync(path.join(fixturesDir, f), 'utf8'))
+      : [];
     if (texts.length === 0) this.skip();
     const garbage = fc.oneof(
       fc.string({ maxLength: 12 }),
-      fc.constantFrom('(', ')', '"""', "'", '**', '=', ':', '🤗', '—', '\\', '\n', '\r\n', 'TrainingArguments(', 'dict(', '{', '}', '[', 'if x:\n', '@dataclass\n', '\t'),
+      fc.constantFrom(
+        '(',
+        ')',
+        '"""',
+        "'",
+        '**',
+        '=',
+        ':',
+        '🤗',
+        '—',
+        '\\',
+        '\n',
+        '\r\n',
+        'TrainingArguments(',
+        'dict(',
+        '{',
+        '}',
+        '[',
+        'if x:\n',
+        '@dataclass\n',
+        '\t',
+      ),
     );
     const mutation = fc.record({
-      file: fc.nat(), op: fc.constantFrom('truncate', 'delete', 'insert', 'swap'), a: fc.nat(), b: fc.nat(), g: garbage,
+      file: fc.nat(),
+      op: fc.constantFrom('truncate', 'delete', 'insert', 'swap'),
+      a: fc.nat(),
+      b: fc.nat(),
+      g: garbage,
     });
-    fc.assert(fc.property(mutation, (m) => {
-      const src = texts[m.file % texts.length];
-      let t = src;
-      const at = m.a % (src.length + 1);
-      if (m.op === 'truncate') t = src.slice(0, at);
-      else if (m.op === 'delete') t = src.slice(0, at) + src.slice(at + 1);
-      else if (m.op === 'insert') t = src.slice(0, at) + m.g + src.slice(at);
-      else {
-        const lines = src.split('\n');
-        const i = m.a % lines.length;
-        const j = m.b % lines.length;
-        [lines[i], lines[j]] = [lines[j], lines[i]];
-        t = lines.join('\n');
-      }
-      const r = analyzeHfPython(t);
-      const inside = (s: { start: number; end: number }): boolean => s.start >= 0 && s.start <= s.end && s.end <= t.length;
-      for (const f of r.facts) {
-        if (!inside(f.keySpan) || !inside(f.valueSpan) || (f.originSpan && !inside(f.originSpan))) return false;
-      }
-      return r.problems.every((p) => inside(p.span)) && r.references.every((x) => inside(x.span));
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(mutation, (m) => {
+        const src = texts[m.file % texts.length];
+        let t = src;
+        const at = m.a % (src.length + 1);
+        if (m.op === 'truncate') t = src.slice(0, at);
+        else if (m.op === 'delete') t = src.slice(0, at) + src.slice(at + 1);
+        else if (m.op === 'insert') t = src.slice(0, at) + m.g + src.slice(at);
+        else {
+          const lines = src.split('\n');
+          const i = m.a % lines.length;
+          const j = m.b % lines.length;
+          [lines[i], lines[j]] = [lines[j], lines[i]];
+          t = lines.join('\n');
+        }
+        const r = analyzeHfPython(t);
+        const inside = (s: { start: number; end: number }): boolean =>
+          s.start >= 0 && s.start <= s.end && s.end <= t.length;
+        for (const f of r.facts) {
+          if (!inside(f.keySpan) || !inside(f.valueSpan) || (f.originSpan && !inside(f.originSpan))) return false;
+        }
+        return r.problems.every((p) => inside(p.span)) && r.references.every((x) => inside(x.span));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -886,18 +1205,30 @@ trainer.train()
     assert.equal(ro?.completion_len, 64);
     assert.equal(ro?.engine, 'generate');
     assert.equal(ro?.reference, 'adapters-off');
-    assert.deepEqual(ro?.reward_models.map((m) => m.model), ['Qwen/Qwen2.5-0.5B']);
+    assert.deepEqual(
+      ro?.reward_models.map((m) => m.model),
+      ['Qwen/Qwen2.5-0.5B'],
+    );
     assert.equal(r.setup?.seq_len, 512);
     assert.ok(!r.problems.some((p) => p.code === 'not-modeled'), JSON.stringify(r.problems));
     const e = estimate(r.setup!, { provenance: r.provenance });
     assert.ok(e.ok);
     // The reward model (Qwen2.5-0.5B: 494,032,768 params with its tied embeddings; the classification head 896 x 1 instead)
     // sits on the GPU in the policy's dtype.
-    assert.ok(e.estimate.perGpu.phases[0].components.some((c) => c.label.startsWith('Reward model weights (Qwen/Qwen2.5-0.5B')));
-    for (const k of ['rollout.batch', 'rollout.completion_len', 'rollout.reference', 'seq_len']) assert.ok(e.estimate.assumptions.some((a) => a.key === k), k);
+    assert.ok(
+      e.estimate.perGpu.phases[0].components.some((c) => c.label.startsWith('Reward model weights (Qwen/Qwen2.5-0.5B')),
+    );
+    for (const k of ['rollout.batch', 'rollout.completion_len', 'rollout.reference', 'seq_len'])
+      assert.ok(
+        e.estimate.assumptions.some((a) => a.key === k),
+        k,
+      );
   });
   it('reads max_new_tokens, max_length and vLLM (colocated by default, 0.55 of the GPU); a reward model object it cannot name is a warning', () => {
-    const r = resolveText('online_dpo.py', script('training_args.reward_model_path', ', max_new_tokens=128, max_length=1024, use_vllm=True'));
+    const r = resolveText(
+      'online_dpo.py',
+      script('training_args.reward_model_path', ', max_new_tokens=128, max_length=1024, use_vllm=True'),
+    );
     assert.equal(r.setup?.rollout?.completion_len, 128);
     assert.equal(r.setup?.seq_len, 1024);
     assert.equal(r.setup?.rollout?.engine, 'vllm-colocate');
@@ -912,9 +1243,12 @@ trainer.train()
 });
 
 describe('analyzeHfPython: sequence classifiers and reward models', () => {
-  it('reads the head from from_pretrained\'s class and num_labels: no vocabulary logits, the head swapped in the count', () => {
-    const r = resolveText('cls.py', 'model = AutoModelForSequenceClassification.from_pretrained("meta-llama/Llama-3.1-8B", num_labels=3, torch_dtype="bfloat16")\n'
-      + 'args = TrainingArguments(output_dir="o", per_device_train_batch_size=4, bf16=True)\n');
+  it("reads the head from from_pretrained's class and num_labels: no vocabulary logits, the head swapped in the count", () => {
+    const r = resolveText(
+      'cls.py',
+      'model = AutoModelForSequenceClassification.from_pretrained("meta-llama/Llama-3.1-8B", num_labels=3, torch_dtype="bfloat16")\n' +
+        'args = TrainingArguments(output_dir="o", per_device_train_batch_size=4, bf16=True)\n',
+    );
     assert.deepEqual([r.setup?.head, r.setup?.num_labels], ['seq_cls', 3]);
     const e = estimate(r.setup!, { provenance: r.provenance });
     assert.ok(e.ok);
@@ -924,8 +1258,11 @@ describe('analyzeHfPython: sequence classifiers and reward models', () => {
     assert.ok(!e.estimate.perGpu.phases.some((p) => p.components.some((c) => c.id === 'logits-loss')));
   });
   it('RewardTrainer: a one-label classifier trained on the chosen and the rejected sequence of each pair', () => {
-    const r = resolveText('reward.py', 'from trl import RewardConfig, RewardTrainer\nargs = RewardConfig(output_dir="rm", per_device_train_batch_size=4, max_length=1024, bf16=True)\n'
-      + 'trainer = RewardTrainer(model="Qwen/Qwen2.5-0.5B", args=args, train_dataset=ds)\n');
+    const r = resolveText(
+      'reward.py',
+      'from trl import RewardConfig, RewardTrainer\nargs = RewardConfig(output_dir="rm", per_device_train_batch_size=4, max_length=1024, bf16=True)\n' +
+        'trainer = RewardTrainer(model="Qwen/Qwen2.5-0.5B", args=args, train_dataset=ds)\n',
+    );
     assert.deepEqual([r.setup?.head, r.setup?.num_labels], ['seq_cls', 1]);
     assert.deepEqual(r.setup?.preference, { reference: 'none', logps: 'rows', paired: true });
     const e = estimate(r.setup!, { provenance: r.provenance });
@@ -936,8 +1273,9 @@ describe('analyzeHfPython: sequence classifiers and reward models', () => {
 });
 
 describe('analyzeHfPython: label smoothing', () => {
-  it('label_smoothing_factor above 0 hands the loss to the HF Trainer\'s LabelSmoother', () => {
-    const text = (f: string): string => `model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B", torch_dtype="bfloat16")\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=4, bf16=True, label_smoothing_factor=${f})\n`;
+  it("label_smoothing_factor above 0 hands the loss to the HF Trainer's LabelSmoother", () => {
+    const text = (f: string): string =>
+      `model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B", torch_dtype="bfloat16")\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=4, bf16=True, label_smoothing_factor=${f})\n`;
     assert.equal(resolveText('train.py', text('0.1')).setup?.label_smoothing, true);
     assert.equal(resolveText('train.py', text('0.0')).setup?.label_smoothing, undefined);
   });

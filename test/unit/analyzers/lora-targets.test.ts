@@ -11,31 +11,46 @@ import { resolveText } from '../helpers';
 
 const load = (id: string): string => `model = AutoModelForCausalLM.from_pretrained("${id}")\n`;
 const targets = (r: PipelineResult): unknown => r.setup?.lora?.target_modules;
-const warnings = (r: PipelineResult): string[] => r.problems.filter((p) => p.severity === 'warning').map((p) => `${p.line}:${p.column} ${p.message}`);
+const warnings = (r: PipelineResult): string[] =>
+  r.problems.filter((p) => p.severity === 'warning').map((p) => `${p.line}:${p.column} ${p.message}`);
 
 describe('LoRA targets as PEFT reads them', () => {
   it('a str target_modules is a regular expression over full module names', () => {
     // The vision-tower exclusion pattern of multimodal fine-tuning scripts (PEFT docs, "target_modules" as a regex).
-    const r = resolveText('/w/train.py', `${load('meta-llama/Llama-3.1-8B')}config = LoraConfig(r=16, target_modules=r"^(?!.*vision_tower).*\\.(q_proj|k_proj|v_proj|o_proj)$")\n`);
+    const r = resolveText(
+      '/w/train.py',
+      `${load('meta-llama/Llama-3.1-8B')}config = LoraConfig(r=16, target_modules=r"^(?!.*vision_tower).*\\.(q_proj|k_proj|v_proj|o_proj)$")\n`,
+    );
     assert.ok(r.setup, JSON.stringify(r.problems));
     assert.deepEqual(targets(r), ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
     assert.deepEqual(warnings(r), []);
-    const gpt2 = resolveText('/w/train.py', `${load('openai-community/gpt2')}config = LoraConfig(r=8, target_modules=r".*\\.c_attn")\n`);
+    const gpt2 = resolveText(
+      '/w/train.py',
+      `${load('openai-community/gpt2')}config = LoraConfig(r=8, target_modules=r".*\\.c_attn")\n`,
+    );
     assert.deepEqual(targets(gpt2), ['c_attn']);
     // The fact is the pattern, located at it.
-    const facts = analyzeHfPython('config = LoraConfig(target_modules=".*q_proj")\n').facts.filter((f) => f.key === 'loraTargetRegex');
-    assert.deepEqual(facts.map((f) => f.value), ['.*q_proj']);
+    const facts = analyzeHfPython('config = LoraConfig(target_modules=".*q_proj")\n').facts.filter(
+      (f) => f.key === 'loraTargetRegex',
+    );
+    assert.deepEqual(
+      facts.map((f) => f.value),
+      ['.*q_proj'],
+    );
   });
 
-  it('a bare name as a str matches no full module name: PEFT raises, said at the value with the model\'s modules', () => {
+  it("a bare name as a str matches no full module name: PEFT raises, said at the value with the model's modules", () => {
     const text = `${load('meta-llama/Llama-3.1-8B')}config = LoraConfig(r=8, target_modules="q_proj")\n`;
     const r = resolveText('/w/train.py', text);
     const w = warnings(r);
     assert.equal(w.length, 1, JSON.stringify(w));
-    assert.match(w[0], /^2:41 target_modules q_proj is a regular expression .* matches none of this llama model's: PEFT raises .* Its linear modules: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj$/);
+    assert.match(
+      w[0],
+      /^2:41 target_modules q_proj is a regular expression .* matches none of this llama model's: PEFT raises .* Its linear modules: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj$/,
+    );
   });
 
-  it('LoraConfig() without target_modules takes PEFT\'s default for the model type', () => {
+  it("LoraConfig() without target_modules takes PEFT's default for the model type", () => {
     assert.deepEqual(PEFT_LORA_DEFAULT_TARGETS.bloom, ['query_key_value']);
     const bloom = resolveText('/w/train.py', `${load('bigscience/bloom-560m')}config = LoraConfig(r=8)\n`);
     assert.deepEqual(targets(bloom), ['query_key_value']);
@@ -45,16 +60,34 @@ describe('LoRA targets as PEFT reads them', () => {
     assert.deepEqual(targets(llama), ['q_proj', 'v_proj']);
     // A model type PEFT has no default for: get_peft_model raises; said at LoraConfig.
     const moe = resolveText('/w/train.py', `${load('Qwen/Qwen3-30B-A3B')}config = LoraConfig(r=8)\n`);
-    assert.match(warnings(moe).join('\n'), /^2:10 no target_modules, and PEFT has no default for model_type qwen3_moe: get_peft_model raises/m);
+    assert.match(
+      warnings(moe).join('\n'),
+      /^2:10 no target_modules, and PEFT has no default for model_type qwen3_moe: get_peft_model raises/m,
+    );
   });
 
   it('a list that names no module of the model is a located warning, and a partly wrong one names the strays', () => {
-    const none = resolveText('/w/train.py', `${load('meta-llama/Llama-3.1-8B')}config = LoraConfig(r=8, target_modules=["query_key_value"])\n`);
-    assert.match(warnings(none).join('\n'), /^2:41 none of the LoRA target modules \(query_key_value\) is a module of this llama model: PEFT raises .*Its linear modules: q_proj, k_proj/m);
-    const some = resolveText('/w/train.py', `${load('openai-community/gpt2')}config = LoraConfig(r=8, target_modules=["q_proj", "c_attn"])\n`);
-    assert.match(warnings(some).join('\n'), /^2:41 q_proj: not a module of this gpt2 model; PEFT adapts the other targets/m);
+    const none = resolveText(
+      '/w/train.py',
+      `${load('meta-llama/Llama-3.1-8B')}config = LoraConfig(r=8, target_modules=["query_key_value"])\n`,
+    );
+    assert.match(
+      warnings(none).join('\n'),
+      /^2:41 none of the LoRA target modules \(query_key_value\) is a module of this llama model: PEFT raises .*Its linear modules: q_proj, k_proj/m,
+    );
+    const some = resolveText(
+      '/w/train.py',
+      `${load('openai-community/gpt2')}config = LoraConfig(r=8, target_modules=["q_proj", "c_attn"])\n`,
+    );
+    assert.match(
+      warnings(some).join('\n'),
+      /^2:41 q_proj: not a module of this gpt2 model; PEFT adapts the other targets/m,
+    );
     // PEFT's suffix rule: "self_attn.q_proj" reaches q_proj.
-    const dotted = resolveText('/w/train.py', `${load('meta-llama/Llama-3.1-8B')}config = LoraConfig(r=8, target_modules=["self_attn.q_proj", "v_proj"])\n`);
+    const dotted = resolveText(
+      '/w/train.py',
+      `${load('meta-llama/Llama-3.1-8B')}config = LoraConfig(r=8, target_modules=["self_attn.q_proj", "v_proj"])\n`,
+    );
     assert.deepEqual(targets(dotted), ['q_proj', 'v_proj']);
     assert.deepEqual(warnings(dotted), []);
   });
@@ -71,7 +104,15 @@ describe('LoRA targets as PEFT reads them', () => {
       '    else ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]))',
       '',
     ].join('\n');
-    assert.deepEqual(targets(resolveText('/w/train.py', dora)), ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']);
+    assert.deepEqual(targets(resolveText('/w/train.py', dora)), [
+      'q_proj',
+      'k_proj',
+      'v_proj',
+      'o_proj',
+      'gate_proj',
+      'up_proj',
+      'down_proj',
+    ]);
     const split = resolveText('/w/train.py', dora.replace('default=None', 'default="q_proj,v_proj"'));
     assert.deepEqual(targets(split), ['q_proj', 'v_proj']);
     // huggingface/peft examples/sft/train.py: `lora_target_modules: Optional[str] = field(default="q_proj,k_proj,...")`,
@@ -92,11 +133,25 @@ describe('LoRA targets as PEFT reads them', () => {
     ].join('\n');
     const alone = analyzeHfPython(script).facts.find((f) => f.key === 'loraTargets');
     assert.deepEqual(alone?.value, ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'down_proj', 'up_proj', 'gate_proj']);
-    const launcher = 'torchrun --nproc_per_node 2 train.py --model_name_or_path meta-llama/Llama-3.1-8B --use_peft_lora True --lora_r 8 \\\n  --lora_target_modules "q_proj,k_proj,v_proj,o_proj,up_proj,gate_proj" --output_dir o\n';
-    const reader = { read: (): string | undefined => undefined, join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r) };
-    const r = runPipeline([{ file: '/w/run.sh', text: launcher }, { file: '/w/train.py', text: script }], reader, {});
+    const launcher =
+      'torchrun --nproc_per_node 2 train.py --model_name_or_path meta-llama/Llama-3.1-8B --use_peft_lora True --lora_r 8 \\\n  --lora_target_modules "q_proj,k_proj,v_proj,o_proj,up_proj,gate_proj" --output_dir o\n';
+    const reader = {
+      read: (): string | undefined => undefined,
+      join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),
+    };
+    const r = runPipeline(
+      [
+        { file: '/w/run.sh', text: launcher },
+        { file: '/w/train.py', text: script },
+      ],
+      reader,
+      {},
+    );
     assert.ok(r.setup, JSON.stringify(r.problems));
     assert.deepEqual(targets(r), ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'up_proj', 'gate_proj']);
-    assert.deepEqual(warnings(r).filter((w) => /target/.test(w)), []);
+    assert.deepEqual(
+      warnings(r).filter((w) => /target/.test(w)),
+      [],
+    );
   });
 });

@@ -29,25 +29,54 @@ describe('pins: transformers and torch versions from dependency files', () => {
 
   it('the pipeline takes the pin beside the config or above it, with its file and line; a version in the files wins', () => {
     const files = new Map<string, string>([['/w/requirements.txt', 'peft\ntransformers==4.57.1\ntorch==2.4.0\n']]);
-    const reader = { read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')), join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}` };
+    const reader = {
+      read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')),
+      join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}`,
+    };
     const text = 'model: mistralai/Mixtral-8x7B-v0.1\nmethod: qlora\nquantization: { bits: 4 }\n';
     const r = runPipeline([{ file: '/w/configs/run.vram.yaml', text }], reader, {});
     assert.equal(r.setup?.transformers_version, '4.57.1');
     assert.equal(r.setup?.pytorch_version, '2.4.0');
-    assert.deepEqual(r.provenance.transformers_version, { kind: 'file', file: '/w/configs/../requirements.txt', line: 2, key: 'transformers' });
-    const pinned = runPipeline([{ file: '/w/configs/run.vram.yaml', text: `${text}transformers_version: "5.1"\n` }], reader, {});
+    assert.deepEqual(r.provenance.transformers_version, {
+      kind: 'file',
+      file: '/w/configs/../requirements.txt',
+      line: 2,
+      key: 'transformers',
+    });
+    const pinned = runPipeline(
+      [{ file: '/w/configs/run.vram.yaml', text: `${text}transformers_version: "5.1"\n` }],
+      reader,
+      {},
+    );
     assert.equal(pinned.setup?.transformers_version, '5.1');
     assert.equal(pinned.setup?.pytorch_version, '2.4.0');
   });
 
-  it('takes a torchao pin for a torchtune config (its NF4 weights are torchao\'s), not for other trainers', () => {
+  it("takes a torchao pin for a torchtune config (its NF4 weights are torchao's), not for other trainers", () => {
     const files = new Map<string, string>([['/w/requirements.txt', 'torch==2.2.2\ntorchao==0.1\n']]);
-    const reader = { read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')), join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}` };
+    const reader = {
+      read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')),
+      join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}`,
+    };
     const tt = 'model:\n  _component_: torchtune.models.llama2.qlora_llama2_7b\nbatch_size: 2\ndtype: bf16\n';
     const r = runPipeline([{ file: '/w/configs/7B_qlora.yaml', text: tt }], reader, {});
     assert.equal(r.setup?.torchao_version, '0.1');
-    assert.deepEqual(r.provenance.torchao_version, { kind: 'file', file: '/w/configs/../requirements.txt', line: 2, key: 'torchao' });
-    const other = runPipeline([{ file: '/w/configs/run.vram.yaml', text: 'model: meta-llama/Llama-2-7b-hf\nmethod: qlora\nquantization: { bits: 4 }\n' }], reader, {});
+    assert.deepEqual(r.provenance.torchao_version, {
+      kind: 'file',
+      file: '/w/configs/../requirements.txt',
+      line: 2,
+      key: 'torchao',
+    });
+    const other = runPipeline(
+      [
+        {
+          file: '/w/configs/run.vram.yaml',
+          text: 'model: meta-llama/Llama-2-7b-hf\nmethod: qlora\nquantization: { bits: 4 }\n',
+        },
+      ],
+      reader,
+      {},
+    );
     assert.equal(other.setup?.torchao_version, undefined);
     assert.equal(other.setup?.pytorch_version, '2.2.2');
   });

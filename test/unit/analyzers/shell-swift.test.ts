@@ -12,7 +12,9 @@ type Want = [CanonicalKey, FactValue | '?', string, string];
 
 function checkFacts(text: string, want: readonly Want[]): ConfigFacts {
   const r = analyzeShell(text);
-  const list = r.facts.map((f) => `${f.key}=${JSON.stringify(f.value)} [${text.slice(f.keySpan.start, f.keySpan.end)}]`).join('; ');
+  const list = r.facts
+    .map((f) => `${f.key}=${JSON.stringify(f.value)} [${text.slice(f.keySpan.start, f.keySpan.end)}]`)
+    .join('; ');
   for (const [key, value, keyText, valueText] of want) {
     const found = r.facts.filter((f) => f.key === key && text.slice(f.keySpan.start, f.keySpan.end) === keyText);
     assert.ok(found.length > 0, `no ${key} fact at '${keyText}'; facts: ${list}`);
@@ -93,60 +95,113 @@ describe('shell analyzer: ms-swift command lines', () => {
   it('is a launch script by its swift sft / pt / rlhf line', () => {
     assert.equal(detectFormat('train.sh', QLORA), 'shell');
     assert.equal(detectFormat('run.sh', 'swift rlhf --rlhf_type kto --model Qwen/Qwen2.5-0.5B\n'), 'shell');
-    assert.equal(analyzeShell('swift infer --model Qwen/Qwen2.5-7B-Instruct\n').facts.length, 0, 'swift infer is not training');
+    assert.equal(
+      analyzeShell('swift infer --model Qwen/Qwen2.5-7B-Instruct\n').facts.length,
+      0,
+      'swift infer is not training',
+    );
   });
 
   it('reads the QLoRA example: bnb 4-bit nf4 with double quantization, LoRA as QLoRA, bf16 weights and autocast', () => {
     const r = checkFacts(QLORA, [
       ['model', 'Qwen/Qwen2.5-7B-Instruct', '--model', 'Qwen/Qwen2.5-7B-Instruct'],
       ['method', 'qlora', '--train_type', 'lora'],
-      ['quantBits', 4, '--quant_bits', '4'], ['quantType', 'nf4', '--bnb_4bit_quant_type', 'nf4'],
+      ['quantBits', 4, '--quant_bits', '4'],
+      ['quantType', 'nf4', '--bnb_4bit_quant_type', 'nf4'],
       ['doubleQuant', true, '--bnb_4bit_use_double_quant', 'true'],
-      ['weightsDtype', 'bf16', '--torch_dtype', 'bfloat16'], ['mixedPrecision', 'bf16', '--torch_dtype', 'bfloat16'],
-      ['microBatchSize', 1, '--per_device_train_batch_size', '1'], ['evalBatchSize', 1, '--per_device_eval_batch_size', '1'],
-      ['loraR', 8, '--lora_rank', '8'], ['loraAlpha', 32, '--lora_alpha', '32'], ['loraTargets', 'all-linear', '--target_modules', 'all-linear'],
-      ['gradientAccumulationSteps', 16, '--gradient_accumulation_steps', '16'], ['seqLen', 2048, '--max_length', '2048'],
+      ['weightsDtype', 'bf16', '--torch_dtype', 'bfloat16'],
+      ['mixedPrecision', 'bf16', '--torch_dtype', 'bfloat16'],
+      ['microBatchSize', 1, '--per_device_train_batch_size', '1'],
+      ['evalBatchSize', 1, '--per_device_eval_batch_size', '1'],
+      ['loraR', 8, '--lora_rank', '8'],
+      ['loraAlpha', 32, '--lora_alpha', '32'],
+      ['loraTargets', 'all-linear', '--target_modules', 'all-linear'],
+      ['gradientAccumulationSteps', 16, '--gradient_accumulation_steps', '16'],
+      ['seqLen', 2048, '--max_length', '2048'],
       ['gpusPerNode', 1, 'swift', 'swift'],
     ]);
     assert.deepEqual(r.tools, ['ms-swift']);
     assert.ok(r.facts.every((f) => f.tool === 'ms-swift'));
-    assert.equal(fact(r, 'model')?.value, 'Qwen/Qwen2.5-7B-Instruct', '--model_name is the self-cognition name, not the model');
-    assert.deepEqual(r.problems.filter((p) => p.severity !== 'info'), []);
+    assert.equal(
+      fact(r, 'model')?.value,
+      'Qwen/Qwen2.5-7B-Instruct',
+      '--model_name is the self-cognition name, not the model',
+    );
+    assert.deepEqual(
+      r.problems.filter((p) => p.severity !== 'info'),
+      [],
+    );
   });
 
   it('NPROC_PER_NODE and NNODES are the torchrun swift starts; a preset DeepSpeed config is its stage and offload', () => {
     const r = checkFacts(ZERO3, [
-      ['gpusPerNode', 2, 'NPROC_PER_NODE', '$nproc_per_node'], ['gradientAccumulationSteps', '?', '--gradient_accumulation_steps', '$(expr 16 / $nproc_per_node)'],
-      ['deepspeedConfig', 'zero3', '--deepspeed', 'zero3'], ['zeroStage', 3, '--deepspeed', 'zero3'],
-      ['offloadOptimizer', 'none', '--deepspeed', 'zero3'], ['offloadParams', 'none', '--deepspeed', 'zero3'],
+      ['gpusPerNode', 2, 'NPROC_PER_NODE', '$nproc_per_node'],
+      ['gradientAccumulationSteps', '?', '--gradient_accumulation_steps', '$(expr 16 / $nproc_per_node)'],
+      ['deepspeedConfig', 'zero3', '--deepspeed', 'zero3'],
+      ['zeroStage', 3, '--deepspeed', 'zero3'],
+      ['offloadOptimizer', 'none', '--deepspeed', 'zero3'],
+      ['offloadParams', 'none', '--deepspeed', 'zero3'],
     ]);
     assert.deepEqual(r.references, [], 'a preset is not a file');
     const d = checkFacts(DPO_FULL, [
-      ['method', 'full', '--train_type', 'full'], ['preference', 'dpo', '--rlhf_type', 'dpo'], ['gpusPerNode', 4, 'NPROC_PER_NODE', '4'],
-      ['zeroStage', 3, '--deepspeed', 'zero3_offload'], ['offloadOptimizer', 'cpu', '--deepspeed', 'zero3_offload'],
-      ['offloadParams', 'cpu', '--deepspeed', 'zero3_offload'], ['attention', 'flash', '--attn_impl', 'flash_attn'], ['seqLen', 8192, '--max_length', '8192'],
+      ['method', 'full', '--train_type', 'full'],
+      ['preference', 'dpo', '--rlhf_type', 'dpo'],
+      ['gpusPerNode', 4, 'NPROC_PER_NODE', '4'],
+      ['zeroStage', 3, '--deepspeed', 'zero3_offload'],
+      ['offloadOptimizer', 'cpu', '--deepspeed', 'zero3_offload'],
+      ['offloadParams', 'cpu', '--deepspeed', 'zero3_offload'],
+      ['attention', 'flash', '--attn_impl', 'flash_attn'],
+      ['seqLen', 8192, '--max_length', '8192'],
     ]);
-    assert.deepEqual(d.problems.filter((p) => p.severity !== 'info'), []);
-    checkFacts('NNODES=2 NPROC_PER_NODE=8 swift pt --model Qwen/Qwen2.5-7B --train_type full\n', [['nodes', 2, 'NNODES', '2'], ['gpusPerNode', 8, 'NPROC_PER_NODE', '8']]);
+    assert.deepEqual(
+      d.problems.filter((p) => p.severity !== 'info'),
+      [],
+    );
+    checkFacts('NNODES=2 NPROC_PER_NODE=8 swift pt --model Qwen/Qwen2.5-7B --train_type full\n', [
+      ['nodes', 2, 'NNODES', '2'],
+      ['gpusPerNode', 8, 'NPROC_PER_NODE', '8'],
+    ]);
   });
 
   it('a DeepSpeed path is a reference, as --deepspeed elsewhere', () => {
-    const r = checkFacts('NPROC_PER_NODE=2 swift sft --model Qwen/Qwen2.5-7B --deepspeed ./ds_z2.json\n', [['deepspeedConfig', './ds_z2.json', '--deepspeed', './ds_z2.json']]);
-    assert.deepEqual(r.references.map((x) => [x.kind, x.path]), [['deepspeed', './ds_z2.json']]);
+    const r = checkFacts('NPROC_PER_NODE=2 swift sft --model Qwen/Qwen2.5-7B --deepspeed ./ds_z2.json\n', [
+      ['deepspeedConfig', './ds_z2.json', '--deepspeed', './ds_z2.json'],
+    ]);
+    assert.deepEqual(
+      r.references.map((x) => [x.kind, x.path]),
+      [['deepspeed', './ds_z2.json']],
+    );
     assert.equal(fact(r, 'zeroStage'), undefined);
   });
 
   it("swift's defaults made explicit at the subcommand: LoRA, the accumulation from the world size, the model's length", () => {
     const text = 'NPROC_PER_NODE=4 swift sft --model Qwen/Qwen2.5-7B-Instruct --per_device_train_batch_size 2\n';
     const r = analyzeShell(text);
-    const at = (key: CanonicalKey) => { const f = fact(r, key)!; return [f.value, text.slice(f.keySpan.start, f.keySpan.end), f.origin]; };
+    const at = (key: CanonicalKey) => {
+      const f = fact(r, key)!;
+      return [f.value, text.slice(f.keySpan.start, f.keySpan.end), f.origin];
+    };
     assert.deepEqual(at('method'), ['lora', 'sft', 'call-default']);
     // max(1, ceil(16 / 2 / 4)) = 2 (swift/trainers/arguments.py)
     assert.deepEqual(at('gradientAccumulationSteps'), [2, 'sft', 'call-default']);
-    assert.ok(isUnknown(fact(r, 'seqLen')!.value) && /max_model_len/.test((fact(r, 'seqLen')!.value as { unknown: string }).unknown));
-    assert.equal(analyzeShell('swift sft --model m/x --per_device_train_batch_size 32\n').facts.find((f) => f.key === 'gradientAccumulationSteps')?.value, 1);
-    assert.ok(isUnknown(analyzeShell('NPROC_PER_NODE=$N swift sft --model m/x\n').facts.find((f) => f.key === 'gradientAccumulationSteps')!.value),
-      'an unknown world size leaves the accumulation unknown');
+    assert.ok(
+      isUnknown(fact(r, 'seqLen')!.value) &&
+        /max_model_len/.test((fact(r, 'seqLen')!.value as { unknown: string }).unknown),
+    );
+    assert.equal(
+      analyzeShell('swift sft --model m/x --per_device_train_batch_size 32\n').facts.find(
+        (f) => f.key === 'gradientAccumulationSteps',
+      )?.value,
+      1,
+    );
+    assert.ok(
+      isUnknown(
+        analyzeShell('NPROC_PER_NODE=$N swift sft --model m/x\n').facts.find(
+          (f) => f.key === 'gradientAccumulationSteps',
+        )!.value,
+      ),
+      'an unknown world size leaves the accumulation unknown',
+    );
     // 4.x spelling, and the quantized LoRA default.
     assert.equal(fact(analyzeShell('swift sft --model m/x --tuner_type full\n'), 'method')?.value, 'full');
     assert.equal(fact(analyzeShell('swift sft --model m/x --quant_bits 4\n'), 'method')?.value, 'qlora');
@@ -155,12 +210,21 @@ describe('shell analyzer: ms-swift command lines', () => {
   it('swift rlhf: dpo by default, the preference and rollout objectives, ppo not modeled', () => {
     assert.equal(fact(analyzeShell('swift rlhf --model m/x\n'), 'preference')?.value, 'dpo');
     assert.equal(fact(analyzeShell('swift rlhf --rlhf_type kto --model m/x\n'), 'preference')?.value, 'kto');
-    assert.equal(fact(analyzeShell('swift rlhf --rlhf_type simpo --model m/x\n'), 'preference')?.value, 'reference-free');
+    assert.equal(
+      fact(analyzeShell('swift rlhf --rlhf_type simpo --model m/x\n'), 'preference')?.value,
+      'reference-free',
+    );
     assert.equal(fact(analyzeShell('swift rlhf --rlhf_type rm --model m/x\n'), 'preference')?.value, 'reward');
-    const g = checkFacts('swift rlhf --rlhf_type grpo --model Qwen/Qwen2.5-7B --use_vllm true --vllm_mode colocate --num_generations 8 --max_completion_length 1024\n', [
-      ['rollout', 'grpo', '--rlhf_type', 'grpo'], ['useVllm', true, '--use_vllm', 'true'], ['vllmMode', 'colocate', '--vllm_mode', 'colocate'],
-      ['numGenerations', 8, '--num_generations', '8'], ['completionLen', 1024, '--max_completion_length', '1024'],
-    ]);
+    const g = checkFacts(
+      'swift rlhf --rlhf_type grpo --model Qwen/Qwen2.5-7B --use_vllm true --vllm_mode colocate --num_generations 8 --max_completion_length 1024\n',
+      [
+        ['rollout', 'grpo', '--rlhf_type', 'grpo'],
+        ['useVllm', true, '--use_vllm', 'true'],
+        ['vllmMode', 'colocate', '--vllm_mode', 'colocate'],
+        ['numGenerations', 8, '--num_generations', '8'],
+        ['completionLen', 1024, '--max_completion_length', '1024'],
+      ],
+    );
     assert.equal(fact(g, 'preference'), undefined);
     const ppo = analyzeShell('swift rlhf --rlhf_type ppo --model m/x\n');
     assert.ok(ppo.problems.some((p) => p.code === 'not-modeled' && p.rawKey === '--rlhf_type'));
@@ -181,25 +245,42 @@ describe('shell analyzer: ms-swift command lines', () => {
   });
 
   it('--torch_dtype float16 turns on fp16 autocast unless --bf16 / --fp16 say otherwise; --model_type alone is no model', () => {
-    checkFacts('swift sft --model m/x --torch_dtype float16\n', [['weightsDtype', 'fp16', '--torch_dtype', 'float16'], ['mixedPrecision', 'fp16', '--torch_dtype', 'float16']]);
-    assert.equal(fact(analyzeShell('swift sft --model m/x --torch_dtype float16 --bf16 true\n'), 'mixedPrecision'), undefined);
+    checkFacts('swift sft --model m/x --torch_dtype float16\n', [
+      ['weightsDtype', 'fp16', '--torch_dtype', 'float16'],
+      ['mixedPrecision', 'fp16', '--torch_dtype', 'float16'],
+    ]);
+    assert.equal(
+      fact(analyzeShell('swift sft --model m/x --torch_dtype float16 --bf16 true\n'), 'mixedPrecision'),
+      undefined,
+    );
     assert.equal(fact(analyzeShell('swift sft --model_type qwen2_5 --dataset d\n'), 'model'), undefined);
   });
 
   it('an argument file (`swift sft args.yaml`, 3.x `--config`) is not read, so no default is made explicit where it may set one', () => {
     const text = 'NPROC_PER_NODE=2 \\\nCUDA_VISIBLE_DEVICES=0,1 \\\nswift sft examples/yaml/deepspeed/sft.yaml\n';
     const r = checkFacts(text, [['gpusPerNode', 2, 'NPROC_PER_NODE', '2']]);
-    assert.deepEqual(r.facts.map((f) => f.key), ['gpusPerNode']);
-    assert.ok(r.problems.some((p) => p.code === 'not-static' && text.slice(p.span.start, p.span.end) === 'examples/yaml/deepspeed/sft.yaml'));
+    assert.deepEqual(
+      r.facts.map((f) => f.key),
+      ['gpusPerNode'],
+    );
+    assert.ok(
+      r.problems.some(
+        (p) => p.code === 'not-static' && text.slice(p.span.start, p.span.end) === 'examples/yaml/deepspeed/sft.yaml',
+      ),
+    );
     const c = analyzeShell('swift rlhf --config dpo.yaml --model m/x\n');
     assert.deepEqual(c.facts.map((f) => f.key).sort(), ['gpusPerNode', 'model']);
   });
 
   it("swift's entry script under a launcher (swift/cli/sft.py, -m swift.cli.rlhf): the launcher's processes, swift's flags", () => {
-    const text = 'nnodes=2\nnproc_per_node=4\ntorchrun --nproc_per_node=$nproc_per_node --nnodes=$nnodes swift/cli/sft.py \\\n    --model Qwen/Qwen2.5-7B-Instruct --tuner_type full --torch_dtype bfloat16 --per_device_train_batch_size 1\n';
+    const text =
+      'nnodes=2\nnproc_per_node=4\ntorchrun --nproc_per_node=$nproc_per_node --nnodes=$nnodes swift/cli/sft.py \\\n    --model Qwen/Qwen2.5-7B-Instruct --tuner_type full --torch_dtype bfloat16 --per_device_train_batch_size 1\n';
     const r = checkFacts(text, [
-      ['gpusPerNode', 4, '--nproc_per_node', '$nproc_per_node'], ['nodes', 2, '--nnodes', '$nnodes'], ['model', 'Qwen/Qwen2.5-7B-Instruct', '--model', 'Qwen/Qwen2.5-7B-Instruct'],
-      ['method', 'full', '--tuner_type', 'full'], ['weightsDtype', 'bf16', '--torch_dtype', 'bfloat16'],
+      ['gpusPerNode', 4, '--nproc_per_node', '$nproc_per_node'],
+      ['nodes', 2, '--nnodes', '$nnodes'],
+      ['model', 'Qwen/Qwen2.5-7B-Instruct', '--model', 'Qwen/Qwen2.5-7B-Instruct'],
+      ['method', 'full', '--tuner_type', 'full'],
+      ['weightsDtype', 'bf16', '--torch_dtype', 'bfloat16'],
       // max(1, ceil(16 / 1 / (4 x 2))) over the launcher's 8 processes
       ['gradientAccumulationSteps', 2, 'swift/cli/sft.py', 'swift/cli/sft.py'],
     ]);
@@ -230,7 +311,10 @@ describe('shell analyzer: ms-swift command lines', () => {
     const text = QLORA + DPO_FULL + ZERO3;
     for (let n = 0; n <= text.length; n++) {
       const r = analyzeShell(text.slice(0, n));
-      assert.ok(!r.problems.some((p) => p.code === 'syntax-error' && /could not be analyzed/.test(p.message)), `prefix of ${n} characters`);
+      assert.ok(
+        !r.problems.some((p) => p.code === 'syntax-error' && /could not be analyzed/.test(p.message)),
+        `prefix of ${n} characters`,
+      );
     }
   });
 });

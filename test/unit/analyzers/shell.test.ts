@@ -6,7 +6,13 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { analyzeShell } from '../../../src/analyzers/shell';
 import { resolveText } from '../helpers';
-import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact, type FactValue } from '../../../src/analyzers/facts';
+import {
+  isUnknown,
+  type CanonicalKey,
+  type ConfigFacts,
+  type Fact,
+  type FactValue,
+} from '../../../src/analyzers/facts';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'shell');
 const EXPECTED = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'corpus-expected', 'shell');
@@ -26,19 +32,24 @@ function checkFacts(text: string, want: readonly Want[], opts: { exact?: boolean
     assert.equal(text.slice(f.valueSpan.start, f.valueSpan.end), valueText, `${key} value span`);
     assert.equal(f.rawValue, valueText);
   }
-  if (opts.exact) assert.deepEqual(r.facts.map((f) => f.key).sort(), want.map((w) => w[0]).sort(), listFacts(text, r.facts));
+  if (opts.exact)
+    assert.deepEqual(r.facts.map((f) => f.key).sort(), want.map((w) => w[0]).sort(), listFacts(text, r.facts));
   return r;
 }
 
 function listFacts(text: string, facts: readonly Fact[]): string {
-  return facts.map((f) => `${f.key}=${JSON.stringify(f.value)} [${text.slice(f.keySpan.start, f.keySpan.end)} | ${f.rawValue}]`).join('; ');
+  return facts
+    .map((f) => `${f.key}=${JSON.stringify(f.value)} [${text.slice(f.keySpan.start, f.keySpan.end)} | ${f.rawValue}]`)
+    .join('; ');
 }
 
 /** The value resolve would take per key: the last known fact, else the last unknown one. */
 function decided(r: ConfigFacts): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of r.facts) {
-    if (isUnknown(f.value)) { if (!(f.key in out) || (out[f.key] as { unknown?: boolean })?.unknown) out[f.key] = { unknown: true }; } else out[f.key] = f.value;
+    if (isUnknown(f.value)) {
+      if (!(f.key in out) || (out[f.key] as { unknown?: boolean })?.unknown) out[f.key] = { unknown: true };
+    } else out[f.key] = f.value;
   }
   return out;
 }
@@ -46,218 +57,419 @@ function decided(r: ConfigFacts): Record<string, unknown> {
 describe('shell analyzer: trl subcommands', () => {
   it('a script of only `trl gkd ...` is a launch script; the teacher, beta and lmbda flags are read', () => {
     const { detectFormat } = require('../../../src/analyzers/detect') as typeof import('../../../src/analyzers/detect');
-    const text = '#!/bin/bash\ntrl gkd --model_name_or_path Qwen/Qwen2.5-0.5B-Instruct --teacher_model_name_or_path Qwen/Qwen2.5-1.5B-Instruct --beta 0 --lmbda 1\n';
+    const text =
+      '#!/bin/bash\ntrl gkd --model_name_or_path Qwen/Qwen2.5-0.5B-Instruct --teacher_model_name_or_path Qwen/Qwen2.5-1.5B-Instruct --beta 0 --lmbda 1\n';
     assert.equal(detectFormat('run.sh', text), 'shell');
     assert.equal(detectFormat('run.sh', 'trl sft --model_name_or_path Qwen/Qwen2.5-0.5B\n'), 'shell');
     const r = analyzeShell(text);
     assert.equal(r.facts.find((f) => f.key === 'teacherModel')?.value, 'Qwen/Qwen2.5-1.5B-Instruct');
     assert.equal(r.facts.find((f) => f.key === 'klBeta')?.value, 0);
     assert.equal(r.facts.find((f) => f.key === 'onPolicyFraction')?.value, 1);
-    assert.equal(r.problems.some((p) => p.code === 'not-modeled'), false);
+    assert.equal(
+      r.problems.some((p) => p.code === 'not-modeled'),
+      false,
+    );
   });
 });
 
 describe('shell analyzer: launchers and world size', () => {
   it('torchrun --nproc_per_node 8 --nnodes 2 gives 8 GPUs per node on 2 nodes', () => {
-    const r = checkFacts('torchrun --nproc_per_node 8 --nnodes 2 train.py --bf16\n', [
-      ['gpusPerNode', 8, '--nproc_per_node', '8'], ['nodes', 2, '--nnodes', '2'], ['bf16', true, '--bf16', '--bf16'],
-    ], { exact: true });
+    const r = checkFacts(
+      'torchrun --nproc_per_node 8 --nnodes 2 train.py --bf16\n',
+      [
+        ['gpusPerNode', 8, '--nproc_per_node', '8'],
+        ['nodes', 2, '--nnodes', '2'],
+        ['bf16', true, '--bf16', '--bf16'],
+      ],
+      { exact: true },
+    );
     assert.deepEqual(r.tools, ['torchrun', 'hf-trainer']);
     assert.equal(r.facts.find((f) => f.key === 'gpusPerNode')!.tool, 'torchrun');
     assert.equal(r.facts.find((f) => f.key === 'bf16')!.tool, 'hf-trainer');
   });
 
   it('torchrun --nproc-per-node=4 (hyphens, = form), --standalone and an elastic --nnodes range', () => {
-    checkFacts('torchrun --standalone --nproc-per-node=4 t.py\n', [['gpusPerNode', 4, '--nproc-per-node', '4'], ['nodes', 1, '--standalone', '--standalone']]);
+    checkFacts('torchrun --standalone --nproc-per-node=4 t.py\n', [
+      ['gpusPerNode', 4, '--nproc-per-node', '4'],
+      ['nodes', 1, '--standalone', '--standalone'],
+    ]);
     checkFacts('torchrun --nnodes=1:4 --nproc_per_node=2 t.py\n', [['nodes', '?', '--nnodes', '1:4']]);
     checkFacts('torchrun --nnodes=2:2 t.py\n', [['nodes', 2, '--nnodes', '2:2']]);
   });
 
   it('torchrun --nproc_per_node gpu counts CUDA_VISIBLE_DEVICES, else all visible GPUs', () => {
-    checkFacts('export CUDA_VISIBLE_DEVICES=0,1,2\ntorchrun --nproc_per_node gpu t.py\n', [['gpusPerNode', 3, '--nproc_per_node', 'gpu']]);
+    checkFacts('export CUDA_VISIBLE_DEVICES=0,1,2\ntorchrun --nproc_per_node gpu t.py\n', [
+      ['gpusPerNode', 3, '--nproc_per_node', 'gpu'],
+    ]);
     checkFacts('torchrun --nproc_per_node auto t.py\n', [['gpusPerNode', '?', '--nproc_per_node', 'auto']]);
   });
 
   it('python -m torch.distributed.launch / torch.distributed.run are torchrun', () => {
-    checkFacts('python -m torch.distributed.launch --nproc_per_node 1 --master_port 29500 run_glue.py --fp16\n', [
-      ['gpusPerNode', 1, '--nproc_per_node', '1'], ['fp16', true, '--fp16', '--fp16'],
-    ], { exact: true });
-    checkFacts('python3 -u -m torch.distributed.run --nnodes 3 --nproc_per_node=2 x.py\n', [['nodes', 3, '--nnodes', '3'], ['gpusPerNode', 2, '--nproc_per_node', '2']]);
+    checkFacts(
+      'python -m torch.distributed.launch --nproc_per_node 1 --master_port 29500 run_glue.py --fp16\n',
+      [
+        ['gpusPerNode', 1, '--nproc_per_node', '1'],
+        ['fp16', true, '--fp16', '--fp16'],
+      ],
+      { exact: true },
+    );
+    checkFacts('python3 -u -m torch.distributed.run --nnodes 3 --nproc_per_node=2 x.py\n', [
+      ['nodes', 3, '--nnodes', '3'],
+      ['gpusPerNode', 2, '--nproc_per_node', '2'],
+    ]);
   });
 
   it('deepspeed --num_gpus 4 --num_nodes 2 are per node', () => {
-    checkFacts('deepspeed --num_gpus 4 --num_nodes 2 train.py --deepspeed ds.json\n', [
-      ['gpusPerNode', 4, '--num_gpus', '4'], ['nodes', 2, '--num_nodes', '2'], ['deepspeedConfig', 'ds.json', '--deepspeed', 'ds.json'],
-    ], { exact: true });
+    checkFacts(
+      'deepspeed --num_gpus 4 --num_nodes 2 train.py --deepspeed ds.json\n',
+      [
+        ['gpusPerNode', 4, '--num_gpus', '4'],
+        ['nodes', 2, '--num_nodes', '2'],
+        ['deepspeedConfig', 'ds.json', '--deepspeed', 'ds.json'],
+      ],
+      { exact: true },
+    );
   });
 
   it('deepspeed without --num_gpus uses all visible GPUs: an unknown fact and a not-static info', () => {
     const text = 'deepspeed train.py --fp16 True\n';
     const r = checkFacts(text, [['gpusPerNode', '?', 'deepspeed', 'deepspeed']]);
-    assert.deepEqual(r.facts.find((f) => f.key === 'gpusPerNode')!.value, { unknown: 'deepspeed without --num_gpus uses every GPU of the node' });
-    assert.ok(r.problems.some((p) => p.code === 'not-static' && p.severity === 'info' && text.slice(p.span.start, p.span.end) === 'deepspeed'));
+    assert.deepEqual(r.facts.find((f) => f.key === 'gpusPerNode')!.value, {
+      unknown: 'deepspeed without --num_gpus uses every GPU of the node',
+    });
+    assert.ok(
+      r.problems.some(
+        (p) => p.code === 'not-static' && p.severity === 'info' && text.slice(p.span.start, p.span.end) === 'deepspeed',
+      ),
+    );
   });
 
   it('deepspeed with CUDA_VISIBLE_DEVICES and no count flag runs on those devices', () => {
     checkFacts('CUDA_VISIBLE_DEVICES=0,1 deepspeed train.py\n', [['gpusPerNode', 2, 'CUDA_VISIBLE_DEVICES', '0,1']]);
-    checkFacts('export CUDA_VISIBLE_DEVICES=4,5,6\ndeepspeed train.py\n', [['gpusPerNode', 3, 'CUDA_VISIBLE_DEVICES', '4,5,6']]);
+    checkFacts('export CUDA_VISIBLE_DEVICES=4,5,6\ndeepspeed train.py\n', [
+      ['gpusPerNode', 3, 'CUDA_VISIBLE_DEVICES', '4,5,6'],
+    ]);
     // Not exported: the launcher does not see it.
     checkFacts('CUDA_VISIBLE_DEVICES=0,1\ndeepspeed train.py\n', [['gpusPerNode', '?', 'deepspeed', 'deepspeed']]);
   });
 
   it('deepspeed --include localhost:0,1 and multi-host include; --hostfile leaves the node count unknown', () => {
     checkFacts('deepspeed --include localhost:0,1 t.py\n', [['gpusPerNode', 2, '--include', 'localhost:0,1']]);
-    checkFacts('deepspeed -i "h1:0,1,2,3@h2:0,1,2,3" t.py\n', [['gpusPerNode', 4, '-i', 'h1:0,1,2,3@h2:0,1,2,3'], ['nodes', 2, '-i', 'h1:0,1,2,3@h2:0,1,2,3']]);
-    checkFacts('deepspeed --hostfile=hosts.txt --num_gpus 8 t.py\n', [['nodes', '?', '--hostfile', 'hosts.txt'], ['gpusPerNode', 8, '--num_gpus', '8']]);
+    checkFacts('deepspeed -i "h1:0,1,2,3@h2:0,1,2,3" t.py\n', [
+      ['gpusPerNode', 4, '-i', 'h1:0,1,2,3@h2:0,1,2,3'],
+      ['nodes', 2, '-i', 'h1:0,1,2,3@h2:0,1,2,3'],
+    ]);
+    checkFacts('deepspeed --hostfile=hosts.txt --num_gpus 8 t.py\n', [
+      ['nodes', '?', '--hostfile', 'hosts.txt'],
+      ['gpusPerNode', 8, '--num_gpus', '8'],
+    ]);
   });
 
   it('accelerate --num_processes 16 --num_machines 2: world size 16 over 2 nodes', () => {
-    const r = checkFacts('accelerate launch --multi_gpu --num_processes 16 --num_machines 2 train.py\n', [
-      ['worldSize', 16, '--num_processes', '16'], ['nodes', 2, '--num_machines', '2'],
-    ], { exact: true });
+    const r = checkFacts(
+      'accelerate launch --multi_gpu --num_processes 16 --num_machines 2 train.py\n',
+      [
+        ['worldSize', 16, '--num_processes', '16'],
+        ['nodes', 2, '--num_machines', '2'],
+      ],
+      { exact: true },
+    );
     assert.ok(r.facts.every((f) => f.tool === 'accelerate'));
   });
 
   it('accelerate launcher options: mixed precision, DeepSpeed plugin, FSDP, config files as references', () => {
-    const text = 'accelerate launch --config_file cfg/acc.yaml --mixed_precision no --use_deepspeed --zero_stage 3 '
-      + '--offload_optimizer_device cpu --offload_param_device nvme --deepspeed_config_file ds/z3.json --gradient_accumulation_steps 2 train.py\n';
-    const r = checkFacts(text, [
-      ['mixedPrecision', 'none', '--mixed_precision', 'no'], ['zeroStage', 3, '--zero_stage', '3'], ['offloadOptimizer', 'cpu', '--offload_optimizer_device', 'cpu'],
-      ['offloadParams', 'nvme', '--offload_param_device', 'nvme'], ['deepspeedConfig', 'ds/z3.json', '--deepspeed_config_file', 'ds/z3.json'],
-      ['gradientAccumulationSteps', 2, '--gradient_accumulation_steps', '2'],
-    ], { exact: true });
-    assert.deepEqual(r.references.map((x) => [x.kind, x.path, text.slice(x.span.start, x.span.end)]), [['config', 'cfg/acc.yaml', 'cfg/acc.yaml'], ['deepspeed', 'ds/z3.json', 'ds/z3.json'],
-      ['script', 'train.py', 'train.py']]);
+    const text =
+      'accelerate launch --config_file cfg/acc.yaml --mixed_precision no --use_deepspeed --zero_stage 3 ' +
+      '--offload_optimizer_device cpu --offload_param_device nvme --deepspeed_config_file ds/z3.json --gradient_accumulation_steps 2 train.py\n';
+    const r = checkFacts(
+      text,
+      [
+        ['mixedPrecision', 'none', '--mixed_precision', 'no'],
+        ['zeroStage', 3, '--zero_stage', '3'],
+        ['offloadOptimizer', 'cpu', '--offload_optimizer_device', 'cpu'],
+        ['offloadParams', 'nvme', '--offload_param_device', 'nvme'],
+        ['deepspeedConfig', 'ds/z3.json', '--deepspeed_config_file', 'ds/z3.json'],
+        ['gradientAccumulationSteps', 2, '--gradient_accumulation_steps', '2'],
+      ],
+      { exact: true },
+    );
+    assert.deepEqual(
+      r.references.map((x) => [x.kind, x.path, text.slice(x.span.start, x.span.end)]),
+      [
+        ['config', 'cfg/acc.yaml', 'cfg/acc.yaml'],
+        ['deepspeed', 'ds/z3.json', 'ds/z3.json'],
+        ['script', 'train.py', 'train.py'],
+      ],
+    );
     checkFacts('accelerate launch --use_fsdp --fsdp_offload_params true --fsdp_activation_checkpointing true t.py\n', [
-      ['fsdp', 'full_shard', '--use_fsdp', '--use_fsdp'], ['fsdpOffload', true, '--fsdp_offload_params', 'true'], ['gradientCheckpointing', 'full', '--fsdp_activation_checkpointing', 'true'],
+      ['fsdp', 'full_shard', '--use_fsdp', '--use_fsdp'],
+      ['fsdpOffload', true, '--fsdp_offload_params', 'true'],
+      ['gradientCheckpointing', 'full', '--fsdp_activation_checkpointing', 'true'],
     ]);
-    checkFacts('accelerate launch --use_fsdp --fsdp_sharding_strategy SHARD_GRAD_OP t.py\n', [['fsdp', 'shard_grad_op', '--fsdp_sharding_strategy', 'SHARD_GRAD_OP']], { exact: true });
-    checkFacts('accelerate launch --dynamo_backend inductor t.py\n', [['compile', true, '--dynamo_backend', 'inductor']]);
+    checkFacts(
+      'accelerate launch --use_fsdp --fsdp_sharding_strategy SHARD_GRAD_OP t.py\n',
+      [['fsdp', 'shard_grad_op', '--fsdp_sharding_strategy', 'SHARD_GRAD_OP']],
+      { exact: true },
+    );
+    checkFacts('accelerate launch --dynamo_backend inductor t.py\n', [
+      ['compile', true, '--dynamo_backend', 'inductor'],
+    ]);
   });
 
   it('CUDA_VISIBLE_DEVICES=0,1 accelerate launch with no count gives 2 GPUs; a positional YAML is a config reference', () => {
-    const text = 'CUDA_VISIBLE_DEVICES=0,1 accelerate launch \\\n    --config_file examples/fsdp.yaml \\\n    src/train.py examples/lora_sft.yaml\n';
+    const text =
+      'CUDA_VISIBLE_DEVICES=0,1 accelerate launch \\\n    --config_file examples/fsdp.yaml \\\n    src/train.py examples/lora_sft.yaml\n';
     const r = checkFacts(text, [['gpusPerNode', 2, 'CUDA_VISIBLE_DEVICES', '0,1']], { exact: true });
-    assert.deepEqual(r.references.map((x) => x.path), ['examples/fsdp.yaml', 'src/train.py', 'examples/lora_sft.yaml']);
+    assert.deepEqual(
+      r.references.map((x) => x.path),
+      ['examples/fsdp.yaml', 'src/train.py', 'examples/lora_sft.yaml'],
+    );
     assert.ok(r.references.every((x) => x.kind === (x.path.endsWith('.py') ? 'script' : 'config')));
   });
 
   it('accelerate launch -m axolotl.cli.train cfg.yml and axolotl train', () => {
     const r = analyzeShell('accelerate launch -m axolotl.cli.train examples/qlora.yml\n');
     assert.deepEqual(r.tools, ['accelerate', 'axolotl']);
-    assert.deepEqual(r.references.map((x) => [x.kind, x.path]), [['config', 'examples/qlora.yml']]);
+    assert.deepEqual(
+      r.references.map((x) => [x.kind, x.path]),
+      [['config', 'examples/qlora.yml']],
+    );
     const a = checkFacts('CUDA_VISIBLE_DEVICES=0 axolotl train cfg.yaml --micro_batch_size 2 --sequence_len 4096\n', [
-      ['microBatchSize', 2, '--micro_batch_size', '2'], ['seqLen', 4096, '--sequence_len', '4096'], ['gpusPerNode', 1, 'CUDA_VISIBLE_DEVICES', '0'],
+      ['microBatchSize', 2, '--micro_batch_size', '2'],
+      ['seqLen', 4096, '--sequence_len', '4096'],
+      ['gpusPerNode', 1, 'CUDA_VISIBLE_DEVICES', '0'],
     ]);
     assert.deepEqual(a.tools, ['axolotl']);
-    assert.deepEqual(analyzeShell('python -m axolotl.cli.train my.yml\n').references.map((x) => x.path), ['my.yml']);
+    assert.deepEqual(
+      analyzeShell('python -m axolotl.cli.train my.yml\n').references.map((x) => x.path),
+      ['my.yml'],
+    );
   });
 
   it('llamafactory-cli train: positional YAML, key=value overrides, NPROC_PER_NODE', () => {
-    const text = 'FORCE_TORCHRUN=1 NPROC_PER_NODE=4 NNODES=2 llamafactory-cli train examples/qwen3_lora.yaml cutoff_len=4096 lora_rank=32\n';
-    const r = checkFacts(text, [
-      ['seqLen', 4096, 'cutoff_len', '4096'], ['loraR', 32, 'lora_rank', '32'], ['gpusPerNode', 4, 'NPROC_PER_NODE', '4'], ['nodes', 2, 'NNODES', '2'],
-    ], { exact: true });
-    assert.deepEqual(r.references.map((x) => [x.kind, x.path]), [['config', 'examples/qwen3_lora.yaml']]);
+    const text =
+      'FORCE_TORCHRUN=1 NPROC_PER_NODE=4 NNODES=2 llamafactory-cli train examples/qwen3_lora.yaml cutoff_len=4096 lora_rank=32\n';
+    const r = checkFacts(
+      text,
+      [
+        ['seqLen', 4096, 'cutoff_len', '4096'],
+        ['loraR', 32, 'lora_rank', '32'],
+        ['gpusPerNode', 4, 'NPROC_PER_NODE', '4'],
+        ['nodes', 2, 'NNODES', '2'],
+      ],
+      { exact: true },
+    );
+    assert.deepEqual(
+      r.references.map((x) => [x.kind, x.path]),
+      [['config', 'examples/qwen3_lora.yaml']],
+    );
     assert.deepEqual(r.tools, ['llamafactory']);
     assert.ok(r.facts.every((f) => f.tool === 'llamafactory'));
   });
 
   it('tune run: torchrun counts, --config reference when it is a file, dotted key=value overrides', () => {
-    const text = 'tune run --nnodes 1 --nproc_per_node 4 lora_finetune_distributed --config ./my_lora.yaml batch_size=8 model.lora_rank=16 optimizer._component_=bitsandbytes.optim.PagedAdamW8bit ~compile\n';
-    const r = checkFacts(text, [
-      ['nodes', 1, '--nnodes', '1'], ['gpusPerNode', 4, '--nproc_per_node', '4'], ['microBatchSize', 8, 'batch_size', '8'], ['loraR', 16, 'model.lora_rank', '16'],
-      ['optimizer', 'paged_adamw_8bit', 'optimizer._component_', 'bitsandbytes.optim.PagedAdamW8bit'],
-    ], { exact: true });
-    assert.deepEqual(r.references.map((x) => x.path), ['./my_lora.yaml']);
+    const text =
+      'tune run --nnodes 1 --nproc_per_node 4 lora_finetune_distributed --config ./my_lora.yaml batch_size=8 model.lora_rank=16 optimizer._component_=bitsandbytes.optim.PagedAdamW8bit ~compile\n';
+    const r = checkFacts(
+      text,
+      [
+        ['nodes', 1, '--nnodes', '1'],
+        ['gpusPerNode', 4, '--nproc_per_node', '4'],
+        ['microBatchSize', 8, 'batch_size', '8'],
+        ['loraR', 16, 'model.lora_rank', '16'],
+        ['optimizer', 'paged_adamw_8bit', 'optimizer._component_', 'bitsandbytes.optim.PagedAdamW8bit'],
+      ],
+      { exact: true },
+    );
+    assert.deepEqual(
+      r.references.map((x) => x.path),
+      ['./my_lora.yaml'],
+    );
     assert.deepEqual(r.tools, ['torchtune']);
-    assert.equal(analyzeShell('tune run full_finetune_single_device --config llama3_1/8B_full\n').references.length, 0, 'a built-in recipe config name is not a file');
+    assert.equal(
+      analyzeShell('tune run full_finetune_single_device --config llama3_1/8B_full\n').references.length,
+      0,
+      'a built-in recipe config name is not a file',
+    );
   });
 
   it('trl CLI and TRL example scripts use tool trl', () => {
     const r = checkFacts('trl sft --config sft.yaml --max_length 2048 --use_peft --lora_r 32\n', [
-      ['seqLen', 2048, '--max_length', '2048'], ['method', 'lora', '--use_peft', '--use_peft'], ['loraR', 32, '--lora_r', '32'],
+      ['seqLen', 2048, '--max_length', '2048'],
+      ['method', 'lora', '--use_peft', '--use_peft'],
+      ['loraR', 32, '--lora_r', '32'],
     ]);
     assert.deepEqual(r.tools, ['trl']);
-    assert.deepEqual(r.references.map((x) => x.path), ['sft.yaml']);
+    assert.deepEqual(
+      r.references.map((x) => x.path),
+      ['sft.yaml'],
+    );
     assert.deepEqual(analyzeShell('accelerate launch trl/scripts/sft.py --bf16\n').tools, ['accelerate', 'trl']);
   });
 
   it('srun, mpirun, env and nohup wrappers are skipped', () => {
-    checkFacts('srun --nodes=2 -n 2 --gres gpu:8 torchrun --nproc_per_node 8 t.py\n', [['gpusPerNode', 8, '--nproc_per_node', '8']]);
-    checkFacts('mpirun -np 16 --mca btl ^openib -x NCCL_DEBUG python train.py --per_device_train_batch_size 3\n', [['microBatchSize', 3, '--per_device_train_batch_size', '3']]);
-    checkFacts('nohup env CUDA_VISIBLE_DEVICES=2,3 deepspeed t.py > log 2>&1 &\n', [['gpusPerNode', 2, 'CUDA_VISIBLE_DEVICES', '2,3']]);
+    checkFacts('srun --nodes=2 -n 2 --gres gpu:8 torchrun --nproc_per_node 8 t.py\n', [
+      ['gpusPerNode', 8, '--nproc_per_node', '8'],
+    ]);
+    checkFacts('mpirun -np 16 --mca btl ^openib -x NCCL_DEBUG python train.py --per_device_train_batch_size 3\n', [
+      ['microBatchSize', 3, '--per_device_train_batch_size', '3'],
+    ]);
+    checkFacts('nohup env CUDA_VISIBLE_DEVICES=2,3 deepspeed t.py > log 2>&1 &\n', [
+      ['gpusPerNode', 2, 'CUDA_VISIBLE_DEVICES', '2,3'],
+    ]);
   });
 });
 
 describe('shell analyzer: script flags', () => {
   it('--k v and --k=v, quoted values, bool flags bare and with a value', () => {
-    checkFacts('python train.py --per_device_train_batch_size=4 --gradient_accumulation_steps "8" --bf16 False --fp16 --gradient_checkpointing True\n', [
-      ['microBatchSize', 4, '--per_device_train_batch_size', '4'], ['gradientAccumulationSteps', 8, '--gradient_accumulation_steps', '8'],
-      ['bf16', false, '--bf16', 'False'], ['fp16', true, '--fp16', '--fp16'], ['gradientCheckpointing', 'full', '--gradient_checkpointing', 'True'],
-    ], { exact: true });
+    checkFacts(
+      'python train.py --per_device_train_batch_size=4 --gradient_accumulation_steps "8" --bf16 False --fp16 --gradient_checkpointing True\n',
+      [
+        ['microBatchSize', 4, '--per_device_train_batch_size', '4'],
+        ['gradientAccumulationSteps', 8, '--gradient_accumulation_steps', '8'],
+        ['bf16', false, '--bf16', 'False'],
+        ['fp16', true, '--fp16', '--fp16'],
+        ['gradientCheckpointing', 'full', '--gradient_checkpointing', 'True'],
+      ],
+      { exact: true },
+    );
   });
 
   it('--fsdp "full_shard auto_wrap" and --fsdp with offload', () => {
-    checkFacts('torchrun t.py --fsdp "full_shard auto_wrap"\n', [['fsdp', 'full_shard', '--fsdp', 'full_shard auto_wrap']]);
-    checkFacts("torchrun t.py --fsdp 'shard_grad_op offload'\n", [['fsdp', 'shard_grad_op', '--fsdp', 'shard_grad_op offload'], ['fsdpOffload', true, '--fsdp', 'shard_grad_op offload']]);
+    checkFacts('torchrun t.py --fsdp "full_shard auto_wrap"\n', [
+      ['fsdp', 'full_shard', '--fsdp', 'full_shard auto_wrap'],
+    ]);
+    checkFacts("torchrun t.py --fsdp 'shard_grad_op offload'\n", [
+      ['fsdp', 'shard_grad_op', '--fsdp', 'shard_grad_op offload'],
+      ['fsdpOffload', true, '--fsdp', 'shard_grad_op offload'],
+    ]);
   });
 
   it('--deepspeed <path> is a reference; bare --deepspeed (DeepSpeed-Chat) is a flag and --zero_stage follows', () => {
-    const a = checkFacts('deepspeed --num_gpus 2 t.py --deepspeed ./ds_z2.json --bf16\n', [['deepspeedConfig', './ds_z2.json', '--deepspeed', './ds_z2.json']]);
-    assert.deepEqual(a.references.map((x) => [x.kind, x.path]), [['script', 't.py'], ['deepspeed', './ds_z2.json']]);
-    const b = checkFacts('deepspeed main.py --deepspeed --zero_stage 2 --offload --dtype bf16\n', [
-      ['zeroStage', 2, '--zero_stage', '2'], ['offloadOptimizer', 'cpu', '--offload', '--offload'], ['offloadParams', 'cpu', '--offload', '--offload'], ['weightsDtype', 'bf16', '--dtype', 'bf16'],
+    const a = checkFacts('deepspeed --num_gpus 2 t.py --deepspeed ./ds_z2.json --bf16\n', [
+      ['deepspeedConfig', './ds_z2.json', '--deepspeed', './ds_z2.json'],
     ]);
-    assert.deepEqual(b.references.map((x) => [x.kind, x.path]), [['script', 'main.py']], 'bare --deepspeed names no config');
+    assert.deepEqual(
+      a.references.map((x) => [x.kind, x.path]),
+      [
+        ['script', 't.py'],
+        ['deepspeed', './ds_z2.json'],
+      ],
+    );
+    const b = checkFacts('deepspeed main.py --deepspeed --zero_stage 2 --offload --dtype bf16\n', [
+      ['zeroStage', 2, '--zero_stage', '2'],
+      ['offloadOptimizer', 'cpu', '--offload', '--offload'],
+      ['offloadParams', 'cpu', '--offload', '--offload'],
+      ['weightsDtype', 'bf16', '--dtype', 'bf16'],
+    ]);
+    assert.deepEqual(
+      b.references.map((x) => [x.kind, x.path]),
+      [['script', 'main.py']],
+      'bare --deepspeed names no config',
+    );
     assert.deepEqual(b.tools, ['deepspeed']);
-    checkFacts('python t.py --deepspeed_config=cfg/ds.json --deepspeed\n', [['deepspeedConfig', 'cfg/ds.json', '--deepspeed_config', 'cfg/ds.json']]);
+    checkFacts('python t.py --deepspeed_config=cfg/ds.json --deepspeed\n', [
+      ['deepspeedConfig', 'cfg/ds.json', '--deepspeed_config', 'cfg/ds.json'],
+    ]);
   });
 
   it('model, sequence length aliases, LoRA and quantization flags', () => {
-    checkFacts('python t.py --model_name_or_path meta-llama/Llama-2-7b-hf --model_max_length 512 --lora_r 8 --lora_alpha 16 --lora_dropout 0.05 --q_lora True\n', [
-      ['model', 'meta-llama/Llama-2-7b-hf', '--model_name_or_path', 'meta-llama/Llama-2-7b-hf'], ['seqLen', 512, '--model_max_length', '512'],
-      ['loraR', 8, '--lora_r', '8'], ['loraAlpha', 16, '--lora_alpha', '16'], ['loraDropout', 0.05, '--lora_dropout', '0.05'],
-      ['method', 'qlora', '--q_lora', 'True'], ['quantBits', 4, '--q_lora', 'True'],
-    ], { exact: true });
-    for (const [flag, v] of [['--max_seq_length', '1024'], ['--max_length', '1024'], ['--max_seq_len', '1024'], ['--cutoff_len', '1024'], ['--block_size', '1024'], ['--seq-length', '1024']]) {
+    checkFacts(
+      'python t.py --model_name_or_path meta-llama/Llama-2-7b-hf --model_max_length 512 --lora_r 8 --lora_alpha 16 --lora_dropout 0.05 --q_lora True\n',
+      [
+        ['model', 'meta-llama/Llama-2-7b-hf', '--model_name_or_path', 'meta-llama/Llama-2-7b-hf'],
+        ['seqLen', 512, '--model_max_length', '512'],
+        ['loraR', 8, '--lora_r', '8'],
+        ['loraAlpha', 16, '--lora_alpha', '16'],
+        ['loraDropout', 0.05, '--lora_dropout', '0.05'],
+        ['method', 'qlora', '--q_lora', 'True'],
+        ['quantBits', 4, '--q_lora', 'True'],
+      ],
+      { exact: true },
+    );
+    for (const [flag, v] of [
+      ['--max_seq_length', '1024'],
+      ['--max_length', '1024'],
+      ['--max_seq_len', '1024'],
+      ['--cutoff_len', '1024'],
+      ['--block_size', '1024'],
+      ['--seq-length', '1024'],
+    ]) {
       checkFacts(`python t.py ${flag} ${v}\n`, [['seqLen', 1024, flag, v]]);
     }
-    checkFacts('python t.py --q_lora False --load_in_8bit\n', [['quantBits', 8, '--load_in_8bit', '--load_in_8bit']], { exact: true });
-    checkFacts('python t.py --lora_target_modules q_proj v_proj --use_peft\n', [['loraTargets', ['q_proj', 'v_proj'], '--lora_target_modules', 'q_proj v_proj'], ['method', 'lora', '--use_peft', '--use_peft']]);
+    checkFacts('python t.py --q_lora False --load_in_8bit\n', [['quantBits', 8, '--load_in_8bit', '--load_in_8bit']], {
+      exact: true,
+    });
+    checkFacts('python t.py --lora_target_modules q_proj v_proj --use_peft\n', [
+      ['loraTargets', ['q_proj', 'v_proj'], '--lora_target_modules', 'q_proj v_proj'],
+      ['method', 'lora', '--use_peft', '--use_peft'],
+    ]);
   });
 
   it('optimizer, attention, compile, liger and dtype flags', () => {
-    checkFacts('python t.py --optim adamw_bnb_8bit --attn_implementation sdpa --torch_compile True --use_liger_kernel --torch_dtype bfloat16\n', [
-      ['optimizer', 'adamw_8bit', '--optim', 'adamw_bnb_8bit'], ['attention', 'sdpa', '--attn_implementation', 'sdpa'], ['compile', true, '--torch_compile', 'True'],
-      ['loss', 'fused', '--use_liger_kernel', '--use_liger_kernel'], ['kernels', 'liger', '--use_liger_kernel', '--use_liger_kernel'], ['weightsDtype', 'bf16', '--torch_dtype', 'bfloat16'],
-    ], { exact: true });
+    checkFacts(
+      'python t.py --optim adamw_bnb_8bit --attn_implementation sdpa --torch_compile True --use_liger_kernel --torch_dtype bfloat16\n',
+      [
+        ['optimizer', 'adamw_8bit', '--optim', 'adamw_bnb_8bit'],
+        ['attention', 'sdpa', '--attn_implementation', 'sdpa'],
+        ['compile', true, '--torch_compile', 'True'],
+        ['loss', 'fused', '--use_liger_kernel', '--use_liger_kernel'],
+        ['kernels', 'liger', '--use_liger_kernel', '--use_liger_kernel'],
+        ['weightsDtype', 'bf16', '--torch_dtype', 'bfloat16'],
+      ],
+      { exact: true },
+    );
     checkFacts('python t.py --flash_attn False\n', [], { exact: true });
     checkFacts('python t.py --flash_attn True\n', [['attention', 'flash', '--flash_attn', 'True']]);
   });
 
   it('Megatron hyphenated flags', () => {
-    checkFacts('torchrun pretrain_gpt.py --tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 256 --seq-length 4096 --sequence-parallel --recompute-granularity selective\n', [
-      ['tensorParallel', 4, '--tensor-model-parallel-size', '4'], ['pipelineParallel', 2, '--pipeline-model-parallel-size', '2'], ['microBatchSize', 1, '--micro-batch-size', '1'],
-      ['trainBatchSize', 256, '--global-batch-size', '256'], ['seqLen', 4096, '--seq-length', '4096'], ['sequenceParallel', true, '--sequence-parallel', '--sequence-parallel'],
-      ['gradientCheckpointing', 'selective', '--recompute-granularity', 'selective'],
-    ], { exact: true });
+    checkFacts(
+      'torchrun pretrain_gpt.py --tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 256 --seq-length 4096 --sequence-parallel --recompute-granularity selective\n',
+      [
+        ['tensorParallel', 4, '--tensor-model-parallel-size', '4'],
+        ['pipelineParallel', 2, '--pipeline-model-parallel-size', '2'],
+        ['microBatchSize', 1, '--micro-batch-size', '1'],
+        ['trainBatchSize', 256, '--global-batch-size', '256'],
+        ['seqLen', 4096, '--seq-length', '4096'],
+        ['sequenceParallel', true, '--sequence-parallel', '--sequence-parallel'],
+        ['gradientCheckpointing', 'selective', '--recompute-granularity', 'selective'],
+      ],
+      { exact: true },
+    );
   });
 
   it('launcher flags and script flags with the same name stay apart', () => {
-    const r = checkFacts('accelerate launch --mixed_precision fp16 --gradient_accumulation_steps 4 t.py --gradient_accumulation_steps 2\n', [
-      ['gradientAccumulationSteps', 2, '--gradient_accumulation_steps', '2'], ['mixedPrecision', 'fp16', '--mixed_precision', 'fp16'],
-    ]);
+    const r = checkFacts(
+      'accelerate launch --mixed_precision fp16 --gradient_accumulation_steps 4 t.py --gradient_accumulation_steps 2\n',
+      [
+        ['gradientAccumulationSteps', 2, '--gradient_accumulation_steps', '2'],
+        ['mixedPrecision', 'fp16', '--mixed_precision', 'fp16'],
+      ],
+    );
     const gas = r.facts.filter((f) => f.key === 'gradientAccumulationSteps');
-    assert.deepEqual(gas.map((f) => [f.value, f.tool]), [[4, 'accelerate'], [2, 'hf-trainer']], 'the script flag comes last, so it wins');
+    assert.deepEqual(
+      gas.map((f) => [f.value, f.tool]),
+      [
+        [4, 'accelerate'],
+        [2, 'hf-trainer'],
+      ],
+      'the script flag comes last, so it wins',
+    );
   });
 
   it('invalid values are located warnings, not facts', () => {
     const text = 'python t.py --per_device_train_batch_size four --bf16 maybe\n';
     const r = analyzeShell(text);
     // `maybe` is not a boolean, so `--bf16` is bare and `maybe` a positional (HfArgumentParser would reject the line).
-    assert.deepEqual(r.facts.map((f) => [f.key, f.value]), [['bf16', true]]);
-    assert.deepEqual(r.problems.map((p) => [p.code, p.severity, text.slice(p.span.start, p.span.end)]), [['invalid-value', 'warning', 'four']]);
+    assert.deepEqual(
+      r.facts.map((f) => [f.key, f.value]),
+      [['bf16', true]],
+    );
+    assert.deepEqual(
+      r.problems.map((p) => [p.code, p.severity, text.slice(p.span.start, p.span.end)]),
+      [['invalid-value', 'warning', 'four']],
+    );
   });
 
   it('a non-training command does not produce facts; `--help` style commands are ignored', () => {
@@ -268,32 +480,45 @@ describe('shell analyzer: script flags', () => {
 
 describe('shell analyzer: TRL subcommands', () => {
   it('reads trl dpo / orpo as preference training and trl grpo as rollouts', () => {
-    checkFacts('trl dpo --model_name_or_path Qwen/Qwen2.5-0.5B --per_device_train_batch_size 2\n', [['preference', 'dpo', 'dpo', 'dpo']]);
+    checkFacts('trl dpo --model_name_or_path Qwen/Qwen2.5-0.5B --per_device_train_batch_size 2\n', [
+      ['preference', 'dpo', 'dpo', 'dpo'],
+    ]);
     checkFacts('trl orpo --model_name_or_path Qwen/Qwen2.5-0.5B\n', [['preference', 'reference-free', 'orpo', 'orpo']]);
     checkFacts('trl kto --model_name_or_path Qwen/Qwen2.5-0.5B\n', [['preference', 'kto', 'kto', 'kto']]);
     const grpo = analyzeShell('trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B\n');
     assert.ok(!grpo.problems.some((p) => p.code === 'not-modeled'));
-    checkFacts('trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B --max_completion_length 512 --use_vllm --vllm_mode colocate\n', [
-      ['rollout', 'grpo', 'grpo', 'grpo'], ['completionLen', 512, '--max_completion_length', '512'], ['useVllm', true, '--use_vllm', '--use_vllm'],
-      ['vllmMode', 'colocate', '--vllm_mode', 'colocate'],
-    ]);
+    checkFacts(
+      'trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B --max_completion_length 512 --use_vllm --vllm_mode colocate\n',
+      [
+        ['rollout', 'grpo', 'grpo', 'grpo'],
+        ['completionLen', 512, '--max_completion_length', '512'],
+        ['useVllm', true, '--use_vllm', '--use_vllm'],
+        ['vllmMode', 'colocate', '--vllm_mode', 'colocate'],
+      ],
+    );
     checkFacts('trl rloo --model_name_or_path Qwen/Qwen2.5-0.5B\n', [['rollout', 'rloo', 'rloo', 'rloo']]);
     // trl grpo's script arguments: a reward model by Hub id (GRPOScriptArguments reward_model_name_or_path).
-    checkFacts('trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B --reward_model_name_or_path meta-llama/Llama-3.2-1B\n', [
-      ['rewardModels', ['meta-llama/Llama-3.2-1B'], '--reward_model_name_or_path', 'meta-llama/Llama-3.2-1B'],
-    ]);
-    assert.ok(analyzeShell('trl ppo --model_name_or_path Qwen/Qwen2.5-0.5B\n').problems.some((p) => p.code === 'not-modeled'));
+    checkFacts(
+      'trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B --reward_model_name_or_path meta-llama/Llama-3.2-1B\n',
+      [['rewardModels', ['meta-llama/Llama-3.2-1B'], '--reward_model_name_or_path', 'meta-llama/Llama-3.2-1B']],
+    );
+    assert.ok(
+      analyzeShell('trl ppo --model_name_or_path Qwen/Qwen2.5-0.5B\n').problems.some((p) => p.code === 'not-modeled'),
+    );
     assert.ok(!grpo.facts.some((f) => f.key === 'preference'));
   });
 });
 
 describe('shell analyzer: trl vllm-serve beside a GRPO launch', () => {
-  const script = 'CUDA_VISIBLE_DEVICES=0,1 trl vllm-serve --model meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --gpu_memory_utilization 0.8 --enforce_eager &\n'
-    + 'CUDA_VISIBLE_DEVICES=2 trl grpo --model_name_or_path meta-llama/Llama-3.1-8B --use_vllm true --vllm_mode server --per_device_train_batch_size 4 --num_generations 4\n';
-  it('reads the server\'s tensor parallelism and memory share; the training launch stays the one estimated', () => {
+  const script =
+    'CUDA_VISIBLE_DEVICES=0,1 trl vllm-serve --model meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --gpu_memory_utilization 0.8 --enforce_eager &\n' +
+    'CUDA_VISIBLE_DEVICES=2 trl grpo --model_name_or_path meta-llama/Llama-3.1-8B --use_vllm true --vllm_mode server --per_device_train_batch_size 4 --num_generations 4\n';
+  it("reads the server's tensor parallelism and memory share; the training launch stays the one estimated", () => {
     checkFacts(script, [
-      ['vllmServerTp', 2, '--tensor-parallel-size', '2'], ['vllmServerMemoryFraction', 0.8, '--gpu_memory_utilization', '0.8'],
-      ['rollout', 'grpo', 'grpo', 'grpo'], ['microBatchSize', 4, '--per_device_train_batch_size', '4'],
+      ['vllmServerTp', 2, '--tensor-parallel-size', '2'],
+      ['vllmServerMemoryFraction', 0.8, '--gpu_memory_utilization', '0.8'],
+      ['rollout', 'grpo', 'grpo', 'grpo'],
+      ['microBatchSize', 4, '--per_device_train_batch_size', '4'],
     ]);
     const r = resolveText('run.sh', script);
     assert.deepEqual(r.setup?.rollout?.vllm_server, { tensor_parallel: 2, memory_fraction: 0.8 });
@@ -303,38 +528,74 @@ describe('shell analyzer: trl vllm-serve beside a GRPO launch', () => {
 
 describe('shell analyzer: allocator configuration', () => {
   it('reads expandable_segments from PYTORCH_CUDA_ALLOC_CONF given as a prefix or exported', () => {
-    checkFacts('PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True torchrun --nproc_per_node 2 train.py\n', [['expandableSegments', true, 'PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']]);
-    checkFacts('export PYTORCH_CUDA_ALLOC_CONF="max_split_size_mb:128,expandable_segments:1"\npython train.py --torch_empty_cache_steps 4\n', [
-      ['expandableSegments', true, 'PYTORCH_CUDA_ALLOC_CONF', '"max_split_size_mb:128,expandable_segments:1"'], ['emptyCacheSteps', 4, '--torch_empty_cache_steps', '4']]);
-    checkFacts('export PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128\npython train.py\n', [['expandableSegments', false, 'PYTORCH_CUDA_ALLOC_CONF', 'max_split_size_mb:128']]);
+    checkFacts('PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True torchrun --nproc_per_node 2 train.py\n', [
+      ['expandableSegments', true, 'PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True'],
+    ]);
+    checkFacts(
+      'export PYTORCH_CUDA_ALLOC_CONF="max_split_size_mb:128,expandable_segments:1"\npython train.py --torch_empty_cache_steps 4\n',
+      [
+        ['expandableSegments', true, 'PYTORCH_CUDA_ALLOC_CONF', '"max_split_size_mb:128,expandable_segments:1"'],
+        ['emptyCacheSteps', 4, '--torch_empty_cache_steps', '4'],
+      ],
+    );
+    checkFacts('export PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128\npython train.py\n', [
+      ['expandableSegments', false, 'PYTORCH_CUDA_ALLOC_CONF', 'max_split_size_mb:128'],
+    ]);
   });
 });
 
 describe('shell analyzer: shell syntax', () => {
   it('joins \\ continuations, with flags at column 0 and spans in the original text', () => {
-    checkFacts('accelerate launch train.py \\\n--bf16 True \\\n--per_device_train_batch_size 2 \\\n--push_to_hub \\\n--max_length 2048\n', [
-      ['bf16', true, '--bf16', 'True'], ['microBatchSize', 2, '--per_device_train_batch_size', '2'], ['seqLen', 2048, '--max_length', '2048'],
-    ]);
-    checkFacts('torchrun --nproc_per_node=2 t.py \\\r\n    --fp16\r\n', [['fp16', true, '--fp16', '--fp16']], { exact: false });
+    checkFacts(
+      'accelerate launch train.py \\\n--bf16 True \\\n--per_device_train_batch_size 2 \\\n--push_to_hub \\\n--max_length 2048\n',
+      [
+        ['bf16', true, '--bf16', 'True'],
+        ['microBatchSize', 2, '--per_device_train_batch_size', '2'],
+        ['seqLen', 2048, '--max_length', '2048'],
+      ],
+    );
+    checkFacts('torchrun --nproc_per_node=2 t.py \\\r\n    --fp16\r\n', [['fp16', true, '--fp16', '--fp16']], {
+      exact: false,
+    });
   });
 
   it('comments end a command; commented-out flags are ignored', () => {
-    checkFacts('python t.py --lora_r 8 # --lora_r 64\n  #--bf16 \\\n', [['loraR', 8, '--lora_r', '8']], { exact: true });
-    checkFacts("python t.py --model_name_or_path 'a#b' --fp16 # trailing\n", [['model', 'a#b', '--model_name_or_path', 'a#b'], ['fp16', true, '--fp16', '--fp16']], { exact: true });
+    checkFacts('python t.py --lora_r 8 # --lora_r 64\n  #--bf16 \\\n', [['loraR', 8, '--lora_r', '8']], {
+      exact: true,
+    });
+    checkFacts(
+      "python t.py --model_name_or_path 'a#b' --fp16 # trailing\n",
+      [
+        ['model', 'a#b', '--model_name_or_path', 'a#b'],
+        ['fp16', true, '--fp16', '--fp16'],
+      ],
+      { exact: true },
+    );
   });
 
   it('$VAR, ${VAR} and ${VAR:-default} from the script; the value span is the reference as written', () => {
-    checkFacts('BS=4\nSEQ=1024\nM=llama\npython t.py --per_device_train_batch_size $BS --max_seq_length ${SEQ} --model_name_or_path models/${M}-7b\n', [
-      ['microBatchSize', 4, '--per_device_train_batch_size', '$BS'], ['seqLen', 1024, '--max_seq_length', '${SEQ}'], ['model', 'models/llama-7b', '--model_name_or_path', 'models/${M}-7b'],
+    checkFacts(
+      'BS=4\nSEQ=1024\nM=llama\npython t.py --per_device_train_batch_size $BS --max_seq_length ${SEQ} --model_name_or_path models/${M}-7b\n',
+      [
+        ['microBatchSize', 4, '--per_device_train_batch_size', '$BS'],
+        ['seqLen', 1024, '--max_seq_length', '${SEQ}'],
+        ['model', 'models/llama-7b', '--model_name_or_path', 'models/${M}-7b'],
+      ],
+    );
+    checkFacts('NGPU=${NGPU:-3}\ntorchrun --nproc_per_node $NGPU t.py --lora_r ${R:-16}\n', [
+      ['gpusPerNode', 3, '--nproc_per_node', '$NGPU'],
+      ['loraR', 16, '--lora_r', '${R:-16}'],
     ]);
-    checkFacts('NGPU=${NGPU:-3}\ntorchrun --nproc_per_node $NGPU t.py --lora_r ${R:-16}\n', [['gpusPerNode', 3, '--nproc_per_node', '$NGPU'], ['loraR', 16, '--lora_r', '${R:-16}']]);
     checkFacts('A=\npython t.py --lora_r ${A:-12}\n', [['loraR', 12, '--lora_r', '${A:-12}']]);
   });
 
   it('unset variables, $1, $(...) and "$@" are unknown with a not-static info', () => {
-    const text = 'BS=$1\npython t.py --per_device_train_batch_size $BS --model_name_or_path $MODEL --max_seq_length $(cat len.txt) "$@"\n';
+    const text =
+      'BS=$1\npython t.py --per_device_train_batch_size $BS --model_name_or_path $MODEL --max_seq_length $(cat len.txt) "$@"\n';
     const r = checkFacts(text, [
-      ['microBatchSize', '?', '--per_device_train_batch_size', '$BS'], ['model', '?', '--model_name_or_path', '$MODEL'], ['seqLen', '?', '--max_seq_length', '$(cat len.txt)'],
+      ['microBatchSize', '?', '--per_device_train_batch_size', '$BS'],
+      ['model', '?', '--model_name_or_path', '$MODEL'],
+      ['seqLen', '?', '--max_seq_length', '$(cat len.txt)'],
     ]);
     const infos = r.problems.filter((p) => p.code === 'not-static').map((p) => text.slice(p.span.start, p.span.end));
     assert.deepEqual(infos.sort(), ['"$@"'.slice(1, -1), '$(cat len.txt)', '$BS', '$MODEL'].sort());
@@ -342,53 +603,108 @@ describe('shell analyzer: shell syntax', () => {
   });
 
   it('$(( )) arithmetic with worked numbers: 128 / 4 / 2 = 16 accumulation steps', () => {
-    const text = 'NUM_GPUS=4\nBATCH_SIZE_PER_GPU=2\nTOTAL_BATCH_SIZE=128\nGRADIENT_ACC_STEPS=$(($TOTAL_BATCH_SIZE/$NUM_GPUS/$BATCH_SIZE_PER_GPU))\n'
-      + 'accelerate launch --num_processes $NUM_GPUS t.py --gradient_accumulation_steps $GRADIENT_ACC_STEPS --per_device_train_batch_size $BATCH_SIZE_PER_GPU\n';
-    checkFacts(text, [['gradientAccumulationSteps', 16, '--gradient_accumulation_steps', '$GRADIENT_ACC_STEPS'], ['worldSize', 4, '--num_processes', '$NUM_GPUS'], ['microBatchSize', 2, '--per_device_train_batch_size', '$BATCH_SIZE_PER_GPU']]);
-    checkFacts('N=3\nG=8\ntorchrun --nproc_per_node $(( (N + 1) * G / 4 % 5 )) t.py\n', [['gpusPerNode', 3, '--nproc_per_node', '$(( (N + 1) * G / 4 % 5 ))']]);
+    const text =
+      'NUM_GPUS=4\nBATCH_SIZE_PER_GPU=2\nTOTAL_BATCH_SIZE=128\nGRADIENT_ACC_STEPS=$(($TOTAL_BATCH_SIZE/$NUM_GPUS/$BATCH_SIZE_PER_GPU))\n' +
+      'accelerate launch --num_processes $NUM_GPUS t.py --gradient_accumulation_steps $GRADIENT_ACC_STEPS --per_device_train_batch_size $BATCH_SIZE_PER_GPU\n';
+    checkFacts(text, [
+      ['gradientAccumulationSteps', 16, '--gradient_accumulation_steps', '$GRADIENT_ACC_STEPS'],
+      ['worldSize', 4, '--num_processes', '$NUM_GPUS'],
+      ['microBatchSize', 2, '--per_device_train_batch_size', '$BATCH_SIZE_PER_GPU'],
+    ]);
+    checkFacts('N=3\nG=8\ntorchrun --nproc_per_node $(( (N + 1) * G / 4 % 5 )) t.py\n', [
+      ['gpusPerNode', 3, '--nproc_per_node', '$(( (N + 1) * G / 4 % 5 ))'],
+    ]);
     checkFacts('torchrun --nproc_per_node $((X * 2)) t.py\n', [['gpusPerNode', '?', '--nproc_per_node', '$((X * 2))']]);
-    checkFacts('Z=0\ntorchrun --nproc_per_node $((4 / Z)) t.py\n', [['gpusPerNode', '?', '--nproc_per_node', '$((4 / Z))']]);
+    checkFacts('Z=0\ntorchrun --nproc_per_node $((4 / Z)) t.py\n', [
+      ['gpusPerNode', '?', '--nproc_per_node', '$((4 / Z))'],
+    ]);
   });
 
   it('export X=..., plain assignments and env prefixes', () => {
-    checkFacts('export MBS=6\npython t.py --per_device_train_batch_size $MBS\n', [['microBatchSize', 6, '--per_device_train_batch_size', '$MBS']]);
-    checkFacts('X=1 Y=2 python t.py --lora_r $X --lora_alpha $Y\nexport A B\n', [['loraR', 1, '--lora_r', '$X'], ['loraAlpha', 2, '--lora_alpha', '$Y']]);
+    checkFacts('export MBS=6\npython t.py --per_device_train_batch_size $MBS\n', [
+      ['microBatchSize', 6, '--per_device_train_batch_size', '$MBS'],
+    ]);
+    checkFacts('X=1 Y=2 python t.py --lora_r $X --lora_alpha $Y\nexport A B\n', [
+      ['loraR', 1, '--lora_r', '$X'],
+      ['loraAlpha', 2, '--lora_alpha', '$Y'],
+    ]);
   });
 
   it('a variable set inside an if is unknown unless every branch agrees; static conditions pick their branch', () => {
-    const a = checkFacts('Z=$2\nif [ "$Z" == "" ]; then\n  Z=3\nfi\ndeepspeed --num_gpus 1 main.py --deepspeed --zero_stage $Z\n', [['zeroStage', '?', '--zero_stage', '$Z']]);
-    assert.match((a.facts.find((f) => f.key === 'zeroStage')!.value as { unknown: string }).unknown, /depends on the `if` at line 2 \('3' or positional argument \$2/);
-    checkFacts('if [ -n "$SLOW" ]; then\n  R=8\nelse\n  R=8\nfi\npython t.py --lora_r $R\n', [['loraR', 8, '--lora_r', '$R']]);
-    checkFacts('MODE=fast\nif [ "$MODE" = "fast" ]; then\n  R=4\nelif [ "$MODE" = slow ]; then\n  R=64\nelse\n  R=1\nfi\npython t.py --lora_r $R\n', [['loraR', 4, '--lora_r', '$R']]);
-    checkFacts('W=0\nX=\nif [ $W -eq 1 ]\nthen\nX="--lora_r 99"\nfi\npython t.py --lora_r 7 $X\n', [['loraR', 7, '--lora_r', '7']], { exact: true });
+    const a = checkFacts(
+      'Z=$2\nif [ "$Z" == "" ]; then\n  Z=3\nfi\ndeepspeed --num_gpus 1 main.py --deepspeed --zero_stage $Z\n',
+      [['zeroStage', '?', '--zero_stage', '$Z']],
+    );
+    assert.match(
+      (a.facts.find((f) => f.key === 'zeroStage')!.value as { unknown: string }).unknown,
+      /depends on the `if` at line 2 \('3' or positional argument \$2/,
+    );
+    checkFacts('if [ -n "$SLOW" ]; then\n  R=8\nelse\n  R=8\nfi\npython t.py --lora_r $R\n', [
+      ['loraR', 8, '--lora_r', '$R'],
+    ]);
+    checkFacts(
+      'MODE=fast\nif [ "$MODE" = "fast" ]; then\n  R=4\nelif [ "$MODE" = slow ]; then\n  R=64\nelse\n  R=1\nfi\npython t.py --lora_r $R\n',
+      [['loraR', 4, '--lora_r', '$R']],
+    );
+    checkFacts(
+      'W=0\nX=\nif [ $W -eq 1 ]\nthen\nX="--lora_r 99"\nfi\npython t.py --lora_r 7 $X\n',
+      [['loraR', 7, '--lora_r', '7']],
+      { exact: true },
+    );
     checkFacts('[ -z "$R" ] && R=5\npython t.py --lora_r $R\n', [['loraR', '?', '--lora_r', '$R']]);
     checkFacts('R=\n[ -z "$R" ] && R=5\npython t.py --lora_r $R\n', [['loraR', 5, '--lora_r', '$R']]);
   });
 
   it('for loops: the loop variable is unknown, launches inside the body are analyzed once', () => {
-    const r = checkFacts('for TSK in a b c; do\n  python -m torch.distributed.launch --nproc_per_node 1 run.py --task $TSK --fp16 --deepspeed ds/$TSK.json\ndone\n', [
-      ['gpusPerNode', 1, '--nproc_per_node', '1'], ['fp16', true, '--fp16', '--fp16'], ['deepspeedConfig', '?', '--deepspeed', 'ds/$TSK.json'],
-    ]);
+    const r = checkFacts(
+      'for TSK in a b c; do\n  python -m torch.distributed.launch --nproc_per_node 1 run.py --task $TSK --fp16 --deepspeed ds/$TSK.json\ndone\n',
+      [
+        ['gpusPerNode', 1, '--nproc_per_node', '1'],
+        ['fp16', true, '--fp16', '--fp16'],
+        ['deepspeedConfig', '?', '--deepspeed', 'ds/$TSK.json'],
+      ],
+    );
     assert.equal(r.facts.filter((f) => f.key === 'fp16').length, 1);
-    checkFacts('for X in only; do\n  python t.py --lora_r 4 --model_name_or_path $X\ndone\n', [['model', 'only', '--model_name_or_path', '$X']]);
+    checkFacts('for X in only; do\n  python t.py --lora_r 4 --model_name_or_path $X\ndone\n', [
+      ['model', 'only', '--model_name_or_path', '$X'],
+    ]);
   });
 
   it('case, while and functions do not break the walk', () => {
-    checkFacts('case "$1" in\n  small) R=8 ;;\n  *) R=8 ;;\nesac\nrun() {\n  local x=1\n  torchrun --nproc_per_node 2 t.py --lora_r $R\n}\nwhile false; do :; done\nrun\n', [
-      ['gpusPerNode', 2, '--nproc_per_node', '2'], ['loraR', 8, '--lora_r', '$R'],
-    ]);
+    checkFacts(
+      'case "$1" in\n  small) R=8 ;;\n  *) R=8 ;;\nesac\nrun() {\n  local x=1\n  torchrun --nproc_per_node 2 t.py --lora_r $R\n}\nwhile false; do :; done\nrun\n',
+      [
+        ['gpusPerNode', 2, '--nproc_per_node', '2'],
+        ['loraR', 8, '--lora_r', '$R'],
+      ],
+    );
   });
 
   it('&& chains: both commands are read, the training one wins; redirects are not arguments', () => {
-    const text = 'accelerate launch --num_processes 2 finetune.py --lora_rank 64 --logging_steps 1 &&\n\npython merge_lora.py --base_model_name_or_path base --qlora &> merge.log\n';
-    const r = checkFacts(text, [['worldSize', 2, '--num_processes', '2'], ['loraR', 64, '--lora_rank', '64']], { exact: true });
+    const text =
+      'accelerate launch --num_processes 2 finetune.py --lora_rank 64 --logging_steps 1 &&\n\npython merge_lora.py --base_model_name_or_path base --qlora &> merge.log\n';
+    const r = checkFacts(
+      text,
+      [
+        ['worldSize', 2, '--num_processes', '2'],
+        ['loraR', 64, '--lora_rank', '64'],
+      ],
+      { exact: true },
+    );
     assert.deepEqual(r.tools, ['accelerate', 'hf-trainer'], 'merge_lora.py is not a training launch');
-    checkFacts('deepspeed --num_gpus 1 main.py --lora_dim 16 &> $OUT/training.log\n', [['loraR', 16, '--lora_dim', '16']]);
-    checkFacts('mkdir -p out; torchrun --nproc_per_node 2 t.py > out/log 2>&1\n', [['gpusPerNode', 2, '--nproc_per_node', '2']], { exact: true });
+    checkFacts('deepspeed --num_gpus 1 main.py --lora_dim 16 &> $OUT/training.log\n', [
+      ['loraR', 16, '--lora_dim', '16'],
+    ]);
+    checkFacts(
+      'mkdir -p out; torchrun --nproc_per_node 2 t.py > out/log 2>&1\n',
+      [['gpusPerNode', 2, '--nproc_per_node', '2']],
+      { exact: true },
+    );
   });
 
   it('two training launches that differ get an info problem; the last one is listed last', () => {
-    const text = 'torchrun --nproc_per_node 2 t.py --per_device_train_batch_size 4\ntorchrun --nproc_per_node 2 t.py --per_device_train_batch_size 8\n';
+    const text =
+      'torchrun --nproc_per_node 2 t.py --per_device_train_batch_size 4\ntorchrun --nproc_per_node 2 t.py --per_device_train_batch_size 8\n';
     const r = analyzeShell(text);
     const info = r.problems.filter((p) => p.code === 'not-static' && /more than once/.test(p.message));
     assert.equal(info.length, 1);
@@ -397,25 +713,60 @@ describe('shell analyzer: shell syntax', () => {
   });
 
   it('heredoc bodies are skipped, not read as commands', () => {
-    const text = 'DS=ds.json\ncat <<EOT > $DS\n{\n  "train_micro_batch_size_per_gpu": 4,\n  python t.py --lora_r 99\n}\nEOT\npython t.py --lora_r 3 --deepspeed $DS\n';
-    checkFacts(text, [['loraR', 3, '--lora_r', '3'], ['deepspeedConfig', 'ds.json', '--deepspeed', '$DS']], { exact: true });
-    checkFacts("cat <<-'END'\n\tpython t.py --lora_r 99\n\tEND\npython t.py --lora_r 2\n", [['loraR', 2, '--lora_r', '2']], { exact: true });
+    const text =
+      'DS=ds.json\ncat <<EOT > $DS\n{\n  "train_micro_batch_size_per_gpu": 4,\n  python t.py --lora_r 99\n}\nEOT\npython t.py --lora_r 3 --deepspeed $DS\n';
+    checkFacts(
+      text,
+      [
+        ['loraR', 3, '--lora_r', '3'],
+        ['deepspeedConfig', 'ds.json', '--deepspeed', '$DS'],
+      ],
+      { exact: true },
+    );
+    checkFacts(
+      "cat <<-'END'\n\tpython t.py --lora_r 99\n\tEND\npython t.py --lora_r 2\n",
+      [['loraR', 2, '--lora_r', '2']],
+      { exact: true },
+    );
   });
 
   it('launcher flags inside a quoted string assigned to a variable keep their own spans when expanded', () => {
-    const text = 'export GPN=8\nNN=2\nexport LAUNCHER="accelerate launch \\\n    --num_processes $((NN * GPN)) \\\n    --num_machines $NN \\\n    "\nexport CMD="$LAUNCHER train.py --bf16"\nsrun $CMD\n';
-    checkFacts(text, [['worldSize', 16, '--num_processes', '$((NN * GPN))'], ['nodes', 2, '--num_machines', '$NN'], ['bf16', true, '--bf16', '--bf16']], { exact: true });
+    const text =
+      'export GPN=8\nNN=2\nexport LAUNCHER="accelerate launch \\\n    --num_processes $((NN * GPN)) \\\n    --num_machines $NN \\\n    "\nexport CMD="$LAUNCHER train.py --bf16"\nsrun $CMD\n';
+    checkFacts(
+      text,
+      [
+        ['worldSize', 16, '--num_processes', '$((NN * GPN))'],
+        ['nodes', 2, '--num_machines', '$NN'],
+        ['bf16', true, '--bf16', '--bf16'],
+      ],
+      { exact: true },
+    );
     const t2 = 'ARGS="--nproc_per_node 4 --nnodes 1"\ntorchrun $ARGS t.py\n';
-    checkFacts(t2, [['gpusPerNode', 4, '--nproc_per_node', '4'], ['nodes', 1, '--nnodes', '1']]);
+    checkFacts(t2, [
+      ['gpusPerNode', 4, '--nproc_per_node', '4'],
+      ['nodes', 1, '--nnodes', '1'],
+    ]);
   });
 
   it('#SBATCH directives: nodes and GPUs per node (gres, gpus-per-node, gpus-per-task x tasks) and SLURM_* variables', () => {
     const text = '#!/bin/bash\n#SBATCH --nodes=4          # nodes\n#SBATCH --gres=gpu:a100:8\npython train.py --bf16\n';
-    checkFacts(text, [['nodes', 4, '--nodes', '4'], ['gpusPerNode', 8, '--gres', 'gpu:a100:8']]);
-    checkFacts('#SBATCH -N 2\n#SBATCH --gpus-per-node=4\ntorchrun --nnodes $SLURM_NNODES --nproc_per_node $SLURM_GPUS_PER_NODE t.py\n', [
-      ['nodes', 2, '--nnodes', '$SLURM_NNODES'], ['gpusPerNode', 4, '--nproc_per_node', '$SLURM_GPUS_PER_NODE'],
-    ], { exact: true });
-    checkFacts('#SBATCH --ntasks=2\n#SBATCH --nodes=2\n#SBATCH --gpus-per-task=8\nsrun python t.py --bf16\n', [['gpusPerNode', 8, '--gpus-per-task', '8'], ['nodes', 2, '--nodes', '2']]);
+    checkFacts(text, [
+      ['nodes', 4, '--nodes', '4'],
+      ['gpusPerNode', 8, '--gres', 'gpu:a100:8'],
+    ]);
+    checkFacts(
+      '#SBATCH -N 2\n#SBATCH --gpus-per-node=4\ntorchrun --nnodes $SLURM_NNODES --nproc_per_node $SLURM_GPUS_PER_NODE t.py\n',
+      [
+        ['nodes', 2, '--nnodes', '$SLURM_NNODES'],
+        ['gpusPerNode', 4, '--nproc_per_node', '$SLURM_GPUS_PER_NODE'],
+      ],
+      { exact: true },
+    );
+    checkFacts('#SBATCH --ntasks=2\n#SBATCH --nodes=2\n#SBATCH --gpus-per-task=8\nsrun python t.py --bf16\n', [
+      ['gpusPerNode', 8, '--gpus-per-task', '8'],
+      ['nodes', 2, '--nodes', '2'],
+    ]);
     // Not a directive: not at the start of a line, or commented out with ##.
     assert.equal(analyzeShell('echo x #SBATCH --nodes=9\n##SBATCH --nodes=9\n').facts.length, 0);
   });
@@ -428,7 +779,10 @@ describe('shell analyzer: shell syntax', () => {
   });
 
   it('non-ASCII text before the command keeps UTF-16 spans', () => {
-    checkFacts('# 🤗 fine-tune — résumé\ntorchrun --nproc_per_node 2 t.py --lora_r 4\n', [['gpusPerNode', 2, '--nproc_per_node', '2'], ['loraR', 4, '--lora_r', '4']]);
+    checkFacts('# 🤗 fine-tune — résumé\ntorchrun --nproc_per_node 2 t.py --lora_r 4\n', [
+      ['gpusPerNode', 2, '--nproc_per_node', '2'],
+      ['loraR', 4, '--lora_r', '4'],
+    ]);
   });
 });
 
@@ -441,11 +795,20 @@ describe('shell analyzer: fixture scripts against their expected facts', () => {
   for (const name of names) {
     it(`${name}`, () => {
       const text = fs.readFileSync(path.join(FIXTURES, name), 'utf8');
-      const exp = JSON.parse(fs.readFileSync(path.join(EXPECTED, `${name}.expected.json`), 'utf8')) as { format: string; facts: Record<string, unknown>; problems: string[]; references: string[] };
+      const exp = JSON.parse(fs.readFileSync(path.join(EXPECTED, `${name}.expected.json`), 'utf8')) as {
+        format: string;
+        facts: Record<string, unknown>;
+        problems: string[];
+        references: string[];
+      };
       const r = analyzeShell(text);
       assert.equal(r.format, exp.format);
       assert.deepEqual(decided(r), exp.facts);
-      for (const code of exp.problems) assert.ok(r.problems.some((p) => p.code === code), `${name}: expected a ${code} problem`);
+      for (const code of exp.problems)
+        assert.ok(
+          r.problems.some((p) => p.code === code),
+          `${name}: expected a ${code} problem`,
+        );
       assert.deepEqual(r.references.map((x) => x.path).sort(), [...exp.references].sort());
       for (const f of r.facts) {
         assert.equal(f.rawValue, text.slice(f.valueSpan.start, f.valueSpan.end));
@@ -466,30 +829,74 @@ describe('shell analyzer: fixture scripts against their expected facts', () => {
 });
 
 describe('shell analyzer: robustness (fast-check)', () => {
-  const seeds = fs.existsSync(FIXTURES) ? fs.readdirSync(FIXTURES).map((n) => fs.readFileSync(path.join(FIXTURES, n), 'utf8')) : [];
-  const SHELLISH = ['\\', '\\\n', '"', "'", '$', '${', '$((', '$(', ')', '(', '}', '`', '#', '\n', ';', '&&', '|', '<<EOT\n', 'if ', 'fi', 'then ', 'for ', 'do ', 'done', 'case ', 'esac', ' ;; ', '--bf16 ', '=', '{', ' '];
-  const garbage = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...SHELLISH), fc.array(fc.constantFrom(...SHELLISH), { maxLength: 6 }).map((a) => a.join('')));
+  const seeds = fs.existsSync(FIXTURES)
+    ? fs.readdirSync(FIXTURES).map((n) => fs.readFileSync(path.join(FIXTURES, n), 'utf8'))
+    : [];
+  const SHELLISH = [
+    '\\',
+    '\\\n',
+    '"',
+    "'",
+    '$',
+    '${',
+    '$((',
+    '$(',
+    ')',
+    '(',
+    '}',
+    '`',
+    '#',
+    '\n',
+    ';',
+    '&&',
+    '|',
+    '<<EOT\n',
+    'if ',
+    'fi',
+    'then ',
+    'for ',
+    'do ',
+    'done',
+    'case ',
+    'esac',
+    ' ;; ',
+    '--bf16 ',
+    '=',
+    '{',
+    ' ',
+  ];
+  const garbage = fc.oneof(
+    fc.string({ maxLength: 8 }),
+    fc.constantFrom(...SHELLISH),
+    fc.array(fc.constantFrom(...SHELLISH), { maxLength: 6 }).map((a) => a.join('')),
+  );
 
-  const mutate = fc.tuple(fc.nat(seeds.length - 1), fc.nat(), fc.nat(), fc.integer({ min: 0, max: 3 }), garbage).map(([si, a, b, op, g]) => {
-    const s = seeds[si];
-    const i = s.length ? a % (s.length + 1) : 0;
-    switch (op) {
-      case 0: return s.slice(0, i);
-      case 1: return s.slice(0, i) + s.slice(i + 1);
-      case 2: return s.slice(0, i) + g + s.slice(i);
-      default: {
-        const lines = s.split('\n');
-        const x = a % lines.length;
-        const y = b % lines.length;
-        [lines[x], lines[y]] = [lines[y], lines[x]];
-        return lines.join('\n');
+  const mutate = fc
+    .tuple(fc.nat(seeds.length - 1), fc.nat(), fc.nat(), fc.integer({ min: 0, max: 3 }), garbage)
+    .map(([si, a, b, op, g]) => {
+      const s = seeds[si];
+      const i = s.length ? a % (s.length + 1) : 0;
+      switch (op) {
+        case 0:
+          return s.slice(0, i);
+        case 1:
+          return s.slice(0, i) + s.slice(i + 1);
+        case 2:
+          return s.slice(0, i) + g + s.slice(i);
+        default: {
+          const lines = s.split('\n');
+          const x = a % lines.length;
+          const y = b % lines.length;
+          [lines[x], lines[y]] = [lines[y], lines[x]];
+          return lines.join('\n');
+        }
       }
-    }
-  });
+    });
 
   function assertSane(text: string): void {
     const r = analyzeShell(text);
-    const inside = (s: { start: number; end: number }): boolean => Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0 && s.start <= s.end && s.end <= text.length;
+    const inside = (s: { start: number; end: number }): boolean =>
+      Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0 && s.start <= s.end && s.end <= text.length;
     for (const f of r.facts) assert.ok(inside(f.keySpan) && inside(f.valueSpan), `fact ${f.key} span outside the text`);
     for (const p of r.problems) assert.ok(inside(p.span), `problem ${p.code} span outside the text`);
     for (const x of r.references) assert.ok(inside(x.span), 'reference span outside the text');
@@ -497,14 +904,43 @@ describe('shell analyzer: robustness (fast-check)', () => {
 
   it('mutated fixtures (truncate, delete a char, insert garbage, swap lines): never throws, spans inside the text (2,400 runs)', function () {
     this.timeout(20000);
-    fc.assert(fc.property(mutate, (text) => { assertSane(text); }), { numRuns: 2400 });
+    fc.assert(
+      fc.property(mutate, (text) => {
+        assertSane(text);
+      }),
+      { numRuns: 2400 },
+    );
   });
 
   it('random shell-like text and binary garbage never throw (600 runs)', function () {
     this.timeout(20000);
-    const arb = fc.oneof(fc.array(fc.constantFrom(...SHELLISH, 'torchrun', 'deepspeed', 'accelerate launch', '--nproc_per_node', 'X=', '$X', '8', 'python', 't.py'), { maxLength: 40 }).map((a) => a.join(' ')),
-      fc.string({ maxLength: 200 }), fc.uint8Array({ maxLength: 200 }).map((u) => String.fromCharCode(...u)));
-    fc.assert(fc.property(arb, (text) => { assertSane(text); }), { numRuns: 600 });
+    const arb = fc.oneof(
+      fc
+        .array(
+          fc.constantFrom(
+            ...SHELLISH,
+            'torchrun',
+            'deepspeed',
+            'accelerate launch',
+            '--nproc_per_node',
+            'X=',
+            '$X',
+            '8',
+            'python',
+            't.py',
+          ),
+          { maxLength: 40 },
+        )
+        .map((a) => a.join(' ')),
+      fc.string({ maxLength: 200 }),
+      fc.uint8Array({ maxLength: 200 }).map((u) => String.fromCharCode(...u)),
+    );
+    fc.assert(
+      fc.property(arb, (text) => {
+        assertSane(text);
+      }),
+      { numRuns: 600 },
+    );
   });
 
   it('a large script is analyzed quickly', () => {

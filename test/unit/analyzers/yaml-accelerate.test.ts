@@ -26,7 +26,10 @@ mixed_precision: fp16
 
 describe('analyzeAccelerateYaml', () => {
   it('reads num_processes as the world size over all machines and num_machines as nodes', () => {
-    checkFacts(analyzeAccelerateYaml(FSDP1), FSDP1, [['worldSize', 16, 'num_processes', '16'], ['nodes', 2, 'num_machines', '2']]);
+    checkFacts(analyzeAccelerateYaml(FSDP1), FSDP1, [
+      ['worldSize', 16, 'num_processes', '16'],
+      ['nodes', 2, 'num_machines', '2'],
+    ]);
   });
 
   it('normalizes quoted and unquoted no / NO (YAML 1.1 booleans) to mixed precision none', () => {
@@ -67,7 +70,10 @@ describe('analyzeAccelerateYaml', () => {
 
   it('accepts FSDP sharding strategies as integers 1-5 and keys without the fsdp_ prefix', () => {
     const text = 'distributed_type: FSDP\nfsdp_config:\n  sharding_strategy: 4\n  offload_params: false\n';
-    checkFacts(analyzeAccelerateYaml(text), text, [['fsdp', 'hybrid_shard', 'sharding_strategy', '4'], ['fsdpOffload', false, 'offload_params', 'false']]);
+    checkFacts(analyzeAccelerateYaml(text), text, [
+      ['fsdp', 'hybrid_shard', 'sharding_strategy', '4'],
+      ['fsdpOffload', false, 'offload_params', 'false'],
+    ]);
   });
 
   it('reads FSDP2 reshard_after_forward: false as shard_grad_op', () => {
@@ -87,9 +93,12 @@ describe('analyzeAccelerateYaml', () => {
 
   it('reads the DeepSpeed plugin keys', () => {
     checkFacts(analyzeAccelerateYaml(DS), DS, [
-      ['zeroStage', 3, 'zero_stage', '3'], ['offloadOptimizer', 'cpu', 'offload_optimizer_device', 'cpu'],
-      ['offloadParams', 'nvme', 'offload_param_device', 'nvme'], ['gradientAccumulationSteps', 4, 'gradient_accumulation_steps', '4'],
-      ['mixedPrecision', 'fp16'], ['worldSize', 8],
+      ['zeroStage', 3, 'zero_stage', '3'],
+      ['offloadOptimizer', 'cpu', 'offload_optimizer_device', 'cpu'],
+      ['offloadParams', 'nvme', 'offload_param_device', 'nvme'],
+      ['gradientAccumulationSteps', 4, 'gradient_accumulation_steps', '4'],
+      ['mixedPrecision', 'fp16'],
+      ['worldSize', 8],
     ]);
   });
 
@@ -99,10 +108,14 @@ describe('analyzeAccelerateYaml', () => {
   });
 
   it('records deepspeed_config_file as a reference, as written, and lets the file decide the stage', () => {
-    const text = 'distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: ../ds/zero3.json # comment\n';
+    const text =
+      'distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: ../ds/zero3.json # comment\n';
     const r = analyzeAccelerateYaml(text);
     checkFacts(r, text, [['deepspeedConfig', '../ds/zero3.json', 'deepspeed_config_file', '../ds/zero3.json']]);
-    assert.deepEqual(r.references.map((x) => [x.kind, x.path, text.slice(x.span.start, x.span.end)]), [['deepspeed', '../ds/zero3.json', '../ds/zero3.json']]);
+    assert.deepEqual(
+      r.references.map((x) => [x.kind, x.path, text.slice(x.span.start, x.span.end)]),
+      [['deepspeed', '../ds/zero3.json', '../ds/zero3.json']],
+    );
     assert.equal(factOf(r, 'zeroStage'), undefined);
   });
 
@@ -112,9 +125,11 @@ describe('analyzeAccelerateYaml', () => {
   });
 
   it('reads parallelism_config: tp size, and hybrid sharding when dp_replicate and dp_shard are both > 1', () => {
-    const text = 'distributed_type: FSDP\nparallelism_config:\n  parallelism_config_dp_replicate_size: 2\n  parallelism_config_dp_shard_size: 4\n  parallelism_config_tp_size: 2\n';
+    const text =
+      'distributed_type: FSDP\nparallelism_config:\n  parallelism_config_dp_replicate_size: 2\n  parallelism_config_dp_shard_size: 4\n  parallelism_config_tp_size: 2\n';
     checkFacts(analyzeAccelerateYaml(text), text, [
-      ['tensorParallel', 2, 'parallelism_config_tp_size', '2'], ['fsdpShardSize', 4, 'parallelism_config_dp_shard_size', '4'],
+      ['tensorParallel', 2, 'parallelism_config_tp_size', '2'],
+      ['fsdpShardSize', 4, 'parallelism_config_dp_shard_size', '4'],
       ['fsdp', 'hybrid_shard', 'parallelism_config_dp_replicate_size', '2'],
     ]);
   });

@@ -46,10 +46,17 @@ describe('analyzeAxolotlYaml', () => {
   it('reads model, batch, sequence and LoRA keys with exact spans', () => {
     checkFacts(analyzeAxolotlYaml(QLORA), QLORA, [
       ['model', 'NousResearch/Llama-2-7b-hf', 'base_model', 'NousResearch/Llama-2-7b-hf'],
-      ['microBatchSize', 2, 'micro_batch_size', '2'], ['gradientAccumulationSteps', 4, 'gradient_accumulation_steps', '4'],
-      ['seqLen', 4096, 'sequence_len', '4096'], ['method', 'qlora', 'adapter', 'qlora'], ['loraR', 32, 'lora_r', '32'],
-      ['loraAlpha', 16], ['loraDropout', 0.05], ['loraTargets', ['q_proj', 'v_proj'], 'lora_target_modules', '- q_proj\n  - v_proj'],
-      ['quantBits', 4, 'load_in_4bit', 'true'], ['optimizer', 'paged_adamw_8bit'], ['gradientCheckpointing', 'full'],
+      ['microBatchSize', 2, 'micro_batch_size', '2'],
+      ['gradientAccumulationSteps', 4, 'gradient_accumulation_steps', '4'],
+      ['seqLen', 4096, 'sequence_len', '4096'],
+      ['method', 'qlora', 'adapter', 'qlora'],
+      ['loraR', 32, 'lora_r', '32'],
+      ['loraAlpha', 16],
+      ['loraDropout', 0.05],
+      ['loraTargets', ['q_proj', 'v_proj'], 'lora_target_modules', '- q_proj\n  - v_proj'],
+      ['quantBits', 4, 'load_in_4bit', 'true'],
+      ['optimizer', 'paged_adamw_8bit'],
+      ['gradientCheckpointing', 'full'],
       ['attention', 'flash', 'attn_implementation', 'flash_attention_2'],
     ]);
   });
@@ -60,7 +67,12 @@ describe('analyzeAxolotlYaml', () => {
   });
 
   it('reads rl: dpo / ipo as preference training with a reference, orpo / simpo as reference-free', () => {
-    for (const [rl, want] of [['dpo', 'dpo'], ['ipo', 'dpo'], ['orpo', 'reference-free'], ['simpo', 'reference-free']]) {
+    for (const [rl, want] of [
+      ['dpo', 'dpo'],
+      ['ipo', 'dpo'],
+      ['orpo', 'reference-free'],
+      ['simpo', 'reference-free'],
+    ]) {
       const t = `${QLORA}rl: ${rl}\n`;
       checkFacts(analyzeAxolotlYaml(t), t, [['preference', want, 'rl', rl]]);
     }
@@ -68,14 +80,27 @@ describe('analyzeAxolotlYaml', () => {
     checkFacts(analyzeAxolotlYaml(kto), kto, [['preference', 'kto', 'rl', 'kto']]);
     // GRPO: rollouts, with TRL's generation settings under trl:.
     const grpo = `${QLORA}rl: grpo\ntrl:\n  beta: 0.001\n  max_completion_length: 512\n  use_vllm: true\n`;
-    checkFacts(analyzeAxolotlYaml(grpo), grpo, [['rollout', 'grpo', 'rl', 'grpo'], ['klBeta', 0.001, 'beta', '0.001'], ['completionLen', 512, 'max_completion_length', '512'], ['useVllm', true, 'use_vllm', 'true']]);
+    checkFacts(analyzeAxolotlYaml(grpo), grpo, [
+      ['rollout', 'grpo', 'rl', 'grpo'],
+      ['klBeta', 0.001, 'beta', '0.001'],
+      ['completionLen', 512, 'max_completion_length', '512'],
+      ['useVllm', true, 'use_vllm', 'true'],
+    ]);
     assert.ok(!analyzeAxolotlYaml(grpo).problems.some((p) => p.code === 'not-modeled'));
     // A reward model given by its Hub id (loaded on every GPU) is read; a module.function is not. Resolved from the
     // catalog it is counted; one that cannot be resolved is a warning that names it.
     const rm = `${grpo}  reward_funcs:\n    - rewards.accuracy_reward\n    - meta-llama/Llama-3.2-1B\n`;
-    assert.deepEqual(analyzeAxolotlYaml(rm).facts.find((f) => f.key === 'rewardModels')?.value, ['meta-llama/Llama-3.2-1B']);
-    assert.deepEqual(resolveText('/w/axolotl.yml', rm).setup?.rollout?.reward_models.map((m) => m.model), ['meta-llama/Llama-3.2-1B']);
-    const unknown = resolveText('/w/axolotl.yml', rm.replace('meta-llama/Llama-3.2-1B', 'OpenAssistant/reward-model-deberta-v3-large-v2'));
+    assert.deepEqual(analyzeAxolotlYaml(rm).facts.find((f) => f.key === 'rewardModels')?.value, [
+      'meta-llama/Llama-3.2-1B',
+    ]);
+    assert.deepEqual(
+      resolveText('/w/axolotl.yml', rm).setup?.rollout?.reward_models.map((m) => m.model),
+      ['meta-llama/Llama-3.2-1B'],
+    );
+    const unknown = resolveText(
+      '/w/axolotl.yml',
+      rm.replace('meta-llama/Llama-3.2-1B', 'OpenAssistant/reward-model-deberta-v3-large-v2'),
+    );
     const flagged = unknown.problems.filter((p) => p.code === 'not-modeled');
     assert.equal(flagged.length, 1);
     assert.match(flagged[0].message, /OpenAssistant\/reward-model-deberta-v3-large-v2/);
@@ -88,24 +113,49 @@ describe('analyzeAxolotlYaml', () => {
     assert.ok(r.setup);
     assert.deepEqual([r.setup.zero_stage, r.setup.offload_optimizer, r.setup.offload_params], [3, 'cpu', 'cpu']);
     const p = r.provenance.zero_stage;
-    assert.ok(p && p.kind === 'default' && p.owner === 'axolotl' && /zero3_bf16_cpuoffload_all\.json as Axolotl ships it/.test(p.note ?? ''), JSON.stringify(p));
+    assert.ok(
+      p &&
+        p.kind === 'default' &&
+        p.owner === 'axolotl' &&
+        /zero3_bf16_cpuoffload_all\.json as Axolotl ships it/.test(p.note ?? ''),
+      JSON.stringify(p),
+    );
     assert.ok(!r.problems.some((x) => x.code === 'reference-not-found'));
     // A path of the user's own is still reported missing, and a file found beside the config is read instead.
-    assert.ok(resolveText('/w/axolotl.yml', `${QLORA}deepspeed: my/zero3.json\n`).problems.some((x) => x.code === 'reference-not-found'));
-    const { runPipeline } = require('../../../src/analyzers/pipeline') as typeof import('../../../src/analyzers/pipeline');
-    const own = runPipeline([{ file: '/w/axolotl.yml', text: t }], {
-      read: (f: string) => (f.endsWith('zero3_bf16_cpuoffload_all.json') ? '{"zero_optimization": {"stage": 2}}' : undefined),
-      join: (_f: string, rel: string) => `/w/${rel}`,
-    }, { gpusPerNode: 4 });
-    assert.deepEqual([own.setup?.zero_stage, own.setup?.offload_optimizer, own.provenance.zero_stage?.kind], [2, 'none', 'file']);
+    assert.ok(
+      resolveText('/w/axolotl.yml', `${QLORA}deepspeed: my/zero3.json\n`).problems.some(
+        (x) => x.code === 'reference-not-found',
+      ),
+    );
+    const { runPipeline } =
+      require('../../../src/analyzers/pipeline') as typeof import('../../../src/analyzers/pipeline');
+    const own = runPipeline(
+      [{ file: '/w/axolotl.yml', text: t }],
+      {
+        read: (f: string) =>
+          f.endsWith('zero3_bf16_cpuoffload_all.json') ? '{"zero_optimization": {"stage": 2}}' : undefined,
+        join: (_f: string, rel: string) => `/w/${rel}`,
+      },
+      { gpusPerNode: 4 },
+    );
+    assert.deepEqual(
+      [own.setup?.zero_stage, own.setup?.offload_optimizer, own.provenance.zero_stage?.kind],
+      [2, 'none', 'file'],
+    );
   });
 
   it('reads lora_target_parameters into the LoRA block: adapters on fused MoE experts are counted', () => {
     const t = `${QLORA}lora_target_parameters:\n  - mlp.experts.gate_up_proj\n  - mlp.experts.down_proj\n`;
     const r = analyzeAxolotlYaml(t);
     assert.equal(r.problems.filter((x) => x.code === 'not-modeled').length, 0);
-    assert.deepEqual(r.facts.find((x) => x.key === 'loraTargetParameters')?.value, ['mlp.experts.gate_up_proj', 'mlp.experts.down_proj']);
-    assert.deepEqual(resolveText('/w/axolotl.yml', t).setup?.lora?.target_parameters, ['mlp.experts.gate_up_proj', 'mlp.experts.down_proj']);
+    assert.deepEqual(r.facts.find((x) => x.key === 'loraTargetParameters')?.value, [
+      'mlp.experts.gate_up_proj',
+      'mlp.experts.down_proj',
+    ]);
+    assert.deepEqual(resolveText('/w/axolotl.yml', t).setup?.lora?.target_parameters, [
+      'mlp.experts.gate_up_proj',
+      'mlp.experts.down_proj',
+    ]);
   });
 
   it('reads sample_packing / pad_to_sequence_len as fixed-length batches, both off as per-batch padding', () => {
@@ -125,8 +175,13 @@ describe('analyzeAxolotlYaml', () => {
 
   it('records the DeepSpeed path as a reference and a fact', () => {
     const r = analyzeAxolotlYaml(QLORA);
-    checkFacts(r, QLORA, [['deepspeedConfig', 'deepspeed_configs/zero2.json', 'deepspeed', 'deepspeed_configs/zero2.json']]);
-    assert.deepEqual(r.references.map((x) => x.path), ['deepspeed_configs/zero2.json']);
+    checkFacts(r, QLORA, [
+      ['deepspeedConfig', 'deepspeed_configs/zero2.json', 'deepspeed', 'deepspeed_configs/zero2.json'],
+    ]);
+    assert.deepEqual(
+      r.references.map((x) => x.path),
+      ['deepspeed_configs/zero2.json'],
+    );
   });
 
   it('reads lora_target_linear: true as all-linear and a single lora_target_modules string as a list', () => {
@@ -151,9 +206,18 @@ describe('analyzeAxolotlYaml', () => {
       assert.ok(res.setup, JSON.stringify(res.problems));
       assert.equal(res.setup.kbit_upcast, 'none');
       const p = res.provenance.kbit_upcast;
-      assert.ok(p?.kind === 'default' && p.owner === 'axolotl' && /prepare_model_for_kbit_training/.test(p.note ?? '') && /loaders\/model\.py/.test(p.note ?? ''), JSON.stringify(p));
+      assert.ok(
+        p?.kind === 'default' &&
+          p.owner === 'axolotl' &&
+          /prepare_model_for_kbit_training/.test(p.note ?? '') &&
+          /loaders\/model\.py/.test(p.note ?? ''),
+        JSON.stringify(p),
+      );
     }
-    const full = resolveText('/w/axolotl.yml', 'base_model: NousResearch/Llama-2-7b-hf\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n');
+    const full = resolveText(
+      '/w/axolotl.yml',
+      'base_model: NousResearch/Llama-2-7b-hf\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n',
+    );
     assert.notEqual(full.provenance.kbit_upcast?.kind === 'default' && full.provenance.kbit_upcast.owner, 'axolotl');
   });
 
@@ -165,7 +229,10 @@ describe('analyzeAxolotlYaml', () => {
   it('reads batch_size as the total batch and flags batch_size with gradient_accumulation_steps', () => {
     const ok = 'batch_size: 32\nmicro_batch_size: 4\n';
     const r = analyzeAxolotlYaml(ok);
-    checkFacts(r, ok, [['trainBatchSize', 32, 'batch_size', '32'], ['microBatchSize', 4]]);
+    checkFacts(r, ok, [
+      ['trainBatchSize', 32, 'batch_size', '32'],
+      ['microBatchSize', 4],
+    ]);
     assert.equal(factOf(r, 'gradientAccumulationSteps'), undefined);
     const bad = 'batch_size: 32\nmicro_batch_size: 4\ngradient_accumulation_steps: 2\n';
     assert.ok(codes(analyzeAxolotlYaml(bad)).includes('invalid-value'));
@@ -181,7 +248,11 @@ describe('analyzeAxolotlYaml', () => {
   it('reads an inline DeepSpeed mapping', () => {
     const text = 'deepspeed:\n  zero_optimization:\n    stage: 3\n    offload_param:\n      device: cpu\n';
     const r = analyzeAxolotlYaml(text);
-    checkFacts(r, text, [['deepspeedConfig', '{inline json}', 'deepspeed'], ['zeroStage', 3, 'stage', '3'], ['offloadParams', 'cpu', 'device', 'cpu']]);
+    checkFacts(r, text, [
+      ['deepspeedConfig', '{inline json}', 'deepspeed'],
+      ['zeroStage', 3, 'stage', '3'],
+      ['offloadParams', 'cpu', 'device', 'cpu'],
+    ]);
     assert.deepEqual(r.references, []);
   });
 
@@ -200,7 +271,10 @@ describe('analyzeAxolotlYaml', () => {
 
   it('reads gradient_checkpointing: offload as full checkpointing plus activation offloading', () => {
     const text = 'gradient_checkpointing: offload\n';
-    checkFacts(analyzeAxolotlYaml(text), text, [['gradientCheckpointing', 'full', 'gradient_checkpointing', 'offload'], ['activationOffloading', true, 'gradient_checkpointing', 'offload']]);
+    checkFacts(analyzeAxolotlYaml(text), text, [
+      ['gradientCheckpointing', 'full', 'gradient_checkpointing', 'offload'],
+      ['activationOffloading', true, 'gradient_checkpointing', 'offload'],
+    ]);
   });
 
   it('reads activation_offloading values true / legacy / disk', () => {
@@ -218,19 +292,34 @@ describe('analyzeAxolotlYaml', () => {
     assert.equal(factOf(analyzeAxolotlYaml('tiled_mlp: false\ntiled_mlp_num_shards: 8\n'), 'tiledMlp')?.value, false);
     assert.ok(codes(analyzeAxolotlYaml('tiled_mlp: sometimes\n')).includes('invalid-value'));
     // Llama-3.1-8B at 65,536 tokens: ceil(65536 / 4096) = 16 shards, listed as an assumption.
-    const r = resolveText('ax.yaml', 'base_model: meta-llama/Llama-3.1-8B\nsequence_len: 65536\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\ntiled_mlp: true\n');
+    const r = resolveText(
+      'ax.yaml',
+      'base_model: meta-llama/Llama-3.1-8B\nsequence_len: 65536\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\ntiled_mlp: true\n',
+    );
     assert.equal(r.setup?.tiled_mlp, true);
   });
 
   it('normalizes optimizer names, torchao 4-bit AdamW included', () => {
-    for (const [raw, norm] of [['adamw_torch_fused', 'adamw_fused'], ['adamw_bnb_8bit', 'adamw_8bit'], ['adamw_torch_4bit', 'adamw_4bit'], ['adafactor', 'adafactor'], ['lion_8bit', 'lion_8bit']] as const) {
+    for (const [raw, norm] of [
+      ['adamw_torch_fused', 'adamw_fused'],
+      ['adamw_bnb_8bit', 'adamw_8bit'],
+      ['adamw_torch_4bit', 'adamw_4bit'],
+      ['adafactor', 'adafactor'],
+      ['lion_8bit', 'lion_8bit'],
+    ] as const) {
       const text = `optimizer: ${raw}\n`;
       checkFacts(analyzeAxolotlYaml(text), text, [['optimizer', norm, 'optimizer', raw]]);
     }
   });
 
   it('maps attention implementations and the deprecated booleans', () => {
-    for (const [raw, norm] of [['eager', 'eager'], ['sdpa', 'sdpa'], ['xformers', 'flash'], ['flex_attention', 'flash'], ['kernels-community/vllm-flash-attn3', 'flash']] as const) {
+    for (const [raw, norm] of [
+      ['eager', 'eager'],
+      ['sdpa', 'sdpa'],
+      ['xformers', 'flash'],
+      ['flex_attention', 'flash'],
+      ['kernels-community/vllm-flash-attn3', 'flash'],
+    ] as const) {
       const text = `attn_implementation: ${raw}\n`;
       checkFacts(analyzeAxolotlYaml(text), text, [['attention', norm, 'attn_implementation', raw]]);
     }
@@ -245,10 +334,15 @@ describe('analyzeAxolotlYaml', () => {
 
   it('reads Liger fused cross-entropy, torch_compile, fp8 and FSDP2 config keys', () => {
     checkFacts(analyzeAxolotlYaml(FSDP2), FSDP2, [
-      ['loss', 'fused', 'liger_fused_linear_cross_entropy', 'true'], ['compile', true, 'torch_compile', 'true'],
-      ['mixedPrecision', 'fp8', 'fp8', 'true'], ['fsdp', 'shard_grad_op', 'reshard_after_forward', 'false'],
-      ['fsdpOffload', true, 'offload_params', 'true'], ['gradientCheckpointing', 'full', 'activation_checkpointing', 'true'],
-      ['tensorParallel', 2, 'tensor_parallel_size', '2'], ['fsdpShardSize', 4, 'dp_shard_size', '4'], ['expertParallel', 2, 'expert_parallel_size', '2'],
+      ['loss', 'fused', 'liger_fused_linear_cross_entropy', 'true'],
+      ['compile', true, 'torch_compile', 'true'],
+      ['mixedPrecision', 'fp8', 'fp8', 'true'],
+      ['fsdp', 'shard_grad_op', 'reshard_after_forward', 'false'],
+      ['fsdpOffload', true, 'offload_params', 'true'],
+      ['gradientCheckpointing', 'full', 'activation_checkpointing', 'true'],
+      ['tensorParallel', 2, 'tensor_parallel_size', '2'],
+      ['fsdpShardSize', 4, 'dp_shard_size', '4'],
+      ['expertParallel', 2, 'expert_parallel_size', '2'],
     ]);
   });
 
@@ -258,7 +352,10 @@ describe('analyzeAxolotlYaml', () => {
     assert.deepEqual([r.setup?.gpus_per_node, r.setup?.nodes, r.setup?.fsdp_shard_size], [8, 1, 4]);
     assert.deepEqual(r.provenance.gpus_per_node && r.provenance.gpus_per_node.kind, 'default');
     // Axolotl's gpt-oss-120b FSDP2 example: dp_shard_size 16, "requires 2x8xH100 nodes".
-    const big = resolveText('gptoss.yaml', 'base_model: openai/gpt-oss-120b\nfsdp_version: 2\nfsdp_config:\n  offload_params: true\ndp_shard_size: 16\n');
+    const big = resolveText(
+      'gptoss.yaml',
+      'base_model: openai/gpt-oss-120b\nfsdp_version: 2\nfsdp_config:\n  offload_params: true\ndp_shard_size: 16\n',
+    );
     assert.deepEqual([big.setup?.gpus_per_node, big.setup?.nodes], [8, 2]);
   });
 
@@ -267,7 +364,10 @@ describe('analyzeAxolotlYaml', () => {
       const t = `${k}: 4\n`;
       checkFacts(analyzeAxolotlYaml(t), t, [['contextParallel', 4, k, '4']]);
     }
-    const r = resolveText('sp.yaml', 'base_model: meta-llama/Llama-3.2-3B\nsequence_len: 32768\nsequence_parallel_degree: 4\nflash_attention: true\n');
+    const r = resolveText(
+      'sp.yaml',
+      'base_model: meta-llama/Llama-3.2-3B\nsequence_len: 32768\nsequence_parallel_degree: 4\nflash_attention: true\n',
+    );
     assert.deepEqual([r.setup?.context_parallel, r.setup?.gpus_per_node], [4, 4]);
   });
 
@@ -279,13 +379,18 @@ describe('analyzeAxolotlYaml', () => {
     assert.equal(p?.line, 2);
     assert.equal(r.setup?.fp8_all_gather, false);
     // fp8_enable_fsdp_float8_all_gather: FSDP2 gathers the float8 linears' weights in fp8.
-    const ag = resolveText('fp8.yaml', 'base_model: meta-llama/Llama-3.2-3B\nfp8: true\nfp8_enable_fsdp_float8_all_gather: true\nfsdp_version: 2\nfsdp_config:\n  reshard_after_forward: true\n');
+    const ag = resolveText(
+      'fp8.yaml',
+      'base_model: meta-llama/Llama-3.2-3B\nfp8: true\nfp8_enable_fsdp_float8_all_gather: true\nfsdp_version: 2\nfsdp_config:\n  reshard_after_forward: true\n',
+    );
     assert.equal(ag.setup?.fp8_all_gather, true);
   });
 
   it('reads the Cut Cross Entropy plugin as fused loss (cut_cross_entropy defaults to true)', () => {
     const text = 'plugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n';
-    checkFacts(analyzeAxolotlYaml(text), text, [['loss', 'fused', 'plugins', '- axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin']]);
+    checkFacts(analyzeAxolotlYaml(text), text, [
+      ['loss', 'fused', 'plugins', '- axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin'],
+    ]);
     const off = `${text}cut_cross_entropy: false\n`;
     assert.equal(factOf(analyzeAxolotlYaml(off), 'loss'), undefined);
   });
@@ -293,13 +398,19 @@ describe('analyzeAxolotlYaml', () => {
   it('reads the deprecated fsdp list with its offload option and fsdp_-prefixed fsdp_config keys', () => {
     const text = 'fsdp:\n  - full_shard\n  - offload\n  - auto_wrap\nfsdp_config:\n  fsdp_offload_params: true\n';
     const r = analyzeAxolotlYaml(text);
-    checkFacts(r, text, [['fsdp', 'full_shard', 'fsdp', '- full_shard\n  - offload\n  - auto_wrap'], ['fsdpOffload', true]]);
+    checkFacts(r, text, [
+      ['fsdp', 'full_shard', 'fsdp', '- full_shard\n  - offload\n  - auto_wrap'],
+      ['fsdpOffload', true],
+    ]);
     assert.ok(codes(r).filter((c) => c === 'deprecated-key').length >= 2);
   });
 
   it('defaults fsdp to full_shard when fsdp_config is given without a strategy', () => {
     const text = 'fsdp_config:\n  fsdp_version: 2\n  offload_params: false\n';
-    checkFacts(analyzeAxolotlYaml(text), text, [['fsdp', 'full_shard', 'fsdp_config'], ['fsdpOffload', false]]);
+    checkFacts(analyzeAxolotlYaml(text), text, [
+      ['fsdp', 'full_shard', 'fsdp_config'],
+      ['fsdpOffload', false],
+    ]);
   });
 
   it('reads weight dtype switches (bfloat16 / float16 / float32: true)', () => {

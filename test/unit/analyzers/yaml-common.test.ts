@@ -5,7 +5,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact } from '../../../src/analyzers/facts';
-import { analyzeAxolotlYaml, analyzeLlamaFactoryYaml, analyzeTorchtuneYaml, analyzeAccelerateYaml, analyzeHfYaml } from '../../../src/analyzers/yaml';
+import {
+  analyzeAxolotlYaml,
+  analyzeLlamaFactoryYaml,
+  analyzeTorchtuneYaml,
+  analyzeAccelerateYaml,
+  analyzeHfYaml,
+} from '../../../src/analyzers/yaml';
 import { flowDepth } from '../../../src/analyzers/yaml/common';
 
 /** One expected fact: canonical key, value ({unknown: true} matches any unknown), and optionally the key and value text. */
@@ -25,7 +31,10 @@ export function plain(f: Fact): unknown {
 /** Every span of the result lies inside the text. */
 export function assertSpansInside(r: ConfigFacts, text: string): void {
   const inside = (s: { start: number; end: number }, what: string): void => {
-    assert.ok(Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0 && s.start <= s.end && s.end <= text.length, `${what} ${JSON.stringify(s)} outside 0..${text.length}`);
+    assert.ok(
+      Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0 && s.start <= s.end && s.end <= text.length,
+      `${what} ${JSON.stringify(s)} outside 0..${text.length}`,
+    );
   };
   for (const f of r.facts) {
     inside(f.keySpan, `keySpan of ${f.key}`);
@@ -44,7 +53,8 @@ export function checkFacts(r: ConfigFacts, text: string, expected: readonly Expe
     assert.ok(f, `fact ${key} present; found ${r.facts.map((x) => x.key).join(', ')}`);
     assert.deepEqual(plain(f), value, `value of ${key}`);
     if (keyText !== undefined) assert.equal(text.slice(f.keySpan.start, f.keySpan.end), keyText, `key text of ${key}`);
-    if (valueText !== undefined) assert.equal(text.slice(f.valueSpan.start, f.valueSpan.end), valueText, `value text of ${key}`);
+    if (valueText !== undefined)
+      assert.equal(text.slice(f.valueSpan.start, f.valueSpan.end), valueText, `value text of ${key}`);
   }
 }
 
@@ -61,7 +71,10 @@ export function corpusDir(): string | undefined {
 export function corpusFiles(sub: string): { name: string; text: string }[] {
   const dir = corpusDir();
   if (!dir || !fs.existsSync(path.join(dir, sub))) return [];
-  return fs.readdirSync(path.join(dir, sub)).sort().map((name) => ({ name, text: fs.readFileSync(path.join(dir, sub, name), 'utf8') }));
+  return fs
+    .readdirSync(path.join(dir, sub))
+    .sort()
+    .map((name) => ({ name, text: fs.readFileSync(path.join(dir, sub, name), 'utf8') }));
 }
 
 /** test/fixtures/corpus-expected (from out/test/unit/analyzers/). */
@@ -82,20 +95,27 @@ export function corpusSuite(sub: string, analyze: (text: string) => ConfigFacts)
     const files = corpusFiles(sub);
     it('has an expected file for every corpus file', function () {
       if (files.length === 0) this.skip();
-      for (const f of files) assert.ok(fs.existsSync(path.join(expectedDir(sub), `${f.name}.expected.json`)), `${f.name}.expected.json`);
+      for (const f of files)
+        assert.ok(fs.existsSync(path.join(expectedDir(sub), `${f.name}.expected.json`)), `${f.name}.expected.json`);
     });
     for (const f of files) {
       it(f.name, () => {
-        const exp = JSON.parse(fs.readFileSync(path.join(expectedDir(sub), `${f.name}.expected.json`), 'utf8')) as ExpectedFile;
+        const exp = JSON.parse(
+          fs.readFileSync(path.join(expectedDir(sub), `${f.name}.expected.json`), 'utf8'),
+        ) as ExpectedFile;
         const r = analyze(f.text);
         assertSpansInside(r, f.text);
         assert.equal(r.format, exp.format);
         const got: Record<string, unknown> = {};
         for (const fact of r.facts) got[fact.key] = plain(fact);
         assert.deepEqual(got, exp.facts);
-        for (const code of exp.problems) assert.ok(codes(r).includes(code), `problem ${code} expected; got ${codes(r).join(', ')}`);
+        for (const code of exp.problems)
+          assert.ok(codes(r).includes(code), `problem ${code} expected; got ${codes(r).join(', ')}`);
         assert.ok(!r.problems.some((p) => p.code === 'syntax-error'), 'no syntax error in a real file');
-        assert.deepEqual(r.references.map((x) => x.path), exp.references);
+        assert.deepEqual(
+          r.references.map((x) => x.path),
+          exp.references,
+        );
         for (const fact of r.facts) assert.equal(f.text.slice(fact.valueSpan.start, fact.valueSpan.end), fact.rawValue);
       });
     }
@@ -106,16 +126,49 @@ export function corpusSuite(sub: string, analyze: (text: string) => ConfigFacts)
 export function mutated(sources: readonly string[]): fc.Arbitrary<string> {
   const garbage = fc.oneof(
     fc.string({ maxLength: 12 }),
-    fc.constantFrom(':', '- ', '{', '[', ']', '}', '&a ', '*a', '<<: *a\n', '${', '${x}', '\t', '\n  ', '"', "'", '#', '? ', '---\n', '\r\n', '\u0000', '😀', '!!binary '),
+    fc.constantFrom(
+      ':',
+      '- ',
+      '{',
+      '[',
+      ']',
+      '}',
+      '&a ',
+      '*a',
+      '<<: *a\n',
+      '${',
+      '${x}',
+      '\t',
+      '\n  ',
+      '"',
+      "'",
+      '#',
+      '? ',
+      '---\n',
+      '\r\n',
+      '\u0000',
+      '😀',
+      '!!binary ',
+    ),
   );
-  return fc.tuple(fc.integer({ min: 0, max: Math.max(0, sources.length - 1) }), fc.integer({ min: 0, max: 3 }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), garbage)
+  return fc
+    .tuple(
+      fc.integer({ min: 0, max: Math.max(0, sources.length - 1) }),
+      fc.integer({ min: 0, max: 3 }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      garbage,
+    )
     .map(([si, kind, a, b, g]) => {
       const text = sources[si] ?? '';
       const at = Math.floor(a * text.length);
       switch (kind) {
-        case 0: return text.slice(0, at);
-        case 1: return text.slice(0, at) + text.slice(at + 1);
-        case 2: return text.slice(0, at) + g + text.slice(at);
+        case 0:
+          return text.slice(0, at);
+        case 1:
+          return text.slice(0, at) + text.slice(at + 1);
+        case 2:
+          return text.slice(0, at) + g + text.slice(at);
         default: {
           const lines = text.split('\n');
           const i = Math.floor(a * lines.length);
@@ -133,57 +186,89 @@ export function mutated(sources: readonly string[]): fc.Arbitrary<string> {
 }
 
 /** The never-throw, spans-inside property over mutated texts. */
-export function robustnessProperty(analyze: (text: string) => ConfigFacts, sources: readonly string[], numRuns = 2000): void {
-  fc.assert(fc.property(mutated(sources), (text) => {
-    const r = analyze(text);
-    assertSpansInside(r, text);
-  }), { numRuns });
+export function robustnessProperty(
+  analyze: (text: string) => ConfigFacts,
+  sources: readonly string[],
+  numRuns = 2000,
+): void {
+  fc.assert(
+    fc.property(mutated(sources), (text) => {
+      const r = analyze(text);
+      assertSpansInside(r, text);
+    }),
+    { numRuns },
+  );
 }
 
 describe('YAML analyzers: shared machinery', () => {
   it('reports a value reached through an alias at the alias site, with the anchor as origin', () => {
     const text = 'defaults: &mbs 4\nmicro_batch_size: *mbs\nsequence_len: 1024\n';
     const r = analyzeAxolotlYaml(text);
-    checkFacts(r, text, [['microBatchSize', 4, 'micro_batch_size', '*mbs'], ['seqLen', 1024, 'sequence_len', '1024']]);
+    checkFacts(r, text, [
+      ['microBatchSize', 4, 'micro_batch_size', '*mbs'],
+      ['seqLen', 1024, 'sequence_len', '1024'],
+    ]);
     const f = factOf(r, 'microBatchSize');
     assert.ok(f?.originSpan);
     assert.equal(text.slice(f.originSpan.start, f.originSpan.end), '4');
   });
 
   it('reads merge keys at the `*alias` site and lets explicit keys override merged ones', () => {
-    const text = 'base: &base\n  micro_batch_size: 2\n  sequence_len: 512\nrun:\n  x: 1\n<<: *base\nsequence_len: 4096\n';
+    const text =
+      'base: &base\n  micro_batch_size: 2\n  sequence_len: 512\nrun:\n  x: 1\n<<: *base\nsequence_len: 4096\n';
     const r = analyzeAxolotlYaml(text);
-    checkFacts(r, text, [['microBatchSize', 2, '*base', '*base'], ['seqLen', 4096, 'sequence_len', '4096']]);
+    checkFacts(r, text, [
+      ['microBatchSize', 2, '*base', '*base'],
+      ['seqLen', 4096, 'sequence_len', '4096'],
+    ]);
     const f = factOf(r, 'microBatchSize');
     assert.equal(f && f.originSpan && text.slice(f.originSpan.start, f.originSpan.end), '2');
   });
 
   it('accepts a merge of several anchors (the first one wins)', () => {
-    const text = 'a: &a {micro_batch_size: 3}\nb: &b {micro_batch_size: 5, gradient_accumulation_steps: 7}\n<<: [*a, *b]\n';
+    const text =
+      'a: &a {micro_batch_size: 3}\nb: &b {micro_batch_size: 5, gradient_accumulation_steps: 7}\n<<: [*a, *b]\n';
     const r = analyzeAxolotlYaml(text);
-    checkFacts(r, text, [['microBatchSize', 3, '*a', '*a'], ['gradientAccumulationSteps', 7, '*b', '*b']]);
+    checkFacts(r, text, [
+      ['microBatchSize', 3, '*a', '*a'],
+      ['gradientAccumulationSteps', 7, '*b', '*b'],
+    ]);
   });
 
   it('survives a self-referencing alias and an alias without anchor', () => {
-    for (const text of ['a: &a [*a]\nmicro_batch_size: *a\n', 'micro_batch_size: *nowhere\n', '<<: *nowhere\nbase_model: x\n']) {
+    for (const text of [
+      'a: &a [*a]\nmicro_batch_size: *a\n',
+      'micro_batch_size: *nowhere\n',
+      '<<: *nowhere\nbase_model: x\n',
+    ]) {
       const r = analyzeAxolotlYaml(text);
       assertSpansInside(r, text);
     }
   });
 
   it('resolves an OmegaConf ${...} interpolation to its target, positioned at the reference', () => {
-    const text = 'gas: 4\ngradient_accumulation_steps: ${gas}\ntokenizer:\n  max_seq_len: ${seq.len}\nseq:\n  len: 2048\nbatch_size: 2\n';
+    const text =
+      'gas: 4\ngradient_accumulation_steps: ${gas}\ntokenizer:\n  max_seq_len: ${seq.len}\nseq:\n  len: 2048\nbatch_size: 2\n';
     const r = analyzeTorchtuneYaml(text);
-    checkFacts(r, text, [['gradientAccumulationSteps', 4, 'gradient_accumulation_steps', '${gas}'], ['seqLen', 2048, 'max_seq_len', '${seq.len}']]);
+    checkFacts(r, text, [
+      ['gradientAccumulationSteps', 4, 'gradient_accumulation_steps', '${gas}'],
+      ['seqLen', 2048, 'max_seq_len', '${seq.len}'],
+    ]);
     const f = factOf(r, 'gradientAccumulationSteps');
     assert.equal(f && f.originSpan && text.slice(f.originSpan.start, f.originSpan.end), '4');
   });
 
   it('follows chained interpolations and flags unresolvable ones as not-static', () => {
-    const text = 'a: 8\nb: ${a}\nbatch_size: ${b}\ngradient_accumulation_steps: ${oc.env:GAS}\ncutoff_len: ${missing}\n';
+    const text =
+      'a: 8\nb: ${a}\nbatch_size: ${b}\ngradient_accumulation_steps: ${oc.env:GAS}\ncutoff_len: ${missing}\n';
     const tt = analyzeTorchtuneYaml(text);
-    checkFacts(tt, text, [['microBatchSize', 8, 'batch_size', '${b}'], ['gradientAccumulationSteps', { unknown: true }, 'gradient_accumulation_steps', '${oc.env:GAS}']]);
-    assert.ok(tt.problems.some((p) => p.code === 'not-static' && text.slice(p.span.start, p.span.end) === '${oc.env:GAS}'));
+    checkFacts(tt, text, [
+      ['microBatchSize', 8, 'batch_size', '${b}'],
+      ['gradientAccumulationSteps', { unknown: true }, 'gradient_accumulation_steps', '${oc.env:GAS}'],
+    ]);
+    assert.ok(
+      tt.problems.some((p) => p.code === 'not-static' && text.slice(p.span.start, p.span.end) === '${oc.env:GAS}'),
+    );
     const lf = analyzeLlamaFactoryYaml(text);
     checkFacts(lf, text, [['seqLen', { unknown: true }, 'cutoff_len', '${missing}']]);
     assert.ok(lf.problems.some((p) => p.code === 'not-static'));
@@ -218,31 +303,62 @@ describe('YAML analyzers: shared machinery', () => {
   it('reads YAML 1.1 booleans (yes/on/off) and Python-style True/False leniently', () => {
     const text = 'load_in_4bit: yes\nadapter: qlora\ngradient_checkpointing: off\nfp16: False\nbf16: On\n';
     const r = analyzeAxolotlYaml(text);
-    checkFacts(r, text, [['quantBits', 4, 'load_in_4bit', 'yes'], ['gradientCheckpointing', 'none', 'gradient_checkpointing', 'off'], ['fp16', false], ['bf16', true, 'bf16', 'On']]);
+    checkFacts(r, text, [
+      ['quantBits', 4, 'load_in_4bit', 'yes'],
+      ['gradientCheckpointing', 'none', 'gradient_checkpointing', 'off'],
+      ['fp16', false],
+      ['bf16', true, 'bf16', 'On'],
+    ]);
   });
 
   it('reads numbers written as strings or with underscores', () => {
     const text = "micro_batch_size: '4'\nsequence_len: 4_096\n";
-    checkFacts(analyzeAxolotlYaml(text), text, [['microBatchSize', 4, 'micro_batch_size', "'4'"], ['seqLen', 4096, 'sequence_len', '4_096']]);
+    checkFacts(analyzeAxolotlYaml(text), text, [
+      ['microBatchSize', 4, 'micro_batch_size', "'4'"],
+      ['seqLen', 4096, 'sequence_len', '4_096'],
+    ]);
   });
 
   it('keeps exact UTF-16 spans with CRLF line ends, non-ASCII and astral characters before the keys', () => {
-    const text = '# 🤗 — ─ config\r\nchat_template: "😀 ─── \\n"\r\nper_device_train_batch_size: 4\r\nmax_length: 1024\r\n';
+    const text =
+      '# 🤗 — ─ config\r\nchat_template: "😀 ─── \\n"\r\nper_device_train_batch_size: 4\r\nmax_length: 1024\r\n';
     const r = analyzeHfYaml(text);
-    checkFacts(r, text, [['microBatchSize', 4, 'per_device_train_batch_size', '4'], ['seqLen', 1024, 'max_length', '1024']]);
+    checkFacts(r, text, [
+      ['microBatchSize', 4, 'per_device_train_batch_size', '4'],
+      ['seqLen', 1024, 'max_length', '1024'],
+    ]);
   });
 
   it('reports YAML syntax errors at their position and keeps the facts before them', () => {
-    const text = 'base_model: NousResearch/Llama-2-7b-hf\nmicro_batch_size: 2\nlora_target_modules: [q_proj, v_proj\nsequence_len: 2048\n';
+    const text =
+      'base_model: NousResearch/Llama-2-7b-hf\nmicro_batch_size: 2\nlora_target_modules: [q_proj, v_proj\nsequence_len: 2048\n';
     const r = analyzeAxolotlYaml(text);
     assertSpansInside(r, text);
     assert.ok(codes(r).includes('syntax-error'));
-    checkFacts(r, text, [['model', 'NousResearch/Llama-2-7b-hf'], ['microBatchSize', 2]]);
+    checkFacts(r, text, [
+      ['model', 'NousResearch/Llama-2-7b-hf'],
+      ['microBatchSize', 2],
+    ]);
   });
 
   it('returns an empty result for empty, scalar, list and multi-document texts without throwing', () => {
-    for (const text of ['', '   \n', 'just a string', '- a\n- b\n', 'a: 1\n---\nb: 2\n', '\u0000\u0001garbage: [', '{{{{', ': : :']) {
-      for (const analyze of [analyzeAccelerateYaml, analyzeAxolotlYaml, analyzeLlamaFactoryYaml, analyzeTorchtuneYaml, analyzeHfYaml]) {
+    for (const text of [
+      '',
+      '   \n',
+      'just a string',
+      '- a\n- b\n',
+      'a: 1\n---\nb: 2\n',
+      '\u0000\u0001garbage: [',
+      '{{{{',
+      ': : :',
+    ]) {
+      for (const analyze of [
+        analyzeAccelerateYaml,
+        analyzeAxolotlYaml,
+        analyzeLlamaFactoryYaml,
+        analyzeTorchtuneYaml,
+        analyzeHfYaml,
+      ]) {
         assertSpansInside(analyze(text), text);
       }
     }
@@ -251,7 +367,13 @@ describe('YAML analyzers: shared machinery', () => {
   it('refuses pathologically deep bracket nesting with a located problem instead of crashing the process', () => {
     const text = `micro_batch_size: 2\nx: ${'['.repeat(5000)}`;
     for (let i = 0; i < 5; i++) {
-      for (const analyze of [analyzeAccelerateYaml, analyzeAxolotlYaml, analyzeLlamaFactoryYaml, analyzeTorchtuneYaml, analyzeHfYaml]) {
+      for (const analyze of [
+        analyzeAccelerateYaml,
+        analyzeAxolotlYaml,
+        analyzeLlamaFactoryYaml,
+        analyzeTorchtuneYaml,
+        analyzeHfYaml,
+      ]) {
         const r = analyze(text);
         assertSpansInside(r, text);
         assert.ok(codes(r).includes('syntax-error'));
@@ -264,7 +386,10 @@ describe('YAML analyzers: shared machinery', () => {
     const deep = Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i)}k:`).join('\n');
     assertSpansInside(analyzeAxolotlYaml(deep), deep);
     const big = `micro_batch_size: 2\n${Array.from({ length: 5000 }, (_, i) => `key_${i}: value ${i}`).join('\n')}\nsequence_len: 8\n`;
-    checkFacts(analyzeAxolotlYaml(big), big, [['microBatchSize', 2], ['seqLen', 8, 'sequence_len', '8']]);
+    checkFacts(analyzeAxolotlYaml(big), big, [
+      ['microBatchSize', 2],
+      ['seqLen', 8, 'sequence_len', '8'],
+    ]);
   });
 
   it('treats `key:` with nothing after it as absent, not false', () => {

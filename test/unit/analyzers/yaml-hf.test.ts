@@ -49,8 +49,11 @@ describe('analyzeHfYaml', () => {
   });
 
   it('reads a GRPO reward model given by Hub id (trl grpo --config, reward_model_name_or_path)', () => {
-    const t = 'model_name_or_path: Qwen/Qwen2.5-0.5B\nnum_generations: 8\nreward_model_name_or_path: meta-llama/Llama-3.2-1B\n';
-    checkFacts(analyzeHfYaml(t), t, [['rewardModels', ['meta-llama/Llama-3.2-1B'], 'reward_model_name_or_path', 'meta-llama/Llama-3.2-1B']]);
+    const t =
+      'model_name_or_path: Qwen/Qwen2.5-0.5B\nnum_generations: 8\nreward_model_name_or_path: meta-llama/Llama-3.2-1B\n';
+    checkFacts(analyzeHfYaml(t), t, [
+      ['rewardModels', ['meta-llama/Llama-3.2-1B'], 'reward_model_name_or_path', 'meta-llama/Llama-3.2-1B'],
+    ]);
   });
 
   it('reads values written on the line after their key', () => {
@@ -62,21 +65,39 @@ describe('analyzeHfYaml', () => {
 
   it('reads TrainingArguments, TRL and ModelConfig keys', () => {
     checkFacts(analyzeHfYaml(TRL), TRL, [
-      ['weightsDtype', 'bf16', 'dtype', 'bfloat16'], ['attention', 'sdpa'], ['method', 'lora', 'use_peft', 'true'],
-      ['loraR', 32], ['loraAlpha', 64], ['loraDropout', 0.05], ['loraTargets', 'all-linear', 'lora_target_modules', 'all-linear'],
-      ['quantBits', 4, 'load_in_4bit', 'true'], ['quantType', 'nf4'], ['doubleQuant', true, 'use_bnb_nested_quant', 'true'],
-      ['gradientAccumulationSteps', 4], ['bf16', true], ['gradientCheckpointing', 'none', 'gradient_checkpointing', 'false'],
-      ['optimizer', 'paged_adamw_8bit', 'optim', 'paged_adamw_8bit'], ['seqLen', 2048, 'max_length', '2048'],
-      ['loss', 'fused', 'use_liger_kernel', 'true'], ['compile', true], ['activationOffloading', true],
+      ['weightsDtype', 'bf16', 'dtype', 'bfloat16'],
+      ['attention', 'sdpa'],
+      ['method', 'lora', 'use_peft', 'true'],
+      ['loraR', 32],
+      ['loraAlpha', 64],
+      ['loraDropout', 0.05],
+      ['loraTargets', 'all-linear', 'lora_target_modules', 'all-linear'],
+      ['quantBits', 4, 'load_in_4bit', 'true'],
+      ['quantType', 'nf4'],
+      ['doubleQuant', true, 'use_bnb_nested_quant', 'true'],
+      ['gradientAccumulationSteps', 4],
+      ['bf16', true],
+      ['gradientCheckpointing', 'none', 'gradient_checkpointing', 'false'],
+      ['optimizer', 'paged_adamw_8bit', 'optim', 'paged_adamw_8bit'],
+      ['seqLen', 2048, 'max_length', '2048'],
+      ['loss', 'fused', 'use_liger_kernel', 'true'],
+      ['compile', true],
+      ['activationOffloading', true],
       ['deepspeedConfig', 'configs/ds_z2.json', 'deepspeed', 'configs/ds_z2.json'],
     ]);
-    assert.deepEqual(analyzeHfYaml(TRL).references.map((r) => r.path), ['configs/ds_z2.json']);
+    assert.deepEqual(
+      analyzeHfYaml(TRL).references.map((r) => r.path),
+      ['configs/ds_z2.json'],
+    );
   });
 
   it('reads the fsdp option string and fsdp_config activation checkpointing', () => {
     checkFacts(analyzeHfYaml(HF), HF, [
-      ['fsdp', 'full_shard', 'fsdp', 'full_shard offload auto_wrap'], ['fsdpOffload', true],
-      ['gradientCheckpointing', 'full', 'activation_checkpointing', 'true'], ['fp16', true], ['optimizer', 'adamw_fused'],
+      ['fsdp', 'full_shard', 'fsdp', 'full_shard offload auto_wrap'],
+      ['fsdpOffload', true],
+      ['gradientCheckpointing', 'full', 'activation_checkpointing', 'true'],
+      ['fp16', true],
+      ['optimizer', 'adamw_fused'],
     ]);
   });
 
@@ -102,7 +123,10 @@ describe('analyzeHfYaml', () => {
 
   it('reads model_init_kwargs dtype and attention', () => {
     const text = 'model_init_kwargs:\n  dtype: float16\n  attn_implementation: eager\n';
-    checkFacts(analyzeHfYaml(text), text, [['weightsDtype', 'fp16', 'dtype', 'float16'], ['attention', 'eager']]);
+    checkFacts(analyzeHfYaml(text), text, [
+      ['weightsDtype', 'fp16', 'dtype', 'float16'],
+      ['attention', 'eager'],
+    ]);
   });
 
   it('flags both precisions on and impossible values', () => {
@@ -114,7 +138,10 @@ describe('analyzeHfYaml', () => {
   it('keeps spans exact after a long double-quoted string with escapes and non-ASCII', () => {
     const template = `"${'{# ───── defaults ───── #}\\n{%- if x -%}\\n'.repeat(300)}"`;
     const text = `chat_template: ${template}\nper_device_train_batch_size: 1\nmax_length: 65536\n`;
-    checkFacts(analyzeHfYaml(text), text, [['microBatchSize', 1, 'per_device_train_batch_size', '1'], ['seqLen', 65536, 'max_length', '65536']]);
+    checkFacts(analyzeHfYaml(text), text, [
+      ['microBatchSize', 1, 'per_device_train_batch_size', '1'],
+      ['seqLen', 65536, 'max_length', '65536'],
+    ]);
   });
 
   it('never throws and keeps spans inside mutated texts (property, 2000 runs)', function () {
@@ -133,14 +160,26 @@ describe('detectYamlFormat', () => {
     assert.equal(detectYamlFormat('sequence_len: 2048\nadapter: lora\nmicro_batch_size: 2\n'), 'axolotl-yaml');
     assert.equal(detectYamlFormat('model_name_or_path: x\nstage: sft\nfinetuning_type: lora\n'), 'llamafactory-yaml');
     assert.equal(detectYamlFormat('model_name_or_path: x\ncutoff_len: 1024\ntemplate: llama3\n'), 'llamafactory-yaml');
-    assert.equal(detectYamlFormat('model: Qwen/Qwen3-0.6B\ndist_config:\n  name: fsdp2\nmicro_batch_size: 1\n'), 'llamafactory-yaml');
-    assert.equal(detectYamlFormat('model:\n  _component_: torchtune.models.llama2.llama2_7b\nbatch_size: 2\n'), 'torchtune-yaml');
-    assert.equal(detectYamlFormat('model_name_or_path: x\nper_device_train_batch_size: 4\nmax_length: 1024\n'), 'hf-yaml');
+    assert.equal(
+      detectYamlFormat('model: Qwen/Qwen3-0.6B\ndist_config:\n  name: fsdp2\nmicro_batch_size: 1\n'),
+      'llamafactory-yaml',
+    );
+    assert.equal(
+      detectYamlFormat('model:\n  _component_: torchtune.models.llama2.llama2_7b\nbatch_size: 2\n'),
+      'torchtune-yaml',
+    );
+    assert.equal(
+      detectYamlFormat('model_name_or_path: x\nper_device_train_batch_size: 4\nmax_length: 1024\n'),
+      'hf-yaml',
+    );
     assert.equal(detectYamlFormat('model_name_or_path:\n  Qwen/Qwen2.5-0.5B\nlearning_rate:\n  0.0001\n'), 'hf-yaml');
   });
 
   it('returns undefined for scenario files, empty texts and unrelated YAML', () => {
-    assert.equal(detectYamlFormat('model: meta-llama/Llama-2-7b-hf\nmicro_batch_size: 2\n', 'run.vram.yaml'), undefined);
+    assert.equal(
+      detectYamlFormat('model: meta-llama/Llama-2-7b-hf\nmicro_batch_size: 2\n', 'run.vram.yaml'),
+      undefined,
+    );
     assert.equal(detectYamlFormat('model: x\n', 'a.VRAM.yml'), undefined);
     assert.equal(detectYamlFormat(''), undefined);
     assert.equal(detectYamlFormat('name: CI\non: [push]\njobs:\n  build: {}\n'), undefined);

@@ -6,13 +6,22 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import type { ConfigFacts } from '../../../src/analyzers/facts';
-import { analyzeAccelerateYaml, analyzeAxolotlYaml, analyzeHfYaml, analyzeLlamaFactoryYaml, analyzeTorchtuneYaml } from '../../../src/analyzers/yaml';
+import {
+  analyzeAccelerateYaml,
+  analyzeAxolotlYaml,
+  analyzeHfYaml,
+  analyzeLlamaFactoryYaml,
+  analyzeTorchtuneYaml,
+} from '../../../src/analyzers/yaml';
 import { clearYamlBlockCache, setYamlBlockCache, topLevelBlocks } from '../../../src/analyzers/yaml/blocks';
 import { mutated } from './yaml-common.test';
 
 const ANALYZERS: readonly [string, (text: string) => ConfigFacts][] = [
-  ['accelerate', analyzeAccelerateYaml], ['axolotl', analyzeAxolotlYaml], ['llamafactory', analyzeLlamaFactoryYaml],
-  ['torchtune', analyzeTorchtuneYaml], ['hf', analyzeHfYaml],
+  ['accelerate', analyzeAccelerateYaml],
+  ['axolotl', analyzeAxolotlYaml],
+  ['llamafactory', analyzeLlamaFactoryYaml],
+  ['torchtune', analyzeTorchtuneYaml],
+  ['hf', analyzeHfYaml],
 ];
 
 /** ../shared beside the checkout (from out/test/unit/analyzers/), or undefined on a fresh clone. */
@@ -22,8 +31,12 @@ function corpusTexts(): { name: string; text: string }[] {
   const dir = path.join(SHARED, 'corpus');
   if (!fs.existsSync(dir)) return [];
   const out: { name: string; text: string }[] = [];
-  for (const sub of fs.readdirSync(dir).filter((s) => s.endsWith('-yaml')).sort()) {
-    for (const name of fs.readdirSync(path.join(dir, sub)).sort()) out.push({ name: `${sub}/${name}`, text: fs.readFileSync(path.join(dir, sub, name), 'utf8') });
+  for (const sub of fs
+    .readdirSync(dir)
+    .filter((s) => s.endsWith('-yaml'))
+    .sort()) {
+    for (const name of fs.readdirSync(path.join(dir, sub)).sort())
+      out.push({ name: `${sub}/${name}`, text: fs.readFileSync(path.join(dir, sub, name), 'utf8') });
   }
   return out;
 }
@@ -88,22 +101,53 @@ function assertSame(text: string, label: string): void {
 
 /** One edit of a corpus text: a value changed, a line inserted, deleted or duplicated, garbage typed somewhere. */
 function edited(sources: readonly string[]): fc.Arbitrary<string> {
-  const lines = fc.constantFrom('micro_batch_size: 8', 'sequence_len: 2048', '  nested: 1', '- item', '# note', '', '   ', 'key:', 'bf16: auto', 'x: "open', 'y: [1,', '  - path: a', 'gradient_accumulation_steps: ${gas}');
-  const value = fc.oneof(fc.constantFrom('1', '16', 'true', 'no', "'4'", '""', '~', '[1, 2]', '{a: 1}', '2e-5', 'bf16', ''), fc.string({ maxLength: 6 }));
-  return fc.tuple(fc.integer({ min: 0, max: Math.max(0, sources.length - 1) }), fc.integer({ min: 0, max: 3 }), fc.double({ min: 0, max: 1, noNaN: true }), lines, value)
+  const lines = fc.constantFrom(
+    'micro_batch_size: 8',
+    'sequence_len: 2048',
+    '  nested: 1',
+    '- item',
+    '# note',
+    '',
+    '   ',
+    'key:',
+    'bf16: auto',
+    'x: "open',
+    'y: [1,',
+    '  - path: a',
+    'gradient_accumulation_steps: ${gas}',
+  );
+  const value = fc.oneof(
+    fc.constantFrom('1', '16', 'true', 'no', "'4'", '""', '~', '[1, 2]', '{a: 1}', '2e-5', 'bf16', ''),
+    fc.string({ maxLength: 6 }),
+  );
+  return fc
+    .tuple(
+      fc.integer({ min: 0, max: Math.max(0, sources.length - 1) }),
+      fc.integer({ min: 0, max: 3 }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      lines,
+      value,
+    )
     .map(([si, kind, a, line, v]) => {
       const ls = (sources[si] ?? '').split('\n');
       const i = Math.floor(a * ls.length);
       switch (kind) {
-        case 0: { // change the value of one `key: value` line
+        case 0: {
+          // change the value of one `key: value` line
           const cur = ls[i] ?? '';
           const m = /^(\s*[^#\s][^:]*:\s)/.exec(cur);
           ls[i] = m ? `${m[1]}${v}` : cur;
           break;
         }
-        case 1: ls.splice(i, 0, line); break;
-        case 2: ls.splice(i, 1); break;
-        default: ls.splice(i, 0, ls[i] ?? ''); break;
+        case 1:
+          ls.splice(i, 0, line);
+          break;
+        case 2:
+          ls.splice(i, 1);
+          break;
+        default:
+          ls.splice(i, 0, ls[i] ?? '');
+          break;
       }
       return ls.join('\n');
     });
@@ -119,7 +163,25 @@ describe('YAML analyzers: top-level block cache', () => {
   it('cuts a block-style file at its column-0 keys and refuses what it cannot vouch for', () => {
     assert.deepEqual(topLevelBlocks('# head\na: 1\n\n# c\nb:\n  - x\nc: 2\n'), [0, 17, 26]);
     assert.deepEqual(topLevelBlocks('a:\n- x\nb: |\n  t\nc: "x"\n'), [0, 7, 16]);
-    for (const text of ['---\na: 1\n', '%YAML 1.2\n---\na: 1\n', '{a: 1}\n', '[1]\n', 'a: &x 1\nb: *x\n', '<<: {a: 1}\n', 'a:\t1\n', 'a: |+\n  x\n', '? a\n: 1\n', 'x\na: 1\n', '  a: 1\n', '- a\n', '|\n  x\n', '!!map\na: 1\n', '\uFEFFa: 1\n', 'a: 1\rb: 2\n', '']) {
+    for (const text of [
+      '---\na: 1\n',
+      '%YAML 1.2\n---\na: 1\n',
+      '{a: 1}\n',
+      '[1]\n',
+      'a: &x 1\nb: *x\n',
+      '<<: {a: 1}\n',
+      'a:\t1\n',
+      'a: |+\n  x\n',
+      '? a\n: 1\n',
+      'x\na: 1\n',
+      '  a: 1\n',
+      '- a\n',
+      '|\n  x\n',
+      '!!map\na: 1\n',
+      '\uFEFFa: 1\n',
+      'a: 1\rb: 2\n',
+      '',
+    ]) {
       assert.equal(topLevelBlocks(text), undefined, JSON.stringify(text));
     }
   });
@@ -156,14 +218,20 @@ describe('YAML analyzers: top-level block cache', () => {
       if (files.length === 0) this.skip();
       this.timeout(120_000);
       const sources = files.map((f) => f.text);
-      fc.assert(fc.property(mutated(sources), (text) => assertSame(text, 'mutation')), { numRuns: 1000 });
+      fc.assert(
+        fc.property(mutated(sources), (text) => assertSame(text, 'mutation')),
+        { numRuns: 1000 },
+      );
     });
 
     it('gives the ConfigFacts of a full parse on edited corpus texts (values, inserted and deleted lines)', function () {
       if (files.length === 0) this.skip();
       this.timeout(120_000);
       const sources = files.map((f) => f.text);
-      fc.assert(fc.property(edited(sources), (text) => assertSame(text, 'edit')), { numRuns: 1000 });
+      fc.assert(
+        fc.property(edited(sources), (text) => assertSame(text, 'edit')),
+        { numRuns: 1000 },
+      );
     });
 
     it('follows a typing session keystroke by keystroke with a warm cache', function () {
@@ -181,7 +249,8 @@ describe('YAML analyzers: top-level block cache', () => {
           assertSame(text, `${f.name} typing ${k}`);
         }
         const digit = text.indexOf('16  # per GPU');
-        for (const d of ['1', '', '3', '32']) assertSame(text.slice(0, digit) + d + text.slice(digit + 2), `${f.name} digit ${d}`);
+        for (const d of ['1', '', '3', '32'])
+          assertSame(text.slice(0, digit) + d + text.slice(digit + 2), `${f.name} digit ${d}`);
         for (let k = typed.length - 1; k >= 0; k--) {
           text = f.text.slice(0, at) + typed.slice(0, k) + f.text.slice(at);
           assertSame(text, `${f.name} deleting ${k}`);
@@ -191,7 +260,37 @@ describe('YAML analyzers: top-level block cache', () => {
   });
 
   it('gives the ConfigFacts of a full parse on random line soups', () => {
-    const soup = fc.constantFrom('micro_batch_size: 2', 'bf16: true', 'a:', '  b: 1', '  - c', '- d', '  e: |', '    lit', 'f: >', '', '  ', '# c', '  # c', 'g: "q', 'h: q"', 'i: [1,', '  2]', 'p:b', '-q: 1', '"r": 1', 'sequence_len: 1024\r', 'gas: ${x}', 'x: 4', 'garbage');
-    fc.assert(fc.property(fc.array(soup, { maxLength: 20 }), fc.boolean(), (ls, nl) => assertSame(ls.join('\n') + (nl ? '\n' : ''), 'soup')), { numRuns: 1000 });
+    const soup = fc.constantFrom(
+      'micro_batch_size: 2',
+      'bf16: true',
+      'a:',
+      '  b: 1',
+      '  - c',
+      '- d',
+      '  e: |',
+      '    lit',
+      'f: >',
+      '',
+      '  ',
+      '# c',
+      '  # c',
+      'g: "q',
+      'h: q"',
+      'i: [1,',
+      '  2]',
+      'p:b',
+      '-q: 1',
+      '"r": 1',
+      'sequence_len: 1024\r',
+      'gas: ${x}',
+      'x: 4',
+      'garbage',
+    );
+    fc.assert(
+      fc.property(fc.array(soup, { maxLength: 20 }), fc.boolean(), (ls, nl) =>
+        assertSame(ls.join('\n') + (nl ? '\n' : ''), 'soup'),
+      ),
+      { numRuns: 1000 },
+    );
   });
 });

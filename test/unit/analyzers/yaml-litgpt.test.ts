@@ -71,7 +71,10 @@ describe('LitGPT config YAML', () => {
   it('is detected by its keys (checkpoint_dir or model_name with LitGPT keys), not taken for Axolotl or HF YAML', () => {
     assert.equal(detectFormat('qlora.yaml', QLORA), 'litgpt-yaml');
     assert.equal(detectFormat('tinyllama.yaml', PRETRAIN), 'litgpt-yaml');
-    assert.equal(detectFormat('config.yml', 'base_model: meta-llama/Llama-2-7b-hf\nmicro_batch_size: 2\nsequence_len: 512\n'), 'axolotl-yaml');
+    assert.equal(
+      detectFormat('config.yml', 'base_model: meta-llama/Llama-2-7b-hf\nmicro_batch_size: 2\nsequence_len: 512\n'),
+      'axolotl-yaml',
+    );
   });
 
   it('reads a QLoRA config: the checkpoint as a Hub id, bf16-true, nf4, q and v adapted, the batch under train:', () => {
@@ -101,7 +104,12 @@ describe('LitGPT config YAML', () => {
 
   it('estimates the QLoRA config as QLoRA on one GPU: 16.8M adapter parameters, accumulation 8 / 2 = 4', () => {
     const res = resolveText('qlora.yaml', QLORA);
-    const s = res.setup as { method?: string; gradient_accumulation_steps?: number; optimizer?: string; lora?: { r: number } };
+    const s = res.setup as {
+      method?: string;
+      gradient_accumulation_steps?: number;
+      optimizer?: string;
+      lora?: { r: number };
+    };
     assert.equal(s.method, 'qlora');
     assert.equal(s.gradient_accumulation_steps, 4);
     assert.equal(s.optimizer, 'paged_adamw');
@@ -127,8 +135,13 @@ describe('LitGPT config YAML', () => {
   });
 
   it('shards above one process: devices 4 is FSDP with every block checkpointed', () => {
-    const text = 'checkpoint_dir: checkpoints/meta-llama/Llama-2-7b-hf\nprecision: bf16-true\ndevices: 4\nlora_r: 8\ntrain:\n  micro_batch_size: 1\n';
-    checkFacts(analyzeLitgptYaml(text), text, [['gpusPerNode', 4], ['fsdp', 'full_shard', 'devices'], ['gradientCheckpointing', 'full', 'devices']]);
+    const text =
+      'checkpoint_dir: checkpoints/meta-llama/Llama-2-7b-hf\nprecision: bf16-true\ndevices: 4\nlora_r: 8\ntrain:\n  micro_batch_size: 1\n';
+    checkFacts(analyzeLitgptYaml(text), text, [
+      ['gpusPerNode', 4],
+      ['fsdp', 'full_shard', 'devices'],
+      ['gradientCheckpointing', 'full', 'devices'],
+    ]);
   });
 
   it('says what LitGPT refuses, at the key: quantization with mixed precision, with several GPUs, with another optimizer', () => {
@@ -136,14 +149,16 @@ describe('LitGPT config YAML', () => {
     const r1 = analyzeLitgptYaml(mixed);
     assert.deepEqual(codes(r1), ['invalid-value']);
     assert.equal(mixed.slice(r1.problems[0].span.start, r1.problems[0].span.end), 'bf16-mixed');
-    const multi = 'checkpoint_dir: checkpoints/a/b\nprecision: bf16-true\nquantize: bnb.nf4-dq\ndevices: 2\nlora_r: 8\n';
+    const multi =
+      'checkpoint_dir: checkpoints/a/b\nprecision: bf16-true\nquantize: bnb.nf4-dq\ndevices: 2\nlora_r: 8\n';
     assert.deepEqual(codes(analyzeLitgptYaml(multi)), ['invalid-value']);
     const sgd = 'checkpoint_dir: checkpoints/a/b\nprecision: bf16-true\nquantize: bnb.nf4\nlora_r: 8\noptimizer: SGD\n';
     assert.deepEqual(codes(analyzeLitgptYaml(sgd)), ['invalid-value']);
   });
 
   it('a max_seq_length left empty is unknown (the longest sample decides), not a default', () => {
-    const text = 'checkpoint_dir: checkpoints/a/b\nprecision: bf16-true\ntrain:\n  micro_batch_size: 1\n  max_seq_length:\n';
+    const text =
+      'checkpoint_dir: checkpoints/a/b\nprecision: bf16-true\ntrain:\n  micro_batch_size: 1\n  max_seq_length:\n';
     const f = factOf(analyzeLitgptYaml(text), 'seqLen');
     assert.ok(f && typeof f.value === 'object' && f.value !== null && 'unknown' in f.value);
   });

@@ -46,7 +46,8 @@ bf16: true
 describe('analyzeLlamaFactoryYaml', () => {
   it('reads examples/deepspeed/ds_z3_offload_config.json as LLaMA-Factory ships it when no checkout is beside the file', () => {
     // hiyouga/LLaMA-Factory examples/deepspeed/ds_z3_offload_config.json: stage 3, optimizer and parameters on the CPU.
-    const t = 'model_name_or_path: Qwen/Qwen3-4B\nstage: sft\nfinetuning_type: full\nbf16: true\ndeepspeed: examples/deepspeed/ds_z3_offload_config.json\n';
+    const t =
+      'model_name_or_path: Qwen/Qwen3-4B\nstage: sft\nfinetuning_type: full\nbf16: true\ndeepspeed: examples/deepspeed/ds_z3_offload_config.json\n';
     const r = resolveText('/w/sft.yaml', t, { gpusPerNode: 8 });
     assert.deepEqual([r.setup?.zero_stage, r.setup?.offload_optimizer, r.setup?.offload_params], [3, 'cpu', 'cpu']);
     assert.equal(r.provenance.offload_params?.kind, 'default');
@@ -65,11 +66,18 @@ describe('analyzeLlamaFactoryYaml', () => {
     const orpo = `${dpo}pref_loss: orpo\n`;
     checkFacts(analyzeLlamaFactoryYaml(orpo), orpo, [['preference', 'reference-free', 'stage', 'dpo']]);
     const ref = `${dpo}ref_model: Qwen/Qwen3-4B-Instruct-2507\n`;
-    checkFacts(analyzeLlamaFactoryYaml(ref), ref, [['preference', 'dpo', 'stage', 'dpo'], ['referenceModel', 'given', 'ref_model', 'Qwen/Qwen3-4B-Instruct-2507']]);
+    checkFacts(analyzeLlamaFactoryYaml(ref), ref, [
+      ['preference', 'dpo', 'stage', 'dpo'],
+      ['referenceModel', 'given', 'ref_model', 'Qwen/Qwen3-4B-Instruct-2507'],
+    ]);
     const kto = LORA.replace('stage: sft', 'stage: kto');
     checkFacts(analyzeLlamaFactoryYaml(kto), kto, [['preference', 'kto', 'stage', 'kto']]);
     assert.equal(factOf(analyzeLlamaFactoryYaml(LORA), 'preference'), undefined);
-    assert.ok(analyzeLlamaFactoryYaml(LORA.replace('stage: sft', 'stage: ppo')).problems.some((p) => p.code === 'not-modeled' && /reward and value/.test(p.message)));
+    assert.ok(
+      analyzeLlamaFactoryYaml(LORA.replace('stage: sft', 'stage: ppo')).problems.some(
+        (p) => p.code === 'not-modeled' && /reward and value/.test(p.message),
+      ),
+    );
     // LoRA disables its adapters for the reference; LLaMA-Factory takes the log-probs over fp32 logits in one call.
     const r = resolveText('dpo.yaml', dpo.replace(/deepspeed:.*\n/, ''));
     assert.deepEqual(r.setup?.preference, { reference: 'adapters-off', logps: 'whole', paired: true });
@@ -85,9 +93,14 @@ describe('analyzeLlamaFactoryYaml', () => {
     // backward (tools/peak/measure_step.py --lf-rm profiles this pass).
     const e = run(r.setup!);
     assert.ok(!e.perGpu.phases.some((p) => p.components.some((c) => c.id === 'loss-backward' && c.bytes > 0)));
-    const T = 2 * (r.setup!.micro_batch_size) * r.setup!.seq_len;
+    const T = 2 * r.setup!.micro_batch_size * r.setup!.seq_len;
     const V = 151_936;
-    assert.equal(e.perGpu.phases.find((p) => p.phase === 'forward')?.components.find((c) => c.label.startsWith('LM logits, computed and unused'))?.bytes, (2 + 4) * T * V);
+    assert.equal(
+      e.perGpu.phases
+        .find((p) => p.phase === 'forward')
+        ?.components.find((c) => c.label.startsWith('LM logits, computed and unused'))?.bytes,
+      (2 + 4) * T * V,
+    );
   });
 
   it('a trained vision tower (freeze_vision_tower: false) is flagged as not modeled, at the key; the default is quiet', () => {
@@ -95,13 +108,19 @@ describe('analyzeLlamaFactoryYaml', () => {
     const p = analyzeLlamaFactoryYaml(text).problems.find((x) => x.code === 'not-modeled');
     assert.ok(p && p.severity === 'warning' && /vision tower/.test(p.message));
     assert.equal(text.slice(p.span.start, p.span.end), 'false');
-    assert.equal(analyzeLlamaFactoryYaml(`${LORA}freeze_vision_tower: true\n`).problems.some((x) => x.code === 'not-modeled'), false);
+    assert.equal(
+      analyzeLlamaFactoryYaml(`${LORA}freeze_vision_tower: true\n`).problems.some((x) => x.code === 'not-modeled'),
+      false,
+    );
     // The vision tower (676,550,144 parameters) is loaded beside the language model and stays frozen.
     const r = resolveText('vl.yaml', text);
     assert.ok(r.setup);
     const e = run(r.setup);
     assert.equal(e.parameters.total, 8_292_166_656);
-    assert.ok(e.assumptions.some((a) => a.key === 'architecture' && /vision tower 676\.6M params: weights only/.test(a.value)), JSON.stringify(e.assumptions.map((a) => a.value)));
+    assert.ok(
+      e.assumptions.some((a) => a.key === 'architecture' && /vision tower 676\.6M params: weights only/.test(a.value)),
+      JSON.stringify(e.assumptions.map((a) => a.value)),
+    );
   });
 
   it('reads upcast_layernorm as the fp32 upcast of the norms (model_utils/checkpointing.py prepare_model_for_training)', () => {
@@ -120,16 +139,27 @@ describe('analyzeLlamaFactoryYaml', () => {
   it('reads model, method, LoRA, quantization and training keys with exact spans', () => {
     checkFacts(analyzeLlamaFactoryYaml(LORA), LORA, [
       ['model', 'Qwen/Qwen3-4B-Instruct-2507', 'model_name_or_path', 'Qwen/Qwen3-4B-Instruct-2507'],
-      ['quantBits', 4, 'quantization_bit', '4'], ['doubleQuant', false, 'double_quantization', 'false'],
-      ['method', 'lora', 'finetuning_type', 'lora'], ['loraR', 16, 'lora_rank', '16'], ['loraAlpha', 32], ['loraDropout', 0.1],
+      ['quantBits', 4, 'quantization_bit', '4'],
+      ['doubleQuant', false, 'double_quantization', 'false'],
+      ['method', 'lora', 'finetuning_type', 'lora'],
+      ['loraR', 16, 'lora_rank', '16'],
+      ['loraAlpha', 32],
+      ['loraDropout', 0.1],
       ['loraTargets', ['q_proj', 'v_proj'], 'lora_target', 'q_proj,v_proj'],
       ['loraModulesToSave', ['embed_tokens', 'lm_head'], 'additional_target', 'embed_tokens,lm_head'],
-      ['microBatchSize', 2, 'per_device_train_batch_size', '2'], ['gradientAccumulationSteps', 8], ['seqLen', 4096, 'cutoff_len', '4096'],
-      ['bf16', true], ['attention', 'flash', 'flash_attn', 'fa2'], ['loss', 'fused', 'enable_liger_kernel', 'true'],
+      ['microBatchSize', 2, 'per_device_train_batch_size', '2'],
+      ['gradientAccumulationSteps', 8],
+      ['seqLen', 4096, 'cutoff_len', '4096'],
+      ['bf16', true],
+      ['attention', 'flash', 'flash_attn', 'fa2'],
+      ['loss', 'fused', 'enable_liger_kernel', 'true'],
       ['activationOffloading', true, 'use_unsloth_gc', 'true'],
       ['deepspeedConfig', 'examples/deepspeed/ds_z3_config.json', 'deepspeed', 'examples/deepspeed/ds_z3_config.json'],
     ]);
-    assert.deepEqual(analyzeLlamaFactoryYaml(LORA).references.map((r) => r.path), ['examples/deepspeed/ds_z3_config.json']);
+    assert.deepEqual(
+      analyzeLlamaFactoryYaml(LORA).references.map((r) => r.path),
+      ['examples/deepspeed/ds_z3_config.json'],
+    );
   });
 
   it('reads lora_target: all as all-linear and leaves lora_alpha absent when unwritten (resolve doubles the rank)', () => {
@@ -141,7 +171,9 @@ describe('analyzeLlamaFactoryYaml', () => {
 
   it('records gradient checkpointing none only through disable_gradient_checkpointing: true', () => {
     const off = 'disable_gradient_checkpointing: true\n';
-    checkFacts(analyzeLlamaFactoryYaml(off), off, [['gradientCheckpointing', 'none', 'disable_gradient_checkpointing', 'true']]);
+    checkFacts(analyzeLlamaFactoryYaml(off), off, [
+      ['gradientCheckpointing', 'none', 'disable_gradient_checkpointing', 'true'],
+    ]);
     assert.equal(factOf(analyzeLlamaFactoryYaml('bf16: true\n'), 'gradientCheckpointing'), undefined);
   });
 
@@ -164,37 +196,72 @@ describe('analyzeLlamaFactoryYaml', () => {
     checkFacts(r, text, [['quantType', 'gptq', 'model_name_or_path', 'TechxGenus/Meta-Llama-3-8B-Instruct-GPTQ']]);
     assert.equal(factOf(r, 'quantBits'), undefined);
     const awq = 'model_name_or_path: hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4\n';
-    checkFacts(analyzeLlamaFactoryYaml(awq), awq, [['quantType', 'awq'], ['quantBits', 4]]);
+    checkFacts(analyzeLlamaFactoryYaml(awq), awq, [
+      ['quantType', 'awq'],
+      ['quantBits', 4],
+    ]);
   });
 
   it('reads quantization_method gptq as the quantization type', () => {
     const text = 'quantization_bit: 8\nquantization_method: gptq\n';
-    checkFacts(analyzeLlamaFactoryYaml(text), text, [['quantBits', 8], ['quantType', 'gptq', 'quantization_method', 'gptq']]);
+    checkFacts(analyzeLlamaFactoryYaml(text), text, [
+      ['quantBits', 8],
+      ['quantType', 'gptq', 'quantization_method', 'gptq'],
+    ]);
   });
 
   it('reads freeze tuning', () => {
     const text = 'finetuning_type: freeze\nfreeze_trainable_layers: 8\n';
-    checkFacts(analyzeLlamaFactoryYaml(text), text, [['method', 'freeze'], ['freezeTrainableLayers', 8, 'freeze_trainable_layers', '8']]);
+    checkFacts(analyzeLlamaFactoryYaml(text), text, [
+      ['method', 'freeze'],
+      ['freezeTrainableLayers', 8, 'freeze_trainable_layers', '8'],
+    ]);
   });
 
   it('reads GaLore and BAdam over the optim optimizer, records other replacements by name (Adam-mini) and normalizes optim', () => {
-    const g = 'use_galore: true\ngalore_layerwise: true\ngalore_rank: 64\ngalore_target: q_proj,v_proj\noptim: adamw_torch\n';
-    checkFacts(analyzeLlamaFactoryYaml(g), g, [['galore', 'galore', 'use_galore', 'true'], ['galoreLayerwise', true, 'galore_layerwise', 'true'],
-      ['galoreRank', 64, 'galore_rank', '64'], ['galoreTargets', ['q_proj', 'v_proj'], 'galore_target', 'q_proj,v_proj'], ['optimizer', 'adamw', 'optim', 'adamw_torch']]);
-    const r = resolveText('lf.yaml', `model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\n${g}`);
-    assert.deepEqual(r.setup?.galore, { kind: 'galore', rank: 64, target_modules: ['q_proj', 'v_proj'], layerwise: true });
+    const g =
+      'use_galore: true\ngalore_layerwise: true\ngalore_rank: 64\ngalore_target: q_proj,v_proj\noptim: adamw_torch\n';
+    checkFacts(analyzeLlamaFactoryYaml(g), g, [
+      ['galore', 'galore', 'use_galore', 'true'],
+      ['galoreLayerwise', true, 'galore_layerwise', 'true'],
+      ['galoreRank', 64, 'galore_rank', '64'],
+      ['galoreTargets', ['q_proj', 'v_proj'], 'galore_target', 'q_proj,v_proj'],
+      ['optimizer', 'adamw', 'optim', 'adamw_torch'],
+    ]);
+    const r = resolveText(
+      'lf.yaml',
+      `model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\n${g}`,
+    );
+    assert.deepEqual(r.setup?.galore, {
+      kind: 'galore',
+      rank: 64,
+      target_modules: ['q_proj', 'v_proj'],
+      layerwise: true,
+    });
     // galore_rank's default (16) is an assumption.
-    const d = resolveText('lf.yaml', 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_galore: true\n');
+    const d = resolveText(
+      'lf.yaml',
+      'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_galore: true\n',
+    );
     assert.deepEqual(d.setup?.galore, { kind: 'galore', rank: 16, target_modules: 'all-linear', layerwise: false });
     // APOLLO: the same projected states, its random projection regenerated from a seed.
-    const ap = resolveText('lf.yaml', 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_apollo: true\napollo_rank: 256\n');
+    const ap = resolveText(
+      'lf.yaml',
+      'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_apollo: true\napollo_rank: 256\n',
+    );
     assert.deepEqual(ap.setup?.galore, { kind: 'apollo', rank: 256, target_modules: 'all-linear', layerwise: false });
     // BAdam trains one layer at a time over the optim optimizer (layer mode by default).
     const b = 'use_badam: true\n';
     checkFacts(analyzeLlamaFactoryYaml(b), b, [['badam', 'layer', 'use_badam', 'true']]);
     const ratio = 'use_badam: true\nbadam_mode: ratio\nbadam_update_ratio: 0.1\n';
-    checkFacts(analyzeLlamaFactoryYaml(ratio), ratio, [['badam', 'ratio', 'badam_mode', 'ratio'], ['badamUpdateRatio', 0.1, 'badam_update_ratio', '0.1']]);
-    const rr = resolveText('lf.yaml', `model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\npure_bf16: true\n${ratio}`);
+    checkFacts(analyzeLlamaFactoryYaml(ratio), ratio, [
+      ['badam', 'ratio', 'badam_mode', 'ratio'],
+      ['badamUpdateRatio', 0.1, 'badam_update_ratio', '0.1'],
+    ]);
+    const rr = resolveText(
+      'lf.yaml',
+      `model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\npure_bf16: true\n${ratio}`,
+    );
     assert.deepEqual(rr.setup?.badam, { mode: 'ratio', update_ratio: 0.1 });
     assert.ok(!rr.problems.some((p) => p.key === 'badam_mode'));
     const a = 'use_adam_mini: true\n';
@@ -209,13 +276,20 @@ describe('analyzeLlamaFactoryYaml', () => {
     checkFacts(r, list, [['fsdp', 'full_shard', 'fsdp', '- full_shard\n  - auto_wrap']]);
     assert.ok(codes(r).includes('deprecated-key'));
     const str = 'fsdp: "shard_grad_op offload auto_wrap"\n';
-    checkFacts(analyzeLlamaFactoryYaml(str), str, [['fsdp', 'shard_grad_op', 'fsdp', '"shard_grad_op offload auto_wrap"'], ['fsdpOffload', true]]);
+    checkFacts(analyzeLlamaFactoryYaml(str), str, [
+      ['fsdp', 'shard_grad_op', 'fsdp', '"shard_grad_op offload auto_wrap"'],
+      ['fsdpOffload', true],
+    ]);
   });
 
   it('reads the v1 schema', () => {
     checkFacts(analyzeLlamaFactoryYaml(V1), V1, [
-      ['model', 'Qwen/Qwen3-0.6B', 'model', 'Qwen/Qwen3-0.6B'], ['microBatchSize', 4, 'micro_batch_size', '4'], ['seqLen', 1024],
-      ['loss', 'fused', 'name', 'liger_kernel'], ['fsdp', 'full_shard', 'name', 'fsdp2'], ['bf16', true],
+      ['model', 'Qwen/Qwen3-0.6B', 'model', 'Qwen/Qwen3-0.6B'],
+      ['microBatchSize', 4, 'micro_batch_size', '4'],
+      ['seqLen', 1024],
+      ['loss', 'fused', 'name', 'liger_kernel'],
+      ['fsdp', 'full_shard', 'name', 'fsdp2'],
+      ['bf16', true],
     ]);
     assert.equal(factOf(analyzeLlamaFactoryYaml(V1), 'quantBits'), undefined);
   });

@@ -60,7 +60,7 @@ dtype: fp32
 `;
 
 describe('analyzeTorchtuneYaml', () => {
-  it('reads the DPO and SimPO loss components as preference training, with torchtune\'s one bf16 log_softmax', () => {
+  it("reads the DPO and SimPO loss components as preference training, with torchtune's one bf16 log_softmax", () => {
     const dpo = QLORA.replace('torchtune.modules.loss.CEWithChunkedOutputLoss', 'torchtune.rlhf.loss.DPOLoss');
     checkFacts(analyzeTorchtuneYaml(dpo), dpo, [['preference', 'dpo', '_component_', 'torchtune.rlhf.loss.DPOLoss']]);
     assert.equal(factOf(analyzeTorchtuneYaml(dpo), 'loss'), undefined);
@@ -71,8 +71,16 @@ describe('analyzeTorchtuneYaml', () => {
   });
 
   it('maps builders to Hub ids and methods', () => {
-    assert.deepEqual(parseBuilder('torchtune.models.llama3_1.qlora_llama3_1_8b'), { hubId: 'meta-llama/Llama-3.1-8B', builder: 'llama3_1_8b', method: 'qlora' });
-    assert.deepEqual(parseBuilder('torchtune.models.qwen2_5.lora_qwen2_5_7b_instruct'), { hubId: 'Qwen/Qwen2.5-7B', builder: 'qwen2_5_7b', method: 'lora' });
+    assert.deepEqual(parseBuilder('torchtune.models.llama3_1.qlora_llama3_1_8b'), {
+      hubId: 'meta-llama/Llama-3.1-8B',
+      builder: 'llama3_1_8b',
+      method: 'qlora',
+    });
+    assert.deepEqual(parseBuilder('torchtune.models.qwen2_5.lora_qwen2_5_7b_instruct'), {
+      hubId: 'Qwen/Qwen2.5-7B',
+      builder: 'qwen2_5_7b',
+      method: 'lora',
+    });
     assert.equal(parseBuilder('torchtune.models.llama2.llama2_7b').method, 'full');
     assert.equal(parseBuilder('torchtune.models.gemma.gemma_2b').hubId, 'google/gemma-2b');
     assert.equal(parseBuilder('torchtune.models.phi3.phi3_mini').hubId, 'microsoft/Phi-3-mini-4k-instruct');
@@ -82,18 +90,32 @@ describe('analyzeTorchtuneYaml', () => {
   it('reads a QLoRA builder as 4-bit NF4 double-quantized base weights with LoRA targets in HF names', () => {
     checkFacts(analyzeTorchtuneYaml(QLORA), QLORA, [
       ['model', 'meta-llama/Llama-3.1-8B', '_component_', 'torchtune.models.llama3_1.qlora_llama3_1_8b'],
-      ['method', 'qlora'], ['quantBits', 4], ['quantType', 'nf4'], ['doubleQuant', true],
-      ['loraR', 8, 'lora_rank', '8'], ['loraAlpha', 16], ['loraDropout', 0],
-      ['loraTargets', ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'], 'lora_attn_modules', "['q_proj', 'k_proj', 'v_proj', 'output_proj']"],
+      ['method', 'qlora'],
+      ['quantBits', 4],
+      ['quantType', 'nf4'],
+      ['doubleQuant', true],
+      ['loraR', 8, 'lora_rank', '8'],
+      ['loraAlpha', 16],
+      ['loraDropout', 0],
+      [
+        'loraTargets',
+        ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+        'lora_attn_modules',
+        "['q_proj', 'k_proj', 'v_proj', 'output_proj']",
+      ],
     ]);
   });
 
   it('reads batch, sequence, dtype, checkpointing, offloading, optimizer, loss and compile', () => {
     checkFacts(analyzeTorchtuneYaml(QLORA), QLORA, [
-      ['microBatchSize', 4, 'batch_size', '4'], ['gradientAccumulationSteps', 2], ['seqLen', 2048, 'max_seq_len', '2048'],
-      ['weightsDtype', 'bf16', 'dtype', 'bf16'], ['gradientCheckpointing', 'full', 'enable_activation_checkpointing', 'True'],
+      ['microBatchSize', 4, 'batch_size', '4'],
+      ['gradientAccumulationSteps', 2],
+      ['seqLen', 2048, 'max_seq_len', '2048'],
+      ['weightsDtype', 'bf16', 'dtype', 'bf16'],
+      ['gradientCheckpointing', 'full', 'enable_activation_checkpointing', 'True'],
       ['activationOffloading', true, 'enable_activation_offloading', 'True'],
-      ['optimizer', 'adamw_fused', '_component_', 'torch.optim.AdamW'], ['loss', 'chunked', '_component_', 'torchtune.modules.loss.CEWithChunkedOutputLoss'],
+      ['optimizer', 'adamw_fused', '_component_', 'torch.optim.AdamW'],
+      ['loss', 'chunked', '_component_', 'torchtune.modules.loss.CEWithChunkedOutputLoss'],
       ['compile', true, 'compile', 'True'],
     ]);
   });
@@ -103,7 +125,11 @@ describe('analyzeTorchtuneYaml', () => {
     checkFacts(analyzeTorchtuneYaml(packed), packed, [['batchLengths', 'fixed', 'packed', 'True']]);
     const padded = `${QLORA}dataset:\n  _component_: torchtune.datasets.alpaca_cleaned_dataset\n  packed: False  # True increases speed\n`;
     checkFacts(analyzeTorchtuneYaml(padded), padded, [['batchLengths', 'variable', 'packed', 'False']]);
-    assert.equal(factOf(analyzeTorchtuneYaml(QLORA), 'batchLengths'), undefined, 'absent: resolve applies the torchtune default');
+    assert.equal(
+      factOf(analyzeTorchtuneYaml(QLORA), 'batchLengths'),
+      undefined,
+      'absent: resolve applies the torchtune default',
+    );
   });
 
   it('reads max_seq_len: null as unbounded', () => {
@@ -113,10 +139,16 @@ describe('analyzeTorchtuneYaml', () => {
   it('reads a full builder, a teacher model, paged 8-bit AdamW, optimizer_in_bwd, fused loss, offload and parallel dims', () => {
     const r = analyzeTorchtuneYaml(FULL);
     checkFacts(r, FULL, [
-      ['model', 'meta-llama/Llama-3.3-70B-Instruct'], ['method', 'full'], ['teacherModel', 'meta-llama/Llama-3.1-8B', '_component_', 'torchtune.models.llama3_1.llama3_1_8b'],
-      ['optimizer', 'paged_adamw_8bit'], ['optimizerInBackward', true, 'optimizer_in_bwd', 'True'], ['loss', 'fused'],
-      ['fsdpOffload', true, 'fsdp_cpu_offload', 'True'], ['tensorParallel', 8, 'tensor_parallel_dim', '8'],
-      ['fsdpShardSize', { unknown: true }, 'data_parallel_shard_dim', '-1'], ['weightsDtype', 'fp32'],
+      ['model', 'meta-llama/Llama-3.3-70B-Instruct'],
+      ['method', 'full'],
+      ['teacherModel', 'meta-llama/Llama-3.1-8B', '_component_', 'torchtune.models.llama3_1.llama3_1_8b'],
+      ['optimizer', 'paged_adamw_8bit'],
+      ['optimizerInBackward', true, 'optimizer_in_bwd', 'True'],
+      ['loss', 'fused'],
+      ['fsdpOffload', true, 'fsdp_cpu_offload', 'True'],
+      ['tensorParallel', 8, 'tensor_parallel_dim', '8'],
+      ['fsdpShardSize', { unknown: true }, 'data_parallel_shard_dim', '-1'],
+      ['weightsDtype', 'fp32'],
     ]);
     assert.equal(factOf(r, 'quantBits'), undefined);
     assert.equal(factOf(r, 'loraR'), undefined);
@@ -129,7 +161,10 @@ describe('analyzeTorchtuneYaml', () => {
     const e = estimate(r.setup!, { provenance: r.provenance });
     assert.equal(e.ok, true);
     const a = e.ok ? e.estimate.assumptions.find((x) => x.key === 'gpus_per_node') : undefined;
-    assert.match(a?.source ?? '', /^VRAM Lens default: the smallest world that holds tensor_parallel x pipeline_parallel x context_parallel x the FSDP shard group = 8 GPUs/);
+    assert.match(
+      a?.source ?? '',
+      /^VRAM Lens default: the smallest world that holds tensor_parallel x pipeline_parallel x context_parallel x the FSDP shard group = 8 GPUs/,
+    );
     // 16-way TP x PP over 8-GPU nodes: two nodes.
     const wide = resolveText('tp16.yaml', FULL.replace('tensor_parallel_dim: 8', 'tensor_parallel_dim: 16'));
     assert.deepEqual([wide.setup?.gpus_per_node, wide.setup?.nodes], [8, 2]);
@@ -139,26 +174,47 @@ describe('analyzeTorchtuneYaml', () => {
     assert.equal(estimate(four.setup!).ok, false);
   });
 
-  it('reads the GPU count from the launch command in the config\'s header comment; a launcher file or a flag wins', () => {
+  it("reads the GPU count from the launch command in the config's header comment; a launcher file or a flag wins", () => {
     // torchtune's recipes/configs/llama3_1/70B_lora.yaml opens with "#   tune run --nproc_per_node 8 lora_finetune_distributed".
-    const head = '# Config for multi-device LoRA in lora_finetune_distributed.py\n# This config needs 8 GPUs to run\n#   tune run --nproc_per_node 8 lora_finetune_distributed --config llama3_1/70B_lora\n#\n';
+    const head =
+      '# Config for multi-device LoRA in lora_finetune_distributed.py\n# This config needs 8 GPUs to run\n#   tune run --nproc_per_node 8 lora_finetune_distributed --config llama3_1/70B_lora\n#\n';
     const text = `${head}${QLORA}`;
     const facts = analyzeTorchtuneYaml(text).facts;
     const g = facts.find((f) => f.key === 'gpusPerNode');
     assert.equal(g?.value, 8);
     assert.equal(text.slice(g!.keySpan.start, g!.keySpan.end), '--nproc_per_node');
     assert.equal(text.slice(g!.valueSpan.start, g!.valueSpan.end), '8');
-    assert.equal(facts.some((f) => f.key === 'nodes'), false);
+    assert.equal(
+      facts.some((f) => f.key === 'nodes'),
+      false,
+    );
     // --nnodes too, and "=" forms.
-    const multi = analyzeTorchtuneYaml(`#   tune run --nnodes=2 --nproc_per_node=4 full_finetune_distributed --config x\n${QLORA}`);
+    const multi = analyzeTorchtuneYaml(
+      `#   tune run --nnodes=2 --nproc_per_node=4 full_finetune_distributed --config x\n${QLORA}`,
+    );
     assert.deepEqual([factOf(multi, 'gpusPerNode')?.value, factOf(multi, 'nodes')?.value], [4, 2]);
     // A single-device launch gives no count (one GPU is the default), and a line that is not a tune command none either.
-    assert.equal(analyzeTorchtuneYaml(`#   tune run lora_finetune_single_device --config x\n${QLORA}`).facts.some((f) => f.key === 'gpusPerNode'), false);
-    assert.equal(analyzeTorchtuneYaml(`# torchrun --nproc_per_node 8 train.py\n${QLORA}`).facts.some((f) => f.key === 'gpusPerNode'), false);
+    assert.equal(
+      analyzeTorchtuneYaml(`#   tune run lora_finetune_single_device --config x\n${QLORA}`).facts.some(
+        (f) => f.key === 'gpusPerNode',
+      ),
+      false,
+    );
+    assert.equal(
+      analyzeTorchtuneYaml(`# torchrun --nproc_per_node 8 train.py\n${QLORA}`).facts.some(
+        (f) => f.key === 'gpusPerNode',
+      ),
+      false,
+    );
     // Through the pipeline: the comment's count, shown at its line; the --gpus flag wins over it.
     const r = resolveText('70B_lora.yaml', text);
     assert.equal(r.setup?.gpus_per_node, 8);
-    assert.deepEqual(r.provenance.gpus_per_node, { kind: 'file', file: '70B_lora.yaml', line: 3, key: '--nproc_per_node' });
+    assert.deepEqual(r.provenance.gpus_per_node, {
+      kind: 'file',
+      file: '70B_lora.yaml',
+      line: 3,
+      key: '--nproc_per_node',
+    });
     assert.equal(resolveText('70B_lora.yaml', text, { gpusPerNode: 2 }).setup?.gpus_per_node, 2);
   });
 
@@ -168,7 +224,8 @@ describe('analyzeTorchtuneYaml', () => {
   });
 
   it('resolves a distillation teacher like the student and counts it; an unknown builder is a warning at the key', () => {
-    const kd = 'model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\nteacher_model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 4\ndtype: bf16\n';
+    const kd =
+      'model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\nteacher_model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 4\ndtype: bf16\n';
     const r = resolveText('kd.yaml', kd);
     assert.equal(r.setup?.distillation?.teacher_model, 'meta-llama/Llama-3.1-8B');
     assert.equal(r.setup?.distillation?.teacher_parameters, 8_030_261_248);
@@ -192,7 +249,7 @@ describe('analyzeTorchtuneYaml', () => {
     checkFacts(analyzeTorchtuneYaml(text), text, [['optimizer', 'adamw']]);
   });
 
-  it('reads torchao\'s AdamW4bit (torchao.optim and the older prototype path) as 4-bit AdamW', () => {
+  it("reads torchao's AdamW4bit (torchao.optim and the older prototype path) as 4-bit AdamW", () => {
     for (const c of ['torchao.optim.AdamW4bit', 'torchao.prototype.low_bit_optim.AdamW4bit']) {
       const text = `optimizer:\n  _component_: ${c}\n`;
       checkFacts(analyzeTorchtuneYaml(text), text, [['optimizer', 'adamw_4bit']]);
@@ -206,13 +263,19 @@ describe('analyzeTorchtuneYaml', () => {
 
   it('reads an unknown builder as an unknown model', () => {
     const text = 'model:\n  _component_: my.models.lora_custom_3b\n';
-    checkFacts(analyzeTorchtuneYaml(text), text, [['model', { unknown: true }], ['method', 'lora']]);
+    checkFacts(analyzeTorchtuneYaml(text), text, [
+      ['model', { unknown: true }],
+      ['method', 'lora'],
+    ]);
   });
 
   it('resolves ${...} interpolation for memory keys, with a not-static problem when it cannot', () => {
     const text = 'gas: 16\ngradient_accumulation_steps: ${gas}\nbatch_size: ${env:BS}\n';
     const r = analyzeTorchtuneYaml(text);
-    checkFacts(r, text, [['gradientAccumulationSteps', 16, 'gradient_accumulation_steps', '${gas}'], ['microBatchSize', { unknown: true }, 'batch_size', '${env:BS}']]);
+    checkFacts(r, text, [
+      ['gradientAccumulationSteps', 16, 'gradient_accumulation_steps', '${gas}'],
+      ['microBatchSize', { unknown: true }, 'batch_size', '${env:BS}'],
+    ]);
     assert.ok(codes(r).includes('not-static'));
   });
 

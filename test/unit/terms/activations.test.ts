@@ -12,28 +12,58 @@ describe('MoE backward working set: looped experts (transformers 4.x) against on
   // Mixtral-8x7B (h 4,096, 8 experts of width 14,336, top-2), LoRA on q and v, bf16, 1 x 4,096 tokens: 1,024 routed
   // tokens per expert. Worked by hand from the terms in blockActivations (profiled: tools/peak --moe-checkpointing).
   const arch = archOf('mistralai/Mixtral-8x7B-v0.1');
-  const plan: ActivationPlan = { arch, mode: 'half', half: 2, weightBytes: 2, batch: 1, seq: 4096, attention: 'flash', baseTrainable: false, normsTrainable: false,
-    inputRequiresGrad: true, tp: 1, sequenceParallel: false, lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) } };
+  const plan: ActivationPlan = {
+    arch,
+    mode: 'half',
+    half: 2,
+    weightBytes: 2,
+    batch: 1,
+    seq: 4096,
+    attention: 'flash',
+    baseTrainable: false,
+    normsTrainable: false,
+    inputRequiresGrad: true,
+    tp: 1,
+    sequenceParallel: false,
+    lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) },
+  };
   const residual = 2 * 2 * 4096 * 4096; // the layer output's gradient and the input's gradient accumulator
-  it('transformers 4.x: the largest of one expert, the gather gradient and the recomputed forward\'s end', () => {
+  it("transformers 4.x: the largest of one expert, the gather gradient and the recomputed forward's end", () => {
     const oneExpert = 3 * 2 * 1024 * 14336 + 2 * 1024 * 4096; // 96,468,992
     const gather = 2 * 4096 * 4096 + 2 * 1024 * 4096; // 41,943,040
     const forwardEnd = 2 * 2 * 4096 * 4096 + 8 * 8 * 2 * 4096 + 2 * 1024 * (14336 + 4096); // 105,381,888
     assert.equal(Math.max(oneExpert, gather, forwardEnd), 105_381_888);
     assert.equal(layerActivations({ ...plan, expertsLooped: true }).backwardWorkingBytes, 105_381_888 + residual);
   });
-  it('transformers 5.x (grouped_mm): every routed token\'s gate, up and product gradients at once', () => {
+  it("transformers 5.x (grouped_mm): every routed token's gate, up and product gradients at once", () => {
     assert.equal(layerActivations(plan).backwardWorkingBytes, 3 * 2 * 4096 * 2 * 14336 + residual); // 771,751,936
   });
   it('the estimate passes the transformers release through', () => {
     // A fused loss leaves the layers to make the backward's high point, where one layer's working set is counted.
-    const bwd = (v: string): number => component(phase(run(setupFor('mistralai/Mixtral-8x7B-v0.1', { method: 'lora', lora: { r: 16, target_modules: ['q_proj', 'v_proj'] },
-      weights_dtype: 'bf16', micro_batch_size: 1, seq_len: 4096, attention: 'flash', gradient_checkpointing: 'full', loss: 'fused', transformers_version: v })), 'backward'), 'backward-working');
+    const bwd = (v: string): number =>
+      component(
+        phase(
+          run(
+            setupFor('mistralai/Mixtral-8x7B-v0.1', {
+              method: 'lora',
+              lora: { r: 16, target_modules: ['q_proj', 'v_proj'] },
+              weights_dtype: 'bf16',
+              micro_batch_size: 1,
+              seq_len: 4096,
+              attention: 'flash',
+              gradient_checkpointing: 'full',
+              loss: 'fused',
+              transformers_version: v,
+            }),
+          ),
+          'backward',
+        ),
+        'backward-working',
+      );
     assert.equal(bwd('4.57'), 105_381_888 + residual);
     assert.equal(bwd('5.2'), 3 * 2 * 4096 * 2 * 14336 + residual);
   });
 });
-
 
 describe('estimate: the layer memo tells plans apart', () => {
   it('a plan that differs in any one field gets its own result, in any call order', () => {
@@ -41,31 +71,88 @@ describe('estimate: the layer memo tells plans apart', () => {
     // mistaken for another would come back as the other's result object. Every field of PLAN_FIELDS needs a variant.
     const arch = archOf('meta-llama/Meta-Llama-3-8B');
     const qkv = new Set(['q_proj', 'k_proj', 'v_proj']);
-    const base: ActivationPlan = { arch, mode: 'half', half: 2, weightBytes: 2, batch: 2, seq: 512, attention: 'sdpa', baseTrainable: false, normsTrainable: false,
-      inputRequiresGrad: false, tp: 1, sequenceParallel: false, lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: qkv } };
+    const base: ActivationPlan = {
+      arch,
+      mode: 'half',
+      half: 2,
+      weightBytes: 2,
+      batch: 2,
+      seq: 512,
+      attention: 'sdpa',
+      baseTrainable: false,
+      normsTrainable: false,
+      inputRequiresGrad: false,
+      tp: 1,
+      sequenceParallel: false,
+      lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: qkv },
+    };
     const variants: { readonly [K in keyof typeof PLAN_FIELDS]: Partial<ActivationPlan> } = {
-      arch: { arch: archOf('mistralai/Mistral-7B-v0.1') }, mode: { mode: 'amp' }, half: { half: 4 }, weightBytes: { weightBytes: 4 }, batch: { batch: 3 },
-      seq: { seq: 1024 }, attention: { attention: 'eager' }, baseTrainable: { baseTrainable: true }, normsTrainable: { normsTrainable: true },
-      inputRequiresGrad: { inputRequiresGrad: true }, tp: { tp: 2 }, sequenceParallel: { sequenceParallel: true }, compile: { compile: true },
-      softmaxSavesInput: { softmaxSavesInput: true }, quantizedBase: { quantizedBase: true }, int8Base: { int8Base: true }, dequantizedExperts: { dequantizedExperts: 8 }, expertsLooped: { expertsLooped: true }, unshardedParamBytes: { unshardedParamBytes: 2 }, kbitUpcast: { kbitUpcast: 'all' }, kernels: { kernels: 'liger' },
-      tiledMlpShards: { tiledMlpShards: 4 }, linearKernels: { linearKernels: 'torch' }, mambaKernels: { mambaKernels: 'torch' }, expertLora: { expertLora: { targets: [{ name: 'experts.gate_up_proj', savedBytes: 1, workingBytes: 1 }] } }, lora: { lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'o_proj']) } },
+      arch: { arch: archOf('mistralai/Mistral-7B-v0.1') },
+      mode: { mode: 'amp' },
+      half: { half: 4 },
+      weightBytes: { weightBytes: 4 },
+      batch: { batch: 3 },
+      seq: { seq: 1024 },
+      attention: { attention: 'eager' },
+      baseTrainable: { baseTrainable: true },
+      normsTrainable: { normsTrainable: true },
+      inputRequiresGrad: { inputRequiresGrad: true },
+      tp: { tp: 2 },
+      sequenceParallel: { sequenceParallel: true },
+      compile: { compile: true },
+      softmaxSavesInput: { softmaxSavesInput: true },
+      quantizedBase: { quantizedBase: true },
+      int8Base: { int8Base: true },
+      dequantizedExperts: { dequantizedExperts: 8 },
+      expertsLooped: { expertsLooped: true },
+      unshardedParamBytes: { unshardedParamBytes: 2 },
+      kbitUpcast: { kbitUpcast: 'all' },
+      kernels: { kernels: 'liger' },
+      tiledMlpShards: { tiledMlpShards: 4 },
+      linearKernels: { linearKernels: 'torch' },
+      mambaKernels: { mambaKernels: 'torch' },
+      expertLora: { expertLora: { targets: [{ name: 'experts.gate_up_proj', savedBytes: 1, workingBytes: 1 }] } },
+      lora: { lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'o_proj']) } },
       ia3: { ia3: { dtypeBytes: 4, targets: new Set(['k_proj']), feedforward: new Set() } },
     };
-    const loraVariants: Array<Partial<NonNullable<ActivationPlan['lora']>>> = [{ r: 8 }, { dropout: 0 }, { dtypeBytes: 2 }, { dora: true }];
-    const plans = [base, ...Object.values(variants).map((v) => ({ ...base, ...v })), ...loraVariants.map((v) => ({ ...base, lora: { ...base.lora!, ...v } }))];
+    const loraVariants: Array<Partial<NonNullable<ActivationPlan['lora']>>> = [
+      { r: 8 },
+      { dropout: 0 },
+      { dtypeBytes: 2 },
+      { dora: true },
+    ];
+    const plans = [
+      base,
+      ...Object.values(variants).map((v) => ({ ...base, ...v })),
+      ...loraVariants.map((v) => ({ ...base, lora: { ...base.lora!, ...v } })),
+    ];
     const first = plans.map((p) => layerActivations(p));
-    for (let i = 1; i < plans.length; i++) assert.notEqual(first[i], first[0], `variant ${i} was taken for the base plan`);
+    for (let i = 1; i < plans.length; i++)
+      assert.notEqual(first[i], first[0], `variant ${i} was taken for the base plan`);
     // Again in reverse order, and with equal plans built afresh (a new Set with the same targets is the same plan).
     for (let i = plans.length - 1; i >= 0; i--) assert.equal(layerActivations({ ...plans[i] }), first[i]);
-    assert.equal(layerActivations({ ...base, lora: { ...base.lora!, targets: new Set(['v_proj', 'q_proj', 'k_proj']) } }), first[0]);
+    assert.equal(
+      layerActivations({ ...base, lora: { ...base.lora!, targets: new Set(['v_proj', 'q_proj', 'k_proj']) } }),
+      first[0],
+    );
   });
 });
 
-
 describe('estimate: Mamba2 layers (Granite 4.0 H)', () => {
-  const granite = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('ibm-granite/granite-4.0-h-micro', {
-    method: 'full', weights_dtype: 'bf16', mixed_precision: 'none', optimizer: 'adamw', micro_batch_size: 1, seq_len: 4096, gradient_checkpointing: 'none', attention: 'flash', ...extra,
-  }));
+  const granite = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> =>
+    run(
+      setupFor('ibm-granite/granite-4.0-h-micro', {
+        method: 'full',
+        weights_dtype: 'bf16',
+        mixed_precision: 'none',
+        optimizer: 'adamw',
+        micro_batch_size: 1,
+        seq_len: 4096,
+        gradient_checkpointing: 'none',
+        attention: 'flash',
+        ...extra,
+      }),
+    );
   it('the fused kernel is an assumption until set; the torch fallback keeps what tools/activations/mamba2.py measured', () => {
     const cuda = granite();
     assert.ok(cuda.assumptions.some((x) => x.key === 'mamba_kernels' && x.value === 'cuda'));
@@ -77,35 +164,73 @@ describe('estimate: Mamba2 layers (Granite 4.0 H)', () => {
     const fused = T * (6 * d + 4 * 128 + 2 * 64 + 4) + 4 * 64 + 2 * T * 2048 + 4 * 64;
     const Sp = 4096;
     const nc = 16;
-    const frozenTorch = T * (8 * d + 4 * 128 + 8 * 64) + 2 * 4352 * (4096 + 3) + Sp * (12 * d + 12 * 64 * 128 + 12 * 64 * 256 + 8 * 64)
-      + 8 * (nc + 1) * d * 128 + 4 * 64 * (nc + 1) ** 2 + 2 * 256 * 256 + 2 * (nc + 1) ** 2 + 4 * 64 + 12 * T * d + 4 * T;
+    const frozenTorch =
+      T * (8 * d + 4 * 128 + 8 * 64) +
+      2 * 4352 * (4096 + 3) +
+      Sp * (12 * d + 12 * 64 * 128 + 12 * 64 * 256 + 8 * 64) +
+      8 * (nc + 1) * d * 128 +
+      4 * 64 * (nc + 1) ** 2 +
+      2 * 256 * 256 +
+      2 * (nc + 1) ** 2 +
+      4 * 64 +
+      12 * T * d +
+      4 * T;
     const trainableTorch = frozenTorch + 2 * T * 2048 + 4 * 64 + 4 * Sp * d + 2 * T * d + 4 * T * d;
-    near(component(phase(torch, 'forward'), 'activations') - component(phase(cuda, 'forward'), 'activations'), 36 * (trainableTorch - fused), 1e-12, 'torch fallback over the fused kernel, 36 layers');
+    near(
+      component(phase(torch, 'forward'), 'activations') - component(phase(cuda, 'forward'), 'activations'),
+      36 * (trainableTorch - fused),
+      1e-12,
+      'torch fallback over the fused kernel, 36 layers',
+    );
   });
   it('LoRA on out_proj is a warning under the fused kernel (it applies out_proj itself); generation keeps per-sequence SSM and conv states', () => {
     const lora = granite({ method: 'lora', lora: { r: 16, target_modules: ['in_proj', 'out_proj'] } });
     assert.ok(lora.warnings.some((w) => /out_proj is never used/.test(w.message)));
     // GRPO with 8 completions of 512 + 3,584 tokens: the 4 attention layers cache 2 x 8 kv heads x 64 x 2 B per token;
     // each of the 36 Mamba2 layers keeps 64 x 64 x 128 + 4352 x 4 elements x 2 B per sequence.
-    const e = granite({ method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, mixed_precision: 'bf16', micro_batch_size: 2, gradient_accumulation_steps: 4,
-      gradient_checkpointing: 'full', rollout: { batch: 8, completion_len: 3584 } });
+    const e = granite({
+      method: 'lora',
+      lora: { r: 16, target_modules: 'all-linear' },
+      mixed_precision: 'bf16',
+      micro_batch_size: 2,
+      gradient_accumulation_steps: 4,
+      gradient_checkpointing: 'full',
+      rollout: { batch: 8, completion_len: 3584 },
+    });
     const kv = phase(e, 'generation').components.find((c) => c.id === 'kv-cache');
     assert.equal(kv?.bytes, 8 * 4 * 2 * 8 * 64 * 2 * 4096 + 8 * 36 * (64 * 64 * 128 + 4352 * 4) * 2);
   });
 });
 
-
 describe('estimate: Nemotron-H (one mixer per layer)', () => {
-  const nano = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('nvidia/NVIDIA-Nemotron-Nano-9B-v2', {
-    method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 4096, attention: 'flash', ...extra,
-  }));
+  const nano = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> =>
+    run(
+      setupFor('nvidia/NVIDIA-Nemotron-Nano-9B-v2', {
+        method: 'lora',
+        lora: { r: 16, target_modules: 'all-linear' },
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        micro_batch_size: 1,
+        seq_len: 4096,
+        attention: 'flash',
+        ...extra,
+      }),
+    );
   it('without checkpointing its Mamba2 layers run the split kernels (a cache in training), listed; only the 4 attention layers cache keys', () => {
     const plain = nano({ gradient_checkpointing: 'none' });
     assert.equal(plain.assumptions.find((x) => x.key === 'mamba_kernels')?.value, 'cuda (split kernels)');
-    assert.equal(nano({ gradient_checkpointing: 'full' }).assumptions.find((x) => x.key === 'mamba_kernels')?.value, 'cuda');
+    assert.equal(
+      nano({ gradient_checkpointing: 'full' }).assumptions.find((x) => x.key === 'mamba_kernels')?.value,
+      'cuda',
+    );
     // GRPO, 8 completions of 512 + 3,584 tokens: 4 attention layers x 2 x 8 kv heads x 128 x 2 B per token, and each of the
     // 27 Mamba2 layers 128 x 80 x 128 + 12,288 x 4 elements x 2 B per sequence; the 25 MLP layers cache nothing.
-    const e = nano({ gradient_checkpointing: 'full', micro_batch_size: 2, gradient_accumulation_steps: 4, rollout: { batch: 8, completion_len: 3584 } });
+    const e = nano({
+      gradient_checkpointing: 'full',
+      micro_batch_size: 2,
+      gradient_accumulation_steps: 4,
+      rollout: { batch: 8, completion_len: 3584 },
+    });
     // The round's larger tail here is the prefill (512 prompt tokens cached, one layer's no-grad forward).
     const kv = phase(e, 'generation').components.find((c) => c.id === 'kv-cache');
     const tokens = Number(/x (\d+) tokens/.exec(kv?.label ?? '')?.[1]);
@@ -118,18 +243,33 @@ describe('estimate: Nemotron-H (one mixer per layer)', () => {
     // layer than the unpadded split path (mamba2.py, nemotron_h split cases with a mask).
     const padded = nano({ gradient_checkpointing: 'full', micro_batch_size: 2, batch_lengths: 'variable' });
     assert.equal(padded.assumptions.find((x) => x.key === 'mamba_kernels')?.value, 'cuda (split kernels)');
-    const masked = component(phase(nano({ gradient_checkpointing: 'none', micro_batch_size: 2, batch_lengths: 'variable' }), 'forward'), 'activations');
-    const unpadded = component(phase(nano({ gradient_checkpointing: 'none', micro_batch_size: 2 }), 'forward'), 'activations');
+    const masked = component(
+      phase(nano({ gradient_checkpointing: 'none', micro_batch_size: 2, batch_lengths: 'variable' }), 'forward'),
+      'activations',
+    );
+    const unpadded = component(
+      phase(nano({ gradient_checkpointing: 'none', micro_batch_size: 2 }), 'forward'),
+      'activations',
+    );
     assert.equal(masked - unpadded, 27 * 2 * 8192 * 10_240);
   });
 });
 
-
 describe('estimate: Falcon-H1 (Mamba2 and attention side by side)', () => {
-  const falcon = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('tiiuae/Falcon-H1-0.5B-Base', {
-    method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 2, seq_len: 4096,
-    gradient_checkpointing: 'full', attention: 'flash', ...extra,
-  }));
+  const falcon = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> =>
+    run(
+      setupFor('tiiuae/Falcon-H1-0.5B-Base', {
+        method: 'lora',
+        lora: { r: 16, target_modules: 'all-linear' },
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        micro_batch_size: 2,
+        seq_len: 4096,
+        gradient_checkpointing: 'full',
+        attention: 'flash',
+        ...extra,
+      }),
+    );
   it('generation keeps keys and values in every layer and a Mamba2 state per sequence in every layer', () => {
     // GRPO, 8 completions of 512 + 3,584 tokens: 36 layers x 2 x 2 kv heads x 64 x 2 B per cached token, and 36 x
     // (24 heads x 64 x state 128 + 1,792 conv channels x 4) x 2 B per sequence.
@@ -145,33 +285,78 @@ describe('estimate: Falcon-H1 (Mamba2 and attention side by side)', () => {
     const without = component(phase(falcon({ gradient_checkpointing: 'none' }), 'forward'), 'activations');
     const m = findModel('tiiuae/Falcon-H1-0.5B-Base');
     assert.ok(m.ok);
-    const withNorm = component(phase(run(setupFor('tiiuae/Falcon-H1-0.5B-Base', {
-      architecture: { ...m.model.config, mamba_rms_norm: true },
-      method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 2, seq_len: 4096,
-      gradient_checkpointing: 'none', attention: 'flash',
-    })), 'forward'), 'activations');
+    const withNorm = component(
+      phase(
+        run(
+          setupFor('tiiuae/Falcon-H1-0.5B-Base', {
+            architecture: { ...m.model.config, mamba_rms_norm: true },
+            method: 'lora',
+            lora: { r: 16, target_modules: 'all-linear' },
+            weights_dtype: 'bf16',
+            mixed_precision: 'bf16',
+            micro_batch_size: 2,
+            seq_len: 4096,
+            gradient_checkpointing: 'none',
+            attention: 'flash',
+          }),
+        ),
+        'forward',
+      ),
+      'activations',
+    );
     assert.equal(withNorm - without, 36 * 4 * 8192);
     // torch_forward: y * silu(gate) keeps silu(gate) (2 B x T x d); the gated norm (gate first) keeps gate.float(),
     // silu(gate), y x silu(gate) (fp32) and an rsqrt per token and group: 12·T·d + 4·T (mamba2.py formula_bytes).
-    const torch = (rms: boolean): number => component(phase(run(setupFor('tiiuae/Falcon-H1-0.5B-Base', {
-      architecture: { ...m.model.config, mamba_rms_norm: rms }, mamba_kernels: 'torch',
-      method: 'lora', lora: { r: 16, target_modules: 'all-linear' }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 2, seq_len: 4096,
-      gradient_checkpointing: 'none', attention: 'flash',
-    })), 'forward'), 'activations');
+    const torch = (rms: boolean): number =>
+      component(
+        phase(
+          run(
+            setupFor('tiiuae/Falcon-H1-0.5B-Base', {
+              architecture: { ...m.model.config, mamba_rms_norm: rms },
+              mamba_kernels: 'torch',
+              method: 'lora',
+              lora: { r: 16, target_modules: 'all-linear' },
+              weights_dtype: 'bf16',
+              mixed_precision: 'bf16',
+              micro_batch_size: 2,
+              seq_len: 4096,
+              gradient_checkpointing: 'none',
+              attention: 'flash',
+            }),
+          ),
+          'forward',
+        ),
+        'activations',
+      );
     const T = 8192;
     const d = 1536;
     assert.equal(torch(true) - torch(false), 36 * (12 * T * d + 4 * T - 2 * T * d));
   });
 });
 
-
 describe('estimate: Jamba (Mamba-1 and attention layers, MoE every other layer)', () => {
-  const jamba = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('ai21labs/Jamba-v0.1', {
-    method: 'lora', lora: { r: 8, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'in_proj', 'x_proj', 'dt_proj', 'out_proj'] }, weights_dtype: 'bf16',
-    mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 4096, attention: 'flash', ...extra,
-  }));
+  const jamba = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> =>
+    run(
+      setupFor('ai21labs/Jamba-v0.1', {
+        method: 'lora',
+        lora: {
+          r: 8,
+          target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'in_proj', 'x_proj', 'dt_proj', 'out_proj'],
+        },
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        micro_batch_size: 1,
+        seq_len: 4096,
+        attention: 'flash',
+        ...extra,
+      }),
+    );
   it('the selective-scan kernels are an assumption; generation caches keys and values in the 4 attention layers only', () => {
-    const e = jamba({ gradient_checkpointing: 'full', gradient_accumulation_steps: 4, rollout: { batch: 8, completion_len: 3584 } });
+    const e = jamba({
+      gradient_checkpointing: 'full',
+      gradient_accumulation_steps: 4,
+      rollout: { batch: 8, completion_len: 3584 },
+    });
     assert.equal(e.assumptions.find((x) => x.key === 'mamba_kernels')?.value, 'cuda');
     // GRPO, 8 completions: 4 attention layers x 2 x 8 kv heads x 128 x 2 B per cached token, and each of the 28 Mamba-1
     // layers an SSM state of 8192 x 16 and the conv's last 4 inputs over 8192 channels, 2 B each, per sequence.
@@ -179,7 +364,7 @@ describe('estimate: Jamba (Mamba-1 and attention layers, MoE every other layer)'
     const tokens = Number(/x (\d+) tokens/.exec(kv?.label ?? '')?.[1]);
     assert.equal(kv?.bytes, 8 * 4 * 2 * 8 * 128 * 2 * tokens + 8 * 28 * 8192 * (16 + 4) * 2);
   });
-  it('slow_forward keeps the discretized A and B and every step\'s state: about 20x the fused kernels', () => {
+  it("slow_forward keeps the discretized A and B and every step's state: about 20x the fused kernels", () => {
     // mamba1.py closed forms, frozen base (the LoRA adapters and the terms both paths share cancel), b 1, s 4096, inner
     // 8192, state 16, conv 4: fused 12·T·I + 4·T·N + 8·I·nc·N + 8·I (nc = 2 scan chunks of 2048 tokens); torch
     // 16·T·I + 2·I·(s + K - 1) + 6·T·N + 8·T·I·N + 6·I·N·s - 2·I·N.
@@ -189,25 +374,50 @@ describe('estimate: Jamba (Mamba-1 and attention layers, MoE every other layer)'
     const fused = 12 * T * I + 4 * T * N + 8 * I * 2 * N + 8 * I;
     const torch = 16 * T * I + 2 * I * (T + 3) + 6 * T * N + 8 * T * I * N + 6 * I * N * T - 2 * I * N;
     const a = component(phase(jamba({ gradient_checkpointing: 'none' }), 'forward'), 'activations');
-    const b = component(phase(jamba({ gradient_checkpointing: 'none', mamba_kernels: 'torch' }), 'forward'), 'activations');
+    const b = component(
+      phase(jamba({ gradient_checkpointing: 'none', mamba_kernels: 'torch' }), 'forward'),
+      'activations',
+    );
     near(b - a, 28 * (torch - fused), 1e-12, 'torch over fused, 28 Mamba-1 layers');
     // A config with use_mamba_kernels: false runs slow_forward whatever is installed: the same as mamba_kernels torch.
     const m = findModel('ai21labs/Jamba-v0.1');
     assert.ok(m.ok);
-    const off = run(setupFor('ai21labs/Jamba-v0.1', {
-      architecture: { ...m.model.config, use_mamba_kernels: false }, method: 'lora', lora: { r: 8, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'in_proj', 'x_proj', 'dt_proj', 'out_proj'] },
-      weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 4096, attention: 'flash', gradient_checkpointing: 'none',
-    }));
+    const off = run(
+      setupFor('ai21labs/Jamba-v0.1', {
+        architecture: { ...m.model.config, use_mamba_kernels: false },
+        method: 'lora',
+        lora: {
+          r: 8,
+          target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'in_proj', 'x_proj', 'dt_proj', 'out_proj'],
+        },
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        micro_batch_size: 1,
+        seq_len: 4096,
+        attention: 'flash',
+        gradient_checkpointing: 'none',
+      }),
+    );
     assert.equal(off.assumptions.find((x) => x.key === 'mamba_kernels')?.value, 'torch');
     assert.equal(component(phase(off, 'forward'), 'activations'), b);
   });
 });
 
-
 describe('estimate: Gated DeltaNet layers (Qwen3.5)', () => {
-  const qwen35 = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('Qwen/Qwen3.5-9B', {
-    method: 'full', weights_dtype: 'bf16', mixed_precision: 'none', optimizer: 'adamw', micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'none', attention: 'flash', ...extra,
-  }));
+  const qwen35 = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> =>
+    run(
+      setupFor('Qwen/Qwen3.5-9B', {
+        method: 'full',
+        weights_dtype: 'bf16',
+        mixed_precision: 'none',
+        optimizer: 'adamw',
+        micro_batch_size: 1,
+        seq_len: 2048,
+        gradient_checkpointing: 'none',
+        attention: 'flash',
+        ...extra,
+      }),
+    );
   it('the kernels are an assumption until set; the torch fallback keeps what tools/activations/gated_deltanet.py measured', () => {
     const fla = qwen35();
     assert.ok(fla.assumptions.some((a) => a.key === 'linear_attention_kernels' && a.value === 'fla'));
@@ -219,17 +429,34 @@ describe('estimate: Gated DeltaNet layers (Qwen3.5)', () => {
     // fallback 757,522,688 B.
     const T = 2048;
     assert.equal(T * (2 * 4096 + 8 * 16 * 128 + 8 * 16 + 22 * 32 * 128 + 146 * 32) + 8 * 32, 244_711_680);
-    near(component(phase(torch, 'forward'), 'activations') - component(phase(fla, 'forward'), 'activations'), 24 * (757_522_688 - 244_711_680), 1e-12, 'torch fallback over fla, 24 layers');
+    near(
+      component(phase(torch, 'forward'), 'activations') - component(phase(fla, 'forward'), 'activations'),
+      24 * (757_522_688 - 244_711_680),
+      1e-12,
+      'torch fallback over fla, 24 layers',
+    );
   });
 });
-
 
 describe('estimate: activations (hand-derived from the HF Llama forward)', () => {
   it('PyTorch < 1.11 also saves the softmax input: + b·heads·s²·4 B per BERT-large layer in fp32, eager', () => {
     // derivatives.yaml before 1.11: _softmax: self: _softmax_backward_data(grad, result, dim, self); bert-large has
     // 16 heads; b=4, s=512: 4 x 16 x 512 x 512 x 4 B = 67,108,864 B more per layer.
     const arch = archOf('google-bert/bert-large-uncased');
-    const plan = { arch, mode: 'fp32' as const, half: 4 as const, weightBytes: 4, batch: 4, seq: 512, attention: 'eager' as const, baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const plan = {
+      arch,
+      mode: 'fp32' as const,
+      half: 4 as const,
+      weightBytes: 4,
+      batch: 4,
+      seq: 512,
+      attention: 'eager' as const,
+      baseTrainable: true,
+      normsTrainable: true,
+      inputRequiresGrad: true,
+      tp: 1,
+      sequenceParallel: false,
+    };
     const now = layerActivations(plan);
     const old = layerActivations({ ...plan, softmaxSavesInput: true });
     assert.equal(old.bytesPerLayer - now.bytesPerLayer, 4 * 16 * 512 * 512 * 4);
@@ -241,7 +468,10 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
     const current = run(setupFor('google-bert/bert-large-uncased', base));
     const old = run(setupFor('google-bert/bert-large-uncased', { ...base, pytorch_version: '1.10' }));
     assert.equal(act(old) - act(current), 24 * 4 * 16 * 512 * 512 * 4); // 24 layers
-    assert.equal(act(run(setupFor('google-bert/bert-large-uncased', { ...base, pytorch_version: '1.11.0' }))), act(current));
+    assert.equal(
+      act(run(setupFor('google-bert/bert-large-uncased', { ...base, pytorch_version: '1.11.0' }))),
+      act(current),
+    );
     assert.throws(() => setupFor('google-bert/bert-large-uncased', { ...base, pytorch_version: 'latest' }));
   });
 
@@ -249,7 +479,20 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
     // RMSNorm x2: fp32 input copy 4Th + normalized 2Th + output 2Th + rsqrt 4T; attention: rotary q, repeat_kv k and v,
     // output (2·T·qd each) + fp32 logsumexp 4·a·s; MLP: gate, act(gate), up, product (2·T·f each).
     const arch = archOf('meta-llama/Meta-Llama-3-8B');
-    const l = layerActivations({ arch, mode: 'half', half: 2, weightBytes: 2, batch: 1, seq: 1024, attention: 'sdpa', baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false });
+    const l = layerActivations({
+      arch,
+      mode: 'half',
+      half: 2,
+      weightBytes: 2,
+      batch: 1,
+      seq: 1024,
+      attention: 'sdpa',
+      baseTrainable: true,
+      normsTrainable: true,
+      inputRequiresGrad: true,
+      tp: 1,
+      sequenceParallel: false,
+    });
     const T = 1024;
     assert.equal(l.bytesPerLayer, 24 * T * 4096 + 8 * T * 14336 + 8 * T + 4 * 32 * 1024);
   });
@@ -259,29 +502,81 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
     // (2·T·f each). DeepSpeed's TiledMLP keeps the input only; one shard's 8·T·f / shards is recomputed in backward.
     const arch = archOf('meta-llama/Meta-Llama-3-8B');
     const T = 8192;
-    const plan = { arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: T, attention: 'flash' as const, baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const plan = {
+      arch,
+      mode: 'half' as const,
+      half: 2 as const,
+      weightBytes: 2,
+      batch: 1,
+      seq: T,
+      attention: 'flash' as const,
+      baseTrainable: true,
+      normsTrainable: true,
+      inputRequiresGrad: true,
+      tp: 1,
+      sequenceParallel: false,
+    };
     const plain = layerActivations(plan);
     const tiled = layerActivations({ ...plan, tiledMlpShards: 2 });
     assert.equal(plain.bytesPerLayer - tiled.bytesPerLayer, 8 * T * 14336);
     // Backward of a tiled MLP holds one shard's recomputed tensors (8·T·f and the input kept for the weight gradients
     // 2·T·h, halved) and their gradients (3 x 2·T·f, halved), the input gradient 2·T·h and the residual stream's gradients 2 x 2·T·h;
     // with what the layer keeps it stays below the untiled layer.
-    assert.equal(tiled.backwardWorkingBytes, (3 * 2 * T * 14336 + 8 * T * 14336 + 2 * T * 4096) / 2 + 2 * T * 4096 + 2 * 2 * T * 4096);
+    assert.equal(
+      tiled.backwardWorkingBytes,
+      (3 * 2 * T * 14336 + 8 * T * 14336 + 2 * T * 4096) / 2 + 2 * T * 4096 + 2 * 2 * T * 4096,
+    );
     assert.ok(tiled.bytesPerLayer + tiled.backwardWorkingBytes < plain.bytesPerLayer + plain.backwardWorkingBytes);
   });
 
   it('tiled_mlp: true takes ceil(seq_len / hidden) shards and says so; an MoE model gets a warning', () => {
-    const e = run(setupFor('meta-llama/Llama-3.1-8B', { method: 'lora', weights_dtype: 'bf16', seq_len: 65536, gradient_checkpointing: 'full', attention: 'flash', loss: 'fused', tiled_mlp: true }));
+    const e = run(
+      setupFor('meta-llama/Llama-3.1-8B', {
+        method: 'lora',
+        weights_dtype: 'bf16',
+        seq_len: 65536,
+        gradient_checkpointing: 'full',
+        attention: 'flash',
+        loss: 'fused',
+        tiled_mlp: true,
+      }),
+    );
     assert.ok(e.assumptions.some((x) => x.key === 'tiled_mlp' && x.value === '16 shards'));
-    const plain = run(setupFor('meta-llama/Llama-3.1-8B', { method: 'lora', weights_dtype: 'bf16', seq_len: 65536, gradient_checkpointing: 'full', attention: 'flash', loss: 'fused' }));
-    assert.ok(e.perGpu.peakBytes < plain.perGpu.peakBytes - 8 * GiB, `${e.perGpu.peakBytes} vs ${plain.perGpu.peakBytes}`);
-    const moe = run(setupFor('Qwen/Qwen3-30B-A3B', { method: 'lora', weights_dtype: 'bf16', seq_len: 8192, tiled_mlp: 4 }));
+    const plain = run(
+      setupFor('meta-llama/Llama-3.1-8B', {
+        method: 'lora',
+        weights_dtype: 'bf16',
+        seq_len: 65536,
+        gradient_checkpointing: 'full',
+        attention: 'flash',
+        loss: 'fused',
+      }),
+    );
+    assert.ok(
+      e.perGpu.peakBytes < plain.perGpu.peakBytes - 8 * GiB,
+      `${e.perGpu.peakBytes} vs ${plain.perGpu.peakBytes}`,
+    );
+    const moe = run(
+      setupFor('Qwen/Qwen3-30B-A3B', { method: 'lora', weights_dtype: 'bf16', seq_len: 8192, tiled_mlp: 4 }),
+    );
     assert.ok(moe.warnings.some((w) => w.key === 'tiled_mlp'));
   });
 
   it('eager attention adds the fp32 softmax output and its bf16 copy: 6·b·a·s² bytes', () => {
     const arch = archOf('meta-llama/Llama-2-7b-hf');
-    const base = { arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 512, baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const base = {
+      arch,
+      mode: 'half' as const,
+      half: 2 as const,
+      weightBytes: 2,
+      batch: 1,
+      seq: 512,
+      baseTrainable: true,
+      normsTrainable: true,
+      inputRequiresGrad: true,
+      tp: 1,
+      sequenceParallel: false,
+    };
     const eager = layerActivations({ ...base, attention: 'eager' }).bytesPerLayer;
     const flash = layerActivations({ ...base, attention: 'flash' }).bytesPerLayer;
     // No GQA here (32 kv heads): eager keeps q, k, v and a contiguous output copy; flash keeps q, k, v, out, the lse and
@@ -290,7 +585,14 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
   });
 
   it('full checkpointing keeps one layer input (b·s·h·2 B) per layer', () => {
-    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', gradient_checkpointing: 'full', micro_batch_size: 2, seq_len: 1024 }));
+    const e = run(
+      setupFor('meta-llama/Llama-2-7b-hf', {
+        weights_dtype: 'bf16',
+        gradient_checkpointing: 'full',
+        micro_batch_size: 2,
+        seq_len: 1024,
+      }),
+    );
     assert.equal(component(phase(e, 'forward'), 'activations'), 32 * 2 * 1024 * 4096 * 2);
   });
 
@@ -299,19 +601,42 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
     // their normalized copies (2 x 2Th) and down_proj its input (2Tf); PEFT adds an fp32 copy of the q/v input
     // (2 x 4Th) and lora_A outputs (2 x 4Tr). Net: 8Th + 2Tf - 8Th - 8Tr.
     const arch = archOf('meta-llama/Llama-2-7b-hf');
-    const base = { arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 2048, attention: 'sdpa' as const, inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const base = {
+      arch,
+      mode: 'half' as const,
+      half: 2 as const,
+      weightBytes: 2,
+      batch: 1,
+      seq: 2048,
+      attention: 'sdpa' as const,
+      inputRequiresGrad: true,
+      tp: 1,
+      sequenceParallel: false,
+    };
     const full = layerActivations({ ...base, baseTrainable: true, normsTrainable: true }).bytesPerLayer;
-    const lora = layerActivations({ ...base, baseTrainable: false, normsTrainable: false, lora: { r: 8, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) } }).bytesPerLayer;
+    const lora = layerActivations({
+      ...base,
+      baseTrainable: false,
+      normsTrainable: false,
+      lora: { r: 8, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) },
+    }).bytesPerLayer;
     const T = 2048;
     assert.equal(full - lora, T * (2 * 11008 - 8 * 8));
   });
 });
 
-
 describe('estimate: quantized base weights in a layer', () => {
   it('QLoRA: the largest 4-bit weight is dequantized whole for its matmul (Llama-2-70B MLP 28672 x 8192 x 2 B = 469,762,048 B)', () => {
     // bitsandbytes MatMul4Bit.forward: F.linear(A, dequantize_4bit(B).to(A.dtype).t()); backward the same for grad_A.
-    const e = run(setupFor('meta-llama/Llama-2-70b-hf', { method: 'qlora', weights_dtype: 'bf16', quantization: { bits: 4 }, gradient_checkpointing: 'full', seq_len: 128 }));
+    const e = run(
+      setupFor('meta-llama/Llama-2-70b-hf', {
+        method: 'qlora',
+        weights_dtype: 'bf16',
+        quantization: { bits: 4 },
+        gradient_checkpointing: 'full',
+        seq_len: 128,
+      }),
+    );
     const bwd = phase(e, 'backward');
     const dq = bwd.components.find((c) => c.label.startsWith('Dequantized base weight'));
     assert.equal(dq?.bytes, 28672 * 8192 * 2);
@@ -319,34 +644,71 @@ describe('estimate: quantized base weights in a layer', () => {
   });
 });
 
-
 describe('estimate: Liger kernels', () => {
   it('keep the norm input instead of its fp32 copy, and the gate and up projections without the activation: -45,056 B per token', () => {
     // Llama-3-8B LoRA on q, v under bf16 autocast, one token. Per block PyTorch's RMSNorm keeps its fp32 input copy
     // (2 x 4 x 4096 B for the two norms) where LigerRMSNormFunction keeps the bf16 input (2 x 2 x 4096 B), and the MLP
     // keeps act(gate) (14,336 x 2 B) that LigerSiLUMulFunction recomputes: 16,384 + 28,672 = 45,056 B less.
     const arch = archOf('meta-llama/Meta-Llama-3-8B');
-    const plan = { arch, mode: 'amp' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 1, attention: 'sdpa' as const, baseTrainable: false, normsTrainable: false,
-      inputRequiresGrad: true, lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) }, tp: 1, sequenceParallel: false };
+    const plan = {
+      arch,
+      mode: 'amp' as const,
+      half: 2 as const,
+      weightBytes: 2,
+      batch: 1,
+      seq: 1,
+      attention: 'sdpa' as const,
+      baseTrainable: false,
+      normsTrainable: false,
+      inputRequiresGrad: true,
+      lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) },
+      tp: 1,
+      sequenceParallel: false,
+    };
     const pytorch = layerActivations({ ...plan, kernels: 'pytorch' });
     const liger = layerActivations({ ...plan, kernels: 'liger' });
     assert.equal(pytorch.bytesPerLayer - liger.bytesPerLayer, 45_056);
   });
 });
 
-
 describe('estimate: Unsloth kernels', () => {
   const seven = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
-  const unsloth = { method: 'qlora' as const, quantization: { bits: 4 as const, type: 'nf4' as const, double_quant: true }, weights_dtype: 'bf16' as const,
-    mixed_precision: 'bf16' as const, micro_batch_size: 1, seq_len: 4096, gradient_checkpointing: 'full' as const, activation_offloading: true,
-    kernels: 'unsloth' as const, attention: 'flash' as const, loss: 'fused' as const, lora: { r: 16, alpha: 16, dropout: 0, target_modules: seven } };
+  const unsloth = {
+    method: 'qlora' as const,
+    quantization: { bits: 4 as const, type: 'nf4' as const, double_quant: true },
+    weights_dtype: 'bf16' as const,
+    mixed_precision: 'bf16' as const,
+    micro_batch_size: 1,
+    seq_len: 4096,
+    gradient_checkpointing: 'full' as const,
+    activation_offloading: true,
+    kernels: 'unsloth' as const,
+    attention: 'flash' as const,
+    loss: 'fused' as const,
+    lora: { r: 16, alpha: 16, dropout: 0, target_modules: seven },
+  };
 
-  it('a Llama-3-8B block keeps what Unsloth\'s kernels save: 110,728 B per token', () => {
+  it("a Llama-3-8B block keeps what Unsloth's kernels save: 110,728 B per token", () => {
     // unsloth/kernels: RMSNorm input 8,192 + inverse RMS 4, LoRA_QKV input 8,192, Q 8,192, K 2,048, V 2,048, attention
     // output 8,192 + logsumexp 32 heads x 4 = 128, residual 8,192 + 4, LoRA_MLP input 8,192, e 28,672, g 28,672 bytes per token.
     const arch = archOf('meta-llama/Meta-Llama-3-8B');
-    const l = layerActivations({ arch, mode: 'amp', half: 2, weightBytes: 2, batch: 1, seq: 4096, attention: 'flash', baseTrainable: false, normsTrainable: false,
-      inputRequiresGrad: true, lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(seven) }, tp: 1, sequenceParallel: false, quantizedBase: true, kernels: 'unsloth' });
+    const l = layerActivations({
+      arch,
+      mode: 'amp',
+      half: 2,
+      weightBytes: 2,
+      batch: 1,
+      seq: 4096,
+      attention: 'flash',
+      baseTrainable: false,
+      normsTrainable: false,
+      inputRequiresGrad: true,
+      lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(seven) },
+      tp: 1,
+      sequenceParallel: false,
+      quantizedBase: true,
+      kernels: 'unsloth',
+    });
     assert.equal(l.bytesPerLayer, 4096 * 110_728);
     // Backward: the down projection's input gradient (T x 14,336 x 2 B) + the residual gradient in and out (2 x T x 4,096 x 2 B).
     assert.equal(l.backwardWorkingBytes, 4096 * (28_672 + 16_384));
@@ -356,33 +718,65 @@ describe('estimate: Unsloth kernels', () => {
   });
 
   it('falls back to the PyTorch layer, and says so, when LoRA has dropout or leaves a projection out', () => {
-    const pytorch = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...unsloth, kernels: 'pytorch' as const, lora: { ...unsloth.lora, dropout: 0.05 } }));
-    const dropout = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...unsloth, lora: { ...unsloth.lora, dropout: 0.05 } }));
-    assert.equal(component(phase(dropout, 'backward'), 'checkpoint-recompute'), component(phase(pytorch, 'backward'), 'checkpoint-recompute'));
+    const pytorch = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', {
+        ...unsloth,
+        kernels: 'pytorch' as const,
+        lora: { ...unsloth.lora, dropout: 0.05 },
+      }),
+    );
+    const dropout = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', { ...unsloth, lora: { ...unsloth.lora, dropout: 0.05 } }),
+    );
+    assert.equal(
+      component(phase(dropout, 'backward'), 'checkpoint-recompute'),
+      component(phase(pytorch, 'backward'), 'checkpoint-recompute'),
+    );
     assert.ok(dropout.assumptions.some((x) => x.key === 'kernels' && x.value === 'pytorch layers'));
-    const qv = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...unsloth, lora: { ...unsloth.lora, target_modules: ['q_proj', 'v_proj'] } }));
+    const qv = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', {
+        ...unsloth,
+        lora: { ...unsloth.lora, target_modules: ['q_proj', 'v_proj'] },
+      }),
+    );
     assert.ok(qv.assumptions.some((x) => x.key === 'kernels' && x.value === 'pytorch layers'));
   });
 });
-
 
 describe('estimate: autocast over 4-bit base weights', () => {
   it('copies only the fp32 LoRA adapters to 16 bits, not the 4-bit weights bitsandbytes dequantizes inside its matmul', () => {
     // Llama-3-8B QLoRA r=8 on q_proj, v_proj, other parameters stored in fp32, bf16 autocast: per layer the adapters
     // hold 8 x (4096 + 4096) + 8 x (4096 + 1024) = 106,496 elements; 32 layers x 106,496 x 2 B = 6,815,744 B.
-    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true },
-      lora: { r: 8, target_modules: ['q_proj', 'v_proj'] }, weights_dtype: 'fp32', mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'full' }));
+    const e = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', {
+        method: 'qlora',
+        quantization: { bits: 4, type: 'nf4', double_quant: true },
+        lora: { r: 8, target_modules: ['q_proj', 'v_proj'] },
+        weights_dtype: 'fp32',
+        mixed_precision: 'bf16',
+        micro_batch_size: 1,
+        seq_len: 2048,
+        gradient_checkpointing: 'full',
+      }),
+    );
     const fwd = e.perGpu.phases.find((p) => p.phase === 'forward')!;
     assert.equal(fwd.components.find((c) => c.id === 'autocast-weight-copies')?.bytes, 6_815_744);
   });
 });
 
-
 describe('estimate: Llama 4 runs every token through every expert (transformers Llama4TextMoe)', () => {
   // bf16 LoRA on q/k/v/o, flash attention, 1 x 2048 tokens. Per MoE layer the block keeps the input repeated for all
   // E experts (E x T x 5120), every expert's gate_up output (E x T x 16384) and activation (E x T x 8192), 2 B each:
   // for Scout's 16 experts 16 x 2048 x 29,696 x 2 B = 1,946,157,056 B, on top of what a dense layer keeps.
-  const plan = () => ({ method: 'lora' as const, lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] }, weights_dtype: 'bf16' as const, micro_batch_size: 1, seq_len: 2048, attention: 'flash' as const, gradient_checkpointing: 'none' as const });
+  const plan = () => ({
+    method: 'lora' as const,
+    lora: { r: 16, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
+    weights_dtype: 'bf16' as const,
+    micro_batch_size: 1,
+    seq_len: 2048,
+    attention: 'flash' as const,
+    gradient_checkpointing: 'none' as const,
+  });
   const scout = run(setupFor('meta-llama/Llama-4-Scout-17B-16E-Instruct', plan()));
   it('Scout without checkpointing: each of the 48 layers keeps more than 1.9 GB for its experts', () => {
     const act = component(phase(scout, 'backward'), 'activations');
@@ -392,16 +786,38 @@ describe('estimate: Llama 4 runs every token through every expert (transformers 
   it('QLoRA: bitsandbytes loads the experts as per-expert linear layers (SequentialLlama4TextExperts) and quantizes them', () => {
     // Every block linear (attention, 16 experts x 3, router, shared expert) is 4-bit: 108,641,793,536 - embeddings and
     // head 2 x 202,048 x 5120 - norms 48 x 2 x 5120 + 5120 - vision tower and projector 871,932,416 = 105,700,392,960.
-    const q = run(setupFor('meta-llama/Llama-4-Scout-17B-16E-Instruct', { ...plan(), method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true } }));
+    const q = run(
+      setupFor('meta-llama/Llama-4-Scout-17B-16E-Instruct', {
+        ...plan(),
+        method: 'qlora',
+        quantization: { bits: 4, type: 'nf4', double_quant: true },
+      }),
+    );
     assert.equal(q.parameters.quantized, 108_641_793_536 - 2 * 202_048 * 5120 - (48 * 2 * 5120 + 5120) - 871_932_416);
     // PEFT's all-linear then reaches the experts too: 48 layers x 16 experts x r x (5120 + 8192) x 3 more adapter weights.
-    const attnOnly = run(setupFor('meta-llama/Llama-4-Scout-17B-16E-Instruct', { ...plan(), method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true } }));
-    const all = run(setupFor('meta-llama/Llama-4-Scout-17B-16E-Instruct', { ...plan(), method: 'qlora', quantization: { bits: 4, type: 'nf4', double_quant: true }, lora: { r: 16, target_modules: 'all-linear' } }));
+    const attnOnly = run(
+      setupFor('meta-llama/Llama-4-Scout-17B-16E-Instruct', {
+        ...plan(),
+        method: 'qlora',
+        quantization: { bits: 4, type: 'nf4', double_quant: true },
+      }),
+    );
+    const all = run(
+      setupFor('meta-llama/Llama-4-Scout-17B-16E-Instruct', {
+        ...plan(),
+        method: 'qlora',
+        quantization: { bits: 4, type: 'nf4', double_quant: true },
+        lora: { r: 16, target_modules: 'all-linear' },
+      }),
+    );
     assert.ok(all.parameters.trainable - attnOnly.parameters.trainable >= 48 * 16 * 16 * (5120 + 8192) * 3);
   });
   it('Maverick with checkpointing recomputes one MoE layer (128 experts), not the average of its dense and MoE layers', () => {
-    const e = run(setupFor('meta-llama/Llama-4-Maverick-17B-128E-Instruct', { ...plan(), gradient_checkpointing: 'full' }));
-    const recompute = phase(e, 'backward').components.find((c) => c.label === 'Recomputed layer (checkpointing)')?.bytes ?? 0;
+    const e = run(
+      setupFor('meta-llama/Llama-4-Maverick-17B-128E-Instruct', { ...plan(), gradient_checkpointing: 'full' }),
+    );
+    const recompute =
+      phase(e, 'backward').components.find((c) => c.label === 'Recomputed layer (checkpointing)')?.bytes ?? 0;
     assert.ok(recompute > 128 * 2048 * 29_696 * 2, `${recompute}`);
   });
 });

@@ -7,48 +7,88 @@ import { component, near, phase, run, setupFor } from '../helpers';
 import { archOf } from './helpers';
 
 describe('estimate: LoRA on fused expert parameters (PEFT target_parameters)', () => {
-  const moe = (lora: Record<string, unknown>, extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> => run(setupFor('Qwen/Qwen3-30B-A3B', {
-    method: 'lora', lora: { r: 16, alpha: 32, target_modules: ['q_proj'], ...lora }, weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 2048,
-    gradient_checkpointing: 'none', attention: 'flash', transformers_version: '5.0', ...extra,
-  }));
+  const moe = (lora: Record<string, unknown>, extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> =>
+    run(
+      setupFor('Qwen/Qwen3-30B-A3B', {
+        method: 'lora',
+        lora: { r: 16, alpha: 32, target_modules: ['q_proj'], ...lora },
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        micro_batch_size: 1,
+        seq_len: 2048,
+        gradient_checkpointing: 'none',
+        attention: 'flash',
+        transformers_version: '5.0',
+        ...extra,
+      }),
+    );
   it('adapters r x E x (in + out) per targeted parameter and layer; each adapted layer keeps W + BA and the routed input', () => {
     // Qwen3-30B-A3B: 48 MoE layers of 128 experts, gate_up_proj 2 x 768 wide over 2048, down_proj 768 -> 2048, top-8.
     // ParamWrapper: lora_A (r·E x in) + lora_B (out x r·E): 16 x 128 x (2048 + 1536) and 16 x 128 x (768 + 2048).
     const plain = moe({});
     const both = moe({ target_parameters: ['mlp.experts.gate_up_proj', 'mlp.experts.down_proj'] });
-    const adapters = 48 * 16 * 128 * ((2048 + 1536) + (768 + 2048));
+    const adapters = 48 * 16 * 128 * (2048 + 1536 + (768 + 2048));
     assert.equal(both.parameters.trainable - plain.parameters.trainable, adapters);
     assert.equal(adapters, 629_145_600);
     // Saved per layer (tools/activations/lora_target_parameters.py closed form): W + BA in bf16 (128 x 2048 x 1536 and
     // 128 x 768 x 2048 elements x 2 B) and the matmuls' routed inputs (2,048 tokens x 8 x (2048 + 768) x 2 B).
     const perLayer = 2 * 128 * 2048 * 1536 + 2 * 128 * 768 * 2048 + 2048 * 8 * (2048 + 768) * 2;
-    near(component(phase(both, 'forward'), 'activations') - component(phase(plain, 'forward'), 'activations'), 48 * perLayer, 1e-12, '48 adapted layers');
+    near(
+      component(phase(both, 'forward'), 'activations') - component(phase(plain, 'forward'), 'activations'),
+      48 * perLayer,
+      1e-12,
+      '48 adapted layers',
+    );
     assert.ok(both.assumptions.some((x) => x.key === 'lora.target_parameters'));
     // transformers 5's target_modules warning about the unreached experts is gone once target_parameters adapts them.
     assert.ok(!both.warnings.some((w) => w.code === 'fused-experts'));
   });
   it('a layer index limits a target to that layer; a name that matches no expert parameter is a warning, not an adapter', () => {
     const plain = moe({});
-    const two = moe({ target_parameters: ['7.mlp.experts.gate_up_proj', 'model.layers.15.mlp.experts.gate_up_proj', 'mlp.experts.up_proj'] });
+    const two = moe({
+      target_parameters: [
+        '7.mlp.experts.gate_up_proj',
+        'model.layers.15.mlp.experts.gate_up_proj',
+        'mlp.experts.up_proj',
+      ],
+    });
     assert.equal(two.parameters.trainable - plain.parameters.trainable, 2 * 16 * 128 * (2048 + 1536));
-    near(component(phase(two, 'forward'), 'activations') - component(phase(plain, 'forward'), 'activations'), 2 * (2 * 128 * 2048 * 1536 + 2048 * 8 * 2048 * 2), 1e-12, 'two adapted layers');
-    assert.match(two.warnings.find((w) => w.key === 'lora.target_parameters')?.message ?? '', /mlp\.experts\.up_proj: no expert parameter/);
+    near(
+      component(phase(two, 'forward'), 'activations') - component(phase(plain, 'forward'), 'activations'),
+      2 * (2 * 128 * 2048 * 1536 + 2048 * 8 * 2048 * 2),
+      1e-12,
+      'two adapted layers',
+    );
+    assert.match(
+      two.warnings.find((w) => w.key === 'lora.target_parameters')?.message ?? '',
+      /mlp\.experts\.up_proj: no expert parameter/,
+    );
   });
 });
 
-
 describe('estimate: IA3', () => {
   it('PEFT IA3 on Llama-2-7B: one fp32 value per k/v output and per down_proj input: 32 x (4096 + 4096 + 11008) x 4 B', () => {
-    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', method: 'ia3', micro_batch_size: 1, seq_len: 512 }));
+    const e = run(
+      setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', method: 'ia3', micro_batch_size: 1, seq_len: 512 }),
+    );
     assert.equal(e.parameters.trainable, 32 * (4096 + 4096 + 11008));
     assert.equal(component(phase(e, 'optimizer'), 'adapter-weights'), 32 * (4096 + 4096 + 11008) * 4);
-    assert.ok(e.warnings.some((w) => w.key === 'ia3'), 'no ia3 block: PEFT defaults, with a warning');
+    assert.ok(
+      e.warnings.some((w) => w.key === 'ia3'),
+      'no ia3 block: PEFT defaults, with a warning',
+    );
   });
 
   it('keeps the fp32 copies the vectors multiply for their gradient: k and v outputs and the down_proj input', () => {
     // Per layer and token, bf16 base, fp32 vectors: 4 B x (kv + kv + intermediate) beyond what the frozen layer saves.
     const base = { weights_dtype: 'bf16' as const, micro_batch_size: 1, seq_len: 512 };
-    const frozenish = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, method: 'ia3', ia3: { target_modules: ['o_proj'], feedforward_modules: [] } }));
+    const frozenish = run(
+      setupFor('meta-llama/Llama-2-7b-hf', {
+        ...base,
+        method: 'ia3',
+        ia3: { target_modules: ['o_proj'], feedforward_modules: [] },
+      }),
+    );
     const ia3 = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, method: 'ia3' }));
     const acts = (e: ReturnType<typeof run>): number => component(phase(e, 'forward'), 'activations');
     // o_proj's output copy (4 B x 4096) is replaced by k, v outputs and the down_proj input: 4 B x (4096 + 4096 + 11008 - 4096).
@@ -56,25 +96,50 @@ describe('estimate: IA3', () => {
   });
 });
 
-
 describe('estimate: DoRA', () => {
-  it('keeps the base output and the LoRA output of every target for the magnitude\'s gradient: +24,576 B per token and layer (Llama-3.2-3B, q and v)', () => {
+  it("keeps the base output and the LoRA output of every target for the magnitude's gradient: +24,576 B per token and layer (Llama-3.2-3B, q and v)", () => {
     // peft/tuners/lora/dora.py: (m / ||W + sBA|| - 1) * base_result + m / ||W + sBA|| * lora_result * s with m trained:
     // both products keep their tensor operand. bf16 base outputs (2 B) and fp32 LoRA outputs (4 B) of q (3,072
     // features) and v (1,024): 4,096 x 6 B per token. Checked against the profiler: tools/peak DoRA cases.
     const arch = archOf('meta-llama/Llama-3.2-3B');
-    const plan = { arch, mode: 'half' as const, half: 2 as const, weightBytes: 2, batch: 1, seq: 1, attention: 'sdpa' as const, baseTrainable: false, normsTrainable: false,
-      inputRequiresGrad: true, tp: 1, sequenceParallel: false };
+    const plan = {
+      arch,
+      mode: 'half' as const,
+      half: 2 as const,
+      weightBytes: 2,
+      batch: 1,
+      seq: 1,
+      attention: 'sdpa' as const,
+      baseTrainable: false,
+      normsTrainable: false,
+      inputRequiresGrad: true,
+      tp: 1,
+      sequenceParallel: false,
+    };
     const lora = { r: 32, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) };
-    assert.equal(layerActivations({ ...plan, lora: { ...lora, dora: true } }).bytesPerLayer - layerActivations({ ...plan, lora }).bytesPerLayer, 24_576);
+    assert.equal(
+      layerActivations({ ...plan, lora: { ...lora, dora: true } }).bytesPerLayer -
+        layerActivations({ ...plan, lora }).bytesPerLayer,
+      24_576,
+    );
     // The magnitude vectors train: one fp32 value per output feature of each target, 28 x 4,096.
     const base = { method: 'lora' as const, weights_dtype: 'bf16' as const, seq_len: 768, micro_batch_size: 4 };
-    const e = run(setupFor('meta-llama/Llama-3.2-3B', { ...base, lora: { r: 32, target_modules: ['q_proj', 'v_proj'], use_dora: true } }));
-    const l = run(setupFor('meta-llama/Llama-3.2-3B', { ...base, lora: { r: 32, target_modules: ['q_proj', 'v_proj'] } }));
+    const e = run(
+      setupFor('meta-llama/Llama-3.2-3B', {
+        ...base,
+        lora: { r: 32, target_modules: ['q_proj', 'v_proj'], use_dora: true },
+      }),
+    );
+    const l = run(
+      setupFor('meta-llama/Llama-3.2-3B', { ...base, lora: { r: 32, target_modules: ['q_proj', 'v_proj'] } }),
+    );
     assert.equal(e.parameters.trainable - l.parameters.trainable, 28 * 4096);
     // Setups that share one architecture object (the advice search spreads its candidates from the current setup)
     // keep their own parameter inventories with and without DoRA.
-    const s = setupFor('meta-llama/Llama-3.2-3B', { ...base, lora: { r: 32, target_modules: ['q_proj', 'v_proj'], use_dora: true } });
+    const s = setupFor('meta-llama/Llama-3.2-3B', {
+      ...base,
+      lora: { r: 32, target_modules: ['q_proj', 'v_proj'], use_dora: true },
+    });
     const plain = run({ ...s, lora: { ...s.lora!, use_dora: false } });
     assert.equal(run(s).parameters.trainable - plain.parameters.trainable, 28 * 4096);
     // Without checkpointing the backward does not recompute the weight norm; the forward does, one target at a time:

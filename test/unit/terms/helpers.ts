@@ -18,7 +18,9 @@ export function archOf(id: string): Architecture {
 /** The setup of a point of the CPU truth (test/fixtures/truth/<suite>.json, tools/truth/README.md), e.g. 'loop/mixtral-full-amp'. */
 export function truthSetup(id: string, extra: Record<string, unknown> = {}): TrainingSetup {
   const file = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'truth', `${id.split('/')[0]}.json`);
-  const point = (JSON.parse(fs.readFileSync(file, 'utf8')) as { points: Array<{ id: string; scenario: Record<string, unknown> }> }).points.find((p) => p.id === id);
+  const point = (
+    JSON.parse(fs.readFileSync(file, 'utf8')) as { points: Array<{ id: string; scenario: Record<string, unknown> }> }
+  ).points.find((p) => p.id === id);
   assert.ok(point, id);
   return TrainingSetupSchema.parse({ ...point.scenario, ...extra });
 }
@@ -26,5 +28,7 @@ export function truthSetup(id: string, extra: Record<string, unknown> = {}): Tra
 /** The measured peak allocated bytes of a truth point (rank 0, the measured step). */
 export function truthPeak(id: string): number {
   const file = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'truth', `${id.split('/')[0]}.json`);
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { points: Array<{ id: string; peakBytes: number }> }).points.find((p) => p.id === id)!.peakBytes;
+  return (
+    JSON.parse(fs.readFileSync(file, 'utf8')) as { points: Array<{ id: string; peakBytes: number }> }
+  ).points.find((p) => p.id === id)!.peakBytes;
 }

@@ -16,16 +16,40 @@ describe('estimate: logits and loss', () => {
     const T = 512;
     const h = arch.arch.hidden;
     const saved = (weightBytes: 2 | 4, normTrainable: boolean, headTrainable: boolean): number =>
-      finalNormSaved({ arch: arch.arch, mode: weightBytes === 4 ? 'fp32' : 'half', half: weightBytes, weightBytes, tokens: T, normTrainable, headTrainable });
-    const expect: Array<[2 | 4, boolean, boolean, number]> = [[2, true, true, 8], [2, false, false, 4], [2, false, true, 6], [4, true, true, 12], [4, false, false, 4], [4, false, true, 8]];
-    for (const [wb, nt, ht, perTh] of expect) assert.equal(saved(wb, nt, ht), perTh * T * h + 4 * T, `${wb} B weights, norm ${nt}, head ${ht}`);
+      finalNormSaved({
+        arch: arch.arch,
+        mode: weightBytes === 4 ? 'fp32' : 'half',
+        half: weightBytes,
+        weightBytes,
+        tokens: T,
+        normTrainable,
+        headTrainable,
+      });
+    const expect: Array<[2 | 4, boolean, boolean, number]> = [
+      [2, true, true, 8],
+      [2, false, false, 4],
+      [2, false, true, 6],
+      [4, true, true, 12],
+      [4, false, false, 4],
+      [4, false, true, 8],
+    ];
+    for (const [wb, nt, ht, perTh] of expect)
+      assert.equal(saved(wb, nt, ht), perTh * T * h + 4 * T, `${wb} B weights, norm ${nt}, head ${ht}`);
   });
 
   it('fused linear cross-entropy: Liger token chunks sized so one chunk of logits is about the input (Llama-3-8B, 2 x 2048 tokens)', () => {
     // liger_kernel/ops/fused_linear_cross_entropy.py: inc_factor = ceil(V/h) = ceil(128,256/4096) = 32;
     // chunk = next_pow2(ceil(4096/32)) = 128 tokens. Kept for backward: grad_input 4096 x 4096 x 2 B = 33,554,432 B and the
     // fp32 loss per token 16,384 B; live in forward: 128 x 128,256 x 2 B = 32,833,536 B of chunk logits.
-    const l = lossMemory({ tokens: 4096, vocab: 128256, hidden: 4096, logitsBytes: 2, loss: 'fused', chunks: 8, softcap: false });
+    const l = lossMemory({
+      tokens: 4096,
+      vocab: 128256,
+      hidden: 4096,
+      logitsBytes: 2,
+      loss: 'fused',
+      chunks: 8,
+      softcap: false,
+    });
     assert.equal(l.savedBytes, 33_554_432 + 16_384);
     assert.equal(l.forwardTransientBytes, 32_833_536);
     assert.equal(l.backwardTransientBytes, 0);
@@ -42,7 +66,15 @@ describe('estimate: logits and loss', () => {
   it('PyTorch < 1.11: log_softmax keeps its fp32 input as well (+4·T·V saved, no longer a forward temporary)', () => {
     const TV = 8192 * 128256;
     const now = lossMemory({ tokens: 8192, vocab: 128256, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false });
-    const old = lossMemory({ tokens: 8192, vocab: 128256, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, logSoftmaxSavesInput: true });
+    const old = lossMemory({
+      tokens: 8192,
+      vocab: 128256,
+      logitsBytes: 2,
+      loss: 'full',
+      chunks: 8,
+      softcap: false,
+      logSoftmaxSavesInput: true,
+    });
     assert.equal(old.savedBytes - now.savedBytes, 4 * TV);
     assert.equal(now.forwardTransientBytes - old.forwardTransientBytes, 4 * TV);
   });
@@ -51,14 +83,28 @@ describe('estimate: logits and loss', () => {
     // torchtune CEWithChunkedOutputLoss with compile: 8 bf16 logit chunks of 8192 x 128256 / 8 are saved; Inductor
     // fuses .float(), log-softmax and nll, so the backward of a chunk allocates only its 2-byte gradient.
     const TV = 8192 * 128256;
-    const l = lossMemory({ tokens: 8192, vocab: 128256, logitsBytes: 2, loss: 'chunked', chunks: 8, softcap: false, compile: true });
+    const l = lossMemory({
+      tokens: 8192,
+      vocab: 128256,
+      logitsBytes: 2,
+      loss: 'chunked',
+      chunks: 8,
+      softcap: false,
+      compile: true,
+    });
     assert.equal(l.savedBytes, 2 * TV + 4 * 8192); // 2,101,379,072 B
     assert.equal(l.backwardTransientBytes, (2 * TV) / 8); // 262,668,288 B
     assert.equal(l.forwardTransientBytes, 0);
   });
 
   it('compile_loss: false keeps the eager loss under a compiled model (torchtitan compiles blocks only)', () => {
-    const base = { weights_dtype: 'bf16' as const, micro_batch_size: 2, seq_len: 4096, loss: 'chunked' as const, compile: true };
+    const base = {
+      weights_dtype: 'bf16' as const,
+      micro_batch_size: 2,
+      seq_len: 4096,
+      loss: 'chunked' as const,
+      compile: true,
+    };
     const loss = (e: ReturnType<typeof run>): number => component(phase(e, 'backward'), 'loss-backward');
     const eager = run(setupFor('meta-llama/Llama-3.2-3B', { ...base, compile: false }));
     const blocksOnly = run(setupFor('meta-llama/Llama-3.2-3B', { ...base, compile_loss: false }));
@@ -68,28 +114,45 @@ describe('estimate: logits and loss', () => {
   });
 });
 
-
 describe('estimate: LLaMA-Factory DPO log-probs (get_batch_logps)', () => {
-  it('the reference\'s pass peaks beside the policy\'s kept log-probs and its fp32 logits, still referenced for the metrics', () => {
+  it("the reference's pass peaks beside the policy's kept log-probs and its fp32 logits, still referenced for the metrics", () => {
     // Meta-Llama-3-8B, LoRA, 1 pair of 1,024-token sequences: T = 2,048, V = 128,256, T·V = 262,668,288.
     // Policy: the fp32 log_softmax output 4·T·V kept; forward beyond it: the fp32 logits and the slice's copy 2 x 4·T·V;
     // backward: the gather's and log_softmax's gradients 2 x 4·T·V. Reference (adapters disabled, no grad): the policy's
     // fp32 logits 4·T·V, the reference's fp32 logits, copy and log_softmax 3 x 4·T·V, beside the kept output.
     // tools/peak/measure_step.py --lf-dpo measures the same pass on the CPU (20·T·V at its high point, within 1 %).
     const TV = 2048 * 128_256;
-    const plan = { tokens: 2048, vocab: 128_256, hidden: 4096, logitsBytes: 2, loss: 'full' as const, chunks: 8, softcap: false, amp: true, wholeLogSoftmax: true };
+    const plan = {
+      tokens: 2048,
+      vocab: 128_256,
+      hidden: 4096,
+      logitsBytes: 2,
+      loss: 'full' as const,
+      chunks: 8,
+      softcap: false,
+      amp: true,
+      wholeLogSoftmax: true,
+    };
     const l = lossMemory(plan);
     assert.deepEqual([l.savedBytes, l.forwardTransientBytes, l.backwardTransientBytes], [4 * TV, 8 * TV, 8 * TV]);
     assert.equal(referenceLogps(plan).bytes, 16 * TV);
-    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { method: 'lora', weights_dtype: 'bf16', mixed_precision: 'bf16', micro_batch_size: 1, seq_len: 1024,
-      gradient_checkpointing: 'full', preference: { reference: 'adapters-off', logps: 'whole' } }));
+    const e = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', {
+        method: 'lora',
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        micro_batch_size: 1,
+        seq_len: 1024,
+        gradient_checkpointing: 'full',
+        preference: { reference: 'adapters-off', logps: 'whole' },
+      }),
+    );
     assert.equal(phase(e, 'forward').components.find((c) => c.label.startsWith('Reference forward'))?.bytes, 16 * TV);
   });
 });
 
-
 describe('estimate: TRL ORPO / CPO chosen NLL', () => {
-  it('keeps the chosen half\'s log_softmax and adds two gradients of all the logits in backward', () => {
+  it("keeps the chosen half's log_softmax and adds two gradients of all the logits in backward", () => {
     // Llama-3-8B, bf16 under autocast, 1 pair of 1,024 tokens: T = 2,048, V = 128,256, T·V = 262,668,288, rows of 1,024.
     // Rows (selective_log_softmax): fp32 outputs 4·T·V kept; backward max(one row's 2 x 4 x 1,024 x V, 2 x 2·T·V - 4·T·V).
     // The NLL: its fp32 log_softmax over the chosen half 4·T·V/2 kept; forward: the logits 2·T·V, the half's contiguous
@@ -100,25 +163,51 @@ describe('estimate: TRL ORPO / CPO chosen NLL', () => {
     // tools/peak/measure_step.py --trl-orpo measures this pass on the CPU (within 1 %).
     const TV = 2048 * 128_256;
     const row = 1024 * 128_256;
-    const l = lossMemory({ tokens: 2048, vocab: 128_256, hidden: 4096, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, amp: true, preferenceRowTokens: 1024, chosenNll: 'orpo' });
+    const l = lossMemory({
+      tokens: 2048,
+      vocab: 128_256,
+      hidden: 4096,
+      logitsBytes: 2,
+      loss: 'full',
+      chunks: 8,
+      softcap: false,
+      amp: true,
+      preferenceRowTokens: 1024,
+      chosenNll: 'orpo',
+    });
     const saved = 4 * TV + 2 * TV;
     assert.equal(l.savedBytes, saved);
-    assert.equal(l.forwardTransientBytes, Math.max(2 * TV + TV + 2 * TV + 2 * TV, 4 * TV + 2 * TV + 2 * TV + 4 * row) - saved);
+    assert.equal(
+      l.forwardTransientBytes,
+      Math.max(2 * TV + TV + 2 * TV + 2 * TV, 4 * TV + 2 * TV + 2 * TV + 4 * row) - saved,
+    );
     assert.equal(l.backwardTransientBytes, 4 * TV + 2 * TV + 8 * row - saved);
   });
 });
 
-
-describe('estimate: the HF Trainer\'s label smoothing', () => {
-  it('keeps the log_softmax output and its negation; the model\'s logits and their shifted copy at the loss call', () => {
+describe("estimate: the HF Trainer's label smoothing", () => {
+  it("keeps the log_softmax output and its negation; the model's logits and their shifted copy at the loss call", () => {
     // transformers LabelSmoother under bf16 autocast: -log_softmax of logits[..., :-1, :].contiguous() in fp32 (its
     // output kept by log_softmax's backward, the negation by gather's: 2 x 4·T·V); at the call the bf16 logits of the
     // model's outputs and the shifted copy 2 x 2·T·V, and autocast's fp32 cast 4·T·V beside the output; backward: the
     // gather's zero-filled gradient 4·T·V (the fp32 sum's gradient is a broadcast view). Profiled: tools/peak
     // --label-smoothing (fp32 and bf16 models, within 1 %).
     const TV = 2048 * 128_256;
-    const l = lossMemory({ tokens: 2048, vocab: 128_256, hidden: 2048, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, amp: true, labelSmoothing: true });
-    assert.deepEqual([l.savedBytes, l.forwardTransientBytes, l.backwardTransientBytes], [8 * TV, 12 * TV - 8 * TV, 4 * TV]);
+    const l = lossMemory({
+      tokens: 2048,
+      vocab: 128_256,
+      hidden: 2048,
+      logitsBytes: 2,
+      loss: 'full',
+      chunks: 8,
+      softcap: false,
+      amp: true,
+      labelSmoothing: true,
+    });
+    assert.deepEqual(
+      [l.savedBytes, l.forwardTransientBytes, l.backwardTransientBytes],
+      [8 * TV, 12 * TV - 8 * TV, 4 * TV],
+    );
   });
 });
 
@@ -128,11 +217,20 @@ describe('estimate: Gemma 2 soft-caps by default (Gemma2Config final_logit_softc
   // (logits / cap, tanh, * cap: tanh keeps its fp32 output, 512 x 4,096 x 4 B = 8,388,608 B, seen with
   // saved_tensors_hooks as TanhBackward0 (2, 256, 4096)), and each layer's eager attention its scores (tanh keeps
   // 2 x 4 x 256 x 256 x 4 B = 2,097,152 B per layer, TanhBackward0 (2, 4, 256, 256)).
-  it('keeps tanh\'s output of the logits and of each layer\'s scores: 8,388,608 + 2 x 2,097,152 B more than without', () => {
+  it("keeps tanh's output of the logits and of each layer's scores: 8,388,608 + 2 x 2,097,152 B more than without", () => {
     const on = run(truthSetup('loop/gemma2-full-fp32'));
     const arch = truthSetup('loop/gemma2-full-fp32').architecture as Record<string, unknown>;
-    const offArch = run(truthSetup('loop/gemma2-full-fp32', { architecture: { ...arch, final_logit_softcapping: null, attn_logit_softcapping: null } }));
+    const offArch = run(
+      truthSetup('loop/gemma2-full-fp32', {
+        architecture: { ...arch, final_logit_softcapping: null, attn_logit_softcapping: null },
+      }),
+    );
     assert.equal(on.perGpu.peakBytes - offArch.perGpu.peakBytes, 8_388_608 + 2 * 2_097_152);
-    near(on.perGpu.peakBytes, truthPeak('loop/gemma2-full-fp32'), 0.01, 'against the measured 99,645,872 B (was -12.2 %)');
+    near(
+      on.perGpu.peakBytes,
+      truthPeak('loop/gemma2-full-fp32'),
+      0.01,
+      'against the measured 99,645,872 B (was -12.2 %)',
+    );
   });
 });

@@ -9,7 +9,14 @@ describe('estimate: GaLore', () => {
     // 7,602,176; x 32 = 243,269,632. Projection matrices 128 x min(rows, cols): 128 x (5 x 4,096 + 2 x 1,024) x 32 =
     // 92,274,688. Untargeted: embedding and head 2 x 128,256 x 4,096 and the norms 65 x 4,096. Pure bf16 AdamW:
     // 2 states x 2 B x 1,294,209,024 + 2 B x 92,274,688 = 5,361,385,472 B (instead of 32.1 GB for full states).
-    const base = { method: 'full' as const, weights_dtype: 'bf16' as const, optimizer: 'adamw' as const, micro_batch_size: 1, seq_len: 1024, gradient_checkpointing: 'full' as const };
+    const base = {
+      method: 'full' as const,
+      weights_dtype: 'bf16' as const,
+      optimizer: 'adamw' as const,
+      micro_batch_size: 1,
+      seq_len: 1024,
+      gradient_checkpointing: 'full' as const,
+    };
     const g = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, galore: { rank: 128 } }));
     assert.equal(component(phase(g, 'optimizer'), 'optimizer-states'), 5_361_385_472);
     // The SVD of the largest target (14,336 x 4,096) at a projection update: (14,336 x 4,096 + 14,336 x 4,096 + 4,096²) x 4 B.
@@ -23,18 +30,31 @@ describe('estimate: GaLore', () => {
     assert.equal(component(phase(ap, 'optimizer'), 'optimizer-states'), 5_361_385_472 - 2 * 92_274_688);
     assert.ok(!phase(ap, 'optimizer').components.some((c) => c.label.startsWith('GaLore projection update')));
     // Targets by group: 'attn' only projects q, k, v and o.
-    const attn = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, galore: { rank: 128, target_modules: ['attn'] } }));
-    assert.ok(component(phase(attn, 'optimizer'), 'optimizer-states') > component(phase(g, 'optimizer'), 'optimizer-states'));
+    const attn = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', { ...base, galore: { rank: 128, target_modules: ['attn'] } }),
+    );
+    assert.ok(
+      component(phase(attn, 'optimizer'), 'optimizer-states') > component(phase(g, 'optimizer'), 'optimizer-states'),
+    );
   });
 });
-
 
 describe('estimate: Adam-mini and Muon', () => {
   it('Adam-mini: a first moment per parameter, a second per matrix row; Muon: one momentum per hidden-matrix parameter', () => {
     // Llama-3-8B pure bf16 full fine-tune. Hidden matrices: 32 x 218,103,808 = 6,979,321,856; embedding and head
     // 2 x 128,256 x 4,096 = 1,050,673,152; vectors (norms) 65 x 4,096 = 266,240.
-    const base = { method: 'full' as const, weights_dtype: 'bf16' as const, micro_batch_size: 1, seq_len: 1024, gradient_checkpointing: 'full' as const };
-    const states = (optimizer: 'adam_mini' | 'muon'): number => component(phase(run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, optimizer })), 'optimizer'), 'optimizer-states');
+    const base = {
+      method: 'full' as const,
+      weights_dtype: 'bf16' as const,
+      micro_batch_size: 1,
+      seq_len: 1024,
+      gradient_checkpointing: 'full' as const,
+    };
+    const states = (optimizer: 'adam_mini' | 'muon'): number =>
+      component(
+        phase(run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, optimizer })), 'optimizer'),
+        'optimizer-states',
+      );
     // Muon: 2 B x 6,979,321,856 + 2 x 2 B x (1,050,673,152 + 266,240).
     assert.equal(states('muon'), 2 * 6_979_321_856 + 4 * (1_050_673_152 + 266_240));
     // Adam-mini: 2 B x 8,030,261,248 + 4 B x (rows: 32 x (4,096 + 1,024 + 1,024 + 4,096 + 14,336 + 14,336 + 4,096) + 2 x 128,256, and the norms).
@@ -43,14 +63,23 @@ describe('estimate: Adam-mini and Muon', () => {
   });
 });
 
-
 describe('estimate: torchao 4-bit AdamW', () => {
   it('keeps 4-bit codes and a scale per 128 elements for tensors of >= 4096 elements, the parameter dtype for the rest', () => {
     // Llama-3-8B pure bf16 full fine-tune: every matrix (8,029,995,008 params) has >= 4096 elements and a multiple of
     // 128; the 65 norms (266,240) keep bf16 states. torchao/optim/adam.py _new_buffer, subclass_4bit.py.
-    const base = { method: 'full' as const, weights_dtype: 'bf16' as const, micro_batch_size: 1, seq_len: 1024, gradient_checkpointing: 'full' as const, optimizer: 'adamw_4bit' as const };
+    const base = {
+      method: 'full' as const,
+      weights_dtype: 'bf16' as const,
+      micro_batch_size: 1,
+      seq_len: 1024,
+      gradient_checkpointing: 'full' as const,
+      optimizer: 'adamw_4bit' as const,
+    };
     const e = run(setupFor('meta-llama/Meta-Llama-3-8B', base));
-    assert.equal(component(phase(e, 'optimizer'), 'optimizer-states'), 2 * (8_029_995_008 * (0.5 + 2 / 128) + 266_240 * 2));
+    assert.equal(
+      component(phase(e, 'optimizer'), 'optimizer-states'),
+      2 * (8_029_995_008 * (0.5 + 2 / 128) + 266_240 * 2),
+    );
     // The step dequantizes one parameter's two states to fp32: the largest is the embedding (or head), 128,256 x 4,096.
     assert.equal(component(phase(e, 'optimizer'), 'optimizer-step'), 128_256 * 4096 * 2 * 4);
   });

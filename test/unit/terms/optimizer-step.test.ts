@@ -6,7 +6,18 @@ describe('estimate: ZeRO-3 optimizer sub-groups', () => {
   it('the step upcasts the gradients of one sub-group of sub_group_size parameters, not the whole partition', () => {
     // Llama-3.1-70B bf16 with fp32 master weights, ZeRO-3 over 8 GPUs: the partition is 70,553,706,496 / 8 = 8.8B
     // parameters; DeepSpeed stage3.py steps sub-groups of sub_group_size (1e9 by default) one at a time.
-    const s = (extra: Record<string, unknown>) => setupFor('meta-llama/Llama-3.1-70B', { weights_dtype: 'bf16', master_weights: true, optimizer: 'adamw_fused', gpus_per_node: 8, zero_stage: 3, micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'full', ...extra });
+    const s = (extra: Record<string, unknown>) =>
+      setupFor('meta-llama/Llama-3.1-70B', {
+        weights_dtype: 'bf16',
+        master_weights: true,
+        optimizer: 'adamw_fused',
+        gpus_per_node: 8,
+        zero_stage: 3,
+        micro_batch_size: 1,
+        seq_len: 2048,
+        gradient_checkpointing: 'full',
+        ...extra,
+      });
     const step = (e: ReturnType<typeof run>): number => component(phase(e, 'optimizer'), 'optimizer-step');
     assert.equal(step(run(s({}))), 1e9 * 4);
     assert.equal(step(run(s({ zero_buckets: { sub_group_size: 5e8 } }))), 5e8 * 4);
@@ -17,9 +28,21 @@ describe('estimate: ZeRO-3 optimizer sub-groups', () => {
   it('sub_group_size 0 steps one parameter at a time: the fp32 gradients of the largest partition, not nothing', () => {
     // Llama-3-8B over 8 GPUs: the largest parameter is an embedding 128,256 x 4,096 = 525,336,576, a partition of
     // 65,667,072 x 4 B. DeepSpeed's default sub_group_size 1e9 holds 1e9 params x 4 B (the partition is 1.0037e9).
-    const base = { weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, master_weights: true, zero_stage: 3 as const, gpus_per_node: 8, gradient_checkpointing: 'full' as const };
-    const sub = (e: ReturnType<typeof run>): number => phase(e, 'optimizer').components.find((c) => c.label === 'fp32 gradients of one optimizer sub-group (ZeRO-3)')!.bytes;
-    assert.equal(sub(run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, zero_buckets: { sub_group_size: 0 } }))), (525_336_576 / 8) * 4);
+    const base = {
+      weights_dtype: 'bf16' as const,
+      mixed_precision: 'bf16' as const,
+      master_weights: true,
+      zero_stage: 3 as const,
+      gpus_per_node: 8,
+      gradient_checkpointing: 'full' as const,
+    };
+    const sub = (e: ReturnType<typeof run>): number =>
+      phase(e, 'optimizer').components.find((c) => c.label === 'fp32 gradients of one optimizer sub-group (ZeRO-3)')!
+        .bytes;
+    assert.equal(
+      sub(run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, zero_buckets: { sub_group_size: 0 } }))),
+      (525_336_576 / 8) * 4,
+    );
     assert.equal(sub(run(setupFor('meta-llama/Meta-Llama-3-8B', base))), 1e9 * 4);
   });
 });

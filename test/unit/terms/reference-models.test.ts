@@ -10,10 +10,16 @@ describe('estimate: paired preference training (DPO)', () => {
   // 2 sequences, T = 2,048 tokens, T·V = 262,668,288.
   const TV = 2048 * 128_256;
   const sV = 1024 * 128_256;
-  const base = { weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, micro_batch_size: 1, seq_len: 1024, gradient_checkpointing: 'full' as const };
+  const base = {
+    weights_dtype: 'bf16' as const,
+    mixed_precision: 'bf16' as const,
+    micro_batch_size: 1,
+    seq_len: 1024,
+    gradient_checkpointing: 'full' as const,
+  };
   const lora = { ...base, method: 'lora' as const, lora: { r: 16, target_modules: ['q_proj', 'v_proj'] } };
 
-  it('runs the chosen and the rejected sequence together and takes TRL\'s row-by-row log-probs', () => {
+  it("runs the chosen and the rejected sequence together and takes TRL's row-by-row log-probs", () => {
     const sft = run(setupFor('meta-llama/Meta-Llama-3-8B', lora));
     const dpo = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...lora, preference: { reference: 'adapters-off' } }));
     assert.equal(component(phase(dpo, 'forward'), 'activations'), 2 * component(phase(sft, 'forward'), 'activations'));
@@ -21,10 +27,32 @@ describe('estimate: paired preference training (DPO)', () => {
     // freed once its log_softmax backward has run while its bf16 gradient waits for the stack: the kept outputs and one
     // row's fp32 temporaries (2 x 4·s·V) at the start, the rows' gradients and their stack (2 x 2·T·V = the 4·T·V the
     // outputs took) at the end; beyond the saved outputs, max(8·s·V, 4·T·V - 4·T·V) (tools/peak GRPO cases: the same rows).
-    const l = lossMemory({ tokens: 2048, vocab: 128_256, hidden: 4096, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, preferenceRowTokens: 1024, amp: true });
-    assert.deepEqual([l.savedBytes, l.forwardTransientBytes, l.backwardTransientBytes], [4 * TV, 2 * TV + Math.max(4 * sV, TV), 2 * 4 * sV]);
+    const l = lossMemory({
+      tokens: 2048,
+      vocab: 128_256,
+      hidden: 4096,
+      logitsBytes: 2,
+      loss: 'full',
+      chunks: 8,
+      softcap: false,
+      preferenceRowTokens: 1024,
+      amp: true,
+    });
+    assert.deepEqual(
+      [l.savedBytes, l.forwardTransientBytes, l.backwardTransientBytes],
+      [4 * TV, 2 * TV + Math.max(4 * sV, TV), 2 * 4 * sV],
+    );
     // torchtune's get_batch_log_probs: one log_softmax in bf16 (kept: 2·T·V); backward: gather and log_softmax gradients.
-    const tt = lossMemory({ tokens: 2048, vocab: 128_256, hidden: 4096, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false, nativeLogSoftmax: true });
+    const tt = lossMemory({
+      tokens: 2048,
+      vocab: 128_256,
+      hidden: 4096,
+      logitsBytes: 2,
+      loss: 'full',
+      chunks: 8,
+      softcap: false,
+      nativeLogSoftmax: true,
+    });
     assert.deepEqual([tt.savedBytes, tt.forwardTransientBytes, tt.backwardTransientBytes], [2 * TV, 2 * TV, 4 * TV]);
     const saved = phase(dpo, 'forward').components.find((c) => c.label.startsWith('Logits and cross-entropy'));
     assert.ok(saved && saved.bytes >= 4 * TV && /row by row/.test(saved.formula));
@@ -35,13 +63,15 @@ describe('estimate: paired preference training (DPO)', () => {
     assert.equal(ref?.bytes, 1_576_009_728);
   });
 
-  it('KTO: single completions, the KL batch\'s logits held through the policy forward, two reference forwards', () => {
+  it("KTO: single completions, the KL batch's logits held through the policy forward, two reference forwards", () => {
     // micro_batch_size 2 x 1,024 tokens = T·V of the paired case; trl KTOTrainer: the policy's no-grad KL logits
     // (2·T·V) stay referenced through its forward; the reference holds the completions' and the KL batch's logits
     // (2 x 2·T·V) and one row's fp32 copy and log_softmax (2 x 4·s·V).
     const kto = { ...lora, micro_batch_size: 2 };
     const sft = run(setupFor('meta-llama/Meta-Llama-3-8B', kto));
-    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...kto, preference: { reference: 'adapters-off', paired: false } }));
+    const e = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', { ...kto, preference: { reference: 'adapters-off', paired: false } }),
+    );
     assert.equal(component(phase(e, 'forward'), 'activations'), component(phase(sft, 'forward'), 'activations'));
     const ref = phase(e, 'forward').components.find((c) => c.label.startsWith('Reference forward'));
     assert.equal(ref?.bytes, 2 * TV + 8 * sV + 2 * TV);
@@ -60,10 +90,13 @@ describe('estimate: paired preference training (DPO)', () => {
     }
     // Under ZeRO-3 over 8 GPUs the copy is sharded like the policy.
     const z3 = { ...full, gpus_per_node: 8, zero_stage: 3 as const, master_weights: true };
-    assert.equal(weights(run(setupFor('meta-llama/Meta-Llama-3-8B', { ...z3, preference: { reference: 'copy' } }))) - weights(run(setupFor('meta-llama/Meta-Llama-3-8B', z3))), (8_030_261_248 * 2) / 8);
+    assert.equal(
+      weights(run(setupFor('meta-llama/Meta-Llama-3-8B', { ...z3, preference: { reference: 'copy' } }))) -
+        weights(run(setupFor('meta-llama/Meta-Llama-3-8B', z3))),
+      (8_030_261_248 * 2) / 8,
+    );
   });
 });
-
 
 describe('estimate: knowledge distillation', () => {
   // torchtune llama3_2/8B_to_1B_KD_lora: Llama-3.2-1B student (LoRA), Llama-3.1-8B teacher in bf16, batch 4 x 1,024
@@ -71,32 +104,49 @@ describe('estimate: knowledge distillation', () => {
   const found = findModel('meta-llama/Llama-3.1-8B');
   assert.ok(found.ok);
   const teacher = found.model;
-  const base = { method: 'lora' as const, weights_dtype: 'bf16' as const, lora: { r: 64, target_modules: ['q_proj', 'v_proj', 'o_proj'], dtype: 'bf16' as const }, micro_batch_size: 4, seq_len: 1024, loss: 'chunked' as const, gradient_checkpointing: 'full' as const };
-  const kd = run(setupFor('meta-llama/Llama-3.2-1B', { ...base, distillation: { teacher_model: teacher.id, teacher_architecture: teacher.config, teacher_parameters: teacher.publishedParams } }));
+  const base = {
+    method: 'lora' as const,
+    weights_dtype: 'bf16' as const,
+    lora: { r: 64, target_modules: ['q_proj', 'v_proj', 'o_proj'], dtype: 'bf16' as const },
+    micro_batch_size: 4,
+    seq_len: 1024,
+    loss: 'chunked' as const,
+    gradient_checkpointing: 'full' as const,
+  };
+  const kd = run(
+    setupFor('meta-llama/Llama-3.2-1B', {
+      ...base,
+      distillation: {
+        teacher_model: teacher.id,
+        teacher_architecture: teacher.config,
+        teacher_parameters: teacher.publishedParams,
+      },
+    }),
+  );
   const plain = run(setupFor('meta-llama/Llama-3.2-1B', base));
   const TV = 4 * 1024 * 128_256;
   it('loads the frozen teacher in the model dtype: 8,030,261,248 x 2 B', () => {
     const w = phase(kd, 'optimizer').components.find((c) => c.label.startsWith('Teacher model weights'));
     assert.equal(w?.bytes, 8_030_261_248 * 2);
   });
-  it('the forward-KL loss keeps 9 B per logit (teacher softmax, student log-softmax, isinf mask) and holds the teacher\'s bf16 logits to the loss', () => {
+  it("the forward-KL loss keeps 9 B per logit (teacher softmax, student log-softmax, isinf mask) and holds the teacher's bf16 logits to the loss", () => {
     const saved = (e: ReturnType<typeof run>): number => component(phase(e, 'forward'), 'logits-loss');
     // Saved + forward temporaries at the end of forward: +9·T·V kept, +2·T·V of teacher logits, and at the last chunk's
     // masked_fill its product and filled copy 2 x 4·T·V/8 where the cross-entropy's chunk upcast 4·T·V/8 was
     // (tools/peak/measure_step.py --torchtune-kd: within 1 %).
-    assert.equal(saved(kd) - saved(plain), 9 * TV + 2 * TV + (8 - 4) * TV / 8);
+    assert.equal(saved(kd) - saved(plain), 9 * TV + 2 * TV + ((8 - 4) * TV) / 8);
   });
 });
-
 
 describe('estimate: TRL GKD (generalized JSD against a teacher)', () => {
   it('a Qwen2.5-0.5B student distilled from Qwen2.5-7B: teacher weights and the JSD terms, worked by hand', () => {
     // Through the pipeline from a GKD script: the teacher resolves from the catalog (Qwen2.5-7B 7,615,616,512 params).
     const { resolveText } = require('../helpers') as typeof import('../helpers');
-    const text = 'from trl import GKDConfig, GKDTrainer\nfrom transformers import AutoModelForCausalLM\n'
-      + 'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B-Instruct", dtype="bfloat16")\n'
-      + 'args = GKDConfig(output_dir="o", per_device_train_batch_size=4, max_length=1024, bf16=True, gradient_checkpointing=True)\n'
-      + 'trainer = GKDTrainer(model=model, teacher_model="Qwen/Qwen2.5-7B-Instruct", args=args)\n';
+    const text =
+      'from trl import GKDConfig, GKDTrainer\nfrom transformers import AutoModelForCausalLM\n' +
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B-Instruct", dtype="bfloat16")\n' +
+      'args = GKDConfig(output_dir="o", per_device_train_batch_size=4, max_length=1024, bf16=True, gradient_checkpointing=True)\n' +
+      'trainer = GKDTrainer(model=model, teacher_model="Qwen/Qwen2.5-7B-Instruct", args=args)\n';
     const r = resolveText('/w/gkd.py', text);
     assert.ok(r.setup?.distillation);
     assert.deepEqual([r.setup.distillation.loss, r.setup.distillation.jsd_beta], ['jsd', 0.5]);
@@ -111,24 +161,31 @@ describe('estimate: TRL GKD (generalized JSD against a teacher)', () => {
     assert.ok(e.assumptions.some((a) => a.key === 'distillation' && /completion positions/.test(a.source)));
   });
 
-  it('on-policy rounds (lmbda > 0) are a generation phase: the student\'s prefill and KV cache, below the step here', () => {
+  it("on-policy rounds (lmbda > 0) are a generation phase: the student's prefill and KV cache, below the step here", () => {
     // Qwen2.5-0.5B: 24 layers, 2 kv heads x 64, bf16: 2 x 2 x 64 x 2 B = 512 B per token and layer. GKDConfig's lmbda
     // 0.5 and max_new_tokens 128: prompts of 1,024 - 128 = 896 tokens; their prefill (the cache of 4 x 896 tokens,
     // 44,040,192 B, beside one layer's no-grad forward) is this round's high point.
     const { resolveText } = require('../helpers') as typeof import('../helpers');
-    const script = (extra: string) => 'from trl import GKDConfig, GKDTrainer\nfrom transformers import AutoModelForCausalLM\n'
-      + 'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B-Instruct", dtype="bfloat16")\n'
-      + `args = GKDConfig(output_dir="o", per_device_train_batch_size=4, max_length=1024, bf16=True, gradient_checkpointing=True${extra})\n`
-      + 'trainer = GKDTrainer(model=model, teacher_model="Qwen/Qwen2.5-7B-Instruct", args=args)\n';
+    const script = (extra: string) =>
+      'from trl import GKDConfig, GKDTrainer\nfrom transformers import AutoModelForCausalLM\n' +
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B-Instruct", dtype="bfloat16")\n' +
+      `args = GKDConfig(output_dir="o", per_device_train_batch_size=4, max_length=1024, bf16=True, gradient_checkpointing=True${extra})\n` +
+      'trainer = GKDTrainer(model=model, teacher_model="Qwen/Qwen2.5-7B-Instruct", args=args)\n';
     const e = run(resolveText('/w/gkd.py', script('')).setup!);
     const gen = phase(e, 'generation');
-    assert.equal(gen.components.find((c) => c.label === 'KV cache (4 sequences x 896 tokens)')!.bytes, 4 * 896 * 24 * 512);
+    assert.equal(
+      gen.components.find((c) => c.label === 'KV cache (4 sequences x 896 tokens)')!.bytes,
+      4 * 896 * 24 * 512,
+    );
     assert.match(gen.note, /on-policy generation \(GKD lmbda 0.5\): 4 completions of up to 128 tokens/);
     assert.ok(gen.allocatedBytes < phase(e, 'forward').allocatedBytes);
     // With accumulation the earlier micro-steps' gradients are held while the student generates: 494,032,768 x 2 B.
     const acc = run(resolveText('/w/gkd.py', script(', gradient_accumulation_steps=4')).setup!);
     assert.equal(component(phase(acc, 'generation'), 'gradients'), 494_032_768 * 2);
     // lmbda 0: every step trains on the dataset's completions, no generation.
-    assert.equal(run(resolveText('/w/gkd.py', script(', lmbda=0.0')).setup!).perGpu.phases.some((p) => p.phase === 'generation'), false);
+    assert.equal(
+      run(resolveText('/w/gkd.py', script(', lmbda=0.0')).setup!).perGpu.phases.some((p) => p.phase === 'generation'),
+      false,
+    );
   });
 });

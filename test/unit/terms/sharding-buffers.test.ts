@@ -8,12 +8,23 @@ describe('estimate: FSDP and ZeRO-3 gather quantized layers as stored', () => {
   it('QLoRA under FSDP full_shard gathers 4-bit codes and constants, the norms in bf16', () => {
     // Llama-3.1-8B layer: 218,103,808 linear params (q, o 4096²; k, v 4096 x 1024; gate, up, down 4096 x 14336) and
     // 2 x 4,096 norm weights. NF4 with double quantization: 0.5 + 1/64 + 4/(64·256) = 0.515869140625 B per param.
-    const s = setupFor('meta-llama/Llama-3.1-8B', { method: 'qlora', weights_dtype: 'bf16', mixed_precision: 'bf16', quantization: { bits: 4, type: 'nf4', double_quant: true },
-      lora: { r: 16, target_modules: 'all-linear' }, fsdp: 'full_shard', gpus_per_node: 8, micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'full' });
+    const s = setupFor('meta-llama/Llama-3.1-8B', {
+      method: 'qlora',
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      quantization: { bits: 4, type: 'nf4', double_quant: true },
+      lora: { r: 16, target_modules: 'all-linear' },
+      fsdp: 'full_shard',
+      gpus_per_node: 8,
+      micro_batch_size: 1,
+      seq_len: 2048,
+      gradient_checkpointing: 'full',
+    });
     // The backward peaks at the loss, where the layer units are resharded: the two units (current + prefetch) are
     // the all-gather stream's pool, beside the root unit allocated at the peak.
-    const gathered = (e: ReturnType<typeof run>): number => component(phase(e, 'backward'), 'gathered-params')
-      + (e.perGpu.runtime.find((r) => r.id === 'all-gather-pool')?.bytes ?? 0);
+    const gathered = (e: ReturnType<typeof run>): number =>
+      component(phase(e, 'backward'), 'gathered-params') +
+      (e.perGpu.runtime.find((r) => r.id === 'all-gather-pool')?.bytes ?? 0);
     const layer = 218_103_808 * 0.515869140625 + 8192 * 2;
     const root = 2 * 128_256 * 4096 * 2; // embeddings + head, unquantized, in the root unit
     // (The quantized share is taken over all blocks, whose count includes the final norm: within 1e-6.)
@@ -24,49 +35,84 @@ describe('estimate: FSDP and ZeRO-3 gather quantized layers as stored', () => {
   });
 });
 
-
 describe('estimate: ZeRO-3 live parameters', () => {
   it('stage3_max_live_parameters 0 (Axolotl zero3.json) still gathers the module running: one 4096 x 14336 linear', () => {
     // DeepSpeed's coordinator gathers the current module and prefetches up to max_live minus what is available; with
     // 0 nothing is prefetched. Llama-3-8B's largest module: an MLP projection, 58,720,256 params x 2 B. The default
     // (1e9) keeps one layer (218,103,808 linear + 8,192 norm params) + the 5e7 prefetch bucket. Both add the norms, which stay unsharded
     // (below the persistence threshold): 32 x 2 x 4096 + 4096 = 266,240 params x 2 B.
-    const base = { weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, master_weights: true, zero_stage: 3 as const, gpus_per_node: 8, gradient_checkpointing: 'full' as const };
-    const gathered = (e: ReturnType<typeof run>): number => phase(e, 'backward').components.find((c) => c.label === 'ZeRO-3 gathered parameters')!.bytes;
+    const base = {
+      weights_dtype: 'bf16' as const,
+      mixed_precision: 'bf16' as const,
+      master_weights: true,
+      zero_stage: 3 as const,
+      gpus_per_node: 8,
+      gradient_checkpointing: 'full' as const,
+    };
+    const gathered = (e: ReturnType<typeof run>): number =>
+      phase(e, 'backward').components.find((c) => c.label === 'ZeRO-3 gathered parameters')!.bytes;
     const norms = 266_240 * 2;
-    assert.equal(gathered(run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, zero_buckets: { stage3_max_live_parameters: 0 } }))), 58_720_256 * 2 + norms);
+    assert.equal(
+      gathered(
+        run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, zero_buckets: { stage3_max_live_parameters: 0 } })),
+      ),
+      58_720_256 * 2 + norms,
+    );
     assert.equal(gathered(run(setupFor('meta-llama/Meta-Llama-3-8B', base))), (218_112_000 + 5e7) * 2 + norms);
   });
 });
-
 
 describe('estimate: FSDP2 float8 all-gather', () => {
   it('gathers the linear weights in fp8: 1 B less per linear weight of the two units in flight', () => {
     // torchao enable_fsdp_float8_all_gather (Axolotl fp8_enable_fsdp_float8_all_gather): Llama-3.2-3B's decoder layer has
     // 2 x 3072² + 2 x 3072 x 1024 + 3 x 3072 x 8192 = 100,663,296 linear weights; the current and the prefetched unit
     // hold them at 1 B instead of 2, the norms stay 2 B.
-    const base = { method: 'full' as const, weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, micro_batch_size: 1, seq_len: 2048, gpus_per_node: 8, fsdp: 'full_shard' as const, gradient_checkpointing: 'full' as const };
+    const base = {
+      method: 'full' as const,
+      weights_dtype: 'bf16' as const,
+      mixed_precision: 'bf16' as const,
+      micro_batch_size: 1,
+      seq_len: 2048,
+      gpus_per_node: 8,
+      fsdp: 'full_shard' as const,
+      gradient_checkpointing: 'full' as const,
+    };
     const bf16 = run(setupFor('meta-llama/Llama-3.2-3B', base));
     const fp8 = run(setupFor('meta-llama/Llama-3.2-3B', { ...base, fp8_all_gather: true }));
     // The units gathered at once: those allocated at the peak plus what the all-gather stream's pool keeps beside them.
-    const g = (e: ReturnType<typeof run>): number => e.perGpu.components.filter((c) => c.label.startsWith('FSDP all-gathered unit')).reduce((t, c) => t + c.bytes, 0)
-      + (e.perGpu.runtime.find((r) => r.id === 'all-gather-pool')?.bytes ?? 0);
+    const g = (e: ReturnType<typeof run>): number =>
+      e.perGpu.components.filter((c) => c.label.startsWith('FSDP all-gathered unit')).reduce((t, c) => t + c.bytes, 0) +
+      (e.perGpu.runtime.find((r) => r.id === 'all-gather-pool')?.bytes ?? 0);
     assert.equal(2 * 3072 * 3072 + 2 * 3072 * 1024 + 3 * 3072 * 8192, 100_663_296);
-    near(g(bf16) - g(fp8), 2 * 100_663_296, 1e-5, 'two units of linear weights at 1 B less (the final norm spread over the layers)');
+    near(
+      g(bf16) - g(fp8),
+      2 * 100_663_296,
+      1e-5,
+      'two units of linear weights at 1 B less (the final norm spread over the layers)',
+    );
   });
 });
-
 
 describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
   // Llama-3.1-8B: vocab 128,256 x hidden 4,096 = 525,336,576 parameters in the embedding and as many in the untied
   // output head. FSDP keeps its root unit (what per-layer wrapping leaves: embeddings, final norm, head) unsharded
   // from forward to backward (fully_shard: "The root FSDP state has its value specially set to False").
   const VH = 128256 * 4096;
-  const fsdp8 = (extra: Record<string, unknown> = {}) => setupFor('meta-llama/Llama-3.1-8B', {
-    weights_dtype: 'bf16', master_weights: true, mixed_precision: 'bf16', fsdp: 'full_shard', gpus_per_node: 8,
-    micro_batch_size: 2, seq_len: 8192, gradient_checkpointing: 'selective', attention: 'flash', ...extra,
-  });
-  const rootUnit = (p: ReturnType<typeof phase>): number => p.components.filter((c) => c.label.startsWith('FSDP root unit')).reduce((s, c) => s + c.bytes, 0);
+  const fsdp8 = (extra: Record<string, unknown> = {}) =>
+    setupFor('meta-llama/Llama-3.1-8B', {
+      weights_dtype: 'bf16',
+      master_weights: true,
+      mixed_precision: 'bf16',
+      fsdp: 'full_shard',
+      gpus_per_node: 8,
+      micro_batch_size: 2,
+      seq_len: 8192,
+      gradient_checkpointing: 'selective',
+      attention: 'flash',
+      ...extra,
+    });
+  const rootUnit = (p: ReturnType<typeof phase>): number =>
+    p.components.filter((c) => c.label.startsWith('FSDP root unit')).reduce((s, c) => s + c.bytes, 0);
 
   it('holds embeddings + head in bf16 through the forward and the whole backward, not at the optimizer step', () => {
     const e = run(fsdp8());
@@ -78,7 +124,9 @@ describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
   it('with embeddings and head wrapped on their own (torchtune custom_sharded_layers) only the head is gathered, for the loss', () => {
     const e = run(fsdp8({ fsdp_shard_embeddings: true }));
     assert.equal(rootUnit(phase(e, 'forward')), 0);
-    const head = phase(e, 'forward').components.filter((c) => c.label.startsWith('Output projection')).reduce((s, c) => s + c.bytes, 0);
+    const head = phase(e, 'forward')
+      .components.filter((c) => c.label.startsWith('Output projection'))
+      .reduce((s, c) => s + c.bytes, 0);
     assert.equal(head, VH * 2); // 1,050,673,152 B
   });
 
@@ -88,7 +136,7 @@ describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
     assert.ok(pool, 'stream-pool term present');
     // fp32 gradient shards: 8,030,261,248 x 4 B / 8 = 4,015,130,624 B, minus the gradients already allocated at the peak.
     const gradsAtPeak = e.perGpu.components.filter((c) => c.id === 'gradients').reduce((s, c) => s + c.bytes, 0);
-    assert.equal(pool.bytes, 8030261248 * 4 / 8 - gradsAtPeak);
+    assert.equal(pool.bytes, (8030261248 * 4) / 8 - gradsAtPeak);
     const reserve = e.perGpu.runtime.find((r) => r.id === 'allocator-reserve')!.bytes;
     const gatherPool = e.perGpu.runtime.find((r) => r.id === 'all-gather-pool')?.bytes ?? 0;
     assert.equal(e.perGpu.reservedBytes, e.perGpu.peakBytes + reserve + pool.bytes + gatherPool);
@@ -96,19 +144,32 @@ describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
 
   it('has no stream-pool term when gradients persist across micro-steps (accumulation keeps them allocated)', () => {
     const e = run(fsdp8({ gradient_accumulation_steps: 4 }));
-    assert.equal(e.perGpu.runtime.find((r) => r.id === 'stream-pools'), undefined);
+    assert.equal(
+      e.perGpu.runtime.find((r) => r.id === 'stream-pools'),
+      undefined,
+    );
   });
 });
 
 describe('estimate: FSDP reshards layers after the forward; the all-gather stream keeps their blocks', () => {
   // Llama-3.1-8B decoder layer: 218,103,808 linear + 2 x 4,096 norm params = 218,112,000 params, all-gathered in bf16.
   const UNIT = 218_112_000 * 2;
-  const s = (extra: Record<string, unknown> = {}) => setupFor('meta-llama/Llama-3.1-8B', {
-    weights_dtype: 'fp32', mixed_precision: 'bf16', fsdp: 'full_shard', gpus_per_node: 8, micro_batch_size: 1, seq_len: 4096,
-    gradient_checkpointing: 'none', attention: 'flash', ...extra });
-  const units = (p: ReturnType<typeof phase>): number => p.components.filter((c) => c.label.startsWith('FSDP all-gathered unit')).reduce((t, c) => t + c.bytes, 0);
+  const s = (extra: Record<string, unknown> = {}) =>
+    setupFor('meta-llama/Llama-3.1-8B', {
+      weights_dtype: 'fp32',
+      mixed_precision: 'bf16',
+      fsdp: 'full_shard',
+      gpus_per_node: 8,
+      micro_batch_size: 1,
+      seq_len: 4096,
+      gradient_checkpointing: 'none',
+      attention: 'flash',
+      ...extra,
+    });
+  const units = (p: ReturnType<typeof phase>): number =>
+    p.components.filter((c) => c.label.startsWith('FSDP all-gathered unit')).reduce((t, c) => t + c.bytes, 0);
 
-  it('holds no layer unit at the loss (post_forward reshard); the all-gather stream\'s pool keeps the two units gathered at once', () => {
+  it("holds no layer unit at the loss (post_forward reshard); the all-gather stream's pool keeps the two units gathered at once", () => {
     const e = run(s());
     // The backward peaks at the loss (fp32 logits of 4,096 x 128,256): only the root unit is unsharded there.
     assert.match(phase(e, 'backward').note, /start of backward/);
@@ -137,12 +198,26 @@ describe('estimate: FSDP reshards layers after the forward; the all-gather strea
 
 describe('estimate: ZeRO++ hpZ and MiCS', () => {
   // Llama-3.1-8B pure bf16 full fine-tune under ZeRO-3 on 2 nodes x 8 GPUs (8,030,261,248 parameters).
-  const s = (extra: Record<string, unknown>) => setupFor('meta-llama/Llama-3.1-8B', { method: 'full', weights_dtype: 'bf16', zero_stage: 3, gpus_per_node: 8, nodes: 2, micro_batch_size: 1, seq_len: 2048, gradient_checkpointing: 'full', ...extra });
+  const s = (extra: Record<string, unknown>) =>
+    setupFor('meta-llama/Llama-3.1-8B', {
+      method: 'full',
+      weights_dtype: 'bf16',
+      zero_stage: 3,
+      gpus_per_node: 8,
+      nodes: 2,
+      micro_batch_size: 1,
+      seq_len: 2048,
+      gradient_checkpointing: 'full',
+      ...extra,
+    });
   it('hpZ keeps a secondary copy of the 16-bit parameters partitioned within the node: params x 2 B / 8', () => {
     const e = run(s({ zero_hpz_partition_size: 8 }));
     const hpz = phase(e, 'optimizer').components.find((c) => c.label.startsWith('ZeRO++ secondary'));
     assert.equal(hpz?.bytes, (8_030_261_248 * 2) / 8);
-    assert.equal(run(s({})).perGpu.phases.every((p) => !p.components.some((c) => c.label.startsWith('ZeRO++'))), true);
+    assert.equal(
+      run(s({})).perGpu.phases.every((p) => !p.components.some((c) => c.label.startsWith('ZeRO++'))),
+      true,
+    );
   });
   it('MiCS shards over its groups of 8 instead of all 16 GPUs', () => {
     const all = component(phase(run(s({})), 'optimizer'), 'optimizer-states');

@@ -7,7 +7,13 @@ import { run, setupFor } from '../helpers';
 describe('estimate: variable-length batches', () => {
   // Qwen2-7B (vocab 152,064), LoRA on bf16 weights without autocast: the logits are bf16 and the loss is the full
   // fp32-upcast cross-entropy, whose vocabulary-sized tensors peak at 4·T·V saved + 8·T·V of logit gradients.
-  const base = { weights_dtype: 'bf16' as const, method: 'lora' as const, gradient_checkpointing: 'full' as const, micro_batch_size: 1, seq_len: 2048 };
+  const base = {
+    weights_dtype: 'bf16' as const,
+    method: 'lora' as const,
+    gradient_checkpointing: 'full' as const,
+    micro_batch_size: 1,
+    seq_len: 2048,
+  };
   const lossSet = 12 * 2048 * 152_064; // 3,737,124,864 B
 
   it('the cache of earlier, shorter batches is one more set of loss tensors (12·T·V = 3,737,124,864 B), beside the fit', () => {
@@ -35,7 +41,7 @@ describe('estimate: variable-length batches', () => {
     }
   });
 
-  it('stops at the GPU\'s capacity', () => {
+  it("stops at the GPU's capacity", () => {
     const probe = run(setupFor('Qwen/Qwen2-7B', { ...base, batch_lengths: 'variable' }));
     const gpu = { id: 'small', memoryBytes: probe.perGpu.deviceBytes + GiB, source: 'test' };
     const vl = run(setupFor('Qwen/Qwen2-7B', { ...base, batch_lengths: 'variable' }), { gpu }).perGpu.variableLengths!;
@@ -47,7 +53,8 @@ describe('estimate: variable-length batches', () => {
   it('a fused linear-cross-entropy caches only its input gradient, per-token loss and one chunk of logits', () => {
     // Liger chunking at T = 8192, h = 3584, V = 152,064: ceil(V/h) = 43, ceil(8192/43) = 191 -> 256 tokens a chunk.
     // T·h·2 + 4·T + 256·V·2 = 58,720,256 + 32,768 + 77,856,768 = 136,609,792 B.
-    const vl = run(setupFor('Qwen/Qwen2-7B', { ...base, seq_len: 8192, loss: 'fused', batch_lengths: 'variable' })).perGpu.variableLengths!;
+    const vl = run(setupFor('Qwen/Qwen2-7B', { ...base, seq_len: 8192, loss: 'fused', batch_lengths: 'variable' }))
+      .perGpu.variableLengths!;
     assert.equal(vl.cacheBytes, 136_609_792);
   });
 });

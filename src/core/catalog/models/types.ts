@@ -5,12 +5,7 @@
  * Nested objects occur only where the checkpoint itself nests them (quantization_config).
  */
 export type HfConfigValue =
-  | string
-  | number
-  | boolean
-  | null
-  | readonly (string | number)[]
-  | { readonly [key: string]: HfConfigValue };
+  string | number | boolean | null | readonly (string | number)[] | { readonly [key: string]: HfConfigValue };
 
 /** Raw Hugging Face config.json fields, exactly as named and valued in the checkpoint's config.json. */
 export type HfConfig = Readonly<Record<string, HfConfigValue>>;
@@ -57,7 +52,9 @@ export const COPIES = {
 } as const;
 
 /** The config.json URL, and the copy whose size fields the entry was checked against. */
-export const checked = (id: string, copy: keyof typeof COPIES): string => `${hf(id)} (sizes checked against ${COPIES[copy]})`;
+export const checked = (id: string, copy: keyof typeof COPIES): string =>
+  `${hf(id)} (sizes checked against ${COPIES[copy]})`;
 
 /** The config.json URL of a fine-tune whose architecture fields are its base model's. */
-export const fineTune = (id: string, base: string): string => `${hf(id)} (a fine-tune of ${base} with its architecture fields)`;
+export const fineTune = (id: string, base: string): string =>
+  `${hf(id)} (a fine-tune of ${base} with its architecture fields)`;

@@ -9,13 +9,32 @@ import type { ActivationPlan } from './plan';
 import { Tape, type Tensor } from '../saved-tensors';
 
 /** Before PyTorch 1.11 the softmax node also saved its input (see ActivationPlan.softmaxSavesInput). */
-export function legacySoftmaxInput(tape: Tape, p: ActivationPlan, scores: Tensor, what: string, bytesPerElem: number): void {
-  if (p.softmaxSavesInput && scores.rg) tape.save(tape.tensor(`${what} (PyTorch < 1.11)`, scores.elems, bytesPerElem, true));
+export function legacySoftmaxInput(
+  tape: Tape,
+  p: ActivationPlan,
+  scores: Tensor,
+  what: string,
+  bytesPerElem: number,
+): void {
+  if (p.softmaxSavesInput && scores.rg)
+    tape.save(tape.tensor(`${what} (PyTorch < 1.11)`, scores.elems, bytesPerElem, true));
 }
 
 /** softmax(QK^T)V for one block, by implementation. Returns the (b, s, qd) output in compute dtype. */
-export function attentionCore(bc: BlockContext, q: Tensor, k: Tensor, v: Tensor, opts: { causalRepeat: boolean; softmaxFp32: boolean; dropout: number;
-  kvTokens?: number; sinks?: boolean; outWidth?: number }): Tensor {
+export function attentionCore(
+  bc: BlockContext,
+  q: Tensor,
+  k: Tensor,
+  v: Tensor,
+  opts: {
+    causalRepeat: boolean;
+    softmaxFp32: boolean;
+    dropout: number;
+    kvTokens?: number;
+    sinks?: boolean;
+    outWidth?: number;
+  },
+): Tensor {
   const { p, a, tape, T, heads, kvHeads, qd, b, s, state } = bc;
   const kvTokens = opts.kvTokens ?? T;
   /** Output width per token: the value heads' (MLA's value heads are narrower than its q/k heads). */
@@ -24,8 +43,8 @@ export function attentionCore(bc: BlockContext, q: Tensor, k: Tensor, v: Tensor,
   // repeat_kv expands a (b, kv, n_rep, s, d) view and reshapes it to (b, heads, s, d): a copy, except with one key
   // and value head (multi-query attention), where the reshape is a view of the unrepeated tensor. Eager attention's
   // torch.matmul then folds batch and heads for bmm, which copies a head dimension of stride 0 unless the batch is 1.
-  const repeatKv = (x: Tensor, what: string, viewOk: boolean): Tensor => (viewOk ? tape.view(x, what, kvTokens * qd)
-    : tape.free(x, what, kvTokens * qd, x.bytesPerElem));
+  const repeatKv = (x: Tensor, what: string, viewOk: boolean): Tensor =>
+    viewOk ? tape.view(x, what, kvTokens * qd) : tape.free(x, what, kvTokens * qd, x.bytesPerElem);
   if (p.attention === 'eager') {
     const mqaView = kvHeads === 1 && b === 1;
     const kk = gqa ? repeatKv(k, 'repeat_kv(k)', mqaView) : k;
@@ -34,7 +53,10 @@ export function attentionCore(bc: BlockContext, q: Tensor, k: Tensor, v: Tensor,
     let scores = tape.matmul(q, kk, scoresElems, 'attention scores QK^T');
     if (a.attnLogitSoftcap) {
       // Gemma 2 eager_attention_forward: tanh(scores / cap) * cap; tanh keeps its output.
-      scores = tape.free(tape.unarySavesOutput(tape.free(scores, 'scores / soft-cap'), 'tanh(scores / soft-cap)'), 'soft-capped scores');
+      scores = tape.free(
+        tape.unarySavesOutput(tape.free(scores, 'scores / soft-cap'), 'tanh(scores / soft-cap)'),
+        'soft-capped scores',
+      );
     }
     let probs: Tensor;
     if (opts.sinks) {
@@ -42,12 +64,27 @@ export function attentionCore(bc: BlockContext, q: Tensor, k: Tensor, v: Tensor,
       // with fp32 weights under autocast), the row max subtracted (max keeps its int64 indices), softmax in the
       // logits' dtype (an explicit dtype, so autocast leaves it), the sink column dropped by a view.
       const rows = b * heads * s;
-      const combined = tape.free(scores, 'scores + sink logit (cat)', scoresElems + rows, Math.max(scores.bytesPerElem, p.weightBytes));
+      const combined = tape.free(
+        scores,
+        'scores + sink logit (cat)',
+        scoresElems + rows,
+        Math.max(scores.bytesPerElem, p.weightBytes),
+      );
       if (combined.rg) tape.saveExtra('row max indices (int64)', rows * 8);
-      probs = tape.view(tape.unarySavesOutput(combined, 'softmax output (with sink)'), 'probabilities without the sink (view)', scoresElems);
+      probs = tape.view(
+        tape.unarySavesOutput(combined, 'softmax output (with sink)'),
+        'probabilities without the sink (view)',
+        scoresElems,
+      );
     } else {
       state.softmaxUpcast = p.mode === 'amp' || opts.softmaxFp32;
-      legacySoftmaxInput(tape, p, scores, 'softmax input', p.mode === 'amp' || opts.softmaxFp32 ? 4 : scores.bytesPerElem);
+      legacySoftmaxInput(
+        tape,
+        p,
+        scores,
+        'softmax input',
+        p.mode === 'amp' || opts.softmaxFp32 ? 4 : scores.bytesPerElem,
+      );
       if (p.mode === 'amp' || opts.softmaxFp32) {
         const sm = tape.unarySavesOutput(scores, 'softmax output (fp32)', 4);
         probs = tape.to(sm, p.mode === 'amp' ? 4 : tape.computeBytes, 'attention probs');
@@ -108,12 +145,19 @@ export function mlaAttention(bc: BlockContext, h1: Tensor): Tensor {
   const q = tape.free(qOut, 'query (cat of pass and rotary parts)', T * heads * qkd, tape.computeBytes);
   const k = tape.free(kvb, 'key (cat of pass and rotary parts)', T * heads * qkd, tape.computeBytes);
   let v: Tensor;
-  if (p.attention === 'flash') v = tape.free(kvb, 'value padded to the q/k width (F.pad)', T * heads * qkd, tape.computeBytes);
+  if (p.attention === 'flash')
+    v = tape.free(kvb, 'value padded to the q/k width (F.pad)', T * heads * qkd, tape.computeBytes);
   // Eager attention's batched matmul copies the value view, except with one sequence, where the reshape is a view.
-  else if (p.attention === 'eager' && b > 1) v = tape.free(kvb, 'value (contiguous copy for the matmul)', T * heads * m.vHeadDim);
+  else if (p.attention === 'eager' && b > 1)
+    v = tape.free(kvb, 'value (contiguous copy for the matmul)', T * heads * m.vHeadDim);
   else v = tape.view(kvb, 'value (view of kv_b_proj output)', T * heads * m.vHeadDim);
   const outWidth = heads * (p.attention === 'flash' ? qkd : m.vHeadDim);
-  const att = attentionCore(bc, q, k, v, { causalRepeat: false, softmaxFp32: true, dropout: a.attentionDropout, outWidth });
+  const att = attentionCore(bc, q, k, v, {
+    causalRepeat: false,
+    softmaxFp32: true,
+    dropout: a.attentionDropout,
+    outWidth,
+  });
   const o = tape.free(att, 'attention output (contiguous, value width)', T * heads * m.vHeadDim);
   return linear(o, 'o_proj', a.hidden, 'o_proj output');
 }

@@ -85,8 +85,14 @@ const FAMILY_BLOCKS: Partial<Record<Architecture['family'], (bc: BlockContext) =
  * false a Llama 4 NoPE layer, `linearLayer` a Gated DeltaNet layer (Qwen3-Next, Qwen3.5); `adaptedExperts` names the
  * expert parameters LoRA adapts in this layer (PEFT target_parameters); `blockKind` the one mixer of a Nemotron-H layer.
  */
-export function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = true, linearLayer = false, adaptedExperts: readonly string[] = [],
-  blockKind?: 'M' | '*' | '-' | 'E'): LayerActivations {
+export function blockActivations(
+  p: ActivationPlan,
+  moeBlock: boolean,
+  rope = true,
+  linearLayer = false,
+  adaptedExperts: readonly string[] = [],
+  blockKind?: 'M' | '*' | '-' | 'E',
+): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const bc = blockContext(p, moeBlock, rope, linearLayer, blockKind);
   // The block's output itself is not needed: what its ops saved is on the tape.
@@ -95,13 +101,21 @@ export function blockActivations(p: ActivationPlan, moeBlock: boolean, rope = tr
 }
 
 /** The block's context: its tape, this layer's modules, the geometry on this TP rank, its linear and norm. */
-function blockContext(p: ActivationPlan, moeBlock: boolean, rope: boolean, linearLayer: boolean, blockKind: 'M' | '*' | '-' | 'E' | undefined): BlockContext {
+function blockContext(
+  p: ActivationPlan,
+  moeBlock: boolean,
+  rope: boolean,
+  linearLayer: boolean,
+  blockKind: 'M' | '*' | '-' | 'E' | undefined,
+): BlockContext {
   const a = p.arch;
   // Liger's RMSNorm and SiLU/GELU-mul kernels keep what a compiled block keeps of those ops: the norm's input and
   // inverse RMS (liger_kernel/ops/rms_norm.py), the gate and up projections (ops/swiglu.py, ops/geglu.py).
   const tape = new Tape(p.mode, p.half, p.compile === true || p.kernels === 'liger');
   // Kimi Linear's KDA and MLA layers both have a q_proj and an o_proj, of different shapes: this layer's kind only.
-  const mods = moduleByName(linearModules(a).filter((m) => m.layerKind === undefined || m.layerKind === (linearLayer ? 'linear' : 'full')));
+  const mods = moduleByName(
+    linearModules(a).filter((m) => m.layerKind === undefined || m.layerKind === (linearLayer ? 'linear' : 'full')),
+  );
   const T = p.batch * p.seq;
   const tp = p.tp;
   // Sequence parallel splits the tokens of the non-tensor-parallel regions (norms, dropout, residual) over TP ranks.
@@ -111,11 +125,21 @@ function blockContext(p: ActivationPlan, moeBlock: boolean, rope: boolean, linea
   // their input's dtype): their fp32 outputs reach the residual sum.
   // Kimi Linear's MoE blocks weight their experts' outputs with fp32 routing weights: from the first one on the residual
   // stream is fp32 (every MoE layer but the first gets an fp32 input; counted for all of them).
-  const residualBytes = p.weightBytes === 4 || (upcast && p.quantizedBase) || (a.family === 'kimi_linear' && moeBlock && a.moe !== undefined) ? 4 : p.half;
+  const residualBytes =
+    p.weightBytes === 4 ||
+    (upcast && p.quantizedBase) ||
+    (a.family === 'kimi_linear' && moeBlock && a.moe !== undefined)
+      ? 4
+      : p.half;
   const normBytes = upcast ? 4 : p.weightBytes;
   const x0 = tape.tensor('block input', Tsp * a.hidden, residualBytes, p.inputRequiresGrad || p.baseTrainable);
-  const state: BlockState = { mlpSavedBytes: 0, moeInfo: { looped: false, forwardEnd: 0, savedAfterRouted: 0 }, tiledMlp: undefined, linearWorking: undefined,
-    softmaxUpcast: false };
+  const state: BlockState = {
+    mlpSavedBytes: 0,
+    moeInfo: { looped: false, forwardEnd: 0, savedAfterRouted: 0 },
+    tiledMlp: undefined,
+    linearWorking: undefined,
+    softmaxUpcast: false,
+  };
   const normWeight: Weight = { what: 'norm', elems: a.hidden, trainable: p.normsTrainable, bytesPerElem: normBytes };
   const rms = rmsNormOf(a, normBytes);
   const sandwich = a.family === 'gemma2' || a.family === 'gemma3' || a.family === 'glm4';
@@ -130,8 +154,32 @@ function blockContext(p: ActivationPlan, moeBlock: boolean, rope: boolean, linea
   const b = p.batch;
   const s = p.seq;
   const bc: BlockContext = {
-    p, a, tape, mods, moeBlock, rope, linearLayer, blockKind, T, tp, Tsp, upcast, residualBytes, x0, normWeight, rms, sandwich, heads, kvHeads, qd, kvd, b, s,
-    linear: (x, name, outFeatures, what) => linearOf(bc, x, name, outFeatures, what), norm, state,
+    p,
+    a,
+    tape,
+    mods,
+    moeBlock,
+    rope,
+    linearLayer,
+    blockKind,
+    T,
+    tp,
+    Tsp,
+    upcast,
+    residualBytes,
+    x0,
+    normWeight,
+    rms,
+    sandwich,
+    heads,
+    kvHeads,
+    qd,
+    kvd,
+    b,
+    s,
+    linear: (x, name, outFeatures, what) => linearOf(bc, x, name, outFeatures, what),
+    norm,
+    state,
   };
   return bc;
 }
@@ -180,7 +228,11 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[]): Layer
     const oneExpert = width * cb * share * m.expertFfn + cb * share * a.hidden;
     const gatherGrad = cb * T * a.hidden + cb * share * a.hidden;
     const shared = width * cb * T * m.sharedExpertFfn;
-    const forwardEnd = 2 * cb * T * a.hidden + 8 * m.experts * m.topK * T + cb * share * (m.expertFfn + a.hidden) - moeInfo.savedAfterRouted;
+    const forwardEnd =
+      2 * cb * T * a.hidden +
+      8 * m.experts * m.topK * T +
+      cb * share * (m.expertFfn + a.hidden) -
+      moeInfo.savedAfterRouted;
     moeWorking = Math.max(oneExpert, gatherGrad, shared, forwardEnd);
   }
   // grouped_mm (transformers 5): the backward holds every routed token's gate, up and product gradients at once (as a
@@ -190,18 +242,33 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[]): Layer
   const groupedEnd = Math.max(0, moeInfo.forwardEnd - moeInfo.savedAfterRouted);
   // A tiled MLP's backward holds one shard's recomputed tensors and their gradients, plus the full input gradient.
   const mlpWorking = tiledMlp
-    ? (width * cb * T * ffnLocal + tiledMlp.savedBytes + tiledMlp.weightCopyBytes) / p.tiledMlpShards! + cb * T * a.hidden
-    : loopedExperts ? moeWorking : Math.max(width * cb * T * ffnLocal, groupedEnd);
+    ? (width * cb * T * ffnLocal + tiledMlp.savedBytes + tiledMlp.weightCopyBytes) / p.tiledMlpShards! +
+      cb * T * a.hidden
+    : loopedExperts
+      ? moeWorking
+      : Math.max(width * cb * T * ffnLocal, groupedEnd);
   // Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward), plus
   // the fp32 copy of the gradient when the softmax ran in fp32 on 16-bit scores. By then the block's MLP half has
   // been through its backward and released what it saved. Flash / SDPA backward holds dQ, dK, dV and dO; a gated
   // attention output (Qwen3.5) adds the gradients of the gate and of the ungated output. A Gated DeltaNet layer has
   // its own (gatedDeltaNet).
   const scoreGradBytes = 2 * cb + (softmaxUpcast && cb < 4 ? 4 : 0);
-  const attnWorking = linearWorking ?? (p.attention === 'eager' ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));
-  const backwardWorkingBytes = Math.max(mlpWorking, expertLoraWorking, Math.max(0, attnWorking - mlpSavedBytes)) + 2 * residualBytes * Tsp * a.hidden;
+  const attnWorking =
+    linearWorking ??
+    (p.attention === 'eager' ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));
+  const backwardWorkingBytes =
+    Math.max(mlpWorking, expertLoraWorking, Math.max(0, attnWorking - mlpSavedBytes)) +
+    2 * residualBytes * Tsp * a.hidden;
   const layerInputBytes = Tsp * a.hidden * residualBytes;
   const everyOtherMatmul = tape.matmulOutputs.filter((_, i) => i % 2 === 0).reduce((x, y) => x + y, 0);
   const selectiveBytes = Math.min(bytesPerLayer, layerInputBytes + everyOtherMatmul + tape.attentionOutputBytes);
-  return { bytesPerLayer, entries, backwardWorkingBytes, layerInputBytes, selectiveBytes, checkpointHeldBytes, weightCopyBytesPerLayer: tape.weightCopyBytes };
+  return {
+    bytesPerLayer,
+    entries,
+    backwardWorkingBytes,
+    layerInputBytes,
+    selectiveBytes,
+    checkpointHeldBytes,
+    weightCopyBytesPerLayer: tape.weightCopyBytes,
+  };
 }

@@ -34,8 +34,12 @@ function mlaLayer(bc: BlockContext, h1: Tensor): Tensor {
   const x1 = tape.free(mlaAttention(bc, h1), 'residual', Tsp * a.hidden, residualBytes);
   const beforeMlp = tape.totalBytes();
   const h2 = norm(x1, 'post_attention_layernorm');
-  const layerOutputs = moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe(tape, p, h2, linear) : deepseekMoe(tape, p, h2, linear, moeInfo))
-    : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
+  const layerOutputs =
+    moeBlock && a.moe
+      ? a.family === 'kimi_linear'
+        ? kimiMoe(tape, p, h2, linear)
+        : deepseekMoe(tape, p, h2, linear, moeInfo)
+      : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
   state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
   return layerOutputs;
 }
@@ -44,22 +48,33 @@ function mlaLayer(bc: BlockContext, h1: Tensor): Tensor {
 function linearMixerLayer(bc: BlockContext, h1: Tensor): Tensor {
   const { p, a, tape, tp, Tsp, residualBytes, moeBlock, linear, norm, state } = bc;
   const { moeInfo } = state;
-  const mixer = a.mamba ? mamba2Mixer(tape, p, h1, linear) : a.mamba1 ? mamba1Mixer(tape, p, h1, linear)
-    : a.linearAttention?.kda ? kimiDeltaAttention(tape, p, h1, linear) : gatedDeltaNet(tape, p, h1, linear);
+  const mixer = a.mamba
+    ? mamba2Mixer(tape, p, h1, linear)
+    : a.mamba1
+      ? mamba1Mixer(tape, p, h1, linear)
+      : a.linearAttention?.kda
+        ? kimiDeltaAttention(tape, p, h1, linear)
+        : gatedDeltaNet(tape, p, h1, linear);
   state.linearWorking = mixer.workingBytes;
   const x1 = tape.free(mixer.out, 'residual', Tsp * a.hidden, residualBytes);
   const beforeMlp = tape.totalBytes();
   const h2 = norm(x1, 'post_attention_layernorm');
-  const layerOutputs = a.family === 'granite_hybrid' ? graniteMlp(tape, p, h2, linear, moeBlock)
-    : moeBlock && a.moe ? (a.family === 'kimi_linear' ? kimiMoe(tape, p, h2, linear) : moeMlp(tape, p, h2, linear, moeInfo)) : gatedMlp(tape,
-      a.ffn / tp, a.hidden, h2, linear, 'llama');
+  const layerOutputs =
+    a.family === 'granite_hybrid'
+      ? graniteMlp(tape, p, h2, linear, moeBlock)
+      : moeBlock && a.moe
+        ? a.family === 'kimi_linear'
+          ? kimiMoe(tape, p, h2, linear)
+          : moeMlp(tape, p, h2, linear, moeInfo)
+        : gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, 'llama');
   state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
   return layerOutputs;
 }
 
 /** The attention layer: projections, q/k norms, rotary, the attention kernel, the output gate, then the MLP half. */
 function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor {
-  const { p, a, tape, T, Tsp, upcast, residualBytes, qd, kvd, heads, kvHeads, s, rope, sandwich, linear, norm, rms } = bc;
+  const { p, a, tape, T, Tsp, upcast, residualBytes, qd, kvd, heads, kvHeads, s, rope, sandwich, linear, norm, rms } =
+    bc;
   const { q: q0, k: k0, v, outputGate } = projections(bc, h1);
   let q = q0;
   let k = k0;
@@ -71,7 +86,11 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
   // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin creates new q/k tensors (fp32 when 4/8-bit linears return fp32).
   // GLM-4 interleaves the rotary pairs: each layer builds repeat_interleave copies of the rotated half of cos and sin
   // (one row of positions, in the hidden states' dtype), which the multiplies keep.
-  if (a.family === 'glm4' && q.rg) tape.saveExtra('interleaved cos / sin (per layer)', 2 * s * Math.round(a.headDim * a.partialRotary) * p.weightBytes);
+  if (a.family === 'glm4' && q.rg)
+    tape.saveExtra(
+      'interleaved cos / sin (per layer)',
+      2 * s * Math.round(a.headDim * a.partialRotary) * p.weightBytes,
+    );
   let qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
   let kr = tape.free(k, 'k after rotary', T * kvd, upcast && p.quantizedBase ? k.bytesPerElem : tape.computeBytes);
   if (a.positions === 'none') {
@@ -93,8 +112,12 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
     kr = tape.rmsNorm(kr, T * kvHeads, false, 'k L2 norm', kr.bytesPerElem, 'llama');
   }
   // Llama 4's eager attention takes the softmax in the scores' dtype (no fp32 upcast).
-  let att = attentionCore(bc, qr, kr, v, { causalRepeat: true, softmaxFp32: a.family !== 'gpt_oss' && a.family !== 'llama4',
-    dropout: a.attentionDropout, sinks: a.family === 'gpt_oss' });
+  let att = attentionCore(bc, qr, kr, v, {
+    causalRepeat: true,
+    softmaxFp32: a.family !== 'gpt_oss' && a.family !== 'llama4',
+    dropout: a.attentionDropout,
+    sinks: a.family === 'gpt_oss',
+  });
   if (outputGate) {
     // attn_output * torch.sigmoid(gate): the gate chunk is reshaped (a copy of the strided view), sigmoid keeps its
     // output, and the product keeps both factors.
@@ -105,13 +128,21 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
   // OLMo 2 and GLM-4 normalize the attention output before the residual sum (its 16-bit output is upcast by the
   // norm); Gemma's byte counts come out the same either way.
   const normBeforeSum = postOnly || a.family === 'glm4';
-  let x1 = tape.free(normBeforeSum ? norm(o, 'post_attention_layernorm') : o, 'residual', Tsp * a.hidden, residualBytes);
+  let x1 = tape.free(
+    normBeforeSum ? norm(o, 'post_attention_layernorm') : o,
+    'residual',
+    Tsp * a.hidden,
+    residualBytes,
+  );
   if (sandwich && !normBeforeSum) x1 = norm(x1, 'post_attention_layernorm');
   return mlpHalf(bc, x1, postOnly);
 }
 
 /** q, k and v of the layer's input, and the output gate's half of q_proj's output (Qwen3-Next, Qwen3.5). */
-function projections(bc: BlockContext, h1: Tensor): { q: Tensor; k: Tensor; v: Tensor; outputGate: Tensor | undefined } {
+function projections(
+  bc: BlockContext,
+  h1: Tensor,
+): { q: Tensor; k: Tensor; v: Tensor; outputGate: Tensor | undefined } {
   const { a, tape, T, qd, kvd, linear } = bc;
   let q: Tensor;
   let k: Tensor;
@@ -150,8 +181,21 @@ function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
   let layerOutputs: Tensor;
   const beforeMlp = tape.totalBytes();
   const h2 = postOnly ? x1 : norm(x1, sandwich ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
-  const denseMlp = (): Tensor => gatedMlp(tape, a.ffn / tp, a.hidden, h2, linear, a.family === 'phi3' || a.family === 'glm4' ? 'phi3'
-    : a.family === 'qwen' ? 'qwen' : a.family === 'granite_hybrid' ? 'granite' : 'llama');
+  const denseMlp = (): Tensor =>
+    gatedMlp(
+      tape,
+      a.ffn / tp,
+      a.hidden,
+      h2,
+      linear,
+      a.family === 'phi3' || a.family === 'glm4'
+        ? 'phi3'
+        : a.family === 'qwen'
+          ? 'qwen'
+          : a.family === 'granite_hybrid'
+            ? 'granite'
+            : 'llama',
+    );
   if (a.family === 'granite_hybrid') {
     layerOutputs = graniteMlp(tape, p, h2, linear, moeBlock);
   } else if (p.tiledMlpShards && !(moeBlock && a.moe) && a.family !== 'gpt_oss') {
@@ -162,9 +206,16 @@ function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
     state.tiledMlp = tape.rollback(mark);
     tape.save(h2);
   } else {
-    layerOutputs = a.family === 'gpt_oss' ? gptOssMoe(tape, p, h2, moeInfo)
-      : moeBlock && a.moe ? (a.family === 'glm4_moe' ? deepseekMoe(tape, p, h2, linear, moeInfo) : a.family === 'llama4' ? llama4Moe(tape, p, h2,
-        linear) : moeMlp(tape, p, h2, linear, moeInfo)) : denseMlp();
+    layerOutputs =
+      a.family === 'gpt_oss'
+        ? gptOssMoe(tape, p, h2, moeInfo)
+        : moeBlock && a.moe
+          ? a.family === 'glm4_moe'
+            ? deepseekMoe(tape, p, h2, linear, moeInfo)
+            : a.family === 'llama4'
+              ? llama4Moe(tape, p, h2, linear)
+              : moeMlp(tape, p, h2, linear, moeInfo)
+          : denseMlp();
   }
   if (sandwich || postOnly) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
   state.mlpSavedBytes = tape.totalBytes() - beforeMlp;

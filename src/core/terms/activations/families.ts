@@ -15,14 +15,23 @@ import { nemotronMoe } from './moe';
  * the fused output, or copies (BLOOM's reshapes of transposed views); the attention output projected, dropped out
  * and added to the residual; the second LayerNorm, the MLP's up projection, its activation and down projection.
  */
-function fusedQkvBlock(bc: BlockContext, n: { ln1: string; qkv: string; out: string; ln2: string; up: string; down: string }, copies: boolean,
+function fusedQkvBlock(
+  bc: BlockContext,
+  n: { ln1: string; qkv: string; out: string; ln2: string; up: string; down: string },
+  copies: boolean,
   softmaxFp32: boolean,
-  act: (x: Tensor) => Tensor): Tensor {
+  act: (x: Tensor) => Tensor,
+): Tensor {
   const { p, a, tape, T, tp, Tsp, residualBytes, x0, qd, linear } = bc;
   const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, n.ln1);
   const qkv = linear(h1, n.qkv, 3 * qd, `${n.qkv} output`);
-  const part = (what: string): Tensor => (copies ? tape.free(qkv, `${what} (reshape copy)`, T * qd) : tape.view(qkv, what, T * qd));
-  const att = attentionCore(bc, part('q'), part('k'), part('v'), { causalRepeat: false, softmaxFp32, dropout: a.attentionDropout });
+  const part = (what: string): Tensor =>
+    copies ? tape.free(qkv, `${what} (reshape copy)`, T * qd) : tape.view(qkv, what, T * qd);
+  const att = attentionCore(bc, part('q'), part('k'), part('v'), {
+    causalRepeat: false,
+    softmaxFp32,
+    dropout: a.attentionDropout,
+  });
   const o = tape.dropout(linear(att, n.out, a.hidden, `${n.out} output`), a.hiddenDropout, 'attention output dropout');
   const x1 = tape.free(o, 'residual', Tsp * a.hidden, residualBytes);
   const h2 = tape.layerNorm(x1, Tsp, p.normsTrainable, n.ln2);
@@ -34,7 +43,13 @@ function fusedQkvBlock(bc: BlockContext, n: { ln1: string; qkv: string; out: str
 export function gpt2Block(bc: BlockContext): Tensor {
   const tape = bc.tape;
   // q, k, v are views (split) of the one c_attn output: saving any of them keeps all of it.
-  return fusedQkvBlock(bc, { ln1: 'ln_1', qkv: 'c_attn', out: 'c_proj', ln2: 'ln_2', up: 'c_fc', down: 'mlp.c_proj' }, false, false, (x) => geluNew(tape, x));
+  return fusedQkvBlock(
+    bc,
+    { ln1: 'ln_1', qkv: 'c_attn', out: 'c_proj', ln2: 'ln_2', up: 'c_fc', down: 'mlp.c_proj' },
+    false,
+    false,
+    (x) => geluNew(tape, x),
+  );
 }
 
 /** GPT-NeoX and Phi: attention and MLP side by side on the block input. */
@@ -47,10 +62,18 @@ export function gptNeoxBlock(bc: BlockContext): Tensor {
   const q = tape.free(qkv, 'q (rotary)', T * qd);
   const k = tape.free(qkv, 'k (rotary)', T * kvd);
   // v is a view of the fused qkv output; eager attention's batched matmul copies it unless the batch is 1.
-  const v = a.family === 'phi' ? linear(h1, 'v_proj', kvd, 'v_proj output')
-    : p.attention === 'eager' && b > 1 ? tape.free(qkv, 'v (contiguous)', T * kvd) : tape.view(qkv, 'v', T * kvd);
+  const v =
+    a.family === 'phi'
+      ? linear(h1, 'v_proj', kvd, 'v_proj output')
+      : p.attention === 'eager' && b > 1
+        ? tape.free(qkv, 'v (contiguous)', T * kvd)
+        : tape.view(qkv, 'v', T * kvd);
   // GPT-NeoX takes the softmax in the activation dtype.
-  const att = attentionCore(bc, q, k, v, { causalRepeat: true, softmaxFp32: a.family === 'phi', dropout: a.attentionDropout });
+  const att = attentionCore(bc, q, k, v, {
+    causalRepeat: true,
+    softmaxFp32: a.family === 'phi',
+    dropout: a.attentionDropout,
+  });
   linear(att, a.family === 'phi' ? 'dense' : 'dense', a.hidden, 'dense output');
   const h2 = a.family === 'phi' ? h1 : tape.layerNorm(x0, Tsp, p.normsTrainable, 'post_attention_layernorm');
   const up = linear(h2, a.family === 'phi' ? 'fc1' : 'dense_h_to_4h', a.ffn / tp, 'mlp up output');
@@ -64,9 +87,20 @@ export function bloomBlock(bc: BlockContext): Tensor {
   // BloomBlock (modeling_bloom.py): query_key_value's output viewed per head and reshaped to (b * heads, s,
   // head_dim), copies of the transposed views, for alibi.baddbmm and bmm; the causal mask added; softmax in fp32
   // cast back to the query's dtype; GeLUFunction keeps its input.
-  return fusedQkvBlock(bc, { ln1: 'input_layernorm', qkv: 'query_key_value', out: 'dense', ln2: 'post_attention_layernorm', up: 'dense_h_to_4h',
-    down: 'dense_4h_to_h' },
-    true, true, (x) => tape.unarySavesInput(x, 'GeLUFunction output'));
+  return fusedQkvBlock(
+    bc,
+    {
+      ln1: 'input_layernorm',
+      qkv: 'query_key_value',
+      out: 'dense',
+      ln2: 'post_attention_layernorm',
+      up: 'dense_h_to_4h',
+      down: 'dense_4h_to_h',
+    },
+    true,
+    true,
+    (x) => tape.unarySavesInput(x, 'GeLUFunction output'),
+  );
 }
 
 /** BERT and RoBERTa: post-LayerNorm encoder blocks. */
@@ -98,9 +132,13 @@ export function nemotronHBlock(bc: BlockContext): Tensor {
     state.linearWorking = mixer.workingBytes;
     layerOutputs = mixer.out;
   } else if (blockKind === '*') {
-    const att = attentionCore(bc, linear(h1, 'q_proj', qd, 'q_proj output'), linear(h1, 'k_proj', kvd, 'k_proj output'),
+    const att = attentionCore(
+      bc,
+      linear(h1, 'q_proj', qd, 'q_proj output'),
+      linear(h1, 'k_proj', kvd, 'k_proj output'),
       linear(h1, 'v_proj', kvd, 'v_proj output'),
-      { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
+      { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout },
+    );
     layerOutputs = linear(att, 'o_proj', a.hidden, 'o_proj output');
   } else if (blockKind === 'E') {
     const beforeMlp = tape.totalBytes();

@@ -11,11 +11,26 @@
 import { memo, memoByObject } from '../../util/memo';
 import type { ActivationPlan, Ia3Plan, LayerActivations, LoraPlan } from './plan';
 import { layerActivationsUncached } from './stack';
-export { type LoraPlan, type Ia3Plan, type ActivationPlan, type LinearKernels, type MambaKernels, type KbitUpcast, type Kernels,
-  type LayerActivations } from './plan';
+export {
+  type LoraPlan,
+  type Ia3Plan,
+  type ActivationPlan,
+  type LinearKernels,
+  type MambaKernels,
+  type KbitUpcast,
+  type Kernels,
+  type LayerActivations,
+} from './plan';
 export { unslothFastPath } from './unsloth';
-export { graniteMlpSavedBytes, nemotronMoeSavedBytes, mamba2SavedBytes, mamba1SavedBytes, gatedDeltaNetSavedBytes, kimiDeltaAttentionSavedBytes,
-  kimiMoeSavedBytes } from './mixers';
+export {
+  graniteMlpSavedBytes,
+  nemotronMoeSavedBytes,
+  mamba2SavedBytes,
+  mamba1SavedBytes,
+  gatedDeltaNetSavedBytes,
+  kimiDeltaAttentionSavedBytes,
+  kimiMoeSavedBytes,
+} from './mixers';
 export { ktoReferenceLogps, referenceLogps, lossMemory, type LossPlan, type LossMemory } from '../loss';
 export { finalNormSaved } from './norms';
 export { noGradLayerBytes } from './no-grad';
@@ -25,34 +40,88 @@ const targetsKey = memoByObject((t: ReadonlySet<string>): string => [...t].sort(
 
 const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => a === b || targetsKey(a) === targetsKey(b);
 const sameLora = (a: LoraPlan | undefined, b: LoraPlan | undefined): boolean =>
-  a === b || (a !== undefined && b !== undefined && a.r === b.r && a.dropout === b.dropout && a.dtypeBytes === b.dtypeBytes
-    && (a.dora === true) === (b.dora === true) && sameSet(a.targets, b.targets));
+  a === b ||
+  (a !== undefined &&
+    b !== undefined &&
+    a.r === b.r &&
+    a.dropout === b.dropout &&
+    a.dtypeBytes === b.dtypeBytes &&
+    (a.dora === true) === (b.dora === true) &&
+    sameSet(a.targets, b.targets));
 const sameIa3 = (a: Ia3Plan | undefined, b: Ia3Plan | undefined): boolean =>
-  a === b || (a !== undefined && b !== undefined && a.dtypeBytes === b.dtypeBytes && sameSet(a.targets, b.targets) && sameSet(a.feedforward, b.feedforward));
-const expertLoraKey = (p: ActivationPlan): string => (p.expertLora
-  ? p.expertLora.targets.map((t) => `${t.name}:${t.savedBytes}:${t.workingBytes}:${t.indices ? [...t.indices].join('.') : '*'}`).join(';') : '');
+  a === b ||
+  (a !== undefined &&
+    b !== undefined &&
+    a.dtypeBytes === b.dtypeBytes &&
+    sameSet(a.targets, b.targets) &&
+    sameSet(a.feedforward, b.feedforward));
+const expertLoraKey = (p: ActivationPlan): string =>
+  p.expertLora
+    ? p.expertLora.targets
+        .map((t) => `${t.name}:${t.savedBytes}:${t.workingBytes}:${t.indices ? [...t.indices].join('.') : '*'}`)
+        .join(';')
+    : '';
 /** The fields of the memo key below, compared one by one (no key string to build and hash). */
 const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
-  a.arch === b.arch && a.batch === b.batch && a.seq === b.seq && a.mode === b.mode && a.half === b.half && a.weightBytes === b.weightBytes
-  && a.attention === b.attention && a.baseTrainable === b.baseTrainable && a.normsTrainable === b.normsTrainable
-  && a.inputRequiresGrad === b.inputRequiresGrad && a.sequenceParallel === b.sequenceParallel && (a.compile === true) === (b.compile === true)
-  && (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) && (a.quantizedBase === true) === (b.quantizedBase === true)
-    && (a.int8Base === true) === (b.int8Base === true) && (a.dequantizedExperts ?? 0) === (b.dequantizedExperts ?? 0)
-  && (a.expertsLooped === true) === (b.expertsLooped === true) && (a.unshardedParamBytes ?? 0) === (b.unshardedParamBytes ?? 0)
-  && (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') && (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch')
-  && (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) && (a.linearKernels ?? 'fla') === (b.linearKernels ?? 'fla') && (a.mambaKernels
-    ?? 'cuda') === (b.mambaKernels ?? 'cuda')
-  && expertLoraKey(a) === expertLoraKey(b) && a.tp === b.tp
-  && sameLora(a.lora, b.lora) && sameIa3(a.ia3, b.ia3);
+  a.arch === b.arch &&
+  a.batch === b.batch &&
+  a.seq === b.seq &&
+  a.mode === b.mode &&
+  a.half === b.half &&
+  a.weightBytes === b.weightBytes &&
+  a.attention === b.attention &&
+  a.baseTrainable === b.baseTrainable &&
+  a.normsTrainable === b.normsTrainable &&
+  a.inputRequiresGrad === b.inputRequiresGrad &&
+  a.sequenceParallel === b.sequenceParallel &&
+  (a.compile === true) === (b.compile === true) &&
+  (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) &&
+  (a.quantizedBase === true) === (b.quantizedBase === true) &&
+  (a.int8Base === true) === (b.int8Base === true) &&
+  (a.dequantizedExperts ?? 0) === (b.dequantizedExperts ?? 0) &&
+  (a.expertsLooped === true) === (b.expertsLooped === true) &&
+  (a.unshardedParamBytes ?? 0) === (b.unshardedParamBytes ?? 0) &&
+  (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') &&
+  (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch') &&
+  (a.tiledMlpShards ?? 0) === (b.tiledMlpShards ?? 0) &&
+  (a.linearKernels ?? 'fla') === (b.linearKernels ?? 'fla') &&
+  (a.mambaKernels ?? 'cuda') === (b.mambaKernels ?? 'cuda') &&
+  expertLoraKey(a) === expertLoraKey(b) &&
+  a.tp === b.tp &&
+  sameLora(a.lora, b.lora) &&
+  sameIa3(a.ia3, b.ia3);
 /**
  * Every plan field: a field added to ActivationPlan does not compile until it is listed here, and the unit tests change
  * each listed field and require both memo layers (samePlan, the key string) to tell the plans apart.
  */
 export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true } = {
-  arch: true, mode: true, half: true, weightBytes: true, batch: true, seq: true, attention: true, baseTrainable: true, normsTrainable: true,
-  inputRequiresGrad: true, lora: true, ia3: true, tp: true, sequenceParallel: true, compile: true, softmaxSavesInput: true, quantizedBase: true,
-    int8Base: true, dequantizedExperts: true, expertsLooped: true, unshardedParamBytes: true,
-  kbitUpcast: true, kernels: true, tiledMlpShards: true, linearKernels: true, mambaKernels: true, expertLora: true,
+  arch: true,
+  mode: true,
+  half: true,
+  weightBytes: true,
+  batch: true,
+  seq: true,
+  attention: true,
+  baseTrainable: true,
+  normsTrainable: true,
+  inputRequiresGrad: true,
+  lora: true,
+  ia3: true,
+  tp: true,
+  sequenceParallel: true,
+  compile: true,
+  softmaxSavesInput: true,
+  quantizedBase: true,
+  int8Base: true,
+  dequantizedExperts: true,
+  expertsLooped: true,
+  unshardedParamBytes: true,
+  kbitUpcast: true,
+  kernels: true,
+  tiledMlpShards: true,
+  linearKernels: true,
+  mambaKernels: true,
+  expertLora: true,
 };
 /**
  * One block's replay, memoized per architecture and plan: the last 32 plans compared field by field (the advice search
@@ -61,7 +130,8 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
 const layers = memo(layerActivationsUncached, {
   scope: (p) => p.arch,
   limit: 4096,
-  key: (p) => `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}u${p.unshardedParamBytes ?? 0}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`,
+  key: (p) =>
+    `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}u${p.unshardedParamBytes ?? 0}${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}|${p.seq}|${p.tp}|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`,
   recent: { size: 32, same: samePlan },
 });
 

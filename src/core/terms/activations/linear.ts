@@ -16,15 +16,38 @@ export function weight(bc: BlockContext, name: string): Weight {
   // parameter (transformers 5 fused experts and routers) is never quantized: it keeps the model dtype, or fp32 when
   // prepare_model_for_kbit_training upcast the unquantized parameters.
   if (m?.parameter && p.quantizedBase) {
-    return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.kbitUpcast !== undefined && p.kbitUpcast !== 'none' ? 4 : p.weightBytes };
+    return {
+      what: name,
+      elems,
+      trainable: p.baseTrainable,
+      bytesPerElem: p.kbitUpcast !== undefined && p.kbitUpcast !== 'none' ? 4 : p.weightBytes,
+    };
   }
   // transformers 5's grouped_mm over the fused 3-D experts is not autocast-enabled: it casts the input to the weight's
   // dtype (integrations/moe.py _grouped_mm), so fp32 experts compute in fp32 under autocast. Under FSDP mixed
   // precision the unsharded experts are 16-bit (p.unshardedParamBytes).
-  if (m?.parameter && m.group === 'expert' && p.arch.fusedExperts === true && p.expertsLooped !== true && !p.quantizedBase) {
-    return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.unshardedParamBytes ?? p.weightBytes, notAutocast: true };
+  if (
+    m?.parameter &&
+    m.group === 'expert' &&
+    p.arch.fusedExperts === true &&
+    p.expertsLooped !== true &&
+    !p.quantizedBase
+  ) {
+    return {
+      what: name,
+      elems,
+      trainable: p.baseTrainable,
+      bytesPerElem: p.unshardedParamBytes ?? p.weightBytes,
+      notAutocast: true,
+    };
   }
-  return { what: name, elems, trainable: p.baseTrainable, bytesPerElem: p.quantizedBase ? p.half : p.weightBytes, keepsInputDtype: p.quantizedBase };
+  return {
+    what: name,
+    elems,
+    trainable: p.baseTrainable,
+    bytesPerElem: p.quantizedBase ? p.half : p.weightBytes,
+    keepsInputDtype: p.quantizedBase,
+  };
 }
 
 /** A linear layer with its LoRA adapter or (IA)^3 vector when targeted (PEFT lora.Linear / ia3.Linear forward). */
@@ -38,7 +61,12 @@ export function linear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
     if (ia3.feedforward.has(name)) {
       const xc = tape.to(x, ia3.dtypeBytes, `${name} IA3 input (adapter dtype)`);
       tape.save(xc);
-      return tape.linear(tape.to(tape.free(xc, `${name} input x IA3 vector`), x.bytesPerElem, `${name} scaled input`), w, outFeatures, what);
+      return tape.linear(
+        tape.to(tape.free(xc, `${name} input x IA3 vector`), x.bytesPerElem, `${name} scaled input`),
+        w,
+        outFeatures,
+        what,
+      );
     }
     const y0 = tape.linear(x, w, outFeatures, what);
     const yc = tape.to(y0, ia3.dtypeBytes, `${what} (adapter dtype)`);
@@ -55,9 +83,19 @@ export function linear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
   // layers skip the cast under autocast (peft/tuners/lora/bnb.py: requires_conversion = not is_autocast_enabled()).
   let xa = p.quantizedBase && p.mode === 'amp' ? x : tape.to(x, lora.dtypeBytes, `${name} LoRA input (adapter dtype)`);
   xa = tape.dropout(xa, lora.dropout, `${name} LoRA dropout`);
-  const A: Weight = { what: `${name}.lora_A`, elems: (m?.inFeatures ?? a.hidden) * lora.r, trainable: true, bytesPerElem: lora.dtypeBytes };
+  const A: Weight = {
+    what: `${name}.lora_A`,
+    elems: (m?.inFeatures ?? a.hidden) * lora.r,
+    trainable: true,
+    bytesPerElem: lora.dtypeBytes,
+  };
   const ya = tape.linear(xa, A, lora.r, `${name} lora_A output`);
-  const B: Weight = { what: `${name}.lora_B`, elems: lora.r * outFeatures, trainable: true, bytesPerElem: lora.dtypeBytes };
+  const B: Weight = {
+    what: `${name}.lora_B`,
+    elems: lora.r * outFeatures,
+    trainable: true,
+    bytesPerElem: lora.dtypeBytes,
+  };
   const yb = tape.linear(ya, B, outFeatures, `${name} lora_B output`);
   if (lora.dora) {
     // peft/tuners/lora/dora.py DoraLinearLayer.forward: (mag_norm_scale - 1) * base_result + mag_norm_scale * lora_result

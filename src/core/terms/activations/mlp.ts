@@ -20,12 +20,17 @@ export function graniteMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: Lin
     const T = x.elems / a.hidden;
     const pairs = T * moe.topK;
     const Ie = moe.expertFfn;
-    tape.saveExtra('router (int64 indices, fp32 softmax, gates), expert activations, gated outputs and the index_add source',
-      p.baseTrainable ? pairs * (30 + 8 * Ie + 6 * a.hidden) : pairs * (30 + 6 * Ie + 4 * a.hidden));
+    tape.saveExtra(
+      'router (int64 indices, fp32 softmax, gates), expert activations, gated outputs and the index_add source',
+      p.baseTrainable ? pairs * (30 + 8 * Ie + 6 * a.hidden) : pairs * (30 + 6 * Ie + 4 * a.hidden),
+    );
     // Axolotl's quantize_moe_experts: each expert's F.linear takes a view of the whole dequantized input_linear (2 x Ie)
     // and output_linear weights, which the views keep alive for the input's gradient.
-    if ((p.dequantizedExperts ?? 0) > 0 && x.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the expert matmuls)',
-      p.dequantizedExperts! * 3 * Ie * a.hidden * tape.half);
+    if ((p.dequantizedExperts ?? 0) > 0 && x.rg)
+      tape.saveExtra(
+        'dequantized expert weights (NF4 -> 16-bit, kept by the expert matmuls)',
+        p.dequantizedExperts! * 3 * Ie * a.hidden * tape.half,
+      );
     // The router's and the experts' weight gradients need the block input (one storage with the shared MLP's).
     if (p.baseTrainable) tape.save(x);
   }
@@ -33,7 +38,14 @@ export function graniteMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: Lin
 }
 
 /** act(gate(x)) * up(x) -> down: Llama/Mistral/Qwen/Gemma MLP (phi3 and Qwen v1 fuse or rename the projections). */
-export function gatedMlp(tape: Tape, ffn: number, hidden: number, x: Tensor, linear: LinearFn, style: 'llama' | 'phi3' | 'qwen' | 'granite'): Tensor {
+export function gatedMlp(
+  tape: Tape,
+  ffn: number,
+  hidden: number,
+  x: Tensor,
+  linear: LinearFn,
+  style: 'llama' | 'phi3' | 'qwen' | 'granite',
+): Tensor {
   if (style === 'phi3' || style === 'granite') {
     // gate_up_proj output is chunked into two views; silu saves the gate view, the product saves both halves. Granite
     // 4.0's shared MLP does the same with input_linear and output_linear.
@@ -61,7 +73,12 @@ export function gatedMlp(tape: Tape, ffn: number, hidden: number, x: Tensor, lin
       tape.save(g);
       tape.save(u);
     }
-    return linear(tape.tensor('act(gate) * up', g.elems, g.bytesPerElem, g.rg || u.rg), 'down_proj', hidden, 'down_proj output');
+    return linear(
+      tape.tensor('act(gate) * up', g.elems, g.bytesPerElem, g.rg || u.rg),
+      'down_proj',
+      hidden,
+      'down_proj output',
+    );
   }
   const act = tape.unarySavesInput(g, 'act(gate_proj)');
   const prod = tape.mul(act, u, 'act(gate) * up');

@@ -15,7 +15,12 @@ import { Tape, type Tensor, type Weight } from '../saved-tensors';
  * (up_proj, relu², down_proj). The routed part is tools/activations/nemotron_moe.py's closed form (82 measured cases,
  * exact), which no term of depends on which experts the tokens reach.
  */
-export function nemotronMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): { out: Tensor; workingBytes: number } {
+export function nemotronMoe(
+  tape: Tape,
+  p: ActivationPlan,
+  x: Tensor,
+  linear: LinearFn,
+): { out: Tensor; workingBytes: number } {
   const a = p.arch;
   const moe = a.moe!;
   const r = a.moeRouting ?? { groups: 1, topkGroups: 1, normTopk: true };
@@ -29,18 +34,26 @@ export function nemotronMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
     const trained = p.baseTrainable;
     const perPair = 41 + (trained ? 4 : 2) * Im + (trained ? 4 : 2) * d - (r.normTopk ? 0 : 4);
     const perToken = 5 * E + 16 * r.groups + 8 * r.topkGroups + 4 + (trained ? 4 * a.hidden : 0) - (r.normTopk ? 0 : 4);
-    tape.saveExtra('router (fp32 scores, masks, indices, weights) and routed experts (grouped_mm inputs, relu², weighted products)', S * perPair
-      + T * perToken + 4 * E * (a.hidden + 1));
+    tape.saveExtra(
+      'router (fp32 scores, masks, indices, weights) and routed experts (grouped_mm inputs, relu², weighted products)',
+      S * perPair + T * perToken + 4 * E * (a.hidden + 1),
+    );
     // Axolotl's quantize_moe_experts: the grouped matmuls keep the dequantized up and down weights (E x Im x d each).
-    if ((p.dequantizedExperts ?? 0) > 0 && x.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the grouped matmuls)',
-      p.dequantizedExperts! * 2 * Im * d * tape.half);
+    if ((p.dequantizedExperts ?? 0) > 0 && x.rg)
+      tape.saveExtra(
+        'dequantized expert weights (NF4 -> 16-bit, kept by the grouped matmuls)',
+        p.dequantizedExperts! * 2 * Im * d * tape.half,
+      );
   }
   let routed = tape.tensor('routed experts output', T * d, tape.computeBytes, routedIn.rg || p.baseTrainable);
   if (a.moeLatent) routed = linear(routed, 'fc2_latent_proj', a.hidden, 'fc2_latent_proj output');
   const up = linear(x, 'shared_experts.up_proj', moe.sharedExpertFfn, 'shared expert up_proj output');
   const act = tape.unarySavesOutput(up, 'relu(shared up_proj output)');
   const shared = linear(tape.free(act, 'relu(...)^2'), 'shared_experts.down_proj', a.hidden, 'shared expert output');
-  return { out: tape.tensor('routed + shared', T * a.hidden, tape.computeBytes, routed.rg || shared.rg), workingBytes: 0 };
+  return {
+    out: tape.tensor('routed + shared', T * a.hidden, tape.computeBytes, routed.rg || shared.rg),
+    workingBytes: 0,
+  };
 }
 
 /**
@@ -53,7 +66,8 @@ function fp32Router(tape: Tape, p: ActivationPlan, x: Tensor): Tensor {
   const experts = a.moe!.experts;
   const x32 = tape.to(x, 4, 'router input (fp32)');
   const rw: Weight = { what: 'router', elems: a.hidden * experts, trainable: p.baseTrainable, bytesPerElem: 4 };
-  if (x32.rg && tape.mode !== 'amp' && p.weightBytes !== 4) tape.saveExtra('router weight (fp32 copy)', a.hidden * experts * 4);
+  if (x32.rg && tape.mode !== 'amp' && p.weightBytes !== 4)
+    tape.saveExtra('router weight (fp32 copy)', a.hidden * experts * 4);
   return tape.linear(x32, rw, experts, 'router logits');
 }
 
@@ -71,7 +85,10 @@ export function kimiMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: Linear
   const moe = a.moe!;
   const T = x.elems / a.hidden;
   const S = T * moe.topK;
-  const probs = tape.unarySavesOutput(tape.to(fp32Router(tape, p, x), 4, 'router logits (fp32)'), 'router softmax (fp32)');
+  const probs = tape.unarySavesOutput(
+    tape.to(fp32Router(tape, p, x), 4, 'router logits (fp32)'),
+    'router softmax (fp32)',
+  );
   if (probs.rg) {
     tape.saveExtra('top-k, sorted, token and inverse indices (int64, four per routed pair)', 32 * S);
     if (moe.topK > 1 && (a.moeRouting?.normTopk ?? true)) {
@@ -84,8 +101,15 @@ export function kimiMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: Linear
   const routed = tape.tensor('routed tokens (gathered, sorted by expert)', S * a.hidden, x.bytesPerElem, x.rg);
   const down = expertMlp(tape, a, routed, linear, ['w1', 'w3', 'w2']);
   tape.save(down); // the concatenated expert outputs, kept by the product with the fp32 weights
-  if (moe.sharedExpertFfn > 0) gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x,
-    (xx, name, out, what) => linear(xx, `shared_experts.${name}`, out, what), 'llama');
+  if (moe.sharedExpertFfn > 0)
+    gatedMlp(
+      tape,
+      moe.sharedExpertFfn,
+      a.hidden,
+      x,
+      (xx, name, out, what) => linear(xx, `shared_experts.${name}`, out, what),
+      'llama',
+    );
   return tape.tensor('moe output (fp32)', T * a.hidden, 4, true);
 }
 
@@ -94,15 +118,24 @@ export function kimiMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: Linear
  * gate_up_proj chunked into two views and down_proj of transformers 5 (MixtralExperts.forward and its grouped_mm
  * implementation keep the same tensors: the gathered input, gate_up, act(gate), the product).
  */
-function expertMlp(tape: Tape, a: Architecture, routed: Tensor, linear: LinearFn, [gate, up, down]: readonly [string, string, string],
-  dequantizedExperts = 0): Tensor {
+function expertMlp(
+  tape: Tape,
+  a: Architecture,
+  routed: Tensor,
+  linear: LinearFn,
+  [gate, up, down]: readonly [string, string, string],
+  dequantizedExperts = 0,
+): Tensor {
   const ffn = a.moe!.expertFfn;
   if (a.fusedExperts) {
     // Axolotl's quantize_moe_experts: the NF4 experts are dequantized whole (E x 2f x h and E x h x f in 16 bits) for
     // the grouped matmuls, which keep them for the routed input's gradient (bitsandbytes nn/parametrize.py,
     // transformers integrations/moe.py grouped_mm).
-    if (dequantizedExperts > 0 && routed.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the grouped matmuls)',
-      dequantizedExperts * 3 * ffn * a.hidden * tape.half);
+    if (dequantizedExperts > 0 && routed.rg)
+      tape.saveExtra(
+        'dequantized expert weights (NF4 -> 16-bit, kept by the grouped matmuls)',
+        dequantizedExperts * 3 * ffn * a.hidden * tape.half,
+      );
     const gu = linear(routed, 'experts.gate_up_proj', 2 * ffn, 'expert gate_up output');
     const g = tape.view(gu, 'expert gate (view)', gu.elems / 2);
     const u = tape.view(gu, 'expert up (view)', gu.elems / 2);
@@ -120,7 +153,8 @@ function expertMlp(tape: Tape, a: Architecture, routed: Tensor, linear: LinearFn
  * transformers 5's default experts implementation over fused 3-D experts (gpt-oss has no other kind): one grouped matmul
  * per projection.
  */
-const groupedExperts = (p: ActivationPlan): boolean => (p.arch.fusedExperts === true || p.arch.family === 'gpt_oss') && p.expertsLooped !== true;
+const groupedExperts = (p: ActivationPlan): boolean =>
+  (p.arch.fusedExperts === true || p.arch.family === 'gpt_oss') && p.expertsLooped !== true;
 
 /**
  * What an MoE block tells the layer's backward working set (set by the blocks that run transformers' experts loop or
@@ -128,7 +162,11 @@ const groupedExperts = (p: ActivationPlan): boolean => (p.arch.fusedExperts === 
  * holds at the end of its routed experts' forward beside what it saves when they run through grouped_mm (0 when
  * looped), and what it saves after that point (its shared expert).
  */
-export interface MoeInfo { looped: boolean; forwardEnd: number; savedAfterRouted: number }
+export interface MoeInfo {
+  looped: boolean;
+  forwardEnd: number;
+  savedAfterRouted: number;
+}
 
 /**
  * transformers 5 grouped_mm (integrations/moe.py) at the top-k sum, beside what is saved: the gathered tokens and
@@ -137,7 +175,10 @@ export interface MoeInfo { looped: boolean; forwardEnd: number; savedAfterRouted
  */
 function groupedForwardEnd(a: Architecture, T: number, cb: number, weightBytes: number): number {
   const routed = T * a.moe!.topK;
-  return cb * (2 * routed * a.hidden + routed * a.moe!.expertFfn + T * a.hidden) + weightBytes * (2 * routed * a.hidden + T * a.hidden);
+  return (
+    cb * (2 * routed * a.hidden + routed * a.moe!.expertFfn + T * a.hidden) +
+    weightBytes * (2 * routed * a.hidden + T * a.hidden)
+  );
 }
 
 /** Sparse MoE block: router softmax, top-k, each token through k experts (expected s*b*k/E tokens per expert). */
@@ -151,11 +192,22 @@ export function moeMlp(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearF
   tape.unarySavesOutput(logits, 'router softmax (fp32)', 4);
   // Expert inputs are gathered copies of the routed tokens: T*k rows in all.
   const routed = tape.tensor('routed tokens', T * moe.topK * a.hidden, x.bytesPerElem, x.rg);
-  const down = expertMlp(tape, a, routed, linear, a.family === 'mixtral' ? ['w1', 'w3', 'w2'] : ['gate_proj', 'up_proj', 'down_proj'], p.dequantizedExperts);
+  const down = expertMlp(
+    tape,
+    a,
+    routed,
+    linear,
+    a.family === 'mixtral' ? ['w1', 'w3', 'w2'] : ['gate_proj', 'up_proj', 'down_proj'],
+    p.dequantizedExperts,
+  );
   // Each expert output is scaled by its routing weight (saved for the weight's grad); index_add_ keeps its
   // source (the weighted output) and the int64 token indices; top-k indices and the weight normalisation
   // (clone + sum) are kept too.
-  const weighted = tape.mul(down, tape.tensor('routing weights (16-bit)', T * moe.topK, x.bytesPerElem, x.rg), 'weighted expert output');
+  const weighted = tape.mul(
+    down,
+    tape.tensor('routing weights (16-bit)', T * moe.topK, x.bytesPerElem, x.rg),
+    'weighted expert output',
+  );
   if (info) info.looped = p.expertsLooped === true;
   if (groupedExperts(p)) {
     if (info) info.forwardEnd = groupedForwardEnd(a, T, tape.computeBytes, x.bytesPerElem);
@@ -208,17 +260,31 @@ export function deepseekMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
   const grouped = groupedExperts(p);
   // transformers 5 grouped_mm: the token, sort and unsort indices (int64); the 4.x loop: torch.where(mask[e]) returns
   // the token and slot indices as views of one nonzero() result, 2 x int64 per token.
-  if (x.rg) tape.saveExtra(grouped ? 'token, sort and unsort indices (int64)' : 'token and slot indices per expert (int64)',
-    routedTokens * (grouped ? 24 : 16));
+  if (x.rg)
+    tape.saveExtra(
+      grouped ? 'token, sort and unsort indices (int64)' : 'token and slot indices per expert (int64)',
+      routedTokens * (grouped ? 24 : 16),
+    );
   const down = expertMlp(tape, a, routed, linear, ['gate_proj', 'up_proj', 'down_proj'], p.dequantizedExperts);
-  const weighted = tape.mul(down, tape.tensor('routing weight per routed token', routedTokens, wb, scores.rg), 'weighted expert output', wb);
+  const weighted = tape.mul(
+    down,
+    tape.tensor('routing weight per routed token', routedTokens, wb, scores.rg),
+    'weighted expert output',
+    wb,
+  );
   if (info) info.looped = p.expertsLooped === true;
   if (grouped && info) info.forwardEnd = groupedForwardEnd(a, T, tape.computeBytes, wb);
   if (!grouped) tape.save(weighted); // index_add_ keeps its source (grouped_mm's index back to token order does not)
   if (moe.sharedExpertFfn > 0) {
     const before = tape.totalBytes();
-    gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, name.replace(/^(gate|up|down)_proj$/,
-      'shared_experts.$1_proj'), out, what), 'llama');
+    gatedMlp(
+      tape,
+      moe.sharedExpertFfn,
+      a.hidden,
+      x,
+      (xx, name, out, what) => linear(xx, name.replace(/^(gate|up|down)_proj$/, 'shared_experts.$1_proj'), out, what),
+      'llama',
+    );
     if (info) info.savedAfterRouted = tape.totalBytes() - before;
   }
   return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
@@ -254,7 +320,14 @@ export function llama4Moe(tape: Tape, p: ActivationPlan, x: Tensor, linear: Line
   } else {
     llama4BmmExperts(tape, p, routedIn);
   }
-  gatedMlp(tape, moe.sharedExpertFfn, a.hidden, x, (xx, name, out, what) => linear(xx, `shared_expert.${name}`, out, what), 'llama');
+  gatedMlp(
+    tape,
+    moe.sharedExpertFfn,
+    a.hidden,
+    x,
+    (xx, name, out, what) => linear(xx, `shared_expert.${name}`, out, what),
+    'llama',
+  );
   return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
 }
 
@@ -263,10 +336,19 @@ function llama4BmmExperts(tape: Tape, p: ActivationPlan, routedIn: Tensor): void
   const a = p.arch;
   const E = a.moe!.experts;
   const f = a.moe!.expertFfn;
-  const expertWeight = (what: string, elems: number): Weight => ({ what, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes, uncachedCopies: E });
+  const expertWeight = (what: string, elems: number): Weight => ({
+    what,
+    elems,
+    trainable: p.baseTrainable,
+    bytesPerElem: p.weightBytes,
+    uncachedCopies: E,
+  });
   // Axolotl's quantize_moe_experts: bmm takes the whole dequantized 3-D weights and keeps them for the input's gradient.
-  if ((p.dequantizedExperts ?? 0) > 0 && routedIn.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by bmm)',
-    p.dequantizedExperts! * 3 * f * a.hidden * tape.half);
+  if ((p.dequantizedExperts ?? 0) > 0 && routedIn.rg)
+    tape.saveExtra(
+      'dequantized expert weights (NF4 -> 16-bit, kept by bmm)',
+      p.dequantizedExperts! * 3 * f * a.hidden * tape.half,
+    );
   const gateUp = tape.linear(routedIn, expertWeight('experts.gate_up_proj', a.hidden * 2 * f), 2 * f, 'expert gate_up');
   tape.save(gateUp); // silu keeps the gate half, a view of gate_up; the product keeps the up half
   const rows = routedIn.elems / a.hidden; // E x T
@@ -290,7 +372,12 @@ export function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor, info?: MoeIn
   const T = x.elems / a.hidden;
   const f = moe.expertFfn;
   const routedTokens = T * moe.topK;
-  const rw: Weight = { what: 'router', elems: a.hidden * moe.experts, trainable: p.baseTrainable, bytesPerElem: p.weightBytes };
+  const rw: Weight = {
+    what: 'router',
+    elems: a.hidden * moe.experts,
+    trainable: p.baseTrainable,
+    bytesPerElem: p.weightBytes,
+  };
   const logits = tape.linear(x, rw, moe.experts, 'router logits');
   if (logits.rg) {
     tape.saveExtra('top-k indices (int64)', routedTokens * 8);
@@ -301,7 +388,11 @@ export function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor, info?: MoeIn
   // order by an index (token, sort and unsort indices, int64), nothing kept of the weighted outputs; the 4.x loop keeps
   // each expert's token indices and index_add_'s source.
   const grouped = groupedExperts(p);
-  if (x.rg) tape.saveExtra(grouped ? 'token, sort and unsort indices (int64)' : 'token indices per expert (int64)', routedTokens * (grouped ? 24 : 8));
+  if (x.rg)
+    tape.saveExtra(
+      grouped ? 'token, sort and unsort indices (int64)' : 'token indices per expert (int64)',
+      routedTokens * (grouped ? 24 : 8),
+    );
   // At the top-k sum grouped_mm also holds the gathered tokens and their sorted copy, the biases gathered per routed
   // token (gate_up's and down's), the gated product, the weighted output and its unsorted copy, the MoE input and the
   // sum (profiled: tools/peak/measure_step.py --moe-checkpointing).
@@ -310,12 +401,20 @@ export function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor, info?: MoeIn
   if (grouped && info) info.forwardEnd = cb * (5 * routedTokens * a.hidden + 3 * routedTokens * f + 2 * T * a.hidden);
   // Axolotl's quantize_moe_experts: each expert's matmul takes a view of the whole dequantized 3-D weight, which its
   // views keep alive for the input's gradient (as in expertMlp).
-  if ((p.dequantizedExperts ?? 0) > 0 && routed.rg) tape.saveExtra('dequantized expert weights (NF4 -> 16-bit, kept by the expert matmuls)',
-    p.dequantizedExperts! * 3 * f * a.hidden * tape.half);
+  if ((p.dequantizedExperts ?? 0) > 0 && routed.rg)
+    tape.saveExtra(
+      'dequantized expert weights (NF4 -> 16-bit, kept by the expert matmuls)',
+      p.dequantizedExperts! * 3 * f * a.hidden * tape.half,
+    );
   // Each expert's matmul uses a view of its slice of the 3-D parameter: under autocast every view is cast anew (not a
   // leaf, so not cached) and each copy is kept for the input's gradient: one per expert, per layer.
-  const expertWeight = (what: string, elems: number): Weight => ({ what, elems, trainable: p.baseTrainable, bytesPerElem: p.weightBytes,
-    uncachedCopies: moe.experts });
+  const expertWeight = (what: string, elems: number): Weight => ({
+    what,
+    elems,
+    trainable: p.baseTrainable,
+    bytesPerElem: p.weightBytes,
+    uncachedCopies: moe.experts,
+  });
   // The biases are added after the matmul, so the sum takes the wider dtype (fp32 with fp32 weights under autocast).
   const gateUp0 = tape.linear(routed, expertWeight('experts.gate_up_proj', a.hidden * 2 * f), 2 * f, 'expert gate_up');
   const gateUp = tape.free(gateUp0, 'expert gate_up + bias', undefined, Math.max(gateUp0.bytesPerElem, p.weightBytes));
@@ -327,7 +426,11 @@ export function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor, info?: MoeIn
   const gated = tape.mul(upPlus, glu, '(up + 1) * glu');
   const out0 = tape.linear(gated, expertWeight('experts.down_proj', f * a.hidden), a.hidden, 'expert down');
   const out = tape.free(out0, 'expert down + bias', undefined, Math.max(out0.bytesPerElem, p.weightBytes));
-  const weighted = tape.mul(out, tape.tensor('routing weight per routed token', routedTokens, tape.computeBytes, logits.rg), 'weighted expert output');
+  const weighted = tape.mul(
+    out,
+    tape.tensor('routing weight per routed token', routedTokens, tape.computeBytes, logits.rg),
+    'weighted expert output',
+  );
   if (!grouped) tape.save(weighted); // index_add_ keeps its source (derivatives.yaml: grad.index_select(...).expand_as(source))
   return tape.tensor('moe output', T * a.hidden, x.bytesPerElem, true);
 }

@@ -12,8 +12,15 @@ import type { Architecture } from '../../architecture';
  * grouped-query attention (eager, or SDPA with a padding mask: transformers repeat_kv), the attention output and, for
  * eager attention, the scores and their fp32 softmax. Checked against the profiler (tools/peak/measure_generation.py).
  */
-export function noGradLayerBytes(a: Architecture, tokens: number, seq: number, cb: number, attention: 'eager' | 'sdpa' | 'flash', tp = 1,
-  residualBytes = cb): number {
+export function noGradLayerBytes(
+  a: Architecture,
+  tokens: number,
+  seq: number,
+  cb: number,
+  attention: 'eager' | 'sdpa' | 'flash',
+  tp = 1,
+  residualBytes = cb,
+): number {
   const T = tokens;
   const h = a.hidden;
   const held = 2 * T * h * residualBytes + T * h * cb; // layer input, residual after attention (fp32 under autocast over fp32 weights), norm output
@@ -21,7 +28,10 @@ export function noGradLayerBytes(a: Architecture, tokens: number, seq: number, c
   let mlp: number;
   if (a.moe) {
     const perExpert = (T * a.moe.topK) / a.moe.experts;
-    mlp = Math.max(perExpert * (a.moe.expertFfn / tp) * width + T * h * cb + T * a.moe.experts * 4, T * (a.moe.sharedExpertFfn / tp) * width);
+    mlp = Math.max(
+      perExpert * (a.moe.expertFfn / tp) * width + T * h * cb + T * a.moe.experts * 4,
+      T * (a.moe.sharedExpertFfn / tp) * width,
+    );
   } else {
     mlp = T * (a.ffn / tp) * width;
   }
@@ -40,7 +50,7 @@ export function noGradLayerBytes(a: Architecture, tokens: number, seq: number, c
     const d = (mb.heads / tp) * mb.headDim;
     const gn = mb.groups * mb.state;
     const states = (T / Math.max(1, seq)) * Math.ceil(seq / mb.chunk) * (mb.heads / tp) * mb.headDim * mb.state;
-    const mixer = T * cb * ((2 * d + 2 * gn + mb.heads / tp) + (d + 2 * gn) + d) + 4 * states;
+    const mixer = T * cb * (2 * d + 2 * gn + mb.heads / tp + (d + 2 * gn) + d) + 4 * states;
     // Falcon-H1 runs both mixers in every layer; the others one or the other.
     attn = mb.parallel ? attn + mixer : Math.max(attn, mixer);
   }

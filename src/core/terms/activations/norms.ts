@@ -10,9 +10,13 @@ import { type ComputeMode, Tape } from '../saved-tensors';
  * norms in fp32 (GptOssPreTrainedModel._keep_in_fp32_modules) and casts after the weight; the rest as Llama, in
  * `weightBytes` (the model dtype, or fp32 after a 4/8-bit model's upcast).
  */
-export function rmsNormOf(a: Architecture, weightBytes: number): { style: 'llama' | 'gemma' | 'gpt_oss'; weightBytes: number } {
+export function rmsNormOf(
+  a: Architecture,
+  weightBytes: number,
+): { style: 'llama' | 'gemma' | 'gpt_oss'; weightBytes: number } {
   // Qwen3NextRMSNorm: Gemma's zero-centred x.float() normalized * (1 + weight.float()).
-  if (a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3' || a.family === 'qwen3_next') return { style: 'gemma', weightBytes };
+  if (a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3' || a.family === 'qwen3_next')
+    return { style: 'gemma', weightBytes };
   if (a.family === 'gpt_oss') return { style: 'gpt_oss', weightBytes: 4 };
   // Olmo2RMSNorm: (weight * normalized_fp32).to(input_dtype), as gpt-oss's, with the weight in the model dtype.
   if (a.family === 'olmo2') return { style: 'gpt_oss', weightBytes };
@@ -21,9 +25,16 @@ export function rmsNormOf(a: Architecture, weightBytes: number): { style: 'llama
 
 /** What the final norm and the head are replayed with (finalNormSaved). */
 interface FinalNormPlan {
-  arch: Architecture; mode: ComputeMode; half: 2 | 4; weightBytes: number; tokens: number; normTrainable: boolean; headTrainable: boolean;
+  arch: Architecture;
+  mode: ComputeMode;
+  half: 2 | 4;
+  weightBytes: number;
+  tokens: number;
+  normTrainable: boolean;
+  headTrainable: boolean;
   /** Storage of the final norm's and the head's weights when it differs from weightBytes (fp32 upcast of a 4/8-bit model). */
-  normWeightBytes?: number; headWeightBytes?: number;
+  normWeightBytes?: number;
+  headWeightBytes?: number;
   /** Bytes per element of the residual stream when it differs from the model's (fp32 behind 4/8-bit layers). */
   residualBytes?: number;
 }
@@ -38,25 +49,34 @@ export function finalNormSaved(p: FinalNormPlan): number {
 }
 
 // Every saved tensor is proportional to the tokens: replay one token once per setting (the advice search asks often).
-const finalNormPerToken = memo((p: FinalNormPlan): number => {
-  const normBytes = p.normWeightBytes ?? p.weightBytes;
-  const headBytes = p.headWeightBytes ?? p.weightBytes;
-  const a = p.arch;
-  const tape = new Tape(p.mode, p.half, false);
-  const residualBytes = p.residualBytes ?? (p.weightBytes === 4 ? 4 : p.half);
-  const x = tape.tensor('final hidden states', a.hidden, residualBytes, true);
-  const rms = rmsNormOf(a, normBytes);
-  const normed = a.norm === 'rms'
-    ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', rms.weightBytes, rms.style)
-    : tape.layerNorm(x, 1, p.normTrainable, 'final norm');
-  tape.linear(normed, { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: headBytes }, a.vocab, 'logits');
-  return tape.totalBytes();
-}, {
-  scope: (p) => p.arch,
-  limit: 4096,
-  key: (p) => {
+const finalNormPerToken = memo(
+  (p: FinalNormPlan): number => {
     const normBytes = p.normWeightBytes ?? p.weightBytes;
     const headBytes = p.headWeightBytes ?? p.weightBytes;
-    return `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}`;
+    const a = p.arch;
+    const tape = new Tape(p.mode, p.half, false);
+    const residualBytes = p.residualBytes ?? (p.weightBytes === 4 ? 4 : p.half);
+    const x = tape.tensor('final hidden states', a.hidden, residualBytes, true);
+    const rms = rmsNormOf(a, normBytes);
+    const normed =
+      a.norm === 'rms'
+        ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', rms.weightBytes, rms.style)
+        : tape.layerNorm(x, 1, p.normTrainable, 'final norm');
+    tape.linear(
+      normed,
+      { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: headBytes },
+      a.vocab,
+      'logits',
+    );
+    return tape.totalBytes();
   },
-});
+  {
+    scope: (p) => p.arch,
+    limit: 4096,
+    key: (p) => {
+      const normBytes = p.normWeightBytes ?? p.weightBytes;
+      const headBytes = p.headWeightBytes ?? p.weightBytes;
+      return `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}`;
+    },
+  },
+);

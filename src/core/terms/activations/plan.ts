@@ -103,7 +103,12 @@ export interface ActivationPlan {
    * (else every MoE layer).
    */
   readonly expertLora?: {
-    readonly targets: ReadonlyArray<{ readonly name: string; readonly savedBytes: number; readonly workingBytes: number; readonly indices?: ReadonlySet<number> }>;
+    readonly targets: ReadonlyArray<{
+      readonly name: string;
+      readonly savedBytes: number;
+      readonly workingBytes: number;
+      readonly indices?: ReadonlySet<number>;
+    }>;
   };
 }
 

@@ -13,36 +13,71 @@ export function layerActivationsUncached(p: ActivationPlan): LayerActivations {
   // LoRA on expert parameters of some layers only (target_parameters naming layer indices).
   const someLayers = p.expertLora?.targets.some((t) => t.indices !== undefined) === true;
   const blockKinds = p.arch.blockKinds;
-  if (!(moe && moe.moeLayers < p.arch.layers) && !(pattern && pattern.rope.some((r) => r !== pattern.rope[0])) && !mixedLinear && !someLayers && !blockKinds) {
-    return blockActivations(p, true, true, linearPattern?.[0] === true, p.expertLora ? p.expertLora.targets.map((t) => t.name) : []);
+  if (
+    !(moe && moe.moeLayers < p.arch.layers) &&
+    !(pattern && pattern.rope.some((r) => r !== pattern.rope[0])) &&
+    !mixedLinear &&
+    !someLayers &&
+    !blockKinds
+  ) {
+    return blockActivations(
+      p,
+      true,
+      true,
+      linearPattern?.[0] === true,
+      p.expertLora ? p.expertLora.targets.map((t) => t.name) : [],
+    );
   }
   // Layers of different kinds: dense and MoE (DeepSeek's and GLM-4.5's first layers, Qwen2-MoE's mlp_only_layers,
   // Llama 4 Maverick), rotary and NoPE (Llama 4), linear and full attention (Qwen3-Next, Qwen3.5): the average block,
   // weighted by layer count.
-  const kinds = new Map<string, { moeBlock: boolean; rope: boolean; linearLayer: boolean; adapted: string[]; blockKind?: 'M' | '*' | '-' | 'E'; n: number }>();
+  const kinds = new Map<
+    string,
+    {
+      moeBlock: boolean;
+      rope: boolean;
+      linearLayer: boolean;
+      adapted: string[];
+      blockKind?: 'M' | '*' | '-' | 'E';
+      n: number;
+    }
+  >();
   for (let i = 0; i < p.arch.layers; i++) {
-    const moeBlock = blockKinds ? blockKinds[i] === 'E' : pattern ? pattern.moe[i] : p.arch.moeMask ? p.arch.moeMask[i]
-      : i >= p.arch.layers - (moe?.moeLayers ?? 0);
+    const moeBlock = blockKinds
+      ? blockKinds[i] === 'E'
+      : pattern
+        ? pattern.moe[i]
+        : p.arch.moeMask
+          ? p.arch.moeMask[i]
+          : i >= p.arch.layers - (moe?.moeLayers ?? 0);
     const rope = pattern ? pattern.rope[i] : true;
     const linearLayer = linearPattern?.[i] === true;
-    const adapted = moeBlock && p.expertLora ? p.expertLora.targets.filter((t) => !t.indices || t.indices.has(i)).map((t) => t.name) : [];
+    const adapted =
+      moeBlock && p.expertLora
+        ? p.expertLora.targets.filter((t) => !t.indices || t.indices.has(i)).map((t) => t.name)
+        : [];
     const blockKind = blockKinds?.[i];
     const k = `${moeBlock}|${rope}|${linearLayer}|${adapted.join(',')}|${blockKind ?? ''}`;
     const c = kinds.get(k);
     if (c) c.n++;
     else kinds.set(k, { moeBlock, rope, linearLayer, adapted, ...(blockKind ? { blockKind } : {}), n: 1 });
   }
-  const blocks = [...kinds.values()].map((c) => ({ ...c, l: blockActivations(p, c.moeBlock, c.rope, c.linearLayer, c.adapted, c.blockKind) }));
-  const sum = (bs: typeof blocks, f: (l: LayerActivations) => number): number => bs.reduce((t, c) => t + f(c.l) * c.n, 0);
+  const blocks = [...kinds.values()].map((c) => ({
+    ...c,
+    l: blockActivations(p, c.moeBlock, c.rope, c.linearLayer, c.adapted, c.blockKind),
+  }));
+  const sum = (bs: typeof blocks, f: (l: LayerActivations) => number): number =>
+    bs.reduce((t, c) => t + f(c.l) * c.n, 0);
   const count = (bs: typeof blocks): number => bs.reduce((t, c) => t + c.n, 0);
   const avg = (f: (l: LayerActivations) => number): number => sum(blocks, f) / p.arch.layers;
   const sparse = blocks.filter((c) => c.moeBlock);
   const dense = blocks.filter((c) => !c.moeBlock);
   const largest = blocks.reduce((a, b) => (b.l.bytesPerLayer > a.l.bytesPerLayer ? b : a));
   return {
-    ...(sparse[0]
-      ?? blocks[0]).l, bytesPerLayer: avg((l) => l.bytesPerLayer), selectiveBytes: avg((l) => l.selectiveBytes),
-        weightCopyBytesPerLayer: avg((l) => l.weightCopyBytesPerLayer),
+    ...(sparse[0] ?? blocks[0]).l,
+    bytesPerLayer: avg((l) => l.bytesPerLayer),
+    selectiveBytes: avg((l) => l.selectiveBytes),
+    weightCopyBytesPerLayer: avg((l) => l.weightCopyBytesPerLayer),
     backwardWorkingBytes: Math.max(...blocks.map((c) => c.l.backwardWorkingBytes)),
     largestLayerBytes: largest.l.bytesPerLayer,
     kinds: {

@@ -49,16 +49,25 @@ function expertLoraPlan(ctx: EstimateContext, tokens: number): NonNullable<Activ
       // The routed input in the compute dtype (the autocast / model dtype).
       const routedBytes = mode === 'fp32' ? 4 : half;
       return {
-        name: t.module.name, savedBytes: elems * denseBytes + tokens * a.moe!.topK * t.module.inFeatures * routedBytes,
-        workingBytes: 2 * Math.max(adapterBytes, denseBytes) * elems, ...(t.indices ? { indices: t.indices } : {}),
+        name: t.module.name,
+        savedBytes: elems * denseBytes + tokens * a.moe!.topK * t.module.inFeatures * routedBytes,
+        workingBytes: 2 * Math.max(adapterBytes, denseBytes) * elems,
+        ...(t.indices ? { indices: t.indices } : {}),
       };
     }),
   };
 }
 
 /** The plan one block of this stage is replayed with, and the kernels its mixers run. */
-function activationPlan(ctx: EstimateContext, st: StageContext):
-  { layerPlan: ActivationPlan; mixerKernels: Pick<ActivationPlan, 'linearKernels' | 'mambaKernels'>; mambaPath: MambaKernels; kernelsOff: boolean } {
+function activationPlan(
+  ctx: EstimateContext,
+  st: StageContext,
+): {
+  layerPlan: ActivationPlan;
+  mixerKernels: Pick<ActivationPlan, 'linearKernels' | 'mambaKernels'>;
+  mambaPath: MambaKernels;
+  kernelsOff: boolean;
+} {
   const { setup, effectiveSetup: effSetup } = ctx;
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
   const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
@@ -67,18 +76,35 @@ function activationPlan(ctx: EstimateContext, st: StageContext):
   const { assumptions, warnings } = ctx.notes;
   const { first, quantizedHere: quantHere, sequences: seqs, seqHere } = st;
   const normsTrainable = setup.method === 'full';
-  const loraPlan: LoraPlan | undefined = peft && lora ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets, dora: lora.use_dora }
+  const loraPlan: LoraPlan | undefined =
+    peft && lora
+      ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterBytes, targets, dora: lora.use_dora }
+      : undefined;
+  const ia3Plan: Ia3Plan | undefined = ia3
+    ? { targets, feedforward: inv.ia3Feedforward ?? new Set(), dtypeBytes: adapterBytes }
     : undefined;
-  const ia3Plan: Ia3Plan | undefined = ia3 ? { targets, feedforward: inv.ia3Feedforward ?? new Set(), dtypeBytes: adapterBytes } : undefined;
   const embTrainable = setup.method === 'full' || inv.savedModules > 0;
   // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
   const inputRg = embTrainable || (adapters && setup.gradient_checkpointing !== 'none') || badamLayer;
   // Tiled MLP: Axolotl's default shard count is ceil(seq / hidden) of the sequence each GPU holds.
-  const tiledShards = setup.tiled_mlp === false ? undefined : setup.tiled_mlp === true ? Math.max(1, Math.ceil(seqHere / a.hidden)) : setup.tiled_mlp;
+  const tiledShards =
+    setup.tiled_mlp === false
+      ? undefined
+      : setup.tiled_mlp === true
+        ? Math.max(1, Math.ceil(seqHere / a.hidden))
+        : setup.tiled_mlp;
   if (tiledShards !== undefined && first && !ctx.lean) {
-    if (setup.tiled_mlp === true) assumptions.push({ key: 'tiled_mlp', value: `${tiledShards} shards`,
-      source: `default of axolotl: ceil(sequence length ${seqHere} / hidden size ${a.hidden}) (monkeypatch/tiled_mlp)` });
-    if (a.moe) warnings.push({ key: 'tiled_mlp', message: 'the tiled MLP is modeled for dense MLP layers; MoE blocks are estimated untiled' });
+    if (setup.tiled_mlp === true)
+      assumptions.push({
+        key: 'tiled_mlp',
+        value: `${tiledShards} shards`,
+        source: `default of axolotl: ceil(sequence length ${seqHere} / hidden size ${a.hidden}) (monkeypatch/tiled_mlp)`,
+      });
+    if (a.moe)
+      warnings.push({
+        key: 'tiled_mlp',
+        message: 'the tiled MLP is modeled for dense MLP layers; MoE blocks are estimated untiled',
+      });
   }
   // Mamba2 kernels: Nemotron-H keeps its cache in training unless gradient checkpointing turns it off, and takes the split
   // kernels instead of the fused one with a cache or a padded batch (modeling_nemotron_h.py cuda_kernels_forward: the
@@ -86,21 +112,48 @@ function activationPlan(ctx: EstimateContext, st: StageContext):
   const paddedBatch = setup.batch_lengths === 'variable' && seqs > 1;
   // Jamba's config can switch the kernels off (use_mamba_kernels: false): slow_forward runs whatever is installed.
   const kernelsOff = a.mamba1 !== undefined && !a.mamba1.useKernels;
-  const mambaPath: MambaKernels = (setup.mamba_kernels ?? (kernelsOff ? 'torch' : 'cuda')) === 'torch' ? 'torch'
-    : a.family === 'nemotron_h' && paddedBatch ? 'split-masked' : a.family === 'nemotron_h' && setup.gradient_checkpointing === 'none' ? 'split' : 'cuda';
+  const mambaPath: MambaKernels =
+    (setup.mamba_kernels ?? (kernelsOff ? 'torch' : 'cuda')) === 'torch'
+      ? 'torch'
+      : a.family === 'nemotron_h' && paddedBatch
+        ? 'split-masked'
+        : a.family === 'nemotron_h' && setup.gradient_checkpointing === 'none'
+          ? 'split'
+          : 'cuda';
   // The hybrid mixers' kernels, for every plan of this stage.
   const mixerKernels: Pick<ActivationPlan, 'linearKernels' | 'mambaKernels'> = {
-    ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}), ...(a.mamba || a.mamba1 ? { mambaKernels: mambaPath } : {}),
+    ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}),
+    ...(a.mamba || a.mamba1 ? { mambaKernels: mambaPath } : {}),
   };
   const layerPlan: ActivationPlan = {
-    arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
-    baseTrainable: setup.method === 'full', normsTrainable, inputRequiresGrad: inputRg || adapters, lora: loraPlan, ia3: ia3Plan, tp,
-    sequenceParallel: setup.sequence_parallel, compile: setup.compile, softmaxSavesInput: oldSoftmax,
-    quantizedBase: quantHere > 0, int8Base: quantHere > 0 && setup.quantization?.type === 'int8', kbitUpcast: kbitQ,
-    ...(a.moe && effSetup.quantization?.experts && mods.some((m) => m.parameter && m.group === 'expert') ? { dequantizedExperts: a.moe.experts / ep }
-      : {}), kernels: setup.kernels, tiledMlpShards: tiledShards,
+    arch: a,
+    mode,
+    half,
+    weightBytes: wb,
+    batch: seqs,
+    seq: seqHere,
+    attention,
+    baseTrainable: setup.method === 'full',
+    normsTrainable,
+    inputRequiresGrad: inputRg || adapters,
+    lora: loraPlan,
+    ia3: ia3Plan,
+    tp,
+    sequenceParallel: setup.sequence_parallel,
+    compile: setup.compile,
+    softmaxSavesInput: oldSoftmax,
+    quantizedBase: quantHere > 0,
+    int8Base: quantHere > 0 && setup.quantization?.type === 'int8',
+    kbitUpcast: kbitQ,
+    ...(a.moe && effSetup.quantization?.experts && mods.some((m) => m.parameter && m.group === 'expert')
+      ? { dequantizedExperts: a.moe.experts / ep }
+      : {}),
+    kernels: setup.kernels,
+    tiledMlpShards: tiledShards,
     // transformers 5 runs fused experts through grouped_mm by default (modeling_utils get_correct_experts_implementation).
-    ...(a.moe && olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth' ? { expertsLooped: true } : {}),
+    ...(a.moe && olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth'
+      ? { expertsLooped: true }
+      : {}),
     ...(fsdpMixedPrecision(ctx) ? { unshardedParamBytes: half } : {}),
     ...mixerKernels,
     ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
@@ -109,56 +162,104 @@ function activationPlan(ctx: EstimateContext, st: StageContext):
 }
 
 /** The kernels the stage's layers are estimated with, said once (first stage): Mamba, linear attention, Unsloth. */
-function kernelNotes(ctx: EstimateContext, st: StageContext, layerPlan: ActivationPlan, mambaPath: MambaKernels, kernelsOff: boolean): void {
+function kernelNotes(
+  ctx: EstimateContext,
+  st: StageContext,
+  layerPlan: ActivationPlan,
+  mambaPath: MambaKernels,
+  kernelsOff: boolean,
+): void {
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const { targets, parameterTargets: paramTargets } = ctx.methods;
   const { assumptions, warnings } = ctx.notes;
   const { first } = st;
   if (a.mamba && a.mamba.layers > 0 && !ctx.lean && first) {
-    const split = mambaPath === 'split'
-      ? '; Nemotron-H keeps a cache in training unless gradient checkpointing is on (use_cache comes from the config), and with it its Mamba2 layers run the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined), which keep more than the fused one'
-      : mambaPath === 'split-masked'
-        ? '; on padded batches (variable lengths, micro-batch > 1) Nemotron-H\'s Mamba2 layers run the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined) with the scan input masked, which keep more than the fused one'
-        : '';
+    const split =
+      mambaPath === 'split'
+        ? '; Nemotron-H keeps a cache in training unless gradient checkpointing is on (use_cache comes from the config), and with it its Mamba2 layers run the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined), which keep more than the fused one'
+        : mambaPath === 'split-masked'
+          ? "; on padded batches (variable lengths, micro-batch > 1) Nemotron-H's Mamba2 layers run the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined) with the scan input masked, which keep more than the fused one"
+          : '';
     if (setup.mamba_kernels === undefined) {
-      assumptions.push({ key: 'mamba_kernels', value: mambaPath === 'split' || mambaPath === 'split-masked' ? 'cuda (split kernels)' : 'cuda',
-        source: `VRAM Lens default: mamba_ssm and causal-conv1d installed (the fused mamba_split_conv1d_scan_combined kernel in training); without them torch_forward runs and keeps many times more for backward (set mamba_kernels: torch)${a.family === 'granite_hybrid' ? "; Granite's current mixer looks the kernels up through the kernels package (the hub build of mamba-ssm), and with only the pip package it runs torch_forward" : ''}${split}` });
+      assumptions.push({
+        key: 'mamba_kernels',
+        value: mambaPath === 'split' || mambaPath === 'split-masked' ? 'cuda (split kernels)' : 'cuda',
+        source: `VRAM Lens default: mamba_ssm and causal-conv1d installed (the fused mamba_split_conv1d_scan_combined kernel in training); without them torch_forward runs and keeps many times more for backward (set mamba_kernels: torch)${a.family === 'granite_hybrid' ? "; Granite's current mixer looks the kernels up through the kernels package (the hub build of mamba-ssm), and with only the pip package it runs torch_forward" : ''}${split}`,
+      });
     } else if (split) {
       assumptions.push({ key: 'mamba_kernels', value: 'cuda (split kernels)', source: split.slice(2) });
     }
     if (mambaPath === 'cuda' && targets.has('out_proj')) {
-      warnings.push({ key: 'lora.target_modules',
-        message: "the fused Mamba2 kernel applies out_proj's weight itself (mamba_split_conv1d_scan_combined), so a LoRA adapter on out_proj is never used in training: its parameters and optimizer state are counted, no activations" });
+      warnings.push({
+        key: 'lora.target_modules',
+        message:
+          "the fused Mamba2 kernel applies out_proj's weight itself (mamba_split_conv1d_scan_combined), so a LoRA adapter on out_proj is never used in training: its parameters and optimizer state are counted, no activations",
+      });
     }
   }
   if (a.mamba1 && a.mamba1.layers > 0 && setup.mamba_kernels === undefined && kernelsOff && !ctx.lean && first) {
-    assumptions.push({ key: 'mamba_kernels', value: 'torch',
-      source: 'the model config: use_mamba_kernels is false, so transformers runs slow_forward (the sequential scan) whatever is installed' });
+    assumptions.push({
+      key: 'mamba_kernels',
+      value: 'torch',
+      source:
+        'the model config: use_mamba_kernels is false, so transformers runs slow_forward (the sequential scan) whatever is installed',
+    });
   } else if (a.mamba1 && a.mamba1.layers > 0 && setup.mamba_kernels === undefined && !ctx.lean && first) {
-    assumptions.push({ key: 'mamba_kernels', value: 'cuda',
-      source: 'VRAM Lens default: mamba_ssm and causal-conv1d installed (Jamba\'s use_mamba_kernels: causal_conv1d_fn and the selective_scan_fn kernel in training); without them transformers runs slow_forward, which keeps the scan\'s per-step states for backward (set mamba_kernels: torch)' });
+    assumptions.push({
+      key: 'mamba_kernels',
+      value: 'cuda',
+      source:
+        "VRAM Lens default: mamba_ssm and causal-conv1d installed (Jamba's use_mamba_kernels: causal_conv1d_fn and the selective_scan_fn kernel in training); without them transformers runs slow_forward, which keeps the scan's per-step states for backward (set mamba_kernels: torch)",
+    });
   }
   if (paramTargets.targets.length > 0 && !ctx.lean && first) {
-    assumptions.push({ key: 'lora.target_parameters', value: 'W + BA materialized once per forward, grouped_mm experts',
-      source: 'VRAM Lens default: PEFT with its parametrization cached for the forward (huggingface/peft#2912) and transformers 5\'s default experts implementation (grouped_mm), which reads each parameter once; older PEFT with a per-expert loop built W + BA again for every expert' });
+    assumptions.push({
+      key: 'lora.target_parameters',
+      value: 'W + BA materialized once per forward, grouped_mm experts',
+      source:
+        "VRAM Lens default: PEFT with its parametrization cached for the forward (huggingface/peft#2912) and transformers 5's default experts implementation (grouped_mm), which reads each parameter once; older PEFT with a per-expert loop built W + BA again for every expert",
+    });
   }
   if (a.linearAttention?.kda && !ctx.lean && first) {
     // modeling_kimi.py imports fla's kernels unconditionally: there is no torch path to fall back to.
-    if (setup.linear_attention_kernels === 'torch') warnings.push({ key: 'linear_attention_kernels',
-      message: 'Kimi Linear\'s modeling_kimi.py has no torch path for its KDA layers (it imports flash-linear-attention\'s kernels and fails without them): estimated with fla' });
-    else if (setup.linear_attention_kernels === undefined) assumptions.push({ key: 'linear_attention_kernels', value: 'fla',
-      source: 'VRAM Lens default: Kimi Linear\'s modeling_kimi.py runs its KDA layers on flash-linear-attention\'s kernels only (Axolotl pins fla-core 0.4.1)' });
+    if (setup.linear_attention_kernels === 'torch')
+      warnings.push({
+        key: 'linear_attention_kernels',
+        message:
+          "Kimi Linear's modeling_kimi.py has no torch path for its KDA layers (it imports flash-linear-attention's kernels and fails without them): estimated with fla",
+      });
+    else if (setup.linear_attention_kernels === undefined)
+      assumptions.push({
+        key: 'linear_attention_kernels',
+        value: 'fla',
+        source:
+          "VRAM Lens default: Kimi Linear's modeling_kimi.py runs its KDA layers on flash-linear-attention's kernels only (Axolotl pins fla-core 0.4.1)",
+      });
   } else if (a.linearAttention && setup.linear_attention_kernels === undefined && !ctx.lean && first) {
-    assumptions.push({ key: 'linear_attention_kernels', value: 'fla',
-      source: 'VRAM Lens default: flash-linear-attention (>= 0.5) and causal-conv1d installed, as Qwen recommends for its Gated DeltaNet layers; without them transformers falls back to a torch implementation that keeps several times more for backward (set linear_attention_kernels: torch)' });
+    assumptions.push({
+      key: 'linear_attention_kernels',
+      value: 'fla',
+      source:
+        'VRAM Lens default: flash-linear-attention (>= 0.5) and causal-conv1d installed, as Qwen recommends for its Gated DeltaNet layers; without them transformers falls back to a torch implementation that keeps several times more for backward (set linear_attention_kernels: torch)',
+    });
   }
   if (setup.kernels === 'unsloth' && !ctx.lean && first) {
-    assumptions.push(unslothFastPath(layerPlan)
-      ? { key: 'kernels', value: 'unsloth',
-        source: "Unsloth's fused LoRA_QKV / LoRA_W / LoRA_MLP, RMSNorm and RoPE kernels: what they keep for backward, read from unsloth/kernels" }
-      : { key: 'kernels', value: 'pytorch layers',
-        source: "Unsloth's fused LoRA kernels need LoRA without dropout on q, k, v, o, gate, up and down of a Llama, Mistral, Qwen2 or Qwen3 model (one GPU); the layers are estimated as PyTorch runs them" });
+    assumptions.push(
+      unslothFastPath(layerPlan)
+        ? {
+            key: 'kernels',
+            value: 'unsloth',
+            source:
+              "Unsloth's fused LoRA_QKV / LoRA_W / LoRA_MLP, RMSNorm and RoPE kernels: what they keep for backward, read from unsloth/kernels",
+          }
+        : {
+            key: 'kernels',
+            value: 'pytorch layers',
+            source:
+              "Unsloth's fused LoRA kernels need LoRA without dropout on q, k, v, o, gate, up and down of a Llama, Mistral, Qwen2 or Qwen3 model (one GPU); the layers are estimated as PyTorch runs them",
+          },
+    );
   }
 }
 
@@ -182,14 +283,27 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
   let freezeLayer: ReturnType<typeof layerActivations> | undefined;
   if (setup.method === 'freeze') {
     freezeLayer = layerActivations({
-      arch: a, mode, half, weightBytes: wb, batch: seqs, seq: seqHere, attention,
-      baseTrainable: true, normsTrainable: true, inputRequiresGrad: true, tp, sequenceParallel: setup.sequence_parallel, compile: setup.compile,
-      softmaxSavesInput: oldSoftmax, ...mixerKernels,
+      arch: a,
+      mode,
+      half,
+      weightBytes: wb,
+      batch: seqs,
+      seq: seqHere,
+      attention,
+      baseTrainable: true,
+      normsTrainable: true,
+      inputRequiresGrad: true,
+      tp,
+      sequenceParallel: setup.sequence_parallel,
+      compile: setup.compile,
+      softmaxSavesInput: oldSoftmax,
+      ...mixerKernels,
     });
   }
   const totalLayers = a.family === 't5' ? a.layers + a.encoderLayers : a.layers;
   const layersStage = Math.ceil(totalLayers / pp);
-  const trainableLayers = setup.method === 'freeze' ? Math.min(layersStage, setup.freeze_trainable_layers ?? 2) : layersStage;
+  const trainableLayers =
+    setup.method === 'freeze' ? Math.min(layersStage, setup.freeze_trainable_layers ?? 2) : layersStage;
   const perLayerFull = freezeLayer ? freezeLayer.bytesPerLayer : layer.bytesPerLayer;
   const ck = setup.gradient_checkpointing;
   let actBytes: number;
@@ -201,15 +315,18 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
   if (ck === 'full') {
     actBytes = ckLayers * layer.layerInputBytes * inFlight;
     // One layer is recomputed at a time: the largest kind when the model mixes dense and MoE layers.
-    recompute = freezeLayer ? perLayerFull : layer.largestLayerBytes ?? perLayerFull;
-    actFormula = () => `${ckLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input (b·s·h·${layer.layerInputBytes / (T * a.hidden / (setup.sequence_parallel ? tp : 1))} B)`;
+    recompute = freezeLayer ? perLayerFull : (layer.largestLayerBytes ?? perLayerFull);
+    actFormula = () =>
+      `${ckLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input (b·s·h·${layer.layerInputBytes / ((T * a.hidden) / (setup.sequence_parallel ? tp : 1))} B)`;
   } else if (ck === 'selective') {
     // Op-level selective checkpointing (torchtitan SAC, Korthikanti et al. 2022 §5 in spirit): keep the outputs
     // of every other matmul and of the attention kernel, recompute the rest during backward.
     const kept = freezeLayer ? freezeLayer.selectiveBytes : layer.selectiveBytes;
-    actBytes = (trainableLayers * kept + (badamLayer ? (layersStage - trainableLayers) * layer.selectiveBytes : 0)) * inFlight;
+    actBytes =
+      (trainableLayers * kept + (badamLayer ? (layersStage - trainableLayers) * layer.selectiveBytes : 0)) * inFlight;
     recompute = perLayerFull - kept;
-    actFormula = () => `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}(layer input + every other matmul output + attention output)`;
+    actFormula = () =>
+      `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}(layer input + every other matmul output + attention output)`;
   } else {
     actBytes = (trainableLayers * perLayerFull + (layersStage - trainableLayers) * layer.bytesPerLayer) * inFlight;
     actFormula = () => `${layersStage} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}saved per layer`;
@@ -225,30 +342,76 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
   // param_dtype to the autocast dtype, accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin), so autocast's
   // cast is a no-op and nothing is copied or cached (aten/src/ATen/autocast_mode.cpp cached_cast casts fp32 only).
   const castPerLayer = fsdpMixedPrecision(ctx) ? 0 : layer.weightCopyBytesPerLayer;
-  const castBytes = castPerLayer > 0 && !setup.activation_offloading ? (ck === 'full' ? castPerLayer : castPerLayer * layersStage * inFlight) : 0;
-  const castComp = castBytes > 0 ? [comp(ctx, 'autocast-weight-copies', 'Autocast weight copies (16-bit, kept for backward)', castBytes,
-    () => (`${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${formatCount(castPerLayer / half)} linear weights x ${half} B`),
-      () => ({ perLayerBytes: Math.round(castPerLayer) }))] : [];
+  const castBytes =
+    castPerLayer > 0 && !setup.activation_offloading
+      ? ck === 'full'
+        ? castPerLayer
+        : castPerLayer * layersStage * inFlight
+      : 0;
+  const castComp =
+    castBytes > 0
+      ? [
+          comp(
+            ctx,
+            'autocast-weight-copies',
+            'Autocast weight copies (16-bit, kept for backward)',
+            castBytes,
+            () =>
+              `${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${formatCount(castPerLayer / half)} linear weights x ${half} B`,
+            () => ({ perLayerBytes: Math.round(castPerLayer) }),
+          ),
+        ]
+      : [];
   // Autocast caches the 16-bit copy of every fp32 leaf weight it casts until the autocast region exits (the end
   // of the forward and loss in HF Trainer), also in the no-grad forward of checkpointed layers
   // (aten/src/ATen/autocast_mode.cpp, cached_cast): with checkpointing the whole cache is live at the loss call.
-  const castCacheComp = castPerLayer > 0 && ck === 'full' && !setup.activation_offloading
-    ? [comp(ctx, 'autocast-weight-copies', 'Autocast weight cache (16-bit copies, until the forward ends)', castPerLayer * layersStage,
-      () => (`${layersStage} layers x ${formatCount(castPerLayer / half)} linear weights x ${half} B`), () => ({ perLayerBytes: Math.round(castPerLayer) }))]
-    : [];
+  const castCacheComp =
+    castPerLayer > 0 && ck === 'full' && !setup.activation_offloading
+      ? [
+          comp(
+            ctx,
+            'autocast-weight-copies',
+            'Autocast weight cache (16-bit copies, until the forward ends)',
+            castPerLayer * layersStage,
+            () => `${layersStage} layers x ${formatCount(castPerLayer / half)} linear weights x ${half} B`,
+            () => ({ perLayerBytes: Math.round(castPerLayer) }),
+          ),
+        ]
+      : [];
   if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
   const perLayerLabel = Math.round(perLayerFull);
   // Eager attention in the decoder families takes a 4D causal mask (b x 1 x s x s, in the embeddings' dtype: transformers
   // masking_utils eager_mask) built once per forward; under checkpointing every layer's saved inputs reference it, so
   // it lives until the end of the backward.
   const maskElem = wb === 4 ? 4 : 2;
-  const maskBytes = attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(a.family)
-    ? seqs * setup.seq_len * setup.seq_len * maskElem : 0;
-  const maskC = maskBytes > 0 ? [comp(ctx, 'activations', 'Causal attention mask (4D, eager attention)', maskBytes,
-    () => (`b x s x s x ${maskElem} B = ${seqs} x ${setup.seq_len}²${ck !== 'none' ? ', held by the checkpointed layers until the end of the backward' : ''}`), () => ({ sequences: seqs, seqLen: setup.seq_len }))] : [];
+  const maskBytes =
+    attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(a.family)
+      ? seqs * setup.seq_len * setup.seq_len * maskElem
+      : 0;
+  const maskC =
+    maskBytes > 0
+      ? [
+          comp(
+            ctx,
+            'activations',
+            'Causal attention mask (4D, eager attention)',
+            maskBytes,
+            () =>
+              `b x s x s x ${maskElem} B = ${seqs} x ${setup.seq_len}²${ck !== 'none' ? ', held by the checkpointed layers until the end of the backward' : ''}`,
+            () => ({ sequences: seqs, seqLen: setup.seq_len }),
+          ),
+        ]
+      : [];
   const maskHeld = ck !== 'none' ? maskC : [];
-  const actComp = comp(ctx, 'activations', 'Activations saved for backward', actBytes, actFormula,
-    () => ({ perLayerBytes: perLayerLabel, layers: layersStage, microBatch: seqs, seqLen: setup.seq_len, attention, checkpointing: ck, inFlight }));
+  const actComp = comp(ctx, 'activations', 'Activations saved for backward', actBytes, actFormula, () => ({
+    perLayerBytes: perLayerLabel,
+    layers: layersStage,
+    microBatch: seqs,
+    seqLen: setup.seq_len,
+    attention,
+    checkpointing: ck,
+    inFlight,
+  }));
   return { layerPlan, layer, actComp, maskC, maskHeld, maskBytes, castComp, castCacheComp, recompute };
 }
 
@@ -261,8 +424,10 @@ function checkpointHeld(l: { checkpointHeldBytes: number }): number {
  * The working set of one linear at a time: a 4/8-bit weight dequantized for its matmul, or DoRA's weight norm,
  * in the forward and (with checkpointing recomputing the forward) in the backward.
  */
-export function dequantWorkingSets(ctx: EstimateContext, st: StageContext): { dequantFwdC: Component[]; dequantC: Component[]; dequantFwdBytes: number;
-  dequantBytes: number } {
+export function dequantWorkingSets(
+  ctx: EstimateContext,
+  st: StageContext,
+): { dequantFwdC: Component[]; dequantC: Component[]; dequantFwdBytes: number; dequantBytes: number } {
   const setup = ctx.setup;
   const { modules: mods, inventory: inv } = ctx.model;
   const tp = ctx.layout.tensorParallel;
@@ -282,18 +447,36 @@ export function dequantWorkingSets(ctx: EstimateContext, st: StageContext): { de
   if (peft && lora?.use_dora) {
     for (const m of mods) {
       if (!targets.has(m.name)) continue;
-      const bytes = (m.inFeatures * m.inFeatures + 3 * m.inFeatures * m.outFeatures) / tp * adapterBytes;
+      const bytes = ((m.inFeatures * m.inFeatures + 3 * m.inFeatures * m.outFeatures) / tp) * adapterBytes;
       if (bytes > doraBytes) [doraBytes, doraModule] = [bytes, m.name];
     }
   }
-  const moduleComp = (bytes: number): Component[] => (bytes <= 0 || ctx.lean ? []
-    : bytes > quantDequant
-      ? [comp(ctx, 'backward-working', 'DoRA weight norm (one target at a time)', bytes,
-        () => (`${doraModule}: (in² + 3 x in x out) x ${adapterBytes} B: identity, LoRA product, base weight in the input's dtype and their sum`),
-          () => ({ module: doraModule }))]
-      : [comp(ctx, 'backward-working', 'Dequantized base weight (one linear at a time)', bytes,
-        () => (`largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${cb} B, dequantized for its matmul`),
-          () => ({ elements: inv.largestQuantized / tp }))]);
+  const moduleComp = (bytes: number): Component[] =>
+    bytes <= 0 || ctx.lean
+      ? []
+      : bytes > quantDequant
+        ? [
+            comp(
+              ctx,
+              'backward-working',
+              'DoRA weight norm (one target at a time)',
+              bytes,
+              () =>
+                `${doraModule}: (in² + 3 x in x out) x ${adapterBytes} B: identity, LoRA product, base weight in the input's dtype and their sum`,
+              () => ({ module: doraModule }),
+            ),
+          ]
+        : [
+            comp(
+              ctx,
+              'backward-working',
+              'Dequantized base weight (one linear at a time)',
+              bytes,
+              () =>
+                `largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${cb} B, dequantized for its matmul`,
+              () => ({ elements: inv.largestQuantized / tp }),
+            ),
+          ];
   const dequantFwdBytes = Math.max(quantDequant, doraBytes);
   const dequantBytes = Math.max(quantDequant, ck !== 'none' ? doraBytes : 0);
   const dequantFwdC = moduleComp(dequantFwdBytes);

@@ -5,16 +5,24 @@ import type { ActivationPlan } from './plan';
 import { type SavedEntry, Tape, type Tensor, type Weight } from '../saved-tensors';
 
 /** T5: average of one encoder block and one decoder block (self-attention, cross-attention, MLP). */
-export function t5Blocks(p: ActivationPlan): { bytesPerLayer: number; entries: SavedEntry[]; checkpointHeldBytes: number } {
+export function t5Blocks(p: ActivationPlan): {
+  bytesPerLayer: number;
+  entries: SavedEntry[];
+  checkpointHeldBytes: number;
+} {
   const a = p.arch;
   const tape = new Tape(p.mode, p.half);
   const T = p.batch * p.seq;
   const qd = (a.heads * a.headDim) / p.tp;
   const rb = p.weightBytes === 4 ? 4 : p.half;
-  const w = (name: string, inF: number, outF: number): Weight => ({ what: name, elems: (inF * outF) / p.tp, trainable: p.baseTrainable,
-    bytesPerElem: p.weightBytes });
-  const lin = (x: Tensor, name: string, inF: number, outF: number): Tensor => tape.linear(x, w(name, inF, outF),
-    outF / (name === 'o' || name === 'wo' ? 1 : p.tp), `${name} output`);
+  const w = (name: string, inF: number, outF: number): Weight => ({
+    what: name,
+    elems: (inF * outF) / p.tp,
+    trainable: p.baseTrainable,
+    bytesPerElem: p.weightBytes,
+  });
+  const lin = (x: Tensor, name: string, inF: number, outF: number): Tensor =>
+    tape.linear(x, w(name, inF, outF), outF / (name === 'o' || name === 'wo' ? 1 : p.tp), `${name} output`);
   const attn = (x: Tensor, kv: Tensor, label: string): Tensor => {
     const q = lin(x, 'q', a.hidden, a.heads * a.headDim);
     const k = lin(kv, 'k', a.hidden, a.heads * a.headDim);
@@ -66,7 +74,12 @@ export function t5Blocks(p: ActivationPlan): { bytesPerLayer: number; entries: S
   // Under checkpointing the position bias (+ mask) tensors computed in the first layer are inputs of every
   // later layer and stay alive: one (b, heads, s, s) tensor for the encoder, two (self, cross) for the decoder.
   const cb = tape.computeBytes === 4 || p.mode === 'amp' ? (p.weightBytes === 4 ? 4 : 2) : 2;
-  const heldBiases = (a.encoderLayers > 1 ? 1 : 0) * cb * p.batch * (a.heads / p.tp) * p.seq * p.seq + (a.layers > 1 ? 2
-    : 0) * cb * p.batch * (a.heads / p.tp) * p.seq * p.seq;
-  return { bytesPerLayer: total / (a.encoderLayers + a.layers), entries: tape.entries(), checkpointHeldBytes: heldBiases };
+  const heldBiases =
+    (a.encoderLayers > 1 ? 1 : 0) * cb * p.batch * (a.heads / p.tp) * p.seq * p.seq +
+    (a.layers > 1 ? 2 : 0) * cb * p.batch * (a.heads / p.tp) * p.seq * p.seq;
+  return {
+    bytesPerLayer: total / (a.encoderLayers + a.layers),
+    entries: tape.entries(),
+    checkpointHeldBytes: heldBiases,
+  };
 }

@@ -12,8 +12,18 @@ const UNSLOTH_LORA = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_p
  * LoRA_W, LoRA_MLP in unsloth/kernels/fast_lora.py) only when every projection carries a LoRA adapter without dropout
  * (FastLlamaModel.patch_peft_model); otherwise those layers run PEFT's PyTorch forward.
  */
-export function unslothFastPath(p: Pick<ActivationPlan, 'kernels' | 'arch' | 'lora' | 'ia3' | 'tp' | 'baseTrainable' | 'kbitUpcast'>): boolean {
-  if (p.kernels !== 'unsloth' || !UNSLOTH_FAMILIES.has(p.arch.family) || !p.lora || p.ia3 || p.tp > 1 || p.baseTrainable) return false;
+export function unslothFastPath(
+  p: Pick<ActivationPlan, 'kernels' | 'arch' | 'lora' | 'ia3' | 'tp' | 'baseTrainable' | 'kbitUpcast'>,
+): boolean {
+  if (
+    p.kernels !== 'unsloth' ||
+    !UNSLOTH_FAMILIES.has(p.arch.family) ||
+    !p.lora ||
+    p.ia3 ||
+    p.tp > 1 ||
+    p.baseTrainable
+  )
+    return false;
   if (p.kbitUpcast !== undefined && p.kbitUpcast !== 'none') return false;
   return p.lora.dropout === 0 && UNSLOTH_LORA.every((n) => p.lora!.targets.has(n));
 }
@@ -68,6 +78,13 @@ export function unslothBlock(p: ActivationPlan): LayerActivations {
   const residual = 2 * cb * T * a.hidden;
   const backwardWorkingBytes = Math.max(cb * T * a.ffn, cb * T * (2 * qd + 2 * kvd)) + residual;
   const layerInputBytes = T * a.hidden * cb;
-  return { bytesPerLayer, entries: tape.entries(), backwardWorkingBytes, layerInputBytes, selectiveBytes: bytesPerLayer, checkpointHeldBytes: 0,
-    weightCopyBytesPerLayer: 0 };
+  return {
+    bytesPerLayer,
+    entries: tape.entries(),
+    backwardWorkingBytes,
+    layerInputBytes,
+    selectiveBytes: bytesPerLayer,
+    checkpointHeldBytes: 0,
+    weightCopyBytesPerLayer: 0,
+  };
 }

@@ -15,21 +15,29 @@ export function planAccelerate(c: PlanCtx, ch: SetupChange): Planned {
     return ok(op('distributed_type', 'DEEPSPEED'), op(['deepspeed_config', key], value));
   };
   switch (ch.key) {
-    case 'mixed_precision': return ok(op('mixed_precision', ACCELERATE_MP[str(v)] ?? str(v)));
-    case 'zero_stage': return deepspeed('zero_stage', Number(v));
-    case 'offload_optimizer': return deepspeed('offload_optimizer_device', str(v));
-    case 'offload_params': return deepspeed('offload_param_device', str(v));
+    case 'mixed_precision':
+      return ok(op('mixed_precision', ACCELERATE_MP[str(v)] ?? str(v)));
+    case 'zero_stage':
+      return deepspeed('zero_stage', Number(v));
+    case 'offload_optimizer':
+      return deepspeed('offload_optimizer_device', str(v));
+    case 'offload_params':
+      return deepspeed('offload_param_device', str(v));
     case 'gradient_accumulation_steps':
-      return dt === 'DEEPSPEED' && c.fact('gradientAccumulationSteps') ? ok(op('deepspeed_config.gradient_accumulation_steps', Number(v)))
+      return dt === 'DEEPSPEED' && c.fact('gradientAccumulationSteps')
+        ? ok(op('deepspeed_config.gradient_accumulation_steps', Number(v)))
         : no('Accelerate takes the accumulation from the training script');
     case 'gpus_per_node': {
       const nodesFact = c.fact('nodes');
-      const nodes = (c.changed('nodes') as number | undefined) ?? (typeof nodesFact?.value === 'number' ? nodesFact.value : 1);
+      const nodes =
+        (c.changed('nodes') as number | undefined) ?? (typeof nodesFact?.value === 'number' ? nodesFact.value : 1);
       return ok(op('num_processes', Number(v) * nodes));
     }
-    case 'nodes': return c.fact('nodes') || Number(v) !== 1 ? ok(op('num_machines', Number(v))) : ok();
+    case 'nodes':
+      return c.fact('nodes') || Number(v) !== 1 ? ok(op('num_machines', Number(v))) : ok();
     case 'fsdp': {
-      if (dt !== 'FSDP') return no('switching Accelerate to FSDP needs a whole fsdp_config block; run `accelerate config`');
+      if (dt !== 'FSDP')
+        return no('switching Accelerate to FSDP needs a whole fsdp_config block; run `accelerate config`');
       const s = ACCELERATE_FSDP[str(v)];
       if (!s) return no(`no FSDP sharding strategy for ${str(v)}`);
       return ok(op('fsdp_config.fsdp_sharding_strategy', s));

@@ -15,11 +15,16 @@ export function seqKey(c: PlanCtx, fallback: string | undefined): string | undef
   return f ? f.rawKey.replace(/^-+/, '') : fallback;
 }
 
-export function loraOps(l: Lora, keys: { r: string; alpha: string; dropout: string; dora?: string }, targets: (t: NonNullable<Lora['target_modules']>) => Op[],
-  extra: Partial<Op> = {}): Op[] {
+export function loraOps(
+  l: Lora,
+  keys: { r: string; alpha: string; dropout: string; dora?: string },
+  targets: (t: NonNullable<Lora['target_modules']>) => Op[],
+  extra: Partial<Op> = {},
+): Op[] {
   const ops: Op[] = [];
   // DoRA on is written; off only where the file has the key.
-  if (keys.dora && l.use_dora !== undefined) ops.push(op(keys.dora, l.use_dora, l.use_dora ? extra : { ...extra, when: 'present' }));
+  if (keys.dora && l.use_dora !== undefined)
+    ops.push(op(keys.dora, l.use_dora, l.use_dora ? extra : { ...extra, when: 'present' }));
   if (l.r !== undefined) ops.push(op(keys.r, l.r, extra));
   if (l.alpha !== undefined) ops.push(op(keys.alpha, l.alpha, extra));
   if (l.dropout !== undefined) ops.push(op(keys.dropout, l.dropout, extra));
@@ -52,8 +57,10 @@ export function rolloutKeys(c: PlanCtx, r: Rollout): Array<[string, Val]> | stri
   const gas = (c.changed('gradient_accumulation_steps') as number | undefined) ?? num('gradientAccumulationSteps') ?? 1;
   const current = micro * (num('stepsPerGeneration') ?? gas);
   if (r.batch !== current) {
-    if (c.fact('generationBatchSize')) return 'generation_batch_size counts the completions of all GPUs; change it by hand';
-    if (r.batch % micro !== 0) return `${r.batch} completions per round is not a multiple of the micro-batch (${micro})`;
+    if (c.fact('generationBatchSize'))
+      return 'generation_batch_size counts the completions of all GPUs; change it by hand';
+    if (r.batch % micro !== 0)
+      return `${r.batch} completions per round is not a multiple of the micro-batch (${micro})`;
     out.push(['steps_per_generation', r.batch / micro]);
   }
   return out;
@@ -71,24 +78,40 @@ export function promptKey(c: PlanCtx, seq: number): [string, number] {
 export function hfYamlCommon(c: PlanCtx, ch: SetupChange): Planned | undefined {
   const v = ch.value;
   switch (ch.key) {
-    case 'micro_batch_size': return ok(op(c.has('micro_batch_size') && !c.has('per_device_train_batch_size') ? 'micro_batch_size'
-      : 'per_device_train_batch_size', Number(v)));
-    case 'eval_batch_size': return v === undefined ? ok(op('eval_strategy', 'no')) : ok(op('per_device_eval_batch_size', Number(v)));
-    case 'gradient_accumulation_steps': return ok(op('gradient_accumulation_steps', Number(v)));
+    case 'micro_batch_size':
+      return ok(
+        op(
+          c.has('micro_batch_size') && !c.has('per_device_train_batch_size')
+            ? 'micro_batch_size'
+            : 'per_device_train_batch_size',
+          Number(v),
+        ),
+      );
+    case 'eval_batch_size':
+      return v === undefined ? ok(op('eval_strategy', 'no')) : ok(op('per_device_eval_batch_size', Number(v)));
+    case 'gradient_accumulation_steps':
+      return ok(op('gradient_accumulation_steps', Number(v)));
     case 'mixed_precision':
       if (v === 'bf16') return ok(op('bf16', true), op('fp16', false, { when: 'present' }));
-      if (v === 'fp16') return ok(op('fp16', true), op('bf16', false, { when: 'present' }), op('pure_bf16', false, { when: 'present' }));
+      if (v === 'fp16')
+        return ok(
+          op('fp16', true),
+          op('bf16', false, { when: 'present' }),
+          op('pure_bf16', false, { when: 'present' }),
+        );
       return ok(op('bf16', false), op('fp16', false, { when: 'present' }), op('pure_bf16', false, { when: 'present' }));
     case 'optimizer': {
       const name = HF_OPTIM[str(v)];
       return name ? ok(op('optim', name)) : no(`HF optim has no name for ${str(v)}`);
     }
-    case 'compile': return ok(op('torch_compile', Boolean(v)));
+    case 'compile':
+      return ok(op('torch_compile', Boolean(v)));
     case 'fsdp': {
       const s = HF_FSDP[str(v)];
       return s === undefined ? no(`no fsdp option for ${str(v)}`) : ok(op('fsdp', s));
     }
-    default: return undefined;
+    default:
+      return undefined;
   }
 }
 
@@ -104,14 +127,18 @@ export function bundledZeroOp(c: PlanCtx, tool: 'axolotl' | 'llamafactory', name
   const named = c.fact('deepspeedConfig');
   const path = named && typeof named.value === 'string' ? named.value : undefined;
   const current = path ? findBundledDeepspeed(path, c.file.format) : undefined;
-  if (path && !current) return no(`deepspeed names ${path}, not one of the DeepSpeed configs ${name} ships; change that file`);
+  if (path && !current)
+    return no(`deepspeed names ${path}, not one of the DeepSpeed configs ${name} ships; change that file`);
   const stage = Number(c.changed('zero_stage') ?? current?.stage ?? 0);
   const offOpt = str(c.changed('offload_optimizer') ?? current?.offloadOptimizer ?? 'none');
   const offParams = str(c.changed('offload_params') ?? current?.offloadParams ?? 'none');
   if (stage === 0 && offOpt === 'none' && offParams === 'none') return ok(op('deepspeed', null, { when: 'present' }));
   const mp = c.changed('mixed_precision') ?? c.fact('bf16')?.value;
   const b = bundledDeepspeedFor(tool, stage, offOpt, offParams, mp === true || mp === 'bf16');
-  if (!b) return no(`${name} ships no DeepSpeed config with ZeRO-${stage}${offOpt !== 'none' ? `, the optimizer offloaded to ${offOpt}` : ''}${offParams !== 'none' ? `, the parameters offloaded to ${offParams}` : ''}`);
+  if (!b)
+    return no(
+      `${name} ships no DeepSpeed config with ZeRO-${stage}${offOpt !== 'none' ? `, the optimizer offloaded to ${offOpt}` : ''}${offParams !== 'none' ? `, the parameters offloaded to ${offParams}` : ''}`,
+    );
   return ok(op('deepspeed', b.path));
 }
 
@@ -121,8 +148,12 @@ function fsdpOffloadOp(c: PlanCtx, tool: 'axolotl' | 'llamafactory'): Planned {
   const wanted = [c.changed('offload_params'), c.changed('offload_optimizer')].filter((x) => x !== undefined).map(str);
   if (wanted.some((x) => x !== 'cpu' && x !== 'none')) return no('FSDP offloads to the CPU only');
   const on = wanted.includes('cpu');
-  if (tool === 'llamafactory') return no('LLaMA-Factory runs FSDP from an Accelerate config: set fsdp_offload_params there');
-  if (c.fact('fsdp')?.rawKey === 'fsdp') return no('the fsdp: option list is deprecated; add offload_params to an fsdp_config block by hand');
-  const key = c.has('fsdp_config.fsdp_offload_params') ? 'fsdp_config.fsdp_offload_params' : 'fsdp_config.offload_params';
+  if (tool === 'llamafactory')
+    return no('LLaMA-Factory runs FSDP from an Accelerate config: set fsdp_offload_params there');
+  if (c.fact('fsdp')?.rawKey === 'fsdp')
+    return no('the fsdp: option list is deprecated; add offload_params to an fsdp_config block by hand');
+  const key = c.has('fsdp_config.fsdp_offload_params')
+    ? 'fsdp_config.fsdp_offload_params'
+    : 'fsdp_config.offload_params';
   return on ? ok(op(key, true)) : ok(op(key, false, { when: 'present' }));
 }

@@ -20,9 +20,12 @@ export function planDeepSpeed(c: PlanCtx, ch: SetupChange): Planned {
     case 'offload_optimizer':
     case 'offload_params': {
       const block = ch.key === 'offload_optimizer' ? 'offload_optimizer' : 'offload_param';
-      if (v === 'nvme' && !/"nvme_path"/.test(c.file.text)) return no('NVMe offload needs an nvme_path; write it by hand');
-      return ok(op(['zero_optimization', block, 'device'], str(v)),
-        ...(v !== 'none' ? [op(['zero_optimization', block, 'pin_memory'], true, { when: 'absent' })] : []));
+      if (v === 'nvme' && !/"nvme_path"/.test(c.file.text))
+        return no('NVMe offload needs an nvme_path; write it by hand');
+      return ok(
+        op(['zero_optimization', block, 'device'], str(v)),
+        ...(v !== 'none' ? [op(['zero_optimization', block, 'pin_memory'], true, { when: 'absent' })] : []),
+      );
     }
     case 'mixed_precision':
       if (v === 'bf16') return ok(op('bf16.enabled', true), op('fp16.enabled', false, { when: 'present' }));
@@ -47,7 +50,9 @@ export function planDeepSpeed(c: PlanCtx, ch: SetupChange): Planned {
         const gas1 = (c.changed('gradient_accumulation_steps') as number | undefined) ?? gas0;
         if (micro0 === undefined || gas0 === undefined || micro1 === undefined || gas1 === undefined) {
           if (!known('microBatchSize') || !known('gradientAccumulationSteps'))
-            return no('train_batch_size is fixed and the other batch keys are derived from it; change train_batch_size by hand');
+            return no(
+              'train_batch_size is fixed and the other batch keys are derived from it; change train_batch_size by hand',
+            );
         } else if (micro0 * gas0 !== micro1 * gas1) {
           const next = (tb.value * micro1 * gas1) / (micro0 * gas0);
           if (!Number.isInteger(next)) return no('train_batch_size would not be a whole number');
@@ -59,7 +64,10 @@ export function planDeepSpeed(c: PlanCtx, ch: SetupChange): Planned {
     case 'optimizer': {
       const name = DS_OPTIM[str(v)];
       if (!c.fact('optimizer')) return no('DeepSpeed has no optimizer block here; the trainer picks the optimizer');
-      if (!name) return no(`the DeepSpeed optimizer block cannot express ${str(v)} (bitsandbytes optimizers are not DeepSpeed optimizers); remove the block so the trainer's optim applies`);
+      if (!name)
+        return no(
+          `the DeepSpeed optimizer block cannot express ${str(v)} (bitsandbytes optimizers are not DeepSpeed optimizers); remove the block so the trainer's optim applies`,
+        );
       return ok(op('optimizer.type', name));
     }
     case 'weights_dtype':

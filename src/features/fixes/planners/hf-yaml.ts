@@ -18,18 +18,27 @@ export function planHfYaml(c: PlanCtx, ch: SetupChange): Planned {
       if (c.fact('rollout') && c.fact('rollout')?.value !== 'online-dpo') return ok(op(...promptKey(c, Number(v))));
       return ok(op(seqKey(c, 'max_length') ?? 'max_length', Number(v)));
     case 'gradient_checkpointing':
-      return v === 'selective' ? no('TrainingArguments has no selective checkpointing') : ok(op('gradient_checkpointing', v === 'full'));
+      return v === 'selective'
+        ? no('TrainingArguments has no selective checkpointing')
+        : ok(op('gradient_checkpointing', v === 'full'));
     case 'attention': {
       const s = HF_ATTN[str(v)];
       if (!s) return no(`no attn_implementation for ${str(v)}`);
-      return ok(op(c.has('model_init_kwargs.attn_implementation') && !c.has('attn_implementation') ? 'model_init_kwargs.attn_implementation'
-        : 'attn_implementation', s));
+      return ok(
+        op(
+          c.has('model_init_kwargs.attn_implementation') && !c.has('attn_implementation')
+            ? 'model_init_kwargs.attn_implementation'
+            : 'attn_implementation',
+          s,
+        ),
+      );
     }
     case 'loss':
       if (v === 'fused') return ok(op('use_liger_kernel', true));
       if (v === 'full') return ok(op('use_liger_kernel', false, { when: 'present' }));
       return no('no chunked-loss switch');
-    case 'activation_offloading': return ok(op('activation_offloading', Boolean(v)));
+    case 'activation_offloading':
+      return ok(op('activation_offloading', Boolean(v)));
     case 'weights_dtype': {
       const d = TORCH_DTYPE[str(v)];
       const f = c.fact('weightsDtype');
@@ -37,14 +46,17 @@ export function planHfYaml(c: PlanCtx, ch: SetupChange): Planned {
     }
     case 'method':
       if (v === 'lora') return ok(op('use_peft', true));
-      if (v === 'qlora') return ok(op('use_peft', true), op('load_in_4bit', true), op('load_in_8bit', false, { when: 'present' }));
+      if (v === 'qlora')
+        return ok(op('use_peft', true), op('load_in_4bit', true), op('load_in_8bit', false, { when: 'present' }));
       if (v === 'full') return ok(op('use_peft', false), op('load_in_4bit', false, { when: 'present' }));
       return no(`no method ${str(v)} in TRL configs`);
     case 'lora': {
       const l = v as Lora;
-      const ops = loraOps(l, { r: 'lora_r', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' },
-        (t) => [op('lora_target_modules', t === 'all-linear' ? 'all-linear' : [...t])]);
-      if (l.modules_to_save && l.modules_to_save.length > 0) ops.push(op('lora_modules_to_save', [...l.modules_to_save]));
+      const ops = loraOps(l, { r: 'lora_r', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' }, (t) => [
+        op('lora_target_modules', t === 'all-linear' ? 'all-linear' : [...t]),
+      ]);
+      if (l.modules_to_save && l.modules_to_save.length > 0)
+        ops.push(op('lora_modules_to_save', [...l.modules_to_save]));
       return ok(...ops);
     }
     case 'quantization': {

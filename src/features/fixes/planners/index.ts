@@ -28,11 +28,17 @@ export interface Planner {
 }
 
 /** The YAML writer; with `omegaconf` (LLaMA-Factory, torchtune) an interpolated value (`${x}`) is edited where x is written. */
-const yamlWriter = (omegaconf: boolean) => (_file: FixFile, text: string, o: Op): Written => yamlSet(text, o, omegaconf);
+const yamlWriter =
+  (omegaconf: boolean) =>
+  (_file: FixFile, text: string, o: Op): Written =>
+    yamlSet(text, o, omegaconf);
 
 export const PLANNERS: Readonly<Record<Format, Planner>> = {
   // Scenario objects (lora, quantization) are written key by key; a *.vram.json scenario is JSON.
-  scenario: { plan: (_c, ch) => planScenario(ch), write: (file, text, o) => (/\.json$/i.test(file.file) ? jsonSet(text, o) : yamlWriteDeep(text, o)) },
+  scenario: {
+    plan: (_c, ch) => planScenario(ch),
+    write: (file, text, o) => (/\.json$/i.test(file.file) ? jsonSet(text, o) : yamlWriteDeep(text, o)),
+  },
   'deepspeed-json': { plan: planDeepSpeed, write: (_file, text, o) => jsonSet(text, o) },
   'hf-python': { plan: planPython, write: (_file, text, o) => pySet(text, o) },
   shell: { plan: planShell, write: shellSet },
@@ -48,12 +54,22 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
 export function plan(file: FixFile, ch: SetupChange, changes: readonly SetupChange[]): Planned {
   const c = planCtx(file, changes);
   // Quantized fused experts are Axolotl's own loading step (quantize_moe_experts): no other format can ask for it.
-  if (ch.key === 'quantization' && (ch.value as Quant | undefined)?.experts && file.format !== 'scenario' && file.format !== 'axolotl-yaml') {
+  if (
+    ch.key === 'quantization' &&
+    (ch.value as Quant | undefined)?.experts &&
+    file.format !== 'scenario' &&
+    file.format !== 'axolotl-yaml'
+  ) {
     return no('only Axolotl quantizes fused MoE experts (quantize_moe_experts)');
   }
   // Package versions live in the environment (and a requirements pin), not in a training config.
-  if ((ch.key === 'torchao_version' || ch.key === 'transformers_version' || ch.key === 'pytorch_version') && file.format !== 'scenario') {
-    return no(`${ch.key.replace('_version', '').replace('pytorch', 'torch')} is a package version: upgrade it in the environment and its requirements pin`);
+  if (
+    (ch.key === 'torchao_version' || ch.key === 'transformers_version' || ch.key === 'pytorch_version') &&
+    file.format !== 'scenario'
+  ) {
+    return no(
+      `${ch.key.replace('_version', '').replace('pytorch', 'torch')} is a package version: upgrade it in the environment and its requirements pin`,
+    );
   }
   return PLANNERS[file.format].plan(c, ch);
 }

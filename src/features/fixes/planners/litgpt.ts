@@ -7,13 +7,21 @@ import { str } from './common';
 
 /** Fabric precision strings by (weights dtype, autocast dtype). */
 const PRECISION: Readonly<Record<string, string>> = {
-  'bf16/none': 'bf16-true', 'fp16/none': '16-true', 'fp32/bf16': 'bf16-mixed', 'fp32/fp16': '16-mixed', 'fp32/none': '32-true',
+  'bf16/none': 'bf16-true',
+  'fp16/none': '16-true',
+  'fp32/bf16': 'bf16-mixed',
+  'fp32/fp16': '16-mixed',
+  'fp32/none': '32-true',
 };
 
 /** LitGPT's LoRA switches and the module names each one adapts (the analyzer's table, by the names a target list uses). */
 const SWITCHES: ReadonlyArray<readonly [string, readonly string[]]> = [
-  ['lora_query', ['q_proj']], ['lora_key', ['k_proj']], ['lora_value', ['v_proj']], ['lora_projection', ['o_proj']],
-  ['lora_mlp', ['gate_proj', 'up_proj', 'down_proj', 'fc1', 'fc2', 'dense_h_to_4h', 'dense_4h_to_h']], ['lora_head', ['lm_head']],
+  ['lora_query', ['q_proj']],
+  ['lora_key', ['k_proj']],
+  ['lora_value', ['v_proj']],
+  ['lora_projection', ['o_proj']],
+  ['lora_mlp', ['gate_proj', 'up_proj', 'down_proj', 'fc1', 'fc2', 'dense_h_to_4h', 'dense_4h_to_h']],
+  ['lora_head', ['lm_head']],
 ];
 
 function numberFact(c: PlanCtx, k: CanonicalKey): number | undefined {
@@ -34,7 +42,12 @@ function loraSwitches(targets: readonly string[] | 'all-linear'): Op[] | string 
   const wanted = new Set(targets.map((t) => t.split('.').pop() ?? t));
   const unknown = [...wanted].filter((t) => !SWITCHES.some(([, names]) => names.includes(t)));
   if (unknown.length > 0) return `LitGPT's LoRA switches cannot select ${unknown.join(', ')}`;
-  return SWITCHES.map(([k, names]) => op(k, names.some((n) => wanted.has(n))));
+  return SWITCHES.map(([k, names]) =>
+    op(
+      k,
+      names.some((n) => wanted.has(n)),
+    ),
+  );
 }
 
 /** The method the file says: LoRA keys make it LoRA (QLoRA over a 4-bit quantize), else its method fact. */
@@ -60,15 +73,22 @@ function planLora(c: PlanCtx, l: Lora): Planned {
 
 function planQuantization(c: PlanCtx, q: Quant | undefined): Planned {
   if (!q) return no('remove `quantize` by hand (LitGPT reads its absence as no quantization)');
-  if ((numberFact(c, 'gpusPerNode') ?? 1) * (numberFact(c, 'nodes') ?? 1) > 1) return no('LitGPT trains quantized models on one GPU only');
+  if ((numberFact(c, 'gpusPerNode') ?? 1) * (numberFact(c, 'nodes') ?? 1) > 1)
+    return no('LitGPT trains quantized models on one GPU only');
   const kind = q.bits === 8 ? 'int8-training' : `${q.type === 'fp4' ? 'fp4' : 'nf4'}${q.double_quant ? '-dq' : ''}`;
-  return ok(op('quantize', `bnb.${kind}`), ...(c.fact('mixedPrecision')?.value !== 'none' ? [op('precision', 'bf16-true')] : []));
+  return ok(
+    op('quantize', `bnb.${kind}`),
+    ...(c.fact('mixedPrecision')?.value !== 'none' ? [op('precision', 'bf16-true')] : []),
+  );
 }
 
 function planAccumulation(c: PlanCtx, steps: number): Planned {
   const micro = Number(c.changed('micro_batch_size') ?? numberFact(c, 'microBatchSize') ?? NaN);
-  const world = Number(c.changed('gpus_per_node') ?? numberFact(c, 'gpusPerNode') ?? 1) * Number(c.changed('nodes') ?? numberFact(c, 'nodes') ?? 1);
-  if (!Number.isFinite(micro) || !Number.isFinite(world)) return no('train.global_batch_size needs the micro-batch and the GPU count');
+  const world =
+    Number(c.changed('gpus_per_node') ?? numberFact(c, 'gpusPerNode') ?? 1) *
+    Number(c.changed('nodes') ?? numberFact(c, 'nodes') ?? 1);
+  if (!Number.isFinite(micro) || !Number.isFinite(world))
+    return no('train.global_batch_size needs the micro-batch and the GPU count');
   return ok(op('train.global_batch_size', steps * micro * world));
 }
 
@@ -76,13 +96,19 @@ function planAccumulation(c: PlanCtx, steps: number): Planned {
 export function planLitgpt(c: PlanCtx, ch: SetupChange): Planned {
   const v = ch.value;
   switch (ch.key) {
-    case 'micro_batch_size': return ok(op('train.micro_batch_size', Number(v)));
-    case 'gradient_accumulation_steps': return planAccumulation(c, Number(v));
-    case 'seq_len': return ok(op('train.max_seq_length', Number(v)));
+    case 'micro_batch_size':
+      return ok(op('train.micro_batch_size', Number(v)));
+    case 'gradient_accumulation_steps':
+      return planAccumulation(c, Number(v));
+    case 'seq_len':
+      return ok(op('train.max_seq_length', Number(v)));
     case 'weights_dtype':
-    case 'mixed_precision': return precisionOp(c);
-    case 'gpus_per_node': return ok(op('devices', Number(v)));
-    case 'nodes': return c.fact('nodes') || Number(v) !== 1 ? ok(op('num_nodes', Number(v))) : ok();
+    case 'mixed_precision':
+      return precisionOp(c);
+    case 'gpus_per_node':
+      return ok(op('devices', Number(v)));
+    case 'nodes':
+      return c.fact('nodes') || Number(v) !== 1 ? ok(op('num_nodes', Number(v))) : ok();
     case 'optimizer':
       if (v === 'adamw' || (v === 'paged_adamw' && c.fact('quantBits'))) return ok(op('optimizer', 'AdamW'));
       return no(`write the optimizer's class_path for ${str(v)} by hand`);
@@ -91,8 +117,10 @@ export function planLitgpt(c: PlanCtx, ch: SetupChange): Planned {
         return v === 'qlora' ? planQuantization(c, { bits: 4, type: 'nf4' }) : ok();
       }
       return no('the method is the command (litgpt finetune_lora or finetune_full), not a key of this file');
-    case 'lora': return planLora(c, v as Lora);
-    case 'quantization': return planQuantization(c, v as Quant | undefined);
+    case 'lora':
+      return planLora(c, v as Lora);
+    case 'quantization':
+      return planQuantization(c, v as Quant | undefined);
     case 'gradient_checkpointing':
       return no('LitGPT checkpoints every block when it shards over several GPUs (devices > 1), and never on one');
     default:

@@ -12,10 +12,27 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
   const calls = pyCalls(c.file.text);
   const hasCall = (k: PyCall | 'trl'): boolean => calls.some((x) => x.kind === k);
   const trainCall = hasCall('train') || hasCall('trl');
-  const train = (path: string, value: Val, extra: Partial<Op> = {}): Op => op([path], value, { call: 'train', ...extra });
-  if (!trainCall && ['micro_batch_size', 'eval_batch_size', 'gradient_accumulation_steps', 'mixed_precision', 'gradient_checkpointing', 'optimizer', 'loss',
-    'compile', 'activation_offloading', 'fsdp', 'seq_len'].includes(ch.key)) {
-    return no('no TrainingArguments / TRL config call in this file (the script may read its settings from the command line)');
+  const train = (path: string, value: Val, extra: Partial<Op> = {}): Op =>
+    op([path], value, { call: 'train', ...extra });
+  if (
+    !trainCall &&
+    [
+      'micro_batch_size',
+      'eval_batch_size',
+      'gradient_accumulation_steps',
+      'mixed_precision',
+      'gradient_checkpointing',
+      'optimizer',
+      'loss',
+      'compile',
+      'activation_offloading',
+      'fsdp',
+      'seq_len',
+    ].includes(ch.key)
+  ) {
+    return no(
+      'no TrainingArguments / TRL config call in this file (the script may read its settings from the command line)',
+    );
   }
   if (hasCall('unsloth-load') || hasCall('unsloth-peft')) {
     const u = planUnsloth(c, ch, hasCall);
@@ -24,10 +41,15 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
   switch (ch.key) {
     case 'kbit_upcast':
       // The cast is the body of a library call; keeping its other two effects takes code, not a keyword.
-      return no('replace prepare_model_for_kbit_training(model) by model.gradient_checkpointing_enable() and model.enable_input_require_grads() by hand');
-    case 'micro_batch_size': return ok(train('per_device_train_batch_size', Number(v)));
-    case 'eval_batch_size': return v === undefined ? ok(train('eval_strategy', 'no')) : ok(train('per_device_eval_batch_size', Number(v)));
-    case 'gradient_accumulation_steps': return ok(train('gradient_accumulation_steps', Number(v)));
+      return no(
+        'replace prepare_model_for_kbit_training(model) by model.gradient_checkpointing_enable() and model.enable_input_require_grads() by hand',
+      );
+    case 'micro_batch_size':
+      return ok(train('per_device_train_batch_size', Number(v)));
+    case 'eval_batch_size':
+      return v === undefined ? ok(train('eval_strategy', 'no')) : ok(train('per_device_eval_batch_size', Number(v)));
+    case 'gradient_accumulation_steps':
+      return ok(train('gradient_accumulation_steps', Number(v)));
     case 'mixed_precision':
       if (v === 'bf16') return ok(train('bf16', true), train('fp16', false, { when: 'present' }));
       if (v === 'fp16') return ok(train('fp16', true), train('bf16', false, { when: 'present' }));
@@ -42,72 +64,113 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
     case 'loss':
       // DPOConfig's fused preference loss is use_liger_loss; use_liger_kernel patches the model only.
       if (c.file.facts.facts.some((f) => f.key === 'preference'))
-        return v === 'fused' ? ok(train('use_liger_loss', true))
-        : v === 'full' ? ok(train('use_liger_loss', false, { when: 'present' })) : no('DPOConfig has no chunked loss');
+        return v === 'fused'
+          ? ok(train('use_liger_loss', true))
+          : v === 'full'
+            ? ok(train('use_liger_loss', false, { when: 'present' }))
+            : no('DPOConfig has no chunked loss');
       if (v === 'fused') return ok(train('use_liger_kernel', true));
       if (v === 'full') return ok(train('use_liger_kernel', false, { when: 'present' }));
       return no('TrainingArguments has no chunked-loss switch');
-    case 'compile': return ok(train('torch_compile', Boolean(v)));
+    case 'compile':
+      return ok(train('torch_compile', Boolean(v)));
     case 'preference': {
       const ref = (v as { reference?: string } | undefined)?.reference;
-      if (!hasCall('trl')) return no('the reference log-probabilities are a DPOConfig setting (precompute_ref_log_probs)');
+      if (!hasCall('trl'))
+        return no('the reference log-probabilities are a DPOConfig setting (precompute_ref_log_probs)');
       if (ref === 'precomputed') return ok(train('precompute_ref_log_probs', true));
-      if (ref === 'copy' || ref === 'adapters-off') return ok(train('precompute_ref_log_probs', false, { when: 'present' }));
+      if (ref === 'copy' || ref === 'adapters-off')
+        return ok(train('precompute_ref_log_probs', false, { when: 'present' }));
       return no('switching the preference objective needs another trainer');
     }
     case 'activation_offloading':
-      return hasCall('trl') ? ok(train('activation_offloading', Boolean(v))) : no('activation_offloading is a TRL config key; TrainingArguments has none');
+      return hasCall('trl')
+        ? ok(train('activation_offloading', Boolean(v)))
+        : no('activation_offloading is a TRL config key; TrainingArguments has none');
     case 'fsdp': {
       const s = HF_FSDP[str(v)];
       return s === undefined ? no(`no fsdp option for ${str(v)}`) : ok(train('fsdp', s));
     }
     case 'rollout': {
       const keys = rolloutKeys(c, v as Rollout);
-      return typeof keys === 'string' ? no(keys) : hasCall('trl') ? ok(...keys.map(([k, x]) => train(k, x))) : no('the rollout settings are GRPOConfig keys');
+      return typeof keys === 'string'
+        ? no(keys)
+        : hasCall('trl')
+          ? ok(...keys.map(([k, x]) => train(k, x)))
+          : no('the rollout settings are GRPOConfig keys');
     }
     case 'seq_len': {
       if (c.fact('rollout') && c.fact('rollout')?.value !== 'online-dpo')
-        return hasCall('trl') ? ok(train(...promptKey(c, Number(v)))) : no('the prompt length is a GRPOConfig key (max_prompt_length)');
+        return hasCall('trl')
+          ? ok(train(...promptKey(c, Number(v))))
+          : no('the prompt length is a GRPOConfig key (max_prompt_length)');
       const k = seqKey(c, hasCall('trl') ? 'max_length' : undefined);
-      return k ? ok(train(k, Number(v))) : no('TrainingArguments has no sequence length; it is a data or tokenizer setting of the script');
+      return k
+        ? ok(train(k, Number(v)))
+        : no('TrainingArguments has no sequence length; it is a data or tokenizer setting of the script');
     }
     case 'attention': {
       const name = HF_ATTN[str(v)];
       if (!name) return no(`no attn_implementation for ${str(v)}`);
       if (hasCall('load')) return ok(op(['attn_implementation'], name, { call: 'load' }));
       const f = c.fact('attention');
-      if (f && f.rawKey === 'attn_implementation') return no('attn_implementation sits inside a dict (model_init_kwargs); edit it by hand');
+      if (f && f.rawKey === 'attn_implementation')
+        return no('attn_implementation sits inside a dict (model_init_kwargs); edit it by hand');
       return no('no from_pretrained(...) call to pass attn_implementation to');
     }
     case 'weights_dtype': {
       const name = TORCH_DTYPE[str(v)];
       if (!name || !hasCall('load')) return no('no from_pretrained(...) call to pass the dtype to');
       const kw = /\bdtype\s*=/.test(c.file.text) && !/\btorch_dtype\s*=/.test(c.file.text) ? 'dtype' : 'torch_dtype';
-      if (!/^\s*import torch\b|^\s*import torch$/m.test(c.file.text)) return no('the file does not import torch, so torch.<dtype> cannot be written');
+      if (!/^\s*import torch\b|^\s*import torch$/m.test(c.file.text))
+        return no('the file does not import torch, so torch.<dtype> cannot be written');
       return ok(op([kw], { raw: `torch.${name}` }, { call: 'load' }));
     }
     case 'method': {
       if (v === 'lora' || v === 'qlora') {
-        if (!hasCall('lora')) return no('the file builds no LoraConfig; switching to LoRA needs new code (get_peft_model / peft_config)');
-        if (v === 'qlora' && !hasCall('bnb')) return no('the file builds no BitsAndBytesConfig; QLoRA needs a 4-bit quantization_config in code');
-        return v === 'qlora' ? ok(op(['load_in_4bit'], true, { call: 'bnb' }), op(['load_in_8bit'], false, { call: 'bnb', when: 'present' })) : ok();
+        if (!hasCall('lora'))
+          return no('the file builds no LoraConfig; switching to LoRA needs new code (get_peft_model / peft_config)');
+        if (v === 'qlora' && !hasCall('bnb'))
+          return no('the file builds no BitsAndBytesConfig; QLoRA needs a 4-bit quantization_config in code');
+        return v === 'qlora'
+          ? ok(
+              op(['load_in_4bit'], true, { call: 'bnb' }),
+              op(['load_in_8bit'], false, { call: 'bnb', when: 'present' }),
+            )
+          : ok();
       }
       return no(`switching the method to ${str(v)} needs code changes (the LoraConfig / get_peft_model calls)`);
     }
     case 'lora': {
       if (!hasCall('lora')) return no('the file builds no LoraConfig');
       const l = v as Lora;
-      const ops = loraOps(l, { r: 'r', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' },
-        (t) => [op(['target_modules'], t === 'all-linear' ? 'all-linear' : [...t], { call: 'lora' })], { call: 'lora' });
-      if (l.modules_to_save && l.modules_to_save.length > 0) ops.push(op(['modules_to_save'], [...l.modules_to_save], { call: 'lora' }));
+      const ops = loraOps(
+        l,
+        { r: 'r', alpha: 'lora_alpha', dropout: 'lora_dropout', dora: 'use_dora' },
+        (t) => [op(['target_modules'], t === 'all-linear' ? 'all-linear' : [...t], { call: 'lora' })],
+        { call: 'lora' },
+      );
+      if (l.modules_to_save && l.modules_to_save.length > 0)
+        ops.push(op(['modules_to_save'], [...l.modules_to_save], { call: 'lora' }));
       return ok(...ops);
     }
     case 'quantization': {
       const q = v as Quant | undefined;
       if (!hasCall('bnb')) return no('the file builds no BitsAndBytesConfig');
-      if (!q) return ok(op(['load_in_4bit'], false, { call: 'bnb', when: 'present' }), op(['load_in_8bit'], false, { call: 'bnb', when: 'present' }));
-      if (q.bits === 8) return ok(op(['load_in_8bit'], true, { call: 'bnb' }), op(['load_in_4bit'], false, { call: 'bnb', when: 'present' }));
-      const ops = [op(['load_in_4bit'], true, { call: 'bnb' }), op(['load_in_8bit'], false, { call: 'bnb', when: 'present' })];
+      if (!q)
+        return ok(
+          op(['load_in_4bit'], false, { call: 'bnb', when: 'present' }),
+          op(['load_in_8bit'], false, { call: 'bnb', when: 'present' }),
+        );
+      if (q.bits === 8)
+        return ok(
+          op(['load_in_8bit'], true, { call: 'bnb' }),
+          op(['load_in_4bit'], false, { call: 'bnb', when: 'present' }),
+        );
+      const ops = [
+        op(['load_in_4bit'], true, { call: 'bnb' }),
+        op(['load_in_8bit'], false, { call: 'bnb', when: 'present' }),
+      ];
       if (q.type === 'nf4' || q.type === 'fp4') ops.push(op(['bnb_4bit_quant_type'], q.type, { call: 'bnb' }));
       if (q.double_quant !== undefined) ops.push(op(['bnb_4bit_use_double_quant'], q.double_quant, { call: 'bnb' }));
       return ok(...ops);

@@ -11,7 +11,8 @@ import { loraOps } from './common';
 export function planUnsloth(c: PlanCtx, ch: SetupChange, hasCall: (k: PyCall | 'trl') => boolean): Planned | undefined {
   const v = ch.value;
   const peft = hasCall('unsloth-peft');
-  const load = (kw: string, value: Val, extra: Partial<Op> = {}): Op => op([kw], value, { call: 'unsloth-load', ...extra });
+  const load = (kw: string, value: Val, extra: Partial<Op> = {}): Op =>
+    op([kw], value, { call: 'unsloth-load', ...extra });
   const gcCall: PyCall = peft ? 'unsloth-peft' : 'unsloth-load';
   const gc = (value: Val): Op => op(['use_gradient_checkpointing'], value, { call: gcCall });
   switch (ch.key) {
@@ -28,8 +29,14 @@ export function planUnsloth(c: PlanCtx, ch: SetupChange, hasCall: (k: PyCall | '
     case 'lora': {
       if (!peft) return undefined;
       const l = v as Lora;
-      return ok(...loraOps(l, { r: 'r', alpha: 'lora_alpha', dropout: 'lora_dropout' },
-        (t) => [op(['target_modules'], t === 'all-linear' ? 'all-linear' : [...t], { call: 'unsloth-peft' })], { call: 'unsloth-peft' }));
+      return ok(
+        ...loraOps(
+          l,
+          { r: 'r', alpha: 'lora_alpha', dropout: 'lora_dropout' },
+          (t) => [op(['target_modules'], t === 'all-linear' ? 'all-linear' : [...t], { call: 'unsloth-peft' })],
+          { call: 'unsloth-peft' },
+        ),
+      );
     }
     case 'quantization': {
       if (!hasCall('unsloth-load')) return undefined;
@@ -40,17 +47,27 @@ export function planUnsloth(c: PlanCtx, ch: SetupChange, hasCall: (k: PyCall | '
     }
     case 'method':
       if (!peft || !hasCall('unsloth-load') || (v !== 'lora' && v !== 'qlora')) return undefined;
-      return v === 'qlora' ? ok(load('load_in_4bit', true), load('load_in_8bit', false, { when: 'present' })) : ok(load('load_in_4bit', false));
+      return v === 'qlora'
+        ? ok(load('load_in_4bit', true), load('load_in_8bit', false, { when: 'present' }))
+        : ok(load('load_in_4bit', false));
     case 'seq_len': {
       if (!hasCall('unsloth-load')) return undefined;
       // The model's max_seq_length, and the trainer's own length key when the file writes one.
-      const own = c.file.facts.facts.find((f) => f.key === 'seqLen' && f.tool !== 'unsloth' && f.origin !== 'call-default');
+      const own = c.file.facts.facts.find(
+        (f) => f.key === 'seqLen' && f.tool !== 'unsloth' && f.origin !== 'call-default',
+      );
       return ok(load('max_seq_length', Number(v)), ...(own ? [op([own.rawKey], Number(v), { call: 'train' })] : []));
     }
     case 'loss':
-      return v === 'fused' ? ok() : no('Unsloth computes the loss with its fused cross-entropy unless UNSLOTH_RETURN_LOGITS=1 is set in the environment');
+      return v === 'fused'
+        ? ok()
+        : no(
+            'Unsloth computes the loss with its fused cross-entropy unless UNSLOTH_RETURN_LOGITS=1 is set in the environment',
+          );
     case 'kernels':
-      return no('Unsloth\'s kernels come with FastLanguageModel; running without them means loading the model with transformers');
+      return no(
+        "Unsloth's kernels come with FastLanguageModel; running without them means loading the model with transformers",
+      );
     default:
       return undefined;
   }

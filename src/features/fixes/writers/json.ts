@@ -16,13 +16,16 @@ function jsonIndent(text: string): { insertSpaces: boolean; tabSize: number } {
 export function jsonSet(text: string, o: Op): Written {
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
-  if (errors.length > 0 || !root) return { reason: 'the JSON has syntax errors (or hjson-only syntax); fix them first' };
+  if (errors.length > 0 || !root)
+    return { reason: 'the JSON has syntax errors (or hjson-only syntax); fix them first' };
   if (root.type !== 'object') return { reason: 'the JSON is not an object' };
   const path = [...o.path];
   for (let i = 1; i < path.length; i++) {
     const parent = findNodeAtLocation(root, path.slice(0, i));
     if (parent && parent.type !== 'object')
-      return { reason: `\`${path.slice(0, i).join('.')}\` is not an object here, so \`${path[i]}\` cannot be set inside it` };
+      return {
+        reason: `\`${path.slice(0, i).join('.')}\` is not an object here, so \`${path[i]}\` cannot be set inside it`,
+      };
   }
   const existing = findNodeAtLocation(root, path);
   if (o.when === 'present' && !existing) return { text };

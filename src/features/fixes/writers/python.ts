@@ -6,8 +6,24 @@ import { UNSLOTH_CLASSES } from '../../../analyzers/hf-python';
 import { type Val, type Op, type PyCall, type Written, isRaw, isObj, eolOf, lineStartOf, splice } from '../ops';
 
 const TRL_CONFIGS = new Set([
-  'SFTConfig', 'DPOConfig', 'GRPOConfig', 'RLOOConfig', 'ORPOConfig', 'KTOConfig', 'PPOConfig', 'RewardConfig', 'CPOConfig',
-  'BCOConfig', 'GKDConfig', 'PRMConfig', 'NashMDConfig', 'OnlineDPOConfig', 'XPOConfig', 'IterativeSFTConfig', 'GOLDConfig', 'MiniLLMConfig',
+  'SFTConfig',
+  'DPOConfig',
+  'GRPOConfig',
+  'RLOOConfig',
+  'ORPOConfig',
+  'KTOConfig',
+  'PPOConfig',
+  'RewardConfig',
+  'CPOConfig',
+  'BCOConfig',
+  'GKDConfig',
+  'PRMConfig',
+  'NashMDConfig',
+  'OnlineDPOConfig',
+  'XPOConfig',
+  'IterativeSFTConfig',
+  'GOLDConfig',
+  'MiniLLMConfig',
 ]);
 
 function calleeName(text: string, call: SyntaxNode): string {
@@ -100,14 +116,21 @@ function pyLiteral(v: Val, quote: string): string {
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'number') return String(v);
   if (Array.isArray(v)) return `[${v.map((x) => pyLiteral(x, quote)).join(', ')}]`;
-  if (isObj(v)) return `{${Object.entries(v).map(([k, x]) => `${quote}${k}${quote}: ${pyLiteral(x, quote)}`).join(', ')}}`;
+  if (isObj(v))
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${quote}${k}${quote}: ${pyLiteral(x, quote)}`)
+      .join(', ')}}`;
   const s = String(v);
   return quote === "'" ? `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : JSON.stringify(s);
 }
 
 const PY_CALL_NAMES: Record<PyCall, string> = {
-  train: 'TrainingArguments / TRL config', lora: 'LoraConfig', bnb: 'BitsAndBytesConfig', load: 'from_pretrained',
-  'unsloth-load': 'FastLanguageModel.from_pretrained', 'unsloth-peft': 'FastLanguageModel.get_peft_model',
+  train: 'TrainingArguments / TRL config',
+  lora: 'LoraConfig',
+  bnb: 'BitsAndBytesConfig',
+  load: 'from_pretrained',
+  'unsloth-load': 'FastLanguageModel.from_pretrained',
+  'unsloth-peft': 'FastLanguageModel.get_peft_model',
 };
 
 export function pySet(text: string, o: Op): Written {

@@ -5,7 +5,17 @@ import type { Tool } from '../../../analyzers/facts';
 import { type FixFile, type Val, type Op, type Written, isRaw, eolOf, lineStartOf, splice } from '../ops';
 
 const LAUNCHER_TOOLS = new Set<Tool>(['torchrun', 'accelerate', 'deepspeed']);
-const SCRIPT_TOOLS = new Set<Tool>(['hf-trainer', 'trl', 'llamafactory', 'axolotl', 'torchtune', 'peft', 'vram-lens', 'ms-swift', 'litgpt']);
+const SCRIPT_TOOLS = new Set<Tool>([
+  'hf-trainer',
+  'trl',
+  'llamafactory',
+  'axolotl',
+  'torchtune',
+  'peft',
+  'vram-lens',
+  'ms-swift',
+  'litgpt',
+]);
 
 function shellWord(v: Val, existing?: string): string {
   if (isRaw(v)) return v.raw;
@@ -24,7 +34,9 @@ export function shellSet(file: FixFile, text: string, o: Op): Written {
   const facts = analyzeAs('shell', text).facts;
   const name = o.path.join('.');
   const flagRe = new RegExp(`^--?${name.replace(/[._-]/g, '[._-]')}$`, 'i');
-  const hits = facts.filter((f) => flagRe.test(f.rawKey) && (o.launcher ? LAUNCHER_TOOLS.has(f.tool) || f.tool === 'torchtune' : true));
+  const hits = facts.filter(
+    (f) => flagRe.test(f.rawKey) && (o.launcher ? LAUNCHER_TOOLS.has(f.tool) || f.tool === 'torchtune' : true),
+  );
   const seen = new Set<number>();
   const sites = hits.filter((f) => !seen.has(f.keySpan.start) && seen.add(f.keySpan.start));
   if (sites.length > 0) {
@@ -41,7 +53,13 @@ export function shellSet(file: FixFile, text: string, o: Op): Written {
         return { reason: `\`${f.rawKey}\` is written without a value; edit it by hand` };
       }
       const existing = t.slice(f.valueSpan.start, f.valueSpan.end);
-      if (/\$/.test(existing) && !/^[\w.]+$/.test(existing) && o.value !== null && typeof o.value === 'object' && !Array.isArray(o.value)) {
+      if (
+        /\$/.test(existing) &&
+        !/^[\w.]+$/.test(existing) &&
+        o.value !== null &&
+        typeof o.value === 'object' &&
+        !Array.isArray(o.value)
+      ) {
         return { reason: `\`${f.rawKey}\` takes its value from a shell expression` };
       }
       t = splice(t, f.valueSpan.start, f.valueSpan.end, shellWord(o.value, existing));

@@ -12,7 +12,10 @@ function yamlScalar(v: Val, style: string | undefined, pyBools: boolean): string
   if (typeof v === 'boolean') return pyBools ? (v ? 'True' : 'False') : String(v);
   if (typeof v === 'number') return String(v);
   if (Array.isArray(v)) return `[${v.map((x) => yamlScalar(x, undefined, pyBools)).join(', ')}]`;
-  if (isObj(v)) return `{${Object.entries(v).map(([k, x]) => `${k}: ${yamlScalar(x, undefined, pyBools)}`).join(', ')}}`;
+  if (isObj(v))
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${k}: ${yamlScalar(x, undefined, pyBools)}`)
+      .join(', ')}}`;
   const s = String(v);
   if (style === 'QUOTE_DOUBLE') return JSON.stringify(s);
   if (style === 'QUOTE_SINGLE') return `'${s.replace(/'/g, "''")}'`;
@@ -21,12 +24,22 @@ function yamlScalar(v: Val, style: string | undefined, pyBools: boolean): string
 }
 
 /** Block-style lines for `key: value` at an indentation (nested mappings and lists on their own lines). */
-function yamlBlock(path: readonly string[], v: Val, indent: string, step: string, pyBools: boolean, eol: string): string {
+function yamlBlock(
+  path: readonly string[],
+  v: Val,
+  indent: string,
+  step: string,
+  pyBools: boolean,
+  eol: string,
+): string {
   const [head, ...rest] = path;
   if (rest.length > 0) return `${indent}${head}:${eol}${yamlBlock(rest, v, indent + step, step, pyBools, eol)}`;
   if (Array.isArray(v) && v.length > 0)
     return `${indent}${head}:${eol}${v.map((x) => `${indent}${step}- ${yamlScalar(x, undefined, pyBools)}${eol}`).join('')}`;
-  if (isObj(v)) return `${indent}${head}:${eol}${Object.entries(v).map(([k, x]) => yamlBlock([k], x, indent + step, step, pyBools, eol)).join('')}`;
+  if (isObj(v))
+    return `${indent}${head}:${eol}${Object.entries(v)
+      .map(([k, x]) => yamlBlock([k], x, indent + step, step, pyBools, eol))
+      .join('')}`;
   return `${indent}${head}: ${yamlScalar(v, undefined, pyBools)}${eol}`;
 }
 
@@ -91,7 +104,16 @@ export function yamlSet(text: string, o: Op, omegaconf: boolean): Written {
     const pair = findPair(doc, map, seg);
     if (!pair) {
       if (o.when === 'present') return { text };
-      return yamlInsert(text, map, mapKeyPair, o.path.slice(i), o.append ? [o.value as string] : o.value, step, pyBools, eol);
+      return yamlInsert(
+        text,
+        map,
+        mapKeyPair,
+        o.path.slice(i),
+        o.append ? [o.value as string] : o.value,
+        step,
+        pyBools,
+        eol,
+      );
     }
     const value = derefYaml(doc, pair.value);
     // An OmegaConf interpolation (`${batch_size}`) is edited where its target is written.
@@ -108,20 +130,33 @@ export function yamlSet(text: string, o: Op, omegaconf: boolean): Written {
       if (o.when === 'present') return { text };
       return yamlInsertUnder(text, pair, o.path.slice(i + 1), o.value, step, pyBools, eol);
     }
-    if (!isMap(value)) return { reason: `\`${o.path.slice(0, i + 1).join('.')}\` is not a mapping, so \`${o.path[i + 1]}\` cannot be set inside it` };
+    if (!isMap(value))
+      return {
+        reason: `\`${o.path.slice(0, i + 1).join('.')}\` is not a mapping, so \`${o.path[i + 1]}\` cannot be set inside it`,
+      };
     map = value;
     mapKeyPair = pair;
   }
   return { text };
 }
 
-function yamlReplace(text: string, pair: Pair, value: unknown, v: Val, pyBools: boolean, step: string, eol: string): Written {
+function yamlReplace(
+  text: string,
+  pair: Pair,
+  value: unknown,
+  v: Val,
+  pyBools: boolean,
+  step: string,
+  eol: string,
+): Written {
   if (isScalar(value) && value.range) {
     const [s, e] = value.range;
     const src = text.slice(s, e);
-    if (src === '' || value.value === null && !/^(null|~|Null|NULL)$/.test(src)) return yamlInsertUnder(text, pair, [], v, step, pyBools, eol);
+    if (src === '' || (value.value === null && !/^(null|~|Null|NULL)$/.test(src)))
+      return yamlInsertUnder(text, pair, [], v, step, pyBools, eol);
     const bools = /^(True|False)$/.test(src) || pyBools;
-    if (value.type === 'BLOCK_LITERAL' || value.type === 'BLOCK_FOLDED') return { reason: 'the value is a block scalar; edit it by hand' };
+    if (value.type === 'BLOCK_LITERAL' || value.type === 'BLOCK_FOLDED')
+      return { reason: 'the value is a block scalar; edit it by hand' };
     const out = Array.isArray(v) || isObj(v) ? yamlScalar(v, undefined, bools) : yamlScalar(v, value.type, bools);
     return { text: splice(text, s, e, out) };
   }
@@ -137,9 +172,15 @@ function yamlReplace(text: string, pair: Pair, value: unknown, v: Val, pyBools: 
     const keyLine = lineStartOf(text, key.range[0]);
     const keyIndent = text.slice(keyLine, key.range[0]);
     if (!/^ *$/.test(keyIndent)) return { reason: 'the key shares its line with other content; edit it by hand' };
-    const body = Array.isArray(v) && v.length > 0
-      ? v.map((x) => `${indent.length > keyIndent.length ? indent : keyIndent + step}- ${yamlScalar(x, undefined, pyBools)}${eol}`).join('')
-      : '';
+    const body =
+      Array.isArray(v) && v.length > 0
+        ? v
+            .map(
+              (x) =>
+                `${indent.length > keyIndent.length ? indent : keyIndent + step}- ${yamlScalar(x, undefined, pyBools)}${eol}`,
+            )
+            .join('')
+        : '';
     const head = `${keyIndent}${String(keyName(pair))}:${body ? '' : ' ' + yamlScalar(v, undefined, pyBools)}${eol}`;
     return { text: splice(text, keyLine, end, head + body) };
   }
@@ -147,7 +188,15 @@ function yamlReplace(text: string, pair: Pair, value: unknown, v: Val, pyBools: 
 }
 
 /** Inserts `rest: value` under a key whose value is empty (`key:` followed by nothing). */
-function yamlInsertUnder(text: string, pair: Pair, rest: readonly string[], v: Val, step: string, pyBools: boolean, eol: string): Written {
+function yamlInsertUnder(
+  text: string,
+  pair: Pair,
+  rest: readonly string[],
+  v: Val,
+  step: string,
+  pyBools: boolean,
+  eol: string,
+): Written {
   const key = pair.key as { range?: [number, number, number] };
   if (!key.range) return { reason: 'the key has no source range' };
   const colon = text.indexOf(':', key.range[1]);
@@ -174,8 +223,16 @@ function yamlInsertUnder(text: string, pair: Pair, rest: readonly string[], v: V
 }
 
 /** Inserts `rest: value` into a mapping, after its last entry, at the indentation of its entries. */
-function yamlInsert(text: string, map: YAMLMap, parentPair: Pair | undefined, rest: readonly string[], v: Val, step: string,
-  pyBools: boolean, eol: string): Written {
+function yamlInsert(
+  text: string,
+  map: YAMLMap,
+  parentPair: Pair | undefined,
+  rest: readonly string[],
+  v: Val,
+  step: string,
+  pyBools: boolean,
+  eol: string,
+): Written {
   if (map.flow) {
     const r = map.range;
     if (!r) return { reason: 'the mapping has no source range' };
@@ -201,7 +258,7 @@ function yamlInsert(text: string, map: YAMLMap, parentPair: Pair | undefined, re
   if (!/^ *$/.test(indent)) return { reason: 'the mapping does not start on its own line; edit it by hand' };
   const lastEnd = Math.max(
     (last.key as { range: [number, number, number] }).range[1],
-    ((last.value as { range?: [number, number, number] } | null)?.range?.[1]) ?? 0,
+    (last.value as { range?: [number, number, number] } | null)?.range?.[1] ?? 0,
   );
   const at = nextLineStart(text, lastEnd);
   const pre = at === text.length && !text.endsWith('\n') ? eol : '';

@@ -20,7 +20,12 @@ import { Tape, type Tensor } from '../../saved-tensors';
  * Every term reproduces tools/activations/gated_deltanet.py, which measures a torch reimplementation of both paths
  * (the kernels emulated by autograd Functions that save what their sources save) byte for byte.
  */
-export function gatedDeltaNet(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): { out: Tensor; workingBytes: number } {
+export function gatedDeltaNet(
+  tape: Tape,
+  p: ActivationPlan,
+  x: Tensor,
+  linear: LinearFn,
+): { out: Tensor; workingBytes: number } {
   const la = p.arch.linearAttention!;
   const T = p.batch * p.seq;
   const tp = p.tp;
@@ -53,8 +58,11 @@ export function gatedDeltaNet(tape: Tape, p: ActivationPlan, x: Tensor, linear: 
   // output keeps that whole (b, channels, s + K - 1) storage.
   if (qkv.rg || p.baseTrainable) {
     tape.save(qkv);
-    if (torchPath) tape.saveExtra('conv1d output, K - 1 padded positions included (kept by silu on its slice)',
-      p.batch * dc * (p.seq + la.convKernel - 1) * cb);
+    if (torchPath)
+      tape.saveExtra(
+        'conv1d output, K - 1 padded positions included (kept by silu on its slice)',
+        p.batch * dc * (p.seq + la.convKernel - 1) * cb,
+      );
   }
   const conv = tape.free(qkv, 'silu(conv1d(q, k, v))', T * dc, cb);
   const beta = tape.unarySavesOutput(bProj, 'beta = sigmoid(b)');
@@ -84,10 +92,15 @@ export function gatedDeltaNet(tape: Tape, p: ActivationPlan, x: Tensor, linear: 
       const dk = la.keyDim;
       const dv = la.valueDim;
       tape.saveExtra('q, k repeated to the value heads, fp32, and their inverse norms', 8 * T * hv * dk + 8 * T * hv);
-      tape.saveExtra('key, k_beta, query x scale, key x decay, k_cumdecay (+ query x exp(g) past the first chunk), fp32',
-        4 * hv * dk * (5 * P + (nc > 1 ? P : 0)));
+      tape.saveExtra(
+        'key, k_beta, query x scale, key x decay, k_cumdecay (+ query x exp(g) past the first chunk), fp32',
+        4 * hv * dk * (5 * P + (nc > 1 ? P : 0)),
+      );
       tape.saveExtra('value, new values (solve_triangular), v_new, fp32', 12 * hv * dv * P);
-      tape.saveExtra('five 64 x 64 products per chunk (decay, k_beta K^T, Q K^T, the triangular system, intra-chunk attention), fp32', 20 * C * hv * P);
+      tape.saveExtra(
+        'five 64 x 64 products per chunk (decay, k_beta K^T, Q K^T, the triangular system, intra-chunk attention), fp32',
+        20 * C * hv * P,
+      );
       tape.saveExtra('beta, exp of the cumulative decay (x3), chunk decay, fp32', 16 * hv * P + 4 * p.batch * hv * nc);
       tape.saveExtra('the state entering each chunk (dk x dv, fp32)', 4 * p.batch * hv * nc * dk * dv);
       tape.saveExtra('causal mask (bool)', C * C);

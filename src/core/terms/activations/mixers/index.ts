@@ -12,7 +12,8 @@ import type { ActivationPlan, LinearFn } from '../plan';
 import { Tape, type Tensor } from '../../saved-tensors';
 
 /** Granite 4.0 H's MLP half alone: the shared MLP and the MoE block (see mixerSavedBytes). */
-export const graniteMlpSavedBytes = (p: ActivationPlan): number => mixerSavedBytes(p, (tape, plan, x, linear) => graniteMlp(tape, plan, x, linear, true));
+export const graniteMlpSavedBytes = (p: ActivationPlan): number =>
+  mixerSavedBytes(p, (tape, plan, x, linear) => graniteMlp(tape, plan, x, linear, true));
 
 /** Nemotron 3's MoE block alone (see mixerSavedBytes). */
 export const nemotronMoeSavedBytes = (p: ActivationPlan): number => mixerSavedBytes(p, nemotronMoe);
@@ -21,13 +22,25 @@ export const nemotronMoeSavedBytes = (p: ActivationPlan): number => mixerSavedBy
  * What one token mixer alone saves (its input, the input norm's output, requiring grad), with its weights trainable or
  * frozen as the plan says: the unit the ground-truth scripts measure (gated_deltanet.py, mamba2.py).
  */
-function mixerSavedBytes(p: ActivationPlan, mixer: (tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn) => unknown): number {
+function mixerSavedBytes(
+  p: ActivationPlan,
+  mixer: (tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn) => unknown,
+): number {
   const tape = new Tape(p.mode, p.half, false);
   const x = tape.tensor('mixer input', p.batch * p.seq * p.arch.hidden, p.half, true);
   const linear: LinearFn = (xin, name, outFeatures, what) => {
     const m = linearModules(p.arch).find((l) => l.name === name && l.layerKind !== 'full');
-    const y = tape.linear(xin, { what: name, elems: (m ? m.inFeatures : p.arch.hidden) * outFeatures, trainable: p.baseTrainable,
-      bytesPerElem: p.weightBytes }, outFeatures, what);
+    const y = tape.linear(
+      xin,
+      {
+        what: name,
+        elems: (m ? m.inFeatures : p.arch.hidden) * outFeatures,
+        trainable: p.baseTrainable,
+        bytesPerElem: p.weightBytes,
+      },
+      outFeatures,
+      what,
+    );
     if (p.int8Base && xin.rg && !p.baseTrainable && !m?.parameter) tape.save(xin); // MatMul8bitLt keeps its input
     return y;
   };

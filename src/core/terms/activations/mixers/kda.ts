@@ -16,7 +16,12 @@ import { Tape, type Tensor } from '../../saved-tensors';
  * the projections' inputs): tools/activations/kda.py measures it, byte for byte, on a torch reimplementation whose
  * kernels are autograd Functions that save what fla's save.
  */
-export function kimiDeltaAttention(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): { out: Tensor; workingBytes: number } {
+export function kimiDeltaAttention(
+  tape: Tape,
+  p: ActivationPlan,
+  x: Tensor,
+  linear: LinearFn,
+): { out: Tensor; workingBytes: number } {
   const la = p.arch.linearAttention!;
   const T = p.batch * p.seq;
   const H = la.keyHeads / p.tp;

@@ -17,7 +17,12 @@ import { Tape, type Tensor } from '../../saved-tensors';
  * Every term reproduces tools/activations/mamba1.py (kernels emulated by autograd Functions saving what
  * state-spaces/mamba's selective_scan_interface.py and causal-conv1d save) byte for byte.
  */
-export function mamba1Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): { out: Tensor; workingBytes: number } {
+export function mamba1Mixer(
+  tape: Tape,
+  p: ActivationPlan,
+  x: Tensor,
+  linear: LinearFn,
+): { out: Tensor; workingBytes: number } {
   const m = p.arch.mamba1!;
   const b = p.batch;
   const s = p.seq;
@@ -48,27 +53,46 @@ export function mamba1Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
     norms(conv);
     if (rg) {
       tape.saveExtra('selective scan: contiguous u, delta and z, B and C, its output', 4 * 2 * T * I + 2 * 2 * T * N);
-      tape.saveExtra('selective scan: per-chunk states (fp32, 2048-token chunks), D and the delta bias (fp32)', 8 * b * I * nc * N + 8 * I);
+      tape.saveExtra(
+        'selective scan: per-chunk states (fp32, 2048-token chunks), D and the delta bias (fp32)',
+        8 * b * I * nc * N + 8 * I,
+      );
     }
-    const out = linear(tape.tensor('scan output (contiguous copy of its transpose)', T * I, cb, rg || p.baseTrainable), 'out_proj', p.arch.hidden,
-      'out_proj output');
+    const out = linear(
+      tape.tensor('scan output (contiguous copy of its transpose)', T * I, cb, rg || p.baseTrainable),
+      'out_proj',
+      p.arch.hidden,
+      'out_proj output',
+    );
     // Backward: the scan's gradients of u, delta, z, B, C and the recomputed states.
     return { out, workingBytes: cb * T * (5 * I + 2 * N) + 8 * b * I * nc * N };
   }
   const conv = tape.tensor('silu(conv1d) output', T * I, cb, rg);
   if (rg) {
-    tape.saveExtra('conv1d output, kernel - 1 padded positions included (kept by silu on its slice)', 2 * b * I * (s + m.convKernel - 1));
+    tape.saveExtra(
+      'conv1d output, kernel - 1 padded positions included (kept by silu on its slice)',
+      2 * b * I * (s + m.convKernel - 1),
+    );
     tape.saveExtra('softplus input and output (the time step)', 2 * f * T * I);
-    tape.saveExtra('discretized A and B (fp32, inner x state per token), B and u in fp32', 8 * T * I * N + 4 * T * N + 4 * T * I);
-    tape.saveExtra('the scan loop: the initial state, every step\'s fp32 state and its 16-bit copy, C', f * b * I * N + 4 * b * I * N * (s - 1)
-      + 2 * b * I * N * s + 2 * T * N);
+    tape.saveExtra(
+      'discretized A and B (fp32, inner x state per token), B and u in fp32',
+      8 * T * I * N + 4 * T * N + 4 * T * I,
+    );
+    tape.saveExtra(
+      "the scan loop: the initial state, every step's fp32 state and its 16-bit copy, C",
+      f * b * I * N + 4 * b * I * N * (s - 1) + 2 * b * I * N * s + 2 * T * N,
+    );
     tape.saveExtra('scan output and silu(gate)', f * T * I + 2 * T * I);
   }
   // x_proj reads the transposed silu output: a contiguous copy when the batch has more than one sequence (PyTorch >= 2
   // folds a transposed 3-D input), a view otherwise; u * D keeps the silu output for D's gradient.
   norms(b > 1 ? tape.free(conv, 'x_proj input (contiguous copy)') : conv);
   if (p.baseTrainable) tape.save(conv);
-  const out = linear(tape.tensor('scan output x silu(gate) (contiguous copy of its transpose)', T * I, cb, rg || p.baseTrainable), 'out_proj',
-    p.arch.hidden, 'out_proj output');
+  const out = linear(
+    tape.tensor('scan output x silu(gate) (contiguous copy of its transpose)', T * I, cb, rg || p.baseTrainable),
+    'out_proj',
+    p.arch.hidden,
+    'out_proj output',
+  );
   return { out, workingBytes: 2 * 4 * T * I * N + 8 * b * I * N * s };
 }

@@ -18,7 +18,12 @@ import { Tape, type Tensor } from '../../saved-tensors';
  * Every term reproduces tools/activations/mamba2.py (a torch reimplementation, the kernels emulated by autograd Functions
  * saving what state-spaces/mamba's ssd_combined.py saves) byte for byte.
  */
-export function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn): { out: Tensor; workingBytes: number } {
+export function mamba2Mixer(
+  tape: Tape,
+  p: ActivationPlan,
+  x: Tensor,
+  linear: LinearFn,
+): { out: Tensor; workingBytes: number } {
   const mb = p.arch.mamba!;
   const T = p.batch * p.seq;
   const H = mb.heads / p.tp;
@@ -32,7 +37,9 @@ export function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
   // that needs no grad keeps only that tensor): under autocast with fp32 weights the product, which the kernel keeps, is
   // fp32.
   const bufferBytes = p.quantizedBase ? p.half : p.weightBytes;
-  const proj = mb.parallel ? tape.free(projOut, 'in_proj output x mup_vector', projOut.elems, Math.max(projOut.bytesPerElem, bufferBytes)) : projOut;
+  const proj = mb.parallel
+    ? tape.free(projOut, 'in_proj output x mup_vector', projOut.elems, Math.max(projOut.bytesPerElem, bufferBytes))
+    : projOut;
   const C = mb.chunk;
   const nc = Math.ceil(p.seq / C);
   const states = p.batch * nc * H * mb.headDim * mb.state;
@@ -44,8 +51,10 @@ export function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
     if (proj.rg) {
       tape.save(proj);
       if (p.mambaKernels === 'split-masked') tape.saveExtra('x masked for the padding (scan input)', T * d * cb);
-      tape.saveExtra('scan output, its fp32 dA_cumsum, the torch gated norm\'s fp32 input, gate and factors',
-        T * (24 * d + 8 * GN + 2 * H + 4 * mb.normGroups) - 2 * T * projW + 4 * p.batch * nc * C * H + 4 * H);
+      tape.saveExtra(
+        "scan output, its fp32 dA_cumsum, the torch gated norm's fp32 input, gate and factors",
+        T * (24 * d + 8 * GN + 2 * H + 4 * mb.normGroups) - 2 * T * projW + 4 * p.batch * nc * C * H + 4 * H,
+      );
     }
     if (p.baseTrainable) tape.saveExtra('exp(A_log) (fp32)', 4 * H);
     if (p.normsTrainable) tape.saveExtra('normalized input for the gated norm weight', 2 * T * d);
@@ -70,13 +79,26 @@ export function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
   const Sp = p.batch * nc * C;
   const b = p.batch;
   if (proj.rg) {
-    tape.saveExtra('conv input, dt and gate paths, L2 of the scan inputs (fp32 where the scan works)', T * (8 * d + 4 * GN + 8 * H));
-    tape.saveExtra('conv1d output, kernel - 1 padded positions included (kept by silu on its slice)', 2 * b * convDim * (p.seq + mb.convKernel - 1));
-    tape.saveExtra('chunked scan over padded tokens: x, B, C, decays and the chunk products (fp32)', Sp * (12 * d + 12 * H * mb.state + 12 * H * C + 8 * H));
-    tape.saveExtra('chunk states and their decays (fp32)', 8 * b * (nc + 1) * d * mb.state + 4 * b * H * (nc + 1) ** 2 + 2 * (nc + 1) ** 2);
+    tape.saveExtra(
+      'conv input, dt and gate paths, L2 of the scan inputs (fp32 where the scan works)',
+      T * (8 * d + 4 * GN + 8 * H),
+    );
+    tape.saveExtra(
+      'conv1d output, kernel - 1 padded positions included (kept by silu on its slice)',
+      2 * b * convDim * (p.seq + mb.convKernel - 1),
+    );
+    tape.saveExtra(
+      'chunked scan over padded tokens: x, B, C, decays and the chunk products (fp32)',
+      Sp * (12 * d + 12 * H * mb.state + 12 * H * C + 8 * H),
+    );
+    tape.saveExtra(
+      'chunk states and their decays (fp32)',
+      8 * b * (nc + 1) * d * mb.state + 4 * b * H * (nc + 1) ** 2 + 2 * (nc + 1) ** 2,
+    );
     tape.saveExtra('causal masks', 2 * C * C);
     tape.saveExtra('A = -exp(A_log) (fp32)', 4 * H);
-    if (mb.gatedNorm) tape.saveExtra('gated norm: fp32 input, gate, rsqrt and factors', 12 * T * d + 4 * T * mb.normGroups);
+    if (mb.gatedNorm)
+      tape.saveExtra('gated norm: fp32 input, gate, rsqrt and factors', 12 * T * d + 4 * T * mb.normGroups);
     // Falcon-H1 without mamba_rms_norm: y * silu(gate), y (fp32) already counted with the scan.
     else tape.saveExtra('silu(gate)', 2 * T * d);
     if (proj.bytesPerElem > cb) {
@@ -84,12 +106,17 @@ export function mamba2Mixer(tape: Tape, p: ActivationPlan, x: Tensor, linear: Li
       // view), conv1d casts its input and weight to 16 bits (both copies kept), the dt path works in fp32, and the gate
       // is fp32 already: silu(gate) is fp32 without the gated norm, and the norm's gate.float() is no copy
       // (tools/activations/measure.py, falcon_h1 amp_bf16 torch cases, exact).
-      tape.saveExtra('fp32 in_proj output, 16-bit conv1d input and weight copies, fp32 dt path and gate', 2 * T * projW + 2 * T * convDim
-        + 2 * convDim * mb.convKernel + 6 * T * H
-        + (mb.gatedNorm ? -4 * T * d : 2 * T * d));
+      tape.saveExtra(
+        'fp32 in_proj output, 16-bit conv1d input and weight copies, fp32 dt path and gate',
+        2 * T * projW +
+          2 * T * convDim +
+          2 * convDim * mb.convKernel +
+          6 * T * H +
+          (mb.gatedNorm ? -4 * T * d : 2 * T * d),
+      );
     }
   }
-  if (p.baseTrainable) tape.saveExtra('D x and exp(A_log) for the parameters\' gradients (fp32)', 4 * H + 4 * Sp * d);
+  if (p.baseTrainable) tape.saveExtra("D x and exp(A_log) for the parameters' gradients (fp32)", 4 * H + 4 * Sp * d);
   if (p.normsTrainable && mb.gatedNorm) tape.saveExtra('normalized input for the gated norm weight (fp32)', 4 * T * d);
   const normed = tape.tensor('gated norm output', T * d, cb, proj.rg || p.normsTrainable);
   const out = linear(normed, 'out_proj', p.arch.hidden, 'out_proj output');
