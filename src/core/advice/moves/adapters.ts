@@ -1,0 +1,109 @@
+// The Move table's last section: LoRA or QLoRA instead of full fine-tuning, plain LoRA, a lower rank, smaller
+// micro-batches, half the sequence.
+// Part of the Move table, in its order (advice/moves.ts). Pure; no I/O.
+// Docs: docs/estimate/advice.md
+import { type Move, type MoveContext, pow2Down, shorter } from './context';
+
+export function adapterAndBatchMoves(context: MoveContext): Move[] {
+  const m: Move[] = [];
+  m.push({
+    id: 'lora',
+    group: 'method',
+    title: 'LoRA (r=16 on all linear layers) instead of full fine-tuning',
+    changesResult: true,
+    apply: (s) =>
+      s.method === 'full' || s.method === 'freeze'
+        ? {
+            method: 'lora',
+            lora: {
+              r: 16,
+              alpha: 32,
+              dropout: 0.05,
+              target_modules: 'all-linear',
+              modules_to_save: [],
+              dtype: 'fp32',
+              use_dora: false,
+            },
+            master_weights: false,
+            weights_dtype: s.weights_dtype === 'fp32' ? (context.bf16 ? 'bf16' : 'fp16') : s.weights_dtype,
+          }
+        : undefined,
+  });
+  m.push({
+    id: 'qlora',
+    group: 'method',
+    title: 'QLoRA (4-bit NF4 base, LoRA r=16 on all linear layers)',
+    changesResult: true,
+    apply: (s) =>
+      s.method !== 'qlora'
+        ? {
+            method: 'qlora',
+            quantization: { bits: 4, type: 'nf4', double_quant: true, scope: 'all-linear' },
+            lora: s.lora ?? {
+              r: 16,
+              alpha: 32,
+              dropout: 0.05,
+              target_modules: 'all-linear',
+              modules_to_save: [],
+              dtype: 'fp32',
+              use_dora: false,
+            },
+            master_weights: false,
+            zero_stage: 0,
+            weights_dtype: context.bf16 ? 'bf16' : 'fp16',
+          }
+        : undefined,
+  });
+  m.push({
+    id: 'no-dora',
+    group: 'method',
+    title: 'Plain LoRA instead of DoRA (no magnitude vectors, no weight norms)',
+    changesResult: true,
+    apply: (s) =>
+      s.lora?.use_dora && (s.method === 'lora' || s.method === 'qlora')
+        ? { lora: { ...s.lora, use_dora: false } }
+        : undefined,
+  });
+  m.push({
+    id: 'lora-rank',
+    group: 'method',
+    title: 'Lower the LoRA rank',
+    changesResult: true,
+    apply: (s) =>
+      s.lora && s.lora.r > 8 && (s.method === 'lora' || s.method === 'qlora')
+        ? { lora: { ...s.lora, r: pow2Down(s.lora.r) } }
+        : undefined,
+  });
+  m.push({
+    id: 'micro-half',
+    group: 'batch',
+    title: 'Halve the micro-batch, double gradient accumulation (same global batch)',
+    changesResult: false,
+    apply: (s) =>
+      s.micro_batch_size > 1
+        ? {
+            micro_batch_size: pow2Down(s.micro_batch_size),
+            gradient_accumulation_steps:
+              s.gradient_accumulation_steps * (s.micro_batch_size / pow2Down(s.micro_batch_size)),
+          }
+        : undefined,
+  });
+  m.push({
+    id: 'micro-1',
+    group: 'batch',
+    title: 'Micro-batch 1 with more gradient accumulation (same global batch)',
+    changesResult: false,
+    apply: (s) =>
+      s.micro_batch_size > 2
+        ? { micro_batch_size: 1, gradient_accumulation_steps: s.gradient_accumulation_steps * s.micro_batch_size }
+        : undefined,
+  });
+  m.push({
+    id: 'seq-half',
+    group: 'sequence',
+    title: 'Halve the sequence length',
+    changesResult: true,
+    apply: (s) => (s.seq_len >= 256 ? shorter(s, Math.floor(s.seq_len / 2)) : undefined),
+  });
+  return m;
+}

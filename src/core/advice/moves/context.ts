@@ -1,0 +1,36 @@
+// What every section of the Move table reads (the MoveContext, built once per table in advice/moves.ts), the Move
+// itself, and the helpers the sections share. Pure; no I/O.
+// Docs: docs/estimate/advice.md
+import type { TrainingSetup } from '../../setup';
+
+export interface Move {
+  readonly id: string;
+  readonly title: string;
+  readonly changesResult: boolean;
+  readonly group: string;
+  apply(s: TrainingSetup): Partial<TrainingSetup> | undefined;
+}
+
+export interface MoveContext {
+  /** The setup the advice starts from (titles and some moves depend on it). */
+  readonly base: TrainingSetup;
+  /** The GPU supports bf16. */
+  readonly bf16: boolean;
+  /** The 16-bit dtype of mixed precision: bf16 where the GPU supports it, fp16 otherwise. */
+  readonly halfDtype: 'bf16' | 'fp16';
+  /** GPUs in all (gpus_per_node x nodes) in the base setup. */
+  readonly worldSize: number;
+}
+
+export const pow2Down = (n: number): number => Math.max(1, Math.floor(n / 2));
+
+// bitsandbytes 8-bit layers cannot be sharded (FSDP refuses integer parameters, ZeRO-3 cannot partition them):
+// no candidate shards the parameters of an int8 model; ZeRO-1/2 shard only the optimizer state and gradients.
+export const isInt8 = (s: TrainingSetup): boolean => s.quantization?.type === 'int8';
+
+/** A shorter sequence; with GRPO rollouts the prompt and the completion shrink in proportion. */
+export function shorter(s: TrainingSetup, seq: number): Partial<TrainingSetup> {
+  if (!s.rollout) return { seq_len: seq };
+  const completion = Math.max(1, Math.round((s.rollout.completion_len * seq) / s.seq_len));
+  return completion < seq ? { seq_len: seq, rollout: { ...s.rollout, completion_len: completion } } : { seq_len: seq };
+}
