@@ -69,6 +69,16 @@ export function implicitBnbDefaults(file: PythonFile, entries: readonly Entry[],
   }
 }
 
+/** One entry being mapped: the file, the kind of call, the entry, and the tool and origin its facts are given. */
+interface Mapping {
+  readonly file: PythonFile;
+  readonly ctx: Ctx;
+  readonly e: Entry;
+  readonly tool: Tool;
+  readonly origin?: Fact['origin'];
+  readonly trlOrLocal: boolean;
+}
+
 /** Maps one key/value to canonical facts for the given kind of call. */
 export function mapEntry(
   file: PythonFile,
@@ -78,275 +88,338 @@ export function mapEntry(
   origin?: Fact['origin'],
   trlOrLocal = false,
 ): void {
-  const k = e.rawKey;
-  const v = (): Val => file.valueOf(e);
+  const m: Mapping = { file, ctx, e, tool, origin, trlOrLocal };
   const train = ctx === 'train' || ctx === 'dataclass';
   const script = ctx === 'dataclass' || ctx === 'trl-model';
-  const emit = (key: CanonicalKey, conv: (x: Val) => FactValue | Unknown | undefined): void => {
-    const x = v();
-    const value = conv(x);
-    if (value !== undefined) file.push(key, e, value, tool, x, origin);
-  };
-  if (train) {
-    switch (k) {
-      case 'per_device_train_batch_size':
-      case 'per_gpu_train_batch_size':
-        return emit('microBatchSize', (x) => numberOf(file, x, e, true));
-      case 'per_device_eval_batch_size':
-      case 'per_gpu_eval_batch_size':
-        return emit('evalBatchSize', (x) => numberOf(file, x, e, true));
-      case 'eval_accumulation_steps':
-      case 'prediction_loss_only':
-      case 'batch_eval_metrics': {
-        const x = v();
-        if (!(x.k === 'lit' && (x.v === null || x.v === false || x.v === 0))) file.logitsReleased = true;
-        return;
-      }
-      case 'eval_strategy':
-      case 'evaluation_strategy':
-        // "no" / IntervalStrategy.NO: no evaluation; "steps" / "epoch": evaluation runs during training.
-        return emit('evalStrategy', (x) => {
-          if (x.k === 'lit' && x.v === null) return undefined;
-          const on =
-            x.k === 'lit' && typeof x.v === 'string'
-              ? evaluationOn(x.v)
-              : x.k === 'dotted'
-                ? evaluationOn(x.text)
-                : undefined;
-          return on ?? { unknown: file.describe(x) };
-        });
-      case 'gradient_accumulation_steps':
-        return emit('gradientAccumulationSteps', (x) => numberOf(file, x, e, true));
-      case 'use_liger_loss':
-        // DPOConfig: Liger's fused linear DPO loss takes the log-probabilities without materializing the logits.
-        return emit('loss', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'fused' : undefined)));
-      case 'torch_empty_cache_steps':
-        return emit('emptyCacheSteps', (x) => numberOf(file, x, e, true));
-      case 'label_smoothing_factor':
-        return emit('labelSmoothing', (x) => numberOf(file, x, e, false));
-      // GRPOConfig: prompt and completion lengths, the generation round, the KL reference and the vLLM engine.
-      case 'max_prompt_length':
-        return emit('promptLen', (x) => numberOf(file, x, e, true));
-      case 'max_completion_length':
-        return emit('completionLen', (x) => numberOf(file, x, e, true));
-      case 'steps_per_generation':
-        return emit('stepsPerGeneration', (x) => numberOf(file, x, e, true));
-      case 'generation_batch_size':
-        return emit('generationBatchSize', (x) => numberOf(file, x, e, true));
-      case 'num_iterations':
-        return emit('numIterations', (x) => numberOf(file, x, e, true));
-      case 'num_generations':
-        return emit('numGenerations', (x) => numberOf(file, x, e, true));
-      case 'beta':
-        return emit('klBeta', (x) => numberOf(file, x, e, false));
-      case 'cpo_alpha':
-        return emit('cpoAlpha', (x) => numberOf(file, x, e, false));
-      case 'rpo_alpha':
-        return emit('rpoAlpha', (x) => (x.k === 'lit' && x.v === null ? undefined : numberOf(file, x, e, false)));
-      // GKDConfig: the on-policy share, the tokens of an on-policy round, the teacher the student is distilled from.
-      case 'lmbda':
-        return emit('onPolicyFraction', (x) => numberOf(file, x, e, false));
-      case 'max_new_tokens':
-        return emit('maxNewTokens', (x) => numberOf(file, x, e, true));
-      case 'teacher_model_name_or_path':
-        return emit('teacherModel', (x) =>
+  // Each group answers true when the key is its own (mapped, or deliberately left without a fact).
+  if (train && (trainBatchEntry(m) || trlEntry(m) || trainRunEntry(m))) return;
+  if ((ctx === 'load' || script) && loadEntry(m)) return;
+  if ((ctx === 'load' || ctx === 'bnb' || script) && bnbEntry(m)) return;
+  if (ctx === 'ia3' && ia3Entry(m)) return;
+  if (ctx === 'lora' && loraEntry(m)) return;
+  if (script) scriptEntry(m);
+}
+
+/** Pushes the fact that conv makes of the entry's value (none when it answers undefined); the key is handled. */
+function emit(m: Mapping, key: CanonicalKey, conv: (x: Val) => FactValue | Unknown | undefined): true {
+  const x = m.file.valueOf(m.e);
+  const value = conv(x);
+  if (value !== undefined) m.file.push(key, m.e, value, m.tool, x, m.origin);
+  return true;
+}
+
+/** Training arguments: batch sizes, evaluation, accumulation and the loss. */
+function trainBatchEntry(m: Mapping): boolean {
+  const { file, e } = m;
+  switch (e.rawKey) {
+    case 'per_device_train_batch_size':
+    case 'per_gpu_train_batch_size':
+      return emit(m, 'microBatchSize', (x) => numberOf(file, x, e, true));
+    case 'per_device_eval_batch_size':
+    case 'per_gpu_eval_batch_size':
+      return emit(m, 'evalBatchSize', (x) => numberOf(file, x, e, true));
+    case 'eval_accumulation_steps':
+    case 'prediction_loss_only':
+    case 'batch_eval_metrics': {
+      const x = file.valueOf(e);
+      if (!(x.k === 'lit' && (x.v === null || x.v === false || x.v === 0))) file.logitsReleased = true;
+      return true;
+    }
+    case 'eval_strategy':
+    case 'evaluation_strategy':
+      // "no" / IntervalStrategy.NO: no evaluation; "steps" / "epoch": evaluation runs during training.
+      return emit(m, 'evalStrategy', (x) => {
+        if (x.k === 'lit' && x.v === null) return undefined;
+        const on =
           x.k === 'lit' && typeof x.v === 'string'
-            ? x.v
-            : x.k === 'lit' && x.v === null
-              ? undefined
-              : { unknown: file.describe(x) },
-        );
-      case 'use_vllm':
-        return emit('useVllm', (x) => boolOf(file, x, e));
-      case 'vllm_mode':
-        return emit('vllmMode', (x) =>
-          x.k === 'lit' && (x.v === 'colocate' || x.v === 'server')
-            ? x.v
-            : x.k === 'lit' && x.v === null
-              ? undefined
-              : { unknown: file.describe(x) },
-        );
-      case 'vllm_gpu_memory_utilization':
-        return emit('vllmMemoryFraction', (x) => numberOf(file, x, e, false));
-      // OnlineDPOConfig before TRL 0.20: the colocated engine's share; reward_model_path: the reward model's Hub id or path.
-      case 'gpu_memory_utilization':
-        return emit('vllmMemoryFraction', (x) => numberOf(file, x, e, false));
-      case 'reward_model_path':
-        return emit('rewardModels', (x) =>
-          x.k === 'lit' && typeof x.v === 'string'
-            ? [x.v]
-            : x.k === 'lit' && x.v === null
-              ? undefined
-              : { unknown: file.describe(x) },
-        );
-      case 'vllm_tensor_parallel_size':
-        return emit('vllmTensorParallel', (x) => numberOf(file, x, e, true));
-      case 'vllm_enable_sleep_mode':
-        return emit('vllmSleep', (x) => boolOf(file, x, e));
-      case 'ds3_gather_for_generation':
-        return emit('gatherForGeneration', (x) => boolOf(file, x, e));
-      case 'precompute_ref_log_probs':
-        // DPOConfig: the reference log-probabilities are computed once before training; no reference forward per step.
-        return emit('referenceModel', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'precomputed' : undefined)));
-      case 'bf16':
-        return emit('bf16', (x) => boolOf(file, x, e));
-      case 'fp16':
-        return emit('fp16', (x) => boolOf(file, x, e));
-      case 'optim': {
-        const x = v();
-        const g = x.k === 'lit' && typeof x.v === 'string' ? galoreOf(x.v) : undefined;
-        if (g) {
-          file.push('galore', e, 'galore', tool, x, origin);
-          file.push('galoreLayerwise', e, g.layerwise, tool, x, origin);
-        }
-        return emit('optimizer', (y) => optimizerOf(file, y, e));
+            ? evaluationOn(x.v)
+            : x.k === 'dotted'
+              ? evaluationOn(x.text)
+              : undefined;
+        return on ?? { unknown: file.describe(x) };
+      });
+    case 'gradient_accumulation_steps':
+      return emit(m, 'gradientAccumulationSteps', (x) => numberOf(file, x, e, true));
+    case 'use_liger_loss':
+      // DPOConfig: Liger's fused linear DPO loss takes the log-probabilities without materializing the logits.
+      return emit(m, 'loss', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'fused' : undefined)));
+    case 'torch_empty_cache_steps':
+      return emit(m, 'emptyCacheSteps', (x) => numberOf(file, x, e, true));
+    case 'label_smoothing_factor':
+      return emit(m, 'labelSmoothing', (x) => numberOf(file, x, e, false));
+  }
+  return false;
+}
+
+/** TRL configs' training arguments: GRPO's generation, DPO's and CPO's weights, GKD's distillation, vLLM. */
+function trlEntry(m: Mapping): boolean {
+  const { file, e } = m;
+  switch (e.rawKey) {
+    // GRPOConfig: prompt and completion lengths, the generation round, the KL reference and the vLLM engine.
+    case 'max_prompt_length':
+      return emit(m, 'promptLen', (x) => numberOf(file, x, e, true));
+    case 'max_completion_length':
+      return emit(m, 'completionLen', (x) => numberOf(file, x, e, true));
+    case 'steps_per_generation':
+      return emit(m, 'stepsPerGeneration', (x) => numberOf(file, x, e, true));
+    case 'generation_batch_size':
+      return emit(m, 'generationBatchSize', (x) => numberOf(file, x, e, true));
+    case 'num_iterations':
+      return emit(m, 'numIterations', (x) => numberOf(file, x, e, true));
+    case 'num_generations':
+      return emit(m, 'numGenerations', (x) => numberOf(file, x, e, true));
+    case 'beta':
+      return emit(m, 'klBeta', (x) => numberOf(file, x, e, false));
+    case 'cpo_alpha':
+      return emit(m, 'cpoAlpha', (x) => numberOf(file, x, e, false));
+    case 'rpo_alpha':
+      return emit(m, 'rpoAlpha', (x) => (x.k === 'lit' && x.v === null ? undefined : numberOf(file, x, e, false)));
+    // GKDConfig: the on-policy share, the tokens of an on-policy round, the teacher the student is distilled from.
+    case 'lmbda':
+      return emit(m, 'onPolicyFraction', (x) => numberOf(file, x, e, false));
+    case 'max_new_tokens':
+      return emit(m, 'maxNewTokens', (x) => numberOf(file, x, e, true));
+    case 'teacher_model_name_or_path':
+      return emit(m, 'teacherModel', (x) =>
+        x.k === 'lit' && typeof x.v === 'string'
+          ? x.v
+          : x.k === 'lit' && x.v === null
+            ? undefined
+            : { unknown: file.describe(x) },
+      );
+    case 'use_vllm':
+      return emit(m, 'useVllm', (x) => boolOf(file, x, e));
+    case 'vllm_mode':
+      return emit(m, 'vllmMode', (x) =>
+        x.k === 'lit' && (x.v === 'colocate' || x.v === 'server')
+          ? x.v
+          : x.k === 'lit' && x.v === null
+            ? undefined
+            : { unknown: file.describe(x) },
+      );
+    case 'vllm_gpu_memory_utilization':
+      return emit(m, 'vllmMemoryFraction', (x) => numberOf(file, x, e, false));
+    // OnlineDPOConfig before TRL 0.20: the colocated engine's share; reward_model_path: the reward model's Hub id or path.
+    case 'gpu_memory_utilization':
+      return emit(m, 'vllmMemoryFraction', (x) => numberOf(file, x, e, false));
+    case 'reward_model_path':
+      return emit(m, 'rewardModels', (x) =>
+        x.k === 'lit' && typeof x.v === 'string'
+          ? [x.v]
+          : x.k === 'lit' && x.v === null
+            ? undefined
+            : { unknown: file.describe(x) },
+      );
+    case 'vllm_tensor_parallel_size':
+      return emit(m, 'vllmTensorParallel', (x) => numberOf(file, x, e, true));
+    case 'vllm_enable_sleep_mode':
+      return emit(m, 'vllmSleep', (x) => boolOf(file, x, e));
+    case 'ds3_gather_for_generation':
+      return emit(m, 'gatherForGeneration', (x) => boolOf(file, x, e));
+    case 'precompute_ref_log_probs':
+      // DPOConfig: the reference log-probabilities are computed once before training; no reference forward per step.
+      return emit(m, 'referenceModel', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'precomputed' : undefined)));
+  }
+  return false;
+}
+
+/**
+ * Training arguments: precision, the optimizer, checkpointing and offloading, kernels, DeepSpeed and FSDP, the
+ * model's load keywords, packing and the sequence length (any of SEQ_KEYS not handled above).
+ */
+function trainRunEntry(m: Mapping): boolean {
+  const { file, e, tool, origin } = m;
+  const k = e.rawKey;
+  switch (k) {
+    case 'bf16':
+      return emit(m, 'bf16', (x) => boolOf(file, x, e));
+    case 'fp16':
+      return emit(m, 'fp16', (x) => boolOf(file, x, e));
+    case 'optim': {
+      const x = file.valueOf(e);
+      const g = x.k === 'lit' && typeof x.v === 'string' ? galoreOf(x.v) : undefined;
+      if (g) {
+        file.push('galore', e, 'galore', tool, x, origin);
+        file.push('galoreLayerwise', e, g.layerwise, tool, x, origin);
       }
-      case 'optim_target_modules':
-        return emit('galoreTargets', (x) =>
-          x.k === 'lit' && typeof x.v === 'string' ? [x.v] : stringListOf(file, x, e),
-        );
-      case 'optim_args':
-        return emit('galoreRank', (x) => (x.k === 'lit' && typeof x.v === 'string' ? galoreRankOf(x.v) : undefined));
-      case 'gradient_checkpointing':
-        return emit('gradientCheckpointing', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'full' : 'none')));
-      case 'activation_offloading':
-        return emit('activationOffloading', (x) => boolOf(file, x, e));
-      case 'auto_find_batch_size':
-        return emit('autoFindBatchSize', (x) => boolOf(file, x, e));
-      case 'torch_compile':
-        return emit('compile', (x) => boolOf(file, x, e));
-      case 'use_liger_kernel':
-        // Liger's fused linear cross-entropy never materializes the logits (HF use_liger_kernel, TRL loss with liger);
-        // its RMSNorm, RoPE and SwiGLU kernels replace the block's ops (transformers _apply_liger_kernel_to_instance).
-        return emit('loss', (x) => {
-          const on = mapBool(boolOf(file, x, e), (b) => b || undefined);
-          if (on !== undefined) file.push('kernels', e, on === true ? 'liger' : on, tool, x, origin);
-          return on === true ? 'fused' : on;
-        });
-      case 'deepspeed':
-        return deepspeedEntry(file, e, tool, origin);
-      case 'fsdp':
-        return fsdpEntry(file, e, tool, origin);
-      case 'model_init_kwargs':
-        return nestedLoad(file, e, tool);
-      case 'packing':
-        // TRL SFTConfig packing: samples concatenated to max_length; otherwise each batch is padded to its longest.
-        if (trlOrLocal || ctx === 'dataclass')
-          return emit('batchLengths', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'fixed' : 'variable')));
-        return;
-      case 'max_length':
-        if (trlOrLocal || ctx === 'dataclass') return emit('seqLen', (x) => numberOf(file, x, e, true));
-        return;
-      default:
-        if (SEQ_KEYS.has(k)) return emit('seqLen', (x) => numberOf(file, x, e, true));
+      return emit(m, 'optimizer', (y) => optimizerOf(file, y, e));
     }
+    case 'optim_target_modules':
+      return emit(m, 'galoreTargets', (x) =>
+        x.k === 'lit' && typeof x.v === 'string' ? [x.v] : stringListOf(file, x, e),
+      );
+    case 'optim_args':
+      return emit(m, 'galoreRank', (x) => (x.k === 'lit' && typeof x.v === 'string' ? galoreRankOf(x.v) : undefined));
+    case 'gradient_checkpointing':
+      return emit(m, 'gradientCheckpointing', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'full' : 'none')));
+    case 'activation_offloading':
+      return emit(m, 'activationOffloading', (x) => boolOf(file, x, e));
+    case 'auto_find_batch_size':
+      return emit(m, 'autoFindBatchSize', (x) => boolOf(file, x, e));
+    case 'torch_compile':
+      return emit(m, 'compile', (x) => boolOf(file, x, e));
+    case 'use_liger_kernel':
+      // Liger's fused linear cross-entropy never materializes the logits (HF use_liger_kernel, TRL loss with liger);
+      // its RMSNorm, RoPE and SwiGLU kernels replace the block's ops (transformers _apply_liger_kernel_to_instance).
+      return emit(m, 'loss', (x) => {
+        const on = mapBool(boolOf(file, x, e), (b) => b || undefined);
+        if (on !== undefined) file.push('kernels', e, on === true ? 'liger' : on, tool, x, origin);
+        return on === true ? 'fused' : on;
+      });
+    case 'deepspeed':
+      deepspeedEntry(file, e, tool, origin);
+      return true;
+    case 'fsdp':
+      fsdpEntry(file, e, tool, origin);
+      return true;
+    case 'model_init_kwargs':
+      nestedLoad(file, e, tool);
+      return true;
+    case 'packing':
+      // TRL SFTConfig packing: samples concatenated to max_length; otherwise each batch is padded to its longest.
+      if (m.trlOrLocal || m.ctx === 'dataclass')
+        emit(m, 'batchLengths', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'fixed' : 'variable')));
+      return true;
+    case 'max_length':
+      if (m.trlOrLocal || m.ctx === 'dataclass') emit(m, 'seqLen', (x) => numberOf(file, x, e, true));
+      return true;
+    default:
+      return SEQ_KEYS.has(k) && emit(m, 'seqLen', (x) => numberOf(file, x, e, true));
   }
-  if (ctx === 'load' || script) {
-    switch (k) {
-      case 'dtype':
-      case 'torch_dtype':
-        return emit('weightsDtype', (x) => dtypeOf(file, x));
-      case 'attn_implementation':
-        return emit('attention', (x) => attentionOf(file, x));
-      case 'num_labels':
-        return emit('numLabels', (x) => numberOf(file, x, e, true));
-      case 'quantization_config': {
-        const x = v();
-        if (x.k === 'lit' && x.v === null) return;
-        if (x.k === 'call' && /(^|\.)BitsAndBytesConfig$/.test(x.callee)) return;
-        if (x.k === 'dict') return nestedBnb(file, x, tool);
-        // A BitsAndBytesConfig(...) written inside the value (e.g. `BitsAndBytesConfig(...) if q_lora else None`) speaks for itself.
-        if (e.valueNode && /\bBitsAndBytesConfig\s*\(/.test(file.text.slice(e.valueNode.from, e.valueNode.to))) return;
-        return file.push('quantBits', e, { unknown: `quantization_config is ${file.describe(x)}` }, tool, x, origin);
+}
+
+/** Model loading (and script arguments): the load dtype, attention, labels and the quantization config. */
+function loadEntry(m: Mapping): boolean {
+  const { file, e, tool, origin } = m;
+  switch (e.rawKey) {
+    case 'dtype':
+    case 'torch_dtype':
+      return emit(m, 'weightsDtype', (x) => dtypeOf(file, x));
+    case 'attn_implementation':
+      return emit(m, 'attention', (x) => attentionOf(file, x));
+    case 'num_labels':
+      return emit(m, 'numLabels', (x) => numberOf(file, x, e, true));
+    case 'quantization_config': {
+      const x = file.valueOf(e);
+      if (x.k === 'lit' && x.v === null) return true;
+      if (x.k === 'call' && /(^|\.)BitsAndBytesConfig$/.test(x.callee)) return true;
+      if (x.k === 'dict') {
+        nestedBnb(file, x, tool);
+        return true;
       }
+      // A BitsAndBytesConfig(...) written inside the value (e.g. `BitsAndBytesConfig(...) if q_lora else None`) speaks for itself.
+      if (e.valueNode && /\bBitsAndBytesConfig\s*\(/.test(file.text.slice(e.valueNode.from, e.valueNode.to)))
+        return true;
+      file.push('quantBits', e, { unknown: `quantization_config is ${file.describe(x)}` }, tool, x, origin);
+      return true;
     }
   }
-  if (ctx === 'load' || ctx === 'bnb' || script) {
-    switch (k) {
-      case 'load_in_4bit':
-        return emit('quantBits', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 4 : undefined)));
-      case 'load_in_8bit':
-        return emit('quantBits', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 8 : undefined)));
-      case 'bnb_4bit_quant_type':
-        return emit('quantType', (x) => enumOf(file, x, e, ['nf4', 'fp4']));
-      case 'bnb_4bit_use_double_quant':
-      case 'use_bnb_nested_quant':
-      case 'use_nested_quant':
-        return emit('doubleQuant', (x) => boolOf(file, x, e));
-    }
+  return false;
+}
+
+/** bitsandbytes quantization (BitsAndBytesConfig, the load keywords, script arguments). */
+function bnbEntry(m: Mapping): boolean {
+  const { file, e } = m;
+  switch (e.rawKey) {
+    case 'load_in_4bit':
+      return emit(m, 'quantBits', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 4 : undefined)));
+    case 'load_in_8bit':
+      return emit(m, 'quantBits', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 8 : undefined)));
+    case 'bnb_4bit_quant_type':
+      return emit(m, 'quantType', (x) => enumOf(file, x, e, ['nf4', 'fp4']));
+    case 'bnb_4bit_use_double_quant':
+    case 'use_bnb_nested_quant':
+    case 'use_nested_quant':
+      return emit(m, 'doubleQuant', (x) => boolOf(file, x, e));
   }
-  if (ctx === 'ia3') {
-    switch (k) {
-      case 'target_modules':
-        return emit('ia3Targets', (x) => stringListOf(file, x, e));
-      case 'feedforward_modules':
-        return emit('ia3Feedforward', (x) => stringListOf(file, x, e));
-    }
+  return false;
+}
+
+/** IA3Config: the target and feedforward modules. */
+function ia3Entry(m: Mapping): boolean {
+  const { file, e } = m;
+  switch (e.rawKey) {
+    case 'target_modules':
+      return emit(m, 'ia3Targets', (x) => stringListOf(file, x, e));
+    case 'feedforward_modules':
+      return emit(m, 'ia3Feedforward', (x) => stringListOf(file, x, e));
   }
-  if (ctx === 'lora') {
-    switch (k) {
-      case 'r':
-        return emit('loraR', (x) => numberOf(file, x, e, true));
-      case 'lora_alpha':
-        return emit('loraAlpha', (x) => numberOf(file, x, e, false));
-      case 'lora_dropout':
-        return emit('loraDropout', (x) => numberOf(file, x, e, false));
-      case 'target_modules': {
-        // A str other than "all-linear": PEFT re.fullmatch-es it against every module's full name
-        // (peft/tuners/tuners_utils.py check_target_module_exists); resolve matches it once the model is known.
-        const x = v();
-        if (x.k === 'lit' && typeof x.v === 'string' && x.v !== 'all-linear')
-          return file.push('loraTargetRegex', e, x.v, tool, x, origin);
-        return emit('loraTargets', (y) => targetsOf(file, y, e));
+  return false;
+}
+
+/** LoraConfig: rank, alpha, dropout, targets, saved modules, DoRA. */
+function loraEntry(m: Mapping): boolean {
+  const { file, e, tool, origin } = m;
+  switch (e.rawKey) {
+    case 'r':
+      return emit(m, 'loraR', (x) => numberOf(file, x, e, true));
+    case 'lora_alpha':
+      return emit(m, 'loraAlpha', (x) => numberOf(file, x, e, false));
+    case 'lora_dropout':
+      return emit(m, 'loraDropout', (x) => numberOf(file, x, e, false));
+    case 'target_modules': {
+      // A str other than "all-linear": PEFT re.fullmatch-es it against every module's full name
+      // (peft/tuners/tuners_utils.py check_target_module_exists); resolve matches it once the model is known.
+      const x = file.valueOf(e);
+      if (x.k === 'lit' && typeof x.v === 'string' && x.v !== 'all-linear') {
+        file.push('loraTargetRegex', e, x.v, tool, x, origin);
+        return true;
       }
-      case 'modules_to_save':
-        return emit('loraModulesToSave', (x) => stringListOf(file, x, e));
-      case 'use_dora':
-        return emit('loraDora', (x) => boolOf(file, x, e));
-      case 'target_parameters':
-        return emit('loraTargetParameters', (x) => stringListOf(file, x, e));
+      return emit(m, 'loraTargets', (y) => targetsOf(file, y, e));
     }
+    case 'modules_to_save':
+      return emit(m, 'loraModulesToSave', (x) => stringListOf(file, x, e));
+    case 'use_dora':
+      return emit(m, 'loraDora', (x) => boolOf(file, x, e));
+    case 'target_parameters':
+      return emit(m, 'loraTargetParameters', (x) => stringListOf(file, x, e));
   }
-  if (script) {
-    switch (k) {
-      case 'model_name_or_path':
-      case 'pretrained_model_name_or_path':
-      case 'base_model_name_or_path': {
-        const x = v();
-        if (x.k === 'lit' && x.v === null) return;
-        return file.push(
-          'model',
-          e,
-          x.k === 'lit' && typeof x.v === 'string' ? x.v : { unknown: file.describe(x) },
-          tool,
-          x,
-          origin,
-        );
-      }
-      case 'lora_r':
-      case 'lora_rank':
-        return emit('loraR', (x) => numberOf(file, x, e, true));
-      case 'lora_alpha':
-        return emit('loraAlpha', (x) => numberOf(file, x, e, false));
-      case 'lora_dropout':
-        return emit('loraDropout', (x) => numberOf(file, x, e, false));
-      case 'lora_target_modules':
-        return emit('loraTargets', (x) => scriptTargetsOf(file, x, e));
-      case 'lora_modules_to_save':
-        return emit('loraModulesToSave', (x) => stringListOf(file, x, e));
-      case 'use_dora':
-        return emit('loraDora', (x) => boolOf(file, x, e));
-      case 'use_peft':
-        return emit('method', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'lora' : undefined)));
-      // FastChat's q_lora and the PEFT SFT example's use_4bit_quantization load the base model in 4 bits.
-      case 'q_lora':
-      case 'use_4bit_quantization':
-      case 'use_qlora':
-        return emit('quantBits', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 4 : undefined)));
-      case 'use_flash_attn':
-        return emit('attention', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'flash' : undefined)));
+  return false;
+}
+
+/** Script arguments (dataclass defaults, TRL's ModelConfig): the model, LoRA, PEFT, 4-bit loading, flash attention. */
+function scriptEntry(m: Mapping): boolean {
+  const { file, e, tool, origin } = m;
+  switch (e.rawKey) {
+    case 'model_name_or_path':
+    case 'pretrained_model_name_or_path':
+    case 'base_model_name_or_path': {
+      const x = file.valueOf(e);
+      if (x.k === 'lit' && x.v === null) return true;
+      file.push(
+        'model',
+        e,
+        x.k === 'lit' && typeof x.v === 'string' ? x.v : { unknown: file.describe(x) },
+        tool,
+        x,
+        origin,
+      );
+      return true;
     }
+    case 'lora_r':
+    case 'lora_rank':
+      return emit(m, 'loraR', (x) => numberOf(file, x, e, true));
+    case 'lora_alpha':
+      return emit(m, 'loraAlpha', (x) => numberOf(file, x, e, false));
+    case 'lora_dropout':
+      return emit(m, 'loraDropout', (x) => numberOf(file, x, e, false));
+    case 'lora_target_modules':
+      return emit(m, 'loraTargets', (x) => scriptTargetsOf(file, x, e));
+    case 'lora_modules_to_save':
+      return emit(m, 'loraModulesToSave', (x) => stringListOf(file, x, e));
+    case 'use_dora':
+      return emit(m, 'loraDora', (x) => boolOf(file, x, e));
+    case 'use_peft':
+      return emit(m, 'method', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'lora' : undefined)));
+    // FastChat's q_lora and the PEFT SFT example's use_4bit_quantization load the base model in 4 bits.
+    case 'q_lora':
+    case 'use_4bit_quantization':
+    case 'use_qlora':
+      return emit(m, 'quantBits', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 4 : undefined)));
+    case 'use_flash_attn':
+      return emit(m, 'attention', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'flash' : undefined)));
   }
+  return false;
 }
 
 function deepspeedEntry(file: PythonFile, e: Entry, tool: Tool, origin?: Fact['origin']): void {

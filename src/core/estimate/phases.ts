@@ -63,6 +63,12 @@ export interface StreamPoolLedger {
   unitCapacity: number;
 }
 
+/** A share of the gradients, with a note on which share it is. */
+type GradientShare = (bytes: number, note: string) => Component;
+
+/** A backward high point: what it holds and its note. */
+type BackwardPoint = [Component[], string];
+
 /** The phases of a stage with their components; lean mode: leanPhases. Records what each phase holds of FSDP's stream pools. */
 export function phasesFor(
   ctx: EstimateContext,
@@ -70,40 +76,56 @@ export function phasesFor(
   terms: StageTerms,
   poolsAtPhase: StreamPoolLedger | undefined,
 ): PhaseEstimate[] {
-  const setup = ctx.setup;
-  const a = ctx.model.arch;
-  const tp = ctx.layout.tensorParallel;
-  const { shardGrads, rootUnit } = ctx.sharding;
-  const { half, gradBytes } = ctx.dtypes;
-  const { teacher, rollout, onlineDpo, gkd } = ctx.methods;
-  const pref = setup.preference;
-  const ck = setup.gradient_checkpointing;
-  const { last, trainableGradHere, sequences: seqs, tokens: T } = st;
-  const {
-    persistent,
-    gathered,
-    gatheredAt,
-    gatheredGrads,
-    headGather,
-    headAccum,
-    tiedAccum,
-    dequantFwdC,
-    dequantC,
-    refForwardBytes,
-    refForwardFormula,
-    rewardFwdC,
-    genComps,
-    outside,
-    lossFwd,
-    lossBwd,
-  } = terms;
-  const { gradLabel, gradFormula, gradsInForward, gradAtEnd, embGradLater, gradAtFirst } = terms.grads;
-  const { layer, actComp, maskC, maskHeld, castComp, castCacheComp, recompute } = terms.activations;
   if (ctx.lean) return leanPhases(ctx, st, terms, poolsAtPhase);
-  const pers = persistent;
-  // A share of the gradients (none kept from a previous micro-step, the head's first, all but the embedding's, none on
-  // the GPU under offload) states its own elements, so that its numbers multiply to its bytes.
-  const gradC = (bytes: number, note: string): Component =>
+  const setup = ctx.setup;
+  const pers = terms.persistent;
+  const gradC = gradientShare(ctx, st, terms);
+  const fwd = forwardComponents(ctx, st, terms, gradC);
+  // Backward runs through the loss first (logit gradients live, no layer recomputed yet), then the last layer
+  // (loss buffers freed, one layer recomputed and its gradients in flight), then down to the first layer
+  // (all gradients produced, activations freed).
+  const candidates = backwardCandidates(ctx, st, terms, gradC);
+  const [bwd, bwdNote] = candidates.reduce((m, c) => (sum(c[0]) > sum(m[0]) ? c : m));
+  // Optimizer step: activations are gone; gradients, states and step temporaries are live.
+  const stepTemps: Component[] = optimizerStepTerms(ctx, st).map((t) =>
+    comp(ctx, 'optimizer-step', t.label, t.bytes, t.formula, () => ({})),
+  );
+  const optC: Component[] = [...pers, gradC(setup.optimizer_in_backward ? 0 : terms.grads.gradAtEnd, ''), ...stepTemps];
+  const phasesOut: PhaseEstimate[] = [
+    {
+      phase: 'forward',
+      allocatedBytes: sum(fwd),
+      components: fwd,
+      note: 'end of forward: saved activations and the loss',
+    },
+    { phase: 'backward', allocatedBytes: sum(bwd), components: bwd, note: bwdNote },
+    {
+      phase: 'optimizer',
+      allocatedBytes: sum(optC),
+      components: optC,
+      note: 'optimizer step: gradients, states and step temporaries',
+    },
+  ];
+  if (poolsAtPhase) recordStreamPools(terms, poolsAtPhase, phasesOut, fwd, candidates, optC);
+  const evaluation = evaluationPhase(ctx, terms, pers, gradC);
+  if (evaluation) phasesOut.push(evaluation);
+  const generationOut = generationPhase(ctx, pers, terms.genComps);
+  if (generationOut) phasesOut.push(generationOut);
+  const firstStep = firstStepPhase(ctx, st, pers);
+  if (firstStep) phasesOut.push(firstStep);
+  return phasesOut;
+}
+
+/**
+ * A share of the gradients (none kept from a previous micro-step, the head's first, all but the embedding's, none on
+ * the GPU under offload) states its own elements, so that its numbers multiply to its bytes.
+ */
+function gradientShare(ctx: EstimateContext, st: StageContext, terms: StageTerms): GradientShare {
+  const { shardGrads } = ctx.sharding;
+  const { gradBytes } = ctx.dtypes;
+  const { trainableGradHere } = st;
+  const { gradLabel, gradFormula } = terms.grads;
+  return (bytes: number, note: string): Component =>
     comp(
       ctx,
       'gradients',
@@ -115,63 +137,84 @@ export function phasesFor(
           : `${formatCount(bytes / gradBytes)} of ${formatCount(trainableGradHere / shardGrads)} gradient elements x ${gradBytes} B${note}`,
       () => ({ params: Math.round(trainableGradHere), bytesPerGrad: gradBytes, shard: shardGrads }),
     );
-  // The forward peaks either at the loss (logits, loss temporaries) or inside the last layer (its intermediates,
-  // before any logits exist), whichever is higher.
-  const lossTemps =
-    lossFwd > 0
-      ? [
-          rollout
+}
+
+/** The loss's forward temporaries (none when the loss holds no transient bytes), by the kind of loss. */
+function lossTemporaries(ctx: EstimateContext, terms: StageTerms): Component[] {
+  const setup = ctx.setup;
+  const { teacher, rollout, onlineDpo, gkd } = ctx.methods;
+  const { lossFwd } = terms;
+  if (!(lossFwd > 0)) return [];
+  return [
+    rollout
+      ? comp(
+          ctx,
+          'logits-loss',
+          'Completion log-probs forward temporaries',
+          lossFwd,
+          () =>
+            onlineDpo
+              ? 'the logits of every position, of which the completions are sliced for their log_softmax'
+              : "the completion logits, divided by the temperature, and one row's fp32 copy at its log_softmax",
+          () => ({}),
+        )
+      : gkd
+        ? comp(
+            ctx,
+            'logits-loss',
+            'Distillation loss forward temporaries',
+            lossFwd,
+            () =>
+              "the student's and the teacher's logits, their copies divided by the temperature and the JSD's fp32 temporaries at its high point",
+            () => ({}),
+          )
+        : setup.value_head
+          ? comp(
+              ctx,
+              'logits-loss',
+              'LM logits, computed and unused (value head)',
+              lossFwd,
+              () => 'AutoModelForCausalLMWithValueHead computes the logits and their fp32 copy; no loss uses them',
+              () => ({}),
+            )
+          : setup.label_smoothing
             ? comp(
                 ctx,
                 'logits-loss',
-                'Completion log-probs forward temporaries',
+                'Label smoothing forward temporaries',
                 lossFwd,
-                () =>
-                  onlineDpo
-                    ? 'the logits of every position, of which the completions are sliced for their log_softmax'
-                    : "the completion logits, divided by the temperature, and one row's fp32 copy at its log_softmax",
+                () => "the model's logits and their shifted copy (and the fp32 sum's cast) at the LabelSmoother",
                 () => ({}),
               )
-            : gkd
-              ? comp(
-                  ctx,
-                  'logits-loss',
-                  'Distillation loss forward temporaries',
-                  lossFwd,
-                  () =>
-                    "the student's and the teacher's logits, their copies divided by the temperature and the JSD's fp32 temporaries at its high point",
-                  () => ({}),
-                )
-              : setup.value_head
-                ? comp(
-                    ctx,
-                    'logits-loss',
-                    'LM logits, computed and unused (value head)',
-                    lossFwd,
-                    () =>
-                      'AutoModelForCausalLMWithValueHead computes the logits and their fp32 copy; no loss uses them',
-                    () => ({}),
-                  )
-                : setup.label_smoothing
-                  ? comp(
-                      ctx,
-                      'logits-loss',
-                      'Label smoothing forward temporaries',
-                      lossFwd,
-                      () => "the model's logits and their shifted copy (and the fp32 sum's cast) at the LabelSmoother",
-                      () => ({}),
-                    )
-                  : comp(
-                      ctx,
-                      'logits-loss',
-                      'Cross-entropy forward temporaries',
-                      lossFwd,
-                      () =>
-                        `logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ", and the teacher's logits" : ''}`,
-                      () => ({}),
-                    ),
-        ]
-      : [];
+            : comp(
+                ctx,
+                'logits-loss',
+                'Cross-entropy forward temporaries',
+                lossFwd,
+                () =>
+                  `logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ", and the teacher's logits" : ''}`,
+                () => ({}),
+              ),
+  ];
+}
+
+/**
+ * The end of the forward. It peaks either at the loss (logits, loss temporaries) or inside the last layer (its
+ * intermediates, before any logits exist), whichever is higher.
+ */
+function forwardComponents(
+  ctx: EstimateContext,
+  st: StageContext,
+  terms: StageTerms,
+  gradC: GradientShare,
+): Component[] {
+  const a = ctx.model.arch;
+  const ck = ctx.setup.gradient_checkpointing;
+  const { sequences: seqs, tokens: T } = st;
+  const { persistent: pers, gathered, gatheredAt, headGather, dequantFwdC, refForwardBytes, rewardFwdC } = terms;
+  const { gradsInForward } = terms.grads;
+  const { layer, actComp, maskC, castComp, castCacheComp } = terms.activations;
+  const lossTemps = lossTemporaries(ctx, terms);
   const layerTemps = comp(
     ctx,
     'backward-working',
@@ -188,20 +231,20 @@ export function phasesFor(
             'logits-loss',
             'Reference forward: logits and log-probs (no grad)',
             refForwardBytes,
-            () => refForwardFormula,
+            () => terms.refForwardFormula,
             () => ({ sequences: seqs, tokens: T, vocab: a.vocab }),
           ),
         ]
       : [];
   // The forward's tail: the loss's temporaries, the reference's forward, or (online DPO) a reward model's layer.
   const lossTail = [
-    ...outside,
+    ...terms.outside,
     ...[lossTemps, refTemps, ...rewardFwdC.map((c) => [c])].reduce((m, t) => (sum(t) > sum(m) ? t : m)),
   ];
   // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
   const atLossTail = sum(lossTail) + sum(gatheredAt.loss) >= layerTemps.bytes + sum(dequantFwdC) + sum(gathered);
   const fwdTail = atLossTail ? lossTail : [layerTemps, ...dequantFwdC];
-  const fwd: Component[] = [
+  return [
     ...pers,
     ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []),
     ...(atLossTail ? gatheredAt.loss : gathered),
@@ -211,8 +254,29 @@ export function phasesFor(
     ...(ck === 'full' ? castCacheComp : castComp),
     ...fwdTail,
   ];
+}
+
+/**
+ * The candidate high points of the backward: at the loss, through the last layer, at the first layer, and at the
+ * tied embedding (empty when the head is not tied).
+ */
+function backwardCandidates(
+  ctx: EstimateContext,
+  st: StageContext,
+  terms: StageTerms,
+  gradC: GradientShare,
+): BackwardPoint[] {
+  const setup = ctx.setup;
+  const a = ctx.model.arch;
+  const tp = ctx.layout.tensorParallel;
+  const { shardGrads, rootUnit } = ctx.sharding;
+  const { half, gradBytes } = ctx.dtypes;
+  const ck = setup.gradient_checkpointing;
+  const { persistent: pers, gatheredAt, gatheredGrads, headGather, headAccum, tiedAccum, dequantC, outside } = terms;
+  const { gradsInForward, gradAtEnd, embGradLater, gradAtFirst } = terms.grads;
+  const { layer, actComp, maskHeld, castComp, recompute } = terms.activations;
   // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
-  const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
+  const headGrad = setup.method === 'full' && st.last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
   const recomputeC =
     recompute > 0
       ? [
@@ -234,9 +298,6 @@ export function phasesFor(
     () => 'gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients',
     () => ({}),
   );
-  // Backward runs through the loss first (logit gradients live, no layer recomputed yet), then the last layer
-  // (loss buffers freed, one layer recomputed and its gradients in flight), then down to the first layer
-  // (all gradients produced, activations freed).
   const headGradC = gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)');
   // The head's weight gradient comes after the loss backward (its matmul runs next), except with a chunked loss,
   // where the chunks before the current one have already added theirs to it.
@@ -264,19 +325,7 @@ export function phasesFor(
     ...maskHeld,
     ...(ck === 'full' ? [] : castComp),
     ...outside,
-    comp(
-      ctx,
-      'loss-backward',
-      'Loss backward (gradient of logits)',
-      lossBwd,
-      () =>
-        onlineDpo
-          ? "the gather's and log_softmax's gradients of the completion slice, then the zero-filled gradient of every position's logits"
-          : (pref?.logps === 'rows' || rollout) && setup.loss !== 'fused'
-            ? "the rows' log_softmax gradients and the logits' gradient stacked from them"
-            : 'nll_loss and log_softmax gradients of the logits',
-      () => ({}),
-    ),
+    lossBackward(ctx, terms),
     ...accumC,
   ];
   const rootHeld = rootUnit ? headGather : [];
@@ -320,55 +369,57 @@ export function phasesFor(
   // The embedding's backward runs after the first layer's is done: its gradient meets the tied head's there.
   const atEmbedding: Component[] =
     tiedC.length > 0 ? [...pers, gradC(gradAtEnd, ''), ...gatheredAt.firstLayer, ...rootHeld, ...tiedC] : [];
-  const candidates: Array<[Component[], string]> = [
+  return [
     [atLoss, 'start of backward: activations + gradients of the logits'],
     [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
     [atFirstLayer, 'end of backward: all gradients + the first layer in flight'],
     [atEmbedding, 'end of backward: all gradients + the embedding gradient of the tied head'],
   ];
-  const [bwd, bwdNote] = candidates.reduce((m, c) => (sum(c[0]) > sum(m[0]) ? c : m));
-  // Optimizer step: activations are gone; gradients, states and step temporaries are live.
-  const stepTemps: Component[] = optimizerStepTerms(ctx, st).map((t) =>
-    comp(ctx, 'optimizer-step', t.label, t.bytes, t.formula, () => ({})),
+}
+
+/** The loss's backward: the gradient of the logits, by the kind of log-probabilities. */
+function lossBackward(ctx: EstimateContext, terms: StageTerms): Component {
+  const setup = ctx.setup;
+  const { rollout, onlineDpo } = ctx.methods;
+  const pref = setup.preference;
+  return comp(
+    ctx,
+    'loss-backward',
+    'Loss backward (gradient of logits)',
+    terms.lossBwd,
+    () =>
+      onlineDpo
+        ? "the gather's and log_softmax's gradients of the completion slice, then the zero-filled gradient of every position's logits"
+        : (pref?.logps === 'rows' || rollout) && setup.loss !== 'fused'
+          ? "the rows' log_softmax gradients and the logits' gradient stacked from them"
+          : 'nll_loss and log_softmax gradients of the logits',
+    () => ({}),
   );
-  const optC: Component[] = [...pers, gradC(setup.optimizer_in_backward ? 0 : gradAtEnd, ''), ...stepTemps];
-  const phasesOut: PhaseEstimate[] = [
-    {
-      phase: 'forward',
-      allocatedBytes: sum(fwd),
-      components: fwd,
-      note: 'end of forward: saved activations and the loss',
-    },
-    { phase: 'backward', allocatedBytes: sum(bwd), components: bwd, note: bwdNote },
-    {
-      phase: 'optimizer',
-      allocatedBytes: sum(optC),
-      components: optC,
-      note: 'optimizer step: gradients, states and step temporaries',
-    },
-  ];
-  if (poolsAtPhase) {
-    const units = new Set([...gathered, ...gatheredAt.firstLayer]);
-    poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, sum(gathered));
-    const point = (ph: PhaseEstimate, cs: Component[]): StreamPoolPoint => ({
-      phase: ph,
-      allocated: sum(cs),
-      grads: sum(cs.filter((c) => c.id === 'gradients')),
-      units: sum(cs.filter((c) => units.has(c))),
-    });
-    poolsAtPhase.points.push(
-      point(phasesOut[0], fwd),
-      ...candidates.filter((c) => c[0].length > 0).map((c) => point(phasesOut[1], c[0])),
-      point(phasesOut[2], optC),
-    );
-  }
-  const evaluation = evaluationPhase(ctx, terms, pers, gradC);
-  if (evaluation) phasesOut.push(evaluation);
-  const generationOut = generationPhase(ctx, pers, genComps);
-  if (generationOut) phasesOut.push(generationOut);
-  const firstStep = firstStepPhase(ctx, st, pers);
-  if (firstStep) phasesOut.push(firstStep);
-  return phasesOut;
+}
+
+/** Records what the forward, each backward candidate and the optimizer step hold of FSDP's stream pools. */
+function recordStreamPools(
+  terms: StageTerms,
+  poolsAtPhase: StreamPoolLedger,
+  phasesOut: PhaseEstimate[],
+  fwd: Component[],
+  candidates: BackwardPoint[],
+  optC: Component[],
+): void {
+  const { gathered, gatheredAt } = terms;
+  const units = new Set([...gathered, ...gatheredAt.firstLayer]);
+  poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, sum(gathered));
+  const point = (ph: PhaseEstimate, cs: Component[]): StreamPoolPoint => ({
+    phase: ph,
+    allocated: sum(cs),
+    grads: sum(cs.filter((c) => c.id === 'gradients')),
+    units: sum(cs.filter((c) => units.has(c))),
+  });
+  poolsAtPhase.points.push(
+    point(phasesOut[0], fwd),
+    ...candidates.filter((c) => c[0].length > 0).map((c) => point(phasesOut[1], c[0])),
+    point(phasesOut[2], optC),
+  );
 }
 
 /** Evaluation during training: a no-grad forward at the eval batch (terms/evaluation.ts). */
@@ -376,7 +427,7 @@ function evaluationPhase(
   ctx: EstimateContext,
   terms: StageTerms,
   pers: Component[],
-  gradC: (bytes: number, note: string) => Component,
+  gradC: GradientShare,
 ): PhaseEstimate | undefined {
   const setup = ctx.setup;
   const a = ctx.model.arch;
