@@ -1,210 +1,28 @@
 // Interpreter: walks the commands in order, keeps the variables the script sets (through `if`, `case` and loops,
 // merged where branches disagree), and analyzes each launch. Pure: no I/O, no node:* and no 'vscode'.
-import {
-  expandableSegmentsOf,
-  type CanonicalKey,
-  type Fact,
-  type FactValue,
-  type ParseProblem,
-  type Span,
-  type Unknown,
-} from '../facts';
-import { type Seg, type WordTok, type OpTok, type Tok, REDIRECTS } from './lexer';
-import { type Piece, type VarVal, type Env, unknownOf, textOf, type Field } from './fields';
+import type { ParseProblem } from '../facts';
+import { type WordTok, type OpTok, type Tok, REDIRECTS } from './lexer';
+import { type Piece, type VarVal, type Env } from './fields';
 import { expandSegs, fieldsOf } from './expand';
-import { type CmdResult, analyzeLaunch } from './launch';
+import type { CmdResult } from './launch';
+import {
+  type Tri,
+  type IfFrame,
+  type LoopFrame,
+  type CaseFrame,
+  type Frame,
+  type Command,
+  and3,
+  or3,
+  literalWord,
+  assignParts,
+  evalTest,
+} from './syntax';
+import { layer, shallow } from './layers';
+import { mergeEnvs } from './merge';
+import { allocatorConf, launchOverChoices } from './choices';
 
-type Tri = boolean | undefined;
-
-interface IfFrame {
-  kind: 'if';
-  line: number;
-  snapshot: Env;
-  branches: { env: Env; cond: Tri }[];
-  cond: Tri;
-  state: 'cond' | 'body';
-  parentDead: boolean;
-  sawElse: boolean;
-}
-interface LoopFrame {
-  kind: 'loop';
-  line: number;
-  snapshot: Env;
-  parentDead: boolean;
-  runsOnce: boolean;
-}
-interface CaseFrame {
-  kind: 'case';
-  line: number;
-  snapshot: Env;
-  branches: Env[];
-  state: 'pattern' | 'body';
-  parentDead: boolean;
-  sawDefault: boolean;
-}
-interface BlockFrame {
-  kind: 'group' | 'func' | 'sub';
-  snapshot: Env;
-  parentDead: boolean;
-}
-type Frame = IfFrame | LoopFrame | CaseFrame | BlockFrame;
-
-interface Command {
-  readonly words: WordTok[];
-  readonly arrays: Set<WordTok>;
-}
-
-const and3 = (a: Tri, b: Tri): Tri =>
-  a === false || b === false ? false : a === true && b === true ? true : undefined;
-const or3 = (a: Tri, b: Tri): Tri => (a === true || b === true ? true : a === false && b === false ? false : undefined);
-
-function literalWord(w: WordTok): string | undefined {
-  if (w.segs.length !== 1) return undefined;
-  const s = w.segs[0];
-  return s.k === 'lit' && !s.quoted ? s.text : undefined;
-}
-
-function assignParts(
-  w: WordTok,
-): { name: string; append: boolean; valueSegs: Seg[]; nameSpan: Span; valueSpan: Span } | undefined {
-  const s = w.segs[0];
-  if (!s || s.k !== 'lit' || s.quoted || !s.exact) return undefined;
-  const m = /^([A-Za-z_]\w*)(\+?)=/.exec(s.text);
-  if (!m) return undefined;
-  const rest = s.text.slice(m[0].length);
-  const valueSegs: Seg[] = [];
-  if (rest)
-    valueSegs.push({ k: 'lit', text: rest, start: s.start + m[0].length, end: s.end, quoted: false, exact: true });
-  valueSegs.push(...w.segs.slice(1));
-  return {
-    name: m[1],
-    append: m[2] === '+',
-    valueSegs,
-    nameSpan: { start: s.start, end: s.start + m[1].length },
-    valueSpan: { start: s.start + m[0].length, end: w.end },
-  };
-}
-
-/**
- * The variables inside a block: a layer over the variables where the block starts. Writes stay in the layer (a
- * deleted name is kept as undefined), reads fall through to the parent, so starting a block costs nothing and the
- * names a block changed are the layers' own keys. Chains are flattened past MAX_LAYERS so a read stays short.
- */
-class LayeredEnv extends Map<string, VarVal> {
-  readonly depth: number;
-
-  constructor(readonly parent: Env) {
-    super();
-    this.depth = parent instanceof LayeredEnv ? parent.depth + 1 : 1;
-  }
-
-  override get(name: string): VarVal | undefined {
-    return super.has(name) ? super.get(name) : this.parent.get(name);
-  }
-
-  override has(name: string): boolean {
-    return super.has(name) ? super.get(name) !== undefined : this.parent.has(name);
-  }
-
-  override set(name: string, v: VarVal): this {
-    super.set(name, v);
-    return this;
-  }
-
-  override delete(name: string): boolean {
-    const had = this.has(name);
-    super.set(name, undefined as unknown as VarVal);
-    return had;
-  }
-
-  override get size(): number {
-    let n = 0;
-    for (const _ of this.entries()) n++;
-    return n;
-  }
-
-  ownKeys(): IterableIterator<string> {
-    return super.keys();
-  }
-
-  override entries(): MapIterator<[string, VarVal]> {
-    return flatten(this).entries();
-  }
-
-  /** The layer's own writes, oldest first; undefined values are deletions. */
-  ownEntries(): IterableIterator<[string, VarVal | undefined]> {
-    return super.entries();
-  }
-
-  override *keys(): MapIterator<string> {
-    for (const [k] of this.entries()) yield k;
-  }
-
-  override *values(): MapIterator<VarVal> {
-    for (const [, v] of this.entries()) yield v;
-  }
-
-  override [Symbol.iterator](): MapIterator<[string, VarVal]> {
-    return this.entries();
-  }
-
-  override forEach(f: (v: VarVal, k: string, m: Map<string, VarVal>) => void): void {
-    for (const [k, v] of this.entries()) f(v, k, this);
-  }
-}
-
-const MAX_LAYERS = 24;
-
-/** A fresh layer over env. */
-function layer(env: Env): Env {
-  return new LayeredEnv(env);
-}
-
-/** The variables of a chain of layers as one plain map: the root's, then each layer's writes from the oldest. */
-function flatten(env: Env): Map<string, VarVal> {
-  const chain: LayeredEnv[] = [];
-  let e: Env = env;
-  while (e instanceof LayeredEnv) {
-    chain.push(e);
-    e = e.parent;
-  }
-  const out = new Map(e);
-  for (let k = chain.length - 1; k >= 0; k--) {
-    for (const [name, v] of chain[k].ownEntries()) {
-      if (v === undefined) out.delete(name);
-      else out.set(name, v);
-    }
-  }
-  return out;
-}
-
-/** env, flattened when its chain of layers is long (a block's snapshot: the layers of the block are read through it). */
-function shallow(env: Env): Env {
-  return env instanceof LayeredEnv && env.depth >= MAX_LAYERS ? flatten(env) : env;
-}
-
-/** The names env set or deleted since base, when env is a chain of layers over base; undefined otherwise. */
-function changedSince(env: Env, base: Env): string[] | undefined {
-  const out: string[] = [];
-  let e: Env = env;
-  for (let guard = 0; e !== base; guard++) {
-    if (!(e instanceof LayeredEnv) || guard > MAX_LAYERS + 1) return undefined;
-    for (const k of e.ownKeys()) out.push(k);
-    e = e.parent;
-  }
-  return out;
-}
-
-/** At most this many values per branch-set variable, and this many analyses of one launch line, are tried. */
-const MAX_CHOICES = 6;
-const MAX_COMBINATIONS = 16;
-
-function sameValue(a: VarVal | undefined, b: VarVal | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return (
-    unknownOf(a.pieces) === undefined && unknownOf(b.pieces) === undefined && textOf(a.pieces) === textOf(b.pieces)
-  );
-}
+export { chooseWorst } from './choices';
 
 export class Interpreter {
   env: Env;
@@ -239,73 +57,6 @@ export class Interpreter {
   }
 
   // ----- control flow -----
-
-  private merge(envs: readonly Env[], line: number, what: string, base?: Env): Env {
-    // Only the names some branch changed are merged. Branches are layers over the snapshot taken where they start
-    // (layer()), so the changed names are the layers' own keys; every other name is the snapshot's. Copying and
-    // comparing every variable at each `if` / `fi` made a script with many variables and many if-blocks quadratic.
-    const layered = base ? envs.map((e) => changedSince(e, base)) : [];
-    let out: Env;
-    const names = new Set<string>();
-    if (base && layered.every((x) => x !== undefined)) {
-      out = layer(base);
-      for (const x of layered) for (const n of x!) names.add(n);
-    } else {
-      out = new Map(envs[0]);
-      for (const e of envs) for (const k of e.keys()) names.add(k);
-      for (const k of envs[0].keys()) names.add(k);
-    }
-    for (const name of names) {
-      const vals = envs.map((e) => e.get(name));
-      const first = vals[0];
-      if (vals.every((v) => v === first)) {
-        if (first) out.set(name, first);
-        else out.delete(name);
-        continue;
-      }
-      if (
-        first &&
-        vals.every((v) => v && unknownOf(v.pieces) === undefined && textOf(v.pieces) === textOf(first.pieces))
-      ) {
-        out.set(name, first);
-        continue;
-      }
-      const described = [
-        ...new Set(
-          vals.map((v) => {
-            if (!v) return 'unset';
-            const u = unknownOf(v.pieces);
-            if (u !== undefined) return u.length <= 60 ? u : 'unknown';
-            return `'${textOf(v.pieces).slice(0, 40)}'`;
-          }),
-        ),
-      ];
-      const last = [...vals].reverse().find((v) => v !== undefined)!;
-      const reason = `\`${name}\` depends on the ${what} at line ${line} (${described.join(' or ')})`;
-      const span = last.valueSpan ?? { start: 0, end: 0 };
-      // The values each branch gives, when every one is known (a loop's are not choices: it may run any number of times).
-      const distinct: (VarVal | undefined)[] = [];
-      for (const v of vals) {
-        if (v?.choices) {
-          for (const c of v.choices.values) if (!distinct.some((d) => sameValue(d, c))) distinct.push(c);
-          continue;
-        }
-        if (!distinct.some((d) => sameValue(d, v))) distinct.push(v);
-      }
-      const choosable =
-        what !== 'loop' &&
-        distinct.length <= MAX_CHOICES &&
-        distinct.every((v) => v === undefined || unknownOf(v.pieces) === undefined);
-      out.set(name, {
-        pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }],
-        exported: vals.some((v) => v?.exported),
-        nameSpan: last.nameSpan,
-        valueSpan: last.valueSpan,
-        ...(choosable ? { choices: { values: distinct, what, line } } : {}),
-      });
-    }
-    return out;
-  }
 
   private top(): Frame | undefined {
     return this.frames[this.frames.length - 1];
@@ -457,7 +208,7 @@ export class Interpreter {
               ? top.snapshot
               : live.length === 1
                 ? live[0].env
-                : this.merge(
+                : mergeEnvs(
                     live.map((b) => b.env),
                     top.line,
                     '`if`',
@@ -489,7 +240,7 @@ export class Interpreter {
       case 'done':
         if (top?.kind === 'loop') {
           this.frames.pop();
-          this.env = top.runsOnce ? this.env : this.merge([top.snapshot, this.env], top.line, 'loop', top.snapshot);
+          this.env = top.runsOnce ? this.env : mergeEnvs([top.snapshot, this.env], top.line, 'loop', top.snapshot);
           this.dead = top.parentDead;
         }
         this.pos++;
@@ -556,7 +307,7 @@ export class Interpreter {
   private finishCase(top: CaseFrame): void {
     this.frames.pop();
     const envs = top.sawDefault ? top.branches : [...top.branches, top.snapshot];
-    this.env = envs.length ? this.merge(envs, top.line, '`case`', top.snapshot) : top.snapshot;
+    this.env = envs.length ? mergeEnvs(envs, top.line, '`case`', top.snapshot) : top.snapshot;
     this.dead = top.parentDead;
   }
 
@@ -738,129 +489,9 @@ export class Interpreter {
     if (mode === 'maybe') {
       const tmpA: Env = new Map(old ? [[p.name, old]] : []);
       const tmpB: Env = new Map([[p.name, val]]);
-      val = this.merge([tmpA, tmpB], this.lineOf(w.start), 'condition').get(p.name) ?? val;
+      val = mergeEnvs([tmpA, tmpB], this.lineOf(w.start), 'condition').get(p.name) ?? val;
     }
     env.set(p.name, val);
-  }
-
-  private evalTest(fields: Field[]): Tri {
-    let args = fields.slice(1);
-    const head = fields[0].text;
-    if (head === '[' || head === '[[') {
-      if (args.length === 0 || args[args.length - 1].text !== (head === '[' ? ']' : ']]')) return undefined;
-      args = args.slice(0, -1);
-    }
-    let neg = false;
-    if (args[0]?.text === '!') {
-      neg = true;
-      args = args.slice(1);
-    }
-    if (args.some((a) => a.unknown !== undefined)) return undefined;
-    let r: Tri;
-    const int = (s: string): number | undefined => (/^\s*[-+]?\d+\s*$/.test(s) ? Number.parseInt(s, 10) : undefined);
-    if (args.length === 1) r = args[0].text !== '';
-    else if (args.length === 2)
-      r = args[0].text === '-z' ? args[1].text === '' : args[0].text === '-n' ? args[1].text !== '' : undefined;
-    else if (args.length === 3) {
-      const [a, op, b] = [args[0].text, args[1].text, args[2].text];
-      const x = int(a);
-      const y = int(b);
-      switch (op) {
-        case '=':
-        case '==':
-          r = a === b;
-          break;
-        case '!=':
-          r = a !== b;
-          break;
-        case '-eq':
-          r = x === undefined || y === undefined ? undefined : x === y;
-          break;
-        case '-ne':
-          r = x === undefined || y === undefined ? undefined : x !== y;
-          break;
-        case '-lt':
-          r = x === undefined || y === undefined ? undefined : x < y;
-          break;
-        case '-le':
-          r = x === undefined || y === undefined ? undefined : x <= y;
-          break;
-        case '-gt':
-          r = x === undefined || y === undefined ? undefined : x > y;
-          break;
-        case '-ge':
-          r = x === undefined || y === undefined ? undefined : x >= y;
-          break;
-        default:
-          r = undefined;
-      }
-    }
-    return neg && r !== undefined ? !r : r;
-  }
-
-  /**
-   * One launch line analyzed as written; when it uses variables set differently on the branches of an `if` or `case`,
-   * also once per combination of their values, and each fact the variables leave unknown takes the worst of the
-   * values it can take (chooseWorst), said as an assumption.
-   */
-  private launchOverChoices(words: readonly WordTok[], fields: Field[], env: Env): CmdResult | undefined {
-    const r = analyzeLaunch(this.text, fields, env);
-    if (!r || !r.facts.some((f) => isUnknownValue(f.value))) return r;
-    const used = usedChoices(this.text.slice(words[0].start, words[words.length - 1].end), env);
-    if (used.length === 0) return r;
-    let combos: Env[] = [env];
-    for (const [name, v] of used) {
-      const next: Env[] = [];
-      for (const e of combos)
-        for (const c of v.choices!.values) {
-          const e2 = new Map(e);
-          if (c === undefined) e2.delete(name);
-          else e2.set(name, c);
-          next.push(e2);
-        }
-      combos = next;
-      if (combos.length > MAX_COMBINATIONS) return r;
-    }
-    const rs = combos.map((e) => analyzeLaunch(this.text, fieldsOf(this.text, words, e), e));
-    if (rs.some((x) => !x || x.facts.length !== r.facts.length || x.facts.some((f, k) => f.key !== r.facts[k].key)))
-      return r;
-    const noteOf = (f: Fact): string => {
-      const named = used.filter(
-        ([name]) =>
-          usedChoices(this.text.slice(f.valueSpan.start, f.valueSpan.end), new Map([[name, env.get(name)!]])).length >
-          0,
-      );
-      return (named.length > 0 ? named : used)
-        .map(
-          ([name, v]) =>
-            `\`${name}\` is ${v.choices!.values.map((c) => (c === undefined ? 'unset' : `'${textOf(c.pieces).slice(0, 40)}'`)).join(' or ')}` +
-            ` depending on the ${v.choices!.what} at line ${v.choices!.line}`,
-        )
-        .join('; ');
-    };
-    const facts = r.facts.map((f, k) => {
-      if (!isUnknownValue(f.value)) return f;
-      const values = rs.map((x) => x!.facts[k].value);
-      if (values.some(isUnknownValue)) return f;
-      const worst = chooseWorst(f.key, values as FactValue[]);
-      if (worst === undefined) return f;
-      const distinct = [...new Set(values.map((v) => JSON.stringify(v)))];
-      const note = noteOf(f);
-      const assumed =
-        distinct.length === 1
-          ? `${note}; ${f.rawKey} is ${distinct[0]} either way`
-          : `${note}; ${f.rawKey} can be ${distinct.join(' or ')}: the worst for memory (${JSON.stringify(worst)}) is estimated`;
-      return { ...f, value: worst, assumed };
-    });
-    const decided = new Set(
-      facts.filter((f, k) => f !== r.facts[k]).map((f) => `${f.valueSpan.start}:${f.valueSpan.end}`),
-    );
-    r.facts.splice(0, r.facts.length, ...facts);
-    const problems = r.problems.filter(
-      (p) => !(p.code === 'not-static' && decided.has(`${p.span.start}:${p.span.end}`)),
-    );
-    r.problems.splice(0, r.problems.length, ...problems);
-    return r;
   }
 
   private exec(cmd: Command, connector: string | undefined): void {
@@ -925,7 +556,7 @@ export class Interpreter {
     const name = fields[0].text;
     const isTest = name === '[' || name === '[[' || name === 'test';
     let tri: Tri = isTest
-      ? this.evalTest(fields)
+      ? evalTest(fields)
       : name === 'true' || name === ':'
         ? true
         : name === 'false'
@@ -936,82 +567,10 @@ export class Interpreter {
       top.cond = connector === '&&' ? and3(top.cond, tri) : connector === '||' ? or3(top.cond, tri) : tri;
     // Other commands are assumed to succeed, so `mkdir -p x && X=1` sets X; a test with an unknown outcome does not.
     this.lastTri = isTest ? tri : (tri ?? true);
-    const r = this.launchOverChoices(words.slice(i), fields, env);
+    const r = launchOverChoices(this.text, words.slice(i), fields, env);
     if (r) {
       allocatorConf(this.text, r, env);
       this.results.push(r);
     }
   }
-}
-
-/**
- * PYTORCH_CUDA_ALLOC_CONF as the training command sees it (exported or a prefix).
- */
-function allocatorConf(text: string, r: CmdResult, env: Env): void {
-  const v = env.get('PYTORCH_CUDA_ALLOC_CONF');
-  if (!v || !v.exported || !v.nameSpan || !v.valueSpan) return;
-  const rawValue = text.slice(v.valueSpan.start, v.valueSpan.end);
-  const u = unknownOf(v.pieces);
-  const value: FactValue | Unknown = u !== undefined ? { unknown: u } : expandableSegmentsOf(textOf(v.pieces));
-  r.facts.push({
-    key: 'expandableSegments',
-    rawKey: 'PYTORCH_CUDA_ALLOC_CONF',
-    value,
-    rawValue,
-    keySpan: v.nameSpan,
-    valueSpan: v.valueSpan,
-    tool: r.launcherTool ?? r.tools[0] ?? 'torchrun',
-  });
-}
-
-const isUnknownValue = (v: Fact['value']): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The branch-set variables a launch line names (`$X`, `${X...}`). */
-function usedChoices(line: string, env: Env): [string, VarVal][] {
-  const out: [string, VarVal][] = [];
-  for (const [name, v] of env) {
-    if (!v.choices) continue;
-    if (new RegExp(`\\$(\\{[#!]?)?${name}(?![A-Za-z0-9_])`).test(line)) out.push([name, v]);
-  }
-  return out;
-}
-
-/** Keys whose memory grows as the value shrinks (more sharding, more GPUs to share state). */
-const SMALLER_IS_WORSE = new Set<CanonicalKey>([
-  'zeroStage',
-  'gpusPerNode',
-  'nodes',
-  'worldSize',
-  'tensorParallel',
-  'pipelineParallel',
-  'contextParallel',
-]);
-/** Keys whose memory grows with the value. */
-const LARGER_IS_WORSE = new Set<CanonicalKey>([
-  'microBatchSize',
-  'seqLen',
-  'loraR',
-  'evalBatchSize',
-  'gradientAccumulationSteps',
-  'trainBatchSize',
-]);
-/** Switches whose `false` costs more memory. */
-const FALSE_IS_WORSE = new Set<CanonicalKey>(['gradientCheckpointing', 'bf16', 'fp16']);
-const METHOD_COST = ['full', 'freeze', 'lora', 'qlora'];
-
-/** The value of the several a key can take that needs the most memory; undefined when there is no such order. */
-export function chooseWorst(key: CanonicalKey, values: readonly FactValue[]): FactValue | undefined {
-  const first = values[0];
-  if (values.every((v) => JSON.stringify(v) === JSON.stringify(first))) return first;
-  if (values.every((v) => typeof v === 'number')) {
-    const ns = values as number[];
-    if (SMALLER_IS_WORSE.has(key)) return Math.min(...ns);
-    if (LARGER_IS_WORSE.has(key)) return Math.max(...ns);
-    return undefined;
-  }
-  if (values.every((v) => typeof v === 'boolean') && FALSE_IS_WORSE.has(key)) return false;
-  if (key === 'method' && values.every((v) => typeof v === 'string' && METHOD_COST.includes(v))) {
-    return METHOD_COST[Math.min(...values.map((v) => METHOD_COST.indexOf(v as string)))];
-  }
-  return undefined;
 }

@@ -1,0 +1,149 @@
+// A launch line whose variables were set differently on the branches of an `if` or `case`: analyzed per combination
+// of their values, each unknown fact taking the worst for memory. Also the allocator settings a launch sees. Pure.
+import { expandableSegmentsOf, type CanonicalKey, type Fact, type FactValue, type Unknown } from '../facts';
+import type { WordTok } from './lexer';
+import { type VarVal, type Env, unknownOf, textOf, type Field } from './fields';
+import { fieldsOf } from './expand';
+import { type CmdResult, analyzeLaunch } from './launch';
+
+/** At most this many analyses of one launch line are tried. */
+const MAX_COMBINATIONS = 16;
+
+/**
+ * One launch line analyzed as written; when it uses variables set differently on the branches of an `if` or `case`,
+ * also once per combination of their values, and each fact the variables leave unknown takes the worst of the
+ * values it can take (chooseWorst), said as an assumption.
+ */
+export function launchOverChoices(
+  text: string,
+  words: readonly WordTok[],
+  fields: Field[],
+  env: Env,
+): CmdResult | undefined {
+  const r = analyzeLaunch(text, fields, env);
+  if (!r || !r.facts.some((f) => isUnknownValue(f.value))) return r;
+  const used = usedChoices(text.slice(words[0].start, words[words.length - 1].end), env);
+  if (used.length === 0) return r;
+  let combos: Env[] = [env];
+  for (const [name, v] of used) {
+    const next: Env[] = [];
+    for (const e of combos)
+      for (const c of v.choices!.values) {
+        const e2 = new Map(e);
+        if (c === undefined) e2.delete(name);
+        else e2.set(name, c);
+        next.push(e2);
+      }
+    combos = next;
+    if (combos.length > MAX_COMBINATIONS) return r;
+  }
+  const rs = combos.map((e) => analyzeLaunch(text, fieldsOf(text, words, e), e));
+  if (rs.some((x) => !x || x.facts.length !== r.facts.length || x.facts.some((f, k) => f.key !== r.facts[k].key)))
+    return r;
+  const noteOf = (f: Fact): string => {
+    const named = used.filter(
+      ([name]) =>
+        usedChoices(text.slice(f.valueSpan.start, f.valueSpan.end), new Map([[name, env.get(name)!]])).length > 0,
+    );
+    return (named.length > 0 ? named : used)
+      .map(
+        ([name, v]) =>
+          `\`${name}\` is ${v.choices!.values.map((c) => (c === undefined ? 'unset' : `'${textOf(c.pieces).slice(0, 40)}'`)).join(' or ')}` +
+          ` depending on the ${v.choices!.what} at line ${v.choices!.line}`,
+      )
+      .join('; ');
+  };
+  const facts = r.facts.map((f, k) => {
+    if (!isUnknownValue(f.value)) return f;
+    const values = rs.map((x) => x!.facts[k].value);
+    if (values.some(isUnknownValue)) return f;
+    const worst = chooseWorst(f.key, values as FactValue[]);
+    if (worst === undefined) return f;
+    const distinct = [...new Set(values.map((v) => JSON.stringify(v)))];
+    const note = noteOf(f);
+    const assumed =
+      distinct.length === 1
+        ? `${note}; ${f.rawKey} is ${distinct[0]} either way`
+        : `${note}; ${f.rawKey} can be ${distinct.join(' or ')}: the worst for memory (${JSON.stringify(worst)}) is estimated`;
+    return { ...f, value: worst, assumed };
+  });
+  const decided = new Set(
+    facts.filter((f, k) => f !== r.facts[k]).map((f) => `${f.valueSpan.start}:${f.valueSpan.end}`),
+  );
+  r.facts.splice(0, r.facts.length, ...facts);
+  const problems = r.problems.filter((p) => !(p.code === 'not-static' && decided.has(`${p.span.start}:${p.span.end}`)));
+  r.problems.splice(0, r.problems.length, ...problems);
+  return r;
+}
+
+/**
+ * PYTORCH_CUDA_ALLOC_CONF as the training command sees it (exported or a prefix).
+ */
+export function allocatorConf(text: string, r: CmdResult, env: Env): void {
+  const v = env.get('PYTORCH_CUDA_ALLOC_CONF');
+  if (!v || !v.exported || !v.nameSpan || !v.valueSpan) return;
+  const rawValue = text.slice(v.valueSpan.start, v.valueSpan.end);
+  const u = unknownOf(v.pieces);
+  const value: FactValue | Unknown = u !== undefined ? { unknown: u } : expandableSegmentsOf(textOf(v.pieces));
+  r.facts.push({
+    key: 'expandableSegments',
+    rawKey: 'PYTORCH_CUDA_ALLOC_CONF',
+    value,
+    rawValue,
+    keySpan: v.nameSpan,
+    valueSpan: v.valueSpan,
+    tool: r.launcherTool ?? r.tools[0] ?? 'torchrun',
+  });
+}
+
+const isUnknownValue = (v: Fact['value']): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The branch-set variables a launch line names (`$X`, `${X...}`). */
+function usedChoices(line: string, env: Env): [string, VarVal][] {
+  const out: [string, VarVal][] = [];
+  for (const [name, v] of env) {
+    if (!v.choices) continue;
+    if (new RegExp(`\\$(\\{[#!]?)?${name}(?![A-Za-z0-9_])`).test(line)) out.push([name, v]);
+  }
+  return out;
+}
+
+/** Keys whose memory grows as the value shrinks (more sharding, more GPUs to share state). */
+const SMALLER_IS_WORSE = new Set<CanonicalKey>([
+  'zeroStage',
+  'gpusPerNode',
+  'nodes',
+  'worldSize',
+  'tensorParallel',
+  'pipelineParallel',
+  'contextParallel',
+]);
+/** Keys whose memory grows with the value. */
+const LARGER_IS_WORSE = new Set<CanonicalKey>([
+  'microBatchSize',
+  'seqLen',
+  'loraR',
+  'evalBatchSize',
+  'gradientAccumulationSteps',
+  'trainBatchSize',
+]);
+/** Switches whose `false` costs more memory. */
+const FALSE_IS_WORSE = new Set<CanonicalKey>(['gradientCheckpointing', 'bf16', 'fp16']);
+const METHOD_COST = ['full', 'freeze', 'lora', 'qlora'];
+
+/** The value of the several a key can take that needs the most memory; undefined when there is no such order. */
+export function chooseWorst(key: CanonicalKey, values: readonly FactValue[]): FactValue | undefined {
+  const first = values[0];
+  if (values.every((v) => JSON.stringify(v) === JSON.stringify(first))) return first;
+  if (values.every((v) => typeof v === 'number')) {
+    const ns = values as number[];
+    if (SMALLER_IS_WORSE.has(key)) return Math.min(...ns);
+    if (LARGER_IS_WORSE.has(key)) return Math.max(...ns);
+    return undefined;
+  }
+  if (values.every((v) => typeof v === 'boolean') && FALSE_IS_WORSE.has(key)) return false;
+  if (key === 'method' && values.every((v) => typeof v === 'string' && METHOD_COST.includes(v))) {
+    return METHOD_COST[Math.min(...values.map((v) => METHOD_COST.indexOf(v as string)))];
+  }
+  return undefined;
+}

@@ -1,0 +1,80 @@
+// Joining the variables of the branches of an `if`, a `case` or a loop where they meet again. Pure: no I/O.
+import { type VarVal, type Env, unknownOf, textOf } from './fields';
+import { layer, changedSince } from './layers';
+
+/** At most this many values per branch-set variable are tried. */
+export const MAX_CHOICES = 6;
+
+function sameValue(a: VarVal | undefined, b: VarVal | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return (
+    unknownOf(a.pieces) === undefined && unknownOf(b.pieces) === undefined && textOf(a.pieces) === textOf(b.pieces)
+  );
+}
+
+export function mergeEnvs(envs: readonly Env[], line: number, what: string, base?: Env): Env {
+  // Only the names some branch changed are merged. Branches are layers over the snapshot taken where they start
+  // (layer()), so the changed names are the layers' own keys; every other name is the snapshot's. Copying and
+  // comparing every variable at each `if` / `fi` made a script with many variables and many if-blocks quadratic.
+  const layered = base ? envs.map((e) => changedSince(e, base)) : [];
+  let out: Env;
+  const names = new Set<string>();
+  if (base && layered.every((x) => x !== undefined)) {
+    out = layer(base);
+    for (const x of layered) for (const n of x!) names.add(n);
+  } else {
+    out = new Map(envs[0]);
+    for (const e of envs) for (const k of e.keys()) names.add(k);
+    for (const k of envs[0].keys()) names.add(k);
+  }
+  for (const name of names) {
+    const vals = envs.map((e) => e.get(name));
+    const first = vals[0];
+    if (vals.every((v) => v === first)) {
+      if (first) out.set(name, first);
+      else out.delete(name);
+      continue;
+    }
+    if (
+      first &&
+      vals.every((v) => v && unknownOf(v.pieces) === undefined && textOf(v.pieces) === textOf(first.pieces))
+    ) {
+      out.set(name, first);
+      continue;
+    }
+    const described = [
+      ...new Set(
+        vals.map((v) => {
+          if (!v) return 'unset';
+          const u = unknownOf(v.pieces);
+          if (u !== undefined) return u.length <= 60 ? u : 'unknown';
+          return `'${textOf(v.pieces).slice(0, 40)}'`;
+        }),
+      ),
+    ];
+    const last = [...vals].reverse().find((v) => v !== undefined)!;
+    const reason = `\`${name}\` depends on the ${what} at line ${line} (${described.join(' or ')})`;
+    const span = last.valueSpan ?? { start: 0, end: 0 };
+    // The values each branch gives, when every one is known (a loop's are not choices: it may run any number of times).
+    const distinct: (VarVal | undefined)[] = [];
+    for (const v of vals) {
+      if (v?.choices) {
+        for (const c of v.choices.values) if (!distinct.some((d) => sameValue(d, c))) distinct.push(c);
+        continue;
+      }
+      if (!distinct.some((d) => sameValue(d, v))) distinct.push(v);
+    }
+    const choosable =
+      what !== 'loop' &&
+      distinct.length <= MAX_CHOICES &&
+      distinct.every((v) => v === undefined || unknownOf(v.pieces) === undefined);
+    out.set(name, {
+      pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }],
+      exported: vals.some((v) => v?.exported),
+      nameSpan: last.nameSpan,
+      valueSpan: last.valueSpan,
+      ...(choosable ? { choices: { values: distinct, what, line } } : {}),
+    });
+  }
+  return out;
+}
