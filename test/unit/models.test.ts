@@ -1,4 +1,4 @@
-// Model resolution from anywhere (src/node/models.ts): the catalog, local directories and config.json paths, a temporary
+// Model resolution from anywhere (src/node/models/): the catalog, local directories and config.json paths, a temporary
 // Hugging Face cache layout, and a fake Hub on 127.0.0.1 that serves config.json, real safetensors headers with Range
 // support, a gated repo and a route that never answers. No test touches the internet or the real home directory.
 import * as assert from 'node:assert/strict';

@@ -14,6 +14,7 @@ import {
 } from '../facts';
 import { UNMODELED_TRL, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS } from './vocab';
 import { type Entry, PythonFile } from './file';
+import { conditionOf } from './branches';
 import { children, span, clip } from './syntax';
 import { implicitBnbDefaults, mapEntry } from './mapping';
 
@@ -108,7 +109,7 @@ export function fromPretrained(file: PythonFile, call: SyntaxNode): void {
 
 export function bnbCall(file: PythonFile, call: SyntaxNode): void {
   const args = file.args(call);
-  const cond = file.conditionOf(call);
+  const cond = conditionOf(file, call);
   for (const e of args.entries) {
     if (cond && (e.rawKey === 'load_in_4bit' || e.rawKey === 'load_in_8bit')) {
       const v = file.valueOf(e);
@@ -218,7 +219,7 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
   const calleeNode = call.firstChild!;
   const at = span(calleeNode);
   const name = file.text.slice(at.start, at.end);
-  const cond = file.conditionOf(call);
+  const cond = conditionOf(file, call);
   if (cond) {
     // Under `if quantize:` (PEFT's DoRA example) the call runs only on the quantized branch: not known statically.
     file.facts.push({

@@ -4,6 +4,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { Tool } from '../facts';
 import { HF_ARGS, TRL_CONFIGS } from './vocab';
 import { type Entry, PythonFile } from './file';
+import { noteDefault } from './script-defaults';
 import { span, clip, stringInner } from './syntax';
 import { mapEntry } from './mapping';
 
@@ -66,7 +67,7 @@ export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
       where: 'argparse default',
     });
     if (!isRequired)
-      file.noteDefault(name, {
+      noteDefault(file, name, {
         node: def.valueNode,
         keySpan: stringInner(file.text, flagNode),
         valueSpan: def.valueSpan,
@@ -80,7 +81,7 @@ export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
       line: file.line(call.from),
       where: `argparse ${actionVal.v} default`,
     });
-    file.noteDefault(name, {
+    noteDefault(file, name, {
       node: null,
       lit: !off,
       keySpan: stringInner(file.text, flagNode),
@@ -89,7 +90,7 @@ export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
     });
   } else if (!isRequired && !def) {
     // No default: argparse gives None, which stays unknown; a second option of the name with a default is ambiguous.
-    file.noteDefault(name, {
+    noteDefault(file, name, {
       node: null,
       lit: null,
       keySpan: stringInner(file.text, flagNode),
@@ -145,7 +146,7 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
           line: file.line(f.valueSpan.start),
           where: 'dataclass default',
         });
-        file.noteDefault(f.rawKey, {
+        noteDefault(file, f.rawKey, {
           node: f.valueNode,
           keySpan: f.keySpan,
           valueSpan: f.valueSpan,

@@ -15,7 +15,8 @@ import {
   type Tool,
   type Unknown,
 } from '../facts';
-import { span, stringInner, parseNumber, pyString, fmt, clip } from './syntax';
+import { defaultText, scriptDefault, singleCallArgument } from './script-defaults';
+import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH } from './syntax';
 
 export type Val =
   | { readonly k: 'lit'; readonly v: FactValue; readonly via?: Via; readonly dflt?: ScriptDefault }
@@ -57,7 +58,7 @@ export interface Entry {
   readonly forced?: string;
 }
 
-interface Binding {
+export interface Binding {
   readonly kind: 'assign' | 'unpack' | 'aug' | 'loop' | 'def';
   readonly valueNode: SyntaxNode | null;
   /** The right-hand side an unpacked name comes from (`a, b = parser.parse_args_into_dataclasses()`). */
@@ -68,7 +69,7 @@ interface Binding {
   readonly condLine?: number;
 }
 
-interface ItemAssign {
+export interface ItemAssign {
   readonly keyNode: SyntaxNode;
   readonly key: string;
   readonly valueNode: SyntaxNode;
@@ -76,19 +77,12 @@ interface ItemAssign {
   readonly condLine?: number;
 }
 
-interface Scope {
+export interface Scope {
   readonly node: SyntaxNode;
   readonly fn?: string;
   readonly params: Map<string, SyntaxNode | null>;
   readonly bindings: Map<string, Binding[]>;
   readonly items: Map<string, ItemAssign[]>;
-}
-
-const MAX_DEPTH = 40;
-
-/** A default that stands for "fill this in" ("path/to/model", "<model>", "your-model"): not taken as the value. */
-function placeholder(v: FactValue): boolean {
-  return typeof v === 'string' && /^(\.?\/?path\/to\b|<[^>]*>$|your[-_ ])/i.test(v);
 }
 
 /**
@@ -121,7 +115,7 @@ export class PythonFile {
   /** Attribute names assigned anywhere (`args.x = ...`): a default of that name may not be what runs. */
   readonly attrAssigned = new Set<string>();
   /** Set while the test of a conditional expression is evaluated: None defaults are read there (they pick a branch). */
-  private noneDefaults = false;
+  noneDefaults = false;
   /** Every call of the file, for the call sites of a function whose parameter a value comes from. */
   calls: SyntaxNode[] = [];
   readonly errors: number[] = [];
@@ -148,7 +142,7 @@ export class PythonFile {
       );
       const option = /^argparse default of --([\w-]+)/.exec(d.where)?.[1] ?? /^\w+\.(\w+) default$/.exec(d.where)?.[1];
       const fromArg = option
-        ? { fromArg: { name: option, default: this.defaultText(d), line: this.line(d.valueSpan.start) } }
+        ? { fromArg: { name: option, default: defaultText(this, d), line: this.line(d.valueSpan.start) } }
         : {};
       this.facts.push({
         key,
@@ -341,7 +335,7 @@ export class PythonFile {
         return this.evalName(node, depth);
       case 'MemberExpression': {
         const d = this.dotted(node);
-        if (d) return this.scriptDefault(d, node, depth) ?? { k: 'dotted', text: d };
+        if (d) return scriptDefault(this, d, node, depth) ?? { k: 'dotted', text: d };
         return { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
       }
       case 'BinaryExpression': {
@@ -463,7 +457,7 @@ export class PythonFile {
     const name = this.text.slice(node.from, node.to);
     const found = this.lookup(name, node);
     if (found.k !== 'binding') {
-      const arg = found.param ? this.singleCallArgument(found.param.scope, found.param.name, depth) : undefined;
+      const arg = found.param ? singleCallArgument(this, found.param.scope, found.param.name, depth) : undefined;
       return arg ?? { k: 'unknown', reason: found.reason };
     }
     const b = found.binding;
@@ -511,7 +505,7 @@ export class PythonFile {
     return out;
   }
 
-  private lookup(
+  lookup(
     name: string,
     use: SyntaxNode,
   ):
@@ -718,80 +712,6 @@ export class PythonFile {
 
   // ---- Helpers over nodes ----
 
-  /** The condition under which a call's value is used: a conditional expression or an `if` around it (not the main guard). */
-  conditionOf(call: SyntaxNode): string | undefined {
-    let child: SyntaxNode = call;
-    for (let p = call.parent; p; child = p, p = p.parent) {
-      if (p.name === 'ConditionalExpression') {
-        const kw = p.getChild('if');
-        const els = p.getChild('else');
-        if (kw && els && child.from < kw.from)
-          return `${clip(this.text.slice(kw.to, els.from).trim(), 60)} is true (line ${this.line(kw.from)})`;
-        if (kw && els && child.from > els.from)
-          return `${clip(this.text.slice(kw.to, els.from).trim(), 60)} is false (line ${this.line(kw.from)})`;
-      }
-      if (p.name === 'IfStatement') {
-        const cond = this.text.slice(p.firstChild?.to ?? p.from, p.getChild('Body')?.from ?? p.from).trim();
-        if (!/__name__\s*==\s*['"]__main__['"]/.test(cond))
-          return `the if at line ${this.line(p.from)} runs this branch`;
-      }
-      if (p.name === 'FunctionDefinition' || p.name === 'Script') return undefined;
-    }
-    return undefined;
-  }
-
-  /**
-   * Whether the `if` statements around a call run it, as far as their tests are known statically (script defaults
-   * such as `if args.use_lora:` with use_lora False): false when one of them is known to take another branch, true
-   * when every one is known to take the call's, undefined otherwise. The main guard counts as taken.
-   */
-  branchTaken(call: SyntaxNode): boolean | undefined {
-    let all = true;
-    for (let p = call.parent; p; p = p.parent) {
-      if (p.name !== 'IfStatement') continue;
-      const taken = this.clauseTaken(p, call);
-      if (taken === false) return false;
-      if (taken === undefined) all = false;
-    }
-    return all ? true : undefined;
-  }
-
-  /** Whether an if statement runs the clause that holds `call`: its test true (or, for else, every test false). */
-  private clauseTaken(stmt: SyntaxNode, call: SyntaxNode): boolean | undefined {
-    const tests: boolean[] = [];
-    let test: SyntaxNode | null = null;
-    for (let c = stmt.firstChild; c; c = c.nextSibling) {
-      if (c.name === 'Body') {
-        const inside = call.from >= c.from && call.to <= c.to;
-        const value = test ? this.testValue(test) : undefined;
-        if (inside) {
-          if (test === null)
-            return tests.every((t) => t === false) ? tests.length === 0 || tests.every((t) => t === false) : undefined;
-          if (/__name__\s*==\s*['"]__main__['"]/.test(this.text.slice(test.from, test.to))) return true;
-          if (tests.some((t) => t === true)) return false;
-          return value;
-        }
-        if (value === undefined) return undefined;
-        tests.push(value);
-        test = null;
-      } else if (c.name !== 'if' && c.name !== 'elif' && c.name !== 'else' && c.name !== ':') {
-        test = c;
-      }
-    }
-    return undefined;
-  }
-
-  private testValue(test: SyntaxNode): boolean | undefined {
-    const before = this.noneDefaults;
-    this.noneDefaults = true;
-    try {
-      const v = this.evalNode(test, 0);
-      return v.k === 'lit' ? (Array.isArray(v.v) ? v.v.length > 0 : Boolean(v.v)) : undefined;
-    } finally {
-      this.noneDefaults = before;
-    }
-  }
-
   calleeName(call: SyntaxNode): string | undefined {
     const c = call.firstChild;
     return c ? this.dotted(c) : undefined;
@@ -841,104 +761,6 @@ export class PythonFile {
       case 'lit':
         return `the literal ${fmt(v.v)}`;
     }
-  }
-
-  // ---- Script defaults ----
-
-  /** Records a default of the script's own options; two different defaults of one name make it ambiguous. */
-  noteDefault(name: string, d: ScriptDefault): void {
-    const prev = this.scriptDefaults.get(name);
-    if (prev === undefined) this.scriptDefaults.set(name, d);
-    else if (prev !== 'ambiguous' && this.defaultText(prev) !== this.defaultText(d))
-      this.scriptDefaults.set(name, 'ambiguous');
-  }
-
-  private defaultText(d: ScriptDefault): string {
-    return d.node ? this.text.slice(d.node.from, d.node.to) : fmt(d.lit ?? null);
-  }
-
-  /**
-   * `args.x`, where `args` holds the parsed command line (`parser.parse_args()`, a tuple of HfArgumentParser's
-   * dataclasses, or a function parameter named `*args`), reads the default of option / field x when the script has one
-   * and never assigns `.x` itself: the value that runs when the launcher passes nothing (a launcher flag wins in
-   * resolve, as the launcher's facts outrank the script's). None, "" and computed defaults stay unknown.
-   */
-  private scriptDefault(dotted: string, use: SyntaxNode, depth: number): Val | undefined {
-    const parts = dotted.split('.');
-    if (parts.length !== 2 || this.scriptDefaults.size === 0) return undefined;
-    const [obj, field] = parts;
-    const d = this.scriptDefaults.get(field);
-    if (d === undefined || d === 'ambiguous' || this.attrAssigned.has(field) || !this.holdsParsedArgs(obj, use))
-      return undefined;
-    let v: Val = d.node ? this.evalNode(d.node, depth + 1) : { k: 'lit', v: d.lit ?? null };
-    if (v.k === 'lit' && v.v === null && this.noneDefaults) return { k: 'lit', v: null, dflt: d };
-    if (v.k !== 'lit' || v.v === null || v.v === '' || placeholder(v.v)) return undefined;
-    if (d.type && typeof v.v === 'string') {
-      const n = Number(v.v);
-      if (v.v.trim() === '' || !Number.isFinite(n) || (d.type === 'int' && !Number.isInteger(n))) return undefined;
-      v = { k: 'lit', v: n };
-    }
-    return { k: 'lit', v: v.v, dflt: d };
-  }
-
-  private holdsParsedArgs(obj: string, use: SyntaxNode): boolean {
-    const found = this.lookup(obj, use);
-    const parsing = (n: SyntaxNode | null | undefined): boolean => {
-      if (!n || n.name !== 'CallExpression') return false;
-      const last = this.calleeName(n)?.split('.').pop() ?? '';
-      return /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse)_(args|arguments|config)$/.test(last);
-    };
-    if (found.k === 'binding')
-      return parsing(
-        found.binding.kind === 'assign'
-          ? found.binding.valueNode
-          : found.binding.kind === 'unpack'
-            ? found.binding.rhs
-            : null,
-      );
-    return found.param !== undefined && /(^|_)(args|arguments)$/.test(obj);
-  }
-
-  /**
-   * A parameter's value when its function is called exactly once in the file: the argument at that call (by keyword
-   * or position), else the parameter's default. Two call sites, or none (a function given to fire.Fire), stay unknown.
-   */
-  private singleCallArgument(scope: Scope, name: string, depth: number): Val | undefined {
-    if (!scope.fn || depth > MAX_DEPTH / 2) return undefined;
-    const sites = this.calls.filter((c) => this.calleeName(c) === scope.fn);
-    if (sites.length !== 1) return undefined;
-    const params = scope.node.getChild('ParamList');
-    const names: string[] = [];
-    if (params)
-      for (let ch = params.firstChild; ch; ch = ch.nextSibling) {
-        if (ch.name === 'VariableName' && ch.prevSibling?.name !== 'AssignOp')
-          names.push(this.text.slice(ch.from, ch.to));
-        if (ch.name === '*' || ch.name === '**') break;
-      }
-    const a = this.args(sites[0]);
-    const kw = a.entries.find((e) => e.rawKey === name);
-    const i = names.indexOf(name);
-    const node = kw?.valueNode ?? (i >= 0 && i < a.positional.length ? a.positional[i] : null);
-    if (kw === undefined && a.opaque.length > 0) return undefined;
-    if (node) {
-      const v = this.evalNode(node, depth + 1);
-      if (v.k === 'lit' && v.v === null && !this.noneDefaults) return undefined;
-      return v.k === 'lit' || v.k === 'dict' ? v : undefined;
-    }
-    const def = scope.params.get(name);
-    if (!def) return undefined;
-    const v = this.evalNode(def, depth + 1);
-    if (v.k === 'lit' && v.v === null && this.noneDefaults) return v;
-    if (v.k !== 'lit' || v.v === null || v.v === '' || placeholder(v.v)) return undefined;
-    let at: Span = span(def);
-    if (params)
-      for (let ch = params.firstChild; ch; ch = ch.nextSibling)
-        if (ch.name === 'VariableName' && this.text.slice(ch.from, ch.to) === name) at = span(ch);
-    return {
-      k: 'lit',
-      v: v.v,
-      dflt: { node: def, keySpan: at, valueSpan: span(def), where: `default of ${scope.fn}(${name})` },
-    };
   }
 
   line(pos: number): number {

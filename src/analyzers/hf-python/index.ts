@@ -20,6 +20,7 @@ import {
   UNSLOTH_CLASSES,
 } from './vocab';
 import { PythonFile } from './file';
+import { branchTaken, conditionOf } from './branches';
 import { assignedName, isModelClass, span } from './syntax';
 import {
   trainingCall,
@@ -119,8 +120,8 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
       loraCall(file, c);
       // A LoraConfig built on a branch: LoRA when the branch is known to run (its tests read from the script's
       // defaults), nothing when it is known not to (`if args.use_lora:` with use_lora False), unknown otherwise.
-      const taken = file.branchTaken(c);
-      const cond = taken === undefined ? file.conditionOf(c) : undefined;
+      const taken = branchTaken(file, c);
+      const cond = taken === undefined ? conditionOf(file, c) : undefined;
       if (taken !== false) {
         file.facts.push({
           key: 'method',

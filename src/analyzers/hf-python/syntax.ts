@@ -2,6 +2,9 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { FactValue, Span } from '../facts';
 
+/** How deep static evaluation follows nested expressions and names before it gives up. */
+export const MAX_DEPTH = 40;
+
 /** The variable a call's result is assigned to (`name = call(...)`), if any. */
 export function assignedName(call: SyntaxNode, text: string): string | undefined {
   const parent = call.parent;

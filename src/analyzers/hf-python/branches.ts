@@ -1,0 +1,78 @@
+// Whether the branches around a call run it: the `if` statements and conditional expressions that hold it, with their
+// tests evaluated statically where they can be (script defaults such as `if args.use_lora:`). Pure: it never runs code.
+import type { SyntaxNode } from '@lezer/common';
+import type { PythonFile } from './file';
+import { clip } from './syntax';
+
+/** The condition under which a call's value is used: a conditional expression or an `if` around it (not the main guard). */
+export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefined {
+  let child: SyntaxNode = call;
+  for (let p = call.parent; p; child = p, p = p.parent) {
+    if (p.name === 'ConditionalExpression') {
+      const kw = p.getChild('if');
+      const els = p.getChild('else');
+      if (kw && els && child.from < kw.from)
+        return `${clip(file.text.slice(kw.to, els.from).trim(), 60)} is true (line ${file.line(kw.from)})`;
+      if (kw && els && child.from > els.from)
+        return `${clip(file.text.slice(kw.to, els.from).trim(), 60)} is false (line ${file.line(kw.from)})`;
+    }
+    if (p.name === 'IfStatement') {
+      const cond = file.text.slice(p.firstChild?.to ?? p.from, p.getChild('Body')?.from ?? p.from).trim();
+      if (!/__name__\s*==\s*['"]__main__['"]/.test(cond)) return `the if at line ${file.line(p.from)} runs this branch`;
+    }
+    if (p.name === 'FunctionDefinition' || p.name === 'Script') return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Whether the `if` statements around a call run it, as far as their tests are known statically (script defaults
+ * such as `if args.use_lora:` with use_lora False): false when one of them is known to take another branch, true
+ * when every one is known to take the call's, undefined otherwise. The main guard counts as taken.
+ */
+export function branchTaken(file: PythonFile, call: SyntaxNode): boolean | undefined {
+  let all = true;
+  for (let p = call.parent; p; p = p.parent) {
+    if (p.name !== 'IfStatement') continue;
+    const taken = clauseTaken(file, p, call);
+    if (taken === false) return false;
+    if (taken === undefined) all = false;
+  }
+  return all ? true : undefined;
+}
+
+/** Whether an if statement runs the clause that holds `call`: its test true (or, for else, every test false). */
+function clauseTaken(file: PythonFile, stmt: SyntaxNode, call: SyntaxNode): boolean | undefined {
+  const tests: boolean[] = [];
+  let test: SyntaxNode | null = null;
+  for (let c = stmt.firstChild; c; c = c.nextSibling) {
+    if (c.name === 'Body') {
+      const inside = call.from >= c.from && call.to <= c.to;
+      const value = test ? testValue(file, test) : undefined;
+      if (inside) {
+        if (test === null)
+          return tests.every((t) => t === false) ? tests.length === 0 || tests.every((t) => t === false) : undefined;
+        if (/__name__\s*==\s*['"]__main__['"]/.test(file.text.slice(test.from, test.to))) return true;
+        if (tests.some((t) => t === true)) return false;
+        return value;
+      }
+      if (value === undefined) return undefined;
+      tests.push(value);
+      test = null;
+    } else if (c.name !== 'if' && c.name !== 'elif' && c.name !== 'else' && c.name !== ':') {
+      test = c;
+    }
+  }
+  return undefined;
+}
+
+function testValue(file: PythonFile, test: SyntaxNode): boolean | undefined {
+  const before = file.noneDefaults;
+  file.noneDefaults = true;
+  try {
+    const v = file.evalNode(test, 0);
+    return v.k === 'lit' ? (Array.isArray(v.v) ? v.v.length > 0 : Boolean(v.v)) : undefined;
+  } finally {
+    file.noneDefaults = before;
+  }
+}

@@ -1,0 +1,107 @@
+// Defaults of the script's own options (argparse options and arguments-dataclass fields) and of function parameters,
+// read where `args.x` or a parameter is used: the value that runs when the command line passes nothing. Pure.
+import type { SyntaxNode } from '@lezer/common';
+import type { FactValue, Span } from '../facts';
+import type { PythonFile, Scope, ScriptDefault, Val } from './file';
+import { fmt, MAX_DEPTH, span } from './syntax';
+
+/** A default that stands for "fill this in" ("path/to/model", "<model>", "your-model"): not taken as the value. */
+function placeholder(v: FactValue): boolean {
+  return typeof v === 'string' && /^(\.?\/?path\/to\b|<[^>]*>$|your[-_ ])/i.test(v);
+}
+
+/** Records a default of the script's own options; two different defaults of one name make it ambiguous. */
+export function noteDefault(file: PythonFile, name: string, d: ScriptDefault): void {
+  const prev = file.scriptDefaults.get(name);
+  if (prev === undefined) file.scriptDefaults.set(name, d);
+  else if (prev !== 'ambiguous' && defaultText(file, prev) !== defaultText(file, d))
+    file.scriptDefaults.set(name, 'ambiguous');
+}
+
+export function defaultText(file: PythonFile, d: ScriptDefault): string {
+  return d.node ? file.text.slice(d.node.from, d.node.to) : fmt(d.lit ?? null);
+}
+
+/**
+ * `args.x`, where `args` holds the parsed command line (`parser.parse_args()`, a tuple of HfArgumentParser's
+ * dataclasses, or a function parameter named `*args`), reads the default of option / field x when the script has one
+ * and never assigns `.x` itself: the value that runs when the launcher passes nothing (a launcher flag wins in
+ * resolve, as the launcher's facts outrank the script's). None, "" and computed defaults stay unknown.
+ */
+export function scriptDefault(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
+  const parts = dotted.split('.');
+  if (parts.length !== 2 || file.scriptDefaults.size === 0) return undefined;
+  const [obj, field] = parts;
+  const d = file.scriptDefaults.get(field);
+  if (d === undefined || d === 'ambiguous' || file.attrAssigned.has(field) || !holdsParsedArgs(file, obj, use))
+    return undefined;
+  let v: Val = d.node ? file.evalNode(d.node, depth + 1) : { k: 'lit', v: d.lit ?? null };
+  if (v.k === 'lit' && v.v === null && file.noneDefaults) return { k: 'lit', v: null, dflt: d };
+  if (v.k !== 'lit' || v.v === null || v.v === '' || placeholder(v.v)) return undefined;
+  if (d.type && typeof v.v === 'string') {
+    const n = Number(v.v);
+    if (v.v.trim() === '' || !Number.isFinite(n) || (d.type === 'int' && !Number.isInteger(n))) return undefined;
+    v = { k: 'lit', v: n };
+  }
+  return { k: 'lit', v: v.v, dflt: d };
+}
+
+function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode): boolean {
+  const found = file.lookup(obj, use);
+  const parsing = (n: SyntaxNode | null | undefined): boolean => {
+    if (!n || n.name !== 'CallExpression') return false;
+    const last = file.calleeName(n)?.split('.').pop() ?? '';
+    return /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse)_(args|arguments|config)$/.test(last);
+  };
+  if (found.k === 'binding')
+    return parsing(
+      found.binding.kind === 'assign'
+        ? found.binding.valueNode
+        : found.binding.kind === 'unpack'
+          ? found.binding.rhs
+          : null,
+    );
+  return found.param !== undefined && /(^|_)(args|arguments)$/.test(obj);
+}
+
+/**
+ * A parameter's value when its function is called exactly once in the file: the argument at that call (by keyword
+ * or position), else the parameter's default. Two call sites, or none (a function given to fire.Fire), stay unknown.
+ */
+export function singleCallArgument(file: PythonFile, scope: Scope, name: string, depth: number): Val | undefined {
+  if (!scope.fn || depth > MAX_DEPTH / 2) return undefined;
+  const sites = file.calls.filter((c) => file.calleeName(c) === scope.fn);
+  if (sites.length !== 1) return undefined;
+  const params = scope.node.getChild('ParamList');
+  const names: string[] = [];
+  if (params)
+    for (let ch = params.firstChild; ch; ch = ch.nextSibling) {
+      if (ch.name === 'VariableName' && ch.prevSibling?.name !== 'AssignOp')
+        names.push(file.text.slice(ch.from, ch.to));
+      if (ch.name === '*' || ch.name === '**') break;
+    }
+  const a = file.args(sites[0]);
+  const kw = a.entries.find((e) => e.rawKey === name);
+  const i = names.indexOf(name);
+  const node = kw?.valueNode ?? (i >= 0 && i < a.positional.length ? a.positional[i] : null);
+  if (kw === undefined && a.opaque.length > 0) return undefined;
+  if (node) {
+    const v = file.evalNode(node, depth + 1);
+    if (v.k === 'lit' && v.v === null && !file.noneDefaults) return undefined;
+    return v.k === 'lit' || v.k === 'dict' ? v : undefined;
+  }
+  const def = scope.params.get(name);
+  if (!def) return undefined;
+  const v = file.evalNode(def, depth + 1);
+  if (v.k === 'lit' && v.v === null && file.noneDefaults) return v;
+  if (v.k !== 'lit' || v.v === null || v.v === '' || placeholder(v.v)) return undefined;
+  let at: Span = span(def);
+  if (params)
+    for (let ch = params.firstChild; ch; ch = ch.nextSibling)
+      if (ch.name === 'VariableName' && file.text.slice(ch.from, ch.to) === name) at = span(ch);
+  return {
+    k: 'lit',
+    v: v.v,
+    dflt: { node: def, keySpan: at, valueSpan: span(def), where: `default of ${scope.fn}(${name})` },
+  };
+}

@@ -1,0 +1,166 @@
+// Finds a model's config.json, and its exact parameter count when the weights are at hand, wherever the user keeps
+// it: the built-in catalog, a local directory or config.json, the local Hugging Face cache, our own cache of earlier
+// Hub look-ups, and the Hugging Face Hub itself (through @huggingface/hub) only when the user allowed network access.
+// Node-side: file system and network live here; src/core and src/analyzers must never import this file.
+import * as path from 'node:path';
+import { catalogResolver, type ModelResolver } from '../../analyzers/resolve';
+import { findModel } from '../../core';
+import { readPolicy } from '../read';
+import { fromHfCache, fromLocalPath, fromOurCache, type Step } from './cache';
+import { fetchFromHub, suggestionText } from './hub';
+import { expandHome, hfHubCacheDir, homeDir, type HubRef, looksLikePath, parseHubRef, vramLensCacheDir } from './paths';
+import type { AsyncResolveOptions, Env, ModelInfo, ModelResolution, SyncResolveOptions } from './types';
+
+export type { QuantizationInfo } from '../../analyzers/checkpoint-quantization';
+export { findHfToken, hfHubCacheDir, vramLensCacheDir } from './paths';
+export { readSafetensorsHeader } from './safetensors';
+export type { AsyncResolveOptions, Env, ModelInfo, ModelResolution, SyncResolveOptions } from './types';
+
+const DEFAULT_NETWORK_HINT = '--allow-network';
+
+/** The catalog entry that `ref` names exactly (id or alias, any case; the org may be left out). */
+function exactCatalogHit(ref: string): ModelInfo | undefined {
+  const r = catalogResolver(ref);
+  if (!r.ok) return undefined;
+  const hit = findModel(ref);
+  // An upload read from its name comes after the caches and the Hub, which may hold its own config.json.
+  if (hit.ok && hit.model.derivedFrom) return undefined;
+  const names = hit.ok ? [hit.model.id, ...(hit.model.aliases ?? [])].map((n) => n.toLowerCase()) : [];
+  if (ref.includes('/') && !names.includes(ref.toLowerCase())) return undefined;
+  return { ...r.model, notes: [] };
+}
+
+// Resolution in the documented order.
+
+type Offline =
+  | (Step & { readonly fromName?: HubRef })
+  | { readonly kind: 'missing'; readonly hub?: HubRef; readonly hfCache?: string };
+
+/** Every place that needs no network, in the documented order. */
+function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwork'>): Offline {
+  const trimmed = ref.trim();
+  if (!trimmed) return { kind: 'error', message: 'empty model reference' };
+  const explicitPath = looksLikePath(trimmed);
+  if (!explicitPath) {
+    const hit = exactCatalogHit(trimmed);
+    if (hit) return { kind: 'found', model: hit };
+  }
+  const hfCache = hfHubCacheDir(opts.env);
+  const ourCache = opts.cacheDir ?? vramLensCacheDir(opts.env);
+  const policy = readPolicy(opts.roots ? [...opts.roots, hfCache, ourCache] : undefined);
+  const abs = path.resolve(opts.cwd, expandHome(trimmed, homeDir(opts.env)));
+  const local = fromLocalPath(trimmed, abs, explicitPath, policy);
+  if (local) return local;
+  if (explicitPath) {
+    return {
+      kind: 'error',
+      message: `model path '${trimmed}' does not exist (no ${abs}): point it at a model folder with a config.json, or at the config.json itself; a relative path is read from ${opts.cwd}`,
+    };
+  }
+  const hub = parseHubRef(trimmed);
+  if (!hub) return { kind: 'missing' };
+  const cached = fromHfCache(hub, hfCache, policy) ?? fromOurCache(hub, ourCache, policy);
+  if (cached) return cached;
+  // A looser catalog match ('myorg/Llama-2-7b-hf' -> the catalog's 'meta-llama/Llama-2-7b-hf') comes after the caches.
+  const loose = catalogResolver(trimmed);
+  if (loose.ok && hub.revision === undefined) {
+    const named = findModel(trimmed);
+    if (named.ok && named.model.derivedFrom) {
+      return {
+        kind: 'found',
+        fromName: hub,
+        model: {
+          ...loose.model,
+          notes: [
+            `'${trimmed}' is not in the Hugging Face cache: read from its name as ${named.model.derivedFrom} with the quantization the name gives`,
+          ],
+        },
+      };
+    }
+    return {
+      kind: 'found',
+      model: {
+        ...loose.model,
+        notes: [`'${trimmed}' is not in the catalog; used the entry with the same name, ${loose.model.id}`],
+      },
+    };
+  }
+  return { kind: 'missing', hub, hfCache };
+}
+
+/** HF_HUB_OFFLINE=1 turns the Hub off for every Hugging Face tool; we honour it even when network is allowed. */
+function hubOffline(env: Env): boolean {
+  return /^(1|true|yes|on)$/i.test(env.HF_HUB_OFFLINE ?? '');
+}
+
+function missingMessage(
+  ref: string,
+  miss: { hub?: HubRef; hfCache?: string },
+  opts: Omit<SyncResolveOptions, 'allowNetwork'>,
+): string {
+  const where = miss.hub
+    ? `not in the built-in catalog, not a local path, not in the Hugging Face cache (${miss.hfCache})`
+    : 'not in the built-in catalog, not a local path, and not a Hugging Face repo id';
+  const hint = !miss.hub
+    ? ''
+    : hubOffline(opts.env)
+      ? '; HF_HUB_OFFLINE is set, so the Hugging Face Hub is not asked'
+      : `; to fetch its config.json from the Hugging Face Hub, allow network access (${opts.networkHint ?? DEFAULT_NETWORK_HINT})`;
+  return `unknown model '${ref.trim()}': ${where}${suggestionText(ref.trim())}${hint}`;
+}
+
+/**
+ * Resolves a model reference without any network access: the built-in catalog, then a local directory or config.json
+ * path (relative to cwd, ~ expanded), then the local Hugging Face cache, then our cache of earlier Hub look-ups.
+ * `org/name@rev` picks a branch, tag or commit in the caches. Parameters are counted when safetensors weights are local.
+ */
+export function resolveModelSync(ref: string, opts: SyncResolveOptions): ModelResolution {
+  return settle(ref, resolveOffline(ref, opts), opts);
+}
+
+/** What an offline look-up amounts to: the model, or the message that says why not and where it was looked for. */
+function settle(ref: string, r: Offline, opts: Omit<SyncResolveOptions, 'allowNetwork'>): ModelResolution {
+  switch (r.kind) {
+    case 'found':
+      return { ok: true, model: r.model };
+    case 'error':
+      return { ok: false, message: r.message };
+    case 'missing':
+      return { ok: false, message: missingMessage(ref, r, opts) };
+  }
+}
+
+/**
+ * resolveModelSync, then, only when opts.allowNetwork is true, the Hugging Face Hub: config.json, and the parameter
+ * count from safetensors headers read by ranged requests. What is fetched is kept in the vram-lens cache, so the next
+ * run needs no network. With allowNetwork false this makes no request at all.
+ */
+export async function resolveModelAsync(ref: string, opts: AsyncResolveOptions): Promise<ModelResolution> {
+  const r = resolveOffline(ref, opts);
+  const online = opts.allowNetwork && !hubOffline(opts.env);
+  if (r.kind === 'missing' && r.hub && online) return fetchFromHub(r.hub, opts);
+  // An upload read from its name: its own config.json from the Hub when allowed, the name's reading when that fails.
+  if (r.kind === 'found' && r.fromName && online) {
+    const fetched = await fetchFromHub(r.fromName, opts);
+    if (fetched.ok) return fetched;
+  }
+  return settle(ref, r, opts);
+}
+
+/** A ModelResolver for resolveScenarios that never uses the network. */
+export function offlineModelResolver(opts: SyncResolveOptions): ModelResolver {
+  return (ref) => resolveModelSync(ref, opts);
+}
+
+/**
+ * Resolves `refs` up front with resolveModelAsync (the Hub when allowed) and returns a synchronous ModelResolver that
+ * answers those from memory and any other reference offline. This bridges the asynchronous Hub to resolveScenarios.
+ */
+export async function prefetchModelResolver(
+  refs: readonly string[],
+  opts: AsyncResolveOptions,
+): Promise<ModelResolver> {
+  const known = new Map<string, ModelResolution>();
+  for (const ref of new Set(refs)) known.set(ref, await resolveModelAsync(ref, opts));
+  return (ref) => known.get(ref) ?? resolveModelSync(ref, { ...opts, allowNetwork: false });
+}
