@@ -49,7 +49,10 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('microBatchSize', train.get('micro_batch_size'), asPosInt, 'train.micro_batch_size');
   // global_batch_size counts samples between optimizer steps over every data-parallel rank (litgpt/args.py
   // TrainArgs.batch_size / gradient_accumulation_iters): DeepSpeed's train_batch_size.
-  accumulation(ctx, train);
+  // train.global_batch_size: samples per optimizer step over every data-parallel rank (litgpt/args.py TrainArgs
+  // gradient_accumulation_iters = global / GPUs // micro), DeepSpeed's train_batch_size: resolve derives the
+  // accumulation once the micro-batch and the GPU count are settled (a launch line may change the micro-batch).
+  ctx.put('trainBatchSize', train.get('global_batch_size'), asPosInt, 'train.global_batch_size');
   const seq = train.get('max_seq_length');
   if (seq && ctx.view(seq).t === 'absent') {
     // lora.py fit(): model.max_seq_length = min(longest sample, train.max_seq_length or inf).
@@ -63,15 +66,6 @@ function analyze(ctx: YamlCtx): void {
     ctx.put('seqLen', seq, asPosInt, 'train.max_seq_length');
   }
   optimizer(ctx, top);
-}
-
-/**
- * train.global_batch_size counts samples per optimizer step over every data-parallel rank (litgpt/args.py TrainArgs
- * gradient_accumulation_iters = global / GPUs // micro): DeepSpeed's train_batch_size, from which resolve derives the
- * accumulation once the micro-batch and the GPU count are settled (a launch line's --train.micro_batch_size changes it).
- */
-function accumulation(ctx: YamlCtx, train: Map<string, Entry>): void {
-  ctx.put('trainBatchSize', train.get('global_batch_size'), asPosInt, 'train.global_batch_size');
 }
 
 /** The Hub id of a LitGPT checkpoint directory: `checkpoints/<org>/<name>` (LitGPT's download layout), else the path. */

@@ -50,12 +50,6 @@ function loraSwitches(targets: readonly string[] | 'all-linear'): Op[] | string 
   );
 }
 
-/** The method the file says: LoRA keys make it LoRA (QLoRA over a 4-bit quantize), else its method fact. */
-function methodOf(c: PlanCtx): unknown {
-  if (!c.fact('loraTargets')) return c.fact('method')?.value;
-  return c.fact('quantBits')?.value === 4 ? 'qlora' : 'lora';
-}
-
 function planLora(c: PlanCtx, l: Lora): Planned {
   if (!c.fact('loraTargets')) return no('LoRA settings belong to a `litgpt finetune_lora` config');
   const ops: Op[] = [];
@@ -112,11 +106,13 @@ export function planLitgpt(c: PlanCtx, ch: SetupChange): Planned {
     case 'optimizer':
       if (v === 'adamw' || (v === 'paged_adamw' && c.fact('quantBits'))) return ok(op('optimizer', 'AdamW'));
       return no(`write the optimizer's class_path for ${str(v)} by hand`);
-    case 'method':
-      if (v === methodOf(c) || (v === 'qlora' && methodOf(c) === 'lora')) {
+    case 'method': {
+      const method = c.fact('method')?.value;
+      if (v === method || (v === 'qlora' && method === 'lora')) {
         return v === 'qlora' ? planQuantization(c, { bits: 4, type: 'nf4' }) : ok();
       }
       return no('the method is the command (litgpt finetune_lora or finetune_full), not a key of this file');
+    }
     case 'lora':
       return planLora(c, v as Lora);
     case 'quantization':
