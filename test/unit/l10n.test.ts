@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as ts from 'typescript';
 import { analyzeDocument } from '../../src/features/analysis';
 import { computeFindings } from '../../src/features/findings';
 import { catalogResolver } from '../../src/analyzers/resolve';
@@ -19,15 +20,44 @@ function sources(dir: string): string[] {
     .map((f) => read(path.join(dir, f)));
 }
 
+/** The value of a string literal or of a `+` chain of string literals (a long message split over lines), else undefined. */
+function constantText(node: ts.Node): string | undefined {
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
+  if (ts.isParenthesizedExpression(node)) return constantText(node.expression);
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+    const left = constantText(node.left);
+    const right = constantText(node.right);
+    return left !== undefined && right !== undefined ? left + right : undefined;
+  }
+  return undefined;
+}
+
+/** The constant first arguments of calls to the named functions (`t` and `l10n.t`, `msg`, `about`) in a source text. */
+function keysOf(source: string, callees: readonly string[]): string[] {
+  const keys: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && node.arguments.length > 0) {
+      const callee = node.expression;
+      const name = ts.isIdentifier(callee)
+        ? callee.text
+        : ts.isPropertyAccessExpression(callee)
+          ? callee.name.text
+          : undefined;
+      const key = name !== undefined && callees.includes(name) ? constantText(node.arguments[0]) : undefined;
+      if (key !== undefined) keys.push(key);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile('source.ts', source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS));
+  return keys;
+}
+
 describe('l10n (zh-cn)', () => {
   const bundle = JSON.parse(read('l10n/bundle.l10n.zh-cn.json')) as Record<string, string>;
   it('every host string has a translation', () => {
     const missing: string[] = [];
     for (const text of [...sources('src/vscode'), ...sources('src/features')]) {
-      for (const m of text.matchAll(/(?:l10n\.t|[^A-Za-z]t)\('((?:[^'\\]|\\.)*)'/g)) {
-        const s = m[1].replace(/\\'/g, "'");
-        if (!(s in bundle)) missing.push(s);
-      }
+      for (const s of keysOf(text, ['t'])) if (!(s in bundle)) missing.push(s);
     }
     assert.deepEqual(missing, []);
   });
@@ -40,9 +70,7 @@ describe('l10n (zh-cn)', () => {
   it('every analyzer message template has a translation that keeps its placeholders and code spans', () => {
     // Analyzer problems carry `template` from msg('...', args) or about('...', args) (src/analyzers/facts.ts).
     const templates = new Set<string>();
-    for (const text of [...sources('src/analyzers'), ...sources('src/analyzers/yaml')]) {
-      for (const m of text.matchAll(/\b(?:msg|about)\('((?:[^'\\]|\\.)*)'/g)) templates.add(m[1].replace(/\\'/g, "'"));
-    }
+    for (const text of sources('src/analyzers')) for (const s of keysOf(text, ['msg', 'about'])) templates.add(s);
     assert.ok(templates.size > 50, `found only ${templates.size} templates`);
     assert.deepEqual(
       [...templates].filter((s) => !(s in bundle)),
