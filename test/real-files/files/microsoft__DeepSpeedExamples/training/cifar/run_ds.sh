@@ -1,0 +1,3 @@
+#!/bin/bash
+
+deepspeed --bind_cores_to_rank cifar10_deepspeed.py --deepspeed $@
