@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Puts the real files of SOURCES.tsv under test/real-files/files/ and each repository's license under
-// test/real-files/LICENSES/, read from local git copies of the repositories at the recorded commits. The files
-// themselves are not committed here (see README.md); this script rebuilds them.
+// test/real-files/LICENSES/, read from local git copies of the repositories at the recorded commits: it refreshes
+// the committed copies, or (--check) says which differ from the recorded commits.
 //
 //   node test/real-files/collect.mjs [--mirror DIR] [--check]
 //
