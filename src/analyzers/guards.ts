@@ -24,6 +24,13 @@ export type Syntax = 'json' | 'yaml' | 'python' | 'shell';
 /** The brackets that nest in each syntax (YAML's parentheses are plain text, so only flow collections count). */
 const OPENERS: Readonly<Record<Syntax, string>> = { json: '[{', yaml: '[{', python: '([{', shell: '([{' };
 const CLOSERS: Readonly<Record<Syntax, string>> = { json: ']}', yaml: ']}', python: ')]}', shell: ')]}' };
+/** The characters the bracket scan stops at: quotes, comment starts (`#`, `/`) and the syntax's brackets. */
+const STOPS: Readonly<Record<Syntax, string>> = {
+  json: String.raw`["'#/[\]{}]`,
+  yaml: String.raw`["'#/[\]{}]`,
+  python: String.raw`["'#/()[\]{}]`,
+  shell: String.raw`["'#/()[\]{}]`,
+};
 
 /** Where a string or comment that starts at `i` ends (the index after it), or undefined when none starts there. */
 function skipQuoted(text: string, i: number, syntax: Syntax): number | undefined {
@@ -81,17 +88,20 @@ export function tooDeep(text: string, syntax: Syntax): number | undefined {
   }
   const open = OPENERS[syntax];
   const close = CLOSERS[syntax];
+  // A regular expression finds the next character that matters (the scan runs on every analysis).
+  const stops = new RegExp(STOPS[syntax], 'g');
   let depth = 0;
-  for (let i = 0; i < text.length;) {
-    const skipped = skipQuoted(text, i, syntax);
-    if (skipped !== undefined) {
-      i = Math.max(skipped, i + 1);
-      continue;
-    }
+  for (let m = stops.exec(text); m !== null; m = stops.exec(text)) {
+    const i = m.index;
     const c = text[i];
-    if (open.includes(c) && ++depth > MAX_NESTING) return i;
-    if (close.includes(c) && depth > 0) depth--;
-    i++;
+    if (open.includes(c)) {
+      if (++depth > MAX_NESTING) return i;
+    } else if (close.includes(c)) {
+      if (depth > 0) depth--;
+    } else {
+      const skipped = skipQuoted(text, i, syntax);
+      if (skipped !== undefined) stops.lastIndex = Math.max(skipped, i + 1);
+    }
   }
   return undefined;
 }

@@ -3,12 +3,13 @@
 //
 //   node tools/real-files/measure.mjs [--json] [--skip-build] [--timeout-ms 5000] [--files DIR]
 //
-// Builds once (npm ci --no-audit --no-fund && npm run build; --skip-build reuses dist/), then runs
-// `node dist/cli.js estimate <file> --json` on every file of test/real-files/SOURCES.tsv, from the folder that stands
-// for the file's repository root (the projects launch these files from there), with no Hugging Face cache (HOME,
-// HF_HOME and HF_HUB_CACHE point nowhere) so the figures do not depend on the machine. The CLI follows the references
-// itself. Reports the estimate rate over the files of a supported format that name a model (expected.json), the
-// refusals grouped by cause with examples, whether each refusal is located (file:line:col), and the time per run.
+// Builds once (npm ci --no-audit --no-fund when node_modules is missing, then npm run build; --skip-build reuses
+// dist/), then runs `node dist/cli.js estimate <file> --json` on every file of test/real-files/SOURCES.tsv, from the
+// folder that stands for the file's repository root (the projects launch these files from there), with no Hugging
+// Face cache (HOME, HF_HOME and HF_HUB_CACHE point nowhere) so the figures do not depend on the machine. The CLI
+// follows the references itself. Reports the estimate rate over the files of a supported format that name a model
+// (expected.json), the refusals grouped by cause with examples, whether each refusal is located (file:line:col), and
+// the time per run.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -49,10 +50,11 @@ function filesRoot() {
 }
 
 function build() {
-  for (const cmd of [
-    ['npm', ['ci', '--no-audit', '--no-fund']],
-    ['npm', ['run', 'build']],
-  ]) {
+  // npm ci only where nothing is installed: it empties node_modules first, which may be shared with other checkouts.
+  const install = fs.existsSync(path.join(repo, 'node_modules', '.bin'))
+    ? []
+    : [['npm', ['ci', '--no-audit', '--no-fund']]];
+  for (const cmd of [...install, ['npm', ['run', 'build']]]) {
     log(`$ ${cmd[0]} ${cmd[1].join(' ')}`);
     const r = spawnSync(cmd[0], cmd[1], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
     if (r.status !== 0) {
