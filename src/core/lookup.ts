@@ -229,7 +229,9 @@ function unslothBnb(name: string): CatalogModel | undefined {
     derivedFrom: base.id,
     config: { ...base.config, quantization_config: UNSLOTH_BNB_4BIT },
     ...(base.publishedParams !== undefined ? { publishedParams: base.publishedParams } : {}),
-    source: `${base.id} (${base.source}) quantized by Unsloth to NF4 with double quantization${m[2] ? '; its dynamic 4-bit upload keeps some layers in 16 bits, counted here as 4-bit' : ''}`,
+    source:
+      `${base.id} (${base.source}) quantized by Unsloth to NF4 with double ` +
+      `quantization${m[2] ? '; its dynamic 4-bit upload keeps some layers in 16 bits, counted here as 4-bit' : ''}`,
   };
 }
 
@@ -261,7 +263,10 @@ function gptqAwqUpload(name: string): CatalogModel | undefined {
       },
     },
     ...(base.publishedParams !== undefined ? { publishedParams: base.publishedParams } : {}),
-    source: `${base.id} (${base.source}) quantized with ${method.toUpperCase()}: ${bits}-bit ${m[3] ? 'from the name' : '(the name gives no width; 4 assumed)'}, group size 128 assumed (not read from its config.json)`,
+    source:
+      `${base.id} (${base.source}) quantized ` +
+      `with ${method.toUpperCase()}: ${bits}-bit ${m[3] ? 'from the name' : '(the name gives no width; 4 assumed)'}, ` +
+      `group size 128 assumed (not read from its config.json)`,
   };
 }
 

@@ -128,10 +128,17 @@ export function stepTime(
   // QLoRA dequantizes every 4-bit weight in forward and backward: extra memory traffic (QLoRA paper reports
   // slower steps than LoRA); modeled as the 16-bit weights being materialised twice per micro-step.
   const computeSeconds = (flopsPerToken * T * microSteps) / (tp * pp) / (peak * ASSUMED_MFU * eff);
-  if (!lean)
+  if (!lean) {
+    const recomputeText = recompute ? ` + recompute ${fmt(recompute)}` : '';
+    const extraForwardsText = extraForwards
+      ? ` + ${extraForwards} no-grad forward${extraForwards > 1 ? 's' : ''} (reference / KL) ${fmt(extraForwards * fwd)}`
+      : '';
     explain.push(
-      `compute: (forward ${fmt(fwd)} + backward ${fmt(bwd)}${recompute ? ` + recompute ${fmt(recompute)}` : ''}${extraForwards ? ` + ${extraForwards} no-grad forward${extraForwards > 1 ? 's' : ''} (reference / KL) ${fmt(extraForwards * fwd)}` : ''}) FLOPs/token x ${T} tokens x ${microSteps} micro-steps / (${(peak / 1e12).toFixed(0)} TFLOPS x ${ASSUMED_MFU} MFU x ${eff.toFixed(2)} small-batch efficiency) = ${(computeSeconds * 1e3).toFixed(1)} ms`,
+      `compute: (forward ${fmt(fwd)} + backward ${fmt(bwd)}${recomputeText}${extraForwardsText}) FLOPs/token ` +
+        `x ${T} tokens x ${microSteps} micro-steps / (${(peak / 1e12).toFixed(0)} TFLOPS x ${ASSUMED_MFU} MFU ` +
+        `x ${eff.toFixed(2)} small-batch efficiency) = ${(computeSeconds * 1e3).toFixed(1)} ms`,
     );
+  }
   let dequant = 0;
   if (setup.method === 'qlora') {
     dequant = (2 * P * 2 * microSteps) / (g.hbmBandwidthGBps * 1e9);
@@ -169,10 +176,14 @@ export function stepTime(
     const wake =
       ro.engine === 'vllm-colocate' && ro.vllm_sleep ? (2 * activeP * wBytes) / (tp * pp) / (g.hostLink.GBps * 1e9) : 0;
     generation = rounds * (decode + prefill + wake);
-    if (!lean)
+    if (!lean) {
+      const wakeText = wake > 0 ? ` + vLLM wake-up: weights to the host and back ${(wake * 1e3).toFixed(1)} ms` : '';
       explain.push(
-        `generation: ${+rounds.toFixed(2)} round(s) x (decode ${C} tokens x (weights ${fmt(activeP * wBytes)} B + KV cache of ${G} sequences) / ${g.hbmBandwidthGBps} GB/s + prefill ${G} x ${prompt} tokens${wake > 0 ? ` + vLLM wake-up: weights to the host and back ${(wake * 1e3).toFixed(1)} ms` : ''}) = ${(generation * 1e3).toFixed(1)} ms${ro.engine === 'generate' ? '' : ' (vLLM)'}`,
+        `generation: ${+rounds.toFixed(2)} round(s) x (decode ${C} tokens x (weights ${fmt(activeP * wBytes)} B ` +
+          `+ KV cache of ${G} sequences) / ${g.hbmBandwidthGBps} GB/s + prefill ${G} x ${prompt} tokens${wakeText}) ` +
+          `= ${(generation * 1e3).toFixed(1)} ms${ro.engine === 'generate' ? '' : ' (vLLM)'}`,
       );
+    }
   }
 
   // Communication over the peer link (NVLink or PCIe), per optimizer step.
@@ -191,7 +202,9 @@ export function stepTime(
     if (sharded) comm += (2 * microSteps * ((2 * P) / (tp * pp)) * ring) / peer;
     if (!lean)
       explain.push(
-        `communication: ${sharded ? 'gradient reduce-scatter + 2 parameter all-gathers per micro-step' : 'gradient all-reduce'} over ${(peer / 1e9).toFixed(0)} GB/s = ${(comm * 1e3).toFixed(1)} ms (overlapped with compute where possible)`,
+        `communication: ${sharded ? 'gradient reduce-scatter + 2 parameter all-gathers per micro-step' : 'gradient all-reduce'} ` +
+          `over ${(peer / 1e9).toFixed(0)} GB/s = ${(comm * 1e3).toFixed(1)} ms (overlapped with ` +
+          `compute where possible)`,
       );
   }
   // Offload: gradients go to the host and updated 16-bit parameters come back over PCIe; CPU Adam runs the step.
@@ -203,7 +216,9 @@ export function stepTime(
     offload += (2 * pShard * 2) / host + pShard / CPU_ADAM_PARAMS_PER_S;
     if (!lean)
       explain.push(
-        `optimizer offload: ${fmt(pShard)} params x (2 B grads down + 2 B params up) / ${(host / 1e9).toFixed(0)} GB/s + CPU Adam ${fmt(pShard)} / ${fmt(CPU_ADAM_PARAMS_PER_S)} params/s = ${(offload * 1e3).toFixed(1)} ms`,
+        `optimizer offload: ${fmt(pShard)} params x (2 B grads down + 2 B params up) ` +
+          `/ ${(host / 1e9).toFixed(0)} GB/s + CPU Adam ${fmt(pShard)} ` +
+          `/ ${fmt(CPU_ADAM_PARAMS_PER_S)} params/s = ${(offload * 1e3).toFixed(1)} ms`,
       );
     if (setup.offload_optimizer === 'nvme') offload *= 3;
   }
@@ -224,7 +239,8 @@ export function stepTime(
     offload += t;
     if (!lean)
       explain.push(
-        `paged optimizer state: ${fmt(pagedToHostBytes)} B paged in for the update and out again / ${(host / 1e9).toFixed(0)} GB/s = ${(t * 1e3).toFixed(1)} ms`,
+        `paged optimizer state: ${fmt(pagedToHostBytes)} B paged in for the update and out again ` +
+          `/ ${(host / 1e9).toFixed(0)} GB/s = ${(t * 1e3).toFixed(1)} ms`,
       );
   }
   if (setup.activation_offloading) {

@@ -38,9 +38,14 @@ export function changesOf(patches: readonly Partial<TrainingSetup>[]): SetupChan
 
 /** Identity of a candidate setup for de-duplication (the fields the moves change). */
 export const signature = (s: TrainingSetup): string =>
-  `${s.method}|${s.lora?.r}|${s.lora?.use_dora ? 'dora' : ''}|${s.lora ? (s.lora.target_modules === 'all-linear' ? 'all' : s.lora.target_modules.length) : ''}|${s.quantization?.bits}${s.quantization?.experts ? 'E' : ''}|${s.weights_dtype}|${s.mixed_precision}|${s.master_weights}|${s.optimizer}|` +
+  `${s.method}|${s.lora?.r}|${s.lora?.use_dora ? 'dora' : ''}` +
+  `|${s.lora ? (s.lora.target_modules === 'all-linear' ? 'all' : s.lora.target_modules.length) : ''}` +
+  `|${s.quantization?.bits}${s.quantization?.experts ? 'E' : ''}|${s.weights_dtype}` +
+  `|${s.mixed_precision}|${s.master_weights}|${s.optimizer}|` +
   `${s.micro_batch_size}|${s.gradient_accumulation_steps}|${s.seq_len}|${s.gradient_checkpointing}|${s.attention}|${s.loss}|${s.zero_stage}|${s.fsdp}|` +
-  `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}|${s.eval_batch_size}|${s.kbit_upcast}|${s.tiled_mlp}|${s.preference?.reference}|${s.torchao_version}` +
+  `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}` +
+  `|${s.eval_batch_size}|${s.kbit_upcast}|${s.tiled_mlp}|${s.preference?.reference}` +
+  `|${s.torchao_version}` +
   (s.rollout ? `|${s.rollout.batch}|${s.rollout.completion_len}|${s.rollout.reference}|${s.rollout.vllm_sleep}` : '');
 
 /** The step time of a setup as estimated: its trainable parameters and the paged optimizer state left in host RAM. */

@@ -29,7 +29,10 @@ export function defaultAssumptions(ctx: PlanningContext, code: Architecture['mod
       key: 'distillation',
       value: `generalized JSD, beta ${d.jsd_beta}${d.on_policy > 0 ? `, on-policy rounds (lmbda ${d.on_policy}) of ${d.max_new_tokens} new tokens` : ''}`,
       source:
-        "TRL GKDTrainer: the loss runs over the completion positions, counted here over all seq_len positions (the most a batch holds); beta, lmbda and max_new_tokens are GKDConfig's (0.5, 0.5, 128 unless set); an on-policy round generates the micro-batch's completions after a prompt of seq_len minus max_new_tokens",
+        'TRL GKDTrainer: the loss runs over the completion positions, counted here over all ' +
+        'seq_len positions (the most a batch holds); beta, lmbda and max_new_tokens are ' +
+        "GKDConfig's (0.5, 0.5, 128 unless set); an on-policy round generates the micro-batch's " +
+        'completions after a prompt of seq_len minus max_new_tokens',
     });
   }
 

@@ -24,7 +24,10 @@ export function modelCodeCheckpointing(ctx: PlanningContext, norm: NormalizedSet
     warnings.push({
       key: 'gradient_checkpointing',
       code: 'no-effect',
-      message: `gradient checkpointing has no effect on ${code.name}: its ${code.file} (remote code, and Axolotl's copy) calls every decoder layer directly, so all ${checkpointingIgnored} layers keep their activations; estimated without checkpointing`,
+      message:
+        `gradient checkpointing has no effect on ${code.name}: its ${code.file} (remote code, and ` +
+        `Axolotl's copy) calls every decoder layer directly, so all ${checkpointingIgnored} layers ` +
+        `keep their activations; estimated without checkpointing`,
     });
   }
 }
@@ -50,7 +53,9 @@ export function gpuSupportChecks(ctx: PlanningContext): void {
       warnings.push({
         key: bf16Key,
         code: 'gpu-unsupported',
-        message: `${spec.id} has no bf16 hardware: recent PyTorch emulates bf16 matmuls on it (much slower) and older releases refuse bf16 training; use fp16 mixed precision on this GPU`,
+        message:
+          `${spec.id} has no bf16 hardware: recent PyTorch emulates bf16 matmuls on it (much ` +
+          `slower) and older releases refuse bf16 training; use fp16 mixed precision on this GPU`,
       });
     }
     const flashCapable = (spec.vendor === 'nvidia' || spec.vendor === 'amd') && spec.bf16;
@@ -59,7 +64,10 @@ export function gpuSupportChecks(ctx: PlanningContext): void {
         key: 'attention',
         code: 'gpu-unsupported',
         severity: 'error',
-        message: `FlashAttention-2 does not run on ${spec.id}: its kernels need an NVIDIA Ampere or newer GPU, or an AMD Instinct MI200 / MI300; use sdpa (PyTorch picks a kernel the GPU has, and keeps no s x s matrix either)`,
+        message:
+          `FlashAttention-2 does not run on ${spec.id}: its kernels need an NVIDIA Ampere or newer ` +
+          `GPU, or an AMD Instinct MI200 / MI300; use sdpa (PyTorch picks a kernel the GPU has, and ` +
+          `keeps no s x s matrix either)`,
       });
     }
   }
@@ -143,7 +151,14 @@ export function vllmEngineChecks(
     if (mine > share) {
       warnings.push({
         key: 'rollout.vllm_memory_fraction',
-        message: `the colocated vLLM engine's share (${rollout!.vllm_memory_fraction} x ${gib(gpu.memoryBytes)} = ${gib(share)}) cannot hold ${ctp > 1 ? `its 1/${ctp} share of ` : ''}${parts(setup.seq_len)}, with its start-up profile run (4096 tokens, ${Math.min(rows, 4096)} sampled sequences: ${gib(peak)}): vLLM stops at start-up; raise vllm_gpu_memory_utilization to at least ${(Math.ceil((100 * mine) / gpu.memoryBytes) / 100).toFixed(2)} (CUDA graphs come on top) or split the engine with vllm_tensor_parallel_size`,
+        message:
+          `the colocated vLLM engine's share (${rollout!.vllm_memory_fraction} ` +
+          `x ${gib(gpu.memoryBytes)} = ${gib(share)}) cannot ` +
+          `hold ${ctp > 1 ? `its 1/${ctp} share of ` : ''}${parts(setup.seq_len)}, with its start-up ` +
+          `profile run (4096 tokens, ${Math.min(rows, 4096)} sampled sequences: ${gib(peak)}): vLLM ` +
+          `stops at start-up; raise vllm_gpu_memory_utilization to at ` +
+          `least ${(Math.ceil((100 * mine) / gpu.memoryBytes) / 100).toFixed(2)} (CUDA graphs come ` +
+          `on top) or split the engine with vllm_tensor_parallel_size`,
       });
     }
     return;
@@ -164,7 +179,9 @@ export function vllmEngineChecks(
   if (srv.max_model_len !== undefined && srv.max_model_len < setup.seq_len) {
     warnings.push({
       key: 'rollout.engine',
-      message: `the vLLM server admits ${srv.max_model_len} tokens (--max_model_len) but a sequence is ${setup.seq_len} (prompt + completion): requests that long fail`,
+      message:
+        `the vLLM server admits ${srv.max_model_len} tokens (--max_model_len) but a sequence ` +
+        `is ${setup.seq_len} (prompt + completion): requests that long fail`,
     });
   }
   if (perGpu(tp, setup.seq_len, peak) > budget) {
@@ -173,13 +190,20 @@ export function vllmEngineChecks(
       gpus *= 2;
     warnings.push({
       key: 'rollout.engine',
-      message: `a vLLM server on ${where} cannot hold ${partsPerGpu(setup.seq_len)} with ${profileRun}; serve it over ${gpus} GPUs (--tensor_parallel_size)${gpus >= 64 ? ' or more' : ''}`,
+      message:
+        `a vLLM server on ${where} cannot hold ${partsPerGpu(setup.seq_len)} with ${profileRun}; ` +
+        `serve it over ${gpus} GPUs (--tensor_parallel_size)${gpus >= 64 ? ' or more' : ''}`,
     });
   } else if (perGpu(tp, maxLen, peak) > budget) {
     const fit = Math.floor((budget - weights / tp - stateSeq * cacheShare(tp) - peak) / (kvToken * cacheShare(tp)));
     warnings.push({
       key: 'rollout.engine',
-      message: `a vLLM server on ${where} cannot hold ${partsPerGpu(maxLen)} at ${srv.max_model_len !== undefined ? 'its --max_model_len' : `its default max_model_len (the model's ${a.maxPositions} positions)`} with ${profileRun}, so it stops at start-up; pass trl vllm-serve --max_model_len between ${setup.seq_len} and ${fit} tokens (the KV cache left beside the weights and the profile run; CUDA graphs come on top)`,
+      message:
+        `a vLLM server on ${where} cannot hold ${partsPerGpu(maxLen)} ` +
+        `at ${srv.max_model_len !== undefined ? 'its --max_model_len' : `its default max_model_len (the model's ${a.maxPositions} positions)`} ` +
+        `with ${profileRun}, so it stops at start-up; pass trl vllm-serve --max_model_len ` +
+        `between ${setup.seq_len} and ${fit} tokens (the KV cache left beside the weights and the ` +
+        `profile run; CUDA graphs come on top)`,
     });
   }
 }
@@ -195,7 +219,8 @@ export function moeNotes(ctx: EstimateContext): void {
       key: 'transformers_version',
       value: '5',
       source:
-        'VRAM Lens default: a current transformers release, which runs the gpt-oss experts through one grouped matmul (grouped_mm; 4.x: one expert after another)',
+        'VRAM Lens default: a current transformers release, which runs the gpt-oss experts ' +
+        'through one grouped matmul (grouped_mm; 4.x: one expert after another)',
     });
   }
 }
@@ -234,7 +259,10 @@ function fusedExpertNotes(ctx: EstimateContext): void {
         : {
             key: 'transformers_version',
             value: '5',
-            source: `VRAM Lens default: a current transformers release, which stores the ${a.moe!.experts} experts of each ${a.family} MoE layer as two 3-D parameters and runs them through one grouped matmul (grouped_mm; 4.x: one nn.Linear per expert projection, one expert after another)`,
+            source:
+              `VRAM Lens default: a current transformers release, which stores the ${a.moe!.experts} ` +
+              `experts of each ${a.family} MoE layer as two 3-D parameters and runs them through one ` +
+              `grouped matmul (grouped_mm; 4.x: one nn.Linear per expert projection, one expert after another)`,
           },
     );
   }
@@ -244,17 +272,27 @@ function fusedExpertNotes(ctx: EstimateContext): void {
       .filter((m) => m.parameter && (m.group === 'expert' || m.group === 'router'))
       .reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0);
     const bytes = kbit !== 'none' ? 4 : wb;
+    const keptDtype = bytes === 4 ? 'fp32' : setup.weights_dtype;
+    const upcast = kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : '';
+    const perExpert = alwaysFused ? '' : '. transformers 4.x or Unsloth quantize them per expert';
     warnings.push({
       key: 'quantization',
       code: 'fused-experts',
-      message: `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize (it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params stay ${bytes === 4 ? 'fp32' : setup.weights_dtype}${kbit !== 'none' ? ' (prepare_model_for_kbit_training upcasts them)' : ''}, ${formatBytes(expertParams * bytes)}${alwaysFused ? '' : '. transformers 4.x or Unsloth quantize them per expert'}; Axolotl's quantize_moe_experts quantizes them`,
+      message:
+        `transformers ${version} stores the experts as 3-D parameters, which bitsandbytes does not quantize ` +
+        `(it replaces nn.Linear layers; bitsandbytes#1849): ${formatCount(expertParams)} expert and router params ` +
+        `stay ${keptDtype}${upcast}, ${formatBytes(expertParams * bytes)}${perExpert}; ` +
+        `Axolotl's quantize_moe_experts quantizes them`,
     });
   }
   if (lostExperts && paramTargets.targets.length === 0) {
     warnings.push({
       key: 'lora.target_modules',
       code: 'fused-experts',
-      message: `transformers ${version} stores the experts as 3-D parameters, which target_modules does not reach: the adapters sit on ${targets.size > 0 ? [...targets].join(', ') : 'no layer'} only (PEFT target_parameters adapts fused experts)`,
+      message:
+        `transformers ${version} stores the experts as 3-D parameters, which target_modules does ` +
+        `not reach: the adapters sit on ${targets.size > 0 ? [...targets].join(', ') : 'no layer'} ` +
+        `only (PEFT target_parameters adapts fused experts)`,
     });
   }
 }
@@ -277,7 +315,8 @@ export function attentionNotes(ctx: EstimateContext): void {
     warnings.push({
       key: 'attention',
       message:
-        'transformers has no FlashAttention-2 path for Llama 4 (from_pretrained refuses flash_attention_2); use sdpa or flex_attention, which keep the same tensors',
+        'transformers has no FlashAttention-2 path for Llama 4 (from_pretrained refuses ' +
+        'flash_attention_2); use sdpa or flex_attention, which keep the same tensors',
     });
   }
   if (attention === 'eager' && setup.attention !== 'eager' && !ctx.lean) {

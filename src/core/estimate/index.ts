@@ -168,7 +168,8 @@ function assemble(ctx: EstimateContext, opts: EstimateOptions): EstimateResult {
       model: ctx.lean ? '' : (setup.model ?? `${a.family} (${formatCount(inv.total)} parameters)`),
       architecture: ctx.lean
         ? ''
-        : `${a.family}: ${a.layers} layers, hidden ${a.hidden}, ${a.heads} heads (${a.kvHeads} kv), MLP ${a.ffn}, vocab ${a.vocab}${a.moe ? `, ${a.moe.experts} experts top-${a.moe.topK}` : ''}`,
+        : `${a.family}: ${a.layers} layers, hidden ${a.hidden}, ${a.heads} heads (${a.kvHeads} kv), ` +
+          `MLP ${a.ffn}, vocab ${a.vocab}${a.moe ? `, ${a.moe.experts} experts top-${a.moe.topK}` : ''}`,
       parameters: {
         total: inv.total,
         trainable: inv.trainable,

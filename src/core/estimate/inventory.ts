@@ -333,7 +333,9 @@ function trainableShapes(
 // Key parts of the LoRA and quantization blocks, memoized per block (the advice search shares them between candidates).
 const loraKey = memoByObject(
   (x: NonNullable<TrainingSetup['lora']>): string =>
-    `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}/${x.modules_to_save.join(',')}/${x.target_parameters?.join(',') ?? ''}`,
+    `${x.r}/${x.dtype}/${x.use_dora ? 'dora' : ''}` +
+    `/${x.target_modules === 'all-linear' ? '*' : x.target_modules.join(',')}` +
+    `/${x.modules_to_save.join(',')}/${x.target_parameters?.join(',') ?? ''}`,
 );
 const ia3Key = memoByObject(
   (y: NonNullable<TrainingSetup['ia3']>): string =>
@@ -362,7 +364,11 @@ const inventories = memo(
     key: ({ setup }) => {
       const l = setup.lora;
       const q = setup.quantization;
-      return `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}|${setup.value_head === true}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}|${setup.torchao_version ?? ''}`;
+      return (
+        `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}` +
+        `|${setup.value_head === true}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}` +
+        `|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}|${setup.torchao_version ?? ''}`
+      );
     },
     // The last calls' inputs, compared by identity (the advice search's candidates share these blocks); mods follow from a.
     recent: {

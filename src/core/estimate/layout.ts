@@ -77,7 +77,10 @@ export function planLayout(
   if (setup.quantization?.type === 'int8' && (fsdp || zero === 3)) {
     warnings.push({
       key: fsdp ? 'fsdp' : 'zero_stage',
-      message: `bitsandbytes 8-bit layers cannot be sharded by ${fsdp ? 'FSDP (integer parameters: accelerate#1415, bitsandbytes#1709)' : 'DeepSpeed ZeRO-3 (bitsandbytes#89)'}: training stops at start-up; use 4-bit QLoRA with bnb_4bit_quant_storage, or ZeRO-2`,
+      message:
+        `bitsandbytes 8-bit layers cannot be sharded ` +
+        `by ${fsdp ? 'FSDP (integer parameters: accelerate#1415, bitsandbytes#1709)' : 'DeepSpeed ZeRO-3 (bitsandbytes#89)'}: ` +
+        `training stops at start-up; use 4-bit QLoRA with bnb_4bit_quant_storage, or ZeRO-2`,
     });
   }
   // MiCS (DeepSpeed mics_shard_size) shards ZeRO's states within groups of that many GPUs, like FSDP's hybrid shard.

@@ -54,7 +54,8 @@ export function planRollout(
         {
           key: 'rollout.reference',
           message:
-            "online DPO always scores the completions with a reference: a frozen copy of the model ('copy') or, with PEFT, the model with its adapters disabled ('adapters-off')",
+            'online DPO always scores the completions with a reference: a frozen copy of the model ' +
+            "('copy') or, with PEFT, the model with its adapters disabled ('adapters-off')",
         },
       ],
     };
@@ -196,7 +197,10 @@ export function planTraining(
       key: 'architecture',
       value: `vision tower ${formatCount(inv.vision)} params: weights only`,
       source:
-        "VRAM Lens: the vision tower is frozen (LLaMA-Factory freeze_vision_tower, its default) or never reached by text-only batches: no activations, gradients or optimizer state; its no-grad forward over a batch's images runs before the language model and is not counted; it is loaded with the language model in its dtype",
+        'VRAM Lens: the vision tower is frozen (LLaMA-Factory freeze_vision_tower, its default) ' +
+        'or never reached by text-only batches: no activations, gradients or optimizer state; its ' +
+        "no-grad forward over a batch's images runs before the language model and is not counted; " +
+        'it is loaded with the language model in its dtype',
     });
   }
   // PEFT target_parameters: LoRA on bare expert parameters (ParamWrapper).
@@ -206,9 +210,16 @@ export function planTraining(
       : { targets: [], unmatched: [] };
   if (paramTargets.unmatched.length > 0) {
     const bare = mods.filter((m) => m.parameter && m.group === 'expert').map((m) => m.name);
+    const linearExperts = a.moe ? ' (its experts are nn.Linear layers: target_modules reaches them)' : '';
+    const missing =
+      bare.length > 0
+        ? `expert parameter of this ${a.family} model (${bare.join(', ')})`
+        : `3-D expert parameter in this ${a.family} model${linearExperts}`;
     warnings.push({
       key: 'lora.target_parameters',
-      message: `${paramTargets.unmatched.join(', ')}: no ${bare.length > 0 ? `expert parameter of this ${a.family} model (${bare.join(', ')})` : `3-D expert parameter in this ${a.family} model${a.moe ? ' (its experts are nn.Linear layers: target_modules reaches them)' : ''}`}; no adapter counted for ${paramTargets.unmatched.length > 1 ? 'them' : 'it'}`,
+      message:
+        `${paramTargets.unmatched.join(', ')}: no ${missing}; ` +
+        `no adapter counted for ${paramTargets.unmatched.length > 1 ? 'them' : 'it'}`,
     });
   }
   if ((lora || ia3) && targets.size === 0 && paramTargets.targets.length === 0) {

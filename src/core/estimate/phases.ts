@@ -478,14 +478,22 @@ function generationPhase(ctx: EstimateContext, pers: Component[], genComps: Comp
   const { onlineDpo, generation, gkdGeneration } = ctx.methods;
   if (!generation) return undefined;
   const gen = [...pers, ...genComps];
+  const dpoWhere =
+    generation.engine === 'generate'
+      ? ' (prompts prefilled, then decoded with a KV cache)'
+      : generation.engine === 'vllm-colocate'
+        ? ' in the colocated vLLM engine'
+        : ' on the vLLM server (other GPUs)';
   return {
     phase: 'generation',
     allocatedBytes: sum(gen),
     components: gen,
     note: gkdGeneration
-      ? `on-policy generation (GKD lmbda ${setup.distillation!.on_policy}): ${gkdGeneration.batch} completions of up to ${gkdGeneration.completion_len} tokens (prompts prefilled, then decoded with a KV cache)`
+      ? `on-policy generation (GKD lmbda ${setup.distillation!.on_policy}): ${gkdGeneration.batch} completions ` +
+        `of up to ${gkdGeneration.completion_len} tokens (prompts prefilled, then decoded with a KV cache)`
       : onlineDpo
-        ? `online DPO generation in the training step: two completions for each of the micro-batch's ${setup.micro_batch_size} prompts${generation.engine === 'generate' ? ' (prompts prefilled, then decoded with a KV cache)' : generation.engine === 'vllm-colocate' ? ' in the colocated vLLM engine' : ' on the vLLM server (other GPUs)'}`
+        ? `online DPO generation in the training step: two completions for each of the micro-batch's ` +
+          `${setup.micro_batch_size} prompts${dpoWhere}`
         : generation.engine === 'generate'
           ? `generation of ${generation.batch} completions (prompts prefilled, then decoded with a KV cache)`
           : generation.engine === 'vllm-colocate'

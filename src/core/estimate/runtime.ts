@@ -86,8 +86,16 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   return {
     reduceScatter,
     allGather,
-    reduceScatterFormula: `${formatCount(reduceScatter / gradBytes)} gradient elements x ${gradBytes} B (of the ${formatCount(inv.trainable / (tp * shardGrads))} shards allocated on FSDP's reduce-scatter stream, those not allocated at that point): freed by zero_grad but reusable only by that stream`,
-    allGatherFormula: `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, reusable only by that stream, beside the compute stream's memory where their sum is highest (${best.phase.phase})`,
+    reduceScatterFormula:
+      `${formatCount(reduceScatter / gradBytes)} gradient elements x ${gradBytes} B (of ` +
+      `the ${formatCount(inv.trainable / (tp * shardGrads))} shards allocated on FSDP's ` +
+      `reduce-scatter stream, those not allocated at that point): freed by zero_grad but ` +
+      `reusable only by that stream`,
+    allGatherFormula:
+      `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} ` +
+      `of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, ` +
+      `reusable only by that stream, beside the compute stream's memory where their sum is ` +
+      `highest (${best.phase.phase})`,
   };
 }
 
@@ -131,7 +139,8 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
       bytes: reserve,
       formula: ctx.lean
         ? ''
-        : `${ALLOCATOR_FRAGMENTATION * 100}% x memory allocated and freed every step (${Math.round(churnBytes / MiB)} MiB: gradients, activations, temporaries)`,
+        : `${ALLOCATOR_FRAGMENTATION * 100}% x memory allocated and freed every step ` +
+          `(${Math.round(churnBytes / MiB)} MiB: gradients, activations, temporaries)`,
     },
   ];
   if (setup.cuda_context_bytes === undefined && !ctx.lean) {
@@ -194,7 +203,8 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
       bytes: loadCache,
       formula: ctx.lean
         ? ''
-        : `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)`,
+        : `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 ` +
+          `weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)`,
     });
   }
   const reservedBytes = peakBytes + reserve + poolBytes + loadCache;
@@ -212,7 +222,9 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
       formula: ctx.lean
         ? ''
         : evicted > 0
-          ? `${formatBytes(pagedBytes)} allocated with cudaMallocManaged by bitsandbytes: ${formatBytes(pagedResident)} fits beside the rest on this GPU, ${formatBytes(evicted)} is paged to host RAM and back at each step (slower)`
+          ? `${formatBytes(pagedBytes)} allocated with cudaMallocManaged by ` +
+            `bitsandbytes: ${formatBytes(pagedResident)} fits beside the rest on this ` +
+            `GPU, ${formatBytes(evicted)} is paged to host RAM and back at each step (slower)`
           : 'optimizer state allocated with cudaMallocManaged by bitsandbytes: resident while the GPU has room, paged to host RAM under pressure',
     });
   }

@@ -29,7 +29,8 @@ export function adapterWeights(ctx: EstimateContext, st: StageContext): Componen
             'IA3 scaling vectors',
             (adapterHere * adapterBytes) / shardParams,
             () =>
-              `one per output feature (input feature of feed-forward targets) of ${[...targets].join(', ')} = ${formatCount(adapterHere)} params x ${adapterBytes} B${shard}`,
+              `one per output feature (input feature of feed-forward targets) ` +
+              `of ${[...targets].join(', ')} = ${formatCount(adapterHere)} params x ${adapterBytes} B${shard}`,
             () => ({ targets: [...targets].join(','), params: Math.round(adapterHere) }),
           )
         : comp(

@@ -34,7 +34,9 @@ export function rolloutEngine(ctx: EstimateContext, persistent: readonly Compone
             'vLLM engine (colocated)',
             engineBytes,
             () =>
-              `vllm_gpu_memory_utilization ${rollout!.vllm_memory_fraction} x ${(ctx.gpu!.memoryBytes / GiB).toFixed(1)} GiB (${ctx.gpu!.id})${sharedWeights > 0 ? ` - the weights it shares with the policy (${formatBytes(sharedWeights)})` : ''}`,
+              `vllm_gpu_memory_utilization ${rollout!.vllm_memory_fraction} ` +
+              `x ${(ctx.gpu!.memoryBytes / GiB).toFixed(1)} GiB ` +
+              `(${ctx.gpu!.id})${sharedWeights > 0 ? ` - the weights it shares with the policy (${formatBytes(sharedWeights)})` : ''}`,
             () => ({ fraction: rollout!.vllm_memory_fraction, gpuBytes: ctx.gpu!.memoryBytes }),
           ),
         ]
@@ -166,7 +168,9 @@ function decodeTails(ctx: EstimateContext, st: StageContext, G: number, P: numbe
       "Decoding: next-token logits, the growing cache's copy and repeated heads",
       decode,
       () =>
-        `max(${G} x V x (${cb} B logits + 3 x 4 B: fp32 copy, scores, probabilities), the previous step's fp32 logits and probabilities 2 x 4 B x ${G} x V + max(one layer's keys at full length (torch.cat), its keys and values repeated to ${nhHere} heads (repeat_kv)))`,
+        `max(${G} x V x (${cb} B logits + 3 x 4 B: fp32 copy, scores, probabilities), the ` +
+        `previous step's fp32 logits and probabilities 2 x 4 B x ${G} x V + max(one layer's keys ` +
+        `at full length (torch.cat), its keys and values repeated to ${nhHere} heads (repeat_kv)))`,
       () => ({ sequences: G, vocab: a.vocab }),
     ),
   ]);
@@ -205,7 +209,8 @@ function scoringTail(ctx: EstimateContext, st: StageContext, C: number): Compone
           `Scoring: ${who}, no grad, ${seqs} sequences`,
           logps,
           () =>
-            `completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`,
+            `completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's ` +
+            `log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`,
           () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }),
         )
       : comp(

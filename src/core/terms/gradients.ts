@@ -51,7 +51,8 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
     setup.optimizer_in_backward
       ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
       : badamRatio !== undefined
-        ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
+        ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable ` +
+          `x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
         : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`;
   // Gradients exist during the forward only when accumulating, or when zero_grad keeps the buffers
   // (set_to_none=False, the default before PyTorch 2.0).

@@ -87,7 +87,9 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
       forwardTransientBytes: 4 * TV,
       backwardTransientBytes: 8 * TV,
       formula:
-        'completion log-probs (fp32 logits, logsumexp path): logits divided by the temperature 4·T·V kept; the undivided logits 4·T·V; backward: gradients of the logits 8·T·V (T: completion tokens)',
+        'completion log-probs (fp32 logits, logsumexp path): logits divided by the temperature ' +
+        '4·T·V kept; the undivided logits 4·T·V; backward: gradients of the logits 8·T·V (T: ' +
+        'completion tokens)',
     };
   }
   if (lb === 4) {
@@ -96,7 +98,8 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
       forwardTransientBytes: 2 * TV,
       backwardTransientBytes: 8 * TV,
       formula:
-        'preference log-probs (fp32 logits, logsumexp path): logits 4·T·V kept; masked half for the mean logits 2·T·V; backward: gradients of the logits 8·T·V',
+        'preference log-probs (fp32 logits, logsumexp path): logits 4·T·V kept; masked half for ' +
+        'the mean logits 2·T·V; backward: gradients of the logits 8·T·V',
     };
   }
   const out = p.amp ? 4 : lb;
@@ -111,14 +114,20 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
       // The undivided logits are freed once divided, before any row's output exists.
       forwardTransientBytes: Math.max(2 * lb * TV - out * TV, lb * TV + (p.amp ? 4 * rowTV : 0)),
       backwardTransientBytes: backward,
-      formula: `completion log-probs row by row: log_softmax outputs ${out}·T·V kept; forward: max(the logits and their copy divided by the temperature 2 x ${lb}·T·V, the divided logits ${lb}·T·V${p.amp ? " + one row's fp32 copy" : ''} beside the kept outputs); ${backwardFormula} (T: completion tokens)`,
+      formula:
+        `completion log-probs row by row: log_softmax outputs ${out}·T·V kept; forward: max(the ` +
+        `logits and their copy divided by the temperature 2 x ${lb}·T·V, the divided ` +
+        `logits ${lb}·T·V${p.amp ? " + one row's fp32 copy" : ''} beside the kept ` +
+        `outputs); ${backwardFormula} (T: completion tokens)`,
     };
   }
   return {
     savedBytes: out * TV,
     forwardTransientBytes: lb * TV + Math.max(p.amp ? 4 * rowTV : 0, (lb * TV) / 2),
     backwardTransientBytes: backward,
-    formula: `preference log-probs row by row: log_softmax outputs ${out}·T·V kept; logits ${lb}·T·V + max(one row's fp32 copy, masked half for the mean logits); ${backwardFormula}`,
+    formula:
+      `preference log-probs row by row: log_softmax outputs ${out}·T·V kept; logits ${lb}·T·V + ` +
+      `max(one row's fp32 copy, masked half for the mean logits); ${backwardFormula}`,
   };
 }
 
@@ -140,7 +149,13 @@ function onlineDpoLogps(p: LossPlan, TV: number): LossMemory {
     savedBytes: out * TcV,
     forwardTransientBytes: lb * TV + (p.amp ? 4 : lb) * TcV,
     backwardTransientBytes: Math.max(2 * out * TcV, 2 * lb * TV - out * TcV),
-    formula: `completion log-probs, one log_softmax over the completion slice: output ${out}·Tc·V kept; forward: logits of every position ${lb}·T·V + the slice's ${p.amp ? 'fp32 ' : ''}copy ${p.amp ? 4 : lb}·Tc·V; backward: max(gather and log_softmax gradients 2 x ${out}·Tc·V, two slices' zero-filled gradients of all the logits 2 x ${lb}·T·V once the kept output is freed) (Tc = ${+p.completionShare!.toFixed(3)} x T completion tokens)`,
+    formula:
+      `completion log-probs, one log_softmax over the completion slice: output ${out}·Tc·V ` +
+      `kept; forward: logits of every position ${lb}·T·V + the ` +
+      `slice's ${p.amp ? 'fp32 ' : ''}copy ${p.amp ? 4 : lb}·Tc·V; backward: max(gather and ` +
+      `log_softmax gradients 2 x ${out}·Tc·V, two slices' zero-filled gradients of all the ` +
+      `logits 2 x ${lb}·T·V once the kept output is freed) (Tc ` +
+      `= ${+p.completionShare!.toFixed(3)} x T completion tokens)`,
   };
 }
 
@@ -181,7 +196,11 @@ function withChosenNll(p: LossPlan, TV: number, kind: 'orpo' | 'dpo'): LossMemor
     savedBytes: saved,
     forwardTransientBytes: forward - saved,
     backwardTransientBytes: backward - saved,
-    formula: `preference log-probs row by row (${rows.savedBytes / TV}·T·V kept) and the chosen half's NLL: its log_softmax ${(2 * half) / TV}·T·V/2 kept, its contiguous copy${p.amp ? ' and fp32 cast' : ''} in forward; backward: the rows' and the NLL's gradients of all the logits and their sum 3 x ${lb}·T·V`,
+    formula:
+      `preference log-probs row by row (${rows.savedBytes / TV}·T·V kept) and the chosen half's ` +
+      `NLL: its log_softmax ${(2 * half) / TV}·T·V/2 kept, its contiguous ` +
+      `copy${p.amp ? ' and fp32 cast' : ''} in forward; backward: the rows' and the NLL's ` +
+      `gradients of all the logits and their sum 3 x ${lb}·T·V`,
   };
 }
 
@@ -201,14 +220,19 @@ export function ktoReferenceLogps(p: LossPlan): { bytes: number; formula: string
     return {
       bytes: 20 * TV,
       formula:
-        "the policy's chosen and rejected fp32 logits (index copies) 4·T·V; the reference's completion fp32 logits 4·T·V beside its KL batch's fp32 logits, the slice's copy and the log_softmax 3 x 4·T·V",
+        "the policy's chosen and rejected fp32 logits (index copies) 4·T·V; the reference's " +
+        "completion fp32 logits 4·T·V beside its KL batch's fp32 logits, the slice's copy and the " +
+        'log_softmax 3 x 4·T·V',
     };
   }
   const out = p.amp ? 4 : lb;
   const rows = lb === 4 || p.preferenceRowTokens === undefined ? 0 : 2 * out * p.preferenceRowTokens * p.vocab;
   return {
     bytes: 2 * lb * TV + Math.max(lb * TV, rows),
-    formula: `the policy's chosen and rejected logits (index copies) ${lb}·T·V; the reference's completion logits ${lb}·T·V and their index copies ${lb}·T·V${rows > 0 ? " (or one row's log_softmax temporaries)" : ''}`,
+    formula:
+      `the policy's chosen and rejected logits (index copies) ${lb}·T·V; the reference's ` +
+      `completion logits ${lb}·T·V and their index ` +
+      `copies ${lb}·T·V${rows > 0 ? " (or one row's log_softmax temporaries)" : ''}`,
   };
 }
 
@@ -293,7 +317,10 @@ export function lossMemory(p: LossPlan): LossMemory {
     savedBytes: ce.savedBytes + 9 * TV,
     forwardTransientBytes: ce.forwardTransientBytes - (up * TV) / cc + p.logitsBytes * TV + (Math.max(up, 8) * TV) / cc,
     backwardTransientBytes: ce.backwardTransientBytes + (8 * TV) / c,
-    formula: `${ce.formula}; forward-KL distillation: teacher softmax 4·T·V + student log-softmax 4·T·V + isinf mask 1·T·V kept, teacher logits ${p.logitsBytes}·T·V held to the loss, backward +8·T·V/${c}`,
+    formula:
+      `${ce.formula}; forward-KL distillation: teacher softmax 4·T·V + student log-softmax ` +
+      `4·T·V + isinf mask 1·T·V kept, teacher logits ${p.logitsBytes}·T·V held to the loss, ` +
+      `backward +8·T·V/${c}`,
   };
 }
 
@@ -318,7 +345,11 @@ function jsdMemory(p: LossPlan, beta: number): LossMemory {
     savedBytes: kept * TV,
     forwardTransientBytes: (peak - kept + 4 * lb) * TV,
     backwardTransientBytes: back * TV,
-    formula: `GKD generalized JSD (${what}): ${kept}·T·V kept (fp32 log-probabilities${beta > 0 && beta < 1 ? ', their stack and the mixture' : ''}); forward +${peak - kept}·T·V temporaries + the student's and teacher's logits and their copies divided by the temperature 4 x ${lb}·T·V; backward +${back}·T·V`,
+    formula:
+      `GKD generalized JSD (${what}): ${kept}·T·V kept (fp32 ` +
+      `log-probabilities${beta > 0 && beta < 1 ? ', their stack and the mixture' : ''}); forward ` +
+      `+${peak - kept}·T·V temporaries + the student's and teacher's logits and their copies ` +
+      `divided by the temperature 4 x ${lb}·T·V; backward +${back}·T·V`,
   };
 }
 
@@ -341,7 +372,11 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
       savedBytes: saved,
       forwardTransientBytes: forward - saved,
       backwardTransientBytes: (out < 4 ? 2 : 1) * out * TV,
-      formula: `label smoothing (LabelSmoother): log_softmax output and its negation 2 x ${out}·T·V kept; forward: the model's logits and their shifted copy 2 x ${lb}·T·V${sumCast > 0 ? " + the fp32 sum's cast 4·T·V" : ''}; backward: the gather's gradient${out < 4 ? " and the sum's" : ''} ${out < 4 ? 2 : 1} x ${out}·T·V`,
+      formula:
+        `label smoothing (LabelSmoother): log_softmax output and its negation 2 x ${out}·T·V ` +
+        `kept; forward: the model's logits and their shifted copy 2 ` +
+        `x ${lb}·T·V${sumCast > 0 ? " + the fp32 sum's cast 4·T·V" : ''}; backward: the gather's ` +
+        `gradient${out < 4 ? " and the sum's" : ''} ${out < 4 ? 2 : 1} x ${out}·T·V`,
     };
   }
   if (p.unusedLogits) {
@@ -365,7 +400,9 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
       forwardTransientBytes: 8 * TV,
       backwardTransientBytes: 8 * TV,
       formula:
-        "preference log-probs, one log_softmax over the fp32 logits: output 4·T·V kept; forward: the fp32 logits and the slice's copy 2 x 4·T·V; backward: gather and log_softmax gradients 2 x 4·T·V",
+        'preference log-probs, one log_softmax over the fp32 logits: output 4·T·V kept; forward: ' +
+        "the fp32 logits and the slice's copy 2 x 4·T·V; backward: gather and log_softmax " +
+        'gradients 2 x 4·T·V',
     };
   }
   if (p.loss === 'fused') {
@@ -383,7 +420,9 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
       savedBytes: p.tokens * h * lb + 4 * p.tokens,
       forwardTransientBytes: chunkTokens * p.vocab * lb,
       backwardTransientBytes: 0,
-      formula: `fused linear-cross-entropy: input gradient T·h·${lb} B + fp32 loss 4·T kept; one chunk of ${chunkTokens} tokens x V x ${lb} B of logits (chunk = next_pow2(T / ceil(V/h)))`,
+      formula:
+        `fused linear-cross-entropy: input gradient T·h·${lb} B + fp32 loss 4·T kept; one chunk ` +
+        `of ${chunkTokens} tokens x V x ${lb} B of logits (chunk = next_pow2(T / ceil(V/h)))`,
     };
   }
   const up = lb === 4 ? 0 : 4; // the .float() copy exists only when logits are 16-bit
@@ -394,7 +433,9 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
       savedBytes: lb * TV,
       forwardTransientBytes: lb * TV,
       backwardTransientBytes: 2 * lb * TV,
-      formula: `preference log-probs, one log_softmax in the logits' dtype: output ${lb}·T·V kept; logits ${lb}·T·V; backward: gather and log_softmax gradients 2 x ${lb}·T·V`,
+      formula:
+        `preference log-probs, one log_softmax in the logits' dtype: output ${lb}·T·V kept; ` +
+        `logits ${lb}·T·V; backward: gather and log_softmax gradients 2 x ${lb}·T·V`,
     };
   }
   if (p.compile) {
@@ -405,7 +446,10 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
       savedBytes: lb * TV + 4 * p.tokens,
       forwardTransientBytes: 0,
       backwardTransientBytes: (lb * TV) / c,
-      formula: `compiled CE${c > 1 ? ` (${c} chunks)` : ''}: saved logits ${lb}·T·V + fp32 logsumexp 4·T; backward: gradient of ${c > 1 ? 'one chunk' : 'the logits'} ${lb}·T·V${c > 1 ? `/${c}` : ''} (upcast fused)`,
+      formula:
+        `compiled CE${c > 1 ? ` (${c} chunks)` : ''}: saved logits ${lb}·T·V + fp32 logsumexp ` +
+        `4·T; backward: gradient ` +
+        `of ${c > 1 ? 'one chunk' : 'the logits'} ${lb}·T·V${c > 1 ? `/${c}` : ''} (upcast fused)`,
     };
   }
   if (p.loss === 'chunked') {
@@ -417,7 +461,10 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
       savedBytes: 4 * TV + oldIn,
       forwardTransientBytes: lb * TV + (oldIn > 0 ? 0 : (up * TV) / c),
       backwardTransientBytes: (8 * TV) / c + (lb * TV) / c,
-      formula: `chunked CE (${c} chunks): saved 4·T·V (fp32 log-softmax)${oldIn > 0 ? ' + 4·T·V (its fp32 input, PyTorch < 1.11)' : ''}; forward +${lb}·T·V logits${oldIn > 0 ? '' : ` +${up}·T·V/${c}`}; backward +8·T·V/${c}`,
+      formula:
+        `chunked CE (${c} chunks): saved 4·T·V (fp32 ` +
+        `log-softmax)${oldIn > 0 ? ' + 4·T·V (its fp32 input, PyTorch < 1.11)' : ''}; forward ` +
+        `+${lb}·T·V logits${oldIn > 0 ? '' : ` +${up}·T·V/${c}`}; backward +8·T·V/${c}`,
     };
   }
   // Gemma 2/3 soft-capping, tanh(logits / cap) * cap: tanh's backward keeps its output; the divisions and products by a
@@ -428,6 +475,9 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
     savedBytes: 4 * TV + softcap + oldIn,
     forwardTransientBytes: lb * TV + (oldIn > 0 ? 0 : up * TV),
     backwardTransientBytes: 8 * TV,
-    formula: `full CE: logits ${lb}·T·V, fp32 upcast ${up}·T·V, saved log-softmax 4·T·V${oldIn > 0 ? ' and its fp32 input 4·T·V (PyTorch < 1.11)' : ''}; backward nll grad + log-softmax grad 8·T·V`,
+    formula:
+      `full CE: logits ${lb}·T·V, fp32 upcast ${up}·T·V, saved log-softmax ` +
+      `4·T·V${oldIn > 0 ? ' and its fp32 input 4·T·V (PyTorch < 1.11)' : ''}; backward nll grad ` +
+      `+ log-softmax grad 8·T·V`,
   };
 }

@@ -279,7 +279,9 @@ export function nf4LoadPhase(
       'NF4 quantization temporaries (model build and load)',
       transient,
       () =>
-        `to_nf4 of the largest weight (${formatCount(sim.largest)} elements): |w/scale - 16 NF4 codes| as ${formatCount(sim.largest * 16)} x 2 B twice, int64 codes, the 16-bit copy being quantized; plus the builder's template layer, replayed through the caching allocator`,
+        `to_nf4 of the largest weight (${formatCount(sim.largest)} elements): |w/scale - 16 NF4 ` +
+        `codes| as ${formatCount(sim.largest * 16)} x 2 B twice, int64 codes, the 16-bit copy ` +
+        `being quantized; plus the builder's template layer, replayed through the caching allocator`,
       () => ({ elements: sim.largest, layers: a.layers }),
     ),
   ];
@@ -290,7 +292,9 @@ export function nf4LoadPhase(
       components,
       note: ctx.lean
         ? ''
-        : `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, load_state_dict)`,
+        : `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 ` +
+          `weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, ` +
+          `load_state_dict)`,
     },
     // What the replay reserved, plus any model tensors the estimate counts that the replay did not allocate. With
     // expandable segments freed ranges serve requests of any size: what stays reserved is the load's high point.

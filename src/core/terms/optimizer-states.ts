@@ -37,11 +37,16 @@ export function optimizerStateBytes(ctx: EstimateContext): { bytes: number; perP
   const apollo = setup.galore?.kind === 'apollo';
   const projector = galore && !apollo ? galore.projectorElems * sb : 0;
   const galoreNote = galore
-    ? ` (${apollo ? 'APOLLO' : 'GaLore'} rank ${setup.galore!.rank}: ${formatCount(galore.targetElems)} target params as ${formatCount(galore.projectedElems)} projected${apollo ? '; random projections regenerated from a seed' : ` + projection matrices ${formatCount(galore.projectorElems)} x ${sb} B`})`
+    ? ` (${apollo ? 'APOLLO' : 'GaLore'} ` +
+      `rank ${setup.galore!.rank}: ${formatCount(galore.targetElems)} target params ` +
+      `as ${formatCount(galore.projectedElems)} ` +
+      `projected${apollo ? '; random projections regenerated from a seed' : ` + projection matrices ${formatCount(galore.projectorElems)} x ${sb} B`})`
     : '';
   const out = baseStates(ctx, n, matricesForState);
   if (badamRatio !== undefined) {
-    out.formula = `2 sparse Adam states (exp_avg, exp_avg_sq) x ${trainableBytes} B for the ${badamRatio} share of every trainable tensor (BAdam BlockOptimizerRatio)`;
+    out.formula =
+      `2 sparse Adam states (exp_avg, exp_avg_sq) x ${trainableBytes} B for the ${badamRatio} ` +
+      `share of every trainable tensor (BAdam BlockOptimizerRatio)`;
   }
   return {
     bytes: out.bytes + projector,
@@ -106,7 +111,9 @@ const torchao4bit: StateRule = ({ n, matricesForState, vectors, sb }) => {
   const bytes = 2 * (big * scale * (0.5 + sb / TORCHAO_4BIT_BLOCK) + small * scale * sb);
   return {
     bytes,
-    formula: `2 x (0.5 B + ${sb} B/${TORCHAO_4BIT_BLOCK} scale) per param of tensors >= ${BNB_MIN_8BIT} elements; ${sb} B for smaller tensors (torchao AdamW4bit)`,
+    formula:
+      `2 x (0.5 B + ${sb} B/${TORCHAO_4BIT_BLOCK} scale) per param of tensors ` +
+      `>= ${BNB_MIN_8BIT} elements; ${sb} B for smaller tensors (torchao AdamW4bit)`,
   };
 };
 

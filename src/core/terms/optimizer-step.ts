@@ -53,7 +53,8 @@ export function optimizerStepTerms(
       label: 'BAdam sparse Adam temporaries (largest tensor)',
       bytes: inv.largestTrainableTensor * badamRatio * (5 * trainableBytes + 16),
       formula: () =>
-        `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${badamRatio} x (coalesced gradient ${trainableBytes} B + 16 B indices, 4 temporaries x ${trainableBytes} B)`,
+        `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${badamRatio} x ` +
+        `(coalesced gradient ${trainableBytes} B + 16 B indices, 4 temporaries x ${trainableBytes} B)`,
     });
   } else if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
     // torch.optim.AdamW foreach (the default on CUDA): _foreach_sqrt(exp_avg_sqs) allocates a full copy.
@@ -96,7 +97,8 @@ export function optimizerStepTerms(
       label: 'GaLore projection update (SVD of the largest target)',
       bytes: galoreSvd,
       formula: () =>
-        `every update_proj_gap steps: the largest target's gradient in fp32 and its SVD factors, (${galore!.largest[0]} x ${galore!.largest[1]} + both factors) x 4 B`,
+        `every update_proj_gap steps: the largest target's gradient in fp32 and its SVD factors, ` +
+        `(${galore!.largest[0]} x ${galore!.largest[1]} + both factors) x 4 B`,
     });
   }
   if (masterCopy && zero >= 1 && zero < 3) {

@@ -46,7 +46,8 @@ export function frozenModelWeights(ctx: EstimateContext, st: StageContext): Comp
         () =>
           offloadParams || fsdpOffload
             ? "offloaded to host memory with the student's parameters"
-            : `${setup.distillation!.teacher_model ?? teacher.arch.family} ${formatCount(teacher.params)} params x ${teacherBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
+            : `${setup.distillation!.teacher_model ?? teacher.arch.family} ${formatCount(teacher.params)} ` +
+              `params x ${teacherBytes} B${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
         () => ({ params: teacher.params, shard: shardParams }),
       ),
     );
@@ -87,7 +88,8 @@ export function frozenModelWeights(ctx: EstimateContext, st: StageContext): Comp
           () =>
             offloadParams || fsdpOffload
               ? "offloaded to host memory with the policy's parameters"
-              : `${formatCount(rm.params)} params (sequence classifier, 1 label) x ${wb} B, the policy's load dtype${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
+              : `${formatCount(rm.params)} params (sequence classifier, 1 label) x ${wb} B, the policy's ` +
+                `load dtype${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
           () => ({ params: rm.params, shard: shardParams }),
         ),
       );
@@ -126,7 +128,9 @@ export function referenceForward(
   if (onlineDpo && lmHead) {
     const ref = referenceLogps(lossPlan(ctx, T));
     refForwardBytes = ref.bytes;
-    refForwardFormula = `${rollout!.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
+    refForwardFormula =
+      `${rollout!.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, ` +
+      `no grad, ${seqs} sequences: ${ref.formula}`;
   }
   return { refForwardBytes, refForwardFormula };
 }
@@ -150,7 +154,9 @@ export function rewardForward(ctx: EstimateContext, rm: RewardModel, sequences: 
     `Reward model ${rm.model}: one layer's forward over ${sequences} sequences (no grad)`,
     fwd + gatheredLayers,
     () =>
-      `the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at ${sequences} x ${setup.seq_len} tokens in ${wb} B${gatheredLayers > 0 ? `; two of its layers gathered (${formatCount(rm.largestBlock)} params each)` : ''}`,
+      `the layer's input, residual and norm output, and the larger of the MLP's and the attention's ` +
+      `temporaries, at ${sequences} x ${setup.seq_len} tokens in ${wb} B` +
+      (gatheredLayers > 0 ? `; two of its layers gathered (${formatCount(rm.largestBlock)} params each)` : ''),
     () => ({ sequences, tokens: setup.seq_len }),
   );
 }

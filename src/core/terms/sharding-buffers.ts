@@ -124,7 +124,12 @@ export function shardingBuffers(
         'ZeRO-3 gathered parameters',
         live * gatherBytesPerParam + persistentSmall * wb,
         () =>
-          `max(module running ${formatCount(Math.min(largestModule, blockUnit))}, min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + prefetch ${formatCount(zb.stage3_prefetch_bucket_size)})) x ${gatherDtype} + unsharded small params (< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`,
+          `max(module running ${formatCount(Math.min(largestModule, blockUnit))}, ` +
+          `min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one ` +
+          `layer ${formatCount(blockUnit)} + ` +
+          `prefetch ${formatCount(zb.stage3_prefetch_bucket_size)})) x ${gatherDtype} + unsharded ` +
+          `small params (< ${formatCount(zb.stage3_param_persistence_threshold)} ` +
+          `elements) ${formatCount(persistentSmall)} x ${wb} B`,
         () => ({
           layerParams: Math.round(blockUnit),
           prefetch: zb.stage3_prefetch_bucket_size,

@@ -69,12 +69,16 @@ function lengthCache(
     key: 'batch_lengths.cache',
     value: 'one set of loss tensors of earlier, shorter batches',
     source:
-      'VRAM Lens: the record batch before the longest one leaves its loss blocks cached; earlier records add more depending on the order of lengths (allocator replay: 0.4-9x, published runs: 1.2-2.7x)',
+      'VRAM Lens: the record batch before the longest one leaves its loss blocks cached; ' +
+      'earlier records add more depending on the order of lengths (allocator replay: 0.4-9x, ' +
+      'published runs: 1.2-2.7x)',
   });
   return {
     cacheBytes,
     reservedBytes: reservedBytes + cacheBytes,
     deviceBytes: deviceBytes + cacheBytes,
-    formula: `logits and cross-entropy blocks of earlier, shorter record batches, one longest batch's worth${cacheBytes < lossBytes ? ` (${Math.round(lossBytes / MiB)} MiB), capped at the GPU's memory` : ''}`,
+    formula:
+      `logits and cross-entropy blocks of earlier, shorter record batches, one longest batch's ` +
+      `worth${cacheBytes < lossBytes ? ` (${Math.round(lossBytes / MiB)} MiB), capped at the GPU's memory` : ''}`,
   };
 }

@@ -58,7 +58,9 @@ export function weights(ctx: EstimateContext, st: StageContext): Component[] {
         'Rotary cos/sin tables (one pair per attention layer)',
         ropeLayers * 2 * a.maxPositions * a.headDim * tb,
         () =>
-          `${ropeLayers} layers x 2 x ${a.maxPositions} positions x ${a.headDim} head dim x ${tb} B (transformers ${setup.transformers_version}: each attention's rotary embedding keeps its own tables)`,
+          `${ropeLayers} layers x 2 x ${a.maxPositions} positions x ${a.headDim} head dim x ${tb} B ` +
+          `(transformers ${setup.transformers_version}: each attention's rotary embedding keeps its ` +
+          `own tables)`,
         () => ({ layers: ropeLayers, positions: a.maxPositions, headDim: a.headDim, bytes: tb }),
       ),
     );

@@ -177,15 +177,27 @@ function kernelNotes(
   if (a.mamba && a.mamba.layers > 0 && !ctx.lean && first) {
     const split =
       mambaPath === 'split'
-        ? '; Nemotron-H keeps a cache in training unless gradient checkpointing is on (use_cache comes from the config), and with it its Mamba2 layers run the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined), which keep more than the fused one'
+        ? '; Nemotron-H keeps a cache in training unless gradient checkpointing is on (use_cache ' +
+          'comes from the config), and with it its Mamba2 layers run the split kernels ' +
+          '(causal_conv1d_fn, mamba_chunk_scan_combined), which keep more than the fused one'
         : mambaPath === 'split-masked'
-          ? "; on padded batches (variable lengths, micro-batch > 1) Nemotron-H's Mamba2 layers run the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined) with the scan input masked, which keep more than the fused one"
+          ? "; on padded batches (variable lengths, micro-batch > 1) Nemotron-H's Mamba2 layers run " +
+            'the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined) with the scan input ' +
+            'masked, which keep more than the fused one'
           : '';
     if (setup.mamba_kernels === undefined) {
+      const granite =
+        a.family === 'granite_hybrid'
+          ? "; Granite's current mixer looks the kernels up through the kernels package (the hub build of mamba-ssm), " +
+            'and with only the pip package it runs torch_forward'
+          : '';
       assumptions.push({
         key: 'mamba_kernels',
         value: mambaPath === 'split' || mambaPath === 'split-masked' ? 'cuda (split kernels)' : 'cuda',
-        source: `VRAM Lens default: mamba_ssm and causal-conv1d installed (the fused mamba_split_conv1d_scan_combined kernel in training); without them torch_forward runs and keeps many times more for backward (set mamba_kernels: torch)${a.family === 'granite_hybrid' ? "; Granite's current mixer looks the kernels up through the kernels package (the hub build of mamba-ssm), and with only the pip package it runs torch_forward" : ''}${split}`,
+        source:
+          'VRAM Lens default: mamba_ssm and causal-conv1d installed (the fused mamba_split_conv1d_scan_combined ' +
+          'kernel in training); without them torch_forward runs and keeps many times more for backward ' +
+          `(set mamba_kernels: torch)${granite}${split}`,
       });
     } else if (split) {
       assumptions.push({ key: 'mamba_kernels', value: 'cuda (split kernels)', source: split.slice(2) });
@@ -194,7 +206,9 @@ function kernelNotes(
       warnings.push({
         key: 'lora.target_modules',
         message:
-          "the fused Mamba2 kernel applies out_proj's weight itself (mamba_split_conv1d_scan_combined), so a LoRA adapter on out_proj is never used in training: its parameters and optimizer state are counted, no activations",
+          "the fused Mamba2 kernel applies out_proj's weight itself " +
+          '(mamba_split_conv1d_scan_combined), so a LoRA adapter on out_proj is never used in ' +
+          'training: its parameters and optimizer state are counted, no activations',
       });
     }
   }
@@ -210,7 +224,9 @@ function kernelNotes(
       key: 'mamba_kernels',
       value: 'cuda',
       source:
-        "VRAM Lens default: mamba_ssm and causal-conv1d installed (Jamba's use_mamba_kernels: causal_conv1d_fn and the selective_scan_fn kernel in training); without them transformers runs slow_forward, which keeps the scan's per-step states for backward (set mamba_kernels: torch)",
+        "VRAM Lens default: mamba_ssm and causal-conv1d installed (Jamba's use_mamba_kernels: " +
+        'causal_conv1d_fn and the selective_scan_fn kernel in training); without them transformers ' +
+        "runs slow_forward, which keeps the scan's per-step states for backward (set mamba_kernels: torch)",
     });
   }
   if (paramTargets.targets.length > 0 && !ctx.lean && first) {
@@ -218,7 +234,10 @@ function kernelNotes(
       key: 'lora.target_parameters',
       value: 'W + BA materialized once per forward, grouped_mm experts',
       source:
-        "VRAM Lens default: PEFT with its parametrization cached for the forward (huggingface/peft#2912) and transformers 5's default experts implementation (grouped_mm), which reads each parameter once; older PEFT with a per-expert loop built W + BA again for every expert",
+        'VRAM Lens default: PEFT with its parametrization cached for the forward ' +
+        "(huggingface/peft#2912) and transformers 5's default experts implementation (grouped_mm), " +
+        'which reads each parameter once; older PEFT with a per-expert loop built W + BA again for ' +
+        'every expert',
     });
   }
   if (a.linearAttention?.kda && !ctx.lean && first) {
@@ -227,7 +246,8 @@ function kernelNotes(
       warnings.push({
         key: 'linear_attention_kernels',
         message:
-          "Kimi Linear's modeling_kimi.py has no torch path for its KDA layers (it imports flash-linear-attention's kernels and fails without them): estimated with fla",
+          "Kimi Linear's modeling_kimi.py has no torch path for its KDA layers (it imports " +
+          "flash-linear-attention's kernels and fails without them): estimated with fla",
       });
     else if (setup.linear_attention_kernels === undefined)
       assumptions.push({
@@ -241,7 +261,9 @@ function kernelNotes(
       key: 'linear_attention_kernels',
       value: 'fla',
       source:
-        'VRAM Lens default: flash-linear-attention (>= 0.5) and causal-conv1d installed, as Qwen recommends for its Gated DeltaNet layers; without them transformers falls back to a torch implementation that keeps several times more for backward (set linear_attention_kernels: torch)',
+        'VRAM Lens default: flash-linear-attention (>= 0.5) and causal-conv1d installed, as Qwen ' +
+        'recommends for its Gated DeltaNet layers; without them transformers falls back to a torch ' +
+        'implementation that keeps several times more for backward (set linear_attention_kernels: torch)',
     });
   }
   if (setup.kernels === 'unsloth' && !ctx.lean && first) {
@@ -257,7 +279,8 @@ function kernelNotes(
             key: 'kernels',
             value: 'pytorch layers',
             source:
-              "Unsloth's fused LoRA kernels need LoRA without dropout on q, k, v, o, gate, up and down of a Llama, Mistral, Qwen2 or Qwen3 model (one GPU); the layers are estimated as PyTorch runs them",
+              "Unsloth's fused LoRA kernels need LoRA without dropout on q, k, v, o, gate, up and down " +
+              'of a Llama, Mistral, Qwen2 or Qwen3 model (one GPU); the layers are estimated as PyTorch runs them',
           },
     );
   }
@@ -317,7 +340,8 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
     // One layer is recomputed at a time: the largest kind when the model mixes dense and MoE layers.
     recompute = freezeLayer ? perLayerFull : (layer.largestLayerBytes ?? perLayerFull);
     actFormula = () =>
-      `${ckLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input (b·s·h·${layer.layerInputBytes / ((T * a.hidden) / (setup.sequence_parallel ? tp : 1))} B)`;
+      `${ckLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input ` +
+      `(b·s·h·${layer.layerInputBytes / ((T * a.hidden) / (setup.sequence_parallel ? tp : 1))} B)`;
   } else if (ck === 'selective') {
     // Op-level selective checkpointing (torchtitan SAC, Korthikanti et al. 2022 §5 in spirit): keep the outputs
     // of every other matmul and of the attention kernel, recompute the rest during backward.
@@ -397,7 +421,8 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
             'Causal attention mask (4D, eager attention)',
             maskBytes,
             () =>
-              `b x s x s x ${maskElem} B = ${seqs} x ${setup.seq_len}²${ck !== 'none' ? ', held by the checkpointed layers until the end of the backward' : ''}`,
+              `b x s x s x ${maskElem} B = ${seqs} ` +
+              `x ${setup.seq_len}²${ck !== 'none' ? ', held by the checkpointed layers until the end of the backward' : ''}`,
             () => ({ sequences: seqs, seqLen: setup.seq_len }),
           ),
         ]
