@@ -59,7 +59,9 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     seq_len: { value: 1024, note: 'SFTConfig max_length defaults to 1024 (trl@f2cd577:trl/trainer/sft_config.py)' },
     batch_lengths: {
       value: 'variable',
-      note: 'each batch is padded to its longest sample: SFTConfig packing defaults to False (trl@f2cd577:trl/trainer/sft_config.py); GRPO and RLOO pad prompts and completions to the longest of the batch',
+      note:
+        'each batch is padded to its longest sample: SFTConfig packing defaults to False (trl@f2cd577:trl/trainer/sft_config.py); ' +
+        'GRPO and RLOO pad prompts and completions to the longest of the batch',
     },
     gradient_checkpointing: {
       value: 'full',
@@ -177,7 +179,9 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     optimizer: { value: 'adamw', note: `LitGPT's optimizer defaults to "AdamW" (${LITGPT}finetune/lora.py setup)` },
     loss: {
       value: 'chunked',
-      note: `LitGPT computes the head in chunks of 128 positions and the cross-entropy per chunk (${LITGPT}finetune/lora.py fit, lm_head_chunk_size=128; utils.py chunked_cross_entropy)`,
+      note:
+        `LitGPT computes the head in chunks of 128 positions and the cross-entropy per chunk ` +
+        `(${LITGPT}finetune/lora.py fit, lm_head_chunk_size=128; utils.py chunked_cross_entropy)`,
     },
     'lora.r': { value: 8, note: `LitGPT lora_r defaults to 8 (${LITGPT}finetune/lora.py setup)` },
     'lora.alpha': { value: 16, note: `LitGPT lora_alpha defaults to 16 (${LITGPT}finetune/lora.py setup)` },
@@ -211,11 +215,16 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     },
     weights_dtype: {
       value: 'bf16',
-      note: `swift's torch_dtype defaults to the dtype in the model's config (bfloat16 for most current checkpoints; a float16 or float32 checkpoint loads in that dtype) (${SWIFT}llm/argument/base_args/model_args.py _init_torch_dtype)`,
+      note:
+        `swift's torch_dtype defaults to the dtype in the model's config (bfloat16 for most current checkpoints; ` +
+        `a float16 or float32 checkpoint loads in that dtype) ` +
+        `(${SWIFT}llm/argument/base_args/model_args.py _init_torch_dtype)`,
     },
     mixed_precision: {
       value: 'bf16',
-      note: `swift turns on bf16 autocast for a bfloat16 torch_dtype, fp16 for float16 and float32 (${SWIFT}llm/argument/base_args/model_args.py _init_mixed_precision)`,
+      note:
+        `swift turns on bf16 autocast for a bfloat16 torch_dtype, fp16 for float16 and float32 ` +
+        `(${SWIFT}llm/argument/base_args/model_args.py _init_mixed_precision)`,
     },
     'lora.r': { value: 8, note: `swift's lora_rank defaults to 8 (${SWIFT}llm/argument/tuner_args.py)` },
     'lora.alpha': { value: 32, note: `swift's lora_alpha defaults to 32 (${SWIFT}llm/argument/tuner_args.py)` },
@@ -245,7 +254,9 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
   unsloth: {
     loss: {
       value: 'fused',
-      note: 'Unsloth computes the training loss with a fused linear cross-entropy (cut-cross-entropy) that never materializes the logits when batch x length > 1024 (UNSLOTH_RETURN_LOGITS unset; unsloth/models/llama.py)',
+      note:
+        'Unsloth computes the training loss with a fused linear cross-entropy (cut-cross-entropy) ' +
+        'that never materializes the logits when batch x length > 1024 (UNSLOTH_RETURN_LOGITS unset; unsloth/models/llama.py)',
     },
     attention: {
       value: 'flash',

@@ -88,7 +88,8 @@ export type CanonicalKey =
   | 'expandableSegments' // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment
   | 'emptyCacheSteps' // number: HF TrainingArguments torch_empty_cache_steps
   | 'preference' // preference objective: 'dpo' (paired, with a reference: a frozen copy, or the model with
-  // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO, CPO) | 'reward' (reward-model training: pairs, no reference)
+  // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO,
+  // CPO) | 'reward' (reward-model training: pairs, no reference)
   | 'referenceModel' // 'given' (an explicit reference model: TRL ref_model, LLaMA-Factory ref_model) | 'precomputed'
   | 'rollout' // 'grpo' | 'rloo': online RL that generates its own completions (TRL GRPOConfig / GRPOTrainer, RLOOConfig /
   // RLOOTrainer, `trl grpo|rloo`, Axolotl rl: grpo)
@@ -137,9 +138,11 @@ export type CanonicalKey =
   | 'subGroupSize' // number: ZeRO-3 optimizer sub-group size (DeepSpeed sub_group_size)
   | 'zeroHpzPartitionSize' // number: ZeRO++ hpZ, GPUs that share a secondary copy of the parameters (DeepSpeed zero_hpz_partition_size)
   | 'micsShardSize' // number: MiCS, GPUs ZeRO-3 shards over, replicated across groups (DeepSpeed mics_shard_size)
-  | 'contextParallel' // number: GPUs that split each sequence (Axolotl context_parallel_size / sequence_parallel_degree, Accelerate cp_size, DeepSpeed sequence_parallel_size)
+  | 'contextParallel' // number: GPUs that split each sequence (Axolotl context_parallel_size /
+  // sequence_parallel_degree, Accelerate cp_size, DeepSpeed sequence_parallel_size)
   | 'expertParallel' // number: ranks one MoE layer's experts are split over (Axolotl expert_parallel_size)
-  | 'fsdpShardSize' // number: GPUs in one FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config_dp_shard_size, torchtune data_parallel_shard_dim)
+  | 'fsdpShardSize' // number: GPUs in one FSDP shard group (Axolotl dp_shard_size, Accelerate
+  // parallelism_config_dp_shard_size, torchtune data_parallel_shard_dim)
   | 'vllmServerTp' // number: GPUs one trl vllm-serve instance splits the model over (--tensor_parallel_size)
   | 'vllmServerMemoryFraction' // number: share of each server GPU vLLM takes (trl vllm-serve --gpu_memory_utilization)
   | 'vllmServerMaxModelLen' // number: longest sequence the server admits (trl vllm-serve --max_model_len)
@@ -226,7 +229,8 @@ export function notModeled(name: string, objective: string): Message {
 /** A 'not-modeled' message for OnlineDPOTrainer's reward_model argument: a model object loaded elsewhere (not counted). */
 export function rewardModelObjectNotCounted(): Message {
   return msg(
-    "{0}: a reward model is loaded on every GPU and scores each micro-step's completions, but which model it is is not known here, so its weights and forward are not counted; name it by Hub id (OnlineDPOConfig reward_model_path)",
+    "{0}: a reward model is loaded on every GPU and scores each micro-step's completions, but which model it is is not known here, " +
+      'so its weights and forward are not counted; name it by Hub id (OnlineDPOConfig reward_model_path)',
     'reward_model',
   );
 }

@@ -17,13 +17,20 @@ import {
   detectYamlFormat,
 } from './yaml';
 
-const DS_KEYS =
-  /"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|zero_allow_untested_optimizer|bf16|fp16|steps_per_print|gradient_clipping)"\s*:/;
+const DS_KEYS = new RegExp(
+  String.raw`"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|` +
+    String.raw`zero_allow_untested_optimizer|bf16|fp16|steps_per_print|gradient_clipping)"\s*:`,
+);
 // A name, or a call whose opening parenthesis may be followed by anything (a newline, a quote).
-const PY_TRAINING =
-  /\b(?:TrainingArguments|Seq2SeqTrainingArguments|LoraConfig|BitsAndBytesConfig|HfArgumentParser|TrlParser)\b|\b(?:[A-Z][A-Za-z]*Config|from_pretrained|get_peft_model)\s*\(/;
-const SHELL_LAUNCH =
-  /\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|llamafactory-cli|axolotl|tune\s+run|trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|litgpt\s+(finetune\w*|pretrain)|python3?\s+\S+\.py|srun|mpirun)\b/;
+const PY_TRAINING = new RegExp(
+  String.raw`\b(?:TrainingArguments|Seq2SeqTrainingArguments|LoraConfig|BitsAndBytesConfig|HfArgumentParser|TrlParser)\b|` +
+    String.raw`\b(?:[A-Z][A-Za-z]*Config|from_pretrained|get_peft_model)\s*\(`,
+);
+const SHELL_LAUNCH = new RegExp(
+  String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|llamafactory-cli|axolotl|tune\s+run|` +
+    String.raw`trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|` +
+    String.raw`litgpt\s+(finetune\w*|pretrain)|python3?\s+\S+\.py|srun|mpirun)\b`,
+);
 
 function baseName(fileName: string): string {
   const i = Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\'));

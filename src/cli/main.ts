@@ -126,7 +126,8 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
         'DeepSpeed JSON, HF/TRL Python, launch script, Accelerate, Axolotl, LLaMA-Factory, torchtune or LitGPT YAML, or a *.vram.yaml scenario';
       io.err(
         h
-          ? `${f}:${h.line}:${h.column}: error: not a recognised training config (${kinds}): heredocs (<<${h.delimiter}) are not read, and no command outside one is a training command (unrecognized-format)`
+          ? `${f}:${h.line}:${h.column}: error: not a recognised training config (${kinds}): ` +
+              `heredocs (<<${h.delimiter}) are not read, and no command outside one is a training command (unrecognized-format)`
           : `${f}:1:1: error: not a recognised training config (${kinds}) (unrecognized-format)`,
       );
       return 2;
@@ -263,7 +264,8 @@ function renderAdvice(a: AdviceResult, gpu: string | undefined, files: readonly 
     const pct = Math.round((i.stepTimeFactor - 1) * 100);
     L.push(`  ${n + 1}. ${i.title}`);
     L.push(
-      `     ${formatBytes(i.estimate.perGpu.deviceBytes)} per GPU (-${formatBytes(i.savedBytes)}), step time ${pct >= 0 ? '+' : ''}${pct}%${i.changesResult ? ', changes what is trained' : ''}${i.gpus > 1 ? `, ${i.gpus} GPUs` : ''}`,
+      `     ${formatBytes(i.estimate.perGpu.deviceBytes)} per GPU (-${formatBytes(i.savedBytes)}), ` +
+        `step time ${pct >= 0 ? '+' : ''}${pct}%${i.changesResult ? ', changes what is trained' : ''}${i.gpus > 1 ? `, ${i.gpus} GPUs` : ''}`,
     );
     if (files.length === 0) continue;
     const { unsupported } = editsForChanges(i.changes, files, primary);

@@ -10,11 +10,14 @@ export function renderTable(e: Estimate): string {
   const pg = e.perGpu;
   const lay = e.layout;
   L.push(
-    `VRAM Lens: ${e.model}${e.gpu ? ` on ${e.gpu.id}` : ''} (${lay.world} GPU${lay.world > 1 ? 's' : ''}${lay.tensorParallel > 1 ? `, TP ${lay.tensorParallel}` : ''}${lay.pipelineParallel > 1 ? `, PP ${lay.pipelineParallel}` : ''}${lay.contextParallel > 1 ? `, CP ${lay.contextParallel}` : ''}, data parallel ${lay.dataParallel}, global batch ${lay.globalBatch})`,
+    `VRAM Lens: ${e.model}${e.gpu ? ` on ${e.gpu.id}` : ''} (${lay.world} GPU${lay.world > 1 ? 's' : ''}` +
+      `${lay.tensorParallel > 1 ? `, TP ${lay.tensorParallel}` : ''}${lay.pipelineParallel > 1 ? `, PP ${lay.pipelineParallel}` : ''}` +
+      `${lay.contextParallel > 1 ? `, CP ${lay.contextParallel}` : ''}, data parallel ${lay.dataParallel}, global batch ${lay.globalBatch})`,
   );
   L.push(`${e.architecture}`);
   L.push(
-    `parameters: ${formatCount(e.parameters.total)} total, ${formatCount(e.parameters.trainable)} trainable${e.parameters.quantized ? `, ${formatCount(e.parameters.quantized)} quantized` : ''} (${e.parameters.source})`,
+    `parameters: ${formatCount(e.parameters.total)} total, ${formatCount(e.parameters.trainable)} trainable` +
+      `${e.parameters.quantized ? `, ${formatCount(e.parameters.quantized)} quantized` : ''} (${e.parameters.source})`,
   );
   const phase = pg.phases.find((p) => p.phase === pg.phase);
   L.push(
@@ -37,7 +40,8 @@ export function renderTable(e: Estimate): string {
   const vl = pg.variableLengths;
   if (vl && vl.cacheBytes > 0) {
     L.push(
-      `variable-length batches: over a run reserved grows to about ${formatBytes(vl.reservedBytes)} or more (nvidia-smi ${formatBytes(vl.deviceBytes)}): +${formatBytes(vl.cacheBytes)} ${vl.formula},`,
+      `variable-length batches: over a run reserved grows to about ${formatBytes(vl.reservedBytes)} or more ` +
+        `(nvidia-smi ${formatBytes(vl.deviceBytes)}): +${formatBytes(vl.cacheBytes)} ${vl.formula},`,
     );
     L.push(
       '  more or less depending on the order of lengths; the allocator frees that cache before running out of memory, so the fit below does not count it',

@@ -345,7 +345,8 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
         message: /vramLens\.model/.test(problemText(modelProblem))
           ? t('{0}; or open the launch script / training file that names it.', problemText(modelProblem))
           : t(
-              '{0}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), or open the launch script / training file that names it.',
+              '{0}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), ' +
+                'or open the launch script / training file that names it.',
               problemText(modelProblem),
             ),
       });
@@ -390,7 +391,15 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
               severity: 'warning',
               span: auto!.keySpan,
               related,
-              message: `${over} ${t('auto_find_batch_size: after the out-of-memory error the Trainer halves the micro-batch and trains at {0} per GPU ({1}), with {2} accumulation steps: a smaller global batch.', retried.micro, formatBytes(retried.deviceBytes), a.setup.gradient_accumulation_steps)}`,
+              message:
+                `${over} ` +
+                t(
+                  'auto_find_batch_size: after the out-of-memory error the Trainer halves the micro-batch ' +
+                    'and trains at {0} per GPU ({1}), with {2} accumulation steps: a smaller global batch.',
+                  retried.micro,
+                  formatBytes(retried.deviceBytes),
+                  a.setup.gradient_accumulation_steps,
+                ),
             }
           : { code: 'exceeds-gpu-memory', severity: 'error', span, related, message: over },
       );
@@ -419,7 +428,9 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
         span: spanOfKey(a, 'batchLengths') ?? spanOfKey(a, 'seqLen') ?? span,
         related: [],
         message: t(
-          'Batches are padded to their own longest sample: over a run the allocator caches about {0} of earlier, shorter batches, which reaches {1} of {2} on {3}. It releases unsplit cached blocks before failing, but not split ones; if the run fails with memory "reserved but unallocated", set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True or pack the samples.',
+          'Batches are padded to their own longest sample: over a run the allocator caches about {0} of earlier, shorter batches, ' +
+            'which reaches {1} of {2} on {3}. It releases unsplit cached blocks before failing, but not split ones; ' +
+            'if the run fails with memory "reserved but unallocated", set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True or pack the samples.',
           formatBytes(vl.cacheBytes),
           formatBytes(vl.deviceBytes),
           formatBytes(cap),
@@ -450,7 +461,9 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
         span: kept.keySpan,
         related: [],
         message: t(
-          'compute_metrics without eval_accumulation_steps: the Trainer keeps the logits of every evaluation batch on the GPU until the evaluation ends, {0} per batch ({1} x {2} tokens x {3} vocabulary x {4} B), so the total grows with the evaluation set. Set eval_accumulation_steps, or reduce the logits in preprocess_logits_for_metrics (e.g. argmax).',
+          'compute_metrics without eval_accumulation_steps: the Trainer keeps the logits of every evaluation batch on the GPU until the evaluation ends, ' +
+            '{0} per batch ({1} x {2} tokens x {3} vocabulary x {4} B), so the total grows with the evaluation set. ' +
+            'Set eval_accumulation_steps, or reduce the logits in preprocess_logits_for_metrics (e.g. argmax).',
           formatBytes(perBatch),
           evalBatch,
           a.setup.seq_len,

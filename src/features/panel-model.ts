@@ -20,7 +20,11 @@ function baseName(file: string): string {
 const KIND_PATTERNS: ReadonlyArray<readonly [BlockedKind, RegExp]> = [
   [
     'layout',
-    /syntax errors|break the file's syntax|is not (?:an object|a mapping|a list)|not closed|no source range|block scalar|shares its line|start (?:their|on its own) line|mapping is empty|unsupported YAML shape|no colon after the key|no value to write/,
+    new RegExp(
+      String.raw`syntax errors|break the file's syntax|is not (?:an object|a mapping|a list)|not closed|` +
+        String.raw`no source range|block scalar|shares its line|start (?:their|on its own) line|mapping is empty|` +
+        String.raw`unsupported YAML shape|no colon after the key|no value to write`,
+    ),
   ],
   ['environment', /package version|in the environment/],
   [
@@ -29,12 +33,22 @@ const KIND_PATTERNS: ReadonlyArray<readonly [BlockedKind, RegExp]> = [
   ],
   [
     'elsewhere',
-    /change that file|live in |is set in the DeepSpeed config|deepspeed_config_file|uses FSDP, not DeepSpeed|the trainer picks|takes the accumulation from|derives the weights dtype|set \S+ there|no TrainingArguments \/ TRL config call/,
+    new RegExp(
+      String.raw`change that file|live in |is set in the DeepSpeed config|deepspeed_config_file|` +
+        String.raw`uses FSDP, not DeepSpeed|the trainer picks|takes the accumulation from|derives the weights dtype|` +
+        String.raw`set \S+ there|no TrainingArguments \/ TRL config call`,
+    ),
   ],
   ['by-hand', /by hand|accelerate config/],
   [
     'format',
-    /has no |have no |no setting for|no key for|no .*flag|flags? (?:are|is) unknown|no .* option for|no .* for \S+$|cannot express|is not written in|is a \S+ (?:config )?(?:key|setting)|are \S+ keys|a \S+ setting|\bonly\b|is not one of|do(?:es)? not take|is the legacy form|no distributed launcher|no training command|no \S+ launcher|no chunked-loss switch|no method |reject|is nf4|whole layers|is not a lora_ builder|alone cannot be written|changes more than/,
+    new RegExp(
+      String.raw`has no |have no |no setting for|no key for|no .*flag|flags? (?:are|is) unknown|no .* option for|` +
+        String.raw`no .* for \S+$|cannot express|is not written in|is a \S+ (?:config )?(?:key|setting)|are \S+ keys|` +
+        String.raw`a \S+ setting|\bonly\b|is not one of|do(?:es)? not take|is the legacy form|no distributed launcher|` +
+        String.raw`no training command|no \S+ launcher|no chunked-loss switch|no method |reject|is nf4|whole layers|` +
+        String.raw`is not a lora_ builder|alone cannot be written|changes more than`,
+    ),
   ],
 ];
 

@@ -36,7 +36,8 @@ export async function allowNetwork(log: vscode.LogOutputChannel): Promise<void> 
   const allow = vscode.l10n.t('Allow');
   const answer = await vscode.window.showWarningMessage(
     vscode.l10n.t(
-      'Let VRAM Lens download config.json and read the safetensors headers of the models your files name from the Hugging Face Hub? Nothing of your files is sent; what is fetched is cached. This sets vramLens.allowNetwork in your user settings.',
+      'Let VRAM Lens download config.json and read the safetensors headers of the models your files name from the Hugging Face Hub? ' +
+        'Nothing of your files is sent; what is fetched is cached. This sets vramLens.allowNetwork in your user settings.',
     ),
     { modal: true },
     allow,

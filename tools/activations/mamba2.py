@@ -78,7 +78,10 @@ repeat_interleave = gdn.repeat_interleave
 
 HF_SOURCES = {
     "mamba2": "huggingface/transformers src/transformers/models/mamba2/modeling_mamba2.py@020a37d2264e60dc7beb9634c3e87ad870073e2c",
-    "granitemoehybrid": "huggingface/transformers src/transformers/models/granitemoehybrid/modeling_granitemoehybrid.py@00511f5df3b63c48b31496072ec35d6ff3ffa6c6",
+    "granitemoehybrid": (
+        "huggingface/transformers src/transformers/models/granitemoehybrid/modeling_granitemoehybrid.py"
+        "@00511f5df3b63c48b31496072ec35d6ff3ffa6c6"
+    ),
     "nemotron_h": "huggingface/transformers src/transformers/models/nemotron_h/modeling_nemotron_h.py@008d9e9577b0eb0149aa6bb0c44da582b10e0b6e",
     "falcon_h1": "huggingface/transformers src/transformers/models/falcon_h1/modeling_falcon_h1.py@001f85b38fb432858ace93f18622f07cec46d874",
     "ssd_combined": "state-spaces/mamba mamba_ssm/ops/triton/ssd_combined.py@d757aef189a5215ab3568516825a145e49f7b7ed",

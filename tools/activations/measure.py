@@ -781,7 +781,13 @@ class LlamaLike(nn.Module):
         else:
             Layer = GptOssLayer if cfg["family"] == "gpt_oss" else LlamaLayer
             self.layers = nn.ModuleList([Layer(cfg) for _ in range(cfg["num_hidden_layers"])])
-        Norm = {"gemma": GemmaRMSNorm, "gemma2": GemmaRMSNorm, "gemma3": GemmaRMSNorm, "gpt_oss": GptOssRMSNorm, "olmo2": GptOssRMSNorm}.get(cfg["family"], LlamaRMSNorm)
+        Norm = {
+            "gemma": GemmaRMSNorm,
+            "gemma2": GemmaRMSNorm,
+            "gemma3": GemmaRMSNorm,
+            "gpt_oss": GptOssRMSNorm,
+            "olmo2": GptOssRMSNorm,
+        }.get(cfg["family"], LlamaRMSNorm)
         self.norm = Norm(h, cfg["rms_norm_eps"])
         hd = cfg.get("head_dim") or h // cfg["num_attention_heads"]
         rd = int(hd * cfg.get("partial_rotary_factor", 1.0))

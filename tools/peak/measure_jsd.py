@@ -71,7 +71,10 @@ def main():
     out = [measure(*c) for c in CASES]
     for r in out:
         tv = r["batch"] * r["seq"] * r["vocab"]
-        print(f"beta {r['beta']} {r['dtype']} T x V {tv}: forward {r['forwardPeakBytes'] / tv:.3f} B, kept {r['keptBytes'] / tv:.3f} B, backward {r['backwardPeakBytes'] / tv:.3f} B per logit")
+        print(
+            f"beta {r['beta']} {r['dtype']} T x V {tv}: forward {r['forwardPeakBytes'] / tv:.3f} B, "
+            f"kept {r['keptBytes'] / tv:.3f} B, backward {r['backwardPeakBytes'] / tv:.3f} B per logit"
+        )
     path = os.path.join(os.path.dirname(__file__), "..", "..", "test", "fixtures", "peak", "jsd.json")
     with open(path, "w") as f:
         json.dump({"tool": "tools/peak/measure_jsd.py", "torch": torch.__version__, "cases": out}, f, indent=1)

@@ -4,8 +4,9 @@ backward pass (after a first full step, so the optimizer state exists), for smal
 Hugging Face transformers' op sequences (the models of tools/activations/measure.py).
 
 The allocations are read from the PyTorch profiler (profile_memory=True) on the CPU: its raw allocation records
-(+bytes, -bytes, in order) give allocated bytes over time. Parameters, gradients and optimizer state are counted like any other tensor; nothing about CUDA (caching,
-rounding, context) is involved, so this checks the estimator's peak allocated bytes, phase by phase.
+(+bytes, -bytes, in order) give allocated bytes over time. Parameters, gradients and optimizer state are counted
+like any other tensor; nothing about CUDA (caching, rounding, context) is involved, so this checks the estimator's
+peak allocated bytes, phase by phase.
 
 Run with Debian's torch (apt-get install python3-torch; torch 1.13):
     /usr/bin/python3 tools/peak/measure_step.py          # writes test/fixtures/peak/golden.json
@@ -632,7 +633,16 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     sft = family == "llama_trl_sft"
     online_dpo = family == "llama_online_dpo"
     lf_dpo = family in ("llama_lf_dpo", "llama_trl_dpo", "llama_tt_dpo", "llama_trl_orpo", "llama_trl_kto", "llama_lf_rm", "llama_lf_kto", "llama_trl_dpo_rpo")
-    logps = {"llama_lf_dpo": "whole", "llama_trl_dpo": "rows", "llama_tt_dpo": "native", "llama_trl_orpo": "rows", "llama_trl_kto": "rows", "llama_lf_rm": "whole", "llama_lf_kto": "whole", "llama_trl_dpo_rpo": "rows"}.get(family)
+    logps = {
+        "llama_lf_dpo": "whole",
+        "llama_trl_dpo": "rows",
+        "llama_tt_dpo": "native",
+        "llama_trl_orpo": "rows",
+        "llama_trl_kto": "rows",
+        "llama_lf_rm": "whole",
+        "llama_lf_kto": "whole",
+        "llama_trl_dpo_rpo": "rows",
+    }.get(family)
     rpo = family == "llama_trl_dpo_rpo"
     value_head = family == "llama_lf_rm"
     orpo = family == "llama_trl_orpo"
@@ -695,7 +705,16 @@ def step_peak(family, point, dtype, attn, ckpt, lora=None, ia3=None, accumulatio
     grads = tensor_bytes(p.grad for p in model.parameters() if p.grad is not None) if accumulation > 1 else 0
     top += grads  # allocated before the profile started
     public = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt, lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full", **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}), **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}), **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}), **({"labelSmoothing": True} if smoothing else {}), **({"rpo": True} if rpo else {}), **({"trlSft": True} if sft else {}), **({"distill": "forward_kl", "teacherParameterBytes": tensor_bytes(model.teacher.parameters())} if kd else {}), **({"balancedRouting": True} if cfg.get("_balanced") else {}), **({"expertsImpl": cfg["_experts_impl"]} if cfg.get("_experts_impl") else {}),
+    return dict(family=family, config=public, batch=b, seq=s, dtype=dtype, attention=attn, checkpointing=ckpt,
+                lora=lora, ia3=ia3, accumulation=accumulation, loss="chunked" if chunked else "full",
+                **({"completion": s // 4} if grpo else {}), **({"onlineDpo": True} if online_dpo else {}),
+                **({"preference": logps} if lf_dpo else {}), **({"orpo": True} if orpo else {}),
+                **({"kto": True} if kto else {}), **({"valueHead": True} if value_head else {}),
+                **({"labelSmoothing": True} if smoothing else {}), **({"rpo": True} if rpo else {}),
+                **({"trlSft": True} if sft else {}),
+                **({"distill": "forward_kl", "teacherParameterBytes": tensor_bytes(model.teacher.parameters())} if kd else {}),
+                **({"balancedRouting": True} if cfg.get("_balanced") else {}),
+                **({"expertsImpl": cfg["_experts_impl"]} if cfg.get("_experts_impl") else {}),
                 parameterBytes=params, optimizerStateBytes=states, peakBytes=params + states + top, peakAt=where)
 
 
@@ -846,7 +865,13 @@ def main():
     out = []
     runs = [(c, None, 1) for c in CASES] + [((f, pt, d, at, ck, None), ia3, 1) for f, pt, d, at, ck, ia3 in IA3_CASES]
     runs += [(c, None, 2) for c in ACCUMULATION_CASES] + [(c, None, 1) for c in CHUNKED_CASES] + [(c, None, 1) for c in GRPO_CASES]
-    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES] +  [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES] + [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES] + [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES] + [(c, None, 1) for c in TRL_DPO_RPO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES] + [(c, None, 1) for c in TORCHTUNE_KD_CASES] + [(c, None, 1) for c in TRL_SFT_CASES] + [(c, None, 1) for c in GEMMA2_CASES] + [(c, None, 1) for c in MORE_FAMILY_CASES] + [(c, None, 1) for c in DORA_CASES]
+    runs += [(c, None, 1) for c in ONLINE_DPO_CASES] + [(c, None, 1) for c in LF_DPO_CASES]
+    runs += [(c, None, 1) for c in TRL_DPO_CASES] + [(c, None, 1) for c in TORCHTUNE_DPO_CASES]
+    runs += [(c, None, 1) for c in TRL_ORPO_CASES] + [(c, None, 1) for c in TRL_KTO_CASES]
+    runs += [(c, None, 1) for c in LF_RM_CASES] + [(c, None, 1) for c in LF_KTO_CASES]
+    runs += [(c, None, 1) for c in TRL_DPO_RPO_CASES] + [(c, None, 1) for c in LABEL_SMOOTHING_CASES]
+    runs += [(c, None, 1) for c in TORCHTUNE_KD_CASES] + [(c, None, 1) for c in TRL_SFT_CASES]
+    runs += [(c, None, 1) for c in GEMMA2_CASES] + [(c, None, 1) for c in MORE_FAMILY_CASES] + [(c, None, 1) for c in DORA_CASES]
     runs += [(c, None, 1) for c in MOE_CHECKPOINTING_CASES]
     for (family, point, dtype, attn, ckpt, lora, *more), ia3, accumulation in runs:
         r = step_peak(family, point, dtype, attn, ckpt, lora, ia3, accumulation, overrides=more[0] if more else None)

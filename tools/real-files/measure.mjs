@@ -224,10 +224,12 @@ async function main() {
   const lpad = (s, n) => String(s).padStart(n);
   log('');
   log(
-    `${summary.targetEstimated} of ${summary.target} estimated: files in a supported format that name a model (${records.length} files in all, ${summary.allEstimated} estimated)`,
+    `${summary.targetEstimated} of ${summary.target} estimated: files in a supported format that name a model ` +
+      `(${records.length} files in all, ${summary.allEstimated} estimated)`,
   );
   log(
-    `exit 2: ${summary.exit2} files, ${summary.exit2Located} with every error at file:line:col; crashes: ${summary.crashes}; timeouts (${timeoutMs} ms): ${summary.timeouts}`,
+    `exit 2: ${summary.exit2} files, ${summary.exit2Located} with every error at file:line:col; ` +
+      `crashes: ${summary.crashes}; timeouts (${timeoutMs} ms): ${summary.timeouts}`,
   );
   log(
     `time per run: median ${summary.ms.median} ms, p95 ${summary.ms.p95} ms, max ${summary.ms.max} ms (a fresh node process each)`,

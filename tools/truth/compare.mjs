@@ -92,7 +92,11 @@ function summarize(rows, label) {
   const worstLow = rows.reduce((m, r) => (r.err < m.err ? r : m), rows[0]);
   const worstHigh = rows.reduce((m, r) => (r.err > m.err ? r : m), rows[0]);
   const pass = rows.filter((r) => passes(r.err)).length;
-  return `${label.padEnd(28)} n=${String(rows.length).padStart(3)}  median |err| ${pct(quantile(abs, 0.5)).padStart(8)}  p90 ${pct(quantile(abs, 0.9)).padStart(8)}  worst low ${pct(worstLow.err).padStart(8)} (${worstLow.id})  worst high ${pct(worstHigh.err).padStart(8)}  within tolerance ${pass}`;
+  return (
+    `${label.padEnd(28)} n=${String(rows.length).padStart(3)}  median |err| ${pct(quantile(abs, 0.5)).padStart(8)}  ` +
+    `p90 ${pct(quantile(abs, 0.9)).padStart(8)}  worst low ${pct(worstLow.err).padStart(8)} (${worstLow.id})  ` +
+    `worst high ${pct(worstHigh.err).padStart(8)}  within tolerance ${pass}`
+  );
 }
 
 export function passes(err) {
@@ -132,7 +136,8 @@ async function main() {
         .map(([k, v]) => `${k} ${v.est === null ? 'n/a' : pct((v.est - v.measured) / v.measured)}`)
         .join(', ');
       console.log(
-        `${r.id.padEnd(48)} measured ${r.measured.toLocaleString('en-US').padStart(12)} (${r.measuredPhase})  estimate ${r.est.toLocaleString('en-US').padStart(12)} (${r.estPhase})  ${pct(r.err).padStart(8)}   [${ph}]`,
+        `${r.id.padEnd(48)} measured ${r.measured.toLocaleString('en-US').padStart(12)} (${r.measuredPhase})  ` +
+          `estimate ${r.est.toLocaleString('en-US').padStart(12)} (${r.estPhase})  ${pct(r.err).padStart(8)}   [${ph}]`,
       );
     }
     console.log('');
@@ -150,7 +155,10 @@ async function main() {
 function writeStatus(rows) {
   const status = {
     comment:
-      'Written by tools/truth/compare.mjs --write-status. passing: points whose estimate is within tolerance (test/unit/truth-golden.test.ts asserts it). knownGaps: the error of the other points when this file was written; the test fails when one of them gets worse by more than 1 point, or passes (then move it).',
+      'Written by tools/truth/compare.mjs --write-status. ' +
+      'passing: points whose estimate is within tolerance (test/unit/truth-golden.test.ts asserts it). ' +
+      'knownGaps: the error of the other points when this file was written; ' +
+      'the test fails when one of them gets worse by more than 1 point, or passes (then move it).',
     tolerance: TOLERANCE,
     passing: rows
       .filter((r) => passes(r.err))

@@ -21,6 +21,7 @@ fi
 # version check is relaxed for huggingface-hub only. tokenizers 0.22 is the range 4.57 accepts.
 .venv4/bin/pip install "${PIP_FLAGS[@]}" torch==2.13.0 peft accelerate datasets pyyaml
 .venv4/bin/pip install "${PIP_FLAGS[@]}" --no-deps --force-reinstall transformers==4.57.6 tokenizers==0.22.2
-table=$(.venv4/bin/python -c "import importlib.util, os; print(os.path.join(os.path.dirname(importlib.util.find_spec('transformers').origin), 'dependency_versions_table.py'))")
+transformers_init="importlib.util.find_spec('transformers').origin"
+table=$(.venv4/bin/python -c "import importlib.util, os; print(os.path.join(os.path.dirname($transformers_init), 'dependency_versions_table.py'))")
 sed -i 's/"huggingface-hub": "huggingface-hub>=0.34.0,<1.0"/"huggingface-hub": "huggingface-hub>=0.34.0"/' "$table"
 .venv4/bin/python -c "import transformers, peft; print('transformers', transformers.__version__, 'peft', peft.__version__)"

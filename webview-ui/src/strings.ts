@@ -41,7 +41,9 @@ export const S = {
   breakdownHeading: 'Memory breakdown',
   chartSummary: 'Stacked bar of per-GPU memory: {0}. Allocated {1}, reserved {2}, device {3}, capacity {4}.',
   variableLengths:
-    'Batches of varying length: over a run the allocator holds about {0} reserved or more ({1} in nvidia-smi), {2} of it in blocks of earlier, shorter batches, more or less depending on the order of lengths. It frees them before running out of memory, so the fit does not count them.',
+    'Batches of varying length: over a run the allocator holds about {0} reserved or more ({1} in nvidia-smi), ' +
+    '{2} of it in blocks of earlier, shorter batches, ' +
+    'more or less depending on the order of lengths. It frees them before running out of memory, so the fit does not count them.',
   'group.weights': 'Weights',
   'group.optimizer': 'Optimizer',
   'group.gradients': 'Gradients',

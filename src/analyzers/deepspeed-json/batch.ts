@@ -124,7 +124,9 @@ export function checkBatchRule(facts: ConfigFacts, worldSize: number): ParseProb
   if (!at) return undefined;
   const tag = (k: BatchKey): string => (d.derived.includes(k) ? ', derived' : '');
   const lhs = `train_batch_size ${d.trainBatchSize}${tf ? '' : ' (derived)'}`;
-  const rhs = `${d.microBatchSize} (micro${tag('microBatchSize')}) x ${d.gradientAccumulationSteps} (accumulation${tag('gradientAccumulationSteps')}) x ${worldSize} (GPUs)`;
+  const rhs =
+    `${d.microBatchSize} (micro${tag('microBatchSize')}) x ` +
+    `${d.gradientAccumulationSteps} (accumulation${tag('gradientAccumulationSteps')}) x ${worldSize} (GPUs)`;
   const span = at.valueSpan;
   if (d.microBatchSize <= 0 || d.gradientAccumulationSteps <= 0) {
     const m =

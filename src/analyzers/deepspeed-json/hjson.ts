@@ -139,7 +139,8 @@ export function prepare(text: string, problems: ParseProblem[]): Prepared {
             strictProblem(
               { start: off, end },
               msg(
-                'the Python literal `{0}` (JSON spells it `{1}`): hjson reads it as the string "{0}", but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+                'the Python literal `{0}` (JSON spells it `{1}`): hjson reads it as the string "{0}", ' +
+                  'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
                 word,
                 py,
               ),
@@ -171,11 +172,13 @@ export function prepare(text: string, problems: ParseProblem[]): Prepared {
                 { start: off, end },
                 atKey
                   ? msg(
-                      'the unquoted key `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+                      'the unquoted key `{0}`: DeepSpeed reads it through hjson, ' +
+                        'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
                       word,
                     )
                   : msg(
-                      'the unquoted string `{0}`: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+                      'the unquoted string `{0}`: DeepSpeed reads it through hjson, ' +
+                        'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
                       word,
                     ),
               ),

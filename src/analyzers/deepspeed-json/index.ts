@@ -73,7 +73,8 @@ function analyze(text: string, problems: ParseProblem[]): Fact[] {
         strictProblem(
           { start, end },
           msg(
-            'a missing comma before this line: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+            'a missing comma before this line: DeepSpeed reads it through hjson, ' +
+              'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
           ),
         ),
       );

@@ -128,7 +128,8 @@ export class Walker {
               span: ks,
               rawKey: k.value,
               ...msg(
-                'duplicate key `{0}` (first on line {1}): DeepSpeed rejects duplicate keys (config_utils.py dict_raise_error_on_duplicate_keys); json.load keeps the last one',
+                'duplicate key `{0}` (first on line {1}): DeepSpeed rejects duplicate keys ' +
+                  '(config_utils.py dict_raise_error_on_duplicate_keys); json.load keeps the last one',
                 k.value,
                 this.line(first.start),
               ),
@@ -635,7 +636,8 @@ export class Walker {
           'error',
           train.valueSpan,
           msg(
-            'train_batch_size {0} is not a multiple of {1}: no whole number of GPUs satisfies train_batch_size = micro x accumulation x GPUs (config.py _batch_assertion)',
+            'train_batch_size {0} is not a multiple of {1}: no whole number of GPUs satisfies ' +
+              'train_batch_size = micro x accumulation x GPUs (config.py _batch_assertion)',
             t,
             `${parts}${m !== undefined && g !== undefined ? ` = ${per}` : ''}`,
           ),

@@ -138,7 +138,8 @@ export class PythonFile {
     if (d) {
       // The script's default: located where it is defined, and said to be a default the command line can override.
       const rawValue = clip(
-        `${written}: the script's default ${this.text.slice(d.valueSpan.start, d.valueSpan.end) || fmt(value as FactValue)} (${d.where}, line ${this.line(d.valueSpan.start)})`,
+        `${written}: the script's default ` +
+          `${this.text.slice(d.valueSpan.start, d.valueSpan.end) || fmt(value as FactValue)} (${d.where}, line ${this.line(d.valueSpan.start)})`,
       );
       const option = /^argparse default of --([\w-]+)/.exec(d.where)?.[1] ?? /^\w+\.(\w+) default$/.exec(d.where)?.[1];
       const fromArg = option

@@ -130,7 +130,9 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
       warn(
         regexW,
         msg(
-          'target_modules {0} is a regular expression that PEFT matches against whole module names (model.layers.0.self_attn.q_proj), and it matches none of this {1} model\'s: PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}',
+          'target_modules {0} is a regular expression that PEFT matches against whole module names (model.layers.0.self_attn.q_proj), ' +
+            "and it matches none of this {1} model's: " +
+            'PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}',
           pattern,
           family,
           haveText,
@@ -163,7 +165,8 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
       warn(
         at,
         msg(
-          'no target_modules, and PEFT has no default for model_type {0}: get_peft_model raises "Please specify `target_modules` in `peft_config`". This {1} model\'s linear modules: {2}; q_proj, v_proj are assumed',
+          'no target_modules, and PEFT has no default for model_type {0}: get_peft_model raises "Please specify `target_modules` in `peft_config`". ' +
+            "This {1} model's linear modules: {2}; q_proj, v_proj are assumed",
           String(modelType),
           family,
           haveText,
@@ -192,7 +195,8 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
       warn(
         listW,
         msg(
-          'none of the LoRA target modules ({0}) is a module of this {1} model: PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}',
+          'none of the LoRA target modules ({0}) is a module of this {1} model: ' +
+            'PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}',
           list.join(', '),
           family,
           haveText,

@@ -114,7 +114,9 @@ export function resolveKbitUpcast(ctx: ResolveContext): void {
     prov.kbit_upcast = {
       kind: 'default',
       owner: 'trl',
-      note: 'current SFTTrainer keeps unquantized parameters in 16 bits (since trl PR 4577, Nov 2025); older releases kept the norms in fp32: set kbit_upcast: norms for them',
+      note:
+        'current SFTTrainer keeps unquantized parameters in 16 bits (since trl PR 4577, Nov 2025); ' +
+        'older releases kept the norms in fp32: set kbit_upcast: norms for them',
     };
   } else if (!ctx.fromFact('kbit_upcast', 'kbitUpcast') && setup.quantization !== undefined && tools[0] === 'axolotl') {
     // Axolotl's ModelLoader.load (src/axolotl/loaders/model.py): prepare_model(), for an adapter on a load_in_4bit /
@@ -126,7 +128,10 @@ export function resolveKbitUpcast(ctx: ResolveContext): void {
     prov.kbit_upcast = {
       kind: 'default',
       owner: 'axolotl',
-      note: "Axolotl's loader calls prepare_model_for_kbit_training (unquantized parameters to fp32; skipped under QLoRA+FSDP and ZeRO-3), then casts the norms, embeddings and head back to torch_dtype for a lora / qlora adapter (src/axolotl/loaders/model.py, ModelLoader.load); only biases and MoE router gates stay fp32",
+      note:
+        "Axolotl's loader calls prepare_model_for_kbit_training (unquantized parameters to fp32; skipped under QLoRA+FSDP and ZeRO-3), " +
+        'then casts the norms, embeddings and head back to torch_dtype for a lora / qlora adapter ' +
+        '(src/axolotl/loaders/model.py, ModelLoader.load); only biases and MoE router gates stay fp32',
     };
   }
 }

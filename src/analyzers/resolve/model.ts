@@ -33,7 +33,8 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
         severity: 'error',
         code: 'unknown-model',
         ...msg(
-          'no model found in these files: heredocs (<<{0}) are not read, so a model named inside one is not seen: pass --model <hub id | dir | config.json> or set vramLens.model',
+          'no model found in these files: heredocs (<<{0}) are not read, so a model named inside one is not seen: ' +
+            'pass --model <hub id | dir | config.json> or set vramLens.model',
           h.delimiter,
         ),
       });
@@ -99,7 +100,9 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
         : {
             kind: 'default',
             owner: 'hf-trainer',
-            note: `from_pretrained without a dtype loads the checkpoint's ${name} (dtype="auto", the default since transformers 5; 4.x loaded float32: pass dtype to pin it)`,
+            note:
+              `from_pretrained without a dtype loads the checkpoint's ${name} ` +
+              `(dtype="auto", the default since transformers 5; 4.x loaded float32: pass dtype to pin it)`,
           };
   }
   // A pre-quantized checkpoint (bitsandbytes, GPTQ, AWQ upload) is loaded in its stored bits whatever the script says;

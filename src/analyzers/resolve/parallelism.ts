@@ -89,7 +89,9 @@ export function resolveOpenGpuCount(ctx: ResolveContext): void {
     prov.gpus_per_node = {
       kind: 'default',
       owner: 'VRAM Lens',
-      note: `${open.fact.value.unknown} (${open.fact.rawKey} at line ${open.location.line}); one GPU is estimated, the most memory per GPU: set vramLens.gpusPerNode (or --gpus)`,
+      note:
+        `${open.fact.value.unknown} (${open.fact.rawKey} at line ${open.location.line}); ` +
+        `one GPU is estimated, the most memory per GPU: set vramLens.gpusPerNode (or --gpus)`,
     };
   }
 }
@@ -110,7 +112,9 @@ export function resolveLayoutWorld(ctx: ResolveContext): void {
   if (layoutGpus > 1 && setup.gpus_per_node === undefined && setup.nodes === undefined) {
     const multiNode = layoutGpus > 8 && layoutGpus % 8 === 0;
     setup.gpus_per_node = multiNode ? 8 : layoutGpus;
-    const note = `the smallest world that holds tensor_parallel x pipeline_parallel x context_parallel x the FSDP shard group = ${layoutGpus} GPUs (no launcher, flag or setting gives the GPU count)`;
+    const note =
+      `the smallest world that holds tensor_parallel x pipeline_parallel x context_parallel x the FSDP shard group = ${layoutGpus} GPUs ` +
+      `(no launcher, flag or setting gives the GPU count)`;
     prov.gpus_per_node = { kind: 'default', owner: 'VRAM Lens', note };
     if (multiNode) {
       setup.nodes = layoutGpus / 8;

@@ -39,7 +39,8 @@ export function resolvePrecision(ctx: ResolveContext): void {
       code: 'not-modeled',
       key: w.fact.rawKey,
       ...msg(
-        "{0}: FP8 matmuls are estimated as bf16 mixed precision (torchao Float8Linear keeps bf16 inputs for backward; Transformer Engine's smaller FP8 copies are not modeled)",
+        '{0}: FP8 matmuls are estimated as bf16 mixed precision ' +
+          "(torchao Float8Linear keeps bf16 inputs for backward; Transformer Engine's smaller FP8 copies are not modeled)",
         w.fact.rawKey,
       ),
     });

@@ -112,6 +112,9 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
   if (overrides.seqLen === undefined) {
     setup.seq_len = prompt + completion;
     const lens = [promptFact, decided.completionLen].filter((w): w is WinningFact => w !== undefined);
+    const promptDefault = promptFact
+      ? ''
+      : ' (max_prompt_length: 512 in TRL releases that truncate prompts; set it to the longest prompt)';
     prov.seq_len =
       lens.length === 2
         ? {
@@ -123,7 +126,7 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
         : {
             kind: 'default',
             owner: 'trl',
-            note: `prompt ${prompt}${promptFact ? '' : ' (max_prompt_length: 512 in TRL releases that truncate prompts; set it to the longest prompt)'} + completion ${completion} tokens`,
+            note: `prompt ${prompt}${promptDefault} + completion ${completion} tokens`,
           };
   }
   const useVllm = decided.useVllm?.fact.value === true;

@@ -387,7 +387,8 @@ function worldFacts(l: Launch, env: Env, swiftWord: Field): number | string {
       span: vis.valueSpan,
       rawKey: vis.rawKey,
       ...msg(
-        '{0}: {1} GPUs for {2} process(es): swift splits the model over the GPUs of each process (device_map), which is not modeled; the estimate is for one GPU per process',
+        '{0}: {1} GPUs for {2} process(es): swift splits the model over the GPUs of each process (device_map), ' +
+          'which is not modeled; the estimate is for one GPU per process',
         vis.rawKey,
         vis.count,
         perProc,

@@ -57,7 +57,8 @@ export function breakdownBlock(e: Estimate, gpuLine: boolean): string {
   if (vl && vl.cacheBytes > 0)
     rows.push([
       'over a run (variable lengths)',
-      `about ${formatBytes(vl.reservedBytes)} reserved or more, ${formatBytes(vl.deviceBytes)} nvidia-smi (+${formatBytes(vl.cacheBytes)} cached, freed before OOM)`,
+      `about ${formatBytes(vl.reservedBytes)} reserved or more, ` +
+        `${formatBytes(vl.deviceBytes)} nvidia-smi (+${formatBytes(vl.cacheBytes)} cached, freed before OOM)`,
     ]);
   if (e.perGpu.pagedToHostBytes)
     rows.push([

@@ -514,9 +514,13 @@ export function whatIfEffects(key: string, s: TrainingSetup, e: Estimate, t: Tra
       continue;
     }
     const delta = r.estimate.perGpu.deviceBytes - e.perGpu.deviceBytes;
-    effects.push(
-      `${variant.label}: ${signed(delta)}${r.estimate.fits === false && e.fits ? t(' (no longer fits)') : r.estimate.fits && e.fits === false ? t(' (fits)') : ''}`,
-    );
+    const fitChange =
+      r.estimate.fits === false && e.fits
+        ? t(' (no longer fits)')
+        : r.estimate.fits && e.fits === false
+          ? t(' (fits)')
+          : '';
+    effects.push(`${variant.label}: ${signed(delta)}${fitChange}`);
   }
   if (key === 'microBatchSize' && e.fits === false) {
     const m = largestFittingMicroBatch(s, e);

@@ -122,7 +122,9 @@ export async function fetchFromHub(hub: HubRef, opts: AsyncResolveOptions): Prom
       const headers = meta.sharded ? Object.values(meta.headers) : [meta.header];
       counted = {
         count: countHeaders(headers, config),
-        parameterSource: `safetensors header${meta.filepaths.length > 1 ? 's' : ''} of ${meta.filepaths.join(', ')} at ${hubUrl}/${hub.id} (revision ${revision}), read by ranged requests`,
+        parameterSource:
+          `safetensors header${meta.filepaths.length > 1 ? 's' : ''} of ${meta.filepaths.join(', ')} ` +
+          `at ${hubUrl}/${hub.id} (revision ${revision}), read by ranged requests`,
         notes: [],
       };
     } catch (e) {

@@ -54,7 +54,9 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   if (explicitPath) {
     return {
       kind: 'error',
-      message: `model path '${trimmed}' does not exist (no ${abs}): point it at a model folder with a config.json, or at the config.json itself; a relative path is read from ${opts.cwd}`,
+      message:
+        `model path '${trimmed}' does not exist (no ${abs}): ` +
+        `point it at a model folder with a config.json, or at the config.json itself; a relative path is read from ${opts.cwd}`,
     };
   }
   const hub = parseHubRef(trimmed);

@@ -137,7 +137,8 @@ export function bundledZeroOp(c: PlanCtx, tool: 'axolotl' | 'llamafactory', name
   const b = bundledDeepspeedFor(tool, stage, offOpt, offParams, mp === true || mp === 'bf16');
   if (!b)
     return no(
-      `${name} ships no DeepSpeed config with ZeRO-${stage}${offOpt !== 'none' ? `, the optimizer offloaded to ${offOpt}` : ''}${offParams !== 'none' ? `, the parameters offloaded to ${offParams}` : ''}`,
+      `${name} ships no DeepSpeed config with ZeRO-${stage}` +
+        `${offOpt !== 'none' ? `, the optimizer offloaded to ${offOpt}` : ''}${offParams !== 'none' ? `, the parameters offloaded to ${offParams}` : ''}`,
     );
   return ok(op('deepspeed', b.path));
 }

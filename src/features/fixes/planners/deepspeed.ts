@@ -66,7 +66,8 @@ export function planDeepSpeed(c: PlanCtx, ch: SetupChange): Planned {
       if (!c.fact('optimizer')) return no('DeepSpeed has no optimizer block here; the trainer picks the optimizer');
       if (!name)
         return no(
-          `the DeepSpeed optimizer block cannot express ${str(v)} (bitsandbytes optimizers are not DeepSpeed optimizers); remove the block so the trainer's optim applies`,
+          `the DeepSpeed optimizer block cannot express ${str(v)} (bitsandbytes optimizers are not DeepSpeed optimizers); ` +
+            "remove the block so the trainer's optim applies",
         );
       return ok(op('optimizer.type', name));
     }
