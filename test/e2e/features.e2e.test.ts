@@ -217,7 +217,14 @@ suite('VRAM Lens features (real extension host)', () => {
     const folder = vscode.workspace.workspaceFolders![0].uri;
     const uri = vscode.Uri.joinPath(folder, 'unknown-model.yml');
     const text =
-      'base_model: acme/not-a-real-model-7b\nadapter: lora\nlora_r: 16\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nflash_attention: true\nbf16: true\n';
+      'base_model: acme/not-a-real-model-7b\n' +
+      'adapter: lora\n' +
+      'lora_r: 16\n' +
+      'sequence_len: 2048\n' +
+      'micro_batch_size: 2\n' +
+      'gradient_accumulation_steps: 4\n' +
+      'flash_attention: true\n' +
+      'bf16: true\n';
     await vscode.workspace.fs.writeFile(uri, Buffer.from(text));
     try {
       const doc = await vscode.workspace.openTextDocument(uri);

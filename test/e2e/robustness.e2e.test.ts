@@ -48,7 +48,9 @@ async function longestTask(fn: () => Promise<void>): Promise<number> {
 async function ourWorkUnder50ms(loopGap: number): Promise<void> {
   const timings = await vscode.commands.executeCommand<Record<string, number>>('vramLens.internal.hostTimings');
   console.log(
-    `extension-host timings (ms): ${JSON.stringify(timings, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v))}; longest loop gap ${loopGap.toFixed(0)} ms`,
+    `extension-host timings (ms): ` +
+      `${JSON.stringify(timings, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v))}; ` +
+      `longest loop gap ${loopGap.toFixed(0)} ms`,
   );
   assert.ok(Object.keys(timings).includes('didOpen'), 'the document sync decision was timed');
   for (const [name, ms] of Object.entries(timings)) assert.ok(ms < 50, `${name}: ${ms.toFixed(1)} ms`);

@@ -229,7 +229,9 @@ export function checkInput(file: string, text: string, budgetMs = 1000): CheckRe
   if (millis.analysis > budgetMs || total > 4 * budgetMs)
     out.push({
       kind: 'slow',
-      detail: `analysis ${millis.analysis.toFixed(0)} ms, hovers ${millis.hovers.toFixed(0)}, fixes ${millis.fixes.toFixed(0)}, panel ${millis.panel.toFixed(0)}`,
+      detail:
+        `analysis ${millis.analysis.toFixed(0)} ms, hovers ${millis.hovers.toFixed(0)}, ` +
+        `fixes ${millis.fixes.toFixed(0)}, panel ${millis.panel.toFixed(0)}`,
     });
   return { violations: out, millis };
 }

@@ -27,7 +27,8 @@ function main(): void {
     for (const k of Object.keys(worst) as Array<keyof typeof worst>) worst[k] = Math.max(worst[k], res.millis[k]);
     if (Math.max(res.millis.analysis, res.millis.hovers, res.millis.fixes, res.millis.panel) > slow) {
       console.log(
-        `#${i} (seed ${seed0}) ${path.relative(repo, s.file)} [${text.length} chars]: ${JSON.stringify(res.millis, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`,
+        `#${i} (seed ${seed0}) ${path.relative(repo, s.file)} [${text.length} chars]: ` +
+          `${JSON.stringify(res.millis, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`,
       );
     }
     if (res.violations.length > 0) {
@@ -38,7 +39,8 @@ function main(): void {
     }
   }
   console.log(
-    `${count} inputs, ${bad} with violations, ${((Date.now() - t0) / 1000).toFixed(0)} s; slowest ms: ${JSON.stringify(worst, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`,
+    `${count} inputs, ${bad} with violations, ${((Date.now() - t0) / 1000).toFixed(0)} s; ` +
+      `slowest ms: ${JSON.stringify(worst, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`,
   );
 }
 

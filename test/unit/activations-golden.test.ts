@@ -128,7 +128,14 @@ export function modeled(c: GoldenCase): { expected: number; actual: number } | u
 describe('activations: within 2 % of PyTorch saved-tensor ground truth (golden.json, torch 1.13 CPU)', () => {
   const groups = new Map<string, GoldenCase[]>();
   for (const c of golden.cases) {
-    const key = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? ` lora r${c.lora.r} ${Array.isArray(c.lora.targets) ? c.lora.targets.join('+') : c.lora.targets} p${c.lora.dropout}${c.lora.kbitUpcast ? ` fp32 upcast: ${c.lora.kbitUpcast}` : ''}` : ''}`;
+    const key =
+      `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}` +
+      `${
+        c.lora
+          ? ` lora r${c.lora.r} ${Array.isArray(c.lora.targets) ? c.lora.targets.join('+') : c.lora.targets} ` +
+            `p${c.lora.dropout}${c.lora.kbitUpcast ? ` fp32 upcast: ${c.lora.kbitUpcast}` : ''}`
+          : ''
+      }`;
     groups.set(key, [...(groups.get(key) ?? []), c]);
   }
   for (const [key, cases] of groups) {
@@ -144,7 +151,8 @@ describe('activations: within 2 % of PyTorch saved-tensor ground truth (golden.j
         const err = Math.abs(m.actual - m.expected) / m.expected;
         if (err > 0.02)
           bad.push(
-            `b=${c.batch} s=${c.seq} h=${c.config.hidden_size}: model ${m.actual} vs torch ${m.expected} (${((100 * (m.actual - m.expected)) / m.expected).toFixed(1)}%)`,
+            `b=${c.batch} s=${c.seq} h=${c.config.hidden_size}: model ${m.actual} vs torch ${m.expected} ` +
+              `(${((100 * (m.actual - m.expected)) / m.expected).toFixed(1)}%)`,
           );
       }
       assert.deepEqual(bad, []);
@@ -232,7 +240,8 @@ describe('activations: Gated DeltaNet within 2 % of PyTorch saved-tensor ground 
         const err = Math.abs(actual - c.measured) / c.measured;
         if (err > 0.02)
           bad.push(
-            `${kernels} ${c.params} b=${c.b} s=${c.s} Hk=${c.Hk} Hv=${c.Hv}: model ${actual} vs torch ${c.measured} (${((100 * (actual - c.measured)) / c.measured).toFixed(1)}%)`,
+            `${kernels} ${c.params} b=${c.b} s=${c.s} Hk=${c.Hk} Hv=${c.Hv}: model ${actual} vs torch ${c.measured} ` +
+              `(${((100 * (actual - c.measured)) / c.measured).toFixed(1)}%)`,
           );
       }
       assert.deepEqual(bad, []);
@@ -300,7 +309,8 @@ function compareMamba2(
     compared++;
     if (Math.abs(actual - c.measured) / c.measured > 0.02)
       bad.push(
-        `${c.variant} ${c.path} ${c.params} b=${c.b} s=${c.s} H=${c.H} G=${c.G}: model ${actual} vs torch ${c.measured} (${((100 * (actual - c.measured)) / c.measured).toFixed(1)}%)`,
+        `${c.variant} ${c.path} ${c.params} b=${c.b} s=${c.s} H=${c.H} G=${c.G}: model ${actual} vs torch ${c.measured} ` +
+          `(${((100 * (actual - c.measured)) / c.measured).toFixed(1)}%)`,
       );
   }
   return { bad, compared };
@@ -334,29 +344,33 @@ describe('activations: Mamba2 mixer within 2 % of PyTorch saved-tensor ground tr
     assert.deepEqual(bad, []);
     assert.equal(compared, 66);
   });
-  it('nemotron_h: the split kernels (a cache in training, or a padded batch: its masked scan input), the fused kernel and the torch fallback with its grouped norm', () => {
-    const { bad, compared } = compareMamba2(
-      (c) => c.variant === 'nemotron_h',
-      (c) => ({
-        model_type: 'nemotron_h',
-        hidden_size: c.hidden,
-        hybrid_override_pattern: 'M',
-        num_attention_heads: 2,
-        num_key_value_heads: 1,
-        intermediate_size: 64,
-        vocab_size: 32,
-        mamba_num_heads: c.H,
-        mamba_head_dim: c.P,
-        n_groups: c.G,
-        ssm_state_size: c.N,
-        conv_kernel: c.K,
-        chunk_size: c.C,
-      }),
-      (c) => (c.path === 'torch' ? 'torch' : c.path === 'split' ? (c.mask ? 'split-masked' : 'split') : 'cuda'),
-    );
-    assert.deepEqual(bad, []);
-    assert.equal(compared, 74);
-  });
+  it(
+    'nemotron_h: the split kernels (a cache in training, or a padded batch: its masked scan input), ' +
+      'the fused kernel and the torch fallback with its grouped norm',
+    () => {
+      const { bad, compared } = compareMamba2(
+        (c) => c.variant === 'nemotron_h',
+        (c) => ({
+          model_type: 'nemotron_h',
+          hidden_size: c.hidden,
+          hybrid_override_pattern: 'M',
+          num_attention_heads: 2,
+          num_key_value_heads: 1,
+          intermediate_size: 64,
+          vocab_size: 32,
+          mamba_num_heads: c.H,
+          mamba_head_dim: c.P,
+          n_groups: c.G,
+          ssm_state_size: c.N,
+          conv_kernel: c.K,
+          chunk_size: c.C,
+        }),
+        (c) => (c.path === 'torch' ? 'torch' : c.path === 'split' ? (c.mask ? 'split-masked' : 'split') : 'cuda'),
+      );
+      assert.deepEqual(bad, []);
+      assert.equal(compared, 74);
+    },
+  );
   it('falcon_h1: the mup_vector product, the optional gated norm (mamba_rms_norm, either order), fused and torch, padded or not', () => {
     // Padded batches too: the mask product before the multiplier is kept by nothing (the mask itself is model-level).
     const { bad, compared } = compareMamba2(
@@ -447,7 +461,8 @@ describe('activations: Mamba-1 mixer (Jamba) within 2 % of PyTorch saved-tensor 
       if (actual === c.measured) exact++;
       if (Math.abs(actual - c.measured) / c.measured > 0.02)
         bad.push(
-          `${c.path} ${c.params} ${c.dtype} b=${c.b} s=${c.s} h=${c.hidden}: model ${actual} vs torch ${c.measured} (${((100 * (actual - c.measured)) / c.measured).toFixed(1)}%)`,
+          `${c.path} ${c.params} ${c.dtype} b=${c.b} s=${c.s} h=${c.hidden}: model ${actual} vs torch ${c.measured} ` +
+            `(${((100 * (actual - c.measured)) / c.measured).toFixed(1)}%)`,
         );
     }
     assert.deepEqual(bad, []);
@@ -523,7 +538,8 @@ describe('activations: Nemotron 3 MoE block within 2 % of PyTorch saved-tensor g
       compared++;
       if (Math.abs(actual - c.measured) / c.measured > 0.02)
         bad.push(
-          `${c.params} T=${c.T} E=${c.E} K=${c.K} latent=${c.latent}: model ${actual} vs torch ${c.measured} (${((100 * (actual - c.measured)) / c.measured).toFixed(1)}%)`,
+          `${c.params} T=${c.T} E=${c.E} K=${c.K} latent=${c.latent}: model ${actual} vs torch ${c.measured} ` +
+            `(${((100 * (actual - c.measured)) / c.measured).toFixed(1)}%)`,
         );
     }
     assert.deepEqual(bad, []);
@@ -588,7 +604,8 @@ describe('activations: Granite 4.0 H MoE layer within 2 % of PyTorch saved-tenso
       });
       if (Math.abs(actual - c.measured) / c.measured > 0.02)
         bad.push(
-          `${c.params} b=${c.b} s=${c.s} E=${c.E} K=${c.K}: model ${actual} vs torch ${c.measured} (${((100 * (actual - c.measured)) / c.measured).toFixed(1)}%)`,
+          `${c.params} b=${c.b} s=${c.s} E=${c.E} K=${c.K}: model ${actual} vs torch ${c.measured} ` +
+            `(${((100 * (actual - c.measured)) / c.measured).toFixed(1)}%)`,
         );
     }
     assert.deepEqual(bad, []);

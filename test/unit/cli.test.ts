@@ -178,7 +178,16 @@ describe('cli: vram-lens estimate', async () => {
     const heredoc = path.join(dir, 'train_sft.sh');
     fs.writeFileSync(
       heredoc,
-      'set -x\n\nread -r -d \'\' training_commands <<EOF\nopenrlhf.cli.train_sft \\\n   --model.model_name_or_path meta-llama/Meta-Llama-3-8B\nEOF\n\nif [[ ${1} != "slurm" ]]; then\n    deepspeed --module $training_commands\nfi\n',
+      'set -x\n' +
+        '\n' +
+        "read -r -d '' training_commands <<EOF\n" +
+        'openrlhf.cli.train_sft \\\n' +
+        '   --model.model_name_or_path meta-llama/Meta-Llama-3-8B\n' +
+        'EOF\n' +
+        '\n' +
+        'if [[ ${1} != "slurm" ]]; then\n' +
+        '    deepspeed --module $training_commands\n' +
+        'fi\n',
     );
     const h = await cli('estimate', heredoc);
     assert.equal(h.code, 2);

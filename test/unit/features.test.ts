@@ -37,7 +37,14 @@ describe('features: fused MoE experts (transformers 5)', () => {
   it('an Axolotl QLoRA of Qwen3-30B-A3B gets a warning at load_in_4bit and at lora_target_linear', () => {
     // 29.0B expert and router parameters stay bf16 (bitsandbytes#1849); lora_target_linear reaches no expert.
     const text =
-      'base_model: Qwen/Qwen3-30B-A3B\nadapter: qlora\nload_in_4bit: true\nlora_r: 16\nlora_target_linear: true\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\n';
+      'base_model: Qwen/Qwen3-30B-A3B\n' +
+      'adapter: qlora\n' +
+      'load_in_4bit: true\n' +
+      'lora_r: 16\n' +
+      'lora_target_linear: true\n' +
+      'bf16: true\n' +
+      'sequence_len: 2048\n' +
+      'micro_batch_size: 1\n';
     const found = analyze('/w/qwen3-moe.yml', text).findings.filter((x) => x.code === 'fused-experts');
     assert.deepEqual(found.map((f) => text.slice(f.span.start, f.span.end)).sort(), [
       'load_in_4bit',
@@ -58,7 +65,18 @@ describe('features: settings the model code ignores', () => {
   it('an Axolotl LoRA of Kimi Linear gets a no-effect warning at gradient_checkpointing', () => {
     // modeling_kimi.py calls every decoder layer itself: gradient_checkpointing_enable() checkpoints nothing.
     const text =
-      'base_model: moonshotai/Kimi-Linear-48B-A3B-Instruct\ntrust_remote_code: true\nadapter: lora\nload_in_8bit: true\nlora_r: 16\nlora_target_modules:\n  - q_proj\n  - v_proj\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\ngradient_checkpointing: true\n';
+      'base_model: moonshotai/Kimi-Linear-48B-A3B-Instruct\n' +
+      'trust_remote_code: true\n' +
+      'adapter: lora\n' +
+      'load_in_8bit: true\n' +
+      'lora_r: 16\n' +
+      'lora_target_modules:\n' +
+      '  - q_proj\n' +
+      '  - v_proj\n' +
+      'bf16: true\n' +
+      'sequence_len: 2048\n' +
+      'micro_batch_size: 1\n' +
+      'gradient_checkpointing: true\n';
     const found = analyze('/w/kimi.yml', text).findings.filter((x) => x.code === 'no-effect');
     assert.deepEqual(
       found.map((f) => text.slice(f.span.start, f.span.end)),
@@ -73,7 +91,18 @@ describe('features: settings the model code ignores', () => {
 describe('features: Axolotl quantize_moe_experts', () => {
   it('reaches the setup: the fused experts are quantized, and no fused-experts warning is left at load_in_4bit', () => {
     const text =
-      'base_model: zai-org/GLM-4.5-Air\nload_in_4bit: true\nquantize_moe_experts: true\nadapter: qlora\nlora_r: 16\nlora_target_modules:\n  - q_proj\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 1\nbf16: true\ngradient_checkpointing: true\n';
+      'base_model: zai-org/GLM-4.5-Air\n' +
+      'load_in_4bit: true\n' +
+      'quantize_moe_experts: true\n' +
+      'adapter: qlora\n' +
+      'lora_r: 16\n' +
+      'lora_target_modules:\n' +
+      '  - q_proj\n' +
+      'sequence_len: 2048\n' +
+      'micro_batch_size: 2\n' +
+      'gradient_accumulation_steps: 1\n' +
+      'bf16: true\n' +
+      'gradient_checkpointing: true\n';
     const a = analyze('/w/glm.yml', text, { ...settings, gpu: 'H100-80GB' });
     assert.equal(a.setup?.quantization?.experts, true);
     assert.equal(
@@ -105,7 +134,14 @@ describe('features: what the chosen GPU cannot run', () => {
   it('bf16 and FlashAttention-2 on a T4 are flagged at their keys; on an A100 nothing is said', () => {
     // Turing (T4) has no bf16 hardware and flash-attn's kernels need Ampere or newer.
     const text =
-      'base_model: meta-llama/Llama-3.2-1B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nbf16: true\nflash_attention: true\nsequence_len: 1024\nmicro_batch_size: 1\n';
+      'base_model: meta-llama/Llama-3.2-1B\n' +
+      'adapter: lora\n' +
+      'lora_r: 16\n' +
+      'lora_target_linear: true\n' +
+      'bf16: true\n' +
+      'flash_attention: true\n' +
+      'sequence_len: 1024\n' +
+      'micro_batch_size: 1\n';
     const t4 = analyze('/w/small.yml', text, { ...settings, gpu: 'T4' }).findings.filter(
       (x) => x.code === 'gpu-unsupported',
     );
@@ -140,7 +176,14 @@ describe('features: what the chosen GPU cannot run', () => {
 describe('features: Qwen3.5 (Gated DeltaNet layers)', () => {
   it('hovering the attention key of a Qwen3.5 config also prices the Gated DeltaNet kernels, and the kernels are an assumption', () => {
     const text =
-      'base_model: Qwen/Qwen3.5-9B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nbf16: true\nsequence_len: 4096\nmicro_batch_size: 1\n‸attn_implementation: flash_attention_2\n';
+      'base_model: Qwen/Qwen3.5-9B\n' +
+      'adapter: lora\n' +
+      'lora_r: 16\n' +
+      'lora_target_linear: true\n' +
+      'bf16: true\n' +
+      'sequence_len: 4096\n' +
+      'micro_batch_size: 1\n' +
+      '‸attn_implementation: flash_attention_2\n';
     const md = checkHover('/w/qwen35.yml', text, [/Gated DeltaNet kernels fla -> torch/]);
     assert.ok(md.length > 0);
     const a = analyze('/w/qwen35.yml', text.replace('‸', ''));
@@ -153,7 +196,9 @@ describe('features: auto_find_batch_size', () => {
     // Qwen2.5-0.5B full fine-tune in bf16 at 2,048 tokens on an A100-40GB: micro-batch 32 does not fit; the Trainer
     // halves it after the out-of-memory error until a step runs.
     const text =
-      'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=32, bf16=True, auto_find_batch_size=True)\n' +
+      'from transformers import TrainingArguments\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=32, bf16=True, ' +
+      'auto_find_batch_size=True)\n' +
       'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B", torch_dtype=torch.bfloat16)\n';
     const a = analyze('/w/auto.py', text);
     const f = a.findings.find((x) => x.code === 'exceeds-gpu-memory');
@@ -180,7 +225,9 @@ describe('features: auto_find_batch_size', () => {
 describe('features: hover', () => {
   it('on a DPO config: the reference and what precomputing its log-probs saves', () => {
     const text =
-      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", torch_dtype=torch.bfloat16)\nargs = ‸DPOConfig(output_dir="o", per_device_train_batch_size=2, max_length=1024, bf16=True)\n';
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", ' +
+      'torch_dtype=torch.bfloat16)\n' +
+      'args = ‸DPOConfig(output_dir="o", per_device_train_batch_size=2, max_length=1024, bf16=True)\n';
     checkHover('/w/dpo.py', text, [
       /`DPOConfig`/,
       /Reference model weights/,
@@ -217,7 +264,13 @@ describe('features: hover', () => {
     checkHover('/w/lf.yaml', badam, [/no BAdam \(every layer trains at once\): \+\d/]);
     // Ratio mode: half the update ratio halves the sparse gradients and states; layer mode keeps one layer's dense ones.
     const ratio =
-      'model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: full\nuse_badam: true\nbadam_mode: ratio\nbadam_update_ratio: ‸0.05\npure_bf16: true\n';
+      'model_name_or_path: meta-llama/Meta-Llama-3-8B\n' +
+      'stage: sft\n' +
+      'finetuning_type: full\n' +
+      'use_badam: true\n' +
+      'badam_mode: ratio\n' +
+      'badam_update_ratio: ‸0.05\n' +
+      'pure_bf16: true\n';
     checkHover('/w/lf.yaml', ratio, [/BAdam update ratio 0.05 -> 0.025: -\d/, /BAdam ratio -> layer mode: [+-]\d/]);
   });
 
@@ -231,7 +284,12 @@ describe('features: hover', () => {
   it('on Axolotl sequence splitting: what a wider or narrower context-parallel split costs', () => {
     // Llama-3.2-3B at 32,768 tokens split over 4 GPUs: splitting over 8 saves memory per GPU, over 2 costs it.
     const text =
-      'base_model: meta-llama/Llama-3.2-3B\nsequence_len: 32768\nsequence_parallel_degree: ‸4\nflash_attention: true\nbf16: true\ngradient_checkpointing: true\n';
+      'base_model: meta-llama/Llama-3.2-3B\n' +
+      'sequence_len: 32768\n' +
+      'sequence_parallel_degree: ‸4\n' +
+      'flash_attention: true\n' +
+      'bf16: true\n' +
+      'gradient_checkpointing: true\n';
     checkHover('/w/sp.yaml', text, [
       /context parallel 4 -> 8 \(GPUs x2\): -\d/,
       /context parallel 4 -> 2 \(GPUs \/2\): \+\d/,
@@ -289,7 +347,16 @@ describe('features: hover', () => {
   it('answer first: the verdict, then what the key does, then at most the largest terms; formulas only in the panel', () => {
     // Llama-3.1-8B LoRA at micro-batch 4 x 4,096 on an RTX 4090: does not fit; the diagnostic sits at micro_batch_size.
     const text =
-      'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nlora_target_linear: true\nsequence_len: 4096\nmicro_batch_size: 4\ngradient_accumulation_steps: 2\nbf16: true\ngradient_checkpointing: true\noptimizer: adamw_torch\n';
+      'base_model: meta-llama/Llama-3.1-8B\n' +
+      'adapter: lora\n' +
+      'lora_r: 16\n' +
+      'lora_target_linear: true\n' +
+      'sequence_len: 4096\n' +
+      'micro_batch_size: 4\n' +
+      'gradient_accumulation_steps: 2\n' +
+      'bf16: true\n' +
+      'gradient_checkpointing: true\n' +
+      'optimizer: adamw_torch\n';
     const s = { ...settings, gpu: 'RTX-4090' };
     const a = analyze('/w/ax.yml', text, s);
     const over = a.findings.find((f) => f.code === 'exceeds-gpu-memory');
@@ -340,7 +407,10 @@ describe('features: hover', () => {
 
   it('Python: the hover at a model id constant\'s definition is the model\'s (MODEL_ID = "..." then from_pretrained(MODEL_ID))', () => {
     const text =
-      'from transformers import AutoModelForCausalLM, TrainingArguments\nMODEL_‸ID = "Qwen/Qwen2.5-7B"\nmodel = AutoModelForCausalLM.from_pretrained(MODEL_ID)\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True)\n';
+      'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
+      'MODEL_‸ID = "Qwen/Qwen2.5-7B"\n' +
+      'model = AutoModelForCausalLM.from_pretrained(MODEL_ID)\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True)\n';
     checkHover('/w/train.py', text, [/`MODEL_ID`/, /7\.62B parameters/, /qwen2: 28 layers, hidden 3584/, /catalog/]);
   });
 
@@ -372,7 +442,9 @@ describe('features: hover', () => {
   it('Python: hovering the model id shows the architecture and the parameter count with its source', () => {
     checkHover(
       '/w/train.py',
-      'from transformers import AutoModelForCausalLM, TrainingArguments\nm = AutoModelForCausalLM.from_pretrained("‸meta-llama/Meta-Llama-3-8B")\nargs = TrainingArguments(per_device_train_batch_size=1, bf16=True, gradient_checkpointing=True)\n',
+      'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
+        'm = AutoModelForCausalLM.from_pretrained("‸meta-llama/Meta-Llama-3-8B")\n' +
+        'args = TrainingArguments(per_device_train_batch_size=1, bf16=True, gradient_checkpointing=True)\n',
       [/llama: 32 layers, hidden 4096, 32 heads \(8 kv\)/, /8\.03B parameters/, /catalog/],
     );
   });
@@ -405,7 +477,8 @@ describe('features: hover', () => {
     const text = [
       'from transformers import AutoModelForCausalLM, BitsAndBytesConfig',
       'from trl import SFTConfig, SFTTrainer',
-      'm = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4"))',
+      'm = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", ' +
+        'quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4"))',
       'cfg = SFTConfig(output_dir="o", per_device_train_batch_size=1, max_length=2048)',
       '',
     ].join('\n');
@@ -418,13 +491,21 @@ describe('features: hover', () => {
   it('tiled_mlp: the hover on the key prices turning it off (Llama-3.1-8B LoRA at 65,536 tokens, fused CE)', () => {
     const yml =
       'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\nsequence_len: 65536\n' +
-      'gradient_checkpointing: true\nattn_implementation: flash_attention_2\nbf16: true\ncut_cross_entropy: true\nplugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\ntiled_mlp: true\n';
+      'gradient_checkpointing: true\n' +
+      'attn_implementation: flash_attention_2\n' +
+      'bf16: true\n' +
+      'cut_cross_entropy: true\n' +
+      'plugins:\n' +
+      '  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n' +
+      'tiled_mlp: true\n';
     checkHover('/w/axolotl.yml', yml.replace('tiled_mlp', '‸tiled_mlp'), [/tiled MLP on -> off: \+/]);
   });
 
   it("evaluation during training: HF's default eval batch of 8 is an assumption; Axolotl evaluates at micro_batch_size", () => {
     const py =
-      'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True, gradient_checkpointing=True, eval_strategy="steps")\n' +
+      'from transformers import TrainingArguments\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True, ' +
+      'gradient_checkpointing=True, eval_strategy="steps")\n' +
       'm = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B")\n';
     const a = analyze('/w/train.py', py);
     assert.equal(a.setup?.eval_batch_size, 8);
@@ -542,7 +623,13 @@ describe('features: findings', () => {
 
   it('batch-size-mismatch and conflicting-precision from a DeepSpeed file are reported at their keys', () => {
     const text =
-      '{\n  "train_batch_size": 63,\n  "train_micro_batch_size_per_gpu": 4,\n  "gradient_accumulation_steps": 2,\n  "bf16": {"enabled": true},\n  "fp16": {"enabled": true}\n}\n';
+      '{\n' +
+      '  "train_batch_size": 63,\n' +
+      '  "train_micro_batch_size_per_gpu": 4,\n' +
+      '  "gradient_accumulation_steps": 2,\n' +
+      '  "bf16": {"enabled": true},\n' +
+      '  "fp16": {"enabled": true}\n' +
+      '}\n';
     files.clear();
     const a = analyze('/w/ds_config.json', text);
     const codes = a.findings.map((f) => f.code);
@@ -691,7 +778,10 @@ describe('features: no false alarms', () => {
     );
     const launcher = {
       file: '/w/train.sh',
-      text: 'deepspeed --num_gpus 4 train.py --deepspeed ds_config_zero2.json --model_name_or_path meta-llama/Llama-2-7b-hf --per_device_train_batch_size 4 --gradient_accumulation_steps 2 --bf16\n',
+      text:
+        'deepspeed --num_gpus 4 train.py --deepspeed ds_config_zero2.json ' +
+        '--model_name_or_path meta-llama/Llama-2-7b-hf --per_device_train_batch_size 4 ' +
+        '--gradient_accumulation_steps 2 --bf16\n',
     };
     const a = analyzeDocument({ file, text: HF_ZERO2 }, settings, {
       reader,
@@ -737,7 +827,14 @@ describe('features: no false alarms', () => {
 describe('features: deprecated Axolotl attention switches', () => {
   it('flash_attention: true gets a fix that writes attn_implementation: flash_attention_2 in its place', () => {
     const text =
-      'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nflash_attention: true  # fast\nbf16: true\n';
+      'base_model: meta-llama/Llama-3.1-8B\n' +
+      'adapter: lora\n' +
+      'lora_r: 16\n' +
+      'sequence_len: 2048\n' +
+      'micro_batch_size: 2\n' +
+      'gradient_accumulation_steps: 4\n' +
+      'flash_attention: true  # fast\n' +
+      'bf16: true\n';
     const a = analyze('/w/ax.yml', text);
     assert.ok(
       a.findings.some((f) => f.code === 'deprecated-key' && text.slice(f.span.start, f.span.end) === 'flash_attention'),

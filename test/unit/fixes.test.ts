@@ -87,7 +87,16 @@ describe('fixes: DeepSpeed JSON', () => {
       '{\n    // ZeRO settings\n    "zero_optimization": {\n        "stage": 2 // two\n    }\n}\n',
       { zero_stage: 3, offload_optimizer: 'cpu' },
       // jsonc-parser keeps the comment; it ends up after the inserted property.
-      '{\n    // ZeRO settings\n    "zero_optimization": {\n        "stage": 3,\n        "offload_optimizer": {\n            "device": "cpu",\n            "pin_memory": true\n        } // two\n    }\n}\n',
+      '{\n' +
+        '    // ZeRO settings\n' +
+        '    "zero_optimization": {\n' +
+        '        "stage": 3,\n' +
+        '        "offload_optimizer": {\n' +
+        '            "device": "cpu",\n' +
+        '            "pin_memory": true\n' +
+        '        } // two\n' +
+        '    }\n' +
+        '}\n',
     );
   });
   it('keeps CRLF line endings', () => {
@@ -95,7 +104,15 @@ describe('fixes: DeepSpeed JSON', () => {
       F,
       '{\r\n  "zero_optimization": {\r\n    "stage": 1\r\n  }\r\n}\r\n',
       { offload_optimizer: 'cpu' },
-      '{\r\n  "zero_optimization": {\r\n    "stage": 1,\r\n    "offload_optimizer": {\r\n      "device": "cpu",\r\n      "pin_memory": true\r\n    }\r\n  }\r\n}\r\n',
+      '{\r\n' +
+        '  "zero_optimization": {\r\n' +
+        '    "stage": 1,\r\n' +
+        '    "offload_optimizer": {\r\n' +
+        '      "device": "cpu",\r\n' +
+        '      "pin_memory": true\r\n' +
+        '    }\r\n' +
+        '  }\r\n' +
+        '}\r\n',
     );
   });
   it('changes an existing offload device and leaves its other keys', () => {
@@ -200,9 +217,20 @@ describe('fixes: YAML', () => {
   it('Accelerate: inserts into the nested deepspeed_config at its indentation', () => {
     checkFix(
       'accel.yaml',
-      'compute_environment: LOCAL_MACHINE\ndeepspeed_config:\n  zero_stage: 2\n  offload_optimizer_device: none\ndistributed_type: DEEPSPEED\nnum_processes: 8\n',
+      'compute_environment: LOCAL_MACHINE\n' +
+        'deepspeed_config:\n' +
+        '  zero_stage: 2\n' +
+        '  offload_optimizer_device: none\n' +
+        'distributed_type: DEEPSPEED\n' +
+        'num_processes: 8\n',
       { zero_stage: 3, offload_params: 'cpu' },
-      'compute_environment: LOCAL_MACHINE\ndeepspeed_config:\n  zero_stage: 3\n  offload_optimizer_device: none\n  offload_param_device: cpu\ndistributed_type: DEEPSPEED\nnum_processes: 8\n',
+      'compute_environment: LOCAL_MACHINE\n' +
+        'deepspeed_config:\n' +
+        '  zero_stage: 3\n' +
+        '  offload_optimizer_device: none\n' +
+        '  offload_param_device: cpu\n' +
+        'distributed_type: DEEPSPEED\n' +
+        'num_processes: 8\n',
       'accelerate-yaml',
     );
   });
@@ -305,7 +333,12 @@ describe('fixes: YAML', () => {
       'a.yml',
       'base_model: x/y\nplugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\nmicro_batch_size: 1\n',
       { loss: 'fused' },
-      'base_model: x/y\nplugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n  - axolotl.integrations.liger.LigerPlugin\nmicro_batch_size: 1\nliger_fused_linear_cross_entropy: true\n',
+      'base_model: x/y\n' +
+        'plugins:\n' +
+        '  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n' +
+        '  - axolotl.integrations.liger.LigerPlugin\n' +
+        'micro_batch_size: 1\n' +
+        'liger_fused_linear_cross_entropy: true\n',
       'axolotl-yaml',
     );
     checkFix(
@@ -337,7 +370,16 @@ describe('fixes: YAML', () => {
   it('LLaMA-Factory: keys and vocabulary, comments kept', () => {
     checkFix(
       'lf.yaml',
-      '### model\nmodel_name_or_path: Qwen/Qwen3-4B\n\n### method\nstage: sft\nfinetuning_type: full\n\n### train\nper_device_train_batch_size: 2  # per GPU\ncutoff_len: 4096\n',
+      '### model\n' +
+        'model_name_or_path: Qwen/Qwen3-4B\n' +
+        '\n' +
+        '### method\n' +
+        'stage: sft\n' +
+        'finetuning_type: full\n' +
+        '\n' +
+        '### train\n' +
+        'per_device_train_batch_size: 2  # per GPU\n' +
+        'cutoff_len: 4096\n',
       {
         method: 'qlora',
         quantization: { bits: 4, type: 'nf4', double_quant: true },
@@ -345,7 +387,18 @@ describe('fixes: YAML', () => {
         seq_len: 2048,
         attention: 'flash',
       },
-      '### model\nmodel_name_or_path: Qwen/Qwen3-4B\n\n### method\nstage: sft\nfinetuning_type: lora\n\n### train\nper_device_train_batch_size: 1  # per GPU\ncutoff_len: 2048\nquantization_bit: 4\nflash_attn: fa2\n',
+      '### model\n' +
+        'model_name_or_path: Qwen/Qwen3-4B\n' +
+        '\n' +
+        '### method\n' +
+        'stage: sft\n' +
+        'finetuning_type: lora\n' +
+        '\n' +
+        '### train\n' +
+        'per_device_train_batch_size: 1  # per GPU\n' +
+        'cutoff_len: 2048\n' +
+        'quantization_bit: 4\n' +
+        'flash_attn: fa2\n',
       'llamafactory-yaml',
     );
   });
@@ -407,9 +460,27 @@ describe('fixes: YAML', () => {
   it('torchtune: nested keys, Python-style booleans and component swaps', () => {
     checkFix(
       'tt.yaml',
-      'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\ntokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n  max_seq_len: null\nbatch_size: 2\nenable_activation_checkpointing: False\noptimizer:\n  _component_: torch.optim.AdamW\n  lr: 2e-5\n',
+      'model:\n' +
+        '  _component_: torchtune.models.llama3_1.llama3_1_8b\n' +
+        'tokenizer:\n' +
+        '  _component_: torchtune.models.llama3.llama3_tokenizer\n' +
+        '  max_seq_len: null\n' +
+        'batch_size: 2\n' +
+        'enable_activation_checkpointing: False\n' +
+        'optimizer:\n' +
+        '  _component_: torch.optim.AdamW\n' +
+        '  lr: 2e-5\n',
       { gradient_checkpointing: 'full', seq_len: 2048, optimizer: 'paged_adamw_8bit' },
-      'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\ntokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n  max_seq_len: 2048\nbatch_size: 2\nenable_activation_checkpointing: True\noptimizer:\n  _component_: bitsandbytes.optim.PagedAdamW8bit\n  lr: 2e-5\n',
+      'model:\n' +
+        '  _component_: torchtune.models.llama3_1.llama3_1_8b\n' +
+        'tokenizer:\n' +
+        '  _component_: torchtune.models.llama3.llama3_tokenizer\n' +
+        '  max_seq_len: 2048\n' +
+        'batch_size: 2\n' +
+        'enable_activation_checkpointing: True\n' +
+        'optimizer:\n' +
+        '  _component_: bitsandbytes.optim.PagedAdamW8bit\n' +
+        '  lr: 2e-5\n',
       'torchtune-yaml',
     );
   });
@@ -418,7 +489,13 @@ describe('fixes: YAML', () => {
       'tt.yaml',
       'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 2\n',
       { seq_len: 1024, loss: 'fused' },
-      'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 2\ntokenizer:\n  max_seq_len: 1024\nloss:\n  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n',
+      'model:\n' +
+        '  _component_: torchtune.models.llama3_1.llama3_1_8b\n' +
+        'batch_size: 2\n' +
+        'tokenizer:\n' +
+        '  max_seq_len: 1024\n' +
+        'loss:\n' +
+        '  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n',
       'torchtune-yaml',
     );
   });
@@ -452,7 +529,13 @@ describe('fixes: YAML', () => {
       'sft.yaml',
       'model_name_or_path: a/b\nmax_seq_length: 2048\nper_device_train_batch_size: 4\n',
       { seq_len: 1024, method: 'lora', lora: { r: 16, alpha: 32, target_modules: 'all-linear' } },
-      'model_name_or_path: a/b\nmax_seq_length: 1024\nper_device_train_batch_size: 4\nuse_peft: true\nlora_r: 16\nlora_alpha: 32\nlora_target_modules: all-linear\n',
+      'model_name_or_path: a/b\n' +
+        'max_seq_length: 1024\n' +
+        'per_device_train_batch_size: 4\n' +
+        'use_peft: true\n' +
+        'lora_r: 16\n' +
+        'lora_alpha: 32\n' +
+        'lora_target_modules: all-linear\n',
       'hf-yaml',
     );
   });
@@ -509,7 +592,9 @@ describe('fixes: DoRA', () => {
 
 describe('fixes: GRPO scripts', () => {
   const G =
-    'args = GRPOConfig(output_dir="o", per_device_train_batch_size=8, gradient_accumulation_steps=4, beta=0.04, max_completion_length=1024, use_vllm=True, vllm_mode="colocate")\n' +
+    'args = GRPOConfig(output_dir="o", per_device_train_batch_size=8, ' +
+    'gradient_accumulation_steps=4, beta=0.04, max_completion_length=1024, use_vllm=True, ' +
+    'vllm_mode="colocate")\n' +
     'trainer = GRPOTrainer(model="Qwen/Qwen2.5-7B-Instruct", args=args, reward_funcs=f)\n';
   const r = {
     batch: 32,
@@ -653,15 +738,29 @@ describe('fixes: Python', () => {
       F,
       'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="out",\n                         bf16=True)\n',
       { gradient_accumulation_steps: 4 },
-      'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="out",\n                         bf16=True,\n                         gradient_accumulation_steps=4)\n',
+      'from transformers import TrainingArguments\n' +
+        'args = TrainingArguments(output_dir="out",\n' +
+        '                         bf16=True,\n' +
+        '                         gradient_accumulation_steps=4)\n',
     );
   });
   it('nested inside Trainer(args=...), code around it untouched', () => {
     checkFix(
       F,
-      'import transformers\ntrainer = transformers.Trainer(\n    model=model,\n    args=transformers.TrainingArguments(per_device_train_batch_size=4, fp16=True),\n)\ntrainer.train()\n',
+      'import transformers\n' +
+        'trainer = transformers.Trainer(\n' +
+        '    model=model,\n' +
+        '    args=transformers.TrainingArguments(per_device_train_batch_size=4, fp16=True),\n' +
+        ')\n' +
+        'trainer.train()\n',
       { micro_batch_size: 2, gradient_accumulation_steps: 2 },
-      'import transformers\ntrainer = transformers.Trainer(\n    model=model,\n    args=transformers.TrainingArguments(per_device_train_batch_size=2, fp16=True, gradient_accumulation_steps=2),\n)\ntrainer.train()\n',
+      'import transformers\n' +
+        'trainer = transformers.Trainer(\n' +
+        '    model=model,\n' +
+        '    args=transformers.TrainingArguments(per_device_train_batch_size=2, fp16=True, ' +
+        'gradient_accumulation_steps=2),\n' +
+        ')\n' +
+        'trainer.train()\n',
     );
   });
   it('a variable value is replaced by the literal', () => {
@@ -675,13 +774,21 @@ describe('fixes: Python', () => {
   it('attention goes to from_pretrained; LoRA edits an existing LoraConfig', () => {
     checkFix(
       F,
-      'from transformers import AutoModelForCausalLM, TrainingArguments\nfrom peft import LoraConfig\nmodel = AutoModelForCausalLM.from_pretrained("a/b")\ncfg = LoraConfig(r=8, target_modules=["q_proj", "v_proj"])\nargs = TrainingArguments(bf16=True)\n',
+      'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
+        'from peft import LoraConfig\n' +
+        'model = AutoModelForCausalLM.from_pretrained("a/b")\n' +
+        'cfg = LoraConfig(r=8, target_modules=["q_proj", "v_proj"])\n' +
+        'args = TrainingArguments(bf16=True)\n',
       [
         { key: 'attention', value: 'flash' },
         { key: 'method', value: 'lora' },
         { key: 'lora', value: { r: 16, alpha: 32, target_modules: 'all-linear', modules_to_save: [] } },
       ],
-      'from transformers import AutoModelForCausalLM, TrainingArguments\nfrom peft import LoraConfig\nmodel = AutoModelForCausalLM.from_pretrained("a/b", attn_implementation="flash_attention_2")\ncfg = LoraConfig(r=16, target_modules="all-linear", lora_alpha=32)\nargs = TrainingArguments(bf16=True)\n',
+      'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
+        'from peft import LoraConfig\n' +
+        'model = AutoModelForCausalLM.from_pretrained("a/b", attn_implementation="flash_attention_2")\n' +
+        'cfg = LoraConfig(r=16, target_modules="all-linear", lora_alpha=32)\n' +
+        'args = TrainingArguments(bf16=True)\n',
     );
   });
   it('LoRA without a LoraConfig is unsupported, and the whole change is dropped', () => {
@@ -725,13 +832,21 @@ describe('fixes: Python', () => {
 describe('fixes: shell', () => {
   const F = 'run.sh';
   const base =
-    '#!/bin/bash\ntorchrun --nproc_per_node=4 train.py \\\n    --model_name_or_path meta-llama/Llama-2-7b-hf \\\n    --per_device_train_batch_size 8 \\\n    --bf16 True\n';
+    '#!/bin/bash\n' +
+    'torchrun --nproc_per_node=4 train.py \\\n' +
+    '    --model_name_or_path meta-llama/Llama-2-7b-hf \\\n' +
+    '    --per_device_train_batch_size 8 \\\n' +
+    '    --bf16 True\n';
   it('replaces `--k v` and `--k=v` values', () => {
     checkFix(
       F,
       base,
       { micro_batch_size: 4, gpus_per_node: 8 },
-      '#!/bin/bash\ntorchrun --nproc_per_node=8 train.py \\\n    --model_name_or_path meta-llama/Llama-2-7b-hf \\\n    --per_device_train_batch_size 4 \\\n    --bf16 True\n',
+      '#!/bin/bash\n' +
+        'torchrun --nproc_per_node=8 train.py \\\n' +
+        '    --model_name_or_path meta-llama/Llama-2-7b-hf \\\n' +
+        '    --per_device_train_batch_size 4 \\\n' +
+        '    --bf16 True\n',
     );
   });
   it('a new flag joins the continuation block; the last line stays without a backslash', () => {
@@ -739,7 +854,12 @@ describe('fixes: shell', () => {
       F,
       base,
       { gradient_checkpointing: 'full' },
-      '#!/bin/bash\ntorchrun --nproc_per_node=4 train.py \\\n    --model_name_or_path meta-llama/Llama-2-7b-hf \\\n    --per_device_train_batch_size 8 \\\n    --bf16 True \\\n    --gradient_checkpointing True\n',
+      '#!/bin/bash\n' +
+        'torchrun --nproc_per_node=4 train.py \\\n' +
+        '    --model_name_or_path meta-llama/Llama-2-7b-hf \\\n' +
+        '    --per_device_train_batch_size 8 \\\n' +
+        '    --bf16 True \\\n' +
+        '    --gradient_checkpointing True\n',
     );
   });
   it('inserts before the next continuation line when the last flag is not last in the block', () => {
@@ -1050,7 +1170,13 @@ const ROUND_TRIP: readonly { file: string; format: Format; text: string; changes
   {
     file: 'train.py',
     format: 'hf-python',
-    text: 'from transformers import AutoModelForCausalLM, TrainingArguments\nmodel = AutoModelForCausalLM.from_pretrained("a/b")\nargs = TrainingArguments(\n    output_dir="out",\n    per_device_train_batch_size=8,\n)\n',
+    text:
+      'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
+      'model = AutoModelForCausalLM.from_pretrained("a/b")\n' +
+      'args = TrainingArguments(\n' +
+      '    output_dir="out",\n' +
+      '    per_device_train_batch_size=8,\n' +
+      ')\n',
     changes: [
       { micro_batch_size: 2 },
       { gradient_accumulation_steps: 4 },
@@ -1140,7 +1266,14 @@ const ROUND_TRIP: readonly { file: string; format: Format; text: string; changes
   {
     file: 'tt.yaml',
     format: 'torchtune-yaml',
-    text: 'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 2\ngradient_accumulation_steps: 1\noptimizer:\n  _component_: torch.optim.AdamW\n  lr: 2e-5\n',
+    text:
+      'model:\n' +
+      '  _component_: torchtune.models.llama3_1.llama3_1_8b\n' +
+      'batch_size: 2\n' +
+      'gradient_accumulation_steps: 1\n' +
+      'optimizer:\n' +
+      '  _component_: torch.optim.AdamW\n' +
+      '  lr: 2e-5\n',
     changes: [
       { micro_batch_size: 1 },
       { gradient_accumulation_steps: 4 },

@@ -27,7 +27,38 @@ function peakOf(c: PeakCase): { bytes: number; phase: string } {
 describe('step peak against the profiler ground truth (tools/peak)', () => {
   assert.ok(golden.cases.length >= 10);
   for (const c of golden.cases) {
-    const name = `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}${c.lora ? (c.lora.dora ? ' DoRA' : ' LoRA') : c.ia3 ? ' IA3' : ''}${(c.accumulation ?? 1) > 1 ? ` accumulation ${c.accumulation}` : ''}${c.loss === 'chunked' ? ' chunked loss' : ''}${c.labelSmoothing ? ' label smoothing' : ''}${c.distill ? ' torchtune KD' : ''}${c.trlSft ? ' TRL SFT' : ''}${c.balancedRouting ? ` ${c.config.num_local_experts ?? c.config.num_experts ?? c.config.n_routed_experts} experts${c.expertsImpl ? ` (${c.expertsImpl})` : ' (loop)'}` : ''}${c.completion ? ` ${c.onlineDpo ? 'online DPO' : 'GRPO'} completion ${c.completion}` : ''}${c.preference ? (c.valueHead ? ' LLaMA-Factory reward model' : c.preference === 'whole' ? ' LLaMA-Factory DPO' : c.preference === 'native' ? ' torchtune DPO' : c.orpo ? ' TRL ORPO' : c.kto ? ' TRL KTO' : c.rpo ? ' TRL DPO rpo_alpha' : ' TRL DPO') : ''} b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
+    const name =
+      `${c.family} ${c.dtype} ${c.attention} ${c.checkpointing}` +
+      `${c.lora ? (c.lora.dora ? ' DoRA' : ' LoRA') : c.ia3 ? ' IA3' : ''}` +
+      `${(c.accumulation ?? 1) > 1 ? ` accumulation ${c.accumulation}` : ''}` +
+      `${c.loss === 'chunked' ? ' chunked loss' : ''}${c.labelSmoothing ? ' label smoothing' : ''}` +
+      `${c.distill ? ' torchtune KD' : ''}${c.trlSft ? ' TRL SFT' : ''}` +
+      `${
+        c.balancedRouting
+          ? ` ${c.config.num_local_experts ?? c.config.num_experts ?? c.config.n_routed_experts} experts` +
+            `${c.expertsImpl ? ` (${c.expertsImpl})` : ' (loop)'}`
+          : ''
+      }` +
+      `${c.completion ? ` ${c.onlineDpo ? 'online DPO' : 'GRPO'} completion ${c.completion}` : ''}` +
+      `${
+        c.preference
+          ? c.valueHead
+            ? ' LLaMA-Factory reward model'
+            : c.preference === 'whole'
+              ? ' LLaMA-Factory DPO'
+              : c.preference === 'native'
+                ? ' torchtune DPO'
+                : c.orpo
+                  ? ' TRL ORPO'
+                  : c.kto
+                    ? ' TRL KTO'
+                    : c.rpo
+                      ? ' TRL DPO rpo_alpha'
+                      : ' TRL DPO'
+          : ''
+      }` +
+      ` b=${c.batch} s=${c.seq} h=${c.config.hidden_size} V=${c.config.vocab_size}: ` +
+      `${c.peakBytes.toLocaleString('en-US')} B at ${c.peakAt}`;
     it(name, () => {
       const got = peakOf(c);
       const err = (got.bytes - c.peakBytes) / c.peakBytes;

@@ -56,7 +56,8 @@ interface Expected {
 const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   {
     cause:
-      'LitGPT YAML: the accumulation is derived by resolve from train.global_batch_size, the micro-batch and the GPUs (a launch line may change the micro-batch), not read as a fact',
+      'LitGPT YAML: the accumulation is derived by resolve from train.global_batch_size, ' +
+      'the micro-batch and the GPUs (a launch line may change the micro-batch), not read as a fact',
     entries: [
       'Lightning-AI__litgpt/config_hub/finetune/gemma-2b/qlora.yaml#gradAccum',
       'Lightning-AI__litgpt/config_hub/finetune/llama-3.1-8b/full.yaml#gradAccum',
@@ -68,7 +69,9 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'a LoraConfig built in the else of `if checkpoint_dir is not None:` inside a function (a parameter whose value is not known statically): the branch that runs is not known, so the method is reported as unknown rather than assumed',
+      'a LoraConfig built in the else of `if checkpoint_dir is not None:` inside a function (a ' +
+      'parameter whose value is not known statically): the branch that runs is not known, ' +
+      'so the method is reported as unknown rather than assumed',
     entries: ['artidoro__qlora/qlora.py#method'],
   },
   {
@@ -108,7 +111,10 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      "OpenRLHF: the command is assembled in a heredoc (`read -r -d '' training_commands <<EOF`) and run as `deepspeed --module $training_commands`; its dotted flags (--model.model_name_or_path, --train.micro_batch_size, --data.max_len, --ds.zero_stage, --ds.param_dtype, --ds.lora.rank, --model.gradient_checkpointing_enable) are not read",
+      "OpenRLHF: the command is assembled in a heredoc (`read -r -d '' training_commands " +
+      '<<EOF`) and run as `deepspeed --module $training_commands`; its dotted flags ' +
+      '(--model.model_name_or_path, --train.micro_batch_size, --data.max_len, --ds.zero_stage, ' +
+      '--ds.param_dtype, --ds.lora.rank, --model.gradient_checkpointing_enable) are not read',
     entries: [
       'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#gradientCheckpointing',
       'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#microBatch',
@@ -140,7 +146,8 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'launchers the shell detector does not know: `python -m accelerate.commands.launch`, `python3 -m openrlhf.cli.train_ppo_ray`, a sweep of `sbatch <script>` calls',
+      'launchers the shell detector does not know: `python -m accelerate.commands.launch`, ' +
+      '`python3 -m openrlhf.cli.train_ppo_ray`, a sweep of `sbatch <script>` calls',
     entries: [
       'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_hybrid_engine.sh#format',
       'huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.sh#format',
@@ -149,7 +156,9 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'a GPU count given only in a comment ("Config for 1 node of 8 x H100s", "note, this is set up for 8 GPUs") or in a variable used only inside a quoted `bash -c "... torchrun --nproc_per_node $GPUS_PER_NODE"` string',
+      'a GPU count given only in a comment ("Config for 1 node of 8 x H100s", "note, ' +
+      'this is set up for 8 GPUs") or in a variable used only inside a quoted `bash -c "... ' +
+      'torchrun --nproc_per_node $GPUS_PER_NODE"` string',
     entries: [
       'OpenRLHF__OpenRLHF/examples/scripts/train_nonrl_slurm.sh#gpus',
       'allenai__open-instruct/configs/train_configs/dpo/default.yaml#gpus',
@@ -177,7 +186,9 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'torchtune: the model is named after the builder (the base checkpoint) rather than the checkpoint_dir / `tune download` id of the -Instruct checkpoint (same architecture, so the estimate is unaffected)',
+      'torchtune: the model is named after the builder (the base checkpoint) rather than the ' +
+      'checkpoint_dir / `tune download` id of the -Instruct checkpoint (same architecture, ' +
+      'so the estimate is unaffected)',
     entries: [
       'pytorch__torchtune/recipes/configs/llama3/8B_dora.yaml#model',
       'pytorch__torchtune/recipes/configs/llama3/8B_qlora_single_device.yaml#model',
@@ -194,7 +205,8 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'a launcher\'s comma-separated --lora_target_modules "q_proj,k_proj,..." is one string in the shell facts (resolve splits it into modules for the estimate; the fact itself is not split)',
+      'a launcher\'s comma-separated --lora_target_modules "q_proj,k_proj,..." is one string ' +
+      'in the shell facts (resolve splits it into modules for the estimate; the fact itself is not split)',
     entries: [
       'huggingface__peft/examples/sft/run_peft_fsdp_gptq.sh#loraTargets',
       'huggingface__peft/examples/sft/run_unsloth_peft.sh#loraTargets',
@@ -206,7 +218,10 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      "defaults of a function's keyword parameters when the function is not called once in the file (fire.Fire(train)), argparse options without a default, and defaults read through a value that is not `args.x` (a comprehension, `args.x * 2`, a tokenizer call) are not taken",
+      "defaults of a function's keyword parameters when the function is not called once in the " +
+      'file (fire.Fire(train)), argparse options without a default, ' +
+      'and defaults read through a value that is not `args.x` (a comprehension, `args.x * 2`, ' +
+      'a tokenizer call) are not taken',
     entries: [
       'huggingface__accelerate/examples/by_feature/deepspeed_with_config_support.py#gradAccum',
       'huggingface__accelerate/examples/by_feature/deepspeed_with_config_support.py#microBatch',
@@ -257,7 +272,9 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      "a hand-written PyTorch / Accelerate loop: DataLoader(batch_size=...) and the tokenizer's max_length (local variables, a config dict) are not read as micro-batch and sequence length",
+      'a hand-written PyTorch / Accelerate loop: DataLoader(batch_size=...) and the ' +
+      "tokenizer's max_length (local variables, a config dict) are not read as micro-batch and " +
+      'sequence length',
     entries: [
       'huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.py#microBatch',
       'huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.py#seqLen',
@@ -308,7 +325,9 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      "a Python training file without a construct the detector looks for (a wrapper that calls train(); DeepSpeed-Chat's argparse main.py with deepspeed.initialize and AutoModelForCausalLM via its own helper) is not recognised",
+      'a Python training file without a construct the detector looks for (a wrapper that calls ' +
+      "train(); DeepSpeed-Chat's argparse main.py with deepspeed.initialize and " +
+      'AutoModelForCausalLM via its own helper) is not recognised',
     entries: [
       'lm-sys__FastChat/fastchat/train/train_mem.py#format',
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/main.py#format',
@@ -450,7 +469,8 @@ function checkFile(
   if (!methodOk)
     miss(
       'method',
-      `method = ${show(method)}, quantBits = ${show(bits)}, quantType = ${show(qtype)}, loraDora = ${show(get('loraDora'))}; expected ${exp.method ?? 'none'}${exp.quant ? ` (${exp.quant})` : ''}`,
+      `method = ${show(method)}, quantBits = ${show(bits)}, quantType = ${show(qtype)}, ` +
+        `loraDora = ${show(get('loraDora'))}; expected ${exp.method ?? 'none'}${exp.quant ? ` (${exp.quant})` : ''}`,
     );
 
   exact('loraR', 'loraR', exp.loraR);

@@ -196,7 +196,15 @@ describe('security: numbers out of range', () => {
     const dir = tmp();
     fs.writeFileSync(
       path.join(dir, 'big.vram.yaml'),
-      'architecture:\n  model_type: llama\n  hidden_size: 1e308\n  num_hidden_layers: 2\n  num_attention_heads: 2\n  vocab_size: 100\n  intermediate_size: 64\nmicro_batch_size: 1e15\nlora: {r: 8, dropout: .inf}\n',
+      'architecture:\n' +
+        '  model_type: llama\n' +
+        '  hidden_size: 1e308\n' +
+        '  num_hidden_layers: 2\n' +
+        '  num_attention_heads: 2\n' +
+        '  vocab_size: 100\n' +
+        '  intermediate_size: 64\n' +
+        'micro_batch_size: 1e15\n' +
+        'lora: {r: 8, dropout: .inf}\n',
     );
     const r = await cli(dir, 'estimate', 'big.vram.yaml');
     assert.equal(r.code, 2);

@@ -209,7 +209,8 @@ describe('shell: values set on some branches, unresolved references', () => {
     'else',
     '  STAGE=3',
     'fi',
-    'deepspeed --num_gpus 4 train.py --model_name_or_path Qwen/Qwen2.5-0.5B --per_device_train_batch_size ${MBS:-4} --gradient_checkpointing $GC --deepspeed $DS_CONFIG',
+    'deepspeed --num_gpus 4 train.py --model_name_or_path Qwen/Qwen2.5-0.5B ' +
+      '--per_device_train_batch_size ${MBS:-4} --gradient_checkpointing $GC --deepspeed $DS_CONFIG',
     '',
   ].join('\n');
 
@@ -243,7 +244,12 @@ describe('shell: values set on some branches, unresolved references', () => {
 
   it('a case branch: the smallest ZeRO stage of the branches is the worst', () => {
     const text =
-      'case "$SIZE" in\n  small) ZERO=3 ;;\n  big) ZERO=2 ;;\n  *) ZERO=1 ;;\nesac\ndeepspeed --num_gpus 2 train.py --model_name_or_path gpt2 --zero_stage $ZERO\n';
+      'case "$SIZE" in\n' +
+      '  small) ZERO=3 ;;\n' +
+      '  big) ZERO=2 ;;\n' +
+      '  *) ZERO=1 ;;\n' +
+      'esac\n' +
+      'deepspeed --num_gpus 2 train.py --model_name_or_path gpt2 --zero_stage $ZERO\n';
     const z = analyzeShell(text).facts.find((f) => f.key === 'zeroStage');
     assert.equal(z?.value, 1);
     assert.match(

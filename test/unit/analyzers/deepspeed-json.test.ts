@@ -260,7 +260,14 @@ describe('deepspeed-json analyzer: auto, placeholders, broken text', () => {
 
   it('bare placeholders give unknown facts and a placeholder error at the word; the rest still parses', () => {
     const text =
-      '{\n    "train_batch_size": 32,\n    "train_micro_batch_size_per_gpu": BATCH_SIZE_PER_GPU,\n    "fp16": {\n      "enabled": FP16_ENABLE\n    },\n    "zero_optimization": {"stage": 0}\n}';
+      '{\n' +
+      '    "train_batch_size": 32,\n' +
+      '    "train_micro_batch_size_per_gpu": BATCH_SIZE_PER_GPU,\n' +
+      '    "fp16": {\n' +
+      '      "enabled": FP16_ENABLE\n' +
+      '    },\n' +
+      '    "zero_optimization": {"stage": 0}\n' +
+      '}';
     const r = checkFacts(text, {
       trainBatchSize: 32,
       microBatchSize: { unknown: true },
@@ -390,7 +397,9 @@ describe('deepspeed-json analyzer: problems between keys', () => {
 
   it('invalid values are reported at the value and give no fact', () => {
     const text =
-      '{"train_batch_size": 0, "train_micro_batch_size_per_gpu": 2.5, "gradient_accumulation_steps": "8", "zero_optimization": {"stage": 4, "offload_optimizer": {"device": "CPU"}}}';
+      '{"train_batch_size": 0, "train_micro_batch_size_per_gpu": 2.5, ' +
+      '"gradient_accumulation_steps": "8", "zero_optimization": {"stage": 4, ' +
+      '"offload_optimizer": {"device": "CPU"}}}';
     const r = checkFacts(text, {});
     for (const v of ['0', '2.5', '"8"', '4', '"CPU"'])
       assert.equal(problemAt(text, r, 'invalid-value', v).severity, 'error');
@@ -398,7 +407,9 @@ describe('deepspeed-json analyzer: problems between keys', () => {
 
   it('unknown keys: always under zero_optimization, at the top level only for likely typos', () => {
     const text =
-      '{"train_micro_batch_size_per_gp": 4, "cuda_visible_devices": 0, "zero_optimization": {"stage": 3, "stage3_max_live_parameter": 1e9, "offload_param": {"device": "cpu", "pin_memroy": true}, "my_flag": 1}}';
+      '{"train_micro_batch_size_per_gp": 4, "cuda_visible_devices": 0, ' +
+      '"zero_optimization": {"stage": 3, "stage3_max_live_parameter": 1e9, ' +
+      '"offload_param": {"device": "cpu", "pin_memroy": true}, "my_flag": 1}}';
     const r = checkFacts(text, { zeroStage: 3, offloadParams: 'cpu' });
     assert.match(
       problemAt(text, r, 'unknown-key', 'train_micro_batch_size_per_gp').message,

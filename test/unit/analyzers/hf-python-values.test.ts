@@ -176,7 +176,9 @@ describe("hf-python: the script's own values", () => {
 
   it('prepare_model_for_kbit_training under `if quantize:` is not taken as run (PEFT DoRA example, quantize is store_true)', () => {
     const text =
-      'if quantize:\n    model = AutoModelForCausalLM.from_pretrained("gpt2")\n    model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)\n';
+      'if quantize:\n' +
+      '    model = AutoModelForCausalLM.from_pretrained("gpt2")\n' +
+      '    model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)\n';
     const r = analyzeHfPython(text);
     assert.ok(isUnknown(last(r, 'kbitUpcast')!.value));
     assert.equal(facts(r, 'gradientCheckpointing').length, 0);

@@ -62,7 +62,10 @@ function reason(r: ConfigFacts, key: CanonicalKey): string {
 describe('analyzeHfPython', () => {
   it('reads a plain TrainingArguments call with literal values', () => {
     const text =
-      'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=4, gradient_accumulation_steps=16, bf16=True, optim="adamw_torch_fused", gradient_checkpointing=True, learning_rate=2e-5)\n';
+      'from transformers import TrainingArguments\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=4, ' +
+      'gradient_accumulation_steps=16, bf16=True, optim="adamw_torch_fused", ' +
+      'gradient_checkpointing=True, learning_rate=2e-5)\n';
     const r = checkFacts(text, [
       { key: 'microBatchSize', value: 4, keyText: 'per_device_train_batch_size', valueText: '4' },
       { key: 'gradientAccumulationSteps', value: 16, keyText: 'gradient_accumulation_steps', valueText: '16' },
@@ -128,7 +131,9 @@ describe('analyzeHfPython', () => {
 
   it('reads LoraConfig(target_parameters=...): LoRA on bare expert parameters, located at the keyword', () => {
     const text =
-      'from peft import LoraConfig\nc = LoraConfig(r=16, target_modules="all-linear", target_parameters=["7.mlp.experts.gate_up_proj", "7.mlp.experts.down_proj"])\n';
+      'from peft import LoraConfig\n' +
+      'c = LoraConfig(r=16, target_modules="all-linear", ' +
+      'target_parameters=["7.mlp.experts.gate_up_proj", "7.mlp.experts.down_proj"])\n';
     const r = analyzeHfPython(text);
     assert.equal(
       r.problems.some((x) => x.code === 'not-modeled'),
@@ -141,7 +146,12 @@ describe('analyzeHfPython', () => {
 
   it('reads a qualified call nested in Trainer(args=...)', () => {
     const text =
-      'import transformers\ntrainer = transformers.Trainer(\n    model=model,\n    args=transformers.TrainingArguments(per_device_train_batch_size=2, fp16=True, gradient_checkpointing=False),\n)\n';
+      'import transformers\n' +
+      'trainer = transformers.Trainer(\n' +
+      '    model=model,\n' +
+      '    args=transformers.TrainingArguments(per_device_train_batch_size=2, fp16=True, ' +
+      'gradient_checkpointing=False),\n' +
+      ')\n';
     const r = checkFacts(text, [
       { key: 'microBatchSize', value: 2, keyText: 'per_device_train_batch_size', valueText: '2' },
       { key: 'fp16', value: true, valueText: 'True' },
@@ -255,7 +265,8 @@ describe('analyzeHfPython', () => {
   it('reads LoraConfig and BitsAndBytesConfig, and calls LoRA over 4-bit weights QLoRA', () => {
     const text = [
       'bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)',
-      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", quantization_config=bnb, torch_dtype=torch.bfloat16, attn_implementation="flash_attention_2")',
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", ' +
+        'quantization_config=bnb, torch_dtype=torch.bfloat16, attn_implementation="flash_attention_2")',
       'tok = AutoTokenizer.from_pretrained("meta-llama/Llama-3.1-8B-Instruct")',
       'lora = LoraConfig(r=16, lora_alpha=32, lora_dropout=0.05, target_modules="all-linear", modules_to_save=["lm_head"])',
       '',
@@ -326,7 +337,11 @@ describe('analyzeHfPython', () => {
 
   it('marks 4-bit loading that depends on a flag as unknown but keeps the quantization type', () => {
     const text =
-      'm = AutoModelForCausalLM.from_pretrained(\n    path,\n    quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4") if args.q_lora else None,\n)\n';
+      'm = AutoModelForCausalLM.from_pretrained(\n' +
+      '    path,\n' +
+      '    quantization_config=BitsAndBytesConfig(load_in_4bit=True, ' +
+      'bnb_4bit_quant_type="nf4") if args.q_lora else None,\n' +
+      ')\n';
     const r = checkFacts(text, [
       { key: 'quantBits', value: 'unknown', keyText: 'load_in_4bit' },
       { key: 'quantType', value: 'nf4' },
@@ -338,7 +353,9 @@ describe('analyzeHfPython', () => {
 
   it('reads PEFT IA3Config as method ia3 with its target and feed-forward modules', () => {
     const text =
-      'from peft import IA3Config, get_peft_model\ncfg = IA3Config(task_type="CAUSAL_LM", target_modules=["k_proj", "v_proj", "down_proj"], feedforward_modules=["down_proj"])\n';
+      'from peft import IA3Config, get_peft_model\n' +
+      'cfg = IA3Config(task_type="CAUSAL_LM", target_modules=["k_proj", "v_proj", ' +
+      '"down_proj"], feedforward_modules=["down_proj"])\n';
     checkFacts(text, [
       { key: 'method', value: 'ia3', keyText: 'IA3Config', valueText: 'IA3Config' },
       { key: 'ia3Targets', value: ['k_proj', 'v_proj', 'down_proj'], keyText: 'target_modules' },
@@ -357,7 +374,9 @@ describe('analyzeHfPython', () => {
 
   it('reads a padding collator as variable-length batches and padding="max_length" as fixed ones (not in comments)', () => {
     const collator =
-      'from transformers import DataCollatorForSeq2Seq\n# padding="max_length" would pad every batch\ncollator = DataCollatorForSeq2Seq(tokenizer, model=model, pad_to_multiple_of=8)\n';
+      'from transformers import DataCollatorForSeq2Seq\n' +
+      '# padding="max_length" would pad every batch\n' +
+      'collator = DataCollatorForSeq2Seq(tokenizer, model=model, pad_to_multiple_of=8)\n';
     const r = checkFacts(collator, [
       {
         key: 'batchLengths',
@@ -381,7 +400,9 @@ describe('analyzeHfPython', () => {
 
   it('leaves the TRL defaults to resolve and records the trl tool', () => {
     const text =
-      'from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", per_device_train_batch_size=2, max_length=2048, activation_offloading=True, use_liger_kernel=True, torch_compile=True)\n';
+      'from trl import SFTConfig\n' +
+      'cfg = SFTConfig(output_dir="o", per_device_train_batch_size=2, max_length=2048, ' +
+      'activation_offloading=True, use_liger_kernel=True, torch_compile=True)\n';
     const r = checkFacts(text, [
       { key: 'microBatchSize', value: 2 },
       { key: 'seqLen', value: 2048, keyText: 'max_length', valueText: '2048' },
@@ -460,7 +481,9 @@ describe('analyzeHfPython', () => {
 
   it('keeps UTF-16 offsets after astral and BMP characters', () => {
     const text =
-      '"""Fine-tune with 🤗 peft — fast, 🤗 again."""\n# café — naïve\nargs = TrainingArguments(per_device_train_batch_size=3, optim="paged_adamw_8bit")\n';
+      '"""Fine-tune with 🤗 peft — fast, 🤗 again."""\n' +
+      '# café — naïve\n' +
+      'args = TrainingArguments(per_device_train_batch_size=3, optim="paged_adamw_8bit")\n';
     const r = checkFacts(text, [
       { key: 'microBatchSize', value: 3, keyText: 'per_device_train_batch_size', valueText: '3' },
       { key: 'optimizer', value: 'paged_adamw_8bit', keyText: 'optim', valueText: '"paged_adamw_8bit"' },
@@ -479,7 +502,9 @@ describe('analyzeHfPython', () => {
 
   it('reads deepspeed paths as references and inline configs as unknown', () => {
     const text =
-      'a = TrainingArguments(deepspeed="./ds_zero3.json")\nb = TrainingArguments(deepspeed=\'{"zero_optimization": {"stage": 3}}\')\nc = TrainingArguments(deepspeed={"train_batch_size": "auto"})\n';
+      'a = TrainingArguments(deepspeed="./ds_zero3.json")\n' +
+      'b = TrainingArguments(deepspeed=\'{"zero_optimization": {"stage": 3}}\')\n' +
+      'c = TrainingArguments(deepspeed={"train_batch_size": "auto"})\n';
     const r = checkFacts(text, [{ key: 'deepspeedConfig', value: './ds_zero3.json', valueText: '"./ds_zero3.json"' }]);
     assert.deepEqual(
       r.references.map((x) => [x.kind, x.path, text.slice(x.span.start, x.span.end)]),
@@ -490,7 +515,10 @@ describe('analyzeHfPython', () => {
 
   it('reads fsdp in its string, list and bool forms', () => {
     const text =
-      'a = TrainingArguments(fsdp="full_shard auto_wrap")\nb = TrainingArguments(fsdp="shard_grad_op offload")\nc = TrainingArguments(fsdp=True)\nd = TrainingArguments(fsdp="offload")\n';
+      'a = TrainingArguments(fsdp="full_shard auto_wrap")\n' +
+      'b = TrainingArguments(fsdp="shard_grad_op offload")\n' +
+      'c = TrainingArguments(fsdp=True)\n' +
+      'd = TrainingArguments(fsdp="offload")\n';
     const r = analyzeHfPython(text);
     assert.deepEqual(
       facts(r, 'fsdp').map((f) => f.value),
@@ -683,7 +711,8 @@ describe('analyzeHfPython: Unsloth scripts', () => {
       { key: 'quantBits', value: 8, keyText: 'load_in_8bit' },
     ]);
     const off = checkFacts(
-      'm, t = FastLanguageModel.from_pretrained("unsloth/Qwen3-8B", load_in_4bit=False)\nm = FastLanguageModel.get_peft_model(m, use_gradient_checkpointing=False)\n',
+      'm, t = FastLanguageModel.from_pretrained("unsloth/Qwen3-8B", load_in_4bit=False)\n' +
+        'm = FastLanguageModel.get_peft_model(m, use_gradient_checkpointing=False)\n',
       [{ key: 'gradientCheckpointing', value: 'none', valueText: 'False' }],
     );
     assert.equal(facts(off, 'quantBits').length, 0);
@@ -719,7 +748,10 @@ describe('analyzeHfPython: Unsloth scripts', () => {
 describe('analyzeHfPython: allocator settings', () => {
   it('reads PYTORCH_CUDA_ALLOC_CONF set in os.environ (not in comments) and torch_empty_cache_steps', () => {
     const text =
-      'import os\n# os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:False"\nos.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"\nargs = TrainingArguments(output_dir="o", torch_empty_cache_steps=8)\n';
+      'import os\n' +
+      '# os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:False"\n' +
+      'os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"\n' +
+      'args = TrainingArguments(output_dir="o", torch_empty_cache_steps=8)\n';
     const r = checkFacts(text, [
       {
         key: 'expandableSegments',
@@ -740,7 +772,8 @@ describe('analyzeHfPython: GaLore', () => {
   it('optim galore_adamw with optim_target_modules and optim_args: projected AdamW states', () => {
     const text =
       'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", torch_dtype=torch.bfloat16)\n' +
-      'args = TrainingArguments(output_dir="o", optim="galore_adamw_8bit_layerwise", optim_target_modules=["attn", "mlp"], optim_args="rank=64, update_proj_gap=100, scale=0.10")\n';
+      'args = TrainingArguments(output_dir="o", optim="galore_adamw_8bit_layerwise", ' +
+      'optim_target_modules=["attn", "mlp"], optim_args="rank=64, update_proj_gap=100, scale=0.10")\n';
     checkFacts(text, [
       { key: 'galore', value: 'galore', keyText: 'optim' },
       { key: 'galoreRank', value: 64, keyText: 'optim_args' },
@@ -754,7 +787,9 @@ describe('analyzeHfPython: GaLore', () => {
 describe('analyzeHfPython: DoRA', () => {
   it('LoraConfig(use_dora=True) trains DoRA adapters', () => {
     const text =
-      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-3B")\nmodel = get_peft_model(model, LoraConfig(r=32, target_modules=["q_proj", "v_proj"], use_dora=True))\n';
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-3B")\n' +
+      'model = get_peft_model(model, LoraConfig(r=32, target_modules=["q_proj", "v_proj"], ' +
+      'use_dora=True))\n';
     checkFacts(text, [{ key: 'loraDora', value: true, keyText: 'use_dora', valueText: 'True' }]);
     assert.equal(resolveText('train.py', text).setup?.lora?.use_dora, true);
   });
@@ -801,7 +836,9 @@ trainer.train()
 `;
   it('reads the generation round, the lengths, the KL reference and the vLLM engine', () => {
     const text = grpo(
-      ', per_device_train_batch_size=8, gradient_accumulation_steps=4, max_prompt_length=512, max_completion_length=1024, beta=0.04, use_vllm=True, vllm_mode="colocate", vllm_gpu_memory_utilization=0.4',
+      ', per_device_train_batch_size=8, gradient_accumulation_steps=4, max_prompt_length=512, ' +
+        'max_completion_length=1024, beta=0.04, use_vllm=True, vllm_mode="colocate", ' +
+        'vllm_gpu_memory_utilization=0.4',
     );
     checkFacts(text, [
       { key: 'rollout', value: 'grpo', keyText: 'GRPOConfig' },
@@ -903,9 +940,11 @@ trainer.train()
   });
   it('Unsloth fast_inference: GRPO generates with the colocated vLLM engine that holds the trained weights', () => {
     // The Unsloth GRPO notebooks: Qwen2.5-3B in 4 bits, a vLLM engine at 0.6 of the GPU, LoRA r=64.
-    const text = `from unsloth import FastLanguageModel
+    const text =
+      `from unsloth import FastLanguageModel
 from trl import GRPOConfig, GRPOTrainer
-model, tokenizer = FastLanguageModel.from_pretrained(model_name="Qwen/Qwen2.5-3B-Instruct", max_seq_length=1024, load_in_4bit=True, fast_inference=True, max_lora_rank=64, gpu_memory_utilization=0.6)
+model, tokenizer = FastLanguageModel.from_pretrained(model_name="Qwen/Qwen2.5-3B-Instruct", max_seq_length=1024, ` +
+      `load_in_4bit=True, fast_inference=True, max_lora_rank=64, gpu_memory_utilization=0.6)
 model = FastLanguageModel.get_peft_model(model, r=64, lora_alpha=64, use_gradient_checkpointing="unsloth")
 args = GRPOConfig(per_device_train_batch_size=6, num_generations=6, max_prompt_length=256, max_completion_length=768, output_dir="o")
 trainer = GRPOTrainer(model=model, reward_funcs=[f], args=args, train_dataset=ds)
@@ -1037,7 +1076,9 @@ trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
 describe('resolution of pre-quantized checkpoints', () => {
   it('takes the quantization of a GPTQ or bnb-4bit upload from its quantization_config, and LoRA over it is QLoRA', () => {
     const script = (id: string): string =>
-      `model = AutoModelForCausalLM.from_pretrained("${id}", torch_dtype=torch.bfloat16)\npeft_config = LoraConfig(r=16)\nargs = TrainingArguments(output_dir="o", bf16=True)\n`;
+      `model = AutoModelForCausalLM.from_pretrained("${id}", torch_dtype=torch.bfloat16)\n` +
+      `peft_config = LoraConfig(r=16)\n` +
+      `args = TrainingArguments(output_dir="o", bf16=True)\n`;
     const gptq = resolveText('train.py', script('TheBloke/Llama-2-7B-GPTQ'));
     assert.equal(gptq.setup?.method, 'qlora');
     assert.deepEqual(
@@ -1275,7 +1316,9 @@ describe('analyzeHfPython: sequence classifiers and reward models', () => {
 describe('analyzeHfPython: label smoothing', () => {
   it("label_smoothing_factor above 0 hands the loss to the HF Trainer's LabelSmoother", () => {
     const text = (f: string): string =>
-      `model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B", torch_dtype="bfloat16")\nargs = TrainingArguments(output_dir="o", per_device_train_batch_size=4, bf16=True, label_smoothing_factor=${f})\n`;
+      `model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B", torch_dtype="bfloat16")\n` +
+      `args = TrainingArguments(output_dir="o", per_device_train_batch_size=4, bf16=True, ` +
+      `label_smoothing_factor=${f})\n`;
     assert.equal(resolveText('train.py', text('0.1')).setup?.label_smoothing, true);
     assert.equal(resolveText('train.py', text('0.0')).setup?.label_smoothing, undefined);
   });

@@ -46,7 +46,11 @@ describe('LoRA targets as PEFT reads them', () => {
     assert.equal(w.length, 1, JSON.stringify(w));
     assert.match(
       w[0],
-      /^2:41 target_modules q_proj is a regular expression .* matches none of this llama model's: PEFT raises .* Its linear modules: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj$/,
+      new RegExp(
+        String.raw`^2:41 target_modules q_proj is a regular expression .* ` +
+          String.raw`matches none of this llama model's: PEFT raises .* ` +
+          String.raw`Its linear modules: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj$`,
+      ),
     );
   });
 
@@ -134,7 +138,9 @@ describe('LoRA targets as PEFT reads them', () => {
     const alone = analyzeHfPython(script).facts.find((f) => f.key === 'loraTargets');
     assert.deepEqual(alone?.value, ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'down_proj', 'up_proj', 'gate_proj']);
     const launcher =
-      'torchrun --nproc_per_node 2 train.py --model_name_or_path meta-llama/Llama-3.1-8B --use_peft_lora True --lora_r 8 \\\n  --lora_target_modules "q_proj,k_proj,v_proj,o_proj,up_proj,gate_proj" --output_dir o\n';
+      'torchrun --nproc_per_node 2 train.py --model_name_or_path meta-llama/Llama-3.1-8B ' +
+      '--use_peft_lora True --lora_r 8 \\\n' +
+      '  --lora_target_modules "q_proj,k_proj,v_proj,o_proj,up_proj,gate_proj" --output_dir o\n';
     const reader = {
       read: (): string | undefined => undefined,
       join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),

@@ -57,7 +57,8 @@ describe('shell analyzer: LitGPT command lines', () => {
 
   it('reads the README QLoRA line: the checkpoint as a Hub id, nf4, bf16-true, the train.* flags, LoRA by the subcommand', () => {
     const text =
-      'litgpt finetune_lora checkpoints/meta-llama/Llama-2-7b-hf --quantize bnb.nf4-dq --precision bf16-true --train.micro_batch_size 4 --train.max_seq_length 1024 --lora_r 16\n';
+      'litgpt finetune_lora checkpoints/meta-llama/Llama-2-7b-hf --quantize bnb.nf4-dq ' +
+      '--precision bf16-true --train.micro_batch_size 4 --train.max_seq_length 1024 --lora_r 16\n';
     const r = checkFacts(text, [
       ['method', 'qlora', 'finetune_lora', 'finetune_lora'],
       [
@@ -168,7 +169,9 @@ describe('shell analyzer: LitGPT command lines', () => {
 
   it('every prefix of its command lines is analyzed without an internal error', () => {
     const text =
-      'litgpt finetune_lora checkpoints/a/b --config c.yaml --devices 2 --precision bf16-true --quantize bnb.nf4 --lora_mlp true --lora_query --optimizer AdamW\nlitgpt pretrain pythia-14m --devices auto\n';
+      'litgpt finetune_lora checkpoints/a/b --config c.yaml --devices 2 --precision bf16-true ' +
+      '--quantize bnb.nf4 --lora_mlp true --lora_query --optimizer AdamW\n' +
+      'litgpt pretrain pythia-14m --devices auto\n';
     for (let n = 0; n <= text.length; n++) {
       const r = analyzeShell(text.slice(0, n));
       assert.ok(

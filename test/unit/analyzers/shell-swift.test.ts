@@ -274,7 +274,11 @@ describe('shell analyzer: ms-swift command lines', () => {
 
   it("swift's entry script under a launcher (swift/cli/sft.py, -m swift.cli.rlhf): the launcher's processes, swift's flags", () => {
     const text =
-      'nnodes=2\nnproc_per_node=4\ntorchrun --nproc_per_node=$nproc_per_node --nnodes=$nnodes swift/cli/sft.py \\\n    --model Qwen/Qwen2.5-7B-Instruct --tuner_type full --torch_dtype bfloat16 --per_device_train_batch_size 1\n';
+      'nnodes=2\n' +
+      'nproc_per_node=4\n' +
+      'torchrun --nproc_per_node=$nproc_per_node --nnodes=$nnodes swift/cli/sft.py \\\n' +
+      '    --model Qwen/Qwen2.5-7B-Instruct --tuner_type full --torch_dtype bfloat16 ' +
+      '--per_device_train_batch_size 1\n';
     const r = checkFacts(text, [
       ['gpusPerNode', 4, '--nproc_per_node', '$nproc_per_node'],
       ['nodes', 2, '--nnodes', '$nnodes'],

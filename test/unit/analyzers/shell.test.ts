@@ -269,7 +269,9 @@ describe('shell analyzer: launchers and world size', () => {
 
   it('tune run: torchrun counts, --config reference when it is a file, dotted key=value overrides', () => {
     const text =
-      'tune run --nnodes 1 --nproc_per_node 4 lora_finetune_distributed --config ./my_lora.yaml batch_size=8 model.lora_rank=16 optimizer._component_=bitsandbytes.optim.PagedAdamW8bit ~compile\n';
+      'tune run --nnodes 1 --nproc_per_node 4 lora_finetune_distributed ' +
+      '--config ./my_lora.yaml batch_size=8 model.lora_rank=16 ' +
+      'optimizer._component_=bitsandbytes.optim.PagedAdamW8bit ~compile\n';
     const r = checkFacts(
       text,
       [
@@ -425,7 +427,9 @@ describe('shell analyzer: script flags', () => {
 
   it('Megatron hyphenated flags', () => {
     checkFacts(
-      'torchrun pretrain_gpt.py --tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 256 --seq-length 4096 --sequence-parallel --recompute-granularity selective\n',
+      'torchrun pretrain_gpt.py --tensor-model-parallel-size 4 ' +
+        '--pipeline-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 256 ' +
+        '--seq-length 4096 --sequence-parallel --recompute-granularity selective\n',
       [
         ['tensorParallel', 4, '--tensor-model-parallel-size', '4'],
         ['pipelineParallel', 2, '--pipeline-model-parallel-size', '2'],
@@ -512,7 +516,8 @@ describe('shell analyzer: TRL subcommands', () => {
 describe('shell analyzer: trl vllm-serve beside a GRPO launch', () => {
   const script =
     'CUDA_VISIBLE_DEVICES=0,1 trl vllm-serve --model meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --gpu_memory_utilization 0.8 --enforce_eager &\n' +
-    'CUDA_VISIBLE_DEVICES=2 trl grpo --model_name_or_path meta-llama/Llama-3.1-8B --use_vllm true --vllm_mode server --per_device_train_batch_size 4 --num_generations 4\n';
+    'CUDA_VISIBLE_DEVICES=2 trl grpo --model_name_or_path meta-llama/Llama-3.1-8B ' +
+    '--use_vllm true --vllm_mode server --per_device_train_batch_size 4 --num_generations 4\n';
   it("reads the server's tensor parallelism and memory share; the training launch stays the one estimated", () => {
     checkFacts(script, [
       ['vllmServerTp', 2, '--tensor-parallel-size', '2'],
@@ -672,7 +677,16 @@ describe('shell analyzer: shell syntax', () => {
 
   it('case, while and functions do not break the walk', () => {
     checkFacts(
-      'case "$1" in\n  small) R=8 ;;\n  *) R=8 ;;\nesac\nrun() {\n  local x=1\n  torchrun --nproc_per_node 2 t.py --lora_r $R\n}\nwhile false; do :; done\nrun\n',
+      'case "$1" in\n' +
+        '  small) R=8 ;;\n' +
+        '  *) R=8 ;;\n' +
+        'esac\n' +
+        'run() {\n' +
+        '  local x=1\n' +
+        '  torchrun --nproc_per_node 2 t.py --lora_r $R\n' +
+        '}\n' +
+        'while false; do :; done\n' +
+        'run\n',
       [
         ['gpusPerNode', 2, '--nproc_per_node', '2'],
         ['loraR', 8, '--lora_r', '$R'],
@@ -682,7 +696,9 @@ describe('shell analyzer: shell syntax', () => {
 
   it('&& chains: both commands are read, the training one wins; redirects are not arguments', () => {
     const text =
-      'accelerate launch --num_processes 2 finetune.py --lora_rank 64 --logging_steps 1 &&\n\npython merge_lora.py --base_model_name_or_path base --qlora &> merge.log\n';
+      'accelerate launch --num_processes 2 finetune.py --lora_rank 64 --logging_steps 1 &&\n' +
+      '\n' +
+      'python merge_lora.py --base_model_name_or_path base --qlora &> merge.log\n';
     const r = checkFacts(
       text,
       [
@@ -732,7 +748,14 @@ describe('shell analyzer: shell syntax', () => {
 
   it('launcher flags inside a quoted string assigned to a variable keep their own spans when expanded', () => {
     const text =
-      'export GPN=8\nNN=2\nexport LAUNCHER="accelerate launch \\\n    --num_processes $((NN * GPN)) \\\n    --num_machines $NN \\\n    "\nexport CMD="$LAUNCHER train.py --bf16"\nsrun $CMD\n';
+      'export GPN=8\n' +
+      'NN=2\n' +
+      'export LAUNCHER="accelerate launch \\\n' +
+      '    --num_processes $((NN * GPN)) \\\n' +
+      '    --num_machines $NN \\\n' +
+      '    "\n' +
+      'export CMD="$LAUNCHER train.py --bf16"\n' +
+      'srun $CMD\n';
     checkFacts(
       text,
       [

@@ -126,7 +126,11 @@ describe('analyzeAccelerateYaml', () => {
 
   it('reads parallelism_config: tp size, and hybrid sharding when dp_replicate and dp_shard are both > 1', () => {
     const text =
-      'distributed_type: FSDP\nparallelism_config:\n  parallelism_config_dp_replicate_size: 2\n  parallelism_config_dp_shard_size: 4\n  parallelism_config_tp_size: 2\n';
+      'distributed_type: FSDP\n' +
+      'parallelism_config:\n' +
+      '  parallelism_config_dp_replicate_size: 2\n' +
+      '  parallelism_config_dp_shard_size: 4\n' +
+      '  parallelism_config_tp_size: 2\n';
     checkFacts(analyzeAccelerateYaml(text), text, [
       ['tensorParallel', 2, 'parallelism_config_tp_size', '2'],
       ['fsdpShardSize', 4, 'parallelism_config_dp_shard_size', '4'],

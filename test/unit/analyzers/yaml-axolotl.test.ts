@@ -199,8 +199,20 @@ describe('analyzeAxolotlYaml', () => {
   it('says why a 4/8-bit adapter run keeps no fp32 upcast: the loader casts norms and embeddings back after prepare_model_for_kbit_training', () => {
     // axolotl src/axolotl/loaders/model.py ModelLoader.load: prepare_model() then convert_embedding_modules_dtype(torch_dtype).
     for (const text of [
-      'base_model: NousResearch/Llama-2-7b-hf\nadapter: qlora\nload_in_4bit: true\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n',
-      'base_model: NousResearch/Llama-2-7b-hf\nadapter: lora\nload_in_8bit: true\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n',
+      'base_model: NousResearch/Llama-2-7b-hf\n' +
+        'adapter: qlora\n' +
+        'load_in_4bit: true\n' +
+        'bf16: true\n' +
+        'sequence_len: 2048\n' +
+        'micro_batch_size: 1\n' +
+        'gradient_accumulation_steps: 1\n',
+      'base_model: NousResearch/Llama-2-7b-hf\n' +
+        'adapter: lora\n' +
+        'load_in_8bit: true\n' +
+        'bf16: true\n' +
+        'sequence_len: 2048\n' +
+        'micro_batch_size: 1\n' +
+        'gradient_accumulation_steps: 1\n',
     ]) {
       const res = resolveText('/w/axolotl.yml', text);
       assert.ok(res.setup, JSON.stringify(res.problems));

@@ -177,7 +177,10 @@ describe('analyzeTorchtuneYaml', () => {
   it("reads the GPU count from the launch command in the config's header comment; a launcher file or a flag wins", () => {
     // torchtune's recipes/configs/llama3_1/70B_lora.yaml opens with "#   tune run --nproc_per_node 8 lora_finetune_distributed".
     const head =
-      '# Config for multi-device LoRA in lora_finetune_distributed.py\n# This config needs 8 GPUs to run\n#   tune run --nproc_per_node 8 lora_finetune_distributed --config llama3_1/70B_lora\n#\n';
+      '# Config for multi-device LoRA in lora_finetune_distributed.py\n' +
+      '# This config needs 8 GPUs to run\n' +
+      '#   tune run --nproc_per_node 8 lora_finetune_distributed --config llama3_1/70B_lora\n' +
+      '#\n';
     const text = `${head}${QLORA}`;
     const facts = analyzeTorchtuneYaml(text).facts;
     const g = facts.find((f) => f.key === 'gpusPerNode');
@@ -225,7 +228,12 @@ describe('analyzeTorchtuneYaml', () => {
 
   it('resolves a distillation teacher like the student and counts it; an unknown builder is a warning at the key', () => {
     const kd =
-      'model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\nteacher_model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 4\ndtype: bf16\n';
+      'model:\n' +
+      '  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\n' +
+      'teacher_model:\n' +
+      '  _component_: torchtune.models.llama3_1.llama3_1_8b\n' +
+      'batch_size: 4\n' +
+      'dtype: bf16\n';
     const r = resolveText('kd.yaml', kd);
     assert.equal(r.setup?.distillation?.teacher_model, 'meta-llama/Llama-3.1-8B');
     assert.equal(r.setup?.distillation?.teacher_parameters, 8_030_261_248);
