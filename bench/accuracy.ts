@@ -62,8 +62,10 @@ function main(): void {
     `${pad('case', 44)} ${pad('metric', 22)} ${pad('measured', 9)} ${pad('estimate', 9)} ${pad('error', 8)} phase`,
   );
   for (const r of rows) {
+    const error = `${r.err >= 0 ? '+' : ''}${(r.err * 100).toFixed(1)}%`;
     console.log(
-      `${pad(r.id, 44)} ${pad(r.metric, 22)} ${pad(r.measured.toFixed(2), 9)} ${pad(r.estimated.toFixed(2), 9)} ${pad(`${r.err >= 0 ? '+' : ''}${(r.err * 100).toFixed(1)}%`, 8)} ${r.phase}`,
+      `${pad(r.id, 44)} ${pad(r.metric, 22)} ${pad(r.measured.toFixed(2), 9)} ${pad(r.estimated.toFixed(2), 9)} ` +
+        `${pad(error, 8)} ${r.phase}`,
     );
   }
   const abs = rows.map((r) => Math.abs(r.err));

@@ -163,8 +163,20 @@ async function waitHealthy(base, ms) {
   }
   throw new Error(`code-server not healthy after ${ms / 1000}s`);
 }
-const NOISE =
-  /Creating a socket|connection token|open-vsx|builtin extensions cache|Service Worker|ChatSessionStore|vsda|Ignoring the error while validating workspace folder|Extension Host.*(Started local|Ignoring)|ENOTFOUND/;
+const NOISE = new RegExp(
+  [
+    'Creating a socket',
+    'connection token',
+    'open-vsx',
+    'builtin extensions cache',
+    'Service Worker',
+    'ChatSessionStore',
+    'vsda',
+    'Ignoring the error while validating workspace folder',
+    'Extension Host.*(Started local|Ignoring)',
+    'ENOTFOUND',
+  ].join('|'),
+);
 
 // ---------- main ----------
 async function main() {

@@ -60,4 +60,39 @@ describe('purity and boundaries of the source folders', () => {
       .map((f) => path.relative(root, f));
     assert.deepEqual(bad, []);
   });
+  describe('size limits of the code', () => {
+    /** Code files under the given folders, leaving out data: fixtures, catalogs and the copied real files. */
+    function codeFiles(): string[] {
+      const walk = (dir: string): string[] =>
+        !fs.existsSync(dir)
+          ? []
+          : fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+              const p = path.join(dir, e.name);
+              if (e.isDirectory())
+                return /^(node_modules|out|dist|fixtures|files|\.venv4?|__pycache__|catalog)$/.test(e.name)
+                  ? []
+                  : walk(p);
+              return /\.(ts|mjs|cjs|js|py|sh)$/.test(e.name) && !e.name.endsWith('.d.ts') ? [p] : [];
+            });
+      return ['src', 'webview-ui/src', 'test', 'tools', 'bench', 'scripts'].flatMap((d) => walk(path.join(root, d)));
+    }
+    it('no line of code is over 160 characters', () => {
+      const bad: string[] = [];
+      for (const f of codeFiles()) {
+        fs.readFileSync(f, 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            if (line.length > 160) bad.push(`${path.relative(root, f)}:${i + 1} (${line.length})`);
+          });
+      }
+      assert.deepEqual(bad, []);
+    });
+    it('no source file outside the catalogs is over 800 lines', () => {
+      const bad = tsFiles(path.join(root, 'src'))
+        .filter((f) => !f.includes(`${path.sep}catalog${path.sep}`))
+        .map((f) => [path.relative(root, f), fs.readFileSync(f, 'utf8').split('\n').length] as const)
+        .filter(([, lines]) => lines > 800);
+      assert.deepEqual(bad, []);
+    });
+  });
 });

@@ -3,8 +3,8 @@
 // a throw; each fact of expected.json that VRAM Lens reads today must still be read the same way. The facts it does
 // not read yet are listed in KNOWN_GAPS with their cause: when a change makes one of them pass, this test fails until
 // the entry is removed, so the list only shrinks.
-// The files themselves are not committed (test/real-files/collect.mjs rebuilds them); without them only the
-// bookkeeping checks run.
+// The copies are committed under test/real-files/files (collect.mjs refreshes them); where they are absent
+// (VRAM_LENS_REAL_FILES points elsewhere) only the bookkeeping checks run.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
