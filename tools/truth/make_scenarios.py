@@ -168,6 +168,25 @@ def _sharded(kind):
                                          seq_len=512), {"parallel": kind})
     out["llama-w64-amp"] = (scenario("llama", fsdp="full_shard", gpus_per_node=8, nodes=8, mixed_precision="bf16"), {"parallel": kind})
     out["llama-w4-shard-grad-op-amp"] = (scenario("llama", fsdp="shard_grad_op", gpus_per_node=4, mixed_precision="bf16"), {"parallel": kind})
+    if kind == "fsdp1":
+        out.update(_fsdp1_peft())
+    return out
+
+
+def _fsdp1_peft():
+    """LoRA as the HF Trainer / TRL run it under Accelerate's FSDP1 plugin (the PEFT docs' QLoRA + FSDP recipe without the
+    4-bit base, which needs bitsandbytes): PEFT's fsdp_auto_wrap_policy (each adapter Linear its own unit, beside the
+    decoder layers), use_orig_params false, a bf16 model under bf16 mixed precision, reentrant checkpointing, with
+    and without CPU offload."""
+    out = {}
+    harness = {"parallel": "fsdp1", "wrap": "peft", "use_orig_params": False, "reentrant": True}
+    for fam in ("llama", "qwen2"):
+        for world in (2, 8):
+            keys = dict(fsdp="full_shard", gpus_per_node=world, weights_dtype="bf16", mixed_precision="bf16", method="lora",
+                        lora=lora(fam, LORA_ALL), gradient_checkpointing="full", seq_len=512)
+            out[f"{fam}-w{world}-lora-all-bf16-ckpt-reentrant-peftwrap"] = (scenario(fam, **keys), harness)
+            out[f"{fam}-w{world}-lora-all-bf16-ckpt-reentrant-peftwrap-offload"] = (
+                scenario(fam, **keys, offload_params="cpu", offload_optimizer="cpu"), harness)
     return out
 
 

@@ -81,10 +81,17 @@ def wrap_fsdp1(model, scenario, harness):
     dtype = _mixed_dtype(scenario)
     if offloading(scenario):
         allow_pinning()
+    if harness.get("wrap") == "peft":
+        # transformers Trainer._fsdp_qlora_plugin_updates: a PEFT LoRA model gets PEFT's policy (adapters wrapped alone).
+        from peft.utils.other import fsdp_auto_wrap_policy
+
+        policy = fsdp_auto_wrap_policy(model)
+    else:
+        policy = functools.partial(transformer_auto_wrap_policy, transformer_layer_cls=_layer_classes(model))
     strategy = {"full_shard": ShardingStrategy.FULL_SHARD, "shard_grad_op": ShardingStrategy.SHARD_GRAD_OP,
                 "no_shard": ShardingStrategy.NO_SHARD}[scenario.get("fsdp", "full_shard")]
     return FSDP(model, sharding_strategy=strategy, device_id=torch.device("cpu"),
-                auto_wrap_policy=functools.partial(transformer_auto_wrap_policy, transformer_layer_cls=_layer_classes(model)),
+                auto_wrap_policy=policy,
                 mixed_precision=MixedPrecision(param_dtype=dtype, reduce_dtype=dtype, buffer_dtype=dtype) if dtype else None,
                 cpu_offload=CPUOffload(offload_params=offloading(scenario)), backward_prefetch=None,
                 limit_all_gathers=True, use_orig_params=harness.get("use_orig_params", True), sync_module_states=False)
