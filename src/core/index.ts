@@ -5,6 +5,7 @@ export * from './setup';
 export * from './model';
 export * from './units';
 export * from './lookup';
+export * from './model-from-path';
 export * from './estimate';
 export * from './advice';
 export * from './architecture';

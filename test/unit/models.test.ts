@@ -360,6 +360,20 @@ describe('models: resolution from anywhere', () => {
       assert.match(fail(resolveModelSync('./empty-dir', { cwd: tmp, env })), /a directory without config\.json/);
     });
 
+    it('a model path that is not here but whose folder names a catalog model: that model, with a note that says so', () => {
+      // open-instruct's scripts/finetune_qlora_with_accelerate.sh loads ../hf_llama2_models/70B.
+      const r = ok(resolveModelSync('../hf_llama2_models/70B', { cwd: tmp, env }));
+      assert.equal(r.id, 'meta-llama/Llama-2-70b-hf');
+      assert.match(
+        r.notes.join(' '),
+        /'\.\.\/hf_llama2_models\/70B' is not on this machine .*estimated as meta-llama\/Llama-2-70b-hf/,
+      );
+      // A folder that exists is read, never replaced by its name.
+      modelDir(path.join(tmp, 'llama-7b'), tinyConfig(), {});
+      assert.equal(ok(resolveModelSync('./llama-7b', { cwd: tmp, env })).parameters, undefined);
+      assert.notEqual(ok(resolveModelSync('./llama-7b', { cwd: tmp, env })).id, 'huggyllama/llama-7b');
+    });
+
     it('a GPTQ upload named after a catalog model: its cached config.json wins; without it, the name is read and says so', () => {
       const cache = path.join(tmp, 'hf-hub-cache-gptq');
       const commit = '89abcdef0123456789abcdef0123456789abcdef';

@@ -4,7 +4,7 @@
 // Node-side: file system and network live here; src/core and src/analyzers must never import this file.
 import * as path from 'node:path';
 import { catalogResolver, type ModelResolver } from '../../analyzers/resolve';
-import { findModel } from '../../core';
+import { findModel, modelFromPathName } from '../../core';
 import { readPolicy } from '../read';
 import { fromHfCache, fromLocalPath, fromOurCache, type Step } from './cache';
 import { fetchFromHub, suggestionText } from './hub';
@@ -51,14 +51,7 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   const abs = path.resolve(opts.cwd, expandHome(trimmed, homeDir(opts.env)));
   const local = fromLocalPath(trimmed, abs, explicitPath, policy);
   if (local) return local;
-  if (explicitPath) {
-    return {
-      kind: 'error',
-      message:
-        `model path '${trimmed}' does not exist (no ${abs}): ` +
-        `point it at a model folder with a config.json, or at the config.json itself; a relative path is read from ${opts.cwd}`,
-    };
-  }
+  if (explicitPath) return missingPath(trimmed, abs, opts.cwd);
   const hub = parseHubRef(trimmed);
   if (!hub) return { kind: 'missing' };
   const cached = fromHfCache(hub, hfCache, policy) ?? fromOurCache(hub, ourCache, policy);
@@ -88,6 +81,33 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
     };
   }
   return { kind: 'missing', hub, hfCache };
+}
+
+/**
+ * A model path that is not on this machine (scripts written for a cluster): when the folder's name gives a catalog
+ * model's family and size, that model, with a note saying so and how to give the real one; else an error.
+ */
+function missingPath(trimmed: string, abs: string, cwd: string): Offline {
+  const named = modelFromPathName(trimmed);
+  const resolved = named ? catalogResolver(named.id) : undefined;
+  if (named && resolved?.ok) {
+    return {
+      kind: 'found',
+      model: {
+        ...resolved.model,
+        notes: [
+          `model path '${trimmed}' is not on this machine (no ${abs}): estimated as ${named.id}, the model its name ` +
+            `gives; point it at the model folder, or set vramLens.model (--model), to read its own config.json`,
+        ],
+      },
+    };
+  }
+  return {
+    kind: 'error',
+    message:
+      `model path '${trimmed}' does not exist (no ${abs}): ` +
+      `point it at a model folder with a config.json, or at the config.json itself; a relative path is read from ${cwd}`,
+  };
 }
 
 /** HF_HUB_OFFLINE=1 turns the Hub off for every Hugging Face tool; we honour it even when network is allowed. */

@@ -1,0 +1,50 @@
+// The catalog model a local folder's name points to, for a model path that is not on this machine: scripts written
+// for a cluster load `../hf_llama2_models/7B` or `/models/Mistral-7B-Instruct`, folders named after the checkpoint
+// they hold. Only the last three path parts are read, a family and a size must both be in them, and the family must
+// name one catalog entry of that size; anything else gives nothing (the path stays unresolved). Pure; no I/O.
+import { findModel, sizeInName } from './lookup';
+import type { CatalogModel } from './catalog/models';
+
+/** Families people name their folders after, most specific first, with the catalog id of one size. */
+const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) => string }[] = [
+  // A version is a digit that does not start a size: llama-2-7b and llama2 are Llama 2, llama-7b and llama-30b are not.
+  { name: /llama[-_ ]?3[._]1(?!\d*b)/, id: (s) => `meta-llama/Llama-3.1-${s}B` },
+  { name: /llama[-_ ]?3[._]2(?!\d*b)/, id: (s) => `meta-llama/Llama-3.2-${s}B` },
+  { name: /llama[-_ ]?3[._]3(?!\d*b)/, id: (s) => `meta-llama/Llama-3.3-${s}B-Instruct` },
+  { name: /llama[-_ ]?3(?![._]?\d|b)/, id: (s) => `meta-llama/Meta-Llama-3-${s}B` },
+  { name: /llama[-_ ]?2(?![\d.]*b)/, id: (s) => `meta-llama/Llama-2-${s}b-hf` },
+  { name: /llama/, id: (s) => `huggyllama/llama-${s}b` },
+  { name: /mixtral/, id: (s) => `mistralai/Mixtral-${s}B-v0.1` },
+  { name: /mistral/, id: (s) => `mistralai/Mistral-${s}B-v0.1` },
+  { name: /qwen[-_ ]?2[._]5(?!\d*b)/, id: (s) => `Qwen/Qwen2.5-${s}B` },
+  { name: /qwen[-_ ]?3(?![._]?\d|b)/, id: (s) => `Qwen/Qwen3-${s}B` },
+  { name: /qwen[-_ ]?2(?![._]?\d|b)/, id: (s) => `Qwen/Qwen2-${s}B` },
+  { name: /gemma[-_ ]?2(?![\d.]*b)/, id: (s) => `google/gemma-2-${s}b` },
+  { name: /gemma/, id: (s) => `google/gemma-${s}b` },
+];
+
+/** The size as the family's ids write it: 7, 0.5, 8x7. */
+function sizeText(part: string): string | undefined {
+  const moe = /(?<![a-z0-9.])(\d+x\d+)b(?![a-z0-9])/i.exec(part);
+  if (moe) return moe[1].toLowerCase();
+  const bytes = sizeInName(part);
+  return bytes !== undefined && bytes >= 1e8 ? String(bytes / 1e9) : undefined;
+}
+
+/** The catalog entry whose family and size the last parts of a path name, or undefined. */
+export function modelFromPathName(pathText: string): CatalogModel | undefined {
+  const parts = pathText
+    .slice(0, 400)
+    .split(/[\\/]+/)
+    .filter((p) => p !== '' && p !== '.' && p !== '..' && p !== '~')
+    .slice(-3)
+    .map((p) => p.toLowerCase());
+  const sizes = parts.map(sizeText).filter((s) => s !== undefined);
+  if (sizes.length === 0) return undefined;
+  const size = sizes[sizes.length - 1];
+  const text = parts.join('/');
+  const family = FAMILIES.find((f) => f.name.test(text));
+  if (!family) return undefined;
+  const found = findModel(family.id(size));
+  return found.ok && !found.model.derivedFrom ? found.model : undefined;
+}

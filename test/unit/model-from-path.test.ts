@@ -1,0 +1,30 @@
+// The catalog model a missing local folder's name gives (src/core/model-from-path.ts): family and size both read
+// from the last three path parts, one catalog id, or nothing.
+import * as assert from 'node:assert/strict';
+import { modelFromPathName } from '../../src/core';
+
+describe('modelFromPathName', () => {
+  const cases: readonly (readonly [string, string | undefined])[] = [
+    // allenai/open-instruct scripts/finetune_with_accelerate.sh and finetune_qlora_with_accelerate.sh
+    ['../hf_llama2_models/7B', 'meta-llama/Llama-2-7b-hf'],
+    ['../hf_llama2_models/70B', 'meta-llama/Llama-2-70b-hf'],
+    // a size right after the family is not a version: llama-7b and llama-30b are LLaMA 1, gemma-2b is Gemma 1
+    ['/data/llama-7b', 'huggyllama/llama-7b'],
+    ['/data/llama-30b', 'huggyllama/llama-30b'],
+    ['/x/gemma-2b', 'google/gemma-2b'],
+    ['/x/gemma-2-9b', 'google/gemma-2-9b'],
+    ['/x/y/llama3-8b-instruct', 'meta-llama/Meta-Llama-3-8B'],
+    ['/x/Llama-3.1-70B', 'meta-llama/Llama-3.1-70B'],
+    ['./ckpt/qwen2.5-0.5b', 'Qwen/Qwen2.5-0.5B'],
+    ['/mnt/mixtral-8x7b', 'mistralai/Mixtral-8x7B-v0.1'],
+    // no family, no size, or a family this table does not name: nothing
+    ['/x/my-model', undefined],
+    ['/x/llama', undefined],
+    ['/x/opt-1.3b', undefined],
+    // the family must be in the last three parts
+    ['/llama2/a/b/c/7b', undefined],
+  ];
+  for (const [p, id] of cases) {
+    it(`${p} -> ${id ?? 'nothing'}`, () => assert.equal(modelFromPathName(p)?.id, id));
+  }
+});
