@@ -200,10 +200,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     ],
   },
   {
-    cause: 'torchtune: the builder torchtune.models.phi4.phi4_14b is not mapped to a model',
-    entries: ['pytorch__torchtune/recipes/configs/phi4/14B_full.yaml#model'],
-  },
-  {
     cause:
       'a launcher\'s comma-separated --lora_target_modules "q_proj,k_proj,..." is one string ' +
       'in the shell facts (resolve splits it into modules for the estimate; the fact itself is not split)',

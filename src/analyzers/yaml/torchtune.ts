@@ -42,6 +42,8 @@ const BUILDERS: Readonly<Record<string, string>> = {
   qwen2_5_14b: 'Qwen/Qwen2.5-14B',
   qwen2_5_32b: 'Qwen/Qwen2.5-32B',
   qwen2_5_72b: 'Qwen/Qwen2.5-72B',
+  qwen2_0_5b: 'Qwen/Qwen2-0.5B',
+  qwen2_1_5b: 'Qwen/Qwen2-1.5B',
   qwen2_7b: 'Qwen/Qwen2-7B',
   qwen3_0_6b: 'Qwen/Qwen3-0.6B',
   qwen3_1_7b: 'Qwen/Qwen3-1.7B',
@@ -56,6 +58,12 @@ const BUILDERS: Readonly<Record<string, string>> = {
   gemma2_27b: 'google/gemma-2-27b',
   mistral_7b: 'mistralai/Mistral-7B-v0.1',
   phi3_mini: 'microsoft/Phi-3-mini-4k-instruct',
+  phi4_14b: 'microsoft/phi-4',
+  smollm2_135m: 'HuggingFaceTB/SmolLM2-135M',
+  smollm2_360m: 'HuggingFaceTB/SmolLM2-360M',
+  smollm2_1_7b: 'HuggingFaceTB/SmolLM2-1.7B',
+  llama4_scout_17b_16e: 'meta-llama/Llama-4-Scout-17B-16E-Instruct',
+  llama4_maverick_17b_128e: 'meta-llama/Llama-4-Maverick-17B-128E-Instruct',
 };
 
 /** torchtune's attention/MLP projection names to the Hugging Face module names PEFT uses. */
