@@ -12,7 +12,9 @@ export function detectFormat(fileName: string, text: string, languageId?: string
   if (FORMATS.scenario.detect(file)) return 'scenario';
   const claim = SYNTAX_CLAIMS.find(([, claims]) => claims(file));
   if (!claim) return undefined;
-  return ALL_FORMATS.find((format) => FORMATS[format].syntax === claim[0] && FORMATS[format].detect(file));
+  const writtenIn = (format: Format): boolean =>
+    FORMATS[format].syntax === claim[0] || (FORMATS[format].alsoIn ?? []).includes(claim[0]);
+  return ALL_FORMATS.find((format) => writtenIn(format) && FORMATS[format].detect(file));
 }
 
 /**

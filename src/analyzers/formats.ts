@@ -69,6 +69,12 @@ export interface FormatSpec {
    * Which tool's defaults apply is decided from the facts (each names its tool); this says whose files they are.
    */
   readonly tool: Tool;
+  /**
+   * Other syntaxes its files may be written in, read by the same analyzer: Accelerate also loads its config from JSON
+   * (accelerate/commands/config/config_args.py load_config_from_file: `.json` -> ClusterConfig.from_json_file), which
+   * the YAML reader parses as the subset of YAML it is.
+   */
+  readonly alsoIn?: readonly Syntax[];
   /** Whether a file that SYNTAX_CLAIMS gives to this format's syntax is of this format. */
   readonly detect: (file: DetectionInput) => boolean;
   /** The analyzer: text to facts with spans. It never throws on user text. */
@@ -103,7 +109,7 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
     analyze: analyzeHfPython,
   },
   shell: { syntax: 'shell', tool: 'torchrun', detect: (file) => SHELL_LAUNCH.test(file.text), analyze: analyzeShell },
-  'accelerate-yaml': yamlFormat('accelerate-yaml', 'accelerate', analyzeAccelerateYaml),
+  'accelerate-yaml': { ...yamlFormat('accelerate-yaml', 'accelerate', analyzeAccelerateYaml), alsoIn: ['json'] },
   'axolotl-yaml': yamlFormat('axolotl-yaml', 'axolotl', analyzeAxolotlYaml),
   'llamafactory-yaml': yamlFormat('llamafactory-yaml', 'llamafactory', analyzeLlamaFactoryYaml),
   'torchtune-yaml': yamlFormat('torchtune-yaml', 'torchtune', analyzeTorchtuneYaml),

@@ -252,6 +252,20 @@ describe('fixes: YAML', () => {
       'accelerate-yaml',
     );
   });
+  it('Accelerate JSON config (ms-swift fsdp_qlora/fsdp_offload.json): edits written as JSON', () => {
+    const before =
+      '{\n  "distributed_type": "FSDP",\n  "fsdp_config": {\n    "fsdp_offload_params": true\n  },\n' +
+      '  "mixed_precision": "no",\n  "num_processes": 2\n}\n';
+    const f = fixFile('fsdp_offload.json', before);
+    assert.equal(f.format, 'accelerate-yaml');
+    const plan = editsForChanges(toChanges({ mixed_precision: 'bf16', gpus_per_node: 4 }), [f], f.file);
+    assert.deepEqual(plan.unsupported, []);
+    const after = applyEditData(before, plan.edits);
+    const parsed = JSON.parse(after) as Record<string, unknown>;
+    assert.equal(parsed.mixed_precision, 'bf16');
+    assert.equal(parsed.num_processes, 4);
+    assert.deepEqual(parsed.fsdp_config, { fsdp_offload_params: true });
+  });
   it('Axolotl: inserts at the end in block style, CRLF kept', () => {
     checkFix(
       'a.yml',

@@ -106,10 +106,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     ],
   },
   {
-    cause: 'an Accelerate config written in JSON is not recognised',
-    entries: ['modelscope__ms-swift/examples/train/multi-gpu/fsdp_qlora/fsdp_offload.json#format'],
-  },
-  {
     cause:
       "OpenRLHF: the command is assembled in a heredoc (`read -r -d '' training_commands " +
       '<<EOF`) and run as `deepspeed --module $training_commands`; its dotted flags ' +

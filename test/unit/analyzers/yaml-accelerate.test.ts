@@ -1,5 +1,6 @@
 // Accelerate config YAML: process counts, the 'no' trap, DeepSpeed and FSDP plugin blocks, N-D parallelism.
 import * as assert from 'node:assert/strict';
+import { detectFormat } from '../../../src/analyzers/detect';
 import { analyzeAccelerateYaml } from '../../../src/analyzers/yaml';
 import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
@@ -25,6 +26,21 @@ mixed_precision: fp16
 `;
 
 describe('analyzeAccelerateYaml', () => {
+  it('reads an Accelerate config written as JSON (accelerate launch --config_file fsdp_offload.json)', () => {
+    // modelscope/ms-swift examples/train/multi-gpu/fsdp_qlora/fsdp_offload.json; Accelerate loads .json config files
+    // with ClusterConfig.from_json_file (accelerate/commands/config/config_args.py load_config_from_file).
+    const json =
+      '{\n  "distributed_type": "FSDP",\n  "fsdp_config": {\n    "fsdp_offload_params": true,\n' +
+      '    "fsdp_sharding_strategy": "FULL_SHARD"\n  },\n  "mixed_precision": "no",\n  "num_processes": 2\n}\n';
+    assert.equal(detectFormat('/w/fsdp_offload.json', json), 'accelerate-yaml');
+    const facts = analyzeAccelerateYaml(json);
+    assert.equal(factOf(facts, 'fsdp')?.value, 'full_shard');
+    assert.equal(factOf(facts, 'fsdpOffload')?.value, true);
+    assert.equal(factOf(facts, 'mixedPrecision')?.value, 'none');
+    // A DeepSpeed config stays a DeepSpeed config.
+    assert.equal(detectFormat('/w/config.json', '{"zero_optimization": {"stage": 2}}'), 'deepspeed-json');
+  });
+
   it('reads num_processes as the world size over all machines and num_machines as nodes', () => {
     checkFacts(analyzeAccelerateYaml(FSDP1), FSDP1, [
       ['worldSize', 16, 'num_processes', '16'],

@@ -42,7 +42,11 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'deepspeed-json': { plan: planDeepSpeed, write: (_file, text, o) => jsonSet(text, o) },
   'hf-python': { plan: planPython, write: (_file, text, o) => pySet(text, o) },
   shell: { plan: planShell, write: shellSet },
-  'accelerate-yaml': { plan: planAccelerate, write: yamlWriter(false) },
+  // Accelerate also reads a JSON config file (--config_file fsdp.json): written as JSON there.
+  'accelerate-yaml': {
+    plan: planAccelerate,
+    write: (file, text, o) => (/\.json$/i.test(file.file) ? jsonSet(text, o) : yamlSet(text, o, false)),
+  },
   'axolotl-yaml': { plan: planAxolotl, write: yamlWriter(false) },
   'llamafactory-yaml': { plan: planLlamaFactory, write: yamlWriter(true) },
   'torchtune-yaml': { plan: planTorchtune, write: yamlWriter(true) },
