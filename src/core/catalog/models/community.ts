@@ -720,4 +720,53 @@ export const COMMUNITY_MODELS: readonly CatalogModel[] = [
     },
     source: checked('TinyLlama/TinyLlama-1.1B-Chat-v0.4', 'mlc'),
   },
+  {
+    // Vicuna v1.5 16K: Llama 2 7B fine-tuned with linear RoPE scaling (factor 4) for 16K tokens.
+    id: 'lmsys/vicuna-7b-v1.5-16k',
+    baseModel: 'meta-llama/Llama-2-7b-hf',
+    config: {
+      model_type: 'llama',
+      architectures: ['LlamaForCausalLM'],
+      hidden_act: 'silu',
+      hidden_size: 4096,
+      intermediate_size: 11008,
+      max_position_embeddings: 4096,
+      num_attention_heads: 32,
+      num_hidden_layers: 32,
+      num_key_value_heads: 32,
+      rms_norm_eps: 1e-5,
+      rope_scaling: { factor: 4, type: 'linear' },
+      tie_word_embeddings: false,
+      torch_dtype: 'float16',
+      vocab_size: 32000,
+    },
+    source: 'https://huggingface.co/lmsys/vicuna-7b-v1.5-16k/blob/f66ac03c88231851b488862bb08f6301292226e2/config.json',
+  },
+  {
+    // OpenRLHF's SFT starting point: Meta-Llama-3-8B fine-tuned on a mixture of open instruction data (its model card;
+    // a copy of RLHFlow/LLaMA3-SFT with a fixed generation_config.json). Its config.json as the checkpoints trained
+    // from it copy it (_name_or_path OpenRLHF/Llama-3-8b-sft-mixture): Meta-Llama-3-8B's fields.
+    id: 'OpenRLHF/Llama-3-8b-sft-mixture',
+    aliases: ['RLHFlow/LLaMA3-SFT'],
+    baseModel: 'meta-llama/Meta-Llama-3-8B',
+    config: {
+      model_type: 'llama',
+      architectures: ['LlamaForCausalLM'],
+      attention_bias: false,
+      hidden_act: 'silu',
+      hidden_size: 4096,
+      intermediate_size: 14336,
+      max_position_embeddings: 8192,
+      mlp_bias: false,
+      num_attention_heads: 32,
+      num_hidden_layers: 32,
+      num_key_value_heads: 8,
+      rms_norm_eps: 1e-5,
+      rope_theta: 500000,
+      tie_word_embeddings: false,
+      torch_dtype: 'bfloat16',
+      vocab_size: 128256,
+    },
+    source: `${fineTune('OpenRLHF/Llama-3-8b-sft-mixture', 'meta-llama/Meta-Llama-3-8B')}; fields as copied in https://huggingface.co/RTO-RL/Llama3-8B-RTO/blob/main/config.json`,
+  },
 ];

@@ -1,4 +1,5 @@
-// Built-in catalog: Hugging Face: SmolLM2 and SmolLM3. Pure data.
+// Built-in catalog: Hugging Face: SmolLM2 and SmolLM3, the Zephyr recipe's checkpoints, and Open R1 / TRL checkpoints.
+// Pure data.
 
 import { checked, fineTune, hf, type CatalogModel } from './types';
 
@@ -401,5 +402,82 @@ export const SMOLLM_ZEPHYR_DISTIL: readonly CatalogModel[] = [
       vocab_size: 32000,
     },
     source: fineTune('alignment-handbook/zephyr-7b-dpo-qlora', 'mistralai/Mistral-7B-v0.1'),
+  },
+  {
+    // The LoRA adapter of the Zephyr SFT recipe (alignment-handbook commit 49da3ef,
+    // recipes/zephyr-7b/sft/config_lora.yaml: model_name_or_path mistralai/Mistral-7B-v0.1, hub_model_id
+    // zephyr-7b-sft-lora; PEFT's LoRA guide loads it onto that base): the base's architecture.
+    id: 'alignment-handbook/zephyr-7b-sft-lora',
+    baseModel: 'mistralai/Mistral-7B-v0.1',
+    config: {
+      model_type: 'mistral',
+      architectures: ['MistralForCausalLM'],
+      hidden_act: 'silu',
+      hidden_size: 4096,
+      intermediate_size: 14336,
+      max_position_embeddings: 32768,
+      num_attention_heads: 32,
+      num_hidden_layers: 32,
+      num_key_value_heads: 8,
+      rms_norm_eps: 1e-5,
+      sliding_window: 4096,
+      tie_word_embeddings: false,
+      torch_dtype: 'bfloat16',
+      vocab_size: 32000,
+    },
+    source: fineTune('alignment-handbook/zephyr-7b-sft-lora', 'mistralai/Mistral-7B-v0.1'),
+  },
+];
+
+export const OPEN_R1_TRL: readonly CatalogModel[] = [
+  {
+    // Open R1's starting point for OpenR1-Distill-7B: "a variant of Qwen/Qwen2.5-Math-7B" whose RoPE base is extended
+    // to 300k to train on 32k-token contexts (the OpenR1-Distill-7B model card). That edits two config.json fields:
+    // rope_theta (10,000 -> 300,000) and max_position_embeddings (4,096 -> 32,768), the values and the recipe (change
+    // both in config.json) of the open-r1 maintainers' answer in
+    // https://huggingface.co/open-r1/OpenR1-Qwen-7B/discussions/3 for the same extension of Qwen2.5-Math-7B-Instruct.
+    // The other fields are Qwen2.5-Math-7B's.
+    id: 'open-r1/Qwen2.5-Math-7B-RoPE-300k',
+    baseModel: 'Qwen/Qwen2.5-Math-7B',
+    config: {
+      model_type: 'qwen2',
+      architectures: ['Qwen2ForCausalLM'],
+      hidden_act: 'silu',
+      hidden_size: 3584,
+      intermediate_size: 18944,
+      max_position_embeddings: 32768,
+      num_attention_heads: 28,
+      num_hidden_layers: 28,
+      num_key_value_heads: 4,
+      rms_norm_eps: 1e-6,
+      rope_theta: 300000,
+      tie_word_embeddings: false,
+      torch_dtype: 'bfloat16',
+      vocab_size: 152064,
+    },
+    source: `${hf('open-r1/Qwen2.5-Math-7B-RoPE-300k')} (Qwen/Qwen2.5-Math-7B's fields with rope_theta 300000 and max_position_embeddings 32768: https://huggingface.co/open-r1/OpenR1-Distill-7B and https://huggingface.co/open-r1/OpenR1-Qwen-7B/discussions/3)`,
+  },
+  {
+    // TRL's reward model for its online DPO / Nash-MD examples: Qwen2-0.5B-Instruct trained with RewardTrainer, which
+    // saves a sequence classifier (TRL docs load it with AutoModelForSequenceClassification, num_labels=1). Its other
+    // fields are the base's.
+    id: 'trl-lib/Qwen2-0.5B-Reward',
+    baseModel: 'Qwen/Qwen2-0.5B-Instruct',
+    config: {
+      model_type: 'qwen2',
+      architectures: ['Qwen2ForSequenceClassification'],
+      hidden_act: 'silu',
+      hidden_size: 896,
+      intermediate_size: 4864,
+      max_position_embeddings: 32768,
+      num_attention_heads: 14,
+      num_hidden_layers: 24,
+      num_key_value_heads: 2,
+      rms_norm_eps: 1e-6,
+      rope_theta: 1000000,
+      tie_word_embeddings: true,
+      vocab_size: 151936,
+    },
+    source: `${hf('trl-lib/Qwen2-0.5B-Reward')} (a reward model trained from Qwen/Qwen2-0.5B-Instruct with its architecture fields: huggingface/trl docs/source/online_dpo_trainer.md)`,
   },
 ];

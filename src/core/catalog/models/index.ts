@@ -2,7 +2,7 @@
 // config.json plus its published parameter count, one file per vendor. Pure data: the files import only each other, and
 // nothing does I/O, so both the VS Code extension and the CLI can bundle it.
 import { JAMBA } from './ai21';
-import { OLMO_1, OLMO_2 } from './allenai';
+import { OLMO_1, OLMO_2, TULU } from './allenai';
 import { BAICHUAN } from './baichuan';
 import { STARCODER } from './bigcode';
 import { BLOOM, BLOOM_176B, MT0 } from './bigscience';
@@ -13,7 +13,7 @@ import { ENCODERS } from './encoders';
 import { OPT_XLM_ROBERTA, ROBERTA } from './facebook';
 import { GEMMA, GEMMA_3_270M, GEMMA_FINE_TUNES } from './gemma';
 import { BERT, BERT_T5_MT5, FLAN_T5, T5 } from './google';
-import { SMOLLM, SMOLLM_ZEPHYR_DISTIL } from './huggingface';
+import { OPEN_R1_TRL, SMOLLM, SMOLLM_ZEPHYR_DISTIL } from './huggingface';
 import { GRANITE_3, GRANITE_4_H } from './ibm';
 import { INTERNLM2 } from './internlm';
 import { LLAMA_1_CODE_LLAMA, LLAMA_2_3, LLAMA_4 } from './llama';
@@ -107,4 +107,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...GEMMA_FINE_TUNES,
   ...ENCODERS,
   ...STABLELM,
+  // Added for the checkpoints real training files name (open-instruct, open-r1, TRL, OpenRLHF, Axolotl).
+  ...TULU,
+  ...OPEN_R1_TRL,
 ];

@@ -51,7 +51,14 @@ export const LLAMA_2_3: readonly CatalogModel[] = [
   // ---------------------------------------------------------------------------------------------
   {
     id: 'meta-llama/Llama-2-7b-hf',
-    aliases: ['NousResearch/Llama-2-7b-hf', 'meta-llama/Llama-2-7b-chat-hf', 'NousResearch/Llama-2-7b-chat-hf'],
+    // meta-llama/Llama-2-7b (and -13b, -70b below) hold the same weights in Meta's own format (consolidated.*.pth and
+    // params.json); the -hf repos are their transformers conversion.
+    aliases: [
+      'NousResearch/Llama-2-7b-hf',
+      'meta-llama/Llama-2-7b-chat-hf',
+      'NousResearch/Llama-2-7b-chat-hf',
+      'meta-llama/Llama-2-7b',
+    ],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],
@@ -72,7 +79,12 @@ export const LLAMA_2_3: readonly CatalogModel[] = [
   },
   {
     id: 'meta-llama/Llama-2-13b-hf',
-    aliases: ['NousResearch/Llama-2-13b-hf', 'meta-llama/Llama-2-13b-chat-hf', 'NousResearch/Llama-2-13b-chat-hf'],
+    aliases: [
+      'NousResearch/Llama-2-13b-hf',
+      'meta-llama/Llama-2-13b-chat-hf',
+      'NousResearch/Llama-2-13b-chat-hf',
+      'meta-llama/Llama-2-13b',
+    ],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],
@@ -93,7 +105,12 @@ export const LLAMA_2_3: readonly CatalogModel[] = [
   },
   {
     id: 'meta-llama/Llama-2-70b-hf',
-    aliases: ['NousResearch/Llama-2-70b-hf', 'meta-llama/Llama-2-70b-chat-hf', 'NousResearch/Llama-2-70b-chat-hf'],
+    aliases: [
+      'NousResearch/Llama-2-70b-hf',
+      'meta-llama/Llama-2-70b-chat-hf',
+      'NousResearch/Llama-2-70b-chat-hf',
+      'meta-llama/Llama-2-70b',
+    ],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],
@@ -146,7 +163,10 @@ export const LLAMA_2_3: readonly CatalogModel[] = [
   },
   {
     id: 'meta-llama/Meta-Llama-3-70B',
-    aliases: ['meta-llama/Llama-3-70B', 'meta-llama/Meta-Llama-3-70B-Instruct'],
+    // casperhansen/llama-3-70b-fp16 is an upload of these weights (tagged llama-3 / meta, under the llama3 license)
+    // whose config.json has the same fields as Meta's, bfloat16 included:
+    // https://huggingface.co/casperhansen/llama-3-70b-fp16/blob/18e6795ddedab9c66bd400d20e2459459169c17d/config.json
+    aliases: ['meta-llama/Llama-3-70B', 'meta-llama/Meta-Llama-3-70B-Instruct', 'casperhansen/llama-3-70b-fp16'],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],
@@ -348,6 +368,11 @@ export const LLAMA_1_CODE_LLAMA: readonly CatalogModel[] = [
     // LLaMA (1) 7B converted to transformers: Llama layers, 2,048 positions, a 32,000-token vocabulary (Touvron et al.
     // 2023, Table 2).
     id: 'huggyllama/llama-7b',
+    // decapoda-research/llama-7b-hf was an earlier transformers conversion of the same LLaMA 7B weights (the model
+    // alpaca-lora trained; its config.json, as fine-tunes of it copy it, e.g.
+    // https://huggingface.co/chavinlo/alpaca-native/blob/4381f6d2328cf9da04472c052e6b945f1a1cdeed/config.json, has
+    // these sizes and 32,000 tokens under the old LLaMAForCausalLM name).
+    aliases: ['decapoda-research/llama-7b-hf'],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],
