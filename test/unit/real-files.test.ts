@@ -76,15 +76,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'ms-swift: the accumulation written as a command substitution (`$(expr 16 / $nproc_per_node)`) is not evaluated',
-    entries: [
-      'modelscope__ms-swift/examples/train/multi-gpu/ddp/train.sh#gradAccum',
-      'modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero2.sh#gradAccum',
-      'modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero3.sh#gradAccum',
-    ],
-  },
-  {
-    cause:
       "ms-swift: a DeepSpeed preset (`--deepspeed zero2`) is read as its stage and offload, not as a reference to swift's bundled file",
     entries: [
       'modelscope__ms-swift/examples/train/full/qwen2_5_32b.sh#ref:zero3',
@@ -329,13 +320,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     cause:
       'if/elif branches chosen by a positional argument: the DeepSpeed file of one branch is taken although the file does not fix one',
     entries: ['microsoft__DeepSpeedExamples/training/autotuning/hf/gpt2-large/test_tune.sh#zeroStage'],
-  },
-  {
-    cause: 'arithmetic through `$(expr 16 / $nproc_per_node)` is not evaluated',
-    entries: [
-      'modelscope__ms-swift/examples/train/multi-gpu/fsdp_qlora/train.sh#gradAccum',
-      'modelscope__ms-swift/examples/train/multi-node/torchrun/train_node1.sh#gradAccum',
-    ],
   },
   {
     cause: 'a DeepSpeed hostfile (--hostfile=...) is not followed',

@@ -12,17 +12,25 @@ export function expandSegs(script: string, segs: readonly Seg[], env: Env, split
       case 'lit':
         out.push({ text: s.text, start: s.start, end: s.end, exact: s.exact, quoted: s.quoted });
         break;
-      case 'cmdsub':
-        out.push({
-          text: '',
-          start: s.start,
-          end: s.end,
-          exact: false,
-          unknown: `\`${script.slice(s.start, Math.min(s.end, s.start + 60))}\` is the output of a command`,
-          expanded: true,
-          quoted: s.quoted,
-        });
+      case 'cmdsub': {
+        const sum = exprArithmetic(script.slice(s.start, s.end));
+        const r = sum === undefined ? undefined : evalArith(sum, (name) => lookupForArith(name, env));
+        out.push(
+          r?.ok
+            ? { text: String(r.v), start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted }
+            : {
+                text: '',
+                start: s.start,
+                end: s.end,
+                exact: false,
+                unknown:
+                  r?.reason ?? `\`${script.slice(s.start, Math.min(s.end, s.start + 60))}\` is the output of a command`,
+                expanded: true,
+                quoted: s.quoted,
+              },
+        );
         break;
+      }
       case 'arith': {
         const r = evalArith(s.expr, (name) => lookupForArith(name, env));
         out.push(
@@ -46,6 +54,19 @@ export function expandSegs(script: string, segs: readonly Seg[], env: Env, split
     }
   }
   return out;
+}
+
+/**
+ * `$(expr 16 / $nproc_per_node)` as the arithmetic it computes (`16 / $nproc_per_node`): integers, variables and
+ * + - * / % (`\\*` or `'*'` for a product), the integer arithmetic of coreutils' expr; undefined for any other command.
+ */
+function exprArithmetic(sub: string): string | undefined {
+  const m = /^\$\(\s*expr\s+([^()`;|&<>]*?)\s*\)$/.exec(sub);
+  if (!m) return undefined;
+  const words = m[1].split(/\s+/).map((w) => (w === '\\*' || w === "'*'" || w === '"*"' ? '*' : w));
+  const operand = /^(-?\d+|\$[A-Za-z_]\w*|\$\{[A-Za-z_]\w*\})$/;
+  const ok = words.every((w, i) => (i % 2 === 0 ? operand.test(w) : /^[-+*/%]$/.test(w))) && words.length % 2 === 1;
+  return ok ? words.join(' ') : undefined;
 }
 
 function lookupForArith(name: string, env: Env): Piece[] | string {

@@ -136,7 +136,7 @@ describe('shell analyzer: ms-swift command lines', () => {
   it('NPROC_PER_NODE and NNODES are the torchrun swift starts; a preset DeepSpeed config is its stage and offload', () => {
     const r = checkFacts(ZERO3, [
       ['gpusPerNode', 2, 'NPROC_PER_NODE', '$nproc_per_node'],
-      ['gradientAccumulationSteps', '?', '--gradient_accumulation_steps', '$(expr 16 / $nproc_per_node)'],
+      ['gradientAccumulationSteps', 8, '--gradient_accumulation_steps', '$(expr 16 / $nproc_per_node)'],
       ['deepspeedConfig', 'zero3', '--deepspeed', 'zero3'],
       ['zeroStage', 3, '--deepspeed', 'zero3'],
       ['offloadOptimizer', 'none', '--deepspeed', 'zero3'],

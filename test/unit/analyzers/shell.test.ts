@@ -625,6 +625,24 @@ describe('shell analyzer: shell syntax', () => {
     ]);
   });
 
+  it('$(expr ...) integer arithmetic: 16 / 2 = 8 accumulation steps (ms-swift fsdp_qlora/train.sh)', () => {
+    checkFacts(
+      'nproc_per_node=2\n' +
+        'swift sft --model Qwen/Qwen2.5-7B --gradient_accumulation_steps $(expr 16 / $nproc_per_node)\n',
+      [['gradientAccumulationSteps', 8, '--gradient_accumulation_steps', '$(expr 16 / $nproc_per_node)']],
+    );
+    checkFacts('torchrun --nproc_per_node $(expr 2 \\* 4) t.py\n', [
+      ['gpusPerNode', 8, '--nproc_per_node', '$(expr 2 \\* 4)'],
+    ]);
+    // Any other command's output stays unknown: expr's string operators, a variable the script does not set.
+    checkFacts('torchrun --nproc_per_node $(expr length abcd) t.py\n', [
+      ['gpusPerNode', '?', '--nproc_per_node', '$(expr length abcd)'],
+    ]);
+    checkFacts('torchrun --nproc_per_node $(expr $N + 1) t.py\n', [
+      ['gpusPerNode', '?', '--nproc_per_node', '$(expr $N + 1)'],
+    ]);
+  });
+
   it('export X=..., plain assignments and env prefixes', () => {
     checkFacts('export MBS=6\npython t.py --per_device_train_batch_size $MBS\n', [
       ['microBatchSize', 6, '--per_device_train_batch_size', '$MBS'],
