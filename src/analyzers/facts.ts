@@ -127,6 +127,7 @@ export type CanonicalKey =
   | 'stage3ParamPersistenceThreshold' // numbers
   | 'fsdp' // 'none' | 'full_shard' | 'shard_grad_op' | 'hybrid_shard' | 'no_shard'
   | 'fsdpOffload' // boolean (params + grads + optimizer to CPU)
+  | 'fsdpVersion' // 1 | 2 (Accelerate / Axolotl fsdp_version)
   | 'fsdpShardEmbeddings' // boolean (embeddings / output head wrapped as their own FSDP units)
   | 'optimizerInBackward' // boolean
   | 'gpusPerNode' // number (torchrun --nproc_per_node, deepspeed --num_gpus)

@@ -337,6 +337,11 @@ export const TrainingSetupSchema = z.strictObject({
   /** MiCS: ZeRO shards over groups of this many GPUs and replicates across the groups. */
   zero_mics_shard_size: positiveInt.optional(),
   fsdp: FsdpSchema.default('none'),
+  /**
+   * The FSDP implementation: 1 (FullyShardedDataParallel, flat parameters; Accelerate's default) or 2 (fully_shard,
+   * one DTensor shard per parameter along dim 0: torchtune, torchtitan, Accelerate / Axolotl fsdp_version: 2).
+   */
+  fsdp_version: z.union([z.literal(1), z.literal(2)]).optional(),
   /** GPUs in one FSDP hybrid-shard group (defaults to gpus_per_node). */
   fsdp_shard_size: positiveInt.optional(),
   /**

@@ -190,12 +190,17 @@ def _fsdp1_peft():
     return out
 
 
+def _versioned(points, version):
+    """Each point says which FSDP it runs (the estimator's fsdp_version: FSDP2 pads dim-0 shards, FSDP1 does not)."""
+    return {k: (dict(sc, fsdp_version=version), h) for k, (sc, h) in points.items()}
+
+
 def suite_fsdp2():
-    return _sharded("fsdp2")
+    return _versioned(_sharded("fsdp2"), 2)
 
 
 def suite_fsdp1():
-    return _sharded("fsdp1")
+    return _versioned(_sharded("fsdp1"), 1)
 
 
 def suite_ddp():

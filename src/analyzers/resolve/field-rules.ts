@@ -109,6 +109,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   // An FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config dp_shard_size, torchtune
   // data_parallel_shard_dim) is the hybrid-shard group size, and the sharding degree when nothing replicates.
   fromFact('fsdp_shard_size', 'fsdpShardSize', num),
+  fromFact('fsdp_version', 'fsdpVersion', (v) => (v === 1 || v === 2 ? v : undefined)),
   resolveLayoutWorld,
   resolveOpenGpuCount,
   resolveSeqLenOverride,

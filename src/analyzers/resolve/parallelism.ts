@@ -147,6 +147,20 @@ export function resolveTorchtuneFsdp(ctx: ResolveContext): void {
       note: 'distributed recipes shard parameters, gradients and optimizer state with FSDP2',
     };
   }
+  // torchtune has only FSDP2 (torchtune/training/_distributed.py shard_model: fully_shard on each layer, then the root).
+  if (
+    tools.includes('torchtune') &&
+    setup.fsdp !== undefined &&
+    setup.fsdp !== 'none' &&
+    setup.fsdp_version === undefined
+  ) {
+    setup.fsdp_version = 2;
+    prov.fsdp_version = {
+      kind: 'default',
+      owner: 'torchtune',
+      note: 'torchtune shards with FSDP2 (training/_distributed.py shard_model calls fully_shard)',
+    };
+  }
 }
 
 /** Offload sanity: DeepSpeed offload without a ZeRO stage does nothing. */

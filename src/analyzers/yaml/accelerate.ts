@@ -238,6 +238,7 @@ function fsdp(
     const n = numOf(ctx.view(version));
     if (n !== 1 && n !== 2)
       ctx.problem('invalid-value', 'error', msg('{0}: expected 1 or 2', version.path), version.valueSpan, version.path);
+    else ctx.put('fsdpVersion', version, () => n);
   }
 }
 

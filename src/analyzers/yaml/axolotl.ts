@@ -339,6 +339,7 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
     const n = numOf(ctx.view(version));
     if (n !== 1 && n !== 2)
       ctx.problem('invalid-value', 'error', msg('{0}: expected 1 or 2', version.path), version.valueSpan, version.path);
+    else ctx.put('fsdpVersion', version, () => n);
   }
   const fsdpOn = cfg.size > 0 || (version !== undefined && isSet(ctx, version));
   if (fsdpOn && !ctx.has('fsdp')) {

@@ -18,6 +18,7 @@ import {
   modelCodeCheckpointing,
   moeNotes,
 } from './checks';
+import { fsdp2PaddingNotes } from './fsdp2-padding';
 import type { EstimateContext, EstimateOptions, Notes, PlanningContext } from './context';
 import { planDtypes } from './dtypes';
 import { hostMemory } from './host';
@@ -111,6 +112,7 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
     notes,
   };
   if (!ctx.lean) moeNotes(ctx);
+  if (!ctx.lean) fsdp2PaddingNotes(ctx);
   attentionNotes(ctx);
   evaluationNotes(ctx);
   return safeTotals(assemble(ctx, opts));

@@ -15,6 +15,7 @@ import { frozenModelWeights, referenceForward, rewardForwards } from '../terms/r
 import { shardingBuffers } from '../terms/sharding-buffers';
 import { weights } from '../terms/weights';
 import type { EstimateContext, StageContext } from './context';
+import { fsdp2ExpertPadding } from './fsdp2-padding';
 import { phasesFor, type StageTerms, type StreamPoolLedger } from './phases';
 import { fsdpStreamPools } from './runtime';
 
@@ -94,10 +95,10 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
 function blockFor(ctx: EstimateContext, expertParams: number, layerShare: number, S: number): number {
   const { arch: a, inventory: inv } = ctx.model;
   const ep = ctx.layout.expertParallel;
-  return (
-    (inv.blocks - (a.moe && ep > 1 ? expertParams * (1 - Math.min(ep, Number.isFinite(S) ? S : 1) / ep) : 0)) *
-    layerShare
-  );
+  const epCut = a.moe && ep > 1 ? expertParams * (1 - Math.min(ep, Number.isFinite(S) ? S : 1) / ep) : 0;
+  // FSDP2 pads the fused experts' dim-0 shards (fsdp2-padding.ts): counted as that many more expert parameters.
+  const padded = expertParams * (fsdp2ExpertPadding(ctx, S) - 1);
+  return (inv.blocks - epCut + padded) * layerShare;
 }
 
 /** A stage's trainable parameters per GPU to divide by a shard degree S; `embTrained`: its trained embedding and head parameters. */

@@ -15,6 +15,7 @@ import type { LinearModule } from '../architecture';
 import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
+import { fsdp2ExpertPadding } from '../estimate/fsdp2-padding';
 import { formatCount } from '../units';
 import { quantBytesPerParam } from './quantization';
 
@@ -62,8 +63,12 @@ export function shardingBuffers(
   const zb = { ...ZERO_DEFAULTS, ...(setup.zero_buckets ?? {}) };
   // A rank gathers its own experts only (over the expert-data-parallel group).
   const expertsPerMoeLayer = a.moe && a.moe.moeLayers > 0 ? expertParams / a.moe.moeLayers : 0;
-  const blockUnit =
-    ((inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep)) * layerShare * a.layers) / Math.max(1, layersHere) / tp;
+  // FSDP2 gathers S padded dim-0 shards of each fused expert tensor (estimate/fsdp2-padding.ts).
+  const expertPadding = expertsPerMoeLayer * (fsdp2ExpertPadding(ctx, ctx.sharding.shardParams) - 1);
+  const unitOf = (params: number): number => (params * layerShare * a.layers) / Math.max(1, layersHere) / tp;
+  const blockUnit = unitOf(inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep) + expertPadding);
+  // The gradients autograd computes are the unpadded parameters' (the padding is in the reduce-scatter input only).
+  const blockUnitGrads = unitOf(inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep));
   const gathered: Component[] = [];
   let gatheredAt: GatheredAt | undefined;
   const gatheredGrads: Component[] = [];
@@ -205,15 +210,20 @@ export function shardingBuffers(
       );
     }
     // Unsharded gradients of one unit before reduce-scatter (param dtype, plus the fp32 reduce copy under mixed precision).
-    const unitTrain = setup.method === 'full' ? blockUnit : inv.trainable / Math.max(1, a.layers);
+    const unitTrain = setup.method === 'full' ? blockUnitGrads : inv.trainable / Math.max(1, a.layers);
+    // FSDP2 copies them into a reduce-scatter input of S padded shards (fsdp2-padding.ts).
+    const reduceUnit = setup.method === 'full' ? blockUnit : unitTrain;
+    const reduceCopy = masterCopy || wb === 4 ? 4 : 0;
     gatheredGrads.push(
       comp(
         ctx,
         'gathered-grads',
         'FSDP unsharded gradients of one unit',
-        unitTrain * (half + (masterCopy || wb === 4 ? 4 : 0)),
+        unitTrain * half + reduceUnit * reduceCopy,
         () =>
-          `${formatCount(unitTrain)} params x (${half} B grad${masterCopy || wb === 4 ? ' + 4 B fp32 reduce copy' : ''})`,
+          reduceUnit === unitTrain
+            ? `${formatCount(unitTrain)} params x (${half} B grad${reduceCopy ? ' + 4 B fp32 reduce copy' : ''})`
+            : `${formatCount(unitTrain)} params x ${half} B grad + ${formatCount(reduceUnit)} padded x 4 B fp32 reduce copy`,
         () => ({}),
       ),
     );
