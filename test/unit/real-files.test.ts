@@ -147,9 +147,8 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   {
     cause:
       'launchers the shell detector does not know: `python -m accelerate.commands.launch`, ' +
-      '`python3 -m openrlhf.cli.train_ppo_ray`, a sweep of `sbatch <script>` calls',
+      'a sweep of `sbatch <script>` calls',
     entries: [
-      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_hybrid_engine.sh#format',
       'huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.sh#format',
       'huggingface__alignment-handbook/recipes/pref_align_scan/launch_scan.sh#format',
     ],
