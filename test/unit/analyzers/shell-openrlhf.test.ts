@@ -1,10 +1,12 @@
-// OpenRLHF launch scripts: the flags of openrlhf.cli.train_* in the dotted CLI and the flat one before it, with
-// OpenRLHF's defaults.
+// OpenRLHF launch scripts: the heredoc a script reads into a variable (`read -r -d '' cmds <<EOF ... EOF`,
+// `cmds=$(cat <<EOF ... EOF)`) and runs as `deepspeed --module $cmds`, with spans that point into the heredoc's body;
+// and the flags of openrlhf.cli.train_* in the dotted CLI and the flat one before it, with OpenRLHF's defaults.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyzeShell } from '../../../src/analyzers/shell';
 import { detectFormat } from '../../../src/analyzers/detect';
+import { heredocNamingModel, heredocs } from '../../../src/analyzers/heredoc';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type FactValue } from '../../../src/analyzers/facts';
 import { resolveText } from '../helpers';
 
@@ -29,13 +31,159 @@ function checkFacts(text: string, want: readonly Want[]): ConfigFacts {
 
 const fact = (r: ConfigFacts, key: CanonicalKey) => r.facts.filter((f) => f.key === key).pop();
 
+/** 1-based line and column of an offset. */
+function lineCol(text: string, offset: number): [number, number] {
+  const before = text.slice(0, offset);
+  return [before.split('\n').length, offset - before.lastIndexOf('\n')];
+}
+
 const real = (name: string): string =>
   fs.readFileSync(
     path.resolve(__dirname, '../../../../test/real-files/files/OpenRLHF__OpenRLHF/examples/scripts', name),
     'utf8',
   );
 
+describe('shell: heredocs read into a variable', () => {
+  it("read -r -d '' VAR <<EOF: $VAR splits into the heredoc's words, located in its body", () => {
+    const text =
+      'MODEL=meta-llama/Meta-Llama-3-8B\n' +
+      "read -r -d '' cmds <<EOF\n" +
+      'openrlhf.cli.train_sft \\\n' +
+      '   --model.model_name_or_path $MODEL \\\n' +
+      '   --train.micro_batch_size 2 --ds.zero_stage 3\n' +
+      'EOF\n' +
+      'deepspeed --module $cmds\n';
+    const r = checkFacts(text, [
+      ['model', 'meta-llama/Meta-Llama-3-8B', '--model.model_name_or_path', '$MODEL'],
+      ['microBatchSize', 2, '--train.micro_batch_size', '2'],
+      ['zeroStage', 3, '--ds.zero_stage', '3'],
+    ]);
+    const micro = fact(r, 'microBatchSize')!;
+    assert.deepEqual(lineCol(text, micro.keySpan.start), [5, 4]);
+    assert.deepEqual(lineCol(text, micro.valueSpan.start), [5, 29]);
+    assert.deepEqual(lineCol(text, fact(r, 'model')!.valueSpan.start), [4, 31]);
+    assert.deepEqual(r.tools, ['deepspeed', 'openrlhf']);
+    assert.equal(detectFormat('train.sh', text), 'shell');
+  });
+
+  it("a quoted delimiter ('EOF') takes the body as written: $VAR inside stays literal", () => {
+    const text =
+      'MODEL=meta-llama/Meta-Llama-3-8B\n' +
+      "read -r -d '' cmds <<'EOF'\n" +
+      'openrlhf.cli.train_sft --model.model_name_or_path $MODEL \\\n' +
+      '  --data.max_len 4096\n' +
+      'EOF\n' +
+      'deepspeed --module $cmds\n';
+    checkFacts(text, [
+      ['model', '$MODEL', '--model.model_name_or_path', '$MODEL'],
+      ['seqLen', 4096, '--data.max_len', '4096'],
+    ]);
+    // Unquoted, the same body takes the variable's value.
+    const unquoted = checkFacts(text.replace("<<'EOF'", '<<EOF'), [
+      ['model', 'meta-llama/Meta-Llama-3-8B', '--model.model_name_or_path', '$MODEL'],
+    ]);
+    assert.equal(fact(unquoted, 'seqLen')?.value, 4096);
+  });
+
+  it('read without -d reads the first line; <<- drops leading tabs; "$VAR" stays one word', () => {
+    const first =
+      'read -r cmds <<EOF\nopenrlhf.cli.train_sft --train.micro_batch_size 4\n--ds.zero_stage 3\nEOF\n' +
+      'deepspeed --module $cmds\n';
+    const r = checkFacts(first, [['microBatchSize', 4, '--train.micro_batch_size', '4']]);
+    assert.ok(!r.facts.some((f) => f.key === 'zeroStage' && f.origin !== 'call-default'));
+    const tabs =
+      "read -d '' cmds <<-EOF\n\topenrlhf.cli.train_sft \\\n\t\t--data.max_len 1024\n\tEOF\ndeepspeed --module $cmds\n";
+    checkFacts(tabs, [['seqLen', 1024, '--data.max_len', '1024']]);
+    const quotedUse =
+      'read -r -d \'\' cmds <<EOF\nopenrlhf.cli.train_sft --data.max_len 1024\nEOF\ndeepspeed --module "$cmds"\n';
+    assert.equal(fact(analyzeShell(quotedUse), 'seqLen'), undefined);
+  });
+
+  it('VAR=$(cat <<EOF ... EOF) is read like a heredoc given to read', () => {
+    const text =
+      'ZERO=3\n' +
+      'cmds=$(cat <<EOF\n' +
+      'openrlhf.cli.train_dpo --model.model_name_or_path Qwen/Qwen2.5-7B \\\n' +
+      "  --ds.zero_stage $ZERO --data.input_template 'User: {}'\n" +
+      'EOF\n' +
+      ')\n' +
+      'deepspeed --module $cmds\n';
+    checkFacts(text, [
+      ['model', 'Qwen/Qwen2.5-7B', '--model.model_name_or_path', 'Qwen/Qwen2.5-7B'],
+      ['zeroStage', 3, '--ds.zero_stage', '$ZERO'],
+      ['preference', 'dpo', 'openrlhf.cli.train_dpo', 'openrlhf.cli.train_dpo'],
+    ]);
+  });
+
+  it('other heredocs stay skipped, and only they are said not to be read', () => {
+    const python =
+      'python - <<EOF\nimport subprocess\n' +
+      'subprocess.run("deepspeed --module openrlhf.cli.train_sft --model.model_name_or_path m/x".split())\nEOF\n';
+    const r = analyzeShell(python);
+    assert.equal(fact(r, 'model'), undefined);
+    assert.equal(heredocNamingModel(python)?.delimiter, 'EOF');
+    const train = real('train_sft.sh');
+    assert.equal(heredocs(train).length, 1);
+    assert.equal(heredocs(train)[0].assigned, true);
+    assert.equal(heredocNamingModel(train), undefined);
+    assert.equal(heredocs('x=$(cat <<EOF\n--pretrain m/x\nEOF\n)\n')[0].assigned, true);
+  });
+});
+
 describe('shell: OpenRLHF command lines', () => {
+  it('examples/scripts/train_sft.sh: the dotted flags of the heredoc command', () => {
+    const text = real('train_sft.sh');
+    const r = checkFacts(text, [
+      ['model', 'meta-llama/Meta-Llama-3-8B', '--model.model_name_or_path', 'meta-llama/Meta-Llama-3-8B'],
+      ['microBatchSize', 2, '--train.micro_batch_size', '2'],
+      ['trainBatchSize', 256, '--train.batch_size', '256'],
+      ['seqLen', 2048, '--data.max_len', '2048'],
+      ['zeroStage', 2, '--ds.zero_stage', '2'],
+      ['bf16', true, '--ds.param_dtype', 'bf16'],
+      ['weightsDtype', 'bf16', '--ds.param_dtype', 'bf16'],
+      ['attention', 'flash', '--ds.attn_implementation', 'flash_attention_2'],
+      ['batchLengths', 'fixed', '--ds.packing_samples', '--ds.packing_samples'],
+      [
+        'gradientCheckpointing',
+        'full',
+        '--model.gradient_checkpointing_enable',
+        '--model.gradient_checkpointing_enable',
+      ],
+    ]);
+    assert.deepEqual(r.tools, ['deepspeed', 'openrlhf']);
+    assert.ok(!r.problems.some((p) => p.severity !== 'info'), JSON.stringify(r.problems));
+    assert.equal(fact(r, 'method'), undefined);
+  });
+
+  it('examples/scripts/train_dpo_llama.sh and train_rm.sh: preference pairs, the reward head', () => {
+    const dpo = checkFacts(real('train_dpo_llama.sh'), [
+      ['model', 'OpenRLHF/Llama-3-8b-sft-mixture', '--model.model_name_or_path', 'OpenRLHF/Llama-3-8b-sft-mixture'],
+      ['microBatchSize', 1, '--train.micro_batch_size', '1'],
+      ['seqLen', 8192, '--data.max_len', '8192'],
+      ['zeroStage', 3, '--ds.zero_stage', '3'],
+      ['preference', 'dpo', 'openrlhf.cli.train_dpo', 'openrlhf.cli.train_dpo'],
+    ]);
+    assert.equal(fact(dpo, 'referenceModel'), undefined);
+    const rm = checkFacts(real('train_rm.sh'), [
+      ['preference', 'reward', 'openrlhf.cli.train_rm', 'openrlhf.cli.train_rm'],
+      ['head', 'seq_cls', 'openrlhf.cli.train_rm', 'openrlhf.cli.train_rm'],
+      ['numLabels', 1, 'openrlhf.cli.train_rm', 'openrlhf.cli.train_rm'],
+      ['seqLen', 8192, '--data.max_len', '8192'],
+    ]);
+    assert.equal(fact(rm, 'gradientCheckpointing')?.value, 'full');
+  });
+
+  it('examples/scripts/train_sft_mixtral_lora.sh: LoRA from --ds.lora.rank', () => {
+    checkFacts(real('train_sft_mixtral_lora.sh'), [
+      ['model', 'mistralai/Mixtral-8x7B-v0.1', '--model.model_name_or_path', 'mistralai/Mixtral-8x7B-v0.1'],
+      ['method', 'lora', '--ds.lora.rank', '64'],
+      ['loraR', 64, '--ds.lora.rank', '64'],
+      ['loraAlpha', 64, '--ds.lora.alpha', '64'],
+      ['microBatchSize', 4, '--train.micro_batch_size', '4'],
+      ['zeroStage', 3, '--ds.zero_stage', '3'],
+    ]);
+  });
+
   it('examples/scripts/train_ppo_ray_hybrid_engine.sh: the actor, its GPUs and dynamic batching; PPO not modeled', () => {
     const text = real('train_ppo_ray_hybrid_engine.sh');
     assert.equal(detectFormat('train_ppo_ray_hybrid_engine.sh', text), 'shell');
