@@ -8,6 +8,8 @@ import { analyzeShell } from '../../../src/analyzers/shell';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { heredocNamingModel, heredocs } from '../../../src/analyzers/heredoc';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type FactValue } from '../../../src/analyzers/facts';
+import { applyEditData, editsForChanges } from '../../../src/features/fixes';
+import type { SetupChange } from '../../../src/core/advice';
 import { resolveText } from '../helpers';
 
 /** [canonical key, value ('?' = unknown), key text as written, value text as written]. */
@@ -317,6 +319,32 @@ describe('shell: OpenRLHF command lines', () => {
     // An unknown flag that does not change the memory is ignored silently.
     const quiet = analyzeShell('deepspeed --module openrlhf.cli.train_sft --adam.lr 5e-6 --logger.wandb.key x\n');
     assert.ok(!quiet.problems.some((p) => p.severity !== 'info'));
+  });
+
+  it('quick fixes rewrite the flags the command line has, in the heredoc, and add none', () => {
+    const before = real('train_sft.sh');
+    const fix = (changes: Record<string, unknown>) =>
+      editsForChanges(
+        Object.entries(changes).map(([key, value]) => ({ key: key as SetupChange['key'], value })),
+        [{ file: 'train_sft.sh', text: before, format: 'shell', facts: analyzeShell(before) }],
+        'train_sft.sh',
+      );
+    const p = fix({ micro_batch_size: 1, seq_len: 1024, zero_stage: 3, gradient_checkpointing: 'none' });
+    assert.deepEqual(p.unsupported, []);
+    const after = applyEditData(before, p.edits);
+    assert.match(after, /--train\.micro_batch_size 1 \\\n/);
+    assert.match(after, /--data\.max_len 1024 \\\n/);
+    assert.match(after, /--ds\.zero_stage 3 \\\n/);
+    assert.doesNotMatch(after, /gradient_checkpointing_enable/);
+    const r = analyzeShell(after);
+    assert.deepEqual(
+      [fact(r, 'microBatchSize')?.value, fact(r, 'seqLen')?.value, fact(r, 'zeroStage')?.value],
+      [1, 1024, 3],
+    );
+    // Not on the command line: refused with a reason, nothing added.
+    const add = fix({ offload_optimizer: 'cpu', gradient_accumulation_steps: 4 });
+    assert.equal(add.edits.length, 0);
+    assert.equal(add.unsupported.length, 2);
   });
 
   it('every prefix of the real scripts is analyzed without an internal error', () => {
