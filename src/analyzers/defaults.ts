@@ -30,6 +30,12 @@ type Field =
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
 const LITGPT = 'Lightning-AI/litgpt@2685705:litgpt/';
 const SWIFT = 'modelscope/ms-swift@8773ecd:swift/'; // v3.12.6; 4.x (swift/arguments/) keeps these defaults
+// OpenRLHF: the dotted CLI (--ds.zero_stage, since ed62d0e of 2026-04), the last flat one (--zero_stage), the commands
+// removed in 6a981c8 (train_kd, train_kto, train_prm) and in 15d3151 (train_ppo, PPO without Ray).
+const ORLHF = 'OpenRLHF/OpenRLHF@3c3be62:openrlhf/';
+const ORLHF_FLAT = 'OpenRLHF/OpenRLHF@c1ba971:openrlhf/cli/';
+const ORLHF_REMOVED = 'OpenRLHF/OpenRLHF@0489850:openrlhf/cli/';
+const ORLHF_PPO = 'OpenRLHF/OpenRLHF@78da0e9:openrlhf/cli/train_ppo.py';
 
 export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefault>>>> = {
   'hf-trainer': {
@@ -243,6 +249,64 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
       note: `swift's bnb_4bit_use_double_quant defaults to True (${SWIFT}llm/argument/base_args/quant_args.py)`,
     },
   },
+  openrlhf: {
+    gradient_checkpointing: {
+      value: 'none',
+      note: `--model.gradient_checkpointing_enable (flat CLI: --gradient_checkpointing) is off by default (${ORLHF}cli/train_sft.py)`,
+    },
+    optimizer: {
+      value: 'adamw_fused',
+      note:
+        `--optim defaults to adam: DeepSpeed builds FusedAdam from the optimizer block, DeepSpeedCPUAdam with --ds.adam_offload ` +
+        `(${ORLHF}utils/deepspeed/deepspeed_utils.py get_train_ds_config)`,
+    },
+    attention: {
+      value: 'flash',
+      note:
+        `--ds.attn_implementation (flat CLI: --attn_implementation) defaults to flash_attention_2 (${ORLHF}cli/train_sft.py); ` +
+        'before 2025-08 the flat CLI had a --flash_attn switch, off by default',
+    },
+    weights_dtype: {
+      value: 'bf16',
+      note:
+        `--ds.param_dtype (flat CLI: --param_dtype) defaults to bf16, the torch_dtype the model is loaded in (${ORLHF}models/actor.py); ` +
+        'before 2026-01 the flat CLI had a --bf16 switch, off by default',
+    },
+    mixed_precision: {
+      value: 'bf16',
+      note: `DeepSpeed's bf16 block is on for param_dtype bf16 (${ORLHF}utils/deepspeed/deepspeed_utils.py get_train_ds_config)`,
+    },
+    batch_lengths: {
+      value: 'variable',
+      note: `without --ds.packing_samples each batch is padded to its longest sample (${ORLHF}datasets/sft_dataset.py collate_fn)`,
+    },
+    'lora.alpha': {
+      value: 16,
+      note: `--ds.lora.alpha (flat CLI: --lora_alpha) defaults to 16 (${ORLHF}cli/train_sft.py)`,
+    },
+    'lora.dropout': {
+      value: 0,
+      note: `--ds.lora.dropout (flat CLI: --lora_dropout) defaults to 0 (${ORLHF}cli/train_sft.py)`,
+    },
+    'lora.target_modules': {
+      value: 'all-linear',
+      note: `--ds.lora.target_modules (flat CLI: --target_modules) defaults to all-linear (${ORLHF}cli/train_sft.py)`,
+    },
+    'lora.dtype': {
+      value: 'fp32',
+      note:
+        "DeepSpeed's bf16 engine keeps the adapters in bf16 with an fp32 master copy in the optimizer: the bytes per " +
+        'trainable parameter of fp32 adapters (weight, gradient, master copy and two Adam states: 16)',
+    },
+    'quantization.type': {
+      value: 'nf4',
+      note: `--ds.load_in_4bit loads NF4 weights with double quantization (${ORLHF}models/actor.py BitsAndBytesConfig)`,
+    },
+    'quantization.double_quant': {
+      value: true,
+      note: `--ds.load_in_4bit loads NF4 weights with double quantization (${ORLHF}models/actor.py BitsAndBytesConfig)`,
+    },
+  },
   deepspeed: {
     micro_batch_size: {
       value: 1,
@@ -282,3 +346,58 @@ export function toolDefault(tools: readonly Tool[], field: Field): (ToolDefault 
   }
   return undefined;
 }
+
+/** An OpenRLHF command's defaults where they differ by command: argparse defaults of openrlhf/cli/<command>.py. */
+export interface OpenrlhfDefaults {
+  /** --train.micro_batch_size (flat CLI: --micro_train_batch_size). */
+  readonly micro: number;
+  /** --data.max_len (flat: --max_len); PPO without Ray: --prompt_max_len + --generate_max_len. */
+  readonly maxLen: number | readonly [number, number];
+  /** --train.batch_size (flat: --train_batch_size), the global batch: accumulation = batch / (micro x GPUs). */
+  readonly batch: number;
+  /** --ds.zero_stage (flat: --zero_stage). */
+  readonly zeroStage: number;
+  /** PPO on Ray: the actor's GPUs per node and nodes (--actor.num_gpus_per_node, --actor.num_nodes). */
+  readonly actor?: readonly [number, number];
+  /** --train.max_tokens_per_gpu (flat: --train_max_tokens_per_gpu) under dynamic batching. */
+  readonly maxTokens?: number;
+  /** Where they are stated. */
+  readonly source: string;
+}
+
+export const OPENRLHF_DEFAULTS: Readonly<Record<string, OpenrlhfDefaults>> = {
+  train_sft: {
+    micro: 8,
+    maxLen: 2048,
+    batch: 128,
+    zeroStage: 2,
+    source: `${ORLHF}cli/train_sft.py, ${ORLHF_FLAT}train_sft.py`,
+  },
+  train_dpo: {
+    micro: 8,
+    maxLen: 512,
+    batch: 128,
+    zeroStage: 2,
+    source: `${ORLHF}cli/train_dpo.py, ${ORLHF_FLAT}train_dpo.py`,
+  },
+  train_rm: {
+    micro: 1,
+    maxLen: 512,
+    batch: 128,
+    zeroStage: 2,
+    source: `${ORLHF}cli/train_rm.py, ${ORLHF_FLAT}train_rm.py`,
+  },
+  train_ppo_ray: {
+    micro: 1,
+    maxLen: 2048,
+    batch: 128,
+    zeroStage: 2,
+    actor: [8, 1],
+    maxTokens: 16192,
+    source: `${ORLHF}cli/train_ppo_ray.py, ${ORLHF_FLAT}train_ppo_ray.py`,
+  },
+  train_kd: { micro: 8, maxLen: 2048, batch: 128, zeroStage: 2, source: `${ORLHF_REMOVED}train_kd.py` },
+  train_kto: { micro: 8, maxLen: 2048, batch: 128, zeroStage: 2, source: `${ORLHF_REMOVED}train_kto.py` },
+  train_prm: { micro: 1, maxLen: 2048, batch: 128, zeroStage: 2, source: `${ORLHF_REMOVED}train_prm.py` },
+  train_ppo: { micro: 4, maxLen: [1024, 1024], batch: 128, zeroStage: 2, source: ORLHF_PPO },
+};

@@ -37,7 +37,8 @@ export type Tool =
   | 'torchrun'
   | 'peft'
   | 'unsloth'
-  | 'ms-swift';
+  | 'ms-swift'
+  | 'openrlhf';
 
 /**
  * Canonical keys: one vocabulary for every format. Values are normalized to the TrainingSetup vocabulary
@@ -187,6 +188,12 @@ export interface Fact {
    * function called once): what runs when the launcher passes nothing, located at the default.
    */
   readonly origin?: 'dataclass-default' | 'call-default' | 'script-default';
+  /**
+   * With origin 'call-default': the tool's default and where it is stated (repo@commit:path). Resolve reports the value
+   * as that tool's default, an assumption, rather than as a setting of the file (OpenRLHF's defaults that differ by
+   * command: the micro-batch, max_len).
+   */
+  readonly defaultNote?: string;
   /**
    * Set when the value is one of several the file can give (a shell variable set on some branches of an `if` or
    * `case`): the note says which values it can take and that the worst for memory is estimated. Resolve reports it

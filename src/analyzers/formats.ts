@@ -29,7 +29,7 @@ const PY_TRAINING = new RegExp(
 const SHELL_LAUNCH = new RegExp(
   String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|llamafactory-cli|axolotl|tune\s+run|` +
     String.raw`trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|` +
-    String.raw`litgpt\s+(finetune\w*|pretrain)|python3?\s+\S+\.py|srun|mpirun)\b`,
+    String.raw`litgpt\s+(finetune\w*|pretrain)|openrlhf\.cli\.train_\w+|python3?\s+\S+\.py|srun|mpirun)\b`,
 );
 
 function baseName(fileName: string): string {

@@ -1,5 +1,6 @@
-// Heredocs (`cmd <<EOF ... EOF`, `read -r -d '' cmds <<EOF`): their bodies are not read as commands (OpenRLHF's
-// examples keep the whole training command in one and run it later as `$training_commands`). This finds them so that
+// Heredocs (`cmd <<EOF ... EOF`): their bodies are not read as commands. Two are read as the value of a variable
+// by the shell analyzer (OpenRLHF's examples keep the whole training command in one and run it later as
+// `$training_commands`): `read [-r] [-d ''] VAR <<EOF` and `VAR=$(cat <<EOF ... EOF)`. This finds the others so that
 // a refusal can point at one. Pure.
 
 export interface Heredoc {
@@ -10,7 +11,12 @@ export interface Heredoc {
   readonly delimiter: string;
   /** The lines between the operator's line and the closing delimiter (to the end of the text when it is missing). */
   readonly body: string;
+  /** Fed to `read VAR` or `$(cat`: the shell analyzer reads its text as the value of a variable. */
+  readonly assigned: boolean;
 }
+
+/** The text before `<<` on its line feeds the heredoc to `read ... VAR` or to `$(cat`. */
+const ASSIGNED = /(?:(?:^|[\s;&|({])read(?:[ \t]+[^\s;&|<>()]+)*[ \t]+[A-Za-z_]\w*|\$\([ \t]*cat)[ \t]*$/;
 
 /** The heredocs of a shell text, in order (at most 50). */
 export function heredocs(text: string): Heredoc[] {
@@ -20,7 +26,8 @@ export function heredocs(text: string): Heredoc[] {
     // `<<<` is a here-string, not a heredoc; `#` starts a comment.
     if (text[m.index + 2] === '<' || (m.index > 0 && text[m.index - 1] === '<')) continue;
     const lineStart = text.lastIndexOf('\n', m.index - 1) + 1;
-    if (text.slice(lineStart, m.index).includes('#')) continue;
+    const before = text.slice(lineStart, m.index);
+    if (before.includes('#')) continue;
     let line = 1;
     for (let i = 0; i < lineStart; i++) if (text.charCodeAt(i) === 10) line++;
     const nl = text.indexOf('\n', m.index);
@@ -34,18 +41,19 @@ export function heredocs(text: string): Heredoc[] {
       offset: m.index,
       delimiter: m[3],
       body: end < 0 ? rest : rest.slice(0, end),
+      assigned: ASSIGNED.test(before),
     });
     re.lastIndex = end < 0 ? text.length : bodyStart + end;
   }
   return out;
 }
 
-/** The first heredoc, or undefined. */
+/** The first heredoc that is not read, or undefined. */
 export function firstHeredoc(text: string): Heredoc | undefined {
-  return heredocs(text)[0];
+  return heredocs(text).find((h) => !h.assigned);
 }
 
-/** The first heredoc whose body passes a model option (`--model.model_name_or_path`, `--pretrain`, `--model`). */
+/** The first heredoc that is not read whose body passes a model option (`--model.model_name_or_path`, `--pretrain`, `--model`). */
 export function heredocNamingModel(text: string): Heredoc | undefined {
-  return heredocs(text).find((h) => /(^|\s)--[\w.-]*(model|pretrain)[\w.-]*[\s=]/i.test(h.body));
+  return heredocs(text).find((h) => !h.assigned && /(^|\s)--[\w.-]*(model|pretrain)[\w.-]*[\s=]/i.test(h.body));
 }

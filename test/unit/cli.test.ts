@@ -174,7 +174,8 @@ describe('cli: vram-lens estimate', async () => {
     const py = path.join(dir, 'util.py');
     fs.writeFileSync(py, 'def mask(bits):\n    return 1 << bits\n');
     assert.match((await cli('estimate', py)).err, /util\.py:1:1: error: not a recognised training config \(/);
-    // OpenRLHF examples/scripts/train_sft.sh keeps the command in a heredoc and runs it later.
+    // OpenRLHF examples/scripts/train_sft.sh keeps the command in a heredoc read into a variable and runs it later:
+    // that heredoc is read. One fed to python's standard input is not, and the refusal points at it.
     const heredoc = path.join(dir, 'train_sft.sh');
     fs.writeFileSync(
       heredoc,
@@ -190,8 +191,21 @@ describe('cli: vram-lens estimate', async () => {
         'fi\n',
     );
     const h = await cli('estimate', heredoc);
-    assert.equal(h.code, 2);
-    assert.match(h.err, /train_sft\.sh:3:33: error: no model found in these files: heredocs \(<<EOF\) are not read/);
+    assert.equal(h.code, 0, h.err);
+    assert.match(h.out, /meta-llama\/Meta-Llama-3-8B/);
+    const stdin = path.join(dir, 'launch.sh');
+    fs.writeFileSync(
+      stdin,
+      'set -x\n' +
+        '\n' +
+        'python - <<EOF\n' +
+        'import subprocess\n' +
+        'subprocess.run("deepspeed --module openrlhf.cli.train_sft --model.model_name_or_path meta-llama/Meta-Llama-3-8B".split())\n' +
+        'EOF\n',
+    );
+    const s = await cli('estimate', stdin);
+    assert.equal(s.code, 2);
+    assert.match(s.err, /launch\.sh:3:10: error: no model found in these files: heredocs \(<<EOF\) are not read/);
   });
 
   it('reads a model from a local config.json path', async () => {

@@ -98,45 +98,9 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      "OpenRLHF: the command is assembled in a heredoc (`read -r -d '' training_commands " +
-      '<<EOF`) and run as `deepspeed --module $training_commands`; its dotted flags ' +
-      '(--model.model_name_or_path, --train.micro_batch_size, --data.max_len, --ds.zero_stage, ' +
-      '--ds.param_dtype, --ds.lora.rank, --model.gradient_checkpointing_enable) are not read',
-    entries: [
-      'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#gradientCheckpointing',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#microBatch',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#model',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#precision',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#seqLen',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_dpo_llama.sh#zeroStage',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#gradientCheckpointing',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#microBatch',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#model',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#precision',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#seqLen',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_rm.sh#zeroStage',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#gradientCheckpointing',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#microBatch',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#model',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#precision',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#seqLen',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft.sh#zeroStage',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#gradientCheckpointing',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#loraR',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#method',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#microBatch',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#model',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#precision',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#seqLen',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_sft_mixtral_lora.sh#zeroStage',
-    ],
-  },
-  {
-    cause:
       'launchers the shell detector does not know: `python -m accelerate.commands.launch`, ' +
-      '`python3 -m openrlhf.cli.train_ppo_ray`, a sweep of `sbatch <script>` calls',
+      'a sweep of `sbatch <script>` calls',
     entries: [
-      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_hybrid_engine.sh#format',
       'huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.sh#format',
       'huggingface__alignment-handbook/recipes/pref_align_scan/launch_scan.sh#format',
     ],

@@ -1,7 +1,9 @@
 // Batch sizes: the evaluation batch during training, and DeepSpeed's derivation of the micro-batch or the accumulation
 // from train_batch_size over the data-parallel world. Rules of FIELD_RULES; pure.
 import { msg, type FactValue } from '../facts';
-import { num, type ResolveContext } from './context';
+import { fileProv, num, type ResolveContext } from './context';
+import type { Provenance } from '../../core';
+import type { WinningFact } from './types';
 
 /** The data-parallel world: every GPU of the run over the tensor- and pipeline-parallel groups. */
 export function dataParallelWorld(setup: ResolveContext['setup']): number {
@@ -65,24 +67,21 @@ export function resolveTrainBatch(ctx: ResolveContext): void {
       const g = tb / (micro * dpWorld);
       if (Number.isInteger(g) && g > 0) {
         setup.gradient_accumulation_steps = g;
-        prov.gradient_accumulation_steps = {
-          kind: 'file',
-          file: w.file,
-          line: w.location.line,
-          key: `${w.fact.rawKey} / (micro x GPUs)`,
-        };
+        prov.gradient_accumulation_steps = derived(w, `${w.fact.rawKey} / (micro x GPUs)`);
       }
     } else {
       const m = tb / ((gas ?? 1) * dpWorld);
       if (Number.isInteger(m) && m > 0) {
         setup.micro_batch_size = m;
-        prov.micro_batch_size = {
-          kind: 'file',
-          file: w.file,
-          line: w.location.line,
-          key: `${w.fact.rawKey} / (accumulation x GPUs)`,
-        };
+        prov.micro_batch_size = derived(w, `${w.fact.rawKey} / (accumulation x GPUs)`);
       }
     }
   }
+}
+
+/** A value derived from train_batch_size: the formula at the file's key, or with the note of a tool's default. */
+function derived(w: WinningFact, formula: string): Provenance {
+  const p = w.fact.origin === 'call-default' && w.fact.defaultNote !== undefined ? fileProv(w) : undefined;
+  if (p?.kind === 'default') return { ...p, note: `${p.note ?? ''}; ${formula}` };
+  return { kind: 'file', file: w.file, line: w.location.line, key: formula };
 }

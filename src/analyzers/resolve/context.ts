@@ -90,6 +90,9 @@ export function numberOf(w: WinningFact | undefined, dflt: number): number {
 /** Where a winning fact was written: its file, line and key. */
 export function fileProv(w: WinningFact): Provenance {
   if (w.bundled) return { kind: 'default', owner: w.bundled.owner, note: `${w.fact.rawKey} in ${w.bundled.note}` };
+  // A tool's default made explicit at the command (it differs by command), reported as that tool's default.
+  if (w.fact.origin === 'call-default' && w.fact.defaultNote !== undefined)
+    return { kind: 'default', owner: w.fact.tool, note: w.fact.defaultNote };
   // One of the values a branch-set variable can take: an assumption, said with the file and line it is read at.
   if (w.fact.assumed)
     return { kind: 'default', owner: 'VRAM Lens', note: `${w.fact.assumed} (${baseName(w.file)}:${w.location.line})` };

@@ -61,6 +61,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
   const prio: Tool[] = [
     'unsloth',
     'ms-swift',
+    'openrlhf',
     'trl',
     'llamafactory',
     'axolotl',

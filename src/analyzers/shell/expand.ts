@@ -1,8 +1,8 @@
 // Expansion: a word's segments against the variables the script sets (`$VAR`, `${VAR:-default}` and the other
 // operators, `$((...))`), into pieces that keep their spans; `$(...)`, positional arguments and the environment
 // become unknown pieces with a reason. Pure: no I/O, no node:* and no 'vscode'.
-import type { Seg, WordTok } from './lexer';
-import { type Piece, type Env, unknownOf, textOf, type Field, toFields } from './fields';
+import { Lexer, type Heredoc, type Seg, type WordTok } from './lexer';
+import { type Piece, type Env, unknownOf, textOf, type Field, toFields, trimPieces } from './fields';
 import { evalArith } from './arith';
 
 export function expandSegs(script: string, segs: readonly Seg[], env: Env, split: boolean): Piece[] {
@@ -13,6 +13,14 @@ export function expandSegs(script: string, segs: readonly Seg[], env: Env, split
         out.push({ text: s.text, start: s.start, end: s.end, exact: s.exact, quoted: s.quoted });
         break;
       case 'cmdsub': {
+        if (s.heredoc) {
+          // `$(cat <<EOF ... EOF)`: the heredoc's text, less its trailing newlines, split where unquoted.
+          const body = trimPieces(heredocText(script, s.heredoc, env), '', '\n');
+          if (s.quoted && !body.length)
+            out.push({ text: '', start: s.start, end: s.end, exact: false, expanded: true, quoted: true });
+          for (const p of body) out.push({ ...p, split: !s.quoted && split, quoted: s.quoted, expanded: true });
+          break;
+        }
         const sum = exprArithmetic(script.slice(s.start, s.end));
         const r = sum === undefined ? undefined : evalArith(sum, (name) => lookupForArith(name, env));
         out.push(
@@ -139,6 +147,11 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
     return pieces.map((p) => ({ ...p, split: !s.quoted && split, quoted: s.quoted, expanded: true }));
   if (unknown !== undefined) return unknownPiece(unknown);
   return [{ text, start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted }];
+}
+
+/** A heredoc's body as one string: its pieces, expanded against `env` unless the delimiter is quoted (lexer.heredocSegs). */
+export function heredocText(script: string, h: Heredoc, env: Env): Piece[] {
+  return expandSegs(script, new Lexer(script).heredocSegs(h), env, false).map((p) => ({ ...p, split: false }));
 }
 
 export function fieldsOf(script: string, words: readonly WordTok[], env: Env): Field[] {

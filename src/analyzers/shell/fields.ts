@@ -63,6 +63,36 @@ function makeField(pieces: Piece[]): Field {
   return { text: textOf(pieces), span: { start, end }, pieces, unknown, opaque };
 }
 
+/**
+ * The pieces without the characters of `lead` at the start and of `trail` at the end (`read` drops blanks and
+ * newlines at both ends, a command substitution its trailing newlines); an unknown piece stops the trimming.
+ */
+export function trimPieces(pieces: readonly Piece[], lead: string, trail: string): Piece[] {
+  const out = [...pieces];
+  const has = (set: string, c: string | undefined): boolean => c !== undefined && set.includes(c);
+  while (out.length && out[0].unknown === undefined) {
+    const p = out[0];
+    let k = 0;
+    while (k < p.text.length && has(lead, p.text[k])) k++;
+    if (k < p.text.length) {
+      if (k > 0) out[0] = pieceSlice(p, k, p.text.length);
+      break;
+    }
+    out.shift();
+  }
+  while (out.length && out[out.length - 1].unknown === undefined) {
+    const p = out[out.length - 1];
+    let k = p.text.length;
+    while (k > 0 && has(trail, p.text[k - 1])) k--;
+    if (k > 0) {
+      if (k < p.text.length) out[out.length - 1] = pieceSlice(p, 0, k);
+      break;
+    }
+    out.pop();
+  }
+  return out;
+}
+
 /** Word splitting over pieces: blanks in `split` pieces separate fields. */
 export function toFields(pieces: readonly Piece[]): Field[] {
   const out: Field[] = [];

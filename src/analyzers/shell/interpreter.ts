@@ -1,7 +1,7 @@
 // Interpreter: walks the commands in order, keeps the variables the script sets (through `if`, `case` and loops,
 // merged where branches disagree), and analyzes each launch. Pure: no I/O, no node:* and no 'vscode'.
 import type { ParseProblem } from '../facts';
-import { type WordTok, type OpTok, type Tok, REDIRECTS } from './lexer';
+import { type Heredoc, type WordTok, type OpTok, type Tok, REDIRECTS } from './lexer';
 import { type Piece, type VarVal, type Env } from './fields';
 import { expandSegs, fieldsOf } from './expand';
 import type { CmdResult } from './launch';
@@ -21,6 +21,7 @@ import {
 import { layer, shallow } from './layers';
 import { mergeEnvs } from './merge';
 import { allocatorConf, launchOverChoices } from './choices';
+import { readHeredoc } from './read';
 
 export { chooseWorst } from './choices';
 
@@ -394,6 +395,7 @@ export class Interpreter {
   private readCommand(): Command | undefined {
     const words: WordTok[] = [];
     const arrays = new Set<WordTok>();
+    const heredocs: Heredoc[] = [];
     const toks = this.toks;
     while (this.pos < toks.length) {
       const t = toks[this.pos];
@@ -404,6 +406,7 @@ export class Interpreter {
           continue;
         }
         if (t.op === '<<' || t.op === '<<-') {
+          if (t.heredoc) heredocs.push(t.heredoc);
           this.pos++;
           continue;
         }
@@ -461,7 +464,7 @@ export class Interpreter {
       words.push(t);
       this.pos++;
     }
-    return words.length ? { words, arrays } : undefined;
+    return words.length ? { words, arrays, heredocs } : undefined;
   }
 
   private assign(w: WordTok, env: Env, exported: boolean, mode: 'set' | 'skip' | 'maybe', array: boolean): void {
@@ -567,6 +570,16 @@ export class Interpreter {
       top.cond = connector === '&&' ? and3(top.cond, tri) : connector === '||' ? or3(top.cond, tri) : tri;
     // Other commands are assumed to succeed, so `mkdir -p x && X=1` sets X; a test with an unknown outcome does not.
     this.lastTri = isTest ? tri : (tri ?? true);
+    if (name === 'read' && cmd.heredocs.length) {
+      readHeredoc(
+        this.text,
+        fields,
+        cmd.heredocs[cmd.heredocs.length - 1],
+        this.env,
+        this.lineOf(cmd.heredocs[0].opStart),
+      );
+      return;
+    }
     const r = launchOverChoices(this.text, words.slice(i), fields, env);
     if (r) {
       allocatorConf(this.text, r, env);

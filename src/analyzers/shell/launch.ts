@@ -37,6 +37,7 @@ import {
 import { type Opt, pieceRange, type Consume, type Parsed, looksLikeFlag, parseArgs, skipOpts } from './args';
 import { isSwiftTrain, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
 import { isLitgptTrain, litgptLaunch } from './litgpt';
+import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
 
 export interface CmdResult {
   readonly facts: Fact[];
@@ -435,6 +436,13 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
       i = skipOpts(fields, i + 1, SRUN_VALUE);
       continue;
     }
+    if (w === 'ray' && fields[i + 1]?.text === 'job' && fields[i + 2]?.text === 'submit') {
+      // `ray job submit [options] -- <entrypoint>`: the entrypoint runs on the Ray cluster.
+      const dash = fields.findIndex((f, k) => k > i + 2 && f.text === '--');
+      if (dash < 0) return undefined;
+      i = dash + 1;
+      continue;
+    }
     if (w === 'mpirun' || w === 'mpiexec') {
       i = skipOpts(fields, i + 1, MPIRUN_VALUE);
       continue;
@@ -620,6 +628,8 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (scriptField.opaque) opaque(scriptField);
   const swiftSub = swiftScript(script);
   if (swiftSub) return swiftScriptLaunch(l, fields, scriptAt, swiftSub, opaque, launcherTool);
+  const openrlhf = openrlhfCommand(script);
+  if (openrlhf) return openrlhfLaunch(l, fields, scriptAt, openrlhf, opaque, launcherTool);
   // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.
   const tool = scriptTool(script, fields, scriptAt + 1);
   const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);

@@ -1,5 +1,8 @@
 // The shell lexer: words made of segments that remember where they were written (text, `$VAR`, `${...}`,
-// `$((...))`, `$(...)`), operators, comments, and heredocs (skipped). Pure: no I/O, no node:* and no 'vscode'.
+// `$((...))`, `$(...)`), operators, comments, and heredocs: their bodies are not words of the script, but each `<<`
+// operator keeps where its body is, and `heredocSegs` reads a body as the one string it is (expanded unless the
+// delimiter is quoted) for the interpreter's `read VAR <<EOF` and `$(cat <<EOF ...)`. Pure: no I/O, no node:* and no
+// 'vscode'.
 import { msg, type Message, type ParseProblem } from '../facts';
 
 export type Seg =
@@ -28,7 +31,28 @@ export type Seg =
       readonly end: number;
       readonly quoted: boolean;
     }
-  | { readonly k: 'cmdsub'; readonly start: number; readonly end: number; readonly quoted: boolean };
+  | {
+      readonly k: 'cmdsub';
+      readonly start: number;
+      readonly end: number;
+      readonly quoted: boolean;
+      /** `$(cat <<EOF ... EOF)`: the output is the heredoc's text. */
+      readonly heredoc?: Heredoc;
+    };
+
+/** A heredoc: the `<<` operator, its delimiter and where its body is. */
+export interface Heredoc {
+  /** Offset of the `<<` / `<<-` operator. */
+  readonly opStart: number;
+  readonly delim: string;
+  /** The delimiter is quoted (`<<'EOF'`, `<<"EOF"`, `<<\EOF`): the body is taken as written, not expanded. */
+  readonly quoted: boolean;
+  /** `<<-`: leading tabs are stripped from each line. */
+  readonly stripTabs: boolean;
+  /** The body: the lines after the operator's line, up to the closing delimiter's line (the end of the text without one). */
+  bodyStart: number;
+  bodyEnd: number;
+}
 
 export interface WordTok {
   readonly t: 'word';
@@ -41,6 +65,8 @@ export interface OpTok {
   readonly op: string;
   readonly start: number;
   readonly end: number;
+  /** The heredoc of a `<<` / `<<-` operator. */
+  readonly heredoc?: Heredoc;
 }
 export type Tok = WordTok | OpTok;
 
@@ -170,7 +196,7 @@ export class Lexer {
   readonly toks: Tok[] = [];
   readonly comments: Comment[] = [];
   readonly problems: ParseProblem[] = [];
-  private pendingHeredocs: { delim: string; stripTabs: boolean }[] = [];
+  private pendingHeredocs: Heredoc[] = [];
 
   constructor(private readonly text: string) {}
 
@@ -206,9 +232,19 @@ export class Lexer {
       atLineStart = false;
       const op = opAt(text, i);
       if (op) {
-        this.toks.push({ t: 'op', op, start: i, end: i + op.length });
+        const tok: { t: 'op'; op: string; start: number; end: number; heredoc?: Heredoc } = {
+          t: 'op',
+          op,
+          start: i,
+          end: i + op.length,
+        };
+        this.toks.push(tok);
         i += op.length;
-        if (op === '<<' || op === '<<-') i = this.readHeredocDelimiter(i, op === '<<-');
+        if (op === '<<' || op === '<<-') {
+          const h = this.readHeredocDelimiter(tok.start, i, op === '<<-');
+          if (h.heredoc) tok.heredoc = h.heredoc;
+          i = h.end;
+        }
         continue;
       }
       const w = this.readWord(i, text.length, false);
@@ -230,31 +266,112 @@ export class Lexer {
     return { toks: this.toks, comments: this.comments, problems: this.problems };
   }
 
-  private readHeredocDelimiter(from: number, stripTabs: boolean): number {
+  private readHeredocDelimiter(opStart: number, from: number, stripTabs: boolean): { end: number; heredoc?: Heredoc } {
     let i = from;
     while (i < this.text.length && isBlank(this.text[i])) i++;
     const w = this.readWord(i, this.text.length, false);
-    if (w.end <= i) return i;
+    if (w.end <= i) return { end: i };
     const delim = w.segs.map((s) => (s.k === 'lit' ? s.text : '')).join('');
-    this.pendingHeredocs.push({ delim, stripTabs });
-    return w.end;
+    const quoted = w.segs.some((s) => s.quoted);
+    const heredoc: Heredoc = { opStart, delim, quoted, stripTabs, bodyStart: w.end, bodyEnd: w.end };
+    this.pendingHeredocs.push(heredoc);
+    return { end: w.end, heredoc };
   }
 
-  /** Skips heredoc bodies that start at the line beginning at `from`; returns the index after the last one. */
+  /** Skips heredoc bodies that start at the line beginning at `from` (noting where each is); returns the index after the last one. */
   private skipHeredocs(from: number): number {
     let i = from;
     for (const h of this.pendingHeredocs) {
+      h.bodyStart = i;
+      h.bodyEnd = this.text.length;
       while (i < this.text.length) {
+        const lineStart = i;
         const e = this.text.indexOf('\n', i);
         const lineEnd = e < 0 ? this.text.length : e;
         let line = this.text.slice(i, lineEnd).replace(/\r$/, '');
         if (h.stripTabs) line = line.replace(/^\t+/, '');
         i = e < 0 ? this.text.length : e + 1;
-        if (line === h.delim) break;
+        if (line === h.delim) {
+          h.bodyEnd = lineStart;
+          break;
+        }
       }
     }
     this.pendingHeredocs = [];
     return i;
+  }
+
+  /**
+   * A heredoc's body as the segments of one string, as bash reads it: `\`-newline continuations are joined and, under
+   * `<<-`, each line's leading tabs dropped; with an unquoted delimiter `$VAR`, `${...}`, `$((...))` and `$(...)` are
+   * expanded and `\$`, `` \` `` and `\\` escaped. Quotes are plain characters. (With a quoted delimiter bash keeps the
+   * `\`-newlines for `read -r` and `cat`; they are joined here too, as the script means the lines as one command.)
+   */
+  heredocSegs(h: Heredoc): Seg[] {
+    const text = this.text;
+    const to = Math.min(h.bodyEnd, text.length);
+    const segs: Seg[] = [];
+    let litStart = -1;
+    let litText = '';
+    const flush = (): void => {
+      if (litStart >= 0 && litText.length)
+        segs.push({
+          k: 'lit',
+          text: litText,
+          start: litStart,
+          end: litStart + litText.length,
+          quoted: true,
+          exact: true,
+        });
+      litStart = -1;
+      litText = '';
+    };
+    let i = h.bodyStart;
+    let lineStart = true;
+    while (i < to) {
+      if (lineStart && h.stripTabs && text[i] === '\t') {
+        flush();
+        while (i < to && text[i] === '\t') i++;
+        continue;
+      }
+      lineStart = false;
+      const c = text[i];
+      const cont = continuationAt(text, i);
+      if (cont) {
+        flush();
+        i += cont;
+        lineStart = true;
+        continue;
+      }
+      if (c === '\r' && text[i + 1] === '\n') {
+        flush();
+        i++;
+        continue;
+      }
+      if (!h.quoted) {
+        if (c === '\\' && '$`\\'.includes(text[i + 1] ?? '') && i + 1 < to) {
+          flush();
+          segs.push({ k: 'lit', text: text[i + 1], start: i, end: i + 2, quoted: true, exact: false });
+          i += 2;
+          continue;
+        }
+        if (c === '$' || c === '`') {
+          const r = this.readDollar(i, to, true);
+          if (r) {
+            flush();
+            segs.push(r.seg);
+            i = r.end;
+            continue;
+          }
+        }
+      }
+      if (c === '\n') lineStart = true;
+      if (litStart < 0) litStart = i;
+      litText += c;
+      i++;
+    }
+    flush();
+    return segs;
   }
 
   private unterminated(start: number, end: number, m: Message): void {
@@ -401,6 +518,8 @@ export class Lexer {
       }
     }
     if (n === '(') {
+      const cat = this.catHeredoc(i, to);
+      if (cat) return { seg: { k: 'cmdsub', start: i, end: cat.end, quoted, heredoc: cat.heredoc }, end: cat.end };
       const close = matchParen(text, i + 2);
       if (close < 0 || close > to) {
         this.unterminated(i, to, msg('unterminated $('));
@@ -423,6 +542,51 @@ export class Lexer {
     }
     if (/[0-9@*#?$!-]/.test(n) && n !== '') {
       return { seg: { k: 'param', name: n, start: i, end: i + 2, quoted }, end: i + 2 };
+    }
+    return undefined;
+  }
+
+  /**
+   * `$(cat <<EOF` and a newline at i: the heredoc, and the index after the `)` that closes the substitution after the
+   * delimiter's line (or on it: `EOF)`). Undefined for anything else, which is an opaque command substitution.
+   */
+  private catHeredoc(i: number, to: number): { heredoc: Heredoc; end: number } | undefined {
+    const text = this.text;
+    const m = /^[ \t]*cat[ \t]*(<<-?)[ \t]*(?:'([A-Za-z_]\w*)'|"([A-Za-z_]\w*)"|(\\?)([A-Za-z_]\w*))[ \t]*\r?\n/.exec(
+      text.slice(i + 2, Math.min(to, i + 200)),
+    );
+    if (!m) return undefined;
+    const stripTabs = m[1] === '<<-';
+    const delim = m[2] ?? m[3] ?? m[5];
+    const quoted = m[2] !== undefined || m[3] !== undefined || m[4] === '\\';
+    const bodyStart = i + 2 + m[0].length;
+    let j = bodyStart;
+    while (j < to) {
+      const e = text.indexOf('\n', j);
+      const lineEnd = e < 0 || e > to ? to : e;
+      let line = text.slice(j, lineEnd).replace(/\r$/, '');
+      if (stripTabs) line = line.replace(/^\t+/, '');
+      const lineStart = j;
+      j = lineEnd + 1;
+      if (!line.startsWith(delim)) continue;
+      const rest = line.slice(delim.length);
+      let close = -1;
+      if (/^[ \t]*\)/.test(rest)) close = text.indexOf(')', lineStart);
+      else if (/^[ \t]*$/.test(rest)) {
+        let k = lineEnd;
+        while (k < to && /\s/.test(text[k])) k++;
+        if (text[k] === ')') close = k;
+      }
+      if (close < 0) continue;
+      const heredoc: Heredoc = {
+        opStart: text.indexOf('<<', i),
+        delim,
+        quoted,
+        stripTabs,
+        bodyStart,
+        bodyEnd: lineStart,
+      };
+      return { heredoc, end: close + 1 };
     }
     return undefined;
   }

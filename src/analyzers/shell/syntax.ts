@@ -1,7 +1,7 @@
 // The shapes the interpreter works with: the frames of the blocks it is inside, a command's words, three-valued
 // truth, and the small readers of words (a reserved word, an assignment, a `test`). Pure: no I/O.
 import type { Span } from '../facts';
-import type { Seg, WordTok } from './lexer';
+import type { Heredoc, Seg, WordTok } from './lexer';
 import type { Env, Field } from './fields';
 
 export type Tri = boolean | undefined;
@@ -42,6 +42,8 @@ export type Frame = IfFrame | LoopFrame | CaseFrame | BlockFrame;
 export interface Command {
   readonly words: WordTok[];
   readonly arrays: Set<WordTok>;
+  /** The heredocs redirected into the command, in order (the last one is its standard input). */
+  readonly heredocs: readonly Heredoc[];
 }
 
 export const and3 = (a: Tri, b: Tri): Tri =>

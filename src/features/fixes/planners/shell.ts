@@ -3,9 +3,12 @@ import type { SetupChange } from '../../../core';
 import { type Val, type Op, type Planned, op, ok, no, type PlanCtx, type Lora } from '../ops';
 import { HF_OPTIM, HF_ATTN, LF_ATTN } from './vocab';
 import { str, seqKey } from './common';
+import { planOpenrlhf } from './openrlhf';
 
 /** Shell launch scripts (FORMATS.md §3, §2.3): launcher options and HF-style script flags. */
 export function planShell(c: PlanCtx, ch: SetupChange): Planned {
+  const openrlhf = c.file.facts.tools.includes('openrlhf') ? planOpenrlhf(c, ch) : undefined;
+  if (openrlhf) return openrlhf;
   const v = ch.value;
   // ms-swift parses its flags with HfArgumentParser over the HF TrainingArguments (swift/trainers/arguments.py).
   const hfScript = c.file.facts.tools.some(

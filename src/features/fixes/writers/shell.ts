@@ -15,6 +15,7 @@ const SCRIPT_TOOLS = new Set<Tool>([
   'vram-lens',
   'ms-swift',
   'litgpt',
+  'openrlhf',
 ]);
 
 function shellWord(v: Val, existing?: string): string {
@@ -34,8 +35,12 @@ export function shellSet(file: FixFile, text: string, o: Op): Written {
   const facts = analyzeAs('shell', text).facts;
   const name = o.path.join('.');
   const flagRe = new RegExp(`^--?${name.replace(/[._-]/g, '[._-]')}$`, 'i');
+  // A default made explicit at the command (OpenRLHF's, with its source) is not written in the file.
   const hits = facts.filter(
-    (f) => flagRe.test(f.rawKey) && (o.launcher ? LAUNCHER_TOOLS.has(f.tool) || f.tool === 'torchtune' : true),
+    (f) =>
+      flagRe.test(f.rawKey) &&
+      f.defaultNote === undefined &&
+      (o.launcher ? LAUNCHER_TOOLS.has(f.tool) || f.tool === 'torchtune' : true),
   );
   const seen = new Set<number>();
   const sites = hits.filter((f) => !seen.has(f.keySpan.start) && seen.add(f.keySpan.start));
