@@ -91,6 +91,7 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
       ia3: adapters.ia3,
       targets: training.targets,
       parameterTargets: training.parameterTargets,
+      peftMoe: training.peftMoe,
       galore: training.galore,
       badamLayer: norm.badamLayer,
       badamRatio: norm.badamRatio,
