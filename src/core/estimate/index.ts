@@ -31,6 +31,7 @@ export { DEFAULT_CUDA_CONTEXT_BYTES, ALLOCATOR_FRAGMENTATION } from './runtime';
 export { parameterTargets, type ParameterTarget } from './inventory';
 export { quantizesWholeAtLoad } from '../terms/quantization';
 export { fusedExpertsIn } from './normalize';
+export { peftWrapsExperts } from './peft-moe';
 
 /**
  * Per-GPU memory estimate. Never throws on user input: impossible values come back as errors. Lean mode (the advice

@@ -7,6 +7,7 @@
 import type { Architecture, LinearModule, PeftMoePattern } from '../architecture';
 import type { TrainingSetup } from '../setup';
 import { olderThan } from '../util/version';
+import { fusedExpertsIn } from './normalize';
 
 /** `_MOE_TARGET_MODULE_MAPPING`: each 4.x name, in PEFT's order, and the transformers 5 parameter it maps to. */
 const MAPPING: Record<PeftMoePattern, ReadonlyArray<readonly [string, string]>> = {
@@ -114,4 +115,13 @@ export function peftMoeConversion(
     ...(partial ? { partial } : {}),
     stringSplit: lora.target_modules === 'all-linear' && olderThan(setup.peft_version, 0, 20),
   };
+}
+
+/**
+ * Whether LoRA on 'all-linear' puts PEFT's lora.ParamWrapper on this model's experts (the conversion above applies:
+ * transformers 5's fused experts, a model type PEFT maps, PEFT 0.19 or later): ParamWrapper refuses LoRA dropout and
+ * DoRA, so an advice move that proposes such LoRA sets dropout 0.
+ */
+export function peftWrapsExperts(setup: TrainingSetup, a: Architecture): boolean {
+  return a.peftMoePattern !== undefined && fusedExpertsIn(setup, a) && !olderThan(setup.peft_version, 0, 19);
 }

@@ -6,6 +6,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { moves } from '../../../src/core/advice/moves';
+import type { TrainingSetup } from '../../../src/core/setup';
 import { component, phase, run } from '../helpers';
 import { truthPeak, truthSetup } from './helpers';
 
@@ -110,5 +112,21 @@ describe('estimate: PEFT maps 4.x expert names onto transformers 5 fused experts
     );
     // DoRA's magnitudes on the attention modules only: one per output feature of q, k, v and o.
     assert.equal(e.parameters.trainable, 1_311_232 + 2 * (256 + 128 + 128 + 256));
+  });
+
+  it('the advice proposes all-linear LoRA on such a model without dropout, which ParamWrapper refuses', () => {
+    const dropouts = (base: TrainingSetup): Array<number | undefined> =>
+      ['lora', 'qlora', 'lora-r8', 'lora-r64'].map((id) => {
+        const patch = moves(base, true)
+          .find((m) => m.id === id)!
+          .apply(base);
+        return patch?.lora?.dropout;
+      });
+    assert.deepEqual(dropouts(truthSetup('loop/mixtral-full-fp32')), [0, 0, 0, 0]);
+    assert.deepEqual(
+      dropouts(truthSetup('loop/mixtral-full-fp32', { peft_version: '0.18' })),
+      [0.05, 0.05, 0.05, 0.05],
+    );
+    assert.deepEqual(dropouts(truthSetup('loop/llama-full-fp32')), [0.05, 0.05, 0.05, 0.05]);
   });
 });
