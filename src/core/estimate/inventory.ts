@@ -35,11 +35,16 @@ export interface Inventory {
   source: string;
 }
 
-/** Linear modules named by a PEFT target list (full or last-component names, case-insensitive), or all of them. */
+/**
+ * Linear modules named by a PEFT target list (full or last-component names, case-insensitive), or all of them: PEFT's
+ * 'all-linear' (tuners_utils.py _maybe_include_all_linear_layers) takes every nn.Linear but the output layer, routers
+ * that are nn.Linear included (Qwen2-MoE's shared_expert_gate, transformers 4's MoE gate, Llama 4's and Jamba's
+ * router); a bare parameter (transformers 5's fused experts, a TopKRouter's weight) is no module.
+ */
 export function matchModules(names: readonly string[] | 'all-linear', mods: LinearModule[]): Set<string> {
   const out = new Set<string>();
   if (names === 'all-linear') {
-    for (const m of mods) if (m.group !== 'router' && !m.parameter) out.add(m.name);
+    for (const m of mods) if (!m.parameter) out.add(m.name);
     return out;
   }
   const wanted = names.map((t) => t.toLowerCase());

@@ -79,6 +79,24 @@ describe('estimate: PEFT maps 4.x expert names onto transformers 5 fused experts
     assert.equal(run(truthSetup('loop/qwen3_moe-lora-all-bf16-ckpt')).parameters.trainable, byHand);
   });
 
+  it('Qwen2-MoE is not converted: 114,720 trainable, as measured (loop/qwen2_moe-lora-all-bf16-ckpt)', () => {
+    // qwen2_moe is no key of _MODEL_TO_CONVERSION_PATTERN: all-linear is every nn.Linear but lm_head (PEFT
+    // _maybe_include_all_linear_layers). hidden 256, 4 heads of 64 (2 kv heads), a shared expert of width 256 and its
+    // one-output gate, 2 layers; the 4 routed experts (3-D) and the router's bare weight get no adapter.
+    const attention = 16 * (256 + 256) + 2 * 16 * (256 + 128) + 16 * (256 + 256);
+    const sharedExpert = 3 * 16 * (256 + 256); // shared_expert.gate_proj, up_proj, down_proj
+    const sharedExpertGate = 16 * (256 + 1); // shared_expert_gate, an nn.Linear(256, 1)
+    const byHand = 2 * (attention + sharedExpert + sharedExpertGate);
+    assert.equal(byHand, 114_720);
+    assert.equal(measuredTrainable('loop/qwen2_moe-lora-all-bf16-ckpt'), byHand);
+    const e = run(truthSetup('loop/qwen2_moe-lora-all-bf16-ckpt'));
+    assert.equal(e.parameters.trainable, byHand);
+    assert.match(
+      e.warnings.find((w) => w.code === 'fused-experts')?.message ?? '',
+      /PEFT converts no 4\.x expert name onto them for qwen2_moe/,
+    );
+  });
+
   it('a list converts the names it gives (no router without gate); half a fused pair makes PEFT raise', () => {
     const lora = (target_modules: string[]): Record<string, unknown> => ({
       lora: { r: 16, alpha: 32, target_modules },
