@@ -401,10 +401,18 @@ export const TrainingSetupSchema = z.strictObject({
   /**
    * transformers version the run uses ("major.minor"). From 5.0 the experts of Mixtral, Qwen2-MoE, Qwen3-MoE,
    * DeepSeek-V2/V3 and GLM-4.5 are fused 3-D parameters (modeling_*.py `@use_experts_implementation`), not one
-   * nn.Linear per expert: bitsandbytes leaves them unquantized and PEFT's target_modules does not reach them.
-   * Unset: a current release (5.x).
+   * nn.Linear per expert: bitsandbytes leaves them unquantized, and PEFT's target_modules reaches them only through
+   * PEFT's own conversion of the 4.x expert names (peft_version). Unset: a current release (5.x).
    */
   transformers_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 5.2 or 4.57.1').optional(),
+  /**
+   * PEFT version the run uses ("major.minor"). With transformers 5, PEFT 0.19 and later map LoRA target_modules that
+   * name the 4.x expert modules (Mixtral w1 / w3 / w2 and the router gate; gate_proj / up_proj / down_proj of Qwen3-MoE,
+   * Qwen3-Next, DeepSeek-V2/V3, GLM-4.5) onto the fused 3-D expert parameters and the router's weight, as
+   * target_parameters (peft/utils/transformers_weight_conversion.py `_convert_peft_config_moe`); 0.20 and later do
+   * the same for `all-linear`. Before 0.19 target_modules does not reach the fused experts. Unset: a current release.
+   */
+  peft_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 0.21 or 0.18.1').optional(),
   /**
    * torchao version ("major.minor") of a torchtune QLoRA run (NF4 base weights). Before 0.2 NF4Tensor.from_tensor
    * compares every element with the 16 NF4 codes at once (numel x 16 16-bit elements, twice; pytorch/ao#196 quantizes

@@ -563,9 +563,13 @@ describe('estimate: MoE experts as transformers 5 stores them (3-D parameters)',
     );
   });
 
-  it('all-linear LoRA r16 on Mixtral-8x7B reaches the experts under 4.x only: 240,123,904 vs 13,631,488 adapter params', () => {
+  it('all-linear LoRA r16 on Mixtral-8x7B: 242,225,152 (4.x), 13,631,488 (5 with PEFT 0.18), 359,665,664 (5, current PEFT)', () => {
     // r x (in + out) per target: q 16·(4096+4096), k and v 16·(4096+1024), o 16·(4096+4096) = 425,984 per layer, x 32
-    // layers = 13,631,488. 4.x adds w1, w3 (4096 -> 14336) and w2 of 8 experts: 3 x 16 x 18,432 x 8 x 32 = 226,492,416.
+    // layers = 13,631,488. 4.x adds w1, w3 (4096 -> 14336) and w2 of 8 experts: 3 x 16 x 18,432 x 8 x 32 = 226,492,416,
+    // and the router gate, an nn.Linear there: 16 x (4096 + 8) x 32 = 2,101,248.
+    // transformers 5 with PEFT 0.19 on (peft/utils/transformers_weight_conversion.py): gate_up_proj at r 32 over 8
+    // experts, 32 x 8 x (4096 + 28672) = 8,388,608; down_proj 16 x 8 x (14336 + 4096) = 2,359,296; the router's
+    // gate.weight 16 x (4096 + 8) = 65,664; x 32 layers = 346,034,176 beside the attention's 13,631,488.
     const s = {
       method: 'lora' as const,
       weights_dtype: 'bf16' as const,
@@ -573,12 +577,17 @@ describe('estimate: MoE experts as transformers 5 stores them (3-D parameters)',
       lora: { r: 16, target_modules: 'all-linear' as const },
     };
     const v5 = run(setupFor('mistralai/Mixtral-8x7B-v0.1', s));
+    const oldPeft = run(setupFor('mistralai/Mixtral-8x7B-v0.1', { ...s, peft_version: '0.18' }));
     const old = run(setupFor('mistralai/Mixtral-8x7B-v0.1', { ...s, ...v4 }));
-    assert.equal(v5.parameters.trainable, 13_631_488);
-    assert.equal(old.parameters.trainable, 240_123_904);
+    assert.equal(v5.parameters.trainable, 13_631_488 + 32 * (8_388_608 + 2_359_296 + 65_664));
+    assert.equal(v5.parameters.trainable, 359_665_664);
+    assert.equal(oldPeft.parameters.trainable, 13_631_488);
+    assert.equal(old.parameters.trainable, 13_631_488 + 226_492_416 + 2_101_248);
     assert.ok(
-      v5.warnings.some((w) => w.key === 'lora.target_modules' && /target_modules does not reach/.test(w.message)),
+      oldPeft.warnings.some((w) => w.key === 'lora.target_modules' && /target_modules does not reach/.test(w.message)),
     );
+    assert.ok(!v5.warnings.some((w) => w.key === 'lora.target_modules'));
+    assert.ok(v5.assumptions.some((x) => x.key === 'peft_version'));
     assert.ok(!old.warnings.some((w) => w.key === 'lora.target_modules'));
   });
 

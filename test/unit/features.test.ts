@@ -34,8 +34,9 @@ function checkHover(file: string, marked: string, expect: RegExp[], s: AnalysisS
 }
 
 describe('features: fused MoE experts (transformers 5)', () => {
-  it('an Axolotl QLoRA of Qwen3-30B-A3B gets a warning at load_in_4bit and at lora_target_linear', () => {
-    // 29.0B expert and router parameters stay bf16 (bitsandbytes#1849); lora_target_linear reaches no expert.
+  it('an Axolotl QLoRA of Qwen3-30B-A3B gets a warning at load_in_4bit, not at lora_target_linear', () => {
+    // 29.0B expert and router parameters stay bf16 (bitsandbytes#1849); lora_target_linear reaches the experts through
+    // PEFT's conversion of the 4.x names (a current PEFT: peft/utils/transformers_weight_conversion.py).
     const text =
       'base_model: Qwen/Qwen3-30B-A3B\n' +
       'adapter: qlora\n' +
@@ -46,10 +47,7 @@ describe('features: fused MoE experts (transformers 5)', () => {
       'sequence_len: 2048\n' +
       'micro_batch_size: 1\n';
     const found = analyze('/w/qwen3-moe.yml', text).findings.filter((x) => x.code === 'fused-experts');
-    assert.deepEqual(found.map((f) => text.slice(f.span.start, f.span.end)).sort(), [
-      'load_in_4bit',
-      'lora_target_linear',
-    ]);
+    assert.deepEqual(found.map((f) => text.slice(f.span.start, f.span.end)).sort(), ['load_in_4bit']);
     assert.ok(found.every((f) => f.severity === 'warning'));
     assert.match(
       found.find((f) => /bitsandbytes/.test(f.message))!.message,

@@ -4,6 +4,8 @@
 // Docs: docs/estimate/advice.md
 import type { SetupChange } from './types';
 import type { TrainingSetup } from '../setup';
+import { parseArchitecture } from '../architecture';
+import { peftWrapsExperts } from '../estimate';
 import type { Move, MoveContext } from './moves/context';
 import { adapterAndBatchMoves } from './moves/adapters';
 import { kernelMoves } from './moves/kernels';
@@ -16,11 +18,13 @@ import { tradeOffMoves } from './moves/tradeoffs';
 export type { Move, MoveContext } from './moves/context';
 
 export function moves(base: TrainingSetup, bf16: boolean): Move[] {
+  const parsed = parseArchitecture(base.architecture);
   const context: MoveContext = {
     base,
     bf16,
     halfDtype: bf16 ? 'bf16' : 'fp16',
     worldSize: base.gpus_per_node * base.nodes,
+    allLinearDropout: parsed.ok && peftWrapsExperts(base, parsed.arch) ? 0 : 0.05,
   };
   return [
     ...precisionMoves(context),

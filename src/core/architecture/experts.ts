@@ -4,7 +4,7 @@
 // blocks of the Mamba hybrids (Granite 4.0 H, Jamba, Nemotron) are read with their layer patterns in hybrids.ts.
 import { FAMILY_TRAITS } from './families';
 import { num, type ParseContext } from './read';
-import type { Architecture, Family, MoeSpec } from './types';
+import type { Architecture, Family, MoeSpec, PeftMoePattern } from './types';
 import type { Dimensions } from './parse';
 
 /**
@@ -16,6 +16,22 @@ export const FUSED_EXPERT_FAMILIES: ReadonlySet<Family> = new Set<Family>(
     (f) => FAMILY_TRAITS[f].fusedExperts === 'from-5.0' || FAMILY_TRAITS[f].fusedExperts === 'only',
   ),
 );
+
+/**
+ * The model types whose LoRA target_modules PEFT (0.19 on, with transformers 5) converts onto the fused experts, and with
+ * which pattern: transformers' `_MODEL_TO_CONVERSION_PATTERN` (conversion_mapping.py, 5.17) sends them to 'mixtral' or
+ * 'qwen2_moe', and PEFT adds 'mixtral' itself (peft/utils/transformers_weight_conversion.py). Only the model types the
+ * estimator reads: qwen2_moe itself is no key of that table, so PEFT converts nothing for it (its experts stay out of
+ * target_modules' reach); neither for Qwen3.5-MoE (qwen3_5_moe_text -> qwen3_5_text), Qwen3-VL-MoE, Jamba or gpt-oss.
+ */
+export const PEFT_MOE_PATTERNS: Readonly<Record<string, PeftMoePattern>> = {
+  mixtral: 'mixtral',
+  qwen3_moe: 'qwen2_moe',
+  qwen3_next: 'qwen2_moe',
+  deepseek_v2: 'qwen2_moe',
+  deepseek_v3: 'qwen2_moe',
+  glm4_moe: 'qwen2_moe',
+};
 
 const sequentialExpertsCache = new WeakMap<Architecture, Architecture>();
 const fusedExpertsCache = new WeakMap<Architecture, Architecture>();

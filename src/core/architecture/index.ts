@@ -3,7 +3,7 @@
 // public surface; the rest is internal. Pure: no I/O.
 export { FAMILY_ALIASES, SUPPORTED_MODEL_TYPES } from './aliases';
 export { attentionLayerCount, countParameters } from './count';
-export { FUSED_EXPERT_FAMILIES, withFusedExperts, withSequentialExperts } from './experts';
+export { FUSED_EXPERT_FAMILIES, PEFT_MOE_PATTERNS, withFusedExperts, withSequentialExperts } from './experts';
 export { FAMILY_TRAITS, type ConfigKeys, type EagerOnlyAttention, type FamilyTraits, type SizeField } from './families';
 export { linearModules } from './modules';
 export { parseArchitecture } from './parse';
@@ -19,4 +19,5 @@ export type {
   MlaSpec,
   MoeSpec,
   ParameterCount,
+  PeftMoePattern,
 } from './types';

@@ -3,7 +3,7 @@
 // Pure: problems (missing or impossible fields) are returned, never thrown.
 import type { HfConfig, Head } from '../setup';
 import { FAMILY_ALIASES, SUPPORTED_MODEL_TYPES } from './aliases';
-import { parseExperts } from './experts';
+import { parseExperts, PEFT_MOE_PATTERNS } from './experts';
 import { FAMILY_TRAITS, type FamilyTraits } from './families';
 import { nemotronPattern, parseHybrid } from './hybrids';
 import { bool, num, obj, ParseContext, ropePartial, str } from './read';
@@ -379,6 +379,9 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...(moeRouting ? { moeRouting } : {}),
     ...(traits.modelCode ? { modelCode: traits.modelCode } : {}),
     ...((traits.fusedExperts === 'only' || FUSED_ONLY_MODEL_TYPES.has(modelType)) && moe ? { fusedExperts: true } : {}),
+    ...(moe && PEFT_MOE_PATTERNS[modelType.toLowerCase()]
+      ? { peftMoePattern: PEFT_MOE_PATTERNS[modelType.toLowerCase()] }
+      : {}),
     ...embeddingLayout(cfg, family, hidden),
     ...(traits.normAffine ? {} : { normAffine: false }),
     ...(family === 'falcon' ? { normsPerBlock: falconNorms(ctx) } : {}),

@@ -174,6 +174,13 @@ export interface MlaSpec {
   readonly nope?: boolean;
 }
 
+/**
+ * PEFT's transformers 5 MoE conversion patterns (peft/utils/transformers_weight_conversion.py `_MOE_TARGET_MODULE_MAPPING`):
+ * 'mixtral' maps w1 and w3 to gate_up_proj, w2 to down_proj and the router gate to gate.weight; 'qwen2_moe' maps
+ * gate_proj and up_proj to gate_up_proj, down_proj to down_proj and gate to gate.weight.
+ */
+export type PeftMoePattern = 'mixtral' | 'qwen2_moe';
+
 export interface Architecture {
   readonly family: Family;
   /** Decoder layers (for T5: encoder + decoder are listed separately). */
@@ -284,6 +291,11 @@ export interface Architecture {
    * target_modules passes them by. transformers 4 had one nn.Linear per expert projection. See FUSED_EXPERT_FAMILIES.
    */
   readonly fusedExperts?: boolean;
+  /**
+   * PEFT's transformers 5 MoE conversion for this model_type (see PEFT_MOE_PATTERNS): which 4.x expert and router names
+   * PEFT (0.19 on) moves from target_modules onto the fused parameters. Absent: PEFT maps nothing for this model.
+   */
+  readonly peftMoePattern?: PeftMoePattern;
   /**
    * What the model's own code does whatever the training config asks, for a family trained through its remote code:
    * Kimi Linear's modeling_kimi.py calls each decoder layer itself (gradient_checkpointing_enable() only sets a flag

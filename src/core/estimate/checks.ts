@@ -285,16 +285,71 @@ function fusedExpertNotes(ctx: EstimateContext): void {
         `Axolotl's quantize_moe_experts quantizes them`,
     });
   }
-  if (lostExperts && paramTargets.targets.length === 0) {
+  if (ctx.methods.peftMoe) peftMoeNotes(ctx, loraNames!);
+  else if (lostExperts && paramTargets.targets.length === 0) {
+    // PEFT converts 4.x expert names for some model types only, and from 0.19 on (peft-moe.ts).
+    const why = !a.peftMoePattern
+      ? `, and PEFT converts no 4.x expert name onto them for ${a.family} (its transformers 5 mapping covers ` +
+        'Mixtral, Qwen3-MoE, Qwen3-Next, DeepSeek-V2/V3 and GLM-4.5)'
+      : setup.peft_version !== undefined
+        ? `, and PEFT ${setup.peft_version} does not convert 4.x expert names onto them (0.19 and later do)`
+        : '';
     warnings.push({
       key: 'lora.target_modules',
       code: 'fused-experts',
       message:
         `transformers ${version} stores the experts as 3-D parameters, which target_modules does ` +
-        `not reach: the adapters sit on ${targets.size > 0 ? [...targets].join(', ') : 'no layer'} ` +
+        `not reach${why}: the adapters sit on ${targets.size > 0 ? [...targets].join(', ') : 'no layer'} ` +
         `only (PEFT target_parameters adapts fused experts)`,
     });
   }
+}
+
+/**
+ * PEFT's conversion of 4.x expert and router names for transformers 5 (peft-moe.ts), said where the user can act: the
+ * version it takes (an assumption when peft_version is unset), where the adapters went and at which rank, and the
+ * nn.Linear layers of the same names (shared experts, dense MLPs) that keep no adapter since.
+ */
+function peftMoeNotes(ctx: EstimateContext, names: NonNullable<TrainingSetup['lora']>['target_modules']): void {
+  const setup = ctx.setup;
+  const mods = ctx.model.modules;
+  const { lora, targets, peftMoe } = ctx.methods;
+  const { warnings, assumptions } = ctx.notes;
+  const conv = peftMoe!;
+  const r = lora!.r;
+  const value = conv.targetParameters
+    .map((p) => {
+      const from = conv.moved.filter(([, to]) => to === p).map(([old]) => old);
+      return `${from.join(', ')} -> ${p} (r ${r * (conv.rankFactors.get(p) ?? 1)})`;
+    })
+    .join('; ');
+  const how =
+    'moves target_modules naming the 4.x expert modules and the router onto the fused parameters as ' +
+    'target_parameters (peft/utils/transformers_weight_conversion.py _convert_peft_config_moe): ' +
+    `${conv.pattern === 'mixtral' ? 'w1 + w3' : 'gate_proj + up_proj'} -> gate_up_proj at rank 2r and alpha 2 x ` +
+    `alpha (rank_pattern, alpha_pattern), ${conv.pattern === 'mixtral' ? 'w2' : 'down_proj'} -> down_proj and ` +
+    'gate -> the router gate.weight at rank r, each a lora.ParamWrapper with W + BA built in every forward';
+  assumptions.push(
+    setup.peft_version === undefined
+      ? {
+          key: 'peft_version',
+          value: `current (${value})`,
+          source:
+            `VRAM Lens default: a current PEFT (>= 0.19 ${how}; 'all-linear' names them all from 0.20; ` +
+            'before 0.19 the fused experts get no adapter: set peft_version)',
+        }
+      : { key: 'lora.target_modules', value, source: `PEFT ${setup.peft_version} ${how}` },
+  );
+  // The nn.Linear layers the names reached before the conversion took those names away (shared experts, dense MLPs).
+  const lost = [...matchModules(names, mods)].filter((n) => !targets.has(n));
+  if (lost.length > 0)
+    warnings.push({
+      key: 'lora.target_modules',
+      message:
+        `PEFT moves ${conv.moved.map(([old]) => old).join(', ')} to the fused experts' parameters on transformers 5, ` +
+        `so the nn.Linear layers of the same names keep no adapter: ${lost.join(', ')} (the parameters it targets ` +
+        'instead match <module>.gate_up_proj, <module>.down_proj and <module>.gate.weight only)',
+    });
 }
 
 /** Which attention runs, where it is not the one asked for: context parallelism, Llama 4, eager-only families. */

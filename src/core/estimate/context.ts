@@ -9,6 +9,7 @@ import type { Attention, ProvenanceMap, TrainingSetup } from '../setup';
 import type { ComputeMode } from '../terms/saved-tensors';
 import type { galoreShapes } from '../terms/galore';
 import type { Inventory, ParameterTarget } from './inventory';
+import type { PeftMoeConversion } from './peft-moe';
 
 export interface EstimateOptions {
   /** GPU memory to check the fit against (driver-reported total), with its catalog id. */
@@ -102,6 +103,8 @@ export interface MethodPlan {
   readonly targets: Set<string>;
   /** PEFT target_parameters: LoRA on bare expert parameters. */
   readonly parameterTargets: { targets: ParameterTarget[]; unmatched: string[] };
+  /** PEFT's conversion of 4.x expert and router names in target_modules onto transformers 5's fused parameters. */
+  readonly peftMoe: PeftMoeConversion | undefined;
   readonly galore: ReturnType<typeof galoreShapes> | undefined;
   /** BAdam layer mode: one decoder layer trained at a time. */
   readonly badamLayer: boolean;

@@ -32,6 +32,7 @@ export { DEFAULT_CUDA_CONTEXT_BYTES, ALLOCATOR_FRAGMENTATION } from './runtime';
 export { parameterTargets, type ParameterTarget } from './inventory';
 export { quantizesWholeAtLoad } from '../terms/quantization';
 export { fusedExpertsIn } from './normalize';
+export { peftWrapsExperts } from './peft-moe';
 
 /**
  * Per-GPU memory estimate. Never throws on user input: impossible values come back as errors. Lean mode (the advice
@@ -92,6 +93,7 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
       ia3: adapters.ia3,
       targets: training.targets,
       parameterTargets: training.parameterTargets,
+      peftMoe: training.peftMoe,
       galore: training.galore,
       badamLayer: norm.badamLayer,
       badamRatio: norm.badamRatio,

@@ -5,6 +5,7 @@ import { type Architecture, countParameters, type LinearModule } from '../archit
 import type { TrainingSetup } from '../setup';
 import { quantBytesPerParam } from '../terms/quantization';
 import { memo, memoByObject } from '../util/memo';
+import { type PeftMoeConversion, peftMoeConversion } from './peft-moe';
 
 export interface Inventory {
   total: number;
@@ -34,11 +35,16 @@ export interface Inventory {
   source: string;
 }
 
-/** Linear modules named by a PEFT target list (full or last-component names, case-insensitive), or all of them. */
+/**
+ * Linear modules named by a PEFT target list (full or last-component names, case-insensitive), or all of them: PEFT's
+ * 'all-linear' (tuners_utils.py _maybe_include_all_linear_layers) takes every nn.Linear but the output layer, routers
+ * that are nn.Linear included (Qwen2-MoE's shared_expert_gate, transformers 4's MoE gate, Llama 4's and Jamba's
+ * router); a bare parameter (transformers 5's fused experts, a TopKRouter's weight) is no module.
+ */
 export function matchModules(names: readonly string[] | 'all-linear', mods: LinearModule[]): Set<string> {
   const out = new Set<string>();
   if (names === 'all-linear') {
-    for (const m of mods) if (m.group !== 'router' && !m.parameter) out.add(m.name);
+    for (const m of mods) if (!m.parameter) out.add(m.name);
     return out;
   }
   const wanted = names.map((t) => t.toLowerCase());
@@ -51,30 +57,37 @@ export function matchModules(names: readonly string[] | 'all-linear', mods: Line
   return out;
 }
 
-/** A bare expert parameter LoRA adapts through PEFT's target_parameters, and the MoE layers where it does. */
+/** A bare expert or router parameter LoRA adapts through PEFT's target_parameters, and the MoE layers where it does. */
 export interface ParameterTarget {
   readonly module: LinearModule;
   /** MoE layers with the adapter. */
   readonly layers: number;
   /** The layer indices a target named, when it named any (else every MoE layer). */
   readonly indices?: ReadonlySet<number>;
+  /** ParamWrapper's num_experts: E for a 3-D expert parameter, 1 for a 2-D router weight. */
+  readonly experts: number;
+  /** The rank over lora.r: 2 for a fused gate_up_proj PEFT converted from both halves (rank_pattern), else 1. */
+  readonly rankFactor: number;
 }
 
 /**
- * PEFT target_parameters against the model's bare expert parameters. PEFT matches `<module path>.<parameter>` by suffix
- * (`key.endswith('.' + target)`), so 'gate_up_proj', 'experts.gate_up_proj' and 'mlp.experts.gate_up_proj' name every
- * layer's, and a path with a layer index ('7.mlp.experts.gate_up_proj', 'model.layers.7.mlp.experts.down_proj') that
- * layer's only. Returns the targets and the names that match no expert parameter.
+ * PEFT target_parameters against the model's bare expert parameters and router weights. PEFT matches
+ * `<module path>.<parameter>` by suffix (`key.endswith('.' + target)`), so 'gate_up_proj', 'experts.gate_up_proj' and
+ * 'mlp.experts.gate_up_proj' name every layer's, 'gate.weight' every bare router weight named gate, and a path with a
+ * layer index ('7.mlp.experts.gate_up_proj', 'model.layers.7.mlp.experts.down_proj') that layer's only. `rankFactors`:
+ * PEFT's rank_pattern by parameter name. Returns the targets and the names that match no bare parameter.
  */
 export function parameterTargets(
   names: readonly string[] | undefined,
   a: Architecture,
   mods: readonly LinearModule[],
+  rankFactors?: ReadonlyMap<string, number>,
 ): { targets: ParameterTarget[]; unmatched: string[] } {
   const targets: ParameterTarget[] = [];
   const unmatched: string[] = [];
   if (!names || !a.moe) return { targets, unmatched: names ? [...names] : [] };
   const experts = mods.filter((m) => m.parameter && m.group === 'expert');
+  const routers = mods.filter((m) => m.parameter && m.group === 'router');
   const found = new Map<LinearModule, Set<number> | 'all'>();
   for (const raw of names) {
     const parts = raw
@@ -84,10 +97,14 @@ export function parameterTargets(
     const indexAt = parts.findIndex((x) => /^\d+$/.test(x));
     const rest = indexAt >= 0 ? parts.slice(indexAt + 1) : parts;
     const param = rest[rest.length - 1]?.toLowerCase();
-    const m = experts.find(
-      (e) =>
-        e.name.split('.').pop()!.toLowerCase() === param && (rest.length === 1 || rest.some((x) => /experts/i.test(x))),
-    );
+    const owner = rest[rest.length - 2]?.toLowerCase();
+    const m =
+      experts.find(
+        (e) =>
+          e.name.split('.').pop()!.toLowerCase() === param &&
+          (rest.length === 1 || rest.some((x) => /experts/i.test(x))),
+      ) ??
+      (param === 'weight' && owner ? routers.find((r) => r.name.split('.').pop()!.toLowerCase() === owner) : undefined);
     const index = indexAt >= 0 ? Number(parts[indexAt]) : undefined;
     if (!m || (index !== undefined && index >= a.layers)) {
       unmatched.push(raw);
@@ -98,25 +115,65 @@ export function parameterTargets(
     else if (prev !== 'all') found.set(m, new Set([...(prev ?? []), index]));
   }
   for (const [module, where] of found) {
+    const shape = {
+      experts: module.group === 'expert' ? a.moe.experts : 1,
+      rankFactor: rankFactors?.get(module.name.split('.').pop()!.toLowerCase()) ?? 1,
+    };
     targets.push(
       where === 'all'
-        ? { module, layers: a.moe.moeLayers }
-        : { module, layers: Math.min(where.size, a.moe.moeLayers), indices: where },
+        ? { module, layers: a.moe.moeLayers, ...shape }
+        : { module, layers: Math.min(where.size, a.moe.moeLayers), indices: where, ...shape },
     );
   }
   return { targets, unmatched };
 }
 
-/** The modules that carry an adapter: LoRA's target_modules, or (IA)^3's. */
-function adapterTargets(setup: TrainingSetup, mods: LinearModule[]): Set<string> {
-  if (setup.method === 'ia3') return setup.ia3 ? matchModules(setup.ia3.target_modules, mods) : new Set();
-  return setup.lora ? matchModules(setup.lora.target_modules, mods) : new Set();
+/** What carries an adapter: modules (LoRA's target_modules as PEFT converts them, or (IA)^3's) and bare parameters. */
+export interface AdapterTargets {
+  readonly modules: Set<string>;
+  /** LoRA on bare parameters: the setup's target_parameters and those PEFT's MoE conversion adds; unmatched: the setup's. */
+  readonly parameters: { targets: ParameterTarget[]; unmatched: string[] };
+  /** PEFT's conversion of 4.x expert and router names onto transformers 5's fused parameters, when it converts any. */
+  readonly peftMoe: PeftMoeConversion | undefined;
+}
+
+/** The modules and bare parameters that carry an adapter. */
+function adapterTargets(setup: TrainingSetup, a: Architecture, mods: LinearModule[]): AdapterTargets {
+  const none = { targets: [], unmatched: [] };
+  if (setup.method === 'ia3')
+    return {
+      modules: setup.ia3 ? matchModules(setup.ia3.target_modules, mods) : new Set(),
+      parameters: none,
+      peftMoe: undefined,
+    };
+  const lora = setup.lora;
+  if (!lora || (setup.method !== 'lora' && setup.method !== 'qlora'))
+    return {
+      modules: lora ? matchModules(lora.target_modules, mods) : new Set(),
+      parameters: none,
+      peftMoe: undefined,
+    };
+  const peftMoe = peftMoeConversion(setup, lora, a, mods);
+  const own = lora.target_parameters ?? [];
+  const parameters = parameterTargets(
+    own.length > 0 || peftMoe ? [...own, ...(peftMoe?.targetParameters ?? [])] : undefined,
+    a,
+    mods,
+    peftMoe?.rankFactors,
+  );
+  return {
+    modules: matchModules(peftMoe ? peftMoe.targetModules : lora.target_modules, mods),
+    parameters: { targets: parameters.targets, unmatched: parameters.unmatched.filter((n) => own.includes(n)) },
+    peftMoe,
+  };
 }
 
 /** The setup's parameter inventory (see Inventory). */
-function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], targets: Set<string>): Inventory {
+function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], at: AdapterTargets): Inventory {
+  const targets = at.modules;
+  const paramTargets = at.parameters.targets;
   const { pc, total, blocks, source } = parameterCounts(setup, a);
-  const { adapter, largestVector, ff, paramTargets } = adapterCounts(setup, a, mods, targets);
+  const { adapter, largestVector, ff } = adapterCounts(setup, mods, targets, paramTargets);
   const { quantized, largestQuantized, qbpp } = quantizedCounts(setup, mods, targets);
   const savedModules = savedModuleCount(setup, a);
   const { matrices, vectors, trainable, largest, headTrainable } = trainableShapes(
@@ -182,25 +239,23 @@ function parameterCounts(
 /** LoRA's (DoRA's, ParamWrapper's) or (IA)^3's parameters, and (IA)^3's feed-forward targets. */
 function adapterCounts(
   setup: TrainingSetup,
-  a: Architecture,
   mods: LinearModule[],
   targets: Set<string>,
-): { adapter: number; largestVector: number; ff: Set<string> | undefined; paramTargets: ParameterTarget[] } {
+  paramTargets: readonly ParameterTarget[],
+): { adapter: number; largestVector: number; ff: Set<string> | undefined } {
   const method = setup.method;
   let adapter = 0;
-  const paramTargets =
-    (method === 'lora' || method === 'qlora') && setup.lora
-      ? parameterTargets(setup.lora.target_parameters, a, mods).targets
-      : [];
   if ((method === 'lora' || method === 'qlora') && setup.lora) {
     // DoRA adds a magnitude vector per output feature of every target.
     for (const m of mods)
       if (targets.has(m.name))
         adapter +=
           (setup.lora.r * (m.inFeatures + m.outFeatures) + (setup.lora.use_dora ? m.outFeatures : 0)) * m.count;
-    // ParamWrapper: lora_A (r·E x in) and lora_B (out x r·E) per targeted 3-D parameter and layer.
+    // ParamWrapper (peft/tuners/lora/layer.py update_layer): lora_A (r·E x in) and lora_B (out x r·E) per targeted
+    // parameter and layer, E = num_experts (1 for a 2-D router weight), r from rank_pattern (2r for a fused
+    // gate_up_proj PEFT converted from both halves); no DoRA magnitude (ParamWrapper refuses DoRA).
     for (const t of paramTargets)
-      adapter += setup.lora.r * a.moe!.experts * (t.module.inFeatures + t.module.outFeatures) * t.layers;
+      adapter += setup.lora.r * t.rankFactor * t.experts * (t.module.inFeatures + t.module.outFeatures) * t.layers;
   }
   // (IA)^3: one value per output feature of a target, per input feature of a feed-forward target.
   const ff = method === 'ia3' && setup.ia3 ? matchModules(setup.ia3.feedforward_modules, mods) : undefined;
@@ -213,7 +268,7 @@ function adapterCounts(
       largestVector = Math.max(largestVector, n);
     }
   }
-  return { adapter, largestVector, ff, paramTargets };
+  return { adapter, largestVector, ff };
 }
 
 /** The quantized block parameters, the largest quantized matrix, and their bytes per parameter with the constants. */
@@ -267,7 +322,12 @@ function trainableShapes(
   mods: LinearModule[],
   targets: Set<string>,
   counts: { pc: ReturnType<typeof countParameters>; total: number; blocks: number },
-  adapters: { adapter: number; largestVector: number; ff: Set<string> | undefined; paramTargets: ParameterTarget[] },
+  adapters: {
+    adapter: number;
+    largestVector: number;
+    ff: Set<string> | undefined;
+    paramTargets: readonly ParameterTarget[];
+  },
   savedModules: number,
 ): {
   matrices: Array<[number, number, number]>;
@@ -316,7 +376,7 @@ function trainableShapes(
         largest = Math.max(largest, setup.lora.r * Math.max(m.inFeatures, m.outFeatures));
       }
       for (const t of paramTargets) {
-        const rE = setup.lora.r * a.moe!.experts;
+        const rE = setup.lora.r * t.rankFactor * t.experts;
         matrices.push([rE, t.module.inFeatures, t.layers], [t.module.outFeatures, rE, t.layers]);
         largest = Math.max(largest, rE * Math.max(t.module.inFeatures, t.module.outFeatures));
       }
@@ -354,8 +414,8 @@ interface InventoryInputs {
 }
 
 const inventories = memo(
-  (k: InventoryInputs): { targets: Set<string>; inv: Inventory } => {
-    const targets = adapterTargets(k.setup, k.mods);
+  (k: InventoryInputs): { targets: AdapterTargets; inv: Inventory } => {
+    const targets = adapterTargets(k.setup, k.a, k.mods);
     return { targets, inv: inventory(k.setup, k.a, k.mods, targets) };
   },
   {
@@ -367,7 +427,8 @@ const inventories = memo(
       return (
         `${setup.method}|${setup.parameters}|${setup.head}|${setup.num_labels}` +
         `|${setup.value_head === true}|${setup.freeze_trainable_layers}|${l ? loraKey(l) : ''}` +
-        `|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}|${setup.torchao_version ?? ''}`
+        `|${q ? quantKey(q) : ''}|${setup.ia3 ? ia3Key(setup.ia3) : ''}|${setup.torchao_version ?? ''}` +
+        `|${setup.peft_version ?? ''}`
       );
     },
     // The last calls' inputs, compared by identity (the advice search's candidates share these blocks); mods follow from a.
@@ -384,7 +445,8 @@ const inventories = memo(
         x.setup.lora === y.setup.lora &&
         x.setup.quantization === y.setup.quantization &&
         x.setup.ia3 === y.setup.ia3 &&
-        x.setup.torchao_version === y.setup.torchao_version,
+        x.setup.torchao_version === y.setup.torchao_version &&
+        x.setup.peft_version === y.setup.peft_version,
     },
   },
 );
@@ -394,6 +456,6 @@ export function memoInventory(
   setup: TrainingSetup,
   a: Architecture,
   mods: LinearModule[],
-): { targets: Set<string>; inv: Inventory } {
+): { targets: AdapterTargets; inv: Inventory } {
   return inventories({ setup, a, mods });
 }

@@ -9,7 +9,9 @@ import { quantizesWholeAtLoad } from '../terms/quantization';
 import { formatCount } from '../units';
 import { vllmEngineChecks } from './checks';
 import type { MethodPlan, PlanningContext, ShardingPlan } from './context';
-import { memoInventory, parameterTargets } from './inventory';
+import type { ParameterTarget } from './inventory';
+import type { PeftMoeConversion } from './peft-moe';
+import { memoInventory } from './inventory';
 import type { EstimateFailure } from './normalize';
 
 /** Online RL's rollout or GKD's on-policy rounds: what generates, how many, and the colocated engine's share. */
@@ -155,7 +157,10 @@ export function adapterDefaults(ctx: PlanningContext): {
 }
 
 /** What the inventory step gives the context: the modules, the inventory, the adapters' targets, GaLore's shapes. */
-type TrainingPlan = Pick<MethodPlan, 'targets' | 'parameterTargets' | 'galore' | 'paged' | 'oldTorchaoNf4'> & {
+type TrainingPlan = Pick<
+  MethodPlan,
+  'targets' | 'parameterTargets' | 'peftMoe' | 'galore' | 'paged' | 'oldTorchaoNf4'
+> & {
   modules: ReturnType<typeof linearModules>;
   inventory: ReturnType<typeof memoInventory>['inv'];
 };
@@ -173,7 +178,8 @@ export function planTraining(
   const offloadOpt = sharding.offloadOptimizer;
   const { warnings, assumptions } = ctx.notes;
   const mods = linearModules(a);
-  const { targets, inv } = memoInventory(effSetup, a, mods);
+  const { targets: adapted, inv } = memoInventory(effSetup, a, mods);
+  const { modules: targets, parameters: paramTargets, peftMoe } = adapted;
   const oldTorchaoNf4 = quantizesWholeAtLoad(effSetup);
   if (setup.galore && setup.method !== 'full') {
     warnings.push({
@@ -203,11 +209,8 @@ export function planTraining(
         'it is loaded with the language model in its dtype',
     });
   }
-  // PEFT target_parameters: LoRA on bare expert parameters (ParamWrapper).
-  const paramTargets =
-    (setup.method === 'lora' || setup.method === 'qlora') && lora
-      ? parameterTargets(lora.target_parameters, a, mods)
-      : { targets: [], unmatched: [] };
+  // PEFT target_parameters: LoRA on bare expert parameters (ParamWrapper), the setup's and those PEFT's MoE
+  // conversion adds (peft-moe.ts).
   if (paramTargets.unmatched.length > 0) {
     const bare = mods.filter((m) => m.parameter && m.group === 'expert').map((m) => m.name);
     const linearExperts = a.moe ? ' (its experts are nn.Linear layers: target_modules reaches them)' : '';
@@ -231,6 +234,67 @@ export function planTraining(
         .join(', ')})`,
     });
   }
+  if (lora && paramTargets.targets.length > 0) paramWrapperChecks(ctx, lora, paramTargets.targets, peftMoe);
   const paged = setup.optimizer.startsWith('paged_') && !offloadOpt;
-  return { modules: mods, inventory: inv, targets, parameterTargets: paramTargets, galore, paged, oldTorchaoNf4 };
+  return {
+    modules: mods,
+    inventory: inv,
+    targets,
+    parameterTargets: paramTargets,
+    peftMoe,
+    galore,
+    paged,
+    oldTorchaoNf4,
+  };
+}
+
+/**
+ * What PEFT refuses on bare parameters (peft/tuners/lora/layer.py ParamWrapper.__init__): DoRA and LoRA dropout each
+ * make get_peft_model raise ValueError, and so does a fused pair of 4.x expert names given in part
+ * (transformers_weight_conversion.py `_convert_peft_config_moe`), or, on PEFT 0.19, target_modules 'all-linear' on a
+ * model it converts. The estimate goes on as if the run had started: DoRA on the modules only, no dropout on the
+ * parameters, the half-named pair without an adapter.
+ */
+function paramWrapperChecks(
+  ctx: PlanningContext,
+  lora: NonNullable<TrainingSetup['lora']>,
+  targets: readonly ParameterTarget[],
+  peftMoe: PeftMoeConversion | undefined,
+): void {
+  const { warnings } = ctx.notes;
+  const names = targets
+    .map((t) => (t.module.group === 'router' ? `${t.module.name}.weight` : t.module.name))
+    .join(', ');
+  const via = peftMoe ? ' (where PEFT converted target_modules for transformers 5)' : '';
+  const refused = (what: string, error: string): string =>
+    `PEFT refuses ${what} on bare parameters: LoRA on ${names}${via} is a lora.ParamWrapper, and get_peft_model ` +
+    `raises ValueError ("lora.ParamWrapper does not work with ${error}")`;
+  if (lora.use_dora)
+    warnings.push({
+      key: 'lora.use_dora',
+      message: `${refused('DoRA', 'use_dora=True')}; estimated with DoRA on the modules only`,
+    });
+  if (lora.dropout > 0)
+    warnings.push({
+      key: 'lora.dropout',
+      message: `${refused('LoRA dropout', 'lora_dropout != 0')}; set dropout: 0`,
+    });
+  if (peftMoe?.partial) {
+    const { present, missing, into } = peftMoe.partial;
+    warnings.push({
+      key: 'lora.target_modules',
+      message:
+        `PEFT fuses ${[...present, ...missing].join(' and ')} into ${into} on transformers 5 and converts them only ` +
+        `together: get_peft_model raises ValueError ("Cannot convert PEFT target(s) ${present.join(', ')} without ` +
+        `also targeting ${missing.join(', ')}"); no adapter counted for ${into}`,
+    });
+  }
+  if (peftMoe?.stringSplit)
+    warnings.push({
+      key: 'peft_version',
+      message:
+        "PEFT 0.19 cannot convert target_modules 'all-linear' for transformers 5's fused experts: it splits the " +
+        'string into characters and get_peft_model finds no target (huggingface/peft#3229, fixed in 0.20); ' +
+        'estimated as PEFT 0.20 places the adapters',
+    });
 }

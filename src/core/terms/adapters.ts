@@ -1,8 +1,10 @@
 // Term: adapter weights. Per GPU, sharded over the parameter shard degree:
 //   LoRA: r x (in + out) per targeted module (+ out for DoRA's magnitude) x the adapter dtype; on bare expert parameters
-//   (PEFT target_parameters) r·E x (in + out) per targeted layer; (IA)^3: one value per output feature (input feature
-//   of feed-forward targets) x the adapter dtype; modules_to_save: a trainable copy in the weight dtype.
-// Sources: peft/tuners/lora/layer.py, peft/tuners/ia3/layer.py, peft/utils/other.py (ModulesToSaveWrapper).
+//   (PEFT target_parameters) r·E x (in + out) per targeted layer, E = 1 for a router's 2-D weight and r doubled for a
+//   gate_up_proj PEFT converted from both 4.x halves (estimate/peft-moe.ts); (IA)^3: one value per output feature
+//   (input feature of feed-forward targets) x the adapter dtype; modules_to_save: a trainable copy in the weight dtype.
+// Sources: peft/tuners/lora/layer.py (ParamWrapper.update_layer), peft/utils/transformers_weight_conversion.py,
+// peft/tuners/ia3/layer.py, peft/utils/other.py (ModulesToSaveWrapper).
 // Docs: docs/estimate/adapters.md. Pure arithmetic; no I/O.
 import type { Component } from '../model';
 import { comp } from '../estimate/component';

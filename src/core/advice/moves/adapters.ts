@@ -18,7 +18,7 @@ export function adapterAndBatchMoves(context: MoveContext): Move[] {
             lora: {
               r: 16,
               alpha: 32,
-              dropout: 0.05,
+              dropout: context.allLinearDropout,
               target_modules: 'all-linear',
               modules_to_save: [],
               dtype: 'fp32',
@@ -42,7 +42,7 @@ export function adapterAndBatchMoves(context: MoveContext): Move[] {
             lora: s.lora ?? {
               r: 16,
               alpha: 32,
-              dropout: 0.05,
+              dropout: context.allLinearDropout,
               target_modules: 'all-linear',
               modules_to_save: [],
               dtype: 'fp32',

@@ -20,6 +20,11 @@ export interface MoveContext {
   readonly halfDtype: 'bf16' | 'fp16';
   /** GPUs in all (gpus_per_node x nodes) in the base setup. */
   readonly worldSize: number;
+  /**
+   * LoRA dropout of the moves to LoRA on all linear layers: 0 where PEFT puts lora.ParamWrapper on the model's fused
+   * MoE experts (it refuses dropout: estimate/peft-moe.ts peftWrapsExperts), else 0.05.
+   */
+  readonly allLinearDropout: number;
 }
 
 export const pow2Down = (n: number): number => Math.max(1, Math.floor(n / 2));

@@ -27,7 +27,7 @@ export function tradeOffMoves(context: MoveContext): Move[] {
               lora: {
                 r,
                 alpha: 2 * r,
-                dropout: 0.05,
+                dropout: context.allLinearDropout,
                 target_modules: 'all-linear',
                 modules_to_save: [],
                 dtype: 'fp32',

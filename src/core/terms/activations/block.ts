@@ -193,7 +193,10 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[]): Layer
   if (moeBlock && a.moe && p.expertLora) {
     for (const t of p.expertLora.targets) {
       if (!adaptedExperts.includes(t.name)) continue;
-      tape.saveExtra(`${t.name}: W + BA (LoRA on the parameter) and its routed input`, t.savedBytes);
+      tape.saveExtra(
+        `${t.name}: W + BA (LoRA on the parameter) and its ${t.router ? 'input' : 'routed input'}`,
+        t.savedBytes,
+      );
       expertLoraWorking = Math.max(expertLoraWorking, t.workingBytes);
     }
   }

@@ -107,6 +107,8 @@ export interface ActivationPlan {
       readonly name: string;
       readonly savedBytes: number;
       readonly workingBytes: number;
+      /** A router's 2-D weight: its input is every token's, not the routed copies. */
+      readonly router?: boolean;
       readonly indices?: ReadonlySet<number>;
     }>;
   };
