@@ -141,12 +141,12 @@ def suite_trl():
                                                 preference={"reference": "adapters-off", "logps": "rows"}), dpo)
         out[f"{fam}-dpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=193,
                                                 preference={"reference": "copy", "logps": "rows"}), dpo)
-        # GRPO: the prompts tokenize to 98 tokens (batchShape), + 32 completion tokens.
+        # GRPO: 64 prompt tokens + 32 completion tokens.
         grpo = {"runner": "grpo", "prompt_len": 64, "num_generations": 2}
         rollout = {"batch": 2, "completion_len": 32, "engine": "generate", "reference": "none"}
-        out[f"{fam}-grpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=130,
+        out[f"{fam}-grpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=96,
                                                  rollout=rollout), grpo)
-        out[f"{fam}-grpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=130, rollout=rollout), grpo)
+        out[f"{fam}-grpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=96, rollout=rollout), grpo)
     return out
 
 
@@ -238,9 +238,12 @@ def write_suite(name, points):
         yaml.dump({"defaults": SUITE_DEFAULTS[name], "points": overrides}, f, Dumper=_NoAliases, sort_keys=True, default_flow_style=None, width=200)
 
 
-def main():
+def main(only=()):
+    """Rewrites every suite, or only the suites named on the command line (make_scenarios.py trl)."""
     total = 0
     for name, fn in SUITES.items():
+        if only and name not in only:
+            continue
         points = fn()
         write_suite(name, points)
         total += len(points)
@@ -249,4 +252,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])
