@@ -115,7 +115,13 @@ export const CheckpointingSchema = z.enum(['none', 'full', 'selective']);
 export const AttentionSchema = z.enum(['eager', 'sdpa', 'flash']);
 export const FsdpSchema = z.enum(['none', 'full_shard', 'shard_grad_op', 'hybrid_shard', 'no_shard']);
 export const OffloadSchema = z.enum(['none', 'cpu', 'nvme']);
-export const LossSchema = z.enum(['full', 'chunked', 'fused']);
+/**
+ * The cross-entropy: 'full' (the whole logits, HF ForCausalLMLoss), 'chunked' (torchtune CEWithChunkedOutputLoss, 8
+ * chunks of the logits), 'fused' (Liger / Cut Cross-Entropy: no logits kept) or 'chunked-nll' (TRL SFTTrainer's
+ * loss_type "chunked_nll", the default since TRL 1.7: the head and the cross-entropy run 256 tokens at a time under
+ * checkpointing, trl/trainer/sft_trainer.py _chunked_cross_entropy_loss).
+ */
+export const LossSchema = z.enum(['full', 'chunked', 'fused', 'chunked-nll']);
 export const HeadSchema = z.enum(['causal_lm', 'masked_lm', 'seq_cls', 'seq2seq_lm', 'none']);
 
 export const LoraSchema = z.strictObject({

@@ -133,8 +133,10 @@ def suite_trl():
     out = {}
     for fam in TRL_FAMILIES:
         qv = lora(fam, LORA_QV)
-        out[f"{fam}-sft-full-amp"] = (scenario(fam, mixed_precision="bf16"), {"runner": "sft"})
-        out[f"{fam}-sft-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv), {"runner": "sft"})
+        # SFT: SFTConfig's loss_type default since TRL 1.7, chunked_nll (trl/trainer/sft_config.py).
+        sft = dict(mixed_precision="bf16", loss="chunked-nll")
+        out[f"{fam}-sft-full-amp"] = (scenario(fam, **sft), {"runner": "sft"})
+        out[f"{fam}-sft-lora-bf16"] = (scenario(fam, weights_dtype="bf16", method="lora", lora=qv, **sft), {"runner": "sft"})
         # DPO: 128 prompt + 64 completion tokens, the tokenizer's EOS after the completion.
         dpo = {"runner": "dpo", "prompt_len": 128, "completion_len": 64}
         out[f"{fam}-dpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=193,

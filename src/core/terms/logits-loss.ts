@@ -23,7 +23,7 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
-  const { computeBytes: cb, mode, oldSoftmax } = ctx.dtypes;
+  const { computeBytes: cb, mode, oldSoftmax, embeddingBytes, half } = ctx.dtypes;
   const { teacher, rollout, onlineDpo } = ctx.methods;
   const pref = setup.preference;
   return {
@@ -33,6 +33,9 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     logitsBytes: cb,
     loss: setup.loss,
     chunks: 8,
+    // TRL chunked_nll: autocast's 16-bit copy of an fp32 head, saved by each chunk's recomputed matmul in backward.
+    headCastBytes:
+      setup.loss === 'chunked-nll' && mode === 'amp' && embeddingBytes === 4 ? (a.vocab / tp) * a.hidden * half : 0,
     softcap: a.finalLogitSoftcap,
     distill: training && teacher !== undefined && !rollout,
     ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),

@@ -12,7 +12,7 @@ export interface LossPlan {
   readonly tokens: number;
   readonly vocab: number;
   readonly logitsBytes: number;
-  readonly loss: 'full' | 'chunked' | 'fused';
+  readonly loss: 'full' | 'chunked' | 'fused' | 'chunked-nll';
   /** Hidden size: the fused linear cross-entropy sizes its token chunks by it. */
   readonly hidden?: number;
   /** Paired preference training with TRL's selective_log_softmax: the tokens of one sequence (a row). */
@@ -49,6 +49,11 @@ export interface LossPlan {
   readonly completionShare?: number;
   /** Chunks of CEWithChunkedOutputLoss (torchtune uses 8). */
   readonly chunks: number;
+  /**
+   * 'chunked-nll': the 16-bit copy of the output head that autocast makes of fp32 head weights, saved by the chunk's
+   * recomputed matmul in backward (V x h x 2 B; 0 without autocast or with 16-bit weights).
+   */
+  readonly headCastBytes?: number;
   readonly softcap: boolean;
   /** torch.compile fuses the upcast, log-softmax and nll: it saves the logits and a per-row logsumexp. */
   readonly compile?: boolean;
@@ -353,6 +358,36 @@ function jsdMemory(p: LossPlan, beta: number): LossMemory {
   };
 }
 
+/** Valid tokens per chunk of TRL SFTTrainer's chunked_nll (trl/trainer/sft_trainer.py _CHUNKED_LM_HEAD_CHUNK_SIZE). */
+export const TRL_NLL_CHUNK_TOKENS = 256;
+
+/**
+ * TRL SFTTrainer's loss_type "chunked_nll" (trl/trainer/sft_trainer.py: _patch_chunked_ce_lm_head runs the decoder
+ * without the head; _chunked_cross_entropy_loss packs the valid tokens and calls _chunk on 256 of them at a time under
+ * torch.utils.checkpoint.checkpoint(use_reentrant=False)). _chunk computes the chunk's logits in the compute dtype and
+ * upcasts them (`(h @ w.to(h.dtype).t()).float()`; the 16-bit product is freed once cast), log_softmax, the nll, the
+ * argmax and the entropy `-(log_p.exp() * log_p).sum(-1)`: the fp32 logits, log_p, its exp and the product, four fp32
+ * chunk x V tensors at once. The checkpoint keeps none of them (only the chunk's inputs), so no T x V tensor outlives a
+ * chunk. In backward each chunk is recomputed (the same four tensors; the recomputed matmul keeps the head weight,
+ * autocast's 16-bit copy of an fp32 head among them) before nll_loss and log_softmax's gradients (two more, after
+ * three of the four are freed). Profiled on the CPU truth: trl/*-sft-* (the recompute's 4 x 4 x 256 x V at
+ * NllLossBackward0, 16.8 MB over the held bytes at V 4096).
+ */
+function chunkedNll(p: LossPlan): LossMemory {
+  const C = Math.min(TRL_NLL_CHUNK_TOKENS, p.tokens);
+  const chunk = 16 * C * p.vocab;
+  const cast = p.headCastBytes ?? 0;
+  return {
+    savedBytes: 0,
+    forwardTransientBytes: chunk,
+    backwardTransientBytes: chunk + cast,
+    formula:
+      `TRL chunked_nll (${C}-token chunks under checkpointing): nothing of T x V kept; per chunk the fp32 logits, ` +
+      `log_softmax, its exp and the entropy product 4 x 4·${C}·V, in forward and again in the chunk's recompute` +
+      (cast > 0 ? " beside autocast's 16-bit copy of the fp32 head (V·h·2)" : ''),
+  };
+}
+
 function crossEntropyMemory(p: LossPlan): LossMemory {
   const TV = p.tokens * p.vocab;
   const lb = p.logitsBytes;
@@ -405,6 +440,7 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
         'gradients 2 x 4·T·V',
     };
   }
+  if (p.loss === 'chunked-nll') return chunkedNll(p);
   if (p.loss === 'fused') {
     // Liger's fused linear cross-entropy (liger_kernel/ops/fused_linear_cross_entropy.py) computes the gradient during
     // the forward: it allocates the input's gradient (T x h, input dtype) and a fp32 loss per token, both kept for

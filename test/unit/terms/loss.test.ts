@@ -234,3 +234,45 @@ describe('estimate: Gemma 2 soft-caps by default (Gemma2Config final_logit_softc
     );
   });
 });
+
+describe("estimate: TRL SFTTrainer's chunked_nll (loss 'chunked-nll', SFTConfig's default since TRL 1.7)", () => {
+  // trl/trainer/sft_trainer.py _chunked_cross_entropy_loss: the head and the cross-entropy run 256 valid tokens at a time
+  // under non-reentrant checkpointing; _chunk holds the chunk's fp32 logits, log_softmax, its exp and the entropy product.
+  // Truth points trl/*-sft-* (2 x 256 tokens, vocab 4,096): 4 x 4 x 256 x 4,096 = 16,777,216 B over the held bytes, at
+  // aten::mul in the forward and again at the recompute inside NllLossBackward0.
+  it('keeps nothing of T x V; one chunk of four fp32 tensors in forward and in its recompute (16·256·V)', () => {
+    const base = { tokens: 512, vocab: 4096, logitsBytes: 2, chunks: 8, softcap: false, amp: true } as const;
+    const l = lossMemory({ ...base, loss: 'chunked-nll' });
+    assert.deepEqual([l.savedBytes, l.forwardTransientBytes, l.backwardTransientBytes], [0, 16_777_216, 16_777_216]);
+    // An fp32 head under autocast: the recomputed matmul keeps autocast's bf16 copy of it, 4,096 x 256 x 2 B.
+    const fp32Head = lossMemory({ ...base, loss: 'chunked-nll', headCastBytes: 2_097_152 });
+    assert.equal(fp32Head.backwardTransientBytes, 16_777_216 + 2_097_152);
+    // Fewer tokens than a chunk: the chunk is the tokens (4 x 4 x 100 x 4,096).
+    assert.equal(lossMemory({ ...base, tokens: 100, loss: 'chunked-nll' }).forwardTransientBytes, 6_553_600);
+  });
+
+  it('trl/llama-sft-lora-bf16: 8,388,608 B below the full cross-entropy (no 4·T·V kept), within 3 % of the truth', () => {
+    // Full CE peaks at the loss backward: 4·T·V kept + 8·T·V of gradients = 25,165,824 B over the held bytes; chunked_nll
+    // at a chunk: 16,777,216 B. T·V = 512 x 4,096.
+    const chunked = run(truthSetup('trl/llama-sft-lora-bf16'));
+    const full = run(truthSetup('trl/llama-sft-lora-bf16', { loss: 'full' }));
+    assert.equal(full.perGpu.peakBytes - chunked.perGpu.peakBytes, 8_388_608);
+    near(
+      chunked.perGpu.peakBytes,
+      truthPeak('trl/llama-sft-lora-bf16'),
+      0.03,
+      'measured 33,705,494 B (full CE: +26 %)',
+    );
+  });
+
+  it("trl/llama-sft-full-amp: the last chunk's recompute meets the head's fp32 gradient of the first and its bf16 copy", () => {
+    // 2 x 256 tokens leave 510 valid tokens: two chunks. At the second one's recompute (the first to run backward is the
+    // last chunk), the head's gradient from the other, 4,096 x 256 x 4 B = 4,194,304, and autocast's bf16 copy of the
+    // fp32 head, 2,097,152 B, are held beside the chunk's 16,777,216 B.
+    const e = run(truthSetup('trl/llama-sft-full-amp'));
+    const bwd = phase(e, 'backward');
+    assert.equal(component(bwd, 'loss-backward'), 16_777_216 + 2_097_152);
+    assert.equal(component(bwd, 'gradients'), 4_194_304);
+    near(e.perGpu.peakBytes, truthPeak('trl/llama-sft-full-amp'), 0.01, 'measured 85,000,692 B at NllLossBackward0');
+  });
+});
