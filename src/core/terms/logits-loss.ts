@@ -12,6 +12,22 @@ import { finalNormSaved } from './activations';
 import { lossMemory, type LossPlan } from './loss';
 
 /**
+ * The bytes per logit of TRL's log-probabilities. TRL's trainers subclass transformers.Trainer, which prepares the
+ * model with Accelerate; under native AMP (mixed precision without DeepSpeed: accelerate/accelerator.py Accelerator
+ * sets native_amp for fp16 / bf16 unless the distributed type is DeepSpeed or Megatron) prepare_model wraps the
+ * forward in convert_outputs_to_fp32 (accelerate/utils/operations.py ConvertOutputsToFp32: `tensor.float()` on every
+ * 16-bit output), so the logits that DPO's and GRPO's selective_log_softmax (and KTO's, ORPO's, online DPO's) receive
+ * are fp32 and take its logsumexp path; the 16-bit head output is freed once cast. Liger's fused losses take no
+ * logits. Elsewhere: the compute dtype.
+ */
+export function trlLogitsBytes(ctx: EstimateContext): number {
+  const setup = ctx.setup;
+  const { computeBytes: cb, mode } = ctx.dtypes;
+  const trl = ctx.methods.rollout !== undefined || setup.preference?.logps === 'rows';
+  return trl && mode === 'amp' && ctx.sharding.zeroStage === 0 && setup.loss !== 'fused' ? 4 : cb;
+}
+
+/**
  * The loss of `tokens` tokens as this stage computes it.
  * Preference log-probs: TRL row by row, torchtune one log_softmax in the logits' dtype; LLaMA-Factory's one
  * log_softmax over fp32 logits has the full cross-entropy's tensors.
@@ -30,7 +46,8 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     tokens,
     vocab: a.vocab / tp,
     hidden: a.hidden,
-    logitsBytes: cb,
+    logitsBytes: trlLogitsBytes(ctx),
+    ...(trlLogitsBytes(ctx) !== cb ? { convertedFrom: cb } : {}),
     loss: setup.loss,
     chunks: 8,
     // TRL chunked_nll: autocast's 16-bit copy of an fp32 head, saved by each chunk's recomputed matmul in backward.
@@ -139,6 +156,6 @@ export function logitsAndLoss(
     );
   }
   // KTO: the policy's no-grad logits of the KL batch stay referenced through its forward (TRL KTOTrainer.forward).
-  const klLogits = pref && !pref.paired ? cb * T * (a.vocab / tp) : 0;
+  const klLogits = pref && !pref.paired ? (pref.logps === 'rows' ? trlLogitsBytes(ctx) : cb) * T * (a.vocab / tp) : 0;
   return { outside, lossFwd: lm.forwardTransientBytes + klLogits, lossBwd: lm.backwardTransientBytes, lossTensorBytes };
 }

@@ -12,6 +12,11 @@ export interface LossPlan {
   readonly tokens: number;
   readonly vocab: number;
   readonly logitsBytes: number;
+  /**
+   * Accelerate's convert_outputs_to_fp32 made the (fp32) logits from the model's 16-bit head output, these bytes per
+   * logit, which exist beside the copy until it is made (logits-loss.ts trlLogitsBytes).
+   */
+  readonly convertedFrom?: number;
   readonly loss: 'full' | 'chunked' | 'fused' | 'chunked-nll';
   /** Hidden size: the fused linear cross-entropy sizes its token chunks by it. */
   readonly hidden?: number;

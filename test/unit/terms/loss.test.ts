@@ -276,3 +276,49 @@ describe("estimate: TRL SFTTrainer's chunked_nll (loss 'chunked-nll', SFTConfig'
     near(e.perGpu.peakBytes, truthPeak('trl/llama-sft-full-amp'), 0.01, 'measured 85,000,692 B at NllLossBackward0');
   });
 });
+
+describe("estimate: TRL's log-probabilities take Accelerate's fp32 logits under mixed precision", () => {
+  // accelerate/accelerator.py prepare_model wraps the forward in convert_outputs_to_fp32 under native AMP (bf16 without
+  // DeepSpeed), so the logits DPOTrainer hands to selective_log_softmax are fp32: its logsumexp path keeps them for
+  // backward (4·T·V), and the rows' gradients and their stack are 2 x 4·T·V. Truth point trl/llama-dpo-lora-bf16: 2 pairs
+  // of 193 tokens, T = 772, V = 4,096 (the profile shows aten::_to_copy of 12,648,448 B after the head).
+  it('trl/llama-dpo-lora-bf16: 4·T·V kept and 8·T·V of gradients at the loss backward, within 3 % of the backward measured', () => {
+    const e = run(truthSetup('trl/llama-dpo-lora-bf16'));
+    const bwd = phase(e, 'backward');
+    assert.equal(component(bwd, 'loss-backward'), 8 * 772 * 4096);
+    const l = lossMemory({
+      tokens: 772,
+      vocab: 4096,
+      logitsBytes: 4,
+      convertedFrom: 2,
+      loss: 'full',
+      chunks: 8,
+      softcap: false,
+      amp: true,
+      preferenceRowTokens: 193,
+    });
+    assert.equal(l.savedBytes, 12_648_448);
+    near(
+      bwd.allocatedBytes,
+      58_825_688,
+      0.03,
+      'the measured backward peak, at UnbindBackward0 (was -29.6 % on 16-bit rows)',
+    );
+  });
+
+  it('a DeepSpeed run (no native AMP) keeps the 16-bit logits', () => {
+    const s = truthSetup('trl/llama-dpo-lora-bf16');
+    const plain = lossMemory({
+      tokens: 772,
+      vocab: 4096,
+      logitsBytes: 2,
+      loss: 'full',
+      chunks: 8,
+      softcap: false,
+      amp: true,
+      preferenceRowTokens: 193,
+    });
+    const ds = run({ ...s, zero_stage: 2 });
+    assert.equal(component(phase(ds, 'backward'), 'loss-backward'), plain.backwardTransientBytes);
+  });
+});
