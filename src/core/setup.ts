@@ -414,6 +414,14 @@ export const TrainingSetupSchema = z.strictObject({
    */
   torchao_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 0.1 or 0.8.0').optional(),
   /**
+   * TRL version ("major.minor") of a TRL run (preference.logps 'rows', rollout), for its trainers' passes that changed
+   * between releases: from 0.29 DPOTrainer._compute_loss replaces concatenated_forward (the reference's logits held
+   * through the entropy metric over a copy of the logits, no masked copies for the mean logits); from 0.20 GRPO's
+   * training forward computes the entropy of the completion logits; from 1.7 it keeps the undivided logits (`outputs`)
+   * to the end of _get_per_token_logps_and_entropies. Unset: a current release.
+   */
+  trl_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 1.7 or 0.19.1').optional(),
+  /**
    * Per-device batch of the evaluation that runs during training (HF per_device_eval_batch_size when eval_strategy is
    * not 'no', Axolotl eval_batch_size). A no-grad forward at this batch, with the model states still allocated; it is
    * often larger than the training micro-batch (HF's default is 8). Unset: no evaluation phase.

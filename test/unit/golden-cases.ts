@@ -88,6 +88,8 @@ export function peakInput(c: PeakCase): TrainingSetupInput {
           value_head: c.valueHead === true,
         }
       : {}),
+    // tools/peak's TRL DPO replica is DPOTrainer.concatenated_forward, the pass before TRL 0.29's _compute_loss.
+    ...(c.preference === 'rows' && !c.kto && !c.orpo && !c.rpo ? { trl_version: '0.28' } : {}),
     ...(c.labelSmoothing ? { label_smoothing: true } : {}),
     // The reference MoE blocks loop over their experts as transformers 4.x does, or run them through grouped_mm as 5.x does.
     ...(c.balancedRouting ? { transformers_version: c.expertsImpl === 'grouped_mm' ? '5.2' : '4.57' } : {}),

@@ -129,7 +129,17 @@ def suite_trainer():
 TRL_FAMILIES = ["llama", "qwen2", "qwen3", "mistral"]
 
 
+TRL_VERSION = "1.13"  # the harness's trl (setup.sh); the estimator models TRL's passes by release (trl_version)
+
+
 def suite_trl():
+    out = {}
+    for fam, (s, h) in _suite_trl().items():
+        out[fam] = (dict(s, trl_version=TRL_VERSION), h)
+    return out
+
+
+def _suite_trl():
     out = {}
     for fam in TRL_FAMILIES:
         qv = lora(fam, LORA_QV)

@@ -10,6 +10,7 @@ import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 import { finalNormSaved } from './activations';
 import { lossMemory, type LossPlan } from './loss';
+import { olderThan } from '../util/version';
 
 /**
  * The bytes per logit of TRL's log-probabilities. TRL's trainers subclass transformers.Trainer, which prepares the
@@ -63,6 +64,8 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
       rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined,
     nativeLogSoftmax: pref?.logps === 'native',
     wholeLogSoftmax: pref?.logps === 'whole',
+    dpoMetrics:
+      pref?.logps === 'rows' && pref.paired && pref.chosen_nll !== true && !olderThan(setup.trl_version, 0, 29),
     ...(pref?.chosen_nll === true && pref.logps === 'rows'
       ? { chosenNll: pref.reference === 'none' ? ('orpo' as const) : ('dpo' as const) }
       : {}),

@@ -25,6 +25,12 @@ export interface LossPlan {
   /** Autocast runs log_softmax in fp32. */
   readonly amp?: boolean;
   /**
+   * With preferenceRowTokens: TRL >= 0.29's DPOTrainer._compute_loss, whose metrics run at the end of the forward
+   * (entropy over a copy of the logits, 128 rows at a time) while the policy's and the reference's logits are held;
+   * no masked copies of half the logits for the mean logits (TRL < 0.29 concatenated_forward).
+   */
+  readonly dpoMetrics?: boolean;
+  /**
    * GRPO's per-token log-probabilities (TRL _get_per_token_logps_and_entropies): the completion logits divided by the
    * temperature (a second tensor of their size), then selective_log_softmax row by row; no mean-logits copies.
    */
@@ -89,6 +95,7 @@ export interface LossMemory {
  */
 function preferenceLogps(p: LossPlan, TV: number): LossMemory {
   if (p.chosenNll) return withChosenNll(p, TV, p.chosenNll);
+  if (p.dpoMetrics && !p.policyGradient) return dpoComputeLoss(p, TV);
   const lb = p.logitsBytes;
   const rowTV = p.preferenceRowTokens! * p.vocab;
   if (lb === 4 && p.policyGradient) {
@@ -138,6 +145,57 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
     formula:
       `preference log-probs row by row: log_softmax outputs ${out}·T·V kept; logits ${lb}·T·V + ` +
       `max(one row's fp32 copy, masked half for the mean logits); ${backwardFormula}`,
+  };
+}
+
+/** Rows of the logits per chunk of TRL's entropy_from_logits (trl/trainer/utils.py, chunk_size 128). */
+export const TRL_ENTROPY_CHUNK_ROWS = 128;
+
+/**
+ * What TRL >= 0.29's DPOTrainer._compute_loss holds at the end of the policy's forward beside what selective_log_softmax
+ * keeps (trl/trainer/dpo_trainer.py): the metrics run after the loss, while `outputs` / `shift_logits` (and the
+ * reference's `ref_outputs`) are still referenced. entropy_from_logits(shift_logits.detach()) (trl/trainer/utils.py)
+ * reshapes the non-contiguous logits[..., :-1, :] to rows, which copies them (lb·T'·V, T' = the sequences' tokens
+ * less one each), then takes 128 rows at a time through log_softmax, exp and their product (3 x lb·128·V); the mean
+ * chosen / rejected logits follow, over boolean-index copies of one half's completion rows, once the copy is freed.
+ * `held`: the logits referenced beside what is kept for backward (the 16-bit rows path keeps the log_softmax outputs,
+ * not the logits; the fp32 logsumexp path keeps the logits themselves).
+ */
+export function dpoMetricsBytes(p: LossPlan, TV: number): { held: number; metrics: number } {
+  const lb = p.logitsBytes;
+  const S = p.preferenceRowTokens!;
+  const shifted = (TV * (S - 1)) / S; // T'·V
+  const rows = Math.min(TRL_ENTROPY_CHUNK_ROWS, (p.tokens * (S - 1)) / S);
+  return { held: lb === 4 ? 0 : lb * TV, metrics: lb * shifted + 3 * lb * rows * p.vocab };
+}
+
+/**
+ * TRL >= 0.29 DPO (trl/trainer/dpo_trainer.py _compute_loss): selective_log_softmax over the policy's logits (fp32
+ * under Accelerate's native AMP: the logsumexp path keeps them; 16-bit: row by row, the outputs kept), then the
+ * reference's pass (referenceLogps) and the metrics (dpoMetricsBytes). The backward is the rows' as before.
+ * Profiled on the CPU truth trl/*-dpo-* (TRL 1.13): the forward peaks at the entropy's last chunk with the reference's
+ * fp32 logits held, 8·T·V + 4·T'·V + 12·128·V over the activations.
+ */
+function dpoComputeLoss(p: LossPlan, TV: number): LossMemory {
+  const lb = p.logitsBytes;
+  const rowTV = p.preferenceRowTokens! * p.vocab;
+  const { held, metrics } = dpoMetricsBytes(p, TV);
+  const rows = preferenceLogps({ ...p, dpoMetrics: false }, TV);
+  // The rows' own temporaries: fp32, one row's logsumexp; 16-bit, one row's fp32 copy under autocast beside the logits.
+  const rowTemps = lb === 4 ? 4 * rowTV : p.amp ? 4 * rowTV : 0;
+  const converted = (p.convertedFrom ?? 0) * TV;
+  const kept =
+    lb === 4
+      ? 'fp32 logits, logsumexp path: logits 4·T·V kept'
+      : `row by row: outputs ${rows.savedBytes / TV}·T·V kept, logits ${lb}·T·V held`;
+  return {
+    savedBytes: rows.savedBytes,
+    forwardTransientBytes: held + Math.max(rowTemps, metrics, converted),
+    backwardTransientBytes: rows.backwardTransientBytes,
+    formula:
+      `preference log-probs (TRL >= 0.29 _compute_loss; ${kept}); ` +
+      `metrics: the entropy's copy of the shifted logits ${lb}·T'·V and one 128-row chunk's log_softmax, exp and ` +
+      `product 3 x ${lb}·128·V; ${rows.formula.replace(/^.*?backward/, 'backward')}`,
   };
 }
 
@@ -262,6 +320,22 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
     return {
       bytes: Math.max(plain.bytes, logits + nll),
       formula: `${plain.formula}, or the logits ${lb}·T·V and the chosen half's NLL (its copy and log_softmax)`,
+    };
+  }
+  if (p.dpoMetrics && p.preferenceRowTokens !== undefined && !p.policyGradient && p.loss !== 'fused') {
+    // TRL >= 0.29 (dpo_trainer.py _compute_loss): the reference's logits (ref_outputs) stay referenced to the end of
+    // the policy's forward, through its own log-probs and the metrics, beside the policy's held logits.
+    const lb = p.logitsBytes;
+    const rowTV = p.preferenceRowTokens * p.vocab;
+    const { held, metrics } = dpoMetricsBytes(p, TV);
+    const rows = lb === 4 ? 4 * rowTV : 2 * (p.amp ? 4 : lb) * rowTV;
+    const converted = (p.convertedFrom ?? 0) * TV;
+    return {
+      bytes: held + lb * TV + Math.max(rows, converted, metrics),
+      formula:
+        `logits ${lb}·T·V held to the end of the forward${held > 0 ? ` beside the policy's ${lb}·T·V` : ''} + ` +
+        `max(one row's log-probs temporaries, the metrics: the entropy's copy of the shifted logits ${lb}·T'·V ` +
+        `and a 128-row chunk 3 x ${lb}·128·V)`,
     };
   }
   if (p.completionShare !== undefined) {
