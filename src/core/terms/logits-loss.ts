@@ -72,6 +72,8 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     unusedLogits: setup.value_head === true,
     labelSmoothing: setup.label_smoothing === true,
     policyGradient: rollout !== undefined && !onlineDpo,
+    rlEntropy: rollout !== undefined && !onlineDpo && !olderThan(setup.trl_version, 0, 20),
+    rlOutputsHeld: rollout !== undefined && !onlineDpo && !olderThan(setup.trl_version, 1, 7),
     ...(onlineDpo ? { completionShare: rollout!.completion_len / setup.seq_len } : {}),
   };
 }

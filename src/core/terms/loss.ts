@@ -25,6 +25,16 @@ export interface LossPlan {
   /** Autocast runs log_softmax in fp32. */
   readonly amp?: boolean;
   /**
+   * With policyGradient: TRL >= 0.20's GRPO / RLOO training forward computes the entropy of the divided completion
+   * logits without grad (trl/trainer/utils.py entropy_from_logits, 128 rows at a time: log_softmax, exp, product).
+   */
+  readonly rlEntropy?: boolean;
+  /**
+   * With policyGradient: TRL >= 1.7 keeps the model's `outputs`, so the undivided logits stay referenced to the end of
+   * _get_per_token_logps_and_entropies (before: `model(...).logits`, freed once divided by the temperature).
+   */
+  readonly rlOutputsHeld?: boolean;
+  /**
    * With preferenceRowTokens: TRL >= 0.29's DPOTrainer._compute_loss, whose metrics run at the end of the forward
    * (entropy over a copy of the logits, 128 rows at a time) while the policy's and the reference's logits are held;
    * no masked copies of half the logits for the mean logits (TRL < 0.29 concatenated_forward).
@@ -98,15 +108,24 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
   if (p.dpoMetrics && !p.policyGradient) return dpoComputeLoss(p, TV);
   const lb = p.logitsBytes;
   const rowTV = p.preferenceRowTokens! * p.vocab;
+  // GRPO / RLOO (trl/trainer/grpo_trainer.py _get_per_token_logps_and_entropies): TRL >= 1.7 holds the undivided
+  // logits through `outputs`; TRL >= 0.20 then takes the entropy of the divided logits (contiguous: reshape is a view)
+  // 128 rows at a time without grad, three chunk tensors in the logits' dtype.
+  const heldUndivided = p.policyGradient && p.rlOutputsHeld ? lb * TV : 0;
+  const entropy = p.policyGradient && p.rlEntropy ? 3 * lb * Math.min(TRL_ENTROPY_CHUNK_ROWS, p.tokens) * p.vocab : 0;
+  const rlFormula =
+    (heldUndivided > 0 ? `; the undivided logits ${lb}·T·V held to the end (outputs, TRL >= 1.7)` : '') +
+    (entropy > 0 ? `; the entropy's 128-row chunk: log_softmax, exp and product 3 x ${lb}·128·V (TRL >= 0.20)` : '');
   if (lb === 4 && p.policyGradient) {
     return {
       savedBytes: 4 * TV,
-      forwardTransientBytes: 4 * TV,
+      forwardTransientBytes: Math.max(4 * TV, heldUndivided + 4 * rowTV, entropy > 0 ? heldUndivided + entropy : 0),
       backwardTransientBytes: 8 * TV,
       formula:
         'completion log-probs (fp32 logits, logsumexp path): logits divided by the temperature ' +
-        '4·T·V kept; the undivided logits 4·T·V; backward: gradients of the logits 8·T·V (T: ' +
-        'completion tokens)',
+        '4·T·V kept; the undivided logits 4·T·V' +
+        rlFormula +
+        '; backward: gradients of the logits 8·T·V (T: completion tokens)',
     };
   }
   if (lb === 4) {
@@ -128,14 +147,18 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
   if (p.policyGradient) {
     return {
       savedBytes: out * TV,
-      // The undivided logits are freed once divided, before any row's output exists.
-      forwardTransientBytes: Math.max(2 * lb * TV - out * TV, lb * TV + (p.amp ? 4 * rowTV : 0)),
+      // Before TRL 1.7 the undivided logits are freed once divided, before any row's output exists.
+      forwardTransientBytes: Math.max(
+        2 * lb * TV - out * TV,
+        lb * TV + heldUndivided + (p.amp ? 4 * rowTV : 0),
+        entropy > 0 ? lb * TV + heldUndivided + entropy : 0,
+      ),
       backwardTransientBytes: backward,
       formula:
         `completion log-probs row by row: log_softmax outputs ${out}·T·V kept; forward: max(the ` +
         `logits and their copy divided by the temperature 2 x ${lb}·T·V, the divided ` +
         `logits ${lb}·T·V${p.amp ? " + one row's fp32 copy" : ''} beside the kept ` +
-        `outputs); ${backwardFormula} (T: completion tokens)`,
+        `outputs)${rlFormula}; ${backwardFormula} (T: completion tokens)`,
     };
   }
   return {

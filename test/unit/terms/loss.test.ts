@@ -322,3 +322,30 @@ describe("estimate: TRL's log-probabilities take Accelerate's fp32 logits under 
     assert.equal(component(phase(ds, 'backward'), 'loss-backward'), plain.backwardTransientBytes);
   });
 });
+
+describe("estimate: TRL GRPO's training forward (trl_version)", () => {
+  // Truth point trl/llama-grpo-lora-bf16 (TRL 1.13): 2 completions of 32 tokens after 64-token prompts, V = 4,096, bf16
+  // weights under bf16 autocast (Accelerate's fp32 logits). grpo_trainer.py _get_per_token_logps_and_entropies keeps
+  // `outputs` (the undivided fp32 logits, TRL >= 1.7), divides the completion logits by the temperature (kept by the
+  // logsumexp path: 4 x 64 x 4,096 = 1,048,576 B) and, without grad, takes their entropy 128 rows at a time (TRL >= 0.20;
+  // here all 64 rows: log_softmax, exp and product 3 x 4 x 64 x 4,096 = 3,145,728 B). Profiled: 1,081,344 B of fp32
+  // logits (33 positions), 1,048,576 B divided, then the three 1,048,576 B chunk tensors at aten::mul.
+  it('holds the undivided logits (1.7) and takes the entropy (0.20) beside the kept divided logits', () => {
+    const forwardTemps = (v: string): number =>
+      phase(run(truthSetup('trl/llama-grpo-lora-bf16', { trl_version: v })), 'forward').components.find((c) =>
+        c.label.startsWith('Completion log-probs forward temporaries'),
+      )!.bytes;
+    assert.equal(forwardTemps('1.13'), 1_048_576 + 3_145_728);
+    assert.equal(forwardTemps('1.6'), 3_145_728);
+    assert.equal(forwardTemps('0.19'), 1_048_576); // the undivided logits beside their divided copy
+    // The measured peak, 16,282,464 B, is at the CPU's bmm copy of the frozen head (tools/truth/README.md); the entropy's
+    // point, 15,972,728 B, is the one a GPU has.
+    near(run(truthSetup('trl/llama-grpo-lora-bf16')).perGpu.peakBytes, 15_972_728, 0.03, 'the entropy point');
+    near(
+      run(truthSetup('trl/llama-grpo-full-bf16')).perGpu.peakBytes,
+      truthPeak('trl/llama-grpo-full-bf16'),
+      0.01,
+      'full',
+    );
+  });
+});
