@@ -4,7 +4,6 @@
 // Pure: file access goes through the FileReader the caller provides (the CLI and the extension each have one).
 import { bundledFileName, bundledNote, findBundledDeepspeed } from './deepspeed-json/bundled';
 import { analyzeAs, detectFormat } from './detect';
-import { olderThan } from '../core/util/version';
 import { DEPENDENCY_FILES, findPins, PARENT_LEVELS } from './pins';
 import {
   isUnknown,
@@ -19,7 +18,7 @@ import {
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve';
 import { analyzeScenario, ScenarioSchema, type Location, type Problem, type ScenarioFacts } from './scenario';
-import type { ProvenanceMap, TrainingSetup } from '../core';
+import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
 export type ReadKind = 'config' | 'dependency';
