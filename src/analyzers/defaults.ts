@@ -401,3 +401,23 @@ export const OPENRLHF_DEFAULTS: Readonly<Record<string, OpenrlhfDefaults>> = {
   train_prm: { micro: 1, maxLen: 2048, batch: 128, zeroStage: 2, source: `${ORLHF_REMOVED}train_prm.py` },
   train_ppo: { micro: 4, maxLen: [1024, 1024], batch: 128, zeroStage: 2, source: ORLHF_PPO },
 };
+
+/**
+ * TRL SFTConfig's loss_type (trl@06b42c7:trl/trainer/sft_config.py, v1.7.0): unset, it becomes "chunked_nll" (or "nll"
+ * with use_liger_kernel, whose fused loss the files say as `loss: fused`). Before TRL 1.7 it defaulted to "nll"
+ * (withPinnedVersions reverts the default for an older pinned TRL). Unsloth patches SFTTrainer back to "nll"
+ * (unslothai/unsloth PR 8261), so the default is TRL's own SFTTrainer's only.
+ */
+export const TRL_SFT_LOSS_DEFAULT: ToolDefault = {
+  value: 'chunked-nll',
+  note:
+    'SFTConfig loss_type defaults to "chunked_nll" since TRL 1.7 (trl@06b42c7:trl/trainer/sft_config.py): the head ' +
+    'and the cross-entropy run 256 tokens at a time under checkpointing; "nll" before 1.7',
+};
+
+/** SFTConfig loss_type values and the loss they run: "nll" and "dft" (dft_loss) take the model's whole logits. */
+export const TRL_SFT_LOSS_TYPES: ReadonlyMap<string, 'full' | 'chunked-nll'> = new Map([
+  ['chunked_nll', 'chunked-nll'],
+  ['nll', 'full'],
+  ['dft', 'full'],
+]);

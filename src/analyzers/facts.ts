@@ -116,7 +116,8 @@ export type CanonicalKey =
   | 'gatherForGeneration' // boolean: ZeRO-3 weights gathered for generation (TRL ds3_gather_for_generation)
   | 'vllmSharedWeights' // boolean: the colocated vLLM engine holds the weights the policy trains on (Unsloth fast_inference)
   | 'attention' // 'eager' | 'sdpa' | 'flash'
-  | 'loss' // 'full' | 'chunked' | 'fused'
+  | 'loss' // 'full' | 'chunked' | 'fused' | 'chunked-nll'
+  | 'trlSft' // true: TRL's SFTTrainer trains the run (SFTConfig / SFTTrainer, `trl sft`, a TRL YAML with SFT-only keys)
   | 'compile' // boolean
   | 'zeroStage' // 0 | 1 | 2 | 3
   | 'offloadOptimizer' // 'none' | 'cpu' | 'nvme'

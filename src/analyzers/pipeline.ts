@@ -18,7 +18,7 @@ import {
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve';
 import { analyzeScenario, ScenarioSchema, type Location, type Problem, type ScenarioFacts } from './scenario';
-import type { ProvenanceMap, TrainingSetup } from '../core';
+import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
 export type ReadKind = 'config' | 'dependency';
@@ -327,8 +327,9 @@ export function runPipeline(
 }
 
 /**
- * The transformers / PyTorch / torchao versions the project pins (requirements.txt, pyproject.toml, environment.yml beside the
- * first config or up to PARENT_LEVELS folders above), for a setup that does not give them itself.
+ * The transformers / PyTorch / torchao / TRL versions the project pins (requirements.txt, pyproject.toml, environment.yml beside
+ * the first config or up to PARENT_LEVELS folders above), for a setup that does not give them itself. A TRL older than 1.7
+ * also takes back SFTConfig's chunked_nll default: loss_type defaulted to "nll" before (trl@06b42c7:trl/trainer/sft_config.py).
  */
 function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], reader: FileReader): PipelineResult {
   const first = inputs[0]?.file;
@@ -336,14 +337,16 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
   let setup = r.setup;
   // torchao's version matters for torchtune's NF4 weights (torchao NF4Tensor); other trainers quantize with bitsandbytes.
   const torchtune = r.files.some((f) => f.facts.tools.includes('torchtune'));
+  const trl = r.files.some((f) => f.facts.tools.includes('trl'));
   const want = {
     transformers: setup.transformers_version === undefined,
     torch: setup.pytorch_version === undefined,
     torchao: torchtune && setup.torchao_version === undefined,
+    trl: trl && setup.trl_version === undefined,
   };
-  if (!want.transformers && !want.torch && !want.torchao) return r;
+  if (!want.transformers && !want.torch && !want.torchao && !want.trl) return r;
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
-  for (let up = 0; up <= PARENT_LEVELS && (want.transformers || want.torch || want.torchao); up++) {
+  for (let up = 0; up <= PARENT_LEVELS && (want.transformers || want.torch || want.torchao || want.trl); up++) {
     for (const name of DEPENDENCY_FILES) {
       const path = reader.join(first, `${'../'.repeat(up)}${name}`);
       const text = reader.read(path, 'dependency');
@@ -353,6 +356,7 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
         ['transformers', 'transformers_version'],
         ['torch', 'pytorch_version'],
         ['torchao', 'torchao_version'],
+        ['trl', 'trl_version'],
       ] as const) {
         const pin = pins[tool];
         if (!want[tool] || !pin) continue;
@@ -366,6 +370,20 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
         };
       }
     }
+  }
+  const lossProv = provenance.loss;
+  if (
+    setup.loss === 'chunked-nll' &&
+    lossProv?.kind === 'default' &&
+    lossProv.owner === 'trl' &&
+    olderThan(setup.trl_version, 1, 7)
+  ) {
+    setup = { ...setup, loss: 'full' };
+    provenance.loss = {
+      kind: 'default',
+      owner: 'trl',
+      note: `SFTConfig loss_type defaulted to "nll" before TRL 1.7 (trl ${setup.trl_version} pinned): the whole logits`,
+    };
   }
   return setup === r.setup ? r : { ...r, setup, provenance: provenance as ProvenanceMap };
 }

@@ -11,3 +11,4 @@ export * from './advice';
 export * from './architecture';
 export * from './catalog/gpus';
 export * from './step-time';
+export { olderThan } from './util/version';

@@ -115,7 +115,13 @@ export const CheckpointingSchema = z.enum(['none', 'full', 'selective']);
 export const AttentionSchema = z.enum(['eager', 'sdpa', 'flash']);
 export const FsdpSchema = z.enum(['none', 'full_shard', 'shard_grad_op', 'hybrid_shard', 'no_shard']);
 export const OffloadSchema = z.enum(['none', 'cpu', 'nvme']);
-export const LossSchema = z.enum(['full', 'chunked', 'fused']);
+/**
+ * The cross-entropy: 'full' (the whole logits, HF ForCausalLMLoss), 'chunked' (torchtune CEWithChunkedOutputLoss, 8
+ * chunks of the logits), 'fused' (Liger / Cut Cross-Entropy: no logits kept) or 'chunked-nll' (TRL SFTTrainer's
+ * loss_type "chunked_nll", the default since TRL 1.7: the head and the cross-entropy run 256 tokens at a time under
+ * checkpointing, trl/trainer/sft_trainer.py _chunked_cross_entropy_loss).
+ */
+export const LossSchema = z.enum(['full', 'chunked', 'fused', 'chunked-nll']);
 export const HeadSchema = z.enum(['causal_lm', 'masked_lm', 'seq_cls', 'seq2seq_lm', 'none']);
 
 export const LoraSchema = z.strictObject({
@@ -420,6 +426,14 @@ export const TrainingSetupSchema = z.strictObject({
    * model: the segments this leaves in the allocator's cache stay reserved through training. Unset: a current release.
    */
   torchao_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 0.1 or 0.8.0').optional(),
+  /**
+   * TRL version ("major.minor") of a TRL run (preference.logps 'rows', rollout), for its trainers' passes that changed
+   * between releases: from 0.29 DPOTrainer._compute_loss replaces concatenated_forward (the reference's logits held
+   * through the entropy metric over a copy of the logits, no masked copies for the mean logits); from 0.20 GRPO's
+   * training forward computes the entropy of the completion logits; from 1.7 it keeps the undivided logits (`outputs`)
+   * to the end of _get_per_token_logps_and_entropies. Unset: a current release.
+   */
+  trl_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 1.7 or 0.19.1').optional(),
   /**
    * Per-device batch of the evaluation that runs during training (HF per_device_eval_batch_size when eval_strategy is
    * not 'no', Axolotl eval_batch_size). A no-grad forward at this batch, with the model states still allocated; it is

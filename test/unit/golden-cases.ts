@@ -88,6 +88,10 @@ export function peakInput(c: PeakCase): TrainingSetupInput {
           value_head: c.valueHead === true,
         }
       : {}),
+    // tools/peak's TRL DPO replica is DPOTrainer.concatenated_forward, the pass before TRL 0.29's _compute_loss; its GRPO
+    // replica takes no entropy of the completion logits (TRL < 0.20).
+    ...(c.preference === 'rows' && !c.kto && !c.orpo && !c.rpo ? { trl_version: '0.28' } : {}),
+    ...(c.completion && !c.onlineDpo ? { trl_version: '0.19' } : {}),
     ...(c.labelSmoothing ? { label_smoothing: true } : {}),
     // The reference MoE blocks loop over their experts as transformers 4.x does, or run them through grouped_mm as 5.x does.
     ...(c.balancedRouting ? { transformers_version: c.expertsImpl === 'grouped_mm' ? '5.2' : '4.57' } : {}),

@@ -129,24 +129,36 @@ def suite_trainer():
 TRL_FAMILIES = ["llama", "qwen2", "qwen3", "mistral"]
 
 
+TRL_VERSION = "1.13"  # the harness's trl (setup.sh); the estimator models TRL's passes by release (trl_version)
+
+
 def suite_trl():
+    out = {}
+    for fam, (s, h) in _suite_trl().items():
+        out[fam] = (dict(s, trl_version=TRL_VERSION), h)
+    return out
+
+
+def _suite_trl():
     out = {}
     for fam in TRL_FAMILIES:
         qv = lora(fam, LORA_QV)
-        out[f"{fam}-sft-full-amp"] = (scenario(fam, mixed_precision="bf16"), {"runner": "sft"})
-        out[f"{fam}-sft-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv), {"runner": "sft"})
+        # SFT: SFTConfig's loss_type default since TRL 1.7, chunked_nll (trl/trainer/sft_config.py).
+        sft = dict(mixed_precision="bf16", loss="chunked-nll")
+        out[f"{fam}-sft-full-amp"] = (scenario(fam, **sft), {"runner": "sft"})
+        out[f"{fam}-sft-lora-bf16"] = (scenario(fam, weights_dtype="bf16", method="lora", lora=qv, **sft), {"runner": "sft"})
         # DPO: 128 prompt + 64 completion tokens, the tokenizer's EOS after the completion.
         dpo = {"runner": "dpo", "prompt_len": 128, "completion_len": 64}
         out[f"{fam}-dpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=193,
                                                 preference={"reference": "adapters-off", "logps": "rows"}), dpo)
         out[f"{fam}-dpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=193,
                                                 preference={"reference": "copy", "logps": "rows"}), dpo)
-        # GRPO: the prompts tokenize to 98 tokens (batchShape), + 32 completion tokens.
+        # GRPO: 64 prompt tokens + 32 completion tokens.
         grpo = {"runner": "grpo", "prompt_len": 64, "num_generations": 2}
         rollout = {"batch": 2, "completion_len": 32, "engine": "generate", "reference": "none"}
-        out[f"{fam}-grpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=130,
+        out[f"{fam}-grpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=96,
                                                  rollout=rollout), grpo)
-        out[f"{fam}-grpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=130, rollout=rollout), grpo)
+        out[f"{fam}-grpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=96, rollout=rollout), grpo)
     return out
 
 
@@ -262,9 +274,12 @@ def write_suite(name, points):
         yaml.dump({"defaults": SUITE_DEFAULTS[name], "points": overrides}, f, Dumper=_NoAliases, sort_keys=True, default_flow_style=None, width=200)
 
 
-def main():
+def main(only=()):
+    """Rewrites every suite, or only the suites named on the command line (make_scenarios.py trl)."""
     total = 0
     for name, fn in SUITES.items():
+        if only and name not in only:
+            continue
         points = fn()
         write_suite(name, points)
         total += len(points)
@@ -273,4 +288,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])

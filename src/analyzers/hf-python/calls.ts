@@ -27,6 +27,7 @@ export function trainingCall(file: PythonFile, call: SyntaxNode, tool: Tool, trl
   if (pref) calleeFact(file, call, 'preference', name, pref, `${name}(...)`, tool);
   if (ROLLOUT_CONFIGS[name]) calleeFact(file, call, 'rollout', name, ROLLOUT_CONFIGS[name], `${name}(...)`, tool);
   if (name === 'RewardConfig') rewardHead(file, call, name, tool);
+  if (name === 'SFTConfig') calleeFact(file, call, 'trlSft', name, true, `${name}(...)`, tool);
   for (const e of args.entries) mapEntry(file, 'train', e, tool, undefined, trlOrLocal);
   file.opaqueSpreads(args.opaque);
 }
@@ -328,6 +329,8 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool): voi
   const rollout = ROLLOUT_CONFIGS[trainer];
   if (rollout && !file.facts.some((f) => f.key === 'rollout'))
     calleeFact(file, call, 'rollout', trainer, rollout, `${trainer}(...)`, tool);
+  if (trainer === 'SFTTrainer' && !file.facts.some((f) => f.key === 'trlSft'))
+    calleeFact(file, call, 'trlSft', trainer, true, `${trainer}(...)`, tool);
   if (trainer === 'RewardTrainer' && !file.facts.some((f) => f.key === 'head' && f.rawKey === 'RewardConfig'))
     rewardHead(file, call, trainer, tool);
   const isNone = (e: Entry): boolean => {

@@ -13,6 +13,7 @@ import {
   type Tool,
   type Unknown,
 } from '../facts';
+import { TRL_SFT_LOSS_TYPES } from '../defaults';
 import { SEQ_KEYS } from './vocab';
 import { type Val, type Entry, PythonFile } from './file';
 import { span } from './syntax';
@@ -282,6 +283,11 @@ function trainRunEntry(m: Mapping): boolean {
       return true;
     case 'max_length':
       if (m.trlOrLocal || m.ctx === 'dataclass') emit(m, 'seqLen', (x) => numberOf(file, x, e, true));
+      return true;
+    case 'loss_type':
+      // TRL SFTConfig loss_type: chunked_nll, nll or dft (DPOConfig's and GRPOConfig's loss types are other names).
+      if (m.trlOrLocal || m.ctx === 'dataclass')
+        emit(m, 'loss', (x) => (x.k === 'lit' && typeof x.v === 'string' ? TRL_SFT_LOSS_TYPES.get(x.v) : undefined));
       return true;
     default:
       return SEQ_KEYS.has(k) && emit(m, 'seqLen', (x) => numberOf(file, x, e, true));

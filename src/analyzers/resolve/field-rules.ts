@@ -27,6 +27,7 @@ import {
   resolveWorldSize,
   resolveZeroBuckets,
 } from './parallelism';
+import { resolveTrlSftLoss } from './loss';
 import { resolvePrecision } from './precision';
 import { resolvePreference } from './preference';
 import { resolveRollout } from './rollout';
@@ -122,6 +123,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromDefault('batch_lengths', 'batch_lengths'),
   fromDefault('gradient_checkpointing', 'gradient_checkpointing'),
   fromDefault('attention', 'attention'),
+  resolveTrlSftLoss,
   fromDefault('loss', 'loss'),
   checkOffloadNeedsZero,
   resolveGpu,

@@ -10,6 +10,7 @@ import {
   type Tool,
   type Unknown,
 } from '../facts';
+import { TRL_SFT_LOSS_TYPES } from '../defaults';
 
 type Kind = 'int' | 'num' | 'bool' | 'str' | 'list';
 type Out = Array<[CanonicalKey, FactValue | Unknown]>;
@@ -132,6 +133,11 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   num_generations: spec('numGenerations', 'int'),
   beta: spec('klBeta', 'num'),
   cpo_alpha: spec('cpoAlpha', 'num'),
+  // TRL SFTConfig loss_type: chunked_nll, nll, dft; other trainers' loss types say nothing about the logits here.
+  loss_type: spec('loss', 'str', (v) => {
+    const loss = TRL_SFT_LOSS_TYPES.get(String(v));
+    return loss ? [['loss', loss]] : [];
+  }),
   rpo_alpha: spec('rpoAlpha', 'num'),
   // trl grpo (trl/scripts/grpo.py GRPOScriptArguments): a reward model by Hub id beside the reward functions.
   reward_model_name_or_path: spec('rewardModels', 'str', (v) =>

@@ -591,6 +591,7 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
     if (pref) l.fact('preference', `trl ${sub}`, subField.span, subField.span, pref, 'trl');
     if (sub === 'grpo' || sub === 'rloo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, sub, 'trl');
     if (sub === 'online_dpo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, 'online-dpo', 'trl');
+    if (sub === 'sft') l.fact('trlSft', `trl ${sub}`, subField.span, subField.span, true, 'trl');
     const objective = sub === 'xpo' ? 'xpo' : sub;
     if (UNMODELED_OBJECTIVES[objective])
       l.r.problems.push({

@@ -3,6 +3,7 @@
 // spans. Keys and defaults follow FORMATS.md §2 (transformers@00349ae:training_args.py, trl@f2cd577). Pure: no I/O, no node:* or vscode imports.
 import { about, normalizeOptimizer, type ConfigFacts, type Tool } from '../facts';
 import { YamlCtx, guarded } from './common';
+import { TRL_SFT_LOSS_TYPES } from '../defaults';
 import {
   asEvalStrategy,
   Invalid,
@@ -165,6 +166,7 @@ function analyze(ctx: YamlCtx): void {
     ctx.add('loss', liger, 'fused');
     ctx.add('kernels', liger, 'liger');
   }
+  sftKeys(ctx, top);
   // torch_compile_backend / torch_compile_mode switch torch_compile on implicitly.
   const compile = top.get('torch_compile');
   if (compile) ctx.put('compile', compile, asBool);
@@ -178,6 +180,25 @@ function analyze(ctx: YamlCtx): void {
   const gens = top.get('num_generations');
   if (gens && ctx.view(gens).t !== 'absent') ctx.add('rollout', gens, 'grpo');
   grpoKeys(ctx, top);
+}
+
+/** Keys that only TRL's SFTConfig has: a TRL YAML with one of them is for `trl sft --config`. */
+const SFT_KEYS = ['packing', 'packing_strategy', 'dataset_text_field', 'completion_only_loss', 'assistant_only_loss'];
+
+/**
+ * SFTConfig's loss_type (chunked_nll, nll, dft; DPO's and GRPO's loss types are other names), and whether the YAML is
+ * an SFTTrainer's: an SFT-only key or an SFT loss type says so (the trl default loss then applies, resolve/loss.ts).
+ */
+function sftKeys(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const lossType = top.get('loss_type');
+  const sftLoss = (v: Parameters<typeof strOf>[0]): 'full' | 'chunked-nll' | undefined =>
+    TRL_SFT_LOSS_TYPES.get(strOf(v)?.trim() ?? '');
+  if (!ctx.has('loss')) ctx.put('loss', lossType, sftLoss);
+  if (ctx.tool !== 'trl') return;
+  const marker =
+    SFT_KEYS.map((k) => top.get(k)).find((e) => e !== undefined && ctx.view(e).t !== 'absent') ??
+    (lossType && sftLoss(ctx.view(lossType)) ? lossType : undefined);
+  if (marker) ctx.add('trlSft', marker, true);
 }
 
 /** TRL ModelConfig: use_peft with lora_* keys, load_in_4bit / load_in_8bit (nf4 by default in TRL). */

@@ -27,6 +27,8 @@ export interface StageTerms {
   readonly headGather: Component[];
   readonly activations: StageActivations;
   readonly headAccum: number;
+  /** The head's gradient exists at the loss backward (the chunks already done added theirs: torchtune, TRL chunked_nll). */
+  readonly headGradAtLoss: boolean;
   readonly tiedAccum: number;
   readonly dequantFwdC: Component[];
   readonly dequantC: Component[];
@@ -192,7 +194,9 @@ function lossTemporaries(ctx: EstimateContext, terms: StageTerms): Component[] {
                 'Cross-entropy forward temporaries',
                 lossFwd,
                 () =>
-                  `logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ", and the teacher's logits" : ''}`,
+                  setup.loss === 'chunked-nll'
+                    ? "one 256-token chunk's fp32 logits, log_softmax, its exp and the entropy product (TRL chunked_nll)"
+                    : `logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ", and the teacher's logits" : ''}`,
                 () => ({}),
               ),
   ];
@@ -272,7 +276,17 @@ function backwardCandidates(
   const { shardGrads, rootUnit } = ctx.sharding;
   const { half, gradBytes } = ctx.dtypes;
   const ck = setup.gradient_checkpointing;
-  const { persistent: pers, gatheredAt, gatheredGrads, headGather, headAccum, tiedAccum, dequantC, outside } = terms;
+  const {
+    persistent: pers,
+    gatheredAt,
+    gatheredGrads,
+    headGather,
+    headAccum,
+    headGradAtLoss,
+    tiedAccum,
+    dequantC,
+    outside,
+  } = terms;
   const { gradsInForward, gradAtEnd, embGradLater, gradAtFirst } = terms.grads;
   const { layer, actComp, maskHeld, castComp, recompute } = terms.activations;
   // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
@@ -301,7 +315,7 @@ function backwardCandidates(
   const headGradC = gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)');
   // The head's weight gradient comes after the loss backward (its matmul runs next), except with a chunked loss,
   // where the chunks before the current one have already added theirs to it.
-  const headAtLossC = headAccum > 0 ? headGradC : gradC(gradsInForward, ' (kept from the previous micro-step)');
+  const headAtLossC = headGradAtLoss ? headGradC : gradC(gradsInForward, ' (kept from the previous micro-step)');
   const accumC =
     headAccum > 0
       ? [
@@ -392,7 +406,9 @@ function lossBackward(ctx: EstimateContext, terms: StageTerms): Component {
         ? "the gather's and log_softmax's gradients of the completion slice, then the zero-filled gradient of every position's logits"
         : (pref?.logps === 'rows' || rollout) && setup.loss !== 'fused'
           ? "the rows' log_softmax gradients and the logits' gradient stacked from them"
-          : 'nll_loss and log_softmax gradients of the logits',
+          : setup.loss === 'chunked-nll'
+            ? "the last chunk's recompute under checkpointing (TRL chunked_nll), then its nll_loss and log_softmax gradients"
+            : 'nll_loss and log_softmax gradients of the logits',
     () => ({}),
   );
 }
@@ -553,6 +569,7 @@ function leanPhases(
     gatheredGrads,
     headGather,
     headAccum,
+    headGradAtLoss,
     tiedAccum,
     dequantFwdBytes,
     dequantBytes,
@@ -593,7 +610,7 @@ function leanPhases(
   const rec = recompute > 0 ? r(recompute) : 0;
   const work = r(layer.backwardWorkingBytes);
   const headGradB = r(Math.max(gradsInForward, headGrad));
-  const headAtLossB = headAccum > 0 ? headGradB : r(gradsInForward);
+  const headAtLossB = headGradAtLoss ? headGradB : r(gradsInForward);
   const mask = r(maskBytes);
   const held = ck !== 'none' ? mask : 0;
   const fwd =

@@ -145,7 +145,7 @@ function stagePhases(
 
   const { gathered, gatheredAt, gatheredGrads, headGather } = shardingBuffers(ctx, st);
   const activations = stageActivations(ctx, st);
-  const { headAccum, tiedAccum } = accumulationBuffers(ctx, st);
+  const { headAccum, tiedAccum, headGradAtLoss } = accumulationBuffers(ctx, st);
   const { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes } = dequantWorkingSets(ctx, st);
   const { refForwardBytes, refForwardFormula } = referenceForward(ctx, st);
   const rewardFwdC = rewardForwards(ctx, st);
@@ -171,6 +171,7 @@ function stagePhases(
     headGather,
     activations,
     headAccum,
+    headGradAtLoss,
     tiedAccum,
     dequantFwdC,
     dequantC,

@@ -8,6 +8,7 @@ import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
+import { TRL_NLL_CHUNK_TOKENS } from './loss';
 
 /** The gradients of a stage at each point of the step. */
 export interface GradientPlan {
@@ -115,16 +116,25 @@ export function ddpBuckets(ctx: EstimateContext, st: StageContext, grads: Gradie
  * A trainable weight used more than once gets its gradients summed in autograd's input buffer: each new
  * contribution coexists with the running sum. torchtune's chunked output applies the head once per chunk (the
  * head's gradient arrives chunk by chunk during the loss backward); a tied embedding gets its second gradient from
- * the embedding lookup at the very end of the backward.
+ * the embedding lookup at the very end of the backward. TRL's chunked_nll runs the head once per 256-token chunk too:
+ * the chunks' backward runs last chunk first, each after its recompute, so the recompute of every chunk but the first
+ * to run meets the head's gradient of the chunks already done (headGradAtLoss).
  */
-export function accumulationBuffers(ctx: EstimateContext, st: StageContext): { headAccum: number; tiedAccum: number } {
+export function accumulationBuffers(
+  ctx: EstimateContext,
+  st: StageContext,
+): { headAccum: number; tiedAccum: number; headGradAtLoss: boolean } {
   const setup = ctx.setup;
   const { arch: a, lmHead } = ctx.model;
   const { tensorParallel: tp, pipelineParallel: pp } = ctx.layout;
   const half = ctx.dtypes.half;
-  const { first, last } = st;
+  const { first, last, sequences, tokens } = st;
   const headAccum = setup.method === 'full' && last && setup.loss === 'chunked' ? (a.vocab * a.hidden * half) / tp : 0;
   const tiedAccum =
     setup.method === 'full' && first && a.tied && lmHead && pp === 1 ? (a.vocab * a.hidden * half) / tp : 0;
-  return { headAccum, tiedAccum };
+  // chunked_nll: the shifted labels leave tokens - sequences valid tokens (the last of each sequence predicts nothing).
+  const nllChunks = Math.ceil((tokens - sequences) / TRL_NLL_CHUNK_TOKENS);
+  const headGradAtLoss =
+    headAccum > 0 || (setup.method === 'full' && last && setup.loss === 'chunked-nll' && nllChunks > 1);
+  return { headAccum, tiedAccum, headGradAtLoss };
 }

@@ -10,6 +10,23 @@ import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 import { finalNormSaved } from './activations';
 import { lossMemory, type LossPlan } from './loss';
+import { olderThan } from '../util/version';
+
+/**
+ * The bytes per logit of TRL's log-probabilities. TRL's trainers subclass transformers.Trainer, which prepares the
+ * model with Accelerate; under native AMP (mixed precision without DeepSpeed: accelerate/accelerator.py Accelerator
+ * sets native_amp for fp16 / bf16 unless the distributed type is DeepSpeed or Megatron) prepare_model wraps the
+ * forward in convert_outputs_to_fp32 (accelerate/utils/operations.py ConvertOutputsToFp32: `tensor.float()` on every
+ * 16-bit output), so the logits that DPO's and GRPO's selective_log_softmax (and KTO's, ORPO's, online DPO's) receive
+ * are fp32 and take its logsumexp path; the 16-bit head output is freed once cast. Liger's fused losses take no
+ * logits. Elsewhere: the compute dtype.
+ */
+export function trlLogitsBytes(ctx: EstimateContext): number {
+  const setup = ctx.setup;
+  const { computeBytes: cb, mode } = ctx.dtypes;
+  const trl = ctx.methods.rollout !== undefined || setup.preference?.logps === 'rows';
+  return trl && mode === 'amp' && ctx.sharding.zeroStage === 0 && setup.loss !== 'fused' ? 4 : cb;
+}
 
 /**
  * The loss of `tokens` tokens as this stage computes it.
@@ -23,16 +40,20 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
-  const { computeBytes: cb, mode, oldSoftmax } = ctx.dtypes;
+  const { computeBytes: cb, mode, oldSoftmax, embeddingBytes, half } = ctx.dtypes;
   const { teacher, rollout, onlineDpo } = ctx.methods;
   const pref = setup.preference;
   return {
     tokens,
     vocab: a.vocab / tp,
     hidden: a.hidden,
-    logitsBytes: cb,
+    logitsBytes: trlLogitsBytes(ctx),
+    ...(trlLogitsBytes(ctx) !== cb ? { convertedFrom: cb } : {}),
     loss: setup.loss,
     chunks: 8,
+    // TRL chunked_nll: autocast's 16-bit copy of an fp32 head, saved by each chunk's recomputed matmul in backward.
+    headCastBytes:
+      setup.loss === 'chunked-nll' && mode === 'amp' && embeddingBytes === 4 ? (a.vocab / tp) * a.hidden * half : 0,
     softcap: a.finalLogitSoftcap,
     distill: training && teacher !== undefined && !rollout,
     ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),
@@ -43,12 +64,16 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
       rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined,
     nativeLogSoftmax: pref?.logps === 'native',
     wholeLogSoftmax: pref?.logps === 'whole',
+    dpoMetrics:
+      pref?.logps === 'rows' && pref.paired && pref.chosen_nll !== true && !olderThan(setup.trl_version, 0, 29),
     ...(pref?.chosen_nll === true && pref.logps === 'rows'
       ? { chosenNll: pref.reference === 'none' ? ('orpo' as const) : ('dpo' as const) }
       : {}),
     unusedLogits: setup.value_head === true,
     labelSmoothing: setup.label_smoothing === true,
     policyGradient: rollout !== undefined && !onlineDpo,
+    rlEntropy: rollout !== undefined && !onlineDpo && !olderThan(setup.trl_version, 0, 20),
+    rlOutputsHeld: rollout !== undefined && !onlineDpo && !olderThan(setup.trl_version, 1, 7),
     ...(onlineDpo ? { completionShare: rollout!.completion_len / setup.seq_len } : {}),
   };
 }
@@ -136,6 +161,6 @@ export function logitsAndLoss(
     );
   }
   // KTO: the policy's no-grad logits of the KL batch stay referenced through its forward (TRL KTOTrainer.forward).
-  const klLogits = pref && !pref.paired ? cb * T * (a.vocab / tp) : 0;
+  const klLogits = pref && !pref.paired ? (pref.logps === 'rows' ? trlLogitsBytes(ctx) : cb) * T * (a.vocab / tp) : 0;
   return { outside, lossFwd: lm.forwardTransientBytes + klLogits, lossBwd: lm.backwardTransientBytes, lossTensorBytes };
 }

@@ -12,13 +12,34 @@ export interface LossPlan {
   readonly tokens: number;
   readonly vocab: number;
   readonly logitsBytes: number;
-  readonly loss: 'full' | 'chunked' | 'fused';
+  /**
+   * Accelerate's convert_outputs_to_fp32 made the (fp32) logits from the model's 16-bit head output, these bytes per
+   * logit, which exist beside the copy until it is made (logits-loss.ts trlLogitsBytes).
+   */
+  readonly convertedFrom?: number;
+  readonly loss: 'full' | 'chunked' | 'fused' | 'chunked-nll';
   /** Hidden size: the fused linear cross-entropy sizes its token chunks by it. */
   readonly hidden?: number;
   /** Paired preference training with TRL's selective_log_softmax: the tokens of one sequence (a row). */
   readonly preferenceRowTokens?: number;
   /** Autocast runs log_softmax in fp32. */
   readonly amp?: boolean;
+  /**
+   * With policyGradient: TRL >= 0.20's GRPO / RLOO training forward computes the entropy of the divided completion
+   * logits without grad (trl/trainer/utils.py entropy_from_logits, 128 rows at a time: log_softmax, exp, product).
+   */
+  readonly rlEntropy?: boolean;
+  /**
+   * With policyGradient: TRL >= 1.7 keeps the model's `outputs`, so the undivided logits stay referenced to the end of
+   * _get_per_token_logps_and_entropies (before: `model(...).logits`, freed once divided by the temperature).
+   */
+  readonly rlOutputsHeld?: boolean;
+  /**
+   * With preferenceRowTokens: TRL >= 0.29's DPOTrainer._compute_loss, whose metrics run at the end of the forward
+   * (entropy over a copy of the logits, 128 rows at a time) while the policy's and the reference's logits are held;
+   * no masked copies of half the logits for the mean logits (TRL < 0.29 concatenated_forward).
+   */
+  readonly dpoMetrics?: boolean;
   /**
    * GRPO's per-token log-probabilities (TRL _get_per_token_logps_and_entropies): the completion logits divided by the
    * temperature (a second tensor of their size), then selective_log_softmax row by row; no mean-logits copies.
@@ -49,6 +70,11 @@ export interface LossPlan {
   readonly completionShare?: number;
   /** Chunks of CEWithChunkedOutputLoss (torchtune uses 8). */
   readonly chunks: number;
+  /**
+   * 'chunked-nll': the 16-bit copy of the output head that autocast makes of fp32 head weights, saved by the chunk's
+   * recomputed matmul in backward (V x h x 2 B; 0 without autocast or with 16-bit weights).
+   */
+  readonly headCastBytes?: number;
   readonly softcap: boolean;
   /** torch.compile fuses the upcast, log-softmax and nll: it saves the logits and a per-row logsumexp. */
   readonly compile?: boolean;
@@ -79,17 +105,27 @@ export interface LossMemory {
  */
 function preferenceLogps(p: LossPlan, TV: number): LossMemory {
   if (p.chosenNll) return withChosenNll(p, TV, p.chosenNll);
+  if (p.dpoMetrics && !p.policyGradient) return dpoComputeLoss(p, TV);
   const lb = p.logitsBytes;
   const rowTV = p.preferenceRowTokens! * p.vocab;
+  // GRPO / RLOO (trl/trainer/grpo_trainer.py _get_per_token_logps_and_entropies): TRL >= 1.7 holds the undivided
+  // logits through `outputs`; TRL >= 0.20 then takes the entropy of the divided logits (contiguous: reshape is a view)
+  // 128 rows at a time without grad, three chunk tensors in the logits' dtype.
+  const heldUndivided = p.policyGradient && p.rlOutputsHeld ? lb * TV : 0;
+  const entropy = p.policyGradient && p.rlEntropy ? 3 * lb * Math.min(TRL_ENTROPY_CHUNK_ROWS, p.tokens) * p.vocab : 0;
+  const rlFormula =
+    (heldUndivided > 0 ? `; the undivided logits ${lb}·T·V held to the end (outputs, TRL >= 1.7)` : '') +
+    (entropy > 0 ? `; the entropy's 128-row chunk: log_softmax, exp and product 3 x ${lb}·128·V (TRL >= 0.20)` : '');
   if (lb === 4 && p.policyGradient) {
     return {
       savedBytes: 4 * TV,
-      forwardTransientBytes: 4 * TV,
+      forwardTransientBytes: Math.max(4 * TV, heldUndivided + 4 * rowTV, entropy > 0 ? heldUndivided + entropy : 0),
       backwardTransientBytes: 8 * TV,
       formula:
         'completion log-probs (fp32 logits, logsumexp path): logits divided by the temperature ' +
-        '4·T·V kept; the undivided logits 4·T·V; backward: gradients of the logits 8·T·V (T: ' +
-        'completion tokens)',
+        '4·T·V kept; the undivided logits 4·T·V' +
+        rlFormula +
+        '; backward: gradients of the logits 8·T·V (T: completion tokens)',
     };
   }
   if (lb === 4) {
@@ -111,14 +147,18 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
   if (p.policyGradient) {
     return {
       savedBytes: out * TV,
-      // The undivided logits are freed once divided, before any row's output exists.
-      forwardTransientBytes: Math.max(2 * lb * TV - out * TV, lb * TV + (p.amp ? 4 * rowTV : 0)),
+      // Before TRL 1.7 the undivided logits are freed once divided, before any row's output exists.
+      forwardTransientBytes: Math.max(
+        2 * lb * TV - out * TV,
+        lb * TV + heldUndivided + (p.amp ? 4 * rowTV : 0),
+        entropy > 0 ? lb * TV + heldUndivided + entropy : 0,
+      ),
       backwardTransientBytes: backward,
       formula:
         `completion log-probs row by row: log_softmax outputs ${out}·T·V kept; forward: max(the ` +
         `logits and their copy divided by the temperature 2 x ${lb}·T·V, the divided ` +
         `logits ${lb}·T·V${p.amp ? " + one row's fp32 copy" : ''} beside the kept ` +
-        `outputs); ${backwardFormula} (T: completion tokens)`,
+        `outputs)${rlFormula}; ${backwardFormula} (T: completion tokens)`,
     };
   }
   return {
@@ -128,6 +168,57 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
     formula:
       `preference log-probs row by row: log_softmax outputs ${out}·T·V kept; logits ${lb}·T·V + ` +
       `max(one row's fp32 copy, masked half for the mean logits); ${backwardFormula}`,
+  };
+}
+
+/** Rows of the logits per chunk of TRL's entropy_from_logits (trl/trainer/utils.py, chunk_size 128). */
+export const TRL_ENTROPY_CHUNK_ROWS = 128;
+
+/**
+ * What TRL >= 0.29's DPOTrainer._compute_loss holds at the end of the policy's forward beside what selective_log_softmax
+ * keeps (trl/trainer/dpo_trainer.py): the metrics run after the loss, while `outputs` / `shift_logits` (and the
+ * reference's `ref_outputs`) are still referenced. entropy_from_logits(shift_logits.detach()) (trl/trainer/utils.py)
+ * reshapes the non-contiguous logits[..., :-1, :] to rows, which copies them (lb·T'·V, T' = the sequences' tokens
+ * less one each), then takes 128 rows at a time through log_softmax, exp and their product (3 x lb·128·V); the mean
+ * chosen / rejected logits follow, over boolean-index copies of one half's completion rows, once the copy is freed.
+ * `held`: the logits referenced beside what is kept for backward (the 16-bit rows path keeps the log_softmax outputs,
+ * not the logits; the fp32 logsumexp path keeps the logits themselves).
+ */
+export function dpoMetricsBytes(p: LossPlan, TV: number): { held: number; metrics: number } {
+  const lb = p.logitsBytes;
+  const S = p.preferenceRowTokens!;
+  const shifted = (TV * (S - 1)) / S; // T'·V
+  const rows = Math.min(TRL_ENTROPY_CHUNK_ROWS, (p.tokens * (S - 1)) / S);
+  return { held: lb === 4 ? 0 : lb * TV, metrics: lb * shifted + 3 * lb * rows * p.vocab };
+}
+
+/**
+ * TRL >= 0.29 DPO (trl/trainer/dpo_trainer.py _compute_loss): selective_log_softmax over the policy's logits (fp32
+ * under Accelerate's native AMP: the logsumexp path keeps them; 16-bit: row by row, the outputs kept), then the
+ * reference's pass (referenceLogps) and the metrics (dpoMetricsBytes). The backward is the rows' as before.
+ * Profiled on the CPU truth trl/*-dpo-* (TRL 1.13): the forward peaks at the entropy's last chunk with the reference's
+ * fp32 logits held, 8·T·V + 4·T'·V + 12·128·V over the activations.
+ */
+function dpoComputeLoss(p: LossPlan, TV: number): LossMemory {
+  const lb = p.logitsBytes;
+  const rowTV = p.preferenceRowTokens! * p.vocab;
+  const { held, metrics } = dpoMetricsBytes(p, TV);
+  const rows = preferenceLogps({ ...p, dpoMetrics: false }, TV);
+  // The rows' own temporaries: fp32, one row's logsumexp; 16-bit, one row's fp32 copy under autocast beside the logits.
+  const rowTemps = lb === 4 ? 4 * rowTV : p.amp ? 4 * rowTV : 0;
+  const converted = (p.convertedFrom ?? 0) * TV;
+  const kept =
+    lb === 4
+      ? 'fp32 logits, logsumexp path: logits 4·T·V kept'
+      : `row by row: outputs ${rows.savedBytes / TV}·T·V kept, logits ${lb}·T·V held`;
+  return {
+    savedBytes: rows.savedBytes,
+    forwardTransientBytes: held + Math.max(rowTemps, metrics, converted),
+    backwardTransientBytes: rows.backwardTransientBytes,
+    formula:
+      `preference log-probs (TRL >= 0.29 _compute_loss; ${kept}); ` +
+      `metrics: the entropy's copy of the shifted logits ${lb}·T'·V and one 128-row chunk's log_softmax, exp and ` +
+      `product 3 x ${lb}·128·V; ${rows.formula.replace(/^.*?backward/, 'backward')}`,
   };
 }
 
@@ -254,6 +345,22 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
       formula: `${plain.formula}, or the logits ${lb}·T·V and the chosen half's NLL (its copy and log_softmax)`,
     };
   }
+  if (p.dpoMetrics && p.preferenceRowTokens !== undefined && !p.policyGradient && p.loss !== 'fused') {
+    // TRL >= 0.29 (dpo_trainer.py _compute_loss): the reference's logits (ref_outputs) stay referenced to the end of
+    // the policy's forward, through its own log-probs and the metrics, beside the policy's held logits.
+    const lb = p.logitsBytes;
+    const rowTV = p.preferenceRowTokens * p.vocab;
+    const { held, metrics } = dpoMetricsBytes(p, TV);
+    const rows = lb === 4 ? 4 * rowTV : 2 * (p.amp ? 4 : lb) * rowTV;
+    const converted = (p.convertedFrom ?? 0) * TV;
+    return {
+      bytes: held + lb * TV + Math.max(rows, converted, metrics),
+      formula:
+        `logits ${lb}·T·V held to the end of the forward${held > 0 ? ` beside the policy's ${lb}·T·V` : ''} + ` +
+        `max(one row's log-probs temporaries, the metrics: the entropy's copy of the shifted logits ${lb}·T'·V ` +
+        `and a 128-row chunk 3 x ${lb}·128·V)`,
+    };
+  }
   if (p.completionShare !== undefined) {
     const TcV = p.completionShare * TV;
     const slice = p.amp ? 4 : lb;
@@ -353,6 +460,36 @@ function jsdMemory(p: LossPlan, beta: number): LossMemory {
   };
 }
 
+/** Valid tokens per chunk of TRL SFTTrainer's chunked_nll (trl/trainer/sft_trainer.py _CHUNKED_LM_HEAD_CHUNK_SIZE). */
+export const TRL_NLL_CHUNK_TOKENS = 256;
+
+/**
+ * TRL SFTTrainer's loss_type "chunked_nll" (trl/trainer/sft_trainer.py: _patch_chunked_ce_lm_head runs the decoder
+ * without the head; _chunked_cross_entropy_loss packs the valid tokens and calls _chunk on 256 of them at a time under
+ * torch.utils.checkpoint.checkpoint(use_reentrant=False)). _chunk computes the chunk's logits in the compute dtype and
+ * upcasts them (`(h @ w.to(h.dtype).t()).float()`; the 16-bit product is freed once cast), log_softmax, the nll, the
+ * argmax and the entropy `-(log_p.exp() * log_p).sum(-1)`: the fp32 logits, log_p, its exp and the product, four fp32
+ * chunk x V tensors at once. The checkpoint keeps none of them (only the chunk's inputs), so no T x V tensor outlives a
+ * chunk. In backward each chunk is recomputed (the same four tensors; the recomputed matmul keeps the head weight,
+ * autocast's 16-bit copy of an fp32 head among them) before nll_loss and log_softmax's gradients (two more, after
+ * three of the four are freed). Profiled on the CPU truth: trl/*-sft-* (the recompute's 4 x 4 x 256 x V at
+ * NllLossBackward0, 16.8 MB over the held bytes at V 4096).
+ */
+function chunkedNll(p: LossPlan): LossMemory {
+  const C = Math.min(TRL_NLL_CHUNK_TOKENS, p.tokens);
+  const chunk = 16 * C * p.vocab;
+  const cast = p.headCastBytes ?? 0;
+  return {
+    savedBytes: 0,
+    forwardTransientBytes: chunk,
+    backwardTransientBytes: chunk + cast,
+    formula:
+      `TRL chunked_nll (${C}-token chunks under checkpointing): nothing of T x V kept; per chunk the fp32 logits, ` +
+      `log_softmax, its exp and the entropy product 4 x 4·${C}·V, in forward and again in the chunk's recompute` +
+      (cast > 0 ? " beside autocast's 16-bit copy of the fp32 head (V·h·2)" : ''),
+  };
+}
+
 function crossEntropyMemory(p: LossPlan): LossMemory {
   const TV = p.tokens * p.vocab;
   const lb = p.logitsBytes;
@@ -405,6 +542,7 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
         'gradients 2 x 4·T·V',
     };
   }
+  if (p.loss === 'chunked-nll') return chunkedNll(p);
   if (p.loss === 'fused') {
     // Liger's fused linear cross-entropy (liger_kernel/ops/fused_linear_cross_entropy.py) computes the gradient during
     // the forward: it allocates the input's gradient (T x h, input dtype) and a fp32 loss per token, both kept for

@@ -405,9 +405,10 @@ describe('estimate: online DPO (TRL OnlineDPOTrainer)', () => {
 
   it("the reference runs after the policy's forward, generation runs inside the micro-step with the earlier gradients held", () => {
     const e = run(setup());
-    // The reference's no-grad logits of every position 2·T·V and the slice's fp32 copy and log_softmax 2 x 4·Tc·V, while
-    // the policy's saved log-probs and activations are held.
-    assert.equal(labelled(e, 'forward', 'Reference forward')?.bytes, 2 * T * V + 8 * Tc * V);
+    // The reference's no-grad logits of every position, fp32 from Accelerate's convert_outputs_to_fp32 under bf16
+    // autocast, 4·T·V, and the slice's copy and log_softmax 2 x 4·Tc·V, while the policy's saved log-probs and
+    // activations are held.
+    assert.equal(labelled(e, 'forward', 'Reference forward')?.bytes, 4 * T * V + 8 * Tc * V);
     // Generation: 2 completions for each of the 2 prompts; its high point here is the prefill of the 4 prompts of 448
     // tokens (512 - 64), their KV cache (28 layers x 2 x 4 kv heads x 128 x 2 B = 57,344 B per token) beside one layer's
     // no-grad forward; the LoRA gradients of the 3 earlier micro-steps stay allocated.

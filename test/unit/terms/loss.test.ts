@@ -234,3 +234,118 @@ describe('estimate: Gemma 2 soft-caps by default (Gemma2Config final_logit_softc
     );
   });
 });
+
+describe("estimate: TRL SFTTrainer's chunked_nll (loss 'chunked-nll', SFTConfig's default since TRL 1.7)", () => {
+  // trl/trainer/sft_trainer.py _chunked_cross_entropy_loss: the head and the cross-entropy run 256 valid tokens at a time
+  // under non-reentrant checkpointing; _chunk holds the chunk's fp32 logits, log_softmax, its exp and the entropy product.
+  // Truth points trl/*-sft-* (2 x 256 tokens, vocab 4,096): 4 x 4 x 256 x 4,096 = 16,777,216 B over the held bytes, at
+  // aten::mul in the forward and again at the recompute inside NllLossBackward0.
+  it('keeps nothing of T x V; one chunk of four fp32 tensors in forward and in its recompute (16·256·V)', () => {
+    const base = { tokens: 512, vocab: 4096, logitsBytes: 2, chunks: 8, softcap: false, amp: true } as const;
+    const l = lossMemory({ ...base, loss: 'chunked-nll' });
+    assert.deepEqual([l.savedBytes, l.forwardTransientBytes, l.backwardTransientBytes], [0, 16_777_216, 16_777_216]);
+    // An fp32 head under autocast: the recomputed matmul keeps autocast's bf16 copy of it, 4,096 x 256 x 2 B.
+    const fp32Head = lossMemory({ ...base, loss: 'chunked-nll', headCastBytes: 2_097_152 });
+    assert.equal(fp32Head.backwardTransientBytes, 16_777_216 + 2_097_152);
+    // Fewer tokens than a chunk: the chunk is the tokens (4 x 4 x 100 x 4,096).
+    assert.equal(lossMemory({ ...base, tokens: 100, loss: 'chunked-nll' }).forwardTransientBytes, 6_553_600);
+  });
+
+  it('trl/llama-sft-lora-bf16: 8,388,608 B below the full cross-entropy (no 4·T·V kept), within 3 % of the truth', () => {
+    // Full CE peaks at the loss backward: 4·T·V kept + 8·T·V of gradients = 25,165,824 B over the held bytes; chunked_nll
+    // at a chunk: 16,777,216 B. T·V = 512 x 4,096.
+    const chunked = run(truthSetup('trl/llama-sft-lora-bf16'));
+    const full = run(truthSetup('trl/llama-sft-lora-bf16', { loss: 'full' }));
+    assert.equal(full.perGpu.peakBytes - chunked.perGpu.peakBytes, 8_388_608);
+    near(
+      chunked.perGpu.peakBytes,
+      truthPeak('trl/llama-sft-lora-bf16'),
+      0.03,
+      'measured 33,705,494 B (full CE: +26 %)',
+    );
+  });
+
+  it("trl/llama-sft-full-amp: the last chunk's recompute meets the head's fp32 gradient of the first and its bf16 copy", () => {
+    // 2 x 256 tokens leave 510 valid tokens: two chunks. At the second one's recompute (the first to run backward is the
+    // last chunk), the head's gradient from the other, 4,096 x 256 x 4 B = 4,194,304, and autocast's bf16 copy of the
+    // fp32 head, 2,097,152 B, are held beside the chunk's 16,777,216 B.
+    const e = run(truthSetup('trl/llama-sft-full-amp'));
+    const bwd = phase(e, 'backward');
+    assert.equal(component(bwd, 'loss-backward'), 16_777_216 + 2_097_152);
+    assert.equal(component(bwd, 'gradients'), 4_194_304);
+    near(e.perGpu.peakBytes, truthPeak('trl/llama-sft-full-amp'), 0.01, 'measured 85,000,692 B at NllLossBackward0');
+  });
+});
+
+describe("estimate: TRL's log-probabilities take Accelerate's fp32 logits under mixed precision", () => {
+  // accelerate/accelerator.py prepare_model wraps the forward in convert_outputs_to_fp32 under native AMP (bf16 without
+  // DeepSpeed), so the logits DPOTrainer hands to selective_log_softmax are fp32: its logsumexp path keeps them for
+  // backward (4·T·V), and the rows' gradients and their stack are 2 x 4·T·V. Truth point trl/llama-dpo-lora-bf16: 2 pairs
+  // of 193 tokens, T = 772, V = 4,096 (the profile shows aten::_to_copy of 12,648,448 B after the head).
+  it('trl/llama-dpo-lora-bf16: 4·T·V kept and 8·T·V of gradients at the loss backward, within 3 % of the backward measured', () => {
+    const e = run(truthSetup('trl/llama-dpo-lora-bf16'));
+    const bwd = phase(e, 'backward');
+    assert.equal(component(bwd, 'loss-backward'), 8 * 772 * 4096);
+    const l = lossMemory({
+      tokens: 772,
+      vocab: 4096,
+      logitsBytes: 4,
+      convertedFrom: 2,
+      loss: 'full',
+      chunks: 8,
+      softcap: false,
+      amp: true,
+      preferenceRowTokens: 193,
+    });
+    assert.equal(l.savedBytes, 12_648_448);
+    near(
+      bwd.allocatedBytes,
+      58_825_688,
+      0.03,
+      'the measured backward peak, at UnbindBackward0 (was -29.6 % on 16-bit rows)',
+    );
+  });
+
+  it('a DeepSpeed run (no native AMP) keeps the 16-bit logits', () => {
+    const s = truthSetup('trl/llama-dpo-lora-bf16');
+    const plain = lossMemory({
+      tokens: 772,
+      vocab: 4096,
+      logitsBytes: 2,
+      loss: 'full',
+      chunks: 8,
+      softcap: false,
+      amp: true,
+      preferenceRowTokens: 193,
+    });
+    const ds = run({ ...s, zero_stage: 2 });
+    assert.equal(component(phase(ds, 'backward'), 'loss-backward'), plain.backwardTransientBytes);
+  });
+});
+
+describe("estimate: TRL GRPO's training forward (trl_version)", () => {
+  // Truth point trl/llama-grpo-lora-bf16 (TRL 1.13): 2 completions of 32 tokens after 64-token prompts, V = 4,096, bf16
+  // weights under bf16 autocast (Accelerate's fp32 logits). grpo_trainer.py _get_per_token_logps_and_entropies keeps
+  // `outputs` (the undivided fp32 logits, TRL >= 1.7), divides the completion logits by the temperature (kept by the
+  // logsumexp path: 4 x 64 x 4,096 = 1,048,576 B) and, without grad, takes their entropy 128 rows at a time (TRL >= 0.20;
+  // here all 64 rows: log_softmax, exp and product 3 x 4 x 64 x 4,096 = 3,145,728 B). Profiled: 1,081,344 B of fp32
+  // logits (33 positions), 1,048,576 B divided, then the three 1,048,576 B chunk tensors at aten::mul.
+  it('holds the undivided logits (1.7) and takes the entropy (0.20) beside the kept divided logits', () => {
+    const forwardTemps = (v: string): number =>
+      phase(run(truthSetup('trl/llama-grpo-lora-bf16', { trl_version: v })), 'forward').components.find((c) =>
+        c.label.startsWith('Completion log-probs forward temporaries'),
+      )!.bytes;
+    assert.equal(forwardTemps('1.13'), 1_048_576 + 3_145_728);
+    assert.equal(forwardTemps('1.6'), 3_145_728);
+    assert.equal(forwardTemps('0.19'), 1_048_576); // the undivided logits beside their divided copy
+    // The measured peak, 16,282,464 B, is at the CPU's bmm copy of the frozen head (tools/truth/README.md); the entropy's
+    // point, 15,972,728 B, is the one a GPU has.
+    near(run(truthSetup('trl/llama-grpo-lora-bf16')).perGpu.peakBytes, 15_972_728, 0.03, 'the entropy point');
+    near(
+      run(truthSetup('trl/llama-grpo-full-bf16')).perGpu.peakBytes,
+      truthPeak('trl/llama-grpo-full-bf16'),
+      0.01,
+      'full',
+    );
+  });
+});

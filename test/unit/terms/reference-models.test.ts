@@ -3,7 +3,8 @@
 import * as assert from 'node:assert/strict';
 import { lossMemory } from '../../../src/core/terms/activations';
 import { findModel } from '../../../src/core/lookup';
-import { component, phase, run, setupFor } from '../helpers';
+import { component, near, phase, run, setupFor } from '../helpers';
+import { truthPeak, truthSetup } from './helpers';
 
 describe('estimate: paired preference training (DPO)', () => {
   // Llama-3-8B (V = 128,256), bf16 weights under bf16 autocast, one example of 1,024 tokens: chosen + rejected make
@@ -54,19 +55,36 @@ describe('estimate: paired preference training (DPO)', () => {
       nativeLogSoftmax: true,
     });
     assert.deepEqual([tt.savedBytes, tt.forwardTransientBytes, tt.backwardTransientBytes], [2 * TV, 2 * TV, 4 * TV]);
+    // Under bf16 autocast without DeepSpeed, Accelerate's convert_outputs_to_fp32 hands TRL fp32 logits: the logsumexp
+    // path keeps them (4·T·V); with DeepSpeed (no native AMP) they stay bf16 and go row by row.
     const saved = phase(dpo, 'forward').components.find((c) => c.label.startsWith('Logits and cross-entropy'));
-    assert.ok(saved && saved.bytes >= 4 * TV && /row by row/.test(saved.formula));
-    // The reference log-probs (adapters disabled, no grad) while the policy's are held: logits 2·T·V + one row's fp32
-    // copy and log_softmax 2 x 4·s·V = 525,336,576 + 1,050,673,152 B.
+    assert.ok(saved && saved.bytes >= 4 * TV && /logsumexp path/.test(saved.formula));
+    const ds = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', { ...lora, zero_stage: 2, preference: { reference: 'adapters-off' } }),
+    );
+    const dsSaved = phase(ds, 'forward').components.find((c) => c.label.startsWith('Logits and cross-entropy'));
+    assert.ok(dsSaved && /row by row/.test(dsSaved.formula));
+    // TRL >= 0.29 (_compute_loss): the reference's fp32 logits (adapters disabled, no grad) 4·T·V = 8,192·V stay held
+    // while the metrics run: entropy_from_logits copies the shifted logits, 4 x 2 x 1,023 rows = 8,184·V, and takes 128
+    // rows at a time through log_softmax, exp and their product, 3 x 4 x 128 = 1,536·V: 17,912 x 128,256 B.
     const ref = phase(dpo, 'forward').components.find((c) => c.label.startsWith('Reference forward'));
-    assert.equal(ref?.bytes, 2 * TV + 8 * sV);
-    assert.equal(ref?.bytes, 1_576_009_728);
+    assert.equal(ref?.bytes, 17_912 * 128_256);
+    // TRL < 0.29 (concatenated_forward): the fp32 logits 4·T·V and the masked half for the mean logits 2·T·V.
+    const old = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', {
+        ...lora,
+        trl_version: '0.28',
+        preference: { reference: 'adapters-off' },
+      }),
+    );
+    const oldRef = phase(old, 'forward').components.find((c) => c.label.startsWith('Reference forward'));
+    assert.equal(oldRef?.bytes, 6 * TV);
   });
 
   it("KTO: single completions, the KL batch's logits held through the policy forward, two reference forwards", () => {
-    // micro_batch_size 2 x 1,024 tokens = T·V of the paired case; trl KTOTrainer: the policy's no-grad KL logits
-    // (2·T·V) stay referenced through its forward; the reference holds the completions' and the KL batch's logits
-    // (2 x 2·T·V) and one row's fp32 copy and log_softmax (2 x 4·s·V).
+    // micro_batch_size 2 x 1,024 tokens = T·V of the paired case; trl KTOTrainer: the policy's chosen and rejected logits
+    // (index copies) are held while the reference's completion logits and their index copies exist; under bf16 autocast
+    // Accelerate's convert_outputs_to_fp32 makes them fp32: 3 x 4·T·V (tools/peak --trl-kto's fp32 case).
     const kto = { ...lora, micro_batch_size: 2 };
     const sft = run(setupFor('meta-llama/Meta-Llama-3-8B', kto));
     const e = run(
@@ -74,7 +92,7 @@ describe('estimate: paired preference training (DPO)', () => {
     );
     assert.equal(component(phase(e, 'forward'), 'activations'), component(phase(sft, 'forward'), 'activations'));
     const ref = phase(e, 'forward').components.find((c) => c.label.startsWith('Reference forward'));
-    assert.equal(ref?.bytes, 2 * TV + 8 * sV + 2 * TV);
+    assert.equal(ref?.bytes, 12 * TV);
   });
 
   it('a frozen reference copy holds the weights again; precomputed or reference-free log-probs add nothing', () => {
@@ -186,6 +204,26 @@ describe('estimate: TRL GKD (generalized JSD against a teacher)', () => {
     assert.equal(
       run(resolveText('/w/gkd.py', script(', lmbda=0.0')).setup!).perGpu.phases.some((p) => p.phase === 'generation'),
       false,
+    );
+  });
+});
+
+describe('estimate: TRL >= 0.29 DPO (DPOTrainer._compute_loss) against the CPU truth', () => {
+  // Truth point trl/llama-dpo-lora-bf16 (TRL 1.13): 2 pairs of 193 tokens (128 prompt + 64 completion + EOS), T = 772,
+  // V = 4,096, bf16 weights under bf16 autocast, the reference = the model with its adapters disabled. The profile's
+  // forward peak (aten::mul in entropy_from_logits) holds, beyond the activations: the policy's fp32 logits kept by the
+  // logsumexp path 4·T·V = 12,648,448, the reference's fp32 logits 12,648,448, the entropy's copy of the shifted logits
+  // 4 x 4 x 192 x 4,096 = 12,582,912 and one 128-row chunk's log_softmax, exp and product 3 x 4 x 128 x 4,096 = 6,291,456.
+  it('the reference forward holds its logits through the metrics: 12,648,448 + 12,582,912 + 6,291,456 B', () => {
+    const e = run(truthSetup('trl/llama-dpo-lora-bf16'));
+    const ref = phase(e, 'forward').components.find((c) => c.label.startsWith('Reference forward'));
+    assert.equal(ref?.bytes, 12_648_448 + 12_582_912 + 6_291_456);
+    near(e.perGpu.peakBytes, truthPeak('trl/llama-dpo-lora-bf16'), 0.03, 'measured 65,192,240 B (was -26.7 %)');
+    near(
+      run(truthSetup('trl/llama-dpo-full-bf16')).perGpu.peakBytes,
+      truthPeak('trl/llama-dpo-full-bf16'),
+      0.03,
+      'copy',
     );
   });
 });

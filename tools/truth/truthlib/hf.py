@@ -76,8 +76,10 @@ def _dpo(scenario, harness, rec, model, out_dir):
     from trl import DPOConfig, DPOTrainer
 
     n, prompt, completion = _rows(scenario, harness), harness["prompt_len"], harness["completion_len"]
-    ds = Dataset.from_dict({"prompt": _texts(scenario, n, prompt, 1), "chosen": _texts(scenario, n, completion, 2),
-                            "rejected": _texts(scenario, n, completion, 3)})
+    # The completions begin with a space: DPOTrainer tokenizes prompt + completion as one string, and the word-level
+    # tokenizer would read the last prompt word and the first completion word as one unknown word.
+    ds = Dataset.from_dict({"prompt": _texts(scenario, n, prompt, 1), "chosen": [" " + t for t in _texts(scenario, n, completion, 2)],
+                            "rejected": [" " + t for t in _texts(scenario, n, completion, 3)]})
     args = DPOConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128))
     ref = None
     if scenario.get("preference", {}).get("reference") == "copy":  # a frozen copy (TRL would load it by the model's hub name)

@@ -82,14 +82,17 @@ def batch(scenario, harness, seed=1234):
 
 
 def tokenizer(vocab_size):
-    """A word-level tokenizer over tokens t0..t{V-1} (t0 pad, t1 bos, t2 eos), for the trainers that need one."""
+    """A word-level tokenizer, one token per word: ids 0-2 are the special tokens (<pad>, <s>, </s>), words t3..t{V-1}
+    the others. The special tokens' names must not begin any word: the tokenizer splits them out of the text before
+    the words (special tokens named t0, t1, t2 cut "t1872" into four tokens, and TRL's DPO prompts of 128 words
+    tokenized to ~190 tokens)."""
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
-    vocab = {f"t{i}": i for i in range(vocab_size)}
-    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="t0"))
+    vocab = {"<pad>": 0, "<s>": 1, "</s>": 2, **{f"t{i}": i for i in range(3, vocab_size)}}
+    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<pad>"))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="t0", bos_token="t1", eos_token="t2", unk_token="t0")
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", bos_token="<s>", eos_token="</s>", unk_token="<pad>")
     fast.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}"
     return fast
 
