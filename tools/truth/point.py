@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs one truth point in this process and prints its JSON record: `point.py SCENARIO.vram.yaml`.
+"""Runs truth points in this process and prints their JSON records: `point.py [--dump-trace DIR] SCENARIO.vram.yaml...`.
 run.py starts one process per point (a fresh process group, a fresh profiler) with the right virtual environment."""
 import datetime
 import gc
@@ -58,11 +58,15 @@ def resident(model, optimizer):
             "trainableParameters": sum(p.numel() for p in model.parameters() if p.requires_grad)}
 
 
-def analyze(rec, result, steps):
+def timeline_of(rec):
     timeline = memory.Timeline(rec.prof)
     if rec.offloaded:
         timeline.exclude_offloaded(rec.offloaded)
         timeline.exclude_between("optimizer_begin", "optimizer_end")
+    return timeline
+
+
+def analyze(timeline, steps):
     measured = steps - 1
     phases, marks = memory.phase_stats(timeline, measured)
     first, _ = memory.phase_stats(timeline, 0)
@@ -78,13 +82,24 @@ def analyze(rec, result, steps):
     }
 
 
-def run_one(path):
+def dump_trace(timeline, record, out_dir):
+    """Writes the point's allocation sequence (every step, from before the model is built) beside its measured
+    figures: `<out_dir>/<suite>/<name>.trace.json` (tools/truth/replay.mjs reads it)."""
+    suite, name = record["id"].split("/")
+    os.makedirs(os.path.join(out_dir, suite), exist_ok=True)
+    keep = ("id", "scenarioPath", "scenario", "harness", "versions", "measuredStep", "phases", "marks", "peakBytes", "peakPhase")
+    with open(os.path.join(out_dir, suite, name + ".trace.json"), "w") as f:
+        json.dump({**{k: record[k] for k in keep}, **memory.trace(timeline)}, f, separators=(",", ":"))
+
+
+def run_one(path, trace_dir=None):
     scenario, harness = scen.load(path)
     runner = importlib.import_module(RUNNERS[harness.get("runner", "loop")])
     steps = harness.get("steps", 2)
     started = time.time()
     with memory.Recorder() as rec:
         result = runner.run(rec, scenario, harness)
+    timeline = timeline_of(rec)
     record = {
         "id": scen.point_id(path),
         "scenarioPath": scen.relpath(path),
@@ -97,20 +112,26 @@ def run_one(path):
         "rank": 0,
         "batchShape": result.get("batchShape"),
         "expertsImplementation": result.get("expertsImplementation"),
-        **analyze(rec, result, steps),
+        **analyze(timeline, steps),
         **resident(result["model"], result["optimizer"]),
         "offloadSeparated": bool(rec.offloaded),
         "wallSeconds": round(time.time() - started, 2),
     }
+    if trace_dir:
+        dump_trace(timeline, record, trace_dir)
     print("TRUTH-JSON " + json.dumps(record), flush=True)
 
 
-def main(paths):
+def main(args):
     """Several points in one process (saves the imports); each gets its own profile and, when distributed, its
-    own fake process group. A point that fails prints TRUTH-FAILED and the next one runs."""
-    for path in paths:
+    own fake process group. A point that fails prints TRUTH-FAILED and the next one runs.
+    `--dump-trace DIR` first also writes each point's allocation sequence (dump_trace)."""
+    trace_dir = None
+    if args[:1] == ["--dump-trace"]:
+        trace_dir, args = args[1], args[2:]
+    for path in args:
         try:
-            run_one(path)
+            run_one(path, trace_dir)
         except Exception as exc:  # noqa: BLE001 (reported to run.py, which lists the failures)
             print(f"TRUTH-FAILED {scen.point_id(path)} {type(exc).__name__}: {str(exc)[:300]}", flush=True)
         finally:

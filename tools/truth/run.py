@@ -21,6 +21,7 @@ sys.path.insert(0, HERE)
 from truthlib import scenario as scen  # noqa: E402
 
 SUITE_ORDER = ["trainer", "trl", "loop", "peft", "fsdp2", "fsdp1", "ddp", "tf4"]
+ON_DEMAND = {"replay"}  # real-width points for the allocator replay (minutes each): run only with --suite / --only
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(HERE)), "test", "fixtures", "truth")
 
 
@@ -30,11 +31,12 @@ def python_for(scenario):
     return os.path.join(HERE, venv, "bin", "python")
 
 
-def run_batch(paths, timeout):
+def run_batch(paths, timeout, trace_dir=None):
     """Runs a batch of points (same virtual environment) in one process; returns [(point id, record, error)]."""
     scenario, _ = scen.load(paths[0])
+    dump = ["--dump-trace", os.path.abspath(trace_dir)] if trace_dir else []
     try:
-        proc = subprocess.run([python_for(scenario), os.path.join(HERE, "point.py"), *paths], capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run([python_for(scenario), os.path.join(HERE, "point.py"), *dump, *paths], capture_output=True, text=True, timeout=timeout)
         out, err = proc.stdout, proc.stderr
     except subprocess.TimeoutExpired as exc:
         out, err = exc.stdout or "", "timeout"
@@ -96,8 +98,11 @@ def main():
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per batch")
     ap.add_argument("--batch", type=int, default=4, help="points per process")
     ap.add_argument("--skip-done", action="store_true", help="leave out points already in the fixtures")
+    ap.add_argument("--dump-trace", metavar="DIR", help="also write each point's allocation sequence to DIR/<suite>/<name>.trace.json")
     args = ap.parse_args()
     paths = [p for p in scen.all_paths(args.suite) if not args.only or fnmatch.fnmatch(scen.point_id(p), args.only)]
+    if not args.suite and not args.only:
+        paths = [p for p in paths if scen.point_id(p).split("/")[0] not in ON_DEMAND]
     order = {s: i for i, s in enumerate(SUITE_ORDER)}
     paths.sort(key=lambda p: (order.get(scen.point_id(p).split("/")[0], len(order)), p))
     if args.skip_done:
@@ -105,7 +110,7 @@ def main():
         paths = [p for p in paths if scen.point_id(p) not in done]
     by_suite, failed, n = {}, [], 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for results in pool.map(lambda b: run_batch(b, args.timeout), batches(paths, args.batch)):
+        for results in pool.map(lambda b: run_batch(b, args.timeout, args.dump_trace), batches(paths, args.batch)):
             for pid, record, error in results:
                 n += 1
                 if record is None:

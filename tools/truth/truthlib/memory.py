@@ -243,3 +243,24 @@ def held_at(timeline, mark_name):
         if kind == 0 and i not in timeline.excluded:
             cur += payload[0]
     return None
+
+
+def trace(timeline):
+    """The run's allocation sequence as plain data, for replays through a model of the CUDA caching allocator
+    (tools/truth/replay.mjs): `events` in time order, each `[bytes, address, op]` (bytes > 0 allocated, < 0 freed,
+    with the storage's address; `op` indexes `ops`, the operators running then, innermost first) or a mark's name (a
+    string). Records left out of the measurement (CPU offload) are left out here too."""
+    ops, index, events = [], {}, []
+    for i, (t, kind, payload) in enumerate(timeline.events):
+        if kind == 1:
+            events.append(payload)
+            continue
+        if i in timeline.excluded:
+            continue
+        size, ptr, node = payload
+        where = _op_path(node, depth=3)
+        if where not in index:
+            index[where] = len(ops)
+            ops.append(where)
+        events.append([size, ptr, index[where]])
+    return {"ops": ops, "events": events}
