@@ -80,6 +80,7 @@ export interface RuntimeTerm {
     | 'stream-pools'
     | 'all-gather-pool'
     | 'load-cache'
+    | 'logits-block'
     | 'cuda-context'
     | 'nccl'
     | 'paged-optimizer';
@@ -94,6 +95,7 @@ export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<Runt
   'stream-pools',
   'all-gather-pool',
   'load-cache',
+  'logits-block',
 ]);
 
 export interface Assumption {

@@ -73,7 +73,8 @@ describe('resolve', () => {
   });
 
   it('an unknown model is a located problem with the closest catalog names', () => {
-    const a = analyzeScenario('seq_len: 8\nmodel: meta-llama/Llama-2-7b\n', 'a.vram.yaml');
+    // (meta-llama/Llama-2-7b itself is an alias of the catalog's Llama-2-7b-hf: the same weights in Meta's format.)
+    const a = analyzeScenario('seq_len: 8\nmodel: acme/Llama-2-7b-wiki-ft\n', 'a.vram.yaml');
     const r = resolveScenarios([a], {}, catalogResolver);
     const p = r.problems.find((x) => x.code === 'unknown-model');
     assert.ok(p);

@@ -71,6 +71,9 @@ type GradientShare = (bytes: number, note: string) => Component;
 /** A backward high point: what it holds and its note. */
 type BackwardPoint = [Component[], string];
 
+/** The note of the backward phase whose peak is the loss's backward (full and lean phases say it alike). */
+export const LOSS_BACKWARD_NOTE = 'start of backward: activations + gradients of the logits';
+
 /** The phases of a stage with their components; lean mode: leanPhases. Records what each phase holds of FSDP's stream pools. */
 export function phasesFor(
   ctx: EstimateContext,
@@ -384,7 +387,7 @@ function backwardCandidates(
   const atEmbedding: Component[] =
     tiedC.length > 0 ? [...pers, gradC(gradAtEnd, ''), ...gatheredAt.firstLayer, ...rootHeld, ...tiedC] : [];
   return [
-    [atLoss, 'start of backward: activations + gradients of the logits'],
+    [atLoss, LOSS_BACKWARD_NOTE],
     [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
     [atFirstLayer, 'end of backward: all gradients + the first layer in flight'],
     [atEmbedding, 'end of backward: all gradients + the embedding gradient of the tied head'],
@@ -644,7 +647,12 @@ function leanPhases(
   const persistentOnly = persistent;
   const out: PhaseEstimate[] = [
     { phase: 'forward', allocatedBytes: fwd, components: persistentOnly, note: '' },
-    { phase: 'backward', allocatedBytes: bwd, components: persistentOnly, note: '' },
+    {
+      phase: 'backward',
+      allocatedBytes: bwd,
+      components: persistentOnly,
+      note: bwd === atLoss ? LOSS_BACKWARD_NOTE : '',
+    },
     { phase: 'optimizer', allocatedBytes: opt, components: persistentOnly, note: '' },
   ];
   if (poolsAtPhase) {

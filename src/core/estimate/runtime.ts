@@ -3,6 +3,7 @@
 // memory; they turn the peak allocated bytes into what the driver reports. Sources: c10/cuda/CUDACachingAllocator.cpp,
 // NCCL docs (NCCL_BUFFSIZE), bitsandbytes functional.py get_paged, torch/distributed/fsdp/_fully_shard.
 // Docs: docs/estimate/runtime.md. Pure.
+import { logitsBlock } from '../terms/logits-block';
 import type { PhaseEstimate, RuntimeTerm } from '../model';
 import { RESERVED_RUNTIME_IDS } from '../model';
 import { optimizerStateBytes } from '../terms/optimizer-states';
@@ -192,7 +193,16 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
       formula: ctx.lean ? '' : pools.allGatherFormula,
     });
   }
-  const poolBytes = pools.reduceScatter + pools.allGather;
+  const block = peak === stepPeak ? logitsBlock(ctx, stepPeak) : undefined;
+  if (block) {
+    runtime.push({
+      id: 'logits-block',
+      label: "16-bit logits' block, cached at the loss backward",
+      bytes: block.bytes,
+      formula: block.formula,
+    });
+  }
+  const poolBytes = pools.reduceScatter + pools.allGather + (block?.bytes ?? 0);
   const peakBytes = peak.allocatedBytes;
   // Segments the model's load left cached (nf4LoadPhase) serve the step's tensors: they count where they exceed it.
   const loadCache = nf4Load ? Math.max(0, nf4Load.reservedBytes - (peakBytes + reserve + poolBytes)) : 0;

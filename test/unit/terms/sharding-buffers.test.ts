@@ -139,7 +139,8 @@ describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
     assert.equal(pool.bytes, (8030261248 * 4) / 8 - gradsAtPeak);
     const reserve = e.perGpu.runtime.find((r) => r.id === 'allocator-reserve')!.bytes;
     const gatherPool = e.perGpu.runtime.find((r) => r.id === 'all-gather-pool')?.bytes ?? 0;
-    assert.equal(e.perGpu.reservedBytes, e.perGpu.peakBytes + reserve + pool.bytes + gatherPool);
+    const logitsBlock = e.perGpu.runtime.find((r) => r.id === 'logits-block')?.bytes ?? 0;
+    assert.equal(e.perGpu.reservedBytes, e.perGpu.peakBytes + reserve + pool.bytes + gatherPool + logitsBlock);
   });
 
   it('has no stream-pool term when gradients persist across micro-steps (accumulation keeps them allocated)', () => {
