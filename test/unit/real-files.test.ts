@@ -83,6 +83,8 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       'modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero2.sh#ref:zero2',
       'modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero3.sh#ref:zero3',
       'modelscope__ms-swift/examples/train/multi-node/torchrun/train_node1.sh#ref:zero2',
+      'modelscope__ms-swift/examples/train/grpo/internal/vllm_72b_4gpu.sh#ref:zero3_offload',
+      'modelscope__ms-swift/examples/train/rlhf/dpo/full.sh#ref:zero3',
     ],
   },
   {
@@ -103,6 +105,9 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     entries: [
       'huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.sh#format',
       'huggingface__alignment-handbook/recipes/pref_align_scan/launch_scan.sh#format',
+      'allenai__open-instruct/scripts/train/dgx-spark/dpo_ultrafeedback.sh#format',
+      'allenai__open-instruct/scripts/train/dgx-spark/lora_sft_no_robots.sh#format',
+      'allenai__open-instruct/scripts/train/dgx-spark/sft_no_robots.sh#format',
     ],
   },
   {
@@ -121,6 +126,8 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       'huggingface__open-r1/recipes/OlympicCoder-7B/sft/config_v00.00.yaml#nodes',
       'huggingface__open-r1/recipes/OpenR1-Distill-7B/sft/config_distill.yaml#gpus',
       'huggingface__open-r1/recipes/OpenR1-Distill-7B/sft/config_distill.yaml#nodes',
+      'pytorch__torchtune/recipes/configs/llama3_3/70B_full_multinode.yaml#gpus',
+      'pytorch__torchtune/recipes/configs/llama3_3/70B_full_multinode.yaml#nodes',
     ],
   },
   {
@@ -160,8 +167,11 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     ],
   },
   {
-    cause: 'a quantization that only the checkpoint states (a -GPTQ-INT4 model id) is not inferred',
-    entries: ['huggingface__peft/examples/sft/run_peft_fsdp_gptq.sh#method'],
+    cause: 'a quantization that only the checkpoint states (a -GPTQ-INT4 or -AWQ model id) is not inferred',
+    entries: [
+      'huggingface__peft/examples/sft/run_peft_fsdp_gptq.sh#method',
+      'modelscope__ms-swift/examples/train/qlora/awq/train.sh#method',
+    ],
   },
   {
     cause:
@@ -183,6 +193,7 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       'tloen__alpaca-lora/finetune.py#loraTargets',
       'tloen__alpaca-lora/finetune.py#microBatch',
       'tloen__alpaca-lora/finetune.py#seqLen',
+      'huggingface__peft/examples/alora_finetuning/alora_finetuning.py#seqLen',
     ],
   },
   {
@@ -228,6 +239,14 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       'huggingface__accelerate/examples/complete_nlp_example.py#microBatch',
       'huggingface__peft/examples/causal_language_modeling/peft_lora_clm_accelerate_ds_zero3_offload.py#microBatch',
       'huggingface__peft/examples/causal_language_modeling/peft_lora_clm_accelerate_ds_zero3_offload.py#seqLen',
+      'huggingface__accelerate/examples/by_feature/fsdp_with_peak_mem_tracking.py#microBatch',
+      'huggingface__accelerate/examples/nlp_example.py#microBatch',
+      'huggingface__accelerate/examples/torch_native_parallelism/fsdp2_fp8.py#microBatch',
+      'huggingface__accelerate/examples/torch_native_parallelism/fsdp2_fp8.py#seqLen',
+      'huggingface__accelerate/examples/torch_native_parallelism/nd_parallel.py#microBatch',
+      'huggingface__accelerate/examples/torch_native_parallelism/nd_parallel.py#seqLen',
+      'huggingface__peft/examples/conditional_generation/peft_lora_seq2seq_accelerate_fsdp.py#microBatch',
+      'huggingface__peft/examples/conditional_generation/peft_lora_seq2seq_accelerate_fsdp.py#seqLen',
     ],
   },
   {
@@ -250,7 +269,8 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'a variable whose default is set in an if-block (`ZERO_STAGE=$2; if [ "$ZERO_STAGE" == "" ]; then ZERO_STAGE=3; fi`) stays unknown',
+      'a variable whose default is set in an if-block (`ZERO_STAGE=$2; if [ "$ZERO_STAGE" == "" ]; then ZERO_STAGE=3; fi`, ' +
+      'the same for ACTOR_MODEL_PATH) stays unknown',
     entries: [
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage',
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/llama2/run_llama2_7b_lora.sh#zeroStage',
@@ -259,6 +279,12 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_node/run_13b.sh#zeroStage',
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_dpo_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage',
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_reward_model_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_node/run_1.3b.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_node/run_6.7b.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/other_language/run_chinese.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_dpo_finetuning/training_scripts/llama2/run_llama2_7b_lora.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_reward_model_finetuning/training_scripts/opt/single_node/run_350m.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/opt/single_node/run_1.3b.sh#model',
     ],
   },
   {
@@ -268,16 +294,23 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/llama2/run_llama2_7b.sh#gradientCheckpointing',
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/llama2/run_llama2_7b.sh#microBatch',
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/opt/single_node/run_1.3b.sh#microBatch',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/opt/single_node/run_1.3b.sh#zeroStage',
     ],
   },
   {
     cause:
       'a Python training file without a construct the detector looks for (a wrapper that calls ' +
       "train(); DeepSpeed-Chat's argparse main.py with deepspeed.initialize and " +
-      'AutoModelForCausalLM via its own helper) is not recognised',
+      "AutoModelForCausalLM via its own helper; a Lightning Fabric loop over litgpt's GPT(Config.from_file(...))) " +
+      'is not recognised',
     entries: [
       'lm-sys__FastChat/fastchat/train/train_mem.py#format',
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/main.py#format',
+      'Lightning-AI__litgpt/tutorials/full_finetune_example.py#format',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_dpo_finetuning/main.py#format',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_reward_model_finetuning/main.py#format',
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/main.py#format',
     ],
   },
   {
@@ -290,6 +323,131 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     entries: [
       'modelscope__ms-swift/examples/train/multi-node/deepspeed/train.sh#ref:./examples/train/multi-node/deepspeed/host.txt',
     ],
+  },
+  {
+    cause:
+      'a length given only to a data collator (DataCollator(tokenizer.eos_token_id, max_length=max_seq_len), a class ' +
+      "of the example's utils.py) is not read as the sequence length",
+    entries: ['huggingface__peft/examples/eva_finetuning/eva_finetuning.py#seqLen'],
+  },
+  {
+    cause:
+      'pissa_finetuning.py picks the model and the adapter in an if/elif chain over arguments that default to None ' +
+      '(a quantized or 16/32-bit residual model with a saved PiSSA adapter, or a base model with a LoraConfig): every ' +
+      'branch trains a LoRA adapter, unquantized with the default --bits fp32, but the method is reported as unknown',
+    entries: ['huggingface__peft/examples/pissa_finetuning/pissa_finetuning.py#method'],
+  },
+  {
+    cause:
+      'a model built from its configuration only ' +
+      '(AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(MODEL_ID))) is not read as the model, and the ' +
+      'precision set through FullyShardedDataParallelPlugin.set_mixed_precision(args.precision) (argparse default ' +
+      'fp8, torchao Float8Linear) is not read',
+    entries: [
+      'huggingface__accelerate/examples/torch_native_parallelism/fsdp2_fp8.py#model',
+      'huggingface__accelerate/examples/torch_native_parallelism/fsdp2_fp8.py#precision',
+    ],
+  },
+  {
+    cause: "DeepSpeed-Chat's --lora_dim with --only_optimize_lora (only the LoRA weights train) is not read as LoRA",
+    entries: [
+      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_node/run_1.3b_lora.sh#method',
+    ],
+  },
+  {
+    cause:
+      "ms-swift's swift/cli/rlhf.py run by torchrun: --model and the --deepspeed preset (zero3_offload: stage and " +
+      'offload) are not mapped as for swift/cli/sft.py and `swift rlhf`',
+    entries: [
+      'modelscope__ms-swift/examples/train/grpo/multi_node/train_dlc.sh#model',
+      'modelscope__ms-swift/examples/train/grpo/multi_node/train_dlc.sh#offload',
+      'modelscope__ms-swift/examples/train/grpo/multi_node/train_dlc.sh#offload.params',
+      'modelscope__ms-swift/examples/train/grpo/multi_node/train_dlc.sh#zeroStage',
+    ],
+  },
+  {
+    cause:
+      "AI2's Beaker submitter (`python mason.py --num_nodes N --gpus 8 -- accelerate launch ... " +
+      'open_instruct/x.py`): mason.py is taken as the training script, so its node and GPU counts and the Accelerate ' +
+      '/ DeepSpeed config of the command after `--` are not read',
+    entries: [
+      'allenai__open-instruct/scripts/train/olmo2/dpo_7b.sh#gpus',
+      'allenai__open-instruct/scripts/train/olmo2/dpo_7b.sh#nodes',
+      'allenai__open-instruct/scripts/train/olmo2/dpo_7b.sh#ref:configs/ds_configs/stage3_no_offloading_accelerate.conf',
+      'allenai__open-instruct/scripts/train/olmo2/dpo_7b.sh#zeroStage',
+      'allenai__open-instruct/scripts/train/olmo2/finetune_7b.sh#gpus',
+      'allenai__open-instruct/scripts/train/olmo2/finetune_7b.sh#nodes',
+      'allenai__open-instruct/scripts/train/olmo2/finetune_7b.sh#ref:configs/ds_configs/stage3_no_offloading_accelerate.conf',
+      'allenai__open-instruct/scripts/train/olmo2/finetune_7b.sh#zeroStage',
+      'allenai__open-instruct/scripts/train/olmo2/grpo_fast_7b_zero.sh#gpus',
+      'allenai__open-instruct/scripts/train/olmo2/grpo_fast_7b_zero.sh#nodes',
+    ],
+  },
+  {
+    cause:
+      "open-instruct grpo_fast.py's own flags (--max_prompt_token_length, --response_length, --deepspeed_stage) are " +
+      'not mapped',
+    entries: [
+      'allenai__open-instruct/scripts/train/olmo2/grpo_fast_7b_zero.sh#completionLen',
+      'allenai__open-instruct/scripts/train/olmo2/grpo_fast_7b_zero.sh#promptLen',
+      'allenai__open-instruct/scripts/train/olmo2/grpo_fast_7b_zero.sh#zeroStage',
+    ],
+  },
+  {
+    cause:
+      'a command kept in a double-quoted string variable (LAUNCH_CMD="accelerate launch ... open_instruct/finetune.py' +
+      ' ...") and run as `uv run $LAUNCH_CMD` or after `mason.py ... --` is not parsed',
+    entries: [
+      'allenai__open-instruct/scripts/train/debug/finetune.sh#gpus',
+      'allenai__open-instruct/scripts/train/debug/finetune.sh#gradAccum',
+      'allenai__open-instruct/scripts/train/debug/finetune.sh#microBatch',
+      'allenai__open-instruct/scripts/train/debug/finetune.sh#model',
+      'allenai__open-instruct/scripts/train/debug/finetune.sh#precision',
+      'allenai__open-instruct/scripts/train/debug/finetune.sh#seqLen',
+    ],
+  },
+  {
+    cause:
+      'OpenRLHF on SLURM: the `ray job submit ... -- python3 -m openrlhf.cli.train_ppo_ray` command inside a ' +
+      'double-quoted `srun ... bash -c "..."` string is not parsed; only the #SBATCH header is read (-N 2: the whole ' +
+      "Ray cluster, not the actor's --actor.num_nodes 1 x --actor.num_gpus_per_node 4)",
+    entries: [
+      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#gpus',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#gradientCheckpointing',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#microBatch',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#model',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#nodes',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#offload',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#precision',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#seqLen',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#zeroStage',
+    ],
+  },
+  {
+    cause:
+      'arguments collected in bash arrays (CKPT_ARGS=( ... ) with comment lines inside) and expanded as ' +
+      '${CKPT_ARGS[@]} are not read: only the defaults of openrlhf.cli.train_ppo_ray remain',
+    entries: [
+      'OpenRLHF__OpenRLHF/examples/scripts/train_reinforce_baseline_hybrid_engine.sh#completionLen',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_reinforce_baseline_hybrid_engine.sh#gpus',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_reinforce_baseline_hybrid_engine.sh#gradientCheckpointing',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_reinforce_baseline_hybrid_engine.sh#microBatch',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_reinforce_baseline_hybrid_engine.sh#model',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_reinforce_baseline_hybrid_engine.sh#nodes',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_reinforce_baseline_hybrid_engine.sh#precision',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_reinforce_baseline_hybrid_engine.sh#seqLen',
+      'OpenRLHF__OpenRLHF/examples/scripts/train_reinforce_baseline_hybrid_engine.sh#zeroStage',
+    ],
+  },
+  {
+    cause: "OpenRLHF's --rollout.max_new_tokens is not read as the completion length",
+    entries: ['OpenRLHF__OpenRLHF/examples/scripts/train_prorlv2_math_hybrid_engine.sh#completionLen'],
+  },
+  {
+    cause:
+      'torchtune: `tune run <recipe> --config <name>` names a config bundled with torchtune ' +
+      '(llama3_3/70B_full_multinode), not a path: it is not followed',
+    entries: ['pytorch__torchtune/recipes/full_finetune_multinode.slurm#ref:llama3_3/70B_full_multinode'],
   },
 ];
 

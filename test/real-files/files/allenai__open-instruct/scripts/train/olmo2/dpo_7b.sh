@@ -1,0 +1,37 @@
+#!/bin/bash
+python mason.py \
+    --cluster ai2/jupiter \
+    --workspace ai2/tulu-3-dev \
+    --priority high \
+    --image nathanl/open_instruct_auto --pure_docker_mode \
+    --preemptible \
+    --num_nodes 4 \
+    --budget ai2/oe-other \
+    --gpus 8 -- accelerate launch \
+    --mixed_precision bf16 \
+    --num_processes 8 \
+    --use_deepspeed \
+    --deepspeed_config_file configs/ds_configs/stage3_no_offloading_accelerate.conf \
+    --deepspeed_multinode_launcher standard \
+    open_instruct/dpo_tune_cache.py \
+    --exp_name olmo2_7b_dpo \
+    --model_name_or_path allenai/OLMo-2-1124-7B-SFT \
+    --model_revision main \
+    --tokenizer_name allenai/OLMo-2-1124-7B-SFT \
+    --tokenizer_revision main \
+    --use_slow_tokenizer False \
+    --add_bos \
+    --mixer_list allenai/olmo-2-1124-7b-preference-mix 1.0 \
+    --max_seq_length 2048 \
+    --per_device_train_batch_size 1 \
+    --gradient_accumulation_steps 4 \
+    --learning_rate 1e-6 \
+    --lr_scheduler_type linear \
+    --warmup_ratio 0.1 \
+    --weight_decay 0.0 \
+    --num_epochs 1 \
+    --logging_steps 1 \
+    --loss_type dpo_norm \
+    --beta 5 \
+    --gradient_checkpointing \
+    --with_tracking \

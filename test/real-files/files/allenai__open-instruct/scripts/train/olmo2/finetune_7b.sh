@@ -1,0 +1,36 @@
+#!/bin/bash
+python mason.py \
+    --cluster ai2/jupiter \
+    --workspace ai2/tulu-3-dev \
+    --priority high \
+    --image nathanl/open_instruct_auto --pure_docker_mode \
+    --preemptible \
+    --num_nodes 8 \
+    --budget ai2/oe-other \
+    --gpus 8 -- accelerate launch \
+    --mixed_precision bf16 \
+    --num_processes 8 \
+    --use_deepspeed \
+    --deepspeed_config_file configs/ds_configs/stage3_no_offloading_accelerate.conf \
+    --deepspeed_multinode_launcher standard \
+    open_instruct/finetune.py \
+    --exp_name olmo2_7b_sft \
+    --model_name_or_path allenai/OLMo-2-1124-7B \
+    --model_revision main \
+    --tokenizer_name allenai/OLMo-2-1124-7B \
+    --tokenizer_revision main \
+    --use_slow_tokenizer False \
+    --add_bos \
+    --dataset_mixer_list allenai/tulu-3-sft-olmo-2-mixture-0225 1.0 \
+    --max_seq_length 4096 \
+    --per_device_train_batch_size 1 \
+    --gradient_accumulation_steps 2 \
+    --learning_rate 2e-5 \
+    --lr_scheduler_type linear \
+    --warmup_ratio 0.03 \
+    --weight_decay 0.0 \
+    --num_train_epochs 2 \
+    --report_to wandb \
+    --with_tracking \
+    --logging_steps 1 \
+    --seed 8
