@@ -272,18 +272,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       'a variable whose default is set in an if-block (`ZERO_STAGE=$2; if [ "$ZERO_STAGE" == "" ]; then ZERO_STAGE=3; fi`, ' +
       'the same for ACTOR_MODEL_PATH) stays unknown',
     entries: [
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage',
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/llama2/run_llama2_7b_lora.sh#zeroStage',
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/multi_node/run_66b.sh#zeroStage',
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_gpu/run_1.3b.sh#zeroStage',
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_node/run_13b.sh#zeroStage',
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_dpo_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage',
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_reward_model_finetuning/training_scripts/llama2/run_llama2_7b.sh#zeroStage',
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_node/run_1.3b.sh#zeroStage',
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_node/run_6.7b.sh#zeroStage',
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/other_language/run_chinese.sh#zeroStage',
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_dpo_finetuning/training_scripts/llama2/run_llama2_7b_lora.sh#zeroStage',
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_reward_model_finetuning/training_scripts/opt/single_node/run_350m.sh#zeroStage',
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/opt/single_node/run_1.3b.sh#model',
     ],
   },

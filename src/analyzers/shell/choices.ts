@@ -48,23 +48,32 @@ export function launchOverChoices(
     return (named.length > 0 ? named : used)
       .map(
         ([name, v]) =>
-          `\`${name}\` is ${v.choices!.values.map((c) => (c === undefined ? 'unset' : `'${textOf(c.pieces).slice(0, 40)}'`)).join(' or ')}` +
+          `\`${name}\` is ${v.choices!.values.map(describeChoice).join(' or ')}` +
           ` depending on the ${v.choices!.what} at line ${v.choices!.line}`,
       )
       .join('; ');
   };
   const facts = r.facts.map((f, k) => {
     if (!isUnknownValue(f.value)) return f;
-    const values = rs.map((x) => x!.facts[k].value);
-    if (values.some(isUnknownValue)) return f;
-    const worst = chooseWorst(f.key, values as FactValue[]);
+    const all = rs.map((x) => x!.facts[k].value);
+    // `X=$2; if [ "$X" == "" ]; then X=3; fi`: without the argument the script's own value runs, as an argparse default
+    // does when the launcher passes nothing; a value passed on the command line replaces it.
+    const values = all.filter((v) => !isUnknownValue(v)) as FactValue[];
+    const dropped = all.filter(isUnknownValue);
+    if (values.length === 0 || !dropped.every((v) => isScriptArgument(v as Unknown))) return f;
+    const worst = chooseWorst(f.key, values);
     if (worst === undefined) return f;
     const distinct = [...new Set(values.map((v) => JSON.stringify(v)))];
     const note = noteOf(f);
+    const withoutArgs =
+      dropped.length > 0
+        ? ' when the script is run without that argument (a value passed on its command line wins)'
+        : '';
     const assumed =
       distinct.length === 1
-        ? `${note}; ${f.rawKey} is ${distinct[0]} either way`
-        : `${note}; ${f.rawKey} can be ${distinct.join(' or ')}: the worst for memory (${JSON.stringify(worst)}) is estimated`;
+        ? `${note}; ${f.rawKey} is ${distinct[0]}${withoutArgs || ' either way'}`
+        : `${note}; ${f.rawKey} can be ${distinct.join(' or ')}${withoutArgs}: the worst for memory ` +
+          `(${JSON.stringify(worst)}) is estimated`;
     return { ...f, value: worst, assumed };
   });
   const decided = new Set(
@@ -97,6 +106,18 @@ export function allocatorConf(text: string, r: CmdResult, env: Env): void {
 }
 
 const isUnknownValue = (v: Fact['value']): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** One value a branch-set variable can take, as the note says it. */
+function describeChoice(c: VarVal | undefined): string {
+  if (c === undefined) return 'unset';
+  const u = unknownOf(c.pieces);
+  return u !== undefined
+    ? `the script's argument ${/\$[1-9]/.exec(u)?.[0] ?? ''}`.trim()
+    : `'${textOf(c.pieces).slice(0, 40)}'`;
+}
+
+/** An unknown that is only the script's own positional argument (`$2`), which a run without arguments leaves empty. */
+const isScriptArgument = (u: Unknown): boolean => /^positional argument \$[1-9] of the script$/.test(u.unknown);
 
 /** The branch-set variables a launch line names (`$X`, `${X...}`). */
 function usedChoices(line: string, env: Env): [string, VarVal][] {

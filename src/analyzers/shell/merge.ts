@@ -64,10 +64,12 @@ export function mergeEnvs(envs: readonly Env[], line: number, what: string, base
       }
       if (!distinct.some((d) => sameValue(d, v))) distinct.push(v);
     }
+    // A branch value that is the script's own positional argument (`X=$2` ... `X=3` when it is empty) is a choice too:
+    // launchOverChoices estimates the script's own value, what runs without the argument.
     const choosable =
       what !== 'loop' &&
       distinct.length <= MAX_CHOICES &&
-      distinct.every((v) => v === undefined || unknownOf(v.pieces) === undefined);
+      distinct.every((v) => v === undefined || unknownOf(v.pieces) === undefined || isScriptArgument(v));
     out.set(name, {
       pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }],
       exported: vals.some((v) => v?.exported),
@@ -77,4 +79,10 @@ export function mergeEnvs(envs: readonly Env[], line: number, what: string, base
     });
   }
   return out;
+}
+
+/** A value that is only the script's own positional argument: `$2`, which a run without arguments leaves empty. */
+function isScriptArgument(v: VarVal): boolean {
+  const u = unknownOf(v.pieces);
+  return u !== undefined && /^positional argument \$[1-9] of the script$/.test(u);
 }

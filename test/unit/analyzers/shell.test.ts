@@ -653,14 +653,21 @@ describe('shell analyzer: shell syntax', () => {
     ]);
   });
 
-  it('a variable set inside an if is unknown unless every branch agrees; static conditions pick their branch', () => {
+  it("a variable set inside an if takes its branches' values; static conditions pick their branch", () => {
+    // DeepSpeed-Chat's idiom: the script's own value runs when the script is called without the argument, as an
+    // argparse default does; an argument passed on its command line replaces it (said as an assumption).
     const a = checkFacts(
       'Z=$2\nif [ "$Z" == "" ]; then\n  Z=3\nfi\ndeepspeed --num_gpus 1 main.py --deepspeed --zero_stage $Z\n',
-      [['zeroStage', '?', '--zero_stage', '$Z']],
+      [['zeroStage', 3, '--zero_stage', '$Z']],
     );
     assert.match(
-      (a.facts.find((f) => f.key === 'zeroStage')!.value as { unknown: string }).unknown,
-      /depends on the `if` at line 2 \('3' or positional argument \$2/,
+      a.facts.find((f) => f.key === 'zeroStage')!.assumed ?? '',
+      /`Z` is '3' or the script's argument \$2 depending on the `if` at line 2; --zero_stage is 3 when the script is run without that argument/,
+    );
+    // Another unknown (the environment) keeps the value unknown.
+    checkFacts(
+      'Z=$STAGE\nif [ "$Z" == "" ]; then\n  Z=3\nfi\ndeepspeed --num_gpus 1 main.py --deepspeed --zero_stage $Z\n',
+      [['zeroStage', '?', '--zero_stage', '$Z']],
     );
     checkFacts('if [ -n "$SLOW" ]; then\n  R=8\nelse\n  R=8\nfi\npython t.py --lora_r $R\n', [
       ['loraR', 8, '--lora_r', '$R'],
