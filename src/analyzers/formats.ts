@@ -27,7 +27,7 @@ const PY_TRAINING = new RegExp(
     String.raw`\b(?:[A-Z][A-Za-z]*Config|from_pretrained|get_peft_model)\s*\(`,
 );
 const SHELL_LAUNCH = new RegExp(
-  String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|llamafactory-cli|axolotl|tune\s+run|` +
+  String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|accelerate\.commands\.launch|llamafactory-cli|axolotl|tune\s+run|` +
     String.raw`trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|` +
     String.raw`litgpt\s+(finetune\w*|pretrain)|openrlhf\.cli\.train_\w+|python3?\s+\S+\.py|srun|mpirun)\b`,
 );

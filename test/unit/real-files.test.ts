@@ -102,13 +102,7 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     cause:
       'launchers the shell detector does not know: `python -m accelerate.commands.launch`, ' +
       'a sweep of `sbatch <script>` calls',
-    entries: [
-      'huggingface__accelerate/examples/alst_ulysses_sequence_parallelism/sp-alst.sh#format',
-      'huggingface__alignment-handbook/recipes/pref_align_scan/launch_scan.sh#format',
-      'allenai__open-instruct/scripts/train/dgx-spark/dpo_ultrafeedback.sh#format',
-      'allenai__open-instruct/scripts/train/dgx-spark/lora_sft_no_robots.sh#format',
-      'allenai__open-instruct/scripts/train/dgx-spark/sft_no_robots.sh#format',
-    ],
+    entries: ['huggingface__alignment-handbook/recipes/pref_align_scan/launch_scan.sh#format'],
   },
   {
     cause:
@@ -379,19 +373,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       'allenai__open-instruct/scripts/train/olmo2/grpo_fast_7b_zero.sh#completionLen',
       'allenai__open-instruct/scripts/train/olmo2/grpo_fast_7b_zero.sh#promptLen',
       'allenai__open-instruct/scripts/train/olmo2/grpo_fast_7b_zero.sh#zeroStage',
-    ],
-  },
-  {
-    cause:
-      'a command kept in a double-quoted string variable (LAUNCH_CMD="accelerate launch ... open_instruct/finetune.py' +
-      ' ...") and run as `uv run $LAUNCH_CMD` or after `mason.py ... --` is not parsed',
-    entries: [
-      'allenai__open-instruct/scripts/train/debug/finetune.sh#gpus',
-      'allenai__open-instruct/scripts/train/debug/finetune.sh#gradAccum',
-      'allenai__open-instruct/scripts/train/debug/finetune.sh#microBatch',
-      'allenai__open-instruct/scripts/train/debug/finetune.sh#model',
-      'allenai__open-instruct/scripts/train/debug/finetune.sh#precision',
-      'allenai__open-instruct/scripts/train/debug/finetune.sh#seqLen',
     ],
   },
   {

@@ -47,6 +47,25 @@ export interface CmdResult {
   training: boolean;
   launcherTool?: Tool;
 }
+/** Options of `uv run` / `conda run` that take a value (uv run --help, conda run --help). */
+const RUNNER_VALUE = new Set([
+  '--with',
+  '--with-requirements',
+  '--with-editable',
+  '--python',
+  '-p',
+  '--group',
+  '--extra',
+  '--env-file',
+  '--directory',
+  '--project',
+  '--package',
+  '--index',
+  '-n',
+  '--name',
+  '--prefix',
+  '--cwd',
+]);
 const basename = (s: string): string => s.slice(s.lastIndexOf('/') + 1);
 const TRAINING_KEYS = new Set<CanonicalKey>([
   'microBatchSize',
@@ -441,6 +460,15 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
       const dash = fields.findIndex((f, k) => k > i + 2 && f.text === '--');
       if (dash < 0) return undefined;
       i = dash + 1;
+      continue;
+    }
+    // Environment runners: `uv run [opts] <cmd>`, `poetry run`, `pipenv run`, `conda run [-n env] <cmd>`.
+    if ((w === 'uv' || w === 'poetry' || w === 'pipenv' || w === 'conda') && fields[i + 1]?.text === 'run') {
+      i += 2;
+      while (i < fields.length && fields[i].text.startsWith('-')) {
+        const opt = fields[i].text;
+        i += !opt.includes('=') && RUNNER_VALUE.has(opt) ? 2 : 1;
+      }
       continue;
     }
     if (w === 'mpirun' || w === 'mpiexec') {

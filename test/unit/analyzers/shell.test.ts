@@ -309,6 +309,23 @@ describe('shell analyzer: launchers and world size', () => {
     assert.deepEqual(analyzeShell('accelerate launch trl/scripts/sft.py --bf16\n').tools, ['accelerate', 'trl']);
   });
 
+  it('uv run, poetry run and conda run wrappers are skipped (open-instruct scripts/train/dgx-spark)', () => {
+    checkFacts(
+      'uv run python -m accelerate.commands.launch --mixed_precision bf16 --num_processes 1 t.py ' +
+        '--per_device_train_batch_size 32\n',
+      [
+        ['mixedPrecision', 'bf16', '--mixed_precision', 'bf16'],
+        ['worldSize', 1, '--num_processes', '1'],
+        ['microBatchSize', 32, '--per_device_train_batch_size', '32'],
+      ],
+    );
+    checkFacts('uv run --with liger-kernel --python 3.11 torchrun --nproc_per_node 4 t.py\n', [
+      ['gpusPerNode', 4, '--nproc_per_node', '4'],
+    ]);
+    checkFacts('conda run -n train --no-capture-output torchrun --nproc_per_node 2 t.py\n', [
+      ['gpusPerNode', 2, '--nproc_per_node', '2'],
+    ]);
+  });
   it('srun, mpirun, env and nohup wrappers are skipped', () => {
     checkFacts('srun --nodes=2 -n 2 --gres gpu:8 torchrun --nproc_per_node 8 t.py\n', [
       ['gpusPerNode', 8, '--nproc_per_node', '8'],
