@@ -263,14 +263,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'a variable whose default is set in an if-block (`ZERO_STAGE=$2; if [ "$ZERO_STAGE" == "" ]; then ZERO_STAGE=3; fi`, ' +
-      'the same for ACTOR_MODEL_PATH) stays unknown',
-    entries: [
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/opt/single_node/run_1.3b.sh#model',
-    ],
-  },
-  {
-    cause:
       'DeepSpeed-Chat step-3 (PPO) flags --per_device_training_batch_size, --actor_zero_stage, --actor_gradient_checkpointing are not mapped',
     entries: [
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/training_scripts/llama2/run_llama2_7b.sh#gradientCheckpointing',

@@ -22,7 +22,12 @@ export function launchOverChoices(
 ): CmdResult | undefined {
   const r = analyzeLaunch(text, fields, env);
   if (!r || !r.facts.some((f) => isUnknownValue(f.value))) return r;
-  const used = usedChoices(text.slice(words[0].start, words[words.length - 1].end), env);
+  // Only the variables the unknown values name are tried (a launch line may name many more: output folders, ...).
+  const unknownValues = r.facts
+    .filter((f) => isUnknownValue(f.value))
+    .map((f) => text.slice(f.valueSpan.start, f.valueSpan.end))
+    .join(' ');
+  const used = usedChoices(unknownValues, env);
   if (used.length === 0) return r;
   let combos: Env[] = [env];
   for (const [name, v] of used) {
@@ -61,9 +66,10 @@ export function launchOverChoices(
     const values = all.filter((v) => !isUnknownValue(v)) as FactValue[];
     const dropped = all.filter(isUnknownValue);
     if (values.length === 0 || !dropped.every((v) => isScriptArgument(v as Unknown))) return f;
-    const worst = chooseWorst(f.key, values);
-    if (worst === undefined) return f;
     const distinct = [...new Set(values.map((v) => JSON.stringify(v)))];
+    // One value (whatever its kind: a model id too) needs no ranking.
+    const worst = distinct.length === 1 ? values[0] : chooseWorst(f.key, values);
+    if (worst === undefined) return f;
     const note = noteOf(f);
     const withoutArgs =
       dropped.length > 0

@@ -200,6 +200,7 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   dtype: spec('weightsDtype', 'str', oneOf('weightsDtype', DTYPES)),
   torch_dtype: spec('weightsDtype', 'str', oneOf('weightsDtype', DTYPES)),
   model_name_or_path: MODEL,
+  actor_model_name_or_path: MODEL,
   pretrained_model_name_or_path: MODEL,
   base_model: MODEL,
   model_id: MODEL,

@@ -407,6 +407,16 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
     }
     const s = TOOL_FLAGS[tool]?.[o.name] ?? SCRIPT_FLAGS[o.name];
     if (s) l.spec(s, o, tool);
+    // DeepSpeed-Chat step 3 (training/step3_rlhf_finetuning/main.py): PPO trains the actor beside a critic, a
+    // reference and a reward model; the estimate is the actor's training step, and a warning says what it leaves out.
+    if (o.name === 'actor_model_name_or_path')
+      l.r.problems.push({
+        code: 'not-modeled',
+        severity: 'warning',
+        ...notModeled(`--${o.name}`, 'ppo'),
+        span: o.keySpan,
+        rawKey: o.rawKey,
+      });
   }
   const first = p.positionals[0];
   if (configPositional && first) {

@@ -326,6 +326,19 @@ describe('shell analyzer: launchers and world size', () => {
       ['gpusPerNode', 2, '--nproc_per_node', '2'],
     ]);
   });
+  it("DeepSpeed-Chat step 3: the actor is the model, with a warning that PPO's other models are not estimated", () => {
+    const r = checkFacts(
+      'ACTOR=$1\nCRITIC=$2\nOUT=$3\nif [ "$ACTOR" == "" ]; then\n  ACTOR=facebook/opt-1.3b\nfi\n' +
+        'if [ "$CRITIC" == "" ]; then\n  CRITIC=facebook/opt-350m\nfi\nif [ "$OUT" == "" ]; then\n  OUT=./output\nfi\n' +
+        'deepspeed --num_gpus 8 main.py --actor_model_name_or_path $ACTOR --critic_model_name_or_path $CRITIC ' +
+        '--output_dir $OUT\n',
+      [
+        ['gpusPerNode', 8, '--num_gpus', '8'],
+        ['model', 'facebook/opt-1.3b', '--actor_model_name_or_path', '$ACTOR'],
+      ],
+    );
+    assert.ok(r.problems.some((p) => p.code === 'not-modeled' && /reference, reward and value models/.test(p.message)));
+  });
   it('srun, mpirun, env and nohup wrappers are skipped', () => {
     checkFacts('srun --nodes=2 -n 2 --gres gpu:8 torchrun --nproc_per_node 8 t.py\n', [
       ['gpusPerNode', 8, '--nproc_per_node', '8'],
