@@ -78,6 +78,7 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     cause:
       "ms-swift: a DeepSpeed preset (`--deepspeed zero2`) is read as its stage and offload, not as a reference to swift's bundled file",
     entries: [
+      'modelscope__ms-swift/examples/train/grpo/multi_node/train_dlc.sh#ref:zero3_offload',
       'modelscope__ms-swift/examples/train/full/qwen2_5_32b.sh#ref:zero3',
       'modelscope__ms-swift/examples/train/grpo/internal/qlora.sh#ref:zero2',
       'modelscope__ms-swift/examples/train/multi-gpu/deepspeed/train_zero2.sh#ref:zero2',
@@ -326,17 +327,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     cause: "DeepSpeed-Chat's --lora_dim with --only_optimize_lora (only the LoRA weights train) is not read as LoRA",
     entries: [
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_node/run_1.3b_lora.sh#method',
-    ],
-  },
-  {
-    cause:
-      "ms-swift's swift/cli/rlhf.py run by torchrun: --model and the --deepspeed preset (zero3_offload: stage and " +
-      'offload) are not mapped as for swift/cli/sft.py and `swift rlhf`',
-    entries: [
-      'modelscope__ms-swift/examples/train/grpo/multi_node/train_dlc.sh#model',
-      'modelscope__ms-swift/examples/train/grpo/multi_node/train_dlc.sh#offload',
-      'modelscope__ms-swift/examples/train/grpo/multi_node/train_dlc.sh#offload.params',
-      'modelscope__ms-swift/examples/train/grpo/multi_node/train_dlc.sh#zeroStage',
     ],
   },
   {

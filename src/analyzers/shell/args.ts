@@ -46,7 +46,10 @@ export interface Parsed {
   readonly next: number;
 }
 
-export const looksLikeFlag = (f: Field): boolean => f.unknown === undefined && /^-[A-Za-z-]/.test(f.text);
+/** A flag: `--k`, `-k`, or `--k=<value>` whose name and `=` are written out even when the value is not known. */
+export const looksLikeFlag = (f: Field): boolean =>
+  /^-[A-Za-z-]/.test(f.text) &&
+  (f.unknown === undefined || (!f.pieces[0]?.expanded && /^-[A-Za-z-][\w.-]*=/.test(f.pieces[0]?.text ?? '')));
 
 /**
  * Parses `--k v`, `--k=v`, bare flags and (with `kv`) `key=value` overrides from fields[j]. A launcher stops at its

@@ -339,6 +339,14 @@ describe('shell analyzer: launchers and world size', () => {
     );
     assert.ok(r.problems.some((p) => p.code === 'not-modeled' && /reference, reward and value models/.test(p.message)));
   });
+  it('--k=$VAR with an unknown value is still a flag: the launcher does not take it for the script', () => {
+    // ms-swift examples/train/grpo/multi_node/train_dlc.sh
+    checkFacts('torchrun --nproc_per_node=8 --nnodes=${WORLD_SIZE} t.py --model_name_or_path Qwen/Qwen2.5-7B\n', [
+      ['gpusPerNode', 8, '--nproc_per_node', '8'],
+      ['nodes', '?', '--nnodes', '${WORLD_SIZE}'],
+      ['model', 'Qwen/Qwen2.5-7B', '--model_name_or_path', 'Qwen/Qwen2.5-7B'],
+    ]);
+  });
   it('srun, mpirun, env and nohup wrappers are skipped', () => {
     checkFacts('srun --nodes=2 -n 2 --gres gpu:8 torchrun --nproc_per_node 8 t.py\n', [
       ['gpusPerNode', 8, '--nproc_per_node', '8'],
