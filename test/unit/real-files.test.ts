@@ -314,14 +314,9 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'a model built from its configuration only ' +
-      '(AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(MODEL_ID))) is not read as the model, and the ' +
-      'precision set through FullyShardedDataParallelPlugin.set_mixed_precision(args.precision) (argparse default ' +
-      'fp8, torchao Float8Linear) is not read',
-    entries: [
-      'huggingface__accelerate/examples/torch_native_parallelism/fsdp2_fp8.py#model',
-      'huggingface__accelerate/examples/torch_native_parallelism/fsdp2_fp8.py#precision',
-    ],
+      'the precision set through FullyShardedDataParallelPlugin.set_mixed_precision(args.precision) (argparse ' +
+      'default fp8, torchao Float8Linear) is not read',
+    entries: ['huggingface__accelerate/examples/torch_native_parallelism/fsdp2_fp8.py#precision'],
   },
   {
     cause: "DeepSpeed-Chat's --lora_dim with --only_optimize_lora (only the LoRA weights train) is not read as LoRA",

@@ -108,6 +108,28 @@ export function fromPretrained(file: PythonFile, call: SyntaxNode): void {
   file.opaqueSpreads(args.opaque);
 }
 
+/**
+ * `AutoModelForCausalLM.from_config(AutoConfig.from_pretrained("id", ...), ...)` (Accelerate's fsdp2_fp8.py): a model
+ * built from that checkpoint's config, with random weights of the same architecture and size; the keywords are
+ * from_config's (torch_dtype, attn_implementation), read as from_pretrained's. A config built otherwise names no model.
+ */
+export function fromConfig(file: PythonFile, call: SyntaxNode): void {
+  const args = file.args(call);
+  const first = args.positional[0];
+  const inner = first?.name === 'CallExpression' ? first : undefined;
+  if (inner && /(^|\.)\w*Config\.from_pretrained$/.test(file.calleeName(inner) ?? '')) {
+    const id = file.args(inner).positional[0];
+    if (id)
+      emitModel(
+        file,
+        { rawKey: 'pretrained_model_name_or_path', keySpan: span(id), valueNode: id, valueSpan: span(id) },
+        'hf-trainer',
+      );
+  }
+  for (const e of args.entries) mapEntry(file, 'load', e, 'hf-trainer');
+  file.opaqueSpreads(args.opaque);
+}
+
 export function bnbCall(file: PythonFile, call: SyntaxNode): void {
   const args = file.args(call);
   const cond = conditionOf(file, call);

@@ -27,6 +27,7 @@ import {
   scoringModelNames,
   scoringModel,
   fromPretrained,
+  fromConfig,
   bnbCall,
   padToMaxLength,
   allocatorConf,
@@ -113,6 +114,8 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
       const target = assignedName(c, file.text);
       if (target !== undefined && scorers.has(target)) scoringModel(file, c);
       else fromPretrained(file, c);
+    } else if (last === 'from_config' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
+      fromConfig(file, c);
     } else if (last === 'BitsAndBytesConfig') {
       bnbCall(file, c);
       syntaxIn(file, c, last);

@@ -60,6 +60,23 @@ function reason(r: ConfigFacts, key: CanonicalKey): string {
 }
 
 describe('analyzeHfPython', () => {
+  it('from_config(AutoConfig.from_pretrained(id)) names the model: random weights of that architecture', () => {
+    // huggingface/accelerate examples/torch_native_parallelism/fsdp2_fp8.py
+    const r = analyzeHfPython(
+      'MODEL_ID = "NousResearch/Hermes-3-Llama-3.1-8B"\n' +
+        'model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(MODEL_ID, use_cache=False), ' +
+        'torch_dtype=torch.bfloat16)\n',
+    );
+    assert.equal(r.facts.find((f) => f.key === 'model')?.value, 'NousResearch/Hermes-3-Llama-3.1-8B');
+    assert.equal(r.facts.find((f) => f.key === 'weightsDtype')?.value, 'bf16');
+    // A config built in another way names no model.
+    const none = analyzeHfPython('cfg = make_config()\nmodel = AutoModelForCausalLM.from_config(cfg)\n');
+    assert.equal(
+      none.facts.find((f) => f.key === 'model'),
+      undefined,
+    );
+  });
+
   it('reads a plain TrainingArguments call with literal values', () => {
     const text =
       'from transformers import TrainingArguments\n' +
