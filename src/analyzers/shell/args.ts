@@ -46,6 +46,10 @@ export interface Parsed {
   readonly next: number;
 }
 
+/** An option's value as written, when it is known (trimmed); undefined when absent or not known statically. */
+export const known = (o: Opt | undefined): string | undefined =>
+  o?.value && o.value.unknown === undefined ? o.value.text.trim() : undefined;
+
 /** A flag: `--k`, `-k`, or `--k=<value>` whose name and `=` are written out even when the value is not known. */
 export const looksLikeFlag = (f: Field): boolean =>
   /^-[A-Za-z-]/.test(f.text) &&

@@ -2,7 +2,7 @@
 // of their values, each unknown fact taking the worst for memory. Also the allocator settings a launch sees. Pure.
 import { expandableSegmentsOf, type CanonicalKey, type Fact, type FactValue, type Unknown } from '../facts';
 import type { WordTok } from './lexer';
-import { type VarVal, type Env, unknownOf, textOf, type Field } from './fields';
+import { type VarVal, type Env, unknownOf, textOf, type Field, SCRIPT_ARGUMENT } from './fields';
 import { fieldsOf } from './expand';
 import { type CmdResult, analyzeLaunch } from './launch';
 
@@ -65,7 +65,7 @@ export function launchOverChoices(
     // does when the launcher passes nothing; a value passed on the command line replaces it.
     const values = all.filter((v) => !isUnknownValue(v)) as FactValue[];
     const dropped = all.filter(isUnknownValue);
-    if (values.length === 0 || !dropped.every((v) => isScriptArgument(v as Unknown))) return f;
+    if (values.length === 0 || !dropped.every((v) => SCRIPT_ARGUMENT.test((v as Unknown).unknown))) return f;
     const distinct = [...new Set(values.map((v) => JSON.stringify(v)))];
     // One value (whatever its kind: a model id too) needs no ranking.
     const worst = distinct.length === 1 ? values[0] : chooseWorst(f.key, values);
@@ -121,9 +121,6 @@ function describeChoice(c: VarVal | undefined): string {
     ? `the script's argument ${/\$[1-9]/.exec(u)?.[0] ?? ''}`.trim()
     : `'${textOf(c.pieces).slice(0, 40)}'`;
 }
-
-/** An unknown that is only the script's own positional argument (`$2`), which a run without arguments leaves empty. */
-const isScriptArgument = (u: Unknown): boolean => /^positional argument \$[1-9] of the script$/.test(u.unknown);
 
 /** The branch-set variables a launch line names (`$X`, `${X...}`). */
 function usedChoices(line: string, env: Env): [string, VarVal][] {

@@ -146,3 +146,12 @@ export function subSpan(f: Field, a: number, b: number): Span {
   if (!Number.isFinite(start)) return f.span;
   return { start, end };
 }
+
+/** A value that is only the script's own positional argument (`$2`), which a run without arguments leaves empty. */
+export function isScriptArgument(pieces: readonly Piece[]): boolean {
+  const u = unknownOf(pieces);
+  return u !== undefined && SCRIPT_ARGUMENT.test(u);
+}
+
+/** The reason expand.ts gives a positional argument of the script. */
+export const SCRIPT_ARGUMENT = /^positional argument \$[1-9] of the script$/;

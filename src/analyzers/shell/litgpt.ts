@@ -12,7 +12,7 @@ import {
   litgptModelName,
   litgptQuantize,
 } from '../yaml/litgpt';
-import { parseArgs, type Consume, type Opt } from './args';
+import { known, parseArgs, type Consume, type Opt } from './args';
 import type { Field } from './fields';
 import { spec, type FlagSpec } from './flags';
 import type { CmdResult, Launch } from './launch';
@@ -39,8 +39,6 @@ const LITGPT_FLAGS: Record<string, FlagSpec> = {
 const SWITCHES = new Set(LORA_SWITCHES.map(([k]) => k));
 
 const consume = (name: string): Consume => (SWITCHES.has(name) ? 'bool' : 'one');
-const known = (o: Opt | undefined): string | undefined =>
-  o?.value && o.value.unknown === undefined ? o.value.text.trim() : undefined;
 
 /** `litgpt <sub> ...` from fields[i] (the `litgpt` word). */
 export function litgptLaunch(l: Launch, fields: readonly Field[], i: number, opaque: (f: Field) => void): CmdResult {

@@ -1,5 +1,5 @@
 // Joining the variables of the branches of an `if`, a `case` or a loop where they meet again. Pure: no I/O.
-import { type VarVal, type Env, unknownOf, textOf } from './fields';
+import { type VarVal, type Env, unknownOf, textOf, isScriptArgument } from './fields';
 import { layer, changedSince } from './layers';
 
 /** At most this many values per branch-set variable are tried. */
@@ -69,7 +69,7 @@ export function mergeEnvs(envs: readonly Env[], line: number, what: string, base
     const choosable =
       what !== 'loop' &&
       distinct.length <= MAX_CHOICES &&
-      distinct.every((v) => v === undefined || unknownOf(v.pieces) === undefined || isScriptArgument(v));
+      distinct.every((v) => v === undefined || unknownOf(v.pieces) === undefined || isScriptArgument(v.pieces));
     out.set(name, {
       pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }],
       exported: vals.some((v) => v?.exported),
@@ -79,10 +79,4 @@ export function mergeEnvs(envs: readonly Env[], line: number, what: string, base
     });
   }
   return out;
-}
-
-/** A value that is only the script's own positional argument: `$2`, which a run without arguments leaves empty. */
-function isScriptArgument(v: VarVal): boolean {
-  const u = unknownOf(v.pieces);
-  return u !== undefined && /^positional argument \$[1-9] of the script$/.test(u);
 }

@@ -18,7 +18,7 @@ import {
   type Unknown,
 } from '../facts';
 import { OPENRLHF_DEFAULTS, type OpenrlhfDefaults } from '../defaults';
-import { parseArgs, type Consume, type Opt } from './args';
+import { known, parseArgs, type Consume, type Opt } from './args';
 import type { Field } from './fields';
 import { SCRIPT_FLAGS, spec, isNumberText, type FlagSpec } from './flags';
 import type { CmdResult, Launch } from './launch';
@@ -159,9 +159,6 @@ const consume = (name: string): Consume => {
   if (s?.kind === 'bool' || DYNAMIC.includes(name)) return 'never';
   return s?.kind === 'list' ? 'list' : 'one';
 };
-
-const known = (o: Opt | undefined): string | undefined =>
-  o?.value && o.value.unknown === undefined ? o.value.text.trim() : undefined;
 
 /**
  * `<launcher> openrlhf.cli.train_<command> ...` from fields[at] (the module or script): the facts of the run, with the

@@ -14,7 +14,7 @@ import {
   type Tool,
   type Unknown,
 } from '../facts';
-import { parseArgs, type Consume, type Opt } from './args';
+import { known, parseArgs, type Consume, type Opt } from './args';
 import type { Env, Field } from './fields';
 import { SCRIPT_FLAGS, spec, isNumberText, type FlagSpec } from './flags';
 import { type CmdResult, type Launch, deepspeedRef, emitVisible, visibleDevices } from './launch';
@@ -116,9 +116,6 @@ function defaultFact(
   if (typeof value === 'object' && value !== null && !Array.isArray(value))
     l.notStatic(at, msg('{0}: {1}', rawKey, (value as Unknown).unknown), rawKey);
 }
-
-const known = (o: Opt | undefined): string | undefined =>
-  o?.value && o.value.unknown === undefined ? o.value.text.trim() : undefined;
 
 /** `swift sft|pt|rlhf ...` from fields[i] (the `swift` word): the facts of the run, its world size and swift's defaults. */
 export function swiftLaunch(

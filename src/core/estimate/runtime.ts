@@ -202,10 +202,11 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
       formula: block.formula,
     });
   }
-  const poolBytes = pools.reduceScatter + pools.allGather + (block?.bytes ?? 0);
+  // Held in the allocator beside the compute stream's peak: the stream pools and the cached logits' block.
+  const heldBeside = pools.reduceScatter + pools.allGather + (block?.bytes ?? 0);
   const peakBytes = peak.allocatedBytes;
   // Segments the model's load left cached (nf4LoadPhase) serve the step's tensors: they count where they exceed it.
-  const loadCache = nf4Load ? Math.max(0, nf4Load.reservedBytes - (peakBytes + reserve + poolBytes)) : 0;
+  const loadCache = nf4Load ? Math.max(0, nf4Load.reservedBytes - (peakBytes + reserve + heldBeside)) : 0;
   if (loadCache > 0) {
     runtime.push({
       id: 'load-cache',
@@ -217,7 +218,7 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
           `weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)`,
     });
   }
-  const reservedBytes = peakBytes + reserve + poolBytes + loadCache;
+  const reservedBytes = peakBytes + reserve + heldBeside + loadCache;
   const unpagedDevice =
     reservedBytes + runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id)).reduce((s, r) => s + r.bytes, 0);
   const pagedResident = paged

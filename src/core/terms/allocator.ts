@@ -21,7 +21,8 @@ const SMALL_SIZE = 1 << 20;
 const SMALL_BUFFER = 2 << 20;
 const LARGE_BUFFER = 20 << 20;
 const MIN_LARGE_ALLOC = 10 << 20;
-const ROUND_LARGE = 2 << 20;
+/** Large segments are rounded up to this (kRoundLarge). */
+export const ROUND_LARGE = 2 << 20;
 
 interface Block {
   addr: number;

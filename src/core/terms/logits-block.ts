@@ -9,12 +9,10 @@
 // (tools/truth/FINDINGS.md, "Reserved memory from replayed allocation sequences"). Pure arithmetic.
 // Docs: docs/estimate/runtime.md
 import { sequencesPerExample } from '../setup';
-import { MiB } from '../units';
+import { ROUND_LARGE } from './allocator';
 import type { EstimateContext } from '../estimate/context';
 import { LOSS_BACKWARD_NOTE } from '../estimate/phases';
 import type { PhaseEstimate } from '../model';
-
-const ROUND_LARGE = 2 * MiB;
 
 /** The cached 16-bit logits' block at a peak in the loss's backward, with its formula; undefined where there is none. */
 export function logitsBlock(

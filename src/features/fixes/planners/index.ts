@@ -33,11 +33,17 @@ const yamlWriter =
   (_file: FixFile, text: string, o: Op): Written =>
     yamlSet(text, o, omegaconf);
 
+/** A format written in YAML or JSON (a *.vram.json scenario, an Accelerate --config_file x.json): JSON by the name. */
+const jsonOrYaml =
+  (yaml: (text: string, o: Op) => Written) =>
+  (file: FixFile, text: string, o: Op): Written =>
+    /\.json$/i.test(file.file) ? jsonSet(text, o) : yaml(text, o);
+
 export const PLANNERS: Readonly<Record<Format, Planner>> = {
   // Scenario objects (lora, quantization) are written key by key; a *.vram.json scenario is JSON.
   scenario: {
     plan: (_c, ch) => planScenario(ch),
-    write: (file, text, o) => (/\.json$/i.test(file.file) ? jsonSet(text, o) : yamlWriteDeep(text, o)),
+    write: jsonOrYaml(yamlWriteDeep),
   },
   'deepspeed-json': { plan: planDeepSpeed, write: (_file, text, o) => jsonSet(text, o) },
   'hf-python': { plan: planPython, write: (_file, text, o) => pySet(text, o) },
@@ -45,7 +51,7 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   // Accelerate also reads a JSON config file (--config_file fsdp.json): written as JSON there.
   'accelerate-yaml': {
     plan: planAccelerate,
-    write: (file, text, o) => (/\.json$/i.test(file.file) ? jsonSet(text, o) : yamlSet(text, o, false)),
+    write: jsonOrYaml((text, o) => yamlSet(text, o, false)),
   },
   'axolotl-yaml': { plan: planAxolotl, write: yamlWriter(false) },
   'llamafactory-yaml': { plan: planLlamaFactory, write: yamlWriter(true) },
