@@ -127,6 +127,8 @@ export type CanonicalKey =
   | 'stage3PrefetchBucketSize'
   | 'stage3MaxLiveParameters'
   | 'stage3ParamPersistenceThreshold' // numbers
+  | 'zeroOverlapComm' // boolean: DeepSpeed overlap_comm (ZeRO-1/2 keep two gradient buckets)
+  | 'zeroContiguousGradients' // boolean: DeepSpeed contiguous_gradients (the flat gradient bucket)
   | 'fsdp' // 'none' | 'full_shard' | 'shard_grad_op' | 'hybrid_shard' | 'no_shard'
   | 'fsdpOffload' // boolean (params + grads + optimizer to CPU)
   | 'fsdpVersion' // 1 | 2 (Accelerate / Axolotl fsdp_version)

@@ -41,6 +41,8 @@ export type ComponentId =
   | 'loss-backward'
   /** ZeRO's reduce and gradient buckets (terms/sharding-buffers.ts). */
   | 'zero-buckets'
+  /** ZeRO-3's gradient bucket, made once with the optimizer (terms/sharding-buffers.ts). */
+  | 'zero-grad-bucket'
   /** Parameters all-gathered by ZeRO-3 or FSDP (terms/sharding-buffers.ts; for generation: terms/generation.ts). */
   | 'gathered-params'
   /** FSDP's unsharded gradients of one unit (terms/sharding-buffers.ts). */

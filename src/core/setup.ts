@@ -183,6 +183,10 @@ export const ZeroBucketsSchema = z.strictObject({
   stage3_param_persistence_threshold: size.optional(),
   /** ZeRO-3 steps the optimizer over sub-groups of this many parameters (default 1e9). */
   sub_group_size: size.optional(),
+  /** Gradients copied into a flat bucket of reduce_bucket_size (DeepSpeed default true). */
+  contiguous_gradients: z.boolean().optional(),
+  /** Reduction overlapped with the backward: ZeRO-1/2 keep two buckets (DeepSpeed default: true at stage 3 only). */
+  overlap_comm: z.boolean().optional(),
 });
 
 /** A distillation teacher beside the student (torchtune knowledge distillation, TRL GKD). */

@@ -93,6 +93,7 @@ const DRIVERS: Partial<Record<ComponentId, readonly CanonicalKey[]>> = {
   'adapter-weights': ['loraR', 'loraTargets'],
   'gathered-params': ['zeroStage', 'stage3PrefetchBucketSize', 'stage3MaxLiveParameters', 'fsdp'],
   'zero-buckets': ['reduceBucketSize', 'zeroStage'],
+  'zero-grad-bucket': ['reduceBucketSize', 'zeroStage'],
   'gathered-grads': ['fsdp', 'zeroStage'],
   'kv-cache': ['completionLen', 'stepsPerGeneration', 'generationBatchSize', 'promptLen', 'microBatchSize'],
   'rollout-engine': ['vllmMemoryFraction', 'vllmMode', 'useVllm'],

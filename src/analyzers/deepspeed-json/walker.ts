@@ -384,6 +384,8 @@ export class Walker {
       else if (q.name === 'cpu_offload') cpuOffload = q;
       else if (q.name === 'cpu_offload_param') cpuOffloadParam = q;
       else if (q.name === 'zero_hpz_partition_size') this.groupSize('zeroHpzPartitionSize', q, 1);
+      else if (q.name === 'overlap_comm') this.zeroSwitch('zeroOverlapComm', q);
+      else if (q.name === 'contiguous_gradients') this.zeroSwitch('zeroContiguousGradients', q);
       else if (q.name === 'mics_shard_size') this.groupSize('micsShardSize', q, -1);
       else if (count) {
         const other = counts.get(count.key);
@@ -428,6 +430,14 @@ export class Walker {
     }
     this.offload('offloadOptimizer', offloadOptimizer, cpuOffload, DEEPSPEED_KEYS.offloadOptimizer);
     this.offload('offloadParams', offloadParam, cpuOffloadParam, DEEPSPEED_KEYS.offloadParam);
+  }
+
+  /** A ZeRO switch (overlap_comm, contiguous_gradients): "auto" is dropped by DeepSpeed, so its default applies. */
+  zeroSwitch(key: CanonicalKey, q: Prop): void {
+    const v = this.read(q.value);
+    if (v.kind === 'bool') this.fact(key, q, v.b);
+    else if (v.kind === 'placeholder') this.placeholderFact(key, q, v.word);
+    else if (v.kind !== 'auto') this.invalid(q, 'true or false', 'warning');
   }
 
   /** A ZeRO group size (hpZ, MiCS); `off` is DeepSpeed's default that turns the feature off (1 for hpZ, -1 for MiCS). */

@@ -19,7 +19,7 @@ export function resolveFsdpOffload(ctx: ResolveContext): void {
 /** ZeRO's bucket sizes and thresholds, as the zero_buckets block. */
 export function resolveZeroBuckets(ctx: ResolveContext): void {
   const { decided, setup } = ctx;
-  const buckets: Record<string, number> = {};
+  const buckets: Record<string, number | boolean> = {};
   for (const [k, field] of [
     ['reduceBucketSize', 'reduce_bucket_size'],
     ['allgatherBucketSize', 'allgather_bucket_size'],
@@ -30,6 +30,13 @@ export function resolveZeroBuckets(ctx: ResolveContext): void {
   ] as const) {
     const v = decided[k] ? num(decided[k]!.fact.value as FactValue) : undefined;
     if (v !== undefined) buckets[field] = v;
+  }
+  for (const [k, field] of [
+    ['zeroOverlapComm', 'overlap_comm'],
+    ['zeroContiguousGradients', 'contiguous_gradients'],
+  ] as const) {
+    const v = decided[k]?.fact.value;
+    if (typeof v === 'boolean') buckets[field] = v;
   }
   if (Object.keys(buckets).length > 0) setup.zero_buckets = buckets;
 }

@@ -1,13 +1,16 @@
 // Term: ZeRO and FSDP working buffers, per GPU.
 //   ZeRO-3: gathered parameters max(module running, min(stage3_max_live_parameters, one layer + prefetch bucket)) x
-//   the gather dtype, plus unsharded small parameters; a reduce bucket 2 x min(reduce_bucket_size, one layer) x the
-//   gradient dtype. ZeRO-2: 2 x min(reduce_bucket_size, trainable) gradient buckets. FSDP: 2 units (current +
+//   the gather dtype, plus unsharded small parameters; the gradient bucket, reduce_bucket_size x the 16-bit dtype (made
+//   once with the optimizer), and its flattened reduce-scatter copy. ZeRO-1/2: 1 gradient bucket (2 with overlap_comm) of
+//   reduce_bucket_size, made at the first gradient of each backward. Both only with contiguous_gradients (the default),
+//   whatever the trainable count. FSDP: 2 units (current +
 //   prefetch) gathered, one unit's unsharded gradients (+ the fp32 reduce copy); SHARD_GRAD_OP keeps the stage's
 //   parameters gathered from forward to backward. The output head gathered for the loss, or FSDP's root unit kept
 //   unsharded. 4/8-bit layers are gathered as stored, fp8 all-gather at 1 B. FSDP reshards each layer unit after its
 //   forward, so at the loss and the start of the backward only the root unit is unsharded; the last layer's backward
 //   gathers its unit and prefetches the next, the first layer's has nothing left to prefetch (the root is unsharded).
-// Sources: deepspeed/runtime/zero/config.py and partitioned_param_coordinator.py; torch.distributed FSDP
+// Sources: deepspeed/runtime/zero/config.py, partitioned_param_coordinator.py, stage3.py (_setup_for_real_optimizer,
+// __add_grad_to_ipg_bucket), stage_1_and_2.py (setup_buckets), comm/coalesced_collectives.py; torch.distributed FSDP
 // (fully_shard reshard_after_forward, _fully_shard/_fsdp_state.py; FSDP1 _runtime_utils.py _post_forward_reshard);
 // torchao float8 enable_fsdp_float8_all_gather.
 // Docs: docs/estimate/parallelism.md. Pure arithmetic; no I/O.
@@ -40,6 +43,68 @@ export interface GatheredAt {
   readonly firstLayer: Component[];
 }
 
+/**
+ * ZeRO's gradient bucket (contiguous_gradients, DeepSpeed's default): gradients are copied into a flat buffer of
+ * reduce_bucket_size elements in the 16-bit dtype of the parameter groups (fp32 without bf16 / fp16), allocated whole,
+ * however few the trainable parameters are.
+ * - ZeRO-3 makes it once, with the optimizer (stage3.py _setup_for_real_optimizer: torch.empty(reduce_bucket_size)),
+ *   and reduce-scatters each full bucket through reduce_scatter_coalesced, which flattens it into a new tensor
+ *   (torch.cat of the padded partitions): at most reduce_bucket_size elements, the trainable ones at most.
+ * - ZeRO-1/2 make one at the first gradient of each backward, two with overlap_comm (stage_1_and_2.py setup_buckets,
+ *   "double buffers to avoid data access conflict"), and drop them when the backward ends. overlap_comm defaults to
+ *   true at stage 3 only (zero/config.py overlap_comm_valid).
+ */
+function zeroBuckets(
+  ctx: EstimateContext,
+  zb: typeof ZERO_DEFAULTS & NonNullable<EstimateContext['setup']['zero_buckets']>,
+  trainableHere: number,
+): { persistent: Component[]; backward: Component[] } {
+  const zero = ctx.sharding.zeroStage;
+  if (zb.contiguous_gradients === false) return { persistent: [], backward: [] };
+  const bytes = ctx.dtypes.weightBytes;
+  const size = zb.reduce_bucket_size;
+  if (zero === 3) {
+    const flush = Math.min(size, trainableHere / ctx.layout.tensorParallel);
+    const bucket = comp(
+      ctx,
+      'zero-grad-bucket',
+      'ZeRO-3 gradient bucket (made with the optimizer)',
+      size * bytes,
+      () => `reduce_bucket_size ${formatCount(size)} x ${bytes} B, whatever the trainable count`,
+      () => ({ reduceBucket: size }),
+    );
+    const copy = comp(
+      ctx,
+      'zero-buckets',
+      "ZeRO-3 gradient bucket's reduce-scatter copy",
+      flush * bytes,
+      () =>
+        `min(reduce_bucket_size ${formatCount(size)}, trainable ${formatCount(flush)}) x ${bytes} B: a full ` +
+        `bucket flattened into a new tensor for its reduce-scatter`,
+      () => ({ reduceBucket: size }),
+    );
+    return { persistent: [bucket], backward: [copy] };
+  }
+  const buffers = zb.overlap_comm === true ? 2 : 1;
+  const buckets = comp(
+    ctx,
+    'zero-buckets',
+    `ZeRO-${zero} gradient bucket${buffers > 1 ? 's (overlap_comm)' : ''}`,
+    buffers * size * bytes,
+    () =>
+      `${buffers} x reduce_bucket_size ${formatCount(size)} x ${bytes} B` +
+      `${buffers > 1 ? ' (overlap_comm: two buffers)' : ''}, made whole at the first gradient of each backward`,
+    () => ({ reduceBucket: size, buffers }),
+  );
+  return { persistent: [], backward: [buckets] };
+}
+
+/** ZeRO-3's gradient bucket, held from the optimizer's construction on (empty for other layouts). */
+export function zeroPersistentBuckets(ctx: EstimateContext, st: StageContext): Component[] {
+  if (ctx.sharding.zeroStage !== 3) return [];
+  return zeroBuckets(ctx, { ...ZERO_DEFAULTS, ...(ctx.setup.zero_buckets ?? {}) }, st.trainableHere).persistent;
+}
+
 /** What ZeRO / FSDP hold gathered on this stage's GPU: layer parameters, gradient buckets, the head or root unit. */
 export function shardingBuffers(
   ctx: EstimateContext,
@@ -49,7 +114,7 @@ export function shardingBuffers(
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
   const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
   const { fsdp, zeroStage: zero, shardParams, rootUnit } = ctx.sharding;
-  const { weightBytes: wb, half, gradBytes, masterCopy } = ctx.dtypes;
+  const { weightBytes: wb, half, masterCopy } = ctx.dtypes;
   const {
     first,
     last,
@@ -142,29 +207,9 @@ export function shardingBuffers(
         }),
       ),
     );
-    gatheredGrads.push(
-      comp(
-        ctx,
-        'zero-buckets',
-        'ZeRO-3 reduce bucket',
-        Math.min(zb.reduce_bucket_size, blockUnit) * gradBytes * 2,
-        () => `2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, one layer) x ${gradBytes} B`,
-        () => ({ reduceBucket: zb.reduce_bucket_size }),
-      ),
-    );
+    gatheredGrads.push(...zeroBuckets(ctx, zb, trainableHere).backward);
   } else if (zero >= 1) {
-    if (zero === 2) {
-      gatheredGrads.push(
-        comp(
-          ctx,
-          'zero-buckets',
-          'ZeRO-2 gradient buckets (contiguous_gradients, overlap_comm)',
-          Math.min(zb.reduce_bucket_size, trainableHere) * gradBytes * 2,
-          () => `2 x min(reduce_bucket_size ${formatCount(zb.reduce_bucket_size)}, trainable) x ${gradBytes} B`,
-          () => ({ reduceBucket: zb.reduce_bucket_size }),
-        ),
-      );
-    }
+    gatheredGrads.push(...zeroBuckets(ctx, zb, trainableHere).backward);
   } else if (fsdp) {
     if (setup.fsdp !== 'shard_grad_op') {
       // Current unit + one prefetched unit all-gathered in the compute dtype (FSDP forward/backward prefetch).

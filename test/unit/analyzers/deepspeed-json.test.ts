@@ -117,6 +117,16 @@ describe('deepspeed-json analyzer: facts and spans', () => {
     );
   });
 
+  it('reads overlap_comm and contiguous_gradients; "auto" leaves DeepSpeed its default', () => {
+    checkFacts('{"zero_optimization": {"stage": 2, "overlap_comm": true, "contiguous_gradients": false}}', {
+      zeroStage: 2,
+      zeroOverlapComm: true,
+      zeroContiguousGradients: false,
+    });
+    const r = checkFacts('{"zero_optimization": {"stage": 2, "overlap_comm": "auto"}}', { zeroStage: 2 });
+    assert.deepEqual(r.problems, []);
+  });
+
   it('accepts the stage3 keys without their stage3_ prefix (pydantic aliases)', () => {
     const text =
       '{"zero_optimization": {"stage": 3, "max_live_parameters": 0, "prefetch_bucket_size": 5e7, "param_persistence_threshold": 1e4}}';

@@ -62,6 +62,48 @@ describe('estimate: ZeRO-3 live parameters', () => {
   });
 });
 
+describe("estimate: ZeRO's gradient buckets are made whole (contiguous_gradients)", () => {
+  // DeepSpeed copies gradients into a flat bucket of reduce_bucket_size elements in the 16-bit dtype, allocated whole
+  // whatever the trainable count: ZeRO-1/2 at the first gradient of each backward, two with overlap_comm
+  // (stage_1_and_2.py setup_buckets); ZeRO-3 once with the optimizer (stage3.py _setup_for_real_optimizer), plus the
+  // flattened copy of a full bucket for its reduce-scatter (coalesced_collectives.py reduce_scatter_coalesced).
+  const base = {
+    weights_dtype: 'bf16' as const,
+    mixed_precision: 'bf16' as const,
+    micro_batch_size: 1,
+    seq_len: 1024,
+    gradient_checkpointing: 'full' as const,
+    attention: 'flash' as const,
+    gpus_per_node: 8,
+  };
+  const lora = { method: 'lora' as const, lora: { r: 16, target_modules: ['q_proj', 'v_proj'] } };
+  const buckets = (e: ReturnType<typeof run>, id: 'zero-buckets' | 'zero-grad-bucket' = 'zero-buckets'): number =>
+    component(phase(e, 'backward'), id);
+
+  it('ZeRO-2 LoRA holds one 5e8-element bf16 bucket in backward, two with overlap_comm, none without contiguous_gradients', () => {
+    // Llama-2-7B, LoRA r16 on q, v: 8.4M trainable parameters, yet the bucket is 5e8 x 2 B = 1,000,000,000 B.
+    const s = (zb?: Record<string, number | boolean>) =>
+      setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...lora, zero_stage: 2, ...(zb ? { zero_buckets: zb } : {}) });
+    assert.equal(buckets(run(s())), 5e8 * 2);
+    assert.equal(buckets(run(s({ overlap_comm: true }))), 2 * 5e8 * 2);
+    assert.equal(buckets(run(s({ reduce_bucket_size: 2e8, overlap_comm: true }))), 2 * 2e8 * 2);
+    assert.equal(buckets(run(s({ contiguous_gradients: false }))), 0);
+  });
+
+  it('ZeRO-1 makes the bucket too; ZeRO-3 keeps it from the optimizer on and adds the copy of a full bucket', () => {
+    const full = { method: 'full' as const, master_weights: true };
+    assert.equal(buckets(run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...full, zero_stage: 1 }))), 5e8 * 2);
+    const z3 = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...full, zero_stage: 3 }));
+    for (const p of ['forward', 'backward', 'optimizer'] as const)
+      assert.equal(component(phase(z3, p), 'zero-grad-bucket'), 5e8 * 2, p);
+    // A full fine-tune fills the bucket: its copy is reduce_bucket_size elements too.
+    assert.equal(buckets(z3), 5e8 * 2);
+    // LoRA: the bucket is as large, however few the trainable parameters.
+    const z3lora = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...lora, zero_stage: 3 }));
+    assert.equal(component(phase(z3lora, 'forward'), 'zero-grad-bucket'), 5e8 * 2);
+  });
+});
+
 describe('estimate: FSDP2 float8 all-gather', () => {
   it('gathers the linear weights in fp8: 1 B less per linear weight of the two units in flight', () => {
     // torchao enable_fsdp_float8_all_gather (Axolotl fp8_enable_fsdp_float8_all_gather): Llama-3.2-3B's decoder layer has
