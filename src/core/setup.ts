@@ -168,6 +168,12 @@ export const QuantizationSchema = z.strictObject({
    *  or only those that carry a LoRA adapter (torchtune's quantize_base). */
   scope: z.enum(['all-linear', 'lora-targets']).default('all-linear'),
   /**
+   * Who quantizes: bitsandbytes (transformers' BitsAndBytesConfig; the default) keeps a 4-bit weight's constants in a
+   * QuantState on its module, outside the parameter, so ZeRO-3 and FSDP shard only the packed codes; torchao (torchtune)
+   * NF4Tensor shards codes and constants together.
+   */
+  library: z.enum(['bitsandbytes', 'torchao']).optional(),
+  /**
    * The fused 3-D MoE expert parameters (transformers 5), which bitsandbytes does not reach, are quantized too (Axolotl
    * quantize_moe_experts); without it they stay in the model dtype.
    */

@@ -96,7 +96,10 @@ export function resolveQuantization(ctx: ResolveContext): void {
     q.double_quant = decided.doubleQuant?.fact.value ?? toolDefault(tools, 'quantization.double_quant')?.value ?? false;
     // torchtune's qlora builders quantize every linear of the blocks: LoRA-wrapped ones and, when quantize_base is set,
     // the others as FrozenNF4Linear (torchtune/models/*/_component_builders.py); the output head stays 16-bit.
-    if (tools[0] === 'torchtune') q.scope = 'all-linear';
+    if (tools[0] === 'torchtune') {
+      q.scope = 'all-linear';
+      q.library = 'torchao';
+    }
     if (decided.quantizeExperts?.fact.value === true) q.experts = true;
     setup.quantization = q;
     const w = decided.quantBits!;

@@ -19,6 +19,18 @@ export function quantizesWholeAtLoad(setup: TrainingSetup): boolean {
   return setup.quantization !== undefined && oldTorchao(setup.quantization, setup.torchao_version);
 }
 
+/**
+ * Bytes per parameter of a bitsandbytes 4-bit weight's constants when its parameter is sharded (ZeRO-3, FSDP): the
+ * QuantState (absmax, nested absmax and code) lives on the Linear4bit module, not in the parameter, so each GPU keeps
+ * them whole while only the packed codes are sharded, gathered and offloaded. bitsandbytes nn/modules.py
+ * fix_4bit_weight_quant_state_from_module: "the quant state got lost when the parameter got converted. This happens
+ * for example for fsdp", and Params4bit.to moves the QuantState with the module. 0 for other quantizations.
+ */
+export function unshardedConstantsPerParam(q: NonNullable<TrainingSetup['quantization']>): number {
+  if (q.bits !== 4 || (q.type !== 'nf4' && q.type !== 'fp4') || q.library === 'torchao') return 0;
+  return quantBytesPerParam(q, undefined).bytes - 0.5;
+}
+
 /** bytes per parameter of 4/8-bit weights with their quantization constants (bitsandbytes, torchao, GPTQ). */
 export function quantBytesPerParam(
   q: NonNullable<TrainingSetup['quantization']>,

@@ -20,7 +20,7 @@ import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { fsdp2ExpertPadding } from '../estimate/fsdp2-padding';
 import { formatCount } from '../units';
-import { quantBytesPerParam } from './quantization';
+import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 
 /** DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py). */
 export const ZERO_DEFAULTS = {
@@ -142,8 +142,12 @@ export function shardingBuffers(
   // (fsdp_pre_all_gather); ZeRO-3 partitions the packed storage. Only the rest of a layer is gathered in 16 bits.
   const quantOfBlock =
     quantHere > 0 && effSetup.quantization && blockParams > 0 ? Math.min(1, quantHere / (blockParams / tp)) : 0;
+  // bitsandbytes' 4-bit constants are not in the sharded parameter, so only its packed codes are gathered.
   const quantGatherBytes =
-    quantOfBlock > 0 ? quantBytesPerParam(effSetup.quantization!, setup.torchao_version).bytes : half;
+    quantOfBlock > 0
+      ? quantBytesPerParam(effSetup.quantization!, setup.torchao_version).bytes -
+        unshardedConstantsPerParam(effSetup.quantization!)
+      : half;
   // FSDP2 with torchao's float8 all-gather (enable_fsdp_float8_all_gather): the Float8Linear weights are cast to fp8
   // before the all-gather (WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather), 1 B each; norms stay 16-bit.
   const fp8Linear =

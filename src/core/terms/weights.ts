@@ -12,7 +12,7 @@ import type { EstimateContext, StageContext } from '../estimate/context';
 import { dtypeBytes } from '../estimate/dtypes';
 import { formatCount } from '../units';
 import { olderThan } from '../util/version';
-import { quantBytesPerParam } from './quantization';
+import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 
 /** Families whose attention layers each kept rotary cos/sin tables for every position before transformers 4.39. */
 export const ROPE_TABLES_PER_LAYER: ReadonlySet<Architecture['family']> = new Set([
@@ -65,20 +65,7 @@ export function weights(ctx: EstimateContext, st: StageContext): Component[] {
       ),
     );
   }
-  if (quantHere > 0 && effSetup.quantization) {
-    const q = quantBytesPerParam(effSetup.quantization, setup.torchao_version);
-    persistent.push(
-      comp(
-        ctx,
-        'quantization-constants',
-        `${effSetup.quantization.bits}-bit base weights (${effSetup.quantization.type})`,
-        (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams),
-        () =>
-          `${formatCount(quantHere)} params x ${q.formula}${shardParams > 1 && !offloadParams ? ` / ${shardParams} (sharded)` : ''}`,
-        () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes }),
-      ),
-    );
-  }
+  if (quantHere > 0 && effSetup.quantization) persistent.push(quantizedWeights(ctx, st));
   // ZeRO++ hpZ (zero_hpz_partition_size): a secondary partition of the 16-bit parameters within the node, from which
   // the backward's all-gathers read (DeepSpeed ZeRO++ tutorial; zero/partition_parameters.py ds_secondary_tensor).
   const hpz = zero === 3 && !offloadParams ? Math.min(setup.zero_hpz_partition_size ?? 1, shardParams) : 1;
@@ -96,6 +83,45 @@ export function weights(ctx: EstimateContext, st: StageContext): Component[] {
     );
   }
   return persistent;
+}
+
+/**
+ * The 4/8-bit base weights with their constants, sharded and offloaded with the parameters, except bitsandbytes'
+ * 4-bit constants, which stay whole on every GPU when the parameters are sharded (terms/quantization.ts).
+ */
+function quantizedWeights(ctx: EstimateContext, st: StageContext): Component {
+  const { setup, effectiveSetup: effSetup } = ctx;
+  const { shardParams, offloadParams, fsdpOffload } = ctx.sharding;
+  const quantHere = st.quantizedHere;
+  const quant = effSetup.quantization!;
+  const q = quantBytesPerParam(quant, setup.torchao_version);
+  const offloaded = offloadParams || fsdpOffload;
+  const whole = shardParams > 1 ? unshardedConstantsPerParam(quant) : 0;
+  const shard = offloaded ? Infinity : shardParams;
+  const label = `${quant.bits}-bit base weights (${quant.type})`;
+  const inputs = () => ({ params: Math.round(quantHere), bytesPerParam: q.bytes });
+  if (whole > 0) {
+    return comp(
+      ctx,
+      'quantization-constants',
+      label,
+      (quantHere * (q.bytes - whole)) / shard + quantHere * whole,
+      () =>
+        `${formatCount(quantHere)} params x (${q.formula}): the 0.5 B codes ` +
+        `${offloaded ? 'offloaded' : `/ ${shardParams} (sharded)`}, the constants (${whole.toFixed(4)} B) whole on ` +
+        `every GPU (bitsandbytes keeps them on the module, outside the sharded parameter)`,
+      inputs,
+    );
+  }
+  return comp(
+    ctx,
+    'quantization-constants',
+    label,
+    (quantHere * q.bytes) / (offloadParams ? Infinity : shardParams),
+    () =>
+      `${formatCount(quantHere)} params x ${q.formula}${shardParams > 1 && !offloadParams ? ` / ${shardParams} (sharded)` : ''}`,
+    inputs,
+  );
 }
 
 /** The weights' formula: offloaded, FSDP's fp32 shard only, the kbit upcast's split, or params x bytes. */

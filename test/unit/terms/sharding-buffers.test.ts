@@ -5,33 +5,48 @@ import { component, near, phase, run, setupFor } from '../helpers';
 import { truthSetup } from './helpers';
 
 describe('estimate: FSDP and ZeRO-3 gather quantized layers as stored', () => {
-  it('QLoRA under FSDP full_shard gathers 4-bit codes and constants, the norms in bf16', () => {
-    // Llama-3.1-8B layer: 218,103,808 linear params (q, o 4096²; k, v 4096 x 1024; gate, up, down 4096 x 14336) and
-    // 2 x 4,096 norm weights. NF4 with double quantization: 0.5 + 1/64 + 4/(64·256) = 0.515869140625 B per param.
-    const s = setupFor('meta-llama/Llama-3.1-8B', {
-      method: 'qlora',
-      weights_dtype: 'bf16',
-      mixed_precision: 'bf16',
-      quantization: { bits: 4, type: 'nf4', double_quant: true },
-      lora: { r: 16, target_modules: 'all-linear' },
-      fsdp: 'full_shard',
-      gpus_per_node: 8,
-      micro_batch_size: 1,
-      seq_len: 2048,
-      gradient_checkpointing: 'full',
-    });
-    // The backward peaks at the loss, where the layer units are resharded: the two units (current + prefetch) are
-    // the all-gather stream's pool, beside the root unit allocated at the peak.
-    const gathered = (e: ReturnType<typeof run>): number =>
-      component(phase(e, 'backward'), 'gathered-params') +
-      (e.perGpu.runtime.find((r) => r.id === 'all-gather-pool')?.bytes ?? 0);
-    const layer = 218_103_808 * 0.515869140625 + 8192 * 2;
-    const root = 2 * 128_256 * 4096 * 2; // embeddings + head, unquantized, in the root unit
+  // Llama-3.1-8B layer: 218,103,808 linear params (q, o 4096²; k, v 4096 x 1024; gate, up, down 4096 x 14336) and
+  // 2 x 4,096 norm weights. NF4 with double quantization: 0.5 + 1/64 + 4/(64·256) = 0.515869140625 B per param, of
+  // which bitsandbytes keeps the constants (0.015869140625 B) in a QuantState on the module, outside the parameter
+  // (nn/modules.py fix_4bit_weight_quant_state_from_module: "the quant state got lost when the parameter got converted.
+  // This happens for example for fsdp"): FSDP shards and gathers only the 0.5 B codes.
+  const s = setupFor('meta-llama/Llama-3.1-8B', {
+    method: 'qlora',
+    weights_dtype: 'bf16',
+    mixed_precision: 'bf16',
+    quantization: { bits: 4, type: 'nf4', double_quant: true },
+    lora: { r: 16, target_modules: 'all-linear' },
+    fsdp: 'full_shard',
+    gpus_per_node: 8,
+    micro_batch_size: 1,
+    seq_len: 2048,
+    gradient_checkpointing: 'full',
+  });
+  // The backward peaks at the loss, where the layer units are resharded: the two units (current + prefetch) are
+  // the all-gather stream's pool, beside the root unit allocated at the peak.
+  const gathered = (e: ReturnType<typeof run>): number =>
+    component(phase(e, 'backward'), 'gathered-params') +
+    (e.perGpu.runtime.find((r) => r.id === 'all-gather-pool')?.bytes ?? 0);
+  const root = 2 * 128_256 * 4096 * 2; // embeddings + head, unquantized, in the root unit
+
+  it('QLoRA under FSDP full_shard gathers the 4-bit codes, the norms in bf16', () => {
+    const layer = 218_103_808 * 0.5 + 8192 * 2;
     // (The quantized share is taken over all blocks, whose count includes the final norm: within 1e-6.)
     assert.ok(Math.abs(gathered(run(s)) / (2 * layer + root) - 1) < 1e-6, `${gathered(run(s))} vs ${2 * layer + root}`);
     // Unquantized LoRA under FSDP gathers the same layers in bf16: 2 x 218,112,000 params x 2 B.
     const lora = run({ ...s, method: 'lora', quantization: undefined });
     assert.equal(gathered(lora), 2 * (218_103_808 + 8192) * 2 + root);
+  });
+
+  it("keeps bitsandbytes' constants whole on every GPU, sharded or offloaded codes; torchao NF4 shards both", () => {
+    // 32 layers x 218,103,808 = 6,979,321,856 quantized params.
+    const q = 6_979_321_856;
+    const constants = q * (0.515869140625 - 0.5);
+    const quantized = (e: ReturnType<typeof run>): number => component(phase(e, 'backward'), 'quantization-constants');
+    near(quantized(run(s)), (q * 0.5) / 8 + constants, 1e-9, 'codes / 8 + constants whole');
+    near(quantized(run({ ...s, offload_params: 'cpu' })), constants, 1e-9, 'codes offloaded, constants on the GPU');
+    const torchao = { ...s, quantization: { ...s.quantization!, library: 'torchao' as const } };
+    near(quantized(run(torchao)), (q * 0.515869140625) / 8, 1e-9, 'torchao NF4Tensor: codes and constants sharded');
   });
 });
 
