@@ -153,6 +153,19 @@ def _suite_trl():
                                                 preference={"reference": "adapters-off", "logps": "rows"}), dpo)
         out[f"{fam}-dpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=193,
                                                 preference={"reference": "copy", "logps": "rows"}), dpo)
+        # KTO: unpaired completions and their KL completions (the batch's neighbours), the same shapes as DPO's.
+        kto = {"runner": "kto", "prompt_len": 128, "completion_len": 64}
+        out[f"{fam}-kto-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=193,
+                                                preference={"reference": "adapters-off", "logps": "rows", "paired": False}), kto)
+        out[f"{fam}-kto-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=193,
+                                                preference={"reference": "copy", "logps": "rows", "paired": False}), kto)
+        # ORPO (trl.experimental): no reference, the chosen half's NLL beside the odds ratio; its batches are one token
+        # longer (194: the tokenizer's BOS before the prompt).
+        orpo = {"runner": "orpo", "prompt_len": 128, "completion_len": 64}
+        pref_orpo = {"reference": "none", "logps": "rows", "chosen_nll": True}
+        out[f"{fam}-orpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=194,
+                                                 preference=pref_orpo), orpo)
+        out[f"{fam}-orpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=194, preference=pref_orpo), orpo)
         # GRPO: 64 prompt tokens + 32 completion tokens.
         grpo = {"runner": "grpo", "prompt_len": 64, "num_generations": 2}
         rollout = {"batch": 2, "completion_len": 32, "engine": "generate", "reference": "none"}

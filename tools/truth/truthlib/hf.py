@@ -92,6 +92,40 @@ def _dpo(scenario, harness, rec, model, out_dir):
     return trainer
 
 
+def _kto(scenario, harness, rec, model, out_dir):
+    from datasets import Dataset
+    from trl import KTOConfig, KTOTrainer
+
+    n, prompt, completion = _rows(scenario, harness), harness["prompt_len"], harness["completion_len"]
+    # Unpaired completions, desirable and undesirable in turn; KTOTrainer builds each example's KL completion from its
+    # neighbour in the (sequential) batch.
+    ds = Dataset.from_dict({"prompt": _texts(scenario, n, prompt, 1), "completion": [" " + t for t in _texts(scenario, n, completion, 2)],
+                            "label": [i % 2 == 0 for i in range(n)]})
+    args = KTOConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128))
+    ref = None
+    if scenario.get("preference", {}).get("reference") == "copy":
+        ref = models.build_model(scenario, harness)
+    trainer = KTOTrainer(model=model, ref_model=ref, args=args, train_dataset=ds,
+                         processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
+                         optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
+    if getattr(trainer, "ref_model", None) is not None:
+        rec.watch_forward(models.hf_model(trainer.ref_model))
+    return trainer
+
+
+def _orpo(scenario, harness, rec, model, out_dir):
+    from datasets import Dataset
+    from trl.experimental.orpo import ORPOConfig, ORPOTrainer
+
+    n, prompt, completion = _rows(scenario, harness), harness["prompt_len"], harness["completion_len"]
+    ds = Dataset.from_dict({"prompt": _texts(scenario, n, prompt, 1), "chosen": [" " + t for t in _texts(scenario, n, completion, 2)],
+                            "rejected": [" " + t for t in _texts(scenario, n, completion, 3)]})
+    args = ORPOConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128))
+    return ORPOTrainer(model=model, args=args, train_dataset=ds,
+                       processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
+                       optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
+
+
 def _reward(completions, **kwargs):
     return [float(len(c)) for c in completions]
 
@@ -113,7 +147,7 @@ def _grpo(scenario, harness, rec, model, out_dir):
     return trainer
 
 
-BUILDERS = {"trainer": _trainer, "sft": _sft, "dpo": _dpo, "grpo": _grpo}
+BUILDERS = {"trainer": _trainer, "sft": _sft, "dpo": _dpo, "grpo": _grpo, "kto": _kto, "orpo": _orpo}
 
 
 def _watch_shape(model, sink):
