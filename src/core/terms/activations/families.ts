@@ -68,10 +68,12 @@ export function gptNeoxBlock(bc: BlockContext): Tensor {
       : p.attention === 'eager' && b > 1
         ? tape.free(qkv, 'v (contiguous)', T * kvd)
         : tape.view(qkv, 'v', T * kvd);
-  // GPT-NeoX takes the softmax in the activation dtype.
+  // Both take the softmax in fp32 and cast it back (modeling_gpt_neox.py eager_attention_forward, transformers 4.49+:
+  // softmax(..., dtype=torch.float32).to(query.dtype)); GPT-NeoX's _attn before took it in the scores' dtype.
+  // CPU truth loop/gpt_neox-full-bf16-eager (transformers 5.17): -6.8 % with the 16-bit softmax.
   const att = attentionCore(bc, q, k, v, {
     causalRepeat: true,
-    softmaxFp32: a.family === 'phi',
+    softmaxFp32: a.family === 'phi' || p.neoxHalfSoftmax !== true,
     dropout: a.attentionDropout,
   });
   linear(att, a.family === 'phi' ? 'dense' : 'dense', a.hidden, 'dense output');

@@ -80,6 +80,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   (a.int8Base === true) === (b.int8Base === true) &&
   (a.dequantizedExperts ?? 0) === (b.dequantizedExperts ?? 0) &&
   (a.expertsLooped === true) === (b.expertsLooped === true) &&
+  (a.neoxHalfSoftmax === true) === (b.neoxHalfSoftmax === true) &&
   (a.unshardedParamBytes ?? 0) === (b.unshardedParamBytes ?? 0) &&
   (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') &&
   (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch') &&
@@ -115,6 +116,7 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   int8Base: true,
   dequantizedExperts: true,
   expertsLooped: true,
+  neoxHalfSoftmax: true,
   unshardedParamBytes: true,
   kbitUpcast: true,
   kernels: true,
@@ -134,7 +136,8 @@ const layers = memo(layerActivationsUncached, {
     `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}` +
     `${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}` +
     `${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}` +
-    `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}u${p.unshardedParamBytes ?? 0}` +
+    `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}` +
+    `u${p.unshardedParamBytes ?? 0}` +
     `${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}` +
     `${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}` +
     `|${p.seq}|${p.tp}` +

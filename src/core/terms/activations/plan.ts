@@ -72,6 +72,11 @@ export interface ActivationPlan {
    * implementation, grouped_mm).
    */
   readonly expertsLooped?: boolean;
+  /**
+   * GPT-NeoX's eager attention before transformers 4.49 (GPTNeoXAttention._attn): the softmax in the scores' dtype,
+   * not fp32 (the shared eager_attention_forward since).
+   */
+  readonly neoxHalfSoftmax?: boolean;
   /** FSDP mixed precision: the unsharded parameters the layers compute with are 16-bit (param_dtype), over fp32 weights. */
   readonly unshardedParamBytes?: number;
   /**

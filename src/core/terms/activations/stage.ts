@@ -164,6 +164,7 @@ function activationPlan(
       ? { expertsLooped: true }
       : {}),
     ...(fsdpMixedPrecision(ctx) ? { unshardedParamBytes: half } : {}),
+    ...(a.family === 'gpt_neox' && olderThan(setup.transformers_version, 4, 49) ? { neoxHalfSoftmax: true } : {}),
     ...mixerKernels,
     ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
   };
