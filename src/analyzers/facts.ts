@@ -91,7 +91,9 @@ export type CanonicalKey =
   | 'preference' // preference objective: 'dpo' (paired, with a reference: a frozen copy, or the model with
   // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO,
   // CPO) | 'reward' (reward-model training: pairs, no reference)
-  | 'referenceModel' // 'given' (an explicit reference model: TRL ref_model, LLaMA-Factory ref_model) | 'precomputed'
+  // 'given' (an explicit reference model: TRL ref_model, LLaMA-Factory ref_model) | 'precomputed' | 'copied'
+  // (OnlineDPOTrainer copies a model handed to it without peft_config)
+  | 'referenceModel'
   | 'rollout' // 'grpo' | 'rloo': online RL that generates its own completions (TRL GRPOConfig / GRPOTrainer, RLOOConfig /
   // RLOOTrainer, `trl grpo|rloo`, Axolotl rl: grpo)
   | 'promptLen' // number: longest prompt (TRL max_prompt_length)

@@ -166,6 +166,16 @@ def _suite_trl():
         out[f"{fam}-orpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=194,
                                                  preference=pref_orpo), orpo)
         out[f"{fam}-orpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=194, preference=pref_orpo), orpo)
+        # Online DPO (trl.experimental): two completions of 32 tokens per prompt of 64, generated in every micro-step
+        # (batch: 2 x micro_batch_size).
+        odpo = {"runner": "online_dpo", "prompt_len": 64}
+        # The harness hands the trainer a PeftModel and no peft_config, and OnlineDPOTrainer then copies it for the
+        # reference (create_reference_model unless peft_config is given: trl/experimental/online_dpo), LoRA too.
+        for kind, ref in (("lora", "copy"), ("full", "copy")):
+            extra = dict(method="lora", lora=qv) if kind == "lora" else {}
+            out[f"{fam}-online-dpo-{kind}-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=96, **extra,
+                                                             rollout={"objective": "online-dpo", "batch": 4, "completion_len": 32,
+                                                                      "engine": "generate", "reference": ref}), odpo)
         # GRPO: 64 prompt tokens + 32 completion tokens.
         grpo = {"runner": "grpo", "prompt_len": 64, "num_generations": 2}
         rollout = {"batch": 2, "completion_len": 32, "engine": "generate", "reference": "none"}

@@ -360,6 +360,11 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool): voi
     return v.k === 'lit' && v.v === null;
   };
   const present = (k: string): boolean => args.entries.some((e) => e.rawKey === k && !isNone(e));
+  // OnlineDPOTrainer uses the adapters-off model as its reference only when it is given peft_config; handed a model
+  // that get_peft_model already wrapped, it copies it (create_reference_model: trl/experimental/online_dpo
+  // online_dpo_trainer.py, "if peft_config is None: self.ref_model = create_reference_model(model)").
+  if (trainer === 'OnlineDPOTrainer' && !present('peft_config') && !present('ref_model'))
+    calleeFact(file, call, 'referenceModel', trainer, 'copied', `${trainer}(...) without peft_config`, tool);
   for (const e of args.entries) {
     if (e.rawKey === 'compute_metrics') {
       // Trainer.evaluation_loop keeps each batch's logits on the device (EvalLoopContainer) unless

@@ -243,7 +243,7 @@ function onlineDpo(ctx: ResolveContext): void {
         kind: 'default',
         owner: 'trl',
         note: peftMethod
-          ? 'OnlineDPOTrainer with a PEFT model and no ref_model: the reference is the model with its adapters disabled'
+          ? 'OnlineDPOTrainer given peft_config and no ref_model: the reference is the model with its adapters disabled'
           : 'OnlineDPOTrainer without ref_model: a frozen copy of the model (create_reference_model)',
       };
   const r: Record<string, unknown> = {

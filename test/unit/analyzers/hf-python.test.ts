@@ -1282,6 +1282,22 @@ trainer.train()
         k,
       );
   });
+  it('a model wrapped by get_peft_model and no peft_config: OnlineDPOTrainer copies it for the reference', () => {
+    // trl/experimental/online_dpo/online_dpo_trainer.py: "if peft_config is None: self.ref_model =
+    // create_reference_model(model)", whatever the model is. CPU truth trl/*-online-dpo-lora-bf16 (a PeftModel and no
+    // peft_config): the optimizer phase holds the copy's weights, -49 % when counted as adapters disabled.
+    const wrapped = script('"Qwen/Qwen2.5-0.5B"')
+      .replace('from peft import LoraConfig', 'from peft import LoraConfig, get_peft_model')
+      .replace(
+        'reward_model = ',
+        'model = get_peft_model(model, LoraConfig(r=16, target_modules="all-linear"))\nreward_model = ',
+      )
+      .replace(', peft_config=LoraConfig(r=16, target_modules="all-linear"))', ')');
+    const r = resolveText('online_dpo.py', wrapped);
+    assert.equal(r.setup?.method, 'lora');
+    assert.equal(r.setup?.rollout?.reference, 'copy');
+    assert.equal(resolveText('online_dpo.py', script('"Qwen/Qwen2.5-0.5B"')).setup?.rollout?.reference, 'adapters-off');
+  });
   it('reads max_new_tokens, max_length and vLLM (colocated by default, 0.55 of the GPU); a reward model object it cannot name is a warning', () => {
     const r = resolveText(
       'online_dpo.py',

@@ -126,6 +126,26 @@ def _orpo(scenario, harness, rec, model, out_dir):
                        optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
 
 
+def _online_dpo(scenario, harness, rec, model, out_dir):
+    from datasets import Dataset
+    from trl.experimental.online_dpo import OnlineDPOConfig, OnlineDPOTrainer
+
+    rollout = scenario["rollout"]
+    ds = Dataset.from_dict({"prompt": _texts(scenario, 64, harness["prompt_len"], 1)})
+    args = OnlineDPOConfig(**training_kwargs(scenario, harness, out_dir), max_new_tokens=rollout["completion_len"],
+                           max_length=scenario.get("seq_len", 128), use_vllm=False)
+    ref = None
+    if rollout.get("reference") == "copy":  # a frozen copy, as the trainer makes one for a full fine-tune
+        ref = models.build_model(scenario, harness)
+    trainer = OnlineDPOTrainer(model=model, ref_model=ref, reward_funcs=_reward, args=args, train_dataset=ds,
+                               processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
+                               optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
+    rec.watch_generate(model)
+    if getattr(trainer, "ref_model", None) is not None:
+        rec.watch_forward(models.hf_model(trainer.ref_model))
+    return trainer
+
+
 def _reward(completions, **kwargs):
     return [float(len(c)) for c in completions]
 
@@ -147,7 +167,7 @@ def _grpo(scenario, harness, rec, model, out_dir):
     return trainer
 
 
-BUILDERS = {"trainer": _trainer, "sft": _sft, "dpo": _dpo, "grpo": _grpo, "kto": _kto, "orpo": _orpo}
+BUILDERS = {"trainer": _trainer, "sft": _sft, "dpo": _dpo, "grpo": _grpo, "kto": _kto, "orpo": _orpo, "online_dpo": _online_dpo}
 
 
 def _watch_shape(model, sink):
