@@ -182,6 +182,12 @@ def _suite_trl():
         out[f"{fam}-grpo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=96,
                                                  rollout=rollout), grpo)
         out[f"{fam}-grpo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=96, rollout=rollout), grpo)
+        # RLOO: GRPO's shapes; with LoRA RLOOConfig's beta 0.05 keeps a reference (the adapters disabled), the full
+        # points run with beta 0 (a full reference would be loaded from the model's Hub path).
+        out[f"{fam}-rloo-lora-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv, seq_len=96,
+                                                 rollout=dict(rollout, reference="adapters-off")), dict(grpo, runner="rloo", beta=0.05))
+        out[f"{fam}-rloo-full-bf16"] = (scenario(fam, weights_dtype="bf16", mixed_precision="bf16", seq_len=96, rollout=rollout),
+                                        dict(grpo, runner="rloo"))
     return out
 
 

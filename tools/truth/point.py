@@ -26,7 +26,7 @@ torch.set_num_threads(1)
 from truthlib import memory, parallel, scenario as scen  # noqa: E402
 
 RUNNERS = {"loop": "truthlib.loop", "trainer": "truthlib.hf", "sft": "truthlib.hf", "dpo": "truthlib.hf", "grpo": "truthlib.hf", "kto": "truthlib.hf",
-           "orpo": "truthlib.hf", "online_dpo": "truthlib.hf"}
+           "orpo": "truthlib.hf", "online_dpo": "truthlib.hf", "rloo": "truthlib.hf"}
 
 
 def versions():

@@ -146,6 +146,22 @@ def _online_dpo(scenario, harness, rec, model, out_dir):
     return trainer
 
 
+def _rloo(scenario, harness, rec, model, out_dir):
+    from datasets import Dataset
+    from trl import RLOOConfig, RLOOTrainer
+
+    rollout = scenario["rollout"]
+    ds = Dataset.from_dict({"prompt": _texts(scenario, 64, harness["prompt_len"], 1)})
+    args = RLOOConfig(**training_kwargs(scenario, harness, out_dir), num_generations=harness.get("num_generations", 2),
+                      max_completion_length=rollout["completion_len"], beta=harness.get("beta", 0.0),
+                      steps_per_generation=rollout["batch"] // scenario.get("micro_batch_size", 1), use_vllm=False)
+    trainer = RLOOTrainer(model=model, reward_funcs=_reward, args=args, train_dataset=ds,
+                          processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
+                          optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
+    rec.watch_generate(model)
+    return trainer
+
+
 def _reward(completions, **kwargs):
     return [float(len(c)) for c in completions]
 
@@ -167,7 +183,7 @@ def _grpo(scenario, harness, rec, model, out_dir):
     return trainer
 
 
-BUILDERS = {"trainer": _trainer, "sft": _sft, "dpo": _dpo, "grpo": _grpo, "kto": _kto, "orpo": _orpo, "online_dpo": _online_dpo}
+BUILDERS = {"trainer": _trainer, "sft": _sft, "dpo": _dpo, "grpo": _grpo, "kto": _kto, "orpo": _orpo, "online_dpo": _online_dpo, "rloo": _rloo}
 
 
 def _watch_shape(model, sink):
