@@ -43,6 +43,11 @@ export interface Weight {
    * leaf tensors, so each use casts anew and the matmul keeps that 16-bit copy as a saved tensor of the block.
    */
   readonly uncachedCopies?: number;
+  /**
+   * Separate weights of this shape the matmul stands for, each cast by autocast on its own (transformers 4.x's looped
+   * experts: one nn.Linear per expert, every one of which a real batch reaches). 1 when unset.
+   */
+  readonly copies?: number;
 }
 
 export interface SavedEntry {
@@ -159,7 +164,7 @@ export class Tape {
       // Autocast casts fp32 weights to 16 bits for the matmul; mm keeps the copy for the input's gradient.
       if (w.uncachedCopies)
         this.saveExtra(`${w.what} 16-bit copies (autocast, one per use)`, w.uncachedCopies * w.elems * this.half);
-      else this.weightCopyBytes += w.elems * this.half;
+      else this.weightCopyBytes += w.elems * (w.copies ?? 1) * this.half;
     }
     const tokens = x.elems / (w.elems / outFeatures);
     // Under autocast the matmul runs in 16 bits; otherwise in the wider of input and weight dtypes (an fp32
