@@ -249,12 +249,13 @@ function forwardComponents(
     ...[lossTemps, refTemps, ...rewardFwdC.map((c) => [c])].reduce((m, t) => (sum(t) > sum(m) ? t : m)),
   ];
   // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
-  const atLossTail = sum(lossTail) + sum(gatheredAt.loss) >= layerTemps.bytes + sum(dequantFwdC) + sum(gathered);
+  const atLossTail =
+    sum(lossTail) + sum(gatheredAt.forwardEnd) >= layerTemps.bytes + sum(dequantFwdC) + sum(gathered);
   const fwdTail = atLossTail ? lossTail : [layerTemps, ...dequantFwdC];
   return [
     ...pers,
     ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []),
-    ...(atLossTail ? gatheredAt.loss : gathered),
+    ...(atLossTail ? gatheredAt.forwardEnd : gathered),
     ...headGather,
     actComp,
     ...maskC,
@@ -426,7 +427,7 @@ function recordStreamPools(
   optC: Component[],
 ): void {
   const { gathered, gatheredAt } = terms;
-  const units = new Set([...gathered, ...gatheredAt.firstLayer]);
+  const units = new Set([...gathered, ...gatheredAt.loss, ...gatheredAt.firstLayer]);
   poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, sum(gathered));
   const point = (ph: PhaseEstimate, cs: Component[]): StreamPoolPoint => ({
     phase: ph,

@@ -38,6 +38,9 @@ export const ZERO_DEFAULTS = {
  * backward, the first layer's unit alone at the end.
  */
 export interface GatheredAt {
+  /** At the loss's forward (the forward's tail). */
+  readonly forwardEnd: Component[];
+  /** At the loss's backward. */
   readonly loss: Component[];
   readonly lastLayer: Component[];
   readonly firstLayer: Component[];
@@ -228,22 +231,25 @@ export function shardingBuffers(
         ),
       );
       // Each layer unit is resharded after its forward (reshard_after_forward=True: FSDP2 FSDPParamGroup.post_forward,
-      // FSDP1 _post_forward_reshard); the first unit of the backward is gathered by the last layer's pre-backward hook,
-      // after the loss's backward. At the end, the first layer's unit has no unit left to prefetch but the root.
+      // FSDP1 _post_forward_reshard); FSDP1 gathers the first unit of the backward in the last layer's pre-backward
+      // hook, after the loss's backward, while FSDP2's root pre-backward, which runs as the loss's backward starts,
+      // already prefetches it (FSDP::backward_prefetch: CPU truth fsdp2/*-amp hold that unit at the loss backward).
+      // At the end, the first layer's unit has no unit left to prefetch but the root.
       if (shardParams > 1) {
+        const oneUnit = (what: string): Component =>
+          comp(
+            ctx,
+            'gathered-params',
+            `FSDP all-gathered unit (${what})`,
+            blockUnit * gatherBytesPerParam,
+            () => `1 unit x ${formatCount(blockUnit)} params x ${gatherDtype}`,
+            () => ({ unitParams: Math.round(blockUnit) }),
+          );
         gatheredAt = {
-          loss: [],
+          forwardEnd: [],
+          loss: setup.fsdp_version === 2 ? [oneUnit('last layer, prefetched as the backward starts')] : [],
           lastLayer: gathered,
-          firstLayer: [
-            comp(
-              ctx,
-              'gathered-params',
-              'FSDP all-gathered unit (first layer)',
-              blockUnit * gatherBytesPerParam,
-              () => `1 unit x ${formatCount(blockUnit)} params x ${gatherDtype}`,
-              () => ({ unitParams: Math.round(blockUnit) }),
-            ),
-          ],
+          firstLayer: [oneUnit('first layer')],
         };
       }
     } else {
@@ -314,7 +320,7 @@ export function shardingBuffers(
   }
   return {
     gathered,
-    gatheredAt: gatheredAt ?? { loss: gathered, lastLayer: gathered, firstLayer: gathered },
+    gatheredAt: gatheredAt ?? { forwardEnd: gathered, loss: gathered, lastLayer: gathered, firstLayer: gathered },
     gatheredGrads,
     headGather,
   };

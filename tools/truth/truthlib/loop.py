@@ -55,6 +55,8 @@ def run(rec, scenario, harness):
     model.train()
     rec.watch_forward(models.hf_model(model))
     wrapped = parallel.wrap(model, scenario, harness)
+    if parallel.offloading(scenario):
+        parallel.watch_grad_writeback(rec)
     opt = make_optimizer(wrapped, scenario)
     forward = amp_forward(wrapped, scenario, harness)
     data = models.batch(scenario, harness)

@@ -140,6 +140,32 @@ def offloaded_tensors(model, optimizer):
     return [t for t in out if t is not None]
 
 
+def watch_grad_writeback(rec):
+    """FSDP1 with use_orig_params writes the original parameters' gradients back into a new flat gradient before each
+    unshard (FlatParamHandle._writeback_orig_params: torch.zeros_like(flat_param)); under CPU offload the flat
+    parameter is still the host shard then, so that gradient is host memory. It is gone by the end of the backward,
+    where the other offloaded storages are listed, so it is listed when it is made."""
+    from torch.distributed.fsdp._flat_param import FlatParamHandle
+
+    _WRITEBACK_WATCH["rec"] = rec  # one process runs several points: the current point's recorder
+    if getattr(FlatParamHandle, "_truth_watched", False):
+        return
+    original = FlatParamHandle._writeback_orig_params
+
+    def writeback(self):
+        wrote = original(self)
+        grad = self.flat_param.grad
+        if self._offload_params and grad is not None and grad.device.type == "cpu":
+            _WRITEBACK_WATCH["rec"].snapshot_offloaded([grad])
+        return wrote
+
+    FlatParamHandle._writeback_orig_params = writeback
+    FlatParamHandle._truth_watched = True
+
+
+_WRITEBACK_WATCH = {"rec": None}
+
+
 def _fsdp1_handles(model):
     from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 

@@ -138,7 +138,9 @@ function activationPlan(
     arch: a,
     mode,
     half,
-    weightBytes: wb,
+    // FSDP's 16-bit param dtype over fp32 weights: the layers compute with 16-bit parameters and the embedding's
+    // output, so the residual stream, is 16-bit too, as in a 16-bit model under autocast.
+    weightBytes: fsdpMixedPrecision(ctx) ? half : wb,
     batch: seqs,
     seq: seqHere,
     attention,
