@@ -249,8 +249,7 @@ function forwardComponents(
     ...[lossTemps, refTemps, ...rewardFwdC.map((c) => [c])].reduce((m, t) => (sum(t) > sum(m) ? t : m)),
   ];
   // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
-  const atLossTail =
-    sum(lossTail) + sum(gatheredAt.forwardEnd) >= layerTemps.bytes + sum(dequantFwdC) + sum(gathered);
+  const atLossTail = sum(lossTail) + sum(gatheredAt.forwardEnd) >= layerTemps.bytes + sum(dequantFwdC) + sum(gathered);
   const fwdTail = atLossTail ? lossTail : [layerTemps, ...dequantFwdC];
   return [
     ...pers,
