@@ -76,7 +76,7 @@ export function planDtypes(
   const stateBytes = badamRatio !== undefined ? badamRatio * trainableBytes : masterCopy ? 4 : trainableBytes;
   // FSDP mixed precision stores only the fp32 shard (the master); the 16-bit copy exists only when all-gathered,
   // and sharded gradients are kept in the fp32 parameter dtype (reduce_dtype fp32).
-  const fsdpMaster = fsdp && masterCopy && setup.fsdp !== 'shard_grad_op';
+  const fsdpMaster = fsdp && masterCopy;
   const gradBytes = badamRatio !== undefined ? badamRatio * (trainableBytes + 16) : fsdpMaster ? 4 : trainableBytes;
   // Context parallelism runs attention block by block with flash kernels (torchtitan's ring attention over SDPA flash,
   // ring-flash-attn, DeepSpeed-Ulysses over flash-attention); no s x s matrix is kept.

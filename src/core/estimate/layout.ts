@@ -95,7 +95,12 @@ export function planLayout(
     setup.fsdp === 'full_shard' || setup.fsdp === 'shard_grad_op' || setup.fsdp === 'hybrid_shard' || zero >= 2
       ? shardGroup
       : 1;
-  const shardParams = setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard' || zero === 3 ? shardGroup : 1;
+  // FSDP's SHARD_GRAD_OP shards the parameters at rest too ("parameters are sharded outside computation"): it only
+  // keeps them unsharded from a unit's forward to its backward (terms/sharding-buffers.ts).
+  const shardParams =
+    setup.fsdp === 'full_shard' || setup.fsdp === 'shard_grad_op' || setup.fsdp === 'hybrid_shard' || zero === 3
+      ? shardGroup
+      : 1;
   if (setup.offload_params !== 'none' && !(zero === 3 || fsdp)) {
     warnings.push({ key: 'offload_params', message: 'parameter offload needs ZeRO stage 3 (or FSDP); it is ignored' });
   }

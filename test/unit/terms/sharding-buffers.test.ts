@@ -2,7 +2,7 @@
 // test names its source.
 import * as assert from 'node:assert/strict';
 import { component, near, phase, run, setupFor } from '../helpers';
-import { truthSetup } from './helpers';
+import { truthPeak, truthSetup } from './helpers';
 
 describe('estimate: FSDP and ZeRO-3 gather quantized layers as stored', () => {
   // Llama-3.1-8B layer: 218,103,808 linear params (q, o 4096²; k, v 4096 x 1024; gate, up, down 4096 x 14336) and
@@ -267,6 +267,21 @@ describe('estimate: FSDP reshards layers after the forward; the all-gather strea
     assert.equal(units(phase(two, 'backward')), 725_504 * 2);
     assert.equal(units(phase(one, 'backward')), 0);
     assert.equal(units(phase(two, 'forward')), 0);
+  });
+});
+
+describe('estimate: FSDP SHARD_GRAD_OP shards the parameters at rest', () => {
+  // torch.distributed.fsdp ShardingStrategy.SHARD_GRAD_OP: "parameters are sharded outside computation"; each unit
+  // stays unsharded from its forward to its backward (reshard_after_forward=False). Truth points
+  // fsdp1/llama-w4-shard-grad-op-amp and fsdp2/...: the fp32 parameters are a 3,548,416 B shard (3,548,416 x 4 B / 4
+  // of 3.55M), and the two layer units (2 x 1,451,008 B) and the root unit (4,194,816 B) are held at the loss.
+  it('counts the fp32 shard, every layer unit in bf16 and the root unit, within 2 % of the measured peak', () => {
+    for (const id of ['fsdp1/llama-w4-shard-grad-op-amp', 'fsdp2/llama-w4-shard-grad-op-amp']) {
+      const e = run(truthSetup(id));
+      const loss = phase(e, 'backward');
+      assert.equal(component(loss, 'master-weights') + component(loss, 'weights'), 3_548_416, id);
+      near(e.perGpu.peakBytes, truthPeak(id), 0.02, id);
+    }
   });
 });
 
