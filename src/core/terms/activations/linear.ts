@@ -61,8 +61,8 @@ export function linear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
   const w = weight(bc, name);
   const ia3 = p.ia3;
   if (ia3 && ia3.targets.has(name)) {
-    // The input (feed-forward) or the output is cast to the vector's dtype and multiplied by it: the multiply keeps
-    // that cast copy for the vector's gradient; the product goes back to the base dtype.
+    // A feed-forward target's input is cast to the vector's dtype and multiplied by it: the multiply keeps that cast
+    // copy for the vector's gradient; the product goes back to the base dtype.
     if (ia3.feedforward.has(name)) {
       const xc = tape.to(x, ia3.dtypeBytes, `${name} IA3 input (adapter dtype)`);
       tape.save(xc);
@@ -73,10 +73,13 @@ export function linear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
         what,
       );
     }
+    // Otherwise the output times the vector (peft/tuners/ia3/layer.py Linear.forward: (result * ia3_scaling)
+    // .to(result_dtype)): the multiply keeps the output as it is for the vector's gradient; the product is promoted to
+    // the vector's dtype and cast back.
     const y0 = tape.linear(x, w, outFeatures, what);
-    const yc = tape.to(y0, ia3.dtypeBytes, `${what} (adapter dtype)`);
-    tape.save(yc);
-    return tape.to(tape.free(yc, `${what} x IA3 vector`), y0.bytesPerElem, `${what} (scaled)`);
+    tape.save(y0);
+    const scaled = tape.tensor(`${what} x IA3 vector`, y0.elems, Math.max(y0.bytesPerElem, ia3.dtypeBytes), true);
+    return tape.to(tape.free(scaled, `${what} x IA3 vector`), y0.bytesPerElem, `${what} (scaled)`);
   }
   const y = tape.linear(x, w, outFeatures, what);
   const m = mods.get(name);
