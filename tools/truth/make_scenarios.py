@@ -24,7 +24,9 @@ FAMILIES = {
     "phi3": dict(BASE, model_type="phi3", num_key_value_heads=4, pad_token_id=0),
     "gpt_neox": dict(model_type="gpt_neox", hidden_size=H, intermediate_size=1024, num_hidden_layers=2, num_attention_heads=4,
                      vocab_size=V, max_position_embeddings=2048, rotary_pct=0.25, tie_word_embeddings=False),
-    "gpt2": dict(model_type="gpt2", n_embd=H, n_layer=2, n_head=4, vocab_size=V, n_positions=2048),
+    # GPT2Config's dropouts default to 0.1; the harness runs without dropout, and says so to the estimator.
+    "gpt2": dict(model_type="gpt2", n_embd=H, n_layer=2, n_head=4, vocab_size=V, n_positions=2048, resid_pdrop=0.0, embd_pdrop=0.0,
+                 attn_pdrop=0.0),
     "mixtral": dict(BASE, model_type="mixtral", intermediate_size=256, num_local_experts=4, num_experts_per_tok=2, sliding_window=None),
     "qwen2_moe": dict(BASE, model_type="qwen2_moe", moe_intermediate_size=128, shared_expert_intermediate_size=256, num_experts=4,
                       num_experts_per_tok=2, decoder_sparse_step=1),
