@@ -358,6 +358,12 @@ export const TrainingSetupSchema = z.strictObject({
    * one DTensor shard per parameter along dim 0: torchtune, torchtitan, Accelerate / Axolotl fsdp_version: 2).
    */
   fsdp_version: z.union([z.literal(1), z.literal(2)]).optional(),
+  /**
+   * FSDP1 with LoRA / IA3: each adapter layer an FSDP unit of its own (PEFT fsdp_auto_wrap_policy, which the HF Trainer
+   * sets for a PEFT model), or false: inside its decoder layer's unit (use_orig_params=True), which makes the layers
+   * save and FSDP reduce and keep what the frozen weights' gradients need. Unset: true (an assumption under FSDP1).
+   */
+  fsdp_adapters_wrapped: z.boolean().optional(),
   /** GPUs in one FSDP hybrid-shard group (defaults to gpus_per_node). */
   fsdp_shard_size: positiveInt.optional(),
   /**

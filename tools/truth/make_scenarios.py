@@ -243,7 +243,11 @@ def suite_fsdp2():
 
 
 def suite_fsdp1():
-    return _versioned(_sharded("fsdp1"), 1)
+    # LoRA points say how the adapters are wrapped: inside their decoder layer's unit (the harness's per-layer wrap,
+    # use_orig_params=True) or as units of their own (PEFT's policy).
+    out = _versioned(_sharded("fsdp1"), 1)
+    return {k: (dict(sc, fsdp_adapters_wrapped="peftwrap" in k) if sc.get("method") == "lora" else sc, h)
+            for k, (sc, h) in out.items()}
 
 
 def suite_ddp():

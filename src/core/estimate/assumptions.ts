@@ -2,6 +2,7 @@
 // its reason, a tool's default, a catalog entry). Pushed in the order the estimate has always listed them. Pure.
 // Docs: docs/estimate/index.md
 import type { Architecture } from '../architecture';
+import { adapterUnitsMatter } from './fsdp-units';
 import { type Provenance, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, type TrainingSetup } from '../setup';
 import type { PlanningContext } from './context';
 
@@ -43,6 +44,16 @@ export function defaultAssumptions(ctx: PlanningContext, code: Architecture['mod
     assumptions.push({ key: 'quantization', value: `${q.type} ${q.bits}-bit`, source: qp.entry });
   }
   blockDefaults(ctx);
+  if (!ctx.lean && adapterUnitsMatter(setup) && setup.fsdp_adapters_wrapped === undefined) {
+    assumptions.push({
+      key: 'fsdp_adapters_wrapped',
+      value: 'true',
+      source:
+        "VRAM Lens default: each adapter layer an FSDP unit of its own (PEFT's fsdp_auto_wrap_policy, which the HF " +
+        'Trainer sets for a PEFT model); a loop that wraps whole decoder layers with use_orig_params=True also saves ' +
+        "and keeps what the frozen weights' gradients need: set fsdp_adapters_wrapped: false",
+    });
+  }
 }
 
 /** The setup fields left at their schema default (or a tool's). */

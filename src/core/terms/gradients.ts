@@ -9,6 +9,7 @@ import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 import { TRL_NLL_CHUNK_TOKENS } from './loss';
+import { adaptersInLayerUnits } from '../estimate/fsdp-units';
 
 /** The gradients of a stage at each point of the step. */
 export interface GradientPlan {
@@ -39,7 +40,10 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
   const { gradBytes, trainableBytes } = ctx.dtypes;
   const { badamRatio } = ctx.methods;
   const { first, trainableGradHere } = st;
-  const gradFull = trainableGradHere * gradBytes;
+  // Adapters inside FSDP1 layer units: the frozen layer weights' gradients too, in the parameter dtype
+  // (estimate/fsdp-units.ts), reduce-scattered and kept like the adapters' own until the next forward.
+  const frozenInUnits = adaptersInLayerUnits(ctx) ? (inv.blocks * st.layerShare) / tp : 0;
+  const gradFull = trainableGradHere * gradBytes + frozenInUnits * ctx.dtypes.weightBytes;
   const gradStored = fsdpOffload
     ? 0
     : setup.optimizer_in_backward
@@ -54,7 +58,12 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
       : badamRatio !== undefined
         ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable ` +
           `x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
-        : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B${shardGrads > 1 ? ` / ${shardGrads} (sharded)` : ''}`;
+        : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B` +
+          (frozenInUnits > 0
+            ? ` + ${formatCount(frozenInUnits)} frozen layer params x ${ctx.dtypes.weightBytes} B (adapters inside ` +
+              `their layer's FSDP1 unit: the whole unit's gradient)`
+            : '') +
+          (shardGrads > 1 ? ` / ${shardGrads} (sharded)` : '');
   // Gradients exist during the forward only when accumulating, or when zero_grad keeps the buffers
   // (set_to_none=False, the default before PyTorch 2.0).
   const gradsInForward = setup.gradient_accumulation_steps > 1 || !setup.zero_grad_set_to_none ? gradStored : 0;

@@ -19,6 +19,7 @@ import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { fsdp2ExpertPadding } from '../estimate/fsdp2-padding';
+import { adaptersInLayerUnits } from '../estimate/fsdp-units';
 import { formatCount } from '../units';
 import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 
@@ -265,9 +266,11 @@ export function shardingBuffers(
       );
     }
     // Unsharded gradients of one unit before reduce-scatter (param dtype, plus the fp32 reduce copy under mixed precision).
-    const unitTrain = setup.method === 'full' ? blockUnitGrads : inv.trainable / Math.max(1, a.layers);
+    // Adapters inside FSDP1 layer units compute the whole unit's gradient (estimate/fsdp-units.ts).
+    const wholeUnit = setup.method === 'full' || adaptersInLayerUnits(ctx);
+    const unitTrain = wholeUnit ? blockUnitGrads : inv.trainable / Math.max(1, a.layers);
     // FSDP2 copies them into a reduce-scatter input of S padded shards (fsdp2-padding.ts).
-    const reduceUnit = setup.method === 'full' ? blockUnit : unitTrain;
+    const reduceUnit = wholeUnit ? blockUnit : unitTrain;
     const reduceCopy = masterCopy || wb === 4 ? 4 : 0;
     gatheredGrads.push(
       comp(

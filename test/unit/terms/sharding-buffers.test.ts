@@ -285,6 +285,30 @@ describe('estimate: FSDP SHARD_GRAD_OP shards the parameters at rest', () => {
   });
 });
 
+describe('estimate: FSDP1 with the adapters inside their decoder layer unit (fsdp_adapters_wrapped: false)', () => {
+  // use_orig_params=True lets one FlatParameter hold frozen and trainable weights; it then requires grad, and so do the
+  // views the layers compute with (torch FSDP docs: "higher than expected gradient memory usage"). Traced on the CPU
+  // truth fsdp1/llama-w2-lora-amp against its FSDP2 twin: the norms' 16-bit casts and the down_proj input are kept as a
+  // full fine-tune keeps them, and the unit's whole gradient is reduce-scattered and its fp32 shard kept until the next
+  // forward (2 layers x 725,504 params x 4 B / 2 = 2,902,016 B at the optimizer step).
+  const s = truthSetup('fsdp1/llama-w2-lora-amp');
+  it('is within 3 % of the measured peak and of the optimizer phase; wrapped adapters (the default) save what LoRA does', () => {
+    assert.equal(s.fsdp_adapters_wrapped, false);
+    const e = run(s);
+    near(e.perGpu.peakBytes, truthPeak('fsdp1/llama-w2-lora-amp'), 0.03, 'peak');
+    const wrapped = run({ ...s, fsdp_adapters_wrapped: true });
+    assert.equal(
+      component(phase(e, 'optimizer'), 'gradients') - component(phase(wrapped, 'optimizer'), 'gradients'),
+      // (the estimate's block parameters include the 256-element final norm, which sits in the root unit)
+      ((2 * 725_504 + 256) * 4) / 2,
+    );
+    assert.ok(component(phase(e, 'backward'), 'activations') > component(phase(wrapped, 'backward'), 'activations'));
+    assert.ok(
+      run({ ...s, fsdp_adapters_wrapped: undefined }).assumptions.some((a) => a.key === 'fsdp_adapters_wrapped'),
+    );
+  });
+});
+
 describe('estimate: ZeRO++ hpZ and MiCS', () => {
   // Llama-3.1-8B pure bf16 full fine-tune under ZeRO-3 on 2 nodes x 8 GPUs (8,030,261,248 parameters).
   const s = (extra: Record<string, unknown>) =>

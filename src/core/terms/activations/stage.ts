@@ -10,6 +10,7 @@ import { comp } from '../../estimate/component';
 import type { EstimateContext, StageContext } from '../../estimate/context';
 import { formatCount } from '../../units';
 import { olderThan } from '../../util/version';
+import { adaptersInLayerUnits } from '../../estimate/fsdp-units';
 import { layerActivations, unslothFastPath } from './index';
 import type { ActivationPlan, Ia3Plan, LayerActivations, LoraPlan, MambaKernels } from './plan';
 
@@ -84,7 +85,9 @@ function activationPlan(
   const { peft, adapters, lora, ia3, targets, badamLayer, parameterTargets: paramTargets } = ctx.methods;
   const { assumptions, warnings } = ctx.notes;
   const { first, quantizedHere: quantHere, sequences: seqs, seqHere } = st;
-  const normsTrainable = setup.method === 'full';
+  // Adapters inside FSDP1 layer units: the layers compute with views of a FlatParameter that requires grad.
+  const wholeUnit = adaptersInLayerUnits(ctx);
+  const normsTrainable = setup.method === 'full' || wholeUnit;
   // FSDP's 16-bit param dtype gathers the adapters in 16 bits too, so PEFT's cast of a layer's input to the adapter's
   // dtype is the 16-bit input itself (CPU truth fsdp2/llama-w*-lora-amp: +3.2 / +3.6 % with fp32 copies counted).
   const adapterCompute = fsdpMixedPrecision(ctx) ? half : adapterBytes;
@@ -147,7 +150,7 @@ function activationPlan(
     batch: seqs,
     seq: seqHere,
     attention,
-    baseTrainable: setup.method === 'full',
+    baseTrainable: setup.method === 'full' || wholeUnit,
     normsTrainable,
     inputRequiresGrad: inputRg || adapters,
     lora: loraPlan,
