@@ -12,7 +12,7 @@ import { logitsAndLoss } from '../terms/logits-loss';
 import { masterWeights } from '../terms/master-weights';
 import { optimizerStates } from '../terms/optimizer-states';
 import { frozenModelWeights, referenceForward, rewardForwards } from '../terms/reference-models';
-import { shardingBuffers, zeroPersistentBuckets } from '../terms/sharding-buffers';
+import { shardingBuffers } from '../terms/sharding-buffers';
 import { weights } from '../terms/weights';
 import type { EstimateContext, StageContext } from './context';
 import { fsdp2ExpertPadding } from './fsdp2-padding';
@@ -141,9 +141,10 @@ function stagePhases(
   if (!ctx.methods.rollout?.vllm_sleep) persistent.push(...engineC);
 
   const grads = gradientPlan(ctx, st);
-  persistent.push(...ddpBuckets(ctx, st, grads), ...zeroPersistentBuckets(ctx, st));
+  const sharding = shardingBuffers(ctx, st);
+  const { gathered, gatheredAt, gatheredGrads, headGather } = sharding;
+  persistent.push(...ddpBuckets(ctx, st, grads), ...sharding.persistent);
 
-  const { gathered, gatheredAt, gatheredGrads, headGather } = shardingBuffers(ctx, st);
   const activations = stageActivations(ctx, st);
   const { headAccum, tiedAccum, headGradAtLoss } = accumulationBuffers(ctx, st);
   const { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes } = dequantWorkingSets(ctx, st);

@@ -103,17 +103,20 @@ function zeroBuckets(
   return { persistent: [], backward: [buckets] };
 }
 
-/** ZeRO-3's gradient bucket, held from the optimizer's construction on (empty for other layouts). */
-export function zeroPersistentBuckets(ctx: EstimateContext, st: StageContext): Component[] {
-  if (ctx.sharding.zeroStage !== 3) return [];
-  return zeroBuckets(ctx, { ...ZERO_DEFAULTS, ...(ctx.setup.zero_buckets ?? {}) }, st.trainableHere).persistent;
-}
-
-/** What ZeRO / FSDP hold gathered on this stage's GPU: layer parameters, gradient buckets, the head or root unit. */
+/**
+ * What ZeRO / FSDP hold on this stage's GPU: layer parameters gathered, gradient buckets (ZeRO-3's own from the
+ * optimizer's construction on, in `persistent`), the head or root unit.
+ */
 export function shardingBuffers(
   ctx: EstimateContext,
   st: StageContext,
-): { gathered: Component[]; gatheredAt: GatheredAt; gatheredGrads: Component[]; headGather: Component[] } {
+): {
+  persistent: Component[];
+  gathered: Component[];
+  gatheredAt: GatheredAt;
+  gatheredGrads: Component[];
+  headGather: Component[];
+} {
   const { setup, effectiveSetup: effSetup } = ctx;
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
   const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
@@ -138,6 +141,7 @@ export function shardingBuffers(
   const blockUnit = unitOf(inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep) + expertPadding);
   // The gradients autograd computes are the unpadded parameters' (the padding is in the reduce-scatter input only).
   const blockUnitGrads = unitOf(inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep));
+  const buckets = zero >= 1 ? zeroBuckets(ctx, zb, trainableHere) : { persistent: [], backward: [] };
   const gathered: Component[] = [];
   let gatheredAt: GatheredAt | undefined;
   const gatheredGrads: Component[] = [];
@@ -215,10 +219,9 @@ export function shardingBuffers(
         }),
       ),
     );
-    gatheredGrads.push(...zeroBuckets(ctx, zb, trainableHere).backward);
-  } else if (zero >= 1) {
-    gatheredGrads.push(...zeroBuckets(ctx, zb, trainableHere).backward);
-  } else if (fsdp) {
+  }
+  gatheredGrads.push(...buckets.backward);
+  if (zero === 0 && fsdp) {
     if (setup.fsdp !== 'shard_grad_op') {
       // Current unit + one prefetched unit all-gathered in the compute dtype (FSDP forward/backward prefetch).
       gathered.push(
@@ -322,6 +325,7 @@ export function shardingBuffers(
     );
   }
   return {
+    persistent: buckets.persistent,
     gathered,
     gatheredAt: gatheredAt ?? { forwardEnd: gathered, loss: gathered, lastLayer: gathered, firstLayer: gathered },
     gatheredGrads,

@@ -67,29 +67,49 @@ def _sft(scenario, harness, rec, model, out_dir):
 
     ds = Dataset.from_dict({"input_ids": _token_rows(scenario, _rows(scenario, harness), scenario.get("seq_len", 128))})
     args = SFTConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128), packing=False)
-    return SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
-                      optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
+    return SFTTrainer(model=model, args=args, train_dataset=ds, **_trainer_kwargs(scenario, rec, model))
 
 
-def _dpo(scenario, harness, rec, model, out_dir):
+def _tokenizer(scenario):
+    return models.tokenizer(scenario["architecture"]["vocab_size"])
+
+
+def _trainer_kwargs(scenario, rec, model):
+    """What every TRL trainer here is given: the tokenizer, torch's foreach AdamW, the step marks."""
+    return dict(processing_class=_tokenizer(scenario), optimizers=(loop.make_optimizer(model, scenario), None),
+                callbacks=[_callback(rec)])
+
+
+def _pairs(scenario, harness):
+    """Prompts with a chosen and a rejected completion. The completions begin with a space: the trainers tokenize
+    prompt + completion as one string, and the word-level tokenizer would read the last prompt word and the first
+    completion word as one unknown word."""
     from datasets import Dataset
-    from trl import DPOConfig, DPOTrainer
 
     n, prompt, completion = _rows(scenario, harness), harness["prompt_len"], harness["completion_len"]
-    # The completions begin with a space: DPOTrainer tokenizes prompt + completion as one string, and the word-level
-    # tokenizer would read the last prompt word and the first completion word as one unknown word.
-    ds = Dataset.from_dict({"prompt": _texts(scenario, n, prompt, 1), "chosen": [" " + t for t in _texts(scenario, n, completion, 2)],
-                            "rejected": [" " + t for t in _texts(scenario, n, completion, 3)]})
-    args = DPOConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128))
-    ref = None
-    if scenario.get("preference", {}).get("reference") == "copy":  # a frozen copy (TRL would load it by the model's hub name)
-        ref = models.build_model(scenario, harness)
-    trainer = DPOTrainer(model=model, ref_model=ref, args=args, train_dataset=ds,
-                         processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
-                         optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
+    return Dataset.from_dict({"prompt": _texts(scenario, n, prompt, 1), "chosen": [" " + t for t in _texts(scenario, n, completion, 2)],
+                              "rejected": [" " + t for t in _texts(scenario, n, completion, 3)]})
+
+
+def _reference_copy(scenario, harness, reference):
+    """A frozen copy when the scenario's reference is one (TRL would load it by the model's hub name), else None."""
+    return models.build_model(scenario, harness) if reference == "copy" else None
+
+
+def _watch_reference(rec, trainer):
     if getattr(trainer, "ref_model", None) is not None:
         rec.watch_forward(models.hf_model(trainer.ref_model))
     return trainer
+
+
+def _dpo(scenario, harness, rec, model, out_dir):
+    from trl import DPOConfig, DPOTrainer
+
+    args = DPOConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128))
+    ref = _reference_copy(scenario, harness, scenario.get("preference", {}).get("reference"))
+    trainer = DPOTrainer(model=model, ref_model=ref, args=args, train_dataset=_pairs(scenario, harness),
+                         **_trainer_kwargs(scenario, rec, model))
+    return _watch_reference(rec, trainer)
 
 
 def _kto(scenario, harness, rec, model, out_dir):
@@ -102,85 +122,63 @@ def _kto(scenario, harness, rec, model, out_dir):
     ds = Dataset.from_dict({"prompt": _texts(scenario, n, prompt, 1), "completion": [" " + t for t in _texts(scenario, n, completion, 2)],
                             "label": [i % 2 == 0 for i in range(n)]})
     args = KTOConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128))
-    ref = None
-    if scenario.get("preference", {}).get("reference") == "copy":
-        ref = models.build_model(scenario, harness)
-    trainer = KTOTrainer(model=model, ref_model=ref, args=args, train_dataset=ds,
-                         processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
-                         optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
-    if getattr(trainer, "ref_model", None) is not None:
-        rec.watch_forward(models.hf_model(trainer.ref_model))
-    return trainer
+    ref = _reference_copy(scenario, harness, scenario.get("preference", {}).get("reference"))
+    trainer = KTOTrainer(model=model, ref_model=ref, args=args, train_dataset=ds, **_trainer_kwargs(scenario, rec, model))
+    return _watch_reference(rec, trainer)
 
 
 def _orpo(scenario, harness, rec, model, out_dir):
-    from datasets import Dataset
     from trl.experimental.orpo import ORPOConfig, ORPOTrainer
 
-    n, prompt, completion = _rows(scenario, harness), harness["prompt_len"], harness["completion_len"]
-    ds = Dataset.from_dict({"prompt": _texts(scenario, n, prompt, 1), "chosen": [" " + t for t in _texts(scenario, n, completion, 2)],
-                            "rejected": [" " + t for t in _texts(scenario, n, completion, 3)]})
     args = ORPOConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128))
-    return ORPOTrainer(model=model, args=args, train_dataset=ds,
-                       processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
-                       optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
+    return ORPOTrainer(model=model, args=args, train_dataset=_pairs(scenario, harness), **_trainer_kwargs(scenario, rec, model))
+
+
+def _prompts(scenario, harness):
+    from datasets import Dataset
+
+    return Dataset.from_dict({"prompt": _texts(scenario, 64, harness["prompt_len"], 1)})
 
 
 def _online_dpo(scenario, harness, rec, model, out_dir):
-    from datasets import Dataset
     from trl.experimental.online_dpo import OnlineDPOConfig, OnlineDPOTrainer
 
     rollout = scenario["rollout"]
-    ds = Dataset.from_dict({"prompt": _texts(scenario, 64, harness["prompt_len"], 1)})
     args = OnlineDPOConfig(**training_kwargs(scenario, harness, out_dir), max_new_tokens=rollout["completion_len"],
                            max_length=scenario.get("seq_len", 128), use_vllm=False)
-    ref = None
-    if rollout.get("reference") == "copy":  # a frozen copy, as the trainer makes one for a full fine-tune
-        ref = models.build_model(scenario, harness)
-    trainer = OnlineDPOTrainer(model=model, ref_model=ref, reward_funcs=_reward, args=args, train_dataset=ds,
-                               processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
-                               optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
+    ref = _reference_copy(scenario, harness, rollout.get("reference"))
+    trainer = OnlineDPOTrainer(model=model, ref_model=ref, reward_funcs=_reward, args=args, train_dataset=_prompts(scenario, harness),
+                               **_trainer_kwargs(scenario, rec, model))
     rec.watch_generate(model)
-    if getattr(trainer, "ref_model", None) is not None:
-        rec.watch_forward(models.hf_model(trainer.ref_model))
-    return trainer
-
-
-def _rloo(scenario, harness, rec, model, out_dir):
-    from datasets import Dataset
-    from trl import RLOOConfig, RLOOTrainer
-
-    rollout = scenario["rollout"]
-    ds = Dataset.from_dict({"prompt": _texts(scenario, 64, harness["prompt_len"], 1)})
-    args = RLOOConfig(**training_kwargs(scenario, harness, out_dir), num_generations=harness.get("num_generations", 2),
-                      max_completion_length=rollout["completion_len"], beta=harness.get("beta", 0.0),
-                      steps_per_generation=rollout["batch"] // scenario.get("micro_batch_size", 1), use_vllm=False)
-    trainer = RLOOTrainer(model=model, reward_funcs=_reward, args=args, train_dataset=ds,
-                          processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
-                          optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
-    rec.watch_generate(model)
-    return trainer
+    return _watch_reference(rec, trainer)
 
 
 def _reward(completions, **kwargs):
     return [float(len(c)) for c in completions]
 
 
-def _grpo(scenario, harness, rec, model, out_dir):
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
-
+def _policy_gradient(config_cls, trainer_cls, scenario, harness, rec, model, out_dir):
+    """GRPO and RLOO: groups of completions per prompt, scored by a reward function, no vLLM."""
     rollout = scenario["rollout"]
-    ds = Dataset.from_dict({"prompt": _texts(scenario, 64, harness["prompt_len"], 1)})
-    kwargs = training_kwargs(scenario, harness, out_dir)
-    args = GRPOConfig(**kwargs, num_generations=harness.get("num_generations", 2),
+    args = config_cls(**training_kwargs(scenario, harness, out_dir), num_generations=harness.get("num_generations", 2),
                       max_completion_length=rollout["completion_len"], beta=harness.get("beta", 0.0),
                       steps_per_generation=rollout["batch"] // scenario.get("micro_batch_size", 1), use_vllm=False)
-    trainer = GRPOTrainer(model=model, reward_funcs=_reward, args=args, train_dataset=ds,
-                          processing_class=models.tokenizer(scenario["architecture"]["vocab_size"]),
-                          optimizers=(loop.make_optimizer(model, scenario), None), callbacks=[_callback(rec)])
+    trainer = trainer_cls(model=model, reward_funcs=_reward, args=args, train_dataset=_prompts(scenario, harness),
+                          **_trainer_kwargs(scenario, rec, model))
     rec.watch_generate(model)  # the outermost generate (PEFT's calls the base model's inside)
     return trainer
+
+
+def _grpo(scenario, harness, rec, model, out_dir):
+    from trl import GRPOConfig, GRPOTrainer
+
+    return _policy_gradient(GRPOConfig, GRPOTrainer, scenario, harness, rec, model, out_dir)
+
+
+def _rloo(scenario, harness, rec, model, out_dir):
+    from trl import RLOOConfig, RLOOTrainer
+
+    return _policy_gradient(RLOOConfig, RLOOTrainer, scenario, harness, rec, model, out_dir)
 
 
 BUILDERS = {"trainer": _trainer, "sft": _sft, "dpo": _dpo, "grpo": _grpo, "kto": _kto, "orpo": _orpo, "online_dpo": _online_dpo, "rloo": _rloo}

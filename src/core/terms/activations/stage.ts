@@ -90,7 +90,8 @@ function activationPlan(
   const normsTrainable = setup.method === 'full' || wholeUnit;
   // FSDP's 16-bit param dtype gathers the adapters in 16 bits too, so PEFT's cast of a layer's input to the adapter's
   // dtype is the 16-bit input itself (CPU truth fsdp2/llama-w*-lora-amp: +3.2 / +3.6 % with fp32 copies counted).
-  const adapterCompute = fsdpMixedPrecision(ctx) ? half : adapterBytes;
+  const fsdpMp = fsdpMixedPrecision(ctx);
+  const adapterCompute = fsdpMp ? half : adapterBytes;
   const loraPlan: LoraPlan | undefined =
     peft && lora
       ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterCompute, targets, dora: lora.use_dora }
@@ -146,7 +147,7 @@ function activationPlan(
     half,
     // FSDP's 16-bit param dtype over fp32 weights: the layers compute with 16-bit parameters and the embedding's
     // output, so the residual stream, is 16-bit too, as in a 16-bit model under autocast.
-    weightBytes: fsdpMixedPrecision(ctx) ? half : wb,
+    weightBytes: fsdpMp ? half : wb,
     batch: seqs,
     seq: seqHere,
     attention,
@@ -171,7 +172,7 @@ function activationPlan(
     ...(a.moe && olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth'
       ? { expertsLooped: true }
       : {}),
-    ...(fsdpMixedPrecision(ctx) ? { unshardedParamBytes: half } : {}),
+    ...(fsdpMp ? { unshardedParamBytes: half } : {}),
     ...(a.family === 'gpt_neox' && olderThan(setup.transformers_version, 4, 49) ? { neoxHalfSoftmax: true } : {}),
     ...mixerKernels,
     ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
