@@ -331,10 +331,18 @@ export default async function features({ url, screenshots, workspace, check }) {
     await screenshot(page, path.join(screenshots, 'select-gpu-target.png'));
     await input.fill('Workspace');
     await page.keyboard.press('Enter');
+    // VS Code rewrites the file in place: a read between its truncation and its write sees it empty, so a file that
+    // does not parse yet is read again.
+    const readSettings = () => {
+      try {
+        return JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+      } catch {
+        return {};
+      }
+    };
     const end = Date.now() + 10_000;
-    while (JSON.parse(fs.readFileSync(settingsFile, 'utf8'))['vramLens.gpu'] !== 'A100-80GB' && Date.now() < end)
-      await page.waitForTimeout(200);
-    const now = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+    while (readSettings()['vramLens.gpu'] !== 'A100-80GB' && Date.now() < end) await page.waitForTimeout(200);
+    const now = readSettings();
     fs.writeFileSync(settingsFile, saved);
     if (now['vramLens.gpu'] !== 'A100-80GB') throw new Error(`settings: ${JSON.stringify(now)}`);
   });
