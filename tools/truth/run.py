@@ -93,14 +93,15 @@ def save(suite, records):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--suite")
-    ap.add_argument("--only", help="glob over point ids (suite/name)")
+    ap.add_argument("--only", help="glob over point ids (suite/name); several, comma-separated")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per batch")
     ap.add_argument("--batch", type=int, default=4, help="points per process")
     ap.add_argument("--skip-done", action="store_true", help="leave out points already in the fixtures")
     ap.add_argument("--dump-trace", metavar="DIR", help="also write each point's allocation sequence to DIR/<suite>/<name>.trace.json")
     args = ap.parse_args()
-    paths = [p for p in scen.all_paths(args.suite) if not args.only or fnmatch.fnmatch(scen.point_id(p), args.only)]
+    globs = args.only.split(",") if args.only else []
+    paths = [p for p in scen.all_paths(args.suite) if not globs or any(fnmatch.fnmatch(scen.point_id(p), g) for g in globs)]
     if not args.suite and not args.only:
         paths = [p for p in paths if scen.point_id(p).split("/")[0] not in ON_DEMAND]
     order = {s: i for i, s in enumerate(SUITE_ORDER)}

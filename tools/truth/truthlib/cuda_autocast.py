@@ -1,0 +1,91 @@
+"""CUDA's autocast policy on the CPU, for the ops where the two differ and the tested models call them.
+
+torch.autocast("cpu") and torch.autocast("cuda") keep different op lists (aten/src/ATen/autocast_mode.cpp). CUDA runs
+pow, the unary transcendental ops (exp, log, rsqrt, ...) and softplus in fp32 (`fp32`), and softmax / log_softmax /
+sum / cumsum / prod with an fp32 output dtype unless one is given (`fp32_set_opt_dtype`); the CPU lists leave these in
+the input's dtype. A model that calls them on 16-bit tensors under autocast (GPT-2's gelu_new: 0.5 * x * (1 + tanh(c *
+(x + 0.044715 * pow(x, 3))))) allocates fp32 tensors on a GPU and 16-bit ones on the CPU, so the CPU truth would
+measure what no GPU run allocates. `install()` registers, for the AutocastCPU dispatch key, kernels that do what the
+CUDA ones do: cast 16-bit floating inputs to fp32 (or set the output dtype) and call the op below autocast. Autograd
+sits below the autocast keys, so the casts and the op are recorded as on a GPU.
+"""
+import torch
+
+_LOW = (torch.float16, torch.bfloat16)
+_AUTOCAST_CPU = torch._C.DispatchKeySet(torch._C.DispatchKey.AutocastCPU)
+
+# CUDA's `fp32` list, restricted to overloads whose only floating inputs are tensors the kernel casts.
+FP32_OPS = [
+    "pow.Tensor_Scalar",
+    "pow.Tensor_Tensor",
+    "pow.Scalar",
+    "acos",
+    "asin",
+    "cosh",
+    "erfinv",
+    "exp",
+    "expm1",
+    "log",
+    "log10",
+    "log2",
+    "log1p",
+    "reciprocal",
+    "rsqrt",
+    "sinh",
+    "tan",
+    "softplus",
+]
+# CUDA's `fp32_set_opt_dtype` list: the op gets dtype=float32 when its input is 16-bit and no dtype is given.
+OPT_DTYPE_OPS = ["softmax.int", "log_softmax.int", "sum", "sum.dim_IntList", "cumsum", "prod", "prod.dim_int"]
+
+_library = None
+
+
+def _to_fp32(x):
+    if isinstance(x, torch.Tensor) and x.is_floating_point() and x.dtype in _LOW:
+        return x.float()
+    return x
+
+
+def _fp32_kernel(op):
+    def kernel(*args, **kwargs):
+        with torch._C._ExcludeDispatchKeyGuard(_AUTOCAST_CPU):
+            return op(*[_to_fp32(a) for a in args], **{k: _to_fp32(v) for k, v in kwargs.items()})
+
+    return kernel
+
+
+def _opt_dtype_kernel(op):
+    # softmax.int takes its dtype positionally (third argument); sum, cumsum and prod as a keyword.
+    arguments = op._schema.arguments
+    index = next(i for i, a in enumerate(arguments) if a.name == "dtype")
+    positional = not arguments[index].kwarg_only
+
+    def kernel(*args, **kwargs):
+        with torch._C._ExcludeDispatchKeyGuard(_AUTOCAST_CPU):
+            x = args[0]
+            if isinstance(x, torch.Tensor) and x.dtype in _LOW:
+                if positional and len(args) > index:
+                    if args[index] is None:
+                        args = (*args[:index], torch.float32, *args[index + 1 :])
+                elif kwargs.get("dtype") is None:
+                    kwargs = {**kwargs, "dtype": torch.float32}
+            return op(*args, **kwargs)
+
+    return kernel
+
+
+def install():
+    """Registers the kernels once per process (CPU autocast then follows CUDA's lists for these ops)."""
+    global _library
+    if _library is not None:
+        return
+    _library = torch.library.Library("aten", "IMPL")
+    for name in FP32_OPS:
+        packet, _, overload = name.partition(".")
+        op = getattr(getattr(torch.ops.aten, packet), overload or "default")
+        _library.impl(name, _fp32_kernel(op), "AutocastCPU")
+    for name in OPT_DTYPE_OPS:
+        packet, _, overload = name.partition(".")
+        op = getattr(getattr(torch.ops.aten, packet), overload or "default")
+        _library.impl(name, _opt_dtype_kernel(op), "AutocastCPU")
