@@ -55,6 +55,7 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     // TRL chunked_nll: autocast's 16-bit copy of an fp32 head, saved by each chunk's recomputed matmul in backward.
     headCastBytes:
       setup.loss === 'chunked-nll' && mode === 'amp' && embeddingBytes === 4 ? (a.vocab / tp) * a.hidden * half : 0,
+    ...(setup.loss === 'chunked-nll' ? { packedHiddenBytes: Math.max(cb, ctx.dtypes.denseBytes) } : {}),
     softcap: a.finalLogitSoftcap,
     distill: training && teacher !== undefined && !rollout,
     ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),
@@ -129,6 +130,7 @@ export function logitsAndLoss(
     normWeightBytes: denseBytes,
     headWeightBytes: embBytes,
     residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined,
+    packedHeadInput: setup.loss === 'chunked-nll',
   });
   outside.push(
     comp(

@@ -75,6 +75,11 @@ export interface LossPlan {
    * recomputed matmul in backward (V x h x 2 B; 0 without autocast or with 16-bit weights).
    */
   readonly headCastBytes?: number;
+  /**
+   * 'chunked-nll': bytes per element of the final norm's output, which _chunked_cross_entropy_loss packs
+   * (hidden_states[mask]) and whose gradient each chunk's backward fills in a zero tensor of the packed size.
+   */
+  readonly packedHiddenBytes?: number;
   readonly softcap: boolean;
   /** torch.compile fuses the upcast, log-softmax and nll: it saves the logits and a per-row logsumexp. */
   readonly compile?: boolean;
@@ -479,14 +484,19 @@ function chunkedNll(p: LossPlan): LossMemory {
   const C = Math.min(TRL_NLL_CHUNK_TOKENS, p.tokens);
   const chunk = 16 * C * p.vocab;
   const cast = p.headCastBytes ?? 0;
+  // A chunk is a slice of the packed hidden states: slice_backward fills the chunk's gradient into zeros of the packed
+  // size (CPU truth trl/llama-sft-full-amp: aten::zeros < slice_backward, 510 x 256 x 4 B at NllLossBackward0).
+  const hb = p.packedHiddenBytes ?? 0;
+  const sliceGrad = p.tokens * (p.hidden ?? 0) * hb;
   return {
     savedBytes: 0,
     forwardTransientBytes: chunk,
-    backwardTransientBytes: chunk + cast,
+    backwardTransientBytes: chunk + cast + sliceGrad,
     formula:
       `TRL chunked_nll (${C}-token chunks under checkpointing): nothing of T x V kept; per chunk the fp32 logits, ` +
       `log_softmax, its exp and the entropy product 4 x 4·${C}·V, in forward and again in the chunk's recompute` +
-      (cast > 0 ? " beside autocast's 16-bit copy of the fp32 head (V·h·2)" : ''),
+      (cast > 0 ? " beside autocast's 16-bit copy of the fp32 head (V·h·2)" : '') +
+      (sliceGrad > 0 ? `, and the chunk slice's gradient in zeros of the packed hidden states (T·h·${hb})` : ''),
   };
 }
 

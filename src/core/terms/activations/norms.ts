@@ -37,6 +37,11 @@ interface FinalNormPlan {
   headWeightBytes?: number;
   /** Bytes per element of the residual stream when it differs from the model's (fp32 behind 4/8-bit layers). */
   residualBytes?: number;
+  /**
+   * TRL chunked_nll: the head runs on a packed copy of the norm's output (hidden_states[mask], the valid tokens), the
+   * input its checkpointed chunks keep until backward whether or not the head trains.
+   */
+  packedHeadInput?: boolean;
 }
 
 /**
@@ -62,12 +67,14 @@ const finalNormPerToken = memo(
       a.norm === 'rms'
         ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', rms.weightBytes, rms.style)
         : tape.layerNorm(x, 1, p.normTrainable, 'final norm');
-    tape.linear(
-      normed,
-      { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: headBytes },
-      a.vocab,
-      'logits',
-    );
+    if (p.packedHeadInput) tape.save(tape.free(normed, 'valid tokens of the final hidden states (packed copy)'));
+    else
+      tape.linear(
+        normed,
+        { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: headBytes },
+        a.vocab,
+        'logits',
+      );
     return tape.totalBytes();
   },
   {
@@ -76,7 +83,8 @@ const finalNormPerToken = memo(
     key: (p) => {
       const normBytes = p.normWeightBytes ?? p.weightBytes;
       const headBytes = p.headWeightBytes ?? p.weightBytes;
-      return `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}`;
+      const packed = +(p.packedHeadInput === true);
+      return `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}${packed}`;
     },
   },
 );
