@@ -677,7 +677,13 @@ describe('estimate: MoE experts as transformers 5 stores them (3-D parameters)',
     // token order: 4.x index_add_ keeps its source (routed tokens x hidden, bf16) and the token indices, 5.x grouped_mm
     // an index (int64 token, sort and unsort indices) whose source it does not keep. 48 MoE layers, 1,024 tokens x top-8
     // = 8,192 routed rows, hidden 2,048 (profiled: tools/peak/measure_step.py --moe-checkpointing).
-    const s = { weights_dtype: 'bf16' as const, mixed_precision: 'bf16' as const, seq_len: 1024 };
+    // flash_attention_2 keeps k and v unrepeated in both versions (SDPA repeats them in 4.x: see activations.test.ts).
+    const s = {
+      weights_dtype: 'bf16' as const,
+      mixed_precision: 'bf16' as const,
+      seq_len: 1024,
+      attention: 'flash' as const,
+    };
     const v5 = run(setupFor('Qwen/Qwen3-30B-A3B', s));
     const old = run(setupFor('Qwen/Qwen3-30B-A3B', { ...s, ...v4 }));
     const acts = (e: typeof v5): number => component(phase(e, 'forward'), 'activations');

@@ -98,8 +98,9 @@ export function attentionCore(
     return tape.free(out, 'attention output (transposed, contiguous)');
   }
   // SDPA (flash / memory-efficient kernels) and flash_attention_2: no s x s matrix is kept; backward needs
-  // q, k, v, the output and the fp32 logsumexp per (batch, head, query).
-  const repeat = p.attention === 'sdpa' && gqa && opts.causalRepeat;
+  // q, k, v, the output and the fp32 logsumexp per (batch, head, query). transformers repeats the key and value heads
+  // for SDPA unless it can pass enable_gqa=True (no attention mask: ActivationPlan.sdpaGqa).
+  const repeat = p.attention === 'sdpa' && gqa && opts.causalRepeat && p.sdpaGqa !== true;
   const qq = tape.castForMatmul(q);
   const kk = repeat ? repeatKv(tape.castForMatmul(k), 'repeat_kv(k)', kvHeads === 1) : tape.castForMatmul(k);
   const vv = repeat ? repeatKv(tape.castForMatmul(v), 'repeat_kv(v)', kvHeads === 1) : tape.castForMatmul(v);

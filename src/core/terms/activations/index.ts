@@ -81,6 +81,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   (a.dequantizedExperts ?? 0) === (b.dequantizedExperts ?? 0) &&
   (a.expertsLooped === true) === (b.expertsLooped === true) &&
   (a.neoxHalfSoftmax === true) === (b.neoxHalfSoftmax === true) &&
+  (a.sdpaGqa === true) === (b.sdpaGqa === true) &&
   (a.unshardedParamBytes ?? 0) === (b.unshardedParamBytes ?? 0) &&
   (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') &&
   (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch') &&
@@ -117,6 +118,7 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   dequantizedExperts: true,
   expertsLooped: true,
   neoxHalfSoftmax: true,
+  sdpaGqa: true,
   unshardedParamBytes: true,
   kbitUpcast: true,
   kernels: true,
@@ -137,6 +139,7 @@ const layers = memo(layerActivationsUncached, {
     `${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}` +
     `${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}` +
     `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}` +
+    `${+(p.sdpaGqa === true)}` +
     `u${p.unshardedParamBytes ?? 0}` +
     `${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}` +
     `${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}` +

@@ -77,6 +77,12 @@ export interface ActivationPlan {
    * not fp32 (the shared eager_attention_forward since).
    */
   readonly neoxHalfSoftmax?: boolean;
+  /**
+   * SDPA takes the key and value heads as they are (enable_gqa=True), so grouped-query attention keeps no repeated
+   * copies: transformers 4.54+ (integrations/sdpa_attention.py use_gqa_in_sdpa) on torch 2.5+ when the model passes
+   * no attention mask (no padding in the batch, causal, inside any sliding window) and head_dim <= 256.
+   */
+  readonly sdpaGqa?: boolean;
   /** FSDP mixed precision: the unsharded parameters the layers compute with are 16-bit (param_dtype), over fp32 weights. */
   readonly unshardedParamBytes?: number;
   /**

@@ -8,7 +8,7 @@
 import type { Component } from '../../model';
 import { comp } from '../../estimate/component';
 import type { EstimateContext, StageContext } from '../../estimate/context';
-import { formatCount } from '../../units';
+import { formatBytes, formatCount } from '../../units';
 import { olderThan } from '../../util/version';
 import { adaptersInLayerUnits } from '../../estimate/fsdp-units';
 import { layerActivations, unslothFastPath } from './index';
@@ -77,6 +77,8 @@ function activationPlan(
   mixerKernels: Pick<ActivationPlan, 'linearKernels' | 'mambaKernels'>;
   mambaPath: MambaKernels;
   kernelsOff: boolean;
+  /** Whether the first layer's input requires grad (a trained embedding, enable_input_require_grads, BAdam). */
+  embeddingOutputRequiresGrad: boolean;
 } {
   const { setup, effectiveSetup: effSetup } = ctx;
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
@@ -174,10 +176,33 @@ function activationPlan(
       : {}),
     ...(fsdpMp ? { unshardedParamBytes: half } : {}),
     ...(a.family === 'gpt_neox' && olderThan(setup.transformers_version, 4, 49) ? { neoxHalfSoftmax: true } : {}),
+    ...(attention === 'sdpa' && sdpaGetsNoMask(ctx, seqHere, paddedBatch) ? { sdpaGqa: true } : {}),
     ...mixerKernels,
     ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
   };
-  return { layerPlan, mixerKernels, mambaPath, kernelsOff };
+  return { layerPlan, mixerKernels, mambaPath, kernelsOff, embeddingOutputRequiresGrad: inputRg };
+}
+
+/**
+ * Whether transformers hands SDPA no attention mask, so grouped-query attention runs with enable_gqa=True on the
+ * un-repeated key and value heads (integrations/sdpa_attention.py use_gqa_in_sdpa, torch 2.5+, head_dim <= 256).
+ * masking_utils sdpa_mask drops the mask (_ignore_causal_mask_sdpa) when no token of the batch is padding and the
+ * sequence fits any sliding window; a batch padded to its longest sample keeps it, and repeat_kv copies each key and
+ * value head for every query head it serves. transformers 4.54-4.57 take enable_gqa too, but a forward given no
+ * attention_mask and no cache gets a packed-sequence mask from its position ids (find_packed_sequence_indices returns
+ * a tensor even for unpacked rows until 5.0), so 4.x is counted with the copies: CPU truth tf4/llama-full-fp32
+ * (4.57.6, no attention_mask) repeats, loop/llama-lora-bf16 and gemma3-lora-bf16 (5.17) keep 2 key-value heads.
+ */
+function sdpaGetsNoMask(ctx: EstimateContext, seqHere: number, paddedBatch: boolean): boolean {
+  const { setup } = ctx;
+  const a = ctx.model.arch;
+  return (
+    !paddedBatch &&
+    !olderThan(setup.transformers_version, 5, 0) &&
+    !olderThan(setup.pytorch_version, 2, 5) &&
+    a.headDim <= 256 &&
+    !(a.slidingLayers > 0 && seqHere > a.slidingWindow)
+  );
 }
 
 /** The kernels the stage's layers are estimated with, said once (first stage): Mamba, linear attention, Unsloth. */
@@ -193,6 +218,17 @@ function kernelNotes(
   const { targets, parameterTargets: paramTargets } = ctx.methods;
   const { assumptions, warnings } = ctx.notes;
   const { first } = st;
+  if (layerPlan.sdpaGqa && a.kvHeads < a.heads && !ctx.lean && first) {
+    assumptions.push({
+      key: 'batch_lengths',
+      value: `${setup.batch_lengths}: no attention mask`,
+      source:
+        'no padding token in a batch, so transformers hands SDPA no mask and enable_gqa=True: attention keeps k and v ' +
+        `of the ${a.kvHeads} key-value heads (integrations/sdpa_attention.py use_gqa_in_sdpa). A batch with padding ` +
+        `(batch_lengths: variable), or packed rows told apart by position ids, keeps a mask, and repeat_kv copies k and v ` +
+        `to all ${a.heads} query heads`,
+    });
+  }
   if (a.mamba && a.mamba.layers > 0 && !ctx.lean && first) {
     const split =
       mambaPath === 'split'
@@ -305,6 +341,34 @@ function kernelNotes(
   }
 }
 
+/**
+ * The first decoder layer under adapters, without checkpointing and with a frozen embedding: its input does not require
+ * grad (nothing calls enable_input_require_grads), so autograd saves only what the adapters' outputs and the frozen
+ * weights' input gradients downstream of them need (tools/autograd gen_variable_type.py should_compute_output). The
+ * input norm keeps nothing, and with a parallel residual (GPT-NeoX, GPT-J, Phi, Falcon) neither does the MLP branch,
+ * which reads the block input only. The other layers' inputs carry the adapters' gradients. CPU truth
+ * loop/gpt_neox-lora-bf16 (LoRA on query_key_value, no checkpointing): layer 0 kept no MLP tensor; counted like the
+ * others the estimate was +3.4 %. Returns the bytes to add to the stage's sum (negative: the first layer keeps less).
+ */
+function firstLayerCorrection(
+  ctx: EstimateContext,
+  st: StageContext,
+  plan: { layerPlan: ActivationPlan; embeddingOutputRequiresGrad: boolean },
+  perLayer: number,
+): { bytes: number; formula: string } {
+  const none = { bytes: 0, formula: '' };
+  const { layerPlan } = plan;
+  if (!st.first || plan.embeddingOutputRequiresGrad || !layerPlan.inputRequiresGrad || ctx.setup.method === 'freeze')
+    return none;
+  const firstLayer = layerActivations({ ...layerPlan, inputRequiresGrad: false });
+  const bytes = firstLayer.bytesPerLayer - perLayer;
+  if (bytes === 0) return none;
+  return {
+    bytes,
+    formula: `, the first ${formatBytes(-bytes)} less (its input does not require grad: a frozen embedding)`,
+  };
+}
+
 /** FSDP with a 16-bit param dtype over fp32 weights: the unsharded parameters the layers see are already 16-bit. */
 export function fsdpMixedPrecision(ctx: EstimateContext): boolean {
   return ctx.sharding.fsdp && ctx.dtypes.mode === 'amp' && ctx.dtypes.weightBytes === 4;
@@ -318,7 +382,8 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
   const { weightBytes: wb, half, mode, attention, oldSoftmax } = ctx.dtypes;
   const { badamLayer } = ctx.methods;
   const { inFlight, sequences: seqs, seqHere, tokens: T } = st;
-  const { layerPlan, mixerKernels, mambaPath, kernelsOff } = activationPlan(ctx, st);
+  const plan = activationPlan(ctx, st);
+  const { layerPlan, mixerKernels, mambaPath, kernelsOff } = plan;
   // (Assumptions and warnings of the first stage, in full mode.)
   if (!ctx.lean && st.first) kernelNotes(ctx, st, layerPlan, mambaPath, kernelsOff);
   const layer = layerActivations(layerPlan);
@@ -372,7 +437,10 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
       `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}(layer input + every other matmul output + attention output)`;
   } else {
     actBytes = (trainableLayers * perLayerFull + (layersStage - trainableLayers) * layer.bytesPerLayer) * inFlight;
-    actFormula = () => `${layersStage} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}saved per layer`;
+    const first = firstLayerCorrection(ctx, st, plan, layer.bytesPerLayer);
+    actBytes += first.bytes * inFlight;
+    actFormula = () =>
+      `${layersStage} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}saved per layer${first.formula}`;
   }
   if (setup.activation_offloading && ck !== 'none') {
     actBytes = layer.layerInputBytes * 2; // checkpointed inputs live on the host; two in flight on the GPU (prefetch)
