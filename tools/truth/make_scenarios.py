@@ -108,6 +108,14 @@ def suite_peft():
         out[f"{fam}-lora64-all-fp32"] = (scenario(fam, attention=att, method="lora", lora=lora(fam, LORA_ALL, r=64, alpha=128)), {})
         out[f"{fam}-lora-bf16-ckpt-reentrant"] = (scenario(fam, attention=att, weights_dtype="bf16", method="lora", lora=qv,
                                                            gradient_checkpointing="full", seq_len=512), {"reentrant": True})
+        if att == "sdpa":
+            # A batch padded to its longest sample: the model gets an attention mask (grouped key-value heads
+            # repeated, the boolean mask converted by every layer's SDPA call).
+            padded = dict(weights_dtype="bf16", method="lora", lora=qv, batch_lengths="variable")
+            out[f"{fam}-lora-bf16-padded"] = (scenario(fam, attention=att, **padded), {"pad": 64})
+            out[f"{fam}-full-amp-padded"] = (scenario(fam, attention=att, mixed_precision="bf16", batch_lengths="variable"), {"pad": 64})
+            out[f"{fam}-lora-bf16-ckpt-padded"] = (scenario(fam, attention=att, gradient_checkpointing="full", seq_len=512, **padded),
+                                                   {"pad": 128})
     return out
 
 

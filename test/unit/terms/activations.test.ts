@@ -107,6 +107,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       expertsLooped: { expertsLooped: true },
       neoxHalfSoftmax: { neoxHalfSoftmax: true },
       sdpaGqa: { sdpaGqa: true },
+      sdpaMask: { sdpaMask: true },
       unshardedParamBytes: { unshardedParamBytes: 2 },
       kbitUpcast: { kbitUpcast: 'all' },
       kernels: { kernels: 'liger' },
@@ -894,8 +895,28 @@ describe('estimate: SDPA takes grouped key-value heads as they are when the mode
     const copies = 2 * 2 * 512 * (256 - 128) * 2;
     const padded = run(truthSetup('loop/llama-lora-bf16', { batch_lengths: 'variable' })).perGpu.peakBytes;
     const older = run(truthSetup('loop/llama-lora-bf16', { transformers_version: '4.57' })).perGpu.peakBytes;
-    assert.equal(padded - unpadded, copies);
+    assert.equal(padded - unpadded, copies + 2 * 2 * 256 * 256 * 2); // and the converted mask, below
     assert.equal(older - unpadded, copies);
+  });
+  it("a padded batch: every layer's SDPA call keeps the boolean mask converted to the query dtype (b x s x s)", () => {
+    // aten attention.cpp convert_boolean_attn_mask (at::where) per call, kept by the kernel for backward. CPU truth
+    // peft/llama-lora-bf16-padded (2 x 256 tokens, the second row ending in 64 padding tokens): aten::where <
+    // scaled_dot_product_attention, 2 x 256 x 256 x 2 B = 262,144 B live per layer at the end of the forward.
+    const e = run(truthSetup('peft/llama-lora-bf16-padded'));
+    const perLayer = (
+      phase(e, 'forward').components.find((c) => c.id === 'activations')!.inputs as {
+        perLayerBytes: number;
+      }
+    ).perLayerBytes;
+    const unpadded = (
+      phase(run(truthSetup('loop/llama-lora-bf16')), 'forward').components.find((c) => c.id === 'activations')!
+        .inputs as { perLayerBytes: number }
+    ).perLayerBytes;
+    assert.equal(perLayer - unpadded, 2 * 512 * (256 - 128) * 2 + 2 * 256 * 256 * 2);
+    near(e.perGpu.peakBytes, truthPeak('peft/llama-lora-bf16-padded'), 0.005, 'peft/llama-lora-bf16-padded');
+    // Checkpointed layers hold the boolean mask itself (2 x 512 x 512 x 1 B) until their backward.
+    const ck = run(truthSetup('peft/llama-lora-bf16-ckpt-padded'));
+    near(ck.perGpu.peakBytes, truthPeak('peft/llama-lora-bf16-ckpt-padded'), 0.005, 'peft/llama-lora-bf16-ckpt-padded');
   });
 });
 

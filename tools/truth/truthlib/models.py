@@ -75,10 +75,18 @@ def hf_model(model):
 
 
 def batch(scenario, harness, seed=1234):
+    """Random token rows of seq_len. harness `pad: N`: every row but the first ends in N padding tokens (id 0),
+    masked in attention_mask and labelled -100, as a collator that pads each batch to its longest sample does."""
     g = torch.Generator().manual_seed(seed)
     vocab = scenario["architecture"]["vocab_size"]
     ids = torch.randint(3, vocab, (scenario.get("micro_batch_size", 1), scenario.get("seq_len", 128)), generator=g)
-    return {"input_ids": ids, "labels": ids.clone()}
+    pad = harness.get("pad", 0)
+    if not pad:
+        return {"input_ids": ids, "labels": ids.clone()}
+    mask = torch.ones_like(ids)
+    mask[1:, -pad:] = 0
+    ids = ids.masked_fill(mask == 0, 0)
+    return {"input_ids": ids, "attention_mask": mask, "labels": ids.masked_fill(mask == 0, -100)}
 
 
 def tokenizer(vocab_size):

@@ -111,6 +111,9 @@ export function attentionCore(
     tape.save(vv);
     tape.save(out);
     tape.saveExtra('attention logsumexp (fp32)', b * heads * s * 4);
+    // A boolean mask, converted to an additive one in the query dtype by this call and kept for the backward.
+    if (p.attention === 'sdpa' && p.sdpaMask)
+      tape.saveExtra('attention mask, converted by SDPA (b x s x s)', b * s * (kvTokens / b) * qq.bytesPerElem);
     // flash_attn's FlashAttnFunc also keeps its RNG state (two int64: flash_attn_interface.py save_for_backward).
     if (p.attention === 'flash') tape.saveExtra('flash-attn RNG state (2 x int64)', 16);
     tape.attentionOutputBytes += out.storageBytes + b * heads * s * 4;

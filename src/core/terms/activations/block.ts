@@ -203,7 +203,9 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[]): Layer
 
   let entries = tape.entries();
   let bytesPerLayer = tape.totalBytes();
-  let checkpointHeldBytes = 0;
+  // The boolean mask SDPA gets is built once per forward and passed to every layer: checkpointed layers hold it until
+  // their backward (b x s x s x 1 B).
+  let checkpointHeldBytes = p.attention === 'sdpa' && p.sdpaMask ? p.batch * p.seq * p.seq : 0;
   if (a.family === 't5') {
     const t5 = t5Blocks(p);
     entries = t5.entries;

@@ -82,6 +82,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   (a.expertsLooped === true) === (b.expertsLooped === true) &&
   (a.neoxHalfSoftmax === true) === (b.neoxHalfSoftmax === true) &&
   (a.sdpaGqa === true) === (b.sdpaGqa === true) &&
+  (a.sdpaMask === true) === (b.sdpaMask === true) &&
   (a.unshardedParamBytes ?? 0) === (b.unshardedParamBytes ?? 0) &&
   (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') &&
   (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch') &&
@@ -119,6 +120,7 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   expertsLooped: true,
   neoxHalfSoftmax: true,
   sdpaGqa: true,
+  sdpaMask: true,
   unshardedParamBytes: true,
   kbitUpcast: true,
   kernels: true,
@@ -139,7 +141,7 @@ const layers = memo(layerActivationsUncached, {
     `${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}` +
     `${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}` +
     `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}` +
-    `${+(p.sdpaGqa === true)}` +
+    `${+(p.sdpaGqa === true)}${+(p.sdpaMask === true)}` +
     `u${p.unshardedParamBytes ?? 0}` +
     `${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}` +
     `${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}` +

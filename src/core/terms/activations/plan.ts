@@ -83,6 +83,12 @@ export interface ActivationPlan {
    * no attention mask (no padding in the batch, causal, inside any sliding window) and head_dim <= 256.
    */
   readonly sdpaGqa?: boolean;
+  /**
+   * The model hands SDPA a boolean attention mask (a padded batch, or a sequence beyond a sliding window): every layer's
+   * call converts it to an additive mask in the query dtype (aten attention.cpp convert_boolean_attn_mask: at::where),
+   * which the kernel keeps for its backward (the memory-efficient kernel's attn_bias), b x s x s per layer.
+   */
+  readonly sdpaMask?: boolean;
   /** FSDP mixed precision: the unsharded parameters the layers compute with are 16-bit (param_dtype), over fp32 weights. */
   readonly unshardedParamBytes?: number;
   /**

@@ -177,6 +177,7 @@ function activationPlan(
     ...(fsdpMp ? { unshardedParamBytes: half } : {}),
     ...(a.family === 'gpt_neox' && olderThan(setup.transformers_version, 4, 49) ? { neoxHalfSoftmax: true } : {}),
     ...(attention === 'sdpa' && sdpaGetsNoMask(ctx, seqHere, paddedBatch) ? { sdpaGqa: true } : {}),
+    ...(attention === 'sdpa' && sdpaGetsMask(ctx, seqHere, paddedBatch) ? { sdpaMask: true } : {}),
     ...mixerKernels,
     ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
   };
@@ -203,6 +204,16 @@ function sdpaGetsNoMask(ctx: EstimateContext, seqHere: number, paddedBatch: bool
     a.headDim <= 256 &&
     !(a.slidingLayers > 0 && seqHere > a.slidingWindow)
   );
+}
+
+/**
+ * Whether transformers hands SDPA a boolean mask: a batch with padding, or a sequence longer than a sliding window
+ * (masking_utils sdpa_mask). Each layer's call converts it (CPU truth peft/*-padded: aten::where < scaled_dot_product_
+ * attention, 2 x 256 x 256 x 2 B kept per layer; -2.2 % on the forward without it).
+ */
+function sdpaGetsMask(ctx: EstimateContext, seqHere: number, paddedBatch: boolean): boolean {
+  const a = ctx.model.arch;
+  return paddedBatch || (a.slidingLayers > 0 && seqHere > a.slidingWindow);
 }
 
 /** The kernels the stage's layers are estimated with, said once (first stage): Mamba, linear attention, Unsloth. */
