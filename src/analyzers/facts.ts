@@ -128,6 +128,7 @@ export type CanonicalKey =
   | 'allgatherBucketSize'
   | 'stage3PrefetchBucketSize'
   | 'stage3MaxLiveParameters'
+  | 'stage3MaxReuseDistance'
   | 'stage3ParamPersistenceThreshold' // numbers
   | 'zeroOverlapComm' // boolean: DeepSpeed overlap_comm (ZeRO-1/2 keep two gradient buckets)
   | 'zeroContiguousGradients' // boolean: DeepSpeed contiguous_gradients (the flat gradient bucket)

@@ -161,6 +161,7 @@ export const ZERO_COUNTS: readonly { key: CanonicalKey; names: readonly string[]
     dflt: 5e7,
   },
   { key: 'stage3MaxLiveParameters', names: ['stage3_max_live_parameters', 'max_live_parameters'], dflt: 1e9 },
+  { key: 'stage3MaxReuseDistance', names: ['stage3_max_reuse_distance', 'max_reuse_distance'], dflt: 1e9 },
   {
     key: 'stage3ParamPersistenceThreshold',
     names: ['stage3_param_persistence_threshold', 'param_persistence_threshold'],

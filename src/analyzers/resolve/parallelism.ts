@@ -25,6 +25,7 @@ export function resolveZeroBuckets(ctx: ResolveContext): void {
     ['allgatherBucketSize', 'allgather_bucket_size'],
     ['stage3PrefetchBucketSize', 'stage3_prefetch_bucket_size'],
     ['stage3MaxLiveParameters', 'stage3_max_live_parameters'],
+    ['stage3MaxReuseDistance', 'stage3_max_reuse_distance'],
     ['stage3ParamPersistenceThreshold', 'stage3_param_persistence_threshold'],
     ['subGroupSize', 'sub_group_size'],
   ] as const) {

@@ -29,6 +29,7 @@ export const ZERO_DEFAULTS = {
   allgather_bucket_size: 5e8,
   stage3_prefetch_bucket_size: 5e7,
   stage3_max_live_parameters: 1e9,
+  stage3_max_reuse_distance: 1e9,
   stage3_param_persistence_threshold: 1e5,
   sub_group_size: 1e9,
 };
@@ -45,6 +46,32 @@ export interface GatheredAt {
   readonly loss: Component[];
   readonly lastLayer: Component[];
   readonly firstLayer: Component[];
+}
+
+/**
+ * The layer parameters ZeRO-3 keeps gathered from the end of the forward into the backward. Once the module trace is
+ * complete (every step after the first), a module's parameters are not released after its forward when they are used
+ * again within stage3_max_reuse_distance elements of the modules ahead in the trace (deepspeed/runtime/zero/
+ * partitioned_param_coordinator.py __params_to_release). A layer's next use is its backward (frozen weights too:
+ * their input's gradient): between them lie the rest of the forward, the output head's forward and backward, and the
+ * backward of every later layer; with checkpointing, the recompute and backward of every later layer. So with x layer
+ * parameters after a module and an output head of H, it stays gathered while 2x + 2H (3x + 2H checkpointed) is below
+ * the distance: the last (D - 2H) / 2 (/ 3) of the stage's layer parameters, all of them in a small model. They are
+ * released as their backward passes, so the first layer's backward holds one layer again.
+ */
+function zero3Retained(ctx: EstimateContext, st: StageContext, distance: number): { params: number; formula: string } {
+  const a = ctx.model.arch;
+  const tp = ctx.layout.tensorParallel;
+  const head = st.last ? (a.vocab * a.hidden) / tp : 0;
+  const checkpointed = ctx.setup.gradient_checkpointing !== 'none';
+  const layerParams = st.blockParams / tp;
+  const span = Math.max(0, (distance - 2 * head) / (checkpointed ? 3 : 2));
+  return {
+    params: Math.min(layerParams, span),
+    formula:
+      `min(the stage's layer params ${formatCount(layerParams)}, (stage3_max_reuse_distance ` +
+      `${formatCount(distance)} - 2 x head ${formatCount(head)}) / ${checkpointed ? '3 (checkpointed)' : '2'})`,
+  };
 }
 
 /**
@@ -144,6 +171,7 @@ export function shardingBuffers(
   const buckets = zero >= 1 ? zeroBuckets(ctx, zb, trainableHere) : { persistent: [], backward: [] };
   const gathered: Component[] = [];
   let gatheredAt: GatheredAt | undefined;
+  let zero3Held: Omit<GatheredAt, 'firstLayer'> | undefined;
   const gatheredGrads: Component[] = [];
   // A 4/8-bit layer is all-gathered as stored: FSDP-QLoRA keeps bitsandbytes' packed weights in a 16-bit storage
   // (bnb_4bit_quant_storage) and gathers those bytes; torchao's NF4Tensor gathers its codes and scales under FSDP2
@@ -199,6 +227,20 @@ export function shardingBuffers(
         inv.vision -
         mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0),
     );
+    const retained = zero3Retained(ctx, st, zb.stage3_max_reuse_distance);
+    if (retained.params > live) {
+      const held = comp(
+        ctx,
+        'gathered-params',
+        'ZeRO-3 gathered parameters (kept for their reuse in the backward)',
+        retained.params * gatherBytesPerParam + persistentSmall * wb,
+        () =>
+          `${retained.formula} = ${formatCount(retained.params)} params x ${gatherDtype} + unsharded small params ` +
+          `${formatCount(persistentSmall)} x ${wb} B`,
+        () => ({ retainedParams: Math.round(retained.params), maxReuseDistance: zb.stage3_max_reuse_distance }),
+      );
+      zero3Held = { forwardEnd: [held], loss: [held], lastLayer: [held] };
+    }
     gathered.push(
       comp(
         ctx,
@@ -327,7 +369,12 @@ export function shardingBuffers(
   return {
     persistent: buckets.persistent,
     gathered,
-    gatheredAt: gatheredAt ?? { forwardEnd: gathered, loss: gathered, lastLayer: gathered, firstLayer: gathered },
+    gatheredAt: gatheredAt ?? {
+      forwardEnd: zero3Held?.forwardEnd ?? gathered,
+      loss: zero3Held?.loss ?? gathered,
+      lastLayer: zero3Held?.lastLayer ?? gathered,
+      firstLayer: gathered,
+    },
     gatheredGrads,
     headGather,
   };

@@ -108,10 +108,12 @@ describe('deepspeed-json analyzer: facts and spans', () => {
       allgatherBucketSize: 7000000,
     });
     checkFacts(
-      '{"zero_optimization": {"stage": 3, "stage3_max_live_parameters": 1E9, "stage3_param_persistence_threshold": 1.0e4}}',
+      '{"zero_optimization": {"stage": 3, "stage3_max_live_parameters": 1E9, "stage3_max_reuse_distance": 5e8, ' +
+        '"stage3_param_persistence_threshold": 1.0e4}}',
       {
         zeroStage: 3,
         stage3MaxLiveParameters: 1e9,
+        stage3MaxReuseDistance: 5e8,
         stage3ParamPersistenceThreshold: 1e4,
       },
     );

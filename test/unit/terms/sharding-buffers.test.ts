@@ -75,6 +75,36 @@ describe('estimate: ZeRO-3 live parameters', () => {
     );
     assert.equal(gathered(run(setupFor('meta-llama/Meta-Llama-3-8B', base))), (218_112_000 + 5e7) * 2 + norms);
   });
+
+  it('keeps the layers whose backward comes within stage3_max_reuse_distance gathered from the forward on', () => {
+    // partitioned_param_coordinator.py __params_to_release: a module is not released while its next use lies within
+    // stage3_max_reuse_distance (1e9) elements of the trace. Without checkpointing a layer's next use is its backward:
+    // 2x the layer parameters after it + the head's forward and backward (2 x 32,000 x 4,096) before it, so the last
+    // (1e9 - 262,144,000) / 2 = 368,928,000 layer parameters stay gathered (Llama-2-7B: 1.8 layers, more than one
+    // layer + the 5e7 prefetch, 252,383,232). Checkpointed, the recompute and backward of each later layer come
+    // between: (1e9 - 262,144,000) / 3 = 245,952,000, below one layer + prefetch, which stays.
+    const s = (gradient_checkpointing: 'none' | 'full', zb?: Record<string, number>) =>
+      setupFor('meta-llama/Llama-2-7b-hf', {
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        method: 'lora',
+        lora: { r: 16, target_modules: ['q_proj', 'v_proj'] },
+        zero_stage: 3,
+        gpus_per_node: 8,
+        micro_batch_size: 1,
+        seq_len: 1024,
+        attention: 'flash',
+        gradient_checkpointing,
+        ...(zb ? { zero_buckets: zb } : {}),
+      });
+    const norms = (32 * 2 * 4096 + 4096) * 2;
+    const held = (e: ReturnType<typeof run>): number =>
+      phase(e, 'backward').components.find((c) => c.id === 'gathered-params' && c.label.startsWith('ZeRO-3'))!.bytes;
+    assert.equal(held(run(s('none'))), 368_928_000 * 2 + norms);
+    assert.equal(held(run(s('full'))), (202_383_360 + 5e7) * 2 + norms);
+    // Axolotl's ZeRO-3 files set stage3_max_reuse_distance 0: nothing is kept.
+    assert.equal(held(run(s('none', { stage3_max_reuse_distance: 0 }))), (202_383_360 + 5e7) * 2 + norms);
+  });
 });
 
 describe("estimate: ZeRO's gradient buckets are made whole (contiguous_gradients)", () => {
