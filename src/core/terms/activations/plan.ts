@@ -79,8 +79,9 @@ export interface ActivationPlan {
   readonly neoxHalfSoftmax?: boolean;
   /**
    * SDPA takes the key and value heads as they are (enable_gqa=True), so grouped-query attention keeps no repeated
-   * copies: transformers 4.54+ (integrations/sdpa_attention.py use_gqa_in_sdpa) on torch 2.5+ when the model passes
-   * no attention mask (no padding in the batch, causal, inside any sliding window) and head_dim <= 256.
+   * copies: transformers 5 (integrations/sdpa_attention.py use_gqa_in_sdpa) on torch 2.5+ when the model passes no
+   * attention mask (no padding in the batch, causal, inside any sliding window) and head_dim <= 256 (stage.ts
+   * sdpaInputs).
    */
   readonly sdpaGqa?: boolean;
   /**

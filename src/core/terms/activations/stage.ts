@@ -176,8 +176,7 @@ function activationPlan(
       : {}),
     ...(fsdpMp ? { unshardedParamBytes: half } : {}),
     ...(a.family === 'gpt_neox' && olderThan(setup.transformers_version, 4, 49) ? { neoxHalfSoftmax: true } : {}),
-    ...(attention === 'sdpa' && sdpaGetsNoMask(ctx, seqHere, paddedBatch) ? { sdpaGqa: true } : {}),
-    ...(attention === 'sdpa' && sdpaGetsMask(ctx, seqHere, paddedBatch) ? { sdpaMask: true } : {}),
+    ...sdpaInputs(ctx, seqHere, paddedBatch),
     ...mixerKernels,
     ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
   };
@@ -185,35 +184,29 @@ function activationPlan(
 }
 
 /**
- * Whether transformers hands SDPA no attention mask, so grouped-query attention runs with enable_gqa=True on the
- * un-repeated key and value heads (integrations/sdpa_attention.py use_gqa_in_sdpa, torch 2.5+, head_dim <= 256).
- * masking_utils sdpa_mask drops the mask (_ignore_causal_mask_sdpa) when no token of the batch is padding and the
- * sequence fits any sliding window; a batch padded to its longest sample keeps it, and repeat_kv copies each key and
- * value head for every query head it serves. transformers 4.54-4.57 take enable_gqa too, but a forward given no
- * attention_mask and no cache gets a packed-sequence mask from its position ids (find_packed_sequence_indices returns
- * a tensor even for unpacked rows until 5.0), so 4.x is counted with the copies: CPU truth tf4/llama-full-fp32
- * (4.57.6, no attention_mask) repeats, loop/llama-lora-bf16 and gemma3-lora-bf16 (5.17) keep 2 key-value heads.
+ * What transformers hands SDPA. masking_utils sdpa_mask drops the mask (_ignore_causal_mask_sdpa) when no token of
+ * the batch is padding and the sequence fits any sliding window; otherwise every layer's call converts the boolean
+ * mask to an additive one in the query dtype and the kernel keeps it (CPU truth peft/*-padded: aten::where <
+ * scaled_dot_product_attention, 2 x 256 x 256 x 2 B per layer; -2.2 % on the forward without it). With no mask,
+ * grouped-query attention runs with enable_gqa=True on the un-repeated key and value heads (integrations/
+ * sdpa_attention.py use_gqa_in_sdpa, torch 2.5+, head_dim <= 256); with one, repeat_kv copies each key and value head
+ * for every query head it serves. transformers 4.54-4.57 take enable_gqa too, but a forward given no attention_mask and
+ * no cache gets a packed-sequence mask from its position ids (find_packed_sequence_indices returns a tensor even for
+ * unpacked rows until 5.0), so 4.x is counted with the copies: CPU truth tf4/llama-full-fp32 (4.57.6, no
+ * attention_mask) repeats, loop/llama-lora-bf16 and gemma3-lora-bf16 (5.17) keep 2 key-value heads.
  */
-function sdpaGetsNoMask(ctx: EstimateContext, seqHere: number, paddedBatch: boolean): boolean {
+function sdpaInputs(
+  ctx: EstimateContext,
+  seqHere: number,
+  paddedBatch: boolean,
+): Pick<ActivationPlan, 'sdpaGqa' | 'sdpaMask'> {
   const { setup } = ctx;
   const a = ctx.model.arch;
-  return (
-    !paddedBatch &&
-    !olderThan(setup.transformers_version, 5, 0) &&
-    !olderThan(setup.pytorch_version, 2, 5) &&
-    a.headDim <= 256 &&
-    !(a.slidingLayers > 0 && seqHere > a.slidingWindow)
-  );
-}
-
-/**
- * Whether transformers hands SDPA a boolean mask: a batch with padding, or a sequence longer than a sliding window
- * (masking_utils sdpa_mask). Each layer's call converts it (CPU truth peft/*-padded: aten::where < scaled_dot_product_
- * attention, 2 x 256 x 256 x 2 B kept per layer; -2.2 % on the forward without it).
- */
-function sdpaGetsMask(ctx: EstimateContext, seqHere: number, paddedBatch: boolean): boolean {
-  const a = ctx.model.arch;
-  return paddedBatch || (a.slidingLayers > 0 && seqHere > a.slidingWindow);
+  if (ctx.dtypes.attention !== 'sdpa') return {};
+  if (paddedBatch || (a.slidingLayers > 0 && seqHere > a.slidingWindow)) return { sdpaMask: true };
+  const gqa =
+    !olderThan(setup.transformers_version, 5, 0) && !olderThan(setup.pytorch_version, 2, 5) && a.headDim <= 256;
+  return gqa ? { sdpaGqa: true } : {};
 }
 
 /** The kernels the stage's layers are estimated with, said once (first stage): Mamba, linear attention, Unsloth. */
