@@ -264,6 +264,13 @@ def suite_ddp():
         for world in (2, 4, 8):
             out[f"{fam}-w{world}-fp32"] = (scenario(fam, gpus_per_node=world), {"parallel": "ddp"})
             out[f"{fam}-w{world}-amp"] = (scenario(fam, gpus_per_node=world, mixed_precision="bf16"), {"parallel": "ddp"})
+        # LoRA under DDP: the Reducer buckets only the adapters' gradients.
+        qv = lora(fam, LORA_QV)
+        for world in (2, 8):
+            lora_keys = dict(gpus_per_node=world, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=qv)
+            out[f"{fam}-w{world}-lora-bf16"] = (scenario(fam, **lora_keys), {"parallel": "ddp"})
+            out[f"{fam}-w{world}-lora-bf16-ckpt"] = (scenario(fam, gradient_checkpointing="full", seq_len=512, **lora_keys),
+                                                     {"parallel": "ddp"})
     return out
 
 
