@@ -100,6 +100,53 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   };
 }
 
+/** NCCL's bytes per connection: one buffer per protocol (nccl src/include/device.h). */
+const NCCL_SIMPLE_BYTES = 4 * MiB; // NCCL_BUFFSIZE default
+const NCCL_LL128_BYTES = 120 * 640 * 8 * 8; // NCCL_LL128_ELEMS_PER_THREAD x NCCL_LL128_MAX_NTHREADS x NCCL_STEPS x 8 B
+const NCCL_LL_BYTES = 8 * 512 * 8 * 16; // NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS x NCCL_STEPS x 16 B line
+export const NCCL_CONNECTION_BYTES = NCCL_SIMPLE_BYTES + NCCL_LL128_BYTES + NCCL_LL_BYTES; // 9,633,792 B
+
+/**
+ * NCCL's device buffers on one GPU. Over NVLink / P2P every channel of a communicator connects the ring (to the next
+ * rank) and the intra-node tree, a chain (up and down; one link with two ranks), and each connection holds a buffer
+ * for each protocol: SIMPLE (NCCL_BUFFSIZE, 4 MiB), LL128 (4.69 MiB) and LL (0.5 MiB), 9.19 MiB. 16 channels is a low
+ * count for NVLink (A100 / H100 NVSwitch systems open 16-32). Without P2P (PCIe consumer cards) the buffers of the
+ * shared-memory transport live in host memory, and 4 channels x 2 x 4 MiB stays as the order of magnitude. Each
+ * parallel dimension of more than one rank is a communicator of its own (NCCL issue #864: memory grows with the
+ * communicators). Measured with PyTorch on 4 x A100 NVLink: 544 MB for a two-rank group, 688 MB for more (NCCL issue
+ * #964); the buffers alone are 294 and 441 MiB, the rest being NCCL's kernels and work space.
+ */
+function ncclBuffers(ctx: EstimateContext): RuntimeTerm {
+  const { dataParallel, tensorParallel, pipelineParallel, contextParallel, expertParallel, world } = ctx.layout;
+  const groups = [dataParallel, tensorParallel, pipelineParallel, contextParallel, expertParallel].filter((n) => n > 1);
+  // A layout that splits no dimension still talks over NCCL as one group of every rank.
+  const sizes = groups.length > 0 ? groups : [world];
+  const several = sizes.length > 1 ? `${sizes.length} communicators (${sizes.join(', ')} ranks): ` : '';
+  const link = ctx.gpu?.spec?.peerLink?.kind;
+  if ((ctx.gpu?.nvlink ?? (link === undefined ? undefined : link === 'nvlink')) === false) {
+    return {
+      id: 'nccl',
+      label: 'NCCL communication buffers',
+      bytes: sizes.length * 4 * 2 * 4 * MiB,
+      formula: ctx.lean
+        ? ''
+        : `${several}${sizes.length > 1 ? `${sizes.length} x ` : ''}4 channels x 2 directions x 4 MiB ` +
+          '(NCCL_BUFFSIZE; no P2P: the other protocol buffers are in host memory)',
+    };
+  }
+  // The ring and the intra-node tree, a chain: up and down, or the one link of a two-rank group.
+  const connections = sizes.reduce((t, n) => t + (n > 2 ? 3 : 2), 0);
+  return {
+    id: 'nccl',
+    label: 'NCCL communication buffers',
+    bytes: 16 * connections * NCCL_CONNECTION_BYTES,
+    formula: ctx.lean
+      ? ''
+      : `${several}16 channels x ${connections} connections (ring, tree) x 9.19 MiB ` +
+        '(SIMPLE 4 MiB + LL128 4.69 MiB + LL 0.5 MiB)',
+  };
+}
+
 /** What the driver reports for one GPU: the runtime terms and the totals they make. */
 export interface RuntimeTotals {
   readonly runtime: RuntimeTerm[];
@@ -158,17 +205,7 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
     bytes: contextBytes,
     formula: ctx.lean ? '' : `${Math.round(contextBytes / MiB)} MiB per process`,
   });
-  if (world > 1) {
-    // NCCL keeps per-channel send/recv buffers of NCCL_BUFFSIZE (4 MiB) for its protocols; 16 channels x 2 x 4 MiB
-    // on NVLink systems is the usual order of magnitude (NCCL docs, NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS).
-    const channels = ctx.gpu?.nvlink === false ? 4 : 16;
-    runtime.push({
-      id: 'nccl',
-      label: 'NCCL communication buffers',
-      bytes: channels * 2 * 4 * MiB,
-      formula: ctx.lean ? '' : `${channels} channels x 2 directions x 4 MiB (NCCL_BUFFSIZE)`,
-    });
-  }
+  if (world > 1) runtime.push(ncclBuffers(ctx));
   // bitsandbytes' paged optimizers allocate their state with cudaMallocManaged (bitsandbytes/functional.py
   // get_paged): the driver keeps it on the GPU while there is room and evicts pages to host RAM under pressure; each
   // parameter's state is paged back in for its update. So it takes what the GPU has left, at least one tensor's state.
