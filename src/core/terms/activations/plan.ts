@@ -164,6 +164,11 @@ export interface LayerActivations {
   readonly kinds?: { readonly dense: number; readonly moe: number; readonly denseLayers: number };
   /** With layers of different kinds: the largest block's saved tensors (what one recomputed layer holds at most). */
   readonly largestLayerBytes?: number;
+  /**
+   * Under adapters with an input that requires grad: what the block saves when its input does not (the first layer
+   * when nothing makes the embedding output require grad).
+   */
+  readonly frozenInputBytes?: number;
 }
 
 /** A linear layer as a block applies it (with its adapter when targeted): input, module name, output features, label. */

@@ -4,8 +4,17 @@
 import { blockActivations } from './block';
 import type { ActivationPlan, LayerActivations } from './plan';
 
-/** What one block saves, averaged over the layer kinds of the model (uncached: see layerActivations). */
+/**
+ * What one block saves, averaged over the layer kinds of the model (uncached: see layerActivations). Under adapters,
+ * also what the first block saves when its input does not require grad (`frozenInputBytes`), in the same memo entry.
+ */
 export function layerActivationsUncached(p: ActivationPlan): LayerActivations {
+  const layer = stackActivations(p);
+  if (!p.inputRequiresGrad || !(p.lora || p.ia3 || p.expertLora)) return layer;
+  return { ...layer, frozenInputBytes: stackActivations({ ...p, inputRequiresGrad: false }).bytesPerLayer };
+}
+
+function stackActivations(p: ActivationPlan): LayerActivations {
   const moe = p.arch.moe;
   const pattern = p.arch.layerPattern;
   const linearPattern = p.arch.linearAttention?.pattern ?? p.arch.mamba?.pattern ?? p.arch.mamba1?.pattern;

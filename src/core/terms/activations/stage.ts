@@ -357,19 +357,17 @@ function kernelNotes(
 function firstLayerCorrection(
   ctx: EstimateContext,
   st: StageContext,
-  plan: { layerPlan: ActivationPlan; embeddingOutputRequiresGrad: boolean },
-  perLayer: number,
-): { bytes: number; formula: string } {
-  const none = { bytes: 0, formula: '' };
-  const { layerPlan } = plan;
-  if (!st.first || plan.embeddingOutputRequiresGrad || !layerPlan.inputRequiresGrad || ctx.setup.method === 'freeze')
+  embeddingOutputRequiresGrad: boolean,
+  layer: LayerActivations,
+): { bytes: number; formula: () => string } {
+  const none = { bytes: 0, formula: () => '' };
+  if (!st.first || embeddingOutputRequiresGrad || layer.frozenInputBytes === undefined || ctx.setup.method === 'freeze')
     return none;
-  const firstLayer = layerActivations({ ...layerPlan, inputRequiresGrad: false });
-  const bytes = firstLayer.bytesPerLayer - perLayer;
+  const bytes = layer.frozenInputBytes - layer.bytesPerLayer;
   if (bytes === 0) return none;
   return {
     bytes,
-    formula: `, the first ${formatBytes(-bytes)} less (its input does not require grad: a frozen embedding)`,
+    formula: () => `, the first ${formatBytes(-bytes)} less (its input does not require grad: a frozen embedding)`,
   };
 }
 
@@ -441,10 +439,10 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
       `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}(layer input + every other matmul output + attention output)`;
   } else {
     actBytes = (trainableLayers * perLayerFull + (layersStage - trainableLayers) * layer.bytesPerLayer) * inFlight;
-    const first = firstLayerCorrection(ctx, st, plan, layer.bytesPerLayer);
+    const first = firstLayerCorrection(ctx, st, plan.embeddingOutputRequiresGrad, layer);
     actBytes += first.bytes * inFlight;
     actFormula = () =>
-      `${layersStage} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}saved per layer${first.formula}`;
+      `${layersStage} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}saved per layer${first.formula()}`;
   }
   if (setup.activation_offloading && ck !== 'none') {
     actBytes = layer.layerInputBytes * 2; // checkpointed inputs live on the host; two in flight on the GPU (prefetch)
