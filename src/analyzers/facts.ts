@@ -82,6 +82,7 @@ export type CanonicalKey =
   | 'trainBatchSize' // number (DeepSpeed train_batch_size, Axolotl batch_size)
   | 'seqLen' // number
   | 'batchLengths' // 'fixed' (packed, or padded to the maximum length) | 'variable' (each batch padded to its longest sample)
+  | 'paddedBatches' // boolean: the batches carry padding or packed rows, so the model builds an attention mask
   | 'gradientCheckpointing' // 'none' | 'full' | 'selective'
   | 'activationOffloading' // boolean
   | 'tiledMlp' // true (shards from the sequence length) | number of shards: Axolotl tiled_mlp / tiled_mlp_num_shards

@@ -377,6 +377,13 @@ export const TrainingSetupSchema = z.strictObject({
    */
   batch_lengths: z.enum(['fixed', 'variable']).default('fixed'),
   /**
+   * Whether the model gets an attention mask: batches with padding tokens (padded to their longest sample or to
+   * seq_len), or packed rows told apart by position ids. SDPA then takes the mask (each layer converts it) and
+   * repeat_kv copies grouped key-value heads; without one transformers passes enable_gqa=True. Unset: a padded batch
+   * when batch_lengths is variable and a micro-batch holds more than one sequence.
+   */
+  padded_batches: z.boolean().optional(),
+  /**
    * PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: one growing segment per stream, whose freed ranges serve
    * requests of any size, so the blocks of earlier, shorter batches are not left cached beside the new ones.
    */

@@ -77,7 +77,7 @@ const REPORTED_FROM_ANALYZERS = new Set<string>([
 
 /** Which keys drive each memory component, most specific first (the key a diagnostic points at). */
 const DRIVERS: Partial<Record<ComponentId, readonly CanonicalKey[]>> = {
-  activations: ['microBatchSize', 'seqLen', 'gradientCheckpointing', 'attention'],
+  activations: ['microBatchSize', 'seqLen', 'gradientCheckpointing', 'attention', 'paddedBatches'],
   'checkpoint-recompute': ['microBatchSize', 'seqLen', 'gradientCheckpointing'],
   'backward-working': ['microBatchSize', 'seqLen', 'attention'],
   'logits-loss': ['microBatchSize', 'seqLen', 'completionLen', 'loss'],
@@ -132,6 +132,7 @@ const SCENARIO_KEY: Partial<Record<CanonicalKey, string>> = {
   loraR: 'lora',
   loraTargets: 'lora',
   batchLengths: 'batch_lengths',
+  paddedBatches: 'padded_batches',
   kbitUpcast: 'kbit_upcast',
   tensorParallel: 'tensor_parallel',
   pipelineParallel: 'pipeline_parallel',
@@ -177,6 +178,7 @@ export const SETUP_FIELD_KEY: Readonly<Record<string, CanonicalKey>> = {
   zero_hpz_partition_size: 'zeroHpzPartitionSize',
   zero_mics_shard_size: 'micsShardSize',
   batch_lengths: 'batchLengths',
+  padded_batches: 'paddedBatches',
   kbit_upcast: 'kbitUpcast',
   eval_batch_size: 'evalBatchSize',
   rollout: 'rollout',

@@ -159,11 +159,22 @@ export function padToMaxLength(file: PythonFile): boolean {
     if (node.name !== 'VariableName' || node.parent?.name !== 'ArgList') continue;
     const keySpan = { start: at, end: at + 'padding'.length };
     const valueSpan = { start: keySpan.end + m[1].length, end: at + m[0].length };
+    const rawValue = file.text.slice(valueSpan.start, valueSpan.end);
     file.facts.push({
       key: 'batchLengths',
       rawKey: 'padding',
       value: 'fixed',
-      rawValue: file.text.slice(valueSpan.start, valueSpan.end),
+      rawValue,
+      keySpan,
+      valueSpan,
+      tool: 'hf-trainer',
+    });
+    // Rows shorter than the maximum end in padding tokens, so the model builds an attention mask.
+    file.facts.push({
+      key: 'paddedBatches',
+      rawKey: 'padding',
+      value: true,
+      rawValue,
       keySpan,
       valueSpan,
       tool: 'hf-trainer',

@@ -278,8 +278,11 @@ function trainRunEntry(m: Mapping): boolean {
       return true;
     case 'packing':
       // TRL SFTConfig packing: samples concatenated to max_length; otherwise each batch is padded to its longest.
-      if (m.trlOrLocal || m.ctx === 'dataclass')
+      if (m.trlOrLocal || m.ctx === 'dataclass') {
         emit(m, 'batchLengths', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'fixed' : 'variable')));
+        // Packed rows are told apart by their position ids, from which transformers builds an attention mask.
+        emit(m, 'paddedBatches', (x) => (boolOf(file, x, e) === true ? true : undefined));
+      }
       return true;
     case 'max_length':
       if (m.trlOrLocal || m.ctx === 'dataclass') emit(m, 'seqLen', (x) => numberOf(file, x, e, true));

@@ -66,6 +66,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('seq_len', 'seqLen', num),
   resolveEvalBatch,
   fromFact('batch_lengths', 'batchLengths'),
+  fromFact('padded_batches', 'paddedBatches'),
   resolveKbitUpcast,
   fromFact('gradient_checkpointing', 'gradientCheckpointing'),
   fromFact('attention', 'attention'),

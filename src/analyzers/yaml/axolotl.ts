@@ -6,6 +6,7 @@ import { YamlCtx, guarded } from './common';
 import {
   asEvalStrategy,
   asPacking,
+  asPaddedWhenOn,
   Invalid,
   asBool,
   asNonNegNumber,
@@ -90,11 +91,10 @@ function analyze(ctx: YamlCtx): void {
     });
   // sample_packing fills every batch to sequence_len; pad_to_sequence_len pads to it. Otherwise batches vary.
   const packing = top.get('sample_packing');
-  ctx.put(
-    'batchLengths',
-    packing && isOn(ctx, packing) ? packing : (top.get('pad_to_sequence_len') ?? packing),
-    asPacking,
-  );
+  const lengthsFrom = packing && isOn(ctx, packing) ? packing : (top.get('pad_to_sequence_len') ?? packing);
+  ctx.put('batchLengths', lengthsFrom, asPacking);
+  // Padded to sequence_len, or packed (Axolotl's multipack builds a mask of the packed rows for SDPA): a mask either way.
+  ctx.put('paddedBatches', lengthsFrom, asPaddedWhenOn);
 
   method(ctx, top);
   precision(ctx, top);

@@ -101,6 +101,9 @@ export const asPacking: Conv = (v) => {
   return b === undefined ? asBool(v) : b ? 'fixed' : 'variable';
 };
 
+/** The same switch on: the batches carry padding or packed rows, so the model builds an attention mask (off: unsaid). */
+export const asPaddedWhenOn: Conv = (v) => (boolOf(v) === true ? true : undefined);
+
 export const asPosInt: Conv = (v) => {
   const n = numOf(v);
   if (n === undefined) return new Invalid(about('{0}: expected a positive integer, found {1}', describe(v)));

@@ -383,6 +383,8 @@ describe('analyzeHfPython', () => {
   it('reads SFTConfig packing as fixed-length batches (and packing=False as per-batch padding)', () => {
     checkFacts('from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", packing=True)\n', [
       { key: 'batchLengths', value: 'fixed', keyText: 'packing', valueText: 'True' },
+      // Packed rows are told apart by position ids, from which transformers builds an attention mask.
+      { key: 'paddedBatches', value: true, keyText: 'packing', valueText: 'True' },
     ]);
     checkFacts('from trl import SFTConfig\ncfg = SFTConfig(output_dir="o", packing=False)\n', [
       { key: 'batchLengths', value: 'variable', keyText: 'packing', valueText: 'False' },
@@ -407,6 +409,7 @@ describe('analyzeHfPython', () => {
       'enc = tokenizer(batch["text"], padding="max_length", truncation=True, max_length=512)\ncollator = DataCollatorWithPadding(tokenizer)\n';
     const p = checkFacts(padded, [
       { key: 'batchLengths', value: 'fixed', keyText: 'padding', valueText: '"max_length"' },
+      { key: 'paddedBatches', value: true, keyText: 'padding', valueText: '"max_length"' },
     ]);
     assert.equal(
       facts(p, 'batchLengths').length,

@@ -160,9 +160,15 @@ describe('analyzeAxolotlYaml', () => {
 
   it('reads sample_packing / pad_to_sequence_len as fixed-length batches, both off as per-batch padding', () => {
     const packed = `${QLORA}sample_packing: true\n`;
-    checkFacts(analyzeAxolotlYaml(packed), packed, [['batchLengths', 'fixed', 'sample_packing', 'true']]);
+    checkFacts(analyzeAxolotlYaml(packed), packed, [
+      ['batchLengths', 'fixed', 'sample_packing', 'true'],
+      ['paddedBatches', true, 'sample_packing', 'true'],
+    ]);
     const padded = `${QLORA}sample_packing: false\npad_to_sequence_len: true\n`;
-    checkFacts(analyzeAxolotlYaml(padded), padded, [['batchLengths', 'fixed', 'pad_to_sequence_len', 'true']]);
+    checkFacts(analyzeAxolotlYaml(padded), padded, [
+      ['batchLengths', 'fixed', 'pad_to_sequence_len', 'true'],
+      ['paddedBatches', true, 'pad_to_sequence_len', 'true'],
+    ]);
     const off = `${QLORA}sample_packing: false\n`;
     checkFacts(analyzeAxolotlYaml(off), off, [['batchLengths', 'variable', 'sample_packing', 'false']]);
   });

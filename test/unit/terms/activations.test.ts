@@ -914,6 +914,11 @@ describe('estimate: SDPA takes grouped key-value heads as they are when the mode
     ).perLayerBytes;
     assert.equal(perLayer - unpadded, 2 * 512 * (256 - 128) * 2 + 2 * 256 * 256 * 2);
     near(e.perGpu.peakBytes, truthPeak('peft/llama-lora-bf16-padded'), 0.005, 'peft/llama-lora-bf16-padded');
+    // padded_batches says it whatever batch_lengths says: rows padded to seq_len (padding="max_length") keep a mask.
+    const padded = (extra: Record<string, unknown>): number =>
+      run(truthSetup('loop/llama-lora-bf16', extra)).perGpu.peakBytes;
+    assert.equal(padded({ padded_batches: true }), padded({ batch_lengths: 'variable' }));
+    assert.equal(padded({ batch_lengths: 'variable', padded_batches: false }), padded({}));
     // Checkpointed layers hold the boolean mask itself (2 x 512 x 512 x 1 B) until their backward.
     const ck = run(truthSetup('peft/llama-lora-bf16-ckpt-padded'));
     near(ck.perGpu.peakBytes, truthPeak('peft/llama-lora-bf16-ckpt-padded'), 0.005, 'peft/llama-lora-bf16-ckpt-padded');

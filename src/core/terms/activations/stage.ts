@@ -79,6 +79,8 @@ function activationPlan(
   kernelsOff: boolean;
   /** Whether the first layer's input requires grad (a trained embedding, enable_input_require_grads, BAdam). */
   embeddingOutputRequiresGrad: boolean;
+  /** Whether the batches carry padding (or packed rows), so the model builds an attention mask. */
+  paddedBatch: boolean;
 } {
   const { setup, effectiveSetup: effSetup } = ctx;
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
@@ -127,7 +129,7 @@ function activationPlan(
   // Mamba2 kernels: Nemotron-H keeps its cache in training unless gradient checkpointing turns it off, and takes the split
   // kernels instead of the fused one with a cache or a padded batch (modeling_nemotron_h.py cuda_kernels_forward: the
   // fused kernel only when cache_params is None and the attention mask is all ones).
-  const paddedBatch = setup.batch_lengths === 'variable' && seqs > 1;
+  const paddedBatch = setup.padded_batches ?? (setup.batch_lengths === 'variable' && seqs > 1);
   // Jamba's config can switch the kernels off (use_mamba_kernels: false): slow_forward runs whatever is installed.
   const kernelsOff = a.mamba1 !== undefined && !a.mamba1.useKernels;
   const mambaPath: MambaKernels =
@@ -180,7 +182,7 @@ function activationPlan(
     ...mixerKernels,
     ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
   };
-  return { layerPlan, mixerKernels, mambaPath, kernelsOff, embeddingOutputRequiresGrad: inputRg };
+  return { layerPlan, mixerKernels, mambaPath, kernelsOff, embeddingOutputRequiresGrad: inputRg, paddedBatch };
 }
 
 /**
@@ -209,6 +211,29 @@ function sdpaInputs(
   return gqa ? { sdpaGqa: true } : {};
 }
 
+/**
+ * Whether the batches are padded, said where it changes attention's memory (SDPA: the converted mask, and grouped
+ * key-value heads repeated or not) and the setup does not say it.
+ */
+function paddingNote(ctx: EstimateContext, layerPlan: ActivationPlan, paddedBatch: boolean): void {
+  const a = ctx.model.arch;
+  const gqa = a.kvHeads < a.heads;
+  if (ctx.setup.padded_batches !== undefined || ctx.dtypes.attention !== 'sdpa') return;
+  if (!paddedBatch && !(layerPlan.sdpaGqa && gqa)) return;
+  ctx.notes.assumptions.push({
+    key: 'padded_batches',
+    value: String(paddedBatch),
+    source: paddedBatch
+      ? 'VRAM Lens: batch_lengths variable with more than one sequence per micro-batch pads each batch, so SDPA gets ' +
+        `an attention mask, which every layer converts and keeps${gqa ? ', and repeat_kv copies k and v to every query head' : ''}`
+      : 'VRAM Lens: no padding token in a batch (batch_lengths fixed, or one sequence per micro-batch), so transformers ' +
+        `hands SDPA no mask and enable_gqa=True: attention keeps k and v of the ${a.kvHeads} key-value heads ` +
+        '(integrations/sdpa_attention.py use_gqa_in_sdpa). Batches padded to seq_len (padding="max_length", ' +
+        'pad_to_sequence_len) or packed with position ids keep a mask: set padded_batches: true (repeat_kv copies to ' +
+        `all ${a.heads} heads)`,
+  });
+}
+
 /** The kernels the stage's layers are estimated with, said once (first stage): Mamba, linear attention, Unsloth. */
 function kernelNotes(
   ctx: EstimateContext,
@@ -222,17 +247,6 @@ function kernelNotes(
   const { targets, parameterTargets: paramTargets } = ctx.methods;
   const { assumptions, warnings } = ctx.notes;
   const { first } = st;
-  if (layerPlan.sdpaGqa && a.kvHeads < a.heads && !ctx.lean && first) {
-    assumptions.push({
-      key: 'batch_lengths',
-      value: `${setup.batch_lengths}: no attention mask`,
-      source:
-        'no padding token in a batch, so transformers hands SDPA no mask and enable_gqa=True: attention keeps k and v ' +
-        `of the ${a.kvHeads} key-value heads (integrations/sdpa_attention.py use_gqa_in_sdpa). A batch with padding ` +
-        `(batch_lengths: variable), or packed rows told apart by position ids, keeps a mask, and repeat_kv copies k and v ` +
-        `to all ${a.heads} query heads`,
-    });
-  }
   if (a.mamba && a.mamba.layers > 0 && !ctx.lean && first) {
     const split =
       mambaPath === 'split'
@@ -387,7 +401,10 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
   const plan = activationPlan(ctx, st);
   const { layerPlan, mixerKernels, mambaPath, kernelsOff } = plan;
   // (Assumptions and warnings of the first stage, in full mode.)
-  if (!ctx.lean && st.first) kernelNotes(ctx, st, layerPlan, mambaPath, kernelsOff);
+  if (!ctx.lean && st.first) {
+    kernelNotes(ctx, st, layerPlan, mambaPath, kernelsOff);
+    paddingNote(ctx, layerPlan, plan.paddedBatch);
+  }
   const layer = layerActivations(layerPlan);
   let freezeLayer: ReturnType<typeof layerActivations> | undefined;
   if (setup.method === 'freeze') {
