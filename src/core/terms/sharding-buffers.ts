@@ -49,6 +49,68 @@ export interface GatheredAt {
 }
 
 /**
+ * ZeRO-3's gathered parameters: the module running now, whatever stage3_max_live_parameters says (the limit caps what
+ * is held beyond it, the prefetch; DeepSpeed PartitionedParameterCoordinator: max_params_to_prefetch = max_live minus
+ * what is available; a module is one linear layer, or one MoE layer's 3-D experts together), and from the end of the
+ * forward the layers kept for their reuse (zero3Retained) when they are more. Both add the small parameters, which
+ * stay unsharded (below stage3_param_persistence_threshold).
+ */
+function zero3Gathered(
+  ctx: EstimateContext,
+  st: StageContext,
+  zb: typeof ZERO_DEFAULTS,
+  gather: { blockUnit: number; bytesPerParam: number; dtype: string },
+): { gathered: Component; held: Component | undefined } {
+  const { arch: a, modules: mods, inventory: inv } = ctx.model;
+  const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
+  const wb = ctx.dtypes.weightBytes;
+  const { blockUnit, bytesPerParam, dtype } = gather;
+  const moduleParams = (m: LinearModule): number =>
+    m.inFeatures * m.outFeatures * (m.parameter && m.group === 'expert' && a.moe ? a.moe.experts / ep : 1);
+  const fusedExpertModule = mods
+    .filter((m) => m.parameter && m.group === 'expert')
+    .reduce((t, m) => t + moduleParams(m), 0);
+  const largestModule =
+    Math.max(fusedExpertModule, ...mods.filter((m) => !(m.parameter && m.group === 'expert')).map(moduleParams)) / tp;
+  const live = Math.max(
+    Math.min(largestModule, blockUnit),
+    Math.min(zb.stage3_max_live_parameters, blockUnit + zb.stage3_prefetch_bucket_size),
+  );
+  const linear = mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0);
+  const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - inv.vision - linear);
+  const small = `unsharded small params ${formatCount(persistentSmall)} x ${wb} B`;
+  const retained = zero3Retained(ctx, st, zb.stage3_max_reuse_distance);
+  const held =
+    retained.params > live
+      ? comp(
+          ctx,
+          'gathered-params',
+          'ZeRO-3 gathered parameters (kept for their reuse in the backward)',
+          retained.params * bytesPerParam + persistentSmall * wb,
+          () => `${retained.formula} = ${formatCount(retained.params)} params x ${dtype} + ${small}`,
+          () => ({ retainedParams: Math.round(retained.params), maxReuseDistance: zb.stage3_max_reuse_distance }),
+        )
+      : undefined;
+  const gathered = comp(
+    ctx,
+    'gathered-params',
+    'ZeRO-3 gathered parameters',
+    live * bytesPerParam + persistentSmall * wb,
+    () =>
+      `max(module running ${formatCount(Math.min(largestModule, blockUnit))}, ` +
+      `min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + ` +
+      `prefetch ${formatCount(zb.stage3_prefetch_bucket_size)})) x ${dtype} + unsharded small params ` +
+      `(< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`,
+    () => ({
+      layerParams: Math.round(blockUnit),
+      prefetch: zb.stage3_prefetch_bucket_size,
+      maxLive: zb.stage3_max_live_parameters,
+    }),
+  );
+  return { gathered, held };
+}
+
+/**
  * The layer parameters ZeRO-3 keeps gathered from the end of the forward into the backward. Once the module trace is
  * complete (every step after the first), a module's parameters are not released after its forward when they are used
  * again within stage3_max_reuse_distance elements of the modules ahead in the trace (deepspeed/runtime/zero/
@@ -205,62 +267,9 @@ export function shardingBuffers(
         ? `(${Math.round(fp8Linear * 100)} % linear weights gathered in fp8 at 1 B, the rest ${half} B)`
         : `${half} B`;
   if (zero === 3) {
-    // The module running now is gathered whatever stage3_max_live_parameters says: the limit caps what is held
-    // beyond it (the prefetch; DeepSpeed PartitionedParameterCoordinator: max_params_to_prefetch = max_live minus
-    // what is available). A module is one linear layer, or one MoE layer's 3-D experts together.
-    const moduleParams = (m: LinearModule): number =>
-      m.inFeatures * m.outFeatures * (m.parameter && m.group === 'expert' && a.moe ? a.moe.experts / ep : 1);
-    const fusedExpertModule = mods
-      .filter((m) => m.parameter && m.group === 'expert')
-      .reduce((t, m) => t + moduleParams(m), 0);
-    const largestModule =
-      Math.max(fusedExpertModule, ...mods.filter((m) => !(m.parameter && m.group === 'expert')).map(moduleParams)) / tp;
-    const live = Math.max(
-      Math.min(largestModule, blockUnit),
-      Math.min(zb.stage3_max_live_parameters, blockUnit + zb.stage3_prefetch_bucket_size),
-    );
-    const persistentSmall = Math.max(
-      0,
-      inv.total -
-        inv.embedding -
-        inv.head -
-        inv.vision -
-        mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0),
-    );
-    const retained = zero3Retained(ctx, st, zb.stage3_max_reuse_distance);
-    if (retained.params > live) {
-      const held = comp(
-        ctx,
-        'gathered-params',
-        'ZeRO-3 gathered parameters (kept for their reuse in the backward)',
-        retained.params * gatherBytesPerParam + persistentSmall * wb,
-        () =>
-          `${retained.formula} = ${formatCount(retained.params)} params x ${gatherDtype} + unsharded small params ` +
-          `${formatCount(persistentSmall)} x ${wb} B`,
-        () => ({ retainedParams: Math.round(retained.params), maxReuseDistance: zb.stage3_max_reuse_distance }),
-      );
-      zero3Held = { forwardEnd: [held], loss: [held], lastLayer: [held] };
-    }
-    gathered.push(
-      comp(
-        ctx,
-        'gathered-params',
-        'ZeRO-3 gathered parameters',
-        live * gatherBytesPerParam + persistentSmall * wb,
-        () =>
-          `max(module running ${formatCount(Math.min(largestModule, blockUnit))}, ` +
-          `min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one ` +
-          `layer ${formatCount(blockUnit)} + ` +
-          `prefetch ${formatCount(zb.stage3_prefetch_bucket_size)})) x ${gatherDtype} + unsharded ` +
-          `small params (< ${formatCount(zb.stage3_param_persistence_threshold)} ` +
-          `elements) ${formatCount(persistentSmall)} x ${wb} B`,
-        () => ({
-          layerParams: Math.round(blockUnit),
-          prefetch: zb.stage3_prefetch_bucket_size,
-          maxLive: zb.stage3_max_live_parameters,
-        }),
-      ),
-    );
+    const z3 = zero3Gathered(ctx, st, zb, { blockUnit, bytesPerParam: gatherBytesPerParam, dtype: gatherDtype });
+    gathered.push(z3.gathered);
+    if (z3.held) zero3Held = { forwardEnd: [z3.held], loss: [z3.held], lastLayer: [z3.held] };
   }
   gatheredGrads.push(...buckets.backward);
   if (zero === 0 && fsdp) {
