@@ -49,17 +49,26 @@ async function waitForDiagnostics(
 const VERDICT =
   /^\*\*(fits: [\d.]+ GiB of 24\.0 GiB on RTX-4090|[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\))\*\* · `/m;
 
+/**
+ * The hover text at `needle`. A hover asked for while the language server is still starting comes back empty, so it
+ * is asked again until it has text (up to 20 s), as waitForDiagnostics waits for diagnostics.
+ */
 async function hoverText(doc: vscode.TextDocument, needle: string, delta = 1): Promise<string> {
   const offset = doc.getText().indexOf(needle);
   assert.ok(offset >= 0, `${needle} in ${doc.fileName}`);
-  const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
-    'vscode.executeHoverProvider',
-    doc.uri,
-    doc.positionAt(offset + delta),
-  );
-  return hovers
-    .flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : '')))
-    .join('\n');
+  const end = Date.now() + 20_000;
+  for (;;) {
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+      'vscode.executeHoverProvider',
+      doc.uri,
+      doc.positionAt(offset + delta),
+    );
+    const text = hovers
+      .flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : '')))
+      .join('\n');
+    if (text.trim().length > 0 || Date.now() > end) return text;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 suite('VRAM Lens features (real extension host)', () => {
