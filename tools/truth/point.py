@@ -23,9 +23,9 @@ import torch.distributed  # noqa: E402
 
 torch.set_num_threads(1)
 
-from truthlib import cuda_autocast, memory, parallel, scenario as scen  # noqa: E402
+from truthlib import cuda_like, memory, parallel, scenario as scen  # noqa: E402
 
-cuda_autocast.install()  # CPU autocast follows CUDA's op lists where they differ (truthlib/cuda_autocast.py)
+cuda_like.install()  # CPU autocast and bmm allocate as their CUDA kernels do (truthlib/cuda_like.py)
 
 RUNNERS = {"loop": "truthlib.loop", "trainer": "truthlib.hf", "sft": "truthlib.hf", "dpo": "truthlib.hf", "grpo": "truthlib.hf", "kto": "truthlib.hf",
            "orpo": "truthlib.hf", "online_dpo": "truthlib.hf", "rloo": "truthlib.hf"}

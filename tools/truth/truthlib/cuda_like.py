@@ -1,13 +1,20 @@
-"""CUDA's autocast policy on the CPU, for the ops where the two differ and the tested models call them.
+"""Where CPU kernels allocate differently from CUDA ones, the CUDA behaviour, so CPU truth points measure what a GPU
+run allocates. `install()` registers both, once per process (point.py calls it).
 
-torch.autocast("cpu") and torch.autocast("cuda") keep different op lists (aten/src/ATen/autocast_mode.cpp). CUDA runs
-pow, the unary transcendental ops (exp, log, rsqrt, ...) and softplus in fp32 (`fp32`), and softmax / log_softmax /
-sum / cumsum / prod with an fp32 output dtype unless one is given (`fp32_set_opt_dtype`); the CPU lists leave these in
-the input's dtype. A model that calls them on 16-bit tensors under autocast (GPT-2's gelu_new: 0.5 * x * (1 + tanh(c *
-(x + 0.044715 * pow(x, 3))))) allocates fp32 tensors on a GPU and 16-bit ones on the CPU, so the CPU truth would
-measure what no GPU run allocates. `install()` registers, for the AutocastCPU dispatch key, kernels that do what the
-CUDA ones do: cast 16-bit floating inputs to fp32 (or set the output dtype) and call the op below autocast. Autograd
-sits below the autocast keys, so the casts and the op are recorded as on a GPU.
+Autocast. torch.autocast("cpu") and torch.autocast("cuda") keep different op lists (aten/src/ATen/autocast_mode.cpp).
+CUDA runs pow, the unary transcendental ops (exp, log, rsqrt, ...) and softplus in fp32 (`fp32`), and softmax /
+log_softmax / sum / cumsum / prod with an fp32 output dtype unless one is given (`fp32_set_opt_dtype`); the CPU lists
+leave these in the input's dtype. A model that calls them on 16-bit tensors under autocast (GPT-2's gelu_new: 0.5 * x *
+(1 + tanh(c * (x + 0.044715 * pow(x, 3))))) allocates fp32 tensors on a GPU and 16-bit ones on the CPU. Kernels
+registered for the AutocastCPU dispatch key do what the CUDA ones do: cast 16-bit floating inputs to fp32 (or set the
+output dtype) and call the op below autocast. Autograd sits below the autocast keys, so the casts and the op are
+recorded as on a GPU.
+
+bmm. matmul does not fold a strided 3-D input into one matrix when the weight needs no gradient (LinearAlgebra.cpp
+should_fold: a frozen head applied to hidden_states[:, -k:, :], as logits_to_keep does), and runs bmm over the weight
+expanded to the batch with batch stride 0. The CPU bmm makes that operand contiguous, a copy of batch x the weight;
+cuBLAS takes the stride 0 as it is (aten/src/ATen/native/cuda/Blas.cpp prepare_batch_matrix_for_cublas). The CPU
+kernel registered here multiplies batch by batch into one output, which allocates what the CUDA kernel does.
 """
 import torch
 
@@ -75,8 +82,15 @@ def _opt_dtype_kernel(op):
     return kernel
 
 
+def _bmm_cpu(self, mat2):
+    out = torch.empty((self.shape[0], self.shape[1], mat2.shape[2]), dtype=self.dtype)
+    for i in range(self.shape[0]):
+        torch.mm(self[i], mat2[i], out=out[i])
+    return out
+
+
 def install():
-    """Registers the kernels once per process (CPU autocast then follows CUDA's lists for these ops)."""
+    """Registers the kernels once per process."""
     global _library
     if _library is not None:
         return
@@ -89,3 +103,4 @@ def install():
         packet, _, overload = name.partition(".")
         op = getattr(getattr(torch.ops.aten, packet), overload or "default")
         _library.impl(name, _opt_dtype_kernel(op), "AutocastCPU")
+    _library.impl("bmm", _bmm_cpu, "CPU")
