@@ -104,6 +104,14 @@ function loraTargetsOf(v: FactValue): Out {
 const SEQ = spec('seqLen', 'int');
 /** Packing on: every batch is seq_len long; off: each batch is padded to its longest sample. */
 const packingOf = (v: FactValue): Out => [['batchLengths', v === true ? 'fixed' : 'variable']];
+/** The same, where the packed rows are told apart by position ids or a mask (TRL, Axolotl): the model builds a mask. */
+const maskedPackingOf = (v: FactValue): Out =>
+  v === true
+    ? [
+        ['batchLengths', 'fixed'],
+        ['paddedBatches', true],
+      ]
+    : packingOf(v);
 const MODEL = spec('model', 'str');
 const MICRO = spec('microBatchSize', 'int');
 const EVAL_STRATEGY: FlagSpec['conv'] = (v) => {
@@ -215,8 +223,8 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   seq_length: SEQ,
   sequence_len: SEQ,
   'tokenizer.max_seq_len': SEQ,
-  packing: spec('batchLengths', 'bool', packingOf),
-  sample_packing: spec('batchLengths', 'bool', packingOf),
+  packing: spec('batchLengths', 'bool', maskedPackingOf),
+  sample_packing: spec('batchLengths', 'bool', maskedPackingOf),
   'dataset.packed': spec('batchLengths', 'bool', packingOf),
   lora_r: spec('loraR', 'int'),
   lora_dim: spec('loraR', 'int'),

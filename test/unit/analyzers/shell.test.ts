@@ -296,10 +296,13 @@ describe('shell analyzer: launchers and world size', () => {
   });
 
   it('trl CLI and TRL example scripts use tool trl', () => {
-    const r = checkFacts('trl sft --config sft.yaml --max_length 2048 --use_peft --lora_r 32\n', [
+    const r = checkFacts('trl sft --config sft.yaml --max_length 2048 --use_peft --lora_r 32 --packing\n', [
       ['seqLen', 2048, '--max_length', '2048'],
       ['method', 'lora', '--use_peft', '--use_peft'],
       ['loraR', 32, '--lora_r', '32'],
+      ['batchLengths', 'fixed', '--packing', '--packing'],
+      // Packed rows are told apart by position ids, from which transformers builds an attention mask.
+      ['paddedBatches', true, '--packing', '--packing'],
     ]);
     assert.deepEqual(r.tools, ['trl']);
     assert.deepEqual(
