@@ -108,6 +108,14 @@ def suite_peft():
         out[f"{fam}-lora64-all-fp32"] = (scenario(fam, attention=att, method="lora", lora=lora(fam, LORA_ALL, r=64, alpha=128)), {})
         out[f"{fam}-lora-bf16-ckpt-reentrant"] = (scenario(fam, attention=att, weights_dtype="bf16", method="lora", lora=qv,
                                                            gradient_checkpointing="full", seq_len=512), {"reentrant": True})
+        if fam in ("llama", "qwen3", "mixtral"):
+            # Gradient accumulation (the gradients of the first micro-batch are held through the second's backward)
+            # and the optimizers that install offline besides foreach AdamW.
+            out[f"{fam}-full-bf16-ga2"] = (scenario(fam, attention=att, weights_dtype="bf16", gradient_accumulation_steps=2), {})
+            out[f"{fam}-lora-bf16-ga2"] = (scenario(fam, attention=att, weights_dtype="bf16", method="lora", lora=qv,
+                                                    gradient_accumulation_steps=2), {})
+            out[f"{fam}-full-bf16-sgd"] = (scenario(fam, attention=att, weights_dtype="bf16", optimizer="sgd"), {})
+            out[f"{fam}-full-bf16-adamw-fused"] = (scenario(fam, attention=att, weights_dtype="bf16", optimizer="adamw_fused"), {})
         if att == "sdpa":
             # A batch padded to its longest sample: the model gets an attention mask (grouped key-value heads
             # repeated, the boolean mask converted by every layer's SDPA call).
@@ -133,6 +141,9 @@ def suite_trainer():
                                                  gradient_checkpointing="full", seq_len=512), {})
         out[f"{fam}-lora-amp-ckpt-reentrant"] = (scenario(fam, attention=att, mixed_precision="bf16", method="lora", lora=qv,
                                                           gradient_checkpointing="full", seq_len=512), {"reentrant": True})
+        if fam in ("llama", "qwen3"):
+            out[f"{fam}-lora-bf16-ga2"] = (scenario(fam, attention=att, weights_dtype="bf16", mixed_precision="bf16", method="lora",
+                                                    lora=qv, gradient_accumulation_steps=2), {})
     return out
 
 
