@@ -65,27 +65,30 @@ describe('MoE backward working set: looped experts (transformers 4.x) against on
   });
 });
 
+/** Llama-3-8B (32 query heads, 8 key-value heads of 128), bf16, LoRA r16 on q, k, v, 2 x 512 tokens under SDPA. */
+function llama3LoraPlan(): ActivationPlan {
+  return {
+    arch: archOf('meta-llama/Meta-Llama-3-8B'),
+    mode: 'half',
+    half: 2,
+    weightBytes: 2,
+    batch: 2,
+    seq: 512,
+    attention: 'sdpa',
+    baseTrainable: false,
+    normsTrainable: false,
+    inputRequiresGrad: false,
+    tp: 1,
+    sequenceParallel: false,
+    lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'k_proj', 'v_proj']) },
+  };
+}
+
 describe('estimate: the layer memo tells plans apart', () => {
   it('a plan that differs in any one field gets its own result, in any call order', () => {
     // layerActivations keeps its last plans (compared field by field) in front of a memo keyed by a string; a plan
     // mistaken for another would come back as the other's result object. Every field of PLAN_FIELDS needs a variant.
-    const arch = archOf('meta-llama/Meta-Llama-3-8B');
-    const qkv = new Set(['q_proj', 'k_proj', 'v_proj']);
-    const base: ActivationPlan = {
-      arch,
-      mode: 'half',
-      half: 2,
-      weightBytes: 2,
-      batch: 2,
-      seq: 512,
-      attention: 'sdpa',
-      baseTrainable: false,
-      normsTrainable: false,
-      inputRequiresGrad: false,
-      tp: 1,
-      sequenceParallel: false,
-      lora: { r: 16, dropout: 0.05, dtypeBytes: 4, targets: qkv },
-    };
+    const base = llama3LoraPlan();
     const variants: { readonly [K in keyof typeof PLAN_FIELDS]: Partial<ActivationPlan> } = {
       arch: { arch: archOf('mistralai/Mistral-7B-v0.1') },
       mode: { mode: 'amp' },
@@ -865,21 +868,7 @@ describe('estimate: SDPA takes grouped key-value heads as they are when the mode
   // unrepeated; a padded batch keeps the mask and repeat_kv copies k and v to every query head.
   it('saves k and v of the key-value heads, not the repeated copies: 2 x T x (q width - kv width) x 2 B less', () => {
     // Llama-3-8B: 32 query heads, 8 key-value heads of 128 (q width 4,096, kv width 1,024); 2 x 512 tokens, bf16.
-    const plan: ActivationPlan = {
-      arch: archOf('meta-llama/Meta-Llama-3-8B'),
-      mode: 'half',
-      half: 2,
-      weightBytes: 2,
-      batch: 2,
-      seq: 512,
-      attention: 'sdpa',
-      baseTrainable: false,
-      normsTrainable: false,
-      inputRequiresGrad: true,
-      tp: 1,
-      sequenceParallel: false,
-      lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) },
-    };
+    const plan: ActivationPlan = { ...llama3LoraPlan(), inputRequiresGrad: true };
     const repeated = layerActivations(plan).bytesPerLayer;
     const grouped = layerActivations({ ...plan, sdpaGqa: true }).bytesPerLayer;
     assert.equal(repeated - grouped, 2 * 1024 * (4096 - 1024) * 2); // 12,582,912
