@@ -55,6 +55,24 @@ export interface SavedEntry {
   readonly bytes: number;
 }
 
+/**
+ * One block's forward as the allocator sees it: every tensor the replay creates, in order, and when it is freed. A
+ * tensor autograd does not keep is freed once the op that last reads it has made its output (Python drops the
+ * reference after the call returns); a saved one lives until its backward, or, when the block is checkpointed, also
+ * only to its last read. The block's input is the previous block's output and is not allocated here.
+ */
+export interface ForwardSequence {
+  /** Bytes of each tensor the forward creates, in order. */
+  readonly bytes: readonly number[];
+  /** The index of the allocation after which each one is freed, unless kept. */
+  readonly freeAfter: readonly number[];
+  /** Whether autograd keeps it for backward (or autocast's cast cache to the forward's end). */
+  readonly saved: readonly boolean[];
+  /** Which allocation is the block's input (not allocated: the previous block's output) and which its output. */
+  readonly input: number;
+  readonly output: number;
+}
+
 /** Records saved tensors (deduplicated by tensor identity) for one replay. */
 export class Tape {
   private nextId = 1;
@@ -68,6 +86,12 @@ export class Tape {
    * a per-parameter cost, kept apart from the per-token activations.
    */
   weightCopyBytes = 0;
+  /** Every allocation in forward order: its storage and bytes (the allocator replay's input, forwardSequence). */
+  private readonly allocations: { storage: number; bytes: number }[] = [];
+  /** For each storage, the index of the allocation made by the op that read it last. */
+  private readonly lastUse = new Map<number, number>();
+  /** Storages held to the forward's end without being a saved tensor (autocast's 16-bit weight copies). */
+  private readonly held = new Set<number>();
 
   /**
    * @param fused torch.compile: Inductor's min-cut partitioner saves the inputs of fused elementwise chains and
@@ -86,6 +110,7 @@ export class Tape {
 
   tensor(what: string, elems: number, bytesPerElem: number, rg: boolean): Tensor {
     const id = this.nextId++;
+    this.allocations.push({ storage: id, bytes: elems * bytesPerElem });
     return { id, what, elems, bytesPerElem, rg, storage: id, storageBytes: elems * bytesPerElem };
   }
 
@@ -100,6 +125,29 @@ export class Tape {
       storage: x.storage,
       storageBytes: x.storageBytes,
     };
+  }
+
+  /** The next op reads these tensors: they stay allocated until its output exists. */
+  use(...xs: Tensor[]): void {
+    for (const x of xs) this.lastUse.set(x.storage, this.allocations.length);
+  }
+
+  /** The forward's allocations as a replay program (see ForwardSequence), for a block with this input and output. */
+  forwardSequence(input: Tensor, output: Tensor): ForwardSequence {
+    const n = this.allocations.length;
+    const bytes: number[] = [];
+    const freeAfter: number[] = [];
+    const saved: boolean[] = [];
+    let inputIndex = -1;
+    let outputIndex = n - 1;
+    this.allocations.forEach((a, i) => {
+      bytes.push(a.bytes);
+      freeAfter.push(Math.min(n - 1, Math.max(i, this.lastUse.get(a.storage) ?? i)));
+      saved.push(this.saved.has(a.storage) || this.held.has(a.storage));
+      if (a.storage === input.storage) inputIndex = i;
+      if (a.storage === output.storage) outputIndex = i;
+    });
+    return { bytes, freeAfter, saved, input: inputIndex, output: outputIndex };
   }
 
   save(t: Tensor): void {
@@ -132,7 +180,9 @@ export class Tape {
 
   /** Extra saved bytes that are not a tensor of the graph (e.g. a cast weight copy under autocast). */
   saveExtra(what: string, bytes: number): void {
-    this.saved.set(this.nextId++, { what, bytes });
+    const id = this.nextId++;
+    this.allocations.push({ storage: id, bytes });
+    this.saved.set(id, { what, bytes });
   }
 
   entries(): SavedEntry[] {
@@ -147,8 +197,10 @@ export class Tape {
 
   /** A tensor cast to the autocast dtype: under autocast a new 16-bit copy per call (not cached for activations). */
   castForMatmul(x: Tensor): Tensor {
-    if (this.mode === 'amp' && x.bytesPerElem === 4)
+    if (this.mode === 'amp' && x.bytesPerElem === 4) {
+      this.use(x);
       return this.tensor(`${x.what} (autocast copy)`, x.elems, this.half, x.rg);
+    }
     return x;
   }
 
@@ -164,7 +216,7 @@ export class Tape {
       // Autocast casts fp32 weights to 16 bits for the matmul; mm keeps the copy for the input's gradient.
       if (w.uncachedCopies)
         this.saveExtra(`${w.what} 16-bit copies (autocast, one per use)`, w.uncachedCopies * w.elems * this.half);
-      else this.weightCopyBytes += w.elems * (w.copies ?? 1) * this.half;
+      else this.weightCopy(w.elems * (w.copies ?? 1) * this.half);
     }
     const tokens = x.elems / (w.elems / outFeatures);
     // Under autocast the matmul runs in 16 bits; otherwise in the wider of input and weight dtypes (an fp32
@@ -174,9 +226,18 @@ export class Tape {
       : this.mode === 'amp'
         ? this.half
         : Math.max(xin.bytesPerElem, w.bytesPerElem);
+    this.use(xin);
     const y = this.tensor(what, tokens * outFeatures, outBytes, x.rg || w.trainable);
     this.matmulOutputs.push(y.storageBytes);
     return y;
+  }
+
+  /** Autocast's 16-bit copy of an fp32 weight, cached to the forward's end and kept for backward. */
+  private weightCopy(bytes: number): void {
+    this.weightCopyBytes += bytes;
+    const id = this.nextId++;
+    this.allocations.push({ storage: id, bytes });
+    this.held.add(id);
   }
 
   /** A matmul outside autocast: the input cast to the weight's dtype (a copy when it differs), the output in it. */
@@ -187,6 +248,7 @@ export class Tape {
         : this.tensor(`${x.what} (cast to the weight dtype)`, x.elems, w.bytesPerElem, x.rg);
     if (w.trainable) this.save(xin);
     const tokens = x.elems / (w.elems / outFeatures);
+    this.use(xin);
     const y = this.tensor(what, tokens * outFeatures, w.bytesPerElem, x.rg || w.trainable);
     this.matmulOutputs.push(y.storageBytes);
     return y;
@@ -196,6 +258,7 @@ export class Tape {
   mul(a: Tensor, b: Tensor, what: string, bytesPerElem?: number): Tensor {
     if (b.rg) this.save(a);
     if (a.rg) this.save(b);
+    this.use(a, b);
     return this.tensor(
       what,
       Math.max(a.elems, b.elems),
@@ -207,11 +270,13 @@ export class Tape {
   /** Elementwise op whose backward needs its input (silu, gelu, pow, tanh input). */
   unarySavesInput(x: Tensor, what: string, bytesPerElem?: number): Tensor {
     if (x.rg) this.save(x);
+    this.use(x);
     return this.tensor(what, x.elems, bytesPerElem ?? x.bytesPerElem, x.rg);
   }
 
   /** Elementwise op whose backward needs its output (rsqrt, softmax, log_softmax, exp, tanh). */
   unarySavesOutput(x: Tensor, what: string, bytesPerElem?: number, elems?: number): Tensor {
+    this.use(x);
     const y = this.tensor(what, elems ?? x.elems, bytesPerElem ?? x.bytesPerElem, x.rg);
     if (x.rg) this.save(y);
     return y;
@@ -219,6 +284,7 @@ export class Tape {
 
   /** Ops whose backward needs nothing big: add, scalar mul, view, transpose, .to(dtype), reductions to a small shape. */
   free(x: Tensor, what: string, elems?: number, bytesPerElem?: number): Tensor {
+    this.use(x);
     return this.tensor(what, elems ?? x.elems, bytesPerElem ?? x.bytesPerElem, x.rg);
   }
 
@@ -240,6 +306,7 @@ export class Tape {
     const b2 = this.castForMatmul(b);
     if (b2.rg) this.save(a2);
     if (a2.rg) this.save(b2);
+    this.use(a2, b2);
     return this.tensor(what, outElems, this.computeBytes, a.rg || b.rg);
   }
 
@@ -250,6 +317,7 @@ export class Tape {
       this.save(xin);
       this.saveExtra(`${what} mean+rstd (fp32)`, 2 * rows * 4);
     }
+    this.use(xin);
     return this.tensor(what, x.elems, xin.bytesPerElem, x.rg || trainable);
   }
 
@@ -266,24 +334,32 @@ export class Tape {
     weightBytes: number,
     style: 'llama' | 't5' | 'gemma' | 'gpt_oss' = 'llama',
   ): Tensor {
-    const rsq = this.tensor(`${what} rsqrt (fp32)`, rows, 4, x.rg);
     if (this.fused) {
       // One fused kernel: backward needs the input and the per-row rsqrt; the rest is recomputed.
+      this.use(x);
+      const rsq = this.tensor(`${what} rsqrt (fp32)`, rows, 4, x.rg);
       if (x.rg || trainable) this.save(x);
       if (x.rg) this.save(rsq);
+      this.use(x, rsq);
       return this.tensor(`${what} output`, x.elems, Math.max(x.bytesPerElem, weightBytes), x.rg || trainable);
     }
     const x32 = this.to(x, 4, `${what} input (fp32 upcast)`);
+    // pow(2) of the fp32 input, reduced by mean to one value per row: a transient of the input's size.
+    const squares = this.free(x32, `${what} input squared (fp32)`, x.elems, 4);
+    this.use(squares);
+    const rsq = this.tensor(`${what} rsqrt (fp32)`, rows, 4, x.rg);
     if (x.rg) {
       this.save(x32); // pow(2) needs it; llama/gemma also multiply it by rsqrt
       this.save(rsq);
       // T5LayerNorm multiplies the original (16-bit) hidden states by the fp32 rsqrt: both are kept.
       if (style === 't5') this.save(x);
     }
+    this.use(x32, rsq);
     const normed32 = this.tensor(`${what} normalized (fp32)`, x.elems, 4, x.rg);
     if (style === 'gpt_oss') {
       // GptOssRMSNorm: (weight * normalized_fp32).to(input_dtype): the fp32 normalized input is kept for the weight.
       if (trainable) this.save(normed32);
+      this.use(normed32);
       return this.tensor(`${what} output`, x.elems, x.bytesPerElem, x.rg || trainable);
     }
     if (style === 'gemma') {
@@ -291,11 +367,13 @@ export class Tape {
       // (1 + weight) vector are kept.
       if (trainable) this.save(normed32);
       if (x.rg) this.saveExtra(`${what} (1 + weight) fp32`, (x.elems / rows) * 4);
+      this.use(normed32);
       return this.tensor(`${what} output`, x.elems, x.bytesPerElem, x.rg || trainable);
     }
     // .to(input_dtype), then weight * normed: the product takes the wider of the two dtypes.
     const normed = this.to(normed32, x.bytesPerElem, `${what} normalized`);
     if (trainable) this.save(normed);
+    this.use(normed);
     return this.tensor(`${what} output`, x.elems, Math.max(x.bytesPerElem, weightBytes), x.rg || trainable);
   }
 }

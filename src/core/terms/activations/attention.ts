@@ -104,6 +104,7 @@ export function attentionCore(
   const qq = tape.castForMatmul(q);
   const kk = repeat ? repeatKv(tape.castForMatmul(k), 'repeat_kv(k)', kvHeads === 1) : tape.castForMatmul(k);
   const vv = repeat ? repeatKv(tape.castForMatmul(v), 'repeat_kv(v)', kvHeads === 1) : tape.castForMatmul(v);
+  tape.use(qq, kk, vv);
   const out = tape.tensor('attention output', T * od, tape.computeBytes, q.rg || k.rg || v.rg);
   if (out.rg) {
     tape.save(qq);

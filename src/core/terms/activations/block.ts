@@ -3,7 +3,7 @@
 // the block's backward holds at its largest op. Pure arithmetic; no I/O.
 // Docs: docs/estimate/activations.md
 import { type Architecture, type LinearModule, linearModules } from '../../architecture';
-import { Tape, type Tensor, type Weight } from '../saved-tensors';
+import { type ForwardSequence, Tape, type Tensor, type Weight } from '../saved-tensors';
 import { decoderBlock } from './decoder';
 import { bertBlock, bloomBlock, falconH1Block, gpt2Block, gptNeoxBlock, nemotronHBlock } from './families';
 import { linear as linearOf } from './linear';
@@ -26,6 +26,8 @@ export interface BlockState {
   linearWorking: number | undefined;
   /** Eager attention computes the softmax in fp32 (HF llama-family `softmax(..., dtype=torch.float32)`, autocast). */
   softmaxUpcast: boolean;
+  /** The residual stream after the attention half, which the block's last residual sum reads. */
+  residual: Tensor | undefined;
 }
 
 /** One block's replay: the plan, the tape, the geometry every op reads on this TP rank, and the ops bound to the block. */
@@ -95,9 +97,12 @@ export function blockActivations(
 ): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const bc = blockContext(p, moeBlock, rope, linearLayer, blockKind);
-  // The block's output itself is not needed: what its ops saved is on the tape.
-  (FAMILY_BLOCKS[bc.a.family] ?? decoderBlock)(bc);
-  return blockResult(bc, adaptedExperts);
+  const out = (FAMILY_BLOCKS[bc.a.family] ?? decoderBlock)(bc);
+  // The residual sum that makes the block's output (saves nothing): for the allocator replay's sequence.
+  const { tape, x0, a, Tsp, residualBytes, state } = bc;
+  tape.use(state.residual ?? x0);
+  const output = out === x0 ? x0 : tape.free(out, 'block output (residual sum)', Tsp * a.hidden, residualBytes);
+  return blockResult(bc, adaptedExperts, output);
 }
 
 /** The block's context: its tape, this layer's modules, the geometry on this TP rank, its linear and norm. */
@@ -139,6 +144,7 @@ function blockContext(
     tiledMlp: undefined,
     linearWorking: undefined,
     softmaxUpcast: false,
+    residual: undefined,
   };
   const normWeight: Weight = { what: 'norm', elems: a.hidden, trainable: p.normsTrainable, bytesPerElem: normBytes };
   const rms = rmsNormOf(a, normBytes);
@@ -185,7 +191,7 @@ function blockContext(
 }
 
 /** What the block keeps and what its backward holds at its largest op, from the replayed tape. */
-function blockResult(bc: BlockContext, adaptedExperts: readonly string[]): LayerActivations {
+function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output: Tensor): LayerActivations {
   const { p, a, tape, moeBlock, T, tp, Tsp, residualBytes, heads, qd, b, s, state } = bc;
   const { moeInfo, tiledMlp, linearWorking, mlpSavedBytes, softmaxUpcast } = state;
   // LoRA on this layer's expert parameters (PEFT target_parameters): W + BA and each matmul's routed input are kept.
@@ -206,7 +212,9 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[]): Layer
   // The boolean mask SDPA gets is built once per forward and passed to every layer: checkpointed layers hold it until
   // their backward (b x s x s x 1 B).
   let checkpointHeldBytes = p.attention === 'sdpa' && p.sdpaMask ? p.batch * p.seq * p.seq : 0;
+  let forwardSequence: ForwardSequence | undefined = tape.forwardSequence(bc.x0, output);
   if (a.family === 't5') {
+    forwardSequence = undefined;
     const t5 = t5Blocks(p);
     entries = t5.entries;
     bytesPerLayer = t5.bytesPerLayer;
@@ -275,5 +283,6 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[]): Layer
     selectiveBytes,
     checkpointHeldBytes,
     weightCopyBytesPerLayer: tape.weightCopyBytes,
+    ...(forwardSequence ? { forwardSequence } : {}),
   };
 }

@@ -4,7 +4,7 @@
 // layers in hybrids, a tiled MLP. Sources: transformers models/{llama,mistral,qwen2,qwen3,qwen3_next,gemma,gemma2,
 // gemma3,phi3,olmo2,glm4,glm4_moe,llama4,gpt_oss,deepseek_v3,granitemoehybrid,jamba,kimi}/modeling_*.py. Pure.
 // Docs: docs/estimate/activations.md
-import type { Tensor } from '../saved-tensors';
+import type { Tape, Tensor } from '../saved-tensors';
 import { attentionCore, mlaAttention } from './attention';
 import type { BlockContext } from './block';
 import { gatedDeltaNet } from './mixers/gated-deltanet';
@@ -31,7 +31,10 @@ export function decoderBlock(bc: BlockContext): Tensor {
 function mlaLayer(bc: BlockContext, h1: Tensor): Tensor {
   const { p, a, tape, tp, Tsp, residualBytes, moeBlock, linear, norm, state } = bc;
   const { moeInfo } = state;
-  const x1 = tape.free(mlaAttention(bc, h1), 'residual', Tsp * a.hidden, residualBytes);
+  const attended = mlaAttention(bc, h1);
+  tape.use(bc.x0);
+  const x1 = tape.free(attended, 'residual', Tsp * a.hidden, residualBytes);
+  state.residual = x1;
   const beforeMlp = tape.totalBytes();
   const h2 = norm(x1, 'post_attention_layernorm');
   const layerOutputs =
@@ -56,7 +59,9 @@ function linearMixerLayer(bc: BlockContext, h1: Tensor): Tensor {
         ? kimiDeltaAttention(tape, p, h1, linear)
         : gatedDeltaNet(tape, p, h1, linear);
   state.linearWorking = mixer.workingBytes;
+  tape.use(bc.x0);
   const x1 = tape.free(mixer.out, 'residual', Tsp * a.hidden, residualBytes);
+  state.residual = x1;
   const beforeMlp = tape.totalBytes();
   const h2 = norm(x1, 'post_attention_layernorm');
   const layerOutputs =
@@ -91,8 +96,8 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
       'interleaved cos / sin (per layer)',
       2 * s * Math.round(a.headDim * a.partialRotary) * p.weightBytes,
     );
-  let qr = tape.free(q, 'q after rotary', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
-  let kr = tape.free(k, 'k after rotary', T * kvd, upcast && p.quantizedBase ? k.bytesPerElem : tape.computeBytes);
+  let qr = rotary(tape, q, 'q', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
+  let kr = rotary(tape, k, 'k', T * kvd, upcast && p.quantizedBase ? k.bytesPerElem : tape.computeBytes);
   if (a.positions === 'none') {
     // No position embedding (Granite 4.0 H): q and k go to attention as projected.
     kr = k;
@@ -128,6 +133,7 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
   // OLMo 2 and GLM-4 normalize the attention output before the residual sum (its 16-bit output is upcast by the
   // norm); Gemma's byte counts come out the same either way.
   const normBeforeSum = postOnly || a.family === 'glm4';
+  tape.use(bc.x0); // the residual sum reads the block's input
   let x1 = tape.free(
     normBeforeSum ? norm(o, 'post_attention_layernorm') : o,
     'residual',
@@ -135,6 +141,7 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
     residualBytes,
   );
   if (sandwich && !normBeforeSum) x1 = norm(x1, 'post_attention_layernorm');
+  bc.state.residual = x1;
   return mlpHalf(bc, x1, postOnly);
 }
 
@@ -220,4 +227,16 @@ function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
   if (sandwich || postOnly) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
   state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
   return layerOutputs;
+}
+
+/**
+ * apply_rotary_pos_emb: x * cos + rotate_half(x) * sin. No tensor of it is saved (cos and sin need no grad), but each
+ * product and rotate_half's cat is a tensor of x's size while the sum is formed (the allocator replay's sequence).
+ */
+function rotary(tape: Tape, x: Tensor, what: string, elems: number, bytesPerElem: number): Tensor {
+  const cosPart = tape.free(x, `${what} x cos`, elems, bytesPerElem);
+  const half = tape.free(x, `rotate_half(${what})`, elems, x.bytesPerElem);
+  const sinPart = tape.free(half, `rotate_half(${what}) x sin`, elems, bytesPerElem);
+  tape.use(cosPart);
+  return tape.free(sinPart, `${what} after rotary`, elems, bytesPerElem);
 }

@@ -78,6 +78,7 @@ export function linear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
     // the vector's dtype and cast back.
     const y0 = tape.linear(x, w, outFeatures, what);
     tape.save(y0);
+    tape.use(y0);
     const scaled = tape.tensor(`${what} x IA3 vector`, y0.elems, Math.max(y0.bytesPerElem, ia3.dtypeBytes), true);
     return tape.to(tape.free(scaled, `${what} x IA3 vector`), y0.bytesPerElem, `${what} (scaled)`);
   }
@@ -112,6 +113,10 @@ export function linear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
     tape.save(yb);
   }
   void tokens;
-  // result + lora_B(...) * scaling, cast back to the base output dtype.
-  return tape.tensor(`${what} (+LoRA)`, y.elems, y.bytesPerElem, true);
+  // result + lora_B(...) * scaling (promoted to the wider dtype), cast back to the base output dtype: tensors that
+  // nothing keeps, but that the allocator sees.
+  const scaled = tape.free(yb, `${what} lora_B output x scaling`);
+  tape.use(y);
+  const sum = tape.free(scaled, `${what} + LoRA`, y.elems, Math.max(y.bytesPerElem, scaled.bytesPerElem));
+  return tape.to(sum, y.bytesPerElem, `${what} (+LoRA)`);
 }

@@ -73,6 +73,7 @@ export function gatedMlp(
       tape.save(g);
       tape.save(u);
     }
+    tape.use(g, u);
     return linear(
       tape.tensor('act(gate) * up', g.elems, g.bytesPerElem, g.rg || u.rg),
       'down_proj',

@@ -3,7 +3,7 @@
 // Docs: docs/estimate/activations.md
 import type { Architecture } from '../../architecture';
 import type { Attention } from '../../setup';
-import type { ComputeMode, SavedEntry, Tensor } from '../saved-tensors';
+import type { ComputeMode, ForwardSequence, SavedEntry, Tensor } from '../saved-tensors';
 
 export interface LoraPlan {
   readonly r: number;
@@ -169,6 +169,8 @@ export interface LayerActivations {
    * when nothing makes the embedding output require grad).
    */
   readonly frozenInputBytes?: number;
+  /** One block's forward as a sequence of allocations and frees (the allocator replay's input); none for T5. */
+  readonly forwardSequence?: ForwardSequence;
 }
 
 /** A linear layer as a block applies it (with its adapter when targeted): input, module name, output features, label. */
