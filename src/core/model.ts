@@ -83,6 +83,7 @@ export interface RuntimeTerm {
     | 'all-gather-pool'
     | 'load-cache'
     | 'logits-block'
+    | 'forward-cache'
     | 'cuda-context'
     | 'nccl'
     | 'paged-optimizer';
@@ -98,6 +99,7 @@ export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<Runt
   'all-gather-pool',
   'load-cache',
   'logits-block',
+  'forward-cache',
 ]);
 
 export interface Assumption {

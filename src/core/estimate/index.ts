@@ -148,7 +148,7 @@ function assemble(ctx: EstimateContext, opts: EstimateOptions): EstimateResult {
   const layout = ctx.layout;
   const { assumptions, warnings } = ctx.notes;
   // ---- Busiest rank: evaluate each distinct pipeline stage -----------------------------------------------
-  const { phases: stepPhases, peak: stepPeak, stage, lossTensorBytes, poolsAtPhase } = busiestStage(ctx);
+  const { phases: stepPhases, peak: stepPeak, stage, lossTensorBytes, poolsAtPhase, forward } = busiestStage(ctx);
   const contextBytes = setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES;
   // torchao < 0.2 NF4 under torchtune 0.1: building and loading the model can peak above the training step.
   const nf4Load = nf4LoadPhase(ctx, stepPeak, contextBytes);
@@ -156,7 +156,7 @@ function assemble(ctx: EstimateContext, opts: EstimateOptions): EstimateResult {
   const peak = nf4Load && nf4Load.phase.allocatedBytes > stepPeak.allocatedBytes ? nf4Load.phase : stepPeak;
 
   // ---- Runtime terms outside PyTorch's allocated bytes ---------------------------------------------------
-  const totals = runtimeTerms(ctx, { stepPeak, peak, nf4Load, poolsAtPhase, contextBytes });
+  const totals = runtimeTerms(ctx, { stepPeak, peak, nf4Load, poolsAtPhase, contextBytes, forward });
   const { runtime, peakBytes, reservedBytes, deviceBytes, pagedBytes, pagedResident } = totals;
   const variableLengths = variableLengthCache(ctx, totals, stage, lossTensorBytes);
 

@@ -17,7 +17,7 @@ import { weights } from '../terms/weights';
 import type { EstimateContext, StageContext } from './context';
 import { fsdp2ExpertPadding } from './fsdp2-padding';
 import { phasesFor, type StageTerms, type StreamPoolLedger } from './phases';
-import { fsdpStreamPools } from './runtime';
+import { fsdpStreamPools, type StageForward } from './runtime';
 
 /** The geometry of pipeline stage `stageIndex` as one of its GPUs holds it. */
 export function stageContext(ctx: EstimateContext, stageIndex: number): StageContext {
@@ -127,7 +127,7 @@ function stagePhases(
   ctx: EstimateContext,
   stageIndex: number,
   poolsAtPhase: StreamPoolLedger | undefined,
-): { phases: PhaseEstimate[]; lossTensorBytes: number | undefined } {
+): { phases: PhaseEstimate[]; lossTensorBytes: number | undefined; forward: StageForward } {
   const st = stageContext(ctx, stageIndex);
   const persistent: Component[] = weights(ctx, st);
   persistent.push(
@@ -187,7 +187,11 @@ function stagePhases(
     lossFwd: loss ? loss.lossFwd : 0,
     lossBwd: loss ? loss.lossBwd : 0,
   };
-  return { phases: phasesFor(ctx, st, terms, poolsAtPhase), lossTensorBytes: loss ? loss.lossTensorBytes : undefined };
+  return {
+    phases: phasesFor(ctx, st, terms, poolsAtPhase),
+    lossTensorBytes: loss ? loss.lossTensorBytes : undefined,
+    forward: { sequence: activations.layer.forwardSequence, layers: st.layersHere, tokens: st.tokens },
+  };
 }
 
 /** The busiest rank: each distinct pipeline stage evaluated, the one with the highest peak kept. */
@@ -197,6 +201,7 @@ export function busiestStage(ctx: EstimateContext): {
   stage: number;
   lossTensorBytes: number;
   poolsAtPhase: StreamPoolLedger | undefined;
+  forward: StageForward;
 } {
   const pp = ctx.layout.pipelineParallel;
   // FSDP's stream pools (estimate/runtime.ts) need the gradients and gathered units allocated at each phase's high point.
@@ -206,14 +211,21 @@ export function busiestStage(ctx: EstimateContext): {
   // Bytes of the vocabulary-sized tensors live at the loss (set by the last stage): the largest tensors of a step.
   let lossTensorBytes = 0;
   const stages = pp === 1 ? [0] : [0, pp - 1];
-  let best: { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number } | undefined;
+  let best: { phases: PhaseEstimate[]; peak: PhaseEstimate; stage: number; forward: StageForward } | undefined;
   for (const stage of stages) {
     const run = stagePhases(ctx, stage, poolsAtPhase);
     if (run.lossTensorBytes !== undefined) lossTensorBytes = run.lossTensorBytes;
     const phases = run.phases;
     const peak = phases.reduce((m, p) => (p.allocatedBytes > m.allocatedBytes ? p : m));
-    if (!best || peak.allocatedBytes > best.peak.allocatedBytes) best = { phases, peak, stage };
+    if (!best || peak.allocatedBytes > best.peak.allocatedBytes) best = { phases, peak, stage, forward: run.forward };
   }
   // (Fields copied one by one: an object spread here makes every estimate several times slower in V8.)
-  return { phases: best!.phases, peak: best!.peak, stage: best!.stage, lossTensorBytes, poolsAtPhase };
+  return {
+    phases: best!.phases,
+    peak: best!.peak,
+    stage: best!.stage,
+    lossTensorBytes,
+    poolsAtPhase,
+    forward: best!.forward,
+  };
 }

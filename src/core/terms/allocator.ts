@@ -105,6 +105,14 @@ export class CachingAllocator {
     this.insert(b);
   }
 
+  /** Bytes cached in free blocks smaller than `bytes`: what a request of that size finds no room in. */
+  cachedBelow(bytes: number): number {
+    let sum = 0;
+    for (const b of this.pools.small) sum += b.size;
+    for (const b of this.pools.large) if (b.size < bytes) sum += b.size;
+    return sum;
+  }
+
   private newSegment(size: number, small: boolean): Block {
     const bytes = small ? SMALL_BUFFER : segmentSize(size);
     if (this.reserved + bytes > this.capacity) {
