@@ -135,6 +135,13 @@ describe('forward-cache: against recorded allocation sequences', () => {
     const cache = e.perGpu.runtime.find((r) => r.id === 'forward-cache')!.bytes;
     assert.ok(cache >= 3 * 2048 * 11008 * 2, `${cache}`);
   });
+  it('none with expandable segments: freed ranges of the one growing segment serve requests of any size', () => {
+    const e = replayPoint({ ...points[1].extra, expandable_segments: true });
+    assert.equal(
+      e.perGpu.runtime.find((r) => r.id === 'forward-cache'),
+      undefined,
+    );
+  });
   it('none when the peak is not at the loss (a full fine-tune peaks at the optimizer step)', () => {
     const e = replayPoint({ method: 'full', architecture: llamaWidths(2), micro_batch_size: 1, seq_len: 512 });
     assert.equal(

@@ -32,8 +32,9 @@ describe('estimate: variable-length batches', () => {
   });
 
   it('keeps no cache of earlier batches with expandable segments or with the cache emptied every few steps', () => {
-    const fixed = run(setupFor('Qwen/Qwen2-7B', base));
     for (const extra of [{ expandable_segments: true }, { empty_cache_steps: 10 }]) {
+      // The same step with batches of one length: its reserved figure, and no more.
+      const fixed = run(setupFor('Qwen/Qwen2-7B', { ...base, ...extra }));
       const e = run(setupFor('Qwen/Qwen2-7B', { ...base, ...extra, batch_lengths: 'variable' }));
       assert.equal(e.perGpu.variableLengths, undefined);
       assert.equal(e.perGpu.reservedBytes, fixed.perGpu.reservedBytes);
