@@ -68,6 +68,19 @@ const llamaWidths = (layers: number): TrainingSetupInput['architecture'] => ({
   max_position_embeddings: 4096,
   tie_word_embeddings: false,
 });
+/** Llama-3-8B widths: grouped-query attention (8 kv heads), a 128,256-token vocabulary. */
+const llama3Widths = (layers: number): TrainingSetupInput['architecture'] => ({
+  model_type: 'llama',
+  hidden_size: 4096,
+  intermediate_size: 14336,
+  num_hidden_layers: layers,
+  num_attention_heads: 32,
+  num_key_value_heads: 8,
+  vocab_size: 128256,
+  max_position_embeddings: 8192,
+  tie_word_embeddings: false,
+  rope_theta: 500000.0,
+});
 const replayPoint = (extra: Partial<TrainingSetupInput>): Estimate => {
   const r = estimate(
     TrainingSetupSchema.parse({
@@ -119,6 +132,61 @@ describe('forward-cache: against recorded allocation sequences', () => {
         lora: { r: 16, alpha: 32, target_modules: 'all-linear' },
       },
       replayedMB: 2430.6,
+    },
+    // Recorded after the term was written: other widths, grouped-query attention, other vocabularies.
+    {
+      name: 'llama3-8b-2l-lora-all, 1 x 1024',
+      extra: {
+        architecture: llama3Widths(2),
+        micro_batch_size: 1,
+        seq_len: 1024,
+        lora: { r: 16, alpha: 32, target_modules: 'all-linear' },
+      },
+      replayedMB: 5492.4,
+    },
+    {
+      name: 'llama3-8b-4l-lora-all-ckpt, 1 x 2048',
+      extra: {
+        architecture: llama3Widths(4),
+        micro_batch_size: 1,
+        seq_len: 2048,
+        lora: { r: 16, alpha: 32, target_modules: 'all-linear' },
+        gradient_checkpointing: 'full',
+      },
+      replayedMB: 8170.5,
+    },
+    {
+      name: 'mistral-7b-2l-lora-all, 2 x 1024',
+      extra: {
+        architecture: { ...llama3Widths(2), model_type: 'mistral', vocab_size: 32000, max_position_embeddings: 32768 },
+        micro_batch_size: 2,
+        seq_len: 1024,
+        lora: { r: 16, alpha: 32, target_modules: 'all-linear' },
+      },
+      replayedMB: 3540.0,
+    },
+    {
+      name: 'qwen2.5-7b-4l-lora-qv-ckpt, 1 x 1024',
+      extra: {
+        architecture: {
+          model_type: 'qwen2',
+          hidden_size: 3584,
+          intermediate_size: 18944,
+          num_hidden_layers: 4,
+          num_attention_heads: 28,
+          num_key_value_heads: 4,
+          vocab_size: 152064,
+          max_position_embeddings: 32768,
+          tie_word_embeddings: false,
+          rope_theta: 1000000.0,
+          rms_norm_eps: 0.000001,
+        },
+        micro_batch_size: 1,
+        seq_len: 1024,
+        lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'v_proj'] },
+        gradient_checkpointing: 'full',
+      },
+      replayedMB: 6486.5,
     },
   ];
   for (const p of points) {
