@@ -84,6 +84,7 @@ export interface RuntimeTerm {
     | 'load-cache'
     | 'logits-block'
     | 'forward-cache'
+    | 'loss-segments'
     | 'cuda-context'
     | 'nccl'
     | 'paged-optimizer';
@@ -100,6 +101,7 @@ export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<Runt
   'load-cache',
   'logits-block',
   'forward-cache',
+  'loss-segments',
 ]);
 
 export interface Assumption {

@@ -74,14 +74,26 @@ type BackwardPoint = [Component[], string];
 /** The note of the backward phase whose peak is the loss's backward (full and lean phases say it alike). */
 export const LOSS_BACKWARD_NOTE = 'start of backward: activations + gradients of the logits';
 
-/** The phases of a stage with their components; lean mode: leanPhases. Records what each phase holds of FSDP's stream pools. */
+/**
+ * What the loss's backward point allocates, whichever backward point is the highest: the segments reserved there stay
+ * reserved to the step's peak (estimate/runtime.ts).
+ */
+export interface LossPoint {
+  allocatedBytes: number;
+}
+
+/**
+ * The phases of a stage with their components; lean mode: leanPhases. Records what each phase holds of FSDP's stream
+ * pools, and what the loss's backward point allocates.
+ */
 export function phasesFor(
   ctx: EstimateContext,
   st: StageContext,
   terms: StageTerms,
   poolsAtPhase: StreamPoolLedger | undefined,
+  lossPoint: LossPoint,
 ): PhaseEstimate[] {
-  if (ctx.lean) return leanPhases(ctx, st, terms, poolsAtPhase);
+  if (ctx.lean) return leanPhases(ctx, st, terms, poolsAtPhase, lossPoint);
   const setup = ctx.setup;
   const pers = terms.persistent;
   const gradC = gradientShare(ctx, st, terms);
@@ -91,6 +103,7 @@ export function phasesFor(
   // (all gradients produced, activations freed).
   const candidates = backwardCandidates(ctx, st, terms, gradC);
   const [bwd, bwdNote] = candidates.reduce((m, c) => (sum(c[0]) > sum(m[0]) ? c : m));
+  lossPoint.allocatedBytes = sum(candidates[0][0]);
   // Optimizer step: activations are gone; gradients, states and step temporaries are live.
   const stepTemps: Component[] = optimizerStepTerms(ctx, st).map((t) =>
     comp(ctx, 'optimizer-step', t.label, t.bytes, t.formula, () => ({})),
@@ -546,6 +559,14 @@ function firstStepPhase(ctx: EstimateContext, st: StageContext, pers: Component[
   };
 }
 
+/** Evaluation's bytes beside the persistent and gathered ones, lean: kept gradients and the larger of loss and layer. */
+function leanEvaluationBytes(terms: StageTerms): number {
+  const r = (x: number): number => Math.max(0, Math.round(x));
+  const { evalLossBytes, evalLayerBytes, gradsKeptInEval } = terms.evaluation;
+  const layer = r(evalLayerBytes) + r(terms.dequantFwdBytes);
+  return (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + Math.max(r(evalLossBytes), layer);
+}
+
 /**
  * The same phases as phasesFor, as totals only (no component lists): the advice search estimates thousands of
  * candidates and needs the peak, the phase and the churn. A unit test holds both paths equal.
@@ -555,6 +576,7 @@ function leanPhases(
   st: StageContext,
   terms: StageTerms,
   poolsAtPhase: StreamPoolLedger | undefined,
+  lossPoint: LossPoint,
 ): PhaseEstimate[] {
   const setup = ctx.setup;
   const a = ctx.model.arch;
@@ -585,7 +607,6 @@ function leanPhases(
   } = terms;
   const { gradsInForward, gradAtEnd, gradAtFirst } = terms.grads;
   const { layer, actComp, maskBytes, castComp, castCacheComp, recompute } = terms.activations;
-  const { evalBatch, evalLossBytes, evalLayerBytes, gradsKeptInEval } = terms.evaluation;
   const tot = (cs: readonly Component[]): number => {
     let t = 0;
     for (const c of cs) t += Math.max(0, Math.round(c.bytes));
@@ -641,6 +662,7 @@ function leanPhases(
   const atEmbedding = tiedAccum > 0 ? pSum + r(gradAtEnd) + gFirst + rootSum + r(tiedAccum) : 0;
   const atFirst = Math.max(atFirstLayer, atEmbedding);
   const bwd = Math.max(atLoss, atLast, atFirst);
+  lossPoint.allocatedBytes = atLoss;
   const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
   const opt = pSum + r(setup.optimizer_in_backward ? 0 : gradAtEnd) + temps;
   // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
@@ -675,18 +697,13 @@ function leanPhases(
     );
     if (atEmbedding > 0) poolsAtPhase.points.push(pt(out[1], atEmbedding, r(gradAtEnd), gFirst));
   }
-  if (evalBatch !== undefined) {
-    const evalTail =
-      r(evalLossBytes) >= r(evalLayerBytes) + r(dequantFwdBytes)
-        ? r(evalLossBytes)
-        : r(evalLayerBytes) + r(dequantFwdBytes);
+  if (terms.evaluation.evalBatch !== undefined)
     out.push({
       phase: 'evaluation',
-      allocatedBytes: pSum + (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + gSum + hgSum + evalTail,
+      allocatedBytes: pSum + gSum + hgSum + leanEvaluationBytes(terms),
       components: persistentOnly,
       note: '',
     });
-  }
   // The sleeping vLLM engine's share is held, not churned, like the persistent components.
   if (generation)
     out.push({

@@ -3,9 +3,9 @@
 // memory; they turn the peak allocated bytes into what the driver reports. Sources: c10/cuda/CUDACachingAllocator.cpp,
 // NCCL docs (NCCL_BUFFSIZE), bitsandbytes functional.py get_paged, torch/distributed/fsdp/_fully_shard.
 // Docs: docs/estimate/runtime.md. Pure.
-import { forwardEndCache } from '../terms/forward-cache';
+import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';
 import { logitsBlock } from '../terms/logits-block';
-import type { ForwardSequence } from '../terms/saved-tensors';
+import { lossSegments } from '../terms/loss-segments';
 import type { PhaseEstimate, RuntimeTerm } from '../model';
 import { RESERVED_RUNTIME_IDS } from '../model';
 import { optimizerStateBytes } from '../terms/optimizer-states';
@@ -29,49 +29,6 @@ export interface StepPeak {
   readonly contextBytes: number;
   /** The busiest stage's block forward, for the allocator replay (terms/forward-cache.ts). */
   readonly forward: StageForward;
-}
-
-/** One block's forward allocations on a stage, its layers, and the tokens of a micro-batch there. */
-export interface StageForward {
-  readonly sequence: ForwardSequence | undefined;
-  readonly layers: number;
-  readonly tokens: number;
-}
-
-/**
- * The blocks the last layers' forward left cached at a peak in the loss's backward (an allocator replay of the stage's
- * block forward, terms/forward-cache.ts), with its formula; undefined elsewhere, where the loss's requests are not
- * the whole logits (chunked or fused losses), where the blocks keep other tensors (selective checkpointing, activation
- * offloading), and with expandable segments (freed ranges of one growing segment serve requests of any size).
- */
-function forwardCacheTerm(ctx: EstimateContext, step: StepPeak): RuntimeTerm | undefined {
-  const setup = ctx.setup;
-  const { stepPeak, peak, forward } = step;
-  const ck = setup.gradient_checkpointing;
-  if (
-    peak !== stepPeak ||
-    stepPeak.phase !== 'backward' ||
-    stepPeak.note !== LOSS_BACKWARD_NOTE ||
-    forward.sequence === undefined ||
-    ck === 'selective' ||
-    setup.loss !== 'full' ||
-    setup.activation_offloading ||
-    setup.expandable_segments
-  )
-    return undefined;
-  const logits = ctx.dtypes.computeBytes * forward.tokens * (ctx.model.arch.vocab / ctx.layout.tensorParallel);
-  const cache = forwardEndCache(forward.sequence, forward.layers, ck === 'full', logits);
-  if (cache.bytes <= 0) return undefined;
-  return {
-    id: 'forward-cache',
-    label: "Blocks the forward's last layers freed, cached at the loss",
-    bytes: cache.bytes,
-    formula: ctx.lean
-      ? ''
-      : `free blocks smaller than the ${formatBytes(logits)} logits, which the head and the loss cannot use: ` +
-        `allocator replay of ${cache.layers} layers' forward${ck === 'full' ? ' (checkpointed)' : ''}, ` +
-        "each layer's intermediates freed after their last use unless kept for backward",
-  };
 }
 
 /**
@@ -277,7 +234,8 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
       formula: ctx.lean ? '' : pools.allGatherFormula,
     });
   }
-  const block = peak === stepPeak ? logitsBlock(ctx, stepPeak) : undefined;
+  const atLoss = peak === stepPeak && stepPeak.phase === 'backward' && stepPeak.note === LOSS_BACKWARD_NOTE;
+  const block = atLoss ? logitsBlock(ctx) : undefined;
   if (block) {
     runtime.push({
       id: 'logits-block',
@@ -286,11 +244,17 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
       formula: block.formula,
     });
   }
-  const forwardCache = forwardCacheTerm(ctx, step);
+  const forwardCache = atLoss ? forwardCacheTerm(ctx, step.forward) : undefined;
   if (forwardCache) runtime.push(forwardCache);
-  // Held in the allocator beside the compute stream's peak: the stream pools and the cached blocks of the loss.
-  const heldBeside = pools.reduceScatter + pools.allGather + (block?.bytes ?? 0) + (forwardCache?.bytes ?? 0);
   const peakBytes = peak.allocatedBytes;
+  // Held in the allocator beside the compute stream's peak: the stream pools and the cached blocks of the loss.
+  let heldBeside = pools.reduceScatter + pools.allGather + (block?.bytes ?? 0) + (forwardCache?.bytes ?? 0);
+  const kept =
+    peak === stepPeak && !atLoss ? lossSegments(ctx, step.forward, peakBytes + reserve + heldBeside) : undefined;
+  if (kept) {
+    runtime.push(kept);
+    heldBeside += kept.bytes;
+  }
   // Segments the model's load left cached (nf4LoadPhase) serve the step's tensors: they count where they exceed it.
   const loadCache = nf4Load ? Math.max(0, nf4Load.reservedBytes - (peakBytes + reserve + heldBeside)) : 0;
   if (loadCache > 0) {

@@ -16,8 +16,9 @@ import { shardingBuffers } from '../terms/sharding-buffers';
 import { weights } from '../terms/weights';
 import type { EstimateContext, StageContext } from './context';
 import { fsdp2ExpertPadding } from './fsdp2-padding';
-import { phasesFor, type StageTerms, type StreamPoolLedger } from './phases';
-import { fsdpStreamPools, type StageForward } from './runtime';
+import { type LossPoint, phasesFor, type StageTerms, type StreamPoolLedger } from './phases';
+import type { StageForward } from '../terms/forward-cache';
+import { fsdpStreamPools } from './runtime';
 
 /** The geometry of pipeline stage `stageIndex` as one of its GPUs holds it. */
 export function stageContext(ctx: EstimateContext, stageIndex: number): StageContext {
@@ -187,10 +188,18 @@ function stagePhases(
     lossFwd: loss ? loss.lossFwd : 0,
     lossBwd: loss ? loss.lossBwd : 0,
   };
+  const lossPoint: LossPoint = { allocatedBytes: 0 };
+  const phases = phasesFor(ctx, st, terms, poolsAtPhase, lossPoint);
   return {
-    phases: phasesFor(ctx, st, terms, poolsAtPhase),
+    phases,
     lossTensorBytes: loss ? loss.lossTensorBytes : undefined,
-    forward: { sequence: activations.layer.forwardSequence, layers: st.layersHere, tokens: st.tokens },
+    forward: {
+      sequence: activations.layer.forwardSequence,
+      layers: st.layersHere,
+      tokens: st.tokens,
+      lossBackwardBytes: lossPoint.allocatedBytes,
+      hasLoss: st.last,
+    },
   };
 }
 

@@ -11,6 +11,9 @@
 // sequences of HF Trainer runs replayed the same way show these blocks (tools/truth/FINDINGS.md, "Reserved memory
 // from replayed allocation sequences"). Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
+import type { EstimateContext } from '../estimate/context';
+import type { RuntimeTerm } from '../model';
+import { formatBytes } from '../units';
 import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
 import type { ForwardSequence } from './saved-tensors';
@@ -86,4 +89,48 @@ function replay({ seq, layers: replayed, checkpointed, lossRequestBytes }: Repla
     input = handles[seq.output];
   }
   return { bytes: allocator.cachedBelow(lossRequestBytes), layers: replayed };
+}
+
+/**
+ * One block's forward allocations on a stage, its layers, the tokens of a micro-batch there, and what the loss's
+ * backward point allocates (whichever backward point is the highest).
+ */
+export interface StageForward {
+  readonly sequence: ForwardSequence | undefined;
+  readonly layers: number;
+  readonly tokens: number;
+  readonly lossBackwardBytes: number;
+  /** The stage computes the loss (the last pipeline stage). */
+  readonly hasLoss: boolean;
+}
+
+/**
+ * The blocks the last layers' forward left cached at the loss's backward (the replay below), with its formula; undefined where the loss's requests are not
+ * the whole logits (chunked or fused losses), where the blocks keep other tensors (selective checkpointing, activation
+ * offloading), and with expandable segments (freed ranges of one growing segment serve requests of any size).
+ */
+export function forwardCacheTerm(ctx: EstimateContext, forward: StageForward): RuntimeTerm | undefined {
+  const setup = ctx.setup;
+  const ck = setup.gradient_checkpointing;
+  if (
+    forward.sequence === undefined ||
+    ck === 'selective' ||
+    setup.loss !== 'full' ||
+    setup.activation_offloading ||
+    setup.expandable_segments
+  )
+    return undefined;
+  const logits = ctx.dtypes.computeBytes * forward.tokens * (ctx.model.arch.vocab / ctx.layout.tensorParallel);
+  const cache = forwardEndCache(forward.sequence, forward.layers, ck === 'full', logits);
+  if (cache.bytes <= 0) return undefined;
+  return {
+    id: 'forward-cache',
+    label: "Blocks the forward's last layers freed, cached at the loss",
+    bytes: cache.bytes,
+    formula: ctx.lean
+      ? ''
+      : `free blocks smaller than the ${formatBytes(logits)} logits, which the head and the loss cannot use: ` +
+        `allocator replay of ${cache.layers} layers' forward${ck === 'full' ? ' (checkpointed)' : ''}, ` +
+        "each layer's intermediates freed after their last use unless kept for backward",
+  };
 }

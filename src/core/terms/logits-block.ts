@@ -11,18 +11,15 @@
 import { sequencesPerExample } from '../setup';
 import { ROUND_LARGE } from './allocator';
 import type { EstimateContext } from '../estimate/context';
-import { LOSS_BACKWARD_NOTE } from '../estimate/phases';
-import type { PhaseEstimate } from '../model';
 
-/** The cached 16-bit logits' block at a peak in the loss's backward, with its formula; undefined where there is none. */
-export function logitsBlock(
-  ctx: EstimateContext,
-  stepPeak: PhaseEstimate,
-): { bytes: number; formula: string } | undefined {
+/**
+ * The 16-bit logits' block cached at the loss's backward (the caller knows whether that is the step's peak), with its
+ * formula; undefined where the loss leaves none.
+ */
+export function logitsBlock(ctx: EstimateContext): { bytes: number; formula: string } | undefined {
   const setup = ctx.setup;
   const { computeBytes: cb } = ctx.dtypes;
   const { teacher, rollout } = ctx.methods;
-  const atLossBackward = stepPeak.phase === 'backward' && stepPeak.note === LOSS_BACKWARD_NOTE;
   // The plain full cross-entropy over 16-bit logits: other losses keep other tensors (terms/loss.ts).
   const plainLoss =
     setup.loss === 'full' &&
@@ -34,7 +31,7 @@ export function logitsBlock(
     setup.value_head !== true &&
     !ctx.model.arch.finalLogitSoftcap &&
     ctx.model.arch.defaultHead === 'causal_lm';
-  if (!atLossBackward || !plainLoss || cb !== 2) return undefined;
+  if (!plainLoss || cb !== 2) return undefined;
   const tokens = (setup.micro_batch_size * sequencesPerExample(setup) * setup.seq_len) / ctx.layout.contextParallel;
   const vocab = ctx.model.arch.vocab / ctx.layout.tensorParallel;
   const logits = cb * tokens * vocab;

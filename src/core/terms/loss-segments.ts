@@ -1,0 +1,41 @@
+// Term: the segments reserved at the loss's backward when the step's peak is elsewhere (in the last or first layer's
+// backward, at the optimizer step). There the allocator holds what the loss's backward point allocates, the 16-bit
+// logits' block (logits-block.ts) and the blocks the forward's last layers left cached (forward-cache.ts); it releases
+// no segment while the GPU has room (c10/cuda/CUDACachingAllocator.cpp: release_cached_blocks only on a failed
+// allocation or empty_cache), so max_memory_reserved is at least that, whatever the later points allocate. Pure
+// arithmetic; no I/O.
+// Docs: docs/estimate/runtime.md
+import type { EstimateContext } from '../estimate/context';
+import type { RuntimeTerm } from '../model';
+import { formatBytes } from '../units';
+import { forwardCacheTerm, type StageForward } from './forward-cache';
+import { logitsBlock } from './logits-block';
+
+/**
+ * The segments reserved at the loss's backward, when the step's peak is elsewhere: the allocated bytes there plus the
+ * 16-bit logits' block and the forward's cached blocks. The allocator releases no segment while the GPU has room, so
+ * the reserved figure is at least that; the term is what it exceeds the peak's own reserved figure by (undefined when
+ * it does not, or when the stage computes no loss).
+ */
+export function lossSegments(
+  ctx: EstimateContext,
+  forward: StageForward,
+  reservedAtPeak: number,
+): RuntimeTerm | undefined {
+  if (!forward.hasLoss) return undefined;
+  const block = logitsBlock(ctx)?.bytes ?? 0;
+  const cache = forwardCacheTerm(ctx, forward)?.bytes ?? 0;
+  const atLoss = forward.lossBackwardBytes + block + cache;
+  if (block + cache <= 0 || atLoss <= reservedAtPeak) return undefined;
+  return {
+    id: 'loss-segments',
+    label: "Segments reserved at the loss's backward, kept to the peak",
+    bytes: atLoss - reservedAtPeak,
+    formula: ctx.lean
+      ? ''
+      : `${formatBytes(forward.lossBackwardBytes)} allocated at the loss's backward + ` +
+        `${formatBytes(block)} 16-bit logits' block + ${formatBytes(cache)} blocks the forward left cached = ` +
+        `${formatBytes(atLoss)} reserved there, which the allocator keeps (no segment is released while the GPU has ` +
+        "room): more than this peak's allocated bytes and reserve",
+  };
+}
