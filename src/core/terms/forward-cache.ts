@@ -70,7 +70,7 @@ function replay({ seq, layers: replayed, checkpointed, lossRequestBytes }: Repla
   const allocator = new CachingAllocator();
   const n = seq.bytes.length;
   const kept = (i: number): boolean =>
-    i === seq.output || (checkpointed ? i === seq.input : seq.saved[i]) || seq.bytes[i] <= 0;
+    i === seq.output || seq.held[i] || (checkpointed ? i === seq.input : seq.saved[i]) || seq.bytes[i] <= 0;
   // The allocations freed after each one.
   const freesAt: number[][] = seq.bytes.map(() => []);
   for (let i = 0; i < n; i++) if (!kept(i)) freesAt[seq.freeAfter[i]].push(i);

@@ -66,8 +66,13 @@ export interface ForwardSequence {
   readonly bytes: readonly number[];
   /** The index of the allocation after which each one is freed, unless kept. */
   readonly freeAfter: readonly number[];
-  /** Whether autograd keeps it for backward (or autocast's cast cache to the forward's end). */
+  /** Whether autograd keeps it for backward. */
   readonly saved: readonly boolean[];
+  /**
+   * Whether it is held to the forward's end whether or not the block is checkpointed: autocast's cache of 16-bit weight
+   * copies lives until the autocast region exits.
+   */
+  readonly held: readonly boolean[];
   /** Which allocation is the block's input (not allocated: the previous block's output) and which its output. */
   readonly input: number;
   readonly output: number;
@@ -138,16 +143,18 @@ export class Tape {
     const bytes: number[] = [];
     const freeAfter: number[] = [];
     const saved: boolean[] = [];
+    const held: boolean[] = [];
     let inputIndex = -1;
     let outputIndex = n - 1;
     this.allocations.forEach((a, i) => {
       bytes.push(a.bytes);
       freeAfter.push(Math.min(n - 1, Math.max(i, this.lastUse.get(a.storage) ?? i)));
-      saved.push(this.saved.has(a.storage) || this.held.has(a.storage));
+      saved.push(this.saved.has(a.storage));
+      held.push(this.held.has(a.storage));
       if (a.storage === input.storage) inputIndex = i;
       if (a.storage === output.storage) outputIndex = i;
     });
-    return { bytes, freeAfter, saved, input: inputIndex, output: outputIndex };
+    return { bytes, freeAfter, saved, held, input: inputIndex, output: outputIndex };
   }
 
   save(t: Tensor): void {

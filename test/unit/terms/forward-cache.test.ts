@@ -21,6 +21,7 @@ const block = (firstSaved: boolean): ForwardSequence => ({
   bytes: [8 * MiB, 30 * MiB, 30 * MiB, 8 * MiB],
   freeAfter: [2, 2, 3, 3],
   saved: [false, firstSaved, false, false],
+  held: [false, false, false, false],
   input: 0,
   output: 3,
 });
