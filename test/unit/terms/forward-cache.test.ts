@@ -189,6 +189,53 @@ describe('forward-cache: against recorded allocation sequences', () => {
       },
       replayedMB: 6486.5,
     },
+    {
+      name: 'gemma2-2b-4l-lora-all-ckpt, 1 x 1024 (sandwich norms, a 256,000-token vocabulary)',
+      extra: {
+        architecture: {
+          model_type: 'gemma2',
+          hidden_size: 2304,
+          intermediate_size: 9216,
+          num_hidden_layers: 4,
+          num_attention_heads: 8,
+          num_key_value_heads: 4,
+          head_dim: 256,
+          vocab_size: 256000,
+          max_position_embeddings: 8192,
+          tie_word_embeddings: true,
+          hidden_activation: 'gelu_pytorch_tanh',
+          query_pre_attn_scalar: 256,
+          sliding_window: 4096,
+          final_logit_softcapping: null,
+          attn_logit_softcapping: null,
+        },
+        micro_batch_size: 1,
+        seq_len: 1024,
+        lora: { r: 16, alpha: 32, target_modules: 'all-linear' },
+        gradient_checkpointing: 'full',
+      },
+      replayedMB: 5729.4,
+    },
+    {
+      name: 'gpt2-xl-4l-lora-attn, 2 x 512 (gelu_new written out)',
+      extra: {
+        architecture: {
+          model_type: 'gpt2',
+          n_embd: 1600,
+          n_inner: null,
+          n_layer: 4,
+          n_head: 25,
+          vocab_size: 50257,
+          n_positions: 1024,
+          tie_word_embeddings: true,
+          activation_function: 'gelu_new',
+        },
+        micro_batch_size: 2,
+        seq_len: 512,
+        lora: { r: 16, alpha: 32, target_modules: ['c_attn'] },
+      },
+      replayedMB: 1719.7,
+    },
   ];
   for (const p of points) {
     it(`${p.name}: reserved within 3 % of the replayed recorded sequence (${p.replayedMB} MB)`, () => {
