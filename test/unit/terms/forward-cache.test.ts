@@ -234,7 +234,7 @@ describe('forward-cache: against recorded allocation sequences', () => {
         seq_len: 512,
         lora: { r: 16, alpha: 32, target_modules: ['c_attn'] },
       },
-      replayedMB: 1719.7,
+      replayedMB: 1761.6,
     },
   ];
   for (const p of points) {

@@ -2,7 +2,8 @@
 run allocates. `install()` registers both, once per process (point.py calls it).
 
 Autocast. torch.autocast("cpu") and torch.autocast("cuda") keep different op lists (aten/src/ATen/autocast_mode.cpp).
-CUDA runs pow, the unary transcendental ops (exp, log, rsqrt, ...) and softplus in fp32 (`fp32`), and softmax /
+CUDA runs pow, the unary transcendental ops (exp, log, rsqrt, ...), softplus and the layer / group norms in fp32
+(`fp32`), and softmax /
 log_softmax / sum / cumsum / prod with an fp32 output dtype unless one is given (`fp32_set_opt_dtype`); the CPU lists
 leave these in the input's dtype. A model that calls them on 16-bit tensors under autocast (GPT-2's gelu_new: 0.5 * x *
 (1 + tanh(c * (x + 0.044715 * pow(x, 3))))) allocates fp32 tensors on a GPU and 16-bit ones on the CPU. Kernels
@@ -41,6 +42,11 @@ FP32_OPS = [
     "sinh",
     "tan",
     "softplus",
+    # The norms: CUDA normalizes 16-bit inputs in fp32 and returns fp32 (GPT-2's and GPT-NeoX's nn.LayerNorm under
+    # autocast keep an fp32 copy of their input for backward); CPU autocast leaves them in the input's dtype.
+    "layer_norm",
+    "native_layer_norm",
+    "group_norm",
 ]
 # CUDA's `fp32_set_opt_dtype` list: the op gets dtype=float32 when its input is 16-bit and no dtype is given.
 OPT_DTYPE_OPS = ["softmax.int", "log_softmax.int", "sum", "sum.dim_IntList", "cumsum", "prod", "prod.dim_int"]
