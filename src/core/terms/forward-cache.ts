@@ -16,6 +16,7 @@ import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
 import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
+import { TRL_NLL_CHUNK_TOKENS } from './loss';
 import type { ForwardSequence } from './saved-tensors';
 
 /**
@@ -31,42 +32,49 @@ export interface ForwardCache {
 }
 
 /**
- * Replays `layers` blocks' forward (at most REPLAYED_LAYERS) from an empty cache and returns the bytes in free blocks
- * smaller than `lossRequestBytes` at its end. `checkpointed`: the blocks run under activation checkpointing, which
- * keeps each block's input and frees everything else at its last read.
+ * What the loss asks of the allocator after the forward: `below`, requests of at least that many bytes (the whole
+ * logits), which no forward block holds, so the cache is the free blocks smaller than it; or `sizes`, the loss's
+ * tensors alive at the peak (a chunked loss), placed by best fit into the forward's blocks, the cache being what stays
+ * free.
+ */
+export type LossRequests = { readonly below: number } | { readonly sizes: readonly number[] };
+
+/**
+ * Replays `layers` blocks' forward (at most REPLAYED_LAYERS) from an empty cache, then the loss's requests, and returns
+ * the bytes cached in free blocks. `checkpointed`: the blocks run under activation checkpointing, which keeps each
+ * block's input and frees everything else at its last read.
  */
 export function forwardEndCache(
   seq: ForwardSequence,
   layers: number,
   checkpointed: boolean,
-  lossRequestBytes: number,
+  loss: LossRequests,
 ): ForwardCache {
-  return replays({ seq, layers: Math.max(1, Math.min(layers, REPLAYED_LAYERS)), checkpointed, lossRequestBytes });
+  const lossKey = 'below' in loss ? `<${loss.below}` : loss.sizes.join(',');
+  return replays({ seq, layers: Math.max(1, Math.min(layers, REPLAYED_LAYERS)), checkpointed, loss, lossKey });
 }
 
 interface Replay {
   readonly seq: ForwardSequence;
   readonly layers: number;
   readonly checkpointed: boolean;
-  readonly lossRequestBytes: number;
+  readonly loss: LossRequests;
+  readonly lossKey: string;
 }
 
 /** One replay per sequence (a memoized block's) and arguments: the advice search asks for the same few again and again. */
 const replays = memo(replay, {
   scope: (r) => r.seq,
   limit: 256,
-  key: (r) => `${r.layers}|${+r.checkpointed}|${r.lossRequestBytes}`,
+  key: (r) => `${r.layers}|${+r.checkpointed}|${r.lossKey}`,
   recent: {
     size: 8,
     same: (a, b) =>
-      a.seq === b.seq &&
-      a.layers === b.layers &&
-      a.checkpointed === b.checkpointed &&
-      a.lossRequestBytes === b.lossRequestBytes,
+      a.seq === b.seq && a.layers === b.layers && a.checkpointed === b.checkpointed && a.lossKey === b.lossKey,
   },
 });
 
-function replay({ seq, layers: replayed, checkpointed, lossRequestBytes }: Replay): ForwardCache {
+function replay({ seq, layers: replayed, checkpointed, loss }: Replay): ForwardCache {
   const allocator = new CachingAllocator();
   const n = seq.bytes.length;
   const kept = (i: number): boolean =>
@@ -88,7 +96,9 @@ function replay({ seq, layers: replayed, checkpointed, lossRequestBytes }: Repla
     }
     input = handles[seq.output];
   }
-  return { bytes: allocator.cachedBelow(lossRequestBytes), layers: replayed };
+  if ('below' in loss) return { bytes: allocator.cachedBelow(loss.below), layers: replayed };
+  for (const size of loss.sizes) if (size > 0) allocator.malloc(size);
+  return { bytes: allocator.cachedBelow(Number.MAX_SAFE_INTEGER), layers: replayed };
 }
 
 /**
@@ -112,25 +122,46 @@ export interface StageForward {
 export function forwardCacheTerm(ctx: EstimateContext, forward: StageForward): RuntimeTerm | undefined {
   const setup = ctx.setup;
   const ck = setup.gradient_checkpointing;
+  const loss = lossRequests(ctx, forward.tokens);
   if (
     forward.sequence === undefined ||
+    loss === undefined ||
     ck === 'selective' ||
-    setup.loss !== 'full' ||
     setup.activation_offloading ||
     setup.expandable_segments
   )
     return undefined;
-  const logits = ctx.dtypes.computeBytes * forward.tokens * (ctx.model.arch.vocab / ctx.layout.tensorParallel);
-  const cache = forwardEndCache(forward.sequence, forward.layers, ck === 'full', logits);
+  const cache = forwardEndCache(forward.sequence, forward.layers, ck === 'full', loss);
   if (cache.bytes <= 0) return undefined;
+  const layers = `allocator replay of ${cache.layers} layers' forward${ck === 'full' ? ' (checkpointed)' : ''}`;
   return {
     id: 'forward-cache',
     label: "Blocks the forward's last layers freed, cached at the loss",
     bytes: cache.bytes,
     formula: ctx.lean
       ? ''
-      : `free blocks smaller than the ${formatBytes(logits)} logits, which the head and the loss cannot use: ` +
-        `allocator replay of ${cache.layers} layers' forward${ck === 'full' ? ' (checkpointed)' : ''}, ` +
-        "each layer's intermediates freed after their last use unless kept for backward",
+      : 'below' in loss
+        ? `free blocks smaller than the ${formatBytes(loss.below)} logits, which the head and the loss cannot use: ` +
+          `${layers}, each layer's intermediates freed after their last use unless kept for backward`
+        : `free blocks of the forward's intermediates beside TRL chunked_nll's chunk tensors ` +
+          `(${loss.sizes.map((b) => formatBytes(b)).join(', ')}, placed by best fit): ${layers}`,
   };
+}
+
+/**
+ * The loss's requests after the forward: the whole logits of a plain cross-entropy (16-bit logits, their fp32 upcast
+ * and log-softmax: none fits a forward block, `below` the smallest of them); TRL chunked_nll's packed hidden states, the
+ * last chunk's four fp32 chunk x V tensors and its slice gradient (terms/loss.ts chunkedNll). Undefined for the other
+ * losses (rows of log-probabilities, fused and chunked kernels), which keep the flat reserve only.
+ */
+function lossRequests(ctx: EstimateContext, tokens: number): LossRequests | undefined {
+  const setup = ctx.setup;
+  const vocab = ctx.model.arch.vocab / ctx.layout.tensorParallel;
+  const { computeBytes: cb, denseBytes } = ctx.dtypes;
+  if (setup.preference !== undefined || ctx.methods.rollout !== undefined) return undefined;
+  if (setup.loss === 'full') return { below: cb * tokens * vocab };
+  if (setup.loss !== 'chunked-nll') return undefined;
+  const packed = tokens * ctx.model.arch.hidden * Math.max(cb, denseBytes);
+  const chunk = 4 * Math.min(TRL_NLL_CHUNK_TOKENS, tokens) * vocab;
+  return { sizes: [packed, chunk, chunk, chunk, chunk, packed] };
 }

@@ -33,27 +33,32 @@ describe('forward-cache: hand-worked replays', () => {
     // freed (the input's segment merges back to 20 MiB). The output (8 MiB) takes the best fit, the 20 MiB block (12
     // left); then the second is freed. Cached: 12 + 30 + 30 = 72 MiB. Layer 2 reuses both 30 MiB blocks and the
     // 20 MiB one the same way: 72 MiB again.
-    assert.equal(forwardEndCache(block(false), 1, false, NO_LIMIT).bytes, 72 * MiB);
-    assert.equal(forwardEndCache(block(false), 2, false, NO_LIMIT).bytes, 72 * MiB);
-    assert.equal(forwardEndCache(block(false), 32, false, NO_LIMIT).bytes, 72 * MiB);
-    assert.equal(forwardEndCache(block(false), 32, false, NO_LIMIT).layers, 4);
+    assert.equal(forwardEndCache(block(false), 1, false, { below: NO_LIMIT }).bytes, 72 * MiB);
+    assert.equal(forwardEndCache(block(false), 2, false, { below: NO_LIMIT }).bytes, 72 * MiB);
+    assert.equal(forwardEndCache(block(false), 32, false, { below: NO_LIMIT }).bytes, 72 * MiB);
+    assert.equal(forwardEndCache(block(false), 32, false, { below: NO_LIMIT }).layers, 4);
   });
   it('the first intermediate saved: it stays allocated, 42 MiB cached', () => {
     // Layer 1: 12 MiB beside the output and the second's 30 MiB. Layer 2: its first intermediate takes that 30 MiB
     // block, its second a new segment, which it leaves free: 12 + 30 again.
-    assert.equal(forwardEndCache(block(true), 1, false, NO_LIMIT).bytes, 42 * MiB);
-    assert.equal(forwardEndCache(block(true), 2, false, NO_LIMIT).bytes, 42 * MiB);
+    assert.equal(forwardEndCache(block(true), 1, false, { below: NO_LIMIT }).bytes, 42 * MiB);
+    assert.equal(forwardEndCache(block(true), 2, false, { below: NO_LIMIT }).bytes, 42 * MiB);
   });
   it('checkpointed: the input is kept, nothing else, the output takes the input segment rest or a freed block', () => {
     // Layer 1: the input stays (8 of 20 MiB), the output takes the 12 MiB rest (4 MiB left, > 1 MiB: split), both
     // intermediates are freed: 4 + 30 + 30 = 64 MiB. Layer 2: the intermediates reuse the 30 MiB blocks; the output
     // finds no block smaller than 30 MiB that holds it (4 MiB) and splits the first (22 MiB left): 4 + 22 + 30 = 56.
-    assert.equal(forwardEndCache(block(false), 1, true, NO_LIMIT).bytes, 64 * MiB);
-    assert.equal(forwardEndCache(block(false), 2, true, NO_LIMIT).bytes, 56 * MiB);
+    assert.equal(forwardEndCache(block(false), 1, true, { below: NO_LIMIT }).bytes, 64 * MiB);
+    assert.equal(forwardEndCache(block(false), 2, true, { below: NO_LIMIT }).bytes, 56 * MiB);
   });
   it('blocks that hold the loss request are not counted (the head and the loss take them)', () => {
     // Of 12 + 30 + 30 MiB, only the 12 MiB block is smaller than a 25 MiB request.
-    assert.equal(forwardEndCache(block(false), 1, false, 25 * MiB).bytes, 12 * MiB);
+    assert.equal(forwardEndCache(block(false), 1, false, { below: 25 * MiB }).bytes, 12 * MiB);
+  });
+  it("a chunked loss's requests are placed in the forward's blocks: what stays free is the cache", () => {
+    // After layer 1: free 12, 30, 30 MiB. A 25 MiB request takes the first 30 MiB block by best fit (lowest address
+    // among equal sizes) and splits it (5 MiB left, > 1 MiB): 12 + 5 + 30 = 47 MiB stay free.
+    assert.equal(forwardEndCache(block(false), 1, false, { sizes: [25 * MiB] }).bytes, 47 * MiB);
   });
 });
 
