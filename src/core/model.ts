@@ -85,6 +85,7 @@ export interface RuntimeTerm {
     | 'logits-block'
     | 'forward-cache'
     | 'loss-segments'
+    | 'small-pool'
     | 'cuda-context'
     | 'nccl'
     | 'paged-optimizer';
@@ -102,6 +103,7 @@ export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<Runt
   'logits-block',
   'forward-cache',
   'loss-segments',
+  'small-pool',
 ]);
 
 export interface Assumption {

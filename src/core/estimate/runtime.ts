@@ -6,6 +6,7 @@
 import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';
 import { logitsBlock } from '../terms/logits-block';
 import { lossSegments } from '../terms/loss-segments';
+import { smallPoolTerm } from '../terms/small-pool';
 import type { PhaseEstimate, RuntimeTerm } from '../model';
 import { RESERVED_RUNTIME_IDS } from '../model';
 import { optimizerStateBytes } from '../terms/optimizer-states';
@@ -246,9 +247,12 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   }
   const forwardCache = atLoss ? forwardCacheTerm(ctx, step.forward) : undefined;
   if (forwardCache) runtime.push(forwardCache);
+  const smallPool = atLoss ? smallPoolTerm(ctx, step.forward) : undefined;
+  if (smallPool) runtime.push(smallPool);
   const peakBytes = peak.allocatedBytes;
   // Held in the allocator beside the compute stream's peak: the stream pools and the cached blocks of the loss.
-  let heldBeside = pools.reduceScatter + pools.allGather + (block?.bytes ?? 0) + (forwardCache?.bytes ?? 0);
+  let heldBeside =
+    pools.reduceScatter + pools.allGather + (block?.bytes ?? 0) + (forwardCache?.bytes ?? 0) + (smallPool?.bytes ?? 0);
   const kept =
     peak === stepPeak && !atLoss ? lossSegments(ctx, step.forward, peakBytes + reserve + heldBeside) : undefined;
   if (kept) {

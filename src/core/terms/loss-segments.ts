@@ -1,6 +1,7 @@
 // Term: the segments reserved at the loss's backward when the step's peak is elsewhere (in the last or first layer's
 // backward, at the optimizer step). There the allocator holds what the loss's backward point allocates, the 16-bit
-// logits' block (logits-block.ts) and the blocks the forward's last layers left cached (forward-cache.ts); it releases
+// logits' block (logits-block.ts), the blocks the forward's last layers left cached (forward-cache.ts) and the small
+// pool's (small-pool.ts); it releases
 // no segment while the GPU has room (c10/cuda/CUDACachingAllocator.cpp: release_cached_blocks only on a failed
 // allocation or empty_cache), so max_memory_reserved is at least that, whatever the later points allocate. Pure
 // arithmetic; no I/O.
@@ -10,6 +11,7 @@ import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
 import { forwardCacheTerm, type StageForward } from './forward-cache';
 import { logitsBlock } from './logits-block';
+import { smallPoolTerm } from './small-pool';
 
 /**
  * The segments reserved at the loss's backward, when the step's peak is elsewhere: the allocated bytes there plus the
@@ -25,8 +27,9 @@ export function lossSegments(
   if (!forward.hasLoss) return undefined;
   const block = logitsBlock(ctx)?.bytes ?? 0;
   const cache = forwardCacheTerm(ctx, forward)?.bytes ?? 0;
-  const atLoss = forward.lossBackwardBytes + block + cache;
-  if (block + cache <= 0 || atLoss <= reservedAtPeak) return undefined;
+  const small = smallPoolTerm(ctx, forward)?.bytes ?? 0;
+  const atLoss = forward.lossBackwardBytes + block + cache + small;
+  if (block + cache + small <= 0 || atLoss <= reservedAtPeak) return undefined;
   return {
     id: 'loss-segments',
     label: "Segments reserved at the loss's backward, kept to the peak",
@@ -34,7 +37,8 @@ export function lossSegments(
     formula: ctx.lean
       ? ''
       : `${formatBytes(forward.lossBackwardBytes)} allocated at the loss's backward + ` +
-        `${formatBytes(block)} 16-bit logits' block + ${formatBytes(cache)} blocks the forward left cached = ` +
+        `${formatBytes(block)} 16-bit logits' block + ${formatBytes(cache)} blocks the forward left cached + ` +
+        `${formatBytes(small)} of small-pool blocks = ` +
         `${formatBytes(atLoss)} reserved there, which the allocator keeps (no segment is released while the GPU has ` +
         "room): more than this peak's allocated bytes and reserve",
   };

@@ -1,0 +1,63 @@
+// The small pool's cache at the loss under LoRA (src/core/terms/small-pool.ts), worked by hand. The recorded HF Trainer
+// sequences replayed through the caching-allocator model (tools/truth/FINDINGS.md §8, `replay.mjs --detail`) show
+// 9.8 MB free in the small pool at the loss of llama7b-4l-lora-qv-ckpt and 25.4 MB at gemma2-2b-4l-lora-all-ckpt.
+import * as assert from 'node:assert/strict';
+import { estimate } from '../../../src/core/estimate';
+import type { Estimate } from '../../../src/core/model';
+import { TrainingSetupSchema, type TrainingSetupInput } from '../../../src/core/setup';
+
+/** Llama-2-7B widths, four layers, LoRA r 16 on q and v, checkpointed (tools/truth/scenarios/replay). */
+const point = (extra: Partial<TrainingSetupInput> = {}): Estimate => {
+  const r = estimate(
+    TrainingSetupSchema.parse({
+      architecture: {
+        model_type: 'llama',
+        hidden_size: 4096,
+        intermediate_size: 11008,
+        num_hidden_layers: 4,
+        num_attention_heads: 32,
+        num_key_value_heads: 32,
+        vocab_size: 32000,
+        max_position_embeddings: 4096,
+        tie_word_embeddings: false,
+      },
+      method: 'lora',
+      weights_dtype: 'bf16',
+      micro_batch_size: 1,
+      seq_len: 1024,
+      attention: 'sdpa',
+      optimizer: 'adamw',
+      cuda_context_bytes: 0,
+      mixed_precision: 'bf16',
+      lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'v_proj'] },
+      gradient_checkpointing: 'full',
+      ...extra,
+    }),
+  );
+  assert.ok(r.ok);
+  return r.estimate;
+};
+const small = (e: Estimate): number | undefined => e.perGpu.runtime.find((r) => r.id === 'small-pool')?.bytes;
+
+describe('small-pool', () => {
+  it('LoRA r 16 on q, v of 4 layers, checkpointed: gradients + AdamW foreach temporaries, 8,388,608 B', () => {
+    // Each matrix: 16 x 4,096 x 4 B = 256 KiB (<= 1 MiB: the small pool); 4 layers x 2 targets x (A + B) = 1,048,576
+    // params. Gradients 4 B + _foreach_sqrt copies 4 B = 8,388,608 B; checkpointed layers keep no small tensor.
+    assert.equal(small(point()), 8_388_608);
+  });
+  it('without checkpointing the small tensors the layers keep have taken blocks back', () => {
+    const e = small(point({ gradient_checkpointing: 'none' }))!;
+    assert.ok(e > 0 && e < 8_388_608, `${e}`);
+  });
+  it('with gradient accumulation the gradients stay allocated: only the temporaries are cached', () => {
+    assert.equal(small(point({ gradient_accumulation_steps: 2 })), 4_194_304);
+  });
+  it('fused AdamW has no foreach temporaries: the gradients only', () => {
+    assert.equal(small(point({ optimizer: 'adamw_fused' })), 4_194_304);
+  });
+  it('none when every matrix exceeds 1 MiB (r 128 on 4,096 features: 2 MiB each) or with sharded gradients', () => {
+    // r 128: 128 x 4,096 x 4 B = 2 MiB, from the large pool, whose blocks larger requests reuse.
+    assert.equal(small(point({ lora: { r: 128, alpha: 32, target_modules: ['q_proj', 'v_proj'] } })), undefined);
+    assert.equal(small(point({ gpus_per_node: 2, zero_stage: 2 })), undefined);
+  });
+});
