@@ -7,9 +7,10 @@
 // takes only a cached block that holds it; segments never merge; nothing is released while the GPU has room).
 // Computed by replaying one block's forward allocations (terms/saved-tensors.ts forwardSequence: every tensor the
 // block's replay creates, freed after the op that last reads it unless autograd keeps it) layer after layer through
-// the allocator model (terms/allocator.ts) and summing the free blocks smaller than the logits. The real allocation
-// sequences of HF Trainer runs replayed the same way show these blocks (tools/truth/FINDINGS.md, "Reserved memory
-// from replayed allocation sequences"). Pure arithmetic; no I/O.
+// the allocator model (terms/allocator.ts) and summing the free blocks smaller than the logits; a loss that asks for
+// smaller tensors (TRL chunked_nll's chunks) has them placed by best fit first, and what stays free is summed. The
+// real allocation sequences of HF Trainer and TRL SFT runs replayed the same way show these blocks
+// (tools/truth/FINDINGS.md, "Reserved memory from replayed allocation sequences"). Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
 import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
@@ -115,9 +116,10 @@ export interface StageForward {
 }
 
 /**
- * The blocks the last layers' forward left cached at the loss's backward (the replay below), with its formula; undefined where the loss's requests are not
- * the whole logits (chunked or fused losses), where the blocks keep other tensors (selective checkpointing, activation
- * offloading), and with expandable segments (freed ranges of one growing segment serve requests of any size).
+ * The blocks the last layers' forward left cached at the loss's backward (the replay above), with its formula;
+ * undefined for losses whose requests are not modeled (lossRequests), where the blocks keep other tensors (selective
+ * checkpointing, activation offloading), and with expandable segments (freed ranges of one growing segment serve
+ * requests of any size).
  */
 export function forwardCacheTerm(ctx: EstimateContext, forward: StageForward): RuntimeTerm | undefined {
   const setup = ctx.setup;

@@ -1,10 +1,9 @@
 // Term: the segments reserved at the loss's backward when the step's peak is elsewhere (in the last or first layer's
 // backward, at the optimizer step). There the allocator holds what the loss's backward point allocates, the 16-bit
 // logits' block (logits-block.ts), the blocks the forward's last layers left cached (forward-cache.ts) and the small
-// pool's (small-pool.ts); it releases
-// no segment while the GPU has room (c10/cuda/CUDACachingAllocator.cpp: release_cached_blocks only on a failed
-// allocation or empty_cache), so max_memory_reserved is at least that, whatever the later points allocate. Pure
-// arithmetic; no I/O.
+// pool's (small-pool.ts); it releases no segment while the GPU has room (c10/cuda/CUDACachingAllocator.cpp:
+// release_cached_blocks only on a failed allocation or empty_cache), so max_memory_reserved is at least that, whatever
+// the later points allocate. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
 import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
@@ -15,7 +14,7 @@ import { smallPoolTerm } from './small-pool';
 
 /**
  * The segments reserved at the loss's backward, when the step's peak is elsewhere: the allocated bytes there plus the
- * 16-bit logits' block and the forward's cached blocks. The allocator releases no segment while the GPU has room, so
+ * 16-bit logits' block, the forward's cached blocks and the small pool's. The allocator releases no segment while the GPU has room, so
  * the reserved figure is at least that; the term is what it exceeds the peak's own reserved figure by (undefined when
  * it does not, or when the stage computes no loss).
  */
