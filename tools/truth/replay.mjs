@@ -8,6 +8,9 @@
 //   node tools/truth/replay.mjs --json TRACE...                                 # one JSON object per trace
 //   node tools/truth/replay.mjs --detail TRACE...                               # where the cached bytes sit
 //
+// A trace from a GPU (gpu/run.py --trace: the CUDA allocator's own history) also carries the reserved bytes the GPU
+// reported in its measured step; the row then sets the model's replay and the estimator beside that figure.
+//
 // Replays per trace, each from a cold allocator; the tensors alive where a replay begins (weights, optimizer state,
 // the batch) are allocated first, in the order the run allocated them (as a load would place them):
 // - step:    the measured step alone;
@@ -292,6 +295,8 @@ function analyse(core, trace) {
     aliveAtStart: windows.step.startRaw,
     churn,
     estimator: estimatorOf(core, trace.scenario),
+    // A GPU trace (gpu/run.py --trace) carries what the CUDA allocator itself reserved in the measured step.
+    gpuReserved: trace.gpuMaxReservedBytes,
   };
   for (const [k, w] of Object.entries(windows)) {
     if (!w) continue;
@@ -324,7 +329,11 @@ function printRow(a) {
       (e.error
         ? `error ${e.error} |`
         : `${mb(e.peakBytes)} / ${mb(e.reservedBytes)} (x${(e.reservedBytes / e.peakBytes).toFixed(3)}) | ` +
-          `${pct((e.reservedBytes - ref.peakReserved) / ref.peakReserved)} |`),
+          `${pct((e.reservedBytes - ref.peakReserved) / ref.peakReserved)} |`) +
+      (a.gpuReserved
+        ? ` GPU reserved ${mb(a.gpuReserved)}: the model's replay ${pct((a.twoSteps.peakReserved - a.gpuReserved) / a.gpuReserved)}, ` +
+          `the estimator ${pct((e.reservedBytes - a.gpuReserved) / a.gpuReserved)} |`
+        : ''),
   );
 }
 

@@ -2,11 +2,17 @@
 """GPU ground truth: real max_memory_allocated, max_memory_reserved and device memory used, per phase of a training
 step, for real-size models built from the configs in configs/ (random weights, nothing downloaded).
 
-    python3 tools/truth/gpu/run.py --out DIR [--only GLOB] [--list]
+    python3 tools/truth/gpu/run.py --out DIR [--only GLOB] [--list] [--trace]
 
 Each point runs in its own process (`--point ID`), so the caching allocator and the CUDA context start fresh; its
 JSON goes to DIR/<id>.json and all of them to DIR/gpu-truth.json. Needs torch (CUDA), transformers, peft,
 accelerate; no network. FSDP points shard over torch's fake process group: one process is rank 0 of N.
+
+`--trace` also records the CUDA caching allocator's own allocation sequence (torch.cuda.memory._record_memory_history,
+without stacks) and writes it to DIR/<id>.trace.json in the format of the CPU harness's traces (truthlib/memory.py
+trace), with the phase marks and the real max_memory_reserved of each step: `node tools/truth/replay.mjs` then replays
+the GPU's own sequence through the estimator's allocator model and sets its reserved figure beside the GPU's, a direct
+check of src/core/terms/allocator.ts.
 """
 import argparse
 import datetime
@@ -107,13 +113,60 @@ def shard(model, scenario):
     return model
 
 
-def measure_point(pid, scenario):
+# Entries the allocator's history keeps; a step of a 32B model makes a few hundred thousand.
+TRACE_ENTRIES = 50_000_000
+
+
+def trace_length():
+    """Entries in the allocator's recorded history so far (the snapshot carries no stacks: cheap)."""
+    import torch
+
+    return len(torch.cuda.memory._snapshot()["device_traces"][0])
+
+
+def trace_from_history(entries, marks):
+    """The allocator's history (TraceEntry dicts: action, addr, size) as the CPU harness's trace: `events` in order,
+    `[bytes, address, 0]` for an allocation, `[-bytes, address, 0]` once its free has completed (when the allocator can
+    hand the block out again), and the marks' names at their positions (`marks`: (name, index into `entries`)).
+    Segment entries are left out: the replay's allocator model makes its own."""
+    at = {}
+    for name, index in marks:
+        at.setdefault(index, []).append(name)
+    events = []
+    for i, e in enumerate(entries):
+        events.extend(at.pop(i, []))
+        if e["action"] == "alloc":
+            events.append([e["size"], e["addr"], 0])
+        elif e["action"] == "free_completed":
+            events.append([-e["size"], e["addr"], 0])
+    for index in sorted(at):
+        events.extend(at[index])
+    return {"ops": ["(no stacks recorded)"], "events": events}
+
+
+def requested_peak(events, begin, end):
+    """The most bytes allocated at once between two marks (what the CPU traces call the measured peak)."""
+    cur, peak, inside = 0, 0, False
+    for e in events:
+        if isinstance(e, str):
+            inside = e == begin or (inside and e != end)
+            continue
+        cur += e[0]
+        if inside:
+            peak = max(peak, cur)
+    return peak
+
+
+def measure_point(pid, scenario, trace=False):
     import torch
 
     before_context = smi_used()
     torch.cuda.init()
     torch.empty(1, device="cuda")
     context = device_used() - before_context if before_context is not None else None
+    marks = [] if trace else None
+    if trace:
+        torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=TRACE_ENTRIES)
     model = build(scenario)
     if scenario["fsdp"] != "none":
         model = shard(model, scenario)
@@ -123,19 +176,40 @@ def measure_point(pid, scenario):
     ids = torch.randint(0, scenario["architecture"]["vocab_size"], (scenario["micro_batch_size"], scenario["seq_len"]), device="cuda", generator=g)
     autocast = scenario["mixed_precision"] == "bf16" and scenario["fsdp"] == "none"
     steps = []
-    for _ in range(2):  # the second step is the measured one (the optimizer state exists)
-        steps.append(one_step(model, opt, ids, autocast))
-    return {"id": pid, "scenario": scenario, "steps": steps, "phases": steps[-1], "cudaContextBytes": context,
-            "gpu": torch.cuda.get_device_name(0), "totalBytes": torch.cuda.get_device_properties(0).total_memory,
-            "versions": versions(), "date": datetime.date.today().isoformat(), "machine": "gpu"}
+    for step in range(2):  # the second step is the measured one (the optimizer state exists)
+        steps.append(one_step(model, opt, ids, autocast, marks, step))
+    record = {"id": pid, "scenario": scenario, "steps": steps, "phases": steps[-1], "cudaContextBytes": context,
+              "gpu": torch.cuda.get_device_name(0), "totalBytes": torch.cuda.get_device_properties(0).total_memory,
+              "versions": versions(), "date": datetime.date.today().isoformat(), "machine": "gpu"}
+    if not trace:
+        return record, None
+    entries = torch.cuda.memory._snapshot()["device_traces"][0]
+    torch.cuda.memory._record_memory_history(enabled=None)
+    if len(entries) >= TRACE_ENTRIES:
+        raise RuntimeError(f"the allocator's history is full ({len(entries)} entries): raise TRACE_ENTRIES")
+    tr = trace_from_history(entries, marks)
+    measured = steps[-1]
+    tr.update({"id": pid, "scenario": scenario, "measuredStep": 1, "machine": "gpu", "gpu": record["gpu"],
+               "versions": record["versions"], "date": record["date"],
+               "peakBytes": requested_peak(tr["events"], "step_begin:1", "step_end:1"),
+               "peakPhase": max(measured, key=lambda k: measured[k]["maxAllocatedBytes"]),
+               "gpuMaxAllocatedBytes": max(v["maxAllocatedBytes"] for v in measured.values()),
+               "gpuMaxReservedBytes": max(v["maxReservedBytes"] for v in measured.values())})
+    return record, tr
 
 
-def one_step(model, opt, ids, autocast):
+def one_step(model, opt, ids, autocast, marks=None, step=0):
     import torch
 
     phases = {}
 
+    def mark(name):
+        if marks is not None:
+            torch.cuda.synchronize()
+            marks.append((name, trace_length()))
+
     def phase(name, fn):
+        mark(f"{name}_begin")
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
         start = time.time()
@@ -149,20 +223,23 @@ def one_step(model, opt, ids, autocast):
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
             return model(input_ids=ids, labels=ids).loss
 
+    mark(f"step_begin:{step}")
     loss = phase("forward", forward)
     phase("backward", loss.backward)
     del loss
     phase("optimizer", lambda: (opt.step(), opt.zero_grad(set_to_none=True)))
+    mark(f"step_end:{step}")
     return phases
 
 
-def run_all(out_dir, only):
+def run_all(out_dir, only, trace):
     os.makedirs(out_dir, exist_ok=True)
     results = []
     for pid in P.all_points():
         if only and not fnmatch.fnmatch(pid, only):
             continue
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--point", pid, "--out", out_dir], capture_output=True, text=True)
+        cmd = [sys.executable, os.path.abspath(__file__), "--point", pid, "--out", out_dir] + (["--trace"] if trace else [])
+        proc = subprocess.run(cmd, capture_output=True, text=True)
         path = os.path.join(out_dir, pid + ".json")
         if proc.returncode == 0 and os.path.exists(path):
             with open(path) as f:
@@ -181,16 +258,20 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--point")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--trace", action="store_true", help="also write the allocator's sequence to DIR/<id>.trace.json")
     args = ap.parse_args()
     if args.list:
         print("\n".join(P.all_points()))
         return
     if args.point:
-        record = measure_point(args.point, P.all_points()[args.point])
+        record, tr = measure_point(args.point, P.all_points()[args.point], args.trace)
         with open(os.path.join(args.out, args.point + ".json"), "w") as f:
             json.dump(record, f, indent=1)
+        if tr is not None:
+            with open(os.path.join(args.out, args.point + ".trace.json"), "w") as f:
+                json.dump(tr, f)
         return
-    run_all(args.out, args.only)
+    run_all(args.out, args.only, args.trace)
 
 
 if __name__ == "__main__":
