@@ -17,7 +17,8 @@
 // Docs: docs/estimate/runtime.md
 
 const MIN_BLOCK = 512;
-const SMALL_SIZE = 1 << 20;
+/** Requests up to this size come from the small pool (kSmallSize). */
+export const SMALL_SIZE = 1 << 20;
 const SMALL_BUFFER = 2 << 20;
 const LARGE_BUFFER = 20 << 20;
 const MIN_LARGE_ALLOC = 10 << 20;

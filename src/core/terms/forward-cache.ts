@@ -17,7 +17,8 @@ import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
 import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
-import { TRL_NLL_CHUNK_TOKENS } from './loss';
+import { chunkedNllTensors } from './loss';
+import { lossPlan } from './logits-loss';
 import type { ForwardSequence } from './saved-tensors';
 
 /**
@@ -158,12 +159,8 @@ export function forwardCacheTerm(ctx: EstimateContext, forward: StageForward): R
  */
 function lossRequests(ctx: EstimateContext, tokens: number): LossRequests | undefined {
   const setup = ctx.setup;
-  const vocab = ctx.model.arch.vocab / ctx.layout.tensorParallel;
-  const { computeBytes: cb, denseBytes } = ctx.dtypes;
   if (setup.preference !== undefined || ctx.methods.rollout !== undefined) return undefined;
-  if (setup.loss === 'full') return { below: cb * tokens * vocab };
-  if (setup.loss !== 'chunked-nll') return undefined;
-  const packed = tokens * ctx.model.arch.hidden * Math.max(cb, denseBytes);
-  const chunk = 4 * Math.min(TRL_NLL_CHUNK_TOKENS, tokens) * vocab;
-  return { sizes: [packed, chunk, chunk, chunk, chunk, packed] };
+  if (setup.loss === 'full')
+    return { below: ctx.dtypes.computeBytes * tokens * (ctx.model.arch.vocab / ctx.layout.tensorParallel) };
+  return setup.loss === 'chunked-nll' ? { sizes: chunkedNllTensors(lossPlan(ctx, tokens)) } : undefined;
 }

@@ -469,6 +469,18 @@ function jsdMemory(p: LossPlan, beta: number): LossMemory {
 export const TRL_NLL_CHUNK_TOKENS = 256;
 
 /**
+ * The tensors of TRL chunked_nll alive at its last chunk's backward, in the order they are allocated: the packed
+ * hidden states (`hidden_states[mask]`), the chunk's four fp32 chunk x V tensors (logits, log_softmax, its exp, the
+ * entropy product), and the chunk slice's gradient, which slice_backward fills into zeros of the packed size (CPU
+ * truth trl/llama-sft-full-amp: aten::zeros < slice_backward, 510 x 256 x 4 B at NllLossBackward0).
+ */
+export function chunkedNllTensors(p: LossPlan): number[] {
+  const chunk = 4 * Math.min(TRL_NLL_CHUNK_TOKENS, p.tokens) * p.vocab;
+  const packed = p.tokens * (p.hidden ?? 0) * (p.packedHiddenBytes ?? 0);
+  return [packed, chunk, chunk, chunk, chunk, packed];
+}
+
+/**
  * TRL SFTTrainer's loss_type "chunked_nll" (trl/trainer/sft_trainer.py: _patch_chunked_ce_lm_head runs the decoder
  * without the head; _chunked_cross_entropy_loss packs the valid tokens and calls _chunk on 256 of them at a time under
  * torch.utils.checkpoint.checkpoint(use_reentrant=False)). _chunk computes the chunk's logits in the compute dtype and
@@ -482,12 +494,11 @@ export const TRL_NLL_CHUNK_TOKENS = 256;
  */
 function chunkedNll(p: LossPlan): LossMemory {
   const C = Math.min(TRL_NLL_CHUNK_TOKENS, p.tokens);
-  const chunk = 16 * C * p.vocab;
+  // Beside the held packed hidden states: the chunk's four fp32 tensors, and the slice's gradient in zeros.
+  const [, logits, logp, exp, product, sliceGrad] = chunkedNllTensors(p);
+  const chunk = logits + logp + exp + product;
   const cast = p.headCastBytes ?? 0;
-  // A chunk is a slice of the packed hidden states: slice_backward fills the chunk's gradient into zeros of the packed
-  // size (CPU truth trl/llama-sft-full-amp: aten::zeros < slice_backward, 510 x 256 x 4 B at NllLossBackward0).
   const hb = p.packedHiddenBytes ?? 0;
-  const sliceGrad = p.tokens * (p.hidden ?? 0) * hb;
   return {
     savedBytes: 0,
     forwardTransientBytes: chunk,

@@ -11,10 +11,8 @@
 import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
 import { formatBytes, formatCount } from '../units';
+import { SMALL_SIZE } from './allocator';
 import type { StageForward } from './forward-cache';
-
-/** Requests up to this size come from the small pool (kSmallSize). */
-const SMALL_SIZE = 1 << 20;
 
 /**
  * The small pool's free bytes at the loss's backward under LoRA: the previous step's small adapter gradients and

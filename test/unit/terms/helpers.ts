@@ -2,7 +2,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { TrainingSetupSchema, type TrainingSetup } from '../../../src/core';
+import { estimate } from '../../../src/core/estimate';
+import type { Estimate, RuntimeTerm } from '../../../src/core/model';
 import { parseArchitecture, type Architecture } from '../../../src/core/architecture';
 import { findModel } from '../../../src/core/lookup';
 
@@ -31,4 +34,32 @@ export function truthPeak(id: string): number {
   return (
     JSON.parse(fs.readFileSync(file, 'utf8')) as { points: Array<{ id: string; peakBytes: number }> }
   ).points.find((p) => p.id === id)!.peakBytes;
+}
+
+/**
+ * The estimate of an allocator-replay point: tools/truth/scenarios/replay/<name>.vram.yaml (real widths, few layers;
+ * its recorded sequence replayed in tools/truth/FINDINGS.md §8), with `extra` over the scenario.
+ */
+export function replayEstimate(name: string, extra: Record<string, unknown> = {}, lean = false): Estimate {
+  const file = path.resolve(
+    __dirname,
+    '..',
+    '..',
+    '..',
+    '..',
+    'tools',
+    'truth',
+    'scenarios',
+    'replay',
+    `${name}.vram.yaml`,
+  );
+  const scenario = parseYaml(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const r = estimate(TrainingSetupSchema.parse({ ...scenario, ...extra }), { lean });
+  assert.ok(r.ok, name);
+  return r.estimate;
+}
+
+/** The bytes of a runtime term of an estimate, or undefined where it has none. */
+export function runtimeBytes(e: Estimate, id: RuntimeTerm['id']): number | undefined {
+  return e.perGpu.runtime.find((r) => r.id === id)?.bytes;
 }

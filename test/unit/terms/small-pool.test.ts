@@ -2,42 +2,12 @@
 // sequences replayed through the caching-allocator model (tools/truth/FINDINGS.md §8, `replay.mjs --detail`) show
 // 9.8 MB free in the small pool at the loss of llama7b-4l-lora-qv-ckpt and 25.4 MB at gemma2-2b-4l-lora-all-ckpt.
 import * as assert from 'node:assert/strict';
-import { estimate } from '../../../src/core/estimate';
 import type { Estimate } from '../../../src/core/model';
-import { TrainingSetupSchema, type TrainingSetupInput } from '../../../src/core/setup';
+import { replayEstimate, runtimeBytes } from './helpers';
 
 /** Llama-2-7B widths, four layers, LoRA r 16 on q and v, checkpointed (tools/truth/scenarios/replay). */
-const point = (extra: Partial<TrainingSetupInput> = {}): Estimate => {
-  const r = estimate(
-    TrainingSetupSchema.parse({
-      architecture: {
-        model_type: 'llama',
-        hidden_size: 4096,
-        intermediate_size: 11008,
-        num_hidden_layers: 4,
-        num_attention_heads: 32,
-        num_key_value_heads: 32,
-        vocab_size: 32000,
-        max_position_embeddings: 4096,
-        tie_word_embeddings: false,
-      },
-      method: 'lora',
-      weights_dtype: 'bf16',
-      micro_batch_size: 1,
-      seq_len: 1024,
-      attention: 'sdpa',
-      optimizer: 'adamw',
-      cuda_context_bytes: 0,
-      mixed_precision: 'bf16',
-      lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'v_proj'] },
-      gradient_checkpointing: 'full',
-      ...extra,
-    }),
-  );
-  assert.ok(r.ok);
-  return r.estimate;
-};
-const small = (e: Estimate): number | undefined => e.perGpu.runtime.find((r) => r.id === 'small-pool')?.bytes;
+const point = (extra: Record<string, unknown> = {}): Estimate => replayEstimate('llama7b-4l-lora-qv-ckpt', extra);
+const small = (e: Estimate): number | undefined => runtimeBytes(e, 'small-pool');
 
 describe('small-pool', () => {
   it('LoRA r 16 on q, v of 4 layers, checkpointed: gradients + AdamW foreach temporaries, 8,388,608 B', () => {
