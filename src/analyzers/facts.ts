@@ -85,6 +85,7 @@ export type CanonicalKey =
   | 'paddedBatches' // boolean: the batches carry padding or packed rows, so the model builds an attention mask
   | 'gradientCheckpointing' // 'none' | 'full' | 'selective'
   | 'activationOffloading' // boolean
+  | 'checkpointReentrant' // boolean: torch.utils.checkpoint use_reentrant of the checkpointed layers
   | 'tiledMlp' // true (shards from the sequence length) | number of shards: Axolotl tiled_mlp / tiled_mlp_num_shards
   | 'kernels' // 'pytorch' | 'liger' | 'unsloth': the kernels the blocks run
   | 'expandableSegments' // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment
@@ -380,6 +381,22 @@ export function galoreOf(optim: string): { layerwise: boolean } | undefined {
 export function galoreRankOf(optimArgs: string): number | undefined {
   const m = /(?:^|[\s,])rank\s*=\s*(\d+)/.exec(optimArgs);
   return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * use_reentrant in a gradient_checkpointing_kwargs JSON string (HF's dict arguments accept JSON text starting with `{`:
+ * `--gradient_checkpointing_kwargs '{"use_reentrant": false}'`). Undefined when the text is not JSON or does not set it.
+ */
+export function useReentrantOfJson(text: string): boolean | undefined {
+  const t = text.trim();
+  if (!t.startsWith('{') || t.length > 4096) return undefined;
+  try {
+    const v: unknown = JSON.parse(t);
+    const r = v !== null && typeof v === 'object' ? (v as Record<string, unknown>).use_reentrant : undefined;
+    return typeof r === 'boolean' ? r : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Maps an optimizer name of any tool (HF `optim`, DeepSpeed optimizer.type, torchtune _component_) to the setup vocabulary. */

@@ -327,7 +327,7 @@ export function runPipeline(
 }
 
 /**
- * The transformers / PyTorch / torchao / TRL versions the project pins (requirements.txt, pyproject.toml, environment.yml beside
+ * The transformers / PyTorch / torchao / TRL / bitsandbytes versions the project pins (requirements.txt, pyproject.toml, environment.yml beside
  * the first config or up to PARENT_LEVELS folders above), for a setup that does not give them itself. A TRL older than 1.7
  * also takes back SFTConfig's chunked_nll default: loss_type defaulted to "nll" before (trl@06b42c7:trl/trainer/sft_config.py).
  */
@@ -338,15 +338,17 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
   // torchao's version matters for torchtune's NF4 weights (torchao NF4Tensor); other trainers quantize with bitsandbytes.
   const torchtune = r.files.some((f) => f.facts.tools.includes('torchtune'));
   const trl = r.files.some((f) => f.facts.tools.includes('trl'));
+  const q = setup.quantization;
   const want = {
     transformers: setup.transformers_version === undefined,
     torch: setup.pytorch_version === undefined,
     torchao: torchtune && setup.torchao_version === undefined,
     trl: trl && setup.trl_version === undefined,
+    bitsandbytes: q !== undefined && !torchtune && q.library !== 'torchao' && setup.bitsandbytes_version === undefined,
   };
-  if (!want.transformers && !want.torch && !want.torchao && !want.trl) return r;
+  if (!Object.values(want).some(Boolean)) return r;
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
-  for (let up = 0; up <= PARENT_LEVELS && (want.transformers || want.torch || want.torchao || want.trl); up++) {
+  for (let up = 0; up <= PARENT_LEVELS && Object.values(want).some(Boolean); up++) {
     for (const name of DEPENDENCY_FILES) {
       const path = reader.join(first, `${'../'.repeat(up)}${name}`);
       const text = reader.read(path, 'dependency');
@@ -357,6 +359,7 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
         ['torch', 'pytorch_version'],
         ['torchao', 'torchao_version'],
         ['trl', 'trl_version'],
+        ['bitsandbytes', 'bitsandbytes_version'],
       ] as const) {
         const pin = pins[tool];
         if (!want[tool] || !pin) continue;

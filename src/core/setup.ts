@@ -450,6 +450,21 @@ export const TrainingSetupSchema = z.strictObject({
    */
   torchao_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 0.1 or 0.8.0').optional(),
   /**
+   * bitsandbytes version ("major.minor[.patch]") of a run with 4-bit bitsandbytes layers. Before 0.43.2 MatMul4Bit
+   * kept each quantized linear's input for backward as a ctx attribute (`ctx.tensors = (A, B)`;
+   * bitsandbytes-foundation/bitsandbytes#1270 keeps `(None, B)` since), which non-reentrant checkpointing does not
+   * release. Unset: a current release.
+   */
+  bitsandbytes_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 0.43.1 or 0.45').optional(),
+  /**
+   * Whether checkpointed layers run torch.utils.checkpoint with use_reentrant=True (the forward under no_grad, the
+   * graph rebuilt in backward) or the non-reentrant implementation (saved-tensor hooks drop what the forward saves).
+   * It matters where an autograd Function keeps a tensor as a ctx attribute (bitsandbytes' kept inputs): hooks do not
+   * see it, so only the reentrant form frees it. Unset: transformers' gradient_checkpointing_enable default
+   * (use_reentrant=True before 5.0, False since).
+   */
+  checkpoint_reentrant: z.boolean().optional(),
+  /**
    * TRL version ("major.minor") of a TRL run (preference.logps 'rows', rollout), for its trainers' passes that changed
    * between releases: from 0.29 DPOTrainer._compute_loss replaces concatenated_forward (the reference's logits held
    * through the entropy metric over a copy of the logits, no masked copies for the mean logits); from 0.20 GRPO's

@@ -698,7 +698,7 @@ const kimiPlan = (
   inputRequiresGrad: true,
   tp: 1,
   sequenceParallel: false,
-  ...(params === 'int8' ? { quantizedBase: true, int8Base: true } : {}),
+  ...(params === 'int8' ? { quantizedBase: true, bnbKeepsInput: true } : {}),
 });
 function archOfConfig(cfg: Record<string, unknown>) {
   const r = parseArchitecture(cfg);

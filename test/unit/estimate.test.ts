@@ -716,7 +716,7 @@ describe('estimate: bitsandbytes 8-bit base layers and Kimi Linear', () => {
       quantizedBase: true,
       lora: { r: 8, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) },
     };
-    const int8 = layerActivations({ ...plan, int8Base: true }).bytesPerLayer;
+    const int8 = layerActivations({ ...plan, bnbKeepsInput: true }).bytesPerLayer;
     const nf4 = layerActivations(plan).bytesPerLayer;
     assert.equal(int8 - nf4, 1024 * (4 * 4096 + 2 * 11008));
   });

@@ -255,6 +255,8 @@ function trainRunEntry(m: Mapping): boolean {
       return emit(m, 'gradientCheckpointing', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'full' : 'none')));
     case 'activation_offloading':
       return emit(m, 'activationOffloading', (x) => boolOf(file, x, e));
+    case 'gradient_checkpointing_kwargs':
+      return checkpointKwargs(m);
     case 'auto_find_batch_size':
       return emit(m, 'autoFindBatchSize', (x) => boolOf(file, x, e));
     case 'torch_compile':
@@ -507,6 +509,19 @@ function nestedLoad(file: PythonFile, e: Entry, tool: Tool): void {
   for (const inner of x.entries) mapEntry(file, 'load', inner, tool);
   implicitBnbDefaults(file, x.entries, e.valueNode ?? file.root, tool);
   file.opaqueSpreads(x.opaque.map((r) => ({ reason: r, span: e.valueSpan })));
+}
+
+/**
+ * gradient_checkpointing_kwargs={"use_reentrant": ...}: which torch.utils.checkpoint form the checkpointed layers run
+ * (TrainingArguments, TRL configs, gradient_checkpointing_enable). Other keys do not change memory.
+ */
+function checkpointKwargs(m: Mapping): boolean {
+  const { file, e } = m;
+  const x = file.valueOf(e);
+  if (x.k !== 'dict') return true;
+  const inner = x.entries.find((i) => i.rawKey === 'use_reentrant');
+  if (inner) emit({ ...m, e: inner }, 'checkpointReentrant', (y) => boolOf(file, y, inner));
+  return true;
 }
 
 function nestedBnb(file: PythonFile, x: Extract<Val, { k: 'dict' }>, tool: Tool): void {

@@ -27,6 +27,7 @@ import {
   resolveWorldSize,
   resolveZeroBuckets,
 } from './parallelism';
+import { resolveCheckpointReentrant } from './checkpointing';
 import { resolveTrlSftLoss } from './loss';
 import { resolvePrecision } from './precision';
 import { resolvePreference } from './preference';
@@ -77,6 +78,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   // The HF Trainer's LabelSmoother (label_smoothing_factor > 0) replaces the model's own loss.
   fromFact('label_smoothing', 'labelSmoothing', (v) => (typeof v === 'number' && v > 0 ? true : undefined)),
   fromFact('activation_offloading', 'activationOffloading', bool),
+  fromFact('checkpoint_reentrant', 'checkpointReentrant', bool),
   fromFact('tiled_mlp', 'tiledMlp', (v) => (typeof v === 'boolean' || typeof v === 'number' ? v : undefined)),
   fromFact('kernels', 'kernels'),
   fromFact('expandable_segments', 'expandableSegments', bool),
@@ -123,6 +125,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromDefault('seq_len', 'seq_len'),
   fromDefault('batch_lengths', 'batch_lengths'),
   fromDefault('gradient_checkpointing', 'gradient_checkpointing'),
+  resolveCheckpointReentrant,
   fromDefault('attention', 'attention'),
   resolveTrlSftLoss,
   fromDefault('loss', 'loss'),

@@ -4,6 +4,7 @@ import {
   evaluationOn,
   galoreOf,
   galoreRankOf,
+  useReentrantOfJson,
   normalizeOptimizer,
   type CanonicalKey,
   type FactValue,
@@ -40,6 +41,12 @@ const oneOf =
     return k in table ? [[key, table[k]]] : undefined;
   };
 const gcOf = (b: FactValue): Out => [['gradientCheckpointing', b === true ? 'full' : 'none']];
+/** FSDP's activation checkpointing (Accelerate, torchtune): checkpoint_wrapper with CheckpointImpl.NO_REENTRANT. */
+const fsdpGcOf = (b: FactValue): Out => (b === true ? [...gcOf(b), ['checkpointReentrant', false]] : gcOf(b));
+const reentrantOf = (v: FactValue): Out => {
+  const r = typeof v === 'string' ? useReentrantOfJson(v) : undefined;
+  return r === undefined ? [] : [['checkpointReentrant', r]];
+};
 const intIn =
   (key: CanonicalKey, lo: number, hi: number): FlagSpec['conv'] =>
   (v) =>
@@ -172,6 +179,7 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   pure_bf16: spec('pureBf16', 'bool'),
   mixed_precision: spec('mixedPrecision', 'str', oneOf('mixedPrecision', MIXED), 'accelerate'),
   gradient_checkpointing: spec('gradientCheckpointing', 'bool', gcOf),
+  gradient_checkpointing_kwargs: spec('checkpointReentrant', 'str', reentrantOf),
   enable_activation_checkpointing: spec('gradientCheckpointing', 'bool', gcOf),
   disable_gradient_checkpointing: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'none'])),
   recompute_granularity: spec(
@@ -300,7 +308,7 @@ export const ACCELERATE_FLAGS: Record<string, FlagSpec> = {
   gradient_accumulation_steps: spec('gradientAccumulationSteps', 'int'),
   fsdp_sharding_strategy: spec('fsdp', 'str', oneOf('fsdp', FSDP_STRATEGY)),
   fsdp_offload_params: spec('fsdpOffload', 'bool'),
-  fsdp_activation_checkpointing: spec('gradientCheckpointing', 'bool', gcOf),
+  fsdp_activation_checkpointing: spec('gradientCheckpointing', 'bool', fsdpGcOf),
   dynamo_backend: spec('compile', 'str', (v) => [['compile', !/^no(ne)?$/i.test(String(v))]]),
 };
 export const ACCELERATE_BOOL = new Set([

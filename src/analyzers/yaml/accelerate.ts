@@ -233,6 +233,7 @@ function fsdp(
     const b = boolOf(v);
     return b === undefined ? asBool(v) : b ? 'full' : undefined;
   });
+  ctx.fsdpCheckpointing(fsdpKey(f, 'activation_checkpointing'));
   const version = fsdpKey(f, 'version');
   if (version && ctx.view(version).t !== 'absent') {
     const n = numOf(ctx.view(version));

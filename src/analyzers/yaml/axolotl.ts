@@ -222,6 +222,7 @@ function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
   const gc = top.get('gradient_checkpointing');
   ctx.put('autoFindBatchSize', top.get('auto_find_batch_size'), asBool);
   const ao = top.get('activation_offloading');
+  ctx.checkpointKwargs(top.get('gradient_checkpointing_kwargs'));
   ctx.put('gradientCheckpointing', gc, (v) => {
     const s = strOf(v)?.trim().toLowerCase();
     if (s === 'offload' || s === 'offload_disk') return 'full';
@@ -363,6 +364,7 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
       return b === undefined ? asBool(v) : b ? 'full' : undefined;
     });
   }
+  ctx.fsdpCheckpointing(get('activation_checkpointing'));
 
   ctx.put('tensorParallel', top.get('tensor_parallel_size'), asPosInt);
   ctx.put('fsdpShardSize', top.get('dp_shard_size'), asPosInt);

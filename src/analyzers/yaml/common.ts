@@ -4,7 +4,7 @@
 // Pure: no I/O, no node:* imports; nothing here throws on user text.
 import { Document, LineCounter, YAMLMap, isAlias, isMap, isScalar, isSeq, type Node } from 'yaml';
 import { parseYaml } from '../yaml-parse';
-import { bySubject, msg } from '../facts';
+import { bySubject, msg, useReentrantOfJson } from '../facts';
 import type {
   CanonicalKey,
   ConfigFacts,
@@ -21,7 +21,7 @@ import type {
   Unknown,
 } from '../facts';
 import { PARSE_OPTIONS, parseCachedBlocks } from './blocks';
-import { type Entry, type View, Invalid, type Conv, asPosInt, asEnumInt, asOffload } from './values';
+import { type Entry, type View, Invalid, type Conv, asBool, asPosInt, asEnumInt, asOffload, boolOf } from './values';
 
 export interface CtxOptions {
   readonly format: Format;
@@ -297,6 +297,30 @@ export class YamlCtx {
       entries = this.entries(e.node, e.path);
     }
     return undefined;
+  }
+
+  /**
+   * gradient_checkpointing_kwargs (a mapping, or JSON text as HF's dict arguments accept): its use_reentrant, the
+   * torch.utils.checkpoint form the checkpointed layers run. Other keys do not change memory.
+   */
+  checkpointKwargs(e: Entry | undefined): void {
+    if (!e) return;
+    const inner = this.sub(e).get('use_reentrant');
+    if (inner) {
+      this.put('checkpointReentrant', inner, asBool);
+      return;
+    }
+    const v = this.view(e);
+    const r = v.t === 'str' ? useReentrantOfJson(v.v) : undefined;
+    if (r !== undefined) this.add('checkpointReentrant', e, r);
+  }
+
+  /**
+   * An FSDP config's activation_checkpointing set to true: Accelerate (and the HF Trainer through it) wraps each layer
+   * in checkpoint_wrapper with CheckpointImpl.NO_REENTRANT (accelerate/accelerator.py, utils/fsdp_utils.py).
+   */
+  fsdpCheckpointing(e: Entry | undefined): void {
+    if (e && this.view(e).t !== 'absent' && boolOf(this.view(e)) === true) this.add('checkpointReentrant', e, false);
   }
 
   /** The entries of a nested mapping value (an empty map when the value is not a mapping). */

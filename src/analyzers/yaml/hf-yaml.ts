@@ -148,16 +148,15 @@ function analyze(ctx: YamlCtx): void {
     if (options && fsdpFromOptions(options).offload) ctx.add('fsdpOffload', fsdp, true);
   }
   const fsdpCfg = ctx.sub(top.get('fsdp_config'));
+  const fsdpCheckpointing = fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing');
   if (!ctx.has('gradientCheckpointing')) {
-    ctx.put(
-      'gradientCheckpointing',
-      fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'),
-      (v) => {
-        const b = boolOf(v);
-        return b === undefined ? asBool(v) : b ? 'full' : undefined;
-      },
-    );
+    ctx.put('gradientCheckpointing', fsdpCheckpointing, (v) => {
+      const b = boolOf(v);
+      return b === undefined ? asBool(v) : b ? 'full' : undefined;
+    });
   }
+  ctx.fsdpCheckpointing(fsdpCheckpointing);
+  ctx.checkpointKwargs(top.get('gradient_checkpointing_kwargs'));
 
   ctx.put('emptyCacheSteps', top.get('torch_empty_cache_steps'), asPosInt);
   ctx.put('labelSmoothing', top.get('label_smoothing_factor'), asNonNegNumber);

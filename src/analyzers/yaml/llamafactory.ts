@@ -140,6 +140,8 @@ function analyze(ctx: YamlCtx): void {
     const b = boolOf(v);
     return b === undefined ? asBool(v) : b ? 'none' : 'full';
   });
+  // use_reentrant_gc (default True) is passed as gradient_checkpointing_kwargs (model/model_utils/checkpointing.py).
+  ctx.put('checkpointReentrant', top.get('use_reentrant_gc'), asBool);
   const unslothGc = top.get('use_unsloth_gc');
   if (isOn(ctx, unslothGc) && unslothGc) ctx.add('activationOffloading', unslothGc, true);
 
@@ -286,6 +288,7 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
     'info',
   );
   const fsdpCfg = ctx.sub(top.get('fsdp_config'));
+  ctx.fsdpCheckpointing(fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'));
   ctx.put(
     'gradientCheckpointing',
     fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'),

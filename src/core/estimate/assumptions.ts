@@ -5,6 +5,7 @@ import type { Architecture } from '../architecture';
 import { adapterUnitsMatter } from './fsdp-units';
 import { type Provenance, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, type TrainingSetup } from '../setup';
 import type { PlanningContext } from './context';
+import { bitsandbytesKeepsInputs, checkpointReentrant } from '../terms/activations/kept-inputs';
 
 /**
  * A tool's default names the tool; a value VRAM Lens inferred (owner 'VRAM Lens') or left at the schema default
@@ -44,6 +45,7 @@ export function defaultAssumptions(ctx: PlanningContext, code: Architecture['mod
     assumptions.push({ key: 'quantization', value: `${q.type} ${q.bits}-bit`, source: qp.entry });
   }
   blockDefaults(ctx);
+  bitsandbytesDefaults(ctx);
   if (!ctx.lean && adapterUnitsMatter(setup) && setup.fsdp_adapters_wrapped === undefined) {
     assumptions.push({
       key: 'fsdp_adapters_wrapped',
@@ -85,6 +87,38 @@ function schemaDefaults(ctx: PlanningContext, code: Architecture['modelCode'], g
         });
       }
     }
+}
+
+/**
+ * What bitsandbytes' layers keep for backward depends on its release and on the checkpointing form
+ * (terms/activations/kept-inputs.ts): both are said for a run with bitsandbytes layers when no file gives them.
+ */
+function bitsandbytesDefaults(ctx: PlanningContext): void {
+  const { setup, provenance: prov } = ctx;
+  const { assumptions } = ctx.notes;
+  const q = setup.quantization;
+  if (ctx.lean || !q || q.library === 'torchao' || q.type === 'gptq' || q.type === 'awq') return;
+  if ((q.type === 'nf4' || q.type === 'fp4') && setup.bitsandbytes_version === undefined)
+    assumptions.push({
+      key: 'bitsandbytes_version',
+      value: 'current (0.43.2 or later)',
+      source:
+        'VRAM Lens default: a current release, whose 4-bit matmul keeps no input for backward ' +
+        "(bitsandbytes-foundation/bitsandbytes#1270, July 2024); earlier releases kept every 4-bit linear's input: " +
+        'set bitsandbytes_version for them',
+    });
+  const p = prov.checkpoint_reentrant;
+  if (!bitsandbytesKeepsInputs(setup) || setup.gradient_checkpointing === 'none' || (p && p.kind !== 'default')) return;
+  const reentrant = checkpointReentrant(setup);
+  assumptions.push({
+    key: 'checkpoint_reentrant',
+    value: String(reentrant),
+    source: defaultSource(
+      p,
+      `transformers' gradient_checkpointing_enable default (use_reentrant=True before 5.0, False since): ` +
+        `non-reentrant checkpointing keeps bitsandbytes' kept inputs of every layer`,
+    ),
+  });
 }
 
 /** The fields of the rollout and galore blocks that no file wrote, or that a tool's default filled in. */

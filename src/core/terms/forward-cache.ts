@@ -20,6 +20,7 @@ import { type Allocation, CachingAllocator } from './allocator';
 import { chunkedNllTensors } from './loss';
 import { lossPlan } from './logits-loss';
 import type { ForwardSequence } from './saved-tensors';
+import { checkpointReentrant } from './activations/kept-inputs';
 
 /**
  * Layers replayed: the first takes new segments for everything, and from the second on each layer's intermediates
@@ -44,22 +45,26 @@ export type LossRequests = { readonly below: number } | { readonly sizes: readon
 /**
  * Replays `layers` blocks' forward (at most REPLAYED_LAYERS) from an empty cache, then the loss's requests, and returns
  * the bytes cached in free blocks. `checkpointed`: the blocks run under activation checkpointing, which keeps each
- * block's input and frees everything else at its last read.
+ * block's input and frees everything else at its last read, except, when `keepsContextHeld` (non-reentrant
+ * checkpointing), what autograd Functions hold as ctx attributes (bitsandbytes' kept inputs).
  */
 export function forwardEndCache(
   seq: ForwardSequence,
   layers: number,
   checkpointed: boolean,
   loss: LossRequests,
+  keepsContextHeld = false,
 ): ForwardCache {
   const lossKey = 'below' in loss ? `<${loss.below}` : loss.sizes.join(',');
-  return replays({ seq, layers: Math.max(1, Math.min(layers, REPLAYED_LAYERS)), checkpointed, loss, lossKey });
+  const layersReplayed = Math.max(1, Math.min(layers, REPLAYED_LAYERS));
+  return replays({ seq, layers: layersReplayed, checkpointed, keepsContextHeld, loss, lossKey });
 }
 
 interface Replay {
   readonly seq: ForwardSequence;
   readonly layers: number;
   readonly checkpointed: boolean;
+  readonly keepsContextHeld: boolean;
   readonly loss: LossRequests;
   readonly lossKey: string;
 }
@@ -68,19 +73,24 @@ interface Replay {
 const replays = memo(replay, {
   scope: (r) => r.seq,
   limit: 256,
-  key: (r) => `${r.layers}|${+r.checkpointed}|${r.lossKey}`,
+  key: (r) => `${r.layers}|${+r.checkpointed}|${+r.keepsContextHeld}|${r.lossKey}`,
   recent: {
     size: 8,
     same: (a, b) =>
-      a.seq === b.seq && a.layers === b.layers && a.checkpointed === b.checkpointed && a.lossKey === b.lossKey,
+      a.seq === b.seq &&
+      a.layers === b.layers &&
+      a.checkpointed === b.checkpointed &&
+      a.keepsContextHeld === b.keepsContextHeld &&
+      a.lossKey === b.lossKey,
   },
 });
 
-function replay({ seq, layers: replayed, checkpointed, loss }: Replay): ForwardCache {
+function replay({ seq, layers: replayed, checkpointed, keepsContextHeld, loss }: Replay): ForwardCache {
   const allocator = new CachingAllocator();
   const n = seq.bytes.length;
+  const keptByCheckpoint = (i: number): boolean => i === seq.input || (keepsContextHeld && seq.contextHeld[i]);
   const kept = (i: number): boolean =>
-    i === seq.output || seq.held[i] || (checkpointed ? i === seq.input : seq.saved[i]) || seq.bytes[i] <= 0;
+    i === seq.output || seq.held[i] || (checkpointed ? keptByCheckpoint(i) : seq.saved[i]) || seq.bytes[i] <= 0;
   // The allocations freed after each one.
   const freesAt: number[][] = seq.bytes.map(() => []);
   for (let i = 0; i < n; i++) if (!kept(i)) freesAt[seq.freeAfter[i]].push(i);
@@ -134,7 +144,7 @@ export function forwardCacheTerm(ctx: EstimateContext, forward: StageForward): R
     setup.expandable_segments
   )
     return undefined;
-  const cache = forwardEndCache(forward.sequence, forward.layers, ck === 'full', loss);
+  const cache = forwardEndCache(forward.sequence, forward.layers, ck === 'full', loss, !checkpointReentrant(setup));
   if (cache.bytes <= 0) return undefined;
   const layers = `allocator replay of ${cache.layers} layers' forward${ck === 'full' ? ' (checkpointed)' : ''}`;
   return {

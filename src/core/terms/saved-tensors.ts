@@ -73,6 +73,11 @@ export interface ForwardSequence {
    * copies lives until the autocast region exits.
    */
   readonly held: readonly boolean[];
+  /**
+   * Whether an autograd Function holds it as a plain ctx attribute (Tape.holdInContext): saved-tensor hooks never see
+   * it, so non-reentrant checkpointing keeps it to the backward like an unchecked layer does.
+   */
+  readonly contextHeld: readonly boolean[];
   /** Which allocation is the block's input (not allocated: the previous block's output) and which its output. */
   readonly input: number;
   readonly output: number;
@@ -97,6 +102,8 @@ export class Tape {
   private readonly lastUse = new Map<number, number>();
   /** Storages held to the forward's end without being a saved tensor (autocast's 16-bit weight copies). */
   private readonly held = new Set<number>();
+  /** Storages an autograd Function keeps as a ctx attribute rather than through save_for_backward. */
+  private readonly contextHeld = new Set<number>();
 
   /**
    * @param fused torch.compile: Inductor's min-cut partitioner saves the inputs of fused elementwise chains and
@@ -144,6 +151,7 @@ export class Tape {
     const freeAfter: number[] = [];
     const saved: boolean[] = [];
     const held: boolean[] = [];
+    const contextHeld: boolean[] = [];
     let inputIndex = -1;
     let outputIndex = n - 1;
     this.allocations.forEach((a, i) => {
@@ -151,14 +159,32 @@ export class Tape {
       freeAfter.push(Math.min(n - 1, Math.max(i, this.lastUse.get(a.storage) ?? i)));
       saved.push(this.saved.has(a.storage));
       held.push(this.held.has(a.storage));
+      contextHeld.push(this.contextHeld.has(a.storage));
       if (a.storage === input.storage) inputIndex = i;
       if (a.storage === output.storage) outputIndex = i;
     });
-    return { bytes, freeAfter, saved, held, input: inputIndex, output: outputIndex };
+    return { bytes, freeAfter, saved, held, contextHeld, input: inputIndex, output: outputIndex };
   }
 
   save(t: Tensor): void {
     if (!this.saved.has(t.storage)) this.saved.set(t.storage, { what: t.what, bytes: t.storageBytes });
+  }
+
+  /**
+   * Kept for backward by an autograd Function as a plain attribute (bitsandbytes' `ctx.tensors = (..., A)`) rather
+   * than through save_for_backward: saved like any other tensor, but out of reach of saved-tensor hooks, so
+   * non-reentrant checkpointing and activation offloading leave it on the GPU.
+   */
+  holdInContext(t: Tensor): void {
+    this.save(t);
+    this.contextHeld.add(t.storage);
+  }
+
+  /** Bytes held as ctx attributes (holdInContext), less the block's input (counted on its own by checkpointing). */
+  contextHeldBytes(input: Tensor): number {
+    let s = 0;
+    for (const id of this.contextHeld) if (id !== input.storage) s += this.saved.get(id)?.bytes ?? 0;
+    return s;
   }
 
   /** A point to roll back to: what is saved so far. */
@@ -178,6 +204,7 @@ export class Tape {
     [...this.saved.keys()].slice(mark.saved).forEach((k) => {
       savedBytes += this.saved.get(k)!.bytes;
       this.saved.delete(k);
+      this.contextHeld.delete(k);
     });
     this.matmulOutputs.length = mark.matmuls;
     const weightCopyBytes = this.weightCopyBytes - mark.weightCopyBytes;

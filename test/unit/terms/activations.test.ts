@@ -105,7 +105,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       compile: { compile: true },
       softmaxSavesInput: { softmaxSavesInput: true },
       quantizedBase: { quantizedBase: true },
-      int8Base: { int8Base: true },
+      bnbKeepsInput: { bnbKeepsInput: true },
       dequantizedExperts: { dequantizedExperts: 8 },
       expertsLooped: { expertsLooped: true },
       neoxHalfSoftmax: { neoxHalfSoftmax: true },

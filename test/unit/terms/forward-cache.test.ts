@@ -20,6 +20,7 @@ const block = (firstSaved: boolean): ForwardSequence => ({
   freeAfter: [2, 2, 3, 3],
   saved: [false, firstSaved, false, false],
   held: [false, false, false, false],
+  contextHeld: [false, false, false, false],
   input: 0,
   output: 3,
 });

@@ -3,6 +3,7 @@
 // Docs: docs/estimate/advice.md
 import type { Move, MoveContext } from './context';
 import { quantizesWholeAtLoad } from '../../estimate';
+import { bitsandbytesKeepsInputs, checkpointReentrant } from '../../terms/activations/kept-inputs';
 
 export function precisionMoves(context: MoveContext): Move[] {
   const m: Move[] = [];
@@ -34,6 +35,27 @@ export function precisionMoves(context: MoveContext): Move[] {
     title: 'Upgrade torchao to 0.2 or later (NF4 quantized in chunks: no load-time spike)',
     changesResult: false,
     apply: (s) => (quantizesWholeAtLoad(s) ? { torchao_version: '0.2' } : undefined),
+  });
+  // bitsandbytes before 0.43.2 keeps every 4-bit linear's input for backward (bitsandbytes-foundation/bitsandbytes#1270
+  // dropped it: the backward never read it); as a ctx attribute, non-reentrant checkpointing does not free it either
+  // (terms/activations/kept-inputs.ts). Reentrant checkpointing runs the forward under no_grad, where nothing is kept.
+  m.push({
+    id: 'bitsandbytes-upgrade',
+    group: 'precision',
+    title: 'Upgrade bitsandbytes to 0.43.2 or later (4-bit layers keep no input for backward)',
+    changesResult: false,
+    apply: (s) =>
+      bitsandbytesKeepsInputs(s) && s.quantization?.bits === 4 ? { bitsandbytes_version: '0.43.2' } : undefined,
+  });
+  m.push({
+    id: 'reentrant-checkpointing',
+    group: 'precision',
+    title: "Reentrant checkpointing (use_reentrant=True): bitsandbytes' kept inputs are not kept per layer",
+    changesResult: false,
+    apply: (s) =>
+      bitsandbytesKeepsInputs(s) && s.gradient_checkpointing !== 'none' && !checkpointReentrant(s)
+        ? { checkpoint_reentrant: true }
+        : undefined,
   });
   m.push({
     id: 'no-kbit-upcast',

@@ -213,12 +213,14 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
   // their backward (b x s x s x 1 B).
   let checkpointHeldBytes = p.attention === 'sdpa' && p.sdpaMask ? p.batch * p.seq * p.seq : 0;
   let forwardSequence: ForwardSequence | undefined = tape.forwardSequence(bc.x0, output);
+  let contextHeldBytes = tape.contextHeldBytes(bc.x0);
   if (a.family === 't5') {
     forwardSequence = undefined;
     const t5 = t5Blocks(p);
     entries = t5.entries;
     bytesPerLayer = t5.bytesPerLayer;
     checkpointHeldBytes = t5.checkpointHeldBytes;
+    contextHeldBytes = 0; // T5's tape does not model bitsandbytes' kept inputs
   }
   const cb = tape.computeBytes;
   const ffnLocal = a.moe ? a.moe.expertFfn * a.moe.topK : a.ffn / tp;
@@ -283,6 +285,7 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
     selectiveBytes,
     checkpointHeldBytes,
     weightCopyBytesPerLayer: tape.weightCopyBytes,
+    ...(contextHeldBytes > 0 ? { contextHeldBytes } : {}),
     ...(forwardSequence ? { forwardSequence } : {}),
   };
 }

@@ -77,7 +77,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   (a.compile === true) === (b.compile === true) &&
   (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) &&
   (a.quantizedBase === true) === (b.quantizedBase === true) &&
-  (a.int8Base === true) === (b.int8Base === true) &&
+  (a.bnbKeepsInput === true) === (b.bnbKeepsInput === true) &&
   (a.dequantizedExperts ?? 0) === (b.dequantizedExperts ?? 0) &&
   (a.expertsLooped === true) === (b.expertsLooped === true) &&
   (a.neoxHalfSoftmax === true) === (b.neoxHalfSoftmax === true) &&
@@ -115,7 +115,7 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   compile: true,
   softmaxSavesInput: true,
   quantizedBase: true,
-  int8Base: true,
+  bnbKeepsInput: true,
   dequantizedExperts: true,
   expertsLooped: true,
   neoxHalfSoftmax: true,
@@ -139,7 +139,7 @@ const layers = memo(layerActivationsUncached, {
   key: (p) =>
     `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}` +
     `${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}` +
-    `${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.int8Base === true)}` +
+    `${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.bnbKeepsInput === true)}` +
     `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}` +
     `${+(p.sdpaGqa === true)}${+(p.sdpaMask === true)}` +
     `u${p.unshardedParamBytes ?? 0}` +

@@ -1,6 +1,6 @@
 // A block's linear layers: the weight as the tape sees it (sharded by TP, its dtype and whether it trains), and the
 // forward of a linear with its LoRA adapter (dropout, lora_A, lora_B, DoRA's magnitude) or (IA)^3 vector, and
-// LLM.int8's kept input. Sources: peft/tuners/lora/layer.py, peft/tuners/lora/bnb.py, peft/tuners/ia3/layer.py,
+// bitsandbytes' kept input. Sources: peft/tuners/lora/layer.py, peft/tuners/lora/bnb.py, peft/tuners/ia3/layer.py,
 // bitsandbytes/autograd/_functions.py. Pure arithmetic; no I/O.
 // Docs: docs/estimate/activations.md
 import type { Tensor, Weight } from '../saved-tensors';
@@ -84,7 +84,7 @@ export function linear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
   }
   const y = tape.linear(x, w, outFeatures, what);
   const m = mods.get(name);
-  if (p.int8Base && x.rg && !w.trainable && !m?.parameter) tape.save(x);
+  if (p.bnbKeepsInput && x.rg && !w.trainable && !m?.parameter) tape.holdInContext(x);
   const lora = p.lora;
   if (!lora || !lora.targets.has(name)) return y;
   const tokens = x.elems / ((m ? m.inFeatures : a.hidden) / (name === 'o_proj' || name === 'down_proj' ? tp : 1));

@@ -55,11 +55,13 @@ export interface ActivationPlan {
   /** The block's base linears are bitsandbytes 4/8-bit layers (their output keeps the input's dtype). */
   readonly quantizedBase?: boolean;
   /**
-   * They are LLM.int8 layers (bitsandbytes 8-bit): MatMul8bitLt keeps its input A in ctx.tensors = (CAt, subA, A)
-   * whenever the input or the weight needs a gradient (bitsandbytes/autograd/_functions.py), so a frozen 8-bit linear
-   * under LoRA keeps its input, which a 4-bit one (MatMul4Bit: ctx.tensors = (None, B)) does not.
+   * Their autograd Function keeps the input A as a ctx attribute whenever the input or the weight needs a gradient
+   * (bitsandbytes/autograd/_functions.py): MatMul8bitLt always (`ctx.tensors = (CAt, subA, A)`), MatMul4Bit before
+   * bitsandbytes 0.43.2 (`ctx.tensors = (A, B)`; since bitsandbytes-foundation/bitsandbytes#1270, `(None, B)`). So a
+   * frozen quantized linear under LoRA keeps its input, and because a ctx attribute is not a saved tensor,
+   * non-reentrant checkpointing does not drop it (LayerActivations.contextHeldBytes).
    */
-  readonly int8Base?: boolean;
+  readonly bnbKeepsInput?: boolean;
   /**
    * Fused 3-D experts quantized by Axolotl's quantize_moe_experts (bitsandbytes parametrizations): each forward
    * dequantizes every local expert's whole weight to 16 bits (cached for the experts module's forward), and the grouped
@@ -160,6 +162,12 @@ export interface LayerActivations {
   readonly checkpointHeldBytes: number;
   /** Autocast's 16-bit copies of one block's fp32 weights, kept for backward (per block, not per token). */
   readonly weightCopyBytesPerLayer: number;
+  /**
+   * What the block's autograd Functions keep as ctx attributes (bitsandbytes' kept inputs, ActivationPlan
+   * bnbKeepsInput), part of bytesPerLayer: saved-tensor hooks do not see them, so non-reentrant checkpointing and
+   * activation offloading leave them on the GPU for every layer. Unset: none.
+   */
+  readonly contextHeldBytes?: number;
   /** Models whose first layers are dense and the rest MoE (DeepSeek): each kind's block; bytesPerLayer averages them. */
   readonly kinds?: { readonly dense: number; readonly moe: number; readonly denseLayers: number };
   /** With layers of different kinds: the largest block's saved tensors (what one recomputed layer holds at most). */

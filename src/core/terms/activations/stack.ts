@@ -87,6 +87,7 @@ function stackActivations(p: ActivationPlan): LayerActivations {
     bytesPerLayer: avg((l) => l.bytesPerLayer),
     selectiveBytes: avg((l) => l.selectiveBytes),
     weightCopyBytesPerLayer: avg((l) => l.weightCopyBytesPerLayer),
+    contextHeldBytes: avg((l) => l.contextHeldBytes ?? 0),
     backwardWorkingBytes: Math.max(...blocks.map((c) => c.l.backwardWorkingBytes)),
     largestLayerBytes: largest.l.bytesPerLayer,
     kinds: {

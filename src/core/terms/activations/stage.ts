@@ -12,6 +12,7 @@ import { formatBytes, formatCount } from '../../units';
 import { olderThan } from '../../util/version';
 import { adaptersInLayerUnits } from '../../estimate/fsdp-units';
 import { layerActivations, unslothFastPath } from './index';
+import { bitsandbytesKeepsInputs, checkpointReentrant, keptInputBytes } from './kept-inputs';
 import type { ActivationPlan, Ia3Plan, LayerActivations, LoraPlan, MambaKernels } from './plan';
 
 /** The activation terms of a stage, for the phases to place. */
@@ -165,7 +166,7 @@ function activationPlan(
     compile: setup.compile,
     softmaxSavesInput: oldSoftmax,
     quantizedBase: quantHere > 0,
-    int8Base: quantHere > 0 && setup.quantization?.type === 'int8',
+    bnbKeepsInput: quantHere > 0 && bitsandbytesKeepsInputs(effSetup),
     kbitUpcast: kbitQ,
     ...(a.moe && effSetup.quantization?.experts && mods.some((m) => m.parameter && m.group === 'expert')
       ? { dequantizedExperts: a.moe.experts / ep }
@@ -464,6 +465,15 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
   if (setup.activation_offloading && ck !== 'none') {
     actBytes = layer.layerInputBytes * 2; // checkpointed inputs live on the host; two in flight on the GPU (prefetch)
     actFormula = () => 'activation offloading: checkpointed layer inputs on the host, 2 in flight';
+  }
+  // bitsandbytes' kept inputs (kept-inputs.ts) stay on the GPU for every layer under non-reentrant checkpointing.
+  const kept = keptInputBytes(setup, ck, layer.contextHeldBytes ?? 0, ckLayers * inFlight);
+  if (kept > 0) {
+    actBytes += kept;
+    const base = actFormula;
+    actFormula = () =>
+      `${base()} + ${ckLayers} layers x ${formatBytes(layer.contextHeldBytes ?? 0)} quantized linears' inputs kept by ` +
+      `bitsandbytes outside the checkpoint (use_reentrant=${checkpointReentrant(setup) ? 'True' : 'False'})`;
   }
   // Autocast's 16-bit copies of fp32 weights, kept by each matmul for backward; with full checkpointing only the
   // recomputed layer holds them. Under FSDP mixed precision the layers compute with 16-bit unsharded parameters

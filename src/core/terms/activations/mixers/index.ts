@@ -41,7 +41,7 @@ function mixerSavedBytes(
       outFeatures,
       what,
     );
-    if (p.int8Base && xin.rg && !p.baseTrainable && !m?.parameter) tape.save(xin); // MatMul8bitLt keeps its input
+    if (p.bnbKeepsInput && xin.rg && !p.baseTrainable && !m?.parameter) tape.holdInContext(xin); // bitsandbytes keeps its input
     return y;
   };
   mixer(tape, p, x, linear);
