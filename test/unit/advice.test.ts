@@ -69,6 +69,38 @@ describe('advice', () => {
     assert.ok(first.estimate.perGpu.deviceBytes < 5.5 * 2 ** 30, `${first.estimate.perGpu.deviceBytes}`);
   });
 
+  it('bitsandbytes 0.43.1 QLoRA under non-reentrant checkpointing on 24 GB: its kept inputs go with either fix', () => {
+    // Llama-2-7B, 4 x 2,048 tokens: every layer keeps T x (3h + ffn) x 2 B = 8,192 x 23,296 x 2 = 381,681,664 B of
+    // quantized linears' inputs (kept-inputs.ts), 32 layers: 11.4 GiB. Reentrant checkpointing or bitsandbytes 0.43.2
+    // drops them (23.4 GiB on the device -> 11.5 GiB), and neither changes the training result.
+    const s = setupFor('meta-llama/Llama-2-7b-hf', {
+      method: 'qlora',
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      quantization: { bits: 4, type: 'nf4', double_quant: true },
+      lora: { r: 16, target_modules: 'all-linear' },
+      micro_batch_size: 4,
+      seq_len: 2048,
+      gradient_checkpointing: 'full',
+      checkpoint_reentrant: false,
+      bitsandbytes_version: '0.43.1',
+    });
+    const r = advise(s, { gpu: { id: '16 GiB', memoryBytes: 16 * 2 ** 30, source: 'test' } });
+    assert.ok(r);
+    assert.equal(r.current.fits, false);
+    // Both fixes leave the same memory, so the list keeps one of them (distinct trade-offs): the upgrade comes first.
+    assert.deepEqual(r.items[0].changes, [{ key: 'bitsandbytes_version', value: '0.43.2' }]);
+    assert.ok(r.items[0].fits && !r.items[0].changesResult);
+    // LLM.int8 keeps its inputs in every release: there, reentrant checkpointing is the fix.
+    const int8 = advise(
+      { ...s, quantization: { ...s.quantization!, bits: 8, type: 'int8' } },
+      { gpu: { id: '16 GiB', memoryBytes: 16 * 2 ** 30, source: 'test' } },
+    );
+    assert.ok(int8 && !int8.current.fits);
+    assert.deepEqual(int8.items[0].changes, [{ key: 'checkpoint_reentrant', value: true }]);
+    assert.ok(int8.items[0].fits && !int8.items[0].changesResult);
+  });
+
   it('QLoRA with the fp32 upcast of prepare_model_for_kbit_training on 12 GB: dropping the upcast leads the advice', () => {
     const g = gpu('RTX-3060-12GB');
     const base = {

@@ -55,6 +55,47 @@ describe('fixes: package versions', () => {
   });
 });
 
+describe("fixes: the checkpointing form (bitsandbytes' kept inputs)", () => {
+  it('TRL / HF YAML: gradient_checkpointing_kwargs.use_reentrant, replaced or added', () => {
+    checkFix(
+      'sft.yaml',
+      'model_name_or_path: m\ngradient_checkpointing: true\ngradient_checkpointing_kwargs:\n  use_reentrant: false\n',
+      { checkpoint_reentrant: true },
+      'model_name_or_path: m\ngradient_checkpointing: true\ngradient_checkpointing_kwargs:\n  use_reentrant: true\n',
+      'hf-yaml',
+    );
+    checkFix(
+      'sft.yaml',
+      'model_name_or_path: m\ngradient_checkpointing: true\n',
+      { checkpoint_reentrant: true },
+      'model_name_or_path: m\ngradient_checkpointing: true\ngradient_checkpointing_kwargs:\n  use_reentrant: true\n',
+      'hf-yaml',
+    );
+  });
+  it('JSON text is left to the user; LLaMA-Factory writes use_reentrant_gc', () => {
+    checkFix(
+      'sft.yaml',
+      'model_name_or_path: m\ngradient_checkpointing: true\ngradient_checkpointing_kwargs: \'{"use_reentrant": false}\'\n',
+      { checkpoint_reentrant: true },
+      undefined,
+      'hf-yaml',
+    );
+    checkFix(
+      'train.yaml',
+      'model_name_or_path: m\nstage: sft\nuse_reentrant_gc: false\n',
+      { checkpoint_reentrant: true },
+      'model_name_or_path: m\nstage: sft\nuse_reentrant_gc: true\n',
+      'llamafactory-yaml',
+    );
+  });
+  it('the bitsandbytes release is a package version', () => {
+    const f = fixFile('sft.yaml', 'model_name_or_path: m\nload_in_4bit: true\n', 'hf-yaml');
+    const plan = editsForChanges([{ key: 'bitsandbytes_version', value: '0.43.2' }], [f], 'sft.yaml');
+    assert.equal(plan.edits.length, 0);
+    assert.match(plan.unsupported[0].reason, /bitsandbytes is a package version/);
+  });
+});
+
 describe('fixes: DeepSpeed JSON', () => {
   const F = 'ds_config.json';
   it('replaces a value in place', () => {

@@ -147,9 +147,12 @@ function one(c: Change, setup: Rec): string[] {
       return [tr(v ? 'change.tiledMlp.on' : 'change.tiledMlp.off')];
     case 'gpu':
       return [tr('change.gpu', plain(v))];
+    case 'checkpoint_reentrant':
+      return [tr(v ? 'change.reentrant.on' : 'change.reentrant.off')];
     case 'pytorch_version':
     case 'transformers_version':
     case 'torchao_version':
+    case 'bitsandbytes_version':
       return [tr('change.version', c.key.replace('_version', '').replace('pytorch', 'torch'), plain(v))];
     case 'rollout':
     case 'preference':

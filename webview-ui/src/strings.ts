@@ -208,6 +208,8 @@ export const S = {
   'change.preference.precomputed': 'reference log-probabilities precomputed',
   'change.tiledMlp.on': 'tiled MLP',
   'change.tiledMlp.off': 'no tiled MLP',
+  'change.reentrant.on': 'reentrant checkpointing (use_reentrant=True)',
+  'change.reentrant.off': 'non-reentrant checkpointing (use_reentrant=False)',
   'change.version': '{0} {1} or later',
   'change.gradient_checkpointing.none': 'no activation checkpointing',
   'change.gradient_checkpointing.full': 'full activation checkpointing',

@@ -2,7 +2,7 @@
 import type { SetupChange } from '../../../core';
 import { type Planned, op, ok, no, type PlanCtx, type Lora, type Quant } from '../ops';
 import { HF_OPTIM, HF_ATTN, AXOLOTL_ATTN_FLAGS } from './vocab';
-import { str, loraOps, bundledZeroOp } from './common';
+import { str, loraOps, bundledZeroOp, reentrantOps } from './common';
 
 /** Axolotl YAML (FORMATS.md §5). */
 export function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
@@ -69,6 +69,8 @@ export function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
       return ok(op('torch_compile', Boolean(v)));
     case 'activation_offloading':
       return ok(op('activation_offloading', Boolean(v)));
+    case 'checkpoint_reentrant':
+      return reentrantOps(c, Boolean(v));
     case 'tiled_mlp':
       if (v === false) return ok(op('tiled_mlp', false, { when: 'present' }));
       return typeof v === 'number'

@@ -158,3 +158,13 @@ function fsdpOffloadOp(c: PlanCtx, tool: 'axolotl' | 'llamafactory'): Planned {
     : 'fsdp_config.offload_params';
   return on ? ok(op(key, true)) : ok(op(key, false, { when: 'present' }));
 }
+
+/**
+ * gradient_checkpointing_kwargs.use_reentrant (HF TrainingArguments, TRL and Axolotl YAML), unless the file writes the
+ * kwargs as JSON text: that string is left to the user rather than rewritten.
+ */
+export function reentrantOps(c: PlanCtx, v: boolean): Planned {
+  if (c.fact('checkpointReentrant')?.rawKey === 'gradient_checkpointing_kwargs')
+    return no('gradient_checkpointing_kwargs is written as JSON text here: set its use_reentrant by hand');
+  return ok(op('gradient_checkpointing_kwargs.use_reentrant', v));
+}

@@ -2,7 +2,7 @@
 import type { SetupChange } from '../../../core';
 import { type Planned, op, ok, no, type PlanCtx, type Lora, type Quant } from '../ops';
 import { HF_ATTN, TORCH_DTYPE } from './vocab';
-import { str, seqKey, loraOps, type Rollout, rolloutKeys, promptKey, hfYamlCommon } from './common';
+import { str, seqKey, loraOps, type Rollout, rolloutKeys, promptKey, hfYamlCommon, reentrantOps } from './common';
 
 /** TRL / alignment-handbook YAML: TrainingArguments + ModelConfig keys (FORMATS.md §2.4). */
 export function planHfYaml(c: PlanCtx, ch: SetupChange): Planned {
@@ -39,6 +39,8 @@ export function planHfYaml(c: PlanCtx, ch: SetupChange): Planned {
       return no('no chunked-loss switch');
     case 'activation_offloading':
       return ok(op('activation_offloading', Boolean(v)));
+    case 'checkpoint_reentrant':
+      return reentrantOps(c, Boolean(v));
     case 'weights_dtype': {
       const d = TORCH_DTYPE[str(v)];
       const f = c.fact('weightsDtype');

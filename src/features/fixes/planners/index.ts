@@ -74,7 +74,10 @@ export function plan(file: FixFile, ch: SetupChange, changes: readonly SetupChan
   }
   // Package versions live in the environment (and a requirements pin), not in a training config.
   if (
-    (ch.key === 'torchao_version' || ch.key === 'transformers_version' || ch.key === 'pytorch_version') &&
+    (ch.key === 'torchao_version' ||
+      ch.key === 'bitsandbytes_version' ||
+      ch.key === 'transformers_version' ||
+      ch.key === 'pytorch_version') &&
     file.format !== 'scenario'
   ) {
     return no(

@@ -69,6 +69,8 @@ export function planLlamaFactory(c: PlanCtx, ch: SetupChange): Planned {
       return no(
         'LLaMA-Factory loads the model in the compute dtype (bf16/fp16 switches); pure_bf16 changes more than the weights',
       );
+    case 'checkpoint_reentrant':
+      return ok(op('use_reentrant_gc', Boolean(v)));
     default:
       return no(`LLaMA-Factory has no setting for ${ch.key}`);
   }
