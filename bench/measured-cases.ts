@@ -55,6 +55,7 @@ export interface MeasuredCase {
     includes_cuda_context?: boolean;
     cuda_context_reference_mib?: number;
   };
+  notes?: string;
 }
 
 const LORA_NAME_MAP: Array<[RegExp, string[]]> = [
@@ -140,9 +141,10 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   }
   if (t.quantization) {
     const torchao = /torchao/i.test(t.quantization.type);
+    const gptq = /gptq/i.test(t.quantization.type);
     s.quantization = {
       bits: t.quantization.bits === 8 ? 8 : 4,
-      type: /gptq/i.test(t.quantization.type) ? 'gptq' : 'nf4',
+      type: gptq ? 'gptq' : t.quantization.bits === 8 ? 'int8' : 'nf4',
       // torchtune's qlora builders store every block linear in NF4 (FrozenNF4Linear for the ones without LoRA), so
       // its scope is all block linears whatever the case text says; other stacks follow the case.
       double_quant: torchao || /double/i.test(t.quantization.type),
@@ -151,6 +153,11 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
     // torchtune's releases before May 2024 (v0.1.x) pinned torchao 0.1 (torchtune 0.1.1 requirements.txt).
     if (torchao && c.source?.repo === 'pytorch/torchtune' && (c.source.date ?? '9999') < '2024-05')
       s.torchao_version = '0.1';
+    // bitsandbytes: the release the case names, else the last before 0.43.2 for a case published before August 2024
+    // (0.43.2, July 2024, is the first whose 4-bit matmul keeps no input: bitsandbytes-foundation/bitsandbytes#1270).
+    const bnb = /bitsandbytes\s*v?(\d+\.\d+(?:\.\d+)?)/i.exec(`${t.framework ?? ''} ${t.quantization.type}`);
+    if (!torchao && !gptq && bnb) s.bitsandbytes_version = bnb[1];
+    else if (!torchao && !gptq && (c.source?.date ?? '9999') < '2024-08') s.bitsandbytes_version = '0.43.1';
   }
   switch (t.precision_kind) {
     case 'fp32':
@@ -211,6 +218,12 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   if (s.compile && /torchtitan/i.test(t.framework ?? '')) s.compile_loss = false;
   // PyTorch < 2.0 zero_grad() kept gradient buffers (set_to_none=False by default).
   if (/torch 1\./.test(t.framework ?? '')) s.zero_grad_set_to_none = false;
+  // use_reentrant where the case says it; torchtune, torchtitan and LitGPT checkpoint through checkpoint_wrapper, whose
+  // default is CheckpointImpl.NO_REENTRANT. Otherwise transformers' default for its release (kept-inputs.ts).
+  const ckText = `${t.gradient_checkpointing_kind ?? ''} ${t.framework ?? ''} ${c.notes ?? ''}`;
+  if (/use_reentrant\s*[=:]\s*false|non[- _]?reentrant/i.test(ckText)) s.checkpoint_reentrant = false;
+  else if (/use_reentrant\s*[=:]\s*true|\breentrant\b/i.test(ckText)) s.checkpoint_reentrant = true;
+  else if (/torchtune|torchtitan|litgpt/i.test(t.framework ?? '')) s.checkpoint_reentrant = false;
   const torchVersion = /torch (\d+\.\d+)/.exec(t.framework ?? '');
   if (torchVersion) s.pytorch_version = torchVersion[1];
   // The transformers release the case names, else the last 4.x line for a case published before 2026 (5.0 came out of
