@@ -27,6 +27,26 @@ def point(model, method, seq, batch=1, ckpt="full", world=1, fsdp="none", offloa
     return "-".join(parts), scenario
 
 
+def custom_fsdp1(seq, batch, offload=False, reentrant=True):
+    """A custom FSDP1 loop as Answer.AI's fsdp_qlora train.py runs LoRA (AnswerDotAI/fsdp_qlora@05ed9f2): Llama-2-7B in
+    bf16 without mixed precision, bf16 LoRA r 64 / alpha 16 / dropout 0.1 on q, k, v, gate, up and down, each adapter
+    layer an FSDP unit of its own beside the decoder layers, FULL_SHARD over 2 ranks, use_orig_params=False,
+    limit_all_gathers, checkpoint_wrapper on every decoder layer (REENTRANT or NO_REENTRANT), optional CPU offload of
+    the parameters. Its benchmarks (benchmarks_03_2024.md) give max_memory_reserved for the same layouts on 24 GB cards."""
+    scenario = {"model": "llama-2-7b", "architecture": config("llama-2-7b"), "method": "lora", "weights_dtype": "bf16",
+                "mixed_precision": "none", "optimizer": "adamw", "micro_batch_size": batch, "seq_len": seq,
+                "gradient_checkpointing": "full", "checkpoint_reentrant": reentrant, "attention": "sdpa",
+                "gpus_per_node": 2, "fsdp": "full_shard", "fsdp_version": 1,
+                "lora": {"r": 64, "alpha": 16, "dropout": 0.1, "dtype": "bf16",
+                         "target_modules": ["k_proj", "q_proj", "v_proj", "up_proj", "down_proj", "gate_proj"]}}
+    if offload:
+        scenario["offload_params"] = "cpu"
+    parts = ["llama-2-7b", "lora", f"s{seq}", f"b{batch}", "ckpt", "fsdp1-w2"]
+    parts += ["offload"] if offload else []
+    parts += [] if reentrant else ["nonreentrant"]
+    return "-".join(parts), scenario
+
+
 def all_points():
     pts = []
     for m in ("qwen2.5-0.5b", "llama-3.2-1b", "qwen2.5-1.5b"):  # full fine-tunes that fit whole
@@ -39,6 +59,9 @@ def all_points():
         pts += [point("llama-3.1-8b", "full", 2048, world=world, fsdp="full_shard", weights="fp32"),
                 point("qwen2.5-7b", "full", 4096, world=world, fsdp="full_shard", weights="fp32")]
     pts += [point("llama-3.1-8b", "full", 2048, world=8, fsdp="full_shard", weights="fp32", offload=True)]
+    # FSDP1 custom loops (Answer.AI's layout): the all-gather stream's pool and what FSDP's initialisation leaves cached
+    pts += [custom_fsdp1(512, 1), custom_fsdp1(2048, 1), custom_fsdp1(2048, 4), custom_fsdp1(2048, 6),
+            custom_fsdp1(2048, 4, reentrant=False), custom_fsdp1(2048, 10, offload=True)]
     for seq in (8192, 16384, 32768):  # long context
         pts += [point("llama-3.2-1b", "full", seq), point("llama-3.1-8b", "lora", seq)]
     return dict(pts)

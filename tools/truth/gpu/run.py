@@ -75,7 +75,13 @@ def build(scenario):
         from peft import LoraConfig, get_peft_model
 
         lora = scenario["lora"]
-        model = get_peft_model(model, LoraConfig(r=lora["r"], lora_alpha=lora["alpha"], target_modules=lora["target_modules"], task_type="CAUSAL_LM"))
+        config = LoraConfig(r=lora["r"], lora_alpha=lora["alpha"], lora_dropout=lora.get("dropout", 0.0),
+                            target_modules=lora["target_modules"], task_type="CAUSAL_LM")
+        # Adapters in the model's dtype where the scenario says so (PEFT before 0.12 made them so; FSDP1 flat
+        # parameters of the custom loop need one dtype per unit).
+        model = get_peft_model(model, config, autocast_adapter_dtype=lora.get("dtype") != "bf16")
+    if scenario.get("fsdp_version") == 1:
+        return model  # checkpointing is applied around the FSDP1 units (shard_fsdp1)
     if scenario["gradient_checkpointing"] != "none":
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         if scenario["method"] == "lora":
@@ -110,6 +116,51 @@ def shard(model, scenario):
         for m in model.modules():
             if hasattr(m, "rope_init_fn") and hasattr(m, "inv_freq"):
                 m.inv_freq.copy_(m.rope_init_fn(m.config, m.inv_freq.device)[0])
+    return model
+
+
+def shard_fsdp1(model, scenario, device="cuda"):
+    """A custom FSDP1 loop as Answer.AI's fsdp_qlora train.py sets it up (points.custom_fsdp1) on rank 0 of a fake
+    group: every leaf module whose weight trains (the LoRA layers) and every decoder layer an FSDP unit, FULL_SHARD,
+    use_orig_params=False, limit_all_gathers, each unit materialised from meta by param_init_fn, then checkpoint_wrapper
+    (REENTRANT with enable_input_require_grads, or NO_REENTRANT) on the decoder layers."""
+    import functools
+
+    import torch
+    import torch.distributed as dist
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
+        CheckpointImpl, apply_activation_checkpointing, checkpoint_wrapper)
+    from torch.distributed.fsdp import CPUOffload, ShardingStrategy
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+    from torch.distributed.fsdp.wrap import _or_policy, lambda_auto_wrap_policy, transformer_auto_wrap_policy
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    dist.init_process_group(backend="fake", rank=0, world_size=scenario["gpus_per_node"], store=FakeStore())
+    layers = {type(m) for m in model.modules() if type(m).__name__ in set(model._no_split_modules or [])}
+
+    def trains(m):
+        return len(list(m.named_children())) == 0 and getattr(m, "weight", None) is not None and m.weight.requires_grad
+
+    policy = functools.partial(_or_policy, policies=[functools.partial(lambda_auto_wrap_policy, lambda_fn=trains),
+                                                      functools.partial(transformer_auto_wrap_policy, transformer_layer_cls=layers)])
+    offload = scenario.get("offload_params", "none") != "none"
+    model = FSDP(model, sharding_strategy=ShardingStrategy.FULL_SHARD, auto_wrap_policy=policy, use_orig_params=False,
+                 cpu_offload=CPUOffload(offload_params=True) if offload else None, limit_all_gathers=True,
+                 device_id=torch.device(device), sync_module_states=False,
+                 param_init_fn=lambda m: m.to_empty(device=torch.device(device), recurse=False))
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(0, 0.02)
+        for m in model.modules():
+            if hasattr(m, "rope_init_fn") and hasattr(m, "inv_freq"):
+                m.inv_freq.copy_(m.rope_init_fn(m.config, m.inv_freq.device)[0])
+    if scenario["gradient_checkpointing"] != "none":
+        reentrant = scenario.get("checkpoint_reentrant", True)
+        if reentrant:
+            model.enable_input_require_grads()
+        impl = CheckpointImpl.REENTRANT if reentrant else CheckpointImpl.NO_REENTRANT
+        apply_activation_checkpointing(model, checkpoint_wrapper_fn=functools.partial(checkpoint_wrapper, checkpoint_impl=impl),
+                                       check_fn=lambda m: type(m) in layers)
     return model
 
 
@@ -168,7 +219,9 @@ def measure_point(pid, scenario, trace=False):
     if trace:
         torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=TRACE_ENTRIES)
     model = build(scenario)
-    if scenario["fsdp"] != "none":
+    if scenario.get("fsdp_version") == 1:
+        model = shard_fsdp1(model, scenario)
+    elif scenario["fsdp"] != "none":
         model = shard(model, scenario)
     model.train()
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5)
