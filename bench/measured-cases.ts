@@ -236,6 +236,9 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   s.nodes = Math.max(1, Math.round(d.num_gpus / 8));
   if (d.num_gpus > 1) {
     if (/fsdp/i.test(d.strategy)) s.fsdp = d.zero_stage === 3 ? 'full_shard' : 'shard_grad_op';
+    // torchtune and torchtitan shard with fully_shard (FSDP2) only.
+    if (/fsdp/i.test(d.strategy) && /torchtune|torchtitan|fsdp2/i.test(`${t.framework ?? ''} ${d.strategy}`))
+      s.fsdp_version = 2;
     if (/embeddings and output sharded separately/i.test(d.strategy)) s.fsdp_shard_embeddings = true;
     else s.zero_stage = d.zero_stage as 0 | 1 | 2 | 3;
     if (d.cpu_offload_optimizer) s.offload_optimizer = 'cpu';

@@ -81,6 +81,7 @@ export interface RuntimeTerm {
     | 'allocator-reserve'
     | 'stream-pools'
     | 'all-gather-pool'
+    | 'fsdp-init-cache'
     | 'load-cache'
     | 'logits-block'
     | 'forward-cache'
@@ -99,6 +100,7 @@ export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<Runt
   'allocator-reserve',
   'stream-pools',
   'all-gather-pool',
+  'fsdp-init-cache',
   'load-cache',
   'logits-block',
   'forward-cache',

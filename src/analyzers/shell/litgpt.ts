@@ -73,7 +73,7 @@ export function litgptLaunch(l: Launch, fields: readonly Field[], i: number, opa
     else if (o.name === 'config') configRef(l, o);
     else if (o.name === 'precision') precisionFacts(l, o);
     else if (o.name === 'quantize') quantizeFacts(l, o);
-    else if (o.name === 'devices') devicesFacts(l, o, known(last('num_nodes')));
+    else if (o.name === 'devices') devicesFacts(l, o, known(last('num_nodes')), LORA.has(sub) ? 2 : 1);
     else if (o.name === 'optimizer' || o.name === 'optimizer.class_path') optimizerFact(l, o, quantize !== undefined);
   }
   loraTargets(
@@ -140,7 +140,7 @@ function quantizeFacts(l: Launch, o: Opt): void {
 }
 
 /** `--devices N|auto|-1`: more than one process shards with FSDP and checkpoints every block, as the YAML key says. */
-function devicesFacts(l: Launch, o: Opt, nodes: string | undefined): void {
+function devicesFacts(l: Launch, o: Opt, nodes: string | undefined, fsdpVersion: 1 | 2): void {
   if (!o.value) return;
   if (o.value.unknown !== undefined)
     return l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'litgpt');
@@ -160,6 +160,8 @@ function devicesFacts(l: Launch, o: Opt, nodes: string | undefined): void {
   l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, n, 'litgpt');
   if (n * (nodes !== undefined && /^\d+$/.test(nodes) ? Number(nodes) : 1) > 1) {
     l.fact('fsdp', o.rawKey, o.keySpan, o.value.span, 'full_shard', 'litgpt');
+    // finetune_lora shards with fully_shard (FSDP2), finetune_full and pretrain with Fabric's FSDPStrategy (FSDP1).
+    l.fact('fsdpVersion', o.rawKey, o.keySpan, o.value.span, fsdpVersion, 'litgpt');
     l.fact('gradientCheckpointing', o.rawKey, o.keySpan, o.value.span, 'full', 'litgpt');
   }
 }

@@ -260,6 +260,10 @@ function devices(ctx: YamlCtx, top: Map<string, Entry>): void {
   const nodes = n ? (numOf(ctx.view(n)) ?? 1) : 1;
   if (count * nodes > 1) {
     ctx.add('fsdp', d, 'full_shard');
+    // finetune_lora's ModelParallelStrategy calls fully_shard (FSDP2); finetune_full and pretrain use Fabric's
+    // FSDPStrategy (FSDP1) (Lightning-AI/litgpt@2685705:litgpt/finetune/lora.py parallelize_fn, finetune/full.py).
+    const method = ctx.get('method')?.value;
+    ctx.add('fsdpVersion', d, method === 'lora' || method === 'qlora' ? 2 : 1);
     ctx.add('gradientCheckpointing', d, 'full');
     if (ctx.has('quantBits')) {
       ctx.problem(

@@ -4,7 +4,7 @@
 // the estimate is the highest phase of the busiest stage. Lean mode computes the same totals without component lists.
 // Docs: docs/estimate/index.md. Pure.
 import type { Component, PhaseEstimate } from '../model';
-import { comp, sum } from './component';
+import { comp, PERSISTENT_IDS, sum } from './component';
 import { formatCount } from '../units';
 import type { EstimateContext, StageContext } from './context';
 import type { StageActivations } from '../terms/activations/stage';
@@ -56,6 +56,10 @@ export interface StreamPoolPoint {
   readonly allocated: number;
   readonly grads: number;
   readonly units: number;
+  /** The model states that live through the step (weights, optimizer states, buckets), allocated at init. */
+  readonly persistent: number;
+  /** The root unit (or the head gathered for the loss), allocated on the all-gather stream. */
+  readonly root: number;
 }
 
 /** What the phases record for FSDP's stream pools (estimate/runtime.ts): their high points, and the most units gathered at once. */
@@ -440,12 +444,15 @@ function recordStreamPools(
 ): void {
   const { gathered, gatheredAt } = terms;
   const units = new Set([...gathered, ...gatheredAt.loss, ...gatheredAt.firstLayer]);
+  const root = new Set(terms.headGather);
   poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, sum(gathered));
   const point = (ph: PhaseEstimate, cs: Component[]): StreamPoolPoint => ({
     phase: ph,
     allocated: sum(cs),
     grads: sum(cs.filter((c) => c.id === 'gradients')),
     units: sum(cs.filter((c) => units.has(c))),
+    persistent: sum(cs.filter((c) => PERSISTENT_IDS.has(c.id))),
+    root: sum(cs.filter((c) => root.has(c))),
   });
   poolsAtPhase.points.push(
     point(phasesOut[0], fwd),
@@ -682,20 +689,22 @@ function leanPhases(
     // with a chunked loss), the last-layer point the head's, the end of the backward all of them; the layer units
     // gathered there with them.
     poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, gSum);
-    const pt = (ph: PhaseEstimate, allocated: number, grads: number, units: number): StreamPoolPoint => ({
+    const pt = (ph: PhaseEstimate, allocated: number, grads: number, units: number, root: number): StreamPoolPoint => ({
       phase: ph,
       allocated,
       grads,
       units,
+      persistent: pSum,
+      root,
     });
     poolsAtPhase.points.push(
-      pt(out[0], fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gLoss : gSum),
-      pt(out[1], atLoss, headAtLossB, gLoss),
-      pt(out[1], atLast, headGradB, gLast),
-      pt(out[1], atFirstLayer, r(gradAtFirst), gFirst),
-      pt(out[2], opt, r(setup.optimizer_in_backward ? 0 : gradAtEnd), 0),
+      pt(out[0], fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gLoss : gSum, hgSum),
+      pt(out[1], atLoss, headAtLossB, gLoss, hgSum),
+      pt(out[1], atLast, headGradB, gLast, rootSum),
+      pt(out[1], atFirstLayer, r(gradAtFirst), gFirst, rootSum),
+      pt(out[2], opt, r(setup.optimizer_in_backward ? 0 : gradAtEnd), 0, 0),
     );
-    if (atEmbedding > 0) poolsAtPhase.points.push(pt(out[1], atEmbedding, r(gradAtEnd), gFirst));
+    if (atEmbedding > 0) poolsAtPhase.points.push(pt(out[1], atEmbedding, r(gradAtEnd), gFirst, rootSum));
   }
   if (terms.evaluation.evalBatch !== undefined)
     out.push({

@@ -7,6 +7,7 @@ import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';
 import { logitsBlock } from '../terms/logits-block';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
+import { fsdpInitUnits, initCacheBytes } from '../terms/fsdp-init-cache';
 import type { PhaseEstimate, RuntimeTerm } from '../model';
 import { RESERVED_RUNTIME_IDS } from '../model';
 import { optimizerStateBytes } from '../terms/optimizer-states';
@@ -48,8 +49,10 @@ export function fsdpStreamPools(ctx: EstimateContext): { reduceScatter: boolean;
 interface StreamPoolBytes {
   reduceScatter: number;
   allGather: number;
+  initCache: number;
   reduceScatterFormula: string;
   allGatherFormula: string;
+  initCacheFormula: string;
 }
 
 /**
@@ -70,28 +73,59 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   const gradBytes = ctx.dtypes.gradBytes;
   const ledger = step.poolsAtPhase;
   const on = fsdpStreamPools(ctx);
-  const none = { reduceScatter: 0, allGather: 0, reduceScatterFormula: '', allGatherFormula: '' };
+  const none = {
+    reduceScatter: 0,
+    allGather: 0,
+    initCache: 0,
+    reduceScatterFormula: '',
+    allGatherFormula: '',
+    initCacheFormula: '',
+  };
   if (!ledger) return none;
+  const units = fsdpInitUnits(ctx, inv.largestBlock, inv.embedding, inv.head);
+  const initCached = units ? initCacheBytes(units) : 0;
   const shardGradBytes = on.reduceScatter ? Math.round((inv.trainable * gradBytes) / (tp * shardGrads)) : 0;
   const capacity = on.allGather ? Math.round(ledger.unitCapacity) : 0;
   // The point where allocated + pooled is highest: the step's allocated peak first (a phase with no point recorded,
   // evaluation or generation, holds neither gradients nor units of the training step), then every high point.
   const points = ledger.points.some((p) => p.phase === step.stepPeak)
     ? ledger.points
-    : [{ phase: step.stepPeak, allocated: step.stepPeak.allocatedBytes, grads: 0, units: 0 }, ...ledger.points];
-  let best = { phase: step.stepPeak, rs: 0, ag: 0, total: -1 };
+    : [
+        { phase: step.stepPeak, allocated: step.stepPeak.allocatedBytes, grads: 0, units: 0, persistent: 0, root: 0 },
+        ...ledger.points,
+      ];
+  let best = { phase: step.stepPeak, rs: 0, ag: 0, ic: 0, working: 0, total: -1 };
   for (const p of points) {
     const rs = Math.max(0, shardGradBytes - Math.round(p.grads));
     const ag = Math.max(0, capacity - Math.round(p.units));
-    if (p.allocated + rs + ag > best.total) best = { phase: p.phase, rs, ag, total: p.allocated + rs + ag };
+    // What the compute stream holds beyond the model states: the step's own allocations, which reuse the blocks
+    // FSDP1's initialisation left there (terms/fsdp-init-cache.ts) before asking for new segments.
+    const working = Math.max(0, p.allocated - p.persistent - p.units - p.root - p.grads);
+    const ic = Math.max(0, initCached - working);
+    const total = p.allocated + rs + ag + ic;
+    if (total > best.total) best = { phase: p.phase, rs, ag, ic, working, total };
   }
   const extra = Math.max(0, best.total - step.stepPeak.allocatedBytes);
   const reduceScatter = Math.min(best.rs, extra);
-  const allGather = extra - reduceScatter;
-  if (ctx.lean) return { reduceScatter, allGather, reduceScatterFormula: '', allGatherFormula: '' };
+  const allGather = Math.min(best.ag, extra - reduceScatter);
+  const initCache = extra - reduceScatter - allGather;
+  if (ctx.lean)
+    return {
+      reduceScatter,
+      allGather,
+      initCache,
+      reduceScatterFormula: '',
+      allGatherFormula: '',
+      initCacheFormula: '',
+    };
   return {
     reduceScatter,
     allGather,
+    initCache,
+    initCacheFormula:
+      `${formatBytes(initCache)} of the ${formatBytes(initCached)} that FSDP1's initialisation left cached on the compute ` +
+      `stream (each unit materialised, flattened with torch.cat and sharded on the GPU, the root last: allocator ` +
+      `replay), beyond the ${formatBytes(best.working)} the step's own allocations hold there (${best.phase.phase})`,
     reduceScatterFormula:
       `${formatCount(reduceScatter / gradBytes)} gradient elements x ${gradBytes} B (of ` +
       `the ${formatCount(inv.trainable / (tp * shardGrads))} shards allocated on FSDP's ` +
@@ -235,6 +269,14 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
       formula: ctx.lean ? '' : pools.allGatherFormula,
     });
   }
+  if (pools.initCache > 0) {
+    runtime.push({
+      id: 'fsdp-init-cache',
+      label: "Blocks FSDP1's initialisation left cached",
+      bytes: pools.initCache,
+      formula: ctx.lean ? '' : pools.initCacheFormula,
+    });
+  }
   const atLoss = peak === stepPeak && stepPeak.phase === 'backward' && stepPeak.note === LOSS_BACKWARD_NOTE;
   const block = atLoss ? logitsBlock(ctx) : undefined;
   if (block) {
@@ -252,7 +294,12 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   const peakBytes = peak.allocatedBytes;
   // Held in the allocator beside the compute stream's peak: the stream pools and the cached blocks of the loss.
   let heldBeside =
-    pools.reduceScatter + pools.allGather + (block?.bytes ?? 0) + (forwardCache?.bytes ?? 0) + (smallPool?.bytes ?? 0);
+    pools.reduceScatter +
+    pools.allGather +
+    pools.initCache +
+    (block?.bytes ?? 0) +
+    (forwardCache?.bytes ?? 0) +
+    (smallPool?.bytes ?? 0);
   const kept =
     peak === stepPeak && !atLoss ? lossSegments(ctx, step.forward, peakBytes + reserve + heldBeside) : undefined;
   if (kept) {

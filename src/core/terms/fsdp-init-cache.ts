@@ -1,0 +1,96 @@
+// Term: what FSDP1's initialisation leaves cached on the compute stream. FSDP1 builds each unit on the GPU: its
+// parameters are materialised there (param_init_fn, or moved to device_id), flattened into one FlatParameter
+// (torch.cat: a second full-size copy), this rank's chunk is cloned as the shard, and the full tensors are freed
+// (torch/distributed/fsdp/_init_utils.py _init_param_handle_from_module, _flat_param.py
+// flatten_tensors_into_flat_param, FlatParamHandle.shard); the root unit (embeddings, final norm, head) comes last.
+// At the first forward each unit's padded unsharded buffer is allocated and freed once more on that stream
+// (FlatParamHandle.init_flat_param_attributes: _full_param_padded, then _free_storage); later unshards allocate it on
+// the unshard stream. The blocks these frees leave stay in the compute stream's pool: the step's own allocations reuse
+// them, so they add to reserved only where the compute stream holds less than they cover. Replayed through the
+// caching-allocator model (terms/allocator.ts). FSDP2 shards parameters in place (fully_shard on meta or a module
+// built on the host) and is not counted. Docs: docs/estimate/runtime.md. Pure arithmetic; no I/O.
+import type { EstimateContext } from '../estimate/context';
+import { CachingAllocator } from './allocator';
+import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
+import { fsdpMixedPrecision } from './activations/stage';
+
+/** One FSDP1 initialisation, in bytes per tensor: a decoder-layer unit and the root unit, and how they are sharded. */
+export interface FsdpInitUnits {
+  /** The tensors of one decoder-layer unit as materialised (storage dtype), in bytes. */
+  readonly layer: readonly number[];
+  /** The root unit's tensors (embeddings, head, final norm): what the per-layer wrapping leaves over. */
+  readonly root: readonly number[];
+  /** Bytes per element of the unsharded buffer at the first forward over bytes per element as stored. */
+  readonly unshardedRatio: number;
+  /** Ranks a unit is sharded over (1: NO_SHARD, whose flat parameter stays whole). */
+  readonly shards: number;
+  /** CPUOffload(offload_params=True): each shard goes to the host once built, freeing its GPU copy. */
+  readonly offload: boolean;
+}
+
+/** Layer units replayed: from the second on, every unit reuses the blocks the one before it freed. */
+const REPLAYED_UNITS = 2;
+
+const total = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);
+
+/** The bytes cached in free blocks after FSDP1's initialisation and first-forward setup (the allocator replay). */
+export function initCacheBytes(u: FsdpInitUnits): number {
+  const allocator = new CachingAllocator();
+  const build = (tensors: readonly number[]): void => {
+    const params = tensors.filter((b) => b > 0).map((b) => allocator.malloc(b));
+    const flat = allocator.malloc(total(tensors));
+    const shard = allocator.malloc(Math.ceil(total(tensors) / u.shards));
+    allocator.free(flat);
+    for (const p of params) allocator.free(p);
+    if (u.offload) allocator.free(shard);
+  };
+  for (let i = 0; i < REPLAYED_UNITS; i++) build(u.layer);
+  build(u.root);
+  // The first forward's lazy initialisation: each unit's padded unsharded buffer, allocated and freed.
+  if (u.shards > 1)
+    for (const tensors of [u.root, u.layer]) allocator.free(allocator.malloc(total(tensors) * u.unshardedRatio));
+  return allocator.cachedBelow(Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * The FSDP1 units of this run, or undefined where FSDP1 does not build units on the GPU (no FSDP, FSDP2, ZeRO).
+ * A decoder layer's tensors are its linear weights (the per-layer modules' in x out, quantized ones in their packed
+ * bytes as FSDP-QLoRA stores them) and the rest of the unit as one tensor; the root has the embeddings and the head.
+ */
+export function fsdpInitUnits(
+  ctx: EstimateContext,
+  blockUnitParams: number,
+  embedding: number,
+  head: number,
+): FsdpInitUnits | undefined {
+  const { setup, effectiveSetup: effSetup } = ctx;
+  const { fsdp, zeroStage, shardParams, fsdpOffload } = ctx.sharding;
+  if (!fsdp || zeroStage > 0 || setup.fsdp_version === 2 || blockUnitParams <= 0) return undefined;
+  const { arch: a, modules: mods } = ctx.model;
+  const tp = ctx.layout.tensorParallel;
+  const { weightBytes: wb, half } = ctx.dtypes;
+  const q = effSetup.quantization;
+  // FSDP-QLoRA keeps bitsandbytes' packed codes in a 16-bit storage; the constants live on the module, not here.
+  const linearBytes = q ? quantBytesPerParam(q, setup.torchao_version).bytes - unshardedConstantsPerParam(q) : wb;
+  const layer: number[] = [];
+  let linearParams = 0;
+  for (const m of mods) {
+    if (m.layerKind !== undefined) continue;
+    const perLayer = Math.round(m.count / Math.max(1, a.layers));
+    const params = (m.inFeatures * m.outFeatures) / tp;
+    if (perLayer <= 0) continue;
+    if (m.parameter) layer.push(perLayer * params * linearBytes);
+    else for (let i = 0; i < perLayer; i++) layer.push(params * linearBytes);
+    linearParams += perLayer * params;
+  }
+  const rest = Math.max(0, blockUnitParams - linearParams);
+  if (rest > 0) layer.push(rest * wb);
+  const root = [embedding / tp, head / tp].filter((p) => p > 0).map((p) => p * wb);
+  return {
+    layer,
+    root,
+    unshardedRatio: !q && fsdpMixedPrecision(ctx) ? half / wb : 1,
+    shards: Math.max(1, shardParams),
+    offload: fsdpOffload,
+  };
+}
