@@ -182,6 +182,8 @@ export interface EstimateContext {
   readonly dtypes: DtypePlan;
   readonly methods: MethodPlan;
   readonly gpu: EstimateOptions['gpu'];
+  /** The margin kept free below the GPU's size for the fit (EstimateOptions.headroomFraction; 0 when unset). */
+  readonly headroomFraction: number;
   readonly provenance: ProvenanceMap;
   /** Numbers only (the advice search): no formula text, no assumptions. */
   readonly lean: boolean;

@@ -109,6 +109,7 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
       oldTorchaoNf4: training.oldTorchaoNf4,
     },
     gpu: planning.gpu,
+    headroomFraction: opts.headroomFraction ?? 0,
     provenance: planning.provenance,
     lean: planning.lean,
     notes,

@@ -139,6 +139,36 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   };
 }
 
+/**
+ * The blocks FSDP1's initialisation left cached (terms/fsdp-init-cache.ts), as far as the GPU has room for them: whole
+ * free segments are what the caching allocator releases (release_cached_blocks) before it reports out of memory, so on
+ * a chosen GPU they count only up to what the rest leaves free, and never decide the fit.
+ */
+function fsdpInitCacheTerm(
+  ctx: EstimateContext,
+  pools: StreamPoolBytes,
+  reservedSoFar: number,
+  runtime: readonly RuntimeTerm[],
+): RuntimeTerm | undefined {
+  if (pools.initCache <= 0) return undefined;
+  const outside = runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id)).reduce((s, r) => s + r.bytes, 0);
+  const usable = ctx.gpu ? ctx.gpu.memoryBytes * (1 - ctx.headroomFraction) : Infinity;
+  const room = Math.max(0, usable - reservedSoFar - outside);
+  const bytes = Math.min(pools.initCache, room);
+  if (bytes <= 0) return undefined;
+  return {
+    id: 'fsdp-init-cache',
+    label: "Blocks FSDP1's initialisation left cached",
+    bytes,
+    formula: ctx.lean
+      ? ''
+      : pools.initCacheFormula +
+        (bytes < pools.initCache
+          ? `; ${formatBytes(bytes)} of them fit beside the rest, the allocator frees the others`
+          : ''),
+  };
+}
+
 /** NCCL's bytes per connection: one buffer per protocol (nccl src/include/device.h). */
 const NCCL_SIMPLE_BYTES = 4 * MiB; // NCCL_BUFFSIZE default
 const NCCL_LL128_BYTES = 120 * 640 * 8 * 8; // NCCL_LL128_ELEMS_PER_THREAD x NCCL_LL128_MAX_NTHREADS x NCCL_STEPS x 8 B
@@ -269,14 +299,6 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
       formula: ctx.lean ? '' : pools.allGatherFormula,
     });
   }
-  if (pools.initCache > 0) {
-    runtime.push({
-      id: 'fsdp-init-cache',
-      label: "Blocks FSDP1's initialisation left cached",
-      bytes: pools.initCache,
-      formula: ctx.lean ? '' : pools.initCacheFormula,
-    });
-  }
   const atLoss = peak === stepPeak && stepPeak.phase === 'backward' && stepPeak.note === LOSS_BACKWARD_NOTE;
   const block = atLoss ? logitsBlock(ctx) : undefined;
   if (block) {
@@ -294,12 +316,7 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   const peakBytes = peak.allocatedBytes;
   // Held in the allocator beside the compute stream's peak: the stream pools and the cached blocks of the loss.
   let heldBeside =
-    pools.reduceScatter +
-    pools.allGather +
-    pools.initCache +
-    (block?.bytes ?? 0) +
-    (forwardCache?.bytes ?? 0) +
-    (smallPool?.bytes ?? 0);
+    pools.reduceScatter + pools.allGather + (block?.bytes ?? 0) + (forwardCache?.bytes ?? 0) + (smallPool?.bytes ?? 0);
   const kept =
     peak === stepPeak && !atLoss ? lossSegments(ctx, step.forward, peakBytes + reserve + heldBeside) : undefined;
   if (kept) {
@@ -319,7 +336,9 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
           `weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)`,
     });
   }
-  const reservedBytes = peakBytes + reserve + heldBeside + loadCache;
+  const initCache = fsdpInitCacheTerm(ctx, pools, peakBytes + reserve + heldBeside + loadCache, runtime);
+  if (initCache) runtime.push(initCache);
+  const reservedBytes = peakBytes + reserve + heldBeside + loadCache + (initCache?.bytes ?? 0);
   const unpagedDevice =
     reservedBytes + runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id)).reduce((s, r) => s + r.bytes, 0);
   const pagedResident = paged

@@ -11,6 +11,7 @@
 // built on the host) and is not counted. Docs: docs/estimate/runtime.md. Pure arithmetic; no I/O.
 import type { EstimateContext } from '../estimate/context';
 import { CachingAllocator } from './allocator';
+import { memo } from '../util/memo';
 import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 import { fsdpMixedPrecision } from './activations/stage';
 
@@ -33,8 +34,16 @@ const REPLAYED_UNITS = 2;
 
 const total = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);
 
-/** The bytes cached in free blocks after FSDP1's initialisation and first-forward setup (the allocator replay). */
-export function initCacheBytes(u: FsdpInitUnits): number {
+/**
+ * The bytes cached in free blocks after FSDP1's initialisation and first-forward setup (the allocator replay),
+ * memoized: the advice search asks for the same units again and again.
+ */
+export const initCacheBytes = memo(replayInit, {
+  key: (u) => `${u.layer.join(',')}|${u.root.join(',')}|${u.unshardedRatio}|${u.shards}|${+u.offload}`,
+  limit: 256,
+});
+
+function replayInit(u: FsdpInitUnits): number {
   const allocator = new CachingAllocator();
   const build = (tensors: readonly number[]): void => {
     const params = tensors.filter((b) => b > 0).map((b) => allocator.malloc(b));

@@ -44,29 +44,27 @@ describe('fsdp-init-cache: hand-worked replays', () => {
 });
 
 describe("fsdp-init-cache: Answer.AI's FSDP1 LoRA layout (Llama-2-7B, 2 ranks)", () => {
+  const base: Partial<TrainingSetupInput> = {
+    method: 'lora',
+    lora: {
+      r: 64,
+      alpha: 16,
+      dropout: 0.1,
+      dtype: 'bf16',
+      target_modules: ['k_proj', 'q_proj', 'v_proj', 'up_proj', 'down_proj', 'gate_proj'],
+    },
+    weights_dtype: 'bf16',
+    mixed_precision: 'none',
+    micro_batch_size: 1,
+    gradient_checkpointing: 'full',
+    checkpoint_reentrant: true,
+    gpus_per_node: 2,
+    fsdp: 'full_shard',
+    fsdp_version: 1,
+    transformers_version: '4.38',
+  };
   const layout = (extra: Partial<TrainingSetupInput>): ReturnType<typeof run> =>
-    run(
-      setupFor('meta-llama/Llama-2-7b-hf', {
-        method: 'lora',
-        lora: {
-          r: 64,
-          alpha: 16,
-          dropout: 0.1,
-          dtype: 'bf16',
-          target_modules: ['k_proj', 'q_proj', 'v_proj', 'up_proj', 'down_proj', 'gate_proj'],
-        },
-        weights_dtype: 'bf16',
-        mixed_precision: 'none',
-        micro_batch_size: 1,
-        gradient_checkpointing: 'full',
-        checkpoint_reentrant: true,
-        gpus_per_node: 2,
-        fsdp: 'full_shard',
-        fsdp_version: 1,
-        transformers_version: '4.38',
-        ...extra,
-      }),
-    );
+    run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...extra }));
   it('at batch 1 the cache, not the sequence, sets reserved: 512 and 2,048 tokens within 1 %', () => {
     // Published: 10.24 and 10.22 GiB reserved, while allocated grows from 8.28 to 9.16 GiB.
     const short = layout({ seq_len: 512 });
@@ -75,6 +73,16 @@ describe("fsdp-init-cache: Answer.AI's FSDP1 LoRA layout (Llama-2-7B, 2 ranks)",
     assert.ok(Math.abs(long.perGpu.reservedBytes / short.perGpu.reservedBytes - 1) < 0.01);
     const term = runtimeBytes(short, 'fsdp-init-cache') ?? 0;
     assert.ok(term > 1 * 2 ** 30 && term < 1526 * MiB, `${term}`);
+  });
+  it('on a GPU, only as far as it has room: the allocator frees whole cached segments before running out', () => {
+    // Without a GPU: 8.51 GiB reserved before the term, +1.17 GiB of it, and the context and NCCL beside (10.47 GiB).
+    // On a 10 GiB card (5 % kept free) the cache takes what is left of 9.5 GiB, and the run fits.
+    const gpu = { id: '10 GiB', memoryBytes: 10 * 2 ** 30, source: 'test' };
+    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, seq_len: 512 }), { gpu, headroomFraction: 0.05 });
+    assert.equal(e.fits, true);
+    assert.ok(Math.abs(e.perGpu.deviceBytes - 9.5 * 2 ** 30) < 1024, `${e.perGpu.deviceBytes}`);
+    const free = layout({ seq_len: 512 });
+    assert.ok((runtimeBytes(e, 'fsdp-init-cache') ?? 0) < (runtimeBytes(free, 'fsdp-init-cache') ?? 0));
   });
   it('none under FSDP2, which shards in place', () => {
     assert.equal(runtimeBytes(layout({ seq_len: 512, fsdp_version: 2 }), 'fsdp-init-cache'), undefined);
