@@ -41,7 +41,7 @@ const oneOf =
     return k in table ? [[key, table[k]]] : undefined;
   };
 const gcOf = (b: FactValue): Out => [['gradientCheckpointing', b === true ? 'full' : 'none']];
-/** FSDP's activation checkpointing (Accelerate, torchtune): checkpoint_wrapper with CheckpointImpl.NO_REENTRANT. */
+/** `accelerate launch --fsdp_activation_checkpointing`: Accelerate wraps each layer in checkpoint_wrapper (NO_REENTRANT). */
 const fsdpGcOf = (b: FactValue): Out => (b === true ? [...gcOf(b), ['checkpointReentrant', false]] : gcOf(b));
 const reentrantOf = (v: FactValue): Out => {
   const r = typeof v === 'string' ? useReentrantOfJson(v) : undefined;
