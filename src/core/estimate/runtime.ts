@@ -139,6 +139,10 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   };
 }
 
+/** The runtime terms outside the allocator's reserved bytes (CUDA context, NCCL, paged state). */
+const outsideReserved = (runtime: readonly RuntimeTerm[]): number =>
+  runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id)).reduce((s, r) => s + r.bytes, 0);
+
 /**
  * The blocks FSDP1's initialisation left cached (terms/fsdp-init-cache.ts), as far as the GPU has room for them: whole
  * free segments are what the caching allocator releases (release_cached_blocks) before it reports out of memory, so on
@@ -151,7 +155,7 @@ function fsdpInitCacheTerm(
   runtime: readonly RuntimeTerm[],
 ): RuntimeTerm | undefined {
   if (pools.initCache <= 0) return undefined;
-  const outside = runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id)).reduce((s, r) => s + r.bytes, 0);
+  const outside = outsideReserved(runtime);
   const usable = ctx.gpu ? ctx.gpu.memoryBytes * (1 - ctx.headroomFraction) : Infinity;
   const room = Math.max(0, usable - reservedSoFar - outside);
   const bytes = Math.min(pools.initCache, room);
@@ -339,8 +343,7 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   const initCache = fsdpInitCacheTerm(ctx, pools, peakBytes + reserve + heldBeside + loadCache, runtime);
   if (initCache) runtime.push(initCache);
   const reservedBytes = peakBytes + reserve + heldBeside + loadCache + (initCache?.bytes ?? 0);
-  const unpagedDevice =
-    reservedBytes + runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id)).reduce((s, r) => s + r.bytes, 0);
+  const unpagedDevice = reservedBytes + outsideReserved(runtime);
   const pagedResident = paged
     ? Math.min(pagedBytes, Math.max(pagedWorking, ctx.gpu ? ctx.gpu.memoryBytes - unpagedDevice : Infinity))
     : 0;

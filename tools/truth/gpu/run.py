@@ -89,6 +89,18 @@ def build(scenario):
     return model
 
 
+def randomise(model):
+    """Random values for the materialised shards, and the rotary tables recomputed (to_empty leaves them garbage)."""
+    import torch
+
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(0, 0.02)
+        for m in model.modules():
+            if hasattr(m, "rope_init_fn") and hasattr(m, "inv_freq"):
+                m.inv_freq.copy_(m.rope_init_fn(m.config, m.inv_freq.device)[0])
+
+
 def shard(model, scenario):
     """Accelerate's FSDP2 layout on rank 0 of a fake group: fully_shard per decoder layer and the root, bf16 compute,
     then the shards materialised on the GPU with random values (rotary tables recomputed)."""
@@ -110,12 +122,7 @@ def shard(model, scenario):
             fully_shard(m, **kw)
     fully_shard(model, **kw)
     model.to_empty(device="cpu" if offload else "cuda")
-    with torch.no_grad():
-        for p in model.parameters():
-            p.normal_(0, 0.02)
-        for m in model.modules():
-            if hasattr(m, "rope_init_fn") and hasattr(m, "inv_freq"):
-                m.inv_freq.copy_(m.rope_init_fn(m.config, m.inv_freq.device)[0])
+    randomise(model)
     return model
 
 
@@ -148,12 +155,7 @@ def shard_fsdp1(model, scenario, device="cuda"):
                  cpu_offload=CPUOffload(offload_params=True) if offload else None, limit_all_gathers=True,
                  device_id=torch.device(device), sync_module_states=False,
                  param_init_fn=lambda m: m.to_empty(device=torch.device(device), recurse=False))
-    with torch.no_grad():
-        for p in model.parameters():
-            p.normal_(0, 0.02)
-        for m in model.modules():
-            if hasattr(m, "rope_init_fn") and hasattr(m, "inv_freq"):
-                m.inv_freq.copy_(m.rope_init_fn(m.config, m.inv_freq.device)[0])
+    randomise(model)
     if scenario["gradient_checkpointing"] != "none":
         reentrant = scenario.get("checkpoint_reentrant", True)
         if reentrant:
