@@ -86,6 +86,7 @@ export type CanonicalKey =
   | 'gradientCheckpointing' // 'none' | 'full' | 'selective'
   | 'activationOffloading' // boolean
   | 'checkpointReentrant' // boolean: torch.utils.checkpoint use_reentrant of the checkpointed layers
+  | 'tieEmbeddings' // boolean: the output head shares the embedding's weight (LitGPT pretrain train.tie_embeddings)
   | 'tiledMlp' // true (shards from the sequence length) | number of shards: Axolotl tiled_mlp / tiled_mlp_num_shards
   | 'kernels' // 'pytorch' | 'liger' | 'unsloth': the kernels the blocks run
   | 'expandableSegments' // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment

@@ -178,6 +178,17 @@ export const QuantizationSchema = z.strictObject({
    * quantize_moe_experts); without it they stay in the model dtype.
    */
   experts: z.boolean().optional(),
+  /**
+   * The output head is quantized too: Lightning Fabric's BitsandbytesPrecision (LitGPT's `quantize: bnb.*`) replaces
+   * every nn.Linear, lm_head included; transformers' bitsandbytes integration keeps the head in 16 bits.
+   */
+  head: z.boolean().optional(),
+  /**
+   * The dtype a 4-bit weight is dequantized to (bitsandbytes' QuantState.dtype: the weight's dtype when it was
+   * quantized). Fabric quantizes from fp16 (`weight.to(torch.half)`), so under bf16 compute each matmul's dequantized
+   * weight is copied once more to bf16 (`dequantize_4bit(B).to(A.dtype)`). Unset: the compute dtype, no copy.
+   */
+  dequant_dtype: z.enum(['fp16', 'bf16', 'fp32']).optional(),
 });
 
 export const ZeroBucketsSchema = z.strictObject({

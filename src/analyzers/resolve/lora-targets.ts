@@ -6,6 +6,7 @@
 // modules it has (PEFT raises "Target modules ... not found in the base model"), never a silent 0 trainable. Pure.
 import { linearModules, parseArchitecture, type HfConfig, type LinearModule } from '../../core';
 import { msg } from '../facts';
+import { LITGPT_ROLE_NAMES } from '../yaml/litgpt';
 import type { ResolveContext } from './context';
 import type { WinningFact } from './types';
 
@@ -186,6 +187,16 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
       .map((t) => t.trim())
       .filter((t) => t.length > 0);
     lora.target_modules = list;
+  }
+  // LitGPT's switches name roles (query, output projection, MLP): a name this model lacks becomes the model's own
+  // names for the role (litgpt/lora.py adapts whichever layer plays it), and a role no layer plays is no error.
+  if (listW.fact.tool === 'litgpt') {
+    const has = (t: string): boolean => mods.some((m) => listMatches(t, m));
+    const own = [...new Set(list.flatMap((t) => (has(t) ? [t] : (LITGPT_ROLE_NAMES[t] ?? []).filter(has))))];
+    if (own.length > 0) {
+      lora.target_modules = own;
+      return;
+    }
   }
   // PEFT's suffix rule reaches `self_attn.q_proj`; the estimate counts modules by their own names, so such entries
   // become the names they reach.

@@ -100,6 +100,12 @@ export function resolveQuantization(ctx: ResolveContext): void {
       q.scope = 'all-linear';
       q.library = 'torchao';
     }
+    // LitGPT quantizes through Lightning Fabric's BitsandbytesPrecision: every nn.Linear, the output head included,
+    // quantized from fp16 (lightning/fabric/plugins/precision/bitsandbytes.py module_init_context, _Linear4bit.quantize).
+    if (tools[0] === 'litgpt') {
+      q.head = true;
+      q.dequant_dtype = 'fp16';
+    }
     if (decided.quantizeExperts?.fact.value === true) q.experts = true;
     setup.quantization = q;
     const w = decided.quantBits!;

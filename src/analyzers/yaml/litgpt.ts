@@ -5,7 +5,18 @@
 // litgpt/args.py TrainArgs, litgpt/utils.py instantiate_bnb_optimizer). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
-import { Invalid, asNonNegNumber, asPosInt, boolOf, describe, numOf, strOf, type Entry, type View } from './values';
+import {
+  Invalid,
+  asBool,
+  asNonNegNumber,
+  asPosInt,
+  boolOf,
+  describe,
+  numOf,
+  strOf,
+  type Entry,
+  type View,
+} from './values';
 
 export function analyzeLitgptYaml(text: string): ConfigFacts {
   const ctx = new YamlCtx(text, { format: 'litgpt-yaml', tool: 'litgpt', omegaconf: false });
@@ -14,9 +25,9 @@ export function analyzeLitgptYaml(text: string): ConfigFacts {
 
 /**
  * LitGPT's LoRA switches (litgpt/lora.py Config: lora_query ... lora_head) to the Hugging Face module names the
- * estimator's module lists use, with the fused and family-specific names of the same projections, so that every
- * family's modules are matched. LitGPT fuses q, k and v into one `attn.qkv` layer and adds LoRA to the parts that are
- * switched on; the estimator counts the adapter per projection, which is the same parameter count.
+ * estimator's module lists use. LitGPT fuses q, k and v into one `attn.qkv` layer and adds LoRA to the parts that are
+ * switched on; the estimator counts the adapter per projection, which is the same parameter count. The switches name
+ * roles, not modules: where a model has other names for a role, LITGPT_ROLE_NAMES gives them.
  */
 export const LORA_SWITCHES: ReadonlyArray<readonly [string, boolean, readonly string[]]> = [
   ['lora_query', true, ['q_proj']],
@@ -26,6 +37,22 @@ export const LORA_SWITCHES: ReadonlyArray<readonly [string, boolean, readonly st
   ['lora_mlp', false, ['gate_proj', 'up_proj', 'down_proj', 'fc1', 'fc2', 'dense_h_to_4h', 'dense_4h_to_h']],
   ['lora_head', false, ['lm_head']],
 ];
+
+/**
+ * The other names of a switch's module in the families LitGPT runs: a fused query-key-value layer (Falcon and
+ * GPT-NeoX `query_key_value`, Phi-3 `qkv_proj`, `Wqkv`, `W_pack`, `c_attn`), the attention's output projection
+ * (`dense` in Falcon, GPT-NeoX and Phi), Phi-3's fused `gate_up_proj`. The resolver takes the names the model has
+ * (resolve/lora-targets.ts): LitGPT adapts whichever layer plays the role.
+ */
+const QKV_FUSED = ['query_key_value', 'qkv_proj', 'Wqkv', 'W_pack', 'c_attn'];
+export const LITGPT_ROLE_NAMES: Readonly<Record<string, readonly string[]>> = {
+  q_proj: QKV_FUSED,
+  k_proj: QKV_FUSED,
+  v_proj: QKV_FUSED,
+  o_proj: ['dense', 'out_proj'],
+  gate_proj: ['gate_up_proj'],
+  up_proj: ['gate_up_proj'],
+};
 
 /** LitGPT model names (pretrain's `model_name`) whose Hub id is not the name itself, by prefix. */
 const MODEL_NAME_PREFIXES: ReadonlyArray<readonly [RegExp, string]> = [
@@ -53,6 +80,10 @@ function analyze(ctx: YamlCtx): void {
   // gradient_accumulation_iters = global / GPUs // micro), DeepSpeed's train_batch_size: resolve derives the
   // accumulation once the micro-batch and the GPU count are settled (a launch line may change the micro-batch).
   ctx.put('trainBatchSize', train.get('global_batch_size'), asPosInt, 'train.global_batch_size');
+  // LitGPT's fine-tuning scripts load the head from its own checkpoint entry (a copy of the embedding for tied Hub
+  // models: scripts/convert_hf_checkpoint.py); pretrain ties them when train.tie_embeddings is set.
+  const tie = train.get('tie_embeddings');
+  if (tie && ctx.view(tie).t !== 'absent') ctx.put('tieEmbeddings', tie, asBool, 'train.tie_embeddings');
   const seq = train.get('max_seq_length');
   if (seq && ctx.view(seq).t === 'absent') {
     // lora.py fit(): model.max_seq_length = min(longest sample, train.max_seq_length or inf).

@@ -4,6 +4,7 @@
 // the methods and the dtypes (layout.ts, methods.ts, dtypes.ts) into an EstimateContext (context.ts), evaluate each
 // pipeline stage's memory terms (stage.ts, phases.ts, core/terms/*), then the runtime terms and host memory
 // (runtime.ts, host.ts). Docs: docs/estimate/index.md.
+import { quantizedHead } from '../terms/quantized-head';
 import type { EstimateResult, Phase } from '../model';
 import type { TrainingSetup } from '../setup';
 import { nf4LoadPhase } from '../terms/nf4-load';
@@ -179,7 +180,7 @@ function assemble(ctx: EstimateContext, opts: EstimateOptions): EstimateResult {
         total: inv.total,
         trainable: inv.trainable,
         frozen: inv.total - (setup.method === 'full' ? inv.total : setup.method === 'freeze' ? inv.trainable : 0),
-        quantized: inv.quantized,
+        quantized: inv.quantized + (quantizedHead(setup, a) ? inv.head : 0),
         adapter: inv.adapter,
         source: inv.source,
       },

@@ -41,6 +41,8 @@ export interface StageTerms {
   readonly genComps: Component[];
   /** Final norm, head and loss saved at the end of the forward (last stage). */
   readonly outside: Component[];
+  /** A 4-bit head's dequantized weight during one chunk's matmul (forward end and loss backward; quantized-head.ts). */
+  readonly headDequant: Component[];
   /** The loss's transient bytes in the forward and at the start of the backward. */
   readonly lossFwd: number;
   readonly lossBwd: number;
@@ -263,7 +265,9 @@ function forwardComponents(
   // The forward's tail: the loss's temporaries, the reference's forward, or (online DPO) a reward model's layer.
   const lossTail = [
     ...terms.outside,
-    ...[lossTemps, refTemps, ...rewardFwdC.map((c) => [c])].reduce((m, t) => (sum(t) > sum(m) ? t : m)),
+    ...[lossTemps, refTemps, terms.headDequant, ...rewardFwdC.map((c) => [c])].reduce((m, t) =>
+      sum(t) > sum(m) ? t : m,
+    ),
   ];
   // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
   const atLossTail = sum(lossTail) + sum(gatheredAt.forwardEnd) >= layerTemps.bytes + sum(dequantFwdC) + sum(gathered);
@@ -360,6 +364,7 @@ function backwardCandidates(
     ...(ck === 'full' ? [] : castComp),
     ...outside,
     lossBackward(ctx, terms),
+    ...terms.headDequant,
     ...accumC,
   ];
   const rootHeld = rootUnit ? headGather : [];
@@ -614,12 +619,8 @@ function leanPhases(
   } = terms;
   const { gradsInForward, gradAtEnd, gradAtFirst } = terms.grads;
   const { layer, actComp, maskBytes, castComp, castCacheComp, recompute } = terms.activations;
-  const tot = (cs: readonly Component[]): number => {
-    let t = 0;
-    for (const c of cs) t += Math.max(0, Math.round(c.bytes));
-    return t;
-  };
   const r = (x: number): number => Math.max(0, Math.round(x));
+  const tot = (cs: readonly Component[]): number => cs.reduce((t, c) => t + r(c.bytes), 0);
   const pSum = tot(persistent);
   const gSum = tot(gathered);
   const gLoss = tot(gatheredAt.loss);
@@ -631,8 +632,9 @@ function leanPhases(
   const castSum = tot(castComp);
   const castCacheSum = tot(castCacheComp);
   const act = actComp.bytes;
-  const lossTail =
-    outSum + Math.max(r(lossFwd), refForwardBytes > 0 ? r(refForwardBytes) : 0, ...rewardFwdC.map((c) => r(c.bytes)));
+  const headDequantSum = tot(terms.headDequant);
+  const tail = Math.max(r(lossFwd), r(refForwardBytes), headDequantSum, ...rewardFwdC.map((c) => r(c.bytes)));
+  const lossTail = outSum + tail;
   const layerTail = r(layer.backwardWorkingBytes / 2) + r(dequantFwdBytes);
   // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
   const atLossTail = lossTail + gLoss >= layerTail + gSum;
@@ -662,6 +664,7 @@ function leanPhases(
     (ck === 'full' ? 0 : castSum) +
     outSum +
     r(lossBwd) +
+    headDequantSum +
     (headAccum > 0 ? r(headAccum) : 0);
   const rootSum = rootUnit ? hgSum : 0;
   const atLast = pSum + headGradB + gLast + rootSum + ggSum + act + held + castSum + rec + work + r(dequantBytes);

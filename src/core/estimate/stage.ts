@@ -1,6 +1,7 @@
 // The busiest rank: one StageContext per distinct pipeline stage (the first and the last hold the embeddings and the
 // head), with the stage's share of every kind of parameter. Pure.
 // Docs: docs/estimate/index.md
+import { headDequant, quantizedHead } from '../terms/quantized-head';
 import type { Component, PhaseEstimate } from '../model';
 import { sequencesPerExample } from '../setup';
 import { adapterWeights } from '../terms/adapters';
@@ -42,9 +43,12 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
     ? mods.filter((m) => m.group === 'expert').reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0)
     : 0;
   const blockParams = blockFor(ctx, expertParams, layerShare, shardParams);
-  const embHere = (first ? inv.embedding : 0) + (last ? inv.head : 0);
-  const quantHere = (inv.quantized * layerShare) / tp;
-  const denseBlock = blockParams / tp - quantHere;
+  // A 4-bit head (Fabric's bitsandbytes precision) is counted with the quantized weights, not the 16-bit ones.
+  const headQuant = last && quantizedHead(setup, a) ? inv.head : 0;
+  const embHere = (first ? inv.embedding : 0) + (last ? inv.head : 0) - headQuant;
+  const blockQuant = (inv.quantized * layerShare) / tp;
+  const quantHere = blockQuant + headQuant / tp;
+  const denseBlock = blockParams / tp - blockQuant;
   // A vision tower (Gemma 3) sits with the embeddings on the first stage, in the model dtype.
   const visionHere = first ? inv.vision / tp : 0;
   const unquantizedParams = denseBlock + embHere / tp + visionHere;
@@ -185,6 +189,7 @@ function stagePhases(
     evaluation,
     genComps,
     outside: loss ? loss.outside : [],
+    headDequant: headDequant(ctx, st),
     lossFwd: loss ? loss.lossFwd : 0,
     lossBwd: loss ? loss.lossBwd : 0,
   };

@@ -119,6 +119,40 @@ describe('LitGPT config YAML', () => {
     assert.equal(e.estimate.parameters.trainable, 16_777_216);
   });
 
+  it("adapts the layer that plays a switch's role: Falcon's fused query_key_value for lora_query and lora_value", () => {
+    // litgpt/lora.py LoRAQKVLinear adapts the fused qkv layer of every model; Falcon's Hub modules are
+    // query_key_value, dense, dense_h_to_4h, dense_4h_to_h (no q_proj), Phi-3's qkv_proj and gate_up_proj.
+    const text = [
+      'checkpoint_dir: checkpoints/tiiuae/falcon-7b',
+      'precision: bf16-true',
+      'devices: 1',
+      'lora_r: 32',
+      'lora_query: true',
+    ].join('\n');
+    const res = resolveText('lora.yaml', text);
+    assert.deepEqual((res.setup as { lora?: { target_modules?: string[] } }).lora?.target_modules, ['query_key_value']);
+    assert.deepEqual(
+      res.problems.filter((p) => p.code === 'invalid-value').map((p) => p.message),
+      [],
+      'no "not a module" warning',
+    );
+    const phi3 = resolveText(
+      'lora.yaml',
+      [
+        'checkpoint_dir: checkpoints/microsoft/Phi-3-mini-4k-instruct',
+        'precision: bf16-true',
+        'lora_r: 8',
+        'lora_projection: true',
+        'lora_mlp: true',
+      ].join('\n'),
+    );
+    assert.deepEqual((phi3.setup as { lora?: { target_modules?: string[] } }).lora?.target_modules, [
+      'qkv_proj',
+      'o_proj',
+      'gate_up_proj',
+      'down_proj',
+    ]);
+  });
   it('reads a pretraining config: a LitGPT model name, bf16-mixed, devices auto as unknown (every GPU of the node)', () => {
     const r = analyzeLitgptYaml(PRETRAIN);
     checkFacts(r, PRETRAIN, [

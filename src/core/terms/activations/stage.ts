@@ -5,6 +5,7 @@
 // the working sets of a dequantized 4/8-bit weight and of DoRA's weight norm.
 // Sources: Korthikanti et al. 2022 (arXiv:2205.05198); torch.utils.checkpoint; aten/src/ATen/autocast_mode.cpp
 // (cached_cast); transformers masking_utils; peft/tuners/lora/dora.py. Docs: docs/estimate/activations.md. Pure.
+import { dequantBytesPerElement } from '../quantized-head';
 import type { Component } from '../../model';
 import { comp } from '../../estimate/component';
 import type { EstimateContext, StageContext } from '../../estimate/context';
@@ -578,7 +579,9 @@ export function dequantWorkingSets(
   const ck = setup.gradient_checkpointing;
   // 4-bit / 8-bit base weights are dequantized whole for each matmul, forward and backward (bitsandbytes
   // MatMul4Bit: F.linear(A, dequantize_4bit(B)); torchao linear_nf4: weight.to(input.dtype)): one weight at a time.
-  const quantDequant = quantHere > 0 ? (inv.largestQuantized / tp) * cb : 0;
+  // Fabric's fp16 QuantState under bf16 compute: the fp16 weight and its bf16 copy (quantized-head.ts).
+  const dqb = dequantBytesPerElement(setup, cb);
+  const quantDequant = quantHere > 0 ? (inv.largestQuantized / tp) * dqb : 0;
   // DoRA recomputes each target's weight norm in every forward (peft/tuners/lora/dora.py get_weight_norm, without grad):
   // an identity of in x in features through lora_A and lora_B (the LoRA product, in x out), the base weight in the
   // input's dtype and their sum, in the adapter dtype, one target at a time. The backward does not, unless
@@ -614,7 +617,7 @@ export function dequantWorkingSets(
               'Dequantized base weight (one linear at a time)',
               bytes,
               () =>
-                `largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${cb} B, dequantized for its matmul`,
+                `largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${dqb} B, dequantized for its matmul`,
               () => ({ elements: inv.largestQuantized / tp }),
             ),
           ];
