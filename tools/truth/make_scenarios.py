@@ -27,6 +27,13 @@ FAMILIES = {
     # GPT2Config's dropouts default to 0.1; the harness runs without dropout, and says so to the estimator.
     "gpt2": dict(model_type="gpt2", n_embd=H, n_layer=2, n_head=4, vocab_size=V, n_positions=2048, resid_pdrop=0.0, embd_pdrop=0.0,
                  attn_pdrop=0.0),
+    # Ungated MLPs: Falcon (multi-query, parallel attention, GELU) and OPT (ReLU, learned positions), without dropout.
+    "falcon": dict(model_type="falcon", hidden_size=H, num_hidden_layers=2, num_attention_heads=4, multi_query=True,
+                   new_decoder_architecture=False, parallel_attn=True, bias=False, alibi=False, vocab_size=V,
+                   hidden_dropout=0.0, attention_dropout=0.0, tie_word_embeddings=True),
+    "opt": dict(model_type="opt", hidden_size=H, ffn_dim=1024, num_hidden_layers=2, num_attention_heads=4, vocab_size=V,
+                max_position_embeddings=2048, word_embed_proj_dim=H, dropout=0.0, attention_dropout=0.0,
+                activation_dropout=0.0, layerdrop=0.0, do_layer_norm_before=True, activation_function="relu"),
     "mixtral": dict(BASE, model_type="mixtral", intermediate_size=256, num_local_experts=4, num_experts_per_tok=2, sliding_window=None),
     "qwen2_moe": dict(BASE, model_type="qwen2_moe", moe_intermediate_size=128, shared_expert_intermediate_size=256, num_experts=4,
                       num_experts_per_tok=2, decoder_sparse_step=1),
@@ -37,7 +44,7 @@ HYBRIDS = {}  # filled by add_hybrids() when their torch paths run (see README)
 
 LORA_QV = {"r": 8, "alpha": 16, "target_modules": ["q_proj", "v_proj"]}
 LORA_ALL = {"r": 16, "alpha": 32, "target_modules": "all-linear"}
-GPT2_TARGETS = {"gpt2": ["c_attn"], "gpt_neox": ["query_key_value"]}
+GPT2_TARGETS = {"gpt2": ["c_attn"], "gpt_neox": ["query_key_value"], "falcon": ["query_key_value"]}
 
 
 def lora(family, spec, **extra):

@@ -11,7 +11,7 @@ import { gatedDeltaNet } from './mixers/gated-deltanet';
 import { kimiDeltaAttention } from './mixers/kda';
 import { mamba1Mixer } from './mixers/mamba1';
 import { mamba2Mixer } from './mixers/mamba2';
-import { gatedMlp, graniteMlp } from './mlp';
+import { gatedMlp, graniteMlp, plainMlp } from './mlp';
 import { deepseekMoe, gptOssMoe, kimiMoe, llama4Moe, moeMlp } from './moe';
 
 /**
@@ -189,6 +189,7 @@ function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
   const beforeMlp = tape.totalBytes();
   const h2 = postOnly ? x1 : norm(x1, sandwich ? 'pre_feedforward_layernorm' : 'post_attention_layernorm');
   const denseMlp = (): Tensor =>
+    (!a.gatedMlp ? plainMlp(tape, a.family, a.ffn / tp, a.hidden, h2, linear) : undefined) ??
     gatedMlp(
       tape,
       a.ffn / tp,

@@ -99,3 +99,39 @@ export function geluNew(tape: Tape, x: Tensor): Tensor {
   const onePlus = tape.free(th, '1 + tanh');
   return tape.mul(half, onePlus, 'gelu_new output');
 }
+
+/**
+ * The ungated MLPs of the decoder families that are not Llama-shaped in their MLP: the up and down projections' module
+ * names and what the activation keeps. FalconMLP (nn.GELU), GPTBigCode and Starcoder2 (gelu_pytorch_tanh: F.gelu keeps
+ * its input), OPT (ReLU keeps its output: the same size), GPT-J and GPT-Neo (gelu_new written out).
+ */
+const PLAIN_MLPS: Readonly<Record<string, readonly [string, string, 'input' | 'output' | 'gelu_new']>> = {
+  falcon: ['dense_h_to_4h', 'dense_4h_to_h', 'input'],
+  gpt_bigcode: ['c_fc', 'mlp.c_proj', 'input'],
+  starcoder2: ['c_fc', 'c_proj', 'input'],
+  opt: ['fc1', 'fc2', 'output'],
+  gptj: ['fc_in', 'fc_out', 'gelu_new'],
+  gpt_neo: ['c_fc', 'c_proj', 'gelu_new'],
+};
+
+/** An ungated MLP (up, activation, down) for a family of PLAIN_MLPS; undefined for the others. */
+export function plainMlp(
+  tape: Tape,
+  family: string,
+  ffn: number,
+  hidden: number,
+  x: Tensor,
+  linear: LinearFn,
+): Tensor | undefined {
+  const plain = PLAIN_MLPS[family];
+  if (!plain) return undefined;
+  const [upName, downName, keeps] = plain;
+  const up = linear(x, upName, ffn, `${upName} output`);
+  const act =
+    keeps === 'gelu_new'
+      ? geluNew(tape, up)
+      : keeps === 'output'
+        ? tape.unarySavesOutput(up, 'relu output')
+        : tape.unarySavesInput(up, 'gelu output');
+  return linear(act, downName, hidden, `${downName} output`);
+}
