@@ -20,17 +20,15 @@ export function modelLocation(ctx: ResolveContext): Location {
  * embedding into `lm_head.weight` as well (litgpt/scripts/convert_hf_checkpoint.py), and only pretrain's
  * train.tie_embeddings shares them. A tied config is then counted with a head of its own.
  */
-function litgptHead(ctx: ResolveContext, config: Record<string, unknown>): Record<string, unknown> {
-  if (ctx.tools[0] !== 'litgpt' || ctx.decided.tieEmbeddings?.fact.value === true) return config;
+function litgptHead(
+  ctx: ResolveContext,
+  config: Record<string, unknown>,
+): { config: Record<string, unknown>; headParams: number } {
+  const none = { config, headParams: 0 };
+  if (ctx.tools[0] !== 'litgpt' || ctx.decided.tieEmbeddings?.fact.value === true) return none;
   const parsed = parseArchitecture(config as HfConfig);
-  return parsed.ok && parsed.arch.tied ? { ...config, tie_word_embeddings: false } : config;
-}
-
-/** The parameters of a head that `litgptHead` untied (0 when the architecture is the checkpoint's). */
-function untiedHeadParams(config: Record<string, unknown>, architecture: unknown): number {
-  if (architecture === config) return 0;
-  const parsed = parseArchitecture(config as HfConfig);
-  return parsed.ok ? parsed.arch.vocab * parsed.arch.hidden : 0;
+  if (!parsed.ok || !parsed.arch.tied) return none;
+  return { config: { ...config, tie_word_embeddings: false }, headParams: parsed.arch.vocab * parsed.arch.hidden };
 }
 
 /** The architecture of the model the files name; false when there is none or it is not known (a problem says which). */
@@ -80,11 +78,12 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
     });
     return false;
   }
-  setup.architecture = litgptHead(ctx, r.model.config);
+  const head = litgptHead(ctx, r.model.config);
+  setup.architecture = head.config;
   prov.architecture = {
     kind: 'catalog',
     entry:
-      setup.architecture === r.model.config
+      head.headParams === 0
         ? r.model.source
         : `${r.model.source}; LitGPT loads the tied head as its own copy of the embedding ` +
           '(Lightning-AI/litgpt@2685705:litgpt/scripts/convert_hf_checkpoint.py)',
@@ -142,7 +141,7 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
   }
   if (r.model.parameters !== undefined) {
     // The checkpoint's count, with LitGPT's own copy of a tied head added.
-    setup.parameters = r.model.parameters + untiedHeadParams(r.model.config, setup.architecture);
+    setup.parameters = r.model.parameters + head.headParams;
     prov.parameters = { kind: 'catalog', entry: r.model.source };
   }
   return true;

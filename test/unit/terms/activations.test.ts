@@ -966,24 +966,16 @@ describe('estimate: ungated MLPs keep what their activation needs', () => {
   // FalconMLP (modeling_falcon.py): dense_h_to_4h, nn.GELU, dense_4h_to_h; GELU keeps its input (T x 4h), and a frozen
   // dense_4h_to_h keeps nothing of its input. Falcon-7B: hidden 4,544, MLP 18,176; at 1 x 512 tokens in bf16 the MLP
   // keeps 512 x 18,176 x 2 B = 18,612,224 B; a gated MLP's gate, act(gate) and up would be three times that.
-  const plan = (arch: ReturnType<typeof archOf>): ActivationPlan => ({
-    arch,
-    mode: 'half',
-    half: 2,
-    weightBytes: 2,
-    batch: 1,
-    seq: 512,
-    attention: 'sdpa',
-    baseTrainable: false,
-    normsTrainable: false,
-    inputRequiresGrad: true,
-    tp: 1,
-    sequenceParallel: false,
-    quantizedBase: false,
-    lora: { r: 16, dropout: 0, dtypeBytes: 2, targets: new Set(['query_key_value']) },
-  });
   it('Falcon-7B: the GELU input only, 18,612,224 B', () => {
-    const entries = layerActivations(plan(archOf('tiiuae/falcon-7b'))).entries;
+    const plan: ActivationPlan = {
+      ...llama3LoraPlan(),
+      arch: archOf('tiiuae/falcon-7b'),
+      batch: 1,
+      inputRequiresGrad: true,
+      quantizedBase: false,
+      lora: { r: 16, dropout: 0, dtypeBytes: 2, targets: new Set(['query_key_value']) },
+    };
+    const entries = layerActivations(plan).entries;
     const mlp = entries.filter((e) => /dense_h_to_4h|gate|up_proj|gelu/.test(e.what));
     assert.deepEqual(
       mlp.map((e) => [e.what, e.bytes]),
