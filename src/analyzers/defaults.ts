@@ -25,7 +25,8 @@ type Field =
   | 'mixed_precision'
   | 'weights_dtype'
   | 'loss'
-  | 'batch_lengths';
+  | 'batch_lengths'
+  | 'loop_keeps_outputs';
 
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
 const LITGPT = 'Lightning-AI/litgpt@2685705:litgpt/';
@@ -162,6 +163,12 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.double_quant': { value: true, note: 'torchao NF4 quantizes its scales' },
   },
   litgpt: {
+    loop_keeps_outputs: {
+      value: true,
+      note:
+        `LitGPT's fit loops keep \`logits\` referenced until the next forward returns, and with it the step's graph ` +
+        `(${LITGPT}finetune/lora.py fit: logits = model(input_ids, lm_head_chunk_size=128); full.py, adapter.py alike)`,
+    },
     micro_batch_size: {
       value: 1,
       note: `LitGPT train.micro_batch_size defaults to 1 in finetune_lora (${LITGPT}finetune/lora.py setup)`,

@@ -434,6 +434,15 @@ export const TrainingSetupSchema = z.strictObject({
    */
   zero_grad_set_to_none: z.boolean().default(true),
   /**
+   * The training loop keeps the last step's outputs referenced into the next step: a loop that rebinds
+   * `outputs = model(...)` or `logits = model(...)` each iteration without deleting them (LitGPT's fit loops keep
+   * `logits` until the next forward returns). The previous step's logits stay allocated through its optimizer step
+   * and the next forward, and so does its autograd graph, with what its Functions keep as ctx attributes
+   * (bitsandbytes' kept inputs: PyTorch frees saved tensors after backward, ctx attributes only with the graph).
+   * HF Trainer, TRL and Axolotl return `loss.detach()` from each step, which frees both. Unset: false.
+   */
+  loop_keeps_outputs: z.boolean().default(false),
+  /**
    * PyTorch version the run uses ("major.minor"), for behaviour that changed between releases: before 1.11 softmax
    * and log_softmax keep their input for backward as well as their output. Unset: a current release.
    */

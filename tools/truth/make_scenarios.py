@@ -91,7 +91,15 @@ def suite_loop():
                 v = dict(weights_dtype="bf16", method="lora", lora=lora(fam, LORA_ALL), gradient_checkpointing="full", seq_len=512)
             keys = {"attention": default_attention(fam), **v}
             out[f"{fam}-{name}"] = (scenario(fam, **keys), harness)
+    # A loop that keeps the last step's logits to the next forward (LitGPT's fit loops).
+    for fam in KEEP_FAMILIES:
+        out[f"{fam}-full-fp32-keep"] = (scenario(fam, attention=default_attention(fam), loop_keeps_outputs=True), {})
+        lora_keys = dict(weights_dtype="bf16", method="lora", lora=lora(fam, LORA_QV), loop_keeps_outputs=True)
+        out[f"{fam}-lora-bf16-keep"] = (scenario(fam, attention=default_attention(fam), **lora_keys), {})
     return out
+
+
+KEEP_FAMILIES = ["llama", "qwen2", "gemma2", "mixtral", "opt"]
 
 
 PEFT_FAMILIES = ["llama", "mistral", "qwen2", "qwen3", "gemma2", "phi3", "mixtral"]

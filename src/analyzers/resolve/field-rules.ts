@@ -124,6 +124,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   resolveRollout,
   fromDefault('seq_len', 'seq_len'),
   fromDefault('batch_lengths', 'batch_lengths'),
+  fromDefault('loop_keeps_outputs', 'loop_keeps_outputs'),
   fromDefault('gradient_checkpointing', 'gradient_checkpointing'),
   resolveCheckpointReentrant,
   fromDefault('attention', 'attention'),

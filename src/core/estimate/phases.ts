@@ -12,6 +12,7 @@ import type { EvaluationWork } from '../terms/evaluation';
 import type { GradientPlan } from '../terms/gradients';
 import { optimizerStepTerms } from '../terms/optimizer-step';
 import type { GatheredAt } from '../terms/sharding-buffers';
+import type { HeldStepOutputs } from '../terms/previous-step';
 
 /** A stage's terms, as the phases place them. */
 export interface StageTerms {
@@ -43,6 +44,11 @@ export interface StageTerms {
   readonly outside: Component[];
   /** A 4-bit head's dequantized weight during one chunk's matmul (forward end and loss backward; quantized-head.ts). */
   readonly headDequant: Component[];
+  /**
+   * What the loop keeps of a step when it keeps its outputs (terms/previous-step.ts): its logits through the backward,
+   * and with its graph's ctx attributes at the optimizer step, an evaluation and the next forward.
+   */
+  readonly held: HeldStepOutputs;
   /** The loss's transient bytes in the forward and at the start of the backward. */
   readonly lossFwd: number;
   readonly lossBwd: number;
@@ -114,7 +120,13 @@ export function phasesFor(
   const stepTemps: Component[] = optimizerStepTerms(ctx, st).map((t) =>
     comp(ctx, 'optimizer-step', t.label, t.bytes, t.formula, () => ({})),
   );
-  const optC: Component[] = [...pers, gradC(setup.optimizer_in_backward ? 0 : terms.grads.gradAtEnd, ''), ...stepTemps];
+  const optC: Component[] = [
+    ...pers,
+    gradC(setup.optimizer_in_backward ? 0 : terms.grads.gradAtEnd, ''),
+    ...stepTemps,
+    ...terms.held.logits,
+    ...terms.held.graph,
+  ];
   const phasesOut: PhaseEstimate[] = [
     {
       phase: 'forward',
@@ -281,6 +293,8 @@ function forwardComponents(
     ...maskC,
     ...(ck === 'full' ? castCacheComp : castComp),
     ...fwdTail,
+    ...terms.held.logits,
+    ...terms.held.graph,
   ];
 }
 
@@ -366,6 +380,7 @@ function backwardCandidates(
     lossBackward(ctx, terms),
     ...terms.headDequant,
     ...accumC,
+    ...terms.held.logits,
   ];
   const rootHeld = rootUnit ? headGather : [];
   const atLastLayer: Component[] = [
@@ -380,6 +395,7 @@ function backwardCandidates(
     ...recomputeC,
     working,
     ...dequantC,
+    ...terms.held.logits,
   ];
   const tiedC =
     tiedAccum > 0
@@ -404,10 +420,13 @@ function backwardCandidates(
     ...recomputeC,
     working,
     ...dequantC,
+    ...terms.held.logits,
   ];
   // The embedding's backward runs after the first layer's is done: its gradient meets the tied head's there.
   const atEmbedding: Component[] =
-    tiedC.length > 0 ? [...pers, gradC(gradAtEnd, ''), ...gatheredAt.firstLayer, ...rootHeld, ...tiedC] : [];
+    tiedC.length > 0
+      ? [...pers, gradC(gradAtEnd, ''), ...gatheredAt.firstLayer, ...rootHeld, ...tiedC, ...terms.held.logits]
+      : [];
   return [
     [atLoss, LOSS_BACKWARD_NOTE],
     [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
@@ -507,6 +526,8 @@ function evaluationPhase(
     ...gathered,
     ...headGather,
     ...evalTail,
+    ...terms.held.logits,
+    ...terms.held.graph,
   ];
   return {
     phase: 'evaluation',
@@ -608,8 +629,6 @@ function leanPhases(
     headAccum,
     headGradAtLoss,
     tiedAccum,
-    dequantFwdBytes,
-    dequantBytes,
     refForwardBytes,
     rewardFwdC,
     genComps,
@@ -633,9 +652,11 @@ function leanPhases(
   const castCacheSum = tot(castCacheComp);
   const act = actComp.bytes;
   const headDequantSum = tot(terms.headDequant);
+  const heldLogits = tot(terms.held.logits);
+  const prevSum = heldLogits + tot(terms.held.graph);
   const tail = Math.max(r(lossFwd), r(refForwardBytes), headDequantSum, ...rewardFwdC.map((c) => r(c.bytes)));
   const lossTail = outSum + tail;
-  const layerTail = r(layer.backwardWorkingBytes / 2) + r(dequantFwdBytes);
+  const layerTail = r(layer.backwardWorkingBytes / 2) + r(terms.dequantFwdBytes);
   // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
   const atLossTail = lossTail + gLoss >= layerTail + gSum;
   const fwdTail = atLossTail ? lossTail + gLoss : layerTail + gSum;
@@ -653,7 +674,8 @@ function leanPhases(
     act +
     mask +
     (ck === 'full' ? castCacheSum : castSum) +
-    fwdTail;
+    fwdTail +
+    prevSum;
   const atLoss =
     pSum +
     headAtLossB +
@@ -665,16 +687,18 @@ function leanPhases(
     outSum +
     r(lossBwd) +
     headDequantSum +
-    (headAccum > 0 ? r(headAccum) : 0);
+    (headAccum > 0 ? r(headAccum) : 0) +
+    heldLogits;
   const rootSum = rootUnit ? hgSum : 0;
-  const atLast = pSum + headGradB + gLast + rootSum + ggSum + act + held + castSum + rec + work + r(dequantBytes);
-  const atFirstLayer = pSum + r(gradAtFirst) + gFirst + rootSum + ggSum + held + rec + work + r(dequantBytes);
-  const atEmbedding = tiedAccum > 0 ? pSum + r(gradAtEnd) + gFirst + rootSum + r(tiedAccum) : 0;
+  const inLayer = rec + work + r(terms.dequantBytes) + heldLogits;
+  const atLast = pSum + headGradB + gLast + rootSum + ggSum + act + held + castSum + inLayer;
+  const atFirstLayer = pSum + r(gradAtFirst) + gFirst + rootSum + ggSum + held + inLayer;
+  const atEmbedding = tiedAccum > 0 ? pSum + r(gradAtEnd) + gFirst + rootSum + r(tiedAccum) + heldLogits : 0;
   const atFirst = Math.max(atFirstLayer, atEmbedding);
   const bwd = Math.max(atLoss, atLast, atFirst);
   lossPoint.allocatedBytes = atLoss;
   const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
-  const opt = pSum + r(setup.optimizer_in_backward ? 0 : gradAtEnd) + temps;
+  const opt = pSum + r(setup.optimizer_in_backward ? 0 : gradAtEnd) + temps + prevSum;
   // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
   const persistentOnly = persistent;
   const out: PhaseEstimate[] = [
@@ -712,7 +736,7 @@ function leanPhases(
   if (terms.evaluation.evalBatch !== undefined)
     out.push({
       phase: 'evaluation',
-      allocatedBytes: pSum + gSum + hgSum + leanEvaluationBytes(terms),
+      allocatedBytes: pSum + gSum + hgSum + leanEvaluationBytes(terms) + prevSum,
       components: persistentOnly,
       note: '',
     });

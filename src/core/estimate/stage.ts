@@ -2,6 +2,7 @@
 // head), with the stage's share of every kind of parameter. Pure.
 // Docs: docs/estimate/index.md
 import { headDequant, quantizedHead } from '../terms/quantized-head';
+import { heldStepOutputs } from '../terms/previous-step';
 import type { Component, PhaseEstimate } from '../model';
 import { sequencesPerExample } from '../setup';
 import { adapterWeights } from '../terms/adapters';
@@ -190,6 +191,7 @@ function stagePhases(
     genComps,
     outside: loss ? loss.outside : [],
     headDequant: headDequant(ctx, st),
+    held: heldStepOutputs(ctx, st, activations),
     lossFwd: loss ? loss.lossFwd : 0,
     lossBwd: loss ? loss.lossBwd : 0,
   };

@@ -61,10 +61,18 @@ def run(rec, scenario, harness):
     forward = amp_forward(wrapped, scenario, harness)
     data = models.batch(scenario, harness)
     accumulation = scenario.get("gradient_accumulation_steps", 1)
+    # loop_keeps_outputs: a loop that rebinds `logits = ...` each iteration, as LitGPT's fit loops do; the last
+    # step's logits (and through them its graph) are freed when the next forward has returned.
+    keeps = scenario.get("loop_keeps_outputs", False)
+    logits = None
     for step in range(harness.get("steps", 2)):
         with rec.step(step):
             for _ in range(accumulation):
-                loss = forward(**data).loss
+                out = forward(**data)
+                if keeps:
+                    logits = out.logits
+                loss = out.loss
+                del out
                 (loss / accumulation).backward()
                 del loss
             if parallel.offloading(scenario):

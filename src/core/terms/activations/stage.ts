@@ -31,6 +31,12 @@ export interface StageActivations {
   readonly castCacheComp: Component[];
   /** One layer recomputed during its backward (checkpointing). */
   readonly recompute: number;
+  /**
+   * The layers whose autograd Functions keep their input as a ctx attribute through the whole step (bitsandbytes' kept
+   * inputs, `layer.contextHeldBytes` each): those gradients flow through, unless reentrant checkpointing never builds
+   * their forward's graph. The graph frees them only when nothing references it (terms/previous-step.ts).
+   */
+  readonly contextHeldLayers: number;
 }
 
 /** Families whose router is F.linear of fp32 copies of the input and the weight (DeepSeek-V3, GLM-4.5, Kimi Linear). */
@@ -521,9 +527,46 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
       : [];
   if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
   const perLayerLabel = Math.round(perLayerFull);
-  // Eager attention in the decoder families takes a 4D causal mask (b x 1 x s x s, in the embeddings' dtype: transformers
-  // masking_utils eager_mask) built once per forward; under checkpointing every layer's saved inputs reference it, so
-  // it lives until the end of the backward.
+  const { maskC, maskHeld, maskBytes } = causalMask(ctx, st);
+  const actComp = comp(ctx, 'activations', 'Activations saved for backward', actBytes, actFormula, () => ({
+    perLayerBytes: perLayerLabel,
+    layers: layersStage,
+    microBatch: seqs,
+    seqLen: setup.seq_len,
+    attention,
+    checkpointing: ck,
+    inFlight,
+  }));
+  const contextHeldLayers =
+    (layer.contextHeldBytes ?? 0) > 0 && !(ck !== 'none' && checkpointReentrant(setup)) ? ckLayers * inFlight : 0;
+  return {
+    layerPlan,
+    layer,
+    actComp,
+    maskC,
+    maskHeld,
+    maskBytes,
+    castComp,
+    castCacheComp,
+    recompute,
+    contextHeldLayers,
+  };
+}
+
+/**
+ * Eager attention in the decoder families takes a 4D causal mask (b x 1 x s x s, in the embeddings' dtype: transformers
+ * masking_utils eager_mask) built once per forward; under checkpointing every layer's saved inputs reference it, so it
+ * lives until the end of the backward.
+ */
+function causalMask(
+  ctx: EstimateContext,
+  st: StageContext,
+): Pick<StageActivations, 'maskC' | 'maskHeld' | 'maskBytes'> {
+  const { setup } = ctx;
+  const a = ctx.model.arch;
+  const { weightBytes: wb, attention } = ctx.dtypes;
+  const seqs = st.sequences;
+  const ck = setup.gradient_checkpointing;
   const maskElem = wb === 4 ? 4 : 2;
   const maskBytes =
     attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(a.family)
@@ -545,16 +588,7 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
         ]
       : [];
   const maskHeld = ck !== 'none' ? maskC : [];
-  const actComp = comp(ctx, 'activations', 'Activations saved for backward', actBytes, actFormula, () => ({
-    perLayerBytes: perLayerLabel,
-    layers: layersStage,
-    microBatch: seqs,
-    seqLen: setup.seq_len,
-    attention,
-    checkpointing: ck,
-    inFlight,
-  }));
-  return { layerPlan, layer, actComp, maskC, maskHeld, maskBytes, castComp, castCacheComp, recompute };
+  return { maskC, maskHeld, maskBytes };
 }
 
 /** Tensors held once per model by checkpointed layers (T5 position biases). */

@@ -1,0 +1,111 @@
+// Term: what the last step leaves allocated when the loop keeps its outputs (src/core/terms/previous-step.ts). The
+// numbers are worked by hand for Llama-2-7B (hidden 4,096, MLP 11,008, vocab 32,000, 32 layers) at 1 x 512 tokens in
+// bf16: the logits T x V x 2 B = 512 x 32,000 x 2 = 32,768,000 B; bitsandbytes 0.42's MatMul4Bit keeps each frozen
+// linear's input as a ctx attribute (q/k/v share the norm's output, gate/up the second norm's), so a layer keeps
+// T x (3h + f) x 2 B = 512 x 23,296 x 2 = 23,855,104 B, and 32 layers 763,363,328 B. That a ctx attribute lives as
+// long as the graph, where saved tensors are freed by the backward, was checked with torch 2.13 on the CPU (the term's
+// header).
+import * as assert from 'node:assert/strict';
+import type { Estimate } from '../../../src/core/model';
+import type { TrainingSetupInput } from '../../../src/core/setup';
+import { phase, resolveText, run, setupFor } from '../helpers';
+import { truthSetup } from './helpers';
+
+const LOGITS = 512 * 32_000 * 2; // 32,768,000
+const KEPT = 32 * 512 * (3 * 4_096 + 11_008) * 2; // 763,363,328
+
+const qlora = (extra: Partial<TrainingSetupInput>): Estimate =>
+  run(
+    setupFor('meta-llama/Llama-2-7b-hf', {
+      method: 'qlora',
+      quantization: { bits: 4, type: 'nf4' },
+      lora: { r: 16, alpha: 32, dropout: 0, target_modules: ['q_proj', 'v_proj'], dtype: 'bf16' },
+      weights_dtype: 'bf16',
+      micro_batch_size: 1,
+      seq_len: 512,
+      bitsandbytes_version: '0.42.0',
+      ...extra,
+    }),
+  );
+
+const lastStep = (e: Estimate, name: 'forward' | 'backward' | 'optimizer'): number[] =>
+  phase(e, name)
+    .components.filter((c) => c.label.startsWith("The step's logits") || c.label.startsWith("The last step's"))
+    .map((c) => c.bytes);
+
+describe('previous step: a loop that keeps its outputs (Llama-2-7B QLoRA, bitsandbytes 0.42, 1 x 512)', () => {
+  const dropped = qlora({});
+  const kept = qlora({ loop_keeps_outputs: true });
+  it('the logits and every layer kept input of the last step are allocated through the next forward', () => {
+    assert.deepEqual(lastStep(kept, 'forward'), [LOGITS, KEPT]);
+    assert.equal(phase(kept, 'forward').allocatedBytes - phase(dropped, 'forward').allocatedBytes, LOGITS + KEPT);
+  });
+  it('and through its own optimizer step', () => {
+    assert.deepEqual(lastStep(kept, 'optimizer'), [LOGITS, KEPT]);
+    assert.equal(phase(kept, 'optimizer').allocatedBytes - phase(dropped, 'optimizer').allocatedBytes, LOGITS + KEPT);
+  });
+  it("through its own backward the step's logits are referenced beside their gradient", () => {
+    assert.deepEqual(lastStep(kept, 'backward'), [LOGITS]);
+    assert.equal(phase(kept, 'backward').allocatedBytes - phase(dropped, 'backward').allocatedBytes, LOGITS);
+  });
+  it('a loop that drops them (HF Trainer) leaves nothing', () => {
+    assert.deepEqual(lastStep(dropped, 'forward'), []);
+  });
+  it('bitsandbytes 0.43.2 keeps no input: the logits only', () => {
+    assert.deepEqual(lastStep(qlora({ loop_keeps_outputs: true, bitsandbytes_version: '0.43.2' }), 'forward'), [
+      LOGITS,
+    ]);
+  });
+  it('non-reentrant checkpointing keeps the inputs on the graph; reentrant checkpointing builds no forward graph', () => {
+    const ck = (reentrant: boolean) =>
+      lastStep(
+        qlora({ loop_keeps_outputs: true, gradient_checkpointing: 'full', checkpoint_reentrant: reentrant }),
+        'forward',
+      );
+    assert.deepEqual(ck(false), [LOGITS, KEPT]);
+    assert.deepEqual(ck(true), [LOGITS]);
+  });
+  it('a fused loss returns no logits', () => {
+    assert.deepEqual(lastStep(qlora({ loop_keeps_outputs: true, loss: 'fused' }), 'forward'), [KEPT]);
+  });
+});
+
+describe("previous step: LitGPT's fit loops keep their logits", () => {
+  const file = [
+    'checkpoint_dir: checkpoints/meta-llama/Llama-2-7b-hf',
+    'precision: bf16-true',
+    'quantize: bnb.nf4',
+    'lora_r: 32',
+    'lora_query: true',
+    'lora_value: true',
+    'train:',
+    '  micro_batch_size: 2',
+    '  max_seq_length: 512',
+  ].join('\n');
+  it('a LitGPT file sets loop_keeps_outputs, with the source of the default', () => {
+    const r = resolveText('qlora.yaml', file);
+    assert.equal(r.setup?.loop_keeps_outputs, true);
+    assert.equal(r.provenance.loop_keeps_outputs?.kind, 'default');
+    assert.match(JSON.stringify(r.provenance.loop_keeps_outputs), /finetune\/lora\.py fit/);
+  });
+  it('an HF Trainer file does not', () => {
+    const r = resolveText(
+      'train.yaml',
+      ['model_name_or_path: meta-llama/Llama-2-7b-hf', 'per_device_train_batch_size: 1', 'bf16: true'].join('\n'),
+    );
+    assert.equal(r.setup?.loop_keeps_outputs ?? false, false);
+  });
+});
+
+describe('previous step: the CPU truth (a loop that keeps the logits, tiny Llama, transformers 5.17, torch 2.13)', () => {
+  // tools/truth/scenarios/loop/llama-lora-bf16-keep.vram.yaml against llama-lora-bf16: 2 x 256 tokens, vocab 4,096,
+  // bf16 logits = 4,194,304 B. Measured (test/fixtures/truth/loop.json, step 1): forward 42,863,448 vs 38,669,144,
+  // backward 46,787,404 vs 42,593,100, optimizer 11,586,348 vs 7,392,044: 4,194,304 B more at each phase.
+  const measuredDelta = 4_194_304;
+  const keep = run(truthSetup('loop/llama-lora-bf16-keep'));
+  const drop = run(truthSetup('loop/llama-lora-bf16'));
+  for (const name of ['forward', 'backward', 'optimizer'] as const)
+    it(`${name}: the estimate adds what the run measured`, () => {
+      assert.equal(phase(keep, name).allocatedBytes - phase(drop, name).allocatedBytes, measuredDelta);
+    });
+});
