@@ -89,6 +89,8 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           cp: fc.constantFrom(1, 1, 2),
           ep: fc.constantFrom(1, 1, 2),
           distill: fc.boolean(),
+          keepOutputs: fc.boolean(),
+          oldBnb: fc.boolean(),
         }),
         (r) => {
           const m = models[r.model];
@@ -125,6 +127,8 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
             pipeline_parallel: r.pp,
             activation_offloading: r.actOff,
             zero_grad_set_to_none: r.zeroGrad,
+            loop_keeps_outputs: r.keepOutputs,
+            ...(r.oldBnb ? { bitsandbytes_version: '0.42.0' } : {}),
             optimizer_in_backward: r.optInBwd,
             kbit_upcast: r.kbit,
             eval_batch_size: r.evalBatch,
