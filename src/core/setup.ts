@@ -436,7 +436,7 @@ export const TrainingSetupSchema = z.strictObject({
   /**
    * The training loop keeps the last step's outputs referenced into the next step: a loop that rebinds
    * `outputs = model(...)` or `logits = model(...)` each iteration without deleting them (LitGPT's fit loops keep
-   * `logits` until the next forward returns). The previous step's logits stay allocated through its optimizer step
+   * `logits` until the next forward returns). A step's logits stay allocated through its backward, its optimizer step
    * and the next forward, and so does its autograd graph, with what its Functions keep as ctx attributes
    * (bitsandbytes' kept inputs: PyTorch frees saved tensors after backward, ctx attributes only with the graph).
    * HF Trainer, TRL and Axolotl return `loss.detach()` from each step, which frees both. Unset: false.
