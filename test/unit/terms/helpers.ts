@@ -8,6 +8,40 @@ import { estimate } from '../../../src/core/estimate';
 import type { Estimate, RuntimeTerm } from '../../../src/core/model';
 import { parseArchitecture, type Architecture } from '../../../src/core/architecture';
 import { findModel } from '../../../src/core/lookup';
+import type { TrainingSetupInput } from '../../../src/core/setup';
+import { setupFor } from '../helpers';
+
+/**
+ * Llama-2-7B QLoRA (NF4), LoRA r 16 on q_proj and v_proj in bf16, bf16 weights, 1 x 512 tokens: the run the
+ * bitsandbytes terms' tests work by hand (kept inputs, the 4-bit head, a loop that keeps its outputs). `extra` replaces
+ * whole keys.
+ */
+export function llama2Qlora(extra: Partial<TrainingSetupInput> = {}): TrainingSetup {
+  return setupFor('meta-llama/Llama-2-7b-hf', {
+    method: 'qlora',
+    quantization: { bits: 4, type: 'nf4' },
+    lora: { r: 16, alpha: 32, dropout: 0, target_modules: ['q_proj', 'v_proj'], dtype: 'bf16' },
+    weights_dtype: 'bf16',
+    micro_batch_size: 1,
+    seq_len: 512,
+    ...extra,
+  });
+}
+
+/** A LitGPT finetune_lora config quantizing `model` to NF4 (LoRA r 32 on query and value, 2 x 512 tokens). */
+export function litgptQloraYaml(model: string): string {
+  return [
+    `checkpoint_dir: checkpoints/${model}`,
+    'precision: bf16-true',
+    'quantize: bnb.nf4',
+    'lora_r: 32',
+    'lora_query: true',
+    'lora_value: true',
+    'train:',
+    '  micro_batch_size: 2',
+    '  max_seq_length: 512',
+  ].join('\n');
+}
 
 /** The architecture of a catalog model. */
 export function archOf(id: string): Architecture {

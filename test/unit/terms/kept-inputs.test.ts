@@ -12,7 +12,7 @@ import {
 } from '../../../src/core/terms/activations/kept-inputs';
 import type { TrainingSetupInput } from '../../../src/core/setup';
 import { component, phase, resolveText, run, setupFor } from '../helpers';
-import { archOf } from './helpers';
+import { archOf, llama2Qlora } from './helpers';
 
 const T = 512;
 const H = 4096;
@@ -87,21 +87,7 @@ describe('kept inputs: one Llama-2-7B block (QLoRA on q and v, bf16, 1 x 512)', 
 describe('kept inputs: the estimate', () => {
   const qlora = (extra: Partial<TrainingSetupInput>): number =>
     component(
-      phase(
-        run(
-          setupFor('meta-llama/Llama-2-7b-hf', {
-            method: 'qlora',
-            quantization: { bits: 4, type: 'nf4' },
-            lora: { r: 16, alpha: 32, dropout: 0, target_modules: ['q_proj', 'v_proj'], dtype: 'bf16' },
-            weights_dtype: 'bf16',
-            micro_batch_size: 1,
-            seq_len: T,
-            gradient_checkpointing: 'full',
-            ...extra,
-          }),
-        ),
-        'backward',
-      ),
+      phase(run(llama2Qlora({ seq_len: T, gradient_checkpointing: 'full', ...extra })), 'backward'),
       'activations',
     );
   it('bitsandbytes 0.43.1 under non-reentrant checkpointing: 32 layers x 23,855,104 B more', () => {

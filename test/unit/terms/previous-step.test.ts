@@ -8,25 +8,14 @@
 import * as assert from 'node:assert/strict';
 import type { Estimate } from '../../../src/core/model';
 import type { TrainingSetupInput } from '../../../src/core/setup';
-import { phase, resolveText, run, setupFor } from '../helpers';
-import { truthSetup } from './helpers';
+import { phase, resolveText, run } from '../helpers';
+import { litgptQloraYaml, llama2Qlora, truthSetup } from './helpers';
 
 const LOGITS = 512 * 32_000 * 2; // 32,768,000
 const KEPT = 32 * 512 * (3 * 4_096 + 11_008) * 2; // 763,363,328
 
 const qlora = (extra: Partial<TrainingSetupInput>): Estimate =>
-  run(
-    setupFor('meta-llama/Llama-2-7b-hf', {
-      method: 'qlora',
-      quantization: { bits: 4, type: 'nf4' },
-      lora: { r: 16, alpha: 32, dropout: 0, target_modules: ['q_proj', 'v_proj'], dtype: 'bf16' },
-      weights_dtype: 'bf16',
-      micro_batch_size: 1,
-      seq_len: 512,
-      bitsandbytes_version: '0.42.0',
-      ...extra,
-    }),
-  );
+  run(llama2Qlora({ bitsandbytes_version: '0.42.0', ...extra }));
 
 const lastStep = (e: Estimate, name: 'forward' | 'backward' | 'optimizer'): number[] =>
   phase(e, name)
@@ -71,17 +60,7 @@ describe('previous step: a loop that keeps its outputs (Llama-2-7B QLoRA, bitsan
 });
 
 describe("previous step: LitGPT's fit loops keep their logits", () => {
-  const file = [
-    'checkpoint_dir: checkpoints/meta-llama/Llama-2-7b-hf',
-    'precision: bf16-true',
-    'quantize: bnb.nf4',
-    'lora_r: 32',
-    'lora_query: true',
-    'lora_value: true',
-    'train:',
-    '  micro_batch_size: 2',
-    '  max_seq_length: 512',
-  ].join('\n');
+  const file = litgptQloraYaml('meta-llama/Llama-2-7b-hf');
   it('a LitGPT file sets loop_keeps_outputs, with the source of the default', () => {
     const r = resolveText('qlora.yaml', file);
     assert.equal(r.setup?.loop_keeps_outputs, true);

@@ -7,8 +7,8 @@
 import * as assert from 'node:assert/strict';
 import type { TrainingSetupInput } from '../../../src/core/setup';
 import { dequantBytesPerElement, quantizedHead } from '../../../src/core/terms/quantized-head';
-import { component, phase, resolveText, run, setupFor } from '../helpers';
-import { archOf } from './helpers';
+import { component, phase, resolveText, run } from '../helpers';
+import { archOf, litgptQloraYaml, llama2Qlora } from './helpers';
 
 const HEAD = 32_000 * 4_096; // 131,072,000
 const BLOCK_LINEARS = 6_476_005_376;
@@ -39,16 +39,7 @@ describe('quantized head: which heads and copies', () => {
 
 describe('quantized head: the estimate (Llama-2-7B QLoRA, bf16, 1 x 512)', () => {
   const qlora = (quantization: Partial<NonNullable<TrainingSetupInput['quantization']>>) =>
-    run(
-      setupFor('meta-llama/Llama-2-7b-hf', {
-        method: 'qlora',
-        quantization: { bits: 4, type: 'nf4', ...quantization },
-        lora: { r: 16, alpha: 32, dropout: 0, target_modules: ['q_proj', 'v_proj'], dtype: 'bf16' },
-        weights_dtype: 'bf16',
-        micro_batch_size: 1,
-        seq_len: 512,
-      }),
-    );
+    run(llama2Qlora({ quantization: { bits: 4, type: 'nf4', ...quantization } }));
   const fabric = qlora({ head: true, dequant_dtype: 'fp16' });
   const hf = qlora({});
   it('the head is counted with the 4-bit weights', () => {
@@ -71,26 +62,14 @@ describe('quantized head: the estimate (Llama-2-7B QLoRA, bf16, 1 x 512)', () =>
 });
 
 describe('quantized head: LitGPT', () => {
-  const qlora = (model: string): string =>
-    [
-      `checkpoint_dir: checkpoints/${model}`,
-      'precision: bf16-true',
-      'quantize: bnb.nf4',
-      'lora_r: 32',
-      'lora_query: true',
-      'lora_value: true',
-      'train:',
-      '  micro_batch_size: 2',
-      '  max_seq_length: 512',
-    ].join('\n');
   it('Fabric quantizes the head from fp16', () => {
-    const r = resolveText('qlora.yaml', qlora('meta-llama/Llama-2-7b-hf'));
+    const r = resolveText('qlora.yaml', litgptQloraYaml('meta-llama/Llama-2-7b-hf'));
     assert.ok(r.setup);
     assert.equal(r.setup.quantization?.head, true);
     assert.equal(r.setup.quantization?.dequant_dtype, 'fp16');
   });
   it("a tied Hub checkpoint gets a head of its own: Gemma-2B's 256,000 x 2,048 = 524,288,000 parameters more", () => {
-    const r = resolveText('qlora.yaml', qlora('google/gemma-2b'));
+    const r = resolveText('qlora.yaml', litgptQloraYaml('google/gemma-2b'));
     assert.ok(r.setup);
     assert.equal((r.setup.architecture as { tie_word_embeddings?: boolean }).tie_word_embeddings, false);
     assert.equal(r.setup.parameters, 2_506_172_416 + 524_288_000);
