@@ -26,7 +26,8 @@ type Field =
   | 'weights_dtype'
   | 'loss'
   | 'batch_lengths'
-  | 'loop_keeps_outputs';
+  | 'loop_keeps_outputs'
+  | 'model_code';
 
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
 const LITGPT = 'Lightning-AI/litgpt@2685705:litgpt/';
@@ -168,6 +169,10 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
       note:
         `LitGPT's fit loops keep \`logits\` referenced until the next forward returns, and with it the step's graph ` +
         `(${LITGPT}finetune/lora.py fit: logits = model(input_ids, lm_head_chunk_size=128); full.py, adapter.py alike)`,
+    },
+    model_code: {
+      value: 'litgpt',
+      note: `LitGPT runs its own GPT model, not transformers' modeling code (${LITGPT}model.py)`,
     },
     micro_batch_size: {
       value: 1,

@@ -443,6 +443,13 @@ export const TrainingSetupSchema = z.strictObject({
    */
   loop_keeps_outputs: z.boolean().default(false),
   /**
+   * Whose implementation of the model's layers runs: transformers' modeling code (HF Trainer, TRL, Axolotl,
+   * LLaMA-Factory, a loop over from_pretrained) or LitGPT's own model.py. They allocate differently for Falcon:
+   * transformers' FalconAttention hands SDPA one key and value head with a mask, which only SDPA's math kernel takes;
+   * LitGPT expands them to every head and reaches a fused kernel. Unset: transformers.
+   */
+  model_code: z.enum(['transformers', 'litgpt']).default('transformers'),
+  /**
    * PyTorch version the run uses ("major.minor"), for behaviour that changed between releases: before 1.11 softmax
    * and log_softmax keep their input for backward as well as their output. Unset: a current release.
    */

@@ -96,9 +96,32 @@ def suite_loop():
         out[f"{fam}-full-fp32-keep"] = (scenario(fam, attention=default_attention(fam), loop_keeps_outputs=True), {})
         lora_keys = dict(weights_dtype="bf16", method="lora", lora=lora(fam, LORA_QV), loop_keeps_outputs=True)
         out[f"{fam}-lora-bf16-keep"] = (scenario(fam, attention=default_attention(fam), **lora_keys), {})
+    # Falcon's other layouts: the new decoder architecture (kv groups broadcast to every head, ln_attn and ln_mlp) and
+    # Falcon-RW (ALiBi, interleaved q/k/v, sequential blocks with biases); the multi-query one with one sequence.
+    for name, arch in FALCON_LAYOUTS.items():
+        for variant, keys in FALCON_VARIANTS.items():
+            s = scenario("falcon", **keys)
+            s["architecture"] = dict(arch)
+            out[f"{name}-{variant}"] = (s, {})
+    out["falcon-full-bf16-b1"] = (scenario("falcon", weights_dtype="bf16", micro_batch_size=1), {})
+    # SDPA's math kernel before PyTorch 2.5: the 16-bit inputs not upcast.
+    out["falcon-full-bf16-torch24"] = (scenario("falcon", weights_dtype="bf16", pytorch_version="2.4"), {"math_sdp_half": True})
+    lora_keys = dict(weights_dtype="bf16", method="lora", lora=lora("falcon", LORA_QV), pytorch_version="2.4")
+    out["falcon-lora-bf16-torch24"] = (scenario("falcon", **lora_keys), {"math_sdp_half": True})
+    out["falcon-full-bf16-eager-b1"] = (scenario("falcon", weights_dtype="bf16", attention="eager", micro_batch_size=1), {})
     return out
 
 
+FALCON_LAYOUTS = {
+    "falcon40": dict(FAMILIES["falcon"], multi_query=False, new_decoder_architecture=True, num_kv_heads=2),
+    "falconrw": dict(FAMILIES["falcon"], multi_query=False, parallel_attn=False, alibi=True, bias=True),
+}
+FALCON_VARIANTS = {
+    "full-bf16": dict(weights_dtype="bf16"),
+    "full-bf16-eager": dict(weights_dtype="bf16", attention="eager"),
+    "full-amp": dict(mixed_precision="bf16"),
+    "lora-bf16": dict(weights_dtype="bf16", method="lora", lora=lora("falcon", LORA_QV)),
+}
 KEEP_FAMILIES = ["llama", "qwen2", "gemma2", "mixtral", "opt"]
 
 

@@ -100,6 +100,10 @@ def run_one(path, trace_dir=None):
     runner = importlib.import_module(RUNNERS[harness.get("runner", "loop")])
     steps = harness.get("steps", 2)
     started = time.time()
+    import torch
+
+    # PyTorch before 2.5 ran SDPA's math kernel in the inputs' 16-bit dtype; this flag restores that behaviour.
+    torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp(bool(harness.get("math_sdp_half")))
     with memory.Recorder() as rec:
         result = runner.run(rec, scenario, harness)
     timeline = timeline_of(rec)

@@ -125,6 +125,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromDefault('seq_len', 'seq_len'),
   fromDefault('batch_lengths', 'batch_lengths'),
   fromDefault('loop_keeps_outputs', 'loop_keeps_outputs'),
+  fromDefault('model_code', 'model_code'),
   fromDefault('gradient_checkpointing', 'gradient_checkpointing'),
   resolveCheckpointReentrant,
   fromDefault('attention', 'attention'),

@@ -62,6 +62,16 @@ function falconNorms(ctx: ParseContext): number {
   return (num(cfg, 'num_ln_in_parallel_attn') ?? (newArchitecture ? 2 : 1)) === 2 ? 2 : 1;
 }
 
+/**
+ * FalconAttention's split (new decoder architecture or not) and whether FalconDecoderLayer adds the attention output to
+ * the MLP's instead of the residual: parallel_attn (default true), always in the new decoder architecture.
+ */
+function falconLayout(ctx: ParseContext): { newDecoder: boolean; parallel: boolean } {
+  const { cfg, modelType } = ctx;
+  const newDecoder = bool(cfg, 'new_decoder_architecture') ?? modelType.toLowerCase() === 'refinedweb';
+  return { newDecoder, parallel: newDecoder || (bool(cfg, 'parallel_attn') ?? true) };
+}
+
 const parsedCache = new WeakMap<object, ArchitectureResult>();
 
 /** Reads and checks a config.json; returns the normalized architecture or the fields that are missing. Memoized per config object. */
@@ -384,7 +394,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
       : {}),
     ...embeddingLayout(cfg, family, hidden),
     ...(traits.normAffine ? {} : { normAffine: false }),
-    ...(family === 'falcon' ? { normsPerBlock: falconNorms(ctx) } : {}),
+    ...(family === 'falcon' ? { normsPerBlock: falconNorms(ctx), falcon: falconLayout(ctx) } : {}),
     // StableLM 2 12B: attention and the MLP side by side off input_layernorm (no post_attention_layernorm).
     ...(family === 'stablelm' && bool(cfg, 'use_parallel_residual') === true ? { normsPerBlock: 1 } : {}),
   };

@@ -279,6 +279,12 @@ export interface Architecture {
    */
   readonly normsPerBlock?: number;
   /**
+   * FalconAttention's split of query_key_value (modeling_falcon.py _split_heads): the new decoder architecture's kv
+   * groups (key and value broadcast to every query head), or the first one's multi-query head or interleaved q/k/v;
+   * and whether attention and the MLP run side by side off the block input (parallel_attn).
+   */
+  readonly falcon?: { readonly newDecoder: boolean; readonly parallel: boolean };
+  /**
    * Llama 4 loaded with bitsandbytes: transformers swaps Llama4TextExperts for SequentialLlama4TextExperts, one
    * Llama4TextMLP (gate_proj, up_proj, down_proj nn.Linear) per expert, which bitsandbytes quantizes and PEFT can target;
    * every token still runs through every expert (quantizers/base.py MODULES_TO_PATCH_FOR_QUANTIZATION).

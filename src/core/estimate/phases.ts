@@ -637,7 +637,7 @@ function leanPhases(
     lossBwd,
   } = terms;
   const { gradsInForward, gradAtEnd, gradAtFirst } = terms.grads;
-  const { layer, actComp, maskBytes, castComp, castCacheComp, recompute } = terms.activations;
+  const { layer, actComp, maskBytes, maskHeldBytes, castComp, castCacheComp, recompute } = terms.activations;
   const r = (x: number): number => Math.max(0, Math.round(x));
   const tot = (cs: readonly Component[]): number => cs.reduce((t, c) => t + r(c.bytes), 0);
   const pSum = tot(persistent);
@@ -666,7 +666,7 @@ function leanPhases(
   const headGradB = r(Math.max(gradsInForward, headGrad));
   const headAtLossB = headGradAtLoss ? headGradB : r(gradsInForward);
   const mask = r(maskBytes);
-  const held = ck !== 'none' ? mask : 0;
+  const held = r(maskHeldBytes);
   const fwd =
     pSum +
     (gradsInForward > 0 ? r(gradsInForward) : 0) +

@@ -109,6 +109,8 @@ describe('estimate: the layer memo tells plans apart', () => {
       dequantizedExperts: { dequantizedExperts: 8 },
       expertsLooped: { expertsLooped: true },
       neoxHalfSoftmax: { neoxHalfSoftmax: true },
+      sdpaMathHalf: { sdpaMathHalf: true },
+      litgptModel: { litgptModel: true },
       sdpaGqa: { sdpaGqa: true },
       sdpaMask: { sdpaMask: true },
       unshardedParamBytes: { unshardedParamBytes: 2 },

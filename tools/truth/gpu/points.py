@@ -47,6 +47,17 @@ def custom_fsdp1(seq, batch, offload=False, reentrant=True):
     return "-".join(parts), scenario
 
 
+def falcon(seq, batch, ckpt):
+    """Falcon-7B LoRA on query_key_value and dense. transformers' FalconAttention hands SDPA its one key and value head
+    without enable_gqa, so no fused kernel takes the call and SDPA's math kernel runs: fp32 scores and probabilities of
+    every head per layer (src/core/terms/activations/falcon.ts; CPU truth loop/falcon-*)."""
+    scenario = {"model": "falcon-7b", "architecture": config("falcon-7b"), "method": "lora", "weights_dtype": "bf16",
+                "mixed_precision": "none", "optimizer": "adamw", "micro_batch_size": batch, "seq_len": seq,
+                "gradient_checkpointing": ckpt, "attention": "sdpa",
+                "lora": {"r": 16, "alpha": 32, "target_modules": ["query_key_value", "dense"]}}
+    return "-".join(["falcon-7b", "lora", f"s{seq}", f"b{batch}", "ckpt" if ckpt != "none" else "nockpt"]), scenario
+
+
 def all_points():
     pts = []
     for m in ("qwen2.5-0.5b", "llama-3.2-1b", "qwen2.5-1.5b"):  # full fine-tunes that fit whole
@@ -62,6 +73,8 @@ def all_points():
     # FSDP1 custom loops (Answer.AI's layout): the all-gather stream's pool and what FSDP's initialisation leaves cached
     pts += [custom_fsdp1(512, 1), custom_fsdp1(2048, 1), custom_fsdp1(2048, 4), custom_fsdp1(2048, 6),
             custom_fsdp1(2048, 4, reentrant=False), custom_fsdp1(2048, 10, offload=True)]
+    # Falcon-7B: SDPA's math kernel for multi-query attention
+    pts += [falcon(512, 1, "none"), falcon(1024, 2, "none"), falcon(2048, 1, "full")]
     for seq in (8192, 16384, 32768):  # long context
         pts += [point("llama-3.2-1b", "full", seq), point("llama-3.1-8b", "lora", seq)]
     return dict(pts)

@@ -33,6 +33,8 @@ export function attentionCore(
     kvTokens?: number;
     sinks?: boolean;
     outWidth?: number;
+    /** Bytes of the mask the fused kernel keeps for this layer (default: SDPA's converted boolean mask, if any). */
+    keptMaskBytes?: number;
   },
 ): Tensor {
   const { p, a, tape, T, heads, kvHeads, qd, b, s, state } = bc;
@@ -113,7 +115,9 @@ export function attentionCore(
     tape.save(out);
     tape.saveExtra('attention logsumexp (fp32)', b * heads * s * 4);
     // A boolean mask, converted to an additive one in the query dtype by this call and kept for the backward.
-    if (p.attention === 'sdpa' && p.sdpaMask)
+    if (opts.keptMaskBytes !== undefined) {
+      if (opts.keptMaskBytes > 0) tape.saveExtra('attention mask (16-bit autocast copy)', opts.keptMaskBytes);
+    } else if (p.attention === 'sdpa' && p.sdpaMask)
       tape.saveExtra('attention mask, converted by SDPA (b x s x s)', b * s * (kvTokens / b) * qq.bytesPerElem);
     // flash_attn's FlashAttnFunc also keeps its RNG state (two int64: flash_attn_interface.py save_for_backward).
     if (p.attention === 'flash') tape.saveExtra('flash-attn RNG state (2 x int64)', 16);

@@ -5,6 +5,7 @@
 import { type Architecture, type LinearModule, linearModules } from '../../architecture';
 import { type ForwardSequence, Tape, type Tensor, type Weight } from '../saved-tensors';
 import { decoderBlock } from './decoder';
+import { falconBlock } from './falcon';
 import { bertBlock, bloomBlock, falconH1Block, gpt2Block, gptNeoxBlock, nemotronHBlock } from './families';
 import { linear as linearOf } from './linear';
 import type { MoeInfo } from './moe';
@@ -26,6 +27,11 @@ export interface BlockState {
   linearWorking: number | undefined;
   /** Eager attention computes the softmax in fp32 (HF llama-family `softmax(..., dtype=torch.float32)`, autocast). */
   softmaxUpcast: boolean;
+  /**
+   * Bytes per score element that attention's backward holds when a kernel other than eager kept the full scores (SDPA's
+   * math kernel: the fp32 gradients of the probabilities and of the scores); undefined: by the plan's attention.
+   */
+  scoreGradBytes?: number;
   /** The residual stream after the attention half, which the block's last residual sum reads. */
   residual: Tensor | undefined;
 }
@@ -80,6 +86,7 @@ const FAMILY_BLOCKS: Partial<Record<Architecture['family'], (bc: BlockContext) =
   t5: (bc) => bc.x0,
   nemotron_h: nemotronHBlock,
   falcon_h1: falconH1Block,
+  falcon: falconBlock,
 };
 
 /**
@@ -97,7 +104,9 @@ export function blockActivations(
 ): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const bc = blockContext(p, moeBlock, rope, linearLayer, blockKind);
-  const out = (FAMILY_BLOCKS[bc.a.family] ?? decoderBlock)(bc);
+  // LitGPT's GPT runs every family through one CausalSelfAttention, closest to the Llama-shaped replay.
+  const familyBlock = p.litgptModel && bc.a.family === 'falcon' ? undefined : FAMILY_BLOCKS[bc.a.family];
+  const out = (familyBlock ?? decoderBlock)(bc);
   // The residual sum that makes the block's output (saves nothing): for the allocator replay's sequence.
   const { tape, x0, a, Tsp, residualBytes, state } = bc;
   tape.use(state.residual ?? x0);
@@ -267,10 +276,10 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
   // been through its backward and released what it saved. Flash / SDPA backward holds dQ, dK, dV and dO; a gated
   // attention output (Qwen3.5) adds the gradients of the gate and of the ungated output. A Gated DeltaNet layer has
   // its own (gatedDeltaNet).
-  const scoreGradBytes = 2 * cb + (softmaxUpcast && cb < 4 ? 4 : 0);
+  const scoreGradBytes = state.scoreGradBytes ?? 2 * cb + (softmaxUpcast && cb < 4 ? 4 : 0);
+  const scoresKept = p.attention === 'eager' || state.scoreGradBytes !== undefined;
   const attnWorking =
-    linearWorking ??
-    (p.attention === 'eager' ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));
+    linearWorking ?? (scoresKept ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));
   const backwardWorkingBytes =
     Math.max(mlpWorking, expertLoraWorking, Math.max(0, attnWorking - mlpSavedBytes)) +
     2 * residualBytes * Tsp * a.hidden;

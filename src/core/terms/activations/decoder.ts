@@ -234,7 +234,7 @@ function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
  * apply_rotary_pos_emb: x * cos + rotate_half(x) * sin. No tensor of it is saved (cos and sin need no grad), but each
  * product and rotate_half's cat is a tensor of x's size while the sum is formed (the allocator replay's sequence).
  */
-function rotary(tape: Tape, x: Tensor, what: string, elems: number, bytesPerElem: number): Tensor {
+export function rotary(tape: Tape, x: Tensor, what: string, elems: number, bytesPerElem: number): Tensor {
   const cosPart = tape.free(x, `${what} x cos`, elems, bytesPerElem);
   const half = tape.free(x, `rotate_half(${what})`, elems, x.bytesPerElem);
   const sinPart = tape.free(half, `rotate_half(${what}) x sin`, elems, bytesPerElem);

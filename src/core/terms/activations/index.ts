@@ -81,6 +81,8 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   (a.dequantizedExperts ?? 0) === (b.dequantizedExperts ?? 0) &&
   (a.expertsLooped === true) === (b.expertsLooped === true) &&
   (a.neoxHalfSoftmax === true) === (b.neoxHalfSoftmax === true) &&
+  (a.sdpaMathHalf === true) === (b.sdpaMathHalf === true) &&
+  (a.litgptModel === true) === (b.litgptModel === true) &&
   (a.sdpaGqa === true) === (b.sdpaGqa === true) &&
   (a.sdpaMask === true) === (b.sdpaMask === true) &&
   (a.unshardedParamBytes ?? 0) === (b.unshardedParamBytes ?? 0) &&
@@ -119,6 +121,8 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   dequantizedExperts: true,
   expertsLooped: true,
   neoxHalfSoftmax: true,
+  sdpaMathHalf: true,
+  litgptModel: true,
   sdpaGqa: true,
   sdpaMask: true,
   unshardedParamBytes: true,
@@ -140,7 +144,7 @@ const layers = memo(layerActivationsUncached, {
     `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}` +
     `${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}` +
     `${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.bnbKeepsInput === true)}` +
-    `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}` +
+    `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}${+(p.sdpaMathHalf === true)}${+(p.litgptModel === true)}` +
     `${+(p.sdpaGqa === true)}${+(p.sdpaMask === true)}` +
     `u${p.unshardedParamBytes ?? 0}` +
     `${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}` +

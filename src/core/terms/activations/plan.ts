@@ -80,6 +80,13 @@ export interface ActivationPlan {
    */
   readonly neoxHalfSoftmax?: boolean;
   /**
+   * SDPA's math kernel computes 16-bit inputs in their own dtype (PyTorch < 2.5); since 2.5 it upcasts them to fp32
+   * unless torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp(True) (pytorch#128922, #135964).
+   */
+  readonly sdpaMathHalf?: boolean;
+  /** LitGPT's model.py runs the layers (setup.model_code): its Falcon is replayed as a Llama-shaped block. */
+  readonly litgptModel?: boolean;
+  /**
    * SDPA takes the key and value heads as they are (enable_gqa=True), so grouped-query attention keeps no repeated
    * copies: transformers 5 (integrations/sdpa_attention.py use_gqa_in_sdpa) on torch 2.5+ when the model passes no
    * attention mask (no padding in the batch, causal, inside any sliding window) and head_dim <= 256 (stage.ts

@@ -26,6 +26,7 @@ export interface StageActivations {
   readonly maskC: Component[];
   readonly maskHeld: Component[];
   readonly maskBytes: number;
+  readonly maskHeldBytes: number;
   /** Autocast's 16-bit weight copies kept for backward, and its cache until the forward ends. */
   readonly castComp: Component[];
   readonly castCacheComp: Component[];
@@ -186,6 +187,8 @@ function activationPlan(
       : {}),
     ...(fsdpMp ? { unshardedParamBytes: half } : {}),
     ...(a.family === 'gpt_neox' && olderThan(setup.transformers_version, 4, 49) ? { neoxHalfSoftmax: true } : {}),
+    ...(a.family === 'falcon' && olderThan(setup.pytorch_version, 2, 5) ? { sdpaMathHalf: true } : {}),
+    ...(setup.model_code === 'litgpt' ? { litgptModel: true } : {}),
     ...sdpaInputs(ctx, seqHere, paddedBatch),
     ...mixerKernels,
     ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
@@ -213,6 +216,8 @@ function sdpaInputs(
   const { setup } = ctx;
   const a = ctx.model.arch;
   if (ctx.dtypes.attention !== 'sdpa') return {};
+  // FalconModel materializes the mask whatever the batch (create_causal_mask(..., allow_is_causal_skip=False)).
+  if (a.family === 'falcon' && setup.model_code === 'transformers') return { sdpaMask: true };
   if (paddedBatch || (a.slidingLayers > 0 && seqHere > a.slidingWindow)) return { sdpaMask: true };
   const gqa =
     !olderThan(setup.transformers_version, 5, 0) && !olderThan(setup.pytorch_version, 2, 5) && a.headDim <= 256;
@@ -527,7 +532,7 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
       : [];
   if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
   const perLayerLabel = Math.round(perLayerFull);
-  const { maskC, maskHeld, maskBytes } = causalMask(ctx, st);
+  const { maskC, maskHeld, maskBytes, maskHeldBytes } = causalMask(ctx, st);
   const actComp = comp(ctx, 'activations', 'Activations saved for backward', actBytes, actFormula, () => ({
     perLayerBytes: perLayerLabel,
     layers: layersStage,
@@ -546,6 +551,7 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
     maskC,
     maskHeld,
     maskBytes,
+    maskHeldBytes,
     castComp,
     castCacheComp,
     recompute,
@@ -556,39 +562,52 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
 /**
  * Eager attention in the decoder families takes a 4D causal mask (b x 1 x s x s, in the embeddings' dtype: transformers
  * masking_utils eager_mask) built once per forward; under checkpointing every layer's saved inputs reference it, so it
- * lives until the end of the backward.
+ * lives until the end of the backward. Falcon with ALiBi folds the biases into one (b x heads x s x s) mask
+ * (modeling_falcon.py FalconModel.forward), which every layer's SDPA call keeps for its backward.
  */
 function causalMask(
   ctx: EstimateContext,
   st: StageContext,
-): Pick<StageActivations, 'maskC' | 'maskHeld' | 'maskBytes'> {
+): Pick<StageActivations, 'maskC' | 'maskHeld' | 'maskBytes' | 'maskHeldBytes'> {
   const { setup } = ctx;
   const a = ctx.model.arch;
   const { weightBytes: wb, attention } = ctx.dtypes;
   const seqs = st.sequences;
   const ck = setup.gradient_checkpointing;
   const maskElem = wb === 4 ? 4 : 2;
+  const alibi =
+    a.family === 'falcon' && a.positions === 'alibi' && attention !== 'flash' && setup.model_code === 'transformers';
+  const heads = alibi ? a.heads / ctx.layout.tensorParallel : 1;
   const maskBytes =
-    attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(a.family)
-      ? seqs * setup.seq_len * setup.seq_len * maskElem
+    alibi || (attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(a.family))
+      ? seqs * heads * setup.seq_len * setup.seq_len * maskElem
       : 0;
+  // Under autocast over fp32 weights each layer keeps its own 16-bit copy (falcon.ts) and the fp32 mask goes with the
+  // forward (CPU truth loop/falconrw-full-amp: +2.7 % with it held).
+  const ownCopies = ctx.dtypes.mode === 'amp' && wb === 4;
+  const keptByLayers = ck !== 'none' || (alibi && attention === 'sdpa' && !ownCopies);
   const maskC =
     maskBytes > 0
       ? [
           comp(
             ctx,
             'activations',
-            'Causal attention mask (4D, eager attention)',
+            alibi ? 'ALiBi attention mask (4D, every head)' : 'Causal attention mask (4D, eager attention)',
             maskBytes,
             () =>
-              `b x s x s x ${maskElem} B = ${seqs} ` +
-              `x ${setup.seq_len}²${ck !== 'none' ? ', held by the checkpointed layers until the end of the backward' : ''}`,
-            () => ({ sequences: seqs, seqLen: setup.seq_len }),
+              `b x ${alibi ? 'heads x ' : ''}s x s x ${maskElem} B = ${seqs}${alibi ? ` x ${heads}` : ''} ` +
+              `x ${setup.seq_len}²` +
+              (ck !== 'none'
+                ? ', held by the checkpointed layers until the end of the backward'
+                : keptByLayers
+                  ? ", kept by every layer's SDPA call until the end of the backward"
+                  : ''),
+            () => ({ sequences: seqs, seqLen: setup.seq_len, ...(alibi ? { heads } : {}) }),
           ),
         ]
       : [];
-  const maskHeld = ck !== 'none' ? maskC : [];
-  return { maskC, maskHeld, maskBytes };
+  const maskHeld = keptByLayers ? maskC : [];
+  return { maskC, maskHeld, maskBytes, maskHeldBytes: keptByLayers ? maskBytes : 0 };
 }
 
 /** Tensors held once per model by checkpointed layers (T5 position biases). */

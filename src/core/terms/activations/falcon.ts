@@ -1,0 +1,216 @@
+// Falcon's decoder block as transformers runs it (models/falcon/modeling_falcon.py FalconDecoderLayer, FalconAttention,
+// FalconMLP): one LayerNorm (or ln_attn and ln_mlp) feeding attention and the MLP side by side, query_key_value split
+// by views and index copies, rotary positions, and the attention kernels it reaches. FalconAttention never repeats its
+// one key and value head and always gets a mask, so SDPA runs its math kernel for multi-query models. Pure arithmetic.
+// Docs: docs/estimate/activations.md
+import type { Tensor } from '../saved-tensors';
+import { attentionCore } from './attention';
+import type { BlockContext } from './block';
+import { rotary } from './decoder';
+import { plainMlp } from './mlp';
+
+/** q, k and v as FalconAttention hands them to attention, (b, heads, s, d) each. */
+interface FalconHeads {
+  q: Tensor;
+  k: Tensor;
+  v: Tensor;
+  /** Laid out (b, s, heads, d) in memory (views of the fused output): torch.matmul copies them to fold b and heads. */
+  qStrided: boolean;
+  kvStrided: boolean;
+  /** One key and value head for every query head (multi-query): matmul expands it, a copy when b > 1. */
+  kvBroadcast: boolean;
+}
+
+/**
+ * FalconDecoderLayer: attention off the first LayerNorm; the MLP off the same output (parallel_attn), off ln_mlp (new
+ * decoder architecture, two norms), or after the residual sum and post_attention_layernorm (sequential, Falcon-RW).
+ */
+export function falconBlock(bc: BlockContext): Tensor {
+  const { p, a, tape, tp, Tsp, residualBytes, x0, state } = bc;
+  const layout = a.falcon ?? { newDecoder: false, parallel: true };
+  const twoNorms = layout.parallel && a.normsPerBlock === 2;
+  const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, twoNorms ? 'ln_attn' : 'input_layernorm');
+  let mlpIn = twoNorms ? tape.layerNorm(x0, Tsp, p.normsTrainable, 'ln_mlp') : h1;
+  const att = falconAttention(bc, h1, layout.newDecoder);
+  const beforeMlp = tape.totalBytes();
+  if (!layout.parallel) {
+    // dropout_add(attention_output, residual, config.attention_dropout), then post_attention_layernorm.
+    const dropped = tape.dropout(att, a.attentionDropout, 'attention output dropout');
+    tape.use(x0);
+    state.residual = tape.free(dropped, 'residual', Tsp * a.hidden, residualBytes);
+    mlpIn = tape.layerNorm(state.residual, Tsp, p.normsTrainable, 'post_attention_layernorm');
+  }
+  const mlpOut = plainMlp(tape, 'falcon', a.ffn / tp, a.hidden, mlpIn, (x, name, out, what) =>
+    falconLinear(bc, x, name, out, what),
+  )!;
+  state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
+  // mlp_output += attention_output (in place), then dropout_add(mlp_output, residual, hidden_dropout).
+  if (layout.parallel) tape.use(att);
+  return tape.dropout(mlpOut, a.hiddenDropout, 'hidden dropout');
+}
+
+/** query_key_value, the split, rotary positions, the attention kernel, the output made contiguous, dense. */
+function falconAttention(bc: BlockContext, h1: Tensor, newDecoder: boolean): Tensor {
+  const { p, a, tape, T, qd, kvd, residualBytes, state } = bc;
+  const qkv = falconLinear(bc, h1, 'query_key_value', qd + 2 * kvd);
+  const heads = splitHeads(bc, qkv, newDecoder);
+  if (a.positions !== 'alibi') {
+    // apply_rotary_pos_emb: new q and k tensors, laid out as their inputs; cos and sin take the hidden states' dtype
+    // (fp32 under autocast with fp32 weights), so the products do too.
+    const bytes = Math.max(heads.q.bytesPerElem, residualBytes);
+    heads.q = rotary(tape, heads.q, 'q', heads.q.elems, bytes);
+    heads.k = rotary(tape, heads.k, 'k', heads.k.elems, bytes);
+  }
+  let out: Tensor;
+  // Eager's and the math kernel's bmm give (b, heads, s, d): view, permute(0, 2, 1, 3) and reshape(b, s, heads x d)
+  // copy it. The fused kernels write (b, s, heads, d) and return a transposed view, which that reshape only views.
+  if (p.attention === 'eager' || (p.attention === 'sdpa' && heads.kvBroadcast)) {
+    const bmmOut = p.attention === 'eager' ? eagerAttention(bc, heads, h1.bytesPerElem) : sdpaMath(bc, heads);
+    out = tape.free(bmmOut, 'attention output (permuted, contiguous)', T * qd);
+  } else {
+    // Every head has its key and value (or flash-attn takes one for all): the fused kernels, as for other families.
+    // With ALiBi the model's (b, heads, s, s) float mask carries the biases: every layer keeps that one tensor (counted
+    // once, stage.ts causalMask), and under autocast its own 16-bit copy.
+    const ownCopy = p.mode === 'amp' && p.weightBytes === 4;
+    const alibiMask = a.positions === 'alibi' ? (ownCopy ? bc.b * bc.heads * bc.s * bc.s * p.half : 0) : undefined;
+    out = attentionCore(bc, heads.q, heads.k, heads.v, {
+      causalRepeat: false,
+      softmaxFp32: false,
+      dropout: a.positions === 'alibi' ? a.attentionDropout : 0,
+      ...(alibiMask !== undefined ? { keptMaskBytes: alibiMask } : {}),
+    });
+    state.softmaxUpcast = false;
+  }
+  return falconLinear(bc, out, 'dense', a.hidden);
+}
+
+/**
+ * FalconLinear: input @ weight.T, then + bias outside the matmul, so under autocast an fp32 bias makes the output fp32
+ * (CPU truth loop/falconrw-full-amp: the MLP's up projection kept its fp32 output for GELU).
+ */
+function falconLinear(bc: BlockContext, x: Tensor, name: string, outFeatures: number, what = `${name} output`): Tensor {
+  const { p, tape, mods } = bc;
+  const y = bc.linear(x, name, outFeatures, what);
+  return p.mode === 'amp' && p.weightBytes === 4 && mods.get(name)?.bias ? tape.to(y, 4, `${what} + bias (fp32)`) : y;
+}
+
+/**
+ * _split_heads and the transpose-reshape after it. New decoder architecture: the output viewed (b, s, groups, per group
+ * + 2, d); key and value are indexed by a list (copies), broadcast to the group's heads and flattened with the queries
+ * (copies of all three), then transposed and reshaped (copies again). Multi-query: the queries stay a view, key and
+ * value are one-head index copies. Otherwise q, k and v are interleaved views of the output.
+ */
+function splitHeads(bc: BlockContext, qkv: Tensor, newDecoder: boolean): FalconHeads {
+  const { tape, T, qd, kvd, kvHeads, heads } = bc;
+  if (newDecoder) {
+    const kIndexed = tape.free(qkv, 'key (index copy)', T * kvd);
+    const vIndexed = tape.free(qkv, 'value (index copy)', T * kvd);
+    const qFlat = tape.free(qkv, 'query (flatten copy)', T * qd);
+    const kFlat = tape.free(kIndexed, 'key broadcast to its group (flatten copy)', T * qd);
+    const vFlat = tape.free(vIndexed, 'value broadcast to its group (flatten copy)', T * qd);
+    return {
+      q: tape.free(qFlat, 'query (transpose-reshape copy)'),
+      k: tape.free(kFlat, 'key (transpose-reshape copy)'),
+      v: tape.free(vFlat, 'value (transpose-reshape copy)'),
+      qStrided: false,
+      kvStrided: false,
+      kvBroadcast: false,
+    };
+  }
+  if (kvHeads < heads) {
+    return {
+      q: tape.view(qkv, 'query (view of query_key_value output)', T * qd),
+      k: tape.free(qkv, 'key (index copy)', T * kvd),
+      v: tape.free(qkv, 'value (index copy)', T * kvd),
+      qStrided: true,
+      kvStrided: false,
+      kvBroadcast: true,
+    };
+  }
+  return {
+    q: tape.view(qkv, 'query (view)', T * qd),
+    k: tape.view(qkv, 'key (view)', T * kvd),
+    v: tape.view(qkv, 'value (view)', T * kvd),
+    qStrided: true,
+    kvStrided: true,
+    kvBroadcast: false,
+  };
+}
+
+/** torch.matmul's 3-D operand for bmm: a copy unless the 4-D tensor folds b and heads as a view. */
+function bmmOperand(bc: BlockContext, x: Tensor, strided: boolean, broadcast: boolean, what: string): Tensor {
+  const { tape, T, qd, b } = bc;
+  if (strided || (broadcast && b > 1)) return tape.free(x, `${what} (copy for bmm)`, T * qd);
+  return x;
+}
+
+/**
+ * Eager: q @ k^T (kept operands), scaled in place, plus the mask (a new tensor in the wider of the scores' and the
+ * mask's dtypes), softmax with dtype = the attention input's (no fp32 upcast unless that is fp32), no dropout,
+ * probabilities @ v. With ALiBi: the scores upcast to fp32, the biases added, scaled in place, the mask added, softmax
+ * to the attention input's dtype, dropout.
+ */
+function eagerAttention(bc: BlockContext, h: FalconHeads, hiddenBytes: number): Tensor {
+  const { a, tape, b, s, heads, T, qd, x0, state } = bc;
+  const alibi = a.positions === 'alibi';
+  const scoresElems = b * heads * s * s;
+  const qOp = bmmOperand(bc, tape.castForMatmul(h.q), h.qStrided, false, 'q');
+  const kOp = bmmOperand(bc, tape.castForMatmul(h.k), h.kvStrided, h.kvBroadcast, 'k');
+  tape.save(qOp);
+  tape.save(kOp);
+  tape.use(qOp, kOp);
+  const raw = tape.tensor('attention scores QK^T', scoresElems, tape.computeBytes, true);
+  const masked = alibi
+    ? tape.free(tape.free(tape.to(raw, 4, 'scores (fp32)'), 'scores + alibi'), '(scores + alibi) x inv_norm + mask')
+    : tape.free(raw, 'scores + attention mask', scoresElems, Math.max(raw.bytesPerElem, x0.bytesPerElem));
+  const probs = tape.dropout(
+    tape.unarySavesOutput(masked, 'softmax output', hiddenBytes),
+    alibi ? a.attentionDropout : 0,
+    'attention dropout',
+  );
+  state.softmaxUpcast = hiddenBytes === 4 || alibi;
+  const pOp = tape.castForMatmul(probs);
+  const vOp = bmmOperand(bc, tape.castForMatmul(h.v), h.kvStrided, h.kvBroadcast, 'v');
+  tape.save(pOp);
+  tape.save(vOp);
+  tape.use(pOp, vOp);
+  tape.attentionOutputBytes += pOp.storageBytes;
+  return tape.tensor('attention output', T * qd, tape.computeBytes, true);
+}
+
+/**
+ * SDPA with fewer key/value heads than query heads and no enable_gqa: no fused kernel takes it (sdp_utils
+ * check_batch_size_and_num_heads_dense), so _scaled_dot_product_attention_math runs: the boolean mask converted to
+ * the query dtype, 16-bit q, k, v upcast to fp32 (PyTorch 2.5 on, ActivationPlan.sdpaMathHalf), each scaled by
+ * sqrt(scale), q @ k^T through torch.matmul (copies as in eager), the mask added, softmax kept and cast back as the
+ * returned weights, probabilities @ v, the output cast back. Its backward holds the gradients of the probabilities and
+ * of the scores. Selective checkpointing's save list has no bmm: nothing of it counts as an attention output there.
+ */
+function sdpaMath(bc: BlockContext, h: FalconHeads): Tensor {
+  const { p, tape, b, s, heads, T, qd, state } = bc;
+  const scoresElems = b * heads * s * s;
+  const q = tape.castForMatmul(h.q);
+  const k = tape.castForMatmul(h.k);
+  const v = tape.castForMatmul(h.v);
+  const origin = q.bytesPerElem;
+  const acc = p.sdpaMathHalf ? origin : 4;
+  const mask = tape.tensor('attention mask, converted by SDPA (b x s x s)', b * s * s, origin, false);
+  const qs = tape.free(tape.to(q, acc, 'q (fp32, SDPA math)'), 'q x sqrt(scale)');
+  const ks = tape.free(tape.to(k, acc, 'k (fp32, SDPA math)'), 'k^T x sqrt(scale)');
+  const vAcc = tape.to(v, acc, 'v (fp32, SDPA math)');
+  const qOp = bmmOperand(bc, qs, h.qStrided, false, 'q');
+  const kOp = bmmOperand(bc, ks, h.kvStrided, h.kvBroadcast, 'k');
+  tape.save(qOp);
+  tape.save(kOp);
+  tape.use(qOp, kOp);
+  const raw = tape.tensor('attention scores (SDPA math)', scoresElems, acc, true);
+  tape.use(mask);
+  const probs = tape.unarySavesOutput(tape.free(raw, 'scores + mask'), 'softmax output (SDPA math)');
+  if (origin < acc) tape.free(probs, 'attention weights cast back (returned, unused)', scoresElems, origin);
+  const vOp = bmmOperand(bc, vAcc, h.kvStrided, h.kvBroadcast, 'v');
+  tape.save(vOp);
+  tape.use(probs, vOp);
+  const out = tape.tensor('attention output (SDPA math)', T * qd, acc, true);
+  state.scoreGradBytes = 2 * acc;
+  return tape.to(out, origin, 'attention output (cast back)');
+}
