@@ -104,9 +104,7 @@ export function blockActivations(
 ): LayerActivations {
   if (unslothFastPath(p)) return unslothBlock(p);
   const bc = blockContext(p, moeBlock, rope, linearLayer, blockKind);
-  // LitGPT's GPT runs every family through one CausalSelfAttention, closest to the Llama-shaped replay.
-  const familyBlock = p.litgptModel && bc.a.family === 'falcon' ? undefined : FAMILY_BLOCKS[bc.a.family];
-  const out = (familyBlock ?? decoderBlock)(bc);
+  const out = (FAMILY_BLOCKS[bc.a.family] ?? decoderBlock)(bc);
   // The residual sum that makes the block's output (saves nothing): for the allocator replay's sequence.
   const { tape, x0, a, Tsp, residualBytes, state } = bc;
   tape.use(state.residual ?? x0);

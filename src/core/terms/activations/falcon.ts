@@ -6,7 +6,7 @@
 import type { Tensor } from '../saved-tensors';
 import { attentionCore } from './attention';
 import type { BlockContext } from './block';
-import { rotary } from './decoder';
+import { decoderBlock, rotary } from './decoder';
 import { plainMlp } from './mlp';
 
 /** q, k and v as FalconAttention hands them to attention, (b, heads, s, d) each. */
@@ -22,11 +22,13 @@ interface FalconHeads {
 }
 
 /**
- * FalconDecoderLayer: attention off the first LayerNorm; the MLP off the same output (parallel_attn), off ln_mlp (new
+ * FalconDecoderLayer (LitGPT's model: the Llama-shaped block): attention off the first LayerNorm; the MLP off the same output (parallel_attn), off ln_mlp (new
  * decoder architecture, two norms), or after the residual sum and post_attention_layernorm (sequential, Falcon-RW).
  */
 export function falconBlock(bc: BlockContext): Tensor {
   const { p, a, tape, tp, Tsp, residualBytes, x0, state } = bc;
+  // LitGPT's GPT runs every family through one CausalSelfAttention, closest to the Llama-shaped replay.
+  if (p.litgptModel) return decoderBlock(bc);
   const layout = a.falcon ?? { newDecoder: false, parallel: true };
   const twoNorms = layout.parallel && a.normsPerBlock === 2;
   const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, twoNorms ? 'ln_attn' : 'input_layernorm');
@@ -117,23 +119,16 @@ function splitHeads(bc: BlockContext, qkv: Tensor, newDecoder: boolean): FalconH
       kvBroadcast: false,
     };
   }
-  if (kvHeads < heads) {
-    return {
-      q: tape.view(qkv, 'query (view of query_key_value output)', T * qd),
-      k: tape.free(qkv, 'key (index copy)', T * kvd),
-      v: tape.free(qkv, 'value (index copy)', T * kvd),
-      qStrided: true,
-      kvStrided: false,
-      kvBroadcast: true,
-    };
-  }
+  const multiQuery = kvHeads < heads;
+  const kv = (what: string): Tensor =>
+    multiQuery ? tape.free(qkv, `${what} (index copy)`, T * kvd) : tape.view(qkv, `${what} (view)`, T * kvd);
   return {
-    q: tape.view(qkv, 'query (view)', T * qd),
-    k: tape.view(qkv, 'key (view)', T * kvd),
-    v: tape.view(qkv, 'value (view)', T * kvd),
+    q: tape.view(qkv, multiQuery ? 'query (view of query_key_value output)' : 'query (view)', T * qd),
+    k: kv('key'),
+    v: kv('value'),
     qStrided: true,
-    kvStrided: true,
-    kvBroadcast: false,
+    kvStrided: !multiQuery,
+    kvBroadcast: multiQuery,
   };
 }
 
