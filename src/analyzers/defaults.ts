@@ -213,6 +213,28 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
       note: 'LitGPT keeps the adapters in the precision of the model (Fabric converts the whole module)',
     },
   },
+  pytorch: {
+    micro_batch_size: {
+      value: 1,
+      note: 'torch.utils.data.DataLoader batch_size defaults to 1 (torch/utils/data/dataloader.py)',
+    },
+    gradient_accumulation_steps: {
+      value: 1,
+      note: 'the loop steps the optimizer after every backward (Accelerator gradient_accumulation_steps defaults to 1)',
+    },
+    gradient_checkpointing: {
+      value: 'none',
+      note: 'transformers models checkpoint only after gradient_checkpointing_enable() (modeling_utils.py)',
+    },
+    optimizer: {
+      value: 'adamw',
+      note: 'no optimizer class of torch.optim, bitsandbytes or transformers is constructed in the script: AdamW assumed',
+    },
+    loop_keeps_outputs: {
+      value: false,
+      note: "no variable of the training loop keeps the model's outputs into the next step",
+    },
+  },
   'ms-swift': {
     micro_batch_size: {
       value: 1,

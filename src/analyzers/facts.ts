@@ -38,7 +38,8 @@ export type Tool =
   | 'peft'
   | 'unsloth'
   | 'ms-swift'
-  | 'openrlhf';
+  | 'openrlhf'
+  | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 
 /**
  * Canonical keys: one vocabulary for every format. Values are normalized to the TrainingSetup vocabulary
@@ -91,6 +92,7 @@ export type CanonicalKey =
   | 'kernels' // 'pytorch' | 'liger' | 'unsloth': the kernels the blocks run
   | 'expandableSegments' // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment
   | 'emptyCacheSteps' // number: HF TrainingArguments torch_empty_cache_steps
+  | 'loopKeepsOutputs' // boolean: a training loop keeps the step's outputs in a variable until the next forward rebinds it
   | 'preference' // preference objective: 'dpo' (paired, with a reference: a frozen copy, or the model with
   // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO,
   // CPO) | 'reward' (reward-model training: pairs, no reference)

@@ -80,7 +80,7 @@ const DRIVERS: Partial<Record<ComponentId, readonly CanonicalKey[]>> = {
   activations: ['microBatchSize', 'seqLen', 'gradientCheckpointing', 'attention', 'paddedBatches'],
   'checkpoint-recompute': ['microBatchSize', 'seqLen', 'gradientCheckpointing'],
   'backward-working': ['microBatchSize', 'seqLen', 'attention'],
-  'logits-loss': ['microBatchSize', 'seqLen', 'completionLen', 'loss'],
+  'logits-loss': ['microBatchSize', 'seqLen', 'completionLen', 'loss', 'loopKeepsOutputs'],
   'loss-backward': ['microBatchSize', 'seqLen', 'completionLen', 'loss'],
   'autocast-weight-copies': ['bf16', 'fp16', 'mixedPrecision', 'weightsDtype'],
   'optimizer-states': ['optimizer', 'zeroStage', 'offloadOptimizer', 'fsdp'],

@@ -14,7 +14,7 @@ import {
 } from '../facts';
 import { UNMODELED_TRL, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS } from './vocab';
 import { type Entry, PythonFile } from './file';
-import { conditionOf } from './branches';
+import { branchTaken, conditionOf } from './branches';
 import { children, span, clip } from './syntax';
 import { implicitBnbDefaults, mapEntry } from './mapping';
 
@@ -314,7 +314,43 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
   }
 }
 
-/** A fact that the call itself states, located at its callee. */
+/**
+ * `model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=...)` checkpoints every layer whatever the training
+ * arguments say (Trainer only ever turns it on: `if args.gradient_checkpointing: model.gradient_checkpointing_enable()`).
+ * torch's `apply_activation_checkpointing(model, ...)` (FSDP scripts) wraps the layers in checkpoint_wrapper, whose
+ * CheckpointImpl defaults to NO_REENTRANT (torch/distributed/algorithms/_checkpoint/checkpoint_wrapper.py); the script
+ * asks for the reentrant form by naming CheckpointImpl.REENTRANT. On a branch: on when the branch is known to run,
+ * nothing when it is known not to, unknown otherwise.
+ */
+export function checkpointingCall(file: PythonFile, call: SyntaxNode, last: string, tool: Tool): void {
+  const at = span(call.firstChild!);
+  const name = file.text.slice(at.start, at.end);
+  const taken = branchTaken(file, call);
+  if (taken === false) return;
+  const cond = taken === undefined ? conditionOf(file, call) : undefined;
+  const e: Entry = { rawKey: last, keySpan: at, valueNode: call.firstChild, valueSpan: at };
+  file.push('gradientCheckpointing', e, cond ? { unknown: `${clip(name)}(...) runs only when ${cond}` } : 'full', tool);
+  if (cond) return;
+  if (last === 'gradient_checkpointing_enable') {
+    const kwargs = argument(file.args(call))('gradient_checkpointing_kwargs', 0);
+    if (kwargs) mapEntry(file, 'train', kwargs, tool);
+    return;
+  }
+  const reentrant = /\bCheckpointImpl\.REENTRANT\b/.test(file.text);
+  const nonReentrant = /\bCheckpointImpl\.NO_REENTRANT\b/.test(file.text);
+  if (reentrant && nonReentrant) return;
+  file.facts.push({
+    key: 'checkpointReentrant',
+    rawKey: last,
+    value: reentrant,
+    rawValue: reentrant ? 'CheckpointImpl.REENTRANT' : `${clip(name)}: default CheckpointImpl.NO_REENTRANT`,
+    keySpan: at,
+    valueSpan: at,
+    tool,
+    ...(reentrant || nonReentrant ? {} : { origin: 'call-default' as const }),
+  });
+}
+
 /**
  * TRL's RewardTrainer trains a sequence classifier with one label: a model id is loaded with
  * AutoModelForSequenceClassification(num_labels=1) (trl/trainer/reward_trainer.py); a model loaded by the script
@@ -325,6 +361,7 @@ function rewardHead(file: PythonFile, call: SyntaxNode, name: string, tool: Tool
   calleeFact(file, call, 'numLabels', name, 1, `${name}(...)`, tool, 'call-default');
 }
 
+/** A fact that the call itself states, located at its callee. */
 export function calleeFact(
   file: PythonFile,
   call: SyntaxNode,

@@ -3,9 +3,10 @@
 // @lezer/python tree and evaluates only literals, names bound to literals and dict spreads; it never runs code.
 //
 // The parts: file.ts (the state of one file and its static evaluation), calls.ts (the calls it recognizes), mapping.ts
-// (each call's keys to canonical keys) with values.ts (value conversions), unsloth.ts (Unsloth's loaders), classes.ts
-// (arguments dataclasses, HfArgumentParser and argparse defaults), vocab.ts (class and trainer names) and syntax.ts
-// (helpers over nodes and literals). This file walks the tree and dispatches each call.
+// (each call's keys to canonical keys) with values.ts (value conversions), loop.ts (a training loop the script writes
+// out, no Trainer), unsloth.ts (Unsloth's loaders), classes.ts (arguments dataclasses, HfArgumentParser and argparse
+// defaults), vocab.ts (class and trainer names) and syntax.ts (helpers over nodes and literals). This file walks the
+// tree and dispatches each call.
 import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../python-parse';
 import { msg, type ConfigFacts, type Fact, type Tool } from '../facts';
@@ -35,7 +36,9 @@ import {
   kbitPreparation,
   trainerCall,
   syntaxIn,
+  checkpointingCall,
 } from './calls';
+import { loopFacts, trainingLoop } from './loop';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { mapEntry } from './mapping';
 import { noteParser, noteArgparse, collectClasses } from './classes';
@@ -182,6 +185,16 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
     } else if (last === 'prepare_model_for_kbit_training') {
       kbitPreparation(file, c);
     }
+  }
+  // A loop the script writes out runs instead of a Trainer: its DataLoader, optimizer and precision are the run's.
+  const loop = file.tools.has('hf-trainer') || file.tools.has('trl') ? undefined : trainingLoop(file, calls);
+  if (loop) loopFacts(file, calls, loop);
+  // gradient_checkpointing_enable() and apply_activation_checkpointing() turn checkpointing on in the model itself;
+  // Trainer only ever turns it on, so the call decides over a gradient_checkpointing=False, and comes after it.
+  for (const c of calls) {
+    const last = file.calleeName(c)?.split('.').pop() ?? '';
+    if (last === 'gradient_checkpointing_enable' || last === 'apply_activation_checkpointing')
+      checkpointingCall(file, c, last, loop ? 'pytorch' : 'hf-trainer');
   }
   // prepare_model_for_kbit_training turns checkpointing on in the model itself; Trainer only ever turns it on, so
   // the call decides over a gradient_checkpointing=False (or its absence) anywhere in the file.

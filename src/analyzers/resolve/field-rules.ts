@@ -83,6 +83,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('kernels', 'kernels'),
   fromFact('expandable_segments', 'expandableSegments', bool),
   fromFact('empty_cache_steps', 'emptyCacheSteps', num),
+  fromFact('loop_keeps_outputs', 'loopKeepsOutputs', bool),
   resolvePreference,
   fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool),
   fromFact('optimizer_in_backward', 'optimizerInBackward', bool),

@@ -67,6 +67,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'axolotl',
     'torchtune',
     'litgpt',
+    'pytorch',
     'hf-trainer',
     'accelerate',
     'deepspeed',

@@ -1,0 +1,427 @@
+// A training loop written out in the script (plain PyTorch, Accelerate, torch's FSDP by hand; no Trainer): a for or
+// while loop that calls `.backward(`, directly or through a function it calls. The Trainer's defaults do not apply
+// to it; what runs is what the script builds: the DataLoader the loop iterates (batch_size, 1 when absent), the
+// Accelerator's mixed_precision and gradient_accumulation_steps, torch.autocast, the optimizer it constructs, FSDP's
+// wrapping, the tokenizer's max_length, and whether a variable keeps the model's outputs from one step into the next.
+// Pure: it reads the syntax tree and never runs code.
+import type { SyntaxNode } from '@lezer/common';
+import { normalizeOptimizer, type Tool, type Unknown } from '../facts';
+import type { Entry, PythonFile, Val } from './file';
+import { argument, calleeFact } from './calls';
+import { assignedName, children, clip, isModelClass, span } from './syntax';
+import { boolOf, dtypeOf, numberOf } from './values';
+
+const LOOP = 'pytorch' satisfies Tool;
+
+/** The loop that runs the training steps, when the script writes one and builds no Trainer. */
+export function trainingLoop(file: PythonFile, calls: readonly SyntaxNode[]): SyntaxNode | undefined {
+  for (const c of calls) {
+    if (!isBackward(file, c)) continue;
+    const loop = enclosingLoop(c);
+    if (loop) return loop;
+    const fn = enclosingFunction(file, c);
+    if (fn === undefined) continue;
+    for (const d of calls) {
+      if (file.calleeName(d)?.split('.').pop() !== fn) continue;
+      const outer = enclosingLoop(d);
+      if (outer) return outer;
+    }
+  }
+  return undefined;
+}
+
+/** What the loop script says about memory, as facts of the 'pytorch' tool (Accelerate's own keys as 'accelerate'). */
+export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: SyntaxNode): void {
+  file.tools.add(LOOP);
+  const models = modelNames(file, calls);
+  dataLoaderBatch(file, calls, loop);
+  for (const c of calls) {
+    const last = file.calleeName(c)?.split('.').pop() ?? '';
+    if (last === 'Accelerator') acceleratorCall(file, c);
+    else if (last === 'autocast') autocastCall(file, c);
+    else if (last === 'FSDP' || last === 'FullyShardedDataParallel') fsdpWrap(file, c);
+    else if (last === 'fully_shard') fullyShard(file, c);
+  }
+  optimizerCall(file, calls, loop);
+  tokenizerLength(file, calls);
+  keptOutputs(file, loop, models);
+}
+
+// ---- Finding the loop ----
+
+/** `x.backward(...)`, `accelerator.backward(loss)`, `scaler.scale(loss).backward()`, `torch.autograd.backward(...)`. */
+function isBackward(file: PythonFile, call: SyntaxNode): boolean {
+  const callee = call.firstChild;
+  if (callee?.name !== 'MemberExpression') return false;
+  const prop = callee.lastChild;
+  return prop?.name === 'PropertyName' && file.text.slice(prop.from, prop.to) === 'backward';
+}
+
+function enclosingLoop(node: SyntaxNode): SyntaxNode | undefined {
+  for (let p = node.parent; p; p = p.parent) {
+    if (p.name === 'ForStatement' || p.name === 'WhileStatement') return p;
+    if (p.name === 'FunctionDefinition' || p.name === 'ClassDefinition' || p.name === 'LambdaExpression') return;
+  }
+  return undefined;
+}
+
+function enclosingFunction(file: PythonFile, node: SyntaxNode): string | undefined {
+  for (let p = node.parent; p; p = p.parent) {
+    if (p.name !== 'FunctionDefinition') continue;
+    const name = p.getChild('VariableName');
+    return name ? file.text.slice(name.from, name.to) : undefined;
+  }
+  return undefined;
+}
+
+/** Every node under `node` (not inside functions, classes or lambdas defined there), in document order. */
+function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void): void {
+  for (let c = node.firstChild; c; c = c.nextSibling) {
+    if (c.name === 'FunctionDefinition' || c.name === 'ClassDefinition' || c.name === 'LambdaExpression') continue;
+    visit(c);
+    walk(c, visit);
+  }
+}
+
+// ---- The model ----
+
+/** Wrappers whose result is the model they are given first: PEFT, torch's FSDP / DDP, torch.compile. */
+const MODEL_WRAPPERS = new Set([
+  'get_peft_model',
+  'prepare_model_for_kbit_training',
+  'PeftModel',
+  'FSDP',
+  'FullyShardedDataParallel',
+  'DDP',
+  'DistributedDataParallel',
+  'compile',
+  'fully_shard',
+]);
+
+/**
+ * Names bound to the model: the results of a model class's from_pretrained / from_config and of the wrappers, `.to()`
+ * and `.cuda()` of a model name, and the place of the model in what `accelerator.prepare(...)` returns.
+ */
+function modelNames(file: PythonFile, calls: readonly SyntaxNode[]): Set<string> {
+  const names = new Set<string>();
+  const isModel = (n: SyntaxNode | undefined): boolean =>
+    n !== undefined && n.name === 'VariableName' && names.has(file.text.slice(n.from, n.to));
+  for (const c of calls) {
+    const parts = file.calleeName(c)?.split('.') ?? [];
+    const last = parts[parts.length - 1] ?? '';
+    const args = file.args(c).positional;
+    const loaded =
+      (last === 'from_pretrained' || last === 'from_config') &&
+      parts.length >= 2 &&
+      isModelClass(parts[parts.length - 2]);
+    const wrapped = MODEL_WRAPPERS.has(last) && isModel(args[0]);
+    const moved = (last === 'to' || last === 'cuda') && parts.length === 2 && names.has(parts[0]);
+    if (loaded || wrapped || moved) {
+      const target = assignedName(chained(file, c), file.text);
+      if (target) names.add(target);
+    } else if (last === 'prepare') {
+      const at = args.findIndex(isModel);
+      const targets = unpackTargets(file, c);
+      if (at >= 0 && targets[at]) names.add(targets[at]);
+      else if (at === 0 && targets.length === 0 && assignedName(c, file.text)) names.add(assignedName(c, file.text)!);
+    }
+  }
+  return names;
+}
+
+/** Methods that return the module they are called on (`from_pretrained(...).cuda()`, `.to(device)`, `.train()`). */
+const SELF_RETURNING = new Set(['to', 'cuda', 'half', 'bfloat16', 'float', 'train']);
+
+/** The outermost call of a chain of self-returning methods on `call`'s result. */
+function chained(file: PythonFile, call: SyntaxNode): SyntaxNode {
+  let c = call;
+  for (;;) {
+    const member = c.parent;
+    const prop = member?.name === 'MemberExpression' ? member.lastChild : null;
+    const outer = member?.parent;
+    if (!prop || outer?.name !== 'CallExpression' || !SELF_RETURNING.has(file.text.slice(prop.from, prop.to))) return c;
+    c = outer;
+  }
+}
+
+/** The names of `a, b, c = call(...)`, in order (empty unless the call is the whole right-hand side). */
+function unpackTargets(file: PythonFile, call: SyntaxNode): string[] {
+  const st = call.parent;
+  if (st?.name !== 'AssignStatement' || st.lastChild !== call) return [];
+  const out: string[] = [];
+  for (let ch = st.firstChild; ch && ch.name !== 'AssignOp'; ch = ch.nextSibling)
+    if (ch.name === 'VariableName') out.push(file.text.slice(ch.from, ch.to));
+  return out.length > 1 ? out : [];
+}
+
+// ---- The batch ----
+
+/**
+ * The DataLoader the loop iterates: the one bound to a name of the loop's iterable (`for batch in train_dataloader`,
+ * through enumerate or tqdm), else the only one, else the one whose name says train. Its batch_size, or 1, torch's
+ * default, when it gives none and no batch_sampler.
+ */
+function dataLoaderBatch(file: PythonFile, calls: readonly SyntaxNode[], loop: SyntaxNode): void {
+  const loaders = calls.filter((c) => file.calleeName(c)?.split('.').pop() === 'DataLoader');
+  const iterated = new Set<string>();
+  if (loop.name === 'ForStatement') {
+    const from = loop.getChild('in')?.to ?? loop.to;
+    const to = loop.getChild('Body')?.from ?? loop.to;
+    walk(loop, (n) => {
+      if (n.name === 'VariableName' && n.from >= from && n.to <= to) iterated.add(file.text.slice(n.from, n.to));
+    });
+  }
+  const named = (c: SyntaxNode): string => assignedName(c, file.text) ?? '';
+  const pick =
+    loaders.find((c) => iterated.has(named(c))) ??
+    (loaders.length === 1 ? loaders[0] : loaders.find((c) => /train/i.test(named(c))));
+  if (!pick) return;
+  const args = file.args(pick);
+  const size = argument(args)('batch_size', 1);
+  if (size) {
+    const x = file.valueOf(size);
+    const n = numberOf(file, x, size, true);
+    if (n !== undefined) file.push('microBatchSize', size, n, LOOP, x);
+  } else if (!args.entries.some((e) => e.rawKey === 'batch_sampler') && args.opaque.length === 0) {
+    calleeFact(file, pick, 'microBatchSize', 'batch_size', 1, 'DataLoader: default batch_size=1', LOOP, 'call-default');
+  }
+}
+
+/**
+ * The tokenizer's max_length where it truncates or pads to it: the longest such length is the sequence length. One
+ * that is not known statically (`args.max_source_length + args.max_target_length`) makes the length unknown there.
+ */
+function tokenizerLength(file: PythonFile, calls: readonly SyntaxNode[]): void {
+  let best: { e: Entry; x: Val; n: number } | undefined;
+  for (const c of calls) {
+    const callee = file.calleeName(c) ?? '';
+    if (!/(^|\.)(\w*tokenizer|tok)(\.(encode|encode_plus|batch_encode_plus|__call__))?$/i.test(callee)) continue;
+    const get = argument(file.args(c));
+    const length = get('max_length');
+    if (!length || !bounds(file, get('truncation'), get('padding'))) continue;
+    const x = file.valueOf(length);
+    if (!(x.k === 'lit' && typeof x.v === 'number' && Number.isInteger(x.v))) {
+      if (!(x.k === 'lit' && x.v === null)) return file.push('seqLen', length, { unknown: file.describe(x) }, LOOP, x);
+      continue;
+    }
+    if (!best || x.v > best.n) best = { e: length, x, n: x.v };
+  }
+  if (best) file.push('seqLen', best.e, best.n, LOOP, best.x);
+}
+
+/** truncation=True (or a strategy) or padding="max_length": the rows are at most max_length long. */
+function bounds(file: PythonFile, truncation: Entry | undefined, padding: Entry | undefined): boolean {
+  const t = truncation ? file.valueOf(truncation) : undefined;
+  const p = padding ? file.valueOf(padding) : undefined;
+  return (t?.k === 'lit' && t.v !== false && t.v !== null) || (p?.k === 'lit' && p.v === 'max_length');
+}
+
+// ---- Precision and accumulation ----
+
+/** Accelerator(mixed_precision=..., gradient_accumulation_steps=...): the script's own settings, over the launcher's. */
+function acceleratorCall(file: PythonFile, call: SyntaxNode): void {
+  for (const e of file.args(call).entries) {
+    const x = file.valueOf(e);
+    if (e.rawKey === 'mixed_precision') {
+      const v = mixedPrecisionOf(file, x);
+      if (v !== undefined) file.push('mixedPrecision', e, v, 'accelerate', x);
+    } else if (e.rawKey === 'gradient_accumulation_steps') {
+      const n = numberOf(file, x, e, true);
+      if (n !== undefined) file.push('gradientAccumulationSteps', e, n, 'accelerate', x);
+    }
+  }
+}
+
+function mixedPrecisionOf(file: PythonFile, x: Val): string | Unknown | undefined {
+  if (x.k === 'lit' && x.v === null) return undefined;
+  const s =
+    x.k === 'lit' && typeof x.v === 'string'
+      ? x.v.toLowerCase()
+      : x.k === 'dotted' && /(^|\.)PrecisionType\.\w+$/.test(x.text)
+        ? x.text.split('.').pop()!.toLowerCase()
+        : undefined;
+  if (s === 'no') return 'none';
+  if (s === 'bf16' || s === 'fp16' || s === 'fp8') return s;
+  return { unknown: s === undefined ? file.describe(x) : `mixed_precision "${s}" is not one of no, fp16, bf16, fp8` };
+}
+
+/**
+ * torch.autocast / torch.amp.autocast / torch.cuda.amp.autocast on CUDA: its dtype, float16 when it names none (the
+ * CUDA default, torch.get_autocast_dtype("cuda")). A CPU autocast or `enabled=False` changes nothing on the GPU.
+ */
+function autocastCall(file: PythonFile, call: SyntaxNode): void {
+  const callee = file.calleeName(call) ?? '';
+  const cudaAmp = callee.includes('cuda.amp');
+  const get = argument(file.args(call));
+  const device = cudaAmp ? undefined : get('device_type', 0);
+  const dv = device ? file.valueOf(device) : undefined;
+  if (dv?.k === 'lit' && dv.v !== 'cuda') return;
+  const enabled = get('enabled', cudaAmp ? 0 : 2);
+  const ev = enabled ? file.valueOf(enabled) : undefined;
+  if (ev?.k === 'lit' && ev.v === false) return;
+  const dtype = get('dtype', 1);
+  if (dtype) {
+    const x = file.valueOf(dtype);
+    const d = dtypeOf(file, x);
+    if (d !== undefined && d !== 'fp32') file.push('mixedPrecision', dtype, d, LOOP, x);
+    return;
+  }
+  calleeFact(file, call, 'mixedPrecision', 'autocast', 'fp16', `${clip(callee)}: default dtype float16 on CUDA`, LOOP);
+}
+
+// ---- Optimizer ----
+
+/** Optimizer classes of torch.optim, bitsandbytes, transformers and torchao, by their class name. */
+const OPTIMIZER_CLASS = new RegExp(
+  '^(AdamW|Adam|SGD|Adafactor|Lion|Adam8bit|AdamW8bit|PagedAdam8bit|PagedAdamW|PagedAdamW8bit|PagedAdamW32bit|' +
+    'Lion8bit|PagedLion8bit|AdamW4bit|FusedAdam|DeepSpeedCPUAdam)$',
+);
+
+/**
+ * The optimizer the script constructs: the one whose name the loop steps (`optimizer.step()`), else the first. Its
+ * class names the states; torch's fused=True and foreach=False change the step's temporaries, SGD's momentum adds a
+ * state.
+ */
+function optimizerCall(file: PythonFile, calls: readonly SyntaxNode[], loop: SyntaxNode): void {
+  const built = calls.filter((c) => OPTIMIZER_CLASS.test(file.calleeName(c)?.split('.').pop() ?? ''));
+  if (built.length === 0) return;
+  const stepped = new Set<string>();
+  walk(loop, (n) => {
+    if (n.name !== 'CallExpression') return;
+    const parts = file.calleeName(n)?.split('.') ?? [];
+    if (parts.length === 2 && parts[1] === 'step') stepped.add(parts[0]);
+  });
+  const c = built.find((b) => stepped.has(assignedName(b, file.text) ?? '')) ?? built[0];
+  const cls = file.calleeName(c)!.split('.').pop()!;
+  const get = argument(file.args(c));
+  const lit = (k: string): unknown => {
+    const e = get(k);
+    const x = e ? file.valueOf(e) : undefined;
+    return x?.k === 'lit' ? x.v : undefined;
+  };
+  let value = normalizeOptimizer(cls);
+  if (value === 'adamw' && lit('fused') === true) value = 'adamw_fused';
+  else if (value === 'adamw' && lit('foreach') === false) value = 'adamw_hf';
+  else if (value === 'sgd' && typeof lit('momentum') === 'number' && (lit('momentum') as number) > 0)
+    value = 'sgd_momentum';
+  const callee = file.calleeName(c)!;
+  calleeFact(file, c, 'optimizer', callee, value, `${clip(callee)}(...)`, LOOP);
+}
+
+// ---- FSDP by hand ----
+
+const SHARDING: Record<string, string> = {
+  FULL_SHARD: 'full_shard',
+  SHARD_GRAD_OP: 'shard_grad_op',
+  NO_SHARD: 'no_shard',
+  HYBRID_SHARD: 'hybrid_shard',
+  _HYBRID_SHARD_ZERO2: 'hybrid_shard',
+};
+
+/**
+ * torch's FSDP1 wrapper, `FSDP(model, sharding_strategy=..., cpu_offload=CPUOffload(offload_params=True),
+ * mixed_precision=MixedPrecision(param_dtype=...))`: FULL_SHARD when it names no strategy (fully_sharded_data_parallel.py).
+ */
+function fsdpWrap(file: PythonFile, call: SyntaxNode): void {
+  if (file.facts.some((f) => f.key === 'fsdpVersion' && f.tool === LOOP)) return;
+  const args = file.args(call);
+  const get = argument(args);
+  calleeFact(file, call, 'fsdpVersion', 'FSDP', 1, 'FSDP(...)', LOOP);
+  const strategy = get('sharding_strategy');
+  if (strategy) {
+    const x = file.valueOf(strategy);
+    const name = x.k === 'dotted' ? x.text.split('.').pop()! : x.k === 'lit' && typeof x.v === 'string' ? x.v : '';
+    const v = SHARDING[name.toUpperCase()];
+    file.push('fsdp', strategy, v ?? { unknown: `sharding_strategy is ${file.describe(x)}` }, LOOP, x);
+  } else {
+    calleeFact(file, call, 'fsdp', 'sharding_strategy', 'full_shard', 'FSDP: default FULL_SHARD', LOOP, 'call-default');
+  }
+  const offload = get('cpu_offload');
+  if (offload?.valueNode?.name === 'CallExpression') {
+    const inner = argument(file.args(offload.valueNode))('offload_params', 0);
+    if (inner) {
+      const x = file.valueOf(inner);
+      const b = boolOf(file, x, inner);
+      if (b !== undefined) file.push('fsdpOffload', inner, b, LOOP, x);
+    }
+  }
+  const mp = get('mixed_precision');
+  if (mp?.valueNode?.name === 'CallExpression') paramDtype(file, mp.valueNode, 'param_dtype');
+}
+
+/**
+ * FSDP2's `fully_shard(module, reshard_after_forward=..., offload_policy=CPUOffloadPolicy(), mp_policy=
+ * MixedPrecisionPolicy(param_dtype=...))`, read from the first call (the script applies it to each layer, then the root).
+ */
+function fullyShard(file: PythonFile, call: SyntaxNode): void {
+  if (file.facts.some((f) => f.key === 'fsdpVersion' && f.tool === LOOP)) return;
+  const get = argument(file.args(call));
+  calleeFact(file, call, 'fsdpVersion', 'fully_shard', 2, 'fully_shard(...)', LOOP);
+  const reshard = get('reshard_after_forward');
+  const rx = reshard ? file.valueOf(reshard) : undefined;
+  if (reshard && rx?.k === 'lit' && rx.v === false) file.push('fsdp', reshard, 'shard_grad_op', LOOP, rx);
+  else calleeFact(file, call, 'fsdp', 'fully_shard', 'full_shard', 'fully_shard(...)', LOOP);
+  const offload = get('offload_policy');
+  const ov = offload?.valueNode;
+  if (offload && ov?.name === 'CallExpression' && /CPUOffloadPolicy$/.test(file.calleeName(ov) ?? ''))
+    file.push('fsdpOffload', offload, true, LOOP);
+  const mp = get('mp_policy');
+  if (mp?.valueNode?.name === 'CallExpression') paramDtype(file, mp.valueNode, 'param_dtype');
+}
+
+/** MixedPrecision(param_dtype=torch.bfloat16): FSDP gathers and computes in that dtype. */
+function paramDtype(file: PythonFile, policy: SyntaxNode, key: string): void {
+  const e = argument(file.args(policy))(key, 0);
+  if (!e) return;
+  const x = file.valueOf(e);
+  const d = dtypeOf(file, x);
+  if (d === 'bf16' || d === 'fp16') file.push('mixedPrecision', e, d, LOOP, x);
+}
+
+// ---- What the loop keeps ----
+
+/**
+ * `outputs = model(...)` (or `logits = model(...).logits`) in the loop's body, never deleted there: the name keeps
+ * the step's outputs through its backward and optimizer step until the next forward has returned and rebinds it.
+ * Assignments under torch.no_grad() or inference_mode() (an evaluation inside the loop) keep no graph and are skipped.
+ */
+function keptOutputs(file: PythonFile, loop: SyntaxNode, models: ReadonlySet<string>): void {
+  const deleted = new Set<string>();
+  const kept: { target: SyntaxNode; rhs: SyntaxNode }[] = [];
+  walk(loop, (n) => {
+    if (n.name === 'DeleteStatement')
+      for (const v of children(n)) if (v.name === 'VariableName') deleted.add(file.text.slice(v.from, v.to));
+    if (n.name !== 'AssignStatement' || underNoGrad(file, n, loop)) return;
+    const target = n.firstChild;
+    const rhs = n.lastChild;
+    if (target?.name !== 'VariableName' || target.nextSibling?.name !== 'AssignOp' || !rhs) return;
+    if (isModelCall(file, rhs, models)) kept.push({ target, rhs });
+  });
+  const hit = kept.find(({ target }) => !deleted.has(file.text.slice(target.from, target.to)));
+  if (!hit) return;
+  const name = file.text.slice(hit.target.from, hit.target.to);
+  const e: Entry = { rawKey: name, keySpan: span(hit.target), valueNode: hit.rhs, valueSpan: span(hit.rhs) };
+  file.push('loopKeepsOutputs', e, true, LOOP);
+}
+
+/** A call of the model (`model(...)`, `self.model(...)`), or its `.logits`. */
+function isModelCall(file: PythonFile, node: SyntaxNode, models: ReadonlySet<string>): boolean {
+  let call = node;
+  if (node.name === 'MemberExpression') {
+    const prop = node.lastChild;
+    if (prop?.name !== 'PropertyName' || file.text.slice(prop.from, prop.to) !== 'logits') return false;
+    call = node.firstChild!;
+  }
+  if (call.name !== 'CallExpression') return false;
+  const callee = file.calleeName(call);
+  return callee !== undefined && (models.has(callee) || callee === 'self.model');
+}
+
+function underNoGrad(file: PythonFile, node: SyntaxNode, loop: SyntaxNode): boolean {
+  for (let p = node.parent; p && p !== loop; p = p.parent) {
+    if (p.name !== 'WithStatement') continue;
+    const head = file.text.slice(p.from, p.getChild('Body')?.from ?? p.to);
+    if (/\b(no_grad|inference_mode)\s*\(/.test(head)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,257 @@
+// Tests of the Python analyzer on training loops the script writes out (src/analyzers/hf-python/loop.ts): the loop
+// is found from its backward call, and the run's settings come from what the script builds (DataLoader, Accelerator,
+// autocast, the optimizer, FSDP's wrapping, the tokenizer), not from the Trainer's defaults. Each script is a
+// condensed form of a common pattern: Accelerate's examples/by_feature and transformers' run_clm_no_trainer.py
+// (`outputs = model(**batch)` kept in the loop), torch FSDP tutorials (FSDP(...), apply_activation_checkpointing).
+import * as assert from 'node:assert/strict';
+import { analyzeHfPython } from '../../../src/analyzers/hf-python';
+import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact } from '../../../src/analyzers/facts';
+import { resolveText } from '../helpers';
+
+function only(r: ConfigFacts, key: CanonicalKey): Fact {
+  const fs = r.facts.filter((f) => f.key === key);
+  assert.equal(fs.length, 1, `one ${key} fact, found ${JSON.stringify(fs.map((f) => f.value))}`);
+  return fs[0];
+}
+
+function text(r: ConfigFacts, src: string, key: CanonicalKey): string {
+  const f = only(r, key);
+  return src.slice(f.valueSpan.start, f.valueSpan.end);
+}
+
+const ACCELERATE_LOOP = `import torch
+from torch.utils.data import DataLoader
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from peft import LoraConfig, get_peft_model
+from accelerate import Accelerator
+
+accelerator = Accelerator(mixed_precision="bf16", gradient_accumulation_steps=4)
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype=torch.bfloat16)
+model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+model = get_peft_model(model, LoraConfig(r=16, target_modules=["q_proj", "v_proj"]))
+tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-2-7b-hf")
+
+def collate(rows):
+    return tokenizer(rows, padding="max_length", max_length=1024, truncation=True, return_tensors="pt")
+
+eval_dataloader = DataLoader(eval_ds, batch_size=16, collate_fn=collate)
+train_dataloader = DataLoader(train_ds, batch_size=4, shuffle=True, collate_fn=collate)
+optimizer = torch.optim.AdamW(model.parameters(), lr=2e-4)
+model, optimizer, train_dataloader = accelerator.prepare(model, optimizer, train_dataloader)
+
+for epoch in range(3):
+    model.train()
+    for step, batch in enumerate(train_dataloader):
+        with accelerator.accumulate(model):
+            outputs = model(**batch)
+            loss = outputs.loss
+            accelerator.backward(loss)
+            optimizer.step()
+            optimizer.zero_grad()
+    model.eval()
+    for batch in eval_dataloader:
+        with torch.no_grad():
+            outputs = model(**batch)
+`;
+
+describe('hf-python: a training loop written out', () => {
+  it('reads the run from what the script builds, not from the Trainer defaults', () => {
+    const r = analyzeHfPython(ACCELERATE_LOOP);
+    assert.ok(r.tools.includes('pytorch'));
+    // The DataLoader the loop iterates (train_dataloader), not the evaluation one.
+    assert.equal(only(r, 'microBatchSize').value, 4);
+    assert.equal(text(r, ACCELERATE_LOOP, 'microBatchSize'), '4');
+    assert.equal(only(r, 'mixedPrecision').value, 'bf16');
+    assert.equal(only(r, 'gradientAccumulationSteps').value, 4);
+    assert.equal(only(r, 'seqLen').value, 1024);
+    assert.equal(only(r, 'optimizer').value, 'adamw');
+    assert.equal(only(r, 'gradientCheckpointing').value, 'full');
+    assert.equal(only(r, 'checkpointReentrant').value, false);
+    // `outputs` is rebound each step and never deleted: the step's outputs live into the next forward.
+    const kept = only(r, 'loopKeepsOutputs');
+    assert.equal(kept.value, true);
+    assert.equal(ACCELERATE_LOOP.slice(kept.keySpan.start, kept.keySpan.end), 'outputs');
+    assert.equal(text(r, ACCELERATE_LOOP, 'loopKeepsOutputs'), 'model(**batch)');
+  });
+
+  it('resolves the loop script with its own defaults and no Trainer ones', () => {
+    const res = resolveText('train.py', ACCELERATE_LOOP);
+    const s = res.setup as Record<string, unknown>;
+    assert.equal(s.micro_batch_size, 4);
+    assert.equal(s.mixed_precision, 'bf16');
+    assert.equal(s.seq_len, 1024);
+    assert.equal(s.gradient_checkpointing, 'full');
+    assert.equal(s.loop_keeps_outputs, true);
+    assert.equal(s.gradient_accumulation_steps, 4);
+  });
+
+  it('deleting the outputs in the loop, or taking only the loss, keeps nothing', () => {
+    const deleted = ACCELERATE_LOOP.replace(
+      '            optimizer.zero_grad()\n',
+      '            optimizer.zero_grad()\n            del outputs, loss\n',
+    );
+    assert.equal(
+      analyzeHfPython(deleted).facts.some((f) => f.key === 'loopKeepsOutputs'),
+      false,
+    );
+    const lossOnly = ACCELERATE_LOOP.replace(
+      'outputs = model(**batch)\n            loss = outputs.loss',
+      'loss = model(**batch).loss',
+    );
+    assert.equal(
+      analyzeHfPython(lossOnly).facts.some((f) => f.key === 'loopKeepsOutputs'),
+      false,
+    );
+    // The logits alone are kept the same way.
+    const logits = ACCELERATE_LOOP.replace(
+      'outputs = model(**batch)\n            loss = outputs.loss',
+      'logits = model(**batch).logits\n            loss = loss_fn(logits, batch["labels"])',
+    );
+    assert.equal(only(analyzeHfPython(logits), 'loopKeepsOutputs').value, true);
+  });
+
+  it('a DataLoader without batch_size is torch’s default of 1; no optimizer falls back to a stated assumption', () => {
+    const src = `from transformers import AutoModelForCausalLM
+from torch.utils.data import DataLoader
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+loader = DataLoader(ds, shuffle=True)
+opt = make_optimizer(model)
+for batch in loader:
+    loss = model(**batch).loss
+    loss.backward()
+    opt.step()
+`;
+    const r = analyzeHfPython(src);
+    const f = only(r, 'microBatchSize');
+    assert.deepEqual([f.value, f.origin], [1, 'call-default']);
+    const res = resolveText('train.py', src);
+    assert.equal((res.setup as Record<string, unknown>).optimizer, 'adamw');
+    assert.equal(res.provenance.optimizer?.kind, 'default');
+    assert.match(String((res.provenance.optimizer as { note?: string }).note), /no optimizer class/);
+    assert.equal(res.provenance.micro_batch_size?.kind, 'file');
+  });
+
+  it('reads torch.autocast, the optimizer class and its options', () => {
+    const src = `import torch, bitsandbytes as bnb
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B").cuda()
+opt = bnb.optim.PagedAdamW8bit(model.parameters(), lr=1e-5)
+sched = torch.optim.SGD(other.parameters(), lr=0.1, momentum=0.9)
+for batch in loader:
+    with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
+        out = model(input_ids=batch["input_ids"], labels=batch["labels"])
+    out.loss.backward()
+    opt.step()
+`;
+    const r = analyzeHfPython(src);
+    assert.equal(only(r, 'mixedPrecision').value, 'bf16');
+    // The optimizer the loop steps, not the first one constructed.
+    assert.equal(only(r, 'optimizer').value, 'paged_adamw_8bit');
+    assert.equal(only(r, 'loopKeepsOutputs').value, true);
+    const fused = src.replace(
+      'bnb.optim.PagedAdamW8bit(model.parameters(), lr=1e-5)',
+      'torch.optim.AdamW(model.parameters(), fused=True)',
+    );
+    assert.equal(only(analyzeHfPython(fused), 'optimizer').value, 'adamw_fused');
+    const loop = src.replace(
+      'bnb.optim.PagedAdamW8bit(model.parameters(), lr=1e-5)',
+      'torch.optim.AdamW(model.parameters(), foreach=False)',
+    );
+    assert.equal(only(analyzeHfPython(loop), 'optimizer').value, 'adamw_hf');
+    // torch.cuda.amp.autocast() without a dtype is float16; a CPU autocast changes nothing on the GPU.
+    const amp = src.replace('torch.autocast(device_type="cuda", dtype=torch.bfloat16)', 'torch.cuda.amp.autocast()');
+    assert.equal(only(analyzeHfPython(amp), 'mixedPrecision').value, 'fp16');
+    const cpu = src.replace('torch.autocast(device_type="cuda", dtype=torch.bfloat16)', 'torch.autocast("cpu")');
+    assert.equal(
+      analyzeHfPython(cpu).facts.some((f) => f.key === 'mixedPrecision'),
+      false,
+    );
+  });
+
+  it('reads torch FSDP wrapping and activation checkpointing written by hand', () => {
+    const src = `import functools, torch
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, ShardingStrategy, CPUOffload, MixedPrecision
+from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import apply_activation_checkpointing, checkpoint_wrapper, CheckpointImpl
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")
+model = FSDP(model, sharding_strategy=ShardingStrategy.SHARD_GRAD_OP, cpu_offload=CPUOffload(offload_params=True),
+             mixed_precision=MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=torch.float32))
+wrapper = functools.partial(checkpoint_wrapper, checkpoint_impl=CheckpointImpl.REENTRANT)
+apply_activation_checkpointing(model, checkpoint_wrapper_fn=wrapper)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
+for batch in dataloader:
+    loss = model(**batch).loss
+    loss.backward()
+    optimizer.step()
+`;
+    const r = analyzeHfPython(src);
+    assert.equal(only(r, 'fsdp').value, 'shard_grad_op');
+    assert.equal(only(r, 'fsdpVersion').value, 1);
+    assert.equal(only(r, 'fsdpOffload').value, true);
+    assert.equal(only(r, 'mixedPrecision').value, 'bf16');
+    assert.equal(only(r, 'gradientCheckpointing').value, 'full');
+    assert.equal(only(r, 'checkpointReentrant').value, true);
+    const fsdp2 = `from torch.distributed.fsdp import fully_shard, CPUOffloadPolicy
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")
+for layer in model.model.layers:
+    fully_shard(layer, reshard_after_forward=False, offload_policy=CPUOffloadPolicy())
+fully_shard(model)
+for batch in dataloader:
+    model(**batch).loss.backward()
+`;
+    const r2 = analyzeHfPython(fsdp2);
+    assert.deepEqual(
+      [only(r2, 'fsdpVersion').value, only(r2, 'fsdp').value, only(r2, 'fsdpOffload').value],
+      [2, 'shard_grad_op', true],
+    );
+  });
+
+  it('a backward inside a step function called from the loop; its locals keep nothing', () => {
+    const src = `from transformers import AutoModelForCausalLM
+from torch.utils.data import DataLoader
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+loader = DataLoader(ds, batch_size=8)
+def train_step(batch):
+    outputs = model(**batch)
+    outputs.loss.backward()
+for batch in loader:
+    train_step(batch)
+`;
+    const r = analyzeHfPython(src);
+    assert.ok(r.tools.includes('pytorch'));
+    assert.equal(only(r, 'microBatchSize').value, 8);
+    assert.equal(
+      r.facts.some((f) => f.key === 'loopKeepsOutputs'),
+      false,
+    );
+  });
+
+  it('a Trainer script is not a loop; gradient_checkpointing_enable() wins over gradient_checkpointing=False', () => {
+    const src = `from transformers import AutoModelForCausalLM, Trainer, TrainingArguments
+from torch.utils.data import DataLoader
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+model.gradient_checkpointing_enable()
+args = TrainingArguments("out", per_device_train_batch_size=2, gradient_checkpointing=False)
+probe = DataLoader(ds, batch_size=64)
+for batch in probe:
+    model(**batch).loss.backward()
+Trainer(model=model, args=args).train()
+`;
+    const r = analyzeHfPython(src);
+    assert.equal(r.tools.includes('pytorch'), false);
+    assert.deepEqual(
+      r.facts.filter((f) => f.key === 'microBatchSize').map((f) => f.value),
+      [2],
+    );
+    const s = resolveText('train.py', src).setup as Record<string, unknown>;
+    assert.equal(s.gradient_checkpointing, 'full');
+    // Under a branch whose test is not known, the call is reported as unknown at its place.
+    const branched = src.replace(
+      'model.gradient_checkpointing_enable()',
+      'if use_gc:\n    model.gradient_checkpointing_enable()',
+    );
+    const gc = analyzeHfPython(branched).facts.filter((f) => f.key === 'gradientCheckpointing');
+    assert.ok(gc.some((f) => isUnknown(f.value)));
+  });
+});
