@@ -27,6 +27,7 @@ type Field =
   | 'loss'
   | 'batch_lengths'
   | 'loop_keeps_outputs'
+  | 'use_cache'
   | 'model_code';
 
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
@@ -233,6 +234,12 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     loop_keeps_outputs: {
       value: false,
       note: "no variable of the training loop keeps the model's outputs into the next step",
+    },
+    use_cache: {
+      value: true,
+      note:
+        "transformers' PretrainedConfig use_cache defaults to True, and outside gradient checkpointing the training " +
+        'forward returns its DynamicCache (configuration_utils.py; checked with transformers 5.17 and 4.57)',
     },
   },
   'ms-swift': {

@@ -93,6 +93,7 @@ export type CanonicalKey =
   | 'expandableSegments' // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment
   | 'emptyCacheSteps' // number: HF TrainingArguments torch_empty_cache_steps
   | 'loopKeepsOutputs' // boolean: a training loop keeps the step's outputs in a variable until the next forward rebinds it
+  | 'useCache' // boolean: transformers' use_cache in the training forward (from_pretrained use_cache=, model.config.use_cache =)
   | 'preference' // preference objective: 'dpo' (paired, with a reference: a frozen copy, or the model with
   // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO,
   // CPO) | 'reward' (reward-model training: pairs, no reference)

@@ -443,6 +443,13 @@ export const TrainingSetupSchema = z.strictObject({
    */
   loop_keeps_outputs: z.boolean().default(false),
   /**
+   * transformers' `use_cache` in the training forward: the model builds a DynamicCache of every attention layer's
+   * keys and values and returns it as `outputs.past_key_values` (the config's default is on; gradient checkpointing
+   * turns it off; HF Trainer in transformers 5 sets it from TrainingArguments.use_cache, off). It is counted when the
+   * loop keeps its outputs (loop_keeps_outputs): the cache lives with them. Unset: false.
+   */
+  use_cache: z.boolean().default(false),
+  /**
    * Whose implementation of the model's layers runs: transformers' modeling code (HF Trainer, TRL, Axolotl,
    * LLaMA-Factory, a loop over from_pretrained) or LitGPT's own model.py. They allocate differently for Falcon:
    * transformers' FalconAttention hands SDPA one key and value head with a mask, which only SDPA's math kernel takes;

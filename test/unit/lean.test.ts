@@ -90,6 +90,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           ep: fc.constantFrom(1, 1, 2),
           distill: fc.boolean(),
           keepOutputs: fc.boolean(),
+          useCache: fc.boolean(),
           oldBnb: fc.boolean(),
         }),
         (r) => {
@@ -128,6 +129,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
             activation_offloading: r.actOff,
             zero_grad_set_to_none: r.zeroGrad,
             loop_keeps_outputs: r.keepOutputs,
+            use_cache: r.useCache,
             ...(r.oldBnb ? { bitsandbytes_version: '0.42.0' } : {}),
             optimizer_in_backward: r.optInBwd,
             kbit_upcast: r.kbit,

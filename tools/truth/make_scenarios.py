@@ -96,6 +96,12 @@ def suite_loop():
         out[f"{fam}-full-fp32-keep"] = (scenario(fam, attention=default_attention(fam), loop_keeps_outputs=True), {})
         lora_keys = dict(weights_dtype="bf16", method="lora", lora=lora(fam, LORA_QV), loop_keeps_outputs=True)
         out[f"{fam}-lora-bf16-keep"] = (scenario(fam, attention=default_attention(fam), **lora_keys), {})
+        # A plain transformers loop keeps the whole `outputs`: with the config's use_cache, every layer's keys and
+        # values (the DynamicCache the training forward builds) stay allocated with the logits.
+        out[f"{fam}-full-fp32-keep-cache"] = (
+            scenario(fam, attention=default_attention(fam), loop_keeps_outputs=True, use_cache=True), {})
+        out[f"{fam}-lora-bf16-keep-cache"] = (
+            scenario(fam, attention=default_attention(fam), use_cache=True, **lora_keys), {})
     # Falcon's other layouts: the new decoder architecture (kv groups broadcast to every head, ln_attn and ln_mlp) and
     # Falcon-RW (ALiBi, interleaved q/k/v, sequential blocks with biases); the multi-query one with one sequence.
     for name, arch in FALCON_LAYOUTS.items():

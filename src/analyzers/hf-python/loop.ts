@@ -44,6 +44,7 @@ export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: 
   }
   optimizerCall(file, calls, loop);
   tokenizerLength(file, calls);
+  configUseCache(file);
   keptOutputs(file, loop, models);
 }
 
@@ -74,12 +75,13 @@ function enclosingFunction(file: PythonFile, node: SyntaxNode): string | undefin
   return undefined;
 }
 
-/** Every node under `node` (not inside functions, classes or lambdas defined there), in document order. */
-function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void): void {
+/** Every node under `node` in document order; not inside functions, classes or lambdas defined there unless `all`. */
+function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void, all = false): void {
   for (let c = node.firstChild; c; c = c.nextSibling) {
-    if (c.name === 'FunctionDefinition' || c.name === 'ClassDefinition' || c.name === 'LambdaExpression') continue;
+    const nested = c.name === 'FunctionDefinition' || c.name === 'ClassDefinition' || c.name === 'LambdaExpression';
+    if (nested && !all) continue;
     visit(c);
-    walk(c, visit);
+    walk(c, visit, all);
   }
 }
 
@@ -402,6 +404,34 @@ function keptOutputs(file: PythonFile, loop: SyntaxNode, models: ReadonlySet<str
   const name = file.text.slice(hit.target.from, hit.target.to);
   const e: Entry = { rawKey: name, keySpan: span(hit.target), valueNode: hit.rhs, valueSpan: span(hit.rhs) };
   file.push('loopKeepsOutputs', e, true, LOOP);
+  const call = hit.rhs.name === 'CallExpression' ? hit.rhs : hit.rhs.firstChild!;
+  const flag = argument(file.args(call))('use_cache');
+  if (flag) {
+    const x = file.valueOf(flag);
+    const b = boolOf(file, x, flag);
+    if (b !== undefined) file.push('useCache', flag, b, LOOP, x);
+  }
+}
+
+/**
+ * `model.config.use_cache = False` (or True) anywhere in the script: what the training forward builds. A keyword of
+ * the kept call (`model(**batch, use_cache=False)`) is read with it, after, and wins.
+ */
+function configUseCache(file: PythonFile): void {
+  walk(
+    file.root,
+    (n) => {
+      if (n.name !== 'AssignStatement') return;
+      const target = n.firstChild;
+      const rhs = n.lastChild;
+      if (target?.name !== 'MemberExpression' || target.nextSibling?.name !== 'AssignOp' || rhs?.name !== 'Boolean')
+        return;
+      if (!/\.config\.use_cache$/.test(file.text.slice(target.from, target.to))) return;
+      const e: Entry = { rawKey: 'use_cache', keySpan: span(target), valueNode: rhs, valueSpan: span(rhs) };
+      file.push('useCache', e, file.text.slice(rhs.from, rhs.to) === 'True', LOOP);
+    },
+    true,
+  );
 }
 
 /** A call of the model (`model(...)`, `self.model(...)`), or its `.logits`. */

@@ -308,6 +308,8 @@ function loadEntry(m: Mapping): boolean {
       return emit(m, 'weightsDtype', (x) => dtypeOf(file, x));
     case 'attn_implementation':
       return emit(m, 'attention', (x) => attentionOf(file, x));
+    case 'use_cache':
+      return emit(m, 'useCache', (x) => boolOf(file, x, e));
     case 'num_labels':
       return emit(m, 'numLabels', (x) => numberOf(file, x, e, true));
     case 'quantization_config': {

@@ -295,6 +295,7 @@ function forwardComponents(
     ...fwdTail,
     ...terms.held.logits,
     ...terms.held.graph,
+    ...terms.held.stepCache,
   ];
 }
 
@@ -381,6 +382,7 @@ function backwardCandidates(
     ...terms.headDequant,
     ...accumC,
     ...terms.held.logits,
+    ...terms.held.stepCache,
   ];
   const rootHeld = rootUnit ? headGather : [];
   const atLastLayer: Component[] = [
@@ -396,6 +398,7 @@ function backwardCandidates(
     working,
     ...dequantC,
     ...terms.held.logits,
+    ...terms.held.stepCache,
   ];
   const tiedC =
     tiedAccum > 0
@@ -421,11 +424,20 @@ function backwardCandidates(
     working,
     ...dequantC,
     ...terms.held.logits,
+    ...terms.held.stepCache,
   ];
   // The embedding's backward runs after the first layer's is done: its gradient meets the tied head's there.
   const atEmbedding: Component[] =
     tiedC.length > 0
-      ? [...pers, gradC(gradAtEnd, ''), ...gatheredAt.firstLayer, ...rootHeld, ...tiedC, ...terms.held.logits]
+      ? [
+          ...pers,
+          gradC(gradAtEnd, ''),
+          ...gatheredAt.firstLayer,
+          ...rootHeld,
+          ...tiedC,
+          ...terms.held.logits,
+          ...terms.held.stepCache,
+        ]
       : [];
   return [
     [atLoss, LOSS_BACKWARD_NOTE],
@@ -601,6 +613,17 @@ function leanEvaluationBytes(terms: StageTerms): number {
 }
 
 /**
+ * What the outputs a loop keeps add at each phase (terms/previous-step.ts): the forward holds the last step's logits,
+ * graph and cache and this step's cache beside repeat_kv's copies; the backward this step's logits and that cache; the
+ * optimizer step and an evaluation this step's logits, graph and cache.
+ */
+function keptSums(held: HeldStepOutputs): { forward: number; backward: number; after: number } {
+  const tot = (cs: readonly Component[]): number => cs.reduce((t, c) => t + Math.max(0, Math.round(c.bytes)), 0);
+  const [logits, graph, step] = [tot(held.logits), tot(held.graph), tot(held.stepCache)];
+  return { forward: logits + graph + step, backward: logits + step, after: logits + graph };
+}
+
+/**
  * The same phases as phasesFor, as totals only (no component lists): the advice search estimates thousands of
  * candidates and needs the peak, the phase and the churn. A unit test holds both paths equal.
  */
@@ -652,8 +675,7 @@ function leanPhases(
   const castCacheSum = tot(castCacheComp);
   const act = actComp.bytes;
   const headDequantSum = tot(terms.headDequant);
-  const heldLogits = tot(terms.held.logits);
-  const prevSum = heldLogits + tot(terms.held.graph);
+  const kept = keptSums(terms.held);
   const tail = Math.max(r(lossFwd), r(refForwardBytes), headDequantSum, ...rewardFwdC.map((c) => r(c.bytes)));
   const lossTail = outSum + tail;
   const layerTail = r(layer.backwardWorkingBytes / 2) + r(terms.dequantFwdBytes);
@@ -675,7 +697,7 @@ function leanPhases(
     mask +
     (ck === 'full' ? castCacheSum : castSum) +
     fwdTail +
-    prevSum;
+    kept.forward;
   const atLoss =
     pSum +
     headAtLossB +
@@ -688,17 +710,17 @@ function leanPhases(
     r(lossBwd) +
     headDequantSum +
     (headAccum > 0 ? r(headAccum) : 0) +
-    heldLogits;
+    kept.backward;
   const rootSum = rootUnit ? hgSum : 0;
-  const inLayer = rec + work + r(terms.dequantBytes) + heldLogits;
+  const inLayer = rec + work + r(terms.dequantBytes) + kept.backward;
   const atLast = pSum + headGradB + gLast + rootSum + ggSum + act + held + castSum + inLayer;
   const atFirstLayer = pSum + r(gradAtFirst) + gFirst + rootSum + ggSum + held + inLayer;
-  const atEmbedding = tiedAccum > 0 ? pSum + r(gradAtEnd) + gFirst + rootSum + r(tiedAccum) + heldLogits : 0;
+  const atEmbedding = tiedAccum > 0 ? pSum + r(gradAtEnd) + gFirst + rootSum + r(tiedAccum) + kept.backward : 0;
   const atFirst = Math.max(atFirstLayer, atEmbedding);
   const bwd = Math.max(atLoss, atLast, atFirst);
   lossPoint.allocatedBytes = atLoss;
   const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
-  const opt = pSum + r(setup.optimizer_in_backward ? 0 : gradAtEnd) + temps + prevSum;
+  const opt = pSum + r(setup.optimizer_in_backward ? 0 : gradAtEnd) + temps + kept.after;
   // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
   const persistentOnly = persistent;
   const out: PhaseEstimate[] = [
@@ -736,7 +758,7 @@ function leanPhases(
   if (terms.evaluation.evalBatch !== undefined)
     out.push({
       phase: 'evaluation',
-      allocatedBytes: pSum + gSum + hgSum + leanEvaluationBytes(terms) + prevSum,
+      allocatedBytes: pSum + gSum + hgSum + leanEvaluationBytes(terms) + kept.after,
       components: persistentOnly,
       note: '',
     });

@@ -8,20 +8,31 @@
 // Checked with torch 2.13 on the CPU: a Function that sets `ctx.tensors = (A, B)` keeps all four layers' A of step 0
 // during step 1's forward while `loss` is referenced, and none once it is deleted; one that calls save_for_backward
 // keeps none either way. The CPU truth's `*-keep` loop points measure the logits at all three phases.
+// A transformers model that runs with use_cache also returns its DynamicCache (`outputs.past_key_values`): every
+// attention layer's keys and values, the cat copies its attention takes (cache_utils.py DynamicLayer.update). Kept with
+// the outputs, the cache stays allocated after the backward, through the optimizer step and the next forward; while
+// the step runs it is what SDPA and flash attention save, but eager attention over grouped key/value heads saves
+// repeat_kv's copies instead, so there the cache is held beside them through the step's forward and backward. CPU
+// truth `loop/*-keep-cache` (transformers 5.17): +2 x layers x b x kv x s x d x bytes at the forward and the optimizer
+// step, and at the backward too for Gemma 2's eager attention.
 // Docs: docs/estimate/activations.md. Pure arithmetic; no I/O.
+import { FAMILY_TRAITS } from '../architecture/families';
 import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatBytes, formatCount } from '../units';
 import type { StageActivations } from './activations/stage';
+import { kvCache, kvCacheShape } from './kv-cache';
 import { logitTokens, trlLogitsBytes } from './logits-loss';
 
 /** What the loop keeps of a step: its logits, and what its graph's autograd Functions keep as ctx attributes. */
 export interface HeldStepOutputs {
   /** The step's logits: allocated through its own backward, its optimizer step, and the next forward. */
   readonly logits: Component[];
-  /** Its graph's ctx attributes: after its backward too, into the next forward. */
+  /** Its graph's ctx attributes and its KV cache: after its backward too, into the next forward. */
   readonly graph: Component[];
+  /** Its KV cache where attention saved repeated copies instead: beside the step's own forward and backward. */
+  readonly stepCache: Component[];
 }
 
 /** What the loop keeps of a step when it keeps its outputs (setup.loop_keeps_outputs); nothing otherwise. */
@@ -31,8 +42,13 @@ export function heldStepOutputs(
   activations: StageActivations,
 ): HeldStepOutputs {
   const { setup } = ctx;
-  if (!setup.loop_keeps_outputs) return { logits: [], graph: [] };
-  return { logits: heldLogits(ctx, st), graph: heldGraph(ctx, activations) };
+  if (!setup.loop_keeps_outputs) return { logits: [], graph: [], stepCache: [] };
+  const cache = heldCache(ctx, st, activations);
+  return {
+    logits: heldLogits(ctx, st),
+    graph: [...heldGraph(ctx, activations), ...cache.held],
+    stepCache: cache.step,
+  };
 }
 
 /** The logits the forward returns, on the loss's stage; a fused loss (Liger, Cut Cross-Entropy) returns none. */
@@ -71,4 +87,52 @@ function heldGraph(ctx: EstimateContext, activations: StageActivations): Compone
       () => ({ layers, perLayerBytes: Math.round(perLayer) }),
     ),
   ];
+}
+
+/**
+ * The outputs' KV cache (use_cache): a transformers decoder's, not LitGPT's model nor an encoder's, and none under
+ * gradient checkpointing (transformers turns use_cache off then). Beside the step only where eager attention copies
+ * grouped key/value heads (repeat_kv; with one head and one sequence the copy is a view), or SDPA does without
+ * enable_gqa.
+ */
+function heldCache(
+  ctx: EstimateContext,
+  st: StageContext,
+  activations: StageActivations,
+): { held: Component[]; step: Component[] } {
+  const { setup } = ctx;
+  const a = ctx.model.arch;
+  const p = activations.layerPlan;
+  const none = { held: [], step: [] };
+  if (!setup.use_cache || setup.gradient_checkpointing !== 'none' || setup.model_code === 'litgpt') return none;
+  if (FAMILY_TRAITS[a.family].stack !== 'decoder') return none;
+  const shape = kvCacheShape(ctx, st);
+  const cache = kvCache(ctx, shape, p.batch, p.seq);
+  if (cache.bytes <= 0) return none;
+  const formula = `${cache.formula} (outputs.past_key_values)`;
+  const held = comp(
+    ctx,
+    'kv-cache',
+    "The step's KV cache (use_cache: outputs.past_key_values, kept with the outputs until the next forward returns)",
+    cache.bytes,
+    () => formula,
+    () => cache.inputs,
+  );
+  const grouped = a.kvHeads < a.heads && a.family !== 'falcon';
+  const copies =
+    (p.attention === 'eager' && grouped && !(a.kvHeads === 1 && p.batch === 1)) ||
+    (p.attention === 'sdpa' && grouped && a.kvHeads > 1 && p.sdpaGqa !== true);
+  const step = copies
+    ? [
+        comp(
+          ctx,
+          'kv-cache',
+          "This step's KV cache beside repeat_kv's copies, which attention saves instead",
+          cache.bytes,
+          () => formula,
+          () => cache.inputs,
+        ),
+      ]
+    : [];
+  return { held: [held], step };
 }

@@ -207,6 +207,26 @@ for batch in dataloader:
     );
   });
 
+  it("the training forward's cache: on by transformers' default, off where the script says so", () => {
+    // No checkpointing here: the kept outputs carry the DynamicCache unless use_cache is off.
+    const src = ACCELERATE_LOOP.replace(
+      'model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})\n',
+      '',
+    );
+    const res = resolveText('train.py', src);
+    assert.equal((res.setup as Record<string, unknown>).use_cache, true);
+    assert.equal(res.provenance.use_cache?.kind, 'default');
+    const off = src.replace(
+      'def collate(rows):',
+      'def setup():\n    model.config.use_cache = False\n\ndef collate(rows):',
+    );
+    const f = only(analyzeHfPython(off), 'useCache');
+    assert.deepEqual([f.value, off.slice(f.keySpan.start, f.keySpan.end)], [false, 'model.config.use_cache']);
+    const call = src.replace('outputs = model(**batch)', 'outputs = model(**batch, use_cache=False)');
+    assert.equal(only(analyzeHfPython(call), 'useCache').value, false);
+    assert.equal((resolveText('train.py', call).setup as Record<string, unknown>).use_cache, false);
+  });
+
   it('a backward inside a step function called from the loop; its locals keep nothing', () => {
     const src = `from transformers import AutoModelForCausalLM
 from torch.utils.data import DataLoader

@@ -88,3 +88,50 @@ describe('previous step: the CPU truth (a loop that keeps the logits, tiny Llama
       assert.equal(phase(keep, name).allocatedBytes - phase(drop, name).allocatedBytes, measuredDelta);
     });
 });
+
+describe("previous step: the outputs' KV cache (use_cache), Llama-2-7B QLoRA at 1 x 512 in bf16", () => {
+  // A transformers loop keeps the whole `outputs`, past_key_values included: 32 layers x (k, v) x 1 x 32 key/value
+  // heads x 512 tokens x 128 x 2 B = 32 x 2 x 4,194,304 = 268,435,456 B.
+  const CACHE = 32 * 2 * 32 * 512 * 128 * 2;
+  const cacheOf = (e: Estimate, name: 'forward' | 'backward' | 'optimizer'): number[] =>
+    phase(e, name)
+      .components.filter((c) => c.id === 'kv-cache')
+      .map((c) => c.bytes);
+  const kept = qlora({ loop_keeps_outputs: true });
+  const cached = qlora({ loop_keeps_outputs: true, use_cache: true });
+  it('held after the backward: through the optimizer step and the next forward', () => {
+    assert.deepEqual(cacheOf(cached, 'forward'), [CACHE]);
+    assert.deepEqual(cacheOf(cached, 'optimizer'), [CACHE]);
+    assert.equal(phase(cached, 'forward').allocatedBytes - phase(kept, 'forward').allocatedBytes, CACHE);
+  });
+  it("during the backward it is what SDPA saved for the step (Llama-2's 32 key/value heads are not repeated)", () => {
+    assert.deepEqual(cacheOf(cached, 'backward'), []);
+    assert.equal(phase(cached, 'backward').allocatedBytes, phase(kept, 'backward').allocatedBytes);
+  });
+  it('none under gradient checkpointing (transformers turns use_cache off), none when the loop drops its outputs', () => {
+    const ck = qlora({ loop_keeps_outputs: true, use_cache: true, gradient_checkpointing: 'full' });
+    assert.deepEqual(cacheOf(ck, 'forward'), []);
+    assert.deepEqual(cacheOf(qlora({ use_cache: true }), 'forward'), []);
+  });
+});
+
+describe('previous step: the KV cache against the CPU truth (transformers 5.17, torch 2.13)', () => {
+  // loop/*-keep-cache against loop/*-keep (test/fixtures/truth/loop.json, step 1). Tiny Llama: 2 layers, 2 key/value
+  // heads of 64, 2 x 256 tokens in fp32: 2 x 2 x (2 x 2 x 256 x 64) x 4 B = 1,048,576 B; measured +1,048,580 at the
+  // forward and the optimizer step (the 4 B more is the kept loss), +0 at the backward. Tiny Gemma 2 (eager attention,
+  // 4 heads over 2 key/value heads) LoRA in bf16: 524,288 B of cache, held beside repeat_kv's copies through the step
+  // too; measured +1,048,596 at the forward (the last step's and this step's), +524,296 at the backward, +524,300 at
+  // the optimizer step.
+  const cases: [string, Record<'forward' | 'backward' | 'optimizer', number>][] = [
+    ['loop/llama-full-fp32-keep', { forward: 1_048_576, backward: 0, optimizer: 1_048_576 }],
+    ['loop/gemma2-lora-bf16-keep', { forward: 1_048_576, backward: 524_288, optimizer: 524_288 }],
+  ];
+  for (const [id, want] of cases) {
+    const withCache = run(truthSetup(`${id}-cache`));
+    const without = run(truthSetup(id));
+    for (const name of ['forward', 'backward', 'optimizer'] as const)
+      it(`${id}-cache, ${name}: +${want[name]} B`, () => {
+        assert.equal(phase(withCache, name).allocatedBytes - phase(without, name).allocatedBytes, want[name]);
+      });
+  }
+});

@@ -62,15 +62,17 @@ def run(rec, scenario, harness):
     data = models.batch(scenario, harness)
     accumulation = scenario.get("gradient_accumulation_steps", 1)
     # loop_keeps_outputs: a loop that rebinds `logits = ...` each iteration, as LitGPT's fit loops do; the last
-    # step's logits (and through them its graph) are freed when the next forward has returned.
+    # step's logits (and through them its graph) are freed when the next forward has returned. With use_cache it
+    # keeps the whole `outputs = model(...)`, as a plain transformers loop does: its past_key_values too.
     keeps = scenario.get("loop_keeps_outputs", False)
-    logits = None
+    whole = keeps and scenario.get("use_cache", False)
+    held = None
     for step in range(harness.get("steps", 2)):
         with rec.step(step):
             for _ in range(accumulation):
                 out = forward(**data)
                 if keeps:
-                    logits = out.logits
+                    held = out if whole else out.logits
                 loss = out.loss
                 del out
                 (loss / accumulation).backward()

@@ -31,7 +31,9 @@ def build_model(scenario, harness):
     if experts:
         kwargs["experts_implementation"] = experts
     model = AutoModelForCausalLM.from_config(config, dtype=DTYPES[scenario.get("weights_dtype", "fp32")], **kwargs)
-    model.config.use_cache = False
+    # use_cache: the forward builds a DynamicCache in training, as transformers' config default does; HF Trainer
+    # (transformers 5) and the other runners turn it off.
+    model.config.use_cache = bool(scenario.get("use_cache", False))
     return model
 
 
