@@ -1449,3 +1449,20 @@ describe('fixes: corpus files as before-texts (needs ../shared/corpus)', () => {
     assert.ok(checked > 40, `checked ${checked} corpus edits`);
   });
 });
+
+describe('fixes: a training loop written out in Python', () => {
+  it('is not edited by a quick fix, and the reason says where its settings are', () => {
+    const src = [
+      'from torch.utils.data import DataLoader',
+      'from transformers import AutoModelForCausalLM',
+      'model = AutoModelForCausalLM.from_pretrained("gpt2")',
+      'loader = DataLoader(ds, batch_size=8)',
+      'for batch in loader:',
+      '    model(**batch).loss.backward()',
+      '',
+    ].join('\n');
+    const plan = editsForChanges([{ key: 'micro_batch_size', value: 4 }], [fixFile('train.py', src)], 'train.py');
+    assert.deepEqual(plan.edits, []);
+    assert.match(plan.unsupported[0]?.reason ?? '', /training loop is written out in this file/);
+  });
+});

@@ -31,7 +31,9 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
     ].includes(ch.key)
   ) {
     return no(
-      'no TrainingArguments / TRL config call in this file (the script may read its settings from the command line)',
+      c.file.facts.tools.includes('pytorch')
+        ? 'the training loop is written out in this file: its DataLoader, Accelerator, autocast and optimizer calls are changed by hand'
+        : 'no TrainingArguments / TRL config call in this file (the script may read its settings from the command line)',
     );
   }
   if (hasCall('unsloth-load') || hasCall('unsloth-peft')) {
