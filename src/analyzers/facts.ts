@@ -207,6 +207,12 @@ export interface Fact {
    */
   readonly defaultNote?: string;
   /**
+   * The program passes the value to the library itself, which takes it over its launcher's config and environment:
+   * `Accelerator(mixed_precision=...)` over `accelerate launch --config_file` (Accelerate's state.py reads
+   * ACCELERATE_MIXED_PRECISION only when the argument is None). Such a fact wins over every file's.
+   */
+  readonly overridesLauncher?: true;
+  /**
    * Set when the value is one of several the file can give (a shell variable set on some branches of an `if` or
    * `case`): the note says which values it can take and that the worst for memory is estimated. Resolve reports it
    * as an assumption, not as the file's setting.

@@ -220,13 +220,22 @@ function bounds(file: PythonFile, truncation: Entry | undefined, padding: Entry 
 
 // ---- Precision and accumulation ----
 
-/** Accelerator(mixed_precision=..., gradient_accumulation_steps=...): the script's own settings, over the launcher's. */
+/**
+ * Accelerator(mixed_precision=..., gradient_accumulation_steps=...). A mixed_precision the script states wins over the
+ * launcher's config: Accelerate reads ACCELERATE_MIXED_PRECISION only when the argument is None (state.py
+ * AcceleratorState); the accumulation is read from ACCELERATE_GRADIENT_ACCUMULATION_STEPS first, the argument being its
+ * default (accelerator.py), so a launcher's value wins there.
+ */
 function acceleratorCall(file: PythonFile, call: SyntaxNode): void {
   for (const e of file.args(call).entries) {
     const x = file.valueOf(e);
     if (e.rawKey === 'mixed_precision') {
       const v = mixedPrecisionOf(file, x);
-      if (v !== undefined) file.push('mixedPrecision', e, v, 'accelerate', x);
+      if (v === undefined) continue;
+      file.push('mixedPrecision', e, v, 'accelerate', x);
+      // A script default (`args.mixed_precision`) is what runs only when the command line passes nothing.
+      const f = file.facts[file.facts.length - 1];
+      if (f.origin === undefined) file.facts[file.facts.length - 1] = { ...f, overridesLauncher: true };
     } else if (e.rawKey === 'gradient_accumulation_steps') {
       const n = numberOf(file, x, e, true);
       if (n !== undefined) file.push('gradientAccumulationSteps', e, n, 'accelerate', x);

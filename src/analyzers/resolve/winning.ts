@@ -48,8 +48,10 @@ export function winningFacts(files: readonly AnalyzedFile[]): {
         continue;
       }
       const prev = decided[fact.key];
-      const prevRank = prev ? RANK[files.find((x) => x.file === prev.file)?.role ?? 'config'] : -1;
-      if (!prev || RANK[f.role] >= prevRank) decided[fact.key] = w;
+      const rankOf = (fa: typeof fact, role: FileRole): number =>
+        fa.overridesLauncher ? RANK.launcher + 1 : RANK[role];
+      const prevRank = prev ? rankOf(prev.fact, files.find((x) => x.file === prev.file)?.role ?? 'config') : -1;
+      if (!prev || rankOf(fact, f.role) >= prevRank) decided[fact.key] = w;
     }
   }
   return { decided, unknownOnly };

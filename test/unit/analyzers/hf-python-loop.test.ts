@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact } from '../../../src/analyzers/facts';
 import { resolveText } from '../helpers';
+import { runPipeline } from '../../../src/analyzers/pipeline';
 
 function only(r: ConfigFacts, key: CanonicalKey): Fact {
   const fs = r.facts.filter((f) => f.key === key);
@@ -273,5 +274,24 @@ Trainer(model=model, args=args).train()
     );
     const gc = analyzeHfPython(branched).facts.filter((f) => f.key === 'gradientCheckpointing');
     assert.ok(gc.some((f) => isUnknown(f.value)));
+  });
+
+  it("the script's Accelerator(mixed_precision=...) wins over the launcher's config; its accumulation does not", () => {
+    // Accelerate reads ACCELERATE_MIXED_PRECISION only when the argument is None, but
+    // ACCELERATE_GRADIENT_ACCUMULATION_STEPS before the argument (accelerate 1.15 state.py, accelerator.py).
+    const files: Record<string, string> = {
+      'run.sh': 'accelerate launch --config_file cfg.yaml --gradient_accumulation_steps 2 train.py\n',
+      'cfg.yaml': 'distributed_type: MULTI_GPU\nmixed_precision: fp16\nnum_processes: 2\n',
+      'train.py': ACCELERATE_LOOP,
+    };
+    const r = runPipeline(
+      [{ file: 'run.sh', text: files['run.sh'] }],
+      { read: (f: string) => files[f], join: (_a: string, b: string) => b },
+      {},
+    );
+    const s = r.setup as Record<string, unknown>;
+    assert.equal(s.mixed_precision, 'bf16');
+    assert.equal((r.provenance.mixed_precision as { file?: string }).file, 'train.py');
+    assert.equal(s.gradient_accumulation_steps, 2);
   });
 });
