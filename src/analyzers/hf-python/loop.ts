@@ -124,8 +124,9 @@ function modelNames(file: PythonFile, calls: readonly SyntaxNode[]): Set<string>
     } else if (last === 'prepare') {
       const at = args.findIndex(isModel);
       const targets = unpackTargets(file, c);
-      if (at >= 0 && targets[at]) names.add(targets[at]);
-      else if (at === 0 && targets.length === 0 && assignedName(c, file.text)) names.add(assignedName(c, file.text)!);
+      const single = targets.length === 0 && at === 0 ? assignedName(c, file.text) : undefined;
+      const target = at >= 0 ? (targets[at] ?? single) : undefined;
+      if (target) names.add(target);
     }
   }
   return names;

@@ -612,14 +612,18 @@ function leanEvaluationBytes(terms: StageTerms): number {
   return (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + Math.max(r(evalLossBytes), layer);
 }
 
+/** The components' bytes, each rounded to a whole non-negative count, summed (the lean path's totals). */
+function roundedTotal(cs: readonly Component[]): number {
+  return cs.reduce((t, c) => t + Math.max(0, Math.round(c.bytes)), 0);
+}
+
 /**
  * What the outputs a loop keeps add at each phase (terms/previous-step.ts): the forward holds the last step's logits,
  * graph and cache and this step's cache beside repeat_kv's copies; the backward this step's logits and that cache; the
  * optimizer step and an evaluation this step's logits, graph and cache.
  */
 function keptSums(held: HeldStepOutputs): { forward: number; backward: number; after: number } {
-  const tot = (cs: readonly Component[]): number => cs.reduce((t, c) => t + Math.max(0, Math.round(c.bytes)), 0);
-  const [logits, graph, step] = [tot(held.logits), tot(held.graph), tot(held.stepCache)];
+  const [logits, graph, step] = [roundedTotal(held.logits), roundedTotal(held.graph), roundedTotal(held.stepCache)];
   return { forward: logits + graph + step, backward: logits + step, after: logits + graph };
 }
 
@@ -662,7 +666,7 @@ function leanPhases(
   const { gradsInForward, gradAtEnd, gradAtFirst } = terms.grads;
   const { layer, actComp, maskBytes, maskHeldBytes, castComp, castCacheComp, recompute } = terms.activations;
   const r = (x: number): number => Math.max(0, Math.round(x));
-  const tot = (cs: readonly Component[]): number => cs.reduce((t, c) => t + r(c.bytes), 0);
+  const tot = roundedTotal;
   const pSum = tot(persistent);
   const gSum = tot(gathered);
   const gLoss = tot(gatheredAt.loss);

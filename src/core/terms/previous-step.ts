@@ -110,29 +110,24 @@ function heldCache(
   const cache = kvCache(ctx, shape, p.batch, p.seq);
   if (cache.bytes <= 0) return none;
   const formula = `${cache.formula} (outputs.past_key_values)`;
-  const held = comp(
-    ctx,
-    'kv-cache',
-    "The step's KV cache (use_cache: outputs.past_key_values, kept with the outputs until the next forward returns)",
-    cache.bytes,
-    () => formula,
-    () => cache.inputs,
-  );
+  const component = (label: string): Component =>
+    comp(
+      ctx,
+      'kv-cache',
+      label,
+      cache.bytes,
+      () => formula,
+      () => cache.inputs,
+    );
   const grouped = a.kvHeads < a.heads && a.family !== 'falcon';
   const copies =
     (p.attention === 'eager' && grouped && !(a.kvHeads === 1 && p.batch === 1)) ||
     (p.attention === 'sdpa' && grouped && a.kvHeads > 1 && p.sdpaGqa !== true);
+  const held = component(
+    "The step's KV cache (use_cache: outputs.past_key_values, kept with the outputs until the next forward returns)",
+  );
   const step = copies
-    ? [
-        comp(
-          ctx,
-          'kv-cache',
-          "This step's KV cache beside repeat_kv's copies, which attention saves instead",
-          cache.bytes,
-          () => formula,
-          () => cache.inputs,
-        ),
-      ]
+    ? [component("This step's KV cache beside repeat_kv's copies, which attention saves instead")]
     : [];
   return { held: [held], step };
 }

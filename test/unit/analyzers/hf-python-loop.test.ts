@@ -86,23 +86,19 @@ describe('hf-python: a training loop written out', () => {
     assert.equal(s.gradient_accumulation_steps, 4);
   });
 
+  const keeps = (src: string): boolean => analyzeHfPython(src).facts.some((f) => f.key === 'loopKeepsOutputs');
+
   it('deleting the outputs in the loop, or taking only the loss, keeps nothing', () => {
     const deleted = ACCELERATE_LOOP.replace(
       '            optimizer.zero_grad()\n',
       '            optimizer.zero_grad()\n            del outputs, loss\n',
     );
-    assert.equal(
-      analyzeHfPython(deleted).facts.some((f) => f.key === 'loopKeepsOutputs'),
-      false,
-    );
+    assert.equal(keeps(deleted), false);
     const lossOnly = ACCELERATE_LOOP.replace(
       'outputs = model(**batch)\n            loss = outputs.loss',
       'loss = model(**batch).loss',
     );
-    assert.equal(
-      analyzeHfPython(lossOnly).facts.some((f) => f.key === 'loopKeepsOutputs'),
-      false,
-    );
+    assert.equal(keeps(lossOnly), false);
     // The logits alone are kept the same way.
     const logits = ACCELERATE_LOOP.replace(
       'outputs = model(**batch)\n            loss = outputs.loss',
@@ -242,10 +238,7 @@ for batch in loader:
     const r = analyzeHfPython(src);
     assert.ok(r.tools.includes('pytorch'));
     assert.equal(only(r, 'microBatchSize').value, 8);
-    assert.equal(
-      r.facts.some((f) => f.key === 'loopKeepsOutputs'),
-      false,
-    );
+    assert.equal(keeps(src), false);
   });
 
   it('a Trainer script is not a loop; gradient_checkpointing_enable() wins over gradient_checkpointing=False', () => {
