@@ -3,6 +3,9 @@
 //   (PEFT target_parameters) r·E x (in + out) per targeted layer, E = 1 for a router's 2-D weight and r doubled for a
 //   gate_up_proj PEFT converted from both 4.x halves (estimate/peft-moe.ts); (IA)^3: one value per output feature
 //   (input feature of feed-forward targets) x the adapter dtype; modules_to_save: a trainable copy in the weight dtype.
+//   Under parameter offload (FSDP CPUOffload, ZeRO-3 offload_param) the adapters' shards live in host memory with the
+//   rest of the parameters (torch/distributed/fsdp/_init_utils.py offloads every FlatParameter, the adapters' units
+//   included) and count 0 here; a layer's adapters are gathered with it.
 // Sources: peft/tuners/lora/layer.py (ParamWrapper.update_layer), peft/utils/transformers_weight_conversion.py,
 // peft/tuners/ia3/layer.py, peft/utils/other.py (ModulesToSaveWrapper).
 // Docs: docs/estimate/adapters.md. Pure arithmetic; no I/O.
@@ -15,12 +18,18 @@ import { formatCount } from '../units';
 export function adapterWeights(ctx: EstimateContext, st: StageContext): Component[] {
   const inv = ctx.model.inventory;
   const tp = ctx.layout.tensorParallel;
-  const { shardParams } = ctx.sharding;
+  const { shardParams: shards, offloadParams, fsdpOffload } = ctx.sharding;
   const { weightBytes: wb, adapterBytes } = ctx.dtypes;
   const { lora, ia3, targets } = ctx.methods;
   const { layerShare } = st;
   const persistent: Component[] = [];
-  const shard = shardParams > 1 ? ` / ${shardParams} (sharded)` : '';
+  const offloaded = offloadParams || fsdpOffload;
+  const shardParams = offloaded ? Infinity : shards;
+  const shard = offloaded
+    ? ', offloaded to host memory with the parameters'
+    : shardParams > 1
+      ? ` / ${shardParams} (sharded)`
+      : '';
   const adapterHere = (inv.adapter * layerShare) / tp;
   if (adapterHere > 0) {
     persistent.push(

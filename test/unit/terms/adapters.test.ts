@@ -164,3 +164,39 @@ describe("estimate: FSDP's 16-bit param dtype gathers the adapters in 16 bits", 
       near(run(truthSetup(id)).perGpu.peakBytes, truthPeak(id), 0.03, id);
   });
 });
+
+describe('estimate: offloaded parameters take the adapters with them', () => {
+  // torch FSDP1 CPUOffload(offload_params=True) moves every FlatParameter to the host, the adapters' own units
+  // (PEFT's wrap policy) included (torch/distributed/fsdp/_init_utils.py); ZeRO-3 offload_param moves every
+  // partitioned parameter. Llama-2-70B, LoRA r 64 on q (8192 + 8192), k and v (8192 + 1024 each: 8 key-value heads of
+  // 128), gate, up, down (8192 + 28672 each): 80 x 64 x 145,408 = 744,488,960 params, 2 B each in bf16, / 2 ranks.
+  const lora = (offload: boolean): ReturnType<typeof run> =>
+    run(
+      setupFor('meta-llama/Llama-2-70b-hf', {
+        method: 'qlora',
+        lora: {
+          r: 64,
+          alpha: 16,
+          dtype: 'bf16',
+          target_modules: ['q_proj', 'k_proj', 'v_proj', 'gate_proj', 'up_proj', 'down_proj'],
+        },
+        quantization: { bits: 4, type: 'nf4' },
+        weights_dtype: 'bf16',
+        micro_batch_size: 2,
+        seq_len: 2048,
+        gradient_checkpointing: 'full',
+        gpus_per_node: 2,
+        fsdp: 'full_shard',
+        fsdp_version: 1,
+        ...(offload ? { offload_params: 'cpu' as const } : {}),
+      }),
+    );
+  it('resident: r x (in + out) per target x 2 B / 2 ranks; offloaded: none on the GPU, the host holds them', () => {
+    const resident = lora(false);
+    const offloaded = lora(true);
+    assert.equal(resident.parameters.adapter, 744_488_960);
+    assert.equal(component(phase(resident, 'forward'), 'adapter-weights'), 744_488_960);
+    assert.equal(component(phase(offloaded, 'forward'), 'adapter-weights'), 0);
+    assert.ok(offloaded.cpuBytes > 0);
+  });
+});
