@@ -180,6 +180,9 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   mixed_precision: spec('mixedPrecision', 'str', oneOf('mixedPrecision', MIXED), 'accelerate'),
   gradient_checkpointing: spec('gradientCheckpointing', 'bool', gcOf),
   gradient_checkpointing_kwargs: spec('checkpointReentrant', 'str', reentrantOf),
+  // PEFT's examples/sft ModelArguments and LLaMA-Factory's ModelArguments: passed on as gradient_checkpointing_kwargs.
+  use_reentrant: spec('checkpointReentrant', 'bool'),
+  use_reentrant_gc: spec('checkpointReentrant', 'bool'),
   enable_activation_checkpointing: spec('gradientCheckpointing', 'bool', gcOf),
   disable_gradient_checkpointing: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'none'])),
   recompute_granularity: spec(

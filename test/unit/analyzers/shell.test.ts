@@ -378,6 +378,18 @@ describe('shell analyzer: script flags', () => {
     );
   });
 
+  it("--use_reentrant (PEFT's examples/sft ModelArguments) and --use_reentrant_gc (LLaMA-Factory) set the checkpoint form", () => {
+    // peft examples/sft/run_peft_qlora_fsdp.sh passes --use_reentrant True; train.py hands it to
+    // gradient_checkpointing_kwargs. LLaMA-Factory's use_reentrant_gc does the same (model/model_utils/checkpointing.py).
+    checkFacts('accelerate launch train.py --gradient_checkpointing True --use_reentrant True\n', [
+      ['gradientCheckpointing', 'full', '--gradient_checkpointing', 'True'],
+      ['checkpointReentrant', true, '--use_reentrant', 'True'],
+    ]);
+    checkFacts('llamafactory-cli train cfg.yaml --use_reentrant_gc False\n', [
+      ['checkpointReentrant', false, '--use_reentrant_gc', 'False'],
+    ]);
+  });
+
   it('--fsdp "full_shard auto_wrap" and --fsdp with offload', () => {
     checkFacts('torchrun t.py --fsdp "full_shard auto_wrap"\n', [
       ['fsdp', 'full_shard', '--fsdp', 'full_shard auto_wrap'],
