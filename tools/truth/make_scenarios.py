@@ -34,6 +34,10 @@ FAMILIES = {
     "opt": dict(model_type="opt", hidden_size=H, ffn_dim=1024, num_hidden_layers=2, num_attention_heads=4, vocab_size=V,
                 max_position_embeddings=2048, word_embed_proj_dim=H, dropout=0.0, attention_dropout=0.0,
                 activation_dropout=0.0, layerdrop=0.0, do_layer_norm_before=True, activation_function="relu"),
+    # GPT-J: attention and MLP side by side on one LayerNorm (parallel residual), rotary on a quarter of each head, no
+    # SDPA path (eager attention only), gelu_new written out.
+    "gptj": dict(model_type="gptj", n_embd=H, n_layer=2, n_head=4, rotary_dim=16, n_inner=1024, vocab_size=V, n_positions=2048,
+                 tie_word_embeddings=False),
     "mixtral": dict(BASE, model_type="mixtral", intermediate_size=256, num_local_experts=4, num_experts_per_tok=2, sliding_window=None),
     "qwen2_moe": dict(BASE, model_type="qwen2_moe", moe_intermediate_size=128, shared_expert_intermediate_size=256, num_experts=4,
                       num_experts_per_tok=2, decoder_sparse_step=1),
@@ -62,7 +66,7 @@ def scenario(family, **keys):
 
 
 def default_attention(family):
-    return "eager" if family in ("gemma2",) else "sdpa"
+    return "eager" if family in ("gemma2", "gptj") else "sdpa"
 
 
 # ---- suites: each returns {id: (scenario, harness overrides)} ----

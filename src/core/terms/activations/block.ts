@@ -6,7 +6,7 @@ import { type Architecture, type LinearModule, linearModules } from '../../archi
 import { type ForwardSequence, Tape, type Tensor, type Weight } from '../saved-tensors';
 import { decoderBlock } from './decoder';
 import { falconBlock } from './falcon';
-import { bertBlock, bloomBlock, falconH1Block, gpt2Block, gptNeoxBlock, nemotronHBlock } from './families';
+import { bertBlock, bloomBlock, falconH1Block, gpt2Block, gptjBlock, gptNeoxBlock, nemotronHBlock } from './families';
 import { linear as linearOf } from './linear';
 import type { MoeInfo } from './moe';
 import { rmsNormOf } from './norms';
@@ -80,6 +80,7 @@ const FAMILY_BLOCKS: Partial<Record<Architecture['family'], (bc: BlockContext) =
   gpt2: gpt2Block,
   gpt_neox: gptNeoxBlock,
   phi: gptNeoxBlock,
+  gptj: gptjBlock,
   bloom: bloomBlock,
   bert: bertBlock,
   roberta: bertBlock,

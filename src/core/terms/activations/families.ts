@@ -1,13 +1,13 @@
-// The blocks of the families that are not Llama-shaped: GPT-2 and BLOOM (fused q/k/v, pre-LayerNorm), GPT-NeoX and
-// Phi (parallel residual), BERT and RoBERTa (post-LayerNorm encoders), Nemotron-H (one mixer per layer), Falcon-H1
-// (Mamba2 beside attention). Sources: transformers models/{gpt2,bloom,gpt_neox,phi,bert,roberta,nemotron_h,
+// The blocks of the families that are not Llama-shaped: GPT-2 and BLOOM (fused q/k/v, pre-LayerNorm), GPT-NeoX,
+// Phi and GPT-J (parallel residual), BERT and RoBERTa (post-LayerNorm encoders), Nemotron-H (one mixer per layer), Falcon-H1
+// (Mamba2 beside attention). Sources: transformers models/{gpt2,bloom,gpt_neox,phi,gptj,bert,roberta,nemotron_h,
 // falcon_h1}/modeling_*.py. Pure arithmetic; no I/O.
 // Docs: docs/estimate/activations.md
 import type { Tensor } from '../saved-tensors';
 import { attentionCore } from './attention';
 import type { BlockContext } from './block';
 import { mamba2Mixer } from './mixers/mamba2';
-import { gatedMlp, geluNew } from './mlp';
+import { gatedMlp, geluNew, plainMlp } from './mlp';
 import { nemotronMoe } from './moe';
 
 /**
@@ -81,6 +81,33 @@ export function gptNeoxBlock(bc: BlockContext): Tensor {
   const up = linear(h2, a.family === 'phi' ? 'fc1' : 'dense_h_to_4h', a.ffn / tp, 'mlp up output');
   const g = tape.unarySavesInput(up, 'gelu output');
   return linear(g, a.family === 'phi' ? 'fc2' : 'dense_4h_to_h', a.hidden, 'mlp down output');
+}
+
+/**
+ * GPT-J (modeling_gptj.py GPTJBlock): one LayerNorm feeds attention and the MLP side by side, and the block sums
+ * attn_output + mlp(ln_1(x)) + x. q, k and v are separate projections; rotary on the first rotary_dim channels is
+ * multiplies and a cat (new q and k that nothing keeps). Eager _attn upcasts q and k to fp32 ("to avoid overflow") and
+ * takes the softmax in fp32, then casts the probabilities to the value's dtype; under autocast its matmul casts them
+ * back to 16 bits. The MLP is fc_in, gelu_new written out, fc_out. CPU truth loop/gptj-* (transformers 5.17).
+ */
+export function gptjBlock(bc: BlockContext): Tensor {
+  const { p, a, tape, T, tp, Tsp, x0, qd, kvd, linear } = bc;
+  const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, 'ln_1');
+  const q = tape.free(linear(h1, 'q_proj', qd, 'q_proj output'), 'q (rotary, cat)', T * qd);
+  const k = tape.free(linear(h1, 'k_proj', kvd, 'k_proj output'), 'k (rotary, cat)', T * kvd);
+  const v = linear(h1, 'v_proj', kvd, 'v_proj output');
+  const eagerFp32 = p.attention === 'eager' && p.mode !== 'amp';
+  const att = attentionCore(
+    bc,
+    eagerFp32 ? tape.to(q, 4, 'q (fp32)') : q,
+    eagerFp32 ? tape.to(k, 4, 'k (fp32)') : k,
+    v,
+    { causalRepeat: false, softmaxFp32: true, dropout: a.attentionDropout },
+  );
+  const o = linear(att, 'out_proj', a.hidden, 'out_proj output');
+  const m = plainMlp(tape, 'gptj', a.ffn / tp, a.hidden, h1, linear)!;
+  tape.use(o);
+  return m;
 }
 
 /** BLOOM. */
