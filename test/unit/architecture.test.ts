@@ -1172,8 +1172,8 @@ describe('FAMILY_TRAITS', () => {
       (t) => t.moeBlock === 'gpt_oss',
     ],
     [
-      'estimate.ts EAGER_ONLY_ATTENTION[family]',
-      (f) => (f === 'gpt_oss' ? ['sdpa'] : f === 'bloom' ? ['sdpa', 'flash'] : undefined),
+      'dtypes.ts planDtypes: the family trait eagerOnlyAttention',
+      (f) => (['gpt_oss', 'gptj', 'gpt_neo'].includes(f) ? ['sdpa'] : f === 'bloom' ? ['sdpa', 'flash'] : undefined),
       (t) => t.eagerOnlyAttention?.replaces,
     ],
     ["estimate.ts estimateImpl: family === 'llama4' && attention flash", is('llama4'), (t) => !t.flashAttention2],

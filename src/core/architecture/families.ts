@@ -486,6 +486,10 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
     outBias: false,
     lmHeadBias: true,
     maxPositionsDefault: 2048,
+    eagerOnlyAttention: {
+      replaces: ['sdpa'],
+      why: 'transformers has no SDPA path for GPT-J (GPTJPreTrainedModel offers eager and flash_attention_2 only): eager attention is used',
+    },
   },
   gpt_neo: {
     ...DECODER,
@@ -495,6 +499,10 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
     positions: 'learned',
     tiedDefault: true,
     maxPositionsDefault: 2048,
+    eagerOnlyAttention: {
+      replaces: ['sdpa'],
+      why: 'transformers has no SDPA path for GPT-Neo (GPTNeoPreTrainedModel offers eager and flash_attention_2 only): eager attention is used',
+    },
   },
   falcon: {
     ...DECODER,

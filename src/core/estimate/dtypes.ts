@@ -2,30 +2,13 @@
 // activations, adapters, optimizer states, gradients), the compute mode, and the attention implementation that runs.
 // Docs: docs/estimate/weights-and-quantization.md. Pure.
 import type { Architecture } from '../architecture';
-import type { Attention, TrainingSetup } from '../setup';
+import { FAMILY_TRAITS } from '../architecture/families';
+import type { TrainingSetup } from '../setup';
 import type { ComputeMode } from '../terms/saved-tensors';
 import { DTYPE_BYTES } from '../units';
 import { olderThan } from '../util/version';
 import type { Layout } from '../model';
 import type { DtypePlan, MethodPlan, PlanningContext, ShardingPlan } from './context';
-
-/**
- * Families whose attention transformers runs in eager code for the implementations listed: gpt-oss has no SDPA path
- * (GptOssPreTrainedModel._supports_sdpa = False: its attention sinks need eager attention or a kernel that takes them);
- * BLOOM adds its ALiBi bias by baddbmm in eager code only (no SDPA or FlashAttention path).
- */
-export const EAGER_ONLY_ATTENTION: Partial<
-  Record<Architecture['family'], { readonly replaces: readonly Attention[]; readonly why: string }>
-> = {
-  gpt_oss: {
-    replaces: ['sdpa'],
-    why: 'transformers has no SDPA path for gpt-oss (attention sinks): eager attention is used; a flash kernel that takes the sinks is attention: flash',
-  },
-  bloom: {
-    replaces: ['sdpa', 'flash'],
-    why: "transformers runs BLOOM's ALiBi attention in eager code only (no SDPA or FlashAttention path): eager attention is used",
-  },
-};
 
 export const dtypeBytes = (d: 'fp32' | 'bf16' | 'fp16'): number => DTYPE_BYTES[d];
 
@@ -80,7 +63,8 @@ export function planDtypes(
   const gradBytes = badamRatio !== undefined ? badamRatio * (trainableBytes + 16) : fsdpMaster ? 4 : trainableBytes;
   // Context parallelism runs attention block by block with flash kernels (torchtitan's ring attention over SDPA flash,
   // ring-flash-attn, DeepSpeed-Ulysses over flash-attention); no s x s matrix is kept.
-  const eagerOnly = EAGER_ONLY_ATTENTION[a.family];
+  // Families whose attention transformers runs in eager code for some implementations (architecture/families.ts).
+  const eagerOnly = FAMILY_TRAITS[a.family].eagerOnlyAttention;
   const attention = cp > 1 ? 'flash' : eagerOnly?.replaces.includes(setup.attention) ? 'eager' : setup.attention;
   // Before PyTorch 1.11 the softmax / log_softmax backward took the input too (derivatives.yaml:
   // _softmax_backward_data(grad, result, dim, self)), so both were saved.
