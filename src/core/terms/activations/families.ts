@@ -1,7 +1,7 @@
 // The blocks of the families that are not Llama-shaped: GPT-2 and BLOOM (fused q/k/v, pre-LayerNorm), GPT-NeoX,
-// Phi and GPT-J (parallel residual), BERT and RoBERTa (post-LayerNorm encoders), Nemotron-H (one mixer per layer), Falcon-H1
-// (Mamba2 beside attention). Sources: transformers models/{gpt2,bloom,gpt_neox,phi,gptj,bert,roberta,nemotron_h,
-// falcon_h1}/modeling_*.py. Pure arithmetic; no I/O.
+// Phi and GPT-J (parallel residual), BERT and RoBERTa (post-LayerNorm encoders), Nemotron-H (one mixer per layer),
+// Falcon-H1 (Mamba2 beside attention). Sources: transformers models/{gpt2,bloom,gpt_neox,phi,gptj,bert,roberta,
+// nemotron_h,falcon_h1}/modeling_*.py. Pure arithmetic; no I/O.
 // Docs: docs/estimate/activations.md
 import type { Tensor } from '../saved-tensors';
 import { attentionCore } from './attention';
@@ -86,9 +86,10 @@ export function gptNeoxBlock(bc: BlockContext): Tensor {
 /**
  * GPT-J (modeling_gptj.py GPTJBlock): one LayerNorm feeds attention and the MLP side by side, and the block sums
  * attn_output + mlp(ln_1(x)) + x. q, k and v are separate projections; rotary on the first rotary_dim channels is
- * multiplies and a cat (new q and k that nothing keeps). Eager _attn upcasts q and k to fp32 ("to avoid overflow") and
- * takes the softmax in fp32, then casts the probabilities to the value's dtype; under autocast its matmul casts them
- * back to 16 bits. The MLP is fc_in, gelu_new written out, fc_out. CPU truth loop/gptj-* (transformers 5.17).
+ * multiplies and a cat (new q and k that nothing keeps). Eager _attn upcasts q and k to fp32 ("to avoid overflow"),
+ * which its QK^T matmul keeps, except under autocast, where the matmul casts them back to 16-bit copies of q's and k's
+ * size; the softmax runs in fp32 and the probabilities are cast to the value's dtype. The MLP is fc_in, gelu_new
+ * written out, fc_out. CPU truth loop/gptj-* (transformers 5.17).
  */
 export function gptjBlock(bc: BlockContext): Tensor {
   const { p, a, tape, T, tp, Tsp, x0, qd, kvd, linear } = bc;
