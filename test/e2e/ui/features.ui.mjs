@@ -204,9 +204,14 @@ export default async function features({ url, screenshots, workspace, check }) {
     await runCommand(page, 'VRAM Lens: Open Panel');
     const frame = panelFrame(page);
     await frame.locator('text=/train\\.py/').first().waitFor({ timeout: 30_000 });
+    // train.sh's run names train.py too: wait until the panel has switched to train.py's own advice, then check it.
     const fold = frame.locator('.advice-blocked > summary');
-    await fold.waitFor({ timeout: 15_000 });
-    const line = (await fold.innerText()).trim();
+    await fold
+      .filter({ hasText: /cannot be applied to train\.py: / })
+      .waitFor({ timeout: 30_000 })
+      .catch(() => undefined);
+    await fold.first().waitFor({ timeout: 15_000 });
+    const line = (await fold.first().innerText()).trim();
     if (!/more cannot be applied to train\.py: /.test(line)) throw new Error(`fold: ${line}`);
     const shown = await frame.locator('.advice-body > ol.advice-list > li').count();
     if (shown < 1 || shown > 6) throw new Error(`${shown} items before the fold`);
