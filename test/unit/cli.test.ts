@@ -92,8 +92,9 @@ describe('cli: vram-lens estimate', async () => {
     assert.ok(j.perGpu.deviceBytes >= j.perGpu.reservedBytes && j.perGpu.reservedBytes >= j.perGpu.peakBytes);
   });
 
-  it('variable-length batches: --json perGpu.variableLengths (one set of loss tensors, 12·T·V) and a line in the table', async () => {
-    // Llama-2-7B, T = 1 x 1024 tokens, vocab 32,000, bf16 logits + full fp32 cross-entropy: 12 x 1024 x 32000 B.
+  it('variable-length batches: --json perGpu.variableLengths (two sets of loss tensors, 2 x 12·T·V) and a line in the table', async () => {
+    // Llama-2-7B, T = 1 x 1024 tokens, vocab 32,000, bf16 logits + full fp32 cross-entropy: 12 x 1024 x 32000 B a set,
+    // two sets cached (tools/allocator/README.md).
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-cli-'));
     const file = path.join(dir, 'padded.vram.yaml');
     fs.writeFileSync(
@@ -101,8 +102,8 @@ describe('cli: vram-lens estimate', async () => {
       'model: meta-llama/Llama-2-7b-hf\nweights_dtype: bf16\nmethod: lora\nseq_len: 1024\nbatch_lengths: variable\ngpu: A100-80GB\n',
     );
     const j = JSON.parse((await cli('estimate', file, '--json')).out);
-    assert.equal(j.perGpu.variableLengths.cacheBytes, 12 * 1024 * 32000);
-    assert.equal(j.perGpu.variableLengths.reservedBytes, j.perGpu.reservedBytes + 12 * 1024 * 32000);
+    assert.equal(j.perGpu.variableLengths.cacheBytes, 2 * 12 * 1024 * 32000);
+    assert.equal(j.perGpu.variableLengths.reservedBytes, j.perGpu.reservedBytes + 2 * 12 * 1024 * 32000);
     assert.match(
       (await cli('estimate', file)).out,
       /variable-length batches: over a run reserved grows to about .* or more/,

@@ -316,12 +316,13 @@ describe('features: hover', () => {
       /over a run \(variable lengths\)\s+[\d.]+ GiB nvidia-smi \(\+[\d.]+ GiB cached\)/,
     ]);
     const packed = `${text.replace('‸', '')}dataset:\n  _component_: torchtune.datasets.alpaca_cleaned_dataset\n  packed: ‸False\n`;
-    // Packing removes the cache of earlier batches (one set of loss tensors: 12 x 4096 x 128,256 B = 5.9 GiB).
-    checkHover('/w/8B_lora.yaml', packed, [/variable -> fixed batch lengths: -5\.9 GiB over a run/]);
+    // Packing removes the cache of earlier batches (two sets of loss tensors: 2 x 12 x 4096 x 128,256 B = 11.74 GiB);
+    // the what-if prints the difference of the two over-a-run device figures, which rounds to 11.8 GiB.
+    checkHover('/w/8B_lora.yaml', packed, [/variable -> fixed batch lengths: -11\.8 GiB over a run/]);
     const a = analyze('/w/8B_lora.yaml', text.replace('‸', ''));
     const e = a.estimate!;
-    // Llama-3.1-8B vocab 128,256, T = 2 x 2048, full CE on bf16 logits: 12·T·V = 6,304,448,512 B.
-    assert.equal(e.perGpu.variableLengths?.cacheBytes, 12 * 4096 * 128_256);
+    // Llama-3.1-8B vocab 128,256, T = 2 x 2048, full CE on bf16 logits: 12·T·V = 6,304,448,512 B a set, two sets.
+    assert.equal(e.perGpu.variableLengths?.cacheBytes, 2 * 12 * 4096 * 128_256);
     const assumed = e.assumptions.find((x) => x.key === 'batch_lengths' && x.value === 'variable');
     assert.match(assumed?.source ?? '', /torchtune/);
     assert.doesNotMatch(md, /undefined|NaN/);
@@ -610,7 +611,7 @@ describe('features: findings', () => {
     const text =
       'model: Qwen/Qwen2-7B\nweights_dtype: bf16\nmethod: lora\ngradient_checkpointing: full\nseq_len: 2048\nbatch_lengths: variable\n';
     const need = analyze('/w/v.vram.yaml', text, { gpu: '', headroomPercent: 5 }).estimate!.perGpu.deviceBytes;
-    // 12 % above the per-step need: fits with headroom, but one set of loss tensors (3.5 GiB) would not.
+    // 12 % above the per-step need: fits with headroom, but two sets of loss tensors (7.0 GiB) would not.
     const gpu = `${((need * 1.12) / 2 ** 30).toFixed(3)}GiB`;
     const a = analyze('/w/v.vram.yaml', text, { gpu, headroomPercent: 5 });
     const f = a.findings.find((x) => x.code === 'variable-length-cache');

@@ -302,11 +302,15 @@ def growth_over_loss_set(cfg, s_max, steps, seed):
 
 if __name__ == "__main__":
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    orders = int(sys.argv[2]) if len(sys.argv) > 2 else 8
     for name, cfg in MODELS.items():
         for s_max in (512, 2048):
-            r = [growth_over_loss_set(cfg, s_max, steps, seed) for seed in range(8)]
+            r = [growth_over_loss_set(cfg, s_max, steps, seed) for seed in range(orders)]
+            q10, q25, q50, q75 = (float(np.percentile(r, q)) for q in (10, 25, 50, 75))
+            below2 = sum(x < 2 for x in r) / len(r)
             print(
-                f"{name} seq {s_max}, {steps} steps, 8 orders of lengths: cache growth = "
-                f"{np.median(r):.2f} x loss tensors (median), {min(r):.2f} to {max(r):.2f}",
+                f"{name} seq {s_max}, {steps} steps, {orders} orders of lengths: cache growth = "
+                f"{q50:.2f} x loss tensors (median), {min(r):.2f} to {max(r):.2f}; "
+                f"10/25/75 %: {q10:.2f} / {q25:.2f} / {q75:.2f}; fewer than 2 sets in {below2:.0%} of the orders",
                 flush=True,
             )

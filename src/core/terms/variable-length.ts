@@ -1,5 +1,5 @@
 // Term: variable-length batches. The caching allocator keeps the loss blocks of earlier, shorter record batches
-// beside the longest one's: one more set of the vocabulary-sized tensors, capped at the GPU's memory.
+// beside the longest one's: two more sets of the vocabulary-sized tensors, capped at the GPU's memory.
 // Sources: c10/cuda/CUDACachingAllocator.cpp (best fit, no merging across segments); tools/allocator/replay.py;
 // published ms-swift runs. Docs: docs/estimate/runtime.md. Pure arithmetic; no I/O.
 import type { VariableLengthCache } from '../model';
@@ -41,13 +41,15 @@ export function variableLengthCache(
  * Variable-length batches (each padded to its own longest sample): when a batch longer than every earlier one
  * arrives, its largest tensors (the vocabulary-sized logits and loss buffers) fit in none of the cached blocks of
  * the earlier batches, so the allocator reserves new ones; smaller tensors are carved out of the cached blocks
- * (best fit, blocks split, no merging across segments: c10/cuda/CUDACachingAllocator.cpp). The record batch just
- * before the longest one is nearly as long, so its loss blocks stay cached beside the new ones: one more set of loss
- * tensors. Earlier records add more, by an amount that depends on the order of lengths: tools/allocator/replay.py
- * gives 0.4x to 9x (median about 4x) over 1,000 steps of uniformly spread lengths, the published ms-swift runs
- * 1.2x to 2.7x. The figure counts one set, the low end of both. Blocks are freed before an out-of-memory error, so
- * the total stops at the GPU's capacity.
+ * (best fit, blocks split, no merging across segments: c10/cuda/CUDACachingAllocator.cpp). Every such record batch
+ * leaves its loss blocks cached, and a run of n batches has about ln n records, the last ones nearly as long as the
+ * longest. How much stays depends on the order of lengths: tools/allocator/replay.py, over 24 orders of 100 to 300
+ * uniformly spread lengths, leaves 0.3 to 9.6 sets beside the longest batch's own, median 2.9 to 4.1, fewer than two
+ * in 12 to 25 % of the orders. The figure counts two sets (the two records before the longest), the lower quartile
+ * of the replay. Blocks are freed before an out-of-memory error, so the total stops at the GPU's capacity.
  */
+export const CACHED_LOSS_SETS = 2;
+
 function lengthCache(
   ctx: EstimateContext,
   totals: RuntimeTotals,
@@ -58,7 +60,8 @@ function lengthCache(
   const { assumptions } = ctx.notes;
   const { reservedBytes, deviceBytes, loadCache, pagedWorking, pagedResident } = totals;
   const gpu = ctx.gpu;
-  const lossBytes = stage === pp - 1 ? lossTensorBytes : 0; // the loss runs on the last pipeline stage
+  // The loss runs on the last pipeline stage.
+  const lossBytes = stage === pp - 1 ? CACHED_LOSS_SETS * lossTensorBytes : 0;
   // Cached blocks win over paged optimizer state, which the driver evicts to make room.
   const room = gpu
     ? gpu.memoryBytes - (deviceBytes - reservedBytes - Math.max(0, pagedResident - pagedWorking))
@@ -67,18 +70,18 @@ function lengthCache(
   const cacheBytes = Math.max(0, Math.min(reservedBytes + lossBytes - loadCache, room) - reservedBytes);
   assumptions.push({
     key: 'batch_lengths.cache',
-    value: 'one set of loss tensors of earlier, shorter batches',
+    value: `${CACHED_LOSS_SETS} sets of loss tensors of earlier, shorter batches`,
     source:
-      'VRAM Lens: the record batch before the longest one leaves its loss blocks cached; ' +
-      'earlier records add more depending on the order of lengths (allocator replay: 0.4-9x, ' +
-      'published runs: 1.2-2.7x)',
+      'VRAM Lens: each batch longer than all before it leaves its loss blocks cached; the count depends on ' +
+      'the order of lengths (allocator replay over orders of uniformly spread lengths: 0.3-9.6 sets, ' +
+      'fewer than two in 12-25 % of them)',
   });
   return {
     cacheBytes,
     reservedBytes: reservedBytes + cacheBytes,
     deviceBytes: deviceBytes + cacheBytes,
     formula:
-      `logits and cross-entropy blocks of earlier, shorter record batches, one longest batch's ` +
-      `worth${cacheBytes < lossBytes ? ` (${Math.round(lossBytes / MiB)} MiB), capped at the GPU's memory` : ''}`,
+      `logits and cross-entropy blocks of earlier, shorter record batches, ${CACHED_LOSS_SETS} x one longest ` +
+      `batch's worth${cacheBytes < lossBytes ? ` (${Math.round(lossBytes / MiB)} MiB), capped at the GPU's memory` : ''}`,
   };
 }
