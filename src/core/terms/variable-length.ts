@@ -50,6 +50,7 @@ export function variableLengthCache(
  */
 export const CACHED_LOSS_SETS = 2;
 
+/** The cached loss tensors of earlier, shorter batches on `stage`, beside its per-step reserved figure. */
 function lengthCache(
   ctx: EstimateContext,
   totals: RuntimeTotals,
