@@ -156,6 +156,16 @@ def suite_peft():
         out[f"{fam}-lora64-all-fp32"] = (scenario(fam, attention=att, method="lora", lora=lora(fam, LORA_ALL, r=64, alpha=128)), {})
         out[f"{fam}-lora-bf16-ckpt-reentrant"] = (scenario(fam, attention=att, weights_dtype="bf16", method="lora", lora=qv,
                                                            gradient_checkpointing="full", seq_len=512), {"reentrant": True})
+        if fam in ("llama", "qwen3", "gemma2", "mixtral"):
+            # LoRA dropout (PEFT's nn.Dropout on each adapter's input; most published recipes set 0.05-0.1).
+            if fam != "mixtral":  # PEFT: "lora.ParamWrapper does not work with lora_dropout != 0" (3-D experts)
+                out[f"{fam}-lora-all-dropout-bf16"] = (scenario(fam, attention=att, weights_dtype="bf16", method="lora",
+                                                                lora=lora(fam, LORA_ALL, dropout=0.1)), {})
+                out[f"{fam}-lora-all-dropout-fp32"] = (scenario(fam, attention=att, method="lora",
+                                                                lora=lora(fam, LORA_ALL, dropout=0.1)), {})
+            out[f"{fam}-lora-dropout-amp-ckpt"] = (scenario(fam, attention=att, mixed_precision="bf16", method="lora",
+                                                            lora=dict(qv, dropout=0.05), gradient_checkpointing="full",
+                                                            seq_len=512), {})
         if fam in ("llama", "qwen3", "mixtral"):
             # Gradient accumulation (the gradients of the first micro-batch are held through the second's backward)
             # and the optimizers that install offline besides foreach AdamW.
@@ -192,6 +202,10 @@ def suite_trainer():
         if fam in ("llama", "qwen3"):
             out[f"{fam}-lora-bf16-ga2"] = (scenario(fam, attention=att, weights_dtype="bf16", mixed_precision="bf16", method="lora",
                                                     lora=qv, gradient_accumulation_steps=2), {})
+        if fam in ("llama", "mistral", "qwen2", "gemma3"):
+            out[f"{fam}-lora-all-dropout-bf16-ckpt"] = (scenario(fam, attention=att, weights_dtype="bf16", mixed_precision="bf16",
+                                                                 method="lora", lora=lora(fam, LORA_ALL, dropout=0.05),
+                                                                 gradient_checkpointing="full", seq_len=512), {})
     return out
 
 

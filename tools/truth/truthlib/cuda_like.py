@@ -16,6 +16,11 @@ should_fold: a frozen head applied to hidden_states[:, -k:, :], as logits_to_kee
 expanded to the batch with batch stride 0. The CPU bmm makes that operand contiguous, a copy of batch x the weight;
 cuBLAS takes the stride 0 as it is (aten/src/ATen/native/cuda/Blas.cpp prepare_batch_matrix_for_cublas). The CPU
 kernel registered here multiplies batch by batch into one output, which allocates what the CUDA kernel does.
+
+Dropout. On a CUDA tensor with 0 < p < 1, at::dropout calls native_dropout (aten/src/ATen/native/Dropout.cpp
+is_fused_kernel_acceptable), whose backward keeps a bool mask (1 B per element). On the CPU it multiplies the input by a
+noise tensor of the input's dtype and keeps that (4 B per element for an fp32 LoRA input). native_dropout runs on the
+CPU too and keeps the same bool mask, so F.dropout calls it here where CUDA would.
 """
 import torch
 
@@ -95,6 +100,15 @@ def _bmm_cpu(self, mat2):
     return out
 
 
+def _dropout_like_cuda(dropout):
+    def kernel(input, p=0.5, training=True, inplace=False):
+        if training and 0 < p < 1 and not inplace and input.numel() > 0:
+            return torch.native_dropout(input, p, True)[0]
+        return dropout(input, p, training, inplace)
+
+    return kernel
+
+
 def install():
     """Registers the kernels once per process."""
     global _library
@@ -110,3 +124,4 @@ def install():
         op = getattr(getattr(torch.ops.aten, packet), overload or "default")
         _library.impl(name, _opt_dtype_kernel(op), "AutocastCPU")
     _library.impl("bmm", _bmm_cpu, "CPU")
+    torch.nn.functional.dropout = _dropout_like_cuda(torch.nn.functional.dropout)
