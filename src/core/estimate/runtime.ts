@@ -308,7 +308,7 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   if (block) {
     runtime.push({
       id: 'logits-block',
-      label: "16-bit logits' block, cached at the loss backward",
+      label: `${block.name[0].toUpperCase()}${block.name.slice(1)}, cached at the loss backward`,
       bytes: block.bytes,
       formula: block.formula,
     });

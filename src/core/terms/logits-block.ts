@@ -6,40 +6,45 @@
 // only if it holds it: c10/cuda/CUDACachingAllocator.cpp get_free_block). So at the peak, in the loss's backward,
 // that block (its segment: 2·T·V rounded up to 2 MiB, kRoundLarge) is reserved and free. Replaying the real
 // allocation sequences of HF Trainer runs through terms/allocator.ts shows it in every case whose peak is there
-// (tools/truth/FINDINGS.md, "Reserved memory from replayed allocation sequences"). Pure arithmetic.
+// (tools/truth/FINDINGS.md, "Reserved memory from replayed allocation sequences"). With transformers < 4.49 over
+// more than one row, also the whole-logits gradient of the shift's SliceBackward (shifted-logits.ts). Pure arithmetic.
 // Docs: docs/estimate/runtime.md
 import { sequencesPerExample } from '../setup';
 import { ROUND_LARGE } from './allocator';
 import type { EstimateContext } from '../estimate/context';
+import { modelCrossEntropy, shiftedLogitsCopy } from './shifted-logits';
+
+const segment = (bytes: number): number => ROUND_LARGE * Math.ceil(bytes / ROUND_LARGE);
 
 /**
  * The 16-bit logits' block cached at the loss's backward (the caller knows whether that is the step's peak), with its
- * formula; undefined where the loss leaves none.
+ * formula; undefined where the loss leaves none. With transformers < 4.49 over more than one row (shifted-logits.ts)
+ * also the segment of the whole-logits gradient that SliceBackward zero-fills after the log-softmax's backward: the
+ * nll gradient took the shifted copy's block and the log-softmax gradient the upcast's, and the blocks left free (the
+ * kept log-softmax output's and the nll gradient's) hold one row fewer than it needs.
  */
-export function logitsBlock(ctx: EstimateContext): { bytes: number; formula: string } | undefined {
+export function logitsBlock(ctx: EstimateContext): { bytes: number; name: string; formula: string } | undefined {
   const setup = ctx.setup;
   const { computeBytes: cb } = ctx.dtypes;
-  const { teacher, rollout } = ctx.methods;
-  // The plain full cross-entropy over 16-bit logits: other losses keep other tensors (terms/loss.ts).
-  const plainLoss =
-    setup.loss === 'full' &&
-    !(setup.compile_loss ?? setup.compile) &&
-    setup.preference === undefined &&
-    rollout === undefined &&
-    teacher === undefined &&
-    setup.label_smoothing !== true &&
-    setup.value_head !== true &&
-    !ctx.model.arch.finalLogitSoftcap &&
-    ctx.model.arch.defaultHead === 'causal_lm';
-  if (!plainLoss || cb !== 2) return undefined;
+  if (!modelCrossEntropy(ctx) || ctx.model.arch.finalLogitSoftcap) return undefined;
+  const shifted = shiftedLogitsCopy(ctx);
+  if (cb !== 2 && !shifted) return undefined;
   const tokens = (setup.micro_batch_size * sequencesPerExample(setup) * setup.seq_len) / ctx.layout.contextParallel;
   const vocab = ctx.model.arch.vocab / ctx.layout.tensorParallel;
-  const logits = cb * tokens * vocab;
-  return {
-    bytes: ROUND_LARGE * Math.ceil(logits / ROUND_LARGE),
-    formula: ctx.lean
-      ? ''
-      : `the 16-bit logits' segment, ${cb} B x ${tokens} tokens x ${vocab} vocab rounded up to 2 MiB: freed once ` +
-        `upcast and too small for the loss backward's fp32 buffers (4 B x T x V), so reserved beside them`,
-  };
+  const half = cb === 2 ? segment(cb * tokens * vocab) : 0;
+  const slice = shifted ? segment(4 * tokens * vocab) : 0;
+  const parts = [
+    half > 0
+      ? `the 16-bit logits' segment, ${cb} B x ${tokens} tokens x ${vocab} vocab rounded up to 2 MiB: freed once ` +
+        `upcast and too small for the loss backward's fp32 buffers (4 B x T x V), so reserved beside them`
+      : '',
+    slice > 0
+      ? `the whole-logits gradient of the shift's SliceBackward (transformers < 4.49), 4 B x ${tokens} x ${vocab} ` +
+        `rounded up to 2 MiB: no free block of the loss holds it`
+      : '',
+  ];
+  const name = [half > 0 ? "16-bit logits' block" : '', slice > 0 ? "shifted logits' gradient segment" : '']
+    .filter((x) => x)
+    .join(' and ');
+  return { bytes: half + slice, name, formula: ctx.lean ? '' : parts.filter((x) => x).join(' + ') };
 }

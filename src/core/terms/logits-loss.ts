@@ -11,6 +11,7 @@ import { formatCount } from '../units';
 import { finalNormSaved } from './activations';
 import { fsdpMixedPrecision } from './activations/stage';
 import { lossMemory, type LossPlan } from './loss';
+import { shiftedLogitsCopy, upcastInModel } from './shifted-logits';
 import { olderThan } from '../util/version';
 
 /**
@@ -61,6 +62,8 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),
     compile: setup.compile_loss ?? setup.compile,
     logSoftmaxSavesInput: oldSoftmax,
+    shiftedCopy: shiftedLogitsCopy(ctx),
+    upcastInModel: upcastInModel(ctx),
     amp: mode === 'amp',
     preferenceRowTokens:
       rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined,

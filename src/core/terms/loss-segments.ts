@@ -24,7 +24,8 @@ export function lossSegments(
   reservedAtPeak: number,
 ): RuntimeTerm | undefined {
   if (!forward.hasLoss) return undefined;
-  const block = logitsBlock(ctx)?.bytes ?? 0;
+  const loss = logitsBlock(ctx);
+  const block = loss?.bytes ?? 0;
   const cache = forwardCacheTerm(ctx, forward)?.bytes ?? 0;
   const small = smallPoolTerm(ctx, forward)?.bytes ?? 0;
   const atLoss = forward.lossBackwardBytes + block + cache + small;
@@ -36,7 +37,7 @@ export function lossSegments(
     formula: ctx.lean
       ? ''
       : `${formatBytes(forward.lossBackwardBytes)} allocated at the loss's backward + ` +
-        `${formatBytes(block)} 16-bit logits' block + ${formatBytes(cache)} blocks the forward left cached + ` +
+        `${formatBytes(block)} ${loss?.name ?? "16-bit logits' block"} + ${formatBytes(cache)} blocks the forward left cached + ` +
         `${formatBytes(small)} of small-pool blocks = ` +
         `${formatBytes(atLoss)} reserved there, which the allocator keeps (no segment is released while the GPU has ` +
         "room): more than this peak's allocated bytes and reserve",

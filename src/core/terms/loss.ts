@@ -83,6 +83,13 @@ export interface LossPlan {
   readonly softcap: boolean;
   /** torch.compile fuses the upcast, log-softmax and nll: it saves the logits and a per-row logsumexp. */
   readonly compile?: boolean;
+  /**
+   * transformers < 4.49 over more than one row: `logits[..., :-1, :].contiguous()`, an fp32 copy of the logits beside
+   * the upcast at the cross-entropy call (terms/shifted-logits.ts).
+   */
+  readonly shiftedCopy?: boolean;
+  /** transformers < 4.46: the model's forward upcasts the logits, and the 16-bit ones are freed before the loss. */
+  readonly upcastInModel?: boolean;
   /** PyTorch < 1.11: log_softmax's backward also took its input, so the fp32 logits are saved next to its output. */
   readonly logSoftmaxSavesInput?: boolean;
   /** Knowledge distillation: a forward-KL loss against a teacher's logits, beside the cross-entropy. */
@@ -630,6 +637,7 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
   // scalar keep nothing (profiled: tools/peak/measure_step.py --gemma2).
   const softcap = p.softcap ? lb * TV : 0;
   const oldIn = p.logSoftmaxSavesInput ? 4 * TV : 0;
+  if (p.shiftedCopy) return shiftedCrossEntropy(p, TV, softcap, oldIn);
   return {
     savedBytes: 4 * TV + softcap + oldIn,
     forwardTransientBytes: lb * TV + (oldIn > 0 ? 0 : up * TV),
@@ -638,5 +646,30 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
       `full CE: logits ${lb}·T·V, fp32 upcast ${up}·T·V, saved log-softmax ` +
       `4·T·V${oldIn > 0 ? ' and its fp32 input 4·T·V (PyTorch < 1.11)' : ''}; backward nll grad ` +
       `+ log-softmax grad 8·T·V`,
+  };
+}
+
+/**
+ * The full cross-entropy of transformers < 4.49 over more than one row (terms/shifted-logits.ts): at the call, the
+ * 16-bit logits (freed already where the model upcast them itself, before 4.46), the fp32 upcast and its shifted
+ * contiguous copy; log_softmax keeps its output (and, before PyTorch 1.11, its input: the copy). The backward's
+ * allocated high point is the full cross-entropy's (the nll and log-softmax gradients beside the kept output); the
+ * whole-logits gradient SliceBackward builds afterwards is reserved in terms/logits-block.ts. Worked through for
+ * LlamaForCausalLM 4.37-4.45 and ForCausalLMLoss 4.46-4.48.
+ */
+function shiftedCrossEntropy(p: LossPlan, TV: number, softcap: number, oldIn: number): LossMemory {
+  const lb = p.logitsBytes;
+  const up = lb === 4 ? 0 : 4;
+  const held16 = p.upcastInModel && up > 0 ? 0 : lb;
+  const atCall = (held16 + up + 4) * TV - oldIn;
+  return {
+    savedBytes: 4 * TV + softcap + oldIn,
+    forwardTransientBytes: Math.max((lb + up) * TV, atCall),
+    backwardTransientBytes: 8 * TV,
+    formula:
+      `full CE, logits shifted (transformers < 4.49): ${held16 > 0 ? `logits ${lb}·T·V, ` : ''}` +
+      `${up > 0 ? `fp32 upcast ${up}·T·V${p.upcastInModel ? ' (in the model, the 16-bit logits freed)' : ''}, ` : ''}` +
+      `shifted contiguous copy 4·T·V, saved log-softmax 4·T·V` +
+      `${oldIn > 0 ? ' and its input, the copy (PyTorch < 1.11)' : ''}; backward nll grad + log-softmax grad 8·T·V`,
   };
 }

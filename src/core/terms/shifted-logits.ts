@@ -1,0 +1,53 @@
+// Term: the causal-LM loss of transformers before 4.49, which shifted the logits, not the labels. Its models (and, from
+// 4.46, ForCausalLMLoss) ran `shift_logits = logits[..., :-1, :].contiguous()` before the cross-entropy: over more than
+// one row the slice is not contiguous, so the fp32 logits are copied (4 B per logit) beside the upcast, and in backward
+// SliceBackward builds the gradient of the whole logits in a new zero-filled fp32 tensor. Before 4.46 the models also
+// upcast in their own forward (`logits = logits.float()`), which frees the 16-bit logits at once. transformers 4.49
+// (huggingface/transformers#35646) pads the labels instead and flattens the logits as they are.
+// Docs: docs/estimate/loss-and-logits.md. Pure arithmetic; no I/O.
+import type { EstimateContext } from '../estimate/context';
+import { olderThan } from '../util/version';
+
+/**
+ * Whether the loss is the model's own cross-entropy over the full logits: what transformers' causal-LM classes
+ * compute when given labels (not a fused or chunked kernel, a preference, RL or distillation loss, a label smoother,
+ * a value head, a compiled loss, or another library's model code).
+ */
+export function modelCrossEntropy(ctx: EstimateContext): boolean {
+  const setup = ctx.setup;
+  const { teacher, rollout } = ctx.methods;
+  return (
+    setup.loss === 'full' &&
+    !(setup.compile_loss ?? setup.compile) &&
+    setup.preference === undefined &&
+    rollout === undefined &&
+    teacher === undefined &&
+    setup.label_smoothing !== true &&
+    setup.value_head !== true &&
+    ctx.model.arch.defaultHead === 'causal_lm'
+  );
+}
+
+/**
+ * Families trained through their own remote code (Qwen-1, InternLM2, Baichuan, ChatGLM), whose loss is that code's,
+ * whatever the transformers release: their shifts and upcasts differ and are not modeled here.
+ */
+const REMOTE_CODE_LOSS: ReadonlySet<string> = new Set(['qwen', 'internlm2', 'baichuan', 'chatglm']);
+
+/** The loss is transformers' own causal-LM code. */
+const transformersLoss = (ctx: EstimateContext): boolean =>
+  modelCrossEntropy(ctx) && ctx.setup.model_code === 'transformers' && !REMOTE_CODE_LOSS.has(ctx.model.arch.family);
+
+/**
+ * transformers < 4.49 with more than one row per micro-batch: the shifted logits are a contiguous fp32 copy (a
+ * single row's slice is contiguous already, and `.contiguous()` returns it as it is).
+ */
+export function shiftedLogitsCopy(ctx: EstimateContext): boolean {
+  const setup = ctx.setup;
+  return transformersLoss(ctx) && olderThan(setup.transformers_version, 4, 49) && setup.micro_batch_size > 1;
+}
+
+/** transformers < 4.46: the model's forward upcasts the logits itself, and the 16-bit logits are freed at once. */
+export function upcastInModel(ctx: EstimateContext): boolean {
+  return transformersLoss(ctx) && olderThan(ctx.setup.transformers_version, 4, 46);
+}

@@ -1,0 +1,88 @@
+// transformers < 4.49's causal-LM loss, which shifts the logits (src/core/terms/shifted-logits.ts, terms/loss.ts
+// shiftedCrossEntropy, terms/logits-block.ts). Bytes worked by hand; the pattern (peak allocated 12 / 14 / 12 and
+// reserved 18 / 18 / 14 x T·V bytes for 4.37-4.45 / 4.46-4.48 / 4.49+ over four rows, 14.7 for all three over one) is
+// what tools/truth/loss_chain.py measures: the three releases' loss code under torch's autograd on the CPU, every
+// allocation replayed through the caching-allocator model.
+import * as assert from 'node:assert/strict';
+import { lossMemory } from '../../../src/core/terms/loss';
+import { run, setupFor } from '../helpers';
+
+// Llama-2-7B, 4 x 2,048 tokens: T·V = 8,192 x 32,000 = 262,144,000 logits.
+const TV = 8192 * 32000;
+const lora = (transformers: string, extra: Record<string, unknown> = {}) =>
+  setupFor('meta-llama/Llama-2-7b-hf', {
+    method: 'lora' as const,
+    lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
+    weights_dtype: 'bf16' as const,
+    mixed_precision: 'bf16' as const,
+    micro_batch_size: 4,
+    seq_len: 2048,
+    gradient_checkpointing: 'full' as const,
+    attention: 'sdpa' as const,
+    transformers_version: transformers,
+    ...extra,
+  });
+const loss = (e: ReturnType<typeof run>): number => e.perGpu.components.find((c) => c.id === 'logits-loss')!.bytes;
+const runtime = (e: ReturnType<typeof run>, id: string): number | undefined =>
+  e.perGpu.runtime.find((r) => r.id === id)?.bytes;
+
+describe('shifted-logits', () => {
+  const plan = { tokens: 8192, vocab: 32000, logitsBytes: 2, loss: 'full' as const, chunks: 8, softcap: false };
+  it('the cross-entropy call: 16-bit logits + fp32 upcast + shifted copy (4.46-4.48), without the 16-bit logits before 4.46', () => {
+    assert.equal(lossMemory(plan).forwardTransientBytes, (2 + 4) * TV);
+    assert.equal(lossMemory({ ...plan, shiftedCopy: true }).forwardTransientBytes, (2 + 4 + 4) * TV);
+    assert.equal(lossMemory({ ...plan, shiftedCopy: true, upcastInModel: true }).forwardTransientBytes, (4 + 4) * TV);
+    // Kept and the backward's gradients are the same: log-softmax 4·T·V; nll and log-softmax gradients 8·T·V.
+    assert.equal(lossMemory({ ...plan, shiftedCopy: true }).savedBytes, 4 * TV);
+    assert.equal(lossMemory({ ...plan, shiftedCopy: true }).backwardTransientBytes, 8 * TV);
+    // PyTorch < 1.11 keeps log_softmax's input, which is then the copy: it moves from the call's bytes to the kept.
+    const old = lossMemory({ ...plan, shiftedCopy: true, logSoftmaxSavesInput: true });
+    assert.equal(old.savedBytes, 8 * TV);
+    assert.equal(old.forwardTransientBytes, (2 + 4) * TV);
+  });
+  it('4.46-4.48 over four rows: the copy, 4·T·V = 1,048,576,000 B, at the forward call, which becomes the peak', () => {
+    const now = run(lora('4.57'));
+    const then = run(lora('4.47'));
+    const forward = (e: ReturnType<typeof run>): number =>
+      e.perGpu.phases.find((p) => p.phase === 'forward')!.allocatedBytes;
+    assert.equal(forward(then) - forward(now), 4 * TV);
+    assert.equal(now.perGpu.phase, 'backward');
+    assert.equal(then.perGpu.phase, 'forward');
+    assert.equal(loss(then), loss(now));
+  });
+  it('reserved: the 16-bit block and the whole-logits gradient of SliceBackward, (2 + 4) x 262,144,000 B', () => {
+    // 4.40: the model upcasts and the 16-bit logits are freed at once, so the call holds 4 + 4 + 4 (kept) = 12·T·V,
+    // 2·T·V more than 4.57's 2 + 4 + 4; the loss's backward is the same.
+    const then = run(lora('4.40'));
+    const now = run(lora('4.57'));
+    const phase = (e: ReturnType<typeof run>, name: string): number =>
+      e.perGpu.phases.find((p) => p.phase === name)!.allocatedBytes;
+    assert.equal(phase(then, 'forward') - phase(now, 'forward'), 2 * TV);
+    assert.equal(phase(then, 'backward'), phase(now, 'backward'));
+    // 524,288,000 and 1,048,576,000 B are multiples of 2 MiB (250 and 500), so no rounding.
+    assert.equal(runtime(now, 'logits-block'), 2 * TV);
+    // 4.57 peaks at the loss's backward, which is where 4.40's loss blocks are counted from (loss-segments.ts).
+    assert.equal(now.perGpu.phase, 'backward');
+    const blocks = 6 * TV + runtime(now, 'forward-cache')! + runtime(now, 'small-pool')!;
+    assert.equal(then.perGpu.reservedBytes, now.perGpu.peakBytes + blocks);
+  });
+  it('none over one row (the slice is contiguous), from 4.49, or for Qwen-1 (its remote code computes the loss)', () => {
+    const one = (v: string) => run(lora(v, { micro_batch_size: 1, seq_len: 8192 }));
+    assert.equal(one('4.40').perGpu.reservedBytes, one('4.57').perGpu.reservedBytes);
+    assert.equal(run(lora('4.49')).perGpu.reservedBytes, run(lora('4.57')).perGpu.reservedBytes);
+    const qwen = (v: string) =>
+      run(
+        setupFor('Qwen/Qwen-7B', {
+          method: 'lora',
+          lora: { r: 8, alpha: 32, target_modules: ['c_attn'] },
+          weights_dtype: 'bf16',
+          mixed_precision: 'bf16',
+          micro_batch_size: 4,
+          seq_len: 2048,
+          gradient_checkpointing: 'full',
+          transformers_version: v,
+        }),
+      ).perGpu.reservedBytes;
+    assert.equal(qwen('4.37'), qwen('4.57'));
+  });
+});
