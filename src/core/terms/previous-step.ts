@@ -24,6 +24,7 @@ import { formatBytes, formatCount } from '../units';
 import type { StageActivations } from './activations/stage';
 import { kvCache, kvCacheShape } from './kv-cache';
 import { logitTokens, trlLogitsBytes } from './logits-loss';
+import { upcastInModel } from './shifted-logits';
 
 /** What the loop keeps of a step: its logits, and what its graph's autograd Functions keep as ctx attributes. */
 export interface HeldStepOutputs {
@@ -51,13 +52,16 @@ export function heldStepOutputs(
   };
 }
 
-/** The logits the forward returns, on the loss's stage; a fused loss (Liger, Cut Cross-Entropy) returns none. */
+/**
+ * The logits the forward returns, on the loss's stage; a fused loss (Liger, Cut Cross-Entropy) returns none. Before
+ * transformers 4.46 the model upcast them itself (`logits = logits.float()`) and returned the fp32 ones.
+ */
 function heldLogits(ctx: EstimateContext, st: StageContext): Component[] {
   const { arch: a, lmHead } = ctx.model;
   if (!st.last || !lmHead || ctx.setup.loss === 'fused') return [];
   const tokens = logitTokens(ctx, st);
   const vocab = a.vocab / ctx.layout.tensorParallel;
-  const bytes = trlLogitsBytes(ctx);
+  const bytes = upcastInModel(ctx) ? 4 : trlLogitsBytes(ctx);
   return [
     comp(
       ctx,

@@ -54,6 +54,14 @@ describe('previous step: a loop that keeps its outputs (Llama-2-7B QLoRA, bitsan
     assert.deepEqual(ck(false), [LOGITS, KEPT]);
     assert.deepEqual(ck(true), [LOGITS]);
   });
+  it('before transformers 4.46 the model returns the logits upcast: 512 x 32,000 x 4 B = 65,536,000 B', () => {
+    const old = qlora({ loop_keeps_outputs: true, transformers_version: '4.38' });
+    assert.deepEqual(lastStep(old, 'optimizer'), [2 * LOGITS, KEPT]);
+    assert.deepEqual(lastStep(qlora({ loop_keeps_outputs: true, transformers_version: '4.46' }), 'optimizer'), [
+      LOGITS,
+      KEPT,
+    ]);
+  });
   it('a fused loss returns no logits', () => {
     assert.deepEqual(lastStep(qlora({ loop_keeps_outputs: true, loss: 'fused' }), 'forward'), [KEPT]);
   });
