@@ -322,7 +322,9 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   let heldBeside =
     pools.reduceScatter + pools.allGather + (block?.bytes ?? 0) + (forwardCache?.bytes ?? 0) + (smallPool?.bytes ?? 0);
   const kept =
-    peak === stepPeak && !atLoss ? lossSegments(ctx, step.forward, peakBytes + reserve + heldBeside) : undefined;
+    peak === stepPeak && !atLoss
+      ? lossSegments(ctx, step.forward, peakBytes + reserve + heldBeside, pools.reduceScatter + pools.allGather)
+      : undefined;
   if (kept) {
     runtime.push(kept);
     heldBeside += kept.bytes;

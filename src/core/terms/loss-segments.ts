@@ -16,19 +16,21 @@ import { smallPoolTerm } from './small-pool';
  * The segments reserved at the loss's backward, when the step's peak is elsewhere: the allocated bytes there plus the
  * 16-bit logits' block, the forward's cached blocks and the small pool's. The allocator releases no segment while the GPU has room, so
  * the reserved figure is at least that; the term is what it exceeds the peak's own reserved figure by (undefined when
- * it does not, or when the stage computes no loss).
+ * it does not, or when the stage computes no loss). `streamPools`: what FSDP's other streams hold in their own pools
+ * (runtime.ts), held beside the loss's backward as beside the peak.
  */
 export function lossSegments(
   ctx: EstimateContext,
   forward: StageForward,
   reservedAtPeak: number,
+  streamPools = 0,
 ): RuntimeTerm | undefined {
   if (!forward.hasLoss) return undefined;
   const loss = logitsBlock(ctx);
   const block = loss?.bytes ?? 0;
   const cache = forwardCacheTerm(ctx, forward)?.bytes ?? 0;
   const small = smallPoolTerm(ctx, forward)?.bytes ?? 0;
-  const atLoss = forward.lossBackwardBytes + block + cache + small;
+  const atLoss = forward.lossBackwardBytes + block + cache + small + streamPools;
   if (block + cache + small <= 0 || atLoss <= reservedAtPeak) return undefined;
   return {
     id: 'loss-segments',
@@ -38,7 +40,7 @@ export function lossSegments(
       ? ''
       : `${formatBytes(forward.lossBackwardBytes)} allocated at the loss's backward + ` +
         `${formatBytes(block)} ${loss?.name ?? "16-bit logits' block"} + ${formatBytes(cache)} blocks the forward left cached + ` +
-        `${formatBytes(small)} of small-pool blocks = ` +
+        `${formatBytes(small)} of small-pool blocks${streamPools > 0 ? ` + ${formatBytes(streamPools)} in FSDP's stream pools` : ''} = ` +
         `${formatBytes(atLoss)} reserved there, which the allocator keeps (no segment is released while the GPU has ` +
         "room): more than this peak's allocated bytes and reserve",
   };

@@ -5,6 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { LOSS_BACKWARD_NOTE } from '../../../src/core/estimate/phases';
 import type { Estimate } from '../../../src/core/model';
+import { run, setupFor } from '../helpers';
 import { replayEstimate, runtimeBytes } from './helpers';
 
 /** Llama-2-70B widths, two layers, LoRA on q and v, checkpointed, bf16 autocast, no CUDA context (as replayed). */
@@ -39,5 +40,40 @@ describe('loss-segments', () => {
   });
   it('the lean estimate (the advice search) reserves the same', () => {
     assert.equal(llama70bWidths({}, true).perGpu.reservedBytes, llama70bWidths().perGpu.reservedBytes);
+  });
+  it("FSDP's stream pools are held beside the loss's backward too: Answer.AI's LoRA layout, 6 x 2,048, transformers 4.40", () => {
+    // AnswerDotAI/fsdp_qlora@05ed9f2 train.py defaults (FSDP1 over 2 GPUs, LoRA r 64, reentrant checkpointing). Under
+    // transformers 4.40 (4.38's per-layer rotary tables left out) the loss's call ties the loss's backward
+    // (terms/shifted-logits.ts), so the peak is labelled the forward and the loss's segments are counted here; under
+    // 4.57 the loss's backward is the peak. Both hold the same allocated bytes at the loss's backward and the same
+    // stream pools; 4.40 adds the shift's slice gradient, 4·T·V.
+    const layout = (transformers: string): Estimate =>
+      run(
+        setupFor('meta-llama/Llama-2-7b-hf', {
+          method: 'lora',
+          lora: { r: 64, alpha: 16, dropout: 0.1, dtype: 'bf16', target_modules: ['q_proj', 'k_proj', 'v_proj'] },
+          weights_dtype: 'bf16',
+          mixed_precision: 'none',
+          micro_batch_size: 6,
+          seq_len: 2048,
+          gradient_checkpointing: 'full',
+          checkpoint_reentrant: true,
+          gpus_per_node: 2,
+          fsdp: 'full_shard',
+          fsdp_version: 1,
+          transformers_version: transformers,
+        }),
+      );
+    const then = layout('4.40');
+    const now = layout('4.57');
+    assert.equal(now.perGpu.phase, 'backward');
+    assert.ok(runtimeBytes(then, 'loss-segments')! > 0);
+    const pools = (e: Estimate): number => runtimeBytes(e, 'all-gather-pool')! + (runtimeBytes(e, 'stream-pools') ?? 0);
+    assert.ok(pools(then) > 0);
+    assert.equal(pools(then), pools(now));
+    // 12,288 tokens x 32,000 x 4 B = 1,572,864,000 B (750 x 2 MiB) more than 4.57's loss blocks.
+    const lossBlocks = (e: Estimate): number =>
+      runtimeBytes(e, 'logits-block')! + runtimeBytes(e, 'forward-cache')! + (runtimeBytes(e, 'small-pool') ?? 0);
+    assert.equal(then.perGpu.reservedBytes, now.perGpu.peakBytes + lossBlocks(now) + 1_572_864_000 + pools(then));
   });
 });
