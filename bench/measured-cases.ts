@@ -71,6 +71,46 @@ const LORA_NAME_MAP: Array<[RegExp, string[]]> = [
   [/lm_head|final output/, ['lm_head']],
 ];
 
+/**
+ * transformers 4.x minor releases by the month after their release (github.com/huggingface/transformers/releases):
+ * the newest release out before the month a case was published in.
+ */
+const TRANSFORMERS_RELEASES: ReadonlyArray<readonly [string, string]> = [
+  ['2023-01', '4.25'],
+  ['2023-02', '4.26'],
+  ['2023-04', '4.27'],
+  ['2023-05', '4.28'],
+  ['2023-06', '4.29'],
+  ['2023-07', '4.30'],
+  ['2023-08', '4.31'],
+  ['2023-09', '4.32'],
+  ['2023-10', '4.33'],
+  ['2023-11', '4.34'],
+  ['2023-12', '4.35'],
+  ['2024-01', '4.36'],
+  ['2024-02', '4.37'],
+  ['2024-03', '4.38'],
+  ['2024-04', '4.39'],
+  ['2024-05', '4.40'],
+  ['2024-06', '4.41'],
+  ['2024-07', '4.42'],
+  ['2024-08', '4.43'],
+  ['2024-09', '4.44'],
+  ['2024-10', '4.45'],
+  ['2024-11', '4.46'],
+  ['2025-01', '4.47'],
+  ['2025-02', '4.48'],
+  ['2025-03', '4.49'],
+];
+
+/** The transformers release current at the start of a case's month (YYYY-MM...), from 2023 to February 2025. */
+function releasedBy(date: string): string | undefined {
+  const month = /^\d{4}-\d{2}/.exec(date)?.[0];
+  if (!month || month < TRANSFORMERS_RELEASES[0][0]) return undefined;
+  const last = [...TRANSFORMERS_RELEASES].reverse().find(([from]) => from <= month);
+  return last && last !== TRANSFORMERS_RELEASES[TRANSFORMERS_RELEASES.length - 1] ? last[1] : undefined;
+}
+
 export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup } | { ok: false; reason: string } {
   const m = c.model;
   const t = c.training;
@@ -226,11 +266,16 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   else if (/torchtune|torchtitan|litgpt/i.test(t.framework ?? '')) s.checkpoint_reentrant = false;
   const torchVersion = /torch (\d+\.\d+)/.exec(t.framework ?? '');
   if (torchVersion) s.pytorch_version = torchVersion[1];
-  // The transformers release the case names, else the last 4.x line for a case published before 2026 (5.0 came out of
-  // its release candidates in 2026): it decides how MoE experts are stored (one nn.Linear per expert before 5.0).
+  // The transformers release the case names; else, for a run through transformers' own models, the release current
+  // when the case was published (releasedBy); else the last 4.x line for a case published before 2026 (5.0 came out of
+  // its release candidates in 2026). It decides how MoE experts are stored (one nn.Linear per expert before 5.0) and
+  // how the causal-LM loss shifts the logits (before 4.49).
   const hfVersion = /transformers ~?(\d+\.\d+)/.exec(t.framework ?? '');
+  const date = c.source?.date ?? '9999';
+  const ownModels = /torchtune|torchtitan|litgpt|megatron|nanogpt/i.test(t.framework ?? '');
   if (hfVersion) s.transformers_version = hfVersion[1];
-  else if ((c.source?.date ?? '9999') < '2026-01') s.transformers_version = '4.57';
+  else if (!ownModels && releasedBy(date)) s.transformers_version = releasedBy(date);
+  else if (date < '2026-01') s.transformers_version = '4.57';
   const d = t.distributed;
   s.gpus_per_node = Math.min(8, d.num_gpus);
   s.nodes = Math.max(1, Math.round(d.num_gpus / 8));
