@@ -107,8 +107,9 @@ const TRANSFORMERS_RELEASES: ReadonlyArray<readonly [string, string]> = [
 function releasedBy(date: string): string | undefined {
   const month = /^\d{4}-\d{2}/.exec(date)?.[0];
   if (!month || month < TRANSFORMERS_RELEASES[0][0]) return undefined;
-  const last = [...TRANSFORMERS_RELEASES].reverse().find(([from]) => from <= month);
-  return last && last !== TRANSFORMERS_RELEASES[TRANSFORMERS_RELEASES.length - 1] ? last[1] : undefined;
+  const next = TRANSFORMERS_RELEASES.findIndex(([from]) => from > month);
+  // From the last entry's month on (4.49 and later), the 4.57 default stands.
+  return next > 0 ? TRANSFORMERS_RELEASES[next - 1][1] : undefined;
 }
 
 export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup } | { ok: false; reason: string } {
@@ -273,8 +274,9 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   const hfVersion = /transformers ~?(\d+\.\d+)/.exec(t.framework ?? '');
   const date = c.source?.date ?? '9999';
   const ownModels = /torchtune|torchtitan|litgpt|megatron|nanogpt/i.test(t.framework ?? '');
+  const current = ownModels ? undefined : releasedBy(date);
   if (hfVersion) s.transformers_version = hfVersion[1];
-  else if (!ownModels && releasedBy(date)) s.transformers_version = releasedBy(date);
+  else if (current) s.transformers_version = current;
   else if (date < '2026-01') s.transformers_version = '4.57';
   const d = t.distributed;
   s.gpus_per_node = Math.min(8, d.num_gpus);

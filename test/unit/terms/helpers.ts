@@ -28,6 +28,26 @@ export function llama2Qlora(extra: Partial<TrainingSetupInput> = {}): TrainingSe
   });
 }
 
+/**
+ * LoRA r 16 on q, k, v and o, bf16 weights with bf16 autocast, 4 x 2,048 tokens, checkpointed, SDPA: the run the loss
+ * blocks' tests work by hand (on Llama-2-7B, T·V = 8,192 x 32,000).
+ */
+export const LORA_LOSS_RUN: Partial<TrainingSetupInput> = {
+  method: 'lora',
+  lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
+  weights_dtype: 'bf16',
+  mixed_precision: 'bf16',
+  micro_batch_size: 4,
+  seq_len: 2048,
+  gradient_checkpointing: 'full',
+  attention: 'sdpa',
+};
+
+/** LORA_LOSS_RUN on Llama-2-7B; `extra` replaces whole keys. */
+export function llama2LoraLoss(extra: Partial<TrainingSetupInput> = {}): TrainingSetup {
+  return setupFor('meta-llama/Llama-2-7b-hf', { ...LORA_LOSS_RUN, ...extra });
+}
+
 /** A LitGPT finetune_lora config quantizing `model` to NF4 (LoRA r 32 on query and value, 2 x 512 tokens). */
 export function litgptQloraYaml(model: string): string {
   return [

@@ -3,6 +3,7 @@
 // (tools/truth/FINDINGS.md §8): the freed bf16 logits' block, too small for the loss backward's fp32 buffers.
 import * as assert from 'node:assert/strict';
 import { run, setupFor } from '../helpers';
+import { llama2LoraLoss, LORA_LOSS_RUN } from './helpers';
 
 const block = (e: ReturnType<typeof run>): number | undefined =>
   e.perGpu.runtime.find((r) => r.id === 'logits-block')?.bytes;
@@ -11,18 +12,8 @@ const peakNote = (e: ReturnType<typeof run>): string | undefined =>
   e.perGpu.phases.find((p) => p.phase === e.perGpu.phase)?.note;
 
 describe('logits-block', () => {
-  const lora = {
-    method: 'lora' as const,
-    lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
-    weights_dtype: 'bf16' as const,
-    mixed_precision: 'bf16' as const,
-    micro_batch_size: 4,
-    seq_len: 2048,
-    gradient_checkpointing: 'full' as const,
-    attention: 'sdpa' as const,
-  };
   it('Llama-2-7B LoRA, 4 x 2048 tokens: 2 B x 8,192 x 32,000 = 524,288,000 B (500 MiB, a multiple of 2 MiB)', () => {
-    const e = run(setupFor('meta-llama/Llama-2-7b-hf', lora));
+    const e = run(llama2LoraLoss());
     assert.equal(peakNote(e), 'start of backward: activations + gradients of the logits');
     assert.equal(block(e), 524_288_000);
     // Reserved beside the peak: the flat reserve, this block, the forward's cached blocks and the small pool's
@@ -34,15 +25,12 @@ describe('logits-block', () => {
     );
   });
   it('rounded up to 2 MiB: Llama-3-8B, 1 x 1000 tokens: 2 B x 1,000 x 128,256 = 256,512,000 B -> 123 x 2 MiB', () => {
-    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...lora, micro_batch_size: 1, seq_len: 1000 }));
+    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...LORA_LOSS_RUN, micro_batch_size: 1, seq_len: 1000 }));
     assert.equal(block(e), 123 * 2 * 1024 * 1024);
   });
   it('none with a fused loss (no logits), with fp32 logits, or when the peak is elsewhere', () => {
-    assert.equal(block(run(setupFor('meta-llama/Llama-2-7b-hf', { ...lora, loss: 'fused' }))), undefined);
-    assert.equal(
-      block(run(setupFor('meta-llama/Llama-2-7b-hf', { ...lora, weights_dtype: 'fp32', mixed_precision: 'none' }))),
-      undefined,
-    );
+    assert.equal(block(run(llama2LoraLoss({ loss: 'fused' }))), undefined);
+    assert.equal(block(run(llama2LoraLoss({ weights_dtype: 'fp32', mixed_precision: 'none' }))), undefined);
     // A full fine-tune with AdamW peaks at the optimizer step.
     const full = run(setupFor('Qwen/Qwen2.5-0.5B', { weights_dtype: 'bf16', micro_batch_size: 1, seq_len: 512 }));
     assert.notEqual(peakNote(full), 'start of backward: activations + gradients of the logits');

@@ -5,23 +5,14 @@
 // allocation replayed through the caching-allocator model.
 import * as assert from 'node:assert/strict';
 import { lossMemory } from '../../../src/core/terms/loss';
+import type { TrainingSetupInput } from '../../../src/core/setup';
 import { run, setupFor } from '../helpers';
+import { llama2LoraLoss } from './helpers';
 
 // Llama-2-7B, 4 x 2,048 tokens: T·V = 8,192 x 32,000 = 262,144,000 logits.
 const TV = 8192 * 32000;
-const lora = (transformers: string, extra: Record<string, unknown> = {}) =>
-  setupFor('meta-llama/Llama-2-7b-hf', {
-    method: 'lora' as const,
-    lora: { r: 16, alpha: 32, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
-    weights_dtype: 'bf16' as const,
-    mixed_precision: 'bf16' as const,
-    micro_batch_size: 4,
-    seq_len: 2048,
-    gradient_checkpointing: 'full' as const,
-    attention: 'sdpa' as const,
-    transformers_version: transformers,
-    ...extra,
-  });
+const lora = (transformers: string, extra: Partial<TrainingSetupInput> = {}) =>
+  llama2LoraLoss({ transformers_version: transformers, ...extra });
 const loss = (e: ReturnType<typeof run>): number => e.perGpu.components.find((c) => c.id === 'logits-loss')!.bytes;
 const runtime = (e: ReturnType<typeof run>, id: string): number | undefined =>
   e.perGpu.runtime.find((r) => r.id === id)?.bytes;
