@@ -28,16 +28,20 @@ from truthlib import cuda_like, memory, parallel, scenario as scen  # noqa: E402
 cuda_like.install()  # CPU autocast and bmm allocate as their CUDA kernels do (truthlib/cuda_like.py)
 
 RUNNERS = {"loop": "truthlib.loop", "trainer": "truthlib.hf", "sft": "truthlib.hf", "dpo": "truthlib.hf", "grpo": "truthlib.hf", "kto": "truthlib.hf",
-           "orpo": "truthlib.hf", "online_dpo": "truthlib.hf", "rloo": "truthlib.hf"}
+           "orpo": "truthlib.hf", "online_dpo": "truthlib.hf", "rloo": "truthlib.hf", "deepspeed": "truthlib.zero"}
 
 
 def versions():
     out = {"python": platform.python_version()}
-    for name in ("torch", "transformers", "peft", "accelerate", "trl"):
+    for name in ("torch", "transformers", "peft", "accelerate", "trl", "deepspeed"):
         try:
             out[name] = importlib.metadata.version(name)  # no import: trl alone takes seconds
         except importlib.metadata.PackageNotFoundError:
             out[name] = None
+    src = os.environ.get("DEEPSPEED_SRC")
+    if out["deepspeed"] is None and src and os.path.exists(os.path.join(src, "version.txt")):
+        with open(os.path.join(src, "version.txt")) as f:
+            out["deepspeed"] = f.read().strip() + " (source checkout, truthlib/zero.py)"
     return out
 
 

@@ -57,11 +57,14 @@ def run_batch(paths, timeout, trace_dir=None):
 
 
 def batches(paths, size):
-    """Consecutive points sharing a virtual environment, `size` at a time."""
+    """Consecutive points sharing a virtual environment, `size` at a time. A DeepSpeed point runs alone: DeepSpeed
+    keeps its process groups in module globals, which outlive the fake group each point makes."""
     out = []
     for p in paths:
-        venv = python_for(scen.load(p)[0])
-        if out and len(out[-1]) < size and python_for(scen.load(out[-1][0])[0]) == venv:
+        scenario, harness = scen.load(p)
+        venv = python_for(scenario)
+        alone = harness.get("runner") == "deepspeed"
+        if out and not alone and len(out[-1]) < size and python_for(scen.load(out[-1][0])[0]) == venv:
             out[-1].append(p)
         else:
             out.append([p])

@@ -12,6 +12,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/pip install "${PIP_FLAGS[@]}" torch==2.13.0 transformers==5.17.0 peft accelerate trl pyyaml
 
+# DeepSpeed (the `zero` suite, truthlib/zero.py) is not on the package index: its pure-Python dependencies are, and
+# run.py takes the source from a checkout named by DEEPSPEED_SRC (git clone https://github.com/deepspeedai/DeepSpeed;
+# the fixtures were made at v0.19.6, commit edaa7221). No C++ op is built; hjson has a shim in truthlib/shims.
+.venv/bin/pip install "${PIP_FLAGS[@]}" msgpack ninja py-cpuinfo pydantic einops
+
 if [ "${1:-}" = "--only5" ]; then exit 0; fi
 if [ ! -x .venv4/bin/python ]; then
   python3 -m venv .venv4

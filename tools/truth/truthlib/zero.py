@@ -1,0 +1,118 @@
+"""DeepSpeed ZeRO 1/2/3 on the CPU: rank 0 of the real engine (deepspeed.initialize with a client torch AdamW, as the
+HF Trainer and Accelerate hand it over) at world size N through torch's fake process group.
+
+DeepSpeed is not on the machine's package index; `setup.sh` puts a source checkout on the path (DEEPSPEED_SRC). Its
+CPU accelerator (DS_ACCELERATOR=cpu) runs the same Python as on a GPU, except that it is a "synchronized device": no
+side streams, so an all-gather or reduce-scatter completes where it is issued and no buffer outlives its stream. No
+C++ op is built (the CPU accelerator would JIT-build a shared-memory all-reduce; the fake group does the
+collectives). DeepSpeed's bf16 mode casts the whole model, adapters included, to bf16 and keeps the fp32 master
+partitions in its optimizer; there is no autocast (Accelerate turns its own off under DeepSpeed)."""
+import os
+
+import torch
+
+from . import models, parallel
+
+# The HF Trainer's DeepSpeed config keys that a scenario's zero_buckets can set (the estimator reads the same).
+BUCKET_KEYS = ("reduce_bucket_size", "allgather_bucket_size", "stage3_prefetch_bucket_size", "stage3_max_live_parameters",
+               "stage3_max_reuse_distance", "stage3_param_persistence_threshold", "overlap_comm", "contiguous_gradients",
+               "sub_group_size")
+
+
+def import_deepspeed():
+    os.environ["DS_ACCELERATOR"] = "cpu"
+    src = os.environ.get("DEEPSPEED_SRC")
+    if src and src not in os.sys.path:
+        os.sys.path.insert(0, src)
+    shim = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shims")
+    if shim not in os.sys.path:
+        os.sys.path.append(shim)  # hjson (config files only; this harness passes dicts), when not installed
+    import deepspeed
+    import deepspeed.ops
+
+    deepspeed.ops.__compatible_ops__.clear()  # build no C++ op (the shared-memory all-reduce of the CPU accelerator)
+    return deepspeed
+
+
+def ds_config(scenario, harness):
+    zero = {"stage": scenario.get("zero_stage", 0)}
+    zero.update({k: v for k, v in (scenario.get("zero_buckets") or {}).items() if k in BUCKET_KEYS})
+    if scenario.get("offload_optimizer", "none") == "cpu":
+        zero["offload_optimizer"] = {"device": "cpu", "pin_memory": False}
+    if scenario.get("offload_params", "none") == "cpu":
+        zero["offload_param"] = {"device": "cpu", "pin_memory": False}
+    cfg = {
+        "train_micro_batch_size_per_gpu": scenario.get("micro_batch_size", 1),
+        "gradient_accumulation_steps": scenario.get("gradient_accumulation_steps", 1),
+        "gradient_clipping": harness.get("max_grad_norm", 1.0),  # the HF Trainer's max_grad_norm default
+        "zero_optimization": zero,
+        "zero_force_ds_cpu_optimizer": False,  # the client torch AdamW steps the offloaded partitions
+        "steps_per_print": 10**9,
+        "wall_clock_breakdown": False,
+    }
+    if scenario.get("weights_dtype") == "bf16":
+        cfg["bf16"] = {"enabled": True}
+    return cfg
+
+
+def offloaded(engine, opt):
+    """Storages ZeRO-Offload keeps in host memory: the fp32 master partitions, their gradients, the optimizer state
+    (the torch optimizer inside DeepSpeed's steps the host copies)."""
+    inner = getattr(opt, "optimizer", opt)
+    out = []
+    for group in inner.param_groups:
+        for p in group["params"]:
+            out.append(p)
+            if p.grad is not None:
+                out.append(p.grad)
+    for st in inner.state.values():
+        out += [v for v in st.values() if torch.is_tensor(v) and v.dim() > 0]
+    for name in ("averaged_gradients", "single_partition_of_fp32_groups", "fp32_partitioned_groups_flat"):
+        value = getattr(opt, name, None)
+        if isinstance(value, (list, tuple)):
+            out += [t for t in value if torch.is_tensor(t)]
+        elif isinstance(value, dict):
+            out += [t for v in value.values() for t in (v if isinstance(v, list) else [v]) if torch.is_tensor(t)]
+    for t in getattr(opt, "single_partition_of_fp32_groups", None) or []:
+        out.append(t.grad)
+    # ZeRO-1/2's host staging: one gradient buffer of the largest parameter, and per parameter its accumulated gradient.
+    out.append(getattr(opt, "temp_grad_buffer_for_cpu_offload", None))
+    out += getattr(opt, "param_buffer_of_bit16_for_cpu_offload_groups", None) or []  # the 16-bit copy of the update
+    out += list((getattr(opt, "accumulated_grads_in_cpu", None) or {}).values())
+    grads = getattr(opt, "_DeepSpeedZeroOptimizer_Stage3__param_id_to_grad_partition", None) or {}
+    out += [t for t in grads.values() if torch.is_tensor(t)]
+    return [t for t in out if torch.is_tensor(t) and t.device.type == "cpu"]
+
+
+def run(rec, scenario, harness):
+    world = parallel.world_size(scenario)
+    if not torch.distributed.is_initialized():  # DeepSpeed needs a process group at any world size
+        from torch.testing._internal.distributed.fake_pg import FakeStore
+
+        torch.distributed.init_process_group(backend="fake", rank=0, world_size=world, store=FakeStore())
+    os.environ.update(RANK="0", LOCAL_RANK="0", WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1", MASTER_PORT="29500")
+    deepspeed = import_deepspeed()
+    from .loop import enable_checkpointing, trainable
+
+    model = models.apply_peft(models.build_model(scenario, harness), scenario)
+    enable_checkpointing(model, scenario, harness)
+    model.train()
+    rec.watch_forward(models.hf_model(model))
+    opt = torch.optim.AdamW(trainable(model), lr=1e-4, foreach=True)
+    engine, zero_opt, _, _ = deepspeed.initialize(model=model, optimizer=opt, config=ds_config(scenario, harness),
+                                                  dist_init_required=False)
+    data = models.batch(scenario, harness)
+    accumulation = scenario.get("gradient_accumulation_steps", 1)
+    offload = parallel.offloading(scenario)
+    for step in range(harness.get("steps", 2)):
+        with rec.step(step):
+            for _ in range(accumulation):
+                out = engine(**data)
+                loss = out.loss
+                del out
+                engine.backward(loss)
+                del loss
+                if offload and engine.is_gradient_accumulation_boundary():
+                    rec.snapshot_offloaded(offloaded(engine, zero_opt))
+                engine.step()
+    return {"model": engine.module, "optimizer": zero_opt, "batchShape": list(data["input_ids"].shape)}
