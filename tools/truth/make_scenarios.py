@@ -360,10 +360,66 @@ def suite_tf4():
     return out
 
 
+# Buckets scaled to the tiny models (DeepSpeed's defaults, 5e8 elements, would dwarf a 3.5M-parameter model): a few
+# gradient flushes per backward, a prefetch smaller than a layer, norms below the persistence threshold.
+ZERO_SMALL = {"reduce_bucket_size": 200000, "allgather_bucket_size": 200000, "stage3_prefetch_bucket_size": 50000,
+              "stage3_max_live_parameters": 1000000, "stage3_max_reuse_distance": 1000000,
+              "stage3_param_persistence_threshold": 1000}
+ZERO_FAMILIES = ["llama", "mistral", "qwen2", "qwen3", "gemma3", "mixtral"]
+
+
+def _zero(fam, stage, world=8, method="full", buckets=ZERO_SMALL, **keys):
+    """DeepSpeed's bf16 mode (the HF Trainer's `bf16: true` under DeepSpeed): the whole model in bf16, adapters
+    included, fp32 master partitions in its optimizer, no autocast."""
+    base = dict(weights_dtype="bf16", master_weights=True, mixed_precision="none", zero_stage=stage, gpus_per_node=world,
+                zero_buckets=dict(buckets))
+    if method == "lora":
+        base.update(method="lora", lora=dict(LORA_ALL, dtype="bf16"), gradient_checkpointing="full", seq_len=512)
+    base.update(keys)
+    return scenario(fam, **base)
+
+
+def suite_zero():
+    out = {}
+    for fam in ZERO_FAMILIES:
+        out[f"{fam}-w8-z3-full"] = (_zero(fam, 3), {})
+        out[f"{fam}-w8-z3-full-ckpt"] = (_zero(fam, 3, gradient_checkpointing="full", seq_len=512), {})
+        out[f"{fam}-w8-z3-lora-all-ckpt"] = (_zero(fam, 3, method="lora"), {})
+        out[f"{fam}-w8-z2-full"] = (_zero(fam, 2), {})
+        out[f"{fam}-w8-z2-lora-all-ckpt"] = (_zero(fam, 2, method="lora"), {})
+        out[f"{fam}-w4-z1-full"] = (_zero(fam, 1, world=4), {})
+    for world in (2, 4, 16):
+        out[f"llama-w{world}-z3-full"] = (_zero("llama", 3, world=world), {})
+        out[f"llama-w{world}-z3-lora-all-ckpt"] = (_zero("llama", 3, world=world, method="lora"), {})
+        out[f"llama-w{world}-z2-full"] = (_zero("llama", 2, world=world), {})
+    out["llama-w8-z3-lora-all-ckpt-reentrant"] = (_zero("llama", 3, method="lora"), {"reentrant": True})
+    out["llama-w8-z3-lora-qv-dropout-ckpt"] = (_zero("llama", 3, method="lora", lora=dict(LORA_QV, dtype="bf16", dropout=0.1)), {})
+    out["llama-w8-z3-lora-all-ckpt-defaults"] = (_zero("llama", 3, method="lora", buckets={}), {})
+    out["llama-w8-z2-full-defaults"] = (_zero("llama", 2, buckets={}), {})
+    out["llama-w8-z2-full-overlap"] = (_zero("llama", 2, buckets=dict(ZERO_SMALL, overlap_comm=True)), {})
+    out["llama-w8-z2-full-accum2"] = (_zero("llama", 2, gradient_accumulation_steps=2), {})
+    out["llama-w8-z3-full-accum2"] = (_zero("llama", 3, gradient_accumulation_steps=2), {})
+    out["llama-w8-z3-full-fp32"] = (_zero("llama", 3, weights_dtype="fp32", master_weights=False), {})
+    out["llama-w8-z2-full-fp32"] = (_zero("llama", 2, weights_dtype="fp32", master_weights=False), {})
+    # Four layers, a reuse distance of about two layers: the layers kept gathered from the forward into the backward.
+    four = dict(FAMILIES["llama"], num_hidden_layers=4)
+    out["llama4-w8-z3-full-reuse"] = (_zero("llama", 3, architecture=four, buckets=dict(ZERO_SMALL, stage3_max_reuse_distance=2000000)), {})
+    out["llama4-w8-z3-full-ckpt-reuse"] = (_zero("llama", 3, architecture=four, gradient_checkpointing="full", seq_len=512,
+                                                 buckets=dict(ZERO_SMALL, stage3_max_reuse_distance=2000000)), {})
+    out["llama4-w8-z3-lora-all-ckpt"] = (_zero("llama", 3, method="lora", architecture=four), {})
+    # ZeRO-Offload: the fp32 master partitions, their gradients and the optimizer state in host memory.
+    out["llama-w8-z3-full-offload-opt"] = (_zero("llama", 3, offload_optimizer="cpu"), {})
+    out["llama-w8-z3-full-offload-all"] = (_zero("llama", 3, offload_optimizer="cpu", offload_params="cpu"), {})
+    out["llama-w8-z2-full-offload-opt"] = (_zero("llama", 2, offload_optimizer="cpu"), {})
+    out["llama-w8-z3-lora-all-ckpt-offload-opt"] = (_zero("llama", 3, method="lora", offload_optimizer="cpu"), {})
+    return out
+
+
 SUITES = {"loop": suite_loop, "peft": suite_peft, "trainer": suite_trainer, "trl": suite_trl, "fsdp2": suite_fsdp2,
-          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "tf4": suite_tf4}
+          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "tf4": suite_tf4, "zero": suite_zero}
 SUITE_DEFAULTS = {"loop": {"runner": "loop"}, "peft": {"runner": "loop"}, "trainer": {"runner": "trainer"},
-                  "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"}, "tf4": {"runner": "loop"}}
+                  "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"}, "tf4": {"runner": "loop"},
+                  "zero": {"runner": "deepspeed"}}
 
 
 class _NoAliases(yaml.SafeDumper):

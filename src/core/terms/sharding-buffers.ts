@@ -72,9 +72,11 @@ function zero3Gathered(
     .reduce((t, m) => t + moduleParams(m), 0);
   const largestModule =
     Math.max(fusedExpertModule, ...mods.filter((m) => !(m.parameter && m.group === 'expert')).map(moduleParams)) / tp;
+  // The prefetch fetches the modules ahead in the trace: no more than the model holds beyond the running layer.
+  const prefetch = Math.min(zb.stage3_prefetch_bucket_size, Math.max(0, inv.total / tp - blockUnit));
   const live = Math.max(
     Math.min(largestModule, blockUnit),
-    Math.min(zb.stage3_max_live_parameters, blockUnit + zb.stage3_prefetch_bucket_size),
+    Math.min(zb.stage3_max_live_parameters, blockUnit + prefetch),
   );
   const linear = mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0);
   const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - inv.vision - linear);
@@ -99,7 +101,7 @@ function zero3Gathered(
     () =>
       `max(module running ${formatCount(Math.min(largestModule, blockUnit))}, ` +
       `min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + ` +
-      `prefetch ${formatCount(zb.stage3_prefetch_bucket_size)})) x ${dtype} + unsharded small params ` +
+      `prefetch ${formatCount(prefetch)})) x ${dtype} + unsharded small params ` +
       `(< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`,
     () => ({
       layerParams: Math.round(blockUnit),
@@ -153,7 +155,8 @@ function zeroBuckets(
   trainableHere: number,
 ): { persistent: Component[]; backward: Component[] } {
   const zero = ctx.sharding.zeroStage;
-  if (zb.contiguous_gradients === false) return { persistent: [], backward: [] };
+  const staging = zero < 3 && ctx.sharding.offloadOptimizer ? [offloadStagingBuffer(ctx)] : [];
+  if (zb.contiguous_gradients === false) return { persistent: staging, backward: [] };
   const bytes = ctx.dtypes.weightBytes;
   const size = zb.reduce_bucket_size;
   if (zero === 3) {
@@ -189,7 +192,40 @@ function zeroBuckets(
       `${buffers > 1 ? ' (overlap_comm: two buffers)' : ''}, made whole at the first gradient of each backward`,
     () => ({ reduceBucket: size, buffers }),
   );
-  return { persistent: [], backward: [buckets] };
+  return { persistent: staging, backward: [buckets] };
+}
+
+/**
+ * ZeRO-1/2 with the optimizer offloaded keeps one gradient staging buffer on the GPU from the optimizer's construction
+ * on: the numel of the largest trainable parameter in the 16-bit dtype (stage_1_and_2.py
+ * temp_grad_buffer_for_gpu_offload = torch.zeros(largest_param_numel)), through which each gradient is accumulated
+ * into its host copy. For a full fine-tune that is the embedding or output head (V x h), or a fused expert tensor.
+ */
+function offloadStagingBuffer(ctx: EstimateContext): Component {
+  const { arch: a, modules: mods } = ctx.model;
+  const tp = ctx.layout.tensorParallel;
+  const bytes = ctx.dtypes.weightBytes;
+  const r = ctx.setup.lora?.r ?? 0;
+  const full = ctx.setup.method === 'full' || ctx.setup.method === 'freeze';
+  const moduleParams = (m: LinearModule): number =>
+    m.inFeatures * m.outFeatures * (m.parameter && m.group === 'expert' && a.moe ? a.moe.experts : 1);
+  const largest = full
+    ? Math.max(a.vocab * a.hidden, ...mods.map(moduleParams)) / tp
+    : Math.max(0, ...mods.map((m) => r * Math.max(m.inFeatures, m.outFeatures)));
+  return comp(
+    ctx,
+    'zero-grad-bucket',
+    'ZeRO-Offload gradient staging buffer',
+    largest * bytes,
+    () => {
+      const which = full ? 'max of V x h and the largest weight' : 'r x the largest adapter side';
+      return (
+        `largest trainable parameter ${formatCount(largest)} elements x ${bytes} B (${which}): the GPU buffer each ` +
+        'gradient passes through to its host copy'
+      );
+    },
+    () => ({ elements: Math.round(largest) }),
+  );
 }
 
 /**
