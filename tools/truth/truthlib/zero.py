@@ -55,7 +55,7 @@ def ds_config(scenario, harness):
     return cfg
 
 
-def offloaded(engine, opt):
+def offloaded(opt):
     """Storages ZeRO-Offload keeps in host memory: the fp32 master partitions, their gradients, the optimizer state
     (the torch optimizer inside DeepSpeed's steps the host copies)."""
     inner = getattr(opt, "optimizer", opt)
@@ -113,6 +113,6 @@ def run(rec, scenario, harness):
                 engine.backward(loss)
                 del loss
                 if offload and engine.is_gradient_accumulation_boundary():
-                    rec.snapshot_offloaded(offloaded(engine, zero_opt))
+                    rec.snapshot_offloaded(offloaded(zero_opt))
                 engine.step()
     return {"model": engine.module, "optimizer": zero_opt, "batchShape": list(data["input_ids"].shape)}
