@@ -59,15 +59,15 @@ def run_batch(paths, timeout, trace_dir=None):
 def batches(paths, size):
     """Consecutive points sharing a virtual environment, `size` at a time. A DeepSpeed point runs alone: DeepSpeed
     keeps its process groups in module globals, which outlive the fake group each point makes."""
-    out = []
+    out, last = [], None
     for p in paths:
         scenario, harness = scen.load(p)
-        venv = python_for(scenario)
-        alone = harness.get("runner") == "deepspeed"
-        if out and not alone and len(out[-1]) < size and python_for(scen.load(out[-1][0])[0]) == venv:
+        key = (python_for(scenario), harness.get("runner") == "deepspeed")
+        if out and not key[1] and key == last and len(out[-1]) < size:
             out[-1].append(p)
         else:
             out.append([p])
+        last = key
     return out
 
 

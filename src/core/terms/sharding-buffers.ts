@@ -48,6 +48,12 @@ export interface GatheredAt {
   readonly firstLayer: Component[];
 }
 
+/** One linear module's parameters: a fused 3-D expert tensor holds its experts (this rank's share of `ep`). */
+function linearModuleParams(ctx: EstimateContext, m: LinearModule, ep: number): number {
+  const moe = ctx.model.arch.moe;
+  return m.inFeatures * m.outFeatures * (m.parameter && m.group === 'expert' && moe ? moe.experts / ep : 1);
+}
+
 /**
  * ZeRO-3's gathered parameters: the module running now, whatever stage3_max_live_parameters says (the limit caps what
  * is held beyond it, the prefetch; DeepSpeed PartitionedParameterCoordinator: max_params_to_prefetch = max_live minus
@@ -61,12 +67,11 @@ function zero3Gathered(
   zb: typeof ZERO_DEFAULTS,
   gather: { blockUnit: number; bytesPerParam: number; dtype: string },
 ): { gathered: Component; held: Component | undefined } {
-  const { arch: a, modules: mods, inventory: inv } = ctx.model;
+  const { modules: mods, inventory: inv } = ctx.model;
   const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
   const wb = ctx.dtypes.weightBytes;
   const { blockUnit, bytesPerParam, dtype } = gather;
-  const moduleParams = (m: LinearModule): number =>
-    m.inFeatures * m.outFeatures * (m.parameter && m.group === 'expert' && a.moe ? a.moe.experts / ep : 1);
+  const moduleParams = (m: LinearModule): number => linearModuleParams(ctx, m, ep);
   const fusedExpertModule = mods
     .filter((m) => m.parameter && m.group === 'expert')
     .reduce((t, m) => t + moduleParams(m), 0);
@@ -207,10 +212,8 @@ function offloadStagingBuffer(ctx: EstimateContext): Component {
   const bytes = ctx.dtypes.weightBytes;
   const r = ctx.setup.lora?.r ?? 0;
   const full = ctx.setup.method === 'full' || ctx.setup.method === 'freeze';
-  const moduleParams = (m: LinearModule): number =>
-    m.inFeatures * m.outFeatures * (m.parameter && m.group === 'expert' && a.moe ? a.moe.experts : 1);
   const largest = full
-    ? Math.max(a.vocab * a.hidden, ...mods.map(moduleParams)) / tp
+    ? Math.max(a.vocab * a.hidden, ...mods.map((m) => linearModuleParams(ctx, m, 1))) / tp
     : Math.max(0, ...mods.map((m) => r * Math.max(m.inFeatures, m.outFeatures)));
   return comp(
     ctx,
