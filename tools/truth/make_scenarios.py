@@ -412,6 +412,20 @@ def suite_zero():
     out["llama-w8-z3-full-offload-all"] = (_zero("llama", 3, offload_optimizer="cpu", offload_params="cpu"), {})
     out["llama-w8-z2-full-offload-opt"] = (_zero("llama", 2, offload_optimizer="cpu"), {})
     out["llama-w8-z3-lora-all-ckpt-offload-opt"] = (_zero("llama", 3, method="lora", offload_optimizer="cpu"), {})
+    # Without checkpointing: ZeRO-3's linear saves the inputs of frozen linears (and of the frozen head), and the
+    # matmuls' views keep frozen fused experts gathered; ZeRO-2 runs torch's own linear (the same layouts as controls).
+    qv_dropout = dict(LORA_QV, dtype="bf16", dropout=0.1)
+    for fam in ("llama", "mixtral"):
+        out[f"{fam}-w8-z3-lora-all"] = (_zero(fam, 3, method="lora", gradient_checkpointing="none"), {})
+        out[f"{fam}-w8-z3-lora-qv-dropout"] = (_zero(fam, 3, method="lora", lora=qv_dropout, gradient_checkpointing="none"), {})
+        out[f"{fam}-w8-z2-lora-qv-dropout"] = (_zero(fam, 2, method="lora", lora=qv_dropout, gradient_checkpointing="none"), {})
+    out["mixtral-w8-z3-full-fp32"] = (_zero("mixtral", 3, weights_dtype="fp32", master_weights=False), {})
+    # Eight layers, with a prefetch bucket and a live limit in the proportion of DeepSpeed's defaults to a 7-8B model's
+    # modules (5e7 against 4-59M, 1e9 against 218M a layer): the prefetch runs ahead to the limit.
+    eight = dict(FAMILIES["llama"], num_hidden_layers=8)
+    ahead = dict(ZERO_SMALL, stage3_prefetch_bucket_size=166000, stage3_max_live_parameters=3300000, stage3_max_reuse_distance=1000)
+    out["llama8-w8-z3-full-runahead"] = (_zero("llama", 3, architecture=eight, buckets=ahead), {})
+    out["llama8-w8-z3-lora-all-ckpt-runahead"] = (_zero("llama", 3, method="lora", architecture=eight, buckets=ahead), {})
     return out
 
 

@@ -73,8 +73,13 @@ def offloaded(opt):
             out += [t for t in value if torch.is_tensor(t)]
         elif isinstance(value, dict):
             out += [t for v in value.values() for t in (v if isinstance(v, list) else [v]) if torch.is_tensor(t)]
-    for t in getattr(opt, "single_partition_of_fp32_groups", None) or []:
-        out.append(t.grad)
+    # The fp32 partitions' gradients: ZeRO-3 gives each sub-group its own host buffer (stage3.py
+    # initialize_optimizer_states, subgroup_gradient_buffer), which the inner optimizer's param groups may not list.
+    for name in ("single_partition_of_fp32_groups", "fp32_partitioned_groups_flat"):
+        out += [t.grad for t in getattr(opt, name, None) or [] if torch.is_tensor(t)]
+    # ZeRO-3 with the parameters offloaded keeps their 16-bit partitions in flat host buffers (stage3.py
+    # _create_param_groups_fp16_flat_cpu_memory).
+    out += getattr(opt, "param_groups_fp16_flat_cpu_memory", None) or []
     # ZeRO-1/2's host staging: one gradient buffer of the largest parameter, and per parameter its accumulated gradient.
     out.append(getattr(opt, "temp_grad_buffer_for_cpu_offload", None))
     out += getattr(opt, "param_buffer_of_bit16_for_cpu_offload_groups", None) or []  # the 16-bit copy of the update
