@@ -286,7 +286,7 @@ function forwardComponents(
   const fwdTail = atLossTail ? lossTail : [layerTemps, ...dequantFwdC];
   return [
     ...pers,
-    ...(gradsInForward > 0 ? [gradC(gradsInForward, ' (kept from the previous micro-step)')] : []),
+    ...(gradsInForward > 0 ? [gradC(gradsInForward, terms.grads.inForwardNote)] : []),
     ...(atLossTail ? gatheredAt.forwardEnd : gathered),
     ...headGather,
     actComp,
@@ -354,7 +354,7 @@ function backwardCandidates(
   const headGradC = gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)');
   // The head's weight gradient comes after the loss backward (its matmul runs next), except with a chunked loss,
   // where the chunks before the current one have already added theirs to it.
-  const headAtLossC = headGradAtLoss ? headGradC : gradC(gradsInForward, ' (kept from the previous micro-step)');
+  const headAtLossC = headGradAtLoss ? headGradC : gradC(gradsInForward, terms.grads.inForwardNote);
   const accumC =
     headAccum > 0
       ? [

@@ -3,6 +3,7 @@
 // and the loss call's logits, fp32 upcast and log-softmax at the eval batch (HF Trainer prediction_step computes the
 // loss). Gradients stay allocated only when zero_grad keeps them. Docs: docs/estimate/evaluation.md. Pure arithmetic.
 import { sequencesPerExample } from '../setup';
+import { zero3GradientBuffer } from './gradients';
 import type { EstimateContext } from '../estimate/context';
 import { layerActivations, noGradLayerBytes, type ActivationPlan } from './activations';
 import { lossAt } from './logits-loss';
@@ -61,6 +62,8 @@ export function evaluationWork(ctx: EstimateContext, layerPlan: ActivationPlan, 
           : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
     }
   }
-  const gradsKeptInEval = setup.zero_grad_set_to_none || setup.optimizer_in_backward ? 0 : gradStored;
+  // ZeRO-3's flat buffer of gradient partitions stays allocated between steps (terms/gradients.ts).
+  const zero3Buffer = zero3GradientBuffer(ctx);
+  const gradsKeptInEval = (setup.zero_grad_set_to_none && !zero3Buffer) || setup.optimizer_in_backward ? 0 : gradStored;
   return { evalBatch, evalLossBytes, evalLayerBytes, evalLossFormula, gradsKeptInEval };
 }

@@ -1,8 +1,9 @@
 // Term: gradients. trainable params x the gradient dtype / gradient shard degree (ZeRO-2/3, FSDP), or the largest
 // trainable tensor when the optimizer steps in the backward; BAdam ratio: a share of each tensor as sparse COO
 // (value + two int64 indices). Which of them are live differs by phase: kept from the previous micro-step while
-// accumulating (or when zero_grad keeps the buffers), produced through the backward, all of them at the step. DDP adds
-// its flat bucket copy. Sources: PyTorch DDP Reducer (gradient_as_bucket_view), DeepSpeed ZeRO paper §5.
+// accumulating (or when zero_grad keeps the buffers), or held in ZeRO-3's flat gradient partitions from the optimizer's
+// construction on; produced through the backward, all of them at the step. DDP adds its flat bucket copy. Sources:
+// PyTorch DDP Reducer (gradient_as_bucket_view), DeepSpeed ZeRO paper §5, deepspeed/runtime/zero/stage3.py.
 // Docs: docs/estimate/gradients.md. Pure arithmetic; no I/O.
 import type { Component } from '../model';
 import { comp } from '../estimate/component';
@@ -21,14 +22,21 @@ export interface GradientPlan {
   readonly gradFormula: () => string;
   /** The bytes gradFormula states (all of this GPU's gradients, or the one tensor with the optimizer in backward). */
   readonly gradFormulaBytes: number;
-  /** Live during the forward (accumulation, or zero_grad(set_to_none=False)). */
+  /** Live during the forward (accumulation, zero_grad(set_to_none=False), or ZeRO-3's flat gradient partitions). */
   readonly gradsInForward: number;
+  /** Why they are (the formula's note). */
+  readonly inForwardNote: string;
   /** Live at the end of the backward and at the optimizer step. */
   readonly gradAtEnd: number;
   /** The untied embedding's, produced after the first layer's backward. */
   readonly embGradLater: number;
   /** Live while the first layer's backward runs. */
   readonly gradAtFirst: number;
+}
+
+/** ZeRO-3 keeps its gradient partitions in one flat GPU buffer from the optimizer's construction on. */
+export function zero3GradientBuffer(ctx: EstimateContext): boolean {
+  return ctx.sharding.zeroStage === 3 && !ctx.sharding.offloadOptimizer && ctx.setup.optimizer !== 'none';
 }
 
 /** The gradients of this stage's GPU through the step. */
@@ -64,9 +72,17 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
               `their layer's FSDP1 unit: the whole unit's gradient)`
             : '') +
           (shardGrads > 1 ? ` / ${shardGrads} (sharded)` : '');
-  // Gradients exist during the forward only when accumulating, or when zero_grad keeps the buffers
-  // (set_to_none=False, the default before PyTorch 2.0).
-  const gradsInForward = setup.gradient_accumulation_steps > 1 || !setup.zero_grad_set_to_none ? gradStored : 0;
+  // Gradients exist during the forward only when accumulating, when zero_grad keeps the buffers (set_to_none=False, the
+  // default before PyTorch 2.0), or under ZeRO-3, whose optimizer allocates every gradient partition at once in one
+  // flat buffer on the GPU (stage3.py grad_partitions_flat_buffer = torch.zeros(sum of partition_numel), in the
+  // gradient accumulation dtype; on the host with the optimizer offloaded) and keeps it.
+  const zero3Buffer = zero3GradientBuffer(ctx);
+  const kept = setup.gradient_accumulation_steps > 1 || !setup.zero_grad_set_to_none;
+  const gradsInForward = kept || zero3Buffer ? gradStored : 0;
+  const inForwardNote =
+    zero3Buffer && !kept
+      ? " (ZeRO-3's flat buffer of gradient partitions, allocated with the optimizer)"
+      : ' (kept from the previous micro-step)';
   const gradAtEnd = fsdpOffload ? 0 : setup.optimizer_in_backward ? gradStored : gradFull / shardGrads;
   // The token embedding's backward runs after the first layer's: while that layer is in flight, an untied embedding
   // has no gradient yet (a tied one shares the head's, produced at the loss).
@@ -89,6 +105,7 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
     gradFormula,
     gradFormulaBytes,
     gradsInForward,
+    inForwardNote,
     gradAtEnd,
     embGradLater,
     gradAtFirst,

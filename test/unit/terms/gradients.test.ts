@@ -49,3 +49,33 @@ describe('estimate: gradients of weights used more than once', () => {
     assert.equal(extra(bert, 'Embedding gradient before'), 0);
   });
 });
+
+describe("estimate: ZeRO-3's flat buffer of gradient partitions", () => {
+  // stage3.py allocates every gradient partition at once with the optimizer (grad_partitions_flat_buffer =
+  // torch.zeros(sum of partition_numel), in the gradient accumulation dtype, bf16 here) and keeps it; with the
+  // optimizer offloaded it is on the host. Llama-3-8B: 8,030,261,248 params / 8 GPUs x 2 B = 2,007,565,312 B.
+  const s = (extra: Record<string, string | number>) =>
+    setupFor('meta-llama/Meta-Llama-3-8B', {
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      master_weights: true,
+      gpus_per_node: 8,
+      gradient_checkpointing: 'full',
+      ...extra,
+    });
+  const grads = (e: ReturnType<typeof run>): number =>
+    phase(e, 'forward')
+      .components.filter((c) => c.id === 'gradients')
+      .reduce((t, c) => t + c.bytes, 0);
+
+  it('is held through the forward without accumulation at stage 3, not at stage 2 nor offloaded', () => {
+    assert.equal(grads(run(s({ zero_stage: 3 }))), 2_007_565_312);
+    assert.equal(grads(run(s({ zero_stage: 2 }))), 0);
+    assert.equal(grads(run(s({ zero_stage: 3, offload_optimizer: 'cpu' }))), 0);
+  });
+
+  it('says where it comes from: the buffer, not the previous micro-step', () => {
+    const c = phase(run(s({ zero_stage: 3 })), 'forward').components.find((x) => x.id === 'gradients')!;
+    assert.match(c.formula, /ZeRO-3's flat buffer of gradient partitions/);
+  });
+});
