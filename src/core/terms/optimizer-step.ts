@@ -6,7 +6,7 @@
 // Docs: docs/estimate/optimizer-states.md. Pure arithmetic; no I/O.
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
-import { ZERO_DEFAULTS } from './sharding-buffers';
+import { ZERO_DEFAULTS } from './zero3-gathered';
 
 /** Temporaries of the optimizer step, by optimizer (none when the step runs on the host). */
 export function optimizerStepTerms(

@@ -1,7 +1,6 @@
 // Term: ZeRO and FSDP working buffers, per GPU.
-//   ZeRO-3: gathered parameters max(module running, min(stage3_max_live_parameters, one layer + prefetch bucket)) x
-//   the gather dtype, plus unsharded small parameters; the gradient bucket, reduce_bucket_size x the 16-bit dtype (made
-//   once with the optimizer), and its flattened reduce-scatter copy. ZeRO-1/2: 1 gradient bucket (2 with overlap_comm) of
+//   ZeRO-3: the gathered parameters (terms/zero3-gathered.ts); the gradient bucket, reduce_bucket_size x the 16-bit
+//   dtype (made once with the optimizer), and its flattened reduce-scatter copy. ZeRO-1/2: 1 gradient bucket (2 with overlap_comm) of
 //   reduce_bucket_size, made at the first gradient of each backward. Both only with contiguous_gradients (the default),
 //   whatever the trainable count. FSDP: 2 units (current +
 //   prefetch) gathered, one unit's unsharded gradients (+ the fp32 reduce copy); SHARD_GRAD_OP keeps the stage's
@@ -14,7 +13,6 @@
 // (fully_shard reshard_after_forward, _fully_shard/_fsdp_state.py; FSDP1 _runtime_utils.py _post_forward_reshard);
 // torchao float8 enable_fsdp_float8_all_gather.
 // Docs: docs/estimate/parallelism.md. Pure arithmetic; no I/O.
-import type { LinearModule } from '../architecture';
 import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
@@ -22,17 +20,7 @@ import { fsdp2ExpertPadding } from '../estimate/fsdp2-padding';
 import { adaptersInLayerUnits } from '../estimate/fsdp-units';
 import { formatCount } from '../units';
 import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
-
-/** DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py). */
-export const ZERO_DEFAULTS = {
-  reduce_bucket_size: 5e8,
-  allgather_bucket_size: 5e8,
-  stage3_prefetch_bucket_size: 5e7,
-  stage3_max_live_parameters: 1e9,
-  stage3_max_reuse_distance: 1e9,
-  stage3_param_persistence_threshold: 1e5,
-  sub_group_size: 1e9,
-};
+import { linearModuleParams, ZERO_DEFAULTS, zero3Gathered } from './zero3-gathered';
 
 /**
  * The gathered layer parameters at the backward's points. ZeRO-3 and SHARD_GRAD_OP hold the same throughout; FULL_SHARD
@@ -46,101 +34,6 @@ export interface GatheredAt {
   readonly loss: Component[];
   readonly lastLayer: Component[];
   readonly firstLayer: Component[];
-}
-
-/** One linear module's parameters: a fused 3-D expert tensor holds its experts (this rank's share of `ep`). */
-function linearModuleParams(ctx: EstimateContext, m: LinearModule, ep: number): number {
-  const moe = ctx.model.arch.moe;
-  return m.inFeatures * m.outFeatures * (m.parameter && m.group === 'expert' && moe ? moe.experts / ep : 1);
-}
-
-/**
- * ZeRO-3's gathered parameters: the module running now, whatever stage3_max_live_parameters says (the limit caps what
- * is held beyond it, the prefetch; DeepSpeed PartitionedParameterCoordinator: max_params_to_prefetch = max_live minus
- * what is available; a module is one linear layer, or one MoE layer's 3-D experts together), and from the end of the
- * forward the layers kept for their reuse (zero3Retained) when they are more. Both add the small parameters, which
- * stay unsharded (below stage3_param_persistence_threshold).
- */
-function zero3Gathered(
-  ctx: EstimateContext,
-  st: StageContext,
-  zb: typeof ZERO_DEFAULTS,
-  gather: { blockUnit: number; bytesPerParam: number; dtype: string },
-): { gathered: Component; held: Component | undefined } {
-  const { modules: mods, inventory: inv } = ctx.model;
-  const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
-  const wb = ctx.dtypes.weightBytes;
-  const { blockUnit, bytesPerParam, dtype } = gather;
-  const moduleParams = (m: LinearModule): number => linearModuleParams(ctx, m, ep);
-  const fusedExpertModule = mods
-    .filter((m) => m.parameter && m.group === 'expert')
-    .reduce((t, m) => t + moduleParams(m), 0);
-  const largestModule =
-    Math.max(fusedExpertModule, ...mods.filter((m) => !(m.parameter && m.group === 'expert')).map(moduleParams)) / tp;
-  // The prefetch fetches the modules ahead in the trace: no more than the model holds beyond the running layer.
-  const prefetch = Math.min(zb.stage3_prefetch_bucket_size, Math.max(0, inv.total / tp - blockUnit));
-  const live = Math.max(
-    Math.min(largestModule, blockUnit),
-    Math.min(zb.stage3_max_live_parameters, blockUnit + prefetch),
-  );
-  const linear = mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0);
-  const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - inv.vision - linear);
-  const small = `unsharded small params ${formatCount(persistentSmall)} x ${wb} B`;
-  const retained = zero3Retained(ctx, st, zb.stage3_max_reuse_distance);
-  const held =
-    retained.params > live
-      ? comp(
-          ctx,
-          'gathered-params',
-          'ZeRO-3 gathered parameters (kept for their reuse in the backward)',
-          retained.params * bytesPerParam + persistentSmall * wb,
-          () => `${retained.formula} = ${formatCount(retained.params)} params x ${dtype} + ${small}`,
-          () => ({ retainedParams: Math.round(retained.params), maxReuseDistance: zb.stage3_max_reuse_distance }),
-        )
-      : undefined;
-  const gathered = comp(
-    ctx,
-    'gathered-params',
-    'ZeRO-3 gathered parameters',
-    live * bytesPerParam + persistentSmall * wb,
-    () =>
-      `max(module running ${formatCount(Math.min(largestModule, blockUnit))}, ` +
-      `min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + ` +
-      `prefetch ${formatCount(prefetch)})) x ${dtype} + unsharded small params ` +
-      `(< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`,
-    () => ({
-      layerParams: Math.round(blockUnit),
-      prefetch: zb.stage3_prefetch_bucket_size,
-      maxLive: zb.stage3_max_live_parameters,
-    }),
-  );
-  return { gathered, held };
-}
-
-/**
- * The layer parameters ZeRO-3 keeps gathered from the end of the forward into the backward. Once the module trace is
- * complete (every step after the first), a module's parameters are not released after its forward when they are used
- * again within stage3_max_reuse_distance elements of the modules ahead in the trace (deepspeed/runtime/zero/
- * partitioned_param_coordinator.py __params_to_release). A layer's next use is its backward (frozen weights too:
- * their input's gradient): between them lie the rest of the forward, the output head's forward and backward, and the
- * backward of every later layer; with checkpointing, the recompute and backward of every later layer. So with x layer
- * parameters after a module and an output head of H, it stays gathered while 2x + 2H (3x + 2H checkpointed) is below
- * the distance: the last (D - 2H) / 2 (/ 3) of the stage's layer parameters, all of them in a small model. They are
- * released as their backward passes, so the first layer's backward holds one layer again.
- */
-function zero3Retained(ctx: EstimateContext, st: StageContext, distance: number): { params: number; formula: string } {
-  const a = ctx.model.arch;
-  const tp = ctx.layout.tensorParallel;
-  const head = st.last ? (a.vocab * a.hidden) / tp : 0;
-  const checkpointed = ctx.setup.gradient_checkpointing !== 'none';
-  const layerParams = st.blockParams / tp;
-  const span = Math.max(0, (distance - 2 * head) / (checkpointed ? 3 : 2));
-  return {
-    params: Math.min(layerParams, span),
-    formula:
-      `min(the stage's layer params ${formatCount(layerParams)}, (stage3_max_reuse_distance ` +
-      `${formatCount(distance)} - 2 x head ${formatCount(head)}) / ${checkpointed ? '3 (checkpointed)' : '2'})`,
-  };
 }
 
 /**
@@ -308,7 +201,7 @@ export function shardingBuffers(
   if (zero === 3) {
     const z3 = zero3Gathered(ctx, st, zb, { blockUnit, bytesPerParam: gatherBytesPerParam, dtype: gatherDtype });
     gathered.push(z3.gathered);
-    if (z3.held) zero3Held = { forwardEnd: [z3.held], loss: [z3.held], lastLayer: [z3.held] };
+    zero3Held = { forwardEnd: [z3.atLoss], loss: [z3.atLoss], lastLayer: z3.held ? [z3.held] : gathered };
   }
   gatheredGrads.push(...buckets.backward);
   if (zero === 0 && fsdp) {

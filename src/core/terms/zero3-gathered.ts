@@ -1,0 +1,237 @@
+// Term: ZeRO-3's gathered parameters, per GPU. Inside a layer: max(module running, min(stage3_max_live_parameters,
+// one layer + prefetch bucket)), or what the prefetch runs ahead to (stage3_max_live_parameters and one module) when
+// the layer's modules are smaller than the bucket; kept from the forward into the backward when their reuse comes
+// within stage3_max_reuse_distance; at the loss only those, what the output head's fetch prefetches, or the running
+// ahead. All in the gather dtype, plus the small parameters, which stay unsharded. Sources:
+// deepspeed/runtime/zero/partitioned_param_coordinator.py (fetch_sub_module, __params_to_release), config.py.
+// CPU truth: tools/truth/scenarios/zero (DeepSpeed 0.19.6). Docs: docs/estimate/parallelism.md. Pure arithmetic.
+import type { LinearModule } from '../architecture';
+import type { Component } from '../model';
+import { comp } from '../estimate/component';
+import type { EstimateContext, StageContext } from '../estimate/context';
+import { formatCount } from '../units';
+
+/** DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py). */
+export const ZERO_DEFAULTS = {
+  reduce_bucket_size: 5e8,
+  allgather_bucket_size: 5e8,
+  stage3_prefetch_bucket_size: 5e7,
+  stage3_max_live_parameters: 1e9,
+  stage3_max_reuse_distance: 1e9,
+  stage3_param_persistence_threshold: 1e5,
+  sub_group_size: 1e9,
+};
+
+/** One linear module's parameters: a fused 3-D expert tensor holds its experts (this rank's share of `ep`). */
+export function linearModuleParams(ctx: EstimateContext, m: LinearModule, ep: number): number {
+  const moe = ctx.model.arch.moe;
+  return m.inFeatures * m.outFeatures * (m.parameter && m.group === 'expert' && moe ? moe.experts / ep : 1);
+}
+
+/** What ZeRO-3 holds gathered: inside a layer, kept for reuse (when more), and at the loss. */
+export interface Zero3Gathered {
+  readonly gathered: Component;
+  readonly held: Component | undefined;
+  readonly atLoss: Component;
+}
+
+/** The modules of one layer on this GPU, in the forward's order (the fused experts are one module). */
+function layerModules(ctx: EstimateContext): number[] {
+  const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
+  const mods = ctx.model.modules.filter((m) => !m.layerKind);
+  const experts = mods.filter((m) => m.parameter && m.group === 'expert');
+  const fused = experts.reduce((t, m) => t + linearModuleParams(ctx, m, ep), 0);
+  const others = mods.filter((m) => !(m.parameter && m.group === 'expert')).map((m) => linearModuleParams(ctx, m, ep));
+  return (fused > 0 ? [...others, fused] : others).map((p) => p / tp);
+}
+
+/**
+ * ZeRO-3's gathered parameters. Inside a layer: the module running, whatever stage3_max_live_parameters says (the
+ * limit caps what is held beyond it, the prefetch: max_params_to_prefetch = max_live minus what is available), one
+ * layer + the prefetch bucket below the limit, or the running ahead (zero3RunAhead). From the end of the forward the
+ * layers kept for their reuse (zero3Retained) when they are more. At the loss (`atLoss`) the layers' modules have been
+ * released after their forward except those kept for reuse, what the output head's fetch prefetches
+ * (zero3HeadPrefetch), or the running ahead. All add the small parameters, which stay unsharded (below
+ * stage3_param_persistence_threshold).
+ */
+export function zero3Gathered(
+  ctx: EstimateContext,
+  st: StageContext,
+  zbIn: typeof ZERO_DEFAULTS,
+  gather: { blockUnit: number; bytesPerParam: number; dtype: string },
+): Zero3Gathered {
+  const { modules: mods, inventory: inv } = ctx.model;
+  const tp = ctx.layout.tensorParallel;
+  const wb = ctx.dtypes.weightBytes;
+  const { blockUnit, bytesPerParam, dtype } = gather;
+  // DeepSpeed counts a parameter's stored elements: a 4-bit layer packed into a 16-bit storage holds a quarter of an
+  // element per weight, so its limits reach that many more weights.
+  const perElement = bytesPerParam / ctx.dtypes.half;
+  const zb =
+    perElement === 1
+      ? zbIn
+      : {
+          ...zbIn,
+          stage3_prefetch_bucket_size: zbIn.stage3_prefetch_bucket_size / perElement,
+          stage3_max_live_parameters: zbIn.stage3_max_live_parameters / perElement,
+          stage3_max_reuse_distance: zbIn.stage3_max_reuse_distance / perElement,
+        };
+  const largestModule = Math.max(0, ...layerModules(ctx));
+  // The prefetch fetches the modules ahead in the trace: no more than the model holds beyond the running layer.
+  const prefetch = Math.min(zb.stage3_prefetch_bucket_size, Math.max(0, inv.total / tp - blockUnit));
+  const runAhead = zero3RunAhead(ctx, st, zb);
+  const inLayer = Math.max(
+    Math.min(largestModule, blockUnit),
+    Math.min(zb.stage3_max_live_parameters, blockUnit + prefetch),
+  );
+  const live = Math.max(inLayer, runAhead.layerParams);
+  const linear = mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0);
+  const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - inv.vision - linear);
+  const small = `unsharded small params ${formatCount(persistentSmall)} x ${wb} B`;
+  const retained = zero3Retained(ctx, st, zb.stage3_max_reuse_distance);
+  const held =
+    retained.params > live
+      ? comp(
+          ctx,
+          'gathered-params',
+          'ZeRO-3 gathered parameters (kept for their reuse in the backward)',
+          retained.params * bytesPerParam + persistentSmall * wb,
+          () => `${retained.formula} = ${formatCount(retained.params)} params x ${dtype} + ${small}`,
+          () => ({ retainedParams: Math.round(retained.params), maxReuseDistance: zb.stage3_max_reuse_distance }),
+        )
+      : undefined;
+  const headPrefetch = zero3HeadPrefetch(ctx, st, zb, retained.params);
+  const released = Math.min(st.blockParams / tp, retained.params + headPrefetch.params);
+  const atLossParams = Math.max(released, runAhead.atLossParams);
+  const atLoss = comp(
+    ctx,
+    'gathered-params',
+    'ZeRO-3 gathered parameters (at the loss)',
+    atLossParams * bytesPerParam + persistentSmall * wb,
+    () =>
+      (atLossParams > released
+        ? `${runAhead.formula}, less the output head`
+        : `(retained for reuse ${formatCount(retained.params)} + ${headPrefetch.formula}): every other layer ` +
+          'module was released after its forward') + ` = ${formatCount(atLossParams)} params x ${dtype} + ${small}`,
+    () => ({ retainedParams: Math.round(retained.params), prefetchedParams: Math.round(headPrefetch.params) }),
+  );
+  const gathered = comp(
+    ctx,
+    'gathered-params',
+    'ZeRO-3 gathered parameters',
+    live * bytesPerParam + persistentSmall * wb,
+    () =>
+      (live > inLayer
+        ? runAhead.formula
+        : `max(module running ${formatCount(Math.min(largestModule, blockUnit))}, ` +
+          `min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + ` +
+          `prefetch ${formatCount(prefetch)}))`) +
+      ` x ${dtype} + unsharded small params ` +
+      `(< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`,
+    () => ({
+      layerParams: Math.round(blockUnit),
+      prefetch: zb.stage3_prefetch_bucket_size,
+      maxLive: zb.stage3_max_live_parameters,
+    }),
+  );
+  return { gathered, held, atLoss };
+}
+
+/**
+ * The prefetch running ahead. Each fetch prefetches whole parameters ahead in the trace until their elements reach
+ * stage3_prefetch_bucket_size, passing over those already gathered, while the available elements are below
+ * stage3_max_live_parameters. When a layer has modules smaller than the bucket (a grouped-query k_proj, v_proj) a
+ * fetch prefetches several of them while the model runs one, so the prefetched front gains on the running module
+ * until the limit stops it: from then on about max_live elements are gathered, one parameter more at most (the one
+ * that crossed the limit), through the rest of the forward and the backward. The output head counts among them; a
+ * head that alone fills max_live leaves nothing to run ahead at the loss. CPU truth, a tiny 8-layer Llama with a
+ * bucket and limit in a real run's proportion to its modules (DeepSpeed 0.19.6): the available elements reach the
+ * limit within three layers and stay above it by at most one parameter.
+ */
+function zero3RunAhead(
+  ctx: EstimateContext,
+  st: StageContext,
+  zb: typeof ZERO_DEFAULTS,
+): { layerParams: number; atLossParams: number; formula: string } {
+  const a = ctx.model.arch;
+  const { inventory: inv } = ctx.model;
+  const tp = ctx.layout.tensorParallel;
+  const modules = layerModules(ctx);
+  const maxLive = zb.stage3_max_live_parameters;
+  const gains = modules.length > 1 && Math.min(...modules) < zb.stage3_prefetch_bucket_size && maxLive > 0;
+  if (!gains) return { layerParams: 0, atLossParams: 0, formula: '' };
+  const head = st.last ? (a.vocab * a.hidden) / tp : 0;
+  const embedding = st.first && !a.tied ? inv.embedding / tp : 0;
+  const layers = st.blockParams / tp;
+  const largest = Math.max(...modules);
+  const ahead = maxLive + largest;
+  return {
+    layerParams: Math.min(layers + embedding, ahead),
+    atLossParams: maxLive > head ? Math.min(layers + embedding, ahead - head) : 0,
+    formula:
+      `the prefetch running ahead to max_live ${formatCount(maxLive)} + one module ${formatCount(largest)} ` +
+      `(the layer's modules smaller than the ${formatCount(zb.stage3_prefetch_bucket_size)} prefetch bucket)`,
+  };
+}
+
+/**
+ * What ZeRO-3 holds gathered for the backward when the output head is fetched for the loss. The fetch prefetches the
+ * modules next in the trace while what is available (the head, the layers kept for reuse) is below
+ * stage3_max_live_parameters: whole parameters until their elements reach stage3_prefetch_bucket_size, passing over
+ * those already gathered (partitioned_param_coordinator.py fetch_sub_module). Passing over the last layer's last
+ * module, still gathered as it finishes, marks it for its backward, which keeps it ("Don't release params whose
+ * reuse was skipped by prefetch", __params_to_release). So: nothing when the head alone fills max_live; otherwise the
+ * modules of the backward's order, from the last layer's last one (or from the first beyond the layers kept for
+ * reuse), whose elements reach the bucket.
+ */
+function zero3HeadPrefetch(
+  ctx: EstimateContext,
+  st: StageContext,
+  zb: typeof ZERO_DEFAULTS,
+  retained: number,
+): { params: number; formula: string } {
+  const a = ctx.model.arch;
+  const tp = ctx.layout.tensorParallel;
+  const head = st.last ? (a.vocab * a.hidden) / tp : 0;
+  const room = Math.min(zb.stage3_prefetch_bucket_size, zb.stage3_max_live_parameters - head - retained);
+  if (!(room > 0) || !st.last) return { params: 0, formula: 'nothing prefetched (the head fills max_live)' };
+  const backwardOrder = layerModules(ctx).reverse();
+  const keptByScan = retained > 0 ? 0 : (backwardOrder.shift() ?? 0);
+  let fetched = 0;
+  for (const p of backwardOrder) {
+    if (fetched >= room) break;
+    fetched += p;
+  }
+  return {
+    params: keptByScan + fetched,
+    formula:
+      (keptByScan > 0 ? `the last layer's last module ${formatCount(keptByScan)} + ` : '') +
+      `${formatCount(fetched)} prefetched (bucket ${formatCount(room)})`,
+  };
+}
+
+/**
+ * The layer parameters ZeRO-3 keeps gathered from the end of the forward into the backward. Once the module trace is
+ * complete (every step after the first), a module's parameters are not released after its forward when they are used
+ * again within stage3_max_reuse_distance elements of the modules ahead in the trace (deepspeed/runtime/zero/
+ * partitioned_param_coordinator.py __params_to_release). A layer's next use is its backward (frozen weights too:
+ * their input's gradient): between them lie the rest of the forward, the output head's forward and backward, and the
+ * backward of every later layer; with checkpointing, the recompute and backward of every later layer. So with x layer
+ * parameters after a module and an output head of H, it stays gathered while 2x + 2H (3x + 2H checkpointed) is below
+ * the distance: the last (D - 2H) / 2 (/ 3) of the stage's layer parameters, all of them in a small model. They are
+ * released as their backward passes, so the first layer's backward holds one layer again.
+ */
+function zero3Retained(ctx: EstimateContext, st: StageContext, distance: number): { params: number; formula: string } {
+  const a = ctx.model.arch;
+  const tp = ctx.layout.tensorParallel;
+  const head = st.last ? (a.vocab * a.hidden) / tp : 0;
+  const checkpointed = ctx.setup.gradient_checkpointing !== 'none';
+  const layerParams = st.blockParams / tp;
+  const span = Math.max(0, (distance - 2 * head) / (checkpointed ? 3 : 2));
+  return {
+    params: Math.min(layerParams, span),
+    formula:
+      `min(the stage's layer params ${formatCount(layerParams)}, (stage3_max_reuse_distance ` +
+      `${formatCount(distance)} - 2 x head ${formatCount(head)}) / ${checkpointed ? '3 (checkpointed)' : '2'})`,
+  };
+}
