@@ -11,6 +11,7 @@ import { formatCount } from '../units';
 import { finalNormSaved } from './activations';
 import { fsdpMixedPrecision } from './activations/stage';
 import { lossMemory, type LossPlan } from './loss';
+import { quantizedHead } from './quantized-head';
 import { shiftedLogitsCopy, upcastInModel } from './shifted-logits';
 import { olderThan } from '../util/version';
 
@@ -134,6 +135,7 @@ export function logitsAndLoss(
     headWeightBytes: embBytes,
     residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined,
     packedHeadInput: setup.loss === 'chunked-nll',
+    ...(ctx.sharding.zeroStage === 3 && !quantizedHead(setup, a) ? { zero3Linear: true } : {}),
   });
   outside.push(
     comp(

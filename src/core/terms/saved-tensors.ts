@@ -39,6 +39,12 @@ export interface Weight {
    */
   readonly notAutocast?: boolean;
   /**
+   * DeepSpeed ZeRO-3's linear (deepspeed/runtime/zero/linear.py LinearFunctionForZeroStage3, which replaces
+   * torch.nn.functional.linear from the engine's construction on) saves its input and weight as passed, whether or not
+   * either needs a gradient: a frozen linear keeps its input too.
+   */
+  readonly savesInput?: boolean;
+  /**
    * The weight is a view of a larger parameter (gpt-oss experts), used this many times per block: autocast caches only
    * leaf tensors, so each use casts anew and the matmul keeps that 16-bit copy as a saved tensor of the block.
    */
@@ -245,7 +251,8 @@ export class Tape {
   linear(x: Tensor, w: Weight, outFeatures: number, what: string): Tensor {
     if (w.notAutocast) return this.groupedMm(x, w, outFeatures, what);
     const xin = this.castForMatmul(x);
-    if (w.trainable) this.save(xin);
+    if (w.savesInput) this.save(x);
+    else if (w.trainable) this.save(xin);
     if (xin.rg && this.mode === 'amp' && w.bytesPerElem === 4) {
       // Autocast casts fp32 weights to 16 bits for the matmul; mm keeps the copy for the input's gradient.
       if (w.uncachedCopies)

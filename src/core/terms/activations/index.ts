@@ -77,6 +77,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   (a.compile === true) === (b.compile === true) &&
   (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) &&
   (a.quantizedBase === true) === (b.quantizedBase === true) &&
+  (a.zero3Linear === true) === (b.zero3Linear === true) &&
   (a.bnbKeepsInput === true) === (b.bnbKeepsInput === true) &&
   (a.dequantizedExperts ?? 0) === (b.dequantizedExperts ?? 0) &&
   (a.expertsLooped === true) === (b.expertsLooped === true) &&
@@ -117,6 +118,7 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   compile: true,
   softmaxSavesInput: true,
   quantizedBase: true,
+  zero3Linear: true,
   bnbKeepsInput: true,
   dequantizedExperts: true,
   expertsLooped: true,
@@ -143,7 +145,7 @@ const layers = memo(layerActivationsUncached, {
   key: (p) =>
     `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}` +
     `${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}` +
-    `${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.bnbKeepsInput === true)}` +
+    `${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.zero3Linear === true)}${+(p.bnbKeepsInput === true)}` +
     `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}${+(p.sdpaMathHalf === true)}${+(p.litgptModel === true)}` +
     `${+(p.sdpaGqa === true)}${+(p.sdpaMask === true)}` +
     `u${p.unshardedParamBytes ?? 0}` +

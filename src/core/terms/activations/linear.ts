@@ -51,6 +51,8 @@ export function weight(bc: BlockContext, name: string): Weight {
     trainable: p.baseTrainable,
     bytesPerElem: p.quantizedBase ? p.half : p.weightBytes,
     keepsInputDtype: p.quantizedBase,
+    // bitsandbytes' layers call their own matmul, not torch.nn.functional.linear, which ZeRO-3 replaces.
+    ...(p.zero3Linear && !p.quantizedBase ? { savesInput: true } : {}),
     ...(looped ? { copies: p.arch.moe!.experts } : {}),
   };
 }

@@ -42,12 +42,14 @@ interface FinalNormPlan {
    * input its checkpointed chunks keep until backward whether or not the head trains.
    */
   packedHeadInput?: boolean;
+  /** DeepSpeed ZeRO-3's linear runs the head and saves its input whether or not the head trains. */
+  zero3Linear?: boolean;
 }
 
 /**
  * What the final norm and the output head keep for backward, replayed on the tape like a block: the norm's fp32
- * upcast (and its normalized input when the norm weight trains), and the head's input when the head trains. A frozen
- * norm and head (LoRA, QLoRA) keep only the upcast input the norm's backward needs.
+ * upcast (and its normalized input when the norm weight trains), and the head's input when the head trains (or when
+ * ZeRO-3's linear runs it). A frozen norm and head (LoRA, QLoRA) keep only the upcast input the norm's backward needs.
  */
 export function finalNormSaved(p: FinalNormPlan): number {
   return finalNormPerToken(p) * p.tokens;
@@ -71,7 +73,13 @@ const finalNormPerToken = memo(
     else
       tape.linear(
         normed,
-        { what: 'lm_head', elems: a.vocab * a.hidden, trainable: p.headTrainable, bytesPerElem: headBytes },
+        {
+          what: 'lm_head',
+          elems: a.vocab * a.hidden,
+          trainable: p.headTrainable,
+          bytesPerElem: headBytes,
+          ...(p.zero3Linear ? { savesInput: true } : {}),
+        },
         a.vocab,
         'logits',
       );
@@ -84,7 +92,8 @@ const finalNormPerToken = memo(
       const normBytes = p.normWeightBytes ?? p.weightBytes;
       const headBytes = p.headWeightBytes ?? p.weightBytes;
       const packed = +(p.packedHeadInput === true);
-      return `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}${packed}`;
+      const z3 = +(p.zero3Linear === true);
+      return `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}${packed}${z3}`;
     },
   },
 );

@@ -54,6 +54,8 @@ export interface ActivationPlan {
   readonly softmaxSavesInput?: boolean;
   /** The block's base linears are bitsandbytes 4/8-bit layers (their output keeps the input's dtype). */
   readonly quantizedBase?: boolean;
+  /** DeepSpeed ZeRO-3's linear runs every nn.Linear and saves its input, frozen or not (saved-tensors.ts Weight). */
+  readonly zero3Linear?: boolean;
   /**
    * Their autograd Function keeps the input A as a ctx attribute whenever the input or the weight needs a gradient
    * (bitsandbytes/autograd/_functions.py): MatMul8bitLt always (`ctx.tensors = (CAt, subA, A)`), MatMul4Bit before

@@ -8,6 +8,7 @@
 import { dequantBytesPerElement } from '../quantized-head';
 import type { Component } from '../../model';
 import { comp } from '../../estimate/component';
+import { zero3KeptExperts } from '../zero3-kept-experts';
 import type { EstimateContext, StageContext } from '../../estimate/context';
 import { formatBytes, formatCount } from '../../units';
 import { olderThan } from '../../util/version';
@@ -174,6 +175,7 @@ function activationPlan(
     compile: setup.compile,
     softmaxSavesInput: oldSoftmax,
     quantizedBase: quantHere > 0,
+    ...(ctx.sharding.zeroStage === 3 ? { zero3Linear: true } : {}),
     bnbKeepsInput: quantHere > 0 && bitsandbytesKeepsInputs(effSetup),
     kbitUpcast: kbitQ,
     ...(a.moe && effSetup.quantization?.experts && mods.some((m) => m.parameter && m.group === 'expert')
@@ -500,8 +502,8 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
         ? castPerLayer
         : castPerLayer * layersStage * inFlight
       : 0;
-  const castComp =
-    castBytes > 0
+  const castComp = [
+    ...(castBytes > 0
       ? [
           comp(
             ctx,
@@ -513,7 +515,10 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
             () => ({ perLayerBytes: Math.round(castPerLayer) }),
           ),
         ]
-      : [];
+      : []),
+    // ZeRO-3's gathered fused experts, which the matmuls' saved views keep like the weight copies above.
+    ...zero3KeptExperts(ctx, st, inFlight),
+  ];
   // Autocast caches the 16-bit copy of every fp32 leaf weight it casts until the autocast region exits (the end
   // of the forward and loss in HF Trainer), also in the no-grad forward of checkpointed layers
   // (aten/src/ATen/autocast_mode.cpp, cached_cast): with checkpointing the whole cache is live at the loss call.
