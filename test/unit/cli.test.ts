@@ -294,14 +294,14 @@ describe('cli: vram-lens estimate', async () => {
 
   it('--advise says which advice a quick fix cannot write into the files, and why', async () => {
     // The e2e fixture's Axolotl config (Mistral-7B QLoRA) on a T4: the GPU count lives in the launcher, not in the
-    // Axolotl file, so "2x the GPUs" is not written; ZeRO offload is, as Axolotl's own DeepSpeed config
+    // Axolotl file, so "Nx the GPUs" is not written; ZeRO offload is, as Axolotl's own DeepSpeed config
     // (deepspeed_configs/zero3_bf16_cpuoffload_all.json, the config trains in bf16).
     const r = await cli('estimate', 'test/e2e/fixtures/workspace/axolotl.yml', '--gpu', 'T4', '--advise');
     assert.equal(r.code, 0, r.err);
     const items = r.out.split(/\n(?= {2}\d+\. )/).slice(1);
     const offload = items.find((i) => /^ {2}\d+\. Offload parameters and optimizer to CPU/.test(i));
     assert.ok(offload && !offload.includes('not written by a quick fix'), r.out);
-    const more = items.find((i) => /^ {2}\d+\. 2x the GPUs/.test(i));
+    const more = items.find((i) => /^ {2}\d+\. .*\dx the GPUs/.test(i));
     assert.ok(more, r.out);
     assert.match(
       more,
@@ -310,10 +310,12 @@ describe('cli: vram-lens estimate', async () => {
     const json = await cli('estimate', 'test/e2e/fixtures/workspace/axolotl.yml', '--gpu', 'T4', '--advise', '--json');
     const advice = (JSON.parse(json.out) as { advice: Array<{ title: string; edits: Array<{ newText: string }> }> })
       .advice;
-    const edit = advice.find((a) => a.title === 'Offload parameters and optimizer to CPU (ZeRO-Infinity)')!.edits;
-    assert.deepEqual(
-      edit.map((e) => e.newText),
-      ['deepspeed: deepspeed_configs/zero3_bf16_cpuoffload_all.json\n'],
+    const edit = advice.find((a) =>
+      a.title.startsWith('Offload parameters and optimizer to CPU (ZeRO-Infinity)'),
+    )!.edits;
+    assert.ok(
+      edit.some((e) => e.newText === 'deepspeed: deepspeed_configs/zero3_bf16_cpuoffload_all.json\n'),
+      JSON.stringify(edit),
     );
   });
 });
