@@ -19,6 +19,9 @@ function modelStates(e: ReturnType<typeof run>): number {
 describe('estimate: model states', () => {
   // ZeRO paper (Rajbhandari et al. 2019, §5.1 and Figure 1): Psi = 7.5B, N_d = 64, mixed-precision Adam (K = 12):
   // baseline 16 Psi = 120 GB; P_os 4 Psi + 12 Psi/64 = 31.4 GB; P_os+g 2 Psi + 14 Psi/64 = 16.6 GB; P_os+g+p 16 Psi/64 = 1.9 GB.
+  // At the optimizer step DeepSpeed's ZeRO-1 holds what ZeRO-2 holds: it keeps every gradient through the backward
+  // (the paper's P_os) and its epilogue keeps the rank's partition only (stage_1_and_2.py; CPU truth zero/*-w4-z1-full
+  // against -z2-full, DeepSpeed 0.19.6: the same optimizer-phase peak to the byte).
   const psi = 7.5e9;
   const base = {
     parameters: psi,
@@ -29,12 +32,12 @@ describe('estimate: model states', () => {
     nodes: 8,
   };
   const cases: Array<[0 | 1 | 2 | 3, number]> = [
-    [1, 4 * psi + (12 * psi) / 64],
+    [1, 2 * psi + (14 * psi) / 64],
     [2, 2 * psi + (14 * psi) / 64],
     [3, (16 * psi) / 64],
   ];
   for (const [stage, expected] of cases) {
-    it(`ZeRO-${stage}: ${(expected / GB).toFixed(1)} GB per GPU for 7.5B params on 64 GPUs (ZeRO paper)`, () => {
+    it(`ZeRO-${stage}: ${(expected / GB).toFixed(1)} GB per GPU at the step for 7.5B params on 64 GPUs (ZeRO paper)`, () => {
       const e = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, zero_stage: stage }));
       near(modelStates(e), expected, 0.001, `ZeRO-${stage} model states`);
     });

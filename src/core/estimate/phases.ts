@@ -122,7 +122,10 @@ export function phasesFor(
   );
   const optC: Component[] = [
     ...pers,
-    gradC(setup.optimizer_in_backward ? 0 : terms.grads.gradAtEnd, ''),
+    gradC(
+      setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep,
+      terms.grads.gradAtStep < terms.grads.gradAtEnd ? " (ZeRO-1's partition, kept by the backward's epilogue)" : '',
+    ),
     ...stepTemps,
     ...terms.held.logits,
     ...terms.held.graph,
@@ -724,7 +727,7 @@ function leanPhases(
   const bwd = Math.max(atLoss, atLast, atFirst);
   lossPoint.allocatedBytes = atLoss;
   const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
-  const opt = pSum + r(setup.optimizer_in_backward ? 0 : gradAtEnd) + temps + kept.after;
+  const opt = pSum + r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep) + temps + kept.after;
   // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
   const persistentOnly = persistent;
   const out: PhaseEstimate[] = [
@@ -755,7 +758,7 @@ function leanPhases(
       pt(out[1], atLoss, headAtLossB, gLoss, hgSum),
       pt(out[1], atLast, headGradB, gLast, rootSum),
       pt(out[1], atFirstLayer, r(gradAtFirst), gFirst, rootSum),
-      pt(out[2], opt, r(setup.optimizer_in_backward ? 0 : gradAtEnd), 0, 0),
+      pt(out[2], opt, r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep), 0, 0),
     );
     if (atEmbedding > 0) poolsAtPhase.points.push(pt(out[1], atEmbedding, r(gradAtEnd), gFirst, rootSum));
   }

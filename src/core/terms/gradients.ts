@@ -26,8 +26,10 @@ export interface GradientPlan {
   readonly gradsInForward: number;
   /** Why they are (the formula's note). */
   readonly inForwardNote: string;
-  /** Live at the end of the backward and at the optimizer step. */
+  /** Live at the end of the backward. */
   readonly gradAtEnd: number;
+  /** Live at the optimizer step. */
+  readonly gradAtStep: number;
   /** The untied embedding's, produced after the first layer's backward. */
   readonly embGradLater: number;
   /** Live while the first layer's backward runs. */
@@ -84,6 +86,12 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
       ? " (ZeRO-3's flat buffer of gradient partitions, allocated with the optimizer)"
       : ' (kept from the previous micro-step)';
   const gradAtEnd = fsdpOffload ? 0 : setup.optimizer_in_backward ? gradStored : gradFull / shardGrads;
+  // DeepSpeed's ZeRO-1 keeps every gradient through the backward and reduces them in its epilogue, which keeps the
+  // rank's partition only (stage_1_and_2.py: reduce_independent_p_g_buckets_and_remove_grads copies the partition's
+  // gradients, _clear_param_grad_only drops param.grad): at the step it holds what ZeRO-2 holds (CPU truth
+  // zero/*-w4-z1-full and -z2-full, DeepSpeed 0.19.6: the same optimizer-phase peak to the byte).
+  const zero1 = ctx.sharding.zeroStage === 1 && !ctx.sharding.offloadOptimizer && !setup.optimizer_in_backward;
+  const gradAtStep = zero1 ? gradFull / ctx.sharding.shardOptimizer : gradAtEnd;
   // The token embedding's backward runs after the first layer's: while that layer is in flight, an untied embedding
   // has no gradient yet (a tied one shares the head's, produced at the loss).
   const embGradLater =
@@ -107,6 +115,7 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
     gradsInForward,
     inForwardNote,
     gradAtEnd,
+    gradAtStep,
     embGradLater,
     gradAtFirst,
   };

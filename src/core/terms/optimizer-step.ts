@@ -1,12 +1,30 @@
 // Term: optimizer step temporaries, live at the step only. AdamW foreach: one copy of exp_avg_sq (_foreach_sqrt);
 // HF AdamW: the largest tensor's denominator; Adafactor: 2 fp32 tensors of the largest; torchao AdamW4bit: the largest
 // tensor's two states in fp32; Muon: Newton-Schulz iterates of the largest hidden matrix in bf16; GaLore: the SVD of
-// the largest target in fp32; ZeRO-1/2: the fp32 gradient partition; ZeRO-3: one sub-group's fp32 gradients.
+// the largest target in fp32; ZeRO-1/2: the fp32 gradient partition, or the overflow check before it when larger;
+// ZeRO-3: one sub-group's fp32 gradients.
 // Sources: torch/optim/adamw.py, deepspeed/runtime/zero/stage3.py, galore_torch, Muon (Jordan et al. 2024).
 // Docs: docs/estimate/optimizer-states.md. Pure arithmetic; no I/O.
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 import { ZERO_DEFAULTS } from './zero3-gathered';
+
+/**
+ * ZeRO-1/2's overflow check before the step (stage_1_and_2.py has_overflow_partitioned_grads_serial, in every fp16 run
+ * and in bf16 from DeepSpeed 0.17.1, bf16.check_grad_overflow defaulting to true): for each parameter's piece of the
+ * gradient partition, _has_inf_or_nan takes its fp32 copy, its isnan and isinf masks, their logical_or and that mask's
+ * fp32 copy, 4 + 1 + 1 + 1 + 4 B per element (since 0.13.3; x.float().sum() before): the largest piece at once, no
+ * more than the partition. CPU truth zero/llama-w8-z2-full: the optimizer phase peaks there.
+ */
+function zeroOverflowCheck(piece: number): { label: string; bytes: number; formula: () => string } {
+  return {
+    label: 'ZeRO-1/2 overflow check of the gradient partition',
+    bytes: piece * 11,
+    formula: () =>
+      `largest piece of the partition ${formatCount(piece)} x (fp32 copy 4 B + isnan, isinf and their logical_or ` +
+      '3 x 1 B + the mask in fp32 4 B)',
+  };
+}
 
 /** Temporaries of the optimizer step, by optimizer (none when the step runs on the host). */
 export function optimizerStepTerms(
@@ -108,6 +126,10 @@ export function optimizerStepTerms(
       bytes: (trainableHere * 4) / shardOptimizer,
       formula: () => `${formatCount(trainableHere)} x 4 B / ${shardOptimizer}`,
     });
+    // Before it, the overflow check runs over the 16-bit gradient partition: when it is the larger, it is the phase's
+    // high point and the step's own temporaries come after it.
+    const check = zeroOverflowCheck(Math.min(trainableHere / shardOptimizer, inv.largestTrainableTensor / tp));
+    if (check.bytes > out.reduce((t, x) => t + x.bytes, 0)) return [check];
   } else if (masterCopy && zero === 3) {
     // ZeRO-3 steps one sub-group at a time (stage3.py step: _prepare_fp32_grad_for_sub_group, _optimizer_step,
     // _release_sub_group): the fp32 gradients of one sub-group. _create_fp16_sub_groups adds whole parameters until
