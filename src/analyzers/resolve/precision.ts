@@ -7,7 +7,7 @@ import { msg, type FactValue } from '../facts';
 import { bool, fileProv, type ResolveContext } from './context';
 
 /**
- * Precision: DeepSpeed bf16/fp16 blocks run the model in 16 bits with an fp32 master copy; HF/Accelerate
+ * Precision: DeepSpeed bf16/fp16 blocks run the model in 16 bits, adapters included, with an fp32 master copy; HF/Accelerate
  * bf16/fp16 switches are autocast over the loaded weights; LLaMA-Factory pure_bf16 and torchtune dtype are pure.
  */
 export function resolvePrecision(ctx: ResolveContext): void {
@@ -69,10 +69,15 @@ export function resolvePrecision(ctx: ResolveContext): void {
       line: decided.pureBf16!.location.line,
       key: decided.pureBf16!.fact.rawKey,
     };
-  } else if (half && deepspeedOn && method === 'full') {
+  } else if (half && deepspeedOn) {
+    // DeepSpeed casts every floating-point parameter to its 16-bit dtype (engine.py _cast_module_mixed_precision; under
+    // ZeRO-Init as they are made), adapters included, and its optimizer steps an fp32 copy; Accelerate runs no
+    // autocast under DeepSpeed (accelerator.py: native_amp stays off for DistributedType.DEEPSPEED).
     setup.weights_dtype = half;
     setup.master_weights = true;
     setup.mixed_precision = 'none';
+    for (const adapter of [setup.lora, setup.ia3] as Array<Record<string, unknown> | undefined>)
+      if (adapter) adapter.dtype = half;
     const p: Provenance = halfFact
       ? fileProv(halfFact)
       : (prov.mixed_precision ?? { kind: 'default', owner: 'deepspeed' });
@@ -103,6 +108,5 @@ export function resolvePrecision(ctx: ResolveContext): void {
   // Adapters in the model dtype (torchtune) follow the resolved weights dtype.
   const loraSetup = setup.lora as Record<string, unknown> | undefined;
   if (loraSetup && loraSetup.dtype === 'model') loraSetup.dtype = setup.weights_dtype ?? 'fp32';
-  if (setup.weights_dtype === 'bf16' && deepspeedOn && method === 'full' && setup.master_weights === undefined)
-    setup.master_weights = true;
+  if (setup.weights_dtype === 'bf16' && deepspeedOn && setup.master_weights === undefined) setup.master_weights = true;
 }

@@ -127,7 +127,10 @@ export function zero3Gathered(
           `min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + ` +
           `prefetch ${formatCount(prefetch)}))`) +
       ` x ${dtype} + unsharded small params ` +
-      `(< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B`,
+      `(< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B` +
+      (perElement !== 1
+        ? `; in weights: DeepSpeed's limits count stored elements, ${+perElement.toFixed(3)} per weight here`
+        : ''),
     () => ({
       layerParams: Math.round(blockUnit),
       prefetch: zb.stage3_prefetch_bucket_size,
