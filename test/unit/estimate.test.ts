@@ -39,7 +39,9 @@ describe('estimate: model states', () => {
   for (const [stage, expected] of cases) {
     it(`ZeRO-${stage}: ${(expected / GB).toFixed(1)} GB per GPU at the step for 7.5B params on 64 GPUs (ZeRO paper)`, () => {
       const e = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, zero_stage: stage }));
-      near(modelStates(e), expected, 0.001, `ZeRO-${stage} model states`);
+      // ZeRO-1/2: DeepSpeed's gradient buffer holds the whole parameters reaching into the partition (terms/
+      // gradients.ts zero12GradientBuffer): the busiest rank 1.5 % above the paper's even share.
+      near(modelStates(e), expected, stage === 3 ? 0.001 : 0.02, `ZeRO-${stage} model states`);
     });
   }
   it('single GPU mixed-precision Adam: 16 bytes per parameter = 120 GB for 7.5B (ZeRO paper baseline)', () => {

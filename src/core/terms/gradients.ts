@@ -36,6 +36,49 @@ export interface GradientPlan {
   readonly gradAtFirst: number;
 }
 
+/**
+ * DeepSpeed's ZeRO-1/2 gradient buffer on the busiest rank, in elements (a full fine-tune of a dense model on one
+ * stage; undefined otherwise, where the partition stands for it). The contiguous buffer holds the whole gradients of
+ * every parameter that reaches into the rank's partition (stage_1_and_2.py copy_grads_in_partition: total_size sums
+ * params_in_partition's numel), so the first rank holds the whole embedding's and the last the whole head's however
+ * small the partition: with the parameters in the model's order, the largest such sum over the ranks. CPU truth
+ * zero/llama-w8-z2-full-accum2 (rank 0's buffer is the 1,048,576-element embedding for a 443,552-element partition).
+ */
+export function zero12GradientBuffer(ctx: EstimateContext, st: StageContext): number | undefined {
+  const { arch: a, modules: mods, inventory: inv } = ctx.model;
+  const { tensorParallel: tp, pipelineParallel: pp } = ctx.layout;
+  const ranks = ctx.sharding.shardOptimizer;
+  if (ctx.setup.method !== 'full' || a.moe || tp > 1 || pp > 1 || ranks <= 1 || !st.first || !st.last) return undefined;
+  const perLayer = mods.filter((m) => !m.layerKind).map((m) => m.inFeatures * m.outFeatures);
+  if (perLayer.length === 0 || mods.some((m) => m.count !== a.layers)) return undefined;
+  const sizes = [
+    inv.embedding,
+    ...Array.from({ length: a.layers }, () => perLayer).flat(),
+    inv.headTrainable ? inv.head : 0,
+  ];
+  const ends: number[] = [];
+  let total = 0;
+  for (const n of sizes) ends.push((total += n));
+  const partition = Math.ceil(total / ranks);
+  // The index of the parameter holding element e: the first whose end lies beyond it.
+  const at = (e: number): number => {
+    let [lo, hi] = [0, ends.length - 1];
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ends[mid] > e) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+  let busiest = 0;
+  for (let r = 0; r < ranks && r * partition < total; r++) {
+    const first = at(r * partition);
+    const last = at(Math.min(total, (r + 1) * partition) - 1);
+    busiest = Math.max(busiest, ends[last] - (first > 0 ? ends[first - 1] : 0));
+  }
+  return busiest;
+}
+
 /** ZeRO-3 keeps its gradient partitions in one flat GPU buffer from the optimizer's construction on. */
 export function zero3GradientBuffer(ctx: EstimateContext): boolean {
   return ctx.sharding.zeroStage === 3 && !ctx.sharding.offloadOptimizer && ctx.setup.optimizer !== 'none';
@@ -54,26 +97,36 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
   // (estimate/fsdp-units.ts), reduce-scattered and kept like the adapters' own until the next forward.
   const frozenInUnits = adaptersInLayerUnits(ctx) ? (inv.blocks * st.layerShare) / tp : 0;
   const gradFull = trainableGradHere * gradBytes + frozenInUnits * ctx.dtypes.weightBytes;
+  // ZeRO-2's contiguous buffer holds whole parameters' gradients (zero12GradientBuffer); ZeRO-1 fills it at its
+  // epilogue, after a backward that kept every gradient.
+  const zeroBuffer =
+    ctx.sharding.zeroStage <= 2 && !ctx.sharding.offloadOptimizer ? zero12GradientBuffer(ctx, st) : undefined;
+  const zeroBufferBytes = zeroBuffer === undefined ? undefined : zeroBuffer * gradBytes;
   const gradStored = fsdpOffload
     ? 0
     : setup.optimizer_in_backward
       ? inv.largestTrainableTensor * gradBytes
-      : gradFull / shardGrads;
+      : ctx.sharding.zeroStage === 2 && zeroBufferBytes !== undefined
+        ? zeroBufferBytes
+        : gradFull / shardGrads;
   const gradLabel = setup.optimizer_in_backward
     ? 'Gradients (optimizer in backward: one tensor at a time)'
     : 'Gradients';
   const gradFormula = (): string =>
     setup.optimizer_in_backward
       ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
-      : badamRatio !== undefined
-        ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable ` +
-          `x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
-        : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B` +
-          (frozenInUnits > 0
-            ? ` + ${formatCount(frozenInUnits)} frozen layer params x ${ctx.dtypes.weightBytes} B (adapters inside ` +
-              `their layer's FSDP1 unit: the whole unit's gradient)`
-            : '') +
-          (shardGrads > 1 ? ` / ${shardGrads} (sharded)` : '');
+      : zeroBuffer !== undefined && ctx.sharding.zeroStage === 2
+        ? `${formatCount(zeroBuffer)} x ${gradBytes} B: the whole gradients of the parameters that reach into the ` +
+          `busiest GPU's 1/${shardGrads} partition (ZeRO's contiguous gradient buffer)`
+        : badamRatio !== undefined
+          ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable ` +
+            `x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
+          : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B` +
+            (frozenInUnits > 0
+              ? ` + ${formatCount(frozenInUnits)} frozen layer params x ${ctx.dtypes.weightBytes} B (adapters inside ` +
+                `their layer's FSDP1 unit: the whole unit's gradient)`
+              : '') +
+            (shardGrads > 1 ? ` / ${shardGrads} (sharded)` : '');
   // Gradients exist during the forward only when accumulating, when zero_grad keeps the buffers (set_to_none=False, the
   // default before PyTorch 2.0), or under ZeRO-3, whose optimizer allocates every gradient partition at once in one
   // flat buffer on the GPU (stage3.py grad_partitions_flat_buffer = torch.zeros(sum of partition_numel), in the
@@ -85,13 +138,17 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
     zero3Buffer && !kept
       ? " (ZeRO-3's flat buffer of gradient partitions, allocated with the optimizer)"
       : ' (kept from the previous micro-step)';
-  const gradAtEnd = fsdpOffload ? 0 : setup.optimizer_in_backward ? gradStored : gradFull / shardGrads;
+  const gradAtEnd = fsdpOffload
+    ? 0
+    : setup.optimizer_in_backward || ctx.sharding.zeroStage === 2
+      ? gradStored
+      : gradFull / shardGrads;
   // DeepSpeed's ZeRO-1 keeps every gradient through the backward and reduces them in its epilogue, which keeps the
   // rank's partition only (stage_1_and_2.py: reduce_independent_p_g_buckets_and_remove_grads copies the partition's
   // gradients, _clear_param_grad_only drops param.grad): at the step it holds what ZeRO-2 holds (CPU truth
   // zero/*-w4-z1-full and -z2-full, DeepSpeed 0.19.6: the same optimizer-phase peak to the byte).
   const zero1 = ctx.sharding.zeroStage === 1 && !ctx.sharding.offloadOptimizer && !setup.optimizer_in_backward;
-  const gradAtStep = zero1 ? gradFull / ctx.sharding.shardOptimizer : gradAtEnd;
+  const gradAtStep = zero1 ? (zeroBufferBytes ?? gradFull / ctx.sharding.shardOptimizer) : gradAtEnd;
   // The token embedding's backward runs after the first layer's: while that layer is in flight, an untied embedding
   // has no gradient yet (a tied one shares the head's, produced at the loss).
   const embGradLater =
@@ -105,7 +162,9 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
     ? inv.largestTrainableTensor * gradBytes
     : badamRatio !== undefined
       ? NaN
-      : gradFull / shardGrads;
+      : zeroBufferBytes !== undefined && ctx.sharding.zeroStage === 2
+        ? zeroBufferBytes
+        : gradFull / shardGrads;
   return {
     gradFull,
     gradStored,
