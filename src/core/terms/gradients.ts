@@ -5,12 +5,14 @@
 // construction on; produced through the backward, all of them at the step. DDP adds its flat bucket copy. Sources:
 // PyTorch DDP Reducer (gradient_as_bucket_view), DeepSpeed ZeRO paper §5, deepspeed/runtime/zero/stage3.py.
 // Docs: docs/estimate/gradients.md. Pure arithmetic; no I/O.
+import type { Architecture, LinearModule } from '../architecture';
 import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 import { TRL_NLL_CHUNK_TOKENS } from './loss';
 import { adaptersInLayerUnits } from '../estimate/fsdp-units';
+import { memo } from '../util/memo';
 
 /** The gradients of a stage at each point of the step. */
 export interface GradientPlan {
@@ -49,35 +51,61 @@ export function zero12GradientBuffer(ctx: EstimateContext, st: StageContext): nu
   const { tensorParallel: tp, pipelineParallel: pp } = ctx.layout;
   const ranks = ctx.sharding.shardOptimizer;
   if (ctx.setup.method !== 'full' || a.moe || tp > 1 || pp > 1 || ranks <= 1 || !st.first || !st.last) return undefined;
-  const perLayer = mods.filter((m) => !m.layerKind).map((m) => m.inFeatures * m.outFeatures);
-  if (perLayer.length === 0 || mods.some((m) => m.count !== a.layers)) return undefined;
-  const sizes = [
-    inv.embedding,
-    ...Array.from({ length: a.layers }, () => perLayer).flat(),
-    inv.headTrainable ? inv.head : 0,
-  ];
-  const ends: number[] = [];
-  let total = 0;
-  for (const n of sizes) ends.push((total += n));
-  const partition = Math.ceil(total / ranks);
-  // The index of the parameter holding element e: the first whose end lies beyond it.
-  const at = (e: number): number => {
-    let [lo, hi] = [0, ends.length - 1];
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (ends[mid] > e) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
-  };
-  let busiest = 0;
-  for (let r = 0; r < ranks && r * partition < total; r++) {
-    const first = at(r * partition);
-    const last = at(Math.min(total, (r + 1) * partition) - 1);
-    busiest = Math.max(busiest, ends[last] - (first > 0 ? ends[first - 1] : 0));
-  }
-  return busiest;
+  if (mods.length === 0 || mods.some((m) => m.layerKind || m.count !== a.layers)) return undefined;
+  return busiestBuffer({
+    arch: a,
+    modules: mods,
+    embedding: inv.embedding,
+    head: inv.headTrainable ? inv.head : 0,
+    ranks,
+  });
 }
+
+interface BufferInputs {
+  readonly arch: Architecture;
+  readonly modules: readonly LinearModule[];
+  readonly embedding: number;
+  readonly head: number;
+  readonly ranks: number;
+}
+
+/** The largest sum of whole parameters reaching into one rank's partition (the advice search asks often: memoized). */
+const busiestBuffer = memo(
+  ({ arch, modules, embedding, head, ranks }: BufferInputs): number => {
+    const perLayer = modules.map((m) => m.inFeatures * m.outFeatures);
+    const sizes = [embedding, ...Array.from({ length: arch.layers }, () => perLayer).flat(), head];
+    const ends: number[] = [];
+    let total = 0;
+    for (const n of sizes) ends.push((total += n));
+    const partition = Math.ceil(total / ranks);
+    // The index of the parameter holding element e: the first whose end lies beyond it.
+    const at = (e: number): number => {
+      let [lo, hi] = [0, ends.length - 1];
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (ends[mid] > e) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    let busiest = 0;
+    for (let r = 0; r < ranks && r * partition < total; r++) {
+      const first = at(r * partition);
+      const last = at(Math.min(total, (r + 1) * partition) - 1);
+      busiest = Math.max(busiest, ends[last] - (first > 0 ? ends[first - 1] : 0));
+    }
+    return busiest;
+  },
+  {
+    scope: (k) => k.arch,
+    limit: 256,
+    key: (k) => `${k.ranks}|${k.embedding}|${k.head}`,
+    recent: {
+      size: 8,
+      same: (x, y) => x.arch === y.arch && x.ranks === y.ranks && x.embedding === y.embedding && x.head === y.head,
+    },
+  },
+);
 
 /** ZeRO-3 keeps its gradient partitions in one flat GPU buffer from the optimizer's construction on. */
 export function zero3GradientBuffer(ctx: EstimateContext): boolean {

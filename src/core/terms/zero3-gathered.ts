@@ -76,10 +76,11 @@ export function zero3Gathered(
           stage3_max_live_parameters: zbIn.stage3_max_live_parameters / perElement,
           stage3_max_reuse_distance: zbIn.stage3_max_reuse_distance / perElement,
         };
-  const largestModule = Math.max(0, ...layerModules(ctx));
+  const modules = layerModules(ctx);
+  const largestModule = Math.max(0, ...modules);
   // The prefetch fetches the modules ahead in the trace: no more than the model holds beyond the running layer.
   const prefetch = Math.min(zb.stage3_prefetch_bucket_size, Math.max(0, inv.total / tp - blockUnit));
-  const runAhead = zero3RunAhead(ctx, st, zb);
+  const runAhead = zero3RunAhead(ctx, st, zb, modules);
   const inLayer = Math.max(
     Math.min(largestModule, blockUnit),
     Math.min(zb.stage3_max_live_parameters, blockUnit + prefetch),
@@ -96,11 +97,11 @@ export function zero3Gathered(
           'gathered-params',
           'ZeRO-3 gathered parameters (kept for their reuse in the backward)',
           retained.params * bytesPerParam + persistentSmall * wb,
-          () => `${retained.formula} = ${formatCount(retained.params)} params x ${dtype} + ${small}`,
+          () => `${retained.formula()} = ${formatCount(retained.params)} params x ${dtype} + ${small}`,
           () => ({ retainedParams: Math.round(retained.params), maxReuseDistance: zb.stage3_max_reuse_distance }),
         )
       : undefined;
-  const headPrefetch = zero3HeadPrefetch(ctx, st, zb, retained.params);
+  const headPrefetch = zero3HeadPrefetch(ctx, st, zb, retained.params, modules);
   const released = Math.min(st.blockParams / tp, retained.params + headPrefetch.params);
   const atLossParams = Math.max(released, runAhead.atLossParams);
   const atLoss = comp(
@@ -110,8 +111,8 @@ export function zero3Gathered(
     atLossParams * bytesPerParam + persistentSmall * wb,
     () =>
       (atLossParams > released
-        ? `${runAhead.formula}, less the output head`
-        : `(retained for reuse ${formatCount(retained.params)} + ${headPrefetch.formula}): every other layer ` +
+        ? `${runAhead.formula()}, less the output head`
+        : `(retained for reuse ${formatCount(retained.params)} + ${headPrefetch.formula()}): every other layer ` +
           'module was released after its forward') + ` = ${formatCount(atLossParams)} params x ${dtype} + ${small}`,
     () => ({ retainedParams: Math.round(retained.params), prefetchedParams: Math.round(headPrefetch.params) }),
   );
@@ -122,7 +123,7 @@ export function zero3Gathered(
     live * bytesPerParam + persistentSmall * wb,
     () =>
       (live > inLayer
-        ? runAhead.formula
+        ? runAhead.formula()
         : `max(module running ${formatCount(Math.min(largestModule, blockUnit))}, ` +
           `min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + ` +
           `prefetch ${formatCount(prefetch)}))`) +
@@ -155,14 +156,14 @@ function zero3RunAhead(
   ctx: EstimateContext,
   st: StageContext,
   zb: typeof ZERO_DEFAULTS,
-): { layerParams: number; atLossParams: number; formula: string } {
+  modules: readonly number[],
+): { layerParams: number; atLossParams: number; formula: () => string } {
   const a = ctx.model.arch;
   const { inventory: inv } = ctx.model;
   const tp = ctx.layout.tensorParallel;
-  const modules = layerModules(ctx);
   const maxLive = zb.stage3_max_live_parameters;
   const gains = modules.length > 1 && Math.min(...modules) < zb.stage3_prefetch_bucket_size && maxLive > 0;
-  if (!gains) return { layerParams: 0, atLossParams: 0, formula: '' };
+  if (!gains) return { layerParams: 0, atLossParams: 0, formula: () => '' };
   const head = st.last ? (a.vocab * a.hidden) / tp : 0;
   const embedding = st.first && !a.tied ? inv.embedding / tp : 0;
   const layers = st.blockParams / tp;
@@ -171,7 +172,7 @@ function zero3RunAhead(
   return {
     layerParams: Math.min(layers + embedding, ahead),
     atLossParams: maxLive > head ? Math.min(layers + embedding, ahead - head) : 0,
-    formula:
+    formula: () =>
       `the prefetch running ahead to max_live ${formatCount(maxLive)} + one module ${formatCount(largest)} ` +
       `(the layer's modules smaller than the ${formatCount(zb.stage3_prefetch_bucket_size)} prefetch bucket)`,
   };
@@ -192,13 +193,14 @@ function zero3HeadPrefetch(
   st: StageContext,
   zb: typeof ZERO_DEFAULTS,
   retained: number,
-): { params: number; formula: string } {
+  modules: readonly number[],
+): { params: number; formula: () => string } {
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
   const head = st.last ? (a.vocab * a.hidden) / tp : 0;
   const room = Math.min(zb.stage3_prefetch_bucket_size, zb.stage3_max_live_parameters - head - retained);
-  if (!(room > 0) || !st.last) return { params: 0, formula: 'nothing prefetched (the head fills max_live)' };
-  const backwardOrder = layerModules(ctx).reverse();
+  if (!(room > 0) || !st.last) return { params: 0, formula: () => 'nothing prefetched (the head fills max_live)' };
+  const backwardOrder = [...modules].reverse();
   const keptByScan = retained > 0 ? 0 : (backwardOrder.shift() ?? 0);
   let fetched = 0;
   for (const p of backwardOrder) {
@@ -207,7 +209,7 @@ function zero3HeadPrefetch(
   }
   return {
     params: keptByScan + fetched,
-    formula:
+    formula: () =>
       (keptByScan > 0 ? `the last layer's last module ${formatCount(keptByScan)} + ` : '') +
       `${formatCount(fetched)} prefetched (bucket ${formatCount(room)})`,
   };
@@ -224,7 +226,11 @@ function zero3HeadPrefetch(
  * the distance: the last (D - 2H) / 2 (/ 3) of the stage's layer parameters, all of them in a small model. They are
  * released as their backward passes, so the first layer's backward holds one layer again.
  */
-function zero3Retained(ctx: EstimateContext, st: StageContext, distance: number): { params: number; formula: string } {
+function zero3Retained(
+  ctx: EstimateContext,
+  st: StageContext,
+  distance: number,
+): { params: number; formula: () => string } {
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
   const head = st.last ? (a.vocab * a.hidden) / tp : 0;
@@ -233,7 +239,7 @@ function zero3Retained(ctx: EstimateContext, st: StageContext, distance: number)
   const span = Math.max(0, (distance - 2 * head) / (checkpointed ? 3 : 2));
   return {
     params: Math.min(layerParams, span),
-    formula:
+    formula: () =>
       `min(the stage's layer params ${formatCount(layerParams)}, (stage3_max_reuse_distance ` +
       `${formatCount(distance)} - 2 x head ${formatCount(head)}) / ${checkpointed ? '3 (checkpointed)' : '2'})`,
   };

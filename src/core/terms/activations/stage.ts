@@ -175,7 +175,7 @@ function activationPlan(
     compile: setup.compile,
     softmaxSavesInput: oldSoftmax,
     quantizedBase: quantHere > 0,
-    ...(ctx.sharding.zeroStage === 3 ? { zero3Linear: true } : {}),
+    zero3Linear: ctx.sharding.zeroStage === 3,
     bnbKeepsInput: quantHere > 0 && bitsandbytesKeepsInputs(effSetup),
     kbitUpcast: kbitQ,
     ...(a.moe && effSetup.quantization?.experts && mods.some((m) => m.parameter && m.group === 'expert')
