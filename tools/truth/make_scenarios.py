@@ -426,6 +426,14 @@ def suite_zero():
     ahead = dict(ZERO_SMALL, stage3_prefetch_bucket_size=166000, stage3_max_live_parameters=3300000, stage3_max_reuse_distance=1000)
     out["llama8-w8-z3-full-runahead"] = (_zero("llama", 3, architecture=eight, buckets=ahead), {})
     out["llama8-w8-z3-lora-all-ckpt-runahead"] = (_zero("llama", 3, method="lora", architecture=eight, buckets=ahead), {})
+    # gpt-oss multiplies by its [E, h, 2I] experts as they are (no view): nothing is kept gathered; the eager attention
+    # it runs with sinks. ZeRO-2 as the control.
+    gpt_oss = {"model_type": "gpt_oss", "hidden_size": 256, "intermediate_size": 256, "num_hidden_layers": 2,
+               "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 4096,
+               "max_position_embeddings": 2048, "tie_word_embeddings": False, "num_local_experts": 4,
+               "num_experts_per_tok": 2, "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"]}
+    for stage in (2, 3):
+        out[f"gptoss-w8-z{stage}-full"] = (_zero("llama", stage, architecture=gpt_oss, attention="eager"), {})
     return out
 
 

@@ -5,9 +5,11 @@
 // still holds the old storage, so each layer's gathered experts stay allocated from its forward until its backward
 // has run. FSDP frees an unsharded parameter by resizing its storage, which views share, so it keeps nothing.
 // Checkpointed layers save nothing in the forward; the recomputed one keeps its experts while its backward gathers
-// them again. Not when autocast multiplies a 16-bit copy of fp32 experts (that copy is an autocast weight copy), nor
-// for experts PEFT adapts through ParamWrapper (the matmul saves the sum W + delta, counted with its adapter).
+// them again. Not when autocast multiplies a 16-bit copy of fp32 experts (that copy is an autocast weight copy), for
+// experts PEFT adapts through ParamWrapper (the matmul saves the sum W + delta, counted with its adapter), nor for
+// gpt-oss and Llama 4, whose matmuls take the parameter itself.
 // CPU truth: zero/mixtral-w8-z3-full. Docs: docs/estimate/parallelism.md. Pure arithmetic; no I/O.
+import { FAMILY_TRAITS } from '../architecture/families';
 import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
@@ -18,6 +20,10 @@ export function zero3KeptExpertParams(ctx: EstimateContext): number {
   const a = ctx.model.arch;
   const { mixed_precision: mp } = ctx.setup;
   if (ctx.sharding.zeroStage !== 3 || !a.moe || (mp !== 'none' && ctx.dtypes.weightBytes === 4)) return 0;
+  // gpt-oss and Llama 4 store their experts as [E, h, 2I] and multiply by the parameter itself (gpt-oss:
+  // use_experts_implementation(is_transposed=True), so grouped_mm takes the weight as it is; Llama 4: torch.bmm), which
+  // autograd saves as the parameter: its released data goes with it.
+  if (FAMILY_TRAITS[a.family].fusedExperts === 'own') return 0;
   const adapted = new Set(ctx.methods.parameterTargets.targets.map((t) => t.module.name));
   const ep = ctx.layout.expertParallel;
   return ctx.model.modules
