@@ -128,7 +128,9 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
   // ZeRO-2's contiguous buffer holds whole parameters' gradients (zero12GradientBuffer); ZeRO-1 fills it at its
   // epilogue, after a backward that kept every gradient.
   const zeroBuffer =
-    ctx.sharding.zeroStage <= 2 && !ctx.sharding.offloadOptimizer ? zero12GradientBuffer(ctx, st) : undefined;
+    (ctx.sharding.zeroStage === 1 || ctx.sharding.zeroStage === 2) && !ctx.sharding.offloadOptimizer
+      ? zero12GradientBuffer(ctx, st)
+      : undefined;
   const zeroBufferBytes = zeroBuffer === undefined ? undefined : zeroBuffer * gradBytes;
   const gradStored = fsdpOffload
     ? 0
