@@ -1,7 +1,7 @@
 // Term: gradients (src/core/terms/gradients.ts), against numbers worked out by hand; each test names its source.
 import * as assert from 'node:assert/strict';
 import { component, near, phase, run, setupFor } from '../helpers';
-import { truthPeak, truthSetup } from './helpers';
+import { llama3ZeroFull, truthPeak, truthSetup } from './helpers';
 
 describe('estimate: gradients of weights used more than once', () => {
   // Autograd sums the gradients of a weight used twice in its input buffer: a new contribution and the running sum
@@ -55,15 +55,7 @@ describe("estimate: ZeRO-3's flat buffer of gradient partitions", () => {
   // stage3.py allocates every gradient partition at once with the optimizer (grad_partitions_flat_buffer =
   // torch.zeros(sum of partition_numel), in the gradient accumulation dtype, bf16 here) and keeps it; with the
   // optimizer offloaded it is on the host. Llama-3-8B: 8,030,261,248 params / 8 GPUs x 2 B = 2,007,565,312 B.
-  const s = (extra: Record<string, string | number>) =>
-    setupFor('meta-llama/Meta-Llama-3-8B', {
-      weights_dtype: 'bf16',
-      mixed_precision: 'bf16',
-      master_weights: true,
-      gpus_per_node: 8,
-      gradient_checkpointing: 'full',
-      ...extra,
-    });
+  const s = llama3ZeroFull;
   const grads = (e: ReturnType<typeof run>): number =>
     phase(e, 'forward')
       .components.filter((c) => c.id === 'gradients')
@@ -89,17 +81,7 @@ describe("estimate: ZeRO-1/2's contiguous gradient buffer holds whole parameters
   // partition starts at 501,874,688, inside the embedding, and ends at 627,343,360, inside layer 0's up_proj: its
   // buffer holds the embedding, q, k, v, o, gate and up, 684,720,128 elements, the largest over the 64 ranks (rank 0:
   // the embedding alone; the last: the head alone).
-  const e = run(
-    setupFor('meta-llama/Meta-Llama-3-8B', {
-      weights_dtype: 'bf16',
-      mixed_precision: 'bf16',
-      master_weights: true,
-      zero_stage: 2,
-      gpus_per_node: 8,
-      nodes: 8,
-      gradient_checkpointing: 'full',
-    }),
-  );
+  const e = run(llama3ZeroFull({ zero_stage: 2, nodes: 8 }));
 
   it('the busiest rank holds 684,720,128 gradient elements in bf16 at the step, not the 125M partition', () => {
     assert.equal(component(phase(e, 'optimizer'), 'gradients'), 684_720_128 * 2);

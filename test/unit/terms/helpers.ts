@@ -48,6 +48,21 @@ export function llama2LoraLoss(extra: Partial<TrainingSetupInput> = {}): Trainin
   return setupFor('meta-llama/Llama-2-7b-hf', { ...LORA_LOSS_RUN, ...extra });
 }
 
+/**
+ * Llama-3-8B full fine-tune in bf16 with an fp32 master copy and bf16 mixed precision over 8 GPUs, checkpointed: the
+ * run the ZeRO terms' tests work by hand. `extra` replaces whole keys (the ZeRO stage, its buckets, the GPU count).
+ */
+export function llama3ZeroFull(extra: Partial<TrainingSetupInput> = {}): TrainingSetup {
+  return setupFor('meta-llama/Meta-Llama-3-8B', {
+    weights_dtype: 'bf16',
+    mixed_precision: 'bf16',
+    master_weights: true,
+    gpus_per_node: 8,
+    gradient_checkpointing: 'full',
+    ...extra,
+  });
+}
+
 /** A LitGPT finetune_lora config quantizing `model` to NF4 (LoRA r 32 on query and value, 2 x 512 tokens). */
 export function litgptQloraYaml(model: string): string {
   return [

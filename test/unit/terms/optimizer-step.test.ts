@@ -1,7 +1,7 @@
 // Term: optimizer step temporaries (src/core/terms/optimizer-step.ts), against numbers worked out by hand.
 import * as assert from 'node:assert/strict';
 import { component, near, phase, run, setupFor } from '../helpers';
-import { truthPeak, truthSetup } from './helpers';
+import { llama3ZeroFull, truthPeak, truthSetup } from './helpers';
 
 describe('estimate: ZeRO-3 optimizer sub-groups', () => {
   it('the step upcasts the gradients of one sub-group of sub_group_size parameters, not the whole partition', () => {
@@ -29,22 +29,14 @@ describe('estimate: ZeRO-3 optimizer sub-groups', () => {
   it('sub_group_size 0 steps one parameter at a time: the fp32 gradients of the largest partition, not nothing', () => {
     // Llama-3-8B over 8 GPUs: the largest parameter is an embedding 128,256 x 4,096 = 525,336,576, a partition of
     // 65,667,072 x 4 B. DeepSpeed's default sub_group_size 1e9 holds 1e9 params x 4 B (the partition is 1.0037e9).
-    const base = {
-      weights_dtype: 'bf16' as const,
-      mixed_precision: 'bf16' as const,
-      master_weights: true,
-      zero_stage: 3 as const,
-      gpus_per_node: 8,
-      gradient_checkpointing: 'full' as const,
-    };
     const sub = (e: ReturnType<typeof run>): number =>
       phase(e, 'optimizer').components.find((c) => c.label === 'fp32 gradients of one optimizer sub-group (ZeRO-3)')!
         .bytes;
     assert.equal(
-      sub(run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, zero_buckets: { sub_group_size: 0 } }))),
+      sub(run(llama3ZeroFull({ zero_stage: 3, zero_buckets: { sub_group_size: 0 } }))),
       (525_336_576 / 8) * 4,
     );
-    assert.equal(sub(run(setupFor('meta-llama/Meta-Llama-3-8B', base))), 1e9 * 4);
+    assert.equal(sub(run(llama3ZeroFull({ zero_stage: 3 }))), 1e9 * 4);
   });
 });
 
@@ -54,15 +46,7 @@ describe("estimate: ZeRO-1/2's overflow check before the step", () => {
   // partition is 8,030,261,248 / 8 = 1,003,782,656 elements and its largest piece the embedding (or head), 128,256 x
   // 4096 = 525,336,576 elements: 5,778,702,336 B, less than the step's fp32 gradients and foreach temporary (8 B x the
   // partition, 8,030,261,248 B), which stay the phase's high point.
-  const s = (gpus_per_node: number) =>
-    setupFor('meta-llama/Meta-Llama-3-8B', {
-      weights_dtype: 'bf16',
-      mixed_precision: 'bf16',
-      master_weights: true,
-      zero_stage: 2,
-      gpus_per_node,
-      gradient_checkpointing: 'full',
-    });
+  const s = (gpus_per_node: number) => llama3ZeroFull({ zero_stage: 2, gpus_per_node });
   const label = (e: ReturnType<typeof run>): string[] =>
     phase(e, 'optimizer')
       .components.filter((c) => c.id === 'optimizer-step')

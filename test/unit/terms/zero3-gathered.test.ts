@@ -3,7 +3,7 @@
 // from the checkpoints' shapes and DeepSpeed's coordinator, or measured with DeepSpeed 0.19.6 on the CPU (tools/truth).
 import * as assert from 'node:assert/strict';
 import { near, phase, run, setupFor } from '../helpers';
-import { truthPeak, truthSetup } from './helpers';
+import { llama3ZeroFull, truthPeak, truthSetup } from './helpers';
 
 describe('estimate: ZeRO-3 live parameters', () => {
   // The backward's high point in a layer, not at the loss: a fused loss (loss: fused) keeps the logits small.
@@ -16,18 +16,9 @@ describe('estimate: ZeRO-3 live parameters', () => {
     // DeepSpeed's coordinator gathers the current module and prefetches up to max_live minus what is available; with
     // 0 nothing is prefetched. Llama-3-8B's largest module: an MLP projection, 58,720,256 params x 2 B. Both add the
     // norms, which stay unsharded (below the persistence threshold): 32 x 2 x 4096 + 4096 = 266,240 params x 2 B.
-    const base = {
-      weights_dtype: 'bf16' as const,
-      mixed_precision: 'bf16' as const,
-      master_weights: true,
-      zero_stage: 3 as const,
-      gpus_per_node: 8,
-      gradient_checkpointing: 'full' as const,
-      loss: 'fused' as const,
-    };
     const norms = 266_240 * 2;
     const s = (zb?: Record<string, number>) =>
-      setupFor('meta-llama/Meta-Llama-3-8B', { ...base, ...(zb ? { zero_buckets: zb } : {}) });
+      llama3ZeroFull({ zero_stage: 3, loss: 'fused', ...(zb ? { zero_buckets: zb } : {}) });
     assert.equal(inLayer(run(s({ stage3_max_live_parameters: 0 }))), 58_720_256 * 2 + norms);
     // The default (1e9): k_proj and v_proj (4096 x 1024) are smaller than the 5e7 prefetch bucket, so the prefetch runs
     // ahead of the running module until 1e9 elements are available, one 58,720,256-element projection over at most.
@@ -86,16 +77,7 @@ describe('estimate: ZeRO-3 live parameters', () => {
   it('at the loss holds the layers kept for reuse and what the head fetch prefetched, or what ran ahead', () => {
     // Llama-3-8B, 8 GPUs, full checkpointing, the full cross-entropy (the loss is the backward's high point). Its
     // head (128,256 x 4,096 = 525,336,576) is fetched for the loss. Reuse: (1e9 - 2 x 525,336,576) / 3 < 0, nothing.
-    const s = (zb: Record<string, number>) =>
-      setupFor('meta-llama/Meta-Llama-3-8B', {
-        weights_dtype: 'bf16',
-        mixed_precision: 'bf16',
-        master_weights: true,
-        zero_stage: 3,
-        gpus_per_node: 8,
-        gradient_checkpointing: 'full',
-        zero_buckets: zb,
-      });
+    const s = (zb: Record<string, number>) => llama3ZeroFull({ zero_stage: 3, zero_buckets: zb });
     const norms = 266_240 * 2;
     // A bucket below every module (4e6 < k_proj's 4,194,304: it never runs ahead): the head's fetch finds room, scans
     // past the last layer's down_proj (finishing, so kept for its backward) and prefetches up_proj, the next module
