@@ -23,9 +23,10 @@ import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 import { linearModuleParams, ZERO_DEFAULTS, zero3Gathered } from './zero3-gathered';
 
 /**
- * The gathered layer parameters at the backward's points. ZeRO-3 and SHARD_GRAD_OP hold the same throughout; FULL_SHARD
- * FSDP none at the loss (every layer was resharded after its forward), current + prefetch in the last layer's
- * backward, the first layer's unit alone at the end.
+ * The gathered layer parameters at the backward's points. SHARD_GRAD_OP holds the same throughout; ZeRO-3 at the loss
+ * what it keeps for reuse or prefetched (terms/zero3-gathered.ts), in the layers the running module and its prefetch;
+ * FULL_SHARD FSDP none at the loss (every layer was resharded after its forward), current + prefetch in the last
+ * layer's backward, the first layer's unit alone at the end.
  */
 export interface GatheredAt {
   /** At the loss's forward (the forward's tail). */
@@ -165,7 +166,6 @@ export function shardingBuffers(
   const buckets = zero >= 1 ? zeroBuckets(ctx, zb, trainableHere) : { persistent: [], backward: [] };
   const gathered: Component[] = [];
   let gatheredAt: GatheredAt | undefined;
-  let zero3Held: Omit<GatheredAt, 'firstLayer'> | undefined;
   const gatheredGrads: Component[] = [];
   // A 4/8-bit layer is all-gathered as stored: FSDP-QLoRA keeps bitsandbytes' packed weights in a 16-bit storage
   // (bnb_4bit_quant_storage) and gathers those bytes; torchao's NF4Tensor gathers its codes and scales under FSDP2
@@ -201,7 +201,12 @@ export function shardingBuffers(
   if (zero === 3) {
     const z3 = zero3Gathered(ctx, st, zb, { blockUnit, bytesPerParam: gatherBytesPerParam, dtype: gatherDtype });
     gathered.push(z3.gathered);
-    zero3Held = { forwardEnd: [z3.atLoss], loss: [z3.atLoss], lastLayer: z3.held ? [z3.held] : gathered };
+    gatheredAt = {
+      forwardEnd: [z3.atLoss],
+      loss: [z3.atLoss],
+      lastLayer: z3.held ? [z3.held] : gathered,
+      firstLayer: gathered,
+    };
   }
   gatheredGrads.push(...buckets.backward);
   if (zero === 0 && fsdp) {
@@ -310,12 +315,7 @@ export function shardingBuffers(
   return {
     persistent: buckets.persistent,
     gathered,
-    gatheredAt: gatheredAt ?? {
-      forwardEnd: zero3Held?.forwardEnd ?? gathered,
-      loss: zero3Held?.loss ?? gathered,
-      lastLayer: zero3Held?.lastLayer ?? gathered,
-      firstLayer: gathered,
-    },
+    gatheredAt: gatheredAt ?? { forwardEnd: gathered, loss: gathered, lastLayer: gathered, firstLayer: gathered },
     gatheredGrads,
     headGather,
   };
