@@ -434,6 +434,17 @@ def suite_zero():
                "num_experts_per_tok": 2, "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"]}
     for stage in (2, 3):
         out[f"gptoss-w8-z{stage}-full"] = (_zero("llama", stage, architecture=gpt_oss, attention="eager"), {})
+    # "auto" buckets as Axolotl's and LLaMA-Factory's stage-3 files and HF's examples write them, filled by the HF
+    # Trainer's own code from the hidden size (truthlib/zero.py fill_auto): hidden², 0.9 x hidden², 10 x hidden.
+    hf_auto = {"reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto", "stage3_param_persistence_threshold": "auto"}
+    axolotl = dict(hf_auto, overlap_comm=True, contiguous_gradients=True, sub_group_size=0, stage3_max_live_parameters=0,
+                   stage3_max_reuse_distance=0)
+    llamafactory = dict(hf_auto, overlap_comm=False, contiguous_gradients=True, sub_group_size=1000000000,
+                        stage3_max_live_parameters=1000000000, stage3_max_reuse_distance=1000000000)
+    out["llama-w8-z3-lora-all-ckpt-axolotl"] = (_zero("llama", 3, method="lora", buckets=axolotl), {})
+    out["llama-w8-z3-full-axolotl"] = (_zero("llama", 3, buckets=axolotl), {})
+    out["llama-w8-z3-full-llamafactory"] = (_zero("llama", 3, buckets=llamafactory), {})
+    out["llama-w8-z2-full-auto"] = (_zero("llama", 2, buckets={"reduce_bucket_size": "auto", "overlap_comm": True}), {})
     return out
 
 

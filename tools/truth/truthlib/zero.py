@@ -55,6 +55,28 @@ def ds_config(scenario, harness):
     return cfg
 
 
+def fill_auto(cfg, model):
+    """The "auto" values of the ZeRO block filled as the HF Trainer fills them, by its own code (transformers
+    integrations/deepspeed.py HfTrainerDeepSpeedConfig.trainer_config_finalize: the hidden-size buckets)."""
+    if "auto" not in cfg["zero_optimization"].values():
+        return cfg
+    from types import SimpleNamespace
+
+    from accelerate.utils.deepspeed import HfDeepSpeedConfig
+    from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
+
+    # transformers makes HfDeepSpeedConfig a subclass of Accelerate's only when the deepspeed distribution is installed
+    # (here it is on the path, as source, without metadata): the filling methods are transformers' own, the config
+    # parsing Accelerate's, as in an installed stack.
+    methods = ("trainer_config_finalize", "fill_only", "fill_match", "is_auto")
+    filler = type("HfTrainerDeepSpeedConfig", (HfDeepSpeedConfig,),
+                  {m: HfTrainerDeepSpeedConfig.__dict__[m] for m in methods})
+    hf = filler(cfg)
+    hf._dtype, hf.mismatches = None, []
+    hf.trainer_config_finalize(SimpleNamespace(get_warmup_steps=lambda steps: 0), models.hf_model(model), 1)
+    return hf.config
+
+
 def offloaded(opt):
     """Storages ZeRO-Offload keeps in host memory: the fp32 master partitions, their gradients, the optimizer state
     (the torch optimizer inside DeepSpeed's steps the host copies)."""
@@ -104,8 +126,8 @@ def run(rec, scenario, harness):
     model.train()
     rec.watch_forward(models.hf_model(model))
     opt = torch.optim.AdamW(trainable(model), lr=1e-4, foreach=True)
-    engine, zero_opt, _, _ = deepspeed.initialize(model=model, optimizer=opt, config=ds_config(scenario, harness),
-                                                  dist_init_required=False)
+    config = fill_auto(ds_config(scenario, harness), model)
+    engine, zero_opt, _, _ = deepspeed.initialize(model=model, optimizer=opt, config=config, dist_init_required=False)
     data = models.batch(scenario, harness)
     accumulation = scenario.get("gradient_accumulation_steps", 1)
     offload = parallel.offloading(scenario)
