@@ -173,6 +173,8 @@ export type FactValue = string | number | boolean | null | readonly string[];
 /** A value that cannot be known statically (a function argument, an f-string, `args.x`, "auto"). */
 export interface Unknown {
   readonly unknown: string;
+  /** "auto" that HF Trainer / Accelerate fill from the model config (DeepSpeed's hidden-size buckets). */
+  readonly fromHiddenSize?: true;
 }
 
 export interface Fact {

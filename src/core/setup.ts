@@ -191,13 +191,16 @@ export const QuantizationSchema = z.strictObject({
   dequant_dtype: z.enum(['fp16', 'bf16', 'fp32']).optional(),
 });
 
+/** "auto": HF Trainer / Accelerate fill it from the model's hidden size (estimate/zero-config.ts). */
+const sizeOrAuto = z.union([size, z.literal('auto')]);
+
 export const ZeroBucketsSchema = z.strictObject({
-  reduce_bucket_size: size.optional(),
+  reduce_bucket_size: sizeOrAuto.optional(),
   allgather_bucket_size: size.optional(),
-  stage3_prefetch_bucket_size: size.optional(),
+  stage3_prefetch_bucket_size: sizeOrAuto.optional(),
   stage3_max_live_parameters: size.optional(),
   stage3_max_reuse_distance: size.optional(),
-  stage3_param_persistence_threshold: size.optional(),
+  stage3_param_persistence_threshold: sizeOrAuto.optional(),
   /** ZeRO-3 steps the optimizer over sub-groups of this many parameters (default 1e9). */
   sub_group_size: size.optional(),
   /** Gradients copied into a flat bucket of reduce_bucket_size (DeepSpeed default true). */

@@ -218,8 +218,14 @@ export class Walker {
     this.fact(key, p, { unknown: `placeholder ${word}` });
   }
 
-  autoFact(key: CanonicalKey, p: Prop, reason = AUTO_REASON, source = 'TrainingArguments or the launcher'): void {
-    this.fact(key, p, { unknown: reason });
+  autoFact(
+    key: CanonicalKey,
+    p: Prop,
+    reason = AUTO_REASON,
+    source = 'TrainingArguments or the launcher',
+    fromHiddenSize = false,
+  ): void {
+    this.fact(key, p, fromHiddenSize ? { unknown: reason, fromHiddenSize } : { unknown: reason });
     this.problem(
       'unresolved-auto',
       'info',
@@ -477,6 +483,7 @@ export class Walker {
         q,
         `auto: filled by HF Trainer from the model config (${fill})`,
         `the model config (${fill})`,
+        true,
       );
     } else if (v.kind === 'auto') {
       this.fact(c.key, q, c.dflt);

@@ -1,7 +1,7 @@
 // The layout: FSDP offload, ZeRO buckets, the GPU count (launcher world size, overrides, the smallest world a
 // tensor-, pipeline- or context-parallel layout needs), torchtune's FSDP default, the offload check and the GPU.
 // Rules of FIELD_RULES; pure.
-import { msg, type FactValue } from '../facts';
+import { isUnknown, msg, type FactValue } from '../facts';
 import { fileProv, num, type ResolveContext } from './context';
 
 /** FSDP's CPU offload (Accelerate fsdp_offload_params, HF fsdp "offload"): parameters and optimizer state in host memory. */
@@ -18,8 +18,8 @@ export function resolveFsdpOffload(ctx: ResolveContext): void {
 
 /** ZeRO's bucket sizes and thresholds, as the zero_buckets block. */
 export function resolveZeroBuckets(ctx: ResolveContext): void {
-  const { decided, setup } = ctx;
-  const buckets: Record<string, number | boolean> = {};
+  const { decided, unknownOnly, setup } = ctx;
+  const buckets: Record<string, number | boolean | 'auto'> = {};
   for (const [k, field] of [
     ['reduceBucketSize', 'reduce_bucket_size'],
     ['allgatherBucketSize', 'allgather_bucket_size'],
@@ -31,6 +31,11 @@ export function resolveZeroBuckets(ctx: ResolveContext): void {
   ] as const) {
     const v = decided[k] ? num(decided[k]!.fact.value as FactValue) : undefined;
     if (v !== undefined) buckets[field] = v;
+    // HF Trainer and Accelerate fill these "auto" values from the model's hidden size (estimate/zero-config.ts).
+    else {
+      const open = unknownOnly[k]?.fact.value;
+      if (open !== undefined && isUnknown(open) && open.fromHiddenSize) buckets[field] = 'auto';
+    }
   }
   for (const [k, field] of [
     ['zeroOverlapComm', 'overlap_comm'],

@@ -7,7 +7,7 @@
 // Docs: docs/estimate/optimizer-states.md. Pure arithmetic; no I/O.
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
-import { ZERO_DEFAULTS } from './zero3-gathered';
+import { zeroConfig } from '../estimate/zero-config';
 
 /**
  * ZeRO-1/2's overflow check before the step (stage_1_and_2.py has_overflow_partitioned_grads_serial, in every fp16 run
@@ -135,7 +135,7 @@ export function optimizerStepTerms(
     // _release_sub_group): the fp32 gradients of one sub-group. _create_fp16_sub_groups adds whole parameters until
     // a group reaches sub_group_size, so a group holds at least one parameter's partition (Axolotl's configs set
     // sub_group_size 0: one parameter per group).
-    const subGroup = setup.zero_buckets?.sub_group_size ?? ZERO_DEFAULTS.sub_group_size;
+    const subGroup = zeroConfig(setup, ctx.model.arch.hidden).sub_group_size;
     const partition = trainableHere / shardOptimizer;
     const oneParam = inv.largestTrainableTensor / tp / shardOptimizer;
     out.push({

@@ -20,7 +20,8 @@ import { fsdp2ExpertPadding } from '../estimate/fsdp2-padding';
 import { adaptersInLayerUnits } from '../estimate/fsdp-units';
 import { formatCount } from '../units';
 import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
-import { linearModuleParams, ZERO_DEFAULTS, zero3Gathered } from './zero3-gathered';
+import { linearModuleParams, zero3Gathered } from './zero3-gathered';
+import { zeroConfig, zeroSetting, type ZeroConfig } from '../estimate/zero-config';
 
 /**
  * The gathered layer parameters at the backward's points. SHARD_GRAD_OP holds the same throughout; ZeRO-3 at the loss
@@ -50,7 +51,7 @@ export interface GatheredAt {
  */
 function zeroBuckets(
   ctx: EstimateContext,
-  zb: typeof ZERO_DEFAULTS & NonNullable<EstimateContext['setup']['zero_buckets']>,
+  zb: ZeroConfig,
   trainableHere: number,
 ): { persistent: Component[]; backward: Component[] } {
   const zero = ctx.sharding.zeroStage;
@@ -65,7 +66,7 @@ function zeroBuckets(
       'zero-grad-bucket',
       'ZeRO-3 gradient bucket (made with the optimizer)',
       size * bytes,
-      () => `reduce_bucket_size ${formatCount(size)} x ${bytes} B, whatever the trainable count`,
+      () => `${zeroSetting(zb, 'reduce_bucket_size')} x ${bytes} B, whatever the trainable count`,
       () => ({ reduceBucket: size }),
     );
     const copy = comp(
@@ -74,7 +75,7 @@ function zeroBuckets(
       "ZeRO-3 gradient bucket's reduce-scatter copy",
       flush * bytes,
       () =>
-        `min(reduce_bucket_size ${formatCount(size)}, trainable ${formatCount(flush)}) x ${bytes} B: a full ` +
+        `min(${zeroSetting(zb, 'reduce_bucket_size')}, trainable ${formatCount(flush)}) x ${bytes} B: a full ` +
         `bucket flattened into a new tensor for its reduce-scatter`,
       () => ({ reduceBucket: size }),
     );
@@ -87,7 +88,7 @@ function zeroBuckets(
     `ZeRO-${zero} gradient bucket${buffers > 1 ? 's (overlap_comm)' : ''}`,
     buffers * size * bytes,
     () =>
-      `${buffers} x reduce_bucket_size ${formatCount(size)} x ${bytes} B` +
+      `${buffers} x ${zeroSetting(zb, 'reduce_bucket_size')} x ${bytes} B` +
       `${buffers > 1 ? ' (overlap_comm: two buffers)' : ''}, made whole at the first gradient of each backward`,
     () => ({ reduceBucket: size, buffers }),
   );
@@ -154,7 +155,7 @@ export function shardingBuffers(
     quantizedHere: quantHere,
     trainableHere,
   } = st;
-  const zb = { ...ZERO_DEFAULTS, ...(setup.zero_buckets ?? {}) };
+  const zb = zeroConfig(setup, a.hidden);
   // A rank gathers its own experts only (over the expert-data-parallel group).
   const expertsPerMoeLayer = a.moe && a.moe.moeLayers > 0 ? expertParams / a.moe.moeLayers : 0;
   // FSDP2 gathers S padded dim-0 shards of each fused expert tensor (estimate/fsdp2-padding.ts).

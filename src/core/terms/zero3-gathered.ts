@@ -10,17 +10,7 @@ import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
-
-/** DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py). */
-export const ZERO_DEFAULTS = {
-  reduce_bucket_size: 5e8,
-  allgather_bucket_size: 5e8,
-  stage3_prefetch_bucket_size: 5e7,
-  stage3_max_live_parameters: 1e9,
-  stage3_max_reuse_distance: 1e9,
-  stage3_param_persistence_threshold: 1e5,
-  sub_group_size: 1e9,
-};
+import { zeroValue, type ZeroConfig } from '../estimate/zero-config';
 
 /** One linear module's parameters: a fused 3-D expert tensor holds its experts (this rank's share of `ep`). */
 export function linearModuleParams(ctx: EstimateContext, m: LinearModule, ep: number): number {
@@ -57,7 +47,7 @@ function layerModules(ctx: EstimateContext): number[] {
 export function zero3Gathered(
   ctx: EstimateContext,
   st: StageContext,
-  zbIn: typeof ZERO_DEFAULTS,
+  zbIn: ZeroConfig,
   gather: { blockUnit: number; bytesPerParam: number; dtype: string },
 ): Zero3Gathered {
   const { modules: mods, inventory: inv } = ctx.model;
@@ -128,7 +118,7 @@ export function zero3Gathered(
           `min(max_live ${formatCount(zb.stage3_max_live_parameters)}, one layer ${formatCount(blockUnit)} + ` +
           `prefetch ${formatCount(prefetch)}))`) +
       ` x ${dtype} + unsharded small params ` +
-      `(< ${formatCount(zb.stage3_param_persistence_threshold)} elements) ${formatCount(persistentSmall)} x ${wb} B` +
+      `(< ${zeroValue(zbIn, 'stage3_param_persistence_threshold')} elements) ${formatCount(persistentSmall)} x ${wb} B` +
       (perElement !== 1
         ? `; in weights: DeepSpeed's limits count stored elements, ${+perElement.toFixed(3)} per weight here`
         : ''),
@@ -155,7 +145,7 @@ export function zero3Gathered(
 function zero3RunAhead(
   ctx: EstimateContext,
   st: StageContext,
-  zb: typeof ZERO_DEFAULTS,
+  zb: ZeroConfig,
   modules: readonly number[],
 ): { layerParams: number; atLossParams: number; formula: () => string } {
   const a = ctx.model.arch;
@@ -191,7 +181,7 @@ function zero3RunAhead(
 function zero3HeadPrefetch(
   ctx: EstimateContext,
   st: StageContext,
-  zb: typeof ZERO_DEFAULTS,
+  zb: ZeroConfig,
   retained: number,
   modules: readonly number[],
 ): { params: number; formula: () => string } {

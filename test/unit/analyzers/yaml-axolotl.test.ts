@@ -106,6 +106,21 @@ describe('analyzeAxolotlYaml', () => {
     assert.match(flagged[0].message, /OpenAssistant\/reward-model-deberta-v3-large-v2/);
   });
 
+  it('carries the "auto" buckets of a shipped stage-3 file to the estimate, which fills them from the hidden size', () => {
+    // deepspeed_configs/zero3_bf16.json: reduce_bucket_size, stage3_prefetch_bucket_size and
+    // stage3_param_persistence_threshold "auto", no live-parameter limit (0), sub_group_size 0.
+    const r = resolveText('/w/axolotl.yml', `${QLORA}deepspeed: deepspeed_configs/zero3_bf16.json\n`, {
+      gpusPerNode: 8,
+    });
+    assert.ok(r.setup);
+    const zb = r.setup.zero_buckets as Record<string, unknown>;
+    assert.deepEqual(
+      [zb.reduce_bucket_size, zb.stage3_prefetch_bucket_size, zb.stage3_param_persistence_threshold],
+      ['auto', 'auto', 'auto'],
+    );
+    assert.deepEqual([zb.stage3_max_live_parameters, zb.sub_group_size], [0, 0]);
+  });
+
   it('reads a shipped DeepSpeed config that is not beside the file as Axolotl publishes it, as an Axolotl default', () => {
     // deepspeed_configs/zero3_bf16_cpuoffload_all.json (axolotl-ai-cloud/axolotl): stage 3, optimizer and parameters on the CPU.
     const t = `${QLORA}deepspeed: deepspeed_configs/zero3_bf16_cpuoffload_all.json\n`;

@@ -90,6 +90,20 @@ describe("estimate: ZeRO's gradient buckets are made whole (contiguous_gradients
     const z3lora = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...lora, zero_stage: 3 }));
     assert.equal(component(phase(z3lora, 'forward'), 'zero-grad-bucket'), 5e8 * 2);
   });
+
+  it('"auto" buckets are what HF Trainer and Accelerate fill from the hidden size, not DeepSpeed\'s defaults', () => {
+    // transformers integrations/deepspeed.py trainer_config_finalize: reduce_bucket_size = hidden² = 4096² for
+    // Llama-2-7B (Axolotl's and LLaMA-Factory's stage-3 files write "auto"): 16,777,216 x 2 B = 33,554,432 B instead of
+    // 5e8 x 2 B. Truth: zero/llama-w8-z3-full-axolotl, -llamafactory, zero/llama-w8-z2-full-auto (the fill run by
+    // transformers' own code).
+    const auto = { reduce_bucket_size: 'auto' as const };
+    const z3 = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...lora, zero_stage: 3, zero_buckets: auto }));
+    assert.equal(component(phase(z3, 'forward'), 'zero-grad-bucket'), 4096 * 4096 * 2);
+    // ZeRO-2, full fine-tune (the bucket is in backward's peak): 4096² x 2 B as well.
+    const full = { method: 'full' as const, master_weights: true };
+    const z2 = setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...full, zero_stage: 2, zero_buckets: auto });
+    assert.equal(buckets(run(z2)), 4096 * 4096 * 2);
+  });
 });
 
 describe('estimate: FSDP2 float8 all-gather', () => {
