@@ -300,7 +300,10 @@ export function shardingBuffers(
         ),
       );
     }
-  } else if (last && shardParams > 1 && (zero === 3 || fsdp)) {
+  } else if (last && shardParams > 1 && (fsdp || (zero === 3 && zb.stage3_max_reuse_distance > 0))) {
+    // ZeRO-3 keeps the head gathered after its forward because its backward is the next module in the trace, within
+    // any stage3_max_reuse_distance above 0; at 0 (Axolotl's files) it is released and fetched again for its
+    // backward, after the loss's (partitioned_param_coordinator.py __params_to_release).
     const headParams = (a.vocab * a.hidden) / tp;
     headGather.push(
       comp(
