@@ -19,6 +19,7 @@ import { nodeFileReader } from '../node/files';
 import { readBounded } from '../node/read';
 import { renderTable } from './table';
 import type { Provenance } from '../core';
+import { shippedZeroConfigFor } from '../analyzers/deepspeed-json/bundled';
 
 const USAGE = `usage: vram-lens estimate <config-file>... [--model <hub-id | dir | config.json>] [--gpu <name | size>]
                           [--gpus <n>] [--nodes <n>] [--seq-len <n>] [--json] [--check] [--advise] [--allow-network]`;
@@ -185,7 +186,6 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
     let adviceJson: unknown[] | undefined;
     let adviceText = '';
     if (v.advise) {
-      const a = advise(res.setup, { gpu, gpuSpec, provenance: res.provenance });
       const files: FixFile[] = [
         ...editableFiles(res.files),
         ...inputs
@@ -198,6 +198,9 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
           })),
       ];
       const primary = files[files.length - 1]?.file ?? '';
+      // ZeRO changes are written into the primary file, pointing it at its tool's shipped DeepSpeed config.
+      const zeroConfigFor = shippedZeroConfigFor(files[files.length - 1]?.facts, res.setup);
+      const a = advise(res.setup, { gpu, gpuSpec, provenance: res.provenance, zeroConfigFor });
       if (v.json) adviceJson = a ? adviceToJson(a, files, primary) : [];
       else adviceText = a ? renderAdvice(a, e.gpu?.id, files, primary) : '';
     }

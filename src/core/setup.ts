@@ -620,6 +620,7 @@ export type Fsdp = z.infer<typeof FsdpSchema>;
 export type Offload = z.infer<typeof OffloadSchema>;
 export type Lora = z.infer<typeof LoraSchema>;
 export type Ia3 = z.infer<typeof Ia3Schema>;
+export type ZeroBuckets = z.infer<typeof ZeroBucketsSchema>;
 export type Quantization = z.infer<typeof QuantizationSchema>;
 export type Head = z.infer<typeof HeadSchema>;
 export type SetupKey = keyof TrainingSetup;

@@ -8,6 +8,7 @@ import { emptyFacts, type ConfigFacts, type Format } from '../analyzers/facts';
 import { analyzeScenario, type ScenarioFacts } from '../analyzers/scenario';
 import type { ModelResolver, Overrides } from '../analyzers/resolve';
 import { advise, type AdviceResult } from '../core';
+import { shippedZeroConfigFor } from '../analyzers/deepspeed-json/bundled';
 import type { GpuSpec } from '../core';
 import { estimate } from '../core';
 import { findGpu, type GpuChoice } from '../core';
@@ -187,6 +188,7 @@ export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, 
                 gpuSpec: gpu.spec as GpuSpec | undefined,
                 provenance: pipeline.provenance,
                 headroomFraction,
+                zeroConfigFor: shippedZeroConfigFor(facts, setup),
               })
             : undefined;
       }

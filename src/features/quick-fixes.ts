@@ -7,6 +7,7 @@ import type { GpuSpec } from '../core';
 import { formatBytes } from '../core';
 import type { Analysis } from './analysis';
 import { editableFiles, editsForChanges, type EditData, type FixFile } from './fixes';
+import { shippedZeroConfigFor } from '../analyzers/deepspeed-json/bundled';
 
 export interface QuickFix {
   readonly id: string;
@@ -133,6 +134,7 @@ export function quickFixes(a: Analysis, t: Translate = identity): QuickFix[] {
     gpu,
     gpuSpec: a.gpu?.spec as GpuSpec | undefined,
     headroomFraction,
+    zeroConfigFor: shippedZeroConfigFor(a.facts, a.setup),
   });
   const best = a.advice()?.items.find((i) => i.changes.length > 1 && !i.changesResult);
   if (best) items.unshift(best);

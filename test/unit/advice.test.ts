@@ -527,3 +527,57 @@ describe('advice: fused MoE experts left in 16 bits', () => {
     );
   });
 });
+
+describe('advice: a ZeRO change takes the settings of the DeepSpeed file its quick fix writes', () => {
+  // Llama-3-8B full fine-tune in bf16, 1 x 4,096 tokens, checkpointed, on 4 x A100-40GB, from an Axolotl config that
+  // names no DeepSpeed file. Its ZeRO-3 quick fix writes `deepspeed: deepspeed_configs/zero3_bf16.json`, whose
+  // settings (analyzers/deepspeed-json/bundled.ts, as Axolotl ships it) are "auto" buckets and no live-parameter limit;
+  // the advice's ZeRO-3 item estimates that run, not one with DeepSpeed's defaults.
+  const g = gpu('A100-40GB');
+  const s = setupFor('meta-llama/Meta-Llama-3-8B', {
+    weights_dtype: 'bf16',
+    mixed_precision: 'bf16',
+    master_weights: true,
+    micro_batch_size: 1,
+    seq_len: 4096,
+    gradient_checkpointing: 'full',
+    gpus_per_node: 4,
+  });
+  const { shippedZeroConfigFor } =
+    require('../../src/analyzers/deepspeed-json/bundled') as typeof import('../../src/analyzers/deepspeed-json/bundled');
+  const { analyzeAs } = require('../../src/analyzers/detect') as typeof import('../../src/analyzers/detect');
+  const axolotl = (text: string) => analyzeAs('axolotl-yaml', text);
+  const written = shippedZeroConfigFor(axolotl('base_model: meta-llama/Meta-Llama-3-8B\nbf16: true\n'), s);
+
+  it("reads the shipped file for the stage and offload asked, and nothing for a file of the user's own", () => {
+    assert.ok(written);
+    assert.deepEqual(written(3, 'none', 'none'), {
+      stage3_max_live_parameters: 0,
+      stage3_max_reuse_distance: 0,
+      sub_group_size: 0,
+      reduce_bucket_size: 'auto',
+      stage3_prefetch_bucket_size: 'auto',
+      stage3_param_persistence_threshold: 'auto',
+      overlap_comm: true,
+      contiguous_gradients: true,
+    });
+    // Axolotl ships no ZeRO-3 file with only the optimizer offloaded: its fix is refused, the settings stay.
+    assert.equal(written(3, 'cpu', 'none'), undefined);
+    assert.equal(shippedZeroConfigFor(axolotl('base_model: x\ndeepspeed: my/ds.json\n'), s), undefined);
+    assert.equal(shippedZeroConfigFor(analyzeAs('hf-yaml', 'bf16: true\n'), s), undefined);
+  });
+
+  it("the ZeRO-3 item is the estimate of the written file's run", () => {
+    const r = advise(s, { gpu: g, gpuSpec: g.spec, zeroConfigFor: written });
+    const z3 = r?.items.find((i) => i.id === 'zero3');
+    assert.ok(z3, r?.items.map((i) => i.id).join(', '));
+    const file = estimate({ ...s, zero_stage: 3, zero_buckets: written!(3, 'none', 'none') }, { gpu: g });
+    assert.ok(file.ok);
+    assert.equal(z3.estimate.perGpu.deviceBytes, file.estimate.perGpu.deviceBytes);
+    // With DeepSpeed's defaults it would read 954 MiB of gradient bucket (5e8 x 2 B) where the file's "auto" makes
+    // 4096² x 2 B = 33,554,432 B, and about 1e9 gathered elements where the file keeps one module.
+    const defaults = estimate({ ...s, zero_stage: 3 }, { gpu: g });
+    assert.ok(defaults.ok);
+    assert.ok(defaults.estimate.perGpu.deviceBytes - z3.estimate.perGpu.deviceBytes > 2e9);
+  });
+});

@@ -16,6 +16,7 @@ import {
   ParetoFront,
   signature,
   timeOf,
+  settledFor,
 } from './search';
 import type { AdviceItem, AdviceOptions, AdviceResult, SetupChange } from './types';
 import { estimate, type EstimateOptions } from '../estimate';
@@ -65,7 +66,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
     };
     paretoFront.add(c);
   };
-  forEachChain(setup, all, maxK, consider);
+  forEachChain(setup, all, maxK, consider, settledFor(setup, opts));
   const items = shownItems(setup, opts, current, paretoFront.front());
 
   const result: { maxMicroBatch?: number; maxSeqLen?: number; gpusNeeded?: number } = {};
@@ -141,7 +142,7 @@ function moreGpusItem(
     nodes: Math.max(1, total / perNode),
     ...(sharded ? {} : { zero_stage: 3 as const }),
   };
-  const s2 = { ...setup, ...patch };
+  const s2 = settledFor(setup, opts)({ ...setup, ...patch });
   const r = estimate(s2, opts);
   // The search may already list this very change (its 2x / 4x the GPUs move).
   const sig = (cs: readonly SetupChange[]): string =>
@@ -180,8 +181,9 @@ export function singleChanges(setup: TrainingSetup, opts: AdviceOptions = {}): A
   const spec = opts.gpuSpec;
   const base = timeOf(setup, cur.estimate, spec);
   const out: AdviceItem[] = [];
+  const settle = settledFor(setup, opts);
   for (const mv of moves(setup, spec?.bf16 ?? true)) {
-    const applied = applyAll(setup, [mv]);
+    const applied = applyAll(setup, [mv], settle);
     if (!applied) continue;
     const r = estimate(applied.setup, opts);
     if (!r.ok) continue;

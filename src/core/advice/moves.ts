@@ -40,13 +40,14 @@ export function moves(base: TrainingSetup, bf16: boolean): Move[] {
 export function applyAll(
   base: TrainingSetup,
   ms: readonly Move[],
+  settle: (s: TrainingSetup) => TrainingSetup = (s) => s,
 ): { setup: TrainingSetup; changes: SetupChange[] } | undefined {
   let s = base;
   const changes = new Map<keyof TrainingSetup, unknown>();
   for (const mv of ms) {
     const patch = mv.apply(s);
     if (!patch) return undefined;
-    s = { ...s, ...patch };
+    s = settle({ ...s, ...patch });
     for (const [k, v] of Object.entries(patch)) changes.set(k as keyof TrainingSetup, v);
   }
   return { setup: s, changes: [...changes].map(([key, value]) => ({ key, value })) };

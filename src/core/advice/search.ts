@@ -19,6 +19,28 @@ export interface Applied {
   readonly patch?: Partial<TrainingSetup>;
 }
 
+/** A candidate setup as the run will have it once its changes are written (settledFor). */
+export type Settle = (s: TrainingSetup) => TrainingSetup;
+
+/**
+ * The setup as the run will have it once a change is written: a change to another ZeRO stage or offload points the
+ * run at the DeepSpeed config its quick fix writes, and takes that file's ZeRO settings (AdviceOptions.zeroConfigFor:
+ * Axolotl's shipped stage-3 files set no live-parameter limit and "auto" buckets, not DeepSpeed's defaults).
+ */
+export function settledFor(base: TrainingSetup, opts: AdviceOptions): Settle {
+  const configFor = opts.zeroConfigFor;
+  if (!configFor) return (s) => s;
+  return (s) => {
+    if (s.fsdp !== 'none' || s.zero_stage === 0) return s;
+    const same =
+      s.zero_stage === base.zero_stage &&
+      s.offload_optimizer === base.offload_optimizer &&
+      s.offload_params === base.offload_params;
+    const buckets = same ? undefined : configFor(s.zero_stage, s.offload_optimizer, s.offload_params);
+    return buckets ? { ...s, zero_buckets: buckets } : s;
+  };
+}
+
 /** The moves and patches of a candidate, first applied first. */
 export function chain(a: Applied): { moves: Move[]; patches: Partial<TrainingSetup>[] } {
   const moves: Move[] = [];
@@ -96,14 +118,15 @@ export function gpusNeeded(setup: TrainingSetup, opts: AdviceOptions): number | 
   if (setup.quantization?.type === 'int8') return undefined;
   const max = opts.maxGpus ?? 1024;
   const sharded = setup.zero_stage === 3 || setup.fsdp === 'full_shard' || setup.fsdp === 'hybrid_shard';
+  const settle = settledFor(setup, opts);
   for (let total = setup.gpus_per_node * setup.nodes; total <= max; total *= 2) {
     const perNode = Math.min(total, 8);
-    const s: TrainingSetup = {
+    const s: TrainingSetup = settle({
       ...setup,
       gpus_per_node: perNode,
       nodes: Math.max(1, total / perNode),
       ...(sharded || total === 1 ? {} : { zero_stage: 3 as const }),
-    };
+    });
     const r = estimate(s, { ...opts, lean: true });
     if (r.ok && r.estimate.fits) return total;
   }
@@ -196,9 +219,15 @@ export function forEachChain(
   all: readonly Move[],
   maxK: number,
   consider: (applied: Applied) => void,
+  settle: Settle = (s) => s,
 ): void {
   const n = all.length;
   const root: Applied = { setup };
+  const step = (from: Applied, mv: Move): Applied | undefined => {
+    const patch = mv.apply(from.setup);
+    if (!patch) return undefined;
+    return { setup: settle({ ...from.setup, ...patch }), parent: from, move: mv, patch };
+  };
   for (let i = 0; i < n; i++) {
     const si = step(root, all[i]);
     if (!si) continue;
@@ -217,11 +246,4 @@ export function forEachChain(
       }
     }
   }
-}
-
-/** A chain one move longer, when the move applies to its setup. */
-function step(from: Applied, mv: Move): Applied | undefined {
-  const patch = mv.apply(from.setup);
-  if (!patch) return undefined;
-  return { setup: { ...from.setup, ...patch }, parent: from, move: mv, patch };
 }

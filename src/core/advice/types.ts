@@ -3,7 +3,7 @@
 import type { GpuSpec } from '../catalog/gpus';
 import type { EstimateOptions } from '../estimate';
 import type { Estimate } from '../model';
-import type { TrainingSetup } from '../setup';
+import type { TrainingSetup, ZeroBuckets } from '../setup';
 import type { StepTime } from '../step-time';
 
 /** One scenario-key change, e.g. {key: 'gradient_checkpointing', value: 'full'}. */
@@ -52,4 +52,9 @@ export interface AdviceOptions extends EstimateOptions {
   readonly maxCombination?: number;
   /** Upper bound for scale-out advice. */
   readonly maxGpus?: number;
+  /**
+   * The ZeRO settings of the DeepSpeed config a change to this stage and offload would point the run at (a file the
+   * tool ships, as its quick fix writes it), or undefined where the settings stay as they are.
+   */
+  readonly zeroConfigFor?: (stage: number, offloadOptimizer: string, offloadParams: string) => ZeroBuckets | undefined;
 }
