@@ -19,7 +19,7 @@ import { nodeFileReader } from '../node/files';
 import { readBounded } from '../node/read';
 import { renderTable } from './table';
 import type { Provenance } from '../core';
-import { shippedZeroConfigFor } from '../analyzers/deepspeed-json/bundled';
+import { shippedZeroConfigFor } from '../analyzers/shipped-zero';
 
 const USAGE = `usage: vram-lens estimate <config-file>... [--model <hub-id | dir | config.json>] [--gpu <name | size>]
                           [--gpus <n>] [--nodes <n>] [--seq-len <n>] [--json] [--check] [--advise] [--allow-network]`;

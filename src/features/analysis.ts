@@ -8,7 +8,7 @@ import { emptyFacts, type ConfigFacts, type Format } from '../analyzers/facts';
 import { analyzeScenario, type ScenarioFacts } from '../analyzers/scenario';
 import type { ModelResolver, Overrides } from '../analyzers/resolve';
 import { advise, type AdviceResult } from '../core';
-import { shippedZeroConfigFor } from '../analyzers/deepspeed-json/bundled';
+import { shippedZeroConfigFor } from '../analyzers/shipped-zero';
 import type { GpuSpec } from '../core';
 import { estimate } from '../core';
 import { findGpu, type GpuChoice } from '../core';

@@ -7,7 +7,7 @@ import type { GpuSpec } from '../core';
 import { formatBytes } from '../core';
 import type { Analysis } from './analysis';
 import { editableFiles, editsForChanges, type EditData, type FixFile } from './fixes';
-import { shippedZeroConfigFor } from '../analyzers/deepspeed-json/bundled';
+import { shippedZeroConfigFor } from '../analyzers/shipped-zero';
 
 export interface QuickFix {
   readonly id: string;

@@ -544,7 +544,7 @@ describe('advice: a ZeRO change takes the settings of the DeepSpeed file its qui
     gpus_per_node: 4,
   });
   const { shippedZeroConfigFor } =
-    require('../../src/analyzers/deepspeed-json/bundled') as typeof import('../../src/analyzers/deepspeed-json/bundled');
+    require('../../src/analyzers/shipped-zero') as typeof import('../../src/analyzers/shipped-zero');
   const { analyzeAs } = require('../../src/analyzers/detect') as typeof import('../../src/analyzers/detect');
   const axolotl = (text: string) => analyzeAs('axolotl-yaml', text);
   const written = shippedZeroConfigFor(axolotl('base_model: meta-llama/Meta-Llama-3-8B\nbf16: true\n'), s);

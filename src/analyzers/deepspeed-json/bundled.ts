@@ -4,8 +4,7 @@
 // shown as that tool's default. The entries list the memory settings each file writes (the rest of each file is
 // batch-size and precision "auto" values that the trainer fills in, and logging), as published in
 // axolotl-ai-cloud/axolotl deepspeed_configs/ and hiyouga/LLaMA-Factory examples/deepspeed/.
-import { ZeroBucketsSchema, type TrainingSetup, type ZeroBuckets } from '../../core';
-import type { ConfigFacts, Format } from '../facts';
+import type { Format } from '../facts';
 
 export interface BundledDeepspeed {
   readonly tool: 'axolotl' | 'llamafactory';
@@ -160,33 +159,7 @@ export function bundledFileName(b: BundledDeepspeed): string {
   return `${OWNER[b.tool].name}: ${b.path}`;
 }
 
-/** A bundled file's ZeRO settings as the estimate reads them (counts, "auto" counts, overlap and contiguous). */
-export function bundledZeroBuckets(b: BundledDeepspeed): ZeroBuckets | undefined {
-  const zero = (b.config.zero_optimization ?? {}) as Record<string, unknown>;
-  const keys = Object.keys(ZeroBucketsSchema.shape);
-  const parsed = ZeroBucketsSchema.safeParse(
-    Object.fromEntries(Object.entries(zero).filter(([k]) => keys.includes(k))),
-  );
-  return parsed.success ? parsed.data : undefined;
-}
-
-/**
- * For the advice (AdviceOptions.zeroConfigFor): the ZeRO settings of the file its tool ships for a stage and offload,
- * which a config of `format` is pointed at by its quick fix (features/fixes/planners/common.ts bundledZeroOp), when
- * the config names no DeepSpeed file or one of the shipped ones (its deepspeed key).
- */
-export function shippedZeroConfigFor(
-  facts: ConfigFacts | undefined,
-  setup: TrainingSetup,
-): ((stage: number, offloadOptimizer: string, offloadParams: string) => ZeroBuckets | undefined) | undefined {
-  const format = facts?.format;
-  const value = facts?.facts.find((f) => f.key === 'deepspeedConfig')?.value;
-  const named = typeof value === 'string' ? value : undefined;
-  const tool = (Object.keys(OWNER) as BundledDeepspeed['tool'][]).find((t) => OWNER[t].format === format);
-  const bf16 = setup.weights_dtype === 'bf16' || setup.mixed_precision === 'bf16';
-  if (!tool || (named !== undefined && !findBundledDeepspeed(named, format))) return undefined;
-  return (stage, offloadOptimizer, offloadParams) => {
-    const b = bundledDeepspeedFor(tool, stage, offloadOptimizer, offloadParams, bf16);
-    return b ? bundledZeroBuckets(b) : undefined;
-  };
+/** The tool whose shipped DeepSpeed files a config of `format` names, if it ships any. */
+export function bundledTool(format: Format | undefined): BundledDeepspeed['tool'] | undefined {
+  return (Object.keys(OWNER) as BundledDeepspeed['tool'][]).find((t) => OWNER[t].format === format);
 }
