@@ -7,6 +7,7 @@
 //   node tools/truth/replay.mjs tools/truth/traces/replay/*.trace.json          # a table
 //   node tools/truth/replay.mjs --json TRACE...                                 # one JSON object per trace
 //   node tools/truth/replay.mjs --detail TRACE...                               # where the cached bytes sit
+//   node tools/truth/replay.mjs --zero3-stream TRACE...                         # DeepSpeed's all-gather stream apart
 //
 // A trace from a GPU (gpu/run.py --trace: the CUDA allocator's own history) also carries the reserved bytes the GPU
 // reported in its measured step; the row then sets the model's replay and the estimator beside that figure.
@@ -139,15 +140,26 @@ function sumBy(items, key, value) {
  * it was allocated, as a load would place it). `peakFrom` is where the measured step begins: its allocated peak is
  * where the cached free bytes are looked at. `stop`, when given, ends the replay after that event (a snapshot).
  */
-function replay(core, trace, from, to, peakFrom, stop) {
+function replay(core, trace, from, to, peakFrom, stop, sideStream) {
   const { events, ops } = trace;
   const A = new core.CachingAllocator();
+  // --zero3-stream: the allocations of DeepSpeed's all-gather stream in a pool of their own (a second allocator).
+  const G = sideStream ? new core.CachingAllocator() : null;
+  const onSide = (bytes, op) => G !== null && sideStream(ops[op], bytes);
+  const reservedNow = () => A.reserved + (G ? G.reserved : 0);
+  let maxReserved = 0;
   const handles = new Map();
   const freed = new Map();
   const heads = []; // the first block of each segment: it stays the first (merges keep the left block)
   let raw = 0;
   const segments = [];
   const malloc = (bytes, addr, op, where) => {
+    if (where !== 'alive at start' && onSide(bytes, op)) {
+      handles.set(addr, [G.malloc(bytes), bytes, op, G]);
+      maxReserved = Math.max(maxReserved, reservedNow());
+      raw += bytes;
+      return;
+    }
     const before = A.reserved;
     const pool = bytes <= SMALL_SIZE ? A.pools.small : A.pools.large;
     const rounded = core.roundSize(bytes);
@@ -155,7 +167,8 @@ function replay(core, trace, from, to, peakFrom, stop) {
     const miss = pool.length === 0 || pool[pool.length - 1].size < rounded;
     const cachedFree = miss ? pool.reduce((s, b) => s + b.size, 0) : 0;
     const h = A.malloc(bytes);
-    handles.set(addr, [h, bytes, op]);
+    maxReserved = Math.max(maxReserved, reservedNow());
+    handles.set(addr, [h, bytes, op, A]);
     freed.delete(h.addr);
     raw += bytes;
     if (A.reserved > before) {
@@ -182,25 +195,27 @@ function replay(core, trace, from, to, peakFrom, stop) {
     const e = events[i];
     if (typeof e === 'string') {
       where = e;
-      if (e.startsWith('step_end:') || e.startsWith('step_begin:')) reservedAt[e] = A.reserved;
+      if (e.startsWith('step_end:') || e.startsWith('step_begin:')) reservedAt[e] = reservedNow();
       continue;
     }
     if (e[0] > 0) malloc(e[0], e[1], e[2], where);
     else {
       const h = handles.get(e[1]);
       if (h === undefined) continue; // freed storage allocated before the profile (dropped by the harness too)
-      A.free(h[0]);
-      freed.set(h[0].addr, [h[1], h[2]]);
+      h[3].free(h[0]);
+      if (h[3] === A) freed.set(h[0].addr, [h[1], h[2]]);
       handles.delete(e[1]);
       raw += e[0];
     }
-    if (i >= peakFrom && raw > peak.raw) peak = { raw, index: i, where, allocated: A.allocated, reserved: A.reserved };
+    if (i >= peakFrom && raw > peak.raw)
+      peak = { raw, index: i, where, allocated: A.allocated + (G ? G.allocated : 0), reserved: reservedNow() };
   }
   const result = {
     startRaw,
     rawPeak: peak.raw,
     peakAllocated: A.peakAllocated,
-    peakReserved: A.peakReserved,
+    peakReserved: G ? maxReserved : A.peakReserved,
+    sideReserved: G ? G.reserved : 0,
     reservedAt,
     peak,
     segments,
@@ -220,9 +235,9 @@ function segmentOf(head) {
 }
 
 /** A replay, then the same replay again up to its allocated peak, to see where the cached free bytes sit then. */
-function replayWindow(core, trace, from, to, peakFrom, logitsBytes) {
-  const r = replay(core, trace, from, to, peakFrom);
-  const at = replay(core, trace, from, to, peakFrom, r.peak.index);
+function replayWindow(core, trace, from, to, peakFrom, logitsBytes, sideStream) {
+  const r = replay(core, trace, from, to, peakFrom, undefined, sideStream);
+  const at = replay(core, trace, from, to, peakFrom, r.peak.index, sideStream);
   const free = at.free;
   return {
     ...r,
@@ -274,18 +289,34 @@ function segmentSummary(segments) {
   return { atStart, byClass, top };
 }
 
-function analyse(core, trace) {
+/**
+ * DeepSpeed ZeRO-3's allocations on its all-gather stream (overlap_comm): each prefetch's flat buffer (a bare
+ * aten::empty in the forward, under PreBackwardFunctionForModule in the backward) and the parameters copied out of it
+ * (a bare aten::cat; transformers' own top-level cats, the rotary halves, are T x h x 2 B).
+ */
+function zero3GatherStream(trace) {
+  const s = trace.scenario;
+  const rotary = 2 * (s.micro_batch_size ?? 1) * (s.seq_len ?? 0) * s.architecture.hidden_size;
+  return (op, bytes) =>
+    op === 'aten::empty' ||
+    op.startsWith('aten::empty < PreBackwardFunctionForModule') ||
+    (op === 'aten::cat' && bytes !== rotary);
+}
+
+function analyse(core, trace, streams) {
   const ev = trace.events;
   const m = trace.measuredStep;
   const begin = markIndex(ev, `step_begin:${m}`);
   const end = markIndex(ev, `step_end:${m}`) + 1;
   const s = trace.scenario;
   const logits = 2 * (s.micro_batch_size ?? 1) * (s.seq_len ?? 0) * s.architecture.vocab_size;
+  const side = streams ? zero3GatherStream(trace) : undefined;
+  const window = (from) => replayWindow(core, trace, from, end, begin, logits, side);
   const windows = {
-    step: replayWindow(core, trace, begin, end, begin, logits),
-    twoSteps: m >= 1 ? replayWindow(core, trace, markIndex(ev, `step_begin:${m - 1}`), end, begin, logits) : null,
-    run: replayWindow(core, trace, markIndex(ev, 'step_begin:0'), end, begin, logits),
-    build: replayWindow(core, trace, 0, end, begin, logits),
+    step: window(begin),
+    twoSteps: m >= 1 ? window(markIndex(ev, `step_begin:${m - 1}`)) : null,
+    run: window(markIndex(ev, 'step_begin:0')),
+    build: window(0),
   };
   const churn = trace.peakBytes - windows.step.startRaw;
   const out = {
@@ -376,11 +407,12 @@ async function main() {
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   const files = argv.filter((a) => !a.startsWith('--'));
   if (files.length === 0) {
-    console.error('usage: node tools/truth/replay.mjs [--json] [--detail] TRACE.json...');
+    console.error('usage: node tools/truth/replay.mjs [--json] [--detail] [--zero3-stream] TRACE.json...');
     process.exit(2);
   }
   const core = await loadCore();
-  const results = files.map((f) => analyse(core, JSON.parse(fs.readFileSync(f, 'utf8'))));
+  const streams = flags.has('--zero3-stream');
+  const results = files.map((f) => analyse(core, JSON.parse(fs.readFileSync(f, 'utf8')), streams));
   if (flags.has('--json')) {
     for (const a of results) console.log(JSON.stringify(a));
     return;
