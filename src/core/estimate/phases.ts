@@ -13,6 +13,7 @@ import type { GradientPlan } from '../terms/gradients';
 import { optimizerStepTerms } from '../terms/optimizer-step';
 import type { GatheredAt } from '../terms/sharding-buffers';
 import type { HeldStepOutputs } from '../terms/previous-step';
+import { gatherPoolCapacity, type GatherInFlight } from '../terms/zero3-gathered';
 
 /** A stage's terms, as the phases place them. */
 export interface StageTerms {
@@ -26,6 +27,8 @@ export interface StageTerms {
   readonly gatheredAt: GatheredAt;
   readonly gatheredGrads: Component[];
   readonly headGather: Component[];
+  /** ZeRO-3: its prefetches' flat buffers, which the all-gather stream's pool holds beyond the gathered parameters. */
+  readonly gatherInFlight: GatherInFlight;
   readonly activations: StageActivations;
   readonly headAccum: number;
   /** The head's gradient exists at the loss backward (the chunks already done added theirs: torchtune, TRL chunked_nll). */
@@ -484,7 +487,10 @@ function recordStreamPools(
   const { gathered, gatheredAt } = terms;
   const units = new Set([...gathered, ...gatheredAt.loss, ...gatheredAt.firstLayer]);
   const root = new Set(terms.headGather);
-  poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, sum(gathered));
+  poolsAtPhase.unitCapacity = Math.max(
+    poolsAtPhase.unitCapacity,
+    gatherPoolCapacity(terms.gatherInFlight, sum(gathered), sum(gatheredAt.loss) + sum(terms.headGather)),
+  );
   const point = (ph: PhaseEstimate, cs: Component[]): StreamPoolPoint => ({
     phase: ph,
     allocated: sum(cs),
@@ -744,7 +750,8 @@ function leanPhases(
     // Each backward candidate: the loss point holds the gradients kept from the previous micro-step (and the head's
     // with a chunked loss), the last-layer point the head's, the end of the backward all of them; the layer units
     // gathered there with them.
-    poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, gSum);
+    const capacity = gatherPoolCapacity(terms.gatherInFlight, gSum, gLoss + hgSum);
+    poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, capacity);
     const pt = (ph: PhaseEstimate, allocated: number, grads: number, units: number, root: number): StreamPoolPoint => ({
       phase: ph,
       allocated,

@@ -34,16 +34,25 @@ export interface StepPeak {
 }
 
 /**
- * Which of FSDP's stream pools apply: the reduce-scatter pool of gradient shards (sharded gradients that live on the
- * GPU and are freed by zero_grad), the all-gather pool of unsharded layer units (FULL_SHARD / HYBRID_SHARD).
+ * Which stream pools apply: FSDP's reduce-scatter pool of gradient shards (sharded gradients that live on the GPU and
+ * are freed by zero_grad), the all-gather pool of unsharded layer units (FSDP FULL_SHARD / HYBRID_SHARD), and ZeRO-3's
+ * all-gather stream with overlap_comm, its default at stage 3 (partitioned_param_coordinator.py
+ * __all_gather_params_: the gathered buffers are allocated under `get_accelerator().stream(self.__allgather_stream)`).
  */
-export function fsdpStreamPools(ctx: EstimateContext): { reduceScatter: boolean; allGather: boolean } {
+export function sideStreamPools(ctx: EstimateContext): { reduceScatter: boolean; allGather: boolean } {
   const { fsdp, shardGrads, shardParams, fsdpOffload } = ctx.sharding;
   return {
     reduceScatter: fsdp && shardGrads > 1 && !fsdpOffload && !ctx.setup.optimizer_in_backward,
-    allGather: fsdp && shardParams > 1 && ctx.setup.fsdp !== 'shard_grad_op',
+    allGather: (fsdp && shardParams > 1 && ctx.setup.fsdp !== 'shard_grad_op') || zero3GatherStream(ctx),
   };
 }
+
+/** ZeRO-3 gathers on a stream of its own: overlap_comm, true unless the config turns it off. */
+const zero3GatherStream = (ctx: EstimateContext): boolean =>
+  !ctx.sharding.fsdp &&
+  ctx.sharding.zeroStage === 3 &&
+  ctx.sharding.shardParams > 1 &&
+  ctx.setup.zero_buckets?.overlap_comm !== false;
 
 /** FSDP's stream pools beside the compute stream's peak, in bytes, with their formulas. */
 interface StreamPoolBytes {
@@ -72,7 +81,7 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   const shardGrads = ctx.sharding.shardGrads;
   const gradBytes = ctx.dtypes.gradBytes;
   const ledger = step.poolsAtPhase;
-  const on = fsdpStreamPools(ctx);
+  const on = sideStreamPools(ctx);
   const none = {
     reduceScatter: 0,
     allGather: 0,
@@ -95,9 +104,11 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
         ...ledger.points,
       ];
   let best = { phase: step.stepPeak, rs: 0, ag: 0, ic: 0, working: 0, total: -1 };
+  // ZeRO-3's head is fetched like any module, into the same pool: what the pool holds beside it is the rest.
+  const zero3 = zero3GatherStream(ctx);
   for (const p of points) {
     const rs = Math.max(0, shardGradBytes - Math.round(p.grads));
-    const ag = Math.max(0, capacity - Math.round(p.units));
+    const ag = Math.max(0, capacity - Math.round(p.units) - (zero3 ? Math.round(p.root) : 0));
     // What the compute stream holds beyond the model states: the step's own allocations, which reuse the blocks
     // FSDP1's initialisation left there (terms/fsdp-init-cache.ts) before asking for new segments.
     const working = Math.max(0, p.allocated - p.persistent - p.units - p.root - p.grads);
@@ -131,11 +142,15 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
       `the ${formatCount(inv.trainable / (tp * shardGrads))} shards allocated on FSDP's ` +
       `reduce-scatter stream, those not allocated at that point): freed by zero_grad but ` +
       `reusable only by that stream`,
-    allGatherFormula:
-      `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} ` +
-      `of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, ` +
-      `reusable only by that stream, beside the compute stream's memory where their sum is ` +
-      `highest (${best.phase.phase})`,
+    allGatherFormula: zero3
+      ? `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} ` +
+        `that ZeRO-3's all-gather stream (overlap_comm) holds at most (the gathered parameters and a prefetch's flat ` +
+        `buffer), reusable only by that stream, beyond what is gathered where the compute stream's memory and the ` +
+        `pool are highest together (${best.phase.phase})`
+      : `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} ` +
+        `of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, ` +
+        `reusable only by that stream, beside the compute stream's memory where their sum is ` +
+        `highest (${best.phase.phase})`,
   };
 }
 
@@ -298,7 +313,9 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   if (pools.allGather > 0) {
     runtime.push({
       id: 'all-gather-pool',
-      label: 'Unsharded layer units cached in the all-gather stream pool',
+      label: zero3GatherStream(ctx)
+        ? "Gathered parameters cached in ZeRO-3's all-gather stream pool"
+        : 'Unsharded layer units cached in the all-gather stream pool',
       bytes: pools.allGather,
       formula: ctx.lean ? '' : pools.allGatherFormula,
     });

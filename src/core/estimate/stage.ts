@@ -20,7 +20,7 @@ import type { EstimateContext, StageContext } from './context';
 import { fsdp2ExpertPadding } from './fsdp2-padding';
 import { type LossPoint, phasesFor, type StageTerms, type StreamPoolLedger } from './phases';
 import type { StageForward } from '../terms/forward-cache';
-import { fsdpStreamPools } from './runtime';
+import { sideStreamPools } from './runtime';
 
 /** The geometry of pipeline stage `stageIndex` as one of its GPUs holds it. */
 export function stageContext(ctx: EstimateContext, stageIndex: number): StageContext {
@@ -148,7 +148,7 @@ function stagePhases(
 
   const grads = gradientPlan(ctx, st);
   const sharding = shardingBuffers(ctx, st);
-  const { gathered, gatheredAt, gatheredGrads, headGather } = sharding;
+  const { gathered, gatheredAt, gatheredGrads, headGather, gatherInFlight } = sharding;
   persistent.push(...ddpBuckets(ctx, st, grads), ...sharding.persistent);
 
   const activations = stageActivations(ctx, st);
@@ -176,6 +176,7 @@ function stagePhases(
     gatheredAt,
     gatheredGrads,
     headGather,
+    gatherInFlight,
     activations,
     headAccum,
     headGradAtLoss,
@@ -220,8 +221,8 @@ export function busiestStage(ctx: EstimateContext): {
   forward: StageForward;
 } {
   const pp = ctx.layout.pipelineParallel;
-  // FSDP's stream pools (estimate/runtime.ts) need the gradients and gathered units allocated at each phase's high point.
-  const pools = fsdpStreamPools(ctx);
+  // The side streams' pools (estimate/runtime.ts) need the gradients and gathered units allocated at each phase's high point.
+  const pools = sideStreamPools(ctx);
   const poolsAtPhase: StreamPoolLedger | undefined =
     pools.reduceScatter || pools.allGather ? { points: [], unitCapacity: 0 } : undefined;
   // Bytes of the vocabulary-sized tensors live at the loss (set by the last stage): the largest tensors of a step.

@@ -20,7 +20,7 @@ import { fsdp2ExpertPadding } from '../estimate/fsdp2-padding';
 import { adaptersInLayerUnits } from '../estimate/fsdp-units';
 import { formatCount } from '../units';
 import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
-import { linearModuleParams, zero3Gathered } from './zero3-gathered';
+import { type GatherInFlight, linearModuleParams, zero3Gathered } from './zero3-gathered';
 import { zeroConfig, zeroSetting, type ZeroConfig } from '../estimate/zero-config';
 
 /**
@@ -137,6 +137,8 @@ export function shardingBuffers(
   persistent: Component[];
   gathered: Component[];
   gatheredAt: GatheredAt;
+  /** ZeRO-3: the flat buffers of its prefetches, beside the gathered parameters on the all-gather stream. */
+  gatherInFlight: GatherInFlight;
   gatheredGrads: Component[];
   headGather: Component[];
 } {
@@ -167,6 +169,7 @@ export function shardingBuffers(
   const buckets = zero >= 1 ? zeroBuckets(ctx, zb, trainableHere) : { persistent: [], backward: [] };
   const gathered: Component[] = [];
   let gatheredAt: GatheredAt | undefined;
+  let gatherInFlight: GatherInFlight = { layer: 0, atLoss: 0 };
   const gatheredGrads: Component[] = [];
   // A 4/8-bit layer is all-gathered as stored: FSDP-QLoRA keeps bitsandbytes' packed weights in a 16-bit storage
   // (bnb_4bit_quant_storage) and gathers those bytes; torchao's NF4Tensor gathers its codes and scales under FSDP2
@@ -202,6 +205,7 @@ export function shardingBuffers(
   if (zero === 3) {
     const z3 = zero3Gathered(ctx, st, zb, { blockUnit, bytesPerParam: gatherBytesPerParam, dtype: gatherDtype });
     gathered.push(z3.gathered);
+    gatherInFlight = z3.inFlight;
     gatheredAt = {
       forwardEnd: [z3.atLoss],
       loss: [z3.atLoss],
@@ -320,6 +324,7 @@ export function shardingBuffers(
     persistent: buckets.persistent,
     gathered,
     gatheredAt: gatheredAt ?? { forwardEnd: gathered, loss: gathered, lastLayer: gathered, firstLayer: gathered },
+    gatherInFlight,
     gatheredGrads,
     headGather,
   };

@@ -23,6 +23,11 @@ export interface Zero3Gathered {
   readonly gathered: Component;
   readonly held: Component | undefined;
   readonly atLoss: Component;
+  /**
+   * Bytes of the flat buffer a prefetch gathers into, alive beside the gathered parameters while they are copied out:
+   * inside a layer, and when the output head is prefetched for the loss.
+   */
+  readonly inFlight: GatherInFlight;
 }
 
 /** The modules of one layer on this GPU, in the forward's order (the fused experts are one module). */
@@ -128,7 +133,13 @@ export function zero3Gathered(
       maxLive: zb.stage3_max_live_parameters,
     }),
   );
-  return { gathered, held, atLoss };
+  const head = st.last ? (ctx.model.arch.vocab * ctx.model.arch.hidden) / tp : 0;
+  const half = ctx.dtypes.half;
+  const inFlight = {
+    layer: prefetchFlatBuffer(zbIn, modules, half, largestModule * bytesPerParam),
+    atLoss: head > 0 ? prefetchFlatBuffer(zbIn, modules, half, head * half) : 0,
+  };
+  return { gathered, held, atLoss, inFlight };
 }
 
 /**
@@ -233,4 +244,33 @@ function zero3Retained(
       `min(the stage's layer params ${formatCount(layerParams)}, (stage3_max_reuse_distance ` +
       `${formatCount(distance)} - 2 x head ${formatCount(head)}) / ${checkpointed ? '3 (checkpointed)' : '2'})`,
   };
+}
+
+/** The flat buffers of ZeRO-3's prefetches, in bytes: inside a layer, and the one that takes the output head. */
+export interface GatherInFlight {
+  readonly layer: number;
+  readonly atLoss: number;
+}
+
+/**
+ * The flat buffer of one prefetch, in bytes: the bucket's elements (DeepSpeed counts stored elements, in the 16-bit
+ * storage) and the parameter that crosses it, `largest` bytes at most (a layer module, or the output head). A fetch of
+ * several parameters gathers them into one flat tensor (partition_parameters.py _all_gather_dtype:
+ * torch.empty(partition_sz x world_size)) and then copies each parameter out of it (AllGatherCoalescedHandle.wait:
+ * torch.cat of its partitions), so the buffer is alive beside the copies; a prefetch takes whole parameters until
+ * their elements reach the bucket, the last one crossing it. A fetch of one parameter gathers straight into it
+ * (_all_gather_sequential), and nothing is prefetched with max_live at 0.
+ */
+function prefetchFlatBuffer(zb: ZeroConfig, modules: readonly number[], half: number, largest: number): number {
+  const bucket = zb.stage3_prefetch_bucket_size;
+  if (!(bucket > 0) || !(zb.stage3_max_live_parameters > 0) || modules.length < 2) return 0;
+  return bucket * half + largest;
+}
+
+/**
+ * The most the all-gather stream holds at once: the gathered parameters inside a layer, or at the loss with the head,
+ * each with the flat buffer of the prefetch that brings them (ZeRO-3; with none in flight, FSDP's units alone).
+ */
+export function gatherPoolCapacity(flight: GatherInFlight, inLayer: number, atLossWithHead: number): number {
+  return Math.max(inLayer + flight.layer, flight.atLoss > 0 ? atLossWithHead + flight.atLoss : 0);
 }

@@ -3,7 +3,7 @@
 // from the checkpoints' shapes and DeepSpeed's coordinator, or measured with DeepSpeed 0.19.6 on the CPU (tools/truth).
 import * as assert from 'node:assert/strict';
 import { near, phase, run, setupFor } from '../helpers';
-import { llama3ZeroFull, truthPeak, truthSetup } from './helpers';
+import { llama3ZeroFull, replayEstimate, runtimeBytes, truthPeak, truthSetup } from './helpers';
 
 describe('estimate: ZeRO-3 live parameters', () => {
   // The backward's high point in a layer, not at the loss: a fused loss (loss: fused) keeps the logits small.
@@ -108,5 +108,32 @@ describe('estimate: ZeRO-3 against DeepSpeed on the CPU (tools/truth, DeepSpeed 
     // head, the partition's flat gradient buffer and no layer module (was -3.0 % over 2 GPUs with one layer counted).
     for (const id of ['zero/llama-w2-z3-full', 'zero/llama-w8-z3-full', 'zero/llama-w8-z3-full-accum2'])
       near(run(truthSetup(id)).perGpu.peakBytes, truthPeak(id), 0.01, id);
+  });
+});
+
+describe("estimate: ZeRO-3's all-gather stream pool (overlap_comm)", () => {
+  // DeepSpeed gathers on its own stream with overlap_comm (stage 3's default): the gathered parameters and the flat
+  // buffer of each prefetch (_all_gather_dtype's torch.empty, copied out per parameter by torch.cat) are blocks only
+  // that stream reuses. The replay point llama7b-4l-z3-lora-all-ckpt (Llama-2-7B widths, 4 layers, 8 ranks,
+  // DeepSpeed's defaults) peaks at the loss with every layer and the head gathered (4,326 MB measured on the CPU); the
+  // pool's high point was the head's prefetch: the head's 131,072,000 elements crossing the 5e7-element bucket, one
+  // flat buffer of (5e7 + 131,072,000) x 2 B = 362,144,000 B beside them. Its recorded sequence replayed with the
+  // gathers in a pool of their own reserves 5,073 MB in the measured step (5,386 MB from the first step); the
+  // estimate 5,166 MB (4,786 MB without the term).
+  it('holds the head prefetch flat buffer beyond what is gathered at the loss', () => {
+    const e = replayEstimate('llama7b-4l-z3-lora-all-ckpt');
+    assert.equal(runtimeBytes(e, 'all-gather-pool'), 362_144_000);
+    near(e.perGpu.reservedBytes, 5_073e6, 0.03, 'reserved against the two-pool replay');
+  });
+
+  it('none without overlap_comm (LLaMA-Factory ds_z3_config); without a prefetch, the largest module', () => {
+    const off = replayEstimate('llama7b-4l-z3-lora-all-ckpt', { zero_buckets: { overlap_comm: false } });
+    assert.equal(runtimeBytes(off, 'all-gather-pool'), undefined);
+    const noPrefetch = replayEstimate('llama7b-4l-z3-lora-all-ckpt', {
+      zero_buckets: { stage3_max_live_parameters: 0, stage3_max_reuse_distance: 0 },
+    });
+    // max_live 0 (Axolotl's files): one module at a time and no flat buffer, but the pool keeps the largest module's
+    // block (an MLP projection, 4,096 x 11,008 x 2 B) while only the head is gathered at the loss.
+    assert.equal(runtimeBytes(noPrefetch, 'all-gather-pool'), 4096 * 11008 * 2);
   });
 });
