@@ -64,6 +64,16 @@ interface StreamPoolBytes {
   initCacheFormula: string;
 }
 
+/** No stream pool beside the compute stream's (frozen, shared). */
+const NO_POOLS: StreamPoolBytes = Object.freeze({
+  reduceScatter: 0,
+  allGather: 0,
+  initCache: 0,
+  reduceScatterFormula: '',
+  allGatherFormula: '',
+  initCacheFormula: '',
+});
+
 /**
  * FSDP reduce-scatters gradients on its own stream, and the sharded gradients are allocated there ("The RS output is
  * allocated in the RS stream", torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py). The unsharded layer units
@@ -81,16 +91,8 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   const shardGrads = ctx.sharding.shardGrads;
   const gradBytes = ctx.dtypes.gradBytes;
   const ledger = step.poolsAtPhase;
+  if (!ledger) return NO_POOLS;
   const on = sideStreamPools(ctx);
-  const none = {
-    reduceScatter: 0,
-    allGather: 0,
-    initCache: 0,
-    reduceScatterFormula: '',
-    allGatherFormula: '',
-    initCacheFormula: '',
-  };
-  if (!ledger) return none;
   const units = fsdpInitUnits(ctx, inv.largestBlock, inv.embedding, inv.head);
   const initCached = units ? initCacheBytes(units) : 0;
   const shardGradBytes = on.reduceScatter ? Math.round((inv.trainable * gradBytes) / (tp * shardGrads)) : 0;

@@ -34,8 +34,12 @@ export type ZeroConfig = typeof ZERO_DEFAULTS & {
   readonly filled: Partial<Record<Counted, string>>;
 };
 
+/** DeepSpeed's defaults as a ZeroConfig: what a setup without zero_buckets runs with (frozen, shared). */
+const DEFAULT_CONFIG: ZeroConfig = Object.freeze({ ...ZERO_DEFAULTS, filled: Object.freeze({}) });
+
 /** The ZeRO settings of `setup`, its "auto" counts filled from the model's hidden size as HF Trainer does. */
 export function zeroConfig(setup: TrainingSetup, hidden: number): ZeroConfig {
+  if (!setup.zero_buckets) return DEFAULT_CONFIG;
   const out: Record<string, number | boolean> = { ...ZERO_DEFAULTS };
   const filled: Partial<Record<Counted, string>> = {};
   for (const [key, value] of Object.entries(setup.zero_buckets ?? {})) {
