@@ -2,7 +2,8 @@
 // one layer + prefetch bucket)), or what the prefetch runs ahead to (stage3_max_live_parameters and one module) when
 // the layer's modules are smaller than the bucket; kept from the forward into the backward when their reuse comes
 // within stage3_max_reuse_distance; at the loss only those, what the output head's fetch prefetches, or the running
-// ahead. All in the gather dtype, plus the small parameters, which stay unsharded. Sources:
+// ahead. All in the gather dtype, plus the small parameters, which stay unsharded; and the flat buffers of the
+// prefetches, which the all-gather stream's pool holds (estimate/runtime.ts). Sources:
 // deepspeed/runtime/zero/partitioned_param_coordinator.py (fetch_sub_module, __params_to_release), config.py.
 // CPU truth: tools/truth/scenarios/zero (DeepSpeed 0.19.6). Docs: docs/estimate/parallelism.md. Pure arithmetic.
 import type { LinearModule } from '../architecture';
