@@ -4,7 +4,10 @@ import { advise } from '../../src/core/advice';
 import { estimate } from '../../src/core/estimate';
 import { findGpu } from '../../src/core/lookup';
 import { stepTime, tokenEfficiency } from '../../src/core/step-time';
+import { analyzeAs } from '../../src/analyzers/detect';
+import { shippedZeroConfigFor } from '../../src/analyzers/shipped-zero';
 import { phase, setupFor } from './helpers';
+import { llama3ZeroFull } from './terms/helpers';
 
 function gpu(name: string) {
   const g = findGpu(name);
@@ -531,21 +534,10 @@ describe('advice: fused MoE experts left in 16 bits', () => {
 describe('advice: a ZeRO change takes the settings of the DeepSpeed file its quick fix writes', () => {
   // Llama-3-8B full fine-tune in bf16, 1 x 4,096 tokens, checkpointed, on 4 x A100-40GB, from an Axolotl config that
   // names no DeepSpeed file. Its ZeRO-3 quick fix writes `deepspeed: deepspeed_configs/zero3_bf16.json`, whose
-  // settings (analyzers/deepspeed-json/bundled.ts, as Axolotl ships it) are "auto" buckets and no live-parameter limit;
-  // the advice's ZeRO-3 item estimates that run, not one with DeepSpeed's defaults.
+  // settings (analyzers/shipped-zero.ts, as Axolotl ships it) are "auto" buckets and no live-parameter limit; the
+  // advice's ZeRO-3 item estimates that run, not one with DeepSpeed's defaults.
   const g = gpu('A100-40GB');
-  const s = setupFor('meta-llama/Meta-Llama-3-8B', {
-    weights_dtype: 'bf16',
-    mixed_precision: 'bf16',
-    master_weights: true,
-    micro_batch_size: 1,
-    seq_len: 4096,
-    gradient_checkpointing: 'full',
-    gpus_per_node: 4,
-  });
-  const { shippedZeroConfigFor } =
-    require('../../src/analyzers/shipped-zero') as typeof import('../../src/analyzers/shipped-zero');
-  const { analyzeAs } = require('../../src/analyzers/detect') as typeof import('../../src/analyzers/detect');
+  const s = llama3ZeroFull({ micro_batch_size: 1, seq_len: 4096, gpus_per_node: 4 });
   const axolotl = (text: string) => analyzeAs('axolotl-yaml', text);
   const written = shippedZeroConfigFor(axolotl('base_model: meta-llama/Meta-Llama-3-8B\nbf16: true\n'), s);
 

@@ -144,15 +144,14 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
       `the ${formatCount(inv.trainable / (tp * shardGrads))} shards allocated on FSDP's ` +
       `reduce-scatter stream, those not allocated at that point): freed by zero_grad but ` +
       `reusable only by that stream`,
-    allGatherFormula: zero3
-      ? `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} ` +
-        `that ZeRO-3's all-gather stream (overlap_comm) holds at most (the gathered parameters and a prefetch's flat ` +
-        `buffer), reusable only by that stream, beyond what is gathered where the compute stream's memory and the ` +
-        `pool are highest together (${best.phase.phase})`
-      : `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} ` +
-        `of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, ` +
-        `reusable only by that stream, beside the compute stream's memory where their sum is ` +
-        `highest (${best.phase.phase})`,
+    allGatherFormula:
+      `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} ` +
+      (zero3
+        ? `that ZeRO-3's all-gather stream (overlap_comm) holds at most (the gathered parameters and a prefetch's ` +
+          `flat buffer), reusable only by that stream, beyond what is gathered where the compute stream's memory ` +
+          `and the pool are highest together (${best.phase.phase})`
+        : `of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, reusable only by that ` +
+          `stream, beside the compute stream's memory where their sum is highest (${best.phase.phase})`),
   };
 }
 
