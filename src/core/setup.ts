@@ -378,6 +378,14 @@ export const TrainingSetupSchema = z.strictObject({
    * save and FSDP reduce and keep what the frozen weights' gradients need. Unset: true (an assumption under FSDP1).
    */
   fsdp_adapters_wrapped: z.boolean().optional(),
+  /**
+   * Gradient accumulation under FSDP with the gradient sync deferred to the last micro-batch (FSDP1 no_sync(), FSDP2
+   * set_requires_gradient_sync(False)): what the HF Trainer, Accelerate's accumulate() and Lightning do, which keeps
+   * every unsharded gradient from one micro-batch to the next. false: each micro-batch's gradients are reduce-scattered
+   * as they come (FSDP's default in a plain loop, torchtune, torchtitan, Accelerate's sync_each_batch). Unset: true
+   * (an assumption under FSDP with accumulation).
+   */
+  fsdp_no_sync: z.boolean().optional(),
   /** GPUs in one FSDP hybrid-shard group (defaults to gpus_per_node). */
   fsdp_shard_size: positiveInt.optional(),
   /**

@@ -292,8 +292,29 @@ def _sharded(kind):
                                          seq_len=512), {"parallel": kind})
     out["llama-w64-amp"] = (scenario("llama", fsdp="full_shard", gpus_per_node=8, nodes=8, mixed_precision="bf16"), {"parallel": kind})
     out["llama-w4-shard-grad-op-amp"] = (scenario("llama", fsdp="shard_grad_op", gpus_per_node=4, mixed_precision="bf16"), {"parallel": kind})
+    out.update(_accumulating(kind))
     if kind == "fsdp1":
         out.update(_fsdp1_peft())
+    return out
+
+
+def _accumulating(kind):
+    """Two micro-batches per step: reduced as they come (FSDP's default, a plain loop) or, as the HF Trainer runs them,
+    every one but the last under Accelerator.no_sync (fsdp_no_sync: FSDP1 no_sync(), FSDP2
+    set_requires_gradient_sync(False)), which accumulates unsharded gradients."""
+    out = {}
+    amp = dict(fsdp="full_shard", gpus_per_node=4, mixed_precision="bf16", gradient_accumulation_steps=2)
+    out["llama-w4-amp-accum2"] = (scenario("llama", **amp, fsdp_no_sync=False), {"parallel": kind})
+    for fam in ("llama", "qwen3", "gemma3", "mixtral"):
+        out[f"{fam}-w4-amp-accum2-nosync"] = (scenario(fam, **amp, fsdp_no_sync=True), {"parallel": kind})
+    nosync = dict(amp, fsdp_no_sync=True)
+    out["llama-w8-amp-offload-accum2-nosync"] = (scenario("llama", **dict(nosync, gpus_per_node=8), offload_params="cpu",
+                                                          offload_optimizer="cpu"), {"parallel": kind})
+    out["llama-w4-amp-ckpt-accum2-nosync"] = (scenario("llama", **nosync, gradient_checkpointing="full", seq_len=512), {"parallel": kind})
+    out["llama-w4-fp32-accum2-nosync"] = (scenario("llama", **dict(nosync, mixed_precision="none")), {"parallel": kind})
+    out["llama-w4-shard-grad-op-amp-accum2-nosync"] = (scenario("llama", **dict(nosync, fsdp="shard_grad_op")), {"parallel": kind})
+    out["llama-w8-lora-amp-accum2-nosync"] = (scenario("llama", **dict(nosync, gpus_per_node=8), method="lora", lora=LORA_QV),
+                                              {"parallel": kind})
     return out
 
 
@@ -311,6 +332,13 @@ def _fsdp1_peft():
             out[f"{fam}-w{world}-lora-all-bf16-ckpt-reentrant-peftwrap"] = (scenario(fam, **keys), harness)
             out[f"{fam}-w{world}-lora-all-bf16-ckpt-reentrant-peftwrap-offload"] = (
                 scenario(fam, **keys, offload_params="cpu", offload_optimizer="cpu"), harness)
+    # The recipe's two micro-batches per step, as the HF Trainer runs them (no_sync on the first).
+    keys = dict(fsdp="full_shard", gpus_per_node=2, weights_dtype="bf16", mixed_precision="bf16", method="lora",
+                lora=lora("llama", LORA_ALL), gradient_checkpointing="full", seq_len=512, gradient_accumulation_steps=2,
+                fsdp_no_sync=True)
+    out["llama-w2-lora-all-bf16-ckpt-reentrant-peftwrap-accum2-nosync"] = (scenario("llama", **keys), harness)
+    out["llama-w2-lora-all-bf16-ckpt-reentrant-peftwrap-offload-accum2-nosync"] = (
+        scenario("llama", **keys, offload_params="cpu", offload_optimizer="cpu"), harness)
     return out
 
 

@@ -46,6 +46,7 @@ export function defaultAssumptions(ctx: PlanningContext, code: Architecture['mod
   }
   blockDefaults(ctx);
   bitsandbytesDefaults(ctx);
+  gradientSyncDefault(ctx);
   if (!ctx.lean && adapterUnitsMatter(setup) && setup.fsdp_adapters_wrapped === undefined) {
     assumptions.push({
       key: 'fsdp_adapters_wrapped',
@@ -56,6 +57,27 @@ export function defaultAssumptions(ctx: PlanningContext, code: Architecture['mod
         "and keeps what the frozen weights' gradients need: set fsdp_adapters_wrapped: false",
     });
   }
+}
+
+/**
+ * Whether FSDP defers the gradient sync to the last micro-batch (terms/gradients.ts unsyncedGradients): said where it
+ * matters (sharded FSDP over several GPUs with accumulation) and no file gave it.
+ */
+function gradientSyncDefault(ctx: PlanningContext): void {
+  const { setup, provenance: prov } = ctx;
+  const sharded = setup.fsdp !== 'none' && setup.fsdp !== 'no_shard' && setup.gpus_per_node * setup.nodes > 1;
+  if (ctx.lean || !sharded || setup.gradient_accumulation_steps <= 1) return;
+  const p = prov.fsdp_no_sync;
+  if (p && p.kind !== 'default') return;
+  ctx.notes.assumptions.push({
+    key: 'fsdp_no_sync',
+    value: String(setup.fsdp_no_sync ?? true),
+    source: defaultSource(
+      p,
+      'the micro-batches before the last keep their unsharded gradients (no_sync), as under the HF Trainer, ' +
+        "Accelerate's accumulate() and Lightning; set fsdp_no_sync: false for a loop that reduces every micro-batch",
+    ),
+  });
 }
 
 /** The setup fields left at their schema default (or a tool's). */

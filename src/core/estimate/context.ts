@@ -74,6 +74,8 @@ export interface ShardingPlan {
   readonly fsdpOffload: boolean;
   /** FSDP keeps its root unit (embeddings + output head unless they are wrapped on their own) unsharded. */
   readonly rootUnit: boolean;
+  /** FSDP accumulates unsharded gradients over the micro-batches before the last (fsdp_no_sync). */
+  readonly deferredGradSync: boolean;
 }
 
 /** The generation of online RL (GRPO, online DPO) or of on-policy distillation, per round. */

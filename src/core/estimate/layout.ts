@@ -142,6 +142,10 @@ export function planLayout(
   };
   // FSDP keeps its root unit (embeddings + output head unless they are wrapped on their own) unsharded.
   const rootUnit = fsdp && shardParams > 1 && !setup.fsdp_shard_embeddings;
+  // FSDP1 no_sync() / FSDP2 set_requires_gradient_sync(False) on every micro-batch but the last keep the unsharded
+  // gradients (torch/distributed/fsdp/_runtime_utils.py _post_backward_hook returns before the reduce-scatter).
+  const deferredGradSync =
+    fsdp && shardGrads > 1 && setup.gradient_accumulation_steps > 1 && setup.fsdp_no_sync !== false;
   return {
     layout,
     sharding: {
@@ -154,6 +158,7 @@ export function planLayout(
       offloadParams,
       fsdpOffload,
       rootUnit,
+      deferredGradSync,
     },
   };
 }

@@ -9,11 +9,14 @@ import { formatCount } from '../units';
 import type { EstimateContext, StageContext } from './context';
 import type { StageActivations } from '../terms/activations/stage';
 import type { EvaluationWork } from '../terms/evaluation';
-import type { GradientPlan } from '../terms/gradients';
+import { type GradientPlan, reducedHeadGradient } from '../terms/gradients';
 import { optimizerStepTerms } from '../terms/optimizer-step';
 import type { GatheredAt } from '../terms/sharding-buffers';
 import type { HeldStepOutputs } from '../terms/previous-step';
 import { gatherPoolCapacity, type GatherInFlight } from '../terms/zero3-gathered';
+import { leanPhases, LOSS_BACKWARD_NOTE } from './lean-phases';
+
+export { LOSS_BACKWARD_NOTE };
 
 /** A stage's terms, as the phases place them. */
 export interface StageTerms {
@@ -85,9 +88,6 @@ type GradientShare = (bytes: number, note: string) => Component;
 
 /** A backward high point: what it holds and its note. */
 type BackwardPoint = [Component[], string];
-
-/** The note of the backward phase whose peak is the loss's backward (full and lean phases say it alike). */
-export const LOSS_BACKWARD_NOTE = 'start of backward: activations + gradients of the logits';
 
 /**
  * What the loss's backward point allocates, whichever backward point is the highest: the segments reserved there stay
@@ -293,6 +293,7 @@ function forwardComponents(
   return [
     ...pers,
     ...(gradsInForward > 0 ? [gradC(gradsInForward, terms.grads.inForwardNote)] : []),
+    ...(terms.grads.unsynced ? [terms.grads.unsynced.all] : []),
     ...(atLossTail ? gatheredAt.forwardEnd : gathered),
     ...headGather,
     actComp,
@@ -317,9 +318,8 @@ function backwardCandidates(
 ): BackwardPoint[] {
   const setup = ctx.setup;
   const a = ctx.model.arch;
-  const tp = ctx.layout.tensorParallel;
-  const { shardGrads, rootUnit } = ctx.sharding;
-  const { half, gradBytes } = ctx.dtypes;
+  const { rootUnit } = ctx.sharding;
+  const { half } = ctx.dtypes;
   const ck = setup.gradient_checkpointing;
   const {
     persistent: pers,
@@ -332,10 +332,12 @@ function backwardCandidates(
     dequantC,
     outside,
   } = terms;
-  const { gradsInForward, gradAtEnd, embGradLater, gradAtFirst } = terms.grads;
+  const { gradsInForward, gradAtEnd, embGradLater, gradAtFirst, unsynced } = terms.grads;
   const { layer, actComp, maskHeld, castComp, recompute } = terms.activations;
   // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
-  const headGrad = setup.method === 'full' && st.last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
+  const headGrad = reducedHeadGradient(ctx, st);
+  const unsyncedAll = unsynced ? [unsynced.all] : [];
+  const unsyncedFirst = unsynced ? [unsynced.atFirstLayer] : [];
   const recomputeC =
     recompute > 0
       ? [
@@ -378,6 +380,7 @@ function backwardCandidates(
   const atLoss: Component[] = [
     ...pers,
     headAtLossC,
+    ...unsyncedAll,
     ...gatheredAt.loss,
     ...headGather,
     actComp,
@@ -394,6 +397,7 @@ function backwardCandidates(
   const atLastLayer: Component[] = [
     ...pers,
     headGradC,
+    ...unsyncedAll,
     ...gatheredAt.lastLayer,
     ...rootHeld,
     ...gatheredGrads,
@@ -422,6 +426,7 @@ function backwardCandidates(
   const atFirstLayer: Component[] = [
     ...pers,
     gradC(gradAtFirst, embGradLater > 0 ? " (all but the embedding's, which comes after the first layer)" : ''),
+    ...unsyncedFirst,
     ...gatheredAt.firstLayer,
     ...rootHeld,
     ...gatheredGrads,
@@ -438,6 +443,7 @@ function backwardCandidates(
       ? [
           ...pers,
           gradC(gradAtEnd, ''),
+          ...unsyncedFirst,
           ...gatheredAt.firstLayer,
           ...rootHeld,
           ...tiedC,
@@ -611,188 +617,4 @@ function firstStepPhase(ctx: EstimateContext, st: StageContext, pers: Component[
     components: fs,
     note: 'initialisation and first step: flat parameter groups are built',
   };
-}
-
-/** Evaluation's bytes beside the persistent and gathered ones, lean: kept gradients and the larger of loss and layer. */
-function leanEvaluationBytes(terms: StageTerms): number {
-  const r = (x: number): number => Math.max(0, Math.round(x));
-  const { evalLossBytes, evalLayerBytes, gradsKeptInEval } = terms.evaluation;
-  const layer = r(evalLayerBytes) + r(terms.dequantFwdBytes);
-  return (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + Math.max(r(evalLossBytes), layer);
-}
-
-/** The components' bytes, each rounded to a whole non-negative count, summed (the lean path's totals). */
-function roundedTotal(cs: readonly Component[]): number {
-  return cs.reduce((t, c) => t + Math.max(0, Math.round(c.bytes)), 0);
-}
-
-/**
- * What the outputs a loop keeps add at each phase (terms/previous-step.ts): the forward holds the last step's logits,
- * graph and cache and this step's cache beside repeat_kv's copies; the backward this step's logits and that cache; the
- * optimizer step and an evaluation this step's logits, graph and cache.
- */
-function keptSums(held: HeldStepOutputs): { forward: number; backward: number; after: number } {
-  const [logits, graph, step] = [roundedTotal(held.logits), roundedTotal(held.graph), roundedTotal(held.stepCache)];
-  return { forward: logits + graph + step, backward: logits + step, after: logits + graph };
-}
-
-/**
- * The same phases as phasesFor, as totals only (no component lists): the advice search estimates thousands of
- * candidates and needs the peak, the phase and the churn. A unit test holds both paths equal.
- */
-function leanPhases(
-  ctx: EstimateContext,
-  st: StageContext,
-  terms: StageTerms,
-  poolsAtPhase: StreamPoolLedger | undefined,
-  lossPoint: LossPoint,
-): PhaseEstimate[] {
-  const setup = ctx.setup;
-  const a = ctx.model.arch;
-  const tp = ctx.layout.tensorParallel;
-  const { zeroStage: zero, shardGrads, shardParams, rootUnit } = ctx.sharding;
-  const { weightBytes: wb, gradBytes } = ctx.dtypes;
-  const { generation } = ctx.methods;
-  const ck = setup.gradient_checkpointing;
-  const { last, flatHere } = st;
-  const {
-    persistent,
-    engineC,
-    gathered,
-    gatheredAt,
-    gatheredGrads,
-    headGather,
-    headAccum,
-    headGradAtLoss,
-    tiedAccum,
-    refForwardBytes,
-    rewardFwdC,
-    genComps,
-    outside,
-    lossFwd,
-    lossBwd,
-  } = terms;
-  const { gradsInForward, gradAtEnd, gradAtFirst } = terms.grads;
-  const { layer, actComp, maskBytes, maskHeldBytes, castComp, castCacheComp, recompute } = terms.activations;
-  const r = (x: number): number => Math.max(0, Math.round(x));
-  const tot = roundedTotal;
-  const pSum = tot(persistent);
-  const gSum = tot(gathered);
-  const gLoss = tot(gatheredAt.loss);
-  const gLast = tot(gatheredAt.lastLayer);
-  const gFirst = tot(gatheredAt.firstLayer);
-  const hgSum = tot(headGather);
-  const ggSum = tot(gatheredGrads);
-  const outSum = tot(outside);
-  const castSum = tot(castComp);
-  const castCacheSum = tot(castCacheComp);
-  const act = actComp.bytes;
-  const headDequantSum = tot(terms.headDequant);
-  const kept = keptSums(terms.held);
-  const tail = Math.max(r(lossFwd), r(refForwardBytes), headDequantSum, ...rewardFwdC.map((c) => r(c.bytes)));
-  const lossTail = outSum + tail;
-  const layerTail = r(layer.backwardWorkingBytes / 2) + r(terms.dequantFwdBytes);
-  // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
-  const atLossTail = lossTail + gLoss >= layerTail + gSum;
-  const fwdTail = atLossTail ? lossTail + gLoss : layerTail + gSum;
-  const headGrad = setup.method === 'full' && last ? (a.vocab * a.hidden * gradBytes) / tp / shardGrads : 0;
-  const rec = recompute > 0 ? r(recompute) : 0;
-  const work = r(layer.backwardWorkingBytes);
-  const headGradB = r(Math.max(gradsInForward, headGrad));
-  const headAtLossB = headGradAtLoss ? headGradB : r(gradsInForward);
-  const mask = r(maskBytes);
-  const held = r(maskHeldBytes);
-  const fwd =
-    pSum +
-    (gradsInForward > 0 ? r(gradsInForward) : 0) +
-    hgSum +
-    act +
-    mask +
-    (ck === 'full' ? castCacheSum : castSum) +
-    fwdTail +
-    kept.forward;
-  const atLoss =
-    pSum +
-    headAtLossB +
-    gLoss +
-    hgSum +
-    act +
-    held +
-    (ck === 'full' ? 0 : castSum) +
-    outSum +
-    r(lossBwd) +
-    headDequantSum +
-    (headAccum > 0 ? r(headAccum) : 0) +
-    kept.backward;
-  const rootSum = rootUnit ? hgSum : 0;
-  const inLayer = rec + work + r(terms.dequantBytes) + kept.backward;
-  const atLast = pSum + headGradB + gLast + rootSum + ggSum + act + held + castSum + inLayer;
-  const atFirstLayer = pSum + r(gradAtFirst) + gFirst + rootSum + ggSum + held + inLayer;
-  const atEmbedding = tiedAccum > 0 ? pSum + r(gradAtEnd) + gFirst + rootSum + r(tiedAccum) + kept.backward : 0;
-  const atFirst = Math.max(atFirstLayer, atEmbedding);
-  const bwd = Math.max(atLoss, atLast, atFirst);
-  lossPoint.allocatedBytes = atLoss;
-  const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
-  const opt = pSum + r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep) + temps + kept.after;
-  // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
-  const persistentOnly = persistent;
-  const out: PhaseEstimate[] = [
-    { phase: 'forward', allocatedBytes: fwd, components: persistentOnly, note: '' },
-    {
-      phase: 'backward',
-      allocatedBytes: bwd,
-      components: persistentOnly,
-      note: bwd === atLoss ? LOSS_BACKWARD_NOTE : '',
-    },
-    { phase: 'optimizer', allocatedBytes: opt, components: persistentOnly, note: '' },
-  ];
-  if (poolsAtPhase) {
-    // Each backward candidate: the loss point holds the gradients kept from the previous micro-step (and the head's
-    // with a chunked loss), the last-layer point the head's, the end of the backward all of them; the layer units
-    // gathered there with them.
-    const capacity = gatherPoolCapacity(terms.gatherInFlight, gSum, gLoss + hgSum);
-    poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, capacity);
-    const pt = (ph: PhaseEstimate, allocated: number, grads: number, units: number, root: number): StreamPoolPoint => ({
-      phase: ph,
-      allocated,
-      grads,
-      units,
-      persistent: pSum,
-      root,
-    });
-    poolsAtPhase.points.push(
-      pt(out[0], fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gLoss : gSum, hgSum),
-      pt(out[1], atLoss, headAtLossB, gLoss, hgSum),
-      pt(out[1], atLast, headGradB, gLast, rootSum),
-      pt(out[1], atFirstLayer, r(gradAtFirst), gFirst, rootSum),
-      pt(out[2], opt, r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep), 0, 0),
-    );
-    if (atEmbedding > 0) poolsAtPhase.points.push(pt(out[1], atEmbedding, r(gradAtEnd), gFirst, rootSum));
-  }
-  if (terms.evaluation.evalBatch !== undefined)
-    out.push({
-      phase: 'evaluation',
-      allocatedBytes: pSum + gSum + hgSum + leanEvaluationBytes(terms) + kept.after,
-      components: persistentOnly,
-      note: '',
-    });
-  // The sleeping vLLM engine's share is held, not churned, like the persistent components.
-  if (generation)
-    out.push({
-      phase: 'generation',
-      allocatedBytes: pSum + tot(genComps),
-      components: generation.vllm_sleep ? [...persistentOnly, ...engineC] : persistentOnly,
-      note: '',
-    });
-  if (zero >= 1 && setup.optimizer !== 'none') {
-    let fs = r((flatHere * wb) / (zero === 3 ? shardParams : 1));
-    for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));
-    out.push({
-      phase: 'first-step',
-      allocatedBytes: fs,
-      components: persistentOnly.filter((c) => c.id !== 'optimizer-states'),
-      note: '',
-    });
-  }
-  return out;
 }

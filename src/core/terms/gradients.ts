@@ -36,6 +36,16 @@ export interface GradientPlan {
   readonly embGradLater: number;
   /** Live while the first layer's backward runs. */
   readonly gradAtFirst: number;
+  /** FSDP's unsharded gradients kept between micro-batches (no_sync), through the forward and at the first layer. */
+  readonly unsynced: UnsyncedGradients | undefined;
+}
+
+/** The unsharded gradients FSDP keeps between micro-batches under no_sync. */
+export interface UnsyncedGradients {
+  /** Through the last micro-batch's forward and down to its last layer's backward. */
+  readonly all: Component;
+  /** At its first layer's backward: the root unit's and that layer's, not yet reduce-scattered. */
+  readonly atFirstLayer: Component;
 }
 
 /**
@@ -163,9 +173,12 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
   // gradient accumulation dtype; on the host with the optimizer offloaded) and keeps it.
   const zero3Buffer = zero3GradientBuffer(ctx);
   const kept = setup.gradient_accumulation_steps > 1 || !setup.zero_grad_set_to_none;
-  const gradsInForward = kept || zero3Buffer ? gradStored : 0;
+  // Under no_sync none is reduced before the last micro-batch's backward: the unsharded ones stand for them.
+  const unsynced = unsyncedGradients(ctx, st, frozenInUnits);
+  const reducedKept = unsynced ? !setup.zero_grad_set_to_none : kept;
+  const gradsInForward = reducedKept || zero3Buffer ? gradStored : 0;
   const inForwardNote =
-    zero3Buffer && !kept
+    zero3Buffer && !reducedKept
       ? " (ZeRO-3's flat buffer of gradient partitions, allocated with the optimizer)"
       : ' (kept from the previous micro-step)';
   const gradAtEnd = fsdpOffload
@@ -207,7 +220,70 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
     gradAtStep,
     embGradLater,
     gradAtFirst,
+    unsynced,
   };
+}
+
+/**
+ * Gradient accumulation with FSDP's gradient sync deferred to the last micro-batch (sharding.deferredGradSync): FSDP1's
+ * post-backward hook returns before the reduce-scatter under no_sync(), leaving each unit's unsharded flat gradient in
+ * the unsharded parameter's dtype (torch/distributed/fsdp/_runtime_utils.py _post_backward_hook); FSDP2 keeps
+ * `unsharded_param.grad` (or `unsharded_accumulated_grad` in the reduce dtype) under set_requires_gradient_sync(False)
+ * (_fsdp_param_group.py post_backward). The last micro-batch starts with all of them and reduce-scatters each unit's
+ * as its backward completes; at the first layer the root's and that layer's are still unsharded (CPU truth
+ * fsdp1 / fsdp2 *-accum2-nosync). On the GPU whatever CPU offload does with the reduced shards.
+ */
+function unsyncedGradients(
+  ctx: EstimateContext,
+  st: StageContext,
+  frozenInUnits: number,
+): UnsyncedGradients | undefined {
+  if (!ctx.sharding.deferredGradSync) return undefined;
+  const { inventory: inv } = ctx.model;
+  const tp = ctx.layout.tensorParallel;
+  const half = ctx.dtypes.half;
+  const params = st.trainableGradHere + frozenInUnits;
+  const root =
+    ctx.setup.method === 'full'
+      ? ((st.first ? inv.embedding : 0) + (st.last && inv.headTrainable ? inv.head : 0)) / tp
+      : 0;
+  const oneLayer = (params - root) / Math.max(1, st.layersHere);
+  const label = 'FSDP unsharded gradients kept between micro-batches (no_sync)';
+  const why =
+    "the micro-batches before the last keep their whole gradients, reduce-scattered in the last one's backward; " +
+    'set fsdp_no_sync: false where every micro-batch reduces its own';
+  return {
+    all: comp(
+      ctx,
+      'gathered-grads',
+      label,
+      params * half,
+      () => `${formatCount(params)} params x ${half} B, unsharded: ${why}`,
+      () => ({ params: Math.round(params), bytesPerGrad: half }),
+    ),
+    atFirstLayer: comp(
+      ctx,
+      'gathered-grads',
+      label,
+      (root + oneLayer) * half,
+      () =>
+        `${formatCount(root + oneLayer)} params x ${half} B: ${root > 0 ? "the root unit's and " : ''}the first ` +
+        `layer's, reduce-scattered after their backward`,
+      () => ({ params: Math.round(root + oneLayer), bytesPerGrad: half }),
+    ),
+  };
+}
+
+/**
+ * The output head's reduced gradient, the first produced in the backward (full fine-tuning, last stage). Under no_sync
+ * the root unit's is reduce-scattered only at the end of the last micro-batch's backward: until then it is among the
+ * unsharded gradients (terms/gradients.ts unsyncedGradients).
+ */
+export function reducedHeadGradient(ctx: EstimateContext, st: StageContext): number {
+  if (ctx.setup.method !== 'full' || !st.last) return 0;
+  if (ctx.sharding.deferredGradSync && ctx.sharding.rootUnit) return 0;
+  const a = ctx.model.arch;
+  return (a.vocab * a.hidden * ctx.dtypes.gradBytes) / ctx.layout.tensorParallel / ctx.sharding.shardGrads;
 }
 
 /** DDP's gradient buckets (data parallelism without ZeRO or FSDP). */

@@ -98,3 +98,49 @@ describe("estimate: ZeRO-1/2's contiguous gradient buffer holds whole parameters
     );
   });
 });
+
+describe("estimate: FSDP's unsharded gradients kept between micro-batches (no_sync)", () => {
+  // Under no_sync (FSDP1) / set_requires_gradient_sync(False) (FSDP2) the micro-batches before the last keep every
+  // unit's whole gradient in the unsharded parameter's dtype; the last one starts with all of them instead of the
+  // reduced shards. Tiny llama of the truth suites: 2 x 1,048,576 embedding/head + 2 x 725,504 layer + 256 norm =
+  // 3,548,416 params; bf16 unsharded 7,096,832 B against 4-GPU fp32 shards of 3,548,416 B: 3,548,416 B more.
+  const PARAMS = 3_548_416;
+  const unsynced = (e: ReturnType<typeof run>): number =>
+    phase(e, 'forward')
+      .components.filter((c) => c.label.startsWith('FSDP unsharded gradients kept'))
+      .reduce((t, c) => t + c.bytes, 0);
+
+  for (const kind of ['fsdp1', 'fsdp2']) {
+    it(`${kind}: the CPU truth's no_sync point holds ${PARAMS.toLocaleString('en')} B more than its reduce-every-micro-batch twin`, () => {
+      const nosync = run(truthSetup(`${kind}/llama-w4-amp-accum2-nosync`));
+      const each = run(truthSetup(`${kind}/llama-w4-amp-accum2`));
+      assert.equal(unsynced(nosync), PARAMS * 2);
+      assert.equal(unsynced(each), 0);
+      // Measured (test/fixtures/truth): the two peaks differ by exactly the gradient shards' worth.
+      assert.equal(truthPeak(`${kind}/llama-w4-amp-accum2-nosync`) - truthPeak(`${kind}/llama-w4-amp-accum2`), PARAMS);
+      assert.equal(nosync.perGpu.peakBytes - each.perGpu.peakBytes, PARAMS);
+    });
+  }
+
+  it('Llama-3.1-8B on 8 GPUs, 4 micro-batches: 8.03B params x 2 B unsharded, said as an assumption when unset', () => {
+    const s = (x: Record<string, unknown>) =>
+      setupFor('meta-llama/Llama-3.1-8B', {
+        weights_dtype: 'fp32',
+        mixed_precision: 'bf16',
+        fsdp: 'full_shard',
+        gpus_per_node: 8,
+        gradient_accumulation_steps: 4,
+        micro_batch_size: 1,
+        seq_len: 2048,
+        gradient_checkpointing: 'full',
+        ...x,
+      });
+    const e = run(s({}));
+    assert.equal(unsynced(e), 8_030_261_248 * 2);
+    assert.ok(e.assumptions.some((a) => a.key === 'fsdp_no_sync' && a.value === 'true'));
+    assert.equal(unsynced(run(s({ fsdp_no_sync: false }))), 0);
+    // No accumulation, or one GPU: nothing to defer.
+    assert.equal(unsynced(run(s({ gradient_accumulation_steps: 1 }))), 0);
+    assert.ok(!run(s({ gradient_accumulation_steps: 1 })).assumptions.some((a) => a.key === 'fsdp_no_sync'));
+  });
+});

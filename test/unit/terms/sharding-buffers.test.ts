@@ -216,8 +216,8 @@ describe('estimate: FSDP root unit and the reduce-scatter stream pool', () => {
     assert.equal(e.perGpu.reservedBytes, e.perGpu.peakBytes + reserve + pool.bytes + gatherPool + logitsBlock);
   });
 
-  it('has no stream-pool term when gradients persist across micro-steps (accumulation keeps them allocated)', () => {
-    const e = run(fsdp8({ gradient_accumulation_steps: 4 }));
+  it('has no stream-pool term when gradients persist across micro-steps (each micro-step reduces its own)', () => {
+    const e = run(fsdp8({ gradient_accumulation_steps: 4, fsdp_no_sync: false }));
     assert.equal(
       e.perGpu.runtime.find((r) => r.id === 'stream-pools'),
       undefined,

@@ -48,6 +48,26 @@ def amp_forward(wrapped, scenario, harness):
     return convert_outputs_to_fp32(forward) if accelerate_amp == "accelerate" else forward
 
 
+@contextlib.contextmanager
+def gradient_sync(wrapped, scenario, last):
+    """What the HF Trainer runs each micro-batch in (transformers trainer.py: every micro-batch but the last under
+    `accelerator.no_sync(model)` unless sync_each_batch), when the scenario says fsdp_no_sync: Accelerator.no_sync
+    calls FSDP2's set_requires_gradient_sync(False) and FSDP1's (or DDP's) no_sync(); otherwise each micro-batch's
+    gradients are reduced as they come (FSDP's default)."""
+    if last or not scenario.get("fsdp_no_sync", False) or wrapped is None:
+        yield
+        return
+    if hasattr(wrapped, "set_requires_gradient_sync"):
+        wrapped.set_requires_gradient_sync(False)
+        try:
+            yield
+        finally:
+            wrapped.set_requires_gradient_sync(True)
+        return
+    with wrapped.no_sync():
+        yield
+
+
 def run(rec, scenario, harness):
     parallel.init_world(parallel.world_size(scenario))
     model = models.apply_peft(models.build_model(scenario, harness), scenario)
@@ -69,14 +89,15 @@ def run(rec, scenario, harness):
     held = None
     for step in range(harness.get("steps", 2)):
         with rec.step(step):
-            for _ in range(accumulation):
-                out = forward(**data)
-                if keeps:
-                    held = out if whole else out.logits
-                loss = out.loss
-                del out
-                (loss / accumulation).backward()
-                del loss
+            for micro in range(accumulation):
+                with gradient_sync(wrapped if harness.get("parallel", "none") != "none" else None, scenario, micro == accumulation - 1):
+                    out = forward(**data)
+                    if keeps:
+                        held = out if whole else out.logits
+                    loss = out.loss
+                    del out
+                    (loss / accumulation).backward()
+                    del loss
             if parallel.offloading(scenario):
                 rec.snapshot_offloaded(parallel.offloaded_tensors(wrapped, opt))
             opt.step()

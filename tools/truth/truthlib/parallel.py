@@ -144,7 +144,9 @@ def watch_grad_writeback(rec):
     """FSDP1 with use_orig_params writes the original parameters' gradients back into a new flat gradient before each
     unshard (FlatParamHandle._writeback_orig_params: torch.zeros_like(flat_param)); under CPU offload the flat
     parameter is still the host shard then, so that gradient is host memory. It is gone by the end of the backward,
-    where the other offloaded storages are listed, so it is listed when it is made."""
+    where the other offloaded storages are listed, so it is listed when it is made. Under no_sync the flat gradient is
+    the unsharded one, which stays on the GPU until the last micro-batch reduces it (FSDP1 no_sync docstring): only a
+    gradient of the shard's size is host memory."""
     from torch.distributed.fsdp._flat_param import FlatParamHandle
 
     _WRITEBACK_WATCH["rec"] = rec  # one process runs several points: the current point's recorder
@@ -155,7 +157,9 @@ def watch_grad_writeback(rec):
     def writeback(self):
         wrote = original(self)
         grad = self.flat_param.grad
-        if self._offload_params and grad is not None and grad.device.type == "cpu":
+        shard = getattr(self.flat_param, "_local_shard", None)
+        if (self._offload_params and grad is not None and grad.device.type == "cpu" and shard is not None
+                and grad.numel() == shard.numel()):
             _WRITEBACK_WATCH["rec"].snapshot_offloaded([grad])
         return wrote
 

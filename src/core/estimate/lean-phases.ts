@@ -1,0 +1,202 @@
+// The phases of a stage as totals only, for the advice search (estimate/phases.ts builds the same phases with their
+// components; a unit test holds both paths equal). Pure.
+import type { Component, PhaseEstimate } from '../model';
+import type { EstimateContext, StageContext } from './context';
+import type { HeldStepOutputs } from '../terms/previous-step';
+import { reducedHeadGradient } from '../terms/gradients';
+import { optimizerStepTerms } from '../terms/optimizer-step';
+import { gatherPoolCapacity } from '../terms/zero3-gathered';
+import type { LossPoint, StageTerms, StreamPoolLedger, StreamPoolPoint } from './phases';
+
+/** The note of the backward phase whose peak is the loss's backward (full and lean phases say it alike). */
+export const LOSS_BACKWARD_NOTE = 'start of backward: activations + gradients of the logits';
+
+/** Evaluation's bytes beside the persistent and gathered ones, lean: kept gradients and the larger of loss and layer. */
+function leanEvaluationBytes(terms: StageTerms): number {
+  const r = (x: number): number => Math.max(0, Math.round(x));
+  const { evalLossBytes, evalLayerBytes, gradsKeptInEval } = terms.evaluation;
+  const layer = r(evalLayerBytes) + r(terms.dequantFwdBytes);
+  return (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + Math.max(r(evalLossBytes), layer);
+}
+
+/** The components' bytes, each rounded to a whole non-negative count, summed (the lean path's totals). */
+function roundedTotal(cs: readonly Component[]): number {
+  return cs.reduce((t, c) => t + Math.max(0, Math.round(c.bytes)), 0);
+}
+
+/**
+ * What the outputs a loop keeps add at each phase (terms/previous-step.ts): the forward holds the last step's logits,
+ * graph and cache and this step's cache beside repeat_kv's copies; the backward this step's logits and that cache; the
+ * optimizer step and an evaluation this step's logits, graph and cache.
+ */
+function keptSums(held: HeldStepOutputs): { forward: number; backward: number; after: number } {
+  const [logits, graph, step] = [roundedTotal(held.logits), roundedTotal(held.graph), roundedTotal(held.stepCache)];
+  return { forward: logits + graph + step, backward: logits + step, after: logits + graph };
+}
+
+/**
+ * The same phases as phasesFor, as totals only (no component lists): the advice search estimates thousands of
+ * candidates and needs the peak, the phase and the churn. A unit test holds both paths equal.
+ */
+export function leanPhases(
+  ctx: EstimateContext,
+  st: StageContext,
+  terms: StageTerms,
+  poolsAtPhase: StreamPoolLedger | undefined,
+  lossPoint: LossPoint,
+): PhaseEstimate[] {
+  const setup = ctx.setup;
+  const { rootUnit } = ctx.sharding;
+  const { generation } = ctx.methods;
+  const ck = setup.gradient_checkpointing;
+  const {
+    persistent,
+    engineC,
+    gathered,
+    gatheredAt,
+    gatheredGrads,
+    headGather,
+    headAccum,
+    headGradAtLoss,
+    tiedAccum,
+    refForwardBytes,
+    rewardFwdC,
+    genComps,
+    outside,
+    lossFwd,
+    lossBwd,
+  } = terms;
+  const { gradsInForward, gradAtEnd, gradAtFirst } = terms.grads;
+  const { layer, actComp, maskBytes, maskHeldBytes, castComp, castCacheComp, recompute } = terms.activations;
+  const r = (x: number): number => Math.max(0, Math.round(x));
+  const tot = roundedTotal;
+  const pSum = tot(persistent);
+  const gSum = tot(gathered);
+  const gLoss = tot(gatheredAt.loss);
+  const gLast = tot(gatheredAt.lastLayer);
+  const gFirst = tot(gatheredAt.firstLayer);
+  const hgSum = tot(headGather);
+  const ggSum = tot(gatheredGrads);
+  const outSum = tot(outside);
+  const castSum = tot(castComp);
+  const castCacheSum = tot(castCacheComp);
+  const act = actComp.bytes;
+  const headDequantSum = tot(terms.headDequant);
+  const kept = keptSums(terms.held);
+  const tail = Math.max(r(lossFwd), r(refForwardBytes), headDequantSum, ...rewardFwdC.map((c) => r(c.bytes)));
+  const lossTail = outSum + tail;
+  const layerTail = r(layer.backwardWorkingBytes / 2) + r(terms.dequantFwdBytes);
+  // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
+  const atLossTail = lossTail + gLoss >= layerTail + gSum;
+  const fwdTail = atLossTail ? lossTail + gLoss : layerTail + gSum;
+  const headGrad = reducedHeadGradient(ctx, st);
+  const unsyncedAll = terms.grads.unsynced ? r(terms.grads.unsynced.all.bytes) : 0;
+  const unsyncedFirst = terms.grads.unsynced ? r(terms.grads.unsynced.atFirstLayer.bytes) : 0;
+  const rec = recompute > 0 ? r(recompute) : 0;
+  const work = r(layer.backwardWorkingBytes);
+  const headGradB = r(Math.max(gradsInForward, headGrad));
+  const headAtLossB = headGradAtLoss ? headGradB : r(gradsInForward);
+  const mask = r(maskBytes);
+  const held = r(maskHeldBytes);
+  const fwd =
+    pSum +
+    (gradsInForward > 0 ? r(gradsInForward) : 0) +
+    unsyncedAll +
+    hgSum +
+    act +
+    mask +
+    (ck === 'full' ? castCacheSum : castSum) +
+    fwdTail +
+    kept.forward;
+  const atLoss =
+    pSum +
+    headAtLossB +
+    unsyncedAll +
+    gLoss +
+    hgSum +
+    act +
+    held +
+    (ck === 'full' ? 0 : castSum) +
+    outSum +
+    r(lossBwd) +
+    headDequantSum +
+    (headAccum > 0 ? r(headAccum) : 0) +
+    kept.backward;
+  const rootSum = rootUnit ? hgSum : 0;
+  const inLayer = rec + work + r(terms.dequantBytes) + kept.backward;
+  const atLast = pSum + headGradB + unsyncedAll + gLast + rootSum + ggSum + act + held + castSum + inLayer;
+  const atFirstLayer = pSum + r(gradAtFirst) + unsyncedFirst + gFirst + rootSum + ggSum + held + inLayer;
+  const atEmbedding =
+    tiedAccum > 0 ? pSum + r(gradAtEnd) + unsyncedFirst + gFirst + rootSum + r(tiedAccum) + kept.backward : 0;
+  const atFirst = Math.max(atFirstLayer, atEmbedding);
+  const bwd = Math.max(atLoss, atLast, atFirst);
+  lossPoint.allocatedBytes = atLoss;
+  const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
+  const opt = pSum + r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep) + temps + kept.after;
+  // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
+  const persistentOnly = persistent;
+  const out: PhaseEstimate[] = [
+    { phase: 'forward', allocatedBytes: fwd, components: persistentOnly, note: '' },
+    {
+      phase: 'backward',
+      allocatedBytes: bwd,
+      components: persistentOnly,
+      note: bwd === atLoss ? LOSS_BACKWARD_NOTE : '',
+    },
+    { phase: 'optimizer', allocatedBytes: opt, components: persistentOnly, note: '' },
+  ];
+  if (poolsAtPhase) {
+    // Each backward candidate: the loss point holds the gradients kept from the previous micro-step (and the head's
+    // with a chunked loss), the last-layer point the head's, the end of the backward all of them; the layer units
+    // gathered there with them.
+    const capacity = gatherPoolCapacity(terms.gatherInFlight, gSum, gLoss + hgSum);
+    poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, capacity);
+    const pt = (ph: PhaseEstimate, allocated: number, grads: number, units: number, root: number): StreamPoolPoint => ({
+      phase: ph,
+      allocated,
+      grads,
+      units,
+      persistent: pSum,
+      root,
+    });
+    poolsAtPhase.points.push(
+      pt(out[0], fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gLoss : gSum, hgSum),
+      pt(out[1], atLoss, headAtLossB, gLoss, hgSum),
+      pt(out[1], atLast, headGradB, gLast, rootSum),
+      pt(out[1], atFirstLayer, r(gradAtFirst), gFirst, rootSum),
+      pt(out[2], opt, r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep), 0, 0),
+    );
+    if (atEmbedding > 0) poolsAtPhase.points.push(pt(out[1], atEmbedding, r(gradAtEnd), gFirst, rootSum));
+  }
+  if (terms.evaluation.evalBatch !== undefined)
+    out.push({
+      phase: 'evaluation',
+      allocatedBytes: pSum + gSum + hgSum + leanEvaluationBytes(terms) + kept.after,
+      components: persistentOnly,
+      note: '',
+    });
+  // The sleeping vLLM engine's share is held, not churned, like the persistent components.
+  if (generation)
+    out.push({
+      phase: 'generation',
+      allocatedBytes: pSum + tot(genComps),
+      components: generation.vllm_sleep ? [...persistentOnly, ...engineC] : persistentOnly,
+      note: '',
+    });
+  const firstStep = leanFirstStep(ctx, st, persistent);
+  if (firstStep) out.push(firstStep);
+  return out;
+}
+
+/** ZeRO's first step: the flat 16-bit copy of the parameters beside the model states but the optimizer's (lean). */
+function leanFirstStep(ctx: EstimateContext, st: StageContext, persistent: Component[]): PhaseEstimate | undefined {
+  const zero = ctx.sharding.zeroStage;
+  if (zero < 1 || ctx.setup.optimizer === 'none') return undefined;
+  let fs = Math.max(
+    0,
+    Math.round((st.flatHere * ctx.dtypes.weightBytes) / (zero === 3 ? ctx.sharding.shardParams : 1)),
+  );
+  for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));
+  const components = persistent.filter((c) => c.id !== 'optimizer-states');
+  return { phase: 'first-step', allocatedBytes: fs, components, note: '' };
+}
