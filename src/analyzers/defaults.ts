@@ -28,7 +28,8 @@ type Field =
   | 'batch_lengths'
   | 'loop_keeps_outputs'
   | 'use_cache'
-  | 'model_code';
+  | 'model_code'
+  | 'fsdp_no_sync';
 
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
 const LITGPT = 'Lightning-AI/litgpt@2685705:litgpt/';
@@ -39,9 +40,19 @@ const ORLHF = 'OpenRLHF/OpenRLHF@3c3be62:openrlhf/';
 const ORLHF_FLAT = 'OpenRLHF/OpenRLHF@c1ba971:openrlhf/cli/';
 const ORLHF_REMOVED = 'OpenRLHF/OpenRLHF@0489850:openrlhf/cli/';
 const ORLHF_PPO = 'OpenRLHF/OpenRLHF@78da0e9:openrlhf/cli/train_ppo.py';
+// The HF Trainer runs every micro-batch but the last under accelerator.no_sync(model) unless the accelerator_config's
+// gradient_accumulation_kwargs say sync_each_batch (transformers trainer.py _inner_training_loop; Accelerate no_sync:
+// FSDP1 no_sync(), FSDP2 set_requires_gradient_sync(False)). Every Trainer-based tool inherits it.
+const TRAINER_NO_SYNC: ToolDefault = {
+  value: true,
+  note:
+    'the HF Trainer runs every micro-batch but the last under accelerator.no_sync (transformers trainer.py), unless ' +
+    'accelerator_config gradient_accumulation_kwargs sets sync_each_batch',
+};
 
 export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefault>>>> = {
   'hf-trainer': {
+    fsdp_no_sync: TRAINER_NO_SYNC,
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
     gradient_checkpointing: { value: 'none', note: `gradient_checkpointing defaults to False (${HF})` },
@@ -63,6 +74,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.double_quant': { value: false, note: 'bnb_4bit_use_double_quant defaults to False' },
   },
   trl: {
+    fsdp_no_sync: TRAINER_NO_SYNC,
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
     seq_len: { value: 1024, note: 'SFTConfig max_length defaults to 1024 (trl@f2cd577:trl/trainer/sft_config.py)' },
@@ -98,6 +110,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.double_quant': { value: false, note: 'TRL ModelConfig use_bnb_nested_quant defaults to False' },
   },
   axolotl: {
+    fsdp_no_sync: TRAINER_NO_SYNC,
     micro_batch_size: { value: 1, note: 'Axolotl micro_batch_size defaults to 1 (axolotl@067b021 config schema)' },
     gradient_accumulation_steps: { value: 1, note: 'Axolotl gradient_accumulation_steps defaults to 1' },
     seq_len: { value: 512, note: 'Axolotl sequence_len defaults to 512' },
@@ -119,6 +132,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.double_quant': { value: true, note: 'Axolotl QLoRA uses NF4 with double quantization' },
   },
   llamafactory: {
+    fsdp_no_sync: TRAINER_NO_SYNC,
     micro_batch_size: {
       value: 8,
       note: `per_device_train_batch_size defaults to 8 (LLaMA-Factory uses HF TrainingArguments)`,
@@ -149,6 +163,10 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.double_quant': { value: true, note: 'LLaMA-Factory double_quantization defaults to True' },
   },
   torchtune: {
+    fsdp_no_sync: {
+      value: false,
+      note: "the recipes reduce-scatter every micro-batch's gradients (no no_sync: torchtune recipes/full_finetune_distributed.py)",
+    },
     gradient_accumulation_steps: { value: 1, note: 'torchtune recipes default gradient_accumulation_steps to 1' },
     batch_lengths: {
       value: 'variable',
@@ -165,6 +183,10 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.double_quant': { value: true, note: 'torchao NF4 quantizes its scales' },
   },
   litgpt: {
+    fsdp_no_sync: {
+      value: true,
+      note: `the scripts run the micro-batches before the last under fabric.no_backward_sync (FSDP no_sync) (${LITGPT})`,
+    },
     loop_keeps_outputs: {
       value: true,
       note:
@@ -215,6 +237,10 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     },
   },
   pytorch: {
+    fsdp_no_sync: {
+      value: false,
+      note: 'a loop without no_sync, set_requires_gradient_sync(False) or accelerator.accumulate reduces every micro-batch',
+    },
     micro_batch_size: {
       value: 1,
       note: 'torch.utils.data.DataLoader batch_size defaults to 1 (torch/utils/data/dataloader.py)',
@@ -243,6 +269,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     },
   },
   'ms-swift': {
+    fsdp_no_sync: TRAINER_NO_SYNC,
     micro_batch_size: {
       value: 1,
       note: `swift's per_device_train_batch_size defaults to 1 (${SWIFT}trainers/arguments.py TrainArgumentsMixin)`,

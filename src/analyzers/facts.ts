@@ -142,6 +142,7 @@ export type CanonicalKey =
   | 'fsdpOffload' // boolean (params + grads + optimizer to CPU)
   | 'fsdpVersion' // 1 | 2 (Accelerate / Axolotl fsdp_version)
   | 'fsdpShardEmbeddings' // boolean (embeddings / output head wrapped as their own FSDP units)
+  | 'fsdpNoSync' // boolean (gradient sync deferred to the last micro-batch: no_sync, Accelerator.accumulate)
   | 'optimizerInBackward' // boolean
   | 'gpusPerNode' // number (torchrun --nproc_per_node, deepspeed --num_gpus)
   | 'nodes' // number

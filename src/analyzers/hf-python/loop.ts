@@ -42,6 +42,7 @@ export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: 
     else if (last === 'FSDP' || last === 'FullyShardedDataParallel') fsdpWrap(file, c);
     else if (last === 'fully_shard') fullyShard(file, c);
   }
+  gradientSync(file, calls);
   optimizerCall(file, calls, loop);
   tokenizerLength(file, calls);
   configUseCache(file);
@@ -255,6 +256,41 @@ function mixedPrecisionOf(file: PythonFile, x: Val): string | Unknown | undefine
   if (s === 'no') return 'none';
   if (s === 'bf16' || s === 'fp16' || s === 'fp8') return s;
   return { unknown: s === undefined ? file.describe(x) : `mixed_precision "${s}" is not one of no, fp16, bf16, fp8` };
+}
+
+/**
+ * Whether the micro-batches before the last defer FSDP's gradient sync (fsdpNoSync): `model.no_sync()`,
+ * `accelerator.no_sync(model)`, Fabric's `no_backward_sync(model, enabled=...)`, FSDP2's
+ * `set_requires_gradient_sync(...)` with anything but True, and `accelerator.accumulate(model)`, which is no_sync unless
+ * the Accelerator's GradientAccumulationPlugin says sync_each_batch (accelerate accelerator.py accumulate).
+ */
+function gradientSync(file: PythonFile, calls: readonly SyntaxNode[]): void {
+  const plugin = calls
+    .filter((c) => file.calleeName(c)?.split('.').pop() === 'GradientAccumulationPlugin')
+    .map((c) => argument(file.args(c))('sync_each_batch'))
+    .find((e) => e !== undefined);
+  for (const c of calls) {
+    const parts = file.calleeName(c)?.split('.') ?? [];
+    const last = parts[parts.length - 1] ?? '';
+    if (last === 'no_sync' || last === 'no_backward_sync') {
+      calleeFact(file, c, 'fsdpNoSync', last, true, `${parts.join('.')}(...)`, LOOP);
+      return;
+    }
+    if (last === 'set_requires_gradient_sync') {
+      const arg = argument(file.args(c))('requires_gradient_sync', 0);
+      const x = arg ? file.valueOf(arg) : undefined;
+      if (x?.k === 'lit' && x.v === true) continue;
+      calleeFact(file, c, 'fsdpNoSync', last, true, `${parts.join('.')}(...)`, LOOP);
+      return;
+    }
+    if (last === 'accumulate' && parts.length === 2 && /accelerat/i.test(parts[0])) {
+      const x = plugin ? file.valueOf(plugin) : undefined;
+      const each = plugin && x ? boolOf(file, x, plugin) : undefined;
+      if (plugin && x && typeof each === 'boolean') file.push('fsdpNoSync', plugin, !each, 'accelerate', x);
+      else calleeFact(file, c, 'fsdpNoSync', 'accumulate', true, `${parts.join('.')}(...)`, 'accelerate');
+      return;
+    }
+  }
 }
 
 /**

@@ -87,6 +87,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('use_cache', 'useCache', bool),
   resolvePreference,
   fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool),
+  fromFact('fsdp_no_sync', 'fsdpNoSync', bool),
   fromFact('optimizer_in_backward', 'optimizerInBackward', bool),
   // Parallelism.
   fromFact('zero_stage', 'zeroStage', num),
@@ -130,6 +131,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromDefault('use_cache', 'use_cache'),
   fromDefault('model_code', 'model_code'),
   fromDefault('gradient_checkpointing', 'gradient_checkpointing'),
+  fromDefault('fsdp_no_sync', 'fsdp_no_sync'),
   resolveCheckpointReentrant,
   fromDefault('attention', 'attention'),
   resolveTrlSftLoss,

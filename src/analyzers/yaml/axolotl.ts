@@ -365,6 +365,7 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
     });
   }
   ctx.fsdpCheckpointing(get('activation_checkpointing'));
+  ctx.syncEachBatch(top.get('accelerator_config'));
 
   ctx.put('tensorParallel', top.get('tensor_parallel_size'), asPosInt);
   ctx.put('fsdpShardSize', top.get('dp_shard_size'), asPosInt);

@@ -323,6 +323,19 @@ export class YamlCtx {
     if (e && this.view(e).t !== 'absent' && boolOf(this.view(e)) === true) this.add('checkpointReentrant', e, false);
   }
 
+  /**
+   * The HF Trainer's accelerator_config (TrainingArguments; Axolotl passes its own through): with
+   * gradient_accumulation_kwargs.sync_each_batch true every micro-batch reduces its gradients (no no_sync), false keeps
+   * the Trainer's no_sync (transformers trainer.py, Accelerate GradientAccumulationPlugin).
+   */
+  syncEachBatch(acceleratorConfig: Entry | undefined): void {
+    const e = this.sub(this.sub(acceleratorConfig).get('gradient_accumulation_kwargs')).get('sync_each_batch');
+    this.put('fsdpNoSync', e, (v) => {
+      const b = boolOf(v);
+      return b === undefined ? asBool(v) : !b;
+    });
+  }
+
   /** The entries of a nested mapping value (an empty map when the value is not a mapping). */
   sub(e: Entry | undefined): Map<string, Entry> {
     return e && e.node && isMap(e.node) ? this.entries(e.node, e.path) : new Map();

@@ -156,6 +156,7 @@ function analyze(ctx: YamlCtx): void {
     });
   }
   ctx.fsdpCheckpointing(fsdpCheckpointing);
+  ctx.syncEachBatch(top.get('accelerator_config'));
   ctx.checkpointKwargs(top.get('gradient_checkpointing_kwargs'));
 
   ctx.put('emptyCacheSteps', top.get('torch_empty_cache_steps'), asPosInt);

@@ -204,6 +204,42 @@ for batch in dataloader:
     );
   });
 
+  it("whether the micro-batches defer FSDP's gradient sync: accumulate(), no_sync, set_requires_gradient_sync, sync_each_batch", () => {
+    // accelerate accelerator.py accumulate: no_sync(model) on every micro-batch but the last, unless the
+    // GradientAccumulationPlugin says sync_each_batch.
+    const acc = only(analyzeHfPython(ACCELERATE_LOOP), 'fsdpNoSync');
+    assert.deepEqual([acc.value, acc.rawKey, acc.tool], [true, 'accumulate', 'accelerate']);
+    const each = ACCELERATE_LOOP.replace(
+      'accelerator = Accelerator(mixed_precision="bf16", gradient_accumulation_steps=4)',
+      'from accelerate.utils import GradientAccumulationPlugin\n' +
+        'plugin = GradientAccumulationPlugin(num_steps=4, sync_each_batch=True)\n' +
+        'accelerator = Accelerator(mixed_precision="bf16", gradient_accumulation_plugin=plugin)',
+    );
+    assert.equal(only(analyzeHfPython(each), 'fsdpNoSync').value, false);
+    const fsdp2 = (body: string) => `from torch.distributed.fsdp import fully_shard
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")
+fully_shard(model)
+for step, batch in enumerate(dataloader):
+${body}    model(**batch).loss.backward()
+`;
+    const deferred = analyzeHfPython(fsdp2('    model.set_requires_gradient_sync(step % 4 == 3)\n'));
+    assert.equal(only(deferred, 'fsdpNoSync').value, true);
+    // A plain loop says nothing: the pytorch tool's default (every micro-batch reduced) applies at resolve.
+    assert.equal(analyzeHfPython(fsdp2('')).facts.filter((f) => f.key === 'fsdpNoSync').length, 0);
+    assert.equal(
+      analyzeHfPython(fsdp2('    model.set_requires_gradient_sync(True)\n')).facts.filter((f) => f.key === 'fsdpNoSync')
+        .length,
+      0,
+    );
+    const res = resolveText('train.py', fsdp2(''));
+    assert.equal((res.setup as Record<string, unknown>).fsdp_no_sync, false);
+    assert.deepEqual(
+      [res.provenance.fsdp_no_sync?.kind, (res.provenance.fsdp_no_sync as { owner?: string }).owner],
+      ['default', 'pytorch'],
+    );
+  });
+
   it("the training forward's cache: on by transformers' default, off where the script says so", () => {
     // No checkpointing here: the kept outputs carry the DynamicCache unless use_cache is off.
     const src = ACCELERATE_LOOP.replace(
