@@ -200,9 +200,13 @@ export function stepTime(
     // parameter all-gathers (forward and backward) per micro-step.
     comm = (2 * gradBytes * ring) / peer;
     if (sharded) comm += (2 * microSteps * ((2 * P) / (tp * pp)) * ring) / peer;
+    // FSDP without no_sync reduce-scatters every micro-batch's gradients, not only the last one's.
+    const eachMicro = setup.fsdp !== 'none' && microSteps > 1 && setup.fsdp_no_sync === false;
+    if (eachMicro) comm += ((microSteps - 1) * gradBytes * ring) / peer;
     if (!lean)
       explain.push(
         `communication: ${sharded ? 'gradient reduce-scatter + 2 parameter all-gathers per micro-step' : 'gradient all-reduce'} ` +
+          (eachMicro ? `(the gradients reduce-scattered in each of ${microSteps} micro-steps) ` : '') +
           `over ${(peer / 1e9).toFixed(0)} GB/s = ${(comm * 1e3).toFixed(1)} ms (overlapped with ` +
           `compute where possible)`,
       );

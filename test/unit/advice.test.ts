@@ -104,6 +104,32 @@ describe('advice', () => {
     assert.ok(int8.items[0].fits && !int8.items[0].changesResult);
   });
 
+  it("FSDP under the HF Trainer's no_sync: reducing every micro-batch leads the advice, and more GPUs come with it", () => {
+    // Llama-3.1-8B full fine-tune, FSDP over 8 GPUs, 4 micro-batches: no_sync keeps 8.03B x 2 B = 16.1 GB of
+    // unsharded gradients on every GPU (terms/gradients.ts), which no GPU count shrinks.
+    const s = setupFor('meta-llama/Llama-3.1-8B', {
+      weights_dtype: 'fp32',
+      mixed_precision: 'bf16',
+      fsdp: 'full_shard',
+      gpus_per_node: 8,
+      gradient_accumulation_steps: 4,
+      micro_batch_size: 1,
+      seq_len: 2048,
+      gradient_checkpointing: 'full',
+      fsdp_no_sync: true,
+    });
+    const g24 = { id: '24 GiB', memoryBytes: 24 * 2 ** 30, source: 'test' };
+    const r = advise(s, { gpu: g24 });
+    assert.ok(r);
+    assert.equal(r.current.fits, false);
+    assert.deepEqual(r.items[0].changes, [{ key: 'fsdp_no_sync', value: false }]);
+    assert.ok(r.items[0].fits && !r.items[0].changesResult);
+    // At least the unsharded bf16 gradients less the fp32 shards that are kept between micro-batches instead.
+    assert.ok(r.items[0].savedBytes >= 8_030_261_248 * 2 - (8_030_261_248 * 4) / 8);
+    // With every micro-batch reduced the 8 GPUs it has are enough.
+    assert.equal(r.gpusNeeded, 8);
+  });
+
   it('QLoRA with the fp32 upcast of prepare_model_for_kbit_training on 12 GB: dropping the upcast leads the advice', () => {
     const g = gpu('RTX-3060-12GB');
     const base = {

@@ -383,6 +383,31 @@ describe('fixes: YAML', () => {
       'axolotl-yaml',
     );
   });
+  it("Axolotl / TRL YAML: FSDP's gradients every micro-batch is the Trainer's accelerator_config sync_each_batch", () => {
+    for (const format of ['axolotl-yaml', 'hf-yaml'] as const) {
+      checkFix(
+        'a.yml',
+        'gradient_accumulation_steps: 4\n',
+        { fsdp_no_sync: false },
+        'gradient_accumulation_steps: 4\naccelerator_config:\n  gradient_accumulation_kwargs:\n    sync_each_batch: true\n',
+        format,
+      );
+      checkFix(
+        'a.yml',
+        'accelerator_config:\n  gradient_accumulation_kwargs:\n    sync_each_batch: false\n',
+        { fsdp_no_sync: false },
+        'accelerator_config:\n  gradient_accumulation_kwargs:\n    sync_each_batch: true\n',
+        format,
+      );
+    }
+    checkFix(
+      'run.vram.yaml',
+      'fsdp: full_shard\n',
+      { fsdp_no_sync: false },
+      'fsdp: full_shard\nfsdp_no_sync: false\n',
+      'scenario',
+    );
+  });
   it('Axolotl: fused loss appends the Liger plugin to a block list', () => {
     checkFix(
       'a.yml',

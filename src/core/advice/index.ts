@@ -17,6 +17,7 @@ import {
   signature,
   timeOf,
   settledFor,
+  syncedGradients,
 } from './search';
 import type { AdviceItem, AdviceOptions, AdviceResult, SetupChange } from './types';
 import { estimate, type EstimateOptions } from '../estimate';
@@ -141,6 +142,7 @@ function moreGpusItem(
     gpus_per_node: perNode,
     nodes: Math.max(1, total / perNode),
     ...(sharded ? {} : { zero_stage: 3 as const }),
+    ...syncedGradients(setup),
   };
   const s2 = settledFor(setup, opts)({ ...setup, ...patch });
   const r = estimate(s2, opts);

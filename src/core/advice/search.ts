@@ -67,7 +67,7 @@ export const signature = (s: TrainingSetup): string =>
   `${s.micro_batch_size}|${s.gradient_accumulation_steps}|${s.seq_len}|${s.gradient_checkpointing}|${s.attention}|${s.loss}|${s.zero_stage}|${s.fsdp}|` +
   `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}` +
   `|${s.eval_batch_size}|${s.kbit_upcast}|${s.tiled_mlp}|${s.preference?.reference}` +
-  `|${s.torchao_version}|${s.bitsandbytes_version}|${s.checkpoint_reentrant}` +
+  `|${s.torchao_version}|${s.bitsandbytes_version}|${s.checkpoint_reentrant}|${s.fsdp_no_sync}` +
   (s.rollout ? `|${s.rollout.batch}|${s.rollout.completion_len}|${s.rollout.reference}|${s.rollout.vllm_sleep}` : '');
 
 /** The step time of a setup as estimated: its trainable parameters and the paged optimizer state left in host RAM. */
@@ -111,8 +111,18 @@ export function largestFitting(
 }
 
 /**
- * GPUs needed in total with model states sharded (ZeRO-3 when no sharding is configured), up to maxGpus. A model with
- * bitsandbytes 8-bit layers cannot be sharded (FSDP and ZeRO-3 refuse them): no count.
+ * Sharded gradients under FSDP with accumulation: no_sync would keep every gradient unsharded however many GPUs share
+ * the rest, so more GPUs come with a reduce-scatter every micro-batch.
+ */
+export function syncedGradients(setup: TrainingSetup): Partial<TrainingSetup> {
+  const deferred = setup.fsdp !== 'none' && setup.gradient_accumulation_steps > 1 && setup.fsdp_no_sync !== false;
+  return deferred ? { fsdp_no_sync: false } : {};
+}
+
+/**
+ * GPUs needed in total with model states sharded (ZeRO-3 when no sharding is configured; FSDP's gradients reduced
+ * every micro-batch), up to maxGpus. A model with bitsandbytes 8-bit layers cannot be sharded (FSDP and ZeRO-3 refuse
+ * them): no count.
  */
 export function gpusNeeded(setup: TrainingSetup, opts: AdviceOptions): number | undefined {
   if (setup.quantization?.type === 'int8') return undefined;
@@ -126,6 +136,7 @@ export function gpusNeeded(setup: TrainingSetup, opts: AdviceOptions): number | 
       gpus_per_node: perNode,
       nodes: Math.max(1, total / perNode),
       ...(sharded || total === 1 ? {} : { zero_stage: 3 as const }),
+      ...syncedGradients(setup),
     });
     const r = estimate(s, { ...opts, lean: true });
     if (r.ok && r.estimate.fits) return total;

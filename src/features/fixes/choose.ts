@@ -29,6 +29,7 @@ const RELATED: Partial<Record<string, readonly CanonicalKey[]>> = {
   quantization: ['quantBits'],
   gpus_per_node: ['gpusPerNode', 'worldSize'],
   nodes: ['nodes'],
+  fsdp_no_sync: ['fsdpNoSync'],
 };
 
 /** Which formats own a concept, in order of preference, when no file writes it yet. */
@@ -52,6 +53,7 @@ const OWNERS: Partial<Record<string, readonly Format[]>> = {
   gpus_per_node: ['scenario', 'shell', 'accelerate-yaml'],
   nodes: ['scenario', 'shell', 'accelerate-yaml'],
   fsdp: [...TRAINER_FORMATS, 'accelerate-yaml'],
+  fsdp_no_sync: ['scenario', 'hf-yaml', 'axolotl-yaml'],
 };
 
 /** Setup keys whose value follows from the others (DeepSpeed / FSDP keep the fp32 master copy by themselves). */

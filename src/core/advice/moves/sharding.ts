@@ -44,6 +44,18 @@ export function shardingMoves(context: MoveContext): Move[] {
       });
     }
   }
+  // The HF Trainer's no_sync keeps every unsharded gradient between micro-batches (terms/gradients.ts); syncing each
+  // micro-batch (Accelerate sync_each_batch) keeps only the shards, at one reduce-scatter per micro-batch.
+  m.push({
+    id: 'fsdp-sync-each-batch',
+    group: 'sharding',
+    title: 'Reduce-scatter the gradients every micro-batch (sync_each_batch instead of no_sync)',
+    changesResult: false,
+    apply: (s) =>
+      s.fsdp !== 'none' && s.fsdp !== 'no_shard' && s.gradient_accumulation_steps > 1 && s.fsdp_no_sync !== false
+        ? { fsdp_no_sync: false }
+        : undefined,
+  });
   for (const factor of [2, 4]) {
     m.push({
       id: `gpus-x${factor}`,

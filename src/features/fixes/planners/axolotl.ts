@@ -122,6 +122,9 @@ export function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
           )
         : no(`no dtype for ${str(v)}`);
     }
+    case 'fsdp_no_sync':
+      // The HF Trainer's AcceleratorConfig: sync_each_batch turns its no_sync off (transformers trainer.py).
+      return ok(op('accelerator_config.gradient_accumulation_kwargs.sync_each_batch', v === false));
     default:
       return no(`Axolotl has no setting for ${ch.key}`);
   }

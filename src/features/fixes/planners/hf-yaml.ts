@@ -70,6 +70,9 @@ export function planHfYaml(c: PlanCtx, ch: SetupChange): Planned {
       if (q.double_quant !== undefined) ops.push(op('use_bnb_nested_quant', q.double_quant));
       return ok(...ops);
     }
+    case 'fsdp_no_sync':
+      // The HF Trainer's AcceleratorConfig: sync_each_batch turns its no_sync off (transformers trainer.py).
+      return ok(op('accelerator_config.gradient_accumulation_kwargs.sync_each_batch', v === false));
     default:
       return no(`a TRL config has no setting for ${ch.key}`);
   }
