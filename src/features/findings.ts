@@ -100,7 +100,7 @@ const DRIVERS: Partial<Record<ComponentId, readonly CanonicalKey[]>> = {
   ],
   'zero-buckets': ['reduceBucketSize', 'zeroStage'],
   'zero-grad-bucket': ['reduceBucketSize', 'zeroStage'],
-  'gathered-grads': ['fsdp', 'zeroStage'],
+  'gathered-grads': ['fsdp', 'zeroStage', 'fsdpNoSync', 'gradientAccumulationSteps'],
   'kv-cache': ['completionLen', 'stepsPerGeneration', 'generationBatchSize', 'promptLen', 'microBatchSize'],
   'rollout-engine': ['vllmMemoryFraction', 'vllmMode', 'useVllm'],
 };

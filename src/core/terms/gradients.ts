@@ -250,8 +250,8 @@ function unsyncedGradients(
   const oneLayer = (params - root) / Math.max(1, st.layersHere);
   const label = 'FSDP unsharded gradients kept between micro-batches (no_sync)';
   const why =
-    "the micro-batches before the last keep their whole gradients, reduce-scattered in the last one's backward; " +
-    'set fsdp_no_sync: false where every micro-batch reduces its own';
+    "the micro-batches before the last keep their whole gradients, reduce-scattered in the last one's backward " +
+    '(sync_each_batch, fsdp_no_sync: false in a scenario, reduces every micro-batch instead)';
   return {
     all: comp(
       ctx,

@@ -177,6 +177,11 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
       if (q.double_quant !== undefined) ops.push(op(['bnb_4bit_use_double_quant'], q.double_quant, { call: 'bnb' }));
       return ok(...ops);
     }
+    case 'fsdp_no_sync':
+      return no(
+        'a dict argument is not written: add accelerator_config={"gradient_accumulation_kwargs": {"sync_each_batch": ' +
+          'True}} to TrainingArguments (or GradientAccumulationPlugin(sync_each_batch=True) to an Accelerator)',
+      );
     default:
       return no(`a TrainingArguments script has no setting for ${ch.key}`);
   }
