@@ -257,6 +257,8 @@ function trainRunEntry(m: Mapping): boolean {
       return emit(m, 'activationOffloading', (x) => boolOf(file, x, e));
     case 'gradient_checkpointing_kwargs':
       return checkpointKwargs(m);
+    case 'accelerator_config':
+      return syncEachBatch(m);
     case 'auto_find_batch_size':
       return emit(m, 'autoFindBatchSize', (x) => boolOf(file, x, e));
     case 'torch_compile':
@@ -523,6 +525,25 @@ function checkpointKwargs(m: Mapping): boolean {
   if (x.k !== 'dict') return true;
   const inner = x.entries.find((i) => i.rawKey === 'use_reentrant');
   if (inner) emit({ ...m, e: inner }, 'checkpointReentrant', (y) => boolOf(file, y, inner));
+  return true;
+}
+
+/**
+ * accelerator_config={"gradient_accumulation_kwargs": {"sync_each_batch": ...}} (TrainingArguments' AcceleratorConfig):
+ * true turns the Trainer's no_sync off, so FSDP reduces every micro-batch (fsdpNoSync false). Other keys do not change
+ * memory.
+ */
+function syncEachBatch(m: Mapping): boolean {
+  const { file, e } = m;
+  const x = file.valueOf(e);
+  const kwargs = x.k === 'dict' ? x.entries.find((i) => i.rawKey === 'gradient_accumulation_kwargs') : undefined;
+  const y = kwargs ? file.valueOf(kwargs) : undefined;
+  const inner = y?.k === 'dict' ? y.entries.find((i) => i.rawKey === 'sync_each_batch') : undefined;
+  if (inner)
+    emit({ ...m, e: inner }, 'fsdpNoSync', (z) => {
+      const b = boolOf(file, z, inner);
+      return typeof b === 'boolean' ? !b : b;
+    });
   return true;
 }
 

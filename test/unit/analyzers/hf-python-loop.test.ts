@@ -240,6 +240,15 @@ ${body}    model(**batch).loss.backward()
     );
   });
 
+  it("TrainingArguments(accelerator_config=...): sync_each_batch turns the Trainer's no_sync off", () => {
+    const src = (v: string) => `from transformers import TrainingArguments
+args = TrainingArguments(output_dir="o", gradient_accumulation_steps=4,
+    accelerator_config={"gradient_accumulation_kwargs": {"sync_each_batch": ${v}}})
+`;
+    assert.equal(only(analyzeHfPython(src('True')), 'fsdpNoSync').value, false);
+    assert.equal(only(analyzeHfPython(src('False')), 'fsdpNoSync').value, true);
+  });
+
   it("the training forward's cache: on by transformers' default, off where the script says so", () => {
     // No checkpointing here: the kept outputs carry the DynamicCache unless use_cache is off.
     const src = ACCELERATE_LOOP.replace(
