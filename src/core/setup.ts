@@ -643,6 +643,18 @@ export type Provenance =
 
 export type ProvenanceMap = Partial<Record<SetupKey, Provenance>>;
 
+/** Sharded FSDP (not NO_SHARD) with gradient accumulation: where fsdp_no_sync matters. */
+export function fsdpAccumulates(s: Pick<TrainingSetup, 'fsdp' | 'gradient_accumulation_steps'>): boolean {
+  return s.fsdp !== 'none' && s.fsdp !== 'no_shard' && s.gradient_accumulation_steps > 1;
+}
+
+/** FSDP keeps the unsharded gradients between micro-batches: no_sync, unless fsdp_no_sync says false. */
+export function defersGradientSync(
+  s: Pick<TrainingSetup, 'fsdp' | 'gradient_accumulation_steps' | 'fsdp_no_sync'>,
+): boolean {
+  return fsdpAccumulates(s) && s.fsdp_no_sync !== false;
+}
+
 /** Sequences per example in one forward: 2 for paired preference training (chosen + rejected), else 1. */
 export function sequencesPerExample(s: Pick<TrainingSetup, 'preference' | 'rollout'>): number {
   return s.preference?.paired || s.rollout?.objective === 'online-dpo' ? 2 : 1;

@@ -4,7 +4,7 @@
 // peer link, and small-matrix inefficiency. Every result carries its arithmetic. Pure; no I/O.
 import { attentionLayerCount, countParameters, parseArchitecture } from './architecture';
 import type { GpuSpec } from './catalog/gpus';
-import { generationBatch, sequencesPerExample, type TrainingSetup } from './setup';
+import { fsdpAccumulates, generationBatch, sequencesPerExample, type TrainingSetup } from './setup';
 
 /** Share of peak tensor throughput a well-tuned training step reaches (model FLOPs utilisation). */
 export const ASSUMED_MFU = 0.4;
@@ -201,7 +201,7 @@ export function stepTime(
     comm = (2 * gradBytes * ring) / peer;
     if (sharded) comm += (2 * microSteps * ((2 * P) / (tp * pp)) * ring) / peer;
     // FSDP without no_sync reduce-scatters every micro-batch's gradients, not only the last one's.
-    const eachMicro = setup.fsdp !== 'none' && microSteps > 1 && setup.fsdp_no_sync === false;
+    const eachMicro = fsdpAccumulates(setup) && setup.fsdp_no_sync === false;
     if (eachMicro) comm += ((microSteps - 1) * gradBytes * ring) / peer;
     if (!lean)
       explain.push(

@@ -7,7 +7,7 @@ import { stepTime, tokenEfficiency } from '../../src/core/step-time';
 import { analyzeAs } from '../../src/analyzers/detect';
 import { shippedZeroConfigFor } from '../../src/analyzers/shipped-zero';
 import { phase, setupFor } from './helpers';
-import { llama3ZeroFull } from './terms/helpers';
+import { llama31FsdpAccum, llama3ZeroFull } from './terms/helpers';
 
 function gpu(name: string) {
   const g = findGpu(name);
@@ -107,17 +107,7 @@ describe('advice', () => {
   it("FSDP under the HF Trainer's no_sync: reducing every micro-batch leads the advice, and more GPUs come with it", () => {
     // Llama-3.1-8B full fine-tune, FSDP over 8 GPUs, 4 micro-batches: no_sync keeps 8.03B x 2 B = 16.1 GB of
     // unsharded gradients on every GPU (terms/gradients.ts), which no GPU count shrinks.
-    const s = setupFor('meta-llama/Llama-3.1-8B', {
-      weights_dtype: 'fp32',
-      mixed_precision: 'bf16',
-      fsdp: 'full_shard',
-      gpus_per_node: 8,
-      gradient_accumulation_steps: 4,
-      micro_batch_size: 1,
-      seq_len: 2048,
-      gradient_checkpointing: 'full',
-      fsdp_no_sync: true,
-    });
+    const s = llama31FsdpAccum({ fsdp_no_sync: true });
     const g24 = { id: '24 GiB', memoryBytes: 24 * 2 ** 30, source: 'test' };
     const r = advise(s, { gpu: g24 });
     assert.ok(r);

@@ -5,7 +5,7 @@ import type { Move } from './moves';
 import type { AdviceOptions, SetupChange } from './types';
 import { estimate, type EstimateOptions } from '../estimate';
 import type { Estimate } from '../model';
-import type { TrainingSetup } from '../setup';
+import { defersGradientSync, type TrainingSetup } from '../setup';
 import { stepTime } from '../step-time';
 
 /**
@@ -115,8 +115,7 @@ export function largestFitting(
  * the rest, so more GPUs come with a reduce-scatter every micro-batch.
  */
 export function syncedGradients(setup: TrainingSetup): Partial<TrainingSetup> {
-  const deferred = setup.fsdp !== 'none' && setup.gradient_accumulation_steps > 1 && setup.fsdp_no_sync !== false;
-  return deferred ? { fsdp_no_sync: false } : {};
+  return defersGradientSync(setup) ? { fsdp_no_sync: false } : {};
 }
 
 /**

@@ -3,7 +3,13 @@
 // Docs: docs/estimate/index.md
 import type { Architecture } from '../architecture';
 import { adapterUnitsMatter } from './fsdp-units';
-import { type Provenance, ROLLOUT_DEFAULT_NOTES, SCHEMA_DEFAULT_NOTES, type TrainingSetup } from '../setup';
+import {
+  fsdpAccumulates,
+  type Provenance,
+  ROLLOUT_DEFAULT_NOTES,
+  SCHEMA_DEFAULT_NOTES,
+  type TrainingSetup,
+} from '../setup';
 import type { PlanningContext } from './context';
 import { bitsandbytesKeepsInputs, checkpointReentrant } from '../terms/activations/kept-inputs';
 
@@ -65,8 +71,7 @@ export function defaultAssumptions(ctx: PlanningContext, code: Architecture['mod
  */
 function gradientSyncDefault(ctx: PlanningContext): void {
   const { setup, provenance: prov } = ctx;
-  const sharded = setup.fsdp !== 'none' && setup.fsdp !== 'no_shard' && setup.gpus_per_node * setup.nodes > 1;
-  if (ctx.lean || !sharded || setup.gradient_accumulation_steps <= 1) return;
+  if (ctx.lean || !fsdpAccumulates(setup) || setup.gpus_per_node * setup.nodes <= 1) return;
   const p = prov.fsdp_no_sync;
   if (p && p.kind !== 'default') return;
   ctx.notes.assumptions.push({

@@ -5,6 +5,7 @@ import type { Architecture } from '../architecture';
 import type { Layout } from '../model';
 import type { PlanningContext, ShardingPlan } from './context';
 import type { EstimateFailure } from './normalize';
+import { defersGradientSync } from '../setup';
 
 /** The layout and the sharding plan, or the first impossible value. */
 export function planLayout(
@@ -144,8 +145,7 @@ export function planLayout(
   const rootUnit = fsdp && shardParams > 1 && !setup.fsdp_shard_embeddings;
   // FSDP1 no_sync() / FSDP2 set_requires_gradient_sync(False) on every micro-batch but the last keep the unsharded
   // gradients (torch/distributed/fsdp/_runtime_utils.py _post_backward_hook returns before the reduce-scatter).
-  const deferredGradSync =
-    fsdp && shardGrads > 1 && setup.gradient_accumulation_steps > 1 && setup.fsdp_no_sync !== false;
+  const deferredGradSync = shardGrads > 1 && defersGradientSync(setup);
   return {
     layout,
     sharding: {

@@ -1,7 +1,7 @@
 // Term: gradients (src/core/terms/gradients.ts), against numbers worked out by hand; each test names its source.
 import * as assert from 'node:assert/strict';
 import { component, near, phase, run, setupFor } from '../helpers';
-import { llama3ZeroFull, truthPeak, truthSetup } from './helpers';
+import { llama31FsdpAccum, llama3ZeroFull, truthPeak, truthSetup } from './helpers';
 
 describe('estimate: gradients of weights used more than once', () => {
   // Autograd sums the gradients of a weight used twice in its input buffer: a new contribution and the running sum
@@ -123,18 +123,7 @@ describe("estimate: FSDP's unsharded gradients kept between micro-batches (no_sy
   }
 
   it('Llama-3.1-8B on 8 GPUs, 4 micro-batches: 8.03B params x 2 B unsharded, said as an assumption when unset', () => {
-    const s = (x: Record<string, unknown>) =>
-      setupFor('meta-llama/Llama-3.1-8B', {
-        weights_dtype: 'fp32',
-        mixed_precision: 'bf16',
-        fsdp: 'full_shard',
-        gpus_per_node: 8,
-        gradient_accumulation_steps: 4,
-        micro_batch_size: 1,
-        seq_len: 2048,
-        gradient_checkpointing: 'full',
-        ...x,
-      });
+    const s = llama31FsdpAccum;
     const e = run(s({}));
     assert.equal(unsynced(e), 8_030_261_248 * 2);
     assert.ok(e.assumptions.some((a) => a.key === 'fsdp_no_sync' && a.value === 'true'));

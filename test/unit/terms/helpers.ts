@@ -63,6 +63,24 @@ export function llama3ZeroFull(extra: Partial<TrainingSetupInput> = {}): Trainin
   });
 }
 
+/**
+ * Llama-3.1-8B full fine-tune, fp32 weights under bf16 mixed precision, FSDP FULL_SHARD over 8 GPUs with 4 micro-batches
+ * of 1 x 2,048 tokens, checkpointed: the run the FSDP no_sync tests work by hand (8,030,261,248 params).
+ */
+export function llama31FsdpAccum(extra: Partial<TrainingSetupInput> = {}): TrainingSetup {
+  return setupFor('meta-llama/Llama-3.1-8B', {
+    weights_dtype: 'fp32',
+    mixed_precision: 'bf16',
+    fsdp: 'full_shard',
+    gpus_per_node: 8,
+    gradient_accumulation_steps: 4,
+    micro_batch_size: 1,
+    seq_len: 2048,
+    gradient_checkpointing: 'full',
+    ...extra,
+  });
+}
+
 /** A LitGPT finetune_lora config quantizing `model` to NF4 (LoRA r 32 on query and value, 2 x 512 tokens). */
 export function litgptQloraYaml(model: string): string {
   return [

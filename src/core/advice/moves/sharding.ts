@@ -1,6 +1,7 @@
 // Sharding across the GPUs (DeepSpeed ZeRO, FSDP), more GPUs, the optimizer on NVMe.
 // Part of the Move table, in its order (advice/moves.ts). Pure; no I/O.
 // Docs: docs/estimate/advice.md
+import { defersGradientSync } from '../../setup';
 import { type Move, type MoveContext, isInt8 } from './context';
 
 export function shardingMoves(context: MoveContext): Move[] {
@@ -51,10 +52,7 @@ export function shardingMoves(context: MoveContext): Move[] {
     group: 'sharding',
     title: 'Reduce-scatter the gradients every micro-batch (sync_each_batch instead of no_sync)',
     changesResult: false,
-    apply: (s) =>
-      s.fsdp !== 'none' && s.fsdp !== 'no_shard' && s.gradient_accumulation_steps > 1 && s.fsdp_no_sync !== false
-        ? { fsdp_no_sync: false }
-        : undefined,
+    apply: (s) => (defersGradientSync(s) ? { fsdp_no_sync: false } : undefined),
   });
   for (const factor of [2, 4]) {
     m.push({
