@@ -388,6 +388,37 @@ def suite_tf4():
     return out
 
 
+FLASH_FAMILIES = ["llama", "mistral", "qwen2", "qwen3", "phi3", "gemma2", "gemma3", "mixtral", "qwen3_moe", "gpt_neox", "opt", "gpt2"]
+
+
+def suite_flash():
+    """`attention: flash`: transformers' flash_attention_2 path (the unpad / pad of padded batches, the varlen path of
+    packed position ids) with the kernel's allocations (truthlib/flash.py)."""
+    out = {}
+    for fam in FLASH_FAMILIES:
+        qv = lora(fam, LORA_QV) if fam != "phi3" else dict(LORA_QV, target_modules=["qkv_proj"])
+        if fam == "opt":
+            qv = dict(qv, target_modules=["q_proj", "v_proj"])
+        fa = dict(attention="flash")
+        out[f"{fam}-lora-bf16"] = (scenario(fam, **fa, weights_dtype="bf16", method="lora", lora=qv), {})
+        out[f"{fam}-full-amp"] = (scenario(fam, **fa, mixed_precision="bf16"), {})
+        # A batch padded to its longest sample: q, k and v unpadded for the varlen kernel, the output padded back.
+        padded = dict(fa, batch_lengths="variable", padded_batches=True)
+        out[f"{fam}-lora-bf16-padded"] = (scenario(fam, **padded, weights_dtype="bf16", method="lora", lora=qv), {"pad": 64})
+        out[f"{fam}-full-amp-padded"] = (scenario(fam, **padded, mixed_precision="bf16"), {"pad": 64})
+        out[f"{fam}-lora-bf16-ckpt-padded"] = (scenario(fam, **padded, weights_dtype="bf16", method="lora", lora=qv,
+                                                        gradient_checkpointing="full", seq_len=512), {"pad": 128})
+        out[f"{fam}-trainer-lora-bf16-ckpt"] = (scenario(fam, **fa, weights_dtype="bf16", mixed_precision="bf16", method="lora",
+                                                         lora=qv, gradient_checkpointing="full", seq_len=512), {"runner": "trainer"})
+        if fam in ("llama", "qwen3", "mistral"):
+            # TRL's packing (best-fit decreasing, padding-free): two 128-token rows per 256-token bin, the micro-batch
+            # flattened into one row with position ids that restart, the varlen kernel.
+            out[f"{fam}-sft-lora-bf16-packed"] = (scenario(fam, **fa, weights_dtype="bf16", mixed_precision="bf16", method="lora",
+                                                           lora=qv, loss="chunked-nll", trl_version=TRL_VERSION),
+                                                  {"runner": "sft", "packed_rows": 128})
+    return out
+
+
 # Buckets scaled to the tiny models (DeepSpeed's defaults, 5e8 elements, would dwarf a 3.5M-parameter model): a few
 # gradient flushes per backward, a prefetch smaller than a layer, norms below the persistence threshold.
 ZERO_SMALL = {"reduce_bucket_size": 200000, "allgather_bucket_size": 200000, "stage3_prefetch_bucket_size": 50000,
@@ -477,10 +508,10 @@ def suite_zero():
 
 
 SUITES = {"loop": suite_loop, "peft": suite_peft, "trainer": suite_trainer, "trl": suite_trl, "fsdp2": suite_fsdp2,
-          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "tf4": suite_tf4, "zero": suite_zero}
+          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "tf4": suite_tf4, "zero": suite_zero, "flash": suite_flash}
 SUITE_DEFAULTS = {"loop": {"runner": "loop"}, "peft": {"runner": "loop"}, "trainer": {"runner": "trainer"},
                   "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"}, "tf4": {"runner": "loop"},
-                  "zero": {"runner": "deepspeed"}}
+                  "zero": {"runner": "deepspeed"}, "flash": {"runner": "loop"}}
 
 
 class _NoAliases(yaml.SafeDumper):

@@ -65,8 +65,13 @@ def _sft(scenario, harness, rec, model, out_dir):
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
 
-    ds = Dataset.from_dict({"input_ids": _token_rows(scenario, _rows(scenario, harness), scenario.get("seq_len", 128))})
-    args = SFTConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128), packing=False)
+    # harness `packed_rows: N`: rows of N tokens, packed by TRL (best-fit decreasing, padding-free position ids) into
+    # bins of seq_len; otherwise rows of seq_len, unpacked.
+    packed = harness.get("packed_rows")
+    seq_len = scenario.get("seq_len", 128)
+    n = _rows(scenario, harness) * (seq_len // packed if packed else 1)
+    ds = Dataset.from_dict({"input_ids": _token_rows(scenario, n, packed or seq_len)})
+    args = SFTConfig(**training_kwargs(scenario, harness, out_dir), max_length=seq_len, packing=bool(packed))
     return SFTTrainer(model=model, args=args, train_dataset=ds, **_trainer_kwargs(scenario, rec, model))
 
 

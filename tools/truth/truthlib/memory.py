@@ -15,7 +15,7 @@ from torch.autograd.profiler import record_function
 from torch.profiler import ProfilerActivity, profile
 
 PREFIX = "truth::"
-ATTENTION_OPS = ("scaled_dot_product", "flash_attention", "efficient_attention", "flex_attention")
+ATTENTION_OPS = ("scaled_dot_product", "flash_attention", "efficient_attention", "flex_attention", "flash_attn::")
 
 
 class Recorder:
@@ -185,7 +185,7 @@ class Timeline:
                 return
 
     def attention_kernels(self):
-        return sorted(n for n in self.op_names if any(k in n for k in ATTENTION_OPS) and n.startswith("aten::"))
+        return sorted(n for n in self.op_names if any(k in n for k in ATTENTION_OPS) and n.startswith(("aten::", "flash_attn::")))
 
 
 PHASE_OF_MARK = {"forward_begin": "forward", "backward_begin": "backward", "backward_end": "after_backward",

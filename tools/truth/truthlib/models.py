@@ -3,8 +3,8 @@ tokenizer for the trainers, and the token batches."""
 import torch
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
-# The estimator's `attention: flash` is the CUDA flash-attention kernel; on the CPU the nearest is SDPA's
-# flash-for-CPU kernel, which keeps the same tensors (output and logsumexp).
+# The estimator's `attention: flash` is transformers' flash_attention_2 path: the model is built with SDPA (transformers
+# refuses flash_attention_2 without CUDA) and switched to it, with the kernel's stand-in (truthlib/flash.py).
 ATTENTION = {"eager": "eager", "sdpa": "sdpa", "flash": "sdpa"}
 
 
@@ -34,6 +34,10 @@ def build_model(scenario, harness):
     # use_cache: the forward builds a DynamicCache in training, as transformers' config default does; HF Trainer
     # (transformers 5) and the other runners turn it off.
     model.config.use_cache = bool(scenario.get("use_cache", False))
+    if scenario.get("attention") == "flash":
+        from truthlib import flash
+
+        flash.use(model)
     return model
 
 
