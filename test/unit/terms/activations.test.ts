@@ -114,6 +114,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       litgptModel: { litgptModel: true },
       sdpaGqa: { sdpaGqa: true },
       sdpaMask: { sdpaMask: true },
+      flashUnpad: { flashUnpad: true },
       unshardedParamBytes: { unshardedParamBytes: 2 },
       kbitUpcast: { kbitUpcast: 'all' },
       kernels: { kernels: 'liger' },
@@ -249,7 +250,8 @@ describe('estimate: Nemotron-H (one mixer per layer)', () => {
   it('padded batches take the split kernels even with checkpointing, and keep the masked scan input', () => {
     // Variable lengths with 2 sequences per micro-batch: the mask is not all ones, so cuda_kernels_forward takes
     // causal_conv1d_fn + mamba_chunk_scan_combined, whose x is x * attention_mask: 2 B x 8,192 tokens x 10,240 more per
-    // layer than the unpadded split path (mamba2.py, nemotron_h split cases with a mask).
+    // layer than the unpadded split path (mamba2.py, nemotron_h split cases with a mask). Its 4 flash attention layers
+    // keep the int64 indices of the unpadded tokens (8 B x 8,192), their frozen o_proj no padded output.
     const padded = nano({ gradient_checkpointing: 'full', micro_batch_size: 2, batch_lengths: 'variable' });
     assert.equal(padded.assumptions.find((x) => x.key === 'mamba_kernels')?.value, 'cuda (split kernels)');
     const masked = component(
@@ -260,7 +262,7 @@ describe('estimate: Nemotron-H (one mixer per layer)', () => {
       phase(nano({ gradient_checkpointing: 'none', micro_batch_size: 2 }), 'forward'),
       'activations',
     );
-    assert.equal(masked - unpadded, 27 * 2 * 8192 * 10_240);
+    assert.equal(masked - unpadded, 27 * 2 * 8192 * 10_240 + 4 * 8192 * 8);
   });
 });
 
@@ -914,6 +916,53 @@ describe('estimate: SDPA takes grouped key-value heads as they are when the mode
     // Checkpointed layers hold the boolean mask itself (2 x 512 x 512 x 1 B) until their backward.
     const ck = run(truthSetup('peft/llama-lora-bf16-ckpt-padded'));
     near(ck.perGpu.peakBytes, truthPeak('peft/llama-lora-bf16-ckpt-padded'), 0.005, 'peft/llama-lora-bf16-ckpt-padded');
+  });
+});
+
+describe('estimate: flash_attention_2 over a padded batch unpads q, k and v and pads the output back', () => {
+  // transformers 5.17 modeling_flash_attention_utils.py _flash_attention_forward: with an attention mask, _upad_input
+  // copies the kept rows of q, k and v (_index_first_axis) for flash_attn_varlen_func, which keeps them, and
+  // flash_attn's pad_input writes the output into a new zero tensor of the padded rows, the one o_proj reads. CPU
+  // truth suite `flash` (tools/truth/truthlib/flash.py: transformers' own path, the kernel's allocations from
+  // flash-attn 2.8's flash_api.cpp): 2 layers, 2 x 256 tokens, the second row ending in 64 padding tokens.
+  const perLayer = (id: string, extra: Record<string, unknown> = {}): number =>
+    (
+      phase(run(truthSetup(id, extra)), 'forward').components.find((c) => c.id === 'activations')!.inputs as {
+        perLayerBytes: number;
+      }
+    ).perLayerBytes;
+  it('a trained o_proj keeps the padded copy of the output besides the unpadded one: + T x q width x 2 B + T x 8 B', () => {
+    // Llama widths (4 heads of 64, 2 key-value heads), fp32 weights under bf16 autocast, every linear trained:
+    // 512 x 256 x 2 B = 262,144 for the padded output and 512 x 8 B = 4,096 for the int64 indices, per layer. The
+    // unpadded q, k, v and output are counted at the padded length (the estimate does not know the padding): the
+    // truth's 448 kept tokens make them 64 x (256 + 128 + 128 + 256) x 2 B = 98,304 B smaller per layer.
+    const flat = perLayer('flash/llama-full-amp');
+    assert.equal(perLayer('flash/llama-full-amp-padded') - flat, 262_144 + 4_096);
+    near(
+      run(truthSetup('flash/llama-full-amp-padded')).perGpu.peakBytes,
+      truthPeak('flash/llama-full-amp-padded'),
+      0.005,
+      'padded',
+    );
+    // Without padding the same scenario keeps the output once: o_proj reads the kernel's output as it is.
+    assert.equal(perLayer('flash/llama-full-amp', { padded_batches: false }), flat);
+  });
+  it('a fused projection is no longer kept whole by the views of q, k and v (GPT-NeoX query_key_value)', () => {
+    // Unpadded, the kernel keeps v, a view of query_key_value's output, so the whole T x 3 x q width output stays;
+    // padded, it keeps the copies. Estimated as an unpadded batch this point was +3.4 %.
+    near(
+      run(truthSetup('flash/gpt_neox-lora-bf16-padded')).perGpu.peakBytes,
+      truthPeak('flash/gpt_neox-lora-bf16-padded'),
+      0.01,
+      'flash/gpt_neox-lora-bf16-padded',
+    );
+    assert.ok(perLayer('flash/gpt_neox-lora-bf16-padded') < perLayer('flash/gpt_neox-lora-bf16'));
+  });
+  it('SDPA over the same padded batch is unchanged (the flash path only)', () => {
+    assert.equal(
+      perLayer('flash/llama-full-amp-padded', { attention: 'sdpa' }),
+      perLayer('flash/llama-full-amp', { attention: 'sdpa', padded_batches: true }),
+    );
   });
 });
 

@@ -101,13 +101,22 @@ export function attentionCore(
   }
   // SDPA (flash / memory-efficient kernels) and flash_attention_2: no s x s matrix is kept; backward needs
   // q, k, v, the output and the fp32 logsumexp per (batch, head, query). transformers repeats the key and value heads
-  // for SDPA unless it can pass enable_gqa=True (no attention mask: ActivationPlan.sdpaGqa).
+  // for SDPA unless it can pass enable_gqa=True (no attention mask: ActivationPlan.sdpaGqa). flash_attention_2 over a
+  // padded batch keeps unpadded copies instead of q, k and v (so no view keeps a fused projection's output) and
+  // returns the output padded back into a new tensor (ActivationPlan.flashUnpad).
   const repeat = p.attention === 'sdpa' && gqa && opts.causalRepeat && p.sdpaGqa !== true;
-  const qq = tape.castForMatmul(q);
-  const kk = repeat ? repeatKv(tape.castForMatmul(k), 'repeat_kv(k)', kvHeads === 1) : tape.castForMatmul(k);
-  const vv = repeat ? repeatKv(tape.castForMatmul(v), 'repeat_kv(v)', kvHeads === 1) : tape.castForMatmul(v);
+  const unpad = (x: Tensor, what: string): Tensor =>
+    p.flashUnpad ? tape.free(x, `${what} unpadded (index_first_axis)`) : x;
+  const qq = unpad(tape.castForMatmul(q), 'q');
+  const kk = repeat
+    ? repeatKv(tape.castForMatmul(k), 'repeat_kv(k)', kvHeads === 1)
+    : unpad(tape.castForMatmul(k), 'k');
+  const vv = repeat
+    ? repeatKv(tape.castForMatmul(v), 'repeat_kv(v)', kvHeads === 1)
+    : unpad(tape.castForMatmul(v), 'v');
   tape.use(qq, kk, vv);
   const out = tape.tensor('attention output', T * od, tape.computeBytes, q.rg || k.rg || v.rg);
+  if (out.rg && p.flashUnpad) tape.saveExtra('indices of the unpadded tokens (int64)', T * 8);
   if (out.rg) {
     tape.save(qq);
     tape.save(kk);
@@ -123,7 +132,7 @@ export function attentionCore(
     if (p.attention === 'flash') tape.saveExtra('flash-attn RNG state (2 x int64)', 16);
     tape.attentionOutputBytes += out.storageBytes + b * heads * s * 4;
   }
-  return out;
+  return p.flashUnpad ? tape.free(out, 'attention output padded back (pad_input)') : out;
 }
 
 /**

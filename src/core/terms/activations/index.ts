@@ -86,6 +86,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   (a.litgptModel === true) === (b.litgptModel === true) &&
   (a.sdpaGqa === true) === (b.sdpaGqa === true) &&
   (a.sdpaMask === true) === (b.sdpaMask === true) &&
+  (a.flashUnpad === true) === (b.flashUnpad === true) &&
   (a.unshardedParamBytes ?? 0) === (b.unshardedParamBytes ?? 0) &&
   (a.kbitUpcast ?? 'none') === (b.kbitUpcast ?? 'none') &&
   (a.kernels ?? 'pytorch') === (b.kernels ?? 'pytorch') &&
@@ -127,6 +128,7 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   litgptModel: true,
   sdpaGqa: true,
   sdpaMask: true,
+  flashUnpad: true,
   unshardedParamBytes: true,
   kbitUpcast: true,
   kernels: true,
@@ -147,7 +149,7 @@ const layers = memo(layerActivationsUncached, {
     `${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}` +
     `${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.zero3Linear === true)}${+(p.bnbKeepsInput === true)}` +
     `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}${+(p.sdpaMathHalf === true)}${+(p.litgptModel === true)}` +
-    `${+(p.sdpaGqa === true)}${+(p.sdpaMask === true)}` +
+    `${+(p.sdpaGqa === true)}${+(p.sdpaMask === true)}${+(p.flashUnpad === true)}` +
     `u${p.unshardedParamBytes ?? 0}` +
     `${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}` +
     `${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}` +

@@ -101,6 +101,12 @@ export interface ActivationPlan {
    * which the kernel keeps for its backward (the memory-efficient kernel's attn_bias), b x s x s per layer.
    */
   readonly sdpaMask?: boolean;
+  /**
+   * flash_attention_2 over a padded batch: transformers unpads q, k and v for the varlen kernel (copies of the kept
+   * rows, with an int64 index per layer) and pads its output back into a new tensor, the one o_proj reads
+   * (modeling_flash_attention_utils.py _upad_input, flash_attn bert_padding pad_input). Counted at the padded length.
+   */
+  readonly flashUnpad?: boolean;
   /** FSDP mixed precision: the unsharded parameters the layers compute with are 16-bit (param_dtype), over fp32 weights. */
   readonly unshardedParamBytes?: number;
   /**

@@ -192,6 +192,7 @@ function activationPlan(
     ...(a.family === 'falcon' && olderThan(setup.pytorch_version, 2, 5) ? { sdpaMathHalf: true } : {}),
     ...(setup.model_code === 'litgpt' ? { litgptModel: true } : {}),
     ...sdpaInputs(ctx, seqHere, paddedBatch),
+    ...(attention === 'flash' && paddedBatch && setup.model_code === 'transformers' ? { flashUnpad: true } : {}),
     ...mixerKernels,
     ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
   };
