@@ -397,8 +397,6 @@ def suite_flash():
     out = {}
     for fam in FLASH_FAMILIES:
         qv = lora(fam, LORA_QV) if fam != "phi3" else dict(LORA_QV, target_modules=["qkv_proj"])
-        if fam == "opt":
-            qv = dict(qv, target_modules=["q_proj", "v_proj"])
         fa = dict(attention="flash")
         out[f"{fam}-lora-bf16"] = (scenario(fam, **fa, weights_dtype="bf16", method="lora", lora=qv), {})
         out[f"{fam}-full-amp"] = (scenario(fam, **fa, mixed_precision="bf16"), {})

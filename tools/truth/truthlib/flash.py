@@ -14,7 +14,7 @@ the varlen path of packed position ids, and the masks masking_utils builds for f
   rounded to 128), the fp32 dq accumulator (batch, seqlen_q rounded, heads, head_dim rounded; varlen: (heads,
   total_q + 128 x batch, head_dim rounded)) and, for grouped key/value heads, dk and dv expanded to every query head,
   which it sums into dk and dv before returning.
-- bert_padding.py: IndexPutFirstAxis (pad_input) and IndexFirstAxis (unpad_input) keep only the indices.
+- bert_padding.py: IndexPutFirstAxis (pad_input) keeps only the indices.
 
 The kernel's tiles live in on-chip memory, so the stand-in computes nothing that allocates: the output is the value
 heads broadcast over their query heads, the gradients are copies and sums of the incoming gradient. The numbers are
@@ -24,8 +24,6 @@ not attention, the allocations are the kernel's. `install()` points transformers
 import math
 
 import torch
-
-VERSION = "2.8.3"  # the flash-attn release whose source the allocations follow
 
 
 def _contiguous_last(x):
@@ -166,41 +164,9 @@ class IndexPutFirstAxis(torch.autograd.Function):
         return grad_output[indices], None, None
 
 
-class IndexFirstAxis(torch.autograd.Function):
-    """bert_padding.py: gather of the kept rows; keeps the indices; the backward scatters into zeros."""
-
-    @staticmethod
-    def forward(ctx, x, indices):
-        ctx.save_for_backward(indices)
-        ctx.first_axis_dim, other_shape = x.shape[0], x.shape[1:]
-        second_dim = other_shape.numel()
-        flat = x.reshape(x.shape[0], second_dim)
-        return torch.gather(flat, 0, indices.unsqueeze(1).expand(-1, second_dim)).reshape(-1, *other_shape)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (indices,) = ctx.saved_tensors
-        other_shape = grad_output.shape[1:]
-        grad_output = grad_output.reshape(grad_output.shape[0], -1)
-        grad_input = torch.zeros([ctx.first_axis_dim, grad_output.shape[1]], device=grad_output.device, dtype=grad_output.dtype)
-        grad_input.scatter_(0, indices.unsqueeze(1).expand(-1, grad_output.shape[1]), grad_output)
-        return grad_input.reshape(ctx.first_axis_dim, *other_shape), None
-
-
 def pad_input(hidden_states, indices, batch, seqlen):
     output = IndexPutFirstAxis.apply(hidden_states, indices, batch * seqlen)
     return output.view(batch, seqlen, *output.shape[1:])
-
-
-def unpad_input(hidden_states, attention_mask, unused_mask=None):
-    all_masks = (attention_mask + unused_mask) if unused_mask is not None else attention_mask
-    seqlens_in_batch = all_masks.sum(dim=-1, dtype=torch.int32)
-    used_seqlens_in_batch = attention_mask.sum(dim=-1, dtype=torch.int32)
-    indices = torch.nonzero(all_masks.flatten(), as_tuple=False).flatten()
-    max_seqlen_in_batch = seqlens_in_batch.max().item()
-    cu_seqlens = torch.nn.functional.pad(torch.cumsum(seqlens_in_batch, dim=0, dtype=torch.int32), (1, 0))
-    flat = hidden_states.reshape(-1, *hidden_states.shape[2:])
-    return IndexFirstAxis.apply(flat, indices), indices, cu_seqlens, max_seqlen_in_batch, used_seqlens_in_batch
 
 
 _installed = False
@@ -217,7 +183,9 @@ def install():
 
     def lazy_imports(implementation, attention_wrapper=None, allow_all_kernels=False):
         if implementation == "flash_attention_2":
-            return flash_attn_func, flash_attn_varlen_func, None, pad_input, unpad_input
+            # unpad_input serves only a query shorter than its keys (decoding), never a training step: transformers'
+            # own copy of it stands in.
+            return flash_attn_func, flash_attn_varlen_func, None, pad_input, fa._unpad_input
         return real(implementation, attention_wrapper, allow_all_kernels=allow_all_kernels)
 
     fa._lazy_imports = lazy_imports
