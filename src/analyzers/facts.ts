@@ -143,6 +143,8 @@ export type CanonicalKey =
   | 'fsdpVersion' // 1 | 2 (Accelerate / Axolotl fsdp_version)
   | 'fsdpShardEmbeddings' // boolean (embeddings / output head wrapped as their own FSDP units)
   | 'fsdpNoSync' // boolean (gradient sync deferred to the last micro-batch: no_sync, Accelerator.accumulate)
+  | 'fsdpStateDictType' // 'full' | 'sharded' | 'local' (Accelerate fsdp_state_dict_type)
+  | 'savesCheckpoints' // boolean: checkpoints written while training (HF save_strategy other than "no")
   | 'optimizerInBackward' // boolean
   | 'gpusPerNode' // number (torchrun --nproc_per_node, deepspeed --num_gpus)
   | 'nodes' // number

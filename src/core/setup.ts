@@ -386,6 +386,17 @@ export const TrainingSetupSchema = z.strictObject({
    * (an assumption under FSDP with accumulation).
    */
   fsdp_no_sync: z.boolean().optional(),
+  /**
+   * How FSDP1 writes a checkpoint (Accelerate fsdp_state_dict_type): 'full' gathers each unit and copies it to the CPU
+   * (FULL_STATE_DICT, Accelerate's default for FSDP1), 'sharded' writes each rank's shard of every parameter
+   * (SHARDED_STATE_DICT), 'local' the flat shards as they are. Unset: 'full' under FSDP1.
+   */
+  fsdp_state_dict_type: z.enum(['full', 'sharded', 'local']).optional(),
+  /**
+   * Whether the run writes checkpoints while it trains (HF TrainingArguments save_strategy other than "no"). Unset:
+   * true, the HF Trainer's default (save_strategy "steps", every 500 steps).
+   */
+  saves_checkpoints: z.boolean().optional(),
   /** GPUs in one FSDP hybrid-shard group (defaults to gpus_per_node). */
   fsdp_shard_size: positiveInt.optional(),
   /**
@@ -501,6 +512,13 @@ export const TrainingSetupSchema = z.strictObject({
    * release. Unset: a current release.
    */
   bitsandbytes_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 0.43.1 or 0.45').optional(),
+  /**
+   * Accelerate version the run uses ("major.minor"). Before 0.31 its FSDP plugin left SHARDED_STATE_DICT's config
+   * unset, so FSDP1 kept every parameter's shard on the GPU (ShardedStateDictConfig offload_to_cpu=False) until the
+   * whole state dict was built (huggingface/accelerate#2762 moves each to the CPU as it is made). Unset: a current
+   * release.
+   */
+  accelerate_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 1.10 or 0.28.0').optional(),
   /**
    * Whether checkpointed layers run torch.utils.checkpoint with use_reentrant=True (the forward under no_grad, the
    * graph rebuilt in backward) or the non-reentrant implementation (saved-tensor hooks drop what the forward saves).

@@ -24,6 +24,7 @@ import {
   optimizerOf,
   dtypeOf,
   attentionOf,
+  savesCheckpointsOf,
   stringListOf,
   targetsOf,
   scriptTargetsOf,
@@ -148,6 +149,8 @@ function trainBatchEntry(m: Mapping): boolean {
       return emit(m, 'emptyCacheSteps', (x) => numberOf(file, x, e, true));
     case 'label_smoothing_factor':
       return emit(m, 'labelSmoothing', (x) => numberOf(file, x, e, false));
+    case 'save_strategy':
+      return emit(m, 'savesCheckpoints', (x) => savesCheckpointsOf(file, x));
   }
   return false;
 }

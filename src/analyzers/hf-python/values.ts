@@ -93,6 +93,18 @@ export function attentionOf(file: PythonFile, x: Val): string | Unknown | undefi
   return { unknown: file.describe(x) };
 }
 
+/** HF TrainingArguments save_strategy ("no", "steps", "epoch", "best", or the SaveStrategy enum): whether checkpoints are written. */
+export function savesCheckpointsOf(file: PythonFile, x: Val): boolean | Unknown | undefined {
+  if (x.k === 'lit' && typeof x.v === 'string') {
+    const s = x.v.toLowerCase();
+    if (s === 'no') return false;
+    return s === 'steps' || s === 'epoch' || s === 'best' ? true : undefined;
+  }
+  if (x.k === 'dotted' && /(^|\.)(IntervalStrategy|SaveStrategy)\.(NO|STEPS|EPOCH|BEST)$/.test(x.text))
+    return !x.text.endsWith('.NO');
+  return { unknown: file.describe(x) };
+}
+
 export function stringListOf(file: PythonFile, x: Val, e: Entry): readonly string[] | Unknown | undefined {
   if (x.k === 'lit' && x.v === null) return undefined;
   if (x.k === 'lit' && Array.isArray(x.v)) return x.v as readonly string[];

@@ -88,6 +88,8 @@ export const FIELD_RULES: readonly FieldRule[] = [
   resolvePreference,
   fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool),
   fromFact('fsdp_no_sync', 'fsdpNoSync', bool),
+  fromFact('fsdp_state_dict_type', 'fsdpStateDictType'),
+  fromFact('saves_checkpoints', 'savesCheckpoints', bool),
   fromFact('optimizer_in_backward', 'optimizerInBackward', bool),
   // Parallelism.
   fromFact('zero_stage', 'zeroStage', num),

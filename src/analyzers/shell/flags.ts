@@ -139,6 +139,11 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   gradient_accumulation_steps: spec('gradientAccumulationSteps', 'int'),
   torch_empty_cache_steps: spec('emptyCacheSteps', 'int'),
   label_smoothing_factor: spec('labelSmoothing', 'num'),
+  save_strategy: spec(
+    'savesCheckpoints',
+    'str',
+    oneOf('savesCheckpoints', { no: false, steps: true, epoch: true, best: true }),
+  ),
   // TRL GRPOConfig: prompt and completion lengths, the generation round, the KL reference and the vLLM engine.
   max_prompt_length: spec('promptLen', 'int'),
   max_completion_length: spec('completionLen', 'int'),
@@ -311,6 +316,12 @@ export const ACCELERATE_FLAGS: Record<string, FlagSpec> = {
   gradient_accumulation_steps: spec('gradientAccumulationSteps', 'int'),
   fsdp_sharding_strategy: spec('fsdp', 'str', oneOf('fsdp', FSDP_STRATEGY)),
   fsdp_offload_params: spec('fsdpOffload', 'bool'),
+  fsdp_state_dict_type: spec(
+    'fsdpStateDictType',
+    'str',
+    oneOf('fsdpStateDictType', { full_state_dict: 'full', sharded_state_dict: 'sharded', local_state_dict: 'local' }),
+    'accelerate',
+  ),
   fsdp_activation_checkpointing: spec('gradientCheckpointing', 'bool', fsdpGcOf),
   dynamo_backend: spec('compile', 'str', (v) => [['compile', !/^no(ne)?$/i.test(String(v))]]),
 };

@@ -10,6 +10,7 @@ import {
   asOffload,
   asPosInt,
   asSharding,
+  asStateDictType,
   boolOf,
   describe,
   numOf,
@@ -228,6 +229,7 @@ function fsdp(
     if (!ctx.has('fsdp') && dtEntry) ctx.add('fsdp', dtEntry, 'full_shard', 'distributed_type');
   }
   ctx.put('fsdpOffload', fsdpKey(f, 'offload_params'), asBool);
+  ctx.put('fsdpStateDictType', fsdpKey(f, 'state_dict_type'), asStateDictType);
   // Only an enabled flag is recorded: false leaves activation checkpointing to the training script.
   ctx.put('gradientCheckpointing', fsdpKey(f, 'activation_checkpointing'), (v) => {
     const b = boolOf(v);

@@ -11,6 +11,8 @@ import {
   asBool,
   asNonNegNumber,
   asPosInt,
+  asSaveStrategy,
+  asStateDictType,
   asSharding,
   asString,
   attentionOf,
@@ -78,6 +80,8 @@ function analyze(ctx: YamlCtx): void {
     );
   }
   ctx.put('seqLen', top.get('sequence_len'), asPosInt);
+  // save_strategy goes to TrainingArguments as is ("no" writes no checkpoint).
+  ctx.put('savesCheckpoints', top.get('save_strategy'), asSaveStrategy);
   // Evaluation runs during training when a validation split (val_set_size > 0) or test_datasets exist, unless
   // eval_strategy is "no"; eval_batch_size defaults to micro_batch_size.
   ctx.put('evalBatchSize', top.get('eval_batch_size'), asPosInt);
@@ -358,6 +362,7 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
     if (!ctx.has('fsdp') && site) ctx.add('fsdp', site, 'full_shard');
   }
   if (!ctx.has('fsdpOffload')) ctx.put('fsdpOffload', get('offload_params'), asBool);
+  ctx.put('fsdpStateDictType', get('state_dict_type'), asStateDictType);
   if (!ctx.has('gradientCheckpointing')) {
     ctx.put('gradientCheckpointing', get('activation_checkpointing'), (v) => {
       const b = boolOf(v);

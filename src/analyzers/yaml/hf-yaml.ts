@@ -9,6 +9,7 @@ import {
   Invalid,
   asBool,
   asNonNegNumber,
+  asSaveStrategy,
   asPosInt,
   asString,
   attentionOf,
@@ -161,6 +162,7 @@ function analyze(ctx: YamlCtx): void {
 
   ctx.put('emptyCacheSteps', top.get('torch_empty_cache_steps'), asPosInt);
   ctx.put('labelSmoothing', top.get('label_smoothing_factor'), asNonNegNumber);
+  ctx.put('savesCheckpoints', top.get('save_strategy'), asSaveStrategy);
   const liger = top.get('use_liger_kernel');
   if (isOn(ctx, liger) && liger) {
     ctx.add('loss', liger, 'fused');

@@ -9,6 +9,7 @@ import {
   Invalid,
   asBool,
   asNonNegNumber,
+  asSaveStrategy,
   asPosInt,
   asString,
   attentionOf,
@@ -114,6 +115,7 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('evalBatchSize', top.get('per_device_eval_batch_size'), asPosInt);
   // Seq2SeqTrainingArguments: label_smoothing_factor makes the Trainer's LabelSmoother take the loss.
   ctx.put('labelSmoothing', top.get('label_smoothing_factor'), asNonNegNumber);
+  ctx.put('savesCheckpoints', top.get('save_strategy'), asSaveStrategy);
   ctx.put('evalStrategy', top.get('eval_strategy') ?? top.get('evaluation_strategy'), asEvalStrategy);
   ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
   ctx.put('seqLen', top.get('cutoff_len'), asPosInt);

@@ -229,6 +229,30 @@ export const asSharding: Conv = (v) =>
     ),
   );
 
+/** An FSDP1 state dict type (Accelerate fsdp_state_dict_type: the name, or the integer 1-3 it accepts) as 'full' | 'sharded' | 'local'. */
+export function stateDictTypeOf(v: View): 'full' | 'sharded' | 'local' | undefined {
+  const n = numOf(v);
+  const byInt = ['full', 'local', 'sharded'] as const;
+  if (n !== undefined && Number.isInteger(n) && n >= 1 && n <= 3) return byInt[n - 1];
+  const s = strOf(v)
+    ?.trim()
+    .toLowerCase()
+    .replace(/_state_dict$/, '');
+  return s === 'full' || s === 'sharded' || s === 'local' ? s : undefined;
+}
+
+export const asStateDictType: Conv = (v) =>
+  stateDictTypeOf(v) ??
+  new Invalid(about('{0}: expected FULL_STATE_DICT, SHARDED_STATE_DICT or LOCAL_STATE_DICT, found {1}', describe(v)));
+
+/** HF TrainingArguments save_strategy: "no" writes no checkpoint; "steps", "epoch" and "best" do. */
+export const asSaveStrategy: Conv = (v) => {
+  const s = strOf(v)?.trim().toLowerCase();
+  if (s === 'no') return false;
+  if (s === 'steps' || s === 'epoch' || s === 'best') return true;
+  return new Invalid(about('{0}: expected no, steps, epoch or best, found {1}', describe(v)));
+};
+
 /** Optimizer names of the HF family; 4-bit states have no setup value yet, so their raw name is kept. */
 export function optimizerOf(raw: string, normalize: (s: string) => string): string {
   return normalize(raw.trim());

@@ -765,6 +765,17 @@ describe('analyzeHfPython: Unsloth scripts', () => {
   });
 });
 
+describe('analyzeHfPython: checkpoints', () => {
+  it('reads save_strategy as a string or a SaveStrategy member: "no" writes none', () => {
+    checkFacts('args = TrainingArguments(output_dir="o", save_strategy="no")\n', [
+      { key: 'savesCheckpoints', value: false, keyText: 'save_strategy', valueText: '"no"' },
+    ]);
+    checkFacts('args = TrainingArguments(output_dir="o", save_strategy=SaveStrategy.EPOCH)\n', [
+      { key: 'savesCheckpoints', value: true },
+    ]);
+  });
+});
+
 describe('analyzeHfPython: allocator settings', () => {
   it('reads PYTORCH_CUDA_ALLOC_CONF set in os.environ (not in comments) and torch_empty_cache_steps', () => {
     const text =

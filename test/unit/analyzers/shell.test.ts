@@ -211,6 +211,10 @@ describe('shell analyzer: launchers and world size', () => {
       [['fsdp', 'shard_grad_op', '--fsdp_sharding_strategy', 'SHARD_GRAD_OP']],
       { exact: true },
     );
+    checkFacts('accelerate launch --use_fsdp --fsdp_state_dict_type SHARDED_STATE_DICT t.py --save_strategy no\n', [
+      ['fsdpStateDictType', 'sharded', '--fsdp_state_dict_type', 'SHARDED_STATE_DICT'],
+      ['savesCheckpoints', false, '--save_strategy', 'no'],
+    ]);
     checkFacts('accelerate launch --dynamo_backend inductor t.py\n', [
       ['compile', true, '--dynamo_backend', 'inductor'],
     ]);

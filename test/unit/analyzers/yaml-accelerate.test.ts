@@ -92,6 +92,18 @@ describe('analyzeAccelerateYaml', () => {
     ]);
   });
 
+  it('reads the FSDP1 checkpoint format: names, integers (1 full, 2 local, 3 sharded) and a wrong value at its place', () => {
+    // accelerate@16cb6eb:src/accelerate/utils/constants.py FSDP_STATE_DICT_TYPE, torch StateDictType (1-3).
+    const text = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_state_dict_type: SHARDED_STATE_DICT\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [
+      ['fsdpStateDictType', 'sharded', 'fsdp_state_dict_type', 'SHARDED_STATE_DICT'],
+    ]);
+    const byInt = 'distributed_type: FSDP\nfsdp_config:\n  state_dict_type: 2\n';
+    checkFacts(analyzeAccelerateYaml(byInt), byInt, [['fsdpStateDictType', 'local', 'state_dict_type', '2']]);
+    const bad = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_state_dict_type: HALF_STATE_DICT\n';
+    assert.ok(codes(analyzeAccelerateYaml(bad)).includes('invalid-value'));
+  });
+
   it('reads FSDP2 reshard_after_forward: false as shard_grad_op', () => {
     const text = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n';
     checkFacts(analyzeAccelerateYaml(text), text, [['fsdp', 'shard_grad_op', 'fsdp_reshard_after_forward', 'false']]);

@@ -91,6 +91,15 @@ describe('analyzeHfYaml', () => {
     );
   });
 
+  it('reads save_strategy as whether checkpoints are written ("no": none) and flags a wrong value', () => {
+    // transformers@00349ae:src/transformers/trainer_utils.py SaveStrategy: no, steps, epoch, best.
+    const text = 'per_device_train_batch_size: 2\nsave_strategy: "no"\n';
+    checkFacts(analyzeHfYaml(text), text, [['savesCheckpoints', false, 'save_strategy', '"no"']]);
+    const epoch = 'per_device_train_batch_size: 2\nsave_strategy: epoch\n';
+    checkFacts(analyzeHfYaml(epoch), epoch, [['savesCheckpoints', true, 'save_strategy', 'epoch']]);
+    assert.ok(codes(analyzeHfYaml('per_device_train_batch_size: 2\nsave_strategy: daily\n')).includes('invalid-value'));
+  });
+
   it('reads the fsdp option string and fsdp_config activation checkpointing', () => {
     checkFacts(analyzeHfYaml(HF), HF, [
       ['fsdp', 'full_shard', 'fsdp', 'full_shard offload auto_wrap'],
