@@ -279,6 +279,11 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   else if (current) s.transformers_version = current;
   else if (date < '2026-01') s.transformers_version = '4.57';
   const d = t.distributed;
+  // FSDP1 checkpoints: SHARDED_STATE_DICT where the case says so, and, for a case published before Accelerate 0.31
+  // (2024-06-07), the release before it, whose FSDP plugin kept the shards on the GPU (terms/checkpoint-save.ts).
+  if (/SHARDED_STATE_DICT|sharded state dict/i.test(`${d.strategy} ${t.framework ?? ''} ${c.notes ?? ''}`))
+    s.fsdp_state_dict_type = 'sharded';
+  if (!ownModels && date < '2024-06-07') s.accelerate_version = '0.30';
   s.gpus_per_node = Math.min(8, d.num_gpus);
   s.nodes = Math.max(1, Math.round(d.num_gpus / 8));
   if (d.num_gpus > 1) {

@@ -1,7 +1,8 @@
 // The estimator's output types: plain serializable data, units in field names.
 import type { SetupKey } from './setup';
 
-export type Phase = 'load' | 'forward' | 'backward' | 'optimizer' | 'first-step' | 'evaluation' | 'generation';
+export type Phase =
+  'load' | 'forward' | 'backward' | 'optimizer' | 'first-step' | 'evaluation' | 'generation' | 'checkpoint-save';
 
 /**
  * What a component holds. Each id is made by the files named (under src/core/), and documented in docs/estimate/.
@@ -49,6 +50,8 @@ export type ComponentId =
   | 'gathered-grads'
   /** ZeRO's flat parameter copy built at the first step (estimate/phases.ts). */
   | 'first-step-init'
+  /** A sharded FSDP1 checkpoint's clones of every parameter shard (terms/checkpoint-save.ts). */
+  | 'checkpoint-save'
   /** The generation cache: keys, values and recurrent states (terms/kv-cache.ts). */
   | 'kv-cache'
   /** A colocated vLLM engine's share of the GPU (terms/generation.ts). */

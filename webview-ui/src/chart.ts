@@ -20,6 +20,7 @@ const GROUP_OF: Record<string, GroupId> = {
   'optimizer-states': 'optimizer',
   'optimizer-step': 'optimizer',
   'first-step-init': 'optimizer',
+  'checkpoint-save': 'weights',
   'paged-optimizer': 'optimizer',
   gradients: 'gradients',
   activations: 'activations',

@@ -56,7 +56,7 @@ export const changesText = (changes: ReadonlyArray<{ key: string; value: unknown
   describeChanges(changes, setup as Readonly<Record<string, unknown>>).join(tr('listSeparator'));
 
 export const phaseName = (p: string): string =>
-  ['load', 'forward', 'backward', 'optimizer', 'first-step', 'evaluation', 'generation'].includes(p)
+  ['load', 'forward', 'backward', 'optimizer', 'first-step', 'evaluation', 'generation', 'checkpoint-save'].includes(p)
     ? tr(`phase.${p}` as StringId)
     : p;
 

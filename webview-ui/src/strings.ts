@@ -36,6 +36,7 @@ export const S = {
   'phase.evaluation': 'evaluation (during training)',
   'phase.generation': 'generation (rollout)',
   'phase.load': 'model build and load',
+  'phase.checkpoint-save': 'checkpoint save',
   phasesHeading: 'Phases',
   // Chart
   breakdownHeading: 'Memory breakdown',

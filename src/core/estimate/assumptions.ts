@@ -53,6 +53,7 @@ export function defaultAssumptions(ctx: PlanningContext, code: Architecture['mod
   blockDefaults(ctx);
   bitsandbytesDefaults(ctx);
   gradientSyncDefault(ctx);
+  checkpointSaveDefaults(ctx);
   if (!ctx.lean && adapterUnitsMatter(setup) && setup.fsdp_adapters_wrapped === undefined) {
     assumptions.push({
       key: 'fsdp_adapters_wrapped',
@@ -83,6 +84,32 @@ function gradientSyncDefault(ctx: PlanningContext): void {
         "Accelerate's accumulate() and Lightning; set fsdp_no_sync: false for a loop that reduces every micro-batch",
     ),
   });
+}
+
+/**
+ * What decides whether an FSDP1 sharded checkpoint keeps its shards on the GPU (terms/checkpoint-save.ts): said where
+ * it matters (SHARDED_STATE_DICT over several GPUs) and no file gave it.
+ */
+function checkpointSaveDefaults(ctx: PlanningContext): void {
+  const { setup } = ctx;
+  if (ctx.lean || setup.fsdp === 'none' || setup.fsdp_version === 2 || setup.fsdp_state_dict_type !== 'sharded') return;
+  if (setup.gpus_per_node * setup.nodes <= 1) return;
+  if (setup.saves_checkpoints === undefined)
+    ctx.notes.assumptions.push({
+      key: 'saves_checkpoints',
+      value: 'true',
+      source:
+        'VRAM Lens default: the HF Trainer saves checkpoints (save_strategy "steps"); set save_strategy: "no" if it does not',
+    });
+  if (setup.accelerate_version === undefined)
+    ctx.notes.assumptions.push({
+      key: 'accelerate_version',
+      value: 'current (0.31 or later)',
+      source:
+        'VRAM Lens default: a current release, whose FSDP plugin moves each shard of a SHARDED_STATE_DICT checkpoint to the ' +
+        'CPU as it is made (huggingface/accelerate#2762, May 2024); earlier releases kept them all on the GPU until the ' +
+        'checkpoint was written: set accelerate_version for them',
+    });
 }
 
 /** The setup fields left at their schema default (or a tool's). */

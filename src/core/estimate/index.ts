@@ -216,6 +216,7 @@ export const PHASES: readonly Phase[] = [
   'first-step',
   'evaluation',
   'generation',
+  'checkpoint-save',
   'load',
 ];
 export { GiB };

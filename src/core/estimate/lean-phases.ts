@@ -6,6 +6,7 @@ import type { HeldStepOutputs } from '../terms/previous-step';
 import { reducedHeadGradient } from '../terms/gradients';
 import { optimizerStepTerms } from '../terms/optimizer-step';
 import { gatherPoolCapacity } from '../terms/zero3-gathered';
+import { savesShardsOnGpu, shardClones, unshardedForSave } from '../terms/checkpoint-save';
 import type { LossPoint, StageTerms, StreamPoolLedger, StreamPoolPoint } from './phases';
 
 /** The note of the backward phase whose peak is the loss's backward (full and lean phases say it alike). */
@@ -185,7 +186,24 @@ export function leanPhases(
     });
   const firstStep = leanFirstStep(ctx, st, persistent);
   if (firstStep) out.push(firstStep);
+  const save = leanCheckpointSave(ctx, st, terms, persistent, kept.after);
+  if (save) out.push(save);
   return out;
+}
+
+/** A sharded FSDP1 checkpoint that keeps its shards on the GPU (terms/checkpoint-save.ts), lean. */
+function leanCheckpointSave(
+  ctx: EstimateContext,
+  st: StageContext,
+  terms: StageTerms,
+  persistent: Component[],
+  keptAfter: number,
+): PhaseEstimate | undefined {
+  if (!savesShardsOnGpu(ctx)) return undefined;
+  const kept = Math.max(0, Math.round(terms.evaluation.gradsKeptInEval));
+  const saved = roundedTotal([shardClones(ctx, st), ...unshardedForSave(ctx, terms.gathered, terms.headGather)]);
+  const allocatedBytes = roundedTotal(persistent) + kept + saved + keptAfter;
+  return { phase: 'checkpoint-save', allocatedBytes, components: persistent, note: '' };
 }
 
 /** ZeRO's first step: the flat 16-bit copy of the parameters beside the model states but the optimizer's (lean). */

@@ -9,6 +9,7 @@ import { formatCount } from '../units';
 import type { EstimateContext, StageContext } from './context';
 import type { StageActivations } from '../terms/activations/stage';
 import type { EvaluationWork } from '../terms/evaluation';
+import { savesShardsOnGpu, shardClones, unshardedForSave } from '../terms/checkpoint-save';
 import { type GradientPlan, reducedHeadGradient } from '../terms/gradients';
 import { optimizerStepTerms } from '../terms/optimizer-step';
 import type { GatheredAt } from '../terms/sharding-buffers';
@@ -155,6 +156,8 @@ export function phasesFor(
   if (generationOut) phasesOut.push(generationOut);
   const firstStep = firstStepPhase(ctx, st, pers);
   if (firstStep) phasesOut.push(firstStep);
+  const save = checkpointSavePhase(ctx, st, terms, gradC);
+  if (save) phasesOut.push(save);
   return phasesOut;
 }
 
@@ -591,6 +594,35 @@ function generationPhase(ctx: EstimateContext, pers: Component[], genComps: Comp
           : generation.engine === 'vllm-colocate'
             ? 'generation in the colocated vLLM engine'
             : 'generation on the vLLM server (other GPUs)',
+  };
+}
+
+/**
+ * A sharded FSDP1 checkpoint that keeps its shards on the GPU (terms/checkpoint-save.ts): after an optimizer step,
+ * the persistent components, the gradients zero_grad keeps, the clones of every parameter shard, the root unit and one
+ * layer unit unsharded.
+ */
+function checkpointSavePhase(
+  ctx: EstimateContext,
+  st: StageContext,
+  terms: StageTerms,
+  gradC: GradientShare,
+): PhaseEstimate | undefined {
+  if (!savesShardsOnGpu(ctx)) return undefined;
+  const kept = terms.evaluation.gradsKeptInEval;
+  const save: Component[] = [
+    ...terms.persistent,
+    ...(kept > 0 ? [gradC(kept, ' (not freed: zero_grad(set_to_none=False))')] : []),
+    shardClones(ctx, st),
+    ...unshardedForSave(ctx, terms.gathered, terms.headGather),
+    ...terms.held.logits,
+    ...terms.held.graph,
+  ];
+  return {
+    phase: 'checkpoint-save',
+    allocatedBytes: sum(save),
+    components: save,
+    note: "checkpoint save: FSDP1's sharded state dict, every parameter's shard cloned on the GPU",
   };
 }
 
