@@ -99,7 +99,8 @@ function checkpointSaveDefaults(ctx: PlanningContext): void {
       key: 'saves_checkpoints',
       value: 'true',
       source:
-        'VRAM Lens default: the HF Trainer saves checkpoints (save_strategy "steps"); set save_strategy: "no" if it does not',
+        'VRAM Lens default: the HF Trainer saves checkpoints (save_strategy "steps"); a run that saves none sets ' +
+        'save_strategy "no" (saves_checkpoints: false in a scenario)',
     });
   if (setup.accelerate_version === undefined)
     ctx.notes.assumptions.push({
