@@ -1,6 +1,7 @@
 // Assumptions: the values no file, flag or setting gave, and where they came from instead (VRAM Lens's default with
 // its reason, a tool's default, a catalog entry). Pushed in the order the estimate has always listed them. Pure.
 // Docs: docs/estimate/index.md
+import { fsdp1ShardedCheckpoints } from '../terms/checkpoint-save';
 import type { Architecture } from '../architecture';
 import { adapterUnitsMatter } from './fsdp-units';
 import {
@@ -92,8 +93,7 @@ function gradientSyncDefault(ctx: PlanningContext): void {
  */
 function checkpointSaveDefaults(ctx: PlanningContext): void {
   const { setup } = ctx;
-  if (ctx.lean || setup.fsdp === 'none' || setup.fsdp_version === 2 || setup.fsdp_state_dict_type !== 'sharded') return;
-  if (setup.gpus_per_node * setup.nodes <= 1) return;
+  if (ctx.lean || !fsdp1ShardedCheckpoints(setup) || setup.gpus_per_node * setup.nodes <= 1) return;
   if (setup.saves_checkpoints === undefined)
     ctx.notes.assumptions.push({
       key: 'saves_checkpoints',

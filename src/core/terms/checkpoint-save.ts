@@ -12,6 +12,7 @@
 // accelerate@67308ca:src/accelerate/utils/dataclasses.py set_state_dict_type.
 // Docs: docs/estimate/checkpoint-save.md. Pure arithmetic; no I/O.
 import type { Component } from '../model';
+import type { TrainingSetup } from '../setup';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatBytes, formatCount } from '../units';
@@ -21,19 +22,28 @@ import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 /** The first Accelerate release whose FSDP plugin moves SHARDED_STATE_DICT shards to the CPU as they are made. */
 export const ACCELERATE_SHARDS_TO_CPU = '0.31';
 
+/** FSDP1 sharding the parameters (not NO_SHARD, not FSDP2) writes its checkpoints as a sharded state dict. */
+export function fsdp1ShardedCheckpoints(
+  setup: Pick<TrainingSetup, 'fsdp' | 'fsdp_version' | 'fsdp_state_dict_type'>,
+): boolean {
+  return (
+    setup.fsdp !== 'none' &&
+    setup.fsdp !== 'no_shard' &&
+    setup.fsdp_version !== 2 &&
+    setup.fsdp_state_dict_type === 'sharded'
+  );
+}
+
 /**
- * The run writes FSDP1 sharded checkpoints whose shards stay on the GPU: FSDP1 sharding the parameters (not NO_SHARD,
- * not ZeRO), SHARDED_STATE_DICT, checkpoints saved (the Trainer's default), Accelerate before 0.31.
+ * The run writes FSDP1 sharded checkpoints whose shards stay on the GPU: over several shards, not under ZeRO,
+ * checkpoints saved (the Trainer's default), Accelerate before 0.31.
  */
 export function savesShardsOnGpu(ctx: EstimateContext): boolean {
   const setup = ctx.setup;
   return (
-    ctx.sharding.fsdp &&
+    fsdp1ShardedCheckpoints(setup) &&
     ctx.sharding.zeroStage === 0 &&
     ctx.sharding.shardParams > 1 &&
-    setup.fsdp_version !== 2 &&
-    setup.fsdp !== 'no_shard' &&
-    setup.fsdp_state_dict_type === 'sharded' &&
     setup.saves_checkpoints !== false &&
     olderThan(setup.accelerate_version, 0, 31)
   );
