@@ -64,6 +64,7 @@ const SHORT: Readonly<Record<string, string>> = {
   'kl-off': 'No KL term (beta 0)',
   'precompute-ref': 'Precomputed reference log-probs',
   'no-dora': 'Plain LoRA instead of DoRA',
+  'fsdp-full-state-dict': 'FSDP checkpoints as FULL_STATE_DICT',
 };
 
 /** The short name of one change, with the values it writes where the name alone would be ambiguous. */

@@ -1,6 +1,6 @@
 // The advice engine on hand-checked cases.
 import * as assert from 'node:assert/strict';
-import { advise } from '../../src/core/advice';
+import { advise, singleChanges } from '../../src/core/advice';
 import { estimate } from '../../src/core/estimate';
 import { findGpu } from '../../src/core/lookup';
 import { stepTime, tokenEfficiency } from '../../src/core/step-time';
@@ -102,6 +102,47 @@ describe('advice', () => {
     assert.ok(int8 && !int8.current.fits);
     assert.deepEqual(int8.items[0].changes, [{ key: 'checkpoint_reentrant', value: true }]);
     assert.ok(int8.items[0].fits && !int8.items[0].changesResult);
+  });
+
+  it('FSDP1 sharded checkpoints with Accelerate 0.28: FULL_STATE_DICT or Accelerate 0.31 fits, at no step-time cost', () => {
+    // Llama-2-7B LoRA over two GPUs: the save clones this rank's shard of every parameter (6.75B params x 2 B / 2,
+    // terms/checkpoint-save.ts, test/unit/terms/checkpoint-save.test.ts) beside the 6.3 GiB of sharded weights, so the
+    // save (13.2 GiB allocated) is the run's peak; the training step alone needs about 7.8 GiB.
+    const s = setupFor('meta-llama/Llama-2-7b-hf', {
+      method: 'lora',
+      lora: { r: 16, alpha: 32, dropout: 0, target_modules: ['q_proj', 'v_proj'], dtype: 'bf16' },
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      micro_batch_size: 1,
+      seq_len: 512,
+      gradient_checkpointing: 'full',
+      gpus_per_node: 2,
+      fsdp: 'full_shard',
+      fsdp_version: 1,
+      fsdp_state_dict_type: 'sharded',
+      accelerate_version: '0.28',
+    });
+    const g = { id: '12 GiB', memoryBytes: 12 * 2 ** 30, source: 'test' };
+    const r = advise(s, { gpu: g });
+    assert.ok(r);
+    assert.equal(r.current.fits, false);
+    assert.equal(r.current.perGpu.phase, 'checkpoint-save');
+    const first = r.items[0];
+    assert.deepEqual(first.changes, [{ key: 'fsdp_state_dict_type', value: 'full' }]);
+    assert.ok(first.fits && Math.abs(first.stepTimeFactor - 1) < 1e-9 && !first.changesResult);
+    assert.notEqual(first.estimate.perGpu.phase, 'checkpoint-save');
+    // The upgrade leaves the same memory (the list keeps one of two equal items); each is a single change of its own.
+    const singles = singleChanges(s, { gpu: g });
+    const full = singles.find((i) => i.id === 'fsdp-full-state-dict');
+    const upgrade = singles.find((i) => i.id === 'accelerate-shards-to-cpu');
+    assert.ok(full && upgrade && full.fits && upgrade.fits);
+    assert.deepEqual(upgrade.changes, [{ key: 'accelerate_version', value: '0.31' }]);
+    assert.equal(upgrade.estimate.perGpu.deviceBytes, full.estimate.perGpu.deviceBytes);
+    // A run that saves no checkpoints, or an Accelerate that builds them on the host, is offered neither.
+    for (const other of [{ saves_checkpoints: false }, { accelerate_version: '1.15' }]) {
+      const ids = singleChanges({ ...s, ...other }, { gpu: g }).map((i) => i.id);
+      assert.ok(!ids.includes('fsdp-full-state-dict') && !ids.includes('accelerate-shards-to-cpu'), ids.join(' '));
+    }
   });
 
   it("FSDP under the HF Trainer's no_sync: reducing every micro-batch leads the advice, and more GPUs come with it", () => {

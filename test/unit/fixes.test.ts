@@ -408,6 +408,70 @@ describe('fixes: YAML', () => {
       'scenario',
     );
   });
+  it('FSDP1 checkpoints as FULL_STATE_DICT: Accelerate and Axolotl fsdp_config, accelerate launch, a scenario', () => {
+    // The advice's fsdp-full-state-dict move (advice/moves/checkpoints.ts); the names are torch's StateDictType.
+    checkFix(
+      'fsdp.yaml',
+      'distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n  fsdp_state_dict_type: SHARDED_STATE_DICT\n',
+      { fsdp_state_dict_type: 'full' },
+      'distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n  fsdp_state_dict_type: FULL_STATE_DICT\n',
+      'accelerate-yaml',
+    );
+    checkFix(
+      'ds.yaml',
+      'distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\n',
+      { fsdp_state_dict_type: 'full' },
+      undefined,
+      'accelerate-yaml',
+    );
+    // Axolotl takes fsdp_config keys with or without the fsdp_ prefix; the edit follows the file.
+    checkFix(
+      'a.yml',
+      'base_model: x/y\nfsdp:\n  - full_shard\nfsdp_config:\n  fsdp_offload_params: true\n',
+      { fsdp_state_dict_type: 'full' },
+      'base_model: x/y\nfsdp:\n  - full_shard\nfsdp_config:\n  fsdp_offload_params: true\n  fsdp_state_dict_type: FULL_STATE_DICT\n',
+      'axolotl-yaml',
+    );
+    checkFix(
+      'a.yml',
+      'base_model: x/y\nfsdp_version: 1\nfsdp_config:\n  state_dict_type: SHARDED_STATE_DICT\n',
+      { fsdp_state_dict_type: 'full' },
+      'base_model: x/y\nfsdp_version: 1\nfsdp_config:\n  state_dict_type: FULL_STATE_DICT\n',
+      'axolotl-yaml',
+    );
+    checkFix(
+      'run.sh',
+      'accelerate launch --use_fsdp --fsdp_state_dict_type SHARDED_STATE_DICT train.py --bf16\n',
+      { fsdp_state_dict_type: 'full' },
+      'accelerate launch --use_fsdp --fsdp_state_dict_type FULL_STATE_DICT train.py --bf16\n',
+      'shell',
+    );
+    checkFix(
+      'run.sh',
+      'accelerate launch --use_fsdp train.py --bf16\n',
+      { fsdp_state_dict_type: 'full' },
+      'accelerate launch --fsdp_state_dict_type FULL_STATE_DICT --use_fsdp train.py --bf16\n',
+      'shell',
+    );
+    checkFix('run.sh', 'torchrun --nproc_per_node 2 train.py --bf16\n', { fsdp_state_dict_type: 'full' }, undefined);
+    checkFix(
+      'run.vram.yaml',
+      'fsdp: full_shard\n',
+      { fsdp_state_dict_type: 'full' },
+      'fsdp: full_shard\nfsdp_state_dict_type: full\n',
+      'scenario',
+    );
+  });
+  it('the Accelerate version is a package version: only a scenario takes it', () => {
+    checkFix(
+      'run.vram.yaml',
+      'fsdp: full_shard\n',
+      { accelerate_version: '0.31' },
+      "fsdp: full_shard\naccelerate_version: '0.31'\n",
+      'scenario',
+    );
+    checkFix('fsdp.yaml', 'distributed_type: FSDP\n', { accelerate_version: '0.31' }, undefined, 'accelerate-yaml');
+  });
   it('Axolotl: fused loss appends the Liger plugin to a block list', () => {
     checkFix(
       'a.yml',

@@ -8,6 +8,7 @@ import { parseArchitecture } from '../architecture';
 import { peftWrapsExperts } from '../estimate';
 import type { Move, MoveContext } from './moves/context';
 import { adapterAndBatchMoves } from './moves/adapters';
+import { checkpointMoves } from './moves/checkpoints';
 import { kernelMoves } from './moves/kernels';
 import { offloadAndOptimizerMoves } from './moves/offload';
 import { precisionMoves } from './moves/precision';
@@ -31,6 +32,7 @@ export function moves(base: TrainingSetup, bf16: boolean): Move[] {
     ...rolloutMoves(),
     ...kernelMoves(context),
     ...shardingMoves(context),
+    ...checkpointMoves(),
     ...tradeOffMoves(context),
     ...offloadAndOptimizerMoves(context),
     ...adapterAndBatchMoves(context),

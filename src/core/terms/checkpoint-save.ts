@@ -35,18 +35,23 @@ export function fsdp1ShardedCheckpoints(
 }
 
 /**
- * The run writes FSDP1 sharded checkpoints whose shards stay on the GPU: over several shards, not under ZeRO,
- * checkpoints saved (the Trainer's default), Accelerate before 0.31.
+ * The files ask for FSDP1 sharded checkpoints built on the GPU: checkpoints saved (the Trainer's default) as a sharded
+ * state dict with Accelerate before 0.31. What the advice can change (advice/moves/checkpoints.ts).
  */
-export function savesShardsOnGpu(ctx: EstimateContext): boolean {
-  const setup = ctx.setup;
+export function shardedSaveOnGpu(
+  setup: Pick<
+    TrainingSetup,
+    'fsdp' | 'fsdp_version' | 'fsdp_state_dict_type' | 'saves_checkpoints' | 'accelerate_version'
+  >,
+): boolean {
   return (
-    fsdp1ShardedCheckpoints(setup) &&
-    ctx.sharding.zeroStage === 0 &&
-    ctx.sharding.shardParams > 1 &&
-    setup.saves_checkpoints !== false &&
-    olderThan(setup.accelerate_version, 0, 31)
+    fsdp1ShardedCheckpoints(setup) && setup.saves_checkpoints !== false && olderThan(setup.accelerate_version, 0, 31)
   );
+}
+
+/** The run writes FSDP1 sharded checkpoints whose shards stay on the GPU, over several shards and not under ZeRO. */
+export function savesShardsOnGpu(ctx: EstimateContext): boolean {
+  return shardedSaveOnGpu(ctx.setup) && ctx.sharding.zeroStage === 0 && ctx.sharding.shardParams > 1;
 }
 
 /**

@@ -30,6 +30,7 @@ const RELATED: Partial<Record<string, readonly CanonicalKey[]>> = {
   gpus_per_node: ['gpusPerNode', 'worldSize'],
   nodes: ['nodes'],
   fsdp_no_sync: ['fsdpNoSync'],
+  fsdp_state_dict_type: ['fsdpStateDictType'],
 };
 
 /** Which formats own a concept, in order of preference, when no file writes it yet. */
@@ -54,6 +55,7 @@ const OWNERS: Partial<Record<string, readonly Format[]>> = {
   nodes: ['scenario', 'shell', 'accelerate-yaml'],
   fsdp: [...TRAINER_FORMATS, 'accelerate-yaml'],
   fsdp_no_sync: ['scenario', 'hf-yaml', 'axolotl-yaml'],
+  fsdp_state_dict_type: ['scenario', 'accelerate-yaml', 'axolotl-yaml', 'shell'],
 };
 
 /** Setup keys whose value follows from the others (DeepSpeed / FSDP keep the fp32 master copy by themselves). */

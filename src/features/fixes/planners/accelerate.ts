@@ -1,7 +1,7 @@
 // The Accelerate YAML planner. Pure: no I/O.
 import type { SetupChange } from '../../../core';
 import { type Val, type Planned, op, ok, no, type PlanCtx } from '../ops';
-import { ACCELERATE_MP, ACCELERATE_FSDP } from './vocab';
+import { ACCELERATE_MP, ACCELERATE_FSDP, FSDP_STATE_DICT } from './vocab';
 import { str } from './common';
 
 /** Accelerate YAML (FORMATS.md §4): mixed_precision, deepspeed_config.*, num_processes / num_machines, fsdp_config. */
@@ -41,6 +41,12 @@ export function planAccelerate(c: PlanCtx, ch: SetupChange): Planned {
       const s = ACCELERATE_FSDP[str(v)];
       if (!s) return no(`no FSDP sharding strategy for ${str(v)}`);
       return ok(op('fsdp_config.fsdp_sharding_strategy', s));
+    }
+    case 'fsdp_state_dict_type': {
+      if (dt !== 'FSDP') return no('this Accelerate config does not use FSDP');
+      const name = FSDP_STATE_DICT[str(v)];
+      if (!name) return no(`no FSDP state dict type for ${str(v)}`);
+      return ok(op(c.fact('fsdpStateDictType')?.rawKey ?? 'fsdp_config.fsdp_state_dict_type', name));
     }
     default:
       return no(`an Accelerate config has no setting for ${ch.key}`);

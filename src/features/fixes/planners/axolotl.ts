@@ -1,7 +1,7 @@
 // The Axolotl YAML planner. Pure: no I/O.
 import type { SetupChange } from '../../../core';
 import { type Planned, op, ok, no, type PlanCtx, type Lora, type Quant } from '../ops';
-import { HF_OPTIM, HF_ATTN, AXOLOTL_ATTN_FLAGS } from './vocab';
+import { HF_OPTIM, HF_ATTN, AXOLOTL_ATTN_FLAGS, FSDP_STATE_DICT } from './vocab';
 import { str, loraOps, bundledZeroOp, reentrantOps } from './common';
 
 /** Axolotl YAML (FORMATS.md §5). */
@@ -125,6 +125,15 @@ export function planAxolotl(c: PlanCtx, ch: SetupChange): Planned {
     case 'fsdp_no_sync':
       // The HF Trainer's AcceleratorConfig: sync_each_batch turns its no_sync off (transformers trainer.py).
       return ok(op('accelerator_config.gradient_accumulation_kwargs.sync_each_batch', v === false));
+    case 'fsdp_state_dict_type': {
+      const name = FSDP_STATE_DICT[str(v)];
+      if (!name) return no(`no FSDP state dict type for ${str(v)}`);
+      if (!c.fact('fsdp')) return no('this config does not use FSDP');
+      // Axolotl reads fsdp_config keys with or without Accelerate's fsdp_ prefix: follow the file.
+      const prefixed = c.file.facts.facts.some((f) => f.rawKey.startsWith('fsdp_config.fsdp_'));
+      const key = prefixed ? 'fsdp_config.fsdp_state_dict_type' : 'fsdp_config.state_dict_type';
+      return ok(op(c.fact('fsdpStateDictType')?.rawKey ?? key, name));
+    }
     default:
       return no(`Axolotl has no setting for ${ch.key}`);
   }

@@ -77,6 +77,7 @@ export function plan(file: FixFile, ch: SetupChange, changes: readonly SetupChan
     (ch.key === 'torchao_version' ||
       ch.key === 'bitsandbytes_version' ||
       ch.key === 'transformers_version' ||
+      ch.key === 'accelerate_version' ||
       ch.key === 'pytorch_version') &&
     file.format !== 'scenario'
   ) {

@@ -1,7 +1,7 @@
 // The launch-script planner: launcher options and HF-style script flags. Pure: no I/O.
 import type { SetupChange } from '../../../core';
 import { type Val, type Op, type Planned, op, ok, no, type PlanCtx, type Lora } from '../ops';
-import { HF_OPTIM, HF_ATTN, LF_ATTN } from './vocab';
+import { HF_OPTIM, HF_ATTN, LF_ATTN, FSDP_STATE_DICT } from './vocab';
 import { str, seqKey } from './common';
 import { planOpenrlhf } from './openrlhf';
 
@@ -121,6 +121,13 @@ export function planShell(c: PlanCtx, ch: SetupChange): Planned {
         ops.push(flag(f.rawKey.replace(/^-+/, ''), x));
       }
       return ok(...ops);
+    }
+    case 'fsdp_state_dict_type': {
+      const name = FSDP_STATE_DICT[str(v)];
+      if (!name) return no(`no FSDP state dict type for ${str(v)}`);
+      return present('fsdp_state_dict_type') || present('use_fsdp')
+        ? ok(flag('fsdp_state_dict_type', name, { launcher: 'accelerate' }))
+        : no('the launch command takes its FSDP settings from an Accelerate config');
     }
     case 'method':
       return c.fact('method')?.value === v

@@ -54,4 +54,10 @@ export const ACCELERATE_FSDP: Record<string, string> = {
   hybrid_shard: 'HYBRID_SHARD',
   no_shard: 'NO_SHARD',
 };
+/** Accelerate `fsdp_state_dict_type` (FSDP1's StateDictType names; Axolotl's fsdp_config takes the same). */
+export const FSDP_STATE_DICT: Record<string, string> = {
+  full: 'FULL_STATE_DICT',
+  sharded: 'SHARDED_STATE_DICT',
+  local: 'LOCAL_STATE_DICT',
+};
 export const TORCH_DTYPE: Record<string, string> = { bf16: 'bfloat16', fp16: 'float16', fp32: 'float32' };
