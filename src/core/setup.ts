@@ -337,6 +337,13 @@ export const TrainingSetupSchema = z.strictObject({
   seq_len: count(2 ** 24).default(2048),
   gradient_checkpointing: CheckpointingSchema.default('none'),
   attention: AttentionSchema.default('sdpa'),
+  /**
+   * The kernel behind attention 'flash' (one that keeps no s x s matrix): 'flash_attn' (flash_attention_2 / 3 and the
+   * hub's flash-attn kernels, through transformers' flash path, which unpads a padded batch), 'flex' (FlexAttention:
+   * a block mask, no unpadding), 'xformers' (memory_efficient_attention, Axolotl's patch) or 'sage' (SageAttention).
+   * Unset: 'flash_attn'.
+   */
+  attention_kernel: z.enum(['flash_attn', 'flex', 'xformers', 'sage']).optional(),
   loss: LossSchema.default('full'),
   /** torch.compile: Inductor fuses elementwise chains (norms, activations, the loss) and saves only their inputs. */
   compile: z.boolean().default(false),

@@ -169,6 +169,47 @@ describe('features: what the chosen GPU cannot run', () => {
       0,
     );
   });
+  it('xformers and flex attention are not flash-attn: no Ampere requirement, and the kernel is read from the files', () => {
+    // Both keep no s x s matrix (attention 'flash' for memory), but xformers' memory_efficient_attention and
+    // FlexAttention have kernels for pre-Ampere GPUs; only flash-attn is refused there.
+    const text =
+      'base_model: meta-llama/Llama-3.2-1B\n' +
+      'adapter: lora\n' +
+      'lora_r: 16\n' +
+      'lora_target_linear: true\n' +
+      'fp16: true\n' +
+      'xformers_attention: true\n' +
+      'sequence_len: 1024\n' +
+      'micro_batch_size: 1\n';
+    for (const [flag, kernel] of [
+      ['xformers_attention: true', 'xformers'],
+      ['flex_attention: true', 'flex'],
+      ['attn_implementation: flex_attention', 'flex'],
+    ]) {
+      const a = analyze('/w/small.yml', text.replace('xformers_attention: true', flag), { ...settings, gpu: 'T4' });
+      assert.equal(a.setup?.attention, 'flash', flag);
+      assert.equal(a.setup?.attention_kernel, kernel, flag);
+      assert.equal(a.findings.filter((x) => x.code === 'gpu-unsupported').length, 0, flag);
+    }
+    // A Python script and a launch script name it the same way.
+    const py =
+      'from transformers import AutoModelForCausalLM\n' +
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B", attn_implementation="flex_attention")\n';
+    const sh = 'python train.py --model_name_or_path meta-llama/Llama-3.2-1B --attn_implementation flex_attention\n';
+    for (const [file, body] of [
+      ['/w/train.py', py],
+      ['/w/run.sh', sh],
+    ]) {
+      const a = analyze(file, body);
+      assert.deepEqual([a.setup?.attention, a.setup?.attention_kernel], ['flash', 'flex'], file);
+    }
+    const fa2 = analyze('/w/small.yml', text.replace('xformers_attention: true', 'flash_attention: true'), {
+      ...settings,
+      gpu: 'T4',
+    });
+    assert.equal(fa2.setup?.attention_kernel, undefined);
+    assert.equal(fa2.findings.filter((x) => x.code === 'gpu-unsupported').length, 1);
+  });
 });
 
 describe('features: Qwen3.5 (Gated DeltaNet layers)', () => {

@@ -87,7 +87,8 @@ export function attentionOf(file: PythonFile, x: Val): string | Unknown | undefi
   if (x.k === 'lit' && typeof x.v === 'string') {
     const s = x.v;
     if (s === 'eager' || s === 'sdpa') return s;
-    if (/^flash_attention_[23]$|flash[-_]?attn/.test(s)) return 'flash';
+    // Kernels that keep no s x s matrix; resolve/attention.ts tells flex, xformers and sage from flash-attn.
+    if (/^flash_attention_[23]$|flash[-_]?attn|^flex_attention$|xformers|^sage/.test(s)) return 'flash';
     return { unknown: `attention "${s}" has no estimate` };
   }
   return { unknown: file.describe(x) };

@@ -27,6 +27,7 @@ import {
   resolveWorldSize,
   resolveZeroBuckets,
 } from './parallelism';
+import { resolveAttentionKernel } from './attention';
 import { resolveCheckpointReentrant } from './checkpointing';
 import { resolveTrlSftLoss } from './loss';
 import { resolvePrecision } from './precision';
@@ -71,6 +72,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   resolveKbitUpcast,
   fromFact('gradient_checkpointing', 'gradientCheckpointing'),
   fromFact('attention', 'attention'),
+  resolveAttentionKernel,
   fromFact('loss', 'loss'),
   fromFact('compile', 'compile', bool),
   fromFact('head', 'head'),

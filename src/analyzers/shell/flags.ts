@@ -72,7 +72,7 @@ const ATTENTION: Record<string, FactValue | Unknown> = {
   fa2: 'flash',
   fa3: 'flash',
   disabled: 'eager',
-  flex_attention: { unknown: 'flex attention is not modeled' },
+  flex_attention: 'flash',
   auto: { unknown: "attention 'auto' depends on the installed packages" },
 };
 const FSDP_STRATEGY: Record<string, FactValue> = {

@@ -59,7 +59,9 @@ export function gpuSupportChecks(ctx: PlanningContext): void {
       });
     }
     const flashCapable = (spec.vendor === 'nvidia' || spec.vendor === 'amd') && spec.bf16;
-    if (setupAsGiven.attention === 'flash' && given(ctx, 'attention') && !flashCapable) {
+    // flash-attn's kernels need Ampere-class GPUs; flex (Triton), xformers and sage have kernels for older ones.
+    const flashAttn = (setupAsGiven.attention_kernel ?? 'flash_attn') === 'flash_attn';
+    if (setupAsGiven.attention === 'flash' && flashAttn && given(ctx, 'attention') && !flashCapable) {
       warnings.push({
         key: 'attention',
         code: 'gpu-unsupported',
@@ -366,7 +368,13 @@ export function attentionNotes(ctx: EstimateContext): void {
     });
   // Llama4PreTrainedModel._supports_flash_attn = False: from_pretrained refuses flash_attention_2; SDPA and flex attention
   // keep what the flash kernel keeps, so the estimate is the same.
-  if (a.family === 'llama4' && setup.attention === 'flash' && cp === 1 && !ctx.lean) {
+  if (
+    a.family === 'llama4' &&
+    setup.attention === 'flash' &&
+    (setup.attention_kernel ?? 'flash_attn') === 'flash_attn' &&
+    cp === 1 &&
+    !ctx.lean
+  ) {
     warnings.push({
       key: 'attention',
       message:

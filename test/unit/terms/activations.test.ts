@@ -958,6 +958,15 @@ describe('estimate: flash_attention_2 over a padded batch unpads q, k and v and 
     );
     assert.ok(perLayer('flash/gpt_neox-lora-bf16-padded') < perLayer('flash/gpt_neox-lora-bf16'));
   });
+  it('flex, xformers and sage take the padded batch with a mask: no unpadded copies, no padded output', () => {
+    // Only transformers' flash-attn path unpads (_flash_attention_forward); flex_attention gets a block mask and keeps
+    // q, k, v, the output and the logsumexp (torch/_higher_order_ops/flex_attention.py), as the flash kernel keeps
+    // them for an unpadded batch: 262,144 + 4,096 B per layer less than flash_attention_2 above.
+    const flat = perLayer('flash/llama-full-amp');
+    for (const kernel of ['flex', 'xformers', 'sage'])
+      assert.equal(perLayer('flash/llama-full-amp-padded', { attention_kernel: kernel }), flat, kernel);
+    assert.equal(perLayer('flash/llama-full-amp-padded', { attention_kernel: 'flash_attn' }), flat + 262_144 + 4_096);
+  });
   it('SDPA over the same padded batch is unchanged (the flash path only)', () => {
     assert.equal(
       perLayer('flash/llama-full-amp-padded', { attention: 'sdpa' }),

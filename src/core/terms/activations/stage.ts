@@ -192,7 +192,13 @@ function activationPlan(
     ...(a.family === 'falcon' && olderThan(setup.pytorch_version, 2, 5) ? { sdpaMathHalf: true } : {}),
     ...(setup.model_code === 'litgpt' ? { litgptModel: true } : {}),
     ...sdpaInputs(ctx, seqHere, paddedBatch),
-    ...(attention === 'flash' && paddedBatch && setup.model_code === 'transformers' ? { flashUnpad: true } : {}),
+    // Only transformers' flash-attn path unpads; flex, xformers and sage take the padded batch with a mask.
+    ...(attention === 'flash' &&
+    paddedBatch &&
+    setup.model_code === 'transformers' &&
+    (setup.attention_kernel ?? 'flash_attn') === 'flash_attn'
+      ? { flashUnpad: true }
+      : {}),
     ...mixerKernels,
     ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
   };
