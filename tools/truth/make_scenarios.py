@@ -44,7 +44,55 @@ FAMILIES = {
     "qwen3_moe": dict(BASE, model_type="qwen3_moe", head_dim=64, moe_intermediate_size=128, num_experts=4, num_experts_per_tok=2,
                       decoder_sparse_step=1),
 }
-HYBRIDS = {}  # filled by add_hybrids() when their torch paths run (see README)
+# Hybrid families: Mamba / Mamba2 / Gated DeltaNet mixers beside attention (and MoE), scaled down. The CPU runs
+# transformers' reference PyTorch paths (no mamba_ssm, causal-conv1d or flash-linear-attention), which the estimator
+# takes with mamba_kernels / linear_attention_kernels: torch. Chunk sizes below the sequence so the chunked scans
+# run more than one chunk.
+HYBRIDS = {
+    # Qwen3.5 (dense): three Gated DeltaNet layers and one gated full-attention layer.
+    "qwen3_5": dict(model_type="qwen3_5_text", hidden_size=H, intermediate_size=I, num_hidden_layers=4, num_attention_heads=4,
+                    num_key_value_heads=2, head_dim=64, vocab_size=V, max_position_embeddings=2048, tie_word_embeddings=False,
+                    linear_num_value_heads=4, linear_num_key_heads=2, linear_key_head_dim=32, linear_value_head_dim=32,
+                    linear_conv_kernel_dim=4, full_attention_interval=4),
+    # Qwen3-Next: the same mixers with a routed MoE and a gated shared expert in every layer.
+    "qwen3_next": dict(model_type="qwen3_next", hidden_size=H, intermediate_size=I, num_hidden_layers=4, num_attention_heads=4,
+                       num_key_value_heads=2, head_dim=64, vocab_size=V, max_position_embeddings=2048, tie_word_embeddings=False,
+                       linear_num_value_heads=4, linear_num_key_heads=2, linear_key_head_dim=32, linear_value_head_dim=32,
+                       linear_conv_kernel_dim=4, full_attention_interval=4, moe_intermediate_size=128,
+                       shared_expert_intermediate_size=128, num_experts=4, num_experts_per_tok=2, decoder_sparse_step=1),
+    # Granite 4.0 H: Mamba2 layers and one attention layer, each with a shared gated MLP, no position embedding.
+    "granite_hybrid": dict(model_type="granitemoehybrid", hidden_size=H, intermediate_size=I, shared_intermediate_size=I,
+                           num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, vocab_size=V,
+                           max_position_embeddings=2048, tie_word_embeddings=True,
+                           layer_types=["mamba", "mamba", "mamba", "attention"], mamba_n_heads=8, mamba_d_head=64,
+                           mamba_d_state=64, mamba_n_groups=1, mamba_expand=2, mamba_chunk_size=128, num_local_experts=0,
+                           position_embedding_type="nope"),
+    # Jamba: Mamba-1 layers, one attention layer, a Mixtral MoE every other layer.
+    "jamba": dict(model_type="jamba", hidden_size=H, intermediate_size=I, num_hidden_layers=4, num_attention_heads=4,
+                  num_key_value_heads=2, vocab_size=V, max_position_embeddings=2048, tie_word_embeddings=False,
+                  attn_layer_period=4, attn_layer_offset=2, expert_layer_period=2, expert_layer_offset=1, num_experts=4,
+                  num_experts_per_tok=2, mamba_d_state=16, mamba_d_conv=4, mamba_expand=2, use_mamba_kernels=False),
+    # Falcon-H1: a Mamba2 mixer and attention side by side in every layer.
+    "falcon_h1": dict(model_type="falcon_h1", hidden_size=H, intermediate_size=I, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=2, head_dim=64, vocab_size=V, max_position_embeddings=2048, tie_word_embeddings=False,
+                      mamba_n_heads=8, mamba_d_head=64, mamba_d_state=64, mamba_n_groups=1, mamba_expand=2, mamba_d_ssm=512,
+                      mamba_chunk_size=128),
+    # Nemotron-H: one mixer per layer (Mamba2, ReLU^2 MLP, attention) by hybrid_override_pattern.
+    "nemotron_h": dict(model_type="nemotron_h", hidden_size=H, intermediate_size=I, num_hidden_layers=4, num_attention_heads=4,
+                       num_key_value_heads=2, head_dim=64, vocab_size=V, max_position_embeddings=2048, tie_word_embeddings=False,
+                       hybrid_override_pattern="M-M*", mamba_num_heads=8, mamba_head_dim=64, ssm_state_size=64, n_groups=1,
+                       expand=2, chunk_size=128),
+}
+HYBRID_KERNELS = {"qwen3_5": {"linear_attention_kernels": "torch"}, "qwen3_next": {"linear_attention_kernels": "torch"}}
+# PEFT refuses LoRA on a Mamba mixer's out_proj and conv1d for falcon_h1 and nemotron_h (tuners_utils.py
+# _check_lora_target_modules_mamba: the fused kernel reads out_proj.weight itself), so all-linear fails there: every
+# other linear instead. Jamba's reference selective scan loops over the tokens, and the profiler's records of it take
+# ~4 GB of RAM per 64 tokens: a shorter sequence.
+HYBRID_LORA = {
+    "falcon_h1": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "in_proj"],
+    "nemotron_h": ["q_proj", "k_proj", "v_proj", "o_proj", "up_proj", "down_proj", "in_proj"],
+}
+HYBRID_SEQ = {"jamba": 64}
 
 LORA_QV = {"r": 8, "alpha": 16, "target_modules": ["q_proj", "v_proj"]}
 LORA_ALL = {"r": 16, "alpha": 32, "target_modules": "all-linear"}
@@ -505,11 +553,38 @@ def suite_zero():
     return out
 
 
+def suite_hybrid():
+    """Hybrid families on transformers' reference PyTorch mixers (plain loop): full and LoRA, with and without
+    checkpointing, under autocast."""
+    variants = {
+        "full-bf16": dict(weights_dtype="bf16"),
+        "full-fp32": dict(),
+        "full-amp": dict(mixed_precision="bf16"),
+        "full-bf16-ckpt": dict(weights_dtype="bf16", gradient_checkpointing="full"),
+        "lora-all-bf16": dict(weights_dtype="bf16", method="lora", lora=LORA_ALL),
+        "lora-all-bf16-ckpt": dict(weights_dtype="bf16", method="lora", lora=LORA_ALL, gradient_checkpointing="full"),
+    }
+    out = {}
+    for fam, arch in HYBRIDS.items():
+        kernels = HYBRID_KERNELS.get(fam, {"mamba_kernels": "torch"})
+        for name, v in variants.items():
+            s = {"architecture": dict(arch), "method": "full", "weights_dtype": "fp32", "micro_batch_size": 2,
+                 "seq_len": HYBRID_SEQ.get(fam, 256), "attention": "sdpa", "optimizer": "adamw", "cuda_context_bytes": 0,
+                 **kernels}
+            s.update(v)
+            if "lora" in s and fam in HYBRID_LORA:
+                s["lora"] = dict(s["lora"], target_modules=HYBRID_LORA[fam])
+            out[f"{fam}-{name}"] = (s, {})
+    return out
+
+
 SUITES = {"loop": suite_loop, "peft": suite_peft, "trainer": suite_trainer, "trl": suite_trl, "fsdp2": suite_fsdp2,
-          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "tf4": suite_tf4, "zero": suite_zero, "flash": suite_flash}
+          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "tf4": suite_tf4, "zero": suite_zero, "flash": suite_flash,
+          "hybrid": suite_hybrid}
 SUITE_DEFAULTS = {"loop": {"runner": "loop"}, "peft": {"runner": "loop"}, "trainer": {"runner": "trainer"},
                   "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"}, "tf4": {"runner": "loop"},
-                  "zero": {"runner": "deepspeed"}, "flash": {"runner": "loop"}}
+                  "zero": {"runner": "deepspeed"}, "flash": {"runner": "loop"},
+                  "hybrid": {"runner": "loop"}}
 
 
 class _NoAliases(yaml.SafeDumper):
