@@ -1080,3 +1080,28 @@ describe("estimate: ZeRO-3's linear saves the inputs of frozen linears", () => {
       near(run(truthSetup(id)).perGpu.peakBytes, truthPeak(id), 0.01, id);
   });
 });
+
+describe("estimate: the Mamba2 reference scan's broadcast products (transformers mamba2_chunk_scan)", () => {
+  // CPU truth suite `hybrid`: 2 x 256 tokens, chunk 128 (2 chunks), 8 heads of 64, state 64, transformers 5.17 without
+  // mamba_ssm. C[:, :, :, None] * B[:, :, None] and M[..., None] * x[:, :, None] are fp32 products of
+  // 2 x 2 x 128 x 128 x 8 x 64 = 16,777,216 elements (67,108,864 B); in backward MulBackward0 makes both inputs'
+  // gradients at that size before reducing them: 134,217,728 B beside the saved tensors of one layer's backward.
+  for (const id of [
+    'hybrid/granite_hybrid-full-bf16',
+    'hybrid/falcon_h1-full-bf16-ckpt',
+    'hybrid/nemotron_h-full-fp32',
+  ]) {
+    it(`${id}: within 3 % of the CPU truth`, () => {
+      near(run(truthSetup(id)).perGpu.peakBytes, truthPeak(id), 0.03, id);
+    });
+  }
+  it('the working set is two products of b x chunks x chunk² x heads x max(state, head_dim) fp32 elements', () => {
+    const working = (kernels: 'torch' | 'cuda') =>
+      phase(run(truthSetup('hybrid/granite_hybrid-full-bf16', { mamba_kernels: kernels })), 'backward').components.find(
+        (c) => c.id === 'backward-working',
+      )?.bytes ?? 0;
+    // The state paths beside it: 8 x b x (chunks + 1) x heads x head_dim x state = 8 x 2 x 3 x 512 x 64 B.
+    assert.ok(working('torch') >= 2 * 67_108_864 + 8 * 2 * 3 * 512 * 64, `${working('torch')}`);
+    assert.ok(working('cuda') < 20_000_000, `${working('cuda')}`);
+  });
+});

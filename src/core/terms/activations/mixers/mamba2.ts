@@ -120,5 +120,12 @@ export function mamba2Mixer(
   if (p.normsTrainable && mb.gatedNorm) tape.saveExtra('normalized input for the gated norm weight (fp32)', 4 * T * d);
   const normed = tape.tensor('gated norm output', T * d, cb, proj.rg || p.normsTrainable);
   const out = linear(normed, 'out_proj', p.arch.hidden, 'out_proj output');
-  return { out, workingBytes: 2 * 4 * H * C * Sp + 8 * b * (nc + 1) * d * mb.state };
+  // The reference chunked scan (transformers 5.17 mamba2_chunk_scan, the old torch_forward's SSD) contracts by
+  // broadcasting: C[:, :, :, None] * B[:, :, None] is b x chunks x C x C x heads x state and M[..., None] *
+  // x[:, :, None] b x chunks x C x C x heads x head_dim, both fp32, each summed at once. In backward MulBackward0 makes
+  // the gradient of both broadcast inputs at that full size before reducing them to their shapes (the engine's
+  // sum_to in validate_outputs): two such tensors at once. CPU truth suite `hybrid` (Granite 4.0 H, Falcon-H1,
+  // Nemotron-H layouts): the backward peak sits there.
+  const product = 4 * b * nc * C * C * H * Math.max(mb.state, mb.headDim);
+  return { out, workingBytes: Math.max(2 * product, 2 * 4 * H * C * Sp) + 8 * b * (nc + 1) * d * mb.state };
 }
