@@ -1105,3 +1105,16 @@ describe("estimate: the Mamba2 reference scan's broadcast products (transformers
     assert.ok(working('cuda') < 20_000_000, `${working('cuda')}`);
   });
 });
+
+describe('estimate: PEFT refuses LoRA on the Mamba out_proj and conv1d of Falcon-H1 and Nemotron-H', () => {
+  // peft tuners_utils.py _check_lora_target_modules_mamba (huggingface/peft#2562, PEFT 0.16): get_peft_model raises.
+  const refused = (extra: Partial<TrainingSetupInput>) =>
+    run(truthSetup('hybrid/falcon_h1-lora-all-bf16', extra)).warnings.filter(
+      (w) => w.severity === 'error' && /refuses LoRA/.test(w.message),
+    ).length;
+  it('all-linear (which reaches out_proj) is flagged; the listed linears without it, or PEFT 0.15, are not', () => {
+    assert.equal(refused({ lora: { r: 16, alpha: 32, target_modules: 'all-linear' } }), 1);
+    assert.equal(refused({}), 0);
+    assert.equal(refused({ lora: { r: 16, alpha: 32, target_modules: 'all-linear' }, peft_version: '0.15' }), 0);
+  });
+});

@@ -306,6 +306,23 @@ function kernelNotes(
           'training: its parameters and optimizer state are counted, no activations',
       });
     }
+    // PEFT 0.16 and later refuse LoRA on these models' Mamba out_proj and conv1d (tuners_utils.py
+    // _check_lora_target_modules_mamba, huggingface/peft#2562): get_peft_model raises before training starts.
+    const refused = ['out_proj', 'conv1d'].filter((m) => targets.has(m));
+    if (
+      (a.family === 'falcon_h1' || a.family === 'nemotron_h') &&
+      (setup.method === 'lora' || setup.method === 'qlora') &&
+      refused.length > 0 &&
+      !olderThan(setup.peft_version, 0, 16)
+    ) {
+      warnings.push({
+        key: 'lora.target_modules',
+        severity: 'error',
+        message:
+          `PEFT (0.16 and later) refuses LoRA on ${refused.join(' and ')} of ${a.family} models ("incompatible ` +
+          'with Mamba-based models"), all-linear included: list the other linear layers',
+      });
+    }
   }
   if (a.mamba1 && a.mamba1.layers > 0 && setup.mamba_kernels === undefined && kernelsOff && !ctx.lean && first) {
     assumptions.push({
