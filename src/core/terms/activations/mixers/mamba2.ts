@@ -127,5 +127,5 @@ export function mamba2Mixer(
   // sum_to in validate_outputs): two such tensors at once. CPU truth suite `hybrid` (Granite 4.0 H, Falcon-H1,
   // Nemotron-H layouts): the backward peak sits there.
   const product = 4 * b * nc * C * C * H * Math.max(mb.state, mb.headDim);
-  return { out, workingBytes: Math.max(2 * product, 2 * 4 * H * C * Sp) + 8 * b * (nc + 1) * d * mb.state };
+  return { out, workingBytes: 2 * product + 8 * b * (nc + 1) * d * mb.state };
 }
