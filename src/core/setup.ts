@@ -673,6 +673,11 @@ export function fsdpAccumulates(s: Pick<TrainingSetup, 'fsdp' | 'gradient_accumu
   return s.fsdp !== 'none' && s.fsdp !== 'no_shard' && s.gradient_accumulation_steps > 1;
 }
 
+/** Attention runs flash-attn's kernels ('flash' with no other attention_kernel named): unpadding, Ampere-class GPUs. */
+export function usesFlashAttn(s: Pick<TrainingSetup, 'attention' | 'attention_kernel'>): boolean {
+  return s.attention === 'flash' && (s.attention_kernel ?? 'flash_attn') === 'flash_attn';
+}
+
 /** FSDP keeps the unsharded gradients between micro-batches: no_sync, unless fsdp_no_sync says false. */
 export function defersGradientSync(
   s: Pick<TrainingSetup, 'fsdp' | 'gradient_accumulation_steps' | 'fsdp_no_sync'>,

@@ -7,7 +7,7 @@ import { stepTime, tokenEfficiency } from '../../src/core/step-time';
 import { analyzeAs } from '../../src/analyzers/detect';
 import { shippedZeroConfigFor } from '../../src/analyzers/shipped-zero';
 import { phase, setupFor } from './helpers';
-import { llama31FsdpAccum, llama3ZeroFull } from './terms/helpers';
+import { FSDP1_SHARDED_SAVE, llama31FsdpAccum, llama3ZeroFull } from './terms/helpers';
 
 function gpu(name: string) {
   const g = findGpu(name);
@@ -108,20 +108,7 @@ describe('advice', () => {
     // Llama-2-7B LoRA over two GPUs: the save clones this rank's shard of every parameter (6.75B params x 2 B / 2,
     // terms/checkpoint-save.ts, test/unit/terms/checkpoint-save.test.ts) beside the 6.3 GiB of sharded weights, so the
     // save (13.2 GiB allocated) is the run's peak; the training step alone needs about 7.8 GiB.
-    const s = setupFor('meta-llama/Llama-2-7b-hf', {
-      method: 'lora',
-      lora: { r: 16, alpha: 32, dropout: 0, target_modules: ['q_proj', 'v_proj'], dtype: 'bf16' },
-      weights_dtype: 'bf16',
-      mixed_precision: 'bf16',
-      micro_batch_size: 1,
-      seq_len: 512,
-      gradient_checkpointing: 'full',
-      gpus_per_node: 2,
-      fsdp: 'full_shard',
-      fsdp_version: 1,
-      fsdp_state_dict_type: 'sharded',
-      accelerate_version: '0.28',
-    });
+    const s = setupFor('meta-llama/Llama-2-7b-hf', FSDP1_SHARDED_SAVE);
     const g = { id: '12 GiB', memoryBytes: 12 * 2 ** 30, source: 'test' };
     const r = advise(s, { gpu: g });
     assert.ok(r);

@@ -3,7 +3,7 @@
 // notes in the order the estimate has always listed them. Pure.
 // Docs: docs/estimate/index.md
 import { attentionLayerCount, type Architecture, linearModules } from '../architecture';
-import { generationBatch, type TrainingSetup } from '../setup';
+import { generationBatch, type TrainingSetup, usesFlashAttn } from '../setup';
 import { recurrentStates } from '../terms/kv-cache';
 import { formatBytes, formatCount, GiB } from '../units';
 import type { EstimateContext, EstimateOptions, PlanningContext } from './context';
@@ -60,8 +60,7 @@ export function gpuSupportChecks(ctx: PlanningContext): void {
     }
     const flashCapable = (spec.vendor === 'nvidia' || spec.vendor === 'amd') && spec.bf16;
     // flash-attn's kernels need Ampere-class GPUs; flex (Triton), xformers and sage have kernels for older ones.
-    const flashAttn = (setupAsGiven.attention_kernel ?? 'flash_attn') === 'flash_attn';
-    if (setupAsGiven.attention === 'flash' && flashAttn && given(ctx, 'attention') && !flashCapable) {
+    if (usesFlashAttn(setupAsGiven) && given(ctx, 'attention') && !flashCapable) {
       warnings.push({
         key: 'attention',
         code: 'gpu-unsupported',
@@ -368,13 +367,7 @@ export function attentionNotes(ctx: EstimateContext): void {
     });
   // Llama4PreTrainedModel._supports_flash_attn = False: from_pretrained refuses flash_attention_2; SDPA and flex attention
   // keep what the flash kernel keeps, so the estimate is the same.
-  if (
-    a.family === 'llama4' &&
-    setup.attention === 'flash' &&
-    (setup.attention_kernel ?? 'flash_attn') === 'flash_attn' &&
-    cp === 1 &&
-    !ctx.lean
-  ) {
+  if (a.family === 'llama4' && usesFlashAttn(setup) && cp === 1 && !ctx.lean) {
     warnings.push({
       key: 'attention',
       message:

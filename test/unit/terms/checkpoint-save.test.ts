@@ -8,21 +8,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TrainingSetupSchema, type TrainingSetupInput } from '../../../src/core/setup';
 import { run, setupFor } from '../helpers';
+import { FSDP1_SHARDED_SAVE } from './helpers';
 
-const base: Partial<TrainingSetupInput> = {
-  method: 'lora',
-  lora: { r: 16, alpha: 32, dropout: 0, target_modules: ['q_proj', 'v_proj'], dtype: 'bf16' },
-  weights_dtype: 'bf16',
-  mixed_precision: 'bf16',
-  micro_batch_size: 1,
-  seq_len: 512,
-  gradient_checkpointing: 'full',
-  gpus_per_node: 2,
-  fsdp: 'full_shard',
-  fsdp_version: 1,
-  fsdp_state_dict_type: 'sharded',
-  accelerate_version: '0.28',
-};
+const base = FSDP1_SHARDED_SAVE;
 const llama7b = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> =>
   run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...extra }));
 const savePhase = (e: ReturnType<typeof run>) => e.perGpu.phases.find((p) => p.phase === 'checkpoint-save');

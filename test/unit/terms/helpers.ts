@@ -81,6 +81,25 @@ export function llama31FsdpAccum(extra: Partial<TrainingSetupInput> = {}): Train
   });
 }
 
+/**
+ * Llama-2-7B LoRA (r 16 on q, v) over two GPUs under FSDP1, writing SHARDED_STATE_DICT checkpoints with Accelerate
+ * 0.28, which builds them on the GPU (terms/checkpoint-save.ts): 1 x 512 tokens, checkpointed.
+ */
+export const FSDP1_SHARDED_SAVE: Partial<TrainingSetupInput> = {
+  method: 'lora',
+  lora: { r: 16, alpha: 32, dropout: 0, target_modules: ['q_proj', 'v_proj'], dtype: 'bf16' },
+  weights_dtype: 'bf16',
+  mixed_precision: 'bf16',
+  micro_batch_size: 1,
+  seq_len: 512,
+  gradient_checkpointing: 'full',
+  gpus_per_node: 2,
+  fsdp: 'full_shard',
+  fsdp_version: 1,
+  fsdp_state_dict_type: 'sharded',
+  accelerate_version: '0.28',
+};
+
 /** A LitGPT finetune_lora config quantizing `model` to NF4 (LoRA r 32 on query and value, 2 x 512 tokens). */
 export function litgptQloraYaml(model: string): string {
   return [

@@ -12,6 +12,7 @@ import { zero3KeptExperts } from '../zero3-kept-experts';
 import type { EstimateContext, StageContext } from '../../estimate/context';
 import { formatBytes, formatCount } from '../../units';
 import { olderThan } from '../../util/version';
+import { usesFlashAttn } from '../../setup';
 import { adaptersInLayerUnits } from '../../estimate/fsdp-units';
 import { layerActivations, unslothFastPath } from './index';
 import { bitsandbytesKeepsInputs, checkpointReentrant, keptInputBytes } from './kept-inputs';
@@ -193,10 +194,7 @@ function activationPlan(
     ...(setup.model_code === 'litgpt' ? { litgptModel: true } : {}),
     ...sdpaInputs(ctx, seqHere, paddedBatch),
     // Only transformers' flash-attn path unpads; flex, xformers and sage take the padded batch with a mask.
-    ...(attention === 'flash' &&
-    paddedBatch &&
-    setup.model_code === 'transformers' &&
-    (setup.attention_kernel ?? 'flash_attn') === 'flash_attn'
+    ...(attention === 'flash' && usesFlashAttn(setup) && paddedBatch && setup.model_code === 'transformers'
       ? { flashUnpad: true }
       : {}),
     ...mixerKernels,
