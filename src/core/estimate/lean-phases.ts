@@ -12,6 +12,30 @@ import type { LossPoint, StageTerms, StreamPoolLedger, StreamPoolPoint } from '.
 /** The note of the backward phase whose peak is the loss's backward (full and lean phases say it alike). */
 export const LOSS_BACKWARD_NOTE = 'start of backward: activations + gradients of the logits';
 
+/**
+ * The working set at the backward's high point through the last layers. A trained base: with the MLP's weight
+ * gradients when they are that layer's own (no FSDP or ZeRO bucket takes them, none kept from an earlier micro-step,
+ * no optimizer stepping in the backward). A frozen base without checkpointing on one pipeline stage: the layer whose
+ * working set is largest, less what the layers after it saved (LayerActivations.workingBelowReleasedBytes).
+ */
+export function lastLayerWorkingBytes(ctx: EstimateContext, terms: StageTerms): number {
+  const { layer, layerPlan } = terms.activations;
+  const setup = ctx.setup;
+  if (layerPlan.baseTrainable) {
+    const ownGradients =
+      setup.fsdp === 'none' &&
+      setup.zero_stage === 0 &&
+      !setup.optimizer_in_backward &&
+      terms.grads.gradsInForward === 0 &&
+      terms.gatheredGrads.length === 0;
+    return ownGradients
+      ? (layer.workingWithMlpGradientsBytes ?? layer.backwardWorkingBytes)
+      : layer.backwardWorkingBytes;
+  }
+  const wholeStack = setup.gradient_checkpointing === 'none' && ctx.layout.pipelineParallel === 1;
+  return wholeStack ? (layer.workingBelowReleasedBytes ?? layer.backwardWorkingBytes) : layer.backwardWorkingBytes;
+}
+
 /** Evaluation's bytes beside the persistent and gathered ones, lean: kept gradients and the larger of loss and layer. */
 function leanEvaluationBytes(terms: StageTerms): number {
   const r = (x: number): number => Math.max(0, Math.round(x));
@@ -125,7 +149,8 @@ export function leanPhases(
     kept.backward;
   const rootSum = rootUnit ? hgSum : 0;
   const inLayer = rec + work + r(terms.dequantBytes) + kept.backward;
-  const atLast = pSum + headGradB + unsyncedAll + gLast + rootSum + ggSum + act + held + castSum + inLayer;
+  const inLastLayer = inLayer - work + r(lastLayerWorkingBytes(ctx, terms));
+  const atLast = pSum + headGradB + unsyncedAll + gLast + rootSum + ggSum + act + held + castSum + inLastLayer;
   const atFirstLayer = pSum + r(gradAtFirst) + unsyncedFirst + gFirst + rootSum + ggSum + held + inLayer;
   const atEmbedding =
     tiedAccum > 0 ? pSum + r(gradAtEnd) + unsyncedFirst + gFirst + rootSum + r(tiedAccum) + kept.backward : 0;

@@ -15,7 +15,7 @@ import { optimizerStepTerms } from '../terms/optimizer-step';
 import type { GatheredAt } from '../terms/sharding-buffers';
 import type { HeldStepOutputs } from '../terms/previous-step';
 import { gatherPoolCapacity, type GatherInFlight } from '../terms/zero3-gathered';
-import { leanPhases, LOSS_BACKWARD_NOTE } from './lean-phases';
+import { lastLayerWorkingBytes, leanPhases, LOSS_BACKWARD_NOTE } from './lean-phases';
 
 export { LOSS_BACKWARD_NOTE };
 
@@ -310,6 +310,30 @@ function forwardComponents(
 }
 
 /**
+ * One layer's backward working set, at the first layer and at the last (lastLayerWorkingBytes: with the MLP's weight
+ * gradients, or less what the layers above a lower one released).
+ */
+function workingComponents(ctx: EstimateContext, terms: StageTerms): { working: Component; lastWorking: Component } {
+  const { layer } = terms.activations;
+  const workingOf = (bytes: number, withMlpGradients: boolean): Component =>
+    comp(
+      ctx,
+      'backward-working',
+      'Backward working set of one layer',
+      bytes,
+      () =>
+        'gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients' +
+        (withMlpGradients ? " (the attention's or mixer's with the MLP's weight gradients, made before it)" : ''),
+      () => ({}),
+    );
+  const working = workingOf(layer.backwardWorkingBytes, false);
+  const lastBytes = lastLayerWorkingBytes(ctx, terms);
+  const lastWorking =
+    lastBytes === layer.backwardWorkingBytes ? working : workingOf(lastBytes, lastBytes > layer.backwardWorkingBytes);
+  return { working, lastWorking };
+}
+
+/**
  * The candidate high points of the backward: at the loss, through the last layer, at the first layer, and at the
  * tied embedding (empty when the head is not tied).
  */
@@ -336,7 +360,7 @@ function backwardCandidates(
     outside,
   } = terms;
   const { gradsInForward, gradAtEnd, embGradLater, gradAtFirst, unsynced } = terms.grads;
-  const { layer, actComp, maskHeld, castComp, recompute } = terms.activations;
+  const { actComp, maskHeld, castComp, recompute } = terms.activations;
   // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
   const headGrad = reducedHeadGradient(ctx, st);
   const unsyncedAll = unsynced ? [unsynced.all] : [];
@@ -354,14 +378,7 @@ function backwardCandidates(
           ),
         ]
       : [];
-  const working = comp(
-    ctx,
-    'backward-working',
-    'Backward working set of one layer',
-    layer.backwardWorkingBytes,
-    () => 'gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients',
-    () => ({}),
-  );
+  const { working, lastWorking } = workingComponents(ctx, terms);
   const headGradC = gradC(Math.max(gradsInForward, headGrad), ' (first gradients: output head)');
   // The head's weight gradient comes after the loss backward (its matmul runs next), except with a chunked loss,
   // where the chunks before the current one have already added theirs to it.
@@ -408,7 +425,7 @@ function backwardCandidates(
     ...maskHeld,
     ...castComp,
     ...recomputeC,
-    working,
+    lastWorking,
     ...dequantC,
     ...terms.held.logits,
     ...terms.held.stepCache,

@@ -198,6 +198,25 @@ function blockContext(
   return bc;
 }
 
+/**
+ * The gradients of the block's MLP weights (every expert's, the router's and a shared expert's in an MoE block) when
+ * the base is trained: the MLP comes last in the block, so its backward has made them (AccumulateGrad takes each
+ * weight's gradient as its .grad) by the time the attention's or the mixer's backward runs. Gradients in the weights'
+ * dtype. CPU truth hybrid/jamba-full-bf16: the MoE layer's 4,227,072 B of expert gradients are live at the Mamba scan's
+ * backward high point.
+ */
+function mlpGradientBytes(bc: BlockContext, moeBlock: boolean): number {
+  const { p, a, tp } = bc;
+  // A Nemotron-H layer is one mixer or one MLP: none of its own runs before the other.
+  if (!p.baseTrainable || p.quantizedBase || bc.blockKind !== undefined) return 0;
+  const width = a.gatedMlp ? 3 : 2;
+  const elems =
+    moeBlock && a.moe
+      ? (width * a.hidden * (a.moe.experts * a.moe.expertFfn + a.moe.sharedExpertFfn) + a.moe.experts * a.hidden) / tp
+      : (width * a.hidden * a.ffn) / tp;
+  return elems * p.weightBytes;
+}
+
 /** What the block keeps and what its backward holds at its largest op, from the replayed tape. */
 function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output: Tensor): LayerActivations {
   const { p, a, tape, moeBlock, T, tp, Tsp, residualBytes, heads, qd, b, s, state } = bc;
@@ -279,9 +298,11 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
   const scoresKept = p.attention === 'eager' || state.scoreGradBytes !== undefined;
   const attnWorking =
     linearWorking ?? (scoresKept ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));
-  const backwardWorkingBytes =
-    Math.max(mlpWorking, expertLoraWorking, Math.max(0, attnWorking - mlpSavedBytes)) +
-    2 * residualBytes * Tsp * a.hidden;
+  const mixerWorking = Math.max(0, attnWorking - mlpSavedBytes);
+  const residualGrads = 2 * residualBytes * Tsp * a.hidden;
+  const backwardWorkingBytes = Math.max(mlpWorking, expertLoraWorking, mixerWorking) + residualGrads;
+  const workingWithMlpGradientsBytes =
+    Math.max(mlpWorking, expertLoraWorking, mixerWorking + mlpGradientBytes(bc, moeBlock)) + residualGrads;
   const layerInputBytes = Tsp * a.hidden * residualBytes;
   const everyOtherMatmul = tape.matmulOutputs.filter((_, i) => i % 2 === 0).reduce((x, y) => x + y, 0);
   const selectiveBytes = Math.min(bytesPerLayer, layerInputBytes + everyOtherMatmul + tape.attentionOutputBytes);
@@ -289,6 +310,7 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
     bytesPerLayer,
     entries,
     backwardWorkingBytes,
+    workingWithMlpGradientsBytes,
     layerInputBytes,
     selectiveBytes,
     checkpointHeldBytes,

@@ -166,6 +166,17 @@ export interface LayerActivations {
   readonly entries: readonly SavedEntry[];
   /** Bytes one block's backward needs on top (gradients of its intermediates), at its largest op. */
   readonly backwardWorkingBytes: number;
+  /**
+   * The same high point with the block's trainable MLP (or MoE) weight gradients, which its backward makes before the
+   * token mixer's runs: the last layer's, where no earlier gradient of a layer exists to stand for them. Absent: equal.
+   */
+  readonly workingWithMlpGradientsBytes?: number;
+  /**
+   * A stack of layers of different kinds under a frozen base, without checkpointing: the backward's high point through
+   * the layers, max over layer i of (i's working set - what the layers after i saved, released by their backward), so
+   * a large working set in a layer below the last counts without the last layers' activations. Absent: equal.
+   */
+  readonly workingBelowReleasedBytes?: number;
   /** Input of the block, what full checkpointing keeps per layer. */
   readonly layerInputBytes: number;
   /**

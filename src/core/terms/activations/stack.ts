@@ -51,6 +51,7 @@ function stackActivations(p: ActivationPlan): LayerActivations {
       n: number;
     }
   >();
+  const order: string[] = [];
   for (let i = 0; i < p.arch.layers; i++) {
     const moeBlock = blockKinds
       ? blockKinds[i] === 'E'
@@ -67,14 +68,15 @@ function stackActivations(p: ActivationPlan): LayerActivations {
         : [];
     const blockKind = blockKinds?.[i];
     const k = `${moeBlock}|${rope}|${linearLayer}|${adapted.join(',')}|${blockKind ?? ''}`;
+    order.push(k);
     const c = kinds.get(k);
     if (c) c.n++;
     else kinds.set(k, { moeBlock, rope, linearLayer, adapted, ...(blockKind ? { blockKind } : {}), n: 1 });
   }
-  const blocks = [...kinds.values()].map((c) => ({
-    ...c,
-    l: blockActivations(p, c.moeBlock, c.rope, c.linearLayer, c.adapted, c.blockKind),
-  }));
+  const byKey = new Map(
+    [...kinds].map(([k, c]) => [k, blockActivations(p, c.moeBlock, c.rope, c.linearLayer, c.adapted, c.blockKind)]),
+  );
+  const blocks = [...kinds].map(([k, c]) => ({ ...c, l: byKey.get(k)! }));
   const sum = (bs: typeof blocks, f: (l: LayerActivations) => number): number =>
     bs.reduce((t, c) => t + f(c.l) * c.n, 0);
   const count = (bs: typeof blocks): number => bs.reduce((t, c) => t + c.n, 0);
@@ -89,6 +91,10 @@ function stackActivations(p: ActivationPlan): LayerActivations {
     weightCopyBytesPerLayer: avg((l) => l.weightCopyBytesPerLayer),
     contextHeldBytes: avg((l) => l.contextHeldBytes ?? 0),
     backwardWorkingBytes: Math.max(...blocks.map((c) => c.l.backwardWorkingBytes)),
+    workingWithMlpGradientsBytes: Math.max(
+      ...blocks.map((c) => c.l.workingWithMlpGradientsBytes ?? c.l.backwardWorkingBytes),
+    ),
+    ...(p.baseTrainable ? {} : { workingBelowReleasedBytes: workingBelowReleased(order.map((k) => byKey.get(k)!)) }),
     largestLayerBytes: largest.l.bytesPerLayer,
     kinds: {
       dense: dense.length ? sum(dense, (l) => l.bytesPerLayer) / count(dense) : 0,
@@ -96,4 +102,18 @@ function stackActivations(p: ActivationPlan): LayerActivations {
       denseLayers: count(dense),
     },
   };
+}
+
+/**
+ * The backward runs the layers last to first, each releasing what it saved: at layer i the layers above it hold
+ * nothing. The largest of (working set of layer i - bytes saved by the layers after i), layers in model order.
+ */
+function workingBelowReleased(layers: readonly LayerActivations[]): number {
+  let released = 0;
+  let high = -Infinity;
+  for (let i = layers.length - 1; i >= 0; i--) {
+    high = Math.max(high, layers[i].backwardWorkingBytes - released);
+    released += layers[i].bytesPerLayer;
+  }
+  return high;
 }

@@ -78,9 +78,13 @@ export function mamba1Mixer(
       'discretized A and B (fp32, inner x state per token), B and u in fp32',
       8 * T * I * N + 4 * T * N + 4 * T * I,
     );
+    // ssm_state.to(input_dtype) for the output matmul: a 16-bit copy per step, none when the scan's input is fp32.
+    const stateCopies = cb < 4 ? cb * b * I * N * s : 0;
     tape.saveExtra(
-      "the scan loop: the initial state, every step's fp32 state and its 16-bit copy, C",
-      f * b * I * N + 4 * b * I * N * (s - 1) + 2 * b * I * N * s + 2 * T * N,
+      cb < 4
+        ? "the scan loop: the initial state, every step's fp32 state and its 16-bit copy, C"
+        : "the scan loop: the initial state, every step's fp32 state, C",
+      f * b * I * N + 4 * b * I * N * (s - 1) + stateCopies + 2 * T * N,
     );
     tape.saveExtra('scan output and silu(gate)', f * T * I + 2 * T * I);
   }
@@ -94,5 +98,8 @@ export function mamba1Mixer(
     p.arch.hidden,
     'out_proj output',
   );
-  return { out, workingBytes: 2 * 4 * T * I * N + 8 * b * I * N * s };
+  // Backward: the loop reads deltaA[:, :, i] and deltaB_u[:, :, i]; each SelectBackward0 makes a zero-filled fp32 tensor
+  // of the whole b x inner x seq x state input (select_backward), and the engine adds the later ones into the first in
+  // place (InputBuffer::accumulate): the two gradient buffers and the newest step's zeros, three at once.
+  return { out, workingBytes: 3 * 4 * T * I * N };
 }
