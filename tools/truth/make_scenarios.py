@@ -167,7 +167,24 @@ def suite_loop():
     lora_keys = dict(weights_dtype="bf16", method="lora", lora=lora("falcon", LORA_QV), pytorch_version="2.4")
     out["falcon-lora-bf16-torch24"] = (scenario("falcon", **lora_keys), {"math_sdp_half": True})
     out["falcon-full-bf16-eager-b1"] = (scenario("falcon", weights_dtype="bf16", attention="eager", micro_batch_size=1), {})
+    # Eager attention whose backward makes the peak: 8 heads over 1,024 tokens and a small vocabulary, so the softmax's
+    # backward (its gradients beside the saved probabilities) outweighs the loss.
+    for fam in ("llama", "qwen2"):
+        for name, keys in EAGER_LONG_VARIANTS.items():
+            s = scenario(fam, attention="eager", micro_batch_size=1, seq_len=1024, **keys)
+            s["architecture"].update(num_attention_heads=8, num_key_value_heads=4, vocab_size=512)
+            if keys.get("method") == "lora":
+                s["lora"] = lora(fam, LORA_QV)
+            out[f"{fam}-{name}-eager-s1024"] = (s, {})
     return out
+
+
+EAGER_LONG_VARIANTS = {
+    "full-fp32": dict(),
+    "full-bf16": dict(weights_dtype="bf16"),
+    "full-amp": dict(mixed_precision="bf16"),
+    "lora-bf16": dict(weights_dtype="bf16", method="lora"),
+}
 
 
 FALCON_LAYOUTS = {

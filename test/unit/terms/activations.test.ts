@@ -501,6 +501,19 @@ describe("estimate: the backward's high point in hybrid stacks (CPU truth, suite
   });
 });
 
+describe("estimate: eager attention's fp32 softmax backward over 16-bit scores (CPU truth, loop/*-eager-s1024)", () => {
+  // Llama, 8 heads, 1 x 1,024 tokens, vocabulary 512: the peak is _softmax_backward_data in the last layer, with the
+  // fp32 cast of the probabilities' gradient and the fp32 result (33,554,432 B each) live and the bf16 probabilities
+  // copy already released by BmmBackward0 (tools/truth/FINDINGS.md section 27). Counting 4 + 2 + 2 B per score put the
+  // bf16 and autocast points 8.6-10.2 % high.
+  for (const name of ['full-bf16', 'full-amp', 'lora-bf16', 'full-fp32']) {
+    it(`llama ${name}: within 1.5 % of the measured peak`, () => {
+      const id = `loop/llama-${name}-eager-s1024`;
+      near(run(truthSetup(id)).perGpu.peakBytes, truthPeak(id), 0.015, id);
+    });
+  }
+});
+
 describe('estimate: Gated DeltaNet layers (Qwen3.5)', () => {
   const qwen35 = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> =>
     run(

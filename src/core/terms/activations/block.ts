@@ -289,12 +289,15 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
     : loopedExperts
       ? moeWorking
       : Math.max(width * cb * T * ffnLocal, groupedEnd);
-  // Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward), plus
-  // the fp32 copy of the gradient when the softmax ran in fp32 on 16-bit scores. By then the block's MLP half has
-  // been through its backward and released what it saved. Flash / SDPA backward holds dQ, dK, dV and dO; a gated
-  // attention output (Qwen3.5) adds the gradients of the gate and of the ungated output. A Gated DeltaNet layer has
-  // its own (gatedDeltaNet).
-  const scoreGradBytes = state.scoreGradBytes ?? 2 * cb + (softmaxUpcast && cb < 4 ? 4 : 0);
+  // Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward). When
+  // the softmax ran in fp32 on 16-bit scores both are fp32 (the probabilities' 16-bit gradient is cast up, then freed),
+  // and the 16-bit copy of the probabilities the value matmul kept is already released by its backward: 4 + 4 - 2 B
+  // per score over what the layer saved. CPU truth (Llama, 8 heads, 1 x 1,024 tokens, bf16, eager): at the peak
+  // (_softmax_backward_data) the fp32 gradient copy and the fp32 result, 33.5 MB each, and of the last layer's
+  // saved probabilities only the fp32 ones. By then the block's MLP half has been through its backward and released
+  // what it saved. Flash / SDPA backward holds dQ, dK, dV and dO; a gated attention output (Qwen3.5) adds the
+  // gradients of the gate and of the ungated output. A Gated DeltaNet layer has its own (gatedDeltaNet).
+  const scoreGradBytes = state.scoreGradBytes ?? (softmaxUpcast && cb < 4 ? 8 - cb : 2 * cb);
   const scoresKept = p.attention === 'eager' || state.scoreGradBytes !== undefined;
   const attnWorking =
     linearWorking ?? (scoresKept ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));
