@@ -23,8 +23,8 @@ export function lastLayerWorkingBytes(ctx: EstimateContext, terms: StageTerms): 
   const setup = ctx.setup;
   if (layerPlan.baseTrainable) {
     const ownGradients =
-      setup.fsdp === 'none' &&
-      setup.zero_stage === 0 &&
+      !ctx.sharding.fsdp &&
+      ctx.sharding.zeroStage === 0 &&
       !setup.optimizer_in_backward &&
       terms.grads.gradsInForward === 0 &&
       terms.gatheredGrads.length === 0;

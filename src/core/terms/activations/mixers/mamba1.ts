@@ -81,9 +81,7 @@ export function mamba1Mixer(
     // ssm_state.to(input_dtype) for the output matmul: a 16-bit copy per step, none when the scan's input is fp32.
     const stateCopies = cb < 4 ? cb * b * I * N * s : 0;
     tape.saveExtra(
-      cb < 4
-        ? "the scan loop: the initial state, every step's fp32 state and its 16-bit copy, C"
-        : "the scan loop: the initial state, every step's fp32 state, C",
+      `the scan loop: the initial state, every step's fp32 state${cb < 4 ? ' and its 16-bit copy' : ''}, C`,
       f * b * I * N + 4 * b * I * N * (s - 1) + stateCopies + 2 * T * N,
     );
     tape.saveExtra('scan output and silu(gate)', f * T * I + 2 * T * I);
