@@ -11,19 +11,27 @@ def config(name):
         return json.load(f)
 
 
-def point(model, method, seq, batch=1, ckpt="full", world=1, fsdp="none", offload=False, lora_all=False, weights="bf16", mp="bf16"):
+def point(model, method, seq, batch=1, ckpt="full", world=1, fsdp="none", offload=False, lora_all=False, weights="bf16", mp="bf16",
+          attention="sdpa", dora=False, r=16):
     scenario = {"model": model, "architecture": config(model), "method": method, "weights_dtype": weights, "mixed_precision": mp,
-                "optimizer": "adamw", "micro_batch_size": batch, "seq_len": seq, "gradient_checkpointing": ckpt, "attention": "sdpa",
+                "optimizer": "adamw", "micro_batch_size": batch, "seq_len": seq, "gradient_checkpointing": ckpt, "attention": attention,
                 "gpus_per_node": world, "fsdp": fsdp}
+    if fsdp != "none":
+        scenario["fsdp_version"] = 2
     if method == "lora":
-        scenario["lora"] = {"r": 16, "alpha": 32, "target_modules": "all-linear" if lora_all else ["q_proj", "k_proj", "v_proj", "o_proj"]}
+        scenario["lora"] = {"r": r, "alpha": 2 * r, "target_modules": "all-linear" if lora_all else ["q_proj", "k_proj", "v_proj", "o_proj"]}
+        if dora:
+            scenario["lora"]["use_dora"] = True
     if offload:
         scenario.update(offload_params="cpu", offload_optimizer="cpu")
-    parts = [model, method, f"s{seq}", f"b{batch}", "ckpt" if ckpt != "none" else "nockpt"]
-    parts += [f"fsdp2-w{world}"] if fsdp != "none" else []
+    parts = [model, "dora" if dora else method, f"s{seq}", f"b{batch}", "ckpt" if ckpt != "none" else "nockpt"]
+    parts += [f"fsdp2-w{world}"] if fsdp != "none" else [f"ddp-w{world}"] if world > 1 else []
     parts += ["offload"] if offload else []
     parts += ["all-linear"] if lora_all else []
+    parts += [f"r{r}"] if r != 16 else []
     parts += [f"w{weights}"] if weights != "bf16" else []
+    parts += [f"mp{mp}"] if mp != "bf16" else []
+    parts += [attention] if attention != "sdpa" else []
     return "-".join(parts), scenario
 
 
@@ -53,12 +61,13 @@ def falcon(seq, batch, ckpt):
     every head per layer (src/core/terms/activations/falcon.ts; CPU truth loop/falcon-*)."""
     scenario = {"model": "falcon-7b", "architecture": config("falcon-7b"), "method": "lora", "weights_dtype": "bf16",
                 "mixed_precision": "none", "optimizer": "adamw", "micro_batch_size": batch, "seq_len": seq,
-                "gradient_checkpointing": ckpt, "attention": "sdpa",
+                "gradient_checkpointing": ckpt, "attention": "sdpa", "gpus_per_node": 1, "fsdp": "none",
                 "lora": {"r": 16, "alpha": 32, "target_modules": ["query_key_value", "dense"]}}
     return "-".join(["falcon-7b", "lora", f"s{seq}", f"b{batch}", "ckpt" if ckpt != "none" else "nockpt"]), scenario
 
 
 def all_points():
+    """In the order they run: a command that runs out of time leaves the last ones for the next."""
     pts = []
     for m in ("qwen2.5-0.5b", "llama-3.2-1b", "qwen2.5-1.5b"):  # full fine-tunes that fit whole
         pts += [point(m, "full", 2048, batch=2, ckpt="none"), point(m, "full", 2048, batch=4), point(m, "full", 4096, weights="fp32")]
@@ -66,7 +75,7 @@ def all_points():
     for m in ("qwen2.5-7b", "llama-3.1-8b", "mistral-7b-v0.3", "qwen3-8b"):  # LoRA on 7-8B
         pts += [point(m, "lora", 2048, batch=2), point(m, "lora", 4096, lora_all=True), point(m, "lora", 1024, ckpt="none")]
     pts += [point("qwen2.5-14b", "lora", 2048), point("qwen2.5-32b", "lora", 1024)]
-    for world in (2, 8, 16):  # one rank of FSDP2 through the fake process group
+    for world in (8, 16):  # one rank of FSDP2 through the fake process group
         pts += [point("llama-3.1-8b", "full", 2048, world=world, fsdp="full_shard", weights="fp32"),
                 point("qwen2.5-7b", "full", 4096, world=world, fsdp="full_shard", weights="fp32")]
     pts += [point("llama-3.1-8b", "full", 2048, world=8, fsdp="full_shard", weights="fp32", offload=True)]
@@ -75,6 +84,61 @@ def all_points():
             custom_fsdp1(2048, 4, reentrant=False), custom_fsdp1(2048, 10, offload=True)]
     # Falcon-7B: SDPA's math kernel for multi-query attention
     pts += [falcon(512, 1, "none"), falcon(1024, 2, "none"), falcon(2048, 1, "full")]
-    for seq in (8192, 16384, 32768):  # long context
+    for seq in (8192, 16384):  # long context
         pts += [point("llama-3.2-1b", "full", seq), point("llama-3.1-8b", "lora", seq)]
+    pts += [point("llama-3.2-1b", "full", 32768)]
+    # More families: Gemma 2 / 3 (256k vocabularies), Phi-3 (fused projections), Qwen3 dense, MoE (grouped_mm experts)
+    for m in ("gemma-2-2b", "gemma-3-1b", "qwen3-1.7b", "qwen3-4b", "phi-3-mini"):
+        pts += [point(m, "full", 2048, batch=2), point(m, "full", 1024, batch=1, ckpt="none", weights="fp32"),
+                point(m, "lora", 2048, batch=4, lora_all=True), point(m, "lora", 1024, batch=2, ckpt="none")]
+    pts += [point("gemma-2-2b", "full", 1024, batch=2, ckpt="none", attention="eager"),
+            point("gemma-3-1b", "full", 4096, batch=1, attention="eager")]
+    for m in ("qwen1.5-moe-a2.7b", "qwen3-30b-a3b"):
+        pts += [point(m, "lora", 2048, batch=2), point(m, "lora", 1024, ckpt="none")]
+    pts += [point("qwen1.5-moe-a2.7b", "lora", 2048, lora_all=True)]
+    # Full fine-tunes: pure bf16, AMP over fp32 weights, eager attention, no checkpointing
+    for m in ("qwen2.5-0.5b", "llama-3.2-1b"):
+        pts += [point(m, "full", 1024, batch=4, ckpt="none", weights="fp32"), point(m, "full", 512, batch=8, ckpt="none", attention="eager"),
+                point(m, "full", 1024, batch=2, ckpt="none", weights="fp32", mp="none"), point(m, "full", 8192, batch=1, weights="fp32")]
+    pts += [point("qwen2.5-1.5b", "full", 1024, batch=2, ckpt="none", weights="fp32"), point("llama-3.2-3b", "full", 1024, batch=1, ckpt="none"),
+            point("qwen3-4b", "full", 4096, batch=2)]
+    # DoRA and larger ranks on 7-8B
+    for m in ("llama-3.1-8b", "qwen2.5-7b"):
+        pts += [point(m, "lora", 2048, dora=True), point(m, "lora", 1024, ckpt="none", lora_all=True, dora=True),
+                point(m, "lora", 2048, batch=4, lora_all=True, r=64), point(m, "lora", 512, batch=4, ckpt="none", attention="eager")]
+    pts += [point("mistral-7b-v0.3", "lora", 8192, lora_all=True), point("qwen3-8b", "lora", 2048, batch=8),
+            point("qwen2.5-14b", "lora", 4096, lora_all=True), point("qwen2.5-14b", "lora", 1024, ckpt="none"),
+            point("qwen2.5-32b", "lora", 2048, lora_all=True), point("qwen2.5-7b", "lora", 16384), point("qwen2.5-7b", "lora", 24576)]
+    # DDP on one rank of the fake group: the gradient buckets beside the gradients
+    for world in (2, 8):
+        pts += [point("qwen2.5-0.5b", "full", 2048, batch=2, world=world, weights="fp32"),
+                point("llama-3.2-1b", "full", 2048, batch=2, world=world, weights="fp32"),
+                point("llama-3.1-8b", "lora", 2048, batch=2, world=world)]
+    # FSDP2: LoRA under it, no checkpointing, CPU offload, more world sizes
+    for world in (2, 8):
+        pts += [point("llama-3.1-8b", "lora", 2048, batch=2, world=world, fsdp="full_shard"),
+                point("qwen2.5-14b", "lora", 2048, world=world, fsdp="full_shard", offload=True)]
+    pts += [point("llama-3.2-3b", "full", 2048, batch=2, ckpt="none", world=4, fsdp="full_shard", weights="fp32"),
+            point("qwen2.5-14b", "full", 2048, world=8, fsdp="full_shard", weights="fp32"),
+            point("qwen2.5-14b", "full", 2048, world=16, fsdp="full_shard", weights="fp32", offload=True),
+            point("llama-3.1-8b", "full", 4096, world=32, fsdp="full_shard", weights="fp32"),
+            point("qwen2.5-32b", "full", 2048, world=64, fsdp="full_shard", weights="fp32"),
+            point("qwen2.5-32b", "lora", 4096, world=8, fsdp="full_shard", offload=True)]
+    # FSDP1 custom loops: more layouts
+    pts += [custom_fsdp1(4096, 1), custom_fsdp1(1024, 8), custom_fsdp1(4096, 2, reentrant=False), custom_fsdp1(2048, 2, offload=True)]
+    # More shapes on the small models, DoRA on the other 7-8B, FSDP2 at world size 4, DDP in bf16
+    for m in ("qwen2.5-0.5b", "llama-3.2-1b", "qwen3-1.7b", "gemma-3-1b"):
+        pts += [point(m, "full", 1024, batch=8), point(m, "full", 512, batch=4, ckpt="none", weights="fp32", mp="none"),
+                point(m, "lora", 4096, batch=2, lora_all=True), point(m, "lora", 1024, batch=2, dora=True)]
+    for m in ("mistral-7b-v0.3", "qwen3-8b"):
+        pts += [point(m, "lora", 2048, dora=True), point(m, "lora", 2048, batch=2, attention="eager")]
+    pts += [point("qwen3-8b", "full", 2048, world=4, fsdp="full_shard", weights="fp32"),
+            point("gemma-2-2b", "full", 2048, world=2, fsdp="full_shard", weights="fp32"),
+            point("mistral-7b-v0.3", "lora", 1024, ckpt="none", world=4, fsdp="full_shard"),
+            point("qwen3-1.7b", "full", 1024, batch=2, ckpt="none", world=4),
+            point("phi-3-mini", "lora", 2048, batch=2, world=2)]
+    # Near the card's 80 GB: last, so what runs out of memory costs no other point its turn
+    pts += [point("llama-3.1-8b", "full", 2048, world=2, fsdp="full_shard", weights="fp32"),
+            point("qwen2.5-7b", "full", 4096, world=2, fsdp="full_shard", weights="fp32"),
+            point("llama-3.1-8b", "lora", 32768)]
     return dict(pts)

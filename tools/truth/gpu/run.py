@@ -27,6 +27,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
 import points as P  # noqa: E402
 
 
@@ -69,14 +70,14 @@ def build(scenario):
     dtype = {"bf16": torch.bfloat16, "fp32": torch.float32}[scenario["weights_dtype"]]
     device = "meta" if scenario["fsdp"] != "none" else "cuda"
     with torch.device(device):
-        model = AutoModelForCausalLM.from_config(cfg, dtype=dtype, attn_implementation="sdpa")
+        model = AutoModelForCausalLM.from_config(cfg, dtype=dtype, attn_implementation=scenario.get("attention", "sdpa"))
     model.config.use_cache = False
     if scenario["method"] == "lora":
         from peft import LoraConfig, get_peft_model
 
         lora = scenario["lora"]
         config = LoraConfig(r=lora["r"], lora_alpha=lora["alpha"], lora_dropout=lora.get("dropout", 0.0),
-                            target_modules=lora["target_modules"], task_type="CAUSAL_LM")
+                            target_modules=lora["target_modules"], use_dora=lora.get("use_dora", False), task_type="CAUSAL_LM")
         # Adapters in the model's dtype where the scenario says so (PEFT before 0.12 made them so; FSDP1 flat
         # parameters of the custom loop need one dtype per unit).
         model = get_peft_model(model, config, autocast_adapter_dtype=lora.get("dtype") != "bf16")
@@ -124,6 +125,27 @@ def shard(model, scenario):
     model.to_empty(device="cpu" if offload else "cuda")
     randomise(model)
     return model
+
+
+def wrap_ddp(model, scenario):
+    """DDP on rank 0 of a fake group, as Accelerate sets it up: the default 25 MiB buckets, gradients apart from the
+    buckets (gradient_as_bucket_view=False). NCCL's all-reduce works in place on the bucket; the fake group's returns
+    nothing, so a comm hook hands DDP its bucket back (truthlib/parallel.py does the same on the CPU)."""
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    dist.init_process_group(backend="fake", rank=0, world_size=scenario["gpus_per_node"], store=FakeStore())
+
+    def allreduce_in_place(state, bucket):
+        fut = torch.futures.Future()
+        fut.set_result(bucket.buffer())
+        return fut
+
+    ddp = DDP(model, device_ids=[0], bucket_cap_mb=25, gradient_as_bucket_view=False)
+    ddp.register_comm_hook(None, allreduce_in_place)
+    return ddp
 
 
 def shard_fsdp1(model, scenario, device="cuda"):
@@ -225,17 +247,29 @@ def measure_point(pid, scenario, trace=False):
         model = shard_fsdp1(model, scenario)
     elif scenario["fsdp"] != "none":
         model = shard(model, scenario)
+    elif scenario.get("gpus_per_node", 1) > 1:
+        model = wrap_ddp(model, scenario)
     model.train()
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5)
     g = torch.Generator(device="cuda").manual_seed(0)
     ids = torch.randint(0, scenario["architecture"]["vocab_size"], (scenario["micro_batch_size"], scenario["seq_len"]), device="cuda", generator=g)
     autocast = scenario["mixed_precision"] == "bf16" and scenario["fsdp"] == "none"
     steps = []
-    for step in range(2):  # the second step is the measured one (the optimizer state exists)
-        steps.append(one_step(model, opt, ids, autocast, marks, step))
-    record = {"id": pid, "scenario": scenario, "steps": steps, "phases": steps[-1], "cudaContextBytes": context,
+    record = {"id": pid, "scenario": scenario, "steps": steps, "cudaContextBytes": context,
               "gpu": torch.cuda.get_device_name(0), "totalBytes": torch.cuda.get_device_properties(0).total_memory,
               "versions": versions(), "date": datetime.date.today().isoformat(), "machine": "gpu"}
+    try:
+        for step in range(2):  # the second step is the measured one (the optimizer state exists)
+            steps.append(one_step(model, opt, ids, autocast, marks, step))
+    except torch.cuda.OutOfMemoryError as e:
+        # Out of memory is a result too: the estimate must say the run does not fit.
+        record.update(outOfMemory=True, error=str(e).splitlines()[0][:400], failedStep=len(steps),
+                      maxAllocatedBytes=torch.cuda.max_memory_allocated(), maxReservedBytes=torch.cuda.max_memory_reserved())
+        return record, None
+    record["phases"] = steps[-1]
+    stats = torch.cuda.memory_stats()
+    record["allocatorStats"] = {k: stats.get(k) for k in ("num_alloc_retries", "num_ooms", "num_device_alloc", "num_device_free",
+                                                          "inactive_split_bytes.all.peak", "active_bytes.all.peak")}
     if not trace:
         return record, None
     entries = torch.cuda.memory._snapshot()["device_traces"][0]
@@ -287,24 +321,98 @@ def one_step(model, opt, ids, autocast, marks=None, step=0):
     return phases
 
 
-def run_all(out_dir, only, trace):
+def preload():
+    """Imports what every point needs before the points fork, so each child starts at once. CUDA stays untouched in
+    the parent (PYTORCH_NVML_BASED_CUDA_CHECK: transformers' availability checks ask NVML, not the CUDA runtime), so
+    each child creates its own context and caching allocator, as a fresh process would."""
+    import torch  # noqa: F401
+    import transformers  # noqa: F401
+    from transformers import AutoConfig, AutoModelForCausalLM  # noqa: F401
+    import peft  # noqa: F401
+    import torch.distributed.fsdp  # noqa: F401
+    from torch.testing._internal.distributed.fake_pg import FakeStore  # noqa: F401
+    assert not torch.cuda.is_initialized()
+
+
+def run_child(pid, out_dir, trace, timeout):
+    """One point in a forked child: its JSON to DIR/<id>.json, its stderr to DIR/<id>.log. Returns the exit status."""
+    log = os.path.join(out_dir, pid + ".log")
+    child = os.fork()
+    if child == 0:
+        code = 1
+        try:
+            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            os.dup2(fd, 2)
+            os.dup2(fd, 1)
+            write_point(pid, out_dir, trace)
+            code = 0
+        except BaseException:  # noqa: BLE001 - the child reports every failure in its log and its exit status
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    start = time.time()
+    while True:
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.time() - start > timeout:
+            os.kill(child, 9)
+            os.waitpid(child, 0)
+            return "timeout"
+        time.sleep(0.05)
+
+
+def write_point(pid, out_dir, trace):
+    if os.environ.get("TRUTH_STACKS"):  # where a slow point spends its time: every thread's stack to the log
+        import faulthandler
+
+        faulthandler.dump_traceback_later(float(os.environ["TRUTH_STACKS"]), repeat=True)
+    record, tr = measure_point(pid, P.all_points()[pid], trace)
+    with open(os.path.join(out_dir, pid + ".json"), "w") as f:
+        json.dump(record, f, indent=1)
+    if tr is not None:
+        with open(os.path.join(out_dir, pid + ".trace.json"), "w") as f:
+            json.dump(tr, f)
+
+
+def selected(only, first, last):
+    ids = list(P.all_points())[first:last]
+    globs = only.split(",") if only else None
+    return [i for i in ids if not globs or any(fnmatch.fnmatch(i, g) for g in globs)]
+
+
+def run_all(out_dir, ids, trace, deadline, timeout):
+    """Runs the points in order until `deadline` (seconds from now) would be passed; what did not start is listed."""
     os.makedirs(out_dir, exist_ok=True)
-    results = []
-    for pid in P.all_points():
-        if only and not fnmatch.fnmatch(pid, only):
+    preload()
+    results, began = [], time.time()
+    for pid in ids:
+        if time.time() - began > deadline:
+            results.append({"id": pid, "notRun": True})
             continue
-        cmd = [sys.executable, os.path.abspath(__file__), "--point", pid, "--out", out_dir] + (["--trace"] if trace else [])
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        t = time.time()
+        status = run_child(pid, out_dir, trace, timeout)
         path = os.path.join(out_dir, pid + ".json")
-        if proc.returncode == 0 and os.path.exists(path):
+        if status == 0 and os.path.exists(path):
             with open(path) as f:
                 results.append(json.load(f))
-            print(f"{pid}: {results[-1]['phases']['backward']['maxAllocatedBytes']:,} B max allocated in backward", flush=True)
+            r = results[-1]
+            what = "OUT OF MEMORY" if r.get("outOfMemory") else f"{max(v['maxAllocatedBytes'] for v in r['phases'].values()) / 2**30:.2f} GiB allocated, {max(v['maxReservedBytes'] for v in r['phases'].values()) / 2**30:.2f} GiB reserved"
         else:
-            results.append({"id": pid, "error": "\n".join(proc.stderr.strip().splitlines()[-5:])})
-            print(f"{pid}: FAILED {results[-1]['error']}", flush=True)
-    with open(os.path.join(out_dir, "gpu-truth.json"), "w") as f:
-        json.dump({"points": results}, f, indent=1)
+            with open(os.path.join(out_dir, pid + ".log")) as f:
+                tail = f.read().strip().splitlines()[-6:]
+            results.append({"id": pid, "error": f"exit {status}: " + "\n".join(tail)})
+            what = "FAILED " + results[-1]["error"]
+        print(f"{pid}: {what} ({time.time() - t:.0f} s)", flush=True)
+        with open(os.path.join(out_dir, "gpu-truth.json"), "w") as f:
+            json.dump({"points": results}, f, indent=1)
+    print(f"{sum('phases' in r for r in results)} measured, {sum(bool(r.get('outOfMemory')) for r in results)} out of memory, "
+          f"{sum('error' in r and not r.get('outOfMemory') for r in results)} failed, {sum(bool(r.get('notRun')) for r in results)} not run, "
+          f"{time.time() - began:.0f} s", flush=True)
 
 
 def main():
@@ -314,9 +422,13 @@ def main():
     ap.add_argument("--point")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--trace", action="store_true", help="also write the allocator's sequence to DIR/<id>.trace.json")
+    ap.add_argument("--first", type=int, default=0, help="index of the first point to run (the order of points.all_points)")
+    ap.add_argument("--last", type=int, default=None, help="index after the last point to run")
+    ap.add_argument("--deadline", type=float, default=1e9, help="start no point after this many seconds")
+    ap.add_argument("--timeout", type=float, default=300, help="seconds one point may take")
     args = ap.parse_args()
     if args.list:
-        print("\n".join(P.all_points()))
+        print("\n".join(f"{i} {pid}" for i, pid in enumerate(P.all_points())))
         return
     if args.point:
         record, tr = measure_point(args.point, P.all_points()[args.point], args.trace)
@@ -326,7 +438,7 @@ def main():
             with open(os.path.join(args.out, args.point + ".trace.json"), "w") as f:
                 json.dump(tr, f)
         return
-    run_all(args.out, args.only, args.trace)
+    run_all(args.out, selected(args.only, args.first, args.last), args.trace, args.deadline, args.timeout)
 
 
 if __name__ == "__main__":
