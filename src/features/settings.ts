@@ -10,7 +10,7 @@ export const SettingsSchema = z.object({
   nodes: z.number().int().min(0).default(0),
   model: z.string().default(''),
   headroomPercent: z.number().min(0).max(50).default(5),
-  cudaContextGiB: z.number().min(0).max(8).default(0.5),
+  cudaContextGiB: z.number().min(0).max(8).default(0.75),
   /** PyTorch version of the training environment ("" = a current release). */
   pytorchVersion: z
     .string()
