@@ -1,11 +1,14 @@
 // npm run bench:accuracy — runs the estimator over published peak-memory measurements
 // (../shared/reference/measured.json, or the path in VRAM_LENS_MEASURED) and prints the signed error per case,
 // then the median and 90th-percentile absolute error overall and per metric. Each case is converted to a
-// TrainingSetup from its own description only; nothing here is tuned to a case.
+// TrainingSetup from its own description only; nothing here is tuned to a case. Then the ground truth of the real
+// libraries (test/fixtures/truth): the CPU points' allocated peak, and the GPU points' allocated peak, reserved and
+// device memory, each set apart with its median, p90 and worst low case.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { caseGpu, caseToSetup, compareMetric, type MeasuredCase } from './measured-cases';
 import { estimate } from '../src/core/estimate';
+import { TrainingSetupSchema, type TrainingSetupInput } from '../src/core/setup';
 import { GiB } from '../src/core/units';
 
 function percentile(xs: number[], q: number): number {
@@ -17,11 +20,64 @@ function percentile(xs: number[], q: number): number {
   return s[lo] + (s[hi] - s[lo]) * (pos - lo);
 }
 
+interface TruthPoint {
+  id: string;
+  machine: string;
+  scenario: TrainingSetupInput;
+  peakBytes: number;
+  reservedBytes?: number;
+  deviceBytes?: number;
+}
+
+function truthSets(): void {
+  const dir = path.resolve(__dirname, '..', 'test', 'fixtures', 'truth');
+  const points = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json') && f !== 'status.json')
+    .flatMap((f) => (JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as { points: TruthPoint[] }).points);
+  const errors = { cpu: [] as Err[], gpu: [] as Err[], reserved: [] as Err[], device: [] as Err[] };
+  for (const p of points) {
+    const r = estimate(TrainingSetupSchema.parse(p.scenario));
+    if (!r.ok) continue;
+    const g = r.estimate.perGpu;
+    const gpu = p.machine === 'gpu';
+    errors[gpu ? 'gpu' : 'cpu'].push({ id: p.id, err: (g.peakBytes - p.peakBytes) / p.peakBytes });
+    if (gpu && p.reservedBytes && p.deviceBytes) {
+      errors.reserved.push({ id: p.id, err: (g.reservedBytes - p.reservedBytes) / p.reservedBytes });
+      errors.device.push({ id: p.id, err: (g.deviceBytes - p.deviceBytes) / p.deviceBytes });
+    }
+  }
+  console.log('');
+  console.log('ground truth of the real libraries (test/fixtures/truth):');
+  const labels = {
+    cpu: 'CPU truth, allocated peak',
+    gpu: 'GPU truth, allocated peak',
+    reserved: 'GPU truth, reserved',
+    device: 'GPU truth, device used',
+  };
+  for (const [key, label] of Object.entries(labels)) {
+    const rows = errors[key as keyof typeof errors];
+    if (rows.length === 0) continue;
+    const abs = rows.map((r) => Math.abs(r.err));
+    const low = rows.reduce((m, r) => (r.err < m.err ? r : m));
+    console.log(
+      `  ${label.padEnd(26)} n=${rows.length}: median ${(percentile(abs, 0.5) * 100).toFixed(1)}%, ` +
+        `p90 ${(percentile(abs, 0.9) * 100).toFixed(1)}%, worst low ${(low.err * 100).toFixed(1)}% (${low.id})`,
+    );
+  }
+}
+
+interface Err {
+  id: string;
+  err: number;
+}
+
 function main(): void {
   const file =
     process.env.VRAM_LENS_MEASURED ?? path.resolve(__dirname, '..', '..', 'shared', 'reference', 'measured.json');
   if (!fs.existsSync(file)) {
     console.log(`bench:accuracy: ${file} not found (it lives in ../shared beside the checkout); nothing to compare.`);
+    truthSets();
     return;
   }
   const cases = JSON.parse(fs.readFileSync(file, 'utf8')) as MeasuredCase[];
@@ -85,7 +141,7 @@ function main(): void {
     );
   }
   for (const s of skipped) console.log(`skipped ${s}`);
-  void GiB;
+  truthSets();
 }
 
 main();

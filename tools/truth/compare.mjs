@@ -18,6 +18,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
 const fixtures = path.join(repo, 'test', 'fixtures', 'truth');
 export const TOLERANCE = { within: 0.03, maxLow: 0.05 };
+/** GPU points: the estimate's reserved and device bytes against max_memory_reserved and the device memory used. */
+export const GPU_TOLERANCE = { within: 0.05 };
 
 async function loadCore() {
   const outfile = path.join(here, 'out', 'core.cjs');
@@ -52,6 +54,8 @@ function estimateOf(core, point) {
   const g = r.estimate.perGpu;
   return {
     peakBytes: g.peakBytes,
+    reservedBytes: g.reservedBytes,
+    deviceBytes: g.deviceBytes,
     phase: g.phase,
     phases: Object.fromEntries(g.phases.map((p) => [p.phase, p.allocatedBytes])),
   };
@@ -87,11 +91,11 @@ const quantile = (xs, q) => {
   return s[Math.min(s.length - 1, Math.floor(q * (s.length - 1) + 0.5))];
 };
 
-function summarize(rows, label) {
+function summarize(rows, label, ok = passes) {
   const abs = rows.map((r) => Math.abs(r.err));
   const worstLow = rows.reduce((m, r) => (r.err < m.err ? r : m), rows[0]);
   const worstHigh = rows.reduce((m, r) => (r.err > m.err ? r : m), rows[0]);
-  const pass = rows.filter((r) => passes(r.err)).length;
+  const pass = rows.filter((r) => ok(r.err)).length;
   return (
     `${label.padEnd(28)} n=${String(rows.length).padStart(3)}  median |err| ${pct(quantile(abs, 0.5)).padStart(8)}  ` +
     `p90 ${pct(quantile(abs, 0.9)).padStart(8)}  worst low ${pct(worstLow.err).padStart(8)} (${worstLow.id})  ` +
@@ -124,6 +128,12 @@ async function main() {
         Object.entries(p.phases).map(([k, v]) => [k, { measured: v.peakBytes, est: e.phases[k] ?? null }]),
       ),
       groups: groupsOf(p),
+      ...(p.machine === 'gpu'
+        ? {
+            reservedErr: (e.reservedBytes - p.reservedBytes) / p.reservedBytes,
+            deviceErr: (e.deviceBytes - p.deviceBytes) / p.deviceBytes,
+          }
+        : {}),
     });
   }
   if (args.has('--json')) {
@@ -149,7 +159,39 @@ async function main() {
     for (const r of rows) groups.set(r.groups[key], [...(groups.get(r.groups[key]) ?? []), r]);
     for (const [g, rs] of [...groups].sort()) console.log('  ' + summarize(rs, g));
   }
+  const gpu = rows.filter((r) => r.reservedErr !== undefined);
+  if (gpu.length > 0) {
+    console.log('\nGPU points, reserved and device memory (tolerance 5 % either way)');
+    for (const key of ['reservedErr', 'deviceErr'])
+      console.log(
+        '  ' +
+          summarize(
+            gpu.map((r) => ({ ...r, err: r[key] })),
+            key === 'reservedErr' ? 'reserved' : 'device',
+            gpuPasses,
+          ),
+      );
+  }
   if (args.has('--write-status')) writeStatus(rows);
+}
+
+export function gpuPasses(err) {
+  return Math.abs(err) <= GPU_TOLERANCE.within;
+}
+
+function split(rows, err, ok) {
+  return {
+    passing: rows
+      .filter((r) => ok(r[err]))
+      .map((r) => r.id)
+      .sort(),
+    knownGaps: Object.fromEntries(
+      rows
+        .filter((r) => !ok(r[err]))
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .map((r) => [r.id, Number(r[err].toFixed(4))]),
+    ),
+  };
 }
 
 function writeStatus(rows) {
@@ -170,6 +212,22 @@ function writeStatus(rows) {
         .sort((a, b) => a.id.localeCompare(b.id))
         .map((r) => [r.id, Number(r.err.toFixed(4))]),
     ),
+    gpu: {
+      comment:
+        'GPU points (gpu.json): the estimate of reserved bytes against max_memory_reserved and of device bytes against ' +
+        'the device memory used (test/unit/truth-gpu.test.ts asserts both lists as above).',
+      tolerance: GPU_TOLERANCE,
+      reserved: split(
+        rows.filter((r) => r.reservedErr !== undefined),
+        'reservedErr',
+        gpuPasses,
+      ),
+      device: split(
+        rows.filter((r) => r.deviceErr !== undefined),
+        'deviceErr',
+        gpuPasses,
+      ),
+    },
   };
   fs.writeFileSync(path.join(fixtures, 'status.json'), JSON.stringify(status, null, 1) + '\n');
   console.log(`\nstatus.json: ${status.passing.length} passing, ${Object.keys(status.knownGaps).length} known gaps`);

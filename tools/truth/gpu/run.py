@@ -385,6 +385,15 @@ def selected(only, first, last):
     return [i for i in ids if not globs or any(fnmatch.fnmatch(i, g) for g in globs)]
 
 
+def summary(record):
+    if record.get("outOfMemory"):
+        return "OUT OF MEMORY"
+    phases = record["phases"].values()
+    allocated = max(v["maxAllocatedBytes"] for v in phases) / 2**30
+    reserved = max(v["maxReservedBytes"] for v in phases) / 2**30
+    return f"{allocated:.2f} GiB allocated, {reserved:.2f} GiB reserved"
+
+
 def run_all(out_dir, ids, trace, deadline, timeout):
     """Runs the points in order until `deadline` (seconds from now) would be passed; what did not start is listed."""
     os.makedirs(out_dir, exist_ok=True)
@@ -400,8 +409,7 @@ def run_all(out_dir, ids, trace, deadline, timeout):
         if status == 0 and os.path.exists(path):
             with open(path) as f:
                 results.append(json.load(f))
-            r = results[-1]
-            what = "OUT OF MEMORY" if r.get("outOfMemory") else f"{max(v['maxAllocatedBytes'] for v in r['phases'].values()) / 2**30:.2f} GiB allocated, {max(v['maxReservedBytes'] for v in r['phases'].values()) / 2**30:.2f} GiB reserved"
+            what = summary(results[-1])
         else:
             with open(os.path.join(out_dir, pid + ".log")) as f:
                 tail = f.read().strip().splitlines()[-6:]

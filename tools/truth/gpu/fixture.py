@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Writes test/fixtures/truth/gpu.json from the raw GPU results (results/<date>-<gpu>/gpu-truth-*.json): one truth
+point per measured point, in the format of the CPU suites (so tools/truth/compare.mjs and the golden tests read it
+as they read those), plus what only a GPU gives: the peak reserved bytes (`reservedBytes`, max_memory_reserved) and
+the device memory used (`deviceBytes`, cudaMemGetInfo: the CUDA context, loaded kernels and the reserved segments).
+
+    python3 tools/truth/gpu/fixture.py tools/truth/gpu/results/2026-11-24-h100 [...]
+"""
+import glob
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+
+
+def harness(scenario):
+    world = scenario.get("gpus_per_node", 1)
+    if scenario.get("fsdp", "none") != "none":
+        parallel = "fsdp1" if scenario.get("fsdp_version") == 1 else "fsdp2"
+    else:
+        parallel = "ddp" if world > 1 else "none"
+    out = {"runner": "loop", "parallel": parallel}
+    if scenario.get("gradient_checkpointing", "none") != "none":
+        out["reentrant"] = bool(scenario.get("checkpoint_reentrant", False))
+    return out
+
+
+def truth_point(record, source):
+    scenario = {k: v for k, v in record["scenario"].items() if k != "model"}
+    measured = record["phases"]
+    phases = {name: {"peakBytes": v["maxAllocatedBytes"], "reservedBytes": v["maxReservedBytes"],
+                     "deviceBytes": v["deviceUsedAtEndBytes"]} for name, v in measured.items()}
+    peak_phase = max(phases, key=lambda k: phases[k]["peakBytes"])
+    first = record["steps"][0]
+    return {"id": "gpu/" + record["id"], "model": record["scenario"].get("model"), "source": source,
+            "scenario": scenario, "harness": harness(scenario), "versions": record["versions"], "date": record["date"],
+            "machine": "gpu", "gpu": record["gpu"], "worldSize": scenario.get("gpus_per_node", 1), "rank": 0,
+            "batchShape": [scenario["micro_batch_size"], scenario["seq_len"]], "measuredStep": 1, "phases": phases,
+            "peakBytes": phases[peak_phase]["peakBytes"], "peakPhase": peak_phase,
+            "reservedBytes": max(v["reservedBytes"] for v in phases.values()),
+            "deviceBytes": max(v["deviceBytes"] for v in phases.values()),
+            "cudaContextBytes": record["cudaContextBytes"],
+            "firstStepPeakBytes": max(v["maxAllocatedBytes"] for v in first.values()),
+            "offloadSeparated": scenario.get("offload_params", "none") != "none",
+            "allocatorStats": record.get("allocatorStats")}
+
+
+def main():
+    points = []
+    for results in sys.argv[1:]:
+        source = os.path.relpath(os.path.abspath(results), REPO)
+        for path in sorted(glob.glob(os.path.join(results, "gpu-truth-*.json"))):
+            with open(path) as f:
+                points += [truth_point(r, source) for r in json.load(f)["points"] if "phases" in r]
+    points.sort(key=lambda p: p["id"])
+    ids = [p["id"] for p in points]
+    assert len(set(ids)) == len(ids), "a point is measured twice"
+    out = os.path.join(REPO, "test", "fixtures", "truth", "gpu.json")
+    with open(out, "w") as f:
+        json.dump({"suite": "gpu", "points": points}, f, indent=1)
+        f.write("\n")
+    print(f"{out}: {len(points)} points")
+
+
+if __name__ == "__main__":
+    main()
