@@ -146,16 +146,25 @@ function replay(core, trace, from, to, peakFrom, stop, sideStream) {
   // --zero3-stream: the allocations of DeepSpeed's all-gather stream in a pool of their own (a second allocator).
   const G = sideStream ? new core.CachingAllocator() : null;
   const onSide = (bytes, op) => G !== null && sideStream(ops[op], bytes);
-  const reservedNow = () => A.reserved + (G ? G.reserved : 0);
+  // A GPU history names each allocation's stream (a fourth element, absent for the default stream): the CUDA caching
+  // allocator hands a block only to requests of the stream it was allocated on, so each stream gets its own pools.
+  const streams = new Map();
+  const streamAllocator = (stream) => {
+    if (!streams.has(stream)) streams.set(stream, new core.CachingAllocator());
+    return streams.get(stream);
+  };
+  const sides = () => (G ? G.reserved : 0) + [...streams.values()].reduce((n, s) => n + s.reserved, 0);
+  const reservedNow = () => A.reserved + sides();
   let maxReserved = 0;
   const handles = new Map();
   const freed = new Map();
   const heads = []; // the first block of each segment: it stays the first (merges keep the left block)
   let raw = 0;
   const segments = [];
-  const malloc = (bytes, addr, op, where) => {
-    if (where !== 'alive at start' && onSide(bytes, op)) {
-      handles.set(addr, [G.malloc(bytes), bytes, op, G]);
+  const malloc = (bytes, addr, op, where, stream) => {
+    const side = stream ? streamAllocator(stream) : where !== 'alive at start' && onSide(bytes, op) ? G : null;
+    if (side) {
+      handles.set(addr, [side.malloc(bytes), bytes, op, side]);
       maxReserved = Math.max(maxReserved, reservedNow());
       raw += bytes;
       return;
@@ -185,7 +194,7 @@ function replay(core, trace, from, to, peakFrom, stop, sideStream) {
     }
   };
   const live = liveAt(events, from);
-  for (const [addr, e] of live) malloc(e[0], addr, e[2], 'alive at start');
+  for (const [addr, e] of live) malloc(e[0], addr, e[2], 'alive at start', e[3]);
   const startRaw = raw;
   let where = 'start';
   let peak = { raw: -1 };
@@ -198,7 +207,7 @@ function replay(core, trace, from, to, peakFrom, stop, sideStream) {
       if (e.startsWith('step_end:') || e.startsWith('step_begin:')) reservedAt[e] = reservedNow();
       continue;
     }
-    if (e[0] > 0) malloc(e[0], e[1], e[2], where);
+    if (e[0] > 0) malloc(e[0], e[1], e[2], where, e[3]);
     else {
       const h = handles.get(e[1]);
       if (h === undefined) continue; // freed storage allocated before the profile (dropped by the harness too)
@@ -209,13 +218,14 @@ function replay(core, trace, from, to, peakFrom, stop, sideStream) {
     }
     if (i >= peakFrom && raw > peak.raw)
       peak = { raw, index: i, where, allocated: A.allocated + (G ? G.allocated : 0), reserved: reservedNow() };
+    maxReserved = Math.max(maxReserved, reservedNow());
   }
   const result = {
     startRaw,
     rawPeak: peak.raw,
     peakAllocated: A.peakAllocated,
-    peakReserved: G ? maxReserved : A.peakReserved,
-    sideReserved: G ? G.reserved : 0,
+    peakReserved: G || streams.size > 0 ? maxReserved : A.peakReserved,
+    sideReserved: sides(),
     reservedAt,
     peak,
     segments,

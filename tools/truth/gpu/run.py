@@ -96,7 +96,12 @@ def randomise(model):
 
     with torch.no_grad():
         for p in model.parameters():
-            p.normal_(0, 0.02)
+            # Host-resident (CPU-offloaded) shards: a constant, since normal_ over billions of host values took
+            # minutes (three offload points ran past their limit); the values change no allocation.
+            if p.device.type == "cpu":
+                p.fill_(0.02)
+            else:
+                p.normal_(0, 0.02)
         for m in model.modules():
             if hasattr(m, "rope_init_fn") and hasattr(m, "inv_freq"):
                 m.inv_freq.copy_(m.rope_init_fn(m.config, m.inv_freq.device)[0])
@@ -199,24 +204,47 @@ def trace_length():
     return len(torch.cuda.memory._snapshot()["device_traces"][0])
 
 
+def frames_name(entry):
+    """Where an allocation came from, from its recorded Python frames (--stacks): the three innermost frames outside
+    torch's own modules, innermost first, as `function (file:line)`."""
+    out = []
+    for f in entry.get("frames") or []:
+        name = f.get("filename", "")
+        if "/torch/" in name and "/nn/modules/" not in name:
+            continue
+        out.append(f"{f.get('name')} ({os.path.basename(name)}:{f.get('line')})")
+        if len(out) == 3:
+            break
+    return " < ".join(out) or "(no frame)"
+
+
 def trace_from_history(entries, marks):
-    """The allocator's history (TraceEntry dicts: action, addr, size) as the CPU harness's trace: `events` in order,
-    `[bytes, address, 0]` for an allocation, `[-bytes, address, 0]` once its free has completed (when the allocator can
-    hand the block out again), and the marks' names at their positions (`marks`: (name, index into `entries`)).
-    Segment entries are left out: the replay's allocator model makes its own."""
+    """The allocator's history (TraceEntry dicts: action, addr, size, stream) as the CPU harness's trace: `events` in
+    order, `[bytes, address, 0]` for an allocation, `[-bytes, address, 0]` once its free has completed (when the
+    allocator can hand the block out again), a fourth element naming the stream when it is not the default one (the
+    allocator keeps each stream's blocks apart: FSDP's all-gather and reduce-scatter streams), and the marks' names at
+    their positions (`marks`: (name, index into `entries`)). Segment entries are left out: the replay's allocator
+    model makes its own."""
     at = {}
     for name, index in marks:
         at.setdefault(index, []).append(name)
-    events = []
+    events, ops, op_index, op_of_addr = [], ["(no stacks recorded)"], {}, {}
     for i, e in enumerate(entries):
         events.extend(at.pop(i, []))
+        stream = [e["stream"]] if e.get("stream") else []
         if e["action"] == "alloc":
-            events.append([e["size"], e["addr"], 0])
+            op = 0
+            if e.get("frames"):
+                op = op_index.setdefault(frames_name(e), len(ops))
+                if op == len(ops):
+                    ops.append(frames_name(e))
+            op_of_addr[e["addr"]] = op
+            events.append([e["size"], e["addr"], op] + stream)
         elif e["action"] == "free_completed":
-            events.append([-e["size"], e["addr"], 0])
+            events.append([-e["size"], e["addr"], op_of_addr.pop(e["addr"], 0)] + stream)
     for index in sorted(at):
         events.extend(at[index])
-    return {"ops": ["(no stacks recorded)"], "events": events}
+    return {"ops": ops, "events": events}
 
 
 def requested_peak(events, begin, end):
@@ -241,7 +269,9 @@ def measure_point(pid, scenario, trace=False):
     context = device_used() - before_context if before_context is not None else None
     marks = [] if trace else None
     if trace:
-        torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=TRACE_ENTRIES)
+        stacks = os.environ.get("TRUTH_TRACE_STACKS") == "1"
+        torch.cuda.memory._record_memory_history(enabled="all", context="alloc" if stacks else None, stacks="python",
+                                                 max_entries=TRACE_ENTRIES)
     model = build(scenario)
     if scenario.get("fsdp_version") == 1:
         model = shard_fsdp1(model, scenario)
@@ -430,11 +460,14 @@ def main():
     ap.add_argument("--point")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--trace", action="store_true", help="also write the allocator's sequence to DIR/<id>.trace.json")
+    ap.add_argument("--stacks", action="store_true", help="with --trace: record each allocation's Python frames (slower)")
     ap.add_argument("--first", type=int, default=0, help="index of the first point to run (the order of points.all_points)")
     ap.add_argument("--last", type=int, default=None, help="index after the last point to run")
     ap.add_argument("--deadline", type=float, default=1e9, help="start no point after this many seconds")
     ap.add_argument("--timeout", type=float, default=300, help="seconds one point may take")
     args = ap.parse_args()
+    if args.stacks:
+        os.environ["TRUTH_TRACE_STACKS"] = "1"  # read by each point's child
     if args.list:
         print("\n".join(f"{i} {pid}" for i, pid in enumerate(P.all_points())))
         return
