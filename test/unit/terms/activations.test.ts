@@ -514,6 +514,34 @@ describe("estimate: eager attention's fp32 softmax backward over 16-bit scores (
   }
 });
 
+describe('estimate: fp32 SDPA over grouped key-value heads runs the math kernel (GPU truth, gpu/*-mpnone)', () => {
+  // H100, torch 2.11, transformers 5.17, pure fp32 training (no autocast), no checkpointing: with no mask transformers
+  // passes enable_gqa=True, which in fp32 no fused kernel takes, so _scaled_dot_product_attention_math keeps the fp32
+  // probabilities (tools/truth/FINDINGS.md section 28). Before: -6.3 % to -17.7 %.
+  const ids = [
+    'gpu/qwen2.5-0.5b-full-s1024-b2-nockpt-wfp32-mpnone',
+    'gpu/qwen2.5-0.5b-full-s512-b4-nockpt-wfp32-mpnone',
+    'gpu/llama-3.2-1b-full-s1024-b2-nockpt-wfp32-mpnone',
+    'gpu/llama-3.2-1b-full-s512-b4-nockpt-wfp32-mpnone',
+    'gpu/qwen3-1.7b-full-s512-b4-nockpt-wfp32-mpnone',
+  ];
+  for (const id of ids) {
+    it(`${id}: within 1.5 % of the GPU's max_memory_allocated`, () => {
+      near(run(truthSetup(id)).perGpu.peakBytes, truthPeak(id), 0.015, id);
+    });
+  }
+  it('a padded batch keeps its mask and the memory-efficient kernel: the probabilities are the difference', () => {
+    // Qwen2.5-0.5B, 24 layers, 14 query heads, 2 x 1,024 tokens. Math kernel: q and k scaled, k and v repeated, the
+    // probabilities (2 x 14 x 1,024^2 x 4 B). Padded: q, k and v repeated by repeat_kv, the output, the logsumexp
+    // (2 x 14 x 1,024 x 4 B) and the converted fp32 mask (2 x 1,024^2 x 4 B); the output o_proj keeps in both.
+    const id = 'gpu/qwen2.5-0.5b-full-s1024-b2-nockpt-wfp32-mpnone';
+    const forward = (extra: Partial<TrainingSetupInput>): number =>
+      component(phase(run(truthSetup(id, extra)), 'forward'), 'activations');
+    const perLayer = 2 * 14 * 1024 ** 2 * 4 - 2 * 1024 ** 2 * 4 - 2 * 14 * 1024 * 4;
+    assert.equal(forward({}) - forward({ padded_batches: true }), 24 * perLayer);
+  });
+});
+
 describe('estimate: Gated DeltaNet layers (Qwen3.5)', () => {
   const qwen35 = (extra: Partial<TrainingSetupInput> = {}): ReturnType<typeof run> =>
     run(
