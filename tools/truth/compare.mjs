@@ -202,16 +202,7 @@ function writeStatus(rows) {
       'knownGaps: the error of the other points when this file was written; ' +
       'the test fails when one of them gets worse by more than 1 point, or passes (then move it).',
     tolerance: TOLERANCE,
-    passing: rows
-      .filter((r) => passes(r.err))
-      .map((r) => r.id)
-      .sort(),
-    knownGaps: Object.fromEntries(
-      rows
-        .filter((r) => !passes(r.err))
-        .sort((a, b) => a.id.localeCompare(b.id))
-        .map((r) => [r.id, Number(r.err.toFixed(4))]),
-    ),
+    ...split(rows, 'err', passes),
     gpu: {
       comment:
         'GPU points (gpu.json): the estimate of reserved bytes against max_memory_reserved and of device bytes against ' +
