@@ -27,6 +27,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(1, os.path.dirname(HERE))  # truthlib: the CPU harness's fake process group and DDP comm hook
 os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
 import points as P  # noqa: E402
 
@@ -135,21 +136,13 @@ def shard(model, scenario):
 def wrap_ddp(model, scenario):
     """DDP on rank 0 of a fake group, as Accelerate sets it up: the default 25 MiB buckets, gradients apart from the
     buckets (gradient_as_bucket_view=False). NCCL's all-reduce works in place on the bucket; the fake group's returns
-    nothing, so a comm hook hands DDP its bucket back (truthlib/parallel.py does the same on the CPU)."""
-    import torch
-    import torch.distributed as dist
+    nothing, so truthlib's comm hook hands DDP its bucket back, as on the CPU."""
     from torch.nn.parallel import DistributedDataParallel as DDP
-    from torch.testing._internal.distributed.fake_pg import FakeStore
+    from truthlib.parallel import _allreduce_in_place, init_world
 
-    dist.init_process_group(backend="fake", rank=0, world_size=scenario["gpus_per_node"], store=FakeStore())
-
-    def allreduce_in_place(state, bucket):
-        fut = torch.futures.Future()
-        fut.set_result(bucket.buffer())
-        return fut
-
+    init_world(scenario["gpus_per_node"])
     ddp = DDP(model, device_ids=[0], bucket_cap_mb=25, gradient_as_bucket_view=False)
-    ddp.register_comm_hook(None, allreduce_in_place)
+    ddp.register_comm_hook(None, _allreduce_in_place)
     return ddp
 
 
@@ -235,9 +228,10 @@ def trace_from_history(entries, marks):
         if e["action"] == "alloc":
             op = 0
             if e.get("frames"):
-                op = op_index.setdefault(frames_name(e), len(ops))
+                name = frames_name(e)
+                op = op_index.setdefault(name, len(ops))
                 if op == len(ops):
-                    ops.append(frames_name(e))
+                    ops.append(name)
             op_of_addr[e["addr"]] = op
             events.append([e["size"], e["addr"], op] + stream)
         elif e["action"] == "free_completed":
@@ -397,10 +391,10 @@ def run_child(pid, out_dir, trace, timeout):
 
 
 def write_point(pid, out_dir, trace):
-    if os.environ.get("TRUTH_STACKS"):  # where a slow point spends its time: every thread's stack to the log
+    if os.environ.get("TRUTH_DUMP_EVERY"):  # where a slow point spends its time: every thread's stack to the log
         import faulthandler
 
-        faulthandler.dump_traceback_later(float(os.environ["TRUTH_STACKS"]), repeat=True)
+        faulthandler.dump_traceback_later(float(os.environ["TRUTH_DUMP_EVERY"]), repeat=True)
     record, tr = measure_point(pid, P.all_points()[pid], trace)
     with open(os.path.join(out_dir, pid + ".json"), "w") as f:
         json.dump(record, f, indent=1)
