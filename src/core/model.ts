@@ -89,6 +89,7 @@ export interface RuntimeTerm {
     | 'logits-block'
     | 'forward-cache'
     | 'loss-segments'
+    | 'two-step-cache'
     | 'small-pool'
     | 'cuda-context'
     | 'nccl'
@@ -108,6 +109,7 @@ export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<Runt
   'logits-block',
   'forward-cache',
   'loss-segments',
+  'two-step-cache',
   'small-pool',
 ]);
 

@@ -5,6 +5,7 @@
 // Docs: docs/estimate/runtime.md. Pure.
 import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';
 import { logitsBlock } from '../terms/logits-block';
+import { twoStepCacheTerm } from '../terms/two-step-cache';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
 import { fsdpInitUnits, initCacheBytes } from '../terms/fsdp-init-cache';
@@ -370,7 +371,10 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   }
   const initCache = fsdpInitCacheTerm(ctx, pools, peakBytes + reserve + heldBeside + loadCache, runtime);
   if (initCache) runtime.push(initCache);
-  const reservedBytes = peakBytes + reserve + heldBeside + loadCache + (initCache?.bytes ?? 0);
+  const beforeTwoSteps = peakBytes + reserve + heldBeside + loadCache + (initCache?.bytes ?? 0);
+  const twoSteps = twoStepCacheTerm(ctx, step.forward, beforeTwoSteps);
+  if (twoSteps) runtime.push(twoSteps);
+  const reservedBytes = beforeTwoSteps + (twoSteps?.bytes ?? 0);
   const unpagedDevice = reservedBytes + outsideReserved(runtime);
   const pagedResident = paged
     ? Math.min(pagedBytes, Math.max(pagedWorking, ctx.gpu ? ctx.gpu.memoryBytes - unpagedDevice : Infinity))
