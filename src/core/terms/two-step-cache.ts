@@ -31,7 +31,7 @@ export interface TwoStepPlan {
   /** One decoder layer's parameters in module order (the same for every layer). */
   readonly layer: readonly ReplayParameter[];
   readonly layers: number;
-  /** The untied output head, undefined when it is the embedding (tied) . */
+  /** The untied output head, undefined when it is the embedding (tied). */
   readonly head: ReplayParameter | undefined;
   readonly sequence: ForwardSequence;
   readonly checkpointed: boolean;
