@@ -87,30 +87,46 @@ const replays = memo(replay, {
 
 function replay({ seq, layers: replayed, checkpointed, keepsContextHeld, loss }: Replay): ForwardCache {
   const allocator = new CachingAllocator();
-  const n = seq.bytes.length;
   const keptByCheckpoint = (i: number): boolean => i === seq.input || (keepsContextHeld && seq.contextHeld[i]);
   const kept = (i: number): boolean =>
     i === seq.output || seq.held[i] || (checkpointed ? keptByCheckpoint(i) : seq.saved[i]) || seq.bytes[i] <= 0;
-  // The allocations freed after each one.
-  const freesAt: number[][] = seq.bytes.map(() => []);
-  for (let i = 0; i < n; i++) if (!kept(i)) freesAt[seq.freeAfter[i]].push(i);
+  const schedule = freeSchedule(seq, (i) => !kept(i));
   let input: Allocation | undefined = seq.input >= 0 ? allocator.malloc(seq.bytes[seq.input]) : undefined;
-  for (let layer = 0; layer < replayed; layer++) {
-    const handles: (Allocation | undefined)[] = new Array<Allocation | undefined>(n);
-    for (let i = 0; i < n; i++) {
-      if (i === seq.input) handles[i] = input;
-      else if (seq.bytes[i] > 0) handles[i] = allocator.malloc(seq.bytes[i]);
-      for (const j of freesAt[i]) {
-        const h = handles[j];
-        if (h) allocator.free(h);
-        handles[j] = undefined;
-      }
-    }
-    input = handles[seq.output];
-  }
+  for (let layer = 0; layer < replayed; layer++) input = allocateSequence(allocator, seq, input, schedule)[seq.output];
   if ('below' in loss) return { bytes: allocator.cachedBelow(loss.below), layers: replayed };
   for (const size of loss.sizes) if (size > 0) allocator.malloc(size);
   return { bytes: allocator.cachedBelow(Number.MAX_SAFE_INTEGER), layers: replayed };
+}
+
+/** For each allocation of a block's forward, the allocations freed right after it: those `freed` names, at their last read. */
+export function freeSchedule(seq: ForwardSequence, freed: (i: number) => boolean): number[][] {
+  const freesAt: number[][] = seq.bytes.map(() => []);
+  for (let i = 0; i < seq.bytes.length; i++) if (freed(i)) freesAt[seq.freeAfter[i]].push(i);
+  return freesAt;
+}
+
+/**
+ * Runs a block's forward through `allocator` from `input` (the previous block's output, not allocated here): every
+ * tensor allocated in order, and after each the ones `schedule` frees there. Returns the handles still alive, by index.
+ */
+export function allocateSequence(
+  allocator: CachingAllocator,
+  seq: ForwardSequence,
+  input: Allocation | undefined,
+  schedule: readonly (readonly number[])[],
+): (Allocation | undefined)[] {
+  const n = seq.bytes.length;
+  const handles: (Allocation | undefined)[] = new Array<Allocation | undefined>(n);
+  for (let i = 0; i < n; i++) {
+    if (i === seq.input) handles[i] = input;
+    else if (seq.bytes[i] > 0) handles[i] = allocator.malloc(seq.bytes[i]);
+    for (const j of schedule[i]) {
+      const h = handles[j];
+      if (h) allocator.free(h);
+      handles[j] = undefined;
+    }
+  }
+  return handles;
 }
 
 /**

@@ -15,7 +15,7 @@ import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
 import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
-import type { StageForward } from './forward-cache';
+import { allocateSequence, freeSchedule, type StageForward } from './forward-cache';
 import type { ForwardSequence } from './saved-tensors';
 
 /** One parameter: the bytes of its weight, of its gradient and of each optimizer state tensor. */
@@ -59,6 +59,9 @@ export interface TwoStepReplay {
 interface ReplayState {
   readonly allocator: CachingAllocator;
   readonly plan: TwoStepPlan;
+  /** A layer's forward, and under checkpointing its recompute in the backward (built once per replay). */
+  readonly forward: SequenceRun;
+  readonly recompute: SequenceRun;
   grads: Allocation[];
 }
 
@@ -89,7 +92,17 @@ export const replayTwoSteps = memo(replayTwoStepsUncached, {
 });
 
 function replayTwoStepsUncached(plan: TwoStepPlan): TwoStepReplay {
-  const state: ReplayState = { allocator: new CachingAllocator(), plan, grads: [] };
+  const seq = plan.sequence;
+  const inputKept = plan.checkpointed || (seq.input >= 0 && seq.saved[seq.input]);
+  const state: ReplayState = {
+    allocator: new CachingAllocator(),
+    plan,
+    forward: sequenceRun(seq, (i) =>
+      i === seq.input ? inputKept : i === seq.output || (!plan.checkpointed && seq.saved[i]),
+    ),
+    recompute: sequenceRun(seq, (i) => i === seq.input || (seq.saved[i] && i !== seq.output)),
+    grads: [],
+  };
   const parameters = allParameters(plan);
   for (const p of parameters) state.allocator.malloc(p.weight);
   for (const b of plan.buckets) state.allocator.malloc(b);
@@ -123,7 +136,7 @@ function trainingStep(state: ReplayState): void {
   let input = allocator.malloc(plan.hidden);
   const keptPerLayer: Alive[][] = [];
   for (let l = 0; l < plan.layers; l++) {
-    const layer = layerForward(allocator, plan.sequence, input, plan.checkpointed);
+    const layer = layerForward(state, input);
     keptPerLayer.push(layer.kept);
     input = layer.output;
   }
@@ -182,51 +195,46 @@ interface Alive {
 }
 
 /** One layer's forward; returns its output and what autograd (or checkpointing: the input) keeps to the backward. */
-function layerForward(
-  allocator: CachingAllocator,
-  seq: ForwardSequence,
-  input: Allocation,
-  checkpointed: boolean,
-): { output: Allocation; kept: Alive[] } {
+function layerForward(state: ReplayState, input: Allocation): { output: Allocation; kept: Alive[] } {
+  const seq = state.plan.sequence;
+  const alive = runSequence(state.allocator, seq, input, state.forward);
+  const inputKept = state.forward.keep(seq.input);
+  if (!inputKept && seq.input < 0) state.allocator.free(input);
   const inputBytes = seq.input >= 0 ? seq.bytes[seq.input] : 0;
-  const inputKept = checkpointed || (seq.input >= 0 && seq.saved[seq.input]);
-  const alive = runSequence(allocator, seq, input, (i) =>
-    i === seq.input ? inputKept : i === seq.output || (!checkpointed && seq.saved[i]),
-  );
-  if (!inputKept && seq.input < 0) allocator.free(input);
   const kept = inputKept ? [{ handle: input, bytes: inputBytes }, ...alive.kept] : alive.kept;
   return { output: alive.output!, kept };
 }
 
+/** How a block's forward runs in the replay: what it keeps, and the frees that follows from that (freeSchedule). */
+interface SequenceRun {
+  readonly keep: (i: number) => boolean;
+  readonly schedule: readonly (readonly number[])[];
+}
+
 /**
- * Runs a block's forward sequence from `input`: every tensor allocated in order and freed after its last read unless
- * `keep` says so (held tensors, autocast's weight copies, are freed at the block's end); the input likewise, when
- * not kept. Returns the output's handle and the other kept tensors, in order (the input not among them).
+ * The run that keeps what `keep` names and frees everything else after its last read, held tensors (autocast's weight
+ * copies) at the block's end, the input likewise when not kept.
+ */
+function sequenceRun(seq: ForwardSequence, keep: (i: number) => boolean): SequenceRun {
+  return { keep, schedule: freeSchedule(seq, (i) => !keep(i) && !seq.held[i]) };
+}
+
+/**
+ * Runs a block's forward sequence from `input`. Returns the output's handle and the other kept tensors, in order (the
+ * input not among them).
  */
 function runSequence(
   allocator: CachingAllocator,
   seq: ForwardSequence,
   input: Allocation,
-  keep: (i: number) => boolean,
+  run: SequenceRun,
 ): { output: Allocation | undefined; kept: Alive[] } {
-  const n = seq.bytes.length;
-  const freesAt: number[][] = seq.bytes.map(() => []);
-  for (let i = 0; i < n; i++) if (!keep(i) && !seq.held[i]) freesAt[seq.freeAfter[i]].push(i);
-  const handles: (Allocation | undefined)[] = new Array<Allocation | undefined>(n);
-  for (let i = 0; i < n; i++) {
-    if (i === seq.input) handles[i] = input;
-    else if (seq.bytes[i] > 0) handles[i] = allocator.malloc(seq.bytes[i]);
-    for (const j of freesAt[i]) {
-      const h = handles[j];
-      if (h) allocator.free(h);
-      handles[j] = undefined;
-    }
-  }
+  const handles = allocateSequence(allocator, seq, input, run.schedule);
   const kept: Alive[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < seq.bytes.length; i++) {
     const h = handles[i];
     if (!h || i === seq.input || i === seq.output) continue;
-    if (keep(i)) kept.push({ handle: h, bytes: seq.bytes[i] });
+    if (run.keep(i)) kept.push({ handle: h, bytes: seq.bytes[i] });
     else allocator.free(h);
   }
   return { output: seq.output === seq.input ? undefined : handles[seq.output], kept };
@@ -243,12 +251,7 @@ function layerBackward(state: ReplayState, kept: Alive[], gradOutput: Allocation
   const seq = plan.sequence;
   let saved = kept;
   if (plan.checkpointed) {
-    const again = runSequence(
-      allocator,
-      seq,
-      kept[0].handle,
-      (i) => i === seq.input || (seq.saved[i] && i !== seq.output),
-    );
+    const again = runSequence(allocator, seq, kept[0].handle, state.recompute);
     if (again.output) allocator.free(again.output);
     saved = again.kept;
   }
