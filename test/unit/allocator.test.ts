@@ -73,6 +73,25 @@ describe('caching allocator model', () => {
     assert.equal(A.reserved, 250 * MiB);
     assert.throws(() => A.malloc(100 * MiB), /out of memory/);
   });
+
+  it("keeps each stream's blocks apart, and releases every stream's unused segments when the device is full", () => {
+    const A = new CachingAllocator(500 * MiB);
+    const side = A.malloc(200 * MiB, 1);
+    A.free(side);
+    // The cached 200 MiB block is stream 1's: a request on the default stream gets a segment of its own.
+    const own = A.malloc(150 * MiB);
+    assert.equal(A.reserved, 350 * MiB);
+    assert.equal(A.reservedOn(1), 200 * MiB);
+    assert.equal(A.reservedOn(0), 150 * MiB);
+    // Stream 1 reuses its block.
+    A.free(A.malloc(150 * MiB, 1));
+    assert.equal(A.reserved, 350 * MiB);
+    // 350 + 200 > 500: stream 1's unused 200 MiB segment is released for the default stream's request.
+    A.malloc(200 * MiB);
+    assert.equal(A.reserved, 350 * MiB);
+    assert.equal(A.reservedOn(1), 0);
+    A.free(own);
+  });
 });
 
 describe('torchtune 0.1 QLoRA model load with torchao 0.1 (NF4 quantized on the GPU)', () => {

@@ -27,7 +27,7 @@
 // share of the bytes the measured step allocates and frees (its peak less what is alive when it begins), which is
 // what the estimator's flat 5 % multiplies (src/core/estimate/runtime.ts ALLOCATOR_FRAGMENTATION).
 // The estimator's core is bundled on the fly with esbuild into tools/truth/out/replay-core.cjs. The replay reads the
-// allocator's free-block pools (`pools`, private in TypeScript only) to see where the cached bytes sit.
+// allocator's free-block pools of the default stream (`streams`, private in TypeScript only) to see where the cached bytes sit.
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -94,7 +94,7 @@ function freeBlocks(A, freed, ops) {
   const addrs = [...freed.keys()].sort((a, b) => a - b);
   const out = [];
   for (const key of ['small', 'large']) {
-    for (const b of A.pools[key]) {
+    for (const b of defaultPools(A)[key]) {
       let head = b;
       while (head.prev) head = head.prev;
       let seg = 0;
@@ -116,6 +116,11 @@ function freeBlocks(A, freed, ops) {
     }
   }
   return out.sort((a, b) => b.size - a.size);
+}
+
+/** The allocator model's free blocks of the default stream (its private `streams` map). */
+function defaultPools(A) {
+  return A.streams.get(0) ?? { small: [], large: [] };
 }
 
 function lowerBound(xs, x) {
@@ -170,7 +175,7 @@ function replay(core, trace, from, to, peakFrom, stop, sideStream) {
       return;
     }
     const before = A.reserved;
-    const pool = bytes <= SMALL_SIZE ? A.pools.small : A.pools.large;
+    const pool = bytes <= SMALL_SIZE ? defaultPools(A).small : defaultPools(A).large;
     const rounded = core.roundSize(bytes);
     // A miss: no cached block holds the request (best fit takes the smallest that does).
     const miss = pool.length === 0 || pool[pool.length - 1].size < rounded;

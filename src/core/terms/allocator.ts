@@ -11,8 +11,10 @@
 // - a request takes the smallest free block of its pool that holds it (best fit by size, then address);
 // - a block is split when the rest exceeds 1 MiB (large pool) or is at least 512 B (small pool);
 // - a freed block merges with free neighbours of the same segment only; segments are never merged;
-// - when the driver has no room for a new segment, every cached segment with no block in use is released and the
-//   request retried (the out-of-memory path, release_cached_blocks).
+// - each stream has pools of its own: a block freed on one stream serves only requests on that stream (the pools'
+//   ordering compares the stream first, BlockComparatorSize), while the segments of all streams share the device;
+// - when the driver has no room for a new segment, every cached segment with no block in use, of every stream, is
+//   released and the request retried (the out-of-memory path, release_cached_blocks).
 // Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
 
@@ -32,6 +34,13 @@ interface Block {
   prev: Block | undefined;
   next: Block | undefined;
   readonly small: boolean;
+  readonly stream: number;
+}
+
+/** One stream's free blocks, sorted by (size, address). */
+interface StreamPools {
+  small: Block[];
+  large: Block[];
 }
 
 /** Handle of an allocation, for free(). */
@@ -55,28 +64,31 @@ export class CachingAllocator {
   allocated = 0;
   peakReserved = 0;
   peakAllocated = 0;
-  /** Free blocks of each pool, sorted by (size, address). */
-  private readonly pools: { small: Block[]; large: Block[] } = { small: [], large: [] };
+  /** Free blocks of each stream's pools (stream 0: the default stream). */
+  private readonly streams = new Map<number, StreamPools>();
+  /** Reserved bytes of each stream's segments. */
+  private readonly streamReserved = new Map<number, number>();
   private nextAddr = 0;
 
   /** @param capacity bytes the driver can hand out (the GPU's memory less what other processes and the context hold). */
   constructor(private readonly capacity = Infinity) {}
 
-  malloc(bytes: number): Allocation {
+  /** A block of at least `bytes` on `stream` (0, the default stream, unless a side stream is named). */
+  malloc(bytes: number, stream = 0): Allocation {
     const size = roundSize(bytes);
     const small = size <= SMALL_SIZE;
-    const pool = small ? this.pools.small : this.pools.large;
+    const pool = this.poolsOf(stream)[small ? 'small' : 'large'];
     const i = lowerBound(pool, size, -1);
     let b: Block;
     if (i < pool.length) {
       b = pool[i];
       pool.splice(i, 1);
     } else {
-      b = this.newSegment(size, small);
+      b = this.newSegment(size, small, stream);
     }
     const rest = b.size - size;
     if (small ? rest >= MIN_BLOCK : rest > SMALL_SIZE) {
-      const r: Block = { addr: b.addr + size, size: rest, free: true, prev: b, next: b.next, small };
+      const r: Block = { addr: b.addr + size, size: rest, free: true, prev: b, next: b.next, small, stream };
       if (b.next) b.next.prev = r;
       b.next = r;
       b.size = size;
@@ -106,46 +118,66 @@ export class CachingAllocator {
     this.insert(b);
   }
 
-  /** Bytes cached in free blocks smaller than `bytes`: what a request of that size finds no room in. */
+  /** Bytes cached in free blocks of the default stream smaller than `bytes`: what a request of that size finds no room in. */
   cachedBelow(bytes: number): number {
+    const pools = this.poolsOf(0);
     let sum = 0;
-    for (const b of this.pools.small) sum += b.size;
-    for (const b of this.pools.large) if (b.size < bytes) sum += b.size;
+    for (const b of pools.small) sum += b.size;
+    for (const b of pools.large) if (b.size < bytes) sum += b.size;
     return sum;
   }
 
-  private newSegment(size: number, small: boolean): Block {
+  /** Bytes in the segments of one stream now. */
+  reservedOn(stream: number): number {
+    return this.streamReserved.get(stream) ?? 0;
+  }
+
+  private poolsOf(stream: number): StreamPools {
+    let pools = this.streams.get(stream);
+    if (!pools) {
+      pools = { small: [], large: [] };
+      this.streams.set(stream, pools);
+    }
+    return pools;
+  }
+
+  private newSegment(size: number, small: boolean, stream: number): Block {
     const bytes = small ? SMALL_BUFFER : segmentSize(size);
     if (this.reserved + bytes > this.capacity) {
       this.releaseCached();
       if (this.reserved + bytes > this.capacity) throw new RangeError('out of memory');
     }
-    const b: Block = { addr: this.nextAddr, size: bytes, free: true, prev: undefined, next: undefined, small };
+    const b: Block = { addr: this.nextAddr, size: bytes, free: true, prev: undefined, next: undefined, small, stream };
     // Segments never touch, so blocks of different segments never merge.
     this.nextAddr += bytes + SMALL_BUFFER;
     this.reserved += bytes;
+    this.streamReserved.set(stream, this.reservedOn(stream) + bytes);
     if (this.reserved > this.peakReserved) this.peakReserved = this.reserved;
     return b;
   }
 
   private releaseCached(): void {
-    for (const key of ['small', 'large'] as const) {
-      const keep: Block[] = [];
-      for (const b of this.pools[key]) {
-        if (b.prev === undefined && b.next === undefined) this.reserved -= b.size;
-        else keep.push(b);
+    for (const [stream, pools] of this.streams) {
+      for (const key of ['small', 'large'] as const) {
+        const keep: Block[] = [];
+        for (const b of pools[key]) {
+          if (b.prev === undefined && b.next === undefined) {
+            this.reserved -= b.size;
+            this.streamReserved.set(stream, this.reservedOn(stream) - b.size);
+          } else keep.push(b);
+        }
+        pools[key] = keep;
       }
-      this.pools[key] = keep;
     }
   }
 
   private insert(b: Block): void {
-    const pool = b.small ? this.pools.small : this.pools.large;
+    const pool = this.poolsOf(b.stream)[b.small ? 'small' : 'large'];
     pool.splice(lowerBound(pool, b.size, b.addr), 0, b);
   }
 
   private remove(b: Block): void {
-    const pool = b.small ? this.pools.small : this.pools.large;
+    const pool = this.poolsOf(b.stream)[b.small ? 'small' : 'large'];
     pool.splice(lowerBound(pool, b.size, b.addr), 1);
   }
 }
