@@ -1,0 +1,196 @@
+// The pieces of a training step's allocation replay that the replaying terms share (terms/two-step-cache.ts,
+// terms/fsdp2-step-cache.ts): a decoder layer's forward from the activation replay's sequence (terms/saved-tensors.ts
+// forwardSequence), its recompute under checkpointing, a backward that gives each kept tensor a gradient of its size
+// with the layer's parameter gradients among them, and the head with transformers' ForCausalLMLoss. Each runs on one
+// allocator model (terms/allocator.ts): the compute stream's. Not a term itself. Pure arithmetic; no I/O.
+// Docs: docs/estimate/runtime.md
+import type { Allocation, CachingAllocator } from './allocator';
+import { allocateSequence, freeSchedule } from './forward-cache';
+import type { ForwardSequence } from './saved-tensors';
+
+/** One parameter: the bytes of its weight, of its gradient and of each optimizer state tensor. */
+export interface ReplayParameter {
+  readonly weight: number;
+  readonly grad: number;
+  readonly state: number;
+}
+
+/** What one forward and backward allocate on the compute stream, in bytes (one rank, one micro-batch). */
+export interface StepShape {
+  readonly embedding: ReplayParameter;
+  /** One decoder layer's parameters in module order (the same for every layer). */
+  readonly layer: readonly ReplayParameter[];
+  readonly layers: number;
+  /** The untied output head, undefined when it is the embedding (tied). */
+  readonly head: ReplayParameter | undefined;
+  readonly sequence: ForwardSequence;
+  readonly checkpointed: boolean;
+  /** A hidden state of the micro-batch (tokens x hidden x compute bytes): the embedding's output, a layer's input. */
+  readonly hidden: number;
+  /** The logits in the compute dtype (tokens x vocabulary). */
+  readonly logits: number;
+  /** The logits in fp32: the cross-entropy's upcast, log-softmax and gradients (equal to `logits` in fp32 training). */
+  readonly logitsFp32: number;
+}
+
+/** A tensor alive in the replay: its allocator handle and its bytes (the size of its gradient). */
+export interface Alive {
+  readonly handle: Allocation;
+  readonly bytes: number;
+}
+
+/** How a block's forward runs in the replay: what it keeps, and the frees that follow from that (freeSchedule). */
+interface SequenceRun {
+  readonly keep: (i: number) => boolean;
+  readonly schedule: readonly (readonly number[])[];
+}
+
+/** The compute stream's replay state: its allocator, the layer's two runs, and the gradients allocated so far. */
+export interface StepState {
+  readonly allocator: CachingAllocator;
+  readonly shape: StepShape;
+  /** A layer's forward, and under checkpointing its recompute in the backward (built once per replay). */
+  readonly forward: SequenceRun;
+  readonly recompute: SequenceRun;
+  /** Parameter gradients allocated and not yet taken (zero_grad, or FSDP's reduce-scatter, frees them). */
+  grads: Allocation[];
+}
+
+export function stepState(allocator: CachingAllocator, shape: StepShape): StepState {
+  const seq = shape.sequence;
+  const checkpointed = shape.checkpointed;
+  const inputKept = checkpointed || (seq.input >= 0 && seq.saved[seq.input]);
+  return {
+    allocator,
+    shape,
+    forward: sequenceRun(seq, (i) =>
+      i === seq.input ? inputKept : i === seq.output || (!checkpointed && seq.saved[i]),
+    ),
+    recompute: sequenceRun(seq, (i) => i === seq.input || (seq.saved[i] && i !== seq.output)),
+    grads: [],
+  };
+}
+
+/** The embedding, the layers (in order) and the untied head: every parameter of the model. */
+export function allParts(shape: Pick<StepShape, 'embedding' | 'layer' | 'layers' | 'head'>): ReplayParameter[] {
+  const out: ReplayParameter[] = [shape.embedding];
+  for (let l = 0; l < shape.layers; l++) out.push(...shape.layer);
+  if (shape.head) out.push(shape.head);
+  return out;
+}
+
+/**
+ * The head and the cross-entropy (transformers' ForCausalLMLoss): the logits, their fp32 upcast and log-softmax; the
+ * 16-bit logits and the upcast are freed before the backward, which allocates the loss's gradient and log-softmax's,
+ * casts it back to 16 bits, and gives the head's weight gradient and the hidden state's. Returns the last.
+ */
+export function lossForwardBackward(state: StepState): Allocation {
+  const { allocator, shape } = state;
+  const half = shape.logits < shape.logitsFp32;
+  const logits = allocator.malloc(shape.logits);
+  const upcast = half ? allocator.malloc(shape.logitsFp32) : undefined;
+  const logSoftmax = allocator.malloc(shape.logitsFp32);
+  if (upcast) allocator.free(upcast);
+  allocator.free(logits);
+  const nllGrad = allocator.malloc(shape.logitsFp32);
+  const softmaxGrad = allocator.malloc(shape.logitsFp32);
+  allocator.free(nllGrad);
+  allocator.free(logSoftmax);
+  const logitsGrad = half ? allocator.malloc(shape.logits) : softmaxGrad;
+  if (half) allocator.free(softmaxGrad);
+  const head = shape.head ?? shape.embedding;
+  if (head.grad > 0) state.grads.push(allocator.malloc(head.grad));
+  const gradHidden = allocator.malloc(shape.hidden);
+  allocator.free(logitsGrad);
+  return gradHidden;
+}
+
+/** The embedding's gradient: its own, or with a tied head one more of its size, accumulated and freed. */
+export function embeddingBackward(state: StepState): void {
+  const { allocator, shape } = state;
+  if (shape.embedding.grad <= 0) return;
+  if (shape.head) {
+    state.grads.push(allocator.malloc(shape.embedding.grad));
+    return;
+  }
+  allocator.free(allocator.malloc(shape.embedding.grad));
+}
+
+/** One layer's forward; returns its output and what autograd (or checkpointing: the input) keeps to the backward. */
+export function layerForward(state: StepState, input: Allocation): { output: Allocation; kept: Alive[] } {
+  const seq = state.shape.sequence;
+  const alive = runSequence(state.allocator, seq, input, state.forward);
+  const inputKept = state.forward.keep(seq.input);
+  if (!inputKept && seq.input < 0) state.allocator.free(input);
+  const inputBytes = seq.input >= 0 ? seq.bytes[seq.input] : 0;
+  const kept = inputKept ? [{ handle: input, bytes: inputBytes }, ...alive.kept] : alive.kept;
+  return { output: alive.output!, kept };
+}
+
+/**
+ * The run that keeps what `keep` names and frees everything else after its last read, held tensors (autocast's weight
+ * copies) at the block's end, the input likewise when not kept.
+ */
+function sequenceRun(seq: ForwardSequence, keep: (i: number) => boolean): SequenceRun {
+  return { keep, schedule: freeSchedule(seq, (i) => !keep(i) && !seq.held[i]) };
+}
+
+/**
+ * Runs a block's forward sequence from `input`. Returns the output's handle and the other kept tensors, in order (the
+ * input not among them).
+ */
+function runSequence(
+  allocator: CachingAllocator,
+  seq: ForwardSequence,
+  input: Allocation,
+  run: SequenceRun,
+): { output: Allocation | undefined; kept: Alive[] } {
+  const handles = allocateSequence(allocator, seq, input, run.schedule);
+  const kept: Alive[] = [];
+  for (let i = 0; i < seq.bytes.length; i++) {
+    const h = handles[i];
+    if (!h || i === seq.input || i === seq.output) continue;
+    if (run.keep(i)) kept.push({ handle: h, bytes: seq.bytes[i] });
+    else allocator.free(h);
+  }
+  return { output: seq.output === seq.input ? undefined : handles[seq.output], kept };
+}
+
+/**
+ * Under checkpointing, a layer's forward again in its backward: what autograd saves is kept, the recomputed output
+ * freed. Returns what the backward reads; without checkpointing, what the forward kept.
+ */
+export function layerRecompute(state: StepState, kept: Alive[]): Alive[] {
+  if (!state.shape.checkpointed) return kept;
+  const again = runSequence(state.allocator, state.shape.sequence, kept[0].handle, state.recompute);
+  if (again.output) state.allocator.free(again.output);
+  return again.kept;
+}
+
+/**
+ * One layer's backward from what `layerRecompute` returned: each kept tensor, last first, gets a gradient of its size
+ * while the one before is freed, the layer's parameters' gradients among them (last parameter first, spread over the
+ * layer's backward), and the gradient of the layer's input. Returns the last.
+ */
+export function layerBackward(state: StepState, kept: Alive[], saved: Alive[], gradOutput: Allocation): Allocation {
+  const { allocator, shape } = state;
+  const params = shape.layer;
+  let grad = gradOutput;
+  let next = params.length - 1;
+  for (let k = saved.length - 1; k >= 0; k--) {
+    const g = allocator.malloc(saved[k].bytes);
+    allocator.free(grad);
+    grad = g;
+    while (next >= 0 && next * saved.length >= k * params.length) parameterGrad(state, params[next--]);
+    allocator.free(saved[k].handle);
+  }
+  while (next >= 0) parameterGrad(state, params[next--]);
+  const gradInput = allocator.malloc(shape.hidden);
+  allocator.free(grad);
+  if (shape.checkpointed) allocator.free(kept[0].handle);
+  return gradInput;
+}
+
+function parameterGrad(state: StepState, p: ReplayParameter): void {
+  if (p.grad > 0) state.grads.push(state.allocator.malloc(p.grad));
+}
