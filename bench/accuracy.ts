@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { caseGpu, caseToSetup, compareMetric, type MeasuredCase } from './measured-cases';
 import { estimate } from '../src/core/estimate';
+import { findGpu, type GpuChoice } from '../src/core/lookup';
 import { TrainingSetupSchema, type TrainingSetupInput } from '../src/core/setup';
 import { GiB } from '../src/core/units';
 
@@ -23,10 +24,19 @@ function percentile(xs: number[], q: number): number {
 interface TruthPoint {
   id: string;
   machine: string;
+  /** The GPU a GPU point ran on (its name as torch reports it). */
+  gpu?: string;
   scenario: TrainingSetupInput;
   peakBytes: number;
   reservedBytes?: number;
   deviceBytes?: number;
+}
+
+/** The catalog entry of the GPU a truth point ran on, if any. */
+function measuredOn(name: string | undefined): GpuChoice | undefined {
+  if (name === undefined) return undefined;
+  const hit = findGpu(name);
+  return hit.ok ? hit.gpu : undefined;
 }
 
 function truthSets(): void {
@@ -37,7 +47,8 @@ function truthSets(): void {
     .flatMap((f) => (JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as { points: TruthPoint[] }).points);
   const errors = { cpu: [] as Err[], gpu: [] as Err[], reserved: [] as Err[], device: [] as Err[] };
   for (const p of points) {
-    const r = estimate(TrainingSetupSchema.parse(p.scenario));
+    // A GPU point is estimated for the GPU it ran on: its memory bounds what the allocator keeps cached.
+    const r = estimate(TrainingSetupSchema.parse(p.scenario), { gpu: measuredOn(p.gpu) });
     if (!r.ok) continue;
     const g = r.estimate.perGpu;
     const gpu = p.machine === 'gpu';

@@ -12,6 +12,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { estimate } from '../../src/core/estimate';
+import { findGpu } from '../../src/core/lookup';
 import { TrainingSetupSchema, type TrainingSetupInput } from '../../src/core/setup';
 
 interface GpuPoint {
@@ -46,7 +47,10 @@ const estimated = new Map<string, { reserved: number; device: number }>();
 function errorsOf(p: GpuPoint): { reserved: number; device: number } {
   const known = estimated.get(p.id);
   if (known) return known;
-  const r = estimate(TrainingSetupSchema.parse(p.scenario));
+  // Estimated for the GPU it ran on: its memory bounds what the allocator keeps cached (release_cached_blocks).
+  const gpu = findGpu(p.gpu);
+  assert.ok(gpu.ok, `${p.id}: ${p.gpu} is not in the GPU catalog`);
+  const r = estimate(TrainingSetupSchema.parse(p.scenario), { gpu: gpu.gpu });
   assert.ok(r.ok, `${p.id}: the estimator refused the scenario`);
   const g = r.estimate.perGpu;
   const errors = {

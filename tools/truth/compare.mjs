@@ -26,7 +26,8 @@ async function loadCore() {
   await esbuild.build({
     stdin: {
       contents:
-        "export { estimate } from './src/core/estimate'; export { TrainingSetupSchema } from './src/core/setup';",
+        "export { estimate } from './src/core/estimate'; export { TrainingSetupSchema } from './src/core/setup';" +
+        "export { findGpu } from './src/core/lookup';",
       resolveDir: repo,
       loader: 'ts',
     },
@@ -49,7 +50,9 @@ export function loadPoints() {
 }
 
 function estimateOf(core, point) {
-  const r = core.estimate(core.TrainingSetupSchema.parse(point.scenario));
+  // A GPU point is estimated for the GPU it ran on: its memory bounds what the allocator keeps cached.
+  const gpu = point.machine === 'gpu' ? core.findGpu(point.gpu) : undefined;
+  const r = core.estimate(core.TrainingSetupSchema.parse(point.scenario), gpu?.ok ? { gpu: gpu.gpu } : {});
   if (!r.ok) return { error: JSON.stringify(r.error ?? r) };
   const g = r.estimate.perGpu;
   return {
