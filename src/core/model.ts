@@ -90,6 +90,7 @@ export interface RuntimeTerm {
     | 'forward-cache'
     | 'loss-segments'
     | 'two-step-cache'
+    | 'fsdp2-step-cache'
     | 'small-pool'
     | 'cuda-context'
     | 'nccl'
@@ -110,6 +111,7 @@ export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<Runt
   'forward-cache',
   'loss-segments',
   'two-step-cache',
+  'fsdp2-step-cache',
   'small-pool',
 ]);
 

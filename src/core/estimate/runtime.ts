@@ -6,6 +6,7 @@
 import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';
 import { logitsBlock } from '../terms/logits-block';
 import { twoStepCacheTerm } from '../terms/two-step-cache';
+import { fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
 import { fsdpInitUnits, initCacheBytes } from '../terms/fsdp-init-cache';
@@ -372,7 +373,9 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   const initCache = fsdpInitCacheTerm(ctx, pools, peakBytes + reserve + heldBeside + loadCache, runtime);
   if (initCache) runtime.push(initCache);
   const beforeTwoSteps = peakBytes + reserve + heldBeside + loadCache + (initCache?.bytes ?? 0);
-  const twoSteps = twoStepCacheTerm(ctx, step.forward, beforeTwoSteps);
+  const twoSteps =
+    twoStepCacheTerm(ctx, step.forward, beforeTwoSteps) ??
+    fsdp2StepCacheTerm(ctx, step.forward, beforeTwoSteps, outsideReserved(runtime));
   if (twoSteps) runtime.push(twoSteps);
   const reservedBytes = beforeTwoSteps + (twoSteps?.bytes ?? 0);
   const unpagedDevice = reservedBytes + outsideReserved(runtime);

@@ -1,0 +1,464 @@
+// Term: the segments an FSDP2 (fully_shard) training step leaves reserved on each of its three streams. FSDP2 gathers
+// each unit's parameters on its all-gather copy-in stream (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py
+// foreach_all_gather: the all-gather output, and with CPU offload each shard's host-to-device copy and 16-bit cast,
+// under `all_gather_copy_in_stream`), copies them out into per-parameter unsharded tensors on the compute stream
+// (foreach_all_gather_copy_out), and reduces the gradients on its reduce-scatter stream (foreach_reduce: the
+// reduce-scatter input on the compute stream, its output, the cast back to the parameters' dtype and the kept gradient
+// shards under `reduce_scatter_stream`). The caching allocator keeps each stream's blocks apart
+// (c10/cuda/CUDACachingAllocator.cpp: a block is reused only by requests of the stream it was allocated on), and on the
+// compute stream the root unit's gathered embedding and head, its vocabulary-sized gradients and reduce-scatter input,
+// and the loss's fp32 tensors are requests no other block holds. What the GPU reserves is the sum of the three
+// streams' segments, which this term finds by replaying the load and two steps of FSDP2's own order through three
+// allocator models (terms/allocator.ts): the root gathered first and kept to the end of the backward
+// (reshard_after_forward off for the root), each layer gathered in its pre-forward with the previous all-gather output
+// freed after the copy-out (AllGatherState), resharded after its forward, gathered again for the backward with the
+// next unit prefetched (_backward_prefetch), its gradients reduce-scattered in post_backward with one reduce-scatter
+// input in flight (reduce_scatter_states, max_input_buffers 1), and AdamW's state created at the first step. The
+// layers' forward and backward and the loss come from the shared step replay (terms/step-replay.ts). The term is what
+// the replay reserves beyond the reserved figure of the other terms. Pure arithmetic; no I/O.
+// Docs: docs/estimate/runtime.md
+import type { EstimateContext } from '../estimate/context';
+import type { RuntimeTerm } from '../model';
+import { formatBytes } from '../units';
+import { memo } from '../util/memo';
+import { type Allocation, CachingAllocator } from './allocator';
+import type { StageForward } from './forward-cache';
+import {
+  type Alive,
+  embeddingBackward,
+  layerBackward,
+  layerForward,
+  layerRecompute,
+  lossForwardBackward,
+  type ReplayParameter,
+  type StepShape,
+  type StepState,
+  stepState,
+} from './step-replay';
+
+/** One parameter as FSDP2 shards it: dim 0 split over the ranks, padded to a multiple of the world size. */
+export interface ShardedParameter {
+  /** Elements of the rank's (padded) shard: ceil(dim0 / world) x the other dimensions. */
+  readonly shard: number;
+  /** Bytes per element of the sharded parameter (the model's dtype; a LoRA adapter's own). */
+  readonly bytes: number;
+  /** Whether it trains (gets a gradient, a reduce-scatter and optimizer state). */
+  readonly trainable: boolean;
+}
+
+/** What the FSDP2 replay allocates: the step's shape on the compute stream plus each unit's shards, in bytes per element. */
+export interface Fsdp2Plan extends StepShape {
+  readonly world: number;
+  /** The root unit's parameters (embedding, final norm, untied head) and one layer unit's, in module order. */
+  readonly rootShards: readonly ShardedParameter[];
+  readonly layerShards: readonly ShardedParameter[];
+  /** Of the gathered parameters and the reduce-scatter (MixedPrecisionPolicy param_dtype / reduce_dtype). */
+  readonly paramBytes: number;
+  readonly stateBytes: number;
+  /** CPUOffloadPolicy: shards, gradients and the optimizer on the host. */
+  readonly offload: boolean;
+  readonly foreachSqrt: boolean;
+  /** Bytes the driver can hand out (the chosen GPU less the context and NCCL): cached segments are released beyond. */
+  readonly capacity: number;
+}
+
+/** Peak reserved bytes of the replay: in all, and on each stream. */
+export interface Fsdp2Replay {
+  readonly reserved: number;
+  readonly compute: number;
+  readonly allGather: number;
+  readonly reduceScatter: number;
+}
+
+/** FSDP2's side streams in the allocator model (the compute stream is 0). */
+const ALL_GATHER_STREAM = 1;
+const REDUCE_SCATTER_STREAM = 2;
+
+/** The replay's running state: the step state on the compute stream (its allocator holds all three), what is in flight. */
+interface Fsdp2State {
+  readonly plan: Fsdp2Plan;
+  readonly step: StepState;
+  /** The last all-gather output held for the next copy-out (AllGatherState), and a prefetched one not yet copied out. */
+  held: Allocation | undefined;
+  prefetched: Allocation | undefined;
+  /** The reduce-scatter input in flight (reduce_scatter_states), freed before the next one. */
+  reduceInput: Allocation | undefined;
+  /** Gradient shards kept on the reduce-scatter stream to zero_grad (none with CPU offload). */
+  gradShards: Allocation[];
+}
+
+const shardKey = (s: readonly ShardedParameter[]): string =>
+  s.map((x) => `${x.shard}x${x.bytes}${x.trainable ? 't' : 'f'}`).join(',');
+
+/**
+ * Replays the load and two FSDP2 steps; memoized per plan (the advice search repeats plans). A replay that runs out of
+ * the capacity even after releasing the cached segments is replayed without a limit: what it reserves then is more
+ * than the GPU has, and the estimate says the run does not fit.
+ */
+export const replayFsdp2 = memo(
+  (plan: Fsdp2Plan): Fsdp2Replay => {
+    try {
+      return replayFsdp2Uncached(plan);
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      return replayFsdp2Uncached({ ...plan, capacity: Infinity });
+    }
+  },
+  {
+    limit: 64,
+    scope: (p) => p.sequence,
+    key: (p) =>
+      [
+        p.embedding.grad,
+        p.layer.map((x) => x.grad).join(','),
+        p.layers,
+        p.head ? p.head.grad : '-',
+        +p.checkpointed,
+        p.hidden,
+        p.logits,
+        p.logitsFp32,
+        p.world,
+        shardKey(p.rootShards),
+        shardKey(p.layerShards),
+        p.paramBytes,
+        p.stateBytes,
+        +p.offload,
+        +p.foreachSqrt,
+        p.capacity,
+      ].join('|'),
+  },
+);
+
+function replayFsdp2Uncached(plan: Fsdp2Plan): Fsdp2Replay {
+  const state: Fsdp2State = {
+    plan,
+    step: stepState(new CachingAllocator(plan.capacity), plan),
+    held: undefined,
+    prefetched: undefined,
+    reduceInput: undefined,
+    gradShards: [],
+  };
+  const compute = state.step.allocator;
+  const shards = allShards(plan);
+  // Materialised sharded on the GPU (to_empty), parameter by parameter; on the host under CPU offload.
+  if (!plan.offload) for (const p of shards) compute.malloc(p.shard * p.bytes);
+  for (let s = 0; s < 2; s++) {
+    trainingStep(state);
+    optimizerStep(state, shards, s === 0);
+  }
+  return {
+    reserved: compute.peakReserved,
+    compute: compute.reservedOn(0),
+    allGather: compute.reservedOn(ALL_GATHER_STREAM),
+    reduceScatter: compute.reservedOn(REDUCE_SCATTER_STREAM),
+  };
+}
+
+function allShards(plan: Fsdp2Plan): ShardedParameter[] {
+  const out = [...plan.rootShards];
+  for (let l = 0; l < plan.layers; l++) out.push(...plan.layerShards);
+  return out;
+}
+
+/**
+ * AdamW on the GPU's shards (none under CPU offload, where the host steps): the state created at the first step, the
+ * foreach copy of every exp_avg_sq, then zero_grad frees the gradient shards.
+ */
+function optimizerStep(state: Fsdp2State, shards: readonly ShardedParameter[], first: boolean): void {
+  const { plan } = state;
+  const compute = state.step.allocator;
+  if (!plan.offload) {
+    const trained = shards.filter((p) => p.trainable);
+    if (first) for (const p of trained) for (let k = 0; k < 2; k++) compute.malloc(p.shard * plan.stateBytes);
+    if (plan.foreachSqrt) {
+      const temps = trained.map((p) => compute.malloc(p.shard * plan.stateBytes));
+      for (const t of temps) compute.free(t);
+    }
+  }
+  for (const g of state.gradShards) compute.free(g);
+  state.gradShards = [];
+}
+
+/**
+ * A unit's all-gather on the copy-in stream: its inputs (under CPU offload each shard copied to the GPU and cast to the
+ * gather dtype; otherwise one flat cast of the shards when the dtypes differ), the output of world x the shards, the
+ * inputs freed. Returns the output.
+ */
+function allGather(state: Fsdp2State, shards: readonly ShardedParameter[]): Allocation {
+  const { plan } = state;
+  const allocator = state.step.allocator;
+  const malloc = (bytes: number): Allocation => allocator.malloc(bytes, ALL_GATHER_STREAM);
+  const inputs: Allocation[] = [];
+  const cast = (p: ShardedParameter): boolean => p.bytes !== plan.paramBytes;
+  const total = shards.reduce((s, p) => s + p.shard, 0);
+  if (plan.offload) {
+    for (const p of shards) {
+      const copy = malloc(p.shard * p.bytes);
+      if (cast(p)) {
+        inputs.push(malloc(p.shard * plan.paramBytes));
+        allocator.free(copy);
+      } else inputs.push(copy);
+    }
+  } else {
+    const castElems = shards.filter(cast).reduce((s, p) => s + p.shard, 0);
+    if (castElems > 0) inputs.push(malloc(castElems * plan.paramBytes));
+  }
+  const output = malloc(plan.world * total * plan.paramBytes);
+  for (const i of inputs) allocator.free(i);
+  return output;
+}
+
+/** The copy-out: each parameter's unsharded tensor on the compute stream (world x its shard). */
+function copyOut(state: Fsdp2State, shards: readonly ShardedParameter[]): Allocation[] {
+  const { plan } = state;
+  return shards.map((p) => state.step.allocator.malloc(plan.world * p.shard * plan.paramBytes));
+}
+
+/** Pre-forward: gather (unless prefetched), free the all-gather output held from the unit before, copy out, hold this one. */
+function unshardForward(state: Fsdp2State, shards: readonly ShardedParameter[]): Allocation[] {
+  const output = state.prefetched ?? allGather(state, shards);
+  state.prefetched = undefined;
+  if (state.held) state.step.allocator.free(state.held);
+  const params = copyOut(state, shards);
+  state.held = output;
+  return params;
+}
+
+/** Pre-backward of an unchecked layer: gather (unless prefetched), copy out, free the output at once. */
+function unshardBackward(state: Fsdp2State, shards: readonly ShardedParameter[]): Allocation[] {
+  const output = state.prefetched ?? allGather(state, shards);
+  state.prefetched = undefined;
+  const params = copyOut(state, shards);
+  state.step.allocator.free(output);
+  return params;
+}
+
+/**
+ * Post-backward: reshard (the unsharded parameters freed), the previous reduce-scatter input freed, this unit's
+ * allocated on the compute stream and the gradients freed once copied in; the output on the reduce-scatter stream,
+ * cast to the parameters' dtype when it differs, and kept as the gradient shards (copied to the host and freed under
+ * CPU offload).
+ */
+function postBackward(state: Fsdp2State, shards: readonly ShardedParameter[], params: readonly Allocation[]): void {
+  const { plan } = state;
+  const compute = state.step.allocator;
+  for (const p of params) compute.free(p);
+  const trainedShards = shards.filter((p) => p.trainable);
+  const trained = trainedShards.reduce((s, p) => s + p.shard, 0);
+  if (trained === 0) return;
+  const castBytes = trainedShards.reduce((s, p) => s + p.shard * p.bytes, 0);
+  if (state.reduceInput) compute.free(state.reduceInput);
+  state.reduceInput = compute.malloc(plan.world * trained * plan.paramBytes);
+  for (const g of state.step.grads) compute.free(g);
+  state.step.grads = [];
+  let output = compute.malloc(trained * plan.paramBytes, REDUCE_SCATTER_STREAM);
+  if (castBytes !== trained * plan.paramBytes) {
+    const cast = compute.malloc(castBytes, REDUCE_SCATTER_STREAM);
+    compute.free(output);
+    output = cast;
+  }
+  if (plan.offload) compute.free(output);
+  else state.gradShards.push(output);
+}
+
+/** One FSDP2 forward and backward over the root unit and the layer units. */
+function trainingStep(state: Fsdp2State): void {
+  const { plan, step } = state;
+  const compute = step.allocator;
+  const rootParams = unshardForward(state, plan.rootShards);
+  let input = compute.malloc(plan.hidden);
+  const kept: Alive[][] = [];
+  for (let l = 0; l < plan.layers; l++) {
+    const params = unshardForward(state, plan.layerShards);
+    const layer = layerForward(step, input);
+    for (const p of params) compute.free(p);
+    kept.push(layer.kept);
+    input = layer.output;
+  }
+  const normOut = compute.malloc(plan.hidden);
+  compute.free(input);
+  // The root's post-forward frees the last all-gather output; its pre-backward prefetches the last layer.
+  if (state.held) state.step.allocator.free(state.held);
+  state.held = undefined;
+  if (plan.layers > 0) state.prefetched = allGather(state, plan.layerShards);
+  let gradHidden = lossForwardBackward(step);
+  const rootGrads = step.grads;
+  step.grads = [];
+  compute.free(normOut);
+  for (let l = plan.layers - 1; l >= 0; l--) {
+    gradHidden = layerStep(state, kept[l], gradHidden, l > 0);
+  }
+  step.grads = rootGrads;
+  embeddingBackward(step);
+  compute.free(gradHidden);
+  postBackward(state, plan.rootShards, rootParams);
+  if (state.held) state.step.allocator.free(state.held);
+  state.held = undefined;
+  if (state.reduceInput) compute.free(state.reduceInput);
+  state.reduceInput = undefined;
+}
+
+/**
+ * One layer's backward: under checkpointing the recompute's pre-forward copies out and holds the all-gather output,
+ * the pre-backward prefetches the next unit; without, the pre-backward copies out, frees the output and prefetches.
+ * Then the backward and the post-backward's reduce-scatter. Returns the gradient of the layer's input.
+ */
+function layerStep(state: Fsdp2State, kept: Alive[], gradOutput: Allocation, prefetchNext: boolean): Allocation {
+  const { plan, step } = state;
+  const params = plan.checkpointed ? unshardForward(state, plan.layerShards) : unshardBackward(state, plan.layerShards);
+  const saved = layerRecompute(step, kept);
+  if (prefetchNext) state.prefetched = allGather(state, plan.layerShards);
+  const gradInput = layerBackward(step, kept, saved, gradOutput);
+  postBackward(state, plan.layerShards, params);
+  return gradInput;
+}
+
+/**
+ * The setups the replay stands for: FSDP2, fully sharded, a full fine-tune or plain LoRA (no quantization, no DoRA) of
+ * a dense decoder, with torch AdamW.
+ */
+function replayed(ctx: EstimateContext, forward: StageForward): boolean {
+  const setup = ctx.setup;
+  const a = ctx.model.arch;
+  const lora = setup.method === 'lora' && ctx.methods.peft && !ctx.methods.lora?.use_dora;
+  return (
+    forward.hasLoss &&
+    ctx.sharding.fsdp &&
+    setup.fsdp_version === 2 &&
+    setup.fsdp === 'full_shard' &&
+    ctx.sharding.shardParams > 1 &&
+    ctx.sharding.shardParams === ctx.layout.world &&
+    (setup.method === 'full' || lora) &&
+    setup.quantization === undefined &&
+    setup.loss === 'full' &&
+    a.moe === undefined &&
+    ctx.model.lmHead &&
+    !ctx.methods.galore &&
+    !ctx.methods.rollout &&
+    setup.preference === undefined &&
+    ctx.layout.tensorParallel === 1 &&
+    ctx.layout.pipelineParallel === 1 &&
+    !ctx.sharding.deferredGradSync &&
+    !setup.expandable_segments &&
+    !setup.activation_offloading &&
+    !setup.optimizer_in_backward &&
+    setup.gradient_checkpointing !== 'selective' &&
+    (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
+  );
+}
+
+/** Both views of each parameter: unsharded (the step replay's, in `paramBytes`) and as FSDP2 shards it over `world`. */
+class ParameterSet {
+  readonly unsharded: ReplayParameter[] = [];
+  readonly shards: ShardedParameter[] = [];
+  constructor(
+    private readonly world: number,
+    private readonly paramBytes: number,
+  ) {}
+
+  /** A parameter of `rows` x `cols` elements of `bytes` each, sharded along its rows. */
+  add(rows: number, cols: number, bytes: number, trainable: boolean): void {
+    const grad = trainable ? rows * cols * this.paramBytes : 0;
+    this.unsharded.push({ weight: rows * cols * this.paramBytes, grad, state: 0 });
+    this.shards.push({ shard: Math.ceil(rows / this.world) * cols, bytes, trainable });
+  }
+}
+
+/**
+ * One decoder layer in module order: each linear module's weight [out, in] and bias, a LoRA pair (lora_A [r, in],
+ * lora_B [out, r]) after each targeted one, then the layer's vectors (norms). False when the modules do not divide
+ * evenly over the layers.
+ */
+function layerParameters(ctx: EstimateContext, set: ParameterSet): boolean {
+  const a = ctx.model.arch;
+  const { weightBytes, adapterBytes } = ctx.dtypes;
+  const full = ctx.setup.method === 'full';
+  const r = ctx.methods.lora?.r ?? 0;
+  let linear = 0;
+  for (const m of ctx.model.modules) {
+    const perLayer = m.count / a.layers;
+    if (!Number.isInteger(perLayer)) return false;
+    for (let k = 0; k < perLayer; k++) {
+      set.add(m.outFeatures, m.inFeatures, weightBytes, full);
+      if (m.bias) set.add(m.outFeatures, 1, weightBytes, full);
+      if (!full && ctx.methods.targets.has(m.name)) {
+        set.add(r, m.inFeatures, adapterBytes, true);
+        set.add(m.outFeatures, r, adapterBytes, true);
+      }
+    }
+    linear += perLayer * (m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0));
+  }
+  const vectors = Math.max(0, Math.round(ctx.model.inventory.blocks / a.layers) - linear);
+  for (let rest = vectors; rest > 0; rest -= a.hidden) set.add(Math.min(a.hidden, rest), 1, weightBytes, full);
+  return true;
+}
+
+/**
+ * The plan of an FSDP2 run (one rank's view): each parameter's shard from its first dimension, the step's tensors from
+ * the activation replay; undefined for anything else, which keeps the other terms only.
+ */
+export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity = Infinity): Fsdp2Plan | undefined {
+  const seq = forward.sequence;
+  if (seq === undefined || !replayed(ctx, forward)) return undefined;
+  const a = ctx.model.arch;
+  const inv = ctx.model.inventory;
+  const world = ctx.sharding.shardParams;
+  const { embeddingBytes, weightBytes, computeBytes, stateBytes } = ctx.dtypes;
+  const full = ctx.setup.method === 'full';
+  const layer = new ParameterSet(world, computeBytes);
+  if (!layerParameters(ctx, layer)) return undefined;
+  const root = new ParameterSet(world, computeBytes);
+  const vocabRows = inv.embedding / a.hidden;
+  root.add(vocabRows, a.hidden, embeddingBytes, full);
+  root.add(a.hidden, 1, weightBytes, full);
+  if (inv.head > 0) root.add(inv.head / a.hidden, a.hidden, embeddingBytes, full);
+  const tokens = forward.tokens;
+  return {
+    embedding: root.unsharded[0],
+    layer: layer.unsharded,
+    layers: forward.layers,
+    head: inv.head > 0 ? root.unsharded[2] : undefined,
+    sequence: seq,
+    checkpointed: ctx.setup.gradient_checkpointing === 'full',
+    hidden: tokens * a.hidden * computeBytes,
+    logits: tokens * a.vocab * computeBytes,
+    logitsFp32: tokens * a.vocab * 4,
+    world,
+    rootShards: root.shards,
+    layerShards: layer.shards,
+    paramBytes: computeBytes,
+    stateBytes,
+    offload: ctx.sharding.fsdpOffload,
+    foreachSqrt: ctx.setup.optimizer === 'adamw',
+    capacity,
+  };
+}
+
+/**
+ * The term: what the FSDP2 replay reserves beyond `reservedSoFar` (the peak's allocated bytes, the flat reserve, the
+ * stream pools and cached blocks the other terms count), undefined when it reserves no more or the setup is not
+ * replayed.
+ */
+export function fsdp2StepCacheTerm(
+  ctx: EstimateContext,
+  forward: StageForward,
+  reservedSoFar: number,
+  outsideReserved: number,
+): RuntimeTerm | undefined {
+  const capacity = ctx.gpu ? ctx.gpu.memoryBytes - outsideReserved : Infinity;
+  const plan = fsdp2Plan(ctx, forward, capacity);
+  if (!plan) return undefined;
+  const replay = replayFsdp2(plan);
+  if (replay.reserved <= reservedSoFar) return undefined;
+  return {
+    id: 'fsdp2-step-cache',
+    label: "Segments FSDP2's streams keep apart",
+    bytes: replay.reserved - reservedSoFar,
+    formula: ctx.lean
+      ? ''
+      : `allocator replay of the load and two FSDP2 steps reserves ${formatBytes(replay.reserved)}: ` +
+        `${formatBytes(replay.compute)} on the compute stream, ${formatBytes(replay.allGather)} on the all-gather ` +
+        `copy-in stream, ${formatBytes(replay.reduceScatter)} on the reduce-scatter stream; each stream reuses only its ` +
+        `own blocks, and the root's vocabulary-sized tensors fit in no block the layers freed`,
+  };
+}
