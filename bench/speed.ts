@@ -174,6 +174,35 @@ for (const id of ['Qwen/Qwen3.5-27B', 'tiiuae/Falcon-H1-7B-Base']) {
   });
 }
 
+// FSDP2 over 8 GPUs: every candidate replays the load and two steps through the allocator with FSDP2's three streams
+// (terms/fsdp2-step-cache.ts). The first search is timed apart: it replays every candidate's plan.
+{
+  const m = findModel('meta-llama/Llama-3.1-8B');
+  const h100 = findGpu('H100-80GB');
+  if (!m.ok || !h100.ok) throw new Error('catalog entry missing: Llama-3.1-8B or H100-80GB');
+  const fsdp2 = (seq: number) =>
+    TrainingSetupSchema.parse({
+      architecture: m.model.config,
+      parameters: m.model.publishedParams,
+      weights_dtype: 'fp32',
+      mixed_precision: 'bf16',
+      micro_batch_size: 1,
+      seq_len: seq,
+      gradient_checkpointing: 'full',
+      gpus_per_node: 8,
+      fsdp: 'full_shard',
+      fsdp_version: 2,
+    });
+  let seq = 2048;
+  time('advice: Llama-3.1-8B full FSDP2 on 8 x H100-80GB, first search of a setup', 20, () => {
+    advise(fsdp2((seq += 8)), { gpu: h100.gpu, gpuSpec: h100.gpu.spec });
+  });
+  const same = fsdp2(4096);
+  time('advice: Llama-3.1-8B full FSDP2 on 8 x H100-80GB, repeated', 50, () => {
+    advise(same, { gpu: h100.gpu, gpuSpec: h100.gpu.spec });
+  });
+}
+
 // Analysis per change (the editor's hot path): analyze the text, resolve the setup, estimate.
 import { runPipeline } from '../src/analyzers/pipeline';
 import { catalogResolver } from '../src/analyzers/resolve';
