@@ -4,13 +4,11 @@
 // max_memory_reserved of the second step of rank 0 of a fake process group on one H100 80GB (torch 2.11, transformers
 // 5.17: test/fixtures/truth/gpu.json, tools/truth/gpu/results/2026-11-24-h100).
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { estimate } from '../../../src/core/estimate';
-import { findGpu } from '../../../src/core/lookup';
-import { TrainingSetupSchema, type TrainingSetupInput } from '../../../src/core/setup';
+import { TrainingSetupSchema } from '../../../src/core/setup';
 import { type Fsdp2Plan, replayFsdp2 } from '../../../src/core/terms/fsdp2-step-cache';
 import { MiB } from '../../../src/core/units';
+import { gpuPointEstimate, gpuTruthPoint } from './helpers';
 
 /**
  * No layers, two ranks: the root unit is one tied embedding of 50 Mi elements (a 25 Mi-element shard, 100 MiB in
@@ -39,28 +37,7 @@ function tinyPlan(offload: boolean): Fsdp2Plan {
   };
 }
 
-interface GpuPoint {
-  id: string;
-  gpu: string;
-  scenario: TrainingSetupInput;
-  reservedBytes: number;
-}
-
-const fixture = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'truth', 'gpu.json');
-const gpuPoints = (JSON.parse(fs.readFileSync(fixture, 'utf8')) as { points: GpuPoint[] }).points;
-
-/** The estimate of a GPU point for the GPU it ran on, with and without this term. */
-function estimateOf(id: string): { reserved: number; term: number; measured: number } {
-  const p = gpuPoints.find((x) => x.id === `gpu/${id}`);
-  assert.ok(p, id);
-  const gpu = findGpu(p.gpu);
-  assert.ok(gpu.ok);
-  const r = estimate(TrainingSetupSchema.parse(p.scenario), { gpu: gpu.gpu });
-  assert.ok(r.ok);
-  const g = r.estimate.perGpu;
-  const term = g.runtime.find((t) => t.id === 'fsdp2-step-cache')?.bytes ?? 0;
-  return { reserved: g.reservedBytes, term, measured: p.reservedBytes };
-}
+const estimateOf = (id: string) => gpuPointEstimate(id, 'fsdp2-step-cache');
 
 describe('fsdp2-step-cache', () => {
   it('keeps the all-gather and reduce-scatter blocks on their own streams', () => {
@@ -109,8 +86,7 @@ describe('fsdp2-step-cache', () => {
     assert.ok(Math.abs(e.reserved - e.measured) / e.measured <= 0.05, `${e.reserved} vs ${e.measured}`);
   });
   it('not replayed under FSDP1, ZeRO or without a shard', () => {
-    const p = gpuPoints.find((x) => x.id === 'gpu/llama-2-7b-lora-s2048-b4-ckpt-fsdp1-w2');
-    assert.ok(p);
+    const p = gpuTruthPoint('llama-2-7b-lora-s2048-b4-ckpt-fsdp1-w2');
     const r = estimate(TrainingSetupSchema.parse(p.scenario));
     assert.ok(r.ok);
     assert.ok(!r.estimate.perGpu.runtime.some((t) => t.id === 'fsdp2-step-cache'));

@@ -7,7 +7,7 @@ import { TrainingSetupSchema, type TrainingSetup } from '../../../src/core';
 import { estimate } from '../../../src/core/estimate';
 import type { Estimate, RuntimeTerm } from '../../../src/core/model';
 import { parseArchitecture, type Architecture } from '../../../src/core/architecture';
-import { findModel } from '../../../src/core/lookup';
+import { findGpu, findModel } from '../../../src/core/lookup';
 import type { TrainingSetupInput } from '../../../src/core/setup';
 import { setupFor } from '../helpers';
 
@@ -168,4 +168,40 @@ export function replayEstimate(name: string, extra: Record<string, unknown> = {}
 /** The bytes of a runtime term of an estimate, or undefined where it has none. */
 export function runtimeBytes(e: Estimate, id: RuntimeTerm['id']): number | undefined {
   return e.perGpu.runtime.find((r) => r.id === id)?.bytes;
+}
+
+/** A point of the GPU truth (test/fixtures/truth/gpu.json): one H100 80GB, torch 2.11, transformers 5.17. */
+export interface GpuTruthPoint {
+  id: string;
+  gpu: string;
+  scenario: TrainingSetupInput;
+  reservedBytes: number;
+}
+
+const gpuFixture = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'truth', 'gpu.json');
+
+/** The GPU truth point `gpu/<id>`. */
+export function gpuTruthPoint(id: string): GpuTruthPoint {
+  const points = (JSON.parse(fs.readFileSync(gpuFixture, 'utf8')) as { points: GpuTruthPoint[] }).points;
+  const p = points.find((x) => x.id === `gpu/${id}`);
+  assert.ok(p, id);
+  return p;
+}
+
+/**
+ * A GPU truth point estimated for the GPU it ran on: the reserved bytes, the runtime term `termId`'s bytes (0 when
+ * absent) and the measured max_memory_reserved.
+ */
+export function gpuPointEstimate(
+  id: string,
+  termId: RuntimeTerm['id'],
+): { reserved: number; term: number; measured: number } {
+  const p = gpuTruthPoint(id);
+  const gpu = findGpu(p.gpu);
+  assert.ok(gpu.ok, p.gpu);
+  const r = estimate(TrainingSetupSchema.parse(p.scenario), { gpu: gpu.gpu });
+  assert.ok(r.ok, id);
+  const g = r.estimate.perGpu;
+  const term = g.runtime.find((t) => t.id === termId)?.bytes ?? 0;
+  return { reserved: g.reservedBytes, term, measured: p.reservedBytes };
 }

@@ -3,12 +3,9 @@
 // one the walk-through can follow; the GPU figures are max_memory_reserved of the second step on one H100 80GB (torch
 // 2.11, transformers 5.17: test/fixtures/truth/gpu.json, tools/truth/gpu/results/2026-11-24-h100).
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { estimate } from '../../../src/core/estimate';
-import { TrainingSetupSchema, type TrainingSetupInput } from '../../../src/core/setup';
 import { replayTwoSteps, type TwoStepPlan } from '../../../src/core/terms/two-step-cache';
 import { MiB } from '../../../src/core/units';
+import { gpuPointEstimate } from './helpers';
 
 /** No layers: the embedding (tied head), a 20 MiB hidden state, 100 MiB of 16-bit logits and 200 MiB in fp32. */
 function tinyPlan(parameterMiB: number): TwoStepPlan {
@@ -29,24 +26,7 @@ function tinyPlan(parameterMiB: number): TwoStepPlan {
   };
 }
 
-interface GpuPoint {
-  id: string;
-  scenario: TrainingSetupInput;
-  reservedBytes: number;
-}
-
-const fixture = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'truth', 'gpu.json');
-const gpuPoints = (JSON.parse(fs.readFileSync(fixture, 'utf8')) as { points: GpuPoint[] }).points;
-
-function estimateOf(id: string): { reserved: number; term: number; measured: number } {
-  const p = gpuPoints.find((x) => x.id === `gpu/${id}`);
-  assert.ok(p, id);
-  const r = estimate(TrainingSetupSchema.parse(p.scenario));
-  assert.ok(r.ok);
-  const g = r.estimate.perGpu;
-  const term = g.runtime.find((t) => t.id === 'two-step-cache')?.bytes ?? 0;
-  return { reserved: g.reservedBytes, term, measured: p.reservedBytes };
-}
+const estimateOf = (id: string) => gpuPointEstimate(id, 'two-step-cache');
 
 describe('two-step-cache', () => {
   it('a 40 MiB parameter: its state settles in the cached logits block, the second step needs no new segment', () => {
