@@ -74,10 +74,51 @@ export interface Fsdp2Replay {
 const ALL_GATHER_STREAM = 1;
 const REDUCE_SCATTER_STREAM = 2;
 
+/** What one unit (the root, or any layer) asks of the allocator, in bytes: worked out once per replay. */
+interface UnitRequests {
+  readonly shards: readonly ShardedParameter[];
+  /** Each parameter's unsharded tensor of the copy-out (world x its shard, in the gather dtype). */
+  readonly unsharded: readonly number[];
+  /** The all-gather inputs: under CPU offload each shard's copy and its cast (0: no cast); else the flat cast, if any. */
+  readonly offloadCopies: readonly { readonly copy: number; readonly cast: number }[];
+  readonly flatCast: number;
+  /** The all-gather output: world x the shards, in the gather dtype. */
+  readonly output: number;
+  /** Elements of the trained shards (0: nothing to reduce), the reduce-scatter input and output, the output's cast. */
+  readonly trained: number;
+  readonly reduceInput: number;
+  readonly reduceOutput: number;
+  /** The reduce-scatter output cast to the parameters' dtype (0 when it is already that). */
+  readonly castOutput: number;
+}
+
+function unitRequests(plan: Fsdp2Plan, shards: readonly ShardedParameter[]): UnitRequests {
+  const { world, paramBytes } = plan;
+  const sum = (ps: readonly ShardedParameter[], bytes: (p: ShardedParameter) => number): number =>
+    ps.reduce((s, p) => s + p.shard * bytes(p), 0);
+  const cast = (p: ShardedParameter): boolean => p.bytes !== paramBytes;
+  const trainedShards = shards.filter((p) => p.trainable);
+  const trained = sum(trainedShards, () => 1);
+  const castOutput = sum(trainedShards, (p) => p.bytes);
+  return {
+    shards,
+    unsharded: shards.map((p) => world * p.shard * paramBytes),
+    offloadCopies: shards.map((p) => ({ copy: p.shard * p.bytes, cast: cast(p) ? p.shard * paramBytes : 0 })),
+    flatCast: sum(shards.filter(cast), () => paramBytes),
+    output: world * sum(shards, () => paramBytes),
+    trained,
+    reduceInput: world * trained * paramBytes,
+    reduceOutput: trained * paramBytes,
+    castOutput: castOutput === trained * paramBytes ? 0 : castOutput,
+  };
+}
+
 /** The replay's running state: the step state on the compute stream (its allocator holds all three), what is in flight. */
 interface Fsdp2State {
   readonly plan: Fsdp2Plan;
   readonly step: StepState;
+  readonly root: UnitRequests;
+  readonly layer: UnitRequests;
   /** The last all-gather output held for the next copy-out (AllGatherState), and a prefetched one not yet copied out. */
   held: Allocation | undefined;
   prefetched: Allocation | undefined;
@@ -133,6 +174,8 @@ function replayFsdp2Uncached(plan: Fsdp2Plan): Fsdp2Replay {
   const state: Fsdp2State = {
     plan,
     step: stepState(new CachingAllocator(plan.capacity), plan),
+    root: unitRequests(plan, plan.rootShards),
+    layer: unitRequests(plan, plan.layerShards),
     held: undefined,
     prefetched: undefined,
     reduceInput: undefined,
@@ -184,51 +227,44 @@ function optimizerStep(state: Fsdp2State, shards: readonly ShardedParameter[], f
  * gather dtype; otherwise one flat cast of the shards when the dtypes differ), the output of world x the shards, the
  * inputs freed. Returns the output.
  */
-function allGather(state: Fsdp2State, shards: readonly ShardedParameter[]): Allocation {
-  const { plan } = state;
+function allGather(state: Fsdp2State, unit: UnitRequests): Allocation {
   const allocator = state.step.allocator;
   const malloc = (bytes: number): Allocation => allocator.malloc(bytes, ALL_GATHER_STREAM);
   const inputs: Allocation[] = [];
-  const cast = (p: ShardedParameter): boolean => p.bytes !== plan.paramBytes;
-  const total = shards.reduce((s, p) => s + p.shard, 0);
-  if (plan.offload) {
-    for (const p of shards) {
-      const copy = malloc(p.shard * p.bytes);
-      if (cast(p)) {
-        inputs.push(malloc(p.shard * plan.paramBytes));
-        allocator.free(copy);
-      } else inputs.push(copy);
+  if (state.plan.offload) {
+    for (const { copy, cast } of unit.offloadCopies) {
+      const copied = malloc(copy);
+      if (cast > 0) {
+        inputs.push(malloc(cast));
+        allocator.free(copied);
+      } else inputs.push(copied);
     }
-  } else {
-    const castElems = shards.filter(cast).reduce((s, p) => s + p.shard, 0);
-    if (castElems > 0) inputs.push(malloc(castElems * plan.paramBytes));
-  }
-  const output = malloc(plan.world * total * plan.paramBytes);
+  } else if (unit.flatCast > 0) inputs.push(malloc(unit.flatCast));
+  const output = malloc(unit.output);
   for (const i of inputs) allocator.free(i);
   return output;
 }
 
 /** The copy-out: each parameter's unsharded tensor on the compute stream (world x its shard). */
-function copyOut(state: Fsdp2State, shards: readonly ShardedParameter[]): Allocation[] {
-  const { plan } = state;
-  return shards.map((p) => state.step.allocator.malloc(plan.world * p.shard * plan.paramBytes));
+function copyOut(state: Fsdp2State, unit: UnitRequests): Allocation[] {
+  return unit.unsharded.map((bytes) => state.step.allocator.malloc(bytes));
 }
 
 /** Pre-forward: gather (unless prefetched), free the all-gather output held from the unit before, copy out, hold this one. */
-function unshardForward(state: Fsdp2State, shards: readonly ShardedParameter[]): Allocation[] {
-  const output = state.prefetched ?? allGather(state, shards);
+function unshardForward(state: Fsdp2State, unit: UnitRequests): Allocation[] {
+  const output = state.prefetched ?? allGather(state, unit);
   state.prefetched = undefined;
   if (state.held) state.step.allocator.free(state.held);
-  const params = copyOut(state, shards);
+  const params = copyOut(state, unit);
   state.held = output;
   return params;
 }
 
 /** Pre-backward of an unchecked layer: gather (unless prefetched), copy out, free the output at once. */
-function unshardBackward(state: Fsdp2State, shards: readonly ShardedParameter[]): Allocation[] {
-  const output = state.prefetched ?? allGather(state, shards);
+function unshardBackward(state: Fsdp2State, unit: UnitRequests): Allocation[] {
+  const output = state.prefetched ?? allGather(state, unit);
   state.prefetched = undefined;
-  const params = copyOut(state, shards);
+  const params = copyOut(state, unit);
   state.step.allocator.free(output);
   return params;
 }
@@ -239,25 +275,21 @@ function unshardBackward(state: Fsdp2State, shards: readonly ShardedParameter[])
  * cast to the parameters' dtype when it differs, and kept as the gradient shards (copied to the host and freed under
  * CPU offload).
  */
-function postBackward(state: Fsdp2State, shards: readonly ShardedParameter[], params: readonly Allocation[]): void {
-  const { plan } = state;
+function postBackward(state: Fsdp2State, unit: UnitRequests, params: readonly Allocation[]): void {
   const compute = state.step.allocator;
   for (const p of params) compute.free(p);
-  const trainedShards = shards.filter((p) => p.trainable);
-  const trained = trainedShards.reduce((s, p) => s + p.shard, 0);
-  if (trained === 0) return;
-  const castBytes = trainedShards.reduce((s, p) => s + p.shard * p.bytes, 0);
+  if (unit.trained === 0) return;
   if (state.reduceInput) compute.free(state.reduceInput);
-  state.reduceInput = compute.malloc(plan.world * trained * plan.paramBytes);
+  state.reduceInput = compute.malloc(unit.reduceInput);
   for (const g of state.step.grads) compute.free(g);
   state.step.grads = [];
-  let output = compute.malloc(trained * plan.paramBytes, REDUCE_SCATTER_STREAM);
-  if (castBytes !== trained * plan.paramBytes) {
-    const cast = compute.malloc(castBytes, REDUCE_SCATTER_STREAM);
+  let output = compute.malloc(unit.reduceOutput, REDUCE_SCATTER_STREAM);
+  if (unit.castOutput > 0) {
+    const cast = compute.malloc(unit.castOutput, REDUCE_SCATTER_STREAM);
     compute.free(output);
     output = cast;
   }
-  if (plan.offload) compute.free(output);
+  if (state.plan.offload) compute.free(output);
   else state.gradShards.push(output);
 }
 
@@ -265,11 +297,11 @@ function postBackward(state: Fsdp2State, shards: readonly ShardedParameter[], pa
 function trainingStep(state: Fsdp2State): void {
   const { plan, step } = state;
   const compute = step.allocator;
-  const rootParams = unshardForward(state, plan.rootShards);
+  const rootParams = unshardForward(state, state.root);
   let input = compute.malloc(plan.hidden);
   const kept: Alive[][] = [];
   for (let l = 0; l < plan.layers; l++) {
-    const params = unshardForward(state, plan.layerShards);
+    const params = unshardForward(state, state.layer);
     const layer = layerForward(step, input);
     for (const p of params) compute.free(p);
     kept.push(layer.kept);
@@ -280,7 +312,7 @@ function trainingStep(state: Fsdp2State): void {
   // The root's post-forward frees the last all-gather output; its pre-backward prefetches the last layer.
   if (state.held) state.step.allocator.free(state.held);
   state.held = undefined;
-  if (plan.layers > 0) state.prefetched = allGather(state, plan.layerShards);
+  if (plan.layers > 0) state.prefetched = allGather(state, state.layer);
   let gradHidden = lossForwardBackward(step);
   const rootGrads = step.grads;
   step.grads = [];
@@ -291,7 +323,7 @@ function trainingStep(state: Fsdp2State): void {
   step.grads = rootGrads;
   embeddingBackward(step);
   compute.free(gradHidden);
-  postBackward(state, plan.rootShards, rootParams);
+  postBackward(state, state.root, rootParams);
   if (state.held) state.step.allocator.free(state.held);
   state.held = undefined;
   if (state.reduceInput) compute.free(state.reduceInput);
@@ -305,11 +337,11 @@ function trainingStep(state: Fsdp2State): void {
  */
 function layerStep(state: Fsdp2State, kept: Alive[], gradOutput: Allocation, prefetchNext: boolean): Allocation {
   const { plan, step } = state;
-  const params = plan.checkpointed ? unshardForward(state, plan.layerShards) : unshardBackward(state, plan.layerShards);
+  const params = plan.checkpointed ? unshardForward(state, state.layer) : unshardBackward(state, state.layer);
   const saved = layerRecompute(step, kept);
-  if (prefetchNext) state.prefetched = allGather(state, plan.layerShards);
+  if (prefetchNext) state.prefetched = allGather(state, state.layer);
   const gradInput = layerBackward(step, kept, saved, gradOutput);
-  postBackward(state, plan.layerShards, params);
+  postBackward(state, state.layer, params);
   return gradInput;
 }
 
