@@ -34,6 +34,7 @@ import {
   type StepShape,
   type StepState,
   stepState,
+  walkLayerParameters,
 } from './step-replay';
 
 /** One parameter as FSDP2 shards it: dim 0 split over the ranks, padded to a multiple of the world size. */
@@ -397,35 +398,6 @@ class ParameterSet {
 }
 
 /**
- * One decoder layer in module order: each linear module's weight [out, in] and bias, a LoRA pair (lora_A [r, in],
- * lora_B [out, r]) after each targeted one, then the layer's vectors (norms). False when the modules do not divide
- * evenly over the layers.
- */
-function layerParameters(ctx: EstimateContext, set: ParameterSet): boolean {
-  const a = ctx.model.arch;
-  const { weightBytes, adapterBytes } = ctx.dtypes;
-  const full = ctx.setup.method === 'full';
-  const r = ctx.methods.lora?.r ?? 0;
-  let linear = 0;
-  for (const m of ctx.model.modules) {
-    const perLayer = m.count / a.layers;
-    if (!Number.isInteger(perLayer)) return false;
-    for (let k = 0; k < perLayer; k++) {
-      set.add(m.outFeatures, m.inFeatures, weightBytes, full);
-      if (m.bias) set.add(m.outFeatures, 1, weightBytes, full);
-      if (!full && ctx.methods.targets.has(m.name)) {
-        set.add(r, m.inFeatures, adapterBytes, true);
-        set.add(m.outFeatures, r, adapterBytes, true);
-      }
-    }
-    linear += perLayer * (m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0));
-  }
-  const vectors = Math.max(0, Math.round(ctx.model.inventory.blocks / a.layers) - linear);
-  for (let rest = vectors; rest > 0; rest -= a.hidden) set.add(Math.min(a.hidden, rest), 1, weightBytes, full);
-  return true;
-}
-
-/**
  * The plan of an FSDP2 run (one rank's view): each parameter's shard from its first dimension, the step's tensors from
  * the activation replay; undefined for anything else, which keeps the other terms only.
  */
@@ -438,7 +410,9 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
   const { embeddingBytes, weightBytes, computeBytes, stateBytes } = ctx.dtypes;
   const full = ctx.setup.method === 'full';
   const layer = new ParameterSet(world, computeBytes);
-  if (!layerParameters(ctx, layer)) return undefined;
+  if (!walkLayerParameters(ctx, (rows, cols, bytes, trainable) => layer.add(rows, cols, bytes, trainable))) {
+    return undefined;
+  }
   const root = new ParameterSet(world, computeBytes);
   const vocabRows = inv.embedding / a.hidden;
   root.add(vocabRows, a.hidden, embeddingBytes, full);

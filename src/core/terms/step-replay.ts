@@ -4,6 +4,7 @@
 // with the layer's parameter gradients among them, and the head with transformers' ForCausalLMLoss. Each runs on one
 // allocator model (terms/allocator.ts): the compute stream's. Not a term itself. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
+import type { EstimateContext } from '../estimate/context';
 import type { Allocation, CachingAllocator } from './allocator';
 import { allocateSequence, freeSchedule } from './forward-cache';
 import type { ForwardSequence } from './saved-tensors';
@@ -69,6 +70,38 @@ export function stepState(allocator: CachingAllocator, shape: StepShape): StepSt
     recompute: sequenceRun(seq, (i) => i === seq.input || (seq.saved[i] && i !== seq.output)),
     grads: [],
   };
+}
+
+/** One parameter of a layer walk: `rows` x `cols` elements of `bytes` each, trained or frozen. */
+export type ParameterVisit = (rows: number, cols: number, bytes: number, trainable: boolean) => void;
+
+/**
+ * One decoder layer's parameters in module order: each linear module's weight [out, in] and bias, a LoRA pair (lora_A
+ * [r, in], lora_B [out, r]) after each targeted one, then the layer's vectors (norms). Under LoRA the base is frozen.
+ * False when the modules do not divide evenly over the layers.
+ */
+export function walkLayerParameters(ctx: EstimateContext, visit: ParameterVisit): boolean {
+  const a = ctx.model.arch;
+  const { weightBytes, adapterBytes } = ctx.dtypes;
+  const full = ctx.setup.method === 'full';
+  const r = ctx.methods.lora?.r ?? 0;
+  let linear = 0;
+  for (const m of ctx.model.modules) {
+    const perLayer = m.count / a.layers;
+    if (!Number.isInteger(perLayer)) return false;
+    for (let k = 0; k < perLayer; k++) {
+      visit(m.outFeatures, m.inFeatures, weightBytes, full);
+      if (m.bias) visit(m.outFeatures, 1, weightBytes, full);
+      if (!full && ctx.methods.targets.has(m.name)) {
+        visit(r, m.inFeatures, adapterBytes, true);
+        visit(m.outFeatures, r, adapterBytes, true);
+      }
+    }
+    linear += perLayer * (m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0));
+  }
+  const vectors = Math.max(0, Math.round(ctx.model.inventory.blocks / a.layers) - linear);
+  for (let rest = vectors; rest > 0; rest -= a.hidden) visit(Math.min(a.hidden, rest), 1, weightBytes, full);
+  return true;
 }
 
 /** The embedding, the layers (in order) and the untied head: every parameter of the model. */
