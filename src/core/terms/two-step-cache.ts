@@ -28,6 +28,7 @@ import {
   type StepShape,
   type StepState,
   stepState,
+  walkLayerParameters,
 } from './step-replay';
 
 /** What the two-step replay allocates, all of it in bytes (one rank, one micro-batch). */
@@ -71,15 +72,16 @@ export const replayTwoSteps = memo(replayTwoStepsUncached, {
 function replayTwoStepsUncached(plan: TwoStepPlan): TwoStepReplay {
   const state = stepState(new CachingAllocator(), plan);
   const parameters = allParts(plan);
+  const trained = parameters.filter((p) => p.state > 0);
   for (const p of parameters) state.allocator.malloc(p.weight);
   for (const b of plan.buckets) state.allocator.malloc(b);
   trainingStep(state);
   const firstStep = state.allocator.peakReserved;
-  for (const p of parameters) for (let k = 0; k < plan.statesPerParameter; k++) state.allocator.malloc(p.state);
-  optimizerTemporaries(state, plan, parameters);
+  for (const p of trained) for (let k = 0; k < plan.statesPerParameter; k++) state.allocator.malloc(p.state);
+  optimizerTemporaries(state, plan, trained);
   zeroGrad(state);
   trainingStep(state);
-  optimizerTemporaries(state, plan, parameters);
+  optimizerTemporaries(state, plan, trained);
   zeroGrad(state);
   return { reserved: state.allocator.peakReserved, firstStep };
 }
@@ -119,61 +121,61 @@ function trainingStep(state: StepState): void {
   allocator.free(gradHidden);
 }
 
-/** The setups the replay stands for: a full fine-tune of a dense decoder with torch AdamW (foreach or fused) and the plain loss. */
+/**
+ * The setups the replay stands for: a full fine-tune or plain LoRA (no quantization, no DoRA) of a dense decoder on one
+ * GPU or under DDP, with torch AdamW (foreach or fused) and the plain loss.
+ */
 function replayed(ctx: EstimateContext, forward: StageForward): boolean {
   const setup = ctx.setup;
   const a = ctx.model.arch;
-  return !(
-    !forward.hasLoss ||
-    setup.method !== 'full' ||
-    setup.loss !== 'full' ||
-    a.moe !== undefined ||
-    !ctx.model.lmHead ||
-    ctx.methods.adapters ||
-    ctx.methods.galore ||
-    ctx.methods.rollout ||
-    setup.preference !== undefined ||
-    ctx.sharding.fsdp ||
-    ctx.sharding.zeroStage > 0 ||
-    ctx.layout.tensorParallel > 1 ||
-    ctx.layout.pipelineParallel > 1 ||
-    setup.expandable_segments ||
-    setup.activation_offloading ||
-    setup.gradient_checkpointing === 'selective' ||
-    (setup.optimizer !== 'adamw' && setup.optimizer !== 'adamw_fused')
+  const lora = setup.method === 'lora' && ctx.methods.peft && !ctx.methods.lora?.use_dora;
+  return (
+    forward.hasLoss &&
+    (setup.method === 'full' || lora) &&
+    setup.quantization === undefined &&
+    setup.loss === 'full' &&
+    a.moe === undefined &&
+    ctx.model.lmHead &&
+    !ctx.methods.galore &&
+    !ctx.methods.rollout &&
+    setup.preference === undefined &&
+    !ctx.sharding.fsdp &&
+    ctx.sharding.zeroStage === 0 &&
+    ctx.layout.tensorParallel === 1 &&
+    ctx.layout.pipelineParallel === 1 &&
+    !setup.expandable_segments &&
+    !setup.activation_offloading &&
+    setup.gradient_checkpointing !== 'selective' &&
+    (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
   );
 }
 
 /**
- * The plan of a full fine-tune with AdamW on one GPU (or DDP): every parameter trainable, a dense decoder, the plain
- * cross-entropy over the whole logits; undefined for anything else, which keeps the other terms only.
+ * The plan of a full fine-tune or a LoRA run with AdamW on one GPU (or DDP): a dense decoder, the plain cross-entropy
+ * over the whole logits, gradients and optimizer state for the trained parameters only; undefined for anything else,
+ * which keeps the other terms only.
  */
 export function twoStepPlan(ctx: EstimateContext, forward: StageForward): TwoStepPlan | undefined {
   const seq = forward.sequence;
   if (seq === undefined || !replayed(ctx, forward)) return undefined;
   const setup = ctx.setup;
   const a = ctx.model.arch;
-  const { weightBytes, embeddingBytes, gradBytes, stateBytes, computeBytes } = ctx.dtypes;
+  const { embeddingBytes, gradBytes, stateBytes, computeBytes } = ctx.dtypes;
   const inv = ctx.model.inventory;
-  const parameter = (elems: number, bytes: number): ReplayParameter => ({
+  const full = setup.method === 'full';
+  const parameter = (elems: number, bytes: number, trainable: boolean): ReplayParameter => ({
     weight: elems * bytes,
-    grad: elems * Math.max(gradBytes, bytes),
-    state: elems * stateBytes,
+    grad: trainable ? elems * Math.max(gradBytes, bytes) : 0,
+    state: trainable ? elems * stateBytes : 0,
   });
   const layer: ReplayParameter[] = [];
-  let linear = 0;
-  for (const m of ctx.model.modules) {
-    const perLayer = m.count / a.layers;
-    if (!Number.isInteger(perLayer)) return undefined;
-    const elems = m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0);
-    for (let k = 0; k < perLayer; k++) layer.push(parameter(elems, weightBytes));
-    linear += perLayer * elems;
-  }
-  const vectors = Math.max(0, Math.round(inv.blocks / a.layers) - linear);
-  for (let rest = vectors; rest > 0; rest -= a.hidden) layer.push(parameter(Math.min(a.hidden, rest), weightBytes));
+  const walked = walkLayerParameters(ctx, (rows, cols, bytes, trainable) =>
+    layer.push(parameter(rows * cols, bytes, trainable)),
+  );
+  if (!walked) return undefined;
   const tokens = forward.tokens;
-  const embedding = parameter(inv.embedding, embeddingBytes);
-  const head = inv.head > 0 ? parameter(inv.head, embeddingBytes) : undefined;
+  const embedding = parameter(inv.embedding, embeddingBytes, full);
+  const head = inv.head > 0 ? parameter(inv.head, embeddingBytes, full) : undefined;
   return {
     embedding,
     layer,
