@@ -4,7 +4,7 @@
 // NCCL docs (NCCL_BUFFSIZE), bitsandbytes functional.py get_paged, torch/distributed/fsdp/_fully_shard.
 // Docs: docs/estimate/runtime.md. Pure.
 import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';
-import { logitsBlock } from '../terms/logits-block';
+import { logitsBlock, type LogitsBlock } from '../terms/logits-block';
 import { twoStepCacheTerm } from '../terms/two-step-cache';
 import { fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
@@ -177,10 +177,9 @@ function fsdpInitCacheTerm(
   ctx: EstimateContext,
   pools: StreamPoolBytes,
   reservedSoFar: number,
-  runtime: readonly RuntimeTerm[],
+  outside: number,
 ): RuntimeTerm | undefined {
   if (pools.initCache <= 0) return undefined;
-  const outside = outsideReserved(runtime);
   const usable = ctx.gpu ? ctx.gpu.memoryBytes * (1 - ctx.headroomFraction) : Infinity;
   const room = Math.max(0, usable - reservedSoFar - outside);
   const bytes = Math.min(pools.initCache, room);
@@ -257,6 +256,103 @@ export interface RuntimeTotals {
   readonly pagedResident: number;
 }
 
+/** What the cached terms of the compute stream's peak start from. */
+interface CachedBase {
+  readonly ctx: EstimateContext;
+  readonly step: StepPeak;
+  /** Whether the peak is in the loss's backward. */
+  readonly atLoss: boolean;
+  readonly pools: StreamPoolBytes;
+  /** The peak's allocated bytes and the flat reserve. */
+  readonly allocated: number;
+  /** Bytes outside the allocator (CUDA context, NCCL). */
+  readonly outside: number;
+}
+
+/** The cached terms, what the allocator then reserves, and the segments the model's load left cached. */
+interface CachedTerms {
+  readonly terms: RuntimeTerm[];
+  readonly reservedBytes: number;
+  readonly loadCache: number;
+}
+
+/** Whether `deviceBytes` is more than the chosen GPU holds (beyond its headroom); never without a GPU. */
+function exceedsGpu(ctx: EstimateContext, deviceBytes: number): boolean {
+  return ctx.gpu !== undefined && deviceBytes > ctx.gpu.memoryBytes * (1 - ctx.headroomFraction);
+}
+
+/**
+ * The blocks held in the allocator beside the compute stream's peak: the stream pools, the loss's cached blocks, the
+ * load's and FSDP1 initialisation's segments, the two-step replays. With `released`, the 16-bit logits' block the GPU
+ * had no room for: a whole free segment, which the caching allocator frees (release_cached_blocks) when a request
+ * finds no room on the device, before it reports out of memory (c10/cuda/CUDACachingAllocator.cpp malloc).
+ */
+function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?: LogitsBlock): CachedTerms {
+  const { ctx, step, atLoss, pools, allocated } = base;
+  const terms: RuntimeTerm[] = [];
+  if (block) {
+    terms.push({
+      id: 'logits-block',
+      label: `${block.name[0].toUpperCase()}${block.name.slice(1)}, cached at the loss backward`,
+      bytes: block.bytes,
+      formula: block.formula,
+    });
+  }
+  if (released) {
+    terms.push({
+      id: 'logits-block',
+      label: `${released.name[0].toUpperCase()}${released.name.slice(1)}, released: the GPU is full`,
+      bytes: 0,
+      formula: ctx.lean
+        ? ''
+        : `${formatBytes(released.bytes)} would be cached at the loss backward, beyond the ` +
+          `${ctx.gpu ? formatBytes(ctx.gpu.memoryBytes) : ''} GPU; a whole free segment, which the caching ` +
+          'allocator frees (release_cached_blocks) and retries before it reports out of memory',
+    });
+  }
+  const forwardCache = atLoss ? forwardCacheTerm(ctx, step.forward) : undefined;
+  if (forwardCache) terms.push(forwardCache);
+  const smallPool = atLoss ? smallPoolTerm(ctx, step.forward) : undefined;
+  if (smallPool) terms.push(smallPool);
+  let heldBeside =
+    pools.reduceScatter + pools.allGather + (block?.bytes ?? 0) + (forwardCache?.bytes ?? 0) + (smallPool?.bytes ?? 0);
+  const kept =
+    step.peak === step.stepPeak && !atLoss
+      ? lossSegments(ctx, step.forward, allocated + heldBeside, pools.reduceScatter + pools.allGather)
+      : undefined;
+  if (kept) {
+    terms.push(kept);
+    heldBeside += kept.bytes;
+  }
+  const loadCache = loadCacheTerm(ctx, step, allocated + heldBeside);
+  if (loadCache) terms.push(loadCache);
+  const loadBytes = loadCache?.bytes ?? 0;
+  const initCache = fsdpInitCacheTerm(ctx, pools, allocated + heldBeside + loadBytes, base.outside);
+  if (initCache) terms.push(initCache);
+  const beforeTwoSteps = allocated + heldBeside + loadBytes + (initCache?.bytes ?? 0);
+  const twoSteps =
+    twoStepCacheTerm(ctx, step.forward, beforeTwoSteps, base.outside) ??
+    fsdp2StepCacheTerm(ctx, step.forward, beforeTwoSteps, base.outside);
+  if (twoSteps) terms.push(twoSteps);
+  return { terms, reservedBytes: beforeTwoSteps + (twoSteps?.bytes ?? 0), loadCache: loadBytes };
+}
+
+/** Segments the model's load left cached (nf4LoadPhase): they serve the step's tensors and count where they exceed it. */
+function loadCacheTerm(ctx: EstimateContext, step: StepPeak, reservedSoFar: number): RuntimeTerm | undefined {
+  const nf4Load = step.nf4Load;
+  const bytes = nf4Load ? Math.max(0, nf4Load.reservedBytes - reservedSoFar) : 0;
+  if (bytes <= 0) return undefined;
+  return {
+    id: 'load-cache',
+    label: 'Segments cached since the model was quantized and loaded',
+    bytes,
+    formula: ctx.lean
+      ? ''
+      : `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 ` +
+        `weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)`,
+  };
+}
+
 /** The runtime terms of the busiest GPU, in the order they are reported. */
 export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotals {
   const setup = ctx.setup;
@@ -265,7 +361,7 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   const { shardOptimizer } = ctx.sharding;
   const paged = ctx.methods.paged;
   const { assumptions } = ctx.notes;
-  const { stepPeak, peak, nf4Load, contextBytes } = step;
+  const { stepPeak, peak, contextBytes } = step;
   let churnBytes = 0;
   if (ctx.lean) {
     // Lean phases list only their persistent components; everything else in the peak churns.
@@ -333,51 +429,19 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   }
   const atLoss = peak === stepPeak && stepPeak.phase === 'backward' && stepPeak.note === LOSS_BACKWARD_NOTE;
   const block = atLoss ? logitsBlock(ctx) : undefined;
-  if (block) {
-    runtime.push({
-      id: 'logits-block',
-      label: `${block.name[0].toUpperCase()}${block.name.slice(1)}, cached at the loss backward`,
-      bytes: block.bytes,
-      formula: block.formula,
-    });
-  }
-  const forwardCache = atLoss ? forwardCacheTerm(ctx, step.forward) : undefined;
-  if (forwardCache) runtime.push(forwardCache);
-  const smallPool = atLoss ? smallPoolTerm(ctx, step.forward) : undefined;
-  if (smallPool) runtime.push(smallPool);
+  const base = {
+    ctx,
+    step,
+    atLoss,
+    pools,
+    allocated: peak.allocatedBytes + reserve,
+    outside: outsideReserved(runtime),
+  };
+  let cached = cachedTerms(base, block);
+  if (block && exceedsGpu(ctx, cached.reservedBytes + base.outside)) cached = cachedTerms(base, undefined, block);
+  runtime.push(...cached.terms);
+  const { reservedBytes, loadCache } = cached;
   const peakBytes = peak.allocatedBytes;
-  // Held in the allocator beside the compute stream's peak: the stream pools and the cached blocks of the loss.
-  let heldBeside =
-    pools.reduceScatter + pools.allGather + (block?.bytes ?? 0) + (forwardCache?.bytes ?? 0) + (smallPool?.bytes ?? 0);
-  const kept =
-    peak === stepPeak && !atLoss
-      ? lossSegments(ctx, step.forward, peakBytes + reserve + heldBeside, pools.reduceScatter + pools.allGather)
-      : undefined;
-  if (kept) {
-    runtime.push(kept);
-    heldBeside += kept.bytes;
-  }
-  // Segments the model's load left cached (nf4LoadPhase) serve the step's tensors: they count where they exceed it.
-  const loadCache = nf4Load ? Math.max(0, nf4Load.reservedBytes - (peakBytes + reserve + heldBeside)) : 0;
-  if (loadCache > 0) {
-    runtime.push({
-      id: 'load-cache',
-      label: 'Segments cached since the model was quantized and loaded',
-      bytes: loadCache,
-      formula: ctx.lean
-        ? ''
-        : `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 ` +
-          `weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)`,
-    });
-  }
-  const initCache = fsdpInitCacheTerm(ctx, pools, peakBytes + reserve + heldBeside + loadCache, runtime);
-  if (initCache) runtime.push(initCache);
-  const beforeTwoSteps = peakBytes + reserve + heldBeside + loadCache + (initCache?.bytes ?? 0);
-  const twoSteps =
-    twoStepCacheTerm(ctx, step.forward, beforeTwoSteps) ??
-    fsdp2StepCacheTerm(ctx, step.forward, beforeTwoSteps, outsideReserved(runtime));
-  if (twoSteps) runtime.push(twoSteps);
-  const reservedBytes = beforeTwoSteps + (twoSteps?.bytes ?? 0);
   const unpagedDevice = reservedBytes + outsideReserved(runtime);
   const pagedResident = paged
     ? Math.min(pagedBytes, Math.max(pagedWorking, ctx.gpu ? ctx.gpu.memoryBytes - unpagedDevice : Infinity))

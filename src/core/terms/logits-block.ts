@@ -16,6 +16,13 @@ import { modelCrossEntropy, shiftedLogitsCopy } from './shifted-logits';
 
 const segment = (bytes: number): number => ROUND_LARGE * Math.ceil(bytes / ROUND_LARGE);
 
+/** A cached block of the loss: its bytes, what it is, and its formula. */
+export interface LogitsBlock {
+  readonly bytes: number;
+  readonly name: string;
+  readonly formula: string;
+}
+
 /**
  * The 16-bit logits' block cached at the loss's backward (the caller knows whether that is the step's peak), with its
  * formula; undefined where the loss leaves none. With transformers < 4.49 over more than one row (shifted-logits.ts)
@@ -23,7 +30,7 @@ const segment = (bytes: number): number => ROUND_LARGE * Math.ceil(bytes / ROUND
  * nll gradient took the shifted copy's block and the log-softmax gradient the upcast's, and the blocks left free (the
  * kept log-softmax output's and the nll gradient's) hold one row fewer than it needs.
  */
-export function logitsBlock(ctx: EstimateContext): { bytes: number; name: string; formula: string } | undefined {
+export function logitsBlock(ctx: EstimateContext): LogitsBlock | undefined {
   const setup = ctx.setup;
   const { computeBytes: cb } = ctx.dtypes;
   if (!modelCrossEntropy(ctx) || ctx.model.arch.finalLogitSoftcap) return undefined;

@@ -39,6 +39,8 @@ export interface TwoStepPlan extends StepShape {
   readonly foreachSqrt: boolean;
   /** DDP's flat gradient buckets, allocated when the model is wrapped (none on one GPU). */
   readonly buckets: readonly number[];
+  /** Bytes the driver can hand out: the GPU's memory less what is outside the allocator (Infinity without a GPU). */
+  readonly capacity: number;
 }
 
 /** Peak reserved bytes of the replay, and what the first step alone reserved. */
@@ -47,8 +49,12 @@ export interface TwoStepReplay {
   readonly firstStep: number;
 }
 
-/** Replays the weights' load and two training steps; memoized per plan (the advice search repeats plans). */
-export const replayTwoSteps = memo(replayTwoStepsUncached, {
+/**
+ * Replays the weights' load and two training steps; memoized per plan (the advice search repeats plans). A replay that
+ * runs out of the capacity even after releasing the cached segments is replayed without a limit: what it reserves then
+ * is more than the GPU has, and the estimate says the run does not fit.
+ */
+export const replayTwoSteps = memo(boundedReplay, {
   limit: 64,
   scope: (p) => p.sequence,
   key: (p) =>
@@ -66,11 +72,21 @@ export const replayTwoSteps = memo(replayTwoStepsUncached, {
       p.statesPerParameter,
       +p.foreachSqrt,
       p.buckets.join(','),
+      p.capacity,
     ].join('|'),
 });
 
+function boundedReplay(plan: TwoStepPlan): TwoStepReplay {
+  try {
+    return replayTwoStepsUncached(plan);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return replayTwoStepsUncached({ ...plan, capacity: Infinity });
+  }
+}
+
 function replayTwoStepsUncached(plan: TwoStepPlan): TwoStepReplay {
-  const state = stepState(new CachingAllocator(), plan);
+  const state = stepState(new CachingAllocator(plan.capacity), plan);
   const parameters = allParts(plan);
   const trained = parameters.filter((p) => p.state > 0);
   for (const p of parameters) state.allocator.malloc(p.weight);
@@ -152,10 +168,10 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
 
 /**
  * The plan of a full fine-tune or a LoRA run with AdamW on one GPU (or DDP): a dense decoder, the plain cross-entropy
- * over the whole logits, gradients and optimizer state for the trained parameters only; undefined for anything else,
- * which keeps the other terms only.
+ * over the whole logits, gradients and optimizer state for the trained parameters only, the allocator bounded by
+ * `capacity`; undefined for anything else, which keeps the other terms only.
  */
-export function twoStepPlan(ctx: EstimateContext, forward: StageForward): TwoStepPlan | undefined {
+export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacity = Infinity): TwoStepPlan | undefined {
   const seq = forward.sequence;
   if (seq === undefined || !replayed(ctx, forward)) return undefined;
   const setup = ctx.setup;
@@ -192,6 +208,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward): TwoSte
       ctx.layout.dataParallel * ctx.layout.contextParallel > 1
         ? ddpBucketBytes(allParts({ embedding, layer, layers: forward.layers, head }))
         : [],
+    capacity,
   };
 }
 
@@ -226,8 +243,10 @@ export function twoStepCacheTerm(
   ctx: EstimateContext,
   forward: StageForward,
   reservedSoFar: number,
+  outsideReserved: number,
 ): RuntimeTerm | undefined {
-  const plan = twoStepPlan(ctx, forward);
+  const capacity = ctx.gpu ? ctx.gpu.memoryBytes - outsideReserved : Infinity;
+  const plan = twoStepPlan(ctx, forward, capacity);
   if (!plan) return undefined;
   const replay = replayTwoSteps(plan);
   if (replay.reserved <= reservedSoFar) return undefined;
