@@ -142,8 +142,9 @@ export function attentionCore(
  * no grouped key-value heads (aten sdp_utils.cpp: check_batch_size_and_num_heads_dense<false> for mem-efficient, the
  * flash and cuDNN dtype checks), so _scaled_dot_product_attention_math runs (attention.cpp): the key and value heads
  * repeated to every query head (repeat_interleave, pre_process_group_query_attention_input), q and k^T each scaled by
- * sqrt(scale), q @ k^T, the softmax kept, probabilities @ v. Its backward holds the fp32 gradients of the
- * probabilities and of the scores. GPU truth (H100, torch 2.11, transformers 5.17, pure fp32 training without
+ * sqrt(scale), q @ k^T, the softmax kept, probabilities @ v. Its backward holds three fp32 score-sized tensors
+ * beside the kept probabilities: the probabilities' gradient and two of the softmax's backward (the same kernel as
+ * Falcon's multi-query path, falcon.ts sdpaMath, where an H100 trace shows them). GPU truth (H100, torch 2.11, transformers 5.17, pure fp32 training without
  * autocast): qwen2.5-0.5b at 2 x 1,024 tokens, 24 layers of 14 query and 2 key-value heads, allocates 3.0 GiB more
  * than with the flash path's saved tensors, 2 x 14 x 1,024^2 x 4 B of probabilities per layer and the repeated heads.
  * With a mask (sliding windows, padding) transformers repeats the heads itself and the memory-efficient kernel runs.
@@ -168,7 +169,7 @@ function sdpaMathGqa(
   tape.save(vRepeated);
   tape.use(probs, vRepeated);
   tape.attentionOutputBytes += probs.storageBytes;
-  state.scoreGradBytes = 8;
+  state.scoreGradBytes = 12;
   return tape.tensor('attention output (SDPA math)', T * od, 4, probs.rg || vRepeated.rg);
 }
 
