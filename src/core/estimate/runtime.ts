@@ -305,9 +305,9 @@ function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?
       bytes: 0,
       formula: ctx.lean
         ? ''
-        : `${formatBytes(released.bytes)} would be cached at the loss backward, beyond the ` +
-          `${ctx.gpu ? formatBytes(ctx.gpu.memoryBytes) : ''} GPU; a whole free segment, which the caching ` +
-          'allocator frees (release_cached_blocks) and retries before it reports out of memory',
+        : `${formatBytes(released.bytes)} would be cached at the loss backward, past the ` +
+          `${ctx.gpu ? formatBytes(ctx.gpu.memoryBytes) : ''} GPU less its headroom; a whole free segment, which ` +
+          'the caching allocator frees (release_cached_blocks) and retries before it reports out of memory',
     });
   }
   const forwardCache = atLoss ? forwardCacheTerm(ctx, step.forward) : undefined;
