@@ -24,13 +24,16 @@ import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
 import type { StageForward } from './forward-cache';
 import {
+  allocatorCapacity,
   type Alive,
+  boundedReplay,
   embeddingBackward,
   layerBackward,
   layerForward,
   layerRecompute,
   lossForwardBackward,
   type ReplayParameter,
+  sequenceKey,
   type StepShape,
   type StepState,
   stepState,
@@ -133,43 +136,32 @@ const shardKey = (s: readonly ShardedParameter[]): string =>
   s.map((x) => `${x.shard}x${x.bytes}${x.trainable ? 't' : 'f'}`).join(',');
 
 /**
- * Replays the load and two FSDP2 steps; memoized per plan (the advice search repeats plans). A replay that runs out of
- * the capacity even after releasing the cached segments is replayed without a limit: what it reserves then is more
- * than the GPU has, and the estimate says the run does not fit.
+ * Replays the load and two FSDP2 steps, bounded by the GPU (boundedReplay); memoized per plan (the advice search and
+ * the editor's changes repeat plans).
  */
-export const replayFsdp2 = memo(
-  (plan: Fsdp2Plan): Fsdp2Replay => {
-    try {
-      return replayFsdp2Uncached(plan);
-    } catch (e) {
-      if (!(e instanceof RangeError)) throw e;
-      return replayFsdp2Uncached({ ...plan, capacity: Infinity });
-    }
-  },
-  {
-    limit: 64,
-    scope: (p) => p.sequence,
-    key: (p) =>
-      [
-        p.embedding.grad,
-        p.layer.map((x) => x.grad).join(','),
-        p.layers,
-        p.head ? p.head.grad : '-',
-        +p.checkpointed,
-        p.hidden,
-        p.logits,
-        p.logitsFp32,
-        p.world,
-        shardKey(p.rootShards),
-        shardKey(p.layerShards),
-        p.paramBytes,
-        p.stateBytes,
-        +p.offload,
-        +p.foreachSqrt,
-        p.capacity,
-      ].join('|'),
-  },
-);
+export const replayFsdp2 = memo(boundedReplay(replayFsdp2Uncached), {
+  limit: 64,
+  key: (p) =>
+    [
+      sequenceKey(p.sequence),
+      p.embedding.grad,
+      p.layer.map((x) => x.grad).join(','),
+      p.layers,
+      p.head ? p.head.grad : '-',
+      +p.checkpointed,
+      p.hidden,
+      p.logits,
+      p.logitsFp32,
+      p.world,
+      shardKey(p.rootShards),
+      shardKey(p.layerShards),
+      p.paramBytes,
+      p.stateBytes,
+      +p.offload,
+      +p.foreachSqrt,
+      p.capacity,
+    ].join('|'),
+});
 
 function replayFsdp2Uncached(plan: Fsdp2Plan): Fsdp2Replay {
   const state: Fsdp2State = {
@@ -451,8 +443,7 @@ export function fsdp2StepCacheTerm(
   reservedSoFar: number,
   outsideReserved: number,
 ): RuntimeTerm | undefined {
-  const capacity = ctx.gpu ? ctx.gpu.memoryBytes - outsideReserved : Infinity;
-  const plan = fsdp2Plan(ctx, forward, capacity);
+  const plan = fsdp2Plan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
   const replay = replayFsdp2(plan);
   if (replay.reserved <= reservedSoFar) return undefined;

@@ -72,6 +72,44 @@ export function stepState(allocator: CachingAllocator, shape: StepShape): StepSt
   };
 }
 
+/**
+ * The identity of a layer's forward sequence as a string, for the replays' memos: every estimate builds its own
+ * sequence object (the editor parses the setup again at each change), so an object scope would never be hit again.
+ */
+export function sequenceKey(seq: ForwardSequence): string {
+  const flags = (xs: readonly boolean[]): string => xs.map((x) => (x ? 1 : 0)).join('');
+  return [
+    seq.bytes.join(','),
+    seq.freeAfter.join(','),
+    flags(seq.saved),
+    flags(seq.held),
+    flags(seq.contextHeld),
+    seq.input,
+    seq.output,
+  ].join(';');
+}
+
+/** Bytes the driver can hand the allocator: the chosen GPU's memory less what lies outside it (Infinity without one). */
+export function allocatorCapacity(ctx: EstimateContext, outsideReserved: number): number {
+  return ctx.gpu ? ctx.gpu.memoryBytes - outsideReserved : Infinity;
+}
+
+/**
+ * A replay bounded by its plan's capacity, which the allocator model meets as the real one does: cached segments
+ * released, the request retried. One that runs out even then is replayed without a limit: what it reserves is more
+ * than the GPU has, and the estimate says the run does not fit.
+ */
+export function boundedReplay<P extends { readonly capacity: number }, R>(replay: (plan: P) => R): (plan: P) => R {
+  return (plan) => {
+    try {
+      return replay(plan);
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      return replay({ ...plan, capacity: Infinity });
+    }
+  };
+}
+
 /** One parameter of a layer walk: `rows` x `cols` elements of `bytes` each, trained or frozen. */
 export type ParameterVisit = (rows: number, cols: number, bytes: number, trainable: boolean) => void;
 

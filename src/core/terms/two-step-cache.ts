@@ -17,8 +17,10 @@ import { memo } from '../util/memo';
 import { CachingAllocator } from './allocator';
 import type { StageForward } from './forward-cache';
 import {
+  allocatorCapacity,
   allParts,
   type Alive,
+  boundedReplay,
   embeddingBackward,
   layerBackward,
   layerForward,
@@ -27,6 +29,7 @@ import {
   type ReplayParameter,
   type StepShape,
   type StepState,
+  sequenceKey,
   stepState,
   walkLayerParameters,
 } from './step-replay';
@@ -50,15 +53,14 @@ export interface TwoStepReplay {
 }
 
 /**
- * Replays the weights' load and two training steps; memoized per plan (the advice search repeats plans). A replay that
- * runs out of the capacity even after releasing the cached segments is replayed without a limit: what it reserves then
- * is more than the GPU has, and the estimate says the run does not fit.
+ * Replays the weights' load and two training steps, bounded by the GPU (boundedReplay); memoized per plan (the advice
+ * search and the editor's changes repeat plans).
  */
-export const replayTwoSteps = memo(boundedReplay, {
+export const replayTwoSteps = memo(boundedReplay(replayTwoStepsUncached), {
   limit: 64,
-  scope: (p) => p.sequence,
   key: (p) =>
     [
+      sequenceKey(p.sequence),
       p.embedding.weight,
       p.embedding.grad,
       p.embedding.state,
@@ -75,15 +77,6 @@ export const replayTwoSteps = memo(boundedReplay, {
       p.capacity,
     ].join('|'),
 });
-
-function boundedReplay(plan: TwoStepPlan): TwoStepReplay {
-  try {
-    return replayTwoStepsUncached(plan);
-  } catch (e) {
-    if (!(e instanceof RangeError)) throw e;
-    return replayTwoStepsUncached({ ...plan, capacity: Infinity });
-  }
-}
 
 function replayTwoStepsUncached(plan: TwoStepPlan): TwoStepReplay {
   const state = stepState(new CachingAllocator(plan.capacity), plan);
@@ -245,8 +238,7 @@ export function twoStepCacheTerm(
   reservedSoFar: number,
   outsideReserved: number,
 ): RuntimeTerm | undefined {
-  const capacity = ctx.gpu ? ctx.gpu.memoryBytes - outsideReserved : Infinity;
-  const plan = twoStepPlan(ctx, forward, capacity);
+  const plan = twoStepPlan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
   const replay = replayTwoSteps(plan);
   if (replay.reserved <= reservedSoFar) return undefined;
