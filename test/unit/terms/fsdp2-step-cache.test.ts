@@ -8,7 +8,7 @@ import { estimate } from '../../../src/core/estimate';
 import { TrainingSetupSchema } from '../../../src/core/setup';
 import { type Fsdp2Plan, replayFsdp2 } from '../../../src/core/terms/fsdp2-step-cache';
 import { MiB } from '../../../src/core/units';
-import { gpuPointEstimate, gpuTruthPoint } from './helpers';
+import { gpuPointEstimate, gpuTruthPoint, noLayerStep } from './helpers';
 
 /**
  * No layers, two ranks: the root unit is one tied embedding of 50 Mi elements (a 25 Mi-element shard, 100 MiB in
@@ -17,15 +17,7 @@ import { gpuPointEstimate, gpuTruthPoint } from './helpers';
 function tinyPlan(offload: boolean): Fsdp2Plan {
   const unsharded = { weight: 100 * MiB, grad: 100 * MiB, state: 0 };
   return {
-    embedding: unsharded,
-    layer: [],
-    layers: 0,
-    head: undefined,
-    sequence: { bytes: [], freeAfter: [], saved: [], held: [], contextHeld: [], input: -1, output: -1 },
-    checkpointed: false,
-    hidden: 20 * MiB,
-    logits: 100 * MiB,
-    logitsFp32: 200 * MiB,
+    ...noLayerStep(unsharded),
     world: 2,
     rootShards: [{ shard: 25 * MiB, bytes: 4, trainable: true }],
     layerShards: [],

@@ -8,6 +8,7 @@ import { estimate } from '../../../src/core/estimate';
 import type { Estimate, RuntimeTerm } from '../../../src/core/model';
 import { parseArchitecture, type Architecture } from '../../../src/core/architecture';
 import { findGpu, findModel } from '../../../src/core/lookup';
+import type { ReplayParameter, StepShape } from '../../../src/core/terms/step-replay';
 import type { TrainingSetupInput } from '../../../src/core/setup';
 import { setupFor } from '../helpers';
 
@@ -204,4 +205,22 @@ export function gpuPointEstimate(
   const g = r.estimate.perGpu;
   const term = g.runtime.find((t) => t.id === termId)?.bytes ?? 0;
   return { reserved: g.reservedBytes, term, measured: p.reservedBytes };
+}
+
+/**
+ * A replay's step with no layers, for plans worked by hand: `embedding` (its head tied), a 20 MiB hidden state, 100
+ * MiB of 16-bit logits and 200 MiB in fp32, without checkpointing.
+ */
+export function noLayerStep(embedding: ReplayParameter): StepShape {
+  return {
+    embedding,
+    layer: [],
+    layers: 0,
+    head: undefined,
+    sequence: { bytes: [], freeAfter: [], saved: [], held: [], contextHeld: [], input: -1, output: -1 },
+    checkpointed: false,
+    hidden: 20 * 2 ** 20,
+    logits: 100 * 2 ** 20,
+    logitsFp32: 200 * 2 ** 20,
+  };
 }

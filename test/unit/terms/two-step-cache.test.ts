@@ -5,21 +5,13 @@
 import * as assert from 'node:assert/strict';
 import { replayTwoSteps, type TwoStepPlan } from '../../../src/core/terms/two-step-cache';
 import { MiB } from '../../../src/core/units';
-import { gpuPointEstimate } from './helpers';
+import { gpuPointEstimate, noLayerStep } from './helpers';
 
 /** No layers: the embedding (tied head), a 20 MiB hidden state, 100 MiB of 16-bit logits and 200 MiB in fp32. */
 function tinyPlan(parameterMiB: number, capacity = Infinity): TwoStepPlan {
   const p = { weight: parameterMiB * MiB, grad: parameterMiB * MiB, state: parameterMiB * MiB };
   return {
-    embedding: p,
-    layer: [],
-    layers: 0,
-    head: undefined,
-    sequence: { bytes: [], freeAfter: [], saved: [], held: [], contextHeld: [], input: -1, output: -1 },
-    checkpointed: false,
-    hidden: 20 * MiB,
-    logits: 100 * MiB,
-    logitsFp32: 200 * MiB,
+    ...noLayerStep(p),
     statesPerParameter: 2,
     foreachSqrt: true,
     buckets: [],
