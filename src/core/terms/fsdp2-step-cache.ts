@@ -33,7 +33,7 @@ import {
   layerRecompute,
   lossForwardBackward,
   type ReplayParameter,
-  sequenceKey,
+  replayScope,
   type StepShape,
   type StepState,
   stepState,
@@ -141,9 +141,9 @@ const shardKey = (s: readonly ShardedParameter[]): string =>
  */
 export const replayFsdp2 = memo(boundedReplay(replayFsdp2Uncached), {
   limit: 64,
+  scope: (p) => replayScope(p.sequence),
   key: (p) =>
     [
-      sequenceKey(p.sequence),
       p.embedding.grad,
       p.layer.map((x) => x.grad).join(','),
       p.layers,

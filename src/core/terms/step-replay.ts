@@ -5,6 +5,7 @@
 // allocator model (terms/allocator.ts): the compute stream's. Not a term itself. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
 import type { EstimateContext } from '../estimate/context';
+import { memo, memoByObject } from '../util/memo';
 import type { Allocation, CachingAllocator } from './allocator';
 import { allocateSequence, freeSchedule } from './forward-cache';
 import type { ForwardSequence } from './saved-tensors';
@@ -72,11 +73,8 @@ export function stepState(allocator: CachingAllocator, shape: StepShape): StepSt
   };
 }
 
-/**
- * The identity of a layer's forward sequence as a string, for the replays' memos: every estimate builds its own
- * sequence object (the editor parses the setup again at each change), so an object scope would never be hit again.
- */
-export function sequenceKey(seq: ForwardSequence): string {
+/** A layer's forward sequence as a string: every field the replays read. */
+function sequenceKey(seq: ForwardSequence): string {
   const flags = (xs: readonly boolean[]): string => xs.map((x) => (x ? 1 : 0)).join('');
   return [
     seq.bytes.join(','),
@@ -88,6 +86,16 @@ export function sequenceKey(seq: ForwardSequence): string {
     seq.output,
   ].join(';');
 }
+
+/** The first sequence seen with the same content (bounded like every memo). */
+const firstEqualSequence = memo((seq: ForwardSequence) => seq, { key: sequenceKey, limit: 256 });
+
+/**
+ * The scope of the replays' memos: one object per sequence content. Every estimate builds its own sequence object (the
+ * editor parses the setup again at each change), so a memo scoped by that object would never be hit again; the content
+ * is read once per object, and the advice search's candidates, which share the object, pay a WeakMap lookup.
+ */
+export const replayScope = memoByObject(firstEqualSequence);
 
 /** Bytes the driver can hand the allocator: the chosen GPU's memory less what lies outside it (Infinity without one). */
 export function allocatorCapacity(ctx: EstimateContext, outsideReserved: number): number {

@@ -29,7 +29,7 @@ import {
   type ReplayParameter,
   type StepShape,
   type StepState,
-  sequenceKey,
+  replayScope,
   stepState,
   walkLayerParameters,
 } from './step-replay';
@@ -58,9 +58,9 @@ export interface TwoStepReplay {
  */
 export const replayTwoSteps = memo(boundedReplay(replayTwoStepsUncached), {
   limit: 64,
+  scope: (p) => replayScope(p.sequence),
   key: (p) =>
     [
-      sequenceKey(p.sequence),
       p.embedding.weight,
       p.embedding.grad,
       p.embedding.state,
