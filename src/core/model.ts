@@ -20,6 +20,8 @@ export type ComponentId =
   | 'gradients'
   /** DDP's flat gradient buckets (terms/gradients.ts). */
   | 'ddp-buckets'
+  /** The cuBLAS handles' workspaces, one per thread that runs matmuls (terms/blas-workspaces.ts). */
+  | 'blas-workspaces'
   /** Optimizer states and BAdam's masks (terms/optimizer-states.ts). */
   | 'optimizer-states'
   /** Temporaries of the optimizer step (terms/optimizer-step.ts, placed by estimate/phases.ts). */

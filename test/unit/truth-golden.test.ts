@@ -1,6 +1,7 @@
 // The estimator against the CPU ground truth of tools/truth: real transformers / PEFT / Accelerate / TRL code on small
 // random-initialised models, rank 0 of DDP / FSDP1 / FSDP2 through torch's fake process group, the peak allocated
-// bytes of a training step read from the profiler's allocation records (test/fixtures/truth/<suite>.json).
+// bytes of a training step read from the profiler's allocation records (test/fixtures/truth/<suite>.json); and the
+// GPU points' max_memory_allocated (gpu.json), each estimated for the GPU it ran on, as tools/truth/compare.mjs does.
 //
 // test/fixtures/truth/status.json sorts the points in two lists (tools/truth/compare.mjs --write-status writes it):
 // - passing: the estimate must stay within the tolerance (3 % either way, never more than 5 % low);
@@ -11,6 +12,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { estimate } from '../../src/core/estimate';
+import { findGpu } from '../../src/core/lookup';
 import { TrainingSetupSchema, type TrainingSetupInput } from '../../src/core/setup';
 
 interface TruthPoint {
@@ -18,6 +20,9 @@ interface TruthPoint {
   scenario: TrainingSetupInput;
   peakBytes: number;
   peakPhase: string;
+  /** 'gpu' for the points measured on a GPU (`gpu` names it); the CPU points have no GPU and no cuBLAS. */
+  machine?: string;
+  gpu?: string;
 }
 
 interface Status {
@@ -38,7 +43,8 @@ const GAP_SLACK = 0.01;
 const passing = new Set(status.passing);
 
 function errorOf(p: TruthPoint): number {
-  const r = estimate(TrainingSetupSchema.parse(p.scenario));
+  const gpu = p.machine === 'gpu' && p.gpu ? findGpu(p.gpu) : undefined;
+  const r = estimate(TrainingSetupSchema.parse(p.scenario), gpu?.ok ? { gpu: gpu.gpu } : {});
   assert.ok(r.ok, `${p.id}: the estimator refused the scenario`);
   return (r.estimate.perGpu.peakBytes - p.peakBytes) / p.peakBytes;
 }

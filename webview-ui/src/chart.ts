@@ -30,6 +30,7 @@ const GROUP_OF: Record<string, GroupId> = {
   'logits-loss': 'loss',
   'loss-backward': 'loss',
   'ddp-buckets': 'buffers',
+  'blas-workspaces': 'runtime',
   'zero-buckets': 'buffers',
   'gathered-params': 'buffers',
   'gathered-grads': 'buffers',

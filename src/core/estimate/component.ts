@@ -39,6 +39,7 @@ export const PERSISTENT_IDS = new Set<ComponentId>([
   'master-weights',
   'optimizer-states',
   'ddp-buckets',
+  'blas-workspaces',
   'zero-grad-bucket',
   'rollout-engine',
 ]);

@@ -5,6 +5,7 @@ import { headDequant, quantizedHead } from '../terms/quantized-head';
 import { heldStepOutputs } from '../terms/previous-step';
 import type { Component, PhaseEstimate } from '../model';
 import { sequencesPerExample } from '../setup';
+import { blasWorkspaces } from '../terms/blas-workspaces';
 import { adapterWeights } from '../terms/adapters';
 import { dequantWorkingSets, stageActivations } from '../terms/activations/stage';
 import { evaluationWork } from '../terms/evaluation';
@@ -149,7 +150,7 @@ function stagePhases(
   const grads = gradientPlan(ctx, st);
   const sharding = shardingBuffers(ctx, st);
   const { gathered, gatheredAt, gatheredGrads, headGather, gatherInFlight } = sharding;
-  persistent.push(...ddpBuckets(ctx, st, grads), ...sharding.persistent);
+  persistent.push(...ddpBuckets(ctx, st, grads), ...sharding.persistent, ...blasWorkspaces(ctx));
 
   const activations = stageActivations(ctx, st);
   const { headAccum, tiedAccum, headGradAtLoss } = accumulationBuffers(ctx, st);

@@ -22,9 +22,11 @@ import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
 import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
+import { blasWorkspace } from './blas-workspaces';
 import type { StageForward } from './forward-cache';
 import {
   allocatorCapacity,
+  blasWorkspaceAt,
   type Alive,
   boundedReplay,
   embeddingBackward,
@@ -159,6 +161,7 @@ export const replayFsdp2 = memo(boundedReplay(replayFsdp2Uncached), {
       p.stateBytes,
       +p.offload,
       +p.foreachSqrt,
+      p.blasWorkspace,
       p.capacity,
     ].join('|'),
 });
@@ -292,6 +295,7 @@ function trainingStep(state: Fsdp2State): void {
   const compute = step.allocator;
   const rootParams = unshardForward(state, state.root);
   let input = compute.malloc(plan.hidden);
+  blasWorkspaceAt(step, 'forward');
   const kept: Alive[][] = [];
   for (let l = 0; l < plan.layers; l++) {
     const params = unshardForward(state, state.layer);
@@ -421,6 +425,7 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
     hidden: tokens * a.hidden * computeBytes,
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,
+    blasWorkspace: blasWorkspace(ctx),
     world,
     rootShards: root.shards,
     layerShards: layer.shards,

@@ -27,12 +27,17 @@ export interface StepShape {
   readonly head: ReplayParameter | undefined;
   readonly sequence: ForwardSequence;
   readonly checkpointed: boolean;
-  /** A hidden state of the micro-batch (tokens x hidden x compute bytes): the embedding's output, a layer's input. */
+  /**
+   * A hidden state of the micro-batch: the embedding's output, a layer's input (tokens x hidden x the residual stream's
+   * bytes: fp32 under autocast with fp32 weights, whose embedding and residual adds stay fp32).
+   */
   readonly hidden: number;
   /** The logits in the compute dtype (tokens x vocabulary). */
   readonly logits: number;
   /** The logits in fp32: the cross-entropy's upcast, log-softmax and gradients (equal to `logits` in fp32 training). */
   readonly logitsFp32: number;
+  /** One thread's cuBLAS workspace, taken at its first matmul and never freed (terms/blas-workspaces.ts; 0: unknown). */
+  readonly blasWorkspace: number;
 }
 
 /** A tensor alive in the replay: its allocator handle and its bytes (the size of its gradient). */
@@ -56,6 +61,18 @@ export interface StepState {
   readonly recompute: SequenceRun;
   /** Parameter gradients allocated and not yet taken (zero_grad, or FSDP's reduce-scatter, frees them). */
   grads: Allocation[];
+  /** The threads whose cuBLAS workspace is allocated: the loop's (forward) and autograd's (backward). */
+  readonly blasThreads: Set<BlasThread>;
+}
+
+/** A thread that runs matmuls: the training loop's (forward, optimizer) or autograd's device thread (backward). */
+export type BlasThread = 'forward' | 'backward';
+
+/** The thread's first matmul takes its cuBLAS workspace (terms/blas-workspaces.ts); later ones reuse it. */
+export function blasWorkspaceAt(state: StepState, thread: BlasThread): void {
+  if (state.blasThreads.has(thread)) return;
+  state.blasThreads.add(thread);
+  if (state.shape.blasWorkspace > 0) state.allocator.malloc(state.shape.blasWorkspace);
 }
 
 export function stepState(allocator: CachingAllocator, shape: StepShape): StepState {
@@ -70,6 +87,7 @@ export function stepState(allocator: CachingAllocator, shape: StepShape): StepSt
     ),
     recompute: sequenceRun(seq, (i) => i === seq.input || (seq.saved[i] && i !== seq.output)),
     grads: [],
+    blasThreads: new Set(),
   };
 }
 
@@ -161,7 +179,8 @@ export function allParts(shape: Pick<StepShape, 'embedding' | 'layer' | 'layers'
 /**
  * The head and the cross-entropy (transformers' ForCausalLMLoss): the logits, their fp32 upcast and log-softmax; the
  * 16-bit logits and the upcast are freed before the backward, which allocates the loss's gradient and log-softmax's,
- * casts it back to 16 bits, and gives the head's weight gradient and the hidden state's. Returns the last.
+ * casts it back to 16 bits, and gives the head's weight gradient and the hidden state's: the backward's first matmul,
+ * where autograd's thread takes its cuBLAS workspace at the first step. Returns the last.
  */
 export function lossForwardBackward(state: StepState): Allocation {
   const { allocator, shape } = state;
@@ -180,6 +199,7 @@ export function lossForwardBackward(state: StepState): Allocation {
   const head = shape.head ?? shape.embedding;
   if (head.grad > 0) state.grads.push(allocator.malloc(head.grad));
   const gradHidden = allocator.malloc(shape.hidden);
+  blasWorkspaceAt(state, 'backward');
   allocator.free(logitsGrad);
   return gradHidden;
 }

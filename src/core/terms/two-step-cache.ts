@@ -15,11 +15,13 @@ import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
 import { memo } from '../util/memo';
 import { CachingAllocator } from './allocator';
+import { blasWorkspace } from './blas-workspaces';
 import type { StageForward } from './forward-cache';
 import {
   allocatorCapacity,
   allParts,
   type Alive,
+  blasWorkspaceAt,
   boundedReplay,
   embeddingBackward,
   layerBackward,
@@ -74,6 +76,7 @@ export const replayTwoSteps = memo(boundedReplay(replayTwoStepsUncached), {
       p.statesPerParameter,
       +p.foreachSqrt,
       p.buckets.join(','),
+      p.blasWorkspace,
       p.capacity,
     ].join('|'),
 });
@@ -112,6 +115,7 @@ function zeroGrad(state: StepState): void {
 function trainingStep(state: StepState): void {
   const { allocator, shape } = state;
   let input = allocator.malloc(shape.hidden);
+  blasWorkspaceAt(state, 'forward');
   const keptPerLayer: Alive[][] = [];
   for (let l = 0; l < shape.layers; l++) {
     const layer = layerForward(state, input);
@@ -169,7 +173,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
   if (seq === undefined || !replayed(ctx, forward)) return undefined;
   const setup = ctx.setup;
   const a = ctx.model.arch;
-  const { embeddingBytes, gradBytes, stateBytes, computeBytes } = ctx.dtypes;
+  const { embeddingBytes, gradBytes, stateBytes, computeBytes, residualBytes } = ctx.dtypes;
   const inv = ctx.model.inventory;
   const full = setup.method === 'full';
   const parameter = (elems: number, bytes: number, trainable: boolean): ReplayParameter => ({
@@ -192,9 +196,10 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     head,
     sequence: seq,
     checkpointed: setup.gradient_checkpointing === 'full',
-    hidden: tokens * a.hidden * computeBytes,
+    hidden: tokens * a.hidden * residualBytes,
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,
+    blasWorkspace: blasWorkspace(ctx),
     statesPerParameter: 2,
     foreachSqrt: setup.optimizer === 'adamw',
     buckets:

@@ -209,7 +209,7 @@ export function gpuPointEstimate(
 
 /**
  * A replay's step with no layers, for plans worked by hand: `embedding` (its head tied), a 20 MiB hidden state, 100
- * MiB of 16-bit logits and 200 MiB in fp32, without checkpointing.
+ * MiB of 16-bit logits and 200 MiB in fp32, without checkpointing and without cuBLAS workspaces.
  */
 export function noLayerStep(embedding: ReplayParameter): StepShape {
   return {
@@ -222,5 +222,6 @@ export function noLayerStep(embedding: ReplayParameter): StepShape {
     hidden: 20 * 2 ** 20,
     logits: 100 * 2 ** 20,
     logitsFp32: 200 * 2 ** 20,
+    blasWorkspace: 0,
   };
 }
