@@ -69,9 +69,13 @@ def build(scenario):
     arch = dict(scenario["architecture"])
     cfg = AutoConfig.for_model(arch.pop("model_type"), **arch)
     dtype = {"bf16": torch.bfloat16, "fp32": torch.float32}[scenario["weights_dtype"]]
-    device = "meta" if scenario["fsdp"] != "none" else "cuda"
-    with torch.device(device):
+    # Built on the meta device, as from_pretrained builds (transformers >= 4.51); FSDP materialises the shards itself,
+    # the other runs get every tensor allocated once, in module order (materialise).
+    with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(cfg, dtype=dtype, attn_implementation=scenario.get("attention", "sdpa"))
+    if scenario["fsdp"] == "none":
+        materialise(model, "cuda")
+        randomise(model)
     model.config.use_cache = False
     if scenario["method"] == "lora":
         from peft import LoraConfig, get_peft_model
@@ -89,6 +93,25 @@ def build(scenario):
         if scenario["method"] == "lora":
             model.enable_input_require_grads()
     return model
+
+
+def materialise(model, device):
+    """Each parameter and buffer of a model built on the meta device allocated on `device`, in module order, a tied
+    tensor once: the placement a from_pretrained load gives. A build directly on the device allocates the untied
+    output head and frees it when transformers ties it, which leaves a head-sized block cached that a user's run does
+    not have (FINDINGS §32)."""
+    import torch
+
+    made = {}
+    for module in model.modules():
+        for table, wrap in ((module._parameters, True), (module._buffers, False)):
+            for name, t in list(table.items()):
+                if t is None:
+                    continue
+                if id(t) not in made:
+                    empty = torch.empty_like(t, device=device)
+                    made[id(t)] = torch.nn.Parameter(empty, requires_grad=t.requires_grad) if wrap else empty
+                table[name] = made[id(t)]
 
 
 def randomise(model):
