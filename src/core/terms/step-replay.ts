@@ -29,7 +29,8 @@ export interface StepShape {
   readonly checkpointed: boolean;
   /**
    * A hidden state of the micro-batch: the embedding's output, a layer's input (tokens x hidden x the residual stream's
-   * bytes: fp32 under autocast with fp32 weights, whose embedding and residual adds stay fp32).
+   * bytes: fp32 under autocast with fp32 weights, whose embedding and residual adds stay fp32; the compute dtype where
+   * FSDP's mixed precision gathers the weights in it).
    */
   readonly hidden: number;
   /** The logits in the compute dtype (tokens x vocabulary). */

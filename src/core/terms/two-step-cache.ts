@@ -7,7 +7,8 @@
 // backward ask the driver for new segments; nothing is released while the GPU has room. Computed by replaying two
 // steps of the estimate's own allocations (the weights, each layer's forward from terms/saved-tensors.ts
 // forwardSequence, the logits and the cross-entropy, the backward with each parameter's gradient, AdamW's state and
-// its foreach temporary, zero_grad) through the allocator model (terms/allocator.ts); the term is what that replay
+// its foreach temporary, zero_grad, and the first step's two cuBLAS workspaces: terms/blas-workspaces.ts) through the
+// allocator model (terms/allocator.ts); the term is what that replay
 // reserves beyond the reserved figure of the other terms. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
 import type { EstimateContext } from '../estimate/context';
