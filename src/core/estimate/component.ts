@@ -1,7 +1,7 @@
 // Components of a phase: how one is made (lean: numbers only), sums, and the sets of component ids that stay
 // allocated between steps. Pure.
 // Docs: docs/estimate/index.md
-import type { Component, ComponentId } from '../model';
+import type { Component, ComponentId, RuntimeTerm } from '../model';
 
 const NO_INPUTS: Readonly<Record<string, never>> = Object.freeze({});
 
@@ -24,6 +24,21 @@ export function comp(
     formula: ctx.lean ? '' : formula(),
     inputs: ctx.lean ? NO_INPUTS : inputs(),
   };
+}
+
+/**
+ * A runtime term (reserved or device bytes beside the allocated peak) when it holds any bytes, undefined otherwise; its
+ * formula is built only outside lean mode, as a component's.
+ */
+export function runtimeTerm(
+  ctx: { readonly lean: boolean },
+  id: RuntimeTerm['id'],
+  label: string,
+  bytes: number,
+  formula: () => string,
+): RuntimeTerm | undefined {
+  if (bytes <= 0) return undefined;
+  return { id, label, bytes, formula: ctx.lean ? '' : formula() };
 }
 
 /** Components that are the model's own tensors (what a model load leaves allocated). */

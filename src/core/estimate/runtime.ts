@@ -14,7 +14,7 @@ import type { PhaseEstimate, RuntimeTerm } from '../model';
 import { RESERVED_RUNTIME_IDS } from '../model';
 import { optimizerStateBytes } from '../terms/optimizer-states';
 import { formatBytes, formatCount, MiB } from '../units';
-import { PERSISTENT_IDS } from './component';
+import { PERSISTENT_IDS, runtimeTerm } from './component';
 import type { EstimateContext } from './context';
 import { LOSS_BACKWARD_NOTE, type StreamPoolLedger } from './phases';
 
@@ -183,18 +183,17 @@ function fsdpInitCacheTerm(
   const usable = ctx.gpu ? ctx.gpu.memoryBytes * (1 - ctx.headroomFraction) : Infinity;
   const room = Math.max(0, usable - reservedSoFar - outside);
   const bytes = Math.min(pools.initCache, room);
-  if (bytes <= 0) return undefined;
-  return {
-    id: 'fsdp-init-cache',
-    label: "Blocks FSDP1's initialisation left cached",
+  return runtimeTerm(
+    ctx,
+    'fsdp-init-cache',
+    "Blocks FSDP1's initialisation left cached",
     bytes,
-    formula: ctx.lean
-      ? ''
-      : pools.initCacheFormula +
-        (bytes < pools.initCache
-          ? `; ${formatBytes(bytes)} of them fit beside the rest, the allocator frees the others`
-          : ''),
-  };
+    () =>
+      pools.initCacheFormula +
+      (bytes < pools.initCache
+        ? `; ${formatBytes(bytes)} of them fit beside the rest, the allocator frees the others`
+        : ''),
+  );
 }
 
 /** NCCL's bytes per connection: one buffer per protocol (nccl src/include/device.h). */
@@ -340,17 +339,16 @@ function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?
 /** Segments the model's load left cached (nf4LoadPhase): they serve the step's tensors and count where they exceed it. */
 function loadCacheTerm(ctx: EstimateContext, step: StepPeak, reservedSoFar: number): RuntimeTerm | undefined {
   const nf4Load = step.nf4Load;
-  const bytes = nf4Load ? Math.max(0, nf4Load.reservedBytes - reservedSoFar) : 0;
-  if (bytes <= 0) return undefined;
-  return {
-    id: 'load-cache',
-    label: 'Segments cached since the model was quantized and loaded',
-    bytes,
-    formula: ctx.lean
-      ? ''
-      : `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 ` +
-        `weights, kept through training (${formatBytes(nf4Load!.reservedBytes)} reserved after load)`,
-  };
+  if (!nf4Load) return undefined;
+  return runtimeTerm(
+    ctx,
+    'load-cache',
+    'Segments cached since the model was quantized and loaded',
+    nf4Load.reservedBytes - reservedSoFar,
+    () =>
+      `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 ` +
+      `weights, kept through training (${formatBytes(nf4Load.reservedBytes)} reserved after load)`,
+  );
 }
 
 /** The runtime terms of the busiest GPU, in the order they are reported. */

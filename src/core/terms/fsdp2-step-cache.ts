@@ -17,6 +17,7 @@
 // layers' forward and backward and the loss come from the shared step replay (terms/step-replay.ts). The term is what
 // the replay reserves beyond the reserved figure of the other terms. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
+import { runtimeTerm } from '../estimate/component';
 import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
@@ -451,16 +452,15 @@ export function fsdp2StepCacheTerm(
   const plan = fsdp2Plan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
   const replay = replayFsdp2(plan);
-  if (replay.reserved <= reservedSoFar) return undefined;
-  return {
-    id: 'fsdp2-step-cache',
-    label: "Segments FSDP2's streams keep apart",
-    bytes: replay.reserved - reservedSoFar,
-    formula: ctx.lean
-      ? ''
-      : `allocator replay of the load and two FSDP2 steps reserves ${formatBytes(replay.reserved)}: ` +
-        `${formatBytes(replay.compute)} on the compute stream, ${formatBytes(replay.allGather)} on the all-gather ` +
-        `copy-in stream, ${formatBytes(replay.reduceScatter)} on the reduce-scatter stream; each stream reuses only its ` +
-        `own blocks, and the root's vocabulary-sized tensors fit in no block the layers freed`,
-  };
+  return runtimeTerm(
+    ctx,
+    'fsdp2-step-cache',
+    "Segments FSDP2's streams keep apart",
+    replay.reserved - reservedSoFar,
+    () =>
+      `allocator replay of the load and two FSDP2 steps reserves ${formatBytes(replay.reserved)}: ` +
+      `${formatBytes(replay.compute)} on the compute stream, ${formatBytes(replay.allGather)} on the all-gather ` +
+      `copy-in stream, ${formatBytes(replay.reduceScatter)} on the reduce-scatter stream; each stream reuses only its ` +
+      `own blocks, and the root's vocabulary-sized tensors fit in no block the layers freed`,
+  );
 }

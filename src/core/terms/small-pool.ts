@@ -8,6 +8,7 @@
 // the small pool at the loss of a two-layer Llama-2-7B-width LoRA on every linear (tools/truth/FINDINGS.md §8).
 // Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
+import { runtimeTerm } from '../estimate/component';
 import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
 import { formatBytes, formatCount } from '../units';
@@ -46,18 +47,16 @@ export function smallPoolTerm(ctx: EstimateContext, forward: StageForward): Runt
   const grads = setup.gradient_accumulation_steps > 1 ? 0 : smallParams * adapterBytes;
   const temps = setup.optimizer === 'adamw' ? smallParams * stateBytes : 0;
   const saved = setup.gradient_checkpointing === 'none' ? smallSavedPerLayer(forward) * forward.layers : 0;
-  const bytes = Math.round(grads + temps - saved);
-  if (bytes <= 0) return undefined;
-  return {
-    id: 'small-pool',
-    label: "Small pool: the previous step's adapter gradients and optimizer temporaries",
-    bytes,
-    formula: ctx.lean
-      ? ''
-      : `adapter tensors of at most 1 MiB (${formatCount(smallParams)} params): gradients ${formatBytes(grads)} + ` +
-        `AdamW foreach temporaries ${formatBytes(temps)}, freed into 2 MiB small-pool segments that only small ` +
-        `requests reuse, less the layers' small saved tensors ${formatBytes(saved)}`,
-  };
+  return runtimeTerm(
+    ctx,
+    'small-pool',
+    "Small pool: the previous step's adapter gradients and optimizer temporaries",
+    Math.round(grads + temps - saved),
+    () =>
+      `adapter tensors of at most 1 MiB (${formatCount(smallParams)} params): gradients ${formatBytes(grads)} + ` +
+      `AdamW foreach temporaries ${formatBytes(temps)}, freed into 2 MiB small-pool segments that only small ` +
+      `requests reuse, less the layers' small saved tensors ${formatBytes(saved)}`,
+  );
 }
 
 /** Bytes of the small tensors (at most 1 MiB) one block's forward keeps for backward. */

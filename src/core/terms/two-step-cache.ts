@@ -11,6 +11,7 @@
 // allocator model (terms/allocator.ts); the term is what that replay
 // reserves beyond the reserved figure of the other terms. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
+import { runtimeTerm } from '../estimate/component';
 import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
@@ -247,15 +248,14 @@ export function twoStepCacheTerm(
   const plan = twoStepPlan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
   const replay = replayTwoSteps(plan);
-  if (replay.reserved <= reservedSoFar) return undefined;
-  return {
-    id: 'two-step-cache',
-    label: "Segments AdamW's first step took from the step's cache",
-    bytes: replay.reserved - reservedSoFar,
-    formula: ctx.lean
-      ? ''
-      : `allocator replay of two steps reserves ${formatBytes(replay.reserved)} (the first alone ` +
-        `${formatBytes(replay.firstStep)}): AdamW's state, created at the first optimizer step, settles in the blocks ` +
-        `the first forward and backward freed, and the second step asks for new segments`,
-  };
+  return runtimeTerm(
+    ctx,
+    'two-step-cache',
+    "Segments AdamW's first step took from the step's cache",
+    replay.reserved - reservedSoFar,
+    () =>
+      `allocator replay of two steps reserves ${formatBytes(replay.reserved)} (the first alone ` +
+      `${formatBytes(replay.firstStep)}): AdamW's state, created at the first optimizer step, settles in the blocks ` +
+      `the first forward and backward freed, and the second step asks for new segments`,
+  );
 }
