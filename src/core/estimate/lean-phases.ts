@@ -97,6 +97,7 @@ export function leanPhases(
   const tot = roundedTotal;
   const pSum = tot(persistent);
   const gSum = tot(gathered);
+  const gFwdEnd = tot(gatheredAt.forwardEnd);
   const gLoss = tot(gatheredAt.loss);
   const gLast = tot(gatheredAt.lastLayer);
   const gFirst = tot(gatheredAt.firstLayer);
@@ -111,9 +112,9 @@ export function leanPhases(
   const tail = Math.max(r(lossFwd), r(refForwardBytes), headDequantSum, ...rewardFwdC.map((c) => r(c.bytes)));
   const lossTail = outSum + tail;
   const layerTail = r(layer.backwardWorkingBytes / 2) + r(terms.dequantFwdBytes);
-  // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
-  const atLossTail = lossTail + gLoss >= layerTail + gSum;
-  const fwdTail = atLossTail ? lossTail + gLoss : layerTail + gSum;
+  // At the forward's loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
+  const atLossTail = lossTail + gFwdEnd >= layerTail + gSum;
+  const fwdTail = atLossTail ? lossTail + gFwdEnd : layerTail + gSum;
   const headGrad = reducedHeadGradient(ctx, st);
   const unsyncedAll = terms.grads.unsynced ? r(terms.grads.unsynced.all.bytes) : 0;
   const unsyncedFirst = terms.grads.unsynced ? r(terms.grads.unsynced.atFirstLayer.bytes) : 0;
@@ -186,7 +187,7 @@ export function leanPhases(
       root,
     });
     poolsAtPhase.points.push(
-      pt(out[0], fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gLoss : gSum, hgSum),
+      pt(out[0], fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gFwdEnd : gSum, hgSum),
       pt(out[1], atLoss, headAtLossB, gLoss, hgSum),
       pt(out[1], atLast, headGradB, gLast, rootSum),
       pt(out[1], atFirstLayer, r(gradAtFirst), gFirst, rootSum),
