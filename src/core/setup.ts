@@ -386,6 +386,14 @@ export const TrainingSetupSchema = z.strictObject({
    */
   fsdp_adapters_wrapped: z.boolean().optional(),
   /**
+   * FSDP1's backward prefetch (FullyShardedDataParallel backward_prefetch): 'pre' (BACKWARD_PRE, the constructor's
+   * default, and what `accelerate config` writes) all-gathers the next unit of the backward when a unit's pre-backward
+   * hook runs, the root's included, which fires as the loss's backward starts when the model returns the loss; 'post'
+   * (BACKWARD_POST) in a unit's post-backward hook; 'none' (NO_PREFETCH, Accelerate's FullyShardedDataParallelPlugin
+   * default, the HF Trainer's) not at all. Unset: 'pre' (an assumption under FSDP1).
+   */
+  fsdp_backward_prefetch: z.enum(['pre', 'post', 'none']).optional(),
+  /**
    * Gradient accumulation under FSDP with the gradient sync deferred to the last micro-batch (FSDP1 no_sync(), FSDP2
    * set_requires_gradient_sync(False)): what the HF Trainer, Accelerate's accumulate() and Lightning do, which keeps
    * every unsharded gradient from one micro-batch to the next. false: each micro-batch's gradients are reduce-scattered
@@ -671,6 +679,18 @@ export type ProvenanceMap = Partial<Record<SetupKey, Provenance>>;
 /** Sharded FSDP (not NO_SHARD) with gradient accumulation: where fsdp_no_sync matters. */
 export function fsdpAccumulates(s: Pick<TrainingSetup, 'fsdp' | 'gradient_accumulation_steps'>): boolean {
   return s.fsdp !== 'none' && s.fsdp !== 'no_shard' && s.gradient_accumulation_steps > 1;
+}
+
+/**
+ * FSDP1's backward prefetch where it changes what is gathered at the loss: FULL_SHARD or HYBRID_SHARD FSDP1 over
+ * several GPUs. 'pre' (FullyShardedDataParallel's own default) when no file gives one.
+ */
+export function fsdp1BackwardPrefetch(
+  s: Pick<TrainingSetup, 'fsdp' | 'fsdp_version' | 'fsdp_backward_prefetch' | 'gpus_per_node' | 'nodes'>,
+): 'pre' | 'post' | 'none' | undefined {
+  const matters =
+    (s.fsdp === 'full_shard' || s.fsdp === 'hybrid_shard') && s.fsdp_version !== 2 && s.gpus_per_node * s.nodes > 1;
+  return matters ? (s.fsdp_backward_prefetch ?? 'pre') : undefined;
 }
 
 /** Attention runs flash-attn's kernels ('flash' with no other attention_kernel named): unpadding, Ampere-class GPUs. */

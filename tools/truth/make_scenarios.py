@@ -407,6 +407,26 @@ def _fsdp1_peft():
     return out
 
 
+def _prefetching():
+    """FSDP1 with a backward prefetch: BACKWARD_PRE gathers the last layer's unit in the root's pre-backward hook, as the
+    loss's backward starts (the model returns the loss), BACKWARD_POST in a unit's post-backward hook. Vocabulary-heavy
+    points (one-token-wide logits dominate), where the loss's backward is the step's peak."""
+    out = {}
+    for world in (2, 8):
+        for prefetch in ("pre", "post"):
+            keys = dict(fsdp="full_shard", gpus_per_node=world, mixed_precision="bf16", fsdp_backward_prefetch=prefetch)
+            out[f"llama-w{world}-amp-prefetch-{prefetch}"] = (scenario("llama", **keys), {"parallel": "fsdp1"})
+    keys = dict(fsdp="full_shard", gpus_per_node=2, weights_dtype="bf16", mixed_precision="bf16", method="lora",
+                lora=lora("llama", LORA_ALL), gradient_checkpointing="full", seq_len=512, fsdp_backward_prefetch="pre",
+                fsdp_adapters_wrapped=True)
+    out["llama-w2-lora-all-bf16-ckpt-reentrant-peftwrap-prefetch-pre"] = (
+        scenario("llama", **keys), {"parallel": "fsdp1", "wrap": "peft", "use_orig_params": False, "reentrant": True})
+    out["qwen3-w4-amp-ckpt-prefetch-pre"] = (scenario("qwen3", fsdp="full_shard", gpus_per_node=4, mixed_precision="bf16",
+                                                      gradient_checkpointing="full", seq_len=512, fsdp_backward_prefetch="pre"),
+                                             {"parallel": "fsdp1"})
+    return out
+
+
 def _versioned(points, version):
     """Each point says which FSDP it runs (the estimator's fsdp_version: FSDP2 pads dim-0 shards, FSDP1 does not)."""
     return {k: (dict(sc, fsdp_version=version), h) for k, (sc, h) in points.items()}
@@ -419,7 +439,10 @@ def suite_fsdp2():
 def suite_fsdp1():
     # LoRA points say how the adapters are wrapped: inside their decoder layer's unit (the harness's per-layer wrap,
     # use_orig_params=True) or as units of their own (PEFT's policy).
-    out = _versioned(_sharded("fsdp1"), 1)
+    # Every point says the harness's backward_prefetch=None (Accelerate's plugin default, which the HF Trainer keeps),
+    # but those that name BACKWARD_PRE (FSDP's own default, what `accelerate config` writes) or BACKWARD_POST.
+    out = {k: (dict(sc, fsdp_backward_prefetch="none"), h) for k, (sc, h) in _versioned(_sharded("fsdp1"), 1).items()}
+    out.update(_versioned(_prefetching(), 1))
     return {k: (dict(sc, fsdp_adapters_wrapped="peftwrap" in k) if sc.get("method") == "lora" else sc, h)
             for k, (sc, h) in out.items()}
 

@@ -5,6 +5,7 @@ import { fsdp1ShardedCheckpoints } from '../terms/checkpoint-save';
 import type { Architecture } from '../architecture';
 import { adapterUnitsMatter } from './fsdp-units';
 import {
+  fsdp1BackwardPrefetch,
   fsdpAccumulates,
   type Provenance,
   ROLLOUT_DEFAULT_NOTES,
@@ -54,6 +55,7 @@ export function defaultAssumptions(ctx: PlanningContext, code: Architecture['mod
   blockDefaults(ctx);
   bitsandbytesDefaults(ctx);
   gradientSyncDefault(ctx);
+  backwardPrefetchDefault(ctx);
   checkpointSaveDefaults(ctx);
   if (!ctx.lean && adapterUnitsMatter(setup) && setup.fsdp_adapters_wrapped === undefined) {
     assumptions.push({
@@ -83,6 +85,28 @@ function gradientSyncDefault(ctx: PlanningContext): void {
       p,
       'the micro-batches before the last keep their unsharded gradients (no_sync), as under the HF Trainer, ' +
         "Accelerate's accumulate() and Lightning; set fsdp_no_sync: false for a loop that reduces every micro-batch",
+    ),
+  });
+}
+
+/**
+ * FSDP1's backward prefetch (terms/sharding-buffers.ts: under BACKWARD_PRE the last layer's unit is gathered at the
+ * loss's backward): said where it matters (FULL_SHARD FSDP1 over several GPUs) and no file gave it.
+ */
+function backwardPrefetchDefault(ctx: PlanningContext): void {
+  const { setup, provenance: prov } = ctx;
+  const value = fsdp1BackwardPrefetch(setup);
+  if (ctx.lean || value === undefined) return;
+  const p = prov.fsdp_backward_prefetch;
+  if (p && p.kind !== 'default') return;
+  ctx.notes.assumptions.push({
+    key: 'fsdp_backward_prefetch',
+    value,
+    source: defaultSource(
+      p,
+      "BACKWARD_PRE, FullyShardedDataParallel's default and what `accelerate config` writes: the root's pre-backward " +
+        "hook gathers the last layer's unit as the loss's backward starts; Accelerate's plugin and the HF Trainer's " +
+        'fsdp_config leave it off (NO_PREFETCH) when the key is absent: set fsdp_backward_prefetch: none',
     ),
   });
 }

@@ -22,6 +22,7 @@ import { formatCount } from '../units';
 import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 import { type GatherInFlight, linearModuleParams, zero3Gathered } from './zero3-gathered';
 import { zeroConfig, zeroSetting, type ZeroConfig } from '../estimate/zero-config';
+import { fsdp1BackwardPrefetch } from '../setup';
 
 /**
  * The gathered layer parameters at the backward's points. SHARD_GRAD_OP holds the same throughout; ZeRO-3 at the loss
@@ -228,10 +229,12 @@ export function shardingBuffers(
         ),
       );
       // Each layer unit is resharded after its forward (reshard_after_forward=True: FSDP2 FSDPParamGroup.post_forward,
-      // FSDP1 _post_forward_reshard); FSDP1 gathers the first unit of the backward in the last layer's pre-backward
-      // hook, after the loss's backward, while FSDP2's root pre-backward, which runs as the loss's backward starts,
-      // already prefetches it (FSDP::backward_prefetch: CPU truth fsdp2/*-amp hold that unit at the loss backward).
-      // At the end, the first layer's unit has no unit left to prefetch but the root.
+      // FSDP1 _post_forward_reshard). FSDP2's root pre-backward, which runs as the loss's backward starts, already
+      // prefetches the first unit of the backward (FSDP::backward_prefetch: CPU truth fsdp2/*-amp hold that unit at the
+      // loss backward); so does FSDP1's under BACKWARD_PRE (_pre_backward_hook -> _prefetch_handle, the unit after the
+      // root in reverse post-forward order: the H100 histories of Answer.AI's loop, llama-2-7b-lora-*-fsdp1-w2, gather
+      // it before the loss's gradients). Without it FSDP1 gathers that unit in the last layer's pre-backward hook,
+      // after the loss's backward. At the end, the first layer's unit has no unit left to prefetch but the root.
       if (shardParams > 1) {
         const oneUnit = (what: string): Component =>
           comp(
@@ -244,7 +247,7 @@ export function shardingBuffers(
           );
         gatheredAt = {
           forwardEnd: [],
-          loss: setup.fsdp_version === 2 ? [oneUnit('last layer, prefetched as the backward starts')] : [],
+          loss: prefetchesAtLoss(setup) ? [oneUnit('last layer, prefetched as the backward starts')] : [],
           lastLayer: gathered,
           firstLayer: [oneUnit('first layer')],
         };
@@ -329,3 +332,7 @@ export function shardingBuffers(
     headGather,
   };
 }
+
+/** Whether the root's pre-backward hook gathers the last layer's unit as the loss's backward starts (FSDP2; FSDP1 under BACKWARD_PRE). */
+const prefetchesAtLoss = (setup: EstimateContext['setup']): boolean =>
+  setup.fsdp_version === 2 || fsdp1BackwardPrefetch(setup) === 'pre';

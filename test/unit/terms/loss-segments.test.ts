@@ -42,12 +42,13 @@ describe('loss-segments', () => {
     assert.equal(llama70bWidths({}, true).perGpu.reservedBytes, llama70bWidths().perGpu.reservedBytes);
   });
   it("FSDP's stream pools are held beside the loss's backward too: Answer.AI's LoRA layout, 6 x 2,048, transformers 4.40", () => {
-    // AnswerDotAI/fsdp_qlora@05ed9f2 train.py defaults (FSDP1 over 2 GPUs, LoRA r 64, reentrant checkpointing). Under
+    // AnswerDotAI/fsdp_qlora@05ed9f2 train.py defaults (FSDP1 over 2 GPUs, LoRA r 64, reentrant checkpointing), with
+    // the backward prefetch off as Accelerate runs FSDP1 (train.py leaves FSDP's BACKWARD_PRE: the last test). Under
     // transformers 4.40 (4.38's per-layer rotary tables left out) the loss's call ties the loss's backward
     // (terms/shifted-logits.ts), so the peak is labelled the forward and the loss's segments are counted here; under
     // 4.57 the loss's backward is the peak. Both hold the same allocated bytes at the loss's backward and the same
     // stream pools; 4.40 adds the shift's slice gradient, 4·T·V.
-    const layout = (transformers: string): Estimate =>
+    const layout = (transformers: string, prefetch: 'none' | 'pre' = 'none'): Estimate =>
       run(
         setupFor('meta-llama/Llama-2-7b-hf', {
           method: 'lora',
@@ -61,6 +62,7 @@ describe('loss-segments', () => {
           gpus_per_node: 2,
           fsdp: 'full_shard',
           fsdp_version: 1,
+          fsdp_backward_prefetch: prefetch,
           transformers_version: transformers,
         }),
       );
@@ -75,5 +77,14 @@ describe('loss-segments', () => {
     const lossBlocks = (e: Estimate): number =>
       runtimeBytes(e, 'logits-block')! + runtimeBytes(e, 'forward-cache')! + (runtimeBytes(e, 'small-pool') ?? 0);
     assert.equal(then.perGpu.reservedBytes, now.perGpu.peakBytes + lossBlocks(now) + 1_572_864_000 + pools(then));
+    // Under BACKWARD_PRE the root's pre-backward hook gathers the last layer's unit (202,383,360 params x 2 B) as the
+    // loss's backward starts: it is allocated at the peak, now the loss's backward in both releases, and no longer
+    // beside it in the all-gather stream's pool, which keeps one unit of the two; 4.57 reserves the same.
+    const unit = 202_383_360 * 2;
+    const pre = layout('4.40', 'pre');
+    assert.equal(pre.perGpu.phase, 'backward');
+    assert.equal(pre.perGpu.peakBytes, then.perGpu.peakBytes + unit);
+    assert.equal(runtimeBytes(pre, 'all-gather-pool'), unit);
+    assert.equal(layout('4.57', 'pre').perGpu.reservedBytes, now.perGpu.reservedBytes);
   });
 });

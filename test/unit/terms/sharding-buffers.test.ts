@@ -1,8 +1,11 @@
 // Term: ZeRO and FSDP working buffers (src/core/terms/sharding-buffers.ts), against numbers worked out by hand; each
 // test names its source.
 import * as assert from 'node:assert/strict';
+import { TrainingSetupSchema } from '../../../src/core';
+import { findGpu } from '../../../src/core/lookup';
+import type { Estimate } from '../../../src/core/model';
 import { component, near, phase, run, setupFor } from '../helpers';
-import { truthPeak, truthSetup } from './helpers';
+import { gpuTruthPoint, truthPeak, truthSetup } from './helpers';
 
 describe('estimate: FSDP and ZeRO-3 gather quantized layers as stored', () => {
   // Llama-3.1-8B layer: 218,103,808 linear params (q, o 4096²; k, v 4096 x 1024; gate, up, down 4096 x 14336) and
@@ -17,13 +20,14 @@ describe('estimate: FSDP and ZeRO-3 gather quantized layers as stored', () => {
     quantization: { bits: 4, type: 'nf4', double_quant: true },
     lora: { r: 16, target_modules: 'all-linear' },
     fsdp: 'full_shard',
+    fsdp_backward_prefetch: 'none',
     gpus_per_node: 8,
     micro_batch_size: 1,
     seq_len: 2048,
     gradient_checkpointing: 'full',
   });
-  // The backward peaks at the loss, where the layer units are resharded: the two units (current + prefetch) are
-  // the all-gather stream's pool, beside the root unit allocated at the peak.
+  // The backward peaks at the loss, where the layer units are resharded (no backward prefetch): the two units (current
+  // + prefetch) are the all-gather stream's pool, beside the root unit allocated at the peak.
   const gathered = (e: ReturnType<typeof run>): number =>
     component(phase(e, 'backward'), 'gathered-params') +
     (e.perGpu.runtime.find((r) => r.id === 'all-gather-pool')?.bytes ?? 0);
@@ -238,12 +242,13 @@ describe('estimate: FSDP reshards layers after the forward; the all-gather strea
       seq_len: 4096,
       gradient_checkpointing: 'none',
       attention: 'flash',
+      fsdp_backward_prefetch: 'none',
       ...extra,
     });
   const units = (p: ReturnType<typeof phase>): number =>
     p.components.filter((c) => c.label.startsWith('FSDP all-gathered unit')).reduce((t, c) => t + c.bytes, 0);
 
-  it("holds no layer unit at the loss (post_forward reshard); the all-gather stream's pool keeps the two units gathered at once", () => {
+  it("holds no layer unit at the loss without backward prefetch; the all-gather stream's pool keeps the two units gathered at once", () => {
     const e = run(s());
     // The backward peaks at the loss (fp32 logits of 4,096 x 128,256): only the root unit is unsharded there.
     assert.match(phase(e, 'backward').note, /start of backward/);
@@ -274,15 +279,59 @@ describe('estimate: FSDP reshards layers after the forward; the all-gather strea
     near(e.perGpu.peakBytes, 54_009_456, 0.02, 'peak allocated against the CPU truth');
   });
 
-  it("FSDP2's root pre-backward prefetches the last layer's unit as the loss's backward starts; FSDP1's hook waits", () => {
+  it("FSDP2's root pre-backward prefetches the last layer's unit as the loss's backward starts; FSDP1's under BACKWARD_PRE", () => {
     // Traced on fsdp2/llama-w4-amp: FSDP::all_gather (model.layers.1) < FSDP::backward_prefetch holds the 1,451,008 B
-    // unit (725,504 params x 2 B) at the loss backward; the FSDP1 twin has no layer unit there. Neither at the forward end.
+    // unit (725,504 params x 2 B) at the loss backward; the FSDP1 twin without prefetch has no layer unit there. Neither
+    // at the forward end.
     const two = run(truthSetup('fsdp2/llama-w4-amp'));
-    const one = run({ ...truthSetup('fsdp2/llama-w4-amp'), fsdp_version: 1 });
+    const one = (prefetch: 'pre' | 'post' | 'none'): Estimate =>
+      run({ ...truthSetup('fsdp2/llama-w4-amp'), fsdp_version: 1, fsdp_backward_prefetch: prefetch });
     assert.match(phase(two, 'backward').note, /start of backward/);
     assert.equal(units(phase(two, 'backward')), 725_504 * 2);
-    assert.equal(units(phase(one, 'backward')), 0);
+    assert.equal(units(phase(one('none'), 'backward')), 0);
+    assert.equal(units(phase(one('post'), 'backward')), 0);
+    assert.equal(units(phase(one('pre'), 'backward')), 725_504 * 2);
     assert.equal(units(phase(two, 'forward')), 0);
+  });
+
+  it("FSDP1 without a file's word takes FullyShardedDataParallel's BACKWARD_PRE and says so", () => {
+    const setup = { ...truthSetup('fsdp2/llama-w4-amp'), fsdp_version: 1 as const };
+    const e = run(setup);
+    assert.equal(units(phase(e, 'backward')), 725_504 * 2);
+    const assumed = e.assumptions.find((a) => a.key === 'fsdp_backward_prefetch');
+    assert.equal(assumed?.value, 'pre');
+    assert.match(assumed?.source ?? '', /^VRAM Lens default: BACKWARD_PRE, FullyShardedDataParallel's default/);
+    // Not where it cannot matter: FSDP2, one GPU, SHARD_GRAD_OP.
+    for (const other of [{ fsdp_version: 2 as const }, { gpus_per_node: 1 }, { fsdp: 'shard_grad_op' as const }])
+      assert.ok(!run({ ...setup, ...other }).assumptions.some((a) => a.key === 'fsdp_backward_prefetch'));
+  });
+
+  it('FSDP1 under BACKWARD_PRE and BACKWARD_POST: within 1 % of the CPU truth, one unit apart at the loss', () => {
+    // test/fixtures/truth/fsdp1.json: FullyShardedDataParallel with backward_prefetch BACKWARD_PRE / BACKWARD_POST on a
+    // 2-layer Llama (h 256, ffn 688, vocab 4,096), fp32 weights, bf16 mixed precision. The measured peaks differ by
+    // 1,451,008 B, the layer unit the root's pre-backward hook gathers before the loss's gradients (725,504 x 2 B).
+    for (const world of [2, 8]) {
+      const pre = `fsdp1/llama-w${world}-amp-prefetch-pre`;
+      const post = `fsdp1/llama-w${world}-amp-prefetch-post`;
+      assert.equal(truthPeak(pre) - truthPeak(post), 725_504 * 2);
+      near(run(truthSetup(pre)).perGpu.peakBytes, truthPeak(pre), 0.01, pre);
+      near(run(truthSetup(post)).perGpu.peakBytes, truthPeak(post), 0.01, post);
+    }
+  });
+
+  it("Answer.AI's loop (BACKWARD_PRE) on an H100: within 1 % of max_memory_allocated", () => {
+    // tools/truth/gpu/results/2026-11-24-h100, llama-2-7b-lora-s2048-b4-ckpt-fsdp1-w2: the allocator's history holds the
+    // last decoder layer's 404,766,720 B unit (202,383,360 params x 2 B) from the backward's start, beside three
+    // fp32-logits-sized blocks of 4 x 2,048 x 32,000 x 4 B; max_memory_allocated 13,625,866,240 B. Without the unit at
+    // the loss the estimate was 2.7 % low.
+    const p = gpuTruthPoint('llama-2-7b-lora-s2048-b4-ckpt-fsdp1-w2');
+    const gpu = findGpu(p.gpu);
+    assert.ok(gpu.ok);
+    const setup = TrainingSetupSchema.parse(p.scenario);
+    assert.equal(setup.fsdp_backward_prefetch, 'pre');
+    const e = run(setup, { gpu: gpu.gpu });
+    assert.equal(units(phase(e, 'backward')), 202_383_360 * 2);
+    near(e.perGpu.peakBytes, 13_625_866_240, 0.01, 'peak allocated against the H100');
   });
 });
 

@@ -71,10 +71,11 @@ def wrap_fsdp2(model, scenario, harness):
 
 def wrap_fsdp1(model, scenario, harness):
     """Accelerate's FSDP1 plugin defaults as the HF Trainer sets them: FULL_SHARD, transformer-layer auto wrap,
-    no backward prefetch, limit_all_gathers, use_orig_params, MixedPrecision(param, reduce, buffer dtypes)."""
+    limit_all_gathers, use_orig_params, MixedPrecision(param, reduce, buffer dtypes); the backward prefetch the scenario
+    names (fsdp_backward_prefetch: none is the plugin's NO_PREFETCH; unset is FSDP's own default, BACKWARD_PRE)."""
     import functools
 
-    from torch.distributed.fsdp import CPUOffload, MixedPrecision, ShardingStrategy
+    from torch.distributed.fsdp import BackwardPrefetch, CPUOffload, MixedPrecision, ShardingStrategy
     from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
     from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
 
@@ -93,7 +94,9 @@ def wrap_fsdp1(model, scenario, harness):
     return FSDP(model, sharding_strategy=strategy, device_id=torch.device("cpu"),
                 auto_wrap_policy=policy,
                 mixed_precision=MixedPrecision(param_dtype=dtype, reduce_dtype=dtype, buffer_dtype=dtype) if dtype else None,
-                cpu_offload=CPUOffload(offload_params=offloading(scenario)), backward_prefetch=None,
+                cpu_offload=CPUOffload(offload_params=offloading(scenario)),
+                backward_prefetch={"pre": BackwardPrefetch.BACKWARD_PRE, "post": BackwardPrefetch.BACKWARD_POST}.get(
+                    scenario.get("fsdp_backward_prefetch", "pre")),
                 limit_all_gathers=True, use_orig_params=harness.get("use_orig_params", True), sync_module_states=False)
 
 
