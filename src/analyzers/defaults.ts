@@ -29,7 +29,8 @@ type Field =
   | 'loop_keeps_outputs'
   | 'use_cache'
   | 'model_code'
-  | 'fsdp_no_sync';
+  | 'fsdp_no_sync'
+  | 'fsdp_backward_prefetch';
 
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
 const LITGPT = 'Lightning-AI/litgpt@2685705:litgpt/';
@@ -50,9 +51,20 @@ const TRAINER_NO_SYNC: ToolDefault = {
     'accelerator_config gradient_accumulation_kwargs sets sync_each_batch',
 };
 
+// Accelerate's FullyShardedDataParallelPlugin turns FSDP1's backward prefetch off unless the config or the Trainer's
+// fsdp_config names one (accelerate utils/dataclasses.py: NO_PREFETCH -> None; transformers training_args.py
+// fsdp_config.get("backward_prefetch", "NO_PREFETCH")). Every Trainer-based tool inherits it.
+const ACCELERATE_NO_PREFETCH: ToolDefault = {
+  value: 'none',
+  note:
+    "Accelerate's FSDP plugin runs FSDP1 without backward prefetch (NO_PREFETCH) unless fsdp_backward_prefetch is " +
+    'set (accelerate utils/dataclasses.py; the HF Trainer fsdp_config backward_prefetch defaults to NO_PREFETCH)',
+};
+
 export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefault>>>> = {
   'hf-trainer': {
     fsdp_no_sync: TRAINER_NO_SYNC,
+    fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
     gradient_checkpointing: { value: 'none', note: `gradient_checkpointing defaults to False (${HF})` },
@@ -75,6 +87,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
   },
   trl: {
     fsdp_no_sync: TRAINER_NO_SYNC,
+    fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
     seq_len: { value: 1024, note: 'SFTConfig max_length defaults to 1024 (trl@f2cd577:trl/trainer/sft_config.py)' },
@@ -111,6 +124,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
   },
   axolotl: {
     fsdp_no_sync: TRAINER_NO_SYNC,
+    fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     micro_batch_size: { value: 1, note: 'Axolotl micro_batch_size defaults to 1 (axolotl@067b021 config schema)' },
     gradient_accumulation_steps: { value: 1, note: 'Axolotl gradient_accumulation_steps defaults to 1' },
     seq_len: { value: 512, note: 'Axolotl sequence_len defaults to 512' },
@@ -133,6 +147,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
   },
   llamafactory: {
     fsdp_no_sync: TRAINER_NO_SYNC,
+    fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     micro_batch_size: {
       value: 8,
       note: `per_device_train_batch_size defaults to 8 (LLaMA-Factory uses HF TrainingArguments)`,
@@ -183,6 +198,10 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.double_quant': { value: true, note: 'torchao NF4 quantizes its scales' },
   },
   litgpt: {
+    fsdp_backward_prefetch: {
+      value: 'pre',
+      note: `finetune_full and pretrain shard with Fabric's FSDPStrategy, which leaves FSDP's backward_prefetch at BACKWARD_PRE (${LITGPT}finetune/full.py)`,
+    },
     fsdp_no_sync: {
       value: true,
       note: `the scripts run the micro-batches before the last under fabric.no_backward_sync (FSDP no_sync) (${LITGPT})`,
@@ -402,7 +421,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.type': { value: 'nf4', note: 'Unsloth loads 4-bit weights as bitsandbytes NF4' },
     'quantization.double_quant': { value: true, note: 'Unsloth 4-bit loading uses double quantization' },
   },
-  accelerate: {},
+  accelerate: { fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH },
   'vram-lens': {},
 };
 

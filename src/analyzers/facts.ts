@@ -144,6 +144,7 @@ export type CanonicalKey =
   | 'fsdpShardEmbeddings' // boolean (embeddings / output head wrapped as their own FSDP units)
   | 'fsdpNoSync' // boolean (gradient sync deferred to the last micro-batch: no_sync, Accelerator.accumulate)
   | 'fsdpStateDictType' // 'full' | 'sharded' | 'local' (Accelerate fsdp_state_dict_type)
+  | 'fsdpBackwardPrefetch' // 'pre' | 'post' | 'none' (FSDP1 backward_prefetch: BACKWARD_PRE, BACKWARD_POST, NO_PREFETCH)
   | 'savesCheckpoints' // boolean: checkpoints written while training (HF save_strategy other than "no")
   | 'optimizerInBackward' // boolean
   | 'gpusPerNode' // number (torchrun --nproc_per_node, deepspeed --num_gpus)

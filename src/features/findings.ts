@@ -97,6 +97,7 @@ const DRIVERS: Partial<Record<ComponentId, readonly CanonicalKey[]>> = {
     'stage3MaxLiveParameters',
     'stage3MaxReuseDistance',
     'fsdp',
+    'fsdpBackwardPrefetch',
   ],
   'zero-buckets': ['reduceBucketSize', 'zeroStage'],
   'zero-grad-bucket': ['reduceBucketSize', 'zeroStage'],

@@ -395,6 +395,33 @@ function fsdpWrap(file: PythonFile, call: SyntaxNode): void {
   }
   const mp = get('mixed_precision');
   if (mp?.valueNode?.name === 'CallExpression') paramDtype(file, mp.valueNode, 'param_dtype');
+  backwardPrefetch(file, call, get('backward_prefetch'));
+}
+
+const PREFETCH: Record<string, 'pre' | 'post'> = { BACKWARD_PRE: 'pre', BACKWARD_POST: 'post' };
+
+/**
+ * FSDP1's `backward_prefetch=BackwardPrefetch.BACKWARD_PRE | BACKWARD_POST | None`; BACKWARD_PRE when the call names
+ * none (fully_sharded_data_parallel.py), as Answer.AI's fsdp_qlora train.py leaves it.
+ */
+function backwardPrefetch(file: PythonFile, call: SyntaxNode, e: ReturnType<ReturnType<typeof argument>>): void {
+  if (!e) {
+    calleeFact(
+      file,
+      call,
+      'fsdpBackwardPrefetch',
+      'backward_prefetch',
+      'pre',
+      'FSDP: default BACKWARD_PRE',
+      LOOP,
+      'call-default',
+    );
+    return;
+  }
+  const x = file.valueOf(e);
+  const name = x.k === 'dotted' ? x.text.split('.').pop()! : '';
+  const v = x.k === 'lit' && x.v === null ? 'none' : PREFETCH[name];
+  file.push('fsdpBackwardPrefetch', e, v ?? { unknown: `backward_prefetch is ${file.describe(x)}` }, LOOP, x);
 }
 
 /**

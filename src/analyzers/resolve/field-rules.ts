@@ -91,6 +91,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool),
   fromFact('fsdp_no_sync', 'fsdpNoSync', bool),
   fromFact('fsdp_state_dict_type', 'fsdpStateDictType'),
+  fromFact('fsdp_backward_prefetch', 'fsdpBackwardPrefetch'),
   fromFact('saves_checkpoints', 'savesCheckpoints', bool),
   fromFact('optimizer_in_backward', 'optimizerInBackward', bool),
   // Parallelism.
@@ -136,6 +137,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromDefault('model_code', 'model_code'),
   fromDefault('gradient_checkpointing', 'gradient_checkpointing'),
   fromDefault('fsdp_no_sync', 'fsdp_no_sync'),
+  fromDefault('fsdp_backward_prefetch', 'fsdp_backward_prefetch'),
   resolveCheckpointReentrant,
   fromDefault('attention', 'attention'),
   resolveTrlSftLoss,

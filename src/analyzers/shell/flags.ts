@@ -75,6 +75,14 @@ const ATTENTION: Record<string, FactValue | Unknown> = {
   flex_attention: 'flash',
   auto: { unknown: "attention 'auto' depends on the installed packages" },
 };
+/** `accelerate launch --fsdp_backward_prefetch` (FSDP1's BackwardPrefetch: names, or 1 and 2). */
+const BACKWARD_PREFETCH: Record<string, FactValue> = {
+  backward_pre: 'pre',
+  backward_post: 'post',
+  no_prefetch: 'none',
+  '1': 'pre',
+  '2': 'post',
+};
 const FSDP_STRATEGY: Record<string, FactValue> = {
   full_shard: 'full_shard',
   '1': 'full_shard',
@@ -323,6 +331,18 @@ export const ACCELERATE_FLAGS: Record<string, FlagSpec> = {
     'accelerate',
   ),
   fsdp_activation_checkpointing: spec('gradientCheckpointing', 'bool', fsdpGcOf),
+  fsdp_backward_prefetch: spec(
+    'fsdpBackwardPrefetch',
+    'str',
+    oneOf('fsdpBackwardPrefetch', BACKWARD_PREFETCH),
+    'accelerate',
+  ),
+  fsdp_backward_prefetch_policy: spec(
+    'fsdpBackwardPrefetch',
+    'str',
+    oneOf('fsdpBackwardPrefetch', BACKWARD_PREFETCH),
+    'accelerate',
+  ),
   dynamo_backend: spec('compile', 'str', (v) => [['compile', !/^no(ne)?$/i.test(String(v))]]),
 };
 export const ACCELERATE_BOOL = new Set([

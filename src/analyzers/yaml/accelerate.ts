@@ -4,6 +4,7 @@
 import { about, msg, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import {
+  asBackwardPrefetch,
   Invalid,
   asBool,
   asEnumInt,
@@ -230,6 +231,9 @@ function fsdp(
   }
   ctx.put('fsdpOffload', fsdpKey(f, 'offload_params'), asBool);
   ctx.put('fsdpStateDictType', fsdpKey(f, 'state_dict_type'), asStateDictType);
+  // fsdp_backward_prefetch_policy is the name Accelerate's config files used before 0.21.
+  const prefetch = fsdpKey(f, 'backward_prefetch') ?? fsdpKey(f, 'backward_prefetch_policy');
+  ctx.put('fsdpBackwardPrefetch', prefetch, asBackwardPrefetch);
   // Only an enabled flag is recorded: false leaves activation checkpointing to the training script.
   ctx.put('gradientCheckpointing', fsdpKey(f, 'activation_checkpointing'), (v) => {
     const b = boolOf(v);

@@ -4,6 +4,7 @@
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import {
+  asBackwardPrefetch,
   asEvalStrategy,
   asPacking,
   asPaddedWhenOn,
@@ -363,6 +364,7 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
   }
   if (!ctx.has('fsdpOffload')) ctx.put('fsdpOffload', get('offload_params'), asBool);
   ctx.put('fsdpStateDictType', get('state_dict_type'), asStateDictType);
+  ctx.put('fsdpBackwardPrefetch', get('backward_prefetch'), asBackwardPrefetch);
   if (!ctx.has('gradientCheckpointing')) {
     ctx.put('gradientCheckpointing', get('activation_checkpointing'), (v) => {
       const b = boolOf(v);

@@ -5,6 +5,7 @@ import { about, normalizeOptimizer, type ConfigFacts, type Tool } from '../facts
 import { YamlCtx, guarded } from './common';
 import { TRL_SFT_LOSS_TYPES } from '../defaults';
 import {
+  asBackwardPrefetch,
   asEvalStrategy,
   Invalid,
   asBool,
@@ -149,6 +150,12 @@ function analyze(ctx: YamlCtx): void {
     if (options && fsdpFromOptions(options).offload) ctx.add('fsdpOffload', fsdp, true);
   }
   const fsdpCfg = ctx.sub(top.get('fsdp_config'));
+  // TrainingArguments strips a `fsdp_` prefix from fsdp_config's keys and passes backward_prefetch to Accelerate.
+  ctx.put(
+    'fsdpBackwardPrefetch',
+    fsdpCfg.get('backward_prefetch') ?? fsdpCfg.get('fsdp_backward_prefetch'),
+    asBackwardPrefetch,
+  );
   const fsdpCheckpointing = fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing');
   if (!ctx.has('gradientCheckpointing')) {
     ctx.put('gradientCheckpointing', fsdpCheckpointing, (v) => {

@@ -4,6 +4,7 @@
 import { about, msg, normalizeOptimizer, notModeled, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import {
+  asBackwardPrefetch,
   asEvalStrategy,
   asPacking,
   Invalid,
@@ -290,6 +291,11 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
     'info',
   );
   const fsdpCfg = ctx.sub(top.get('fsdp_config'));
+  ctx.put(
+    'fsdpBackwardPrefetch',
+    fsdpCfg.get('backward_prefetch') ?? fsdpCfg.get('fsdp_backward_prefetch'),
+    asBackwardPrefetch,
+  );
   ctx.fsdpCheckpointing(fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'));
   ctx.put(
     'gradientCheckpointing',

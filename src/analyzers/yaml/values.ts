@@ -245,6 +245,21 @@ export const asStateDictType: Conv = (v) =>
   stateDictTypeOf(v) ??
   new Invalid(about('{0}: expected FULL_STATE_DICT, SHARDED_STATE_DICT or LOCAL_STATE_DICT, found {1}', describe(v)));
 
+/**
+ * FSDP1's backward prefetch as 'pre' | 'post' | 'none': BACKWARD_PRE, BACKWARD_POST or NO_PREFETCH (any case, as
+ * Accelerate and the HF Trainer's fsdp_config take them) or the integers 1 and 2 of torch's BackwardPrefetch enum.
+ */
+export function backwardPrefetchOf(v: View): 'pre' | 'post' | 'none' | undefined {
+  const n = numOf(v);
+  if (n === 1 || n === 2) return n === 1 ? 'pre' : 'post';
+  const s = strOf(v)?.trim().toUpperCase();
+  return s === 'BACKWARD_PRE' ? 'pre' : s === 'BACKWARD_POST' ? 'post' : s === 'NO_PREFETCH' ? 'none' : undefined;
+}
+
+export const asBackwardPrefetch: Conv = (v) =>
+  backwardPrefetchOf(v) ??
+  new Invalid(about('{0}: expected BACKWARD_PRE, BACKWARD_POST or NO_PREFETCH, found {1}', describe(v)));
+
 /** HF TrainingArguments save_strategy: "no" writes no checkpoint; "steps", "epoch" and "best" do. */
 export const asSaveStrategy: Conv = (v) => {
   const s = strOf(v)?.trim().toLowerCase();

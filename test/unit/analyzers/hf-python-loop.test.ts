@@ -188,6 +188,16 @@ for batch in dataloader:
     assert.equal(only(r, 'mixedPrecision').value, 'bf16');
     assert.equal(only(r, 'gradientCheckpointing').value, 'full');
     assert.equal(only(r, 'checkpointReentrant').value, true);
+    // FullyShardedDataParallel's backward_prefetch defaults to BACKWARD_PRE (fully_sharded_data_parallel.py); None
+    // turns it off.
+    const pre = only(r, 'fsdpBackwardPrefetch');
+    assert.deepEqual([pre.value, pre.rawKey], ['pre', 'backward_prefetch']);
+    const off = analyzeHfPython(src.replace('cpu_offload=', 'backward_prefetch=None, cpu_offload='));
+    assert.equal(only(off, 'fsdpBackwardPrefetch').value, 'none');
+    const post = analyzeHfPython(
+      src.replace('cpu_offload=', 'backward_prefetch=BackwardPrefetch.BACKWARD_POST, cpu_offload='),
+    );
+    assert.equal(only(post, 'fsdpBackwardPrefetch').value, 'post');
     const fsdp2 = `from torch.distributed.fsdp import fully_shard, CPUOffloadPolicy
 from transformers import AutoModelForCausalLM
 model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")

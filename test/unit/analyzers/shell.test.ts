@@ -215,6 +215,12 @@ describe('shell analyzer: launchers and world size', () => {
       ['fsdpStateDictType', 'sharded', '--fsdp_state_dict_type', 'SHARDED_STATE_DICT'],
       ['savesCheckpoints', false, '--save_strategy', 'no'],
     ]);
+    checkFacts('accelerate launch --use_fsdp --fsdp_backward_prefetch BACKWARD_PRE t.py\n', [
+      ['fsdpBackwardPrefetch', 'pre', '--fsdp_backward_prefetch', 'BACKWARD_PRE'],
+    ]);
+    checkFacts('accelerate launch --use_fsdp --fsdp_backward_prefetch_policy NO_PREFETCH t.py\n', [
+      ['fsdpBackwardPrefetch', 'none', '--fsdp_backward_prefetch_policy', 'NO_PREFETCH'],
+    ]);
     checkFacts('accelerate launch --dynamo_backend inductor t.py\n', [
       ['compile', true, '--dynamo_backend', 'inductor'],
     ]);

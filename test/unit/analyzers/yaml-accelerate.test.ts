@@ -104,6 +104,27 @@ describe('analyzeAccelerateYaml', () => {
     assert.ok(codes(analyzeAccelerateYaml(bad)).includes('invalid-value'));
   });
 
+  it("reads FSDP1's backward prefetch: names in any case, the pre-0.21 _policy key, the enum's integers, a wrong value", () => {
+    // accelerate utils/dataclasses.py FullyShardedDataParallelPlugin: NO_PREFETCH -> None, a name of
+    // FSDP_BACKWARD_PREFETCH, or an integer of torch's BackwardPrefetch (1 BACKWARD_PRE, 2 BACKWARD_POST).
+    const text = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_backward_prefetch: BACKWARD_PRE\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [
+      ['fsdpBackwardPrefetch', 'pre', 'fsdp_backward_prefetch', 'BACKWARD_PRE'],
+    ]);
+    const old = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_backward_prefetch_policy: backward_post\n';
+    checkFacts(analyzeAccelerateYaml(old), old, [
+      ['fsdpBackwardPrefetch', 'post', 'fsdp_backward_prefetch_policy', 'backward_post'],
+    ]);
+    const off = 'distributed_type: FSDP\nfsdp_config:\n  backward_prefetch: NO_PREFETCH\n';
+    checkFacts(analyzeAccelerateYaml(off), off, [['fsdpBackwardPrefetch', 'none', 'backward_prefetch', 'NO_PREFETCH']]);
+    const byInt = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_backward_prefetch: 2\n';
+    checkFacts(analyzeAccelerateYaml(byInt), byInt, [['fsdpBackwardPrefetch', 'post', 'fsdp_backward_prefetch', '2']]);
+    const bad = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_backward_prefetch: BACKWARD_BOTH\n';
+    const r = analyzeAccelerateYaml(bad);
+    assert.ok(codes(r).includes('invalid-value'));
+    assert.ok(!r.facts.some((f) => f.key === 'fsdpBackwardPrefetch'));
+  });
+
   it('reads FSDP2 reshard_after_forward: false as shard_grad_op', () => {
     const text = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n';
     checkFacts(analyzeAccelerateYaml(text), text, [['fsdp', 'shard_grad_op', 'fsdp_reshard_after_forward', 'false']]);

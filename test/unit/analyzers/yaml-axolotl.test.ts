@@ -438,6 +438,11 @@ describe('analyzeAxolotlYaml', () => {
     assert.ok(codes(r).filter((c) => c === 'deprecated-key').length >= 2);
   });
 
+  it("reads fsdp_config's backward_prefetch (Accelerate's names)", () => {
+    const text = 'fsdp_version: 1\nfsdp_config:\n  backward_prefetch: BACKWARD_PRE\n';
+    checkFacts(analyzeAxolotlYaml(text), text, [['fsdpBackwardPrefetch', 'pre', 'backward_prefetch', 'BACKWARD_PRE']]);
+  });
+
   it('defaults fsdp to full_shard when fsdp_config is given without a strategy', () => {
     const text = 'fsdp_config:\n  fsdp_version: 2\n  offload_params: false\n';
     checkFacts(analyzeAxolotlYaml(text), text, [

@@ -2,6 +2,8 @@
 // quantization keys of TRL's ModelConfig; and the format detector of all YAML configs.
 import * as assert from 'node:assert/strict';
 import { analyzeHfYaml, detectYamlFormat } from '../../../src/analyzers/yaml';
+import { estimate } from '../../../src/core/estimate';
+import { resolveText } from '../helpers';
 import { checkFacts, codes, corpusDir, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
 const TRL = `# Model arguments
@@ -108,6 +110,31 @@ describe('analyzeHfYaml', () => {
       ['fp16', true],
       ['optimizer', 'adamw_fused'],
     ]);
+  });
+
+  it("reads fsdp_config's backward_prefetch, with or without the fsdp_ prefix the Trainer strips", () => {
+    // transformers training_args.py: fsdp_plugin_args["backward_prefetch"] = fsdp_config.get("backward_prefetch", "NO_PREFETCH").upper()
+    const text = 'fsdp: full_shard\nfsdp_config:\n  backward_prefetch: backward_pre\n';
+    checkFacts(analyzeHfYaml(text), text, [['fsdpBackwardPrefetch', 'pre', 'backward_prefetch', 'backward_pre']]);
+    const prefixed = 'fsdp: full_shard\nfsdp_config:\n  fsdp_backward_prefetch: no_prefetch\n';
+    checkFacts(analyzeHfYaml(prefixed), prefixed, [
+      ['fsdpBackwardPrefetch', 'none', 'fsdp_backward_prefetch', 'no_prefetch'],
+    ]);
+    // Unset, the Trainer's default applies at resolve and is listed as an assumption where it matters (FSDP1 over
+    // several GPUs): no prefetch, so no layer unit at the loss.
+    const res = resolveText('args.yaml', 'model_name_or_path: meta-llama/Llama-2-7b-hf\nfsdp: full_shard\n', {
+      gpusPerNode: 2,
+    });
+    assert.ok(res.setup);
+    assert.equal(res.setup.fsdp_backward_prefetch, 'none');
+    const e = estimate(res.setup, { provenance: res.provenance });
+    assert.ok(e.ok);
+    const assumed = e.estimate.assumptions.find((a) => a.key === 'fsdp_backward_prefetch');
+    assert.equal(assumed?.value, 'none');
+    assert.match(
+      assumed?.source ?? '',
+      /^default of hf-trainer: Accelerate's FSDP plugin runs FSDP1 without backward prefetch/,
+    );
   });
 
   it('reads max_seq_length as the sequence length and flags it as removed from TRL', () => {
