@@ -404,7 +404,7 @@ const PREFETCH: Record<string, 'pre' | 'post'> = { BACKWARD_PRE: 'pre', BACKWARD
  * FSDP1's `backward_prefetch=BackwardPrefetch.BACKWARD_PRE | BACKWARD_POST | None`; BACKWARD_PRE when the call names
  * none (fully_sharded_data_parallel.py), as Answer.AI's fsdp_qlora train.py leaves it.
  */
-function backwardPrefetch(file: PythonFile, call: SyntaxNode, e: ReturnType<ReturnType<typeof argument>>): void {
+function backwardPrefetch(file: PythonFile, call: SyntaxNode, e: Entry | undefined): void {
   if (!e) {
     calleeFact(
       file,

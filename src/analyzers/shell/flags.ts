@@ -314,6 +314,12 @@ export const TOOL_FLAGS: Partial<Record<Tool, Record<string, FlagSpec>>> = {
 };
 
 /** `accelerate launch` options (accelerate@16cb6eb:src/accelerate/commands/launch.py); `num_processes` is the total over machines. */
+const PREFETCH_FLAG = spec(
+  'fsdpBackwardPrefetch',
+  'str',
+  oneOf('fsdpBackwardPrefetch', BACKWARD_PREFETCH),
+  'accelerate',
+);
 export const ACCELERATE_FLAGS: Record<string, FlagSpec> = {
   num_processes: spec('worldSize', 'int'),
   num_machines: spec('nodes', 'int'),
@@ -331,18 +337,9 @@ export const ACCELERATE_FLAGS: Record<string, FlagSpec> = {
     'accelerate',
   ),
   fsdp_activation_checkpointing: spec('gradientCheckpointing', 'bool', fsdpGcOf),
-  fsdp_backward_prefetch: spec(
-    'fsdpBackwardPrefetch',
-    'str',
-    oneOf('fsdpBackwardPrefetch', BACKWARD_PREFETCH),
-    'accelerate',
-  ),
-  fsdp_backward_prefetch_policy: spec(
-    'fsdpBackwardPrefetch',
-    'str',
-    oneOf('fsdpBackwardPrefetch', BACKWARD_PREFETCH),
-    'accelerate',
-  ),
+  fsdp_backward_prefetch: PREFETCH_FLAG,
+  // The name before Accelerate 0.21.
+  fsdp_backward_prefetch_policy: PREFETCH_FLAG,
   dynamo_backend: spec('compile', 'str', (v) => [['compile', !/^no(ne)?$/i.test(String(v))]]),
 };
 export const ACCELERATE_BOOL = new Set([
