@@ -15,20 +15,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 
 
-def harness(scenario):
+def harness(scenario, extra):
     world = scenario.get("gpus_per_node", 1)
     if scenario.get("fsdp", "none") != "none":
         parallel = "fsdp1" if scenario.get("fsdp_version") == 1 else "fsdp2"
     else:
         parallel = "ddp" if world > 1 else "none"
-    out = {"runner": "loop", "parallel": parallel}
+    out = {"runner": "loop", "parallel": parallel, **extra}
     if scenario.get("gradient_checkpointing", "none") != "none":
         out["reentrant"] = bool(scenario.get("checkpoint_reentrant", False))
     return out
 
 
 def truth_point(record, source):
-    scenario = {k: v for k, v in record["scenario"].items() if k != "model"}
+    scenario = {k: v for k, v in record["scenario"].items() if k not in ("model", "harness")}
     if scenario.get("fsdp_version") == 1:
         # run.py's shard_fsdp1 leaves FullyShardedDataParallel's backward_prefetch at its default, BACKWARD_PRE, as
         # Answer.AI's train.py does (points.py writes it into the scenarios measured since).
@@ -39,7 +39,7 @@ def truth_point(record, source):
     peak_phase = max(phases, key=lambda k: phases[k]["peakBytes"])
     first = record["steps"][0]
     return {"id": "gpu/" + record["id"], "model": record["scenario"].get("model"), "source": source,
-            "scenario": scenario, "harness": harness(scenario), "versions": record["versions"], "date": record["date"],
+            "scenario": scenario, "harness": harness(scenario, record["scenario"].get("harness", {})), "versions": record["versions"], "date": record["date"],
             "machine": "gpu", "gpu": record["gpu"], "worldSize": scenario.get("gpus_per_node", 1), "rank": 0,
             "batchShape": [scenario["micro_batch_size"], scenario["seq_len"]], "measuredStep": 1, "phases": phases,
             "peakBytes": phases[peak_phase]["peakBytes"], "peakPhase": peak_phase,

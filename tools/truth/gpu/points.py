@@ -1,5 +1,6 @@
 """The GPU points: real-size models (configs in configs/, random weights), each a scenario in the estimator's format
-plus how to run it. Ids are `<model>-<method>-<variant>`."""
+plus how to run it (its `harness` key, which is not the estimator's: run.py harness_of). Ids are
+`<model>-<method>-<variant>`."""
 import json
 import os
 
@@ -35,16 +36,16 @@ def point(model, method, seq, batch=1, ckpt="full", world=1, fsdp="none", offloa
     return "-".join(parts), scenario
 
 
-def custom_fsdp1(seq, batch, offload=False, reentrant=True):
+def custom_fsdp1(seq, batch, offload=False, reentrant=True, prefetch="pre"):
     """A custom FSDP1 loop as Answer.AI's fsdp_qlora train.py runs LoRA (AnswerDotAI/fsdp_qlora@05ed9f2): Llama-2-7B in
     bf16 without mixed precision, bf16 LoRA r 64 / alpha 16 / dropout 0.1 on q, k, v, gate, up and down, each adapter
     layer an FSDP unit of its own beside the decoder layers, FULL_SHARD over 2 ranks, use_orig_params=False,
-    limit_all_gathers, backward_prefetch left at BACKWARD_PRE, checkpoint_wrapper on every decoder layer (REENTRANT or NO_REENTRANT), optional CPU offload of
+    limit_all_gathers, backward_prefetch left at BACKWARD_PRE (or the `prefetch` given), checkpoint_wrapper on every decoder layer (REENTRANT or NO_REENTRANT), optional CPU offload of
     the parameters. Its benchmarks (benchmarks_03_2024.md) give max_memory_reserved for the same layouts on 24 GB cards."""
     scenario = {"model": "llama-2-7b", "architecture": config("llama-2-7b"), "method": "lora", "weights_dtype": "bf16",
                 "mixed_precision": "none", "optimizer": "adamw", "micro_batch_size": batch, "seq_len": seq,
                 "gradient_checkpointing": "full", "checkpoint_reentrant": reentrant, "attention": "sdpa",
-                "gpus_per_node": 2, "fsdp": "full_shard", "fsdp_version": 1, "fsdp_backward_prefetch": "pre",
+                "gpus_per_node": 2, "fsdp": "full_shard", "fsdp_version": 1, "fsdp_backward_prefetch": prefetch,
                 "lora": {"r": 64, "alpha": 16, "dropout": 0.1, "dtype": "bf16",
                          "target_modules": ["k_proj", "q_proj", "v_proj", "up_proj", "down_proj", "gate_proj"]}}
     if offload:
@@ -52,7 +53,41 @@ def custom_fsdp1(seq, batch, offload=False, reentrant=True):
     parts = ["llama-2-7b", "lora", f"s{seq}", f"b{batch}", "ckpt", "fsdp1-w2"]
     parts += ["offload"] if offload else []
     parts += [] if reentrant else ["nonreentrant"]
+    parts += [] if prefetch == "pre" else [f"prefetch-{prefetch}"]
     return "-".join(parts), scenario
+
+
+def plugin_fsdp1(model, method, seq, batch=1, world=8, offload=False, ckpt="full", weights=None, lora_all=False, prefetch="none"):
+    """FSDP1 as Accelerate's FullyShardedDataParallelPlugin applies it for the HF Trainer: FULL_SHARD, one unit per
+    decoder layer (transformer_auto_wrap_policy) and, for a PEFT model, each adapter layer a unit of its own (PEFT's
+    fsdp_auto_wrap_policy, Trainer._fsdp_qlora_plugin_updates), use_orig_params=True, limit_all_gathers,
+    MixedPrecision(bf16 param / reduce / buffer dtypes), the plugin's NO_PREFETCH unless `prefetch` names another,
+    activation checkpointing by checkpoint_wrapper(NO_REENTRANT) on the decoder layers (fsdp_activation_checkpointing),
+    optional CPU offload of the parameters. Full fine-tunes load fp32 weights, LoRA bf16 weights with PEFT's fp32
+    adapters."""
+    weights = weights or ("fp32" if method == "full" else "bf16")
+    pid, scenario = point(model, method, seq, batch=batch, ckpt=ckpt, world=world, fsdp="full_shard", offload=offload, lora_all=lora_all,
+                          weights=weights)
+    scenario.update(fsdp_version=1, fsdp_backward_prefetch=prefetch, harness={"fsdp1": "plugin"})
+    if ckpt != "none":
+        scenario["checkpoint_reentrant"] = False
+    if method == "lora":
+        scenario["fsdp_adapters_wrapped"] = True
+    return pid.replace("-fsdp2-", "-fsdp1plugin-") + ("" if prefetch == "none" else f"-prefetch-{prefetch}"), scenario
+
+
+def trainer(model, method, seq, batch=1, ckpt="full", weights="bf16", mp="bf16", lora_all=False, dora=False, r=16, attention="sdpa",
+            runner="trainer"):
+    """The HF Trainer as a user runs it on one GPU: TrainingArguments(bf16=..., gradient_checkpointing=...), its default
+    optimizer (adamw_torch_fused) and max_grad_norm (1.0), its own data loader and loss (the model's, with the batch's
+    token count), two steps; the model loaded in `weights`, PEFT LoRA with fp32 adapters. `runner="sft"`: TRL's SFTTrainer
+    (its chunked NLL loss and the entropy / token-accuracy metrics it computes from the logits each step)."""
+    pid, scenario = point(model, method, seq, batch=batch, ckpt=ckpt, weights=weights, mp=mp, lora_all=lora_all, dora=dora, r=r,
+                          attention=attention)
+    scenario.update(optimizer="adamw_fused", harness={"runner": runner})
+    if runner == "sft":
+        scenario.update(loss="chunked-nll", trl_version="1.13")
+    return f"{runner}-{pid}", scenario
 
 
 def falcon(seq, batch, ckpt):
@@ -141,4 +176,43 @@ def all_points():
     pts += [point("llama-3.1-8b", "full", 2048, world=2, fsdp="full_shard", weights="fp32"),
             point("qwen2.5-7b", "full", 4096, world=2, fsdp="full_shard", weights="fp32"),
             point("llama-3.1-8b", "lora", 32768)]
+    # 2026-11-25: the HF Trainer on one GPU (its fused AdamW, clipping, data loader, loss)
+    pts += [trainer("llama-3.1-8b", "lora", 2048, batch=2), trainer("llama-3.1-8b", "lora", 4096, lora_all=True),
+            trainer("qwen2.5-7b", "lora", 2048, batch=4, lora_all=True), trainer("mistral-7b-v0.3", "lora", 4096, batch=2),
+            trainer("qwen3-8b", "lora", 1024, dora=True), trainer("qwen2.5-14b", "lora", 2048),
+            trainer("llama-3.1-8b", "lora", 1024, batch=2, ckpt="none"), trainer("gemma-2-2b", "lora", 2048, batch=2, lora_all=True),
+            trainer("qwen2.5-0.5b", "full", 2048, batch=4), trainer("qwen2.5-0.5b", "full", 1024, batch=4, ckpt="none", weights="fp32"),
+            trainer("llama-3.2-1b", "full", 2048, batch=2, weights="fp32"), trainer("llama-3.2-1b", "full", 1024, batch=8, ckpt="none"),
+            trainer("qwen2.5-1.5b", "full", 2048, weights="fp32"), trainer("llama-3.2-3b", "full", 2048, batch=2),
+            trainer("qwen3-1.7b", "full", 2048, batch=2, mp="none"), trainer("phi-3-mini", "lora", 2048, batch=4, lora_all=True)]
+    # TRL's SFTTrainer on one GPU (trl travels as a wheel: tools/truth/gpu/README in results)
+    pts += [trainer("llama-3.1-8b", "lora", 2048, batch=2, runner="sft"), trainer("llama-3.1-8b", "lora", 4096, lora_all=True, runner="sft"),
+            trainer("qwen2.5-7b", "lora", 2048, batch=4, lora_all=True, runner="sft"), trainer("mistral-7b-v0.3", "lora", 1024, batch=8, runner="sft"),
+            trainer("qwen2.5-0.5b", "full", 2048, batch=4, runner="sft"), trainer("llama-3.2-1b", "full", 2048, batch=2, weights="fp32", runner="sft"),
+            trainer("qwen3-4b", "lora", 2048, batch=4, lora_all=True, runner="sft")]
+    # FSDP1's backward prefetch side by side: Answer.AI's loop under NO_PREFETCH and BACKWARD_POST
+    pts += [custom_fsdp1(2048, 1, prefetch="none"), custom_fsdp1(2048, 1, prefetch="post"), custom_fsdp1(2048, 4, prefetch="none"),
+            custom_fsdp1(2048, 4, prefetch="post")]
+    # FSDP1 as Accelerate's plugin applies it for the Trainer: full fine-tunes and LoRA, with and without CPU offload
+    pts += [plugin_fsdp1("llama-3.1-8b", "full", 2048, world=8), plugin_fsdp1("llama-3.1-8b", "full", 2048, world=8, prefetch="pre"),
+            plugin_fsdp1("llama-3.1-8b", "full", 2048, world=16), plugin_fsdp1("llama-3.1-8b", "full", 2048, world=8, offload=True),
+            plugin_fsdp1("qwen2.5-7b", "full", 4096, world=8), plugin_fsdp1("llama-3.2-3b", "full", 2048, batch=2, world=4, ckpt="none"),
+            plugin_fsdp1("llama-3.1-8b", "lora", 2048, batch=2, world=2), plugin_fsdp1("llama-3.1-8b", "lora", 2048, batch=2, world=8),
+            plugin_fsdp1("llama-3.1-8b", "lora", 2048, batch=2, world=2, offload=True), plugin_fsdp1("mistral-7b-v0.3", "lora", 1024, world=4, ckpt="none"),
+            plugin_fsdp1("qwen2.5-14b", "lora", 2048, world=4, offload=True, lora_all=True), plugin_fsdp1("qwen2.5-32b", "lora", 2048, world=8),
+            plugin_fsdp1("qwen2.5-32b", "lora", 2048, world=8, offload=True), plugin_fsdp1("llama-3.1-70b", "lora", 2048, world=8, offload=True),
+            plugin_fsdp1("llama-3.1-70b", "lora", 4096, world=8, offload=True, lora_all=True)]
+    # More Trainer / SFT shapes: no checkpointing, eager attention, long context, 14-32B LoRA, full fine-tunes in bf16
+    pts += [trainer("llama-3.1-8b", "lora", 8192, runner="sft"), trainer("qwen2.5-1.5b", "full", 2048, batch=4, runner="sft"),
+            trainer("gemma-2-2b", "lora", 2048, batch=4, runner="sft"), trainer("qwen2.5-14b", "lora", 2048, batch=2, lora_all=True, runner="sft"),
+            trainer("llama-3.2-3b", "lora", 1024, batch=4, ckpt="none", runner="sft"), trainer("qwen2.5-32b", "lora", 1024, runner="sft"),
+            trainer("qwen3-8b", "lora", 2048, batch=2, attention="eager"), trainer("qwen2.5-7b", "lora", 8192, lora_all=True),
+            trainer("llama-3.2-1b", "full", 4096, batch=2, mp="none"), trainer("qwen2.5-0.5b", "full", 2048, batch=8, weights="fp32"),
+            trainer("llama-3.2-3b", "lora", 2048, batch=8, lora_all=True, r=64), trainer("qwen3-1.7b", "lora", 1024, batch=8, ckpt="none")]
+    pts += [plugin_fsdp1("llama-3.1-8b", "lora", 2048, batch=2, world=8, prefetch="pre"), plugin_fsdp1("qwen3-8b", "full", 2048, world=8),
+            plugin_fsdp1("qwen2.5-14b", "full", 2048, world=16), plugin_fsdp1("llama-3.1-8b", "lora", 4096, batch=4, world=4, lora_all=True),
+            plugin_fsdp1("qwen2.5-1.5b", "full", 2048, batch=4, world=2, ckpt="none")]
+    # 70B under FSDP2, LoRA: one rank of eight and sixteen, with and without CPU offload
+    pts += [point("llama-3.1-70b", "lora", 2048, world=16, fsdp="full_shard"), point("llama-3.1-70b", "lora", 2048, world=8, fsdp="full_shard", offload=True),
+            point("llama-3.1-70b", "lora", 4096, batch=2, world=8, fsdp="full_shard", offload=True, lora_all=True)]
     return dict(pts)

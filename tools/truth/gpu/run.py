@@ -54,12 +54,18 @@ def versions():
     import torch
 
     out = {"python": platform.python_version(), "cuda": torch.version.cuda}
-    for name in ("torch", "transformers", "peft", "accelerate"):
+    for name in ("torch", "transformers", "peft", "accelerate", "trl", "datasets"):
         try:
             out[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             out[name] = None
     return out
+
+
+def harness_of(scenario):
+    """How a point runs beyond what its scenario says (points.py `harness`): `runner: trainer` (the HF Trainer),
+    `fsdp1: plugin` (Accelerate's FSDP1 plugin layout rather than Answer.AI's loop)."""
+    return scenario.get("harness", {})
 
 
 def build(scenario):
@@ -86,8 +92,8 @@ def build(scenario):
         # Adapters in the model's dtype where the scenario says so (PEFT before 0.12 made them so; FSDP1 flat
         # parameters of the custom loop need one dtype per unit).
         model = get_peft_model(model, config, autocast_adapter_dtype=lora.get("dtype") != "bf16")
-    if scenario.get("fsdp_version") == 1:
-        return model  # checkpointing is applied around the FSDP1 units (shard_fsdp1)
+    if scenario.get("fsdp_version") == 1 or harness_of(scenario).get("runner") in ("trainer", "sft"):
+        return model  # checkpointing is applied around the FSDP1 units (shard_fsdp1), or by the Trainer
     if scenario["gradient_checkpointing"] != "none":
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         if scenario["method"] == "lora":
@@ -172,15 +178,17 @@ def wrap_ddp(model, scenario):
 def shard_fsdp1(model, scenario, device="cuda"):
     """A custom FSDP1 loop as Answer.AI's fsdp_qlora train.py sets it up (points.custom_fsdp1) on rank 0 of a fake
     group: every leaf module whose weight trains (the LoRA layers) and every decoder layer an FSDP unit, FULL_SHARD,
-    use_orig_params=False, limit_all_gathers, each unit materialised from meta by param_init_fn, then checkpoint_wrapper
-    (REENTRANT with enable_input_require_grads, or NO_REENTRANT) on the decoder layers."""
+    use_orig_params=False, limit_all_gathers, the scenario's backward prefetch, each unit materialised from meta by
+    param_init_fn, then checkpoint_wrapper (REENTRANT with enable_input_require_grads, or NO_REENTRANT) on the decoder
+    layers. Accelerate's plugin layout (points.plugin_fsdp1) differs in use_orig_params=True, bf16 MixedPrecision and,
+    for a full fine-tune, the decoder layers alone as units."""
     import functools
 
     import torch
     import torch.distributed as dist
     from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
         CheckpointImpl, apply_activation_checkpointing, checkpoint_wrapper)
-    from torch.distributed.fsdp import CPUOffload, ShardingStrategy
+    from torch.distributed.fsdp import BackwardPrefetch, CPUOffload, MixedPrecision, ShardingStrategy
     from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
     from torch.distributed.fsdp.wrap import _or_policy, lambda_auto_wrap_policy, transformer_auto_wrap_policy
     from torch.testing._internal.distributed.fake_pg import FakeStore
@@ -191,12 +199,19 @@ def shard_fsdp1(model, scenario, device="cuda"):
     def trains(m):
         return len(list(m.named_children())) == 0 and getattr(m, "weight", None) is not None and m.weight.requires_grad
 
+    # PEFT's fsdp_auto_wrap_policy: the layers whose weight trains (the adapters) and the decoder layers
     policy = functools.partial(_or_policy, policies=[functools.partial(lambda_auto_wrap_policy, lambda_fn=trains),
                                                       functools.partial(transformer_auto_wrap_policy, transformer_layer_cls=layers)])
+    plugin = harness_of(scenario).get("fsdp1") == "plugin"
+    if plugin and scenario["method"] == "full":
+        policy = functools.partial(transformer_auto_wrap_policy, transformer_layer_cls=layers)
     offload = scenario.get("offload_params", "none") != "none"
-    model = FSDP(model, sharding_strategy=ShardingStrategy.FULL_SHARD, auto_wrap_policy=policy, use_orig_params=False,
+    bf16 = torch.bfloat16
+    mixed = MixedPrecision(param_dtype=bf16, reduce_dtype=bf16, buffer_dtype=bf16) if scenario["mixed_precision"] == "bf16" else None
+    prefetch = {"pre": BackwardPrefetch.BACKWARD_PRE, "post": BackwardPrefetch.BACKWARD_POST}.get(scenario.get("fsdp_backward_prefetch", "pre"))
+    model = FSDP(model, sharding_strategy=ShardingStrategy.FULL_SHARD, auto_wrap_policy=policy, use_orig_params=plugin,
                  cpu_offload=CPUOffload(offload_params=True) if offload else None, limit_all_gathers=True,
-                 device_id=torch.device(device), sync_module_states=False,
+                 mixed_precision=mixed, backward_prefetch=prefetch, device_id=torch.device(device), sync_module_states=False,
                  param_init_fn=lambda m: m.to_empty(device=torch.device(device), recurse=False))
     randomise(model)
     if scenario["gradient_checkpointing"] != "none":
@@ -297,17 +312,15 @@ def measure_point(pid, scenario, trace=False):
     elif scenario.get("gpus_per_node", 1) > 1:
         model = wrap_ddp(model, scenario)
     model.train()
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5)
-    g = torch.Generator(device="cuda").manual_seed(0)
-    ids = torch.randint(0, scenario["architecture"]["vocab_size"], (scenario["micro_batch_size"], scenario["seq_len"]), device="cuda", generator=g)
-    autocast = scenario["mixed_precision"] == "bf16" and scenario["fsdp"] == "none"
     steps = []
     record = {"id": pid, "scenario": scenario, "steps": steps, "cudaContextBytes": context,
               "gpu": torch.cuda.get_device_name(0), "totalBytes": torch.cuda.get_device_properties(0).total_memory,
               "versions": versions(), "date": datetime.date.today().isoformat(), "machine": "gpu"}
     try:
-        for step in range(2):  # the second step is the measured one (the optimizer state exists)
-            steps.append(one_step(model, opt, ids, autocast, marks, step))
+        if harness_of(scenario).get("runner") in ("trainer", "sft"):
+            run_trainer(model, scenario, marks, steps)
+        else:
+            run_loop(model, scenario, marks, steps)
     except torch.cuda.OutOfMemoryError as e:
         # Out of memory is a result too: the estimate must say the run does not fit.
         record.update(outOfMemory=True, error=str(e).splitlines()[0][:400], failedStep=len(steps),
@@ -334,7 +347,110 @@ def measure_point(pid, scenario, trace=False):
     return record, tr
 
 
-def one_step(model, opt, ids, autocast, marks=None, step=0):
+def run_loop(model, scenario, marks, steps):
+    """Two steps of a plain loop (the second is the measured one: the optimizer state exists): torch's AdamW (foreach
+    on CUDA), input_ids as labels, autocast under bf16 mixed precision unless FSDP2 casts, Accelerate's
+    convert_outputs_to_fp32 for the FSDP1 plugin's layout."""
+    import torch
+
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5)
+    g = torch.Generator(device="cuda").manual_seed(0)
+    ids = torch.randint(0, scenario["architecture"]["vocab_size"], (scenario["micro_batch_size"], scenario["seq_len"]), device="cuda", generator=g)
+    plugin = harness_of(scenario).get("fsdp1") == "plugin"
+    autocast = scenario["mixed_precision"] == "bf16" and (scenario["fsdp"] == "none" or plugin)
+    for step in range(2):
+        steps.append(one_step(model, opt, ids, autocast, marks, step, accelerate_amp=plugin and autocast))
+
+
+class TokenRows:
+    """Rows of random token ids, each its own labels (the Trainer's default collator stacks them)."""
+
+    def __init__(self, n, seq, vocab):
+        import torch
+
+        self.rows = torch.randint(3, vocab, (n, seq), generator=torch.Generator().manual_seed(7))
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        return {"input_ids": self.rows[i], "labels": self.rows[i]}
+
+
+def run_trainer(model, scenario, marks, steps):
+    """Two steps of transformers.Trainer (or TRL's SFTTrainer, `runner: sft`) as a user configures it for one GPU: bf16 (Accelerate's autocast and
+    convert_outputs_to_fp32) when the scenario's mixed precision is bf16, gradient checkpointing by the Trainer (its
+    default kwargs), the default optimizer (adamw_torch_fused) and max_grad_norm (1.0). Phases: forward from the step's
+    begin to the model's output (a forward hook on the outermost module, after Accelerate's wrapper), backward to
+    on_pre_optimizer_step (the gradient clipping included, as the CPU harness counts it), optimizer to on_step_end."""
+    import tempfile
+
+    import torch
+    from transformers import Trainer, TrainerCallback, TrainingArguments
+
+    state = {}
+
+    def mark(name):
+        if marks is not None:
+            torch.cuda.synchronize()
+            marks.append((name, trace_length()))
+
+    def begin(name):
+        mark(f"{name}_begin")
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        state.update(phase=name, start=time.time())
+
+    def end():
+        torch.cuda.synchronize()
+        steps[-1][state["phase"]] = {"maxAllocatedBytes": torch.cuda.max_memory_allocated(), "maxReservedBytes": torch.cuda.max_memory_reserved(),
+                                     "allocatedAtEndBytes": torch.cuda.memory_allocated(), "deviceUsedAtEndBytes": device_used(),
+                                     "seconds": round(time.time() - state["start"], 3)}
+
+    class Phases(TrainerCallback):
+        def on_step_begin(self, args, st, control, **kwargs):
+            mark(f"step_begin:{st.global_step}")
+            steps.append({})
+            begin("forward")
+
+        def on_pre_optimizer_step(self, args, st, control, **kwargs):
+            end()
+            begin("optimizer")
+
+        def on_step_end(self, args, st, control, **kwargs):
+            end()
+            mark(f"step_end:{st.global_step - 1}")
+
+    def forward_done(module, args, output):
+        if torch.is_grad_enabled() and state.get("phase") == "forward":
+            end()
+            begin("backward")
+
+    model.register_forward_hook(forward_done)
+    ckpt = scenario["gradient_checkpointing"] != "none"
+    rows = TokenRows(4 * scenario["micro_batch_size"], scenario["seq_len"], scenario["architecture"]["vocab_size"])
+    with tempfile.TemporaryDirectory() as out:
+        kwargs = dict(output_dir=out, per_device_train_batch_size=scenario["micro_batch_size"], max_steps=2,
+                      bf16=scenario["mixed_precision"] == "bf16", gradient_checkpointing=ckpt, report_to="none",
+                      save_strategy="no", disable_tqdm=True, dataloader_num_workers=0, seed=0,
+                      use_cpu=os.environ.get("TRUTH_SMOKE_CPU") == "1")
+        if harness_of(scenario).get("runner") == "sft":
+            # TRL's SFTTrainer on pre-tokenized rows (no packing): its loss, entropy and token-accuracy metrics
+            from datasets import Dataset
+            from trl import SFTConfig, SFTTrainer
+            from truthlib.models import tokenizer
+
+            ds = Dataset.from_dict({"input_ids": rows.rows.tolist()})
+            trainer = SFTTrainer(model=model, args=SFTConfig(**kwargs, max_length=scenario["seq_len"], packing=False), train_dataset=ds,
+                                 processing_class=tokenizer(scenario["architecture"]["vocab_size"]), callbacks=[Phases()])
+        else:
+            trainer = Trainer(model=model, args=TrainingArguments(**kwargs), train_dataset=rows, callbacks=[Phases()])
+        assert trainer.args.optim.value == "adamw_torch_fused", trainer.args.optim
+        trainer.train()
+    assert len(steps) == 2 and all(len(s) == 3 for s in steps), steps
+
+
+def one_step(model, opt, ids, autocast, marks=None, step=0, accelerate_amp=False):
     import torch
 
     phases = {}
@@ -357,7 +473,13 @@ def one_step(model, opt, ids, autocast, marks=None, step=0):
 
     def forward():
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
-            return model(input_ids=ids, labels=ids).loss
+            out = model(input_ids=ids, labels=ids)
+        if accelerate_amp:
+            # Accelerate's prepare_model under native AMP: convert_outputs_to_fp32 (an fp32 copy of the 16-bit logits)
+            from accelerate.utils.operations import convert_to_fp32
+
+            out = convert_to_fp32(out)
+        return out.loss
 
     mark(f"step_begin:{step}")
     loss = phase("forward", forward)
