@@ -155,7 +155,12 @@ export function leanPhases(
   const atFirstLayer = pSum + r(gradAtFirst) + unsyncedFirst + gFirst + rootSum + ggSum + held + inLayer;
   const atEmbedding =
     tiedAccum > 0 ? pSum + r(gradAtEnd) + unsyncedFirst + gFirst + rootSum + r(tiedAccum) + kept.backward : 0;
-  const atFirst = Math.max(atFirstLayer, atEmbedding);
+  const rootGrad = tot(terms.rootGradient);
+  const atRootGradient =
+    rootGrad > 0
+      ? pSum + r(gradAtEnd - terms.grads.rootGradShard) + unsyncedFirst + rootSum + rootGrad + kept.backward
+      : 0;
+  const atFirst = Math.max(atFirstLayer, atEmbedding, atRootGradient);
   const bwd = Math.max(atLoss, atLast, atFirst);
   lossPoint.allocatedBytes = atLoss;
   const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
@@ -194,6 +199,8 @@ export function leanPhases(
       pt(out[2], opt, r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep), 0, 0),
     );
     if (atEmbedding > 0) poolsAtPhase.points.push(pt(out[1], atEmbedding, r(gradAtEnd), gFirst, rootSum));
+    if (atRootGradient > 0)
+      poolsAtPhase.points.push(pt(out[1], atRootGradient, r(gradAtEnd - terms.grads.rootGradShard), 0, rootSum));
   }
   if (terms.evaluation.evalBatch !== undefined)
     out.push({

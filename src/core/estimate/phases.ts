@@ -38,6 +38,8 @@ export interface StageTerms {
   /** The head's gradient exists at the loss backward (the chunks already done added theirs: torchtune, TRL chunked_nll). */
   readonly headGradAtLoss: boolean;
   readonly tiedAccum: number;
+  /** FSDP1's root unit: its views' gradients and the flat gradient made from them, at the end of the backward. */
+  readonly rootGradient: Component[];
   readonly dequantFwdC: Component[];
   readonly dequantC: Component[];
   readonly dequantFwdBytes: number;
@@ -457,6 +459,21 @@ function backwardCandidates(
     ...terms.held.logits,
     ...terms.held.stepCache,
   ];
+  // FSDP1's root unit makes its flat gradient once the embedding's is produced (terms/fsdp1-root-gradient.ts): every
+  // layer unit's sharded gradient, the root's unsharded parameters and its gradients, before its own reduce-scatter.
+  const rootShard = terms.rootGradient.length > 0 ? terms.grads.rootGradShard : 0;
+  const atRootGradient: Component[] =
+    terms.rootGradient.length > 0
+      ? [
+          ...pers,
+          gradC(gradAtEnd - rootShard, " (every layer unit's; the root's is reduce-scattered next)"),
+          ...unsyncedFirst,
+          ...rootHeld,
+          ...terms.rootGradient,
+          ...terms.held.logits,
+          ...terms.held.stepCache,
+        ]
+      : [];
   // The embedding's backward runs after the first layer's is done: its gradient meets the tied head's there.
   const atEmbedding: Component[] =
     tiedC.length > 0
@@ -476,6 +493,7 @@ function backwardCandidates(
     [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
     [atFirstLayer, 'end of backward: all gradients + the first layer in flight'],
     [atEmbedding, 'end of backward: all gradients + the embedding gradient of the tied head'],
+    [atRootGradient, "end of backward: FSDP1's root unit makes its flat gradient"],
   ];
 }
 

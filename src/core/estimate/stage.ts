@@ -1,6 +1,7 @@
 // The busiest rank: one StageContext per distinct pipeline stage (the first and the last hold the embeddings and the
 // head), with the stage's share of every kind of parameter. Pure.
 // Docs: docs/estimate/index.md
+import { fsdp1RootGradient } from '../terms/fsdp1-root-gradient';
 import { headDequant, quantizedHead } from '../terms/quantized-head';
 import { heldStepOutputs } from '../terms/previous-step';
 import type { Component, PhaseEstimate } from '../model';
@@ -182,6 +183,7 @@ function stagePhases(
     headAccum,
     headGradAtLoss,
     tiedAccum,
+    rootGradient: fsdp1RootGradient(ctx, st),
     dequantFwdC,
     dequantC,
     dequantFwdBytes,

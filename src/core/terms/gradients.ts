@@ -5,6 +5,7 @@
 // construction on; produced through the backward, all of them at the step. DDP adds its flat bucket copy. Sources:
 // PyTorch DDP Reducer (gradient_as_bucket_view), DeepSpeed ZeRO paper §5, deepspeed/runtime/zero/stage3.py.
 // Docs: docs/estimate/gradients.md. Pure arithmetic; no I/O.
+import { fsdp1RootTrainableParams } from './fsdp1-root-gradient';
 import type { Architecture, LinearModule } from '../architecture';
 import type { Component } from '../model';
 import { comp } from '../estimate/component';
@@ -36,6 +37,8 @@ export interface GradientPlan {
   readonly embGradLater: number;
   /** Live while the first layer's backward runs. */
   readonly gradAtFirst: number;
+  /** FSDP1's root unit's sharded gradient, which its flat gradient becomes after the layers' (0 without one). */
+  readonly rootGradShard: number;
   /** FSDP's unsharded gradients kept between micro-batches (no_sync), through the forward and at the first layer. */
   readonly unsynced: UnsyncedGradients | undefined;
 }
@@ -181,8 +184,15 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
     zero3Buffer && !reducedKept
       ? " (ZeRO-3's flat buffer of gradient partitions, allocated with the optimizer)"
       : ' (kept from the previous micro-step)';
+  // FSDP1 with CPU offload copies each unit's sharded gradient to the host as it is reduced and keeps the GPU copy as
+  // the FlatParameter's .grad until the backward's final callback swaps the host one in (_runtime_utils.py
+  // _offload_grad, _finalize_params): every sharded gradient is on the GPU at the end of the backward. GPU truth (H100):
+  // llama-3.1-8b full fine-tune, FSDP1 plugin layout with offload at 8 ranks, 32 x 109,056,000 B live at the peak.
+  const fsdp1Offload = fsdpOffload && setup.fsdp_version !== 2;
   const gradAtEnd = fsdpOffload
-    ? 0
+    ? fsdp1Offload
+      ? gradFull / shardGrads
+      : 0
     : setup.optimizer_in_backward || ctx.sharding.zeroStage === 2
       ? gradStored
       : gradFull / shardGrads;
@@ -191,11 +201,11 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
   // gradients, _clear_param_grad_only drops param.grad): at the step it holds what ZeRO-2 holds (CPU truth
   // zero/*-w4-z1-full and -z2-full, DeepSpeed 0.19.6: the same optimizer-phase peak to the byte).
   const zero1 = ctx.sharding.zeroStage === 1 && !ctx.sharding.offloadOptimizer && !setup.optimizer_in_backward;
-  const gradAtStep = zero1 ? (zeroBufferBytes ?? gradFull / ctx.sharding.shardOptimizer) : gradAtEnd;
+  const gradAtStep = fsdpOffload ? 0 : zero1 ? (zeroBufferBytes ?? gradFull / ctx.sharding.shardOptimizer) : gradAtEnd;
   // The token embedding's backward runs after the first layer's: while that layer is in flight, an untied embedding
   // has no gradient yet (a tied one shares the head's, produced at the loss).
   const embGradLater =
-    setup.method === 'full' && first && !a.tied && !fsdpOffload && !setup.optimizer_in_backward
+    setup.method === 'full' && first && !a.tied && (!fsdpOffload || fsdp1Offload) && !setup.optimizer_in_backward
       ? ((inv.embedding / tp) * gradBytes) / shardGrads
       : 0;
   // BAdam ratio: the tensor whose gradient is being cut to sparse is dense until its hook runs.
@@ -208,9 +218,12 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
       : zeroBufferBytes !== undefined && ctx.sharding.zeroStage === 2
         ? zeroBufferBytes
         : gradFull / shardGrads;
+  // FSDP1's root unit reduce-scatters its gradient after making its flat gradient (terms/fsdp1-root-gradient.ts).
+  const rootGradShard = (fsdp1RootTrainableParams(ctx, st) * gradBytes) / shardGrads;
   return {
     gradFull,
     gradStored,
+    rootGradShard,
     gradLabel,
     gradFormula,
     gradFormulaBytes,

@@ -177,6 +177,8 @@ export interface GpuTruthPoint {
   gpu: string;
   scenario: TrainingSetupInput;
   reservedBytes: number;
+  /** max_memory_allocated of the measured step. */
+  peakBytes: number;
 }
 
 const gpuFixture = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'truth', 'gpu.json');
