@@ -40,8 +40,9 @@ def custom_fsdp1(seq, batch, offload=False, reentrant=True, prefetch="pre"):
     """A custom FSDP1 loop as Answer.AI's fsdp_qlora train.py runs LoRA (AnswerDotAI/fsdp_qlora@05ed9f2): Llama-2-7B in
     bf16 without mixed precision, bf16 LoRA r 64 / alpha 16 / dropout 0.1 on q, k, v, gate, up and down, each adapter
     layer an FSDP unit of its own beside the decoder layers, FULL_SHARD over 2 ranks, use_orig_params=False,
-    limit_all_gathers, backward_prefetch left at BACKWARD_PRE (or the `prefetch` given), checkpoint_wrapper on every decoder layer (REENTRANT or NO_REENTRANT), optional CPU offload of
-    the parameters. Its benchmarks (benchmarks_03_2024.md) give max_memory_reserved for the same layouts on 24 GB cards."""
+    limit_all_gathers, backward_prefetch left at BACKWARD_PRE (or the `prefetch` given), checkpoint_wrapper on every
+    decoder layer (REENTRANT or NO_REENTRANT), optional CPU offload of the parameters. Its benchmarks
+    (benchmarks_03_2024.md) give max_memory_reserved for the same layouts on 24 GB cards."""
     scenario = {"model": "llama-2-7b", "architecture": config("llama-2-7b"), "method": "lora", "weights_dtype": "bf16",
                 "mixed_precision": "none", "optimizer": "adamw", "micro_batch_size": batch, "seq_len": seq,
                 "gradient_checkpointing": "full", "checkpoint_reentrant": reentrant, "attention": "sdpa",
