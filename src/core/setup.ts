@@ -394,6 +394,13 @@ export const TrainingSetupSchema = z.strictObject({
    */
   fsdp_backward_prefetch: z.enum(['pre', 'post', 'none']).optional(),
   /**
+   * FSDP1's use_orig_params: true (Accelerate's FullyShardedDataParallelPlugin default, so the HF Trainer's) keeps the
+   * original nn.Parameters as views of the FlatParameter; false (a FullyShardedDataParallel call's default, Answer.AI's
+   * fsdp_qlora) hides them. With CPU offload the original parameters then view each unit's GPU copy of its shard while
+   * it is unsharded (terms/fsdp1-offload-shard-copy.ts). Unset: true (an assumption under FSDP1 with CPU offload).
+   */
+  fsdp_use_orig_params: z.boolean().optional(),
+  /**
    * Gradient accumulation under FSDP with the gradient sync deferred to the last micro-batch (FSDP1 no_sync(), FSDP2
    * set_requires_gradient_sync(False)): what the HF Trainer, Accelerate's accumulate() and Lightning do, which keeps
    * every unsharded gradient from one micro-batch to the next. false: each micro-batch's gradients are reduce-scattered

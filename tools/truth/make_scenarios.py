@@ -393,14 +393,14 @@ def _fsdp1_peft():
     for fam in ("llama", "qwen2"):
         for world in (2, 8):
             keys = dict(fsdp="full_shard", gpus_per_node=world, weights_dtype="bf16", mixed_precision="bf16", method="lora",
-                        lora=lora(fam, LORA_ALL), gradient_checkpointing="full", seq_len=512)
+                        lora=lora(fam, LORA_ALL), gradient_checkpointing="full", seq_len=512, fsdp_use_orig_params=False)
             out[f"{fam}-w{world}-lora-all-bf16-ckpt-reentrant-peftwrap"] = (scenario(fam, **keys), harness)
             out[f"{fam}-w{world}-lora-all-bf16-ckpt-reentrant-peftwrap-offload"] = (
                 scenario(fam, **keys, offload_params="cpu", offload_optimizer="cpu"), harness)
     # The recipe's two micro-batches per step, as the HF Trainer runs them (no_sync on the first).
     keys = dict(fsdp="full_shard", gpus_per_node=2, weights_dtype="bf16", mixed_precision="bf16", method="lora",
                 lora=lora("llama", LORA_ALL), gradient_checkpointing="full", seq_len=512, gradient_accumulation_steps=2,
-                fsdp_no_sync=True)
+                fsdp_no_sync=True, fsdp_use_orig_params=False)
     out["llama-w2-lora-all-bf16-ckpt-reentrant-peftwrap-accum2-nosync"] = (scenario("llama", **keys), harness)
     out["llama-w2-lora-all-bf16-ckpt-reentrant-peftwrap-offload-accum2-nosync"] = (
         scenario("llama", **keys, offload_params="cpu", offload_optimizer="cpu"), harness)
@@ -418,7 +418,7 @@ def _prefetching():
             out[f"llama-w{world}-amp-prefetch-{prefetch}"] = (scenario("llama", **keys), {"parallel": "fsdp1"})
     keys = dict(fsdp="full_shard", gpus_per_node=2, weights_dtype="bf16", mixed_precision="bf16", method="lora",
                 lora=lora("llama", LORA_ALL), gradient_checkpointing="full", seq_len=512, fsdp_backward_prefetch="pre",
-                fsdp_adapters_wrapped=True)
+                fsdp_adapters_wrapped=True, fsdp_use_orig_params=False)
     out["llama-w2-lora-all-bf16-ckpt-reentrant-peftwrap-prefetch-pre"] = (
         scenario("llama", **keys), {"parallel": "fsdp1", "wrap": "peft", "use_orig_params": False, "reentrant": True})
     out["qwen3-w4-amp-ckpt-prefetch-pre"] = (scenario("qwen3", fsdp="full_shard", gpus_per_node=4, mixed_precision="bf16",

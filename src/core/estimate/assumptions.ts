@@ -56,6 +56,7 @@ export function defaultAssumptions(ctx: PlanningContext, code: Architecture['mod
   bitsandbytesDefaults(ctx);
   gradientSyncDefault(ctx);
   backwardPrefetchDefault(ctx);
+  origParamsDefault(ctx);
   checkpointSaveDefaults(ctx);
   if (!ctx.lean && adapterUnitsMatter(setup) && setup.fsdp_adapters_wrapped === undefined) {
     assumptions.push({
@@ -107,6 +108,24 @@ function backwardPrefetchDefault(ctx: PlanningContext): void {
       "BACKWARD_PRE, FullyShardedDataParallel's default and what `accelerate config` writes: the root's pre-backward " +
         "hook gathers the last layer's unit as the loss's backward starts; Accelerate's plugin and the HF Trainer's " +
         'fsdp_config leave it off (NO_PREFETCH) when the key is absent: set fsdp_backward_prefetch: none',
+    ),
+  });
+}
+
+/** FSDP1's use_orig_params, said where it matters (CPU offload over several GPUs) and no file gave it. */
+function origParamsDefault(ctx: PlanningContext): void {
+  const { setup, provenance: prov } = ctx;
+  const fsdp1 = setup.fsdp !== 'none' && setup.fsdp !== 'no_shard' && setup.fsdp_version !== 2;
+  if (ctx.lean || !fsdp1 || setup.offload_params === 'none' || setup.gpus_per_node * setup.nodes <= 1) return;
+  const p = prov.fsdp_use_orig_params;
+  if (setup.fsdp_use_orig_params !== undefined && (!p || p.kind !== 'default')) return;
+  ctx.notes.assumptions.push({
+    key: 'fsdp_use_orig_params',
+    value: 'true',
+    source: defaultSource(
+      p,
+      "Accelerate's FullyShardedDataParallelPlugin default (the HF Trainer's): with CPU offload each unsharded unit " +
+        "keeps a GPU copy of its shard; a FullyShardedDataParallel call's default is false: set fsdp_use_orig_params: false",
     ),
   });
 }

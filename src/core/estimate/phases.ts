@@ -130,7 +130,9 @@ export function phasesFor(
     ...pers,
     gradC(
       setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep,
-      terms.grads.gradAtStep < terms.grads.gradAtEnd ? " (ZeRO-1's partition, kept by the backward's epilogue)" : '',
+      ctx.sharding.zeroStage === 1 && terms.grads.gradAtStep < terms.grads.gradAtEnd
+        ? " (ZeRO-1's partition, kept by the backward's epilogue)"
+        : '',
     ),
     ...stepTemps,
     ...terms.held.logits,

@@ -23,6 +23,7 @@ import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 import { type GatherInFlight, linearModuleParams, zero3Gathered } from './zero3-gathered';
 import { zeroConfig, zeroSetting, type ZeroConfig } from '../estimate/zero-config';
 import { fsdp1BackwardPrefetch } from '../setup';
+import { keepsOffloadShardCopy, offloadShardCopy } from './fsdp1-offload-shard-copy';
 
 /**
  * The gathered layer parameters at the backward's points. SHARD_GRAD_OP holds the same throughout; ZeRO-3 at the loss
@@ -245,11 +246,16 @@ export function shardingBuffers(
             () => `1 unit x ${formatCount(blockUnit)} params x ${gatherDtype}`,
             () => ({ unitParams: Math.round(blockUnit) }),
           );
+        // FSDP1 with CPU offload keeps the computed layer's shard on the GPU beside it (terms/fsdp1-offload-shard-copy.ts).
+        const copy = keepsOffloadShardCopy(ctx, gatherBytesPerParam)
+          ? [offloadShardCopy(ctx, blockUnit, 'layer unit')]
+          : [];
+        gathered.push(...copy);
         gatheredAt = {
           forwardEnd: [],
-          loss: prefetchesAtLoss(setup) ? [oneUnit('last layer, prefetched as the backward starts')] : [],
+          loss: prefetchesAtLoss(setup) ? [oneUnit('last layer, prefetched as the backward starts'), ...copy] : [],
           lastLayer: gathered,
-          firstLayer: [oneUnit('first layer')],
+          firstLayer: [oneUnit('first layer'), ...copy],
         };
       }
     } else {
@@ -306,6 +312,7 @@ export function shardingBuffers(
           () => ({ params: Math.round(rootParams) }),
         ),
       );
+      if (keepsOffloadShardCopy(ctx, half)) headGather.push(offloadShardCopy(ctx, rootParams, 'root unit'));
     }
   } else if (last && shardParams > 1 && (fsdp || (zero === 3 && zb.stage3_max_reuse_distance > 0))) {
     // ZeRO-3 keeps the head gathered after its forward because its backward is the next module in the trace, within

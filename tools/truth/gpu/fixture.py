@@ -33,6 +33,9 @@ def truth_point(record, source):
         # run.py's shard_fsdp1 leaves FullyShardedDataParallel's backward_prefetch at its default, BACKWARD_PRE, as
         # Answer.AI's train.py does (points.py writes it into the scenarios measured since).
         scenario.setdefault("fsdp_backward_prefetch", "pre")
+        if record["scenario"].get("harness", {}).get("fsdp1") != "plugin":
+            # shard_fsdp1 builds Answer.AI's loop with use_orig_params=False (points.py writes it since 2026-11-25).
+            scenario.setdefault("fsdp_use_orig_params", False)
     measured = record["phases"]
     phases = {name: {"peakBytes": v["maxAllocatedBytes"], "reservedBytes": v["maxReservedBytes"],
                      "deviceBytes": v["deviceUsedAtEndBytes"]} for name, v in measured.items()}

@@ -46,7 +46,7 @@ def custom_fsdp1(seq, batch, offload=False, reentrant=True, prefetch="pre"):
     scenario = {"model": "llama-2-7b", "architecture": config("llama-2-7b"), "method": "lora", "weights_dtype": "bf16",
                 "mixed_precision": "none", "optimizer": "adamw", "micro_batch_size": batch, "seq_len": seq,
                 "gradient_checkpointing": "full", "checkpoint_reentrant": reentrant, "attention": "sdpa",
-                "gpus_per_node": 2, "fsdp": "full_shard", "fsdp_version": 1, "fsdp_backward_prefetch": prefetch,
+                "gpus_per_node": 2, "fsdp": "full_shard", "fsdp_version": 1, "fsdp_backward_prefetch": prefetch, "fsdp_use_orig_params": False,
                 "lora": {"r": 64, "alpha": 16, "dropout": 0.1, "dtype": "bf16",
                          "target_modules": ["k_proj", "q_proj", "v_proj", "up_proj", "down_proj", "gate_proj"]}}
     if offload:
