@@ -463,12 +463,11 @@ function backwardCandidates(
   ];
   // FSDP1's root unit makes its flat gradient once the embedding's is produced (terms/fsdp1-root-gradient.ts): every
   // layer unit's sharded gradient, the root's unsharded parameters and its gradients, before its own reduce-scatter.
-  const rootShard = terms.rootGradient.length > 0 ? terms.grads.rootGradShard : 0;
   const atRootGradient: Component[] =
     terms.rootGradient.length > 0
       ? [
           ...pers,
-          gradC(gradAtEnd - rootShard, " (every layer unit's; the root's is reduce-scattered next)"),
+          gradC(gradAtEnd - terms.grads.rootGradShard, " (every layer unit's; the root's is reduce-scattered next)"),
           ...unsyncedFirst,
           ...rootHeld,
           ...terms.rootGradient,

@@ -2,11 +2,8 @@
 // and FSDP1 with CPU offload keeps every unit's sharded gradient on the GPU until then (terms/gradients.ts). Numbers
 // worked out by hand for Llama-3.1-8B and checked against the H100 points of tools/truth/gpu/results/2026-11-25-h100.
 import * as assert from 'node:assert/strict';
-import { TrainingSetupSchema } from '../../../src/core';
-import { findGpu } from '../../../src/core/lookup';
-import type { Estimate } from '../../../src/core/model';
-import { component, near, phase, run } from '../helpers';
-import { gpuTruthPoint } from './helpers';
+import { component, near, phase } from '../helpers';
+import { gpuPointRun } from './helpers';
 
 // Llama-3.1-8B: 8,030,261,248 params; embedding and (untied) head 128,256 x 4,096 = 525,336,576 each, the root
 // unit's trainable 1,050,673,152; fp32 weights under bf16 MixedPrecision, FULL_SHARD over 8 GPUs.
@@ -20,16 +17,9 @@ const rootHeld = ROOT * 2; // the root unit, unsharded in bf16 since the forward
 const rootGrads = 2 * ROOT * 2; // the views' gradients + the flat gradient, bf16: 4,202,692,608
 const blas = 2 * 32 * 2 ** 20; // the forward's and autograd's cuBLAS workspaces on an H100
 
-function estimateOf(id: string): { e: Estimate; measured: number } {
-  const p = gpuTruthPoint(id);
-  const gpu = findGpu(p.gpu);
-  assert.ok(gpu.ok);
-  return { e: run(TrainingSetupSchema.parse(p.scenario), { gpu: gpu.gpu }), measured: p.peakBytes };
-}
-
 describe("estimate: FSDP1's root unit makes its flat gradient at the end of the backward", () => {
   it('peaks at the root: layer gradients, the root unsharded, its views’ gradients and the flat gradient', () => {
-    const { e, measured } = estimateOf('llama-3.1-8b-full-s2048-b1-ckpt-fsdp1plugin-w8-wfp32');
+    const { estimate: e, peak: measured } = gpuPointRun('llama-3.1-8b-full-s2048-b1-ckpt-fsdp1plugin-w8-wfp32');
     const bwd = phase(e, 'backward');
     assert.equal(bwd.allocatedBytes, weights + adam + layerGrads + rootHeld + rootGrads + blas); // 21,906,333,696
     assert.equal(component(bwd, 'backward-working') + component(bwd, 'gathered-grads'), rootGrads);
@@ -38,7 +28,7 @@ describe("estimate: FSDP1's root unit makes its flat gradient at the end of the 
   });
 
   it('with CPU offload keeps every sharded gradient on the GPU until the root is done', () => {
-    const { e, measured } = estimateOf('llama-3.1-8b-full-s2048-b1-ckpt-fsdp1plugin-w8-offload-wfp32');
+    const { estimate: e, peak: measured } = gpuPointRun('llama-3.1-8b-full-s2048-b1-ckpt-fsdp1plugin-w8-offload-wfp32');
     const bwd = phase(e, 'backward');
     assert.equal(bwd.allocatedBytes, layerGrads + rootHeld + rootGrads + blas); // 9,860,941,824
     assert.equal(component(bwd, 'gradients'), layerGrads);
@@ -48,10 +38,10 @@ describe("estimate: FSDP1's root unit makes its flat gradient at the end of the 
   });
 
   it('is absent under FSDP2 (a DTensor per parameter) and where the root trains nothing (LoRA)', () => {
-    const { e } = estimateOf('llama-3.1-8b-full-s2048-b1-ckpt-fsdp2-w8-wfp32');
+    const { estimate: e } = gpuPointRun('llama-3.1-8b-full-s2048-b1-ckpt-fsdp2-w8-wfp32');
     const names = phase(e, 'backward').components.map((c) => c.label);
     assert.ok(!names.some((n) => n.startsWith('FSDP1 root unit')), names.join(', '));
-    const lora = estimateOf('llama-3.1-8b-lora-s2048-b2-ckpt-fsdp1plugin-w8').e;
+    const lora = gpuPointRun('llama-3.1-8b-lora-s2048-b2-ckpt-fsdp1plugin-w8').estimate;
     assert.ok(!phase(lora, 'backward').components.some((c) => c.label.startsWith('FSDP1 root unit')));
   });
 });

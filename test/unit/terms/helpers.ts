@@ -192,6 +192,22 @@ export function gpuTruthPoint(id: string): GpuTruthPoint {
 }
 
 /**
+ * A GPU truth point estimated for the GPU it ran on, its scenario's keys replaced by `extra`, with the point's
+ * measured max_memory_allocated (`peak`) and max_memory_reserved (`reserved`).
+ */
+export function gpuPointRun(
+  id: string,
+  extra: Partial<TrainingSetupInput> = {},
+): { estimate: Estimate; peak: number; reserved: number } {
+  const p = gpuTruthPoint(id);
+  const gpu = findGpu(p.gpu);
+  assert.ok(gpu.ok, p.gpu);
+  const r = estimate(TrainingSetupSchema.parse({ ...p.scenario, ...extra }), { gpu: gpu.gpu });
+  assert.ok(r.ok, id);
+  return { estimate: r.estimate, peak: p.peakBytes, reserved: p.reservedBytes };
+}
+
+/**
  * A GPU truth point estimated for the GPU it ran on: the reserved bytes, the runtime term `termId`'s bytes (0 when
  * absent) and the measured max_memory_reserved.
  */
@@ -199,14 +215,10 @@ export function gpuPointEstimate(
   id: string,
   termId: RuntimeTerm['id'],
 ): { reserved: number; term: number; measured: number } {
-  const p = gpuTruthPoint(id);
-  const gpu = findGpu(p.gpu);
-  assert.ok(gpu.ok, p.gpu);
-  const r = estimate(TrainingSetupSchema.parse(p.scenario), { gpu: gpu.gpu });
-  assert.ok(r.ok, id);
-  const g = r.estimate.perGpu;
+  const { estimate: e, reserved } = gpuPointRun(id);
+  const g = e.perGpu;
   const term = g.runtime.find((t) => t.id === termId)?.bytes ?? 0;
-  return { reserved: g.reservedBytes, term, measured: p.reservedBytes };
+  return { reserved: g.reservedBytes, term, measured: reserved };
 }
 
 /**

@@ -362,6 +362,37 @@ def run_loop(model, scenario, marks, steps):
         steps.append(one_step(model, opt, ids, autocast, marks, step, accelerate_amp=plugin and autocast))
 
 
+class PhaseClock:
+    """A point's phases: the trace's marks (when its history is recorded), and per phase, from its begin (the peak
+    statistics reset) to its end, what the allocator and the device report."""
+
+    def __init__(self, marks):
+        self.marks, self.name, self.start = marks, None, 0.0
+
+    def mark(self, name):
+        import torch
+
+        if self.marks is not None:
+            torch.cuda.synchronize()
+            self.marks.append((name, trace_length()))
+
+    def begin(self, name):
+        import torch
+
+        self.mark(f"{name}_begin")
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        self.name, self.start = name, time.time()
+
+    def end(self):
+        import torch
+
+        torch.cuda.synchronize()
+        return {"maxAllocatedBytes": torch.cuda.max_memory_allocated(), "maxReservedBytes": torch.cuda.max_memory_reserved(),
+                "allocatedAtEndBytes": torch.cuda.memory_allocated(), "deviceUsedAtEndBytes": device_used(),
+                "seconds": round(time.time() - self.start, 3)}
+
+
 class TokenRows:
     """Rows of random token ids, each its own labels (the Trainer's default collator stacks them)."""
 
@@ -388,43 +419,29 @@ def run_trainer(model, scenario, marks, steps):
     import torch
     from transformers import Trainer, TrainerCallback, TrainingArguments
 
-    state = {}
-
-    def mark(name):
-        if marks is not None:
-            torch.cuda.synchronize()
-            marks.append((name, trace_length()))
-
-    def begin(name):
-        mark(f"{name}_begin")
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
-        state.update(phase=name, start=time.time())
+    clock = PhaseClock(marks)
 
     def end():
-        torch.cuda.synchronize()
-        steps[-1][state["phase"]] = {"maxAllocatedBytes": torch.cuda.max_memory_allocated(), "maxReservedBytes": torch.cuda.max_memory_reserved(),
-                                     "allocatedAtEndBytes": torch.cuda.memory_allocated(), "deviceUsedAtEndBytes": device_used(),
-                                     "seconds": round(time.time() - state["start"], 3)}
+        steps[-1][clock.name] = clock.end()
 
     class Phases(TrainerCallback):
         def on_step_begin(self, args, st, control, **kwargs):
-            mark(f"step_begin:{st.global_step}")
+            clock.mark(f"step_begin:{st.global_step}")
             steps.append({})
-            begin("forward")
+            clock.begin("forward")
 
         def on_pre_optimizer_step(self, args, st, control, **kwargs):
             end()
-            begin("optimizer")
+            clock.begin("optimizer")
 
         def on_step_end(self, args, st, control, **kwargs):
             end()
-            mark(f"step_end:{st.global_step - 1}")
+            clock.mark(f"step_end:{st.global_step - 1}")
 
     def forward_done(module, args, output):
-        if torch.is_grad_enabled() and state.get("phase") == "forward":
+        if torch.is_grad_enabled() and clock.name == "forward":
             end()
-            begin("backward")
+            clock.begin("backward")
 
     model.register_forward_hook(forward_done)
     ckpt = scenario["gradient_checkpointing"] != "none"
@@ -454,21 +471,12 @@ def one_step(model, opt, ids, autocast, marks=None, step=0, accelerate_amp=False
     import torch
 
     phases = {}
-
-    def mark(name):
-        if marks is not None:
-            torch.cuda.synchronize()
-            marks.append((name, trace_length()))
+    clock = PhaseClock(marks)
 
     def phase(name, fn):
-        mark(f"{name}_begin")
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
-        start = time.time()
+        clock.begin(name)
         out = fn()
-        torch.cuda.synchronize()
-        phases[name] = {"maxAllocatedBytes": torch.cuda.max_memory_allocated(), "maxReservedBytes": torch.cuda.max_memory_reserved(),
-                        "allocatedAtEndBytes": torch.cuda.memory_allocated(), "deviceUsedAtEndBytes": device_used(), "seconds": round(time.time() - start, 3)}
+        phases[name] = clock.end()
         return out
 
     def forward():
@@ -481,12 +489,12 @@ def one_step(model, opt, ids, autocast, marks=None, step=0, accelerate_amp=False
             out = convert_to_fp32(out)
         return out.loss
 
-    mark(f"step_begin:{step}")
+    clock.mark(f"step_begin:{step}")
     loss = phase("forward", forward)
     phase("backward", loss.backward)
     del loss
     phase("optimizer", lambda: (opt.step(), opt.zero_grad(set_to_none=True)))
-    mark(f"step_end:{step}")
+    clock.mark(f"step_end:{step}")
     return phases
 
 
