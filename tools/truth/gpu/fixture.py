@@ -36,6 +36,12 @@ def truth_point(record, source):
         if record["scenario"].get("harness", {}).get("fsdp1") != "plugin":
             # shard_fsdp1 builds Answer.AI's loop with use_orig_params=False (points.py writes it since 2026-11-25).
             scenario.setdefault("fsdp_use_orig_params", False)
+        if not record.get("fsdp1Retied") and scenario.get("architecture", {}).get("tie_word_embeddings"):
+            # Measured before shard_fsdp1 tied shared parameters again (run.py retying_init): to_empty(recurse=False)
+            # gave the output head a parameter of its own, so the run trained an untied head (the step-1 optimizer
+            # peak holds the root's flat parameter, gradient, AdamW state and sqrt temporary at twice the embedding's
+            # shard). What ran is the untied model, so that is the scenario the point checks.
+            scenario["architecture"] = {**scenario["architecture"], "tie_word_embeddings": False}
     measured = record["phases"]
     phases = {name: {"peakBytes": v["maxAllocatedBytes"], "reservedBytes": v["maxReservedBytes"],
                      "deviceBytes": v["deviceUsedAtEndBytes"]} for name, v in measured.items()}

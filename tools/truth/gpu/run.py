@@ -175,6 +175,31 @@ def wrap_ddp(model, scenario):
     return ddp
 
 
+def retying_init(model, device):
+    """FSDP1's param_init_fn: each module's own tensors materialised on `device` (to_empty(recurse=False)), which gives
+    each module a parameter of its own, then the parameters the model shares (a tied output head) tied again, the first
+    materialised kept, as Accelerate wraps its param_init_fn (accelerate/utils/fsdp_utils.py ensure_weights_retied).
+    Without it the head and the embedding train apart and FSDP's flat parameter holds the tied weight twice."""
+    owners = {}
+    for module in model.modules():
+        for name, p in module.named_parameters(recurse=False):
+            owners.setdefault(id(p), []).append(module)
+    shared = {key for key, modules in owners.items() if len(modules) > 1}
+    made = {}
+
+    def init(module):
+        tied = {name: id(p) for name, p in module.named_parameters(recurse=False) if id(p) in shared}
+        module.to_empty(device=device, recurse=False)
+        for name, key in tied.items():
+            if key in made:
+                setattr(module, name, made[key])
+            else:
+                made[key] = getattr(module, name)
+        return module
+
+    return init
+
+
 def shard_fsdp1(model, scenario, device="cuda"):
     """A custom FSDP1 loop as Answer.AI's fsdp_qlora train.py sets it up (points.custom_fsdp1) on rank 0 of a fake
     group: every leaf module whose weight trains (the LoRA layers) and every decoder layer an FSDP unit, FULL_SHARD,
@@ -212,7 +237,7 @@ def shard_fsdp1(model, scenario, device="cuda"):
     model = FSDP(model, sharding_strategy=ShardingStrategy.FULL_SHARD, auto_wrap_policy=policy, use_orig_params=plugin,
                  cpu_offload=CPUOffload(offload_params=True) if offload else None, limit_all_gathers=True,
                  mixed_precision=mixed, backward_prefetch=prefetch, device_id=torch.device(device), sync_module_states=False,
-                 param_init_fn=lambda m: m.to_empty(device=torch.device(device), recurse=False))
+                 param_init_fn=retying_init(model, torch.device(device)))
     randomise(model)
     if scenario["gradient_checkpointing"] != "none":
         reentrant = scenario.get("checkpoint_reentrant", True)
@@ -327,6 +352,9 @@ def measure_point(pid, scenario, trace=False):
                       maxAllocatedBytes=torch.cuda.max_memory_allocated(), maxReservedBytes=torch.cuda.max_memory_reserved())
         return record, None
     record["phases"] = steps[-1]
+    if scenario.get("fsdp_version") == 1:
+        # shard_fsdp1 ties shared parameters again after materialising them (retying_init); older records lack the key.
+        record["fsdp1Retied"] = True
     stats = torch.cuda.memory_stats()
     record["allocatorStats"] = {k: stats.get(k) for k in ("num_alloc_retries", "num_ooms", "num_device_alloc", "num_device_free",
                                                           "inactive_split_bytes.all.peak", "active_bytes.all.peak")}
