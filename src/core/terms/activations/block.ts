@@ -297,7 +297,10 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
   // saved probabilities only the fp32 ones. By then the block's MLP half has been through its backward and released
   // what it saved. Flash / SDPA backward holds dQ, dK, dV and dO; a gated attention output (Qwen3.5) adds the
   // gradients of the gate and of the ungated output. A Gated DeltaNet layer has its own (gatedDeltaNet).
-  const scoreGradBytes = state.scoreGradBytes ?? (softmaxUpcast && cb < 4 ? 8 - cb : 2 * cb);
+  // On a GPU, ATen's softmax backward adds a temporary in the probabilities' dtype (ActivationPlan.softmaxGradTemp):
+  // Mistral-7B LoRA, 2 x 2,048 tokens, H100, a fourth 1,073,741,824 B fp32 tensor (2 x 32 x 2,048² x 4 B) at the peak.
+  const softmaxTemp = p.softmaxGradTemp ? (softmaxUpcast ? 4 : cb) : 0;
+  const scoreGradBytes = state.scoreGradBytes ?? (softmaxUpcast && cb < 4 ? 8 - cb : 2 * cb) + softmaxTemp;
   const scoresKept = p.attention === 'eager' || state.scoreGradBytes !== undefined;
   const attnWorking =
     linearWorking ?? (scoresKept ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));

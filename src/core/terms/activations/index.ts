@@ -76,6 +76,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   a.sequenceParallel === b.sequenceParallel &&
   (a.compile === true) === (b.compile === true) &&
   (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) &&
+  (a.softmaxGradTemp === true) === (b.softmaxGradTemp === true) &&
   (a.quantizedBase === true) === (b.quantizedBase === true) &&
   (a.zero3Linear === true) === (b.zero3Linear === true) &&
   (a.bnbKeepsInput === true) === (b.bnbKeepsInput === true) &&
@@ -118,6 +119,7 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   sequenceParallel: true,
   compile: true,
   softmaxSavesInput: true,
+  softmaxGradTemp: true,
   quantizedBase: true,
   zero3Linear: true,
   bnbKeepsInput: true,
@@ -147,7 +149,8 @@ const layers = memo(layerActivationsUncached, {
   key: (p) =>
     `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}` +
     `${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}` +
-    `${+(p.softmaxSavesInput === true)}${+(p.quantizedBase === true)}${+(p.zero3Linear === true)}${+(p.bnbKeepsInput === true)}` +
+    `${+(p.softmaxSavesInput === true)}${+(p.softmaxGradTemp === true)}` +
+    `${+(p.quantizedBase === true)}${+(p.zero3Linear === true)}${+(p.bnbKeepsInput === true)}` +
     `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}${+(p.sdpaMathHalf === true)}${+(p.litgptModel === true)}` +
     `${+(p.sdpaGqa === true)}${+(p.sdpaMask === true)}${+(p.flashUnpad === true)}` +
     `u${p.unshardedParamBytes ?? 0}` +

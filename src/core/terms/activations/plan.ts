@@ -52,6 +52,12 @@ export interface ActivationPlan {
    * issue 64000, fixed by PR 66018).
    */
   readonly softmaxSavesInput?: boolean;
+  /**
+   * ATen's GPU softmax backward (aten/src/ATen/native/cuda/SoftMax.cu softmax_backward_cuda_out, the same code on ROCm
+   * and XPU) first computes `grad * output` into a temporary of the probabilities' shape and dtype, then the result;
+   * the CPU kernel writes the result directly. Set where the chosen GPU runs those kernels.
+   */
+  readonly softmaxGradTemp?: boolean;
   /** The block's base linears are bitsandbytes 4/8-bit layers (their output keeps the input's dtype). */
   readonly quantizedBase?: boolean;
   /** DeepSpeed ZeRO-3's linear runs every nn.Linear and saves its input, frozen or not (saved-tensors.ts Weight). */

@@ -175,6 +175,7 @@ function activationPlan(
     sequenceParallel: setup.sequence_parallel,
     compile: setup.compile,
     softmaxSavesInput: oldSoftmax,
+    ...(atenGpuSoftmax(ctx) ? { softmaxGradTemp: true } : {}),
     quantizedBase: quantHere > 0,
     zero3Linear: ctx.sharding.zeroStage === 3,
     bnbKeepsInput: quantHere > 0 && bitsandbytesKeepsInputs(effSetup),
@@ -254,6 +255,16 @@ function paddingNote(ctx: EstimateContext, layerPlan: ActivationPlan, paddedBatc
   });
 }
 
+/**
+ * Whether the chosen GPU runs ATen's GPU softmax kernels (CUDA on NVIDIA, HIP on AMD, XPU on Intel), whose backward
+ * keeps a temporary the CPU kernel does not (ActivationPlan.softmaxGradTemp). Without a GPU it is not counted, and
+ * eager attention says so (kernelNotes).
+ */
+function atenGpuSoftmax(ctx: EstimateContext): boolean {
+  const vendor = ctx.gpu?.spec?.vendor;
+  return vendor === 'nvidia' || vendor === 'amd' || vendor === 'intel';
+}
+
 /** The kernels the stage's layers are estimated with, said once (first stage): Mamba, linear attention, Unsloth. */
 function kernelNotes(
   ctx: EstimateContext,
@@ -267,6 +278,15 @@ function kernelNotes(
   const { targets, parameterTargets: paramTargets } = ctx.methods;
   const { assumptions, warnings } = ctx.notes;
   const { first } = st;
+  if (layerPlan.attention === 'eager' && ctx.gpu === undefined) {
+    assumptions.push({
+      key: 'gpu',
+      value: 'none chosen: eager softmax backward without the GPU kernel temporary',
+      source:
+        "VRAM Lens: ATen's GPU softmax backward (CUDA, ROCm, XPU) keeps one more tensor of the attention scores' size " +
+        '(grad x output, aten/src/ATen/native/cuda/SoftMax.cu); it is counted once a GPU is chosen',
+    });
+  }
   if (a.mamba && a.mamba.layers > 0 && !ctx.lean && first) {
     const split =
       mambaPath === 'split'
@@ -460,6 +480,7 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
       sequenceParallel: setup.sequence_parallel,
       compile: setup.compile,
       softmaxSavesInput: oldSoftmax,
+      ...(atenGpuSoftmax(ctx) ? { softmaxGradTemp: true } : {}),
       ...mixerKernels,
     });
   }
