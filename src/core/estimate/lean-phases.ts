@@ -59,6 +59,42 @@ function keptSums(held: HeldStepOutputs): { forward: number; backward: number; a
   return { forward: logits + graph + step, backward: logits + step, after: logits + graph };
 }
 
+/** A stream-pool point of the lean path: the phase's index, allocated bytes, gradients, gathered units, root unit. */
+type LeanPoolPoint = [number, number, number, number, number];
+
+/** Records the lean path's points and the all-gather pool's capacity in the stream-pool ledger. */
+function recordLeanPools(
+  poolsAtPhase: StreamPoolLedger,
+  out: PhaseEstimate[],
+  persistent: number,
+  capacity: number,
+  points: readonly LeanPoolPoint[],
+): void {
+  poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, capacity);
+  for (const [i, allocated, grads, units, root] of points) {
+    const point: StreamPoolPoint = { phase: out[i], allocated, grads, units, persistent, root };
+    poolsAtPhase.points.push(point);
+  }
+}
+
+/**
+ * phases.ts secondLayerPoint as totals: the second layer's backward under FSDP's backward prefetch (undefined without
+ * it), from `rest`, what it shares with the first layer's point beside the gradients and the gathered units.
+ */
+function leanSecondLayer(
+  st: StageContext,
+  terms: StageTerms,
+  rest: number,
+): { allocated: number; grads: number; units: number } | undefined {
+  const second = terms.gatheredAt.secondLayer;
+  if (!second) return undefined;
+  const r = (x: number): number => Math.max(0, Math.round(x));
+  const grads = r(terms.grads.gradAtFirst - second.layerGradBytes);
+  const units = roundedTotal(second.units);
+  const firstLayerActivations = st.layersHere > 0 ? r(terms.activations.actComp.bytes / st.layersHere) : 0;
+  return { allocated: rest + grads + units + firstLayerActivations, grads, units };
+}
+
 /**
  * The same phases as phasesFor, as totals only (no component lists): the advice search estimates thousands of
  * candidates and needs the peak, the phase and the churn. A unit test holds both paths equal.
@@ -153,6 +189,7 @@ export function leanPhases(
   const inLastLayer = inLayer - work + r(lastLayerWorkingBytes(ctx, terms));
   const atLast = pSum + headGradB + unsyncedAll + gLast + rootSum + ggSum + act + held + castSum + inLastLayer;
   const atFirstLayer = pSum + r(gradAtFirst) + unsyncedFirst + gFirst + rootSum + ggSum + held + inLayer;
+  const second = leanSecondLayer(st, terms, pSum + unsyncedFirst + rootSum + ggSum + held + inLayer);
   const atEmbedding =
     tiedAccum > 0 ? pSum + r(gradAtEnd) + unsyncedFirst + gFirst + rootSum + r(tiedAccum) + kept.backward : 0;
   const rootGrad = tot(terms.rootGradient);
@@ -161,7 +198,7 @@ export function leanPhases(
       ? pSum + r(gradAtEnd - terms.grads.rootGradShard) + unsyncedFirst + rootSum + rootGrad + kept.backward
       : 0;
   const atFirst = Math.max(atFirstLayer, atEmbedding, atRootGradient);
-  const bwd = Math.max(atLoss, atLast, atFirst);
+  const bwd = Math.max(atLoss, atLast, second?.allocated ?? 0, atFirst);
   lossPoint.allocatedBytes = atLoss;
   const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
   const opt = pSum + r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep) + temps + kept.after;
@@ -180,27 +217,19 @@ export function leanPhases(
   if (poolsAtPhase) {
     // Each backward candidate: the loss point holds the gradients kept from the previous micro-step (and the head's
     // with a chunked loss), the last-layer point the head's, the end of the backward all of them; the layer units
-    // gathered there with them.
+    // gathered there with them. [phase, allocated, gradients, gathered units, root unit]
+    const points: LeanPoolPoint[] = [
+      [0, fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gFwdEnd : gSum, hgSum],
+      [1, atLoss, headAtLossB, gLoss, hgSum],
+      [1, atLast, headGradB, gLast, rootSum],
+      ...(second ? [[1, second.allocated, second.grads, second.units, rootSum] as LeanPoolPoint] : []),
+      [1, atFirstLayer, r(gradAtFirst), gFirst, rootSum],
+      [2, opt, r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep), 0, 0],
+    ];
+    if (atEmbedding > 0) points.push([1, atEmbedding, r(gradAtEnd), gFirst, rootSum]);
+    if (atRootGradient > 0) points.push([1, atRootGradient, r(gradAtEnd - terms.grads.rootGradShard), 0, rootSum]);
     const capacity = gatherPoolCapacity(terms.gatherInFlight, gSum, gLoss + hgSum);
-    poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, capacity);
-    const pt = (ph: PhaseEstimate, allocated: number, grads: number, units: number, root: number): StreamPoolPoint => ({
-      phase: ph,
-      allocated,
-      grads,
-      units,
-      persistent: pSum,
-      root,
-    });
-    poolsAtPhase.points.push(
-      pt(out[0], fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gFwdEnd : gSum, hgSum),
-      pt(out[1], atLoss, headAtLossB, gLoss, hgSum),
-      pt(out[1], atLast, headGradB, gLast, rootSum),
-      pt(out[1], atFirstLayer, r(gradAtFirst), gFirst, rootSum),
-      pt(out[2], opt, r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep), 0, 0),
-    );
-    if (atEmbedding > 0) poolsAtPhase.points.push(pt(out[1], atEmbedding, r(gradAtEnd), gFirst, rootSum));
-    if (atRootGradient > 0)
-      poolsAtPhase.points.push(pt(out[1], atRootGradient, r(gradAtEnd - terms.grads.rootGradShard), 0, rootSum));
+    recordLeanPools(poolsAtPhase, out, pSum, capacity, points);
   }
   if (terms.evaluation.evalBatch !== undefined)
     out.push({

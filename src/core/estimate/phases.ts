@@ -447,34 +447,22 @@ function backwardCandidates(
           ),
         ]
       : [];
+  const layerParts: LayerPointParts = {
+    head: pers,
+    afterGrads: unsyncedFirst,
+    afterUnits: [...rootHeld, ...gatheredGrads],
+    tail: [...maskHeld, ...recomputeC, working, ...dequantC, ...terms.held.logits, ...terms.held.stepCache],
+  };
   const atFirstLayer: Component[] = [
-    ...pers,
+    ...layerParts.head,
     gradC(gradAtFirst, embGradLater > 0 ? " (all but the embedding's, which comes after the first layer)" : ''),
-    ...unsyncedFirst,
+    ...layerParts.afterGrads,
     ...gatheredAt.firstLayer,
-    ...rootHeld,
-    ...gatheredGrads,
-    ...maskHeld,
-    ...recomputeC,
-    working,
-    ...dequantC,
-    ...terms.held.logits,
-    ...terms.held.stepCache,
+    ...layerParts.afterUnits,
+    ...layerParts.tail,
   ];
-  // FSDP1's root unit makes its flat gradient once the embedding's is produced (terms/fsdp1-root-gradient.ts): every
-  // layer unit's sharded gradient, the root's unsharded parameters and its gradients, before its own reduce-scatter.
-  const atRootGradient: Component[] =
-    terms.rootGradient.length > 0
-      ? [
-          ...pers,
-          gradC(gradAtEnd - terms.grads.rootGradShard, " (every layer unit's; the root's is reduce-scattered next)"),
-          ...unsyncedFirst,
-          ...rootHeld,
-          ...terms.rootGradient,
-          ...terms.held.logits,
-          ...terms.held.stepCache,
-        ]
-      : [];
+  const atSecondLayer = secondLayerPoint(ctx, st, terms, gradC, layerParts);
+  const atRootGradient = rootGradientPoint(terms, gradC, pers, [...unsyncedFirst, ...rootHeld]);
   // The embedding's backward runs after the first layer's is done: its gradient meets the tied head's there.
   const atEmbedding: Component[] =
     tiedC.length > 0
@@ -492,9 +480,82 @@ function backwardCandidates(
   return [
     [atLoss, LOSS_BACKWARD_NOTE],
     [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
+    [atSecondLayer, "backward through the second layer: the first layer's unit prefetched"],
     [atFirstLayer, 'end of backward: all gradients + the first layer in flight'],
     [atEmbedding, 'end of backward: all gradients + the embedding gradient of the tied head'],
     [atRootGradient, "end of backward: FSDP1's root unit makes its flat gradient"],
+  ];
+}
+
+/** What the first and the second layers' backward points share, in the order they are listed. */
+interface LayerPointParts {
+  /** The persistent components. */
+  readonly head: Component[];
+  /** After the gradients: the unsynced ones. */
+  readonly afterGrads: Component[];
+  /** After the gathered units: the root unit and one unit's unsharded gradients. */
+  readonly afterUnits: Component[];
+  /** The mask, the recomputed layer, its working set, dequantized weights and held blocks. */
+  readonly tail: Component[];
+}
+
+/**
+ * FSDP with backward prefetch: the second layer's backward, with the first layer's unit gathered beside its own, the
+ * first layer's kept activations and every layer's sharded gradient but the first's (empty without prefetch). Its
+ * sharded gradient is smaller than a unit, so with many ranks this is the backward's high point: H100 history of
+ * Llama-3.1-8B under FSDP2 at 16 ranks, the local highs of the layers' backwards rise by 37.7 MB a layer (a 54,528,000 B
+ * gradient shard made, a 16,777,216 B checkpointed input freed) up to the second layer's, 12,900.7 MB; the first
+ * layer's, with nothing to prefetch, is 398 MB below it.
+ */
+function secondLayerPoint(
+  ctx: EstimateContext,
+  st: StageContext,
+  terms: StageTerms,
+  gradC: GradientShare,
+  parts: LayerPointParts,
+): Component[] {
+  const second = terms.gatheredAt.secondLayer;
+  if (!second) return [];
+  const { actComp } = terms.activations;
+  const grads = Math.max(0, terms.grads.gradAtFirst - second.layerGradBytes);
+  return [
+    ...parts.head,
+    gradC(grads, " (all but the first layer's and the embedding's)"),
+    ...parts.afterGrads,
+    ...second.units,
+    ...parts.afterUnits,
+    comp(
+      ctx,
+      'activations',
+      "The first layer's kept activations",
+      st.layersHere > 0 ? actComp.bytes / st.layersHere : 0,
+      () => `${actComp.label}: one layer's share`,
+      () => ({}),
+    ),
+    ...parts.tail,
+  ];
+}
+
+/**
+ * FSDP1's root unit makes its flat gradient once the embedding's is produced (terms/fsdp1-root-gradient.ts): every
+ * layer unit's sharded gradient, the root's unsharded parameters and its gradients, before its own reduce-scatter
+ * (empty without a root unit that trains). `held`: the unsynced gradients and the root unit, listed after the gradients.
+ */
+function rootGradientPoint(
+  terms: StageTerms,
+  gradC: GradientShare,
+  persistent: Component[],
+  held: Component[],
+): Component[] {
+  if (terms.rootGradient.length === 0) return [];
+  const grads = terms.grads.gradAtEnd - terms.grads.rootGradShard;
+  return [
+    ...persistent,
+    gradC(grads, " (every layer unit's; the root's is reduce-scattered next)"),
+    ...held,
+    ...terms.rootGradient,
+    ...terms.held.logits,
+    ...terms.held.stepCache,
   ];
 }
 
@@ -530,7 +591,13 @@ function recordStreamPools(
   optC: Component[],
 ): void {
   const { gathered, gatheredAt } = terms;
-  const units = new Set([...gathered, ...gatheredAt.loss, ...gatheredAt.firstLayer]);
+  const units = new Set([
+    ...gathered,
+    ...gatheredAt.loss,
+    ...gatheredAt.lastLayer,
+    ...(gatheredAt.secondLayer?.units ?? []),
+    ...gatheredAt.firstLayer,
+  ]);
   const root = new Set(terms.headGather);
   poolsAtPhase.unitCapacity = Math.max(
     poolsAtPhase.unitCapacity,

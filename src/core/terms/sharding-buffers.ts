@@ -38,6 +38,12 @@ export interface GatheredAt {
   readonly loss: Component[];
   readonly lastLayer: Component[];
   readonly firstLayer: Component[];
+  /**
+   * FSDP with backward prefetch: the second layer's backward holds the first layer's unit, prefetched, beside its own
+   * (`units`), and has every layer's sharded gradient but the first's (`layerGradBytes`, one layer's); undefined where
+   * that point is never above the first layer's.
+   */
+  readonly secondLayer?: { readonly units: Component[]; readonly layerGradBytes: number };
 }
 
 /**
@@ -148,7 +154,7 @@ export function shardingBuffers(
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
   const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
   const { fsdp, zeroStage: zero, shardParams, rootUnit } = ctx.sharding;
-  const { weightBytes: wb, half, masterCopy } = ctx.dtypes;
+  const { half } = ctx.dtypes;
   const {
     first,
     last,
@@ -217,79 +223,17 @@ export function shardingBuffers(
   }
   gatheredGrads.push(...buckets.backward);
   if (zero === 0 && fsdp) {
-    if (setup.fsdp !== 'shard_grad_op') {
-      // Current unit + one prefetched unit all-gathered in the compute dtype (FSDP forward/backward prefetch).
-      gathered.push(
-        comp(
-          ctx,
-          'gathered-params',
-          'FSDP all-gathered units',
-          2 * blockUnit * gatherBytesPerParam,
-          () => `2 units (current + prefetch) x ${formatCount(blockUnit)} params x ${gatherDtype}`,
-          () => ({ unitParams: Math.round(blockUnit) }),
-        ),
-      );
-      // Each layer unit is resharded after its forward (reshard_after_forward=True: FSDP2 FSDPParamGroup.post_forward,
-      // FSDP1 _post_forward_reshard). FSDP2's root pre-backward, which runs as the loss's backward starts, already
-      // prefetches the first unit of the backward (FSDP::backward_prefetch: CPU truth fsdp2/*-amp hold that unit at the
-      // loss backward); so does FSDP1's under BACKWARD_PRE (_pre_backward_hook -> _prefetch_handle, the unit after the
-      // root in reverse post-forward order: the H100 histories of Answer.AI's loop, llama-2-7b-lora-*-fsdp1-w2, gather
-      // it before the loss's gradients). Without it FSDP1 gathers that unit in the last layer's pre-backward hook,
-      // after the loss's backward. At the end, the first layer's unit has no unit left to prefetch but the root.
-      if (shardParams > 1) {
-        const oneUnit = (what: string): Component =>
-          comp(
-            ctx,
-            'gathered-params',
-            `FSDP all-gathered unit (${what})`,
-            blockUnit * gatherBytesPerParam,
-            () => `1 unit x ${formatCount(blockUnit)} params x ${gatherDtype}`,
-            () => ({ unitParams: Math.round(blockUnit) }),
-          );
-        // FSDP1 with CPU offload keeps the computed layer's shard on the GPU beside it (terms/fsdp1-offload-shard-copy.ts).
-        const copy = keepsOffloadShardCopy(ctx, gatherBytesPerParam)
-          ? [offloadShardCopy(ctx, blockUnit, 'layer unit')]
-          : [];
-        gathered.push(...copy);
-        gatheredAt = {
-          forwardEnd: [],
-          loss: prefetchesAtLoss(setup) ? [oneUnit('last layer, prefetched as the backward starts'), ...copy] : [],
-          lastLayer: gathered,
-          firstLayer: [oneUnit('first layer'), ...copy],
-        };
-      }
-    } else {
-      gathered.push(
-        comp(
-          ctx,
-          'gathered-params',
-          'SHARD_GRAD_OP unsharded parameters (kept from forward to backward)',
-          (blockParams / tp) * half,
-          () => `${formatCount(blockParams / tp)} params x ${half} B`,
-          () => ({}),
-        ),
-      );
-    }
-    // Unsharded gradients of one unit before reduce-scatter (param dtype, plus the fp32 reduce copy under mixed precision).
-    // Adapters inside FSDP1 layer units compute the whole unit's gradient (estimate/fsdp-units.ts).
-    const wholeUnit = setup.method === 'full' || adaptersInLayerUnits(ctx);
-    const unitTrain = wholeUnit ? blockUnitGrads : inv.trainable / Math.max(1, a.layers);
-    // FSDP2 copies them into a reduce-scatter input of S padded shards (fsdp2-padding.ts).
-    const reduceUnit = wholeUnit ? blockUnit : unitTrain;
-    const reduceCopy = masterCopy || wb === 4 ? 4 : 0;
-    gatheredGrads.push(
-      comp(
-        ctx,
-        'gathered-grads',
-        'FSDP unsharded gradients of one unit',
-        unitTrain * half + reduceUnit * reduceCopy,
-        () =>
-          reduceUnit === unitTrain
-            ? `${formatCount(unitTrain)} params x (${half} B grad${reduceCopy ? ' + 4 B fp32 reduce copy' : ''})`
-            : `${formatCount(unitTrain)} params x ${half} B grad + ${formatCount(reduceUnit)} padded x 4 B fp32 reduce copy`,
-        () => ({}),
-      ),
-    );
+    const unit: LayerUnit = {
+      params: blockUnit,
+      grads: blockUnitGrads,
+      bytesPerParam: gatherBytesPerParam,
+      dtype: gatherDtype,
+      blockParams,
+    };
+    const f = fsdpLayerBuffers(ctx, st, unit);
+    gathered.push(...f.gathered);
+    gatheredAt = f.gatheredAt;
+    gatheredGrads.push(f.unitGradients);
   }
 
   // The output projection is all-gathered while the loss is computed (its own FSDP unit or the root unit;
@@ -339,6 +283,122 @@ export function shardingBuffers(
     headGather,
   };
 }
+
+/** An FSDP layer unit: its parameters on this rank (padded), their gradients, the gathered bytes per parameter. */
+interface LayerUnit {
+  readonly params: number;
+  readonly grads: number;
+  readonly bytesPerParam: number;
+  /** The gathered dtype, as the formulas say it. */
+  readonly dtype: string;
+  /** The stage's decoder-layer parameters (SHARD_GRAD_OP keeps them all unsharded). */
+  readonly blockParams: number;
+}
+
+/**
+ * FSDP's layer units: the gathered units (current + prefetch, at each backward point), or SHARD_GRAD_OP's unsharded
+ * layers, and one unit's unsharded gradients before their reduce-scatter.
+ */
+function fsdpLayerBuffers(
+  ctx: EstimateContext,
+  st: StageContext,
+  unit: LayerUnit,
+): { gathered: Component[]; gatheredAt: GatheredAt | undefined; unitGradients: Component } {
+  const setup = ctx.setup;
+  const { arch: a, inventory: inv } = ctx.model;
+  const tp = ctx.layout.tensorParallel;
+  const { shardParams } = ctx.sharding;
+  const { weightBytes: wb, half, masterCopy } = ctx.dtypes;
+  const gathered: Component[] = [];
+  let gatheredAt: GatheredAt | undefined;
+  if (setup.fsdp !== 'shard_grad_op') {
+    // Current unit + one prefetched unit all-gathered in the compute dtype (FSDP forward/backward prefetch).
+    gathered.push(
+      comp(
+        ctx,
+        'gathered-params',
+        'FSDP all-gathered units',
+        2 * unit.params * unit.bytesPerParam,
+        () => `2 units (current + prefetch) x ${formatCount(unit.params)} params x ${unit.dtype}`,
+        () => ({ unitParams: Math.round(unit.params) }),
+      ),
+    );
+    // Each layer unit is resharded after its forward (reshard_after_forward=True: FSDP2 FSDPParamGroup.post_forward,
+    // FSDP1 _post_forward_reshard). FSDP2's root pre-backward, which runs as the loss's backward starts, already
+    // prefetches the first unit of the backward (FSDP::backward_prefetch: CPU truth fsdp2/*-amp hold that unit at the
+    // loss backward); so does FSDP1's under BACKWARD_PRE (_pre_backward_hook -> _prefetch_handle, the unit after the
+    // root in reverse post-forward order: the H100 histories of Answer.AI's loop, llama-2-7b-lora-*-fsdp1-w2, gather
+    // it before the loss's gradients). Without it FSDP1 gathers that unit in the last layer's pre-backward hook,
+    // after the loss's backward. At the end, the first layer's unit has no unit left to prefetch but the root.
+    if (shardParams > 1) {
+      const oneUnit = (what: string): Component =>
+        comp(
+          ctx,
+          'gathered-params',
+          `FSDP all-gathered unit (${what})`,
+          unit.params * unit.bytesPerParam,
+          () => `1 unit x ${formatCount(unit.params)} params x ${unit.dtype}`,
+          () => ({ unitParams: Math.round(unit.params) }),
+        );
+      // FSDP1 with CPU offload keeps the computed layer's shard on the GPU beside it (terms/fsdp1-offload-shard-copy.ts).
+      const copy = keepsOffloadShardCopy(ctx, unit.bytesPerParam)
+        ? [offloadShardCopy(ctx, unit.params, 'layer unit')]
+        : [];
+      gathered.push(...copy);
+      gatheredAt = {
+        forwardEnd: [],
+        loss: prefetchesAtLoss(setup) ? [oneUnit('last layer, prefetched as the backward starts'), ...copy] : [],
+        lastLayer: prefetchesInBackward(setup) ? gathered : [oneUnit('last layer, no backward prefetch'), ...copy],
+        firstLayer: [oneUnit('first layer'), ...copy],
+      };
+    }
+  } else {
+    gathered.push(
+      comp(
+        ctx,
+        'gathered-params',
+        'SHARD_GRAD_OP unsharded parameters (kept from forward to backward)',
+        (unit.blockParams / tp) * half,
+        () => `${formatCount(unit.blockParams / tp)} params x ${half} B`,
+        () => ({}),
+      ),
+    );
+  }
+  // Unsharded gradients of one unit before reduce-scatter (param dtype, plus the fp32 reduce copy under mixed precision).
+  // Adapters inside FSDP1 layer units compute the whole unit's gradient (estimate/fsdp-units.ts).
+  const wholeUnit = setup.method === 'full' || adaptersInLayerUnits(ctx);
+  const unitTrain = wholeUnit ? unit.grads : inv.trainable / Math.max(1, a.layers);
+  // FSDP2 copies them into a reduce-scatter input of S padded shards (fsdp2-padding.ts).
+  const reduceUnit = wholeUnit ? unit.params : unitTrain;
+  const reduceCopy = masterCopy || wb === 4 ? 4 : 0;
+  if (gatheredAt && prefetchesInBackward(setup) && setup.fsdp !== 'shard_grad_op' && st.layersHere > 1) {
+    const layerGradBytes = (unitTrain * ctx.dtypes.gradBytes) / ctx.sharding.shardGrads;
+    gatheredAt = { ...gatheredAt, secondLayer: { units: gatheredAt.lastLayer, layerGradBytes } };
+  }
+  const unitGradients = comp(
+    ctx,
+    'gathered-grads',
+    'FSDP unsharded gradients of one unit',
+    unitTrain * half + reduceUnit * reduceCopy,
+    () =>
+      reduceUnit === unitTrain
+        ? `${formatCount(unitTrain)} params x (${half} B grad${reduceCopy ? ' + 4 B fp32 reduce copy' : ''})`
+        : `${formatCount(unitTrain)} params x ${half} B grad + ${formatCount(reduceUnit)} padded x 4 B fp32 reduce copy`,
+    () => ({}),
+  );
+  return { gathered, gatheredAt, unitGradients };
+}
+
+/**
+ * Whether a layer's backward runs with the next unit already gathered: FSDP2 (FSDPParamGroup.pre_backward prefetches
+ * the next unit) and FSDP1 under BACKWARD_PRE (_pre_backward_hook -> _prefetch_handle). Under BACKWARD_POST FSDP1
+ * reshards a unit before it prefetches the next (_post_backward_reshard: _reshard, then _prefetch_handle), and under
+ * NO_PREFETCH the next unit is gathered by its own pre-backward hook, after the current one's post-backward resharded
+ * it: one unit at a time. H100 histories of Answer.AI's loop (llama-2-7b-lora-s2048-b1-ckpt-fsdp1-w2-prefetch-none and
+ * -post): one 404,766,720 B layer unit at the peak.
+ */
+const prefetchesInBackward = (setup: EstimateContext['setup']): boolean =>
+  setup.fsdp_version === 2 || fsdp1BackwardPrefetch(setup) === 'pre';
 
 /** Whether the root's pre-backward hook gathers the last layer's unit as the loss's backward starts (FSDP2; FSDP1 under BACKWARD_PRE). */
 const prefetchesAtLoss = (setup: EstimateContext['setup']): boolean =>
