@@ -394,10 +394,12 @@ export const TrainingSetupSchema = z.strictObject({
    */
   fsdp_backward_prefetch: z.enum(['pre', 'post', 'none']).optional(),
   /**
-   * FSDP1's use_orig_params: true (Accelerate's FullyShardedDataParallelPlugin default, so the HF Trainer's) keeps the
-   * original nn.Parameters as views of the FlatParameter; false (a FullyShardedDataParallel call's default, Answer.AI's
-   * fsdp_qlora) hides them. With CPU offload the original parameters then view each unit's GPU copy of its shard while
-   * it is unsharded (terms/fsdp1-offload-shard-copy.ts). Unset: true (an assumption under FSDP1 with CPU offload).
+   * FSDP1's use_orig_params: true (the HF Trainer's default, and what `accelerate config` writes) keeps the original
+   * nn.Parameters as views of the FlatParameter; false (a FullyShardedDataParallel call's default, Accelerate's plugin's
+   * when its config omits the key, Answer.AI's fsdp_qlora) hides them. With CPU offload the original parameters then
+   * view each unit's GPU copy of its shard while it is unsharded (terms/fsdp1-offload-shard-copy.ts); with adapters in
+   * units of their own PEFT reads the fp32 shard's dtype and casts the layers' inputs to it (terms/activations/stage.ts).
+   * Unset: true (an assumption where it matters).
    */
   fsdp_use_orig_params: z.boolean().optional(),
   /**

@@ -112,11 +112,18 @@ function backwardPrefetchDefault(ctx: PlanningContext): void {
   });
 }
 
-/** FSDP1's use_orig_params, said where it matters (CPU offload over several GPUs) and no file gave it. */
+/**
+ * FSDP1's use_orig_params, said where it matters and no file gave it: CPU offload (a GPU copy of each unit's shard,
+ * terms/fsdp1-offload-shard-copy.ts) or adapters in units of their own under mixed precision (PEFT casts the layers'
+ * inputs to the fp32 shard's dtype, terms/activations/stage.ts), over several GPUs.
+ */
 function origParamsDefault(ctx: PlanningContext): void {
   const { setup, provenance: prov } = ctx;
   const fsdp1 = setup.fsdp !== 'none' && setup.fsdp !== 'no_shard' && setup.fsdp_version !== 2;
-  if (ctx.lean || !fsdp1 || setup.offload_params === 'none' || setup.gpus_per_node * setup.nodes <= 1) return;
+  const adapters =
+    adapterUnitsMatter(setup) && setup.fsdp_adapters_wrapped !== false && setup.mixed_precision !== 'none';
+  const matters = setup.offload_params !== 'none' || adapters;
+  if (ctx.lean || !fsdp1 || !matters || setup.gpus_per_node * setup.nodes <= 1) return;
   const p = prov.fsdp_use_orig_params;
   if (setup.fsdp_use_orig_params !== undefined && (!p || p.kind !== 'default')) return;
   ctx.notes.assumptions.push({
@@ -124,8 +131,10 @@ function origParamsDefault(ctx: PlanningContext): void {
     value: 'true',
     source: defaultSource(
       p,
-      "Accelerate's FullyShardedDataParallelPlugin default (the HF Trainer's): with CPU offload each unsharded unit " +
-        "keeps a GPU copy of its shard; a FullyShardedDataParallel call's default is false: set fsdp_use_orig_params: false",
+      "the HF Trainer's default (fsdp_config use_orig_params) and what `accelerate config` writes: with CPU offload " +
+        'each unsharded unit keeps a GPU copy of its shard, and PEFT casts the inputs of adapters wrapped in units of ' +
+        "their own to their fp32 shard's dtype; a FullyShardedDataParallel call's default, and Accelerate's plugin's " +
+        'when the config omits the key, is false: set fsdp_use_orig_params: false',
     ),
   });
 }
