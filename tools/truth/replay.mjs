@@ -46,7 +46,8 @@ async function loadCore() {
     stdin: {
       contents:
         "export { estimate } from './src/core/estimate'; export { TrainingSetupSchema } from './src/core/setup';" +
-        "export { CachingAllocator, roundSize } from './src/core/terms/allocator';",
+        "export { CachingAllocator, roundSize } from './src/core/terms/allocator';" +
+        "export { findGpu } from './src/core/lookup';",
       resolveDir: repo,
       loader: 'ts',
     },
@@ -272,8 +273,11 @@ function replayWindow(core, trace, from, to, peakFrom, logitsBytes, sideStream) 
   };
 }
 
-function estimatorOf(core, scenario) {
-  const r = core.estimate(core.TrainingSetupSchema.parse(scenario));
+/** The estimate of the trace's scenario (without the harness's own keys), for the GPU it ran on when it names one. */
+function estimatorOf(core, scenario, gpuName) {
+  const setup = Object.fromEntries(Object.entries(scenario).filter(([k]) => k !== 'model' && k !== 'harness'));
+  const gpu = gpuName ? core.findGpu(gpuName) : undefined;
+  const r = core.estimate(core.TrainingSetupSchema.parse(setup), gpu?.ok ? { gpu: gpu.gpu } : {});
   if (!r.ok) return { error: JSON.stringify(r.error ?? r) };
   const g = r.estimate.perGpu;
   const reserve = g.runtime.find((t) => t.id === 'allocator-reserve')?.bytes ?? 0;
@@ -340,7 +344,7 @@ function analyse(core, trace, streams) {
     peakPhase: trace.peakPhase,
     aliveAtStart: windows.step.startRaw,
     churn,
-    estimator: estimatorOf(core, trace.scenario),
+    estimator: estimatorOf(core, trace.scenario, trace.gpu),
     // A GPU trace (gpu/run.py --trace) carries what the CUDA allocator itself reserved in the measured step.
     gpuReserved: trace.gpuMaxReservedBytes,
   };
@@ -427,11 +431,12 @@ async function main() {
   }
   const core = await loadCore();
   const streams = flags.has('--zero3-stream');
-  const results = files.map((f) => analyse(core, JSON.parse(fs.readFileSync(f, 'utf8')), streams));
   if (flags.has('--json')) {
-    for (const a of results) console.log(JSON.stringify(a));
+    // One trace at a time: a directory of GPU histories does not fit in memory at once.
+    for (const f of files) console.log(JSON.stringify(analyse(core, JSON.parse(fs.readFileSync(f, 'utf8')), streams)));
     return;
   }
+  const results = files.map((f) => analyse(core, JSON.parse(fs.readFileSync(f, 'utf8')), streams));
   console.log(
     '| point | peak allocated MB (= harness) | churn MB | reserved: step | reserved: 2 steps | reserved: run | ' +
       '16-bit logits block cached at the peak | estimator peak / reserved MB | estimator vs run |',
