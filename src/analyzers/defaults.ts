@@ -30,7 +30,8 @@ type Field =
   | 'use_cache'
   | 'model_code'
   | 'fsdp_no_sync'
-  | 'fsdp_backward_prefetch';
+  | 'fsdp_backward_prefetch'
+  | 'fsdp_use_orig_params';
 
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
 const LITGPT = 'Lightning-AI/litgpt@2685705:litgpt/';
@@ -61,10 +62,31 @@ const ACCELERATE_NO_PREFETCH: ToolDefault = {
     'set (accelerate utils/dataclasses.py; the HF Trainer fsdp_config backward_prefetch defaults to NO_PREFETCH)',
 };
 
+// FSDP1's use_orig_params where no file names it: the HF Trainer passes fsdp_config.get("use_orig_params", "true") to
+// Accelerate's plugin (transformers training_args.py), and `accelerate launch` sets FSDP_USE_ORIG_PARAMS from
+// --fsdp_use_orig_params, "true" unless given (accelerate commands/launch.py, utils/launch.py), which is also what
+// `accelerate config` writes. The plugin alone, built without the launcher's environment, defaults to False (accelerate
+// utils/dataclasses.py); a FullyShardedDataParallel call too (analyzers/hf-python/loop.ts). FSDP2 has no such option.
+const TRAINER_ORIG_PARAMS: ToolDefault = {
+  value: true,
+  note:
+    'the HF Trainer runs FSDP1 with use_orig_params unless fsdp_config sets it false (fsdp_config.get("use_orig_params", ' +
+    `"true"), ${HF}); accelerate launch passes fsdp_use_orig_params true too, while Accelerate's FSDP plugin alone ` +
+    'defaults to false',
+};
+const ACCELERATE_ORIG_PARAMS: ToolDefault = {
+  value: true,
+  note:
+    'accelerate launch runs FSDP1 with use_orig_params unless the config sets fsdp_use_orig_params false (its ' +
+    '--fsdp_use_orig_params defaults to "true", accelerate commands/launch.py, and `accelerate config` writes true); ' +
+    "Accelerate's FSDP plugin built without the launcher defaults to false (accelerate utils/dataclasses.py)",
+};
+
 export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefault>>>> = {
   'hf-trainer': {
     fsdp_no_sync: TRAINER_NO_SYNC,
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
+    fsdp_use_orig_params: TRAINER_ORIG_PARAMS,
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
     gradient_checkpointing: { value: 'none', note: `gradient_checkpointing defaults to False (${HF})` },
@@ -88,6 +110,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
   trl: {
     fsdp_no_sync: TRAINER_NO_SYNC,
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
+    fsdp_use_orig_params: TRAINER_ORIG_PARAMS,
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
     seq_len: { value: 1024, note: 'SFTConfig max_length defaults to 1024 (trl@f2cd577:trl/trainer/sft_config.py)' },
@@ -125,6 +148,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
   axolotl: {
     fsdp_no_sync: TRAINER_NO_SYNC,
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
+    fsdp_use_orig_params: TRAINER_ORIG_PARAMS,
     micro_batch_size: { value: 1, note: 'Axolotl micro_batch_size defaults to 1 (axolotl@067b021 config schema)' },
     gradient_accumulation_steps: { value: 1, note: 'Axolotl gradient_accumulation_steps defaults to 1' },
     seq_len: { value: 512, note: 'Axolotl sequence_len defaults to 512' },
@@ -148,6 +172,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
   llamafactory: {
     fsdp_no_sync: TRAINER_NO_SYNC,
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
+    fsdp_use_orig_params: TRAINER_ORIG_PARAMS,
     micro_batch_size: {
       value: 8,
       note: `per_device_train_batch_size defaults to 8 (LLaMA-Factory uses HF TrainingArguments)`,
@@ -421,7 +446,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.type': { value: 'nf4', note: 'Unsloth loads 4-bit weights as bitsandbytes NF4' },
     'quantization.double_quant': { value: true, note: 'Unsloth 4-bit loading uses double quantization' },
   },
-  accelerate: { fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH },
+  accelerate: { fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH, fsdp_use_orig_params: ACCELERATE_ORIG_PARAMS },
   'vram-lens': {},
 };
 

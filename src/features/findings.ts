@@ -98,6 +98,7 @@ const DRIVERS: Partial<Record<ComponentId, readonly CanonicalKey[]>> = {
     'stage3MaxReuseDistance',
     'fsdp',
     'fsdpBackwardPrefetch',
+    'fsdpUseOrigParams',
   ],
   'zero-buckets': ['reduceBucketSize', 'zeroStage'],
   'zero-grad-bucket': ['reduceBucketSize', 'zeroStage'],

@@ -7,6 +7,7 @@ import { detectFormat } from '../../src/analyzers/detect';
 import { analyzeDocument, type AnalysisSettings } from '../../src/features/analysis';
 import { applyEditData } from '../../src/features/fixes';
 import { hoverAt } from '../../src/features/hover';
+import { estimate, type Estimate } from '../../src/core';
 import { keyFixes } from '../../src/features/quick-fixes';
 import { SettingsSchema, SETTING_KEYS } from '../../src/features/settings';
 
@@ -384,6 +385,38 @@ describe('features: hover', () => {
       ],
     );
     assert.doesNotMatch(md, /undefined|NaN/);
+  });
+
+  it("FSDP1's use_orig_params: the hover says what switching it changes and marks the FSDP terms it drives", () => {
+    // Llama-2-7B, fp32 weights offloaded over 2 GPUs: under use_orig_params the root unit keeps a GPU copy of its shard,
+    // 2 x 32,000 x 4,096 params / 2 ranks x 4 B = 524,288,000 B = 500 MiB allocated (core/terms/fsdp1-offload-shard-copy.ts);
+    // the device figure of the what-if adds the allocator's share on top.
+    const text =
+      'model_name_or_path: meta-llama/Llama-2-7b-hf\nfsdp: full_shard offload\nfsdp_config:\n  use_orig_params: ‸false\n';
+    const s = { ...settings, gpusPerNode: 2 };
+    const md = checkHover(
+      '/w/args.yaml',
+      text,
+      [
+        /· `fsdp_config\.use_orig_params`\n\nuse_orig_params false -> true: \+\d+ MiB\n/,
+        /^\* FSDP root unit kept unsharded \(embeddings \+ output head\)\s+1000 MiB$/m,
+      ],
+      s,
+    );
+    assert.doesNotMatch(md, /undefined|NaN/);
+    const a = analyze('/w/args.yaml', text.replace('‸', ''), s);
+    const on = estimate({ ...a.setup!, fsdp_use_orig_params: true });
+    assert.ok(on.ok);
+    const copy = (e: Estimate): number[] =>
+      e.perGpu.components
+        .filter((c) => c.label === "FSDP1 CPU offload: GPU copy of the root unit's shard")
+        .map((c) => c.bytes);
+    assert.deepEqual([copy(a.estimate!), copy(on.estimate)], [[], [524_288_000]]);
+    // FSDP2 has no such option: the key is not read and its hover has no what-if.
+    const fsdp2 = text.replace('fsdp_config:\n', 'fsdp_config:\n  version: 2\n').replace('‸', '');
+    const a2 = analyze('/w/args.yaml', fsdp2, s);
+    assert.equal(a2.setup?.fsdp_use_orig_params, true);
+    assert.doesNotMatch(hoverAt(a2, fsdp2.indexOf('use_orig_params'), fsdp2) ?? '', /use_orig_params (true|false) ->/);
   });
 
   it('answer first: the verdict, then what the key does, then at most the largest terms; formulas only in the panel', () => {

@@ -396,6 +396,21 @@ function fsdpWrap(file: PythonFile, call: SyntaxNode): void {
   const mp = get('mixed_precision');
   if (mp?.valueNode?.name === 'CallExpression') paramDtype(file, mp.valueNode, 'param_dtype');
   backwardPrefetch(file, call, get('backward_prefetch'));
+  useOrigParams(file, call, get('use_orig_params'));
+}
+
+/**
+ * FSDP1's `use_orig_params=True | False`; False when the call names none (fully_sharded_data_parallel.py), as Answer.AI's
+ * fsdp_qlora train.py leaves it.
+ */
+function useOrigParams(file: PythonFile, call: SyntaxNode, e: Entry | undefined): void {
+  if (!e) {
+    calleeFact(file, call, 'fsdpUseOrigParams', 'use_orig_params', false, 'FSDP: default False', LOOP, 'call-default');
+    return;
+  }
+  const x = file.valueOf(e);
+  const b = boolOf(file, x, e);
+  if (b !== undefined) file.push('fsdpUseOrigParams', e, b, LOOP, x);
 }
 
 const PREFETCH: Record<string, 'pre' | 'post'> = { BACKWARD_PRE: 'pre', BACKWARD_POST: 'post' };

@@ -262,6 +262,8 @@ function trainRunEntry(m: Mapping): boolean {
       return checkpointKwargs(m);
     case 'accelerator_config':
       return syncEachBatch(m);
+    case 'fsdp_config':
+      return fsdpConfig(m);
     case 'auto_find_batch_size':
       return emit(m, 'autoFindBatchSize', (x) => boolOf(file, x, e));
     case 'torch_compile':
@@ -546,6 +548,36 @@ function syncEachBatch(m: Mapping): boolean {
     emit({ ...m, e: inner }, 'fsdpNoSync', (z) => {
       const b = boolOf(file, z, inner);
       return typeof b === 'boolean' ? !b : b;
+    });
+  return true;
+}
+
+/** The words transformers' str_to_bool takes, as TrainingArguments reads fsdp_config's switches (str(v).lower()). */
+const TRUTH: ReadonlyMap<string, boolean> = new Map([
+  ...['y', 'yes', 't', 'true', 'on', '1'].map((w) => [w, true] as const),
+  ...['n', 'no', 'f', 'false', 'off', '0'].map((w) => [w, false] as const),
+]);
+
+/**
+ * fsdp_config={"use_orig_params": ...} (TrainingArguments; a `fsdp_` prefix on a key is stripped): passed to
+ * Accelerate's plugin for FSDP1 only (transformers training_args.py fsdp_config.get("use_orig_params", "true")), so a
+ * version 2 config leaves it unread. Other keys are not read here.
+ */
+function fsdpConfig(m: Mapping): boolean {
+  const { file, e } = m;
+  const x = file.valueOf(e);
+  if (x.k !== 'dict') return true;
+  const find = (k: string): Entry | undefined =>
+    x.entries.find((i) => i.rawKey === k) ?? x.entries.find((i) => i.rawKey === `fsdp_${k}`);
+  const version = find('version');
+  const v = version ? file.valueOf(version) : undefined;
+  if (v?.k === 'lit' && String(v.v) === '2') return true;
+  const inner = find('use_orig_params');
+  if (inner)
+    emit({ ...m, e: inner }, 'fsdpUseOrigParams', (y) => {
+      const word = y.k === 'lit' && (typeof y.v === 'string' || typeof y.v === 'number') ? String(y.v) : undefined;
+      const b = word !== undefined ? TRUTH.get(word.toLowerCase()) : undefined;
+      return b ?? boolOf(file, y, inner);
     });
   return true;
 }

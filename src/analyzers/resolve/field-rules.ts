@@ -92,6 +92,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('fsdp_no_sync', 'fsdpNoSync', bool),
   fromFact('fsdp_state_dict_type', 'fsdpStateDictType'),
   fromFact('fsdp_backward_prefetch', 'fsdpBackwardPrefetch'),
+  fromFact('fsdp_use_orig_params', 'fsdpUseOrigParams', bool),
   fromFact('saves_checkpoints', 'savesCheckpoints', bool),
   fromFact('optimizer_in_backward', 'optimizerInBackward', bool),
   // Parallelism.
@@ -138,6 +139,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromDefault('gradient_checkpointing', 'gradient_checkpointing'),
   fromDefault('fsdp_no_sync', 'fsdp_no_sync'),
   fromDefault('fsdp_backward_prefetch', 'fsdp_backward_prefetch'),
+  fromDefault('fsdp_use_orig_params', 'fsdp_use_orig_params'),
   resolveCheckpointReentrant,
   fromDefault('attention', 'attention'),
   resolveTrlSftLoss,

@@ -331,6 +331,7 @@ function deepspeedFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Fie
 /** `accelerate launch` options; explicit flags win over the config file (accelerate@16cb6eb:src/accelerate/commands/launch.py). */
 function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env): void {
   const has = (n: string): boolean => opts.some((o) => o.name === n);
+  const fsdp2 = opts.some((o) => o.name === 'fsdp_version' && o.value?.text.trim() === '2');
   for (const o of opts) {
     if (o.name === 'config_file') {
       if (!o.value) continue;
@@ -348,6 +349,8 @@ function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env): void {
         const c = deviceCount(o.value.text);
         if (c !== undefined) l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, c, 'accelerate');
       }
+    } else if (o.name === 'fsdp_use_orig_params' && fsdp2) {
+      continue; // FSDP2 always computes with the original parameters
     } else {
       const s = ACCELERATE_FLAGS[o.name];
       if (s) l.spec(s, o, 'accelerate');

@@ -247,6 +247,8 @@ function fsdp(
       ctx.problem('invalid-value', 'error', msg('{0}: expected 1 or 2', version.path), version.valueSpan, version.path);
     else ctx.put('fsdpVersion', version, () => n);
   }
+  // FSDP1 only: FSDP2 always computes with the original parameters.
+  if (!version || numOf(ctx.view(version)) !== 2) ctx.put('fsdpUseOrigParams', fsdpKey(f, 'use_orig_params'), asBool);
 }
 
 /** N-D parallelism (Accelerate >= 1.10): returns true when it makes FSDP hybrid. */

@@ -365,6 +365,8 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
   if (!ctx.has('fsdpOffload')) ctx.put('fsdpOffload', get('offload_params'), asBool);
   ctx.put('fsdpStateDictType', get('state_dict_type'), asStateDictType);
   ctx.put('fsdpBackwardPrefetch', get('backward_prefetch'), asBackwardPrefetch);
+  // FSDP1 only: FSDP2 always computes with the original parameters.
+  if (!version || numOf(ctx.view(version)) !== 2) ctx.put('fsdpUseOrigParams', get('use_orig_params'), asBool);
   if (!ctx.has('gradientCheckpointing')) {
     ctx.put('gradientCheckpointing', get('activation_checkpointing'), (v) => {
       const b = boolOf(v);

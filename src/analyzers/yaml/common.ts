@@ -21,7 +21,18 @@ import type {
   Unknown,
 } from '../facts';
 import { PARSE_OPTIONS, parseCachedBlocks } from './blocks';
-import { type Entry, type View, Invalid, type Conv, asBool, asPosInt, asEnumInt, asOffload, boolOf } from './values';
+import {
+  type Entry,
+  type View,
+  Invalid,
+  type Conv,
+  asBool,
+  asPosInt,
+  asEnumInt,
+  asOffload,
+  boolOf,
+  numOf,
+} from './values';
 
 export interface CtxOptions {
   readonly format: Format;
@@ -321,6 +332,16 @@ export class YamlCtx {
    */
   fsdpCheckpointing(e: Entry | undefined): void {
     if (e && this.view(e).t !== 'absent' && boolOf(this.view(e)) === true) this.add('checkpointReentrant', e, false);
+  }
+
+  /**
+   * The HF Trainer's fsdp_config use_orig_params (a `fsdp_` prefix is stripped): TrainingArguments passes it to
+   * Accelerate's plugin for FSDP1 only (transformers training_args.py), so a version 2 config leaves it unread.
+   */
+  trainerOrigParams(fsdpCfg: Map<string, Entry>): void {
+    const version = fsdpCfg.get('version') ?? fsdpCfg.get('fsdp_version');
+    if (version && numOf(this.view(version)) === 2) return;
+    this.put('fsdpUseOrigParams', fsdpCfg.get('use_orig_params') ?? fsdpCfg.get('fsdp_use_orig_params'), asBool);
   }
 
   /**

@@ -150,12 +150,14 @@ function analyze(ctx: YamlCtx): void {
     if (options && fsdpFromOptions(options).offload) ctx.add('fsdpOffload', fsdp, true);
   }
   const fsdpCfg = ctx.sub(top.get('fsdp_config'));
-  // TrainingArguments strips a `fsdp_` prefix from fsdp_config's keys and passes backward_prefetch to Accelerate.
+  // TrainingArguments strips a `fsdp_` prefix from fsdp_config's keys and passes backward_prefetch and use_orig_params
+  // to Accelerate.
   ctx.put(
     'fsdpBackwardPrefetch',
     fsdpCfg.get('backward_prefetch') ?? fsdpCfg.get('fsdp_backward_prefetch'),
     asBackwardPrefetch,
   );
+  ctx.trainerOrigParams(fsdpCfg);
   const fsdpCheckpointing = fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing');
   if (!ctx.has('gradientCheckpointing')) {
     ctx.put('gradientCheckpointing', fsdpCheckpointing, (v) => {

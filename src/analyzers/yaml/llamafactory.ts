@@ -296,6 +296,7 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
     fsdpCfg.get('backward_prefetch') ?? fsdpCfg.get('fsdp_backward_prefetch'),
     asBackwardPrefetch,
   );
+  ctx.trainerOrigParams(fsdpCfg);
   ctx.fsdpCheckpointing(fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'));
   ctx.put(
     'gradientCheckpointing',

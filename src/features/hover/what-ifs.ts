@@ -50,6 +50,19 @@ const sharding: WhatIf = (s) => {
   return v;
 };
 
+/**
+ * FSDP1's use_orig_params switched, where the estimate reads it (FSDP2 has no such option): CPU offload over several
+ * GPUs (the GPU copies of the shards) or unquantized LoRA / IA3 adapters (the dtype PEFT casts their input to).
+ */
+const origParams: WhatIf = (s) => {
+  const fsdp1 = s.fsdp !== 'none' && s.fsdp !== 'no_shard' && s.fsdp_version !== 2;
+  const offloadCopies = s.offload_params !== 'none' && s.gpus_per_node * s.nodes > 1;
+  const adapters = (s.method === 'lora' || s.method === 'ia3') && s.quantization === undefined;
+  if (!fsdp1 || (!offloadCopies && !adapters)) return [];
+  const on = s.fsdp_use_orig_params !== false;
+  return [{ label: `use_orig_params ${on} -> ${!on}`, patch: { fsdp_use_orig_params: !on } }];
+};
+
 const galore: WhatIf = (s) => {
   const v: Variant[] = [];
   if (s.galore) {
@@ -219,6 +232,7 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
   },
   fsdp: sharding,
   fsdpOffload: sharding,
+  fsdpUseOrigParams: origParams,
   loraR: (s) => {
     const v: Variant[] = [];
     if (s.lora) {

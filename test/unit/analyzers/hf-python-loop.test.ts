@@ -198,6 +198,15 @@ for batch in dataloader:
       src.replace('cpu_offload=', 'backward_prefetch=BackwardPrefetch.BACKWARD_POST, cpu_offload='),
     );
     assert.equal(only(post, 'fsdpBackwardPrefetch').value, 'post');
+    // use_orig_params defaults to False in FullyShardedDataParallel's constructor (fully_sharded_data_parallel.py), as a
+    // call-default fact at the call; True when the call says so; a non-boolean is an invalid value at its key.
+    const orig = only(r, 'fsdpUseOrigParams');
+    assert.deepEqual([orig.value, orig.rawKey, orig.origin], [false, 'use_orig_params', 'call-default']);
+    const on = src.replace('cpu_offload=', 'use_orig_params=True, cpu_offload=');
+    assert.equal(text(analyzeHfPython(on), on, 'fsdpUseOrigParams'), 'True');
+    assert.equal(only(analyzeHfPython(on), 'fsdpUseOrigParams').value, true);
+    const bad = analyzeHfPython(src.replace('cpu_offload=', 'use_orig_params="yes", cpu_offload='));
+    assert.equal(bad.problems.find((p) => p.code === 'invalid-value')?.rawKey, 'use_orig_params');
     const fsdp2 = `from torch.distributed.fsdp import fully_shard, CPUOffloadPolicy
 from transformers import AutoModelForCausalLM
 model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")
@@ -257,6 +266,33 @@ args = TrainingArguments(output_dir="o", gradient_accumulation_steps=4,
 `;
     assert.equal(only(analyzeHfPython(src('True')), 'fsdpNoSync').value, false);
     assert.equal(only(analyzeHfPython(src('False')), 'fsdpNoSync').value, true);
+  });
+
+  it('TrainingArguments(fsdp_config=...): use_orig_params as transformers reads it, the fsdp_ prefix stripped, FSDP1 only', () => {
+    // transformers training_args.py: str_to_bool(str(self.fsdp_config.get("use_orig_params", "true")).lower()).
+    const src = (cfg: string) => `from transformers import TrainingArguments
+args = TrainingArguments(output_dir="o", fsdp="full_shard offload", fsdp_config=${cfg})
+`;
+    const off = src('{"use_orig_params": False}');
+    assert.equal(only(analyzeHfPython(off), 'fsdpUseOrigParams').value, false);
+    assert.equal(text(analyzeHfPython(off), off, 'fsdpUseOrigParams'), 'False');
+    assert.equal(only(analyzeHfPython(src('{"fsdp_use_orig_params": "false"}')), 'fsdpUseOrigParams').value, false);
+    assert.equal(only(analyzeHfPython(src('{"use_orig_params": "True"}')), 'fsdpUseOrigParams').value, true);
+    const bad = analyzeHfPython(src('{"use_orig_params": "sometimes"}'));
+    assert.equal(bad.problems.find((p) => p.code === 'invalid-value')?.rawKey, 'use_orig_params');
+    const fsdp2 = analyzeHfPython(src('{"version": 2, "use_orig_params": False}'));
+    assert.ok(!fsdp2.facts.some((f) => f.key === 'fsdpUseOrigParams'));
+    // Unset, the Trainer's default (true) applies at resolve, with its source.
+    const trainer =
+      'from transformers import AutoModelForCausalLM, Trainer\n' +
+      src('{"transformer_layer_cls_to_wrap": ["LlamaDecoderLayer"]}') +
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n' +
+      'Trainer(model=model, args=args, train_dataset=ds).train()\n';
+    const res = resolveText('train.py', trainer);
+    assert.equal((res.setup as Record<string, unknown>).fsdp_use_orig_params, true);
+    const prov = res.provenance.fsdp_use_orig_params as { kind?: string; owner?: string; note?: string };
+    assert.deepEqual([prov.kind, prov.owner], ['default', 'hf-trainer']);
+    assert.match(prov.note ?? '', /fsdp_config\.get\("use_orig_params", "true"\)/);
   });
 
   it("the training forward's cache: on by transformers' default, off where the script says so", () => {

@@ -221,6 +221,15 @@ describe('shell analyzer: launchers and world size', () => {
     checkFacts('accelerate launch --use_fsdp --fsdp_backward_prefetch_policy NO_PREFETCH t.py\n', [
       ['fsdpBackwardPrefetch', 'none', '--fsdp_backward_prefetch_policy', 'NO_PREFETCH'],
     ]);
+    // accelerate commands/launch.py: --fsdp_use_orig_params, type str, default "true"; FSDP1 only.
+    checkFacts('accelerate launch --use_fsdp --fsdp_offload_params true --fsdp_use_orig_params false t.py\n', [
+      ['fsdpUseOrigParams', false, '--fsdp_use_orig_params', 'false'],
+    ]);
+    const bad = analyzeShell('accelerate launch --use_fsdp --fsdp_use_orig_params maybe t.py\n');
+    assert.equal(bad.problems.find((p) => p.code === 'invalid-value')?.rawKey, '--fsdp_use_orig_params');
+    assert.ok(!bad.facts.some((f) => f.key === 'fsdpUseOrigParams'));
+    const fsdp2 = analyzeShell('accelerate launch --use_fsdp --fsdp_version 2 --fsdp_use_orig_params false t.py\n');
+    assert.ok(!fsdp2.facts.some((f) => f.key === 'fsdpUseOrigParams'));
     checkFacts('accelerate launch --dynamo_backend inductor t.py\n', [
       ['compile', true, '--dynamo_backend', 'inductor'],
     ]);

@@ -125,6 +125,28 @@ describe('analyzeAccelerateYaml', () => {
     assert.ok(!r.facts.some((f) => f.key === 'fsdpBackwardPrefetch'));
   });
 
+  it("reads FSDP1's use_orig_params with or without its prefix, as booleans or strings; a wrong value; not under FSDP2", () => {
+    // accelerate utils/dataclasses.py: use_orig_params = str_to_bool(os.environ.get("FSDP_USE_ORIG_PARAMS", ...)), the
+    // launcher setting FSDP_USE_ORIG_PARAMS from the config's fsdp_use_orig_params (utils/launch.py).
+    const text = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_offload_params: true\n  fsdp_use_orig_params: false\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [['fsdpUseOrigParams', false, 'fsdp_use_orig_params', 'false']]);
+    const str = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_use_orig_params: "true"\n';
+    checkFacts(analyzeAccelerateYaml(str), str, [['fsdpUseOrigParams', true, 'fsdp_use_orig_params']]);
+    const bare = 'distributed_type: FSDP\nfsdp_config:\n  use_orig_params: False\n';
+    checkFacts(analyzeAccelerateYaml(bare), bare, [['fsdpUseOrigParams', false, 'use_orig_params', 'False']]);
+    const bad = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_use_orig_params: sometimes\n';
+    const r = analyzeAccelerateYaml(bad);
+    const p = r.problems.find((x) => x.code === 'invalid-value');
+    assert.equal(p?.rawKey, 'fsdp_config.fsdp_use_orig_params');
+    assert.equal(bad.slice(p.span.start, p.span.end), 'sometimes');
+    assert.ok(!r.facts.some((f) => f.key === 'fsdpUseOrigParams'));
+    // FSDP2 has no such option (fully_shard keeps the original parameters): nothing is read, nothing is said.
+    const fsdp2 = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_use_orig_params: false\n';
+    const r2 = analyzeAccelerateYaml(fsdp2);
+    assert.ok(!r2.facts.some((f) => f.key === 'fsdpUseOrigParams'));
+    assert.deepEqual(codes(r2), []);
+  });
+
   it('reads FSDP2 reshard_after_forward: false as shard_grad_op', () => {
     const text = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n';
     checkFacts(analyzeAccelerateYaml(text), text, [['fsdp', 'shard_grad_op', 'fsdp_reshard_after_forward', 'false']]);

@@ -443,6 +443,20 @@ describe('analyzeAxolotlYaml', () => {
     checkFacts(analyzeAxolotlYaml(text), text, [['fsdpBackwardPrefetch', 'pre', 'backward_prefetch', 'BACKWARD_PRE']]);
   });
 
+  it("reads fsdp_config's use_orig_params, prefixed or not, for FSDP1 only", () => {
+    const text = 'fsdp_version: 1\nfsdp_config:\n  offload_params: true\n  use_orig_params: false\n';
+    checkFacts(analyzeAxolotlYaml(text), text, [['fsdpUseOrigParams', false, 'use_orig_params', 'false']]);
+    // The examples' QLoRA FSDP1 configs still write the prefix, which Axolotl strips with a deprecation warning.
+    const prefixed = 'fsdp_config:\n  fsdp_offload_params: true\n  fsdp_use_orig_params: true\n';
+    const r = analyzeAxolotlYaml(prefixed);
+    checkFacts(r, prefixed, [['fsdpUseOrigParams', true, 'fsdp_use_orig_params', 'true']]);
+    assert.ok(codes(r).includes('deprecated-key'));
+    const bad = 'fsdp_version: 1\nfsdp_config:\n  use_orig_params: 2\n';
+    assert.ok(codes(analyzeAxolotlYaml(bad)).includes('invalid-value'));
+    const fsdp2 = 'fsdp_version: 2\nfsdp_config:\n  use_orig_params: false\n';
+    assert.equal(factOf(analyzeAxolotlYaml(fsdp2), 'fsdpUseOrigParams'), undefined);
+  });
+
   it('defaults fsdp to full_shard when fsdp_config is given without a strategy', () => {
     const text = 'fsdp_config:\n  fsdp_version: 2\n  offload_params: false\n';
     checkFacts(analyzeAxolotlYaml(text), text, [

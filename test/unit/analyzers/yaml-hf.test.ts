@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { analyzeHfYaml, detectYamlFormat } from '../../../src/analyzers/yaml';
 import { estimate } from '../../../src/core/estimate';
+import type { Estimate } from '../../../src/core/model';
 import { resolveText } from '../helpers';
 import { checkFacts, codes, corpusDir, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
@@ -135,6 +136,55 @@ describe('analyzeHfYaml', () => {
       assumed?.source ?? '',
       /^default of hf-trainer: Accelerate's FSDP plugin runs FSDP1 without backward prefetch/,
     );
+  });
+
+  it("reads fsdp_config's use_orig_params, with or without the fsdp_ prefix; unset, the Trainer's true is an assumption", () => {
+    // transformers training_args.py: fsdp_plugin_args["use_orig_params"] = str_to_bool(str(self.fsdp_config.get(
+    // "use_orig_params", "true")).lower()), for FSDP1 only.
+    const text = 'fsdp: full_shard offload\nfsdp_config:\n  use_orig_params: false\n';
+    checkFacts(analyzeHfYaml(text), text, [['fsdpUseOrigParams', false, 'use_orig_params', 'false']]);
+    const prefixed = 'fsdp: full_shard offload\nfsdp_config:\n  fsdp_use_orig_params: "true"\n';
+    checkFacts(analyzeHfYaml(prefixed), prefixed, [['fsdpUseOrigParams', true, 'fsdp_use_orig_params']]);
+    const bad = 'fsdp: full_shard offload\nfsdp_config:\n  use_orig_params: original\n';
+    const rb = analyzeHfYaml(bad);
+    assert.equal(rb.problems.find((p) => p.code === 'invalid-value')?.rawKey, 'fsdp_config.use_orig_params');
+    assert.equal(factOf(rb, 'fsdpUseOrigParams'), undefined);
+    const fsdp2 = 'fsdp: full_shard\nfsdp_config:\n  version: 2\n  use_orig_params: false\n';
+    assert.equal(factOf(analyzeHfYaml(fsdp2), 'fsdpUseOrigParams'), undefined);
+    // FSDP1 with CPU offload over 2 GPUs, fp32 weights gathered as stored: under use_orig_params each unsharded unit
+    // keeps a GPU copy of its shard (core/terms/fsdp1-offload-shard-copy.ts), the root's throughout: Llama-2-7B's
+    // embedding and head, 2 x 32,000 x 4,096 = 262,144,000 params / 2 ranks x 4 B = 524,288,000 B.
+    const run = (extra: string) =>
+      resolveText('args.yaml', `model_name_or_path: meta-llama/Llama-2-7b-hf\nfsdp: full_shard offload\n${extra}`, {
+        gpusPerNode: 2,
+      });
+    const copies = (e: Estimate): Array<[string, number]> =>
+      e.perGpu.phases.flatMap((p) =>
+        p.components
+          .filter((c) => c.label === "FSDP1 CPU offload: GPU copy of the root unit's shard")
+          .map((c): [string, number] => [p.phase, c.bytes]),
+      );
+    const unset = run('');
+    assert.ok(unset.setup);
+    assert.equal(unset.setup.fsdp_use_orig_params, true);
+    const e = estimate(unset.setup, { provenance: unset.provenance });
+    assert.ok(e.ok);
+    const assumed = e.estimate.assumptions.find((a) => a.key === 'fsdp_use_orig_params');
+    assert.equal(assumed?.value, 'true');
+    assert.match(assumed?.source ?? '', /^default of hf-trainer: the HF Trainer runs FSDP1 with use_orig_params/);
+    assert.deepEqual(copies(e.estimate), [
+      ['forward', 524_288_000],
+      ['backward', 524_288_000],
+    ]);
+    // Said false in the file: no copy, no assumption, the peak 524,288,000 B lower.
+    const off = run('fsdp_config:\n  use_orig_params: false\n');
+    assert.ok(off.setup);
+    assert.equal(off.setup.fsdp_use_orig_params, false);
+    const eo = estimate(off.setup, { provenance: off.provenance });
+    assert.ok(eo.ok);
+    assert.ok(!eo.estimate.assumptions.some((a) => a.key === 'fsdp_use_orig_params'));
+    assert.deepEqual(copies(eo.estimate), []);
+    assert.equal(e.estimate.perGpu.peakBytes - eo.estimate.perGpu.peakBytes, 524_288_000);
   });
 
   it('reads max_seq_length as the sequence length and flags it as removed from TRL', () => {

@@ -282,6 +282,13 @@ describe('analyzeLlamaFactoryYaml', () => {
     ]);
   });
 
+  it("reads fsdp_config's use_orig_params as TrainingArguments does: the fsdp_ prefix stripped, FSDP1 only", () => {
+    const text = 'fsdp: full_shard offload\nfsdp_config:\n  fsdp_use_orig_params: false\n';
+    checkFacts(analyzeLlamaFactoryYaml(text), text, [['fsdpUseOrigParams', false, 'fsdp_use_orig_params', 'false']]);
+    const fsdp2 = 'fsdp: full_shard\nfsdp_config:\n  version: 2\n  use_orig_params: false\n';
+    assert.equal(factOf(analyzeLlamaFactoryYaml(fsdp2), 'fsdpUseOrigParams'), undefined);
+  });
+
   it('reads the v1 schema', () => {
     checkFacts(analyzeLlamaFactoryYaml(V1), V1, [
       ['model', 'Qwen/Qwen3-0.6B', 'model', 'Qwen/Qwen3-0.6B'],
