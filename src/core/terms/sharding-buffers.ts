@@ -6,8 +6,9 @@
 //   prefetch) gathered, one unit's unsharded gradients (+ the fp32 reduce copy); SHARD_GRAD_OP keeps the stage's
 //   parameters gathered from forward to backward. The output head gathered for the loss, or FSDP's root unit kept
 //   unsharded. 4/8-bit layers are gathered as stored, fp8 all-gather at 1 B. FSDP reshards each layer unit after its
-//   forward, so at the loss and the start of the backward only the root unit is unsharded; the last layer's backward
-//   gathers its unit and prefetches the next, the first layer's has nothing left to prefetch (the root is unsharded).
+//   forward, so at the loss and the start of the backward only the root unit is unsharded; with backward prefetch (FSDP2,
+//   FSDP1's BACKWARD_PRE) a layer's backward holds its unit and the next, the second layer's the first's, and the first
+//   layer's has nothing left to prefetch (the root is unsharded); without it one unit at a time.
 // Sources: deepspeed/runtime/zero/config.py, partitioned_param_coordinator.py, stage3.py (_setup_for_real_optimizer,
 // __add_grad_to_ipg_bucket), stage_1_and_2.py (setup_buckets), comm/coalesced_collectives.py; torch.distributed FSDP
 // (fully_shard reshard_after_forward, _fully_shard/_fsdp_state.py; FSDP1 _runtime_utils.py _post_forward_reshard);
