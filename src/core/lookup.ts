@@ -7,6 +7,7 @@ import { GPU_CATALOG, type GpuSpec } from './catalog/gpus';
 import { MODEL_CATALOG, type CatalogModel } from './catalog/models';
 import { GiB } from './units';
 import { memo } from './util/memo';
+import type { EstimateOptions } from './estimate/context';
 
 const normalize = (s: string): string =>
   s
@@ -318,6 +319,20 @@ export function findGpu(name: string): GpuLookup {
       name,
       GPU_CATALOG.map((g) => g.id),
     ),
+  };
+}
+
+/**
+ * What an estimate needs of a GPU findGpu found: its memory and source, its spec (the cuBLAS workspaces and the GPU
+ * kernels' temporaries depend on it) and whether its peers link over NVLink.
+ */
+export function gpuTarget(gpu: GpuChoice): NonNullable<EstimateOptions['gpu']> {
+  return {
+    id: gpu.id,
+    memoryBytes: gpu.memoryBytes,
+    source: gpu.source,
+    nvlink: gpu.spec?.peerLink ? gpu.spec.peerLink.kind === 'nvlink' : undefined,
+    spec: gpu.spec,
   };
 }
 

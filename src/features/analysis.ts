@@ -11,7 +11,7 @@ import { advise, type AdviceResult } from '../core';
 import { shippedZeroConfigFor } from '../analyzers/shipped-zero';
 import type { GpuSpec } from '../core';
 import { estimate } from '../core';
-import { findGpu, type GpuChoice } from '../core';
+import { findGpu, gpuTarget, type GpuChoice } from '../core';
 import type { Estimate, Warning } from '../core';
 import type { TrainingSetup } from '../core';
 import { GiB } from '../core';
@@ -103,15 +103,7 @@ function runOnce(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOp
   const gpu = found?.ok ? found.gpu : undefined;
   if (!setup) return { pipeline, setup, gpu, gpuName };
   const r = estimate(setup, {
-    gpu: gpu
-      ? {
-          id: gpu.id,
-          memoryBytes: gpu.memoryBytes,
-          source: gpu.source,
-          nvlink: gpu.spec?.peerLink ? gpu.spec.peerLink.kind === 'nvlink' : undefined,
-          spec: gpu.spec as GpuSpec | undefined,
-        }
-      : undefined,
+    gpu: gpu ? gpuTarget(gpu) : undefined,
     provenance: pipeline.provenance,
     lean,
   });

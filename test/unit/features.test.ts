@@ -7,9 +7,12 @@ import { detectFormat } from '../../src/analyzers/detect';
 import { analyzeDocument, type AnalysisSettings } from '../../src/features/analysis';
 import { applyEditData } from '../../src/features/fixes';
 import { hoverAt } from '../../src/features/hover';
-import { estimate, type Estimate } from '../../src/core';
+import { estimate, findGpu, gpuTarget, type Estimate } from '../../src/core';
+import { whatIfEffects } from '../../src/features/hover/what-ifs';
+import { identity, signed } from '../../src/features/hover/render';
 import { keyFixes } from '../../src/features/quick-fixes';
 import { SettingsSchema, SETTING_KEYS } from '../../src/features/settings';
+import { setupFor } from './helpers';
 
 const repo = path.resolve(__dirname, '..', '..', '..');
 const settings: AnalysisSettings = { gpu: 'A100-40GB', headroomPercent: 5 };
@@ -929,5 +932,30 @@ describe('features: deprecated Axolotl attention switches', () => {
     const [remove] = keyFixes(analyze('/w/ax.yml', both));
     assert.equal(remove.title, 'Remove the deprecated flash_attention');
     assert.doesNotMatch(applyEditData(both, remove.edits), /flash_attention:/);
+  });
+});
+
+describe('hover what-ifs: estimated for the same GPU as the estimate they are set against', () => {
+  it("a what-if on an H100 counts the GPU's own kernels (cuBLAS workspaces, the softmax backward's temporary)", () => {
+    // Mistral-7B LoRA with eager attention over 2 x 2,048 tokens: on a GPU, ATen's softmax backward keeps a 1 GiB fp32
+    // temporary and the process two 32 MiB cuBLAS workspaces. A what-if made without the GPU's spec left them out, so
+    // its difference was off by that much whatever the change.
+    const found = findGpu('H100');
+    assert.ok(found.ok);
+    const s = setupFor('mistralai/Mistral-7B-v0.1', {
+      method: 'lora',
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      attention: 'eager',
+      micro_batch_size: 2,
+      seq_len: 2048,
+    });
+    const gpu = gpuTarget(found.gpu);
+    const base = estimate(s, { gpu });
+    const more = estimate({ ...s, micro_batch_size: 3 }, { gpu });
+    assert.ok(base.ok && more.ok);
+    const effects = whatIfEffects('microBatchSize', s, base.estimate, identity);
+    const expected = `micro-batch 2 -> 3: ${signed(more.estimate.perGpu.deviceBytes - base.estimate.perGpu.deviceBytes)}`;
+    assert.ok(effects.includes(expected), `${effects.join('; ')} vs ${expected}`);
   });
 });

@@ -3,7 +3,7 @@
 // device memory. A key without a row has none. Editor-free and pure.
 import type { CanonicalKey } from '../../analyzers/facts';
 import { parseArchitecture } from '../../core';
-import { estimate } from '../../core';
+import { estimate, findGpu, gpuTarget, type EstimateOptions } from '../../core';
 import type { Estimate } from '../../core';
 import type { TrainingSetup } from '../../core';
 import { signed, type Translate } from './render';
@@ -491,8 +491,8 @@ export function variantsFor(key: string, s: TrainingSetup): Variant[] {
  * micro-batch, so a binary search over lean estimates), or undefined when not even 1 fits.
  */
 export function largestFittingMicroBatch(s: TrainingSetup, e: Estimate): number | undefined {
-  if (!e.gpu) return undefined;
-  const gpu = { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source };
+  const gpu = estimateGpu(e);
+  if (!gpu) return undefined;
   const fits = (m: number): boolean => {
     const r = estimate({ ...s, micro_batch_size: m }, { gpu, lean: true });
     return r.ok && r.estimate.fits === true;
@@ -508,18 +508,22 @@ export function largestFittingMicroBatch(s: TrainingSetup, e: Estimate): number 
 }
 
 /** Each what-if of a key, estimated: its label and the change in device memory (or over a run), with the fit when it changes. */
+/**
+ * The GPU an estimate was made for, as estimate() takes it: looked up again by its id, so a what-if counts what the
+ * GPU's spec decides (its cuBLAS workspaces, ATen's GPU softmax temporary) as the estimate it is compared with did.
+ */
+function estimateGpu(e: Estimate): EstimateOptions['gpu'] {
+  if (!e.gpu) return undefined;
+  const found = findGpu(e.gpu.id);
+  return found.ok ? gpuTarget(found.gpu) : { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source };
+}
+
 export function whatIfEffects(key: string, s: TrainingSetup, e: Estimate, t: Translate): string[] {
   const effects: string[] = [];
   const overRun = (x: typeof e): number => x.perGpu.variableLengths?.deviceBytes ?? x.perGpu.deviceBytes;
   for (const variant of variantsFor(key, s)) {
     // Lean estimates leave out the over-a-run figure; a variant that compares it needs the full one.
-    const r = estimate(
-      { ...s, ...variant.patch },
-      {
-        gpu: e.gpu ? { id: e.gpu.id, memoryBytes: e.gpu.memoryBytes, source: e.gpu.source } : undefined,
-        lean: !variant.overRun,
-      },
-    );
+    const r = estimate({ ...s, ...variant.patch }, { gpu: estimateGpu(e), lean: !variant.overRun });
     if (!r.ok) continue;
     if (variant.overRun) {
       effects.push(
