@@ -346,6 +346,18 @@ export const quoteWritten = (s: string): string => cleanText(s, 80);
  * A message from a template: `msg('`{0}` is deprecated: use {1}', key, replacement)`. Template texts are l10n keys.
  * Arguments are cleaned (cleanText), since they quote the user's files.
  */
+const TRUE_WORDS = new Set(['true', 'yes', 'on', 'y', 't', '1']);
+const FALSE_WORDS = new Set(['false', 'no', 'off', 'n', 'f', '0']);
+
+/**
+ * A word as a boolean, any case (YAML 1.1's words, and Python's strtobool as Accelerate's str_to_bool and the HF
+ * Trainer's fsdp_config switches read them), or undefined.
+ */
+export function wordBool(word: string): boolean | undefined {
+  const w = word.trim().toLowerCase();
+  return TRUE_WORDS.has(w) ? true : FALSE_WORDS.has(w) ? false : undefined;
+}
+
 export function msg(text: string, ...args: (string | number)[]): Message {
   const clean = args.map((a) => (typeof a === 'string' ? cleanText(a) : a));
   return { message: fillTemplate(text, clean), template: { text, args: clean } };

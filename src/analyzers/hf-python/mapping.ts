@@ -7,6 +7,7 @@ import {
   galoreOf,
   galoreRankOf,
   msg,
+  wordBool,
   type CanonicalKey,
   type Fact,
   type FactValue,
@@ -552,12 +553,6 @@ function syncEachBatch(m: Mapping): boolean {
   return true;
 }
 
-/** The words transformers' str_to_bool takes, as TrainingArguments reads fsdp_config's switches (str(v).lower()). */
-const TRUTH: ReadonlyMap<string, boolean> = new Map([
-  ...['y', 'yes', 't', 'true', 'on', '1'].map((w) => [w, true] as const),
-  ...['n', 'no', 'f', 'false', 'off', '0'].map((w) => [w, false] as const),
-]);
-
 /**
  * fsdp_config={"use_orig_params": ...} (TrainingArguments; a `fsdp_` prefix on a key is stripped): passed to
  * Accelerate's plugin for FSDP1 only (transformers training_args.py fsdp_config.get("use_orig_params", "true")), so a
@@ -576,7 +571,7 @@ function fsdpConfig(m: Mapping): boolean {
   if (inner)
     emit({ ...m, e: inner }, 'fsdpUseOrigParams', (y) => {
       const word = y.k === 'lit' && (typeof y.v === 'string' || typeof y.v === 'number') ? String(y.v) : undefined;
-      const b = word !== undefined ? TRUTH.get(word.toLowerCase()) : undefined;
+      const b = word !== undefined ? wordBool(word) : undefined;
       return b ?? boolOf(file, y, inner);
     });
   return true;

@@ -4,7 +4,7 @@
 // value is (Entry, View), the converters (Conv) the analyzers' key tables use, and the GaLore and GRPO keys several
 // formats share. Pure: no I/O.
 import { YAMLMap, type Node } from 'yaml';
-import { about, evaluationOn, galoreOf, galoreRankOf } from '../facts';
+import { about, evaluationOn, galoreOf, galoreRankOf, wordBool } from '../facts';
 import type { FactValue, Span, SubjectMessage, Unknown } from '../facts';
 import type { YamlCtx } from './common';
 
@@ -46,19 +46,11 @@ export class Invalid {
 export type Converted = FactValue | Unknown | Invalid | undefined;
 export type Conv = (v: View) => Converted;
 
-const TRUE_WORDS = new Set(['true', 'yes', 'on', 'y', 't', '1']);
-const FALSE_WORDS = new Set(['false', 'no', 'off', 'n', 'f', '0']);
-
 /** Interprets a view as a boolean, or undefined when it is not one. */
 export function boolOf(v: View): boolean | undefined {
   if (v.t === 'bool') return v.v;
   if (v.t === 'num' && (v.v === 0 || v.v === 1)) return v.v === 1;
-  if (v.t === 'str') {
-    const w = v.v.trim().toLowerCase();
-    if (TRUE_WORDS.has(w)) return true;
-    if (FALSE_WORDS.has(w)) return false;
-  }
-  return undefined;
+  return v.t === 'str' ? wordBool(v.v) : undefined;
 }
 
 /** Interprets a view as a number (`1_000`, `'8'`, `5e8` included), or undefined. */

@@ -348,7 +348,7 @@ function fsdpLayerBuffers(
       gathered.push(...copy);
       gatheredAt = {
         forwardEnd: [],
-        loss: prefetchesAtLoss(setup) ? [oneUnit('last layer, prefetched as the backward starts'), ...copy] : [],
+        loss: prefetchesInBackward(setup) ? [oneUnit('last layer, prefetched as the backward starts'), ...copy] : [],
         lastLayer: prefetchesInBackward(setup) ? gathered : [oneUnit('last layer, no backward prefetch'), ...copy],
         firstLayer: [oneUnit('first layer'), ...copy],
       };
@@ -372,7 +372,7 @@ function fsdpLayerBuffers(
   // FSDP2 copies them into a reduce-scatter input of S padded shards (fsdp2-padding.ts).
   const reduceUnit = wholeUnit ? unit.params : unitTrain;
   const reduceCopy = masterCopy || wb === 4 ? 4 : 0;
-  if (gatheredAt && prefetchesInBackward(setup) && setup.fsdp !== 'shard_grad_op' && st.layersHere > 1) {
+  if (gatheredAt && prefetchesInBackward(setup) && st.layersHere > 1) {
     const layerGradBytes = (unitTrain * ctx.dtypes.gradBytes) / ctx.sharding.shardGrads;
     gatheredAt = { ...gatheredAt, secondLayer: { units: gatheredAt.lastLayer, layerGradBytes } };
   }
@@ -391,16 +391,13 @@ function fsdpLayerBuffers(
 }
 
 /**
- * Whether a layer's backward runs with the next unit already gathered: FSDP2 (FSDPParamGroup.pre_backward prefetches
- * the next unit) and FSDP1 under BACKWARD_PRE (_pre_backward_hook -> _prefetch_handle). Under BACKWARD_POST FSDP1
+ * Whether FSDP prefetches in the backward: FSDP2 (FSDPParamGroup.pre_backward) and FSDP1 under BACKWARD_PRE
+ * (_pre_backward_hook -> _prefetch_handle). Then the root's pre-backward gathers the last layer's unit as the loss's
+ * backward starts, and each layer's backward runs with the next unit already gathered. Under BACKWARD_POST FSDP1
  * reshards a unit before it prefetches the next (_post_backward_reshard: _reshard, then _prefetch_handle), and under
  * NO_PREFETCH the next unit is gathered by its own pre-backward hook, after the current one's post-backward resharded
  * it: one unit at a time. H100 histories of Answer.AI's loop (llama-2-7b-lora-s2048-b1-ckpt-fsdp1-w2-prefetch-none and
  * -post): one 404,766,720 B layer unit at the peak.
  */
 const prefetchesInBackward = (setup: EstimateContext['setup']): boolean =>
-  setup.fsdp_version === 2 || fsdp1BackwardPrefetch(setup) === 'pre';
-
-/** Whether the root's pre-backward hook gathers the last layer's unit as the loss's backward starts (FSDP2; FSDP1 under BACKWARD_PRE). */
-const prefetchesAtLoss = (setup: EstimateContext['setup']): boolean =>
   setup.fsdp_version === 2 || fsdp1BackwardPrefetch(setup) === 'pre';

@@ -521,9 +521,10 @@ function estimateGpu(e: Estimate): EstimateOptions['gpu'] {
 export function whatIfEffects(key: string, s: TrainingSetup, e: Estimate, t: Translate): string[] {
   const effects: string[] = [];
   const overRun = (x: typeof e): number => x.perGpu.variableLengths?.deviceBytes ?? x.perGpu.deviceBytes;
+  const gpu = estimateGpu(e);
   for (const variant of variantsFor(key, s)) {
     // Lean estimates leave out the over-a-run figure; a variant that compares it needs the full one.
-    const r = estimate({ ...s, ...variant.patch }, { gpu: estimateGpu(e), lean: !variant.overRun });
+    const r = estimate({ ...s, ...variant.patch }, { gpu, lean: !variant.overRun });
     if (!r.ok) continue;
     if (variant.overRun) {
       effects.push(
