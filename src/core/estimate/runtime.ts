@@ -5,7 +5,7 @@
 // Docs: docs/estimate/runtime.md. Pure.
 import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';
 import { logitsBlock, type LogitsBlock } from '../terms/logits-block';
-import { twoStepCacheTerm } from '../terms/two-step-cache';
+import { type TwoStepReserve, twoStepReserve } from '../terms/two-step-cache';
 import { fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
@@ -329,9 +329,7 @@ function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?
   const initCache = fsdpInitCacheTerm(ctx, pools, allocated + heldBeside + loadBytes, base.outside);
   if (initCache) terms.push(initCache);
   const beforeTwoSteps = allocated + heldBeside + loadBytes + (initCache?.bytes ?? 0);
-  const twoSteps =
-    twoStepCacheTerm(ctx, step.forward, beforeTwoSteps, base.outside) ??
-    fsdp2StepCacheTerm(ctx, step.forward, beforeTwoSteps, base.outside);
+  const twoSteps = fsdp2StepCacheTerm(ctx, step.forward, beforeTwoSteps, base.outside);
   if (twoSteps) terms.push(twoSteps);
   return { terms, reservedBytes: beforeTwoSteps + (twoSteps?.bytes ?? 0), loadCache: loadBytes };
 }
@@ -351,15 +349,58 @@ function loadCacheTerm(ctx: EstimateContext, step: StepPeak, reservedSoFar: numb
   );
 }
 
+/** The terms outside the allocator: the CUDA context (its default an assumption) and, with several GPUs, NCCL's buffers. */
+function outsideTerms(ctx: EstimateContext, step: StepPeak): RuntimeTerm[] {
+  const { contextBytes } = step;
+  if (ctx.setup.cuda_context_bytes === undefined && !ctx.lean) {
+    ctx.notes.assumptions.push({
+      key: 'cuda_context_bytes',
+      value: `${contextBytes / MiB} MiB`,
+      source:
+        'VRAM Lens default: CUDA context, cuBLAS handles and the kernels a training step loads, as measured on an H100 ' +
+        'with CUDA 13.0 and torch 2.11 (tools/truth/gpu); set vramLens.cudaContextGiB or cuda_context_bytes',
+    });
+  }
+  const terms: RuntimeTerm[] = [
+    {
+      id: 'cuda-context',
+      label: 'CUDA context and kernels',
+      bytes: contextBytes,
+      formula: ctx.lean ? '' : `${Math.round(contextBytes / MiB)} MiB per process`,
+    },
+  ];
+  if (ctx.layout.world > 1) terms.push(ncclBuffers(ctx));
+  return terms;
+}
+
+/**
+ * The totals of a setup whose whole step the allocator model replays (terms/two-step-cache.ts): what that replay
+ * reserves stands for every cached block, with the terms outside the allocator beside it.
+ */
+function replayedTotals(step: StepPeak, outside: RuntimeTerm[], replay: TwoStepReserve): RuntimeTotals {
+  const runtime = replay.term ? [replay.term, ...outside] : outside;
+  return {
+    runtime,
+    peakBytes: step.peak.allocatedBytes,
+    reservedBytes: replay.reservedBytes,
+    deviceBytes: replay.reservedBytes + outsideReserved(outside),
+    loadCache: 0,
+    pagedBytes: 0,
+    pagedWorking: 0,
+    pagedResident: 0,
+  };
+}
+
 /** The runtime terms of the busiest GPU, in the order they are reported. */
 export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotals {
-  const setup = ctx.setup;
+  const outside = outsideTerms(ctx, step);
+  const replay = twoStepReserve(ctx, step.forward, step.peak.allocatedBytes, outsideReserved(outside));
+  if (replay) return replayedTotals(step, outside, replay);
   const inv = ctx.model.inventory;
-  const { world, tensorParallel: tp } = ctx.layout;
+  const { tensorParallel: tp } = ctx.layout;
   const { shardOptimizer } = ctx.sharding;
   const paged = ctx.methods.paged;
-  const { assumptions } = ctx.notes;
-  const { stepPeak, peak, contextBytes } = step;
+  const { stepPeak, peak } = step;
   let churnBytes = 0;
   if (ctx.lean) {
     // Lean phases list only their persistent components; everything else in the peak churns.
@@ -382,23 +423,8 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
         : `${ALLOCATOR_FRAGMENTATION * 100}% x memory allocated and freed every step ` +
           `(${Math.round(churnBytes / MiB)} MiB: gradients, activations, temporaries)`,
     },
+    ...outside,
   ];
-  if (setup.cuda_context_bytes === undefined && !ctx.lean) {
-    assumptions.push({
-      key: 'cuda_context_bytes',
-      value: `${contextBytes / MiB} MiB`,
-      source:
-        'VRAM Lens default: CUDA context, cuBLAS handles and the kernels a training step loads, as measured on an H100 ' +
-        'with CUDA 13.0 and torch 2.11 (tools/truth/gpu); set vramLens.cudaContextGiB or cuda_context_bytes',
-    });
-  }
-  runtime.push({
-    id: 'cuda-context',
-    label: 'CUDA context and kernels',
-    bytes: contextBytes,
-    formula: ctx.lean ? '' : `${Math.round(contextBytes / MiB)} MiB per process`,
-  });
-  if (world > 1) runtime.push(ncclBuffers(ctx));
   // bitsandbytes' paged optimizers allocate their state with cudaMallocManaged (bitsandbytes/functional.py
   // get_paged): the driver keeps it on the GPU while there is room and evicts pages to host RAM under pressure; each
   // parameter's state is paged back in for its update. So it takes what the GPU has left, at least one tensor's state.

@@ -150,6 +150,15 @@ export class Tape {
     for (const x of xs) this.lastUse.set(x.storage, this.allocations.length);
   }
 
+  /**
+   * A Python local that holds these tensors to the end of its function: they stay allocated until the last allocation
+   * so far exists, however early their last reader ran (CPython frees a tensor when its last reference goes).
+   */
+  keepThrough(...xs: Tensor[]): void {
+    const last = this.allocations.length - 1;
+    for (const x of xs) this.lastUse.set(x.storage, Math.max(last, this.lastUse.get(x.storage) ?? last));
+  }
+
   /** The forward's allocations as a replay program (see ForwardSequence), for a block with this input and output. */
   forwardSequence(input: Tensor, output: Tensor): ForwardSequence {
     const n = this.allocations.length;
@@ -250,15 +259,17 @@ export class Tape {
    */
   linear(x: Tensor, w: Weight, outFeatures: number, what: string): Tensor {
     if (w.notAutocast) return this.groupedMm(x, w, outFeatures, what);
-    const xin = this.castForMatmul(x);
-    if (w.savesInput) this.save(x);
-    else if (w.trainable) this.save(xin);
-    if (xin.rg && this.mode === 'amp' && w.bytesPerElem === 4) {
-      // Autocast casts fp32 weights to 16 bits for the matmul; mm keeps the copy for the input's gradient.
+    if (x.rg && this.mode === 'amp' && w.bytesPerElem === 4) {
+      // Autocast casts fp32 weights to 16 bits for the matmul; mm keeps the copy for the input's gradient. Its
+      // cached_cast of F.linear's arguments makes the weight's copy before the input's (an H100 trace: the bias, the
+      // weight, then the input).
       if (w.uncachedCopies)
         this.saveExtra(`${w.what} 16-bit copies (autocast, one per use)`, w.uncachedCopies * w.elems * this.half);
       else this.weightCopy(w.elems * (w.copies ?? 1) * this.half);
     }
+    const xin = this.castForMatmul(x);
+    if (w.savesInput) this.save(x);
+    else if (w.trainable) this.save(xin);
     const tokens = x.elems / (w.elems / outFeatures);
     // Under autocast the matmul runs in 16 bits; otherwise in the wider of input and weight dtypes (an fp32
     // LoRA adapter on a bf16 model computes in fp32).
@@ -411,10 +422,13 @@ export class Tape {
       this.use(normed32);
       return this.tensor(`${what} output`, x.elems, x.bytesPerElem, x.rg || trainable);
     }
-    // .to(input_dtype), then weight * normed: the product takes the wider of the two dtypes.
+    // .to(input_dtype), then weight * normed: the product takes the wider of the two dtypes. LlamaRMSNorm's local
+    // hidden_states holds the fp32 normalized input until the function returns.
     const normed = this.to(normed32, x.bytesPerElem, `${what} normalized`);
     if (trainable) this.save(normed);
     this.use(normed);
-    return this.tensor(`${what} output`, x.elems, Math.max(x.bytesPerElem, weightBytes), x.rg || trainable);
+    const out = this.tensor(`${what} output`, x.elems, Math.max(x.bytesPerElem, weightBytes), x.rg || trainable);
+    this.keepThrough(normed32);
+    return out;
   }
 }

@@ -51,3 +51,11 @@ export function shiftedLogitsCopy(ctx: EstimateContext): boolean {
 export function upcastInModel(ctx: EstimateContext): boolean {
   return transformersLoss(ctx) && olderThan(ctx.setup.transformers_version, 4, 46);
 }
+
+/**
+ * transformers' causal-LM loss as 4.49 and later run it (ForCausalLMLoss: the 16-bit logits upcast in the loss, no
+ * shifted copy): the loss the allocation replays follow (terms/step-replay.ts lossForwardBackward).
+ */
+export function currentTransformersLoss(ctx: EstimateContext): boolean {
+  return transformersLoss(ctx) && !shiftedLogitsCopy(ctx) && !upcastInModel(ctx);
+}

@@ -39,6 +39,11 @@ export interface StepShape {
   readonly logitsFp32: number;
   /** One thread's cuBLAS workspace, taken at its first matmul and never freed (terms/blas-workspaces.ts; 0: unknown). */
   readonly blasWorkspace: number;
+  /**
+   * Autocast's 16-bit copy of an fp32 output head's weight, which the head's matmul keeps for the hidden state's
+   * gradient (0: no copy; undefined reads as 0).
+   */
+  readonly headCopy?: number;
 }
 
 /** A tensor alive in the replay: its allocator handle and its bytes (the size of its gradient). */
@@ -62,6 +67,11 @@ export interface StepState {
   readonly recompute: SequenceRun;
   /** Parameter gradients allocated and not yet taken (zero_grad, or FSDP's reduce-scatter, frees them). */
   grads: Allocation[];
+  /**
+   * Autocast's weight copies that nothing saved (checkpointed layers): its cache holds them until the autocast context
+   * of the forward exits, after the loss (torch/amp/autocast_mode.py __exit__: torch.clear_autocast_cache()).
+   */
+  autocastCache: Allocation[];
   /** The threads whose cuBLAS workspace is allocated: the loop's (forward) and autograd's (backward). */
   readonly blasThreads: Set<BlasThread>;
 }
@@ -83,11 +93,14 @@ export function stepState(allocator: CachingAllocator, shape: StepShape): StepSt
   return {
     allocator,
     shape,
+    // Autocast's weight copies are saved by the matmuls for the input's gradient: kept to the backward where autograd
+    // saves (no checkpointing, and the recompute), cached to the forward's end where checkpointing drops them.
     forward: sequenceRun(seq, (i) =>
-      i === seq.input ? inputKept : i === seq.output || (!checkpointed && seq.saved[i]),
+      i === seq.input ? inputKept : i === seq.output || (!checkpointed && (seq.saved[i] || seq.held[i])),
     ),
-    recompute: sequenceRun(seq, (i) => i === seq.input || (seq.saved[i] && i !== seq.output)),
+    recompute: sequenceRun(seq, (i) => i === seq.input || ((seq.saved[i] || seq.held[i]) && i !== seq.output)),
     grads: [],
+    autocastCache: [],
     blasThreads: new Set(),
   };
 }
@@ -186,10 +199,14 @@ export function allParts(shape: Pick<StepShape, 'embedding' | 'layer' | 'layers'
 export function lossForwardBackward(state: StepState): Allocation {
   const { allocator, shape } = state;
   const half = shape.logits < shape.logitsFp32;
+  const headCopy = (shape.headCopy ?? 0) > 0 ? allocator.malloc(shape.headCopy!) : undefined;
   const logits = allocator.malloc(shape.logits);
   const upcast = half ? allocator.malloc(shape.logitsFp32) : undefined;
   const logSoftmax = allocator.malloc(shape.logitsFp32);
   if (upcast) allocator.free(upcast);
+  // The forward's autocast context exits: its cache of weight copies is cleared.
+  for (const copy of state.autocastCache) allocator.free(copy);
+  state.autocastCache = [];
   allocator.free(logits);
   const nllGrad = allocator.malloc(shape.logitsFp32);
   const softmaxGrad = allocator.malloc(shape.logitsFp32);
@@ -202,6 +219,7 @@ export function lossForwardBackward(state: StepState): Allocation {
   const gradHidden = allocator.malloc(shape.hidden);
   blasWorkspaceAt(state, 'backward');
   allocator.free(logitsGrad);
+  if (headCopy) allocator.free(headCopy);
   return gradHidden;
 }
 
@@ -219,7 +237,7 @@ export function embeddingBackward(state: StepState): void {
 /** One layer's forward; returns its output and what autograd (or checkpointing: the input) keeps to the backward. */
 export function layerForward(state: StepState, input: Allocation): { output: Allocation; kept: Alive[] } {
   const seq = state.shape.sequence;
-  const alive = runSequence(state.allocator, seq, input, state.forward);
+  const alive = runSequence(state.allocator, seq, input, state.forward, state.autocastCache);
   const inputKept = state.forward.keep(seq.input);
   if (!inputKept && seq.input < 0) state.allocator.free(input);
   const inputBytes = seq.input >= 0 ? seq.bytes[seq.input] : 0;
@@ -229,7 +247,7 @@ export function layerForward(state: StepState, input: Allocation): { output: All
 
 /**
  * The run that keeps what `keep` names and frees everything else after its last read, held tensors (autocast's weight
- * copies) at the block's end, the input likewise when not kept.
+ * copies) at the block's end or, in the forward, into the autocast cache; the input likewise when not kept.
  */
 function sequenceRun(seq: ForwardSequence, keep: (i: number) => boolean): SequenceRun {
   return { keep, schedule: freeSchedule(seq, (i) => !keep(i) && !seq.held[i]) };
@@ -244,6 +262,7 @@ function runSequence(
   seq: ForwardSequence,
   input: Allocation,
   run: SequenceRun,
+  autocastCache?: Allocation[],
 ): { output: Allocation | undefined; kept: Alive[] } {
   const handles = allocateSequence(allocator, seq, input, run.schedule);
   const kept: Alive[] = [];
@@ -251,6 +270,7 @@ function runSequence(
     const h = handles[i];
     if (!h || i === seq.input || i === seq.output) continue;
     if (run.keep(i)) kept.push({ handle: h, bytes: seq.bytes[i] });
+    else if (autocastCache && seq.held[i]) autocastCache.push(h);
     else allocator.free(h);
   }
   return { output: seq.output === seq.input ? undefined : handles[seq.output], kept };

@@ -1,15 +1,15 @@
-// Term: the segments a full fine-tune's first optimizer step takes from the step's cache. AdamW creates its state
-// lazily, at the first optimizer step (torch/optim/adamw.py _init_group: torch.zeros_like(p) for exp_avg and
-// exp_avg_sq), when the allocator's cache holds every block the first forward and backward freed: the logits and
-// the loss's vocabulary-sized tensors, the layers' intermediates and checkpointed inputs. Each state tensor takes
-// the smallest cached block that holds it (c10/cuda/CUDACachingAllocator.cpp: best fit, a block split when the rest
-// exceeds 1 MiB), so the state settles inside the blocks the step needs again, and the second step's forward and
-// backward ask the driver for new segments; nothing is released while the GPU has room. Computed by replaying two
-// steps of the estimate's own allocations (the weights, each layer's forward from terms/saved-tensors.ts
-// forwardSequence, the logits and the cross-entropy, the backward with each parameter's gradient, AdamW's state and
-// its foreach temporary, zero_grad, and the first step's two cuBLAS workspaces: terms/blas-workspaces.ts) through the
-// allocator model (terms/allocator.ts); the term is what that replay
-// reserves beyond the reserved figure of the other terms. Pure arithmetic; no I/O.
+// Term: what the caching allocator holds beyond the peak's tensors in a full fine-tune or a LoRA run on one GPU (or
+// DDP), from a replay of the estimate's own allocations through the allocator model (terms/allocator.ts): the weights'
+// load, then two steps (each layer's forward from terms/saved-tensors.ts forwardSequence, the logits and the
+// cross-entropy, the backward with each parameter's gradient, AdamW's state and its foreach temporary, zero_grad, the
+// first step's two cuBLAS workspaces: terms/blas-workspaces.ts). AdamW creates its state lazily, at the first optimizer
+// step (torch/optim/adamw.py _init_group: torch.zeros_like(p) for exp_avg and exp_avg_sq), when the cache holds every
+// block the first forward and backward freed; each state tensor takes the smallest cached block that holds it
+// (c10/cuda/CUDACachingAllocator.cpp: best fit, a block split when the rest exceeds 1 MiB), so the state settles inside
+// the blocks the step needs again, and the second step's forward and backward may ask the driver for new segments;
+// nothing is released while the GPU has room. Where the replay stands for the setup, its reserved bytes replace the
+// flat terms (allocator reserve, logits block, forward cache, small pool, loss segments): the replay holds the blocks
+// those approximate. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
 import { runtimeTerm } from '../estimate/component';
 import type { EstimateContext } from '../estimate/context';
@@ -18,6 +18,7 @@ import { formatBytes } from '../units';
 import { memo } from '../util/memo';
 import { CachingAllocator } from './allocator';
 import { blasWorkspace } from './blas-workspaces';
+import { currentTransformersLoss } from './shifted-logits';
 import type { StageForward } from './forward-cache';
 import {
   allocatorCapacity,
@@ -54,6 +55,8 @@ export interface TwoStepPlan extends StepShape {
 export interface TwoStepReplay {
   readonly reserved: number;
   readonly firstStep: number;
+  /** Peak allocated bytes of the replay. */
+  readonly peakAllocated: number;
 }
 
 /**
@@ -79,6 +82,7 @@ export const replayTwoSteps = memo(boundedReplay(replayTwoStepsUncached), {
       +p.foreachSqrt,
       p.buckets.join(','),
       p.blasWorkspace,
+      p.headCopy ?? 0,
       p.capacity,
     ].join('|'),
 });
@@ -97,7 +101,7 @@ function replayTwoStepsUncached(plan: TwoStepPlan): TwoStepReplay {
   trainingStep(state);
   optimizerTemporaries(state, plan, trained);
   zeroGrad(state);
-  return { reserved: state.allocator.peakReserved, firstStep };
+  return { reserved: state.allocator.peakReserved, firstStep, peakAllocated: state.allocator.peakAllocated };
 }
 
 /** AdamW foreach: one copy of every exp_avg_sq (_foreach_sqrt), freed when the step ends. */
@@ -138,7 +142,7 @@ function trainingStep(state: StepState): void {
 
 /**
  * The setups the replay stands for: a full fine-tune or plain LoRA (no quantization, no DoRA) of a dense decoder on one
- * GPU or under DDP, with torch AdamW (foreach or fused) and the plain loss.
+ * GPU or under DDP, with torch AdamW (foreach or fused) and transformers' own loss as 4.49 and later compute it.
  */
 function replayed(ctx: EstimateContext, forward: StageForward): boolean {
   const setup = ctx.setup;
@@ -146,6 +150,7 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
   const lora = setup.method === 'lora' && ctx.methods.peft && !ctx.methods.lora?.use_dora;
   return (
     forward.hasLoss &&
+    currentTransformersLoss(ctx) &&
     (setup.method === 'full' || lora) &&
     setup.quantization === undefined &&
     setup.loss === 'full' &&
@@ -175,7 +180,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
   if (seq === undefined || !replayed(ctx, forward)) return undefined;
   const setup = ctx.setup;
   const a = ctx.model.arch;
-  const { embeddingBytes, gradBytes, stateBytes, computeBytes, residualBytes } = ctx.dtypes;
+  const { embeddingBytes, gradBytes, stateBytes, computeBytes, residualBytes, mode, half } = ctx.dtypes;
   const inv = ctx.model.inventory;
   const full = setup.method === 'full';
   const parameter = (elems: number, bytes: number, trainable: boolean): ReplayParameter => ({
@@ -202,6 +207,8 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
+    // Autocast casts an fp32 head's weight for the logits' matmul, which keeps the copy for the hidden state's gradient.
+    headCopy: mode === 'amp' && embeddingBytes === 4 ? (inv.head > 0 ? inv.head : inv.embedding) * half : 0,
     statesPerParameter: 2,
     foreachSqrt: setup.optimizer === 'adamw',
     buckets:
@@ -235,27 +242,39 @@ export function ddpBucketBytes(parameters: readonly ReplayParameter[]): number[]
 const DDP_FIRST_BUCKET = 1 << 20;
 const DDP_BUCKET_CAP = 25 << 20;
 
+/** The reserved bytes of a replayed setup, and the term that reports what they hold beyond the peak's tensors. */
+export interface TwoStepReserve {
+  readonly reservedBytes: number;
+  readonly term: RuntimeTerm | undefined;
+}
+
 /**
- * The term: what the two-step replay reserves beyond `reservedSoFar` (the peak's allocated bytes, the flat reserve and
- * the cached blocks the other terms count), undefined when it reserves no more or the setup is not replayed.
+ * What the allocator reserves in a setup the two-step replay stands for: the replay's peak reserved bytes, plus what the
+ * estimate's peak allocates beyond the replay's (tensors the replay leaves out need segments of their own), never less
+ * than the peak; undefined for the setups the replay does not stand for (their cached blocks are the other terms').
  */
-export function twoStepCacheTerm(
+export function twoStepReserve(
   ctx: EstimateContext,
   forward: StageForward,
-  reservedSoFar: number,
+  peakAllocated: number,
   outsideReserved: number,
-): RuntimeTerm | undefined {
+): TwoStepReserve | undefined {
   const plan = twoStepPlan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
   const replay = replayTwoSteps(plan);
-  return runtimeTerm(
+  const missing = Math.max(0, peakAllocated - replay.peakAllocated);
+  const reservedBytes = Math.max(peakAllocated, replay.reserved + missing);
+  const term = runtimeTerm(
     ctx,
     'two-step-cache',
-    "Segments AdamW's first step took from the step's cache",
-    replay.reserved - reservedSoFar,
+    'Cached by the allocator (replay of the load and two steps)',
+    reservedBytes - peakAllocated,
     () =>
-      `allocator replay of two steps reserves ${formatBytes(replay.reserved)} (the first alone ` +
-      `${formatBytes(replay.firstStep)}): AdamW's state, created at the first optimizer step, settles in the blocks ` +
-      `the first forward and backward freed, and the second step asks for new segments`,
+      `allocator replay of the load and two training steps reserves ${formatBytes(replay.reserved)} (the first ` +
+      `step alone ${formatBytes(replay.firstStep)}) at ${formatBytes(replay.peakAllocated)} allocated` +
+      (missing > 0 ? `, plus the ${formatBytes(missing)} the estimate's peak allocates beyond it` : '') +
+      ': the free blocks of the logits, the loss and the layers, and the segments the second step takes because ' +
+      "AdamW's state, created at the first optimizer step, settled in the blocks the first step freed",
   );
+  return { reservedBytes, term };
 }

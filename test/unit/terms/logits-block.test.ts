@@ -1,6 +1,8 @@
 // The 16-bit logits' block cached at a loss-backward peak (src/core/terms/logits-block.ts), with bytes worked by hand.
 // The mechanism is what replaying real HF Trainer allocation sequences through the caching-allocator model shows
-// (tools/truth/FINDINGS.md §8): the freed bf16 logits' block, too small for the loss backward's fp32 buffers.
+// (tools/truth/FINDINGS.md §8): the freed bf16 logits' block, too small for the loss backward's fp32 buffers. Where the
+// two-step replay stands for a setup (plain LoRA and full fine-tunes, two-step-cache.test.ts) it holds this block among
+// the others; the term counts it for the rest: here QLoRA, whose 4-bit base leaves the logits and the loss as they are.
 import * as assert from 'node:assert/strict';
 import { run, setupFor } from '../helpers';
 import { gpuPointEstimate, llama2LoraLoss, LORA_LOSS_RUN } from './helpers';
@@ -10,54 +12,60 @@ const block = (e: ReturnType<typeof run>): number | undefined =>
 /** The note of the phase the peak is in. */
 const peakNote = (e: ReturnType<typeof run>): string | undefined =>
   e.perGpu.phases.find((p) => p.phase === e.perGpu.phase)?.note;
+/** LORA_LOSS_RUN's Llama-2-7B run over a 4-bit base (QLoRA). */
+const qlora = (extra: Parameters<typeof llama2LoraLoss>[0] = {}): ReturnType<typeof llama2LoraLoss> =>
+  llama2LoraLoss({ quantization: { bits: 4 }, ...extra });
 
 describe('logits-block', () => {
-  it('Llama-2-7B LoRA, 4 x 2048 tokens: 2 B x 8,192 x 32,000 = 524,288,000 B (500 MiB, a multiple of 2 MiB)', () => {
-    const e = run(llama2LoraLoss());
+  it('Llama-2-7B QLoRA, 4 x 2048 tokens: 2 B x 8,192 x 32,000 = 524,288,000 B (500 MiB, a multiple of 2 MiB)', () => {
+    const e = run(qlora());
     assert.equal(peakNote(e), 'start of backward: activations + gradients of the logits');
     assert.equal(block(e), 524_288_000);
     // Reserved beside the peak: the flat reserve, this block, the forward's cached blocks and the small pool's
-    // (forward-cache.test.ts, small-pool.test.ts), and what the two-step replay reserves beyond them
-    // (two-step-cache.test.ts).
+    // (forward-cache.test.ts, small-pool.test.ts).
     const held = (id: string): number => e.perGpu.runtime.find((r) => r.id === id)?.bytes ?? 0;
     assert.equal(
       e.perGpu.reservedBytes,
-      e.perGpu.peakBytes +
-        held('allocator-reserve') +
-        524_288_000 +
-        held('forward-cache') +
-        held('small-pool') +
-        held('two-step-cache'),
+      e.perGpu.peakBytes + held('allocator-reserve') + 524_288_000 + held('forward-cache') + held('small-pool'),
     );
+    assert.equal(held('two-step-cache'), 0);
   });
   it('rounded up to 2 MiB: Llama-3-8B, 1 x 1000 tokens: 2 B x 1,000 x 128,256 = 256,512,000 B -> 123 x 2 MiB', () => {
-    const e = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...LORA_LOSS_RUN, micro_batch_size: 1, seq_len: 1000 }));
+    const e = run(
+      setupFor('meta-llama/Meta-Llama-3-8B', {
+        ...LORA_LOSS_RUN,
+        quantization: { bits: 4 },
+        micro_batch_size: 1,
+        seq_len: 1000,
+      }),
+    );
     assert.equal(block(e), 123 * 2 * 1024 * 1024);
   });
   it('released when the GPU has no room for it: a whole free segment the allocator frees before it fails', () => {
-    // On a GPU 400 MiB smaller than the estimate with the 500 MiB block (and the two-step replay's 121 MiB beyond the
-    // other terms), the rest fits and the block is released.
-    const e = run(llama2LoraLoss());
+    // On a GPU 400 MiB smaller than the estimate with the 500 MiB block, the rest fits and the block is released.
+    const e = run(qlora());
     const gpu = { id: 'test', source: 'test', memoryBytes: e.perGpu.deviceBytes - 400 * 2 ** 20 };
-    const on = run(llama2LoraLoss(), { gpu });
+    const on = run(qlora(), { gpu });
     const term = on.perGpu.runtime.find((r) => r.id === 'logits-block')!;
     assert.equal(term.bytes, 0);
     assert.match(term.formula, /release_cached_blocks/);
     assert.ok(on.perGpu.deviceBytes <= gpu.memoryBytes);
     assert.equal(on.fits, true);
   });
-  it('Llama-3.1-8B LoRA over 32,768 tokens on an H100: the 8,016 MiB block released, the run fits as it did', () => {
+  it('Llama-3.1-8B LoRA over 32,768 tokens on an H100: the replay, bounded by the GPU, releases what the allocator did', () => {
     // Measured: max_memory_reserved 78,112,620,544 B on an H100 80GB (test/fixtures/truth/gpu.json), with one
     // allocation retry and 21 segments handed back to the driver (num_alloc_retries 1, num_device_free 21): the
-    // allocated peak alone is 75.9 GB, so 2 B x 32,768 x 128,256 = 8,405,385,216 B more would pass the GPU's 85.5 GB.
+    // allocated peak alone is 75.9 GB, so 2 B x 32,768 x 128,256 = 8,405,385,216 B of cached logits would pass the
+    // GPU's 85.5 GB. The two-step replay stands for this setup; bounded by the GPU, it releases the cached segments
+    // (release_cached_blocks) where a request finds no room, so no logits block is counted beside it.
     const e = gpuPointEstimate('llama-3.1-8b-lora-s32768-b1-ckpt', 'logits-block');
     assert.equal(e.term, 0);
     assert.ok(e.reserved < 85_520_809_984, 'the estimate stays on the GPU');
-    assert.ok(e.reserved / e.measured - 1 < 0.06, `${(100 * (e.reserved / e.measured - 1)).toFixed(1)} % over`);
+    assert.ok(Math.abs(e.reserved / e.measured - 1) <= 0.05, `${(100 * (e.reserved / e.measured - 1)).toFixed(1)} %`);
   });
   it('none with a fused loss (no logits), with fp32 logits, or when the peak is elsewhere', () => {
-    assert.equal(block(run(llama2LoraLoss({ loss: 'fused' }))), undefined);
-    assert.equal(block(run(llama2LoraLoss({ weights_dtype: 'fp32', mixed_precision: 'none' }))), undefined);
+    assert.equal(block(run(qlora({ loss: 'fused' }))), undefined);
+    assert.equal(block(run(qlora({ weights_dtype: 'fp32', mixed_precision: 'none' }))), undefined);
     // A full fine-tune with AdamW peaks at the optimizer step.
     const full = run(setupFor('Qwen/Qwen2.5-0.5B', { weights_dtype: 'bf16', micro_batch_size: 1, seq_len: 512 }));
     assert.notEqual(peakNote(full), 'start of backward: activations + gradients of the logits');

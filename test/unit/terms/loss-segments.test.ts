@@ -6,31 +6,28 @@ import * as assert from 'node:assert/strict';
 import { LOSS_BACKWARD_NOTE } from '../../../src/core/estimate/phases';
 import type { Estimate } from '../../../src/core/model';
 import { run, setupFor } from '../helpers';
-import { replayEstimate, runtimeBytes } from './helpers';
+import { llama2LoraLoss, replayEstimate, runtimeBytes } from './helpers';
 
 /** Llama-2-70B widths, two layers, LoRA on q and v, checkpointed, bf16 autocast, no CUDA context (as replayed). */
 const llama70bWidths = (extra: Record<string, unknown> = {}, lean = false): Estimate =>
   replayEstimate('llama70b-2l-lora-qv-ckpt', extra, lean);
 
 describe('loss-segments', () => {
-  it('Llama-2-70B widths, checkpointed: the peak is a layer backward, reserved is what the loss held', () => {
+  it('Llama-2-70B widths, checkpointed: the peak is a layer backward, the replay holds what the loss held', () => {
     const e = llama70bWidths();
     // The recorded sequence peaks in a layer's backward too (5,023.8 MB allocated, MulBackward0).
     assert.equal(e.perGpu.phase, 'backward');
     assert.match(e.perGpu.phases.find((p) => p.phase === 'backward')!.note, /last layer/);
-    const kept = runtimeBytes(e, 'loss-segments');
-    assert.ok(kept !== undefined && kept > 0);
-    // reserved = the peak + its reserve + what the loss's point exceeds them by.
-    assert.equal(e.perGpu.reservedBytes, e.perGpu.peakBytes + runtimeBytes(e, 'allocator-reserve')! + kept);
-    // The replayed recorded sequence reserves 5,247.1 MB (2 steps); without the term the estimate is 3.4 % low.
+    // Plain LoRA: the two-step replay stands for the setup (two-step-cache.test.ts) and holds the loss's segments
+    // itself. The replayed recorded sequence reserves 5,247.1 MB (2 steps).
+    assert.equal(runtimeBytes(e, 'loss-segments'), undefined);
     const err = e.perGpu.reservedBytes / 5_247.1e6 - 1;
     assert.ok(Math.abs(err) <= 0.03, `${(err * 100).toFixed(1)} %`);
-    assert.ok((e.perGpu.reservedBytes - kept) / 5_247.1e6 - 1 < -0.03);
   });
   it('none when the peak is the loss itself (the logits block and the forward cache are counted there)', () => {
-    // Without checkpointing every layer's saved tensors are alive at the loss, which is the peak.
-    const e = llama70bWidths({ gradient_checkpointing: 'none' });
-    assert.equal(e.perGpu.phases.find((p) => p.phase === 'backward')!.note, LOSS_BACKWARD_NOTE);
+    // Llama-2-7B QLoRA over 4 x 2,048 tokens peaks at the loss's backward; the replay does not stand for a 4-bit base.
+    const e = run(llama2LoraLoss({ quantization: { bits: 4 } }));
+    assert.equal(e.perGpu.phases.find((p) => p.phase === e.perGpu.phase)!.note, LOSS_BACKWARD_NOTE);
     assert.equal(runtimeBytes(e, 'loss-segments'), undefined);
     assert.ok(runtimeBytes(e, 'forward-cache')! > 0);
   });

@@ -13,6 +13,12 @@ import { llama2LoraLoss } from './helpers';
 const TV = 8192 * 32000;
 const lora = (transformers: string, extra: Partial<TrainingSetupInput> = {}) =>
   llama2LoraLoss({ transformers_version: transformers, ...extra });
+/**
+ * The same run over a 4-bit base (QLoRA): reserved from the flat terms in every release (plain LoRA under 4.49 and later
+ * is the two-step replay's, two-step-cache.test.ts, which follows only that release's loss).
+ */
+const qlora = (transformers: string, extra: Partial<TrainingSetupInput> = {}) =>
+  lora(transformers, { quantization: { bits: 4 }, ...extra });
 const loss = (e: ReturnType<typeof run>): number => e.perGpu.components.find((c) => c.id === 'logits-loss')!.bytes;
 const runtime = (e: ReturnType<typeof run>, id: string): number | undefined =>
   e.perGpu.runtime.find((r) => r.id === id)?.bytes;
@@ -44,8 +50,8 @@ describe('shifted-logits', () => {
   it('reserved: the 16-bit block and the whole-logits gradient of SliceBackward, (2 + 4) x 262,144,000 B', () => {
     // 4.40: the model upcasts and the 16-bit logits are freed at once, so the call holds 4 + 4 + 4 (kept) = 12·T·V,
     // 2·T·V more than 4.57's 2 + 4 + 4; the loss's backward is the same.
-    const then = run(lora('4.40'));
-    const now = run(lora('4.57'));
+    const then = run(qlora('4.40'));
+    const now = run(qlora('4.57'));
     const phase = (e: ReturnType<typeof run>, name: string): number =>
       e.perGpu.phases.find((p) => p.phase === name)!.allocatedBytes;
     assert.equal(phase(then, 'forward') - phase(now, 'forward'), 2 * TV);
@@ -58,9 +64,9 @@ describe('shifted-logits', () => {
     assert.equal(then.perGpu.reservedBytes, now.perGpu.peakBytes + blocks);
   });
   it('none over one row (the slice is contiguous), from 4.49, or for Qwen-1 (its remote code computes the loss)', () => {
-    const one = (v: string) => run(lora(v, { micro_batch_size: 1, seq_len: 8192 }));
+    const one = (v: string) => run(qlora(v, { micro_batch_size: 1, seq_len: 8192 }));
     assert.equal(one('4.40').perGpu.reservedBytes, one('4.57').perGpu.reservedBytes);
-    assert.equal(run(lora('4.49')).perGpu.reservedBytes, run(lora('4.57')).perGpu.reservedBytes);
+    assert.equal(run(qlora('4.49')).perGpu.reservedBytes, run(qlora('4.57')).perGpu.reservedBytes);
     const qwen = (v: string) =>
       run(
         setupFor('Qwen/Qwen-7B', {

@@ -96,8 +96,14 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
       'interleaved cos / sin (per layer)',
       2 * s * Math.round(a.headDim * a.partialRotary) * p.weightBytes,
     );
-  let qr = rotary(tape, q, 'q', T * qd, upcast && p.quantizedBase ? q.bytesPerElem : tape.computeBytes);
-  let kr = rotary(tape, k, 'k', T * kvd, upcast && p.quantizedBase ? k.bytesPerElem : tape.computeBytes);
+  // cos and sin come in the embeddings' dtype (LlamaRotaryEmbedding: cos.to(x.dtype)), so an fp32 residual stream
+  // under autocast makes the products fp32, which the attention kernel casts back.
+  const rotaryBytes = (x: Tensor): number =>
+    Math.max(upcast && p.quantizedBase ? x.bytesPerElem : tape.computeBytes, residualBytes);
+  let qr = rotary(tape, q, 'q', T * qd, rotaryBytes(q));
+  let kr = rotary(tape, k, 'k', T * kvd, rotaryBytes(k));
+  // The attention's locals query_states and key_states hold the projections until apply_rotary_pos_emb returns both.
+  tape.keepThrough(q, k);
   if (a.positions === 'none') {
     // No position embedding (Granite 4.0 H): q and k go to attention as projected.
     kr = k;
@@ -130,6 +136,8 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
     att = tape.mul(att, tape.unarySavesOutput(gate, 'sigmoid(gate)'), 'gated attention output');
   }
   const o = linear(att, a.family === 'qwen' ? 'c_proj' : 'o_proj', a.hidden, 'o_proj output');
+  // The attention's locals hold q, k and v to its return, and the layer's hidden_states its input until then.
+  tape.keepThrough(qr, kr, v, h1);
   // OLMo 2 and GLM-4 normalize the attention output before the residual sum (its 16-bit output is upcast by the
   // norm); Gemma's byte counts come out the same either way.
   const normBeforeSum = postOnly || a.family === 'glm4';
@@ -225,6 +233,8 @@ function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
               : moeMlp(tape, p, h2, linear, moeInfo)
           : denseMlp();
   }
+  // The decoder layer's local hidden_states holds the MLP's input until the MLP returns.
+  tape.keepThrough(h2);
   if (sandwich || postOnly) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
   state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
   return layerOutputs;
@@ -236,7 +246,10 @@ function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
  */
 export function rotary(tape: Tape, x: Tensor, what: string, elems: number, bytesPerElem: number): Tensor {
   const cosPart = tape.free(x, `${what} x cos`, elems, bytesPerElem);
-  const half = tape.free(x, `rotate_half(${what})`, elems, x.bytesPerElem);
+  // rotate_half: torch.cat((-x2, x1), dim=-1), the negated half a tensor of its own until the cat exists.
+  const negated = tape.free(x, `-x2 of rotate_half(${what})`, elems / 2, x.bytesPerElem);
+  tape.use(x, negated);
+  const half = tape.free(negated, `rotate_half(${what})`, elems, x.bytesPerElem);
   const sinPart = tape.free(half, `rotate_half(${what}) x sin`, elems, bytesPerElem);
   tape.use(cosPart);
   return tape.free(sinPart, `${what} after rotary`, elems, bytesPerElem);

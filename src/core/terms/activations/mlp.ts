@@ -66,24 +66,26 @@ export function gatedMlp(
     return linear(prod, 'mlp.c_proj', hidden, 'c_proj output');
   }
   const g = linear(x, 'gate_proj', ffn, 'gate_proj output');
-  const u = linear(x, 'up_proj', ffn, 'up_proj output');
-  if (tape.fused) {
-    // act(g) * u as one kernel: backward recomputes act(g) from the saved g and u.
-    if (g.rg || u.rg) {
-      tape.save(g);
-      tape.save(u);
-    }
-    tape.use(g, u);
-    return linear(
-      tape.tensor('act(gate) * up', g.elems, g.bytesPerElem, g.rg || u.rg),
-      'down_proj',
-      hidden,
-      'down_proj output',
-    );
+  if (!tape.fused) {
+    // LlamaMLP.forward: down_proj(act_fn(gate_proj(x)) * up_proj(x)), evaluated left to right.
+    const act = tape.unarySavesInput(g, 'act(gate_proj)');
+    const u = linear(x, 'up_proj', ffn, 'up_proj output');
+    const prod = tape.mul(act, u, 'act(gate) * up');
+    return linear(prod, 'down_proj', hidden, 'down_proj output');
   }
-  const act = tape.unarySavesInput(g, 'act(gate_proj)');
-  const prod = tape.mul(act, u, 'act(gate) * up');
-  return linear(prod, 'down_proj', hidden, 'down_proj output');
+  // torch.compile: act(g) * u as one kernel; backward recomputes act(g) from the saved g and u.
+  const u = linear(x, 'up_proj', ffn, 'up_proj output');
+  if (g.rg || u.rg) {
+    tape.save(g);
+    tape.save(u);
+  }
+  tape.use(g, u);
+  return linear(
+    tape.tensor('act(gate) * up', g.elems, g.bytesPerElem, g.rg || u.rg),
+    'down_proj',
+    hidden,
+    'down_proj output',
+  );
 }
 
 /**
