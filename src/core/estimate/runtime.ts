@@ -1,6 +1,7 @@
 // Runtime terms outside PyTorch's allocated bytes: the caching allocator's reserve, the CUDA context, NCCL's buffers,
 // FSDP's reduce-scatter and all-gather stream pools, segments a model load left cached, and paged optimizer state in CUDA unified
-// memory; they turn the peak allocated bytes into what the driver reports. Sources: c10/cuda/CUDACachingAllocator.cpp,
+// memory; they turn the peak allocated bytes into what the driver reports. Where the two-step allocator replay stands for
+// the setup (terms/two-step-cache.ts), its reserved bytes replace the allocator's terms. Sources: c10/cuda/CUDACachingAllocator.cpp,
 // NCCL docs (NCCL_BUFFSIZE), bitsandbytes functional.py get_paged, torch/distributed/fsdp/_fully_shard.
 // Docs: docs/estimate/runtime.md. Pure.
 import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';

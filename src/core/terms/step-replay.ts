@@ -199,7 +199,7 @@ export function allParts(shape: Pick<StepShape, 'embedding' | 'layer' | 'layers'
 export function lossForwardBackward(state: StepState): Allocation {
   const { allocator, shape } = state;
   const half = shape.logits < shape.logitsFp32;
-  const headCopy = (shape.headCopy ?? 0) > 0 ? allocator.malloc(shape.headCopy!) : undefined;
+  const headCopy = shape.headCopy ? allocator.malloc(shape.headCopy) : undefined;
   const logits = allocator.malloc(shape.logits);
   const upcast = half ? allocator.malloc(shape.logitsFp32) : undefined;
   const logSoftmax = allocator.malloc(shape.logitsFp32);
