@@ -7,6 +7,7 @@
 import type { EstimateContext } from '../estimate/context';
 import { memo, memoByObject } from '../util/memo';
 import type { Allocation, CachingAllocator } from './allocator';
+import type { ChunkedNllShape } from './chunked-nll-replay';
 import { allocateSequence, freeSchedule } from './forward-cache';
 import type { ForwardSequence } from './saved-tensors';
 
@@ -44,6 +45,8 @@ export interface StepShape {
    * gradient (0: no copy; undefined reads as 0).
    */
   readonly headCopy?: number;
+  /** TRL's chunked_nll instead of transformers' cross-entropy over the whole logits (terms/chunked-nll-replay.ts). */
+  readonly chunkedNll?: ChunkedNllShape;
 }
 
 /** A tensor alive in the replay: its allocator handle and its bytes (the size of its gradient). */

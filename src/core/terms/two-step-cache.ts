@@ -16,7 +16,8 @@ import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
 import { memo } from '../util/memo';
-import { CachingAllocator } from './allocator';
+import { type Allocation, CachingAllocator } from './allocator';
+import { type ChunkedNllShape, chunkedNllForwardBackward } from './chunked-nll-replay';
 import { blasWorkspace } from './blas-workspaces';
 import { currentTransformersLoss } from './shifted-logits';
 import type { StageForward } from './forward-cache';
@@ -83,6 +84,7 @@ export const replayTwoSteps = memo(boundedReplay(replayTwoStepsUncached), {
       p.buckets.join(','),
       p.blasWorkspace,
       p.headCopy ?? 0,
+      p.chunkedNll ? Object.values(p.chunkedNll).join('/') : '-',
       p.capacity,
     ].join('|'),
 });
@@ -130,8 +132,12 @@ function trainingStep(state: StepState): void {
   }
   const normOut = allocator.malloc(shape.hidden);
   allocator.free(input);
-  let gradHidden = lossForwardBackward(state);
-  allocator.free(normOut);
+  let gradHidden: Allocation;
+  if (shape.chunkedNll) gradHidden = chunkedNllForwardBackward(state, shape.chunkedNll, normOut);
+  else {
+    gradHidden = lossForwardBackward(state);
+    allocator.free(normOut);
+  }
   for (let l = shape.layers - 1; l >= 0; l--) {
     const kept = keptPerLayer[l];
     gradHidden = layerBackward(state, kept, layerRecompute(state, kept), gradHidden);
@@ -142,7 +148,8 @@ function trainingStep(state: StepState): void {
 
 /**
  * The setups the replay stands for: a full fine-tune or plain LoRA (no quantization, no DoRA) of a dense decoder on one
- * GPU or under DDP, with torch AdamW (foreach or fused) and transformers' own loss as 4.49 and later compute it.
+ * GPU or under DDP, with torch AdamW (foreach or fused) and transformers' own loss as 4.49 and later compute it, or
+ * TRL's chunked_nll with a head in the compute dtype.
  */
 function replayed(ctx: EstimateContext, forward: StageForward): boolean {
   const setup = ctx.setup;
@@ -150,10 +157,9 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
   const lora = setup.method === 'lora' && ctx.methods.peft && !ctx.methods.lora?.use_dora;
   return (
     forward.hasLoss &&
-    currentTransformersLoss(ctx) &&
+    (currentTransformersLoss(ctx) || chunkedNllReplayed(ctx)) &&
     (setup.method === 'full' || lora) &&
     setup.quantization === undefined &&
-    setup.loss === 'full' &&
     a.moe === undefined &&
     ctx.model.lmHead &&
     !ctx.methods.galore &&
@@ -168,6 +174,40 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
     setup.gradient_checkpointing !== 'selective' &&
     (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
   );
+}
+
+/**
+ * TRL SFTTrainer's chunked_nll as terms/chunked-nll-replay.ts replays it: without a compiled loss, and with the head's
+ * weight in the compute dtype (an fp32 head under autocast is cast per chunk, which the replay does not follow).
+ */
+function chunkedNllReplayed(ctx: EstimateContext): boolean {
+  const setup = ctx.setup;
+  const { mode, embeddingBytes } = ctx.dtypes;
+  return (
+    setup.loss === 'chunked-nll' &&
+    !(setup.compile_loss ?? setup.compile) &&
+    setup.preference === undefined &&
+    ctx.methods.rollout === undefined &&
+    ctx.methods.teacher === undefined &&
+    ctx.model.arch.defaultHead === 'causal_lm' &&
+    !(mode === 'amp' && embeddingBytes === 4)
+  );
+}
+
+/** chunked_nll's sizes for a micro-batch of `tokens` tokens (undefined for the other losses). */
+function chunkedNllShape(ctx: EstimateContext, tokens: number, headGrad: number): ChunkedNllShape | undefined {
+  if (ctx.setup.loss !== 'chunked-nll') return undefined;
+  const a = ctx.model.arch;
+  const rows = tokens / ctx.setup.seq_len;
+  return {
+    validTokens: tokens - rows,
+    halfPerToken: a.vocab * ctx.dtypes.computeBytes,
+    fp32PerToken: a.vocab * 4,
+    hiddenPerToken: a.hidden * Math.max(ctx.dtypes.computeBytes, ctx.dtypes.denseBytes),
+    shiftedCopy: rows > 1,
+    softcap: a.finalLogitSoftcap,
+    headGrad,
+  };
 }
 
 /**
@@ -207,6 +247,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
+    chunkedNll: chunkedNllShape(ctx, tokens, (head ?? embedding).grad),
     // Autocast casts an fp32 head's weight for the logits' matmul, which keeps the copy for the hidden state's gradient.
     headCopy: mode === 'amp' && embeddingBytes === 4 ? (inv.head > 0 ? inv.head : inv.embedding) * half : 0,
     statesPerParameter: 2,
