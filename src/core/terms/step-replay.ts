@@ -45,6 +45,11 @@ export interface StepShape {
    * gradient (0: no copy; undefined reads as 0).
    */
   readonly headCopy?: number;
+  /**
+   * Gemma's final_logit_softcapping in the model's forward (`logits / cap`, tanh, `* cap`, in the logits' dtype;
+   * undefined reads as none).
+   */
+  readonly logitSoftcap?: boolean;
   /** TRL's chunked_nll instead of transformers' cross-entropy over the whole logits (terms/chunked-nll-replay.ts). */
   readonly chunkedNll?: ChunkedNllShape;
 }
@@ -194,16 +199,20 @@ export function allParts(shape: Pick<StepShape, 'embedding' | 'layer' | 'layers'
 }
 
 /**
- * The head and the cross-entropy (transformers' ForCausalLMLoss): the logits, their fp32 upcast and log-softmax; the
- * 16-bit logits and the upcast are freed before the backward, which allocates the loss's gradient and log-softmax's,
- * casts it back to 16 bits, and gives the head's weight gradient and the hidden state's: the backward's first matmul,
- * where autograd's thread takes its cuBLAS workspace at the first step. Returns the last.
+ * The head and the cross-entropy (transformers' ForCausalLMLoss): the logits (soft-capped in the model's forward), their
+ * fp32 upcast and log-softmax; the 16-bit logits and the upcast are freed before the backward, which allocates the
+ * loss's gradient and log-softmax's, casts it back to 16 bits, runs it back through the soft-cap, and gives the head's
+ * weight gradient and the hidden state's: the backward's first matmul, where autograd's thread takes its cuBLAS
+ * workspace at the first step. Returns the last.
  */
 export function lossForwardBackward(state: StepState): Allocation {
   const { allocator, shape } = state;
   const half = shape.logits < shape.logitsFp32;
   const headCopy = shape.headCopy ? allocator.malloc(shape.headCopy) : undefined;
-  const logits = allocator.malloc(shape.logits);
+  const product = allocator.malloc(shape.logits);
+  const { logits, tanh } = shape.logitSoftcap
+    ? softcapForward(allocator, product, shape.logits)
+    : { logits: product, tanh: undefined };
   const upcast = half ? allocator.malloc(shape.logitsFp32) : undefined;
   const logSoftmax = allocator.malloc(shape.logitsFp32);
   if (upcast) allocator.free(upcast);
@@ -215,8 +224,9 @@ export function lossForwardBackward(state: StepState): Allocation {
   const softmaxGrad = allocator.malloc(shape.logitsFp32);
   allocator.free(nllGrad);
   allocator.free(logSoftmax);
-  const logitsGrad = half ? allocator.malloc(shape.logits) : softmaxGrad;
+  let logitsGrad = half ? allocator.malloc(shape.logits) : softmaxGrad;
   if (half) allocator.free(softmaxGrad);
+  if (tanh) logitsGrad = softcapBackward(allocator, logitsGrad, tanh, shape.logits);
   const head = shape.head ?? shape.embedding;
   if (head.grad > 0) state.grads.push(allocator.malloc(head.grad));
   const gradHidden = allocator.malloc(shape.hidden);
@@ -224,6 +234,34 @@ export function lossForwardBackward(state: StepState): Allocation {
   allocator.free(logitsGrad);
   if (headCopy) allocator.free(headCopy);
   return gradHidden;
+}
+
+/**
+ * `logits / cap`, tanh, `* cap` (transformers Gemma2ForCausalLM.forward): each product freed when the name is rebound,
+ * tanh's output kept for its backward. Returns the capped logits and tanh's output.
+ */
+function softcapForward(
+  allocator: CachingAllocator,
+  product: Allocation,
+  bytes: number,
+): { logits: Allocation; tanh: Allocation } {
+  const divided = allocator.malloc(bytes);
+  allocator.free(product);
+  const tanh = allocator.malloc(bytes);
+  allocator.free(divided);
+  return { logits: allocator.malloc(bytes), tanh };
+}
+
+/** The soft-cap's backward: the product's, tanh's (its output freed) and the quotient's gradients, one after the other. */
+function softcapBackward(allocator: CachingAllocator, grad: Allocation, tanh: Allocation, bytes: number): Allocation {
+  const scaled = allocator.malloc(bytes);
+  allocator.free(grad);
+  const throughTanh = allocator.malloc(bytes);
+  allocator.free(scaled);
+  allocator.free(tanh);
+  const divided = allocator.malloc(bytes);
+  allocator.free(throughTanh);
+  return divided;
 }
 
 /** The embedding's gradient: its own, or with a tied head one more of its size, accumulated and freed. */

@@ -84,6 +84,7 @@ export const replayTwoSteps = memo(boundedReplay(replayTwoStepsUncached), {
       p.buckets.join(','),
       p.blasWorkspace,
       p.headCopy ?? 0,
+      +(p.logitSoftcap ?? false),
       p.chunkedNll ? Object.values(p.chunkedNll).join('/') : '-',
       p.capacity,
     ].join('|'),
@@ -248,6 +249,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
     chunkedNll: chunkedNllShape(ctx, tokens, (head ?? embedding).grad),
+    logitSoftcap: setup.loss === 'full' && a.finalLogitSoftcap,
     // Autocast casts an fp32 head's weight for the logits' matmul, which keeps the copy for the hidden state's gradient.
     headCopy: mode === 'amp' && embeddingBytes === 4 ? (inv.head > 0 ? inv.head : inv.embedding) * half : 0,
     statesPerParameter: 2,

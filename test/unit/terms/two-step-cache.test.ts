@@ -39,6 +39,16 @@ describe('two-step-cache', () => {
     assert.equal(r.firstStep, 890 * MiB);
     assert.equal(r.reserved, 1_440 * MiB);
   });
+  it("soft-capped logits (Gemma 2): the cap's three 16-bit tensors take one block more, the state splits it", () => {
+    // Step 1: 40 + 20 + 20, the logits 100, the quotient 100 (the logits' block then takes tanh's output, kept for its
+    // backward, and the quotient's the capped logits), 3 x 200 as above: 880 MiB. The cap's backward runs in the
+    // 100 MiB blocks and one half of a 200 MiB block. One 40 MiB state takes the 60 MiB left of the head gradient's
+    // 100 MiB block, the other (and the foreach copy) the tanh block: step 2's logits find no whole 100 MiB block and
+    // split a 200 MiB one, and the softmax's gradient asks for a new 200 MiB segment: 1,080 MiB.
+    const r = replayTwoSteps({ ...tinyPlan(40), logitSoftcap: true });
+    assert.equal(r.firstStep, 880 * MiB);
+    assert.equal(r.reserved, 1_080 * MiB);
+  });
   it('a GPU of 1,300 MiB: the second step finds no room, the allocator releases the free segments and retries', () => {
     // As above to the second step's log-softmax: 1,040 MiB reserved, the foreach copy's 150 MiB segment free again and
     // the 16-bit logits' 100 MiB block freed back into its segment. A new 200 MiB segment would make 1,240 MiB: it
