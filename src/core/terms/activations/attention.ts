@@ -6,6 +6,7 @@
 // Docs: docs/estimate/activations.md
 import type { BlockContext } from './block';
 import type { ActivationPlan } from './plan';
+import { FAMILY_TRAITS } from '../../architecture';
 import { Tape, type Tensor } from '../saved-tensors';
 
 /** Before PyTorch 1.11 the softmax node also saved its input (see ActivationPlan.softmaxSavesInput). */
@@ -52,7 +53,9 @@ export function attentionCore(
     const kk = gqa ? repeatKv(k, 'repeat_kv(k)', mqaView) : k;
     const vv = gqa ? repeatKv(v, 'repeat_kv(v)', mqaView) : v;
     const scoresElems = b * heads * s * (kvTokens / b);
-    let scores = tape.matmul(q, kk, scoresElems, 'attention scores QK^T');
+    // eager_attention_forward: `torch.matmul(query, key_states.transpose(2, 3)) * scaling`, a new tensor (the product
+    // is freed when the name is rebound).
+    let scores = tape.free(tape.matmul(q, kk, scoresElems, 'attention scores QK^T'), 'scores x scaling');
     if (a.attnLogitSoftcap) {
       // Gemma 2 eager_attention_forward: tanh(scores / cap) * cap; tanh keeps its output.
       scores = tape.free(
@@ -60,6 +63,10 @@ export function attentionCore(
         'soft-capped scores',
       );
     }
+    // `attn_weights + attention_mask`: the 4D mask is in the embeddings' dtype (stage.ts causalMask), so with fp32
+    // weights under autocast the sum is fp32.
+    if (FAMILY_TRAITS[a.family].eagerMask4d)
+      scores = tape.free(scores, 'scores + causal mask', scoresElems, Math.max(scores.bytesPerElem, p.weightBytes));
     let probs: Tensor;
     if (opts.sinks) {
       // gpt-oss eager_attention_forward: one sink logit per head appended (cat promotes to the sinks' dtype: fp32
@@ -88,6 +95,10 @@ export function attentionCore(
         p.mode === 'amp' || opts.softmaxFp32 ? 4 : scores.bytesPerElem,
       );
       if (p.mode === 'amp' || opts.softmaxFp32) {
+        // softmax(x, dtype=float32) over 16-bit scores converts them first (aten/src/ATen/native/SoftMax.cpp softmax:
+        // `input_.toType(dtype)`), except fp16 on a CUDA GPU, whose kernel reads half and writes float.
+        if (scores.bytesPerElem < 4 && !p.halfToFloatSoftmax)
+          scores = tape.free(scores, 'scores converted to fp32', scoresElems, 4);
         const sm = tape.unarySavesOutput(scores, 'softmax output (fp32)', 4);
         probs = tape.to(sm, p.mode === 'amp' ? 4 : tape.computeBytes, 'attention probs');
       } else {

@@ -77,6 +77,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   (a.compile === true) === (b.compile === true) &&
   (a.softmaxSavesInput === true) === (b.softmaxSavesInput === true) &&
   (a.softmaxGradTemp === true) === (b.softmaxGradTemp === true) &&
+  (a.halfToFloatSoftmax === true) === (b.halfToFloatSoftmax === true) &&
   (a.quantizedBase === true) === (b.quantizedBase === true) &&
   (a.zero3Linear === true) === (b.zero3Linear === true) &&
   (a.bnbKeepsInput === true) === (b.bnbKeepsInput === true) &&
@@ -120,6 +121,7 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   compile: true,
   softmaxSavesInput: true,
   softmaxGradTemp: true,
+  halfToFloatSoftmax: true,
   quantizedBase: true,
   zero3Linear: true,
   bnbKeepsInput: true,
@@ -149,7 +151,7 @@ const layers = memo(layerActivationsUncached, {
   key: (p) =>
     `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}` +
     `${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}` +
-    `${+(p.softmaxSavesInput === true)}${+(p.softmaxGradTemp === true)}` +
+    `${+(p.softmaxSavesInput === true)}${+(p.softmaxGradTemp === true)}${+(p.halfToFloatSoftmax === true)}` +
     `${+(p.quantizedBase === true)}${+(p.zero3Linear === true)}${+(p.bnbKeepsInput === true)}` +
     `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}${+(p.sdpaMathHalf === true)}${+(p.litgptModel === true)}` +
     `${+(p.sdpaGqa === true)}${+(p.sdpaMask === true)}${+(p.flashUnpad === true)}` +

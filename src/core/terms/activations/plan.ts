@@ -58,6 +58,11 @@ export interface ActivationPlan {
    * the CPU kernel writes the result directly. Set where the chosen GPU runs those kernels.
    */
   readonly softmaxGradTemp?: boolean;
+  /**
+   * fp16 compute on a CUDA or HIP GPU: softmax(x, dtype=float32) reads the half scores and writes float
+   * (aten/src/ATen/native/SoftMax.cpp softmax: `_softmax(input_, dim_, true)`); elsewhere the scores are converted first.
+   */
+  readonly halfToFloatSoftmax?: boolean;
   /** The block's base linears are bitsandbytes 4/8-bit layers (their output keeps the input's dtype). */
   readonly quantizedBase?: boolean;
   /** DeepSpeed ZeRO-3's linear runs every nn.Linear and saves its input, frozen or not (saved-tensors.ts Weight). */

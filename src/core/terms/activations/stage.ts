@@ -176,6 +176,7 @@ function activationPlan(
     compile: setup.compile,
     softmaxSavesInput: oldSoftmax,
     ...(atenGpuSoftmax(ctx) ? { softmaxGradTemp: true } : {}),
+    ...(halfToFloatSoftmax(ctx) ? { halfToFloatSoftmax: true } : {}),
     quantizedBase: quantHere > 0,
     zero3Linear: ctx.sharding.zeroStage === 3,
     bnbKeepsInput: quantHere > 0 && bitsandbytesKeepsInputs(effSetup),
@@ -263,6 +264,14 @@ function paddingNote(ctx: EstimateContext, layerPlan: ActivationPlan, paddedBatc
 function atenGpuSoftmax(ctx: EstimateContext): boolean {
   const vendor = ctx.gpu?.spec?.vendor;
   return vendor === 'nvidia' || vendor === 'amd' || vendor === 'intel';
+}
+
+/** fp16 compute on a GPU whose tensors are CUDA tensors to ATen (NVIDIA, and AMD through HIP): ActivationPlan.halfToFloatSoftmax. */
+function halfToFloatSoftmax(ctx: EstimateContext): boolean {
+  const vendor = ctx.gpu?.spec?.vendor;
+  const setup = ctx.setup;
+  const fp16 = setup.mixed_precision === 'fp16' || (setup.mixed_precision === 'none' && setup.weights_dtype === 'fp16');
+  return fp16 && (vendor === 'nvidia' || vendor === 'amd');
 }
 
 /** The kernels the stage's layers are estimated with, said once (first stage): Mamba, linear attention, Unsloth. */
@@ -503,6 +512,7 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
       compile: setup.compile,
       softmaxSavesInput: oldSoftmax,
       ...(atenGpuSoftmax(ctx) ? { softmaxGradTemp: true } : {}),
+      ...(halfToFloatSoftmax(ctx) ? { halfToFloatSoftmax: true } : {}),
       ...mixerKernels,
     });
   }
