@@ -171,7 +171,7 @@ export function chunkedNllForwardBackward(state: StepState, shape: ChunkedNllSha
   for (let c = chunks.length - 1; c >= 0; c--) {
     const saved = chunkRecompute(state, shape, chunks[c]);
     const { head, hidden } = chunkBackward(state, shape, saved, chunks[c]);
-    // The last chunk's matmul backward releases the packed hidden states its checkpoint kept.
+    // The first chunk runs its backward last; its matmul's backward releases the packed states the checkpoints kept.
     if (c === 0) allocator.free(packed);
     headSum = accumulate(state, headSum, head, c === chunks.length - 2 ? shape.headGrad : 0);
     const zeros = allocator.malloc(packedBytes);
