@@ -66,6 +66,8 @@ export class CachingAllocator {
   peakAllocated = 0;
   /** Free blocks of each stream's pools (stream 0: the default stream). */
   private readonly streams = new Map<number, StreamPools>();
+  /** The default stream's pools, looked up on nearly every request. */
+  private defaultPools: StreamPools | undefined;
   /** Reserved bytes of each stream's segments. */
   private readonly streamReserved = new Map<number, number>();
   private nextAddr = 0;
@@ -133,10 +135,12 @@ export class CachingAllocator {
   }
 
   private poolsOf(stream: number): StreamPools {
+    if (stream === 0 && this.defaultPools) return this.defaultPools;
     let pools = this.streams.get(stream);
     if (!pools) {
       pools = { small: [], large: [] };
       this.streams.set(stream, pools);
+      if (stream === 0) this.defaultPools = pools;
     }
     return pools;
   }
