@@ -12,7 +12,7 @@
 // no I/O.
 // Docs: docs/estimate/runtime.md
 import type { Allocation } from './allocator';
-import { blasWorkspaceAt, type StepState } from './step-replay';
+import { blasWorkspaceAt, clearAutocastCache, type StepState } from './step-replay';
 
 /** Valid tokens per chunk (trl/trainer/sft_trainer.py _CHUNKED_LM_HEAD_CHUNK_SIZE). */
 const CHUNK_TOKENS = 256;
@@ -163,8 +163,7 @@ export function chunkedNllForwardBackward(state: StepState, shape: ChunkedNllSha
   const packed = allocator.malloc(packedBytes);
   if (shifted) allocator.free(shifted);
   for (const b of chunks) chunkForward(state, shape, b);
-  for (const copy of state.autocastCache) allocator.free(copy);
-  state.autocastCache = [];
+  clearAutocastCache(state);
   allocator.free(normOut);
   let headSum: Allocation | undefined;
   let packedGrad: Allocation | undefined;

@@ -14,10 +14,17 @@ import { olderThan } from '../util/version';
  * a value head, a compiled loss, or another library's model code).
  */
 export function modelCrossEntropy(ctx: EstimateContext): boolean {
+  return ctx.setup.loss === 'full' && plainTokenLoss(ctx);
+}
+
+/**
+ * A next-token loss over the causal-LM head's logits, whatever kernel computes it: not compiled, no preference, RL or
+ * distillation loss, no label smoother or value head.
+ */
+export function plainTokenLoss(ctx: EstimateContext): boolean {
   const setup = ctx.setup;
   const { teacher, rollout } = ctx.methods;
   return (
-    setup.loss === 'full' &&
     !(setup.compile_loss ?? setup.compile) &&
     setup.preference === undefined &&
     rollout === undefined &&

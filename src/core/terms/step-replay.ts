@@ -216,9 +216,7 @@ export function lossForwardBackward(state: StepState): Allocation {
   const upcast = half ? allocator.malloc(shape.logitsFp32) : undefined;
   const logSoftmax = allocator.malloc(shape.logitsFp32);
   if (upcast) allocator.free(upcast);
-  // The forward's autocast context exits: its cache of weight copies is cleared.
-  for (const copy of state.autocastCache) allocator.free(copy);
-  state.autocastCache = [];
+  clearAutocastCache(state);
   allocator.free(logits);
   const nllGrad = allocator.malloc(shape.logitsFp32);
   const softmaxGrad = allocator.malloc(shape.logitsFp32);
@@ -262,6 +260,12 @@ function softcapBackward(allocator: CachingAllocator, grad: Allocation, tanh: Al
   const divided = allocator.malloc(bytes);
   allocator.free(throughTanh);
   return divided;
+}
+
+/** The forward's autocast context exits after the loss: its cache of weight copies is cleared. */
+export function clearAutocastCache(state: StepState): void {
+  for (const copy of state.autocastCache) state.allocator.free(copy);
+  state.autocastCache = [];
 }
 
 /** The embedding's gradient: its own, or with a tied head one more of its size, accumulated and freed. */

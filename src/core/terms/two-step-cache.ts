@@ -19,7 +19,7 @@ import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
 import { type ChunkedNllShape, chunkedNllForwardBackward } from './chunked-nll-replay';
 import { blasWorkspace } from './blas-workspaces';
-import { currentTransformersLoss } from './shifted-logits';
+import { currentTransformersLoss, plainTokenLoss } from './shifted-logits';
 import type { StageForward } from './forward-cache';
 import {
   allocatorCapacity,
@@ -178,21 +178,12 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
 }
 
 /**
- * TRL SFTTrainer's chunked_nll as terms/chunked-nll-replay.ts replays it: without a compiled loss, and with the head's
- * weight in the compute dtype (an fp32 head under autocast is cast per chunk, which the replay does not follow).
+ * TRL SFTTrainer's chunked_nll as terms/chunked-nll-replay.ts replays it: a plain token loss, with the head's weight in
+ * the compute dtype (an fp32 head under autocast is cast per chunk, which the replay does not follow).
  */
 function chunkedNllReplayed(ctx: EstimateContext): boolean {
-  const setup = ctx.setup;
   const { mode, embeddingBytes } = ctx.dtypes;
-  return (
-    setup.loss === 'chunked-nll' &&
-    !(setup.compile_loss ?? setup.compile) &&
-    setup.preference === undefined &&
-    ctx.methods.rollout === undefined &&
-    ctx.methods.teacher === undefined &&
-    ctx.model.arch.defaultHead === 'causal_lm' &&
-    !(mode === 'amp' && embeddingBytes === 4)
-  );
+  return ctx.setup.loss === 'chunked-nll' && plainTokenLoss(ctx) && !(mode === 'amp' && embeddingBytes === 4);
 }
 
 /** chunked_nll's sizes for a micro-batch of `tokens` tokens (undefined for the other losses). */

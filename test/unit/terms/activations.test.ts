@@ -516,6 +516,24 @@ describe("estimate: eager attention's fp32 softmax backward over 16-bit scores (
   }
 });
 
+/** A LoRA layer (base frozen, bf16 weights) with eager attention over 2 x 2,048 tokens: the H100 eager points' plan. */
+function eagerLoraPlan(model: string, mode: 'half' | 'amp'): ActivationPlan {
+  return {
+    arch: archOf(model),
+    mode,
+    half: 2,
+    weightBytes: 2,
+    batch: 2,
+    seq: 2048,
+    attention: 'eager',
+    baseTrainable: false,
+    normsTrainable: false,
+    inputRequiresGrad: true,
+    tp: 1,
+    sequenceParallel: false,
+  };
+}
+
 describe("estimate: ATen's GPU softmax backward keeps grad x output (GPU truth, gpu/mistral-7b-v0.3-lora-*-eager)", () => {
   // aten/src/ATen/native/cuda/SoftMax.cu softmax_backward_cuda_out: `Tensor tmp = grad * output;` before the kernel.
   // H100 history of Mistral-7B-v0.3 LoRA, 2 x 2,048 tokens, checkpointing, eager: at the peak, in the last layer's
@@ -527,20 +545,7 @@ describe("estimate: ATen's GPU softmax backward keeps grad x output (GPU truth, 
     near(e.perGpu.peakBytes, peak, 0.01, id);
   });
   it('the temporary is one more fp32 score tensor in the backward working set, on a GPU only', () => {
-    const plan: ActivationPlan = {
-      arch: archOf('mistralai/Mistral-7B-v0.1'),
-      mode: 'half',
-      half: 2,
-      weightBytes: 2,
-      batch: 2,
-      seq: 2048,
-      attention: 'eager',
-      baseTrainable: false,
-      normsTrainable: false,
-      inputRequiresGrad: true,
-      tp: 1,
-      sequenceParallel: false,
-    };
+    const plan = eagerLoraPlan('mistralai/Mistral-7B-v0.1', 'half');
     const cpu = layerActivations(plan).backwardWorkingBytes;
     const gpu = layerActivations({ ...plan, softmaxGradTemp: true }).backwardWorkingBytes;
     assert.equal(gpu - cpu, 2 * 32 * 2048 * 2048 * 4);
@@ -558,20 +563,7 @@ describe("estimate: eager attention's scaled, masked and converted scores (GPU t
   // tokens, bf16, checkpointing: in each layer's forward the QK^T product, the scaled and the masked scores (2 x 32 x
   // 2,048² x 2 = 536,870,912 B each, the previous freed once the next exists), then the fp32 conversion and the softmax
   // (1,073,741,824 B each). Without them the replay made one 536.9 MB and one 1,073.7 MB segment fewer: -5.2 %.
-  const plan: ActivationPlan = {
-    arch: archOf('Qwen/Qwen3-8B'),
-    mode: 'amp',
-    half: 2,
-    weightBytes: 2,
-    batch: 2,
-    seq: 2048,
-    attention: 'eager',
-    baseTrainable: false,
-    normsTrainable: false,
-    inputRequiresGrad: true,
-    tp: 1,
-    sequenceParallel: false,
-  };
+  const plan = eagerLoraPlan('Qwen/Qwen3-8B', 'amp');
   const scores = 2 * 32 * 2048 * 2048;
   /** The sizes of the forward's allocations from the QK^T product on, up to the first that is neither size. */
   const scoreRun = (p: ActivationPlan): number[] => {
