@@ -137,9 +137,13 @@ const firstEqualSequence = memo((seq: ForwardSequence) => seq, { key: sequenceKe
  */
 export const replayScope = memoByObject(firstEqualSequence);
 
-/** Bytes the driver can hand the allocator: the chosen GPU's memory less what lies outside it (Infinity without one). */
+/**
+ * Bytes the replays let the allocator reserve: the chosen GPU's memory less the headroom the fit keeps free and what
+ * lies outside the allocator (Infinity without a GPU). Cached segments are released before a request fails, so they
+ * count only as far as this reaches and never decide the fit.
+ */
 export function allocatorCapacity(ctx: EstimateContext, outsideReserved: number): number {
-  return ctx.gpu ? ctx.gpu.memoryBytes - outsideReserved : Infinity;
+  return ctx.gpu ? ctx.gpu.memoryBytes * (1 - ctx.headroomFraction) - outsideReserved : Infinity;
 }
 
 /**
