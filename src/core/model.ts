@@ -93,6 +93,7 @@ export interface RuntimeTerm {
     | 'loss-segments'
     | 'two-step-cache'
     | 'fsdp2-step-cache'
+    | 'fsdp1-step-cache'
     | 'small-pool'
     | 'cuda-context'
     | 'nccl'
@@ -114,6 +115,7 @@ export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<Runt
   'loss-segments',
   'two-step-cache',
   'fsdp2-step-cache',
+  'fsdp1-step-cache',
   'small-pool',
 ]);
 

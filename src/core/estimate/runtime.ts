@@ -7,6 +7,7 @@
 import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';
 import { logitsBlock, type LogitsBlock } from '../terms/logits-block';
 import { type TwoStepReserve, twoStepReserve } from '../terms/two-step-cache';
+import { fsdp1StepReserve } from '../terms/fsdp1-step-cache';
 import { fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
@@ -395,7 +396,10 @@ function replayedTotals(step: StepPeak, outside: RuntimeTerm[], replay: TwoStepR
 /** The runtime terms of the busiest GPU, in the order they are reported. */
 export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotals {
   const outside = outsideTerms(ctx, step);
-  const replay = twoStepReserve(ctx, step.forward, step.peak.allocatedBytes, outsideReserved(outside));
+  const outsideBytes = outsideReserved(outside);
+  const replay =
+    twoStepReserve(ctx, step.forward, step.peak.allocatedBytes, outsideBytes) ??
+    fsdp1StepReserve(ctx, step.forward, step.peak.allocatedBytes, outsideBytes);
   if (replay) return replayedTotals(step, outside, replay);
   const inv = ctx.model.inventory;
   const { tensorParallel: tp } = ctx.layout;

@@ -43,9 +43,12 @@ describe('fsdp-init-cache: hand-worked replays', () => {
   });
 });
 
-describe("fsdp-init-cache: Answer.AI's FSDP1 LoRA layout (Llama-2-7B, 2 ranks)", () => {
+describe("fsdp-init-cache: Answer.AI's FSDP1 QLoRA layout (Llama-2-7B, 2 ranks)", () => {
+  // The LoRA layout is replayed whole (terms/fsdp1-step-cache.ts, test/unit/terms/fsdp1-step-cache.test.ts); with
+  // bitsandbytes' 4-bit codes it is not, and the flat terms stand, this one among them.
   const base: Partial<TrainingSetupInput> = {
-    method: 'lora',
+    method: 'qlora',
+    quantization: { bits: 4, type: 'nf4', double_quant: true },
     lora: {
       r: 64,
       alpha: 16,
@@ -65,23 +68,18 @@ describe("fsdp-init-cache: Answer.AI's FSDP1 LoRA layout (Llama-2-7B, 2 ranks)",
   };
   const layout = (extra: Partial<TrainingSetupInput>): ReturnType<typeof run> =>
     run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...extra }));
-  it('at batch 1 the cache, not the sequence, sets reserved: 512 and 2,048 tokens within 1 %', () => {
-    // Published: 10.24 and 10.22 GiB reserved, while allocated grows from 8.28 to 9.16 GiB.
-    const short = layout({ seq_len: 512 });
-    const long = layout({ seq_len: 2048 });
-    assert.ok(long.perGpu.peakBytes - short.perGpu.peakBytes > 0.7 * 2 ** 30);
-    assert.ok(Math.abs(long.perGpu.reservedBytes / short.perGpu.reservedBytes - 1) < 0.01);
-    const term = runtimeBytes(short, 'fsdp-init-cache') ?? 0;
-    assert.ok(term > 1 * 2 ** 30 && term < 1526 * MiB, `${term}`);
+  it('at batch 1 the build leaves more cached than the step holds: less than the bf16 build (1,526 MiB)', () => {
+    const term = runtimeBytes(layout({ seq_len: 512 }), 'fsdp-init-cache') ?? 0;
+    assert.ok(term > 0 && term < 1526 * MiB, `${term}`);
   });
   it('on a GPU, only as far as it has room: the allocator frees whole cached segments before running out', () => {
-    // Without a GPU: 8.51 GiB reserved before the term, +1.17 GiB of it, and the context (767 MiB) and NCCL beside
-    // (10.72 GiB). On a 10.5 GiB card (1/16 kept free) the cache takes what is left of 9.84 GiB, and the run fits.
-    const gpu = { id: '10.5 GiB', memoryBytes: 10.5 * 2 ** 30, source: 'test' };
+    const free = layout({ seq_len: 512 });
+    const room = free.perGpu.deviceBytes - (runtimeBytes(free, 'fsdp-init-cache') ?? 0) / 2;
+    // A card whose usable memory (1/16 kept free) ends halfway through the cached segments.
+    const gpu = { id: 'half the cache', memoryBytes: (room * 16) / 15, source: 'test' };
     const e = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, seq_len: 512 }), { gpu, headroomFraction: 1 / 16 });
     assert.equal(e.fits, true);
-    assert.ok(Math.abs(e.perGpu.deviceBytes - (15 / 16) * 10.5 * 2 ** 30) < 1024, `${e.perGpu.deviceBytes}`);
-    const free = layout({ seq_len: 512 });
+    assert.ok(Math.abs(e.perGpu.deviceBytes - room) < 1024, `${e.perGpu.deviceBytes} vs ${room}`);
     assert.ok((runtimeBytes(e, 'fsdp-init-cache') ?? 0) < (runtimeBytes(free, 'fsdp-init-cache') ?? 0));
   });
   it('none under FSDP2, which shards in place', () => {

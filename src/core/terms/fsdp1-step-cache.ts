@@ -1,0 +1,601 @@
+// Term: what an FSDP1 (FullyShardedDataParallel) run reserves, from an allocator replay of its build and two steps over
+// FSDP1's four streams. Each unit is one FlatParameter (torch/distributed/fsdp/_flat_param.py): built on the GPU and
+// sharded there (terms/fsdp-init-cache.ts), and at the first forward FlatParamHandle.init_flat_param_attributes
+// allocates and frees, on the compute stream, each unit's low-precision shard (_mp_shard), its padded unsharded buffer
+// (_full_param_padded) and, under parameter mixed precision, a full-precision one (_full_prec_full_param_padded). Each
+// unshard (_runtime_utils.py _unshard) then casts the shard on the pre-unshard stream (under CPU offload after copying
+// it to the GPU; with no cast the copy itself is kept until the reshard), all-gathers into a padded buffer on the
+// unshard stream and frees the low-precision shard. The unshard stream also gets each unit's unsharded gradient: the
+// parameters are views made there, and autograd runs their backward on the stream of their forward. The post-backward
+// hook reduce-scatters on the post-backward stream (a padded copy when the numel does not divide, the output shard,
+// its cast to the parameters' dtype kept as the gradient until zero_grad), and the reshard frees the unsharded buffer;
+// the root unit (embeddings, final norm, untied head) keeps its buffer from its forward to the end of the backward.
+// A block freed on a side stream returns to that stream's pool once the stream's recorded work completes
+// (record_stream): the replay frees it after that stream's next request, which is what the H100 histories show
+// (two layer buffers in flight in the forward, three in the backward). The caching allocator keeps each stream's
+// blocks apart (c10/cuda/CUDACachingAllocator.cpp). The layers' forward and backward and the loss come from the shared
+// step replay (terms/step-replay.ts); AdamW's state is created at the first step. The replay's peak reserved bytes stand
+// for every cached block of the run. Pure arithmetic; no I/O. Docs: docs/estimate/runtime.md
+import type { EstimateContext } from '../estimate/context';
+import { runtimeTerm } from '../estimate/component';
+import { fsdp1BackwardPrefetch } from '../setup';
+import { formatBytes } from '../units';
+import { memo } from '../util/memo';
+import { type Allocation, CachingAllocator } from './allocator';
+import { blasWorkspace } from './blas-workspaces';
+import type { StageForward } from './forward-cache';
+import { type FsdpInitUnits, fsdpInitUnits } from './fsdp-init-cache';
+import {
+  allocatorCapacity,
+  blasWorkspaceAt,
+  type Alive,
+  boundedReplay,
+  embeddingBackward,
+  layerBackward,
+  layerForward,
+  layerRecompute,
+  lossForwardBackward,
+  type ReplayParameter,
+  replayScope,
+  type StepShape,
+  type StepState,
+  stepState,
+  walkLayerParameters,
+} from './step-replay';
+import type { TwoStepReserve } from './two-step-cache';
+
+/** One FSDP1 unit's FlatParameter, in elements. */
+export interface Fsdp1Unit {
+  /** Elements of the flat parameter (unpadded). */
+  readonly numel: number;
+  /** Elements whose gradient the unit reduces: all of them, or a LoRA layer's adapters (their own units). */
+  readonly trained: number;
+  /**
+   * The optimizer's tensors of rank 0's shard, in elements: the one flat shard, or with use_orig_params each original
+   * parameter's part of it (the parameters the shard's range covers, in module order; AdamW keeps state per tensor).
+   */
+  readonly pieces: readonly number[];
+}
+
+/** What the FSDP1 replay allocates: the step's shape on the compute stream plus each unit's flat parameter. */
+export interface Fsdp1Plan extends StepShape {
+  readonly world: number;
+  readonly root: Fsdp1Unit;
+  readonly layerUnit: Fsdp1Unit;
+  /** The build on the GPU (terms/fsdp-init-cache.ts): each unit's tensors as materialised. */
+  readonly build: FsdpInitUnits;
+  /** Bytes per element of the flat parameter as stored, and as gathered (MixedPrecision param_dtype, also reduce). */
+  readonly storageBytes: number;
+  readonly paramBytes: number;
+  readonly stateBytes: number;
+  /** CPUOffload(offload_params=True): shards, gradients and the optimizer on the host. */
+  readonly offload: boolean;
+  /** BACKWARD_PRE: each unit's pre-backward gathers the next unit of the backward. */
+  readonly prefetch: 'pre' | 'post' | 'none';
+  readonly foreachSqrt: boolean;
+  readonly capacity: number;
+}
+
+/** Peak reserved bytes of the replay: in all, on each stream, and the allocated peak it reached. */
+export interface Fsdp1Replay {
+  readonly reserved: number;
+  readonly peakAllocated: number;
+  readonly compute: number;
+  readonly preUnshard: number;
+  readonly unshard: number;
+  readonly postBackward: number;
+}
+
+/** FSDP1's streams in the allocator model (the compute stream is 0). */
+const PRE_UNSHARD_STREAM = 1;
+const UNSHARD_STREAM = 2;
+const POST_BACKWARD_STREAM = 3;
+
+/** A unit's requests, in bytes: worked out once per replay. */
+interface UnitBytes {
+  readonly shardElements: number;
+  /** The rank's shard as stored, and cast to the gather dtype (0: no cast). */
+  readonly shard: number;
+  readonly lowPrecisionShard: number;
+  /** The padded unsharded buffer in the gather dtype, and in the stored dtype (lazy init under mixed precision). */
+  readonly padded: number;
+  readonly paddedFullPrecision: number;
+  /** The unsharded gradient, its padded copy (0: divides), the reduce-scatter output and its cast (0: none). */
+  readonly gradient: number;
+  readonly paddedGradient: number;
+  readonly gradientShard: number;
+  readonly gradientCast: number;
+  /** Trained elements of the rank's shard, one entry per optimizer tensor: AdamW's state. */
+  readonly pieces: readonly number[];
+}
+
+function unitBytes(plan: Fsdp1Plan, unit: Fsdp1Unit): UnitBytes {
+  const { world, storageBytes: sb, paramBytes: pb } = plan;
+  const cast = sb !== pb;
+  const shardElements = Math.ceil(unit.numel / world);
+  const trainedShard = Math.ceil(unit.trained / world);
+  return {
+    shardElements,
+    shard: shardElements * sb,
+    lowPrecisionShard: cast ? shardElements * pb : 0,
+    padded: shardElements * world * pb,
+    paddedFullPrecision: cast ? shardElements * world * sb : 0,
+    gradient: unit.trained * pb,
+    paddedGradient: unit.trained > 0 && unit.trained % world !== 0 ? trainedShard * world * pb : 0,
+    gradientShard: trainedShard * pb,
+    gradientCast: cast ? trainedShard * sb : 0,
+    pieces: unit.pieces,
+  };
+}
+
+/**
+ * A side stream's frees: a block returns to the stream's pool once the stream's recorded work completes, which the
+ * replay takes as after the stream's next request.
+ */
+class SideStream {
+  private pending: Allocation[] = [];
+  /** Whether the CPU runs ahead of the GPU, so that a block freed from the compute side waits for the next request. */
+  ahead = true;
+  constructor(
+    private readonly allocator: CachingAllocator,
+    readonly stream: number,
+  ) {}
+
+  malloc(bytes: number): Allocation {
+    const a = this.allocator.malloc(bytes, this.stream);
+    this.flush();
+    return a;
+  }
+
+  /** Freed at once: the stream's own work on it is done. */
+  free(a: Allocation): void {
+    this.allocator.free(a);
+  }
+
+  /** Freed from the compute side: back in the pool after the stream's next request. */
+  release(a: Allocation): void {
+    if (this.ahead) this.pending.push(a);
+    else this.allocator.free(a);
+  }
+
+  flush(): void {
+    for (const a of this.pending) this.allocator.free(a);
+    this.pending = [];
+  }
+}
+
+/** One unit while it is unsharded: its buffer, and under CPU offload with no cast its shard's GPU copy. */
+interface Unsharded {
+  readonly buffer: Allocation;
+  readonly copy: Allocation | undefined;
+}
+
+interface Fsdp1State {
+  readonly plan: Fsdp1Plan;
+  readonly step: StepState;
+  readonly root: UnitBytes;
+  readonly layer: UnitBytes;
+  readonly preUnshard: SideStream;
+  readonly unshard: SideStream;
+  readonly postBackward: SideStream;
+  /** A unit gathered ahead of its backward (BACKWARD_PRE / BACKWARD_POST). */
+  prefetched: Unsharded | undefined;
+  /** Gradient shards kept to zero_grad (or, under CPU offload, to the optimizer's step on the host). */
+  gradShards: Allocation[];
+}
+
+/**
+ * Replays the build and two FSDP1 steps, bounded by the GPU (boundedReplay); memoized per plan (the advice search and
+ * the editor's changes repeat plans).
+ */
+export const replayFsdp1 = memo(boundedReplay(replayFsdp1Uncached), {
+  limit: 64,
+  scope: (p) => replayScope(p.sequence),
+  key: (p) =>
+    [
+      p.embedding.grad,
+      p.layer.map((x) => `${x.weight}/${x.grad}`).join(','),
+      p.layers,
+      p.head ? p.head.grad : '-',
+      +p.checkpointed,
+      p.hidden,
+      p.logits,
+      p.logitsFp32,
+      p.world,
+      `${p.root.numel}/${p.root.trained}/${p.root.pieces.join(',')}`,
+      `${p.layerUnit.numel}/${p.layerUnit.trained}/${p.layerUnit.pieces.join(',')}`,
+      p.build.layer.join(','),
+      p.build.root.join(','),
+      p.storageBytes,
+      p.paramBytes,
+      p.stateBytes,
+      +p.offload,
+      p.prefetch,
+      +p.foreachSqrt,
+      p.blasWorkspace,
+      p.capacity,
+    ].join('|'),
+});
+
+function replayFsdp1Uncached(plan: Fsdp1Plan): Fsdp1Replay {
+  const allocator = new CachingAllocator(plan.capacity);
+  const state: Fsdp1State = {
+    plan,
+    step: stepState(allocator, plan),
+    root: unitBytes(plan, plan.root),
+    layer: unitBytes(plan, plan.layerUnit),
+    preUnshard: new SideStream(allocator, PRE_UNSHARD_STREAM),
+    unshard: new SideStream(allocator, UNSHARD_STREAM),
+    postBackward: new SideStream(allocator, POST_BACKWARD_STREAM),
+    prefetched: undefined,
+    gradShards: [],
+  };
+  build(state);
+  lazyInit(state);
+  for (let s = 0; s < 2; s++) {
+    trainingStep(state, s);
+    optimizerStep(state, s === 0);
+  }
+  return {
+    reserved: allocator.peakReserved,
+    peakAllocated: allocator.peakAllocated,
+    compute: allocator.reservedOn(0),
+    preUnshard: allocator.reservedOn(PRE_UNSHARD_STREAM),
+    unshard: allocator.reservedOn(UNSHARD_STREAM),
+    postBackward: allocator.reservedOn(POST_BACKWARD_STREAM),
+  };
+}
+
+/**
+ * The build, unit by unit with the root last (_init_param_handle_from_module): the unit's tensors materialised, flattened
+ * into one tensor, this rank's chunk cloned as the shard, the full tensors freed; under CPU offload the shard goes to
+ * the host.
+ */
+function build(state: Fsdp1State): void {
+  const { build: units, layers } = state.plan;
+  const allocator = state.step.allocator;
+  const total = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);
+  const one = (tensors: readonly number[]): void => {
+    const params = tensors.filter((b) => b > 0).map((b) => allocator.malloc(b));
+    const flat = allocator.malloc(total(tensors));
+    const shard = allocator.malloc(Math.ceil(total(tensors) / units.shards));
+    allocator.free(flat);
+    for (const p of params) allocator.free(p);
+    if (units.offload) allocator.free(shard);
+  };
+  for (let l = 0; l < layers; l++) one(units.layer);
+  one(units.root);
+}
+
+/**
+ * The first forward's lazy initialisation of every unit, the root first (init_flat_param_attributes): the low-precision
+ * shard, the padded unsharded buffer and its full-precision twin, each allocated and freed on the compute stream.
+ */
+function lazyInit(state: Fsdp1State): void {
+  const allocator = state.step.allocator;
+  const once = (u: UnitBytes): void => {
+    for (const bytes of [u.lowPrecisionShard, u.padded, u.paddedFullPrecision])
+      if (bytes > 0) allocator.free(allocator.malloc(bytes));
+  };
+  once(state.root);
+  for (let l = 0; l < state.plan.layers; l++) once(state.layer);
+}
+
+/**
+ * A unit's unshard: on the pre-unshard stream the shard copied to the GPU (CPU offload) and cast to the gather dtype
+ * (the copy freed once cast; kept to the reshard when there is no cast), the all-gather's padded buffer on the unshard
+ * stream, then the low-precision shard freed.
+ */
+function unshardUnit(state: Fsdp1State, unit: UnitBytes): Unsharded {
+  const pre = state.preUnshard;
+  const lowPrecision = unit.lowPrecisionShard > 0 ? pre.malloc(unit.lowPrecisionShard) : undefined;
+  let copy = state.plan.offload ? pre.malloc(unit.shard) : undefined;
+  if (copy && lowPrecision) {
+    pre.free(copy);
+    copy = undefined;
+  }
+  const buffer = state.unshard.malloc(unit.padded);
+  if (lowPrecision) pre.free(lowPrecision);
+  return { buffer, copy };
+}
+
+/** The reshard: the unsharded buffer (and an offloaded shard's copy) back to their streams' pools. */
+function reshard(state: Fsdp1State, unit: Unsharded): void {
+  state.unshard.release(unit.buffer);
+  if (unit.copy) state.preUnshard.release(unit.copy);
+}
+
+/**
+ * The post-backward hook: the unsharded gradient on the unshard stream (the parameters' gradients on the compute stream
+ * gathered into it), the reshard, and on the post-backward stream the reduce-scatter (a padded copy where the numel
+ * does not divide, the output shard, its cast kept as the gradient).
+ */
+function postBackward(state: Fsdp1State, unit: UnitBytes, unsharded: Unsharded): void {
+  const compute = state.step.allocator;
+  const gradient = unit.gradient > 0 ? state.unshard.malloc(unit.gradient) : undefined;
+  for (const g of state.step.grads) compute.free(g);
+  state.step.grads = [];
+  reshard(state, unsharded);
+  if (!gradient) return;
+  const post = state.postBackward;
+  const padded = unit.paddedGradient > 0 ? post.malloc(unit.paddedGradient) : undefined;
+  let shard = post.malloc(unit.gradientShard);
+  if (padded) post.free(padded);
+  if (unit.gradientCast > 0) {
+    const cast = post.malloc(unit.gradientCast);
+    post.free(shard);
+    shard = cast;
+  }
+  state.unshard.release(gradient);
+  state.gradShards.push(shard);
+}
+
+/** The unit a backward needs: the one prefetched for it, or gathered now. */
+function unshardForBackward(state: Fsdp1State): Unsharded {
+  const unit = state.prefetched ?? unshardUnit(state, state.layer);
+  state.prefetched = undefined;
+  return unit;
+}
+
+/** One FSDP1 forward and backward over the root unit and the layer units. */
+function trainingStep(state: Fsdp1State, index: number): void {
+  const { plan, step } = state;
+  const compute = step.allocator;
+  const root = unshardUnit(state, state.root);
+  let input = compute.malloc(plan.hidden);
+  blasWorkspaceAt(step, 'forward');
+  const kept: Alive[][] = [];
+  for (let l = 0; l < plan.layers; l++) {
+    const unit = unshardUnit(state, state.layer);
+    const layer = layerForward(step, input);
+    reshard(state, unit);
+    kept.push(layer.kept);
+    input = layer.output;
+  }
+  const normOut = compute.malloc(plan.hidden);
+  compute.free(input);
+  // The root's post-forward keeps its buffer (the root is not resharded after forward) but drops an offloaded copy,
+  // whose work is done by the time the loss is computed.
+  let rootUnit = root;
+  if (root.copy) {
+    state.preUnshard.free(root.copy);
+    rootUnit = { buffer: root.buffer, copy: undefined };
+  }
+  // The root's pre-backward: under CPU offload its shard is copied again; BACKWARD_PRE gathers the last layer.
+  if (plan.offload) {
+    const again = unshardCopy(state, state.root);
+    if (again) rootUnit = { buffer: root.buffer, copy: again };
+  }
+  if (plan.prefetch === 'pre' && plan.layers > 0) state.prefetched = unshardUnit(state, state.layer);
+  // The backward's frees on the unshard stream wait for its next request from the second step on (runsAhead).
+  state.unshard.flush();
+  state.unshard.ahead = runsAhead(plan, index);
+  let gradHidden = lossForwardBackward(step);
+  const rootGrads = step.grads;
+  step.grads = [];
+  compute.free(normOut);
+  for (let l = plan.layers - 1; l >= 0; l--) gradHidden = layerStep(state, kept[l], gradHidden, l > 0);
+  step.grads = rootGrads;
+  embeddingBackward(step);
+  compute.free(gradHidden);
+  postBackward(state, state.root, rootUnit);
+  state.unshard.flush();
+  state.unshard.ahead = true;
+  state.preUnshard.flush();
+}
+
+/**
+ * Whether the CPU runs ahead of the GPU in a backward, so that one more unit is in flight on the unshard stream: not in
+ * the first step, whose new segments (cudaMalloc) hold the CPU back, nor under CPU offload, whose host copies do; from
+ * the second step on it does. A timing effect, which the H100 histories of 2026-11-25 show varying: of eight full
+ * fine-tunes without offload the third in-flight buffer appears in the second step (cut from the root's free gradient
+ * block: a third root-sized segment) in four, already in the first (a third layer-sized segment) in two, in neither in
+ * two; with offload in none. The rule takes the larger of the two outcomes a run can have.
+ */
+function runsAhead(plan: Fsdp1Plan, step: number): boolean {
+  return step > 0 && !plan.offload;
+}
+
+/** Under CPU offload the pre-backward copies the root's shard again (cast and freed, or kept when there is no cast). */
+function unshardCopy(state: Fsdp1State, unit: UnitBytes): Allocation | undefined {
+  const pre = state.preUnshard;
+  const lowPrecision = unit.lowPrecisionShard > 0 ? pre.malloc(unit.lowPrecisionShard) : undefined;
+  const copy = pre.malloc(unit.shard);
+  if (!lowPrecision) return copy;
+  pre.free(copy);
+  pre.free(lowPrecision);
+  return undefined;
+}
+
+/**
+ * One layer unit's backward: its pre-backward gathers it (unless prefetched) and, with BACKWARD_PRE, the next unit of
+ * the backward; the recompute under checkpointing, the backward, then the post-backward (BACKWARD_POST gathers the next
+ * unit there). Returns the gradient of the layer's input.
+ */
+function layerStep(state: Fsdp1State, kept: Alive[], gradOutput: Allocation, hasNext: boolean): Allocation {
+  const { plan, step } = state;
+  const unit = unshardForBackward(state);
+  if (plan.prefetch === 'pre' && hasNext) state.prefetched = unshardUnit(state, state.layer);
+  const saved = layerRecompute(step, kept);
+  const gradInput = layerBackward(step, kept, saved, gradOutput);
+  if (plan.prefetch === 'post' && hasNext) state.prefetched = unshardUnit(state, state.layer);
+  postBackward(state, state.layer, unit);
+  return gradInput;
+}
+
+/**
+ * AdamW on the GPU's shards (none under CPU offload, where the host steps): the state created at the first step, the
+ * foreach copy of every exp_avg_sq, then zero_grad (or the host's step) frees the gradient shards.
+ */
+function optimizerStep(state: Fsdp1State, first: boolean): void {
+  const { plan } = state;
+  const compute = state.step.allocator;
+  if (!plan.offload) {
+    const shards: number[] = [...state.root.pieces];
+    for (let l = 0; l < plan.layers; l++) shards.push(...state.layer.pieces);
+    if (first) for (const s of shards) for (let k = 0; k < 2; k++) compute.malloc(s * plan.stateBytes);
+    if (plan.foreachSqrt) {
+      const temps = shards.map((s) => compute.malloc(s * plan.stateBytes));
+      for (const t of temps) compute.free(t);
+    }
+  }
+  for (const g of state.gradShards) compute.free(g);
+  state.gradShards = [];
+}
+
+/**
+ * The setups the replay stands for: FSDP1 FULL_SHARD over every rank, a full fine-tune or plain LoRA with the adapters
+ * in units of their own (no quantization, no DoRA) of a dense decoder, transformers' loss, torch AdamW.
+ */
+function replayed(ctx: EstimateContext, forward: StageForward): boolean {
+  const setup = ctx.setup;
+  const lora =
+    setup.method === 'lora' && ctx.methods.peft && !ctx.methods.lora?.use_dora && setup.fsdp_adapters_wrapped !== false;
+  return (
+    forward.hasLoss &&
+    ctx.sharding.fsdp &&
+    setup.fsdp_version !== 2 &&
+    setup.fsdp === 'full_shard' &&
+    ctx.sharding.zeroStage === 0 &&
+    ctx.sharding.shardParams > 1 &&
+    ctx.sharding.shardParams === ctx.layout.world &&
+    (setup.method === 'full' || lora) &&
+    setup.quantization === undefined &&
+    setup.loss === 'full' &&
+    ctx.model.arch.moe === undefined &&
+    ctx.model.lmHead &&
+    !ctx.methods.galore &&
+    !ctx.methods.rollout &&
+    setup.preference === undefined &&
+    ctx.layout.tensorParallel === 1 &&
+    ctx.layout.pipelineParallel === 1 &&
+    !ctx.sharding.deferredGradSync &&
+    // CPU offload with the original parameters hidden: its one H100 history is 12 % below the replay, not explained yet.
+    !(ctx.sharding.fsdpOffload && setup.fsdp_use_orig_params === false) &&
+    !setup.expandable_segments &&
+    !setup.activation_offloading &&
+    !setup.optimizer_in_backward &&
+    setup.gradient_checkpointing !== 'selective' &&
+    (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
+  );
+}
+
+const sum = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);
+
+/**
+ * Rank 0's part of each parameter of a flat parameter (parameters in module order, the shard the first
+ * ceil(total / world) elements): the parameters it covers whole, then the one it cuts; the rest have none.
+ */
+export function firstShardPieces(parameters: readonly number[], world: number): number[] {
+  let left = Math.ceil(sum(parameters) / world);
+  const out: number[] = [];
+  for (const p of parameters) {
+    if (left <= 0) break;
+    out.push(Math.min(p, left));
+    left -= p;
+  }
+  return out;
+}
+
+/**
+ * The plan of an FSDP1 run (one rank's view): the units from the model's inventory, the step's tensors from the
+ * activation replay; undefined for anything else, which keeps the other terms only.
+ */
+export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity = Infinity): Fsdp1Plan | undefined {
+  const seq = forward.sequence;
+  if (seq === undefined || !replayed(ctx, forward)) return undefined;
+  const a = ctx.model.arch;
+  const inv = ctx.model.inventory;
+  const { weightBytes, computeBytes, stateBytes } = ctx.dtypes;
+  const full = ctx.setup.method === 'full';
+  const world = ctx.sharding.shardParams;
+  const perParameter = ctx.setup.fsdp_use_orig_params !== false;
+  const layer: ReplayParameter[] = [];
+  const base: number[] = [];
+  const adapters: number[] = [];
+  const walked = walkLayerParameters(ctx, (rows, cols, _bytes, trainable) => {
+    const elements = rows * cols;
+    layer.push({ weight: elements * computeBytes, grad: trainable ? elements * computeBytes : 0, state: 0 });
+    (full || !trainable ? base : adapters).push(elements);
+  });
+  if (!walked) return undefined;
+  const layerElements = sum(base);
+  const adapterElements = sum(adapters);
+  const units = fsdpInitUnits(ctx, layerElements, inv.embedding, inv.head);
+  if (!units) return undefined;
+  // The root's own parameters in module order: the embeddings, the final norm, the untied head.
+  const build = {
+    ...units,
+    root: [inv.embedding, a.hidden, inv.head].filter((e) => e > 0).map((e) => e * weightBytes),
+  };
+  const rootParameters = [inv.embedding, a.hidden, inv.head].filter((e) => e > 0);
+  const rootElements = sum(rootParameters);
+  // Each adapter is a unit of its own: one parameter, sharded whole.
+  const adapterPieces = adapters.map((e) => Math.ceil(e / world));
+  const pieces = (parameters: readonly number[]): number[] =>
+    perParameter ? firstShardPieces(parameters, world) : [Math.ceil(sum(parameters) / world)];
+  const parameter = (elements: number): ReplayParameter => ({
+    weight: elements * computeBytes,
+    grad: full ? elements * computeBytes : 0,
+    state: 0,
+  });
+  const tokens = forward.tokens;
+  return {
+    embedding: parameter(inv.embedding),
+    layer,
+    layers: forward.layers,
+    head: inv.head > 0 ? parameter(inv.head) : undefined,
+    sequence: seq,
+    checkpointed: ctx.setup.gradient_checkpointing === 'full',
+    hidden: tokens * a.hidden * computeBytes,
+    logits: tokens * a.vocab * computeBytes,
+    logitsFp32: tokens * a.vocab * 4,
+    blasWorkspace: blasWorkspace(ctx),
+    world,
+    root: { numel: rootElements, trained: full ? rootElements : 0, pieces: full ? pieces(rootParameters) : [] },
+    layerUnit: {
+      numel: layerElements,
+      trained: full ? layerElements : adapterElements,
+      pieces: full ? pieces(base) : adapterPieces,
+    },
+    build,
+    storageBytes: weightBytes,
+    paramBytes: computeBytes,
+    stateBytes,
+    offload: ctx.sharding.fsdpOffload,
+    prefetch: fsdp1BackwardPrefetch(ctx.setup) ?? 'none',
+    foreachSqrt: ctx.setup.optimizer === 'adamw',
+    capacity,
+  };
+}
+
+/**
+ * What the allocator reserves in an FSDP1 setup the replay stands for: the replay's peak reserved bytes, plus what the
+ * estimate's peak allocates beyond the replay's, never less than the peak; undefined for the other setups.
+ */
+export function fsdp1StepReserve(
+  ctx: EstimateContext,
+  forward: StageForward,
+  peakAllocated: number,
+  outsideReserved: number,
+): TwoStepReserve | undefined {
+  const plan = fsdp1Plan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
+  if (!plan) return undefined;
+  const replay = replayFsdp1(plan);
+  const missing = Math.max(0, peakAllocated - replay.peakAllocated);
+  const reservedBytes = Math.max(peakAllocated, replay.reserved + missing);
+  const term = runtimeTerm(
+    ctx,
+    'fsdp1-step-cache',
+    "Cached by the allocator on FSDP1's streams (replay of the build and two steps)",
+    reservedBytes - peakAllocated,
+    () =>
+      `allocator replay of FSDP1's build and two steps reserves ${formatBytes(replay.reserved)} at ` +
+      `${formatBytes(replay.peakAllocated)} allocated: ${formatBytes(replay.compute)} on the compute stream, ` +
+      `${formatBytes(replay.preUnshard)} on the pre-unshard stream, ${formatBytes(replay.unshard)} on the unshard ` +
+      `stream, ${formatBytes(replay.postBackward)} on the post-backward stream` +
+      (missing > 0 ? `, plus the ${formatBytes(missing)} the estimate's peak allocates beyond it` : '') +
+      '; each stream reuses only its own blocks',
+  );
+  return { reservedBytes, term };
+}

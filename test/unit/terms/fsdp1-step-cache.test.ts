@@ -1,0 +1,146 @@
+// What an FSDP1 run reserves (src/core/terms/fsdp1-step-cache.ts): a replay of FSDP1's build and two steps through
+// the caching-allocator model with the compute, pre-unshard, unshard and post-backward streams. The hand-worked plans
+// have no layers, so every side-stream request is one the walk-through can follow. The GPU figures are
+// max_memory_reserved of rank 0 of a fake process group on one H100 80GB (torch 2.11, transformers 5.17, accelerate
+// 1.15: test/fixtures/truth/gpu.json, tools/truth/gpu/results/2026-11-24-h100 and 2026-11-25-h100); the published ones
+// are Answer.AI's (AnswerDotAI/fsdp_qlora@05ed9f2 benchmarks_03_2024.md, tools/truth/FINDINGS.md §11).
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { TrainingSetupInput } from '../../../src/core/setup';
+import { type Fsdp1Plan, firstShardPieces, replayFsdp1 } from '../../../src/core/terms/fsdp1-step-cache';
+import { MiB } from '../../../src/core/units';
+import { run, setupFor } from '../helpers';
+import { gpuPointRun, noLayerStep, runtimeBytes } from './helpers';
+
+/**
+ * No layers, two ranks: the root unit is one tied embedding of 50 Mi elements stored in fp32 (a 25 Mi-element shard,
+ * 100 MiB), gathered in bf16 (100 MiB unsharded, its gradient 100 MiB); a 20 MiB hidden state, 100 MiB of logits.
+ */
+function tinyPlan(offload: boolean): Fsdp1Plan {
+  const root = 50 * MiB;
+  return {
+    ...noLayerStep({ weight: 100 * MiB, grad: 100 * MiB, state: 0 }),
+    world: 2,
+    root: { numel: root, trained: root, pieces: [root / 2] },
+    layerUnit: { numel: 0, trained: 0, pieces: [] },
+    build: { layer: [], root: [root * 4], unshardedRatio: 0.5, shards: 2, offload },
+    storageBytes: 4,
+    paramBytes: 2,
+    stateBytes: 4,
+    offload,
+    prefetch: 'none',
+    foreachSqrt: true,
+    capacity: Infinity,
+  };
+}
+
+describe('fsdp1-step-cache: hand-worked replays', () => {
+  it("keeps each stream's blocks apart: 50 MiB pre-unshard, 200 MiB unshard, 150 MiB post-backward", () => {
+    // Build: the 200 MiB parameter, the 200 MiB flat copy and the 100 MiB shard, three segments on the compute stream.
+    // Pre-unshard: the bf16 shard (25 Mi x 2 B = 50 MiB), freed once gathered; reused in the second step.
+    // Unshard: the padded buffer (2 x 25 Mi x 2 B = 100 MiB), then the unsharded gradient (100 MiB) while the root
+    // still holds it: 200 MiB; the second step reuses both.
+    // Post-backward: the bf16 gradient shard (50 MiB), its fp32 cast (100 MiB) kept to zero_grad: 150 MiB.
+    const r = replayFsdp1(tinyPlan(false));
+    assert.equal(r.preUnshard, 50 * MiB);
+    assert.equal(r.unshard, 200 * MiB);
+    assert.equal(r.postBackward, 150 * MiB);
+    assert.ok(r.compute >= 500 * MiB, `${r.compute}`);
+    assert.equal(r.reserved, r.compute + r.preUnshard + r.unshard + r.postBackward);
+  });
+
+  it('under CPU offload the shard is copied to the GPU (100 MiB) beside its bf16 cast on the pre-unshard stream', () => {
+    // The fp32 copy of the shard and its 50 MiB cast: 150 MiB, reused by the root's pre-backward copy; the other
+    // streams as without offload (the gradient shard goes to the host at the step, not before the backward ends).
+    const r = replayFsdp1(tinyPlan(true));
+    assert.equal(r.preUnshard, 150 * MiB);
+    assert.equal(r.unshard, 200 * MiB);
+    assert.equal(r.postBackward, 150 * MiB);
+  });
+
+  it("gives the optimizer rank 0's part of each original parameter (use_orig_params)", () => {
+    assert.deepEqual(firstShardPieces([10, 6, 8], 2), [10, 2]);
+    // Qwen3-8B's decoder layer at 8 ranks (q, k, v, o, gate, up, down, the norms): a 24,118,304-element shard covers
+    // q_proj and k_proj whole and 3,146,784 elements of v_proj. In fp32 that is 67.1, 16.8 and 12.6 MB: the AdamW
+    // state tensors of the H100 history of 2026-11-25 (qwen3-8b-full-s2048-b1-ckpt-fsdp1plugin-w8-wfp32).
+    const q = 4096 * 4096;
+    const kv = 1024 * 4096;
+    const mlp = 12288 * 4096;
+    const pieces = firstShardPieces([q, kv, kv, q, mlp, mlp, mlp, 128, 128, 4096, 4096], 8);
+    assert.deepEqual(pieces, [16_777_216, 4_194_304, 3_146_784]);
+  });
+});
+
+describe('fsdp1-step-cache: against the GPU and published runs', () => {
+  const fixture = path.join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'truth', 'gpu.json');
+  const ids = (JSON.parse(fs.readFileSync(fixture, 'utf8')) as { points: { id: string }[] }).points
+    .map((p) => p.id.slice('gpu/'.length))
+    .filter((id) => /-fsdp1(plugin)?-/.test(id));
+
+  it('stands for the reserved memory of every FSDP1 H100 point, never more than 5 % below it', () => {
+    assert.ok(ids.length >= 30, `${ids.length}`);
+    for (const id of ids) {
+      const { estimate: e, reserved } = gpuPointRun(id);
+      const err = e.perGpu.reservedBytes / reserved - 1;
+      assert.ok(err > -0.05, `${id}: ${(100 * err).toFixed(1)} %`);
+    }
+  });
+
+  it('meets the four histories with streams to within 3 % (their allocator replays meet the GPU to the MB)', () => {
+    // tools/truth/FINDINGS.md §41: the histories replayed from their first record give 20,550.0, 15,072.2, 30,257.7
+    // and 32,583.5 MB, the GPU's max_memory_reserved.
+    for (const id of [
+      'llama-3.1-8b-full-s2048-b1-ckpt-fsdp1plugin-w8-offload-wfp32',
+      'llama-3.1-8b-lora-s2048-b2-ckpt-fsdp1plugin-w2-offload',
+      'llama-3.1-8b-full-s2048-b1-ckpt-fsdp1plugin-w8-wfp32',
+      'qwen2.5-14b-full-s2048-b1-ckpt-fsdp1plugin-w16-wfp32',
+    ]) {
+      const { estimate: e, reserved } = gpuPointRun(id);
+      assert.ok(runtimeBytes(e, 'fsdp1-step-cache') !== undefined, id);
+      const err = e.perGpu.reservedBytes / reserved - 1;
+      assert.ok(Math.abs(err) < 0.03, `${id}: ${(100 * err).toFixed(1)} %`);
+    }
+  });
+
+  // Answer.AI's FSDP1 LoRA layout: Llama-2-7B over 2 GPUs, LoRA r 64 on six projections, bf16, reentrant checkpointing.
+  const base: Partial<TrainingSetupInput> = {
+    method: 'lora',
+    lora: {
+      r: 64,
+      alpha: 16,
+      dropout: 0.1,
+      dtype: 'bf16',
+      target_modules: ['k_proj', 'q_proj', 'v_proj', 'up_proj', 'down_proj', 'gate_proj'],
+    },
+    weights_dtype: 'bf16',
+    mixed_precision: 'none',
+    micro_batch_size: 1,
+    gradient_checkpointing: 'full',
+    checkpoint_reentrant: true,
+    gpus_per_node: 2,
+    fsdp: 'full_shard',
+    fsdp_version: 1,
+    transformers_version: '4.38',
+  };
+  const layout = (extra: Partial<TrainingSetupInput>): ReturnType<typeof run> =>
+    run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...extra }));
+
+  it("meets Answer.AI's published 10.24 and 10.22 GiB reserved (512 and 2,048 tokens) within 3 %", () => {
+    // The build's cached blocks, not the sequence, set reserved at batch 1: allocated grows by 0.8 GiB, reserved not.
+    const short = layout({ seq_len: 512 });
+    const long = layout({ seq_len: 2048 });
+    assert.ok(long.perGpu.peakBytes - short.perGpu.peakBytes > 0.7 * 2 ** 30);
+    assert.ok(Math.abs(short.perGpu.reservedBytes / (10.24 * 2 ** 30) - 1) < 0.03, `${short.perGpu.reservedBytes}`);
+    assert.ok(Math.abs(long.perGpu.reservedBytes / (10.22 * 2 ** 30) - 1) < 0.03, `${long.perGpu.reservedBytes}`);
+  });
+
+  it('on a GPU, only as far as it has room: cached segments are released before a request fails', () => {
+    // On a 10.5 GiB card (1/16 kept free: 9.84 GiB usable) the replay reserves what the context and NCCL leave of it,
+    // and the run fits: the allocated peak (8.27 GiB) is below.
+    const gpu = { id: '10.5 GiB', memoryBytes: 10.5 * 2 ** 30, source: 'test' };
+    const e = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, seq_len: 512 }), { gpu, headroomFraction: 1 / 16 });
+    assert.equal(e.fits, true);
+    assert.ok(Math.abs(e.perGpu.deviceBytes - (15 / 16) * 10.5 * 2 ** 30) < 1024, `${e.perGpu.deviceBytes}`);
+  });
+});
