@@ -11,11 +11,11 @@
 // its cast to the parameters' dtype kept as the gradient until zero_grad), and the reshard frees the unsharded buffer;
 // the root unit (embeddings, final norm, untied head) keeps its buffer from its forward to the end of the backward.
 // A block freed on a side stream returns to that stream's pool once the stream's recorded work completes
-// (record_stream): the replay frees it after that stream's next request, which is what the H100 histories show
-// (two layer buffers in flight in the forward, three in the backward). The caching allocator keeps each stream's
-// blocks apart (c10/cuda/CUDACachingAllocator.cpp). The layers' forward and backward and the loss come from the shared
-// step replay (terms/step-replay.ts); AdamW's state is created at the first step. The replay's peak reserved bytes stand
-// for every cached block of the run. Pure arithmetic; no I/O. Docs: docs/estimate/runtime.md
+// (record_stream): while the CPU runs ahead of the GPU the replay frees it after that stream's next request (two layer
+// buffers in flight in the forward, and from the second step three in the backward; runsAhead). The caching allocator
+// keeps each stream's blocks apart (c10/cuda/CUDACachingAllocator.cpp). The layers' forward and backward and the loss
+// come from the shared step replay (terms/step-replay.ts); AdamW's state is created at the first step. The replay's
+// peak reserved bytes stand for every cached block of the run. Pure arithmetic; no I/O. Docs: docs/estimate/runtime.md
 import type { EstimateContext } from '../estimate/context';
 import { runtimeTerm } from '../estimate/component';
 import { fsdp1BackwardPrefetch } from '../setup';
