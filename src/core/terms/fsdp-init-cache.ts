@@ -43,18 +43,23 @@ export const initCacheBytes = memo(replayInit, {
   limit: 256,
 });
 
+/**
+ * One unit's build on the compute stream: its tensors materialised, flattened into one tensor, this rank's chunk cloned
+ * as the shard, the full tensors freed; under CPU offload the shard goes to the host.
+ */
+export function buildUnit(allocator: CachingAllocator, tensors: readonly number[], u: FsdpInitUnits): void {
+  const params = tensors.filter((b) => b > 0).map((b) => allocator.malloc(b));
+  const flat = allocator.malloc(total(tensors));
+  const shard = allocator.malloc(Math.ceil(total(tensors) / u.shards));
+  allocator.free(flat);
+  for (const p of params) allocator.free(p);
+  if (u.offload) allocator.free(shard);
+}
+
 function replayInit(u: FsdpInitUnits): number {
   const allocator = new CachingAllocator();
-  const build = (tensors: readonly number[]): void => {
-    const params = tensors.filter((b) => b > 0).map((b) => allocator.malloc(b));
-    const flat = allocator.malloc(total(tensors));
-    const shard = allocator.malloc(Math.ceil(total(tensors) / u.shards));
-    allocator.free(flat);
-    for (const p of params) allocator.free(p);
-    if (u.offload) allocator.free(shard);
-  };
-  for (let i = 0; i < REPLAYED_UNITS; i++) build(u.layer);
-  build(u.root);
+  for (let i = 0; i < REPLAYED_UNITS; i++) buildUnit(allocator, u.layer, u);
+  buildUnit(allocator, u.root, u);
   // The first forward's lazy initialisation: each unit's padded unsharded buffer, allocated and freed.
   if (u.shards > 1)
     for (const tensors of [u.root, u.layer]) allocator.free(allocator.malloc(total(tensors) * u.unshardedRatio));

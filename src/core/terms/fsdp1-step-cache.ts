@@ -24,13 +24,14 @@ import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
 import { blasWorkspace } from './blas-workspaces';
 import type { StageForward } from './forward-cache';
-import { type FsdpInitUnits, fsdpInitUnits } from './fsdp-init-cache';
+import { buildUnit, type FsdpInitUnits, fsdpInitUnits } from './fsdp-init-cache';
 import {
   allocatorCapacity,
   blasWorkspaceAt,
   type Alive,
   boundedReplay,
   embeddingBackward,
+  fsdpStepReplayed,
   layerBackward,
   layerForward,
   layerRecompute,
@@ -42,7 +43,7 @@ import {
   stepState,
   walkLayerParameters,
 } from './step-replay';
-import type { TwoStepReserve } from './two-step-cache';
+import { replayedReserve, type TwoStepReserve } from './two-step-cache';
 
 /** One FSDP1 unit's FlatParameter, in elements. */
 export interface Fsdp1Unit {
@@ -246,25 +247,11 @@ function replayFsdp1Uncached(plan: Fsdp1Plan): Fsdp1Replay {
   };
 }
 
-/**
- * The build, unit by unit with the root last (_init_param_handle_from_module): the unit's tensors materialised, flattened
- * into one tensor, this rank's chunk cloned as the shard, the full tensors freed; under CPU offload the shard goes to
- * the host.
- */
+/** The build, unit by unit with the root last (_init_param_handle_from_module; fsdp-init-cache.ts buildUnit). */
 function build(state: Fsdp1State): void {
   const { build: units, layers } = state.plan;
-  const allocator = state.step.allocator;
-  const total = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);
-  const one = (tensors: readonly number[]): void => {
-    const params = tensors.filter((b) => b > 0).map((b) => allocator.malloc(b));
-    const flat = allocator.malloc(total(tensors));
-    const shard = allocator.malloc(Math.ceil(total(tensors) / units.shards));
-    allocator.free(flat);
-    for (const p of params) allocator.free(p);
-    if (units.offload) allocator.free(shard);
-  };
-  for (let l = 0; l < layers; l++) one(units.layer);
-  one(units.root);
+  for (let l = 0; l < layers; l++) buildUnit(state.step.allocator, units.layer, units);
+  buildUnit(state.step.allocator, units.root, units);
 }
 
 /**
@@ -444,39 +431,18 @@ function optimizerStep(state: Fsdp1State, first: boolean): void {
 }
 
 /**
- * The setups the replay stands for: FSDP1 FULL_SHARD over every rank, a full fine-tune or plain LoRA with the adapters
- * in units of their own (no quantization, no DoRA) of a dense decoder, transformers' loss, torch AdamW.
+ * The setups the replay stands for: FSDP1 FULL_SHARD over every rank (fsdpStepReplayed), LoRA with the adapters in
+ * units of their own.
  */
 function replayed(ctx: EstimateContext, forward: StageForward): boolean {
   const setup = ctx.setup;
-  const lora =
-    setup.method === 'lora' && ctx.methods.peft && !ctx.methods.lora?.use_dora && setup.fsdp_adapters_wrapped !== false;
   return (
-    forward.hasLoss &&
-    ctx.sharding.fsdp &&
+    fsdpStepReplayed(ctx, forward) &&
     setup.fsdp_version !== 2 &&
-    setup.fsdp === 'full_shard' &&
     ctx.sharding.zeroStage === 0 &&
-    ctx.sharding.shardParams > 1 &&
-    ctx.sharding.shardParams === ctx.layout.world &&
-    (setup.method === 'full' || lora) &&
-    setup.quantization === undefined &&
-    setup.loss === 'full' &&
-    ctx.model.arch.moe === undefined &&
-    ctx.model.lmHead &&
-    !ctx.methods.galore &&
-    !ctx.methods.rollout &&
-    setup.preference === undefined &&
-    ctx.layout.tensorParallel === 1 &&
-    ctx.layout.pipelineParallel === 1 &&
-    !ctx.sharding.deferredGradSync &&
+    (setup.method !== 'lora' || setup.fsdp_adapters_wrapped !== false) &&
     // CPU offload with the original parameters hidden: its one H100 history is 12 % below the replay, not explained yet.
-    !(ctx.sharding.fsdpOffload && setup.fsdp_use_orig_params === false) &&
-    !setup.expandable_segments &&
-    !setup.activation_offloading &&
-    !setup.optimizer_in_backward &&
-    setup.gradient_checkpointing !== 'selective' &&
-    (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
+    !(ctx.sharding.fsdpOffload && setup.fsdp_use_orig_params === false)
   );
 }
 
@@ -582,8 +548,7 @@ export function fsdp1StepReserve(
   const plan = fsdp1Plan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
   const replay = replayFsdp1(plan);
-  const missing = Math.max(0, peakAllocated - replay.peakAllocated);
-  const reservedBytes = Math.max(peakAllocated, replay.reserved + missing);
+  const { missing, reservedBytes } = replayedReserve(peakAllocated, replay);
   const term = runtimeTerm(
     ctx,
     'fsdp1-step-cache',

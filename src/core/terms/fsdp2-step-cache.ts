@@ -31,6 +31,7 @@ import {
   type Alive,
   boundedReplay,
   embeddingBackward,
+  fsdpStepReplayed,
   layerBackward,
   layerForward,
   layerRecompute,
@@ -343,38 +344,9 @@ function layerStep(state: Fsdp2State, kept: Alive[], gradOutput: Allocation, pre
   return gradInput;
 }
 
-/**
- * The setups the replay stands for: FSDP2, fully sharded, a full fine-tune or plain LoRA (no quantization, no DoRA) of
- * a dense decoder, with torch AdamW.
- */
+/** The setups the replay stands for: FSDP2, fully sharded over every rank (fsdpStepReplayed). */
 function replayed(ctx: EstimateContext, forward: StageForward): boolean {
-  const setup = ctx.setup;
-  const a = ctx.model.arch;
-  const lora = setup.method === 'lora' && ctx.methods.peft && !ctx.methods.lora?.use_dora;
-  return (
-    forward.hasLoss &&
-    ctx.sharding.fsdp &&
-    setup.fsdp_version === 2 &&
-    setup.fsdp === 'full_shard' &&
-    ctx.sharding.shardParams > 1 &&
-    ctx.sharding.shardParams === ctx.layout.world &&
-    (setup.method === 'full' || lora) &&
-    setup.quantization === undefined &&
-    setup.loss === 'full' &&
-    a.moe === undefined &&
-    ctx.model.lmHead &&
-    !ctx.methods.galore &&
-    !ctx.methods.rollout &&
-    setup.preference === undefined &&
-    ctx.layout.tensorParallel === 1 &&
-    ctx.layout.pipelineParallel === 1 &&
-    !ctx.sharding.deferredGradSync &&
-    !setup.expandable_segments &&
-    !setup.activation_offloading &&
-    !setup.optimizer_in_backward &&
-    setup.gradient_checkpointing !== 'selective' &&
-    (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
-  );
+  return fsdpStepReplayed(ctx, forward) && ctx.setup.fsdp_version === 2;
 }
 
 /** Both views of each parameter: unsharded (the step replay's, in `paramBytes`) and as FSDP2 shards it over `world`. */

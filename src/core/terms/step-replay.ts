@@ -194,6 +194,40 @@ export function walkLayerParameters(ctx: EstimateContext, visit: ParameterVisit)
   return true;
 }
 
+/**
+ * What the FSDP step replays (terms/fsdp1-step-cache.ts, terms/fsdp2-step-cache.ts) stand for in common: FSDP
+ * FULL_SHARD over every rank, a full fine-tune or plain LoRA (no quantization, no DoRA) of a dense decoder with
+ * transformers' loss and torch AdamW; no deferred gradient sync, tensor or pipeline parallelism, expandable segments,
+ * activation offloading, optimizer in backward or selective checkpointing.
+ */
+export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLoss: boolean }): boolean {
+  const setup = ctx.setup;
+  const lora = setup.method === 'lora' && ctx.methods.peft && !ctx.methods.lora?.use_dora;
+  return (
+    forward.hasLoss &&
+    ctx.sharding.fsdp &&
+    setup.fsdp === 'full_shard' &&
+    ctx.sharding.shardParams > 1 &&
+    ctx.sharding.shardParams === ctx.layout.world &&
+    (setup.method === 'full' || lora) &&
+    setup.quantization === undefined &&
+    setup.loss === 'full' &&
+    ctx.model.arch.moe === undefined &&
+    ctx.model.lmHead &&
+    !ctx.methods.galore &&
+    !ctx.methods.rollout &&
+    setup.preference === undefined &&
+    ctx.layout.tensorParallel === 1 &&
+    ctx.layout.pipelineParallel === 1 &&
+    !ctx.sharding.deferredGradSync &&
+    !setup.expandable_segments &&
+    !setup.activation_offloading &&
+    !setup.optimizer_in_backward &&
+    setup.gradient_checkpointing !== 'selective' &&
+    (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
+  );
+}
+
 /** The embedding, the layers (in order) and the untied head: every parameter of the model. */
 export function allParts(shape: Pick<StepShape, 'embedding' | 'layer' | 'layers' | 'head'>): ReplayParameter[] {
   const out: ReplayParameter[] = [shape.embedding];

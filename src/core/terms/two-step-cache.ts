@@ -283,6 +283,18 @@ export interface TwoStepReserve {
 }
 
 /**
+ * A replay's reserved bytes for the estimate: its peak reserved, plus what the estimate's peak allocates beyond the
+ * replay's (`missing`: tensors the replay leaves out need segments of their own), never less than the peak.
+ */
+export function replayedReserve(
+  peakAllocated: number,
+  replay: { readonly reserved: number; readonly peakAllocated: number },
+): { missing: number; reservedBytes: number } {
+  const missing = Math.max(0, peakAllocated - replay.peakAllocated);
+  return { missing, reservedBytes: Math.max(peakAllocated, replay.reserved + missing) };
+}
+
+/**
  * What the allocator reserves in a setup the two-step replay stands for: the replay's peak reserved bytes, plus what the
  * estimate's peak allocates beyond the replay's (tensors the replay leaves out need segments of their own), never less
  * than the peak; undefined for the setups the replay does not stand for (their cached blocks are the other terms').
@@ -296,8 +308,7 @@ export function twoStepReserve(
   const plan = twoStepPlan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
   const replay = replayTwoSteps(plan);
-  const missing = Math.max(0, peakAllocated - replay.peakAllocated);
-  const reservedBytes = Math.max(peakAllocated, replay.reserved + missing);
+  const { missing, reservedBytes } = replayedReserve(peakAllocated, replay);
   const term = runtimeTerm(
     ctx,
     'two-step-cache',

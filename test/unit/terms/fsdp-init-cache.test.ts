@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { initCacheBytes } from '../../../src/core/terms/fsdp-init-cache';
 import type { TrainingSetupInput } from '../../../src/core/setup';
 import { run, setupFor } from '../helpers';
-import { runtimeBytes } from './helpers';
+import { ANSWER_AI_LORA, runtimeBytes } from './helpers';
 
 const MiB = 2 ** 20;
 
@@ -47,24 +47,9 @@ describe("fsdp-init-cache: Answer.AI's FSDP1 QLoRA layout (Llama-2-7B, 2 ranks)"
   // The LoRA layout is replayed whole (terms/fsdp1-step-cache.ts, test/unit/terms/fsdp1-step-cache.test.ts); with
   // bitsandbytes' 4-bit codes it is not, and the flat terms stand, this one among them.
   const base: Partial<TrainingSetupInput> = {
+    ...ANSWER_AI_LORA,
     method: 'qlora',
     quantization: { bits: 4, type: 'nf4', double_quant: true },
-    lora: {
-      r: 64,
-      alpha: 16,
-      dropout: 0.1,
-      dtype: 'bf16',
-      target_modules: ['k_proj', 'q_proj', 'v_proj', 'up_proj', 'down_proj', 'gate_proj'],
-    },
-    weights_dtype: 'bf16',
-    mixed_precision: 'none',
-    micro_batch_size: 1,
-    gradient_checkpointing: 'full',
-    checkpoint_reentrant: true,
-    gpus_per_node: 2,
-    fsdp: 'full_shard',
-    fsdp_version: 1,
-    transformers_version: '4.38',
   };
   const layout = (extra: Partial<TrainingSetupInput>): ReturnType<typeof run> =>
     run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...extra }));

@@ -11,7 +11,7 @@ import type { TrainingSetupInput } from '../../../src/core/setup';
 import { type Fsdp1Plan, firstShardPieces, replayFsdp1 } from '../../../src/core/terms/fsdp1-step-cache';
 import { MiB } from '../../../src/core/units';
 import { run, setupFor } from '../helpers';
-import { gpuPointRun, noLayerStep, runtimeBytes } from './helpers';
+import { ANSWER_AI_LORA, gpuPointRun, noLayerStep, runtimeBytes } from './helpers';
 
 /**
  * No layers, two ranks: the root unit is one tied embedding of 50 Mi elements stored in fp32 (a 25 Mi-element shard,
@@ -103,26 +103,7 @@ describe('fsdp1-step-cache: against the GPU and published runs', () => {
     }
   });
 
-  // Answer.AI's FSDP1 LoRA layout: Llama-2-7B over 2 GPUs, LoRA r 64 on six projections, bf16, reentrant checkpointing.
-  const base: Partial<TrainingSetupInput> = {
-    method: 'lora',
-    lora: {
-      r: 64,
-      alpha: 16,
-      dropout: 0.1,
-      dtype: 'bf16',
-      target_modules: ['k_proj', 'q_proj', 'v_proj', 'up_proj', 'down_proj', 'gate_proj'],
-    },
-    weights_dtype: 'bf16',
-    mixed_precision: 'none',
-    micro_batch_size: 1,
-    gradient_checkpointing: 'full',
-    checkpoint_reentrant: true,
-    gpus_per_node: 2,
-    fsdp: 'full_shard',
-    fsdp_version: 1,
-    transformers_version: '4.38',
-  };
+  const base = ANSWER_AI_LORA;
   const layout = (extra: Partial<TrainingSetupInput>): ReturnType<typeof run> =>
     run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, ...extra }));
 

@@ -239,3 +239,27 @@ export function noLayerStep(embedding: ReplayParameter): StepShape {
     blasWorkspace: 0,
   };
 }
+
+/**
+ * Answer.AI's FSDP1 LoRA layout (AnswerDotAI/fsdp_qlora@05ed9f2 train.py defaults, benchmarks_03_2024.md): Llama-2-7B
+ * over 2 GPUs, LoRA r 64 on six projections in bf16, reentrant checkpointing, batch 1, transformers 4.38.
+ */
+export const ANSWER_AI_LORA: Partial<TrainingSetupInput> = {
+  method: 'lora',
+  lora: {
+    r: 64,
+    alpha: 16,
+    dropout: 0.1,
+    dtype: 'bf16',
+    target_modules: ['k_proj', 'q_proj', 'v_proj', 'up_proj', 'down_proj', 'gate_proj'],
+  },
+  weights_dtype: 'bf16',
+  mixed_precision: 'none',
+  micro_batch_size: 1,
+  gradient_checkpointing: 'full',
+  checkpoint_reentrant: true,
+  gpus_per_node: 2,
+  fsdp: 'full_shard',
+  fsdp_version: 1,
+  transformers_version: '4.38',
+};
