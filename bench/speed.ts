@@ -174,8 +174,9 @@ for (const id of ['Qwen/Qwen3.5-27B', 'tiiuae/Falcon-H1-7B-Base']) {
   });
 }
 
-// FSDP2 over 8 GPUs: every candidate replays the load and two steps through the allocator with FSDP2's three streams
-// (terms/fsdp2-step-cache.ts). The first search is timed apart: it replays every candidate's plan.
+// FSDP2 over 8 GPUs: every candidate that its lower bounds do not rule out replays the load and two steps through the
+// allocator with FSDP2's three streams (terms/fsdp2-step-cache.ts). The first search is timed apart: it replays every
+// such candidate's plan. On 8 RTX 4090s the run does not fit, and the bounds rule out most candidates.
 {
   const m = findModel('meta-llama/Llama-3.1-8B');
   const h100 = findGpu('H100-80GB');
@@ -200,6 +201,18 @@ for (const id of ['Qwen/Qwen3.5-27B', 'tiiuae/Falcon-H1-7B-Base']) {
   const same = fsdp2(4096);
   time('advice: Llama-3.1-8B full FSDP2 on 8 x H100-80GB, repeated', 50, () => {
     advise(same, { gpu: h100.gpu, gpuSpec: h100.gpu.spec });
+  });
+  const rtx = findGpu('RTX-4090');
+  if (!rtx.ok) throw new Error('catalog entry missing: RTX-4090');
+  seq = 4096;
+  time('advice: Llama-3.1-8B full FSDP2 on 8 x RTX-4090 (does not fit), first search of a setup', 20, () => {
+    advise(
+      { ...fsdp2((seq += 8)), micro_batch_size: 2, gradient_checkpointing: 'none' },
+      {
+        gpu: rtx.gpu,
+        gpuSpec: rtx.gpu.spec,
+      },
+    );
   });
 }
 

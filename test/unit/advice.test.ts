@@ -1,6 +1,7 @@
 // The advice engine on hand-checked cases.
 import * as assert from 'node:assert/strict';
 import { advise, singleChanges } from '../../src/core/advice';
+import { fitsOnGpu, type Light, ParetoFront } from '../../src/core/advice/search';
 import { estimate } from '../../src/core/estimate';
 import { findGpu } from '../../src/core/lookup';
 import { stepTime, tokenEfficiency } from '../../src/core/step-time';
@@ -509,6 +510,82 @@ describe('advice under FSDP', () => {
     for (const i of r.items)
       assert.ok(!(/FSDP (FULL_SHARD|SHARD_GRAD_OP|HYBRID_SHARD)/.test(i.title) && /NVMe/.test(i.title)), i.title);
     assert.ok(r.items.filter((i) => /NVMe/.test(i.title)).every((i) => /Switch to DeepSpeed ZeRO-3/.test(i.title)));
+  });
+});
+
+describe('advice under FSDP: lower bounds first, the step replay where they cannot decide', () => {
+  // Llama-3.1-8B full fine-tune, fp32 weights under bf16 autocast, FSDP2 over 8 RTX 4090s, 2 x 4,096 tokens without
+  // checkpointing: does not fit (the activations alone are about 29 GiB per GPU).
+  const g = gpu('RTX-4090');
+  const s = setupFor('meta-llama/Llama-3.1-8B', {
+    weights_dtype: 'fp32',
+    mixed_precision: 'bf16',
+    micro_batch_size: 2,
+    seq_len: 4096,
+    gpus_per_node: 8,
+    fsdp: 'full_shard',
+    fsdp_version: 2,
+  });
+
+  it("an FSDP2 run's bounds: the peak allocated is exact, reserved and device bytes are no more than the replay's", () => {
+    const low = estimate(s, { gpu: g, lean: true, reservedLowerBound: true });
+    const full = estimate(s, { gpu: g, lean: true });
+    assert.ok(low.ok && full.ok);
+    assert.equal(low.estimate.perGpu.reservedLowerBound, true);
+    assert.equal(full.estimate.perGpu.reservedLowerBound, undefined);
+    assert.equal(low.estimate.perGpu.peakBytes, full.estimate.perGpu.peakBytes);
+    assert.equal(low.estimate.perGpu.reservedBytes, low.estimate.perGpu.peakBytes);
+    assert.ok(low.estimate.perGpu.reservedBytes <= full.estimate.perGpu.reservedBytes);
+    assert.ok(low.estimate.perGpu.deviceBytes <= full.estimate.perGpu.deviceBytes);
+  });
+
+  it('a run without an FSDP step replay is estimated in full under the option', () => {
+    const single = setupFor('meta-llama/Llama-3.2-1B', { weights_dtype: 'bf16', seq_len: 2048 });
+    const low = estimate(single, { gpu: g, lean: true, reservedLowerBound: true });
+    const full = estimate(single, { gpu: g, lean: true });
+    assert.ok(low.ok && full.ok);
+    assert.equal(low.estimate.perGpu.reservedLowerBound, undefined);
+    assert.equal(low.estimate.perGpu.deviceBytes, full.estimate.perGpu.deviceBytes);
+  });
+
+  it('the largest micro-batch that fits is the one the full estimate says fits, one more does not', () => {
+    // With checkpointing at 1,024 tokens one sequence fits (23.5 GiB of the card's 24) and four do not (26.5 GiB).
+    const ckpt = { ...s, gradient_checkpointing: 'full' as const, micro_batch_size: 1, seq_len: 1024 };
+    const r = advise(ckpt, { gpu: g, gpuSpec: g.spec });
+    assert.ok(r?.maxMicroBatch, `${r?.maxMicroBatch}`);
+    const at = estimate({ ...ckpt, micro_batch_size: r.maxMicroBatch }, { gpu: g });
+    const above = estimate({ ...ckpt, micro_batch_size: r.maxMicroBatch + 1 }, { gpu: g });
+    assert.ok(at.ok && at.estimate.fits === true);
+    assert.ok(above.ok && above.estimate.fits === false);
+    assert.equal(fitsOnGpu({ ...ckpt, micro_batch_size: r.maxMicroBatch + 1 }, { gpu: g }), false);
+  });
+
+  it('every item the search keeps fits and saves memory in the full estimate', () => {
+    const r = advise(s, { gpu: g, gpuSpec: g.spec });
+    assert.ok(r && r.items.length > 0);
+    for (const i of r.items.filter((x) => x.gpus === 8)) assert.ok(i.fits && i.savedBytes > 0, i.title);
+  });
+});
+
+describe('advice: the Pareto front', () => {
+  const light = (deviceGiB: number, stepTimeFactor: number): Light => ({
+    applied: { setup: setupFor('meta-llama/Llama-3.2-1B') },
+    deviceBytes: deviceGiB * 2 ** 30,
+    stepTimeFactor,
+    changesResult: false,
+    gpus: 1,
+    nChanges: 1,
+    nMoves: 1,
+  });
+
+  it('rejects what add would leave out, and still does at more memory or a slower step', () => {
+    // On an 80 GiB GPU the memory tolerance is 2 % of it: 1.6 GiB.
+    const front = new ParetoFront(80 * 2 ** 30);
+    front.add(light(40, 1.0));
+    assert.equal(front.rejects(light(45, 1.1)), true);
+    assert.equal(front.rejects(light(50, 1.3)), true);
+    assert.equal(front.rejects(light(30, 1.1)), false, 'saves 10 GiB more: a trade-off of its own');
+    assert.equal(front.rejects(light(45, 0.9)), false, 'faster: a trade-off of its own');
   });
 });
 

@@ -39,13 +39,11 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   const maxK = Math.max(1, Math.min(3, opts.maxCombination ?? 3));
   const paretoFront = new ParetoFront(capacity);
   const lean: EstimateOptions = { ...opts, lean: true };
+  const bound: EstimateOptions = { ...lean, reservedLowerBound: true };
   let evaluated = 0;
 
-  const consider = (applied: Applied): void => {
-    const r = estimate(applied.setup, lean);
-    evaluated++;
-    if (!r.ok) return;
-    const e = r.estimate;
+  /** The candidate as the front sees it, or undefined when it does not fit or saves nothing. */
+  const lightOf = (applied: Applied, e: Estimate): Light | undefined => {
     if ((capacity !== undefined && e.fits !== true) || current.perGpu.deviceBytes - e.perGpu.deviceBytes <= 0) return;
     const st = timeOf(applied.setup, e, spec, true);
     const keys = new Set<string>();
@@ -56,7 +54,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
       changesResult ||= a.move.changesResult;
       nMoves++;
     }
-    const c: Light = {
+    return {
       applied,
       deviceBytes: e.perGpu.deviceBytes,
       stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
@@ -65,7 +63,22 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
       nChanges: keys.size,
       nMoves,
     };
-    paretoFront.add(c);
+  };
+  // A candidate whose FSDP step replay is skipped is first judged on lower bounds of its memory and step time: one
+  // that does not fit, saves nothing or is dominated even so is left out, as it would be after the replay (each test
+  // only grows stricter as the figures grow); the others are replayed.
+  const consider = (applied: Applied): void => {
+    evaluated++;
+    let r = estimate(applied.setup, bound);
+    if (!r.ok) return;
+    if (r.estimate.perGpu.reservedLowerBound) {
+      const low = lightOf(applied, r.estimate);
+      if (!low || paretoFront.rejects(low)) return;
+      r = estimate(applied.setup, lean);
+      if (!r.ok) return;
+    }
+    const c = lightOf(applied, r.estimate);
+    if (c) paretoFront.add(c);
   };
   forEachChain(setup, all, maxK, consider, settledFor(setup, opts));
   const items = shownItems(setup, opts, current, paretoFront.front());

@@ -81,6 +81,18 @@ export function timeOf(
   return stepTime(setup, e.parameters.trainable, spec, lean, e.perGpu.pagedToHostBytes);
 }
 
+/**
+ * Whether a setup fits its GPU (numbers only). Its lower bounds are estimated first (EstimateOptions.reservedLowerBound):
+ * a setup that does not fit even on them does not fit; the FSDP step replay decides the others.
+ */
+export function fitsOnGpu(setup: TrainingSetup, opts: EstimateOptions): boolean {
+  const low = estimate(setup, { ...opts, lean: true, reservedLowerBound: true });
+  if (!low.ok || low.estimate.fits !== true) return false;
+  if (!low.estimate.perGpu.reservedLowerBound) return true;
+  const r = estimate(setup, { ...opts, lean: true });
+  return r.ok && r.estimate.fits === true;
+}
+
 /** Largest value of an integer field (micro-batch or sequence length) at which the setup fits, by bisection. */
 export function largestFitting(
   setup: TrainingSetup,
@@ -89,10 +101,7 @@ export function largestFitting(
   lo: number,
   hi: number,
 ): number | undefined {
-  const fits = (v: number): boolean => {
-    const r = estimate({ ...setup, [key]: v }, { ...opts, lean: true });
-    return r.ok && r.estimate.fits === true;
-  };
+  const fits = (v: number): boolean => fitsOnGpu({ ...setup, [key]: v }, opts);
   if (!fits(lo)) return undefined;
   let good = lo;
   let bad = hi + 1;
@@ -138,8 +147,7 @@ export function gpusNeeded(setup: TrainingSetup, opts: AdviceOptions): number | 
       ...(sharded || total === 1 ? {} : { zero_stage: 3 as const }),
       ...syncedGradients(setup),
     });
-    const r = estimate(s, { ...opts, lean: true });
-    if (r.ok && r.estimate.fits) return total;
+    if (fitsOnGpu(s, opts)) return total;
   }
   return undefined;
 }
@@ -188,6 +196,12 @@ export class ParetoFront {
         b.deviceBytes < a.deviceBytes - memEps ||
         b.nChanges < a.nChanges)
     );
+  }
+
+  /** Whether `add` would leave the candidate out because one of its group dominates it. */
+  rejects(c: Light): boolean {
+    const g = this.groups.get(`${c.changesResult}|${c.gpus}|${c.nChanges}`);
+    return g !== undefined && g.some((b) => this.dominated(c, b));
   }
 
   /** A fitting candidate: kept unless one of its group dominates it or ties with it in fewer moves. */

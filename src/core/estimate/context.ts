@@ -26,6 +26,12 @@ export interface EstimateOptions {
   readonly headroomFraction?: number;
   /** Numbers only: no formula text and no assumptions (the advice search estimates thousands of candidates). */
   readonly lean?: boolean;
+  /**
+   * The FSDP step replays are skipped and the reserved and device bytes are lower bounds (the peak allocated plus what
+   * sits outside the allocator), flagged on the estimate (PerGpuEstimate.reservedLowerBound): the advice search rules
+   * out with them the candidates that cannot fit or cannot join its front, before it replays the others.
+   */
+  readonly reservedLowerBound?: boolean;
 }
 
 /** Where warnings and assumptions go, in the order the steps push them (the order the user reads them in). */
@@ -189,6 +195,8 @@ export interface EstimateContext {
   readonly provenance: ProvenanceMap;
   /** Numbers only (the advice search): no formula text, no assumptions. */
   readonly lean: boolean;
+  /** The FSDP step replays are skipped: reserved and device bytes are lower bounds (EstimateOptions.reservedLowerBound). */
+  readonly reservedLowerBound: boolean;
   readonly notes: Notes;
 }
 

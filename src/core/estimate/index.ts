@@ -113,6 +113,7 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
     headroomFraction: opts.headroomFraction ?? 0,
     provenance: planning.provenance,
     lean: planning.lean,
+    reservedLowerBound: opts.reservedLowerBound === true,
     notes,
   };
   if (!ctx.lean) moeNotes(ctx);
@@ -196,6 +197,7 @@ function assemble(ctx: EstimateContext, opts: EstimateOptions): EstimateResult {
         stage,
         ...(variableLengths ? { variableLengths } : {}),
         ...(pagedBytes > pagedResident ? { pagedToHostBytes: pagedBytes - pagedResident } : {}),
+        ...(totals.reservedLowerBound ? { reservedLowerBound: true as const } : {}),
       },
       cpuBytes: Math.round(cpuBytes),
       nvmeBytes: Math.round(nvmeBytes),

@@ -7,8 +7,8 @@
 import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';
 import { logitsBlock, type LogitsBlock } from '../terms/logits-block';
 import { type TwoStepReserve, twoStepReserve } from '../terms/two-step-cache';
-import { fsdp1StepReserve } from '../terms/fsdp1-step-cache';
-import { fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
+import { fsdp1Plan, fsdp1StepReserve } from '../terms/fsdp1-step-cache';
+import { fsdp2Plan, fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
 import { fsdpInitUnits, initCacheBytes } from '../terms/fsdp-init-cache';
@@ -255,6 +255,8 @@ export interface RuntimeTotals {
   readonly pagedBytes: number;
   readonly pagedWorking: number;
   readonly pagedResident: number;
+  /** An FSDP step replay was skipped (EstimateOptions.reservedLowerBound): reserved and device bytes are lower bounds. */
+  readonly reservedLowerBound?: true;
 }
 
 /** What the cached terms of the compute stream's peak start from. */
@@ -393,9 +395,33 @@ function replayedTotals(step: StepPeak, outside: RuntimeTerm[], replay: TwoStepR
   };
 }
 
+/**
+ * Lower bounds for a setup whose FSDP step replay is skipped (EstimateOptions.reservedLowerBound): whichever way its
+ * reserved bytes are reached (a replay, or the flat terms with FSDP2's replay on top), they are at least the peak
+ * allocated, and nothing is paged to the host.
+ */
+function lowerBoundTotals(ctx: EstimateContext, step: StepPeak, outside: RuntimeTerm[]): RuntimeTotals | undefined {
+  if (!ctx.reservedLowerBound) return undefined;
+  if (fsdp1Plan(ctx, step.forward) === undefined && fsdp2Plan(ctx, step.forward) === undefined) return undefined;
+  const peak = step.peak.allocatedBytes;
+  return {
+    runtime: outside,
+    peakBytes: peak,
+    reservedBytes: peak,
+    deviceBytes: peak + outsideReserved(outside),
+    loadCache: 0,
+    pagedBytes: 0,
+    pagedWorking: 0,
+    pagedResident: 0,
+    reservedLowerBound: true,
+  };
+}
+
 /** The runtime terms of the busiest GPU, in the order they are reported. */
 export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotals {
   const outside = outsideTerms(ctx, step);
+  const bound = lowerBoundTotals(ctx, step, outside);
+  if (bound) return bound;
   const outsideBytes = outsideReserved(outside);
   const replay =
     twoStepReserve(ctx, step.forward, step.peak.allocatedBytes, outsideBytes) ??
