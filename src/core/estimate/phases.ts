@@ -10,7 +10,7 @@ import type { EstimateContext, StageContext } from './context';
 import type { StageActivations } from '../terms/activations/stage';
 import type { EvaluationWork } from '../terms/evaluation';
 import { savesShardsOnGpu, shardClones, unshardedForSave } from '../terms/checkpoint-save';
-import { type GradientPlan, reducedHeadGradient } from '../terms/gradients';
+import { type GradientPlan, reducedHeadGradient, tiedGradientBytes } from '../terms/gradients';
 import { optimizerStepTerms } from '../terms/optimizer-step';
 import type { GatheredAt } from '../terms/sharding-buffers';
 import type { HeldStepOutputs } from '../terms/previous-step';
@@ -434,19 +434,7 @@ function backwardCandidates(
     ...terms.held.logits,
     ...terms.held.stepCache,
   ];
-  const tiedC =
-    tiedAccum > 0
-      ? [
-          comp(
-            ctx,
-            'backward-working',
-            "Embedding gradient before it is added to the tied output head's",
-            tiedAccum,
-            () => `V x h / TP x ${half} B: the tied weight's two gradients coexist until they are summed`,
-            () => ({ vocab: a.vocab, hidden: a.hidden }),
-          ),
-        ]
-      : [];
+  const tiedC = tiedAccum > 0 ? [tiedAccumComponent(ctx, tiedAccum)] : [];
   const layerParts: LayerPointParts = {
     head: pers,
     afterGrads: unsyncedFirst,
@@ -752,4 +740,28 @@ function firstStepPhase(ctx: EstimateContext, st: StageContext, pers: Component[
     components: fs,
     note: 'initialisation and first step: flat parameter groups are built',
   };
+}
+
+/**
+ * The tied weight's second gradient at the embedding's backward (terms/gradients.ts accumulationBuffers): beside the
+ * head's, the lookup's and, when the head's is a matmul's view, their sum in a new tensor.
+ */
+function tiedAccumComponent(ctx: EstimateContext, tiedAccum: number): Component {
+  const a = ctx.model.arch;
+  const one = tiedGradientBytes(ctx);
+  const copies = Math.round(tiedAccum / one);
+  const each = `V x h${ctx.layout.tensorParallel > 1 ? ' / TP' : ''} x ${(one * ctx.layout.tensorParallel) / (a.vocab * a.hidden)} B`;
+  return comp(
+    ctx,
+    'backward-working',
+    "Embedding gradient summed with the tied output head's",
+    tiedAccum,
+    () =>
+      copies > 1
+        ? `${copies} x ${each}: the lookup's gradient and its sum with the head's, a view of the head's matmul that ` +
+          'autograd cannot add to in place: all three alive until the sum is stored'
+        : `${each}: the lookup's gradient, added in place to the head's (a sum of chunks already, a new tensor from ` +
+          "autocast's cast of the fp32 head, or the fused loss's own)",
+    () => ({ vocab: a.vocab, hidden: a.hidden, copies }),
+  );
 }

@@ -182,7 +182,10 @@ export function chunkedNllForwardBackward(state: StepState, shape: ChunkedNllSha
   if (packedGrad) allocator.free(packedGrad);
   const gradHidden = allocator.malloc(state.shape.hidden);
   allocator.free(unpacked);
-  if (headSum) state.grads.push(headSum);
+  if (headSum) {
+    state.grads.push(headSum);
+    if (!state.shape.head) state.tiedHeadGrad = { handle: headSum, view: chunks.length === 1 };
+  }
   return gradHidden;
 }
 

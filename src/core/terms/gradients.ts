@@ -13,6 +13,7 @@ import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 import { TRL_NLL_CHUNK_TOKENS } from './loss';
 import { adaptersInLayerUnits } from '../estimate/fsdp-units';
+import { fsdpMixedPrecision } from './activations/stage';
 import { memo } from '../util/memo';
 
 /** The gradients of a stage at each point of the step. */
@@ -326,12 +327,32 @@ export function ddpBuckets(ctx: EstimateContext, st: StageContext, grads: Gradie
 }
 
 /**
+ * One gradient of the tied embedding (V x h / TP), in the weight's dtype as the head's matmul and the lookup see it:
+ * FSDP's 16-bit gather under its mixed precision, else the stored dtype (an fp32 embedding under autocast too).
+ */
+export function tiedGradientBytes(ctx: EstimateContext): number {
+  const a = ctx.model.arch;
+  const bytes = fsdpMixedPrecision(ctx) ? ctx.dtypes.half : ctx.dtypes.embeddingBytes;
+  return (a.vocab * a.hidden * bytes) / ctx.layout.tensorParallel;
+}
+
+/**
  * A trainable weight used more than once gets its gradients summed in autograd's input buffer: each new
  * contribution coexists with the running sum. torchtune's chunked output applies the head once per chunk (the
  * head's gradient arrives chunk by chunk during the loss backward); a tied embedding gets its second gradient from
  * the embedding lookup at the very end of the backward. TRL's chunked_nll runs the head once per 256-token chunk too:
  * the chunks' backward runs last chunk first, each after its recompute, so the recompute of every chunk but the first
  * to run meets the head's gradient of the chunks already done (headGradAtLoss).
+ *
+ * How the sum is taken depends on what waits in the buffer (torch/csrc/autograd/input_buffer.cpp accumulate): a plain
+ * tensor is added to in place, but a linear layer's weight gradient is a view (TBackward's transpose of the matmul's
+ * output), so the next contribution is summed into a new tensor while both are alive. The tied embedding's gradient
+ * therefore meets the head's as two more tensors of its size when the head ran once (the whole logits): profiled on
+ * the CPU (torch 2.13) and in the H100 histories of Llama-3.2-3B (three 788.0 MB blocks at the embedding's backward,
+ * the head's and the lookup's freed after their sum). The buffer holds a plain tensor, and the lookup's gradient is
+ * added in place (one more), after a chunked head (a sum already), with a fused loss (its own weight gradient), and
+ * where autocast casts an fp32 head for its matmul (the cast's backward makes a new fp32 tensor: Gemma-3-1B in fp32
+ * under autocast, two 1,152 MiB blocks in its H100 history).
  */
 export function accumulationBuffers(
   ctx: EstimateContext,
@@ -343,10 +364,15 @@ export function accumulationBuffers(
   const half = ctx.dtypes.half;
   const { first, last, sequences, tokens } = st;
   const headAccum = setup.method === 'full' && last && setup.loss === 'chunked' ? (a.vocab * a.hidden * half) / tp : 0;
-  const tiedAccum =
-    setup.method === 'full' && first && a.tied && lmHead && pp === 1 ? (a.vocab * a.hidden * half) / tp : 0;
   // chunked_nll: the shifted labels leave tokens - sequences valid tokens (the last of each sequence predicts nothing).
   const nllChunks = Math.ceil((tokens - sequences) / TRL_NLL_CHUNK_TOKENS);
+  const { mode, embeddingBytes } = ctx.dtypes;
+  const headCast = mode === 'amp' && embeddingBytes === 4 && !fsdpMixedPrecision(ctx);
+  const headGradIsView = !headCast && (setup.loss === 'full' || (setup.loss === 'chunked-nll' && nllChunks <= 1));
+  const tiedAccum =
+    setup.method === 'full' && first && a.tied && lmHead && pp === 1
+      ? (headGradIsView ? 2 : 1) * tiedGradientBytes(ctx)
+      : 0;
   const headGradAtLoss =
     headAccum > 0 || (setup.method === 'full' && last && setup.loss === 'chunked-nll' && nllChunks > 1);
   return { headAccum, tiedAccum, headGradAtLoss };

@@ -76,6 +76,11 @@ export interface StepState {
   /** Parameter gradients allocated and not yet taken (zero_grad, or FSDP's reduce-scatter, frees them). */
   grads: Allocation[];
   /**
+   * A tied head's gradient as the loss leaves it in autograd's input buffer for the embedding's: `view` when it is the
+   * matmul's (the head ran once), which the lookup's gradient is summed with out of place (embeddingBackward).
+   */
+  tiedHeadGrad: { readonly handle: Allocation; readonly view: boolean } | undefined;
+  /**
    * Autocast's weight copies that nothing saved (checkpointed layers): its cache holds them until the autocast context
    * of the forward exits, after the loss (torch/amp/autocast_mode.py __exit__: torch.clear_autocast_cache()).
    */
@@ -108,6 +113,7 @@ export function stepState(allocator: CachingAllocator, shape: StepShape): StepSt
     ),
     recompute: sequenceRun(seq, (i) => i === seq.input || ((seq.saved[i] || seq.held[i]) && i !== seq.output)),
     grads: [],
+    tiedHeadGrad: undefined,
     autocastCache: [],
     blasThreads: new Set(),
   };
@@ -264,7 +270,12 @@ export function lossForwardBackward(state: StepState): Allocation {
   if (half) allocator.free(softmaxGrad);
   if (tanh) logitsGrad = softcapBackward(allocator, logitsGrad, tanh, shape.logits);
   const head = shape.head ?? shape.embedding;
-  if (head.grad > 0) state.grads.push(allocator.malloc(head.grad));
+  if (head.grad > 0) {
+    const grad = allocator.malloc(head.grad);
+    state.grads.push(grad);
+    // Autocast's cast of an fp32 head gives its weight a new tensor for the gradient (the cast's backward), not a view.
+    if (!shape.head) state.tiedHeadGrad = { handle: grad, view: !headCopy };
+  }
   const gradHidden = allocator.malloc(shape.hidden);
   blasWorkspaceAt(state, 'backward');
   allocator.free(logitsGrad);
@@ -306,15 +317,32 @@ export function clearAutocastCache(state: StepState): void {
   state.autocastCache = [];
 }
 
-/** The embedding's gradient: its own, or with a tied head one more of its size, accumulated and freed. */
+/**
+ * The embedding's gradient: its own; with a tied head the lookup's, summed with the head's waiting in autograd's input
+ * buffer: in place into a sum of chunks, else (the head's matmul's view) into a new tensor that replaces it, the head's
+ * and the lookup's freed after (terms/gradients.ts accumulationBuffers).
+ */
 export function embeddingBackward(state: StepState): void {
   const { allocator, shape } = state;
-  if (shape.embedding.grad <= 0) return;
+  const bytes = shape.embedding.grad;
+  if (bytes <= 0) return;
   if (shape.head) {
-    state.grads.push(allocator.malloc(shape.embedding.grad));
+    state.grads.push(allocator.malloc(bytes));
     return;
   }
-  allocator.free(allocator.malloc(shape.embedding.grad));
+  const lookup = allocator.malloc(bytes);
+  const head = state.tiedHeadGrad;
+  state.tiedHeadGrad = undefined;
+  if (!head?.view) {
+    allocator.free(lookup);
+    return;
+  }
+  const sum = allocator.malloc(bytes);
+  allocator.free(head.handle);
+  allocator.free(lookup);
+  const i = state.grads.indexOf(head.handle);
+  if (i >= 0) state.grads[i] = sum;
+  else state.grads.push(sum);
 }
 
 /** One layer's forward; returns its output and what autograd (or checkpointing: the input) keeps to the backward. */

@@ -23,18 +23,22 @@ function tinyPlan(parameterMiB: number, capacity = Infinity): TwoStepPlan {
 const estimateOf = (id: string) => gpuPointEstimate(id, 'two-step-cache');
 
 describe('two-step-cache', () => {
-  it('a 40 MiB parameter: its state settles in the cached logits block, the second step needs no new segment', () => {
+  it("a 40 MiB tied parameter: the gradients' sum and the states split the logits' blocks, step 2 needs one more", () => {
     // Step 1: 40 (weight) + 20 + 20 (hidden states) + 100 (16-bit logits) + 3 x 200 (upcast, log-softmax, the
-    // softmax's gradient; the loss's gradient reuses the upcast's block) = 780 MiB. Both 40 MiB states fit in the
-    // 100 MiB block of the logits, the foreach copy in what is left of a 200 MiB block; step 2 reuses every block.
+    // softmax's gradient; the loss's gradient reuses the upcast's block) = 780 MiB. The head's gradient splits the first
+    // 200 MiB block; at the embedding's backward the lookup's gradient and the sum (the head's is a view, summed out of
+    // place) take 80 MiB of the logits' 100 MiB block and the head's is freed. AdamW's first state takes the lookup's
+    // freed 40 MiB, the second and the foreach copy the first 200 MiB block again. Step 2's 16-bit logits split that
+    // block's free 160 MiB, so the softmax's gradient finds no whole 200 MiB block: + 200 MiB, 980 MiB.
     const r = replayTwoSteps(tinyPlan(40));
     assert.equal(r.firstStep, 780 * MiB);
-    assert.equal(r.reserved, 780 * MiB);
+    assert.equal(r.reserved, 980 * MiB);
   });
   it("a 150 MiB parameter: its state takes two fp32 logits' blocks, the second step asks for them again", () => {
-    // Step 1: 150 + 20 + 20 + 100 + 3 x 200 = 890 MiB. The states (2 x 150) split the log-softmax's and the softmax
-    // gradient's 200 MiB blocks; the foreach copy fits nowhere: +150 MiB. Step 2's log-softmax and softmax gradient
-    // find no 200 MiB block free: +2 x 200 MiB. 890 + 150 + 400 = 1,440 MiB.
+    // Step 1: 150 + 20 + 20 + 100 + 3 x 200 = 890 MiB. The head's gradient, the lookup's and their sum split the three
+    // fp32 logits' 200 MiB blocks; the states (2 x 150) take the two the head's and the lookup's leave; the foreach copy
+    // fits nowhere: +150 MiB. Step 2's log-softmax and softmax gradient find no 200 MiB block free: +2 x 200 MiB.
+    // 890 + 150 + 400 = 1,440 MiB.
     const r = replayTwoSteps(tinyPlan(150));
     assert.equal(r.firstStep, 890 * MiB);
     assert.equal(r.reserved, 1_440 * MiB);
@@ -42,9 +46,10 @@ describe('two-step-cache', () => {
   it("soft-capped logits (Gemma 2): the cap's three 16-bit tensors take one block more, the state splits it", () => {
     // Step 1: 40 + 20 + 20, the logits 100, the quotient 100 (the logits' block then takes tanh's output, kept for its
     // backward, and the quotient's the capped logits), 3 x 200 as above: 880 MiB. The cap's backward runs in the
-    // 100 MiB blocks and one half of a 200 MiB block. One 40 MiB state takes the 60 MiB left of the head gradient's
-    // 100 MiB block, the other (and the foreach copy) the tanh block: step 2's logits find no whole 100 MiB block and
-    // split a 200 MiB one, and the softmax's gradient asks for a new 200 MiB segment: 1,080 MiB.
+    // 100 MiB blocks and one half of a 200 MiB block. The gradients' sum takes 40 MiB of one 100 MiB block and one
+    // state the 60 MiB left; the head's and the lookup's gradients, freed, leave the other 100 MiB block to the second
+    // state and the foreach copy: step 2's logits find no whole 100 MiB block and split a 200 MiB one, and the
+    // softmax's gradient asks for a new 200 MiB segment: 1,080 MiB.
     const r = replayTwoSteps({ ...tinyPlan(40), logitSoftcap: true });
     assert.equal(r.firstStep, 880 * MiB);
     assert.equal(r.reserved, 1_080 * MiB);
