@@ -581,6 +581,7 @@ function recordStreamPools(
   const { gathered, gatheredAt } = terms;
   const units = new Set([
     ...gathered,
+    ...gatheredAt.forwardEnd,
     ...gatheredAt.loss,
     ...gatheredAt.lastLayer,
     ...(gatheredAt.secondLayer?.units ?? []),
