@@ -13,7 +13,7 @@ import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 import { TRL_NLL_CHUNK_TOKENS } from './loss';
 import { adaptersInLayerUnits } from '../estimate/fsdp-units';
-import { fsdpMixedPrecision } from './activations/stage';
+import { autocastCastsHead, fsdpMixedPrecision } from './activations/stage';
 import { memo } from '../util/memo';
 
 /** The gradients of a stage at each point of the step. */
@@ -366,9 +366,8 @@ export function accumulationBuffers(
   const headAccum = setup.method === 'full' && last && setup.loss === 'chunked' ? (a.vocab * a.hidden * half) / tp : 0;
   // chunked_nll: the shifted labels leave tokens - sequences valid tokens (the last of each sequence predicts nothing).
   const nllChunks = Math.ceil((tokens - sequences) / TRL_NLL_CHUNK_TOKENS);
-  const { mode, embeddingBytes } = ctx.dtypes;
-  const headCast = mode === 'amp' && embeddingBytes === 4 && !fsdpMixedPrecision(ctx);
-  const headGradIsView = !headCast && (setup.loss === 'full' || (setup.loss === 'chunked-nll' && nllChunks <= 1));
+  const headGradIsView =
+    !autocastCastsHead(ctx) && (setup.loss === 'full' || (setup.loss === 'chunked-nll' && nllChunks <= 1));
   const tiedAccum =
     setup.method === 'full' && first && a.tied && lmHead && pp === 1
       ? (headGradIsView ? 2 : 1) * tiedGradientBytes(ctx)

@@ -9,7 +9,7 @@ import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 import { finalNormSaved } from './activations';
-import { fsdpMixedPrecision } from './activations/stage';
+import { autocastCastsHead } from './activations/stage';
 import { lossMemory, type LossPlan } from './loss';
 import { quantizedHead } from './quantized-head';
 import { shiftedLogitsCopy, upcastInModel } from './shifted-logits';
@@ -153,7 +153,7 @@ export function logitsAndLoss(
       () => ({ tokens: lossTokens, vocab: a.vocab, loss: setup.loss }),
     ),
   );
-  if (mode === 'amp' && embBytes === 4 && !fsdpMixedPrecision(ctx) && (kbitQ === 'all' || setup.loss === 'full')) {
+  if (autocastCastsHead(ctx) && (kbitQ === 'all' || setup.loss === 'full')) {
     // An fp32 head under autocast: the matmul keeps the 16-bit copy of its weight for the gradient of its input until
     // the head's backward, after the loss's. A frozen head's cast is not cached (cached_cast needs requires_grad) but
     // is saved all the same; a trainable head's cached copy outlives the cache, which is cleared when the forward's

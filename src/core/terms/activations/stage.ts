@@ -457,6 +457,15 @@ export function fsdpMixedPrecision(ctx: EstimateContext): boolean {
 }
 
 /**
+ * Autocast casts the fp32 output head (embedding dtype) for the logits' matmul: a 16-bit copy of its weight, and a new
+ * fp32 tensor from the cast's backward for its gradient. FSDP's 16-bit param dtype hands it over cast already.
+ */
+export function autocastCastsHead(ctx: EstimateContext): boolean {
+  const { mode, embeddingBytes } = ctx.dtypes;
+  return mode === 'amp' && embeddingBytes === 4 && !fsdpMixedPrecision(ctx);
+}
+
+/**
  * FSDP with a 16-bit param dtype (Accelerate sets one whenever mixed precision is on): every parameter of a unit is
  * gathered in it, fp32 adapters over a 16-bit base included, so the adapters compute in 16 bits with no autocast copy
  * and PEFT's cast of a layer's input to the adapter's dtype is the 16-bit input itself. H100 truth of Mistral-7B LoRA
