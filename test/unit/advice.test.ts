@@ -576,6 +576,7 @@ describe('advice: the Pareto front', () => {
     gpus: 1,
     nChanges: 1,
     nMoves: 1,
+    order: 0,
   });
 
   it('rejects what add would leave out, and still does at more memory or a slower step', () => {
@@ -586,6 +587,23 @@ describe('advice: the Pareto front', () => {
     assert.equal(front.rejects(light(50, 1.3)), true);
     assert.equal(front.rejects(light(30, 1.1)), false, 'saves 10 GiB more: a trade-off of its own');
     assert.equal(front.rejects(light(45, 0.9)), false, 'faster: a trade-off of its own');
+  });
+
+  it('of two candidates that tie, keeps the earlier of the enumeration whichever comes first', () => {
+    // The search replays FSDP candidates fastest first, not in the enumeration's order: the item kept must not
+    // depend on that. 40 and 40.5 GiB at steps 1.00 and 1.01 tie (within 1.6 GiB and 2 % of the step).
+    for (const [first, second] of [
+      [7, 3],
+      [3, 7],
+    ]) {
+      const front = new ParetoFront(80 * 2 ** 30);
+      front.add({ ...light(40, 1.0), order: first });
+      front.add({ ...light(40.5, 1.01), order: second });
+      assert.deepEqual(
+        front.front().map((c) => c.order),
+        [3],
+      );
+    }
   });
 });
 

@@ -43,7 +43,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   let evaluated = 0;
 
   /** The candidate as the front sees it, or undefined when it does not fit or saves nothing. */
-  const lightOf = (applied: Applied, e: Estimate): Light | undefined => {
+  const lightOf = (applied: Applied, e: Estimate, order: number): Light | undefined => {
     if ((capacity !== undefined && e.fits !== true) || current.perGpu.deviceBytes - e.perGpu.deviceBytes <= 0) return;
     const st = timeOf(applied.setup, e, spec, true);
     const keys = new Set<string>();
@@ -62,25 +62,34 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
       gpus: applied.setup.gpus_per_node * applied.setup.nodes,
       nChanges: keys.size,
       nMoves,
+      order,
     };
   };
   // A candidate whose FSDP step replay is skipped is first judged on lower bounds of its memory and step time: one
   // that does not fit, saves nothing or is dominated even so is left out, as it would be after the replay (each test
-  // only grows stricter as the figures grow); the others are replayed.
+  // only grows stricter as the figures grow). The others wait until every candidate has been seen, then are replayed
+  // fastest first: each is then judged against every faster candidate's exact figures, the most it can be ruled out by.
+  const awaitingReplay: Light[] = [];
   const consider = (applied: Applied): void => {
-    evaluated++;
-    let r = estimate(applied.setup, bound);
+    const order = evaluated++;
+    const r = estimate(applied.setup, bound);
     if (!r.ok) return;
-    if (r.estimate.perGpu.reservedLowerBound) {
-      const low = lightOf(applied, r.estimate);
-      if (!low || paretoFront.rejects(low)) return;
-      r = estimate(applied.setup, lean);
-      if (!r.ok) return;
-    }
-    const c = lightOf(applied, r.estimate);
-    if (c) paretoFront.add(c);
+    const c = lightOf(applied, r.estimate, order);
+    if (!c) return;
+    if (r.estimate.perGpu.reservedLowerBound) awaitingReplay.push(c);
+    else paretoFront.add(c);
   };
   forEachChain(setup, all, maxK, consider, settledFor(setup, opts));
+  awaitingReplay.sort(
+    (x, y) => x.stepTimeFactor - y.stepTimeFactor || x.deviceBytes - y.deviceBytes || x.order - y.order,
+  );
+  for (const low of awaitingReplay) {
+    if (paretoFront.rejects(low)) continue;
+    const r = estimate(low.applied.setup, lean);
+    if (!r.ok) continue;
+    const c = lightOf(low.applied, r.estimate, low.order);
+    if (c) paretoFront.add(c);
+  }
   const items = shownItems(setup, opts, current, paretoFront.front());
 
   const result: { maxMicroBatch?: number; maxSeqLen?: number; gpusNeeded?: number } = {};

@@ -161,6 +161,8 @@ export interface Light {
   gpus: number;
   nChanges: number;
   nMoves: number;
+  /** Place in the search's enumeration of candidates: of two that tie, the earlier is kept, whatever order they come in. */
+  order: number;
 }
 
 /**
@@ -216,13 +218,15 @@ export class ParetoFront {
       return;
     }
     // Candidates that tie within the tolerances on every count (8-bit AdamW and its paged variant when nothing is
-    // paged, or one setup reached by a longer chain of moves) are one item: the one of fewest moves, else the first.
+    // paged, or one setup reached by a longer chain of moves) are one item: the one of fewest moves, else the earlier
+    // in the search's enumeration.
     const tie = (b: Light): boolean =>
       Math.abs(b.stepTimeFactor - c.stepTimeFactor) <= stepEps && Math.abs(b.deviceBytes - c.deviceBytes) <= memEps;
     if (g.some((b) => dominated(c, b))) return;
     const tied = g.findIndex(tie);
     if (tied >= 0) {
-      if (c.nMoves < g[tied].nMoves) g[tied] = c;
+      const kept = g[tied];
+      if (c.nMoves < kept.nMoves || (c.nMoves === kept.nMoves && c.order < kept.order)) g[tied] = c;
       return;
     }
     const rest = g.filter((b) => !dominated(b, c));
