@@ -228,8 +228,15 @@ export interface Fact {
   /**
    * The value is a script's own command-line option read at run time (`args.batch` of an argparse option `--batch`),
    * with the option's default as written: a launcher that runs the script gives the value (its flag, else the default).
+   * `switched`: the option is a switch that decides the value (`if args.use_lora:` around the LoraConfig): `on` when
+   * the launcher turns it on, `off` when it is off.
    */
-  readonly fromArg?: { readonly name: string; readonly default?: string; readonly line?: number };
+  readonly fromArg?: {
+    readonly name: string;
+    readonly default?: string;
+    readonly line?: number;
+    readonly switched?: { readonly on: FactValue; readonly off: FactValue };
+  };
 }
 
 /**

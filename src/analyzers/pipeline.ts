@@ -244,7 +244,8 @@ function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['args']>
         : f;
     }
     const text = passed ? (passed.value ?? 'True') : f.fromArg.default;
-    const v = text === undefined ? undefined : optionValue(f.key, text);
+    const switched = f.fromArg.switched;
+    const v = text === undefined ? undefined : switched ? switchValue(switched, text) : optionValue(f.key, text);
     if (v === undefined) {
       // The launch line overrides the script's default with a value not read here: unknown, not the default.
       return scriptDefault && passed
@@ -257,6 +258,12 @@ function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['args']>
     return { ...f, value: v, rawValue: `${f.rawValue} = ${(text ?? '').trim()}, ${how}` };
   });
   return { ...facts, facts: out };
+}
+
+/** The value a switch option decides: `on` for a true flag, `off` for a false one, undefined for anything else. */
+function switchValue(switched: { on: FactValue; off: FactValue }, text: string): FactValue | undefined {
+  const t = text.trim();
+  return /^(True|true|1)$/.test(t) ? switched.on : /^(False|false|0)$/.test(t) ? switched.off : undefined;
 }
 
 function optionValue(key: CanonicalKey, text: string): FactValue | undefined {

@@ -159,6 +159,37 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.equal(missing[0].column, 29);
   });
 
+  it('LoRA behind a switch the launch line does not pass is a full fine-tune; with the switch, LoRA', () => {
+    // QwenLM/Qwen@e8e15962 finetune.py: LoraConfig and get_peft_model only under `if training_args.use_lora:`, with
+    // `use_lora: bool = False` in its TrainingArguments; finetune_ds.sh (full) passes no --use_lora,
+    // finetune_lora_ds.sh does.
+    const files = {
+      '/w/train.py':
+        'from dataclasses import dataclass, field\nimport transformers\nfrom peft import LoraConfig, get_peft_model\n' +
+        '@dataclass\nclass TrainingArguments(transformers.TrainingArguments):\n    use_lora: bool = False\n' +
+        '@dataclass\nclass LoraArguments:\n    lora_r: int = 64\n' +
+        '    lora_target_modules: list = field(default_factory=lambda: ["c_attn", "c_proj", "w1", "w2"])\n' +
+        'def train():\n    parser = transformers.HfArgumentParser((TrainingArguments, LoraArguments))\n' +
+        '    (\n        training_args,\n        lora_args,\n    ) = parser.parse_args_into_dataclasses()\n' +
+        '    model = transformers.AutoModelForCausalLM.from_pretrained("Qwen/Qwen-7B")\n' +
+        '    if training_args.use_lora:\n' +
+        '        config = LoraConfig(r=lora_args.lora_r, target_modules=lora_args.lora_target_modules)\n' +
+        '        model = get_peft_model(model, config)\n',
+    };
+    const run = (line: string) =>
+      runPipeline([{ file: '/w/run.sh', text: line }], inMemory({ ...files, '/w/run.sh': line }), {});
+    const full = run('torchrun --nproc_per_node 2 train.py --bf16 True\n');
+    assert.equal(full.setup?.method, 'full');
+    assert.match(full.decided.method?.fact.rawValue ?? '', /training_args\.use_lora: the script's default False/);
+    const lora = run('torchrun --nproc_per_node 2 train.py --bf16 True --use_lora\n');
+    assert.equal(lora.setup?.method, 'lora');
+    assert.equal(lora.setup?.lora?.r, 64);
+    assert.deepEqual(lora.setup?.lora?.target_modules, ['c_attn', 'c_proj', 'w1', 'w2']);
+    // The script alone runs with its own default: no LoRA.
+    const alone = runPipeline([{ file: '/w/train.py', text: files['/w/train.py'] }], inMemory(files), {});
+    assert.equal(alone.setup?.method, 'full');
+  });
+
   it("a script's argparse options: the launch line's flag, else the default the script writes", () => {
     const files = {
       '/w/run.sh': 'torchrun --nproc_per_node 2 train.py --bf16 True\n',

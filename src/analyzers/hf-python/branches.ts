@@ -1,7 +1,7 @@
 // Whether the branches around a call run it: the `if` statements and conditional expressions that hold it, with their
 // tests evaluated statically where they can be (script defaults such as `if args.use_lora:`). Pure: it never runs code.
 import type { SyntaxNode } from '@lezer/common';
-import type { PythonFile } from './file';
+import type { PythonFile, Val } from './file';
 import { clip } from './syntax';
 
 /** The condition under which a call's value is used: a conditional expression or an `if` around it (not the main guard). */
@@ -66,13 +66,37 @@ function clauseTaken(file: PythonFile, stmt: SyntaxNode, call: SyntaxNode): bool
   return undefined;
 }
 
-function testValue(file: PythonFile, test: SyntaxNode): boolean | undefined {
+/**
+ * The test of an `if` around a call that is known to be false, with its value as evaluated (which carries the script
+ * default it was read from, `use_lora: bool = False`): what keeps the call from running. Only the first clause of an
+ * `if` is looked at; undefined when no such test is known false.
+ */
+export function falseTest(file: PythonFile, call: SyntaxNode): { test: SyntaxNode; value: Val } | undefined {
+  for (let p = call.parent; p; p = p.parent) {
+    if (p.name !== 'IfStatement') continue;
+    const test = p.firstChild?.nextSibling;
+    const body = p.getChild('Body');
+    if (!test || !body || call.from < body.from || call.to > body.to) continue;
+    const value = evalTest(file, test);
+    if (truth(value) === false) return { test, value };
+  }
+  return undefined;
+}
+
+function evalTest(file: PythonFile, test: SyntaxNode): Val {
   const before = file.noneDefaults;
   file.noneDefaults = true;
   try {
-    const v = file.evalNode(test, 0);
-    return v.k === 'lit' ? (Array.isArray(v.v) ? v.v.length > 0 : Boolean(v.v)) : undefined;
+    return file.evalNode(test, 0);
   } finally {
     file.noneDefaults = before;
   }
+}
+
+function truth(v: Val): boolean | undefined {
+  return v.k === 'lit' ? (Array.isArray(v.v) ? v.v.length > 0 : Boolean(v.v)) : undefined;
+}
+
+function testValue(file: PythonFile, test: SyntaxNode): boolean | undefined {
+  return truth(evalTest(file, test));
 }

@@ -21,7 +21,7 @@ import {
   UNSLOTH_CLASSES,
 } from './vocab';
 import { PythonFile } from './file';
-import { branchTaken, conditionOf } from './branches';
+import { branchTaken, conditionOf, falseTest } from './branches';
 import { assignedName, isModelClass, span } from './syntax';
 import {
   trainingCall,
@@ -92,6 +92,7 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
   const padsToMax = padToMaxLength(file);
   allocatorConf(file);
   const scorers = scoringModelNames(file, calls);
+  const loraSwitchedOff: SyntaxNode[] = [];
   for (const c of calls) {
     const callee = file.calleeName(c);
     if (!callee) continue;
@@ -128,7 +129,8 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
       // defaults), nothing when it is known not to (`if args.use_lora:` with use_lora False), unknown otherwise.
       const taken = branchTaken(file, c);
       const cond = taken === undefined ? conditionOf(file, c) : undefined;
-      if (taken !== false) {
+      if (taken === false) loraSwitchedOff.push(c);
+      else {
         file.facts.push({
           key: 'method',
           rawKey: 'LoraConfig',
@@ -212,6 +214,7 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
   // get_peft_model sets it again after from_pretrained, so the latter's speaks only when there is no get_peft_model.
   const gc = file.unslothCheckpointing;
   file.facts.push(...(gc.peft.length > 0 ? gc.peft : gc.load));
+  fullUnlessSwitchedOn(file, loraSwitchedOff);
   // LoRA over 4-bit base weights is QLoRA (FORMATS.md §2.5).
   if (file.facts.some((f) => f.key === 'quantBits' && f.value === 4)) {
     for (let i = 0; i < file.facts.length; i++)
@@ -245,4 +248,27 @@ function precisionConflicts(file: PythonFile): void {
       );
     }
   }
+}
+
+/**
+ * A LoraConfig only built behind an `if` known to be false (`if training_args.use_lora:` with `use_lora: bool = False`),
+ * with no other method in the file: the model is fully fine-tuned, as the script runs when its launcher passes nothing.
+ * Its LoRA keys stay (a launcher's `--use_lora` turns the branch on), so the method is said outright, at the test, as
+ * the script's default of that switch: LoRA when the launch line turns it on, a full fine-tune when it does not.
+ */
+function fullUnlessSwitchedOn(file: PythonFile, offBranch: readonly SyntaxNode[]): void {
+  if (offBranch.length === 0 || file.facts.some((f) => f.key === 'method')) return;
+  const off = falseTest(file, offBranch[0]);
+  if (!off) return;
+  const at = span(off.test);
+  const before = file.facts.length;
+  file.push(
+    'method',
+    { rawKey: 'LoraConfig', keySpan: at, valueNode: off.test, valueSpan: at },
+    'full',
+    'peft',
+    off.value,
+  );
+  const f = file.facts[before];
+  if (f?.fromArg) file.facts[before] = { ...f, fromArg: { ...f.fromArg, switched: { on: 'lora', off: 'full' } } };
 }
