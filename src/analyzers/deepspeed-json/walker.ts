@@ -298,16 +298,34 @@ export class Walker {
     else this.invalid(enabled, 'true, false or "auto"');
   }
 
+  /**
+   * "Adam" / "AdamW" in a DeepSpeed config is DeepSpeed's own FusedAdam (engine.py _configure_basic_optimizer: one
+   * multi-tensor kernel, no temporaries of the states' size; DeepSpeedCPUAdam when the optimizer is offloaded), unless
+   * `params.torch_adam` is true, which asks for torch.optim.Adam / AdamW.
+   */
+  private deepspeedAdam(name: string, props: Prop[]): string {
+    if (name !== 'adamw') return name;
+    const params = props.find((q) => q.name === 'params');
+    const torchAdam =
+      params?.value?.type === 'object'
+        ? this.props(params.value, params.path).find((q) => q.name === 'torch_adam')
+        : undefined;
+    const t = torchAdam ? this.read(torchAdam.value) : undefined;
+    return t?.kind === 'bool' && t.b ? 'adamw' : 'adamw_fused';
+  }
+
   optimizer(p: Prop): void {
     if (!p.value || p.value.type !== 'object') {
       this.invalid(p, 'an object such as {"type": "AdamW", "params": {...}}');
       return;
     }
-    const type = this.props(p.value, p.path).find((q) => q.name === 'type');
+    const props = this.props(p.value, p.path);
+    const type = props.find((q) => q.name === 'type');
     if (!type) return;
     const v = this.read(type.value);
     // DeepSpeed matches optimizer.type case-insensitively (config.py DEEPSPEED_OPTIMIZERS, engine.py _configure_basic_optimizer).
-    if (v.kind === 'string' && v.s.trim() !== '') this.fact('optimizer', type, normalizeOptimizer(v.s));
+    if (v.kind === 'string' && v.s.trim() !== '')
+      this.fact('optimizer', type, this.deepspeedAdam(normalizeOptimizer(v.s), props));
     else if (v.kind === 'placeholder') this.placeholderFact('optimizer', type, v.word);
     else if (v.kind === 'auto')
       this.invalid(

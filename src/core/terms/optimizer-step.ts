@@ -64,6 +64,7 @@ export function optimizerStepTerms(
   const out: Array<{ label: string; bytes: number; formula: () => string }> = [];
   if (offloadOpt || fsdpOffload) return out;
   const local = trainableHere / shardOptimizer;
+  const subGroup = masterCopy && zero === 3 ? zero3SubGroup(ctx, trainableHere) : undefined;
   if (badamRatio !== undefined) {
     // BlockOptimizerRatio._sparse_adam, one tensor at a time: the coalesced gradient (values and indices), the two
     // state updates, and the numerator and denominator clones.
@@ -75,11 +76,17 @@ export function optimizerStepTerms(
         `(coalesced gradient ${trainableBytes} B + 16 B indices, 4 temporaries x ${trainableBytes} B)`,
     });
   } else if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
-    // torch.optim.AdamW foreach (the default on CUDA): _foreach_sqrt(exp_avg_sqs) allocates a full copy.
+    // torch.optim.AdamW foreach (the default on CUDA): _foreach_sqrt(exp_avg_sqs) allocates a full copy of what one
+    // step() is handed: under ZeRO-3 one sub-group's flat fp32 partition at a time (stage3.py _optimizer_step sets the
+    // group's params to [fp32_partitioned_groups_flat[sub_group_id]] and steps), elsewhere every local state.
+    const stepped = subGroup?.elements ?? local;
     out.push({
       label: 'AdamW foreach temporaries',
-      bytes: local * stateBytes,
-      formula: () => `torch._foreach_sqrt(exp_avg_sq): ${formatCount(local)} x ${stateBytes} B`,
+      bytes: stepped * stateBytes,
+      formula: () =>
+        subGroup
+          ? `torch._foreach_sqrt(exp_avg_sq) of one ZeRO-3 sub-group: ${formatCount(stepped)} x ${stateBytes} B`
+          : `torch._foreach_sqrt(exp_avg_sq): ${formatCount(local)} x ${stateBytes} B`,
     });
   } else if (setup.optimizer === 'adafactor') {
     out.push({
@@ -130,20 +137,31 @@ export function optimizerStepTerms(
     // high point and the step's own temporaries come after it.
     const check = zeroOverflowCheck(Math.min(trainableHere / shardOptimizer, inv.largestTrainableTensor / tp));
     if (check.bytes > out.reduce((t, x) => t + x.bytes, 0)) return [check];
-  } else if (masterCopy && zero === 3) {
-    // ZeRO-3 steps one sub-group at a time (stage3.py step: _prepare_fp32_grad_for_sub_group, _optimizer_step,
-    // _release_sub_group): the fp32 gradients of one sub-group. _create_fp16_sub_groups adds whole parameters until
-    // a group reaches sub_group_size, so a group holds at least one parameter's partition (Axolotl's configs set
-    // sub_group_size 0: one parameter per group).
-    const subGroup = zeroConfig(setup, ctx.model.arch.hidden).sub_group_size;
-    const partition = trainableHere / shardOptimizer;
-    const oneParam = inv.largestTrainableTensor / tp / shardOptimizer;
+  } else if (subGroup) {
     out.push({
       label: 'fp32 gradients of one optimizer sub-group (ZeRO-3)',
-      bytes: Math.min(partition, Math.max(subGroup, oneParam)) * 4,
-      formula: () =>
-        `min(partition ${formatCount(partition)}, max(sub_group_size ${formatCount(subGroup)}, largest parameter's partition ${formatCount(oneParam)})) x 4 B`,
+      bytes: subGroup.elements * 4,
+      formula: () => `${subGroup.formula} x 4 B`,
     });
   }
   return out;
+}
+
+/**
+ * The elements of one ZeRO-3 optimizer sub-group. ZeRO-3 steps one sub-group at a time (stage3.py step:
+ * _prepare_fp32_grad_for_sub_group, _optimizer_step, _release_sub_group); _create_fp16_sub_groups adds whole
+ * parameters until a group reaches sub_group_size, so a group holds at least one parameter's partition (Axolotl's
+ * configs set sub_group_size 0: one parameter per group), and no more than the rank's partition.
+ */
+function zero3SubGroup(ctx: EstimateContext, trainableHere: number): { elements: number; formula: string } {
+  const subGroup = zeroConfig(ctx.setup, ctx.model.arch.hidden).sub_group_size;
+  const shard = ctx.sharding.shardOptimizer;
+  const partition = trainableHere / shard;
+  const oneParam = ctx.model.inventory.largestTrainableTensor / ctx.layout.tensorParallel / shard;
+  return {
+    elements: Math.min(partition, Math.max(subGroup, oneParam)),
+    formula:
+      `min(partition ${formatCount(partition)}, max(sub_group_size ${formatCount(subGroup)}, ` +
+      `largest parameter's partition ${formatCount(oneParam)}))`,
+  };
 }

@@ -159,10 +159,14 @@ describe('deepspeed-json analyzer: facts and spans', () => {
     checkFacts('{"fp16": {"loss_scale": 0}}', {});
   });
 
-  it('optimizer.type is normalized case-insensitively', () => {
-    checkFacts('{"optimizer": {"type": "AdamW"}}', { optimizer: 'adamw' });
-    checkFacts('{"optimizer": {"type": "ADAMW"}}', { optimizer: 'adamw' });
-    checkFacts('{"optimizer": {"type": "adam", "params": {"lr": 1e-4}}}', { optimizer: 'adamw' });
+  it("optimizer.type is normalized case-insensitively; Adam and AdamW are DeepSpeed's FusedAdam unless torch_adam", () => {
+    // engine.py _configure_basic_optimizer: FusedAdam (one multi-tensor kernel) for "Adam" / "AdamW", torch.optim's
+    // only with params.torch_adam true.
+    checkFacts('{"optimizer": {"type": "AdamW"}}', { optimizer: 'adamw_fused' });
+    checkFacts('{"optimizer": {"type": "ADAMW"}}', { optimizer: 'adamw_fused' });
+    checkFacts('{"optimizer": {"type": "adam", "params": {"lr": 1e-4}}}', { optimizer: 'adamw_fused' });
+    checkFacts('{"optimizer": {"type": "AdamW", "params": {"torch_adam": true}}}', { optimizer: 'adamw' });
+    checkFacts('{"optimizer": {"type": "AdamW", "params": {"torch_adam": false}}}', { optimizer: 'adamw_fused' });
     checkFacts('{"optimizer": {"type": "OneBitAdam"}}', { optimizer: 'adamw_fused' });
     checkFacts('{"optimizer": {"type": "Lion"}}', { optimizer: 'lion' });
     checkFacts('{"optimizer": {"type": "Lamb"}}', { optimizer: 'Lamb' });
@@ -615,7 +619,7 @@ describe('deepspeed-json fixtures (test/fixtures/deepspeed-json)', () => {
     const r = checkFacts(text, {
       trainBatchSize: 64,
       microBatchSize: 4,
-      optimizer: 'adamw',
+      optimizer: 'adamw_fused', // "Adam": DeepSpeed's FusedAdam (DeepSpeedCPUAdam under offload)
       zeroStage: 2,
       offloadOptimizer: 'cpu',
     });

@@ -26,6 +26,30 @@ describe('estimate: ZeRO-3 optimizer sub-groups', () => {
     assert.equal(step(run(s({ zero_stage: 2 }))), (70_553_706_496 / 8) * 4);
   });
 
+  it("torch AdamW's foreach temporary is one sub-group's, as ZeRO-3 hands the optimizer one sub-group per step()", () => {
+    // stage3.py _optimizer_step sets the group's params to [fp32_partitioned_groups_flat[sub_group_id]] and steps, so
+    // _foreach_sqrt(exp_avg_sq) copies that sub-group only: Llama-3.1-70B over 8 GPUs (partition 8.8B) with the default
+    // sub_group_size 1e9: 1e9 x 4 B of temporaries beside 1e9 x 4 B of fp32 gradients; ZeRO-2 steps its whole
+    // partition at once: 8,819,213,312 x 4 B each.
+    const s = (extra: Record<string, unknown>) =>
+      setupFor('meta-llama/Llama-3.1-70B', {
+        weights_dtype: 'bf16',
+        master_weights: true,
+        optimizer: 'adamw',
+        gpus_per_node: 8,
+        zero_stage: 3,
+        micro_batch_size: 1,
+        seq_len: 2048,
+        gradient_checkpointing: 'full',
+        ...extra,
+      });
+    const temps = (e: ReturnType<typeof run>): number =>
+      phase(e, 'optimizer').components.find((c) => c.label === 'AdamW foreach temporaries')!.bytes;
+    assert.equal(temps(run(s({}))), 1e9 * 4);
+    assert.equal(temps(run(s({ zero_buckets: { sub_group_size: 5e8 } }))), 5e8 * 4);
+    assert.equal(temps(run(s({ zero_stage: 2 }))), (70_553_706_496 / 8) * 4);
+  });
+
   it('sub_group_size 0 steps one parameter at a time: the fp32 gradients of the largest partition, not nothing', () => {
     // Llama-3-8B over 8 GPUs: the largest parameter is an embedding 128,256 x 4,096 = 525,336,576, a partition of
     // 65,667,072 x 4 B. DeepSpeed's default sub_group_size 1e9 holds 1e9 params x 4 B (the partition is 1.0037e9).
