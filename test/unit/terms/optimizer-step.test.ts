@@ -4,21 +4,22 @@ import { component, near, phase, run, setupFor } from '../helpers';
 import { llama3ZeroFull, truthPeak, truthSetup } from './helpers';
 
 describe('estimate: ZeRO-3 optimizer sub-groups', () => {
+  /** Llama-3.1-70B bf16 with fp32 master weights, ZeRO-3 over 8 GPUs: a partition of 70,553,706,496 / 8 = 8.8B. */
+  const llama70bZero3 = (extra: Record<string, unknown>) =>
+    setupFor('meta-llama/Llama-3.1-70B', {
+      weights_dtype: 'bf16',
+      master_weights: true,
+      gpus_per_node: 8,
+      zero_stage: 3,
+      micro_batch_size: 1,
+      seq_len: 2048,
+      gradient_checkpointing: 'full',
+      ...extra,
+    });
+
   it('the step upcasts the gradients of one sub-group of sub_group_size parameters, not the whole partition', () => {
-    // Llama-3.1-70B bf16 with fp32 master weights, ZeRO-3 over 8 GPUs: the partition is 70,553,706,496 / 8 = 8.8B
-    // parameters; DeepSpeed stage3.py steps sub-groups of sub_group_size (1e9 by default) one at a time.
-    const s = (extra: Record<string, unknown>) =>
-      setupFor('meta-llama/Llama-3.1-70B', {
-        weights_dtype: 'bf16',
-        master_weights: true,
-        optimizer: 'adamw_fused',
-        gpus_per_node: 8,
-        zero_stage: 3,
-        micro_batch_size: 1,
-        seq_len: 2048,
-        gradient_checkpointing: 'full',
-        ...extra,
-      });
+    // DeepSpeed stage3.py steps sub-groups of sub_group_size (1e9 by default) one at a time.
+    const s = (extra: Record<string, unknown>) => llama70bZero3({ optimizer: 'adamw_fused', ...extra });
     const step = (e: ReturnType<typeof run>): number => component(phase(e, 'optimizer'), 'optimizer-step');
     assert.equal(step(run(s({}))), 1e9 * 4);
     assert.equal(step(run(s({ zero_buckets: { sub_group_size: 5e8 } }))), 5e8 * 4);
@@ -31,18 +32,7 @@ describe('estimate: ZeRO-3 optimizer sub-groups', () => {
     // _foreach_sqrt(exp_avg_sq) copies that sub-group only: Llama-3.1-70B over 8 GPUs (partition 8.8B) with the default
     // sub_group_size 1e9: 1e9 x 4 B of temporaries beside 1e9 x 4 B of fp32 gradients; ZeRO-2 steps its whole
     // partition at once: 8,819,213,312 x 4 B each.
-    const s = (extra: Record<string, unknown>) =>
-      setupFor('meta-llama/Llama-3.1-70B', {
-        weights_dtype: 'bf16',
-        master_weights: true,
-        optimizer: 'adamw',
-        gpus_per_node: 8,
-        zero_stage: 3,
-        micro_batch_size: 1,
-        seq_len: 2048,
-        gradient_checkpointing: 'full',
-        ...extra,
-      });
+    const s = (extra: Record<string, unknown>) => llama70bZero3({ optimizer: 'adamw', ...extra });
     const temps = (e: ReturnType<typeof run>): number =>
       phase(e, 'optimizer').components.find((c) => c.label === 'AdamW foreach temporaries')!.bytes;
     assert.equal(temps(run(s({}))), 1e9 * 4);
