@@ -154,6 +154,12 @@ def suite_loop():
             scenario(fam, attention=default_attention(fam), loop_keeps_outputs=True, use_cache=True), {})
         out[f"{fam}-lora-bf16-keep-cache"] = (
             scenario(fam, attention=default_attention(fam), use_cache=True, **lora_keys), {})
+        # A loop that drops its outputs after the optimizer step (`output = None`: Answer.AI's fsdp_qlora train.py):
+        # the logits are held through the backward and the optimizer step, not into the next forward.
+        out[f"{fam}-full-fp32-keep-step"] = (
+            scenario(fam, attention=default_attention(fam), loop_keeps_outputs="step"), {})
+        out[f"{fam}-lora-bf16-keep-step"] = (
+            scenario(fam, attention=default_attention(fam), **dict(lora_keys, loop_keeps_outputs="step")), {})
     # Falcon's other layouts: the new decoder architecture (kv groups broadcast to every head, ln_attn and ln_mlp) and
     # Falcon-RW (ALiBi, interleaved q/k/v, sequential blocks with biases); the multi-query one with one sequence.
     for name, arch in FALCON_LAYOUTS.items():
@@ -403,6 +409,14 @@ def _fsdp1_peft():
                 fsdp_no_sync=True, fsdp_use_orig_params=False)
     out["llama-w2-lora-all-bf16-ckpt-reentrant-peftwrap-accum2-nosync"] = (scenario("llama", **keys), harness)
     out["llama-w2-lora-all-bf16-ckpt-reentrant-peftwrap-offload-accum2-nosync"] = (
+        scenario("llama", **keys, offload_params="cpu", offload_optimizer="cpu"), harness)
+    # Answer.AI's fsdp_qlora loop: a bf16 model without mixed precision, its `output` held through the backward and the
+    # optimizer step (`output = None` after them), with and without CPU offload.
+    keys = dict(fsdp="full_shard", gpus_per_node=2, weights_dtype="bf16", method="lora", lora=lora("llama", LORA_ALL),
+                gradient_checkpointing="full", seq_len=512, micro_batch_size=4, fsdp_use_orig_params=False,
+                loop_keeps_outputs="step")
+    out["llama-w2-lora-all-bf16-ckpt-reentrant-peftwrap-keep-step"] = (scenario("llama", **keys), harness)
+    out["llama-w2-lora-all-bf16-ckpt-reentrant-peftwrap-offload-keep-step"] = (
         scenario("llama", **keys, offload_params="cpu", offload_optimizer="cpu"), harness)
     return out
 

@@ -83,9 +83,11 @@ def run(rec, scenario, harness):
     accumulation = scenario.get("gradient_accumulation_steps", 1)
     # loop_keeps_outputs: a loop that rebinds `logits = ...` each iteration, as LitGPT's fit loops do; the last
     # step's logits (and through them its graph) are freed when the next forward has returned. With use_cache it
-    # keeps the whole `outputs = model(...)`, as a plain transformers loop does: its past_key_values too.
+    # keeps the whole `outputs = model(...)`, as a plain transformers loop does: its past_key_values too. "step": the
+    # loop drops its `output` after the optimizer step (`output = None`, Answer.AI's fsdp_qlora train.py).
     keeps = scenario.get("loop_keeps_outputs", False)
-    whole = keeps and scenario.get("use_cache", False)
+    to_step_end = keeps == "step"
+    whole = keeps and (to_step_end or scenario.get("use_cache", False))
     held = None
     for step in range(harness.get("steps", 2)):
         with rec.step(step):
@@ -102,4 +104,6 @@ def run(rec, scenario, harness):
                 rec.snapshot_offloaded(parallel.offloaded_tensors(wrapped, opt))
             opt.step()
             opt.zero_grad(set_to_none=True)
+            if to_step_end:
+                held = None
     return {"model": wrapped, "optimizer": opt, "batchShape": list(data["input_ids"].shape)}
