@@ -485,9 +485,12 @@ export const TrainingSetupSchema = z.strictObject({
    * `logits` until the next forward returns). A step's logits stay allocated through its backward, its optimizer step
    * and the next forward, and so does its autograd graph, with what its Functions keep as ctx attributes
    * (bitsandbytes' kept inputs: PyTorch frees saved tensors after backward, ctx attributes only with the graph).
-   * HF Trainer, TRL and Axolotl return `loss.detach()` from each step, which frees both. Unset: false.
+   * HF Trainer, TRL and Axolotl return `loss.detach()` from each step, which frees both. 'step': the loop references
+   * the outputs through the step's backward and optimizer step and drops them before the next forward (`output = None`
+   * or `del outputs` after the backward: AnswerDotAI/fsdp_qlora@05ed9f2:train.py train_fsdp), so the logits are counted
+   * at the backward and the optimizer step only. Unset: false.
    */
-  loop_keeps_outputs: z.boolean().default(false),
+  loop_keeps_outputs: z.union([z.boolean(), z.literal('step')]).default(false),
   /**
    * transformers' `use_cache` in the training forward: the model builds a DynamicCache of every attention layer's
    * keys and values and returns it as `outputs.past_key_values` (the config's default is on; gradient checkpointing

@@ -471,27 +471,40 @@ function paramDtype(file: PythonFile, policy: SyntaxNode, key: string): void {
 // ---- What the loop keeps ----
 
 /**
- * `outputs = model(...)` (or `logits = model(...).logits`) in the loop's body, never deleted there: the name keeps
- * the step's outputs through its backward and optimizer step until the next forward has returned and rebinds it.
- * Assignments under torch.no_grad() or inference_mode() (an evaluation inside the loop) keep no graph and are skipped.
+ * `outputs = model(...)` (or `logits = model(...).logits`) in the loop's body: never released there, the name keeps
+ * the step's outputs through its backward and optimizer step until the next forward has returned and rebinds it
+ * (true); released (`del outputs`, `outputs = None`) after the backward, it keeps them through the backward only as far
+ * as the release ('step': AnswerDotAI/fsdp_qlora train.py sets `output = None` after the optimizer step); released
+ * before the backward, nothing. Assignments under torch.no_grad() or inference_mode() (an evaluation inside the loop)
+ * keep no graph and are skipped.
  */
 function keptOutputs(file: PythonFile, loop: SyntaxNode, models: ReadonlySet<string>): void {
-  const deleted = new Set<string>();
+  const releases: { name: string; at: number }[] = [];
+  const backwards: number[] = [];
   const kept: { target: SyntaxNode; rhs: SyntaxNode }[] = [];
   walk(loop, (n) => {
     if (n.name === 'DeleteStatement')
-      for (const v of children(n)) if (v.name === 'VariableName') deleted.add(file.text.slice(v.from, v.to));
+      for (const v of children(n))
+        if (v.name === 'VariableName') releases.push({ name: file.text.slice(v.from, v.to), at: n.from });
+    if (n.name === 'CallExpression' && isBackward(file, n)) backwards.push(n.from);
     if (n.name !== 'AssignStatement' || underNoGrad(file, n, loop)) return;
     const target = n.firstChild;
     const rhs = n.lastChild;
     if (target?.name !== 'VariableName' || target.nextSibling?.name !== 'AssignOp' || !rhs) return;
-    if (isModelCall(file, rhs, models)) kept.push({ target, rhs });
+    if (rhs.name === 'None') releases.push({ name: file.text.slice(target.from, target.to), at: n.from });
+    else if (isModelCall(file, rhs, models)) kept.push({ target, rhs });
   });
-  const hit = kept.find(({ target }) => !deleted.has(file.text.slice(target.from, target.to)));
+  const held = (k: { target: SyntaxNode }): boolean | 'step' => {
+    const name = file.text.slice(k.target.from, k.target.to);
+    const release = releases.find((r) => r.name === name && r.at > k.target.from);
+    if (!release) return true;
+    return backwards.some((b) => b > k.target.from && b < release.at) ? 'step' : false;
+  };
+  const hit = kept.find((k) => held(k) !== false);
   if (!hit) return;
   const name = file.text.slice(hit.target.from, hit.target.to);
   const e: Entry = { rawKey: name, keySpan: span(hit.target), valueNode: hit.rhs, valueSpan: span(hit.rhs) };
-  file.push('loopKeepsOutputs', e, true, LOOP);
+  file.push('loopKeepsOutputs', e, held(hit), LOOP);
   const call = hit.rhs.name === 'CallExpression' ? hit.rhs : hit.rhs.firstChild!;
   const flag = argument(file.args(call))('use_cache');
   if (flag) {

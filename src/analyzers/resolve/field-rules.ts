@@ -85,7 +85,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('kernels', 'kernels'),
   fromFact('expandable_segments', 'expandableSegments', bool),
   fromFact('empty_cache_steps', 'emptyCacheSteps', num),
-  fromFact('loop_keeps_outputs', 'loopKeepsOutputs', bool),
+  fromFact('loop_keeps_outputs', 'loopKeepsOutputs', (v) => (v === 'step' ? v : bool(v))),
   fromFact('use_cache', 'useCache', bool),
   resolvePreference,
   fromFact('fsdp_shard_embeddings', 'fsdpShardEmbeddings', bool),

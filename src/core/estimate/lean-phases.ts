@@ -50,13 +50,15 @@ function roundedTotal(cs: readonly Component[]): number {
 }
 
 /**
- * What the outputs a loop keeps add at each phase (terms/previous-step.ts): the forward holds the last step's logits,
- * graph and cache and this step's cache beside repeat_kv's copies; the backward this step's logits and that cache; the
- * optimizer step and an evaluation this step's logits, graph and cache.
+ * What the outputs a loop keeps add at each phase (terms/previous-step.ts): the forward holds what is left of the last
+ * step (its logits, graph and cache, unless the loop dropped them at its end) and this step's cache beside repeat_kv's
+ * copies; the backward this step's logits and that cache; the optimizer step this step's logits, graph and cache; an
+ * evaluation or a checkpoint save between steps what is left of the last step.
  */
-function keptSums(held: HeldStepOutputs): { forward: number; backward: number; after: number } {
+function keptSums(held: HeldStepOutputs): { forward: number; backward: number; optimizer: number; between: number } {
   const [logits, graph, step] = [roundedTotal(held.logits), roundedTotal(held.graph), roundedTotal(held.stepCache)];
-  return { forward: logits + graph + step, backward: logits + step, after: logits + graph };
+  const last = roundedTotal(held.lastStep);
+  return { forward: last + step, backward: logits + step, optimizer: logits + graph, between: last };
 }
 
 /** A stream-pool point of the lean path: the phase's index, allocated bytes, gradients, gathered units, root unit. */
@@ -201,7 +203,7 @@ export function leanPhases(
   const bwd = Math.max(atLoss, atLast, second?.allocated ?? 0, atFirst);
   lossPoint.allocatedBytes = atLoss;
   const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
-  const opt = pSum + r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep) + temps + kept.after;
+  const opt = pSum + r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep) + temps + kept.optimizer;
   // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
   const persistentOnly = persistent;
   const out: PhaseEstimate[] = [
@@ -234,7 +236,7 @@ export function leanPhases(
   if (terms.evaluation.evalBatch !== undefined)
     out.push({
       phase: 'evaluation',
-      allocatedBytes: pSum + gSum + hgSum + leanEvaluationBytes(terms) + kept.after,
+      allocatedBytes: pSum + gSum + hgSum + leanEvaluationBytes(terms) + kept.between,
       components: persistentOnly,
       note: '',
     });
@@ -248,7 +250,7 @@ export function leanPhases(
     });
   const firstStep = leanFirstStep(ctx, st, persistent);
   if (firstStep) out.push(firstStep);
-  const save = leanCheckpointSave(ctx, st, terms, persistent, kept.after);
+  const save = leanCheckpointSave(ctx, st, terms, persistent, kept.between);
   if (save) out.push(save);
   return out;
 }

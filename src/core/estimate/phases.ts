@@ -307,8 +307,7 @@ function forwardComponents(
     ...maskC,
     ...(ck === 'full' ? castCacheComp : castComp),
     ...fwdTail,
-    ...terms.held.logits,
-    ...terms.held.graph,
+    ...terms.held.lastStep,
     ...terms.held.stepCache,
   ];
 }
@@ -648,8 +647,7 @@ function evaluationPhase(
     ...gathered,
     ...headGather,
     ...evalTail,
-    ...terms.held.logits,
-    ...terms.held.graph,
+    ...terms.held.lastStep,
   ];
   return {
     phase: 'evaluation',
@@ -707,8 +705,7 @@ function checkpointSavePhase(
     ...(kept > 0 ? [gradC(kept, ' (not freed: zero_grad(set_to_none=False))')] : []),
     shardClones(ctx, st),
     ...unshardedForSave(ctx, terms.gathered, terms.headGather),
-    ...terms.held.logits,
-    ...terms.held.graph,
+    ...terms.held.lastStep,
   ];
   return {
     phase: 'checkpoint-save',

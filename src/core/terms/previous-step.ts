@@ -8,6 +8,9 @@
 // Checked with torch 2.13 on the CPU: a Function that sets `ctx.tensors = (A, B)` keeps all four layers' A of step 0
 // during step 1's forward while `loss` is referenced, and none once it is deleted; one that calls save_for_backward
 // keeps none either way. The CPU truth's `*-keep` loop points measure the logits at all three phases.
+// A loop that drops its outputs after the step (`output = None` after the backward and the optimizer step:
+// AnswerDotAI/fsdp_qlora@05ed9f2:train.py; loop_keeps_outputs 'step') holds them through the backward and the optimizer
+// step only: the next forward, an evaluation or a checkpoint save between steps find none. CPU truth `loop/*-keep-step`.
 // A transformers model that runs with use_cache also returns its DynamicCache (`outputs.past_key_values`): every
 // attention layer's keys and values, the cat copies its attention takes (cache_utils.py DynamicLayer.update). Kept with
 // the outputs, the cache stays allocated after the backward, through the optimizer step and the next forward; while
@@ -28,12 +31,18 @@ import { upcastInModel } from './shifted-logits';
 
 /** What the loop keeps of a step: its logits, and what its graph's autograd Functions keep as ctx attributes. */
 export interface HeldStepOutputs {
-  /** The step's logits: allocated through its own backward, its optimizer step, and the next forward. */
+  /** The step's logits: allocated through its own backward and its optimizer step. */
   readonly logits: Component[];
-  /** Its graph's ctx attributes and its KV cache: after its backward too, into the next forward. */
+  /** Its graph's ctx attributes and its KV cache: after its backward too, through its optimizer step. */
   readonly graph: Component[];
   /** Its KV cache where attention saved repeated copies instead: beside the step's own forward and backward. */
   readonly stepCache: Component[];
+  /**
+   * What of the last step is still allocated at the next forward, at an evaluation or a checkpoint save between steps:
+   * its logits and graph when the loop keeps them until the next forward returns, none when it drops them at the
+   * step's end (loop_keeps_outputs 'step').
+   */
+  readonly lastStep: Component[];
 }
 
 /** What the loop keeps of a step when it keeps its outputs (setup.loop_keeps_outputs); nothing otherwise. */
@@ -43,13 +52,12 @@ export function heldStepOutputs(
   activations: StageActivations,
 ): HeldStepOutputs {
   const { setup } = ctx;
-  if (!setup.loop_keeps_outputs) return { logits: [], graph: [], stepCache: [] };
+  const keeps = setup.loop_keeps_outputs;
+  if (!keeps) return { logits: [], graph: [], stepCache: [], lastStep: [] };
   const cache = heldCache(ctx, st, activations);
-  return {
-    logits: heldLogits(ctx, st),
-    graph: [...heldGraph(ctx, activations), ...cache.held],
-    stepCache: cache.step,
-  };
+  const logits = heldLogits(ctx, st);
+  const graph = [...heldGraph(ctx, activations), ...cache.held];
+  return { logits, graph, stepCache: cache.step, lastStep: keeps === 'step' ? [] : [...logits, ...graph] };
 }
 
 /**
@@ -62,15 +70,20 @@ function heldLogits(ctx: EstimateContext, st: StageContext): Component[] {
   const tokens = logitTokens(ctx, st);
   const vocab = a.vocab / ctx.layout.tensorParallel;
   const bytes = upcastInModel(ctx) ? 4 : trlLogitsBytes(ctx);
+  const toStepEnd = ctx.setup.loop_keeps_outputs === 'step';
   return [
     comp(
       ctx,
       'logits-loss',
-      "The step's logits (referenced by the loop until the next forward returns)",
+      toStepEnd
+        ? "The step's logits (referenced by the loop through its backward and optimizer step)"
+        : "The step's logits (referenced by the loop until the next forward returns)",
       tokens * vocab * bytes,
       () =>
         `T x V x ${bytes} B = ${formatCount(tokens)} x ${formatCount(vocab)} x ${bytes}; ` +
-        "in the next forward the last batch's, counted as long as this one",
+        (toStepEnd
+          ? 'dropped by the loop before the next forward'
+          : "in the next forward the last batch's, counted as long as this one"),
       () => ({ tokens, vocab, bytesPerLogit: bytes }),
     ),
   ];
@@ -128,7 +141,8 @@ function heldCache(
     (p.attention === 'eager' && grouped && !(a.kvHeads === 1 && p.batch === 1)) ||
     (p.attention === 'sdpa' && grouped && a.kvHeads > 1 && p.sdpaGqa !== true);
   const held = component(
-    "The step's KV cache (use_cache: outputs.past_key_values, kept with the outputs until the next forward returns)",
+    "The step's KV cache (use_cache: outputs.past_key_values, kept with the outputs " +
+      (setup.loop_keeps_outputs === 'step' ? 'through the optimizer step)' : 'until the next forward returns)'),
   );
   const step = copies
     ? [component("This step's KV cache beside repeat_kv's copies, which attention saves instead")]

@@ -88,10 +88,10 @@ describe('hf-python: a training loop written out', () => {
 
   const keeps = (src: string): boolean => analyzeHfPython(src).facts.some((f) => f.key === 'loopKeepsOutputs');
 
-  it('deleting the outputs in the loop, or taking only the loss, keeps nothing', () => {
+  it('deleting the outputs before the backward, or taking only the loss, keeps nothing', () => {
     const deleted = ACCELERATE_LOOP.replace(
-      '            optimizer.zero_grad()\n',
-      '            optimizer.zero_grad()\n            del outputs, loss\n',
+      '            loss = outputs.loss\n',
+      '            loss = outputs.loss\n            del outputs\n',
     );
     assert.equal(keeps(deleted), false);
     const lossOnly = ACCELERATE_LOOP.replace(
@@ -105,6 +105,24 @@ describe('hf-python: a training loop written out', () => {
       'logits = model(**batch).logits\n            loss = loss_fn(logits, batch["labels"])',
     );
     assert.equal(only(analyzeHfPython(logits), 'loopKeepsOutputs').value, true);
+  });
+
+  it('released after the backward (del, or rebound to None as Answer.AI’s train.py does), the outputs live to the release', () => {
+    // AnswerDotAI/fsdp_qlora@05ed9f2:train.py: `output = None` after the optimizer step, before the next batch.
+    const released = (line: string): ConfigFacts =>
+      analyzeHfPython(
+        ACCELERATE_LOOP.replace('            optimizer.zero_grad()\n', `            optimizer.zero_grad()\n${line}`),
+      );
+    for (const line of ['            del outputs, loss\n', '            outputs = None\n']) {
+      const kept = only(released(line), 'loopKeepsOutputs');
+      assert.equal(kept.value, 'step');
+      assert.equal(ACCELERATE_LOOP.slice(kept.keySpan.start, kept.keySpan.end), 'outputs');
+    }
+    const res = resolveText(
+      'train.py',
+      ACCELERATE_LOOP.replace('optimizer.zero_grad()\n', 'optimizer.zero_grad()\n            outputs = None\n'),
+    );
+    assert.equal((res.setup as Record<string, unknown>).loop_keeps_outputs, 'step');
   });
 
   it('a DataLoader without batch_size is torch’s default of 1; no optimizer falls back to a stated assumption', () => {

@@ -67,6 +67,29 @@ describe('previous step: a loop that keeps its outputs (Llama-2-7B QLoRA, bitsan
   });
 });
 
+// Answer.AI's fsdp_qlora loop (AnswerDotAI/fsdp_qlora@05ed9f2:train.py train_fsdp) binds `output = model(...)`, runs the
+// backward and the optimizer step, then sets `output = None` before the next batch. CPU truth `loop/*-keep-step`
+// (transformers 5.17): the forward allocates what a loop that drops its outputs does, the backward and the optimizer
+// step what a loop that keeps them does (Llama at 2 x 256, fp32: forward 87,041,388 B either way, backward
+// 103,810,400 B both with `keep`, test/fixtures/truth/loop.json).
+describe("previous step: a loop that drops its outputs after the step (loop_keeps_outputs: 'step')", () => {
+  const dropped = qlora({});
+  const step = qlora({ loop_keeps_outputs: 'step' });
+  it('the next forward finds none of the last step', () => {
+    assert.deepEqual(lastStep(step, 'forward'), []);
+    assert.equal(phase(step, 'forward').allocatedBytes, phase(dropped, 'forward').allocatedBytes);
+  });
+  it("the step's logits are referenced through its backward, and with its graph through its optimizer step", () => {
+    assert.deepEqual(lastStep(step, 'backward'), [LOGITS]);
+    assert.deepEqual(lastStep(step, 'optimizer'), [LOGITS, KEPT]);
+    assert.equal(phase(step, 'optimizer').allocatedBytes - phase(dropped, 'optimizer').allocatedBytes, LOGITS + KEPT);
+  });
+  it('the scenario format reads it', () => {
+    const r = resolveText('run.vram.yaml', 'model: meta-llama/Llama-2-7b-hf\nloop_keeps_outputs: step\n');
+    assert.equal(r.setup?.loop_keeps_outputs, 'step');
+  });
+});
+
 describe("previous step: LitGPT's fit loops keep their logits", () => {
   const file = litgptQloraYaml('meta-llama/Llama-2-7b-hf');
   it('a LitGPT file sets loop_keeps_outputs, with the source of the default', () => {
