@@ -334,8 +334,22 @@ export function runPipeline(
 }
 
 /**
+ * Where a dependency file may be, nearest first: beside the config, then each folder above it up to the repository's
+ * top or the reader's root (FileReader.lookup), and at least PARENT_LEVELS folders up. LitGPT's config hub files sit
+ * three folders below the pyproject.toml that pins its bitsandbytes (config_hub/finetune/<model>/qlora.yaml).
+ */
+function dependencyPlaces(reader: FileReader, first: string, name: string): string[] {
+  const places = reader.lookup?.(first, name) ?? [];
+  for (let up = 0; up <= PARENT_LEVELS; up++) {
+    const path = reader.join(first, `${'../'.repeat(up)}${name}`);
+    if (!places.includes(path)) places.splice(Math.min(up, places.length), 0, path);
+  }
+  return places;
+}
+
+/**
  * The transformers / PyTorch / torchao / TRL / bitsandbytes versions the project pins (requirements.txt, pyproject.toml, environment.yml beside
- * the first config or up to PARENT_LEVELS folders above), for a setup that does not give them itself. A TRL older than 1.7
+ * the first config or in the folders above it, dependencyPlaces), for a setup that does not give them itself. A TRL older than 1.7
  * also takes back SFTConfig's chunked_nll default: loss_type defaulted to "nll" before (trl@06b42c7:trl/trainer/sft_config.py).
  */
 function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], reader: FileReader): PipelineResult {
@@ -351,13 +365,21 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
     torch: setup.pytorch_version === undefined,
     torchao: torchtune && setup.torchao_version === undefined,
     trl: trl && setup.trl_version === undefined,
-    bitsandbytes: q !== undefined && !torchtune && q.library !== 'torchao' && setup.bitsandbytes_version === undefined,
+    // A release the config's tool version implies (a default: LitGPT before OptimizerArgs) gives way to a pin.
+    bitsandbytes:
+      q !== undefined &&
+      !torchtune &&
+      q.library !== 'torchao' &&
+      (setup.bitsandbytes_version === undefined || r.provenance.bitsandbytes_version?.kind === 'default'),
   };
   if (!Object.values(want).some(Boolean)) return r;
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
-  for (let up = 0; up <= PARENT_LEVELS && Object.values(want).some(Boolean); up++) {
-    for (const name of DEPENDENCY_FILES) {
-      const path = reader.join(first, `${'../'.repeat(up)}${name}`);
+  const places = DEPENDENCY_FILES.map((name) => dependencyPlaces(reader, first, name));
+  const depth = Math.max(...places.map((p) => p.length));
+  for (let up = 0; up < depth && Object.values(want).some(Boolean); up++) {
+    for (const level of places) {
+      const path = level[up];
+      if (path === undefined) continue;
       const text = reader.read(path, 'dependency');
       if (text === undefined) continue;
       const pins = findPins(text);

@@ -80,4 +80,41 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.equal(other.setup?.torchao_version, undefined);
     assert.equal(other.setup?.pytorch_version, '2.2.2');
   });
+
+  // LitGPT's config hub: config_hub/finetune/<model>/qlora.yaml, three folders below the pyproject.toml that pinned
+  // bitsandbytes==0.42.0 (Lightning-AI/litgpt@5895df1). Its table measured 13.68 GB for Llama-2-7B QLoRA, which the
+  // estimate reaches only with that release's kept inputs (test/unit/analyzers/yaml-litgpt.test.ts).
+  const LITGPT_QLORA =
+    'checkpoint_dir: checkpoints/meta-llama/Llama-2-7b-hf\nprecision: bf16-true\nquantize: bnb.nf4\n' +
+    'devices: 1\nlora_r: 32\nlora_query: true\nlora_value: true\n' +
+    'train:\n  micro_batch_size: 2\n  max_seq_length: 512\n';
+
+  it('looks for the pin up to the repository top when the reader knows it (a config three folders down)', () => {
+    const files = new Map<string, string>([
+      ['/repo/pyproject.toml', 'dependencies = [\n  "bitsandbytes==0.42.0",\n]\n'],
+    ]);
+    const above = (from: string): string[] => {
+      const out: string[] = [];
+      for (let d = from.slice(0, from.lastIndexOf('/')); d.startsWith('/repo'); d = d.slice(0, d.lastIndexOf('/')))
+        out.push(d);
+      return out;
+    };
+    const reader = {
+      read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')),
+      join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}`,
+      lookup: (from: string, rel: string) => above(from).map((d) => `${d}/${rel}`),
+    };
+    const file = '/repo/config_hub/finetune/llama-2-7b/qlora.yaml';
+    const r = runPipeline([{ file, text: LITGPT_QLORA }], reader, {});
+    assert.equal(r.setup?.bitsandbytes_version, '0.42.0');
+    assert.deepEqual(r.provenance.bitsandbytes_version, {
+      kind: 'file',
+      file: '/repo/pyproject.toml',
+      line: 2,
+      key: 'bitsandbytes',
+    });
+    // Without the reader's lookup, two folders up as before: not found.
+    const fixed = runPipeline([{ file, text: LITGPT_QLORA }], { read: reader.read, join: reader.join }, {});
+    assert.equal(fixed.setup?.bitsandbytes_version, undefined);
+  });
 });
