@@ -123,6 +123,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   // data_parallel_shard_dim) is the hybrid-shard group size, and the sharding degree when nothing replicates.
   fromFact('fsdp_shard_size', 'fsdpShardSize', num),
   fromFact('fsdp_version', 'fsdpVersion', (v) => (v === 1 || v === 2 ? v : undefined)),
+  fromFact('bitsandbytes_version', 'bitsandbytesVersion', (v) => (typeof v === 'string' ? v : undefined)),
   resolveLayoutWorld,
   resolveOpenGpuCount,
   resolveSeqLenOverride,

@@ -76,6 +76,7 @@ export function litgptLaunch(l: Launch, fields: readonly Field[], i: number, opa
     else if (o.name === 'devices') devicesFacts(l, o, known(last('num_nodes')), LORA.has(sub) ? 2 : 1);
     else if (o.name === 'optimizer' || o.name === 'optimizer.class_path') optimizerFact(l, o, quantize !== undefined);
   }
+  pagedByDefault(l, p.opts, quantize !== undefined);
   loraTargets(
     l,
     p.opts.filter((o) => SWITCHES.has(o.name)),
@@ -164,6 +165,24 @@ function devicesFacts(l: Launch, o: Opt, nodes: string | undefined, fsdpVersion:
     l.fact('fsdpVersion', o.rawKey, o.keySpan, o.value.span, fsdpVersion, 'litgpt');
     l.fact('gradientCheckpointing', o.rawKey, o.keySpan, o.value.span, 'full', 'litgpt');
   }
+}
+
+/**
+ * `--quantize bnb.*` with neither `--optimizer` nor a `--config` that may name one: LitGPT's default AdamW is stepped as
+ * bnb.optim.PagedAdamW (utils.py instantiate_bnb_optimizer), said at `--quantize` as LitGPT's default.
+ */
+function pagedByDefault(l: Launch, opts: readonly Opt[], quantized: boolean): void {
+  const at = opts.find((o) => o.name === 'quantize');
+  if (!quantized || !at?.value || opts.some((o) => o.name === 'config' || o.name.startsWith('optimizer'))) return;
+  l.fact('optimizer', at.rawKey, at.keySpan, at.value.span, 'paged_adamw', 'litgpt');
+  const fact = l.r.facts[l.r.facts.length - 1];
+  l.r.facts[l.r.facts.length - 1] = {
+    ...fact,
+    origin: 'call-default',
+    defaultNote:
+      'with bitsandbytes quantization LitGPT steps bnb.optim.PagedAdamW for its default AdamW ' +
+      '(Lightning-AI/litgpt@2685705:litgpt/utils.py instantiate_bnb_optimizer)',
+  };
 }
 
 /** `--optimizer AdamW` (or a class path); bitsandbytes quantization makes an AdamW paged (utils.py instantiate_bnb_optimizer). */

@@ -3,7 +3,7 @@
 // the `train:` batch and sequence keys and the optimizer, as facts with exact spans. Semantics from
 // Lightning-AI/litgpt@2685705 (litgpt/finetune/lora.py setup(), litgpt/finetune/full.py, litgpt/pretrain.py,
 // litgpt/args.py TrainArgs, litgpt/utils.py instantiate_bnb_optimizer). Pure: no I/O, no node:* or vscode imports.
-import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
+import { about, msg, normalizeOptimizer, type CanonicalKey, type ConfigFacts, type FactValue } from '../facts';
 import { YamlCtx, guarded } from './common';
 import {
   Invalid,
@@ -97,6 +97,37 @@ function analyze(ctx: YamlCtx): void {
     ctx.put('seqLen', seq, asPosInt, 'train.max_seq_length');
   }
   optimizer(ctx, top);
+  bitsandbytesRelease(ctx, top, train);
+}
+
+/** A LitGPT default made explicit at the key it follows from (origin 'call-default'): resolve reports it as an assumption. */
+function assumeAt(ctx: YamlCtx, key: CanonicalKey, e: Entry, value: FactValue, note: string): void {
+  const fact = ctx.add(key, e, value);
+  ctx.facts[ctx.facts.indexOf(fact)] = { ...fact, origin: 'call-default', defaultNote: note };
+}
+
+/** The optimizer-step keys of TrainArgs that OptimizerArgs replaced (Lightning-AI/litgpt@141c8bf, 2024-05-23). */
+const TRAIN_OPTIMIZER_KEYS = ['learning_rate', 'weight_decay', 'beta1', 'beta2'];
+
+/**
+ * The bitsandbytes release of a quantized run whose config was written for a LitGPT before OptimizerArgs: its `train:`
+ * block sets learning_rate / weight_decay / beta1 / beta2, which TrainArgs had until 2024-05-23 and current LitGPT
+ * rejects, so it runs on a LitGPT of that time, which pinned bitsandbytes 0.41.0 then 0.42.0 (pyproject.toml at
+ * Lightning-AI/litgpt@2bcb2c3 and @5895df1; 0.44 from December 2024): a release whose 4-bit matmul keeps its input
+ * for backward. A pin in the project's dependency files (pipeline.ts withPinnedVersions) wins over it.
+ */
+function bitsandbytesRelease(ctx: YamlCtx, top: Map<string, Entry>, train: Map<string, Entry>): void {
+  if (!ctx.has('quantBits') || top.get('optimizer')) return;
+  const old = TRAIN_OPTIMIZER_KEYS.map((k) => train.get(k)).find((e) => e && ctx.view(e).t !== 'absent');
+  if (!old) return;
+  assumeAt(
+    ctx,
+    'bitsandbytesVersion',
+    old,
+    '0.42.0',
+    `${old.path} is a TrainArgs key of LitGPT before OptimizerArgs (Lightning-AI/litgpt@141c8bf, May 2024), which ` +
+      'pinned bitsandbytes==0.42.0 (pyproject.toml at @5895df1): a release whose 4-bit matmul keeps its input',
+  );
 }
 
 /** The Hub id of a LitGPT checkpoint directory: `checkpoints/<org>/<name>` (LitGPT's download layout), else the path. */
@@ -325,6 +356,18 @@ function deviceCount(v: View): number | 'all' | undefined {
 function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
   const e = top.get('optimizer');
   const quantized = ctx.has('quantBits');
+  const q = top.get('quantize');
+  if (!e && quantized && q) {
+    assumeAt(
+      ctx,
+      'optimizer',
+      q,
+      'paged_adamw',
+      'with bitsandbytes quantization LitGPT steps bnb.optim.PagedAdamW for its default AdamW ' +
+        '(Lightning-AI/litgpt@2685705:litgpt/utils.py instantiate_bnb_optimizer; finetune/lora.py before OptimizerArgs)',
+    );
+    return;
+  }
   if (!e) return;
   const v = ctx.view(e);
   const classPath = v.t === 'map' ? ctx.sub(e).get('class_path') : undefined;

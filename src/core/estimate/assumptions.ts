@@ -214,6 +214,14 @@ function bitsandbytesDefaults(ctx: PlanningContext): void {
         "(bitsandbytes-foundation/bitsandbytes#1270, July 2024); earlier releases kept every 4-bit linear's input: " +
         'set bitsandbytes_version for them',
     });
+  // A release a tool's default implies (LitGPT's pin at the time its config was written for).
+  const release = prov.bitsandbytes_version;
+  if (setup.bitsandbytes_version !== undefined && release?.kind === 'default')
+    assumptions.push({
+      key: 'bitsandbytes_version',
+      value: setup.bitsandbytes_version,
+      source: defaultSource(release, ''),
+    });
   const p = prov.checkpoint_reentrant;
   if (!bitsandbytesKeepsInputs(setup) || setup.gradient_checkpointing === 'none' || (p && p.kind !== 'default')) return;
   const reentrant = checkpointReentrant(setup);

@@ -57,7 +57,10 @@ describe('shell analyzer: LitGPT command lines', () => {
       ['microBatchSize', 4, '--train.micro_batch_size', '4'],
       ['seqLen', 1024, '--train.max_seq_length', '1024'],
       ['loraR', 16, '--lora_r', '16'],
+      // No --optimizer: LitGPT's AdamW becomes bnb.optim.PagedAdamW under quantization, a default said at --quantize.
+      ['optimizer', 'paged_adamw', '--quantize', 'bnb.nf4-dq'],
     ]);
+    assert.equal(r.facts.find((f) => f.key === 'optimizer')?.origin, 'call-default');
     assert.deepEqual(r.tools, ['litgpt']);
     assert.ok(r.facts.every((f) => f.tool === 'litgpt'));
     assert.deepEqual(
