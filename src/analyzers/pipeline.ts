@@ -339,12 +339,10 @@ export function runPipeline(
  * three folders below the pyproject.toml that pins its bitsandbytes (config_hub/finetune/<model>/qlora.yaml).
  */
 function dependencyPlaces(reader: FileReader, first: string, name: string): string[] {
-  const places = reader.lookup?.(first, name) ?? [];
-  for (let up = 0; up <= PARENT_LEVELS; up++) {
-    const path = reader.join(first, `${'../'.repeat(up)}${name}`);
-    if (!places.includes(path)) places.splice(Math.min(up, places.length), 0, path);
-  }
-  return places;
+  const near = reader.lookup?.(first, name) ?? [];
+  const fixed = Array.from({ length: PARENT_LEVELS + 1 }, (_, up) => reader.join(first, `${'../'.repeat(up)}${name}`));
+  // Entry i of either list is i folders up: the fixed levels fill in beyond where the lookup stopped.
+  return [...near, ...fixed.slice(near.length)];
 }
 
 /**

@@ -108,6 +108,7 @@ export class Launch {
     valueSpan: Span,
     value: FactValue | Unknown,
     tool: Tool,
+    defaultNote?: string,
   ): void {
     this.r.facts.push({
       key,
@@ -117,6 +118,8 @@ export class Launch {
       keySpan,
       valueSpan,
       tool,
+      // A tool's default said at the option it follows from: resolve reports it as that tool's default.
+      ...(defaultNote !== undefined ? { origin: 'call-default' as const, defaultNote } : {}),
     });
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
       this.r.problems.push({

@@ -6,6 +6,7 @@
 // no node:*, no 'vscode'.
 import { msg, normalizeOptimizer, type FactValue } from '../facts';
 import {
+  LITGPT_PAGED_ADAMW,
   LITGPT_PRECISION,
   LORA_SWITCHES,
   litgptCheckpointModel,
@@ -174,15 +175,7 @@ function devicesFacts(l: Launch, o: Opt, nodes: string | undefined, fsdpVersion:
 function pagedByDefault(l: Launch, opts: readonly Opt[], quantized: boolean): void {
   const at = opts.find((o) => o.name === 'quantize');
   if (!quantized || !at?.value || opts.some((o) => o.name === 'config' || o.name.startsWith('optimizer'))) return;
-  l.fact('optimizer', at.rawKey, at.keySpan, at.value.span, 'paged_adamw', 'litgpt');
-  const fact = l.r.facts[l.r.facts.length - 1];
-  l.r.facts[l.r.facts.length - 1] = {
-    ...fact,
-    origin: 'call-default',
-    defaultNote:
-      'with bitsandbytes quantization LitGPT steps bnb.optim.PagedAdamW for its default AdamW ' +
-      '(Lightning-AI/litgpt@2685705:litgpt/utils.py instantiate_bnb_optimizer)',
-  };
+  l.fact('optimizer', at.rawKey, at.keySpan, at.value.span, 'paged_adamw', 'litgpt', LITGPT_PAGED_ADAMW);
 }
 
 /** `--optimizer AdamW` (or a class path); bitsandbytes quantization makes an AdamW paged (utils.py instantiate_bnb_optimizer). */

@@ -444,6 +444,13 @@ export class YamlCtx {
     return fact;
   }
 
+  /** Records a tool's default made explicit at the key it follows from (origin 'call-default'): an assumption in resolve. */
+  addDefault(key: CanonicalKey, e: Entry, value: FactValue, defaultNote: string): Fact {
+    const fact: Fact = { ...this.add(key, e, value), origin: 'call-default', defaultNote };
+    this.facts[this.facts.length - 1] = fact;
+    return fact;
+  }
+
   /** Records a fact read outside the YAML tree (a comment), at the given spans. */
   addAt(key: CanonicalKey, value: FactValue, rawKey: string, keySpan: Span, valueSpan: Span): Fact {
     const fact: Fact = {

@@ -3,7 +3,7 @@
 // the `train:` batch and sequence keys and the optimizer, as facts with exact spans. Semantics from
 // Lightning-AI/litgpt@2685705 (litgpt/finetune/lora.py setup(), litgpt/finetune/full.py, litgpt/pretrain.py,
 // litgpt/args.py TrainArgs, litgpt/utils.py instantiate_bnb_optimizer). Pure: no I/O, no node:* or vscode imports.
-import { about, msg, normalizeOptimizer, type CanonicalKey, type ConfigFacts, type FactValue } from '../facts';
+import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import {
   Invalid,
@@ -100,12 +100,6 @@ function analyze(ctx: YamlCtx): void {
   bitsandbytesRelease(ctx, top, train);
 }
 
-/** A LitGPT default made explicit at the key it follows from (origin 'call-default'): resolve reports it as an assumption. */
-function assumeAt(ctx: YamlCtx, key: CanonicalKey, e: Entry, value: FactValue, note: string): void {
-  const fact = ctx.add(key, e, value);
-  ctx.facts[ctx.facts.indexOf(fact)] = { ...fact, origin: 'call-default', defaultNote: note };
-}
-
 /** The optimizer-step keys of TrainArgs that OptimizerArgs replaced (Lightning-AI/litgpt@141c8bf, 2024-05-23). */
 const TRAIN_OPTIMIZER_KEYS = ['learning_rate', 'weight_decay', 'beta1', 'beta2'];
 
@@ -120,8 +114,7 @@ function bitsandbytesRelease(ctx: YamlCtx, top: Map<string, Entry>, train: Map<s
   if (!ctx.has('quantBits') || top.get('optimizer')) return;
   const old = TRAIN_OPTIMIZER_KEYS.map((k) => train.get(k)).find((e) => e && ctx.view(e).t !== 'absent');
   if (!old) return;
-  assumeAt(
-    ctx,
+  ctx.addDefault(
     'bitsandbytesVersion',
     old,
     '0.42.0',
@@ -349,6 +342,11 @@ function deviceCount(v: View): number | 'all' | undefined {
   return k !== undefined && k >= 1 ? k : undefined;
 }
 
+/** Why a quantized LitGPT run with no optimizer given steps PagedAdamW (the YAML's and the command line's default). */
+export const LITGPT_PAGED_ADAMW =
+  'with bitsandbytes quantization LitGPT steps bnb.optim.PagedAdamW for its default AdamW ' +
+  '(Lightning-AI/litgpt@2685705:litgpt/utils.py instantiate_bnb_optimizer; finetune/lora.py before OptimizerArgs)';
+
 /**
  * `optimizer: AdamW` or `{class_path: torch.optim.AdamW, init_args: {...}}`. With bitsandbytes quantization LitGPT
  * replaces an AdamW by bnb.optim.PagedAdamW (utils.py instantiate_bnb_optimizer) and refuses any other optimizer.
@@ -358,14 +356,7 @@ function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
   const quantized = ctx.has('quantBits');
   const q = top.get('quantize');
   if (!e && quantized && q) {
-    assumeAt(
-      ctx,
-      'optimizer',
-      q,
-      'paged_adamw',
-      'with bitsandbytes quantization LitGPT steps bnb.optim.PagedAdamW for its default AdamW ' +
-        '(Lightning-AI/litgpt@2685705:litgpt/utils.py instantiate_bnb_optimizer; finetune/lora.py before OptimizerArgs)',
-    );
+    ctx.addDefault('optimizer', q, 'paged_adamw', LITGPT_PAGED_ADAMW);
     return;
   }
   if (!e) return;
