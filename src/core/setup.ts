@@ -382,7 +382,8 @@ export const TrainingSetupSchema = z.strictObject({
   /**
    * FSDP1 with LoRA / IA3: each adapter layer an FSDP unit of its own (PEFT fsdp_auto_wrap_policy, which the HF Trainer
    * sets for a PEFT model), or false: inside its decoder layer's unit (use_orig_params=True), which makes the layers
-   * save and FSDP reduce and keep what the frozen weights' gradients need. Unset: true (an assumption under FSDP1).
+   * save and FSDP reduce and keep what the frozen weights' gradients need. Unset: true (an assumption under FSDP1), and
+   * false under model_code: litgpt (Fabric's FSDPStrategy wraps whole Blocks).
    */
   fsdp_adapters_wrapped: z.boolean().optional(),
   /**

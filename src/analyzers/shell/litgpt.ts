@@ -10,8 +10,10 @@ import {
   LITGPT_PRECISION,
   LORA_SWITCHES,
   litgptCheckpointModel,
+  litgptFsdp1Note,
   litgptModelName,
   litgptQuantize,
+  TRAIN_OPTIMIZER_KEYS,
 } from '../yaml/litgpt';
 import { known, parseArgs, type Consume, type Opt } from './args';
 import type { Field } from './fields';
@@ -74,7 +76,7 @@ export function litgptLaunch(l: Launch, fields: readonly Field[], i: number, opa
     else if (o.name === 'config') configRef(l, o);
     else if (o.name === 'precision') precisionFacts(l, o);
     else if (o.name === 'quantize') quantizeFacts(l, o);
-    else if (o.name === 'devices') devicesFacts(l, o, known(last('num_nodes')), LORA.has(sub) ? 2 : 1);
+    else if (o.name === 'devices') devicesFacts(l, o, known(last('num_nodes')), LORA.has(sub), oldTrainFlag(p.opts));
     else if (o.name === 'optimizer' || o.name === 'optimizer.class_path') optimizerFact(l, o, quantize !== undefined);
   }
   pagedByDefault(l, p.opts, quantize !== undefined);
@@ -141,8 +143,16 @@ function quantizeFacts(l: Launch, o: Opt): void {
   l.fact('doubleQuant', o.rawKey, o.keySpan, o.value.span, q.doubleQuant, 'litgpt');
 }
 
-/** `--devices N|auto|-1`: more than one process shards with FSDP and checkpoints every block, as the YAML key says. */
-function devicesFacts(l: Launch, o: Opt, nodes: string | undefined, fsdpVersion: 1 | 2): void {
+/** A `--train.learning_rate` (beta1, ...) flag: TrainArgs before OptimizerArgs, a LitGPT of before May 2024. */
+const oldTrainFlag = (opts: readonly Opt[]): Opt | undefined =>
+  opts.find((o) => TRAIN_OPTIMIZER_KEYS.some((k) => o.name === `train.${k}`));
+
+/**
+ * `--devices N|auto|-1`: more than one process shards with FSDP and checkpoints every block, as the YAML key says:
+ * finetune_lora with fully_shard (FSDP2), or Fabric's FSDPStrategy (FSDP1) where a flag dates it before OptimizerArgs;
+ * finetune_full and pretrain with Fabric's FSDPStrategy.
+ */
+function devicesFacts(l: Launch, o: Opt, nodes: string | undefined, lora: boolean, old: Opt | undefined): void {
   if (!o.value) return;
   if (o.value.unknown !== undefined)
     return l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'litgpt');
@@ -162,8 +172,8 @@ function devicesFacts(l: Launch, o: Opt, nodes: string | undefined, fsdpVersion:
   l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, n, 'litgpt');
   if (n * (nodes !== undefined && /^\d+$/.test(nodes) ? Number(nodes) : 1) > 1) {
     l.fact('fsdp', o.rawKey, o.keySpan, o.value.span, 'full_shard', 'litgpt');
-    // finetune_lora shards with fully_shard (FSDP2), finetune_full and pretrain with Fabric's FSDPStrategy (FSDP1).
-    l.fact('fsdpVersion', o.rawKey, o.keySpan, o.value.span, fsdpVersion, 'litgpt');
+    const dated = lora && old !== undefined ? litgptFsdp1Note(old.rawKey) : undefined;
+    l.fact('fsdpVersion', o.rawKey, o.keySpan, o.value.span, lora && !dated ? 2 : 1, 'litgpt', dated);
     l.fact('gradientCheckpointing', o.rawKey, o.keySpan, o.value.span, 'full', 'litgpt');
   }
 }

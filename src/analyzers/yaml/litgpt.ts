@@ -71,8 +71,8 @@ function analyze(ctx: YamlCtx): void {
   precision(ctx, top);
   quantize(ctx, top);
   lora(ctx, top);
-  devices(ctx, top);
   const train = ctx.sub(top.get('train'));
+  devices(ctx, top, beforeOptimizerArgs(ctx, train));
   ctx.put('microBatchSize', train.get('micro_batch_size'), asPosInt, 'train.micro_batch_size');
   // global_batch_size counts samples between optimizer steps over every data-parallel rank (litgpt/args.py
   // TrainArgs.batch_size / gradient_accumulation_iters): DeepSpeed's train_batch_size.
@@ -100,8 +100,19 @@ function analyze(ctx: YamlCtx): void {
   bitsandbytesRelease(ctx, top, train);
 }
 
+/** Why a LoRA run of a LitGPT before OptimizerArgs shards with FSDP1, said at `devices`. */
+export const litgptFsdp1Note = (oldKey: string): string =>
+  `${oldKey} is a TrainArgs key of LitGPT before OptimizerArgs (May 2024), whose finetune_lora shards with Fabric's ` +
+  "FSDPStrategy(auto_wrap_policy={Block}): FSDP1 with the adapters in their Block's unit (fully_shard from LitGPT " +
+  '0.5.11, Lightning-AI/litgpt@5ac69b0)';
+
+/** A `train:` key of TrainArgs that OptimizerArgs replaced: the config was written for a LitGPT before May 2024. */
+function beforeOptimizerArgs(ctx: YamlCtx, train: Map<string, Entry>): Entry | undefined {
+  return TRAIN_OPTIMIZER_KEYS.map((k) => train.get(k)).find((e) => e && ctx.view(e).t !== 'absent');
+}
+
 /** The optimizer-step keys of TrainArgs that OptimizerArgs replaced (Lightning-AI/litgpt@141c8bf, 2024-05-23). */
-const TRAIN_OPTIMIZER_KEYS = ['learning_rate', 'weight_decay', 'beta1', 'beta2'];
+export const TRAIN_OPTIMIZER_KEYS = ['learning_rate', 'weight_decay', 'beta1', 'beta2'];
 
 /**
  * The bitsandbytes release of a quantized run whose config was written for a LitGPT before OptimizerArgs: its `train:`
@@ -112,7 +123,7 @@ const TRAIN_OPTIMIZER_KEYS = ['learning_rate', 'weight_decay', 'beta1', 'beta2']
  */
 function bitsandbytesRelease(ctx: YamlCtx, top: Map<string, Entry>, train: Map<string, Entry>): void {
   if (!ctx.has('quantBits') || top.get('optimizer')) return;
-  const old = TRAIN_OPTIMIZER_KEYS.map((k) => train.get(k)).find((e) => e && ctx.view(e).t !== 'absent');
+  const old = beforeOptimizerArgs(ctx, train);
   if (!old) return;
   ctx.addDefault(
     'bitsandbytesVersion',
@@ -286,10 +297,11 @@ function lora(ctx: YamlCtx, top: Map<string, Entry>): void {
 
 /**
  * `devices` (an integer, or "auto" / -1 for every GPU of the node) and `num_nodes`. More than one process shards the
- * model: finetune_lora with FSDP2 (fully_shard) and finetune_full / pretrain with Fabric's FSDPStrategy, both with
- * every Block checkpointed (activation_checkpointing_policy={Block}, checkpoint_wrapper).
+ * model: finetune_lora with FSDP2 (fully_shard, LitGPT 0.5.11 on) and finetune_full / pretrain with Fabric's
+ * FSDPStrategy, both with every Block checkpointed (activation_checkpointing_policy={Block}, checkpoint_wrapper). A
+ * LoRA config written before OptimizerArgs (`old`) ran finetune_lora on Fabric's FSDPStrategy too.
  */
-function devices(ctx: YamlCtx, top: Map<string, Entry>): void {
+function devices(ctx: YamlCtx, top: Map<string, Entry>, old: Entry | undefined): void {
   const d = top.get('devices');
   const n = top.get('num_nodes');
   ctx.put('nodes', n, asPosInt);
@@ -318,7 +330,12 @@ function devices(ctx: YamlCtx, top: Map<string, Entry>): void {
     // finetune_lora's ModelParallelStrategy calls fully_shard (FSDP2); finetune_full and pretrain use Fabric's
     // FSDPStrategy (FSDP1) (Lightning-AI/litgpt@2685705:litgpt/finetune/lora.py parallelize_fn, finetune/full.py).
     const method = ctx.get('method')?.value;
-    ctx.add('fsdpVersion', d, method === 'lora' || method === 'qlora' ? 2 : 1);
+    const lora = method === 'lora' || method === 'qlora';
+    if (lora && old) {
+      ctx.addDefault('fsdpVersion', d, 1, litgptFsdp1Note(old.path));
+    } else {
+      ctx.add('fsdpVersion', d, lora ? 2 : 1);
+    }
     ctx.add('gradientCheckpointing', d, 'full');
     if (ctx.has('quantBits')) {
       ctx.problem(

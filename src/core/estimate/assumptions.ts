@@ -3,7 +3,7 @@
 // Docs: docs/estimate/index.md
 import { fsdp1ShardedCheckpoints } from '../terms/checkpoint-save';
 import type { Architecture } from '../architecture';
-import { adapterUnitsMatter } from './fsdp-units';
+import { adaptersWrapped, adapterUnitsMatter } from './fsdp-units';
 import {
   fsdp1BackwardPrefetch,
   fsdpAccumulates,
@@ -58,16 +58,38 @@ export function defaultAssumptions(ctx: PlanningContext, code: Architecture['mod
   backwardPrefetchDefault(ctx);
   origParamsDefault(ctx);
   checkpointSaveDefaults(ctx);
-  if (!ctx.lean && adapterUnitsMatter(setup) && setup.fsdp_adapters_wrapped === undefined) {
-    assumptions.push({
-      key: 'fsdp_adapters_wrapped',
-      value: 'true',
-      source:
-        "VRAM Lens default: each adapter layer an FSDP unit of its own (PEFT's fsdp_auto_wrap_policy, which the HF " +
+  fsdpVersionDefault(ctx);
+  adapterUnitsDefault(ctx);
+}
+
+/** The FSDP release a tool's version implies (LitGPT's finetune_lora before OptimizerArgs), said where a file dated it. */
+function fsdpVersionDefault(ctx: PlanningContext): void {
+  const { setup, provenance: prov } = ctx;
+  const p = prov.fsdp_version;
+  if (ctx.lean || p?.kind !== 'default' || setup.fsdp === 'none' || setup.fsdp_version === undefined) return;
+  ctx.notes.assumptions.push({
+    key: 'fsdp_version',
+    value: String(setup.fsdp_version),
+    source: defaultSource(p, 'the FSDP release the tool runs'),
+  });
+}
+
+/** Where FSDP1 puts the adapters (estimate/fsdp-units.ts), said where it matters and no file gave it. */
+function adapterUnitsDefault(ctx: PlanningContext): void {
+  const setup = ctx.setup;
+  if (ctx.lean || !adapterUnitsMatter(setup) || setup.fsdp_adapters_wrapped !== undefined) return;
+  const litgpt = setup.model_code === 'litgpt';
+  ctx.notes.assumptions.push({
+    key: 'fsdp_adapters_wrapped',
+    value: String(adaptersWrapped(setup)),
+    source: litgpt
+      ? "LitGPT's FSDP1 runs: Lightning Fabric's FSDPStrategy(auto_wrap_policy={Block}) puts the adapters in their " +
+        "Block's unit and sets use_orig_params=True, so the layers save and FSDP keeps what the frozen weights' " +
+        'gradients need (finetune/lora.py to LitGPT 0.5.10; 0.5.11 shards LoRA with fully_shard: set fsdp_version: 2)'
+      : "VRAM Lens default: each adapter layer an FSDP unit of its own (PEFT's fsdp_auto_wrap_policy, which the HF " +
         'Trainer sets for a PEFT model); a loop that wraps whole decoder layers with use_orig_params=True also saves ' +
         "and keeps what the frozen weights' gradients need: set fsdp_adapters_wrapped: false",
-    });
-  }
+  });
 }
 
 /**
@@ -120,8 +142,7 @@ function backwardPrefetchDefault(ctx: PlanningContext): void {
 function origParamsDefault(ctx: PlanningContext): void {
   const { setup, provenance: prov } = ctx;
   const fsdp1 = setup.fsdp !== 'none' && setup.fsdp !== 'no_shard' && setup.fsdp_version !== 2;
-  const adapters =
-    adapterUnitsMatter(setup) && setup.fsdp_adapters_wrapped !== false && setup.mixed_precision !== 'none';
+  const adapters = adapterUnitsMatter(setup) && adaptersWrapped(setup) && setup.mixed_precision !== 'none';
   const matters = setup.offload_params !== 'none' || adapters;
   if (ctx.lean || !fsdp1 || !matters || setup.gpus_per_node * setup.nodes <= 1) return;
   const p = prov.fsdp_use_orig_params;

@@ -7,7 +7,9 @@
 // use_orig_params=True, "but ... higher than expected gradient memory usage"; _flat_param.py _use_unsharded_views,
 // _reset_flat_param_grad_info_if_needed). PEFT's fsdp_auto_wrap_policy wraps each adapter layer as a unit of its own,
 // so the layer units hold frozen parameters only; the HF Trainer sets it for a PEFT model (transformers
-// distributed/fsdp.py update_fsdp_plugin_peft). FSDP2 keeps requires_grad per parameter. Pure.
+// distributed/fsdp.py update_fsdp_plugin_peft). LitGPT's FSDP1 runs wrap whole Blocks with the adapters inside
+// (Lightning Fabric FSDPStrategy(auto_wrap_policy={Block}), whose setup sets use_orig_params=True; finetune/lora.py
+// from lit-gpt 2023 to LitGPT 0.5.10, fully_shard from 0.5.11). FSDP2 keeps requires_grad per parameter. Pure.
 // Docs: docs/estimate/parallelism.md
 import type { TrainingSetup } from '../setup';
 import type { EstimateContext } from './context';
@@ -23,7 +25,15 @@ export function adapterUnitsMatter(setup: TrainingSetup): boolean {
   );
 }
 
+/**
+ * Whether each adapter layer is an FSDP1 unit of its own: fsdp_adapters_wrapped as given, else true (PEFT's policy,
+ * the HF Trainer's) except under LitGPT's model code, whose Fabric FSDPStrategy wraps whole Blocks.
+ */
+export function adaptersWrapped(setup: TrainingSetup): boolean {
+  return setup.fsdp_adapters_wrapped ?? setup.model_code !== 'litgpt';
+}
+
 /** The adapters share their decoder layer's FSDP1 unit (fsdp_adapters_wrapped: false). */
 export function adaptersInLayerUnits(ctx: EstimateContext): boolean {
-  return ctx.sharding.fsdp && adapterUnitsMatter(ctx.setup) && ctx.setup.fsdp_adapters_wrapped === false;
+  return ctx.sharding.fsdp && adapterUnitsMatter(ctx.setup) && !adaptersWrapped(ctx.setup);
 }

@@ -18,6 +18,7 @@
 // peak reserved bytes stand for every cached block of the run. Pure arithmetic; no I/O. Docs: docs/estimate/runtime.md
 import type { EstimateContext } from '../estimate/context';
 import { runtimeTerm } from '../estimate/component';
+import { adaptersWrapped } from '../estimate/fsdp-units';
 import { fsdp1BackwardPrefetch } from '../setup';
 import { formatBytes } from '../units';
 import { memo } from '../util/memo';
@@ -440,7 +441,7 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
     fsdpStepReplayed(ctx, forward) &&
     setup.fsdp_version !== 2 &&
     ctx.sharding.zeroStage === 0 &&
-    (setup.method !== 'lora' || setup.fsdp_adapters_wrapped !== false) &&
+    (setup.method !== 'lora' || adaptersWrapped(setup)) &&
     // CPU offload with the original parameters hidden: its one H100 history is 12 % below the replay, not explained yet.
     !(ctx.sharding.fsdpOffload && setup.fsdp_use_orig_params === false)
   );

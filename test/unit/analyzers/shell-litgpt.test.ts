@@ -73,6 +73,20 @@ describe('shell analyzer: LitGPT command lines', () => {
     assert.deepEqual([d.lora?.r, d.lora?.alpha, d.lora?.target_modules], [8, 16, ['q_proj', 'v_proj']]);
   });
 
+  it('finetune_lora over several GPUs is fully_shard, or FSDP1 where a train.learning_rate flag dates it before May 2024', () => {
+    const now = analyzeShell('litgpt finetune_lora checkpoints/meta-llama/Llama-2-7b-hf --devices 2\n');
+    assert.equal(fact(now, 'fsdpVersion')?.value, 2);
+    const old = analyzeShell(
+      'litgpt finetune_lora checkpoints/meta-llama/Llama-2-7b-hf --devices 2 --train.learning_rate 3e-4\n',
+    );
+    const v = fact(old, 'fsdpVersion');
+    assert.equal(v?.value, 1);
+    assert.equal(v?.origin, 'call-default');
+    assert.match(v?.defaultNote ?? '', /^--train\.learning_rate is a TrainArgs key/);
+    // finetune_full shards with Fabric's FSDPStrategy whatever the date.
+    assert.equal(fact(analyzeShell('litgpt finetune_full checkpoints/a/b --devices 2\n'), 'fsdpVersion')?.value, 1);
+  });
+
   it('devices above one shard with FSDP and checkpoint every block; the LoRA switches pick the projections', () => {
     const text = 'litgpt finetune_lora checkpoints/microsoft/phi-2 --devices 4 --lora_mlp true --lora_query false\n';
     checkFacts(text, [

@@ -216,6 +216,50 @@ describe('LitGPT config YAML', () => {
     ]);
   });
 
+  // lit-gpt's resource table (tutorials/resource-tables.md at Lightning-AI/litgpt@8641822, October 2023, 2 x A100-40GB,
+  // max_memory_allocated / 1e9): Llama-2-7B LoRA r 8 on q and v, micro-batch 1, 128 samples a step, Alpaca's longest
+  // sample 1,304 tokens: 22.18 GB per GPU, more than the 21.30 GB of one GPU alone. Fabric's FSDPStrategy wraps whole
+  // Blocks, so the frozen weights share a FlatParameter with the adapters and get gradients, kept unsharded under
+  // no_backward_sync over the 64 micro-batches before the last. The same keys in a config written before
+  // OptimizerArgs (train.learning_rate) run on that FSDP1.
+  const FSDP1_LORA = [
+    'checkpoint_dir: checkpoints/meta-llama/Llama-2-7b-hf',
+    'precision: bf16-true',
+    'devices: 2',
+    'lora_r: 8',
+    'lora_alpha: 16',
+    'lora_query: true',
+    'lora_value: true',
+    'train:',
+    '  global_batch_size: 128',
+    '  micro_batch_size: 1',
+    '  max_seq_length: 1304',
+    '  learning_rate: 0.0003',
+    '',
+  ].join('\n');
+
+  it('a LoRA config of LitGPT before OptimizerArgs over 2 GPUs runs FSDP1 with the adapters in the Block units', () => {
+    const r = analyzeLitgptYaml(FSDP1_LORA);
+    const v = factOf(r, 'fsdpVersion');
+    assert.equal(v?.value, 1);
+    assert.equal(v?.origin, 'call-default');
+    assert.match(v?.defaultNote ?? '', /train\.learning_rate .*FSDPStrategy/);
+    const res = resolveText('lora.yaml', FSDP1_LORA);
+    assert.equal(res.setup?.fsdp_version, 1);
+    const e = estimate(res.setup as Parameters<typeof estimate>[0]);
+    assert.ok(e.ok);
+    const wrapped = e.estimate.assumptions.find((a) => a.key === 'fsdp_adapters_wrapped');
+    assert.equal(wrapped?.value, 'false');
+    // 20.7 GiB: the 6.48B frozen weights' unsharded bf16 gradients (12.1 GiB) beside the half of the weights (6.3 GiB).
+    const gb = e.estimate.perGpu.peakBytes / 1e9;
+    assert.ok(Math.abs(gb / 22.18 - 1) < 0.05, `${gb} GB`);
+    // Without the dating key LitGPT is taken as current, fully_shard (FSDP2, per-parameter gradients): 8.2 GiB.
+    const current = resolveText('lora.yaml', FSDP1_LORA.replace('  learning_rate: 0.0003\n', ''));
+    assert.equal(current.setup?.fsdp_version, 2);
+    const e2 = estimate(current.setup as Parameters<typeof estimate>[0]);
+    assert.ok(e2.ok && e2.estimate.perGpu.peakBytes / 1e9 < 10);
+  });
+
   it('says what LitGPT refuses, at the key: quantization with mixed precision, with several GPUs, with another optimizer', () => {
     const mixed = 'checkpoint_dir: checkpoints/a/b\nprecision: bf16-mixed\nquantize: bnb.nf4\nlora_r: 8\n';
     const r1 = analyzeLitgptYaml(mixed);

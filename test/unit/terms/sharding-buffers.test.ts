@@ -379,6 +379,13 @@ describe('estimate: FSDP1 with the adapters inside their decoder layer unit (fsd
       run({ ...s, fsdp_adapters_wrapped: undefined }).assumptions.some((a) => a.key === 'fsdp_adapters_wrapped'),
     );
   });
+
+  it("is LitGPT's default: Fabric's FSDPStrategy(auto_wrap_policy={Block}) puts the adapters in their Block's unit", () => {
+    const litgpt = { ...s, model_code: 'litgpt' as const };
+    const dflt = run({ ...litgpt, fsdp_adapters_wrapped: undefined });
+    assert.equal(dflt.perGpu.peakBytes, run({ ...litgpt, fsdp_adapters_wrapped: false }).perGpu.peakBytes);
+    assert.equal(dflt.assumptions.find((a) => a.key === 'fsdp_adapters_wrapped')?.value, 'false');
+  });
 });
 
 describe('estimate: ZeRO++ hpZ and MiCS', () => {
