@@ -58,10 +58,19 @@ function estimateOf(core, point) {
   return {
     peakBytes: g.peakBytes,
     reservedBytes: g.reservedBytes,
-    deviceBytes: g.deviceBytes,
+    deviceBytes: g.deviceBytes - fakeGroupNccl(point, g),
     phase: g.phase,
     phases: Object.fromEntries(g.phases.map((p) => [p.phase, p.allocatedBytes])),
   };
+}
+
+/**
+ * The GPU points run rank 0 of a fake process group (tools/truth/gpu/run.py): no NCCL communicator, so the device
+ * memory they measure holds none of the NCCL buffers the estimate counts for a real multi-GPU run.
+ */
+function fakeGroupNccl(point, perGpu) {
+  if (point.machine !== 'gpu') return 0;
+  return perGpu.runtime.filter((t) => t.id === 'nccl').reduce((s, t) => s + t.bytes, 0);
 }
 
 function method(p) {
