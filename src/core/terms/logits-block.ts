@@ -12,7 +12,7 @@
 import { sequencesPerExample } from '../setup';
 import { ROUND_LARGE } from './allocator';
 import type { EstimateContext } from '../estimate/context';
-import { modelCrossEntropy, shiftedLogitsCopy } from './shifted-logits';
+import { logitsDtypeLoss, modelCrossEntropy, shiftedLogitsCopy } from './shifted-logits';
 
 const segment = (bytes: number): number => ROUND_LARGE * Math.ceil(bytes / ROUND_LARGE);
 
@@ -33,7 +33,8 @@ export interface LogitsBlock {
 export function logitsBlock(ctx: EstimateContext): LogitsBlock | undefined {
   const setup = ctx.setup;
   const { computeBytes: cb } = ctx.dtypes;
-  if (!modelCrossEntropy(ctx) || ctx.model.arch.finalLogitSoftcap) return undefined;
+  // Without an upcast the loss's backward buffers are the logits' size and take their block.
+  if (!modelCrossEntropy(ctx) || ctx.model.arch.finalLogitSoftcap || logitsDtypeLoss(ctx)) return undefined;
   const shifted = shiftedLogitsCopy(ctx);
   if (cb !== 2 && !shifted) return undefined;
   const tokens = (setup.micro_batch_size * sequencesPerExample(setup) * setup.seq_len) / ctx.layout.contextParallel;

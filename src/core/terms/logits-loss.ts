@@ -12,7 +12,7 @@ import { finalNormSaved } from './activations';
 import { autocastCastsHead } from './activations/stage';
 import { lossMemory, type LossPlan } from './loss';
 import { quantizedHead } from './quantized-head';
-import { shiftedLogitsCopy, upcastInModel } from './shifted-logits';
+import { logitsDtypeLoss, shiftedLogitsCopy, upcastInModel } from './shifted-logits';
 import { olderThan } from '../util/version';
 
 /**
@@ -65,6 +65,7 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     logSoftmaxSavesInput: oldSoftmax,
     shiftedCopy: shiftedLogitsCopy(ctx),
     upcastInModel: upcastInModel(ctx),
+    noUpcast: logitsDtypeLoss(ctx),
     amp: mode === 'amp',
     preferenceRowTokens:
       rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined,

@@ -90,6 +90,8 @@ export interface LossPlan {
   readonly shiftedCopy?: boolean;
   /** transformers < 4.46: the model's forward upcasts the logits, and the 16-bit ones are freed before the loss. */
   readonly upcastInModel?: boolean;
+  /** The model's own cross-entropy in the logits' dtype, without autocast (Qwen-1, terms/shifted-logits.ts). */
+  readonly noUpcast?: boolean;
   /** PyTorch < 1.11: log_softmax's backward also took its input, so the fp32 logits are saved next to its output. */
   readonly logSoftmaxSavesInput?: boolean;
   /** Knowledge distillation: a forward-KL loss against a teacher's logits, beside the cross-entropy. */
@@ -638,6 +640,17 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
   const softcap = p.softcap ? lb * TV : 0;
   const oldIn = p.logSoftmaxSavesInput ? 4 * TV : 0;
   if (p.shiftedCopy) return shiftedCrossEntropy(p, TV, softcap, oldIn);
+  if (p.noUpcast) {
+    // log_softmax keeps its output in the logits' dtype; the logits themselves are freed once the model returns.
+    return {
+      savedBytes: lb * TV,
+      forwardTransientBytes: lb * TV,
+      backwardTransientBytes: 2 * lb * TV,
+      formula:
+        `full CE in the logits' dtype (no upcast): logits ${lb}·T·V, saved log-softmax ${lb}·T·V; backward nll grad ` +
+        `+ log-softmax grad 2 x ${lb}·T·V`,
+    };
+  }
   return {
     savedBytes: 4 * TV + softcap + oldIn,
     forwardTransientBytes: lb * TV + (oldIn > 0 ? 0 : up * TV),

@@ -41,6 +41,16 @@ export function plainTokenLoss(ctx: EstimateContext): boolean {
  */
 const REMOTE_CODE_LOSS: ReadonlySet<string> = new Set(['qwen', 'internlm2', 'baichuan', 'chatglm']);
 
+/**
+ * Qwen-1's own loss (modeling_qwen.py QWenLMHeadModel.forward: `lm_logits = self.lm_head(hidden_states)`, the shifted
+ * slice and `CrossEntropyLoss()(shift_logits.view(-1, V), ...)`, no `.float()`) over 16-bit weights without autocast
+ * (DeepSpeed's fp16 / bf16 engine, under which the HF Trainer does not autocast): log_softmax and nll_loss run in the
+ * logits' dtype, so no fp32 upcast exists. Under autocast, cross_entropy is one of its fp32 ops and upcasts anyway.
+ */
+export function logitsDtypeLoss(ctx: EstimateContext): boolean {
+  return modelCrossEntropy(ctx) && ctx.model.arch.family === 'qwen' && ctx.dtypes.mode === 'half';
+}
+
 /** The loss is transformers' own causal-LM code. */
 const transformersLoss = (ctx: EstimateContext): boolean =>
   modelCrossEntropy(ctx) && ctx.setup.model_code === 'transformers' && !REMOTE_CODE_LOSS.has(ctx.model.arch.family);

@@ -83,3 +83,46 @@ describe('shifted-logits', () => {
     assert.equal(qwen('4.37'), qwen('4.57'));
   });
 });
+
+describe("Qwen-1's own loss: CrossEntropyLoss on the 16-bit logits (modeling_qwen.py, no .float())", () => {
+  // Qwen-1.8B-Chat, one row of 8,192 tokens, vocab 151,936: T·V = 1,244,659,712 logits. Under DeepSpeed's fp16 engine
+  // (Qwen's finetune_qlora_single_gpu.sh: --fp16 --deepspeed ds_config_zero2.json) the HF Trainer does not autocast,
+  // so log_softmax and nll_loss run in fp16: 2 B a logit for the kept output and each gradient, where the upcast chain
+  // keeps 4 B and makes two 4 B gradients. Under autocast (--bf16 without DeepSpeed) cross_entropy is an fp32 op and
+  // upcasts as transformers' own loss does.
+  const TV8K = 8192 * 151936;
+  const qwen = (extra: Partial<TrainingSetupInput>) =>
+    setupFor('Qwen/Qwen-1_8B-Chat', {
+      method: 'lora',
+      micro_batch_size: 1,
+      seq_len: 8192,
+      gradient_checkpointing: 'full',
+      attention: 'flash',
+      ...extra,
+    });
+  it('keeps 2·T·V and makes 2 x 2·T·V of gradients without autocast, where the upcast chain has 4 + 6 + 8 B', () => {
+    const plan = { tokens: 8192, vocab: 151936, logitsBytes: 2, loss: 'full' as const, chunks: 8, softcap: false };
+    const own = lossMemory({ ...plan, noUpcast: true });
+    assert.equal(own.savedBytes, 2 * TV8K);
+    assert.equal(own.forwardTransientBytes, 2 * TV8K);
+    assert.equal(own.backwardTransientBytes, 4 * TV8K);
+    const up = lossMemory(plan);
+    assert.deepEqual(
+      [up.savedBytes, up.forwardTransientBytes, up.backwardTransientBytes],
+      [4, 6, 8].map((b) => b * TV8K),
+    );
+  });
+  it('is what the estimate counts for Qwen-1 under DeepSpeed fp16, with no 16-bit logits block left cached', () => {
+    const e = run(qwen({ weights_dtype: 'fp16', mixed_precision: 'none', zero_stage: 2, master_weights: true }));
+    assert.match(
+      e.perGpu.components.find((c) => c.id === 'logits-loss')!.formula,
+      /in the logits' dtype \(no upcast\)/,
+    );
+    assert.equal(runtime(e, 'logits-block'), undefined);
+  });
+  it('upcasts under autocast, as transformers models do', () => {
+    const e = run(qwen({ weights_dtype: 'bf16', mixed_precision: 'bf16' }));
+    const kept = e.perGpu.components.find((c) => c.id === 'logits-loss')!;
+    assert.match(kept.formula, /fp32 upcast/);
+  });
+});
