@@ -4,9 +4,8 @@
 // per-model default (peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING), raising a ValueError
 // for a model type without one. A target list that matches none of the model's modules is a located warning naming the
 // modules it has (PEFT raises "Target modules ... not found in the base model"), never a silent 0 trainable. Pure.
-import { linearModules, parseArchitecture, type HfConfig, type LinearModule } from '../../core';
+import { linearModules, LITGPT_ROLE_NAMES, parseArchitecture, type HfConfig, type LinearModule } from '../../core';
 import { msg } from '../facts';
-import { LITGPT_ROLE_NAMES } from '../yaml/litgpt';
 import type { ResolveContext } from './context';
 import type { WinningFact } from './types';
 
@@ -190,7 +189,7 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
   }
   // LitGPT's switches name roles (query, output projection, MLP): a name this model lacks becomes the model's own
   // names for the role (litgpt/lora.py adapts whichever layer plays it), and a role no layer plays is no error.
-  if (listW.fact.tool === 'litgpt') {
+  if (listW.fact.tool === 'litgpt' || setup.model_code === 'litgpt') {
     const has = (t: string): boolean => mods.some((m) => listMatches(t, m));
     const own = [...new Set(list.flatMap((t) => (has(t) ? [t] : (LITGPT_ROLE_NAMES[t] ?? []).filter(has))))];
     if (own.length > 0) {

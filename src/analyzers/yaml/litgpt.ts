@@ -27,7 +27,8 @@ export function analyzeLitgptYaml(text: string): ConfigFacts {
  * LitGPT's LoRA switches (litgpt/lora.py Config: lora_query ... lora_head) to the Hugging Face module names the
  * estimator's module lists use. LitGPT fuses q, k and v into one `attn.qkv` layer and adds LoRA to the parts that are
  * switched on; the estimator counts the adapter per projection, which is the same parameter count. The switches name
- * roles, not modules: where a model has other names for a role, LITGPT_ROLE_NAMES gives them.
+ * roles, not modules: where a model has other names for a role, LITGPT_ROLE_NAMES (core/architecture/litgpt-roles.ts)
+ * gives them.
  */
 export const LORA_SWITCHES: ReadonlyArray<readonly [string, boolean, readonly string[]]> = [
   ['lora_query', true, ['q_proj']],
@@ -37,22 +38,6 @@ export const LORA_SWITCHES: ReadonlyArray<readonly [string, boolean, readonly st
   ['lora_mlp', false, ['gate_proj', 'up_proj', 'down_proj', 'fc1', 'fc2', 'dense_h_to_4h', 'dense_4h_to_h']],
   ['lora_head', false, ['lm_head']],
 ];
-
-/**
- * The other names of a switch's module in the families LitGPT runs: a fused query-key-value layer (Falcon and
- * GPT-NeoX `query_key_value`, Phi-3 `qkv_proj`, `Wqkv`, `W_pack`, `c_attn`), the attention's output projection
- * (`dense` in Falcon, GPT-NeoX and Phi), Phi-3's fused `gate_up_proj`. The resolver takes the names the model has
- * (resolve/lora-targets.ts): LitGPT adapts whichever layer plays the role.
- */
-const QKV_FUSED = ['query_key_value', 'qkv_proj', 'Wqkv', 'W_pack', 'c_attn'];
-export const LITGPT_ROLE_NAMES: Readonly<Record<string, readonly string[]>> = {
-  q_proj: QKV_FUSED,
-  k_proj: QKV_FUSED,
-  v_proj: QKV_FUSED,
-  o_proj: ['dense', 'out_proj'],
-  gate_proj: ['gate_up_proj'],
-  up_proj: ['gate_up_proj'],
-};
 
 /** LitGPT model names (pretrain's `model_name`) whose Hub id is not the name itself, by prefix. */
 const MODEL_NAME_PREFIXES: ReadonlyArray<readonly [RegExp, string]> = [

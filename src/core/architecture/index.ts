@@ -6,6 +6,7 @@ export { attentionLayerCount, countParameters } from './count';
 export { FUSED_EXPERT_FAMILIES, PEFT_MOE_PATTERNS, withFusedExperts, withSequentialExperts } from './experts';
 export { FAMILY_TRAITS, type ConfigKeys, type EagerOnlyAttention, type FamilyTraits, type SizeField } from './families';
 export { linearModules } from './modules';
+export { LITGPT_ROLE_NAMES, litgptRoleTargets } from './litgpt-roles';
 export { parseArchitecture } from './parse';
 export type {
   Architecture,

@@ -1,7 +1,7 @@
 // The parameter inventory of a setup: totals by part (embedding, head, blocks, vision tower), quantized and adapter
 // parameters, trainable tensors' shapes, and the modules an adapter targets; memoized for the advice search. Pure.
 // Docs: docs/estimate/parameters.md
-import { type Architecture, countParameters, type LinearModule } from '../architecture';
+import { type Architecture, countParameters, type LinearModule, litgptRoleTargets } from '../architecture';
 import type { TrainingSetup } from '../setup';
 import { quantBytesPerParam } from '../terms/quantization';
 import { memo, memoByObject } from '../util/memo';
@@ -161,8 +161,13 @@ function adapterTargets(setup: TrainingSetup, a: Architecture, mods: LinearModul
     mods,
     peftMoe?.rankFactors,
   );
+  // LitGPT's model code adapts the layer that plays a role: q_proj is Falcon's query_key_value there.
+  const named =
+    setup.model_code === 'litgpt' && lora.target_modules !== 'all-linear'
+      ? litgptRoleTargets(lora.target_modules, mods)
+      : lora.target_modules;
   return {
-    modules: matchModules(peftMoe ? peftMoe.targetModules : lora.target_modules, mods),
+    modules: matchModules(peftMoe ? peftMoe.targetModules : named, mods),
     parameters: { targets: parameters.targets, unmatched: parameters.unmatched.filter((n) => own.includes(n)) },
     peftMoe,
   };

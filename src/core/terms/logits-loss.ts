@@ -53,7 +53,7 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     logitsBytes: trlLogitsBytes(ctx),
     ...(trlLogitsBytes(ctx) !== cb ? { convertedFrom: cb } : {}),
     loss: setup.loss,
-    chunks: 8,
+    chunks: headChunks(ctx),
     // TRL chunked_nll: autocast's 16-bit copy of an fp32 head, saved by each chunk's recomputed matmul in backward.
     headCastBytes:
       setup.loss === 'chunked-nll' && mode === 'amp' && embeddingBytes === 4 ? (a.vocab / tp) * a.hidden * half : 0,
@@ -83,6 +83,19 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     rlOutputsHeld: rollout !== undefined && !onlineDpo && !olderThan(setup.trl_version, 1, 7),
     ...(onlineDpo ? { completionShare: rollout!.completion_len / setup.seq_len } : {}),
   };
+}
+
+/** LitGPT's fine-tuning scripts run the head over 128 positions at a time (`model(input_ids, lm_head_chunk_size=128)`). */
+const LITGPT_HEAD_CHUNK = 128;
+
+/**
+ * The head's chunks under `loss: chunked`: LitGPT splits the sequence into pieces of 128 positions
+ * (Lightning-AI/litgpt@2685705:litgpt/model.py GPT.forward `x.split(lm_head_chunk_size, dim=1)`), torchtune's
+ * CEWithChunkedOutputLoss the tokens into 8 chunks.
+ */
+export function headChunks(ctx: EstimateContext): number {
+  const setup = ctx.setup;
+  return setup.model_code === 'litgpt' ? Math.max(1, Math.ceil(setup.seq_len / LITGPT_HEAD_CHUNK)) : 8;
 }
 
 /** Tokens whose logits one micro-batch computes (online DPO: every position's, of which the completions are sliced). */
@@ -154,21 +167,30 @@ export function logitsAndLoss(
       () => ({ tokens: lossTokens, vocab: a.vocab, loss: setup.loss }),
     ),
   );
-  if (autocastCastsHead(ctx) && (kbitQ === 'all' || setup.loss === 'full')) {
+  const chunkedHead = setup.loss === 'chunked' && setup.model_code === 'litgpt';
+  if (autocastCastsHead(ctx) && (kbitQ === 'all' || setup.loss === 'full' || chunkedHead)) {
     // An fp32 head under autocast: the matmul keeps the 16-bit copy of its weight for the gradient of its input until
     // the head's backward, after the loss's. A frozen head's cast is not cached (cached_cast needs requires_grad) but
     // is saved all the same; a trainable head's cached copy outlives the cache, which is cleared when the forward's
     // autocast region ends. Profiled: trainer/llama-lora-amp-ckpt-reentrant holds the 2,097,152 B copy of its 4,096 x
     // 256 head (aten::_to_copy before the head's mm) at the loss backward. FSDP's 16-bit param dtype casts nothing.
+    // LitGPT calls the head once per 128 positions, so a frozen head keeps one copy per chunk (profiled with torch
+    // 2.13's CPU autocast: a frozen fp32 head over 1,034 positions saves 9 distinct bf16 copies, a trainable one 1).
     const headElems = (a.vocab * a.hidden) / tp;
+    const trainable = setup.method === 'full' || inv.headTrainable;
+    const copies = chunkedHead && !trainable ? headChunks(ctx) : 1;
     outside.push(
       comp(
         ctx,
         'autocast-weight-copies',
-        'Autocast copy of the fp32 output head (kept for backward)',
-        headElems * half,
-        () => `V x h${tp > 1 ? ' / TP' : ''} = ${formatCount(headElems)} x ${half} B`,
-        () => ({ vocab: a.vocab, hidden: a.hidden }),
+        copies > 1
+          ? 'Autocast copies of the frozen fp32 output head, one per chunk (kept for backward)'
+          : 'Autocast copy of the fp32 output head (kept for backward)',
+        copies * headElems * half,
+        () =>
+          `${copies > 1 ? `${copies} chunks of ${LITGPT_HEAD_CHUNK} positions x ` : ''}` +
+          `V x h${tp > 1 ? ' / TP' : ''} = ${formatCount(headElems)} x ${half} B`,
+        () => ({ vocab: a.vocab, hidden: a.hidden, copies }),
       ),
     );
   }
