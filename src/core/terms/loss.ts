@@ -623,7 +623,9 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
   if (p.loss === 'chunked') {
     const c = Math.max(1, p.chunks);
     // Saved: fp32 log-softmax of every chunk (4TV). Forward: 16-bit logits chunks (lb*TV) + one fp32 chunk copy.
-    // Backward: per chunk, nll grad + log_softmax grad (2 x 4TV/c).
+    // Backward: per chunk, nll grad + log_softmax grad (2 x 4TV/c). torchtune upcasts each chunk (`.float()`);
+    // LitGPT's chunked_cross_entropy does not, but Lightning Fabric converts every output of the model to the default
+    // dtype, fp32 (plugins/precision/half.py HalfPrecision.convert_output), so its chunks reach it in fp32 too.
     const oldIn = p.logSoftmaxSavesInput ? 4 * TV : 0;
     return {
       savedBytes: 4 * TV + oldIn,
