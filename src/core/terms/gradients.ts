@@ -50,6 +50,11 @@ export interface UnsyncedGradients {
   readonly all: Component;
   /** At its first layer's backward: the root unit's and that layer's, not yet reduce-scattered. */
   readonly atFirstLayer: Component;
+  /**
+   * At the end of a micro-batch before the last, as the root unit makes its flat gradient: every layer unit's, and the
+   * root's from the micro-batches before (none in the first).
+   */
+  readonly atRootGradient: Component;
 }
 
 /**
@@ -262,6 +267,7 @@ function unsyncedGradients(
       ? ((st.first ? inv.embedding : 0) + (st.last && inv.headTrainable ? inv.head : 0)) / tp
       : 0;
   const oneLayer = (params - root) / Math.max(1, st.layersHere);
+  const accumulation = ctx.setup.gradient_accumulation_steps;
   const label = 'FSDP unsharded gradients kept between micro-batches (no_sync)';
   const why =
     "the micro-batches before the last keep their whole gradients, reduce-scattered in the last one's backward " +
@@ -274,6 +280,16 @@ function unsyncedGradients(
       params * half,
       () => `${formatCount(params)} params x ${half} B, unsharded: ${why}`,
       () => ({ params: Math.round(params), bytesPerGrad: half }),
+    ),
+    atRootGradient: comp(
+      ctx,
+      'gathered-grads',
+      label,
+      (accumulation >= 3 ? params : params - root) * half,
+      () =>
+        `${formatCount(accumulation >= 3 ? params : params - root)} params x ${half} B: every layer unit's` +
+        (accumulation >= 3 ? " and the root's, from the micro-batches before" : ' (the first micro-batch)'),
+      () => ({ params: Math.round(accumulation >= 3 ? params : params - root), bytesPerGrad: half }),
     ),
     atFirstLayer: comp(
       ctx,

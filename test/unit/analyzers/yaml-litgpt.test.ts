@@ -289,6 +289,31 @@ describe('LitGPT config YAML', () => {
     assert.ok(Math.abs(gb / 12.62 - 1) < 0.05, `${gb} GB`);
   });
 
+  // config_hub/finetune/gemma-2b/full.yaml (April 2024): Fabric's FSDP1 over 4 A10Gs, 16 samples a step of 1 x 512
+  // tokens, so 4 micro-batches, the first 3 under no_backward_sync; its table gives 17.43 GB. In the middle ones every
+  // unit keeps its unsharded gradient (3.03B x 2 B) when the root unit (embedding and LitGPT's untied head, 1.05B) makes
+  // its flat gradient from its views' gradients (1.05B x 2 B each) beside its unsharded parameters.
+  const GEMMA_FULL = [
+    'checkpoint_dir: checkpoints/google/gemma-2b',
+    'precision: bf16-true',
+    'devices: 4',
+    'train:',
+    '  global_batch_size: 16',
+    '  micro_batch_size: 1',
+    '  max_seq_length: 512',
+    '  learning_rate: 0.0002',
+    '',
+  ].join('\n');
+
+  it("peaks as a no_sync micro-batch's root unit makes its flat gradient: Gemma-2B full within 3 % of 17.43 GB", () => {
+    const e = estimate(resolveText('full.yaml', GEMMA_FULL).setup as Parameters<typeof estimate>[0]);
+    assert.ok(e.ok);
+    const backward = e.estimate.perGpu.phases.find((p) => p.phase === 'backward');
+    assert.match(backward?.note ?? '', /before the last/);
+    const gb = e.estimate.perGpu.peakBytes / 1e9;
+    assert.ok(Math.abs(gb / 17.43 - 1) < 0.03, `${gb} GB`);
+  });
+
   it('says what LitGPT refuses, at the key: quantization with mixed precision, with several GPUs, with another optimizer', () => {
     const mixed = 'checkpoint_dir: checkpoints/a/b\nprecision: bf16-mixed\nquantize: bnb.nf4\nlora_r: 8\n';
     const r1 = analyzeLitgptYaml(mixed);
