@@ -199,7 +199,11 @@ export function leanPhases(
     rootGrad > 0
       ? pSum + r(gradAtEnd - terms.grads.rootGradShard) + unsyncedFirst + rootSum + rootGrad + kept.backward
       : 0;
-  const atFirst = Math.max(atFirstLayer, atEmbedding, atRootGradient);
+  // Under no_sync, a micro-batch before the last makes the root's flat gradient beside every unit's unsharded gradient.
+  const unsyncedAtRoot = terms.grads.unsynced ? r(terms.grads.unsynced.atRootGradient.bytes) : 0;
+  const atRootUnsynced =
+    rootGrad > 0 && terms.grads.unsynced ? pSum + unsyncedAtRoot + rootSum + rootGrad + kept.backward : 0;
+  const atFirst = Math.max(atFirstLayer, atEmbedding, atRootGradient, atRootUnsynced);
   const bwd = Math.max(atLoss, atLast, second?.allocated ?? 0, atFirst);
   lossPoint.allocatedBytes = atLoss;
   const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
@@ -230,6 +234,7 @@ export function leanPhases(
     ];
     if (atEmbedding > 0) points.push([1, atEmbedding, r(gradAtEnd), gFirst, rootSum]);
     if (atRootGradient > 0) points.push([1, atRootGradient, r(gradAtEnd - terms.grads.rootGradShard), 0, rootSum]);
+    if (atRootUnsynced > 0) points.push([1, atRootUnsynced, 0, 0, rootSum]);
     const capacity = gatherPoolCapacity(terms.gatherInFlight, gSum, gLoss + hgSum);
     recordLeanPools(poolsAtPhase, out, pSum, capacity, points);
   }
