@@ -166,7 +166,7 @@ export interface PerGpuEstimate {
   /** Paged optimizer state (bitsandbytes, CUDA unified memory) that does not fit beside the rest: it lives in host RAM. */
   readonly pagedToHostBytes?: number;
   /**
-   * Set only under EstimateOptions.reservedLowerBound, when an FSDP step replay was skipped: reservedBytes and
+   * Set only under EstimateOptions.reservedLowerBound, when a step replay was skipped: reservedBytes and
    * deviceBytes are lower bounds (the real figures are at least these), and so is the step's paged memory.
    */
   readonly reservedLowerBound?: true;

@@ -5,6 +5,7 @@ import { fitsOnGpu, type Light, ParetoFront } from '../../src/core/advice/search
 import { estimate } from '../../src/core/estimate';
 import { findGpu } from '../../src/core/lookup';
 import { stepTime, tokenEfficiency } from '../../src/core/step-time';
+import { TrainingSetupSchema } from '../../src/core/setup';
 import { analyzeAs } from '../../src/analyzers/detect';
 import { shippedZeroConfigFor } from '../../src/analyzers/shipped-zero';
 import { phase, setupFor } from './helpers';
@@ -539,13 +540,22 @@ describe('advice under FSDP: lower bounds first, the step replay where they cann
     assert.ok(low.estimate.perGpu.deviceBytes <= full.estimate.perGpu.deviceBytes);
   });
 
-  it('a run without an FSDP step replay is estimated in full under the option', () => {
+  it('the two-step replay is skipped too (its bound is the peak); a run with no replay is estimated in full', () => {
     const single = setupFor('meta-llama/Llama-3.2-1B', { weights_dtype: 'bf16', seq_len: 2048 });
     const low = estimate(single, { gpu: g, lean: true, reservedLowerBound: true });
     const full = estimate(single, { gpu: g, lean: true });
     assert.ok(low.ok && full.ok);
-    assert.equal(low.estimate.perGpu.reservedLowerBound, undefined);
-    assert.equal(low.estimate.perGpu.deviceBytes, full.estimate.perGpu.deviceBytes);
+    assert.equal(low.estimate.perGpu.reservedLowerBound, true);
+    assert.equal(low.estimate.perGpu.peakBytes, full.estimate.perGpu.peakBytes);
+    assert.equal(low.estimate.perGpu.reservedBytes, low.estimate.perGpu.peakBytes);
+    assert.ok(low.estimate.perGpu.reservedBytes <= full.estimate.perGpu.reservedBytes);
+    // QLoRA's reserved bytes come from the flat terms, which no replay stands for.
+    const qlora = { ...single, method: 'qlora' as const, quantization: { bits: 4 as const } };
+    const qLow = estimate(TrainingSetupSchema.parse(qlora), { gpu: g, lean: true, reservedLowerBound: true });
+    const qFull = estimate(TrainingSetupSchema.parse(qlora), { gpu: g, lean: true });
+    assert.ok(qLow.ok && qFull.ok);
+    assert.equal(qLow.estimate.perGpu.reservedLowerBound, undefined);
+    assert.equal(qLow.estimate.perGpu.deviceBytes, qFull.estimate.perGpu.deviceBytes);
   });
 
   it('the largest micro-batch that fits is the one the full estimate says fits, one more does not', () => {

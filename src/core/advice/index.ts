@@ -65,7 +65,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
       order,
     };
   };
-  // A candidate whose FSDP step replay is skipped is first judged on lower bounds of its memory and step time: one
+  // A candidate whose step replay is skipped is first judged on lower bounds of its memory and step time: one
   // that does not fit, saves nothing or is dominated even so is left out, as it would be after the replay (each test
   // only grows stricter as the figures grow). The others wait until every candidate has been seen, then are replayed
   // fastest first: each is then judged against every faster candidate's exact figures, the most it can be ruled out by.

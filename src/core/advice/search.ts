@@ -83,7 +83,7 @@ export function timeOf(
 
 /**
  * Whether a setup fits its GPU (numbers only). Its lower bounds are estimated first (EstimateOptions.reservedLowerBound):
- * a setup that does not fit even on them does not fit; the FSDP step replay decides the others.
+ * a setup that does not fit even on them does not fit; the step replay (FSDP's, or the two-step one) decides the others.
  */
 export function fitsOnGpu(setup: TrainingSetup, opts: EstimateOptions): boolean {
   const low = estimate(setup, { ...opts, lean: true, reservedLowerBound: true });

@@ -27,9 +27,10 @@ export interface EstimateOptions {
   /** Numbers only: no formula text and no assumptions (the advice search estimates thousands of candidates). */
   readonly lean?: boolean;
   /**
-   * The FSDP step replays are skipped and the reserved and device bytes are lower bounds (the peak allocated plus what
-   * sits outside the allocator), flagged on the estimate (PerGpuEstimate.reservedLowerBound): the advice search rules
-   * out with them the candidates that cannot fit or cannot join its front, before it replays the others.
+   * The step replays (FSDP's and the two-step one) are skipped and the reserved and device bytes are lower bounds (the
+   * peak allocated plus what sits outside the allocator), flagged on the estimate (PerGpuEstimate.reservedLowerBound):
+   * the advice search rules out with them the candidates that cannot fit or cannot join its front, before it replays
+   * the others.
    */
   readonly reservedLowerBound?: boolean;
 }
@@ -195,7 +196,7 @@ export interface EstimateContext {
   readonly provenance: ProvenanceMap;
   /** Numbers only (the advice search): no formula text, no assumptions. */
   readonly lean: boolean;
-  /** The FSDP step replays are skipped: reserved and device bytes are lower bounds (EstimateOptions.reservedLowerBound). */
+  /** The step replays are skipped: reserved and device bytes are lower bounds (EstimateOptions.reservedLowerBound). */
   readonly reservedLowerBound: boolean;
   readonly notes: Notes;
 }

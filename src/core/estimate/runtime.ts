@@ -6,7 +6,7 @@
 // Docs: docs/estimate/runtime.md. Pure.
 import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';
 import { logitsBlock, type LogitsBlock } from '../terms/logits-block';
-import { type TwoStepReserve, twoStepReserve } from '../terms/two-step-cache';
+import { type TwoStepReserve, twoStepPlan, twoStepReserve } from '../terms/two-step-cache';
 import { fsdp1Plan, fsdp1StepReserve } from '../terms/fsdp1-step-cache';
 import { fsdp2Plan, fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
@@ -255,7 +255,7 @@ export interface RuntimeTotals {
   readonly pagedBytes: number;
   readonly pagedWorking: number;
   readonly pagedResident: number;
-  /** An FSDP step replay was skipped (EstimateOptions.reservedLowerBound): reserved and device bytes are lower bounds. */
+  /** A step replay was skipped (EstimateOptions.reservedLowerBound): reserved and device bytes are lower bounds. */
   readonly reservedLowerBound?: true;
 }
 
@@ -396,13 +396,17 @@ function replayedTotals(step: StepPeak, outside: RuntimeTerm[], replay: TwoStepR
 }
 
 /**
- * Lower bounds for a setup whose FSDP step replay is skipped (EstimateOptions.reservedLowerBound): whichever way its
- * reserved bytes are reached (a replay, or the flat terms with FSDP2's replay on top), they are at least the peak
- * allocated, and nothing is paged to the host.
+ * Lower bounds for a setup whose step replay (FSDP's, or the two-step one) is skipped (EstimateOptions.reservedLowerBound):
+ * whichever way its reserved bytes are reached (a replay, or the flat terms with FSDP2's replay on top), they are at least
+ * the peak allocated, and nothing is paged to the host.
  */
 function lowerBoundTotals(ctx: EstimateContext, step: StepPeak, outside: RuntimeTerm[]): RuntimeTotals | undefined {
   if (!ctx.reservedLowerBound) return undefined;
-  if (fsdp1Plan(ctx, step.forward) === undefined && fsdp2Plan(ctx, step.forward) === undefined) return undefined;
+  const replayed =
+    fsdp1Plan(ctx, step.forward) !== undefined ||
+    fsdp2Plan(ctx, step.forward) !== undefined ||
+    twoStepPlan(ctx, step.forward) !== undefined;
+  if (!replayed) return undefined;
   const peak = step.peak.allocatedBytes;
   return {
     runtime: outside,
