@@ -28,8 +28,13 @@ function defaultSource(p: Provenance | undefined, schemaNote: string): string {
 }
 
 /** The assumptions of the setup's defaults: schema fields, distillation, a catalog's quantization, the rollout and GaLore blocks. */
-export function defaultAssumptions(ctx: PlanningContext, code: Architecture['modelCode'], gkd: boolean): void {
-  schemaDefaults(ctx, code, gkd);
+export function defaultAssumptions(
+  ctx: PlanningContext,
+  code: Architecture['modelCode'],
+  gkd: boolean,
+  family: string,
+): void {
+  schemaDefaults(ctx, code, gkd, family);
   const setup = ctx.setup;
   const prov = ctx.provenance;
   const { assumptions } = ctx.notes;
@@ -186,8 +191,22 @@ function checkpointSaveDefaults(ctx: PlanningContext): void {
     });
 }
 
+/**
+ * What the full cross-entropy is for this model, where it is not transformers' ForCausalLMLoss: Qwen-1's own loss on
+ * 16-bit weights without autocast runs in the logits' dtype (terms/shifted-logits.ts logitsDtypeLoss).
+ */
+function fullLossNote(ctx: PlanningContext, family: string, note: string): string {
+  const setup = ctx.setup;
+  const halfNoAutocast = setup.mixed_precision === 'none' && setup.weights_dtype !== 'fp32';
+  if (family !== 'qwen') return note;
+  return halfNoAutocast
+    ? "cross-entropy on the full logits in their 16-bit dtype (Qwen-1's own loss, modeling_qwen.py: no .float(), " +
+        'and no autocast upcasts it here)'
+    : "cross-entropy on the full logits, upcast to fp32 by autocast or held in fp32 (Qwen-1's own loss, modeling_qwen.py)";
+}
+
 /** The setup fields left at their schema default (or a tool's). */
-function schemaDefaults(ctx: PlanningContext, code: Architecture['modelCode'], gkd: boolean): void {
+function schemaDefaults(ctx: PlanningContext, code: Architecture['modelCode'], gkd: boolean, family: string): void {
   const setup = ctx.setup;
   const prov = ctx.provenance;
   const { assumptions } = ctx.notes;
@@ -210,7 +229,9 @@ function schemaDefaults(ctx: PlanningContext, code: Architecture['modelCode'], g
             p,
             gkdLoss
               ? 'the generalized JSD over the whole logits of the student and the teacher (no Liger fused linear JSD)'
-              : note,
+              : k === 'loss' && v === 'full'
+                ? fullLossNote(ctx, family, note)
+                : note,
           ),
         });
       }

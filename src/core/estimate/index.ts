@@ -61,7 +61,7 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
   // gpuSupportChecks, defaultAssumptions and moeNotes note in full mode only: lean estimates skip the calls.
   if (!planning.lean) gpuSupportChecks(planning);
   modelCodeAttention(planning, norm);
-  if (!planning.lean) defaultAssumptions(planning, norm.code, frozen.gkd);
+  if (!planning.lean) defaultAssumptions(planning, norm.code, frozen.gkd, a.family);
   const parallel = planLayout(planning, a, norm.badamRatio);
   if ('ok' in parallel) return parallel;
   const rollout = planRollout(planning, frozen.gkd);

@@ -119,6 +119,8 @@ describe("Qwen-1's own loss: CrossEntropyLoss on the 16-bit logits (modeling_qwe
       /in the logits' dtype \(no upcast\)/,
     );
     assert.equal(runtime(e, 'logits-block'), undefined);
+    // The loss's assumption says so, where a transformers model's says ForCausalLMLoss's fp32 upcast.
+    assert.match(e.assumptions.find((x) => x.key === 'loss')?.source ?? '', /16-bit dtype \(Qwen-1's own loss/);
   });
   it('upcasts under autocast, as transformers models do', () => {
     const e = run(qwen({ weights_dtype: 'bf16', mixed_precision: 'bf16' }));
