@@ -597,14 +597,12 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
   if (p.preferenceRowTokens !== undefined) return preferenceLogps(p, TV);
   if (p.nativeLogSoftmax) {
     // torchtune rlhf.get_batch_log_probs: gather(logits.log_softmax(-1)) on the model's logits, no upcast.
-    return {
-      savedBytes: lb * TV,
-      forwardTransientBytes: lb * TV,
-      backwardTransientBytes: 2 * lb * TV,
-      formula:
-        `preference log-probs, one log_softmax in the logits' dtype: output ${lb}·T·V kept; ` +
+    return logSoftmaxInLogitsDtype(
+      lb,
+      TV,
+      `preference log-probs, one log_softmax in the logits' dtype: output ${lb}·T·V kept; ` +
         `logits ${lb}·T·V; backward: gather and log_softmax gradients 2 x ${lb}·T·V`,
-    };
+    );
   }
   if (p.compile) {
     const c = p.loss === 'chunked' ? Math.max(1, p.chunks) : 1;
@@ -644,14 +642,12 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
   if (p.shiftedCopy) return shiftedCrossEntropy(p, TV, softcap, oldIn);
   if (p.noUpcast) {
     // log_softmax keeps its output in the logits' dtype; the logits themselves are freed once the model returns.
-    return {
-      savedBytes: lb * TV,
-      forwardTransientBytes: lb * TV,
-      backwardTransientBytes: 2 * lb * TV,
-      formula:
-        `full CE in the logits' dtype (no upcast): logits ${lb}·T·V, saved log-softmax ${lb}·T·V; backward nll grad ` +
+    return logSoftmaxInLogitsDtype(
+      lb,
+      TV,
+      `full CE in the logits' dtype (no upcast): logits ${lb}·T·V, saved log-softmax ${lb}·T·V; backward nll grad ` +
         `+ log-softmax grad 2 x ${lb}·T·V`,
-    };
+    );
   }
   return {
     savedBytes: 4 * TV + softcap + oldIn,
@@ -662,6 +658,14 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
       `4·T·V${oldIn > 0 ? ' and its fp32 input 4·T·V (PyTorch < 1.11)' : ''}; backward nll grad ` +
       `+ log-softmax grad 8·T·V`,
   };
+}
+
+/**
+ * One log_softmax over the logits in their own dtype (no upcast): its output kept, the logits live at the call, and
+ * two gradients of the logits' size in backward (the gather's or nll's, and log_softmax's).
+ */
+function logSoftmaxInLogitsDtype(lb: number, TV: number, formula: string): LossMemory {
+  return { savedBytes: lb * TV, forwardTransientBytes: lb * TV, backwardTransientBytes: 2 * lb * TV, formula };
 }
 
 /**

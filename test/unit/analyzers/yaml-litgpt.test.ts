@@ -67,6 +67,29 @@ tokenizer_dir: checkpoints/meta-llama/Llama-2-7b-hf
 logger_name: tensorboard
 `;
 
+/** The estimate of a resolved LitGPT YAML, which must succeed. */
+function estimateYaml(name: string, text: string) {
+  const e = estimate(resolveText(name, text).setup as Parameters<typeof estimate>[0]);
+  assert.ok(e.ok);
+  return e.estimate;
+}
+
+/** A peak within `tolerance` of a figure LitGPT published in GB (torch.cuda.max_memory_allocated() / 1e9). */
+function nearPublished(bytes: number, publishedGb: number, tolerance: number): void {
+  const gb = bytes / 1e9;
+  assert.ok(Math.abs(gb / publishedGb - 1) < tolerance, `${gb} GB`);
+}
+
+/** A `train:` block as LitGPT's configs before OptimizerArgs wrote it (learning_rate among TrainArgs). */
+const trainBlock = (global: number, micro: number, seq: number, lr: string): string[] => [
+  'train:',
+  `  global_batch_size: ${global}`,
+  `  micro_batch_size: ${micro}`,
+  `  max_seq_length: ${seq}`,
+  `  learning_rate: ${lr}`,
+  '',
+];
+
 describe('LitGPT config YAML', () => {
   it('is detected by its keys (checkpoint_dir or model_name with LitGPT keys), not taken for Axolotl or HF YAML', () => {
     assert.equal(detectFormat('qlora.yaml', QLORA), 'litgpt-yaml');
@@ -230,12 +253,7 @@ describe('LitGPT config YAML', () => {
     'lora_alpha: 16',
     'lora_query: true',
     'lora_value: true',
-    'train:',
-    '  global_batch_size: 128',
-    '  micro_batch_size: 1',
-    '  max_seq_length: 1304',
-    '  learning_rate: 0.0003',
-    '',
+    ...trainBlock(128, 1, 1304, '0.0003'),
   ].join('\n');
 
   it('a LoRA config of LitGPT before OptimizerArgs over 2 GPUs runs FSDP1 with the adapters in the Block units', () => {
@@ -246,72 +264,50 @@ describe('LitGPT config YAML', () => {
     assert.match(v?.defaultNote ?? '', /train\.learning_rate .*FSDPStrategy/);
     const res = resolveText('lora.yaml', FSDP1_LORA);
     assert.equal(res.setup?.fsdp_version, 1);
-    const e = estimate(res.setup as Parameters<typeof estimate>[0]);
-    assert.ok(e.ok);
-    const wrapped = e.estimate.assumptions.find((a) => a.key === 'fsdp_adapters_wrapped');
+    const e = estimateYaml('lora.yaml', FSDP1_LORA);
+    const wrapped = e.assumptions.find((a) => a.key === 'fsdp_adapters_wrapped');
     assert.equal(wrapped?.value, 'false');
     // 20.7 GiB: the 6.48B frozen weights' unsharded bf16 gradients (12.1 GiB) beside the half of the weights (6.3 GiB).
-    const gb = e.estimate.perGpu.peakBytes / 1e9;
-    assert.ok(Math.abs(gb / 22.18 - 1) < 0.05, `${gb} GB`);
+    nearPublished(e.perGpu.peakBytes, 22.18, 0.05);
     // Without the dating key LitGPT is taken as current, fully_shard (FSDP2, per-parameter gradients): 8.2 GiB.
-    const current = resolveText('lora.yaml', FSDP1_LORA.replace('  learning_rate: 0.0003\n', ''));
-    assert.equal(current.setup?.fsdp_version, 2);
-    const e2 = estimate(current.setup as Parameters<typeof estimate>[0]);
-    assert.ok(e2.ok && e2.estimate.perGpu.peakBytes / 1e9 < 10);
+    const current = FSDP1_LORA.replace('  learning_rate: 0.0003\n', '');
+    assert.equal(resolveText('lora.yaml', current).setup?.fsdp_version, 2);
+    assert.ok(estimateYaml('lora.yaml', current).perGpu.peakBytes / 1e9 < 10);
   });
 
   // config_hub/finetune/gemma-2b/lora.yaml as LitGPT's April 2024 config hub wrote it (Lightning-AI/litgpt@5895df1):
   // every LoRA switch on, 2 x 512 tokens, bf16-true; its table gives 12.62 GB (max_memory_allocated / 1e9, one A10G).
   // Fabric converts the model's outputs to fp32 (HalfPrecision.convert_output), so the logits the fit loop keeps until
   // the next forward returns are 4 B each: 1,024 x 256,000 x 4 = 1,048,576,000 B (half that counted as bf16: -1.8 %).
+  const GEMMA_2B = ['checkpoint_dir: checkpoints/google/gemma-2b', 'precision: bf16-true'];
   const GEMMA_LORA = [
-    'checkpoint_dir: checkpoints/google/gemma-2b',
-    'precision: bf16-true',
+    ...GEMMA_2B,
     'devices: 1',
     'lora_r: 8',
     'lora_alpha: 16',
     'lora_dropout: 0.1',
     ...['query', 'key', 'value', 'projection', 'mlp', 'head'].map((k) => `lora_${k}: true`),
-    'train:',
-    '  global_batch_size: 6',
-    '  micro_batch_size: 2',
-    '  max_seq_length: 512',
-    '  learning_rate: 0.0002',
-    '',
+    ...trainBlock(6, 2, 512, '0.0002'),
   ].join('\n');
 
   it("keeps the step's logits in fp32, as Fabric returns them: Gemma-2B LoRA within 5 % of 12.62 GB", () => {
-    const e = estimate(resolveText('lora.yaml', GEMMA_LORA).setup as Parameters<typeof estimate>[0]);
-    assert.ok(e.ok);
-    const held = e.estimate.perGpu.components.find((c) => c.label.startsWith("The step's logits"));
+    const e = estimateYaml('lora.yaml', GEMMA_LORA);
+    const held = e.perGpu.components.find((c) => c.label.startsWith("The step's logits"));
     assert.equal(held?.bytes, 1024 * 256000 * 4);
-    const gb = e.estimate.perGpu.peakBytes / 1e9;
-    assert.ok(Math.abs(gb / 12.62 - 1) < 0.05, `${gb} GB`);
+    nearPublished(e.perGpu.peakBytes, 12.62, 0.05);
   });
 
   // config_hub/finetune/gemma-2b/full.yaml (April 2024): Fabric's FSDP1 over 4 A10Gs, 16 samples a step of 1 x 512
   // tokens, so 4 micro-batches, the first 3 under no_backward_sync; its table gives 17.43 GB. In the middle ones every
   // unit keeps its unsharded gradient (3.03B x 2 B) when the root unit (embedding and LitGPT's untied head, 1.05B) makes
   // its flat gradient from its views' gradients (1.05B x 2 B each) beside its unsharded parameters.
-  const GEMMA_FULL = [
-    'checkpoint_dir: checkpoints/google/gemma-2b',
-    'precision: bf16-true',
-    'devices: 4',
-    'train:',
-    '  global_batch_size: 16',
-    '  micro_batch_size: 1',
-    '  max_seq_length: 512',
-    '  learning_rate: 0.0002',
-    '',
-  ].join('\n');
+  const GEMMA_FULL = [...GEMMA_2B, 'devices: 4', ...trainBlock(16, 1, 512, '0.0002')].join('\n');
 
   it("peaks as a no_sync micro-batch's root unit makes its flat gradient: Gemma-2B full within 3 % of 17.43 GB", () => {
-    const e = estimate(resolveText('full.yaml', GEMMA_FULL).setup as Parameters<typeof estimate>[0]);
-    assert.ok(e.ok);
-    const backward = e.estimate.perGpu.phases.find((p) => p.phase === 'backward');
+    const e = estimateYaml('full.yaml', GEMMA_FULL);
+    const backward = e.perGpu.phases.find((p) => p.phase === 'backward');
     assert.match(backward?.note ?? '', /before the last/);
-    const gb = e.estimate.perGpu.peakBytes / 1e9;
-    assert.ok(Math.abs(gb / 17.43 - 1) < 0.03, `${gb} GB`);
+    nearPublished(e.perGpu.peakBytes, 17.43, 0.03);
   });
 
   it('says what LitGPT refuses, at the key: quantization with mixed precision, with several GPUs, with another optimizer', () => {
