@@ -6,7 +6,7 @@
 // Docs: docs/estimate/runtime.md. Pure.
 import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';
 import { logitsBlock, type LogitsBlock } from '../terms/logits-block';
-import { type TwoStepReserve, twoStepPlan, twoStepReserve } from '../terms/two-step-cache';
+import { type TwoStepReserve, twoStepReplayed, twoStepReserve } from '../terms/two-step-cache';
 import { fsdp1Plan, fsdp1StepReserve } from '../terms/fsdp1-step-cache';
 import { fsdp2Plan, fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
@@ -405,7 +405,7 @@ function lowerBoundTotals(ctx: EstimateContext, step: StepPeak, outside: Runtime
   const replayed =
     fsdp1Plan(ctx, step.forward) !== undefined ||
     fsdp2Plan(ctx, step.forward) !== undefined ||
-    twoStepPlan(ctx, step.forward) !== undefined;
+    twoStepReplayed(ctx, step.forward);
   if (!replayed) return undefined;
   const peak = step.peak.allocatedBytes;
   return {

@@ -202,6 +202,11 @@ function chunkedNllShape(ctx: EstimateContext, tokens: number, headGrad: number)
   };
 }
 
+/** Whether the two-step replay is meant for the setup (its plan may still find a layer it cannot walk). */
+export function twoStepReplayed(ctx: EstimateContext, forward: StageForward): boolean {
+  return forward.sequence !== undefined && replayed(ctx, forward);
+}
+
 /**
  * The plan of a full fine-tune or a LoRA run with AdamW on one GPU (or DDP): a dense decoder, the plain cross-entropy
  * over the whole logits, gradients and optimizer state for the trained parameters only, the allocator bounded by
@@ -209,7 +214,7 @@ function chunkedNllShape(ctx: EstimateContext, tokens: number, headGrad: number)
  */
 export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacity = Infinity): TwoStepPlan | undefined {
   const seq = forward.sequence;
-  if (seq === undefined || !replayed(ctx, forward)) return undefined;
+  if (seq === undefined || !twoStepReplayed(ctx, forward)) return undefined;
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const { embeddingBytes, gradBytes, stateBytes, computeBytes, residualBytes, mode, half } = ctx.dtypes;
