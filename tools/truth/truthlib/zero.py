@@ -30,7 +30,12 @@ def import_deepspeed():
     import deepspeed
     import deepspeed.ops
 
-    deepspeed.ops.__compatible_ops__.clear()  # build no C++ op (the shared-memory all-reduce of the CPU accelerator)
+    # Build no C++ op (the shared-memory all-reduce of the CPU accelerator): every op marked incompatible, the
+    # all-reduce's by name too, since releases before 0.17 look it up without a default.
+    compatible = deepspeed.ops.__compatible_ops__
+    for name in list(compatible):
+        compatible[name] = False
+    compatible.setdefault("deepspeed_shm_comm", False)
     return deepspeed
 
 
