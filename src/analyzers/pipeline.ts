@@ -369,6 +369,7 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
       !torchtune &&
       q.library !== 'torchao' &&
       (setup.bitsandbytes_version === undefined || r.provenance.bitsandbytes_version?.kind === 'default'),
+    deepspeed: (setup.zero_stage ?? 0) >= 1 && setup.deepspeed_version === undefined,
   };
   if (!Object.values(want).some(Boolean)) return r;
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
@@ -387,6 +388,7 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
         ['torchao', 'torchao_version'],
         ['trl', 'trl_version'],
         ['bitsandbytes', 'bitsandbytes_version'],
+        ['deepspeed', 'deepspeed_version'],
       ] as const) {
         const pin = pins[tool];
         if (!want[tool] || !pin) continue;

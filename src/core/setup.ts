@@ -548,6 +548,12 @@ export const TrainingSetupSchema = z.strictObject({
    */
   accelerate_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 1.10 or 0.28.0').optional(),
   /**
+   * DeepSpeed version the run uses ("major.minor.patch"). Before 0.18.2 ZeRO-1/2's backward() made the contiguous
+   * gradient buckets before the loss's backward (stage_1_and_2.py backward); since the backward prologue runs from a
+   * hook (deepspeedai/DeepSpeed#7665), at the first gradient. Unset: a current release.
+   */
+  deepspeed_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 0.16.5 or 0.18').optional(),
+  /**
    * Whether checkpointed layers run torch.utils.checkpoint with use_reentrant=True (the forward under no_grad, the
    * graph rebuilt in backward) or the non-reentrant implementation (saved-tensor hooks drop what the forward saves).
    * It matters where an autograd Function keeps a tensor as a ctx attribute (bitsandbytes' kept inputs): hooks do not

@@ -68,7 +68,7 @@ export const signature = (s: TrainingSetup): string =>
   `${s.offload_optimizer}|${s.offload_params}|${s.gpus_per_node}|${s.nodes}` +
   `|${s.eval_batch_size}|${s.kbit_upcast}|${s.tiled_mlp}|${s.preference?.reference}` +
   `|${s.torchao_version}|${s.bitsandbytes_version}|${s.checkpoint_reentrant}|${s.fsdp_no_sync}` +
-  `|${s.fsdp_state_dict_type}|${s.accelerate_version}` +
+  `|${s.fsdp_state_dict_type}|${s.accelerate_version}|${s.deepspeed_version}` +
   (s.rollout ? `|${s.rollout.batch}|${s.rollout.completion_len}|${s.rollout.reference}|${s.rollout.vllm_sleep}` : '');
 
 /** The step time of a setup as estimated: its trainable parameters and the paged optimizer state left in host RAM. */

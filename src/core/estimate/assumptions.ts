@@ -65,6 +65,25 @@ export function defaultAssumptions(
   checkpointSaveDefaults(ctx);
   fsdpVersionDefault(ctx);
   adapterUnitsDefault(ctx);
+  deepspeedVersionDefault(ctx);
+}
+
+/**
+ * The DeepSpeed release, said under ZeRO-1/2 (where it moves the gradient buckets) when no file or pin gave it: a
+ * current one, whose buckets are made at the backward's first gradient (terms/sharding-buffers.ts bucketsBeforeLoss).
+ */
+function deepspeedVersionDefault(ctx: PlanningContext): void {
+  const { setup } = ctx;
+  if (ctx.lean || setup.deepspeed_version !== undefined || (setup.zero_stage !== 1 && setup.zero_stage !== 2)) return;
+  ctx.notes.assumptions.push({
+    key: 'deepspeed_version',
+    value: 'current (0.18.2 or later)',
+    source:
+      "VRAM Lens default: a current release, whose ZeRO-1/2 gradient buckets are made at the backward's first " +
+      'gradient (the backward prologue runs from a hook, deepspeedai/DeepSpeed#7665); earlier releases made them in ' +
+      "backward() before the loss's backward, where they count beside the logits' gradients: set deepspeed_version " +
+      'for them',
+  });
 }
 
 /** The FSDP release a tool's version implies (LitGPT's finetune_lora before OptimizerArgs), said where a file dated it. */

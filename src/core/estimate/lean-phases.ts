@@ -178,6 +178,7 @@ export function leanPhases(
     unsyncedAll +
     gLoss +
     hgSum +
+    tot(terms.backwardStart) +
     act +
     held +
     (ck === 'full' ? 0 : castSum) +

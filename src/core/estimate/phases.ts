@@ -30,6 +30,8 @@ export interface StageTerms {
   /** The gathered layer units at the loss and in the backward (FSDP reshards each layer after its forward). */
   readonly gatheredAt: GatheredAt;
   readonly gatheredGrads: Component[];
+  /** Of `gatheredGrads`, what exists from the backward's start, the loss's backward included (ZeRO-1/2's buckets). */
+  readonly backwardStart: Component[];
   readonly headGather: Component[];
   /** ZeRO-3: its prefetches' flat buffers, which the all-gather stream's pool holds beyond the gathered parameters. */
   readonly gatherInFlight: GatherInFlight;
@@ -355,6 +357,7 @@ function backwardCandidates(
     persistent: pers,
     gatheredAt,
     gatheredGrads,
+    backwardStart,
     headGather,
     headAccum,
     headGradAtLoss,
@@ -406,6 +409,7 @@ function backwardCandidates(
     ...unsyncedAll,
     ...gatheredAt.loss,
     ...headGather,
+    ...backwardStart,
     actComp,
     ...maskHeld,
     ...(ck === 'full' ? [] : castComp),

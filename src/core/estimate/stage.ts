@@ -150,7 +150,7 @@ function stagePhases(
 
   const grads = gradientPlan(ctx, st);
   const sharding = shardingBuffers(ctx, st);
-  const { gathered, gatheredAt, gatheredGrads, headGather, gatherInFlight } = sharding;
+  const { gathered, gatheredAt, gatheredGrads, backwardStart, headGather, gatherInFlight } = sharding;
   persistent.push(...ddpBuckets(ctx, st, grads), ...sharding.persistent, ...blasWorkspaces(ctx));
 
   const activations = stageActivations(ctx, st);
@@ -177,6 +177,7 @@ function stagePhases(
     gathered,
     gatheredAt,
     gatheredGrads,
+    backwardStart,
     headGather,
     gatherInFlight,
     activations,

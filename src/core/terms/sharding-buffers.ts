@@ -1,7 +1,8 @@
 // Term: ZeRO and FSDP working buffers, per GPU.
 //   ZeRO-3: the gathered parameters (terms/zero3-gathered.ts); the gradient bucket, reduce_bucket_size x the 16-bit
 //   dtype (made once with the optimizer), and its flattened reduce-scatter copy. ZeRO-1/2: 1 gradient bucket (2 with overlap_comm) of
-//   reduce_bucket_size, made at the first gradient of each backward. Both only with contiguous_gradients (the default),
+//   reduce_bucket_size, made at each backward's first gradient (before 0.18.2 as the backward starts, before the loss's
+//   gradient). Both only with contiguous_gradients (the default),
 //   whatever the trainable count. FSDP: 2 units (current +
 //   prefetch) gathered, one unit's unsharded gradients (+ the fp32 reduce copy); SHARD_GRAD_OP keeps the stage's
 //   parameters gathered from forward to backward. The output head gathered for the loss, or FSDP's root unit kept
@@ -23,7 +24,8 @@ import { formatCount } from '../units';
 import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 import { type GatherInFlight, linearModuleParams, zero3Gathered } from './zero3-gathered';
 import { zeroConfig, zeroSetting, type ZeroConfig } from '../estimate/zero-config';
-import { fsdp1BackwardPrefetch } from '../setup';
+import { fsdp1BackwardPrefetch, type TrainingSetup } from '../setup';
+import { olderThan } from '../util/version';
 import { keepsOffloadShardCopy, offloadShardCopy } from './fsdp1-offload-shard-copy';
 import { modelCrossEntropy } from './shifted-logits';
 
@@ -55,8 +57,9 @@ export interface GatheredAt {
  * - ZeRO-3 makes it once, with the optimizer (stage3.py _setup_for_real_optimizer: torch.empty(reduce_bucket_size)),
  *   and reduce-scatters each full bucket through reduce_scatter_coalesced, which flattens it into a new tensor
  *   (torch.cat of the padded partitions): at most reduce_bucket_size elements, the trainable ones at most.
- * - ZeRO-1/2 make one at the first gradient of each backward, two with overlap_comm (stage_1_and_2.py setup_buckets,
- *   "double buffers to avoid data access conflict"), and drop them when the backward ends. overlap_comm defaults to
+ * - ZeRO-1/2 make one at each backward's first gradient (before 0.18.2 in backward(), before the loss's gradient:
+ *   bucketsBeforeLoss), two with overlap_comm ("double buffers to avoid data access conflict"), and drop them at the
+ *   optimizer step (_release_ipg_buffers). overlap_comm defaults to
  *   true at stage 3 only (zero/config.py overlap_comm_valid).
  */
 function zeroBuckets(
@@ -99,10 +102,21 @@ function zeroBuckets(
     buffers * size * bytes,
     () =>
       `${buffers} x ${zeroSetting(zb, 'reduce_bucket_size')} x ${bytes} B` +
-      `${buffers > 1 ? ' (overlap_comm: two buffers)' : ''}, made whole at the first gradient of each backward`,
+      `${buffers > 1 ? ' (overlap_comm: two buffers)' : ''}, made ` +
+      (bucketsBeforeLoss(ctx.setup)
+        ? "as each backward starts, before the loss's gradient (DeepSpeed < 0.18.2: stage_1_and_2.py backward)"
+        : "at each backward's first gradient"),
     () => ({ reduceBucket: size, buffers }),
   );
   return { persistent: staging, backward: [buckets] };
+}
+
+/**
+ * DeepSpeed before 0.18.2 makes ZeRO-1/2's buckets in backward(), before the loss's backward (stage_1_and_2.py
+ * backward); later releases run that prologue from a hook at the first gradient (deepspeedai/DeepSpeed#7665).
+ */
+export function bucketsBeforeLoss(setup: TrainingSetup): boolean {
+  return olderThan(setup.deepspeed_version, 0, 18, 2);
 }
 
 /**
@@ -150,6 +164,8 @@ export function shardingBuffers(
   /** ZeRO-3: the flat buffers of its prefetches, beside the gathered parameters on the all-gather stream. */
   gatherInFlight: GatherInFlight;
   gatheredGrads: Component[];
+  /** ZeRO-1/2's contiguous gradient buckets where DeepSpeed makes them before the loss's backward (before 0.18.2). */
+  backwardStart: Component[];
   headGather: Component[];
 } {
   const { setup, effectiveSetup: effSetup } = ctx;
@@ -282,6 +298,7 @@ export function shardingBuffers(
     gatheredAt: gatheredAt ?? { forwardEnd: gathered, loss: gathered, lastLayer: gathered, firstLayer: gathered },
     gatherInFlight,
     gatheredGrads,
+    backwardStart: zero >= 1 && zero < 3 && bucketsBeforeLoss(setup) ? buckets.backward : [],
     headGather,
   };
 }

@@ -52,6 +52,25 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.equal(pinned.setup?.pytorch_version, '2.4.0');
   });
 
+  it('takes a DeepSpeed pin under ZeRO (when its buckets are made depends on it), not without ZeRO', () => {
+    const files = new Map<string, string>([['/w/requirements.txt', 'deepspeed==0.14.4\ntransformers==4.44.2\n']]);
+    const reader = {
+      read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')),
+      join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}`,
+    };
+    const text = 'model: meta-llama/Llama-2-7b-hf\nmethod: lora\ngpus_per_node: 2\n';
+    const zero = runPipeline([{ file: '/w/run.vram.yaml', text: `${text}zero_stage: 2\n` }], reader, {});
+    assert.equal(zero.setup?.deepspeed_version, '0.14.4');
+    assert.deepEqual(zero.provenance.deepspeed_version, {
+      kind: 'file',
+      file: '/w/requirements.txt',
+      line: 1,
+      key: 'deepspeed',
+    });
+    const ddp = runPipeline([{ file: '/w/run.vram.yaml', text }], reader, {});
+    assert.equal(ddp.setup?.deepspeed_version, undefined);
+  });
+
   it("takes a torchao pin for a torchtune config (its NF4 weights are torchao's), not for other trainers", () => {
     const files = new Map<string, string>([['/w/requirements.txt', 'torch==2.2.2\ntorchao==0.1\n']]);
     const reader = {

@@ -57,8 +57,8 @@ describe('estimate: FSDP and ZeRO-3 gather quantized layers as stored', () => {
 
 describe("estimate: ZeRO's gradient buckets are made whole (contiguous_gradients)", () => {
   // DeepSpeed copies gradients into a flat bucket of reduce_bucket_size elements in the 16-bit dtype, allocated whole
-  // whatever the trainable count: ZeRO-1/2 at the first gradient of each backward, two with overlap_comm
-  // (stage_1_and_2.py setup_buckets); ZeRO-3 once with the optimizer (stage3.py _setup_for_real_optimizer), plus the
+  // whatever the trainable count: ZeRO-1/2 at each backward's first gradient, before DeepSpeed 0.18.2 as the backward
+  // starts (stage_1_and_2.py backward), two with overlap_comm; ZeRO-3 once with the optimizer (stage3.py _setup_for_real_optimizer), plus the
   // flattened copy of a full bucket for its reduce-scatter (coalesced_collectives.py reduce_scatter_coalesced).
   const base = {
     weights_dtype: 'bf16' as const,
@@ -81,6 +81,28 @@ describe("estimate: ZeRO's gradient buckets are made whole (contiguous_gradients
     assert.equal(buckets(run(s({ overlap_comm: true }))), 2 * 5e8 * 2);
     assert.equal(buckets(run(s({ reduce_bucket_size: 2e8, overlap_comm: true }))), 2 * 2e8 * 2);
     assert.equal(buckets(run(s({ contiguous_gradients: false }))), 0);
+  });
+
+  it("before DeepSpeed 0.18.2 the bucket is there at the loss's backward too, beside the logits' gradients", () => {
+    // Qwen2.5-7B LoRA, 4 x 4,096 tokens: the loss's backward holds three fp32 tensors of 16,384 x 152,064 logits
+    // (9.97 GB each) and is the step's peak. DeepSpeed 0.16.5 makes the 5e8 x 2 B bucket in backward() before it
+    // (measured on the CPU at Llama-2-7B widths: tools/truth replay point llama7b-4l-z2-lora-all-ckpt-b4, FINDINGS
+    // §49); since the backward prologue runs from a hook (deepspeedai/DeepSpeed#7665) it comes at the first gradient.
+    const s = (v?: string) =>
+      setupFor('Qwen/Qwen2.5-7B', {
+        ...base,
+        ...lora,
+        micro_batch_size: 4,
+        seq_len: 4096,
+        zero_stage: 2,
+        ...(v ? { deepspeed_version: v } : {}),
+      });
+    const current = run(s());
+    const old = run(s('0.16.5'));
+    assert.equal(buckets(current), 0);
+    assert.equal(buckets(old), 5e8 * 2);
+    assert.equal(old.perGpu.peakBytes - current.perGpu.peakBytes, 5e8 * 2);
+    assert.ok(current.assumptions.some((a) => a.key === 'deepspeed_version'));
   });
 
   it('ZeRO-1 makes the bucket too; ZeRO-3 keeps it from the optimizer on and adds the copy of a full bucket', () => {
