@@ -94,6 +94,7 @@ export interface RuntimeTerm {
     | 'two-step-cache'
     | 'fsdp2-step-cache'
     | 'fsdp1-step-cache'
+    | 'zero-step-cache'
     | 'small-pool'
     | 'cuda-context'
     | 'nccl'
@@ -116,6 +117,7 @@ export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<Runt
   'two-step-cache',
   'fsdp2-step-cache',
   'fsdp1-step-cache',
+  'zero-step-cache',
   'small-pool',
 ]);
 

@@ -7,6 +7,7 @@
 import { forwardCacheTerm, type StageForward } from '../terms/forward-cache';
 import { logitsBlock, type LogitsBlock } from '../terms/logits-block';
 import { type TwoStepReserve, twoStepReplayed, twoStepReserve } from '../terms/two-step-cache';
+import { zeroReplayed, zeroStepReserve } from '../terms/zero-step-cache';
 import { fsdp1Plan, fsdp1StepReserve } from '../terms/fsdp1-step-cache';
 import { fsdp2Plan, fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
@@ -163,6 +164,19 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
           `and the pool are highest together (${best.phase.phase})`
         : `of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, reusable only by that ` +
           `stream, beside the compute stream's memory where their sum is highest (${best.phase.phase})`),
+  };
+}
+
+/** The all-gather stream's pool beside the compute stream's peak (FSDP's unsharded units, ZeRO-3's gathers). */
+function allGatherPoolTerm(ctx: EstimateContext, pools: StreamPoolBytes): RuntimeTerm | undefined {
+  if (pools.allGather <= 0) return undefined;
+  return {
+    id: 'all-gather-pool',
+    label: zero3GatherStream(ctx)
+      ? "Gathered parameters cached in ZeRO-3's all-gather stream pool"
+      : 'Unsharded layer units cached in the all-gather stream pool',
+    bytes: pools.allGather,
+    formula: ctx.lean ? '' : pools.allGatherFormula,
   };
 }
 
@@ -396,6 +410,36 @@ function replayedTotals(step: StepPeak, outside: RuntimeTerm[], replay: TwoStepR
 }
 
 /**
+ * The totals of a ZeRO setup its replay stands for (terms/zero-step-cache.ts): what the replay reserves on the compute
+ * stream, and beside it what ZeRO-3's all-gather stream keeps in its own pool beyond the gathered parameters the peak
+ * counts.
+ */
+function zeroTotals(ctx: EstimateContext, step: StepPeak, outside: RuntimeTerm[]): RuntimeTotals | undefined {
+  if (!zeroReplayed(ctx, step.forward)) return undefined;
+  const pools = streamPools(ctx, step);
+  const pool = allGatherPoolTerm(ctx, pools);
+  const replay = zeroStepReserve(
+    ctx,
+    step.forward,
+    step.peak.allocatedBytes,
+    outsideReserved(outside) + pools.allGather,
+  );
+  if (!replay) return undefined;
+  const runtime = [...(replay.term ? [replay.term] : []), ...(pool ? [pool] : []), ...outside];
+  const reservedBytes = replay.reservedBytes + pools.allGather;
+  return {
+    runtime,
+    peakBytes: step.peak.allocatedBytes,
+    reservedBytes,
+    deviceBytes: reservedBytes + outsideReserved(outside),
+    loadCache: 0,
+    pagedBytes: 0,
+    pagedWorking: 0,
+    pagedResident: 0,
+  };
+}
+
+/**
  * Lower bounds for a setup whose step replay (FSDP's, or the two-step one) is skipped (EstimateOptions.reservedLowerBound):
  * whichever way its reserved bytes are reached (a replay, or the flat terms with FSDP2's replay on top), they are at least
  * the peak allocated, and nothing is paged to the host.
@@ -405,7 +449,8 @@ function lowerBoundTotals(ctx: EstimateContext, step: StepPeak, outside: Runtime
   const replayed =
     fsdp1Plan(ctx, step.forward) !== undefined ||
     fsdp2Plan(ctx, step.forward) !== undefined ||
-    twoStepReplayed(ctx, step.forward);
+    twoStepReplayed(ctx, step.forward) ||
+    zeroReplayed(ctx, step.forward);
   if (!replayed) return undefined;
   const peak = step.peak.allocatedBytes;
   return {
@@ -431,6 +476,8 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
     twoStepReserve(ctx, step.forward, step.peak.allocatedBytes, outsideBytes) ??
     fsdp1StepReserve(ctx, step.forward, step.peak.allocatedBytes, outsideBytes);
   if (replay) return replayedTotals(step, outside, replay);
+  const zero = zeroTotals(ctx, step, outside);
+  if (zero) return zero;
   const inv = ctx.model.inventory;
   const { tensorParallel: tp } = ctx.layout;
   const { shardOptimizer } = ctx.sharding;
@@ -476,16 +523,8 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
       formula: ctx.lean ? '' : pools.reduceScatterFormula,
     });
   }
-  if (pools.allGather > 0) {
-    runtime.push({
-      id: 'all-gather-pool',
-      label: zero3GatherStream(ctx)
-        ? "Gathered parameters cached in ZeRO-3's all-gather stream pool"
-        : 'Unsharded layer units cached in the all-gather stream pool',
-      bytes: pools.allGather,
-      formula: ctx.lean ? '' : pools.allGatherFormula,
-    });
-  }
+  const pool = allGatherPoolTerm(ctx, pools);
+  if (pool) runtime.push(pool);
   const atLoss = peak === stepPeak && stepPeak.phase === 'backward' && stepPeak.note === LOSS_BACKWARD_NOTE;
   const block = atLoss ? logitsBlock(ctx) : undefined;
   const base = {

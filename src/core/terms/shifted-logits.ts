@@ -7,6 +7,7 @@
 // Docs: docs/estimate/loss-and-logits.md. Pure arithmetic; no I/O.
 import type { EstimateContext } from '../estimate/context';
 import { olderThan } from '../util/version';
+import type { ShiftedLoss } from './step-replay';
 
 /**
  * Whether the loss is the model's own cross-entropy over the full logits: what transformers' causal-LM classes
@@ -52,7 +53,7 @@ export function logitsDtypeLoss(ctx: EstimateContext): boolean {
 }
 
 /** The loss is transformers' own causal-LM code. */
-const transformersLoss = (ctx: EstimateContext): boolean =>
+export const transformersLoss = (ctx: EstimateContext): boolean =>
   modelCrossEntropy(ctx) && ctx.setup.model_code === 'transformers' && !REMOTE_CODE_LOSS.has(ctx.model.arch.family);
 
 /**
@@ -75,4 +76,13 @@ export function upcastInModel(ctx: EstimateContext): boolean {
  */
 export function currentTransformersLoss(ctx: EstimateContext): boolean {
   return transformersLoss(ctx) && !shiftedLogitsCopy(ctx) && !upcastInModel(ctx);
+}
+
+/**
+ * How the allocation replays run transformers' loss before 4.49 (terms/step-replay.ts lossForwardBackward): the upcast
+ * in the model before 4.46, the shifted copy over more than one row; undefined for 4.49 and later, and for any other loss.
+ */
+export function shiftedLoss(ctx: EstimateContext): ShiftedLoss | undefined {
+  if (!transformersLoss(ctx) || !olderThan(ctx.setup.transformers_version, 4, 49)) return undefined;
+  return { upcastInModel: upcastInModel(ctx), copy: shiftedLogitsCopy(ctx) };
 }

@@ -52,6 +52,19 @@ export interface StepShape {
   readonly logitSoftcap?: boolean;
   /** TRL's chunked_nll instead of transformers' cross-entropy over the whole logits (terms/chunked-nll-replay.ts). */
   readonly chunkedNll?: ChunkedNllShape;
+  /**
+   * transformers before 4.49 shifted the logits, not the labels (terms/shifted-logits.ts): undefined for the loss as
+   * 4.49 and later run it.
+   */
+  readonly shiftedLoss?: ShiftedLoss;
+}
+
+/** The loss of transformers before 4.49: `logits.float()`, then `logits[..., :-1, :].contiguous()` and cross_entropy. */
+export interface ShiftedLoss {
+  /** Before 4.46 the model's forward upcasts, and the 16-bit logits are freed at once. */
+  readonly upcastInModel: boolean;
+  /** Over more than one row the slice is not contiguous: an fp32 copy of it. */
+  readonly copy: boolean;
 }
 
 /** A tensor alive in the replay: its allocator handle and its bytes (the size of its gradient). */
@@ -87,6 +100,8 @@ export interface StepState {
   autocastCache: Allocation[];
   /** The threads whose cuBLAS workspace is allocated: the loop's (forward) and autograd's (backward). */
   readonly blasThreads: Set<BlasThread>;
+  /** What the training loop allocates between the loss's forward and its backward (DeepSpeed's backward()). */
+  backwardStart?: () => void;
 }
 
 /** A thread that runs matmuls: the training loop's (forward, optimizer) or autograd's device thread (backward). */
@@ -247,25 +262,39 @@ export function allParts(shape: Pick<StepShape, 'embedding' | 'layer' | 'layers'
  * fp32 upcast and log-softmax; the 16-bit logits and the upcast are freed before the backward, which allocates the
  * loss's gradient and log-softmax's, casts it back to 16 bits, runs it back through the soft-cap, and gives the head's
  * weight gradient and the hidden state's: the backward's first matmul, where autograd's thread takes its cuBLAS
- * workspace at the first step. Returns the last.
+ * workspace at the first step. Returns the last. Before 4.49 (`shape.shiftedLoss`) the upcast is sliced, copied over
+ * more than one row, and the slice's backward (at::slice_backward) fills a zero fp32 gradient of all the logits and
+ * copies log-softmax's into it before the cast back.
  */
 export function lossForwardBackward(state: StepState): Allocation {
   const { allocator, shape } = state;
   const half = shape.logits < shape.logitsFp32;
+  const shifted = shape.shiftedLoss;
   const headCopy = shape.headCopy ? allocator.malloc(shape.headCopy) : undefined;
   const product = allocator.malloc(shape.logits);
   const { logits, tanh } = shape.logitSoftcap
     ? softcapForward(allocator, product, shape.logits)
     : { logits: product, tanh: undefined };
   const upcast = half ? allocator.malloc(shape.logitsFp32) : undefined;
+  // Before 4.46 the model's own `logits.float()` drops the 16-bit logits at once.
+  const freedInModel = upcast !== undefined && shifted?.upcastInModel === true;
+  if (freedInModel) allocator.free(logits);
+  const copy = shifted?.copy ? allocator.malloc(shape.logitsFp32) : undefined;
   const logSoftmax = allocator.malloc(shape.logitsFp32);
+  if (copy) allocator.free(copy);
   if (upcast) allocator.free(upcast);
   clearAutocastCache(state);
-  allocator.free(logits);
+  if (!freedInModel) allocator.free(logits);
+  state.backwardStart?.();
   const nllGrad = allocator.malloc(shape.logitsFp32);
-  const softmaxGrad = allocator.malloc(shape.logitsFp32);
+  let softmaxGrad = allocator.malloc(shape.logitsFp32);
   allocator.free(nllGrad);
   allocator.free(logSoftmax);
+  if (shifted) {
+    const whole = allocator.malloc(shape.logitsFp32);
+    allocator.free(softmaxGrad);
+    softmaxGrad = whole;
+  }
   let logitsGrad = half ? allocator.malloc(shape.logits) : softmaxGrad;
   if (half) allocator.free(softmaxGrad);
   if (tanh) logitsGrad = softcapBackward(allocator, logitsGrad, tanh, shape.logits);

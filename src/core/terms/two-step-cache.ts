@@ -19,7 +19,7 @@ import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
 import { type ChunkedNllShape, chunkedNllForwardBackward } from './chunked-nll-replay';
 import { blasWorkspace } from './blas-workspaces';
-import { currentTransformersLoss, plainTokenLoss } from './shifted-logits';
+import { plainTokenLoss, shiftedLoss, transformersLoss } from './shifted-logits';
 import type { StageForward } from './forward-cache';
 import {
   allocatorCapacity,
@@ -86,6 +86,7 @@ export const replayTwoSteps = memo(boundedReplay(replayTwoStepsUncached), {
       p.headCopy ?? 0,
       +(p.logitSoftcap ?? false),
       p.chunkedNll ? Object.values(p.chunkedNll).join('/') : '-',
+      p.shiftedLoss ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}` : '-',
       p.capacity,
     ].join('|'),
 });
@@ -149,8 +150,9 @@ function trainingStep(state: StepState): void {
 
 /**
  * The setups the replay stands for: a full fine-tune or plain LoRA (no quantization, no DoRA) of a dense decoder on one
- * GPU or under DDP, with torch AdamW (foreach or fused) and transformers' own loss as 4.49 and later compute it, or
- * TRL's chunked_nll with a head in the compute dtype.
+ * GPU or under DDP, with torch AdamW (foreach or fused) and transformers' own loss (before 4.49 its shifted form), or
+ * TRL's chunked_nll with a head in the compute dtype, freed before the backward as the HF Trainer frees it (not in a loop
+ * that keeps its outputs).
  */
 function replayed(ctx: EstimateContext, forward: StageForward): boolean {
   const setup = ctx.setup;
@@ -158,7 +160,7 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
   const lora = setup.method === 'lora' && ctx.methods.peft && !ctx.methods.lora?.use_dora;
   return (
     forward.hasLoss &&
-    (currentTransformersLoss(ctx) || chunkedNllReplayed(ctx)) &&
+    (transformersLoss(ctx) || chunkedNllReplayed(ctx)) &&
     (setup.method === 'full' || lora) &&
     setup.quantization === undefined &&
     a.moe === undefined &&
@@ -166,6 +168,7 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
     !ctx.methods.galore &&
     !ctx.methods.rollout &&
     setup.preference === undefined &&
+    setup.loop_keeps_outputs === false &&
     !ctx.sharding.fsdp &&
     ctx.sharding.zeroStage === 0 &&
     ctx.layout.tensorParallel === 1 &&
@@ -245,6 +248,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
     chunkedNll: chunkedNllShape(ctx, tokens, (head ?? embedding).grad),
+    shiftedLoss: shiftedLoss(ctx),
     logitSoftcap: setup.loss === 'full' && a.finalLogitSoftcap,
     // Autocast casts an fp32 head's weight for the logits' matmul, which keeps the copy for the hidden state's gradient.
     headCopy: mode === 'amp' && embeddingBytes === 4 ? (inv.head > 0 ? inv.head : inv.embedding) * half : 0,

@@ -43,6 +43,17 @@ describe('two-step-cache', () => {
     assert.equal(r.firstStep, 890 * MiB);
     assert.equal(r.reserved, 1_440 * MiB);
   });
+  it('transformers before 4.49: the shifted copy beside the upcast, unless the model freed the 16-bit logits first', () => {
+    // Step 2 begins with the weight (40) and AdamW's two states (80), the norm's output (20). 4.46-4.48 over more than
+    // one row (ForCausalLMLoss upcasts, then copies the shifted slice): the 16-bit logits (100), the upcast (200), its
+    // copy (200) and log-softmax (200) at once: 840 MiB. Before 4.46 the model's own logits.float() frees the 16-bit
+    // logits before the loss copies: 740 MiB, as in the backward (log-softmax's output and the two fp32 gradients).
+    const shifted = (upcastInModel: boolean) =>
+      replayTwoSteps({ ...tinyPlan(40), shiftedLoss: { upcastInModel, copy: true } });
+    assert.equal(shifted(false).peakAllocated, 840 * MiB);
+    assert.equal(shifted(true).peakAllocated, 740 * MiB);
+    assert.equal(replayTwoSteps(tinyPlan(40)).peakAllocated, 740 * MiB);
+  });
   it("soft-capped logits (Gemma 2): the cap's three 16-bit tensors take one block more, the state splits it", () => {
     // Step 1: 40 + 20 + 20, the logits 100, the quotient 100 (the logits' block then takes tanh's output, kept for its
     // backward, and the quotient's the capped logits), 3 x 200 as above: 880 MiB. The cap's backward runs in the
