@@ -17,7 +17,6 @@
 // come from the shared step replay (terms/step-replay.ts); AdamW's state is created at the first step. The replay's
 // peak reserved bytes stand for every cached block of the run. Pure arithmetic; no I/O. Docs: docs/estimate/runtime.md
 import type { EstimateContext } from '../estimate/context';
-import { runtimeTerm } from '../estimate/component';
 import { adaptersWrapped } from '../estimate/fsdp-units';
 import { fsdp1BackwardPrefetch } from '../setup';
 import { formatBytes } from '../units';
@@ -44,7 +43,7 @@ import {
   stepState,
   walkLayerParameters,
 } from './step-replay';
-import { replayedReserve, type TwoStepReserve } from './two-step-cache';
+import { replayedReserveTerm, type TwoStepReserve } from './two-step-cache';
 
 /** One FSDP1 unit's FlatParameter, in elements. */
 export interface Fsdp1Unit {
@@ -549,19 +548,17 @@ export function fsdp1StepReserve(
   const plan = fsdp1Plan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
   const replay = replayFsdp1(plan);
-  const { missing, reservedBytes } = replayedReserve(peakAllocated, replay);
-  const term = runtimeTerm(
+  return replayedReserveTerm(
     ctx,
     'fsdp1-step-cache',
     "Cached by the allocator on FSDP1's streams (replay of the build and two steps)",
-    reservedBytes - peakAllocated,
-    () =>
+    peakAllocated,
+    replay,
+    (beyond) =>
       `allocator replay of FSDP1's build and two steps reserves ${formatBytes(replay.reserved)} at ` +
       `${formatBytes(replay.peakAllocated)} allocated: ${formatBytes(replay.compute)} on the compute stream, ` +
       `${formatBytes(replay.preUnshard)} on the pre-unshard stream, ${formatBytes(replay.unshard)} on the unshard ` +
-      `stream, ${formatBytes(replay.postBackward)} on the post-backward stream` +
-      (missing > 0 ? `, plus the ${formatBytes(missing)} the estimate's peak allocates beyond it` : '') +
-      '; each stream reuses only its own blocks',
+      `stream, ${formatBytes(replay.postBackward)} on the post-backward stream${beyond}; each stream reuses only ` +
+      'its own blocks',
   );
-  return { reservedBytes, term };
 }

@@ -295,12 +295,29 @@ export interface TwoStepReserve {
  * A replay's reserved bytes for the estimate: its peak reserved, plus what the estimate's peak allocates beyond the
  * replay's (`missing`: tensors the replay leaves out need segments of their own), never less than the peak.
  */
-export function replayedReserve(
+function replayedReserve(
   peakAllocated: number,
   replay: { readonly reserved: number; readonly peakAllocated: number },
 ): { missing: number; reservedBytes: number } {
   const missing = Math.max(0, peakAllocated - replay.peakAllocated);
   return { missing, reservedBytes: Math.max(peakAllocated, replay.reserved + missing) };
+}
+
+/**
+ * A replaying term's reserved bytes and its runtime term: `replayedReserve` of its replay, the formula written by
+ * `describe` around the note of what the estimate's peak allocates beyond the replay ('' when nothing).
+ */
+export function replayedReserveTerm(
+  ctx: EstimateContext,
+  id: RuntimeTerm['id'],
+  label: string,
+  peakAllocated: number,
+  replay: { readonly reserved: number; readonly peakAllocated: number },
+  describe: (beyond: string) => string,
+): TwoStepReserve {
+  const { missing, reservedBytes } = replayedReserve(peakAllocated, replay);
+  const beyond = missing > 0 ? `, plus the ${formatBytes(missing)} the estimate's peak allocates beyond it` : '';
+  return { reservedBytes, term: runtimeTerm(ctx, id, label, reservedBytes - peakAllocated, () => describe(beyond)) };
 }
 
 /**
@@ -317,18 +334,16 @@ export function twoStepReserve(
   const plan = twoStepPlan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
   const replay = replayTwoSteps(plan);
-  const { missing, reservedBytes } = replayedReserve(peakAllocated, replay);
-  const term = runtimeTerm(
+  return replayedReserveTerm(
     ctx,
     'two-step-cache',
     'Cached by the allocator (replay of the load and two steps)',
-    reservedBytes - peakAllocated,
-    () =>
+    peakAllocated,
+    replay,
+    (beyond) =>
       `allocator replay of the load and two training steps reserves ${formatBytes(replay.reserved)} (the first ` +
-      `step alone ${formatBytes(replay.firstStep)}) at ${formatBytes(replay.peakAllocated)} allocated` +
-      (missing > 0 ? `, plus the ${formatBytes(missing)} the estimate's peak allocates beyond it` : '') +
+      `step alone ${formatBytes(replay.firstStep)}) at ${formatBytes(replay.peakAllocated)} allocated${beyond}` +
       ': the free blocks of the logits, the loss and the layers, and the segments the second step takes because ' +
       "AdamW's state, created at the first optimizer step, settled in the blocks the first step freed",
   );
-  return { reservedBytes, term };
 }

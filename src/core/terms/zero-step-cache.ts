@@ -18,7 +18,6 @@
 // apart (estimate/runtime.ts); what the estimate's peak allocates beyond the replay's (the gathers, the reduce-scatter
 // copies) is added to what the replay reserves. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
-import { runtimeTerm } from '../estimate/component';
 import type { EstimateContext } from '../estimate/context';
 import { zeroConfig } from '../estimate/zero-config';
 import { formatBytes } from '../units';
@@ -46,7 +45,7 @@ import {
   stepState,
   walkLayerParameters,
 } from './step-replay';
-import { replayedReserve, type TwoStepReserve } from './two-step-cache';
+import { replayedReserveTerm, type TwoStepReserve } from './two-step-cache';
 
 /** What the ZeRO replay allocates on the compute stream, in bytes (one rank, one micro-batch). */
 export interface ZeroPlan extends StepShape {
@@ -348,18 +347,16 @@ export function zeroStepReserve(
   const plan = zeroPlan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
   const replay = replayZero(plan);
-  const { missing, reservedBytes } = replayedReserve(peakAllocated, replay);
-  const term = runtimeTerm(
+  return replayedReserveTerm(
     ctx,
     'zero-step-cache',
     `Cached by the allocator (replay of ZeRO-${plan.stage}'s initialisation and two steps)`,
-    reservedBytes - peakAllocated,
-    () =>
+    peakAllocated,
+    replay,
+    (beyond) =>
       `allocator replay of the engine's initialisation and two ZeRO-${plan.stage} steps on the compute stream ` +
-      `reserves ${formatBytes(replay.reserved)} at ${formatBytes(replay.peakAllocated)} allocated` +
-      (missing > 0 ? `, plus the ${formatBytes(missing)} the estimate's peak allocates beyond it` : '') +
-      ': the blocks the flattened parameters, the optimizer state made at initialisation, the logits, the loss and ' +
-      'the layers left free',
+      `reserves ${formatBytes(replay.reserved)} at ${formatBytes(replay.peakAllocated)} allocated${beyond}: the ` +
+      'blocks the flattened parameters, the optimizer state made at initialisation, the logits, the loss and the ' +
+      'layers left free',
   );
-  return { reservedBytes, term };
 }
