@@ -374,6 +374,45 @@ export function embeddingBackward(state: StepState): void {
   else state.grads.push(sum);
 }
 
+/**
+ * The embedding's output through every layer's forward (the loop's thread takes its cuBLAS workspace at the first
+ * matmul): the final norm's output, the last layer's freed, and what each layer keeps to its backward.
+ */
+export function stackForward(state: StepState): { normOut: Allocation; kept: Alive[][] } {
+  const { allocator, shape } = state;
+  let input = allocator.malloc(shape.hidden);
+  blasWorkspaceAt(state, 'forward');
+  const kept: Alive[][] = [];
+  for (let l = 0; l < shape.layers; l++) {
+    const layer = layerForward(state, input);
+    kept.push(layer.kept);
+    input = layer.output;
+  }
+  const normOut = allocator.malloc(shape.hidden);
+  allocator.free(input);
+  return { normOut, kept };
+}
+
+/**
+ * Every layer's backward, last first, from the loss's gradient of the hidden state, then the embedding's; `afterEach`
+ * runs after each of them (ZeRO's reduce hooks). The last gradient of the hidden state is freed.
+ */
+export function stackBackward(
+  state: StepState,
+  kept: readonly Alive[][],
+  gradHidden: Allocation,
+  afterEach: () => void = () => undefined,
+): void {
+  let grad = gradHidden;
+  for (let l = state.shape.layers - 1; l >= 0; l--) {
+    grad = layerBackward(state, kept[l], layerRecompute(state, kept[l]), grad);
+    afterEach();
+  }
+  embeddingBackward(state);
+  afterEach();
+  state.allocator.free(grad);
+}
+
 /** One layer's forward; returns its output and what autograd (or checkpointing: the input) keeps to the backward. */
 export function layerForward(state: StepState, input: Allocation): { output: Allocation; kept: Alive[] } {
   const seq = state.shape.sequence;

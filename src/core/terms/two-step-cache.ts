@@ -24,18 +24,14 @@ import type { StageForward } from './forward-cache';
 import {
   allocatorCapacity,
   allParts,
-  type Alive,
-  blasWorkspaceAt,
   boundedReplay,
-  embeddingBackward,
-  layerBackward,
-  layerForward,
-  layerRecompute,
   lossForwardBackward,
   type ReplayParameter,
+  replayScope,
+  stackBackward,
+  stackForward,
   type StepShape,
   type StepState,
-  replayScope,
   stepState,
   walkLayerParameters,
 } from './step-replay';
@@ -123,29 +119,14 @@ function zeroGrad(state: StepState): void {
 
 /** One forward and backward: the layers, the logits and the cross-entropy, each parameter's gradient. */
 function trainingStep(state: StepState): void {
-  const { allocator, shape } = state;
-  let input = allocator.malloc(shape.hidden);
-  blasWorkspaceAt(state, 'forward');
-  const keptPerLayer: Alive[][] = [];
-  for (let l = 0; l < shape.layers; l++) {
-    const layer = layerForward(state, input);
-    keptPerLayer.push(layer.kept);
-    input = layer.output;
-  }
-  const normOut = allocator.malloc(shape.hidden);
-  allocator.free(input);
+  const { normOut, kept } = stackForward(state);
   let gradHidden: Allocation;
-  if (shape.chunkedNll) gradHidden = chunkedNllForwardBackward(state, shape.chunkedNll, normOut);
+  if (state.shape.chunkedNll) gradHidden = chunkedNllForwardBackward(state, state.shape.chunkedNll, normOut);
   else {
     gradHidden = lossForwardBackward(state);
-    allocator.free(normOut);
+    state.allocator.free(normOut);
   }
-  for (let l = shape.layers - 1; l >= 0; l--) {
-    const kept = keptPerLayer[l];
-    gradHidden = layerBackward(state, kept, layerRecompute(state, kept), gradHidden);
-  }
-  embeddingBackward(state);
-  allocator.free(gradHidden);
+  stackBackward(state, kept, gradHidden);
 }
 
 /**

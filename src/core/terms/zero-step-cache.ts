@@ -30,16 +30,12 @@ import { shiftedLoss, transformersLoss } from './shifted-logits';
 import {
   allocatorCapacity,
   allParts,
-  blasWorkspaceAt,
   boundedReplay,
-  embeddingBackward,
-  layerBackward,
-  layerForward,
-  layerRecompute,
   lossForwardBackward,
-  type Alive,
   type ReplayParameter,
   replayScope,
+  stackBackward,
+  stackForward,
   type StepShape,
   type StepState,
   stepState,
@@ -164,28 +160,12 @@ function trainingStep(state: StepState, plan: ZeroPlan): Allocation[] {
     if (plan.stage < 3) heldToStep.push(...plan.buckets.map((b) => allocator.malloc(b)));
   };
   if (plan.bucketsBeforeLoss) state.backwardStart = makeBuckets;
-  let input = allocator.malloc(plan.hidden);
-  blasWorkspaceAt(state, 'forward');
-  const keptPerLayer: Alive[][] = [];
-  for (let l = 0; l < plan.layers; l++) {
-    const layer = layerForward(state, input);
-    keptPerLayer.push(layer.kept);
-    input = layer.output;
-  }
-  const normOut = allocator.malloc(plan.hidden);
-  allocator.free(input);
-  let gradHidden: Allocation = lossForwardBackward(state);
+  const { normOut, kept } = stackForward(state);
+  const gradHidden = lossForwardBackward(state);
   if (!plan.bucketsBeforeLoss) makeBuckets();
   allocator.free(normOut);
   releaseGrads(state, plan);
-  for (let l = plan.layers - 1; l >= 0; l--) {
-    const kept = keptPerLayer[l];
-    gradHidden = layerBackward(state, kept, layerRecompute(state, kept), gradHidden);
-    releaseGrads(state, plan);
-  }
-  embeddingBackward(state);
-  releaseGrads(state, plan);
-  allocator.free(gradHidden);
+  stackBackward(state, kept, gradHidden, () => releaseGrads(state, plan));
   // Stage 2 copies the reduced gradients of its partition into grads_in_partition, freed by the step.
   if (plan.stage === 2) heldToStep.push(allocator.malloc(partitionElements(plan) * plan.gradBytes));
   return heldToStep;

@@ -3,6 +3,14 @@ import * as assert from 'node:assert/strict';
 import { findPins } from '../../../src/analyzers/pins';
 import { runPipeline } from '../../../src/analyzers/pipeline';
 
+/** A reader over in-memory files, which resolves `dir/../` the way a path join does. */
+function filesReader(files: Map<string, string>) {
+  return {
+    read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')),
+    join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}`,
+  };
+}
+
 describe('pins: transformers and torch versions from dependency files', () => {
   it('reads ==, ~= and an inclusive upper bound; a lower bound alone names no version', () => {
     assert.equal(findPins('transformers==4.46.3\n').transformers?.version, '4.46.3');
@@ -29,10 +37,7 @@ describe('pins: transformers and torch versions from dependency files', () => {
 
   it('the pipeline takes the pin beside the config or above it, with its file and line; a version in the files wins', () => {
     const files = new Map<string, string>([['/w/requirements.txt', 'peft\ntransformers==4.57.1\ntorch==2.4.0\n']]);
-    const reader = {
-      read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')),
-      join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}`,
-    };
+    const reader = filesReader(files);
     const text = 'model: mistralai/Mixtral-8x7B-v0.1\nmethod: qlora\nquantization: { bits: 4 }\n';
     const r = runPipeline([{ file: '/w/configs/run.vram.yaml', text }], reader, {});
     assert.equal(r.setup?.transformers_version, '4.57.1');
@@ -54,10 +59,7 @@ describe('pins: transformers and torch versions from dependency files', () => {
 
   it('takes a DeepSpeed pin under ZeRO (when its buckets are made depends on it), not without ZeRO', () => {
     const files = new Map<string, string>([['/w/requirements.txt', 'deepspeed==0.14.4\ntransformers==4.44.2\n']]);
-    const reader = {
-      read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')),
-      join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}`,
-    };
+    const reader = filesReader(files);
     const text = 'model: meta-llama/Llama-2-7b-hf\nmethod: lora\ngpus_per_node: 2\n';
     const zero = runPipeline([{ file: '/w/run.vram.yaml', text: `${text}zero_stage: 2\n` }], reader, {});
     assert.equal(zero.setup?.deepspeed_version, '0.14.4');
@@ -73,10 +75,7 @@ describe('pins: transformers and torch versions from dependency files', () => {
 
   it("takes a torchao pin for a torchtune config (its NF4 weights are torchao's), not for other trainers", () => {
     const files = new Map<string, string>([['/w/requirements.txt', 'torch==2.2.2\ntorchao==0.1\n']]);
-    const reader = {
-      read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')),
-      join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}`,
-    };
+    const reader = filesReader(files);
     const tt = 'model:\n  _component_: torchtune.models.llama2.qlora_llama2_7b\nbatch_size: 2\ndtype: bf16\n';
     const r = runPipeline([{ file: '/w/configs/7B_qlora.yaml', text: tt }], reader, {});
     assert.equal(r.setup?.torchao_version, '0.1');
@@ -119,8 +118,7 @@ describe('pins: transformers and torch versions from dependency files', () => {
       return out;
     };
     const reader = {
-      read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')),
-      join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}`,
+      ...filesReader(files),
       lookup: (from: string, rel: string) => above(from).map((d) => `${d}/${rel}`),
     };
     const file = '/repo/config_hub/finetune/llama-2-7b/qlora.yaml';
