@@ -160,6 +160,11 @@ export class CachingAllocator {
     return b;
   }
 
+  /** torch.cuda.empty_cache(): every cached segment with no block in use goes back to the driver. */
+  emptyCache(): void {
+    this.releaseCached();
+  }
+
   private releaseCached(): void {
     for (const [stream, pools] of this.streams) {
       for (const key of ['small', 'large'] as const) {

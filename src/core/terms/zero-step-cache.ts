@@ -1,17 +1,16 @@
 // Term: what the caching allocator holds on the compute stream of a DeepSpeed ZeRO run beyond the peak's tensors, from
-// a replay of the engine's initialisation and two training steps through the allocator model (terms/allocator.ts).
-// The initialisation as DeepSpeed's own code runs it: the model's weights (at stage 3 each parameter's partition,
-// partition_parameters.py), the trained 16-bit parameters flattened into one buffer per group with the tensors they
-// came from freed (stage_1_and_2.py flatten_dense_tensors_aligned into bit16_groups_flat; stage3.py
-// _create_fp16_partitions_with_defragmentation, one flat buffer per sub-group), the fp32 master partitions, the
-// optimizer state created by a step over a zero gradient (initialize_optimizer_states: stage 3's gradient_buffer of the
-// largest sub-group, stage 1/2's single_grad_partition, freed after), and at stage 3 its gradient bucket and gradient
-// partitions (__ipg_bucket_flat_buffer, grad_partitions_flat_buffer). Each step: the layers' forward and backward and
-// the loss from the shared step replay (terms/step-replay.ts); ZeRO-1/2's gradient buckets made at the first gradient
-// (before DeepSpeed 0.18.2 as the backward starts, stage_1_and_2.py backward) and stage 2's gradient partition
-// (grads_in_partition) at its end, both freed by the step (_release_ipg_buffers); at stages 2 and 3 each gradient
-// copied into the bucket as autograd makes it and dropped (reduce_independent_p_g_buckets_and_remove_grads;
-// __add_grad_to_ipg_bucket), stage 1 keeping them to the step; the
+// a replay of the engine's initialisation and two training steps through the allocator model (terms/allocator.ts). The
+// initialisation as DeepSpeed's own code runs it: the model's weights (at stage 3 each parameter's partition,
+// partition_parameters.py), the trained 16-bit parameters moved to the host, the cache emptied and the parameters
+// brought back as one flat buffer (stage_1_and_2.py __init__ into bit16_groups_flat; stage3.py defragment), the fp32
+// master partitions, the optimizer state created by a step over a zero gradient (initialize_optimizer_states: stage 3's
+// gradient_buffer of the largest sub-group, stage 1/2's single_grad_partition, freed after), and at stage 3 its
+// gradient bucket and gradient partitions (__ipg_bucket_flat_buffer, grad_partitions_flat_buffer). Each step: the
+// layers' forward and backward and the loss from the shared step replay (terms/step-replay.ts); ZeRO-1/2's gradient
+// buckets made at the first gradient (before DeepSpeed 0.18.2 as the backward starts, stage_1_and_2.py backward) and
+// stage 2's gradient partition (grads_in_partition) at its end, both freed by the step (_release_ipg_buffers); at
+// stages 2 and 3 each gradient copied into the bucket as autograd makes it and dropped
+// (reduce_independent_p_g_buckets_and_remove_grads; __add_grad_to_ipg_bucket), stage 1 keeping them to the step; the
 // optimizer step, one group at a time, flattening the group's 16-bit gradients and casting them to fp32
 // (stage_1_and_2.py step; stage3.py _prepare_fp32_grad_for_sub_group) with torch AdamW's foreach copy of the group's
 // exp_avg_sq. ZeRO-3's gathered parameters live on its all-gather stream (overlap_comm), whose pool the runtime counts
@@ -115,9 +114,9 @@ function replayZeroUncached(plan: ZeroPlan): ZeroReplay {
 }
 
 /**
- * The engine's initialisation: the weights as loaded (partitions at stage 3), the trained ones flattened into a new
- * buffer and freed, the fp32 master partitions, the optimizer state made by a step over a zero fp32 gradient that is
- * freed after it, and the gradient partitions (stages 2 and 3).
+ * The engine's initialisation: the weights as loaded (partitions at stage 3), the trained ones freed, the cache
+ * emptied and one flat buffer of them made, the fp32 master partitions, the optimizer state made by a step over a zero
+ * fp32 gradient that is freed after it, and stage 3's bucket and gradient partitions.
  */
 function initialise(state: StepState, plan: ZeroPlan): void {
   const { allocator } = state;
@@ -126,8 +125,11 @@ function initialise(state: StepState, plan: ZeroPlan): void {
     trained: p.grad > 0,
   }));
   if (plan.flatElements > 0) {
-    allocator.malloc(plan.flatElements * plan.paramBytes);
+    // Moved to the host and back as one flat buffer, the cache emptied between (stage_1_and_2.py __init__: cpu_data,
+    // empty_cache(), flatten_dense_tensors_aligned; stage3.py defragment: gc.collect(), empty_cache()).
     for (const w of weights) if (w.trained) allocator.free(w.handle);
+    allocator.emptyCache();
+    allocator.malloc(plan.flatElements * plan.paramBytes);
   }
   for (const g of plan.groups) allocator.malloc(g * 4);
   if (plan.stage === 3) {

@@ -30,8 +30,9 @@ function zero2Plan(): ZeroPlan {
 
 describe('zero-step-cache', () => {
   it('ZeRO-2, no layers: the bucket made before the loss backward and the flattened weight leave 840 MiB reserved', () => {
-    // Initialisation: the weight A (40), its flat copy B (40), the weight freed; the fp32 master (5 Mi x 4 B = 20)
-    // splits A, the zero gradient (20) takes A's rest and is freed after the states C, D (2 x 20): 120 MiB.
+    // Initialisation: the weight (40) is allocated, freed and the cache emptied (DeepSpeed moves it to the host); its
+    // flat copy B (40), the fp32 master C (5 Mi x 4 B = 20), the zero gradient A (20), freed after the states C', C''
+    // (2 x 20): 120 MiB.
     // Step 1: the hidden state takes A's 20, the norm's output E (20); the logits F (100), the upcast G (200), the
     // log-softmax H (200), the upcast and logits freed. The backward starts: the 50 MiB bucket splits F; the loss's
     // gradient takes G, log-softmax's a new I (200) while log-softmax's output (H) is kept: 840 MiB, 770 allocated
